@@ -1,0 +1,115 @@
+import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
+import { toChainUnits } from '../src/shared/money.ts';
+import { confirmedAmount } from './checkout-session.evolve.ts';
+import type { CheckoutSessionSnapshot } from './checkout-session.aggregate.ts';
+import type { CheckoutSession, CheckoutSessionEvent, SessionPayment } from './checkout-session.types.ts';
+
+export type CheckoutSessionCommand =
+  | { type: 'CreateCheckoutSession'; session: CheckoutSession }
+  | { type: 'SelectPaymentMethod'; addressId: string }
+  | { type: 'RecordTransfer'; payment: Omit<SessionPayment, 'status' | 'detectedAt' | 'confirmedAt' | 'late'> }
+  | { type: 'WithdrawTransfer'; transferId: string; reason: string }
+  | { type: 'ConfirmTransfer'; transferId: string }
+  | { type: 'ExpireCheckoutSession' }
+  | { type: 'CancelCheckoutSession'; reason: string | null }
+  | { type: 'CompletePartialCheckoutSession' };
+
+export type DecideContext = { now: string };
+
+const statusOf = (snapshot: CheckoutSessionSnapshot) => snapshot.value as string;
+
+function requireSession(snapshot: CheckoutSessionSnapshot): CheckoutSession {
+  const session = snapshot.context.session;
+  if (!session) throw new InvalidStateError('checkout session does not exist', 'resource_missing');
+  return session;
+}
+
+/** The events that follow a confirmation: completion, partial payment, overpayment or a late payment. */
+function afterConfirmation(session: CheckoutSession, status: string, payment: SessionPayment, now: string): CheckoutSessionEvent[] {
+  const confirmed = { ...session, payments: session.payments.map((p) => (p.transferId === payment.transferId ? { ...p, status: 'confirmed' as const } : p)) };
+  const received = confirmedAmount(confirmed.payments);
+  const due = BigInt(session.amountTotal);
+  if (status === 'open' || status === 'incomplete') {
+    if (received >= due) {
+      return [{
+        type: 'CheckoutSessionCompleted',
+        data: { amountReceived: received.toString(), amountOverpaid: (received - due).toString(), transactionHash: payment.transactionHash, partial: false, at: now },
+      }];
+    }
+    return [{ type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: received.toString(), at: now } }];
+  }
+  if (status === 'complete') {
+    return [{ type: 'OverpaymentReceived', data: { transferId: payment.transferId, amount: payment.amount, amountOverpaid: (received - due).toString(), at: now } }];
+  }
+  return [{ type: 'LatePaymentReceived', data: { transferId: payment.transferId, amount: payment.amount, at: now } }];
+}
+
+/**
+ * Decide which facts a command produces. Repeating a command that already took effect (the same
+ * transfer twice, a second expiry) produces no events, so redelivered messages change nothing.
+ */
+export function decideCheckoutSession(snapshot: CheckoutSessionSnapshot, command: CheckoutSessionCommand, ctx: DecideContext): CheckoutSessionEvent[] {
+  const status = statusOf(snapshot);
+  if (command.type === 'CreateCheckoutSession') {
+    if (status !== 'new') return [];
+    return [{ type: 'CheckoutSessionCreated', data: { session: command.session } }];
+  }
+  const session = requireSession(snapshot);
+  switch (command.type) {
+    case 'SelectPaymentMethod': {
+      if (status !== 'open' && status !== 'incomplete') {
+        throw new InvalidStateError(`checkout session is ${status}; a payment method can only be chosen while it is open or incomplete`);
+      }
+      const address = session.addresses.find((a) => a.id === command.addressId);
+      if (!address) throw new ValidationError('assetId', 'is not offered by this checkout session');
+      const outstanding = BigInt(session.amountTotal) - confirmedAmount(session.payments);
+      let amountDue: bigint;
+      try {
+        amountDue = toChainUnits(outstanding > 0n ? outstanding : 0n, address.asset.decimals);
+      } catch {
+        throw new ValidationError('assetId', `${address.asset.symbol} cannot represent the amount due exactly`);
+      }
+      const current = session.paymentIntent.paymentMethod;
+      if (current && current.id === address.id && current.amountDue === amountDue.toString()) return [];
+      return [{ type: 'PaymentMethodSelected', data: { addressId: address.id, amountDue: amountDue.toString(), at: ctx.now } }];
+    }
+    case 'RecordTransfer': {
+      if (session.payments.some((p) => p.transferId === command.payment.transferId)) return [];
+      return [{ type: 'PaymentDetected', data: { payment: { ...command.payment, status: 'pending', detectedAt: ctx.now, confirmedAt: null, late: false } } }];
+    }
+    case 'WithdrawTransfer': {
+      const payment = session.payments.find((p) => p.transferId === command.transferId);
+      if (!payment || payment.status !== 'pending') return [];
+      return [{ type: 'PaymentWithdrawn', data: { transferId: command.transferId, reason: command.reason, at: ctx.now } }];
+    }
+    case 'ConfirmTransfer': {
+      const payment = session.payments.find((p) => p.transferId === command.transferId);
+      if (!payment || payment.status !== 'pending') return [];
+      return [
+        { type: 'PaymentConfirmed', data: { transferId: command.transferId, at: ctx.now } },
+        ...afterConfirmation(session, status, payment, ctx.now),
+      ];
+    }
+    case 'ExpireCheckoutSession': {
+      if (status !== 'open') return [];
+      if (Date.parse(ctx.now) < Date.parse(session.expiresAt)) return [];
+      return [{ type: 'CheckoutSessionExpired', data: { at: ctx.now } }];
+    }
+    case 'CancelCheckoutSession': {
+      if (status === 'canceled') return [];
+      if (status !== 'open') throw new InvalidStateError(`checkout session is ${status}; only an open session can be canceled`);
+      return [{ type: 'CheckoutSessionCanceled', data: { at: ctx.now, reason: command.reason } }];
+    }
+    case 'CompletePartialCheckoutSession': {
+      if (status !== 'incomplete') {
+        throw new InvalidStateError(`checkout session is ${status}; only an incomplete (partially paid) session can be completed as is`);
+      }
+      const received = confirmedAmount(session.payments);
+      const last = [...session.payments].reverse().find((p) => p.status === 'confirmed');
+      return [{
+        type: 'CheckoutSessionCompleted',
+        data: { amountReceived: received.toString(), amountOverpaid: '0', transactionHash: last?.transactionHash ?? null, partial: true, at: ctx.now },
+      }];
+    }
+  }
+}

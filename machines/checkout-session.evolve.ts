@@ -1,0 +1,115 @@
+import type { CheckoutSession, CheckoutSessionEvent, SessionPayment } from './checkout-session.types.ts';
+
+/** Sum of the 10^8 amounts of the confirmed payments. */
+export const confirmedAmount = (payments: SessionPayment[]): bigint =>
+  payments.reduce((sum, p) => (p.status === 'confirmed' ? sum + BigInt(p.amount) : sum), 0n);
+
+const replacePayment = (payments: SessionPayment[], transferId: string, change: Partial<SessionPayment>): SessionPayment[] =>
+  payments.map((p) => (p.transferId === transferId ? { ...p, ...change } : p));
+
+/**
+ * The one place that computes a session's data from its events. The statechart calls it from
+ * its actions and the projection calls it directly, so the write and read sides cannot drift.
+ */
+export function evolveCheckoutSession(session: CheckoutSession | null, event: CheckoutSessionEvent): CheckoutSession | null {
+  if (event.type === 'CheckoutSessionCreated') return event.data.session;
+  if (session === null) return null;
+  switch (event.type) {
+    case 'PaymentMethodSelected': {
+      const address = session.addresses.find((a) => a.id === event.data.addressId);
+      if (!address) return session;
+      return {
+        ...session,
+        updatedAt: event.data.at,
+        paymentIntent: {
+          ...session.paymentIntent,
+          updatedAt: event.data.at,
+          paymentMethod: {
+            id: address.id,
+            type: 'wallet',
+            accountAddress: address.paymentAddress,
+            asset: address.asset,
+            amountDue: event.data.amountDue,
+            options: { wallet: { assetId: address.asset.id, transactionHash: null, contractAddress: address.asset.address } },
+          },
+        },
+      };
+    }
+    case 'PaymentDetected': {
+      const { payment } = event.data;
+      return {
+        ...session,
+        updatedAt: payment.detectedAt,
+        payments: [...session.payments, payment],
+        paymentIntent: {
+          ...session.paymentIntent,
+          updatedAt: payment.detectedAt,
+          status: session.paymentIntent.status === 'requires_payment_method' ? 'processing' : session.paymentIntent.status,
+        },
+      };
+    }
+    case 'PaymentWithdrawn': {
+      const payments = replacePayment(session.payments, event.data.transferId, { status: 'withdrawn' });
+      const stillPending = payments.some((p) => p.status === 'pending');
+      const intentStatus = session.paymentIntent.status === 'processing' && !stillPending && confirmedAmount(payments) === 0n
+        ? 'requires_payment_method'
+        : session.paymentIntent.status;
+      return { ...session, updatedAt: event.data.at, payments, paymentIntent: { ...session.paymentIntent, status: intentStatus, updatedAt: event.data.at } };
+    }
+    case 'PaymentConfirmed': {
+      const payments = replacePayment(session.payments, event.data.transferId, { status: 'confirmed', confirmedAt: event.data.at });
+      const received = confirmedAmount(payments).toString();
+      return {
+        ...session,
+        updatedAt: event.data.at,
+        payments,
+        amountReceived: received,
+        paymentIntent: { ...session.paymentIntent, amountReceived: received, updatedAt: event.data.at },
+      };
+    }
+    case 'CheckoutSessionPartiallyPaid':
+      return { ...session, status: 'incomplete', updatedAt: event.data.at, amountReceived: event.data.amountReceived };
+    case 'CheckoutSessionCompleted': {
+      const { paymentMethod } = session.paymentIntent;
+      return {
+        ...session,
+        status: 'complete',
+        paymentStatus: 'paid',
+        updatedAt: event.data.at,
+        completedAt: event.data.at,
+        amountReceived: event.data.amountReceived,
+        amountOverpaid: event.data.amountOverpaid,
+        transactionHash: event.data.transactionHash,
+        paymentIntent: {
+          ...session.paymentIntent,
+          status: 'succeeded',
+          amountReceived: event.data.amountReceived,
+          updatedAt: event.data.at,
+          paymentMethod: paymentMethod
+            ? { ...paymentMethod, options: { wallet: { ...paymentMethod.options.wallet, transactionHash: event.data.transactionHash } } }
+            : null,
+        },
+      };
+    }
+    case 'LatePaymentReceived':
+      return { ...session, updatedAt: event.data.at, payments: replacePayment(session.payments, event.data.transferId, { late: true }) };
+    case 'OverpaymentReceived':
+      return { ...session, updatedAt: event.data.at, amountOverpaid: event.data.amountOverpaid };
+    case 'CheckoutSessionExpired':
+      return {
+        ...session,
+        status: 'expired',
+        updatedAt: event.data.at,
+        expiredAt: event.data.at,
+        paymentIntent: { ...session.paymentIntent, status: 'canceled', updatedAt: event.data.at },
+      };
+    case 'CheckoutSessionCanceled':
+      return {
+        ...session,
+        status: 'canceled',
+        updatedAt: event.data.at,
+        canceledAt: event.data.at,
+        paymentIntent: { ...session.paymentIntent, status: 'canceled', updatedAt: event.data.at },
+      };
+  }
+}

@@ -1,0 +1,169 @@
+import type { Environment } from '../src/event-store/event-store.ts';
+
+/** Session statuses of the reference API, plus `canceled`. */
+export type CheckoutSessionStatus = 'open' | 'complete' | 'incomplete' | 'expired' | 'canceled';
+export type PaymentStatus = 'unpaid' | 'paid';
+export type PaymentIntentStatus = 'requires_payment_method' | 'processing' | 'succeeded' | 'canceled';
+
+export type AssetRef = {
+  id: string;
+  name: string;
+  symbol: string;
+  currency: string;
+  chainId: number;
+  /** Token contract, or `0x0000000000000000000000000000000000000000` / `native` for the coin. */
+  address: string;
+  decimals: number;
+};
+
+export type SessionAddress = {
+  id: string;
+  checkoutSessionId: string;
+  network: string;
+  asset: AssetRef;
+  paymentAddress: string;
+};
+
+export type PriceSnapshot = {
+  id: string;
+  productId: string;
+  product: { id: string; name: string; description: string | null; isActive: boolean };
+  type: 'one_time' | 'recurring';
+  currency: string;
+  unitAmount: string;
+  interval: string | null;
+  intervalCount: number | null;
+  isActive: boolean;
+};
+
+export type SessionLineItem = {
+  description: string | null;
+  quantity: number;
+  price: PriceSnapshot;
+  amountSubtotal: string;
+  amountTotal: string;
+  currency: string;
+};
+
+/** One on-chain transfer credited to the session, as the matcher saw it. */
+export type SessionPayment = {
+  transferId: string;
+  network: string;
+  chainId: number;
+  transactionHash: string;
+  logIndex: number;
+  blockNumber: number;
+  blockHash: string;
+  fromAddress: string;
+  toAddress: string;
+  asset: AssetRef;
+  /** Chain units of the asset. */
+  amountRaw: string;
+  /** 10^8-scaled amount credited. */
+  amount: string;
+  status: 'pending' | 'confirmed' | 'withdrawn';
+  detectedAt: string;
+  confirmedAt: string | null;
+  /** True when it was confirmed after the session had expired or been canceled. */
+  late: boolean;
+};
+
+export type PaymentIntent = {
+  id: string;
+  organizationId: string;
+  createdAt: string;
+  updatedAt: string;
+  amount: string;
+  amountReceived: string;
+  currency: string;
+  status: PaymentIntentStatus;
+  paymentMethodTypes: string[];
+  paymentMethod: null | {
+    id: string;
+    type: 'wallet';
+    accountAddress: string;
+    asset: AssetRef;
+    /** Amount due in the asset's chain units. */
+    amountDue: string;
+    options: { wallet: { assetId: string; transactionHash: string | null; contractAddress: string } };
+  };
+};
+
+export type CheckoutSession = {
+  id: string;
+  organizationId: string;
+  environment: Environment;
+  createdAt: string;
+  updatedAt: string;
+  mode: 'payment' | 'subscription';
+  status: CheckoutSessionStatus;
+  paymentStatus: PaymentStatus;
+  expiresAt: string;
+  currency: string;
+  amountSubtotal: string;
+  amountTotal: string;
+  amountFee: string;
+  amountNet: string;
+  amountGasFee: string;
+  amountReceived: string;
+  amountOverpaid: string;
+  amountDetails: {
+    currency: string;
+    amountTotal: string;
+    amountSubtotal: string;
+    amountDiscount: string;
+    amountTax: string;
+    amountFee: string;
+    amountGasFee: string;
+    feePercentage: number;
+    applyFee: boolean;
+    applyGasFee: boolean;
+    discountAmounts: { amount: string; promotionCodeId: string | null }[];
+  };
+  paymentMethodTypes: string[];
+  paymentSetting: {
+    paymentMethodTypes: string[];
+    allowedChains: { chainId: number }[];
+    preferredChainId: number | null;
+    allowSwap: boolean;
+    allowFiatPayment: boolean;
+  };
+  submitType: string;
+  successUrl: string;
+  cancelUrl: string | null;
+  clientReferenceId: string | null;
+  customerId: string | null;
+  metadata: Record<string, string>;
+  afterCompletion: 'redirect' | 'hosted_confirmation';
+  afterCompletionConfirmMsg: string | null;
+  paymentLinkId: string | null;
+  invoiceId: string | null;
+  subscriptionId: string | null;
+  url: string;
+  lineItems: { object: 'list'; data: SessionLineItem[] };
+  addresses: SessionAddress[];
+  paymentIntent: PaymentIntent;
+  payments: SessionPayment[];
+  discounts: never[];
+  isManualPayment: boolean;
+  completedAt: string | null;
+  canceledAt: string | null;
+  expiredAt: string | null;
+  transactionHash: string | null;
+};
+
+/** The domain events of a checkout session, as stored in the log (`type` + `data`). */
+export type CheckoutSessionEvent =
+  | { type: 'CheckoutSessionCreated'; data: { session: CheckoutSession } }
+  | { type: 'PaymentMethodSelected'; data: { addressId: string; amountDue: string; at: string } }
+  | { type: 'PaymentDetected'; data: { payment: SessionPayment } }
+  | { type: 'PaymentWithdrawn'; data: { transferId: string; reason: string; at: string } }
+  | { type: 'PaymentConfirmed'; data: { transferId: string; at: string } }
+  | { type: 'CheckoutSessionPartiallyPaid'; data: { amountReceived: string; at: string } }
+  | { type: 'CheckoutSessionCompleted'; data: { amountReceived: string; amountOverpaid: string; transactionHash: string | null; partial: boolean; at: string } }
+  | { type: 'LatePaymentReceived'; data: { transferId: string; amount: string; at: string } }
+  | { type: 'OverpaymentReceived'; data: { transferId: string; amount: string; amountOverpaid: string; at: string } }
+  | { type: 'CheckoutSessionExpired'; data: { at: string } }
+  | { type: 'CheckoutSessionCanceled'; data: { at: string; reason: string | null } };
+
+export type CheckoutSessionEventType = CheckoutSessionEvent['type'];

@@ -1,0 +1,35 @@
+import type { SnapshotFrom } from 'xstate';
+import { machineFold, type Aggregate } from '../src/actors/aggregate.ts';
+import { MAX_DELIVERY_ATTEMPTS, attemptDueAt } from '../src/webhooks/retry-schedule.ts';
+import { webhookDeliveryMachine, type WebhookDeliveryEvent } from './webhook-delivery.machine.ts';
+
+export type WebhookDeliverySnapshot = SnapshotFrom<typeof webhookDeliveryMachine>;
+
+export type WebhookDeliveryCommand = {
+  type: 'RecordDeliveryAttempt';
+  attempt: number;
+  /** When the first attempt was due (the event's time); later attempts are due on a fixed schedule from it. */
+  firstDueAt: number;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+};
+
+export const webhookDeliveryAggregate: Aggregate<WebhookDeliverySnapshot, WebhookDeliveryEvent, WebhookDeliveryCommand> = {
+  category: 'webhook_delivery',
+  ...machineFold(webhookDeliveryMachine),
+  decide(snapshot, command, { now }) {
+    if (snapshot.value !== 'pending' || command.attempt !== snapshot.context.attempts + 1) return [];
+    const outcome = { attempt: command.attempt, at: now, statusCode: command.statusCode, error: command.error, durationMs: command.durationMs };
+    const ok = command.statusCode !== null && command.statusCode >= 200 && command.statusCode < 300;
+    if (ok) return [{ type: 'WebhookDeliverySucceeded', data: outcome }];
+    if (command.attempt >= MAX_DELIVERY_ATTEMPTS) {
+      return [
+        { type: 'WebhookDeliveryAttemptFailed', data: { ...outcome, nextAttemptAt: null } },
+        { type: 'WebhookDeliveryFailed', data: { attempts: command.attempt, at: now } },
+      ];
+    }
+    const next = new Date(attemptDueAt(command.firstDueAt, command.attempt + 1)).toISOString();
+    return [{ type: 'WebhookDeliveryAttemptFailed', data: { ...outcome, nextAttemptAt: next } }];
+  },
+};

@@ -1,0 +1,45 @@
+import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate';
+import type { JsonObject } from '../shared/json.ts';
+
+/** A domain event as deciders produce it and the log stores it. */
+export type DomainEvent = { type: string; data: object };
+
+/** Thrown when a stream holds an event its machine does not accept in the current state. */
+export class IllegalEventError extends Error {
+  override readonly name = 'IllegalEventError';
+  constructor(readonly machineId: string, readonly state: unknown, readonly eventType: string) {
+    super(`${machineId}: event ${eventType} is not accepted in state ${JSON.stringify(state)}`);
+  }
+}
+
+/**
+ * An event-sourced record: how its stream is named, how its events fold into state, and how a
+ * command turns into new events.
+ */
+export type Aggregate<TState, TEvent extends DomainEvent, TCommand> = {
+  /** Stream category, e.g. `checkout_session`. */
+  category: string;
+  initialState(): TState;
+  evolve(state: TState, event: TEvent): TState;
+  decide(state: TState, command: TCommand, ctx: { now: string }): TEvent[];
+};
+
+export const streamIdOf = (category: string, id: string): string => `${category}-${id}`;
+
+/**
+ * Fold functions for a statechart used as a pure decider: the initial snapshot, and one step that
+ * refuses an event the current state cannot take.
+ */
+export function machineFold<TMachine extends AnyStateMachine>(machine: TMachine) {
+  type State = SnapshotFrom<TMachine>;
+  const initialState = (): State => initialTransition(machine as AnyStateMachine)[0] as State;
+  const evolve = (state: State, event: EventFromLogic<TMachine>): State => {
+    const snapshot = state as AnyMachineSnapshot;
+    if (!snapshot.can(event)) throw new IllegalEventError(machine.id, snapshot.value, (event as { type: string }).type);
+    return transition(machine as AnyStateMachine, snapshot, event)[0] as State;
+  };
+  return { initialState, evolve };
+}
+
+/** Events cross into the log as JSON. */
+export const toJsonData = (data: object): JsonObject => data as JsonObject;

@@ -1,0 +1,98 @@
+import type { Aggregate } from './aggregate.ts';
+import { InvalidStateError } from '../shared/errors.ts';
+import type { Environment } from '../event-store/event-store.ts';
+
+export type Product = {
+  id: string;
+  organizationId: string;
+  environment: Environment;
+  name: string;
+  description: string | null;
+  isActive: boolean;
+  unitLabel: string | null;
+  url: string | null;
+  images: string[];
+  metadata: Record<string, string>;
+  visibility: number;
+  defaultPriceId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deleted: boolean;
+};
+
+export type Price = {
+  id: string;
+  organizationId: string;
+  environment: Environment;
+  productId: string;
+  type: 'one_time' | 'recurring';
+  currency: string;
+  unitAmount: string;
+  interval: 'day' | 'week' | 'month' | 'year' | null;
+  intervalCount: number | null;
+  isActive: boolean;
+  nickname: string | null;
+  metadata: Record<string, string>;
+  billingScheme: 'per_unit';
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type ProductFields = Omit<Product, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted'>;
+export type PriceFields = Omit<Price, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt'>;
+
+export type ProductEvent =
+  | { type: 'ProductCreated'; data: { product: Omit<Product, 'updatedAt' | 'deleted'> } }
+  | { type: 'ProductUpdated'; data: { changes: Partial<ProductFields>; at: string } }
+  | { type: 'ProductDeleted'; data: { at: string } };
+
+export type ProductCommand =
+  | { type: 'CreateProduct'; product: Omit<Product, 'updatedAt' | 'deleted' | 'createdAt'> }
+  | { type: 'UpdateProduct'; changes: Partial<ProductFields> }
+  | { type: 'DeleteProduct' };
+
+export type PriceEvent =
+  | { type: 'PriceCreated'; data: { price: Omit<Price, 'updatedAt'> } }
+  | { type: 'PriceUpdated'; data: { changes: Partial<Pick<Price, 'isActive' | 'nickname' | 'metadata'>>; at: string } };
+
+export type PriceCommand =
+  | { type: 'CreatePrice'; price: Omit<Price, 'updatedAt' | 'createdAt'> }
+  | { type: 'UpdatePrice'; changes: Partial<Pick<Price, 'isActive' | 'nickname' | 'metadata'>> };
+
+export function evolveProduct(product: Product | null, event: ProductEvent): Product | null {
+  switch (event.type) {
+    case 'ProductCreated': return { ...event.data.product, updatedAt: event.data.product.createdAt, deleted: false };
+    case 'ProductUpdated': return product && { ...product, ...event.data.changes, updatedAt: event.data.at };
+    case 'ProductDeleted': return product && { ...product, deleted: true, isActive: false, updatedAt: event.data.at };
+  }
+}
+
+export function evolvePrice(price: Price | null, event: PriceEvent): Price | null {
+  switch (event.type) {
+    case 'PriceCreated': return { ...event.data.price, updatedAt: event.data.price.createdAt };
+    case 'PriceUpdated': return price && { ...price, ...event.data.changes, updatedAt: event.data.at };
+  }
+}
+
+export const productAggregate: Aggregate<Product | null, ProductEvent, ProductCommand> = {
+  category: 'product',
+  initialState: () => null,
+  evolve: evolveProduct,
+  decide(product, command, { now }) {
+    if (command.type === 'CreateProduct') return product ? [] : [{ type: 'ProductCreated', data: { product: { ...command.product, createdAt: now } } }];
+    if (!product || product.deleted) throw new InvalidStateError('product does not exist', 'resource_missing');
+    if (command.type === 'UpdateProduct') return [{ type: 'ProductUpdated', data: { changes: command.changes, at: now } }];
+    return [{ type: 'ProductDeleted', data: { at: now } }];
+  },
+};
+
+export const priceAggregate: Aggregate<Price | null, PriceEvent, PriceCommand> = {
+  category: 'price',
+  initialState: () => null,
+  evolve: evolvePrice,
+  decide(price, command, { now }) {
+    if (command.type === 'CreatePrice') return price ? [] : [{ type: 'PriceCreated', data: { price: { ...command.price, createdAt: now } } }];
+    if (!price) throw new InvalidStateError('price does not exist', 'resource_missing');
+    return [{ type: 'PriceUpdated', data: { changes: command.changes, at: now } }];
+  },
+};

@@ -1,0 +1,103 @@
+import type { Clock } from '../shared/clock.ts';
+import { NotFoundError } from '../shared/errors.ts';
+import { newId } from '../shared/ids.ts';
+import {
+  WrongExpectedRevisionError,
+  type Environment,
+  type EventStore,
+  type NewEvent,
+  type RecordedEvent,
+} from '../event-store/event-store.ts';
+import { streamIdOf, toJsonData, type Aggregate, type DomainEvent } from './aggregate.ts';
+
+/** Who is acting, for which tenant, and why (correlation). */
+export type CommandContext = {
+  organizationId: string;
+  environment: Environment;
+  actor: string;
+  correlationId?: string;
+  causationId?: string;
+};
+
+export type CommandResult<TState> = {
+  state: TState;
+  /** Events appended by this command (none when it changed nothing). */
+  events: NewEvent[];
+  /** Log position of the last appended event, or null when nothing was appended. */
+  position: bigint | null;
+  /** Whether the stream existed before the command. */
+  existed: boolean;
+};
+
+export type LoadedRecord<TState> = { state: TState; revision: number | null; events: RecordedEvent[] };
+
+export type CommandHandler = {
+  /** Load, decide, append with the expected revision; reload and retry on a conflict. */
+  handle<TState, TEvent extends DomainEvent, TCommand>(
+    aggregate: Aggregate<TState, TEvent, TCommand>,
+    id: string,
+    command: TCommand,
+    ctx: CommandContext,
+  ): Promise<CommandResult<TState>>;
+  /** Fold a record's stream; a record of another tenant or environment is treated as absent. */
+  load<TState, TEvent extends DomainEvent, TCommand>(
+    aggregate: Aggregate<TState, TEvent, TCommand>,
+    id: string,
+    tenant: { organizationId: string; environment: Environment } | null,
+  ): Promise<LoadedRecord<TState>>;
+};
+
+export function createCommandHandler(deps: { eventStore: EventStore; clock: Clock; maxAttempts?: number }): CommandHandler {
+  const { eventStore, clock } = deps;
+  const maxAttempts = deps.maxAttempts ?? 10;
+
+  const load: CommandHandler['load'] = async (aggregate, id, tenant) => {
+    const events = await eventStore.readStream(streamIdOf(aggregate.category, id));
+    const first = events[0];
+    if (first && tenant && (first.metadata.organizationId !== tenant.organizationId || first.metadata.environment !== tenant.environment)) {
+      return { state: aggregate.initialState(), revision: null, events: [] };
+    }
+    let state = aggregate.initialState();
+    for (const event of events) state = aggregate.evolve(state, event as unknown as Parameters<typeof aggregate.evolve>[1]);
+    return { state, revision: events.length ? events[events.length - 1]!.revision : null, events };
+  };
+
+  const handle: CommandHandler['handle'] = async (aggregate, id, command, ctx) => {
+    const streamId = streamIdOf(aggregate.category, id);
+    for (let attempt = 1; ; attempt++) {
+      const loaded = await load(aggregate, id, null);
+      const first = loaded.events[0];
+      if (first && (first.metadata.organizationId !== ctx.organizationId || first.metadata.environment !== ctx.environment)) {
+        throw new NotFoundError(aggregate.category.replace(/_/g, ' '), id);
+      }
+      const now = new Date(clock.now()).toISOString();
+      const decided = aggregate.decide(loaded.state, command, { now });
+      if (decided.length === 0) return { state: loaded.state, events: [], position: null, existed: loaded.revision !== null };
+      let state = loaded.state;
+      for (const event of decided) state = aggregate.evolve(state, event);
+      const correlationId = ctx.correlationId ?? newId();
+      const events: NewEvent[] = decided.map((event) => ({
+        id: newId(),
+        type: event.type,
+        data: toJsonData(event.data),
+        metadata: {
+          organizationId: ctx.organizationId,
+          environment: ctx.environment,
+          actor: ctx.actor,
+          correlationId,
+          ...(ctx.causationId ? { causationId: ctx.causationId } : {}),
+          occurredAt: now,
+        },
+      }));
+      try {
+        const result = await eventStore.append(streamId, events, loaded.revision ?? 'no_stream');
+        return { state, events, position: result.position, existed: loaded.revision !== null };
+      } catch (error) {
+        if (error instanceof WrongExpectedRevisionError && attempt < maxAttempts) continue;
+        throw error;
+      }
+    }
+  };
+
+  return { handle, load };
+}

@@ -1,0 +1,150 @@
+import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
+import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
+import type { Rail } from '../chain-ingest/rail.ts';
+import type { Environment } from '../event-store/event-store.ts';
+import { COLLECTIONS, type OrganizationDoc } from '../projections/collections.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
+import type { Clock } from '../shared/clock.ts';
+import { ValidationError } from '../shared/errors.ts';
+import { deterministicId, newId } from '../shared/ids.ts';
+import {
+  asObject, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, optionalUrl, requiredUrl,
+} from '../shared/input.ts';
+import { toChainUnits } from '../shared/money.ts';
+import { organizationRecordId } from './organization.ts';
+import type { CommandHandler } from './command-handler.ts';
+import type { LineItemResolver } from './line-items.ts';
+
+export const DEFAULT_SESSION_LIFETIME_MS = 60 * 60 * 1000;
+const MIN_LIFETIME_MS = 60 * 1000;
+const MAX_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+
+export type CreateCheckoutSession = (
+  body: unknown,
+  tenant: { organizationId: string; environment: Environment; actor: string },
+  extra?: { paymentLinkId?: string; invoiceId?: string; subscriptionId?: string },
+) => Promise<{ session: CheckoutSession; position: bigint | null }>;
+
+/**
+ * Validates a create-session request completely before writing anything, then records the
+ * session with its deposit addresses: one per offered asset on every network where the
+ * organization has a payment method (wallet) and the request allows the chain.
+ */
+export function createCheckoutSessionCreator(deps: {
+  clock: Clock;
+  readStore: ReadStore;
+  commands: CommandHandler;
+  rail: Rail;
+  lineItems: LineItemResolver;
+  publicUrl: string;
+}): CreateCheckoutSession {
+  const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+
+  return async (body, tenant, extra = {}) => {
+    const input = asObject(body, '');
+    const nowMs = deps.clock.now();
+    const now = new Date(nowMs).toISOString();
+    const org = await orgs.get(organizationRecordId(tenant.organizationId, tenant.environment));
+    if (!org) throw new ValidationError(null, 'organization not found for this key');
+    if (org.withdrawalAddresses.length === 0) {
+      throw new ValidationError('paymentSetting', 'the organization has no payment method; add a wallet address with POST /api/v1/organization/withdrawal-addresses before creating checkout sessions', 'payment_method_not_available');
+    }
+
+    const mode = optionalEnum(input, 'mode', ['payment', 'subscription'] as const) ?? 'payment';
+    const successUrl = requiredUrl(input, 'successUrl');
+    const cancelUrl = optionalUrl(input, 'cancelUrl') ?? null;
+    const submitType = optionalEnum(input, 'submitType', ['pay', 'book', 'donate'] as const) ?? 'pay';
+    const afterCompletion = optionalEnum(input, 'afterCompletion', ['redirect', 'hosted_confirmation'] as const) ?? 'redirect';
+    const clientReferenceId = optionalString(input, 'clientReferenceId', '', { max: 200 }) ?? null;
+    const customerId = optionalString(input, 'customerId', '', { max: 64 }) ?? null;
+    const metadata = optionalMetadata(input, 'metadata') ?? {};
+    const afterCompletionConfirmMsg = optionalString(input, 'afterCompletionConfirmMsg', '', { max: 500 }) ?? null;
+    let expiresAtMs = nowMs + DEFAULT_SESSION_LIFETIME_MS;
+    const expiresAtInput = optionalString(input, 'expiresAt', '', { max: 64 });
+    if (expiresAtInput !== undefined) {
+      const parsed = Date.parse(expiresAtInput);
+      if (Number.isNaN(parsed)) throw new ValidationError('expiresAt', 'must be an ISO 8601 timestamp');
+      if (parsed < nowMs + MIN_LIFETIME_MS) throw new ValidationError('expiresAt', 'must be at least one minute in the future');
+      if (parsed > nowMs + MAX_LIFETIME_MS) throw new ValidationError('expiresAt', 'must be at most 30 days in the future');
+      expiresAtMs = parsed;
+    }
+
+    const settingInput = optionalObject(input, 'paymentSetting') ?? {};
+    const allowedInput = optionalArray(settingInput, 'allowedChains', 'paymentSetting', { max: 50 });
+    const allowedChainIds = allowedInput?.map((raw, i) => {
+      const item = asObject(raw, `paymentSetting.allowedChains[${i}]`);
+      const chainId = optionalInteger(item, 'chainId', `paymentSetting.allowedChains[${i}]`, { min: 1 });
+      if (chainId === undefined) throw new ValidationError(`paymentSetting.allowedChains[${i}].chainId`, 'is required', 'parameter_missing');
+      return chainId;
+    });
+    const preferredChainId = optionalInteger(settingInput, 'preferredChainId', 'paymentSetting', { min: 1 }) ?? org.paymentSetting.preferredChainId ?? null;
+    const allowSwap = optionalBoolean(settingInput, 'allowSwap', 'paymentSetting') ?? false;
+    const allowFiatPayment = optionalBoolean(settingInput, 'allowFiatPayment', 'paymentSetting') ?? false;
+    if (allowFiatPayment) throw new ValidationError('paymentSetting.allowFiatPayment', 'card payments need a connected card processor, which this Weir server does not have');
+
+    const items = await deps.lineItems.resolve(input.lineItems ?? (() => { throw new ValidationError('lineItems', 'is required', 'parameter_missing'); })(), tenant, now);
+    const currency = items[0]!.price.currency;
+    if (mode === 'subscription' && !items.some((i) => i.price.type === 'recurring')) {
+      throw new ValidationError('lineItems', 'a subscription session needs at least one recurring price');
+    }
+    const amountSubtotal = items.reduce((sum, i) => sum + BigInt(i.price.unitAmount) * BigInt(i.quantity), 0n);
+    if (amountSubtotal === 0n) throw new ValidationError('lineItems', 'the total amount must be greater than zero');
+
+    const id = newId();
+    const addresses: SessionAddress[] = [];
+    const unrepresentable: string[] = [];
+    for (const network of deps.rail.networks(tenant.environment)) {
+      if (allowedChainIds && !allowedChainIds.includes(network.chainId)) continue;
+      const wallet = org.withdrawalAddresses.find((w) => w.chainId === network.chainId && w.isDefault);
+      if (!wallet) continue;
+      for (const asset of network.assets) {
+        if (asset.currency !== currency) continue;
+        try {
+          toChainUnits(amountSubtotal, asset.decimals);
+        } catch {
+          unrepresentable.push(`${asset.symbol} on ${network.name}`);
+          continue;
+        }
+        const paymentAddress = deps.rail.depositAddress({ network, organizationId: tenant.organizationId, checkoutSessionId: id, merchantAddress: wallet.address });
+        addresses.push({ id: deterministicId(`session-address:${id}:${asset.id}`), checkoutSessionId: id, network: network.network, asset, paymentAddress });
+      }
+    }
+    if (addresses.length === 0) {
+      const why = unrepresentable.length
+        ? `the amount cannot be paid exactly in ${unrepresentable.join(', ')}`
+        : `no network with a payment method of this organization accepts ${currency.toUpperCase()}${allowedChainIds ? ' among paymentSetting.allowedChains' : ''}`;
+      throw new ValidationError('lineItems', `cannot be paid: ${why}`, 'payment_method_not_available');
+    }
+
+    const ctx = { organizationId: tenant.organizationId, environment: tenant.environment, actor: tenant.actor };
+    const lineItems = await deps.lineItems.commit(items, ctx);
+    const total = amountSubtotal.toString();
+    const session: CheckoutSession = {
+      id, organizationId: tenant.organizationId, environment: tenant.environment, createdAt: now, updatedAt: now,
+      mode, status: 'open', paymentStatus: 'unpaid', expiresAt: new Date(expiresAtMs).toISOString(), currency,
+      amountSubtotal: total, amountTotal: total, amountFee: '0', amountNet: total, amountGasFee: '0', amountReceived: '0', amountOverpaid: '0',
+      amountDetails: {
+        currency, amountTotal: total, amountSubtotal: total, amountDiscount: '0', amountTax: '0', amountFee: '0', amountGasFee: '0',
+        feePercentage: 0, applyFee: false, applyGasFee: false, discountAmounts: [],
+      },
+      paymentMethodTypes: ['wallet'],
+      paymentSetting: {
+        paymentMethodTypes: ['wallet'],
+        allowedChains: [...new Set(addresses.map((a) => a.asset.chainId))].map((chainId) => ({ chainId })),
+        preferredChainId, allowSwap, allowFiatPayment,
+      },
+      submitType, successUrl, cancelUrl, clientReferenceId, customerId, metadata, afterCompletion, afterCompletionConfirmMsg,
+      paymentLinkId: extra.paymentLinkId ?? null, invoiceId: extra.invoiceId ?? null, subscriptionId: extra.subscriptionId ?? null,
+      url: `${deps.publicUrl}/checkout/${id}`,
+      lineItems: { object: 'list', data: lineItems },
+      addresses,
+      paymentIntent: {
+        id: deterministicId(`payment-intent:${id}`), organizationId: tenant.organizationId, createdAt: now, updatedAt: now,
+        amount: total, amountReceived: '0', currency, status: 'requires_payment_method', paymentMethodTypes: ['wallet'], paymentMethod: null,
+      },
+      payments: [], discounts: [], isManualPayment: false, completedAt: null, canceledAt: null, expiredAt: null, transactionHash: null,
+    };
+    const result = await deps.commands.handle(checkoutSessionAggregate, id, { type: 'CreateCheckoutSession', session }, ctx);
+    return { session, position: result.position };
+  };
+}

@@ -1,0 +1,72 @@
+import { resolve } from 'node:path';
+
+/** Weir's configuration: every setting is an environment variable and also a command-line flag. */
+export type WeirConfig = {
+  port: number;
+  host: string;
+  dataDir: string;
+  natsUrl?: string;
+  kurrentDbUrl?: string;
+  mongoDbUrl?: string;
+  /** Base URL payers use to reach the hosted pages; defaults to http://HOST:PORT. */
+  publicUrl?: string;
+  /** 32 bytes in base64 to seal webhook secrets; defaults to a key file in the data dir. */
+  masterKey?: string;
+  /** Offer the built-in test network (no chain needed; transfers are published by hand). */
+  testRail: boolean;
+};
+
+export type SettingSpec = { env: string; flag: string; description: string; default?: string };
+
+export const SETTINGS = {
+  port: { env: 'PORT', flag: '--port', description: 'HTTP port', default: '8080' },
+  host: { env: 'HOST', flag: '--host', description: 'HTTP bind address', default: '127.0.0.1' },
+  dataDir: { env: 'WEIR_DATA_DIR', flag: '--data-dir', description: 'where the embedded stores and the master key live', default: './data' },
+  natsUrl: { env: 'NATS_URL', flag: '--nats-url', description: 'NATS JetStream server; unset: in-process bus' },
+  kurrentDbUrl: { env: 'KURRENTDB_URL', flag: '--kurrentdb-url', description: 'KurrentDB/EventStoreDB connection string; unset: SQLite in the data dir' },
+  mongoDbUrl: { env: 'MONGODB_URL', flag: '--mongodb-url', description: 'MongoDB connection string; unset: embedded read store rebuilt from the log at start' },
+  publicUrl: { env: 'WEIR_PUBLIC_URL', flag: '--public-url', description: 'base URL of the hosted pages', default: 'http://HOST:PORT' },
+  masterKey: { env: 'WEIR_MASTER_KEY', flag: '--master-key', description: '32-byte base64 key sealing webhook secrets; unset: DATA_DIR/master.key' },
+  testRail: { env: 'WEIR_TEST_RAIL', flag: '--test-rail', description: 'offer the built-in test network weir-testnet (1/0)', default: '0' },
+} as const satisfies Record<keyof WeirConfig, SettingSpec>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Flags win over environment variables, which win over defaults. */
+export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) continue;
+    const [name, inline] = arg.split('=', 2) as [string, string | undefined];
+    const spec = Object.values(SETTINGS).find((s) => s.flag === name);
+    if (!spec) continue;
+    if (name === '--test-rail' && inline === undefined) { flags.set(name, '1'); continue; }
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new ConfigError(`${name} needs a value`);
+    flags.set(name, value);
+  }
+  const get = (key: keyof WeirConfig): string | undefined => {
+    const spec: SettingSpec = SETTINGS[key];
+    const value = flags.get(spec.flag) ?? env[spec.env];
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const portText = get('port') ?? '8080';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be a port number, got ${portText}`);
+  const testRail = get('testRail') ?? '0';
+  if (!['0', '1', 'true', 'false'].includes(testRail)) throw new ConfigError('WEIR_TEST_RAIL must be 1 or 0');
+  return {
+    port,
+    host: get('host') ?? '127.0.0.1',
+    dataDir: resolve(get('dataDir') ?? './data'),
+    natsUrl: get('natsUrl'),
+    kurrentDbUrl: get('kurrentDbUrl'),
+    mongoDbUrl: get('mongoDbUrl'),
+    publicUrl: get('publicUrl'),
+    masterKey: get('masterKey'),
+    testRail: testRail === '1' || testRail === 'true',
+  };
+}

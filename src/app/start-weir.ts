@@ -1,0 +1,104 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createCommandHandler, type CommandHandler } from '../actors/command-handler.ts';
+import { createCheckoutSessionCreator } from '../actors/create-checkout-session.ts';
+import { createLineItemResolver } from '../actors/line-items.ts';
+import type { Bus } from '../bus/bus.ts';
+import { openBus } from '../bus/open-bus.ts';
+import { createMatcher } from '../chain-ingest/matcher.ts';
+import { combineRails, type Rail } from '../chain-ingest/rail.ts';
+import { createTestRail } from '../chain-ingest/test-rail.ts';
+import type { EventStore } from '../event-store/event-store.ts';
+import { openEventStore } from '../event-store/open-event-store.ts';
+import { ALL_PROJECTIONS, EMBEDDED_INDEXED_FIELDS } from '../projections/all-projections.ts';
+import { createProjectionRunner, type ProjectionRunner } from '../projections/projection-runner.ts';
+import { createApiApp } from '../read-api/app.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
+import { openReadStore } from '../read-store/open-read-store.ts';
+import { createSystemClock, type Clock } from '../shared/clock.ts';
+import { createSecretBox, loadMasterKey } from '../tenancy/secrets.ts';
+import { createTimerRunner } from '../timers/timer-runner.ts';
+import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
+import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook-sender.ts';
+import type { WeirConfig } from './config.ts';
+
+export type Weir = {
+  url: string;
+  port: number;
+  clock: Clock;
+  eventStore: EventStore;
+  readStore: ReadStore;
+  bus: Bus;
+  commands: CommandHandler;
+  projections: ProjectionRunner;
+  stop(): Promise<void>;
+};
+
+export type WeirOverrides = { clock?: Clock; rails?: Rail[]; webhookSender?: WebhookSender; log?: (line: string) => void };
+
+/** Open the stores and the bus (in-process defaults when no URL is set). */
+export async function openStores(config: Pick<WeirConfig, 'dataDir' | 'kurrentDbUrl' | 'mongoDbUrl'>) {
+  const eventStore = await openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir });
+  const readStore = await openReadStore({ mongoDbUrl: config.mongoDbUrl, embeddedIndexedFields: EMBEDDED_INDEXED_FIELDS });
+  return { eventStore, readStore };
+}
+
+/**
+ * Everything in one process: API, projections, matcher, webhook dispatcher and timers. Read
+ * models catch up with the log before the server listens, so the first request sees everything.
+ */
+export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {}): Promise<Weir> {
+  const log = overrides.log ?? ((line: string) => console.log(line));
+  const clock = overrides.clock ?? createSystemClock();
+  const { eventStore, readStore } = await openStores(config);
+  const bus = await openBus({ natsUrl: config.natsUrl });
+  const secretBox = createSecretBox(loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') }));
+  const rails = overrides.rails ?? (config.testRail ? [createTestRail()] : []);
+  const rail = combineRails(rails);
+  const commands = createCommandHandler({ eventStore, clock });
+  const projections = createProjectionRunner({ eventStore, readStore, projections: ALL_PROJECTIONS });
+  const started = performance.now();
+  await projections.start();
+  log(`[weir] read models at log position ${projections.position() ?? 'start'} after ${Math.round(performance.now() - started)} ms`);
+
+  const matcher = createMatcher({ bus, readStore, commands, projections });
+  await matcher.start();
+  const dispatcher = createWebhookDispatcher({ clock, readStore, projections, commands, secretBox, send: overrides.webhookSender ?? createHttpWebhookSender() });
+  dispatcher.start();
+  const timers = createTimerRunner({ clock, readStore, projections, commands });
+  timers.start();
+
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const publicUrl = (config.publicUrl ?? url).replace(/\/$/, '');
+  const lineItems = createLineItemResolver({ readStore, commands });
+  const createCheckoutSession = createCheckoutSessionCreator({ clock, readStore, commands, rail, lineItems, publicUrl });
+  const app = createApiApp({ clock, eventStore, readStore, commands, projections, rail, secretBox, publicUrl, createCheckoutSession });
+  server.on('request', app.callback());
+  server.keepAliveTimeout = 65_000;
+  log(`[weir] listening on ${url} (event store: ${config.kurrentDbUrl ? 'KurrentDB' : 'SQLite'}, bus: ${config.natsUrl ? 'NATS' : 'in-process'}, read store: ${config.mongoDbUrl ? 'MongoDB' : 'embedded'})`);
+
+  let stopping: Promise<void> | null = null;
+  return {
+    url, port, clock, eventStore, readStore, bus, commands, projections,
+    stop() {
+      stopping ??= (async () => {
+        await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+        await matcher.stop();
+        await dispatcher.stop();
+        await timers.stop();
+        await projections.stop();
+        await bus.close();
+        await readStore.close();
+        await eventStore.close();
+      })();
+      return stopping;
+    },
+  };
+}

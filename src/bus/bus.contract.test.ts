@@ -1,0 +1,46 @@
+import test from 'ava';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { startNatsServer, type NatsServerHandle } from '../../test/support/nats-server.ts';
+import { busContract } from './bus.contract.ts';
+import { createInProcessBus } from './in-process-bus.ts';
+import { createNatsJetStreamBus } from './nats-jetstream-bus.ts';
+
+busContract(test, 'in-process', async () => {
+  const bus = createInProcessBus();
+  return { bus, cleanup: () => bus.close() };
+});
+
+// One nats-server for this file; each test gets its own stream, deleted afterwards (the contract
+// runs its tests serially, so streams capturing `chain.>` never overlap).
+let server: NatsServerHandle | undefined;
+let streamCounter = 0;
+
+test.before(async () => {
+  server = await startNatsServer();
+});
+
+test.after.always(async () => {
+  await server?.stop();
+});
+
+busContract(test, 'nats-jetstream', async () => {
+  if (server === undefined) throw new Error('nats-server did not start');
+  const url = server.url;
+  streamCounter += 1;
+  const streamName = `WEIR_CONTRACT_${streamCounter}`;
+  const bus = await createNatsJetStreamBus({ servers: url, streamName });
+  return {
+    bus,
+    async cleanup() {
+      await bus.close();
+      const nc = await connect({ servers: url });
+      try {
+        const jsm = await jetstreamManager(nc);
+        await jsm.streams.delete(streamName);
+      } finally {
+        await nc.close();
+      }
+    },
+  };
+});

@@ -1,0 +1,32 @@
+/** A message as a bus consumer receives it. */
+export type BusMessage = {
+  subject: string;
+  data: Uint8Array;
+  /** Set by the publisher; the bus drops a second message with the same id (within its window). */
+  messageId?: string;
+  /** How many times this message has been delivered, starting at 1. */
+  deliveryCount: number;
+};
+
+export type PublishOptions = { messageId?: string };
+
+export type ConsumerOptions = {
+  /** Durable consumer name: a consumer that reconnects under the same name resumes where it acked. */
+  durableName: string;
+  /** Subject filter with NATS wildcards (`*` one token, `>` the rest). */
+  filterSubject: string;
+};
+
+/**
+ * Handler outcome: returning normally acknowledges the message; throwing makes the bus deliver it
+ * again later (at least once semantics).
+ */
+export type MessageHandler = (message: BusMessage) => Promise<void>;
+
+export type Consumer = { stop(): Promise<void> };
+
+export type Bus = {
+  publish(subject: string, data: Uint8Array, options?: PublishOptions): Promise<void>;
+  consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer>;
+  close(): Promise<void>;
+};

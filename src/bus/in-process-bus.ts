@@ -1,0 +1,201 @@
+import type { Bus, BusMessage, Consumer, ConsumerOptions, MessageHandler, PublishOptions } from './bus.ts';
+import { BusArgumentError, BusClosedError } from './errors.ts';
+import { defaultMaxRedeliveryDelayMs, defaultRedeliveryDelayMs, redeliveryDelay } from './redelivery.ts';
+import { assertDurableName, assertPublishSubject, assertSubjectFilter, subjectMatchesFilter } from './subject.ts';
+
+export type InProcessBusOptions = {
+  /** A second publish with the same messageId within this window is dropped. Default 2 minutes. */
+  duplicateWindowMs?: number;
+  /** Delay before redelivering a message whose handler threw. Default 50 ms, doubled per failure. */
+  redeliveryDelayMs?: number;
+  /** Ceiling of the redelivery backoff. Default 1 s. */
+  maxRedeliveryDelayMs?: number;
+  /** Wall clock in ms, for the duplicate window. Default Date.now. */
+  now?: () => number;
+};
+
+/*
+ * Semantics (mirroring the JetStream adapter: one stream, durable pull consumers with
+ * DeliverPolicy.All, explicit ack, max_ack_pending 1):
+ *
+ * - Every published message is appended to one ordered in-memory log (all subjects interleaved,
+ *   like a stream) and kept for the life of the bus. Nothing is ever evicted.
+ * - A durable consumer seen for the first time starts at the beginning of the log, so it also
+ *   receives messages published before it was created.
+ * - Each durable delivers the messages matching its filter in log order, one at a time. A handler
+ *   that returns acknowledges the message; one that throws gets the same message again after a
+ *   backoff (deliveryCount + 1), and later messages wait behind it.
+ * - stop() lets a running handler finish (its outcome still counts) and starts no new one. A later
+ *   consume() with the same durable name resumes after the last acknowledged message, with the
+ *   filter it passes. Only one active consumer per durable name at a time (BusArgumentError
+ *   otherwise; JetStream would instead share the durable between them).
+ */
+
+type StoredMessage = {
+  subject: string;
+  data: Uint8Array;
+  messageId: string | undefined;
+};
+
+type DurableState = {
+  /** Index in the log of the first message not yet acknowledged or skipped. */
+  cursor: number;
+  /** Deliveries so far of the message at `cursor`, kept across consumers of this durable. */
+  deliveriesAtCursor: number;
+  active: ActiveConsumer | undefined;
+};
+
+type ActiveConsumer = {
+  stop(): Promise<void>;
+  wake(): void;
+};
+
+export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
+  const duplicateWindowMs = options.duplicateWindowMs ?? 120_000;
+  const baseDelayMs = options.redeliveryDelayMs ?? defaultRedeliveryDelayMs;
+  const maxDelayMs = options.maxRedeliveryDelayMs ?? defaultMaxRedeliveryDelayMs;
+  const now = options.now ?? Date.now;
+
+  const log: StoredMessage[] = [];
+  /** messageId -> time of publish, in publish order (so the oldest are first). */
+  const recentMessageIds = new Map<string, number>();
+  const durables = new Map<string, DurableState>();
+  let closed = false;
+
+  const forgetExpiredMessageIds = (at: number): void => {
+    for (const [messageId, publishedAt] of recentMessageIds) {
+      if (at - publishedAt < duplicateWindowMs) break;
+      recentMessageIds.delete(messageId);
+    }
+  };
+
+  const startConsumer = (durable: DurableState, filterSubject: string, handler: MessageHandler): ActiveConsumer => {
+    let stopped = false;
+    let signal = createSignal();
+    const wake = (): void => signal.fire();
+    const stopSignal = createSignal();
+
+    const nextMatchingIndex = (): number | undefined => {
+      while (durable.cursor < log.length) {
+        const candidate = log[durable.cursor];
+        if (candidate !== undefined && subjectMatchesFilter(filterSubject, candidate.subject)) return durable.cursor;
+        durable.cursor += 1;
+        durable.deliveriesAtCursor = 0;
+      }
+      return undefined;
+    };
+
+    const deliver = async (stored: StoredMessage): Promise<boolean> => {
+      durable.deliveriesAtCursor += 1;
+      const message: BusMessage = {
+        subject: stored.subject,
+        data: stored.data.slice(),
+        deliveryCount: durable.deliveriesAtCursor,
+        ...(stored.messageId === undefined ? {} : { messageId: stored.messageId }),
+      };
+      try {
+        await handler(message);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+
+    const run = async (): Promise<void> => {
+      // Deliver from a later turn of the event loop, never from inside consume().
+      await Promise.resolve();
+      while (!stopped) {
+        const index = nextMatchingIndex();
+        const stored = index === undefined ? undefined : log[index];
+        if (stored === undefined) {
+          await signal.fired;
+          signal = createSignal();
+          continue;
+        }
+        const acknowledged = await deliver(stored);
+        if (acknowledged) {
+          durable.cursor += 1;
+          durable.deliveriesAtCursor = 0;
+          continue;
+        }
+        if (stopped) break;
+        const delayMs = redeliveryDelay(durable.deliveriesAtCursor, baseDelayMs, maxDelayMs);
+        await Promise.race([sleep(delayMs), stopSignal.fired]);
+      }
+    };
+
+    const running = run();
+    let stopping: Promise<void> | undefined;
+    const self: ActiveConsumer = {
+      wake,
+      stop() {
+        stopping ??= (async () => {
+          stopped = true;
+          stopSignal.fire();
+          wake();
+          await running;
+          if (durable.active === self) durable.active = undefined;
+        })();
+        return stopping;
+      },
+    };
+    return self;
+  };
+
+  return {
+    async publish(subject: string, data: Uint8Array, publishOptions?: PublishOptions): Promise<void> {
+      if (closed) throw new BusClosedError();
+      assertPublishSubject(subject);
+      const messageId = publishOptions?.messageId;
+      if (messageId !== undefined) {
+        const at = now();
+        forgetExpiredMessageIds(at);
+        const publishedAt = recentMessageIds.get(messageId);
+        if (publishedAt !== undefined && at - publishedAt < duplicateWindowMs) return;
+        recentMessageIds.delete(messageId);
+        recentMessageIds.set(messageId, at);
+      }
+      log.push({ subject, data: data.slice(), messageId });
+      for (const durable of durables.values()) durable.active?.wake();
+    },
+
+    async consume(consumerOptions: ConsumerOptions, handler: MessageHandler): Promise<Consumer> {
+      if (closed) throw new BusClosedError();
+      const { durableName, filterSubject } = consumerOptions;
+      assertDurableName(durableName);
+      assertSubjectFilter(filterSubject);
+      let durable = durables.get(durableName);
+      if (durable === undefined) {
+        durable = { cursor: 0, deliveriesAtCursor: 0, active: undefined };
+        durables.set(durableName, durable);
+      }
+      if (durable.active !== undefined) {
+        throw new BusArgumentError(`durable consumer "${durableName}" is already being consumed; stop it first`);
+      }
+      const active = startConsumer(durable, filterSubject, handler);
+      durable.active = active;
+      return { stop: () => active.stop() };
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      await Promise.all([...durables.values()].map((durable) => durable.active?.stop()));
+    },
+  };
+}
+
+type Signal = { fired: Promise<void>; fire(): void };
+
+function createSignal(): Signal {
+  let fire: () => void = () => undefined;
+  const fired = new Promise<void>((resolve) => {
+    fire = resolve;
+  });
+  return { fired, fire };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
+}

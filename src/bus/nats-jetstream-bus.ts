@@ -1,0 +1,270 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  jetstream,
+  jetstreamManager,
+  StorageType,
+  type ConsumerConfig,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
+import type { Bus, BusMessage, Consumer, ConsumerOptions, MessageHandler, PublishOptions } from './bus.ts';
+import { BusArgumentError, BusClosedError, BusConnectionError, BusPublishError } from './errors.ts';
+import { defaultMaxRedeliveryDelayMs, defaultRedeliveryDelayMs, redeliveryDelay } from './redelivery.ts';
+import { assertDurableName, assertPublishSubject, assertSubjectFilter, subjectMatchesFilter } from './subject.ts';
+
+export type NatsJetStreamBusOptions = {
+  /** NATS server URL(s), e.g. `nats://127.0.0.1:4222`. */
+  servers: string | string[];
+  /** JetStream stream holding the bus messages. Default `WEIR_CHAIN`. */
+  streamName?: string;
+  /** Subjects the stream captures; publishing outside them is an error. Default `['chain.>']`. */
+  subjects?: string[];
+  /** The stream drops a second message with the same messageId within this window. Default 2 minutes. */
+  duplicateWindowMs?: number;
+  /** A delivered message not acked within this time is redelivered. Default 30 s (extended while the handler runs). */
+  ackWaitMs?: number;
+  /** Delay before redelivering a message whose handler threw. Default 50 ms, doubled per failure. */
+  redeliveryDelayMs?: number;
+  /** Ceiling of the redelivery backoff. Default 1 s. */
+  maxRedeliveryDelayMs?: number;
+  /** Connection name shown in NATS monitoring. Default `weir-bus`. */
+  connectionName?: string;
+  /** Errors that happen outside any call (a consumer's message loop failing, an ack lost). Default console.error. */
+  onError?: (error: Error) => void;
+};
+
+/*
+ * One JetStream stream (file storage, duplicate window) holds every bus message. Each durable name
+ * is a durable pull consumer on it: DeliverPolicy.All, explicit ack, filter subject, and
+ * max_ack_pending 1, so the server hands out one message at a time and a message that was nak'd
+ * (handler threw) blocks the ones after it until it is acked: ordered, at least once.
+ *
+ * stop() unsubscribes first, lets a running handler finish and acks/naks it, and naks (without
+ * delay) any message that arrived after the stop, so the next consumer of the durable gets it at
+ * once. A message the server sent in the instant the unsubscribe was on the wire is redelivered
+ * only after ackWaitMs.
+ */
+export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): Promise<Bus> {
+  const streamName = options.streamName ?? 'WEIR_CHAIN';
+  const subjects = options.subjects ?? ['chain.>'];
+  const duplicateWindowMs = options.duplicateWindowMs ?? 120_000;
+  const ackWaitMs = options.ackWaitMs ?? 30_000;
+  const baseDelayMs = options.redeliveryDelayMs ?? defaultRedeliveryDelayMs;
+  const maxDelayMs = options.maxRedeliveryDelayMs ?? defaultMaxRedeliveryDelayMs;
+  const onError = options.onError ?? ((error: Error) => console.error(error));
+  const servers = Array.isArray(options.servers) ? options.servers : [options.servers];
+  const where = `NATS at ${servers.join(', ')}`;
+
+  if (servers.length === 0) throw new BusArgumentError('createNatsJetStreamBus: no NATS server URL given');
+  subjects.forEach((subject) => assertSubjectFilter(subject));
+
+  let nc: NatsConnection;
+  try {
+    nc = await connect({
+      servers,
+      name: options.connectionName ?? 'weir-bus',
+      maxReconnectAttempts: -1,
+    });
+  } catch (error) {
+    throw new BusConnectionError(`cannot connect to ${where}: ${messageOf(error)}`, { cause: error });
+  }
+
+  let jsm: JetStreamManager;
+  try {
+    jsm = await jetstreamManager(nc);
+    await ensureStream(jsm, { streamName, subjects, duplicateWindowMs });
+  } catch (error) {
+    await nc.close().catch(() => undefined);
+    throw new BusConnectionError(`cannot set up JetStream stream "${streamName}" on ${where}: ${messageOf(error)}`, {
+      cause: error,
+    });
+  }
+  const js: JetStreamClient = jetstream(nc);
+
+  const activeConsumers = new Set<Consumer>();
+  let closing: Promise<void> | undefined;
+
+  const assertOpen = (): void => {
+    if (closing !== undefined || nc.isClosed()) throw new BusClosedError(`the bus on ${where} is closed`);
+  };
+
+  const ensureConsumer = async (durableName: string, filterSubject: string): Promise<void> => {
+    const config = {
+      ack_wait: nanos(ackWaitMs),
+      max_ack_pending: 1,
+      max_deliver: -1,
+      filter_subject: filterSubject,
+    } satisfies Partial<ConsumerConfig>;
+    const existing = await jsm.consumers.info(streamName, durableName).catch((error: unknown) => {
+      if (isApiError(error, JetStreamApiCodes.ConsumerNotFound)) return undefined;
+      throw error;
+    });
+    if (existing === undefined) {
+      await jsm.consumers.add(streamName, {
+        ...config,
+        durable_name: durableName,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+      });
+    } else if (
+      existing.config.filter_subject !== filterSubject ||
+      existing.config.ack_wait !== config.ack_wait ||
+      existing.config.max_ack_pending !== config.max_ack_pending
+    ) {
+      await jsm.consumers.update(streamName, durableName, config);
+    }
+  };
+
+  const runConsumer = (messages: ConsumerMessages, handler: MessageHandler): Consumer => {
+    let stopping = false;
+
+    const handle = async (jsMsg: JsMsg): Promise<void> => {
+      const deliveryCount = jsMsg.info.deliveryCount;
+      const messageId = jsMsg.headers?.get('Nats-Msg-Id');
+      const message: BusMessage = {
+        subject: jsMsg.subject,
+        data: new Uint8Array(jsMsg.data),
+        deliveryCount,
+        ...(messageId === undefined || messageId === '' ? {} : { messageId }),
+      };
+      // Tell the server we are still working so a slow handler does not get its message redelivered.
+      const keepAlive = setInterval(() => jsMsg.working(), Math.max(1_000, Math.floor(ackWaitMs / 2)));
+      keepAlive.unref();
+      let succeeded: boolean;
+      try {
+        await handler(message);
+        succeeded = true;
+      } catch {
+        succeeded = false;
+      } finally {
+        clearInterval(keepAlive);
+      }
+      if (succeeded) {
+        // Wait for the server to confirm, so a consumer started after stop() never sees this message again.
+        await jsMsg.ackAck().catch((error: unknown) => {
+          onError(new BusConnectionError(`ack of ${jsMsg.subject} (stream sequence ${jsMsg.seq}) on ${where} failed; it will be redelivered: ${messageOf(error)}`, { cause: error }));
+        });
+      } else {
+        jsMsg.nak(stopping ? undefined : redeliveryDelay(deliveryCount, baseDelayMs, maxDelayMs));
+      }
+    };
+
+    const loop = (async () => {
+      try {
+        for await (const jsMsg of messages) {
+          if (stopping) {
+            jsMsg.nak();
+            continue;
+          }
+          await handle(jsMsg);
+        }
+      } catch (error) {
+        if (!stopping) onError(new BusConnectionError(`consumer loop on ${where} ended: ${messageOf(error)}`, { cause: error }));
+      }
+    })();
+
+    let stopped: Promise<void> | undefined;
+    const consumer: Consumer = {
+      stop() {
+        stopped ??= (async () => {
+          stopping = true;
+          messages.stop();
+          await loop;
+          // Make sure the naks above reached the server before a new consumer of this durable pulls.
+          if (!nc.isClosed()) await nc.flush().catch(() => undefined);
+          activeConsumers.delete(consumer);
+        })();
+        return stopped;
+      },
+    };
+    activeConsumers.add(consumer);
+    return consumer;
+  };
+
+  return {
+    async publish(subject: string, data: Uint8Array, publishOptions?: PublishOptions): Promise<void> {
+      assertOpen();
+      assertPublishSubject(subject);
+      if (!subjects.some((filter) => subjectMatchesFilter(filter, subject))) {
+        throw new BusArgumentError(
+          `subject "${subject}" is not captured by stream "${streamName}" (subjects: ${subjects.join(', ')})`,
+        );
+      }
+      const messageId = publishOptions?.messageId;
+      try {
+        await js.publish(subject, data, messageId === undefined ? undefined : { msgID: messageId });
+      } catch (error) {
+        throw new BusPublishError(`publish to "${subject}" on ${where} failed: ${messageOf(error)}`, { cause: error });
+      }
+    },
+
+    async consume(consumerOptions: ConsumerOptions, handler: MessageHandler): Promise<Consumer> {
+      assertOpen();
+      const { durableName, filterSubject } = consumerOptions;
+      assertDurableName(durableName);
+      assertSubjectFilter(filterSubject);
+      let messages: ConsumerMessages;
+      try {
+        await ensureConsumer(durableName, filterSubject);
+        const jsConsumer = await js.consumers.get(streamName, durableName);
+        messages = await jsConsumer.consume({ max_messages: 1 });
+      } catch (error) {
+        throw new BusConnectionError(
+          `cannot start durable consumer "${durableName}" (${filterSubject}) on stream "${streamName}" at ${where}: ${messageOf(error)}`,
+          { cause: error },
+        );
+      }
+      return runConsumer(messages, handler);
+    },
+
+    close(): Promise<void> {
+      closing ??= (async () => {
+        await Promise.all([...activeConsumers].map((consumer) => consumer.stop()));
+        if (!nc.isClosed()) await nc.drain();
+      })();
+      return closing;
+    },
+  };
+}
+
+async function ensureStream(
+  jsm: JetStreamManager,
+  { streamName, subjects, duplicateWindowMs }: { streamName: string; subjects: string[]; duplicateWindowMs: number },
+): Promise<void> {
+  const duplicateWindow = nanos(duplicateWindowMs);
+  const existing = await jsm.streams.info(streamName).catch((error: unknown) => {
+    if (isApiError(error, JetStreamApiCodes.StreamNotFound)) return undefined;
+    throw error;
+  });
+  if (existing === undefined) {
+    try {
+      await jsm.streams.add({ name: streamName, subjects, storage: StorageType.File, duplicate_window: duplicateWindow });
+      return;
+    } catch (error) {
+      // Another process may have created it in the meantime: fall through to the update.
+      const created = await jsm.streams.info(streamName).catch(() => undefined);
+      if (created === undefined) throw error;
+    }
+  }
+  const current = existing ?? (await jsm.streams.info(streamName));
+  const sameSubjects =
+    current.config.subjects.length === subjects.length &&
+    subjects.every((subject) => current.config.subjects.includes(subject));
+  if (!sameSubjects || current.config.duplicate_window !== duplicateWindow) {
+    await jsm.streams.update(streamName, { subjects, duplicate_window: duplicateWindow });
+  }
+}
+
+function isApiError(error: unknown, code: number): boolean {
+  return error instanceof JetStreamApiError && error.code === code;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

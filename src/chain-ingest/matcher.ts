@@ -1,0 +1,118 @@
+import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
+import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
+import type { CommandHandler } from '../actors/command-handler.ts';
+import type { Bus, Consumer } from '../bus/bus.ts';
+import type { Environment } from '../event-store/event-store.ts';
+import { depositAddressKey } from '../projections/checkout-sessions.projection.ts';
+import { COLLECTIONS, type ChainPaymentDoc, type CheckoutSessionDoc, type DepositAddressDoc } from '../projections/collections.ts';
+import type { ProjectionRunner } from '../projections/projection-runner.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
+import { fromChainUnits } from '../shared/money.ts';
+import {
+  CHAIN_SUBJECTS,
+  ChainMessageError,
+  parseChainMessage,
+  transferId,
+  type ChainFinalMessage,
+  type ChainReorgMessage,
+  type ChainTransferMessage,
+} from './chain-messages.ts';
+
+export type Matcher = { start(): Promise<void>; stop(): Promise<void> };
+
+export const MATCHER_DURABLE_NAME = 'weir-matcher';
+
+/**
+ * Turns chain observations into commands on payment intents: a transfer to a session's deposit
+ * address is recorded on that session, a reorg withdraws the transfers of the removed blocks, and
+ * finality confirms them. Commands are idempotent, so a redelivered message changes nothing.
+ */
+export function createMatcher(deps: { bus: Bus; readStore: ReadStore; commands: CommandHandler; projections: ProjectionRunner; log?: (line: string) => void }): Matcher {
+  const { bus, readStore, commands, projections } = deps;
+  const log = deps.log ?? ((line: string) => console.warn(`[matcher] ${line}`));
+  const depositAddresses = readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
+  const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
+  const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  let consumer: Consumer | null = null;
+
+  async function send(target: { checkoutSessionId: string; organizationId: string; environment: string }, command: CheckoutSessionCommand, causationId: string) {
+    const result = await commands.handle(checkoutSessionAggregate, target.checkoutSessionId, command, {
+      organizationId: target.organizationId,
+      environment: target.environment as Environment,
+      actor: 'system:matcher',
+      causationId,
+    });
+    // Later messages (finality, reorgs) look transfers up in the read models: wait until they include this one.
+    if (result.position !== null) await projections.waitFor(result.position, 30_000);
+  }
+
+  async function onTransfer(message: ChainTransferMessage, messageId: string): Promise<void> {
+    const target = await depositAddresses.get(depositAddressKey(message.network, message.to));
+    if (!target) return;
+    const session = await sessions.get(target.checkoutSessionId);
+    const offered = session?.addresses.find((a) => a.network === message.network && a.paymentAddress.toLowerCase() === message.to.toLowerCase()
+      && a.asset.address.toLowerCase() === message.asset.address.toLowerCase());
+    if (!session || !offered) {
+      log(`transfer ${transferId(message)} of ${message.asset.symbol} to ${message.to} is not an asset this session accepts; not credited`);
+      return;
+    }
+    const { amount } = fromChainUnits(BigInt(message.amount), offered.asset.decimals);
+    await send(target, {
+      type: 'RecordTransfer',
+      payment: {
+        transferId: transferId(message),
+        network: message.network,
+        chainId: message.chainId,
+        transactionHash: message.transactionHash,
+        logIndex: message.logIndex,
+        blockNumber: message.blockNumber,
+        blockHash: message.blockHash,
+        fromAddress: message.from,
+        toAddress: message.to,
+        asset: offered.asset,
+        amountRaw: message.amount,
+        amount: amount.toString(),
+      },
+    }, messageId);
+  }
+
+  async function onReorg(message: ChainReorgMessage, messageId: string): Promise<void> {
+    const hashes = message.removedBlocks.map((b) => b.hash);
+    const affected = await payments.find({ network: message.network, blockHash: { $in: hashes }, status: 'pending' });
+    for (const payment of affected) {
+      await send(payment, { type: 'WithdrawTransfer', transferId: payment._id, reason: 'reorg' }, messageId);
+    }
+  }
+
+  async function onFinal(message: ChainFinalMessage, messageId: string): Promise<void> {
+    const inBlock = await payments.find({ network: message.network, blockNumber: message.blockNumber, status: 'pending' });
+    for (const payment of inBlock) {
+      const sameBlock = payment.blockHash.toLowerCase() === message.blockHash.toLowerCase();
+      const command: CheckoutSessionCommand = sameBlock
+        ? { type: 'ConfirmTransfer', transferId: payment._id }
+        : { type: 'WithdrawTransfer', transferId: payment._id, reason: 'not in the final block' };
+      await send(payment, command, messageId);
+    }
+  }
+
+  return {
+    async start() {
+      consumer = await bus.consume({ durableName: MATCHER_DURABLE_NAME, filterSubject: CHAIN_SUBJECTS }, async (raw) => {
+        let message;
+        try {
+          message = parseChainMessage(raw.subject, raw.data);
+        } catch (error) {
+          if (error instanceof ChainMessageError) { log(`dropped a malformed message on ${raw.subject}: ${error.message}`); return; }
+          throw error;
+        }
+        const id = raw.messageId ?? `${raw.subject}:${raw.deliveryCount}`;
+        if (message.type === 'transfer') await onTransfer(message, id);
+        else if (message.type === 'reorg') await onReorg(message, id);
+        else await onFinal(message, id);
+      });
+    },
+    async stop() {
+      await consumer?.stop();
+    },
+  };
+}

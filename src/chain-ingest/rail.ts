@@ -1,0 +1,40 @@
+import type { AssetRef } from '../../machines/checkout-session.types.ts';
+import type { Environment } from '../event-store/event-store.ts';
+
+/** A network a rail can take payments on. */
+export type RailNetwork = {
+  /** Bus name, e.g. `ethereum`, `base-sepolia`: the `<network>` of `chain.<network>.*`. */
+  network: string;
+  chainId: number;
+  name: string;
+  kind: 'evm' | 'solana' | 'tron';
+  environment: Environment;
+  nativeCurrency: { symbol: string; decimals: number };
+  explorerTxUrl: string;
+  assets: AssetRef[];
+};
+
+/**
+ * A payment rail: which networks it offers and where a session's payer sends money. The address
+ * is derived from (network, merchant wallet, session) alone, so it is known at creation.
+ */
+export type Rail = {
+  name: string;
+  networks(environment: Environment): RailNetwork[];
+  depositAddress(input: { network: RailNetwork; organizationId: string; checkoutSessionId: string; merchantAddress: string }): string;
+};
+
+/** Several rails seen as one. */
+export function combineRails(rails: Rail[]): Rail & { railFor(network: string): Rail | undefined } {
+  const railFor = (network: string) => rails.find((r) => r.networks('test').concat(r.networks('live')).some((n) => n.network === network));
+  return {
+    name: rails.map((r) => r.name).join('+'),
+    networks: (environment) => rails.flatMap((r) => r.networks(environment)),
+    depositAddress(input) {
+      const rail = railFor(input.network.network);
+      if (!rail) throw new Error(`no rail offers network ${input.network.network}`);
+      return rail.depositAddress(input);
+    },
+    railFor,
+  };
+}

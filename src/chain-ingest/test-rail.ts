@@ -1,0 +1,34 @@
+import { createHash } from 'node:crypto';
+import type { Rail, RailNetwork } from './rail.ts';
+
+/**
+ * A rail for development and tests without a chain: one test network, `weir-testnet`
+ * (chain id 7357), with a 6-decimal USDC, an 18-decimal DAI and a native coin. Deposit addresses
+ * are derived by hashing; transfers to them are published on the bus by hand (or by a test)
+ * exactly as a follower would.
+ */
+export const TEST_NETWORK: RailNetwork = {
+  network: 'weir-testnet',
+  chainId: 7357,
+  name: 'Weir Testnet',
+  kind: 'evm',
+  environment: 'test',
+  nativeCurrency: { symbol: 'TEST', decimals: 18 },
+  explorerTxUrl: 'http://127.0.0.1/tx/{hash}',
+  assets: [
+    { id: 'weir-testnet:usdc', name: 'USD Coin', symbol: 'USDC', currency: 'usdc', chainId: 7357, address: '0x00000000000000000000000000000000000a11ce', decimals: 6 },
+    { id: 'weir-testnet:dai', name: 'Dai Stablecoin', symbol: 'DAI', currency: 'dai', chainId: 7357, address: '0x0000000000000000000000000000000000000da1', decimals: 18 },
+    { id: 'weir-testnet:eth', name: 'Test Ether', symbol: 'ETH', currency: 'eth', chainId: 7357, address: 'native', decimals: 18 },
+  ],
+};
+
+export function createTestRail(): Rail {
+  return {
+    name: 'test',
+    networks: (environment) => (environment === 'test' ? [TEST_NETWORK] : []),
+    depositAddress({ network, checkoutSessionId, merchantAddress }) {
+      const digest = createHash('sha256').update(`${network.network}:${merchantAddress.toLowerCase()}:${checkoutSessionId}`).digest('hex');
+      return `0x${digest.slice(0, 40)}`;
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import { SingleBar } from 'cli-progress';
+import { MACHINES } from '../../machines/index.ts';
+import { createCommandHandler } from '../actors/command-handler.ts';
+import { ConfigError, SETTINGS, readConfig } from '../app/config.ts';
+import { openStores, startWeir } from '../app/start-weir.ts';
+import { ALL_PROJECTIONS } from '../projections/all-projections.ts';
+import { createProjectionRunner } from '../projections/projection-runner.ts';
+import { createSystemClock } from '../shared/clock.ts';
+import { createOrganization } from '../tenancy/create-organization.ts';
+import { exportMachines } from './export-machines.ts';
+
+const USAGE = `Usage: weir <command> [options]
+
+Commands:
+  serve                      API, projections, matcher, webhook dispatcher and timers in one process
+  org create --name NAME     create an organization; prints its id and one test and one live secret key (shown once)
+  replay                     drop and rebuild every read model from the log
+  machines export [--out DIR] write every statechart as JSON for the Stately editor (default ./machines-json)
+
+Options (each also an environment variable):
+${Object.values(SETTINGS).map((s) => `  ${s.flag.padEnd(16)} ${s.env.padEnd(16)} ${s.description}${'default' in s ? ` (default ${s.default})` : ''}`).join('\n')}
+`;
+
+function option(argv: string[], name: string): string | undefined {
+  const index = argv.findIndex((a) => a === name || a.startsWith(`${name}=`));
+  if (index < 0) return undefined;
+  const arg = argv[index]!;
+  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[index + 1];
+}
+
+async function serve(argv: string[]): Promise<void> {
+  const weir = await startWeir(readConfig(argv, process.env));
+  const shutdown = (signal: string) => {
+    console.log(`[weir] ${signal}: stopping`);
+    weir.stop().then(() => process.exit(0), (error: unknown) => { console.error(error); process.exit(1); });
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+async function orgCreate(argv: string[]): Promise<void> {
+  const name = option(argv, '--name');
+  if (!name || name.trim() === '' || name.length > 200) throw new ConfigError('org create needs --name NAME (1 to 200 characters)');
+  const config = readConfig(argv, process.env);
+  const { eventStore, readStore } = await openStores({ ...config, mongoDbUrl: undefined });
+  try {
+    const created = await createOrganization(createCommandHandler({ eventStore, clock: createSystemClock() }), name.trim());
+    process.stdout.write(`${JSON.stringify({
+      organizationId: created.organizationId,
+      name: created.name,
+      testSecretKey: created.keys.test.secretKey,
+      liveSecretKey: created.keys.live.secretKey,
+      keys: [
+        { id: created.keys.test.id, environment: 'test', secretKey: created.keys.test.secretKey },
+        { id: created.keys.live.id, environment: 'live', secretKey: created.keys.live.secretKey },
+      ],
+    }, null, 2)}\n`);
+  } finally {
+    await readStore.close();
+    await eventStore.close();
+  }
+}
+
+async function replay(argv: string[]): Promise<void> {
+  const config = readConfig(argv, process.env);
+  const { eventStore, readStore } = await openStores(config);
+  const runner = createProjectionRunner({ eventStore, readStore, projections: ALL_PROJECTIONS });
+  const bar = new SingleBar({ format: 'replay [{bar}] {percentage}% | {events} events | {eta_formatted} left', stream: process.stderr, noTTYOutput: true, notTTYSchedule: 2000 });
+  let started = false;
+  try {
+    const result = await runner.rebuild(({ events, position, head }) => {
+      const total = head === null ? 1 : Number(head);
+      if (!started) { bar.start(total, 0, { events: 0 }); started = true; }
+      bar.update(Math.min(Number(position), total), { events });
+    });
+    if (started) bar.stop();
+    const perSecond = result.ms > 0 ? Math.round(result.events / (result.ms / 1000)) : result.events;
+    console.log(JSON.stringify({ events: result.events, seconds: +(result.ms / 1000).toFixed(3), eventsPerSecond: perSecond, readStore: config.mongoDbUrl ? 'MongoDB' : 'embedded (in memory; weir serve rebuilds it at start)' }));
+  } finally {
+    await readStore.close();
+    await eventStore.close();
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, sub, ...rest] = argv;
+  if (command === 'serve') return serve(argv.slice(1));
+  if (command === 'org' && sub === 'create') return orgCreate(rest);
+  if (command === 'replay') return replay(argv.slice(1));
+  if (command === 'machines' && sub === 'export') {
+    const files = await exportMachines(MACHINES, option(rest, '--out') ?? './machines-json');
+    for (const file of files) console.log(file);
+    return;
+  }
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') { process.stdout.write(USAGE); return; }
+  throw new ConfigError(`unknown command: ${argv.join(' ')}\n\n${USAGE}`);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError) { console.error(`weir: ${error.message}`); process.exit(2); }
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,76 @@
+import type { JsonObject } from '../shared/json.ts';
+
+/** Every record belongs to exactly one tenant environment. */
+export type Environment = 'test' | 'live';
+
+/** Metadata carried by every event in the log. */
+export type EventMetadata = {
+  organizationId: string;
+  environment: Environment;
+  /** Who caused it: `api_key:<id>`, `system:matcher`, `system:timer`, `cli`, ... */
+  actor: string;
+  correlationId: string;
+  causationId?: string;
+  /** When the fact happened, ISO 8601 (from the injected clock). */
+  occurredAt: string;
+};
+
+/** An event about to be appended. */
+export type NewEvent = {
+  /** uuid; chosen by the writer so retries of one append keep the same id. */
+  id: string;
+  type: string;
+  data: JsonObject;
+  metadata: EventMetadata;
+};
+
+/** An event as read back from the log. */
+export type RecordedEvent = NewEvent & {
+  streamId: string;
+  /** 0-based position of the event inside its stream. */
+  revision: number;
+  /** Position in the global log; strictly increasing in log order. */
+  position: bigint;
+};
+
+/**
+ * What the writer believes about the stream: `no_stream` (it must not exist), `any` (no check),
+ * or the revision of the stream's last event.
+ */
+export type ExpectedRevision = 'no_stream' | 'any' | number;
+
+export type AppendResult = {
+  /** Revision of the last event written. */
+  nextExpectedRevision: number;
+  /** Global position of the last event written. */
+  position: bigint;
+};
+
+/** Thrown when the expected revision does not match the stream. */
+export class WrongExpectedRevisionError extends Error {
+  override readonly name = 'WrongExpectedRevisionError';
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`stream ${streamId}: expected revision ${String(expected)}, found ${String(actual)}`);
+  }
+}
+
+export type EventStore = {
+  /** Append atomically: all events or none. Rejects with WrongExpectedRevisionError on a stale revision. */
+  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** All events of one stream in order; [] when it does not exist. */
+  readStream(streamId: string): Promise<RecordedEvent[]>;
+  /** Up to `limit` events of the whole log with position strictly after `after` (null = from the start). */
+  readAll(after: bigint | null, limit: number): Promise<RecordedEvent[]>;
+  /** Position of the last event in the log, or null when the log is empty. */
+  headPosition(): Promise<bigint | null>;
+  /**
+   * Calls `listener` (without arguments) whenever new events may be in the log, including events
+   * appended by another process. Returns an unsubscribe function.
+   */
+  onAppended(listener: () => void): () => void;
+  close(): Promise<void>;
+};

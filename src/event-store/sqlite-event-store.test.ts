@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import Database from 'better-sqlite3';
+import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type NewEvent } from './event-store.ts';
+import { DuplicateEventIdError, createSqliteEventStore } from './sqlite-event-store.ts';
+
+const metadata: EventMetadata = {
+  organizationId: 'org_sqlite',
+  environment: 'live',
+  actor: 'api_key:key_1',
+  correlationId: 'corr_1',
+  occurredAt: '2025-01-02T03:04:05.678Z',
+};
+const newEvent = (type: string, data: NewEvent['data'] = {}): NewEvent => ({ id: randomUUID(), type, data, metadata });
+
+const openTemporaryStore = async (t: ExecutionContext): Promise<{ store: EventStore; path: string }> => {
+  const directory = await mkdtemp(join(tmpdir(), 'weir-sqlite-event-store-'));
+  const path = join(directory, 'events.sqlite3');
+  const store = createSqliteEventStore({ path });
+  t.teardown(async () => {
+    await store.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+  return { store, path };
+};
+
+test('a new log is empty', async (t) => {
+  const { store } = await openTemporaryStore(t);
+  t.is(await store.headPosition(), null);
+  t.deepEqual(await store.readAll(null, 100), []);
+});
+
+test('the file is a plain SQLite database in WAL mode with one events table', async (t) => {
+  const { store, path } = await openTemporaryStore(t);
+  const streamId = `invoice-${randomUUID()}`;
+  const created = newEvent('InvoiceCreated', { amount: '250000000' });
+  await store.append(streamId, [created], 'no_stream');
+
+  const sqlite = new Database(path, { readonly: true });
+  t.teardown(() => sqlite.close());
+  t.is(sqlite.pragma('journal_mode', { simple: true }), 'wal');
+  const row = sqlite
+    .prepare<[], { position: number; id: string; stream_id: string; revision: number; type: string; amount: string; actor: string }>(
+      "SELECT position, id, stream_id, revision, type, json_extract(data, '$.amount') AS amount, json_extract(metadata, '$.actor') AS actor FROM events",
+    )
+    .get();
+  t.deepEqual(row, { position: 1, id: created.id, stream_id: streamId, revision: 0, type: 'InvoiceCreated', amount: '250000000', actor: 'api_key:key_1' });
+});
+
+test('an exact retry resolves with the original result and writes nothing', async (t) => {
+  const { store } = await openTemporaryStore(t);
+  const streamId = `checkout_session-${randomUUID()}`;
+  const first = [newEvent('CheckoutSessionCreated')];
+  const second = [newEvent('PaymentDetected'), newEvent('CheckoutSessionCompleted')];
+  const created = await store.append(streamId, first, 'no_stream');
+  const completed = await store.append(streamId, second, 0);
+  let notices = 0;
+  const unsubscribe = store.onAppended(() => {
+    notices += 1;
+  });
+  t.teardown(unsubscribe);
+
+  t.deepEqual(await store.append(streamId, first, 'no_stream'), created);
+  t.deepEqual(await store.append(streamId, second, 0), completed);
+  t.deepEqual(await store.append(streamId, second, 'any'), completed);
+  await Promise.resolve();
+
+  t.is((await store.readStream(streamId)).length, 3);
+  t.is(await store.headPosition(), completed.position);
+  t.is(notices, 0);
+});
+
+test('a retry with a different expected revision than the original rejects with WrongExpectedRevisionError', async (t) => {
+  const { store } = await openTemporaryStore(t);
+  const streamId = `invoice-${randomUUID()}`;
+  await store.append(streamId, [newEvent('InvoiceCreated')], 'no_stream');
+  const sent = [newEvent('InvoiceSent')];
+  await store.append(streamId, sent, 0);
+
+  const error = await t.throwsAsync(store.append(streamId, sent, 'no_stream'), { instanceOf: WrongExpectedRevisionError });
+  t.is(error?.actual, 1);
+  t.is((await store.readStream(streamId)).length, 2);
+});
+
+test('reusing an event id outside an exact retry rejects with DuplicateEventIdError and writes nothing', async (t) => {
+  const { store } = await openTemporaryStore(t);
+  const taken = newEvent('InvoiceCreated');
+  await store.append(`invoice-${randomUUID()}`, [taken], 'no_stream');
+  const headBefore = await store.headPosition();
+
+  const otherStream = `invoice-${randomUUID()}`;
+  const fresh = newEvent('InvoiceCreated');
+  const error = await t.throwsAsync(store.append(otherStream, [fresh, taken], 'no_stream'), { instanceOf: DuplicateEventIdError });
+  t.is(error?.eventId, taken.id);
+  await t.throwsAsync(store.append(otherStream, [fresh, taken], 'any'), { instanceOf: DuplicateEventIdError });
+  const twice = newEvent('InvoiceSent');
+  await t.throwsAsync(store.append(otherStream, [twice, twice], 'no_stream'), { instanceOf: DuplicateEventIdError });
+
+  t.deepEqual(await store.readStream(otherStream), []);
+  t.is(await store.headPosition(), headBefore);
+  // The failed appends left no trace: the stream can still be created with the fresh event.
+  t.is((await store.append(otherStream, [fresh], 'no_stream')).nextExpectedRevision, 0);
+});
+
+test('an empty append and a negative limit are rejected', async (t) => {
+  const { store } = await openTemporaryStore(t);
+  await t.throwsAsync(store.append(`invoice-${randomUUID()}`, [], 'any'), { instanceOf: RangeError });
+  await t.throwsAsync(store.readAll(null, -1), { instanceOf: RangeError });
+});
+
+test('readAll pages through a large log in order without gaps or repeats', async (t) => {
+  const { store } = await openTemporaryStore(t);
+  const total = 20_000;
+  for (let batch = 0; batch < total / 500; batch += 1) {
+    const events = Array.from({ length: 500 }, (_, index) =>
+      newEvent('PaymentDetected', { amount: '100000000', index, txHash: `0x${'ab'.repeat(32)}`, network: 'ethereum' }),
+    );
+    await store.append(`checkout_session-${batch}`, events, 'no_stream');
+  }
+  // Speed is measured by bench/replay.ts, not asserted here.
+  let read = 0;
+  let previous: bigint | null = null;
+  for (let after: bigint | null = null; ; ) {
+    const page = await store.readAll(after, 1000);
+    if (page.length === 0) break;
+    for (const event of page) {
+      if (previous !== null) t.true(event.position > previous);
+      previous = event.position;
+    }
+    read += page.length;
+    after = page.at(-1)!.position;
+  }
+  t.is(read, total);
+});
+
+test('close stops polling and is idempotent', async (t) => {
+  const directory = await mkdtemp(join(tmpdir(), 'weir-sqlite-event-store-'));
+  t.teardown(() => rm(directory, { recursive: true, force: true }));
+  const store = createSqliteEventStore({ path: join(directory, 'events.sqlite3') });
+  store.onAppended(() => undefined);
+  await store.close();
+  await store.close();
+  t.pass();
+});
+
+test(':memory: works for a single store', async (t) => {
+  const store = createSqliteEventStore({ path: ':memory:' });
+  t.teardown(() => store.close());
+  const result = await store.append('invoice-1', [newEvent('InvoiceCreated')], 'no_stream');
+  t.is(result.position, 1n);
+  t.is((await store.readAll(null, 10)).length, 1);
+});

@@ -1,0 +1,61 @@
+import { evolveCheckoutSession } from '../../machines/checkout-session.evolve.ts';
+import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
+import { COLLECTIONS, type ChainPaymentDoc, type CheckoutSessionDoc, type DepositAddressDoc, type TimerDoc } from './collections.ts';
+import type { Projection } from './projection.ts';
+
+export const depositAddressKey = (network: string, address: string) => `${network}:${address.toLowerCase()}`;
+export const EXPIRY_TIMER = 'checkout_session.expire';
+
+/**
+ * Checkout sessions, plus the indexes the matcher and the timers need: deposit address ->
+ * session, transfer -> session (for reorgs and finality), and pending expiries.
+ */
+export const checkoutSessionsProjection: Projection = {
+  name: 'checkout_sessions',
+  collections: [COLLECTIONS.checkoutSessions, COLLECTIONS.depositAddresses, COLLECTIONS.chainPayments, COLLECTIONS.timers],
+  async apply(event, store) {
+    if (!event.streamId.startsWith('checkout_session-')) return;
+    const sessions = store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+    const typed = event as unknown as CheckoutSessionEvent;
+    const id = event.streamId.slice('checkout_session-'.length);
+    const current = typed.type === 'CheckoutSessionCreated' ? null : await sessions.get(id);
+    const next = evolveCheckoutSession(current, typed);
+    if (!next) return;
+    await sessions.put({ ...next, _id: id });
+    const tenant = { organizationId: next.organizationId, environment: next.environment, checkoutSessionId: id };
+    const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
+    const timerId = `${EXPIRY_TIMER}:${id}`;
+    switch (typed.type) {
+      case 'CheckoutSessionCreated': {
+        const addresses = store.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
+        for (const a of next.addresses) {
+          await addresses.put({ _id: depositAddressKey(a.network, a.paymentAddress), network: a.network, address: a.paymentAddress, ...tenant });
+        }
+        await timers.put({ _id: timerId, kind: EXPIRY_TIMER, recordId: id, organizationId: next.organizationId, environment: next.environment, fireAt: Date.parse(next.expiresAt) });
+        return;
+      }
+      case 'PaymentDetected': {
+        const p = typed.data.payment;
+        await store.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments).put({
+          _id: p.transferId, network: p.network, blockNumber: p.blockNumber, blockHash: p.blockHash, status: 'pending', ...tenant,
+        });
+        return;
+      }
+      case 'PaymentWithdrawn':
+      case 'PaymentConfirmed': {
+        const payments = store.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
+        const doc = await payments.get(typed.data.transferId);
+        if (doc) await payments.put({ ...doc, status: typed.type === 'PaymentWithdrawn' ? 'withdrawn' : 'confirmed' });
+        return;
+      }
+      case 'CheckoutSessionPartiallyPaid':
+      case 'CheckoutSessionCompleted':
+      case 'CheckoutSessionExpired':
+      case 'CheckoutSessionCanceled':
+        await timers.delete(timerId);
+        return;
+      default:
+        return;
+    }
+  },
+};

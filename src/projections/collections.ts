@@ -1,0 +1,52 @@
+import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
+import type { ApiKey } from '../actors/api-key.ts';
+import type { Organization } from '../actors/organization.ts';
+import type { WebhookEndpoint } from '../actors/webhook-endpoint.ts';
+import type { ReadDocument } from '../read-store/read-store.ts';
+
+/** Names and document shapes of every read model. */
+export const COLLECTIONS = {
+  organizations: 'organizations',
+  apiKeys: 'api_keys',
+  apiKeySecrets: 'api_key_secrets',
+  checkoutSessions: 'checkout_sessions',
+  depositAddresses: 'deposit_addresses',
+  chainPayments: 'chain_payments',
+  timers: 'timers',
+  webhookEndpoints: 'webhook_endpoints',
+  webhookDeliveries: 'webhook_deliveries',
+} as const;
+
+export type OrganizationDoc = ReadDocument & Organization & { organizationId: string };
+export type ApiKeyDoc = ReadDocument & ApiKey;
+export type ApiKeySecretDoc = ReadDocument & { keyId: string; organizationId: string; environment: string };
+export type CheckoutSessionDoc = ReadDocument & CheckoutSession;
+export type DepositAddressDoc = ReadDocument & { network: string; address: string; checkoutSessionId: string; organizationId: string; environment: string };
+export type ChainPaymentDoc = ReadDocument & {
+  network: string;
+  blockNumber: number;
+  blockHash: string;
+  status: 'pending' | 'confirmed' | 'withdrawn';
+  checkoutSessionId: string;
+  organizationId: string;
+  environment: string;
+};
+export type TimerDoc = ReadDocument & { kind: string; recordId: string; organizationId: string; environment: string; fireAt: number };
+export type WebhookEndpointDoc = ReadDocument & WebhookEndpoint;
+export type WebhookAttemptLog = { attempt: number; at: string; statusCode: number | null; error: string | null; durationMs: number };
+export type WebhookDeliveryDoc = ReadDocument & {
+  id: string;
+  organizationId: string;
+  environment: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  /** The exact body sent on every attempt. */
+  body: string;
+  createdAt: string;
+  firstDueAt: number;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  nextAttemptAt: number | null;
+  log: WebhookAttemptLog[];
+};

@@ -1,0 +1,146 @@
+import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
+import type { Collection, ReadDocument, ReadStore } from '../read-store/read-store.ts';
+import type { Projection } from './projection.ts';
+
+const CHECKPOINT = 'projections';
+
+export type RebuildProgress = { events: number; position: bigint; head: bigint | null };
+
+export type AdvanceListener = (position: bigint, touched: ReadonlySet<string>) => void;
+
+export type ProjectionRunner = {
+  /** Catch up from the stored checkpoint (from zero on an embedded read store), then follow the log. */
+  start(): Promise<void>;
+  /** Resolves once every projection has processed `position`; rejects after `timeoutMs`. */
+  waitFor(position: bigint, timeoutMs?: number): Promise<void>;
+  /** Drop every read model and rebuild it from the whole log. */
+  rebuild(onProgress?: (progress: RebuildProgress) => void): Promise<{ events: number; ms: number }>;
+  /** Called after each batch with the collections it wrote. */
+  onAdvanced(listener: AdvanceListener): () => void;
+  position(): bigint | null;
+  stop(): Promise<void>;
+};
+
+/** A read store whose writes are recorded, so listeners learn which collections a batch touched. */
+function trackingStore(store: ReadStore, touched: Set<string>): ReadStore {
+  const cache = new Map<string, Collection<ReadDocument>>();
+  return {
+    ...store,
+    collection<T extends ReadDocument>(name: string): Collection<T> {
+      let tracked = cache.get(name);
+      if (!tracked) {
+        const inner = store.collection<ReadDocument>(name);
+        tracked = {
+          ...inner,
+          put: (doc) => { touched.add(name); return inner.put(doc); },
+          delete: (id) => { touched.add(name); return inner.delete(id); },
+        };
+        cache.set(name, tracked);
+      }
+      return tracked as unknown as Collection<T>;
+    },
+  };
+}
+
+export function createProjectionRunner(deps: { eventStore: EventStore; readStore: ReadStore; projections: Projection[]; batchSize?: number }): ProjectionRunner {
+  const { eventStore, readStore, projections } = deps;
+  const batchSize = deps.batchSize ?? 2000;
+  const listeners = new Set<AdvanceListener>();
+  const waiters = new Set<{ position: bigint; resolve: () => void }>();
+  const touched = new Set<string>();
+  const store = trackingStore(readStore, touched);
+  let checkpoint: bigint | null = null;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+  let unsubscribe: (() => void) | null = null;
+  let failure: unknown = null;
+
+  async function applyBatch(events: RecordedEvent[]): Promise<void> {
+    for (const event of events) {
+      for (const projection of projections) await projection.apply(event, store);
+    }
+    checkpoint = events[events.length - 1]!.position;
+    if (readStore.durable) await readStore.setCheckpoint(CHECKPOINT, checkpoint);
+  }
+
+  function notify(): void {
+    const current = checkpoint;
+    if (current === null) return;
+    const written = new Set(touched);
+    touched.clear();
+    for (const waiter of waiters) if (waiter.position <= current) { waiters.delete(waiter); waiter.resolve(); }
+    for (const listener of listeners) listener(current, written);
+  }
+
+  async function catchUp(onProgress?: (processed: number, position: bigint) => void): Promise<number> {
+    let processed = 0;
+    for (;;) {
+      const events = await eventStore.readAll(checkpoint, batchSize);
+      if (events.length === 0) return processed;
+      await applyBatch(events);
+      processed += events.length;
+      onProgress?.(processed, checkpoint!);
+      notify();
+      if (stopped) return processed;
+    }
+  }
+
+  /** Run catch-up once at a time; a wake-up during a run schedules one more run. */
+  function wake(): Promise<void> {
+    if (stopped) return Promise.resolve();
+    if (running) { again = true; return running; }
+    running = (async () => {
+      try {
+        do { again = false; await catchUp(); } while (again && !stopped);
+      } catch (error) {
+        failure = error;
+        console.error('[projections] stopped on an error:', error);
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
+  }
+
+  return {
+    async start() {
+      checkpoint = readStore.durable ? await readStore.getCheckpoint(CHECKPOINT) : null;
+      unsubscribe = eventStore.onAppended(() => { void wake(); });
+      await wake();
+      if (failure) throw failure;
+    },
+    waitFor(position, timeoutMs = 5000) {
+      if (checkpoint !== null && checkpoint >= position) return Promise.resolve();
+      if (failure) return Promise.reject(failure);
+      return new Promise((resolve, reject) => {
+        const waiter = { position, resolve: () => { clearTimeout(timer); resolve(); } };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`read models did not reach log position ${position} within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.add(waiter);
+        void wake();
+      });
+    },
+    async rebuild(onProgress) {
+      while (running) await running;
+      const started = performance.now();
+      await readStore.dropAll();
+      checkpoint = null;
+      const head = await eventStore.headPosition();
+      const events = await catchUp((n, position) => onProgress?.({ events: n, position, head }));
+      return { events, ms: performance.now() - started };
+    },
+    onAdvanced(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    position: () => checkpoint,
+    async stop() {
+      stopped = true;
+      unsubscribe?.();
+      while (running) await running;
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
+import type { ApiKey } from '../actors/api-key.ts';
+import type { Organization } from '../actors/organization.ts';
+import type { WebhookEndpoint } from '../actors/webhook-endpoint.ts';
+
+/** The checkout session as merchants see it (API responses and webhook payloads). */
+export function publicCheckoutSession(session: CheckoutSession & { _id?: string }) {
+  const { environment: _environment, _id, ...rest } = session;
+  return {
+    ...rest,
+    livemode: session.environment === 'live',
+    paymentIntent: {
+      ...session.paymentIntent,
+      transactions: session.payments.filter((p) => p.status !== 'withdrawn').map((p) => ({
+        type: 'incoming',
+        transactionHash: p.transactionHash,
+        fromAddress: p.fromAddress,
+        toAddress: p.toAddress,
+        currency: p.asset.currency,
+        amount: p.amount,
+        amountRaw: p.amountRaw,
+        assetId: p.asset.id,
+        asset: p.asset,
+        chainId: p.chainId,
+        blockNumber: p.blockNumber,
+        status: p.status,
+        late: p.late,
+        createdAt: p.detectedAt,
+      })),
+    },
+  };
+}
+
+export function publicOrganization(org: Organization & { _id?: string; organizationId?: string }) {
+  const { paymentSetting: _ps, withdrawalAddresses, _id, organizationId: _org, ...rest } = org;
+  return { ...rest, addresses: withdrawalAddresses };
+}
+
+export function publicApiKey(key: ApiKey) {
+  return {
+    id: key.id,
+    name: key.name,
+    environment: key.environment,
+    maskedKey: `sk_${key.environment}_…${key.last4}`,
+    createdAt: key.createdAt,
+    updatedAt: key.updatedAt,
+  };
+}
+
+export function publicWebhookEndpoint(endpoint: WebhookEndpoint, secret: string) {
+  return {
+    id: endpoint.id,
+    description: endpoint.description,
+    url: endpoint.url,
+    secret,
+    isDisabled: endpoint.isDisabled,
+    enabledEvents: endpoint.enabledEvents,
+    createdAt: endpoint.createdAt,
+    updatedAt: endpoint.updatedAt,
+  };
+}

@@ -1,0 +1,51 @@
+import Koa from 'koa';
+import type { CreateCheckoutSession } from '../actors/create-checkout-session.ts';
+import type { ApiDeps, ApiState } from './api-context.ts';
+import { idempotencyMiddleware } from './idempotency.ts';
+import { authMiddleware, errorMiddleware, jsonBodyMiddleware } from './middleware.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
+import { catalogRoutes } from './routes/catalog.ts';
+import { chainRoutes } from './routes/chains.ts';
+import { checkoutSessionRoutes } from './routes/checkout-sessions.ts';
+import { hostedCheckoutRoutes } from './routes/hosted-checkout.ts';
+import { organizationRoutes } from './routes/organization.ts';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
+
+/** The HTTP face of Weir: public hosted pages, and the authenticated `/api/v1`. */
+export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession }): Koa<ApiState> {
+  const app = new Koa<ApiState>();
+  app.proxy = process.env.WEIR_TRUST_PROXY === '1';
+  app.silent = true;
+  app.use(errorMiddleware());
+  app.use(async (ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    await next();
+  });
+  app.use(jsonBodyMiddleware());
+
+  const hosted = hostedCheckoutRoutes(deps);
+  app.use(hosted.routes());
+  app.use(async (ctx, next) => {
+    if (ctx.path === '/health') { ctx.body = { status: 'ok', position: deps.projections.position()?.toString() ?? null }; return; }
+    return next();
+  });
+
+  const auth = authMiddleware(deps.readStore);
+  const idempotency = idempotencyMiddleware(deps);
+  app.use(async (ctx, next) => {
+    if (!ctx.path.startsWith('/api/')) return next();
+    return auth(ctx, () => idempotency(ctx, next));
+  });
+  for (const router of [
+    checkoutSessionRoutes(deps),
+    organizationRoutes(deps),
+    apiKeyRoutes(deps),
+    webhookEndpointRoutes(deps),
+    catalogRoutes(deps),
+    chainRoutes(deps),
+  ]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
+  return app;
+}

@@ -1,0 +1,31 @@
+import type { Aggregate, DomainEvent } from '../actors/aggregate.ts';
+import type { CommandResult } from '../actors/command-handler.ts';
+import type { ApiContext, ApiDeps } from './api-context.ts';
+
+/**
+ * Run a command for the request's tenant and wait until the read models include its events, so
+ * the response and any GET that follows see the change.
+ */
+export async function commandFor<TState, TEvent extends DomainEvent, TCommand>(
+  deps: ApiDeps,
+  ctx: ApiContext,
+  aggregate: Aggregate<TState, TEvent, TCommand>,
+  id: string,
+  command: TCommand,
+): Promise<CommandResult<TState>> {
+  const { tenant } = ctx.state;
+  const result = await deps.commands.handle(aggregate, id, command, {
+    organizationId: tenant.organizationId,
+    environment: tenant.environment,
+    actor: `api_key:${tenant.keyId}`,
+    correlationId: ctx.get('x-request-id') || undefined,
+  });
+  if (result.position !== null) await deps.projections.waitFor(result.position);
+  return result;
+}
+
+/** The tenant's document with this id, or a 404 (another tenant's record is a 404 too). */
+export function ownedBy<T extends { organizationId: string; environment: string }>(ctx: ApiContext, doc: T | null): doc is T {
+  const { tenant } = ctx.state;
+  return doc !== null && doc.organizationId === tenant.organizationId && doc.environment === tenant.environment;
+}

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import type Koa from 'koa';
+import { WrongExpectedRevisionError, type EventStore, type NewEvent } from '../event-store/event-store.ts';
+import type { Clock } from '../shared/clock.ts';
+import { ConflictError, ValidationError } from '../shared/errors.ts';
+import { newId } from '../shared/ids.ts';
+import type { JsonObject } from '../shared/json.ts';
+import type { ApiState } from './api-context.ts';
+import { idempotencyConflict } from './middleware.ts';
+
+/** A claim whose request never recorded a response (the process died) may be retried after this. */
+const ABANDONED_AFTER_MS = 60_000;
+
+type Claimed = { method: string; path: string; bodyHash: string; at: string };
+type Recorded = { status: number; body: string };
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * `Idempotency-Key` on POST: the first request's response is recorded in the log, so a retry with
+ * the same key and body gets it again (even after a restart), and the same key with another body
+ * is a 409. Keys are kept in the log, so they outlive the required 24 hours.
+ */
+export function idempotencyMiddleware(deps: { eventStore: EventStore; clock: Clock }): Koa.Middleware<ApiState> {
+  const { eventStore, clock } = deps;
+  return async (ctx, next) => {
+    const key = ctx.get('idempotency-key');
+    if (ctx.method !== 'POST' || !key) return next();
+    if (key.length > 255) throw new ValidationError('Idempotency-Key', 'must be at most 255 characters');
+    const { tenant, rawBody } = ctx.state;
+    const streamId = `idempotency-${sha256(`${tenant.organizationId}:${tenant.environment}:${key}`)}`;
+    const claim: Claimed = { method: ctx.method, path: ctx.path, bodyHash: sha256(rawBody), at: new Date(clock.now()).toISOString() };
+    const event = (type: string, data: JsonObject): NewEvent => ({
+      id: newId(), type, data,
+      metadata: { organizationId: tenant.organizationId, environment: tenant.environment, actor: `api_key:${tenant.keyId}`, correlationId: newId(), occurredAt: claim.at },
+    });
+
+    let revision: number;
+    for (;;) {
+      const history = await eventStore.readStream(streamId);
+      const lastClaim = [...history].reverse().find((e) => e.type === 'IdempotencyKeyClaimed');
+      if (lastClaim) {
+        const previous = lastClaim.data as unknown as Claimed;
+        if (previous.method !== claim.method || previous.path !== claim.path || previous.bodyHash !== claim.bodyHash) throw idempotencyConflict(key);
+        const recorded = history.find((e) => e.type === 'IdempotentResponseRecorded' && e.revision > lastClaim.revision);
+        if (recorded) {
+          const { status, body } = recorded.data as unknown as Recorded;
+          ctx.status = status;
+          ctx.type = 'application/json';
+          ctx.body = body;
+          ctx.set('Idempotent-Replayed', 'true');
+          return;
+        }
+        const released = history.some((e) => e.type === 'IdempotencyKeyReleased' && e.revision > lastClaim.revision);
+        if (!released && clock.now() - Date.parse(previous.at) < ABANDONED_AFTER_MS) {
+          throw new ConflictError(`a request with Idempotency-Key ${key} is still being processed; retry shortly`, 'idempotency_key_in_use');
+        }
+      }
+      const expected = history.length ? history[history.length - 1]!.revision : 'no_stream';
+      try {
+        const result = await eventStore.append(streamId, [event('IdempotencyKeyClaimed', claim)], expected);
+        revision = result.nextExpectedRevision;
+        break;
+      } catch (error) {
+        if (error instanceof WrongExpectedRevisionError) continue;
+        throw error;
+      }
+    }
+
+    try {
+      await next();
+    } catch (error) {
+      await eventStore.append(streamId, [event('IdempotencyKeyReleased', {})], revision);
+      throw error;
+    }
+    if (ctx.status >= 500) {
+      await eventStore.append(streamId, [event('IdempotencyKeyReleased', {})], revision);
+      return;
+    }
+    const body = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body ?? null);
+    await eventStore.append(streamId, [event('IdempotentResponseRecorded', { status: ctx.status, body })], revision);
+  };
+}

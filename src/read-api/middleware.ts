@@ -1,0 +1,89 @@
+import type Koa from 'koa';
+import { ConflictError, UnauthorizedError, ValidationError, WeirError } from '../shared/errors.ts';
+import { COLLECTIONS, type ApiKeySecretDoc } from '../projections/collections.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
+import { environmentOfKey, hashSecret } from '../tenancy/secrets.ts';
+import type { ApiState, Tenant } from './api-context.ts';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Every error leaves as `{statusCode, error, message, code}`; unexpected ones as a bare 500. */
+export function errorMiddleware(): Koa.Middleware<ApiState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        ctx.status = 404;
+        ctx.body = { statusCode: 404, error: 'Not Found', message: `no route for ${ctx.method} ${ctx.path}`, code: 'resource_missing' };
+      }
+    } catch (error) {
+      if (error instanceof WeirError) {
+        ctx.status = error.statusCode;
+        ctx.body = error.toBody();
+        return;
+      }
+      const status = (error as { status?: number }).status;
+      if (status && status >= 400 && status < 500) {
+        ctx.status = status;
+        ctx.body = { statusCode: status, error: 'Bad Request', message: (error as Error).message, code: 'invalid_request' };
+        return;
+      }
+      console.error(`[api] ${ctx.method} ${ctx.path} failed:`, error);
+      ctx.status = 500;
+      ctx.body = { statusCode: 500, error: 'Internal Server Error', message: 'an unexpected error occurred; it has been logged', code: 'processing_error' };
+    }
+  };
+}
+
+/** Reads the raw body (kept for idempotency) and parses JSON bodies. */
+export function jsonBodyMiddleware(): Koa.Middleware<ApiState> {
+  return async (ctx, next) => {
+    ctx.state.rawBody = '';
+    ctx.state.body = undefined;
+    if (ctx.method === 'POST' || ctx.method === 'PUT' || ctx.method === 'PATCH') {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of ctx.req) {
+        size += (chunk as Buffer).length;
+        if (size > MAX_BODY_BYTES) throw new ValidationError(null, `the request body must be at most ${MAX_BODY_BYTES} bytes`, 'request_too_large');
+        chunks.push(chunk as Buffer);
+      }
+      const raw = Buffer.concat(chunks).toString('utf8');
+      ctx.state.rawBody = raw;
+      if (raw.trim().length > 0) {
+        if (!ctx.is('application/json')) throw new ValidationError(null, 'the request body must be JSON with Content-Type: application/json', 'invalid_content_type');
+        try {
+          ctx.state.body = JSON.parse(raw);
+        } catch (error) {
+          throw new ValidationError(null, `the request body is not valid JSON: ${(error as Error).message}`, 'invalid_json');
+        }
+      }
+    }
+    await next();
+  };
+}
+
+/**
+ * `Authorization: Bearer sk_<env>_…`. The key is looked up by its hash; a missing, malformed,
+ * deleted or regenerated key is a 401. The key's environment scopes every query after this.
+ */
+export function authMiddleware(readStore: ReadStore): Koa.Middleware<ApiState> {
+  const secrets = readStore.collection<ApiKeySecretDoc>(COLLECTIONS.apiKeySecrets);
+  return async (ctx, next) => {
+    const header = ctx.get('authorization');
+    if (!header) throw new UnauthorizedError('missing Authorization header; send Authorization: Bearer <secret key>');
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match) throw new UnauthorizedError('malformed Authorization header; expected Bearer <secret key>');
+    const key = match[1]!;
+    const environment = environmentOfKey(key);
+    if (!environment) throw new UnauthorizedError('malformed API key; Weir keys look like sk_test_… or sk_live_…');
+    const found = await secrets.get(hashSecret(key));
+    if (!found || found.environment !== environment) throw new UnauthorizedError('invalid API key: it does not exist, was regenerated or was deleted');
+    const tenant: Tenant = { organizationId: found.organizationId, environment, keyId: found.keyId };
+    ctx.state.tenant = tenant;
+    await next();
+  };
+}
+
+export const idempotencyConflict = (key: string) =>
+  new ConflictError(`Idempotency-Key ${key} was already used with a different request body`, 'idempotency_key_in_use');

@@ -1,0 +1,101 @@
+import Router from '@koa/router';
+import { priceAggregate, productAggregate, type Price, type Product } from '../../actors/catalog.ts';
+import { CURRENCIES, INTERVALS } from '../../actors/line-items.ts';
+import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
+import { NotFoundError, ValidationError } from '../../shared/errors.ts';
+import { isUuid, newId } from '../../shared/ids.ts';
+import {
+  asObject, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, optionalUrl, requiredAmount, requiredString,
+} from '../../shared/input.ts';
+import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { commandFor, ownedBy } from '../command.ts';
+import { listPage } from '../pagination.ts';
+
+const strip = <T extends { _id: string }>(doc: T) => { const { _id, ...rest } = doc; return rest; };
+
+/** Products and prices (the subset checkout sessions need; the billing issue completes it). */
+export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
+  const router = new Router<ApiState>({ prefix: '/api/v1' });
+  const products = deps.readStore.collection<ProductDoc>(PRODUCTS);
+  const prices = deps.readStore.collection<PriceDoc>(PRICES);
+  const presentPrice = async (price: PriceDoc) => {
+    const product = await products.get(price.productId);
+    return { ...strip(price), product: product ? { id: product.id, name: product.name, isActive: product.isActive } : null };
+  };
+  const presentProduct = async (product: ProductDoc) => {
+    const price = product.defaultPriceId ? await prices.get(product.defaultPriceId) : null;
+    return { ...strip(product), defaultPrice: price ? strip(price) : null };
+  };
+
+  function priceFields(o: Record<string, unknown>, path: string, productId: string, ctx: ApiContext): Omit<Price, 'createdAt' | 'updatedAt'> {
+    const interval = optionalEnum(o, 'interval', INTERVALS, path) ?? null;
+    const type = optionalEnum(o, 'type', ['one_time', 'recurring'] as const, path) ?? (interval ? 'recurring' : 'one_time');
+    if (type === 'recurring' && !interval) throw new ValidationError(`${path ? `${path}.` : ''}interval`, 'is required for a recurring price', 'parameter_missing');
+    if (type === 'one_time' && interval) throw new ValidationError(`${path ? `${path}.` : ''}interval`, 'is only for recurring prices');
+    const currency = optionalEnum(o, 'currency', CURRENCIES, path);
+    if (!currency) throw new ValidationError(`${path ? `${path}.` : ''}currency`, 'is required', 'parameter_missing');
+    return {
+      id: newId(), organizationId: ctx.state.tenant.organizationId, environment: ctx.state.tenant.environment, productId, type, currency,
+      unitAmount: requiredAmount(o, 'unitAmount', path).toString(), interval,
+      intervalCount: type === 'recurring' ? optionalInteger(o, 'intervalCount', path, { min: 1, max: 36 }) ?? 1 : null,
+      isActive: true, nickname: optionalString(o, 'nickname', path, { max: 100 }) ?? null, metadata: optionalMetadata(o, 'metadata', path) ?? {}, billingScheme: 'per_unit',
+    };
+  }
+
+  const loadProduct = async (ctx: ApiContext, id: string) => {
+    const doc = isUuid(id) ? await products.get(id) : null;
+    if (!ownedBy(ctx, doc) || doc.deleted) throw new NotFoundError('product', id);
+    return doc;
+  };
+
+  router.post('/products', async (ctx) => {
+    const body = asObject(ctx.state.body, '');
+    const { tenant } = ctx.state;
+    const id = newId();
+    const product: Omit<Product, 'createdAt' | 'updatedAt' | 'deleted'> = {
+      id, organizationId: tenant.organizationId, environment: tenant.environment,
+      name: requiredString(body, 'name', '', { max: 250 }),
+      description: optionalString(body, 'description', '', { max: 2000 }) ?? null,
+      isActive: optionalBoolean(body, 'isActive') ?? true,
+      unitLabel: optionalString(body, 'unitLabel', '', { max: 40 }) ?? null,
+      url: optionalUrl(body, 'url') ?? null,
+      images: (optionalArray(body, 'images', '', { max: 8 }) ?? []).map((v, i) => { if (typeof v !== 'string') throw new ValidationError(`images[${i}]`, 'must be a string'); return v; }),
+      metadata: optionalMetadata(body, 'metadata') ?? {},
+      visibility: optionalInteger(body, 'visibility', '', { min: 10, max: 20 }) ?? 10,
+      defaultPriceId: null,
+    };
+    const defaultPriceData = optionalObject(body, 'defaultPriceData');
+    const price = defaultPriceData ? priceFields(defaultPriceData, 'defaultPriceData', id, ctx) : null;
+    await commandFor(deps, ctx, productAggregate, id, { type: 'CreateProduct', product });
+    if (price) await commandFor(deps, ctx, priceAggregate, price.id, { type: 'CreatePrice', price });
+    ctx.body = await presentProduct((await products.get(id))!);
+  });
+
+  router.get('/products', async (ctx) => {
+    const page = await listPage(ctx, products, { base: { deleted: false }, filters: { isActive: { kind: 'boolean' }, ids: { field: 'id', kind: 'csv' } }, present: (p) => p });
+    ctx.body = { ...page, data: await Promise.all(page.data.map(presentProduct)) };
+  });
+
+  router.get('/products/:id', async (ctx) => { ctx.body = await presentProduct(await loadProduct(ctx, ctx.params.id!)); });
+
+  router.post('/prices', async (ctx) => {
+    const body = asObject(ctx.state.body, '');
+    const product = await loadProduct(ctx, requiredString(body, 'productId'));
+    const price = priceFields(body, '', product.id, ctx);
+    await commandFor(deps, ctx, priceAggregate, price.id, { type: 'CreatePrice', price });
+    ctx.body = await presentPrice((await prices.get(price.id))!);
+  });
+
+  router.get('/prices', async (ctx) => {
+    const page = await listPage(ctx, prices, { filters: { productId: {}, isActive: { kind: 'boolean' }, type: { values: ['one_time', 'recurring'] } }, present: (p) => p });
+    ctx.body = { ...page, data: await Promise.all(page.data.map(presentPrice)) };
+  });
+
+  router.get('/prices/:id', async (ctx) => {
+    const doc = isUuid(ctx.params.id) ? await prices.get(ctx.params.id!) : null;
+    if (!ownedBy(ctx, doc)) throw new NotFoundError('price', ctx.params.id!);
+    ctx.body = await presentPrice(doc);
+  });
+
+  return router;
+}

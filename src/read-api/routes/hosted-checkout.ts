@@ -1,0 +1,100 @@
+import Router from '@koa/router';
+import QRCode from 'qrcode';
+import { checkoutSessionAggregate } from '../../../machines/checkout-session.aggregate.ts';
+import type { CheckoutSessionCommand } from '../../../machines/checkout-session.decide.ts';
+import type { CheckoutSession, SessionAddress } from '../../../machines/checkout-session.types.ts';
+import { organizationRecordId } from '../../actors/organization.ts';
+import { renderCheckoutPage, successRedirect } from '../../hosted/checkout-page.ts';
+import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
+import { NotFoundError, ValidationError } from '../../shared/errors.ts';
+import { isUuid } from '../../shared/ids.ts';
+import { asObject, requiredString } from '../../shared/input.ts';
+import { formatAmount } from '../../shared/money.ts';
+import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+
+/** A payment URI wallets understand (EIP-681 on EVM chains). */
+export function paymentUri(address: SessionAddress, amountDue: string): string {
+  const { asset } = address;
+  if (asset.address === 'native') return `ethereum:${address.paymentAddress}@${asset.chainId}?value=${amountDue}`;
+  return `ethereum:${asset.address}@${asset.chainId}/transfer?address=${address.paymentAddress}&uint256=${amountDue}`;
+}
+
+/**
+ * Public routes of the hosted checkout page. They need no key: a session id is an unguessable
+ * uuid, and each route acts on that one session only.
+ */
+export function hostedCheckoutRoutes(deps: ApiDeps): Router<ApiState> {
+  const router = new Router<ApiState>({ prefix: '/checkout' });
+  const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+
+  const load = async (ctx: ApiContext): Promise<CheckoutSessionDoc> => {
+    const id = ctx.params.id!;
+    const doc = isUuid(id) ? await sessions.get(id) : null;
+    if (!doc) throw new NotFoundError('checkout session', id);
+    return doc;
+  };
+  const run = async (session: CheckoutSession, command: CheckoutSessionCommand) => {
+    const result = await deps.commands.handle(checkoutSessionAggregate, session.id, command, {
+      organizationId: session.organizationId, environment: session.environment, actor: 'payer',
+    });
+    if (result.position !== null) await deps.projections.waitFor(result.position);
+    return (await sessions.get(session.id))!;
+  };
+
+  router.get('/:id', async (ctx) => {
+    const session = await load(ctx);
+    const org = await orgs.get(organizationRecordId(session.organizationId, session.environment));
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Content-Security-Policy', "default-src 'self'; img-src * data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'");
+    ctx.body = renderCheckoutPage(session, org);
+  });
+
+  router.get('/:id/status', async (ctx) => {
+    const session = await load(ctx);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      id: session.id,
+      status: session.status,
+      paymentStatus: session.paymentStatus,
+      currency: session.currency.toUpperCase(),
+      amountTotal: session.amountTotal,
+      amountReceived: session.amountReceived,
+      amountReceivedFormatted: formatAmount(BigInt(session.amountReceived)),
+      redirectUrl: session.status === 'complete' && session.afterCompletion === 'redirect' ? successRedirect(session) : null,
+      message: session.status === 'complete' ? session.afterCompletionConfirmMsg : null,
+    };
+  });
+
+  /** The "QR reveal": the payer picks an asset; the payment intent records it with the amount due. */
+  router.post('/:id/payment-method', async (ctx) => {
+    const session = await load(ctx);
+    const body = asObject(ctx.state.body, '');
+    const assetId = requiredString(body, 'assetId', '', { max: 200 });
+    const address = session.addresses.find((a) => a.id === assetId || a.asset.id === assetId);
+    if (!address) throw new ValidationError('assetId', 'is not offered by this checkout session');
+    const updated = await run(session, { type: 'SelectPaymentMethod', addressId: address.id });
+    const method = updated.paymentIntent.paymentMethod!;
+    const uri = paymentUri(address, method.amountDue);
+    ctx.body = {
+      address: address.paymentAddress,
+      network: address.network,
+      chainId: address.asset.chainId,
+      symbol: address.asset.symbol,
+      asset: address.asset,
+      amountDueRaw: method.amountDue,
+      amountDue: formatAmount(BigInt(method.amountDue), address.asset.decimals),
+      paymentUri: uri,
+      qrSvg: await QRCode.toString(uri, { type: 'svg', margin: 1 }),
+    };
+  });
+
+  router.post('/:id/cancel', async (ctx) => {
+    const session = await load(ctx);
+    const updated = await run(session, { type: 'CancelCheckoutSession', reason: 'canceled by the payer' });
+    ctx.body = { status: updated.status, redirectUrl: updated.cancelUrl };
+  });
+
+  return router;
+}

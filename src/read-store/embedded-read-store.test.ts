@@ -1,0 +1,107 @@
+import test from 'ava';
+import { createEmbeddedReadStore } from './embedded-read-store.ts';
+import { openReadStore } from './open-read-store.ts';
+import { ReadStoreUsageError } from './read-store-usage-error.ts';
+import type { Filter, ReadDocument } from './read-store.ts';
+
+test('get returns the stored document itself, deep-frozen, and leaves the caller its original', async (t) => {
+  const store = createEmbeddedReadStore();
+  const invoices = store.collection('invoices');
+  const given = { _id: 'inv_1', status: 'open', lines: [{ amount: '100000000' }], metadata: { orderId: 'o1' } };
+  await invoices.put(given);
+
+  const first = await invoices.get('inv_1');
+  const second = await invoices.get('inv_1');
+  t.is(first, second, 'no copy per read');
+  t.not(first, given);
+  t.true(Object.isFrozen(first));
+  t.true(Object.isFrozen(first?.['lines']));
+  t.true(Object.isFrozen(first?.['metadata']));
+  t.throws(() => {
+    (first as ReadDocument)['status'] = 'paid';
+  }, { instanceOf: TypeError });
+
+  t.false(Object.isFrozen(given));
+  given.status = 'changed after put';
+  t.is((await invoices.get('inv_1'))?.['status'], 'open');
+  t.is((await invoices.find({ _id: 'inv_1' }))[0], first ?? undefined, 'find returns the same frozen document');
+});
+
+test('aggregate returns fresh, mutable objects', async (t) => {
+  const store = createEmbeddedReadStore();
+  const invoices = store.collection('invoices');
+  await invoices.put({ _id: 'inv_1', metadata: { orderId: 'o1' } });
+  const [result] = await invoices.aggregate([{ $match: { _id: 'inv_1' } }]);
+  t.false(Object.isFrozen(result));
+  t.deepEqual(result, { _id: 'inv_1', metadata: { orderId: 'o1' } });
+});
+
+test('aggregate refuses $out and $merge instead of silently writing nowhere', async (t) => {
+  const invoices = createEmbeddedReadStore().collection('invoices');
+  await t.throwsAsync(invoices.aggregate([{ $match: {} }, { $out: 'copy' }]), { instanceOf: ReadStoreUsageError });
+  await t.throwsAsync(invoices.aggregate([{ $merge: { into: 'copy' } }]), { instanceOf: ReadStoreUsageError });
+});
+
+test('openReadStore without a MongoDB URL opens the embedded store', async (t) => {
+  t.false((await openReadStore()).durable);
+  t.false((await openReadStore({ mongoDbUrl: '' })).durable);
+});
+
+/** A small deterministic generator, so a failure reproduces. */
+const createRandom = (seed: number): ((n: number) => number) => {
+  let state = seed >>> 0;
+  return (n) => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return (state >>> 8) % n;
+  };
+};
+
+test('indexes never change results: random documents, updates and filters', async (t) => {
+  const random = createRandom(20250101);
+  const pick = <V>(values: readonly V[]): V => values[random(values.length)]!;
+  const organizations = ['org_a', 'org_b', 'org_c'] as const;
+  const orgValues: readonly unknown[] = [...organizations, null, ['org_a', 'org_b'], { nested: 'org_a' }, 7, undefined];
+  const randomDocument = (id: string): ReadDocument => {
+    const doc: ReadDocument = { _id: id, n: random(5) };
+    const organizationId = pick(orgValues);
+    if (organizationId !== undefined) doc['organizationId'] = organizationId;
+    const metadata = pick<unknown>([{ orderId: pick(['o1', 'o2']) }, [{ orderId: 'o1' }], 'flat', undefined]);
+    if (metadata !== undefined) doc['metadata'] = metadata;
+    return doc;
+  };
+
+  const plain = createEmbeddedReadStore().collection('docs');
+  const indexed = createEmbeddedReadStore({ indexedFields: ['organizationId', 'metadata.orderId', 'n'] }).collection('docs');
+  for (let step = 0; step < 2000; step++) {
+    const id = `doc_${random(300)}`;
+    if (random(10) === 0) {
+      await plain.delete(id);
+      await indexed.delete(id);
+    } else {
+      const doc = randomDocument(id);
+      await plain.put(doc);
+      await indexed.put(doc);
+    }
+  }
+
+  const filters: Filter[] = [
+    ...organizations.map((organizationId) => ({ organizationId })),
+    { organizationId: 7 },
+    { organizationId: null },
+    { organizationId: 'org_a', n: 2 },
+    { organizationId: { $in: ['org_a', 'org_c'] } },
+    { 'metadata.orderId': 'o1' },
+    { 'metadata.orderId': 'o2', organizationId: 'org_b' },
+    { n: 0 },
+    { n: 0, _id: 'doc_1' },
+  ];
+  const idsOf = (docs: readonly ReadDocument[]): string[] => docs.map((doc) => doc._id).sort();
+  for (const filter of filters) {
+    const label = JSON.stringify(filter);
+    t.deepEqual(idsOf(await indexed.find(filter)), idsOf(await plain.find(filter)), label);
+    t.is(await indexed.count(filter), await plain.count(filter), label);
+    const pipeline = [{ $match: filter }, { $group: { _id: null, total: { $sum: '$n' }, docs: { $sum: 1 } } }];
+    t.deepEqual(await indexed.aggregate(pipeline), await plain.aggregate(pipeline), label);
+  }
+  t.true((await plain.find({ organizationId: 'org_a' })).length > 10, 'the data exercises the index');
+});

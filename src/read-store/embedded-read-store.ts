@@ -1,0 +1,189 @@
+import { Aggregator, ProcessingMode, Query } from 'mingo';
+import { createEqualityIndex, type EqualityIndex } from './equality-index.ts';
+import type { Collection, Filter, FindOptions, ReadDocument, ReadStore } from './read-store.ts';
+import {
+  assertCollectionName,
+  copyReadDocument,
+  encodeCheckpoint,
+  normalizeFindOptions,
+} from './read-store-checks.ts';
+import { ReadStoreUsageError } from './read-store-usage-error.ts';
+
+export type EmbeddedReadStoreOptions = {
+  /**
+   * Fields (dotted paths allowed) to keep an exact-match index on in every collection, e.g.
+   * `['organizationId']`. `find`, `count` and an aggregation's leading `$match` whose filter
+   * compares one of them to a string, number or boolean scan only that value's documents.
+   * Results are the same with or without; `_id` equality is always a direct lookup.
+   */
+  indexedFields?: readonly string[];
+};
+
+type CollectionState = {
+  readonly docs: Map<string, ReadDocument>;
+  readonly indexes: readonly EqualityIndex[];
+  readonly handle: Collection;
+};
+
+/**
+ * Read store held in memory: one Map per collection keyed by `_id`, queried with MongoDB
+ * filters and pipelines through mingo. Not durable: projections rebuild it from the log.
+ *
+ * Documents are immutable once stored. `put` validates and deep-copies the given document
+ * and deep-freezes the copy (so the caller keeps a mutable original); `get` and `find` return
+ * that frozen copy itself, with no cloning, which keeps GET by id a Map lookup. Assigning to
+ * a returned document throws a TypeError in strict-mode code; to change a document, build a
+ * new one (`{ ...doc, status }`) and `put` it. `aggregate` works on clones and returns fresh,
+ * mutable objects.
+ */
+export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}): ReadStore => {
+  const indexedFields = [...new Set(options.indexedFields ?? [])].filter((field) => field !== '_id');
+  const collections = new Map<string, CollectionState>();
+  const checkpoints = new Map<string, string | null>();
+
+  /**
+   * The documents that can match `filter`: one by `_id`, an index's bucket, or all of them.
+   * The full filter still runs over the result, so this only narrows.
+   */
+  const candidatesFor = (state: CollectionState, filter: Filter): Iterable<ReadDocument> => {
+    const id = filter['_id'];
+    if (typeof id === 'string') {
+      const doc = state.docs.get(id);
+      return doc === undefined ? [] : [doc];
+    }
+    let best: { size: number; ids: Iterable<string> } | null = null;
+    for (const index of state.indexes) {
+      const candidates = index.candidates(filter);
+      if (candidates !== null && (best === null || candidates.size < best.size)) best = candidates;
+    }
+    if (best === null) return state.docs.values();
+    const docs: ReadDocument[] = [];
+    for (const candidateId of best.ids) {
+      const doc = state.docs.get(candidateId);
+      if (doc !== undefined) docs.push(doc);
+    }
+    return docs;
+  };
+
+  const isEmpty = (filter: Filter): boolean => {
+    for (const _key in filter) return false;
+    return true;
+  };
+
+  const find = (state: CollectionState, filter: Filter, options: FindOptions | undefined): ReadDocument[] => {
+    const { sort, skip, limit } = normalizeFindOptions(options);
+    const source = candidatesFor(state, filter);
+    const cursor = new Query(filter).find<ReadDocument>(source);
+    if (sort !== null) cursor.sort(sort);
+    if (skip > 0) cursor.skip(skip);
+    if (limit !== null) cursor.limit(limit);
+    return cursor.all();
+  };
+
+  const count = (state: CollectionState, filter: Filter): number => {
+    if (isEmpty(filter)) return state.docs.size;
+    const query = new Query(filter);
+    let matching = 0;
+    for (const doc of candidatesFor(state, filter)) if (query.test(doc)) matching++;
+    return matching;
+  };
+
+  /** For $lookup, $graphLookup and $unionWith: clones, as stages may write into them. */
+  const resolveCollection = (name: string): Record<string, unknown>[] =>
+    Array.from(collections.get(name)?.docs.values() ?? [], (doc) => structuredClone(doc));
+
+  const aggregate = (state: CollectionState, pipeline: Record<string, unknown>[]): Record<string, unknown>[] => {
+    for (const stage of pipeline) {
+      if (Object.hasOwn(stage, '$out') || Object.hasOwn(stage, '$merge')) {
+        throw new ReadStoreUsageError(
+          'invalid_pipeline',
+          'the embedded read store does not write through $out or $merge; only projections write read models',
+        );
+      }
+    }
+    // Pipeline stages may write into their input documents, so they get clones. A leading
+    // $match runs first on the stored documents (using the indexes), so only matches are cloned.
+    const [first, ...rest] = pipeline;
+    const leadingMatch = first !== undefined && Object.keys(first).length === 1 ? first['$match'] : undefined;
+    const options = { processingMode: ProcessingMode.CLONE_INPUT, collectionResolver: resolveCollection };
+    if (typeof leadingMatch === 'object' && leadingMatch !== null && !Array.isArray(leadingMatch)) {
+      const filter = leadingMatch as Filter;
+      const matches = new Query(filter).find<ReadDocument>(candidatesFor(state, filter)).all();
+      return new Aggregator(rest, options).run(matches);
+    }
+    return new Aggregator(pipeline, options).run(state.docs.values());
+  };
+
+  const createCollectionState = (): CollectionState => {
+    const docs = new Map<string, ReadDocument>();
+    const indexes = indexedFields.map(createEqualityIndex);
+    const state: CollectionState = {
+      docs,
+      indexes,
+      handle: {
+        async get(id) {
+          return docs.get(id) ?? null;
+        },
+        async put(doc) {
+          const stored = copyReadDocument(doc, { freeze: true });
+          if (indexes.length > 0) {
+            const previous = docs.get(stored._id);
+            for (const index of indexes) {
+              if (previous !== undefined) index.remove(previous);
+              index.add(stored);
+            }
+          }
+          docs.set(stored._id, stored);
+        },
+        async delete(id) {
+          const previous = docs.get(id);
+          if (previous === undefined) return;
+          for (const index of indexes) index.remove(previous);
+          docs.delete(id);
+        },
+        async find(filter, options) {
+          return find(state, filter, options);
+        },
+        async count(filter) {
+          return count(state, filter);
+        },
+        async aggregate(pipeline) {
+          return aggregate(state, pipeline);
+        },
+        async clear() {
+          docs.clear();
+          for (const index of indexes) index.clear();
+        },
+      },
+    };
+    return state;
+  };
+
+  return {
+    durable: false,
+    collection<T extends ReadDocument = ReadDocument>(name: string): Collection<T> {
+      let state = collections.get(name);
+      if (state === undefined) {
+        assertCollectionName(name);
+        state = createCollectionState();
+        collections.set(name, state);
+      }
+      // Documents are stored as given by `put` on this handle's callers; the store does not
+      // check their shape against T, exactly like a MongoDB collection.
+      return state.handle as Collection<T>;
+    },
+    async getCheckpoint(name) {
+      const stored = checkpoints.get(name);
+      return stored === undefined || stored === null ? null : BigInt(stored);
+    },
+    async setCheckpoint(name, position) {
+      checkpoints.set(name, encodeCheckpoint(position));
+    },
+    async dropAll() {
+      // Handles already given out stay valid and see empty collections.
+      for (const state of collections.values()) await state.handle.clear();
+      checkpoints.clear();
+    },
+    async close() {},
+  };
+};

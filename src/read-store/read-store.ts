@@ -1,0 +1,39 @@
+/** A read-model document. `_id` is its key; every document also carries its tenant. */
+export type ReadDocument = { _id: string; [key: string]: unknown };
+
+/** A MongoDB query filter (the subset both mingo and MongoDB understand). */
+export type Filter = Record<string, unknown>;
+export type Sort = Record<string, 1 | -1>;
+
+export type FindOptions = { sort?: Sort; skip?: number; limit?: number };
+
+/**
+ * Documents are plain JSON (money and log positions as strings, dates as ISO strings); `put`
+ * refuses a bigint, Date, NaN or class instance. Treat documents from `get` and `find` as
+ * read-only: the embedded store returns its own deep-frozen copy. To change one, `put` a new
+ * object.
+ */
+export type Collection<T extends ReadDocument = ReadDocument> = {
+  get(id: string): Promise<T | null>;
+  /** Insert or replace the whole document. */
+  put(doc: T): Promise<void>;
+  delete(id: string): Promise<void>;
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  count(filter: Filter): Promise<number>;
+  /** Run a MongoDB aggregation pipeline, for analysts and reports. */
+  aggregate(pipeline: Record<string, unknown>[]): Promise<Record<string, unknown>[]>;
+  /** Remove every document. */
+  clear(): Promise<void>;
+};
+
+export type ReadStore = {
+  collection<T extends ReadDocument = ReadDocument>(name: string): Collection<T>;
+  /** The log position every projection has processed, stored with the read models. */
+  getCheckpoint(name: string): Promise<bigint | null>;
+  setCheckpoint(name: string, position: bigint | null): Promise<void>;
+  /** Whether documents survive a restart (MongoDB) or must be rebuilt from the log (embedded). */
+  readonly durable: boolean;
+  /** Drop every collection and checkpoint. */
+  dropAll(): Promise<void>;
+  close(): Promise<void>;
+};

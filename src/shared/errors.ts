@@ -1,0 +1,63 @@
+/**
+ * One error class per HTTP meaning. Domain code throws these; the API turns them into
+ * `{statusCode, error, message, code}`.
+ */
+export type ErrorBody = { statusCode: number; error: string; message: string; code: string };
+
+export class WeirError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly error: string,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+  toBody(): ErrorBody {
+    return { statusCode: this.statusCode, error: this.error, message: this.message, code: this.code };
+  }
+}
+
+/** 400: the request is wrong; `field` names the offending field. */
+export class ValidationError extends WeirError {
+  override readonly name = 'ValidationError';
+  constructor(readonly field: string | null, message: string, code = 'parameter_invalid') {
+    super(400, 'Bad Request', code, field ? `${field}: ${message}` : message);
+  }
+}
+
+/** 400: the operation is not allowed in the record's current state. */
+export class InvalidStateError extends WeirError {
+  override readonly name = 'InvalidStateError';
+  constructor(message: string, code = 'status_transition_invalid') {
+    super(400, 'Bad Request', code, message);
+  }
+}
+
+export class UnauthorizedError extends WeirError {
+  override readonly name = 'UnauthorizedError';
+  constructor(message: string) {
+    super(401, 'Unauthorized', 'authentication_required', message);
+  }
+}
+
+export class ForbiddenError extends WeirError {
+  override readonly name = 'ForbiddenError';
+  constructor(message: string, code = 'forbidden') {
+    super(403, 'Forbidden', code, message);
+  }
+}
+
+export class NotFoundError extends WeirError {
+  override readonly name = 'NotFoundError';
+  constructor(what: string, id: string) {
+    super(404, 'Not Found', 'resource_missing', `${what} ${id} not found`);
+  }
+}
+
+export class ConflictError extends WeirError {
+  override readonly name = 'ConflictError';
+  constructor(message: string, code = 'conflict') {
+    super(409, 'Conflict', code, message);
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Money. API amounts are integers scaled by 10^8 (`"100000000"` is 1 USDC), carried as digit
+ * strings on the wire and as bigint in code. Chain amounts use the asset's own decimals.
+ */
+export const API_DECIMALS = 8;
+const DIGITS = /^(0|[1-9][0-9]*)$/;
+/** Largest amount accepted from a request: int64, as in the reference API. */
+export const MAX_AMOUNT = 2n ** 63n - 1n;
+
+export class AmountError extends Error {
+  override readonly name = 'AmountError';
+}
+
+/** Parse an API amount sent as a digit string or a safe integer number. */
+export function parseAmount(value: unknown): bigint {
+  let text: string;
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value) || value < 0) throw new AmountError('must be a non-negative integer (send large amounts as strings)');
+    text = String(value);
+  } else if (typeof value === 'string') {
+    text = value;
+  } else {
+    throw new AmountError('must be an integer string or number');
+  }
+  if (!DIGITS.test(text)) throw new AmountError('must be a non-negative integer of digits, scaled by 10^8');
+  const amount = BigInt(text);
+  if (amount > MAX_AMOUNT) throw new AmountError('is larger than 9223372036854775807');
+  return amount;
+}
+
+/**
+ * Convert an API amount (10^8) into an asset's chain units. Throws when the asset cannot
+ * represent the amount exactly (e.g. 1.000000015 in a 6-decimal token).
+ */
+export function toChainUnits(amount: bigint, decimals: number): bigint {
+  if (decimals >= API_DECIMALS) return amount * 10n ** BigInt(decimals - API_DECIMALS);
+  const divisor = 10n ** BigInt(API_DECIMALS - decimals);
+  if (amount % divisor !== 0n) throw new AmountError(`${amount} cannot be expressed exactly with ${decimals} decimals`);
+  return amount / divisor;
+}
+
+/**
+ * Convert chain units into the API scale. Digits below 10^-8 (possible only for assets with more
+ * than 8 decimals) are returned separately so nothing is silently dropped.
+ */
+export function fromChainUnits(raw: bigint, decimals: number): { amount: bigint; remainder: bigint } {
+  if (decimals <= API_DECIMALS) return { amount: raw * 10n ** BigInt(API_DECIMALS - decimals), remainder: 0n };
+  const divisor = 10n ** BigInt(decimals - API_DECIMALS);
+  return { amount: raw / divisor, remainder: raw % divisor };
+}
+
+/** Human form of an API amount: `150000000` -> `1.5`. */
+export function formatAmount(amount: bigint, decimals: number = API_DECIMALS): string {
+  const negative = amount < 0n;
+  const abs = negative ? -amount : amount;
+  const base = 10n ** BigInt(decimals);
+  const whole = abs / base;
+  const fraction = (abs % base).toString().padStart(decimals, '0').replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+}

@@ -1,0 +1,89 @@
+import { webhookDeliveryAggregate } from '../../machines/webhook-delivery.aggregate.ts';
+import type { CommandHandler } from '../actors/command-handler.ts';
+import type { Environment } from '../event-store/event-store.ts';
+import type { ProjectionRunner } from '../projections/projection-runner.ts';
+import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../projections/collections.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
+import type { Clock } from '../shared/clock.ts';
+import { createDueWorkLoop } from '../shared/due-work-loop.ts';
+import type { SecretBox } from '../tenancy/secrets.ts';
+import type { WebhookSender } from './webhook-sender.ts';
+
+export type WebhookDispatcher = { start(): void; stop(): Promise<void> };
+
+/**
+ * Sends due webhook deliveries and records each attempt's outcome in the delivery's stream.
+ * What is due comes from the deliveries read model, so a restart resumes where the log says.
+ */
+export function createWebhookDispatcher(deps: {
+  clock: Clock;
+  readStore: ReadStore;
+  projections: ProjectionRunner;
+  commands: CommandHandler;
+  secretBox: SecretBox;
+  send: WebhookSender;
+  concurrency?: number;
+}): WebhookDispatcher {
+  const { clock, readStore, projections, commands, secretBox, send } = deps;
+  const concurrency = deps.concurrency ?? 16;
+  const deliveries = readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
+  const endpoints = readStore.collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints);
+  const inFlight = new Set<string>();
+  let unsubscribe: (() => void) | null = null;
+
+  async function attempt(delivery: WebhookDeliveryDoc): Promise<void> {
+    try {
+      const endpoint = await endpoints.get(delivery.endpointId);
+      if (!endpoint || endpoint.deleted) return;
+      const outcome = await send({ url: endpoint.url, body: delivery.body, secret: secretBox.open(endpoint.sealedSecret), eventId: delivery.eventId, nowMs: clock.now() });
+      await commands.handle(webhookDeliveryAggregate, delivery.id, {
+        type: 'RecordDeliveryAttempt',
+        attempt: delivery.attempts + 1,
+        firstDueAt: delivery.firstDueAt,
+        ...outcome,
+      }, {
+        organizationId: delivery.organizationId,
+        environment: delivery.environment as Environment,
+        actor: 'system:webhook-dispatcher',
+        causationId: delivery.eventId,
+      });
+    } catch (error) {
+      console.error(`[webhooks] delivery ${delivery.id} could not be recorded:`, error);
+    } finally {
+      inFlight.delete(delivery.id);
+      loop.poke();
+    }
+  }
+
+  const loop = createDueWorkLoop({
+    name: 'webhooks',
+    clock,
+    async runDue(now) {
+      const free = concurrency - inFlight.size;
+      if (free <= 0) return;
+      const due = await deliveries.find({ status: 'pending', nextAttemptAt: { $lte: now } }, { sort: { nextAttemptAt: 1 }, limit: free + inFlight.size });
+      for (const delivery of due) {
+        if (inFlight.has(delivery.id) || inFlight.size >= concurrency) continue;
+        inFlight.add(delivery.id);
+        void attempt(delivery);
+      }
+    },
+    async nextDue() {
+      const candidates = await deliveries.find({ status: 'pending', nextAttemptAt: { $ne: null } }, { sort: { nextAttemptAt: 1 }, limit: inFlight.size + 1 });
+      return candidates.find((d) => !inFlight.has(d.id))?.nextAttemptAt ?? null;
+    },
+  });
+
+  return {
+    start() {
+      unsubscribe = projections.onAdvanced((_position, touched) => {
+        if (touched.has(COLLECTIONS.webhookDeliveries)) loop.poke();
+      });
+      loop.poke();
+    },
+    async stop() {
+      unsubscribe?.();
+      await loop.stop();
+    },
+  };
+}

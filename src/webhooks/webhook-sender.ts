@@ -1,0 +1,42 @@
+import { bodySignature, timestampedSignature } from './signature.ts';
+import { DELIVERY_TIMEOUT_MS } from './retry-schedule.ts';
+
+export type SendOutcome = { statusCode: number | null; error: string | null; durationMs: number };
+
+export type WebhookSender = (request: { url: string; body: string; secret: string; eventId: string; nowMs: number }) => Promise<SendOutcome>;
+
+/**
+ * POSTs one webhook. A 2xx answer is success; any other status, a redirect, a network error or
+ * no answer within the timeout is a failure. Redirects are not followed.
+ */
+export function createHttpWebhookSender(options: { timeoutMs?: number; userAgent?: string } = {}): WebhookSender {
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  return async ({ url, body, secret, eventId, nowMs }) => {
+    const started = performance.now();
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': options.userAgent ?? 'Weir-Webhooks/1',
+          'x-webhook-signature': bodySignature(secret, body),
+          'x-webhook-token': secret,
+          'x-weir-signature': timestampedSignature(secret, body, Math.floor(nowMs / 1000)),
+          'x-webhook-id': eventId,
+        },
+        body,
+      });
+      await response.arrayBuffer().catch(() => undefined);
+      const durationMs = Math.round(performance.now() - started);
+      const ok = response.status >= 200 && response.status < 300;
+      return { statusCode: response.status, error: ok ? null : `receiver answered ${response.status}`, durationMs };
+    } catch (error) {
+      const durationMs = Math.round(performance.now() - started);
+      const name = (error as Error).name;
+      const message = name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${timeoutMs} ms` : `request failed: ${(error as Error).message}`;
+      return { statusCode: null, error: message, durationMs };
+    }
+  };
+}
