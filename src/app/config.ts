@@ -12,6 +12,8 @@ export type WeirConfig = {
   publicUrl?: string;
   /** 32 bytes in base64 to seal webhook secrets; defaults to a key file in the data dir. */
   masterKey?: string;
+  /** Operator token for `/admin` (creating organizations over HTTP); unset: the admin API is off. */
+  adminToken?: string;
   /** Offer the built-in test network (no chain needed; transfers are published by hand). */
   testRail: boolean;
 };
@@ -27,6 +29,7 @@ export const SETTINGS = {
   mongoDbUrl: { env: 'MONGODB_URL', flag: '--mongodb-url', description: 'MongoDB connection string; unset: embedded read store rebuilt from the log at start' },
   publicUrl: { env: 'WEIR_PUBLIC_URL', flag: '--public-url', description: 'base URL of the hosted pages', default: 'http://HOST:PORT' },
   masterKey: { env: 'WEIR_MASTER_KEY', flag: '--master-key', description: '32-byte base64 key sealing webhook secrets; unset: DATA_DIR/master.key' },
+  adminToken: { env: 'WEIR_ADMIN_TOKEN', flag: '--admin-token', description: 'operator token for POST /admin/organizations; unset: admin API off' },
   testRail: { env: 'WEIR_TEST_RAIL', flag: '--test-rail', description: 'offer the built-in test network weir-testnet (1/0)', default: '0' },
 } as const satisfies Record<keyof WeirConfig, SettingSpec>;
 
@@ -67,6 +70,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     mongoDbUrl: get('mongoDbUrl'),
     publicUrl: get('publicUrl'),
     masterKey: get('masterKey'),
+    adminToken: get('adminToken'),
     testRail: testRail === '1' || testRail === 'true',
   };
 }

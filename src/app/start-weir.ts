@@ -79,7 +79,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const publicUrl = (config.publicUrl ?? url).replace(/\/$/, '');
   const lineItems = createLineItemResolver({ readStore, commands });
   const createCheckoutSession = createCheckoutSessionCreator({ clock, readStore, commands, rail, lineItems, publicUrl });
-  const app = createApiApp({ clock, eventStore, readStore, commands, projections, rail, secretBox, publicUrl, createCheckoutSession });
+  const app = createApiApp({ clock, eventStore, readStore, commands, projections, rail, secretBox, publicUrl, createCheckoutSession, adminToken: config.adminToken });
   server.on('request', app.callback());
   server.keepAliveTimeout = 65_000;
   log(`[weir] listening on ${url} (event store: ${config.kurrentDbUrl ? 'KurrentDB' : 'SQLite'}, bus: ${config.natsUrl ? 'NATS' : 'in-process'}, read store: ${config.mongoDbUrl ? 'MongoDB' : 'embedded'})`);

@@ -3,6 +3,7 @@ import type { CreateCheckoutSession } from '../actors/create-checkout-session.ts
 import type { ApiDeps, ApiState } from './api-context.ts';
 import { idempotencyMiddleware } from './idempotency.ts';
 import { authMiddleware, errorMiddleware, jsonBodyMiddleware } from './middleware.ts';
+import { adminRoutes } from './routes/admin.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { chainRoutes } from './routes/chains.ts';
@@ -12,7 +13,7 @@ import { organizationRoutes } from './routes/organization.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 
 /** The HTTP face of Weir: public hosted pages, and the authenticated `/api/v1`. */
-export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession }): Koa<ApiState> {
+export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession; adminToken?: string }): Koa<ApiState> {
   const app = new Koa<ApiState>();
   app.proxy = process.env.WEIR_TRUST_PROXY === '1';
   app.silent = true;
@@ -29,6 +30,12 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
     if (ctx.path === '/health') { ctx.body = { status: 'ok', position: deps.projections.position()?.toString() ?? null }; return; }
     return next();
   });
+
+  if (deps.adminToken) {
+    const admin = adminRoutes({ ...deps, adminToken: deps.adminToken });
+    app.use(admin.routes());
+    app.use(admin.allowedMethods());
+  }
 
   const auth = authMiddleware(deps.readStore);
   const idempotency = idempotencyMiddleware(deps);

@@ -36,7 +36,7 @@ export function createWebhookDispatcher(deps: {
       const endpoint = await endpoints.get(delivery.endpointId);
       if (!endpoint || endpoint.deleted) return;
       const outcome = await send({ url: endpoint.url, body: delivery.body, secret: secretBox.open(endpoint.sealedSecret), eventId: delivery.eventId, nowMs: clock.now() });
-      await commands.handle(webhookDeliveryAggregate, delivery.id, {
+      const recorded = await commands.handle(webhookDeliveryAggregate, delivery.id, {
         type: 'RecordDeliveryAttempt',
         attempt: delivery.attempts + 1,
         firstDueAt: delivery.firstDueAt,
@@ -47,6 +47,8 @@ export function createWebhookDispatcher(deps: {
         actor: 'system:webhook-dispatcher',
         causationId: delivery.eventId,
       });
+      // Stay in flight until the read model shows this attempt, so it is not sent twice.
+      if (recorded.position !== null) await projections.waitFor(recorded.position, 30_000);
     } catch (error) {
       console.error(`[webhooks] delivery ${delivery.id} could not be recorded:`, error);
     } finally {

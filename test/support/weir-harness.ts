@@ -1,0 +1,42 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ExecutionContext } from 'ava';
+import { startWeir, type Weir, type WeirOverrides } from '../../src/app/start-weir.ts';
+import type { WeirConfig } from '../../src/app/config.ts';
+import { apiClient } from './api-client.ts';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const MERCHANT_WALLET = '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f';
+
+/** A Weir on a free port with a fresh data dir, stopped and removed when the test ends. */
+export async function startTestWeir(t: ExecutionContext, config: Partial<WeirConfig> = {}, overrides: WeirOverrides = {}): Promise<Weir & { dataDir: string }> {
+  const dataDir = config.dataDir ?? (await mkdtemp(join(tmpdir(), 'weir-test-')));
+  const weir = await startWeir(
+    { port: 0, host: '127.0.0.1', dataDir, testRail: true, adminToken: ADMIN_TOKEN, ...config },
+    { log: () => {}, ...overrides },
+  );
+  t.teardown(async () => {
+    await weir.stop();
+    if (!config.dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+  return { ...weir, dataDir };
+}
+
+/** A new organization (over the admin API) with a payment method on the test network. */
+export async function createMerchant(baseUrl: string, name = 'Acme Test Shop') {
+  const admin = apiClient(baseUrl, ADMIN_TOKEN);
+  const created = await admin.post<{ organizationId: string; testSecretKey: string; liveSecretKey: string }>('/admin/organizations', { name });
+  if (created.status !== 200) throw new Error(`org create failed: ${JSON.stringify(created.body)}`);
+  const api = apiClient(baseUrl, created.body.testSecretKey);
+  const wallet = await api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: MERCHANT_WALLET, name: 'treasury' });
+  if (wallet.status !== 200) throw new Error(`payment method failed: ${JSON.stringify(wallet.body)}`);
+  return { ...created.body, api, live: apiClient(baseUrl, created.body.liveSecretKey) };
+}
+
+export const sessionRequest = (unitAmount = '150000000', quantity = 2) => ({
+  mode: 'payment',
+  successUrl: 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}',
+  cancelUrl: 'https://shop.example/cart',
+  lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount, productData: { name: 'Weir T-shirt' } }, quantity }] },
+});
