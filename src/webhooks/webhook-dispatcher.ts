@@ -7,7 +7,7 @@ import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { createDueWorkLoop } from '../shared/due-work-loop.ts';
 import type { SecretBox } from '../tenancy/secrets.ts';
-import type { WebhookSender } from './webhook-sender.ts';
+import { DeliveryAbortedError, type WebhookSender } from './webhook-sender.ts';
 
 export type WebhookDispatcher = { start(): void; stop(): Promise<void> };
 
@@ -29,13 +29,17 @@ export function createWebhookDispatcher(deps: {
   const deliveries = readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
   const endpoints = readStore.collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints);
   const inFlight = new Set<string>();
+  const running = new Set<Promise<void>>();
+  const stopping = new AbortController();
   let unsubscribe: (() => void) | null = null;
 
   async function attempt(delivery: WebhookDeliveryDoc): Promise<void> {
     try {
       const endpoint = await endpoints.get(delivery.endpointId);
       if (!endpoint || endpoint.deleted) return;
-      const outcome = await send({ url: endpoint.url, body: delivery.body, secret: secretBox.open(endpoint.sealedSecret), eventId: delivery.eventId, nowMs: clock.now() });
+      const outcome = await send({
+        url: endpoint.url, body: delivery.body, secret: secretBox.open(endpoint.sealedSecret), eventId: delivery.eventId, nowMs: clock.now(), signal: stopping.signal,
+      });
       const recorded = await commands.handle(webhookDeliveryAggregate, delivery.id, {
         type: 'RecordDeliveryAttempt',
         attempt: delivery.attempts + 1,
@@ -50,10 +54,11 @@ export function createWebhookDispatcher(deps: {
       // Stay in flight until the read model shows this attempt, so it is not sent twice.
       if (recorded.position !== null) await projections.waitFor(recorded.position, 30_000);
     } catch (error) {
+      if (error instanceof DeliveryAbortedError) return;
       console.error(`[webhooks] delivery ${delivery.id} could not be recorded:`, error);
     } finally {
       inFlight.delete(delivery.id);
-      loop.poke();
+      if (!stopping.signal.aborted) loop.poke();
     }
   }
 
@@ -67,7 +72,9 @@ export function createWebhookDispatcher(deps: {
       for (const delivery of due) {
         if (inFlight.has(delivery.id) || inFlight.size >= concurrency) continue;
         inFlight.add(delivery.id);
-        void attempt(delivery);
+        const run = attempt(delivery);
+        running.add(run);
+        void run.finally(() => running.delete(run));
       }
     },
     async nextDue() {
@@ -86,6 +93,8 @@ export function createWebhookDispatcher(deps: {
     async stop() {
       unsubscribe?.();
       await loop.stop();
+      stopping.abort();
+      await Promise.allSettled([...running]);
     },
   };
 }

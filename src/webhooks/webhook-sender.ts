@@ -3,7 +3,12 @@ import { DELIVERY_TIMEOUT_MS } from './retry-schedule.ts';
 
 export type SendOutcome = { statusCode: number | null; error: string | null; durationMs: number };
 
-export type WebhookSender = (request: { url: string; body: string; secret: string; eventId: string; nowMs: number }) => Promise<SendOutcome>;
+export type WebhookSender = (request: { url: string; body: string; secret: string; eventId: string; nowMs: number; signal?: AbortSignal }) => Promise<SendOutcome>;
+
+/** Thrown when the dispatcher stops mid-request: the attempt did not happen and is not recorded. */
+export class DeliveryAbortedError extends Error {
+  override readonly name = 'DeliveryAbortedError';
+}
 
 /**
  * POSTs one webhook. A 2xx answer is success; any other status, a redirect, a network error or
@@ -11,13 +16,13 @@ export type WebhookSender = (request: { url: string; body: string; secret: strin
  */
 export function createHttpWebhookSender(options: { timeoutMs?: number; userAgent?: string } = {}): WebhookSender {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  return async ({ url, body, secret, eventId, nowMs }) => {
+  return async ({ url, body, secret, eventId, nowMs, signal }) => {
     const started = performance.now();
     try {
       const response = await fetch(url, {
         method: 'POST',
         redirect: 'manual',
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs),
         headers: {
           'content-type': 'application/json',
           'user-agent': options.userAgent ?? 'Weir-Webhooks/1',
@@ -33,6 +38,7 @@ export function createHttpWebhookSender(options: { timeoutMs?: number; userAgent
       const ok = response.status >= 200 && response.status < 300;
       return { statusCode: response.status, error: ok ? null : `receiver answered ${response.status}`, durationMs };
     } catch (error) {
+      if (signal?.aborted) throw new DeliveryAbortedError('the dispatcher stopped during the request');
       const durationMs = Math.round(performance.now() - started);
       const name = (error as Error).name;
       const message = name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${timeoutMs} ms` : `request failed: ${(error as Error).message}`;

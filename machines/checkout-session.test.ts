@@ -1,0 +1,186 @@
+import test from 'ava';
+import { IllegalEventError } from '../src/actors/aggregate.ts';
+import { givenWhenThen } from '../src/actors/given-when-then.ts';
+import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
+import { checkoutSessionAggregate } from './checkout-session.aggregate.ts';
+import { confirmed, created, detected, paymentFixture, sessionFixture } from './checkout-session.fixture.ts';
+import type { CheckoutSessionEvent } from './checkout-session.types.ts';
+
+const given = givenWhenThen(checkoutSessionAggregate);
+const NOW = '2026-01-01T00:30:00.000Z';
+const AFTER_EXPIRY = '2026-01-01T01:00:00.000Z';
+const completedEvent = (amountReceived: string, amountOverpaid = '0', transactionHash: string | null = `0x${'a'.padStart(64, '0')}`): CheckoutSessionEvent => ({
+  type: 'CheckoutSessionCompleted', data: { amountReceived, amountOverpaid, transactionHash, partial: false, at: NOW },
+});
+const expired: CheckoutSessionEvent = { type: 'CheckoutSessionExpired', data: { at: AFTER_EXPIRY } };
+
+test('given nothing, when created, then CheckoutSessionCreated and the session is open', (t) => {
+  const session = sessionFixture();
+  const events = given([]).when({ type: 'CreateCheckoutSession', session });
+  t.deepEqual(events, [created(session)]);
+  t.is(given(events).state().value, 'open');
+});
+
+test('given a created session, when created again, then nothing (idempotent)', (t) => {
+  t.deepEqual(given([created()]).when({ type: 'CreateCheckoutSession', session: sessionFixture() }), []);
+});
+
+test('given an open session, when the payer picks USDC, then the amount due is in USDC chain units', (t) => {
+  t.deepEqual(given([created()]).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW), [
+    { type: 'PaymentMethodSelected', data: { addressId: 'addr-usdc', amountDue: '3000000', at: NOW } },
+  ]);
+});
+
+test('given a chosen asset, when the same asset is picked again, then nothing', (t) => {
+  const picked: CheckoutSessionEvent = { type: 'PaymentMethodSelected', data: { addressId: 'addr-usdc', amountDue: '3000000', at: NOW } };
+  t.deepEqual(given([created(), picked]).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }), []);
+});
+
+test('given a partly paid session, when the payer picks the asset, then only the rest is due', (t) => {
+  const events = given([created(), detected('t1', '100000000'), confirmed('t1'), { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: NOW } }])
+    .when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW);
+  t.deepEqual(events, [{ type: 'PaymentMethodSelected', data: { addressId: 'addr-usdc', amountDue: '2000000', at: NOW } }]);
+});
+
+test('when an asset the session does not offer is picked, then a validation error', (t) => {
+  t.throws(() => given([created()]).when({ type: 'SelectPaymentMethod', addressId: 'nope' }), { instanceOf: ValidationError });
+});
+
+test('given an expired session, when an asset is picked, then refused naming the status', (t) => {
+  const error = t.throws(() => given([created(), expired]).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }), { instanceOf: InvalidStateError });
+  t.regex(error.message, /expired/);
+});
+
+test('when a transfer is recorded, then PaymentDetected and the intent is processing', (t) => {
+  const events = given([created()]).when({ type: 'RecordTransfer', payment: paymentFixture('t1', '300000000') }, NOW);
+  t.is(events.length, 1);
+  t.is(events[0]!.type, 'PaymentDetected');
+  const state = given([created(), ...events]).state();
+  t.is(state.value, 'open');
+  t.is(state.context.session?.paymentIntent.status, 'processing');
+});
+
+test('given a recorded transfer, when the same transfer is recorded again, then nothing', (t) => {
+  t.deepEqual(given([created(), detected('t1', '300000000')]).when({ type: 'RecordTransfer', payment: paymentFixture('t1', '300000000') }), []);
+});
+
+test('given a pending transfer, when its block is reorged away, then PaymentWithdrawn and the intent needs a payment again', (t) => {
+  const events = given([created(), detected('t1', '300000000')]).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, NOW);
+  t.deepEqual(events, [{ type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW } }]);
+  const state = given([created(), detected('t1', '300000000'), ...events]).state();
+  t.is(state.context.session?.paymentIntent.status, 'requires_payment_method');
+  t.is(state.context.session?.paymentStatus, 'unpaid');
+});
+
+test('given a withdrawn transfer, when it is confirmed, then nothing (it can never count)', (t) => {
+  const withdrawn: CheckoutSessionEvent = { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW } };
+  t.deepEqual(given([created(), detected('t1', '300000000'), withdrawn]).when({ type: 'ConfirmTransfer', transferId: 't1' }), []);
+});
+
+test('given a confirmed transfer, when a reorg withdraws it, then nothing (finality is final)', (t) => {
+  t.deepEqual(given([created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')]).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }), []);
+});
+
+test('given an exact pending payment, when confirmed, then PaymentConfirmed and CheckoutSessionCompleted', (t) => {
+  const events = given([created(), detected('1', '300000000')]).when({ type: 'ConfirmTransfer', transferId: '1' }, NOW);
+  t.deepEqual(events, [confirmed('1', NOW), completedEvent('300000000', '0', `0x${'1'.padStart(64, '0')}`)]);
+  const session = given([created(), detected('1', '300000000'), ...events]).state().context.session!;
+  t.is(session.status, 'complete');
+  t.is(session.paymentStatus, 'paid');
+  t.is(session.paymentIntent.status, 'succeeded');
+});
+
+test('given a short payment, when confirmed, then the session is incomplete with the amount received', (t) => {
+  const events = given([created(), detected('t1', '100000000')]).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW);
+  t.deepEqual(events.map((e) => e.type), ['PaymentConfirmed', 'CheckoutSessionPartiallyPaid']);
+  const state = given([created(), detected('t1', '100000000'), ...events]).state();
+  t.is(state.value, 'incomplete');
+  t.is(state.context.session?.amountReceived, '100000000');
+});
+
+test('given an incomplete session, when the rest is confirmed, then it completes', (t) => {
+  const history = [created(), detected('t1', '100000000'), confirmed('t1'), { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: NOW } } as CheckoutSessionEvent, detected('2', '200000000')];
+  const events = given(history).when({ type: 'ConfirmTransfer', transferId: '2' }, NOW);
+  t.deepEqual(events.map((e) => e.type), ['PaymentConfirmed', 'CheckoutSessionCompleted']);
+  t.is(given([...history, ...events]).state().context.session?.amountReceived, '300000000');
+});
+
+test('given an overpayment, when confirmed, then it completes and records the overpaid amount', (t) => {
+  const events = given([created(), detected('t1', '350000000')]).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW);
+  t.is(events[1]!.type, 'CheckoutSessionCompleted');
+  t.is((events[1]!.data as { amountOverpaid: string }).amountOverpaid, '50000000');
+});
+
+test('given a complete session, when another payment confirms, then OverpaymentReceived', (t) => {
+  const history = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000'), detected('t2', '10000000')];
+  const events = given(history).when({ type: 'ConfirmTransfer', transferId: 't2' }, NOW);
+  t.deepEqual(events.map((e) => e.type), ['PaymentConfirmed', 'OverpaymentReceived']);
+  t.is(given([...history, ...events]).state().context.session?.amountOverpaid, '10000000');
+});
+
+test('given an expired session, when a late payment confirms, then it is recorded and reported, and the session stays expired', (t) => {
+  const history = [created(), expired, detected('t1', '300000000')];
+  const events = given(history).when({ type: 'ConfirmTransfer', transferId: 't1' }, AFTER_EXPIRY);
+  t.deepEqual(events.map((e) => e.type), ['PaymentConfirmed', 'LatePaymentReceived']);
+  const state = given([...history, ...events]).state();
+  t.is(state.value, 'expired');
+  t.is(state.context.session?.amountReceived, '300000000');
+  t.true(state.context.session?.payments[0]?.late);
+});
+
+test('given a canceled session, when a late payment confirms, then LatePaymentReceived', (t) => {
+  const canceled: CheckoutSessionEvent = { type: 'CheckoutSessionCanceled', data: { at: NOW, reason: null } };
+  t.deepEqual(given([created(), canceled, detected('t1', '1')]).when({ type: 'ConfirmTransfer', transferId: 't1' }).map((e) => e.type), ['PaymentConfirmed', 'LatePaymentReceived']);
+});
+
+test('given an open session at its expiry time, when the timer fires, then CheckoutSessionExpired and the intent is canceled', (t) => {
+  const events = given([created()]).when({ type: 'ExpireCheckoutSession' }, AFTER_EXPIRY);
+  t.deepEqual(events, [expired]);
+  const session = given([created(), ...events]).state().context.session!;
+  t.is(session.status, 'expired');
+  t.is(session.paymentIntent.status, 'canceled');
+});
+
+test('given an open session before its expiry time, when the timer fires early, then nothing', (t) => {
+  t.deepEqual(given([created()]).when({ type: 'ExpireCheckoutSession' }, '2026-01-01T00:59:59.999Z'), []);
+});
+
+test('given an incomplete, complete or already expired session, when the timer fires, then nothing', (t) => {
+  const partial: CheckoutSessionEvent = { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '1', at: NOW } };
+  t.deepEqual(given([created(), detected('t1', '1'), confirmed('t1'), partial]).when({ type: 'ExpireCheckoutSession' }, AFTER_EXPIRY), []);
+  t.deepEqual(given([created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')]).when({ type: 'ExpireCheckoutSession' }, AFTER_EXPIRY), []);
+  t.deepEqual(given([created(), expired]).when({ type: 'ExpireCheckoutSession' }, AFTER_EXPIRY), []);
+});
+
+test('given an open session, when canceled, then CheckoutSessionCanceled; canceling again changes nothing', (t) => {
+  const events = given([created()]).when({ type: 'CancelCheckoutSession', reason: 'payer left' }, NOW);
+  t.deepEqual(events, [{ type: 'CheckoutSessionCanceled', data: { at: NOW, reason: 'payer left' } }]);
+  t.deepEqual(given([created(), ...events]).when({ type: 'CancelCheckoutSession', reason: null }), []);
+});
+
+test('given a complete session, when canceled, then refused naming the status', (t) => {
+  const error = t.throws(() => given([created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')]).when({ type: 'CancelCheckoutSession', reason: null }), { instanceOf: InvalidStateError });
+  t.regex(error.message, /complete/);
+});
+
+test('given an incomplete session, when the merchant completes it as is, then a partial completion', (t) => {
+  const partial: CheckoutSessionEvent = { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: NOW } };
+  const events = given([created(), detected('t1', '100000000'), confirmed('t1'), partial]).when({ type: 'CompletePartialCheckoutSession' }, NOW);
+  t.is(events.length, 1);
+  t.like(events[0]!.data, { partial: true, amountReceived: '100000000' });
+});
+
+test('given an open session, when the merchant completes it as partial, then refused', (t) => {
+  t.throws(() => given([created()]).when({ type: 'CompletePartialCheckoutSession' }), { instanceOf: InvalidStateError, message: /open/ });
+});
+
+test('given no session, when any other command arrives, then refused', (t) => {
+  t.throws(() => given([]).when({ type: 'ExpireCheckoutSession' }), { instanceOf: InvalidStateError });
+});
+
+test('the machine refuses facts its state cannot take', (t) => {
+  t.throws(() => given([created(), created()]).state(), { instanceOf: IllegalEventError });
+  t.throws(() => given([created(), expired, completedEvent('1')]).state(), { instanceOf: IllegalEventError });
+  t.throws(() => given([created(), { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '1', at: NOW } }, expired]).state(), { instanceOf: IllegalEventError });
+  t.throws(() => given([detected('t1', '1')]).state(), { instanceOf: IllegalEventError });
+});

@@ -1,0 +1,64 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import { apiClient, eventually } from '../support/api-client.ts';
+import { runWeir, spawnWeir } from '../support/weir-process.ts';
+
+const tempDir = async (t: import('ava').ExecutionContext) => {
+  const dir = await mkdtemp(join(tmpdir(), 'weir-cli-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+};
+
+test('weir org create on the data dir of a running weir serve: the server picks the organization up without a restart', async (t) => {
+  const dataDir = await tempDir(t);
+  const server = await spawnWeir({ dataDir });
+  t.teardown(() => server.kill());
+  const created = runWeir(['org', 'create', '--name', 'Late Bakery'], { WEIR_DATA_DIR: dataDir });
+  t.is(created.status, 0, created.stderr);
+  const org = JSON.parse(created.stdout) as { organizationId: string; testSecretKey: string; liveSecretKey: string };
+  t.regex(org.testSecretKey, /^sk_test_[0-9A-Za-z]{40}$/);
+  t.regex(org.liveSecretKey, /^sk_live_[0-9A-Za-z]{40}$/);
+  const body = await eventually(async () => {
+    const r = await apiClient(server.url, org.testSecretKey).get<{ id: string; name: string }>('/api/v1/organization');
+    return r.status === 200 ? r.body : undefined;
+  }, 'the new key to work');
+  t.is(body.id, org.organizationId);
+  t.is(body.name, 'Late Bakery');
+  const live = await apiClient(server.url, org.liveSecretKey).get<{ environment: string }>('/api/v1/organization');
+  t.is(live.body.environment, 'live');
+  // The log holds only hashes of the keys.
+  const log = await readFile(join(dataDir, 'events.sqlite3'));
+  t.false(log.includes(org.testSecretKey));
+});
+
+test('weir org create without a name fails with a clear message', (t) => {
+  const result = runWeir(['org', 'create'], { WEIR_DATA_DIR: '/nonexistent-never-created' });
+  t.is(result.status, 2);
+  t.regex(result.stderr, /--name/);
+});
+
+test('weir machines export writes Stately-importable JSON for every machine', async (t) => {
+  const out = await tempDir(t);
+  const result = runWeir(['machines', 'export', '--out', out]);
+  t.is(result.status, 0, result.stderr);
+  const session = JSON.parse(await readFile(join(out, 'checkout-session.json'), 'utf8')) as { id: string; initial: string; states: Record<string, { on?: Record<string, unknown> }> };
+  t.is(session.id, 'checkoutSession');
+  t.deepEqual(Object.keys(session.states).sort(), ['canceled', 'complete', 'expired', 'incomplete', 'new', 'open']);
+  t.truthy(session.states.open?.on?.CheckoutSessionCompleted);
+  const delivery = JSON.parse(await readFile(join(out, 'webhook-delivery.json'), 'utf8')) as { states: Record<string, unknown> };
+  t.deepEqual(Object.keys(delivery.states).sort(), ['exhausted', 'failed', 'pending', 'succeeded']);
+});
+
+test('weir replay rebuilds the read models from the log and reports events per second', async (t) => {
+  const dataDir = await tempDir(t);
+  t.is(runWeir(['org', 'create', '--name', 'A'], { WEIR_DATA_DIR: dataDir }).status, 0);
+  t.is(runWeir(['org', 'create', '--name', 'B'], { WEIR_DATA_DIR: dataDir }).status, 0);
+  const result = runWeir(['replay'], { WEIR_DATA_DIR: dataDir });
+  t.is(result.status, 0, result.stderr);
+  const summary = JSON.parse(result.stdout.trim().split('\n').pop()!) as { events: number; eventsPerSecond: number };
+  t.is(summary.events, 8);
+  t.true(summary.eventsPerSecond > 0);
+  t.regex(result.stderr, /replay/);
+});

@@ -1,0 +1,50 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { findFreePort } from './free-port.ts';
+import { ADMIN_TOKEN } from './weir-harness.ts';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const WEIR_BIN = fileURLToPath(new URL('../../bin/weir.js', import.meta.url));
+
+/** Environment for a child Weir: only what it needs, never the parent's service URLs. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const { NATS_URL: _n, KURRENTDB_URL: _k, MONGODB_URL: _m, ...rest } = process.env;
+  return { ...rest, ...extra };
+}
+
+/** `weir serve` as a real child process, ready once /health answers. */
+export async function spawnWeir(options: { dataDir: string; env?: Record<string, string> }): Promise<{ url: string; child: ChildProcess; output: () => string; kill(signal?: NodeJS.Signals): Promise<void> }> {
+  const port = await findFreePort();
+  const child = spawn(process.execPath, [WEIR_BIN, 'serve'], {
+    cwd: ROOT,
+    env: childEnv({ PORT: String(port), HOST: '127.0.0.1', WEIR_DATA_DIR: options.dataDir, WEIR_TEST_RAIL: '1', WEIR_ADMIN_TOKEN: ADMIN_TOKEN, ...options.env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`weir serve exited early:\n${output}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`weir serve did not start:\n${output}`); }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url, child, output: () => output,
+    async kill(signal = 'SIGKILL') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+/** Run a `weir` command to completion. */
+export function runWeir(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [WEIR_BIN, ...args], { cwd: ROOT, env: childEnv(env), encoding: 'utf8', timeout: 60_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
