@@ -1,0 +1,125 @@
+import test, { type ExecutionContext } from 'ava';
+import { createManualClock } from '../shared/clock.ts';
+import { eventually } from '../../test/support/api-client.ts';
+import { chainPublisher, randomHash } from '../../test/support/chain-publisher.ts';
+import { startWebhookReceiver } from '../../test/support/webhook-receiver.ts';
+import { createMerchant, sessionRequest, startTestWeir } from '../../test/support/weir-harness.ts';
+
+type Session = {
+  id: string; status: string; paymentStatus: string; amountReceived: string; amountOverpaid: string;
+  addresses: { paymentAddress: string; asset: { currency: string } }[];
+  paymentIntent: { status: string; transactions: { status: string; late: boolean }[] };
+  payments: { status: string }[];
+};
+
+async function setup(t: ExecutionContext, clock = createManualClock(Date.parse('2026-06-01T00:00:00Z'))) {
+  const weir = await startTestWeir(t, {}, { clock });
+  const merchant = await createMerchant(weir.url);
+  const session = (await merchant.api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
+  const get = async () => (await merchant.api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
+  const until = (predicate: (s: Session) => boolean, what: string) => eventually(async () => { const s = await get(); return predicate(s) ? s : undefined; }, what);
+  return { weir, merchant, session, get, until, chain: chainPublisher(weir.bus), to: session.addresses[0]!.paymentAddress, clock };
+}
+
+test('less than due leaves the session incomplete; a second transfer covering the rest completes it', async (t) => {
+  const { chain, to, until } = await setup(t);
+  const b1 = randomHash();
+  await chain.transfer({ to, amount: '1000000', blockNumber: 1, blockHash: b1 });
+  await chain.final(1, b1);
+  const partial = await until((s) => s.status === 'incomplete', 'incomplete');
+  t.is(partial.amountReceived, '100000000');
+  t.is(partial.paymentStatus, 'unpaid');
+  const b2 = randomHash();
+  await chain.transfer({ to, amount: '2000000', blockNumber: 2, blockHash: b2 });
+  await chain.final(2, b2);
+  const done = await until((s) => s.status === 'complete', 'complete');
+  t.is(done.amountReceived, '300000000');
+  t.is(done.amountOverpaid, '0');
+});
+
+test('the merchant can accept a partial payment as is', async (t) => {
+  const { chain, to, until, merchant, session } = await setup(t);
+  const b = randomHash();
+  await chain.transfer({ to, amount: '500000', blockNumber: 1, blockHash: b });
+  await chain.final(1, b);
+  await until((s) => s.status === 'incomplete', 'incomplete');
+  const accepted = await merchant.api.post<Session>(`/api/v1/checkout/sessions/${session.id}/complete-partial-checkout-session`);
+  t.is(accepted.status, 200);
+  t.is(accepted.body.status, 'complete');
+  t.is(accepted.body.paymentStatus, 'paid');
+  t.is(accepted.body.amountReceived, '50000000');
+  const again = await merchant.api.post<{ statusCode: number; message: string }>(`/api/v1/checkout/sessions/${session.id}/complete-partial-checkout-session`);
+  t.is(again.status, 400);
+  t.regex(again.body.message, /complete/);
+});
+
+test('more than due completes the session and records the overpaid amount', async (t) => {
+  const { chain, to, until } = await setup(t);
+  const b = randomHash();
+  await chain.transfer({ to, amount: '3500000', blockNumber: 1, blockHash: b });
+  await chain.final(1, b);
+  const done = await until((s) => s.status === 'complete', 'complete');
+  t.is(done.amountOverpaid, '50000000');
+});
+
+test('a reorg that removes the paying block before finality leaves the session unpaid; a later real payment completes it', async (t) => {
+  const { chain, to, until, get } = await setup(t);
+  const orphan = randomHash();
+  await chain.transfer({ to, amount: '3000000', blockNumber: 5, blockHash: orphan });
+  await until((s) => s.paymentIntent.status === 'processing', 'detection');
+  await chain.reorg([{ number: 5, hash: orphan }]);
+  const unwound = await until((s) => s.payments[0]?.status === 'withdrawn', 'withdrawal');
+  t.is(unwound.status, 'open');
+  t.is(unwound.paymentStatus, 'unpaid');
+  t.is(unwound.paymentIntent.status, 'requires_payment_method');
+  t.deepEqual(unwound.paymentIntent.transactions, []);
+  // Finality of the orphaned hash can no longer credit it.
+  await chain.final(5, orphan);
+  const canonical = randomHash();
+  await chain.transfer({ to, amount: '3000000', blockNumber: 5, blockHash: canonical, transactionHash: randomHash() });
+  await chain.final(5, canonical);
+  const done = await until((s) => s.status === 'complete', 'complete');
+  t.is(done.amountReceived, '300000000');
+  t.is((await get()).payments.filter((p) => p.status === 'confirmed').length, 1);
+});
+
+test('a final block with another hash than the transfer\'s withdraws the transfer', async (t) => {
+  const { chain, to, until } = await setup(t);
+  await chain.transfer({ to, amount: '3000000', blockNumber: 9, blockHash: randomHash() });
+  await until((s) => s.paymentIntent.status === 'processing', 'detection');
+  await chain.final(9, randomHash());
+  const s = await until((x) => x.payments[0]?.status === 'withdrawn', 'withdrawal');
+  t.is(s.status, 'open');
+});
+
+test('a payment after expiry is recorded, not lost, and reported by a checkout_session.late_payment webhook', async (t) => {
+  const receiver = await startWebhookReceiver();
+  t.teardown(() => receiver.close());
+  const clock = createManualClock(Date.parse('2026-06-01T00:00:00Z'));
+  const { chain, to, until, merchant } = await setup(t, clock);
+  await merchant.api.post('/api/v1/webhook-endpoints', { description: 'late', url: receiver.url, enabledEvents: { events: ['checkout_session.late_payment', 'checkout_session.expired'] } });
+  clock.set(Date.parse('2026-06-01T01:00:00Z'));
+  await until((s) => s.status === 'expired', 'expiry');
+  const b = randomHash();
+  await chain.transfer({ to, amount: '3000000', blockNumber: 3, blockHash: b });
+  await chain.final(3, b);
+  const late = await until((s) => s.amountReceived === '300000000', 'the late payment to be recorded');
+  t.is(late.status, 'expired');
+  t.true(late.paymentIntent.transactions[0]!.late);
+  const hooks = await receiver.waitFor((all) => all.length >= 2);
+  t.deepEqual(hooks.map((h) => (JSON.parse(h.body) as { type: string }).type).sort(), ['checkout_session.expired', 'checkout_session.late_payment']);
+});
+
+test('a transfer of an asset the session does not accept, to an unknown address, or a malformed message credits nothing and blocks nothing', async (t) => {
+  const { weir, chain, to, until, get } = await setup(t);
+  const b = randomHash();
+  await chain.transfer({ to, amount: '3000000000000000000', asset: 'dai', blockNumber: 1, blockHash: b });
+  await chain.transfer({ to: '0x000000000000000000000000000000000000dead', amount: '3000000', blockNumber: 1, blockHash: b });
+  await weir.bus.publish('chain.weir-testnet.transfer', Buffer.from('{"type":"transfer","network":"weir-testnet"}'));
+  await weir.bus.publish('chain.weir-testnet.transfer', Buffer.from('not json'));
+  await chain.transfer({ to, amount: '3000000', blockNumber: 2, blockHash: b });
+  await chain.final(2, b);
+  const done = await until((s) => s.status === 'complete', 'the valid payment behind the bad messages');
+  t.is(done.amountReceived, '300000000');
+  t.is((await get()).payments.length, 1);
+});
