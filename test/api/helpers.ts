@@ -1,0 +1,108 @@
+import type { ExecutionContext } from 'ava';
+import type { Weir } from '../../src/app/start-weir.ts';
+import { apiClient, eventually, type ApiResponse } from '../support/api-client.ts';
+import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
+
+/** Shared by the API behaviour tests: response shapes, error assertions, log counting, paying a session. */
+
+export type ErrorBody = { statusCode: number; error: string; message: string; code: string };
+
+export type Price = { id: string; productId: string; type: string; currency: string; unitAmount: string; interval: string | null; product?: { id: string; name: string } };
+export type LineItem = { description: string | null; quantity: number; price: Price; amountTotal: string; currency: string };
+export type SessionAddress = { id: string; asset: { id: string; currency: string; chainId: number }; paymentAddress: string };
+export type Session = {
+  id: string;
+  url: string;
+  status: string;
+  paymentStatus: string;
+  createdAt: string;
+  successUrl: string;
+  cancelUrl: string | null;
+  currency: string;
+  amountTotal: string;
+  amountSubtotal: string;
+  livemode: boolean;
+  lineItems: { object: string; data: LineItem[] };
+  addresses: SessionAddress[];
+  paymentIntent: { status: string };
+};
+export type Page<T> = { page: number; limit: number; count: number; hasMore: boolean; data: T[] };
+
+export type Api = ReturnType<typeof apiClient>;
+
+/**
+ * A 4xx/5xx answer in Weir's error shape: exactly `{statusCode, error, message, code}`, the status
+ * repeated in the body, and (when `field` is given) a message that starts with the field's path.
+ */
+export function assertError(
+  t: ExecutionContext,
+  response: ApiResponse<unknown>,
+  status: number,
+  expected: { code?: string; field?: string; message?: RegExp } = {},
+): ErrorBody {
+  const context = JSON.stringify(response.body);
+  t.is(response.status, status, context);
+  const body = response.body as ErrorBody;
+  t.deepEqual(Object.keys(body ?? {}).sort(), ['code', 'error', 'message', 'statusCode'], context);
+  t.is(body.statusCode, status, context);
+  t.is(typeof body.error, 'string', context);
+  t.true(typeof body.message === 'string' && body.message.length > 0, context);
+  t.regex(body.code, /^[a-z][a-z_]*$/, context);
+  if (expected.code !== undefined) t.is(body.code, expected.code, context);
+  if (expected.field !== undefined) t.true(body.message.startsWith(`${expected.field}:`), `message should name ${expected.field}: ${context}`);
+  if (expected.message !== undefined) t.regex(body.message, expected.message, context);
+  return body;
+}
+
+/** Number of events in the whole log. */
+export async function logLength(weir: Pick<Weir, 'eventStore'>): Promise<number> {
+  return (await weir.eventStore.readAll(null, 100_000)).length;
+}
+
+/** The whole log as one JSON text, to look for strings that must never be stored. */
+export async function logText(weir: Pick<Weir, 'eventStore'>): Promise<string> {
+  const events = await weir.eventStore.readAll(null, 100_000);
+  return JSON.stringify(events, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+}
+
+/**
+ * Asserts that the request is refused with a 400 naming `field`, and that it wrote nothing to the
+ * log. The request must not carry an Idempotency-Key (that bookkeeping is written on purpose).
+ */
+export async function assertRejectedWithoutWrite(
+  t: ExecutionContext,
+  weir: Pick<Weir, 'eventStore'>,
+  request: () => Promise<ApiResponse<unknown>>,
+  expected: { field?: string; code?: string; message?: RegExp; status?: number },
+): Promise<ErrorBody> {
+  const before = await logLength(weir);
+  const body = assertError(t, await request(), expected.status ?? 400, expected);
+  t.is(await logLength(weir), before, `a refused request must not write to the log (${body.message})`);
+  return body;
+}
+
+let nextBlock = 1_000;
+
+/**
+ * Pays a session in full as a payer would: reveal the USDC address on the hosted page, then the
+ * chain shows a transfer of the exact amount and its block becomes final. Resolves when complete.
+ */
+export async function payInFull(weir: Pick<Weir, 'url' | 'bus'>, api: Api, session: Pick<Session, 'id' | 'addresses'>): Promise<Session> {
+  const usdc = session.addresses.find((a) => a.asset.currency === 'usdc');
+  if (!usdc) throw new Error(`session ${session.id} offers no USDC address`);
+  const reveal = await apiClient(weir.url).post<{ address: string; amountDueRaw: string }>(`/checkout/${session.id}/payment-method`, { assetId: usdc.asset.id });
+  if (reveal.status !== 200) throw new Error(`reveal failed: ${JSON.stringify(reveal.body)}`);
+  const chain = chainPublisher(weir.bus);
+  const blockNumber = nextBlock++;
+  const blockHash = randomHash();
+  await chain.transfer({ to: reveal.body.address, amount: reveal.body.amountDueRaw, blockNumber, blockHash });
+  await eventually(async () => {
+    const s = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
+    return s.paymentIntent.status === 'processing' ? s : undefined;
+  }, 'the transfer to be detected');
+  await chain.final(blockNumber, blockHash);
+  return eventually(async () => {
+    const s = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
+    return s.status === 'complete' ? s : undefined;
+  }, `session ${session.id} to complete`);
+}
