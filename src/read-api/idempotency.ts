@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type Koa from 'koa';
 import { WrongExpectedRevisionError, type EventStore, type NewEvent } from '../event-store/event-store.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { SecretBox } from '../tenancy/secrets.ts';
 import { ConflictError, ValidationError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import type { JsonObject } from '../shared/json.ts';
@@ -12,17 +13,23 @@ import { idempotencyConflict } from './middleware.ts';
 const ABANDONED_AFTER_MS = 60_000;
 
 type Claimed = { method: string; path: string; bodyHash: string; at: string };
-type Recorded = { status: number; body: string };
+/**
+ * The recorded response. Its body is sealed with the master key: a response can hold a secret
+ * shown only once (a new API key, a webhook signing secret), and the log must never hold one in
+ * plain text. Records written before sealing carry a plain `body`.
+ */
+type Recorded = { status: number; sealedBody?: string; body?: string };
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
  * `Idempotency-Key` on POST: the first request's response is recorded in the log, so a retry with
  * the same key and body gets it again (even after a restart), and the same key with another body
- * is a 409. Keys are kept in the log, so they outlive the required 24 hours.
+ * is a 409. A request that failed (an error, or a 5xx) releases its key, so the corrected request
+ * may reuse it. Keys are kept in the log, so they outlive the required 24 hours.
  */
-export function idempotencyMiddleware(deps: { eventStore: EventStore; clock: Clock }): Koa.Middleware<ApiState> {
-  const { eventStore, clock } = deps;
+export function idempotencyMiddleware(deps: { eventStore: EventStore; clock: Clock; secretBox: SecretBox }): Koa.Middleware<ApiState> {
+  const { eventStore, clock, secretBox } = deps;
   return async (ctx, next) => {
     const key = ctx.get('idempotency-key');
     if (ctx.method !== 'POST' || !key) return next();
@@ -41,19 +48,23 @@ export function idempotencyMiddleware(deps: { eventStore: EventStore; clock: Clo
       const lastClaim = [...history].reverse().find((e) => e.type === 'IdempotencyKeyClaimed');
       if (lastClaim) {
         const previous = lastClaim.data as unknown as Claimed;
-        if (previous.method !== claim.method || previous.path !== claim.path || previous.bodyHash !== claim.bodyHash) throw idempotencyConflict(key);
-        const recorded = history.find((e) => e.type === 'IdempotentResponseRecorded' && e.revision > lastClaim.revision);
-        if (recorded) {
-          const { status, body } = recorded.data as unknown as Recorded;
-          ctx.status = status;
-          ctx.type = 'application/json';
-          ctx.body = body;
-          ctx.set('Idempotent-Replayed', 'true');
-          return;
-        }
+        const sameRequest = previous.method === claim.method && previous.path === claim.path && previous.bodyHash === claim.bodyHash;
         const released = history.some((e) => e.type === 'IdempotencyKeyReleased' && e.revision > lastClaim.revision);
-        if (!released && clock.now() - Date.parse(previous.at) < ABANDONED_AFTER_MS) {
-          throw new ConflictError(`a request with Idempotency-Key ${key} is still being processed; retry shortly`, 'idempotency_key_in_use');
+        // A released key did nothing that a retry could repeat: it is free for any request.
+        if (!released) {
+          if (!sameRequest) throw idempotencyConflict(key);
+          const recorded = history.find((e) => e.type === 'IdempotentResponseRecorded' && e.revision > lastClaim.revision);
+          if (recorded) {
+            const { status, sealedBody, body } = recorded.data as unknown as Recorded;
+            ctx.status = status;
+            ctx.type = 'application/json';
+            ctx.body = sealedBody === undefined ? body ?? 'null' : secretBox.open(sealedBody);
+            ctx.set('Idempotent-Replayed', 'true');
+            return;
+          }
+          if (clock.now() - Date.parse(previous.at) < ABANDONED_AFTER_MS) {
+            throw new ConflictError(`a request with Idempotency-Key ${key} is still being processed; retry shortly`, 'idempotency_key_in_use');
+          }
         }
       }
       const expected = history.length ? history[history.length - 1]!.revision : 'no_stream';
@@ -78,6 +89,6 @@ export function idempotencyMiddleware(deps: { eventStore: EventStore; clock: Clo
       return;
     }
     const body = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body ?? null);
-    await eventStore.append(streamId, [event('IdempotentResponseRecorded', { status: ctx.status, body })], revision);
+    await eventStore.append(streamId, [event('IdempotentResponseRecorded', { status: ctx.status, sealedBody: secretBox.seal(body) })], revision);
   };
 }

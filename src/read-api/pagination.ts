@@ -18,14 +18,33 @@ const queryValue = (ctx: ApiContext, name: string): string | undefined => {
   return Array.isArray(v) ? v[v.length - 1] : v;
 };
 
+/** An ISO 8601 date (`2026-05-01`) or timestamp (`2026-05-01T08:00:00Z`, offset optional). */
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * The instant an ISO 8601 bound names, or NaN. `Date.parse` alone would also take forms such as
+ * `March 3` or `1`, and reads a timestamp without an offset in the server's time zone; here only
+ * ISO 8601 is accepted and a timestamp without an offset is UTC, like a bare date.
+ */
+function parseIsoInstant(raw: string): number {
+  const match = ISO_DATE.exec(raw);
+  if (!match) return Number.NaN;
+  const [, year, month, day, hour, minute, second, offset] = match;
+  const daysInMonth = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
+  // Date.parse would roll 2026-02-31 over to March 3.
+  if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(day) > daysInMonth) return Number.NaN;
+  if (hour !== undefined && (Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59)) return Number.NaN;
+  return Date.parse(hour !== undefined && offset === undefined ? `${raw}Z` : raw);
+}
+
 /** `createdAt[gt]=…` (or `createdAt.gt`) style date bounds, checked as ISO 8601. */
 function createdAtFilter(ctx: ApiContext): Filter {
   const range: Record<string, string> = {};
   for (const op of DATE_OPS) {
     const raw = queryValue(ctx, `createdAt[${op}]`) ?? queryValue(ctx, `createdAt.${op}`);
     if (raw === undefined) continue;
-    const time = Date.parse(raw);
-    if (Number.isNaN(time)) throw new ValidationError(`createdAt[${op}]`, 'must be an ISO 8601 date or timestamp');
+    const time = parseIsoInstant(raw);
+    if (Number.isNaN(time)) throw new ValidationError(`createdAt[${op}]`, 'must be an ISO 8601 date or timestamp, such as 2026-05-01 or 2026-05-01T08:00:00Z');
     range[`$${op}`] = new Date(time).toISOString();
   }
   return Object.keys(range).length ? { createdAt: range } : {};

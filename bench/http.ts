@@ -1,0 +1,234 @@
+/**
+ * HTTP throughput of Weir's read and write API against a bare Koa hello-world, on this machine.
+ *
+ *   node --import tsx bench/http.ts [--duration 10] [--warmup 2] [--connections 50] [--json FILE]
+ *   (npm run bench:http)
+ *
+ * Each server runs in a child process of its own (`node --import tsx`), so the load generator
+ * (autocannon, in this process) never shares an event loop with it. Loopback only; every run is
+ * bounded in time. Cases, each a 2 s warm-up (discarded) then a 10 s measurement:
+ *
+ *   a. bare Koa, GET /                                   (baseline)
+ *   b. Weir, GET /api/v1/checkout/sessions/{id}          (Bearer test key, rotating over 20 ids)
+ *   c. Weir, POST /api/v1/checkout/sessions              (inline priceData, as the test harness sends)
+ *   d. Weir, POST /api/v1/checkout/sessions              (an existing priceId: one append per request)
+ *
+ * Prints a JSON summary and a Markdown table. Not a test: `npm test` never runs bench/.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { apiClient } from '../test/support/api-client.ts';
+import { ADMIN_TOKEN, createMerchant, sessionRequest } from '../test/support/weir-harness.ts';
+import { isTargetMessage, type ParentMessage, type TargetMessage } from './targets/target-ipc.ts';
+
+type Settings = { durationS: number; warmupS: number; connections: number; pipelining: number; sessionIds: number; jsonOut: string | null };
+
+function readSettings(argv: string[]): Settings {
+  const value = (name: string): string | undefined => {
+    const index = argv.indexOf(name);
+    return index >= 0 ? argv[index + 1] : undefined;
+  };
+  const positive = (name: string, fallback: number, max: number): number => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const parsed = Number(raw);
+    if (!Number.isInteger(parsed) || parsed < 1 || parsed > max) throw new Error(`${name} must be an integer from 1 to ${max}, got ${raw}`);
+    return parsed;
+  };
+  return {
+    durationS: positive('--duration', 10, 120),
+    warmupS: positive('--warmup', 2, 30),
+    connections: positive('--connections', 50, 1000),
+    pipelining: 1,
+    sessionIds: positive('--ids', 20, 1000),
+    jsonOut: value('--json') ?? null,
+  };
+}
+
+/** A server started in a child process, ready when it says so over IPC. */
+type Target = { url: string; stats(): Promise<Extract<TargetMessage, { type: 'stats' }>>; stop(): Promise<void> };
+
+async function startTarget(file: string, env: Record<string, string> = {}): Promise<Target> {
+  const child: ChildProcess = fork(fileURLToPath(new URL(file, import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const nextMessage = <T extends TargetMessage['type']>(type: T, timeoutMs: number) =>
+    new Promise<Extract<TargetMessage, { type: T }>>((resolve, reject) => {
+      const timer = setTimeout(() => { child.off('message', onMessage); reject(new Error(`${file}: no ${type} message within ${timeoutMs} ms`)); }, timeoutMs);
+      const onMessage = (message: unknown) => {
+        if (!isTargetMessage(message) || message.type !== type) return;
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        resolve(message as Extract<TargetMessage, { type: T }>);
+      };
+      child.on('message', onMessage);
+      void exited.then((code) => { clearTimeout(timer); reject(new Error(`${file} exited with ${code} before sending ${type}`)); });
+    });
+  const send = (message: ParentMessage) => child.send(message);
+  const ready = await nextMessage('ready', 60_000);
+  return {
+    url: ready.url,
+    async stats() {
+      const reply = nextMessage('stats', 10_000);
+      send({ type: 'stats' });
+      return reply;
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      send({ type: 'stop' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+type CaseResult = {
+  name: string;
+  method: string;
+  path: string;
+  requestsPerSecond: number;
+  requestsTotal: number;
+  durationS: number;
+  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+};
+
+async function measure(name: string, options: autocannon.Options, settings: Settings): Promise<CaseResult> {
+  const base: autocannon.Options = { connections: settings.connections, pipelining: settings.pipelining, timeout: 10, ...options };
+  process.stderr.write(`[bench:http] ${name}: warm-up ${settings.warmupS} s ... `);
+  await autocannon({ ...base, duration: settings.warmupS });
+  process.stderr.write(`measuring ${settings.durationS} s ... `);
+  const result = await autocannon({ ...base, duration: settings.durationS });
+  const statusCodes: Record<string, number> = {};
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stat.count ?? 0;
+  const first = options.requests?.[0];
+  const caseResult: CaseResult = {
+    name,
+    method: first?.method ?? options.method ?? 'GET',
+    path: first?.path ?? new URL(options.url).pathname,
+    // Completed responses per second over the whole measured window (autocannon's per-second mean).
+    requestsPerSecond: Math.round(result.requests.average),
+    requestsTotal: result.requests.total,
+    durationS: result.duration,
+    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max, mean: +result.latency.mean.toFixed(2) },
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes,
+  };
+  process.stderr.write(`${caseResult.requestsPerSecond} req/s, p50 ${caseResult.latencyMs.p50} ms, p99 ${caseResult.latencyMs.p99} ms, non-2xx ${caseResult.non2xx}\n`);
+  return caseResult;
+}
+
+const mib = (bytes: number) => Math.round(bytes / (1024 * 1024));
+
+async function main(): Promise<void> {
+  const settings = readSettings(process.argv.slice(2));
+  const cases: CaseResult[] = [];
+
+  // a. Baseline: bare Koa.
+  const koa = await startTarget('./targets/koa-hello.ts');
+  try {
+    cases.push(await measure('a. Koa hello-world GET /', { url: `${koa.url}/` }, settings));
+  } finally {
+    await koa.stop();
+  }
+
+  // b-d. Weir.
+  const weir = await startTarget('./targets/weir-server.ts', { WEIR_ADMIN_TOKEN: ADMIN_TOKEN });
+  let weirMemory: { afterSetupMiB: number; afterGetMiB: number; afterPostMiB: number; maxRssMiB: number } | null = null;
+  let sessionsInLog = 0;
+  try {
+    const merchant = await createMerchant(weir.url, 'Bench Shop');
+    const auth = { authorization: `Bearer ${merchant.testSecretKey}` };
+    const ids: string[] = [];
+    let priceId = '';
+    for (let i = 0; i < settings.sessionIds; i++) {
+      const created = await merchant.api.post<{ id: string; lineItems: { data: { price: { id: string } }[] } }>(
+        '/api/v1/checkout/sessions',
+        { ...sessionRequest(String(100_000_000 + i * 1_000_000), 1 + (i % 3)), clientReferenceId: `order-${i}`, metadata: { orderId: `o-${i}` } },
+      );
+      if (created.status !== 200) throw new Error(`session create failed: ${created.status} ${JSON.stringify(created.body)}`);
+      ids.push(created.body.id);
+      priceId = created.body.lineItems.data[0]!.price.id;
+    }
+    // Check once, outside the measurement, that the GET answers 200 with the session.
+    const probe = await apiClient(weir.url, merchant.testSecretKey).get<{ id: string }>(`/api/v1/checkout/sessions/${ids[0]}`);
+    if (probe.status !== 200 || probe.body.id !== ids[0]) throw new Error(`GET probe failed: ${probe.status} ${JSON.stringify(probe.body)}`);
+    const afterSetup = await weir.stats();
+
+    cases.push(await measure(`b. Weir GET /api/v1/checkout/sessions/{id} (${ids.length} ids)`, {
+      url: weir.url,
+      requests: ids.map((id) => ({ method: 'GET' as const, path: `/api/v1/checkout/sessions/${id}`, headers: auth })),
+    }, settings));
+    const afterGet = await weir.stats();
+
+    const postHeaders = { ...auth, 'content-type': 'application/json' };
+    cases.push(await measure('c. Weir POST /api/v1/checkout/sessions (inline priceData)', {
+      url: `${weir.url}/api/v1/checkout/sessions`,
+      method: 'POST',
+      headers: postHeaders,
+      body: JSON.stringify({ ...sessionRequest(), clientReferenceId: 'bench-order', metadata: { orderId: 'bench' } }),
+    }, settings));
+    cases.push(await measure('d. Weir POST /api/v1/checkout/sessions (existing priceId)', {
+      url: `${weir.url}/api/v1/checkout/sessions`,
+      method: 'POST',
+      headers: postHeaders,
+      body: JSON.stringify({ ...sessionRequest(), lineItems: { data: [{ priceId, quantity: 2 }] }, clientReferenceId: 'bench-order' }),
+    }, settings));
+    const afterPost = await weir.stats();
+    const listed = await apiClient(weir.url, merchant.testSecretKey).get<{ count: number }>('/api/v1/checkout/sessions?limit=1');
+    sessionsInLog = listed.body.count;
+    weirMemory = { afterSetupMiB: mib(afterSetup.rssBytes), afterGetMiB: mib(afterGet.rssBytes), afterPostMiB: mib(afterPost.rssBytes), maxRssMiB: mib(afterPost.maxRssBytes) };
+  } finally {
+    await weir.stop();
+  }
+
+  const [koaCase, getCase, postInline, postPriceId] = cases as [CaseResult, CaseResult, CaseResult, CaseResult];
+  const getRatio = getCase.requestsPerSecond / koaCase.requestsPerSecond;
+  const summary = {
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version },
+    settings: { durationS: settings.durationS, warmupS: settings.warmupS, connections: settings.connections, pipelining: settings.pipelining, getIds: settings.sessionIds },
+    cases,
+    weirMemory,
+    sessionsInLog,
+    targets: {
+      getVsKoa: { ratio: +getRatio.toFixed(3), target: 0.5, met: getRatio >= 0.5 },
+      postNon2xx: { inline: postInline.non2xx, priceId: postPriceId.non2xx, target: 0, met: postInline.non2xx === 0 && postPriceId.non2xx === 0 && postInline.errors === 0 && postPriceId.errors === 0 },
+    },
+  };
+  const row = (c: CaseResult, ratio: string) =>
+    `| ${c.name} | ${c.requestsPerSecond.toLocaleString('en-US')} | ${c.latencyMs.p50} | ${c.latencyMs.p99} | ${c.requestsTotal.toLocaleString('en-US')} | ${c.non2xx} | ${c.errors} | ${ratio} |`;
+  const table = [
+    `| Case | req/s | p50 ms | p99 ms | requests | non-2xx | errors | vs (a) |`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|`,
+    row(koaCase, '100%'),
+    row(getCase, `${(getRatio * 100).toFixed(1)}%`),
+    row(postInline, `${((postInline.requestsPerSecond / koaCase.requestsPerSecond) * 100).toFixed(1)}%`),
+    row(postPriceId, `${((postPriceId.requestsPerSecond / koaCase.requestsPerSecond) * 100).toFixed(1)}%`),
+  ].join('\n');
+  const json = JSON.stringify(summary, null, 2);
+  console.log(json);
+  console.log('');
+  console.log(table);
+  console.log('');
+  console.log(`Target GET >= 50% of bare Koa: ${(getRatio * 100).toFixed(1)}% -> ${summary.targets.getVsKoa.met ? 'met' : 'MISSED'}`);
+  console.log(`Target POST non-2xx = 0: inline ${postInline.non2xx}, priceId ${postPriceId.non2xx} -> ${summary.targets.postNon2xx.met ? 'met' : 'MISSED'}`);
+  if (settings.jsonOut) await writeFile(settings.jsonOut, `${json}\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

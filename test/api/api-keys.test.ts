@@ -1,0 +1,137 @@
+import test from 'ava';
+import { apiClient } from '../support/api-client.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { ADMIN_TOKEN, createMerchant, startTestWeir } from '../support/weir-harness.ts';
+import { assertError, logText, type Page } from './helpers.ts';
+
+type ApiKey = { id: string; name: string; environment: string; maskedKey: string; createdAt: string; updatedAt: string; secretKey?: string };
+type Endpoint = { id: string; secret: string };
+
+const KEY = /^sk_test_[0-9A-Za-z]{40}$/;
+
+test('POST /api/v1/api-keys shows the secret once; lists and gets only ever show it masked', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+
+  const created = await api.post<ApiKey>('/api/v1/api-keys', { name: 'backend' });
+  t.is(created.status, 200, JSON.stringify(created.body));
+  const secret = created.body.secretKey!;
+  t.regex(secret, KEY);
+  t.is(created.body.name, 'backend');
+  t.is(created.body.environment, 'test');
+  t.is(created.body.maskedKey, `sk_test_…${secret.slice(-4)}`);
+
+  const list = await api.get<Page<ApiKey>>('/api/v1/api-keys');
+  t.is(list.status, 200);
+  t.is(list.body.count, 2, 'the organization key and the new one');
+  t.true(list.body.data.some((k) => k.id === created.body.id));
+  const one = await api.get<ApiKey>(`/api/v1/api-keys/${created.body.id}`);
+  t.is(one.body.maskedKey, created.body.maskedKey);
+  for (const shown of [JSON.stringify(list.body), JSON.stringify(one.body)]) {
+    t.false(shown.includes(secret), 'the secret is never shown again');
+    t.false(shown.includes('secretKey'));
+    t.false(shown.includes('secretHash'), 'nor its hash');
+  }
+
+  // The new key is a working key of the same organization.
+  const other = apiClient(weir.url, secret);
+  t.is((await other.get<Page<ApiKey>>('/api/v1/api-keys')).body.count, 2);
+
+  // A name is optional; a bad one is refused.
+  t.regex((await api.post<ApiKey>('/api/v1/api-keys')).body.secretKey!, KEY);
+  assertError(t, await api.post('/api/v1/api-keys', { name: '' }), 400, { field: 'name' });
+  assertError(t, await api.post('/api/v1/api-keys', { name: 42 }), 400, { field: 'name' });
+  assertError(t, await api.get('/api/v1/api-keys/00000000-0000-4000-8000-000000000000'), 404, { code: 'resource_missing' });
+});
+
+test('regenerate returns a new secret; the old one stops working and the new one works', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const created = (await api.post<ApiKey>('/api/v1/api-keys', { name: 'rotating' })).body;
+
+  const regenerated = await api.post<ApiKey>(`/api/v1/api-keys/${created.id}/regenerate`);
+  t.is(regenerated.status, 200, JSON.stringify(regenerated.body));
+  t.is(regenerated.body.id, created.id, 'the same key record');
+  t.is(regenerated.body.name, 'rotating');
+  t.regex(regenerated.body.secretKey!, KEY);
+  t.not(regenerated.body.secretKey, created.secretKey);
+  t.is(regenerated.body.maskedKey, `sk_test_…${regenerated.body.secretKey!.slice(-4)}`);
+
+  assertError(t, await apiClient(weir.url, created.secretKey).get('/api/v1/api-keys'), 401);
+  const fresh = apiClient(weir.url, regenerated.body.secretKey);
+  t.is((await fresh.get('/api/v1/api-keys')).status, 200);
+  t.false(JSON.stringify((await fresh.get('/api/v1/api-keys')).body).includes(regenerated.body.secretKey!));
+
+  // A key can regenerate itself: the answer carries the secret to use from now on.
+  const self = await fresh.post<ApiKey>(`/api/v1/api-keys/${created.id}/regenerate`);
+  t.is(self.status, 200);
+  assertError(t, await fresh.get('/api/v1/api-keys'), 401);
+  t.is((await apiClient(weir.url, self.body.secretKey).get('/api/v1/api-keys')).status, 200);
+});
+
+test('DELETE makes a key 401 and removes it from the list; deleting the calling key needs force', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api, testSecretKey } = await createMerchant(weir.url);
+  const created = (await api.post<ApiKey>('/api/v1/api-keys', { name: 'temporary' })).body;
+  const temporary = apiClient(weir.url, created.secretKey);
+
+  t.deepEqual((await api.delete(`/api/v1/api-keys/${created.id}`)).body, { success: true });
+  assertError(t, await temporary.get('/api/v1/api-keys'), 401);
+  const list = (await api.get<Page<ApiKey>>('/api/v1/api-keys')).body;
+  t.is(list.count, 1);
+  t.false(list.data.some((k) => k.id === created.id));
+  assertError(t, await api.get(`/api/v1/api-keys/${created.id}`), 404);
+  assertError(t, await api.delete(`/api/v1/api-keys/${created.id}`), 404);
+  assertError(t, await api.post(`/api/v1/api-keys/${created.id}/regenerate`), 404);
+
+  const selfId = list.data[0]!.id;
+  assertError(t, await api.delete(`/api/v1/api-keys/${selfId}`), 400, { field: 'id' });
+  t.is((await api.get('/api/v1/api-keys')).status, 200, 'still works after the refused self-delete');
+  t.is((await api.delete(`/api/v1/api-keys/${selfId}?force=true`)).status, 200);
+  assertError(t, await apiClient(weir.url, testSecretKey).get('/api/v1/api-keys'), 401);
+});
+
+test('the log never stores a raw API key, even when the request carried an Idempotency-Key', async (t) => {
+  const weir = await startTestWeir(t);
+  const admin = apiClient(weir.url, ADMIN_TOKEN);
+  const org = (await admin.post<{ testSecretKey: string; liveSecretKey: string }>('/admin/organizations', { name: 'Secretive' })).body;
+  const api = apiClient(weir.url, org.testSecretKey);
+
+  const plain = (await api.post<ApiKey>('/api/v1/api-keys', { name: 'plain' })).body;
+  const withKey = await api.post<ApiKey>('/api/v1/api-keys', { name: 'idempotent' }, { 'Idempotency-Key': 'create-key-1' });
+  t.is(withKey.status, 200);
+  const replay = await api.post<ApiKey>('/api/v1/api-keys', { name: 'idempotent' }, { 'Idempotency-Key': 'create-key-1' });
+  t.is(replay.headers.get('idempotent-replayed'), 'true');
+  t.is(replay.body.secretKey, withKey.body.secretKey, 'the replay still answers the original response');
+  const rotated = (await api.post<ApiKey>(`/api/v1/api-keys/${plain.id}/regenerate`, {}, { 'Idempotency-Key': 'rotate-1' })).body;
+
+  const log = await logText(weir);
+  t.true(log.length > 0);
+  const secrets = [org.testSecretKey, org.liveSecretKey, plain.secretKey!, withKey.body.secretKey!, rotated.secretKey!];
+  for (const secret of secrets) {
+    t.regex(secret, /^sk_(test|live)_/);
+    t.false(log.includes(secret), 'a raw secret key is in the log');
+    t.false(log.includes(secret.slice(8)), 'the random part of a secret key is in the log');
+  }
+});
+
+test('webhook endpoint secrets are stored sealed, never in plain text', async (t) => {
+  const receiver = await startWebhookReceiver();
+  t.teardown(() => receiver.close());
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+
+  const created = (await api.post<Endpoint>('/api/v1/webhook-endpoints', { description: 'a', url: receiver.url, enabledEvents: { events: ['*'] } })).body;
+  const idempotent = (await api.post<Endpoint>('/api/v1/webhook-endpoints', { description: 'b', url: receiver.url, enabledEvents: { events: ['*'] } }, { 'Idempotency-Key': 'endpoint-b' })).body;
+  const regenerated = (await api.post<Endpoint>(`/api/v1/webhook-endpoints/${created.id}/regenerate`, {}, { 'Idempotency-Key': 'regen-a' })).body;
+  const listed = (await api.get<Page<Endpoint>>('/api/v1/webhook-endpoints')).body;
+  t.is(listed.count, 2);
+
+  const log = await logText(weir);
+  t.true(log.includes('WebhookEndpointCreated') && log.includes('WebhookEndpointSecretRegenerated'));
+  for (const secret of [created.secret, idempotent.secret, regenerated.secret]) {
+    t.regex(secret, /^whsec_/);
+    t.false(log.includes(secret), 'a webhook secret is in the log in plain text');
+    t.false(log.includes(secret.slice('whsec_'.length)));
+  }
+});

@@ -1,0 +1,130 @@
+import test from 'ava';
+import { apiClient } from '../support/api-client.ts';
+import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+import { assertError, logLength, type Page, type Session } from './helpers.ts';
+
+const SESSIONS = '/api/v1/checkout/sessions';
+
+test('same Idempotency-Key and same body: the first response again, marked as replayed, and no second session', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+
+  const first = await api.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'order-42' });
+  t.is(first.status, 200, JSON.stringify(first.body));
+  t.is(first.headers.get('idempotent-replayed'), null, 'the first answer is not a replay');
+  const logAfterFirst = await logLength(weir);
+
+  const second = await api.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'order-42' });
+  t.is(second.status, 200);
+  t.is(second.headers.get('idempotent-replayed'), 'true');
+  t.is(second.body.id, first.body.id);
+  t.deepEqual(second.body, first.body);
+  t.regex(second.headers.get('content-type') ?? '', /application\/json/);
+  t.is(await logLength(weir), logAfterFirst, 'a replay writes nothing');
+  t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 1);
+});
+
+test('same Idempotency-Key with another body (or on another route) is a 409 idempotency_key_in_use', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const first = await api.post<Session>(SESSIONS, sessionRequest('150000000', 2), { 'Idempotency-Key': 'order-43' });
+  t.is(first.status, 200);
+
+  const before = await logLength(weir);
+  assertError(t, await api.post(SESSIONS, sessionRequest('150000000', 3), { 'Idempotency-Key': 'order-43' }), 409, { code: 'idempotency_key_in_use' });
+  assertError(t, await api.post('/api/v1/api-keys', { name: 'x' }, { 'Idempotency-Key': 'order-43' }), 409, { code: 'idempotency_key_in_use' });
+  t.is(await logLength(weir), before, 'a conflicting request writes nothing');
+  t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 1);
+  // The original request can still be replayed.
+  t.is((await api.post<Session>(SESSIONS, sessionRequest('150000000', 2), { 'Idempotency-Key': 'order-43' })).body.id, first.body.id);
+});
+
+test('different Idempotency-Keys (and no key) make different sessions', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const a = await api.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'order-a' });
+  const b = await api.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'order-b' });
+  const c = await api.post<Session>(SESSIONS, sessionRequest());
+  const d = await api.post<Session>(SESSIONS, sessionRequest());
+  for (const r of [a, b, c, d]) {
+    t.is(r.status, 200);
+    t.is(r.headers.get('idempotent-replayed'), null);
+  }
+  t.is(new Set([a.body.id, b.body.id, c.body.id, d.body.id]).size, 4);
+  t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 4);
+});
+
+test('Idempotency-Keys are per tenant: the same key in another organization or environment is independent', async (t) => {
+  const weir = await startTestWeir(t);
+  const alice = await createMerchant(weir.url, 'Alice');
+  const bob = await createMerchant(weir.url, 'Bob');
+
+  const fromAlice = await alice.api.post<Session>(SESSIONS, sessionRequest('150000000', 1), { 'Idempotency-Key': 'order-1' });
+  // Another body under the same key: not a conflict for Bob, and not Alice's answer.
+  const fromBob = await bob.api.post<Session>(SESSIONS, sessionRequest('250000000', 1), { 'Idempotency-Key': 'order-1' });
+  t.is(fromAlice.status, 200);
+  t.is(fromBob.status, 200, JSON.stringify(fromBob.body));
+  t.is(fromBob.headers.get('idempotent-replayed'), null);
+  t.not(fromBob.body.id, fromAlice.body.id);
+  t.is(fromBob.body.amountTotal, '250000000');
+  assertError(t, await bob.api.get(`${SESSIONS}/${fromAlice.body.id}`), 404);
+
+  // Same body, same key: still Bob's own session, not a replay of Alice's.
+  const bobAgain = await bob.api.post<Session>(SESSIONS, sessionRequest('150000000', 1), { 'Idempotency-Key': 'order-2' });
+  const aliceSame = await alice.api.post<Session>(SESSIONS, sessionRequest('150000000', 1), { 'Idempotency-Key': 'order-2' });
+  t.not(aliceSame.body.id, bobAgain.body.id);
+  t.is(aliceSame.headers.get('idempotent-replayed'), null);
+
+  // The live environment of the same organization has its own key space.
+  const live = await alice.live.post<{ id: string }>('/api/v1/api-keys', { name: 'live' }, { 'Idempotency-Key': 'order-1' });
+  t.is(live.status, 200, JSON.stringify(live.body));
+  t.is(live.headers.get('idempotent-replayed'), null);
+});
+
+test('a recorded response survives a restart on the same data dir', async (t) => {
+  const first = await startTestWeir(t);
+  const { api, testSecretKey } = await createMerchant(first.url);
+  const created = await api.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'order-restart' });
+  t.is(created.status, 200);
+  const apiKey = await api.post<{ id: string; secretKey: string }>('/api/v1/api-keys', { name: 'restart' }, { 'Idempotency-Key': 'key-restart' });
+  await first.stop();
+
+  const second = await startTestWeir(t, { dataDir: first.dataDir });
+  const again = apiClient(second.url, testSecretKey);
+  const replayed = await again.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'order-restart' });
+  t.is(replayed.status, 200, JSON.stringify(replayed.body));
+  t.is(replayed.headers.get('idempotent-replayed'), 'true');
+  t.is(replayed.body.id, created.body.id);
+  t.is((await again.get<Page<Session>>(SESSIONS)).body.count, 1);
+  const keyReplayed = await again.post<{ id: string; secretKey: string }>('/api/v1/api-keys', { name: 'restart' }, { 'Idempotency-Key': 'key-restart' });
+  t.is(keyReplayed.body.id, apiKey.body.id);
+  t.is(keyReplayed.body.secretKey, apiKey.body.secretKey);
+  assertError(t, await again.post(SESSIONS, sessionRequest('1', 1), { 'Idempotency-Key': 'order-restart' }), 409, { code: 'idempotency_key_in_use' });
+});
+
+test('a request refused with a 400 does not use up its Idempotency-Key', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const { successUrl: _omitted, ...withoutSuccessUrl } = sessionRequest();
+
+  assertError(t, await api.post(SESSIONS, withoutSuccessUrl, { 'Idempotency-Key': 'order-fix' }), 400, { field: 'successUrl' });
+  // Retrying the same bad request gives the same 400, not a replay or a conflict.
+  assertError(t, await api.post(SESSIONS, withoutSuccessUrl, { 'Idempotency-Key': 'order-fix' }), 400, { field: 'successUrl' });
+  // The corrected request goes through under the same key, and is then recorded.
+  const fixed = await api.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'order-fix' });
+  t.is(fixed.status, 200, JSON.stringify(fixed.body));
+  const replay = await api.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'order-fix' });
+  t.is(replay.headers.get('idempotent-replayed'), 'true');
+  t.is(replay.body.id, fixed.body.id);
+  t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 1);
+});
+
+test('Idempotency-Key is validated and ignored on GET', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  assertError(t, await api.post(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'k'.repeat(256) }), 400, { field: 'Idempotency-Key' });
+  t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 0);
+  const get = await api.call('GET', SESSIONS, undefined, { 'Idempotency-Key': 'get-1' });
+  t.is(get.status, 200);
+  t.is(get.headers.get('idempotent-replayed'), null);
+});

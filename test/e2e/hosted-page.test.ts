@@ -1,0 +1,53 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import { chromium } from 'playwright-core';
+import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
+import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+test('the hosted page shows the order, reveals the address and QR for the chosen asset, follows the status live and redirects on completion', async (t) => {
+  t.true(existsSync(CHROMIUM), 'Chromium is required for this test: apt-get install chromium (.ci/run installs it)');
+  // The shop the payer returns to, on loopback.
+  const shop = createServer((req, res) => res.end(`thanks ${req.url}`));
+  await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => { shop.closeAllConnections(); shop.close(); });
+  const shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
+
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  t.is((await api.put('/api/v1/organization/brand', { brandColor: '#8a2be2' })).status, 200);
+  const session = (await api.post<{ id: string; url: string; addresses: { paymentAddress: string }[] }>('/api/v1/checkout/sessions', {
+    ...sessionRequest('250000000', 1), successUrl: `${shopUrl}/thanks?session={CHECKOUT_SESSION_ID}`,
+  })).body;
+
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
+  });
+  t.teardown(() => browser.close());
+  const page = await browser.newPage();
+  await page.goto(session.url);
+  t.is(await page.locator('header strong').textContent(), 'Corner Coffee');
+  t.is(await page.locator('#amount').textContent(), '2.5');
+  t.regex((await page.locator('main').textContent()) ?? '', /Weir T-shirt × 1/);
+  t.is(await page.locator('header').evaluate((el) => getComputedStyle(el).backgroundColor), 'rgb(138, 43, 226)');
+
+  await page.getByRole('button', { name: /USDC/ }).click();
+  await page.locator('#reveal').waitFor({ state: 'visible' });
+  t.is(await page.locator('#address').textContent(), session.addresses[0]!.paymentAddress);
+  t.is(await page.locator('#due').textContent(), '2.5');
+  t.is(await page.locator('#qr svg').count(), 1);
+  await page.screenshot({ path: join(tmpdir(), 'weir-hosted-checkout.png') });
+
+  const chain = chainPublisher(weir.bus);
+  const block = randomHash();
+  await chain.transfer({ to: session.addresses[0]!.paymentAddress, amount: '2500000', blockNumber: 1, blockHash: block });
+  await chain.final(1, block);
+  await page.waitForURL(`${shopUrl}/thanks?session=${session.id}`, { timeout: 15_000 });
+  t.regex((await page.textContent('body')) ?? '', new RegExp(session.id));
+});
