@@ -2,7 +2,7 @@ import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { toChainUnits } from '../src/shared/money.ts';
 import { confirmedAmount } from './checkout-session.evolve.ts';
 import type { CheckoutSessionSnapshot } from './checkout-session.aggregate.ts';
-import type { CheckoutSession, CheckoutSessionEvent, SessionPayment } from './checkout-session.types.ts';
+import type { CheckoutSession, CheckoutSessionEvent, SessionPayment, SessionSweep } from './checkout-session.types.ts';
 
 export type CheckoutSessionCommand =
   | { type: 'CreateCheckoutSession'; session: CheckoutSession }
@@ -12,7 +12,8 @@ export type CheckoutSessionCommand =
   | { type: 'ConfirmTransfer'; transferId: string }
   | { type: 'ExpireCheckoutSession' }
   | { type: 'CancelCheckoutSession'; reason: string | null }
-  | { type: 'CompletePartialCheckoutSession' };
+  | { type: 'CompletePartialCheckoutSession' }
+  | { type: 'RecordSweep'; sweep: Omit<SessionSweep, 'at'> };
 
 export type DecideContext = { now: string };
 
@@ -99,6 +100,13 @@ export function decideCheckoutSession(snapshot: CheckoutSessionSnapshot, command
       if (status === 'canceled') return [];
       if (status !== 'open') throw new InvalidStateError(`checkout session is ${status}; only an open session can be canceled`);
       return [{ type: 'CheckoutSessionCanceled', data: { at: ctx.now, reason: command.reason } }];
+    }
+    case 'RecordSweep': {
+      const confirmedIds = new Set(session.payments.filter((p) => p.status === 'confirmed').map((p) => p.transferId));
+      const already = new Set((session.sweeps ?? []).flatMap((s) => s.transferIds));
+      const transferIds = command.sweep.transferIds.filter((id) => confirmedIds.has(id) && !already.has(id));
+      if (transferIds.length === 0) return [];
+      return [{ type: 'FundsSwept', data: { sweep: { ...command.sweep, transferIds, at: ctx.now } } }];
     }
     case 'CompletePartialCheckoutSession': {
       if (status !== 'incomplete') {

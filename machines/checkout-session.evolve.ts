@@ -103,6 +103,8 @@ export function evolveCheckoutSession(session: CheckoutSession | null, event: Ch
         expiredAt: event.data.at,
         paymentIntent: { ...session.paymentIntent, status: 'canceled', updatedAt: event.data.at },
       };
+    case 'FundsSwept':
+      return { ...session, updatedAt: event.data.sweep.at, sweeps: [...(session.sweeps ?? []), event.data.sweep] };
     case 'CheckoutSessionCanceled':
       return {
         ...session,

@@ -30,6 +30,7 @@ export const checkoutSessionMachine = setup({
     PaymentDetected: { guard: ({ context }) => context.session !== null, actions: 'apply' },
     PaymentWithdrawn: { guard: ({ context }) => context.session !== null, actions: 'apply' },
     PaymentConfirmed: { guard: ({ context }) => context.session !== null, actions: 'apply' },
+    FundsSwept: { guard: ({ context }) => context.session !== null, actions: 'apply' },
   },
   states: {
     new: {

@@ -184,3 +184,12 @@ test('the machine refuses facts its state cannot take', (t) => {
   t.throws(() => given([created(), { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '1', at: NOW } }, expired]).state(), { instanceOf: IllegalEventError });
   t.throws(() => given([detected('t1', '1')]).state(), { instanceOf: IllegalEventError });
 });
+
+test('given confirmed payments, when a sweep is recorded, then FundsSwept for the confirmed, unswept transfers only; a repeat changes nothing', (t) => {
+  const history = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000'), detected('t2', '1')];
+  const sweep = { network: 'weir-testnet', chainId: 7357, transactionHash: '0xswept', transferIds: ['t1', 't2', 'unknown'], gasUsed: '60000', gasCost: '600000000000000' };
+  const events = given(history).when({ type: 'RecordSweep', sweep }, NOW);
+  t.deepEqual(events, [{ type: 'FundsSwept', data: { sweep: { ...sweep, transferIds: ['t1'], at: NOW } } }]);
+  t.is(given([...history, ...events]).state().context.session?.sweeps.length, 1);
+  t.deepEqual(given([...history, ...events]).when({ type: 'RecordSweep', sweep }), []);
+});

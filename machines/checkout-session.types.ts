@@ -22,6 +22,21 @@ export type SessionAddress = {
   network: string;
   asset: AssetRef;
   paymentAddress: string;
+  /** The merchant wallet the deposit address is bound to: the only place its funds can go. */
+  merchantAddress: string;
+};
+
+/** Funds moved from a deposit address to the merchant wallet by the sweeper. */
+export type SessionSweep = {
+  network: string;
+  chainId: number;
+  transactionHash: string;
+  transferIds: string[];
+  /** Gas units attributed to this session (its share of a batched sweep). */
+  gasUsed: string;
+  /** Native coin spent on gas for this session, in wei. */
+  gasCost: string;
+  at: string;
 };
 
 export type PriceSnapshot = {
@@ -144,6 +159,7 @@ export type CheckoutSession = {
   addresses: SessionAddress[];
   paymentIntent: PaymentIntent;
   payments: SessionPayment[];
+  sweeps: SessionSweep[];
   discounts: never[];
   isManualPayment: boolean;
   completedAt: string | null;
@@ -164,6 +180,7 @@ export type CheckoutSessionEvent =
   | { type: 'LatePaymentReceived'; data: { transferId: string; amount: string; at: string } }
   | { type: 'OverpaymentReceived'; data: { transferId: string; amount: string; amountOverpaid: string; at: string } }
   | { type: 'CheckoutSessionExpired'; data: { at: string } }
-  | { type: 'CheckoutSessionCanceled'; data: { at: string; reason: string | null } };
+  | { type: 'CheckoutSessionCanceled'; data: { at: string; reason: string | null } }
+  | { type: 'FundsSwept'; data: { sweep: SessionSweep } };
 
 export type CheckoutSessionEventType = CheckoutSessionEvent['type'];

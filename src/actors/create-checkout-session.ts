@@ -10,7 +10,7 @@ import { deterministicId, newId } from '../shared/ids.ts';
 import {
   asObject, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, optionalUrl, requiredUrl,
 } from '../shared/input.ts';
-import { toChainUnits } from '../shared/money.ts';
+import { MAX_AMOUNT, toChainUnits } from '../shared/money.ts';
 import { organizationRecordId } from './organization.ts';
 import type { CommandHandler } from './command-handler.ts';
 import type { LineItemResolver } from './line-items.ts';
@@ -89,6 +89,7 @@ export function createCheckoutSessionCreator(deps: {
     }
     const amountSubtotal = items.reduce((sum, i) => sum + BigInt(i.price.unitAmount) * BigInt(i.quantity), 0n);
     if (amountSubtotal === 0n) throw new ValidationError('lineItems', 'the total amount must be greater than zero');
+    if (amountSubtotal > MAX_AMOUNT) throw new ValidationError('lineItems', 'the total amount is larger than 9223372036854775807', 'amount_too_large');
 
     const id = newId();
     const addresses: SessionAddress[] = [];
@@ -106,7 +107,7 @@ export function createCheckoutSessionCreator(deps: {
           continue;
         }
         const paymentAddress = deps.rail.depositAddress({ network, organizationId: tenant.organizationId, checkoutSessionId: id, merchantAddress: wallet.address });
-        addresses.push({ id: deterministicId(`session-address:${id}:${asset.id}`), checkoutSessionId: id, network: network.network, asset, paymentAddress });
+        addresses.push({ id: deterministicId(`session-address:${id}:${asset.id}`), checkoutSessionId: id, network: network.network, asset, paymentAddress, merchantAddress: wallet.address });
       }
     }
     if (addresses.length === 0) {
@@ -142,7 +143,7 @@ export function createCheckoutSessionCreator(deps: {
         id: deterministicId(`payment-intent:${id}`), organizationId: tenant.organizationId, createdAt: now, updatedAt: now,
         amount: total, amountReceived: '0', currency, status: 'requires_payment_method', paymentMethodTypes: ['wallet'], paymentMethod: null,
       },
-      payments: [], discounts: [], isManualPayment: false, completedAt: null, canceledAt: null, expiredAt: null, transactionHash: null,
+      payments: [], sweeps: [], discounts: [], isManualPayment: false, completedAt: null, canceledAt: null, expiredAt: null, transactionHash: null,
     };
     const result = await deps.commands.handle(checkoutSessionAggregate, id, { type: 'CreateCheckoutSession', session }, ctx);
     return { session, position: result.position };

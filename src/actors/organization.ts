@@ -173,9 +173,13 @@ export const organizationAggregate: Aggregate<Organization | null, OrganizationE
           data: { withdrawalAddress: { id: command.id, name: command.name, address: command.address, chainId: command.chainId, isDefault, createdAt: now, updatedAt: now } },
         }];
       }
-      case 'UpdateWithdrawalAddress':
-        requireAddress(current, command.id);
+      case 'UpdateWithdrawalAddress': {
+        const target = requireAddress(current, command.id);
+        if (current.withdrawalAddresses.some((w) => w.id !== target.id && w.chainId === target.chainId && w.address.toLowerCase() === command.address.toLowerCase())) {
+          throw new ValidationError('address', `is already a payment method on chain ${target.chainId}`, 'resource_already_exists');
+        }
         return [{ type: 'WithdrawalAddressUpdated', data: { id: command.id, name: command.name, address: command.address, at: now } }];
+      }
       case 'RemoveWithdrawalAddress':
         requireAddress(current, command.id);
         return [{ type: 'WithdrawalAddressRemoved', data: { id: command.id, at: now } }];

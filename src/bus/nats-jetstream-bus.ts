@@ -45,10 +45,10 @@ export type NatsJetStreamBusOptions = {
  * max_ack_pending 1, so the server hands out one message at a time and a message that was nak'd
  * (handler threw) blocks the ones after it until it is acked: ordered, at least once.
  *
- * stop() unsubscribes first, lets a running handler finish and acks/naks it, and naks (without
- * delay) any message that arrived after the stop, so the next consumer of the durable gets it at
- * once. A message the server sent in the instant the unsubscribe was on the wire is redelivered
- * only after ackWaitMs.
+ * stop() drains the consumer's inbox subscription (unsubscribe, confirmed by the server, while
+ * still accepting what was already sent), lets a running handler finish and acks/naks it, and
+ * naks (without delay) a message that arrived after the stop, so the next consumer of the durable
+ * gets it at once instead of after ackWaitMs (its deliveryCount then counts that delivery too).
  */
 export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): Promise<Bus> {
   const streamName = options.streamName ?? 'WEIR_CHAIN';
@@ -155,14 +155,24 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
       }
     };
 
+    /** Messages the server sent after stop() began; nak'd once the inbox is closed. */
+    const notHandled: JsMsg[] = [];
+
+    // The pull requests of consume() (batch 1, as max_messages is 1) are published lazily, when the
+    // iterator is advanced past the message that used up the previous one. So while a handler runs
+    // no pull request of ours is open on the server, and once stop() has begun the loop never
+    // advances the iterator past a message: it leaves. No pull request is then published after
+    // the unsubscribe, where it would outlive this consumer on the server (nats-server 2.9 drops a
+    // redelivery it tries to hand to such a request until ack_wait expires).
     const loop = (async () => {
       try {
         for await (const jsMsg of messages) {
           if (stopping) {
-            jsMsg.nak();
-            continue;
+            notHandled.push(jsMsg);
+            break;
           }
           await handle(jsMsg);
+          if (stopping) break;
         }
       } catch (error) {
         if (!stopping) onError(new BusConnectionError(`consumer loop on ${where} ended: ${messageOf(error)}`, { cause: error }));
@@ -174,9 +184,15 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
       stop() {
         stopped ??= (async () => {
           stopping = true;
-          messages.stop();
+          // Unsubscribe at once (a running handler finishes meanwhile), but keep accepting what the
+          // server sent before it saw the unsubscribe; the loop ends at the first such message or,
+          // if there is none, when the drain completes.
+          const draining = drainInbox(messages, nc);
           await loop;
-          // Make sure the naks above reached the server before a new consumer of this durable pulls.
+          await draining;
+          messages.stop();
+          // Hand what this consumer received but never handled back to the durable at once.
+          for (const jsMsg of notHandled) jsMsg.nak();
           if (!nc.isClosed()) await nc.flush().catch(() => undefined);
           activeConsumers.delete(consumer);
         })();
@@ -259,6 +275,42 @@ async function ensureStream(
   if (!sameSubjects || current.config.duplicate_window !== duplicateWindow) {
     await jsm.streams.update(streamName, { subjects, duplicate_window: duplicateWindow });
   }
+}
+
+/**
+ * Unsubscribes the consumer's inbox by draining it: the client keeps accepting messages until the
+ * server has confirmed the unsubscribe, so a message the server sent just before it (e.g. right
+ * after the last ack) reaches the iterator (and is nak'd there) instead of being dropped by the
+ * client and redelivered only after ack_wait. The iterator of consume() ends by itself once the
+ * drain completes.
+ *
+ * The subscription is `PullConsumerMessagesImpl.sub` (public on that class in @nats-io/jetstream
+ * 3.4.0, though not on the ConsumerMessages type); if it is ever missing, fall back to stop().
+ */
+async function drainInbox(messages: ConsumerMessages, nc: NatsConnection): Promise<void> {
+  const subscription: unknown = Reflect.get(messages, 'sub');
+  if (nc.isClosed() || nc.isDraining() || !isDrainable(subscription) || subscription.isClosed()) {
+    messages.stop();
+    return;
+  }
+  try {
+    await subscription.drain();
+  } catch {
+    messages.stop();
+  }
+}
+
+type Drainable = { drain(): Promise<void>; isClosed(): boolean };
+
+function isDrainable(value: unknown): value is Drainable {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'drain' in value &&
+    typeof value.drain === 'function' &&
+    'isClosed' in value &&
+    typeof value.isClosed === 'function'
+  );
 }
 
 function isApiError(error: unknown, code: number): boolean {

@@ -1,11 +1,12 @@
 import { catalogProjection } from './catalog.projection.ts';
 import { checkoutSessionsProjection } from './checkout-sessions.projection.ts';
+import { sweepsProjection } from './sweeps.projection.ts';
 import type { Projection } from './projection.ts';
 import { tenancyProjection } from './tenancy.projection.ts';
 import { webhooksProjection } from './webhooks.projection.ts';
 
 /** Every read model, in the order they see each event: webhooks last, so payloads are current. */
-export const ALL_PROJECTIONS: Projection[] = [tenancyProjection, catalogProjection, checkoutSessionsProjection, webhooksProjection];
+export const ALL_PROJECTIONS: Projection[] = [tenancyProjection, catalogProjection, checkoutSessionsProjection, sweepsProjection, webhooksProjection];
 
 /** Exact-match indexes for the embedded read store (tenant filters and the dispatcher's queries). */
 export const EMBEDDED_INDEXED_FIELDS = ['organizationId', 'status', 'network', 'endpointId'] as const;

@@ -22,7 +22,15 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
     ctx.set('X-Content-Type-Options', 'nosniff');
     await next();
   });
-  app.use(jsonBodyMiddleware());
+  // Under /api the key is checked before the body is read, so a request without a valid key is a
+  // 401 whatever its body; then the body, then Idempotency-Key (which needs both).
+  const auth = authMiddleware(deps.readStore);
+  const idempotency = idempotencyMiddleware(deps);
+  const jsonBody = jsonBodyMiddleware();
+  app.use(async (ctx, next) => {
+    if (!ctx.path.startsWith('/api/')) return jsonBody(ctx, next);
+    return auth(ctx, () => jsonBody(ctx, () => idempotency(ctx, next)));
+  });
 
   const hosted = hostedCheckoutRoutes(deps);
   app.use(hosted.routes());
@@ -37,12 +45,6 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
     app.use(admin.allowedMethods());
   }
 
-  const auth = authMiddleware(deps.readStore);
-  const idempotency = idempotencyMiddleware(deps);
-  app.use(async (ctx, next) => {
-    if (!ctx.path.startsWith('/api/')) return next();
-    return auth(ctx, () => idempotency(ctx, next));
-  });
   for (const router of [
     checkoutSessionRoutes(deps),
     organizationRoutes(deps),

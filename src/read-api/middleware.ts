@@ -15,6 +15,14 @@ export function errorMiddleware(): Koa.Middleware<ApiState> {
       if (ctx.status === 404 && ctx.body === undefined) {
         ctx.status = 404;
         ctx.body = { statusCode: 404, error: 'Not Found', message: `no route for ${ctx.method} ${ctx.path}`, code: 'resource_missing' };
+      } else if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null)) {
+        // Answers made without an error, such as the router's 405 for a method a path does not have.
+        const status = ctx.status;
+        const error = ctx.message || 'Error';
+        const code = status === 405 ? 'method_not_allowed' : status === 501 ? 'not_implemented' : status >= 500 ? 'processing_error' : 'invalid_request';
+        const allow = ctx.response.get('Allow');
+        ctx.body = { statusCode: status, error, message: `${ctx.method} ${ctx.path}: ${error.toLowerCase()}${allow ? `; allowed: ${allow}` : ''}`, code };
+        ctx.status = status;
       }
     } catch (error) {
       if (error instanceof WeirError) {

@@ -61,8 +61,9 @@ export async function listPage<T extends ReadDocument, V>(
   collection: Collection<T>,
   options: { filters?: ListFilters; base?: Filter; present(doc: NoInfer<T>): V },
 ): Promise<{ page: number; limit: number; count: number; hasMore: boolean; data: V[] }> {
-  const page = positiveInt(queryValue(ctx, 'page'), 'page', 1);
   const limit = positiveInt(queryValue(ctx, 'limit'), 'limit', 200, 200);
+  // Bounded so that the number of documents skipped stays an exact integer for every read store.
+  const page = positiveInt(queryValue(ctx, 'page'), 'page', 1, Math.floor(Number.MAX_SAFE_INTEGER / limit));
   const { tenant } = ctx.state;
   const filter: Filter = { organizationId: tenant.organizationId, environment: tenant.environment, ...options.base, ...createdAtFilter(ctx) };
   for (const [name, spec] of Object.entries(options.filters ?? {})) {

@@ -19,6 +19,42 @@ export type EmbeddedReadStoreOptions = {
   indexedFields?: readonly string[];
 };
 
+/**
+ * The value at a dotted path when every step is a plain object and the value is a string,
+ * number or boolean (what an equality index keys on); otherwise undefined.
+ */
+const indexKeyAt = (doc: ReadDocument, path: readonly string[]): string | number | boolean | undefined => {
+  let value: unknown = doc;
+  for (const segment of path) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[segment];
+  }
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
+};
+
+/** Whether both documents sit under the same key of an equality index on `path`. */
+const sameIndexKey = (previous: ReadDocument, next: ReadDocument, path: readonly string[]): boolean => {
+  const key = indexKeyAt(previous, path);
+  return key !== undefined && key === indexKeyAt(next, path);
+};
+
+/**
+ * A filter made only of field equalities with strings, finite numbers, booleans or null: its
+ * compiled Query depends on nothing but the filter, so it can be kept and reused.
+ */
+const plainEqualityKey = (filter: Filter): string | null => {
+  for (const field in filter) {
+    if (!Object.hasOwn(filter, field) || field.startsWith('$')) return null;
+    const value = filter[field];
+    if (value === null || typeof value === 'string' || typeof value === 'boolean') continue;
+    if (typeof value === 'number' && Number.isFinite(value) && !Object.is(value, -0)) continue;
+    return null;
+  }
+  return JSON.stringify(filter);
+};
+
+const MAX_CACHED_QUERIES = 1000;
+
 type CollectionState = {
   readonly docs: Map<string, ReadDocument>;
   readonly indexes: readonly EqualityIndex[];
@@ -40,6 +76,24 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
   const indexedFields = [...new Set(options.indexedFields ?? [])].filter((field) => field !== '_id');
   const collections = new Map<string, CollectionState>();
   const checkpoints = new Map<string, string | null>();
+
+  /**
+   * Compiling a mingo Query costs far more than testing a document with it, and projections and
+   * API lists repeat the same few equality filters (`{ organizationId, environment, deleted }`),
+   * so those are compiled once. Any other filter gets a fresh Query, as before.
+   */
+  const queries = new Map<string, Query>();
+  const queryFor = (filter: Filter): Query => {
+    const key = plainEqualityKey(filter);
+    if (key === null) return new Query(filter);
+    let query = queries.get(key);
+    if (query === undefined) {
+      if (queries.size >= MAX_CACHED_QUERIES) queries.clear();
+      query = new Query(filter);
+      queries.set(key, query);
+    }
+    return query;
+  };
 
   /**
    * The documents that can match `filter`: one by `_id`, an index's bucket, or all of them.
@@ -73,7 +127,7 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
   const find = (state: CollectionState, filter: Filter, options: FindOptions | undefined): ReadDocument[] => {
     const { sort, skip, limit } = normalizeFindOptions(options);
     const source = candidatesFor(state, filter);
-    const cursor = new Query(filter).find<ReadDocument>(source);
+    const cursor = queryFor(filter).find<ReadDocument>(source);
     if (sort !== null) cursor.sort(sort);
     if (skip > 0) cursor.skip(skip);
     if (limit !== null) cursor.limit(limit);
@@ -82,7 +136,7 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
 
   const count = (state: CollectionState, filter: Filter): number => {
     if (isEmpty(filter)) return state.docs.size;
-    const query = new Query(filter);
+    const query = queryFor(filter);
     let matching = 0;
     for (const doc of candidatesFor(state, filter)) if (query.test(doc)) matching++;
     return matching;
@@ -108,7 +162,7 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
     const options = { processingMode: ProcessingMode.CLONE_INPUT, collectionResolver: resolveCollection };
     if (typeof leadingMatch === 'object' && leadingMatch !== null && !Array.isArray(leadingMatch)) {
       const filter = leadingMatch as Filter;
-      const matches = new Query(filter).find<ReadDocument>(candidatesFor(state, filter)).all();
+      const matches = queryFor(filter).find<ReadDocument>(candidatesFor(state, filter)).all();
       return new Aggregator(rest, options).run(matches);
     }
     return new Aggregator(pipeline, options).run(state.docs.values());
@@ -117,6 +171,7 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
   const createCollectionState = (): CollectionState => {
     const docs = new Map<string, ReadDocument>();
     const indexes = indexedFields.map(createEqualityIndex);
+    const indexPaths = indexes.map((index) => index.field.split('.'));
     const state: CollectionState = {
       docs,
       indexes,
@@ -128,8 +183,13 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
           const stored = copyReadDocument(doc, { freeze: true });
           if (indexes.length > 0) {
             const previous = docs.get(stored._id);
-            for (const index of indexes) {
-              if (previous !== undefined) index.remove(previous);
+            for (let i = 0; i < indexes.length; i++) {
+              const index = indexes[i]!;
+              if (previous !== undefined) {
+                // Most replacements keep the tenant, network, endpoint...: the index stays as it is.
+                if (sameIndexKey(previous, stored, indexPaths[i]!)) continue;
+                index.remove(previous);
+              }
               index.add(stored);
             }
           }

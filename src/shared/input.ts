@@ -123,6 +123,8 @@ export function optionalMetadata(o: Input, key: string, path = ''): Record<strin
   const out: Record<string, string> = {};
   for (const [k, value] of entries) {
     if (k.length === 0 || k.length > 40) throw new ValidationError(`${field}.${k}`, 'keys must be 1 to 40 characters');
+    // Assigning it would set the object's prototype instead of storing the key: refuse, never drop.
+    if (k === '__proto__') throw new ValidationError(`${field}.${k}`, 'is a reserved name and cannot be a metadata key');
     if (typeof value === 'number' || typeof value === 'boolean') out[k] = String(value);
     else if (typeof value === 'string') {
       if (value.length > 500) throw new ValidationError(`${field}.${k}`, 'must be at most 500 characters');

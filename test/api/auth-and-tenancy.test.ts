@@ -136,3 +136,15 @@ test("another organization's records are 404, and acting on them changes nothing
   t.is((await alice.api.get<{ name: string }>('/api/v1/organization')).body.name, 'Alice Shop');
   t.is((await bob.api.get<{ name: string }>('/api/v1/organization')).body.name, 'Bob Shop');
 });
+
+test('the key is checked before the body: no key and a bad body is a 401, not a 400', async (t) => {
+  const weir = await startTestWeir(t);
+  const { testSecretKey } = await createMerchant(weir.url);
+  const post = (headers: Record<string, string>, body: string) =>
+    fetch(`${weir.url}/api/v1/checkout/sessions`, { method: 'POST', headers, body }).then(async (r) => ({ status: r.status, body: (await r.json()) as unknown, headers: r.headers }));
+  assertError(t, await post({ 'content-type': 'application/json' }, '{not json'), 401, { code: 'authentication_required' });
+  assertError(t, await post({ 'content-type': 'text/plain' }, 'hello'), 401, { code: 'authentication_required' });
+  assertError(t, await post({ 'content-type': 'application/json', authorization: 'Bearer sk_test_nope' }, '{not json'), 401);
+  // With a valid key, the same body is judged on its own.
+  assertError(t, await post({ 'content-type': 'application/json', authorization: `Bearer ${testSecretKey}` }, '{not json'), 400, { code: 'invalid_json' });
+});

@@ -128,3 +128,18 @@ test('Idempotency-Key is validated and ignored on GET', async (t) => {
   t.is(get.status, 200);
   t.is(get.headers.get('idempotent-replayed'), null);
 });
+
+test('concurrent requests with one Idempotency-Key make one session', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const responses = await Promise.all([1, 2, 3, 4, 5].map(() => api.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'double-click' })));
+  const created = responses.filter((r) => r.status === 200);
+  t.true(created.length >= 1);
+  t.is(new Set(created.map((r) => r.body.id)).size, 1, 'every success names the same session');
+  for (const r of responses.filter((x) => x.status !== 200)) assertError(t, r, 409, { code: 'idempotency_key_in_use' });
+  t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 1);
+  // Once settled, a retry replays it.
+  const retry = await api.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'double-click' });
+  t.is(retry.body.id, created[0]!.body.id);
+  t.is(retry.headers.get('idempotent-replayed'), 'true');
+});

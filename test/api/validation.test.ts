@@ -124,7 +124,7 @@ test('list parameters are validated: limit, page, createdAt bounds and enum filt
   for (const limit of ['0', '201', '-1', 'ten', '1.5']) {
     assertError(t, await api.get(`${SESSIONS}?limit=${limit}`), 400, { field: 'limit', code: 'parameter_invalid' });
   }
-  for (const page of ['0', '-2', 'x']) assertError(t, await api.get(`${SESSIONS}?page=${page}`), 400, { field: 'page' });
+  for (const page of ['0', '-2', 'x', '99999999999999999999', '9007199254740993']) assertError(t, await api.get(`${SESSIONS}?page=${page}`), 400, { field: 'page' });
   for (const op of ['gt', 'gte', 'lt', 'lte']) {
     for (const garbage of ['garbage', '2026-13-45', '2026-02-31', 'March 3', '1', '12/31/2026', '2026-05-01T25:00:00Z']) {
       assertError(t, await api.get(`${SESSIONS}?createdAt[${op}]=${encodeURIComponent(garbage)}`), 400, { field: `createdAt[${op}]` });
@@ -153,4 +153,29 @@ test('other create endpoints validate too, and write nothing when they refuse', 
   await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/webhook-endpoints', { description: 'd', url: 'https://x.example', enabledEvents: { events: ['nope'] } }), { field: 'enabledEvents.events[0]' });
   await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: '0x1234' }), { field: 'address' });
   t.is((await api.get<Page<unknown>>('/api/v1/products')).body.count, 0);
+});
+
+test('a method a path does not have is answered in the error shape, with the allowed methods', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const before = await logLength(weir);
+  const deleteAll = assertError(t, await api.delete(SESSIONS), 405, { code: 'method_not_allowed' });
+  t.regex(deleteAll.message, /GET/);
+  assertError(t, await api.put(SESSIONS, sessionRequest()), 405, { code: 'method_not_allowed' });
+  assertError(t, await api.call('PATCH', '/api/v1/organization', { name: 'x' }), 405, { code: 'method_not_allowed' });
+  assertError(t, await api.get('/api/v1/nothing-here'), 404, { code: 'resource_missing' });
+  t.is(await logLength(weir), before);
+  t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 0);
+});
+
+test('metadata is kept key for key, and a key that cannot be stored is refused rather than dropped', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const kept = await api.post<Session & { metadata: Record<string, string> }>(SESSIONS, { ...sessionRequest(), metadata: { orderId: 'A-1', constructor: 'c', count: 3, paid: false } });
+  t.is(kept.status, 200, JSON.stringify(kept.body));
+  t.deepEqual(kept.body.metadata, { orderId: 'A-1', constructor: 'c', count: '3', paid: 'false' });
+  // Sent as raw JSON: a JavaScript object literal would not carry an own __proto__ key.
+  await assertRejectedWithoutWrite(t, weir, () => api.post(SESSIONS, `{"successUrl":"https://shop.example/ok","lineItems":${JSON.stringify(sessionRequest().lineItems)},"metadata":{"__proto__":"x","a":"b"}}`), { field: 'metadata.__proto__' });
+  await assertRejectedWithoutWrite(t, weir, () => api.post(SESSIONS, { ...sessionRequest(), metadata: { nested: { a: 1 } } }), { field: 'metadata.nested' });
+  await assertRejectedWithoutWrite(t, weir, () => api.post(SESSIONS, { ...sessionRequest(), metadata: { ['k'.repeat(41)]: 'v' } }), { field: `metadata.${'k'.repeat(41)}` });
 });

@@ -35,7 +35,7 @@ test('the hosted page shows the order, reveals the address and QR for the chosen
   t.is(await page.locator('header strong').textContent(), 'Corner Coffee');
   t.is(await page.locator('#amount').textContent(), '2.5');
   t.regex((await page.locator('main').textContent()) ?? '', /Weir T-shirt × 1/);
-  t.is(await page.locator('header').evaluate((el) => getComputedStyle(el).backgroundColor), 'rgb(138, 43, 226)');
+  t.is(await page.locator('header').evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor), 'rgb(138, 43, 226)');
 
   await page.getByRole('button', { name: /USDC/ }).click();
   await page.locator('#reveal').waitFor({ state: 'visible' });
