@@ -66,108 +66,61 @@ const setOwn = (target: Record<string, unknown>, key: string, value: unknown): v
   }
 };
 
-/**
- * Every object and array that `copyReadDocument` made and deep-froze, with its height: how many
- * levels of objects nest below it (0 when it holds only primitives). Such a value is valid,
- * normalized and immutable for good, so a later copy may share it instead of copying it again,
- * as long as it does not end up nested deeper than MAX_DEPTH. A read model that builds its next
- * document from the stored one (`{ ...current, status }`) then copies only what changed.
- */
-const frozenCopies = new WeakMap<object, number>();
-
-/**
- * One copy in progress. The path of the value being copied is kept as a stack of keys and joined
- * only for an error message; `height` is the height of the object or array `copyValue` last
- * returned (-1 for a primitive).
- */
-type CopyRun = { readonly id: string; readonly freeze: boolean; readonly path: (string | number)[]; height: number };
-
-const pathOf = (run: CopyRun): string => run.path.join('.');
-
-const copyValue = (value: unknown, run: CopyRun, depth: number): unknown => {
+const copyValue = (value: unknown, id: string, path: string, depth: number, freeze: boolean): unknown => {
   switch (typeof value) {
     case 'string':
     case 'boolean':
-      run.height = -1;
       return value;
     case 'number':
-      if (!Number.isFinite(value)) throw invalidDocument(run.id, pathOf(run), `is ${value}; only finite numbers are stored`);
-      run.height = -1;
+      if (!Number.isFinite(value)) throw invalidDocument(id, path, `is ${value}; only finite numbers are stored`);
       return value;
     case 'bigint':
-      throw invalidDocument(run.id, pathOf(run), 'is a bigint; store money and positions as integer strings');
+      throw invalidDocument(id, path, 'is a bigint; store money and positions as integer strings');
     case 'object': {
-      if (value === null) {
-        run.height = -1;
-        return null;
-      }
-      if (run.freeze) {
-        const height = frozenCopies.get(value);
-        if (height !== undefined && depth + height < MAX_DEPTH) {
-          run.height = height;
-          return value;
-        }
-      }
-      if (depth >= MAX_DEPTH) throw invalidDocument(run.id, pathOf(run), `nests deeper than ${MAX_DEPTH} levels (a cycle?)`);
+      if (value === null) return null;
+      if (depth >= MAX_DEPTH) throw invalidDocument(id, path, `nests deeper than ${MAX_DEPTH} levels (a cycle?)`);
       if (Array.isArray(value)) {
         const items: unknown[] = new Array<unknown>(value.length);
-        let height = 0;
         for (let i = 0; i < value.length; i++) {
           const item: unknown = value[i];
           // JSON semantics: an undefined array element becomes null.
-          if (item === undefined) {
-            items[i] = null;
-            continue;
-          }
-          run.path.push(i);
-          items[i] = copyValue(item, run, depth + 1);
-          run.path.pop();
-          if (run.height + 1 > height) height = run.height + 1;
+          items[i] = item === undefined ? null : copyValue(item, id, `${path}.${i}`, depth + 1, freeze);
         }
-        return finish(items, height, run, depth);
+        return freeze ? Object.freeze(items) : items;
       }
       const prototype: unknown = Object.getPrototypeOf(value);
       if (prototype !== Object.prototype && prototype !== null) {
         const kind = value.constructor?.name ?? 'non-plain object';
-        throw invalidDocument(run.id, pathOf(run), `is a ${kind}; store plain JSON (dates as ISO strings)`);
+        throw invalidDocument(id, path, `is a ${kind}; store plain JSON (dates as ISO strings)`);
       }
-      return copyObject(value as Record<string, unknown>, run, depth);
+      return copyObject(value as Record<string, unknown>, id, path, depth, freeze);
     }
     default:
-      throw invalidDocument(run.id, pathOf(run), `is a ${typeof value}; store plain JSON values`);
+      throw invalidDocument(id, path, `is a ${typeof value}; store plain JSON values`);
   }
 };
 
-const copyObject = (source: Record<string, unknown>, run: CopyRun, depth: number): Record<string, unknown> => {
+const copyObject = (
+  source: Record<string, unknown>,
+  id: string,
+  path: string,
+  depth: number,
+  freeze: boolean,
+): Record<string, unknown> => {
   const copy: Record<string, unknown> = {};
-  let height = 0;
   for (const key of Object.keys(source)) {
     const field: unknown = source[key];
     // JSON semantics: a property whose value is undefined is dropped.
     if (field === undefined) continue;
-    run.path.push(key);
-    setOwn(copy, key, copyValue(field, run, depth + 1));
-    run.path.pop();
-    if (run.height + 1 > height) height = run.height + 1;
+    setOwn(copy, key, copyValue(field, id, path === '' ? key : `${path}.${key}`, depth + 1, freeze));
   }
-  return finish(copy, height, run, depth);
-};
-
-/** Freeze and remember a finished copy (when freezing), and report its height to the caller. */
-const finish = <T extends object>(copy: T, height: number, run: CopyRun, depth: number): T => {
-  run.height = height;
-  if (!run.freeze) return copy;
-  Object.freeze(copy);
-  if (depth >= 1 && depth <= 2) frozenCopies.set(copy, height);
-  return copy;
+  return freeze ? Object.freeze(copy) : copy;
 };
 
 /**
  * Check that a document is plain JSON (what MongoDB round-trips unchanged) and copy it,
  * dropping undefined properties. With `freeze`, the copy is deep-frozen so it can be shared
- * with every reader; nested objects and arrays that are themselves such frozen copies (taken
- * from a stored document) are shared rather than copied again. The returned document itself is
- * always a new object. Throws `ReadStoreUsageError` on a bigint, Date, NaN, class instance, ...
+ * with every reader. Throws `ReadStoreUsageError` on a bigint, Date, NaN, class instance, ...
  */
 export const copyReadDocument = (doc: ReadDocument, { freeze }: { freeze: boolean }): ReadDocument => {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
@@ -181,7 +134,7 @@ export const copyReadDocument = (doc: ReadDocument, { freeze }: { freeze: boolea
   if (prototype !== Object.prototype && prototype !== null) {
     throw invalidDocument(id, 'the document', 'is not a plain object');
   }
-  const copy = copyObject(doc, { id, freeze, path: [], height: 0 }, 0);
+  const copy = copyObject(doc, id, '', 0, freeze);
   return copy as ReadDocument;
 };
 

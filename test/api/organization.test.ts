@@ -208,3 +208,18 @@ test('business name and brand color appear on the hosted checkout page, safely e
   t.false(again.includes('#c0ffee'));
   t.true(again.includes('Renamed Shop'));
 });
+
+test('a wallet address cannot be added or updated to one the chain already has', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  assertError(t, await api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: MERCHANT_WALLET }), 400, { field: 'address', code: 'resource_already_exists' });
+  const second = await api.post<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: SECOND_WALLET });
+  t.is(second.status, 200);
+  await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/organization/withdrawal-addresses/${second.body.id}`, { address: MERCHANT_WALLET.toLowerCase() }), { field: 'address' });
+});
+
+test('a session whose total exceeds int64 is refused', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  await assertRejectedWithoutWrite(t, weir, () => api.post<Session>('/api/v1/checkout/sessions', sessionRequest('9223372036854775800', 1000)), { field: 'lineItems', code: 'amount_too_large' });
+});
