@@ -1,8 +1,11 @@
 /**
  * HTTP throughput of Weir's read and write API against a bare Koa hello-world, on this machine.
  *
- *   node --import tsx bench/http.ts [--duration 10] [--warmup 2] [--connections 50] [--json FILE]
+ *   node --import tsx bench/http.ts [--duration 10] [--warmup 2] [--connections 50] [--json FILE] [--profile-weir DIR]
  *   (npm run bench:http)
+ *
+ * `--profile-weir DIR` runs the Weir child with `--cpu-prof --cpu-prof-dir=DIR` (summarize the
+ * profile with bench/cpu-profile-top.ts).
  *
  * Each server runs in a child process of its own (`node --import tsx`), so the load generator
  * (autocannon, in this process) never shares an event loop with it. Loopback only; every run is
@@ -17,14 +20,14 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { apiClient } from '../test/support/api-client.ts';
 import { ADMIN_TOKEN, createMerchant, sessionRequest } from '../test/support/weir-harness.ts';
 import { isTargetMessage, type ParentMessage, type TargetMessage } from './targets/target-ipc.ts';
 
-type Settings = { durationS: number; warmupS: number; connections: number; pipelining: number; sessionIds: number; jsonOut: string | null };
+type Settings = { durationS: number; warmupS: number; connections: number; pipelining: number; sessionIds: number; jsonOut: string | null; profileDir: string | null };
 
 function readSettings(argv: string[]): Settings {
   const value = (name: string): string | undefined => {
@@ -45,15 +48,16 @@ function readSettings(argv: string[]): Settings {
     pipelining: 1,
     sessionIds: positive('--ids', 20, 1000),
     jsonOut: value('--json') ?? null,
+    profileDir: value('--profile-weir') ?? null,
   };
 }
 
 /** A server started in a child process, ready when it says so over IPC. */
 type Target = { url: string; stats(): Promise<Extract<TargetMessage, { type: 'stats' }>>; stop(): Promise<void> };
 
-async function startTarget(file: string, env: Record<string, string> = {}): Promise<Target> {
+async function startTarget(file: string, env: Record<string, string> = {}, extraExecArgv: string[] = []): Promise<Target> {
   const child: ChildProcess = fork(fileURLToPath(new URL(file, import.meta.url)), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [...extraExecArgv, '--import', 'tsx'],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -135,6 +139,7 @@ const mib = (bytes: number) => Math.round(bytes / (1024 * 1024));
 async function main(): Promise<void> {
   const settings = readSettings(process.argv.slice(2));
   const cases: CaseResult[] = [];
+  const loadBefore = +loadavg()[0]!.toFixed(2);
 
   // a. Baseline: bare Koa.
   const koa = await startTarget('./targets/koa-hello.ts');
@@ -145,7 +150,8 @@ async function main(): Promise<void> {
   }
 
   // b-d. Weir.
-  const weir = await startTarget('./targets/weir-server.ts', { WEIR_ADMIN_TOKEN: ADMIN_TOKEN });
+  const profileArgs = settings.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`] : [];
+  const weir = await startTarget('./targets/weir-server.ts', { WEIR_ADMIN_TOKEN: ADMIN_TOKEN }, profileArgs);
   let weirMemory: { afterSetupMiB: number; afterGetMiB: number; afterPostMiB: number; maxRssMiB: number } | null = null;
   let sessionsInLog = 0;
   try {
@@ -203,6 +209,8 @@ async function main(): Promise<void> {
     cases,
     weirMemory,
     sessionsInLog,
+    /** 1-minute load average before and after (2 = both cores busy): other work on the machine skews results. */
+    loadAverage: { before: loadBefore, after: +loadavg()[0]!.toFixed(2) },
     targets: {
       getVsKoa: { ratio: +getRatio.toFixed(3), target: 0.5, met: getRatio >= 0.5 },
       postNon2xx: { inline: postInline.non2xx, priceId: postPriceId.non2xx, target: 0, met: postInline.non2xx === 0 && postPriceId.non2xx === 0 && postInline.errors === 0 && postPriceId.errors === 0 },

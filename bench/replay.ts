@@ -18,7 +18,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -86,6 +86,7 @@ async function main(): Promise<void> {
     }
     const fileMiB = +((await stat(dbPath)).size / 2 ** 20).toFixed(1);
 
+    const loadBefore = +loadavg()[0]!.toFixed(2);
     const measureScript = fileURLToPath(new URL('./replay-measure.ts', import.meta.url));
     const measurements: ReplayMeasurement[] = [];
     for (let i = 0; i < settings.runs; i++) {
@@ -110,18 +111,25 @@ async function main(): Promise<void> {
       node: process.version,
       log: { path: settings.keep || settings.reuse ? dbPath : '(temporary, removed)', events, fileMiB, generation },
       runs: measurements,
-      median: { readAllEventsPerSecond: readAllEps, rebuildEventsPerSecond: rebuildEps, rebuildMs: median(measurements.map((m) => m.rebuild.ms)) },
+      median: {
+        readAllEventsPerSecond: readAllEps,
+        rebuildEventsPerSecond: rebuildEps,
+        rebuildMs: median(measurements.map((m) => m.rebuild.ms)),
+        rebuildCpuMs: median(measurements.map((m) => m.rebuild.cpuMs)),
+      },
+      /** 1-minute load average before and after the measurements (2 = both cores busy). */
+      loadAverage: { before: loadBefore, after: +loadavg()[0]!.toFixed(2) },
       peakRssMiB: peakRss,
       cli,
       target: { rebuildEventsPerSecond: TARGET_EVENTS_PER_SECOND, met: rebuildEps >= TARGET_EVENTS_PER_SECOND },
     };
     const fmt = (n: number) => n.toLocaleString('en-US');
     const table = [
-      '| Measurement | events | time (median) | events/s (median) | runs (events/s) | peak RSS |',
-      '|---|---:|---:|---:|---|---:|',
-      `| readAll, batches of 2000 (raw log read) | ${fmt(events)} | ${median(measurements.map((m) => m.readAll?.ms ?? 0))} ms | ${fmt(readAllEps)} | ${measurements.map((m) => fmt(m.readAll?.eventsPerSecond ?? 0)).join(' / ')} | - |`,
-      `| rebuild(), ALL_PROJECTIONS, embedded read store | ${fmt(events)} | ${summary.median.rebuildMs} ms | ${fmt(rebuildEps)} | ${measurements.map((m) => fmt(m.rebuild.eventsPerSecond)).join(' / ')} | ${peakRss} MiB |`,
-      `| \`weir replay\` (CLI, same log) | ${fmt(cli.events)} | ${Math.round(cli.seconds * 1000)} ms | ${fmt(cli.eventsPerSecond)} | 1 run | - |`,
+      '| Measurement | events | wall time (median) | CPU time (median) | events/s (median) | runs (events/s) | peak RSS |',
+      '|---|---:|---:|---:|---:|---|---:|',
+      `| readAll, batches of 2000 (raw log read) | ${fmt(events)} | ${median(measurements.map((m) => m.readAll?.ms ?? 0))} ms | - | ${fmt(readAllEps)} | ${measurements.map((m) => fmt(m.readAll?.eventsPerSecond ?? 0)).join(' / ')} | - |`,
+      `| rebuild(), ALL_PROJECTIONS, embedded read store | ${fmt(events)} | ${summary.median.rebuildMs} ms | ${summary.median.rebuildCpuMs} ms | ${fmt(rebuildEps)} | ${measurements.map((m) => fmt(m.rebuild.eventsPerSecond)).join(' / ')} | ${peakRss} MiB |`,
+      `| \`weir replay\` (CLI, same log) | ${fmt(cli.events)} | ${Math.round(cli.seconds * 1000)} ms | - | ${fmt(cli.eventsPerSecond)} | 1 run | - |`,
     ].join('\n');
     const json = JSON.stringify(summary, null, 2);
     console.log(json);

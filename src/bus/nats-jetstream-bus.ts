@@ -35,7 +35,10 @@ export type NatsJetStreamBusOptions = {
   maxRedeliveryDelayMs?: number;
   /** Connection name shown in NATS monitoring. Default `weir-bus`. */
   connectionName?: string;
-  /** Errors that happen outside any call (a consumer's message loop failing, an ack lost). Default console.error. */
+  /**
+   * Trouble that happens outside any call: the connection dropping (the client reconnects by itself),
+   * a consumer's message loop failing, an ack lost. Default console.error.
+   */
   onError?: (error: Error) => void;
 };
 
@@ -86,6 +89,7 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
     });
   }
   const js: JetStreamClient = jetstream(nc);
+  void reportConnectionTrouble(nc, where, onError);
 
   const activeConsumers = new Set<Consumer>();
   let closing: Promise<void> | undefined;
@@ -148,7 +152,8 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
       if (succeeded) {
         // Wait for the server to confirm, so a consumer started after stop() never sees this message again.
         await jsMsg.ackAck().catch((error: unknown) => {
-          onError(new BusConnectionError(`ack of ${jsMsg.subject} (stream sequence ${jsMsg.seq}) on ${where} failed; it will be redelivered: ${messageOf(error)}`, { cause: error }));
+          const detail = `ack of ${jsMsg.subject} (stream sequence ${jsMsg.seq}) on ${where} failed; it will be redelivered`;
+          onError(new BusConnectionError(`${detail}: ${messageOf(error)}`, { cause: error }));
         });
       } else {
         jsMsg.nak(stopping ? undefined : redeliveryDelay(deliveryCount, baseDelayMs, maxDelayMs));
@@ -175,7 +180,9 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
           if (stopping) break;
         }
       } catch (error) {
-        if (!stopping) onError(new BusConnectionError(`consumer loop on ${where} ended: ${messageOf(error)}`, { cause: error }));
+        if (!stopping) {
+          onError(new BusConnectionError(`consumer loop on ${where} ended: ${messageOf(error)}`, { cause: error }));
+        }
       }
     })();
 
@@ -185,12 +192,11 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
         stopped ??= (async () => {
           stopping = true;
           // Unsubscribe at once (a running handler finishes meanwhile), but keep accepting what the
-          // server sent before it saw the unsubscribe; the loop ends at the first such message or,
-          // if there is none, when the drain completes.
-          const draining = drainInbox(messages, nc);
-          await loop;
-          await draining;
+          // server sent before it saw the unsubscribe; the loop ends at the first such message, after
+          // the running handler, or, if there is neither, when the drain has completed.
+          await drainInbox(messages, nc);
           messages.stop();
+          await loop;
           // Hand what this consumer received but never handled back to the durable at once.
           for (const jsMsg of notHandled) jsMsg.nak();
           if (!nc.isClosed()) await nc.flush().catch(() => undefined);
@@ -274,6 +280,21 @@ async function ensureStream(
     subjects.every((subject) => current.config.subjects.includes(subject));
   if (!sameSubjects || current.config.duplicate_window !== duplicateWindow) {
     await jsm.streams.update(streamName, { subjects, duplicate_window: duplicateWindow });
+  }
+}
+
+/** The client reconnects by itself (forever); say so when the connection drops or the server complains. */
+async function reportConnectionTrouble(nc: NatsConnection, where: string, onError: (error: Error) => void): Promise<void> {
+  try {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect') {
+        onError(new BusConnectionError(`lost the connection to NATS at ${status.server}; reconnecting`));
+      } else if (status.type === 'error') {
+        onError(new BusConnectionError(`NATS at ${where} reported: ${status.error.message}`, { cause: status.error }));
+      }
+    }
+  } catch {
+    // The status stream ends with the connection.
   }
 }
 

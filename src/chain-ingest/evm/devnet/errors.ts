@@ -31,17 +31,6 @@ export class DevnetInfoError extends Error {
   }
 }
 
-/** Deploying the devnet's contracts failed (a transaction reverted or produced no contract). */
-export class DevnetDeployError extends Error {
-  override readonly name = 'DevnetDeployError';
-  constructor(
-    readonly contract: string,
-    message: string,
-  ) {
-    super(`deploying ${contract} on the devnet failed: ${message}`);
-  }
-}
-
 /** The faucet could not fund an account. */
 export class FaucetError extends Error {
   override readonly name = 'FaucetError';

@@ -1,0 +1,33 @@
+/** An input to the deposit-address derivation is malformed; `field` names it. */
+export class DepositAddressInputError extends Error {
+  override readonly name = 'DepositAddressInputError';
+  constructor(
+    readonly field: 'factoryAddress' | 'merchantAddress' | 'sessionId' | 'sessionSalt',
+    readonly value: string,
+    message: string,
+  ) {
+    super(`${field} ${JSON.stringify(value)}: ${message}`);
+  }
+}
+
+/** A contract deployment transaction failed or did not produce the expected contract. */
+export class ContractDeployError extends Error {
+  override readonly name = 'ContractDeployError';
+  constructor(
+    readonly contractName: string,
+    message: string,
+  ) {
+    super(`deploying ${contractName} failed: ${message}`);
+  }
+}
+
+/** A batched flush (sweep) of forwarders did not go through. */
+export class ForwarderFlushError extends Error {
+  override readonly name = 'ForwarderFlushError';
+  constructor(
+    message: string,
+    readonly transactionHash?: `0x${string}`,
+  ) {
+    super(message);
+  }
+}
