@@ -1,7 +1,7 @@
 /**
  * HTTP throughput of Weir's read and write API against a bare Koa hello-world, on this machine.
  *
- *   node --import tsx bench/http.ts [--duration 10] [--warmup 2] [--connections 50] [--json FILE] [--profile-weir DIR]
+ *   node --import tsx bench/http.ts [--duration 10] [--warmup 2] [--connections 50] [--rounds 3] [--json FILE] [--profile-weir DIR]
  *   (npm run bench:http)
  *
  * `--profile-weir DIR` runs the Weir child with `--cpu-prof --cpu-prof-dir=DIR` (summarize the
@@ -9,10 +9,11 @@
  *
  * Each server runs in a child process of its own (`node --import tsx`), so the load generator
  * (autocannon, in this process) never shares an event loop with it. Loopback only; every run is
- * bounded in time. Cases, each a 2 s warm-up (discarded) then a 10 s measurement:
+ * bounded in time. Cases, each a 2 s warm-up (discarded) then a 10 s measurement; (a) and (b)
+ * alternate for 3 rounds (medians reported), so load from other work on the machine hits both:
  *
  *   a. bare Koa, GET /                                   (baseline)
- *   b. Weir, GET /api/v1/checkout/sessions/{id}          (Bearer test key, rotating over 20 ids)
+ *   b. Weir, GET /api/v1/checkout/sessions/{id}          (Bearer test key, rotating over 20 ids; target >= 50% of a)
  *   c. Weir, POST /api/v1/checkout/sessions              (inline priceData, as the test harness sends)
  *   d. Weir, POST /api/v1/checkout/sessions              (an existing priceId: one append per request)
  *
@@ -27,7 +28,16 @@ import { apiClient } from '../test/support/api-client.ts';
 import { ADMIN_TOKEN, createMerchant, sessionRequest } from '../test/support/weir-harness.ts';
 import { isTargetMessage, type ParentMessage, type TargetMessage } from './targets/target-ipc.ts';
 
-type Settings = { durationS: number; warmupS: number; connections: number; pipelining: number; sessionIds: number; jsonOut: string | null; profileDir: string | null };
+type Settings = {
+  durationS: number;
+  warmupS: number;
+  connections: number;
+  pipelining: number;
+  sessionIds: number;
+  rounds: number;
+  jsonOut: string | null;
+  profileDir: string | null;
+};
 
 function readSettings(argv: string[]): Settings {
   const value = (name: string): string | undefined => {
@@ -47,6 +57,7 @@ function readSettings(argv: string[]): Settings {
     connections: positive('--connections', 50, 1000),
     pipelining: 1,
     sessionIds: positive('--ids', 20, 1000),
+    rounds: positive('--rounds', 3, 10),
     jsonOut: value('--json') ?? null,
     profileDir: value('--profile-weir') ?? null,
   };
@@ -136,24 +147,41 @@ async function measure(name: string, options: autocannon.Options, settings: Sett
 
 const mib = (bytes: number) => Math.round(bytes / (1024 * 1024));
 
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/** The round with the median requests/s stands for the case (its latencies come with it). */
+function medianCase(name: string, rounds: CaseResult[]): CaseResult {
+  const sorted = [...rounds].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  const chosen = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  return {
+    ...chosen,
+    name: `${name} (median of ${rounds.length} rounds)`,
+    requestsTotal: rounds.reduce((sum, c) => sum + c.requestsTotal, 0),
+    non2xx: rounds.reduce((sum, c) => sum + c.non2xx, 0),
+    errors: rounds.reduce((sum, c) => sum + c.errors, 0),
+    timeouts: rounds.reduce((sum, c) => sum + c.timeouts, 0),
+  };
+}
+
 async function main(): Promise<void> {
   const settings = readSettings(process.argv.slice(2));
   const cases: CaseResult[] = [];
   const loadBefore = +loadavg()[0]!.toFixed(2);
 
-  // a. Baseline: bare Koa.
-  const koa = await startTarget('./targets/koa-hello.ts');
-  try {
-    cases.push(await measure('a. Koa hello-world GET /', { url: `${koa.url}/` }, settings));
-  } finally {
-    await koa.stop();
-  }
-
-  // b-d. Weir.
+  // Both servers run side by side (an idle one costs nothing); (a) and (b) alternate for
+  // `--rounds` rounds, so a change in the machine's load hits both alike. Each case reports the
+  // median round; the ratio is the median of the per-round ratios.
   const profileArgs = settings.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`] : [];
+  const koa = await startTarget('./targets/koa-hello.ts');
   const weir = await startTarget('./targets/weir-server.ts', { WEIR_ADMIN_TOKEN: ADMIN_TOKEN }, profileArgs);
   let weirMemory: { afterSetupMiB: number; afterGetMiB: number; afterPostMiB: number; maxRssMiB: number } | null = null;
   let sessionsInLog = 0;
+  const koaRounds: CaseResult[] = [];
+  const getRounds: CaseResult[] = [];
   try {
     const merchant = await createMerchant(weir.url, 'Bench Shop');
     const auth = { authorization: `Bearer ${merchant.testSecretKey}` };
@@ -173,10 +201,16 @@ async function main(): Promise<void> {
     if (probe.status !== 200 || probe.body.id !== ids[0]) throw new Error(`GET probe failed: ${probe.status} ${JSON.stringify(probe.body)}`);
     const afterSetup = await weir.stats();
 
-    cases.push(await measure(`b. Weir GET /api/v1/checkout/sessions/{id} (${ids.length} ids)`, {
-      url: weir.url,
-      requests: ids.map((id) => ({ method: 'GET' as const, path: `/api/v1/checkout/sessions/${id}`, headers: auth })),
-    }, settings));
+    for (let round = 1; round <= settings.rounds; round++) {
+      koaRounds.push(await measure(`a. Koa hello-world GET / [round ${round}]`, { url: `${koa.url}/` }, settings));
+      getRounds.push(await measure(`b. Weir GET /api/v1/checkout/sessions/{id} (${ids.length} ids) [round ${round}]`, {
+        url: weir.url,
+        requests: ids.map((id) => ({ method: 'GET' as const, path: `/api/v1/checkout/sessions/${id}`, headers: auth })),
+      }, settings));
+    }
+    await koa.stop();
+    cases.push(medianCase('a. Koa hello-world GET /', koaRounds));
+    cases.push(medianCase(`b. Weir GET /api/v1/checkout/sessions/{id} (${ids.length} ids)`, getRounds));
     const afterGet = await weir.stats();
 
     const postHeaders = { ...auth, 'content-type': 'application/json' };
@@ -197,16 +231,19 @@ async function main(): Promise<void> {
     sessionsInLog = listed.body.count;
     weirMemory = { afterSetupMiB: mib(afterSetup.rssBytes), afterGetMiB: mib(afterGet.rssBytes), afterPostMiB: mib(afterPost.rssBytes), maxRssMiB: mib(afterPost.maxRssBytes) };
   } finally {
+    await koa.stop();
     await weir.stop();
   }
 
   const [koaCase, getCase, postInline, postPriceId] = cases as [CaseResult, CaseResult, CaseResult, CaseResult];
-  const getRatio = getCase.requestsPerSecond / koaCase.requestsPerSecond;
+  const roundRatios = getRounds.map((get, i) => +(get.requestsPerSecond / koaRounds[i]!.requestsPerSecond).toFixed(3));
+  const getRatio = median(roundRatios);
   const summary = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version },
-    settings: { durationS: settings.durationS, warmupS: settings.warmupS, connections: settings.connections, pipelining: settings.pipelining, getIds: settings.sessionIds },
+    settings: { durationS: settings.durationS, warmupS: settings.warmupS, connections: settings.connections, pipelining: settings.pipelining, getIds: settings.sessionIds, rounds: settings.rounds },
     cases,
+    rounds: { koa: koaRounds.map((c) => c.requestsPerSecond), weirGet: getRounds.map((c) => c.requestsPerSecond), ratios: roundRatios },
     weirMemory,
     sessionsInLog,
     /** 1-minute load average before and after (2 = both cores busy): other work on the machine skews results. */

@@ -14,6 +14,14 @@ export type WeirConfig = {
   masterKey?: string;
   /** Operator token for `/admin` (creating organizations over HTTP); unset: the admin API is off. */
   adminToken?: string;
+  /** JSON written by `weir devnet`: offer that local chain in the test environment. */
+  devnetFile?: string;
+  /** JSON file with RPC endpoints per chain id (`{"rpc": {"1": ["https://…", "wss://…"]}}`); WEIR_RPC_<chainId> wins. */
+  rpcConfigFile?: string;
+  /** Private key (0x…) of the operator account that pays sweep gas; never a merchant key. */
+  sweeperKey?: string;
+  /** `WEIR_RPC_<chainId>` and `WEIR_FACTORY_<chainId>` variables (per-chain endpoints and factories). */
+  chainEnv?: Record<string, string>;
   /** Offer the built-in test network (no chain needed; transfers are published by hand). */
   testRail: boolean;
 };
@@ -30,8 +38,11 @@ export const SETTINGS = {
   publicUrl: { env: 'WEIR_PUBLIC_URL', flag: '--public-url', description: 'base URL of the hosted pages', default: 'http://HOST:PORT' },
   masterKey: { env: 'WEIR_MASTER_KEY', flag: '--master-key', description: '32-byte base64 key sealing webhook secrets; unset: DATA_DIR/master.key' },
   adminToken: { env: 'WEIR_ADMIN_TOKEN', flag: '--admin-token', description: 'operator token for POST /admin/organizations; unset: admin API off' },
+  devnetFile: { env: 'WEIR_DEVNET_FILE', flag: '--devnet', description: 'devnet JSON from `weir devnet --out FILE`: offer that chain to test keys' },
+  rpcConfigFile: { env: 'WEIR_RPC_CONFIG', flag: '--rpc-config', description: 'JSON file of RPC endpoints per chain id; WEIR_RPC_<chainId>=url,url wins' },
+  sweeperKey: { env: 'WEIR_SWEEPER_KEY', flag: '--sweeper-key', description: 'operator key paying sweep gas (0x…); with --devnet defaults to its sweeper account' },
   testRail: { env: 'WEIR_TEST_RAIL', flag: '--test-rail', description: 'offer the built-in test network weir-testnet (1/0)', default: '0' },
-} as const satisfies Record<keyof WeirConfig, SettingSpec>;
+} as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv'>, SettingSpec>;
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -51,7 +62,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     if (value === undefined) throw new ConfigError(`${name} needs a value`);
     flags.set(name, value);
   }
-  const get = (key: keyof WeirConfig): string | undefined => {
+  const get = (key: keyof typeof SETTINGS): string | undefined => {
     const spec: SettingSpec = SETTINGS[key];
     const value = flags.get(spec.flag) ?? env[spec.env];
     return value === undefined || value === '' ? undefined : value;
@@ -71,6 +82,10 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     publicUrl: get('publicUrl'),
     masterKey: get('masterKey'),
     adminToken: get('adminToken'),
+    devnetFile: get('devnetFile'),
+    rpcConfigFile: get('rpcConfigFile'),
+    sweeperKey: get('sweeperKey'),
     testRail: testRail === '1' || testRail === 'true',
+    chainEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => /^WEIR_(RPC|FACTORY)_\d+$/.test(e[0]) && !!e[1])),
   };
 }

@@ -9,6 +9,12 @@ import { openBus } from '../bus/open-bus.ts';
 import { createMatcher } from '../chain-ingest/matcher.ts';
 import { combineRails, type Rail } from '../chain-ingest/rail.ts';
 import { createTestRail } from '../chain-ingest/test-rail.ts';
+import { createEvmWriteClients } from '../chain-ingest/evm/contracts/clients.ts';
+import { createEvmRail } from '../chain-ingest/evm/evm-rail.ts';
+import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
+import { createEvmSweepExecutor } from '../chain-ingest/evm/evm-sweep-executor.ts';
+import { createWatchedAddresses, watchedAddressesProjection } from '../chain-ingest/watched-addresses.ts';
+import { createSweeper, type SweepExecutor } from '../sweeper/sweeper.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { openEventStore } from '../event-store/open-event-store.ts';
 import { ALL_PROJECTIONS, EMBEDDED_INDEXED_FIELDS } from '../projections/all-projections.ts';
@@ -35,7 +41,14 @@ export type Weir = {
   stop(): Promise<void>;
 };
 
-export type WeirOverrides = { clock?: Clock; rails?: Rail[]; webhookSender?: WebhookSender; log?: (line: string) => void };
+export type WeirOverrides = {
+  clock?: Clock;
+  rails?: Rail[];
+  webhookSender?: WebhookSender;
+  log?: (line: string) => void;
+  /** How long confirmed payments wait to be swept together (default 5 s). */
+  sweepBatchDelayMs?: number;
+};
 
 /** Open the stores and the bus (in-process defaults when no URL is set). */
 export async function openStores(config: Pick<WeirConfig, 'dataDir' | 'kurrentDbUrl' | 'mongoDbUrl'>) {
@@ -54,11 +67,16 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const { eventStore, readStore } = await openStores(config);
   const bus = await openBus({ natsUrl: config.natsUrl });
   const secretBox = createSecretBox(loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') }));
-  const rails = overrides.rails ?? (config.testRail ? [createTestRail()] : []);
+  const evm = await loadEvmSetup({ env: config.chainEnv ?? {}, devnetFile: config.devnetFile, rpcConfigFile: config.rpcConfigFile, sweeperKey: config.sweeperKey });
+  const evmRail = createEvmRail({ registry: evm.registry, factories: evm.factories });
+  const rails = overrides.rails ?? [...(config.testRail ? [createTestRail()] : []), evmRail];
   const rail = combineRails(rails);
   const commands = createCommandHandler({ eventStore, clock });
-  const projections = createProjectionRunner({ eventStore, readStore, projections: ALL_PROJECTIONS });
+  const watched = createWatchedAddresses();
+  const watchedProjection = watchedAddressesProjection(watched);
+  const projections = createProjectionRunner({ eventStore, readStore, projections: [...ALL_PROJECTIONS, watchedProjection] });
   const started = performance.now();
+  if (readStore.durable) await watchedProjection.load(readStore);
   await projections.start();
   log(`[weir] read models at log position ${projections.position() ?? 'start'} after ${Math.round(performance.now() - started)} ms`);
 
@@ -68,6 +86,18 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   dispatcher.start();
   const timers = createTimerRunner({ clock, readStore, projections, commands });
   timers.start();
+
+  const offeredEvm = [...evm.registry.offered('test'), ...evm.registry.offered('live')].filter((n) => evm.factories.has(n.chainId));
+  const executors = new Map<string, SweepExecutor>();
+  if (evm.sweeperKey) {
+    for (const network of offeredEvm) {
+      const endpoints = evm.registry.endpoints(network.chainId);
+      const clients = createEvmWriteClients({ rpcUrl: endpoints.http[0]!, chainId: network.chainId, privateKey: evm.sweeperKey, pollingIntervalMs: network.network === 'devnet' ? 50 : 2000, retryCount: network.network === 'devnet' ? 0 : 3 });
+      executors.set(network.network, createEvmSweepExecutor({ clients, factoryAddress: evm.factories.get(network.chainId)! }));
+    }
+  }
+  const sweeper = createSweeper({ clock, readStore, projections, commands, executors, batchDelayMs: overrides.sweepBatchDelayMs });
+  sweeper.start();
 
   const server: Server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -79,7 +109,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const publicUrl = (config.publicUrl ?? url).replace(/\/$/, '');
   const lineItems = createLineItemResolver({ readStore, commands });
   const createCheckoutSession = createCheckoutSessionCreator({ clock, readStore, commands, rail, lineItems, publicUrl });
-  const app = createApiApp({ clock, eventStore, readStore, commands, projections, rail, secretBox, publicUrl, createCheckoutSession, adminToken: config.adminToken });
+  const app = createApiApp({ clock, eventStore, readStore, commands, projections, rail, secretBox, publicUrl, createCheckoutSession, adminToken: config.adminToken, devnet: evm.devnet });
   server.on('request', app.callback());
   server.keepAliveTimeout = 65_000;
   log(`[weir] listening on ${url} (event store: ${config.kurrentDbUrl ? 'KurrentDB' : 'SQLite'}, bus: ${config.natsUrl ? 'NATS' : 'in-process'}, read store: ${config.mongoDbUrl ? 'MongoDB' : 'embedded'})`);
@@ -93,6 +123,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
         await matcher.stop();
         await dispatcher.stop();
         await timers.stop();
+        await sweeper.stop();
         await projections.stop();
         await bus.close();
         await readStore.close();

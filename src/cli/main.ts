@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { MACHINES } from '../../machines/index.ts';
 import { createCommandHandler } from '../actors/command-handler.ts';
@@ -16,6 +17,8 @@ Commands:
   org create --name NAME     create an organization; prints its id and one test and one live secret key (shown once)
   replay                     drop and rebuild every read model from the log
   machines export [--out DIR] write every statechart as JSON for the Stately editor (default ./machines-json)
+  devnet [--port N] [--out FILE] local EVM chain (hardhat, chain id 31337, 127.0.0.1) with test USDC/USDT/DAI
+                             and the forwarder factory; prints its JSON (and writes FILE); runs until stopped
 
 Options (each also an environment variable):
 ${Object.values(SETTINGS).map((s) => `  ${s.flag.padEnd(16)} ${s.env.padEnd(16)} ${s.description}${'default' in s ? ` (default ${s.default})` : ''}`).join('\n')}
@@ -82,11 +85,28 @@ async function replay(argv: string[]): Promise<void> {
   }
 }
 
+async function devnet(argv: string[]): Promise<void> {
+  const portText = option(argv, '--port') ?? '8545';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--port must be a port number, got ${portText}`);
+  const out = option(argv, '--out');
+  const { startDevnet } = await import('../chain-ingest/evm/devnet/start-devnet.ts');
+  const { writeDevnetInfo } = await import('../chain-ingest/evm/devnet/devnet-info.ts');
+  const net = await startDevnet({ port });
+  if (out) await writeDevnetInfo(resolve(out), net.info);
+  process.stdout.write(`${JSON.stringify(net.info, null, 2)}\n`);
+  console.error(`[weir] devnet running on ${net.info.rpcUrl}${out ? `; details in ${resolve(out)}` : ''}; Ctrl-C to stop`);
+  const stop = () => { net.stop().then(() => process.exit(0), () => process.exit(1)); };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
   if (command === 'serve') return serve(argv.slice(1));
   if (command === 'org' && sub === 'create') return orgCreate(rest);
   if (command === 'replay') return replay(argv.slice(1));
+  if (command === 'devnet') return devnet(argv.slice(1));
   if (command === 'machines' && sub === 'export') {
     const files = await exportMachines(MACHINES, option(rest, '--out') ?? './machines-json');
     for (const file of files) console.log(file);

@@ -4,6 +4,8 @@ import type { ApiDeps, ApiState } from './api-context.ts';
 import { idempotencyMiddleware } from './idempotency.ts';
 import { authMiddleware, errorMiddleware, jsonBodyMiddleware } from './middleware.ts';
 import { adminRoutes } from './routes/admin.ts';
+import { faucetRoutes } from './routes/faucet.ts';
+import type { DevnetInfo } from '../chain-ingest/evm/devnet/devnet-info.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { chainRoutes } from './routes/chains.ts';
@@ -13,7 +15,7 @@ import { organizationRoutes } from './routes/organization.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 
 /** The HTTP face of Weir: public hosted pages, and the authenticated `/api/v1`. */
-export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession; adminToken?: string }): Koa<ApiState> {
+export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession; adminToken?: string; devnet?: DevnetInfo | null }): Koa<ApiState> {
   const app = new Koa<ApiState>();
   app.proxy = process.env.WEIR_TRUST_PROXY === '1';
   app.silent = true;
@@ -52,6 +54,7 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
     webhookEndpointRoutes(deps),
     catalogRoutes(deps),
     chainRoutes(deps),
+    faucetRoutes({ devnet: deps.devnet ?? null }),
   ]) {
     app.use(router.routes());
     app.use(router.allowedMethods());

@@ -13,7 +13,7 @@ export const MERCHANT_WALLET = '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f';
 export async function startTestWeir(t: ExecutionContext, config: Partial<WeirConfig> = {}, overrides: WeirOverrides = {}): Promise<Weir & { dataDir: string }> {
   const dataDir = config.dataDir ?? (await mkdtemp(join(tmpdir(), 'weir-test-')));
   const weir = await startWeir(
-    { port: 0, host: '127.0.0.1', dataDir, testRail: true, adminToken: ADMIN_TOKEN, ...config },
+    { port: 0, host: '127.0.0.1', dataDir, testRail: true, adminToken: ADMIN_TOKEN, chainEnv: {}, ...config },
     { log: () => {}, ...overrides },
   );
   t.teardown(async () => {

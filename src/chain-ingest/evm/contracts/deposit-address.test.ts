@@ -13,7 +13,7 @@ import {
   forwarderImplementationAddress,
   sessionSaltOf,
 } from './deposit-address.ts';
-import { DepositAddressInputError } from './errors.ts';
+import { DepositAddressInputError, ForwarderFlushError } from './errors.ts';
 import { flushForwarders } from './flush-forwarders.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -284,26 +284,59 @@ test.serial('an address derived for merchant A can never pay merchant B', async 
   t.is(await read.readContract({ address: depositForA, abi: forwarderAbi, functionName: 'merchant' }), merchantA);
 });
 
+test.serial('a merchant wallet that rejects the native coin makes the whole batch revert, naming the cause', async (t) => {
+  const { stranger, factory, usdc, usdt } = onChain();
+  // A contract without receive() as "merchant": the USDT token contract itself.
+  const rejecting = { merchantAddress: usdt, sessionId: randomUUID(), tokens: [usdc] };
+  const fine = { merchantAddress: newMerchant(), sessionId: randomUUID(), tokens: [usdc] };
+  const amounts = { eth: parseEther('0.5'), usdc: 3_000_000n, usdt: 0n };
+  for (const request of [fine, rejecting]) await pay(deriveDepositAddress({ factoryAddress: factory, ...request }), amounts);
+
+  const error = await t.throwsAsync(flushForwarders(stranger, { factoryAddress: factory, requests: [fine, rejecting] }), {
+    instanceOf: ForwarderFlushError,
+  });
+  t.regex(error?.message ?? '', new RegExp(`NativeTransferFailed\\(${usdt}, ${amounts.eth}\\)`));
+  t.deepEqual(await balances(fine.merchantAddress), { eth: 0n, usdc: 0n, usdt: 0n }, 'nothing moved');
+  // Without the native coin the same batch goes through; the ETH waits for a wallet that takes it.
+  await flushForwarders(stranger, { factoryAddress: factory, requests: [fine, { ...rejecting, native: false }] });
+  t.deepEqual(await balances(fine.merchantAddress), amounts);
+});
+
 test.serial('gas of a batched flush of N forwarders (deploy + ETH + USDC + USDT each)', async (t) => {
   const { stranger, factory, usdc, usdt } = onChain();
+  const each = { eth: parseEther('0.001'), usdc: 1_000_000n, usdt: 2_000_000n };
+  // A merchant wallet already in use (holds ETH and both tokens): the usual case, and cheaper
+  // than a brand-new wallet (no new-account surcharge, no zero-to-nonzero balance writes).
+  const established = newMerchant();
+  await pay(established, each);
+  const scenarios = [
+    { n: 1, merchants: 'new' },
+    { n: 5, merchants: 'new' },
+    { n: 20, merchants: 'new' },
+    { n: 20, merchants: 'established' },
+  ] as const;
   const report: string[] = [];
-  for (const n of [1, 5, 20]) {
-    const requests = Array.from({ length: n }, () => ({ merchantAddress: newMerchant(), sessionId: randomUUID(), tokens: [usdc, usdt] }));
-    for (const request of requests) {
-      await pay(deriveDepositAddress({ factoryAddress: factory, ...request }), { eth: parseEther('0.001'), usdc: 1_000_000n, usdt: 2_000_000n });
-    }
+  for (const { n, merchants } of scenarios) {
+    const requests = Array.from({ length: n }, () => ({
+      merchantAddress: merchants === 'new' ? newMerchant() : established,
+      sessionId: randomUUID(),
+      tokens: [usdc, usdt],
+    }));
+    for (const request of requests) await pay(deriveDepositAddress({ factoryAddress: factory, ...request }), each);
+    const merchantBefore = merchants === 'established' ? await balances(established) : { eth: 0n, usdc: 0n, usdt: 0n };
     const fresh = await flushForwarders(stranger, { factoryAddress: factory, requests });
     t.is(fresh.transfers.length, 3 * n);
-    for (const request of requests) {
-      t.deepEqual(await balances(request.merchantAddress), { eth: parseEther('0.001'), usdc: 1_000_000n, usdt: 2_000_000n });
-    }
+    const paidTo = (count: bigint) => ({ eth: merchantBefore.eth + each.eth * count, usdc: merchantBefore.usdc + each.usdc * count, usdt: merchantBefore.usdt + each.usdt * count });
+    if (merchants === 'established') t.deepEqual(await balances(established), paidTo(BigInt(n)));
+    else for (const request of requests) t.deepEqual(await balances(request.merchantAddress), paidTo(1n));
+
     // The same forwarders again, now deployed, each holding one more USDC payment.
     for (const request of requests) await pay(deriveDepositAddress({ factoryAddress: factory, ...request }), { eth: 0n, usdc: 1_000_000n, usdt: 0n });
     const deployed = await flushForwarders(stranger, { factoryAddress: factory, requests: requests.map((r) => ({ ...r, tokens: [usdc], native: false })) });
     t.is(deployed.transfers.length, n);
     report.push(
-      `N=${n}: undeployed (deploy+ETH+USDC+USDT) ${fresh.gasUsed} gas (${fresh.gasUsed / BigInt(n)}/forwarder); ` +
-        `deployed (USDC only) ${deployed.gasUsed} gas (${deployed.gasUsed / BigInt(n)}/forwarder)`,
+      `N=${n}, ${merchants} merchant wallet(s): undeployed (deploy+ETH+USDC+USDT) ${fresh.gasUsed} gas = ${fresh.gasUsed / BigInt(n)}/forwarder; ` +
+        `deployed (USDC only) ${deployed.gasUsed} gas = ${deployed.gasUsed / BigInt(n)}/forwarder`,
     );
   }
   for (const line of report) t.log(line);

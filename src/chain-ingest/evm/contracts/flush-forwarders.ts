@@ -1,4 +1,4 @@
-import { BaseError, getAddress, parseEventLogs, zeroAddress, type Address, type Hash } from 'viem';
+import { BaseError, ContractFunctionRevertedError, getAddress, parseEventLogs, zeroAddress, type Address, type Hash } from 'viem';
 import { forwarderAbi, forwarderFactoryAbi } from './abis.ts';
 import type { EvmWriteClients } from './clients.ts';
 import { deriveDepositAddress, sessionSaltOf } from './deposit-address.ts';
@@ -18,6 +18,9 @@ export type FlushForwardersParameters = {
   factoryAddress: Address;
   requests: readonly ForwarderFlushRequest[];
 };
+
+/** The factory's ABI plus the forwarder's, so reverts inside a forwarder (NativeTransferFailed, ...) are decoded too. */
+const factoryAndForwarderAbi = [...forwarderFactoryAbi, ...forwarderAbi] as const;
 
 /** One transfer a forwarder made to its merchant (`token` null for the native coin). */
 export type ForwardedTransfer = { forwarder: Address; merchant: Address; token: Address | null; amount: bigint };
@@ -53,9 +56,9 @@ export async function flushForwarders(clients: EvmWriteClients, parameters: Flus
 
   let transactionHash: Hash;
   try {
-    transactionHash = await clients.walletClient.writeContract({ address: factoryAddress, abi: forwarderFactoryAbi, functionName: 'flush', args: [args] });
+    transactionHash = await clients.walletClient.writeContract({ address: factoryAddress, abi: factoryAndForwarderAbi, functionName: 'flush', args: [args] });
   } catch (error) {
-    const reason = error instanceof BaseError ? error.shortMessage : error instanceof Error ? error.message : String(error);
+    const reason = reasonOf(error);
     throw new ForwarderFlushError(
       `sweeping ${requests.length} deposit address(es) through factory ${factoryAddress} was rejected: ${reason}. ` +
         'Check that the factory is deployed on this chain, the tokens are ERC-20 contracts and every merchant wallet accepts the funds.',
@@ -72,4 +75,15 @@ export async function flushForwarders(clients: EvmWriteClients, parameters: Flus
     amount: log.args.amount,
   }));
   return { transactionHash, gasUsed: receipt.gasUsed, gasCost: receipt.gasUsed * receipt.effectiveGasPrice, forwarders, transfers };
+}
+
+/** viem's short message, with the decoded custom error (e.g. `NativeTransferFailed(0x…, 1000)`) when there is one. */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof BaseError)) return error instanceof Error ? error.message : String(error);
+  const reverted = error.walk((cause) => cause instanceof ContractFunctionRevertedError);
+  if (reverted instanceof ContractFunctionRevertedError && reverted.data !== undefined) {
+    const args = (reverted.data.args ?? []).map((arg) => String(arg)).join(', ');
+    return `reverted with ${reverted.data.errorName}(${args})`;
+  }
+  return error.shortMessage;
 }

@@ -21,7 +21,7 @@ export type DevnetAccount = {
 };
 
 /** The contracts deployed on the devnet (EIP-55 checksummed addresses). */
-export type DevnetContracts = {
+export type DevnetContractAddresses = {
   forwarderFactory: Address;
   /** TestToken `USDC`, 6 decimals. */
   usdc: Address;
@@ -38,13 +38,13 @@ export type DevnetInfo = {
   rpcUrl: string;
   /** `ws://127.0.0.1:<port>` */
   wsUrl: string;
-  contracts: DevnetContracts;
+  contracts: DevnetContractAddresses;
   accounts: DevnetAccount[];
   /** ISO-8601 time the devnet was ready. */
   startedAt: string;
 };
 
-const contractKeys = ['forwarderFactory', 'usdc', 'usdt', 'dai'] as const satisfies readonly (keyof DevnetContracts)[];
+const contractKeys = ['forwarderFactory', 'usdc', 'usdt', 'dai'] as const satisfies readonly (keyof DevnetContractAddresses)[];
 const privateKeyPattern = /^0x[0-9a-fA-F]{64}$/;
 const isoTimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
 
@@ -64,7 +64,7 @@ export function parseDevnetInfo(value: unknown, source = 'document'): DevnetInfo
   const rpcUrl = checkUrl(value['rpcUrl'], 'rpcUrl', ['http:', 'https:'], problems);
   const wsUrl = checkUrl(value['wsUrl'], 'wsUrl', ['ws:', 'wss:'], problems);
 
-  const contracts: Partial<Record<keyof DevnetContracts, Address>> = {};
+  const contracts: Partial<Record<keyof DevnetContractAddresses, Address>> = {};
   const rawContracts = value['contracts'];
   if (!isRecord(rawContracts)) {
     problems.push(`contracts must be an object with ${contractKeys.join(', ')}, got ${describe(rawContracts)}`);
@@ -99,7 +99,7 @@ export function parseDevnetInfo(value: unknown, source = 'document'): DevnetInfo
     chainId: chainId as number,
     rpcUrl: rpcUrl as string,
     wsUrl: wsUrl as string,
-    contracts: contracts as DevnetContracts,
+    contracts: contracts as DevnetContractAddresses,
     accounts,
     startedAt: startedAt as string,
   };

@@ -93,7 +93,7 @@ test('startDevnet deploys the contracts, writes a valid info file, funds through
   await t.throwsAsync(fundFromFaucet(info, { to: recipient, asset: 'eth', amount: 1n }), { instanceOf: FaucetError, message: /still running/ });
 });
 
-test('startDevnet on a taken port fails with a retryable HardhatNodeStartError and leaves nothing behind', async (t) => {
+test('startDevnet on a taken port fails with a retryable HardhatNodeStartError', async (t) => {
   const first = await startOnFreePort({});
   t.teardown(() => first.stop());
   const port = Number(new URL(first.info.rpcUrl).port);

@@ -1,0 +1,59 @@
+import { getAddress, isAddress, type Address, type Hex } from 'viem';
+import { readDevnetInfo, devnetAccount, type DevnetInfo } from './devnet/devnet-info.ts';
+import { EVM_NETWORKS, KNOWN_EVM_CHAIN_IDS } from './networks/all-networks.ts';
+import { devnetNetwork, DEVNET_CHAIN_ID } from './networks/devnet.ts';
+import type { EvmNetwork } from './networks/define-network.ts';
+import { createNetworkRegistry, type NetworkRegistry, type RpcEndpointsByChainId } from './networks/registry.ts';
+import { loadRpcConfig } from './networks/rpc-config.ts';
+
+export const FACTORY_ENV_PREFIX = 'WEIR_FACTORY_';
+
+export class EvmConfigError extends Error {
+  override readonly name = 'EvmConfigError';
+}
+
+export type EvmSetup = {
+  registry: NetworkRegistry;
+  /** ForwarderFactory per chain id; a network without one is not offered. */
+  factories: Map<number, Address>;
+  devnet: DevnetInfo | null;
+  sweeperKey: Hex | null;
+};
+
+/** `WEIR_FACTORY_<chainId>=0x…`: where the ForwarderFactory is deployed on each network. */
+export function parseFactoryEnv(env: Readonly<Record<string, string | undefined>>): Map<number, Address> {
+  const factories = new Map<number, Address>();
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith(FACTORY_ENV_PREFIX) || !value) continue;
+    const chainId = Number(name.slice(FACTORY_ENV_PREFIX.length));
+    if (!Number.isSafeInteger(chainId) || !KNOWN_EVM_CHAIN_IDS.includes(chainId)) throw new EvmConfigError(`${name}: ${name.slice(FACTORY_ENV_PREFIX.length)} is not a known EVM chain id`);
+    if (!isAddress(value, { strict: false })) throw new EvmConfigError(`${name} must be a contract address (0x and 40 hex digits)`);
+    factories.set(chainId, getAddress(value));
+  }
+  return factories;
+}
+
+/**
+ * The EVM networks this server offers: the public networks with RPC endpoints and a factory, plus
+ * the devnet when a devnet file is given (its endpoints, factory and sweeper account come from it).
+ */
+export async function loadEvmSetup(input: { env: Readonly<Record<string, string | undefined>>; devnetFile?: string; rpcConfigFile?: string; sweeperKey?: string }): Promise<EvmSetup> {
+  const devnet = input.devnetFile ? await readDevnetInfo(input.devnetFile) : null;
+  let rpc: RpcEndpointsByChainId = await loadRpcConfig({ env: input.env, configPath: input.rpcConfigFile, knownChainIds: KNOWN_EVM_CHAIN_IDS });
+  const networks: EvmNetwork[] = [...EVM_NETWORKS];
+  const factories = parseFactoryEnv(input.env);
+  if (devnet) {
+    if (devnet.chainId !== DEVNET_CHAIN_ID) throw new EvmConfigError(`${input.devnetFile}: the devnet chain id must be ${DEVNET_CHAIN_ID}`);
+    networks.push(devnetNetwork(devnet.contracts));
+    rpc = { ...rpc, [DEVNET_CHAIN_ID]: { http: [devnet.rpcUrl], ws: [devnet.wsUrl] } };
+    factories.set(DEVNET_CHAIN_ID, devnet.contracts.forwarderFactory);
+  }
+  let sweeperKey: Hex | null = null;
+  if (input.sweeperKey) {
+    if (!/^0x[0-9a-fA-F]{64}$/.test(input.sweeperKey)) throw new EvmConfigError('WEIR_SWEEPER_KEY must be a private key: 0x and 64 hex digits');
+    sweeperKey = input.sweeperKey as Hex;
+  } else if (devnet) {
+    sweeperKey = devnetAccount(devnet, 'sweeper').privateKey;
+  }
+  return { registry: createNetworkRegistry({ networks, rpc }), factories, devnet, sweeperKey };
+}

@@ -1,0 +1,150 @@
+import type { CheckpointBlock, EvmFollowerCheckpoint } from './checkpoint.ts';
+
+/**
+ * The follower's position as a value, and the pure steps that move it. The follower persists it
+ * as its checkpoint; see {@link EvmFollowerCheckpoint} for what each part means.
+ */
+export type FollowerState = {
+  readonly nextBlock: number;
+  readonly window: readonly CheckpointBlock[];
+  readonly orphanedHeights: readonly number[];
+};
+
+/** The identity of a block as read from the chain. */
+export type BlockLink = { number: number; hash: string; parentHash: string };
+
+/** The state of a follower that has read nothing yet and starts at `startBlock`. */
+export function initialState(startBlock: number): FollowerState {
+  return { nextBlock: startBlock, window: [], orphanedHeights: [] };
+}
+
+export function stateFromCheckpoint(checkpoint: EvmFollowerCheckpoint): FollowerState {
+  return { nextBlock: checkpoint.nextBlock, window: checkpoint.window.map((block) => ({ ...block })), orphanedHeights: [...checkpoint.orphanedHeights] };
+}
+
+export function checkpointOf(state: FollowerState, meta: { network: string; chainId: number; now: Date }): EvmFollowerCheckpoint {
+  const last = windowBlockAt(state, state.nextBlock - 1);
+  return {
+    version: 1,
+    network: meta.network,
+    chainId: meta.chainId,
+    nextBlock: state.nextBlock,
+    lastProcessed: last === undefined ? null : { number: last.number, hash: last.hash },
+    window: state.window.map((block) => ({ ...block })),
+    orphanedHeights: [...state.orphanedHeights],
+    updatedAt: meta.now.toISOString(),
+  };
+}
+
+export function windowBlockAt(state: FollowerState, number: number): CheckpointBlock | undefined {
+  const first = state.window[0];
+  if (first === undefined) return undefined;
+  return state.window[number - first.number];
+}
+
+/** The last block whose transfers are all published, if any. */
+export function lastProcessed(state: FollowerState): CheckpointBlock | undefined {
+  return windowBlockAt(state, state.nextBlock - 1);
+}
+
+/** How freshly read blocks (`blocks[0].number === state.nextBlock`, ascending) relate to the window. */
+export type LinkCheck =
+  /**
+   * The first `count` blocks continue the known chain. `count < blocks.length` when the read
+   * blocks do not chain among themselves after that (the chain moved while they were read).
+   */
+  | { type: 'linked'; count: number }
+  /** The first block does not continue the known chain, or replaces a block read before: a reorg. */
+  | { type: 'reorg'; atBlock: number };
+
+export function checkLinks(state: FollowerState, blocks: readonly BlockLink[]): LinkCheck {
+  for (const [index, block] of blocks.entries()) {
+    const previous = index === 0 ? windowBlockAt(state, block.number - 1) : blocks[index - 1];
+    const parentMismatch = previous !== undefined && (previous.number !== block.number - 1 || previous.hash !== block.parentHash);
+    const known = windowBlockAt(state, block.number);
+    const replacesKnown = known !== undefined && known.hash !== block.hash;
+    if (parentMismatch || replacesKnown) {
+      return index === 0 ? { type: 'reorg', atBlock: block.number } : { type: 'linked', count: index };
+    }
+  }
+  return { type: 'linked', count: blocks.length };
+}
+
+/**
+ * Writes blocks from `nextBlock` on into the window (replacing blocks read before at the same
+ * heights, keeping any read beyond them). A block is marked as carrying transfers when it has
+ * some, or when transfers were published at its height on a removed branch.
+ */
+export function recordBlocks(state: FollowerState, blocks: readonly (BlockLink & { transfers: boolean })[]): FollowerState {
+  const first = blocks[0];
+  if (first === undefined) return state;
+  if (first.number !== state.nextBlock) throw new RangeError(`recordBlocks: expected block ${state.nextBlock} first, got ${first.number}`);
+  const orphaned = new Set(state.orphanedHeights);
+  const kept = state.window.filter((block) => block.number < first.number);
+  const recorded: CheckpointBlock[] = blocks.map((block, index) => {
+    if (block.number !== first.number + index) throw new RangeError(`recordBlocks: blocks must be consecutive, got ${block.number} after ${first.number + index - 1}`);
+    const transfers = block.transfers || orphaned.has(block.number);
+    orphaned.delete(block.number);
+    return { number: block.number, hash: block.hash, parentHash: block.parentHash, transfers, finalPublished: false };
+  });
+  const lastRecorded = first.number + blocks.length - 1;
+  const beyond = state.window.filter((block) => block.number > lastRecorded);
+  return { ...state, window: [...kept, ...recorded, ...beyond], orphanedHeights: [...orphaned].sort((a, b) => a - b) };
+}
+
+/** Every block up to `through` has had its transfers published. */
+export function markProcessed(state: FollowerState, through: number): FollowerState {
+  if (through < state.nextBlock - 1) throw new RangeError(`markProcessed: ${through} is below the processed block ${state.nextBlock - 1}`);
+  if (windowBlockAt(state, through) === undefined) throw new RangeError(`markProcessed: block ${through} was never recorded`);
+  return { ...state, nextBlock: through + 1 };
+}
+
+/**
+ * The highest final height: a block is final once `processed - number + 1 >= confirmations`,
+ * counting only blocks the follower has read and linked to it by parent hash.
+ */
+export function finalThrough(state: FollowerState, confirmations: number): number {
+  return state.nextBlock - confirmations;
+}
+
+/** Final blocks whose height carried transfers and whose `final` message is still owed, ascending. */
+export function dueFinals(state: FollowerState, confirmations: number): CheckpointBlock[] {
+  const through = finalThrough(state, confirmations);
+  return state.window.filter((block) => block.number <= through && block.number < state.nextBlock && block.transfers && !block.finalPublished);
+}
+
+/**
+ * Marks the given heights' finals as published and lets final blocks leave the window, keeping the
+ * newest final block as the anchor that a reorg's walk back can stop at.
+ */
+export function settleFinals(state: FollowerState, confirmations: number, published: readonly number[]): FollowerState {
+  const done = new Set(published);
+  const through = finalThrough(state, confirmations);
+  const anchor = Math.min(through, state.nextBlock - 1);
+  const marked = state.window.map((block) => (done.has(block.number) ? { ...block, finalPublished: true } : block));
+  // Drop the final prefix below the anchor, stopping early at a block still owed a final (the window stays consecutive).
+  let keepFrom = marked.findIndex((block) => block.number >= anchor || (block.transfers && !block.finalPublished));
+  if (keepFrom === -1) keepFrom = marked.length;
+  return { ...state, window: marked.slice(keepFrom) };
+}
+
+/** Heights whose `final` is still owed (for status). */
+export function pendingFinalCount(state: FollowerState): number {
+  return state.window.filter((block) => block.transfers && !block.finalPublished).length + state.orphanedHeights.length;
+}
+
+/**
+ * Drops every block above the common ancestor (all of the window when `ancestor` is null: the
+ * reorg went deeper than the window) and rewinds `nextBlock` to the first dropped height. Heights
+ * whose transfers were published and not yet finalised stay owed a `final` (`orphanedHeights`).
+ */
+export function removeAbove(state: FollowerState, ancestor: number | null): { state: FollowerState; removed: CheckpointBlock[] } {
+  const removed = state.window.filter((block) => ancestor === null || block.number > ancestor);
+  if (removed.length === 0) return { state, removed };
+  const window = state.window.filter((block) => ancestor !== null && block.number <= ancestor);
+  const orphaned = new Set(state.orphanedHeights);
+  for (const block of removed) if (block.transfers && !block.finalPublished) orphaned.add(block.number);
+  const firstRemoved = removed[0]!.number;
+  const nextBlock = Math.min(state.nextBlock, firstRemoved);
+  return { state: { nextBlock, window, orphanedHeights: [...orphaned].sort((a, b) => a - b) }, removed };
+}
