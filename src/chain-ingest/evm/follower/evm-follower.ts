@@ -1,0 +1,637 @@
+import type { Bus } from '../../../bus/bus.ts';
+import type { Clock } from '../../../shared/clock.ts';
+import { encodeChainMessage, type ChainAsset, type ChainMessage } from '../../chain-messages.ts';
+import type { WatchedAddresses } from '../../watched-addresses.ts';
+import type { CheckpointStore } from './checkpoint.ts';
+import {
+  ChainChangedWhileReadingError,
+  CheckpointMismatchError,
+  DeepReorgError,
+  EvmFollowerConfigError,
+  EvmFollowerStateError,
+  LogRangeError,
+  RpcEndpointsError,
+  WrongChainError,
+} from './errors.ts';
+import { extractTransfers, nativeTransferCandidates, type FollowedToken } from './extract-transfers.ts';
+import {
+  checkLinks,
+  checkpointOf,
+  dueFinals,
+  initialState,
+  lastProcessed,
+  markProcessed,
+  pendingFinalCount,
+  recordBlocks,
+  removeAbove,
+  settleFinals,
+  stateFromCheckpoint,
+  windowBlockAt,
+  type FollowerState,
+} from './follower-state.ts';
+import { getBlockHeader, getBlocksWithTransactions } from './get-blocks.ts';
+import { getBlockNumber, getChainId } from './get-chain-head.ts';
+import { getReceiptStatuses } from './get-receipt-statuses.ts';
+import { createAdaptiveRange, getTransferLogs, type TokenTransferLog } from './get-transfer-logs.ts';
+import { subscribeNewHeads, type NewHead, type NewHeadsSubscription } from './new-heads.ts';
+import { createRpcEndpoints, type RpcCounters } from './rpc-endpoints.ts';
+
+/** The followed network, as the network registry describes it. */
+export type EvmFollowerNetwork = {
+  /** Bus name: the `<network>` of `chain.<network>.*`. */
+  network: string;
+  chainId: number;
+  /** A block is final once `head - blockNumber + 1 >= confirmations`. */
+  confirmations: number;
+  /** The registry's ERC-20 tokens on this chain (an entry with address `native` is ignored). */
+  tokens: readonly FollowedToken[];
+  nativeSymbol: string;
+  nativeDecimals: number;
+};
+
+export type EvmFollowerDeps = {
+  network: EvmFollowerNetwork;
+  /** HTTP endpoints in order of preference (at least one); WebSocket endpoints for new heads (optional). */
+  rpc: { http: readonly string[]; ws: readonly string[] };
+  bus: Bus;
+  watched: WatchedAddresses;
+  checkpoints: CheckpointStore;
+  /** Where to start when there is no checkpoint: a block number, or the head at the first look ('latest', the default). */
+  startBlock?: bigint | 'latest';
+  /** How often to poll eth_blockNumber when there is no live WebSocket; 1000 ms unless given. */
+  pollIntervalMs?: number;
+  log?: (line: string) => void;
+  /** Widest eth_getLogs block range when catching up; 2000 unless given. */
+  maxLogRange?: bigint;
+  /** Blocks read per JSON-RPC batch (with full transactions); 50 unless given. */
+  blockBatchSize?: number;
+  /** Timeout of one JSON-RPC request or batch; 10 s unless given. */
+  rpcTimeoutMs?: number;
+  /** Longest wait between retries after errors; 30 s unless given. */
+  maxBackoffMs?: number;
+  /** With a live WebSocket, still ask eth_blockNumber over HTTP this often (catches a silently stalled socket); 10 poll intervals unless given. */
+  heartbeatMs?: number;
+  /** After failing over from the first HTTP endpoint, try it again after this long; 60 s unless given. */
+  preferredEndpointRetryMs?: number;
+  /** Source of `observedAt`; the system clock unless given. */
+  clock?: Pick<Clock, 'now'>;
+};
+
+export type EvmFollowerStatus = {
+  network: string;
+  /** The newest head heard of (WebSocket or eth_blockNumber); null before the first. */
+  head: bigint | null;
+  /** The last block whose transfers are all published; null before the first. */
+  processed: bigint | null;
+  /** Heights with published transfers whose `final` is still owed. */
+  pendingFinal: number;
+  /** The HTTP endpoint requests go to first. */
+  endpoint: string;
+  /** How new heads arrive now. */
+  headSource: 'websocket' | 'polling';
+  /** The last error met while following (the follower retries), with its time; null if none yet. */
+  lastError: string | null;
+  running: boolean;
+};
+
+export type EvmFollowerCounters = {
+  rpc: RpcCounters;
+  published: { transfer: number; reorg: number; final: number };
+  blocksRead: number;
+  /** Current eth_getLogs range. */
+  logRange: number;
+  errors: number;
+};
+
+export type EvmFollower = {
+  /** Loads the checkpoint and starts following. Throws on bad configuration or an unusable checkpoint. */
+  start(): Promise<void>;
+  /** Stops following: unsubscribes, cancels timers and in-flight requests, waits for the current step. */
+  stop(): Promise<void>;
+  status(): EvmFollowerStatus;
+  counters(): EvmFollowerCounters;
+};
+
+const NETWORK_NAME = /^[a-z0-9][a-z0-9-]*$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * Follows one EVM chain and publishes what happens to watched addresses on the bus:
+ * `transfer` (native value and registry-token Transfer logs to a watched address), `reorg`
+ * (blocks that left the canonical chain) and `final` (a height that carried transfers reached
+ * `confirmations`). Blocks are processed strictly in order from the checkpoint to the head; the
+ * checkpoint is saved after each batch, and before publishing transfers, so a restart resumes
+ * exactly and no message is ever lost (a message may repeat after a crash; it carries the same id).
+ *
+ * Per block: one `eth_getBlockByNumber(n, true)` (batched), a share of one `eth_getLogs` per range
+ * (one per block once caught up), an `eth_getTransactionReceipt` only per native transfer to a
+ * watched address; plus `eth_blockNumber` per poll when there is no live WebSocket.
+ *
+ * Not seen: value moved to a watched address by a contract (internal transactions), since that
+ * needs a trace API; payers must send native coin in a top-level transaction.
+ */
+export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
+  const config = checkConfig(deps);
+  const { network, chainId, confirmations } = deps.network;
+  const { bus, watched, checkpoints } = deps;
+  const clock = deps.clock ?? { now: () => Date.now() };
+  const log = (line: string): void => (deps.log ?? ((text: string) => console.warn(`[evm-follower] ${text}`)))(`${network}: ${line}`);
+  const nativeAsset: ChainAsset = { address: 'native', symbol: deps.network.nativeSymbol, decimals: deps.network.nativeDecimals };
+  const tokens = deps.network.tokens.filter((token) => token.address !== 'native');
+  const tokenAddresses = tokens.map((token) => token.address);
+
+  const rpc = createRpcEndpoints({
+    network,
+    urls: deps.rpc.http,
+    timeoutMs: config.rpcTimeoutMs,
+    batchSize: config.blockBatchSize,
+    preferredRetryMs: config.preferredEndpointRetryMs,
+    log,
+    now: () => Date.now(),
+  });
+  const logRange = createAdaptiveRange(config.maxLogRange);
+  const published = { transfer: 0, reorg: 0, final: 0 };
+  let blocksRead = 0;
+  let errorCount = 0;
+
+  let lifecycle: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
+  const stopController = new AbortController();
+  const signal = stopController.signal;
+  let loop: Promise<void> | undefined;
+  let stopping: Promise<void> | undefined;
+
+  let state: FollowerState | undefined;
+  let head: number | undefined;
+  /** A head announced with its hash at or below the processed height: checked once for a same-height reorg. */
+  let tipToCheck: NewHead | undefined;
+  let lastHttpHeadAt = 0;
+  let lastError: string | null = null;
+  const verifiedEndpoints = new Set<string>();
+
+  // Waking the loop: a head arrived, the socket failed, or stop().
+  let wakeRequested = false;
+  let wakeWaiter: (() => void) | undefined;
+  const wake = (): void => {
+    wakeRequested = true;
+    wakeWaiter?.();
+  };
+
+  // WebSocket heads.
+  let socket: NewHeadsSubscription | undefined;
+  let socketConnecting: Promise<void> | undefined;
+  let socketRetry: NodeJS.Timeout | undefined;
+  let socketFailures = 0;
+  let socketIndex = 0;
+  let lastSocketHeadAt = 0;
+  let lastSocketHead: number | undefined;
+  const background = new Set<Promise<unknown>>();
+  const track = (promise: Promise<unknown>): void => {
+    const settled = promise.catch(() => undefined).finally(() => background.delete(settled));
+    background.add(settled);
+  };
+
+  const now = (): Date => new Date(clock.now());
+  const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+  const save = async (next: FollowerState): Promise<void> => {
+    await checkpoints.set(network, checkpointOf(next, { network, chainId, now: now() }));
+  };
+
+  const publish = async (message: ChainMessage): Promise<void> => {
+    const { subject, data, messageId } = encodeChainMessage(message);
+    await bus.publish(subject, data, { messageId });
+    published[message.type] += 1;
+  };
+
+  // ------------------------------------------------------------------------------------------
+  // Heads
+  // ------------------------------------------------------------------------------------------
+
+  const socketLive = (): boolean => socket !== undefined;
+
+  const onSocketHead = (announced: NewHead): void => {
+    if (lifecycle !== 'running') return;
+    head = announced.number;
+    lastSocketHead = announced.number;
+    lastSocketHeadAt = Date.now();
+    tipToCheck = announced;
+    wake();
+  };
+
+  const connectSocket = async (): Promise<void> => {
+    if (lifecycle !== 'running' || deps.rpc.ws.length === 0) return;
+    const url = deps.rpc.ws[socketIndex % deps.rpc.ws.length]!;
+    try {
+      const subscription = await subscribeNewHeads({
+        network,
+        url,
+        timeoutMs: config.rpcTimeoutMs,
+        onHead: onSocketHead,
+        onFailure: (error) => onSocketFailure(url, error),
+      });
+      if (lifecycle !== 'running') {
+        await subscription.close();
+        return;
+      }
+      socket = subscription;
+      socketFailures = 0;
+      lastSocketHeadAt = Date.now();
+      log(`new heads from websocket ${url}`);
+    } catch (error) {
+      onSocketFailure(url, error);
+    }
+  };
+
+  const onSocketFailure = (url: string, error: unknown): void => {
+    const failed = socket;
+    socket = undefined;
+    if (failed !== undefined) track(failed.close());
+    if (lifecycle !== 'running') return;
+    socketFailures += 1;
+    socketIndex += 1;
+    const delay = backoff(socketFailures, 1_000, 60_000);
+    lastError = `${now().toISOString()} websocket ${url} failed: ${describe(error)}`;
+    log(`websocket ${url} failed (${describe(error)}); polling eth_blockNumber every ${config.pollIntervalMs} ms, websocket again in ${delay} ms`);
+    clearTimeout(socketRetry);
+    socketRetry = setTimeout(() => {
+      socketRetry = undefined;
+      socketConnecting = connectSocket();
+      track(socketConnecting);
+    }, delay);
+    wake();
+  };
+
+  /** A live socket that announced nothing for two heartbeats while the HTTP head moved on is treated as failed. */
+  const checkSocketStall = (httpHead: number): void => {
+    if (socket === undefined) return;
+    const quietFor = Date.now() - lastSocketHeadAt;
+    if (quietFor >= 2 * config.heartbeatMs && (lastSocketHead === undefined || httpHead > lastSocketHead)) {
+      onSocketFailure(socket.url, new Error(`no new head for ${quietFor} ms while the chain reached block ${httpHead}`));
+    }
+  };
+
+  // ------------------------------------------------------------------------------------------
+  // Following
+  // ------------------------------------------------------------------------------------------
+
+  const verifyChain = async (): Promise<void> => {
+    const endpoint = rpc.current();
+    if (verifiedEndpoints.has(endpoint)) return;
+    const served = await getChainId(rpc, { network, signal });
+    if (served !== chainId) throw new WrongChainError(network, rpc.current(), chainId, served);
+    verifiedEndpoints.add(endpoint);
+  };
+
+  const step = async (): Promise<void> => {
+    await verifyChain();
+    const pollDue = !socketLive() || head === undefined || Date.now() - lastHttpHeadAt >= config.heartbeatMs;
+    if (pollDue) {
+      const httpHead = await getBlockNumber(rpc, { network, signal });
+      lastHttpHeadAt = Date.now();
+      checkSocketStall(httpHead);
+      head = httpHead;
+    }
+    if (head === undefined) return;
+    if (state === undefined) {
+      const start = config.startBlock === 'latest' ? head : config.startBlock;
+      const fresh = initialState(start);
+      await save(fresh);
+      state = fresh;
+      log(`no checkpoint: starting at block ${start}`);
+    }
+    await followToHead();
+    if (await checkTip()) await followToHead();
+  };
+
+  const followToHead = async (): Promise<void> => {
+    // Finals left owed by a failed publish go out before anything new.
+    if (state !== undefined && dueFinals(state, confirmations).length > 0) {
+      await publishFinals();
+      await save(state);
+    }
+    while (lifecycle === 'running' && state !== undefined && head !== undefined && state.nextBlock <= head) {
+      const outcome = await processRange(state.nextBlock, head);
+      if (outcome === 'waiting') return;
+    }
+  };
+
+  /** Processes from `from` on, one eth_getLogs range at most. 'waiting': the endpoint does not have block `from` yet. */
+  const processRange = async (from: number, upTo: number): Promise<'progress' | 'waiting'> => {
+    let to = Math.min(upTo, from + (tokens.length > 0 ? logRange.current() : config.blockBatchSize) - 1);
+    let logs: TokenTransferLog[] = [];
+    if (tokens.length > 0) {
+      for (;;) {
+        try {
+          logs = await getTransferLogs(rpc, { network, tokens: tokenAddresses, from, to, signal });
+          logRange.succeeded();
+          break;
+        } catch (error) {
+          if (!(error instanceof RpcEndpointsError) || !error.refusedOrTimedOut || signal.aborted) throw error;
+          const span = to - from + 1;
+          if (!logRange.failed(span)) throw new LogRangeError(network, BigInt(from), { cause: error });
+          to = from + logRange.current() - 1;
+          log(`eth_getLogs over ${span} blocks failed (${error.failures.map((failure) => failure.message).join('; ')}); trying ${to - from + 1} blocks`);
+        }
+      }
+    }
+    for (let chunkFrom = from; chunkFrom <= to; ) {
+      const chunkTo = Math.min(to, chunkFrom + config.blockBatchSize - 1);
+      const outcome = await processChunk(chunkFrom, chunkTo, logs);
+      if (outcome.type === 'waiting') return chunkFrom === from ? 'waiting' : 'progress';
+      if (outcome.type === 'reorg' || outcome.through < chunkTo) return 'progress';
+      chunkFrom = chunkTo + 1;
+    }
+    return 'progress';
+  };
+
+  type ChunkOutcome = { type: 'processed'; through: number } | { type: 'reorg' } | { type: 'waiting' };
+
+  const processChunk = async (from: number, to: number, rangeLogs: readonly TokenTransferLog[]): Promise<ChunkOutcome> => {
+    const blocks = await getBlocksWithTransactions(rpc, { network, from, to, signal });
+    blocksRead += blocks.length;
+    if (blocks.length === 0) return { type: 'waiting' };
+    const current = state!;
+    const links = checkLinks(current, blocks);
+    if (links.type === 'reorg') {
+      await resolveReorg(links.atBlock);
+      return { type: 'reorg' };
+    }
+    const linked = blocks.slice(0, links.count);
+    const last = linked.at(-1)!.number;
+    if (links.count < blocks.length) log(`block ${last + 1} does not follow block ${last} as read a moment ago (the chain is moving); reading again from there`);
+
+    const logs = rangeLogs.filter((entry) => entry.blockNumber >= from && entry.blockNumber <= last);
+    for (const entry of logs) {
+      const block = linked[entry.blockNumber - from]!;
+      if (block.hash !== entry.blockHash) {
+        throw new ChainChangedWhileReadingError(network, BigInt(entry.blockNumber), `eth_getLogs saw block ${entry.blockHash}, eth_getBlockByNumber ${block.hash}`);
+      }
+    }
+    const candidates = nativeTransferCandidates(network, linked, watched);
+    const succeededNative = new Set<string>();
+    if (candidates.length > 0) {
+      const statuses = await getReceiptStatuses(rpc, { network, transactionHashes: candidates.map((candidate) => candidate.transaction.hash), signal });
+      for (const [index, status] of statuses.entries()) {
+        const { block, transaction } = candidates[index]!;
+        if (status === null || status.blockHash !== block.hash) {
+          throw new ChainChangedWhileReadingError(network, BigInt(block.number), `the receipt of ${transaction.hash} is ${status === null ? 'missing' : `in block ${status.blockHash}`}`);
+        }
+        if (status.succeeded) succeededNative.add(transaction.hash);
+      }
+    }
+    const transfers = extractTransfers({ network, chainId, nativeAsset, tokens, watched, blocks: linked, logs, succeededNative, observedAt: now().toISOString() });
+    const heightsWithTransfers = new Set(transfers.map((transfer) => transfer.blockNumber));
+
+    const recorded = recordBlocks(current, linked.map((block) => ({ number: block.number, hash: block.hash, parentHash: block.parentHash, transfers: heightsWithTransfers.has(block.number) })));
+    // Write ahead: the blocks whose transfers are about to go out are in the checkpoint first, so
+    // that after a crash a later reorg of them is still reported.
+    if (transfers.length > 0) await save(recorded);
+    state = recorded;
+    for (const transfer of transfers) await publish(transfer);
+    state = markProcessed(state, last);
+    await publishFinals();
+    await save(state);
+    return { type: 'processed', through: last };
+  };
+
+  const publishFinals = async (): Promise<void> => {
+    const current = state!;
+    const due = dueFinals(current, confirmations);
+    const done: number[] = [];
+    try {
+      for (const block of due) {
+        await publish({ type: 'final', network, chainId, blockNumber: block.number, blockHash: block.hash, observedAt: now().toISOString() });
+        done.push(block.number);
+      }
+    } finally {
+      state = settleFinals(current, confirmations, done);
+    }
+  };
+
+  /**
+   * The chain no longer continues the window at `atBlock`: walk down the window to the newest
+   * block that is still canonical, report everything above it in one `reorg` message, and rewind.
+   */
+  const resolveReorg = async (atBlock: number): Promise<void> => {
+    const current = state!;
+    let ancestor: number | null = null;
+    for (let index = current.window.length - 1; index >= 0; index--) {
+      const known = current.window[index]!;
+      const canonical = await getBlockHeader(rpc, { network, number: known.number, signal });
+      if (canonical !== null && canonical.hash === known.hash) {
+        ancestor = known.number;
+        break;
+      }
+    }
+    const { state: rewound, removed } = removeAbove(current, ancestor);
+    if (removed.length === 0) return;
+    if (ancestor === null) {
+      const deep = new DeepReorgError(network, BigInt(current.window[0]!.number), confirmations);
+      lastError = `${now().toISOString()} ${deep.message}`;
+      log(deep.message);
+    }
+    await publish({ type: 'reorg', network, chainId, removedBlocks: removed.map((block) => ({ number: block.number, hash: block.hash })), observedAt: now().toISOString() });
+    state = rewound;
+    await save(rewound);
+    log(`reorg at block ${atBlock}: removed blocks ${removed[0]!.number}..${removed.at(-1)!.number}; following the new chain from block ${rewound.nextBlock}`);
+  };
+
+  /** A head announced at or below the processed height with another hash than the one read: a same-height reorg. */
+  const checkTip = async (): Promise<boolean> => {
+    const tip = tipToCheck;
+    tipToCheck = undefined;
+    if (tip === undefined || state === undefined || tip.number >= state.nextBlock) return false;
+    const known = windowBlockAt(state, tip.number);
+    if (known === undefined || known.hash === tip.hash) return false;
+    await resolveReorg(tip.number);
+    return true;
+  };
+
+  const waitForWork = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      if (wakeRequested || lifecycle !== 'running') {
+        wakeRequested = false;
+        resolve();
+        return;
+      }
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        wakeWaiter = undefined;
+        wakeRequested = false;
+        resolve();
+      }
+      wakeWaiter = done;
+    });
+
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      if (signal.aborted) {
+        resolve();
+        return;
+      }
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+    });
+
+  const run = async (): Promise<void> => {
+    let failures = 0;
+    while (lifecycle === 'running') {
+      try {
+        await step();
+        failures = 0;
+      } catch (error) {
+        if (lifecycle !== 'running') break;
+        failures += 1;
+        errorCount += 1;
+        const delay = backoff(failures, config.pollIntervalMs, config.maxBackoffMs);
+        lastError = `${now().toISOString()} ${describe(error)}`;
+        log(`${describe(error)} (retrying in ${delay} ms)`);
+        await sleep(delay);
+        continue;
+      }
+      await waitForWork(socketLive() ? config.heartbeatMs : config.pollIntervalMs);
+    }
+  };
+
+  return {
+    async start() {
+      if (lifecycle !== 'new') throw new EvmFollowerStateError(network, `start() was called on a ${lifecycle} follower; create a new follower to start again`);
+      lifecycle = 'running';
+      try {
+        const stored = await checkpoints.get(network);
+        if (stored !== undefined && stored.chainId !== chainId) throw new CheckpointMismatchError(network, chainId, stored.chainId);
+        state = stored === undefined ? undefined : stateFromCheckpoint(stored);
+      } catch (error) {
+        lifecycle = 'stopped';
+        throw error;
+      }
+      if (state !== undefined) log(`resuming at block ${state.nextBlock} (${state.window.length} blocks in the window, ${pendingFinalCount(state)} finals owed)`);
+      socketConnecting = connectSocket();
+      track(socketConnecting);
+      loop = run();
+    },
+
+    stop() {
+      stopping ??= (async () => {
+        if (lifecycle === 'new') {
+          lifecycle = 'stopped';
+          return;
+        }
+        lifecycle = 'stopping';
+        stopController.abort(new Error('the follower is stopping'));
+        clearTimeout(socketRetry);
+        socketRetry = undefined;
+        wake();
+        await loop;
+        await socketConnecting;
+        const open = socket;
+        socket = undefined;
+        await open?.close();
+        while (background.size > 0) await Promise.all([...background]);
+        lifecycle = 'stopped';
+      })();
+      return stopping;
+    },
+
+    status() {
+      const processed = state === undefined ? undefined : lastProcessed(state);
+      return {
+        network,
+        head: head === undefined ? null : BigInt(head),
+        processed: processed === undefined ? null : BigInt(processed.number),
+        pendingFinal: state === undefined ? 0 : pendingFinalCount(state),
+        endpoint: rpc.current(),
+        headSource: socketLive() ? 'websocket' : 'polling',
+        lastError,
+        running: lifecycle === 'running',
+      };
+    },
+
+    counters() {
+      return { rpc: rpc.counters(), published: { ...published }, blocksRead, logRange: logRange.current(), errors: errorCount };
+    },
+  };
+}
+
+/** Exponential backoff from `base`, capped at `max`, with ±20 % jitter so followers do not retry in step. */
+function backoff(attempt: number, base: number, max: number): number {
+  const plain = Math.min(max, base * 2 ** Math.min(attempt - 1, 20));
+  return Math.round(plain * (0.8 + Math.random() * 0.4));
+}
+
+type CheckedConfig = {
+  startBlock: number | 'latest';
+  pollIntervalMs: number;
+  maxLogRange: number;
+  blockBatchSize: number;
+  rpcTimeoutMs: number;
+  maxBackoffMs: number;
+  heartbeatMs: number;
+  preferredEndpointRetryMs: number;
+};
+
+function checkConfig(deps: EvmFollowerDeps): CheckedConfig {
+  const fail = (field: string, message: string): never => {
+    throw new EvmFollowerConfigError(deps.network.network, field, message);
+  };
+  const { network } = deps;
+  if (!NETWORK_NAME.test(network.network)) fail('network.network', 'must be lowercase letters, digits and dashes (the bus subject token), e.g. "base-sepolia"');
+  if (!Number.isSafeInteger(network.chainId) || network.chainId <= 0) fail('network.chainId', `must be a positive integer, got ${network.chainId}`);
+  if (!Number.isSafeInteger(network.confirmations) || network.confirmations < 1) fail('network.confirmations', `must be an integer >= 1 (1 = final once mined), got ${network.confirmations}`);
+  if (network.nativeSymbol.trim() === '') fail('network.nativeSymbol', 'must not be empty');
+  if (!isDecimals(network.nativeDecimals)) fail('network.nativeDecimals', `must be an integer from 0 to 36, got ${network.nativeDecimals}`);
+  const seen = new Set<string>();
+  for (const [index, token] of network.tokens.entries()) {
+    if (token.address === 'native') continue;
+    const field = `network.tokens[${index}]`;
+    if (!ADDRESS.test(token.address)) fail(`${field}.address`, `${JSON.stringify(token.address)} is not a 20-byte hex address`);
+    if (seen.has(token.address.toLowerCase())) fail(`${field}.address`, `${token.address} is listed twice`);
+    seen.add(token.address.toLowerCase());
+    if (token.symbol.trim() === '') fail(`${field}.symbol`, 'must not be empty');
+    if (!isDecimals(token.decimals)) fail(`${field}.decimals`, `must be an integer from 0 to 36, got ${token.decimals}`);
+  }
+  if (deps.rpc.http.length === 0) fail('rpc.http', 'give at least one HTTP JSON-RPC endpoint (heads and blocks are read over HTTP; WebSocket only announces heads)');
+  for (const [index, url] of deps.rpc.http.entries()) if (!hasProtocol(url, ['http:', 'https:'])) fail(`rpc.http[${index}]`, `${JSON.stringify(url)} is not an http(s) URL`);
+  for (const [index, url] of deps.rpc.ws.entries()) if (!hasProtocol(url, ['ws:', 'wss:'])) fail(`rpc.ws[${index}]`, `${JSON.stringify(url)} is not a ws(s) URL`);
+
+  const startBlock = deps.startBlock ?? 'latest';
+  if (startBlock !== 'latest' && (startBlock < 0n || startBlock > BigInt(Number.MAX_SAFE_INTEGER))) fail('startBlock', `must be 'latest' or a block number >= 0, got ${startBlock}`);
+  const maxLogRange = deps.maxLogRange ?? 2000n;
+  if (maxLogRange < 1n || maxLogRange > 1_000_000n) fail('maxLogRange', `must be from 1 to 1000000 blocks, got ${maxLogRange}`);
+  const positive = (field: string, value: number | undefined, fallback: number): number => {
+    const chosen = value ?? fallback;
+    if (!Number.isFinite(chosen) || chosen <= 0) fail(field, `must be a positive number, got ${chosen}`);
+    return chosen;
+  };
+  const pollIntervalMs = positive('pollIntervalMs', deps.pollIntervalMs, 1_000);
+  const blockBatchSize = positive('blockBatchSize', deps.blockBatchSize, 50);
+  if (!Number.isInteger(blockBatchSize)) fail('blockBatchSize', `must be an integer, got ${blockBatchSize}`);
+  return {
+    startBlock: startBlock === 'latest' ? 'latest' : Number(startBlock),
+    pollIntervalMs,
+    maxLogRange: Number(maxLogRange),
+    blockBatchSize,
+    rpcTimeoutMs: positive('rpcTimeoutMs', deps.rpcTimeoutMs, 10_000),
+    maxBackoffMs: positive('maxBackoffMs', deps.maxBackoffMs, 30_000),
+    heartbeatMs: positive('heartbeatMs', deps.heartbeatMs, pollIntervalMs * 10),
+    preferredEndpointRetryMs: positive('preferredEndpointRetryMs', deps.preferredEndpointRetryMs, 60_000),
+  };
+}
+
+function isDecimals(value: number): boolean {
+  return Number.isInteger(value) && value >= 0 && value <= 36;
+}
+
+function hasProtocol(url: string, protocols: readonly string[]): boolean {
+  try {
+    return protocols.includes(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+}
