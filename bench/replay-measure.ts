@@ -8,8 +8,6 @@
  */
 import { createSqliteEventStore } from '../src/event-store/sqlite-event-store.ts';
 import { ALL_PROJECTIONS, EMBEDDED_INDEXED_FIELDS } from '../src/projections/all-projections.ts';
-import { COLLECTIONS } from '../src/projections/collections.ts';
-import { PRICES, PRODUCTS } from '../src/projections/catalog.projection.ts';
 import { createProjectionRunner } from '../src/projections/projection-runner.ts';
 import { createEmbeddedReadStore } from '../src/read-store/embedded-read-store.ts';
 
@@ -60,7 +58,7 @@ async function main(argv: string[]): Promise<void> {
   const rssAfterRebuild = process.memoryUsage.rss();
 
   const documents: Record<string, number> = {};
-  for (const name of [...Object.values(COLLECTIONS), PRODUCTS, PRICES]) documents[name] = await readStore.collection(name).count({});
+  for (const name of ALL_PROJECTIONS.flatMap((projection) => projection.collections)) documents[name] = await readStore.collection(name).count({});
 
   const measurement: ReplayMeasurement = {
     events: result.events,

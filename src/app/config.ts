@@ -20,7 +20,7 @@ export type WeirConfig = {
   rpcConfigFile?: string;
   /** Private key (0x…) of the operator account that pays sweep gas; never a merchant key. */
   sweeperKey?: string;
-  /** `WEIR_RPC_<chainId>` and `WEIR_FACTORY_<chainId>` variables (per-chain endpoints and factories). */
+  /** `WEIR_RPC_<chainId>`, `WEIR_FACTORY_<chainId>` and `WEIR_CONFIRMATIONS_<chainId>` variables. */
   chainEnv?: Record<string, string>;
   /** Offer the built-in test network (no chain needed; transfers are published by hand). */
   testRail: boolean;
@@ -86,6 +86,6 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     rpcConfigFile: get('rpcConfigFile'),
     sweeperKey: get('sweeperKey'),
     testRail: testRail === '1' || testRail === 'true',
-    chainEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => /^WEIR_(RPC|FACTORY)_\d+$/.test(e[0]) && !!e[1])),
+    chainEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => /^WEIR_(RPC|FACTORY|CONFIRMATIONS)_\d+$/.test(e[0]) && !!e[1])),
   };
 }

@@ -15,6 +15,8 @@ import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
 import { createEvmSweepExecutor } from '../chain-ingest/evm/evm-sweep-executor.ts';
 import { createWatchedAddresses, watchedAddressesProjection } from '../chain-ingest/watched-addresses.ts';
 import { createSweeper, type SweepExecutor } from '../sweeper/sweeper.ts';
+import { createEvmFollower } from '../chain-ingest/evm/follower/evm-follower.ts';
+import { createFileCheckpointStore } from '../chain-ingest/evm/follower/file-checkpoint-store.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { openEventStore } from '../event-store/open-event-store.ts';
 import { ALL_PROJECTIONS, EMBEDDED_INDEXED_FIELDS } from '../projections/all-projections.ts';
@@ -46,6 +48,8 @@ export type WeirOverrides = {
   rails?: Rail[];
   webhookSender?: WebhookSender;
   log?: (line: string) => void;
+  /** How often followers poll for new heads when no WebSocket is live. */
+  followerPollIntervalMs?: number;
   /** How long confirmed payments wait to be swept together (default 5 s). */
   sweepBatchDelayMs?: number;
 };
@@ -96,6 +100,26 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
       executors.set(network.network, createEvmSweepExecutor({ clients, factoryAddress: evm.factories.get(network.chainId)! }));
     }
   }
+  // One follower per offered EVM network; each is independent, so one failing RPC never stops another.
+  const checkpoints = createFileCheckpointStore(join(config.dataDir, 'ingest'));
+  const followers = offeredEvm.map((network) => createEvmFollower({
+    network: {
+      network: network.network,
+      chainId: network.chainId,
+      confirmations: network.confirmations,
+      tokens: network.assets.filter((a) => a.address !== 'native').map((a) => ({ address: a.address, symbol: a.symbol, decimals: a.decimals })),
+      nativeSymbol: network.nativeCurrency.symbol,
+      nativeDecimals: network.nativeCurrency.decimals,
+    },
+    rpc: evm.registry.endpoints(network.chainId),
+    bus,
+    watched,
+    checkpoints,
+    pollIntervalMs: overrides.followerPollIntervalMs ?? (network.network === 'devnet' ? 100 : Math.max(250, Math.min(network.blockTimeMs, 4000))),
+    log: (line) => log(`[ingest ${network.network}] ${line}`),
+  }));
+  for (const follower of followers) await follower.start();
+
   const sweeper = createSweeper({ clock, readStore, projections, commands, executors, batchDelayMs: overrides.sweepBatchDelayMs });
   sweeper.start();
 
@@ -120,6 +144,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
     stop() {
       stopping ??= (async () => {
         await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+        for (const follower of followers) await follower.stop();
         await matcher.stop();
         await dispatcher.stop();
         await timers.stop();

@@ -7,6 +7,7 @@ import { createNetworkRegistry, type NetworkRegistry, type RpcEndpointsByChainId
 import { loadRpcConfig } from './networks/rpc-config.ts';
 
 export const FACTORY_ENV_PREFIX = 'WEIR_FACTORY_';
+export const CONFIRMATIONS_ENV_PREFIX = 'WEIR_CONFIRMATIONS_';
 
 export class EvmConfigError extends Error {
   override readonly name = 'EvmConfigError';
@@ -33,6 +34,20 @@ export function parseFactoryEnv(env: Readonly<Record<string, string | undefined>
   return factories;
 }
 
+/** `WEIR_CONFIRMATIONS_<chainId>=N`: the operator's own confirmation depth for a network. */
+export function parseConfirmationsEnv(env: Readonly<Record<string, string | undefined>>): Map<number, number> {
+  const depths = new Map<number, number>();
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith(CONFIRMATIONS_ENV_PREFIX) || !value) continue;
+    const chainId = Number(name.slice(CONFIRMATIONS_ENV_PREFIX.length));
+    if (!Number.isSafeInteger(chainId) || !KNOWN_EVM_CHAIN_IDS.includes(chainId)) throw new EvmConfigError(`${name}: ${name.slice(CONFIRMATIONS_ENV_PREFIX.length)} is not a known EVM chain id`);
+    const depth = Number(value);
+    if (!Number.isInteger(depth) || depth < 1 || depth > 10_000) throw new EvmConfigError(`${name} must be a whole number of blocks from 1 to 10000`);
+    depths.set(chainId, depth);
+  }
+  return depths;
+}
+
 /**
  * The EVM networks this server offers: the public networks with RPC endpoints and a factory, plus
  * the devnet when a devnet file is given (its endpoints, factory and sweeper account come from it).
@@ -55,5 +70,10 @@ export async function loadEvmSetup(input: { env: Readonly<Record<string, string 
   } else if (devnet) {
     sweeperKey = devnetAccount(devnet, 'sweeper').privateKey;
   }
-  return { registry: createNetworkRegistry({ networks, rpc }), factories, devnet, sweeperKey };
+  const depths = parseConfirmationsEnv(input.env);
+  const configured = networks.map((n) => {
+    const confirmations = depths.get(n.chainId);
+    return confirmations === undefined ? n : { ...n, confirmations, confirmationsSource: `WEIR_CONFIRMATIONS_${n.chainId} (operator setting)` };
+  });
+  return { registry: createNetworkRegistry({ networks: configured, rpc }), factories, devnet, sweeperKey };
 }

@@ -1,3 +1,4 @@
+import type { Hex } from 'viem';
 import type { Bus } from '../../../bus/bus.ts';
 import type { Clock } from '../../../shared/clock.ts';
 import { encodeChainMessage, type ChainAsset, type ChainMessage } from '../../chain-messages.ts';
@@ -18,6 +19,7 @@ import {
   checkLinks,
   checkpointOf,
   dueFinals,
+  finalThrough,
   initialState,
   lastProcessed,
   markProcessed,
@@ -29,10 +31,11 @@ import {
   windowBlockAt,
   type FollowerState,
 } from './follower-state.ts';
-import { getBlockHeader, getBlocksWithTransactions } from './get-blocks.ts';
+import { getBlockHeader, getBlocksWithTransactions, type BlockWithTransactions } from './get-blocks.ts';
 import { getBlockNumber, getChainId } from './get-chain-head.ts';
 import { getReceiptStatuses } from './get-receipt-statuses.ts';
-import { createAdaptiveRange, getTransferLogs, type TokenTransferLog } from './get-transfer-logs.ts';
+import { createAdaptiveRange, ERC20_TRANSFER_TOPIC, getTransferLogs, type TokenTransferLog } from './get-transfer-logs.ts';
+import { bloomMayContain } from './logs-bloom.ts';
 import { subscribeNewHeads, type NewHead, type NewHeadsSubscription } from './new-heads.ts';
 import { createRpcEndpoints, type RpcCounters } from './rpc-endpoints.ts';
 
@@ -98,6 +101,8 @@ export type EvmFollowerCounters = {
   rpc: RpcCounters;
   published: { transfer: number; reorg: number; final: number };
   blocksRead: number;
+  /** Blocks whose Transfer logs were asked for again by hash because the range answer lacked what their bloom suggests. */
+  bloomRechecks: number;
   /** Current eth_getLogs range. */
   logRange: number;
   errors: number;
@@ -120,15 +125,24 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
  * `transfer` (native value and registry-token Transfer logs to a watched address), `reorg`
  * (blocks that left the canonical chain) and `final` (a height that carried transfers reached
  * `confirmations`). Blocks are processed strictly in order from the checkpoint to the head; the
- * checkpoint is saved after each batch, and before publishing transfers, so a restart resumes
- * exactly and no message is ever lost (a message may repeat after a crash; it carries the same id).
+ * checkpoint is saved before publishing transfers (write-ahead) and after each batch, so a restart
+ * resumes exactly and no message is ever lost (one may repeat after a crash, with the same id).
  *
- * Per block: one `eth_getBlockByNumber(n, true)` (batched), a share of one `eth_getLogs` per range
- * (one per block once caught up), an `eth_getTransactionReceipt` only per native transfer to a
- * watched address; plus `eth_blockNumber` per poll when there is no live WebSocket.
+ * RPC per block: one `eth_getBlockByNumber(n, true)`, batched 50 to an HTTP request when catching
+ * up; one `eth_getLogs` per range (adaptive, up to `maxLogRange` blocks; one per block once caught
+ * up, sent in the same HTTP request as the block); `eth_getTransactionReceipt` only for native
+ * transfers to watched addresses (a reverted one moved nothing); `eth_getLogs` by block hash only
+ * for a block whose bloom names a registry token but the range answer had no log of it. Heads:
+ * `eth_subscribe("newHeads")` over WebSocket, with `eth_blockNumber` as a heartbeat every
+ * `heartbeatMs`, or `eth_blockNumber` every `pollIntervalMs` without a live socket. A reorg costs
+ * one `eth_getBlockByNumber(n, false)` per window block walked back.
+ *
+ * Finality counts only blocks the follower has read and linked by parent hash: a block is final
+ * when `processed - number + 1 >= confirmations`. That equals the network's rule once caught up,
+ * and never declares a block final on the word of blocks it has not checked.
  *
  * Not seen: value moved to a watched address by a contract (internal transactions), since that
- * needs a trace API; payers must send native coin in a top-level transaction.
+ * needs a trace API most endpoints lack; payers must send native coin in a top-level transaction.
  */
 export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   const config = checkConfig(deps);
@@ -140,6 +154,8 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   const tokens = deps.network.tokens.filter((token) => token.address !== 'native');
   const tokenAddresses = tokens.map((token) => token.address);
 
+  const stopController = new AbortController();
+  const signal = stopController.signal;
   const rpc = createRpcEndpoints({
     network,
     urls: deps.rpc.http,
@@ -148,15 +164,15 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     preferredRetryMs: config.preferredEndpointRetryMs,
     log,
     now: () => Date.now(),
+    signal,
   });
   const logRange = createAdaptiveRange(config.maxLogRange);
   const published = { transfer: 0, reorg: 0, final: 0 };
   let blocksRead = 0;
+  let bloomRechecks = 0;
   let errorCount = 0;
 
   let lifecycle: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
-  const stopController = new AbortController();
-  const signal = stopController.signal;
   let loop: Promise<void> | undefined;
   let stopping: Promise<void> | undefined;
 
@@ -277,7 +293,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   const verifyChain = async (): Promise<void> => {
     const endpoint = rpc.current();
     if (verifiedEndpoints.has(endpoint)) return;
-    const served = await getChainId(rpc, { network, signal });
+    const served = await getChainId(rpc, { network });
     if (served !== chainId) throw new WrongChainError(network, rpc.current(), chainId, served);
     verifiedEndpoints.add(endpoint);
   };
@@ -286,7 +302,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     await verifyChain();
     const pollDue = !socketLive() || head === undefined || Date.now() - lastHttpHeadAt >= config.heartbeatMs;
     if (pollDue) {
-      const httpHead = await getBlockNumber(rpc, { network, signal });
+      const httpHead = await getBlockNumber(rpc, { network });
       lastHttpHeadAt = Date.now();
       checkSocketStall(httpHead);
       head = httpHead;
@@ -318,11 +334,15 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   /** Processes from `from` on, one eth_getLogs range at most. 'waiting': the endpoint does not have block `from` yet. */
   const processRange = async (from: number, upTo: number): Promise<'progress' | 'waiting'> => {
     let to = Math.min(upTo, from + (tokens.length > 0 ? logRange.current() : config.blockBatchSize) - 1);
+    // The first chunk of blocks is read alongside eth_getLogs, so that once caught up a new block
+    // costs one HTTP request (a JSON-RPC batch of both).
+    const firstChunk = readBlocks(from, Math.min(to, from + config.blockBatchSize - 1));
+    firstChunk.catch(() => undefined);
     let logs: TokenTransferLog[] = [];
     if (tokens.length > 0) {
       for (;;) {
         try {
-          logs = await getTransferLogs(rpc, { network, tokens: tokenAddresses, from, to, signal });
+          logs = await getTransferLogs(rpc, { network, tokens: tokenAddresses, from, to });
           logRange.succeeded();
           break;
         } catch (error) {
@@ -336,7 +356,9 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     }
     for (let chunkFrom = from; chunkFrom <= to; ) {
       const chunkTo = Math.min(to, chunkFrom + config.blockBatchSize - 1);
-      const outcome = await processChunk(chunkFrom, chunkTo, logs);
+      // Blocks read before the log range shrank are cut to it: a block is never processed without its logs.
+      const blocks = chunkFrom === from ? (await firstChunk).filter((block) => block.number <= chunkTo) : await readBlocks(chunkFrom, chunkTo);
+      const outcome = await processChunk(chunkFrom, blocks, logs);
       if (outcome.type === 'waiting') return chunkFrom === from ? 'waiting' : 'progress';
       if (outcome.type === 'reorg' || outcome.through < chunkTo) return 'progress';
       chunkFrom = chunkTo + 1;
@@ -344,17 +366,29 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     return 'progress';
   };
 
+  const readBlocks = async (from: number, to: number): Promise<BlockWithTransactions[]> => {
+    const blocks = await getBlocksWithTransactions(rpc, { network, from, to });
+    blocksRead += blocks.length;
+    return blocks;
+  };
+
   type ChunkOutcome = { type: 'processed'; through: number } | { type: 'reorg' } | { type: 'waiting' };
 
-  const processChunk = async (from: number, to: number, rangeLogs: readonly TokenTransferLog[]): Promise<ChunkOutcome> => {
-    const blocks = await getBlocksWithTransactions(rpc, { network, from, to, signal });
-    blocksRead += blocks.length;
+  /** Publishes what `blocks` (read from `from` on, consecutive) hold, if they continue the known chain. */
+  const processChunk = async (from: number, blocks: readonly BlockWithTransactions[], rangeLogs: readonly TokenTransferLog[]): Promise<ChunkOutcome> => {
     if (blocks.length === 0) return { type: 'waiting' };
     const current = state!;
     const links = checkLinks(current, blocks);
     if (links.type === 'reorg') {
-      await resolveReorg(links.atBlock);
-      return { type: 'reorg' };
+      if (await resolveReorg(links.atBlock)) return { type: 'reorg' };
+      // Nothing known was replaced, yet the block does not link to it: the endpoint serves blocks
+      // that do not chain. Back off rather than spin; the next attempt may read a settled chain.
+      const first = blocks[0]!;
+      throw new ChainChangedWhileReadingError(
+        network,
+        BigInt(first.number),
+        `its parentHash ${first.parentHash} is not the hash of block ${first.number - 1}, which is still canonical (${windowBlockAt(current, first.number - 1)?.hash ?? 'unknown'}); the endpoint serves blocks that do not chain`,
+      );
     }
     const linked = blocks.slice(0, links.count);
     const last = linked.at(-1)!.number;
@@ -367,10 +401,11 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
         throw new ChainChangedWhileReadingError(network, BigInt(entry.blockNumber), `eth_getLogs saw block ${entry.blockHash}, eth_getBlockByNumber ${block.hash}`);
       }
     }
+    logs.push(...(await recheckByBloom(linked, logs)));
     const candidates = nativeTransferCandidates(network, linked, watched);
     const succeededNative = new Set<string>();
     if (candidates.length > 0) {
-      const statuses = await getReceiptStatuses(rpc, { network, transactionHashes: candidates.map((candidate) => candidate.transaction.hash), signal });
+      const statuses = await getReceiptStatuses(rpc, { network, transactionHashes: candidates.map((candidate) => candidate.transaction.hash) });
       for (const [index, status] of statuses.entries()) {
         const { block, transaction } = candidates[index]!;
         if (status === null || status.blockHash !== block.hash) {
@@ -394,6 +429,27 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     return { type: 'processed', through: last };
   };
 
+  /**
+   * A block for which the range query returned no Transfer log, though its logs bloom says it may
+   * hold one of a registry token: the range may have been answered from another version of the
+   * chain, or by a backend whose log index lags. Ask again for exactly that block (by hash).
+   */
+  const recheckByBloom = async (blocks: readonly BlockWithTransactions[], found: readonly TokenTransferLog[]): Promise<TokenTransferLog[]> => {
+    if (tokens.length === 0) return [];
+    const withLogs = new Set(found.map((entry) => entry.blockNumber));
+    const suspicious = blocks.filter(
+      (block) =>
+        !withLogs.has(block.number) &&
+        block.logsBloom !== null &&
+        bloomMayContain(block.logsBloom, ERC20_TRANSFER_TOPIC) &&
+        tokenAddresses.some((address) => bloomMayContain(block.logsBloom!, address.toLowerCase() as Hex)),
+    );
+    if (suspicious.length === 0) return [];
+    bloomRechecks += suspicious.length;
+    const rechecked = await Promise.all(suspicious.map((block) => getTransferLogs(rpc, { network, tokens: tokenAddresses, blockHash: block.hash, blockNumber: block.number })));
+    return rechecked.flat();
+  };
+
   const publishFinals = async (): Promise<void> => {
     const current = state!;
     const due = dueFinals(current, confirmations);
@@ -412,21 +468,22 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
    * The chain no longer continues the window at `atBlock`: walk down the window to the newest
    * block that is still canonical, report everything above it in one `reorg` message, and rewind.
    */
-  const resolveReorg = async (atBlock: number): Promise<void> => {
+  const resolveReorg = async (atBlock: number): Promise<boolean> => {
     const current = state!;
     let ancestor: number | null = null;
     for (let index = current.window.length - 1; index >= 0; index--) {
       const known = current.window[index]!;
-      const canonical = await getBlockHeader(rpc, { network, number: known.number, signal });
+      const canonical = await getBlockHeader(rpc, { network, number: known.number });
       if (canonical !== null && canonical.hash === known.hash) {
         ancestor = known.number;
         break;
       }
     }
     const { state: rewound, removed } = removeAbove(current, ancestor);
-    if (removed.length === 0) return;
-    if (ancestor === null) {
-      const deep = new DeepReorgError(network, BigInt(current.window[0]!.number), confirmations);
+    if (removed.length === 0) return false;
+    const oldest = current.window[0]!;
+    if (ancestor === null && (oldest.finalPublished || oldest.number <= finalThrough(current, confirmations))) {
+      const deep = new DeepReorgError(network, BigInt(oldest.number), confirmations);
       lastError = `${now().toISOString()} ${deep.message}`;
       log(deep.message);
     }
@@ -434,6 +491,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     state = rewound;
     await save(rewound);
     log(`reorg at block ${atBlock}: removed blocks ${removed[0]!.number}..${removed.at(-1)!.number}; following the new chain from block ${rewound.nextBlock}`);
+    return true;
   };
 
   /** A head announced at or below the processed height with another hash than the one read: a same-height reorg. */
@@ -443,8 +501,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     if (tip === undefined || state === undefined || tip.number >= state.nextBlock) return false;
     const known = windowBlockAt(state, tip.number);
     if (known === undefined || known.hash === tip.hash) return false;
-    await resolveReorg(tip.number);
-    return true;
+    return resolveReorg(tip.number);
   };
 
   const waitForWork = (ms: number): Promise<void> =>
@@ -554,7 +611,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     },
 
     counters() {
-      return { rpc: rpc.counters(), published: { ...published }, blocksRead, logRange: logRange.current(), errors: errorCount };
+      return { rpc: rpc.counters(), published: { ...published }, blocksRead, bloomRechecks, logRange: logRange.current(), errors: errorCount };
     },
   };
 }

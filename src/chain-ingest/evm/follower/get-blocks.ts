@@ -1,4 +1,4 @@
-import type { Address } from 'viem';
+import type { Address, Hex } from 'viem';
 import type { RpcEndpoints } from './rpc-endpoints.ts';
 import { rpcValueReader, toQuantity, type RpcValueReader } from './rpc-values.ts';
 
@@ -14,17 +14,21 @@ export type BlockTransaction = {
   value: bigint;
 };
 
-export type BlockWithTransactions = BlockHeader & { transactions: BlockTransaction[] };
+export type BlockWithTransactions = BlockHeader & {
+  transactions: BlockTransaction[];
+  /** The block's logs bloom, when the node reports a well-formed one. */
+  logsBloom: Hex | null;
+};
 
 /**
  * Reads blocks `from..to` with their full transactions (`eth_getBlockByNumber(n, true)`), sent
  * together so that they go out as JSON-RPC batches. Returns the blocks up to the first one the
  * node does not have yet (an endpoint behind the head the follower heard of).
  */
-export async function getBlocksWithTransactions(rpc: RpcEndpoints, parameters: { network: string; from: number; to: number; signal?: AbortSignal }): Promise<BlockWithTransactions[]> {
-  const { network, from, to, signal } = parameters;
+export async function getBlocksWithTransactions(rpc: RpcEndpoints, parameters: { network: string; from: number; to: number}): Promise<BlockWithTransactions[]> {
+  const { network, from, to } = parameters;
   const numbers = Array.from({ length: Math.max(0, to - from + 1) }, (_, index) => from + index);
-  const raw = await Promise.all(numbers.map((number) => rpc.request('eth_getBlockByNumber', [toQuantity(number), true], signal)));
+  const raw = await Promise.all(numbers.map((number) => rpc.request('eth_getBlockByNumber', [toQuantity(number), true])));
   const read = rpcValueReader(network, 'eth_getBlockByNumber');
   const blocks: BlockWithTransactions[] = [];
   for (const [index, value] of raw.entries()) {
@@ -36,8 +40,8 @@ export async function getBlocksWithTransactions(rpc: RpcEndpoints, parameters: {
 }
 
 /** Reads one block's header (`eth_getBlockByNumber(n, false)`); null when the node has no block there. */
-export async function getBlockHeader(rpc: RpcEndpoints, parameters: { network: string; number: number; signal?: AbortSignal }): Promise<BlockHeader | null> {
-  const value = await rpc.request('eth_getBlockByNumber', [toQuantity(parameters.number), false], parameters.signal);
+export async function getBlockHeader(rpc: RpcEndpoints, parameters: { network: string; number: number}): Promise<BlockHeader | null> {
+  const value = await rpc.request('eth_getBlockByNumber', [toQuantity(parameters.number), false]);
   if (value === null) return null;
   return parseHeader(rpcValueReader(parameters.network, 'eth_getBlockByNumber'), value, parameters.number);
 }
@@ -63,5 +67,6 @@ function parseBlockWithTransactions(read: RpcValueReader, value: unknown, expect
       value: read.quantity(transaction.value, `${where} value`),
     };
   });
-  return { ...header, transactions };
+  const logsBloom = typeof raw.logsBloom === 'string' && /^0x[0-9a-fA-F]{512}$/.test(raw.logsBloom) ? (raw.logsBloom.toLowerCase() as Hex) : null;
+  return { ...header, transactions, logsBloom };
 }

@@ -8,9 +8,9 @@ export type ReceiptStatus = { transactionHash: string; blockHash: string; succee
  * whether each succeeded. A transaction with value to a contract can revert, and then moved
  * nothing. Null for a receipt the node does not have (yet).
  */
-export async function getReceiptStatuses(rpc: RpcEndpoints, parameters: { network: string; transactionHashes: readonly string[]; signal?: AbortSignal }): Promise<(ReceiptStatus | null)[]> {
-  const { network, transactionHashes, signal } = parameters;
-  const raw = await Promise.all(transactionHashes.map((hash) => rpc.request('eth_getTransactionReceipt', [hash], signal)));
+export async function getReceiptStatuses(rpc: RpcEndpoints, parameters: { network: string; transactionHashes: readonly string[]}): Promise<(ReceiptStatus | null)[]> {
+  const { network, transactionHashes } = parameters;
+  const raw = await Promise.all(transactionHashes.map((hash) => rpc.request('eth_getTransactionReceipt', [hash])));
   const read = rpcValueReader(network, 'eth_getTransactionReceipt');
   return raw.map((value, index) => {
     if (value === null) return null;

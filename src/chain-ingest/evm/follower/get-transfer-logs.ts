@@ -20,23 +20,26 @@ export type TokenTransferLog = {
 };
 
 /**
- * Reads the Transfer logs of the given token contracts in blocks `from..to` with one
- * `eth_getLogs` (all contracts at once, topic0 = Transfer). Logs that do not have the ERC-20 shape
+ * Reads the Transfer logs of the given token contracts in blocks `from..to`, or in the one block
+ * `blockHash` (EIP-234), with one `eth_getLogs` (all contracts at once, topic0 = Transfer). Logs
+ * that do not have the ERC-20 shape
  * (two indexed addresses and a 32-byte value, e.g. an ERC-721 Transfer) are left out.
  */
 export async function getTransferLogs(
   rpc: RpcEndpoints,
-  parameters: { network: string; tokens: readonly string[]; from: number; to: number; signal?: AbortSignal },
+  parameters: { network: string; tokens: readonly string[] } & ({ from: number; to: number } | { blockHash: string; blockNumber: number }),
 ): Promise<TokenTransferLog[]> {
-  const { network, tokens, from, to, signal } = parameters;
+  const { network, tokens } = parameters;
+  const [from, to] = 'blockHash' in parameters ? [parameters.blockNumber, parameters.blockNumber] : [parameters.from, parameters.to];
   if (tokens.length === 0 || to < from) return [];
-  const filter = { address: [...tokens], topics: [ERC20_TRANSFER_TOPIC], fromBlock: toQuantity(from), toBlock: toQuantity(to) };
-  const value = await rpc.request('eth_getLogs', [filter], signal);
+  const span = 'blockHash' in parameters ? { blockHash: parameters.blockHash } : { fromBlock: toQuantity(from), toBlock: toQuantity(to) };
+  const value = await rpc.request('eth_getLogs', [{ address: [...tokens], topics: [ERC20_TRANSFER_TOPIC], ...span }]);
   const read = rpcValueReader(network, 'eth_getLogs');
-  if (!Array.isArray(value)) read.fail(`expected an array of logs for blocks ${from}..${to}`);
+  const what = 'blockHash' in parameters ? `block ${parameters.blockHash}` : `blocks ${from}..${to}`;
+  if (!Array.isArray(value)) read.fail(`expected an array of logs for ${what}`);
   const logs: TokenTransferLog[] = [];
   for (const [position, item] of (value as unknown[]).entries()) {
-    const where = `log ${position} of blocks ${from}..${to}`;
+    const where = `log ${position} of ${what}`;
     const log = read.record(item, where);
     if (log.removed === true) continue;
     const topics = Array.isArray(log.topics) ? (log.topics as unknown[]) : read.fail(`${where} has no topics`);
@@ -48,9 +51,11 @@ export async function getTransferLogs(
     if (blockNumber < from || blockNumber > to) read.fail(`${where} is in block ${blockNumber}, outside the range asked for`);
     const token = read.address(log.address, `${where} address`).toLowerCase();
     if (!tokens.some((address) => address.toLowerCase() === token)) read.fail(`${where} comes from ${token}, which was not asked for`);
+    const blockHash = read.hash(log.blockHash, `${where} blockHash`);
+    if ('blockHash' in parameters && blockHash !== parameters.blockHash.toLowerCase()) read.fail(`${where} is in block ${blockHash}`);
     logs.push({
       blockNumber,
-      blockHash: read.hash(log.blockHash, `${where} blockHash`),
+      blockHash,
       transactionHash: read.hash(log.transactionHash, `${where} transactionHash`),
       transactionIndex: read.smallQuantity(log.transactionIndex, `${where} transactionIndex`),
       logIndex: read.smallQuantity(log.logIndex, `${where} logIndex`),

@@ -17,10 +17,10 @@ export type RpcEndpoints = {
   /**
    * Sends one JSON-RPC request to the current endpoint, moving on to the next endpoints when it
    * fails (the first that answers becomes current). Requests started in the same tick go out as
-   * one JSON-RPC batch. Throws RpcEndpointsError when every endpoint failed, or the abort reason
-   * once `signal` is aborted.
+   * one JSON-RPC batch. Throws RpcEndpointsError when every endpoint failed, or an abort error
+   * once the pool's `signal` is aborted.
    */
-  request(method: string, params: readonly unknown[], signal?: AbortSignal): Promise<unknown>;
+  request(method: string, params: readonly unknown[]): Promise<unknown>;
   /** The URL requests go to first. */
   current(): string;
   counters(): RpcCounters;
@@ -37,6 +37,8 @@ export type CreateRpcEndpointsParameters = {
   preferredRetryMs: number;
   log: (line: string) => void;
   now: () => number;
+  /** Aborting it cancels every request in flight (the follower stops). */
+  signal: AbortSignal;
 };
 
 /**
@@ -67,6 +69,20 @@ export function createRpcEndpoints(parameters: CreateRpcEndpointsParameters): Rp
     })({ retryCount: 0, timeout: parameters.timeoutMs }),
   );
 
+  // viem's http transport drops its own timeout when it is given a signal, and batches only
+  // requests that share one. So the requests started in one turn of the event loop share one
+  // signal that fires on stop or on the timeout.
+  let turnSignal: AbortSignal | undefined;
+  const requestSignal = (): AbortSignal => {
+    if (turnSignal === undefined) {
+      turnSignal = AbortSignal.any([parameters.signal, AbortSignal.timeout(parameters.timeoutMs)]);
+      setImmediate(() => {
+        turnSignal = undefined;
+      });
+    }
+    return turnSignal;
+  };
+
   const moveTo = (index: number, reason: string): void => {
     if (index === current) return;
     log(`rpc: using ${urls[index]} instead of ${urls[current]} (${reason})`);
@@ -76,7 +92,7 @@ export function createRpcEndpoints(parameters: CreateRpcEndpointsParameters): Rp
   };
 
   return {
-    async request(method, params, signal) {
+    async request(method, params) {
       if (current !== 0 && now() - movedAt >= parameters.preferredRetryMs) {
         current = 0;
         movedAt = now();
@@ -87,13 +103,14 @@ export function createRpcEndpoints(parameters: CreateRpcEndpointsParameters): Rp
         const endpoint = endpoints[index]!;
         const url = urls[index]!;
         calls[method] = (calls[method] ?? 0) + 1;
+        const signal = requestSignal();
         try {
-          const result: unknown = await endpoint.request({ method, params: [...params] }, signal === undefined ? undefined : { signal });
+          const result: unknown = await endpoint.request({ method, params: [...params] }, { signal });
           if (index !== current) moveTo(index, `${method} failed there: ${failed.at(-1)?.message ?? 'unknown error'}`);
           return result;
         } catch (error) {
-          if (signal?.aborted) throw error;
-          const failure = classify(url, error);
+          if (parameters.signal.aborted) throw error;
+          const failure = signal.aborted ? { url, kind: 'timeout' as const, message: `no answer within ${parameters.timeoutMs} ms` } : classify(url, error);
           failures[failure.kind] += 1;
           failed.push(failure);
         }

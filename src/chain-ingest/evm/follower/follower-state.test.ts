@@ -1,0 +1,119 @@
+import test from 'ava';
+import {
+  checkLinks,
+  checkpointOf,
+  dueFinals,
+  finalThrough,
+  initialState,
+  markProcessed,
+  pendingFinalCount,
+  recordBlocks,
+  removeAbove,
+  settleFinals,
+  stateFromCheckpoint,
+  type BlockLink,
+  type FollowerState,
+} from './follower-state.ts';
+
+// Block hashes: `h(10)` on the first branch, `h(10, 'b')` on another one.
+const h = (number: number, branch = 'a'): string => `0x${branch.repeat(2)}${number.toString(16).padStart(62, '0')}`;
+const block = (number: number, branch = 'a', parentBranch = branch): BlockLink => ({ number, hash: h(number, branch), parentHash: h(number - 1, parentBranch) });
+const withTransfers = (link: BlockLink, transfers = false) => ({ ...link, transfers });
+
+function processed(state: FollowerState, blocks: BlockLink[], transfersAt: number[] = []): FollowerState {
+  const recorded = recordBlocks(state, blocks.map((link) => withTransfers(link, transfersAt.includes(link.number))));
+  return markProcessed(recorded, blocks.at(-1)!.number);
+}
+
+test('blocks that continue the window are linked; a first block with another parent is a reorg', (t) => {
+  const state = processed(initialState(10), [block(10), block(11)]);
+  t.deepEqual(checkLinks(state, [block(12), block(13)]), { type: 'linked', count: 2 });
+  t.deepEqual(checkLinks(state, [block(12, 'b', 'b')]), { type: 'reorg', atBlock: 12 });
+  // Read blocks that stop chaining among themselves: only the consistent prefix counts.
+  t.deepEqual(checkLinks(state, [block(12), block(13, 'b', 'b')]), { type: 'linked', count: 1 });
+  // With nothing processed yet, the first block is taken as it is.
+  t.deepEqual(checkLinks(initialState(10), [block(10, 'z', 'y')]), { type: 'linked', count: 1 });
+});
+
+test('a block read before (in flight at a crash) that comes back with another hash is a reorg', (t) => {
+  const inFlight = recordBlocks(processed(initialState(10), [block(10)]), [withTransfers(block(11), true)]);
+  t.is(inFlight.nextBlock, 11);
+  t.deepEqual(checkLinks(inFlight, [block(11)]), { type: 'linked', count: 1 }, 'the same block again is fine');
+  t.deepEqual(checkLinks(inFlight, [block(11, 'b', 'a')]), { type: 'reorg', atBlock: 11 });
+});
+
+test('finality: head - number + 1 >= confirmations over processed blocks, only heights with transfers, each once', (t) => {
+  let state = processed(initialState(100), [block(100), block(101), block(102)], [100, 102]);
+  t.is(finalThrough(state, 3), 100);
+  t.deepEqual(dueFinals(state, 3).map((entry) => entry.number), [100]);
+  state = settleFinals(state, 3, [100]);
+  t.deepEqual(dueFinals(state, 3), []);
+  t.deepEqual(state.window.map((entry) => entry.number), [100, 101, 102], 'the newest final block stays as the anchor');
+  t.is(pendingFinalCount(state), 1);
+
+  state = processed(state, [block(103), block(104)]);
+  t.deepEqual(dueFinals(state, 3).map((entry) => entry.number), [102]);
+  state = settleFinals(state, 3, [102]);
+  t.deepEqual(state.window.map((entry) => entry.number), [102, 103, 104]);
+  t.is(pendingFinalCount(state), 0);
+});
+
+test('with one confirmation a block is final as soon as it is processed, and the window keeps just the anchor', (t) => {
+  let state = processed(initialState(7), [block(7), block(8)], [7, 8]);
+  t.deepEqual(dueFinals(state, 1).map((entry) => entry.number), [7, 8]);
+  state = settleFinals(state, 1, [7, 8]);
+  t.deepEqual(state.window.map((entry) => entry.number), [8]);
+});
+
+test('a final that could not be published keeps its block (and the window stays consecutive)', (t) => {
+  let state = processed(initialState(1), [block(1), block(2), block(3), block(4), block(5)], [2]);
+  state = settleFinals(state, 2, []);
+  t.deepEqual(state.window.map((entry) => entry.number), [2, 3, 4, 5]);
+  t.deepEqual(dueFinals(state, 2).map((entry) => entry.number), [2]);
+});
+
+test('removeAbove drops the blocks above the ancestor, rewinds and remembers orphaned heights with transfers', (t) => {
+  const state = processed(initialState(50), [block(50), block(51), block(52), block(53)], [52]);
+  const { state: rewound, removed } = removeAbove(state, 51);
+  t.deepEqual(removed.map((entry) => entry.number), [52, 53]);
+  t.is(rewound.nextBlock, 52);
+  t.deepEqual(rewound.orphanedHeights, [52]);
+  t.deepEqual(rewound.window.map((entry) => entry.number), [50, 51]);
+  t.is(pendingFinalCount(rewound), 1);
+
+  // The new branch's block at 52 inherits the owed final, even without transfers of its own.
+  const replaced = processed(rewound, [block(52, 'b', 'a'), block(53, 'b')]);
+  t.deepEqual(replaced.orphanedHeights, []);
+  t.like(replaced.window.find((entry) => entry.number === 52), { hash: h(52, 'b'), transfers: true });
+  t.deepEqual(dueFinals(replaced, 2).map((entry) => ({ number: entry.number, hash: entry.hash })), [{ number: 52, hash: h(52, 'b') }]);
+});
+
+test('removeAbove with no common ancestor (deeper than the window) removes everything and restarts at the oldest kept height', (t) => {
+  const state = processed(initialState(20), [block(20), block(21)], [21]);
+  const { state: rewound, removed } = removeAbove(state, null);
+  t.deepEqual(removed.map((entry) => entry.number), [20, 21]);
+  t.is(rewound.nextBlock, 20);
+  t.deepEqual(rewound.window, []);
+  t.deepEqual(rewound.orphanedHeights, [21]);
+});
+
+test('removeAbove also drops in-flight blocks above the processed one', (t) => {
+  const inFlight = recordBlocks(processed(initialState(5), [block(5), block(6)]), [withTransfers(block(7), true), withTransfers(block(8))]);
+  const { state: rewound, removed } = removeAbove(inFlight, 6);
+  t.deepEqual(removed.map((entry) => entry.number), [7, 8]);
+  t.is(rewound.nextBlock, 7);
+  t.deepEqual(rewound.orphanedHeights, [7]);
+});
+
+test('recordBlocks refuses blocks that do not start at nextBlock or are not consecutive', (t) => {
+  const state = initialState(10);
+  t.throws(() => recordBlocks(state, [withTransfers(block(11))]), { instanceOf: RangeError });
+  t.throws(() => recordBlocks(state, [withTransfers(block(10)), withTransfers(block(12))]), { instanceOf: RangeError });
+});
+
+test('the checkpoint round-trips the state', (t) => {
+  const state = removeAbove(processed(initialState(3), [block(3), block(4), block(5)], [5]), 4).state;
+  const checkpoint = checkpointOf(state, { network: 'devnet', chainId: 31337, now: new Date('2026-01-01T00:00:00Z') });
+  t.like(checkpoint, { version: 1, network: 'devnet', chainId: 31337, nextBlock: 5, lastProcessed: { number: 4, hash: h(4) }, orphanedHeights: [5], updatedAt: '2026-01-01T00:00:00.000Z' });
+  t.deepEqual(stateFromCheckpoint(checkpoint), state);
+});

@@ -1,0 +1,178 @@
+import test, { type ExecutionContext } from 'ava';
+import { getAddress, type Address } from 'viem';
+import { bodySignature } from '../../src/webhooks/signature.ts';
+import { apiClient, eventually } from '../support/api-client.ts';
+import { devnetPayer, merchantWallet, startTestDevnet } from '../support/evm-devnet.ts';
+import { startNatsServer } from '../support/nats-server.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { ADMIN_TOKEN, startTestWeir } from '../support/weir-harness.ts';
+import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
+
+type Session = {
+  id: string; status: string; paymentStatus: string; amountTotal: string; amountReceived: string; amountOverpaid: string; transactionHash: string | null;
+  addresses: { id: string; asset: { id: string; currency: string; address: string; decimals: number; chainId: number }; paymentAddress: string }[];
+  paymentIntent: { status: string; amountReceived: string; transactions: { transactionHash: string; amountRaw: string; status: string; late: boolean }[]; paymentMethod: { accountAddress: string; amountDue: string } | null };
+  sweeps: { transactionHash: string; gasUsed: string; gasCost: string }[];
+};
+
+/** A devnet, NATS and a Weir offering the devnet, with a merchant whose wallet is the devnet's merchant account. */
+async function evmWorld(t: ExecutionContext, options: { confirmations?: number; clock?: ManualClock } = {}) {
+  const devnet = await startTestDevnet(t);
+  const nats = await startNatsServer();
+  t.teardown(() => nats.stop());
+  const receiver = await startWebhookReceiver();
+  t.teardown(() => receiver.close());
+  const weir = await startTestWeir(t, {
+    natsUrl: nats.url, testRail: false, devnetFile: devnet.file,
+    chainEnv: options.confirmations ? { WEIR_CONFIRMATIONS_31337: String(options.confirmations) } : {},
+  }, { sweepBatchDelayMs: 0, followerPollIntervalMs: 50, ...(options.clock ? { clock: options.clock } : {}) });
+  const created = (await apiClient(weir.url, ADMIN_TOKEN).post<{ testSecretKey: string; liveSecretKey: string }>('/admin/organizations', { name: 'Devnet Shop' })).body;
+  const api = apiClient(weir.url, created.testSecretKey);
+  const merchant = merchantWallet(devnet.info);
+  const wallet = await api.post('/api/v1/organization/withdrawal-addresses', { chainId: 31337, address: merchant, name: 'treasury' });
+  t.is(wallet.status, 200, JSON.stringify(wallet.body));
+  const endpoint = (await api.post<{ id: string; secret: string }>('/api/v1/webhook-endpoints', { description: 'shop', url: receiver.url, enabledEvents: { events: ['*'] } })).body;
+  const payer = devnetPayer(devnet.info);
+  const session = async (currency: string, unitAmount: string) => {
+    const r = await api.post<Session>('/api/v1/checkout/sessions', {
+      successUrl: 'https://shop.example/ok', lineItems: { data: [{ priceData: { currency, unitAmount, productData: { name: 'Thing' } }, quantity: 1 }] },
+    });
+    t.is(r.status, 200, JSON.stringify(r.body));
+    return r.body;
+  };
+  const get = async (id: string) => (await api.get<Session>(`/api/v1/checkout/sessions/${id}`)).body;
+  const until = (id: string, predicate: (s: Session) => boolean, what: string, timeoutMs = 30_000) =>
+    eventually(async () => { const s = await get(id); return predicate(s) ? s : undefined; }, what, timeoutMs);
+  return { devnet, nats, receiver, weir, api, merchant, endpoint, payer, session, get, until, liveKey: created.liveSecretKey };
+}
+
+const addressOf = (s: Session, currency: string) => getAddress(s.addresses.find((a) => a.asset.currency === currency)!.paymentAddress) as Address;
+
+test('a USDC payment on the devnet completes the session, the signed webhook arrives, and the sweep moves the money to the merchant wallet', async (t) => {
+  const w = await evmWorld(t);
+  const usdc = w.devnet.info.contracts.usdc;
+  const s = await w.session('usdc', '2500000000'); // 25 USDC
+  const usdcAddress = s.addresses.find((a) => a.asset.currency === 'usdc')!;
+  t.is(getAddress(usdcAddress.asset.address), usdc);
+  // The payer reveals the address (QR) on the hosted page: the intent gets the address and amount in chain units.
+  const reveal = await apiClient(w.weir.url).post<{ amountDueRaw: string; address: string; paymentUri: string }>(`/checkout/${s.id}/payment-method`, { assetId: usdcAddress.asset.id });
+  t.is(reveal.body.amountDueRaw, '25000000');
+  t.regex(reveal.body.paymentUri, /^ethereum:0x[0-9a-fA-F]{40}@31337\/transfer\?address=0x[0-9a-fA-F]{40}&uint256=25000000$/);
+  const intent = (await w.get(s.id)).paymentIntent.paymentMethod!;
+  t.is(intent.accountAddress, usdcAddress.paymentAddress);
+  t.is(intent.amountDue, '25000000');
+
+  const merchantBefore = await w.payer.tokenBalance(usdc, w.merchant);
+  const paid = await w.payer.payToken(usdc, addressOf(s, 'usdc'), 25_000_000n);
+  const done = await w.until(s.id, (x) => x.status === 'complete', 'completion');
+  t.is(done.paymentStatus, 'paid');
+  t.is(done.amountReceived, '2500000000');
+  t.is(done.transactionHash, paid.hash);
+  t.is(done.paymentIntent.transactions[0]!.amountRaw, '25000000');
+
+  const hooks = await w.receiver.waitFor((all) => all.some((h) => h.body.includes('"checkout_session.completed"')) && all.some((h) => h.body.includes('"payment_intent.succeeded"')));
+  for (const hook of hooks) t.is(hook.headers['x-webhook-signature'], bodySignature(w.endpoint.secret, hook.body));
+  const completed = JSON.parse(hooks.find((h) => h.body.includes('"checkout_session.completed"'))!.body) as { data: { object: Session } };
+  t.is(completed.data.object.transactionHash, paid.hash);
+  t.is(completed.data.object.amountReceived, '2500000000');
+
+  const swept = await w.until(s.id, (x) => x.sweeps.length === 1, 'the sweep');
+  t.true(BigInt(swept.sweeps[0]!.gasUsed) > 0n);
+  t.true(BigInt(swept.sweeps[0]!.gasCost) > 0n);
+  t.is(await w.payer.tokenBalance(usdc, w.merchant) - merchantBefore, 25_000_000n);
+  t.is(await w.payer.tokenBalance(usdc, addressOf(s, 'usdc')), 0n);
+});
+
+test('a native-coin payment completes an ETH session and is swept', async (t) => {
+  const w = await evmWorld(t);
+  const s = await w.session('eth', '10000000'); // 0.1 ETH
+  const before = await w.payer.nativeBalance(w.merchant);
+  const paid = await w.payer.payNative(addressOf(s, 'eth'), 100_000_000_000_000_000n);
+  const done = await w.until(s.id, (x) => x.status === 'complete', 'completion');
+  t.is(done.transactionHash, paid.hash);
+  t.is(done.amountReceived, '10000000');
+  await w.until(s.id, (x) => x.sweeps.length === 1, 'the sweep');
+  t.is(await w.payer.nativeBalance(w.merchant) - before, 100_000_000_000_000_000n, 'the sweeper pays the gas, the merchant gets it all');
+});
+
+test('partial then completing payment; overpayment recorded', async (t) => {
+  const w = await evmWorld(t);
+  const usdc = w.devnet.info.contracts.usdc;
+  const s = await w.session('usdc', '1000000000'); // 10 USDC
+  await w.payer.payToken(usdc, addressOf(s, 'usdc'), 4_000_000n);
+  const partial = await w.until(s.id, (x) => x.status === 'incomplete', 'incomplete');
+  t.is(partial.amountReceived, '400000000');
+  await w.payer.payToken(usdc, addressOf(s, 'usdc'), 6_000_000n);
+  const done = await w.until(s.id, (x) => x.status === 'complete', 'complete');
+  t.is(done.amountReceived, '1000000000');
+
+  const over = await w.session('usdc', '1000000000');
+  await w.payer.payToken(usdc, addressOf(over, 'usdc'), 12_500_000n);
+  const overpaid = await w.until(over.id, (x) => x.status === 'complete', 'complete');
+  t.is(overpaid.amountOverpaid, '250000000');
+});
+
+test('a reorg that removes the paying block before confirmation leaves the session unpaid; a later real payment completes it', async (t) => {
+  const w = await evmWorld(t, { confirmations: 4 });
+  const usdc = w.devnet.info.contracts.usdc;
+  const s = await w.session('usdc', '500000000');
+  const snapshot = await w.devnet.rpc('evm_snapshot');
+  await w.payer.payToken(usdc, addressOf(s, 'usdc'), 5_000_000n);
+  await w.until(s.id, (x) => x.paymentIntent.status === 'processing', 'detection');
+  // Replace the paying block (and what follows) by empty blocks at the same heights.
+  await w.devnet.rpc('evm_revert', [snapshot]);
+  await w.devnet.mine(6);
+  const unwound = await w.until(s.id, (x) => x.paymentIntent.status === 'requires_payment_method', 'the withdrawal after the reorg');
+  t.is(unwound.status, 'open');
+  t.is(unwound.paymentStatus, 'unpaid');
+  t.deepEqual(unwound.paymentIntent.transactions, []);
+
+  const paid = await w.payer.payToken(usdc, addressOf(s, 'usdc'), 5_000_000n);
+  await w.devnet.mine(4);
+  const done = await w.until(s.id, (x) => x.status === 'complete', 'completion after the real payment');
+  t.is(done.transactionHash, paid.hash);
+  t.is(done.amountReceived, '500000000');
+});
+
+test('a payment after expiry is recorded, not lost, reported by a webhook, and swept', async (t) => {
+  const clock = createManualClock(Date.now());
+  const w = await evmWorld(t, { clock });
+  const usdc = w.devnet.info.contracts.usdc;
+  const s = await w.session('usdc', '100000000');
+  clock.advanceBy(60 * 60 * 1000);
+  await w.until(s.id, (x) => x.status === 'expired', 'expiry');
+  await w.payer.payToken(usdc, addressOf(s, 'usdc'), 1_000_000n);
+  const late = await w.until(s.id, (x) => x.amountReceived === '100000000', 'the late payment');
+  t.is(late.status, 'expired');
+  t.is(late.paymentStatus, 'unpaid');
+  t.true(late.paymentIntent.transactions[0]!.late);
+  const hook = await w.receiver.waitFor((all) => all.some((h) => h.body.includes('"checkout_session.late_payment"')));
+  t.truthy(hook);
+  const before = await w.payer.tokenBalance(usdc, w.merchant);
+  clock.advanceBy(1000);
+  await w.until(s.id, (x) => x.sweeps.length === 1, 'late money is swept to the merchant too');
+  t.is(await w.payer.tokenBalance(usdc, w.merchant) - before, 1_000_000n);
+});
+
+test('the faucet sends test tokens to test keys and refuses live keys', async (t) => {
+  const w = await evmWorld(t);
+  const target = '0x000000000000000000000000000000000000f00d';
+  const r = await w.api.post<{ transactionHash: string; amountRaw: string }>('/api/v1/faucet', { address: target, asset: 'usdc', amount: '1500000000' });
+  t.is(r.status, 200, JSON.stringify(r.body));
+  t.is(r.body.amountRaw, '15000000');
+  t.is(await w.payer.tokenBalance(w.devnet.info.contracts.usdc, target), 15_000_000n);
+  const live = await apiClient(w.weir.url, w.liveKey).post<{ statusCode: number }>('/api/v1/faucet', { address: target });
+  t.is(live.status, 403);
+  const bad = await w.api.post<{ message: string }>('/api/v1/faucet', { address: 'nope' });
+  t.is(bad.status, 400);
+  t.regex(bad.body.message, /^address/);
+});
+
+test('chains and assets are served for the key\'s environment', async (t) => {
+  const w = await evmWorld(t);
+  const chains = (await w.api.get<{ id: number; assets: { symbol: string }[] }[]>('/api/v1/chains')).body;
+  t.deepEqual(chains.map((c) => c.id), [31337]);
+  t.deepEqual(chains[0]!.assets.map((a) => a.symbol).sort(), ['DAI', 'ETH', 'USDC', 'USDT']);
+  const live = (await apiClient(w.weir.url, w.liveKey).get<unknown[]>('/api/v1/chains')).body;
+  t.deepEqual(live, []);
+});

@@ -1,0 +1,55 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import { getAddress, type Address } from 'viem';
+import { apiClient, eventually } from '../support/api-client.ts';
+import { devnetPayer, merchantWallet, startTestDevnet } from '../support/evm-devnet.ts';
+import { startNatsServer } from '../support/nats-server.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { ADMIN_TOKEN } from '../support/weir-harness.ts';
+import { spawnWeir } from '../support/weir-process.ts';
+
+type Session = { id: string; status: string; amountReceived: string; addresses: { paymentAddress: string; asset: { currency: string } }[]; payments: unknown[] };
+
+test('killed after the paying block: after restart the follower catches up and the session completes once', async (t) => {
+  const devnet = await startTestDevnet(t);
+  const nats = await startNatsServer();
+  t.teardown(() => nats.stop());
+  const receiver = await startWebhookReceiver();
+  t.teardown(() => receiver.close());
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-evm-restart-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const env = { NATS_URL: nats.url, WEIR_DEVNET_FILE: devnet.file, WEIR_TEST_RAIL: '0', WEIR_CONFIRMATIONS_31337: '3' };
+
+  const first = await spawnWeir({ dataDir, env });
+  t.teardown(() => first.kill());
+  const created = (await apiClient(first.url, ADMIN_TOKEN).post<{ testSecretKey: string }>('/admin/organizations', { name: 'Restart Shop' })).body;
+  let api = apiClient(first.url, created.testSecretKey);
+  await api.post('/api/v1/organization/withdrawal-addresses', { chainId: 31337, address: merchantWallet(devnet.info) });
+  await api.post('/api/v1/webhook-endpoints', { description: 'shop', url: receiver.url, enabledEvents: { events: ['checkout_session.completed'] } });
+  const session = (await api.post<Session>('/api/v1/checkout/sessions', {
+    successUrl: 'https://shop.example/ok', lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '700000000', productData: { name: 'Thing' } } }] },
+  })).body;
+  const to = getAddress(session.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress) as Address;
+
+  const payer = devnetPayer(devnet.info);
+  await payer.payToken(devnet.info.contracts.usdc, to, 7_000_000n);
+  await first.kill('SIGKILL');
+  // The chain moves on while Weir is down: the paying block reaches its confirmations.
+  await devnet.mine(5);
+
+  const second = await spawnWeir({ dataDir, env });
+  t.teardown(() => second.kill());
+  api = apiClient(second.url, created.testSecretKey);
+  const done = await eventually(async () => {
+    const s = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
+    return s.status === 'complete' ? s : undefined;
+  }, 'completion after restart', 60_000);
+  t.is(done.amountReceived, '700000000');
+  t.is(done.payments.length, 1, 'the payment is recorded once');
+  await receiver.waitFor((all) => all.length >= 1);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  t.is(new Set(receiver.received.map((r) => (JSON.parse(r.body) as { id: string }).id)).size, 1);
+  t.is(receiver.received.filter((r) => r.answered === 200).length, 1, 'one checkout_session.completed delivery');
+});
