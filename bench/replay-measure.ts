@@ -46,7 +46,7 @@ async function main(argv: string[]): Promise<void> {
   }
   const rssAfterReadAll = process.memoryUsage.rss();
 
-  const readStore = createEmbeddedReadStore({ indexedFields: EMBEDDED_INDEXED_FIELDS });
+  const readStore = createEmbeddedReadStore({ indexedFields: EMBEDDED_INDEXED_FIELDS, writes: 'trusted' });
   const runner = createProjectionRunner({ eventStore, readStore, projections: ALL_PROJECTIONS });
   let peak = process.memoryUsage.rss();
   const cpuBefore = process.cpuUsage();

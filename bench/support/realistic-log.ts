@@ -85,7 +85,7 @@ export async function writeRealisticLog(options: RealisticLogOptions): Promise<R
 
   const clock = createManualClock(Date.parse('2026-03-01T08:00:00.000Z'));
   const tick = (ms: number) => clock.advanceBy(ms);
-  const readStore = createEmbeddedReadStore({ indexedFields: EMBEDDED_INDEXED_FIELDS });
+  const readStore = createEmbeddedReadStore({ indexedFields: EMBEDDED_INDEXED_FIELDS, writes: 'trusted' });
   const commands = createCommandHandler({ eventStore, clock });
   const projections = createProjectionRunner({ eventStore, readStore, projections: ALL_PROJECTIONS });
   await projections.start();

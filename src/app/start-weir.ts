@@ -57,7 +57,8 @@ export type WeirOverrides = {
 /** Open the stores and the bus (in-process defaults when no URL is set). */
 export async function openStores(config: Pick<WeirConfig, 'dataDir' | 'kurrentDbUrl' | 'mongoDbUrl'>) {
   const eventStore = await openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir });
-  const readStore = await openReadStore({ mongoDbUrl: config.mongoDbUrl, embeddedIndexedFields: EMBEDDED_INDEXED_FIELDS });
+  // Projections build a new object for every change and never mutate a stored one.
+  const readStore = await openReadStore({ mongoDbUrl: config.mongoDbUrl, embeddedIndexedFields: EMBEDDED_INDEXED_FIELDS, embeddedWrites: 'trusted' });
   return { eventStore, readStore };
 }
 
@@ -86,7 +87,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
 
   const matcher = createMatcher({ bus, readStore, commands, projections });
   await matcher.start();
-  const dispatcher = createWebhookDispatcher({ clock, readStore, projections, commands, secretBox, send: overrides.webhookSender ?? createHttpWebhookSender() });
+  const dispatcher = createWebhookDispatcher({ clock, eventStore, readStore, projections, commands, secretBox, send: overrides.webhookSender ?? createHttpWebhookSender() });
   dispatcher.start();
   const timers = createTimerRunner({ clock, readStore, projections, commands });
   timers.start();

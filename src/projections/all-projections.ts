@@ -8,5 +8,8 @@ import { webhooksProjection } from './webhooks.projection.ts';
 /** Every read model, in the order they see each event: webhooks last, so payloads are current. */
 export const ALL_PROJECTIONS: Projection[] = [tenancyProjection, catalogProjection, checkoutSessionsProjection, sweepsProjection, webhooksProjection];
 
-/** Exact-match indexes for the embedded read store (tenant filters and the dispatcher's queries). */
-export const EMBEDDED_INDEXED_FIELDS = ['organizationId', 'status', 'network', 'endpointId'] as const;
+/**
+ * Exact-match indexes for the embedded read store: tenant filters (every list) and `status`
+ * (pending deliveries for the dispatcher, pending payments for the matcher, list filters).
+ */
+export const EMBEDDED_INDEXED_FIELDS = ['organizationId', 'status'] as const;

@@ -41,8 +41,9 @@ export type WebhookDeliveryDoc = ReadDocument & {
   endpointId: string;
   eventId: string;
   eventType: string;
-  /** The exact body sent on every attempt. */
-  body: string;
+  eventObject: string;
+  /** The log event the payload is rendered from (the same bytes on every attempt). */
+  source: { streamId: string; revision: number };
   createdAt: string;
   firstDueAt: number;
   status: 'pending' | 'succeeded' | 'failed';

@@ -1,8 +1,8 @@
 import { evolveWebhookEndpoint, type WebhookEndpointEvent } from '../actors/webhook-endpoint.ts';
 import { deterministicId } from '../shared/ids.ts';
 import type { WebhookDeliveryEvent } from '../../machines/webhook-delivery.machine.ts';
-import { TEST_WEBHOOK_EVENT_TYPE, subscribes } from '../webhooks/webhook-event-types.ts';
-import { envelopeBody, publicEventsOf, type PublicEvent } from '../webhooks/webhook-events.ts';
+import { subscribes } from '../webhooks/webhook-event-types.ts';
+import { publicEventsOf, testEventOf, type PublicEventRef } from '../webhooks/webhook-events.ts';
 import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from './collections.ts';
 import type { Projection } from './projection.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
@@ -10,16 +10,16 @@ import type { RecordedEvent } from '../event-store/event-store.ts';
 
 export const deliveryIdOf = (eventId: string, endpointId: string) => deterministicId(`webhook-delivery:${eventId}:${endpointId}`);
 
-async function schedule(store: ReadStore, source: RecordedEvent, publicEvent: PublicEvent, endpoints: WebhookEndpointDoc[]): Promise<void> {
+async function schedule(store: ReadStore, source: RecordedEvent, publicEvent: PublicEventRef, endpoints: WebhookEndpointDoc[]): Promise<void> {
   const deliveries = store.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
-  const body = envelopeBody(publicEvent);
   for (const endpoint of endpoints) {
     if (endpoint.deleted || endpoint.isDisabled || !subscribes(endpoint.enabledEvents.events, publicEvent.type)) continue;
     const id = deliveryIdOf(publicEvent.id, endpoint.id);
     if (await deliveries.get(id)) continue;
     await deliveries.put({
       _id: id, id, organizationId: source.metadata.organizationId, environment: source.metadata.environment,
-      endpointId: endpoint.id, eventId: publicEvent.id, eventType: publicEvent.type, body,
+      endpointId: endpoint.id, eventId: publicEvent.id, eventType: publicEvent.type, eventObject: publicEvent.object,
+      source: { streamId: source.streamId, revision: source.revision },
       createdAt: source.metadata.occurredAt, firstDueAt: publicEvent.created,
       status: 'pending', attempts: 0, nextAttemptAt: publicEvent.created, log: [],
     });
@@ -42,14 +42,8 @@ export const webhooksProjection: Projection = {
       if (!next) return;
       await endpoints.put({ ...next, _id: id });
       if (typed.type === 'WebhookEndpointTestRequested') {
-        const testEvent: PublicEvent = {
-          id: deterministicId(`webhook-test:${typed.data.testId}`),
-          type: TEST_WEBHOOK_EVENT_TYPE,
-          object: 'webhookEndpoint',
-          created: Date.parse(typed.data.at),
-          data: { object: { id: next.id, url: next.url, description: next.description, message: 'This is a test event from Weir.' } },
-        };
-        await schedule(store, event, testEvent, [next.isDisabled ? { ...next, _id: id, isDisabled: false } : { ...next, _id: id }]);
+        // A test goes to this endpoint only, even while it is disabled.
+        await schedule(store, event, testEventOf(event as RecordedEvent & { data: { testId?: unknown } }), [{ ...next, _id: id, isDisabled: false }]);
       }
       return;
     }
@@ -74,7 +68,7 @@ export const webhooksProjection: Projection = {
           return;
       }
     }
-    const publicEvents = await publicEventsOf(event, store);
+    const publicEvents = publicEventsOf(event);
     if (publicEvents.length === 0) return;
     const tenantEndpoints = await endpoints.find({ organizationId: event.metadata.organizationId, environment: event.metadata.environment, deleted: false });
     for (const publicEvent of publicEvents) await schedule(store, event, publicEvent, tenantEndpoints);

@@ -1,4 +1,6 @@
 import Koa from 'koa';
+import type Router from '@koa/router';
+import { compose } from './compose.ts';
 import type { CreateCheckoutSession } from '../actors/create-checkout-session.ts';
 import type { ApiDeps, ApiState } from './api-context.ts';
 import { idempotencyMiddleware } from './idempotency.ts';
@@ -20,44 +22,37 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
   app.proxy = process.env.WEIR_TRUST_PROXY === '1';
   app.silent = true;
   app.use(errorMiddleware());
-  app.use(async (ctx, next) => {
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    await next();
-  });
-  // Under /api the key is checked before the body is read, so a request without a valid key is a
-  // 401 whatever its body; then the body, then Idempotency-Key (which needs both).
   const auth = authMiddleware(deps.readStore);
   const idempotency = idempotencyMiddleware(deps);
   const jsonBody = jsonBodyMiddleware();
-  app.use(async (ctx, next) => {
-    if (!ctx.path.startsWith('/api/')) return jsonBody(ctx, next);
-    return auth(ctx, () => jsonBody(ctx, () => idempotency(ctx, next)));
-  });
+  const mounted = (...routers: Router<ApiState>[]): Koa.Middleware<ApiState>[] =>
+    routers.flatMap((r) => [r.routes(), r.allowedMethods()] as unknown as Koa.Middleware<ApiState>[]);
 
-  const hosted = hostedCheckoutRoutes(deps);
-  app.use(hosted.routes());
-  app.use(async (ctx, next) => {
-    if (ctx.path === '/health') { ctx.body = { status: 'ok', position: deps.projections.position()?.toString() ?? null }; return; }
+  // Under /api the key is checked before the body is read, so a request without a valid key is a
+  // 401 whatever its body; then the body, then Idempotency-Key (which needs both).
+  const api = compose<ApiState>([
+    auth, jsonBody, idempotency,
+    ...mounted(
+      checkoutSessionRoutes(deps),
+      organizationRoutes(deps),
+      apiKeyRoutes(deps),
+      webhookEndpointRoutes(deps),
+      catalogRoutes(deps),
+      chainRoutes(deps),
+      faucetRoutes({ devnet: deps.devnet ?? null }),
+    ),
+  ]);
+  const hosted = compose<ApiState>([jsonBody, ...mounted(hostedCheckoutRoutes(deps))]);
+  const admin = deps.adminToken ? compose<ApiState>([jsonBody, ...mounted(adminRoutes({ ...deps, adminToken: deps.adminToken }))]) : null;
+
+  // One dispatch by path prefix, so a request only meets the middleware of its own area.
+  app.use((ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    if (ctx.path.startsWith('/api/')) return api(ctx, next);
+    if (ctx.path.startsWith('/checkout/')) return hosted(ctx, next);
+    if (admin && ctx.path.startsWith('/admin/')) return admin(ctx, next);
+    if (ctx.path === '/health') { ctx.body = { status: 'ok', position: deps.projections.position()?.toString() ?? null }; return Promise.resolve(); }
     return next();
   });
-
-  if (deps.adminToken) {
-    const admin = adminRoutes({ ...deps, adminToken: deps.adminToken });
-    app.use(admin.routes());
-    app.use(admin.allowedMethods());
-  }
-
-  for (const router of [
-    checkoutSessionRoutes(deps),
-    organizationRoutes(deps),
-    apiKeyRoutes(deps),
-    webhookEndpointRoutes(deps),
-    catalogRoutes(deps),
-    chainRoutes(deps),
-    faucetRoutes({ devnet: deps.devnet ?? null }),
-  ]) {
-    app.use(router.routes());
-    app.use(router.allowedMethods());
-  }
   return app;
 }

@@ -105,3 +105,21 @@ test('indexes never change results: random documents, updates and filters', asyn
   }
   t.true((await plain.find({ organizationId: 'org_a' })).length > 10, 'the data exercises the index');
 });
+
+test('trusted writes keep the document as given (top level frozen) and still answer queries and indexes', async (t) => {
+  const { createEmbeddedReadStore } = await import('./embedded-read-store.ts');
+  const store = createEmbeddedReadStore({ writes: 'trusted', indexedFields: ['organizationId'] });
+  const orders = store.collection('orders_trusted');
+  const nested = { city: 'Lisbon' };
+  const original = { _id: 'o1', organizationId: 'org-1', address: nested, total: '10' };
+  await orders.put(original);
+  const stored = await orders.get('o1');
+  t.deepEqual(stored, original);
+  t.true(Object.isFrozen(stored));
+  t.is(stored, original, 'the object given is the object kept');
+  t.is(stored?.address, nested, 'nested values are shared, not copied');
+  await orders.put({ ...original, organizationId: 'org-2' });
+  t.is(await orders.count({ organizationId: 'org-1' }), 0);
+  t.is(await orders.count({ organizationId: 'org-2' }), 1);
+  await t.throwsAsync(orders.put({ _id: '' }), { instanceOf: TypeError });
+});

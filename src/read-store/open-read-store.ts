@@ -9,13 +9,15 @@ export type OpenReadStoreOptions = {
   mongoDbDatabaseName?: string;
   /** Embedded only: fields to keep exact-match indexes on (see `createEmbeddedReadStore`). */
   embeddedIndexedFields?: readonly string[];
+  /** Embedded only: see `EmbeddedReadStoreOptions.writes`. */
+  embeddedWrites?: 'checked' | 'trusted';
 };
 
 /** The MongoDB read store when a URL is given (connected before resolving), else the embedded one. */
 export const openReadStore = async (options: OpenReadStoreOptions = {}): Promise<ReadStore> => {
-  const { mongoDbUrl, mongoDbDatabaseName, embeddedIndexedFields } = options;
+  const { mongoDbUrl, mongoDbDatabaseName, embeddedIndexedFields, embeddedWrites } = options;
   if (mongoDbUrl !== undefined && mongoDbUrl !== '') {
     return createMongoReadStore({ url: mongoDbUrl, databaseName: mongoDbDatabaseName });
   }
-  return createEmbeddedReadStore({ indexedFields: embeddedIndexedFields });
+  return createEmbeddedReadStore({ indexedFields: embeddedIndexedFields, writes: embeddedWrites });
 };

@@ -9,8 +9,11 @@ export const isUuid = (value: unknown): value is string => typeof value === 'str
 const WEIR_NAMESPACE = '3c8d2f4e-6a1b-5c7d-9e0f-1a2b3c4d5e6f';
 
 /** A deterministic uuid (v5) for `name`: the same name always gives the same id. */
+const namespaceBytes = new Map<string, Buffer>();
+
 export function deterministicId(name: string, namespace: string = WEIR_NAMESPACE): string {
-  const ns = Buffer.from(namespace.replace(/-/g, ''), 'hex');
+  let ns = namespaceBytes.get(namespace);
+  if (!ns) { ns = Buffer.from(namespace.replace(/-/g, ''), 'hex'); namespaceBytes.set(namespace, ns); }
   const hash = createHash('sha1').update(ns).update(name).digest();
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;

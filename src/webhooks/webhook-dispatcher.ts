@@ -1,6 +1,7 @@
 import { webhookDeliveryAggregate } from '../../machines/webhook-delivery.aggregate.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
-import type { Environment } from '../event-store/event-store.ts';
+import type { Environment, EventStore } from '../event-store/event-store.ts';
+import { renderWebhookBody } from './webhook-events.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../projections/collections.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
@@ -8,6 +9,8 @@ import type { Clock } from '../shared/clock.ts';
 import { createDueWorkLoop } from '../shared/due-work-loop.ts';
 import type { SecretBox } from '../tenancy/secrets.ts';
 import { DeliveryAbortedError, type WebhookSender } from './webhook-sender.ts';
+
+const MAX_CACHED_BODIES = 1000;
 
 export type WebhookDispatcher = { start(): void; stop(): Promise<void> };
 
@@ -17,6 +20,7 @@ export type WebhookDispatcher = { start(): void; stop(): Promise<void> };
  */
 export function createWebhookDispatcher(deps: {
   clock: Clock;
+  eventStore: EventStore;
   readStore: ReadStore;
   projections: ProjectionRunner;
   commands: CommandHandler;
@@ -24,7 +28,7 @@ export function createWebhookDispatcher(deps: {
   send: WebhookSender;
   concurrency?: number;
 }): WebhookDispatcher {
-  const { clock, readStore, projections, commands, secretBox, send } = deps;
+  const { clock, eventStore, readStore, projections, commands, secretBox, send } = deps;
   const concurrency = deps.concurrency ?? 16;
   const deliveries = readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
   const endpoints = readStore.collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints);
@@ -33,12 +37,25 @@ export function createWebhookDispatcher(deps: {
   const stopping = new AbortController();
   let unsubscribe: (() => void) | null = null;
 
+  /** Bodies are rendered from the log once and kept while their delivery may still be retried. */
+  const bodies = new Map<string, string>();
+  async function bodyOf(delivery: WebhookDeliveryDoc): Promise<string> {
+    let body = bodies.get(delivery.id);
+    if (body === undefined) {
+      body = await renderWebhookBody(eventStore, delivery.source, { id: delivery.eventId, type: delivery.eventType, object: delivery.eventObject, created: delivery.firstDueAt });
+      if (bodies.size >= MAX_CACHED_BODIES) bodies.delete(bodies.keys().next().value!);
+      bodies.set(delivery.id, body);
+    }
+    return body;
+  }
+
   async function attempt(delivery: WebhookDeliveryDoc): Promise<void> {
     try {
       const endpoint = await endpoints.get(delivery.endpointId);
       if (!endpoint || endpoint.deleted) return;
+      const body = await bodyOf(delivery);
       const outcome = await send({
-        url: endpoint.url, body: delivery.body, secret: secretBox.open(endpoint.sealedSecret), eventId: delivery.eventId, nowMs: clock.now(), signal: stopping.signal,
+        url: endpoint.url, body, secret: secretBox.open(endpoint.sealedSecret), eventId: delivery.eventId, nowMs: clock.now(), signal: stopping.signal,
       });
       const recorded = await commands.handle(webhookDeliveryAggregate, delivery.id, {
         type: 'RecordDeliveryAttempt',
@@ -53,6 +70,7 @@ export function createWebhookDispatcher(deps: {
       });
       // Stay in flight until the read model shows this attempt, so it is not sent twice.
       if (recorded.position !== null) await projections.waitFor(recorded.position, 30_000);
+      if (outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300) bodies.delete(delivery.id);
     } catch (error) {
       if (error instanceof DeliveryAbortedError) return;
       console.error(`[webhooks] delivery ${delivery.id} could not be recorded:`, error);

@@ -1,70 +1,101 @@
-import type { OrganizationEvent, WithdrawalAddress } from '../actors/organization.ts';
-import type { RecordedEvent } from '../event-store/event-store.ts';
-import { deterministicId } from '../shared/ids.ts';
-import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
-import type { ReadStore } from '../read-store/read-store.ts';
-import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../projections/collections.ts';
+import { evolveCheckoutSession } from '../../machines/checkout-session.evolve.ts';
+import type { CheckoutSession, CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
+import { evolveOrganization, type Organization, type OrganizationEvent } from '../actors/organization.ts';
+import { evolveWebhookEndpoint, type WebhookEndpoint, type WebhookEndpointEvent } from '../actors/webhook-endpoint.ts';
+import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import { publicCheckoutSession } from '../projections/public-views.ts';
+import { deterministicId } from '../shared/ids.ts';
+import { TEST_WEBHOOK_EVENT_TYPE } from './webhook-event-types.ts';
 
 export const WEBHOOK_API_VERSION = '2026-11-01';
 
-/** A public event about to be delivered: the envelope without its id-independent parts. */
-export type PublicEvent = { id: string; type: string; object: string; created: number; data: { object: unknown } };
+/** A public event without its payload: what a delivery needs to be scheduled. */
+export type PublicEventRef = { id: string; type: string; object: string; created: number };
 
-/** The delivered body, serialized once so every attempt sends the same bytes. */
-export const envelopeBody = (event: PublicEvent): string =>
-  JSON.stringify({ id: event.id, apiVersion: WEBHOOK_API_VERSION, created: event.created, object: event.object, type: event.type, data: event.data });
+/** Where a public event's payload comes from: the log event that caused it. */
+export type PublicEventSource = { streamId: string; revision: number };
 
 /** Ids are derived from the log event, so a replay never mints a second id for the same fact. */
 const publicEventId = (logEventId: string, type: string) => deterministicId(`webhook-event:${logEventId}:${type}`);
 
-function make(event: RecordedEvent, type: string, object: string, data: unknown): PublicEvent {
-  return { id: publicEventId(event.id, type), type, object, created: Date.parse(event.metadata.occurredAt), data: { object: data } };
+const ref = (event: RecordedEvent, type: string, object: string): PublicEventRef =>
+  ({ id: publicEventId(event.id, type), type, object, created: Date.parse(event.metadata.occurredAt) });
+
+const SESSION_EVENTS: Record<string, [string, string][]> = {
+  CheckoutSessionCompleted: [['payment_intent.succeeded', 'paymentIntent'], ['checkout_session.completed', 'checkoutSession']],
+  CheckoutSessionExpired: [['checkout_session.expired', 'checkoutSession'], ['payment_intent.canceled', 'paymentIntent']],
+  CheckoutSessionCanceled: [['checkout_session.canceled', 'checkoutSession'], ['payment_intent.canceled', 'paymentIntent']],
+  LatePaymentReceived: [['checkout_session.late_payment', 'checkoutSession']],
+};
+
+const ORGANIZATION_EVENTS: Record<string, string> = {
+  WithdrawalAddressAdded: 'withdrawal_address.created',
+  WithdrawalAddressUpdated: 'withdrawal_address.updated',
+  WithdrawalAddressMarkedDefault: 'withdrawal_address.updated',
+  WithdrawalAddressRemoved: 'withdrawal_address.deleted',
+};
+
+/**
+ * The public events a log event gives rise to: ids, kinds and times only. This runs for every
+ * event of every replay, so payloads are not built here but rendered from the log when sent.
+ */
+export function publicEventsOf(event: RecordedEvent): PublicEventRef[] {
+  if (event.streamId.startsWith('checkout_session-')) return (SESSION_EVENTS[event.type] ?? []).map(([type, object]) => ref(event, type, object));
+  if (event.streamId.startsWith('organization-')) {
+    const type = ORGANIZATION_EVENTS[event.type];
+    return type ? [ref(event, type, 'withdrawalAddress')] : [];
+  }
+  return [];
+}
+
+/** The test event of `POST /webhook-endpoints/{id}/test`, for that endpoint only. */
+export function testEventOf(event: RecordedEvent & { data: { testId?: unknown } }): PublicEventRef {
+  return { id: deterministicId(`webhook-test:${String(event.data.testId)}`), type: TEST_WEBHOOK_EVENT_TYPE, object: 'webhookEndpoint', created: Date.parse(event.metadata.occurredAt) };
+}
+
+function fold<S, E>(events: RecordedEvent[], evolve: (state: S | null, event: E) => S | null): S | null {
+  let state: S | null = null;
+  for (const event of events) state = evolve(state, event as unknown as E);
+  return state;
+}
+
+/** The payload of a public event: the record as it was right after the source event. */
+function payloadOf(history: RecordedEvent[], source: RecordedEvent, type: string): unknown {
+  if (source.streamId.startsWith('checkout_session-')) {
+    const session = fold<CheckoutSession, CheckoutSessionEvent>(history, evolveCheckoutSession);
+    if (!session) throw new Error(`${source.streamId} has no session at revision ${source.revision}`);
+    const view = publicCheckoutSession(session);
+    if (type.startsWith('payment_intent.')) return { ...view.paymentIntent, checkoutSessionId: view.id };
+    if (type === 'checkout_session.late_payment') {
+      const transferId = (source.data as { transferId?: string }).transferId;
+      const payment = session.payments.find((p) => p.transferId === transferId);
+      return { ...view, latePayment: view.paymentIntent.transactions.find((t) => t.transactionHash === payment?.transactionHash) ?? null };
+    }
+    return view;
+  }
+  if (source.streamId.startsWith('organization-')) {
+    const typed = source as unknown as OrganizationEvent;
+    if (typed.type === 'WithdrawalAddressAdded') return typed.data.withdrawalAddress;
+    if (typed.type === 'WithdrawalAddressRemoved') return { id: typed.data.id, deleted: true };
+    const org = fold<Organization, OrganizationEvent>(history, evolveOrganization);
+    const id = (typed.data as { id: string }).id;
+    return org?.withdrawalAddresses.find((w) => w.id === id) ?? { id };
+  }
+  if (source.streamId.startsWith('webhook_endpoint-')) {
+    const endpoint = fold<WebhookEndpoint, WebhookEndpointEvent>(history, evolveWebhookEndpoint);
+    return { id: endpoint?.id, url: endpoint?.url, description: endpoint?.description, message: 'This is a test event from Weir.' };
+  }
+  throw new Error(`no public payload for events of ${source.streamId}`);
 }
 
 /**
- * The public events a log event gives rise to. It is called by the deliveries projection right
- * after the other read models have applied the same event, so documents are as of that event.
+ * The exact bytes delivered for a public event, rendered from the log (the source stream folded
+ * up to the source event), so they are the same on every attempt, after a restart and a replay.
  */
-export async function publicEventsOf(event: RecordedEvent, store: ReadStore): Promise<PublicEvent[]> {
-  if (event.streamId.startsWith('checkout_session-')) {
-    const typed = event as unknown as CheckoutSessionEvent;
-    const relevant = ['CheckoutSessionCompleted', 'CheckoutSessionExpired', 'CheckoutSessionCanceled', 'LatePaymentReceived'];
-    if (!relevant.includes(typed.type)) return [];
-    const doc = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(event.streamId.slice('checkout_session-'.length));
-    if (!doc) return [];
-    const session = publicCheckoutSession(doc);
-    const intent = { ...session.paymentIntent, checkoutSessionId: session.id };
-    switch (typed.type) {
-      case 'CheckoutSessionCompleted':
-        return [make(event, 'payment_intent.succeeded', 'paymentIntent', intent), make(event, 'checkout_session.completed', 'checkoutSession', session)];
-      case 'CheckoutSessionExpired':
-        return [make(event, 'checkout_session.expired', 'checkoutSession', session), make(event, 'payment_intent.canceled', 'paymentIntent', intent)];
-      case 'CheckoutSessionCanceled':
-        return [make(event, 'checkout_session.canceled', 'checkoutSession', session), make(event, 'payment_intent.canceled', 'paymentIntent', intent)];
-      case 'LatePaymentReceived': {
-        const payment = intent.transactions.find((t) => t.transactionHash && doc.payments.some((p) => p.transferId === typed.data.transferId && p.transactionHash === t.transactionHash));
-        return [make(event, 'checkout_session.late_payment', 'checkoutSession', { ...session, latePayment: payment ?? null })];
-      }
-      default:
-        return [];
-    }
-  }
-  if (event.streamId.startsWith('organization-')) {
-    const typed = event as unknown as OrganizationEvent;
-    const org = await store.collection<OrganizationDoc>(COLLECTIONS.organizations).get(event.streamId.slice('organization-'.length));
-    const find = (id: string): WithdrawalAddress | undefined => org?.withdrawalAddresses.find((w) => w.id === id);
-    switch (typed.type) {
-      case 'WithdrawalAddressAdded':
-        return [make(event, 'withdrawal_address.created', 'withdrawalAddress', typed.data.withdrawalAddress)];
-      case 'WithdrawalAddressUpdated':
-      case 'WithdrawalAddressMarkedDefault':
-        return [make(event, 'withdrawal_address.updated', 'withdrawalAddress', find(typed.data.id) ?? { id: typed.data.id })];
-      case 'WithdrawalAddressRemoved':
-        return [make(event, 'withdrawal_address.deleted', 'withdrawalAddress', { id: typed.data.id, deleted: true })];
-      default:
-        return [];
-    }
-  }
-  return [];
+export async function renderWebhookBody(eventStore: EventStore, source: PublicEventSource, event: PublicEventRef): Promise<string> {
+  const history = (await eventStore.readStream(source.streamId)).filter((e) => e.revision <= source.revision);
+  const last = history[history.length - 1];
+  if (!last || last.revision !== source.revision) throw new Error(`${source.streamId} has no event at revision ${source.revision}`);
+  const object = payloadOf(history, last, event.type);
+  return JSON.stringify({ id: event.id, apiVersion: WEBHOOK_API_VERSION, created: event.created, object: event.object, type: event.type, data: { object } });
 }

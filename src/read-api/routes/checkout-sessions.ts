@@ -6,6 +6,7 @@ import { publicCheckoutSession } from '../../projections/public-views.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
+import { cachedJson } from '../json-cache.ts';
 import { listPage } from '../pagination.ts';
 
 export function checkoutSessionRoutes(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession }): Router<ApiState> {
@@ -42,8 +43,9 @@ export function checkoutSessionRoutes(deps: ApiDeps & { createCheckoutSession: C
     });
   });
 
+  const respondWithSession = cachedJson(publicCheckoutSession);
   router.get('/:id', async (ctx) => {
-    ctx.body = publicCheckoutSession(await load(ctx));
+    respondWithSession(ctx, await load(ctx));
   });
 
   router.get('/:id/completed_webhook_delivered', async (ctx) => {
