@@ -63,7 +63,9 @@ export function decideCheckoutSession(snapshot: CheckoutSessionSnapshot, command
       }
       const address = session.addresses.find((a) => a.id === command.addressId);
       if (!address) throw new ValidationError('assetId', 'is not offered by this checkout session');
-      const outstanding = BigInt(session.amountTotal) - confirmedAmount(session.payments);
+      // With gas collection on, the chosen address's sweep gas is part of what the payer owes.
+      const gasFee = BigInt(address.gasAmount ?? '0');
+      const outstanding = BigInt(session.amountSubtotal) + gasFee - confirmedAmount(session.payments);
       let amountDue: bigint;
       try {
         amountDue = toChainUnits(outstanding > 0n ? outstanding : 0n, address.asset.decimals);
@@ -72,7 +74,7 @@ export function decideCheckoutSession(snapshot: CheckoutSessionSnapshot, command
       }
       const current = session.paymentIntent.paymentMethod;
       if (current && current.id === address.id && current.amountDue === amountDue.toString()) return [];
-      return [{ type: 'PaymentMethodSelected', data: { addressId: address.id, amountDue: amountDue.toString(), at: ctx.now } }];
+      return [{ type: 'PaymentMethodSelected', data: { addressId: address.id, amountDue: amountDue.toString(), amountGasFee: gasFee.toString(), at: ctx.now } }];
     }
     case 'RecordTransfer': {
       if (session.payments.some((p) => p.transferId === command.payment.transferId)) return [];

@@ -18,11 +18,18 @@ export function evolveCheckoutSession(session: CheckoutSession | null, event: Ch
     case 'PaymentMethodSelected': {
       const address = session.addresses.find((a) => a.id === event.data.addressId);
       if (!address) return session;
+      const gasFee = event.data.amountGasFee ?? '0';
+      const total = (BigInt(session.amountSubtotal) + BigInt(gasFee)).toString();
       return {
         ...session,
         updatedAt: event.data.at,
+        amountGasFee: gasFee,
+        amountTotal: total,
+        amountNet: total,
+        amountDetails: { ...session.amountDetails, amountGasFee: gasFee, amountTotal: total, applyGasFee: gasFee !== '0' },
         paymentIntent: {
           ...session.paymentIntent,
+          amount: total,
           updatedAt: event.data.at,
           paymentMethod: {
             id: address.id,

@@ -15,7 +15,7 @@ export function sessionFixture(overrides: Partial<CheckoutSession> = {}): Checko
     submitType: 'pay', successUrl: 'https://shop.example/ok', cancelUrl: null, clientReferenceId: null, customerId: null, metadata: {},
     afterCompletion: 'redirect', afterCompletionConfirmMsg: null, paymentLinkId: null, invoiceId: null, subscriptionId: null,
     url: `http://127.0.0.1/checkout/${ID}`, lineItems: { object: 'list', data: [] },
-    addresses: [{ id: 'addr-usdc', checkoutSessionId: ID, network: 'weir-testnet', asset: USDC, paymentAddress: '0x00000000000000000000000000000000000d3b05', merchantAddress: '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f' }],
+    addresses: [{ id: 'addr-usdc', checkoutSessionId: ID, network: 'weir-testnet', asset: USDC, paymentAddress: '0x00000000000000000000000000000000000d3b05', merchantAddress: '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f', gas: '0', gasAmount: '0' }],
     paymentIntent: { id: 'pi-1', organizationId: 'org-1', createdAt: at, updatedAt: at, amount: '300000000', amountReceived: '0', currency: 'usdc', status: 'requires_payment_method', paymentMethodTypes: ['wallet'], paymentMethod: null },
     payments: [], sweeps: [], discounts: [], isManualPayment: false, completedAt: null, canceledAt: null, expiredAt: null, transactionHash: null,
     ...overrides,

@@ -27,19 +27,19 @@ test('given a created session, when created again, then nothing (idempotent)', (
 
 test('given an open session, when the payer picks USDC, then the amount due is in USDC chain units', (t) => {
   t.deepEqual(given([created()]).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW), [
-    { type: 'PaymentMethodSelected', data: { addressId: 'addr-usdc', amountDue: '3000000', at: NOW } },
+    { type: 'PaymentMethodSelected', data: { addressId: 'addr-usdc', amountDue: '3000000', amountGasFee: '0', at: NOW } },
   ]);
 });
 
 test('given a chosen asset, when the same asset is picked again, then nothing', (t) => {
-  const picked: CheckoutSessionEvent = { type: 'PaymentMethodSelected', data: { addressId: 'addr-usdc', amountDue: '3000000', at: NOW } };
+  const picked: CheckoutSessionEvent = { type: 'PaymentMethodSelected', data: { addressId: 'addr-usdc', amountDue: '3000000', amountGasFee: '0', at: NOW } };
   t.deepEqual(given([created(), picked]).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }), []);
 });
 
 test('given a partly paid session, when the payer picks the asset, then only the rest is due', (t) => {
   const events = given([created(), detected('t1', '100000000'), confirmed('t1'), { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: NOW } }])
     .when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW);
-  t.deepEqual(events, [{ type: 'PaymentMethodSelected', data: { addressId: 'addr-usdc', amountDue: '2000000', at: NOW } }]);
+  t.deepEqual(events, [{ type: 'PaymentMethodSelected', data: { addressId: 'addr-usdc', amountDue: '2000000', amountGasFee: '0', at: NOW } }]);
 });
 
 test('when an asset the session does not offer is picked, then a validation error', (t) => {
@@ -192,4 +192,19 @@ test('given confirmed payments, when a sweep is recorded, then FundsSwept for th
   t.deepEqual(events, [{ type: 'FundsSwept', data: { sweep: { ...sweep, transferIds: ['t1'], at: NOW } } }]);
   t.is(given([...history, ...events]).state().context.session?.sweeps.length, 1);
   t.deepEqual(given([...history, ...events]).when({ type: 'RecordSweep', sweep }), []);
+});
+
+test('given gas collection on, when the payer picks an asset, then its sweep gas is added to the amount due and the total', (t) => {
+  const session = sessionFixture();
+  const withGas = { ...session, addresses: session.addresses.map((a) => ({ ...a, gas: '150000', gasAmount: '2500000' })) };
+  const events = given([created(withGas)]).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW);
+  t.deepEqual(events, [{ type: 'PaymentMethodSelected', data: { addressId: 'addr-usdc', amountDue: '3025000', amountGasFee: '2500000', at: NOW } }]);
+  const chosen = given([created(withGas), ...events]).state().context.session!;
+  t.is(chosen.amountTotal, '302500000');
+  t.is(chosen.amountDetails.amountGasFee, '2500000');
+  t.true(chosen.amountDetails.applyGasFee);
+  t.is(chosen.paymentIntent.amount, '302500000');
+  // Paying only the goods leaves it incomplete; the gas fee completes it.
+  const partial = given([created(withGas), ...events, detected('t1', '300000000')]).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW);
+  t.is(partial[1]!.type, 'CheckoutSessionPartiallyPaid');
 });

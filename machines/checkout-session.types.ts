@@ -24,6 +24,10 @@ export type SessionAddress = {
   paymentAddress: string;
   /** The merchant wallet the deposit address is bound to: the only place its funds can go. */
   merchantAddress: string;
+  /** Estimated sweep gas units for this address (0 when the payer does not pay gas). */
+  gas: string;
+  /** That gas priced in the session's currency, 10^8-scaled: added to the amount due when this asset is chosen. */
+  gasAmount: string;
 };
 
 /** Funds moved from a deposit address to the merchant wallet by the sweeper. */
@@ -171,7 +175,7 @@ export type CheckoutSession = {
 /** The domain events of a checkout session, as stored in the log (`type` + `data`). */
 export type CheckoutSessionEvent =
   | { type: 'CheckoutSessionCreated'; data: { session: CheckoutSession } }
-  | { type: 'PaymentMethodSelected'; data: { addressId: string; amountDue: string; at: string } }
+  | { type: 'PaymentMethodSelected'; data: { addressId: string; amountDue: string; amountGasFee: string; at: string } }
   | { type: 'PaymentDetected'; data: { payment: SessionPayment } }
   | { type: 'PaymentWithdrawn'; data: { transferId: string; reason: string; at: string } }
   | { type: 'PaymentConfirmed'; data: { transferId: string; at: string } }

@@ -14,6 +14,7 @@ import type { CheckoutSessionCommand } from '../../machines/checkout-session.dec
 import type { CheckoutSession, SessionAddress, SessionPayment } from '../../machines/checkout-session.types.ts';
 import { webhookDeliveryAggregate } from '../../machines/webhook-delivery.aggregate.ts';
 import { createCommandHandler, type CommandContext } from '../../src/actors/command-handler.ts';
+import { noGasFees } from '../../src/chain-ingest/gas-fee.ts';
 import { createCheckoutSessionCreator } from '../../src/actors/create-checkout-session.ts';
 import { createLineItemResolver } from '../../src/actors/line-items.ts';
 import { organizationAggregate, organizationRecordId } from '../../src/actors/organization.ts';
@@ -95,7 +96,7 @@ export async function writeRealisticLog(options: RealisticLogOptions): Promise<R
     return head === null ? 0 : Number(head);
   };
   const lineItems = createLineItemResolver({ readStore, commands });
-  const createSession = createCheckoutSessionCreator({ clock, readStore, commands, rail: createTestRail(), lineItems, publicUrl: 'https://pay.example.com' });
+  const createSession = createCheckoutSessionCreator({ clock, readStore, commands, rail: createTestRail(), lineItems, publicUrl: 'https://pay.example.com' , gasFees: noGasFees });
   const secretBox = createSecretBox(randomBytes(32));
   const deliveries = readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
 

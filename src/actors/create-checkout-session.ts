@@ -1,5 +1,6 @@
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
+import type { GasFeeQuoter } from '../chain-ingest/gas-fee.ts';
 import type { Rail } from '../chain-ingest/rail.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../projections/collections.ts';
@@ -37,6 +38,7 @@ export function createCheckoutSessionCreator(deps: {
   rail: Rail;
   lineItems: LineItemResolver;
   publicUrl: string;
+  gasFees: GasFeeQuoter;
 }): CreateCheckoutSession {
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
 
@@ -107,7 +109,11 @@ export function createCheckoutSessionCreator(deps: {
           continue;
         }
         const paymentAddress = deps.rail.depositAddress({ network, organizationId: tenant.organizationId, checkoutSessionId: id, merchantAddress: wallet.address });
-        addresses.push({ id: deterministicId(`session-address:${id}:${asset.id}`), checkoutSessionId: id, network: network.network, asset, paymentAddress, merchantAddress: wallet.address });
+        const gas = org.paymentSetting.applyGasFee ? await deps.gasFees.quote(network, asset) : null;
+        addresses.push({
+          id: deterministicId(`session-address:${id}:${asset.id}`), checkoutSessionId: id, network: network.network, asset, paymentAddress,
+          merchantAddress: wallet.address, gas: (gas?.gas ?? 0n).toString(), gasAmount: (gas?.amount ?? 0n).toString(),
+        });
       }
     }
     if (addresses.length === 0) {

@@ -86,6 +86,6 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     rpcConfigFile: get('rpcConfigFile'),
     sweeperKey: get('sweeperKey'),
     testRail: testRail === '1' || testRail === 'true',
-    chainEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => /^WEIR_(RPC|FACTORY|CONFIRMATIONS)_\d+$/.test(e[0]) && !!e[1])),
+    chainEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => /^WEIR_(RPC|FACTORY|CONFIRMATIONS)_\d+$|^WEIR_NATIVE_PRICE_\d+_[A-Z0-9.]+$/.test(e[0]) && !!e[1])),
   };
 }

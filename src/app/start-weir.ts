@@ -12,6 +12,7 @@ import { createTestRail } from '../chain-ingest/test-rail.ts';
 import { createEvmWriteClients } from '../chain-ingest/evm/contracts/clients.ts';
 import { createEvmRail } from '../chain-ingest/evm/evm-rail.ts';
 import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
+import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
 import { createEvmSweepExecutor } from '../chain-ingest/evm/evm-sweep-executor.ts';
 import { createWatchedAddresses, watchedAddressesProjection } from '../chain-ingest/watched-addresses.ts';
 import { createSweeper, type SweepExecutor } from '../sweeper/sweeper.ts';
@@ -133,7 +134,8 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const publicUrl = (config.publicUrl ?? url).replace(/\/$/, '');
   const lineItems = createLineItemResolver({ readStore, commands });
-  const createCheckoutSession = createCheckoutSessionCreator({ clock, readStore, commands, rail, lineItems, publicUrl });
+  const gasFees = createEvmGasFeeQuoter({ registry: evm.registry, clock, nativePrices: parseNativePrices(config.chainEnv ?? {}) });
+  const createCheckoutSession = createCheckoutSessionCreator({ clock, readStore, commands, rail, lineItems, publicUrl, gasFees });
   const app = createApiApp({ clock, eventStore, readStore, commands, projections, rail, secretBox, publicUrl, createCheckoutSession, adminToken: config.adminToken, devnet: evm.devnet });
   server.on('request', app.callback());
   server.keepAliveTimeout = 65_000;

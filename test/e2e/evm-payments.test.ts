@@ -9,14 +9,16 @@ import { ADMIN_TOKEN, startTestWeir } from '../support/weir-harness.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 
 type Session = {
+  amountDetails: { amountGasFee: string; applyGasFee: boolean; amountTotal: string };
+  amountGasFee: string;
   id: string; status: string; paymentStatus: string; amountTotal: string; amountReceived: string; amountOverpaid: string; transactionHash: string | null;
-  addresses: { id: string; asset: { id: string; currency: string; address: string; decimals: number; chainId: number }; paymentAddress: string }[];
+  addresses: { id: string; asset: { id: string; currency: string; address: string; decimals: number; chainId: number }; paymentAddress: string; gas: string; gasAmount: string }[];
   paymentIntent: { status: string; amountReceived: string; transactions: { transactionHash: string; amountRaw: string; status: string; late: boolean }[]; paymentMethod: { accountAddress: string; amountDue: string } | null };
   sweeps: { transactionHash: string; gasUsed: string; gasCost: string }[];
 };
 
 /** A devnet, NATS and a Weir offering the devnet, with a merchant whose wallet is the devnet's merchant account. */
-async function evmWorld(t: ExecutionContext, options: { confirmations?: number; clock?: ManualClock } = {}) {
+async function evmWorld(t: ExecutionContext, options: { confirmations?: number; clock?: ManualClock; chainEnv?: Record<string, string> } = {}) {
   const devnet = await startTestDevnet(t);
   const nats = await startNatsServer();
   t.teardown(() => nats.stop());
@@ -24,7 +26,7 @@ async function evmWorld(t: ExecutionContext, options: { confirmations?: number; 
   t.teardown(() => receiver.close());
   const weir = await startTestWeir(t, {
     natsUrl: nats.url, testRail: false, devnetFile: devnet.file,
-    chainEnv: options.confirmations ? { WEIR_CONFIRMATIONS_31337: String(options.confirmations) } : {},
+    chainEnv: { ...(options.confirmations ? { WEIR_CONFIRMATIONS_31337: String(options.confirmations) } : {}), ...options.chainEnv },
   }, { sweepBatchDelayMs: 0, followerPollIntervalMs: 50, ...(options.clock ? { clock: options.clock } : {}) });
   const created = (await apiClient(weir.url, ADMIN_TOKEN).post<{ testSecretKey: string; liveSecretKey: string }>('/admin/organizations', { name: 'Devnet Shop' })).body;
   const api = apiClient(weir.url, created.testSecretKey);
@@ -175,4 +177,31 @@ test('chains and assets are served for the key\'s environment', async (t) => {
   t.deepEqual(chains[0]!.assets.map((a) => a.symbol).sort(), ['DAI', 'ETH', 'USDC', 'USDT']);
   const live = (await apiClient(w.weir.url, w.liveKey).get<unknown[]>('/api/v1/chains')).body;
   t.deepEqual(live, []);
+});
+
+test('with gas collection on, the estimated sweep gas is added to the amount due as amountGasFee', async (t) => {
+  const w = await evmWorld(t, { chainEnv: { WEIR_NATIVE_PRICE_31337_USDC: '2000' } });
+  t.is((await w.api.put('/api/v1/organization/payment-setting', { applyGasFee: true })).status, 200);
+  const s = await w.session('eth', '10000000'); // 0.1 ETH
+  const eth = s.addresses.find((a) => a.asset.currency === 'eth')!;
+  t.is(eth.gas, '160000');
+  const gasAmount = BigInt(eth.gasAmount);
+  t.true(gasAmount > 0n, 'gas priced from the node');
+  const reveal = await apiClient(w.weir.url).post<{ amountDueRaw: string }>(`/checkout/${s.id}/payment-method`, { assetId: eth.asset.id });
+  t.is(BigInt(reveal.body.amountDueRaw), (10_000_000n + gasAmount) * 10n ** 10n);
+  const chosen = await w.get(s.id);
+  t.is(chosen.amountDetails.amountGasFee, eth.gasAmount);
+  t.true(chosen.amountDetails.applyGasFee);
+  t.is(chosen.amountTotal, (10_000_000n + gasAmount).toString());
+  await w.payer.payNative(addressOf(s, 'eth'), 100_000_000_000_000_000n);
+  await w.until(s.id, (x) => x.status === 'incomplete', 'goods paid, gas still due');
+  await w.payer.payNative(addressOf(s, 'eth'), gasAmount * 10n ** 10n);
+  const done = await w.until(s.id, (x) => x.status === 'complete', 'complete with the gas fee');
+  t.is(done.amountReceived, (10_000_000n + gasAmount).toString());
+
+  // A USDC session prices the gas with the operator's ETH price (2000 USDC per ETH).
+  const u = await w.session('usdc', '100000000');
+  const usdc = u.addresses.find((a) => a.asset.currency === 'usdc')!;
+  // The same cached gas price: ETH's fee is rounded up to 10^-8 ETH, USDC's to 10^-8 USDC.
+  t.true(BigInt(usdc.gasAmount) <= gasAmount * 2000n && BigInt(usdc.gasAmount) > (gasAmount - 1n) * 2000n, `${usdc.gasAmount} vs ${gasAmount} ETH units`);
 });
