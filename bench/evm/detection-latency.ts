@@ -4,7 +4,7 @@
  * confirmation depth is 1) to the arrival of the `checkout_session.completed` webhook at a local
  * receiver.
  *
- *   node --import tsx bench/evm/detection-latency.ts [--payments 200] [--poll-ms 20] [--gap-ms 50]
+ *   node --import tsx bench/evm/detection-latency.ts [--payments 200] [--warmup 5] [--poll-ms 20] [--gap-ms 50]
  *        [--events all|completed] [--reveal] [--no-probes] [--json FILE] [--timeout-s 600]
  *   (npm run bench:detection)
  *
@@ -12,7 +12,8 @@
  * event store, embedded read store, in-process bus) via `startWeir`, and a webhook receiver on
  * 127.0.0.1. An organization (admin API) gets the devnet merchant account as its withdrawal
  * address and a webhook endpoint (all events, or only checkout_session.completed). All sessions
- * (1 USDC each) are created first and the system is left to go quiet; then each is paid in turn
+ * (1 USDC each) are created first and the system is left to go quiet; `--warmup` payments (not
+ * counted) warm the JIT, the connections and the follower's socket; then each is paid in turn
  * with a pre-signed USDC transfer to its own deposit address, and the next payment starts
  * `--gap-ms` after the previous completion webhook arrived.
  *

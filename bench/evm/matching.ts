@@ -177,6 +177,52 @@ function buildAnswer(index: number, watchedSample: readonly string[], pick: () =
   return { fromBlock, toBlock, rawLogs, rawBlocks, logHits, nativeHits };
 }
 
+const HASH = /^0x[0-9a-fA-F]{64}$/;
+const QUANTITY = /^0x[0-9a-fA-F]+$/;
+const DATA_WORD = /^0x[0-9a-fA-F]{64}$/;
+const LOWER_TOKENS = new Set(TOKENS.map((token) => token.address.toLowerCase()));
+
+/**
+ * What-if, for the report only: getTransferLogs' checks (shape, hashes, quantities, range, token)
+ * with addresses kept lowercase (regex-checked) instead of EIP-55 checksummed by `getAddress`
+ * (a keccak-256 per address). The follower code itself is not changed.
+ */
+function decodeLogsLowercase(raw: readonly unknown[], from: number, to: number): TokenTransferLog[] {
+  const logs: TokenTransferLog[] = [];
+  const smallQuantity = (value: unknown): number => {
+    if (typeof value !== 'string' || !QUANTITY.test(value)) throw new Error(`not a quantity: ${String(value)}`);
+    return Number.parseInt(value, 16);
+  };
+  const hash = (value: unknown): string => {
+    if (typeof value !== 'string' || !HASH.test(value)) throw new Error(`not a hash: ${String(value)}`);
+    return value.toLowerCase();
+  };
+  for (const item of raw) {
+    const log = item as Record<string, unknown>;
+    if (log.removed === true) continue;
+    const topics = log.topics as unknown[];
+    const data = log.data;
+    if (!Array.isArray(topics) || topics.length !== 3 || typeof data !== 'string' || !DATA_WORD.test(data)) continue;
+    if (hash(topics[0]) !== ERC20_TRANSFER_TOPIC) continue;
+    const blockNumber = smallQuantity(log.blockNumber);
+    if (blockNumber < from || blockNumber > to) throw new Error('log outside the range');
+    const token = typeof log.address === 'string' ? log.address.toLowerCase() : '';
+    if (!LOWER_TOKENS.has(token)) throw new Error(`log of ${token}, not asked for`);
+    logs.push({
+      blockNumber,
+      blockHash: hash(log.blockHash),
+      transactionHash: hash(log.transactionHash),
+      transactionIndex: smallQuantity(log.transactionIndex),
+      logIndex: smallQuantity(log.logIndex),
+      token,
+      from: `0x${hash(topics[1]).slice(26)}`,
+      to: `0x${hash(topics[2]).slice(26)}`,
+      value: BigInt(data),
+    });
+  }
+  return logs;
+}
+
 type Decoded = { answer: Answer; logs: TokenTransferLog[]; blocks: BlockWithTransactions[]; rpc: RpcEndpoints };
 
 async function decodeAnswer(answer: Answer): Promise<Decoded> {
@@ -282,6 +328,14 @@ async function main(): Promise<void> {
       },
     },
     {
+      name: 'what-if (not in src): the same decode with lowercase addresses instead of EIP-55 checksums, + extractTransfers',
+      unit: 'logs',
+      work: async (item) => {
+        const logs = decodeLogsLowercase(item.answer.rawLogs, item.answer.fromBlock, item.answer.toBlock);
+        return { logs: logs.length, transactions: 0, transfers: extract(item, logs, []).length };
+      },
+    },
+    {
       name: 'match: nativeTransferCandidates + extractTransfers on decoded blocks (no logs)',
       unit: 'transactions',
       work: async (item) => ({ logs: 0, transactions: TRANSACTIONS_PER_BLOCK * item.blocks.length, transfers: extract(item, [], item.blocks).length }),
@@ -319,7 +373,7 @@ async function main(): Promise<void> {
       perSecondMedian: Math.round(median(rates)),
       perSecondRounds: rates.map((rate) => Math.round(rate)),
       transactionsPerSecondMedian: Math.round(median(rounds.map((result) => result.transactions / result.seconds))),
-      transfersPerItem: +hitShare.toFixed(4),
+      transfersPerUnit: +hitShare.toFixed(4),
     });
     console.error(`[bench] ${testCase.name}: ${fmt(median(rates))} ${testCase.unit}/s`);
   }

@@ -27,7 +27,7 @@ export type NatsJetStreamBusOptions = {
   subjects?: string[];
   /** The stream drops a second message with the same messageId within this window. Default 2 minutes. */
   duplicateWindowMs?: number;
-  /** A delivered message not acked within this time is redelivered. Default 30 s (extended while the handler runs). */
+  /** A delivered message not acked within this time is redelivered. Default 5 s (extended while the handler runs). */
   ackWaitMs?: number;
   /** Delay before redelivering a message whose handler threw. Default 50 ms, doubled per failure. */
   redeliveryDelayMs?: number;
@@ -57,7 +57,9 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
   const streamName = options.streamName ?? 'WEIR_CHAIN';
   const subjects = options.subjects ?? ['chain.>'];
   const duplicateWindowMs = options.duplicateWindowMs ?? 120_000;
-  const ackWaitMs = options.ackWaitMs ?? 30_000;
+  // Short, so a message held by a consumer that died is redelivered within seconds; a handler
+  // that runs longer keeps its message by signalling progress (see keepAlive below).
+  const ackWaitMs = options.ackWaitMs ?? 5_000;
   const baseDelayMs = options.redeliveryDelayMs ?? defaultRedeliveryDelayMs;
   const maxDelayMs = options.maxRedeliveryDelayMs ?? defaultMaxRedeliveryDelayMs;
   const onError = options.onError ?? ((error: Error) => console.error(error));

@@ -45,7 +45,10 @@ test('killed after the paying block: after restart the follower catches up and t
   const done = await eventually(async () => {
     const s = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
     return s.status === 'complete' ? s : undefined;
-  }, 'completion after restart', 60_000);
+  }, 'completion after restart', 60_000).catch((error: unknown) => {
+    t.log(`first process:\n${first.output()}\nsecond process:\n${second.output()}`);
+    throw error;
+  });
   t.is(done.amountReceived, '700000000');
   t.is(done.payments.length, 1, 'the payment is recorded once');
   await receiver.waitFor((all) => all.length >= 1);

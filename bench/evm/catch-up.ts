@@ -1,0 +1,336 @@
+/**
+ * How fast a fresh EVM follower catches up with a chain: a hardhat devnet is filled with
+ * `--blocks` blocks (10,000) of `--per-block` USDC transfers each (10: 100,000 transfers), every
+ * one to its own watched address; then a new follower (in-process bus, in-memory checkpoint,
+ * startBlock 0) reads from block 0 to the head. Reports transfers/s, blocks/s, RPC calls by method
+ * and HTTP requests (the follower's counters()), and checks that exactly one transfer message per
+ * transfer was published.
+ *
+ *   node --import tsx bench/evm/catch-up.ts [--blocks 10000] [--per-block 10] [--senders 10] [--runs 3] [--json FILE] [--timeout-s 1800]
+ *   (npm run bench:catch-up)
+ *
+ * Producing the chain: automine off; `--senders` accounts derived from hardhat's mnemonic
+ * (indexes 10.., funded with ETH by hardhat, minted USDC by the deployer) sign every transfer
+ * locally with viem (EIP-1559, nonces counted here, so no nonce round trips). Per block, one
+ * JSON-RPC batch of `eth_sendRawTransaction`s then `evm_mine`; the next block's transactions are
+ * signed while hardhat mines. Takes a few minutes; progress goes to stderr.
+ *
+ * The follower is given the HTTP endpoint only (no WebSocket: nothing new is mined while it
+ * catches up, and heads come from eth_blockNumber). Each run is timed from `start()` to the moment
+ * `status()` shows the head processed with no final owed. Several runs over the same chain, each
+ * with a fresh follower, bus and checkpoint store. Prints a JSON summary and a Markdown table.
+ * Not a test.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { encodeFunctionData, erc20Abi, type Address, type Hex } from 'viem';
+import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
+import { createInProcessBus } from '../../src/bus/in-process-bus.ts';
+import { testTokenAbi } from '../../src/chain-ingest/evm/contracts/abis.ts';
+import { createEvmWriteClients } from '../../src/chain-ingest/evm/contracts/clients.ts';
+import { devnetAccount } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
+import { hardhatMnemonic } from '../../src/chain-ingest/evm/devnet/hardhat-accounts.ts';
+import { startDevnet, type Devnet } from '../../src/chain-ingest/evm/devnet/start-devnet.ts';
+import { createEvmFollower, createInMemoryCheckpointStore, type EvmFollowerCounters } from '../../src/chain-ingest/evm/follower/index.ts';
+import { createWatchedAddresses } from '../../src/chain-ingest/watched-addresses.ts';
+import { deadline, fmt, leftoverHardhatChildren, loadAverage1m, machineInfo, machineLoad, markdownTable, numberFlag, stringFlag } from './support/bench-env.ts';
+
+const NETWORK = 'devnet';
+
+type Settings = { blocks: number; perBlock: number; senders: number; runs: number; jsonOut: string | null; timeoutS: number };
+
+function readSettings(argv: readonly string[]): Settings {
+  return {
+    blocks: numberFlag(argv, '--blocks', 10_000, 1, 100_000),
+    perBlock: numberFlag(argv, '--per-block', 10, 1, 200),
+    senders: numberFlag(argv, '--senders', 10, 1, 10),
+    runs: numberFlag(argv, '--runs', 3, 1, 10),
+    jsonOut: stringFlag(argv, '--json') ?? null,
+    timeoutS: numberFlag(argv, '--timeout-s', 1_800, 30, 7_200),
+  };
+}
+
+type JsonRpcRequest = { method: string; params: unknown[] };
+
+function createJsonRpc(url: string) {
+  let id = 0;
+  const post = async (body: unknown): Promise<unknown> => {
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+    return response.json();
+  };
+  type Reply = { id: number; result?: unknown; error?: { message: string } };
+  return {
+    async call(method: string, params: unknown[] = []): Promise<unknown> {
+      const reply = (await post({ jsonrpc: '2.0', id: ++id, method, params })) as Reply;
+      if (reply.error !== undefined) throw new Error(`${method}: ${reply.error.message}`);
+      return reply.result;
+    },
+    /** One HTTP request; results in request order (hardhat answers a batch in any order). */
+    async batch(requests: readonly JsonRpcRequest[]): Promise<unknown[]> {
+      const first = id + 1;
+      const body = requests.map((request) => ({ jsonrpc: '2.0', id: ++id, method: request.method, params: request.params }));
+      const replies = (await post(body)) as Reply[];
+      const results: unknown[] = new Array(requests.length);
+      for (const reply of replies) {
+        if (reply.error !== undefined) throw new Error(`${requests[reply.id - first]?.method ?? 'batch'}: ${reply.error.message}`);
+        results[reply.id - first] = reply.result;
+      }
+      return results;
+    },
+  };
+}
+
+/** CPU seconds (user + system, from /proc) of this process's child processes whose command line matches `pattern`. */
+function childCpuSeconds(pattern: RegExp): number {
+  try {
+    const lines = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' }).split('\n');
+    let ticks = 0;
+    for (const line of lines.filter((entry) => pattern.test(entry))) {
+      const pid = line.trim().split(/\s+/)[0];
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // Fields after the command name (which is in parentheses): utime and stime are the 14th and 15th fields.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return ticks / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+type RunResult = {
+  run: number;
+  seconds: number;
+  blocks: number;
+  transfers: number;
+  blocksPerSecond: number;
+  transfersPerSecond: number;
+  followerCpuSeconds: number;
+  hardhatCpuSeconds: number;
+  counters: EvmFollowerCounters;
+  transferMessagesOnBus: number;
+  distinctTransferMessages: number;
+  finalMessagesOnBus: number;
+  exactlyOnePerTransfer: boolean;
+  errorsLogged: string[];
+};
+
+async function main(): Promise<void> {
+  const settings = readSettings(process.argv.slice(2));
+  const load = machineLoad();
+  console.error(`[bench] ${load.uptime}`);
+  if (load.busyProcesses.length > 0) console.error(`[bench] other busy processes:\n  ${load.busyProcesses.join('\n  ')}`);
+  let devnet: Devnet | undefined;
+  const cleanUp = async (): Promise<void> => {
+    await devnet?.stop().catch((error: unknown) => console.error('[bench] devnet stop:', error));
+  };
+  const guard = deadline(settings.timeoutS * 1000, 'catch-up', cleanUp);
+  try {
+    devnet = await startDevnet({ port: 0 });
+    const info = devnet.info;
+    const rpc = createJsonRpc(info.rpcUrl);
+    const usdc = info.contracts.usdc;
+    const expectedTransfers = settings.blocks * settings.perBlock;
+
+    // ---- senders: derived accounts, funded with USDC by the deployer (automine still on) -------
+    const senders: HDAccount[] = Array.from({ length: settings.senders }, (_, index) => mnemonicToAccount(hardhatMnemonic, { addressIndex: 10 + index }));
+    const deployer = createEvmWriteClients({ rpcUrl: info.rpcUrl, chainId: info.chainId, privateKey: devnetAccount(info, 'deployer').privateKey });
+    for (const sender of senders) {
+      const hash = await deployer.walletClient.writeContract({ address: usdc, abi: testTokenAbi, functionName: 'mint', args: [sender.address, 10n ** 15n] });
+      await deployer.publicClient.waitForTransactionReceipt({ hash });
+    }
+    const nonces = await Promise.all(senders.map(async (sender) => Number.parseInt((await rpc.call('eth_getTransactionCount', [sender.address, 'pending'])) as string, 16)));
+
+    // ---- watched recipients: one fresh address per transfer ------------------------------------
+    const watched = createWatchedAddresses();
+    const recipients: Address[] = Array.from({ length: expectedTransfers }, () => `0x${randomBytes(20).toString('hex')}` as Address);
+    for (const recipient of recipients) watched.add(NETWORK, recipient);
+
+    // ---- produce the chain ---------------------------------------------------------------------
+    await rpc.call('evm_setAutomine', [false]);
+    const firstBlock = Number.parseInt((await rpc.call('eth_blockNumber')) as string, 16) + 1;
+    const produceStarted = performance.now();
+    let signMs = 0;
+    let transferIndex = 0;
+    const signBlock = async (): Promise<Hex[]> => {
+      const started = performance.now();
+      const signed: Hex[] = [];
+      for (let slot = 0; slot < settings.perBlock; slot++) {
+        const senderIndex = transferIndex % senders.length;
+        const sender = senders[senderIndex]!;
+        const recipient = recipients[transferIndex]!;
+        signed.push(await sender.signTransaction({
+          chainId: info.chainId,
+          type: 'eip1559',
+          to: usdc,
+          data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [recipient, BigInt(1 + (transferIndex % 1_000_000))] }),
+          gas: 100_000n,
+          maxFeePerGas: 100_000_000_000n,
+          maxPriorityFeePerGas: 1_000_000_000n,
+          nonce: nonces[senderIndex]!,
+          value: 0n,
+        }));
+        nonces[senderIndex]! += 1;
+        transferIndex += 1;
+      }
+      signMs += performance.now() - started;
+      return signed;
+    };
+    let next = await signBlock();
+    for (let block = 0; block < settings.blocks; block++) {
+      const current = next;
+      const mined = (async () => {
+        const hashes = await rpc.batch(current.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })));
+        if (hashes.some((hash) => typeof hash !== 'string')) throw new Error(`block ${block}: a transaction was not accepted: ${JSON.stringify(hashes)}`);
+        await rpc.call('evm_mine');
+      })();
+      // Sign the next block while hardhat takes this one.
+      if (block + 1 < settings.blocks) next = await signBlock();
+      await mined;
+      if ((block + 1) % 500 === 0 || block + 1 === settings.blocks) {
+        const seconds = (performance.now() - produceStarted) / 1000;
+        console.error(`[bench] produced ${fmt(block + 1)}/${fmt(settings.blocks)} blocks (${fmt((block + 1) * settings.perBlock)} transfers) in ${seconds.toFixed(1)} s (${fmt((block + 1) / seconds)} blocks/s)`);
+      }
+    }
+    const produceSeconds = (performance.now() - produceStarted) / 1000;
+    const head = Number.parseInt((await rpc.call('eth_blockNumber')) as string, 16);
+    if (head - firstBlock + 1 !== settings.blocks) throw new Error(`expected ${settings.blocks} new blocks from ${firstBlock}, the head is ${head}`);
+    // Spot-check that every block holds exactly its transfers.
+    for (const number of [firstBlock, Math.floor((firstBlock + head) / 2), head]) {
+      const count = Number.parseInt((await rpc.call('eth_getBlockTransactionCountByNumber', [`0x${number.toString(16)}`])) as string, 16);
+      if (count !== settings.perBlock) throw new Error(`block ${number} holds ${count} transactions, expected ${settings.perBlock}`);
+    }
+    console.error(`[bench] chain ready: blocks 0..${head}, ${fmt(expectedTransfers)} transfers in blocks ${firstBlock}..${head}; signing took ${(signMs / 1000).toFixed(1)} s of ${produceSeconds.toFixed(1)} s`);
+
+    // ---- catch up ------------------------------------------------------------------------------
+    const loadBefore = loadAverage1m();
+    const runs: RunResult[] = [];
+    for (let run = 1; run <= settings.runs; run++) {
+      const bus = createInProcessBus();
+      const checkpoints = createInMemoryCheckpointStore();
+      const logged: string[] = [];
+      const follower = createEvmFollower({
+        network: {
+          network: NETWORK,
+          chainId: info.chainId,
+          confirmations: 1,
+          tokens: [
+            { address: info.contracts.usdc, symbol: 'USDC', decimals: 6 },
+            { address: info.contracts.usdt, symbol: 'USDT', decimals: 6 },
+            { address: info.contracts.dai, symbol: 'DAI', decimals: 18 },
+          ],
+          nativeSymbol: 'ETH',
+          nativeDecimals: 18,
+        },
+        rpc: { http: [info.rpcUrl], ws: [] },
+        bus,
+        watched,
+        checkpoints,
+        startBlock: 0n,
+        pollIntervalMs: 50,
+        log: (line) => logged.push(line),
+      });
+      const hardhatCpuBefore = childCpuSeconds(/hardhat/);
+      const cpuBefore = process.cpuUsage();
+      const started = performance.now();
+      await follower.start();
+      for (;;) {
+        const status = follower.status();
+        if (status.processed !== null && status.processed >= BigInt(head) && status.pendingFinal === 0) break;
+        await sleep(2);
+      }
+      const seconds = (performance.now() - started) / 1000;
+      const cpu = process.cpuUsage(cpuBefore);
+      const hardhatCpuSeconds = childCpuSeconds(/hardhat/) - hardhatCpuBefore;
+      const counters = follower.counters();
+      await follower.stop();
+
+      // Count what reached the bus (a fresh durable reads the in-process log from the start).
+      let transferMessages = 0;
+      let finalMessages = 0;
+      const transferIds = new Set<string>();
+      const consumer = await bus.consume({ durableName: 'bench-count', filterSubject: 'chain.>' }, async (message) => {
+        if (message.subject === `chain.${NETWORK}.transfer`) {
+          transferMessages += 1;
+          transferIds.add(message.messageId ?? `#${transferMessages}`);
+        } else if (message.subject === `chain.${NETWORK}.final`) {
+          finalMessages += 1;
+        }
+      });
+      const countUntil = performance.now() + 60_000;
+      while (transferMessages + finalMessages < counters.published.transfer + counters.published.final + counters.published.reorg && performance.now() < countUntil) await sleep(20);
+      await sleep(50);
+      await consumer.stop();
+      await bus.close();
+
+      const result: RunResult = {
+        run,
+        seconds: +seconds.toFixed(2),
+        blocks: head + 1,
+        transfers: counters.published.transfer,
+        blocksPerSecond: Math.round((head + 1) / seconds),
+        transfersPerSecond: Math.round(counters.published.transfer / seconds),
+        followerCpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2),
+        hardhatCpuSeconds: +hardhatCpuSeconds.toFixed(2),
+        counters,
+        transferMessagesOnBus: transferMessages,
+        distinctTransferMessages: transferIds.size,
+        finalMessagesOnBus: finalMessages,
+        exactlyOnePerTransfer: transferMessages === expectedTransfers && transferIds.size === expectedTransfers && counters.published.transfer === expectedTransfers,
+        errorsLogged: logged.filter((line) => !/no checkpoint: starting/.test(line)).slice(0, 10),
+      };
+      runs.push(result);
+      console.error(`[bench] run ${run}: ${result.seconds} s, ${fmt(result.transfersPerSecond)} transfers/s, ${fmt(result.blocksPerSecond)} blocks/s, ${fmt(result.transferMessagesOnBus)} transfer messages, follower CPU ${result.followerCpuSeconds} s, hardhat CPU ${result.hardhatCpuSeconds} s`);
+    }
+    const loadAfter = loadAverage1m();
+
+    const byTime = [...runs].sort((a, b) => a.seconds - b.seconds);
+    const medianRun = byTime[Math.floor((byTime.length - 1) / 2)]!;
+    const summary = {
+      benchmark: 'evm-catch-up',
+      date: new Date().toISOString(),
+      machine: machineInfo(),
+      load: { uptimeBefore: load.uptime, loadAverage1m: { before: loadBefore, after: loadAfter }, busyProcessesBefore: load.busyProcesses, busyProcessesAfter: machineLoad().busyProcesses },
+      settings,
+      chain: { head, blocks: head + 1, transferBlocks: { from: firstBlock, to: head }, transfers: expectedTransfers, watchedAddresses: watched.size(NETWORK), produceSeconds: +produceSeconds.toFixed(1), signSeconds: +(signMs / 1000).toFixed(1) },
+      follower: { confirmations: 1, maxLogRange: 2000, blockBatchSize: 50, websocket: false },
+      medianRun: { run: medianRun.run, seconds: medianRun.seconds, transfersPerSecond: medianRun.transfersPerSecond, blocksPerSecond: medianRun.blocksPerSecond },
+      exactlyOnePerTransfer: runs.every((run) => run.exactlyOnePerTransfer),
+      runs,
+    };
+    const json = JSON.stringify(summary, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value), 2);
+    if (settings.jsonOut !== null) await writeFile(settings.jsonOut, `${json}\n`);
+    console.log(json);
+    console.log('');
+    console.log(markdownTable(
+      ['Run', 'seconds', 'blocks', 'transfers/s', 'blocks/s', 'transfer messages (distinct)', 'finals', 'follower CPU s', 'hardhat CPU s', 'HTTP requests', 'RPC calls by method'],
+      runs.map((run) => [
+        run.run === medianRun.run ? `${run.run} (median)` : run.run,
+        run.seconds,
+        fmt(run.blocks),
+        fmt(run.transfersPerSecond),
+        fmt(run.blocksPerSecond),
+        `${fmt(run.transferMessagesOnBus)} (${fmt(run.distinctTransferMessages)})`,
+        fmt(run.finalMessagesOnBus),
+        run.followerCpuSeconds,
+        run.hardhatCpuSeconds,
+        fmt(run.counters.rpc.httpRequests),
+        Object.entries(run.counters.rpc.calls).map(([method, calls]) => `${method} ${fmt(calls)}`).join(', '),
+      ]),
+      [false, true, true, true, true, true, true, true, true, true, false],
+    ));
+    console.log('');
+    console.log(`Exactly ${fmt(expectedTransfers)} transfer messages published in every run: ${summary.exactlyOnePerTransfer ? 'yes' : 'NO'}. Load average (1 min) ${loadBefore} → ${loadAfter}.`);
+  } finally {
+    await cleanUp();
+    guard.clear();
+    const left = leftoverHardhatChildren();
+    if (left.length > 0) console.error(`[bench] hardhat processes left: ${left.join('; ')}`);
+  }
+}
+
+await main();
