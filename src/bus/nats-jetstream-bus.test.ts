@@ -67,7 +67,7 @@ test('durable consumers are explicit-ack pull consumers, one message in flight, 
   t.is(info.config.deliver_policy, DeliverPolicy.All);
   t.is(info.config.filter_subject, 'cons.*.transfer');
   t.is(info.config.max_ack_pending, 1);
-  t.is(info.config.ack_wait, nanos(30_000));
+  t.is(info.config.ack_wait, nanos(5_000));
   await consumer.stop();
   await bus.close();
 });

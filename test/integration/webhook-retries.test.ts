@@ -65,7 +65,7 @@ test('a receiver that recovers is done at its first 2xx; a timeout counts as a f
   t.teardown(() => receiver.close());
   const clock = createManualClock(Date.parse('2026-03-01T12:00:00Z'));
   const { createHttpWebhookSender } = await import('../../src/webhooks/webhook-sender.ts');
-  const weir = await startTestWeir(t, {}, { clock, webhookSender: createHttpWebhookSender({ timeoutMs: 200 }) });
+  const weir = await startTestWeir(t, {}, { clock, webhookSender: createHttpWebhookSender({ timeoutMs: 1500 }) });
   const { api } = await createMerchant(weir.url);
   const endpoint = (await api.post<{ id: string }>('/api/v1/webhook-endpoints', { description: 'd', url: receiver.url, enabledEvents: { events: ['checkout_session.completed'] } })).body;
   await paidSession(weir, api);
