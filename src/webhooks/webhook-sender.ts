@@ -18,11 +18,17 @@ export function createHttpWebhookSender(options: { timeoutMs?: number; userAgent
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   return async ({ url, body, secret, eventId, nowMs, signal }) => {
     const started = performance.now();
+    // One controller with a plain timer: AbortSignal.any() over AbortSignal.timeout() can lose the
+    // timeout signal to garbage collection on Node 20, leaving a hung request hung forever.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    const onStop = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onStop, { once: true });
     try {
       const response = await fetch(url, {
         method: 'POST',
         redirect: 'manual',
-        signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs),
+        signal: controller.signal,
         headers: {
           'content-type': 'application/json',
           'user-agent': options.userAgent ?? 'Weir-Webhooks/1',
@@ -43,6 +49,9 @@ export function createHttpWebhookSender(options: { timeoutMs?: number; userAgent
       const name = (error as Error).name;
       const message = name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${timeoutMs} ms` : `request failed: ${(error as Error).message}`;
       return { statusCode: null, error: message, durationMs };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onStop);
     }
   };
 }

@@ -74,7 +74,10 @@ test('a receiver that recovers is done at its first 2xx; a timeout counts as a f
   const byAttempts = (n: number) => eventually(async () => {
     const d = (await api.get<{ data: Delivery[] }>(path)).body.data[0];
     return d && d.attempts === n ? d : undefined;
-  }, `${n} attempts`);
+  }, `${n} attempts`).catch(async (error: unknown) => {
+    t.log(JSON.stringify((await api.get<{ data: Delivery[] }>(path)).body), receiver.received.map((r) => [r.at, r.answered]));
+    throw error;
+  });
   const one = await byAttempts(1);
   t.is(one.attemptLog[0]!.statusCode, null, 'no answer within the timeout is a failure');
   clock.set(attemptDueAt(first, 2));

@@ -71,11 +71,24 @@ export function createRpcEndpoints(parameters: CreateRpcEndpointsParameters): Rp
 
   // viem's http transport drops its own timeout when it is given a signal, and batches only
   // requests that share one. So the requests started in one turn of the event loop share one
-  // signal that fires on stop or on the timeout.
+  // signal that fires on stop or on the timeout. A controller and a plain timer, not
+  // AbortSignal.any() over AbortSignal.timeout(): on Node 20 the latter can lose the timeout
+  // signal to garbage collection, and a stalled endpoint would then hang the follower.
   let turnSignal: AbortSignal | undefined;
   const requestSignal = (): AbortSignal => {
     if (turnSignal === undefined) {
-      turnSignal = AbortSignal.any([parameters.signal, AbortSignal.timeout(parameters.timeoutMs)]);
+      const controller = new AbortController();
+      const stop = parameters.signal;
+      const onStop = () => controller.abort(stop.reason);
+      if (stop.aborted) controller.abort(stop.reason);
+      else stop.addEventListener('abort', onStop, { once: true });
+      const timer = setTimeout(() => {
+        stop.removeEventListener('abort', onStop);
+        controller.abort(new DOMException(`no answer within ${parameters.timeoutMs} ms`, 'TimeoutError'));
+      }, parameters.timeoutMs);
+      timer.unref();
+      controller.signal.addEventListener('abort', () => { clearTimeout(timer); stop.removeEventListener('abort', onStop); }, { once: true });
+      turnSignal = controller.signal;
       setImmediate(() => {
         turnSignal = undefined;
       });
