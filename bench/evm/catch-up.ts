@@ -6,7 +6,7 @@
  * and HTTP requests (the follower's counters()), and checks that exactly one transfer message per
  * transfer was published.
  *
- *   node --import tsx bench/evm/catch-up.ts [--blocks 10000] [--per-block 10] [--senders 10] [--runs 3] [--json FILE] [--timeout-s 1800]
+ *   node --import tsx bench/evm/catch-up.ts [--blocks 10000] [--per-block 10] [--senders 10] [--runs 3] [--verbose] [--json FILE] [--timeout-s 1800]
  *   (npm run bench:catch-up)
  *
  * Producing the chain: automine off; `--senders` accounts derived from hardhat's mnemonic
@@ -39,7 +39,7 @@ import { deadline, fmt, leftoverHardhatChildren, loadAverage1m, machineInfo, mac
 
 const NETWORK = 'devnet';
 
-type Settings = { blocks: number; perBlock: number; senders: number; runs: number; jsonOut: string | null; timeoutS: number };
+type Settings = { blocks: number; perBlock: number; senders: number; runs: number; verbose: boolean; jsonOut: string | null; timeoutS: number };
 
 function readSettings(argv: readonly string[]): Settings {
   return {
@@ -47,6 +47,7 @@ function readSettings(argv: readonly string[]): Settings {
     perBlock: numberFlag(argv, '--per-block', 10, 1, 200),
     senders: numberFlag(argv, '--senders', 10, 1, 10),
     runs: numberFlag(argv, '--runs', 3, 1, 10),
+    verbose: argv.includes('--verbose'),
     jsonOut: stringFlag(argv, '--json') ?? null,
     timeoutS: numberFlag(argv, '--timeout-s', 1_800, 30, 7_200),
   };
@@ -213,6 +214,7 @@ async function main(): Promise<void> {
       const bus = createInProcessBus();
       const checkpoints = createInMemoryCheckpointStore();
       const logged: string[] = [];
+      let started = performance.now();
       const follower = createEvmFollower({
         network: {
           network: NETWORK,
@@ -232,15 +234,24 @@ async function main(): Promise<void> {
         checkpoints,
         startBlock: 0n,
         pollIntervalMs: 50,
-        log: (line) => logged.push(line),
+        log: (line) => {
+          logged.push(line);
+          if (settings.verbose) console.error(`[follower +${((performance.now() - started) / 1000).toFixed(2)} s] ${line}`);
+        },
       });
       const hardhatCpuBefore = childCpuSeconds(/hardhat/);
       const cpuBefore = process.cpuUsage();
-      const started = performance.now();
+      started = performance.now();
       await follower.start();
+      let reportAt = started + 5_000;
       for (;;) {
         const status = follower.status();
         if (status.processed !== null && status.processed >= BigInt(head) && status.pendingFinal === 0) break;
+        if (performance.now() >= reportAt) {
+          reportAt += 5_000;
+          const counters = follower.counters();
+          console.error(`[bench] run ${run} +${((performance.now() - started) / 1000).toFixed(0)} s: processed ${status.processed ?? '-'} of ${head}, ${fmt(counters.published.transfer)} transfers published, log range ${counters.logRange}, errors ${counters.errors}${status.lastError === null ? '' : `, last: ${status.lastError}`}`);
+        }
         await sleep(2);
       }
       const seconds = (performance.now() - started) / 1000;

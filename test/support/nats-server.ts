@@ -3,6 +3,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stoppableChild } from '../../src/shared/stoppable-child.ts';
 import { findFreePort } from './free-port.ts';
 
 export type NatsServerHandle = {
@@ -103,7 +104,6 @@ function handleFor(child: ChildProcess, port: number, storeDir: string): NatsSer
     rmSync(storeDir, { recursive: true, force: true });
   };
   process.once('exit', onProcessExit);
-  let stopping: Promise<void> | undefined;
 
   const removeStore = async (): Promise<void> => {
     await exited;
@@ -114,19 +114,6 @@ function handleFor(child: ChildProcess, port: number, storeDir: string): NatsSer
   return {
     url: `nats://${host}:${port}`,
     port,
-    stop() {
-      stopping ??= (async () => {
-        child.kill('SIGTERM');
-        const forceKill = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        await exited;
-        clearTimeout(forceKill);
-        await removeStore();
-      })();
-      return stopping;
-    },
-    kill() {
-      child.kill('SIGKILL');
-      stopping ??= removeStore().catch(() => undefined);
-    },
+    ...stoppableChild(child, exited, removeStore),
   };
 }

@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { stoppableChild } from '../../../shared/stoppable-child.ts';
 import { HardhatNodeStartError } from './errors.ts';
 
 export type HardhatNodeOptions = {
@@ -230,7 +231,6 @@ function handleFor(child: ChildProcess, configDir: string): Pick<HardhatNode, 's
     rmSync(configDir, { recursive: true, force: true });
   };
   process.once('exit', onProcessExit);
-  let stopping: Promise<void> | undefined;
 
   const cleanUp = async (): Promise<void> => {
     await exited;
@@ -240,20 +240,7 @@ function handleFor(child: ChildProcess, configDir: string): Pick<HardhatNode, 's
   };
 
   return {
-    stop() {
-      stopping ??= (async () => {
-        child.kill('SIGTERM');
-        const forceKill = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        await exited;
-        clearTimeout(forceKill);
-        await cleanUp();
-      })();
-      return stopping;
-    },
-    kill() {
-      child.kill('SIGKILL');
-      stopping ??= cleanUp().catch(() => undefined);
-    },
+    ...stoppableChild(child, exited, cleanUp),
   };
 }
 
