@@ -6,6 +6,7 @@ import { environmentOfKey, hashSecret } from '../tenancy/secrets.ts';
 import type { ApiState, Tenant } from './api-context.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_KNOWN_KEYS = 10_000;
 
 /** Every error leaves as `{statusCode, error, message, code}`; unexpected ones as a bare 500. */
 export function errorMiddleware(): Koa.Middleware<ApiState> {
@@ -77,6 +78,10 @@ export function jsonBodyMiddleware(): Koa.Middleware<ApiState> {
  */
 export function authMiddleware(readStore: ReadStore): Koa.Middleware<ApiState> {
   const secrets = readStore.collection<ApiKeySecretDoc>(COLLECTIONS.apiKeySecrets);
+  // Hashes of keys that were valid once, so a busy client costs a Map lookup instead of a SHA-256.
+  // The key is still checked against the read model on every request (deleted keys stop at once).
+  const knownHashes = new Map<string, string>();
+  const hashOf = (key: string) => knownHashes.get(key) ?? hashSecret(key);
   return async (ctx, next) => {
     const header = ctx.get('authorization');
     if (!header) throw new UnauthorizedError('missing Authorization header; send Authorization: Bearer <secret key>');
@@ -85,8 +90,16 @@ export function authMiddleware(readStore: ReadStore): Koa.Middleware<ApiState> {
     const key = match[1]!;
     const environment = environmentOfKey(key);
     if (!environment) throw new UnauthorizedError('malformed API key; Weir keys look like sk_test_… or sk_live_…');
-    const found = await secrets.get(hashSecret(key));
-    if (!found || found.environment !== environment) throw new UnauthorizedError('invalid API key: it does not exist, was regenerated or was deleted');
+    const hash = hashOf(key);
+    const found = await secrets.get(hash);
+    if (!found || found.environment !== environment) {
+      knownHashes.delete(key);
+      throw new UnauthorizedError('invalid API key: it does not exist, was regenerated or was deleted');
+    }
+    if (!knownHashes.has(key)) {
+      if (knownHashes.size >= MAX_KNOWN_KEYS) knownHashes.delete(knownHashes.keys().next().value!);
+      knownHashes.set(key, hash);
+    }
     const tenant: Tenant = { organizationId: found.organizationId, environment, keyId: found.keyId };
     ctx.state.tenant = tenant;
     await next();
