@@ -78,6 +78,43 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
 
   router.get('/products/:id', async (ctx) => { ctx.body = await presentProduct(await loadProduct(ctx, ctx.params.id!)); });
 
+  router.put('/products/:id', async (ctx) => {
+    const product = await loadProduct(ctx, ctx.params.id!);
+    const body = asObject(ctx.state.body, '');
+    const changes: Partial<Omit<Product, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted'>> = {};
+    const name = optionalString(body, 'name', '', { min: 1, max: 250 });
+    if (name !== undefined) changes.name = name;
+    if (body.description !== undefined) changes.description = optionalString(body, 'description', '', { max: 2000 }) ?? null;
+    if (body.unitLabel !== undefined) changes.unitLabel = optionalString(body, 'unitLabel', '', { max: 40 }) ?? null;
+    if (body.url !== undefined) changes.url = optionalUrl(body, 'url') ?? null;
+    const isActive = optionalBoolean(body, 'isActive');
+    if (isActive !== undefined) changes.isActive = isActive;
+    const metadata = optionalMetadata(body, 'metadata');
+    if (metadata !== undefined) changes.metadata = metadata;
+    const visibility = optionalInteger(body, 'visibility', '', { min: 10, max: 20 });
+    if (visibility !== undefined) changes.visibility = visibility;
+    if (body.images !== undefined) {
+      changes.images = (optionalArray(body, 'images', '', { max: 8 }) ?? []).map((v, i) => { if (typeof v !== 'string') throw new ValidationError(`images[${i}]`, 'must be a string'); return v; });
+    }
+    if (Object.keys(changes).length === 0) throw new ValidationError(null, 'nothing to update: send at least one product field');
+    await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes });
+    ctx.body = await presentProduct((await products.get(product.id))!);
+  });
+
+  for (const [action, isActive] of [['activate', true], ['deactivate', false]] as const) {
+    router.post(`/products/:id/${action}`, async (ctx) => {
+      const product = await loadProduct(ctx, ctx.params.id!);
+      if (product.isActive !== isActive) await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes: { isActive } });
+      ctx.body = await presentProduct((await products.get(product.id))!);
+    });
+  }
+
+  router.delete('/products/:id', async (ctx) => {
+    const product = await loadProduct(ctx, ctx.params.id!);
+    await commandFor(deps, ctx, productAggregate, product.id, { type: 'DeleteProduct' });
+    ctx.body = { success: true };
+  });
+
   router.post('/prices', async (ctx) => {
     const body = asObject(ctx.state.body, '');
     const product = await loadProduct(ctx, requiredString(body, 'productId'));
@@ -91,10 +128,30 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     ctx.body = { ...page, data: await Promise.all(page.data.map(presentPrice)) };
   });
 
-  router.get('/prices/:id', async (ctx) => {
+  const loadPrice = async (ctx: ApiContext) => {
     const doc = isUuid(ctx.params.id) ? await prices.get(ctx.params.id!) : null;
     if (!ownedBy(ctx, doc)) throw new NotFoundError('price', ctx.params.id!);
-    ctx.body = await presentPrice(doc);
+    return doc;
+  };
+
+  router.get('/prices/:id', async (ctx) => { ctx.body = await presentPrice(await loadPrice(ctx)); });
+
+  /** A price's amount and schedule never change (sessions and invoices refer to it); only these do. */
+  router.put('/prices/:id', async (ctx) => {
+    const price = await loadPrice(ctx);
+    const body = asObject(ctx.state.body, '');
+    for (const fixed of ['unitAmount', 'currency', 'type', 'interval', 'intervalCount', 'productId']) {
+      if (body[fixed] !== undefined) throw new ValidationError(fixed, 'cannot be changed on an existing price; create a new price instead');
+    }
+    const changes: Partial<Pick<Price, 'isActive' | 'nickname' | 'metadata'>> = {};
+    const isActive = optionalBoolean(body, 'isActive');
+    if (isActive !== undefined) changes.isActive = isActive;
+    if (body.nickname !== undefined) changes.nickname = optionalString(body, 'nickname', '', { max: 100 }) ?? null;
+    const metadata = optionalMetadata(body, 'metadata');
+    if (metadata !== undefined) changes.metadata = metadata;
+    if (Object.keys(changes).length === 0) throw new ValidationError(null, 'nothing to update: send isActive, nickname or metadata');
+    await commandFor(deps, ctx, priceAggregate, price.id, { type: 'UpdatePrice', changes });
+    ctx.body = await presentPrice((await prices.get(price.id))!);
   });
 
   return router;
