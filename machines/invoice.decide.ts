@@ -1,0 +1,220 @@
+import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
+import { deterministicId } from '../src/shared/ids.ts';
+import { AmountError, MAX_AMOUNT, parseAmount } from '../src/shared/money.ts';
+import { sumLineItems } from './invoice.evolve.ts';
+import type { InvoiceSnapshot } from './invoice.aggregate.ts';
+import type { Invoice, InvoiceChanges, InvoiceEvent, InvoiceLineItem, InvoiceReminderKind } from './invoice.types.ts';
+
+export type InvoiceCommand =
+  | { type: 'CreateInvoice'; invoice: Invoice }
+  | { type: 'UpdateInvoice'; changes: InvoiceChanges }
+  | { type: 'DeleteInvoice' }
+  /** `url` is the hosted payment page the finalized invoice is paid on. */
+  | { type: 'FinalizeInvoice'; url: string }
+  /** Email the invoice (`to` null: the customer's address); a draft is finalized first. */
+  | { type: 'SendInvoice'; to: string | null; url: string }
+  | { type: 'StartInvoicePaymentAttempt'; checkoutSessionId: string }
+  /** A linked checkout session completed; `amountReceived` is what it received, 10^8-scaled. */
+  | { type: 'RecordInvoicePayment'; checkoutSessionId: string; transactionHash: string | null; amountReceived: string }
+  | { type: 'RecordInvoicePaymentFailure'; checkoutSessionId: string; reason: string }
+  | { type: 'MarkInvoicePaid' }
+  | { type: 'VoidInvoice' }
+  | { type: 'MarkInvoiceUncollectible' }
+  | { type: 'SendInvoiceReminder'; kind: InvoiceReminderKind; dueDate: string };
+
+export type DecideContext = { now: string };
+
+/** Machine state: an invoice status, or `new` (no invoice yet) or `deleted` (a discarded draft). */
+export type InvoiceState = Invoice['status'] | 'new' | 'deleted';
+
+const statusOf = (snapshot: InvoiceSnapshot) => snapshot.value as InvoiceState;
+
+const INTERVAL_COUNTS: readonly number[] = [1, 3, 6, 12];
+
+/**
+ * `iso` plus `months` calendar months (UTC), keeping the time of day. A day past the end of the
+ * target month clamps to its last day: Jan 31 + 1 month is Feb 28 (Feb 29 in a leap year).
+ */
+export function addMonthsClamped(iso: string, months: number): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) throw new ValidationError('issueDate', 'must be an ISO 8601 date');
+  const monthIndex = date.getUTCMonth() + months;
+  const year = date.getUTCFullYear() + Math.floor(monthIndex / 12);
+  const month = ((monthIndex % 12) + 12) % 12;
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  const day = Math.min(date.getUTCDate(), lastDay);
+  return new Date(Date.UTC(year, month, day, date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds(), date.getUTCMilliseconds())).toISOString();
+}
+
+/** The id of the next invoice of a recurring series: derived, so a retried finalize names the same one. */
+export const nextInvoiceIdOf = (invoiceId: string): string => deterministicId(`invoice:${invoiceId}:next`);
+
+function amount(value: string, field: string): bigint {
+  try {
+    return parseAmount(value);
+  } catch (error) {
+    if (error instanceof AmountError) throw new ValidationError(field, error.message);
+    throw error;
+  }
+}
+
+/** Check the items and compute each total as quantity × unitAmount. */
+function normalizeLineItems(items: InvoiceLineItem[]): InvoiceLineItem[] {
+  if (items.length === 0) throw new ValidationError('lineItems.data', 'must hold at least one item');
+  const normalized = items.map((item, i) => {
+    if (!Number.isSafeInteger(item.quantity) || item.quantity < 1) throw new ValidationError(`lineItems.data[${i}].quantity`, 'must be a positive integer');
+    const total = amount(item.unitAmount, `lineItems.data[${i}].unitAmount`) * BigInt(item.quantity);
+    return { description: item.description, priceId: item.priceId, quantity: item.quantity, unitAmount: item.unitAmount, amountTotal: total.toString() };
+  });
+  if (BigInt(sumLineItems(normalized)) > MAX_AMOUNT) throw new ValidationError('lineItems.data', 'the total is larger than 9223372036854775807');
+  return normalized;
+}
+
+/** The rules every draft must satisfy, whether created or edited. */
+function validate(invoice: Invoice): void {
+  if (Number.isNaN(Date.parse(invoice.dueDate))) throw new ValidationError('dueDate', 'must be a date or an ISO 8601 timestamp');
+  if (invoice.issueDate !== null && Number.isNaN(Date.parse(invoice.issueDate))) throw new ValidationError('issueDate', 'must be a date or an ISO 8601 timestamp');
+  if (invoice.invoiceType === 'recurring') {
+    if (!invoice.recurring) throw new ValidationError('recurring', 'is required for a recurring invoice', 'parameter_missing');
+    if (invoice.recurring.interval !== 'month') throw new ValidationError('recurring.interval', "must be 'month'");
+    if (!INTERVAL_COUNTS.includes(invoice.recurring.intervalCount)) throw new ValidationError('recurring.intervalCount', 'must be 1, 3, 6 or 12');
+  } else if (invoice.recurring !== null) {
+    throw new ValidationError('recurring', 'is only allowed on a recurring invoice');
+  }
+}
+
+function requireInvoice(snapshot: InvoiceSnapshot): Invoice {
+  const invoice = snapshot.context.invoice;
+  if (!invoice) throw new InvalidStateError('invoice does not exist (status new)', 'resource_missing');
+  return invoice;
+}
+
+const refuse = (status: InvoiceState, rule: string): never => {
+  throw new InvalidStateError(`invoice is ${status}; ${rule}`);
+};
+
+/** Finalizing: the invoice opens for payment and a recurring one schedules its successor. */
+function finalize(invoice: Invoice, url: string, now: string): InvoiceEvent[] {
+  const issueDate = invoice.issueDate ?? now;
+  const events: InvoiceEvent[] = [{ type: 'InvoiceFinalized', data: { number: invoice.number, url, issueDate, at: now } }];
+  if (invoice.invoiceType === 'recurring' && invoice.recurring) {
+    events.push({
+      type: 'NextRecurringInvoiceScheduled',
+      data: { nextInvoiceId: nextInvoiceIdOf(invoice.id), issueDate: addMonthsClamped(issueDate, invoice.recurring.intervalCount), at: now },
+    });
+  }
+  return events;
+}
+
+/** The changed fields only, so an edit that changes nothing produces no event. */
+function effectiveChanges(invoice: Invoice, changes: InvoiceChanges): InvoiceChanges {
+  const changed: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === undefined) continue;
+    if (JSON.stringify(value) !== JSON.stringify(invoice[key as keyof Invoice])) changed[key] = value;
+  }
+  return changed as InvoiceChanges;
+}
+
+/**
+ * Decide which facts a command produces. Repeating a command that already took effect (a second
+ * finalize, the same payment twice, the same reminder) produces no events, so redelivered messages
+ * change nothing; a command the status forbids is refused with an error naming the status.
+ */
+export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand, ctx: DecideContext): InvoiceEvent[] {
+  const status = statusOf(snapshot);
+  const { now } = ctx;
+  if (command.type === 'CreateInvoice') {
+    if (status !== 'new') return [];
+    const lineItems = normalizeLineItems(command.invoice.lineItems.data);
+    const amountDue = sumLineItems(lineItems);
+    const invoice: Invoice = {
+      ...command.invoice,
+      status: 'draft',
+      lineItems: { object: 'list', data: lineItems },
+      amountDue,
+      amountPaid: '0',
+      amountRemaining: amountDue,
+    };
+    validate(invoice);
+    return [{ type: 'InvoiceCreated', data: { invoice } }];
+  }
+  const invoice = requireInvoice(snapshot);
+  switch (command.type) {
+    case 'UpdateInvoice': {
+      if (status !== 'draft') return refuse(status, 'only a draft invoice can be updated');
+      const changes: InvoiceChanges = { ...command.changes };
+      if (changes.lineItems) changes.lineItems = { object: 'list', data: normalizeLineItems(changes.lineItems.data) };
+      validate({ ...invoice, ...changes });
+      const changed = effectiveChanges(invoice, changes);
+      if (Object.keys(changed).length === 0) return [];
+      return [{ type: 'InvoiceUpdated', data: { changes: changed, at: now } }];
+    }
+    case 'DeleteInvoice': {
+      if (status === 'deleted') return [];
+      if (status !== 'draft') return refuse(status, 'only a draft invoice can be deleted (void an open one)');
+      return [{ type: 'InvoiceDeleted', data: { at: now } }];
+    }
+    case 'FinalizeInvoice': {
+      if (status === 'open') return [];
+      if (status !== 'draft') return refuse(status, 'only a draft invoice can be finalized');
+      return finalize(invoice, command.url, now);
+    }
+    case 'SendInvoice': {
+      const sent: InvoiceEvent = { type: 'InvoiceSent', data: { to: command.to, at: now } };
+      if (status === 'draft') return [...finalize(invoice, command.url, now), sent];
+      if (status === 'open') return [sent];
+      return refuse(status, 'only a draft or open invoice can be sent');
+    }
+    case 'StartInvoicePaymentAttempt': {
+      if (status !== 'open' && status !== 'uncollectible') return refuse(status, 'a payment can only start while the invoice is open or uncollectible');
+      if (invoice.paymentAttempts.some((a) => a.checkoutSessionId === command.checkoutSessionId)) return [];
+      return [{ type: 'InvoicePaymentAttemptStarted', data: { checkoutSessionId: command.checkoutSessionId, at: now } }];
+    }
+    case 'RecordInvoicePayment': {
+      const received = amount(command.amountReceived, 'amountReceived').toString();
+      // Money is never lost: a payment for a paid or void invoice stays recorded on its checkout session.
+      if (status === 'paid' || status === 'void') return [];
+      if (status !== 'open' && status !== 'uncollectible') return refuse(status, 'a payment can only be recorded while the invoice is open or uncollectible');
+      const paid: InvoiceEvent = {
+        type: 'InvoicePaid',
+        data: { checkoutSessionId: command.checkoutSessionId, transactionHash: command.transactionHash, amountPaid: received, at: now },
+      };
+      const linked = invoice.paymentAttempts.some((a) => a.checkoutSessionId === command.checkoutSessionId);
+      // A session whose link was never recorded (a crash in between) is linked now rather than dropped.
+      return linked ? [paid] : [{ type: 'InvoicePaymentAttemptStarted', data: { checkoutSessionId: command.checkoutSessionId, at: now } }, paid];
+    }
+    case 'RecordInvoicePaymentFailure': {
+      if (status === 'paid' || status === 'void') return [];
+      if (status !== 'open' && status !== 'uncollectible') return refuse(status, 'a payment can only fail while the invoice is open or uncollectible');
+      const attempt = invoice.paymentAttempts.find((a) => a.checkoutSessionId === command.checkoutSessionId);
+      if (!attempt || attempt.status !== 'pending') return [];
+      return [{ type: 'InvoicePaymentFailed', data: { checkoutSessionId: command.checkoutSessionId, reason: command.reason, at: now } }];
+    }
+    case 'MarkInvoicePaid': {
+      if (status === 'paid') return [];
+      if (status !== 'open' && status !== 'uncollectible') return refuse(status, 'only an open or uncollectible invoice can be marked as paid');
+      return [{ type: 'InvoiceMarkedAsPaid', data: { amountPaid: invoice.amountRemaining, at: now } }];
+    }
+    case 'VoidInvoice': {
+      if (status === 'void') return [];
+      if (status !== 'open' && status !== 'uncollectible') {
+        return refuse(status, status === 'draft' ? 'a draft invoice is deleted, not voided' : 'only an open or uncollectible invoice can be voided');
+      }
+      return [{ type: 'InvoiceVoided', data: { at: now } }];
+    }
+    case 'MarkInvoiceUncollectible': {
+      if (status === 'uncollectible') return [];
+      if (status !== 'open') return refuse(status, 'only an open invoice can be marked uncollectible');
+      return [{ type: 'InvoiceMarkedUncollectible', data: { at: now } }];
+    }
+    case 'SendInvoiceReminder': {
+      // A reminder timer that outlived its reason (paid, voided, written off) does nothing.
+      if (status === 'paid' || status === 'void' || status === 'uncollectible') return [];
+      if (status !== 'open') return refuse(status, 'reminders are only sent for an open invoice');
+      if (command.dueDate !== invoice.dueDate) return [];
+      if (invoice.remindersSent.some((r) => r.kind === command.kind && r.dueDate === command.dueDate)) return [];
+      return [{ type: 'InvoiceReminderSent', data: { kind: command.kind, dueDate: command.dueDate, at: now } }];
+    }
+  }
+}

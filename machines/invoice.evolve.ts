@@ -1,0 +1,100 @@
+import type { Invoice, InvoiceEvent, InvoiceLineItem, InvoicePaymentAttempt } from './invoice.types.ts';
+
+/** Sum of the line items' totals (10^8), as a digit string. */
+export const sumLineItems = (items: InvoiceLineItem[]): string =>
+  items.reduce((sum, item) => sum + BigInt(item.amountTotal), 0n).toString();
+
+/** What is still owed: never negative (an overpayment leaves 0). */
+export const remainingOf = (amountDue: string, amountPaid: string): string => {
+  const rest = BigInt(amountDue) - BigInt(amountPaid);
+  return (rest > 0n ? rest : 0n).toString();
+};
+
+const endAttempt = (attempts: InvoicePaymentAttempt[], checkoutSessionId: string, change: Partial<InvoicePaymentAttempt>): InvoicePaymentAttempt[] =>
+  attempts.map((a) => (a.checkoutSessionId === checkoutSessionId ? { ...a, ...change } : a));
+
+/**
+ * The one place that computes an invoice's data from its events. The statechart calls it from
+ * its actions and the projection calls it directly, so the write and read sides cannot drift.
+ */
+export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Invoice | null {
+  if (event.type === 'InvoiceCreated') return event.data.invoice;
+  if (invoice === null) return null;
+  switch (event.type) {
+    case 'InvoiceUpdated': {
+      const next: Invoice = { ...invoice, ...event.data.changes, updatedAt: event.data.at };
+      const amountDue = sumLineItems(next.lineItems.data);
+      return { ...next, amountDue, amountRemaining: remainingOf(amountDue, next.amountPaid) };
+    }
+    case 'InvoiceDeleted':
+      return { ...invoice, updatedAt: event.data.at, deletedAt: event.data.at };
+    case 'InvoiceFinalized':
+      return {
+        ...invoice,
+        status: 'open',
+        number: event.data.number,
+        url: event.data.url,
+        issueDate: event.data.issueDate,
+        updatedAt: event.data.at,
+        finalizedAt: event.data.at,
+      };
+    case 'NextRecurringInvoiceScheduled':
+      return { ...invoice, updatedAt: event.data.at, nextInvoice: { id: event.data.nextInvoiceId, issueDate: event.data.issueDate } };
+    case 'InvoiceSent':
+      return { ...invoice, updatedAt: event.data.at, sentAt: event.data.at };
+    case 'InvoicePaymentAttemptStarted':
+      return {
+        ...invoice,
+        updatedAt: event.data.at,
+        attempted: true,
+        attemptCount: invoice.attemptCount + 1,
+        checkoutSessionId: event.data.checkoutSessionId,
+        paymentAttempts: [
+          ...invoice.paymentAttempts,
+          { checkoutSessionId: event.data.checkoutSessionId, status: 'pending', startedAt: event.data.at, endedAt: null, failureReason: null },
+        ],
+      };
+    case 'InvoicePaid': {
+      const amountPaid = (BigInt(invoice.amountPaid) + BigInt(event.data.amountPaid)).toString();
+      return {
+        ...invoice,
+        status: 'paid',
+        paid: true,
+        amountPaid,
+        amountRemaining: remainingOf(invoice.amountDue, amountPaid),
+        checkoutSessionId: event.data.checkoutSessionId,
+        transactionHash: event.data.transactionHash,
+        paymentAttempts: endAttempt(invoice.paymentAttempts, event.data.checkoutSessionId, { status: 'succeeded', endedAt: event.data.at }),
+        updatedAt: event.data.at,
+        paidAt: event.data.at,
+      };
+    }
+    case 'InvoicePaymentFailed':
+      return {
+        ...invoice,
+        updatedAt: event.data.at,
+        paymentAttempts: endAttempt(invoice.paymentAttempts, event.data.checkoutSessionId, {
+          status: 'failed', endedAt: event.data.at, failureReason: event.data.reason,
+        }),
+      };
+    case 'InvoiceMarkedAsPaid': {
+      const amountPaid = (BigInt(invoice.amountPaid) + BigInt(event.data.amountPaid)).toString();
+      return {
+        ...invoice,
+        status: 'paid',
+        paid: true,
+        paidOutOfBand: true,
+        amountPaid,
+        amountRemaining: remainingOf(invoice.amountDue, amountPaid),
+        updatedAt: event.data.at,
+        paidAt: event.data.at,
+      };
+    }
+    case 'InvoiceVoided':
+      return { ...invoice, status: 'void', updatedAt: event.data.at, voidedAt: event.data.at };
+    case 'InvoiceMarkedUncollectible':
+      return { ...invoice, status: 'uncollectible', updatedAt: event.data.at, markedUncollectibleAt: event.data.at };
+    case 'InvoiceReminderSent':
+      return { ...invoice, updatedAt: event.data.at, remindersSent: [...invoice.remindersSent, { ...event.data }] };
+  }
+}

@@ -1,0 +1,378 @@
+import test from 'ava';
+import { IllegalEventError } from '../src/actors/aggregate.ts';
+import { givenWhenThen } from '../src/actors/given-when-then.ts';
+import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
+import { deterministicId } from '../src/shared/ids.ts';
+import { invoiceAggregate } from './invoice.aggregate.ts';
+import { addMonthsClamped, nextInvoiceIdOf, type InvoiceCommand, type InvoiceState } from './invoice.decide.ts';
+import { evolveInvoice } from './invoice.evolve.ts';
+import {
+  DUE_DATE, FINALIZED_AT, HOSTED_URL, INVOICE_ID, attemptStarted, created, deleted, finalized, invoiceFixture, markedUncollectible, paid,
+  recurringInvoiceFixture, voided,
+} from './invoice.fixture.ts';
+import { invoiceMachine } from './invoice.machine.ts';
+import type { Invoice, InvoiceEvent, InvoiceEventType } from './invoice.types.ts';
+
+const given = givenWhenThen(invoiceAggregate);
+const NOW = '2026-01-05T00:00:00.000Z';
+
+/** One history per machine state; the open ones have a pending payment attempt through `cs-1`. */
+const HISTORIES: Record<InvoiceState, InvoiceEvent[]> = {
+  new: [],
+  draft: [created()],
+  open: [created(), finalized(), attemptStarted('cs-1')],
+  paid: [created(), finalized(), attemptStarted('cs-1'), paid('cs-1')],
+  void: [created(), finalized(), attemptStarted('cs-1'), voided()],
+  uncollectible: [created(), finalized(), attemptStarted('cs-1'), markedUncollectible()],
+  deleted: [created(), deleted()],
+};
+const STATES = Object.keys(HISTORIES) as InvoiceState[];
+
+const COMMANDS = {
+  create: { type: 'CreateInvoice', invoice: invoiceFixture() },
+  update: { type: 'UpdateInvoice', changes: { memo: 'Updated memo' } },
+  delete: { type: 'DeleteInvoice' },
+  finalize: { type: 'FinalizeInvoice', url: HOSTED_URL },
+  send: { type: 'SendInvoice', to: null, url: HOSTED_URL },
+  startPaymentAttempt: { type: 'StartInvoicePaymentAttempt', checkoutSessionId: 'cs-2' },
+  recordPayment: { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: `0x${'b'.repeat(64)}`, amountReceived: '300000000' },
+  recordPaymentFailure: { type: 'RecordInvoicePaymentFailure', checkoutSessionId: 'cs-1', reason: 'checkout session expired' },
+  markPaid: { type: 'MarkInvoicePaid' },
+  void: { type: 'VoidInvoice' },
+  markUncollectible: { type: 'MarkInvoiceUncollectible' },
+  sendReminder: { type: 'SendInvoiceReminder', kind: 'before_due', dueDate: DUE_DATE },
+} satisfies Record<string, InvoiceCommand>;
+type CommandName = keyof typeof COMMANDS;
+
+/** Allowed: the event types produced and the state they lead to. Refused: an InvalidStateError naming the state. */
+type Outcome = { events: InvoiceEventType[]; next: InvoiceState } | 'refused';
+const same = (state: InvoiceState): Outcome => ({ events: [], next: state });
+const R = 'refused' as const;
+
+const TABLE: Record<CommandName, Record<InvoiceState, Outcome>> = {
+  create: {
+    new: { events: ['InvoiceCreated'], next: 'draft' },
+    draft: same('draft'), open: same('open'), paid: same('paid'), void: same('void'), uncollectible: same('uncollectible'), deleted: same('deleted'),
+  },
+  update: { new: R, draft: { events: ['InvoiceUpdated'], next: 'draft' }, open: R, paid: R, void: R, uncollectible: R, deleted: R },
+  delete: { new: R, draft: { events: ['InvoiceDeleted'], next: 'deleted' }, open: R, paid: R, void: R, uncollectible: R, deleted: same('deleted') },
+  finalize: { new: R, draft: { events: ['InvoiceFinalized'], next: 'open' }, open: same('open'), paid: R, void: R, uncollectible: R, deleted: R },
+  send: {
+    new: R, draft: { events: ['InvoiceFinalized', 'InvoiceSent'], next: 'open' }, open: { events: ['InvoiceSent'], next: 'open' },
+    paid: R, void: R, uncollectible: R, deleted: R,
+  },
+  startPaymentAttempt: {
+    new: R, draft: R, open: { events: ['InvoicePaymentAttemptStarted'], next: 'open' }, paid: R, void: R,
+    uncollectible: { events: ['InvoicePaymentAttemptStarted'], next: 'uncollectible' }, deleted: R,
+  },
+  recordPayment: {
+    new: R, draft: R, open: { events: ['InvoicePaid'], next: 'paid' }, paid: same('paid'), void: same('void'),
+    uncollectible: { events: ['InvoicePaid'], next: 'paid' }, deleted: R,
+  },
+  recordPaymentFailure: {
+    new: R, draft: R, open: { events: ['InvoicePaymentFailed'], next: 'open' }, paid: same('paid'), void: same('void'),
+    uncollectible: { events: ['InvoicePaymentFailed'], next: 'uncollectible' }, deleted: R,
+  },
+  markPaid: {
+    new: R, draft: R, open: { events: ['InvoiceMarkedAsPaid'], next: 'paid' }, paid: same('paid'), void: R,
+    uncollectible: { events: ['InvoiceMarkedAsPaid'], next: 'paid' }, deleted: R,
+  },
+  void: {
+    new: R, draft: R, open: { events: ['InvoiceVoided'], next: 'void' }, paid: R, void: same('void'),
+    uncollectible: { events: ['InvoiceVoided'], next: 'void' }, deleted: R,
+  },
+  markUncollectible: {
+    new: R, draft: R, open: { events: ['InvoiceMarkedUncollectible'], next: 'uncollectible' }, paid: R, void: R,
+    uncollectible: same('uncollectible'), deleted: R,
+  },
+  sendReminder: {
+    new: R, draft: R, open: { events: ['InvoiceReminderSent'], next: 'open' }, paid: same('paid'), void: same('void'),
+    uncollectible: same('uncollectible'), deleted: R,
+  },
+};
+
+for (const name of Object.keys(TABLE) as CommandName[]) {
+  for (const state of STATES) {
+    const outcome = TABLE[name][state];
+    const command: InvoiceCommand = COMMANDS[name];
+    if (outcome === 'refused') {
+      test(`given a ${state} invoice, when ${name}, then refused naming the status`, (t) => {
+        t.is(given(HISTORIES[state]).state().value, state);
+        const error = t.throws(() => given(HISTORIES[state]).when(command, NOW), { instanceOf: InvalidStateError });
+        t.true(error.message.includes(state), error.message);
+        t.is(error.statusCode, 400);
+      });
+    } else {
+      test(`given a ${state} invoice, when ${name}, then ${outcome.events.join(' + ') || 'nothing'} and it is ${outcome.next}`, (t) => {
+        const events = given(HISTORIES[state]).when(command, NOW);
+        t.deepEqual(events.map((e) => e.type), outcome.events);
+        const after = given([...HISTORIES[state], ...events]).state();
+        t.is(after.value, outcome.next);
+        if (outcome.next !== 'new' && outcome.next !== 'deleted') t.is(after.context.invoice?.status, outcome.next);
+      });
+    }
+  }
+}
+
+test('given nothing, when created, then the draft carries totals computed from its line items', (t) => {
+  const input = invoiceFixture({
+    lineItems: { object: 'list', data: [
+      { description: 'a', priceId: null, quantity: 3, unitAmount: '9007199254740993', amountTotal: 'ignored' },
+      { description: 'b', priceId: 'price-1', quantity: 1, unitAmount: '1', amountTotal: '0' },
+    ] },
+    amountDue: '0', amountPaid: '5', amountRemaining: '0', status: 'open',
+  });
+  const [event] = given([]).when({ type: 'CreateInvoice', invoice: input }, NOW);
+  const invoice = (event as Extract<InvoiceEvent, { type: 'InvoiceCreated' }>).data.invoice;
+  t.is(invoice.status, 'draft');
+  t.deepEqual(invoice.lineItems.data.map((i) => i.amountTotal), ['27021597764222979', '1']);
+  t.is(invoice.amountDue, '27021597764222980');
+  t.is(invoice.amountPaid, '0');
+  t.is(invoice.amountRemaining, '27021597764222980');
+});
+
+test('given the fixture, when created, then the event is exactly the fixture (its amounts are consistent)', (t) => {
+  t.deepEqual(given([]).when({ type: 'CreateInvoice', invoice: invoiceFixture() }), [created()]);
+});
+
+test('when created with bad input, then a validation error naming the field', (t) => {
+  const item = invoiceFixture().lineItems.data[0]!;
+  const cases: [Partial<Invoice>, RegExp][] = [
+    [{ lineItems: { object: 'list', data: [] } }, /lineItems\.data/],
+    [{ lineItems: { object: 'list', data: [{ ...item, quantity: 0 }] } }, /quantity/],
+    [{ lineItems: { object: 'list', data: [{ ...item, quantity: 1.5 }] } }, /quantity/],
+    [{ lineItems: { object: 'list', data: [{ ...item, unitAmount: '1.5' }] } }, /unitAmount/],
+    [{ lineItems: { object: 'list', data: [{ ...item, unitAmount: '9223372036854775807', quantity: 2 }] } }, /larger/],
+    [{ invoiceType: 'recurring', recurring: null }, /recurring/],
+    [{ invoiceType: 'one_time', recurring: { interval: 'month', intervalCount: 1 } }, /recurring/],
+    [{ invoiceType: 'recurring', recurring: { interval: 'month', intervalCount: 2 as 1 } }, /intervalCount/],
+    [{ dueDate: 'next tuesday' }, /dueDate/],
+  ];
+  for (const [overrides, message] of cases) {
+    t.throws(() => given([]).when({ type: 'CreateInvoice', invoice: invoiceFixture(overrides) }), { instanceOf: ValidationError, message });
+  }
+});
+
+test('given a draft, when its line items change, then InvoiceUpdated carries only the changes and the amounts follow', (t) => {
+  const lineItems = { object: 'list' as const, data: [{ description: 'Audit', priceId: null, quantity: 4, unitAmount: '250000000', amountTotal: '0' }] };
+  const events = given([created()]).when({ type: 'UpdateInvoice', changes: { lineItems, memo: 'Thank you' } }, NOW);
+  t.deepEqual(events, [{
+    type: 'InvoiceUpdated',
+    data: { changes: { lineItems: { object: 'list', data: [{ ...lineItems.data[0]!, amountTotal: '1000000000' }] } }, at: NOW },
+  }]);
+  const invoice = given([created(), ...events]).state().context.invoice!;
+  t.is(invoice.amountDue, '1000000000');
+  t.is(invoice.amountRemaining, '1000000000');
+  t.is(invoice.memo, 'Thank you');
+  t.is(invoice.updatedAt, NOW);
+});
+
+test('given a draft, when an update changes nothing, then nothing', (t) => {
+  t.deepEqual(given([created()]).when({ type: 'UpdateInvoice', changes: { memo: 'Thank you', currency: 'usdc' } }), []);
+});
+
+test('given a draft, when an update would make it inconsistent, then a validation error', (t) => {
+  t.throws(() => given([created()]).when({ type: 'UpdateInvoice', changes: { invoiceType: 'recurring' } }), { instanceOf: ValidationError, message: /recurring/ });
+});
+
+test('given a draft, when finalized, then it is open with its number, hosted URL and issue date', (t) => {
+  const events = given([created()]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, FINALIZED_AT);
+  t.deepEqual(events, [finalized()]);
+  const invoice = given([created(), ...events]).state().context.invoice!;
+  t.like(invoice, { status: 'open', number: 'INV-0001', url: HOSTED_URL, issueDate: FINALIZED_AT, finalizedAt: FINALIZED_AT, nextInvoice: null });
+});
+
+test('given a recurring draft, when finalized, then the next invoice is scheduled one interval after the issue date', (t) => {
+  const events = given([created(recurringInvoiceFixture(1))]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2028-01-31T09:30:00.000Z');
+  const nextInvoiceId = deterministicId(`invoice:${INVOICE_ID}:next`);
+  t.is(nextInvoiceIdOf(INVOICE_ID), nextInvoiceId);
+  t.deepEqual(events, [
+    finalized('2028-01-31T09:30:00.000Z'),
+    { type: 'NextRecurringInvoiceScheduled', data: { nextInvoiceId, issueDate: '2028-02-29T09:30:00.000Z', at: '2028-01-31T09:30:00.000Z' } },
+  ]);
+  const invoice = given([created(recurringInvoiceFixture(1)), ...events]).state().context.invoice!;
+  t.deepEqual(invoice.nextInvoice, { id: nextInvoiceId, issueDate: '2028-02-29T09:30:00.000Z' });
+  // Finalizing again is a no-op and schedules nothing twice.
+  t.deepEqual(given([created(recurringInvoiceFixture(1)), ...events]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }), []);
+});
+
+test('given a scheduled recurring invoice with its issue date, when finalized late, then the series counts from the issue date', (t) => {
+  const draft = recurringInvoiceFixture(3, { issueDate: '2026-11-30T00:00:00.000Z' });
+  const events = given([created(draft)]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2026-12-02T00:00:00.000Z');
+  t.is((events[0]!.data as { issueDate: string }).issueDate, '2026-11-30T00:00:00.000Z');
+  t.is((events[1]!.data as { issueDate: string }).issueDate, '2027-02-28T00:00:00.000Z');
+});
+
+test('given a recurring draft, when sent, then finalized, next invoice scheduled, and sent, in that order', (t) => {
+  const events = given([created(recurringInvoiceFixture(12))]).when({ type: 'SendInvoice', to: 'payer@example.com', url: HOSTED_URL }, NOW);
+  t.deepEqual(events.map((e) => e.type), ['InvoiceFinalized', 'NextRecurringInvoiceScheduled', 'InvoiceSent']);
+  t.is((events[1]!.data as { issueDate: string }).issueDate, '2027-01-05T00:00:00.000Z');
+  const invoice = given([created(recurringInvoiceFixture(12)), ...events]).state().context.invoice!;
+  t.is(invoice.sentAt, NOW);
+  t.is(invoice.status, 'open');
+});
+
+test('month arithmetic clamps to the last day of the target month', (t) => {
+  t.is(addMonthsClamped('2028-01-31T00:00:00.000Z', 1), '2028-02-29T00:00:00.000Z');
+  t.is(addMonthsClamped('2027-01-31T00:00:00.000Z', 1), '2027-02-28T00:00:00.000Z');
+  t.is(addMonthsClamped('2026-03-31T12:00:00.000Z', 1), '2026-04-30T12:00:00.000Z');
+  t.is(addMonthsClamped('2026-12-15T08:00:00.000Z', 1), '2027-01-15T08:00:00.000Z');
+  // quarterly
+  t.is(addMonthsClamped('2026-11-30T00:00:00.000Z', 3), '2027-02-28T00:00:00.000Z');
+  t.is(addMonthsClamped('2027-11-30T00:00:00.000Z', 3), '2028-02-29T00:00:00.000Z');
+  t.is(addMonthsClamped('2026-01-31T00:00:00.000Z', 3), '2026-04-30T00:00:00.000Z');
+  // half-yearly
+  t.is(addMonthsClamped('2026-08-31T00:00:00.000Z', 6), '2027-02-28T00:00:00.000Z');
+  t.is(addMonthsClamped('2026-12-31T23:59:59.999Z', 6), '2027-06-30T23:59:59.999Z');
+  // annual
+  t.is(addMonthsClamped('2028-02-29T00:00:00.000Z', 12), '2029-02-28T00:00:00.000Z');
+  t.is(addMonthsClamped('2026-05-17T10:00:00.000Z', 12), '2027-05-17T10:00:00.000Z');
+  t.throws(() => addMonthsClamped('not a date', 1), { instanceOf: ValidationError });
+});
+
+test('given an open invoice, when the same checkout session is linked again, then nothing', (t) => {
+  t.deepEqual(given(HISTORIES.open).when({ type: 'StartInvoicePaymentAttempt', checkoutSessionId: 'cs-1' }), []);
+});
+
+test('given an open invoice, when a payment attempt starts, then it is linked and counted', (t) => {
+  const invoice = given(HISTORIES.open).state().context.invoice!;
+  t.like(invoice, { checkoutSessionId: 'cs-1', attempted: true, attemptCount: 1 });
+  t.like(invoice.paymentAttempts[0], { checkoutSessionId: 'cs-1', status: 'pending' });
+});
+
+test('given an open invoice, when its linked session pays, then paid with the session, tx hash and amounts', (t) => {
+  const command: InvoiceCommand = { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: '0xfeed', amountReceived: '300000000' };
+  const events = given(HISTORIES.open).when(command, NOW);
+  t.deepEqual(events, [{ type: 'InvoicePaid', data: { checkoutSessionId: 'cs-1', transactionHash: '0xfeed', amountPaid: '300000000', at: NOW } }]);
+  const invoice = given([...HISTORIES.open, ...events]).state().context.invoice!;
+  t.like(invoice, { status: 'paid', paid: true, paidOutOfBand: false, amountPaid: '300000000', amountRemaining: '0', transactionHash: '0xfeed', paidAt: NOW });
+  t.is(invoice.paymentAttempts[0]!.status, 'succeeded');
+  // The same payment again changes nothing.
+  t.deepEqual(given([...HISTORIES.open, ...events]).when(command), []);
+});
+
+test('given an open invoice, when a session it never linked pays, then the session is linked and the payment recorded', (t) => {
+  const events = given([created(), finalized()]).when({ type: 'RecordInvoicePayment', checkoutSessionId: 'cs-9', transactionHash: null, amountReceived: '300000000' }, NOW);
+  t.deepEqual(events.map((e) => e.type), ['InvoicePaymentAttemptStarted', 'InvoicePaid']);
+  t.is(given([created(), finalized(), ...events]).state().value, 'paid');
+});
+
+test('given an open invoice, when the session received more or less than due, then the amounts say so', (t) => {
+  const over = given(HISTORIES.open).when({ type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: null, amountReceived: '350000000' }, NOW);
+  t.like(given([...HISTORIES.open, ...over]).state().context.invoice, { amountPaid: '350000000', amountRemaining: '0' });
+  const short = given(HISTORIES.open).when({ type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: null, amountReceived: '100000000' }, NOW);
+  t.like(given([...HISTORIES.open, ...short]).state().context.invoice, { status: 'paid', amountPaid: '100000000', amountRemaining: '200000000' });
+});
+
+test('when a payment amount is not an integer string, then a validation error', (t) => {
+  t.throws(() => given(HISTORIES.open).when({ type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: null, amountReceived: '1.5' }), {
+    instanceOf: ValidationError, message: /amountReceived/,
+  });
+});
+
+test('given a void or paid invoice, when a linked session pays, then nothing (the session keeps the money on record)', (t) => {
+  const command: InvoiceCommand = { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: null, amountReceived: '300000000' };
+  t.deepEqual(given(HISTORIES.void).when(command), []);
+  t.deepEqual(given(HISTORIES.paid).when({ ...command, checkoutSessionId: 'cs-7' }), []);
+});
+
+test('given an open invoice, when its payment attempt expires, then InvoicePaymentFailed, it stays open, and a repeat changes nothing', (t) => {
+  const events = given(HISTORIES.open).when({ type: 'RecordInvoicePaymentFailure', checkoutSessionId: 'cs-1', reason: 'expired' }, NOW);
+  t.deepEqual(events, [{ type: 'InvoicePaymentFailed', data: { checkoutSessionId: 'cs-1', reason: 'expired', at: NOW } }]);
+  const state = given([...HISTORIES.open, ...events]).state();
+  t.is(state.value, 'open');
+  t.like(state.context.invoice!.paymentAttempts[0], { status: 'failed', failureReason: 'expired', endedAt: NOW });
+  t.deepEqual(given([...HISTORIES.open, ...events]).when({ type: 'RecordInvoicePaymentFailure', checkoutSessionId: 'cs-1', reason: 'expired' }), []);
+  t.deepEqual(given(HISTORIES.open).when({ type: 'RecordInvoicePaymentFailure', checkoutSessionId: 'unknown', reason: 'expired' }), []);
+});
+
+test('given an uncollectible invoice, when marked paid out of band, then paid with the remainder counted as paid', (t) => {
+  const events = given(HISTORIES.uncollectible).when({ type: 'MarkInvoicePaid' }, NOW);
+  t.deepEqual(events, [{ type: 'InvoiceMarkedAsPaid', data: { amountPaid: '300000000', at: NOW } }]);
+  t.like(given([...HISTORIES.uncollectible, ...events]).state().context.invoice, {
+    status: 'paid', paid: true, paidOutOfBand: true, amountPaid: '300000000', amountRemaining: '0', paidAt: NOW, markedUncollectibleAt: '2026-01-04T00:00:00.000Z',
+  });
+});
+
+test('given an open invoice, when voided or written off, then the time is recorded', (t) => {
+  t.is(given([...HISTORIES.open, voided(NOW)]).state().context.invoice!.voidedAt, NOW);
+  t.is(given([...HISTORIES.open, markedUncollectible(NOW)]).state().context.invoice!.markedUncollectibleAt, NOW);
+});
+
+test('given a draft, when voided, then refused with a hint to delete it', (t) => {
+  t.throws(() => given(HISTORIES.draft).when({ type: 'VoidInvoice' }), { instanceOf: InvalidStateError, message: /draft.*deleted/ });
+});
+
+test('given a reminder sent, when the same reminder is asked again, then nothing; another kind or a stale due date', (t) => {
+  const before: InvoiceCommand = { type: 'SendInvoiceReminder', kind: 'before_due', dueDate: DUE_DATE };
+  const events = given(HISTORIES.open).when(before, NOW);
+  t.deepEqual(events, [{ type: 'InvoiceReminderSent', data: { kind: 'before_due', dueDate: DUE_DATE, at: NOW } }]);
+  const history = [...HISTORIES.open, ...events];
+  t.deepEqual(given(history).state().context.invoice!.remindersSent, [{ kind: 'before_due', dueDate: DUE_DATE, at: NOW }]);
+  t.deepEqual(given(history).when(before), []);
+  t.deepEqual(given(history).when({ type: 'SendInvoiceReminder', kind: 'after_due', dueDate: DUE_DATE }).map((e) => e.type), ['InvoiceReminderSent']);
+  t.deepEqual(given(history).when({ type: 'SendInvoiceReminder', kind: 'after_due', dueDate: '2026-03-01T00:00:00.000Z' }), []);
+});
+
+test('given a deleted draft, then the record remembers when', (t) => {
+  const state = given(HISTORIES.deleted).state();
+  t.is(state.value, 'deleted');
+  t.is(state.context.invoice!.deletedAt, '2026-01-01T01:00:00.000Z');
+  t.is(state.context.invoice!.status, 'draft');
+});
+
+test('the machine refuses facts its state cannot take', (t) => {
+  const scheduled: InvoiceEvent = { type: 'NextRecurringInvoiceScheduled', data: { nextInvoiceId: 'next', issueDate: '2026-02-02T00:00:00.000Z', at: NOW } };
+  const sent: InvoiceEvent = { type: 'InvoiceSent', data: { to: null, at: NOW } };
+  const illegal: InvoiceEvent[][] = [
+    [finalized()],
+    [created(), created()],
+    [created(), paid('cs-1')],
+    [created(), sent],
+    [created(), voided()],
+    [created(), finalized(), finalized()],
+    [created(), finalized(), { type: 'InvoiceUpdated', data: { changes: { memo: 'x' }, at: NOW } }],
+    [created(), finalized(), deleted()],
+    [created(), finalized(), scheduled],
+    [created(recurringInvoiceFixture()), finalized(), scheduled, scheduled],
+    [...HISTORIES.paid, voided()],
+    [...HISTORIES.void, paid('cs-1')],
+    [...HISTORIES.uncollectible, markedUncollectible()],
+    [...HISTORIES.deleted, finalized()],
+  ];
+  for (const events of illegal) t.throws(() => given(events).state(), { instanceOf: IllegalEventError }, events.map((e) => e.type).join(', '));
+});
+
+test('evolve keeps every amount an integer string, exactly', (t) => {
+  const big = '9007199254740993';
+  const events: InvoiceEvent[] = [
+    created(invoiceFixture({ lineItems: { object: 'list', data: [{ description: null, priceId: null, quantity: 1, unitAmount: big, amountTotal: big }] }, amountDue: big, amountRemaining: big })),
+    { type: 'InvoiceUpdated', data: { changes: { lineItems: { object: 'list', data: [{ description: null, priceId: null, quantity: 2, unitAmount: big, amountTotal: '18014398509481986' }] } }, at: NOW } },
+    finalized(NOW),
+    attemptStarted('cs-1', NOW),
+    paid('cs-1', '18014398509481985', NOW),
+  ];
+  const invoice = events.reduce<Invoice | null>(evolveInvoice, null)!;
+  t.is(invoice.amountDue, '18014398509481986');
+  t.is(invoice.amountPaid, '18014398509481985');
+  t.is(invoice.amountRemaining, '1');
+  for (const value of [invoice.amountDue, invoice.amountPaid, invoice.amountRemaining, ...invoice.lineItems.data.flatMap((i) => [i.unitAmount, i.amountTotal])]) {
+    t.regex(value, /^(0|[1-9][0-9]*)$/);
+  }
+  // The projection (evolve alone) and the machine agree.
+  t.deepEqual(given(events).state().context.invoice, invoice);
+});
+
+test('evolve ignores events before the invoice exists', (t) => {
+  t.is(evolveInvoice(null, voided()), null);
+});
+
+test('the machine exports to JSON for the Stately editor', (t) => {
+  const json = JSON.parse(JSON.stringify(invoiceMachine.toJSON(), (_key, value: unknown) => (typeof value === 'function' ? undefined : value))) as {
+    id: string; states: Record<string, { on?: Record<string, unknown>; type?: string }>;
+  };
+  t.is(json.id, 'invoice');
+  t.deepEqual(Object.keys(json.states).sort(), ['deleted', 'draft', 'new', 'open', 'paid', 'uncollectible', 'void']);
+  t.truthy(json.states.open?.on?.InvoicePaid);
+  t.is(json.states.paid?.type, 'final');
+});

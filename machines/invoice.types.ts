@@ -1,0 +1,117 @@
+import type { Environment } from '../src/event-store/event-store.ts';
+
+/**
+ * Invoice statuses of the reference API (`InvoiceStatus`). The spec spells the last one
+ * `uncollectable`; Weir stores and answers the reference spelling `uncollectible`.
+ */
+export type InvoiceStatus = 'draft' | 'open' | 'paid' | 'void' | 'uncollectible';
+export type InvoiceType = 'one_time' | 'recurring';
+export type InvoiceCollectionMethod = 'charge_automatically' | 'send_invoice';
+export type InvoiceBillingReason =
+  | 'subscription_cycle' | 'subscription_create' | 'subscription_update' | 'subscription' | 'manual' | 'upcoming' | 'subscription_threshold';
+
+/** Dashboard intervals: monthly, quarterly, half-yearly, annually. */
+export type RecurringIntervalCount = 1 | 3 | 6 | 12;
+export type InvoiceRecurring = { interval: 'month'; intervalCount: RecurringIntervalCount };
+
+export type InvoiceLineItem = {
+  description: string | null;
+  /** The catalog price this item was billed from, when there is one. */
+  priceId: string | null;
+  quantity: number;
+  /** 10^8-scaled amount per unit. */
+  unitAmount: string;
+  /** quantity × unitAmount, 10^8-scaled. */
+  amountTotal: string;
+};
+
+/** What the payer may pay with; empty lists mean everything the organization accepts. */
+export type InvoicePaymentMethods = { chainIds: number[]; assetIds: string[] };
+
+export type InvoiceReminderKind = 'before_due' | 'after_due';
+export type InvoiceReminderSettings = { enabled: boolean; daysBeforeDue: number[]; daysAfterDue: number[] };
+export type InvoiceReminderSent = { kind: InvoiceReminderKind; dueDate: string; at: string };
+
+/** A checkout session opened to pay the invoice. */
+export type InvoicePaymentAttempt = {
+  checkoutSessionId: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  startedAt: string;
+  endedAt: string | null;
+  failureReason: string | null;
+};
+
+export type Invoice = {
+  id: string;
+  organizationId: string;
+  environment: Environment;
+  createdAt: string;
+  updatedAt: string;
+  /** Invoice number: auto-generated or entered by hand; frozen when the invoice is finalized. */
+  number: string;
+  customerId: string;
+  description: string | null;
+  currency: string;
+  lineItems: { object: 'list'; data: InvoiceLineItem[] };
+  /** Sum of the line items, 10^8-scaled. */
+  amountDue: string;
+  /** Received so far (on chain, or the rest when marked paid out of band), 10^8-scaled. */
+  amountPaid: string;
+  /** max(0, amountDue − amountPaid), 10^8-scaled. */
+  amountRemaining: string;
+  dueDate: string;
+  /** The date the invoice is (or will be) issued; a recurring series counts from it. Set on finalization when still null. */
+  issueDate: string | null;
+  memo: string | null;
+  footer: string | null;
+  invoiceType: InvoiceType;
+  recurring: InvoiceRecurring | null;
+  collectionMethod: InvoiceCollectionMethod;
+  billingReason: InvoiceBillingReason;
+  paymentMethods: InvoicePaymentMethods;
+  reminders: InvoiceReminderSettings;
+  metadata: Record<string, string>;
+  status: InvoiceStatus;
+  /** Hosted payment page; set when the invoice is finalized. */
+  url: string | null;
+  paid: boolean;
+  paidOutOfBand: boolean;
+  attempted: boolean;
+  attemptCount: number;
+  /** The latest checkout session opened to pay the invoice. */
+  checkoutSessionId: string | null;
+  paymentAttempts: InvoicePaymentAttempt[];
+  transactionHash: string | null;
+  remindersSent: InvoiceReminderSent[];
+  /** The next invoice of a recurring series, scheduled when this one was finalized. */
+  nextInvoice: { id: string; issueDate: string } | null;
+  finalizedAt: string | null;
+  sentAt: string | null;
+  paidAt: string | null;
+  voidedAt: string | null;
+  markedUncollectibleAt: string | null;
+  deletedAt: string | null;
+};
+
+/** The fields a draft may change. */
+export type InvoiceChanges = Partial<Pick<Invoice,
+  | 'number' | 'customerId' | 'description' | 'currency' | 'lineItems' | 'dueDate' | 'issueDate' | 'memo' | 'footer'
+  | 'invoiceType' | 'recurring' | 'collectionMethod' | 'paymentMethods' | 'reminders' | 'metadata'>>;
+
+/** The domain events of an invoice, as stored in the log (`type` + `data`). */
+export type InvoiceEvent =
+  | { type: 'InvoiceCreated'; data: { invoice: Invoice } }
+  | { type: 'InvoiceUpdated'; data: { changes: InvoiceChanges; at: string } }
+  | { type: 'InvoiceDeleted'; data: { at: string } }
+  | { type: 'InvoiceFinalized'; data: { number: string; url: string; issueDate: string; at: string } }
+  | { type: 'NextRecurringInvoiceScheduled'; data: { nextInvoiceId: string; issueDate: string; at: string } }
+  | { type: 'InvoiceSent'; data: { to: string | null; at: string } }
+  | { type: 'InvoicePaymentAttemptStarted'; data: { checkoutSessionId: string; at: string } }
+  | { type: 'InvoicePaid'; data: { checkoutSessionId: string; transactionHash: string | null; amountPaid: string; at: string } }
+  | { type: 'InvoicePaymentFailed'; data: { checkoutSessionId: string; reason: string; at: string } }
+  | { type: 'InvoiceMarkedAsPaid'; data: { amountPaid: string; at: string } }
+  | { type: 'InvoiceVoided'; data: { at: string } }
+  | { type: 'InvoiceMarkedUncollectible'; data: { at: string } }
+  | { type: 'InvoiceReminderSent'; data: { kind: InvoiceReminderKind; dueDate: string; at: string } };
+
+export type InvoiceEventType = InvoiceEvent['type'];
