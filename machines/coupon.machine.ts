@@ -1,0 +1,87 @@
+import { assign, setup } from 'xstate';
+import { evolveCoupon } from './coupon.evolve.ts';
+import type { Coupon, CouponEvent, CouponStatus } from './coupon.types.ts';
+
+export type CouponMachineContext = {
+  coupon: Coupon | null;
+  /** Redemption id → promotion code id: each redemption counts once, whatever repeats it. */
+  redemptions: Record<string, string>;
+};
+
+const apply = assign<CouponMachineContext, CouponEvent, undefined, CouponEvent, never>(({ context, event }) => ({
+  coupon: evolveCoupon(context.coupon, event),
+  redemptions: event.type === 'PromotionCodeRedeemed'
+    ? { ...context.redemptions, [event.data.redemptionId]: event.data.promotionCodeId }
+    : context.redemptions,
+}));
+
+/** The status an event says the coupon ends in (created, updated, enabled). */
+const statusIn = (event: CouponEvent): CouponStatus | null => {
+  if (event.type === 'CouponCreated') return event.data.coupon.status;
+  if (event.type === 'CouponUpdated' || event.type === 'CouponEnabled') return event.data.status;
+  return null;
+};
+
+/** One guarded branch per target status, so the stored fact decides where the coupon goes. */
+const toStatus = <S extends CouponStatus>(status: S) => ({
+  guard: ({ event }: { event: CouponEvent }) => statusIn(event) === status,
+  target: status,
+  actions: 'apply' as const,
+});
+
+/**
+ * Lifecycle of a coupon and its promotion codes. Driven by the coupon's recorded events, so
+ * folding the stream through `transition()` rebuilds it. Redemptions are only accepted while it
+ * is active; the last allowed one is followed by `CouponLimitReached`. `expired` is recorded by
+ * `CouponExpired` (a timer's job); until then the decider still refuses by comparing `redeemBy`
+ * with the current time. Archiving is final.
+ */
+export const couponMachine = setup({
+  types: {
+    context: {} as CouponMachineContext,
+    events: {} as CouponEvent,
+  },
+  actions: { apply },
+}).createMachine({
+  id: 'coupon',
+  context: { coupon: null, redemptions: {} },
+  initial: 'new',
+  states: {
+    new: {
+      on: { CouponCreated: [toStatus('active'), toStatus('disabled')] },
+    },
+    active: {
+      on: {
+        CouponUpdated: [toStatus('active'), toStatus('expired'), toStatus('limit_reached')],
+        PromotionCodeRedeemed: { actions: 'apply' },
+        PromotionCodeLimitReached: { actions: 'apply' },
+        CouponLimitReached: { target: 'limit_reached', actions: 'apply' },
+        CouponExpired: { target: 'expired', actions: 'apply' },
+        CouponDisabled: { target: 'disabled', actions: 'apply' },
+        CouponArchived: { target: 'archived', actions: 'apply' },
+      },
+    },
+    disabled: {
+      on: {
+        CouponUpdated: [toStatus('disabled')],
+        CouponEnabled: [toStatus('active'), toStatus('expired'), toStatus('limit_reached')],
+        CouponArchived: { target: 'archived', actions: 'apply' },
+      },
+    },
+    expired: {
+      on: {
+        CouponUpdated: [toStatus('active'), toStatus('expired'), toStatus('limit_reached')],
+        CouponDisabled: { target: 'disabled', actions: 'apply' },
+        CouponArchived: { target: 'archived', actions: 'apply' },
+      },
+    },
+    limit_reached: {
+      on: {
+        CouponUpdated: [toStatus('active'), toStatus('expired'), toStatus('limit_reached')],
+        CouponDisabled: { target: 'disabled', actions: 'apply' },
+        CouponArchived: { target: 'archived', actions: 'apply' },
+      },
+    },
+    archived: { type: 'final' },
+  },
+});

@@ -1,0 +1,276 @@
+import test from 'ava';
+import { IllegalEventError } from '../src/actors/aggregate.ts';
+import { givenWhenThen } from '../src/actors/given-when-then.ts';
+import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
+import { couponAggregate } from './coupon.aggregate.ts';
+import type { NewCoupon } from './coupon.decide.ts';
+import { discountFor } from './coupon.evolve.ts';
+import type { Coupon, CouponEvent } from './coupon.types.ts';
+
+const given = givenWhenThen(couponAggregate);
+const NOW = '2026-01-01T00:30:00.000Z';
+const LATER = '2026-03-01T00:00:00.000Z';
+const REDEEM_BY = '2026-02-01T00:00:00.000Z';
+const CODE_ID = '11111111-1111-4111-8111-111111111111';
+
+const newCoupon = (over: Partial<NewCoupon> = {}): NewCoupon => ({
+  id: 'c0000000-0000-4000-8000-000000000001', organizationId: 'org-1', environment: 'test', name: 'Launch',
+  percentOff: 10, amountOff: null, currency: null, maxRedemptions: 3, redeemBy: REDEEM_BY, metadata: {}, isEnable: true,
+  promotionCodes: [{ id: CODE_ID, code: 'Launch10', maxRedemptions: null, expiredAt: null, metadata: {} }],
+  ...over,
+});
+const created = (over: Partial<NewCoupon> = {}): CouponEvent => given([]).when({ type: 'CreateCoupon', coupon: newCoupon(over) }, NOW)[0]!;
+const redeemed = (redemptionId: string, promotionCodeId = CODE_ID): CouponEvent => ({ type: 'PromotionCodeRedeemed', data: { redemptionId, promotionCodeId, at: NOW } });
+const disabled: CouponEvent = { type: 'CouponDisabled', data: { at: NOW } };
+const archived: CouponEvent = { type: 'CouponArchived', data: { at: NOW } };
+const expired: CouponEvent = { type: 'CouponExpired', data: { at: LATER } };
+const limitReached: CouponEvent = { type: 'CouponLimitReached', data: { at: NOW } };
+const redeem = (redemptionId: string, promotionCode = 'launch10') => ({ type: 'RedeemPromotionCode' as const, redemptionId, promotionCode });
+const full = [created(), redeemed('s1'), redeemed('s2'), redeemed('s3'), limitReached];
+
+// --- create -------------------------------------------------------------------------------
+
+test('given nothing, when created, then CouponCreated and the coupon is active with its code', (t) => {
+  const events = given([]).when({ type: 'CreateCoupon', coupon: newCoupon() }, NOW);
+  t.is(events.length, 1);
+  t.is(events[0]!.type, 'CouponCreated');
+  const state = given(events).state();
+  t.is(state.value, 'active');
+  const coupon = state.context.coupon!;
+  t.like(coupon, { status: 'active', isEnable: true, isArchived: false, timesRedeemed: 0, createdAt: NOW });
+  t.like(coupon.promotionCodes[0], { id: CODE_ID, code: 'Launch10', couponId: coupon.id, timesRedeemed: 0, status: 'active', organizationId: 'org-1' });
+});
+
+test('given nothing, when created with isEnable false, then it starts disabled', (t) => {
+  const state = given([created({ isEnable: false })]).state();
+  t.is(state.value, 'disabled');
+  t.is(state.context.coupon?.status, 'disabled');
+});
+
+test('given a created coupon, when created again, then nothing (idempotent)', (t) => {
+  t.deepEqual(given([created()]).when({ type: 'CreateCoupon', coupon: newCoupon() }), []);
+});
+
+test('when created with invalid terms, then a validation error naming the field', (t) => {
+  const cases: [Partial<NewCoupon>, RegExp][] = [
+    [{ percentOff: null }, /^percentOff: give exactly one/],
+    [{ amountOff: '100', currency: 'usdc' }, /^percentOff: give exactly one/],
+    [{ percentOff: 0 }, /^percentOff: must be more than 0/],
+    [{ percentOff: 12.345 }, /^percentOff: must have at most two decimals/],
+    [{ percentOff: null, amountOff: '100000000' }, /^currency: is required/],
+    [{ percentOff: null, amountOff: '0', currency: 'usdc' }, /^amountOff:/],
+    [{ maxRedemptions: 0 }, /^maxRedemptions:/],
+    [{ redeemBy: '2025-12-31T00:00:00.000Z' }, /^redeemBy: must be in the future/],
+    [{ promotionCodes: [] }, /^promotionCodeData\.data: must have at least 1/],
+    [{ promotionCodes: [{ id: 'a', code: 'x', maxRedemptions: null, expiredAt: null, metadata: {} }] }, /code: must be 2 to 20/],
+    [{ promotionCodes: [{ id: 'a', code: 'SAME', maxRedemptions: null, expiredAt: null, metadata: {} }, { id: 'b', code: 'same', maxRedemptions: null, expiredAt: null, metadata: {} }] }, /repeats same/],
+    [{ promotionCodes: [{ id: 'a', code: 'BIG', maxRedemptions: 4, expiredAt: null, metadata: {} }] }, /maxRedemptions: must not exceed the coupon's maxRedemptions \(3\)/],
+    [{ promotionCodes: [{ id: 'a', code: 'LATE', maxRedemptions: null, expiredAt: LATER, metadata: {} }] }, /expiredAt: must not be after the coupon's redeemBy/],
+  ];
+  for (const [over, message] of cases) {
+    const error = t.throws(() => given([]).when({ type: 'CreateCoupon', coupon: newCoupon(over) }, NOW), { instanceOf: ValidationError });
+    t.regex(error.message, message);
+  }
+});
+
+// --- redeem -------------------------------------------------------------------------------
+
+test('given an active coupon, when a code is redeemed (any case), then PromotionCodeRedeemed and both counts rise', (t) => {
+  const events = given([created()]).when(redeem('s1', 'LAUNCH10'), NOW);
+  t.deepEqual(events, [redeemed('s1')]);
+  const coupon = given([created(), ...events]).state().context.coupon!;
+  t.is(coupon.timesRedeemed, 1);
+  t.is(coupon.promotionCodes[0]!.timesRedeemed, 1);
+});
+
+test('a code can be redeemed by its id too', (t) => {
+  t.deepEqual(given([created()]).when(redeem('s1', CODE_ID), NOW), [redeemed('s1')]);
+});
+
+test('given a redemption, when the same redemption id is redeemed again, then nothing (counted once)', (t) => {
+  t.deepEqual(given([created(), redeemed('s1')]).when(redeem('s1'), NOW), []);
+});
+
+test('given the limit is reached, a repeat of an accepted redemption is still nothing, not a refusal', (t) => {
+  t.deepEqual(given(full).when(redeem('s3'), NOW), []);
+});
+
+test('given two redemptions of three, when the last is redeemed, then CouponLimitReached follows and the coupon is limit_reached', (t) => {
+  const events = given([created(), redeemed('s1'), redeemed('s2')]).when(redeem('s3'), NOW);
+  t.deepEqual(events, [redeemed('s3'), limitReached]);
+  const state = given([created(), redeemed('s1'), redeemed('s2'), ...events]).state();
+  t.is(state.value, 'limit_reached');
+  t.is(state.context.coupon?.status, 'limit_reached');
+});
+
+test('given a limit_reached coupon, when redeemed, then refused with coupon_limit_reached', (t) => {
+  const error = t.throws(() => given(full).when(redeem('s4'), NOW), { instanceOf: InvalidStateError });
+  t.is(error.code, 'coupon_limit_reached');
+});
+
+test('when the code\'s own limit is reached, then PromotionCodeLimitReached; the next is refused while the coupon stays active', (t) => {
+  const base = [created({ maxRedemptions: null, promotionCodes: [{ id: CODE_ID, code: 'ONCE', maxRedemptions: 1, expiredAt: null, metadata: {} }] })];
+  const events = given(base).when(redeem('s1', 'once'), NOW);
+  t.deepEqual(events, [redeemed('s1'), { type: 'PromotionCodeLimitReached', data: { promotionCodeId: CODE_ID, at: NOW } }]);
+  const state = given([...base, ...events]).state();
+  t.is(state.value, 'active');
+  t.is(state.context.coupon?.promotionCodes[0]?.status, 'limit_reached');
+  const error = t.throws(() => given([...base, ...events]).when(redeem('s2', 'once'), NOW), { instanceOf: InvalidStateError });
+  t.is(error.code, 'promotion_code_limit_reached');
+});
+
+test('given an active coupon past redeemBy (no CouponExpired yet), when redeemed, then refused with coupon_expired', (t) => {
+  const error = t.throws(() => given([created()]).when(redeem('s1'), REDEEM_BY), { instanceOf: InvalidStateError });
+  t.is(error.code, 'coupon_expired');
+});
+
+test('given an expired coupon, when redeemed, then refused with coupon_expired', (t) => {
+  const error = t.throws(() => given([created(), expired]).when(redeem('s1'), NOW), { instanceOf: InvalidStateError });
+  t.is(error.code, 'coupon_expired');
+});
+
+test('given a code past its own expiredAt, when redeemed, then refused with promotion_code_expired', (t) => {
+  const base = [created({ promotionCodes: [{ id: CODE_ID, code: 'SOON', maxRedemptions: null, expiredAt: '2026-01-02T00:00:00.000Z', metadata: {} }] })];
+  t.deepEqual(given(base).when(redeem('s1', 'soon'), '2026-01-01T23:59:59.000Z').map((e) => e.type), ['PromotionCodeRedeemed']);
+  const error = t.throws(() => given(base).when(redeem('s2', 'soon'), '2026-01-02T00:00:00.000Z'), { instanceOf: InvalidStateError });
+  t.is(error.code, 'promotion_code_expired');
+});
+
+test('given a disabled coupon, when redeemed, then refused with coupon_disabled', (t) => {
+  const error = t.throws(() => given([created(), disabled]).when(redeem('s1'), NOW), { instanceOf: InvalidStateError });
+  t.is(error.code, 'coupon_disabled');
+});
+
+test('given an archived coupon, when redeemed, then refused with coupon_archived', (t) => {
+  const error = t.throws(() => given([created(), archived]).when(redeem('s1'), NOW), { instanceOf: InvalidStateError });
+  t.is(error.code, 'coupon_archived');
+});
+
+test('when an unknown code is redeemed, then a validation error', (t) => {
+  const error = t.throws(() => given([created()]).when(redeem('s1', 'NOPE'), NOW), { instanceOf: ValidationError });
+  t.is(error.code, 'promotion_code_invalid');
+});
+
+test('given no coupon, a command other than create is refused as missing', (t) => {
+  const error = t.throws(() => given([]).when(redeem('s1'), NOW), { instanceOf: InvalidStateError });
+  t.is(error.code, 'resource_missing');
+});
+
+// --- enable / disable / expire / archive ---------------------------------------------------
+
+test('active → disabled → active', (t) => {
+  t.deepEqual(given([created()]).when({ type: 'DisableCoupon' }, NOW), [disabled]);
+  t.is(given([created(), disabled]).state().context.coupon?.isEnable, false);
+  const enabled = given([created(), disabled]).when({ type: 'EnableCoupon' }, NOW);
+  t.deepEqual(enabled, [{ type: 'CouponEnabled', data: { status: 'active', at: NOW } }]);
+  t.is(given([created(), disabled, ...enabled]).state().value, 'active');
+});
+
+test('disable twice and enable an enabled coupon change nothing', (t) => {
+  t.deepEqual(given([created(), disabled]).when({ type: 'DisableCoupon' }, NOW), []);
+  t.deepEqual(given([created()]).when({ type: 'EnableCoupon' }, NOW), []);
+});
+
+test('enabling a disabled coupon past redeemBy lands in expired; one at its limit lands in limit_reached', (t) => {
+  const late = given([created(), disabled]).when({ type: 'EnableCoupon' }, LATER);
+  t.deepEqual(late, [{ type: 'CouponEnabled', data: { status: 'expired', at: LATER } }]);
+  t.is(given([created(), disabled, ...late]).state().value, 'expired');
+  const exhausted = given([...full, disabled]).when({ type: 'EnableCoupon' }, NOW);
+  t.deepEqual(exhausted, [{ type: 'CouponEnabled', data: { status: 'limit_reached', at: NOW } }]);
+  t.is(given([...full, disabled, ...exhausted]).state().value, 'limit_reached');
+});
+
+test('ExpireCoupon: nothing before redeemBy, CouponExpired after, nothing once expired', (t) => {
+  t.deepEqual(given([created()]).when({ type: 'ExpireCoupon' }, NOW), []);
+  t.deepEqual(given([created()]).when({ type: 'ExpireCoupon' }, LATER), [expired]);
+  t.is(given([created(), expired]).state().value, 'expired');
+  t.deepEqual(given([created(), expired]).when({ type: 'ExpireCoupon' }, LATER), []);
+  t.deepEqual(given([created({ redeemBy: null })]).when({ type: 'ExpireCoupon' }, LATER), []);
+});
+
+test('expired and limit_reached coupons can be disabled', (t) => {
+  t.is(given([created(), expired, disabled]).state().value, 'disabled');
+  t.deepEqual(given(full).when({ type: 'DisableCoupon' }, NOW), [disabled]);
+  t.is(given([...full, disabled]).state().value, 'disabled');
+});
+
+test('every live state can be archived; archive is final and idempotent', (t) => {
+  for (const history of [[created()], [created(), disabled], [created(), expired], full]) {
+    t.deepEqual(given(history).when({ type: 'ArchiveCoupon' }, NOW), [archived]);
+    const state = given([...history, archived]).state();
+    t.is(state.value, 'archived');
+    t.like(state.context.coupon, { isArchived: true, isEnable: false, archivedAt: NOW });
+  }
+  t.deepEqual(given([created(), archived]).when({ type: 'ArchiveCoupon' }, NOW), []);
+  for (const command of [{ type: 'EnableCoupon' as const }, { type: 'DisableCoupon' as const }, { type: 'UpdateCoupon' as const, changes: { name: 'x' } }]) {
+    const error = t.throws(() => given([created(), archived]).when(command, NOW), { instanceOf: InvalidStateError });
+    t.is(error.code, 'coupon_archived');
+  }
+});
+
+// --- update -------------------------------------------------------------------------------
+
+test('update records only what changed and keeps the status', (t) => {
+  const events = given([created()]).when({ type: 'UpdateCoupon', changes: { name: 'Renamed', maxRedemptions: 3, metadata: { a: '1' } } }, NOW);
+  t.deepEqual(events, [{ type: 'CouponUpdated', data: { changes: { name: 'Renamed', metadata: { a: '1' } }, status: 'active', at: NOW } }]);
+  t.is(given([created(), ...events]).state().context.coupon?.name, 'Renamed');
+  t.deepEqual(given([created()]).when({ type: 'UpdateCoupon', changes: { name: 'Launch' } }, NOW), []);
+});
+
+test('raising maxRedemptions on a limit_reached coupon makes it active again', (t) => {
+  const events = given(full).when({ type: 'UpdateCoupon', changes: { maxRedemptions: 5 } }, NOW);
+  t.deepEqual(events, [{ type: 'CouponUpdated', data: { changes: { maxRedemptions: 5 }, status: 'active', at: NOW } }]);
+  t.is(given([...full, ...events]).state().value, 'active');
+  t.deepEqual(given([...full, ...events]).when(redeem('s4'), NOW), [redeemed('s4')]);
+});
+
+test('lowering maxRedemptions to timesRedeemed reaches the limit; below it is refused', (t) => {
+  const base = [created(), redeemed('s1')];
+  const events = given(base).when({ type: 'UpdateCoupon', changes: { maxRedemptions: 1 } }, NOW);
+  t.is((events[0] as Extract<CouponEvent, { type: 'CouponUpdated' }>).data.status, 'limit_reached');
+  t.is(given([...base, ...events]).state().value, 'limit_reached');
+  t.throws(() => given([created(), redeemed('s1'), redeemed('s2')]).when({ type: 'UpdateCoupon', changes: { maxRedemptions: 1 } }, NOW), { instanceOf: ValidationError });
+});
+
+test('moving redeemBy into the past expires the coupon; moving it forward revives an expired one', (t) => {
+  const past = given([created()]).when({ type: 'UpdateCoupon', changes: { redeemBy: '2026-01-01T00:00:00.000Z' } }, NOW);
+  t.is(given([created(), ...past]).state().value, 'expired');
+  const revived = given([created(), expired]).when({ type: 'UpdateCoupon', changes: { redeemBy: '2026-06-01T00:00:00.000Z' } }, LATER);
+  t.is(given([created(), expired, ...revived]).state().value, 'active');
+});
+
+test('update of a disabled coupon keeps it disabled; isEnable toggles it in the same command', (t) => {
+  const events = given([created(), disabled]).when({ type: 'UpdateCoupon', changes: { name: 'B' } }, NOW);
+  t.is(given([created(), disabled, ...events]).state().value, 'disabled');
+  const enabled = given([created(), disabled]).when({ type: 'UpdateCoupon', changes: { name: 'B' }, isEnable: true }, NOW);
+  t.deepEqual(enabled.map((e) => e.type), ['CouponUpdated', 'CouponEnabled']);
+  t.is(given([created(), disabled, ...enabled]).state().value, 'active');
+  const off = given([created()]).when({ type: 'UpdateCoupon', changes: {}, isEnable: false }, NOW);
+  t.deepEqual(off, [disabled]);
+});
+
+// --- the machine refuses facts the decider must never produce -------------------------------
+
+test('the machine refuses events its state does not accept', (t) => {
+  t.throws(() => given([created(), disabled, redeemed('s1')]).state(), { instanceOf: IllegalEventError });
+  t.throws(() => given([created(), archived, disabled]).state(), { instanceOf: IllegalEventError });
+  t.throws(() => given([created(), expired, redeemed('s1')]).state(), { instanceOf: IllegalEventError });
+  t.throws(() => given([...full, redeemed('s9')]).state(), { instanceOf: IllegalEventError });
+  t.throws(() => given([redeemed('s1')]).state(), { instanceOf: IllegalEventError });
+  t.throws(() => given([created(), { type: 'CouponEnabled', data: { status: 'active', at: NOW } }]).state(), { instanceOf: IllegalEventError });
+});
+
+// --- discount -----------------------------------------------------------------------------
+
+test('discountFor: percent rounds down, amount is capped at the subtotal', (t) => {
+  const percent = (p: number): Pick<Coupon, 'percentOff' | 'amountOff'> => ({ percentOff: p, amountOff: null });
+  const amount = (a: string): Pick<Coupon, 'percentOff' | 'amountOff'> => ({ percentOff: null, amountOff: a });
+  t.is(discountFor(percent(10), 300_000_000n), 30_000_000n);
+  t.is(discountFor(percent(33.33), 1n), 0n);
+  t.is(discountFor(percent(33.33), 100n), 33n);
+  t.is(discountFor(percent(12.5), 99n), 12n);
+  t.is(discountFor(percent(100), 12345n), 12345n);
+  t.is(discountFor(amount('500'), 300n), 300n);
+  t.is(discountFor(amount('100'), 300n), 100n);
+  t.is(discountFor(amount('100'), 0n), 0n);
+});

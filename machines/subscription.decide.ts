@@ -1,0 +1,252 @@
+import type { Environment } from '../src/event-store/event-store.ts';
+import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
+import { addDays, addInterval, periodEndAfter } from './billing-calendar.ts';
+import type { SubscriptionSnapshot } from './subscription.aggregate.ts';
+import type { Subscription, SubscriptionBill, SubscriptionEvent, SubscriptionItem, SubscriptionStatus } from './subscription.types.ts';
+
+/**
+ * Commands of a subscription. Merchant operations (cancel, end, resume, pause) are refused with
+ * `InvalidStateError` when the status does not allow them. Payments and timers report facts from
+ * elsewhere: they never fail on status, they produce nothing when they no longer apply (a timer
+ * that fires early or twice, a payment that arrives after the end).
+ */
+export type SubscriptionCommand =
+  | { type: 'CreateSubscription'; subscription: Subscription }
+  /** The latest bill (first checkout session or invoice, or a renewal invoice) was paid. */
+  | { type: 'RecordSubscriptionPayment'; invoiceId: string }
+  /** Timer at the first bill's due time (the checkout session's expiry). */
+  | { type: 'ExpireFirstPayment' }
+  /** Timer at currentPeriodEnd: issue the next period's invoice, or end a subscription canceled at period end. */
+  | { type: 'RenewSubscription'; invoiceId: string }
+  /** Timer at the open renewal invoice's due time. */
+  | { type: 'MarkRenewalPaymentMissed' }
+  /** Timer at pastDueSince + UNPAID_AFTER_DAYS. */
+  | { type: 'MarkSubscriptionUnpaid' }
+  /** Cancel at the end of the current period. */
+  | { type: 'CancelSubscription'; comment: string | null }
+  /** Cancel at once. */
+  | { type: 'EndSubscription'; comment: string | null }
+  /** Revoke a pending cancel-at-period-end, or resume a paused subscription. */
+  | { type: 'ResumeSubscription' }
+  | { type: 'PauseSubscription' };
+
+export type SubscriptionCommandType = SubscriptionCommand['type'];
+export type SubscriptionDecideContext = { now: string };
+
+/** Days a subscription stays past due before it is marked unpaid. */
+export const UNPAID_AFTER_DAYS = 7;
+
+const statusOf = (snapshot: SubscriptionSnapshot): SubscriptionStatus | 'new' => snapshot.value as SubscriptionStatus | 'new';
+const reached = (now: string, at: string): boolean => Date.parse(now) >= Date.parse(at);
+
+function requireSubscription(snapshot: SubscriptionSnapshot): Subscription {
+  const subscription = snapshot.context.subscription;
+  if (!subscription) throw new InvalidStateError('subscription does not exist', 'resource_missing');
+  return subscription;
+}
+
+const refuse = (status: string, why: string): never => {
+  throw new InvalidStateError(`subscription is ${status}; ${why}`);
+};
+
+/** The renewal invoice for the period that starts at the current period's end. */
+function renewalInvoice(s: Subscription, invoiceId: string, now: string): SubscriptionBill {
+  const periodStart = s.currentPeriodEnd;
+  return {
+    id: invoiceId,
+    kind: 'invoice',
+    amountDue: s.amountTotal,
+    periodStart,
+    periodEnd: periodEndAfter(s.billingCycleAnchor, s.interval, s.intervalCount, periodStart),
+    issuedAt: now,
+    dueAt: addDays(periodStart, s.daysUntilDue),
+    status: 'open',
+    paidAt: null,
+  };
+}
+
+function decidePayment(s: Subscription, status: SubscriptionStatus, invoiceId: string, now: string): SubscriptionEvent[] {
+  const bill = s.latestInvoice;
+  if (!bill || bill.id !== invoiceId || bill.status === 'paid' || bill.status === 'expired') return [];
+  switch (status) {
+    case 'incomplete':
+    case 'trialing':
+      return [{ type: 'SubscriptionStarted', data: { invoiceId, at: now } }];
+    case 'active':
+    case 'past_due':
+    case 'unpaid':
+    case 'paused':
+      return [{ type: 'RenewalPaid', data: { invoiceId, at: now } }];
+    case 'incomplete_expired':
+    case 'canceled':
+      // Too late: the checkout session or invoice records it as a late payment.
+      return [];
+  }
+}
+
+function decideRenewal(s: Subscription, status: SubscriptionStatus, invoiceId: string, now: string): SubscriptionEvent[] {
+  if (!reached(now, s.currentPeriodEnd)) return [];
+  const ongoing = status === 'trialing' || status === 'active' || status === 'past_due' || status === 'unpaid';
+  if (!ongoing) return [];
+  if (s.cancelAtPeriodEnd) return [{ type: 'SubscriptionCanceled', data: { atPeriodEnd: true, comment: null, at: now } }];
+  // Past due and unpaid subscriptions get no new invoice until the overdue one is paid; an
+  // active one waits while its current invoice is still within its due time.
+  if (status === 'past_due' || status === 'unpaid') return [];
+  if (s.latestInvoice && s.latestInvoice.status !== 'paid') return [];
+  return [{ type: 'RenewalInvoiceIssued', data: { invoice: renewalInvoice(s, invoiceId, now), at: now } }];
+}
+
+/**
+ * Decide which facts a command produces. Repeating a command that already took effect produces
+ * no events, so redelivered messages and timers that fire twice change nothing.
+ */
+export function decideSubscription(snapshot: SubscriptionSnapshot, command: SubscriptionCommand, ctx: SubscriptionDecideContext): SubscriptionEvent[] {
+  const current = statusOf(snapshot);
+  if (command.type === 'CreateSubscription') {
+    if (current !== 'new') return [];
+    const { status } = command.subscription;
+    if (status !== 'incomplete' && status !== 'trialing') throw new ValidationError('status', `a new subscription is incomplete or trialing, not ${status}`);
+    return [{ type: 'SubscriptionCreated', data: { subscription: command.subscription } }];
+  }
+  const s = requireSubscription(snapshot);
+  const status = current as SubscriptionStatus;
+  const now = ctx.now;
+  switch (command.type) {
+    case 'RecordSubscriptionPayment':
+      return decidePayment(s, status, command.invoiceId, now);
+    case 'ExpireFirstPayment': {
+      if (status !== 'incomplete') return [];
+      if (s.latestInvoice && !reached(now, s.latestInvoice.dueAt)) return [];
+      return [{ type: 'SubscriptionIncompleteExpired', data: { invoiceId: s.latestInvoice?.id ?? null, at: now } }];
+    }
+    case 'RenewSubscription':
+      return decideRenewal(s, status, command.invoiceId, now);
+    case 'MarkRenewalPaymentMissed': {
+      const bill = s.latestInvoice;
+      if (status !== 'active' && status !== 'trialing') return [];
+      if (!bill || bill.kind !== 'invoice' || bill.status !== 'open' || !reached(now, bill.dueAt)) return [];
+      return [{ type: 'RenewalPaymentMissed', data: { invoiceId: bill.id, at: now } }];
+    }
+    case 'MarkSubscriptionUnpaid': {
+      if (status !== 'past_due' || s.pastDueSince === null) return [];
+      if (!reached(now, addDays(s.pastDueSince, UNPAID_AFTER_DAYS))) return [];
+      return [{ type: 'SubscriptionMarkedUnpaid', data: { at: now } }];
+    }
+    case 'CancelSubscription': {
+      if (status === 'canceled') return [];
+      if (status !== 'trialing' && status !== 'active' && status !== 'past_due' && status !== 'unpaid') {
+        return refuse(status, 'only a trialing, active, past_due or unpaid subscription can be canceled at period end (end it at once instead)');
+      }
+      if (s.cancelAtPeriodEnd) return [];
+      return [{ type: 'SubscriptionCancelScheduled', data: { cancelAt: s.currentPeriodEnd, comment: command.comment, at: now } }];
+    }
+    case 'EndSubscription': {
+      if (status === 'canceled') return [];
+      if (status === 'incomplete_expired') return refuse(status, 'it has already ended');
+      return [{ type: 'SubscriptionCanceled', data: { atPeriodEnd: false, comment: command.comment, at: now } }];
+    }
+    case 'ResumeSubscription': {
+      if (status === 'paused') {
+        // Periods that passed while paused are not billed: the calendar restarts at the resume.
+        const restart = !reached(s.currentPeriodEnd, now);
+        return [{
+          type: 'SubscriptionResumed',
+          data: { currentPeriodEnd: restart ? now : s.currentPeriodEnd, billingCycleAnchor: restart ? now : s.billingCycleAnchor, at: now },
+        }];
+      }
+      if (status !== 'trialing' && status !== 'active' && status !== 'past_due' && status !== 'unpaid') {
+        return refuse(status, 'only a paused subscription or one canceled at period end can be resumed');
+      }
+      if (!s.cancelAtPeriodEnd) return [];
+      return [{ type: 'SubscriptionCancelRevoked', data: { at: now } }];
+    }
+    case 'PauseSubscription': {
+      if (status === 'paused') return [];
+      if (status !== 'active') return refuse(status, 'only an active subscription can be paused');
+      if (s.cancelAtPeriodEnd) return refuse(status, 'it is canceled at period end; resume it before pausing');
+      return [{ type: 'SubscriptionPaused', data: { at: now } }];
+    }
+  }
+}
+
+export type NewSubscriptionInput = {
+  id: string;
+  organizationId: string;
+  environment: Environment;
+  customerId: string | null;
+  items: SubscriptionItem[];
+  createdAt: string;
+  /** Days a renewal invoice may stay unpaid before the subscription is past due. */
+  daysUntilDue: number;
+  /** Trial variant: no first payment; the first invoice is issued at trialEnd. */
+  trialEnd?: string | null;
+  /** Without a trial: the checkout session or invoice that collects the first period, and when it expires. */
+  firstBill?: { id: string; kind: 'checkout_session' | 'invoice'; dueAt: string } | null;
+  clientReferenceId?: string | null;
+  description?: string | null;
+  metadata?: Record<string, string>;
+};
+
+const DIGITS = /^(0|[1-9][0-9]*)$/;
+
+/**
+ * A new subscription record (incomplete, or trialing with a trial end), with its first period
+ * and amount computed from its items. Throws `ValidationError` for items that cannot bill together.
+ */
+export function newSubscription(input: NewSubscriptionInput): Subscription {
+  const [first] = input.items;
+  if (!first) throw new ValidationError('items', 'a subscription needs at least one recurring item');
+  for (const item of input.items) {
+    if (item.currency !== first.currency) throw new ValidationError('items', 'all items must share one currency');
+    if (item.interval !== first.interval || item.intervalCount !== first.intervalCount) throw new ValidationError('items', 'all items must share one billing interval');
+    if (!Number.isSafeInteger(item.quantity) || item.quantity < 1) throw new ValidationError('items.quantity', 'must be a positive integer');
+    if (!DIGITS.test(item.unitAmount)) throw new ValidationError('items.unitAmount', 'must be a non-negative integer string, scaled by 10^8');
+  }
+  if (!Number.isSafeInteger(first.intervalCount) || first.intervalCount < 1) throw new ValidationError('items.intervalCount', 'must be a positive integer');
+  if (!Number.isSafeInteger(input.daysUntilDue) || input.daysUntilDue < 0) throw new ValidationError('daysUntilDue', 'must be a non-negative integer');
+  const amountTotal = input.items.reduce((sum, item) => sum + BigInt(item.unitAmount) * BigInt(item.quantity), 0n).toString();
+  const trialEnd = input.trialEnd ?? null;
+  if (trialEnd !== null && !(Date.parse(trialEnd) > Date.parse(input.createdAt))) throw new ValidationError('trialEnd', 'must be after the start');
+  if (trialEnd === null && !input.firstBill) throw new ValidationError('firstBill', 'a subscription without a trial needs the checkout session or invoice of its first payment');
+  const anchor = trialEnd ?? input.createdAt;
+  const periodEnd = trialEnd ?? addInterval(anchor, first.interval, first.intervalCount);
+  const bill: SubscriptionBill | null = trialEnd === null && input.firstBill
+    ? { ...input.firstBill, amountDue: amountTotal, periodStart: input.createdAt, periodEnd, issuedAt: input.createdAt, status: 'open', paidAt: null }
+    : null;
+  return {
+    id: input.id,
+    organizationId: input.organizationId,
+    environment: input.environment,
+    createdAt: input.createdAt,
+    updatedAt: input.createdAt,
+    status: trialEnd === null ? 'incomplete' : 'trialing',
+    customerId: input.customerId,
+    clientReferenceId: input.clientReferenceId ?? null,
+    description: input.description ?? null,
+    metadata: input.metadata ?? {},
+    collectionMethod: 'send_invoice',
+    currency: first.currency,
+    interval: first.interval,
+    intervalCount: first.intervalCount,
+    items: input.items,
+    amountTotal,
+    daysUntilDue: input.daysUntilDue,
+    startDate: input.createdAt,
+    billingCycleAnchor: anchor,
+    currentPeriodStart: input.createdAt,
+    currentPeriodEnd: periodEnd,
+    trialStart: trialEnd === null ? null : input.createdAt,
+    trialEnd,
+    cancelAtPeriodEnd: false,
+    cancelAt: null,
+    canceledAt: null,
+    cancellationReason: null,
+    cancellationComment: null,
+    endedAt: null,
+    pausedAt: null,
+    pastDueSince: null,
+    checkoutSessionId: bill?.kind === 'checkout_session' ? bill.id : null,
+    latestInvoiceId: bill?.kind === 'invoice' ? bill.id : null,
+    latestInvoice: bill,
+  };
+}

@@ -1,0 +1,579 @@
+import test from 'ava';
+import { IllegalEventError } from '../src/actors/aggregate.ts';
+import { givenWhenThen } from '../src/actors/given-when-then.ts';
+import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
+import { addDays, addInterval, BILLING_SCHEDULES, periodEndAfter } from './billing-calendar.ts';
+import { subscriptionAggregate } from './subscription.aggregate.ts';
+import { newSubscription, UNPAID_AFTER_DAYS, type SubscriptionCommand, type SubscriptionCommandType } from './subscription.decide.ts';
+import { evolveSubscription } from './subscription.evolve.ts';
+import {
+  cancelScheduled, canceled, created, HISTORIES, incompleteExpired, issued, itemFixture, markedUnpaid, missed, paused, renewalBill, renewalPaid, started,
+  subscriptionFixture, trialFixture,
+} from './subscription.fixture.ts';
+import { subscriptionMachine } from './subscription.machine.ts';
+import { SUBSCRIPTION_WEBHOOK_EVENTS, type Subscription, type SubscriptionEvent, type SubscriptionStatus } from './subscription.types.ts';
+
+const given = givenWhenThen(subscriptionAggregate);
+const NOW = '2026-03-01T00:00:00.000Z';
+const subscriptionOf = (history: SubscriptionEvent[]): Subscription => {
+  const subscription = given(history).state().context.subscription;
+  if (!subscription) throw new Error('no subscription in history');
+  return subscription;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Every (status, command) pair, at NOW (after every due time of the fixtures).
+
+const commandFor = (type: SubscriptionCommandType, history: SubscriptionEvent[]): SubscriptionCommand => {
+  switch (type) {
+    case 'CreateSubscription': return { type, subscription: subscriptionFixture() };
+    case 'RecordSubscriptionPayment': return { type, invoiceId: subscriptionOf(history).latestInvoice?.id ?? 'none' };
+    case 'ExpireFirstPayment': return { type };
+    case 'RenewSubscription': return { type, invoiceId: 'inv-new' };
+    case 'MarkRenewalPaymentMissed': return { type };
+    case 'MarkSubscriptionUnpaid': return { type };
+    case 'CancelSubscription': return { type, comment: 'bye' };
+    case 'EndSubscription': return { type, comment: 'bye' };
+    case 'ResumeSubscription': return { type };
+    case 'PauseSubscription': return { type };
+  }
+};
+
+const COMMANDS: SubscriptionCommandType[] = [
+  'CreateSubscription', 'RecordSubscriptionPayment', 'ExpireFirstPayment', 'RenewSubscription', 'MarkRenewalPaymentMissed', 'MarkSubscriptionUnpaid',
+  'CancelSubscription', 'EndSubscription', 'ResumeSubscription', 'PauseSubscription',
+];
+
+const ended: SubscriptionEvent = { type: 'SubscriptionCanceled', data: { atPeriodEnd: false, comment: 'bye', at: NOW } };
+const scheduled = (cancelAt: string): SubscriptionEvent => ({ type: 'SubscriptionCancelScheduled', data: { cancelAt, comment: 'bye', at: NOW } });
+const renewal = (periodStart: string, periodEnd: string): SubscriptionEvent => ({
+  type: 'RenewalInvoiceIssued', data: { invoice: renewalBill('inv-new', periodStart, periodEnd, NOW), at: NOW },
+});
+
+type Outcome = SubscriptionEvent[] | 'refused';
+const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>> = {
+  incomplete: {
+    CreateSubscription: [],
+    RecordSubscriptionPayment: [{ type: 'SubscriptionStarted', data: { invoiceId: 'cs-1', at: NOW } }],
+    ExpireFirstPayment: [{ type: 'SubscriptionIncompleteExpired', data: { invoiceId: 'cs-1', at: NOW } }],
+    RenewSubscription: [],
+    MarkRenewalPaymentMissed: [],
+    MarkSubscriptionUnpaid: [],
+    CancelSubscription: 'refused',
+    EndSubscription: [ended],
+    ResumeSubscription: 'refused',
+    PauseSubscription: 'refused',
+  },
+  incomplete_expired: {
+    CreateSubscription: [],
+    RecordSubscriptionPayment: [],
+    ExpireFirstPayment: [],
+    RenewSubscription: [],
+    MarkRenewalPaymentMissed: [],
+    MarkSubscriptionUnpaid: [],
+    CancelSubscription: 'refused',
+    EndSubscription: 'refused',
+    ResumeSubscription: 'refused',
+    PauseSubscription: 'refused',
+  },
+  trialing: {
+    CreateSubscription: [],
+    RecordSubscriptionPayment: [],
+    ExpireFirstPayment: [],
+    RenewSubscription: [renewal('2026-01-15T00:00:00.000Z', '2026-02-15T00:00:00.000Z')],
+    MarkRenewalPaymentMissed: [],
+    MarkSubscriptionUnpaid: [],
+    CancelSubscription: [scheduled('2026-01-15T00:00:00.000Z')],
+    EndSubscription: [ended],
+    ResumeSubscription: [],
+    PauseSubscription: 'refused',
+  },
+  active: {
+    CreateSubscription: [],
+    RecordSubscriptionPayment: [],
+    ExpireFirstPayment: [],
+    RenewSubscription: [renewal('2026-02-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z')],
+    MarkRenewalPaymentMissed: [],
+    MarkSubscriptionUnpaid: [],
+    CancelSubscription: [scheduled('2026-02-01T00:00:00.000Z')],
+    EndSubscription: [ended],
+    ResumeSubscription: [],
+    PauseSubscription: [{ type: 'SubscriptionPaused', data: { at: NOW } }],
+  },
+  past_due: {
+    CreateSubscription: [],
+    RecordSubscriptionPayment: [{ type: 'RenewalPaid', data: { invoiceId: 'inv-2', at: NOW } }],
+    ExpireFirstPayment: [],
+    RenewSubscription: [],
+    MarkRenewalPaymentMissed: [],
+    MarkSubscriptionUnpaid: [{ type: 'SubscriptionMarkedUnpaid', data: { at: NOW } }],
+    CancelSubscription: [scheduled('2026-03-01T00:00:00.000Z')],
+    EndSubscription: [ended],
+    ResumeSubscription: [],
+    PauseSubscription: 'refused',
+  },
+  unpaid: {
+    CreateSubscription: [],
+    RecordSubscriptionPayment: [{ type: 'RenewalPaid', data: { invoiceId: 'inv-2', at: NOW } }],
+    ExpireFirstPayment: [],
+    RenewSubscription: [],
+    MarkRenewalPaymentMissed: [],
+    MarkSubscriptionUnpaid: [],
+    CancelSubscription: [scheduled('2026-03-01T00:00:00.000Z')],
+    EndSubscription: [ended],
+    ResumeSubscription: [],
+    PauseSubscription: 'refused',
+  },
+  paused: {
+    CreateSubscription: [],
+    RecordSubscriptionPayment: [],
+    ExpireFirstPayment: [],
+    RenewSubscription: [],
+    MarkRenewalPaymentMissed: [],
+    MarkSubscriptionUnpaid: [],
+    CancelSubscription: 'refused',
+    EndSubscription: [ended],
+    // Paused past its period end: the calendar restarts at the resume.
+    ResumeSubscription: [{ type: 'SubscriptionResumed', data: { currentPeriodEnd: NOW, billingCycleAnchor: NOW, at: NOW } }],
+    PauseSubscription: [],
+  },
+  canceled: {
+    CreateSubscription: [],
+    RecordSubscriptionPayment: [],
+    ExpireFirstPayment: [],
+    RenewSubscription: [],
+    MarkRenewalPaymentMissed: [],
+    MarkSubscriptionUnpaid: [],
+    CancelSubscription: [],
+    EndSubscription: [],
+    ResumeSubscription: 'refused',
+    PauseSubscription: 'refused',
+  },
+};
+
+// The state the machine reaches after each allowed event list, per status (checked below).
+const NEXT: Partial<Record<SubscriptionEvent['type'], SubscriptionStatus>> = {
+  SubscriptionStarted: 'active', SubscriptionIncompleteExpired: 'incomplete_expired', SubscriptionCanceled: 'canceled', SubscriptionPaused: 'paused',
+  SubscriptionResumed: 'active', SubscriptionMarkedUnpaid: 'unpaid', RenewalPaid: 'active',
+};
+
+for (const [status, row] of Object.entries(TABLE) as [SubscriptionStatus, Record<SubscriptionCommandType, Outcome>][]) {
+  for (const type of COMMANDS) {
+    const outcome = row[type];
+    const title = outcome === 'refused' ? 'refused naming the status' : outcome.length === 0 ? 'nothing' : outcome.map((e) => e.type).join(', ');
+    test(`given ${/^[aeiou]/.test(status) ? 'an' : 'a'} ${status} subscription, when ${type}, then ${title}`, (t) => {
+      const history = HISTORIES[status];
+      t.is(given(history).state().value, status);
+      const command = commandFor(type, history);
+      if (outcome === 'refused') {
+        const error = t.throws(() => given(history).when(command, NOW), { instanceOf: InvalidStateError });
+        t.true(error.message.includes(`subscription is ${status};`), error.message);
+        return;
+      }
+      const events = given(history).when(command, NOW);
+      t.deepEqual(events, outcome);
+      // The machine accepts what the decider produced, and lands where expected.
+      const after = given([...history, ...events]).state();
+      const last = events.at(-1);
+      t.is(after.value, last ? (NEXT[last.type] ?? status) : status);
+    });
+  }
+}
+
+test('every status has a history, and the table covers every command', (t) => {
+  t.deepEqual(Object.keys(TABLE).sort(), Object.keys(HISTORIES).sort());
+  for (const row of Object.values(TABLE)) t.deepEqual(Object.keys(row).sort(), [...COMMANDS].sort());
+});
+
+// ---------------------------------------------------------------------------------------------
+// Creation
+
+test('given nothing, when created, then SubscriptionCreated and the subscription is incomplete', (t) => {
+  const subscription = subscriptionFixture();
+  const events = given([]).when({ type: 'CreateSubscription', subscription });
+  t.deepEqual(events, [created(subscription)]);
+  const state = given(events).state();
+  t.is(state.value, 'incomplete');
+  t.like(state.context.subscription, {
+    status: 'incomplete', amountTotal: '1000000000', currentPeriodStart: '2026-01-01T00:00:00.000Z', currentPeriodEnd: '2026-02-01T00:00:00.000Z',
+    checkoutSessionId: 'cs-1', latestInvoiceId: null, cancelAtPeriodEnd: false,
+  });
+});
+
+test('given nothing, when a trial subscription is created, then it is trialing until the trial end', (t) => {
+  const events = given([]).when({ type: 'CreateSubscription', subscription: trialFixture() });
+  const state = given(events).state();
+  t.is(state.value, 'trialing');
+  t.like(state.context.subscription, { trialStart: '2026-01-01T00:00:00.000Z', trialEnd: '2026-01-15T00:00:00.000Z', currentPeriodEnd: '2026-01-15T00:00:00.000Z', latestInvoice: null });
+});
+
+test('when a subscription is created in another status, then a validation error', (t) => {
+  t.throws(() => given([]).when({ type: 'CreateSubscription', subscription: { ...subscriptionFixture(), status: 'active' } }), { instanceOf: ValidationError });
+});
+
+test('a new subscription sums its items and refuses items that cannot bill together', (t) => {
+  const two = subscriptionFixture({ items: [itemFixture(), itemFixture({ priceId: 'price-2', quantity: 3, unitAmount: '250000000' })] });
+  t.is(two.amountTotal, '1750000000');
+  t.is(two.latestInvoice?.amountDue, '1750000000');
+  t.throws(() => subscriptionFixture({ items: [] }), { instanceOf: ValidationError });
+  t.throws(() => subscriptionFixture({ items: [itemFixture(), itemFixture({ currency: 'usdt' })] }), { instanceOf: ValidationError });
+  t.throws(() => subscriptionFixture({ items: [itemFixture(), itemFixture({ interval: 'year' })] }), { instanceOf: ValidationError });
+  t.throws(() => subscriptionFixture({ items: [itemFixture({ quantity: 0 })] }), { instanceOf: ValidationError });
+  t.throws(() => subscriptionFixture({ items: [itemFixture({ unitAmount: '1.5' })] }), { instanceOf: ValidationError });
+  t.throws(() => subscriptionFixture({ firstBill: null }), { instanceOf: ValidationError });
+  t.throws(() => subscriptionFixture({ trialEnd: '2025-12-31T00:00:00.000Z', firstBill: null }), { instanceOf: ValidationError });
+});
+
+test('a subscription created by a recurring invoice names it as its latest invoice', (t) => {
+  const s = subscriptionFixture({ firstBill: { id: 'inv-1', kind: 'invoice', dueAt: '2026-01-08T00:00:00.000Z' } });
+  t.is(s.latestInvoiceId, 'inv-1');
+  t.is(s.checkoutSessionId, null);
+  t.deepEqual(given([created(s)]).when({ type: 'ExpireFirstPayment' }, '2026-01-07T23:59:59.999Z'), []);
+  t.deepEqual(given([created(s)]).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-1' }, NOW), [{ type: 'SubscriptionStarted', data: { invoiceId: 'inv-1', at: NOW } }]);
+});
+
+test('given no subscription, when any other command arrives, then refused as missing', (t) => {
+  t.throws(() => given([]).when({ type: 'RenewSubscription', invoiceId: 'x' }), { instanceOf: InvalidStateError, message: /does not exist/ });
+});
+
+// ---------------------------------------------------------------------------------------------
+// First payment
+
+test('given an incomplete subscription, when its first payment arrives, then it starts and the bill is paid', (t) => {
+  const events = given([created()]).when({ type: 'RecordSubscriptionPayment', invoiceId: 'cs-1' }, '2026-01-01T00:10:00.000Z');
+  t.deepEqual(events, [started()]);
+  const s = subscriptionOf([created(), ...events]);
+  t.is(s.status, 'active');
+  t.like(s.latestInvoice, { status: 'paid', paidAt: '2026-01-01T00:10:00.000Z' });
+  t.is(SUBSCRIPTION_WEBHOOK_EVENTS[events[0]!.type], 'customer.subscription.started');
+});
+
+test('when a payment names another bill, or repeats, then nothing', (t) => {
+  t.deepEqual(given([created()]).when({ type: 'RecordSubscriptionPayment', invoiceId: 'cs-other' }), []);
+  t.deepEqual(given([created(), started()]).when({ type: 'RecordSubscriptionPayment', invoiceId: 'cs-1' }), []);
+  t.deepEqual(given([created(), started(), issued(), renewalPaid()]).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }), []);
+});
+
+test('given an incomplete subscription, when the first-payment timer fires early, then nothing; at the due time it expires', (t) => {
+  t.deepEqual(given([created()]).when({ type: 'ExpireFirstPayment' }, '2026-01-01T00:59:59.999Z'), []);
+  const events = given([created()]).when({ type: 'ExpireFirstPayment' }, '2026-01-01T01:00:00.000Z');
+  t.deepEqual(events, [incompleteExpired()]);
+  const s = subscriptionOf([created(), ...events]);
+  t.is(s.status, 'incomplete_expired');
+  t.is(s.endedAt, '2026-01-01T01:00:00.000Z');
+  t.is(s.latestInvoice?.status, 'expired');
+  t.deepEqual(given([created(), ...events]).when({ type: 'ExpireFirstPayment' }, NOW), []);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Trial
+
+test('given a trial, at its end the first invoice is issued; paid it starts, missed it is past due', (t) => {
+  const trial = [created(trialFixture())];
+  t.deepEqual(given(trial).when({ type: 'RenewSubscription', invoiceId: 'inv-1' }, '2026-01-14T23:59:59.999Z'), []);
+  const issuedAtEnd = given(trial).when({ type: 'RenewSubscription', invoiceId: 'inv-1' }, '2026-01-15T00:00:00.000Z');
+  t.deepEqual(issuedAtEnd, [issued(renewalBill('inv-1', '2026-01-15T00:00:00.000Z', '2026-02-15T00:00:00.000Z'))]);
+  const history = [...trial, ...issuedAtEnd];
+  t.is(given(history).state().value, 'trialing');
+  t.deepEqual(given(history).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-1' }, '2026-01-16T00:00:00.000Z'), [started('inv-1', '2026-01-16T00:00:00.000Z')]);
+  t.deepEqual(given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-01-17T23:59:59.999Z'), []);
+  const missedEvents = given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-01-18T00:00:00.000Z');
+  t.deepEqual(missedEvents, [missed('inv-1', '2026-01-18T00:00:00.000Z')]);
+  t.is(given([...history, ...missedEvents]).state().value, 'past_due');
+});
+
+test('given a trial canceled at period end, when the trial ends, then it is canceled with no invoice', (t) => {
+  const history = [created(trialFixture()), cancelScheduled('2026-01-10T00:00:00.000Z', '2026-01-15T00:00:00.000Z')];
+  const events = given(history).when({ type: 'RenewSubscription', invoiceId: 'inv-1' }, '2026-01-15T00:00:00.000Z');
+  t.deepEqual(events, [canceled('2026-01-15T00:00:00.000Z', true)]);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Renewals
+
+test('given an active subscription, when the renewal timer fires early, then nothing; on time the next period begins; twice changes nothing', (t) => {
+  const history = [created(), started()];
+  t.deepEqual(given(history).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-01-31T23:59:59.999Z'), []);
+  const events = given(history).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-02-01T00:00:00.000Z');
+  t.deepEqual(events, [issued()]);
+  const s = subscriptionOf([...history, ...events]);
+  t.like(s, { status: 'active', currentPeriodStart: '2026-02-01T00:00:00.000Z', currentPeriodEnd: '2026-03-01T00:00:00.000Z', latestInvoiceId: 'inv-2' });
+  t.deepEqual(given([...history, ...events]).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-02-01T00:00:01.000Z'), []);
+});
+
+test('given an open renewal invoice, when paid in time, then RenewalPaid and it stays active', (t) => {
+  const history = [created(), started(), issued()];
+  const events = given(history).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }, '2026-02-02T00:00:00.000Z');
+  t.deepEqual(events, [renewalPaid()]);
+  t.is(subscriptionOf([...history, ...events]).latestInvoice?.status, 'paid');
+  t.deepEqual(given([...history, ...events]).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-04T00:00:00.000Z'), []);
+});
+
+test('given an open renewal invoice, when the due timer fires early nothing; at the due time past_due', (t) => {
+  const history = [created(), started(), issued()];
+  t.deepEqual(given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-03T23:59:59.999Z'), []);
+  const events = given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-04T00:00:00.000Z');
+  t.deepEqual(events, [missed()]);
+  const s = subscriptionOf([...history, ...events]);
+  t.like(s, { status: 'past_due', pastDueSince: '2026-02-04T00:00:00.000Z' });
+  t.is(SUBSCRIPTION_WEBHOOK_EVENTS.RenewalPaymentMissed, 'customer.subscription.past_due');
+  t.deepEqual(given([...history, ...events]).when({ type: 'MarkRenewalPaymentMissed' }, NOW), []);
+});
+
+test(`given a past_due subscription, it becomes unpaid exactly ${UNPAID_AFTER_DAYS} days later, not before; once only`, (t) => {
+  const history = HISTORIES.past_due;
+  t.deepEqual(given(history).when({ type: 'MarkSubscriptionUnpaid' }, '2026-02-10T23:59:59.999Z'), []);
+  const events = given(history).when({ type: 'MarkSubscriptionUnpaid' }, '2026-02-11T00:00:00.000Z');
+  t.deepEqual(events, [markedUnpaid()]);
+  t.is(given([...history, ...events]).state().value, 'unpaid');
+  t.deepEqual(given([...history, ...events]).when({ type: 'MarkSubscriptionUnpaid' }, NOW), []);
+});
+
+test('given a past_due or unpaid subscription, when the late payment arrives, then active again with nothing overdue', (t) => {
+  for (const history of [HISTORIES.past_due, HISTORIES.unpaid]) {
+    const events = given(history).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }, '2026-02-20T00:00:00.000Z');
+    t.deepEqual(events, [renewalPaid('inv-2', '2026-02-20T00:00:00.000Z')]);
+    t.like(subscriptionOf([...history, ...events]), { status: 'active', pastDueSince: null, latestInvoice: { status: 'paid' } });
+  }
+});
+
+test('given an active subscription whose invoice is still within its due time at the period end, then the renewal waits', (t) => {
+  const long = subscriptionFixture({ daysUntilDue: 40 });
+  const bill = renewalBill('inv-2', '2026-02-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z', '2026-03-13T00:00:00.000Z');
+  t.deepEqual(given([created(long), started(), issued(bill)]).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, NOW), []);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Cancel, resume, end, pause
+
+test('given an active subscription canceled at period end, it runs to the period end and is then canceled', (t) => {
+  const history = [created(), started()];
+  const events = given(history).when({ type: 'CancelSubscription', comment: 'too expensive' }, '2026-01-10T00:00:00.000Z');
+  t.deepEqual(events, [{ type: 'SubscriptionCancelScheduled', data: { cancelAt: '2026-02-01T00:00:00.000Z', comment: 'too expensive', at: '2026-01-10T00:00:00.000Z' } }]);
+  const pending = [...history, ...events];
+  t.like(subscriptionOf(pending), { status: 'active', cancelAtPeriodEnd: true, cancelAt: '2026-02-01T00:00:00.000Z', canceledAt: '2026-01-10T00:00:00.000Z' });
+  t.deepEqual(given(pending).when({ type: 'CancelSubscription', comment: null }), []);
+  t.deepEqual(given(pending).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-01-31T23:59:59.999Z'), []);
+  const end = given(pending).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-02-01T00:00:00.000Z');
+  t.deepEqual(end, [canceled('2026-02-01T00:00:00.000Z', true)]);
+  const s = subscriptionOf([...pending, ...end]);
+  t.like(s, { status: 'canceled', endedAt: '2026-02-01T00:00:00.000Z', canceledAt: '2026-01-10T00:00:00.000Z', cancellationReason: 'cancellation_requested', cancellationComment: 'too expensive' });
+  t.is(SUBSCRIPTION_WEBHOOK_EVENTS.SubscriptionCanceled, 'customer.subscription.deleted');
+});
+
+test('given a pending cancel, when resumed, then the cancel is revoked and the next renewal is invoiced', (t) => {
+  const pending = [created(), started(), cancelScheduled()];
+  const events = given(pending).when({ type: 'ResumeSubscription' }, '2026-01-20T00:00:00.000Z');
+  t.deepEqual(events, [{ type: 'SubscriptionCancelRevoked', data: { at: '2026-01-20T00:00:00.000Z' } }]);
+  const history = [...pending, ...events];
+  t.like(subscriptionOf(history), { cancelAtPeriodEnd: false, cancelAt: null, canceledAt: null, cancellationReason: null });
+  t.deepEqual(given(history).when({ type: 'ResumeSubscription' }), []);
+  t.deepEqual(given(history).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-02-01T00:00:00.000Z'), [issued()]);
+});
+
+test('given a past_due subscription canceled at period end, at the period end it is canceled', (t) => {
+  const history = [...HISTORIES.past_due, cancelScheduled('2026-02-05T00:00:00.000Z', '2026-03-01T00:00:00.000Z')];
+  t.deepEqual(given(history).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, NOW), [canceled(NOW, true)]);
+});
+
+test('given an active subscription, when ended, then canceled at once', (t) => {
+  const events = given([created(), started()]).when({ type: 'EndSubscription', comment: null }, '2026-01-10T00:00:00.000Z');
+  t.deepEqual(events, [canceled('2026-01-10T00:00:00.000Z')]);
+  t.like(subscriptionOf([created(), started(), ...events]), { status: 'canceled', endedAt: '2026-01-10T00:00:00.000Z', canceledAt: '2026-01-10T00:00:00.000Z', cancelAt: null });
+});
+
+test('given a subscription canceled at period end, when ended at once, then it keeps the request time and ends now', (t) => {
+  const events = given([created(), started(), cancelScheduled()]).when({ type: 'EndSubscription', comment: null }, '2026-01-20T00:00:00.000Z');
+  t.like(subscriptionOf([created(), started(), cancelScheduled(), ...events]), { canceledAt: '2026-01-10T00:00:00.000Z', endedAt: '2026-01-20T00:00:00.000Z', cancelAt: null });
+});
+
+test('given a pending cancel, when paused, then refused naming the status', (t) => {
+  const error = t.throws(() => given([created(), started(), cancelScheduled()]).when({ type: 'PauseSubscription' }), { instanceOf: InvalidStateError });
+  t.regex(error.message, /subscription is active;/);
+});
+
+test('given a subscription paused within its period, when resumed, then the period and anchor are kept and renewal proceeds', (t) => {
+  const history = [created(), started(), paused()];
+  t.deepEqual(given(history).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-02-01T00:00:00.000Z'), []);
+  const events = given(history).when({ type: 'ResumeSubscription' }, '2026-01-20T00:00:00.000Z');
+  t.deepEqual(events, [{ type: 'SubscriptionResumed', data: { currentPeriodEnd: '2026-02-01T00:00:00.000Z', billingCycleAnchor: '2026-01-01T00:00:00.000Z', at: '2026-01-20T00:00:00.000Z' } }]);
+  t.like(subscriptionOf([...history, ...events]), { status: 'active', pausedAt: null });
+  t.deepEqual(given([...history, ...events]).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-02-01T00:00:00.000Z'), [issued()]);
+});
+
+test('given a subscription paused past its period end, when resumed, then the next period starts at the resume', (t) => {
+  const resumedAt = '2026-03-10T12:00:00.000Z';
+  const history = [created(), started(), paused()];
+  const events = given(history).when({ type: 'ResumeSubscription' }, resumedAt);
+  const renewed = given([...history, ...events]).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, resumedAt);
+  t.deepEqual(renewed, [{ type: 'RenewalInvoiceIssued', data: { invoice: renewalBill('inv-2', resumedAt, '2026-04-10T12:00:00.000Z'), at: resumedAt } }]);
+});
+
+test('given an open invoice when paused, when it is paid while paused, then it stays paused', (t) => {
+  const history = [created(), started(), issued(), paused('2026-02-02T00:00:00.000Z')];
+  t.deepEqual(given(history).when({ type: 'MarkRenewalPaymentMissed' }, NOW), []);
+  const events = given(history).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }, '2026-02-03T00:00:00.000Z');
+  t.deepEqual(events, [renewalPaid('inv-2', '2026-02-03T00:00:00.000Z')]);
+  t.is(given([...history, ...events]).state().value, 'paused');
+  t.is(subscriptionOf([...history, ...events]).status, 'paused');
+});
+
+// ---------------------------------------------------------------------------------------------
+// The machine
+
+test('the machine refuses facts its state cannot take', (t) => {
+  const illegal: SubscriptionEvent[][] = [
+    [started()],
+    [created(), created()],
+    [created(), issued()],
+    [created(), renewalPaid('cs-1')],
+    [created(), started(), started()],
+    [created(), started(), markedUnpaid()],
+    [created(), started(), { type: 'SubscriptionResumed', data: { currentPeriodEnd: NOW, billingCycleAnchor: NOW, at: NOW } }],
+    [created(), incompleteExpired(), started()],
+    [created(), incompleteExpired(), canceled()],
+    [created(), started(), canceled(), renewalPaid()],
+    [created(), started(), canceled(), cancelScheduled()],
+    [...HISTORIES.past_due, issued()],
+    [...HISTORIES.past_due, { type: 'SubscriptionPaused', data: { at: NOW } }],
+    [...HISTORIES.unpaid, markedUnpaid()],
+    [created(), started(), paused(), issued()],
+    [created(), started(), paused(), cancelScheduled()],
+    [created(trialFixture()), renewalPaid()],
+    [created(), { type: 'SubscriptionCancelScheduled', data: { cancelAt: NOW, comment: null, at: NOW } }],
+  ];
+  for (const history of illegal) t.throws(() => given(history).state(), { instanceOf: IllegalEventError }, history.map((e) => e.type).join(' → '));
+});
+
+test('the projection folds the same events to the same record as the machine', (t) => {
+  const history = [...HISTORIES.unpaid, renewalPaid('inv-2', '2026-02-20T00:00:00.000Z'), cancelScheduled('2026-02-21T00:00:00.000Z', '2026-03-01T00:00:00.000Z')];
+  const projected = history.reduce<Subscription | null>((s, e) => evolveSubscription(s, e), null);
+  t.deepEqual(projected, subscriptionOf(history));
+});
+
+test('machine.toJSON() describes every status as a state', (t) => {
+  const json = subscriptionMachine.toJSON();
+  const text = JSON.stringify(json);
+  t.is(json.id, 'subscription');
+  t.deepEqual(Object.keys(json.states ?? {}).sort(), ['active', 'canceled', 'incomplete', 'incomplete_expired', 'new', 'past_due', 'paused', 'trialing', 'unpaid']);
+  t.true(text.includes('RenewalPaymentMissed'));
+});
+
+// ---------------------------------------------------------------------------------------------
+// A year and a month of a monthly subscription anchored on the 31st, at the decider level.
+
+test('13 months of a monthly subscription: month ends clamp without drift, one late payment, one run to unpaid', (t) => {
+  const start = '2026-01-31T10:00:00.000Z';
+  const subscription = subscriptionFixture({ createdAt: start, firstBill: { id: 'cs-1', kind: 'checkout_session', dueAt: '2026-01-31T11:00:00.000Z' } });
+  const history: SubscriptionEvent[] = [];
+  const run = (command: SubscriptionCommand, now: string): SubscriptionEvent[] => {
+    const events = given(history).when(command, now);
+    history.push(...events);
+    return events;
+  };
+  const current = () => subscriptionOf(history);
+  const status = () => given(history).state().value;
+
+  run({ type: 'CreateSubscription', subscription }, start);
+  t.is(run({ type: 'RecordSubscriptionPayment', invoiceId: 'cs-1' }, '2026-01-31T10:05:00.000Z')[0]?.type, 'SubscriptionStarted');
+  t.is(current().currentPeriodEnd, '2026-02-28T10:00:00.000Z');
+
+  const periodEnds: string[] = [current().currentPeriodEnd];
+  for (let month = 2; month <= 13; month += 1) {
+    const periodEnd = current().currentPeriodEnd;
+    const invoiceId = `inv-${month}`;
+    // A timer that fires a millisecond early does nothing.
+    t.deepEqual(run({ type: 'RenewSubscription', invoiceId }, new Date(Date.parse(periodEnd) - 1).toISOString()), []);
+    t.is(run({ type: 'RenewSubscription', invoiceId }, periodEnd).length, 1, `renewal ${month}`);
+    // ... and a second firing does nothing either.
+    t.deepEqual(run({ type: 'RenewSubscription', invoiceId: `${invoiceId}-again` }, periodEnd), []);
+    periodEnds.push(current().currentPeriodEnd);
+    const due = current().latestInvoice!.dueAt;
+    t.is(due, addDays(periodEnd, 3));
+
+    if (month === 4) {
+      // Missed, then paid late while past due: active again.
+      t.deepEqual(run({ type: 'MarkRenewalPaymentMissed' }, addDays(due, -1)), []);
+      t.is(run({ type: 'MarkRenewalPaymentMissed' }, due)[0]?.type, 'RenewalPaymentMissed');
+      t.is(status(), 'past_due');
+      t.deepEqual(run({ type: 'MarkSubscriptionUnpaid' }, addDays(due, 5)), []);
+      t.is(run({ type: 'RecordSubscriptionPayment', invoiceId }, addDays(due, 6))[0]?.type, 'RenewalPaid');
+      t.is(status(), 'active');
+      t.deepEqual(run({ type: 'MarkSubscriptionUnpaid' }, addDays(due, 7)), []);
+    } else if (month === 8) {
+      // Missed and left unpaid: past due, then unpaid a week later; no new invoice while unpaid.
+      run({ type: 'MarkRenewalPaymentMissed' }, due);
+      t.is(run({ type: 'MarkSubscriptionUnpaid' }, addDays(due, 7))[0]?.type, 'SubscriptionMarkedUnpaid');
+      t.is(status(), 'unpaid');
+      const next = current().currentPeriodEnd;
+      t.deepEqual(run({ type: 'RenewSubscription', invoiceId: 'inv-9-early' }, next), []);
+      // Paid two days after the next period should have begun: active, and the renewal catches up.
+      t.is(run({ type: 'RecordSubscriptionPayment', invoiceId }, addDays(next, 2))[0]?.type, 'RenewalPaid');
+      t.is(status(), 'active');
+    } else {
+      run({ type: 'RecordSubscriptionPayment', invoiceId }, addDays(periodEnd, 1));
+      t.is(status(), 'active');
+    }
+  }
+
+  t.deepEqual(periodEnds, [
+    '2026-02-28T10:00:00.000Z', '2026-03-31T10:00:00.000Z', '2026-04-30T10:00:00.000Z', '2026-05-31T10:00:00.000Z', '2026-06-30T10:00:00.000Z',
+    '2026-07-31T10:00:00.000Z', '2026-08-31T10:00:00.000Z', '2026-09-30T10:00:00.000Z', '2026-10-31T10:00:00.000Z', '2026-11-30T10:00:00.000Z',
+    '2026-12-31T10:00:00.000Z', '2027-01-31T10:00:00.000Z', '2027-02-28T10:00:00.000Z',
+  ]);
+  const count = (type: SubscriptionEvent['type']) => history.filter((e) => e.type === type).length;
+  t.is(count('RenewalInvoiceIssued'), 12);
+  t.is(count('RenewalPaid'), 12);
+  t.is(count('RenewalPaymentMissed'), 2);
+  t.is(count('SubscriptionMarkedUnpaid'), 1);
+  t.like(current(), { status: 'active', currentPeriodStart: '2027-01-31T10:00:00.000Z', pastDueSince: null, latestInvoiceId: 'inv-13' });
+
+  // The merchant cancels at period end; the last period runs out and the subscription ends.
+  run({ type: 'CancelSubscription', comment: null }, '2027-02-10T00:00:00.000Z');
+  t.deepEqual(run({ type: 'RenewSubscription', invoiceId: 'inv-14' }, '2027-02-28T10:00:00.000Z'), [canceled('2027-02-28T10:00:00.000Z', true)]);
+  t.is(status(), 'canceled');
+});
+
+// ---------------------------------------------------------------------------------------------
+// Billing calendar
+
+test('addInterval clamps to the end of shorter months', (t) => {
+  t.is(addInterval('2026-01-31T00:00:00.000Z', 'month', 1), '2026-02-28T00:00:00.000Z');
+  t.is(addInterval('2028-01-31T00:00:00.000Z', 'month', 1), '2028-02-29T00:00:00.000Z');
+  t.is(addInterval('2026-03-31T08:30:15.250Z', 'month', 1), '2026-04-30T08:30:15.250Z');
+  t.is(addInterval('2026-08-31T00:00:00.000Z', 'month', 6), '2027-02-28T00:00:00.000Z');
+  t.is(addInterval('2026-11-30T00:00:00.000Z', 'month', 3), '2027-02-28T00:00:00.000Z');
+  t.is(addInterval('2028-02-29T00:00:00.000Z', 'year', 1), '2029-02-28T00:00:00.000Z');
+  t.is(addInterval('2028-02-29T00:00:00.000Z', 'year', 4), '2032-02-29T00:00:00.000Z');
+});
+
+test('addInterval crosses years and keeps the day and time when the month has it', (t) => {
+  t.is(addInterval('2026-12-15T23:59:59.999Z', 'month', 1), '2027-01-15T23:59:59.999Z');
+  t.is(addInterval('2026-05-20T12:00:00.000Z', 'month', 25), '2028-06-20T12:00:00.000Z');
+  t.is(addInterval('2026-05-20T12:00:00.000Z', 'month', 0), '2026-05-20T12:00:00.000Z');
+  t.is(addInterval('2026-05-20T14:00:00+02:00', 'month', 1), '2026-06-20T12:00:00.000Z');
+});
+
+test('addInterval for each offered schedule', (t) => {
+  const from = '2026-01-31T00:00:00.000Z';
+  const next = (s: { interval: 'month' | 'year'; intervalCount: number }) => addInterval(from, s.interval, s.intervalCount);
+  t.is(next(BILLING_SCHEDULES.monthly), '2026-02-28T00:00:00.000Z');
+  t.is(next(BILLING_SCHEDULES.quarterly), '2026-04-30T00:00:00.000Z');
+  t.is(next(BILLING_SCHEDULES.half_yearly), '2026-07-31T00:00:00.000Z');
+  t.is(next(BILLING_SCHEDULES.annual), '2027-01-31T00:00:00.000Z');
+});
+
+test('addInterval refuses a bad count or date', (t) => {
+  t.throws(() => addInterval('2026-01-01T00:00:00.000Z', 'month', -1), { instanceOf: RangeError });
+  t.throws(() => addInterval('2026-01-01T00:00:00.000Z', 'month', 1.5), { instanceOf: RangeError });
+  t.throws(() => addInterval('not a date', 'month', 1), { instanceOf: RangeError });
+});
+
+test('periodEndAfter counts from the anchor, so the 31st comes back after February', (t) => {
+  const anchor = '2026-01-31T00:00:00.000Z';
+  t.is(periodEndAfter(anchor, 'month', 1, anchor), '2026-02-28T00:00:00.000Z');
+  t.is(periodEndAfter(anchor, 'month', 1, '2026-02-28T00:00:00.000Z'), '2026-03-31T00:00:00.000Z');
+  t.is(periodEndAfter(anchor, 'month', 3, '2026-04-30T00:00:00.000Z'), '2026-07-31T00:00:00.000Z');
+  t.is(periodEndAfter(anchor, 'year', 1, '2026-06-01T00:00:00.000Z'), '2027-01-31T00:00:00.000Z');
+  t.throws(() => periodEndAfter(anchor, 'month', 0, anchor), { instanceOf: RangeError });
+});

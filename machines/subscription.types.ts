@@ -1,0 +1,107 @@
+import type { Environment } from '../src/event-store/event-store.ts';
+import type { BillingInterval } from './billing-calendar.ts';
+
+/** Subscription statuses of the reference API (`SubscriptionStatus`). */
+export type SubscriptionStatus = 'incomplete' | 'incomplete_expired' | 'trialing' | 'active' | 'past_due' | 'unpaid' | 'canceled' | 'paused';
+
+/** One recurring price the subscription bills each period. */
+export type SubscriptionItem = {
+  priceId: string;
+  productId: string;
+  quantity: number;
+  /** 10^8-scaled amount per unit per period. */
+  unitAmount: string;
+  currency: string;
+  interval: BillingInterval;
+  intervalCount: number;
+};
+
+/**
+ * What collects one period's payment: the checkout session (or invoice) that created the
+ * subscription, then one renewal invoice per period.
+ */
+export type SubscriptionBill = {
+  id: string;
+  kind: 'checkout_session' | 'invoice';
+  /** 10^8-scaled. */
+  amountDue: string;
+  periodStart: string;
+  periodEnd: string;
+  issuedAt: string;
+  /** When an unpaid bill makes the subscription past due (renewal) or incomplete_expired (first). */
+  dueAt: string;
+  status: 'open' | 'paid' | 'missed' | 'expired';
+  paidAt: string | null;
+};
+
+export type Subscription = {
+  id: string;
+  organizationId: string;
+  environment: Environment;
+  createdAt: string;
+  updatedAt: string;
+  status: SubscriptionStatus;
+  customerId: string | null;
+  clientReferenceId: string | null;
+  description: string | null;
+  metadata: Record<string, string>;
+  /** Wallet payments are collected by sending an invoice (or a checkout session) each period. */
+  collectionMethod: 'send_invoice';
+  currency: string;
+  interval: BillingInterval;
+  intervalCount: number;
+  items: SubscriptionItem[];
+  /** Sum of quantity × unitAmount: what each period bills, 10^8-scaled. */
+  amountTotal: string;
+  /** Days a renewal invoice may stay unpaid before the subscription is past due. */
+  daysUntilDue: number;
+  startDate: string;
+  /** Period boundaries are counted from here (the start, or the trial end), so month ends do not drift. */
+  billingCycleAnchor: string;
+  currentPeriodStart: string;
+  currentPeriodEnd: string;
+  trialStart: string | null;
+  trialEnd: string | null;
+  cancelAtPeriodEnd: boolean;
+  /** When a scheduled cancellation takes effect (the period end), or null. */
+  cancelAt: string | null;
+  /** When the cancellation was requested (at once or at period end). */
+  canceledAt: string | null;
+  cancellationReason: 'cancellation_requested' | null;
+  cancellationComment: string | null;
+  endedAt: string | null;
+  pausedAt: string | null;
+  /** When the latest renewal went unpaid past its due time; null when nothing is overdue. */
+  pastDueSince: string | null;
+  checkoutSessionId: string | null;
+  /** The latest invoice (null while the latest bill is the creating checkout session). */
+  latestInvoiceId: string | null;
+  latestInvoice: SubscriptionBill | null;
+};
+
+/** The domain events of a subscription, as stored in the log (`type` + `data`). */
+export type SubscriptionEvent =
+  | { type: 'SubscriptionCreated'; data: { subscription: Subscription } }
+  | { type: 'SubscriptionStarted'; data: { invoiceId: string; at: string } }
+  | { type: 'SubscriptionIncompleteExpired'; data: { invoiceId: string | null; at: string } }
+  | { type: 'RenewalInvoiceIssued'; data: { invoice: SubscriptionBill; at: string } }
+  | { type: 'RenewalPaid'; data: { invoiceId: string; at: string } }
+  | { type: 'RenewalPaymentMissed'; data: { invoiceId: string; at: string } }
+  | { type: 'SubscriptionMarkedUnpaid'; data: { at: string } }
+  | { type: 'SubscriptionCancelScheduled'; data: { cancelAt: string; comment: string | null; at: string } }
+  | { type: 'SubscriptionCancelRevoked'; data: { at: string } }
+  | { type: 'SubscriptionCanceled'; data: { atPeriodEnd: boolean; comment: string | null; at: string } }
+  | { type: 'SubscriptionPaused'; data: { at: string } }
+  | { type: 'SubscriptionResumed'; data: { currentPeriodEnd: string; billingCycleAnchor: string; at: string } };
+
+export type SubscriptionEventType = SubscriptionEvent['type'];
+
+/** The public webhook event each domain event announces (the others announce none). */
+export const SUBSCRIPTION_WEBHOOK_EVENTS: Partial<Record<SubscriptionEventType, `customer.subscription.${string}`>> = {
+  SubscriptionCreated: 'customer.subscription.created',
+  SubscriptionStarted: 'customer.subscription.started',
+  SubscriptionIncompleteExpired: 'customer.subscription.incomplete_expired',
+  RenewalPaymentMissed: 'customer.subscription.past_due',
+  SubscriptionMarkedUnpaid: 'customer.subscription.unpaid',
+  SubscriptionCanceled: 'customer.subscription.deleted',
+};
