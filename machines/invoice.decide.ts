@@ -3,6 +3,7 @@ import { deterministicId } from '../src/shared/ids.ts';
 import { AmountError, MAX_AMOUNT, parseAmount } from '../src/shared/money.ts';
 import { sumLineItems } from './invoice.evolve.ts';
 import type { InvoiceSnapshot } from './invoice.aggregate.ts';
+import { addInterval } from './billing-calendar.ts';
 import type { Invoice, InvoiceChanges, InvoiceEvent, InvoiceLineItem, InvoiceReminderKind } from './invoice.types.ts';
 
 export type InvoiceCommand =
@@ -36,14 +37,8 @@ const INTERVAL_COUNTS: readonly number[] = [1, 3, 6, 12];
  * target month clamps to its last day: Jan 31 + 1 month is Feb 28 (Feb 29 in a leap year).
  */
 export function addMonthsClamped(iso: string, months: number): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) throw new ValidationError('issueDate', 'must be an ISO 8601 date');
-  const monthIndex = date.getUTCMonth() + months;
-  const year = date.getUTCFullYear() + Math.floor(monthIndex / 12);
-  const month = ((monthIndex % 12) + 12) % 12;
-  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-  const day = Math.min(date.getUTCDate(), lastDay);
-  return new Date(Date.UTC(year, month, day, date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds(), date.getUTCMilliseconds())).toISOString();
+  if (Number.isNaN(Date.parse(iso))) throw new ValidationError('issueDate', 'must be an ISO 8601 date');
+  return addInterval(iso, 'month', months);
 }
 
 /** The id of the next invoice of a recurring series: derived, so a retried finalize names the same one. */
