@@ -42,7 +42,7 @@ test('50 parallel redemptions of a code with maxRedemptions 10: exactly 10 recor
     },
   };
   // Every contender may lose up to 10 rounds (one per slot) before it sees the limit: room to retry.
-  const commands = createCommandHandler({ eventStore: counting, clock: createManualClock(), maxAttempts: 60 });
+  const commands = createCommandHandler({ eventStore: counting, clock: createManualClock() });
   const coupon = couponWithCode(10);
   await commands.handle(couponAggregate, coupon.id, { type: 'CreateCoupon', coupon }, tenant);
 
@@ -70,7 +70,7 @@ test('50 parallel redemptions of a code with maxRedemptions 10: exactly 10 recor
 
 test('a repeated redemption id counts once, also when the repeats race each other', async (t) => {
   const eventStore = await sqliteStore(t);
-  const commands = createCommandHandler({ eventStore, clock: createManualClock(), maxAttempts: 60 });
+  const commands = createCommandHandler({ eventStore, clock: createManualClock() });
   const coupon = couponWithCode(10);
   await commands.handle(couponAggregate, coupon.id, { type: 'CreateCoupon', coupon }, tenant);
   const redeem = () => commands.handle(couponAggregate, coupon.id, { type: 'RedeemPromotionCode', redemptionId: 'session-a', promotionCode: 'TenOnly' }, tenant);

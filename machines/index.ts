@@ -1,5 +1,6 @@
 import type { AnyStateMachine } from 'xstate';
 import { checkoutSessionMachine } from './checkout-session.machine.ts';
+import { couponMachine } from './coupon.machine.ts';
 import { invoiceMachine } from './invoice.machine.ts';
 import { subscriptionMachine } from './subscription.machine.ts';
 import { webhookDeliveryMachine } from './webhook-delivery.machine.ts';
@@ -7,6 +8,7 @@ import { webhookDeliveryMachine } from './webhook-delivery.machine.ts';
 /** Every statechart, by file name, for `weir machines export` and the inspector. */
 export const MACHINES: Record<string, AnyStateMachine> = {
   'checkout-session': checkoutSessionMachine,
+  coupon: couponMachine,
   invoice: invoiceMachine,
   subscription: subscriptionMachine,
   'webhook-delivery': webhookDeliveryMachine,

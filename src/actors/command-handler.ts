@@ -49,7 +49,7 @@ export type CommandHandler = {
 
 export function createCommandHandler(deps: { eventStore: EventStore; clock: Clock; maxAttempts?: number }): CommandHandler {
   const { eventStore, clock } = deps;
-  const maxAttempts = deps.maxAttempts ?? 10;
+  const maxAttempts = deps.maxAttempts ?? 50;
 
   const load: CommandHandler['load'] = async (aggregate, id, tenant) => {
     const events = await eventStore.readStream(streamIdOf(aggregate.category, id));
@@ -93,7 +93,12 @@ export function createCommandHandler(deps: { eventStore: EventStore; clock: Cloc
         const result = await eventStore.append(streamId, events, loaded.revision ?? 'no_stream');
         return { state, events, position: result.position, existed: loaded.revision !== null };
       } catch (error) {
-        if (error instanceof WrongExpectedRevisionError && attempt < maxAttempts) continue;
+        if (error instanceof WrongExpectedRevisionError && attempt < maxAttempts) {
+          // Under heavy contention (many payers racing for the last promo code) a short random
+          // pause spreads the retries out, so every loser gets to re-decide on fresh state.
+          if (attempt > 2) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 ** attempt, 50)));
+          continue;
+        }
         throw error;
       }
     }

@@ -10,6 +10,8 @@ import { faucetRoutes } from './routes/faucet.ts';
 import type { DevnetInfo } from '../chain-ingest/evm/devnet/devnet-info.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { catalogRoutes } from './routes/catalog.ts';
+import { couponRoutes } from './routes/coupons.ts';
+import { customerRoutes } from './routes/customers.ts';
 import { chainRoutes } from './routes/chains.ts';
 import { checkoutSessionRoutes } from './routes/checkout-sessions.ts';
 import { hostedCheckoutRoutes } from './routes/hosted-checkout.ts';
@@ -38,6 +40,8 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
       apiKeyRoutes(deps),
       webhookEndpointRoutes(deps),
       catalogRoutes(deps),
+      customerRoutes(deps),
+      couponRoutes(deps),
       chainRoutes(deps),
       faucetRoutes({ devnet: deps.devnet ?? null }),
     ),

@@ -1,0 +1,102 @@
+import type { Aggregate } from './aggregate.ts';
+import { InvalidStateError, ValidationError } from '../shared/errors.ts';
+import type { Environment } from '../event-store/event-store.ts';
+
+/** A postal address, as the reference API spells it (every part optional). */
+export type CustomerAddress = {
+  line1: string | null;
+  line2: string | null;
+  city: string | null;
+  state: string | null;
+  postalCode: string | null;
+  country: string | null;
+};
+
+export type Customer = {
+  id: string;
+  organizationId: string;
+  environment: Environment;
+  /** Stored as given; compared and filtered lower-cased (`emailLower`). */
+  email: string;
+  emailLower: string;
+  name: string | null;
+  phone: string | null;
+  organizationName: string | null;
+  customerReferenceId: string | null;
+  address: CustomerAddress | null;
+  metadata: Record<string, string>;
+  /** 10 = shown in the dashboard, 20 = API only (the reference's `visibility`). */
+  visibility: number;
+  createdAt: string;
+  updatedAt: string;
+  deleted: boolean;
+  deletedAt: string | null;
+};
+
+/** What a merchant may set on a customer. */
+export type CustomerFields = Pick<Customer, 'email' | 'name' | 'phone' | 'organizationName' | 'customerReferenceId' | 'address' | 'metadata' | 'visibility'>;
+
+export type CustomerEvent =
+  | { type: 'CustomerCreated'; data: { customer: Omit<Customer, 'updatedAt' | 'deleted' | 'deletedAt'> } }
+  | { type: 'CustomerUpdated'; data: { changes: Partial<Omit<Customer, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted' | 'deletedAt'>>; at: string } }
+  | { type: 'CustomerDeleted'; data: { at: string } };
+
+export type CustomerCommand =
+  | { type: 'CreateCustomer'; customer: Pick<Customer, 'id' | 'organizationId' | 'environment'> & CustomerFields }
+  | { type: 'UpdateCustomer'; changes: Partial<CustomerFields> }
+  | { type: 'DeleteCustomer' };
+
+/**
+ * A practical email check: one `@`, a non-empty local part without spaces, and a dotted domain.
+ * (Full RFC 5322 accepts addresses no mail system delivers to; this refuses the typos.)
+ */
+const EMAIL = /^[^\s@]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+
+export function isEmail(value: string): boolean {
+  return value.length <= 254 && EMAIL.test(value);
+}
+
+/** Throws a ValidationError naming `field` unless `value` is an email address. */
+export function assertEmail(value: string, field = 'email'): void {
+  if (!isEmail(value)) throw new ValidationError(field, 'must be an email address, such as payer@example.com', 'email_invalid');
+}
+
+export function evolveCustomer(customer: Customer | null, event: CustomerEvent): Customer | null {
+  switch (event.type) {
+    case 'CustomerCreated': return { ...event.data.customer, updatedAt: event.data.customer.createdAt, deleted: false, deletedAt: null };
+    case 'CustomerUpdated': return customer && { ...customer, ...event.data.changes, updatedAt: event.data.at };
+    case 'CustomerDeleted': return customer && { ...customer, deleted: true, deletedAt: event.data.at, updatedAt: event.data.at };
+  }
+}
+
+/**
+ * A customer record. Creating twice is a no-op; a deleted customer is gone for every command
+ * (deleting it again changes nothing); an update that changes nothing records nothing.
+ */
+export const customerAggregate: Aggregate<Customer | null, CustomerEvent, CustomerCommand> = {
+  category: 'customer',
+  initialState: () => null,
+  evolve: evolveCustomer,
+  decide(customer, command, { now }) {
+    if (command.type === 'CreateCustomer') {
+      if (customer) return [];
+      assertEmail(command.customer.email);
+      return [{ type: 'CustomerCreated', data: { customer: { ...command.customer, emailLower: command.customer.email.toLowerCase(), createdAt: now } } }];
+    }
+    if (command.type === 'DeleteCustomer' && customer?.deleted) return [];
+    if (!customer || customer.deleted) throw new InvalidStateError('customer does not exist', 'resource_missing');
+    if (command.type === 'DeleteCustomer') return [{ type: 'CustomerDeleted', data: { at: now } }];
+    const changes: Partial<Omit<Customer, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted' | 'deletedAt'>> = {};
+    for (const [key, value] of Object.entries(command.changes) as [keyof CustomerFields, unknown][]) {
+      if (value === undefined) continue;
+      if (JSON.stringify(customer[key]) === JSON.stringify(value)) continue;
+      (changes as Record<string, unknown>)[key] = value;
+    }
+    if (changes.email !== undefined) {
+      assertEmail(changes.email);
+      changes.emailLower = changes.email.toLowerCase();
+    }
+    if (Object.keys(changes).length === 0) return [];
+    return [{ type: 'CustomerUpdated', data: { changes, at: now } }];
+  },
+};

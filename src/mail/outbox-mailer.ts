@@ -1,0 +1,35 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import { DEFAULT_FROM, type Mailer } from './mailer.ts';
+
+/**
+ * The embedded mailer: every message is written as an RFC 5322 `.eml` file (multipart/alternative,
+ * text and HTML) into `dir`, where a person can open it with any mail client. Nothing is sent.
+ */
+export function createOutboxMailer(options: { dir: string; from?: string; now?: () => number }): Mailer & { dir: string } {
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  const now = options.now ?? Date.now;
+  let ready: Promise<unknown> | null = null;
+  let sequence = 0;
+  return {
+    dir: options.dir,
+    async send(message) {
+      ready ??= mkdir(options.dir, { recursive: true });
+      await ready;
+      const info = await transport.sendMail({
+        from: message.from ?? options.from ?? DEFAULT_FROM,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        date: new Date(now()),
+      });
+      const id = String(info.messageId).replace(/^<|>$/g, '');
+      const stamp = new Date(now()).toISOString().replace(/[:.]/g, '-');
+      const file = join(options.dir, `${stamp}-${String(++sequence).padStart(4, '0')}-${id.replace(/[^A-Za-z0-9._-]/g, '_')}.eml`);
+      await writeFile(file, info.message as Buffer, { flag: 'wx' });
+      return { id };
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import Router from '@koa/router';
+import { assertEmail, customerAggregate, type CustomerAddress, type CustomerFields } from '../../actors/customer.ts';
+import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
+import { NotFoundError, ValidationError } from '../../shared/errors.ts';
+import { isUuid, newId } from '../../shared/ids.ts';
+import { asObject, optionalEnum, optionalMetadata, optionalString, requiredString, type Input } from '../../shared/input.ts';
+import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { commandFor, ownedBy } from '../command.ts';
+import { listPage } from '../pagination.ts';
+
+const ADDRESS_PARTS = ['line1', 'line2', 'city', 'state', 'postalCode', 'country'] as const;
+const VISIBILITIES = ['10', '20'] as const;
+
+/** The customer as the API shows it (the reference's CustomerDto, plus tenant fields). */
+export function presentCustomer(doc: CustomerDoc) {
+  const { _id, emailLower, deleted, deletedAt, ...customer } = doc;
+  return { ...customer, customerNumber: doc.id.slice(0, 8).toUpperCase(), livemode: doc.environment === 'live' };
+}
+
+function addressOf(o: Input, key: string): CustomerAddress | null | undefined {
+  if (!(key in o)) return undefined;
+  if (o[key] === null) return null;
+  const value = asObject(o[key], key);
+  for (const k of Object.keys(value)) {
+    if (!(ADDRESS_PARTS as readonly string[]).includes(k)) throw new ValidationError(`${key}.${k}`, `is not an address field; use ${ADDRESS_PARTS.join(', ')}`);
+  }
+  const address = {} as CustomerAddress;
+  for (const part of ADDRESS_PARTS) address[part] = optionalString(value, part, key, { max: part === 'country' ? 2 : 200 }) ?? null;
+  if (address.country !== null && !/^[A-Za-z]{2}$/.test(address.country)) throw new ValidationError(`${key}.country`, 'must be a two-letter ISO 3166-1 country code');
+  if (address.country !== null) address.country = address.country.toUpperCase();
+  return address;
+}
+
+/** A nullable text field: absent = unchanged (undefined), null = cleared. */
+function nullableString(o: Input, key: string, max: number): string | null | undefined {
+  if (!(key in o)) return undefined;
+  if (o[key] === null) return null;
+  return optionalString(o, key, '', { max }) ?? null;
+}
+
+function visibilityOf(o: Input): number | undefined {
+  const v = o.visibility;
+  if (v === undefined || v === null) return undefined;
+  const text = typeof v === 'number' ? String(v) : v;
+  return Number(optionalEnum({ visibility: text }, 'visibility', VISIBILITIES));
+}
+
+/** Fields of a create (everything) or an update (only what the body names). */
+function customerFields(body: Input, mode: 'create' | 'update'): Partial<CustomerFields> {
+  const email = mode === 'create' ? requiredString(body, 'email', '', { max: 254 }) : optionalString(body, 'email', '', { max: 254, min: 1 });
+  if (email !== undefined) assertEmail(email);
+  const phone = nullableString(body, 'phone', 40);
+  if (phone && !/^\+?[0-9 ()\-.]{3,40}$/.test(phone)) throw new ValidationError('phone', 'must be a phone number: digits, spaces, ( ) - . and an optional leading +');
+  return {
+    email,
+    name: nullableString(body, 'name', 250),
+    phone,
+    organizationName: nullableString(body, 'organizationName', 250),
+    customerReferenceId: nullableString(body, 'customerReferenceId', 200),
+    address: addressOf(body, 'address'),
+    metadata: 'metadata' in body && body.metadata === null ? {} : optionalMetadata(body, 'metadata'),
+    visibility: visibilityOf(body),
+  };
+}
+
+/** Customers: create, list (by `email`, `ids`, `customerReferenceId`, `createdAt`), read, update, delete. */
+export function customerRoutes(deps: ApiDeps): Router<ApiState> {
+  const router = new Router<ApiState>({ prefix: '/api/v1' });
+  const customers = deps.readStore.collection<CustomerDoc>(CUSTOMERS);
+
+  const loadCustomer = async (ctx: ApiContext, id: string) => {
+    const doc = isUuid(id) ? await customers.get(id) : null;
+    if (!ownedBy(ctx, doc) || doc.deleted) throw new NotFoundError('customer', id);
+    return doc;
+  };
+
+  router.post('/customers', async (ctx) => {
+    const body = asObject(ctx.state.body, '');
+    const { tenant } = ctx.state;
+    const fields = customerFields(body, 'create');
+    const id = newId();
+    await commandFor(deps, ctx, customerAggregate, id, {
+      type: 'CreateCustomer',
+      customer: {
+        id, organizationId: tenant.organizationId, environment: tenant.environment,
+        email: fields.email!, name: fields.name ?? null, phone: fields.phone ?? null, organizationName: fields.organizationName ?? null,
+        customerReferenceId: fields.customerReferenceId ?? null, address: fields.address ?? null, metadata: fields.metadata ?? {}, visibility: fields.visibility ?? 10,
+      },
+    });
+    ctx.body = presentCustomer((await customers.get(id))!);
+  });
+
+  router.get('/customers', async (ctx) => {
+    const raw = ctx.query.email;
+    const email = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    ctx.body = await listPage(ctx, customers, {
+      base: { deleted: false, ...(email ? { emailLower: email.toLowerCase() } : {}) },
+      filters: { ids: { field: 'id', kind: 'csv' }, customerReferenceId: {} },
+      present: presentCustomer,
+    });
+  });
+
+  router.get('/customers/:id', async (ctx) => { ctx.body = presentCustomer(await loadCustomer(ctx, ctx.params.id!)); });
+
+  router.put('/customers/:id', async (ctx) => {
+    const existing = await loadCustomer(ctx, ctx.params.id!);
+    const changes = customerFields(asObject(ctx.state.body, ''), 'update');
+    await commandFor(deps, ctx, customerAggregate, existing.id, { type: 'UpdateCustomer', changes });
+    ctx.body = presentCustomer((await customers.get(existing.id))!);
+  });
+
+  router.delete('/customers/:id', async (ctx) => {
+    const existing = await loadCustomer(ctx, ctx.params.id!);
+    await commandFor(deps, ctx, customerAggregate, existing.id, { type: 'DeleteCustomer' });
+    ctx.body = { statusCode: 200, message: `customer ${existing.id} deleted` };
+  });
+
+  return router;
+}

@@ -1,0 +1,84 @@
+import Router from '@koa/router';
+import { invoiceAggregate } from '../../../machines/invoice.aggregate.ts';
+import type { Invoice } from '../../../machines/invoice.types.ts';
+import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
+import { organizationRecordId } from '../../actors/organization.ts';
+import { escapeHtml } from '../../hosted/html.ts';
+import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
+import { INVOICES, type InvoiceDoc } from '../../projections/invoices.projection.ts';
+import { NotFoundError } from '../../shared/errors.ts';
+import { isUuid } from '../../shared/ids.ts';
+import { formatAmount } from '../../shared/money.ts';
+import type { ApiDeps, ApiState } from '../api-context.ts';
+
+/** A session is reused while it has at least this long to live, so the payer is not rushed. */
+const MIN_REMAINING_MS = 10 * 60 * 1000;
+
+function statusPage(invoice: Invoice, org: OrganizationDoc | null, message: string): string {
+  const e = escapeHtml;
+  const business = org?.name ?? 'Weir merchant';
+  const color = org?.brandColor && /^#[0-9a-fA-F]{3,6}$/.test(org.brandColor) ? org.brandColor : '#1f2937';
+  return `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Invoice ${e(invoice.number)} · ${e(business)}</title></head>
+<body style="font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;background:#f3f4f6;margin:0;padding:32px">
+<main style="max-width:480px;margin:0 auto;background:#fff;border-radius:8px;overflow:hidden">
+<header style="background:${color};color:#fff;padding:16px 24px"><strong>${e(business)}</strong><div>Invoice ${e(invoice.number)}</div></header>
+<section style="padding:24px"><p>${e(message)}</p>
+<p>Amount: ${e(formatAmount(BigInt(invoice.amountDue)))} ${e(invoice.currency.toUpperCase())}</p></section>
+</main></body></html>`;
+}
+
+/**
+ * The public pay link of an invoice, `/invoices/{id}/pay`. For an open (or uncollectible)
+ * invoice it reuses the open checkout session of its latest attempt, or opens a new one for the
+ * amount remaining and records it as a payment attempt, then redirects the payer there. Other
+ * statuses get a small page saying so.
+ */
+export function hostedInvoiceRoutes(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession }): Router<ApiState> {
+  const router = new Router<ApiState>({ prefix: '/invoices' });
+  const invoices = deps.readStore.collection<InvoiceDoc>(INVOICES);
+  const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+
+  async function reusableSession(invoice: Invoice): Promise<CheckoutSessionDoc | null> {
+    const pending = invoice.paymentAttempts.filter((a) => a.status === 'pending').map((a) => a.checkoutSessionId).reverse();
+    for (const id of pending) {
+      const session = await sessions.get(id);
+      if (session && session.status === 'open' && Date.parse(session.expiresAt) - deps.clock.now() > MIN_REMAINING_MS) return session;
+    }
+    return null;
+  }
+
+  router.get('/:id/pay', async (ctx) => {
+    const id = ctx.params.id!;
+    const invoice = isUuid(id) ? await invoices.get(id) : null;
+    if (!invoice || invoice.deletedAt !== null || invoice.status === 'draft') throw new NotFoundError('invoice', id);
+    ctx.set('Cache-Control', 'no-store');
+    if (invoice.status === 'open' || invoice.status === 'uncollectible') {
+      const reuse = await reusableSession(invoice);
+      if (reuse) { ctx.redirect(reuse.url); return; }
+      const tenant = { organizationId: invoice.organizationId, environment: invoice.environment, actor: 'payer' };
+      const { session, position } = await deps.createCheckoutSession({
+        mode: 'payment',
+        successUrl: `${deps.publicUrl}/invoices/${invoice.id}/pay`,
+        customerId: invoice.customerId,
+        clientReferenceId: invoice.number,
+        metadata: { invoiceId: invoice.id, invoiceNumber: invoice.number },
+        ...(invoice.paymentMethods.chainIds.length ? { paymentSetting: { allowedChains: invoice.paymentMethods.chainIds.map((chainId) => ({ chainId })) } } : {}),
+        lineItems: { data: [{ quantity: 1, priceData: { currency: invoice.currency, unitAmount: invoice.amountRemaining, productData: { name: `Invoice ${invoice.number}` } } }] },
+      }, tenant, { invoiceId: invoice.id });
+      if (position !== null) await deps.projections.waitFor(position);
+      const result = await deps.commands.handle(invoiceAggregate, invoice.id, { type: 'StartInvoicePaymentAttempt', checkoutSessionId: session.id }, tenant);
+      if (result.position !== null) await deps.projections.waitFor(result.position);
+      ctx.redirect(session.url);
+      return;
+    }
+    const org = await orgs.get(organizationRecordId(invoice.organizationId, invoice.environment));
+    const message = invoice.status === 'paid' ? `This invoice was paid on ${(invoice.paidAt ?? '').slice(0, 10)}. Thank you.` : 'This invoice was voided and can no longer be paid.';
+    ctx.status = invoice.status === 'paid' ? 200 : 410;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+    ctx.body = statusPage(invoice, org, message);
+  });
+
+  return router;
+}

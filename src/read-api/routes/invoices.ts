@@ -1,0 +1,363 @@
+import Router from '@koa/router';
+import { invoiceAggregate } from '../../../machines/invoice.aggregate.ts';
+import { decideInvoice, type InvoiceCommand } from '../../../machines/invoice.decide.ts';
+import type {
+  Invoice, InvoiceChanges, InvoiceCollectionMethod, InvoiceLineItem, InvoicePaymentMethods, InvoiceRecurring, InvoiceReminderSettings, RecurringIntervalCount,
+} from '../../../machines/invoice.types.ts';
+import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
+import { isEmail } from '../../actors/customer.ts';
+import { formatInvoiceNumber, invoiceNumberClaimAggregate, invoiceNumberClaimId } from '../../actors/invoice-number-claim.ts';
+import { createLineItemResolver } from '../../actors/line-items.ts';
+import { organizationRecordId } from '../../actors/organization.ts';
+import type { Environment } from '../../event-store/event-store.ts';
+import { renderInvoiceMail } from '../../mail/invoice-mail.ts';
+import type { Mailer } from '../../mail/mailer.ts';
+import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
+import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
+import { INVOICES, publicInvoice, type InvoiceDoc } from '../../projections/invoices.projection.ts';
+import { ConflictError, NotFoundError, ValidationError, WeirError } from '../../shared/errors.ts';
+import { isUuid, newId } from '../../shared/ids.ts';
+import {
+  asObject, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, requiredString, type Input,
+} from '../../shared/input.ts';
+import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { commandFor, ownedBy } from '../command.ts';
+import { listPage } from '../pagination.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_DAYS_UNTIL_DUE = 30;
+const NUMBER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._/#-]{0,63}$/;
+const MAX_NUMBER_ATTEMPTS = 50;
+
+/** Dashboard intervals and their month counts. */
+const INTERVAL_MONTHS: Record<string, RecurringIntervalCount> = {
+  month: 1, monthly: 1, quarter: 3, quarterly: 3, 'half-year': 6, half_year: 6, 'half-yearly': 6, half_yearly: 6, semiannual: 6, year: 12, yearly: 12, annually: 12, annual: 12,
+};
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** A date (`2026-05-01`, midnight UTC) or an ISO 8601 timestamp, as an ISO timestamp. */
+export function parseInvoiceDate(raw: string, field: string): string {
+  const match = ISO_DATE.exec(raw);
+  const fail = () => new ValidationError(field, 'must be a date (2026-05-01) or an ISO 8601 timestamp (2026-05-01T08:00:00Z)');
+  if (!match) throw fail();
+  const [, year, month, dayOfMonth, hour, minute, second, offset] = match;
+  const daysInMonth = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
+  if (Number(month) < 1 || Number(month) > 12 || Number(dayOfMonth) < 1 || Number(dayOfMonth) > daysInMonth) throw fail();
+  if (hour !== undefined && (Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59)) throw fail();
+  const time = Date.parse(hour === undefined ? `${raw}T00:00:00Z` : offset === undefined ? `${raw}Z` : raw);
+  if (Number.isNaN(time)) throw fail();
+  return new Date(time).toISOString();
+}
+
+function numberList(o: Input, key: string, path: string): number[] | undefined {
+  return optionalArray(o, key, path, { max: 50 })?.map((v, i) => {
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw new ValidationError(`${path}.${key}[${i}]`, 'must be a positive integer');
+    return v;
+  });
+}
+
+function stringList(o: Input, key: string, path: string): string[] | undefined {
+  return optionalArray(o, key, path, { max: 50 })?.map((v, i) => {
+    if (typeof v !== 'string' || v.length === 0 || v.length > 200) throw new ValidationError(`${path}.${key}[${i}]`, 'must be a non-empty string');
+    return v;
+  });
+}
+
+function dayOffsets(o: Input, key: string, path: string): number[] | undefined {
+  return optionalArray(o, key, path, { max: 10 })?.map((v, i) => {
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1 || v > 365) throw new ValidationError(`${path}.${key}[${i}]`, 'must be a whole number of days from 1 to 365');
+    return v;
+  });
+}
+
+/** The invoice fields of a create or update request; undefined means "not sent". */
+type InvoiceFields = {
+  dueDate?: string;
+  issueDate?: string | null;
+  description?: string | null;
+  memo?: string | null;
+  footer?: string | null;
+  invoiceType?: Invoice['invoiceType'];
+  recurring?: InvoiceRecurring | null;
+  collectionMethod?: InvoiceCollectionMethod;
+  paymentMethods?: InvoicePaymentMethods;
+  reminders?: InvoiceReminderSettings;
+  metadata?: Record<string, string>;
+  number?: string;
+};
+
+function readFields(body: Input, nowMs: number, current: Invoice | null): InvoiceFields {
+  const fields: InvoiceFields = {};
+  const dueDate = optionalString(body, 'dueDate', '', { max: 64 });
+  const daysUntilDue = optionalInteger(body, 'daysUntilDue', '', { min: 0, max: 3650 });
+  if (dueDate !== undefined && daysUntilDue !== undefined) throw new ValidationError('dueDate', 'send dueDate or daysUntilDue, not both', 'parameters_exclusive');
+  if (dueDate !== undefined) fields.dueDate = parseInvoiceDate(dueDate, 'dueDate');
+  if (daysUntilDue !== undefined) fields.dueDate = new Date(nowMs + daysUntilDue * DAY_MS).toISOString();
+  if (body.issueDate !== undefined) {
+    const issueDate = optionalString(body, 'issueDate', '', { max: 64 });
+    fields.issueDate = issueDate === undefined ? null : parseInvoiceDate(issueDate, 'issueDate');
+  }
+  for (const key of ['description', 'memo', 'footer'] as const) {
+    if (body[key] !== undefined) fields[key] = optionalString(body, key, '', { max: 5000 }) ?? null;
+  }
+  const invoiceType = optionalEnum(body, 'invoiceType', ['one_time', 'recurring'] as const);
+  if (invoiceType !== undefined) fields.invoiceType = invoiceType;
+  // `interval` (month, quarter, half-year, year) or `recurring: {interval, intervalCount}`.
+  const recurringInput = optionalObject(body, 'recurring');
+  const intervalName = optionalString(body, 'interval', '', { max: 20 }) ?? (recurringInput ? optionalString(recurringInput, 'interval', 'recurring', { max: 20 }) : undefined);
+  if (intervalName !== undefined) {
+    const months = INTERVAL_MONTHS[intervalName.toLowerCase()];
+    if (months === undefined) throw new ValidationError(body.interval !== undefined ? 'interval' : 'recurring.interval', 'must be one of month, quarter, half-year, year');
+    const countInput = recurringInput ? optionalInteger(recurringInput, 'intervalCount', 'recurring') : undefined;
+    const intervalCount = intervalName.toLowerCase() === 'month' && countInput !== undefined ? countInput : months;
+    if (![1, 3, 6, 12].includes(intervalCount)) throw new ValidationError('recurring.intervalCount', 'must be 1, 3, 6 or 12');
+    fields.recurring = { interval: 'month', intervalCount: intervalCount as RecurringIntervalCount };
+  }
+  const effectiveType = fields.invoiceType ?? current?.invoiceType ?? 'one_time';
+  if (effectiveType === 'one_time' && fields.invoiceType === 'one_time') fields.recurring = null;
+  if (effectiveType === 'recurring' && fields.recurring === undefined && !current?.recurring) {
+    throw new ValidationError('interval', 'is required for a recurring invoice: month, quarter, half-year or year', 'parameter_missing');
+  }
+  if (effectiveType === 'one_time' && fields.recurring) throw new ValidationError('interval', 'is only allowed on a recurring invoice (invoiceType recurring)');
+  const collectionMethod = optionalEnum(body, 'collectionMethod', ['charge_automatically', 'send_invoice'] as const);
+  if (collectionMethod !== undefined) fields.collectionMethod = collectionMethod;
+  const methods = optionalObject(body, 'paymentMethods');
+  if (methods) fields.paymentMethods = { chainIds: numberList(methods, 'chainIds', 'paymentMethods') ?? [], assetIds: stringList(methods, 'assetIds', 'paymentMethods') ?? [] };
+  const reminders = optionalObject(body, 'reminders');
+  if (reminders) {
+    fields.reminders = {
+      enabled: optionalBoolean(reminders, 'enabled', 'reminders') ?? true,
+      daysBeforeDue: dayOffsets(reminders, 'daysBeforeDue', 'reminders') ?? [],
+      daysAfterDue: dayOffsets(reminders, 'daysAfterDue', 'reminders') ?? [],
+    };
+  }
+  const metadata = optionalMetadata(body, 'metadata');
+  if (metadata !== undefined) fields.metadata = metadata;
+  const number = optionalString(body, 'number', '', { min: 1, max: 64, pattern: NUMBER_PATTERN, hint: 'must be 1 to 64 letters, digits or . _ / # -, starting with a letter or digit' });
+  if (number !== undefined) fields.number = number;
+  return fields;
+}
+
+export type InvoiceRouteDeps = ApiDeps & { createCheckoutSession: CreateCheckoutSession; mailer: Mailer };
+
+/** Where a customer pays an invoice (the hosted invoice page). */
+export const invoicePayUrl = (publicUrl: string, invoiceId: string) => `${publicUrl}/invoices/${invoiceId}/pay`;
+
+/**
+ * `/api/v1/invoices`: drafts are created, edited and deleted; finalizing opens an invoice for
+ * payment (hosted page `/invoices/{id}/pay`); send mails it to the customer; pay marks it paid
+ * out of band; void and mark-uncollectible close it; duplicate copies it into a new draft. A
+ * transition the invoice's status forbids is a 400 naming that status.
+ */
+export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
+  const router = new Router<ApiState>({ prefix: '/api/v1/invoices' });
+  const invoices = deps.readStore.collection<InvoiceDoc>(INVOICES);
+  const customers = deps.readStore.collection<CustomerDoc>(CUSTOMERS);
+  const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+  const lineItemResolver = createLineItemResolver({ readStore: deps.readStore, commands: deps.commands });
+
+  const load = async (ctx: ApiContext): Promise<InvoiceDoc> => {
+    const id = ctx.params.id!;
+    const doc = isUuid(id) ? await invoices.get(id) : null;
+    if (!ownedBy(ctx, doc) || doc.deletedAt !== null) throw new NotFoundError('invoice', id);
+    return doc;
+  };
+  const run = async (ctx: ApiContext, id: string, command: InvoiceCommand): Promise<InvoiceDoc> => {
+    await commandFor(deps, ctx, invoiceAggregate, id, command);
+    return (await invoices.get(id))!;
+  };
+  const commandContext = (ctx: ApiContext) => ({ organizationId: ctx.state.tenant.organizationId, environment: ctx.state.tenant.environment, actor: `api_key:${ctx.state.tenant.keyId}` });
+
+  async function checkCustomer(ctx: ApiContext, customerId: string): Promise<void> {
+    const customer = await customers.get(customerId);
+    // Customers are checked when their read model holds them; an unknown id is taken as given.
+    if (customer && (!ownedBy(ctx, customer) || customer.deleted)) throw new ValidationError('customerId', `customer ${customerId} does not exist`, 'resource_missing');
+  }
+
+  async function resolveLines(ctx: ApiContext, input: unknown, now: string) {
+    const { tenant } = ctx.state;
+    const resolved = await lineItemResolver.resolve(input, { organizationId: tenant.organizationId, environment: tenant.environment }, now);
+    const lineItems: InvoiceLineItem[] = resolved.map((r) => ({
+      description: r.product.name, priceId: r.price.id, quantity: r.quantity, unitAmount: r.price.unitAmount,
+      amountTotal: (BigInt(r.price.unitAmount) * BigInt(r.quantity)).toString(),
+    }));
+    return { resolved, lineItems, currency: resolved[0]!.price.currency };
+  }
+
+  /**
+   * Reserve `number` for the invoice (a hand-entered one), or the next free `INV-000123` from the
+   * count of the tenant's invoices. Each number is a claim stream in the log, so two requests
+   * racing for the same number cannot both win: the loser moves on to the next one.
+   */
+  async function claimNumber(ctx: ApiContext, invoiceId: string, wanted: string | undefined): Promise<string> {
+    const { tenant } = ctx.state;
+    const claim = (number: string) => deps.commands.handle(invoiceNumberClaimAggregate, invoiceNumberClaimId(tenant, number), {
+      type: 'ClaimInvoiceNumber', claim: { number, invoiceId, organizationId: tenant.organizationId, environment: tenant.environment },
+    }, commandContext(ctx));
+    if (wanted !== undefined) { await claim(wanted); return wanted; }
+    let sequence = (await invoices.count({ organizationId: tenant.organizationId, environment: tenant.environment })) + 1;
+    for (let attempt = 0; attempt < MAX_NUMBER_ATTEMPTS; attempt++, sequence++) {
+      const number = formatInvoiceNumber(sequence);
+      try {
+        await claim(number);
+        return number;
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error;
+      }
+    }
+    throw new ConflictError(`could not find a free invoice number after ${formatInvoiceNumber(sequence)}; send number`, 'invoice_number_in_use');
+  }
+
+  /** Validate the whole draft (the decider, dry), then reserve its number and write it. */
+  async function createDraft(ctx: ApiContext, invoice: Invoice, wantedNumber: string | undefined, commit: () => Promise<void>): Promise<InvoiceDoc> {
+    decideInvoice(invoiceAggregate.initialState(), { type: 'CreateInvoice', invoice }, { now: invoice.createdAt });
+    const number = await claimNumber(ctx, invoice.id, wantedNumber);
+    await commit();
+    return run(ctx, invoice.id, { type: 'CreateInvoice', invoice: { ...invoice, number } });
+  }
+
+  function blankInvoice(ctx: ApiContext, now: string): Invoice {
+    const { tenant } = ctx.state;
+    return {
+      id: newId(), organizationId: tenant.organizationId, environment: tenant.environment as Environment, createdAt: now, updatedAt: now,
+      number: 'INV-PENDING', customerId: '', description: null, currency: 'usdc', lineItems: { object: 'list', data: [] },
+      amountDue: '0', amountPaid: '0', amountRemaining: '0', dueDate: now, issueDate: null, memo: null, footer: null,
+      invoiceType: 'one_time', recurring: null, collectionMethod: 'send_invoice', billingReason: 'manual',
+      paymentMethods: { chainIds: [], assetIds: [] }, reminders: { enabled: false, daysBeforeDue: [], daysAfterDue: [] },
+      metadata: {}, status: 'draft', url: null, paid: false, paidOutOfBand: false, attempted: false, attemptCount: 0,
+      checkoutSessionId: null, paymentAttempts: [], transactionHash: null, remindersSent: [], nextInvoice: null,
+      finalizedAt: null, sentAt: null, paidAt: null, voidedAt: null, markedUncollectibleAt: null, deletedAt: null,
+    };
+  }
+
+  router.post('/', async (ctx) => {
+    const body = asObject(ctx.state.body, '');
+    const nowMs = deps.clock.now();
+    const now = new Date(nowMs).toISOString();
+    const customerId = requiredString(body, 'customerId', '', { max: 64 });
+    await checkCustomer(ctx, customerId);
+    const fields = readFields(body, nowMs, null);
+    if (body.lineItems === undefined || body.lineItems === null) throw new ValidationError('lineItems', 'is required', 'parameter_missing');
+    const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, now);
+    const { number, ...rest } = fields;
+    const invoice: Invoice = {
+      ...blankInvoice(ctx, now), ...rest, customerId, currency, lineItems: { object: 'list', data: lineItems },
+      dueDate: fields.dueDate ?? new Date(nowMs + DEFAULT_DAYS_UNTIL_DUE * DAY_MS).toISOString(),
+    };
+    const doc = await createDraft(ctx, invoice, number, async () => { await lineItemResolver.commit(resolved, commandContext(ctx)); });
+    ctx.body = publicInvoice(doc);
+  });
+
+  router.get('/', async (ctx) => {
+    ctx.body = await listPage(ctx, invoices, {
+      base: { deletedAt: null },
+      present: publicInvoice,
+      filters: {
+        ids: { field: 'id', kind: 'csv' },
+        status: { values: ['draft', 'open', 'paid', 'void', 'uncollectible'] },
+        customerId: {},
+        invoiceType: { values: ['one_time', 'recurring'] },
+        collectionMethod: { values: ['charge_automatically', 'send_invoice'] },
+        number: {},
+      },
+    });
+  });
+
+  router.get('/:id', async (ctx) => { ctx.body = publicInvoice(await load(ctx)); });
+
+  router.put('/:id', async (ctx) => {
+    const invoice = await load(ctx);
+    // The decider names the status when the invoice is no longer a draft; nothing is written first.
+    if (invoice.status !== 'draft') { await run(ctx, invoice.id, { type: 'UpdateInvoice', changes: {} }); return; }
+    const body = asObject(ctx.state.body, '');
+    const nowMs = deps.clock.now();
+    const { number, ...fields } = readFields(body, nowMs, invoice);
+    const changes: InvoiceChanges = { ...fields };
+    if (body.customerId !== undefined) {
+      changes.customerId = requiredString(body, 'customerId', '', { max: 64 });
+      await checkCustomer(ctx, changes.customerId);
+    }
+    let commitLines: (() => Promise<void>) | null = null;
+    if (body.lineItems !== undefined) {
+      const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, new Date(nowMs).toISOString());
+      changes.lineItems = { object: 'list', data: lineItems };
+      changes.currency = currency;
+      commitLines = async () => { await lineItemResolver.commit(resolved, commandContext(ctx)); };
+    }
+    if (Object.keys(changes).length === 0 && number === undefined) throw new ValidationError(null, 'nothing to update: send at least one invoice field');
+    decideInvoice(invoiceAggregate.initialState(), { type: 'CreateInvoice', invoice: { ...invoice, ...changes } }, { now: invoice.createdAt });
+    if (number !== undefined && number !== invoice.number) changes.number = await claimNumber(ctx, invoice.id, number);
+    await commitLines?.();
+    ctx.body = publicInvoice(await run(ctx, invoice.id, { type: 'UpdateInvoice', changes }));
+  });
+
+  router.delete('/:id', async (ctx) => {
+    const invoice = await load(ctx);
+    await run(ctx, invoice.id, { type: 'DeleteInvoice' });
+    ctx.body = { id: invoice.id, object: 'invoice', deleted: true };
+  });
+
+  router.post('/:id/finalize', async (ctx) => {
+    const invoice = await load(ctx);
+    ctx.body = publicInvoice(await run(ctx, invoice.id, { type: 'FinalizeInvoice', url: invoicePayUrl(deps.publicUrl, invoice.id) }));
+  });
+
+  router.post('/:id/send', async (ctx) => {
+    const invoice = await load(ctx);
+    const url = invoicePayUrl(deps.publicUrl, invoice.id);
+    if (invoice.status !== 'draft' && invoice.status !== 'open') { await run(ctx, invoice.id, { type: 'SendInvoice', to: null, url }); return; }
+    const body = ctx.state.body === undefined ? {} : asObject(ctx.state.body, '');
+    const customer = await customers.get(invoice.customerId);
+    const known = customer && ownedBy(ctx, customer) && !customer.deleted ? customer : null;
+    const to = optionalString(body, 'to', '', { max: 254 }) ?? known?.email ?? null;
+    if (!to) throw new ValidationError('to', 'is required: the invoice\'s customer has no email address on record', 'parameter_missing');
+    if (!isEmail(to)) throw new ValidationError('to', 'must be an email address');
+    const cc = stringList(body, 'cc', '') ?? [];
+    for (const [i, address] of cc.entries()) if (!isEmail(address)) throw new ValidationError(`cc[${i}]`, 'must be an email address');
+    // Finalize first (numbers and the pay link are frozen), mail, then record that it was sent.
+    const open = invoice.status === 'draft' ? await run(ctx, invoice.id, { type: 'FinalizeInvoice', url }) : invoice;
+    const org = await orgs.get(organizationRecordId(open.organizationId, open.environment));
+    const mail = renderInvoiceMail({ kind: 'invoice', invoice: open, organization: org, customerName: known?.name ?? null, payUrl: open.url ?? url, now: deps.clock.now() });
+    try {
+      for (const recipient of [to, ...cc]) await deps.mailer.send({ to: recipient, ...mail });
+    } catch (error) {
+      throw new WeirError(502, 'Bad Gateway', 'mail_delivery_failed', `the invoice is ${open.status} but could not be mailed: ${(error as Error).message}`);
+    }
+    ctx.body = publicInvoice(await run(ctx, invoice.id, { type: 'SendInvoice', to: body.to === undefined ? null : to, url }));
+  });
+
+  router.post('/:id/pay', async (ctx) => {
+    const invoice = await load(ctx);
+    ctx.body = publicInvoice(await run(ctx, invoice.id, { type: 'MarkInvoicePaid' }));
+  });
+
+  router.post('/:id/void', async (ctx) => {
+    const invoice = await load(ctx);
+    ctx.body = publicInvoice(await run(ctx, invoice.id, { type: 'VoidInvoice' }));
+  });
+
+  router.post('/:id/mark-uncollectible', async (ctx) => {
+    const invoice = await load(ctx);
+    ctx.body = publicInvoice(await run(ctx, invoice.id, { type: 'MarkInvoiceUncollectible' }));
+  });
+
+  /** A new draft with the same customer, lines and settings; a fresh number; due as far ahead as the original was. */
+  router.post('/:id/duplicate', async (ctx) => {
+    const source = await load(ctx);
+    const nowMs = deps.clock.now();
+    const now = new Date(nowMs).toISOString();
+    const span = Math.max(0, Date.parse(source.dueDate) - Date.parse(source.issueDate ?? source.createdAt));
+    const invoice: Invoice = {
+      ...blankInvoice(ctx, now),
+      customerId: source.customerId, description: source.description, currency: source.currency,
+      lineItems: { object: 'list', data: source.lineItems.data.map((item) => ({ ...item })) },
+      dueDate: new Date(nowMs + span).toISOString(), memo: source.memo, footer: source.footer,
+      invoiceType: source.invoiceType, recurring: source.recurring, collectionMethod: source.collectionMethod,
+      paymentMethods: source.paymentMethods, reminders: source.reminders, metadata: { ...source.metadata },
+    };
+    ctx.body = publicInvoice(await createDraft(ctx, invoice, undefined, async () => {}));
+  });
+
+  return router;
+}

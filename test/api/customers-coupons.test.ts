@@ -1,0 +1,245 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Koa from 'koa';
+import type Router from '@koa/router';
+import test, { type ExecutionContext } from 'ava';
+import { couponAggregate } from '../../machines/coupon.aggregate.ts';
+import { createCommandHandler } from '../../src/actors/command-handler.ts';
+import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
+import { createSqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
+import { couponsProjection, findPromotionCode } from '../../src/projections/coupons.projection.ts';
+import { customersProjection } from '../../src/projections/customers.projection.ts';
+import { createProjectionRunner } from '../../src/projections/projection-runner.ts';
+import { tenancyProjection } from '../../src/projections/tenancy.projection.ts';
+import type { ApiDeps, ApiState } from '../../src/read-api/api-context.ts';
+import { compose } from '../../src/read-api/compose.ts';
+import { authMiddleware, errorMiddleware, jsonBodyMiddleware } from '../../src/read-api/middleware.ts';
+import { couponRoutes } from '../../src/read-api/routes/coupons.ts';
+import { customerRoutes } from '../../src/read-api/routes/customers.ts';
+import { openReadStore } from '../../src/read-store/open-read-store.ts';
+import { createManualClock } from '../../src/shared/clock.ts';
+import { createOrganization } from '../../src/tenancy/create-organization.ts';
+import { createSecretBox } from '../../src/tenancy/secrets.ts';
+import { apiClient } from '../support/api-client.ts';
+import { assertError, type Page } from './helpers.ts';
+
+/**
+ * Customers and coupons over HTTP, on a small Koa app with the real stores, projection runner,
+ * auth and body middleware (the same order as `createApiApp`), until they are mounted there.
+ */
+async function startApp(t: ExecutionContext) {
+  const dir = await mkdtemp(join(tmpdir(), 'weir-coupons-api-'));
+  const eventStore = createSqliteEventStore({ path: join(dir, 'events.sqlite3') });
+  const readStore = await openReadStore({ embeddedIndexedFields: ['organizationId', 'status'] });
+  const clock = createManualClock(Date.parse('2026-01-01T00:00:00Z'));
+  const commands = createCommandHandler({ eventStore, clock });
+  const projections = createProjectionRunner({ eventStore, readStore, projections: [tenancyProjection, customersProjection, couponsProjection] });
+  await projections.start();
+  const deps: ApiDeps = { clock, eventStore, readStore, commands, projections, rail: createTestRail(), secretBox: createSecretBox(randomBytes(32)), publicUrl: 'http://127.0.0.1' };
+  const app = new Koa<ApiState>();
+  app.silent = true;
+  const mounted = (...routers: Router<ApiState>[]) => routers.flatMap((r) => [r.routes(), r.allowedMethods()] as unknown as Koa.Middleware<ApiState>[]);
+  app.use(errorMiddleware());
+  app.use(compose<ApiState>([authMiddleware(readStore), jsonBodyMiddleware(), ...mounted(customerRoutes(deps), couponRoutes(deps))]));
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  t.teardown(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await projections.stop();
+    await eventStore.close();
+    await readStore.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const merchant = async (name: string) => {
+    const org = await createOrganization(commands, name);
+    await projections.waitFor(org.position);
+    return { ...org, api: apiClient(url, org.keys.test.secretKey), live: apiClient(url, org.keys.live.secretKey) };
+  };
+  const logLength = async () => (await eventStore.readAll(null, 100_000)).length;
+  return { url, clock, commands, readStore, projections, merchant, logLength };
+}
+
+type Customer = { id: string; email: string; name: string | null; phone: string | null; metadata: Record<string, string>; address: Record<string, string | null> | null; customerNumber: string; createdAt: string; updatedAt: string };
+type Coupon = {
+  id: string; name: string; status: string; isEnable: boolean; isArchived: boolean; timesRedeemed: number; percentOff: number | null; amountOff: string | null;
+  maxRedemptions: number | null; redeemBy: string | null;
+  promotionCodes: { id: string; code: string; couponId: string; isActive: boolean; timesRedeemed: number; maxRedemptions: number | null }[];
+};
+
+// --- customers ----------------------------------------------------------------------------
+
+test('customers: create, read, update, list by email and ids, delete', async (t) => {
+  const weir = await startApp(t);
+  const { api } = await weir.merchant('Shop');
+  const created = await api.post<Customer>('/api/v1/customers', {
+    email: 'Ada@Example.com', name: 'Ada', phone: '+44 20 7946 0000', metadata: { tier: 'gold', n: 3 },
+    address: { line1: '1 Main St', city: 'London', country: 'gb' },
+  });
+  t.is(created.status, 200, JSON.stringify(created.body));
+  t.like(created.body, { email: 'Ada@Example.com', name: 'Ada', metadata: { tier: 'gold', n: '3' } });
+  t.is(created.body.address?.country, 'GB');
+  t.is(created.body.customerNumber.length, 8);
+  t.false('emailLower' in created.body);
+  const id = created.body.id;
+  t.deepEqual((await api.get<Customer>(`/api/v1/customers/${id}`)).body, created.body);
+
+  const other = await api.post<Customer>('/api/v1/customers', { email: 'bob@example.com' });
+  const byEmail = await api.get<Page<Customer>>('/api/v1/customers?email=ADA@example.COM');
+  t.deepEqual(byEmail.body.data.map((c) => c.id), [id]);
+  const byIds = await api.get<Page<Customer>>(`/api/v1/customers?ids=${id},${other.body.id}`);
+  t.is(byIds.body.count, 2);
+  const all = await api.get<Page<Customer>>('/api/v1/customers?createdAt[gte]=2026-01-01');
+  t.is(all.body.count, 2);
+
+  const updated = await api.put<Customer>(`/api/v1/customers/${id}`, { name: 'Ada L.', phone: null, metadata: { tier: 'platinum' } });
+  t.is(updated.status, 200, JSON.stringify(updated.body));
+  t.like(updated.body, { name: 'Ada L.', phone: null, email: 'Ada@Example.com', metadata: { tier: 'platinum' } });
+
+  const deleted = await api.delete<{ statusCode: number; message: string }>(`/api/v1/customers/${id}`);
+  t.is(deleted.status, 200);
+  assertError(t, await api.get(`/api/v1/customers/${id}`), 404, { code: 'resource_missing' });
+  assertError(t, await api.delete(`/api/v1/customers/${id}`), 404);
+  t.deepEqual((await api.get<Page<Customer>>('/api/v1/customers')).body.data.map((c) => c.id), [other.body.id]);
+});
+
+test('customers: bad input is a 400 naming the field and writes nothing', async (t) => {
+  const weir = await startApp(t);
+  const { api } = await weir.merchant('Shop');
+  const before = await weir.logLength();
+  assertError(t, await api.post('/api/v1/customers', { name: 'No email' }), 400, { field: 'email', code: 'parameter_missing' });
+  assertError(t, await api.post('/api/v1/customers', { email: 'not-an-email' }), 400, { field: 'email', code: 'email_invalid' });
+  assertError(t, await api.post('/api/v1/customers', { email: 'a@b.co', metadata: { k: { nested: true } } }), 400, { field: 'metadata.k' });
+  assertError(t, await api.post('/api/v1/customers', { email: 'a@b.co', metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) }), 400, { field: 'metadata' });
+  assertError(t, await api.post('/api/v1/customers', { email: 'a@b.co', address: { street: 'x' } }), 400, { field: 'address.street' });
+  assertError(t, await api.post('/api/v1/customers', { email: 'a@b.co', phone: 'call me' }), 400, { field: 'phone' });
+  t.is(await weir.logLength(), before);
+  const c = await api.post<Customer>('/api/v1/customers', { email: 'a@b.co' });
+  assertError(t, await api.put(`/api/v1/customers/${c.body.id}`, { email: 'nope' }), 400, { field: 'email' });
+});
+
+test('customers are tenant-scoped: another organization or environment sees a 404', async (t) => {
+  const weir = await startApp(t);
+  const shop = await weir.merchant('Shop');
+  const rival = await weir.merchant('Rival');
+  const c = await shop.api.post<Customer>('/api/v1/customers', { email: 'a@b.co' });
+  assertError(t, await rival.api.get(`/api/v1/customers/${c.body.id}`), 404);
+  assertError(t, await shop.live.get(`/api/v1/customers/${c.body.id}`), 404);
+  assertError(t, await rival.api.put(`/api/v1/customers/${c.body.id}`, { name: 'x' }), 404);
+  assertError(t, await rival.api.delete(`/api/v1/customers/${c.body.id}`), 404);
+  t.is((await rival.api.get<Page<Customer>>('/api/v1/customers')).body.count, 0);
+  assertError(t, await apiClient(weir.url).get('/api/v1/customers'), 401);
+});
+
+// --- coupons ------------------------------------------------------------------------------
+
+const couponBody = (code = 'SUMMER10', extra: Record<string, unknown> = {}) => ({
+  name: 'Summer', percentOff: 10, maxRedemptions: 2, redeemBy: '2026-06-01T00:00:00Z', promotionCodeData: { data: [{ code }] }, ...extra,
+});
+
+test('coupons: create with a promotion code, read, list, update, disable, enable, archive', async (t) => {
+  const weir = await startApp(t);
+  const { api } = await weir.merchant('Shop');
+  const created = await api.post<Coupon>('/api/v1/coupons', couponBody());
+  t.is(created.status, 200, JSON.stringify(created.body));
+  t.like(created.body, { name: 'Summer', status: 'active', isEnable: true, isArchived: false, timesRedeemed: 0, percentOff: 10, amountOff: null, redeemBy: '2026-06-01T00:00:00.000Z' });
+  t.like(created.body.promotionCodes[0], { code: 'SUMMER10', couponId: created.body.id, isActive: true, timesRedeemed: 0 });
+  const id = created.body.id;
+  t.deepEqual((await api.get<Coupon>(`/api/v1/coupons/${id}`)).body, created.body);
+
+  const amount = await api.post<Coupon>('/api/v1/coupons', { name: 'Five off', amountOff: '500000000', currency: 'usdc', promotionCodes: [{ code: 'FIVE', maxRedemptions: 1 }] });
+  t.is(amount.status, 200, JSON.stringify(amount.body));
+  t.like(amount.body, { amountOff: '500000000', percentOff: null });
+
+  t.is((await api.get<Page<Coupon>>('/api/v1/coupons')).body.count, 2);
+  t.deepEqual((await api.get<Page<Coupon>>('/api/v1/coupons?searchText=summ')).body.data.map((c) => c.id), [id]);
+  t.deepEqual((await api.get<Page<Coupon>>(`/api/v1/coupons?ids=${amount.body.id}`)).body.data.map((c) => c.id), [amount.body.id]);
+
+  const updated = await api.put<Coupon>(`/api/v1/coupons/${id}`, { name: 'Summer sale', maxRedemptions: 5, metadata: { campaign: 's26' } });
+  t.like(updated.body, { name: 'Summer sale', maxRedemptions: 5, status: 'active' });
+
+  const off = await api.post<Coupon>(`/api/v1/coupons/${id}/disable`);
+  t.like(off.body, { status: 'disabled', isEnable: false });
+  t.false(off.body.promotionCodes[0]!.isActive);
+  t.deepEqual((await api.get<Page<Coupon>>('/api/v1/coupons?isEnable=false')).body.data.map((c) => c.id), [id]);
+  const on = await api.post<Coupon>(`/api/v1/coupons/${id}/enable`);
+  t.like(on.body, { status: 'active', isEnable: true });
+  const archived = await api.post<Coupon>(`/api/v1/coupons/${id}/archive`);
+  t.like(archived.body, { isArchived: true, isEnable: false });
+  t.deepEqual((await api.get<Page<Coupon>>('/api/v1/coupons?isArchived=true')).body.data.map((c) => c.id), [id]);
+  assertError(t, await api.post(`/api/v1/coupons/${id}/enable`), 400, { code: 'coupon_archived' });
+  t.is((await api.post(`/api/v1/coupons/${id}/archive`)).status, 200, 'archiving again is a no-op');
+});
+
+test('coupons: a promotion code is unique per tenant regardless of case; other tenants may reuse it', async (t) => {
+  const weir = await startApp(t);
+  const shop = await weir.merchant('Shop');
+  const rival = await weir.merchant('Rival');
+  t.is((await shop.api.post('/api/v1/coupons', couponBody('Welcome'))).status, 200);
+  const before = await weir.logLength();
+  assertError(t, await shop.api.post('/api/v1/coupons', couponBody('WELCOME')), 409, { code: 'promotion_code_in_use' });
+  t.is(await weir.logLength(), before, 'a refused duplicate writes nothing');
+  t.is((await rival.api.post('/api/v1/coupons', couponBody('welcome'))).status, 200);
+  t.is((await shop.live.post('/api/v1/coupons', couponBody('welcome'))).status, 200);
+  const found = await findPromotionCode(weir.readStore, { organizationId: shop.organizationId, environment: 'test' }, 'wElCoMe');
+  t.is(found?.code, 'Welcome');
+});
+
+test('coupons: two creates racing for one code: exactly one wins', async (t) => {
+  const weir = await startApp(t);
+  const { api } = await weir.merchant('Shop');
+  const results = await Promise.all(Array.from({ length: 5 }, (_, i) => api.post<Coupon>('/api/v1/coupons', couponBody(i % 2 ? 'race' : 'RACE'))));
+  t.is(results.filter((r) => r.status === 200).length, 1, JSON.stringify(results.map((r) => r.status)));
+  t.true(results.filter((r) => r.status !== 200).every((r) => r.status === 409));
+  t.is((await api.get<Page<Coupon>>('/api/v1/coupons')).body.count, 1);
+});
+
+test('coupons: invalid requests are 400s naming the field and write nothing', async (t) => {
+  const weir = await startApp(t);
+  const { api } = await weir.merchant('Shop');
+  const before = await weir.logLength();
+  const cases: [Record<string, unknown>, string][] = [
+    [{ percentOff: 10, promotionCodeData: { data: [{ code: 'A1' }] } }, 'name'],
+    [{ name: 'x', promotionCodeData: { data: [{ code: 'A1' }] } }, 'percentOff'],
+    [{ name: 'x', percentOff: 10, amountOff: '1', currency: 'usdc', promotionCodeData: { data: [{ code: 'A1' }] } }, 'percentOff'],
+    [{ name: 'x', percentOff: 101, promotionCodeData: { data: [{ code: 'A1' }] } }, 'percentOff'],
+    [{ name: 'x', amountOff: '1.5', currency: 'usdc', promotionCodeData: { data: [{ code: 'A1' }] } }, 'amountOff'],
+    [{ name: 'x', amountOff: '100', promotionCodeData: { data: [{ code: 'A1' }] } }, 'currency'],
+    [{ name: 'x', percentOff: 10 }, 'promotionCodeData'],
+    [{ name: 'x', percentOff: 10, promotionCodeData: { data: [] } }, 'promotionCodeData.data'],
+    [{ name: 'x', percentOff: 10, promotionCodeData: { data: [{ code: 'bad code!' }] } }, 'promotionCodeData.data[0].code'],
+    [{ name: 'x', percentOff: 10, redeemBy: 'tomorrow', promotionCodeData: { data: [{ code: 'A1' }] } }, 'redeemBy'],
+    [{ name: 'x', percentOff: 10, redeemBy: '2025-01-01T00:00:00Z', promotionCodeData: { data: [{ code: 'A1' }] } }, 'redeemBy'],
+    [{ name: 'x', percentOff: 10, maxRedemptions: 1, promotionCodeData: { data: [{ code: 'A1', maxRedemptions: 2 }] } }, 'promotionCodeData.data[0].maxRedemptions'],
+  ];
+  for (const [body, field] of cases) assertError(t, await api.post('/api/v1/coupons', body), 400, { field });
+  t.is(await weir.logLength(), before);
+  assertError(t, await api.get('/api/v1/coupons?status=bogus'), 400, { field: 'status' });
+});
+
+test('coupons: redemptions show on the coupon and its code; the last one moves it to limit_reached; past redeemBy reads as expired', async (t) => {
+  const weir = await startApp(t);
+  const { api, organizationId } = await weir.merchant('Shop');
+  const created = await api.post<Coupon>('/api/v1/coupons', couponBody('TWICE'));
+  const ctx = { organizationId, environment: 'test' as const, actor: 'checkout' };
+  const code = await findPromotionCode(weir.readStore, ctx, 'twice');
+  t.truthy(code);
+  for (const session of ['s1', 's1', 's2']) {
+    await weir.commands.handle(couponAggregate, code!.couponId, { type: 'RedeemPromotionCode', redemptionId: session, promotionCode: 'twice' }, ctx);
+  }
+  await t.throwsAsync(weir.commands.handle(couponAggregate, code!.couponId, { type: 'RedeemPromotionCode', redemptionId: 's3', promotionCode: 'twice' }, ctx), { message: /maximum of 2/ });
+  await weir.commands.handle(couponAggregate, code!.couponId, { type: 'DisableCoupon' }, ctx);
+  const { position } = await weir.commands.handle(couponAggregate, code!.couponId, { type: 'EnableCoupon' }, ctx);
+  await weir.projections.waitFor(position!);
+  const after = await api.get<Coupon>(`/api/v1/coupons/${created.body.id}`);
+  t.like(after.body, { timesRedeemed: 2, status: 'limit_reached' });
+  t.like(after.body.promotionCodes[0], { timesRedeemed: 2, isActive: false });
+
+  const open = await api.post<Coupon>('/api/v1/coupons', couponBody('LATER'));
+  weir.clock.set(Date.parse('2026-06-01T00:00:00Z'));
+  t.is((await api.get<Coupon>(`/api/v1/coupons/${open.body.id}`)).body.status, 'expired');
+});
