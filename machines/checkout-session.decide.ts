@@ -1,8 +1,8 @@
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { toChainUnits } from '../src/shared/money.ts';
-import { confirmedAmount } from './checkout-session.evolve.ts';
+import { confirmedAmount, totalOf } from './checkout-session.evolve.ts';
 import type { CheckoutSessionSnapshot } from './checkout-session.aggregate.ts';
-import type { CheckoutSession, CheckoutSessionEvent, SessionPayment, SessionSweep } from './checkout-session.types.ts';
+import type { CheckoutSession, CheckoutSessionEvent, SessionDiscount, SessionPayment, SessionSweep } from './checkout-session.types.ts';
 
 export type CheckoutSessionCommand =
   | { type: 'CreateCheckoutSession'; session: CheckoutSession }
@@ -13,7 +13,8 @@ export type CheckoutSessionCommand =
   | { type: 'ExpireCheckoutSession' }
   | { type: 'CancelCheckoutSession'; reason: string | null }
   | { type: 'CompletePartialCheckoutSession' }
-  | { type: 'RecordSweep'; sweep: Omit<SessionSweep, 'at'> };
+  | { type: 'RecordSweep'; sweep: Omit<SessionSweep, 'at'> }
+  | { type: 'ApplyDiscount'; discount: Omit<SessionDiscount, 'at'> };
 
 export type DecideContext = { now: string };
 
@@ -65,7 +66,7 @@ export function decideCheckoutSession(snapshot: CheckoutSessionSnapshot, command
       if (!address) throw new ValidationError('assetId', 'is not offered by this checkout session');
       // With gas collection on, the chosen address's sweep gas is part of what the payer owes.
       const gasFee = BigInt(address.gasAmount ?? '0');
-      const outstanding = BigInt(session.amountSubtotal) + gasFee - confirmedAmount(session.payments);
+      const outstanding = totalOf({ ...session, amountDetails: { ...session.amountDetails, amountGasFee: gasFee.toString() } }) - confirmedAmount(session.payments);
       let amountDue: bigint;
       try {
         amountDue = toChainUnits(outstanding > 0n ? outstanding : 0n, address.asset.decimals);
@@ -102,6 +103,19 @@ export function decideCheckoutSession(snapshot: CheckoutSessionSnapshot, command
       if (status === 'canceled') return [];
       if (status !== 'open') throw new InvalidStateError(`checkout session is ${status}; only an open session can be canceled`);
       return [{ type: 'CheckoutSessionCanceled', data: { at: ctx.now, reason: command.reason } }];
+    }
+    case 'ApplyDiscount': {
+      const applied = session.discounts[0];
+      if (applied) {
+        if (applied.promotionCodeId === command.discount.promotionCodeId) return [];
+        throw new ValidationError('code', `promotion code ${applied.code} is already applied to this checkout session`, 'parameters_exclusive');
+      }
+      if (!session.allowPromotionCodes) throw new ValidationError('code', 'this checkout session does not accept promotion codes', 'promotion_codes_not_allowed');
+      if (status !== 'open') throw new InvalidStateError(`checkout session is ${status}; a promotion code can only be applied while it is open`);
+      if (session.payments.some((p) => p.status !== 'withdrawn')) {
+        throw new InvalidStateError('a payment has already been sent to this checkout session; a promotion code can only be applied before paying');
+      }
+      return [{ type: 'DiscountApplied', data: { discount: { ...command.discount, at: ctx.now } } }];
     }
     case 'RecordSweep': {
       const confirmedIds = new Set(session.payments.filter((p) => p.status === 'confirmed').map((p) => p.transferId));

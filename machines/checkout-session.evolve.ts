@@ -7,6 +7,23 @@ export const confirmedAmount = (payments: SessionPayment[]): bigint =>
 const replacePayment = (payments: SessionPayment[], transferId: string, change: Partial<SessionPayment>): SessionPayment[] =>
   payments.map((p) => (p.transferId === transferId ? { ...p, ...change } : p));
 
+/** What the payer owes in all: the goods, less the discount, plus the chosen address's gas fee. */
+export const totalOf = (session: Pick<CheckoutSession, 'amountSubtotal' | 'amountDetails'>): bigint =>
+  BigInt(session.amountSubtotal) - BigInt(session.amountDetails.amountDiscount) + BigInt(session.amountDetails.amountGasFee);
+
+/** The session with its totals recomputed after a change of discount or gas fee. */
+function withTotals(session: CheckoutSession, at: string): CheckoutSession {
+  const total = totalOf(session).toString();
+  return {
+    ...session,
+    amountTotal: total,
+    amountNet: total,
+    amountDetails: { ...session.amountDetails, amountTotal: total },
+    paymentIntent: { ...session.paymentIntent, amount: total, updatedAt: at },
+    updatedAt: at,
+  };
+}
+
 /**
  * The one place that computes a session's data from its events. The statechart calls it from
  * its actions and the projection calls it directly, so the write and read sides cannot drift.
@@ -19,18 +36,15 @@ export function evolveCheckoutSession(session: CheckoutSession | null, event: Ch
       const address = session.addresses.find((a) => a.id === event.data.addressId);
       if (!address) return session;
       const gasFee = event.data.amountGasFee ?? '0';
-      const total = (BigInt(session.amountSubtotal) + BigInt(gasFee)).toString();
-      return {
+      const priced = withTotals({
         ...session,
-        updatedAt: event.data.at,
         amountGasFee: gasFee,
-        amountTotal: total,
-        amountNet: total,
-        amountDetails: { ...session.amountDetails, amountGasFee: gasFee, amountTotal: total, applyGasFee: gasFee !== '0' },
+        amountDetails: { ...session.amountDetails, amountGasFee: gasFee, applyGasFee: gasFee !== '0' },
+      }, event.data.at);
+      return {
+        ...priced,
         paymentIntent: {
-          ...session.paymentIntent,
-          amount: total,
-          updatedAt: event.data.at,
+          ...priced.paymentIntent,
           paymentMethod: {
             id: address.id,
             type: 'wallet',
@@ -110,6 +124,18 @@ export function evolveCheckoutSession(session: CheckoutSession | null, event: Ch
         expiredAt: event.data.at,
         paymentIntent: { ...session.paymentIntent, status: 'canceled', updatedAt: event.data.at },
       };
+    case 'DiscountApplied': {
+      const { discount } = event.data;
+      return withTotals({
+        ...session,
+        discounts: [...session.discounts, discount],
+        amountDetails: {
+          ...session.amountDetails,
+          amountDiscount: discount.amountDiscount,
+          discountAmounts: [{ amount: discount.amountDiscount, promotionCodeId: discount.promotionCodeId }],
+        },
+      }, discount.at);
+    }
     case 'FundsSwept':
       return { ...session, updatedAt: event.data.sweep.at, sweeps: [...(session.sweeps ?? []), event.data.sweep] };
     case 'CheckoutSessionCanceled':

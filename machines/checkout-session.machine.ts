@@ -39,6 +39,7 @@ export const checkoutSessionMachine = setup({
     open: {
       on: {
         PaymentMethodSelected: { actions: 'apply' },
+        DiscountApplied: { actions: 'apply' },
         CheckoutSessionPartiallyPaid: { target: 'incomplete', actions: 'apply' },
         CheckoutSessionCompleted: { target: 'complete', actions: 'apply' },
         CheckoutSessionExpired: { target: 'expired', actions: 'apply' },

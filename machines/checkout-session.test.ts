@@ -208,3 +208,24 @@ test('given gas collection on, when the payer picks an asset, then its sweep gas
   const partial = given([created(withGas), ...events, detected('t1', '300000000')]).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW);
   t.is(partial[1]!.type, 'CheckoutSessionPartiallyPaid');
 });
+
+test('given an open session that allows promotion codes, when a discount is applied, then the total drops; the same code again changes nothing; another is refused', (t) => {
+  const session = { ...sessionFixture(), allowPromotionCodes: true };
+  const discount = { couponId: 'c1', promotionCodeId: 'p1', code: 'LAUNCH', amountDiscount: '30000000' };
+  const events = given([created(session)]).when({ type: 'ApplyDiscount', discount }, NOW);
+  t.deepEqual(events, [{ type: 'DiscountApplied', data: { discount: { ...discount, at: NOW } } }]);
+  const applied = given([created(session), ...events]).state().context.session!;
+  t.is(applied.amountTotal, '270000000');
+  t.is(applied.amountDetails.amountDiscount, '30000000');
+  t.is(applied.paymentIntent.amount, '270000000');
+  t.deepEqual(given([created(session), ...events]).when({ type: 'ApplyDiscount', discount }), []);
+  t.throws(() => given([created(session), ...events]).when({ type: 'ApplyDiscount', discount: { ...discount, promotionCodeId: 'p2', code: 'OTHER' } }), { instanceOf: ValidationError });
+});
+
+test('a discount is refused when the session does not allow codes, is not open, or already has a payment', (t) => {
+  const discount = { couponId: 'c1', promotionCodeId: 'p1', code: 'LAUNCH', amountDiscount: '1' };
+  t.throws(() => given([created()]).when({ type: 'ApplyDiscount', discount }), { instanceOf: ValidationError, message: /does not accept/ });
+  const allowing = created({ ...sessionFixture(), allowPromotionCodes: true });
+  t.throws(() => given([allowing, expired]).when({ type: 'ApplyDiscount', discount }), { instanceOf: InvalidStateError, message: /expired/ });
+  t.throws(() => given([allowing, detected('t1', '1')]).when({ type: 'ApplyDiscount', discount }), { instanceOf: InvalidStateError, message: /payment/ });
+});

@@ -30,6 +30,9 @@ export type SessionAddress = {
   gasAmount: string;
 };
 
+/** A promotion code applied to the session. */
+export type SessionDiscount = { couponId: string; promotionCodeId: string; code: string; amountDiscount: string; at: string };
+
 /** Funds moved from a deposit address to the merchant wallet by the sweeper. */
 export type SessionSweep = {
   network: string;
@@ -139,6 +142,8 @@ export type CheckoutSession = {
     applyGasFee: boolean;
     discountAmounts: { amount: string; promotionCodeId: string | null }[];
   };
+  /** Whether the payer may apply a promotion code on the hosted page. */
+  allowPromotionCodes?: boolean;
   paymentMethodTypes: string[];
   paymentSetting: {
     paymentMethodTypes: string[];
@@ -164,7 +169,7 @@ export type CheckoutSession = {
   paymentIntent: PaymentIntent;
   payments: SessionPayment[];
   sweeps: SessionSweep[];
-  discounts: never[];
+  discounts: SessionDiscount[];
   isManualPayment: boolean;
   completedAt: string | null;
   canceledAt: string | null;
@@ -185,6 +190,7 @@ export type CheckoutSessionEvent =
   | { type: 'OverpaymentReceived'; data: { transferId: string; amount: string; amountOverpaid: string; at: string } }
   | { type: 'CheckoutSessionExpired'; data: { at: string } }
   | { type: 'CheckoutSessionCanceled'; data: { at: string; reason: string | null } }
-  | { type: 'FundsSwept'; data: { sweep: SessionSweep } };
+  | { type: 'FundsSwept'; data: { sweep: SessionSweep } }
+  | { type: 'DiscountApplied'; data: { discount: SessionDiscount } };
 
 export type CheckoutSessionEventType = CheckoutSessionEvent['type'];

@@ -6,7 +6,8 @@
  * and HTTP requests (the follower's counters()), and checks that exactly one transfer message per
  * transfer was published.
  *
- *   node --import tsx bench/evm/catch-up.ts [--blocks 10000] [--per-block 10] [--senders 10] [--runs 3] [--verbose] [--json FILE] [--timeout-s 1800]
+ *   node --import tsx bench/evm/catch-up.ts [--blocks 10000] [--per-block 10] [--senders 10] [--runs 3]
+ *        [--max-log-range 1000] [--no-default-probe] [--stall-s 60] [--verbose] [--profile-dir DIR] [--json FILE] [--timeout-s 1800]
  *   (npm run bench:catch-up)
  *
  * Producing the chain: automine off; `--senders` accounts derived from hardhat's mnemonic
@@ -18,12 +19,18 @@
  * The follower is given the HTTP endpoint only (no WebSocket: nothing new is mined while it
  * catches up, and heads come from eth_blockNumber). Each run is timed from `start()` to the moment
  * `status()` shows the head processed with no final owed. Several runs over the same chain, each
- * with a fresh follower, bus and checkpoint store. Prints a JSON summary and a Markdown table.
+ * with a fresh follower, bus and checkpoint store, with `maxLogRange` = `--max-log-range`. Before
+ * them, one run with the follower's default range (2000 blocks, as `startWeir` creates it), stopped
+ * if it processes no block for `--stall-s`: at 10 transfers per block a 2000-block eth_getLogs
+ * answer is about 12 MB, over viem's 10 MiB response limit, and the follower does not narrow the
+ * range for that error (it does for JSON-RPC errors and timeouts). Prints a JSON summary and a Markdown table.
  * Not a test.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { encodeFunctionData, erc20Abi, type Address, type Hex } from 'viem';
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
@@ -39,7 +46,23 @@ import { deadline, fmt, leftoverHardhatChildren, loadAverage1m, machineInfo, mac
 
 const NETWORK = 'devnet';
 
-type Settings = { blocks: number; perBlock: number; senders: number; runs: number; verbose: boolean; jsonOut: string | null; timeoutS: number };
+type Settings = {
+  blocks: number;
+  perBlock: number;
+  senders: number;
+  runs: number;
+  /** eth_getLogs range of the measured runs. */
+  maxLogRange: number;
+  /** Also run once (bounded) with the follower's default range, as Weir starts it. */
+  probeDefault: boolean;
+  /** A run that processes no block for this long is stopped and reported as stalled. */
+  stallS: number;
+  verbose: boolean;
+  /** Write a CPU profile (.cpuprofile) of the measured runs only, to this directory. */
+  profileDir: string | null;
+  jsonOut: string | null;
+  timeoutS: number;
+};
 
 function readSettings(argv: readonly string[]): Settings {
   return {
@@ -47,7 +70,11 @@ function readSettings(argv: readonly string[]): Settings {
     perBlock: numberFlag(argv, '--per-block', 10, 1, 200),
     senders: numberFlag(argv, '--senders', 10, 1, 10),
     runs: numberFlag(argv, '--runs', 3, 1, 10),
+    maxLogRange: numberFlag(argv, '--max-log-range', 1_000, 1, 1_000_000),
+    probeDefault: !argv.includes('--no-default-probe'),
+    stallS: numberFlag(argv, '--stall-s', 60, 5, 600),
     verbose: argv.includes('--verbose'),
+    profileDir: stringFlag(argv, '--profile-dir') ?? null,
     jsonOut: stringFlag(argv, '--json') ?? null,
     timeoutS: numberFlag(argv, '--timeout-s', 1_800, 30, 7_200),
   };
@@ -104,7 +131,12 @@ function childCpuSeconds(pattern: RegExp): number {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 type RunResult = {
+  /** 0: the bounded run with the follower's default eth_getLogs range. */
   run: number;
+  maxLogRange: number | string;
+  /** Why the run was stopped before reaching the head, or null. */
+  stalled: string | null;
+  processed: string | null;
   seconds: number;
   blocks: number;
   transfers: number;
@@ -210,7 +242,12 @@ async function main(): Promise<void> {
     // ---- catch up ------------------------------------------------------------------------------
     const loadBefore = loadAverage1m();
     const runs: RunResult[] = [];
-    for (let run = 1; run <= settings.runs; run++) {
+    // First, bounded, the follower as Weir starts it (default eth_getLogs range); then the measured runs.
+    const plan: { run: number; maxLogRange: number | null; stallS: number }[] = [
+      ...(settings.probeDefault ? [{ run: 0, maxLogRange: null, stallS: settings.stallS }] : []),
+      ...Array.from({ length: settings.runs }, (_, index) => ({ run: index + 1, maxLogRange: settings.maxLogRange, stallS: settings.stallS })),
+    ];
+    for (const { run, maxLogRange, stallS } of plan) {
       const bus = createInProcessBus();
       const checkpoints = createInMemoryCheckpointStore();
       const logged: string[] = [];
@@ -234,19 +271,37 @@ async function main(): Promise<void> {
         checkpoints,
         startBlock: 0n,
         pollIntervalMs: 50,
+        ...(maxLogRange === null ? {} : { maxLogRange: BigInt(maxLogRange) }),
         log: (line) => {
           logged.push(line);
           if (settings.verbose) console.error(`[follower +${((performance.now() - started) / 1000).toFixed(2)} s] ${line}`);
         },
       });
       const hardhatCpuBefore = childCpuSeconds(/hardhat/);
+      const profiler = settings.profileDir !== null && run > 0 ? new Session() : null;
+      if (profiler !== null) {
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.start');
+      }
       const cpuBefore = process.cpuUsage();
       started = performance.now();
       await follower.start();
       let reportAt = started + 5_000;
+      let lastProcessed: bigint | null = null;
+      let progressAt = started;
+      let stalled: string | null = null;
       for (;;) {
         const status = follower.status();
         if (status.processed !== null && status.processed >= BigInt(head) && status.pendingFinal === 0) break;
+        if (status.processed !== lastProcessed) {
+          lastProcessed = status.processed;
+          progressAt = performance.now();
+        } else if (performance.now() - progressAt >= stallS * 1000) {
+          stalled = `no block processed for ${stallS} s (processed ${status.processed ?? 'none'} of ${head}); last error: ${status.lastError ?? 'none'}`;
+          console.error(`[bench] run ${run}: stopped, ${stalled}`);
+          break;
+        }
         if (performance.now() >= reportAt) {
           reportAt += 5_000;
           const counters = follower.counters();
@@ -259,6 +314,14 @@ async function main(): Promise<void> {
       const hardhatCpuSeconds = childCpuSeconds(/hardhat/) - hardhatCpuBefore;
       const counters = follower.counters();
       await follower.stop();
+      if (profiler !== null && settings.profileDir !== null) {
+        const { profile } = await profiler.post('Profiler.stop');
+        profiler.disconnect();
+        await mkdir(settings.profileDir, { recursive: true });
+        const file = join(settings.profileDir, `catch-up-run${run}.cpuprofile`);
+        await writeFile(file, JSON.stringify(profile));
+        console.error(`[bench] CPU profile of run ${run}: ${file}`);
+      }
 
       // Count what reached the bus (a fresh durable reads the in-process log from the start).
       let transferMessages = 0;
@@ -280,6 +343,9 @@ async function main(): Promise<void> {
 
       const result: RunResult = {
         run,
+        maxLogRange: maxLogRange ?? 'follower default (2000)',
+        stalled,
+        processed: follower.status().processed?.toString() ?? null,
         seconds: +seconds.toFixed(2),
         blocks: head + 1,
         transfers: counters.published.transfer,
@@ -295,12 +361,14 @@ async function main(): Promise<void> {
         errorsLogged: logged.filter((line) => !/no checkpoint: starting/.test(line)).slice(0, 10),
       };
       runs.push(result);
-      console.error(`[bench] run ${run}: ${result.seconds} s, ${fmt(result.transfersPerSecond)} transfers/s, ${fmt(result.blocksPerSecond)} blocks/s, ${fmt(result.transferMessagesOnBus)} transfer messages, follower CPU ${result.followerCpuSeconds} s, hardhat CPU ${result.hardhatCpuSeconds} s`);
+      console.error(`[bench] run ${run} (range ${result.maxLogRange}): ${result.seconds} s, ${fmt(result.transfersPerSecond)} transfers/s, ${fmt(result.blocksPerSecond)} blocks/s, ${fmt(result.transferMessagesOnBus)} transfer messages, follower CPU ${result.followerCpuSeconds} s, hardhat CPU ${result.hardhatCpuSeconds} s`);
     }
     const loadAfter = loadAverage1m();
 
-    const byTime = [...runs].sort((a, b) => a.seconds - b.seconds);
-    const medianRun = byTime[Math.floor((byTime.length - 1) / 2)]!;
+    const measured = runs.filter((run) => run.run > 0);
+    const byTime = measured.filter((run) => run.stalled === null).sort((a, b) => a.seconds - b.seconds);
+    const medianRun = byTime[Math.floor((byTime.length - 1) / 2)];
+    const defaultRun = runs.find((run) => run.run === 0);
     const summary = {
       benchmark: 'evm-catch-up',
       date: new Date().toISOString(),
@@ -308,9 +376,10 @@ async function main(): Promise<void> {
       load: { uptimeBefore: load.uptime, loadAverage1m: { before: loadBefore, after: loadAfter }, busyProcessesBefore: load.busyProcesses, busyProcessesAfter: machineLoad().busyProcesses },
       settings,
       chain: { head, blocks: head + 1, transferBlocks: { from: firstBlock, to: head }, transfers: expectedTransfers, watchedAddresses: watched.size(NETWORK), produceSeconds: +produceSeconds.toFixed(1), signSeconds: +(signMs / 1000).toFixed(1) },
-      follower: { confirmations: 1, maxLogRange: 2000, blockBatchSize: 50, websocket: false },
-      medianRun: { run: medianRun.run, seconds: medianRun.seconds, transfersPerSecond: medianRun.transfersPerSecond, blocksPerSecond: medianRun.blocksPerSecond },
-      exactlyOnePerTransfer: runs.every((run) => run.exactlyOnePerTransfer),
+      follower: { confirmations: 1, maxLogRangeMeasured: settings.maxLogRange, blockBatchSize: 50, websocket: false },
+      defaultRange: defaultRun === undefined ? null : { reachedHead: defaultRun.stalled === null, stalled: defaultRun.stalled, seconds: defaultRun.seconds, transfersPublished: defaultRun.transfers, counters: defaultRun.counters },
+      medianRun: medianRun === undefined ? null : { run: medianRun.run, seconds: medianRun.seconds, transfersPerSecond: medianRun.transfersPerSecond, blocksPerSecond: medianRun.blocksPerSecond },
+      exactlyOnePerTransfer: measured.length > 0 && measured.every((run) => run.exactlyOnePerTransfer),
       runs,
     };
     const json = JSON.stringify(summary, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value), 2);
@@ -318,9 +387,10 @@ async function main(): Promise<void> {
     console.log(json);
     console.log('');
     console.log(markdownTable(
-      ['Run', 'seconds', 'blocks', 'transfers/s', 'blocks/s', 'transfer messages (distinct)', 'finals', 'follower CPU s', 'hardhat CPU s', 'HTTP requests', 'RPC calls by method'],
+      ['Run', 'eth_getLogs range', 'seconds', 'blocks', 'transfers/s', 'blocks/s', 'transfer messages (distinct)', 'finals', 'follower CPU s', 'hardhat CPU s', 'HTTP requests', 'RPC calls by method'],
       runs.map((run) => [
-        run.run === medianRun.run ? `${run.run} (median)` : run.run,
+        run.run === 0 ? `default (${run.stalled === null ? 'reached the head' : 'STALLED'})` : run.run === medianRun?.run ? `${run.run} (median)` : run.run,
+        run.maxLogRange,
         run.seconds,
         fmt(run.blocks),
         fmt(run.transfersPerSecond),
@@ -332,10 +402,11 @@ async function main(): Promise<void> {
         fmt(run.counters.rpc.httpRequests),
         Object.entries(run.counters.rpc.calls).map(([method, calls]) => `${method} ${fmt(calls)}`).join(', '),
       ]),
-      [false, true, true, true, true, true, true, true, true, true, false],
+      [false, true, true, true, true, true, true, true, true, true, true, false],
     ));
     console.log('');
-    console.log(`Exactly ${fmt(expectedTransfers)} transfer messages published in every run: ${summary.exactlyOnePerTransfer ? 'yes' : 'NO'}. Load average (1 min) ${loadBefore} → ${loadAfter}.`);
+    if (defaultRun?.stalled !== null && defaultRun !== undefined) console.log(`With the follower's default eth_getLogs range: ${defaultRun.stalled}`);
+    console.log(`Exactly ${fmt(expectedTransfers)} transfer messages published in every measured run: ${summary.exactlyOnePerTransfer ? 'yes' : 'NO'}. Load average (1 min) ${loadBefore} → ${loadAfter}.`);
   } finally {
     await cleanUp();
     guard.clear();

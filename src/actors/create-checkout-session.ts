@@ -61,6 +61,7 @@ export function createCheckoutSessionCreator(deps: {
     const customerId = optionalString(input, 'customerId', '', { max: 64 }) ?? null;
     const metadata = optionalMetadata(input, 'metadata') ?? {};
     const afterCompletionConfirmMsg = optionalString(input, 'afterCompletionConfirmMsg', '', { max: 500 }) ?? null;
+    const allowPromotionCodes = optionalBoolean(input, 'allowPromotionCodes') ?? false;
     let expiresAtMs = nowMs + DEFAULT_SESSION_LIFETIME_MS;
     const expiresAtInput = optionalString(input, 'expiresAt', '', { max: 64 });
     if (expiresAtInput !== undefined) {
@@ -140,7 +141,7 @@ export function createCheckoutSessionCreator(deps: {
         allowedChains: [...new Set(addresses.map((a) => a.asset.chainId))].map((chainId) => ({ chainId })),
         preferredChainId, allowSwap, allowFiatPayment,
       },
-      submitType, successUrl, cancelUrl, clientReferenceId, customerId, metadata, afterCompletion, afterCompletionConfirmMsg,
+      submitType, successUrl, cancelUrl, clientReferenceId, customerId, metadata, afterCompletion, afterCompletionConfirmMsg, allowPromotionCodes,
       paymentLinkId: extra.paymentLinkId ?? null, invoiceId: extra.invoiceId ?? null, subscriptionId: extra.subscriptionId ?? null,
       url: `${deps.publicUrl}/checkout/${id}`,
       lineItems: { object: 'list', data: lineItems },

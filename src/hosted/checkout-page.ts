@@ -49,6 +49,7 @@ export function renderCheckoutPage(session: CheckoutSession, org: Organization |
   <p class="muted">Choose how to pay:</p>
   <div id="assets">${options}
   </div>
+  ${session.allowPromotionCodes ? `<form id="promo"><label>Promotion code <input name="code" autocomplete="off" maxlength="100"></label> <button type="submit" class="asset">Apply</button> <span id="promo-result" class="muted"></span></form>` : ''}
   <div id="reveal" hidden>
     <p>Send exactly <strong id="due"></strong> <span id="symbol"></span> on <span id="network"></span> to</p>
     <p><code id="address"></code></p>
@@ -75,6 +76,18 @@ async function choose(button) {
   document.getElementById('reveal').hidden = false;
 }
 document.querySelectorAll('.asset[data-asset]').forEach((b) => b.addEventListener('click', () => choose(b)));
+const promo = document.getElementById('promo');
+if (promo) promo.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const res = await fetch(base + '/promotion-code', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: new FormData(promo).get('code') }) });
+  const body = await res.json();
+  document.getElementById('promo-result').textContent = res.ok ? 'Applied' : body.message;
+  if (res.ok) {
+    document.getElementById('amount').textContent = (Number(body.amountTotal) / 1e8).toString();
+    const chosen = document.querySelector('.asset[aria-pressed="true"]');
+    if (chosen) choose(chosen);
+  }
+});
 const cancel = document.getElementById('cancel');
 if (cancel) cancel.addEventListener('click', async () => {
   const res = await fetch(base + '/cancel', { method: 'POST' });

@@ -1,0 +1,165 @@
+import test from 'ava';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { apiClient, eventually } from '../support/api-client.ts';
+import { startInvoiceTestApp } from '../support/invoice-test-app.ts';
+import { createMerchant } from '../support/weir-harness.ts';
+import { assertError, payInFull, type Page, type Session } from './helpers.ts';
+
+type Invoice = {
+  id: string; object: string; number: string; invoiceNumber: string; status: string; customerId: string; currency: string; amountDue: string; amountPaid: string;
+  amountRemaining: string; total: string; dueDate: string; memo: string | null; footer: string | null; invoiceType: string; recurring: { interval: string; intervalCount: number } | null;
+  url: string | null; paid: boolean; paidOutOfBand: boolean; sentAt: string | null; checkoutSessionId: string | null; livemode: boolean;
+  lineItems: { object: string; data: { description: string | null; priceId: string | null; quantity: number; unitAmount: string; amountTotal: string }[] };
+};
+
+const CUSTOMER = '7b0c7f1e-1c1a-4c5e-9d7e-111111111111';
+const lines = (unitAmount = '150000000', quantity = 2) => ({ data: [{ priceData: { currency: 'usdc', unitAmount, productData: { name: 'Consulting hour' } }, quantity }] });
+
+test('invoices: create, number, list, update, finalize, illegal transitions, void, uncollectible, pay, duplicate, delete', async (t) => {
+  const app = await startInvoiceTestApp(t);
+  const { api } = await createMerchant(app.url);
+
+  const created = await api.post<Invoice>('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines(), dueDate: '2030-02-01', memo: 'Thanks', footer: 'Bank-free', invoiceType: 'one_time' });
+  t.is(created.status, 200, JSON.stringify(created.body));
+  const draft = created.body;
+  t.is(draft.status, 'draft');
+  t.is(draft.number, 'INV-000001');
+  t.is(draft.invoiceNumber, 'INV-000001');
+  t.is(draft.amountDue, '300000000');
+  t.is(draft.total, '300000000');
+  t.is(draft.dueDate, '2030-02-01T00:00:00.000Z');
+  t.is(draft.lineItems.data[0]!.description, 'Consulting hour');
+  t.truthy(draft.lineItems.data[0]!.priceId);
+  t.false(draft.livemode);
+
+  const recurring = await api.post<Invoice>('/api/v1/invoices', {
+    customerId: CUSTOMER, lineItems: { data: [{ priceId: draft.lineItems.data[0]!.priceId, quantity: 1 }] }, daysUntilDue: 7, invoiceType: 'recurring', interval: 'quarter', collectionMethod: 'charge_automatically',
+  });
+  t.is(recurring.status, 200, JSON.stringify(recurring.body));
+  t.is(recurring.body.number, 'INV-000002');
+  t.deepEqual(recurring.body.recurring, { interval: 'month', intervalCount: 3 });
+
+  const manual = await api.post<Invoice>('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines('100000000', 1), number: 'ACME-7' });
+  t.is(manual.body.number, 'ACME-7');
+  assertError(t, await api.post('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines(), number: 'ACME-7' }), 409, { code: 'invoice_number_in_use' });
+  assertError(t, await api.post('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines(), dueDate: '2030-02-31' }), 400, { field: 'dueDate' });
+  assertError(t, await api.post('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines(), invoiceType: 'recurring', interval: 'fortnight' }), 400, { field: 'interval' });
+  assertError(t, await api.post('/api/v1/invoices', { lineItems: lines() }), 400, { field: 'customerId' });
+
+  const list = await api.get<Page<Invoice>>('/api/v1/invoices?invoiceType=recurring');
+  t.deepEqual(list.body.data.map((i) => i.id), [recurring.body.id]);
+  t.is((await api.get<Page<Invoice>>(`/api/v1/invoices?status=draft&customerId=${CUSTOMER}`)).body.count, 3);
+
+  const updated = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, { memo: 'Thank you!', lineItems: lines('150000000', 3) });
+  t.is(updated.status, 200, JSON.stringify(updated.body));
+  t.is(updated.body.memo, 'Thank you!');
+  t.is(updated.body.amountDue, '450000000');
+
+  const finalized = await api.post<Invoice>(`/api/v1/invoices/${draft.id}/finalize`);
+  t.is(finalized.status, 200, JSON.stringify(finalized.body));
+  t.is(finalized.body.status, 'open');
+  t.is(finalized.body.url, `${app.url}/invoices/${draft.id}/pay`);
+  assertError(t, await api.put(`/api/v1/invoices/${draft.id}`, { memo: 'late edit' }), 400, { code: 'status_transition_invalid', message: /invoice is open/ });
+  assertError(t, await api.delete(`/api/v1/invoices/${draft.id}`), 400, { message: /invoice is open/ });
+  assertError(t, await api.post(`/api/v1/invoices/${recurring.body.id}/void`), 400, { message: /invoice is draft/ });
+
+  const uncollectible = await api.post<Invoice>(`/api/v1/invoices/${draft.id}/mark-uncollectible`);
+  t.is(uncollectible.body.status, 'uncollectible');
+  const voided = await api.post<Invoice>(`/api/v1/invoices/${draft.id}/void`);
+  t.is(voided.body.status, 'void');
+  assertError(t, await api.post(`/api/v1/invoices/${draft.id}/pay`), 400, { message: /invoice is void/ });
+  assertError(t, await api.post(`/api/v1/invoices/${draft.id}/mark-uncollectible`), 400, { message: /invoice is void/ });
+
+  await api.post(`/api/v1/invoices/${manual.body.id}/finalize`);
+  const paid = await api.post<Invoice>(`/api/v1/invoices/${manual.body.id}/pay`);
+  t.is(paid.body.status, 'paid');
+  t.true(paid.body.paidOutOfBand);
+  t.is(paid.body.amountRemaining, '0');
+  assertError(t, await api.post(`/api/v1/invoices/${manual.body.id}/void`), 400, { message: /invoice is paid/ });
+
+  const copy = await api.post<Invoice>(`/api/v1/invoices/${draft.id}/duplicate`);
+  t.is(copy.status, 200, JSON.stringify(copy.body));
+  t.is(copy.body.status, 'draft');
+  t.not(copy.body.id, draft.id);
+  t.is(copy.body.number, 'INV-000004');
+  t.deepEqual(copy.body.lineItems, updated.body.lineItems);
+  t.is(copy.body.memo, 'Thank you!');
+
+  const removed = await api.delete<{ deleted: boolean }>(`/api/v1/invoices/${copy.body.id}`);
+  t.true(removed.body.deleted);
+  assertError(t, await api.get(`/api/v1/invoices/${copy.body.id}`), 404);
+
+  // Another tenant's invoice is a 404.
+  const other = await createMerchant(app.url, 'Other Shop');
+  assertError(t, await other.api.get(`/api/v1/invoices/${manual.body.id}`), 404);
+});
+
+test('invoices: concurrent creates get distinct auto numbers', async (t) => {
+  const app = await startInvoiceTestApp(t);
+  const { api } = await createMerchant(app.url);
+  const results = await Promise.all(Array.from({ length: 6 }, () => api.post<Invoice>('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines() })));
+  for (const r of results) t.is(r.status, 200, JSON.stringify(r.body));
+  t.is(new Set(results.map((r) => r.body.number)).size, 6);
+});
+
+test('invoices: send finalizes a draft and mails the customer an .eml with the business details', async (t) => {
+  const app = await startInvoiceTestApp(t);
+  const { api } = await createMerchant(app.url);
+  const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines(), memo: 'Due soon' })).body;
+  assertError(t, await api.post(`/api/v1/invoices/${draft.id}/send`, {}), 400, { field: 'to' });
+  const sent = await api.post<Invoice>(`/api/v1/invoices/${draft.id}/send`, { to: 'payer@example.com' });
+  t.is(sent.status, 200, JSON.stringify(sent.body));
+  t.is(sent.body.status, 'open');
+  t.truthy(sent.body.sentAt);
+  const files = await readdir(app.outboxDir);
+  t.is(files.length, 1);
+  const eml = await readFile(join(app.outboxDir, files[0]!), 'utf8');
+  t.regex(eml, /^To: payer@example\.com/m);
+  t.regex(eml, /multipart\/alternative/);
+  t.true(eml.includes('Acme Test Shop'));
+  t.true(eml.includes(draft.number));
+  t.true(eml.includes(`/invoices/${draft.id}/pay`));
+});
+
+test('invoices: paying on the hosted page through a checkout session on the test rail makes the invoice paid', async (t) => {
+  const app = await startInvoiceTestApp(t);
+  const { api } = await createMerchant(app.url);
+  const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines() })).body;
+  const payer = apiClient(app.url);
+  t.is((await fetch(`${app.url}/invoices/${draft.id}/pay`, { redirect: 'manual' })).status, 404, 'a draft has no pay page');
+  await api.post(`/api/v1/invoices/${draft.id}/finalize`);
+
+  const first = await fetch(`${app.url}/invoices/${draft.id}/pay`, { redirect: 'manual' });
+  t.is(first.status, 302);
+  const location = first.headers.get('location')!;
+  t.regex(location, new RegExp(`^${app.url}/checkout/[0-9a-f-]{36}$`));
+  const sessionId = location.split('/').pop()!;
+  // The open session is reused.
+  t.is((await fetch(`${app.url}/invoices/${draft.id}/pay`, { redirect: 'manual' })).headers.get('location'), location);
+
+  const session = (await api.get<Session & { invoiceId: string }>(`/api/v1/checkout/sessions/${sessionId}`)).body;
+  t.is(session.invoiceId, draft.id);
+  t.is(session.amountTotal, '300000000');
+  const open = (await api.get<Invoice & { paymentAttempts: { checkoutSessionId: string; status: string }[] }>(`/api/v1/invoices/${draft.id}`)).body;
+  t.deepEqual(open.paymentAttempts.map((a) => [a.checkoutSessionId, a.status]), [[sessionId, 'pending']]);
+
+  await payInFull({ url: app.url, bus: app.bus }, api, session);
+  const paid = await eventually(async () => {
+    const invoice = (await api.get<Invoice & { transactionHash: string | null }>(`/api/v1/invoices/${draft.id}`)).body;
+    return invoice.status === 'paid' ? invoice : undefined;
+  }, 'the invoice to be paid');
+  t.is(paid.amountPaid, '300000000');
+  t.is(paid.amountRemaining, '0');
+  t.is(paid.checkoutSessionId, sessionId);
+  t.truthy(paid.transactionHash);
+  t.false(paid.paidOutOfBand);
+
+  const after = await payer.get<string>(`/invoices/${draft.id}/pay`);
+  t.is(after.status, 200);
+  t.true(after.body.includes('was paid'));
+  // The linker's work list is empty once the invoice recorded the payment; a second pass changes nothing.
+  const before = (await app.eventStore.readAll(null, 100_000)).length;
+  await app.linker.runOnce();
+  t.is((await app.eventStore.readAll(null, 100_000)).length, before);
+});
