@@ -22,6 +22,8 @@ export type WeirConfig = {
   sweeperKey?: string;
   /** `WEIR_RPC_<chainId>`, `WEIR_FACTORY_<chainId>` and `WEIR_CONFIRMATIONS_<chainId>` variables. */
   chainEnv?: Record<string, string>;
+  /** SMTP server for invoice mails (`smtp://user:pass@host:587`); unset: mails go to DATA_DIR/outbox. */
+  smtpUrl?: string;
   /** Offer the built-in test network (no chain needed; transfers are published by hand). */
   testRail: boolean;
 };
@@ -41,6 +43,7 @@ export const SETTINGS = {
   devnetFile: { env: 'WEIR_DEVNET_FILE', flag: '--devnet', description: 'devnet JSON from `weir devnet --out FILE`: offer that chain to test keys' },
   rpcConfigFile: { env: 'WEIR_RPC_CONFIG', flag: '--rpc-config', description: 'JSON file of RPC endpoints per chain id; WEIR_RPC_<chainId>=url,url wins' },
   sweeperKey: { env: 'WEIR_SWEEPER_KEY', flag: '--sweeper-key', description: 'operator key paying sweep gas (0x…); with --devnet defaults to its sweeper account' },
+  smtpUrl: { env: 'WEIR_SMTP_URL', flag: '--smtp-url', description: 'SMTP server for mails (smtp://user:pass@host:587); unset: .eml files in DATA_DIR/outbox' },
   testRail: { env: 'WEIR_TEST_RAIL', flag: '--test-rail', description: 'offer the built-in test network weir-testnet (1/0)', default: '0' },
 } as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv'>, SettingSpec>;
 
@@ -85,6 +88,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     devnetFile: get('devnetFile'),
     rpcConfigFile: get('rpcConfigFile'),
     sweeperKey: get('sweeperKey'),
+    smtpUrl: get('smtpUrl'),
     testRail: testRail === '1' || testRail === 'true',
     chainEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => /^WEIR_(RPC|FACTORY|CONFIRMATIONS)_\d+$|^WEIR_NATIVE_PRICE_\d+_[A-Z0-9.]+$/.test(e[0]) && !!e[1])),
   };

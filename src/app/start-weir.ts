@@ -28,6 +28,9 @@ import { openReadStore } from '../read-store/open-read-store.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { createSecretBox, loadMasterKey } from '../tenancy/secrets.ts';
 import { createTimerRunner } from '../timers/timer-runner.ts';
+import { createInvoicePaymentLinker } from '../actors/invoice-payments.ts';
+import { openMailer } from '../mail/open-mailer.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook-sender.ts';
 import type { WeirConfig } from './config.ts';
@@ -49,6 +52,8 @@ export type WeirOverrides = {
   rails?: Rail[];
   webhookSender?: WebhookSender;
   log?: (line: string) => void;
+  /** Where mails go instead of SMTP or the outbox folder (tests). */
+  mailer?: Mailer;
   /** How often followers poll for new heads when no WebSocket is live. */
   followerPollIntervalMs?: number;
   /** How long confirmed payments wait to be swept together (default 5 s). */
@@ -92,6 +97,9 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   dispatcher.start();
   const timers = createTimerRunner({ clock, readStore, projections, commands });
   timers.start();
+  const invoicePayments = createInvoicePaymentLinker({ readStore, projections, commands, log });
+  invoicePayments.start();
+  const mailer = overrides.mailer ? { ...overrides.mailer, describe: 'custom', close: () => {} } : openMailer({ smtpUrl: config.smtpUrl, outboxDir: join(config.dataDir, 'outbox') });
 
   const offeredEvm = [...evm.registry.offered('test'), ...evm.registry.offered('live')].filter((n) => evm.factories.has(n.chainId));
   const executors = new Map<string, SweepExecutor>();
@@ -136,7 +144,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const lineItems = createLineItemResolver({ readStore, commands });
   const gasFees = createEvmGasFeeQuoter({ registry: evm.registry, clock, nativePrices: parseNativePrices(config.chainEnv ?? {}) });
   const createCheckoutSession = createCheckoutSessionCreator({ clock, readStore, commands, rail, lineItems, publicUrl, gasFees });
-  const app = createApiApp({ clock, eventStore, readStore, commands, projections, rail, secretBox, publicUrl, createCheckoutSession, adminToken: config.adminToken, devnet: evm.devnet });
+  const app = createApiApp({ clock, eventStore, readStore, commands, projections, rail, secretBox, publicUrl, createCheckoutSession, mailer, adminToken: config.adminToken, devnet: evm.devnet });
   server.on('request', app.callback());
   server.keepAliveTimeout = 65_000;
   log(`[weir] listening on ${url} (event store: ${config.kurrentDbUrl ? 'KurrentDB' : 'SQLite'}, bus: ${config.natsUrl ? 'NATS' : 'in-process'}, read store: ${config.mongoDbUrl ? 'MongoDB' : 'embedded'})`);
@@ -151,6 +159,8 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
         await matcher.stop();
         await dispatcher.stop();
         await timers.stop();
+        await invoicePayments.stop();
+        mailer.close();
         await sweeper.stop();
         await projections.stop();
         await bus.close();

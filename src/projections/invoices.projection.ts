@@ -9,7 +9,8 @@ export const INVOICES = 'invoices';
 /** Ended checkout sessions of invoices whose outcome the invoice has not recorded yet. */
 export const INVOICE_PAYMENT_OUTCOMES = 'invoice_payment_outcomes';
 
-export type InvoiceDoc = ReadDocument & Invoice;
+/** `_revision`: the invoice stream revision the document reflects, so a repeated event is skipped. */
+export type InvoiceDoc = ReadDocument & Invoice & { _revision?: number };
 
 /** What a linked checkout session's end means for its invoice; the `_id` is the session id. */
 export type InvoicePaymentOutcomeDoc = ReadDocument & {
@@ -68,10 +69,13 @@ export const invoicesProjection: Projection = {
     const invoices = store.collection<InvoiceDoc>(INVOICES);
     const typed = event as unknown as InvoiceEvent;
     const id = event.streamId.slice(INVOICE_PREFIX.length);
-    const current = typed.type === 'InvoiceCreated' ? null : await invoices.get(id);
+    const stored = await invoices.get(id);
+    // Already applied (the runner repeats a batch after a crash): applying it again would repeat its effect.
+    if (stored && stored._revision !== undefined && stored._revision >= event.revision) return;
+    const current = typed.type === 'InvoiceCreated' || !stored ? null : withoutRevision(stored);
     const next = evolveInvoice(current, typed);
     if (!next) return;
-    await invoices.put({ ...next, _id: id });
+    await invoices.put({ ...next, _id: id, _revision: event.revision });
     switch (typed.type) {
       case 'InvoicePaymentFailed':
         await outcomes.delete(typed.data.checkoutSessionId);
@@ -87,9 +91,14 @@ export const invoicesProjection: Projection = {
   },
 };
 
+function withoutRevision(doc: InvoiceDoc): Invoice {
+  const { _id: _unusedId, _revision: _unusedRevision, ...invoice } = doc;
+  return invoice;
+}
+
 /** The invoice as merchants see it (API responses and webhook payloads), with the reference API's aliases. */
-export function publicInvoice(invoice: Invoice & { _id?: string }) {
-  const { environment: _environment, _id, ...rest } = invoice;
+export function publicInvoice(invoice: Invoice & { _id?: string; _revision?: number }) {
+  const { environment: _environment, _id, _revision, ...rest } = invoice;
   return {
     ...rest,
     object: 'invoice' as const,

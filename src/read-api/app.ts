@@ -11,6 +11,9 @@ import type { DevnetInfo } from '../chain-ingest/evm/devnet/devnet-info.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { couponRoutes } from './routes/coupons.ts';
+import { hostedInvoiceRoutes } from './routes/hosted-invoice.ts';
+import { invoiceRoutes } from './routes/invoices.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import { customerRoutes } from './routes/customers.ts';
 import { chainRoutes } from './routes/chains.ts';
 import { checkoutSessionRoutes } from './routes/checkout-sessions.ts';
@@ -19,7 +22,7 @@ import { organizationRoutes } from './routes/organization.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 
 /** The HTTP face of Weir: public hosted pages, and the authenticated `/api/v1`. */
-export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession; adminToken?: string; devnet?: DevnetInfo | null }): Koa<ApiState> {
+export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession; mailer: Mailer; adminToken?: string; devnet?: DevnetInfo | null }): Koa<ApiState> {
   const app = new Koa<ApiState>();
   app.proxy = process.env.WEIR_TRUST_PROXY === '1';
   app.silent = true;
@@ -42,11 +45,13 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
       catalogRoutes(deps),
       customerRoutes(deps),
       couponRoutes(deps),
+      invoiceRoutes(deps),
       chainRoutes(deps),
       faucetRoutes({ devnet: deps.devnet ?? null }),
     ),
   ]);
   const hosted = compose<ApiState>([jsonBody, ...mounted(hostedCheckoutRoutes(deps))]);
+  const hostedInvoices = compose<ApiState>([jsonBody, ...mounted(hostedInvoiceRoutes(deps))]);
   const admin = deps.adminToken ? compose<ApiState>([jsonBody, ...mounted(adminRoutes({ ...deps, adminToken: deps.adminToken }))]) : null;
 
   // One dispatch by path prefix, so a request only meets the middleware of its own area.
@@ -54,6 +59,7 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
     ctx.set('X-Content-Type-Options', 'nosniff');
     if (ctx.path.startsWith('/api/')) return api(ctx, next);
     if (ctx.path.startsWith('/checkout/')) return hosted(ctx, next);
+    if (ctx.path.startsWith('/invoices/')) return hostedInvoices(ctx, next);
     if (admin && ctx.path.startsWith('/admin/')) return admin(ctx, next);
     if (ctx.path === '/health') { ctx.body = { status: 'ok', position: deps.projections.position()?.toString() ?? null }; return Promise.resolve(); }
     return next();

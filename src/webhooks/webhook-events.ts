@@ -6,6 +6,7 @@ import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import { publicCheckoutSession } from '../projections/public-views.ts';
 import { deterministicId } from '../shared/ids.ts';
 import { TEST_WEBHOOK_EVENT_TYPE } from './webhook-event-types.ts';
+import { INVOICE_STREAM_PREFIX, invoicePayloadOf, invoiceWebhookTypeOf } from './invoice-webhook-events.ts';
 
 export const WEBHOOK_API_VERSION = '2026-11-01';
 
@@ -44,6 +45,10 @@ export function publicEventsOf(event: RecordedEvent): PublicEventRef[] {
   if (event.streamId.startsWith('organization-')) {
     const type = ORGANIZATION_EVENTS[event.type];
     return type ? [ref(event, type, 'withdrawalAddress')] : [];
+  }
+  if (event.streamId.startsWith(INVOICE_STREAM_PREFIX)) {
+    const type = invoiceWebhookTypeOf(event);
+    return type ? [ref(event, type, 'invoice')] : [];
   }
   return [];
 }
@@ -85,6 +90,7 @@ function payloadOf(history: RecordedEvent[], source: RecordedEvent, type: string
     const endpoint = fold<WebhookEndpoint, WebhookEndpointEvent>(history, evolveWebhookEndpoint);
     return { id: endpoint?.id, url: endpoint?.url, description: endpoint?.description, message: 'This is a test event from Weir.' };
   }
+  if (source.streamId.startsWith(INVOICE_STREAM_PREFIX)) return invoicePayloadOf(history);
   throw new Error(`no public payload for events of ${source.streamId}`);
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { startInvoiceTestApp } from '../support/invoice-test-app.ts';
 import { createMerchant } from '../support/weir-harness.ts';
+import { createInvoicePaymentLinker } from '../../src/actors/invoice-payments.ts';
 import { assertError, payInFull, type Page, type Session } from './helpers.ts';
 
 type Invoice = {
@@ -160,6 +161,6 @@ test('invoices: paying on the hosted page through a checkout session on the test
   t.true(after.body.includes('was paid'));
   // The linker's work list is empty once the invoice recorded the payment; a second pass changes nothing.
   const before = (await app.eventStore.readAll(null, 100_000)).length;
-  await app.linker.runOnce();
+  await createInvoicePaymentLinker({ readStore: app.readStore, projections: app.projections, commands: app.commands }).runOnce();
   t.is((await app.eventStore.readAll(null, 100_000)).length, before);
 });
