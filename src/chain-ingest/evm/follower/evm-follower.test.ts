@@ -77,7 +77,7 @@ test.serial('a native payment to a watched address is published once, with its a
     logIndex: -1,
     blockNumber: paid.blockNumber,
     blockHash: paid.blockHash,
-    to: payTo,
+    to: payTo.toLowerCase(),
     amount: parseEther('1.25').toString(),
     asset: { address: 'native', symbol: 'ETH', decimals: 18 },
     reference: null,

@@ -346,7 +346,10 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
           logRange.succeeded();
           break;
         } catch (error) {
-          if (!(error instanceof RpcEndpointsError) || !error.refusedOrTimedOut || signal.aborted) throw error;
+          // Any failure narrows the range: a node may refuse, time out, or send an answer larger than
+          // the client accepts (viem's 10 MiB limit shows up as a transport error). An endpoint that is
+          // really down fails at every size, and the range grows back after successes.
+          if (!(error instanceof RpcEndpointsError) || signal.aborted) throw error;
           const span = to - from + 1;
           if (!logRange.failed(span)) throw new LogRangeError(network, BigInt(from), { cause: error });
           to = from + logRange.current() - 1;

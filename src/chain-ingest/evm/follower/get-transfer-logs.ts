@@ -1,4 +1,4 @@
-import { getAddress, type Address } from 'viem';
+import type { Address } from 'viem';
 import type { RpcEndpoints } from './rpc-endpoints.ts';
 import { rpcValueReader, toQuantity } from './rpc-values.ts';
 
@@ -68,9 +68,12 @@ export async function getTransferLogs(
   return logs;
 }
 
-/** The address in an indexed address topic (its last 20 bytes). */
+/**
+ * The address in an indexed address topic (its last 20 bytes), lowercase: checksumming costs a
+ * keccak per address, which dominated decoding; addresses are compared lowercase everywhere.
+ */
 function topicAddress(topic: string): Address {
-  return getAddress(`0x${topic.slice(26)}`);
+  return `0x${topic.slice(26).toLowerCase()}`;
 }
 
 /**

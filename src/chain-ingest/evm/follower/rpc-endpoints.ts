@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { HttpRequestError, RpcError, TimeoutError, http } from 'viem';
 import { RpcEndpointsError, type EndpointFailure } from './errors.ts';
 
@@ -74,6 +75,8 @@ export function createRpcEndpoints(parameters: CreateRpcEndpointsParameters): Rp
   // signal that fires on stop or on the timeout. A controller and a plain timer, not
   // AbortSignal.any() over AbortSignal.timeout(): on Node 20 the latter can lose the timeout
   // signal to garbage collection, and a stalled endpoint would then hang the follower.
+  // Each turn listens on the stop signal until its timer ends; many turns may overlap.
+  setMaxListeners(0, parameters.signal);
   let turnSignal: AbortSignal | undefined;
   const requestSignal = (): AbortSignal => {
     if (turnSignal === undefined) {

@@ -1,4 +1,4 @@
-import { getAddress, type Address } from 'viem';
+import type { Address } from 'viem';
 import { MalformedRpcResponseError } from './errors.ts';
 
 /**
@@ -47,7 +47,7 @@ export function rpcValueReader(network: string, method: string): RpcValueReader 
     },
     address(value, what) {
       if (typeof value !== 'string' || !ADDRESS.test(value)) fail(`${what} is ${JSON.stringify(value)}, not an address`);
-      return getAddress(value as string);
+      return (value as string).toLowerCase() as Address;
     },
     hexData(value, what) {
       if (typeof value !== 'string' || !DATA.test(value)) fail(`${what} is ${JSON.stringify(value)}, not hex data`);
