@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { createCommandHandler } from '../src/actors/command-handler.ts';
 import { streamIdOf } from '../src/actors/aggregate.ts';
-import { WrongExpectedRevisionError, type EventStore } from '../src/event-store/event-store.ts';
+import type { EventStore } from '../src/event-store/event-store.ts';
 import { createSqliteEventStore } from '../src/event-store/sqlite-event-store.ts';
 import { createManualClock } from '../src/shared/clock.ts';
 import { InvalidStateError } from '../src/shared/errors.ts';
 import { newId } from '../src/shared/ids.ts';
 import { couponAggregate } from './coupon.aggregate.ts';
+import { conflictCountingStore } from '../test/support/conflict-counting-store.ts';
 import type { NewCoupon } from './coupon.decide.ts';
 
 const tenant = { organizationId: 'org-1', environment: 'test' as const, actor: 'test' };
@@ -29,18 +30,7 @@ const couponWithCode = (maxRedemptions: number): NewCoupon => ({
 
 test('50 parallel redemptions of a code with maxRedemptions 10: exactly 10 recorded, 40 refused', async (t) => {
   const eventStore = await sqliteStore(t);
-  let conflicts = 0;
-  const counting: EventStore = {
-    ...eventStore,
-    async append(streamId, events, expected) {
-      try {
-        return await eventStore.append(streamId, events, expected);
-      } catch (error) {
-        if (error instanceof WrongExpectedRevisionError) conflicts++;
-        throw error;
-      }
-    },
-  };
+  const counting = conflictCountingStore(eventStore);
   // Every contender may lose up to 10 rounds (one per slot) before it sees the limit: room to retry.
   const commands = createCommandHandler({ eventStore: counting, clock: createManualClock() });
   const coupon = couponWithCode(10);
@@ -57,7 +47,7 @@ test('50 parallel redemptions of a code with maxRedemptions 10: exactly 10 recor
     t.true(r.reason instanceof InvalidStateError, String(r.reason));
     t.is((r.reason as InvalidStateError).code, 'promotion_code_limit_reached');
   }
-  t.true(conflicts > 0, 'the racing appends really conflicted');
+  t.true(counting.conflicts() > 0, 'the racing appends really conflicted');
 
   const stream = await eventStore.readStream(streamIdOf('coupon', coupon.id));
   t.is(stream.filter((e) => e.type === 'PromotionCodeRedeemed').length, 10);

@@ -5,9 +5,10 @@ import test from 'ava';
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import { paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
-import { WrongExpectedRevisionError, type EventStore } from '../event-store/event-store.ts';
+import type { EventStore } from '../event-store/event-store.ts';
 import { createManualClock } from '../shared/clock.ts';
 import { NotFoundError } from '../shared/errors.ts';
+import { conflictCountingStore } from '../../test/support/conflict-counting-store.ts';
 import { createCommandHandler } from './command-handler.ts';
 
 const tenant = { organizationId: 'org-1', environment: 'test' as const, actor: 'test' };
@@ -21,18 +22,7 @@ async function store(t: import('ava').ExecutionContext): Promise<EventStore> {
 
 test('concurrent commands on one stream: the stale append is rejected and retried, so both take effect', async (t) => {
   const eventStore = await store(t);
-  let conflicts = 0;
-  const counting: EventStore = {
-    ...eventStore,
-    async append(streamId, events, expected) {
-      try {
-        return await eventStore.append(streamId, events, expected);
-      } catch (error) {
-        if (error instanceof WrongExpectedRevisionError) conflicts++;
-        throw error;
-      }
-    },
-  };
+  const counting = conflictCountingStore(eventStore);
   const commands = createCommandHandler({ eventStore: counting, clock: createManualClock() });
   const session = sessionFixture();
   await commands.handle(checkoutSessionAggregate, session.id, { type: 'CreateCheckoutSession', session }, tenant);
@@ -44,7 +34,7 @@ test('concurrent commands on one stream: the stale append is rejected and retrie
     racing.handle(checkoutSessionAggregate, session.id, { type: 'RecordTransfer', payment: paymentFixture('a', '100000000') }, tenant),
     racing.handle(checkoutSessionAggregate, session.id, { type: 'RecordTransfer', payment: paymentFixture('b', '200000000') }, tenant),
   ]);
-  t.true(conflicts >= 1, 'a stale expected revision was rejected');
+  t.true(counting.conflicts() >= 1, 'a stale expected revision was rejected');
   const { state } = await commands.load(checkoutSessionAggregate, session.id, null);
   t.deepEqual(state.context.session?.payments.map((p) => p.transferId).sort(), ['a', 'b']);
   t.is((await eventStore.readStream(`checkout_session-${session.id}`)).length, 3);
