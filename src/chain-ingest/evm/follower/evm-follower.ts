@@ -199,6 +199,8 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   let socketFailures = 0;
   let socketIndex = 0;
   let lastSocketHeadAt = 0;
+  /** The chain's height when the socket connected: an idle chain announces nothing, which is no stall. */
+  let socketBaseline: number | undefined;
   let lastSocketHead: number | undefined;
   const background = new Set<Promise<unknown>>();
   const track = (promise: Promise<unknown>): void => {
@@ -252,6 +254,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
       socket = subscription;
       socketFailures = 0;
       lastSocketHeadAt = Date.now();
+      socketBaseline = head;
       log(`new heads from websocket ${url}`);
     } catch (error) {
       onSocketFailure(url, error);
@@ -281,7 +284,9 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   const checkSocketStall = (httpHead: number): void => {
     if (socket === undefined) return;
     const quietFor = Date.now() - lastSocketHeadAt;
-    if (quietFor >= 2 * config.heartbeatMs && (lastSocketHead === undefined || httpHead > lastSocketHead)) {
+    socketBaseline ??= httpHead;
+    // Stalled only if the chain moved on past what the socket announced (or past where it started).
+    if (quietFor >= 2 * config.heartbeatMs && httpHead > (lastSocketHead ?? socketBaseline)) {
       onSocketFailure(socket.url, new Error(`no new head for ${quietFor} ms while the chain reached block ${httpHead}`));
     }
   };
