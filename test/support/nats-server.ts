@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,22 +98,13 @@ function handleFor(child: ChildProcess, port: number, storeDir: string): NatsSer
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once('exit', () => resolve());
   });
-  // Never leave a server or its store behind when the test process ends without calling stop().
-  const onProcessExit = (): void => {
-    child.kill('SIGKILL');
-    rmSync(storeDir, { recursive: true, force: true });
-  };
-  process.once('exit', onProcessExit);
-
   const removeStore = async (): Promise<void> => {
-    await exited;
-    process.removeListener('exit', onProcessExit);
     await rm(storeDir, { recursive: true, force: true });
   };
 
   return {
     url: `nats://${host}:${port}`,
     port,
-    ...stoppableChild(child, exited, removeStore),
+    ...stoppableChild(child, exited, removeStore, { ownedDir: storeDir }),
   };
 }

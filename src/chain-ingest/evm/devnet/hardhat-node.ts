@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -225,22 +224,13 @@ function handleFor(child: ChildProcess, configDir: string): Pick<HardhatNode, 's
   // An 'error' (e.g. spawn failure) must never become an unhandled exception once startup is over.
   child.on('error', () => undefined);
   child.stdin?.on('error', () => undefined);
-  // Never leave a node or its config behind when this process ends without calling stop().
-  const onProcessExit = (): void => {
-    child.kill('SIGKILL');
-    rmSync(configDir, { recursive: true, force: true });
-  };
-  process.once('exit', onProcessExit);
-
   const cleanUp = async (): Promise<void> => {
-    await exited;
-    process.removeListener('exit', onProcessExit);
     child.stdin?.destroy();
     await rm(configDir, { recursive: true, force: true });
   };
 
   return {
-    ...stoppableChild(child, exited, cleanUp),
+    ...stoppableChild(child, exited, cleanUp, { ownedDir: configDir }),
   };
 }
 
