@@ -2,7 +2,7 @@ import { evolveWebhookEndpoint, type WebhookEndpointEvent } from '../actors/webh
 import { deterministicId } from '../shared/ids.ts';
 import type { WebhookDeliveryEvent } from '../../machines/webhook-delivery.machine.ts';
 import { subscribes } from '../webhooks/webhook-event-types.ts';
-import { publicEventsOf, testEventOf, type PublicEventRef } from '../webhooks/webhook-events.ts';
+import { publicEventKindsOf, publicEventOf, testEventOf, type PublicEventRef } from '../webhooks/webhook-events.ts';
 import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from './collections.ts';
 import type { Projection } from './projection.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
@@ -68,9 +68,13 @@ export const webhooksProjection: Projection = {
           return;
       }
     }
-    const publicEvents = publicEventsOf(event);
-    if (publicEvents.length === 0) return;
+    const kinds = publicEventKindsOf(event);
+    if (kinds.length === 0) return;
     const tenantEndpoints = await endpoints.find({ organizationId: event.metadata.organizationId, environment: event.metadata.environment, deleted: false });
-    for (const publicEvent of publicEvents) await schedule(store, event, publicEvent, tenantEndpoints);
+    for (const kind of kinds) {
+      // Ids are hashed only for events some endpoint will receive.
+      const receivers = tenantEndpoints.filter((e) => !e.isDisabled && subscribes(e.enabledEvents.events, kind.type));
+      if (receivers.length > 0) await schedule(store, event, publicEventOf(event, kind), receivers);
+    }
   },
 };

@@ -37,21 +37,25 @@ const ORGANIZATION_EVENTS: Record<string, string> = {
 };
 
 /**
- * The public events a log event gives rise to: ids, kinds and times only. This runs for every
- * event of every replay, so payloads are not built here but rendered from the log when sent.
+ * The kinds of public event a log event gives rise to. This runs for every event of every replay,
+ * so it is cheap: no ids (hashed only for events an endpoint receives) and no payloads (rendered
+ * from the log when sent).
  */
-export function publicEventsOf(event: RecordedEvent): PublicEventRef[] {
-  if (event.streamId.startsWith('checkout_session-')) return (SESSION_EVENTS[event.type] ?? []).map(([type, object]) => ref(event, type, object));
+export function publicEventKindsOf(event: RecordedEvent): { type: string; object: string }[] {
+  if (event.streamId.startsWith('checkout_session-')) return (SESSION_EVENTS[event.type] ?? []).map(([type, object]) => ({ type, object }));
   if (event.streamId.startsWith('organization-')) {
     const type = ORGANIZATION_EVENTS[event.type];
-    return type ? [ref(event, type, 'withdrawalAddress')] : [];
+    return type ? [{ type, object: 'withdrawalAddress' }] : [];
   }
   if (event.streamId.startsWith(INVOICE_STREAM_PREFIX)) {
     const type = invoiceWebhookTypeOf(event);
-    return type ? [ref(event, type, 'invoice')] : [];
+    return type ? [{ type, object: 'invoice' }] : [];
   }
   return [];
 }
+
+/** One public event of a log event, with its id. */
+export const publicEventOf = (event: RecordedEvent, kind: { type: string; object: string }): PublicEventRef => ref(event, kind.type, kind.object);
 
 /** The test event of `POST /webhook-endpoints/{id}/test`, for that endpoint only. */
 export function testEventOf(event: RecordedEvent & { data: { testId?: unknown } }): PublicEventRef {
