@@ -62,3 +62,29 @@ test('weir replay rebuilds the read models from the log and reports events per s
   t.true(summary.eventsPerSecond > 0);
   t.regex(result.stderr, /replay/);
 });
+
+test('weir devnet starts a local chain with test tokens and the factory, prints its JSON, writes --out FILE, and runs until stopped', async (t) => {
+  const { spawn } = await import('node:child_process');
+  const { findFreePort } = await import('../support/free-port.ts');
+  const { ROOT, WEIR_BIN } = await import('../support/weir-process.ts');
+  const dir = await tempDir(t);
+  const out = join(dir, 'devnet.json');
+  const port = await findFreePort();
+  const child = spawn(process.execPath, [WEIR_BIN, 'devnet', '--port', String(port), '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  let stdout = '';
+  child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+  const info = await eventually(async () => {
+    try { return JSON.parse(stdout) as { chainId: number; rpcUrl: string; contracts: Record<string, string>; accounts: { role: string }[] }; } catch { return undefined; }
+  }, 'the devnet JSON on stdout', 60_000);
+  t.is(info.chainId, 31337);
+  t.is(info.rpcUrl, `http://127.0.0.1:${port}`);
+  t.deepEqual(Object.keys(info.contracts).sort(), ['dai', 'forwarderFactory', 'usdc', 'usdt']);
+  t.true(info.accounts.some((a) => a.role === 'payer'));
+  t.deepEqual(JSON.parse(await readFile(out, 'utf8')), info);
+  const chainId = await (await fetch(info.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) })).json() as { result: string };
+  t.is(chainId.result, '0x7a69');
+  child.kill('SIGTERM');
+  t.is(await exited, 0);
+});
