@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { apiClient } from '../test/support/api-client.ts';
 import { ADMIN_TOKEN, createMerchant, sessionRequest } from '../test/support/weir-harness.ts';
+import { cliArgs } from './support/cli-args.ts';
 import { isTargetMessage, type ParentMessage, type TargetMessage } from './targets/target-ipc.ts';
 
 type Settings = {
@@ -41,17 +42,7 @@ type Settings = {
 };
 
 function readSettings(argv: string[]): Settings {
-  const value = (name: string): string | undefined => {
-    const index = argv.indexOf(name);
-    return index >= 0 ? argv[index + 1] : undefined;
-  };
-  const positive = (name: string, fallback: number, max: number): number => {
-    const raw = value(name);
-    if (raw === undefined) return fallback;
-    const parsed = Number(raw);
-    if (!Number.isInteger(parsed) || parsed < 1 || parsed > max) throw new Error(`${name} must be an integer from 1 to ${max}, got ${raw}`);
-    return parsed;
-  };
+  const { value, integer: positive } = cliArgs(argv);
   return {
     durationS: positive('--duration', 10, 120),
     warmupS: positive('--warmup', 2, 30),

@@ -25,6 +25,7 @@ import { promisify } from 'node:util';
 import { SQLITE_EVENT_STORE_FILE } from '../src/event-store/open-event-store.ts';
 import { createSqliteEventStore } from '../src/event-store/sqlite-event-store.ts';
 import type { ReplayMeasurement } from './replay-measure.ts';
+import { cliArgs } from './support/cli-args.ts';
 import { writeRealisticLog, type RealisticLogSummary } from './support/realistic-log.ts';
 
 const run = promisify(execFile);
@@ -33,18 +34,8 @@ const TARGET_EVENTS_PER_SECOND = 100_000;
 type Settings = { events: number; runs: number; reuse: string | null; keep: boolean; jsonOut: string | null };
 
 function readSettings(argv: string[]): Settings {
-  const value = (name: string): string | undefined => {
-    const index = argv.indexOf(name);
-    return index >= 0 ? argv[index + 1] : undefined;
-  };
-  const integer = (name: string, fallback: number, max: number): number => {
-    const raw = value(name);
-    if (raw === undefined) return fallback;
-    const parsed = Number(raw);
-    if (!Number.isInteger(parsed) || parsed < 1 || parsed > max) throw new Error(`${name} must be an integer from 1 to ${max}, got ${raw}`);
-    return parsed;
-  };
-  return { events: integer('--events', 100_000, 5_000_000), runs: integer('--runs', 3, 20), reuse: value('--reuse') ?? null, keep: argv.includes('--keep'), jsonOut: value('--json') ?? null };
+  const { value, integer, flag } = cliArgs(argv);
+  return { events: integer('--events', 100_000, 5_000_000), runs: integer('--runs', 3, 20), reuse: value('--reuse') ?? null, keep: flag('--keep'), jsonOut: value('--json') ?? null };
 }
 
 const lastJsonLine = <T>(stdout: string): T => {

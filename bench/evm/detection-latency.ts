@@ -44,6 +44,7 @@ import { startDevnet, type Devnet } from '../../src/chain-ingest/evm/devnet/star
 import { parseChainMessage } from '../../src/chain-ingest/chain-messages.ts';
 import { createHttpWebhookSender, type WebhookSender } from '../../src/webhooks/webhook-sender.ts';
 import { apiClient } from '../../test/support/api-client.ts';
+import { createJsonRpc } from '../../src/chain-ingest/evm/devnet/json-rpc.ts';
 import { deadline, distribution, fmt, leftoverHardhatChildren, loadAverage1m, machineInfo, machineLoad, markdownTable, numberFlag, stringFlag, type Distribution } from './support/bench-env.ts';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
@@ -472,16 +473,6 @@ function socketFailures(lines: readonly string[]): number {
 function headSourceFromLog(lines: readonly string[]): 'websocket' | 'polling' {
   const last = [...lines].reverse().find((line) => /new heads from websocket|websocket .* failed/.test(line));
   return last !== undefined && /new heads from websocket/.test(last) ? 'websocket' : 'polling';
-}
-
-function createJsonRpc(url: string): (method: string, params: unknown[]) => Promise<unknown> {
-  let id = 0;
-  return async (method, params) => {
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) });
-    const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-    if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
 }
 
 function sleep(ms: number): Promise<void> {

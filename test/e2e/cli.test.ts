@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { apiClient, eventually } from '../support/api-client.ts';
+import { createJsonRpc } from '../../src/chain-ingest/evm/devnet/json-rpc.ts';
 import { runWeir, spawnWeir } from '../support/weir-process.ts';
 
 const tempDir = async (t: import('ava').ExecutionContext) => {
@@ -83,8 +84,7 @@ test('weir devnet starts a local chain with test tokens and the factory, prints 
   t.deepEqual(Object.keys(info.contracts).sort(), ['dai', 'forwarderFactory', 'usdc', 'usdt']);
   t.true(info.accounts.some((a) => a.role === 'payer'));
   t.deepEqual(JSON.parse(await readFile(out, 'utf8')), info);
-  const chainId = await (await fetch(info.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) })).json() as { result: string };
-  t.is(chainId.result, '0x7a69');
+  t.is(await createJsonRpc(info.rpcUrl)('eth_chainId'), '0x7a69');
   child.kill('SIGTERM');
   t.is(await exited, 0);
 });

@@ -5,6 +5,7 @@ import type { ExecutionContext } from 'ava';
 import { erc20Abi, parseEther, type Address, type Hash } from 'viem';
 import { createEvmWriteClients, type EvmWriteClients } from '../../src/chain-ingest/evm/contracts/clients.ts';
 import { devnetAccount, writeDevnetInfo, type DevnetInfo } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
+import { createJsonRpc } from '../../src/chain-ingest/evm/devnet/json-rpc.ts';
 import { startDevnet } from '../../src/chain-ingest/evm/devnet/start-devnet.ts';
 
 /** A devnet on a free port with its info file, stopped when the test ends. */
@@ -14,13 +15,7 @@ export async function startTestDevnet(t: ExecutionContext): Promise<{ info: Devn
   const file = join(dir, 'devnet.json');
   await writeDevnetInfo(file, devnet.info);
   t.teardown(async () => { await devnet.stop(); await rm(dir, { recursive: true, force: true }); });
-  let id = 0;
-  const rpc = async (method: string, params: unknown[] = []) => {
-    const response = await fetch(devnet.info.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) });
-    const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
+  const rpc = createJsonRpc(devnet.info.rpcUrl);
   /** Mine `blocks` blocks one at a time (hardhat_mine's reserved blocks can read back with a zero parent hash). */
   const mine = async (blocks: number) => { for (let i = 0; i < blocks; i++) await rpc('evm_mine'); };
   return { info: devnet.info, file, rpc, mine };

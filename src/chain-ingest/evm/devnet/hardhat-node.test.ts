@@ -2,17 +2,13 @@ import test from 'ava';
 import { createPublicClient, http, webSocket } from 'viem';
 import { startHardhatNode as startOnFreePort, hardhatAccounts } from '../../../../test/support/hardhat-node.ts';
 import { HardhatNodeStartError } from './errors.ts';
+import { createJsonRpc } from './json-rpc.ts';
 import { startHardhatNode } from './hardhat-node.ts';
 
 async function answers(rpcUrl: string): Promise<boolean> {
   try {
-    const response = await fetch(rpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
-      signal: AbortSignal.timeout(2_000),
-    });
-    return response.ok;
+    await createJsonRpc(rpcUrl, { timeoutMs: 2_000 })('eth_chainId');
+    return true;
   } catch {
     return false;
   }

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stoppableChild } from '../../../shared/stoppable-child.ts';
+import { createJsonRpc } from './json-rpc.ts';
 import { HardhatNodeStartError } from './errors.ts';
 
 export type HardhatNodeOptions = {
@@ -186,19 +187,13 @@ function waitForReadyLine(child: ChildProcess, timeoutMs: number, host: string):
 async function waitForChainId(rpcUrl: string, chainId: number, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastProblem = 'no answer yet';
+  const rpc = createJsonRpc(rpcUrl, { timeoutMs: 2_000 });
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new HardhatNodeStartError('exited', `hardhat node at ${rpcUrl} exited while starting up`);
     }
     try {
-      const response = await fetch(rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
-        signal: AbortSignal.timeout(2_000),
-      });
-      const body: unknown = await response.json();
-      const result = typeof body === 'object' && body !== null && 'result' in body ? body.result : undefined;
+      const result = await rpc('eth_chainId');
       if (typeof result === 'string') {
         if (Number.parseInt(result, 16) === chainId) return;
         throw new HardhatNodeStartError(
@@ -206,7 +201,7 @@ async function waitForChainId(rpcUrl: string, chainId: number, child: ChildProce
           `the node at ${rpcUrl} answers chain id ${result}, expected ${chainId}: another process may own the port`,
         );
       }
-      lastProblem = `unexpected eth_chainId answer ${JSON.stringify(body)}`;
+      lastProblem = `unexpected eth_chainId answer ${JSON.stringify(result)}`;
     } catch (error) {
       if (error instanceof HardhatNodeStartError) throw error;
       lastProblem = error instanceof Error ? error.message : String(error);

@@ -11,6 +11,7 @@ import { testTokenAbi } from '../contracts/abis.ts';
 import { createEvmWriteClients } from '../contracts/clients.ts';
 import { deployTestToken } from '../contracts/deploy-contracts.ts';
 import type { Bus, Consumer } from '../../../bus/bus.ts';
+import { createJsonRpc } from '../devnet/json-rpc.ts';
 import { CHAIN_SUBJECTS, parseChainMessage, type ChainMessage, type ChainTransferMessage } from '../../chain-messages.ts';
 
 export type TestChain = {
@@ -40,13 +41,7 @@ export async function startTestChain(): Promise<TestChain> {
   const chain = defineChain({ id: node.chainId, name: 'hardhat', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [node.rpcUrl] } } });
   const transport = http(node.rpcUrl, { retryCount: 0 });
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 });
-  let id = 0;
-  const call = async (method: string, params: unknown[] = []): Promise<unknown> => {
-    const response = await fetch(node.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) });
-    const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-    if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
+  const call = createJsonRpc(node.rpcUrl);
   return {
     node,
     call,
