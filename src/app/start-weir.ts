@@ -28,6 +28,7 @@ import { openReadStore } from '../read-store/open-read-store.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { createSecretBox, loadMasterKey } from '../tenancy/secrets.ts';
 import { createTimerRunner } from '../timers/timer-runner.ts';
+import { checkoutSessionTimerHandlers } from '../timers/checkout-session-timers.ts';
 import { createInvoicePaymentLinker } from '../actors/invoice-payments.ts';
 import { openMailer } from '../mail/open-mailer.ts';
 import type { Mailer } from '../mail/mailer.ts';
@@ -95,7 +96,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   await matcher.start();
   const dispatcher = createWebhookDispatcher({ clock, eventStore, readStore, projections, commands, secretBox, send: overrides.webhookSender ?? createHttpWebhookSender() });
   dispatcher.start();
-  const timers = createTimerRunner({ clock, readStore, projections, commands });
+  const timers = createTimerRunner({ clock, readStore, projections, log, handlers: { ...checkoutSessionTimerHandlers(commands) } });
   timers.start();
   const invoicePayments = createInvoicePaymentLinker({ readStore, projections, commands, log });
   invoicePayments.start();

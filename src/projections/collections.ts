@@ -31,7 +31,20 @@ export type ChainPaymentDoc = ReadDocument & {
   organizationId: string;
   environment: string;
 };
-export type TimerDoc = ReadDocument & { kind: string; recordId: string; organizationId: string; environment: string; fireAt: number };
+/**
+ * A pending durable timer. `kind` picks its handler; `recordId` is the record its command goes to;
+ * `version` (the record's stream revision when it was set) tells a rescheduling at the same fire
+ * time from the one already spent; `args` carries what the command needs beyond the record.
+ */
+export type TimerDoc = ReadDocument & {
+  kind: string;
+  recordId: string;
+  organizationId: string;
+  environment: string;
+  fireAt: number;
+  version?: number;
+  args?: Record<string, string | number>;
+};
 export type WebhookEndpointDoc = ReadDocument & WebhookEndpoint;
 export type WebhookAttemptLog = { attempt: number; at: string; statusCode: number | null; error: string | null; durationMs: number };
 export type WebhookDeliveryDoc = ReadDocument & {

@@ -1,7 +1,5 @@
-import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
-import type { CommandHandler } from '../actors/command-handler.ts';
+import type { CommandContext } from '../actors/command-handler.ts';
 import type { Environment } from '../event-store/event-store.ts';
-import { EXPIRY_TIMER } from '../projections/checkout-sessions.projection.ts';
 import { COLLECTIONS, type TimerDoc } from '../projections/collections.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
@@ -9,36 +7,58 @@ import type { Clock } from '../shared/clock.ts';
 import { createDueWorkLoop } from '../shared/due-work-loop.ts';
 
 const RESCAN_DEBOUNCE_MS = 200;
+const BATCH = 500;
+
+/**
+ * What a timer of one kind does when it falls due: send its command and answer the log position
+ * of the events it appended (null when the command changed nothing).
+ */
+export type TimerHandler = (timer: TimerDoc, ctx: CommandContext) => Promise<{ position: bigint | null }>;
 
 export type TimerRunner = { start(): void; stop(): Promise<void> };
 
+/** Identity of one scheduling of a timer: a timer rescheduled (new fire time or version) is looked at again. */
+const scheduling = (timer: TimerDoc): string => `${timer.fireAt}:${timer.version ?? 0}`;
+
 /**
  * Durable timers. Pending timers are a read model of the log (a session's expiry is known from
- * its creation event), so they survive a restart; when one falls due on the clock its command is
- * sent, and the command's events remove the timer.
+ * its creation event, a subscription's renewal from its period end), so they survive a restart;
+ * when one falls due on the clock the handler of its kind sends its command, and the command's
+ * events remove or move the timer. A timer of a kind nobody handles is logged once and left.
  */
-export function createTimerRunner(deps: { clock: Clock; readStore: ReadStore; projections: ProjectionRunner; commands: CommandHandler }): TimerRunner {
-  const { clock, readStore, projections, commands } = deps;
+export function createTimerRunner(deps: {
+  clock: Clock;
+  readStore: ReadStore;
+  projections: ProjectionRunner;
+  handlers: Record<string, TimerHandler>;
+  log?: (line: string) => void;
+}): TimerRunner {
+  const { clock, readStore, projections, handlers } = deps;
+  const log = deps.log ?? ((line: string) => console.error(line));
   const timers = readStore.collection<TimerDoc>(COLLECTIONS.timers);
-  /** Timers whose command changed nothing at this fire time; looked at again only if rescheduled. */
-  const spent = new Map<string, number>();
+  /** Timers whose command changed nothing at this scheduling; looked at again only if rescheduled. */
+  const spent = new Map<string, string>();
   let unsubscribe: (() => void) | null = null;
 
   async function fire(timer: TimerDoc): Promise<void> {
-    const ctx = { organizationId: timer.organizationId, environment: timer.environment as Environment, actor: 'system:timer' };
-    if (timer.kind === EXPIRY_TIMER) {
-      const result = await commands.handle(checkoutSessionAggregate, timer.recordId, { type: 'ExpireCheckoutSession' }, ctx);
-      if (result.position !== null) await projections.waitFor(result.position);
-      else spent.set(timer._id, timer.fireAt);
+    const handler = handlers[timer.kind];
+    if (!handler) {
+      log(`[timers] no handler for timer kind ${timer.kind} (${timer._id}); left pending`);
+      spent.set(timer._id, scheduling(timer));
+      return;
     }
+    const ctx = { organizationId: timer.organizationId, environment: timer.environment as Environment, actor: 'system:timer', causationId: timer._id };
+    const result = await handler(timer, ctx);
+    if (result.position !== null) await projections.waitFor(result.position);
+    else spent.set(timer._id, scheduling(timer));
   }
 
   const loop = createDueWorkLoop({
     name: 'timers',
     clock,
     async runDue(now) {
-      const due = await timers.find({ fireAt: { $lte: now } }, { sort: { fireAt: 1 }, limit: 500 });
-      for (const timer of due) if (spent.get(timer._id) !== timer.fireAt) await fire(timer);
+      const due = await timers.find({ fireAt: { $lte: now } }, { sort: { fireAt: 1 }, limit: BATCH + spent.size });
+      for (const timer of due) if (spent.get(timer._id) !== scheduling(timer)) await fire(timer);
     },
     async nextDue() {
       const upcoming = await timers.find({ fireAt: { $gt: clock.now() } }, { sort: { fireAt: 1 }, limit: 1 });
@@ -48,8 +68,8 @@ export function createTimerRunner(deps: { clock: Clock; readStore: ReadStore; pr
 
   return {
     start() {
-      // Timers are set far ahead (an hour for a session), so a burst of new ones is looked at in
-      // one pass instead of one scan per write.
+      // Timers are mostly set far ahead (an hour for a session, a month for a renewal), so a
+      // burst of new ones is looked at in one pass instead of one scan per write.
       let pending: NodeJS.Timeout | null = null;
       const off = projections.onAdvanced((_position, touched) => {
         if (!touched.has(COLLECTIONS.timers) || pending) return;
