@@ -1,4 +1,5 @@
 import type { Environment } from '../src/event-store/event-store.ts';
+import type { CollectedData } from './collected-data.types.ts';
 
 /** Session statuses of the reference API, plus `canceled`. */
 export type CheckoutSessionStatus = 'open' | 'complete' | 'incomplete' | 'expired' | 'canceled';
@@ -161,6 +162,11 @@ export type CheckoutSession = {
   afterCompletion: 'redirect' | 'hosted_confirmation';
   afterCompletionConfirmMsg: string | null;
   paymentLinkId: string | null;
+  /** What the payer gave on the payment link's page (absent on sessions that collected nothing). */
+  customerDetails?: CollectedData['customerDetails'];
+  billingDetails?: CollectedData['billingDetails'];
+  shippingDetails?: CollectedData['shippingDetails'];
+  customFields?: CollectedData['customFields'];
   invoiceId: string | null;
   subscriptionId: string | null;
   url: string;

@@ -1,5 +1,6 @@
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
+import type { CollectedData } from '../../machines/collected-data.types.ts';
 import type { GasFeeQuoter } from '../chain-ingest/gas-fee.ts';
 import type { Rail } from '../chain-ingest/rail.ts';
 import type { Environment } from '../event-store/event-store.ts';
@@ -23,7 +24,7 @@ const MAX_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 export type CreateCheckoutSession = (
   body: unknown,
   tenant: { organizationId: string; environment: Environment; actor: string },
-  extra?: { paymentLinkId?: string; invoiceId?: string; subscriptionId?: string },
+  extra?: { paymentLinkId?: string; invoiceId?: string; subscriptionId?: string; collected?: CollectedData },
 ) => Promise<{ session: CheckoutSession; position: bigint | null }>;
 
 /**
@@ -143,6 +144,7 @@ export function createCheckoutSessionCreator(deps: {
       },
       submitType, successUrl, cancelUrl, clientReferenceId, customerId, metadata, afterCompletion, afterCompletionConfirmMsg, allowPromotionCodes,
       paymentLinkId: extra.paymentLinkId ?? null, invoiceId: extra.invoiceId ?? null, subscriptionId: extra.subscriptionId ?? null,
+      ...extra.collected,
       url: `${deps.publicUrl}/checkout/${id}`,
       lineItems: { object: 'list', data: lineItems },
       addresses,

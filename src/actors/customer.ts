@@ -61,6 +61,14 @@ export function assertEmail(value: string, field = 'email'): void {
   if (!isEmail(value)) throw new ValidationError(field, 'must be an email address, such as payer@example.com', 'email_invalid');
 }
 
+const PHONE = /^\+?[0-9 ()\-.]{3,40}$/;
+export const PHONE_HINT = 'must be a phone number: digits, spaces, ( ) - . and an optional leading +';
+
+/** Digits, spaces, ( ) - . and an optional leading +, with at least 3 digits. */
+export function isPhone(value: string): boolean {
+  return PHONE.test(value) && value.replace(/[^0-9]/g, '').length >= 3;
+}
+
 export function evolveCustomer(customer: Customer | null, event: CustomerEvent): Customer | null {
   switch (event.type) {
     case 'CustomerCreated': return { ...event.data.customer, updatedAt: event.data.customer.createdAt, deleted: false, deletedAt: null };

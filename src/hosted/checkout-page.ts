@@ -101,6 +101,7 @@ async function poll() {
     statusEl.dataset.status = s.status;
     statusEl.textContent = 'Status: ' + s.status + (s.paymentStatus === 'paid' ? ' (paid)' : '');
     document.getElementById('received').textContent = s.amountReceived !== '0' ? 'Received ' + s.amountReceivedFormatted + ' ' + s.currency : '';
+    if (s.status === 'complete' && s.message) document.getElementById('received').textContent = s.message;
     if (s.status === 'complete' && s.redirectUrl) { location.assign(s.redirectUrl); return; }
     if (s.status === 'expired' || s.status === 'canceled') return;
   } catch (e) { /* keep polling through network blips */ }

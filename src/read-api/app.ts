@@ -11,6 +11,8 @@ import type { DevnetInfo } from '../chain-ingest/evm/devnet/devnet-info.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { couponRoutes } from './routes/coupons.ts';
+import { hostedPaymentLinkRoutes } from './routes/hosted-payment-link.ts';
+import { paymentLinkRoutes } from './routes/payment-links.ts';
 import { hostedInvoiceRoutes } from './routes/hosted-invoice.ts';
 import { invoiceRoutes } from './routes/invoices.ts';
 import type { Mailer } from '../mail/mailer.ts';
@@ -45,6 +47,7 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
       catalogRoutes(deps),
       customerRoutes(deps),
       couponRoutes(deps),
+      paymentLinkRoutes(deps),
       invoiceRoutes(deps),
       chainRoutes(deps),
       faucetRoutes({ devnet: deps.devnet ?? null }),
@@ -52,6 +55,7 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
   ]);
   const hosted = compose<ApiState>([jsonBody, ...mounted(hostedCheckoutRoutes(deps))]);
   const hostedInvoices = compose<ApiState>([jsonBody, ...mounted(hostedInvoiceRoutes(deps))]);
+  const paymentLinkPages = compose<ApiState>(mounted(hostedPaymentLinkRoutes(deps)));
   const admin = deps.adminToken ? compose<ApiState>([jsonBody, ...mounted(adminRoutes({ ...deps, adminToken: deps.adminToken }))]) : null;
 
   // One dispatch by path prefix, so a request only meets the middleware of its own area.
@@ -60,6 +64,7 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
     if (ctx.path.startsWith('/api/')) return api(ctx, next);
     if (ctx.path.startsWith('/checkout/')) return hosted(ctx, next);
     if (ctx.path.startsWith('/invoices/')) return hostedInvoices(ctx, next);
+    if (ctx.path.startsWith('/pay/')) return paymentLinkPages(ctx, next);
     if (admin && ctx.path.startsWith('/admin/')) return admin(ctx, next);
     if (ctx.path === '/health') { ctx.body = { status: 'ok', position: deps.projections.position()?.toString() ?? null }; return Promise.resolve(); }
     return next();

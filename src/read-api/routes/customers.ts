@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { assertEmail, customerAggregate, type CustomerAddress, type CustomerFields } from '../../actors/customer.ts';
+import { assertEmail, customerAggregate, isPhone, PHONE_HINT, type CustomerAddress, type CustomerFields } from '../../actors/customer.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid, newId } from '../../shared/ids.ts';
@@ -50,7 +50,7 @@ function customerFields(body: Input, mode: 'create' | 'update'): Partial<Custome
   const email = mode === 'create' ? requiredString(body, 'email', '', { max: 254 }) : optionalString(body, 'email', '', { max: 254, min: 1 });
   if (email !== undefined) assertEmail(email);
   const phone = nullableString(body, 'phone', 40);
-  if (phone && !/^\+?[0-9 ()\-.]{3,40}$/.test(phone)) throw new ValidationError('phone', 'must be a phone number: digits, spaces, ( ) - . and an optional leading +');
+  if (phone && !isPhone(phone)) throw new ValidationError('phone', PHONE_HINT);
   return {
     email,
     name: nullableString(body, 'name', 250),

@@ -1,0 +1,115 @@
+import Router from '@koa/router';
+import type { PaymentLink } from '../../../machines/payment-link.types.ts';
+import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
+import { organizationRecordId } from '../../actors/organization.ts';
+import { readPayerForm, type FormProblem, type PayerForm } from '../../hosted/payment-link-form.ts';
+import { PAYMENT_LINK_PAGE_HEADERS, renderPaymentLinkNotice, renderPaymentLinkPage } from '../../hosted/payment-link-page.ts';
+import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
+import { PAYMENT_LINKS, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
+import { ValidationError } from '../../shared/errors.ts';
+import { isUuid } from '../../shared/ids.ts';
+import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+
+const MAX_FORM_BYTES = 64 * 1024;
+
+/** The posted form (`application/x-www-form-urlencoded`); a repeated name keeps its last value. */
+async function readForm(ctx: ApiContext): Promise<PayerForm> {
+  if (!ctx.is('application/x-www-form-urlencoded')) throw new ValidationError(null, 'the form must be posted as application/x-www-form-urlencoded', 'invalid_content_type');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_FORM_BYTES) throw new ValidationError(null, `the form must be at most ${MAX_FORM_BYTES} bytes`, 'request_too_large');
+    chunks.push(chunk as Buffer);
+  }
+  return Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
+}
+
+/** The create-session request a payer's submission makes: the link's price (or the amount entered) and its options. */
+export function checkoutRequestFor(link: PaymentLink, amount: bigint | null, publicUrl: string) {
+  const preferred = link.allowedChains.find((c) => c.isPreferred);
+  return {
+    mode: link.pricing === 'subscription' ? 'subscription' : 'payment',
+    // With a hosted confirmation the payer stays on the session's own page, which shows the message.
+    successUrl: link.afterCompletion === 'redirect' && link.afterCompletionRedirectUrl ? link.afterCompletionRedirectUrl : `${publicUrl}/checkout/{CHECKOUT_SESSION_ID}`,
+    submitType: link.submitType,
+    afterCompletion: link.afterCompletion,
+    afterCompletionConfirmMsg: link.afterCompletionConfirmMsg,
+    allowPromotionCodes: link.allowPromotionCodes,
+    lineItems: {
+      data: [link.priceId !== null
+        ? { priceId: link.priceId, quantity: 1 }
+        : { priceData: { currency: link.currency, unitAmount: String(amount ?? 0n), productId: link.productId }, quantity: 1 }],
+    },
+    ...(link.allowedChains.length > 0
+      ? { paymentSetting: { allowedChains: link.allowedChains.map((c) => ({ chainId: c.chainId })), ...(preferred ? { preferredChainId: preferred.chainId } : {}) } }
+      : {}),
+  };
+}
+
+/**
+ * The public page of a payment link, `/pay/{id}`. GET shows the form of what the link collects;
+ * POST checks the payer's input and either shows the form again with every problem (400), or
+ * opens a checkout session carrying `paymentLinkId` and the collected data and sends the payer
+ * to it (303). An unknown or deleted link is a 404 page, an inactive one a 410 page.
+ */
+export function hostedPaymentLinkRoutes(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession }): Router<ApiState> {
+  const router = new Router<ApiState>({ prefix: '/pay' });
+  const links = deps.readStore.collection<PaymentLinkDoc>(PAYMENT_LINKS);
+  const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+
+  const html = (ctx: ApiContext, status: number, body: string) => {
+    ctx.status = status;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.set(PAYMENT_LINK_PAGE_HEADERS);
+    ctx.body = body;
+  };
+
+  /** The link and its organization when payers may use it; otherwise answers with a notice page and gives null. */
+  async function usable(ctx: ApiContext): Promise<{ link: PaymentLinkDoc; org: OrganizationDoc | null } | null> {
+    const id = ctx.params.id!;
+    const link = isUuid(id) ? await links.get(id) : null;
+    if (!link || link.deleted) {
+      html(ctx, 404, renderPaymentLinkNotice(null, 'Payment link not found', 'This payment link does not exist. Check the address, or ask the seller for a new link.'));
+      return null;
+    }
+    const org = await orgs.get(organizationRecordId(link.organizationId, link.environment));
+    if (!link.isActive) {
+      html(ctx, 410, renderPaymentLinkNotice(org, 'Payment link inactive', 'This payment link is not active, so it cannot take payments. Ask the seller for a new link.'));
+      return null;
+    }
+    return { link, org };
+  }
+
+  router.get('/:id', async (ctx) => {
+    const found = await usable(ctx);
+    if (found) html(ctx, 200, renderPaymentLinkPage(found.link, found.org, { form: {}, problems: [] }));
+  });
+
+  router.post('/:id', async (ctx) => {
+    const found = await usable(ctx);
+    if (!found) return;
+    const { link, org } = found;
+    const refuse = (form: PayerForm, problems: FormProblem[], message?: string) =>
+      html(ctx, 400, renderPaymentLinkPage(link, org, { form, problems, ...(message ? { message } : {}) }));
+    let form: PayerForm = {};
+    try {
+      form = await readForm(ctx);
+      const read = readPayerForm(link, form);
+      if (!read.ok) { refuse(form, read.problems); return; }
+      const tenant = { organizationId: link.organizationId, environment: link.environment, actor: 'payer' };
+      const { session, position } = await deps.createCheckoutSession(
+        checkoutRequestFor(link, read.submission.amount, deps.publicUrl), tenant, { paymentLinkId: link.id, collected: read.submission.collected },
+      );
+      if (position !== null) await deps.projections.waitFor(position);
+      ctx.status = 303;
+      ctx.redirect(session.url);
+    } catch (error) {
+      // The link's price cannot be paid as it stands (no wallet, an inactive product, an amount no asset can carry exactly).
+      if (error instanceof ValidationError) refuse(form, [], `This payment cannot be started: ${error.message}`);
+      else throw error;
+    }
+  });
+
+  return router;
+}

@@ -1,0 +1,39 @@
+import { AmountError, API_DECIMALS, MAX_AMOUNT } from './money.ts';
+
+/**
+ * Decimal numbers written as text (`-12`, `0.5`, `007`), compared exactly: no float ever holds
+ * them. For amounts a person types and for numeric answers with bounds.
+ */
+export const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
+
+const fractionDigits = (value: string): number => (value.split('.')[1] ?? '').length;
+
+/** The decimal as an integer of `scale` fraction digits (`1.5`, 3 → 1500n). */
+function scaled(value: string, scale: number): bigint {
+  const negative = value.startsWith('-');
+  const [whole = '0', fraction = ''] = (negative ? value.slice(1) : value).split('.');
+  const units = BigInt(whole + fraction.padEnd(scale, '0'));
+  return negative ? -units : units;
+}
+
+/** -1, 0 or 1 as `a` is below, equal to or above `b`; both must match DECIMAL. */
+export function compareDecimals(a: string, b: string): -1 | 0 | 1 {
+  const scale = Math.max(fractionDigits(a), fractionDigits(b));
+  const difference = scaled(a, scale) - scaled(b, scale);
+  return difference < 0n ? -1 : difference > 0n ? 1 : 0;
+}
+
+/** Digits of a decimal, without its sign and point (`-1.50` → 3). */
+export const digitCount = (value: string): number => value.replace(/[-.]/g, '').length;
+
+/**
+ * An amount as a person writes it in currency units (`25`, `12.5`, `0.000001`) as a 10^8-scaled
+ * integer. More than 8 decimals, a sign, or anything but digits and one point is an AmountError.
+ */
+export function parseDecimalAmount(text: string): bigint {
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text)) throw new AmountError('must be a number such as 25 or 12.50');
+  if (fractionDigits(text) > API_DECIMALS) throw new AmountError(`must have at most ${API_DECIMALS} decimals`);
+  const amount = scaled(text, API_DECIMALS);
+  if (amount > MAX_AMOUNT) throw new AmountError('is too large');
+  return amount;
+}

@@ -1,0 +1,371 @@
+import test from 'ava';
+import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
+import { assertError, assertRejectedWithoutWrite, type Api, type Page, type Price } from './helpers.ts';
+
+type Link = {
+  id: string; organizationId: string; url: string; livemode: boolean; isActive: boolean; type: string;
+  pricing: 'fixed' | 'variable' | 'subscription'; priceType: string; title: string; description: string | null; tags: string[];
+  currency: string; amount: string | null; priceId: string | null; productId: string; interval: string | null; intervalCount: number | null;
+  suggestedAmounts: string[]; minimumAmount: string | null; maximumAmount: string | null;
+  nameCollection: boolean; emailCollection: boolean; phoneNumberCollection: boolean; billingAddressCollection: boolean; shippingAddressCollection: boolean;
+  customFields: { fields: { key: string; type: string; label: { type: string; custom: string }; optional: boolean; text?: object; numeric?: object; dropdown?: object }[] };
+  submitType: string; afterCompletion: string; afterCompletionRedirectUrl: string | null; afterCompletionConfirmMsg: string | null;
+  allowPromotionCodes: boolean; allowedChains: { chainId: number; isPreferred: boolean }[]; metadata: Record<string, string>; createdAt: string; updatedAt: string;
+};
+type Product = { id: string; name: string; defaultPrice: Price | null };
+
+const fixed = { title: 'Concert ticket', amount: '2500000000', currency: 'usdc' };
+
+async function createLink(t: { is(a: unknown, b: unknown, m?: string): void }, api: Api, body: object): Promise<Link> {
+  const created = await api.post<Link>('/api/v1/payment-links', body);
+  t.is(created.status, 200, JSON.stringify(created.body));
+  return created.body;
+}
+
+async function recurringProduct(api: Api): Promise<Product> {
+  return (await api.post<Product>('/api/v1/products', { name: 'Pro plan', defaultPriceData: { currency: 'usdc', unitAmount: '1000000000', interval: 'month', intervalCount: 3 } })).body;
+}
+
+// --- create, read, list, update, delete -----------------------------------------------------
+
+test('a fixed-price link from amount and currency: created with its own product and price, read, listed, updated, deleted', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api, organizationId } = await createMerchant(weir.url);
+  const link = await createLink(t, api, {
+    ...fixed, description: 'Front row', tags: ['music'], nameCollection: true, emailCollection: true, allowPromotionCodes: true,
+    afterCompletion: 'redirect', afterCompletionRedirectUrl: 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}', metadata: { venue: 'hall' },
+  });
+  t.like(link, {
+    organizationId, livemode: false, isActive: true, type: 'multiple', pricing: 'fixed', priceType: 'one_time', title: 'Concert ticket', description: 'Front row',
+    currency: 'usdc', amount: '2500000000', interval: null, suggestedAmounts: [], nameCollection: true, emailCollection: true, phoneNumberCollection: false,
+    submitType: 'pay', afterCompletion: 'redirect', allowPromotionCodes: true, metadata: { venue: 'hall' },
+  });
+  t.is(link.url, `${weir.url}/pay/${link.id}`);
+  t.false('deleted' in link);
+  t.false('environment' in link);
+
+  // The amount became a catalog price of a product named after the link.
+  const price = (await api.get<Price>(`/api/v1/prices/${link.priceId}`)).body;
+  t.like(price, { type: 'one_time', currency: 'usdc', unitAmount: '2500000000', productId: link.productId });
+  t.is((await api.get<Product>(`/api/v1/products/${link.productId}`)).body.name, 'Concert ticket');
+
+  t.deepEqual((await api.get<Link>(`/api/v1/payment-links/${link.id}`)).body, link);
+  const list = (await api.get<Page<Link>>('/api/v1/payment-links')).body;
+  t.deepEqual(list.data.map((l) => l.id), [link.id]);
+
+  const updated = await api.put<Link>(`/api/v1/payment-links/${link.id}`, {
+    title: 'Concert ticket (late)', description: null, phoneNumberCollection: true, submitType: 'book',
+    customFields: { fields: [{ key: 'company', type: 'text', label: { type: 'custom', custom: 'Company' }, optional: true, text: { maximumLength: 40 } }] },
+    afterCompletion: 'hosted_confirmation', afterCompletionConfirmMsg: 'See you there',
+    // Clients of the reference send the whole link back: repeating the price is fine.
+    amount: 2500000000, currency: 'usdc',
+  });
+  t.is(updated.status, 200, JSON.stringify(updated.body));
+  t.like(updated.body, {
+    title: 'Concert ticket (late)', description: null, phoneNumberCollection: true, submitType: 'book',
+    afterCompletion: 'hosted_confirmation', afterCompletionRedirectUrl: null, afterCompletionConfirmMsg: 'See you there', amount: '2500000000',
+  });
+  t.deepEqual(updated.body.customFields.fields[0], { key: 'company', type: 'text', label: { type: 'custom', custom: 'Company' }, optional: true, text: { minimumLength: null, maximumLength: 40 } });
+  t.true(updated.body.updatedAt >= link.updatedAt);
+
+  const removed = await api.delete<{ statusCode: number; message: string }>(`/api/v1/payment-links/${link.id}`);
+  t.is(removed.status, 200);
+  t.is(removed.body.statusCode, 200);
+  assertError(t, await api.get(`/api/v1/payment-links/${link.id}`), 404, { code: 'resource_missing' });
+  assertError(t, await api.put(`/api/v1/payment-links/${link.id}`, { title: 'x' }), 404);
+  assertError(t, await api.delete(`/api/v1/payment-links/${link.id}`), 404);
+  assertError(t, await api.put(`/api/v1/payment-links/${link.id}/activate`, {}), 404);
+  t.is((await api.get<Page<Link>>('/api/v1/payment-links')).body.count, 0);
+});
+
+test('fixed-price links from a price id and from a product\'s default price sell that price; no new price is made', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const product = (await api.post<Product>('/api/v1/products', { name: 'Mug', defaultPriceData: { currency: 'usdc', unitAmount: '1500000000' } })).body;
+  const byPrice = await createLink(t, api, { title: 'Mug', priceId: product.defaultPrice!.id });
+  t.like(byPrice, { pricing: 'fixed', priceId: product.defaultPrice!.id, productId: product.id, amount: '1500000000', currency: 'usdc' });
+  const byProduct = await createLink(t, api, { title: 'Mug', productId: product.id, pricing: 'fixed' });
+  t.like(byProduct, { pricing: 'fixed', priceId: product.defaultPrice!.id, productId: product.id });
+  // A product with an amount: a new one-time price of that product.
+  const withAmount = await createLink(t, api, { title: 'Mug (sale)', productId: product.id, amount: '1000000000', currency: 'usdc' });
+  t.like(withAmount, { pricing: 'fixed', productId: product.id, amount: '1000000000' });
+  t.not(withAmount.priceId, product.defaultPrice!.id);
+  t.is((await api.get<Page<Price>>(`/api/v1/prices?productId=${product.id}`)).body.count, 2);
+});
+
+test('subscription links sell a recurring price, by price id or by a product whose default price is recurring', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const plan = await recurringProduct(api);
+  for (const body of [{ priceId: plan.defaultPrice!.id }, { productId: plan.id }, { productId: plan.id, pricing: 'subscription' }]) {
+    const link = await createLink(t, api, { title: 'Pro', ...body });
+    t.like(link, { pricing: 'subscription', priceType: 'recurring', interval: 'month', intervalCount: 3, amount: '1000000000', priceId: plan.defaultPrice!.id, productId: plan.id });
+  }
+});
+
+test('a variable-price link takes suggested amounts and bounds; it sells its own product with no price', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const link = await createLink(t, api, {
+    title: 'Donation', currency: 'usdc', submitType: 'donate', suggestedAmounts: ['500000000', 1000000000], minimumAmount: '100000000', maximumAmount: 50000000000,
+  });
+  t.like(link, { pricing: 'variable', priceType: 'one_time', amount: null, priceId: null, currency: 'usdc', minimumAmount: '100000000', maximumAmount: '50000000000' });
+  t.deepEqual(link.suggestedAmounts, ['500000000', '1000000000']);
+  t.is((await api.get<Product>(`/api/v1/products/${link.productId}`)).body.name, 'Donation');
+  t.is((await api.get<Page<Price>>(`/api/v1/prices?productId=${link.productId}`)).body.count, 0);
+
+  const updated = await api.put<Link>(`/api/v1/payment-links/${link.id}`, { suggestedAmounts: ['2000000000'], maximumAmount: null });
+  t.like(updated.body, { suggestedAmounts: ['2000000000'], maximumAmount: null, minimumAmount: '100000000' });
+  // The reference's preferredCurrency stands in for the deprecated currency.
+  t.like(await createLink(t, api, { title: 'Tip', preferredCurrency: 'dai' }), { pricing: 'variable', currency: 'dai' });
+});
+
+test('custom fields of every type and allowed chains are stored in the reference\'s shapes', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const link = await createLink(t, api, {
+    ...fixed,
+    customFields: {
+      fields: [
+        { key: 'company', type: 'text', label: { type: 'custom', custom: 'Company' }, optional: false, text: { minimumLength: 2, maximumLength: 40 } },
+        { key: 'seats', type: 'numeric', label: 'Seats', numeric: { minimum: 1, maximum: '10.5', maximumLength: 4 } },
+        { key: 'size', type: 'dropdown', label: { custom: 'Size' }, optional: true, dropdown: { options: [{ label: 'Small', value: 's' }, { label: 'Large', value: 'l' }] } },
+      ],
+    },
+    allowedChains: [{ chainId: 7357, isPreferred: true }],
+  });
+  t.deepEqual(link.customFields.fields, [
+    { key: 'company', type: 'text', label: { type: 'custom', custom: 'Company' }, optional: false, text: { minimumLength: 2, maximumLength: 40 } },
+    { key: 'seats', type: 'numeric', label: { type: 'custom', custom: 'Seats' }, optional: false, numeric: { minimumLength: null, maximumLength: 4, minimum: '1', maximum: '10.5' } },
+    { key: 'size', type: 'dropdown', label: { type: 'custom', custom: 'Size' }, optional: true, dropdown: { options: [{ label: 'Small', value: 's' }, { label: 'Large', value: 'l' }] } },
+  ]);
+  t.deepEqual(link.allowedChains, [{ chainId: 7357, isPreferred: true }]);
+  const cleared = await api.put<Link>(`/api/v1/payment-links/${link.id}`, { customFields: null, allowedChains: [] });
+  t.deepEqual(cleared.body.customFields, { fields: [] });
+  t.deepEqual(cleared.body.allowedChains, []);
+});
+
+// --- activate and deactivate ----------------------------------------------------------------
+
+test('deactivate and activate, by PUT (as the reference) or POST; repeating changes nothing; lists filter on isActive', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const link = await createLink(t, api, fixed);
+  const other = await createLink(t, api, { ...fixed, title: 'Other', isActive: false });
+  t.false(other.isActive);
+
+  const off = await api.put<Link>(`/api/v1/payment-links/${link.id}/deactivate`, {});
+  t.is(off.status, 200);
+  t.false(off.body.isActive);
+  t.false((await api.post<Link>(`/api/v1/payment-links/${link.id}/deactivate`)).body.isActive);
+  t.is((await api.get<Page<Link>>('/api/v1/payment-links?isActive=true')).body.count, 0);
+  t.true((await api.post<Link>(`/api/v1/payment-links/${link.id}/activate`)).body.isActive);
+  t.true((await api.put<Link>(`/api/v1/payment-links/${link.id}/activate`, {})).body.isActive);
+  t.deepEqual((await api.get<Page<Link>>('/api/v1/payment-links?isActive=true')).body.data.map((l) => l.id), [link.id]);
+  t.deepEqual((await api.get<Page<Link>>('/api/v1/payment-links?isActive=false')).body.data.map((l) => l.id), [other.id]);
+  // isActive in an update body switches it too.
+  t.true((await api.put<Link>(`/api/v1/payment-links/${other.id}`, { isActive: true })).body.isActive);
+  assertError(t, await api.get('/api/v1/payment-links?isActive=yes'), 400, { field: 'isActive' });
+});
+
+test('lists page like every list and filter by ids and pricing', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const a = await createLink(t, api, { ...fixed, title: 'A' });
+  const b = await createLink(t, api, { title: 'B', currency: 'usdc' });
+  const c = await createLink(t, api, { ...fixed, title: 'C' });
+  const first = (await api.get<Page<Link>>('/api/v1/payment-links?limit=2')).body;
+  t.like(first, { page: 1, limit: 2, count: 3, hasMore: true });
+  const second = (await api.get<Page<Link>>('/api/v1/payment-links?limit=2&page=2')).body;
+  t.like(second, { page: 2, count: 3, hasMore: false });
+  t.deepEqual([...first.data, ...second.data].map((l) => l.id).sort(), [a.id, b.id, c.id].sort());
+  t.deepEqual((await api.get<Page<Link>>(`/api/v1/payment-links?ids=${a.id},${c.id}`)).body.data.map((l) => l.id).sort(), [a.id, c.id].sort());
+  t.deepEqual((await api.get<Page<Link>>('/api/v1/payment-links?pricing=variable')).body.data.map((l) => l.id), [b.id]);
+  assertError(t, await api.get('/api/v1/payment-links?pricing=free'), 400, { field: 'pricing' });
+  assertError(t, await api.get('/api/v1/payment-links?limit=0'), 400, { field: 'limit' });
+});
+
+// --- refusals -------------------------------------------------------------------------------
+
+test('every invalid create is refused with a 400 naming the field, and writes nothing', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const other = await createMerchant(weir.url, 'Other shop');
+  const product = (await api.post<Product>('/api/v1/products', { name: 'Bare' })).body;
+  const inactive = (await api.post<Product>('/api/v1/products', { name: 'Old', isActive: false, defaultPriceData: { currency: 'usdc', unitAmount: '100000000' } })).body;
+  const plan = await recurringProduct(api);
+  const foreign = (await other.api.post<Product>('/api/v1/products', { name: 'Theirs', defaultPriceData: { currency: 'usdc', unitAmount: '100000000' } })).body;
+  const text = (over: object = {}) => ({ key: 'company', type: 'text', label: 'Company', ...over });
+  const custom = (...fields: unknown[]) => ({ ...fixed, customFields: { fields } });
+  const variable = { title: 'Tip', currency: 'usdc' };
+
+  const cases: [unknown, string | null, string?][] = [
+    ['not an object', null],
+    [{ amount: '100', currency: 'usdc' }, 'title', 'parameter_missing'],
+    [{ ...fixed, title: '' }, 'title', 'parameter_invalid_string_empty'],
+    [{ ...fixed, title: 'x'.repeat(251) }, 'title'],
+    [{ ...fixed, type: 'forever' }, 'type'],
+    [{ ...fixed, amount: '-1' }, 'amount', 'parameter_invalid_integer'],
+    [{ ...fixed, amount: '12.5' }, 'amount', 'parameter_invalid_integer'],
+    [{ ...fixed, amount: '0' }, 'amount'],
+    [{ ...fixed, amount: '9223372036854775808' }, 'amount'],
+    [{ title: 'x', amount: '100' }, 'currency', 'parameter_missing'],
+    [{ title: 'x' }, 'currency', 'parameter_missing'],
+    [{ ...fixed, currency: 'doge' }, 'currency'],
+    [{ title: 'x', priceId: 'nope' }, 'priceId', 'resource_missing'],
+    [{ title: 'x', priceId: '00000000-0000-4000-8000-000000000000' }, 'priceId', 'resource_missing'],
+    [{ title: 'x', priceId: foreign.defaultPrice!.id }, 'priceId', 'resource_missing'],
+    [{ title: 'x', priceId: inactive.defaultPrice!.id }, 'priceId', 'product_inactive'],
+    [{ title: 'x', priceId: plan.defaultPrice!.id, amount: '100' }, 'amount', 'parameters_exclusive'],
+    [{ title: 'x', priceId: plan.defaultPrice!.id, productId: product.id }, 'productId'],
+    [{ title: 'x', priceId: plan.defaultPrice!.id, currency: 'dai' }, 'currency'],
+    [{ title: 'x', productId: foreign.id }, 'productId', 'resource_missing'],
+    [{ title: 'x', productId: inactive.id }, 'productId', 'product_inactive'],
+    [{ title: 'x', productId: product.id }, 'productId'],
+    [{ title: 'x', productId: plan.id, currency: 'dai' }, 'currency'],
+    [{ ...fixed, pricing: 'free' }, 'pricing'],
+    [{ ...fixed, pricing: 'subscription' }, 'priceId'],
+    [{ ...fixed, pricing: 'variable' }, 'amount'],
+    [{ title: 'x', priceId: plan.defaultPrice!.id, pricing: 'variable' }, 'priceId'],
+    [{ title: 'x', priceId: plan.defaultPrice!.id, pricing: 'fixed' }, 'priceId'],
+    [{ ...variable, pricing: 'fixed' }, 'amount', 'parameter_missing'],
+    [{ ...fixed, suggestedAmounts: ['100000000'] }, 'suggestedAmounts'],
+    [{ ...fixed, minimumAmount: '100000000' }, 'minimumAmount'],
+    [{ ...variable, suggestedAmounts: '100' }, 'suggestedAmounts'],
+    [{ ...variable, suggestedAmounts: ['100000000', 'ten'] }, 'suggestedAmounts[1]', 'parameter_invalid_integer'],
+    [{ ...variable, suggestedAmounts: ['100000000', '0'] }, 'suggestedAmounts[1]'],
+    [{ ...variable, suggestedAmounts: ['1', '2', '3', '4', '5', '6'] }, 'suggestedAmounts'],
+    [{ ...variable, suggestedAmounts: ['100000000', '100000000'] }, 'suggestedAmounts[1]'],
+    [{ ...variable, suggestedAmounts: ['50000000'], minimumAmount: '100000000' }, 'suggestedAmounts[0]'],
+    [{ ...variable, suggestedAmounts: ['900000000'], maximumAmount: '500000000' }, 'suggestedAmounts[0]'],
+    [{ ...variable, minimumAmount: '0' }, 'minimumAmount'],
+    [{ ...variable, minimumAmount: 'one' }, 'minimumAmount', 'parameter_invalid_integer'],
+    [{ ...variable, minimumAmount: '500', maximumAmount: '400' }, 'minimumAmount'],
+    [{ ...fixed, customFields: [] }, 'customFields'],
+    [{ ...fixed, customFields: { fields: {} } }, 'customFields.fields'],
+    [custom(...['a', 'b', 'c', 'd', 'e', 'f'].map((key) => text({ key }))), 'customFields.fields'],
+    [custom('text'), 'customFields.fields[0]'],
+    [custom(text({ type: undefined })), 'customFields.fields[0].type', 'parameter_missing'],
+    [custom(text({ type: 'date' })), 'customFields.fields[0].type'],
+    [custom(text({ key: undefined })), 'customFields.fields[0].key', 'parameter_missing'],
+    [custom(text({ key: 'has space' })), 'customFields.fields[0].key'],
+    [custom(text(), text({ key: 'Company' })), 'customFields.fields[1].key'],
+    [custom(text({ label: undefined })), 'customFields.fields[0].label', 'parameter_missing'],
+    [custom(text({ label: { type: 'custom' } })), 'customFields.fields[0].label.custom', 'parameter_missing'],
+    [custom(text({ label: { type: 'preset', custom: 'Company' } })), 'customFields.fields[0].label.type'],
+    [custom(text({ label: 'x'.repeat(51) })), 'customFields.fields[0].label'],
+    [custom(text({ optional: 'no' })), 'customFields.fields[0].optional'],
+    [custom(text({ text: { minimumLength: -1 } })), 'customFields.fields[0].text.minimumLength'],
+    [custom(text({ text: { minimumLength: 1.5 } })), 'customFields.fields[0].text.minimumLength', 'parameter_invalid_integer'],
+    [custom(text({ text: { minimumLength: 5, maximumLength: 2 } })), 'customFields.fields[0].text.minimumLength'],
+    [custom(text({ text: { maximumLength: 256 } })), 'customFields.fields[0].text.maximumLength'],
+    [custom(text({ text: { maximumLength: 0 } })), 'customFields.fields[0].text.maximumLength'],
+    [custom(text({ dropdown: { options: [{ label: 'A', value: 'a' }] } })), 'customFields.fields[0].dropdown'],
+    [custom({ key: 'n', type: 'numeric', label: 'N', numeric: { minimum: 'one' } }), 'customFields.fields[0].numeric.minimum'],
+    [custom({ key: 'n', type: 'numeric', label: 'N', numeric: { minimum: 1e21 } }), 'customFields.fields[0].numeric.minimum'],
+    [custom({ key: 'n', type: 'numeric', label: 'N', numeric: { minimum: 10, maximum: '9.99' } }), 'customFields.fields[0].numeric.minimum'],
+    [custom({ key: 'n', type: 'numeric', label: 'N', numeric: { minimumLength: 3, maximumLength: 2 } }), 'customFields.fields[0].numeric.minimumLength'],
+    [custom({ key: 'd', type: 'dropdown', label: 'D' }), 'customFields.fields[0].dropdown.options', 'parameter_missing'],
+    [custom({ key: 'd', type: 'dropdown', label: 'D', dropdown: { options: [] } }), 'customFields.fields[0].dropdown.options'],
+    [custom({ key: 'd', type: 'dropdown', label: 'D', dropdown: { options: [{ label: 'A' }] } }), 'customFields.fields[0].dropdown.options[0].value', 'parameter_missing'],
+    [custom({ key: 'd', type: 'dropdown', label: 'D', dropdown: { options: [{ label: 'A', value: 'a' }, { label: 'B', value: 'a' }] } }), 'customFields.fields[0].dropdown.options[1].value'],
+    [custom({ key: 'd', type: 'dropdown', label: 'D', dropdown: { options: Array.from({ length: 51 }, (_, i) => ({ label: `O${i}`, value: `o${i}` })) } }), 'customFields.fields[0].dropdown.options'],
+    [{ ...fixed, afterCompletion: 'close' }, 'afterCompletion'],
+    [{ ...fixed, afterCompletion: 'redirect' }, 'afterCompletionRedirectUrl', 'parameter_missing'],
+    [{ ...fixed, afterCompletionRedirectUrl: 'shop.example/thanks' }, 'afterCompletionRedirectUrl', 'url_invalid'],
+    [{ ...fixed, afterCompletionRedirectUrl: 'ftp://shop.example/thanks' }, 'afterCompletionRedirectUrl', 'url_invalid'],
+    [{ ...fixed, afterCompletion: 'hosted_confirmation', afterCompletionRedirectUrl: 'https://shop.example/ok' }, 'afterCompletionRedirectUrl'],
+    [{ ...fixed, afterCompletionRedirectUrl: 'https://shop.example/ok', afterCompletionConfirmMsg: 'Thanks' }, 'afterCompletionConfirmMsg'],
+    [{ ...fixed, afterCompletionConfirmMsg: 'x'.repeat(501) }, 'afterCompletionConfirmMsg'],
+    [{ ...fixed, allowedChains: { chainId: 7357 } }, 'allowedChains'],
+    [{ ...fixed, allowedChains: [{ isPreferred: true }] }, 'allowedChains[0].chainId', 'parameter_missing'],
+    [{ ...fixed, allowedChains: [{ chainId: 99999 }] }, 'allowedChains[0].chainId'],
+    [{ ...fixed, allowedChains: [{ chainId: 7357 }, { chainId: 7357 }] }, 'allowedChains[1].chainId'],
+    [{ ...fixed, allowedChains: [{ chainId: 7357, isPreferred: 'yes' }] }, 'allowedChains[0].isPreferred'],
+    [{ ...fixed, tags: 'music' }, 'tags'],
+    [{ ...fixed, tags: ['music', ''] }, 'tags[1]'],
+    [{ ...fixed, tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }, 'tags'],
+    [{ ...fixed, image: 'not a url' }, 'image', 'url_invalid'],
+    [{ ...fixed, submitType: 'buy' }, 'submitType'],
+    [{ ...fixed, nameCollection: 'yes' }, 'nameCollection'],
+    [{ ...fixed, allowPromotionCodes: 1 }, 'allowPromotionCodes'],
+    [{ ...fixed, isActive: 'true' }, 'isActive'],
+    [{ ...fixed, metadata: { n: {} } }, 'metadata.n'],
+  ];
+  for (const [body, field, code] of cases) {
+    await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/payment-links', body), { ...(field ? { field } : {}), ...(code ? { code } : {}) });
+  }
+  t.is((await api.get<Page<Link>>('/api/v1/payment-links')).body.count, 0);
+});
+
+test('every invalid update is refused with a 400 naming the field, and writes nothing; the price of a link never changes', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const link = await createLink(t, api, fixed);
+  const variable = await createLink(t, api, { title: 'Tip', currency: 'usdc', minimumAmount: '100000000' });
+  const plan = await recurringProduct(api);
+  const cases: [string, unknown, string | null][] = [
+    [link.id, [], null],
+    [link.id, { amount: '100' }, 'amount'],
+    [link.id, { amount: null }, 'amount'],
+    [link.id, { currency: 'dai' }, 'currency'],
+    [link.id, { priceId: plan.defaultPrice!.id }, 'priceId'],
+    [link.id, { productId: plan.id }, 'productId'],
+    [link.id, { pricing: 'variable' }, 'pricing'],
+    [link.id, { interval: 'month' }, 'interval'],
+    [link.id, { title: '' }, 'title'],
+    [link.id, { suggestedAmounts: ['100000000'] }, 'suggestedAmounts'],
+    [link.id, { afterCompletion: 'redirect' }, 'afterCompletionRedirectUrl'],
+    [link.id, { afterCompletionRedirectUrl: 'https://shop.example/ok' }, 'afterCompletionRedirectUrl'],
+    [link.id, { customFields: { fields: [{ key: 'k', type: 'dropdown', label: 'K', dropdown: { options: [] } }] } }, 'customFields.fields[0].dropdown.options'],
+    [link.id, { allowedChains: [{ chainId: 1 }] }, 'allowedChains[0].chainId'],
+    [link.id, { isActive: 'no' }, 'isActive'],
+    [variable.id, { suggestedAmounts: ['50000000'] }, 'suggestedAmounts[0]'],
+    [variable.id, { maximumAmount: '50000000' }, 'minimumAmount'],
+    [variable.id, { amount: '100000000' }, 'amount'],
+  ];
+  for (const [id, body, field] of cases) {
+    await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/payment-links/${id}`, body), field ? { field } : {});
+  }
+  t.like((await api.get<Link>(`/api/v1/payment-links/${link.id}`)).body, { amount: '2500000000', currency: 'usdc', title: 'Concert ticket', updatedAt: link.updatedAt });
+});
+
+test('an unknown link is a 404 for every operation, whatever its id looks like', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+    assertError(t, await api.get(`/api/v1/payment-links/${id}`), 404, { code: 'resource_missing' });
+    assertError(t, await api.put(`/api/v1/payment-links/${id}`, { title: 'x' }), 404);
+    assertError(t, await api.delete(`/api/v1/payment-links/${id}`), 404);
+    assertError(t, await api.put(`/api/v1/payment-links/${id}/activate`, {}), 404);
+    assertError(t, await api.post(`/api/v1/payment-links/${id}/deactivate`), 404);
+  }
+  assertError(t, await apiWithoutKey(weir.url).get('/api/v1/payment-links'), 401);
+});
+
+const apiWithoutKey = (url: string) => ({ get: (path: string) => fetch(`${url}${path}`).then(async (r) => ({ status: r.status, body: await r.json() as unknown, headers: r.headers })) });
+
+// --- tenancy --------------------------------------------------------------------------------
+
+test('another organization, or the live environment of the same one, sees a 404 and an empty list', async (t) => {
+  const weir = await startTestWeir(t);
+  const shop = await createMerchant(weir.url, 'Shop');
+  const other = await createMerchant(weir.url, 'Other');
+  const link = await createLink(t, shop.api, fixed);
+  for (const api of [other.api, shop.live]) {
+    assertError(t, await api.get(`/api/v1/payment-links/${link.id}`), 404);
+    assertError(t, await api.put(`/api/v1/payment-links/${link.id}`, { title: 'mine now' }), 404);
+    assertError(t, await api.put(`/api/v1/payment-links/${link.id}/deactivate`, {}), 404);
+    assertError(t, await api.post(`/api/v1/payment-links/${link.id}/activate`), 404);
+    assertError(t, await api.delete(`/api/v1/payment-links/${link.id}`), 404);
+    t.is((await api.get<Page<Link>>('/api/v1/payment-links')).body.count, 0);
+    t.is((await api.get<Page<Link>>(`/api/v1/payment-links?ids=${link.id}`)).body.count, 0);
+  }
+  // Nor can a link of the live environment sell a test price.
+  assertError(t, await shop.live.post('/api/v1/payment-links', { title: 'x', priceId: link.priceId }), 400, { field: 'priceId', code: 'resource_missing' });
+  t.like((await shop.api.get<Link>(`/api/v1/payment-links/${link.id}`)).body, { title: 'Concert ticket', isActive: true });
+  // A live link lives beside it, unseen by the test key.
+  const live = await createLink(t, shop.live, { title: 'Live tip', currency: 'usdc' });
+  t.true(live.livemode);
+  t.deepEqual((await shop.api.get<Page<Link>>('/api/v1/payment-links')).body.data.map((l) => l.id), [link.id]);
+});
