@@ -84,12 +84,13 @@ export function readPayerForm(link: PaymentLink, form: PayerForm): ReadPayerForm
   const problems: FormProblem[] = [];
   const problem = (input: string, label: string, message: string) => problems.push({ input, message: `${label}: ${message}` });
   const text = (input: string) => (form[input] ?? '').trim();
-  /** A collected text input: trimmed, length-checked; '' when left empty. */
+  /** A collected text input: trimmed and length-checked; '' when left empty or refused. */
   const required = (input: string, label: string, max: number, isRequired = true): string => {
     const value = text(input);
     if (value === '' && isRequired) problem(input, label, 'is required');
     else if (value.length > max) problem(input, label, `must be at most ${plural(max, 'character')}`);
-    return value;
+    else return value;
+    return '';
   };
 
   let amount: bigint | null = null;
