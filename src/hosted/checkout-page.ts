@@ -1,49 +1,32 @@
 import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
 import type { Organization } from '../actors/organization.ts';
 import { formatAmount } from '../shared/money.ts';
-import { escapeHtml, scriptJson } from './html.ts';
+import { brandColorOf, escapeHtml, hostedPage, scriptJson } from './html.ts';
 
 /** Where the payer goes after completion: the success URL with the session id filled in. */
 export const successRedirect = (session: CheckoutSession): string => session.successUrl.replace(/\{CHECKOUT_SESSION_ID\}/g, session.id);
-
-const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
 /**
  * The hosted checkout page: server-rendered, with a small script that reveals the deposit
  * address and QR code for the chosen asset and follows the session's status without a reload.
  */
 export function renderCheckoutPage(session: CheckoutSession, org: Organization | null): string {
-  const brand = org?.brandColor && COLOR.test(org.brandColor) ? org.brandColor : '#2f5d62';
+  const brand = brandColorOf(org);
   const business = org?.name ?? 'Checkout';
   const currency = session.currency.toUpperCase();
   const items = session.lineItems.data.map((item) => `
         <li><span>${escapeHtml(item.description ?? item.price.product.name)} × ${item.quantity}</span><span>${escapeHtml(formatAmount(BigInt(item.amountTotal)))} ${escapeHtml(currency)}</span></li>`).join('');
   const options = session.addresses.map((a) => `
         <button type="button" class="asset" data-asset="${escapeHtml(a.id)}">${escapeHtml(a.asset.symbol)} <small>on ${escapeHtml(a.network)}</small></button>`).join('');
-  const logo = org?.brandLogo ? `<img class="logo" src="${escapeHtml(org.brandLogo)}" alt="">` : '';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Pay ${escapeHtml(business)}</title>
-<style>
-  body { font-family: system-ui, sans-serif; margin: 0; background: #f5f6f7; color: #1d2327; }
-  header { background: ${brand}; color: #fff; padding: 1.2rem 1.5rem; display: flex; gap: .8rem; align-items: center; }
-  header .logo { height: 2rem; }
-  main { max-width: 32rem; margin: 1.5rem auto; background: #fff; border-radius: .6rem; padding: 1.5rem; box-shadow: 0 1px 3px #0002; }
-  ul { list-style: none; padding: 0; } li { display: flex; justify-content: space-between; padding: .3rem 0; }
+  return hostedPage({
+    title: `Pay ${business}`, org, business,
+    style: `  ul { list-style: none; padding: 0; } li { display: flex; justify-content: space-between; padding: .3rem 0; }
   .total { font-size: 1.6rem; font-weight: 600; }
   .asset { margin: .2rem; padding: .5rem .8rem; border: 1px solid ${brand}; background: #fff; border-radius: .4rem; cursor: pointer; }
   .asset[aria-pressed="true"] { background: ${brand}; color: #fff; }
   #reveal { margin-top: 1rem; word-break: break-all; } #qr svg { width: 12rem; height: 12rem; }
-  #status { margin-top: 1rem; font-weight: 600; } .muted { color: #667; font-size: .9rem; }
-</style>
-</head>
-<body>
-<header>${logo}<strong>${escapeHtml(business)}</strong></header>
-<main>
-  <p class="total"><span id="amount">${escapeHtml(formatAmount(BigInt(session.amountTotal)))}</span> ${escapeHtml(currency)}</p>
+  #status { margin-top: 1rem; font-weight: 600; }`,
+    main: `  <p class="total"><span id="amount">${escapeHtml(formatAmount(BigInt(session.amountTotal)))}</span> ${escapeHtml(currency)}</p>
   <ul>${items}
   </ul>
   <p class="muted">Choose how to pay:</p>
@@ -57,9 +40,8 @@ export function renderCheckoutPage(session: CheckoutSession, org: Organization |
   </div>
   <p id="status" data-status="${escapeHtml(session.status)}">Status: ${escapeHtml(session.status)}</p>
   <p id="received" class="muted"></p>
-  ${session.cancelUrl ? '<p><button type="button" id="cancel" class="asset">Cancel</button></p>' : ''}
-</main>
-<script>
+  ${session.cancelUrl ? '<p><button type="button" id="cancel" class="asset">Cancel</button></p>' : ''}`,
+    script: `<script>
 const SESSION = ${scriptJson({ id: session.id })};
 const base = '/checkout/' + SESSION.id;
 const statusEl = document.getElementById('status');
@@ -108,7 +90,6 @@ async function poll() {
   setTimeout(poll, 1000);
 }
 poll();
-</script>
-</body>
-</html>`;
+</script>`,
+  });
 }

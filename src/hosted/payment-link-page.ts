@@ -2,10 +2,9 @@ import type { CustomField } from '../../machines/collected-data.types.ts';
 import type { PaymentLink } from '../../machines/payment-link.types.ts';
 import type { Organization } from '../actors/organization.ts';
 import { formatAmount } from '../shared/money.ts';
-import { escapeHtml as e } from './html.ts';
+import { brandColorOf, escapeHtml as e, hostedPage } from './html.ts';
 import { ADDRESS_INPUTS, addressTitle, INPUT, type FormProblem, type PayerForm } from './payment-link-form.ts';
 
-const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 const SUBMIT_WORDS = { pay: 'Pay', book: 'Book', donate: 'Donate' } as const;
 
 /** Headers of every payment link page: no caching, and only its own inline style and script. */
@@ -15,20 +14,10 @@ export const PAYMENT_LINK_PAGE_HEADERS = {
 } as const;
 
 function shell(org: Organization | null, title: string, main: string, script = ''): string {
-  const brand = org?.brandColor && COLOR.test(org.brandColor) ? org.brandColor : '#2f5d62';
-  const logo = org?.brandLogo ? `<img class="logo" src="${e(org.brandLogo)}" alt="">` : '';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(title)}</title>
-<style>
-  body { font-family: system-ui, sans-serif; margin: 0; background: #f5f6f7; color: #1d2327; }
-  header { background: ${brand}; color: #fff; padding: 1.2rem 1.5rem; display: flex; gap: .8rem; align-items: center; }
-  header .logo { height: 2rem; }
-  main { max-width: 32rem; margin: 1.5rem auto; background: #fff; border-radius: .6rem; padding: 1.5rem; box-shadow: 0 1px 3px #0002; }
-  h1 { font-size: 1.4rem; margin-top: 0; } .price { font-size: 1.6rem; font-weight: 600; } .muted { color: #667; font-size: .9rem; }
+  const brand = brandColorOf(org);
+  return hostedPage({
+    title, org, business: org?.name ?? 'Payment', main, script,
+    style: `  h1 { font-size: 1.4rem; margin-top: 0; } .price { font-size: 1.6rem; font-weight: 600; }
   .product { max-width: 100%; border-radius: .4rem; }
   label { display: block; margin-top: .8rem; font-weight: 500; }
   input, select { display: block; width: 100%; box-sizing: border-box; padding: .5rem; margin-top: .2rem; border: 1px solid #bbc; border-radius: .3rem; font: inherit; }
@@ -36,17 +25,8 @@ function shell(org: Organization | null, title: string, main: string, script = '
   fieldset { border: 1px solid #dde; border-radius: .4rem; margin-top: 1rem; }
   #problems { background: #fdecea; color: #b3261e; border-radius: .4rem; padding: .6rem 1rem; }
   .suggested { margin: .4rem .4rem 0 0; padding: .4rem .8rem; border: 1px solid ${brand}; background: #fff; border-radius: .4rem; cursor: pointer; }
-  button[type="submit"] { margin-top: 1.2rem; width: 100%; padding: .7rem; background: ${brand}; color: #fff; border: 0; border-radius: .4rem; font-size: 1.1rem; cursor: pointer; }
-</style>
-</head>
-<body>
-<header>${logo}<strong>${e(org?.name ?? 'Payment')}</strong></header>
-<main>
-${main}
-</main>
-${script}
-</body>
-</html>`;
+  button[type="submit"] { margin-top: 1.2rem; width: 100%; padding: .7rem; background: ${brand}; color: #fff; border: 0; border-radius: .4rem; font-size: 1.1rem; cursor: pointer; }`,
+  });
 }
 
 /** A page that only says something: an unknown or inactive link. */

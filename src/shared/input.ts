@@ -30,6 +30,13 @@ export function optionalString(o: Input, key: string, path = '', options: { max?
   return v;
 }
 
+/** A text field that may be cleared: absent = undefined (unchanged), null = null (cleared). */
+export function nullableString(o: Input, key: string, max: number): string | null | undefined {
+  if (!(key in o)) return undefined;
+  if (o[key] === null) return null;
+  return optionalString(o, key, '', { max }) ?? null;
+}
+
 export function requiredString(o: Input, key: string, path = '', options: { max?: number; pattern?: RegExp; hint?: string } = {}): string {
   const v = optionalString(o, key, path, { min: 1, ...options });
   if (v === undefined) throw new ValidationError(join(path, key), 'is required', 'parameter_missing');

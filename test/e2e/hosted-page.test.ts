@@ -1,17 +1,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { chromium } from 'playwright-core';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
+import { launchChromium } from '../support/chromium.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-
 test('the hosted page shows the order, reveals the address and QR for the chosen asset, follows the status live and redirects on completion', async (t) => {
-  t.true(existsSync(CHROMIUM), 'Chromium is required for this test: apt-get install chromium (.ci/run installs it)');
   // The shop the payer returns to, on loopback.
   const shop = createServer((req, res) => res.end(`thanks ${req.url}`));
   await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
@@ -25,11 +21,7 @@ test('the hosted page shows the order, reveals the address and QR for the chosen
     ...sessionRequest('250000000', 1), successUrl: `${shopUrl}/thanks?session={CHECKOUT_SESSION_ID}`,
   })).body;
 
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
-  });
-  t.teardown(() => browser.close());
+  const browser = await launchChromium(t);
   const page = await browser.newPage();
   await page.goto(session.url);
   t.is(await page.locator('header strong').textContent(), 'Corner Coffee');

@@ -1,14 +1,10 @@
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../support/chromium.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-
 test('a payer fills a payment link\'s form in a browser, is told what is wrong, corrects it and lands on the checkout page', async (t) => {
-  t.true(existsSync(CHROMIUM), 'Chromium is required for this test: apt-get install chromium (.ci/run installs it)');
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url, 'Corner Coffee');
   const created = await api.post<{ id: string; url: string }>('/api/v1/payment-links', {
@@ -19,11 +15,7 @@ test('a payer fills a payment link\'s form in a browser, is told what is wrong, 
   t.is(created.status, 200, JSON.stringify(created.body));
   const link = created.body;
 
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
-  });
-  t.teardown(() => browser.close());
+  const browser = await launchChromium(t);
   const page = await browser.newPage();
   await page.goto(link.url);
   t.is(await page.locator('h1').textContent(), 'Support the roastery');

@@ -3,7 +3,7 @@ import { assertEmail, customerAggregate, isPhone, PHONE_HINT, type CustomerAddre
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid, newId } from '../../shared/ids.ts';
-import { asObject, optionalEnum, optionalMetadata, optionalString, requiredString, type Input } from '../../shared/input.ts';
+import { asObject, nullableString, optionalEnum, optionalMetadata, optionalString, requiredString, type Input } from '../../shared/input.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
@@ -29,13 +29,6 @@ function addressOf(o: Input, key: string): CustomerAddress | null | undefined {
   if (address.country !== null && !/^[A-Za-z]{2}$/.test(address.country)) throw new ValidationError(`${key}.country`, 'must be a two-letter ISO 3166-1 country code');
   if (address.country !== null) address.country = address.country.toUpperCase();
   return address;
-}
-
-/** A nullable text field: absent = unchanged (undefined), null = cleared. */
-function nullableString(o: Input, key: string, max: number): string | null | undefined {
-  if (!(key in o)) return undefined;
-  if (o[key] === null) return null;
-  return optionalString(o, key, '', { max }) ?? null;
 }
 
 function visibilityOf(o: Input): number | undefined {

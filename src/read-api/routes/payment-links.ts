@@ -13,7 +13,7 @@ import { DECIMAL } from '../../shared/decimal.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid, newId } from '../../shared/ids.ts';
 import {
-  asObject, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, optionalUrl, requiredAmount, requiredString, type Input,
+  asObject, nullableString, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, optionalUrl, requiredAmount, requiredString, type Input,
 } from '../../shared/input.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
@@ -35,13 +35,6 @@ function nullableAmount(o: Input, key: string, path = ''): string | null | undef
   if (!(key in o)) return undefined;
   if (o[key] === null) return null;
   return requiredAmount(o, key, path).toString();
-}
-
-/** A text field: absent = undefined, null = null. */
-function nullableString(o: Input, key: string, max: number): string | null | undefined {
-  if (!(key in o)) return undefined;
-  if (o[key] === null) return null;
-  return optionalString(o, key, '', { max }) ?? null;
 }
 
 function nullableUrl(o: Input, key: string): string | null | undefined {
