@@ -2,6 +2,7 @@ import type { AnyStateMachine } from 'xstate';
 import { checkoutSessionMachine } from './checkout-session.machine.ts';
 import { couponMachine } from './coupon.machine.ts';
 import { invoiceMachine } from './invoice.machine.ts';
+import { paymentLinkMachine } from './payment-link.machine.ts';
 import { subscriptionMachine } from './subscription.machine.ts';
 import { webhookDeliveryMachine } from './webhook-delivery.machine.ts';
 
@@ -10,6 +11,7 @@ export const MACHINES: Record<string, AnyStateMachine> = {
   'checkout-session': checkoutSessionMachine,
   coupon: couponMachine,
   invoice: invoiceMachine,
+  'payment-link': paymentLinkMachine,
   subscription: subscriptionMachine,
   'webhook-delivery': webhookDeliveryMachine,
 };

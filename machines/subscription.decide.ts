@@ -49,17 +49,27 @@ const refuse = (status: string, why: string): never => {
   throw new InvalidStateError(`subscription is ${status}; ${why}`);
 };
 
-/** The renewal invoice for the period that starts at the current period's end. */
+/**
+ * The renewal invoice of the period that contains `now`, counting from the current period's end.
+ * Normally that is the period starting at the current period's end; periods that passed without
+ * a renewal (the subscription was past due or unpaid until its overdue bill was paid) are not
+ * billed after the fact. The invoice is due `daysUntilDue` days after it is issued.
+ */
 function renewalInvoice(s: Subscription, invoiceId: string, now: string): SubscriptionBill {
-  const periodStart = s.currentPeriodEnd;
+  let periodStart = s.currentPeriodEnd;
+  let periodEnd = periodEndAfter(s.billingCycleAnchor, s.interval, s.intervalCount, periodStart);
+  while (reached(now, periodEnd)) {
+    periodStart = periodEnd;
+    periodEnd = periodEndAfter(s.billingCycleAnchor, s.interval, s.intervalCount, periodStart);
+  }
   return {
     id: invoiceId,
     kind: 'invoice',
     amountDue: s.amountTotal,
     periodStart,
-    periodEnd: periodEndAfter(s.billingCycleAnchor, s.interval, s.intervalCount, periodStart),
+    periodEnd,
     issuedAt: now,
-    dueAt: addDays(periodStart, s.daysUntilDue),
+    dueAt: addDays(now, s.daysUntilDue),
     status: 'open',
     paidAt: null,
   };

@@ -47,7 +47,7 @@ const COMMANDS: SubscriptionCommandType[] = [
 const ended: SubscriptionEvent = { type: 'SubscriptionCanceled', data: { atPeriodEnd: false, comment: 'bye', at: NOW } };
 const scheduled = (cancelAt: string): SubscriptionEvent => ({ type: 'SubscriptionCancelScheduled', data: { cancelAt, comment: 'bye', at: NOW } });
 const renewal = (periodStart: string, periodEnd: string): SubscriptionEvent => ({
-  type: 'RenewalInvoiceIssued', data: { invoice: renewalBill('inv-new', periodStart, periodEnd, NOW), at: NOW },
+  type: 'RenewalInvoiceIssued', data: { invoice: renewalBill('inv-new', periodStart, periodEnd, NOW, '2026-03-04T00:00:00.000Z'), at: NOW },
 });
 
 type Outcome = SubscriptionEvent[] | 'refused';
@@ -80,7 +80,8 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     CreateSubscription: [],
     RecordSubscriptionPayment: [],
     ExpireFirstPayment: [],
-    RenewSubscription: [renewal('2026-01-15T00:00:00.000Z', '2026-02-15T00:00:00.000Z')],
+    // NOW is past the first period after the trial: the period containing NOW is billed.
+    RenewSubscription: [renewal('2026-02-15T00:00:00.000Z', '2026-03-15T00:00:00.000Z')],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: [scheduled('2026-01-15T00:00:00.000Z')],
@@ -92,7 +93,8 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     CreateSubscription: [],
     RecordSubscriptionPayment: [],
     ExpireFirstPayment: [],
-    RenewSubscription: [renewal('2026-02-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z')],
+    // NOW is the end of February, the period after the current one: March is billed, February is not billed late.
+    RenewSubscription: [renewal('2026-03-01T00:00:00.000Z', '2026-04-01T00:00:00.000Z')],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: [scheduled('2026-02-01T00:00:00.000Z')],
@@ -576,4 +578,16 @@ test('periodEndAfter counts from the anchor, so the 31st comes back after Februa
   t.is(periodEndAfter(anchor, 'month', 3, '2026-04-30T00:00:00.000Z'), '2026-07-31T00:00:00.000Z');
   t.is(periodEndAfter(anchor, 'year', 1, '2026-06-01T00:00:00.000Z'), '2027-01-31T00:00:00.000Z');
   t.throws(() => periodEndAfter(anchor, 'month', 0, anchor), { instanceOf: RangeError });
+});
+
+test('a renewal at the period end bills the next period, due daysUntilDue days after it is issued', (t) => {
+  const at = '2026-02-01T00:00:00.000Z';
+  const events = given([created(), started()]).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, at);
+  t.deepEqual(events, [{ type: 'RenewalInvoiceIssued', data: { invoice: renewalBill('inv-2', at, '2026-03-01T00:00:00.000Z', at), at } }]);
+});
+
+test('a renewal issued late (after the overdue bill was paid) bills the period containing now, not the periods missed', (t) => {
+  const at = '2026-04-10T00:00:00.000Z';
+  const [event] = given([created(), started()]).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, at);
+  t.like(event, { type: 'RenewalInvoiceIssued', data: { invoice: { periodStart: '2026-04-01T00:00:00.000Z', periodEnd: '2026-05-01T00:00:00.000Z', dueAt: '2026-04-13T00:00:00.000Z' } } });
 });

@@ -16,6 +16,7 @@ import { MAX_AMOUNT, toChainUnits } from '../shared/money.ts';
 import { organizationRecordId } from './organization.ts';
 import type { CommandHandler } from './command-handler.ts';
 import type { LineItemResolver } from './line-items.ts';
+import { subscriptionIdOfSession, subscriptionItemsOf } from './subscription-items.ts';
 
 export const DEFAULT_SESSION_LIFETIME_MS = 60 * 60 * 1000;
 const MIN_LIFETIME_MS = 60 * 1000;
@@ -88,9 +89,7 @@ export function createCheckoutSessionCreator(deps: {
 
     const items = await deps.lineItems.resolve(input.lineItems ?? (() => { throw new ValidationError('lineItems', 'is required', 'parameter_missing'); })(), tenant, now);
     const currency = items[0]!.price.currency;
-    if (mode === 'subscription' && !items.some((i) => i.price.type === 'recurring')) {
-      throw new ValidationError('lineItems', 'a subscription session needs at least one recurring price');
-    }
+    if (mode === 'subscription') subscriptionItemsOf(items);
     const amountSubtotal = items.reduce((sum, i) => sum + BigInt(i.price.unitAmount) * BigInt(i.quantity), 0n);
     if (amountSubtotal === 0n) throw new ValidationError('lineItems', 'the total amount must be greater than zero');
     if (amountSubtotal > MAX_AMOUNT) throw new ValidationError('lineItems', 'the total amount is larger than 9223372036854775807', 'amount_too_large');
@@ -143,7 +142,8 @@ export function createCheckoutSessionCreator(deps: {
         preferredChainId, allowSwap, allowFiatPayment,
       },
       submitType, successUrl, cancelUrl, clientReferenceId, customerId, metadata, afterCompletion, afterCompletionConfirmMsg, allowPromotionCodes,
-      paymentLinkId: extra.paymentLinkId ?? null, invoiceId: extra.invoiceId ?? null, subscriptionId: extra.subscriptionId ?? null,
+      paymentLinkId: extra.paymentLinkId ?? null, invoiceId: extra.invoiceId ?? null,
+      subscriptionId: extra.subscriptionId ?? (mode === 'subscription' ? subscriptionIdOfSession(id) : null),
       ...extra.collected,
       url: `${deps.publicUrl}/checkout/${id}`,
       lineItems: { object: 'list', data: lineItems },

@@ -1,5 +1,7 @@
 import type { Aggregate } from './aggregate.ts';
+import type { CommandContext, CommandHandler } from './command-handler.ts';
 import type { Environment } from '../event-store/event-store.ts';
+import type { Collection, ReadDocument } from '../read-store/read-store.ts';
 import { ConflictError } from '../shared/errors.ts';
 import { deterministicId } from '../shared/ids.ts';
 
@@ -31,3 +33,35 @@ export const invoiceNumberClaimAggregate: Aggregate<InvoiceNumberClaim | null, I
 
 /** `INV-000042` for the 42nd invoice of a tenant. */
 export const formatInvoiceNumber = (sequence: number): string => `INV-${String(sequence).padStart(6, '0')}`;
+
+const MAX_NUMBER_ATTEMPTS = 50;
+
+/**
+ * Reserve an invoice number for `invoiceId`: the one asked for (a ConflictError when another
+ * invoice holds it), or the next free `INV-…` after the count of the tenant's invoices. Each
+ * number is a claim stream in the log, so two requests racing for the same number cannot both
+ * win: the loser moves on to the next one. Claiming again for the same invoice is a no-op.
+ */
+export async function claimInvoiceNumber(
+  deps: { commands: CommandHandler; invoices: Collection<ReadDocument> },
+  ctx: CommandContext,
+  invoiceId: string,
+  wanted: string | undefined,
+): Promise<string> {
+  const tenant = { organizationId: ctx.organizationId, environment: ctx.environment };
+  const claim = (number: string) => deps.commands.handle(invoiceNumberClaimAggregate, invoiceNumberClaimId(tenant, number), {
+    type: 'ClaimInvoiceNumber', claim: { number, invoiceId, ...tenant },
+  }, ctx);
+  if (wanted !== undefined) { await claim(wanted); return wanted; }
+  let sequence = (await deps.invoices.count(tenant)) + 1;
+  for (let attempt = 0; attempt < MAX_NUMBER_ATTEMPTS; attempt++, sequence++) {
+    const number = formatInvoiceNumber(sequence);
+    try {
+      await claim(number);
+      return number;
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+    }
+  }
+  throw new ConflictError(`could not find a free invoice number after ${formatInvoiceNumber(sequence)}; send number`, 'invoice_number_in_use');
+}

@@ -13,6 +13,7 @@ import { catalogRoutes } from './routes/catalog.ts';
 import { couponRoutes } from './routes/coupons.ts';
 import { hostedPaymentLinkRoutes } from './routes/hosted-payment-link.ts';
 import { paymentLinkRoutes } from './routes/payment-links.ts';
+import { subscriptionRoutes } from './routes/subscriptions.ts';
 import { hostedInvoiceRoutes } from './routes/hosted-invoice.ts';
 import { invoiceRoutes } from './routes/invoices.ts';
 import type { Mailer } from '../mail/mailer.ts';
@@ -49,6 +50,7 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
       couponRoutes(deps),
       paymentLinkRoutes(deps),
       invoiceRoutes(deps),
+      subscriptionRoutes(deps),
       chainRoutes(deps),
       faucetRoutes({ devnet: deps.devnet ?? null }),
     ),

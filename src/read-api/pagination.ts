@@ -37,35 +37,36 @@ function parseIsoInstant(raw: string): number {
   return Date.parse(hour !== undefined && offset === undefined ? `${raw}Z` : raw);
 }
 
-/** `createdAt[gt]=…` (or `createdAt.gt`) style date bounds, checked as ISO 8601. */
-function createdAtFilter(ctx: ApiContext): Filter {
+/** `createdAt[gt]=…` (or `createdAt.gt`) style date bounds on `field`, checked as ISO 8601. */
+function dateRangeFilter(ctx: ApiContext, field: string): Filter {
   const range: Record<string, string> = {};
   for (const op of DATE_OPS) {
-    const raw = queryValue(ctx, `createdAt[${op}]`) ?? queryValue(ctx, `createdAt.${op}`);
+    const raw = queryValue(ctx, `${field}[${op}]`) ?? queryValue(ctx, `${field}.${op}`);
     if (raw === undefined) continue;
     const time = parseIsoInstant(raw);
-    if (Number.isNaN(time)) throw new ValidationError(`createdAt[${op}]`, 'must be an ISO 8601 date or timestamp, such as 2026-05-01 or 2026-05-01T08:00:00Z');
+    if (Number.isNaN(time)) throw new ValidationError(`${field}[${op}]`, 'must be an ISO 8601 date or timestamp, such as 2026-05-01 or 2026-05-01T08:00:00Z');
     range[`$${op}`] = new Date(time).toISOString();
   }
-  return Object.keys(range).length ? { createdAt: range } : {};
+  return Object.keys(range).length ? { [field]: range } : {};
 }
 
 export type ListFilters = Record<string, { field?: string; values?: readonly string[]; kind?: 'string' | 'boolean' | 'csv' }>;
 
 /**
- * A page of a tenant's documents: `page`, `limit` (1–200, default 200), `createdAt[…]` and the
+ * A page of a tenant's documents: `page`, `limit` (1–200, default 200), `createdAt[…]` (and other date bounds) and the
  * resource's own filters; newest first. Answers `{page, limit, count, hasMore, data}`.
  */
 export async function listPage<T extends ReadDocument, V>(
   ctx: ApiContext,
   collection: Collection<T>,
-  options: { filters?: ListFilters; base?: Filter; present(doc: NoInfer<T>): V },
+  options: { filters?: ListFilters; base?: Filter; present(doc: NoInfer<T>): V; /** Date fields besides createdAt that take `[gt|gte|lt|lte]` bounds. */ dateFields?: string[] },
 ): Promise<{ page: number; limit: number; count: number; hasMore: boolean; data: V[] }> {
   const limit = positiveInt(queryValue(ctx, 'limit'), 'limit', 200, 200);
   // Bounded so that the number of documents skipped stays an exact integer for every read store.
   const page = positiveInt(queryValue(ctx, 'page'), 'page', 1, Math.floor(Number.MAX_SAFE_INTEGER / limit));
   const { tenant } = ctx.state;
-  const filter: Filter = { organizationId: tenant.organizationId, environment: tenant.environment, ...options.base, ...createdAtFilter(ctx) };
+  const filter: Filter = { organizationId: tenant.organizationId, environment: tenant.environment, ...options.base };
+  for (const field of ['createdAt', ...(options.dateFields ?? [])]) Object.assign(filter, dateRangeFilter(ctx, field));
   for (const [name, spec] of Object.entries(options.filters ?? {})) {
     const raw = queryValue(ctx, name);
     if (raw === undefined || raw === '') continue;

@@ -7,6 +7,7 @@ import { publicCheckoutSession } from '../projections/public-views.ts';
 import { deterministicId } from '../shared/ids.ts';
 import { TEST_WEBHOOK_EVENT_TYPE } from './webhook-event-types.ts';
 import { INVOICE_STREAM_PREFIX, invoicePayloadOf, invoiceWebhookTypeOf } from './invoice-webhook-events.ts';
+import { SUBSCRIPTION_STREAM_PREFIX, subscriptionPayloadOf, subscriptionWebhookTypeOf } from './subscription-webhook-events.ts';
 
 export const WEBHOOK_API_VERSION = '2026-11-01';
 
@@ -50,6 +51,10 @@ export function publicEventKindsOf(event: RecordedEvent): { type: string; object
   if (event.streamId.startsWith(INVOICE_STREAM_PREFIX)) {
     const type = invoiceWebhookTypeOf(event);
     return type ? [{ type, object: 'invoice' }] : [];
+  }
+  if (event.streamId.startsWith(SUBSCRIPTION_STREAM_PREFIX)) {
+    const type = subscriptionWebhookTypeOf(event);
+    return type ? [{ type, object: 'subscription' }] : [];
   }
   return [];
 }
@@ -95,6 +100,7 @@ function payloadOf(history: RecordedEvent[], source: RecordedEvent, type: string
     return { id: endpoint?.id, url: endpoint?.url, description: endpoint?.description, message: 'This is a test event from Weir.' };
   }
   if (source.streamId.startsWith(INVOICE_STREAM_PREFIX)) return invoicePayloadOf(history);
+  if (source.streamId.startsWith(SUBSCRIPTION_STREAM_PREFIX)) return subscriptionPayloadOf(history);
   throw new Error(`no public payload for events of ${source.streamId}`);
 }
 

@@ -1,0 +1,172 @@
+import type { Invoice, InvoiceLineItem, InvoiceRecurring, RecurringIntervalCount } from '../../machines/invoice.types.ts';
+import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
+import { newSubscription } from '../../machines/subscription.decide.ts';
+import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
+import type { Subscription, SubscriptionBill, SubscriptionItem } from '../../machines/subscription.types.ts';
+import type { Environment } from '../event-store/event-store.ts';
+import { PRODUCTS, type ProductDoc } from '../projections/catalog.projection.ts';
+import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections.ts';
+import { INVOICES, type InvoiceDoc } from '../projections/invoices.projection.ts';
+import type { ProjectionRunner } from '../projections/projection-runner.ts';
+import {
+  SUBSCRIPTION_BILLS, SUBSCRIPTION_WORK, SUBSCRIPTIONS, type SubscriptionBillDoc, type SubscriptionDoc, type SubscriptionWorkDoc,
+} from '../projections/subscriptions.projection.ts';
+import { invoicePayUrl } from '../read-api/routes/invoices.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
+import { NotFoundError } from '../shared/errors.ts';
+import { deterministicId } from '../shared/ids.ts';
+import type { CommandContext, CommandHandler } from './command-handler.ts';
+import { customerAggregate } from './customer.ts';
+import { claimInvoiceNumber } from './invoice-number-claim.ts';
+import { subscriptionItemsOf } from './subscription-items.ts';
+import { createWorkQueue, type WorkQueue } from './work-queue.ts';
+
+/** Days a renewal invoice of a subscription started at checkout may stay unpaid before it is past due. */
+export const SESSION_SUBSCRIPTION_DAYS_UNTIL_DUE = 7;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const RECURRING_COUNTS: readonly number[] = [1, 3, 6, 12];
+
+/** The recurring schedule of a renewal invoice, when the invoice schedules can express it. */
+function invoiceRecurringOf(s: Subscription): InvoiceRecurring | null {
+  const months = s.interval === 'year' ? 12 * s.intervalCount : s.intervalCount;
+  return RECURRING_COUNTS.includes(months) ? { interval: 'month', intervalCount: months as RecurringIntervalCount } : null;
+}
+
+/**
+ * The process manager of subscription billing. Its work list is the `subscription_work` read
+ * model, so a crash between any two steps resumes where it was, and every step is idempotent
+ * (derived ids, deciders that answer nothing for a repeat):
+ * - a `mode: subscription` checkout session creates its subscription (and the customer from the
+ *   payer's email when the session named none), the session collecting the first period;
+ * - the first invoice of a recurring series creates its subscription, that invoice collecting
+ *   the first period;
+ * - a renewal issued by the subscription becomes an invoice: created, finalized with its hosted
+ *   payment page and sent to the customer (mailed by the mail dispatcher);
+ * - a paid bill (checkout session or invoice) is recorded on the subscription.
+ */
+export function createSubscriptionBilling(deps: {
+  readStore: ReadStore;
+  projections: ProjectionRunner;
+  commands: CommandHandler;
+  publicUrl: string;
+  log?: (line: string) => void;
+}): WorkQueue {
+  const { readStore, commands } = deps;
+  const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  const invoices = readStore.collection<InvoiceDoc>(INVOICES);
+  const subscriptions = readStore.collection<SubscriptionDoc>(SUBSCRIPTIONS);
+  const bills = readStore.collection<SubscriptionBillDoc>(SUBSCRIPTION_BILLS);
+  const products = readStore.collection<ProductDoc>(PRODUCTS);
+
+  async function createFromSession(work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> {
+    const session = await sessions.get(work.sourceId);
+    if (!session) throw new NotFoundError('checkout session', work.sourceId);
+    let customerId = session.customerId;
+    let position: bigint | null = null;
+    const details = session.customerDetails;
+    if (!customerId && details?.email) {
+      // The payer's details become the subscription's customer, so renewal invoices reach them.
+      customerId = deterministicId(`customer:subscription:${work.subscriptionId}`);
+      position = (await commands.handle(customerAggregate, customerId, {
+        type: 'CreateCustomer',
+        customer: {
+          id: customerId, organizationId: session.organizationId, environment: session.environment, email: details.email, name: details.name,
+          phone: details.phone, organizationName: null, customerReferenceId: null, address: details.address, metadata: {}, visibility: 10,
+        },
+      }, ctx)).position;
+    }
+    const subscription = newSubscription({
+      id: work.subscriptionId, organizationId: session.organizationId, environment: session.environment, customerId,
+      items: subscriptionItemsOf(session.lineItems.data), createdAt: session.createdAt, daysUntilDue: SESSION_SUBSCRIPTION_DAYS_UNTIL_DUE,
+      firstBill: { id: session.id, kind: 'checkout_session', dueAt: session.expiresAt },
+      clientReferenceId: session.clientReferenceId, metadata: session.metadata,
+    });
+    return (await commands.handle(subscriptionAggregate, work.subscriptionId, { type: 'CreateSubscription', subscription }, ctx)).position ?? position;
+  }
+
+  async function createFromInvoice(work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> {
+    const invoice = await invoices.get(work.sourceId);
+    if (!invoice || !invoice.recurring) throw new NotFoundError('recurring invoice', work.sourceId);
+    const issueDate = invoice.issueDate ?? invoice.finalizedAt ?? invoice.createdAt;
+    const items: SubscriptionItem[] = invoice.lineItems.data.map((line) => ({
+      priceId: line.priceId ?? '', productId: '', quantity: line.quantity, unitAmount: line.unitAmount, currency: invoice.currency,
+      interval: 'month', intervalCount: invoice.recurring!.intervalCount,
+    }));
+    const subscription = newSubscription({
+      id: work.subscriptionId, organizationId: invoice.organizationId, environment: invoice.environment, customerId: invoice.customerId,
+      items, createdAt: issueDate,
+      daysUntilDue: Math.max(0, Math.round((Date.parse(invoice.dueDate) - Date.parse(issueDate)) / DAY_MS)),
+      firstBill: { id: invoice.id, kind: 'invoice', dueAt: invoice.dueDate },
+      description: invoice.description, metadata: invoice.metadata,
+    });
+    return (await commands.handle(subscriptionAggregate, work.subscriptionId, { type: 'CreateSubscription', subscription }, ctx)).position;
+  }
+
+  /** The invoice a subscription's renewal was first billed by, when it started from a recurring invoice. */
+  async function seriesTemplate(subscriptionId: string): Promise<InvoiceDoc | null> {
+    const [first] = await bills.find({ subscriptionId, first: true }, { limit: 1 });
+    return first ? invoices.get(first._id) : null;
+  }
+
+  async function lineItemsOf(s: Subscription): Promise<InvoiceLineItem[]> {
+    return Promise.all(s.items.map(async (item) => ({
+      description: (await products.get(item.productId))?.name ?? null,
+      priceId: item.priceId || null,
+      quantity: item.quantity,
+      unitAmount: item.unitAmount,
+      amountTotal: (BigInt(item.unitAmount) * BigInt(item.quantity)).toString(),
+    })));
+  }
+
+  async function issueInvoice(work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> {
+    const subscription = await subscriptions.get(work.subscriptionId);
+    const bill: SubscriptionBill | null | undefined = subscription?.latestInvoice;
+    if (!subscription || !bill || bill.id !== work.sourceId) throw new NotFoundError('renewal invoice of subscription', work.sourceId);
+    const existing = await invoices.get(bill.id);
+    if (existing?.sentAt) return null;
+    if (!existing) {
+      const template = await seriesTemplate(subscription.id);
+      const recurring = template?.recurring ?? invoiceRecurringOf(subscription);
+      const number = await claimInvoiceNumber({ commands, invoices }, ctx, bill.id, undefined);
+      const invoice: Invoice = {
+        id: bill.id, organizationId: subscription.organizationId, environment: subscription.environment, createdAt: bill.issuedAt, updatedAt: bill.issuedAt,
+        number, customerId: subscription.customerId ?? '', description: template?.description ?? subscription.description,
+        currency: subscription.currency,
+        lineItems: { object: 'list', data: template ? template.lineItems.data.map((line) => ({ ...line })) : await lineItemsOf(subscription) },
+        amountDue: bill.amountDue, amountPaid: '0', amountRemaining: bill.amountDue, dueDate: bill.dueAt, issueDate: bill.periodStart,
+        memo: template?.memo ?? null, footer: template?.footer ?? null,
+        invoiceType: recurring ? 'recurring' : 'one_time', recurring, collectionMethod: 'send_invoice', billingReason: 'subscription_cycle',
+        subscriptionId: subscription.id, paymentMethods: template?.paymentMethods ?? { chainIds: [], assetIds: [] },
+        reminders: template?.reminders ?? { enabled: false, daysBeforeDue: [], daysAfterDue: [] }, metadata: { ...(template?.metadata ?? subscription.metadata) },
+        status: 'draft', url: null, paid: false, paidOutOfBand: false, attempted: false, attemptCount: 0, checkoutSessionId: null, paymentAttempts: [],
+        transactionHash: null, remindersSent: [], nextInvoice: null, finalizedAt: null, sentAt: null, paidAt: null, voidedAt: null,
+        markedUncollectibleAt: null, deletedAt: null,
+      };
+      await commands.handle(invoiceAggregate, bill.id, { type: 'CreateInvoice', invoice }, ctx);
+    }
+    const sent = await commands.handle(invoiceAggregate, bill.id, { type: 'SendInvoice', to: null, url: invoicePayUrl(deps.publicUrl, bill.id), mailed: false }, ctx);
+    return sent.position;
+  }
+
+  return createWorkQueue<SubscriptionWorkDoc>({
+    ...deps,
+    name: 'subscription-billing',
+    collection: SUBSCRIPTION_WORK,
+    sortBy: 'at',
+    async work(work) {
+      const ctx: CommandContext = {
+        organizationId: work.organizationId, environment: work.environment as Environment, actor: 'system:subscriptions', causationId: work.sourceId,
+      };
+      switch (work.kind) {
+        case 'create_from_session':
+          return createFromSession(work, ctx);
+        case 'create_from_invoice':
+          return createFromInvoice(work, ctx);
+        case 'issue_invoice':
+          return issueInvoice(work, ctx);
+        case 'record_payment':
+          return (await commands.handle(subscriptionAggregate, work.subscriptionId, { type: 'RecordSubscriptionPayment', invoiceId: work.sourceId }, ctx)).position;
+      }
+    },
+  });
+}

@@ -1,0 +1,234 @@
+import type { CheckoutSession, CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
+import { nextInvoiceIdOf } from '../../machines/invoice.decide.ts';
+import type { InvoiceEvent } from '../../machines/invoice.types.ts';
+import { UNPAID_AFTER_DAYS } from '../../machines/subscription.decide.ts';
+import { addDays, evolveSubscription } from '../../machines/subscription.evolve.ts';
+import type { Subscription, SubscriptionEvent } from '../../machines/subscription.types.ts';
+import { subscriptionIdOfInvoice } from '../actors/subscription-items.ts';
+import type { RecordedEvent } from '../event-store/event-store.ts';
+import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
+import { deterministicId } from '../shared/ids.ts';
+import { COLLECTIONS, type CheckoutSessionDoc, type TimerDoc } from './collections.ts';
+import { INVOICES, type InvoiceDoc } from './invoices.projection.ts';
+import type { Projection } from './projection.ts';
+
+export const SUBSCRIPTIONS = 'subscriptions';
+/** Bill id (checkout session or invoice) -> the subscription it bills a period of. */
+export const SUBSCRIPTION_BILLS = 'subscription_bills';
+/** What the subscription billing process manager still has to do (see `subscription-billing.ts`). */
+export const SUBSCRIPTION_WORK = 'subscription_work';
+
+export const SUBSCRIPTION_TIMERS = {
+  /** The first bill's due time (its checkout session's expiry, or its invoice's due date). */
+  expireFirst: 'subscription.expire_first_payment',
+  /** The period end: issue the next renewal invoice, or end a subscription canceled at period end. */
+  renew: 'subscription.renew',
+  /** The open renewal invoice's due time. */
+  pastDue: 'subscription.past_due',
+  /** Seven days after it became past due. */
+  unpaid: 'subscription.unpaid',
+} as const;
+
+/** `_revision`: the subscription stream revision the document reflects, so a repeated event is skipped. */
+export type SubscriptionDoc = ReadDocument & Subscription & { _revision?: number };
+/** `first`: the bill of the first period (the creating checkout session or invoice). */
+export type SubscriptionBillDoc = ReadDocument & { subscriptionId: string; first: boolean };
+export type SubscriptionWorkDoc = ReadDocument & {
+  kind: 'create_from_session' | 'create_from_invoice' | 'issue_invoice' | 'record_payment';
+  subscriptionId: string;
+  organizationId: string;
+  environment: string;
+  /** The checkout session or invoice the work is about. */
+  sourceId: string;
+  at: string;
+};
+
+const SESSION_PREFIX = 'checkout_session-';
+const INVOICE_PREFIX = 'invoice-';
+const SUBSCRIPTION_PREFIX = 'subscription-';
+
+/** The id of the invoice the next renewal issues: derived from the latest bill, so a retried timer names the same invoice. */
+export const renewalInvoiceIdOf = (s: Subscription): string =>
+  s.latestInvoice ? nextInvoiceIdOf(s.latestInvoice.id) : deterministicId(`subscription:${s.id}:first-invoice`);
+
+const ONGOING = new Set(['trialing', 'active', 'past_due', 'unpaid']);
+
+/**
+ * The timers a subscription in this state waits on, mirroring the decider: each is set only when
+ * its command would do something when it falls due, so no spent timer lingers.
+ */
+export function subscriptionTimers(s: Subscription): { kind: string; fireAt: string; args?: Record<string, string> }[] {
+  const timers: { kind: string; fireAt: string; args?: Record<string, string> }[] = [];
+  const bill = s.latestInvoice;
+  if (s.status === 'incomplete' && bill && bill.status === 'open') timers.push({ kind: SUBSCRIPTION_TIMERS.expireFirst, fireAt: bill.dueAt });
+  if ((s.status === 'active' || s.status === 'trialing') && bill && bill.kind === 'invoice' && bill.status === 'open') {
+    timers.push({ kind: SUBSCRIPTION_TIMERS.pastDue, fireAt: bill.dueAt });
+  }
+  if (s.status === 'past_due' && s.pastDueSince !== null) timers.push({ kind: SUBSCRIPTION_TIMERS.unpaid, fireAt: addDays(s.pastDueSince, UNPAID_AFTER_DAYS) });
+  const settled = !bill || bill.status === 'paid';
+  const renews = (s.status === 'active' || s.status === 'trialing') && settled;
+  if (ONGOING.has(s.status) && (renews || s.cancelAtPeriodEnd)) {
+    timers.push({ kind: SUBSCRIPTION_TIMERS.renew, fireAt: s.currentPeriodEnd, args: { invoiceId: renewalInvoiceIdOf(s) } });
+  }
+  return timers;
+}
+
+async function putWork(store: ReadStore, doc: SubscriptionWorkDoc): Promise<void> {
+  await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).put(doc);
+}
+
+/** A bill of a subscription was paid: the subscription records it, unless it already has. */
+async function billPaid(store: ReadStore, billId: string, at: string): Promise<void> {
+  const link = await store.collection<SubscriptionBillDoc>(SUBSCRIPTION_BILLS).get(billId);
+  if (!link) return;
+  const subscription = await store.collection<SubscriptionDoc>(SUBSCRIPTIONS).get(link.subscriptionId);
+  if (!subscription || subscription.latestInvoice?.id !== billId || subscription.latestInvoice.status === 'paid') return;
+  await putWork(store, {
+    _id: `record_payment:${billId}`, kind: 'record_payment', subscriptionId: subscription.id, organizationId: subscription.organizationId,
+    environment: subscription.environment, sourceId: billId, at,
+  });
+}
+
+async function applySessionEvent(event: RecordedEvent, store: ReadStore): Promise<void> {
+  const typed = event as unknown as CheckoutSessionEvent;
+  if (typed.type === 'CheckoutSessionCreated') {
+    const session: CheckoutSession = typed.data.session;
+    if (session.mode !== 'subscription' || !session.subscriptionId || session.invoiceId) return;
+    if (await store.collection<SubscriptionDoc>(SUBSCRIPTIONS).get(session.subscriptionId)) return;
+    await putWork(store, {
+      _id: `create:${session.subscriptionId}`, kind: 'create_from_session', subscriptionId: session.subscriptionId, organizationId: session.organizationId,
+      environment: session.environment, sourceId: session.id, at: session.createdAt,
+    });
+    return;
+  }
+  if (typed.type === 'CheckoutSessionCompleted') await billPaid(store, event.streamId.slice(SESSION_PREFIX.length), typed.data.at);
+}
+
+async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promise<void> {
+  const typed = event as unknown as InvoiceEvent;
+  const id = event.streamId.slice(INVOICE_PREFIX.length);
+  switch (typed.type) {
+    case 'InvoiceFinalized': {
+      // The first invoice of a recurring series creates its subscription; later ones belong to it.
+      const invoice = await store.collection<InvoiceDoc>(INVOICES).get(id);
+      if (!invoice || invoice.invoiceType !== 'recurring' || invoice.subscriptionId) return;
+      const subscriptionId = subscriptionIdOfInvoice(id);
+      if (await store.collection<SubscriptionDoc>(SUBSCRIPTIONS).get(subscriptionId)) return;
+      await putWork(store, {
+        _id: `create:${subscriptionId}`, kind: 'create_from_invoice', subscriptionId, organizationId: invoice.organizationId,
+        environment: invoice.environment, sourceId: id, at: typed.data.at,
+      });
+      return;
+    }
+    case 'InvoiceSent':
+      await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(`issue_invoice:${id}`);
+      return;
+    case 'InvoicePaid':
+    case 'InvoiceMarkedAsPaid':
+      await billPaid(store, id, typed.data.at);
+      return;
+    default:
+      return;
+  }
+}
+
+async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): Promise<void> {
+  const subscriptions = store.collection<SubscriptionDoc>(SUBSCRIPTIONS);
+  const work = store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK);
+  const bills = store.collection<SubscriptionBillDoc>(SUBSCRIPTION_BILLS);
+  const typed = event as unknown as SubscriptionEvent;
+  const id = event.streamId.slice(SUBSCRIPTION_PREFIX.length);
+  const stored = await subscriptions.get(id);
+  // Already applied (the runner repeats a batch after a crash).
+  if (stored && stored._revision !== undefined && stored._revision >= event.revision) return;
+  const current = typed.type === 'SubscriptionCreated' || !stored ? null : withoutRevision(stored);
+  const next = evolveSubscription(current, typed);
+  if (!next) return;
+  await subscriptions.put({ ...next, _id: id, _revision: event.revision });
+
+  switch (typed.type) {
+    case 'SubscriptionCreated': {
+      await work.delete(`create:${id}`);
+      const bill = next.latestInvoice;
+      if (bill) {
+        await bills.put({ _id: bill.id, subscriptionId: id, first: true });
+        // Paid before the subscription existed (a fast payer, or a crash in between): record it now.
+        const paid = bill.kind === 'checkout_session'
+          ? (await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(bill.id))?.status === 'complete'
+          : (await store.collection<InvoiceDoc>(INVOICES).get(bill.id))?.status === 'paid';
+        if (paid) await billPaid(store, bill.id, next.createdAt);
+      }
+      break;
+    }
+    case 'RenewalInvoiceIssued':
+      await bills.put({ _id: typed.data.invoice.id, subscriptionId: id, first: false });
+      await work.put({
+        _id: `issue_invoice:${typed.data.invoice.id}`, kind: 'issue_invoice', subscriptionId: id, organizationId: next.organizationId,
+        environment: next.environment, sourceId: typed.data.invoice.id, at: typed.data.at,
+      });
+      break;
+    case 'SubscriptionStarted':
+    case 'RenewalPaid':
+      await work.delete(`record_payment:${typed.data.invoiceId}`);
+      break;
+    default:
+      break;
+  }
+
+  const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
+  const wanted = subscriptionTimers(next);
+  for (const kind of Object.values(SUBSCRIPTION_TIMERS)) {
+    const timer = wanted.find((w) => w.kind === kind);
+    const timerId = `${kind}:${id}`;
+    if (!timer) { if (stored) await timers.delete(timerId); continue; }
+    await timers.put({
+      _id: timerId, kind, recordId: id, organizationId: next.organizationId, environment: next.environment,
+      fireAt: Date.parse(timer.fireAt), version: event.revision, ...(timer.args ? { args: timer.args } : {}),
+    });
+  }
+}
+
+/**
+ * Subscriptions (one document per subscription, the `evolveSubscription` result), the index from
+ * each bill to its subscription, the subscription's durable timers, and the work list of the
+ * subscription billing process manager: subscriptions to create (from a `mode: subscription`
+ * checkout session, or the first invoice of a recurring series), renewal invoices to issue, and
+ * paid bills to record. Must run after the checkout sessions and invoices projections (it reads
+ * their documents).
+ */
+export const subscriptionsProjection: Projection = {
+  name: 'subscriptions',
+  collections: [SUBSCRIPTIONS, SUBSCRIPTION_BILLS, SUBSCRIPTION_WORK],
+  async apply(event, store) {
+    if (event.streamId.startsWith(SUBSCRIPTION_PREFIX)) return applySubscriptionEvent(event, store);
+    if (event.streamId.startsWith(SESSION_PREFIX)) return applySessionEvent(event, store);
+    if (event.streamId.startsWith(INVOICE_PREFIX)) return applyInvoiceEvent(event, store);
+  },
+};
+
+function withoutRevision(doc: SubscriptionDoc): Subscription {
+  const { _id: _unusedId, _revision: _unusedRevision, ...subscription } = doc;
+  return subscription;
+}
+
+/** The subscription as merchants see it (API responses and webhook payloads), with the reference API's names. */
+export function publicSubscription(subscription: Subscription & { _id?: string; _revision?: number }) {
+  const { environment: _environment, _id, _revision, items, ...rest } = subscription;
+  return {
+    ...rest,
+    object: 'subscription' as const,
+    livemode: subscription.environment === 'live',
+    paymentMethodTypes: ['wallet'],
+    lineItems: {
+      object: 'list' as const,
+      data: items.map((item) => ({
+        quantity: item.quantity,
+        price: { id: item.priceId, productId: item.productId, type: 'recurring' as const, currency: item.currency, unitAmount: item.unitAmount, interval: item.interval, intervalCount: item.intervalCount },
+        amountSubtotal: (BigInt(item.unitAmount) * BigInt(item.quantity)).toString(),
+        amountTotal: (BigInt(item.unitAmount) * BigInt(item.quantity)).toString(),
+        currency: item.currency,
+      })),
+    },
+    items,
+  };
+}

@@ -1,0 +1,220 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
+import { apiClient, eventually } from '../support/api-client.ts';
+import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
+import { assertError, assertRejectedWithoutWrite, payInFull, type Api, type Page, type Session } from './helpers.ts';
+
+const HOUR = 60 * 60 * 1000;
+
+type Subscription = {
+  id: string; object: string; status: string; customerId: string | null; clientReferenceId: string | null; currency: string; interval: string; intervalCount: number;
+  currentPeriodStart: string; currentPeriodEnd: string; cancelAtPeriodEnd: boolean; cancelAt: string | null; canceledAt: string | null;
+  cancellationComment: string | null; endedAt: string | null; startDate: string; pausedAt: string | null; livemode: boolean;
+  lineItems: { object: string; data: { quantity: number; price: { id: string; productId: string; interval: string; intervalCount: number; unitAmount: string } }[] };
+};
+
+async function plan(api: Api, name: string, interval: string, intervalCount: number, unitAmount = '1000000000') {
+  const product = await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
+    name, defaultPriceData: { currency: 'usdc', unitAmount, type: 'recurring', interval, intervalCount },
+  });
+  if (product.status !== 200) throw new Error(JSON.stringify(product.body));
+  return { productId: product.body.id, priceId: product.body.defaultPrice.id };
+}
+
+async function subscribe(api: Api, priceId: string, extra: Record<string, unknown> = {}) {
+  const session = await api.post<Session & { subscriptionId: string }>('/api/v1/checkout/sessions', {
+    mode: 'subscription', successUrl: 'https://shop.example/welcome', lineItems: { data: [{ priceId, quantity: 1 }] }, ...extra,
+  });
+  if (session.status !== 200) throw new Error(JSON.stringify(session.body));
+  const subscription = await eventually(async () => {
+    const response = await api.get<Subscription>(`/api/v1/subscriptions/${session.body.subscriptionId}`);
+    return response.status === 200 ? response.body : undefined;
+  }, 'the subscription');
+  return { session: session.body, subscription };
+}
+
+async function until(api: Api, id: string, status: string): Promise<Subscription> {
+  return eventually(async () => {
+    const s = (await api.get<Subscription>(`/api/v1/subscriptions/${id}`)).body;
+    return s.status === status ? s : undefined;
+  }, `subscription ${id} to be ${status}`);
+}
+
+async function setup(t: Parameters<typeof startTestWeir>[0], clock: ManualClock = createManualClock(Date.parse('2026-05-10T12:00:00.000Z'))) {
+  const weir = await startTestWeir(t, {}, { clock });
+  const merchant = await createMerchant(weir.url);
+  return { weir, clock, ...merchant };
+}
+
+test('a subscription session creates an incomplete subscription; paying it makes it active', async (t) => {
+  const { weir, api } = await setup(t);
+  const monthly = await plan(api, 'Pro', 'month', 1);
+  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'c@example.com' })).body;
+  const { session, subscription } = await subscribe(api, monthly.priceId, { customerId: customer.id, clientReferenceId: 'acct-7', metadata: { plan: 'pro' } });
+  t.like(subscription, {
+    object: 'subscription', status: 'incomplete', customerId: customer.id, clientReferenceId: 'acct-7', currency: 'usdc', interval: 'month', intervalCount: 1,
+    startDate: '2026-05-10T12:00:00.000Z', currentPeriodStart: '2026-05-10T12:00:00.000Z', currentPeriodEnd: '2026-06-10T12:00:00.000Z', livemode: false,
+  });
+  t.deepEqual(subscription.lineItems.data.map((l) => [l.price.id, l.price.productId, l.quantity, l.price.unitAmount]), [[monthly.priceId, monthly.productId, 1, '1000000000']]);
+  await payInFull(weir, api, session);
+  t.like(await until(api, subscription.id, 'active'), { currentPeriodEnd: '2026-06-10T12:00:00.000Z' });
+});
+
+test('an unpaid first checkout session expires the subscription: incomplete_expired, and it can no longer be canceled', async (t) => {
+  const { api, clock } = await setup(t);
+  const { subscription } = await subscribe(api, (await plan(api, 'Pro', 'month', 1)).priceId);
+  clock.advanceBy(HOUR);
+  const expired = await until(api, subscription.id, 'incomplete_expired');
+  t.is(expired.endedAt, new Date(clock.now()).toISOString());
+  for (const op of ['cancel', 'end']) {
+    assertError(t, await api.post(`/api/v1/subscriptions/${subscription.id}/${op}`, {}), 400, { message: /subscription is incomplete_expired/ });
+  }
+});
+
+test('cancel at period end, resume, cancel again: it runs to the period end and is then canceled', async (t) => {
+  const { weir, api, clock } = await setup(t);
+  const { session, subscription } = await subscribe(api, (await plan(api, 'Pro', 'month', 1)).priceId);
+  await payInFull(weir, api, session);
+  await until(api, subscription.id, 'active');
+
+  const scheduled = await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/cancel`, { cancellationComment: 'too expensive' });
+  t.is(scheduled.status, 200, JSON.stringify(scheduled.body));
+  t.like(scheduled.body, { status: 'active', cancelAtPeriodEnd: true, cancelAt: '2026-06-10T12:00:00.000Z', cancellationComment: 'too expensive' });
+  const resumed = await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/resume`);
+  t.like(resumed.body, { status: 'active', cancelAtPeriodEnd: false, cancelAt: null, canceledAt: null });
+  t.like((await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/cancel`)).body, { cancelAtPeriodEnd: true, cancellationComment: null });
+
+  clock.advanceTo(Date.parse('2026-06-10T12:00:00.000Z'));
+  const canceled = await until(api, subscription.id, 'canceled');
+  t.like(canceled, { endedAt: '2026-06-10T12:00:00.000Z', cancelAtPeriodEnd: true });
+  // No renewal invoice was issued for the period after the cancellation.
+  t.is((await api.get<Page<unknown>>('/api/v1/invoices')).body.count, 0);
+  assertError(t, await api.post(`/api/v1/subscriptions/${subscription.id}/resume`), 400, { message: /subscription is canceled/ });
+  t.like((await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/end`)).body, { status: 'canceled', endedAt: '2026-06-10T12:00:00.000Z' });
+});
+
+test('end at once; pause and resume; operations the status forbids are 400s naming it', async (t) => {
+  const { weir, api, clock } = await setup(t);
+  const price = (await plan(api, 'Pro', 'month', 1)).priceId;
+  const { subscription: incomplete } = await subscribe(api, price);
+  assertError(t, await api.post(`/api/v1/subscriptions/${incomplete.id}/cancel`), 400, { message: /subscription is incomplete; only a trialing, active, past_due or unpaid subscription can be canceled at period end/ });
+  assertError(t, await api.post(`/api/v1/subscriptions/${incomplete.id}/pause`), 400, { message: /subscription is incomplete; only an active subscription can be paused/ });
+  assertError(t, await api.post(`/api/v1/subscriptions/${incomplete.id}/resume`), 400, { message: /subscription is incomplete/ });
+  const ended = await api.post<Subscription>(`/api/v1/subscriptions/${incomplete.id}/end`, { cancellationComment: 'changed my mind' });
+  t.like(ended.body, { status: 'canceled', endedAt: '2026-05-10T12:00:00.000Z', cancellationComment: 'changed my mind' });
+
+  const { session, subscription } = await subscribe(api, price);
+  await payInFull(weir, api, session);
+  await until(api, subscription.id, 'active');
+  clock.advanceBy(24 * HOUR);
+  t.like((await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/pause`)).body, { status: 'paused', pausedAt: '2026-05-11T12:00:00.000Z' });
+  assertError(t, await api.post(`/api/v1/subscriptions/${subscription.id}/cancel`), 400, { message: /subscription is paused/ });
+  t.like((await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/resume`)).body, { status: 'active', pausedAt: null, currentPeriodEnd: '2026-06-10T12:00:00.000Z' });
+  assertError(t, await api.post(`/api/v1/subscriptions/${subscription.id}/cancel`, { cancellationComment: 7 }), 400, { message: /cancellationComment/ });
+});
+
+test('list and filters; another organization or the live key sees nothing', async (t) => {
+  const { weir, api, live } = await setup(t);
+  const monthly = await plan(api, 'Monthly', 'month', 1);
+  const annual = await plan(api, 'Annual', 'year', 1, '10000000000');
+  const a = await subscribe(api, monthly.priceId, { clientReferenceId: 'a' });
+  const b = await subscribe(api, annual.priceId, { clientReferenceId: 'b' });
+  await payInFull(weir, api, b.session);
+  await until(api, b.subscription.id, 'active');
+  t.like(b.subscription, { interval: 'year', intervalCount: 1, currentPeriodEnd: '2027-05-10T12:00:00.000Z' });
+
+  const ids = async (query: string) => {
+    const response = await api.get<Page<Subscription>>(`/api/v1/subscriptions${query}`);
+    t.is(response.status, 200, JSON.stringify(response.body));
+    return response.body.data.map((s) => s.id).sort();
+  };
+  t.deepEqual(await ids(''), [a.subscription.id, b.subscription.id].sort());
+  t.deepEqual(await ids('?status=active'), [b.subscription.id]);
+  t.deepEqual(await ids('?status=incomplete'), [a.subscription.id]);
+  t.deepEqual(await ids(`?priceId=${monthly.priceId}`), [a.subscription.id]);
+  t.deepEqual(await ids(`?productId=${annual.productId}`), [b.subscription.id]);
+  t.deepEqual(await ids('?clientReferenceId=b'), [b.subscription.id]);
+  t.deepEqual(await ids('?currency=usdc'), [a.subscription.id, b.subscription.id].sort());
+  t.deepEqual(await ids(`?ids=${a.subscription.id}`), [a.subscription.id]);
+  t.deepEqual(await ids('?startDate[gte]=2026-05-11'), []);
+  t.deepEqual(await ids('?startDate[lte]=2026-05-11'), [a.subscription.id, b.subscription.id].sort());
+  assertError(t, await api.get('/api/v1/subscriptions?status=sleeping'), 400, { message: /status/ });
+  assertError(t, await api.get('/api/v1/subscriptions?endedAt[gt]=yesterday'), 400, { message: /endedAt\[gt\]/ });
+
+  const other = await createMerchant(weir.url, 'Other Shop');
+  for (const client of [other.api, live]) {
+    t.is((await client.get(`/api/v1/subscriptions/${a.subscription.id}`)).status, 404);
+    t.is((await client.post(`/api/v1/subscriptions/${a.subscription.id}/end`)).status, 404);
+    t.is((await client.get<Page<Subscription>>('/api/v1/subscriptions')).body.count, 0);
+  }
+  t.is((await api.get('/api/v1/subscriptions/not-a-uuid')).status, 404);
+});
+
+test('a subscription session is refused, with nothing written, for prices a subscription cannot bill', async (t) => {
+  const { weir, api } = await setup(t);
+  const monthly = await plan(api, 'Monthly', 'month', 1);
+  const quarterly = await plan(api, 'Quarterly', 'month', 3);
+  const weekly = await plan(api, 'Weekly', 'week', 1);
+  const oneTime = (await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', { name: 'Setup fee', defaultPriceData: { currency: 'usdc', unitAmount: '100000000' } })).body.defaultPrice.id;
+  const cases: [string, unknown[], RegExp][] = [
+    ['a one-time price', [{ priceId: oneTime, quantity: 1 }], /lineItems\[0\]: a subscription bills recurring prices only/],
+    ['a weekly price', [{ priceId: weekly.priceId, quantity: 1 }], /lineItems\[0\]: a subscription is billed monthly, quarterly, half-yearly or annually/],
+    ['two intervals', [{ priceId: monthly.priceId, quantity: 1 }, { priceId: quarterly.priceId, quantity: 1 }], /lineItems\[1\]: every price of a subscription must have the same billing interval/],
+  ];
+  for (const [what, data, message] of cases) {
+    t.log(what);
+    await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/checkout/sessions', { mode: 'subscription', successUrl: 'https://shop.example/ok', lineItems: { data } }), { message });
+  }
+});
+
+test('a subscription bought on a payment link gets a customer from the payer\'s email, so renewals reach them', async (t) => {
+  const { weir, api } = await setup(t);
+  const monthly = await plan(api, 'Pro', 'month', 1);
+  const link = (await api.post<{ id: string; url: string }>('/api/v1/payment-links', { title: 'Pro monthly', productId: monthly.productId, emailCollection: true, nameCollection: true })).body;
+  const answer = await fetch(link.url, {
+    method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email: 'payer@example.com', name: 'Pat Payer' }).toString(),
+  });
+  t.is(answer.status, 303);
+  const sessionId = answer.headers.get('location')!.split('/').pop()!;
+  const session = (await api.get<Session & { subscriptionId: string; paymentLinkId: string }>(`/api/v1/checkout/sessions/${sessionId}`)).body;
+  t.is(session.paymentLinkId, link.id);
+  const subscription = await eventually(async () => {
+    const response = await api.get<Subscription>(`/api/v1/subscriptions/${session.subscriptionId}`);
+    return response.status === 200 ? response.body : undefined;
+  }, 'the subscription');
+  const customer = (await api.get<{ email: string; name: string }>(`/api/v1/customers/${subscription.customerId}`)).body;
+  t.like(customer, { email: 'payer@example.com', name: 'Pat Payer' });
+  await payInFull(weir, api, session);
+  await until(api, subscription.id, 'active');
+});
+
+test('a renewal that fell due while Weir was down is issued at start: the timers and the billing work are in the log', async (t) => {
+  const clock = createManualClock(Date.parse('2026-05-10T12:00:00.000Z'));
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-subscription-restart-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const first = await startTestWeir(t, { dataDir }, { clock });
+  const { api, testSecretKey } = await createMerchant(first.url);
+  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'c@example.com' })).body;
+  const { session, subscription } = await subscribe(api, (await plan(api, 'Pro', 'month', 1)).priceId, { customerId: customer.id });
+  await payInFull(first, api, session);
+  await until(api, subscription.id, 'active');
+  await first.stop();
+
+  clock.set(Date.parse('2026-06-10T13:00:00.000Z'));
+  const second = await startTestWeir(t, { dataDir }, { clock });
+  const again = apiClient(second.url, testSecretKey);
+  const renewed = await eventually(async () => {
+    const s = (await again.get<Subscription & { latestInvoiceId: string | null }>(`/api/v1/subscriptions/${subscription.id}`)).body;
+    return s.latestInvoiceId ? s : undefined;
+  }, 'the renewal after the restart');
+  t.like(renewed, { status: 'active', currentPeriodStart: '2026-06-10T12:00:00.000Z', currentPeriodEnd: '2026-07-10T12:00:00.000Z' });
+  const invoice = await eventually(async () => {
+    const response = await again.get<{ status: string; customerId: string }>(`/api/v1/invoices/${renewed.latestInvoiceId}`);
+    return response.body.status === 'open' ? response.body : undefined;
+  }, 'the renewal invoice');
+  t.is(invoice.customerId, customer.id);
+});
