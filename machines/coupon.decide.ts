@@ -16,6 +16,8 @@ export type CouponCommand =
   | { type: 'ArchiveCoupon' }
   /** Record that `redeemBy` has passed (for a timer); nothing before then. */
   | { type: 'ExpireCoupon' }
+  /** Record that the code's own `expiredAt` has passed (for a timer); nothing before then. */
+  | { type: 'ExpirePromotionCode'; promotionCodeId: string }
   /** `promotionCode` is the code's id or its text (any case); `redemptionId` makes it idempotent. */
   | { type: 'RedeemPromotionCode'; redemptionId: string; promotionCode: string };
 
@@ -121,6 +123,8 @@ export function decideCoupon(snapshot: CouponSnapshot, command: CouponCommand, c
   const coupon = requireCoupon(snapshot);
 
   if (command.type === 'ArchiveCoupon') return status === 'archived' ? [] : [{ type: 'CouponArchived', data: { at: now } }];
+  // An expiry timer that outlived an archived coupon does nothing.
+  if ((command.type === 'ExpireCoupon' || command.type === 'ExpirePromotionCode') && status === 'archived') return [];
   if (command.type === 'RedeemPromotionCode' && snapshot.context.redemptions[command.redemptionId] !== undefined) return [];
   if (status === 'archived') throw new InvalidStateError(`coupon ${coupon.id} is archived`, 'coupon_archived');
 
@@ -154,6 +158,11 @@ export function decideCoupon(snapshot: CouponSnapshot, command: CouponCommand, c
       return status === 'disabled' ? [] : [{ type: 'CouponDisabled', data: { at: now } }];
     case 'ExpireCoupon':
       return status === 'active' && passed(coupon.redeemBy, now) ? [{ type: 'CouponExpired', data: { at: now } }] : [];
+    case 'ExpirePromotionCode': {
+      const code = coupon.promotionCodes.find((c) => c.id === command.promotionCodeId);
+      if (!code || code.status !== 'active' || !passed(code.expiredAt, now)) return [];
+      return [{ type: 'PromotionCodeExpired', data: { promotionCodeId: code.id, at: now } }];
+    }
     case 'RedeemPromotionCode': {
       if (status === 'disabled') throw new InvalidStateError(`coupon ${coupon.id} is disabled`, 'coupon_disabled');
       if (status === 'limit_reached' || reached(coupon.maxRedemptions, coupon.timesRedeemed)) {
@@ -162,7 +171,7 @@ export function decideCoupon(snapshot: CouponSnapshot, command: CouponCommand, c
       if (status === 'expired' || passed(coupon.redeemBy, now)) throw new InvalidStateError(`coupon ${coupon.id} expired at ${coupon.redeemBy}`, 'coupon_expired');
       const code = findCode(coupon, command.promotionCode);
       if (!code) throw new ValidationError('promotionCode', `${command.promotionCode} is not a promotion code of this coupon`, 'promotion_code_invalid');
-      if (passed(code.expiredAt, now)) throw new InvalidStateError(`promotion code ${code.code} expired at ${code.expiredAt}`, 'promotion_code_expired');
+      if (code.status === 'expired' || passed(code.expiredAt, now)) throw new InvalidStateError(`promotion code ${code.code} expired at ${code.expiredAt}`, 'promotion_code_expired');
       if (code.status === 'limit_reached' || reached(code.maxRedemptions, code.timesRedeemed)) {
         throw new InvalidStateError(`promotion code ${code.code} has reached its maximum of ${code.maxRedemptions} redemptions`, 'promotion_code_limit_reached');
       }

@@ -34,6 +34,12 @@ export function evolveCoupon(coupon: Coupon | null, event: CouponEvent): Coupon 
         updatedAt: event.data.at,
         promotionCodes: updateCode(coupon.promotionCodes, event.data.promotionCodeId, (code) => ({ ...code, status: 'limit_reached', updatedAt: event.data.at })),
       };
+    case 'PromotionCodeExpired':
+      return {
+        ...coupon,
+        updatedAt: event.data.at,
+        promotionCodes: updateCode(coupon.promotionCodes, event.data.promotionCodeId, (code) => ({ ...code, status: 'expired', updatedAt: event.data.at })),
+      };
     case 'CouponLimitReached':
       return { ...coupon, status: 'limit_reached', updatedAt: event.data.at };
   }

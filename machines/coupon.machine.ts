@@ -34,7 +34,8 @@ const toStatus = <S extends CouponStatus>(status: S) => ({
  * folding the stream through `transition()` rebuilds it. Redemptions are only accepted while it
  * is active; the last allowed one is followed by `CouponLimitReached`. `expired` is recorded by
  * `CouponExpired` (a timer's job); until then the decider still refuses by comparing `redeemBy`
- * with the current time. Archiving is final.
+ * with the current time. A promotion code's own expiry is recorded the same way
+ * (`PromotionCodeExpired`, in any state but archived). Archiving is final.
  */
 export const couponMachine = setup({
   types: {
@@ -55,6 +56,7 @@ export const couponMachine = setup({
         CouponUpdated: [toStatus('active'), toStatus('expired'), toStatus('limit_reached')],
         PromotionCodeRedeemed: { actions: 'apply' },
         PromotionCodeLimitReached: { actions: 'apply' },
+        PromotionCodeExpired: { actions: 'apply' },
         CouponLimitReached: { target: 'limit_reached', actions: 'apply' },
         CouponExpired: { target: 'expired', actions: 'apply' },
         CouponDisabled: { target: 'disabled', actions: 'apply' },
@@ -65,12 +67,14 @@ export const couponMachine = setup({
       on: {
         CouponUpdated: [toStatus('disabled')],
         CouponEnabled: [toStatus('active'), toStatus('expired'), toStatus('limit_reached')],
+        PromotionCodeExpired: { actions: 'apply' },
         CouponArchived: { target: 'archived', actions: 'apply' },
       },
     },
     expired: {
       on: {
         CouponUpdated: [toStatus('active'), toStatus('expired'), toStatus('limit_reached')],
+        PromotionCodeExpired: { actions: 'apply' },
         CouponDisabled: { target: 'disabled', actions: 'apply' },
         CouponArchived: { target: 'archived', actions: 'apply' },
       },
@@ -78,6 +82,7 @@ export const couponMachine = setup({
     limit_reached: {
       on: {
         CouponUpdated: [toStatus('active'), toStatus('expired'), toStatus('limit_reached')],
+        PromotionCodeExpired: { actions: 'apply' },
         CouponDisabled: { target: 'disabled', actions: 'apply' },
         CouponArchived: { target: 'archived', actions: 'apply' },
       },

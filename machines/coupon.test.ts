@@ -188,6 +188,38 @@ test('ExpireCoupon: nothing before redeemBy, CouponExpired after, nothing once e
   t.deepEqual(given([created({ redeemBy: null })]).when({ type: 'ExpireCoupon' }, LATER), []);
 });
 
+test('ExpireCoupon and ExpirePromotionCode on an archived coupon: nothing (a stale timer)', (t) => {
+  t.deepEqual(given([created(), archived]).when({ type: 'ExpireCoupon' }, LATER), []);
+  t.deepEqual(given([created(), archived]).when({ type: 'ExpirePromotionCode', promotionCodeId: CODE_ID }, LATER), []);
+});
+
+test('ExpirePromotionCode: nothing before expiredAt, PromotionCodeExpired after (in any live state), nothing once expired', (t) => {
+  const SOON = '2026-01-10T00:00:00.000Z';
+  const base = [created({ promotionCodes: [
+    { id: CODE_ID, code: 'SOON', maxRedemptions: null, expiredAt: SOON, metadata: {} },
+    { id: 'code-2', code: 'OPEN', maxRedemptions: null, expiredAt: null, metadata: {} },
+  ] })];
+  const expire = { type: 'ExpirePromotionCode' as const, promotionCodeId: CODE_ID };
+  t.deepEqual(given(base).when(expire, '2026-01-09T23:59:59.999Z'), []);
+  const codeExpired: CouponEvent = { type: 'PromotionCodeExpired', data: { promotionCodeId: CODE_ID, at: SOON } };
+  t.deepEqual(given(base).when(expire, SOON), [codeExpired]);
+  const state = given([...base, codeExpired]).state();
+  t.is(state.value, 'active', 'the coupon and its other codes stay usable');
+  t.like(state.context.coupon!.promotionCodes[0], { status: 'expired', updatedAt: SOON });
+  t.like(state.context.coupon!.promotionCodes[1], { status: 'active' });
+  t.deepEqual(given([...base, codeExpired]).when(expire, LATER), []);
+  t.deepEqual(given(base).when({ type: 'ExpirePromotionCode', promotionCodeId: 'code-2' }, LATER), [], 'a code without expiredAt never expires');
+  t.deepEqual(given(base).when({ type: 'ExpirePromotionCode', promotionCodeId: 'unknown' }, LATER), []);
+  for (const history of [[...base, disabled], [...base, expired]]) {
+    t.deepEqual(given(history).when(expire, LATER), [{ ...codeExpired, data: { ...codeExpired.data, at: LATER } }]);
+    t.is(given([...history, codeExpired]).state().context.coupon!.promotionCodes[0]!.status, 'expired');
+  }
+  const error = t.throws(() => given([...base, codeExpired]).when(redeem('s1', 'soon'), SOON), { instanceOf: InvalidStateError });
+  t.is(error.code, 'promotion_code_expired');
+  t.deepEqual(given([...base, codeExpired]).when(redeem('s1', 'open'), SOON).map((e) => e.type), ['PromotionCodeRedeemed']);
+  t.throws(() => given([...base, archived, codeExpired]).state(), { instanceOf: IllegalEventError });
+});
+
 test('expired and limit_reached coupons can be disabled', (t) => {
   t.is(given([created(), expired, disabled]).state().value, 'disabled');
   t.deepEqual(given(full).when({ type: 'DisableCoupon' }, NOW), [disabled]);

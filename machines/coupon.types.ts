@@ -17,8 +17,8 @@ export type PromotionCode = {
   /** The code can no longer be redeemed from this instant (null: only the coupon's `redeemBy`). */
   expiredAt: string | null;
   timesRedeemed: number;
-  /** `limit_reached` once `timesRedeemed` reaches `maxRedemptions`. */
-  status: 'active' | 'limit_reached';
+  /** `limit_reached` once `timesRedeemed` reaches `maxRedemptions`; `expired` once `expiredAt` passed (recorded by a timer). */
+  status: 'active' | 'limit_reached' | 'expired';
   metadata: Record<string, string>;
   createdAt: string;
   updatedAt: string;
@@ -64,6 +64,7 @@ export type CouponEvent =
   /** One redemption, e.g. by a checkout session (`redemptionId` = its id): counted once per id. */
   | { type: 'PromotionCodeRedeemed'; data: { redemptionId: string; promotionCodeId: string; at: string } }
   | { type: 'PromotionCodeLimitReached'; data: { promotionCodeId: string; at: string } }
+  | { type: 'PromotionCodeExpired'; data: { promotionCodeId: string; at: string } }
   | { type: 'CouponLimitReached'; data: { at: string } };
 
 export type CouponEventType = CouponEvent['type'];

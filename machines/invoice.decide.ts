@@ -4,7 +4,7 @@ import { AmountError, MAX_AMOUNT, parseAmount } from '../src/shared/money.ts';
 import { sumLineItems } from './invoice.evolve.ts';
 import type { InvoiceSnapshot } from './invoice.aggregate.ts';
 import { addInterval } from './billing-calendar.ts';
-import type { Invoice, InvoiceChanges, InvoiceEvent, InvoiceLineItem, InvoiceReminderKind } from './invoice.types.ts';
+import type { Invoice, InvoiceChanges, InvoiceEvent, InvoiceLineItem, InvoiceReminderKind, InvoiceReminderSent } from './invoice.types.ts';
 
 export type InvoiceCommand =
   | { type: 'CreateInvoice'; invoice: Invoice }
@@ -12,8 +12,13 @@ export type InvoiceCommand =
   | { type: 'DeleteInvoice' }
   /** `url` is the hosted payment page the finalized invoice is paid on. */
   | { type: 'FinalizeInvoice'; url: string }
-  /** Email the invoice (`to` null: the customer's address); a draft is finalized first. */
-  | { type: 'SendInvoice'; to: string | null; url: string }
+  /**
+   * Email the invoice (`to` null: the customer's address); a draft is finalized first. `mailed`
+   * says who mails it: true when the caller already did (the API's send, which mails inline, so
+   * every send is recorded); false when the system sends it and the mail dispatcher mails it
+   * from the recorded `InvoiceSent` (once: an invoice already sent is not sent again this way).
+   */
+  | { type: 'SendInvoice'; to: string | null; url: string; mailed: boolean }
   | { type: 'StartInvoicePaymentAttempt'; checkoutSessionId: string }
   /** A linked checkout session completed; `amountReceived` is what it received, 10^8-scaled. */
   | { type: 'RecordInvoicePayment'; checkoutSessionId: string; transactionHash: string | null; amountReceived: string }
@@ -21,7 +26,8 @@ export type InvoiceCommand =
   | { type: 'MarkInvoicePaid' }
   | { type: 'VoidInvoice' }
   | { type: 'MarkInvoiceUncollectible' }
-  | { type: 'SendInvoiceReminder'; kind: InvoiceReminderKind; dueDate: string };
+  /** One configured reminder: `days` before or after `dueDate` (the due date it was scheduled for). */
+  | { type: 'SendInvoiceReminder'; kind: InvoiceReminderKind; days: number; dueDate: string };
 
 export type DecideContext = { now: string };
 
@@ -29,6 +35,10 @@ export type DecideContext = { now: string };
 export type InvoiceState = Invoice['status'] | 'new' | 'deleted';
 
 const statusOf = (snapshot: InvoiceSnapshot) => snapshot.value as InvoiceState;
+
+type ReminderKey = Pick<InvoiceReminderSent, 'kind' | 'days' | 'dueDate'>;
+/** A reminder is one kind, one day offset, one due date: [7, 1] days before due are two reminders. */
+export const isSameReminder = (a: ReminderKey, b: ReminderKey): boolean => a.kind === b.kind && a.days === b.days && a.dueDate === b.dueDate;
 
 const INTERVAL_COUNTS: readonly number[] = [1, 3, 6, 12];
 
@@ -156,7 +166,8 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
       return finalize(invoice, command.url, now);
     }
     case 'SendInvoice': {
-      const sent: InvoiceEvent = { type: 'InvoiceSent', data: { to: command.to, at: now } };
+      if (!command.mailed && invoice.sentAt !== null) return [];
+      const sent: InvoiceEvent = { type: 'InvoiceSent', data: { to: command.to, at: now, mailed: command.mailed } };
       if (status === 'draft') return [...finalize(invoice, command.url, now), sent];
       if (status === 'open') return [sent];
       return refuse(status, 'only a draft or open invoice can be sent');
@@ -207,9 +218,12 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
       // A reminder timer that outlived its reason (paid, voided, written off) does nothing.
       if (status === 'paid' || status === 'void' || status === 'uncollectible') return [];
       if (status !== 'open') return refuse(status, 'reminders are only sent for an open invoice');
-      if (command.dueDate !== invoice.dueDate) return [];
-      if (invoice.remindersSent.some((r) => r.kind === command.kind && r.dueDate === command.dueDate)) return [];
-      return [{ type: 'InvoiceReminderSent', data: { kind: command.kind, dueDate: command.dueDate, at: now } }];
+      // A reminder the invoice does not ask for (another due date, switched off, not configured) does nothing.
+      if (command.dueDate !== invoice.dueDate || !invoice.reminders.enabled) return [];
+      const configured = command.kind === 'before_due' ? invoice.reminders.daysBeforeDue : invoice.reminders.daysAfterDue;
+      if (!configured.includes(command.days)) return [];
+      if (invoice.remindersSent.some((r) => isSameReminder(r, command))) return [];
+      return [{ type: 'InvoiceReminderSent', data: { kind: command.kind, days: command.days, dueDate: command.dueDate, at: now } }];
     }
   }
 }

@@ -33,14 +33,14 @@ const COMMANDS = {
   update: { type: 'UpdateInvoice', changes: { memo: 'Updated memo' } },
   delete: { type: 'DeleteInvoice' },
   finalize: { type: 'FinalizeInvoice', url: HOSTED_URL },
-  send: { type: 'SendInvoice', to: null, url: HOSTED_URL },
+  send: { type: 'SendInvoice', to: null, url: HOSTED_URL, mailed: true },
   startPaymentAttempt: { type: 'StartInvoicePaymentAttempt', checkoutSessionId: 'cs-2' },
   recordPayment: { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: `0x${'b'.repeat(64)}`, amountReceived: '300000000' },
   recordPaymentFailure: { type: 'RecordInvoicePaymentFailure', checkoutSessionId: 'cs-1', reason: 'checkout session expired' },
   markPaid: { type: 'MarkInvoicePaid' },
   void: { type: 'VoidInvoice' },
   markUncollectible: { type: 'MarkInvoiceUncollectible' },
-  sendReminder: { type: 'SendInvoiceReminder', kind: 'before_due', dueDate: DUE_DATE },
+  sendReminder: { type: 'SendInvoiceReminder', kind: 'before_due', days: 3, dueDate: DUE_DATE },
 } satisfies Record<string, InvoiceCommand>;
 type CommandName = keyof typeof COMMANDS;
 
@@ -204,7 +204,7 @@ test('given a scheduled recurring invoice with its issue date, when finalized la
 });
 
 test('given a recurring draft, when sent, then finalized, next invoice scheduled, and sent, in that order', (t) => {
-  const events = given([created(recurringInvoiceFixture(12))]).when({ type: 'SendInvoice', to: 'payer@example.com', url: HOSTED_URL }, NOW);
+  const events = given([created(recurringInvoiceFixture(12))]).when({ type: 'SendInvoice', to: 'payer@example.com', url: HOSTED_URL, mailed: true }, NOW);
   t.deepEqual(events.map((e) => e.type), ['InvoiceFinalized', 'NextRecurringInvoiceScheduled', 'InvoiceSent']);
   t.is((events[1]!.data as { issueDate: string }).issueDate, '2027-01-05T00:00:00.000Z');
   const invoice = given([created(recurringInvoiceFixture(12)), ...events]).state().context.invoice!;
@@ -303,15 +303,47 @@ test('given a draft, when voided, then refused with a hint to delete it', (t) =>
   t.throws(() => given(HISTORIES.draft).when({ type: 'VoidInvoice' }), { instanceOf: InvalidStateError, message: /draft.*deleted/ });
 });
 
-test('given a reminder sent, when the same reminder is asked again, then nothing; another kind or a stale due date', (t) => {
-  const before: InvoiceCommand = { type: 'SendInvoiceReminder', kind: 'before_due', dueDate: DUE_DATE };
-  const events = given(HISTORIES.open).when(before, NOW);
-  t.deepEqual(events, [{ type: 'InvoiceReminderSent', data: { kind: 'before_due', dueDate: DUE_DATE, at: NOW } }]);
-  const history = [...HISTORIES.open, ...events];
-  t.deepEqual(given(history).state().context.invoice!.remindersSent, [{ kind: 'before_due', dueDate: DUE_DATE, at: NOW }]);
-  t.deepEqual(given(history).when(before), []);
-  t.deepEqual(given(history).when({ type: 'SendInvoiceReminder', kind: 'after_due', dueDate: DUE_DATE }).map((e) => e.type), ['InvoiceReminderSent']);
-  t.deepEqual(given(history).when({ type: 'SendInvoiceReminder', kind: 'after_due', dueDate: '2026-03-01T00:00:00.000Z' }), []);
+test('given a reminder sent, when the same reminder is asked again, then nothing; another offset, another kind, a stale due date', (t) => {
+  const history = [...HISTORIES.open];
+  const remind = (kind: 'before_due' | 'after_due', days: number, dueDate = DUE_DATE): InvoiceCommand => ({ type: 'SendInvoiceReminder', kind, days, dueDate });
+  const events = given(history).when(remind('before_due', 3), NOW);
+  t.deepEqual(events, [{ type: 'InvoiceReminderSent', data: { kind: 'before_due', days: 3, dueDate: DUE_DATE, at: NOW } }]);
+  history.push(...events);
+  t.deepEqual(given(history).state().context.invoice!.remindersSent, [{ kind: 'before_due', days: 3, dueDate: DUE_DATE, at: NOW }]);
+  t.deepEqual(given(history).when(remind('before_due', 3)), []);
+  // The fixture asks for 1 and 7 days after due: two reminders of one kind, each sent once.
+  const one = given(history).when(remind('after_due', 1), '2026-02-02T00:00:00.000Z');
+  t.deepEqual(one.map((e) => e.type), ['InvoiceReminderSent']);
+  history.push(...one);
+  const seven = given(history).when(remind('after_due', 7), '2026-02-08T00:00:00.000Z');
+  t.deepEqual(seven, [{ type: 'InvoiceReminderSent', data: { kind: 'after_due', days: 7, dueDate: DUE_DATE, at: '2026-02-08T00:00:00.000Z' } }]);
+  history.push(...seven);
+  t.deepEqual(given(history).when(remind('after_due', 1)), []);
+  t.deepEqual(given(history).when(remind('after_due', 7)), []);
+  t.deepEqual(given(history).state().context.invoice!.remindersSent.map((r) => `${r.kind}:${r.days}`), ['before_due:3', 'after_due:1', 'after_due:7']);
+  t.deepEqual(given(history).when(remind('after_due', 1, '2026-03-01T00:00:00.000Z')), [], 'a stale due date');
+});
+
+test('given an invoice, when a reminder it does not ask for is due, then nothing', (t) => {
+  t.deepEqual(given(HISTORIES.open).when({ type: 'SendInvoiceReminder', kind: 'before_due', days: 7, dueDate: DUE_DATE }), [], 'not configured');
+  const off = [created(invoiceFixture({ reminders: { enabled: false, daysBeforeDue: [3], daysAfterDue: [1] } })), finalized()];
+  t.deepEqual(given(off).when({ type: 'SendInvoiceReminder', kind: 'before_due', days: 3, dueDate: DUE_DATE }), [], 'switched off');
+});
+
+test('given an invoice, when the system sends it (mailed false), then InvoiceSent says so, once; the API sends every time', (t) => {
+  const system: InvoiceCommand = { type: 'SendInvoice', to: null, url: HOSTED_URL, mailed: false };
+  const events = given([created()]).when(system, NOW);
+  t.deepEqual(events, [finalized(NOW), { type: 'InvoiceSent', data: { to: null, at: NOW, mailed: false } }]);
+  const history = [created(), ...events];
+  t.is(given(history).state().context.invoice!.sentAt, NOW);
+  t.deepEqual(given(history).when(system), [], 'a repeated system send is nothing');
+  t.deepEqual(
+    given(history).when({ type: 'SendInvoice', to: 'payer@example.com', url: HOSTED_URL, mailed: true }, NOW),
+    [{ type: 'InvoiceSent', data: { to: 'payer@example.com', at: NOW, mailed: true } }],
+    'a merchant resend is recorded every time',
+  );
+  // An event stored before the flag existed folds the same way.
+  t.is(given([...HISTORIES.open, { type: 'InvoiceSent', data: { to: null, at: NOW } }]).state().context.invoice!.sentAt, NOW);
 });
 
 test('given a deleted draft, then the record remembers when', (t) => {
@@ -323,7 +355,7 @@ test('given a deleted draft, then the record remembers when', (t) => {
 
 test('the machine refuses facts its state cannot take', (t) => {
   const scheduled: InvoiceEvent = { type: 'NextRecurringInvoiceScheduled', data: { nextInvoiceId: 'next', issueDate: '2026-02-02T00:00:00.000Z', at: NOW } };
-  const sent: InvoiceEvent = { type: 'InvoiceSent', data: { to: null, at: NOW } };
+  const sent: InvoiceEvent = { type: 'InvoiceSent', data: { to: null, at: NOW, mailed: true } };
   const illegal: InvoiceEvent[][] = [
     [finalized()],
     [created(), created()],

@@ -30,7 +30,8 @@ export type InvoicePaymentMethods = { chainIds: number[]; assetIds: string[] };
 
 export type InvoiceReminderKind = 'before_due' | 'after_due';
 export type InvoiceReminderSettings = { enabled: boolean; daysBeforeDue: number[]; daysAfterDue: number[] };
-export type InvoiceReminderSent = { kind: InvoiceReminderKind; dueDate: string; at: string };
+/** One reminder sent: identified by its kind, its day offset from the due date and that due date. */
+export type InvoiceReminderSent = { kind: InvoiceReminderKind; days: number; dueDate: string; at: string };
 
 /** A checkout session opened to pay the invoice. */
 export type InvoicePaymentAttempt = {
@@ -105,13 +106,17 @@ export type InvoiceEvent =
   | { type: 'InvoiceDeleted'; data: { at: string } }
   | { type: 'InvoiceFinalized'; data: { number: string; url: string; issueDate: string; at: string } }
   | { type: 'NextRecurringInvoiceScheduled'; data: { nextInvoiceId: string; issueDate: string; at: string } }
-  | { type: 'InvoiceSent'; data: { to: string | null; at: string } }
+  /**
+   * `mailed`: whether the sender already mailed it (the API's send does, inline); false when the
+   * system sent it and the mail dispatcher mails it. Events stored before the flag mean true.
+   */
+  | { type: 'InvoiceSent'; data: { to: string | null; at: string; mailed?: boolean } }
   | { type: 'InvoicePaymentAttemptStarted'; data: { checkoutSessionId: string; at: string } }
   | { type: 'InvoicePaid'; data: { checkoutSessionId: string; transactionHash: string | null; amountPaid: string; at: string } }
   | { type: 'InvoicePaymentFailed'; data: { checkoutSessionId: string; reason: string; at: string } }
   | { type: 'InvoiceMarkedAsPaid'; data: { amountPaid: string; at: string } }
   | { type: 'InvoiceVoided'; data: { at: string } }
   | { type: 'InvoiceMarkedUncollectible'; data: { at: string } }
-  | { type: 'InvoiceReminderSent'; data: { kind: InvoiceReminderKind; dueDate: string; at: string } };
+  | { type: 'InvoiceReminderSent'; data: InvoiceReminderSent };
 
 export type InvoiceEventType = InvoiceEvent['type'];

@@ -29,7 +29,10 @@ import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { createSecretBox, loadMasterKey } from '../tenancy/secrets.ts';
 import { createTimerRunner } from '../timers/timer-runner.ts';
 import { checkoutSessionTimerHandlers } from '../timers/checkout-session-timers.ts';
+import { couponTimerHandlers } from '../timers/coupon-timers.ts';
+import { invoiceTimerHandlers } from '../timers/invoice-timers.ts';
 import { createInvoicePaymentLinker } from '../actors/invoice-payments.ts';
+import { createMailDispatcher } from '../mail/mail-dispatcher.ts';
 import { openMailer } from '../mail/open-mailer.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
@@ -96,11 +99,16 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   await matcher.start();
   const dispatcher = createWebhookDispatcher({ clock, eventStore, readStore, projections, commands, secretBox, send: overrides.webhookSender ?? createHttpWebhookSender() });
   dispatcher.start();
-  const timers = createTimerRunner({ clock, readStore, projections, log, handlers: { ...checkoutSessionTimerHandlers(commands) } });
+  const mailer = overrides.mailer ? { ...overrides.mailer, describe: 'custom', close: () => {} } : openMailer({ smtpUrl: config.smtpUrl, outboxDir: join(config.dataDir, 'outbox') });
+  const mails = createMailDispatcher({ clock, readStore, projections, commands, mailer, log });
+  const timers = createTimerRunner({
+    clock, readStore, projections, log,
+    handlers: { ...checkoutSessionTimerHandlers(commands), ...invoiceTimerHandlers(commands), ...couponTimerHandlers(commands), ...mails.timerHandlers },
+  });
   timers.start();
   const invoicePayments = createInvoicePaymentLinker({ readStore, projections, commands, log });
   invoicePayments.start();
-  const mailer = overrides.mailer ? { ...overrides.mailer, describe: 'custom', close: () => {} } : openMailer({ smtpUrl: config.smtpUrl, outboxDir: join(config.dataDir, 'outbox') });
+  mails.start();
 
   const offeredEvm = [...evm.registry.offered('test'), ...evm.registry.offered('live')].filter((n) => evm.factories.has(n.chainId));
   const executors = new Map<string, SweepExecutor>();
@@ -161,6 +169,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
         await dispatcher.stop();
         await timers.stop();
         await invoicePayments.stop();
+        await mails.stop();
         mailer.close();
         await sweeper.stop();
         await projections.stop();

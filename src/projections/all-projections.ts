@@ -2,6 +2,7 @@ import { catalogProjection } from './catalog.projection.ts';
 import { couponsProjection } from './coupons.projection.ts';
 import { customersProjection } from './customers.projection.ts';
 import { invoicesProjection } from './invoices.projection.ts';
+import { mailsProjection } from './mails.projection.ts';
 import { paymentLinksProjection } from './payment-links.projection.ts';
 import { checkoutSessionsProjection } from './checkout-sessions.projection.ts';
 import { sweepsProjection } from './sweeps.projection.ts';
@@ -10,7 +11,7 @@ import { tenancyProjection } from './tenancy.projection.ts';
 import { webhooksProjection } from './webhooks.projection.ts';
 
 /** Every read model, in the order they see each event: webhooks last, so payloads are current. */
-export const ALL_PROJECTIONS: Projection[] = [tenancyProjection, catalogProjection, customersProjection, couponsProjection, checkoutSessionsProjection, invoicesProjection, paymentLinksProjection, sweepsProjection, webhooksProjection];
+export const ALL_PROJECTIONS: Projection[] = [tenancyProjection, catalogProjection, customersProjection, couponsProjection, checkoutSessionsProjection, invoicesProjection, paymentLinksProjection, sweepsProjection, mailsProjection, webhooksProjection];
 
 /**
  * Exact-match indexes for the embedded read store: tenant filters (every list) and `status`

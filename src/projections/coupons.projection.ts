@@ -2,6 +2,8 @@ import { evolveCoupon } from '../../machines/coupon.evolve.ts';
 import type { Coupon, CouponEvent, PromotionCode } from '../../machines/coupon.types.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
+import { COLLECTIONS, type TimerDoc } from './collections.ts';
+import { setCouponExpiryTimers } from './coupon-expiry-timers.ts';
 import type { Projection } from './projection.ts';
 
 export type CouponDoc = ReadDocument & Coupon;
@@ -25,17 +27,23 @@ export async function findPromotionCode(
   return readStore.collection<PromotionCodeDoc>(PROMOTION_CODES).get(promotionCodeKey(tenant, code));
 }
 
-/** Coupons with their promotion codes, and a promotion-code lookup by tenant and code. */
+/**
+ * Coupons with their promotion codes, a promotion-code lookup by tenant and code, and the durable
+ * timers that record a coupon's `redeemBy` and a code's `expiredAt` when they pass.
+ */
 export const couponsProjection: Projection = {
   name: 'coupons',
-  collections: [COUPONS, PROMOTION_CODES],
+  collections: [COUPONS, PROMOTION_CODES, COLLECTIONS.timers],
   async apply(event, store) {
     if (!event.streamId.startsWith(PREFIX)) return;
     const coupons = store.collection<CouponDoc>(COUPONS);
     const id = event.streamId.slice(PREFIX.length);
-    const next = evolveCoupon(await coupons.get(id), event as unknown as CouponEvent);
+    const typed = event as unknown as CouponEvent;
+    const next = evolveCoupon(await coupons.get(id), typed);
     if (!next) return;
     await coupons.put({ ...next, _id: id });
+    // A redemption never changes when the coupon or a code expires.
+    if (typed.type !== 'PromotionCodeRedeemed') await setCouponExpiryTimers(store.collection<TimerDoc>(COLLECTIONS.timers), next, event.revision);
     const codes = store.collection<PromotionCodeDoc>(PROMOTION_CODES);
     for (const code of next.promotionCodes) {
       await codes.put({ ...code, codeLower: code.code.toLowerCase(), _id: promotionCodeKey(next, code.code) });

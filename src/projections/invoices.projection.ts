@@ -2,7 +2,8 @@ import { evolveInvoice } from '../../machines/invoice.evolve.ts';
 import type { Invoice, InvoiceEvent } from '../../machines/invoice.types.ts';
 import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import type { ReadDocument } from '../read-store/read-store.ts';
-import { COLLECTIONS, type CheckoutSessionDoc } from './collections.ts';
+import { COLLECTIONS, type CheckoutSessionDoc, type TimerDoc } from './collections.ts';
+import { setReminderTimers } from './invoice-reminder-timers.ts';
 import type { Projection } from './projection.ts';
 
 export const INVOICES = 'invoices';
@@ -28,6 +29,11 @@ export type InvoicePaymentOutcomeDoc = ReadDocument & {
 const INVOICE_PREFIX = 'invoice-';
 const SESSION_PREFIX = 'checkout_session-';
 
+/** The invoice events that start, end or use up its reminders. */
+const REMINDER_CHANGES: ReadonlySet<InvoiceEvent['type']> = new Set<InvoiceEvent['type']>([
+  'InvoiceFinalized', 'InvoiceReminderSent', 'InvoicePaid', 'InvoiceMarkedAsPaid', 'InvoiceVoided', 'InvoiceMarkedUncollectible',
+]);
+
 const SESSION_ENDINGS: Partial<Record<CheckoutSessionEvent['type'], { outcome: 'paid' | 'failed'; reason: string | null }>> = {
   CheckoutSessionCompleted: { outcome: 'paid', reason: null },
   CheckoutSessionExpired: { outcome: 'failed', reason: 'the checkout session expired before it was paid' },
@@ -39,11 +45,12 @@ const SESSION_ENDINGS: Partial<Record<CheckoutSessionEvent['type'], { outcome: '
  * checkout sessions opened to pay them: a session's end is recorded here until the invoice's
  * own stream records it (or the invoice is paid or voided), which is the work list of the
  * invoice payment linker. Must run after the checkout sessions projection (it reads the
- * session's `invoiceId`, which never changes).
+ * session's `invoiceId`, which never changes). An open invoice also keeps one durable timer per
+ * reminder still to send (see `pendingReminders`).
  */
 export const invoicesProjection: Projection = {
   name: 'invoices',
-  collections: [INVOICES, INVOICE_PAYMENT_OUTCOMES],
+  collections: [INVOICES, INVOICE_PAYMENT_OUTCOMES, COLLECTIONS.timers],
   async apply(event, store) {
     const outcomes = store.collection<InvoicePaymentOutcomeDoc>(INVOICE_PAYMENT_OUTCOMES);
     if (event.streamId.startsWith(SESSION_PREFIX)) {
@@ -76,6 +83,7 @@ export const invoicesProjection: Projection = {
     const next = evolveInvoice(current, typed);
     if (!next) return;
     await invoices.put({ ...next, _id: id, _revision: event.revision });
+    if (REMINDER_CHANGES.has(typed.type)) await setReminderTimers(store.collection<TimerDoc>(COLLECTIONS.timers), next, event.revision);
     switch (typed.type) {
       case 'InvoicePaymentFailed':
         await outcomes.delete(typed.data.checkoutSessionId);

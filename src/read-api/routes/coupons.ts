@@ -82,10 +82,11 @@ export function couponRoutes(deps: ApiDeps): Router<ApiState> {
       ...coupon,
       status,
       livemode: coupon.environment === 'live',
-      promotionCodes: coupon.promotionCodes.map((code) => ({
-        ...code,
-        isActive: status === 'active' && code.status === 'active' && (code.expiredAt === null || now < Date.parse(code.expiredAt)),
-      })),
+      promotionCodes: coupon.promotionCodes.map((code) => {
+        // Likewise a code past its own `expiredAt` shows as expired before its timer records it.
+        const codeStatus = code.status === 'active' && code.expiredAt !== null && now >= Date.parse(code.expiredAt) ? 'expired' : code.status;
+        return { ...code, status: codeStatus, isActive: status === 'active' && codeStatus === 'active' };
+      }),
     };
   };
 

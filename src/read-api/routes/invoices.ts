@@ -306,7 +306,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
   router.post('/:id/send', async (ctx) => {
     const invoice = await load(ctx);
     const url = invoicePayUrl(deps.publicUrl, invoice.id);
-    if (invoice.status !== 'draft' && invoice.status !== 'open') { await run(ctx, invoice.id, { type: 'SendInvoice', to: null, url }); return; }
+    if (invoice.status !== 'draft' && invoice.status !== 'open') { await run(ctx, invoice.id, { type: 'SendInvoice', to: null, url, mailed: true }); return; }
     const body = ctx.state.body === undefined ? {} : asObject(ctx.state.body, '');
     const customer = await customers.get(invoice.customerId);
     const known = customer && ownedBy(ctx, customer) && !customer.deleted ? customer : null;
@@ -324,7 +324,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     } catch (error) {
       throw new WeirError(502, 'Bad Gateway', 'mail_delivery_failed', `the invoice is ${open.status} but could not be mailed: ${(error as Error).message}`);
     }
-    ctx.body = publicInvoice(await run(ctx, invoice.id, { type: 'SendInvoice', to: body.to === undefined ? null : to, url }));
+    ctx.body = publicInvoice(await run(ctx, invoice.id, { type: 'SendInvoice', to: body.to === undefined ? null : to, url, mailed: true }));
   });
 
   router.post('/:id/pay', async (ctx) => {

@@ -1,0 +1,95 @@
+import type { CommandHandler } from '../actors/command-handler.ts';
+import { mailAggregate } from '../actors/mail.ts';
+import { organizationRecordId } from '../actors/organization.ts';
+import { createWorkQueue, type WorkQueue } from '../actors/work-queue.ts';
+import type { Environment } from '../event-store/event-store.ts';
+import { COLLECTIONS, type OrganizationDoc } from '../projections/collections.ts';
+import { CUSTOMERS, type CustomerDoc } from '../projections/customers.projection.ts';
+import { INVOICES, type InvoiceDoc } from '../projections/invoices.projection.ts';
+import { MAIL_RETRY_TIMER, PENDING_MAILS, type PendingMailDoc } from '../projections/mails.projection.ts';
+import type { ProjectionRunner } from '../projections/projection-runner.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { TimerHandler } from '../timers/timer-runner.ts';
+import { renderInvoiceMail } from './invoice-mail.ts';
+import type { Mailer } from './mailer.ts';
+
+export type MailDispatcher = WorkQueue & {
+  /** The `mail.retry` timer's handler: the next attempt of a mail whose last one failed. */
+  timerHandlers: Record<string, TimerHandler>;
+};
+
+/**
+ * Sends the mails that follow from events (the `pending_mails` read model): renders each from
+ * the invoice, the organization's business details and branding and the customer's name, hands
+ * it to the mailer, and records in the mail's own stream that it was sent, which removes it from
+ * the list. A restart therefore resumes with what is still pending and never repeats what was
+ * recorded. A failed attempt is recorded too, with when to try again; that next attempt is a
+ * durable timer, so one mail that cannot be delivered holds up no other, and a mail server that
+ * is down is retried on the clock (1 min doubling to 1 h, never given up) until it takes the mail.
+ */
+export function createMailDispatcher(deps: {
+  clock: Clock;
+  readStore: ReadStore;
+  projections: ProjectionRunner;
+  commands: CommandHandler;
+  mailer: Mailer;
+  log?: (line: string) => void;
+}): MailDispatcher {
+  const { clock, readStore, commands, mailer } = deps;
+  const log = deps.log ?? ((line: string) => console.error(line));
+  const pending = readStore.collection<PendingMailDoc>(PENDING_MAILS);
+  const invoices = readStore.collection<InvoiceDoc>(INVOICES);
+  const customers = readStore.collection<CustomerDoc>(CUSTOMERS);
+  const organizations = readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+
+  /** One attempt: answers the log position of what it recorded, or null when nothing was to be done. */
+  async function attempt(mail: PendingMailDoc): Promise<bigint | null> {
+    const ctx = { organizationId: mail.organizationId, environment: mail.environment as Environment, actor: 'system:mail', causationId: mail._id };
+    // Recorded as sent already (the read model has not caught up): never a second time.
+    if ((await commands.load(mailAggregate, mail._id, null)).state.sent) return null;
+    const invoice = await invoices.get(mail.invoiceId);
+    if (!invoice) {
+      log(`[mail] ${mail._id}: invoice ${mail.invoiceId} is not in the read model; left pending`);
+      return null;
+    }
+    const customer = await customers.get(invoice.customerId);
+    const content = renderInvoiceMail({
+      kind: mail.kind,
+      invoice,
+      organization: await organizations.get(organizationRecordId(mail.organizationId, mail.environment as Environment)),
+      customerName: customer && customer.organizationId === invoice.organizationId ? customer.name : null,
+      payUrl: invoice.url,
+      now: clock.now(),
+    });
+    let messageId: string;
+    try {
+      ({ id: messageId } = await mailer.send({ to: mail.to, ...content }));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      log(`[mail] ${mail.kind} mail ${mail._id} for invoice ${mail.invoiceId} failed (attempt ${mail.attempts + 1}): ${reason}`);
+      return (await commands.handle(mailAggregate, mail._id, { type: 'RecordMailDeliveryFailed', to: mail.to, error: reason }, ctx)).position;
+    }
+    return (await commands.handle(mailAggregate, mail._id, { type: 'RecordMailSent', to: mail.to, messageId }, ctx)).position;
+  }
+
+  const queue = createWorkQueue<PendingMailDoc>({
+    ...deps,
+    name: 'mail',
+    collection: PENDING_MAILS,
+    sortBy: 'createdAt',
+    log,
+    // Only first attempts: a mail that failed waits for its retry timer.
+    work: (mail) => (mail.attempts === 0 ? attempt(mail) : Promise.resolve(null)),
+  });
+
+  return {
+    ...queue,
+    timerHandlers: {
+      [MAIL_RETRY_TIMER]: async (timer) => {
+        const mail = await pending.get(timer.recordId);
+        return { position: mail ? await attempt(mail) : null };
+      },
+    },
+  };
+}
