@@ -69,6 +69,8 @@ export type Invoice = {
   recurring: InvoiceRecurring | null;
   collectionMethod: InvoiceCollectionMethod;
   billingReason: InvoiceBillingReason;
+  /** The subscription this invoice bills a period of (its first invoice, or a renewal), or null. */
+  subscriptionId: string | null;
   paymentMethods: InvoicePaymentMethods;
   reminders: InvoiceReminderSettings;
   metadata: Record<string, string>;

@@ -32,6 +32,8 @@ import { checkoutSessionTimerHandlers } from '../timers/checkout-session-timers.
 import { couponTimerHandlers } from '../timers/coupon-timers.ts';
 import { invoiceTimerHandlers } from '../timers/invoice-timers.ts';
 import { createInvoicePaymentLinker } from '../actors/invoice-payments.ts';
+import { createSubscriptionBilling } from '../actors/subscription-billing.ts';
+import { subscriptionTimerHandlers } from '../timers/subscription-timers.ts';
 import { createMailDispatcher } from '../mail/mail-dispatcher.ts';
 import { openMailer } from '../mail/open-mailer.ts';
 import type { Mailer } from '../mail/mailer.ts';
@@ -103,7 +105,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const mails = createMailDispatcher({ clock, readStore, projections, commands, mailer, log });
   const timers = createTimerRunner({
     clock, readStore, projections, log,
-    handlers: { ...checkoutSessionTimerHandlers(commands), ...invoiceTimerHandlers(commands), ...couponTimerHandlers(commands), ...mails.timerHandlers },
+    handlers: { ...checkoutSessionTimerHandlers(commands), ...invoiceTimerHandlers(commands), ...couponTimerHandlers(commands), ...subscriptionTimerHandlers(commands), ...mails.timerHandlers },
   });
   timers.start();
   const invoicePayments = createInvoicePaymentLinker({ readStore, projections, commands, log });
@@ -150,6 +152,8 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const publicUrl = (config.publicUrl ?? url).replace(/\/$/, '');
+  const subscriptionBilling = createSubscriptionBilling({ readStore, projections, commands, publicUrl, log });
+  subscriptionBilling.start();
   const lineItems = createLineItemResolver({ readStore, commands });
   const gasFees = createEvmGasFeeQuoter({ registry: evm.registry, clock, nativePrices: parseNativePrices(config.chainEnv ?? {}) });
   const createCheckoutSession = createCheckoutSessionCreator({ clock, readStore, commands, rail, lineItems, publicUrl, gasFees });
@@ -169,6 +173,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
         await dispatcher.stop();
         await timers.stop();
         await invoicePayments.stop();
+        await subscriptionBilling.stop();
         await mails.stop();
         mailer.close();
         await sweeper.stop();

@@ -5,13 +5,14 @@ import { invoicesProjection } from './invoices.projection.ts';
 import { mailsProjection } from './mails.projection.ts';
 import { paymentLinksProjection } from './payment-links.projection.ts';
 import { checkoutSessionsProjection } from './checkout-sessions.projection.ts';
+import { subscriptionsProjection } from './subscriptions.projection.ts';
 import { sweepsProjection } from './sweeps.projection.ts';
 import type { Projection } from './projection.ts';
 import { tenancyProjection } from './tenancy.projection.ts';
 import { webhooksProjection } from './webhooks.projection.ts';
 
 /** Every read model, in the order they see each event: webhooks last, so payloads are current. */
-export const ALL_PROJECTIONS: Projection[] = [tenancyProjection, catalogProjection, customersProjection, couponsProjection, checkoutSessionsProjection, invoicesProjection, paymentLinksProjection, sweepsProjection, mailsProjection, webhooksProjection];
+export const ALL_PROJECTIONS: Projection[] = [tenancyProjection, catalogProjection, customersProjection, couponsProjection, checkoutSessionsProjection, invoicesProjection, subscriptionsProjection, paymentLinksProjection, sweepsProjection, mailsProjection, webhooksProjection];
 
 /**
  * Exact-match indexes for the embedded read store: tenant filters (every list) and `status`

@@ -6,7 +6,7 @@ import type {
 } from '../../../machines/invoice.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
 import { isEmail } from '../../actors/customer.ts';
-import { formatInvoiceNumber, invoiceNumberClaimAggregate, invoiceNumberClaimId } from '../../actors/invoice-number-claim.ts';
+import { claimInvoiceNumber } from '../../actors/invoice-number-claim.ts';
 import { createLineItemResolver } from '../../actors/line-items.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
 import type { Environment } from '../../event-store/event-store.ts';
@@ -27,7 +27,6 @@ import { listPage } from '../pagination.ts';
 const DAY_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_DAYS_UNTIL_DUE = 30;
 const NUMBER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._/#-]{0,63}$/;
-const MAX_NUMBER_ATTEMPTS = 50;
 
 /** Dashboard intervals and their month counts. */
 const INTERVAL_MONTHS: Record<string, RecurringIntervalCount> = {
@@ -185,34 +184,10 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     return { resolved, lineItems, currency: resolved[0]!.price.currency };
   }
 
-  /**
-   * Reserve `number` for the invoice (a hand-entered one), or the next free `INV-000123` from the
-   * count of the tenant's invoices. Each number is a claim stream in the log, so two requests
-   * racing for the same number cannot both win: the loser moves on to the next one.
-   */
-  async function claimNumber(ctx: ApiContext, invoiceId: string, wanted: string | undefined): Promise<string> {
-    const { tenant } = ctx.state;
-    const claim = (number: string) => deps.commands.handle(invoiceNumberClaimAggregate, invoiceNumberClaimId(tenant, number), {
-      type: 'ClaimInvoiceNumber', claim: { number, invoiceId, organizationId: tenant.organizationId, environment: tenant.environment },
-    }, commandContext(ctx));
-    if (wanted !== undefined) { await claim(wanted); return wanted; }
-    let sequence = (await invoices.count({ organizationId: tenant.organizationId, environment: tenant.environment })) + 1;
-    for (let attempt = 0; attempt < MAX_NUMBER_ATTEMPTS; attempt++, sequence++) {
-      const number = formatInvoiceNumber(sequence);
-      try {
-        await claim(number);
-        return number;
-      } catch (error) {
-        if (!(error instanceof ConflictError)) throw error;
-      }
-    }
-    throw new ConflictError(`could not find a free invoice number after ${formatInvoiceNumber(sequence)}; send number`, 'invoice_number_in_use');
-  }
-
   /** Validate the whole draft (the decider, dry), then reserve its number and write it. */
   async function createDraft(ctx: ApiContext, invoice: Invoice, wantedNumber: string | undefined, commit: () => Promise<void>): Promise<InvoiceDoc> {
     decideInvoice(invoiceAggregate.initialState(), { type: 'CreateInvoice', invoice }, { now: invoice.createdAt });
-    const number = await claimNumber(ctx, invoice.id, wantedNumber);
+    const number = await claimInvoiceNumber({ commands: deps.commands, invoices }, commandContext(ctx), invoice.id, wantedNumber);
     await commit();
     return run(ctx, invoice.id, { type: 'CreateInvoice', invoice: { ...invoice, number } });
   }
@@ -223,7 +198,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       id: newId(), organizationId: tenant.organizationId, environment: tenant.environment as Environment, createdAt: now, updatedAt: now,
       number: 'INV-PENDING', customerId: '', description: null, currency: 'usdc', lineItems: { object: 'list', data: [] },
       amountDue: '0', amountPaid: '0', amountRemaining: '0', dueDate: now, issueDate: null, memo: null, footer: null,
-      invoiceType: 'one_time', recurring: null, collectionMethod: 'send_invoice', billingReason: 'manual',
+      invoiceType: 'one_time', recurring: null, collectionMethod: 'send_invoice', billingReason: 'manual', subscriptionId: null,
       paymentMethods: { chainIds: [], assetIds: [] }, reminders: { enabled: false, daysBeforeDue: [], daysAfterDue: [] },
       metadata: {}, status: 'draft', url: null, paid: false, paidOutOfBand: false, attempted: false, attemptCount: 0,
       checkoutSessionId: null, paymentAttempts: [], transactionHash: null, remindersSent: [], nextInvoice: null,
@@ -287,7 +262,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     }
     if (Object.keys(changes).length === 0 && number === undefined) throw new ValidationError(null, 'nothing to update: send at least one invoice field');
     decideInvoice(invoiceAggregate.initialState(), { type: 'CreateInvoice', invoice: { ...invoice, ...changes } }, { now: invoice.createdAt });
-    if (number !== undefined && number !== invoice.number) changes.number = await claimNumber(ctx, invoice.id, number);
+    if (number !== undefined && number !== invoice.number) changes.number = await claimInvoiceNumber({ commands: deps.commands, invoices }, commandContext(ctx), invoice.id, number);
     await commitLines?.();
     ctx.body = publicInvoice(await run(ctx, invoice.id, { type: 'UpdateInvoice', changes }));
   });
