@@ -5,8 +5,9 @@ import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import { COLLECTIONS, type TimerDoc } from './collections.ts';
 import { setCouponExpiryTimers } from './coupon-expiry-timers.ts';
 import type { Projection } from './projection.ts';
+import { foldIntoDocument, type RecordDoc } from './record-document.ts';
 
-export type CouponDoc = ReadDocument & Coupon;
+export type CouponDoc = RecordDoc<Coupon>;
 /** One promotion code, keyed for lookup by what a payer types: `<org>:<env>:<lower-cased code>`. */
 export type PromotionCodeDoc = ReadDocument & PromotionCode & { codeLower: string };
 
@@ -39,9 +40,8 @@ export const couponsProjection: Projection = {
     const coupons = store.collection<CouponDoc>(COUPONS);
     const id = event.streamId.slice(PREFIX.length);
     const typed = event as unknown as CouponEvent;
-    const next = evolveCoupon(await coupons.get(id), typed);
+    const next = await foldIntoDocument<Coupon, CouponEvent>(coupons, id, event, evolveCoupon);
     if (!next) return;
-    await coupons.put({ ...next, _id: id });
     // A redemption never changes when the coupon or a code expires.
     if (typed.type !== 'PromotionCodeRedeemed') await setCouponExpiryTimers(store.collection<TimerDoc>(COLLECTIONS.timers), next, event.revision);
     const codes = store.collection<PromotionCodeDoc>(PROMOTION_CODES);

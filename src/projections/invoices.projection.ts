@@ -5,13 +5,13 @@ import type { ReadDocument } from '../read-store/read-store.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type TimerDoc } from './collections.ts';
 import { setReminderTimers } from './invoice-reminder-timers.ts';
 import type { Projection } from './projection.ts';
+import { foldIntoDocument, type RecordDoc } from './record-document.ts';
 
 export const INVOICES = 'invoices';
 /** Ended checkout sessions of invoices whose outcome the invoice has not recorded yet. */
 export const INVOICE_PAYMENT_OUTCOMES = 'invoice_payment_outcomes';
 
-/** `_revision`: the invoice stream revision the document reflects, so a repeated event is skipped. */
-export type InvoiceDoc = ReadDocument & Invoice & { _revision?: number };
+export type InvoiceDoc = RecordDoc<Invoice>;
 
 /** What a linked checkout session's end means for its invoice; the `_id` is the session id. */
 export type InvoicePaymentOutcomeDoc = ReadDocument & {
@@ -76,13 +76,8 @@ export const invoicesProjection: Projection = {
     const invoices = store.collection<InvoiceDoc>(INVOICES);
     const typed = event as unknown as InvoiceEvent;
     const id = event.streamId.slice(INVOICE_PREFIX.length);
-    const stored = await invoices.get(id);
-    // Already applied (the runner repeats a batch after a crash): applying it again would repeat its effect.
-    if (stored && stored._revision !== undefined && stored._revision >= event.revision) return;
-    const current = typed.type === 'InvoiceCreated' || !stored ? null : withoutRevision(stored);
-    const next = evolveInvoice(current, typed);
+    const next = await foldIntoDocument<Invoice, InvoiceEvent>(invoices, id, event, evolveInvoice);
     if (!next) return;
-    await invoices.put({ ...next, _id: id, _revision: event.revision });
     if (REMINDER_CHANGES.has(typed.type)) await setReminderTimers(store.collection<TimerDoc>(COLLECTIONS.timers), next, event.revision);
     switch (typed.type) {
       case 'InvoicePaymentFailed':
@@ -98,11 +93,6 @@ export const invoicesProjection: Projection = {
     }
   },
 };
-
-function withoutRevision(doc: InvoiceDoc): Invoice {
-  const { _id: _unusedId, _revision: _unusedRevision, ...invoice } = doc;
-  return invoice;
-}
 
 /** The invoice as merchants see it (API responses and webhook payloads), with the reference API's aliases. */
 export function publicInvoice(invoice: Invoice & { _id?: string; _revision?: number }) {

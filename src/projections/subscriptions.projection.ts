@@ -11,6 +11,7 @@ import { deterministicId } from '../shared/ids.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type TimerDoc } from './collections.ts';
 import { INVOICES, type InvoiceDoc } from './invoices.projection.ts';
 import type { Projection } from './projection.ts';
+import { foldIntoDocument, type RecordDoc } from './record-document.ts';
 
 export const SUBSCRIPTIONS = 'subscriptions';
 /** Bill id (checkout session or invoice) -> the subscription it bills a period of. */
@@ -29,8 +30,7 @@ export const SUBSCRIPTION_TIMERS = {
   unpaid: 'subscription.unpaid',
 } as const;
 
-/** `_revision`: the subscription stream revision the document reflects, so a repeated event is skipped. */
-export type SubscriptionDoc = ReadDocument & Subscription & { _revision?: number };
+export type SubscriptionDoc = RecordDoc<Subscription>;
 /** `first`: the bill of the first period (the creating checkout session or invoice). */
 export type SubscriptionBillDoc = ReadDocument & { subscriptionId: string; first: boolean };
 export type SubscriptionWorkDoc = ReadDocument & {
@@ -138,13 +138,8 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
   const bills = store.collection<SubscriptionBillDoc>(SUBSCRIPTION_BILLS);
   const typed = event as unknown as SubscriptionEvent;
   const id = event.streamId.slice(SUBSCRIPTION_PREFIX.length);
-  const stored = await subscriptions.get(id);
-  // Already applied (the runner repeats a batch after a crash).
-  if (stored && stored._revision !== undefined && stored._revision >= event.revision) return;
-  const current = typed.type === 'SubscriptionCreated' || !stored ? null : withoutRevision(stored);
-  const next = evolveSubscription(current, typed);
+  const next = await foldIntoDocument<Subscription, SubscriptionEvent>(subscriptions, id, event, evolveSubscription);
   if (!next) return;
-  await subscriptions.put({ ...next, _id: id, _revision: event.revision });
 
   switch (typed.type) {
     case 'SubscriptionCreated': {
@@ -180,7 +175,7 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
   for (const kind of Object.values(SUBSCRIPTION_TIMERS)) {
     const timer = wanted.find((w) => w.kind === kind);
     const timerId = `${kind}:${id}`;
-    if (!timer) { if (stored) await timers.delete(timerId); continue; }
+    if (!timer) { if (event.revision > 0) await timers.delete(timerId); continue; }
     await timers.put({
       _id: timerId, kind, recordId: id, organizationId: next.organizationId, environment: next.environment,
       fireAt: Date.parse(timer.fireAt), version: event.revision, ...(timer.args ? { args: timer.args } : {}),
@@ -205,11 +200,6 @@ export const subscriptionsProjection: Projection = {
     if (event.streamId.startsWith(INVOICE_PREFIX)) return applyInvoiceEvent(event, store);
   },
 };
-
-function withoutRevision(doc: SubscriptionDoc): Subscription {
-  const { _id: _unusedId, _revision: _unusedRevision, ...subscription } = doc;
-  return subscription;
-}
 
 /** The subscription as merchants see it (API responses and webhook payloads), with the reference API's names. */
 export function publicSubscription(subscription: Subscription & { _id?: string; _revision?: number }) {

@@ -75,7 +75,7 @@ export function couponRoutes(deps: ApiDeps): Router<ApiState> {
    * `redeemBy` already shows as expired (and redemptions are refused by the decider).
    */
   const present = (doc: CouponDoc) => {
-    const { _id, ...coupon } = doc;
+    const { _id, _revision, ...coupon } = doc;
     const now = Date.parse(nowIso());
     const status = coupon.status === 'active' && coupon.redeemBy !== null && now >= Date.parse(coupon.redeemBy) ? 'expired' : coupon.status;
     return {
