@@ -8,6 +8,8 @@ import { createDueWorkLoop } from '../shared/due-work-loop.ts';
 
 const RESCAN_DEBOUNCE_MS = 200;
 const BATCH = 500;
+const FIRST_RETRY_MS = 60_000;
+const MAX_RETRY_MS = 60 * 60_000;
 
 /**
  * What a timer of one kind does when it falls due: send its command and answer the log position
@@ -29,7 +31,7 @@ const scheduling = (timer: TimerDoc): string => `${timer.fireAt}:${timer.version
 export function createTimerRunner(deps: {
   clock: Clock;
   readStore: ReadStore;
-  projections: ProjectionRunner;
+  projections: Pick<ProjectionRunner, 'waitFor' | 'onAdvanced'>;
   handlers: Record<string, TimerHandler>;
   log?: (line: string) => void;
 }): TimerRunner {
@@ -38,6 +40,8 @@ export function createTimerRunner(deps: {
   const timers = readStore.collection<TimerDoc>(COLLECTIONS.timers);
   /** Timers whose command changed nothing at this scheduling; looked at again only if rescheduled. */
   const spent = new Map<string, string>();
+  /** Timers whose handler failed: tried again at `retryAt` on the clock, backing off, while the others run. */
+  const failing = new Map<string, { scheduling: string; failures: number; retryAt: number }>();
   let unsubscribe: (() => void) | null = null;
 
   async function fire(timer: TimerDoc): Promise<void> {
@@ -57,12 +61,28 @@ export function createTimerRunner(deps: {
     name: 'timers',
     clock,
     async runDue(now) {
-      const due = await timers.find({ fireAt: { $lte: now } }, { sort: { fireAt: 1 }, limit: BATCH + spent.size });
-      for (const timer of due) if (spent.get(timer._id) !== scheduling(timer)) await fire(timer);
+      const due = await timers.find({ fireAt: { $lte: now } }, { sort: { fireAt: 1 }, limit: BATCH + spent.size + failing.size });
+      for (const timer of due) {
+        if (spent.get(timer._id) === scheduling(timer)) continue;
+        const failed = failing.get(timer._id);
+        if (failed && failed.scheduling === scheduling(timer) && failed.retryAt > now) continue;
+        try {
+          await fire(timer);
+          failing.delete(timer._id);
+        } catch (error) {
+          // One timer whose command fails (a bug, a store outage) must not hold up the others.
+          const failures = failed && failed.scheduling === scheduling(timer) ? failed.failures + 1 : 1;
+          const retryAt = clock.now() + Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), MAX_RETRY_MS);
+          failing.set(timer._id, { scheduling: scheduling(timer), failures, retryAt });
+          log(`[timers] ${timer.kind} ${timer._id} failed (attempt ${failures}); retrying at ${new Date(retryAt).toISOString()}: ${(error as Error).message}`);
+        }
+      }
     },
     async nextDue() {
       const upcoming = await timers.find({ fireAt: { $gt: clock.now() } }, { sort: { fireAt: 1 }, limit: 1 });
-      return upcoming[0]?.fireAt ?? null;
+      const retries = [...failing.values()].map((f) => f.retryAt);
+      const next = Math.min(upcoming[0]?.fireAt ?? Infinity, ...retries);
+      return Number.isFinite(next) ? next : null;
     },
   });
 

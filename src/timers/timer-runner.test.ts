@@ -1,0 +1,80 @@
+import test from 'ava';
+import { COLLECTIONS, type TimerDoc } from '../projections/collections.ts';
+import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
+import { createManualClock } from '../shared/clock.ts';
+import { createTimerRunner, type TimerHandler } from './timer-runner.ts';
+
+const T0 = Date.parse('2026-06-01T00:00:00.000Z');
+const SECOND = 1000;
+
+/** Resolves once `count()` reaches `n` (the loop runs on promises, not on time). */
+async function reached(count: () => number, n: number): Promise<void> {
+  for (let i = 0; i < 1000 && count() < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  if (count() < n) throw new Error(`expected ${n} calls, saw ${count()}`);
+}
+
+test('a timer whose handler fails is retried on the clock, backing off, and does not hold up the others', async (t) => {
+  const clock = createManualClock(T0);
+  const store = createEmbeddedReadStore({});
+  const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
+  const base = { organizationId: 'org', environment: 'test', fireAt: T0 - SECOND };
+  await timers.put({ _id: 'boom:1', kind: 'boom', recordId: '1', ...base });
+  await timers.put({ _id: 'ok:2', kind: 'ok', recordId: '2', ...base, fireAt: T0 });
+  const calls: Record<string, number[]> = { boom: [], ok: [] };
+  const handlers: Record<string, TimerHandler> = {
+    async boom(timer) {
+      calls.boom!.push(clock.now());
+      if (calls.boom!.length < 3) throw new Error('store unavailable');
+      await timers.delete(timer._id);
+      return { position: 1n };
+    },
+    async ok(timer) {
+      calls.ok!.push(clock.now());
+      await timers.delete(timer._id);
+      return { position: 2n };
+    },
+  };
+  const lines: string[] = [];
+  const runner = createTimerRunner({ clock, readStore: store, projections: { waitFor: async () => {}, onAdvanced: () => () => {} }, handlers, log: (line) => lines.push(line) });
+  runner.start();
+  t.teardown(() => runner.stop());
+
+  await reached(() => calls.ok!.length, 1);
+  t.deepEqual(calls.boom, [T0]);
+  t.deepEqual(calls.ok, [T0], 'the timer after the failing one still fired');
+  t.regex(lines[0]!, /boom boom:1 failed \(attempt 1\); retrying at 2026-06-01T00:01:00.000Z: store unavailable/);
+
+  clock.advanceBy(59 * SECOND);
+  clock.advanceBy(1 * SECOND);
+  await reached(() => calls.boom!.length, 2);
+  t.deepEqual(calls.boom, [T0, T0 + 60 * SECOND]);
+  clock.advanceBy(119 * SECOND);
+  t.is(calls.boom!.length, 2, 'the second retry waits twice as long');
+  clock.advanceBy(1 * SECOND);
+  await reached(() => calls.boom!.length, 3);
+  t.deepEqual(await timers.find({}), []);
+});
+
+test('a timer whose command changed nothing is not fired again until it is rescheduled', async (t) => {
+  const clock = createManualClock(T0);
+  const store = createEmbeddedReadStore({});
+  const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
+  await timers.put({ _id: 'noop:1', kind: 'noop', recordId: '1', organizationId: 'org', environment: 'test', fireAt: T0, version: 1 });
+  let fired = 0;
+  let advanced: ((position: bigint, touched: Set<string>) => void) | null = null;
+  const runner = createTimerRunner({
+    clock, readStore: store, projections: { waitFor: async () => {}, onAdvanced: (listener) => { advanced = listener; return () => {}; } },
+    handlers: { noop: async () => { fired += 1; return { position: null }; } }, log: () => {},
+  });
+  runner.start();
+  t.teardown(() => runner.stop());
+  await reached(() => fired, 1);
+  clock.advanceBy(SECOND);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.is(fired, 1);
+  // Same fire time, new version (the record changed): looked at again.
+  await timers.put({ _id: 'noop:1', kind: 'noop', recordId: '1', organizationId: 'org', environment: 'test', fireAt: T0, version: 2 });
+  advanced!(3n, new Set([COLLECTIONS.timers]));
+  await reached(() => fired, 2);
+  t.pass();
+});
