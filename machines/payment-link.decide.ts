@@ -108,6 +108,9 @@ function validateCustomField(field: PaymentLinkCustomField, path: string): void 
 export function validatePaymentLink(link: NewPaymentLink): void {
   if (link.title.trim().length === 0) throw new ValidationError('title', 'must not be empty', 'parameter_invalid_string_empty');
   validatePricing(link);
+  if (link.pricing === 'subscription' && !link.emailCollection) {
+    throw new ValidationError('emailCollection', 'a subscription link must collect the payer\'s email: each renewal invoice is mailed to it');
+  }
 
   if (link.afterCompletion === 'redirect') {
     if (link.afterCompletionRedirectUrl === null) throw new ValidationError('afterCompletionRedirectUrl', 'is required when afterCompletion is redirect', 'parameter_missing');

@@ -176,6 +176,7 @@ test('when created with rules it breaks, then a validation error naming the fiel
     [variableLink({ priceId: 'p-1' }), /^priceId: a variable-price link takes no price/],
     [fixedLink({ minimumAmount: '100' }), /^minimumAmount: is only for variable-price links/],
     [subscriptionLink({ maximumAmount: '100' }), /^maximumAmount: is only for variable-price links/],
+    [subscriptionLink({ emailCollection: false }), /^emailCollection: a subscription link must collect the payer's email/],
     [variableLink({ minimumAmount: '0' }), /^minimumAmount: must be more than 0/],
     [variableLink({ minimumAmount: '300', maximumAmount: '200', suggestedAmounts: [] }), /^minimumAmount: must not be more than maximumAmount/],
     [variableLink({ suggestedAmounts: ['0'] }), /^suggestedAmounts\[0\]: must be more than 0/],

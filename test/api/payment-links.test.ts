@@ -100,7 +100,14 @@ test('subscription links sell a recurring price, by price id or by a product who
   for (const body of [{ priceId: plan.defaultPrice!.id }, { productId: plan.id }, { productId: plan.id, pricing: 'subscription' }]) {
     const link = await createLink(t, api, { title: 'Pro', ...body });
     t.like(link, { pricing: 'subscription', priceType: 'recurring', interval: 'month', intervalCount: 3, amount: '1000000000', priceId: plan.defaultPrice!.id, productId: plan.id });
+    // Renewal invoices are mailed to the payer, so a subscription link collects the email unless told otherwise, and cannot be told otherwise.
+    t.is(link.emailCollection, true);
   }
+  await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/payment-links', { title: 'Pro', productId: plan.id, emailCollection: false }), {
+    field: 'emailCollection', message: /a subscription link must collect the payer's email/,
+  });
+  const link = await createLink(t, api, { title: 'Pro', productId: plan.id });
+  await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/payment-links/${link.id}`, { emailCollection: false }), { field: 'emailCollection' });
 });
 
 test('a variable-price link takes suggested amounts and bounds; it sells its own product with no price', async (t) => {

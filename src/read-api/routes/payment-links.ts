@@ -283,7 +283,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       type: edit.type ?? 'multiple', title, description: edit.description ?? null, image: edit.image ?? null, tags: edit.tags ?? [],
       ...pricing.fields,
       suggestedAmounts: edit.suggestedAmounts ?? [], minimumAmount: edit.minimumAmount ?? null, maximumAmount: edit.maximumAmount ?? null,
-      nameCollection: edit.nameCollection ?? false, emailCollection: edit.emailCollection ?? false, phoneNumberCollection: edit.phoneNumberCollection ?? false,
+      nameCollection: edit.nameCollection ?? false, emailCollection: edit.emailCollection ?? pricing.fields.pricing === 'subscription', phoneNumberCollection: edit.phoneNumberCollection ?? false,
       billingAddressCollection: edit.billingAddressCollection ?? false, shippingAddressCollection: edit.shippingAddressCollection ?? false,
       customFields: edit.customFields ?? { fields: [] },
       submitType: edit.submitType ?? 'pay', afterCompletion,
