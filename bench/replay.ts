@@ -24,6 +24,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { SQLITE_EVENT_STORE_FILE } from '../src/event-store/open-event-store.ts';
 import { createSqliteEventStore } from '../src/event-store/sqlite-event-store.ts';
+import { ALL_PROJECTIONS, EMBEDDED_INDEXED_FIELDS } from '../src/projections/all-projections.ts';
+import { createEmbeddedReadStore } from '../src/read-store/embedded-read-store.ts';
 import type { ReplayMeasurement } from './replay-measure.ts';
 import { cliArgs } from './support/cli-args.ts';
 import { writeRealisticLog, type RealisticLogSummary } from './support/realistic-log.ts';
@@ -55,20 +57,27 @@ async function main(): Promise<void> {
   const dataDir = settings.reuse ?? (await mkdtemp(join(tmpdir(), 'weir-bench-replay-')));
   const dbPath = join(dataDir, SQLITE_EVENT_STORE_FILE);
   let generation: (RealisticLogSummary & { ms: number; appendsPerSecond: number }) | null = null;
+  /** Documents per collection as the projections built them live while the log was written. */
+  let liveDocuments: Record<string, number> | null = null;
   try {
     if (settings.reuse === null) {
       process.stderr.write(`[bench:replay] writing about ${settings.events.toLocaleString('en-US')} events into ${dbPath} through the command handlers ...\n`);
       const eventStore = createSqliteEventStore({ path: dbPath });
+      const live = createEmbeddedReadStore({ indexedFields: EMBEDDED_INDEXED_FIELDS, writes: 'trusted' });
       const started = performance.now();
       let lastReport = 0;
       const summary = await writeRealisticLog({
         eventStore,
         targetEvents: settings.events,
+        readStore: live,
         onProgress: (events) => {
           if (events - lastReport >= 10_000) { lastReport = events; process.stderr.write(`[bench:replay]   ${events.toLocaleString('en-US')} events\n`); }
         },
       });
       const ms = performance.now() - started;
+      liveDocuments = {};
+      for (const name of ALL_PROJECTIONS.flatMap((projection) => projection.collections)) liveDocuments[name] = await live.collection(name).count({});
+      await live.close();
       await eventStore.close();
       generation = { ...summary, ms: Math.round(ms), appendsPerSecond: Math.round(summary.events / (ms / 1000)) };
       process.stderr.write(`[bench:replay] wrote ${summary.events.toLocaleString('en-US')} events in ${(ms / 1000).toFixed(1)} s\n`);
@@ -101,6 +110,8 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       node: process.version,
       log: { path: settings.keep || settings.reuse ? dbPath : '(temporary, removed)', events, fileMiB, generation },
+      /** Whether every rebuild has as many documents per collection as the live projections built (the full comparison is test/integration/replay-cross-check.test.ts). */
+      crossCheck: liveDocuments === null ? null : { documentCountsMatchLive: measurements.every((m) => JSON.stringify(m.documents) === JSON.stringify(liveDocuments)) },
       runs: measurements,
       median: {
         readAllEventsPerSecond: readAllEps,
@@ -128,6 +139,7 @@ async function main(): Promise<void> {
     console.log(table);
     console.log('');
     console.log(`Target rebuild >= ${fmt(TARGET_EVENTS_PER_SECOND)} events/s: ${fmt(rebuildEps)} -> ${summary.target.met ? 'met' : 'MISSED'}`);
+    if (summary.crossCheck) console.log(`Cross-check: documents per collection ${summary.crossCheck.documentCountsMatchLive ? 'match' : 'DO NOT match'} the live read models`);
     if (settings.jsonOut) await writeFile(settings.jsonOut, `${json}\n`);
   } finally {
     if (settings.reuse === null && !settings.keep) await rm(dataDir, { recursive: true, force: true });

@@ -26,6 +26,7 @@ import { ALL_PROJECTIONS, EMBEDDED_INDEXED_FIELDS } from '../../src/projections/
 import { COLLECTIONS, type WebhookDeliveryDoc } from '../../src/projections/collections.ts';
 import { createProjectionRunner } from '../../src/projections/projection-runner.ts';
 import { createEmbeddedReadStore } from '../../src/read-store/embedded-read-store.ts';
+import type { ReadStore } from '../../src/read-store/read-store.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { newId } from '../../src/shared/ids.ts';
 import { toChainUnits } from '../../src/shared/money.ts';
@@ -40,6 +41,12 @@ export type RealisticLogOptions = {
   sessionsPerRound?: number;
   seed?: number;
   onProgress?: (events: number) => void;
+  /**
+   * The read store the projections keep up to date while the log is written (they follow it live,
+   * as in `weir serve`). Default: a fresh embedded store, closed at the end; one given here is left
+   * open, holding the read models as they were built live (to compare with a rebuild).
+   */
+  readStore?: ReadStore;
 };
 
 export type RealisticLogSummary = {
@@ -86,7 +93,7 @@ export async function writeRealisticLog(options: RealisticLogOptions): Promise<R
 
   const clock = createManualClock(Date.parse('2026-03-01T08:00:00.000Z'));
   const tick = (ms: number) => clock.advanceBy(ms);
-  const readStore = createEmbeddedReadStore({ indexedFields: EMBEDDED_INDEXED_FIELDS, writes: 'trusted' });
+  const readStore = options.readStore ?? createEmbeddedReadStore({ indexedFields: EMBEDDED_INDEXED_FIELDS, writes: 'trusted' });
   const commands = createCommandHandler({ eventStore, clock });
   const projections = createProjectionRunner({ eventStore, readStore, projections: ALL_PROJECTIONS });
   await projections.start();
@@ -272,7 +279,7 @@ export async function writeRealisticLog(options: RealisticLogOptions): Promise<R
 
   summary.events = await caughtUp();
   await projections.stop();
-  await readStore.close();
+  if (!options.readStore) await readStore.close();
   for (let after: bigint | null = null; ;) {
     const batch = await eventStore.readAll(after, 5000);
     if (batch.length === 0) break;

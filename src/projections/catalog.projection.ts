@@ -12,6 +12,7 @@ export const PRICES = 'prices';
 export const catalogProjection: Projection = {
   name: 'catalog',
   collections: [PRODUCTS, PRICES],
+  categories: ['product', 'price'],
   async apply(event, store) {
     if (event.streamId.startsWith('product-')) {
       const products = store.collection<ProductDoc>(PRODUCTS);

@@ -13,6 +13,7 @@ export const EXPIRY_TIMER = 'checkout_session.expire';
 export const checkoutSessionsProjection: Projection = {
   name: 'checkout_sessions',
   collections: [COLLECTIONS.checkoutSessions, COLLECTIONS.depositAddresses, COLLECTIONS.chainPayments, COLLECTIONS.timers],
+  categories: ['checkout_session'],
   async apply(event, store) {
     if (!event.streamId.startsWith('checkout_session-')) return;
     const sessions = store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
@@ -21,7 +22,9 @@ export const checkoutSessionsProjection: Projection = {
     const current = typed.type === 'CheckoutSessionCreated' ? null : await sessions.get(id);
     const next = evolveCheckoutSession(current, typed);
     if (!next) return;
-    await sessions.put({ ...next, _id: id });
+    // A session evolved from the stored document is a new object that already carries its _id:
+    // stored as it is, rather than copied once more (a session has some fifty fields).
+    await sessions.put((next as Partial<CheckoutSessionDoc>)._id === id ? next as CheckoutSessionDoc : { ...next, _id: id });
     const tenant = { organizationId: next.organizationId, environment: next.environment, checkoutSessionId: id };
     const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
     const timerId = `${EXPIRY_TIMER}:${id}`;

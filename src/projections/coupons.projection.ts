@@ -35,6 +35,7 @@ export async function findPromotionCode(
 export const couponsProjection: Projection = {
   name: 'coupons',
   collections: [COUPONS, PROMOTION_CODES, COLLECTIONS.timers],
+  categories: ['coupon'],
   async apply(event, store) {
     if (!event.streamId.startsWith(PREFIX)) return;
     const coupons = store.collection<CouponDoc>(COUPONS);

@@ -11,6 +11,7 @@ const PREFIX = 'customer-';
 export const customersProjection: Projection = {
   name: 'customers',
   collections: [CUSTOMERS],
+  categories: ['customer'],
   async apply(event, store) {
     if (!event.streamId.startsWith(PREFIX)) return;
     const customers = store.collection<CustomerDoc>(CUSTOMERS);

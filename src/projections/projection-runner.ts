@@ -1,6 +1,6 @@
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import type { Collection, ReadDocument, ReadStore } from '../read-store/read-store.ts';
-import type { Projection } from './projection.ts';
+import { categoryOf, type Projection } from './projection.ts';
 
 const CHECKPOINT = 'projections';
 
@@ -56,9 +56,21 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
   let unsubscribe: (() => void) | null = null;
   let failure: unknown = null;
 
+  // The projections that read a category's events, in order (see `Projection.categories`).
+  const projectionsByCategory = new Map<string, Projection[]>();
+  const projectionsFor = (streamId: string): Projection[] => {
+    const category = categoryOf(streamId);
+    let found = projectionsByCategory.get(category);
+    if (!found) {
+      found = projections.filter((p) => p.categories === undefined || p.categories.includes(category));
+      projectionsByCategory.set(category, found);
+    }
+    return found;
+  };
+
   async function applyBatch(events: RecordedEvent[]): Promise<void> {
     for (const event of events) {
-      for (const projection of projections) await projection.apply(event, store);
+      for (const projection of projectionsFor(event.streamId)) await projection.apply(event, store);
     }
     checkpoint = events[events.length - 1]!.position;
     if (readStore.durable) await readStore.setCheckpoint(CHECKPOINT, checkpoint);

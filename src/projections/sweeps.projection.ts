@@ -31,6 +31,7 @@ const sweepId = (sessionId: string, network: string) => `${sessionId}:${network}
 export const sweepsProjection: Projection = {
   name: 'sweeps',
   collections: [SWEEPS],
+  categories: ['checkout_session'],
   async apply(event, store) {
     if (!event.streamId.startsWith('checkout_session-')) return;
     const typed = event as unknown as CheckoutSessionEvent;

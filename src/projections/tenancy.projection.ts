@@ -10,6 +10,7 @@ const idOf = (event: RecordedEvent) => event.streamId.slice(event.streamId.index
 export const tenancyProjection: Projection = {
   name: 'tenancy',
   collections: [COLLECTIONS.organizations, COLLECTIONS.apiKeys, COLLECTIONS.apiKeySecrets],
+  categories: ['organization', 'api_key'],
   async apply(event, store) {
     if (event.streamId.startsWith('organization-')) {
       const orgs = store.collection<OrganizationDoc>(COLLECTIONS.organizations);

@@ -5,10 +5,45 @@ import { subscribes } from '../webhooks/webhook-event-types.ts';
 import { publicEventKindsOf, publicEventOf, testEventOf, type PublicEventRef } from '../webhooks/webhook-events.ts';
 import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from './collections.ts';
 import type { Projection } from './projection.ts';
-import type { ReadStore } from '../read-store/read-store.ts';
+import type { Collection, ReadStore } from '../read-store/read-store.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 
 export const deliveryIdOf = (eventId: string, endpointId: string) => deterministicId(`webhook-delivery:${eventId}:${endpointId}`);
+
+type Endpoints = Collection<WebhookEndpointDoc>;
+
+/**
+ * Each tenant's endpoints (not deleted), remembered per endpoints collection from one public event
+ * to the next: otherwise a query per public event, the costliest step of a replay. This projection
+ * is the only writer of endpoints, so its own write forgets them all; and an entry is used only
+ * while each endpoint in it is still the very document stored (a dropped and rebuilt store holds
+ * other objects). Only for stores that keep documents by identity (the embedded one): a durable
+ * store builds a new object per read, so it is simply asked each time.
+ */
+const endpointsByTenant = new WeakMap<Endpoints, Map<string, WebhookEndpointDoc[]>>();
+
+async function tenantEndpoints(store: ReadStore, endpoints: Endpoints, organizationId: string, environment: string): Promise<WebhookEndpointDoc[]> {
+  const filter = { organizationId, environment, deleted: false };
+  if (store.durable) return endpoints.find(filter);
+  let cache = endpointsByTenant.get(endpoints);
+  if (!cache) { cache = new Map(); endpointsByTenant.set(endpoints, cache); }
+  const key = `${environment}:${organizationId}`;
+  const cached = cache.get(key);
+  if (cached && (await stillStored(endpoints, cached))) return cached;
+  const found = await endpoints.find(filter);
+  cache.set(key, found);
+  return found;
+}
+
+async function stillStored(endpoints: Endpoints, docs: WebhookEndpointDoc[]): Promise<boolean> {
+  for (const doc of docs) if ((await endpoints.get(doc._id)) !== doc) return false;
+  return true;
+}
+
+async function putEndpoint(endpoints: Endpoints, doc: WebhookEndpointDoc): Promise<void> {
+  endpointsByTenant.get(endpoints)?.clear();
+  await endpoints.put(doc);
+}
 
 async function schedule(store: ReadStore, source: RecordedEvent, publicEvent: PublicEventRef, endpoints: WebhookEndpointDoc[]): Promise<void> {
   const deliveries = store.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
@@ -40,7 +75,7 @@ export const webhooksProjection: Projection = {
       const typed = event as unknown as WebhookEndpointEvent;
       const next = evolveWebhookEndpoint(await endpoints.get(id), typed);
       if (!next) return;
-      await endpoints.put({ ...next, _id: id });
+      await putEndpoint(endpoints, { ...next, _id: id });
       if (typed.type === 'WebhookEndpointTestRequested') {
         // A test goes to this endpoint only, even while it is disabled.
         await schedule(store, event, testEventOf(event as RecordedEvent & { data: { testId?: unknown } }), [{ ...next, _id: id, isDisabled: false }]);
@@ -70,10 +105,10 @@ export const webhooksProjection: Projection = {
     }
     const kinds = publicEventKindsOf(event);
     if (kinds.length === 0) return;
-    const tenantEndpoints = await endpoints.find({ organizationId: event.metadata.organizationId, environment: event.metadata.environment, deleted: false });
+    const candidates = await tenantEndpoints(store, endpoints, event.metadata.organizationId, event.metadata.environment);
     for (const kind of kinds) {
       // Ids are hashed only for events some endpoint will receive.
-      const receivers = tenantEndpoints.filter((e) => !e.isDisabled && subscribes(e.enabledEvents.events, kind.type));
+      const receivers = candidates.filter((e) => !e.isDisabled && subscribes(e.enabledEvents.events, kind.type));
       if (receivers.length > 0) await schedule(store, event, publicEventOf(event, kind), receivers);
     }
   },

@@ -71,18 +71,21 @@ test('indexes never change results: random documents, updates and filters', asyn
   };
 
   const plain = createEmbeddedReadStore().collection('docs');
-  const indexed = createEmbeddedReadStore({ indexedFields: ['organizationId', 'metadata.orderId', 'n'] }).collection('docs');
-  for (let step = 0; step < 2000; step++) {
-    const id = `doc_${random(300)}`;
-    if (random(10) === 0) {
-      await plain.delete(id);
-      await indexed.delete(id);
-    } else {
-      const doc = randomDocument(id);
-      await plain.put(doc);
-      await indexed.put(doc);
+  const indexedStore = createEmbeddedReadStore({ indexedFields: ['organizationId', 'metadata.orderId', 'n'] });
+  const indexed = indexedStore.collection('docs');
+  const writeRandomly = async (steps: number) => {
+    for (let step = 0; step < steps; step++) {
+      const id = `doc_${random(300)}`;
+      if (random(10) === 0) {
+        await plain.delete(id);
+        await indexed.delete(id);
+      } else {
+        const doc = randomDocument(id);
+        await plain.put(doc);
+        await indexed.put(doc);
+      }
     }
-  }
+  };
 
   const filters: Filter[] = [
     ...organizations.map((organizationId) => ({ organizationId })),
@@ -96,13 +99,27 @@ test('indexes never change results: random documents, updates and filters', asyn
     { n: 0, _id: 'doc_1' },
   ];
   const idsOf = (docs: readonly ReadDocument[]): string[] => docs.map((doc) => doc._id).sort();
-  for (const filter of filters) {
-    const label = JSON.stringify(filter);
-    t.deepEqual(idsOf(await indexed.find(filter)), idsOf(await plain.find(filter)), label);
-    t.is(await indexed.count(filter), await plain.count(filter), label);
-    const pipeline = [{ $match: filter }, { $group: { _id: null, total: { $sum: '$n' }, docs: { $sum: 1 } } }];
-    t.deepEqual(await indexed.aggregate(pipeline), await plain.aggregate(pipeline), label);
-  }
+  const compare = async (stage: string) => {
+    for (const filter of filters) {
+      const label = `${stage}: ${JSON.stringify(filter)}`;
+      t.deepEqual(idsOf(await indexed.find(filter)), idsOf(await plain.find(filter)), label);
+      t.is(await indexed.count(filter), await plain.count(filter), label);
+      const pipeline = [{ $match: filter }, { $group: { _id: null, total: { $sum: '$n' }, docs: { $sum: 1 } } }];
+      t.deepEqual(await indexed.aggregate(pipeline), await plain.aggregate(pipeline), label);
+    }
+  };
+
+  // Indexes are built by the first query that needs them, then kept up to date; a drop starts over.
+  await writeRandomly(2000);
+  await compare('built after the writes');
+  await writeRandomly(1000);
+  await compare('kept up to date');
+  await indexedStore.dropAll();
+  await plain.clear();
+  await writeRandomly(300);
+  await compare('after a drop, built again');
+  await writeRandomly(1000);
+  await compare('kept up to date again');
   t.true((await plain.find({ organizationId: 'org_a' })).length > 10, 'the data exercises the index');
 });
 

@@ -14,7 +14,9 @@ export type EmbeddedReadStoreOptions = {
    * Fields (dotted paths allowed) to keep an exact-match index on in every collection, e.g.
    * `['organizationId']`. `find`, `count` and an aggregation's leading `$match` whose filter
    * compares one of them to a string, number or boolean scan only that value's documents.
-   * Results are the same with or without; `_id` equality is always a direct lookup.
+   * Results are the same with or without; `_id` equality is always a direct lookup. Each index
+   * is built by the first query that can use it and kept up to date from then on (see
+   * `createEqualityIndex`), so writes to a collection nobody has queried yet cost nothing extra.
    */
   indexedFields?: readonly string[];
   /**
@@ -24,25 +26,6 @@ export type EmbeddedReadStoreOptions = {
    * which is what replaying the log at start needs; `checked` stays the contract for other users.
    */
   writes?: 'checked' | 'trusted';
-};
-
-/**
- * The value at a dotted path when every step is a plain object and the value is a string,
- * number or boolean (what an equality index keys on); otherwise undefined.
- */
-const indexKeyAt = (doc: ReadDocument, path: readonly string[]): string | number | boolean | undefined => {
-  let value: unknown = doc;
-  for (const segment of path) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-    value = (value as Record<string, unknown>)[segment];
-  }
-  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
-};
-
-/** Whether both documents sit under the same key of an equality index on `path`. */
-const sameIndexKey = (previous: ReadDocument, next: ReadDocument, path: readonly string[]): boolean => {
-  const key = indexKeyAt(previous, path);
-  return key !== undefined && key === indexKeyAt(next, path);
 };
 
 /**
@@ -184,8 +167,7 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
 
   const createCollectionState = (): CollectionState => {
     const docs = new Map<string, ReadDocument>();
-    const indexes = indexedFields.map(createEqualityIndex);
-    const indexPaths = indexes.map((index) => index.field.split('.'));
+    const indexes = indexedFields.map((field) => createEqualityIndex(field, () => docs.values()));
     const state: CollectionState = {
       docs,
       indexes,
@@ -197,11 +179,10 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
           const stored = trusted ? trustedDocument(doc) : copyReadDocument(doc, { freeze: true });
           if (indexes.length > 0) {
             const previous = docs.get(stored._id);
-            for (let i = 0; i < indexes.length; i++) {
-              const index = indexes[i]!;
+            for (const index of indexes) {
               if (previous !== undefined) {
                 // Most replacements keep the tenant, network, endpoint...: the index stays as it is.
-                if (sameIndexKey(previous, stored, indexPaths[i]!)) continue;
+                if (index.sameKey(previous, stored)) continue;
                 index.remove(previous);
               }
               index.add(stored);

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 
 export const newId = (): string => randomUUID();
 
@@ -8,15 +8,27 @@ export const isUuid = (value: unknown): value is string => typeof value === 'str
 /** Weir's namespace for name-based ids (RFC 9562 v5). */
 const WEIR_NAMESPACE = '3c8d2f4e-6a1b-5c7d-9e0f-1a2b3c4d5e6f';
 
-/** A deterministic uuid (v5) for `name`: the same name always gives the same id. */
-const namespaceBytes = new Map<string, Buffer>();
+/** The uuid variant digit (RFC 9562: binary 10xx) for each value of the two low bits of the hash's. */
+const VARIANT_DIGITS = '89ab';
 
+/** Namespace bytes followed by the name's UTF-8, reused from call to call (ids are hashed one at a time). */
+let scratch = Buffer.alloc(256);
+let scratchNamespace = '';
+
+/**
+ * A deterministic uuid (v5) for `name`: the same name always gives the same id. One SHA-1 of the
+ * namespace's 16 bytes and the name's UTF-8, with the version and variant bits set. A replay
+ * hashes an id per webhook delivery, so this writes into one reused buffer and uses the one-shot
+ * `crypto.hash` rather than a Hash object per id.
+ */
 export function deterministicId(name: string, namespace: string = WEIR_NAMESPACE): string {
-  let ns = namespaceBytes.get(namespace);
-  if (!ns) { ns = Buffer.from(namespace.replace(/-/g, ''), 'hex'); namespaceBytes.set(namespace, ns); }
-  const hash = createHash('sha1').update(ns).update(name).digest();
-  hash[6] = (hash[6]! & 0x0f) | 0x50;
-  hash[8] = (hash[8]! & 0x3f) | 0x80;
-  const hex = hash.subarray(0, 16).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  const capacity = 16 + name.length * 3;
+  if (capacity > scratch.length) { scratch = Buffer.alloc(capacity); scratchNamespace = ''; }
+  if (namespace !== scratchNamespace) {
+    scratch.write(namespace.replace(/-/g, ''), 0, 16, 'hex');
+    scratchNamespace = namespace;
+  }
+  const length = scratch.write(name, 16, 'utf8');
+  const hex = hash('sha1', scratch.subarray(0, 16 + length), 'hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${VARIANT_DIGITS[parseInt(hex[16]!, 16) & 3]}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
