@@ -30,9 +30,11 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  */
 export function idempotencyMiddleware(deps: { eventStore: EventStore; clock: Clock; secretBox: SecretBox }): Koa.Middleware<ApiState> {
   const { eventStore, clock, secretBox } = deps;
-  return async (ctx, next) => {
+  // Only a POST with a key is looked at; every other request goes straight on.
+  return (ctx, next) => (ctx.method === 'POST' && ctx.get('idempotency-key') ? idempotent(ctx, next) : next());
+
+  async function idempotent(ctx: Koa.ParameterizedContext<ApiState>, next: Koa.Next): Promise<void> {
     const key = ctx.get('idempotency-key');
-    if (ctx.method !== 'POST' || !key) return next();
     if (key.length > 255) throw new ValidationError('Idempotency-Key', 'must be at most 255 characters');
     const { tenant, rawBody } = ctx.state;
     const streamId = `idempotency-${sha256(`${tenant.organizationId}:${tenant.environment}:${key}`)}`;
@@ -88,7 +90,7 @@ export function idempotencyMiddleware(deps: { eventStore: EventStore; clock: Clo
       await eventStore.append(streamId, [event('IdempotencyKeyReleased', {})], revision);
       return;
     }
-    const body = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body ?? null);
+    const body = typeof ctx.body === 'string' ? ctx.body : Buffer.isBuffer(ctx.body) ? ctx.body.toString('utf8') : JSON.stringify(ctx.body ?? null);
     await eventStore.append(streamId, [event('IdempotentResponseRecorded', { status: ctx.status, sealedBody: secretBox.seal(body) })], revision);
-  };
+  }
 }

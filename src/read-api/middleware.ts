@@ -4,6 +4,7 @@ import { COLLECTIONS, type ApiKeySecretDoc } from '../projections/collections.ts
 import type { ReadStore } from '../read-store/read-store.ts';
 import { environmentOfKey, hashSecret } from '../tenancy/secrets.ts';
 import type { ApiState, Tenant } from './api-context.ts';
+import type { Environment } from '../event-store/event-store.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_KNOWN_KEYS = 10_000;
@@ -46,30 +47,34 @@ export function errorMiddleware(): Koa.Middleware<ApiState> {
 
 /** Reads the raw body (kept for idempotency) and parses JSON bodies. */
 export function jsonBodyMiddleware(): Koa.Middleware<ApiState> {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     ctx.state.rawBody = '';
     ctx.state.body = undefined;
-    if (ctx.method === 'POST' || ctx.method === 'PUT' || ctx.method === 'PATCH') {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of ctx.req) {
-        size += (chunk as Buffer).length;
-        if (size > MAX_BODY_BYTES) throw new ValidationError(null, `the request body must be at most ${MAX_BODY_BYTES} bytes`, 'request_too_large');
-        chunks.push(chunk as Buffer);
-      }
-      const raw = Buffer.concat(chunks).toString('utf8');
-      ctx.state.rawBody = raw;
-      if (raw.trim().length > 0) {
-        if (!ctx.is('application/json')) throw new ValidationError(null, 'the request body must be JSON with Content-Type: application/json', 'invalid_content_type');
-        try {
-          ctx.state.body = JSON.parse(raw);
-        } catch (error) {
-          throw new ValidationError(null, `the request body is not valid JSON: ${(error as Error).message}`, 'invalid_json');
-        }
-      }
-    }
-    await next();
+    // Only these methods carry a body; the rest (GET above all) go straight on.
+    if (ctx.method !== 'POST' && ctx.method !== 'PUT' && ctx.method !== 'PATCH') return next();
+    return readJsonBody(ctx, next);
   };
+}
+
+async function readJsonBody(ctx: Koa.ParameterizedContext<ApiState>, next: Koa.Next): Promise<void> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new ValidationError(null, `the request body must be at most ${MAX_BODY_BYTES} bytes`, 'request_too_large');
+    chunks.push(chunk as Buffer);
+  }
+  const raw = Buffer.concat(chunks).toString('utf8');
+  ctx.state.rawBody = raw;
+  if (raw.trim().length > 0) {
+    if (!ctx.is('application/json')) throw new ValidationError(null, 'the request body must be JSON with Content-Type: application/json', 'invalid_content_type');
+    try {
+      ctx.state.body = JSON.parse(raw);
+    } catch (error) {
+      throw new ValidationError(null, `the request body is not valid JSON: ${(error as Error).message}`, 'invalid_json');
+    }
+  }
+  await next();
 }
 
 /**
@@ -78,27 +83,31 @@ export function jsonBodyMiddleware(): Koa.Middleware<ApiState> {
  */
 export function authMiddleware(readStore: ReadStore): Koa.Middleware<ApiState> {
   const secrets = readStore.collection<ApiKeySecretDoc>(COLLECTIONS.apiKeySecrets);
-  // Hashes of keys that were valid once, so a busy client costs a Map lookup instead of a SHA-256.
-  // The key is still checked against the read model on every request (deleted keys stop at once).
-  const knownHashes = new Map<string, string>();
-  const hashOf = (key: string) => knownHashes.get(key) ?? hashSecret(key);
-  return async (ctx, next) => {
-    const header = ctx.get('authorization');
-    if (!header) throw new UnauthorizedError('missing Authorization header; send Authorization: Bearer <secret key>');
+  // What a well-formed header that named a valid key once says (its key's environment and hash),
+  // so a busy client costs a Map lookup instead of a regex and a SHA-256. The key is still checked
+  // against the read model on every request (deleted and regenerated keys stop at once).
+  const knownHeaders = new Map<string, { environment: Environment; hash: string }>();
+  const parse = (header: string): { environment: Environment; hash: string } => {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) throw new UnauthorizedError('malformed Authorization header; expected Bearer <secret key>');
     const key = match[1]!;
     const environment = environmentOfKey(key);
     if (!environment) throw new UnauthorizedError('malformed API key; Weir keys look like sk_test_… or sk_live_…');
-    const hash = hashOf(key);
+    return { environment, hash: hashSecret(key) };
+  };
+  return async (ctx, next) => {
+    const header = ctx.get('authorization');
+    if (!header) throw new UnauthorizedError('missing Authorization header; send Authorization: Bearer <secret key>');
+    const known = knownHeaders.get(header);
+    const { environment, hash } = known ?? parse(header);
     const found = await secrets.get(hash);
     if (!found || found.environment !== environment) {
-      knownHashes.delete(key);
+      knownHeaders.delete(header);
       throw new UnauthorizedError('invalid API key: it does not exist, was regenerated or was deleted');
     }
-    if (!knownHashes.has(key)) {
-      if (knownHashes.size >= MAX_KNOWN_KEYS) knownHashes.delete(knownHashes.keys().next().value!);
-      knownHashes.set(key, hash);
+    if (!known) {
+      if (knownHeaders.size >= MAX_KNOWN_KEYS) knownHeaders.delete(knownHeaders.keys().next().value!);
+      knownHeaders.set(header, { environment, hash });
     }
     const tenant: Tenant = { organizationId: found.organizationId, environment, keyId: found.keyId };
     ctx.state.tenant = tenant;
