@@ -194,6 +194,7 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
 export const subscriptionsProjection: Projection = {
   name: 'subscriptions',
   collections: [SUBSCRIPTIONS, SUBSCRIPTION_BILLS, SUBSCRIPTION_WORK],
+  categories: ['subscription', 'checkout_session', 'invoice'],
   async apply(event, store) {
     if (event.streamId.startsWith(SUBSCRIPTION_PREFIX)) return applySubscriptionEvent(event, store);
     if (event.streamId.startsWith(SESSION_PREFIX)) return applySessionEvent(event, store);
