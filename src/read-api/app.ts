@@ -19,7 +19,7 @@ import { invoiceRoutes } from './routes/invoices.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { customerRoutes } from './routes/customers.ts';
 import { chainRoutes } from './routes/chains.ts';
-import { checkoutSessionRoutes } from './routes/checkout-sessions.ts';
+import { checkoutSessionPolling, checkoutSessionRoutes } from './routes/checkout-sessions.ts';
 import { hostedCheckoutRoutes } from './routes/hosted-checkout.ts';
 import { organizationRoutes } from './routes/organization.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
@@ -39,7 +39,7 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
   // Under /api the key is checked before the body is read, so a request without a valid key is a
   // 401 whatever its body; then the body, then Idempotency-Key (which needs both).
   const api = compose<ApiState>([
-    auth, jsonBody, idempotency,
+    auth, jsonBody, idempotency, checkoutSessionPolling(deps),
     ...mounted(
       checkoutSessionRoutes(deps),
       organizationRoutes(deps),
