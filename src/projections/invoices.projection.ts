@@ -51,6 +51,7 @@ const SESSION_ENDINGS: Partial<Record<CheckoutSessionEvent['type'], { outcome: '
 export const invoicesProjection: Projection = {
   name: 'invoices',
   collections: [INVOICES, INVOICE_PAYMENT_OUTCOMES, COLLECTIONS.timers],
+  categories: ['checkout_session', 'invoice'],
   async apply(event, store) {
     const outcomes = store.collection<InvoicePaymentOutcomeDoc>(INVOICE_PAYMENT_OUTCOMES);
     if (event.streamId.startsWith(SESSION_PREFIX)) {

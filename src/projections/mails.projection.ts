@@ -114,6 +114,7 @@ async function applyMailEvent(event: RecordedEvent, store: ReadStore): Promise<v
 export const mailsProjection: Projection = {
   name: 'mails',
   collections: [PENDING_MAILS, COLLECTIONS.timers],
+  categories: ['invoice', 'mail'],
   async apply(event, store) {
     if (event.streamId.startsWith(INVOICE_PREFIX)) await applyInvoiceEvent(event, store);
     else if (event.streamId.startsWith(MAIL_PREFIX)) await applyMailEvent(event, store);

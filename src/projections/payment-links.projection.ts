@@ -12,6 +12,7 @@ const PREFIX = 'payment_link-';
 export const paymentLinksProjection: Projection = {
   name: 'payment_links',
   collections: [PAYMENT_LINKS],
+  categories: ['payment_link'],
   async apply(event, store) {
     if (!event.streamId.startsWith(PREFIX)) return;
     const links = store.collection<PaymentLinkDoc>(PAYMENT_LINKS);
