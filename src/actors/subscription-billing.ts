@@ -4,7 +4,7 @@ import { newSubscription } from '../../machines/subscription.decide.ts';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
 import type { Subscription, SubscriptionBill, SubscriptionItem } from '../../machines/subscription.types.ts';
 import type { Environment } from '../event-store/event-store.ts';
-import { PRODUCTS, type ProductDoc } from '../projections/catalog.projection.ts';
+import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../projections/catalog.projection.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections.ts';
 import { INVOICES, type InvoiceDoc } from '../projections/invoices.projection.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
@@ -57,6 +57,7 @@ export function createSubscriptionBilling(deps: {
   const subscriptions = readStore.collection<SubscriptionDoc>(SUBSCRIPTIONS);
   const bills = readStore.collection<SubscriptionBillDoc>(SUBSCRIPTION_BILLS);
   const products = readStore.collection<ProductDoc>(PRODUCTS);
+  const prices = readStore.collection<PriceDoc>(PRICES);
 
   async function createFromSession(work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> {
     const session = await sessions.get(work.sourceId);
@@ -88,10 +89,10 @@ export function createSubscriptionBilling(deps: {
     const invoice = await invoices.get(work.sourceId);
     if (!invoice || !invoice.recurring) throw new NotFoundError('recurring invoice', work.sourceId);
     const issueDate = invoice.issueDate ?? invoice.finalizedAt ?? invoice.createdAt;
-    const items: SubscriptionItem[] = invoice.lineItems.data.map((line) => ({
-      priceId: line.priceId ?? '', productId: '', quantity: line.quantity, unitAmount: line.unitAmount, currency: invoice.currency,
-      interval: 'month', intervalCount: invoice.recurring!.intervalCount,
-    }));
+    const items: SubscriptionItem[] = await Promise.all(invoice.lineItems.data.map(async (line) => ({
+      priceId: line.priceId ?? '', productId: line.priceId ? (await prices.get(line.priceId))?.productId ?? '' : '',
+      quantity: line.quantity, unitAmount: line.unitAmount, currency: invoice.currency, interval: 'month' as const, intervalCount: invoice.recurring!.intervalCount,
+    })));
     const subscription = newSubscription({
       id: work.subscriptionId, organizationId: invoice.organizationId, environment: invoice.environment, customerId: invoice.customerId,
       items, createdAt: issueDate,

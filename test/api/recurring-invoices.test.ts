@@ -55,6 +55,8 @@ test('a finalized recurring invoice starts a subscription and generates its next
     return list[0];
   }, 'the subscription of the series');
   t.like(created, { status: 'incomplete', latestInvoiceId: first.body.id, interval: 'month', intervalCount: 3, currentPeriodEnd: '2026-06-15T09:00:00.000Z' });
+  const byProduct = (await api.get<{ data: Subscription[] }>(`/api/v1/subscriptions?productId=${product.id}`)).body.data;
+  t.deepEqual(byProduct.map((s) => s.id), [created.id], 'its items name the price and its product');
   await payInvoice(app, api, first.body.id);
   await eventually(async () => ((await api.get<Subscription>(`/api/v1/subscriptions/${created.id}`)).body.status === 'active' ? true : undefined), 'active');
 
