@@ -11,14 +11,19 @@ export type InvoiceCommand =
   | { type: 'UpdateInvoice'; changes: InvoiceChanges }
   | { type: 'DeleteInvoice' }
   /** `url` is the hosted payment page the finalized invoice is paid on. */
-  | { type: 'FinalizeInvoice'; url: string }
+  /**
+   * `url` is the hosted payment page. `nextIssueDate`: when the next invoice of a recurring series
+   * is due to be issued, for a caller that keeps its own calendar (a subscription counts periods
+   * from its anchor); by default the issue date plus the interval.
+   */
+  | { type: 'FinalizeInvoice'; url: string; nextIssueDate?: string }
   /**
    * Email the invoice (`to` null: the customer's address); a draft is finalized first. `mailed`
    * says who mails it: true when the caller already did (the API's send, which mails inline, so
    * every send is recorded); false when the system sends it and the mail dispatcher mails it
    * from the recorded `InvoiceSent` (once: an invoice already sent is not sent again this way).
    */
-  | { type: 'SendInvoice'; to: string | null; url: string; mailed: boolean }
+  | { type: 'SendInvoice'; to: string | null; url: string; mailed: boolean; nextIssueDate?: string }
   | { type: 'StartInvoicePaymentAttempt'; checkoutSessionId: string }
   /** A linked checkout session completed; `amountReceived` is what it received, 10^8-scaled. */
   | { type: 'RecordInvoicePayment'; checkoutSessionId: string; transactionHash: string | null; amountReceived: string }
@@ -99,13 +104,13 @@ const refuse = (status: InvoiceState, rule: string): never => {
 };
 
 /** Finalizing: the invoice opens for payment and a recurring one schedules its successor. */
-function finalize(invoice: Invoice, url: string, now: string): InvoiceEvent[] {
+function finalize(invoice: Invoice, url: string, now: string, nextIssueDate?: string): InvoiceEvent[] {
   const issueDate = invoice.issueDate ?? now;
   const events: InvoiceEvent[] = [{ type: 'InvoiceFinalized', data: { number: invoice.number, url, issueDate, at: now } }];
   if (invoice.invoiceType === 'recurring' && invoice.recurring) {
     events.push({
       type: 'NextRecurringInvoiceScheduled',
-      data: { nextInvoiceId: nextInvoiceIdOf(invoice.id), issueDate: addMonthsClamped(issueDate, invoice.recurring.intervalCount), at: now },
+      data: { nextInvoiceId: nextInvoiceIdOf(invoice.id), issueDate: nextIssueDate ?? addMonthsClamped(issueDate, invoice.recurring.intervalCount), at: now },
     });
   }
   return events;
@@ -163,12 +168,12 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
     case 'FinalizeInvoice': {
       if (status === 'open') return [];
       if (status !== 'draft') return refuse(status, 'only a draft invoice can be finalized');
-      return finalize(invoice, command.url, now);
+      return finalize(invoice, command.url, now, command.nextIssueDate);
     }
     case 'SendInvoice': {
       if (!command.mailed && invoice.sentAt !== null) return [];
       const sent: InvoiceEvent = { type: 'InvoiceSent', data: { to: command.to, at: now, mailed: command.mailed } };
-      if (status === 'draft') return [...finalize(invoice, command.url, now), sent];
+      if (status === 'draft') return [...finalize(invoice, command.url, now, command.nextIssueDate), sent];
       if (status === 'open') return [sent];
       return refuse(status, 'only a draft or open invoice can be sent');
     }

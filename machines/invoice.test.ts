@@ -203,6 +203,15 @@ test('given a scheduled recurring invoice with its issue date, when finalized la
   t.is((events[1]!.data as { issueDate: string }).issueDate, '2027-02-28T00:00:00.000Z');
 });
 
+test('given a subscription\'s renewal draft, when sent with the subscription\'s next period start, then that is the next issue date', (t) => {
+  // Anchored on Jan 31: the renewal issued Feb 28 is followed on Mar 31, not Mar 28.
+  const draft = recurringInvoiceFixture(1, { issueDate: '2026-02-28T10:00:00.000Z' });
+  const events = given([created(draft)]).when({ type: 'SendInvoice', to: null, url: HOSTED_URL, mailed: false, nextIssueDate: '2026-03-31T10:00:00.000Z' }, '2026-02-28T10:00:00.000Z');
+  t.is((events[1]!.data as { issueDate: string }).issueDate, '2026-03-31T10:00:00.000Z');
+  const byDefault = given([created(draft)]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2026-02-28T10:00:00.000Z');
+  t.is((byDefault[1]!.data as { issueDate: string }).issueDate, '2026-03-28T10:00:00.000Z');
+});
+
 test('given a recurring draft, when sent, then finalized, next invoice scheduled, and sent, in that order', (t) => {
   const events = given([created(recurringInvoiceFixture(12))]).when({ type: 'SendInvoice', to: 'payer@example.com', url: HOSTED_URL, mailed: true }, NOW);
   t.deepEqual(events.map((e) => e.type), ['InvoiceFinalized', 'NextRecurringInvoiceScheduled', 'InvoiceSent']);

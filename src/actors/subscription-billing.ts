@@ -145,7 +145,7 @@ export function createSubscriptionBilling(deps: {
       };
       await commands.handle(invoiceAggregate, bill.id, { type: 'CreateInvoice', invoice }, ctx);
     }
-    const sent = await commands.handle(invoiceAggregate, bill.id, { type: 'SendInvoice', to: null, url: invoicePayUrl(deps.publicUrl, bill.id), mailed: false }, ctx);
+    const sent = await commands.handle(invoiceAggregate, bill.id, { type: 'SendInvoice', to: null, url: invoicePayUrl(deps.publicUrl, bill.id), mailed: false, nextIssueDate: bill.periodEnd }, ctx);
     return sent.position;
   }
 

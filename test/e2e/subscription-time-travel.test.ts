@@ -95,6 +95,8 @@ test('a monthly subscription over 13 months: renewals, one paid late, one run to
       return response.status === 200 && response.body.status === 'open' ? response.body : undefined;
     }, `invoice ${invoiceId} to be open`);
     t.like(invoice, { subscriptionId, billingReason: 'subscription_cycle', amountDue: USDC_10, dueDate: new Date(Date.parse(before.currentPeriodEnd) + 7 * DAY).toISOString() });
+    // The invoice announces its successor on the subscription's calendar (no drift after a short month).
+    t.is(invoice.nextInvoice?.issueDate, renewed.currentPeriodEnd);
     await expectWebhooks('invoice.finalized');
 
     if (month === LATE_MONTH) {
