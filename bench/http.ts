@@ -21,13 +21,13 @@
  * Prints a JSON summary and a Markdown table. Not a test: `npm test` never runs bench/.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { apiClient } from '../test/support/api-client.ts';
 import { ADMIN_TOKEN, createMerchant, sessionRequest } from '../test/support/weir-harness.ts';
 import { cliArgs } from './support/cli-args.ts';
+import { report } from './support/report.ts';
 import { isTargetMessage, type ParentMessage, type TargetMessage } from './targets/target-ipc.ts';
 
 type Settings = {
@@ -282,14 +282,10 @@ async function main(): Promise<void> {
     row(postInline, `${((postInline.requestsPerSecond / koaCase.requestsPerSecond) * 100).toFixed(1)}%`),
     row(postPriceId, `${((postPriceId.requestsPerSecond / koaCase.requestsPerSecond) * 100).toFixed(1)}%`),
   ].join('\n');
-  const json = JSON.stringify(summary, null, 2);
-  console.log(json);
-  console.log('');
-  console.log(table);
-  console.log('');
-  console.log(`Target GET >= 50% of bare Koa: ${(getRatio * 100).toFixed(1)}% -> ${summary.targets.getVsKoa.met ? 'met' : 'MISSED'}`);
-  console.log(`Target POST non-2xx = 0: inline ${postInline.non2xx}, priceId ${postPriceId.non2xx} -> ${summary.targets.postNon2xx.met ? 'met' : 'MISSED'} (timeouts: ${summary.targets.postNon2xx.timeouts})`);
-  if (settings.jsonOut) await writeFile(settings.jsonOut, `${json}\n`);
+  await report(summary, table, [
+    `Target GET >= 50% of bare Koa: ${(getRatio * 100).toFixed(1)}% -> ${summary.targets.getVsKoa.met ? 'met' : 'MISSED'}`,
+    `Target POST non-2xx = 0: inline ${postInline.non2xx}, priceId ${postPriceId.non2xx} -> ${summary.targets.postNon2xx.met ? 'met' : 'MISSED'} (timeouts: ${summary.targets.postNon2xx.timeouts})`,
+  ], settings.jsonOut);
 }
 
 main().catch((error: unknown) => {

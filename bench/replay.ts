@@ -17,7 +17,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,7 @@ import { ALL_PROJECTIONS, EMBEDDED_INDEXED_FIELDS } from '../src/projections/all
 import { createEmbeddedReadStore } from '../src/read-store/embedded-read-store.ts';
 import type { ReplayMeasurement } from './replay-measure.ts';
 import { cliArgs } from './support/cli-args.ts';
+import { report } from './support/report.ts';
 import { writeRealisticLog, type RealisticLogSummary } from './support/realistic-log.ts';
 
 const run = promisify(execFile);
@@ -133,14 +134,10 @@ async function main(): Promise<void> {
       `| rebuild(), ALL_PROJECTIONS, embedded read store | ${fmt(events)} | ${summary.median.rebuildMs} ms | ${summary.median.rebuildCpuMs} ms | ${fmt(rebuildEps)} | ${measurements.map((m) => fmt(m.rebuild.eventsPerSecond)).join(' / ')} | ${peakRss} MiB |`,
       `| \`weir replay\` (CLI, same log) | ${fmt(cli.events)} | ${Math.round(cli.seconds * 1000)} ms | - | ${fmt(cli.eventsPerSecond)} | 1 run | - |`,
     ].join('\n');
-    const json = JSON.stringify(summary, null, 2);
-    console.log(json);
-    console.log('');
-    console.log(table);
-    console.log('');
-    console.log(`Target rebuild >= ${fmt(TARGET_EVENTS_PER_SECOND)} events/s: ${fmt(rebuildEps)} -> ${summary.target.met ? 'met' : 'MISSED'}`);
-    if (summary.crossCheck) console.log(`Cross-check: documents per collection ${summary.crossCheck.documentCountsMatchLive ? 'match' : 'DO NOT match'} the live read models`);
-    if (settings.jsonOut) await writeFile(settings.jsonOut, `${json}\n`);
+    await report(summary, table, [
+      `Target rebuild >= ${fmt(TARGET_EVENTS_PER_SECOND)} events/s: ${fmt(rebuildEps)} -> ${summary.target.met ? 'met' : 'MISSED'}`,
+      ...(summary.crossCheck ? [`Cross-check: documents per collection ${summary.crossCheck.documentCountsMatchLive ? 'match' : 'DO NOT match'} the live read models`] : []),
+    ], settings.jsonOut);
   } finally {
     if (settings.reuse === null && !settings.keep) await rm(dataDir, { recursive: true, force: true });
   }

@@ -232,3 +232,21 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
     }
   }
 }
+
+/**
+ * A draft invoice with every field at its default (no lines, due now, one-time, manual): callers
+ * spread what they know over it, and CreateInvoice checks the result.
+ */
+export function newInvoiceDraft(input: Pick<Invoice, 'id' | 'organizationId' | 'environment' | 'createdAt'>): Invoice {
+  const now = input.createdAt;
+  return {
+    ...input, updatedAt: now,
+    number: 'INV-PENDING', customerId: '', description: null, currency: 'usdc', lineItems: { object: 'list', data: [] },
+    amountDue: '0', amountPaid: '0', amountRemaining: '0', dueDate: now, issueDate: null, memo: null, footer: null,
+    invoiceType: 'one_time', recurring: null, collectionMethod: 'send_invoice', billingReason: 'manual', subscriptionId: null,
+    paymentMethods: { chainIds: [], assetIds: [] }, reminders: { enabled: false, daysBeforeDue: [], daysAfterDue: [] },
+    metadata: {}, status: 'draft', url: null, paid: false, paidOutOfBand: false, attempted: false, attemptCount: 0,
+    checkoutSessionId: null, paymentAttempts: [], transactionHash: null, remindersSent: [], nextInvoice: null,
+    finalizedAt: null, sentAt: null, paidAt: null, voidedAt: null, markedUncollectibleAt: null, deletedAt: null,
+  };
+}

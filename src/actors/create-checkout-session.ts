@@ -4,6 +4,7 @@ import type { CollectedData } from '../../machines/collected-data.types.ts';
 import type { GasFeeQuoter } from '../chain-ingest/gas-fee.ts';
 import type { Rail } from '../chain-ingest/rail.ts';
 import type { Environment } from '../event-store/event-store.ts';
+import { checkoutPageUrl } from '../hosted/urls.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../projections/collections.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -145,7 +146,7 @@ export function createCheckoutSessionCreator(deps: {
       paymentLinkId: extra.paymentLinkId ?? null, invoiceId: extra.invoiceId ?? null,
       subscriptionId: extra.subscriptionId ?? (mode === 'subscription' ? subscriptionIdOfSession(id) : null),
       ...extra.collected,
-      url: `${deps.publicUrl}/checkout/${id}`,
+      url: checkoutPageUrl(deps.publicUrl, id),
       lineItems: { object: 'list', data: lineItems },
       addresses,
       paymentIntent: {

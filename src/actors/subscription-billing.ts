@@ -1,5 +1,6 @@
 import type { Invoice, InvoiceLineItem, InvoiceRecurring, RecurringIntervalCount } from '../../machines/invoice.types.ts';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
+import { newInvoiceDraft } from '../../machines/invoice.decide.ts';
 import { newSubscription } from '../../machines/subscription.decide.ts';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
 import type { Subscription, SubscriptionBill, SubscriptionItem } from '../../machines/subscription.types.ts';
@@ -11,7 +12,7 @@ import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import {
   SUBSCRIPTION_BILLS, SUBSCRIPTION_WORK, SUBSCRIPTIONS, type SubscriptionBillDoc, type SubscriptionDoc, type SubscriptionWorkDoc,
 } from '../projections/subscriptions.projection.ts';
-import { invoicePayUrl } from '../read-api/routes/invoices.ts';
+import { invoicePayUrl } from '../hosted/urls.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { NotFoundError } from '../shared/errors.ts';
 import { deterministicId } from '../shared/ids.ts';
@@ -130,18 +131,14 @@ export function createSubscriptionBilling(deps: {
       const recurring = template?.recurring ?? invoiceRecurringOf(subscription);
       const number = await claimInvoiceNumber({ commands, invoices }, ctx, bill.id, undefined);
       const invoice: Invoice = {
-        id: bill.id, organizationId: subscription.organizationId, environment: subscription.environment, createdAt: bill.issuedAt, updatedAt: bill.issuedAt,
+        ...newInvoiceDraft({ id: bill.id, organizationId: subscription.organizationId, environment: subscription.environment, createdAt: bill.issuedAt }),
         number, customerId: subscription.customerId ?? '', description: template?.description ?? subscription.description,
         currency: subscription.currency,
         lineItems: { object: 'list', data: template ? template.lineItems.data.map((line) => ({ ...line })) : await lineItemsOf(subscription) },
-        amountDue: bill.amountDue, amountPaid: '0', amountRemaining: bill.amountDue, dueDate: bill.dueAt, issueDate: bill.periodStart,
-        memo: template?.memo ?? null, footer: template?.footer ?? null,
-        invoiceType: recurring ? 'recurring' : 'one_time', recurring, collectionMethod: 'send_invoice', billingReason: 'subscription_cycle',
-        subscriptionId: subscription.id, paymentMethods: template?.paymentMethods ?? { chainIds: [], assetIds: [] },
-        reminders: template?.reminders ?? { enabled: false, daysBeforeDue: [], daysAfterDue: [] }, metadata: { ...(template?.metadata ?? subscription.metadata) },
-        status: 'draft', url: null, paid: false, paidOutOfBand: false, attempted: false, attemptCount: 0, checkoutSessionId: null, paymentAttempts: [],
-        transactionHash: null, remindersSent: [], nextInvoice: null, finalizedAt: null, sentAt: null, paidAt: null, voidedAt: null,
-        markedUncollectibleAt: null, deletedAt: null,
+        dueDate: bill.dueAt, issueDate: bill.periodStart, memo: template?.memo ?? null, footer: template?.footer ?? null,
+        invoiceType: recurring ? 'recurring' : 'one_time', recurring, billingReason: 'subscription_cycle', subscriptionId: subscription.id,
+        paymentMethods: template?.paymentMethods ?? { chainIds: [], assetIds: [] }, metadata: { ...(template?.metadata ?? subscription.metadata) },
+        ...(template ? { reminders: template.reminders } : {}),
       };
       await commands.handle(invoiceAggregate, bill.id, { type: 'CreateInvoice', invoice }, ctx);
     }

@@ -12,6 +12,7 @@ import { COLLECTIONS, type CheckoutSessionDoc, type TimerDoc } from './collectio
 import { INVOICES, type InvoiceDoc } from './invoices.projection.ts';
 import type { Projection } from './projection.ts';
 import { foldIntoDocument, type RecordDoc } from './record-document.ts';
+import { setTimer } from './set-timer.ts';
 
 export const SUBSCRIPTIONS = 'subscriptions';
 /** Bill id (checkout session or invoice) -> the subscription it bills a period of. */
@@ -174,12 +175,10 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
   const wanted = subscriptionTimers(next);
   for (const kind of Object.values(SUBSCRIPTION_TIMERS)) {
     const timer = wanted.find((w) => w.kind === kind);
-    const timerId = `${kind}:${id}`;
-    if (!timer) { if (event.revision > 0) await timers.delete(timerId); continue; }
-    await timers.put({
-      _id: timerId, kind, recordId: id, organizationId: next.organizationId, environment: next.environment,
-      fireAt: Date.parse(timer.fireAt), version: event.revision, ...(timer.args ? { args: timer.args } : {}),
-    });
+    await setTimer(timers, `${kind}:${id}`, timer ? {
+      kind, recordId: id, organizationId: next.organizationId, environment: next.environment, fireAt: Date.parse(timer.fireAt), version: event.revision,
+      ...(timer.args ? { args: timer.args } : {}),
+    } : null);
   }
 }
 

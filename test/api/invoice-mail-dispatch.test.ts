@@ -6,7 +6,7 @@ import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import type { Weir } from '../../src/app/start-weir.ts';
 import { COLLECTIONS, type TimerDoc } from '../../src/projections/collections.ts';
 import { MAIL_RETRY_TIMER, PENDING_MAILS, type PendingMailDoc } from '../../src/projections/mails.projection.ts';
-import { invoicePayUrl } from '../../src/read-api/routes/invoices.ts';
+import { invoicePayUrl } from '../../src/hosted/urls.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';

@@ -10,6 +10,7 @@ import { NotFoundError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { formatAmount } from '../../shared/money.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
+import { invoicePayUrl } from '../../hosted/urls.ts';
 
 /** A session is reused while it has at least this long to live, so the payer is not rushed. */
 const MIN_REMAINING_MS = 10 * 60 * 1000;
@@ -59,7 +60,7 @@ export function hostedInvoiceRoutes(deps: ApiDeps & { createCheckoutSession: Cre
       const tenant = { organizationId: invoice.organizationId, environment: invoice.environment, actor: 'payer' };
       const { session, position } = await deps.createCheckoutSession({
         mode: 'payment',
-        successUrl: `${deps.publicUrl}/invoices/${invoice.id}/pay`,
+        successUrl: invoicePayUrl(deps.publicUrl, invoice.id),
         customerId: invoice.customerId,
         clientReferenceId: invoice.number,
         metadata: { invoiceId: invoice.id, invoiceNumber: invoice.number },

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { invoiceAggregate } from '../../../machines/invoice.aggregate.ts';
-import { decideInvoice, type InvoiceCommand } from '../../../machines/invoice.decide.ts';
+import { decideInvoice, newInvoiceDraft, type InvoiceCommand } from '../../../machines/invoice.decide.ts';
 import type {
   Invoice, InvoiceChanges, InvoiceCollectionMethod, InvoiceLineItem, InvoicePaymentMethods, InvoiceRecurring, InvoiceReminderSettings, RecurringIntervalCount,
 } from '../../../machines/invoice.types.ts';
@@ -12,6 +12,7 @@ import { organizationRecordId } from '../../actors/organization.ts';
 import type { Environment } from '../../event-store/event-store.ts';
 import { renderInvoiceMail } from '../../mail/invoice-mail.ts';
 import type { Mailer } from '../../mail/mailer.ts';
+import { invoicePayUrl } from '../../hosted/urls.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { INVOICES, publicInvoice, type InvoiceDoc } from '../../projections/invoices.projection.ts';
@@ -141,7 +142,6 @@ function readFields(body: Input, nowMs: number, current: Invoice | null): Invoic
 export type InvoiceRouteDeps = ApiDeps & { createCheckoutSession: CreateCheckoutSession; mailer: Mailer };
 
 /** Where a customer pays an invoice (the hosted invoice page). */
-export const invoicePayUrl = (publicUrl: string, invoiceId: string) => `${publicUrl}/invoices/${invoiceId}/pay`;
 
 /**
  * `/api/v1/invoices`: drafts are created, edited and deleted; finalizing opens an invoice for
@@ -192,19 +192,9 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     return run(ctx, invoice.id, { type: 'CreateInvoice', invoice: { ...invoice, number } });
   }
 
-  function blankInvoice(ctx: ApiContext, now: string): Invoice {
-    const { tenant } = ctx.state;
-    return {
-      id: newId(), organizationId: tenant.organizationId, environment: tenant.environment as Environment, createdAt: now, updatedAt: now,
-      number: 'INV-PENDING', customerId: '', description: null, currency: 'usdc', lineItems: { object: 'list', data: [] },
-      amountDue: '0', amountPaid: '0', amountRemaining: '0', dueDate: now, issueDate: null, memo: null, footer: null,
-      invoiceType: 'one_time', recurring: null, collectionMethod: 'send_invoice', billingReason: 'manual', subscriptionId: null,
-      paymentMethods: { chainIds: [], assetIds: [] }, reminders: { enabled: false, daysBeforeDue: [], daysAfterDue: [] },
-      metadata: {}, status: 'draft', url: null, paid: false, paidOutOfBand: false, attempted: false, attemptCount: 0,
-      checkoutSessionId: null, paymentAttempts: [], transactionHash: null, remindersSent: [], nextInvoice: null,
-      finalizedAt: null, sentAt: null, paidAt: null, voidedAt: null, markedUncollectibleAt: null, deletedAt: null,
-    };
-  }
+  const blankInvoice = (ctx: ApiContext, now: string): Invoice => newInvoiceDraft({
+    id: newId(), organizationId: ctx.state.tenant.organizationId, environment: ctx.state.tenant.environment as Environment, createdAt: now,
+  });
 
   router.post('/', async (ctx) => {
     const body = asObject(ctx.state.body, '');

@@ -18,6 +18,7 @@ import {
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
+import { paymentLinkUrl } from '../../hosted/urls.ts';
 
 const MAX_TAGS = 10;
 const CUSTOM_FIELD_TYPES: readonly CustomFieldType[] = ['text', 'numeric', 'dropdown'];
@@ -25,7 +26,7 @@ const CUSTOM_FIELD_TYPES: readonly CustomFieldType[] = ['text', 'numeric', 'drop
 /** The link as the API shows it: the reference's PaymentLinkDto, plus its public `url` and `livemode`. */
 export function presentPaymentLink(doc: PaymentLink & { _id?: string }, publicUrl: string) {
   const { _id, deleted: _deleted, deletedAt: _deletedAt, environment, ...link } = doc;
-  return { ...link, url: `${publicUrl}/pay/${doc.id}`, livemode: environment === 'live' };
+  return { ...link, url: paymentLinkUrl(publicUrl, doc.id), livemode: environment === 'live' };
 }
 
 const field = (path: string, key: string) => (path ? `${path}.${key}` : key);
