@@ -15,7 +15,9 @@ import { webhooksProjection } from './webhooks.projection.ts';
 export const ALL_PROJECTIONS: Projection[] = [tenancyProjection, catalogProjection, customersProjection, couponsProjection, checkoutSessionsProjection, invoicesProjection, subscriptionsProjection, paymentLinksProjection, sweepsProjection, mailsProjection, webhooksProjection];
 
 /**
- * Exact-match indexes for the embedded read store: tenant filters (every list) and `status`
- * (pending deliveries for the dispatcher, pending payments for the matcher, list filters).
+ * Exact-match indexes for the embedded read store: tenant filters (every list), `status`
+ * (pending deliveries for the dispatcher, pending payments for the matcher, list filters) and
+ * `subscriptionId` (a subscription's bills, looked up at each renewal). Each is built by the first
+ * query that filters on it.
  */
-export const EMBEDDED_INDEXED_FIELDS = ['organizationId', 'status'] as const;
+export const EMBEDDED_INDEXED_FIELDS = ['organizationId', 'status', 'subscriptionId'] as const;
