@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import type Router from '@koa/router';
 import { compose } from './compose.ts';
+import { dispatchByResource } from './resource-dispatch.ts';
 import type { CreateCheckoutSession } from '../actors/create-checkout-session.ts';
 import type { ApiDeps, ApiState } from './api-context.ts';
 import { idempotencyMiddleware } from './idempotency.ts';
@@ -19,7 +20,7 @@ import { invoiceRoutes } from './routes/invoices.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { customerRoutes } from './routes/customers.ts';
 import { chainRoutes } from './routes/chains.ts';
-import { checkoutSessionPolling, checkoutSessionRoutes } from './routes/checkout-sessions.ts';
+import { checkoutSessionRoutes } from './routes/checkout-sessions.ts';
 import { hostedCheckoutRoutes } from './routes/hosted-checkout.ts';
 import { organizationRoutes } from './routes/organization.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
@@ -39,8 +40,8 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
   // Under /api the key is checked before the body is read, so a request without a valid key is a
   // 401 whatever its body; then the body, then Idempotency-Key (which needs both).
   const api = compose<ApiState>([
-    auth, jsonBody, idempotency, checkoutSessionPolling(deps),
-    ...mounted(
+    auth, jsonBody, idempotency,
+    dispatchByResource([
       checkoutSessionRoutes(deps),
       organizationRoutes(deps),
       apiKeyRoutes(deps),
@@ -53,7 +54,7 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
       subscriptionRoutes(deps),
       chainRoutes(deps),
       faucetRoutes({ devnet: deps.devnet ?? null }),
-    ),
+    ]),
   ]);
   const hosted = compose<ApiState>([jsonBody, ...mounted(hostedCheckoutRoutes(deps))]);
   const hostedInvoices = compose<ApiState>([jsonBody, ...mounted(hostedInvoiceRoutes(deps))]);

@@ -5,7 +5,7 @@ import { assertError, type Session } from './helpers.ts';
 const get = (baseUrl: string, path: string, key: string, method = 'GET') =>
   fetch(`${baseUrl}${path}`, { method, headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({ status: r.status, text: await r.text(), headers: r.headers }));
 
-test('GET of one session answers ahead of the routers exactly as the route does', async (t) => {
+test('GET of one session: the same answer with or without a trailing slash; tenancy, unknown ids, no key and other methods', async (t) => {
   const weir = await startTestWeir(t);
   const alice = await createMerchant(weir.url, 'Alice');
   const bob = await createMerchant(weir.url, 'Bob');
@@ -13,7 +13,7 @@ test('GET of one session answers ahead of the routers exactly as the route does'
   t.is(created.status, 200);
   const path = `/api/v1/checkout/sessions/${created.body.id}`;
 
-  // The polling path, and the router's own route (a trailing slash, which only the router takes).
+  // The session's path, and the same with a trailing slash.
   const polled = await get(weir.url, path, alice.testSecretKey);
   const routed = await get(weir.url, `${path}/`, alice.testSecretKey);
   t.is(polled.status, 200);
