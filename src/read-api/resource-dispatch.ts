@@ -1,9 +1,14 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import type { ApiState } from './api-context.ts';
+import type { ApiContext, ApiState } from './api-context.ts';
 import { compose } from './compose.ts';
 
 const API_PREFIX = '/api/v1/';
+
+type Layer = Router<ApiState>['stack'][number];
+
+/** A route of one of the routers: its layer, its router, and its handlers composed once. */
+type Route = { layer: Layer; router: Router<ApiState>; handlers: Koa.Middleware<ApiState> };
 
 /** The resource a path under `/api/v1/` names: its first segment (`checkout` for `/api/v1/checkout/sessions/…`). */
 function resourceOf(path: string): string {
@@ -12,26 +17,82 @@ function resourceOf(path: string): string {
   return slash < 0 ? path.slice(API_PREFIX.length) : path.slice(API_PREFIX.length, slash);
 }
 
+/** Run the matched routes in order, each with the params of its own path, as `@koa/router` chains them. */
+function runRoutes(routes: Route[], index: number, ctx: ApiContext, path: string, next: Koa.Next): Promise<void> {
+  if (index === routes.length) return next();
+  const { layer, router, handlers } = routes[index]!;
+  const params = layer.params(path, layer.captures(path), ctx.params);
+  ctx.request.params = params;
+  ctx.params = params;
+  ctx.router = router;
+  return Promise.resolve(handlers(ctx, () => runRoutes(routes, index + 1, ctx, path, next)));
+}
+
 /**
- * The routers of `/api/v1`, each request handed only to the routers that have a route for its
- * resource (the first path segment), in their order. A router whose routes cannot match the path
- * would pass it on anyway, so the answers are the same as running every router in turn; a request
- * no longer pays each router's matching. A route whose first segment is a pattern (or a router
- * outside `/api/v1/`) is tried for every resource.
+ * What `allowedMethods()` answers when no route took the request: 501 for a method no router
+ * implements, the `Allow` list for OPTIONS, and 405 for a method the path does not have.
+ */
+function answerAllowedMethods(ctx: ApiContext, pathRoutes: Route[], implemented: readonly string[]): void {
+  if (ctx.status && ctx.status !== 404) return;
+  const allowed = [...new Set(pathRoutes.flatMap((route) => route.layer.methods))];
+  if (!implemented.includes(ctx.method)) {
+    ctx.status = 501;
+    ctx.set('Allow', allowed.join(', '));
+  } else if (ctx.method === 'OPTIONS' && allowed.length > 0) {
+    ctx.status = 200;
+    ctx.body = '';
+    ctx.set('Allow', allowed.join(', '));
+  } else if (allowed.length > 0 && !allowed.includes(ctx.method)) {
+    ctx.status = 405;
+    ctx.set('Allow', allowed.join(', '));
+  }
+}
+
+/**
+ * The routers of `/api/v1` as one middleware that answers exactly as mounting each router's
+ * `routes()` and `allowedMethods()` in turn would (the same layers in the same order, the same
+ * params, 405/501/OPTIONS from the same rules), but without `@koa/router`'s per-request work: a
+ * request is matched only against the routes of its resource (the path's first segment under
+ * `/api/v1/`), each route's handlers are composed once rather than per request, and nothing else
+ * (host check, matched-route bookkeeping) runs. Routes whose first segment is a pattern, or
+ * outside `/api/v1/`, are tried for every resource; a router with router-level middleware
+ * (`router.use`) is refused, as this does not reproduce it.
  */
 export function dispatchByResource(routers: Router<ApiState>[]): Koa.Middleware<ApiState> {
-  const byResource = new Map<string, Router<ApiState>[]>();
-  const everywhere: Router<ApiState>[] = [];
+  const everywhere: Route[] = [];
+  const byResource = new Map<string, Route[]>();
+  const ordered: { route: Route; resource: string | null }[] = [];
   for (const router of routers) {
-    const resources = new Set(router.stack.map((layer) => (typeof layer.path === 'string' ? resourceOf(layer.path) : '')));
-    if ([...resources].some((resource) => resource === '' || /[:(*]/.test(resource))) { everywhere.push(router); continue; }
-    for (const resource of resources) byResource.set(resource, [...(byResource.get(resource) ?? []), router]);
+    for (const layer of router.stack) {
+      if (layer.methods.length === 0) throw new Error(`dispatchByResource: router-level middleware (${String(layer.path)}) is not supported`);
+      const resource = typeof layer.path === 'string' ? resourceOf(layer.path) : '';
+      const general = resource === '' || /[:(*]/.test(resource);
+      ordered.push({ route: { layer, router, handlers: compose(layer.stack as Koa.Middleware<ApiState>[]) }, resource: general ? null : resource });
+    }
   }
-  const chainOf = (list: Router<ApiState>[]) => {
-    const ordered = routers.filter((router) => list.includes(router) || everywhere.includes(router));
-    return compose<ApiState>(ordered.flatMap((r) => [r.routes(), r.allowedMethods()] as unknown as Koa.Middleware<ApiState>[]));
+  for (const { resource } of ordered) if (resource !== null && !byResource.has(resource)) byResource.set(resource, []);
+  for (const { route, resource } of ordered) {
+    if (resource === null) {
+      everywhere.push(route);
+      for (const routes of byResource.values()) routes.push(route);
+    } else {
+      byResource.get(resource)!.push(route);
+    }
+  }
+  const implemented = routers[0]?.methods ?? [];
+
+  return (koaCtx, next) => {
+    // A router context from here on: `params` and `router` are set before any handler runs.
+    const ctx = koaCtx as ApiContext;
+    const path = ctx.path;
+    const pathRoutes: Route[] = [];
+    let matched: Route[] | null = null;
+    for (const route of byResource.get(resourceOf(path)) ?? everywhere) {
+      if (!route.layer.match(path)) continue;
+      pathRoutes.push(route);
+      if (route.layer.methods.includes(ctx.method)) (matched ??= []).push(route);
+    }
+    const done = matched === null ? next() : runRoutes(matched, 0, ctx, path, next);
+    return done.then(() => answerAllowedMethods(ctx, pathRoutes, implemented));
   };
-  const chains = new Map([...byResource].map(([resource, list]) => [resource, chainOf(list)]));
-  const fallback = chainOf([]);
-  return (ctx, next) => (chains.get(resourceOf(ctx.path)) ?? fallback)(ctx, next);
 }
