@@ -4,7 +4,7 @@
  * `createProjectionRunner({ ALL_PROJECTIONS }).rebuild()` into a fresh embedded read store (the
  * same store, indexes and projections `weir serve` uses at start). Prints one JSON line.
  *
- *   node --import tsx bench/replay-measure.ts PATH/events.sqlite3 [--batch 2000] [--skip-read-all]
+ *   node --import tsx bench/replay-measure.ts PATH/events.sqlite3 [--batch 250] [--skip-read-all]
  */
 import { createSqliteEventStore } from '../src/event-store/sqlite-event-store.ts';
 import { ALL_PROJECTIONS, EMBEDDED_INDEXED_FIELDS } from '../src/projections/all-projections.ts';
@@ -27,7 +27,7 @@ async function main(argv: string[]): Promise<void> {
   const path = argv[0];
   if (!path || path.startsWith('--')) throw new Error('usage: replay-measure.ts PATH/events.sqlite3 [--batch N] [--skip-read-all]');
   const batchIndex = argv.indexOf('--batch');
-  const batchSize = batchIndex >= 0 ? Number(argv[batchIndex + 1]) : 2000;
+  const batchSize = batchIndex >= 0 ? Number(argv[batchIndex + 1]) : 250;
   const rssAtStart = process.memoryUsage.rss();
   const eventStore = createSqliteEventStore({ path });
 

@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     const table = [
       '| Measurement | events | wall time (median) | CPU time (median) | events/s (median) | runs (events/s) | peak RSS |',
       '|---|---:|---:|---:|---:|---|---:|',
-      `| readAll, batches of 2000 (raw log read) | ${fmt(events)} | ${median(measurements.map((m) => m.readAll?.ms ?? 0))} ms | - | ${fmt(readAllEps)} | ${measurements.map((m) => fmt(m.readAll?.eventsPerSecond ?? 0)).join(' / ')} | - |`,
+      `| readAll, batches of ${measurements[0]!.readAll?.batchSize ?? '-'} (raw log read) | ${fmt(events)} | ${median(measurements.map((m) => m.readAll?.ms ?? 0))} ms | - | ${fmt(readAllEps)} | ${measurements.map((m) => fmt(m.readAll?.eventsPerSecond ?? 0)).join(' / ')} | - |`,
       `| rebuild(), ALL_PROJECTIONS, embedded read store | ${fmt(events)} | ${summary.median.rebuildMs} ms | ${summary.median.rebuildCpuMs} ms | ${fmt(rebuildEps)} | ${measurements.map((m) => fmt(m.rebuild.eventsPerSecond)).join(' / ')} | ${peakRss} MiB |`,
       `| \`weir replay\` (CLI, same log) | ${fmt(cli.events)} | ${Math.round(cli.seconds * 1000)} ms | - | ${fmt(cli.eventsPerSecond)} | 1 run | - |`,
     ].join('\n');
