@@ -3,6 +3,7 @@ import type { Environment } from '../event-store/event-store.ts';
 import { INVOICE_PAYMENT_OUTCOMES, type InvoicePaymentOutcomeDoc } from '../projections/invoices.projection.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
+import type { Clock } from '../shared/clock.ts';
 import type { CommandHandler } from './command-handler.ts';
 import { createWorkQueue, type WorkQueue } from './work-queue.ts';
 
@@ -15,7 +16,9 @@ export type InvoicePaymentLinker = WorkQueue;
  * model (a session's end not yet recorded by its invoice), so a restart resumes where it was;
  * the decider answers nothing for a repeat, so a redelivery changes nothing.
  */
-export function createInvoicePaymentLinker(deps: { readStore: ReadStore; projections: ProjectionRunner; commands: CommandHandler; log?: (line: string) => void }): InvoicePaymentLinker {
+export function createInvoicePaymentLinker(deps: {
+  clock: Clock; readStore: ReadStore; projections: ProjectionRunner; commands: CommandHandler; log?: (line: string) => void;
+}): InvoicePaymentLinker {
   const { commands } = deps;
   return createWorkQueue<InvoicePaymentOutcomeDoc>({
     ...deps,

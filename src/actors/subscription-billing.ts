@@ -14,6 +14,7 @@ import {
 } from '../projections/subscriptions.projection.ts';
 import { invoicePayUrl } from '../hosted/urls.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
+import type { Clock } from '../shared/clock.ts';
 import { NotFoundError } from '../shared/errors.ts';
 import { deterministicId } from '../shared/ids.ts';
 import type { CommandContext, CommandHandler } from './command-handler.ts';
@@ -46,6 +47,7 @@ function invoiceRecurringOf(s: Subscription): InvoiceRecurring | null {
  * - a paid bill (checkout session or invoice) is recorded on the subscription.
  */
 export function createSubscriptionBilling(deps: {
+  clock: Clock;
   readStore: ReadStore;
   projections: ProjectionRunner;
   commands: CommandHandler;

@@ -108,7 +108,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
     handlers: { ...checkoutSessionTimerHandlers(commands), ...invoiceTimerHandlers(commands), ...couponTimerHandlers(commands), ...subscriptionTimerHandlers(commands), ...mails.timerHandlers },
   });
   timers.start();
-  const invoicePayments = createInvoicePaymentLinker({ readStore, projections, commands, log });
+  const invoicePayments = createInvoicePaymentLinker({ clock, readStore, projections, commands, log });
   invoicePayments.start();
   mails.start();
 
@@ -152,7 +152,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const publicUrl = (config.publicUrl ?? url).replace(/\/$/, '');
-  const subscriptionBilling = createSubscriptionBilling({ readStore, projections, commands, publicUrl, log });
+  const subscriptionBilling = createSubscriptionBilling({ clock, readStore, projections, commands, publicUrl, log });
   subscriptionBilling.start();
   const lineItems = createLineItemResolver({ readStore, commands });
   const gasFees = createEvmGasFeeQuoter({ registry: evm.registry, clock, nativePrices: parseNativePrices(config.chainEnv ?? {}) });

@@ -161,6 +161,6 @@ test('invoices: paying on the hosted page through a checkout session on the test
   t.true(after.body.includes('was paid'));
   // The linker's work list is empty once the invoice recorded the payment; a second pass changes nothing.
   const before = (await app.eventStore.readAll(null, 100_000)).length;
-  await createInvoicePaymentLinker({ readStore: app.readStore, projections: app.projections, commands: app.commands }).runOnce();
+  await createInvoicePaymentLinker({ clock: app.clock, readStore: app.readStore, projections: app.projections, commands: app.commands }).runOnce();
   t.is((await app.eventStore.readAll(null, 100_000)).length, before);
 });
