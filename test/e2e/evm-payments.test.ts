@@ -7,6 +7,10 @@ import { startNatsServer } from '../support/nats-server.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { ADMIN_TOKEN, startTestWeir } from '../support/weir-harness.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
+import { createEvmWriteClients } from '../../src/chain-ingest/evm/contracts/clients.ts';
+import { compileContracts } from '../../src/chain-ingest/evm/contracts/compile.ts';
+import { devnetAccount, type DevnetInfo } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
+import { SWEEPS, type SweepDoc } from '../../src/projections/sweeps.projection.ts';
 
 type Session = {
   amountDetails: { amountGasFee: string; applyGasFee: boolean; amountTotal: string };
@@ -18,7 +22,7 @@ type Session = {
 };
 
 /** A devnet, NATS and a Weir offering the devnet, with a merchant whose wallet is the devnet's merchant account. */
-async function evmWorld(t: ExecutionContext, options: { confirmations?: number; clock?: ManualClock; chainEnv?: Record<string, string> } = {}) {
+async function evmWorld(t: ExecutionContext, options: { confirmations?: number; clock?: ManualClock; chainEnv?: Record<string, string>; sweepBatchDelayMs?: number } = {}) {
   const devnet = await startTestDevnet(t);
   const nats = await startNatsServer();
   t.teardown(() => nats.stop());
@@ -27,25 +31,30 @@ async function evmWorld(t: ExecutionContext, options: { confirmations?: number; 
   const weir = await startTestWeir(t, {
     natsUrl: nats.url, testRail: false, devnetFile: devnet.file,
     chainEnv: { ...(options.confirmations ? { WEIR_CONFIRMATIONS_31337: String(options.confirmations) } : {}), ...options.chainEnv },
-  }, { sweepBatchDelayMs: 0, followerPollIntervalMs: 50, ...(options.clock ? { clock: options.clock } : {}) });
-  const created = (await apiClient(weir.url, ADMIN_TOKEN).post<{ testSecretKey: string; liveSecretKey: string }>('/admin/organizations', { name: 'Devnet Shop' })).body;
-  const api = apiClient(weir.url, created.testSecretKey);
-  const merchant = merchantWallet(devnet.info);
-  const wallet = await api.post('/api/v1/organization/withdrawal-addresses', { chainId: 31337, address: merchant, name: 'treasury' });
-  t.is(wallet.status, 200, JSON.stringify(wallet.body));
-  const endpoint = (await api.post<{ id: string; secret: string }>('/api/v1/webhook-endpoints', { description: 'shop', url: receiver.url, enabledEvents: { events: ['*'] } })).body;
-  const payer = devnetPayer(devnet.info);
-  const session = async (currency: string, unitAmount: string) => {
-    const r = await api.post<Session>('/api/v1/checkout/sessions', {
-      successUrl: 'https://shop.example/ok', lineItems: { data: [{ priceData: { currency, unitAmount, productData: { name: 'Thing' } }, quantity: 1 }] },
-    });
-    t.is(r.status, 200, JSON.stringify(r.body));
-    return r.body;
+  }, { sweepBatchDelayMs: options.sweepBatchDelayMs ?? 0, followerPollIntervalMs: 50, ...(options.clock ? { clock: options.clock } : {}) });
+  /** A new organization whose wallet on the devnet is `wallet`, with its test key's API and session helpers. */
+  const shop = async (name: string, wallet: Address) => {
+    const created = (await apiClient(weir.url, ADMIN_TOKEN).post<{ testSecretKey: string; liveSecretKey: string }>('/admin/organizations', { name })).body;
+    const api = apiClient(weir.url, created.testSecretKey);
+    const added = await api.post('/api/v1/organization/withdrawal-addresses', { chainId: 31337, address: wallet, name: 'treasury' });
+    t.is(added.status, 200, JSON.stringify(added.body));
+    const session = async (currency: string, unitAmount: string) => {
+      const r = await api.post<Session>('/api/v1/checkout/sessions', {
+        successUrl: 'https://shop.example/ok', lineItems: { data: [{ priceData: { currency, unitAmount, productData: { name: 'Thing' } }, quantity: 1 }] },
+      });
+      t.is(r.status, 200, JSON.stringify(r.body));
+      return r.body;
+    };
+    const get = async (id: string) => (await api.get<Session>(`/api/v1/checkout/sessions/${id}`)).body;
+    const until = (id: string, predicate: (s: Session) => boolean, what: string, timeoutMs = 30_000) =>
+      eventually(async () => { const s = await get(id); return predicate(s) ? s : undefined; }, what, timeoutMs);
+    return { api, session, get, until, liveKey: created.liveSecretKey };
   };
-  const get = async (id: string) => (await api.get<Session>(`/api/v1/checkout/sessions/${id}`)).body;
-  const until = (id: string, predicate: (s: Session) => boolean, what: string, timeoutMs = 30_000) =>
-    eventually(async () => { const s = await get(id); return predicate(s) ? s : undefined; }, what, timeoutMs);
-  return { devnet, nats, receiver, weir, api, merchant, endpoint, payer, session, get, until, liveKey: created.liveSecretKey };
+  const merchant = merchantWallet(devnet.info);
+  const main = await shop('Devnet Shop', merchant);
+  const endpoint = (await main.api.post<{ id: string; secret: string }>('/api/v1/webhook-endpoints', { description: 'shop', url: receiver.url, enabledEvents: { events: ['*'] } })).body;
+  const payer = devnetPayer(devnet.info);
+  return { devnet, nats, receiver, weir, merchant, endpoint, payer, shop, ...main };
 }
 
 const addressOf = (s: Session, currency: string) => getAddress(s.addresses.find((a) => a.asset.currency === currency)!.paymentAddress) as Address;
@@ -204,4 +213,63 @@ test('with gas collection on, the estimated sweep gas is added to the amount due
   const usdc = u.addresses.find((a) => a.asset.currency === 'usdc')!;
   // The same cached gas price: ETH's fee is rounded up to 10^-8 ETH, USDC's to 10^-8 USDC.
   t.true(BigInt(usdc.gasAmount) <= gasAmount * 2000n && BigInt(usdc.gasAmount) > (gasAmount - 1n) * 2000n, `${usdc.gasAmount} vs ${gasAmount} ETH units`);
+});
+
+/** A merchant "wallet" that is a contract refusing the native coin: every transfer of ETH to it reverts. */
+const nativeCoinRefusingWalletSource = `// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+contract NativeCoinRefusingWallet {
+    error NativeCoinRefused();
+
+    receive() external payable {
+        revert NativeCoinRefused();
+    }
+}
+`;
+
+/** Compiles it with the pinned solc (as artifacts.test.ts does) and deploys it from the devnet's deployer. */
+async function deployNativeCoinRefusingWallet(info: DevnetInfo): Promise<Address> {
+  const artifact = compileContracts({ 'test/NativeCoinRefusingWallet.sol': nativeCoinRefusingWalletSource })['NativeCoinRefusingWallet']!;
+  const deployer = createEvmWriteClients({ rpcUrl: info.rpcUrl, chainId: info.chainId, privateKey: devnetAccount(info, 'deployer').privateKey });
+  const hash = await deployer.walletClient.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode });
+  const receipt = await deployer.publicClient.waitForTransactionReceipt({ hash });
+  return getAddress(receipt.contractAddress!);
+}
+
+test('a merchant wallet that refuses the native coin does not hold back the rest of its sweep batch: the other deposits are swept on chain', async (t) => {
+  const clock = createManualClock(Date.now());
+  // Confirmed payments wait a minute of the manual clock, so the three go into one batch.
+  const w = await evmWorld(t, { clock, sweepBatchDelayMs: 60_000 });
+  const refusingWallet = await deployNativeCoinRefusingWallet(w.devnet.info);
+  const refusingShop = await w.shop('Contract Wallet Shop', refusingWallet);
+  const usdc = w.devnet.info.contracts.usdc;
+  const eth = await w.session('eth', '10000000'); // 0.1 ETH
+  const refused = await refusingShop.session('eth', '10000000');
+  const usd = await w.session('usdc', '2500000000'); // 25 USDC
+  const before = { eth: await w.payer.nativeBalance(w.merchant), usdc: await w.payer.tokenBalance(usdc, w.merchant) };
+  await w.payer.payNative(addressOf(eth, 'eth'), 100_000_000_000_000_000n);
+  await w.payer.payNative(addressOf(refused, 'eth'), 100_000_000_000_000_000n);
+  await w.payer.payToken(usdc, addressOf(usd, 'usdc'), 25_000_000n);
+  const sweeps = w.weir.readStore.collection<SweepDoc>(SWEEPS);
+  await eventually(async () => ((await sweeps.find({ pending: true })).length === 3 ? true : undefined), 'three confirmed deposits waiting to be swept', 30_000);
+
+  clock.advanceBy(60_000);
+  const swept = [await w.until(eth.id, (x) => x.sweeps.length === 1, 'the ETH sweep'), await w.until(usd.id, (x) => x.sweeps.length === 1, 'the USDC sweep')];
+  t.is(await w.payer.nativeBalance(w.merchant) - before.eth, 100_000_000_000_000_000n);
+  t.is(await w.payer.tokenBalance(usdc, w.merchant) - before.usdc, 25_000_000n);
+  // Each transaction sent is recorded with its own gas, split exactly over the sessions it swept.
+  const records = swept.map((s) => s.sweeps[0]!);
+  for (const hash of new Set(records.map((r) => r.transactionHash))) {
+    const sent = records.filter((r) => r.transactionHash === hash);
+    const receipt = await w.payer.clients.publicClient.getTransactionReceipt({ hash: hash as `0x${string}` });
+    t.is(receipt.status, 'success');
+    t.is(sent.reduce((sum, r) => sum + BigInt(r.gasUsed), 0n), receipt.gasUsed);
+    t.is(sent.reduce((sum, r) => sum + BigInt(r.gasCost), 0n), receipt.gasUsed * receipt.effectiveGasPrice);
+  }
+  // The refusing wallet's deposit stays where it is, waiting for its own retry; nothing was lost.
+  t.deepEqual((await refusingShop.get(refused.id)).sweeps, []);
+  t.is(await w.payer.nativeBalance(addressOf(refused, 'eth')), 100_000_000_000_000_000n);
+  t.is(await w.payer.nativeBalance(refusingWallet), 0n);
+  t.deepEqual((await sweeps.find({ pending: true })).map((d) => d.checkoutSessionId), [refused.id]);
 });

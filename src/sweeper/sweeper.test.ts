@@ -1,0 +1,192 @@
+import test, { type ExecutionContext } from 'ava';
+import { eventually } from '../../test/support/api-client.ts';
+import { chainPublisher, randomHash } from '../../test/support/chain-publisher.ts';
+import { createMerchant, sessionRequest, startTestWeir } from '../../test/support/weir-harness.ts';
+import { TEST_NETWORK } from '../chain-ingest/test-rail.ts';
+import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections.ts';
+import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
+import { createManualClock, type Clock } from '../shared/clock.ts';
+import { createSweeper, type SweepExecutor, type SweepRequest, type SweepResult } from './sweeper.ts';
+
+type Flush = { depositAddresses: string[]; result: SweepResult | null };
+
+/**
+ * A test double of the SweepExecutor port: no chain, it throws for every flush that `refusal`
+ * gives a reason for (the batch "reverts" as a whole), and otherwise answers a made-up transaction
+ * whose gas does not divide evenly. Records every flush.
+ */
+function createRefusingSweepExecutorDouble() {
+  const flushes: Flush[] = [];
+  let refusal: (requests: SweepRequest[]) => string | null = () => null;
+  const executor: SweepExecutor = {
+    async flush(requests) {
+      const depositAddresses = requests.map((r) => r.depositAddress);
+      const reason = refusal(requests);
+      if (reason !== null) {
+        flushes.push({ depositAddresses, result: null });
+        throw new Error(reason);
+      }
+      const gasUsed = 100_001n * BigInt(requests.length) + 3n;
+      const result = { transactionHash: `0x${String(flushes.length).padStart(64, '0')}`, gasUsed, gasCost: gasUsed * 7n };
+      flushes.push({ depositAddresses, result });
+      return result;
+    },
+  };
+  return {
+    executor,
+    flushes,
+    /** Refuse every flush that contains `depositAddress`, as a merchant wallet rejecting the coin makes the batch revert. */
+    refuseDeposit(depositAddress: string) {
+      refusal = (requests) => (requests.some((r) => r.depositAddress === depositAddress) ? `reverted with NativeTransferFailed(${depositAddress})` : null);
+    },
+    refuseEverything(reason: string) { refusal = () => reason; },
+    acceptEverything() { refusal = () => null; },
+  };
+}
+
+/**
+ * A Weir on the test rail (real event store, projections and embedded read store) on a manual
+ * clock, and a sweeper over its read models with the executor double for the test network. The
+ * sweeper's clock records when it asks to look again.
+ */
+async function sweeperWorld(t: ExecutionContext) {
+  const clock = createManualClock();
+  const weir = await startTestWeir(t, {}, { clock });
+  const merchant = await createMerchant(weir.url);
+  const chain = chainPublisher(weir.bus);
+  const double = createRefusingSweepExecutorDouble();
+  const lookAgainAt: number[] = [];
+  const sweeperClock: Clock = { now: () => clock.now(), schedule: (at, fire) => { lookAgainAt.push(at); return clock.schedule(at, fire); } };
+  const logged: string[] = [];
+  const sweeper = createSweeper({
+    clock: sweeperClock, readStore: weir.readStore, projections: weir.projections, commands: weir.commands,
+    executors: new Map([[TEST_NETWORK.network, double.executor]]),
+    batchDelayMs: 0, retryAfterMs: 1_000, maxRetryAfterMs: 4_000, log: (line) => logged.push(line),
+  });
+  t.teardown(() => sweeper.stop());
+  const sweeps = weir.readStore.collection<SweepDoc>(SWEEPS);
+  const sessions = weir.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  let blockNumber = 100;
+
+  /** A new session, and its USDC deposit address on the test network. */
+  const openSession = async () => {
+    const created = await merchant.api.post<{ id: string; addresses: { paymentAddress: string; asset: { currency: string } }[] }>('/api/v1/checkout/sessions', sessionRequest());
+    t.is(created.status, 200, JSON.stringify(created.body));
+    return { id: created.body.id, depositAddress: created.body.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress };
+  };
+  /** A final transfer to `depositAddress`: the session gets a confirmed payment to sweep. */
+  const pay = async (depositAddress: string, amount = '3000000') => {
+    const blockHash = randomHash();
+    blockNumber += 1;
+    await chain.transfer({ to: depositAddress, amount, blockNumber, blockHash });
+    await chain.final(blockNumber, blockHash);
+  };
+  const pendingDeposits = async () => (await sweeps.find({ pending: true })).map((d) => d.depositAddress).sort();
+  const until = <T>(probe: () => Promise<T | undefined>, what: string) => eventually(probe, what, 10_000);
+  /** Waits until the sweeper asks to look again at `at` (it has finished what was due) and returns the flushes so far. */
+  const settledUntil = (at: number, what: string) => until(async () => (lookAgainAt.at(-1) === at ? double.flushes.length : undefined), what);
+  return { clock, double, sweeper, logged, sessions, openSession, pay, pendingDeposits, until, settledUntil };
+}
+
+const refusedFlushesOf = (flushes: Flush[], depositAddress: string) => flushes.filter((f) => f.result === null && f.depositAddresses.includes(depositAddress));
+
+test('one deposit that cannot be swept does not hold back the others; it waits on its own doubling backoff until a success clears it', async (t) => {
+  const w = await sweeperWorld(t);
+  const opened = [await w.openSession(), await w.openSession(), await w.openSession(), await w.openSession()];
+  const bad = opened[1]!;
+  const good = opened.filter((s) => s !== bad);
+  w.double.refuseDeposit(bad.depositAddress);
+  for (const session of opened) await w.pay(session.depositAddress);
+  await w.until(async () => ((await w.pendingDeposits()).length === 4 ? true : undefined), 'four deposits to sweep');
+  const t0 = w.clock.now();
+
+  w.sweeper.start();
+  await w.until(async () => ((await w.pendingDeposits()).join() === bad.depositAddress ? true : undefined), 'the good deposits swept in the first run');
+  await w.settledUntil(t0 + 1_000, 'the next look at the bad deposit after its first backoff (1 s)');
+  t.is(w.clock.now(), t0, 'all in the same run, without the clock moving');
+  const firstRun = [...w.double.flushes];
+  t.deepEqual([...firstRun[0]!.depositAddresses].sort(), opened.map((s) => s.depositAddress).sort(), 'the batch of all four was tried first');
+  t.is(firstRun[0]!.result, null);
+  t.true(firstRun.length <= 2 * 4 - 1, `${firstRun.length} flushes for 4 deposits`);
+  t.is(firstRun.filter((f) => f.result === null && f.depositAddresses.length === 1).length, 1, 'only the bad deposit failed alone');
+  // Gas: each transaction actually sent is split exactly over the sessions it swept.
+  const sent = firstRun.filter((f) => f.result !== null);
+  t.deepEqual(sent.flatMap((f) => f.depositAddresses).sort(), good.map((s) => s.depositAddress).sort(), 'each good deposit swept once');
+  for (const flush of sent) {
+    const swept = await Promise.all(flush.depositAddresses.map(async (address) => (await w.sessions.get(opened.find((s) => s.depositAddress === address)!.id))!));
+    const records = swept.map((s) => { t.is(s.sweeps.length, 1); return s.sweeps[0]!; });
+    t.true(records.every((r) => r.transactionHash === flush.result!.transactionHash), 'each session records the transaction that swept it');
+    t.is(records.reduce((sum, r) => sum + BigInt(r.gasUsed), 0n), flush.result!.gasUsed);
+    t.is(records.reduce((sum, r) => sum + BigInt(r.gasCost), 0n), flush.result!.gasCost);
+  }
+  t.is((await w.sessions.get(bad.id))!.sweeps.length, 0);
+  t.is(w.logged.length, 1);
+  t.true(w.logged[0]!.includes(bad.depositAddress) && w.logged[0]!.includes('retrying it in 1 s') && w.logged[0]!.includes(`NativeTransferFailed(${bad.depositAddress})`), w.logged[0]);
+
+  // A payment confirmed meanwhile is swept at once, not behind the bad deposit's backoff.
+  const late = await w.openSession();
+  await w.pay(late.depositAddress);
+  await w.until(async () => ((await w.sessions.get(late.id))!.sweeps.length === 1 ? true : undefined), 'the new deposit swept');
+  t.is(w.clock.now(), t0);
+  t.deepEqual(w.double.flushes.at(-1)!.depositAddresses, [late.depositAddress]);
+  await w.settledUntil(t0 + 1_000, 'the bad deposit still waiting for its own time');
+
+  // The bad deposit alone, on its own doubling backoff: 1 s, 2 s, 4 s, then capped at 4 s.
+  let refusals = refusedFlushesOf(w.double.flushes, bad.depositAddress).length;
+  for (const [at, next] of [[t0 + 1_000, t0 + 3_000], [t0 + 3_000, t0 + 7_000], [t0 + 7_000, t0 + 11_000]] as const) {
+    w.clock.advanceTo(at - 1);
+    t.is(refusedFlushesOf(w.double.flushes, bad.depositAddress).length, refusals, 'not tried before its time');
+    w.clock.advanceTo(at);
+    await w.settledUntil(next, `the retry at +${at - t0} ms, then the next one at +${next - t0} ms`);
+    t.deepEqual(w.double.flushes.at(-1), { depositAddresses: [bad.depositAddress], result: null });
+    refusals += 1;
+    t.is(refusedFlushesOf(w.double.flushes, bad.depositAddress).length, refusals, 'tried exactly once');
+  }
+  t.regex(w.logged.at(-1)!, /\(4 time\(s\) in a row\), retrying it in 4 s/);
+
+  // The wallet accepts again: the next try sweeps it, with the whole gas of its own transaction.
+  w.double.acceptEverything();
+  w.clock.advanceTo(t0 + 11_000);
+  const recovered = await w.until(async () => { const s = (await w.sessions.get(bad.id))!; return s.sweeps.length === 1 ? s : undefined; }, 'the bad deposit swept');
+  const lastFlush = w.double.flushes.at(-1)!;
+  t.deepEqual(lastFlush.depositAddresses, [bad.depositAddress]);
+  t.is(recovered.sweeps[0]!.transactionHash, lastFlush.result!.transactionHash);
+  t.is(recovered.sweeps[0]!.gasUsed, lastFlush.result!.gasUsed.toString());
+  t.deepEqual(await w.pendingDeposits(), []);
+
+  // The success cleared its backoff: a new failure of the same deposit starts again at 1 s, not 8 s.
+  w.double.refuseDeposit(bad.depositAddress);
+  await w.pay(bad.depositAddress, '1');
+  const now = w.clock.now();
+  await w.settledUntil(now + 1_000, 'a fresh first backoff of 1 s');
+  t.deepEqual(w.double.flushes.at(-1), { depositAddresses: [bad.depositAddress], result: null });
+  t.regex(w.logged.at(-1)!, /\(1 time\(s\) in a row\), retrying it in 1 s/);
+});
+
+test('when every flush fails alike (the node is down), a run stays bounded and the network backs off as a whole, blaming no deposit', async (t) => {
+  const w = await sweeperWorld(t);
+  const opened = [await w.openSession(), await w.openSession(), await w.openSession(), await w.openSession()];
+  w.double.refuseEverything('HTTP request failed. URL: https://rpc.example/v3/secret-api-key');
+  for (const session of opened) await w.pay(session.depositAddress);
+  await w.until(async () => ((await w.pendingDeposits()).length === 4 ? true : undefined), 'four deposits to sweep');
+  const t0 = w.clock.now();
+
+  w.sweeper.start();
+  t.is(await w.settledUntil(t0 + 1_000, 'the network backoff of 1 s'), 2 * 4 - 1, 'bisection of 4 deposits: at most 7 flushes');
+  t.true(w.double.flushes.every((f) => f.result === null));
+  t.is(w.logged.length, 1);
+  t.regex(w.logged[0]!, /^sweep of 4 deposit address\(es\) on weir-testnet failed, each alone too, retrying in 1 s: HTTP request failed\. URL: <url>$/);
+  t.false(w.logged[0]!.includes('secret'), 'the RPC URL (and its key) stays out of the log');
+
+  // The network waits a fixed 1 s again (no doubling for a network-wide failure).
+  w.clock.advanceTo(t0 + 1_000);
+  t.is(await w.settledUntil(t0 + 2_000, 'the network backoff of 1 s again'), 2 * (2 * 4 - 1));
+
+  // The node is back: no deposit carries a backoff of its own, so all go in one transaction.
+  w.double.acceptEverything();
+  w.clock.advanceTo(t0 + 2_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'everything swept');
+  const sent = w.double.flushes.filter((f) => f.result !== null);
+  t.is(sent.length, 1);
+  t.deepEqual([...sent[0]!.depositAddresses].sort(), opened.map((s) => s.depositAddress).sort());
+});
