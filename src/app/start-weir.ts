@@ -16,7 +16,8 @@ import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/ev
 import { createEvmSweepExecutor } from '../chain-ingest/evm/evm-sweep-executor.ts';
 import { createWatchedAddresses, watchedAddressesProjection } from '../chain-ingest/watched-addresses.ts';
 import { createSweeper, type SweepExecutor } from '../sweeper/sweeper.ts';
-import { createEvmFollower } from '../chain-ingest/evm/follower/evm-follower.ts';
+import { createEvmFollower, followedNetwork } from '../chain-ingest/evm/follower/evm-follower.ts';
+import { createTransactionRecovery } from '../chain-ingest/evm/recover-transaction.ts';
 import { createFileCheckpointStore } from '../chain-ingest/evm/follower/file-checkpoint-store.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { openEventStore } from '../event-store/open-event-store.ts';
@@ -62,6 +63,8 @@ export type WeirOverrides = {
   mailer?: Mailer;
   /** How often followers poll for new heads when no WebSocket is live. */
   followerPollIntervalMs?: number;
+  /** false: start no EVM follower, as if it were down (tests of payments only recovery credits). */
+  evmFollowers?: boolean;
   /** How long confirmed payments wait to be swept together (default 5 s). */
   sweepBatchDelayMs?: number;
 };
@@ -123,15 +126,8 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   }
   // One follower per offered EVM network; each is independent, so one failing RPC never stops another.
   const checkpoints = createFileCheckpointStore(join(config.dataDir, 'ingest'));
-  const followers = offeredEvm.map((network) => createEvmFollower({
-    network: {
-      network: network.network,
-      chainId: network.chainId,
-      confirmations: network.confirmations,
-      tokens: network.assets.filter((a) => a.address !== 'native').map((a) => ({ address: a.address, symbol: a.symbol, decimals: a.decimals })),
-      nativeSymbol: network.nativeCurrency.symbol,
-      nativeDecimals: network.nativeCurrency.decimals,
-    },
+  const followers = (overrides.evmFollowers === false ? [] : offeredEvm).map((network) => createEvmFollower({
+    network: followedNetwork(network),
     rpc: evm.registry.endpoints(network.chainId),
     bus,
     watched,
@@ -157,7 +153,8 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const lineItems = createLineItemResolver({ readStore, commands });
   const gasFees = createEvmGasFeeQuoter({ registry: evm.registry, clock, nativePrices: parseNativePrices(config.chainEnv ?? {}) });
   const createCheckoutSession = createCheckoutSessionCreator({ clock, readStore, commands, rail, lineItems, publicUrl, gasFees });
-  const app = createApiApp({ clock, eventStore, readStore, commands, projections, rail, secretBox, publicUrl, createCheckoutSession, mailer, adminToken: config.adminToken, devnet: evm.devnet });
+  const transactionRecovery = offeredEvm.length > 0 ? createTransactionRecovery({ registry: evm.registry, bus, readStore, projections, eventStore, clock, log: (line) => log(`[recovery] ${line}`) }) : undefined;
+  const app = createApiApp({ clock, eventStore, readStore, commands, projections, rail, secretBox, publicUrl, createCheckoutSession, mailer, adminToken: config.adminToken, devnet: evm.devnet, transactionRecovery });
   server.on('request', app.callback());
   server.keepAliveTimeout = 65_000;
   log(`[weir] listening on ${url} (event store: ${config.kurrentDbUrl ? 'KurrentDB' : 'SQLite'}, bus: ${config.natsUrl ? 'NATS' : 'in-process'}, read store: ${config.mongoDbUrl ? 'MongoDB' : 'embedded'})`);

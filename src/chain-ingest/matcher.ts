@@ -1,5 +1,6 @@
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
+import type { SessionAddress } from '../../machines/checkout-session.types.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
 import type { Bus, Consumer } from '../bus/bus.ts';
 import type { Environment } from '../event-store/event-store.ts';
@@ -17,6 +18,12 @@ import {
   type ChainReorgMessage,
   type ChainTransferMessage,
 } from './chain-messages.ts';
+
+/** The session's address that accepts this transfer (its network, deposit address and asset); undefined when the session does not take that asset there. */
+export function acceptedAddress(session: CheckoutSessionDoc, transfer: Pick<ChainTransferMessage, 'network' | 'to' | 'asset'>): SessionAddress | undefined {
+  return session.addresses.find((a) => a.network === transfer.network && a.paymentAddress.toLowerCase() === transfer.to.toLowerCase()
+    && a.asset.address.toLowerCase() === transfer.asset.address.toLowerCase());
+}
 
 export type Matcher = { start(): Promise<void>; stop(): Promise<void> };
 
@@ -50,8 +57,7 @@ export function createMatcher(deps: { bus: Bus; readStore: ReadStore; commands: 
     const target = await depositAddresses.get(depositAddressKey(message.network, message.to));
     if (!target) return;
     const session = await sessions.get(target.checkoutSessionId);
-    const offered = session?.addresses.find((a) => a.network === message.network && a.paymentAddress.toLowerCase() === message.to.toLowerCase()
-      && a.asset.address.toLowerCase() === message.asset.address.toLowerCase());
+    const offered = session ? acceptedAddress(session, message) : undefined;
     if (!session || !offered) {
       log(`transfer ${transferId(message)} of ${message.asset.symbol} to ${message.to} is not an asset this session accepts; not credited`);
       return;

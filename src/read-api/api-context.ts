@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import type { RouterContext } from '@koa/router';
 import type { CommandHandler } from '../actors/command-handler.ts';
+import type { TransactionRecovery } from '../chain-ingest/evm/recover-transaction.ts';
 import type { Rail } from '../chain-ingest/rail.ts';
 import type { Environment, EventStore } from '../event-store/event-store.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
@@ -19,6 +20,8 @@ export type ApiDeps = {
   secretBox: SecretBox;
   /** Base URL of this server as payers reach it (hosted pages). */
   publicUrl: string;
+  /** Payment recovery by transaction hash; absent when this Weir follows no EVM network. */
+  transactionRecovery?: TransactionRecovery;
 };
 
 export type Tenant = { organizationId: string; environment: Environment; keyId: string };

@@ -61,3 +61,19 @@ export class ConflictError extends WeirError {
     super(409, 'Conflict', code, message);
   }
 }
+
+/** 422: the request is well formed and names something real, but what it asks cannot be done with it. */
+export class UnprocessableError extends WeirError {
+  override readonly name = 'UnprocessableError';
+  constructor(message: string, code: string) {
+    super(422, 'Unprocessable Entity', code, message);
+  }
+}
+
+/** 502: a service Weir depends on (a chain's RPC endpoints) did not give a usable answer; trying again later may work. */
+export class UpstreamError extends WeirError {
+  override readonly name = 'UpstreamError';
+  constructor(message: string, code = 'upstream_unavailable') {
+    super(502, 'Bad Gateway', code, message);
+  }
+}

@@ -3,7 +3,9 @@ import { checkoutSessionAggregate } from '../../../machines/checkout-session.agg
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
 import { publicCheckoutSession } from '../../projections/public-views.ts';
-import { NotFoundError } from '../../shared/errors.ts';
+import type { Recovery, RecoveryRequest } from '../../chain-ingest/evm/recover-transaction.ts';
+import { NotFoundError, UnprocessableError, ValidationError, WeirError } from '../../shared/errors.ts';
+import { asObject, optionalInteger, requiredString } from '../../shared/input.ts';
 import type { Collection } from '../../read-store/read-store.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
@@ -15,6 +17,27 @@ async function ownedSession(sessions: Collection<CheckoutSessionDoc>, ctx: ApiCo
   const doc = await sessions.get(id);
   if (!ownedBy(ctx, doc)) throw new NotFoundError('checkout session', id);
   return doc;
+}
+
+/** The body of both recovery routes, `{chainId, transactionHash}` as in the reference API. */
+function recoveryInput(body: unknown): { chainId: number; transactionHash: string } {
+  const o = asObject(body, '');
+  const chainId = optionalInteger(o, 'chainId', '', { min: 1 });
+  if (chainId === undefined) throw new ValidationError('chainId', 'is required: the chain id of the network the transaction is on, e.g. 1 for Ethereum', 'parameter_missing');
+  const transactionHash = requiredString(o, 'transactionHash', '', { pattern: /^0x[0-9a-fA-F]{64}$/, hint: 'must be a transaction hash: 0x and 64 hex digits' });
+  return { chainId, transactionHash };
+}
+
+/**
+ * Recovery outcomes that credit nothing are client errors naming the problem: a wrong claim is a
+ * 404 (the transaction pays nothing of this tenant; another tenant's session is never revealed,
+ * so that answer is the same as for an unrelated transaction), and a wrong token or network a 422
+ * (a real transaction to the tenant's deposit address, but in something that session cannot take).
+ */
+function creditedOrThrow(recovery: Recovery): Exclude<Recovery, { outcome: 'wrong_claim' | 'wrong_token_or_network' }> {
+  if (recovery.outcome === 'wrong_claim') throw new WeirError(404, 'Not Found', 'wrong_claim', recovery.message);
+  if (recovery.outcome === 'wrong_token_or_network') throw new UnprocessableError(recovery.message, 'wrong_token_or_network');
+  return recovery;
 }
 
 export function checkoutSessionRoutes(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession }): Router<ApiState> {
@@ -44,6 +67,27 @@ export function checkoutSessionRoutes(deps: ApiDeps & { createCheckoutSession: C
         paymentStatus: { values: ['unpaid', 'paid'] },
       },
     });
+  });
+
+  const recover = (ctx: ApiContext, checkoutSessionId?: string): Promise<Recovery> => {
+    const input = recoveryInput(ctx.state.body);
+    if (!deps.transactionRecovery) throw new ValidationError('chainId', `no network with chain id ${input.chainId}: this Weir follows no EVM network`, 'chain_unsupported');
+    const { organizationId, environment } = ctx.state.tenant;
+    const request: RecoveryRequest = { organizationId, environment, ...input, ...(checkoutSessionId ? { checkoutSessionId } : {}) };
+    return deps.transactionRecovery.recover(request);
+  };
+
+  // A literal path: registered before the `/:id` routes (those under POST all have a second segment, so none can take it anyway).
+  router.post('/auto-recover-by-transaction-hash', async (ctx) => {
+    const { outcome, message, session } = creditedOrThrow(await recover(ctx));
+    ctx.body = { ...publicCheckoutSession(session), recovery: { outcome, message } };
+  });
+
+  // The reference answers this one with `{message, statusCode}`; `outcome` says the same for programs.
+  router.post('/:id/auto-recover', async (ctx) => {
+    const session = await load(ctx);
+    const { outcome, message } = creditedOrThrow(await recover(ctx, session.id));
+    ctx.body = { statusCode: 200, message, outcome };
   });
 
   // The request a merchant's client repeats while it waits for a payment: cached JSON per document.

@@ -3,6 +3,7 @@ import type { Bus } from '../../../bus/bus.ts';
 import type { Clock } from '../../../shared/clock.ts';
 import { encodeChainMessage, type ChainAsset, type ChainMessage } from '../../chain-messages.ts';
 import type { WatchedAddresses } from '../../watched-addresses.ts';
+import { NATIVE_ASSET_ADDRESS, type EvmNetwork } from '../networks/define-network.ts';
 import type { CheckpointStore } from './checkpoint.ts';
 import {
   ChainChangedWhileReadingError,
@@ -51,6 +52,18 @@ export type EvmFollowerNetwork = {
   nativeSymbol: string;
   nativeDecimals: number;
 };
+
+/** The follower's view of a registry network: its registry tokens (the native coin apart) and its confirmation depth. */
+export function followedNetwork(network: EvmNetwork): EvmFollowerNetwork {
+  return {
+    network: network.network,
+    chainId: network.chainId,
+    confirmations: network.confirmations,
+    tokens: network.assets.filter((a) => a.address !== NATIVE_ASSET_ADDRESS).map((a) => ({ address: a.address, symbol: a.symbol, decimals: a.decimals })),
+    nativeSymbol: network.nativeCurrency.symbol,
+    nativeDecimals: network.nativeCurrency.decimals,
+  };
+}
 
 export type EvmFollowerDeps = {
   network: EvmFollowerNetwork;

@@ -1,6 +1,6 @@
 import type { Address } from 'viem';
 import type { RpcEndpoints } from './rpc-endpoints.ts';
-import { rpcValueReader, toQuantity } from './rpc-values.ts';
+import { rpcValueReader, toQuantity, type RpcValueReader } from './rpc-values.ts';
 
 /** topic0 of `Transfer(address indexed from, address indexed to, uint256 value)`. */
 export const ERC20_TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
@@ -40,32 +40,40 @@ export async function getTransferLogs(
   const logs: TokenTransferLog[] = [];
   for (const [position, item] of (value as unknown[]).entries()) {
     const where = `log ${position} of ${what}`;
-    const log = read.record(item, where);
-    if (log.removed === true) continue;
-    const topics = Array.isArray(log.topics) ? (log.topics as unknown[]) : read.fail(`${where} has no topics`);
-    const data = read.hexData(log.data, `${where} data`);
-    if (topics.length !== 3 || data.length !== 66) continue;
-    const topic0 = read.hash(topics[0], `${where} topic0`);
-    if (topic0 !== ERC20_TRANSFER_TOPIC) continue;
-    const blockNumber = read.smallQuantity(log.blockNumber, `${where} blockNumber`);
-    if (blockNumber < from || blockNumber > to) read.fail(`${where} is in block ${blockNumber}, outside the range asked for`);
-    const token = read.address(log.address, `${where} address`).toLowerCase();
-    if (!tokens.some((address) => address.toLowerCase() === token)) read.fail(`${where} comes from ${token}, which was not asked for`);
-    const blockHash = read.hash(log.blockHash, `${where} blockHash`);
-    if ('blockHash' in parameters && blockHash !== parameters.blockHash.toLowerCase()) read.fail(`${where} is in block ${blockHash}`);
-    logs.push({
-      blockNumber,
-      blockHash,
-      transactionHash: read.hash(log.transactionHash, `${where} transactionHash`),
-      transactionIndex: read.smallQuantity(log.transactionIndex, `${where} transactionIndex`),
-      logIndex: read.smallQuantity(log.logIndex, `${where} logIndex`),
-      token,
-      from: topicAddress(read.hash(topics[1], `${where} topic1`)),
-      to: topicAddress(read.hash(topics[2], `${where} topic2`)),
-      value: BigInt(data),
-    });
+    const log = decodeTransferLog(read, item, where);
+    if (log === null) continue;
+    if (log.blockNumber < from || log.blockNumber > to) read.fail(`${where} is in block ${log.blockNumber}, outside the range asked for`);
+    if (!tokens.some((address) => address.toLowerCase() === log.token)) read.fail(`${where} comes from ${log.token}, which was not asked for`);
+    if ('blockHash' in parameters && log.blockHash !== parameters.blockHash.toLowerCase()) read.fail(`${where} is in block ${log.blockHash}`);
+    logs.push(log);
   }
   return logs;
+}
+
+/**
+ * A log as a node answers it (in eth_getLogs or a receipt), decoded as an ERC-20 Transfer of any
+ * contract; null for a removed log or one without the ERC-20 shape (two indexed addresses and a
+ * 32-byte value, e.g. an ERC-721 Transfer, or another event).
+ */
+export function decodeTransferLog(read: RpcValueReader, item: unknown, where: string): TokenTransferLog | null {
+  const log = read.record(item, where);
+  if (log.removed === true) return null;
+  const topics = Array.isArray(log.topics) ? (log.topics as unknown[]) : read.fail(`${where} has no topics`);
+  const data = read.hexData(log.data, `${where} data`);
+  if (topics.length !== 3 || data.length !== 66) return null;
+  const topic0 = read.hash(topics[0], `${where} topic0`);
+  if (topic0 !== ERC20_TRANSFER_TOPIC) return null;
+  return {
+    blockNumber: read.smallQuantity(log.blockNumber, `${where} blockNumber`),
+    blockHash: read.hash(log.blockHash, `${where} blockHash`),
+    transactionHash: read.hash(log.transactionHash, `${where} transactionHash`),
+    transactionIndex: read.smallQuantity(log.transactionIndex, `${where} transactionIndex`),
+    logIndex: read.smallQuantity(log.logIndex, `${where} logIndex`),
+    token: read.address(log.address, `${where} address`).toLowerCase(),
+    from: topicAddress(read.hash(topics[1], `${where} topic1`)),
+    to: topicAddress(read.hash(topics[2], `${where} topic2`)),
+    value: BigInt(data),
+  };
 }
 
 /**

@@ -1,0 +1,30 @@
+import test from 'ava';
+import { paymentFixture, sessionFixture } from '../../../machines/checkout-session.fixture.ts';
+import type { CheckoutSessionStatus, SessionPayment } from '../../../machines/checkout-session.types.ts';
+import { ConflictError } from '../../shared/errors.ts';
+import { classifyRecovery } from './recover-transaction.ts';
+
+const payment = (transferId: string, status: SessionPayment['status'], late = false): SessionPayment =>
+  ({ ...paymentFixture(transferId, '100000000'), status, detectedAt: '2026-01-01T00:10:00.000Z', confirmedAt: status === 'confirmed' ? '2026-01-01T00:11:00.000Z' : null, late });
+const session = (status: CheckoutSessionStatus, payments: SessionPayment[]) => sessionFixture({ status, payments, amountReceived: '100000000' });
+
+test('a recovered transfer still pending is in process, whatever the session shows', (t) => {
+  const result = classifyRecovery(session('complete', [payment('a', 'confirmed'), payment('b', 'pending')]), ['b'], 12);
+  t.is(result.outcome, 'in_process');
+  t.regex(result.message, /12 blocks/);
+  t.is(classifyRecovery(session('open', []), ['b'], 1).outcome, 'in_process', 'not shown yet: still in process');
+});
+
+test('confirmed transfers give the session\'s outcome: complete, partial, or a late payment on a closed session', (t) => {
+  t.is(classifyRecovery(session('complete', [payment('a', 'confirmed')]), ['a'], 1).outcome, 'complete');
+  const partial = classifyRecovery(session('incomplete', [payment('a', 'confirmed')]), ['a'], 1);
+  t.is(partial.outcome, 'partial');
+  t.regex(partial.message, /100000000 of 300000000/);
+  t.is(classifyRecovery(session('expired', [payment('a', 'confirmed', true)]), ['a'], 1).outcome, 'late_payment');
+  t.is(classifyRecovery(session('canceled', [payment('a', 'confirmed', true)]), ['a'], 1).outcome, 'late_payment');
+});
+
+test('a transfer withdrawn after a reorg cannot be credited again: a conflict, not an outcome', (t) => {
+  const error = t.throws(() => classifyRecovery(session('open', [payment('a', 'withdrawn')]), ['a'], 1), { instanceOf: ConflictError });
+  t.is(error?.statusCode, 409);
+});

@@ -1,0 +1,287 @@
+import type { CheckoutSession } from '../../../machines/checkout-session.types.ts';
+import type { Bus } from '../../bus/bus.ts';
+import type { Environment, EventStore } from '../../event-store/event-store.ts';
+import { depositAddressKey } from '../../projections/checkout-sessions.projection.ts';
+import { COLLECTIONS, type ChainPaymentDoc, type CheckoutSessionDoc, type DepositAddressDoc } from '../../projections/collections.ts';
+import type { ProjectionRunner } from '../../projections/projection-runner.ts';
+import type { ReadStore } from '../../read-store/read-store.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { ConflictError, UnprocessableError, UpstreamError, ValidationError, WeirError } from '../../shared/errors.ts';
+import { encodeChainMessage, transferId, type ChainMessage, type ChainTransferMessage } from '../chain-messages.ts';
+import { acceptedAddress } from '../matcher.ts';
+import { createWatchedAddresses } from '../watched-addresses.ts';
+import { followedNetwork, type EvmFollowerNetwork } from './follower/evm-follower.ts';
+import { MalformedRpcResponseError, RpcEndpointsError } from './follower/errors.ts';
+import { extractTransfers } from './follower/extract-transfers.ts';
+import { getBlocksWithTransactions } from './follower/get-blocks.ts';
+import { getBlockNumber } from './follower/get-chain-head.ts';
+import { getTransactionReceipt } from './follower/get-receipt-statuses.ts';
+import { createRpcEndpoints, type RpcEndpoints } from './follower/rpc-endpoints.ts';
+import { NATIVE_ASSET_ADDRESS as NATIVE } from './networks/define-network.ts';
+import type { NetworkRegistry } from './networks/registry.ts';
+
+/**
+ * What recovering a transaction found, with the outcome names of the spec's recovery tool:
+ * `complete` (the session is complete), `partial` (it is still incomplete), `in_process` (the
+ * transfer is recorded but its block is not final yet), `wrong_token_or_network` (the transaction
+ * pays a deposit address of the organization in an asset or on a network its session does not
+ * take) and `wrong_claim` (it pays no deposit address of the organization). `late_payment` is
+ * Weir's own addition: the transfer is confirmed on a session that had already expired or been
+ * canceled, so the money is recorded (and swept) as a late payment but the session stays closed.
+ *
+ * The spec's "Missing Payment Intent" never arises: a Weir session fixes its amount, currency and
+ * deposit addresses when it is created, so no address exists before its payment intent does.
+ */
+export type RecoveryOutcome = 'complete' | 'partial' | 'in_process' | 'late_payment' | 'wrong_token_or_network' | 'wrong_claim';
+
+export type Recovery =
+  | { outcome: 'complete' | 'partial' | 'in_process' | 'late_payment' | 'wrong_token_or_network'; message: string; session: CheckoutSessionDoc }
+  | { outcome: 'wrong_claim'; message: string };
+
+export type RecoveryRequest = {
+  organizationId: string;
+  environment: Environment;
+  chainId: number;
+  transactionHash: string;
+  /** Only this session's deposit addresses count (and only its transfers are credited). */
+  checkoutSessionId?: string;
+};
+
+export type TransactionRecovery = {
+  /**
+   * Looks the transaction up on its network and credits its transfers to the tenant's sessions
+   * through the matcher, as the follower would have. Throws a 400 for a chain id the tenant's
+   * environment does not offer, a 404 for a transaction the network does not have, a 422 for a
+   * transaction that failed, a 409 while the chain reorganizes under it and a 502 when the
+   * network's RPC endpoints do not answer.
+   */
+  recover(request: RecoveryRequest): Promise<Recovery>;
+};
+
+export type TransactionRecoveryDeps = {
+  registry: Pick<NetworkRegistry, 'offered' | 'all' | 'endpoints'>;
+  bus: Bus;
+  readStore: ReadStore;
+  projections: ProjectionRunner;
+  eventStore: Pick<EventStore, 'headPosition'>;
+  clock: Pick<Clock, 'now'>;
+  /** How long to wait for the matcher and the read models to show what was published; 15 s unless given. */
+  settleTimeoutMs?: number;
+  rpcTimeoutMs?: number;
+  log?: (line: string) => void;
+};
+
+/** A transfer of the transaction to a deposit address of the tenant that cannot be credited, and why. */
+type Refused = { session: CheckoutSessionDoc; reason: string };
+
+export function createTransactionRecovery(deps: TransactionRecoveryDeps): TransactionRecovery {
+  const { registry, bus, readStore, projections, clock } = deps;
+  const log = deps.log ?? ((line: string) => console.warn(`[recovery] ${line}`));
+  const settleTimeoutMs = deps.settleTimeoutMs ?? 15_000;
+  const depositAddresses = readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
+  const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
+  const pools = new Map<number, RpcEndpoints>();
+
+  const rpcOf = (network: EvmFollowerNetwork): RpcEndpoints => {
+    let pool = pools.get(network.chainId);
+    if (!pool) {
+      pool = createRpcEndpoints({
+        network: network.network,
+        urls: registry.endpoints(network.chainId).http,
+        timeoutMs: deps.rpcTimeoutMs ?? 10_000,
+        batchSize: 10,
+        preferredRetryMs: 60_000,
+        log: (line) => log(`${network.network}: ${line}`),
+        now: () => Date.now(),
+        signal: new AbortController().signal,
+      });
+      pools.set(network.chainId, pool);
+    }
+    return pool;
+  };
+
+  /** The tenant's deposit address at `to` on `network` (and the requested session's, when one is named). */
+  const tenantAddress = async (request: RecoveryRequest, network: string, to: string): Promise<DepositAddressDoc | null> => {
+    const doc = await depositAddresses.get(depositAddressKey(network, to));
+    const mine = doc !== null && doc.organizationId === request.organizationId && doc.environment === request.environment
+      && (request.checkoutSessionId === undefined || doc.checkoutSessionId === request.checkoutSessionId);
+    return mine ? doc : null;
+  };
+
+  /** Reads what the chain says about the transaction: its block, the transaction and its receipt, and the head. */
+  async function readTransaction(network: EvmFollowerNetwork, transactionHash: string) {
+    const rpc = rpcOf(network);
+    const where = `transaction ${transactionHash} on ${network.network} (chain ${network.chainId})`;
+    try {
+      const receipt = await getTransactionReceipt(rpc, { network: network.network, transactionHash });
+      if (receipt === null) throw new WeirError(404, 'Not Found', 'transaction_not_found', `${where} not found: it does not exist or is not mined yet`);
+      if (!receipt.succeeded) throw new UnprocessableError(`${where} failed (reverted) and moved nothing`, 'transaction_failed');
+      const [block] = await getBlocksWithTransactions(rpc, { network: network.network, from: receipt.blockNumber, to: receipt.blockNumber });
+      const transaction = block?.transactions.find((t) => t.hash === receipt.transactionHash);
+      if (!block || block.hash !== receipt.blockHash || !transaction || receipt.transferLogs.some((l) => l.blockHash !== block.hash)) {
+        throw new ConflictError(`the chain is reorganizing around block ${receipt.blockNumber}, which holds ${where}; try again in a moment`, 'chain_reorganizing');
+      }
+      const head = await getBlockNumber(rpc, { network: network.network });
+      return { receipt, block: { ...block, transactions: [transaction] }, final: head - block.number + 1 >= network.confirmations };
+    } catch (error) {
+      if (error instanceof RpcEndpointsError || error instanceof MalformedRpcResponseError) {
+        throw new UpstreamError(`the RPC endpoints of ${network.network} did not give a usable answer about ${transactionHash}: ${error.message}`, 'chain_unavailable');
+      }
+      throw error;
+    }
+  }
+
+  /** Resolves true once `check` holds on the read models, false after the timeout. */
+  function settled(check: () => Promise<boolean>): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      let done = false;
+      let checking = false;
+      let again = false;
+      const finish = (error: unknown, ok: boolean): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        unsubscribe();
+        if (error) reject(error); else resolve(ok);
+      };
+      const run = async (): Promise<void> => {
+        if (checking) { again = true; return; }
+        checking = true;
+        try {
+          do {
+            again = false;
+            if (await check()) { finish(null, true); return; }
+          } while (again && !done);
+        } catch (error) {
+          finish(error, false);
+        } finally {
+          checking = false;
+        }
+      };
+      const unsubscribe = projections.onAdvanced(() => void run());
+      const timer = setTimeout(() => finish(null, false), settleTimeoutMs);
+      void run();
+    });
+  }
+
+  return {
+    async recover(request) {
+      const definition = registry.offered(request.environment).find((n) => n.chainId === request.chainId);
+      if (!definition) {
+        throw new ValidationError('chainId', `no ${request.environment} network with chain id ${request.chainId} is followed by this Weir${request.environment === 'test' ? ' (test keys see testnets only)' : ' (live keys see mainnets only)'}`, 'chain_unsupported');
+      }
+      const network = followedNetwork(definition);
+      const { receipt, block, final } = await readTransaction(network, request.transactionHash);
+      const transaction = block.transactions[0]!;
+
+      // Every address the transaction moves value to (native value, then Transfer logs of any token).
+      const moves = [
+        ...(transaction.to !== null && transaction.value > 0n ? [{ token: NATIVE, to: transaction.to, value: transaction.value }] : []),
+        ...receipt.transferLogs.filter((l) => l.value > 0n),
+      ];
+      const watched = createWatchedAddresses();
+      const targets = new Map<string, DepositAddressDoc>();
+      for (const to of new Set(moves.map((m) => m.to.toLowerCase()))) {
+        const target = await tenantAddress(request, network.network, to);
+        if (target) { watched.add(network.network, to); targets.set(to, target); }
+      }
+
+      // The transfers the follower would have published for these addresses, from the follower's own extraction.
+      const nativeAsset = { address: NATIVE, symbol: network.nativeSymbol, decimals: network.nativeDecimals };
+      const transfers = extractTransfers({
+        network: network.network, chainId: network.chainId, nativeAsset, tokens: network.tokens, watched, blocks: [block], logs: receipt.transferLogs,
+        succeededNative: new Set([transaction.hash]), observedAt: new Date(clock.now()).toISOString(),
+      });
+      const credited: { message: ChainTransferMessage; session: CheckoutSessionDoc }[] = [];
+      const refused: Refused[] = [];
+      for (const message of transfers) {
+        const session = await sessions.get(targets.get(message.to.toLowerCase())!.checkoutSessionId);
+        if (!session) continue;
+        if (acceptedAddress(session, message)) credited.push({ message, session });
+        else refused.push({ session, reason: `${message.asset.symbol} on ${network.network}, which checkout session ${session.id} does not accept there` });
+      }
+      refused.push(...(await refusedElsewhere(request, network, moves, targets)));
+
+      if (credited.length === 0) {
+        const first = refused[0];
+        if (first) return { outcome: 'wrong_token_or_network', session: first.session, message: `wrong token or network: the transaction sent ${first.reason}; it cannot be credited, contact support to return the funds` };
+        return { outcome: 'wrong_claim', message: `wrong claim: transaction ${request.transactionHash} on ${network.network} pays no ${request.checkoutSessionId ? `deposit address of checkout session ${request.checkoutSessionId}` : 'checkout session of this organization'}; use the correct payment link` };
+      }
+
+      // Exactly what the follower publishes; the matcher credits and confirms idempotently, so a
+      // transfer it already has changes nothing. (A `final` the follower already published for this
+      // block within the bus's duplicate window is dropped as a duplicate; its transfers are confirmed then.)
+      const messages: ChainMessage[] = credited.map((c) => c.message);
+      if (final) messages.push({ type: 'final', network: network.network, chainId: network.chainId, blockNumber: block.number, blockHash: block.hash, observedAt: new Date(clock.now()).toISOString() });
+      for (const message of messages) {
+        const { subject, data, messageId } = encodeChainMessage(message);
+        await bus.publish(subject, data, { messageId });
+      }
+      const ids = credited.map((c) => transferId(c.message));
+      const shown = await settled(async () => {
+        for (const id of ids) {
+          const payment = await payments.get(id);
+          if (!payment || (final && payment.status === 'pending')) return false;
+        }
+        return true;
+      });
+      // The events that followed the transfer's (completion, late payment) were appended with it: wait for those too.
+      const head = await deps.eventStore.headPosition();
+      if (shown && head !== null) await projections.waitFor(head, settleTimeoutMs);
+      const session = (await sessions.get(credited[0]!.session.id)) ?? credited[0]!.session;
+      const mine = ids.filter((_, index) => credited[index]!.session.id === session.id);
+      return { ...classifyRecovery(session, mine, network.confirmations), session };
+    },
+  };
+
+  /**
+   * Token transfers of the transaction to the tenant's deposit addresses that are not credited: a
+   * token the network's registry does not list, or an address of the tenant on another network
+   * (a CREATE2 deposit address can be the same on several chains).
+   */
+  async function refusedElsewhere(request: RecoveryRequest, network: EvmFollowerNetwork, moves: readonly { token: string; to: string }[], targets: ReadonlyMap<string, DepositAddressDoc>): Promise<Refused[]> {
+    const known = new Set([NATIVE, ...network.tokens.map((t) => t.address.toLowerCase())]);
+    const others = registry.all().filter((n) => n.environment === request.environment && n.chainId !== network.chainId);
+    const refused: Refused[] = [];
+    for (const log of moves) {
+      const to = log.to.toLowerCase();
+      const here = targets.get(to);
+      if (here && !known.has(log.token)) {
+        const session = await sessions.get(here.checkoutSessionId);
+        if (session) refused.push({ session, reason: `token ${log.token}, which Weir does not take on ${network.network}` });
+        continue;
+      }
+      if (here) continue;
+      for (const other of others) {
+        const elsewhere = await tenantAddress(request, other.network, to);
+        const session = elsewhere ? await sessions.get(elsewhere.checkoutSessionId) : null;
+        if (session) refused.push({ session, reason: `funds on ${network.network} to the deposit address checkout session ${session.id} has on ${other.network}` });
+      }
+    }
+    return refused;
+  }
+}
+
+/**
+ * The outcome for a session once the recovered transfers (`transferIds`) were published: pending
+ * transfers are `in_process`; confirmed ones leave the session complete, incomplete (`partial`), or
+ * closed with a late payment. A transfer withdrawn after a reorg is never credited again under the
+ * same id, which is a conflict to report rather than an outcome.
+ */
+export function classifyRecovery(session: CheckoutSession, transferIds: readonly string[], confirmations: number): { outcome: 'complete' | 'partial' | 'in_process' | 'late_payment'; message: string } {
+  const recovered = session.payments.filter((p) => transferIds.includes(p.transferId));
+  if (recovered.length > 0 && recovered.every((p) => p.status === 'withdrawn')) {
+    throw new ConflictError(`the transfer was withdrawn from checkout session ${session.id} after a chain reorganization and cannot be credited again`, 'payment_withdrawn');
+  }
+  if (recovered.length === 0 || recovered.some((p) => p.status === 'pending')) {
+    return { outcome: 'in_process', message: `in process: the transaction is detected and waits for network confirmation (${confirmations} block${confirmations === 1 ? '' : 's'}); recover it again once its block has them` };
+  }
+  switch (session.status) {
+    case 'complete': return { outcome: 'complete', message: 'complete payment: the checkout session is complete' };
+    case 'incomplete': return { outcome: 'partial', message: `partial payment: ${session.amountReceived} of ${session.amountTotal} received; the payer completes the remaining amount` };
+    case 'expired':
+    case 'canceled': return { outcome: 'late_payment', message: `late payment: the checkout session was already ${session.status}; the funds are recorded as a late payment` };
+    default: return { outcome: 'in_process', message: 'in process: the transaction is recorded and the checkout session is being updated' };
+  }
+}
