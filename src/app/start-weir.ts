@@ -42,6 +42,20 @@ import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook-sender.ts';
 import type { WeirConfig } from './config.ts';
 
+
+/** How long `startWeir` waits for each chain follower's starting point before taking requests anyway. */
+const FOLLOWER_READY_TIMEOUT_MS = 15_000;
+
+/** Whether `promise` settles within `ms` (real time: this waits on a remote node, not on Weir's clock). */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
+  try {
+    return await Promise.race([promise.then(() => true, () => true), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 export type Weir = {
   url: string;
   port: number;
@@ -136,6 +150,14 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
     log: (line) => log(`[ingest ${network.network}] ${line}`),
   }));
   for (const follower of followers) await follower.start();
+  // No session before each follower has a starting point that survives a crash (see `ready`):
+  // otherwise a payer could pay in a block that a follower started later will never read. A chain
+  // that does not answer does not keep Weir down; what is paid before its first look needs recovery.
+  await Promise.all(followers.map(async (follower, index) => {
+    if (!(await settlesWithin(follower.ready(), FOLLOWER_READY_TIMEOUT_MS))) {
+      log(`[ingest ${offeredEvm[index]!.network}] no chain head within ${FOLLOWER_READY_TIMEOUT_MS / 1000} s: following from the first head it reads; a payment made before that needs POST /api/v1/checkout/sessions/auto-recover-by-transaction-hash`);
+    }
+  }));
 
   const sweeper = createSweeper({ clock, readStore, projections, commands, executors, batchDelayMs: overrides.sweepBatchDelayMs });
   sweeper.start();

@@ -301,3 +301,56 @@ test.serial('an endpoint that serves blocks that do not chain: no busy loop, the
   await waitUntil('the payment once the endpoint heals', () => transfersIn(spy.publications).find((transfer) => transfer.transactionHash === paid.hash));
   t.is(reorgsIn(spy.publications).length, 0, 'a block that does not chain is no reorg');
 });
+
+test.serial('ready: not before a first start has saved the head it starts from, at once with a checkpoint, and on stop', async (t) => {
+  const { chain } = setUp(t, { confirmations: 1 });
+  let nodeAnswers = false;
+  const proxy = await startRpcProxy(chain.node.rpcUrl, (call) => (nodeAnswers || call.method !== 'eth_blockNumber' ? undefined : { code: -32000, message: 'node still starting' }));
+  t.teardown(() => proxy.close());
+  // A checkpoint store whose writes wait for the test's go, so "saved" and "ready" can be told apart.
+  const stored = createInMemoryCheckpointStore();
+  let allowWrites: () => void = () => {};
+  const writesAllowed = new Promise<void>((resolve) => { allowWrites = resolve; });
+  let writeAsked = false;
+  const checkpoints: CheckpointStore = {
+    get: (name) => stored.get(name),
+    async set(name, checkpoint) {
+      writeAsked = true;
+      await writesAllowed;
+      await stored.set(name, checkpoint);
+    },
+  };
+  const { follower } = setUp(t, { confirmations: 1, checkpoints, deps: { rpc: { http: [proxy.url], ws: [] }, maxBackoffMs: 50 } });
+  const seen: { savedWhenReady: number | null } = { savedWhenReady: null };
+  void follower.ready().then(() => { seen.savedWhenReady = stored.history(network).length; });
+  await follower.start();
+
+  // Without a head there is no starting point yet: not ready.
+  await waitUntil('a few refused head requests', () => proxy.refused.filter((call) => call.method === 'eth_blockNumber').length >= 3);
+  t.is(seen.savedWhenReady, null);
+  // With a head, but its starting point not yet written: still not ready.
+  nodeAnswers = true;
+  const head = await chain.blockNumber();
+  await waitUntil('the first checkpoint write to begin', () => writeAsked);
+  await sleep(100);
+  t.is(seen.savedWhenReady, null, 'not ready while the starting point is being written');
+  allowWrites();
+  await follower.ready();
+  t.is(seen.savedWhenReady, 1, 'ready once the starting point is saved');
+  t.true(stored.history(network)[0]!.nextBlock >= Number(head), 'it starts at the head it read');
+  await follower.stop();
+
+  // The next start resumes from that checkpoint: ready at once, even while the node answers nothing.
+  nodeAnswers = false;
+  const again = setUp(t, { confirmations: 1, checkpoints: stored, deps: { rpc: { http: [proxy.url], ws: [] }, maxBackoffMs: 50 } });
+  await again.follower.start();
+  await again.follower.ready();
+  await again.follower.stop();
+
+  // A follower stopped before it ever had a starting point does not keep its waiters waiting.
+  const never = setUp(t, { confirmations: 1, checkpoints: createInMemoryCheckpointStore(), deps: { rpc: { http: [proxy.url], ws: [] }, maxBackoffMs: 50 } });
+  await never.follower.start();
+  await never.follower.stop();
+  await never.follower.ready();
+  t.pass();
+});

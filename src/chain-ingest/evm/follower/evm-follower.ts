@@ -124,6 +124,12 @@ export type EvmFollowerCounters = {
 export type EvmFollower = {
   /** Loads the checkpoint and starts following. Throws on bad configuration or an unusable checkpoint. */
   start(): Promise<void>;
+  /**
+   * Resolves once the follower has a starting point that survives a crash: its checkpoint, or on a
+   * first start the head it saved as one. Until then a payment could land in a block the follower
+   * will never read, so Weir takes no sessions before this (see start-weir). Also resolves on stop().
+   */
+  ready(): Promise<void>;
   /** Stops following: unsubscribes, cancels timers and in-flight requests, waits for the current step. */
   stop(): Promise<void>;
   status(): EvmFollowerStatus;
@@ -190,6 +196,8 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   let stopping: Promise<void> | undefined;
 
   let state: FollowerState | undefined;
+  let markReady: () => void = () => {};
+  const readiness = new Promise<void>((resolve) => { markReady = resolve; });
   let head: number | undefined;
   /** A head announced with its hash at or below the processed height: checked once for a same-height reorg. */
   let tipToCheck: NewHead | undefined;
@@ -331,6 +339,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
       const fresh = initialState(start);
       await save(fresh);
       state = fresh;
+      markReady();
       log(`no checkpoint: starting at block ${start}`);
     }
     await followToHead();
@@ -589,13 +598,19 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
         lifecycle = 'stopped';
         throw error;
       }
-      if (state !== undefined) log(`resuming at block ${state.nextBlock} (${state.window.length} blocks in the window, ${pendingFinalCount(state)} finals owed)`);
+      if (state !== undefined) {
+        markReady();
+        log(`resuming at block ${state.nextBlock} (${state.window.length} blocks in the window, ${pendingFinalCount(state)} finals owed)`);
+      }
       socketConnecting = connectSocket();
       track(socketConnecting);
       loop = run();
     },
 
+    ready: () => readiness,
+
     stop() {
+      markReady();
       stopping ??= (async () => {
         if (lifecycle === 'new') {
           lifecycle = 'stopped';
