@@ -1,4 +1,5 @@
 import type { Aggregate } from './aggregate.ts';
+import { doublingDelay } from '../shared/backoff.ts';
 
 /**
  * One mail that follows from an event (a reminder, a receipt, an invoice the system sent), as a
@@ -22,8 +23,7 @@ export const FIRST_MAIL_RETRY_DELAY_MS = MINUTE_MS;
 export const MAX_MAIL_RETRY_DELAY_MS = 60 * MINUTE_MS;
 
 /** Wait after failed attempt `attempt` (1-based) before the next one. */
-export const mailRetryDelayMs = (attempt: number): number =>
-  Math.min(FIRST_MAIL_RETRY_DELAY_MS * 2 ** Math.min(attempt - 1, 30), MAX_MAIL_RETRY_DELAY_MS);
+export const mailRetryDelayMs = (attempt: number): number => doublingDelay(attempt, FIRST_MAIL_RETRY_DELAY_MS, MAX_MAIL_RETRY_DELAY_MS);
 
 export const mailAggregate: Aggregate<MailState, MailEvent, MailCommand> = {
   category: 'mail',

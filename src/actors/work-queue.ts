@@ -2,6 +2,7 @@ import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { InvalidStateError, NotFoundError } from '../shared/errors.ts';
+import { doublingDelay } from '../shared/backoff.ts';
 
 const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 5 * 60_000;
@@ -20,7 +21,7 @@ type Failure = { failures: number; retryAt: number };
 /** One more failure at `now`: the wait doubles from a second, capped at five minutes. */
 const failedAgain = (previous: Failure | null | undefined, now: number): Failure => {
   const failures = (previous?.failures ?? 0) + 1;
-  return { failures, retryAt: now + Math.min(FIRST_RETRY_MS * 2 ** Math.min(failures - 1, 30), MAX_RETRY_MS) };
+  return { failures, retryAt: now + doublingDelay(failures, FIRST_RETRY_MS, MAX_RETRY_MS) };
 };
 
 /**

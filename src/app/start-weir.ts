@@ -159,7 +159,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
     }
   }));
 
-  const sweeper = createSweeper({ clock, readStore, projections, commands, executors, batchDelayMs: overrides.sweepBatchDelayMs });
+  const sweeper = createSweeper({ clock, readStore, projections, commands, executors, batchDelayMs: overrides.sweepBatchDelayMs, log: (line) => log(`[sweeper] ${line}`) });
   sweeper.start();
 
   const server: Server = createServer();

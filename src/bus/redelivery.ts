@@ -1,3 +1,5 @@
+import { doublingDelay } from '../shared/backoff.ts';
+
 /** Default delay before a message whose handler threw is delivered again. */
 export const defaultRedeliveryDelayMs = 50;
 /** Default ceiling of the redelivery backoff. */
@@ -8,6 +10,5 @@ export const defaultMaxRedeliveryDelayMs = 1_000;
  * failure, never more than `maxMs`.
  */
 export function redeliveryDelay(deliveryCount: number, baseMs: number, maxMs: number): number {
-  const exponent = Math.min(Math.max(deliveryCount - 1, 0), 30);
-  return Math.max(0, Math.min(baseMs * 2 ** exponent, maxMs));
+  return doublingDelay(deliveryCount, baseMs, maxMs);
 }

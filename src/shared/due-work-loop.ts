@@ -1,6 +1,9 @@
+import { doublingDelay } from './backoff.ts';
 import type { Clock } from './clock.ts';
 
-const RETRY_AFTER_FAILURE_MS = 1000;
+/** After a failed run the loop looks again in a second, doubling per failure in a row up to five minutes. */
+const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 5 * 60_000;
 
 export type DueWorkLoop = {
   /** Look again for due work (new work arrived, or some finished). */
@@ -11,14 +14,19 @@ export type DueWorkLoop = {
 /**
  * Runs work when it falls due on the injected clock: `runDue(now)` handles what is due, then
  * `nextDue()` says when to look again. Runs never overlap; a poke during a run causes one more.
+ * A run that throws is retried on the clock, the wait doubling per failure in a row (see
+ * `doublingDelay`), so a store outage is neither hammered nor logged every second.
  */
 export function createDueWorkLoop(deps: {
   name: string;
   clock: Clock;
   runDue(now: number): Promise<void>;
   nextDue(): Promise<number | null>;
+  log?: (line: string) => void;
 }): DueWorkLoop {
   const { clock } = deps;
+  const log = deps.log ?? ((line: string) => console.error(line));
+  let failures = 0;
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
@@ -38,10 +46,13 @@ export function createDueWorkLoop(deps: {
     running = (async () => {
       try {
         do { again = false; await runOnce(); } while (again && !stopped);
+        failures = 0;
       } catch (error) {
-        console.error(`[${deps.name}] failed; retrying in ${RETRY_AFTER_FAILURE_MS} ms:`, error);
+        failures += 1;
+        const waitMs = doublingDelay(failures, FIRST_RETRY_MS, MAX_RETRY_MS);
+        log(`[${deps.name}] failed (${failures} time(s) in a row); retrying in ${waitMs} ms: ${(error as Error).stack ?? String(error)}`);
         cancelTimer?.();
-        if (!stopped) cancelTimer = clock.schedule(clock.now() + RETRY_AFTER_FAILURE_MS, poke);
+        if (!stopped) cancelTimer = clock.schedule(clock.now() + waitMs, poke);
       } finally {
         running = null;
       }

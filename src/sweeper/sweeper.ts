@@ -6,6 +6,7 @@ import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { createDueWorkLoop } from '../shared/due-work-loop.ts';
+import { doublingDelay } from '../shared/backoff.ts';
 
 export type SweepRequest = { checkoutSessionId: string; depositAddress: string; merchantAddress: string; assets: string[] };
 
@@ -148,7 +149,7 @@ export function createSweeper(deps: {
     networkRetryAt.delete(network);
     for (const { doc, reason } of failedAlone) {
       const failures = (depositBackoff.get(doc._id)?.failures ?? 0) + 1;
-      const waitMs = Math.min(retryAfterMs * 2 ** Math.min(failures - 1, 30), maxRetryAfterMs);
+      const waitMs = doublingDelay(failures, retryAfterMs, maxRetryAfterMs);
       depositBackoff.set(doc._id, { failures, retryAt: clock.now() + waitMs });
       log(
         `sweep of deposit address ${doc.depositAddress} (checkout session ${doc.checkoutSessionId}) on ${network} failed on its own ` +

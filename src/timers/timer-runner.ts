@@ -5,6 +5,7 @@ import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { createDueWorkLoop } from '../shared/due-work-loop.ts';
+import { doublingDelay } from '../shared/backoff.ts';
 
 const RESCAN_DEBOUNCE_MS = 200;
 const BATCH = 500;
@@ -60,6 +61,7 @@ export function createTimerRunner(deps: {
   const loop = createDueWorkLoop({
     name: 'timers',
     clock,
+    log,
     async runDue(now) {
       const due = await timers.find({ fireAt: { $lte: now } }, { sort: { fireAt: 1 }, limit: BATCH + spent.size + failing.size });
       for (const timer of due) {
@@ -72,7 +74,7 @@ export function createTimerRunner(deps: {
         } catch (error) {
           // One timer whose command fails (a bug, a store outage) must not hold up the others.
           const failures = failed && failed.scheduling === scheduling(timer) ? failed.failures + 1 : 1;
-          const retryAt = clock.now() + Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), MAX_RETRY_MS);
+          const retryAt = clock.now() + doublingDelay(failures, FIRST_RETRY_MS, MAX_RETRY_MS);
           failing.set(timer._id, { scheduling: scheduling(timer), failures, retryAt });
           log(`[timers] ${timer.kind} ${timer._id} failed (attempt ${failures}); retrying at ${new Date(retryAt).toISOString()}: ${(error as Error).message}`);
         }

@@ -39,6 +39,7 @@ import { createAdaptiveRange, ERC20_TRANSFER_TOPIC, getTransferLogs, type TokenT
 import { bloomMayContain } from './logs-bloom.ts';
 import { subscribeNewHeads, type NewHead, type NewHeadsSubscription } from './new-heads.ts';
 import { createRpcEndpoints, type RpcCounters } from './rpc-endpoints.ts';
+import { doublingDelay } from '../../../shared/backoff.ts';
 
 /** The followed network, as the network registry describes it. */
 export type EvmFollowerNetwork = {
@@ -654,7 +655,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
 
 /** Exponential backoff from `base`, capped at `max`, with ±20 % jitter so followers do not retry in step. */
 function backoff(attempt: number, base: number, max: number): number {
-  const plain = Math.min(max, base * 2 ** Math.min(attempt - 1, 20));
+  const plain = doublingDelay(attempt, base, max);
   return Math.round(plain * (0.8 + Math.random() * 0.4));
 }
 
