@@ -7,7 +7,7 @@
  *   node --import tsx bench/replay-measure.ts PATH/events.sqlite3 [--batch 250] [--skip-read-all]
  */
 import { createSqliteEventStore } from '../src/event-store/sqlite-event-store.ts';
-import { ALL_PROJECTIONS, EMBEDDED_INDEXED_FIELDS } from '../src/projections/all-projections.ts';
+import { ALL_PROJECTIONS, INDEXED_FIELDS } from '../src/projections/all-projections.ts';
 import { createProjectionRunner } from '../src/projections/projection-runner.ts';
 import { createEmbeddedReadStore } from '../src/read-store/embedded-read-store.ts';
 
@@ -46,7 +46,7 @@ async function main(argv: string[]): Promise<void> {
   }
   const rssAfterReadAll = process.memoryUsage.rss();
 
-  const readStore = createEmbeddedReadStore({ indexedFields: EMBEDDED_INDEXED_FIELDS, writes: 'trusted' });
+  const readStore = createEmbeddedReadStore({ indexedFields: INDEXED_FIELDS, writes: 'trusted' });
   const runner = createProjectionRunner({ eventStore, readStore, projections: ALL_PROJECTIONS });
   let peak = process.memoryUsage.rss();
   const cpuBefore = process.cpuUsage();

@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { SQLITE_EVENT_STORE_FILE } from '../src/event-store/open-event-store.ts';
 import { createSqliteEventStore } from '../src/event-store/sqlite-event-store.ts';
-import { ALL_PROJECTIONS, EMBEDDED_INDEXED_FIELDS } from '../src/projections/all-projections.ts';
+import { ALL_PROJECTIONS, INDEXED_FIELDS } from '../src/projections/all-projections.ts';
 import { createEmbeddedReadStore } from '../src/read-store/embedded-read-store.ts';
 import type { ReplayMeasurement } from './replay-measure.ts';
 import { cliArgs } from './support/cli-args.ts';
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     if (settings.reuse === null) {
       process.stderr.write(`[bench:replay] writing about ${settings.events.toLocaleString('en-US')} events into ${dbPath} through the command handlers ...\n`);
       const eventStore = createSqliteEventStore({ path: dbPath });
-      const live = createEmbeddedReadStore({ indexedFields: EMBEDDED_INDEXED_FIELDS, writes: 'trusted' });
+      const live = createEmbeddedReadStore({ indexedFields: INDEXED_FIELDS, writes: 'trusted' });
       const started = performance.now();
       let lastReport = 0;
       const summary = await writeRealisticLog({

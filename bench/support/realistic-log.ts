@@ -22,7 +22,7 @@ import { webhookEndpointAggregate } from '../../src/actors/webhook-endpoint.ts';
 import { transferId } from '../../src/chain-ingest/chain-messages.ts';
 import { createTestRail, TEST_NETWORK } from '../../src/chain-ingest/test-rail.ts';
 import type { Environment, EventStore } from '../../src/event-store/event-store.ts';
-import { ALL_PROJECTIONS, EMBEDDED_INDEXED_FIELDS } from '../../src/projections/all-projections.ts';
+import { ALL_PROJECTIONS, INDEXED_FIELDS } from '../../src/projections/all-projections.ts';
 import { COLLECTIONS, type WebhookDeliveryDoc } from '../../src/projections/collections.ts';
 import { createProjectionRunner } from '../../src/projections/projection-runner.ts';
 import { createEmbeddedReadStore } from '../../src/read-store/embedded-read-store.ts';
@@ -93,7 +93,7 @@ export async function writeRealisticLog(options: RealisticLogOptions): Promise<R
 
   const clock = createManualClock(Date.parse('2026-03-01T08:00:00.000Z'));
   const tick = (ms: number) => clock.advanceBy(ms);
-  const readStore = options.readStore ?? createEmbeddedReadStore({ indexedFields: EMBEDDED_INDEXED_FIELDS, writes: 'trusted' });
+  const readStore = options.readStore ?? createEmbeddedReadStore({ indexedFields: INDEXED_FIELDS, writes: 'trusted' });
   const commands = createCommandHandler({ eventStore, clock });
   const projections = createProjectionRunner({ eventStore, readStore, projections: ALL_PROJECTIONS });
   await projections.start();

@@ -21,7 +21,7 @@ import { createTransactionRecovery } from '../chain-ingest/evm/recover-transacti
 import { createFileCheckpointStore } from '../chain-ingest/evm/follower/file-checkpoint-store.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { openEventStore } from '../event-store/open-event-store.ts';
-import { ALL_PROJECTIONS, EMBEDDED_INDEXED_FIELDS } from '../projections/all-projections.ts';
+import { ALL_PROJECTIONS, INDEXED_FIELDS } from '../projections/all-projections.ts';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/projection-runner.ts';
 import { createApiApp } from '../read-api/app.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
@@ -87,7 +87,7 @@ export type WeirOverrides = {
 export async function openStores(config: Pick<WeirConfig, 'dataDir' | 'kurrentDbUrl' | 'mongoDbUrl'>) {
   const eventStore = await openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir });
   // Projections build a new object for every change and never mutate a stored one.
-  const readStore = await openReadStore({ mongoDbUrl: config.mongoDbUrl, embeddedIndexedFields: EMBEDDED_INDEXED_FIELDS, embeddedWrites: 'trusted' });
+  const readStore = await openReadStore({ mongoDbUrl: config.mongoDbUrl, indexedFields: INDEXED_FIELDS, embeddedWrites: 'trusted' });
   return { eventStore, readStore };
 }
 

@@ -15,9 +15,10 @@ import { webhooksProjection } from './webhooks.projection.ts';
 export const ALL_PROJECTIONS: Projection[] = [tenancyProjection, catalogProjection, customersProjection, couponsProjection, checkoutSessionsProjection, invoicesProjection, subscriptionsProjection, paymentLinksProjection, sweepsProjection, mailsProjection, webhooksProjection];
 
 /**
- * Exact-match indexes for the embedded read store: tenant filters (every list), `status`
+ * Fields every read-model collection is indexed on: tenant filters (every list), `status`
  * (pending deliveries for the dispatcher, pending payments for the matcher, list filters) and
- * `subscriptionId` (a subscription's bills, looked up at each renewal). Each is built by the first
- * query that filters on it.
+ * `subscriptionId` (a subscription's bills, looked up at each renewal). The embedded store keeps
+ * in-memory equality indexes on them, each built by the first query that filters on it; MongoDB
+ * gets a single-field index on each.
  */
-export const EMBEDDED_INDEXED_FIELDS = ['organizationId', 'status', 'subscriptionId'] as const;
+export const INDEXED_FIELDS = ['organizationId', 'status', 'subscriptionId'] as const;

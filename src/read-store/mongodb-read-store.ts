@@ -19,6 +19,13 @@ export type MongoReadStoreOptions = {
   url: string;
   /** Defaults to the database named in the URL's path, else `weir`. */
   databaseName?: string;
+  /**
+   * Fields to keep a single-field index on in every collection (e.g. `organizationId`, so lists and
+   * work queues do not scan). Created before a collection's first use and again after `dropAll`;
+   * an index MongoDB refuses is logged and left out, as queries answer the same without it.
+   */
+  indexedFields?: readonly string[];
+  log?: (line: string) => void;
 };
 
 type CheckpointDocument = { _id: string; position: string | null };
@@ -39,7 +46,7 @@ const databaseNameInUrl = (url: string): string | null => {
  * start. Documents are checked to be plain JSON before writing (a bigint would otherwise be
  * written as an Int64 and read back as a lossy number); `get` and `find` return fresh objects.
  */
-export const createMongoReadStore = async ({ url, databaseName }: MongoReadStoreOptions): Promise<ReadStore> => {
+export const createMongoReadStore = async ({ url, databaseName, indexedFields = [], log = (line) => console.warn(line) }: MongoReadStoreOptions): Promise<ReadStore> => {
   const client = new MongoClient(url, {
     // Read 64-bit integers as numbers, never as bigint; documents hold money as strings anyway.
     useBigInt64: false,
@@ -51,6 +58,22 @@ export const createMongoReadStore = async ({ url, databaseName }: MongoReadStore
   const db = client.db(databaseName ?? databaseNameInUrl(url) ?? DEFAULT_DATABASE_NAME);
   const checkpoints = db.collection<CheckpointDocument>(CHECKPOINTS_COLLECTION);
   const handles = new Map<string, Collection>();
+  const indexes = [...new Set(indexedFields)].filter((field) => field !== '_id').map((field) => ({ key: { [field]: 1 as const }, name: `weir_${field}` }));
+  /** Per collection, its indexes being (or having been) created; forgotten when `dropAll` drops them. */
+  const indexesCreated = new Map<string, Promise<void>>();
+  const ensureIndexes = (name: string): Promise<void> => {
+    let created = indexesCreated.get(name);
+    if (created === undefined) {
+      created = indexes.length === 0
+        ? Promise.resolve()
+        : db.collection(name).createIndexes(indexes).then(
+          () => undefined,
+          (error: unknown) => log(`[read-store] MongoDB refused the indexes of ${name} (queries still answer, scanning): ${(error as Error).message}`),
+        );
+      indexesCreated.set(name, created);
+    }
+    return created;
+  };
 
   const createHandle = (name: string): Collection => {
     const collection = db.collection<ReadDocument>(name);
@@ -60,12 +83,14 @@ export const createMongoReadStore = async ({ url, databaseName }: MongoReadStore
       },
       async put(doc) {
         const stored = copyReadDocument(doc, { freeze: false });
+        await ensureIndexes(name);
         await collection.replaceOne({ _id: stored._id }, stored, { upsert: true });
       },
       async delete(id) {
         await collection.deleteOne({ _id: id });
       },
       async find(filter, options) {
+        await ensureIndexes(name);
         const { sort, skip, limit } = normalizeFindOptions(options);
         const findOptions: MongoFindOptions = {};
         if (sort !== null) findOptions.sort = sort;
@@ -74,6 +99,7 @@ export const createMongoReadStore = async ({ url, databaseName }: MongoReadStore
         return collection.find(filter as MongoFilter<ReadDocument>, findOptions).toArray();
       },
       async count(filter) {
+        await ensureIndexes(name);
         return collection.countDocuments(filter as MongoFilter<ReadDocument>);
       },
       async aggregate(pipeline) {
@@ -105,6 +131,7 @@ export const createMongoReadStore = async ({ url, databaseName }: MongoReadStore
       await checkpoints.replaceOne({ _id: name }, { position: encodeCheckpoint(position) }, { upsert: true });
     },
     async dropAll() {
+      await Promise.all(indexesCreated.values());
       const existing = await db.listCollections({}, { nameOnly: true }).toArray();
       await Promise.all(
         existing
@@ -118,6 +145,8 @@ export const createMongoReadStore = async ({ url, databaseName }: MongoReadStore
             }
           }),
       );
+      // Dropping a collection dropped its indexes: its next use creates them again.
+      indexesCreated.clear();
     },
     async close() {
       await client.close();

@@ -7,17 +7,17 @@ export type OpenReadStoreOptions = {
   mongoDbUrl?: string;
   /** MongoDB only: defaults to the database in the URL's path, else `weir`. */
   mongoDbDatabaseName?: string;
-  /** Embedded only: fields to keep exact-match indexes on (see `createEmbeddedReadStore`). */
-  embeddedIndexedFields?: readonly string[];
+  /** Fields to index: exact-match indexes in the embedded store, single-field indexes in MongoDB. */
+  indexedFields?: readonly string[];
   /** Embedded only: see `EmbeddedReadStoreOptions.writes`. */
   embeddedWrites?: 'checked' | 'trusted';
 };
 
 /** The MongoDB read store when a URL is given (connected before resolving), else the embedded one. */
 export const openReadStore = async (options: OpenReadStoreOptions = {}): Promise<ReadStore> => {
-  const { mongoDbUrl, mongoDbDatabaseName, embeddedIndexedFields, embeddedWrites } = options;
+  const { mongoDbUrl, mongoDbDatabaseName, indexedFields, embeddedWrites } = options;
   if (mongoDbUrl !== undefined && mongoDbUrl !== '') {
-    return createMongoReadStore({ url: mongoDbUrl, databaseName: mongoDbDatabaseName });
+    return createMongoReadStore({ url: mongoDbUrl, databaseName: mongoDbDatabaseName, indexedFields });
   }
-  return createEmbeddedReadStore({ indexedFields: embeddedIndexedFields, writes: embeddedWrites });
+  return createEmbeddedReadStore({ indexedFields: indexedFields, writes: embeddedWrites });
 };

@@ -24,19 +24,44 @@ if (mongoDbUrl) {
   readStoreContract(test, 'mongodb', async () => {
     const databaseName = `${run}_${++stores}`;
     const store = await createMongoReadStore({ url: mongoDbUrl, databaseName });
-    return {
-      store,
-      cleanup: async () => {
-        await store.close();
-        const client = new MongoClient(mongoDbUrl);
-        try {
-          await client.db(databaseName).dropDatabase();
-        } finally {
-          await client.close();
-        }
-      },
+    return { store, cleanup: async () => { await store.close(); await dropDatabase(mongoDbUrl, databaseName); } };
+  });
+
+  // The same contract with indexes on, and the indexes themselves: there before a collection's
+  // first use, there again after dropAll (which drops them with the collections).
+  readStoreContract(test, 'mongodb with indexes', async () => {
+    const databaseName = `${run}_${++stores}`;
+    const store = await createMongoReadStore({ url: mongoDbUrl, databaseName, indexedFields: ['organizationId', 'status', 'metadata.orderId'] });
+    return { store, cleanup: async () => { await store.close(); await dropDatabase(mongoDbUrl, databaseName); } };
+  });
+
+  test('mongodb: every collection gets its indexes before its first use, and again after dropAll', async (t) => {
+    const databaseName = `${run}_${++stores}`;
+    const store = await createMongoReadStore({ url: mongoDbUrl, databaseName, indexedFields: ['organizationId', 'status'] });
+    t.teardown(async () => { await store.close(); await dropDatabase(mongoDbUrl, databaseName); });
+    const indexNames = async (collection: string) => {
+      const client = new MongoClient(mongoDbUrl);
+      try {
+        return (await client.db(databaseName).collection(collection).indexes()).map((index) => index.name).sort();
+      } finally {
+        await client.close();
+      }
     };
+    await store.collection('things').put({ _id: 'a', organizationId: 'org', status: 'open' });
+    t.deepEqual(await indexNames('things'), ['_id_', 'weir_organizationId', 'weir_status']);
+    await store.dropAll();
+    t.deepEqual(await store.collection('things').find({ organizationId: 'org' }), []);
+    t.deepEqual(await indexNames('things'), ['_id_', 'weir_organizationId', 'weir_status']);
   });
 } else {
   console.log('MONGODB_URL is not set: skipping the MongoDB read store contract.');
+}
+
+async function dropDatabase(url: string, databaseName: string): Promise<void> {
+  const client = new MongoClient(url);
+  try {
+    await client.db(databaseName).dropDatabase();
+  } finally {
+    await client.close();
+  }
 }

@@ -34,7 +34,7 @@ import { assertError, type Page } from './helpers.ts';
 async function startApp(t: ExecutionContext) {
   const dir = await mkdtemp(join(tmpdir(), 'weir-coupons-api-'));
   const eventStore = createSqliteEventStore({ path: join(dir, 'events.sqlite3') });
-  const readStore = await openReadStore({ embeddedIndexedFields: ['organizationId', 'status'] });
+  const readStore = await openReadStore({ indexedFields: ['organizationId', 'status'] });
   const clock = createManualClock(Date.parse('2026-01-01T00:00:00Z'));
   const commands = createCommandHandler({ eventStore, clock });
   const projections = createProjectionRunner({ eventStore, readStore, projections: [tenancyProjection, customersProjection, couponsProjection] });

@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import test from 'ava';
 import { writeRealisticLog } from '../../bench/support/realistic-log.ts';
 import { createSqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
-import { ALL_PROJECTIONS, EMBEDDED_INDEXED_FIELDS } from '../../src/projections/all-projections.ts';
+import { ALL_PROJECTIONS, INDEXED_FIELDS } from '../../src/projections/all-projections.ts';
 import { createProjectionRunner } from '../../src/projections/projection-runner.ts';
 import type { Projection } from '../../src/projections/projection.ts';
 import { createEmbeddedReadStore } from '../../src/read-store/embedded-read-store.ts';
 import type { ReadDocument, ReadStore } from '../../src/read-store/read-store.ts';
 
 const COLLECTIONS = [...new Set(ALL_PROJECTIONS.flatMap((projection) => projection.collections))];
-const newReadStore = () => createEmbeddedReadStore({ indexedFields: EMBEDDED_INDEXED_FIELDS, writes: 'trusted' });
+const newReadStore = () => createEmbeddedReadStore({ indexedFields: INDEXED_FIELDS, writes: 'trusted' });
 
 async function contents(store: ReadStore): Promise<Record<string, ReadDocument[]>> {
   const all: Record<string, ReadDocument[]> = {};
