@@ -1,10 +1,15 @@
 import test from 'ava';
+import { ALL_PROJECTIONS } from '../../src/projections/all-projections.ts';
+import { PAYMENT_LINKS, paymentLinksProjection, type PaymentLinkDoc } from '../../src/projections/payment-links.projection.ts';
+import { createProjectionRunner } from '../../src/projections/projection-runner.ts';
+import { createEmbeddedReadStore } from '../../src/read-store/embedded-read-store.ts';
+import type { ReadStore } from '../../src/read-store/read-store.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
-import { logLength, type Api, type Page, type Session } from './helpers.ts';
+import { assertError, assertRejectedWithoutWrite, logLength, payInFull, type Api, type Page, type Session } from './helpers.ts';
 
 /** The public page `/pay/{id}` over HTTP, as a browser without scripts uses it: GET the form, POST it. */
 
-type Link = { id: string; url: string; productId: string; priceId: string | null };
+type Link = { id: string; url: string; productId: string; priceId: string | null; type: string; isActive: boolean };
 type CollectedSession = Session & {
   mode: string; paymentLinkId: string | null; allowPromotionCodes: boolean; afterCompletion: string; afterCompletionConfirmMsg: string | null; submitType: string;
   customerDetails?: unknown; billingDetails?: unknown; shippingDetails?: unknown; customFields?: { fields: { key: string; type: string; text?: { value: string | null }; numeric?: { value: string | null }; dropdown?: { value: string | null } }[] } | null;
@@ -273,3 +278,92 @@ test('a form posted as anything but a form is refused on the page', async (t) =>
   t.is(answer.status, 400);
   t.regex(answer.html, /This payment cannot be started: the form must be posted as application\/x-www-form-urlencoded/);
 });
+
+// --- one_time and multiple links ------------------------------------------------------------
+
+/** Opens a session on the link's page as a payer and pays it in full. */
+async function payThroughPage(weir: Parameters<typeof payInFull>[0], api: Api, link: Link): Promise<Session> {
+  return payInFull(weir, api, await sessionBehind(api, await submit(link.url, {})));
+}
+
+const USED = /<p id="notice">This payment link has already been used: it takes one payment only/;
+const linkIds = async (api: Api, query: string) => (await api.get<Page<Link>>(`/api/v1/payment-links?${query}`)).body.data.map((l) => l.id);
+
+test('a one_time link takes one payment: once paid, its page is a 410 saying it has been used, opens no session, and the merchant sees it inactive', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const link = await createLink(api, { title: 'Portrait commission', amount: '100000000', currency: 'usdc', type: 'one_time' });
+  t.like(link, { type: 'one_time', isActive: true });
+  await payThroughPage(weir, api, link);
+
+  const before = await logLength(weir);
+  for (const answer of [await open(link.url), await submit(link.url, {})]) {
+    t.is(answer.status, 410);
+    t.regex(answer.html, USED);
+    t.notRegex(answer.html, /<form/);
+  }
+  t.is(await logLength(weir), before, 'a used link opens no session');
+
+  // The merchant sees it as the reference can say it: isActive false, in reads and in list filters.
+  t.like((await api.get<Link>(`/api/v1/payment-links/${link.id}`)).body, { type: 'one_time', isActive: false });
+  t.deepEqual(await linkIds(api, 'isActive=false'), [link.id]);
+  t.deepEqual(await linkIds(api, 'isActive=true'), []);
+  // It cannot be switched back on as a one_time link, by either route; nothing is written.
+  for (const request of [() => api.put(`/api/v1/payment-links/${link.id}/activate`, {}), () => api.put(`/api/v1/payment-links/${link.id}`, { isActive: true, title: 'Again' })]) {
+    await assertRejectedWithoutWrite(t, weir, request, { status: 409, code: 'payment_link_used', message: /has already been paid.*set its type to multiple/ });
+  }
+  // Edits that do not reopen it are fine; it stays used.
+  t.like((await api.put<Link>(`/api/v1/payment-links/${link.id}`, { title: 'Portrait commission (done)' })).body, { isActive: false });
+  // Made a multiple link, it takes payments again.
+  t.like((await api.put<Link>(`/api/v1/payment-links/${link.id}`, { type: 'multiple' })).body, { type: 'multiple', isActive: true });
+  t.is((await open(link.url)).status, 200);
+  t.is((await submit(link.url, {})).status, 303);
+});
+
+test('a multiple link takes any number of payments: paid twice, it stays active and its page still opens sessions', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const link = await createLink(api, { title: 'Coffee', amount: '100000000', currency: 'usdc', type: 'multiple' });
+  for (let i = 0; i < 2; i++) t.is((await payThroughPage(weir, api, link)).status, 'complete');
+  t.like((await api.get<Link>(`/api/v1/payment-links/${link.id}`)).body, { type: 'multiple', isActive: true });
+  t.is((await open(link.url)).status, 200);
+  t.is((await submit(link.url, {})).status, 303);
+  const paid = (await api.get<Page<Session>>(`/api/v1/checkout/sessions?paymentLinkId=${link.id}`)).body.data.filter((s) => s.status === 'complete');
+  t.is(paid.length, 2);
+});
+
+const linksIn = (store: ReadStore) => store.collection<PaymentLinkDoc>(PAYMENT_LINKS).find({}, { sort: { _id: 1 } });
+
+test('one_time and concurrent payers: an open session does not hold the link, sessions opened before the first payment can all be paid, then none opens; a rebuild counts the same', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const link = await createLink(api, { title: 'Last ticket', amount: '100000000', currency: 'usdc', type: 'one_time' });
+  // Two payers open the page before either pays: the second is not turned away by the first's open session.
+  const first = await sessionBehind(api, await submit(link.url, {}));
+  const second = await sessionBehind(api, await submit(link.url, {}));
+  t.is(second.status, 'open');
+  t.is(first.status, 'open');
+
+  await payInFull(weir, api, first);
+  t.regex((await submit(link.url, {})).html, USED);
+  // Money sent on chain is never refused: the session opened before the first payment completes too.
+  t.is((await payInFull(weir, api, second)).status, 'complete');
+  t.like((await api.get<Link>(`/api/v1/payment-links/${link.id}`)).body, { isActive: false });
+  assertError(t, await api.put(`/api/v1/payment-links/${link.id}/activate`, {}), 409, { code: 'payment_link_used' });
+  const live = await linksIn(weir.readStore);
+  t.like(live.find((l) => l._id === link.id), { completedPayments: 2, takesPayments: false });
+
+  // Rebuilt from the log, twice over one store, the links are what the live projections built.
+  await weir.projections.waitFor((await weir.eventStore.headPosition())!);
+  const rebuilt = createEmbeddedReadStore({});
+  const runner = createProjectionRunner({ eventStore: weir.eventStore, readStore: rebuilt, projections: ALL_PROJECTIONS });
+  await runner.rebuild();
+  t.deepEqual(await linksIn(rebuilt), live);
+  await runner.rebuild();
+  t.deepEqual(await linksIn(rebuilt), live);
+  // The events from the first payment on, applied once more (a batch repeated after a crash), count nothing twice.
+  const log = await weir.eventStore.readAll(null, 100_000);
+  for (const event of log.slice(log.findIndex((e) => e.type === 'CheckoutSessionCompleted'))) await paymentLinksProjection.apply(event, rebuilt);
+  t.deepEqual(await linksIn(rebuilt), live);
+});
+

@@ -5,7 +5,7 @@ import { organizationRecordId } from '../../actors/organization.ts';
 import { readPayerForm, type FormProblem, type PayerForm } from '../../hosted/payment-link-form.ts';
 import { PAYMENT_LINK_PAGE_HEADERS, renderPaymentLinkNotice, renderPaymentLinkPage } from '../../hosted/payment-link-page.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
-import { PAYMENT_LINKS, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
+import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
@@ -51,7 +51,18 @@ export function checkoutRequestFor(link: PaymentLink, amount: bigint | null, pub
  * The public page of a payment link, `/pay/{id}`. GET shows the form of what the link collects;
  * POST checks the payer's input and either shows the form again with every problem (400), or
  * opens a checkout session carrying `paymentLinkId` and the collected data and sends the payer
- * to it (303). An unknown or deleted link is a 404 page, an inactive one a 410 page.
+ * to it (303). An unknown or deleted link is a 404 page, an inactive one a 410 page, and so is a
+ * `one_time` link that has been paid (a 410 page saying it has been used).
+ *
+ * One_time links and concurrent payers: what is refused is a NEW session once a session of the
+ * link has completed. A session opened before that stays payable, so two payers who both opened
+ * the page before either paid can both pay, and the merchant gets two payments (money sent on
+ * chain is never refused; the merchant refunds one). An open, unpaid session does not hold the
+ * link for its payer: if it did, a payer who opens the page and walks away (or a link preview
+ * that submits the form, or the same payer reopening the link in another tab) would lock every
+ * other payer out until the session expires, which for a link sent to one person is worse than
+ * the rare double payment. The check reads the read model, so a payment that completed a moment
+ * ago may not be seen yet by a request racing it; that too ends at most in a second payment.
  */
 export function hostedPaymentLinkRoutes(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession }): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/pay' });
@@ -74,7 +85,11 @@ export function hostedPaymentLinkRoutes(deps: ApiDeps & { createCheckoutSession:
       return null;
     }
     const org = await orgs.get(organizationRecordId(link.organizationId, link.environment));
-    if (!link.isActive) {
+    if (usedUp(link)) {
+      html(ctx, 410, renderPaymentLinkNotice(org, 'Payment link already used', 'This payment link has already been used: it takes one payment only, and that payment has been made. Ask the seller for a new link.'));
+      return null;
+    }
+    if (!link.takesPayments) {
       html(ctx, 410, renderPaymentLinkNotice(org, 'Payment link inactive', 'This payment link is not active, so it cannot take payments. Ask the seller for a new link.'));
       return null;
     }

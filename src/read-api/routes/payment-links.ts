@@ -8,9 +8,9 @@ import {
 import { priceAggregate, productAggregate, type Price, type Product } from '../../actors/catalog.ts';
 import { CURRENCIES } from '../../actors/line-items.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
-import { PAYMENT_LINKS, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
+import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
 import { DECIMAL } from '../../shared/decimal.ts';
-import { NotFoundError, ValidationError } from '../../shared/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid, newId } from '../../shared/ids.ts';
 import {
   asObject, nullableString, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, optionalUrl, requiredAmount, requiredString, type Input,
@@ -23,10 +23,34 @@ import { paymentLinkUrl } from '../../hosted/urls.ts';
 const MAX_TAGS = 10;
 const CUSTOM_FIELD_TYPES: readonly CustomFieldType[] = ['text', 'numeric', 'dropdown'];
 
-/** The link as the API shows it: the reference's PaymentLinkDto, plus its public `url` and `livemode`. */
-export function presentPaymentLink(doc: PaymentLink & { _id?: string }, publicUrl: string) {
-  const { _id, deleted: _deleted, deletedAt: _deletedAt, environment, ...link } = doc;
-  return { ...link, url: paymentLinkUrl(publicUrl, doc.id), livemode: environment === 'live' };
+/**
+ * The link as the API shows it: the reference's PaymentLinkDto, plus its public `url` and `livemode`.
+ *
+ * `isActive` is whether payers can use the link now, so a `one_time` link that has been paid shows
+ * `false`. The reference describes isActive as "whether the payment link is currently active" and
+ * has no other field (no payment count, no status) that could tell a client a link is used up; a
+ * link that refuses payers shown as active would mislead every client that checks it. The
+ * merchant's own switch stays in the link's events (deactivate, then activate); the count of
+ * payments is kept internal, as the reference has no field for it.
+ */
+export function presentPaymentLink(doc: PaymentLinkDoc, publicUrl: string) {
+  const {
+    _id, deleted: _deleted, deletedAt: _deletedAt, environment,
+    completedPayments: _completedPayments, completionsCountedThrough: _countedThrough, takesPayments, ...link
+  } = doc;
+  return { ...link, isActive: takesPayments, url: paymentLinkUrl(publicUrl, doc.id), livemode: environment === 'live' };
+}
+
+/**
+ * A used-up one_time link cannot be switched back on: refused with a 409 before anything is
+ * written. The merchant changes its type to `multiple` (then it takes payments again) or makes a new link.
+ */
+function refuseReopening(link: PaymentLinkDoc, type: PaymentLink['type']): void {
+  if (!usedUp({ type, completedPayments: link.completedPayments })) return;
+  throw new ConflictError(
+    `payment link ${link.id} is one_time and has already been paid, so it cannot take another payment; set its type to multiple to take more payments, or create a new payment link`,
+    'payment_link_used',
+  );
 }
 
 const field = (path: string, key: string) => (path ? `${path}.${key}` : key);
@@ -184,7 +208,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
   const links = deps.readStore.collection<PaymentLinkDoc>(PAYMENT_LINKS);
   const products = deps.readStore.collection<ProductDoc>(PRODUCTS);
   const prices = deps.readStore.collection<PriceDoc>(PRICES);
-  const present = (doc: PaymentLink) => presentPaymentLink(doc, deps.publicUrl);
+  const present = (doc: PaymentLinkDoc) => presentPaymentLink(doc, deps.publicUrl);
   const chainIdsOf = (ctx: ApiContext) => deps.rail.networks(ctx.state.tenant.environment).map((n) => n.chainId);
 
   const loadLink = async (ctx: ApiContext) => {
@@ -303,7 +327,8 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
   router.get('/', async (ctx) => {
     ctx.body = await listPage(ctx, links, {
       base: { deleted: false },
-      filters: { ids: { field: 'id', kind: 'csv' }, isActive: { kind: 'boolean' }, pricing: { values: PAYMENT_LINK_PRICINGS } },
+      // isActive filters on what the API shows as isActive (see presentPaymentLink).
+      filters: { ids: { field: 'id', kind: 'csv' }, isActive: { field: 'takesPayments', kind: 'boolean' }, pricing: { values: PAYMENT_LINK_PRICINGS } },
       present,
     });
   });
@@ -327,6 +352,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     if (changes.afterCompletion === 'hosted_confirmation' && !('afterCompletionRedirectUrl' in body)) changes.afterCompletionRedirectUrl = null;
     if (changes.afterCompletion === 'redirect' && !('afterCompletionConfirmMsg' in body)) changes.afterCompletionConfirmMsg = null;
     const isActive = optionalBoolean(body, 'isActive');
+    if (isActive === true) refuseReopening(link, changes.type ?? link.type);
     await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type: 'UpdatePaymentLink', changes });
     if (isActive !== undefined) await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type: isActive ? 'ActivatePaymentLink' : 'DeactivatePaymentLink' });
     ctx.body = present((await links.get(link.id))!);
@@ -342,6 +368,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
   for (const [action, type] of [['activate', 'ActivatePaymentLink'], ['deactivate', 'DeactivatePaymentLink']] as const) {
     const handler = async (ctx: ApiContext) => {
       const link = await loadLink(ctx);
+      if (type === 'ActivatePaymentLink') refuseReopening(link, link.type);
       await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type });
       ctx.body = present((await links.get(link.id))!);
     };
