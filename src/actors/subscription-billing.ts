@@ -15,7 +15,7 @@ import {
 import { invoicePayUrl } from '../hosted/urls.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
-import { NotFoundError } from '../shared/errors.ts';
+import { InvalidStateError, NotFoundError } from '../shared/errors.ts';
 import { deterministicId } from '../shared/ids.ts';
 import type { CommandContext, CommandHandler } from './command-handler.ts';
 import { customerAggregate } from './customer.ts';
@@ -44,7 +44,8 @@ function invoiceRecurringOf(s: Subscription): InvoiceRecurring | null {
  *   the first period;
  * - a renewal issued by the subscription becomes an invoice: created, finalized with its hosted
  *   payment page and sent to the customer (mailed by the mail dispatcher);
- * - a paid bill (checkout session or invoice) is recorded on the subscription.
+ * - a paid bill (checkout session or invoice) is recorded on the subscription;
+ * - the first invoice of a subscription that expired unpaid (`incomplete_expired`) is voided.
  */
 export function createSubscriptionBilling(deps: {
   clock: Clock;
@@ -148,6 +149,30 @@ export function createSubscriptionBilling(deps: {
     return sent.position;
   }
 
+  /**
+   * Void the first invoice of a subscription that expired unpaid, with the invoice's own void
+   * command, so the customer can no longer pay for a subscription that will never start; what
+   * follows any void follows (pending invoice and reminder mails are dropped; Weir announces no
+   * `invoice.voided` webhook, the reference API has none). Voiding twice answers nothing.
+   * If the invoice was paid in the meantime (the payment raced the expiry), it is not voided: the
+   * invoice stays paid with the money recorded on it, while the subscription stays
+   * `incomplete_expired` (its decider ignores a payment of an expired bill, as for any payment
+   * after the expiry). The merchant learns both from `invoice.paid` and
+   * `customer.subscription.incomplete_expired`, and refunds or starts a new subscription. The
+   * projection of that payment removes this work.
+   */
+  async function voidFirstInvoice(work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> {
+    const why: CommandContext = { ...ctx, actor: 'system:subscription-billing', causationId: work.subscriptionId };
+    try {
+      return (await commands.handle(invoiceAggregate, work.sourceId, { type: 'VoidInvoice' }, why)).position;
+    } catch (error) {
+      if (!(error instanceof InvalidStateError)) throw error;
+      const { state } = await commands.load(invoiceAggregate, work.sourceId, ctx);
+      if (state.value === 'paid') return null;
+      throw error;
+    }
+  }
+
   return createWorkQueue<SubscriptionWorkDoc>({
     ...deps,
     name: 'subscription-billing',
@@ -166,6 +191,8 @@ export function createSubscriptionBilling(deps: {
           return issueInvoice(work, ctx);
         case 'record_payment':
           return (await commands.handle(subscriptionAggregate, work.subscriptionId, { type: 'RecordSubscriptionPayment', invoiceId: work.sourceId }, ctx)).position;
+        case 'void_first_invoice':
+          return voidFirstInvoice(work, ctx);
       }
     },
   });

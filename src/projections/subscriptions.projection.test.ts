@@ -1,12 +1,15 @@
 import test from 'ava';
+import { invoiceFixture, paid, voided } from '../../machines/invoice.fixture.ts';
+import type { Invoice, InvoiceEvent } from '../../machines/invoice.types.ts';
 import {
-  cancelScheduled, created, incompleteExpired, issued, markedUnpaid, missed, paused, renewalPaid, started, SUBSCRIPTION_ID,
+  cancelScheduled, created, incompleteExpired, issued, markedUnpaid, missed, paused, renewalPaid, started, SUBSCRIPTION_ID, subscriptionFixture,
 } from '../../machines/subscription.fixture.ts';
 import type { SubscriptionEvent } from '../../machines/subscription.types.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { subscriptionPayloadOf, subscriptionWebhookTypeOf } from '../webhooks/subscription-webhook-events.ts';
 import { COLLECTIONS, type TimerDoc } from './collections.ts';
+import { INVOICES, type InvoiceDoc } from './invoices.projection.ts';
 import {
   SUBSCRIPTION_BILLS, SUBSCRIPTION_TIMERS, SUBSCRIPTION_WORK, SUBSCRIPTIONS, subscriptionsProjection, type SubscriptionDoc, type SubscriptionWorkDoc,
 } from './subscriptions.projection.ts';
@@ -73,4 +76,45 @@ test('subscription log events map to the customer.subscription.* webhooks, carry
   const payload = subscriptionPayloadOf(history.slice(0, 4));
   t.like(payload, { id: SUBSCRIPTION_ID, object: 'subscription', status: 'past_due', livemode: false });
   t.is(payload.lineItems.object, 'list');
+});
+
+/** A subscription whose first bill is the recurring invoice `inv-1`, due 2026-01-11, expired unpaid. */
+const FIRST_INVOICE = 'inv-1';
+const byInvoice = created(subscriptionFixture({ firstBill: { id: FIRST_INVOICE, kind: 'invoice', dueAt: '2026-01-11T00:00:00.000Z' } }));
+const invoiceExpired: SubscriptionEvent = { type: 'SubscriptionIncompleteExpired', data: { invoiceId: FIRST_INVOICE, at: '2026-01-11T00:00:00.000Z' } };
+const onInvoice = (event: InvoiceEvent, revision: number) => ({
+  id: `i${revision}`, streamId: `invoice-${FIRST_INVOICE}`, revision, position: BigInt(100 + revision), type: event.type, data: event.data,
+  metadata: { organizationId: 'org-1', environment: 'test', actor: 't', occurredAt: '2026-01-11T00:00:00.000Z' },
+}) as unknown as RecordedEvent;
+
+/** The subscription's events over a first invoice in `status` (as the invoices projection left it). */
+async function projectOverInvoice(status: Invoice['status'], events: SubscriptionEvent[]) {
+  const store = createEmbeddedReadStore({});
+  await store.collection<InvoiceDoc>(INVOICES).put({ ...invoiceFixture({ id: FIRST_INVOICE, status }), _id: FIRST_INVOICE, _revision: 1 });
+  for (const event of recorded(events)) await subscriptionsProjection.apply(event, store);
+  const work = async () => (await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).find({}, { sort: { _id: 1 } })).map((w) => [w._id, w.kind, w.sourceId, w.subscriptionId]);
+  return { store, work };
+}
+
+test('a subscription that expires unpaid gets its still payable first invoice voided; the void or a payment takes the work off the list', async (t) => {
+  const VOID_WORK = [`void_first_invoice:${FIRST_INVOICE}`, 'void_first_invoice', FIRST_INVOICE, SUBSCRIPTION_ID];
+  t.deepEqual(await (await projectOverInvoice('open', [byInvoice])).work(), [], 'nothing to void while it may still be paid');
+  for (const status of ['open', 'uncollectible'] as const) {
+    const { store, work } = await projectOverInvoice(status, [byInvoice, invoiceExpired]);
+    t.deepEqual(await work(), [VOID_WORK], `an ${status} first invoice is voided`);
+    // The projection repeats a batch after a crash: still one piece of work.
+    for (const event of recorded([byInvoice, invoiceExpired])) await subscriptionsProjection.apply(event, store);
+    t.deepEqual(await work(), [VOID_WORK]);
+    await subscriptionsProjection.apply(onInvoice(voided('2026-01-11T00:00:01.000Z'), 2), store);
+    t.deepEqual(await work(), [], 'voided: done');
+  }
+  // Paid after the expiry, before the void was done (a race): it is not voided, and the payment
+  // of the expired bill leaves no work the subscription would ignore anyway.
+  const raced = await projectOverInvoice('open', [byInvoice, invoiceExpired]);
+  await subscriptionsProjection.apply(onInvoice(paid('cs-9', '300000000', '2026-01-11T00:00:01.000Z'), 2), raced.store);
+  t.deepEqual(await raced.work(), []);
+  // Already paid or voided when the subscription expired: nothing to do.
+  for (const status of ['paid', 'void'] as const) t.deepEqual(await (await projectOverInvoice(status, [byInvoice, invoiceExpired])).work(), [], status);
+  // A checkout session as first bill: an expired session takes no payment, so nothing is voided.
+  t.deepEqual(await (await projectOverInvoice('open', [created(), incompleteExpired()])).work(), []);
 });

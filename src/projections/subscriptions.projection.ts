@@ -35,7 +35,8 @@ export type SubscriptionDoc = RecordDoc<Subscription>;
 /** `first`: the bill of the first period (the creating checkout session or invoice). */
 export type SubscriptionBillDoc = ReadDocument & { subscriptionId: string; first: boolean };
 export type SubscriptionWorkDoc = ReadDocument & {
-  kind: 'create_from_session' | 'create_from_invoice' | 'issue_invoice' | 'record_payment';
+  /** `void_first_invoice`: the subscription expired unpaid, so its still payable first invoice is voided. */
+  kind: 'create_from_session' | 'create_from_invoice' | 'issue_invoice' | 'record_payment' | 'void_first_invoice';
   subscriptionId: string;
   organizationId: string;
   environment: string;
@@ -74,6 +75,8 @@ export function subscriptionTimers(s: Subscription): { kind: string; fireAt: str
   return timers;
 }
 
+const voidWorkId = (invoiceId: string): string => `void_first_invoice:${invoiceId}`;
+
 async function putWork(store: ReadStore, doc: SubscriptionWorkDoc): Promise<void> {
   await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).put(doc);
 }
@@ -83,7 +86,9 @@ async function billPaid(store: ReadStore, billId: string, at: string): Promise<v
   const link = await store.collection<SubscriptionBillDoc>(SUBSCRIPTION_BILLS).get(billId);
   if (!link) return;
   const subscription = await store.collection<SubscriptionDoc>(SUBSCRIPTIONS).get(link.subscriptionId);
-  if (!subscription || subscription.latestInvoice?.id !== billId || subscription.latestInvoice.status === 'paid') return;
+  const bill = subscription?.latestInvoice;
+  // An expired first bill is never recorded (the decider ignores it): no work that would stay on the list.
+  if (!subscription || bill?.id !== billId || bill.status === 'paid' || bill.status === 'expired') return;
   await putWork(store, {
     _id: `record_payment:${billId}`, kind: 'record_payment', subscriptionId: subscription.id, organizationId: subscription.organizationId,
     environment: subscription.environment, sourceId: billId, at,
@@ -126,7 +131,12 @@ async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promis
       return;
     case 'InvoicePaid':
     case 'InvoiceMarkedAsPaid':
+      // Paid before the void of an expired subscription's first invoice was done: it is not voided.
+      await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(voidWorkId(id));
       await billPaid(store, id, typed.data.at);
+      return;
+    case 'InvoiceVoided':
+      await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(voidWorkId(id));
       return;
     default:
       return;
@@ -167,6 +177,22 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
     case 'RenewalPaid':
       await work.delete(`record_payment:${typed.data.invoiceId}`);
       break;
+    case 'SubscriptionIncompleteExpired': {
+      const billId = typed.data.invoiceId;
+      if (billId === null) break;
+      await work.delete(`record_payment:${billId}`);
+      // Stripe's rule: the first invoice of a subscription that expired unpaid is voided, so the
+      // customer cannot pay for a subscription that will never start. A checkout session needs
+      // nothing: an expired session takes no payment (a late transfer is recorded as late).
+      if (next.latestInvoice?.kind !== 'invoice') break;
+      const invoice = await store.collection<InvoiceDoc>(INVOICES).get(billId);
+      if (invoice?.status !== 'open' && invoice?.status !== 'uncollectible') break;
+      await work.put({
+        _id: voidWorkId(billId), kind: 'void_first_invoice', subscriptionId: id, organizationId: next.organizationId,
+        environment: next.environment, sourceId: billId, at: typed.data.at,
+      });
+      break;
+    }
     default:
       break;
   }
@@ -186,9 +212,9 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
  * Subscriptions (one document per subscription, the `evolveSubscription` result), the index from
  * each bill to its subscription, the subscription's durable timers, and the work list of the
  * subscription billing process manager: subscriptions to create (from a `mode: subscription`
- * checkout session, or the first invoice of a recurring series), renewal invoices to issue, and
- * paid bills to record. Must run after the checkout sessions and invoices projections (it reads
- * their documents).
+ * checkout session, or the first invoice of a recurring series), renewal invoices to issue,
+ * paid bills to record, and the first invoice of a subscription that expired unpaid to void.
+ * Must run after the checkout sessions and invoices projections (it reads their documents).
  */
 export const subscriptionsProjection: Projection = {
   name: 'subscriptions',

@@ -1,10 +1,20 @@
-import test from 'ava';
-import { createManualClock } from '../../src/shared/clock.ts';
-import { eventually } from '../support/api-client.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
+import { createCommandHandler } from '../../src/actors/command-handler.ts';
+import { subscriptionIdOfInvoice } from '../../src/actors/subscription-items.ts';
+import { openStores, type Weir } from '../../src/app/start-weir.ts';
+import { COLLECTIONS, type TimerDoc } from '../../src/projections/collections.ts';
+import { SUBSCRIPTION_TIMERS, SUBSCRIPTION_WORK } from '../../src/projections/subscriptions.projection.ts';
+import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
+import { apiClient, eventually } from '../support/api-client.ts';
 import { startInvoiceTestApp } from '../support/invoice-test-app.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
-import { createMerchant } from '../support/weir-harness.ts';
-import { payInFull, type Api, type Session } from './helpers.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
+import { assertError, payInFull, type Api, type Session } from './helpers.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -23,6 +33,15 @@ async function payInvoice(weir: Parameters<typeof payInFull>[0], api: Api, invoi
   await eventually(async () => ((await api.get<Invoice>(`/api/v1/invoices/${invoiceId}`)).body.status === 'paid' ? true : undefined), `invoice ${invoiceId} paid`);
 }
 
+/** The customer the tests bill, and a recurring product billed every `intervalCount` months. */
+async function customerAndPlan(api: Api, name: string, unitAmount: string, intervalCount: number) {
+  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'billing@client.example', name: 'Client Ltd' })).body;
+  const product = (await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
+    name, defaultPriceData: { currency: 'usdc', unitAmount, type: 'recurring', interval: 'month', intervalCount },
+  })).body;
+  return { customer, product };
+}
+
 async function openInvoice(api: Api, id: string): Promise<Invoice> {
   return eventually(async () => {
     const response = await api.get<Invoice>(`/api/v1/invoices/${id}`);
@@ -35,10 +54,7 @@ test('a finalized recurring invoice starts a subscription and generates its next
   const mail = recordingMailer();
   const app = await startInvoiceTestApp(t, { clock, mailer: mail.mailer });
   const { api } = await createMerchant(app.url);
-  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'billing@client.example', name: 'Client Ltd' })).body;
-  const product = (await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
-    name: 'Retainer', defaultPriceData: { currency: 'usdc', unitAmount: '25000000000', type: 'recurring', interval: 'month', intervalCount: 3 },
-  })).body;
+  const { customer, product } = await customerAndPlan(api, 'Retainer', '25000000000', 3);
 
   const draft = await api.post<Invoice>('/api/v1/invoices', {
     customerId: customer.id, invoiceType: 'recurring', interval: 'quarter', collectionMethod: 'charge_automatically', daysUntilDue: 10,
@@ -90,4 +106,139 @@ test('a finalized recurring invoice starts a subscription and generates its next
   t.is((await api.get(`/api/v1/invoices/${previous.nextInvoice!.id}`)).status, 404);
   const all = (await api.get<{ data: Invoice[] }>(`/api/v1/invoices?customerId=${customer.id}`)).body.data;
   t.is(all.length, 3);
+});
+
+const SERIES_START = Date.parse('2026-03-15T09:00:00.000Z');
+
+/** A Weir on a data dir that outlives it, so the test can restart it on the same log. */
+async function restartableWeir(t: ExecutionContext, clock: ManualClock) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-first-invoice-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  return { dataDir, start: () => startTestWeir(t, { dataDir }, { clock }) };
+}
+
+/** The first invoice of a monthly series (10 USDC, due in 10 days), finalized: its subscription is incomplete. */
+async function finalizedSeries(api: Api) {
+  const { customer, product } = await customerAndPlan(api, 'Hosting', '1000000000', 1);
+  const draft = await api.post<Invoice>('/api/v1/invoices', {
+    customerId: customer.id, invoiceType: 'recurring', interval: 'month', collectionMethod: 'charge_automatically', daysUntilDue: 10,
+    lineItems: { data: [{ priceId: product.defaultPrice.id, quantity: 1 }] },
+  });
+  if (draft.status !== 200) throw new Error(JSON.stringify(draft.body));
+  const invoice = (await api.post<Invoice>(`/api/v1/invoices/${draft.body.id}/finalize`)).body;
+  const subscription = await untilSubscription(api, subscriptionIdOfInvoice(invoice.id), 'incomplete');
+  return { invoice, subscription, customerId: customer.id };
+}
+
+async function untilSubscription(api: Api, id: string, status: string): Promise<Subscription> {
+  return eventually(async () => {
+    const response = await api.get<Subscription>(`/api/v1/subscriptions/${id}`);
+    return response.status === 200 && response.body.status === status ? response.body : undefined;
+  }, `subscription ${id} to be ${status}`);
+}
+
+/** The invoice's InvoiceVoided log events, with who recorded them and why. */
+async function voidsOf(weir: Pick<Weir, 'eventStore'>, invoiceId: string) {
+  return (await weir.eventStore.readStream(`invoice-${invoiceId}`)).filter((e) => e.type === 'InvoiceVoided')
+    .map((e) => ({ actor: e.metadata.actor, causationId: e.metadata.causationId }));
+}
+
+/** Every event in the log has been projected, and the billing work list is empty. */
+async function settled(weir: Weir): Promise<void> {
+  await weir.projections.waitFor((await weir.eventStore.headPosition())!);
+  await eventually(async () => ((await weir.readStore.collection(SUBSCRIPTION_WORK).find({})).length === 0 ? true : undefined), 'the billing work list to be empty');
+}
+
+/** A voided invoice takes no payment: its hosted page says so, and it cannot be marked paid. */
+async function assertNotPayable(t: ExecutionContext, weir: Pick<Weir, 'url'>, api: Api, invoiceId: string): Promise<void> {
+  const page = await fetch(`${weir.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
+  t.is(page.status, 410, 'the hosted page opens no checkout session');
+  t.regex(await page.text(), /voided and can no longer be paid/);
+  assertError(t, await api.post(`/api/v1/invoices/${invoiceId}/pay`), 400, { message: /invoice is void/ });
+}
+
+test('the first invoice of a series left unpaid past its due date is voided when its subscription becomes incomplete_expired, once, across a restart', async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const weir = await restartableWeir(t, clock);
+  const first = await weir.start();
+  const receiver = await startWebhookReceiver();
+  t.teardown(() => receiver.close());
+  const { api, testSecretKey } = await createMerchant(first.url);
+  t.is((await api.post('/api/v1/webhook-endpoints', { description: 'all', url: receiver.url, enabledEvents: { events: ['*'] } })).status, 200);
+  const { invoice, subscription, customerId } = await finalizedSeries(api);
+  t.like(subscription, { latestInvoiceId: invoice.id });
+  await receiver.waitFor((all) => all.length >= 2);
+
+  clock.advanceTo(Date.parse(invoice.dueDate));
+  const expired = await untilSubscription(api, subscription.id, 'incomplete_expired');
+  t.like(expired, { endedAt: invoice.dueDate, latestInvoiceId: invoice.id });
+  await settled(first);
+  const voided = (await api.get<Invoice & { voidedAt: string | null }>(`/api/v1/invoices/${invoice.id}`)).body;
+  t.like(voided, { status: 'void', voidedAt: invoice.dueDate });
+  t.deepEqual(await voidsOf(first, invoice.id), [{ actor: 'system:subscription-billing', causationId: subscription.id }], 'voided by the billing process, because of the subscription');
+  await assertNotPayable(t, first, api, invoice.id);
+  await first.stop();
+
+  // Restarted a day later on the same log: the read models are rebuilt, and nothing is done twice.
+  clock.advanceBy(DAY);
+  const second = await weir.start();
+  const again = apiClient(second.url, testSecretKey);
+  await settled(second);
+  t.deepEqual(await voidsOf(second, invoice.id), [{ actor: 'system:subscription-billing', causationId: subscription.id }]);
+  t.like((await again.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, { status: 'incomplete_expired' });
+  await assertNotPayable(t, second, again, invoice.id);
+  // A later webhook marks the point by which a repeat of the earlier ones would have been sent.
+  const marker = (await again.post<Invoice>('/api/v1/invoices', {
+    customerId, lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Setup' } }, quantity: 1 }] },
+  })).body;
+  t.is((await again.post(`/api/v1/invoices/${marker.id}/finalize`)).status, 200);
+  await receiver.waitFor((all) => all.some((r) => r.body.includes(marker.id)));
+  const types = receiver.received.map((r) => (JSON.parse(r.body) as { type: string }).type);
+  // Weir announces no invoice.voided (the reference API has no such event): the merchant learns it from the subscription's.
+  t.deepEqual(types.slice(2), ['customer.subscription.incomplete_expired', 'invoice.finalized']);
+  t.deepEqual(types.slice(0, 2).sort(), ['customer.subscription.created', 'invoice.finalized']);
+});
+
+test('a crash after the subscription expired and before its first invoice was voided: the restart voids it', async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const weir = await restartableWeir(t, clock);
+  const first = await weir.start();
+  const { api, testSecretKey, organizationId } = await createMerchant(first.url);
+  const { invoice, subscription } = await finalizedSeries(api);
+  await first.stop();
+
+  // What a crash leaves: the expiry is in the log, the void is not.
+  clock.set(Date.parse(invoice.dueDate));
+  const stores = await openStores({ dataDir: weir.dataDir });
+  const expiry = await createCommandHandler({ eventStore: stores.eventStore, clock }).handle(
+    subscriptionAggregate, subscription.id, { type: 'ExpireFirstPayment' }, { organizationId, environment: 'test', actor: 'test' },
+  );
+  t.deepEqual(expiry.events.map((e) => e.type), ['SubscriptionIncompleteExpired']);
+  t.deepEqual(await voidsOf(stores, invoice.id), []);
+  await stores.eventStore.close();
+
+  const second = await weir.start();
+  const again = apiClient(second.url, testSecretKey);
+  await settled(second);
+  t.like((await again.get<Invoice>(`/api/v1/invoices/${invoice.id}`)).body, { status: 'void' });
+  t.deepEqual(await voidsOf(second, invoice.id), [{ actor: 'system:subscription-billing', causationId: subscription.id }]);
+  await assertNotPayable(t, second, again, invoice.id);
+});
+
+test('a first invoice paid just before its due date stays paid: the subscription starts, and nothing is voided', async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { invoice, subscription } = await finalizedSeries(api);
+  clock.advanceTo(Date.parse(invoice.dueDate) - 60_000);
+  await payInvoice(app, api, invoice.id);
+  await untilSubscription(api, subscription.id, 'active');
+  const timers = app.readStore.collection<TimerDoc>(COLLECTIONS.timers);
+  t.deepEqual(await timers.find({ recordId: subscription.id, kind: SUBSCRIPTION_TIMERS.expireFirst }), [], 'no expiry is waiting any more');
+
+  clock.advanceTo(Date.parse(invoice.dueDate) + DAY);
+  await settled(app);
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, { status: 'active', latestInvoiceId: invoice.id });
+  t.like((await api.get<Invoice>(`/api/v1/invoices/${invoice.id}`)).body, { status: 'paid' });
+  t.deepEqual(await voidsOf(app, invoice.id), []);
 });

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
+import { SUBSCRIPTION_WORK } from '../../src/projections/subscriptions.projection.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
@@ -63,12 +64,17 @@ test('a subscription session creates an incomplete subscription; paying it makes
   t.like(await until(api, subscription.id, 'active'), { currentPeriodEnd: '2026-06-10T12:00:00.000Z' });
 });
 
-test('an unpaid first checkout session expires the subscription: incomplete_expired, and it can no longer be canceled', async (t) => {
-  const { api, clock } = await setup(t);
-  const { subscription } = await subscribe(api, (await plan(api, 'Pro', 'month', 1)).priceId);
+test('an unpaid first checkout session expires the subscription: incomplete_expired, nothing voided, and it can no longer be canceled', async (t) => {
+  const { weir, api, clock } = await setup(t);
+  const { session, subscription } = await subscribe(api, (await plan(api, 'Pro', 'month', 1)).priceId);
   clock.advanceBy(HOUR);
   const expired = await until(api, subscription.id, 'incomplete_expired');
   t.is(expired.endedAt, new Date(clock.now()).toISOString());
+  // Only a first invoice is voided: the expired session takes no payment, so there is nothing to void.
+  await weir.projections.waitFor((await weir.eventStore.headPosition())!);
+  t.like((await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body, { status: 'expired' });
+  t.deepEqual(await weir.readStore.collection(SUBSCRIPTION_WORK).find({}), [], 'no work is left for the billing process manager');
+  t.deepEqual((await weir.eventStore.readAll(null, 100_000)).filter((e) => e.type.startsWith('Invoice')), []);
   for (const op of ['cancel', 'end']) {
     assertError(t, await api.post(`/api/v1/subscriptions/${subscription.id}/${op}`, {}), 400, { message: /subscription is incomplete_expired/ });
   }
