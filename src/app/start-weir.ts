@@ -108,7 +108,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const commands = createCommandHandler({ eventStore, clock });
   const watched = createWatchedAddresses();
   const watchedProjection = watchedAddressesProjection(watched);
-  const projections = createProjectionRunner({ eventStore, readStore, projections: [...ALL_PROJECTIONS, watchedProjection] });
+  const projections = createProjectionRunner({ eventStore, readStore, projections: [...ALL_PROJECTIONS, watchedProjection], log });
   const started = performance.now();
   if (readStore.durable) await watchedProjection.load(readStore);
   await projections.start();

@@ -3,13 +3,20 @@ import type { Collection, ReadDocument, ReadStore } from '../read-store/read-sto
 import { categoryOf, type Projection } from './projection.ts';
 
 const CHECKPOINT = 'projections';
+/** One document per projection that owns collections: the `version` its stored documents were written with. */
+export const PROJECTION_VERSIONS = 'projection_versions';
+type ProjectionVersionDoc = ReadDocument & { version: number };
 
 export type RebuildProgress = { events: number; position: bigint; head: bigint | null };
 
 export type AdvanceListener = (position: bigint, touched: ReadonlySet<string>) => void;
 
 export type ProjectionRunner = {
-  /** Catch up from the stored checkpoint (from zero on an embedded read store), then follow the log. */
+  /**
+   * Catch up from the stored checkpoint (from zero on an embedded read store), then follow the log.
+   * On a durable store whose documents were written by other versions of the projections (see
+   * `Projection.version`), every read model is first dropped and rebuilt from the log.
+   */
   start(): Promise<void>;
   /** Resolves once every projection has processed `position`; rejects after `timeoutMs`. */
   waitFor(position: bigint, timeoutMs?: number): Promise<void>;
@@ -42,8 +49,9 @@ function trackingStore(store: ReadStore, touched: Set<string>): ReadStore {
   };
 }
 
-export function createProjectionRunner(deps: { eventStore: EventStore; readStore: ReadStore; projections: Projection[]; batchSize?: number }): ProjectionRunner {
+export function createProjectionRunner(deps: { eventStore: EventStore; readStore: ReadStore; projections: Projection[]; batchSize?: number; log?: (line: string) => void }): ProjectionRunner {
   const { eventStore, readStore, projections } = deps;
+  const log = deps.log ?? ((line: string) => console.warn(line));
   // Events read per batch. Small on purpose: the whole batch stays alive until its last event is
   // applied, so with 2,000 the garbage collector copied the parsed events of the batch at every
   // young-generation collection; 250 cut what it copies by about a third and a rebuild's wall time
@@ -71,6 +79,30 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
     }
     return found;
   };
+
+  // Projections without collections (in-memory ones) keep nothing across a restart: not versioned.
+  const versions = new Map(projections.filter((p) => p.collections.length > 0).map((p) => [p.name, p.version ?? 1]));
+
+  /** Drop every read model, and record that what is rebuilt is written by these projections' versions. */
+  async function dropReadModels(): Promise<void> {
+    await readStore.dropAll();
+    checkpoint = null;
+    if (!readStore.durable) return;
+    const stored = readStore.collection<ProjectionVersionDoc>(PROJECTION_VERSIONS);
+    for (const [name, version] of versions) await stored.put({ _id: name, version });
+  }
+
+  /** What differs between the stored documents' projection versions and these projections', if anything. */
+  async function versionChanges(): Promise<string[]> {
+    const stored = new Map((await readStore.collection<ProjectionVersionDoc>(PROJECTION_VERSIONS).find({})).map((doc) => [doc._id, doc.version]));
+    const changes: string[] = [];
+    for (const [name, version] of versions) {
+      const before = stored.get(name);
+      if (before !== version) changes.push(before === undefined ? `${name} (new)` : `${name} (version ${before} -> ${version})`);
+    }
+    for (const name of stored.keys()) if (!versions.has(name)) changes.push(`${name} (removed)`);
+    return changes;
+  }
 
   async function applyBatch(events: RecordedEvent[]): Promise<void> {
     for (const event of events) {
@@ -122,6 +154,16 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
   return {
     async start() {
       checkpoint = readStore.durable ? await readStore.getCheckpoint(CHECKPOINT) : null;
+      if (readStore.durable) {
+        const changes = await versionChanges();
+        if (changes.length > 0) {
+          // A store that holds nothing yet has nothing to drop; otherwise its documents may be wrong for this code.
+          if (checkpoint !== null || (await readStore.collection(PROJECTION_VERSIONS).count({})) > 0) {
+            log(`[projections] the stored read models were written by other projection versions: ${changes.join(', ')}; rebuilding every read model from the log`);
+          }
+          await dropReadModels();
+        }
+      }
       unsubscribe = eventStore.onAppended(() => { void wake(); });
       await wake();
       if (failure) throw failure;
@@ -142,8 +184,7 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
     async rebuild(onProgress) {
       while (running) await running;
       const started = performance.now();
-      await readStore.dropAll();
-      checkpoint = null;
+      await dropReadModels();
       const head = await eventStore.headPosition();
       const events = await catchUp((n, position) => onProgress?.({ events: n, position, head }));
       return { events, ms: performance.now() - started };

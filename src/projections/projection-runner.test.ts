@@ -1,0 +1,123 @@
+import test from 'ava';
+import type { RecordedEvent } from '../event-store/event-store.ts';
+import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
+import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
+import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
+import { createProjectionRunner, PROJECTION_VERSIONS } from './projection-runner.ts';
+import type { Projection } from './projection.ts';
+
+/**
+ * The embedded store with `durable: true`: its documents and checkpoint stay in memory between
+ * two runners, which is what a MongoDB read store gives across a restart of Weir (the MongoDB
+ * adapter itself runs the read store contract when MONGODB_URL is set).
+ */
+const storeThatOutlivesRunners = (): ReadStore => ({ ...createEmbeddedReadStore(), durable: true });
+
+type CountDoc = ReadDocument & { events: number; label: string };
+
+/** Counts the events of each stream; `label` stands for what a new version writes differently. */
+function counting(version: number | undefined, label: string, seen: RecordedEvent[]): Projection {
+  return {
+    name: 'counts',
+    collections: ['counts'],
+    ...(version === undefined ? {} : { version }),
+    async apply(event, store) {
+      seen.push(event);
+      const counts = store.collection<CountDoc>('counts');
+      const current = await counts.get(event.streamId);
+      await counts.put({ _id: event.streamId, events: (current?.events ?? 0) + 1, label });
+    },
+  };
+}
+
+async function appendEvents(eventStore: ReturnType<typeof createSqliteEventStore>, stream: string, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    await eventStore.append(stream, [{ id: crypto.randomUUID(), type: 'Happened', data: { i }, metadata: { organizationId: 'org', environment: 'test', actor: 'test', correlationId: 'c', occurredAt: '2026-01-01T00:00:00.000Z' } }], 'any');
+  }
+}
+
+async function startRunner(eventStore: ReturnType<typeof createSqliteEventStore>, readStore: ReadStore, projections: Projection[], lines: string[]) {
+  const runner = createProjectionRunner({ eventStore, readStore, projections, log: (line) => lines.push(line) });
+  await runner.start();
+  await runner.stop();
+}
+
+test('a durable store is resumed while the projection versions match, and rebuilt from the log when one changes', async (t) => {
+  const eventStore = createSqliteEventStore({ path: ':memory:' });
+  t.teardown(() => eventStore.close());
+  const readStore = storeThatOutlivesRunners();
+  const lines: string[] = [];
+  await appendEvents(eventStore, 'thing-a', 3);
+
+  // First start: a store with nothing in it is built, and the versions are recorded, with no warning.
+  const first: RecordedEvent[] = [];
+  await startRunner(eventStore, readStore, [counting(undefined, 'v1', first)], lines);
+  t.is(first.length, 3);
+  t.deepEqual(await readStore.collection(PROJECTION_VERSIONS).find({}), [{ _id: 'counts', version: 1 }]);
+  t.deepEqual(lines, []);
+
+  // Same versions (1 is the default): resumed from the checkpoint, only the new events applied.
+  await appendEvents(eventStore, 'thing-a', 2);
+  const second: RecordedEvent[] = [];
+  await startRunner(eventStore, readStore, [counting(1, 'v1', second)], lines);
+  t.is(second.length, 2);
+  t.like(await readStore.collection<CountDoc>('counts').get('thing-a'), { events: 5, label: 'v1' });
+  t.deepEqual(lines, []);
+
+  // A new version: every read model dropped and rebuilt from the whole log, with a warning.
+  const third: RecordedEvent[] = [];
+  await startRunner(eventStore, readStore, [counting(2, 'v2', third)], lines);
+  t.is(third.length, 5);
+  t.like(await readStore.collection<CountDoc>('counts').get('thing-a'), { events: 5, label: 'v2' });
+  t.deepEqual(await readStore.collection(PROJECTION_VERSIONS).find({}), [{ _id: 'counts', version: 2 }]);
+  t.is(lines.length, 1);
+  t.regex(lines[0]!, /counts \(version 1 -> 2\); rebuilding every read model from the log/);
+});
+
+test('a projection added or removed rebuilds; one without collections is not versioned; a rebuild records the versions', async (t) => {
+  const eventStore = createSqliteEventStore({ path: ':memory:' });
+  t.teardown(() => eventStore.close());
+  const readStore = storeThatOutlivesRunners();
+  const lines: string[] = [];
+  await appendEvents(eventStore, 'thing-b', 2);
+  const inMemory: Projection = { name: 'in_memory', collections: [], apply: async () => {} };
+  await startRunner(eventStore, readStore, [counting(1, 'v1', []), inMemory], lines);
+
+  // Without the in-memory projection: nothing changed.
+  const same: RecordedEvent[] = [];
+  await startRunner(eventStore, readStore, [counting(1, 'v1', same)], lines);
+  t.is(same.length, 0);
+  t.deepEqual(lines, []);
+
+  // A projection with collections added: rebuilt.
+  const other: Projection = { ...counting(1, 'v1', []), name: 'others', collections: ['others'] };
+  const added: RecordedEvent[] = [];
+  await startRunner(eventStore, readStore, [counting(1, 'v1', added), other], lines);
+  t.is(added.length, 2);
+  t.regex(lines.at(-1)!, /others \(new\)/);
+
+  // Removed again: rebuilt, and its versions document is gone.
+  await startRunner(eventStore, readStore, [counting(1, 'v1', [])], lines);
+  t.regex(lines.at(-1)!, /others \(removed\)/);
+  t.deepEqual(await readStore.collection(PROJECTION_VERSIONS).find({}), [{ _id: 'counts', version: 1 }]);
+
+  // `weir replay` (rebuild) drops everything, versions included, and records them again:
+  // the next start resumes instead of rebuilding a second time.
+  const runner = createProjectionRunner({ eventStore, readStore, projections: [counting(1, 'v1', [])], log: (line) => lines.push(line) });
+  await runner.rebuild();
+  t.deepEqual(await readStore.collection(PROJECTION_VERSIONS).find({}), [{ _id: 'counts', version: 1 }]);
+  const afterReplay: RecordedEvent[] = [];
+  const warnings = lines.length;
+  await startRunner(eventStore, readStore, [counting(1, 'v1', afterReplay)], lines);
+  t.is(afterReplay.length, 0);
+  t.is(lines.length, warnings);
+});
+
+test('the embedded store, rebuilt at every start, keeps no versions', async (t) => {
+  const eventStore = createSqliteEventStore({ path: ':memory:' });
+  t.teardown(() => eventStore.close());
+  const readStore = createEmbeddedReadStore();
+  await appendEvents(eventStore, 'thing-c', 1);
+  await startRunner(eventStore, readStore, [counting(3, 'v3', [])], []);
+  t.deepEqual(await readStore.collection(PROJECTION_VERSIONS).find({}), []);
+});
