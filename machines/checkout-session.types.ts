@@ -158,11 +158,20 @@ export type CheckoutSession = {
   cancelUrl: string | null;
   clientReferenceId: string | null;
   customerId: string | null;
+  /**
+   * The reference's `customerCreation`: `if_required` creates a customer only where one is needed
+   * (a subscription, from `customerDetails.email`, when no `customerId` was given); `always` also
+   * creates one for a payment. Absent on sessions recorded before it existed (read: `if_required`).
+   */
+  customerCreation?: CustomerCreation;
   metadata: Record<string, string>;
   afterCompletion: 'redirect' | 'hosted_confirmation';
   afterCompletionConfirmMsg: string | null;
   paymentLinkId: string | null;
-  /** What the payer gave on the payment link's page (absent on sessions that collected nothing). */
+  /**
+   * What the payer gave on the payment link's page, or what the merchant prefilled with the API's
+   * `customerData` (absent on sessions that collected and were given nothing).
+   */
   customerDetails?: CollectedData['customerDetails'];
   billingDetails?: CollectedData['billingDetails'];
   shippingDetails?: CollectedData['shippingDetails'];
@@ -182,6 +191,9 @@ export type CheckoutSession = {
   expiredAt: string | null;
   transactionHash: string | null;
 };
+
+/** The reference's `customerCreation` values. */
+export type CustomerCreation = 'if_required' | 'always';
 
 /** The domain events of a checkout session, as stored in the log (`type` + `data`). */
 export type CheckoutSessionEvent =

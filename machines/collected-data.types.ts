@@ -34,8 +34,12 @@ export type AnsweredCustomField =
   | (CustomFieldBase & { type: 'numeric'; numeric: NumericRules & { value: string | null } })
   | (CustomFieldBase & { type: 'dropdown'; dropdown: { options: DropdownOption[]; value: string | null } });
 
-/** The payer as they described themselves; `address` is the billing address when one was asked for. */
-export type CustomerDetails = { name: string | null; email: string | null; phone: string | null; address: CustomerAddress | null };
+/**
+ * The payer as they described themselves (or as the merchant prefilled them with `customerData`);
+ * `address` is the billing address when one was asked for. `organizationName` only comes from
+ * `customerData` (absent on sessions recorded before it existed).
+ */
+export type CustomerDetails = { name: string | null; email: string | null; phone: string | null; organizationName?: string | null; address: CustomerAddress | null };
 
 /** A billing or shipping address with the name it is for. */
 export type AddressDetails = { name: string | null; address: CustomerAddress };

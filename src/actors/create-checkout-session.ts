@@ -1,6 +1,6 @@
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
-import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
-import type { CollectedData } from '../../machines/collected-data.types.ts';
+import type { CheckoutSession, CustomerCreation, SessionAddress } from '../../machines/checkout-session.types.ts';
+import type { CollectedData, CustomerDetails } from '../../machines/collected-data.types.ts';
 import type { GasFeeQuoter } from '../chain-ingest/gas-fee.ts';
 import type { Rail } from '../chain-ingest/rail.ts';
 import type { Environment } from '../event-store/event-store.ts';
@@ -11,17 +11,40 @@ import type { Clock } from '../shared/clock.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { deterministicId, newId } from '../shared/ids.ts';
 import {
-  asObject, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, optionalUrl, requiredUrl,
+  asObject, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, optionalUrl, requiredUrl, type Input,
 } from '../shared/input.ts';
 import { MAX_AMOUNT, toChainUnits } from '../shared/money.ts';
 import { organizationRecordId } from './organization.ts';
 import type { CommandHandler } from './command-handler.ts';
+import { addressInput, assertEmail, customerAggregate, customerFromDetails, isPhone, PHONE_HINT } from './customer.ts';
 import type { LineItemResolver } from './line-items.ts';
 import { subscriptionIdOfSession, subscriptionItemsOf } from './subscription-items.ts';
 
 export const DEFAULT_SESSION_LIFETIME_MS = 60 * 60 * 1000;
 const MIN_LIFETIME_MS = 60 * 1000;
 const MAX_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+const CUSTOMER_CREATIONS: readonly CustomerCreation[] = ['if_required', 'always'];
+const CUSTOMER_DATA_FIELDS = ['name', 'email', 'phone', 'organizationName', 'address'] as const;
+
+/**
+ * The reference's `customerData`: the customer's details the merchant prefills, kept on the
+ * session as `customerDetails` (the reference's response field for them). Every part is optional;
+ * unknown parts are refused, never dropped, and so are `taxIds`, which Weir's customers do not keep.
+ */
+function customerDataInput(input: Input): CustomerDetails | null {
+  const data = optionalObject(input, 'customerData');
+  if (!data) return null;
+  for (const key of Object.keys(data)) {
+    if (key === 'taxIds') throw new ValidationError('customerData.taxIds', 'is not supported: Weir keeps no tax ids on customers; leave it out');
+    if (!(CUSTOMER_DATA_FIELDS as readonly string[]).includes(key)) throw new ValidationError(`customerData.${key}`, `is not a customer data field; use ${CUSTOMER_DATA_FIELDS.join(', ')}`);
+  }
+  const text = (key: string, max: number) => optionalString(data, key, 'customerData', { max, min: 1 }) ?? null;
+  const email = text('email', 254);
+  if (email !== null) assertEmail(email, 'customerData.email');
+  const phone = text('phone', 40);
+  if (phone !== null && !isPhone(phone)) throw new ValidationError('customerData.phone', PHONE_HINT);
+  return { name: text('name', 250), email, phone, organizationName: text('organizationName', 250), address: addressInput(data, 'address', 'customerData') ?? null };
+}
 
 export type CreateCheckoutSession = (
   body: unknown,
@@ -33,6 +56,13 @@ export type CreateCheckoutSession = (
  * Validates a create-session request completely before writing anything, then records the
  * session with its deposit addresses: one per offered asset on every network where the
  * organization has a payment method (wallet) and the request allows the chain.
+ *
+ * Customers: a subscription bills its renewals by invoices mailed to its customer, so a
+ * subscription session needs one: `customerId`, or `customerData.email` (the subscription billing
+ * creates the customer from it, as from the email a payment link page collects; a payment link's
+ * session is not held to this, its page decides what it collects). With `customerCreation:
+ * always` and no `customerId`, a payment session also gets a customer, created from
+ * `customerData.email` with the session (`if_required`, the default, creates none for a payment).
  */
 export function createCheckoutSessionCreator(deps: {
   clock: Clock;
@@ -62,6 +92,16 @@ export function createCheckoutSessionCreator(deps: {
     const afterCompletion = optionalEnum(input, 'afterCompletion', ['redirect', 'hosted_confirmation'] as const) ?? 'redirect';
     const clientReferenceId = optionalString(input, 'clientReferenceId', '', { max: 200 }) ?? null;
     const customerId = optionalString(input, 'customerId', '', { max: 64 }) ?? null;
+    const customerData = customerDataInput(input);
+    const customerCreation = optionalEnum(input, 'customerCreation', CUSTOMER_CREATIONS) ?? 'if_required';
+    if (!customerId && !customerData?.email) {
+      if (mode === 'subscription' && !extra.paymentLinkId) {
+        throw new ValidationError('customerId', 'a subscription session needs customerId or customerData.email, so that its renewal invoices reach the customer', 'parameter_missing');
+      }
+      if (customerCreation === 'always') {
+        throw new ValidationError('customerData.email', 'is required with customerCreation always when no customerId is given: the customer is created from it', 'parameter_missing');
+      }
+    }
     const metadata = optionalMetadata(input, 'metadata') ?? {};
     const afterCompletionConfirmMsg = optionalString(input, 'afterCompletionConfirmMsg', '', { max: 500 }) ?? null;
     const allowPromotionCodes = optionalBoolean(input, 'allowPromotionCodes') ?? false;
@@ -127,6 +167,11 @@ export function createCheckoutSessionCreator(deps: {
 
     const ctx = { organizationId: tenant.organizationId, environment: tenant.environment, actor: tenant.actor };
     const lineItems = await deps.lineItems.commit(items, ctx);
+    let sessionCustomerId = customerId;
+    if (!customerId && customerData?.email && customerCreation === 'always' && mode === 'payment') {
+      sessionCustomerId = deterministicId(`customer:session:${id}`);
+      await deps.commands.handle(customerAggregate, sessionCustomerId, customerFromDetails(sessionCustomerId, tenant, { ...customerData, email: customerData.email }), ctx);
+    }
     const total = amountSubtotal.toString();
     const session: CheckoutSession = {
       id, organizationId: tenant.organizationId, environment: tenant.environment, createdAt: now, updatedAt: now,
@@ -142,9 +187,10 @@ export function createCheckoutSessionCreator(deps: {
         allowedChains: [...new Set(addresses.map((a) => a.asset.chainId))].map((chainId) => ({ chainId })),
         preferredChainId, allowSwap, allowFiatPayment,
       },
-      submitType, successUrl, cancelUrl, clientReferenceId, customerId, metadata, afterCompletion, afterCompletionConfirmMsg, allowPromotionCodes,
+      submitType, successUrl, cancelUrl, clientReferenceId, customerId: sessionCustomerId, customerCreation, metadata, afterCompletion, afterCompletionConfirmMsg, allowPromotionCodes,
       paymentLinkId: extra.paymentLinkId ?? null, invoiceId: extra.invoiceId ?? null,
       subscriptionId: extra.subscriptionId ?? (mode === 'subscription' ? subscriptionIdOfSession(id) : null),
+      ...(customerData ? { customerDetails: customerData } : {}),
       ...extra.collected,
       url: checkoutPageUrl(deps.publicUrl, id),
       lineItems: { object: 'list', data: lineItems },

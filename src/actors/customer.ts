@@ -1,5 +1,7 @@
+import type { CustomerDetails } from '../../machines/collected-data.types.ts';
 import type { Aggregate } from './aggregate.ts';
 import { InvalidStateError, ValidationError } from '../shared/errors.ts';
+import { asObject, optionalString, type Input } from '../shared/input.ts';
 import type { Environment } from '../event-store/event-store.ts';
 
 /** A postal address, as the reference API spells it (every part optional). */
@@ -67,6 +69,45 @@ export const PHONE_HINT = 'must be a phone number: digits, spaces, ( ) - . and a
 /** Digits, spaces, ( ) - . and an optional leading +, with at least 3 digits. */
 export function isPhone(value: string): boolean {
   return PHONE.test(value) && value.replace(/[^0-9]/g, '').length >= 3;
+}
+
+const ADDRESS_PARTS = ['line1', 'line2', 'city', 'state', 'postalCode', 'country'] as const;
+
+/**
+ * The address at `path.key` of a request: absent is undefined, null is null. Unknown parts are
+ * refused (never dropped); `country` is a two-letter ISO 3166-1 code, stored upper-cased.
+ */
+export function addressInput(o: Input, key: string, path = ''): CustomerAddress | null | undefined {
+  if (!(key in o)) return undefined;
+  if (o[key] === null) return null;
+  const field = path ? `${path}.${key}` : key;
+  const value = asObject(o[key], field);
+  for (const k of Object.keys(value)) {
+    if (!(ADDRESS_PARTS as readonly string[]).includes(k)) throw new ValidationError(`${field}.${k}`, `is not an address field; use ${ADDRESS_PARTS.join(', ')}`);
+  }
+  const address = {} as CustomerAddress;
+  for (const part of ADDRESS_PARTS) address[part] = optionalString(value, part, field, { max: part === 'country' ? 2 : 200 }) ?? null;
+  if (address.country !== null && !/^[A-Za-z]{2}$/.test(address.country)) throw new ValidationError(`${field}.country`, 'must be a two-letter ISO 3166-1 country code');
+  if (address.country !== null) address.country = address.country.toUpperCase();
+  return address;
+}
+
+/**
+ * The customer a checkout's payer details make: what a payment link page collected, or the
+ * `customerData` of a session created over the API. Shown in the dashboard, like any customer.
+ */
+export function customerFromDetails(
+  id: string,
+  tenant: { organizationId: string; environment: Environment },
+  details: CustomerDetails & { email: string },
+): Extract<CustomerCommand, { type: 'CreateCustomer' }> {
+  return {
+    type: 'CreateCustomer',
+    customer: {
+      id, organizationId: tenant.organizationId, environment: tenant.environment, email: details.email, name: details.name, phone: details.phone,
+      organizationName: details.organizationName ?? null, customerReferenceId: null, address: details.address, metadata: {}, visibility: 10,
+    },
+  };
 }
 
 export function evolveCustomer(customer: Customer | null, event: CustomerEvent): Customer | null {

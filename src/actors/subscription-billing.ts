@@ -18,7 +18,7 @@ import type { Clock } from '../shared/clock.ts';
 import { InvalidStateError, NotFoundError } from '../shared/errors.ts';
 import { deterministicId } from '../shared/ids.ts';
 import type { CommandContext, CommandHandler } from './command-handler.ts';
-import { customerAggregate } from './customer.ts';
+import { customerAggregate, customerFromDetails } from './customer.ts';
 import { claimInvoiceNumber } from './invoice-number-claim.ts';
 import { subscriptionItemsOf } from './subscription-items.ts';
 import { createWorkQueue, type WorkQueue } from './work-queue.ts';
@@ -39,7 +39,8 @@ function invoiceRecurringOf(s: Subscription): InvoiceRecurring | null {
  * model, so a crash between any two steps resumes where it was, and every step is idempotent
  * (derived ids, deciders that answer nothing for a repeat):
  * - a `mode: subscription` checkout session creates its subscription (and the customer from the
- *   payer's email when the session named none), the session collecting the first period;
+ *   payer's email, collected by a payment link page or given as `customerData.email`, when the
+ *   session named no `customerId`), the session collecting the first period;
  * - the first invoice of a recurring series creates its subscription, that invoice collecting
  *   the first period;
  * - a renewal issued by the subscription becomes an invoice: created, finalized with its hosted
@@ -70,15 +71,10 @@ export function createSubscriptionBilling(deps: {
     let position: bigint | null = null;
     const details = session.customerDetails;
     if (!customerId && details?.email) {
-      // The payer's details become the subscription's customer, so renewal invoices reach them.
+      // The payer's details (collected by a payment link page, or the API's `customerData`) become
+      // the subscription's customer, so renewal invoices reach them.
       customerId = deterministicId(`customer:subscription:${work.subscriptionId}`);
-      position = (await commands.handle(customerAggregate, customerId, {
-        type: 'CreateCustomer',
-        customer: {
-          id: customerId, organizationId: session.organizationId, environment: session.environment, email: details.email, name: details.name,
-          phone: details.phone, organizationName: null, customerReferenceId: null, address: details.address, metadata: {}, visibility: 10,
-        },
-      }, ctx)).position;
+      position = (await commands.handle(customerAggregate, customerId, customerFromDetails(customerId, session, { ...details, email: details.email }), ctx)).position;
     }
     const subscription = newSubscription({
       id: work.subscriptionId, organizationId: session.organizationId, environment: session.environment, customerId,

@@ -5,6 +5,7 @@ import test from 'ava';
 import { SUBSCRIPTION_WORK } from '../../src/projections/subscriptions.projection.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
+import { recordingMailer } from '../support/recording-mailer.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 import { assertError, assertRejectedWithoutWrite, payInFull, type Api, type Page, type Session } from './helpers.ts';
 
@@ -25,7 +26,10 @@ async function plan(api: Api, name: string, interval: string, intervalCount: num
   return { productId: product.body.id, priceId: product.body.defaultPrice.id };
 }
 
-async function subscribe(api: Api, priceId: string, extra: Record<string, unknown> = {}) {
+/** The customer a subscription session names when a test gives no `customerId`: a subscription needs someone to bill. */
+const SUBSCRIBER = { customerData: { email: 'subscriber@example.com' } };
+
+async function subscribe(api: Api, priceId: string, extra: Record<string, unknown> = SUBSCRIBER) {
   const session = await api.post<Session & { subscriptionId: string }>('/api/v1/checkout/sessions', {
     mode: 'subscription', successUrl: 'https://shop.example/welcome', lineItems: { data: [{ priceId, quantity: 1 }] }, ...extra,
   });
@@ -44,8 +48,12 @@ async function until(api: Api, id: string, status: string): Promise<Subscription
   }, `subscription ${id} to be ${status}`);
 }
 
-async function setup(t: Parameters<typeof startTestWeir>[0], clock: ManualClock = createManualClock(Date.parse('2026-05-10T12:00:00.000Z'))) {
-  const weir = await startTestWeir(t, {}, { clock });
+async function setup(
+  t: Parameters<typeof startTestWeir>[0],
+  clock: ManualClock = createManualClock(Date.parse('2026-05-10T12:00:00.000Z')),
+  mailer = recordingMailer().mailer,
+) {
+  const weir = await startTestWeir(t, {}, { clock, mailer });
   const merchant = await createMerchant(weir.url);
   return { weir, clock, ...merchant };
 }
@@ -126,8 +134,8 @@ test('list and filters; another organization or the live key sees nothing', asyn
   const { weir, api, live } = await setup(t);
   const monthly = await plan(api, 'Monthly', 'month', 1);
   const annual = await plan(api, 'Annual', 'year', 1, '10000000000');
-  const a = await subscribe(api, monthly.priceId, { clientReferenceId: 'a' });
-  const b = await subscribe(api, annual.priceId, { clientReferenceId: 'b' });
+  const a = await subscribe(api, monthly.priceId, { ...SUBSCRIBER, clientReferenceId: 'a' });
+  const b = await subscribe(api, annual.priceId, { ...SUBSCRIBER, clientReferenceId: 'b' });
   await payInFull(weir, api, b.session);
   await until(api, b.subscription.id, 'active');
   t.like(b.subscription, { interval: 'year', intervalCount: 1, currentPeriodEnd: '2027-05-10T12:00:00.000Z' });
@@ -172,7 +180,7 @@ test('a subscription session is refused, with nothing written, for prices a subs
   ];
   for (const [what, data, message] of cases) {
     t.log(what);
-    await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/checkout/sessions', { mode: 'subscription', successUrl: 'https://shop.example/ok', lineItems: { data } }), { message });
+    await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/checkout/sessions', { mode: 'subscription', successUrl: 'https://shop.example/ok', lineItems: { data }, ...SUBSCRIBER }), { message });
   }
 });
 
@@ -196,6 +204,56 @@ test('a subscription bought on a payment link gets a customer from the payer\'s 
   t.like(customer, { email: 'payer@example.com', name: 'Pat Payer' });
   await payInFull(weir, api, session);
   await until(api, subscription.id, 'active');
+});
+
+test('a subscription session with customerData.email: its subscription gets that customer, and the first renewal invoice is mailed to it', async (t) => {
+  const { mailer, sent } = recordingMailer();
+  const { weir, api, clock } = await setup(t, undefined, mailer);
+  const monthly = await plan(api, 'Pro', 'month', 1);
+  const customerData = {
+    email: 'Sam@Example.com', name: 'Sam Subscriber', phone: '+1 555 0100', organizationName: 'Sam & Co',
+    address: { line1: '1 Main St', city: 'Springfield', postalCode: '12345', country: 'us' },
+  };
+  const { session, subscription } = await subscribe(api, monthly.priceId, { customerData });
+  // The session keeps the details as the reference's `customerDetails`; the customer is the subscription's.
+  t.like(session, {
+    customerId: null, customerCreation: 'if_required',
+    customerDetails: { ...customerData, address: { line1: '1 Main St', line2: null, city: 'Springfield', state: null, postalCode: '12345', country: 'US' } },
+  });
+  t.truthy(subscription.customerId);
+  const customer = (await api.get<{ email: string; name: string; phone: string; organizationName: string; address: { country: string } }>(`/api/v1/customers/${subscription.customerId}`)).body;
+  t.like(customer, { email: 'Sam@Example.com', name: 'Sam Subscriber', phone: '+1 555 0100', organizationName: 'Sam & Co', address: { line1: '1 Main St', country: 'US' } });
+
+  await payInFull(weir, api, session);
+  await until(api, subscription.id, 'active');
+  t.deepEqual(sent, [], 'nothing is mailed before the renewal');
+  clock.advanceTo(Date.parse('2026-06-10T12:00:00.000Z'));
+  const renewed = await eventually(async () => {
+    const s = (await api.get<Subscription & { latestInvoiceId: string | null }>(`/api/v1/subscriptions/${subscription.id}`)).body;
+    return s.latestInvoiceId ? s : undefined;
+  }, 'the renewal');
+  const invoice = await eventually(async () => {
+    const response = await api.get<{ status: string; number: string; customerId: string }>(`/api/v1/invoices/${renewed.latestInvoiceId}`);
+    return response.body.status === 'open' ? response.body : undefined;
+  }, 'the renewal invoice');
+  t.is(invoice.customerId, subscription.customerId ?? 'no customer');
+  const mail = await eventually(async () => sent[0], 'the renewal invoice mail');
+  t.is(mail.to, 'Sam@Example.com');
+  t.regex(mail.subject, new RegExp(`^Invoice ${invoice.number} `));
+  t.true(mail.text.includes(`${weir.url}/invoices/${renewed.latestInvoiceId}/pay`), mail.text);
+});
+
+test('a subscription session over the API with neither customerId nor customerData.email is refused, with nothing written', async (t) => {
+  const { weir, api } = await setup(t);
+  const { priceId } = await plan(api, 'Pro', 'month', 1);
+  const request = { mode: 'subscription', successUrl: 'https://shop.example/ok', lineItems: { data: [{ priceId, quantity: 1 }] } };
+  const why = /^customerId: a subscription session needs customerId or customerData\.email, so that its renewal invoices reach the customer$/;
+  for (const extra of [{}, { customerData: { name: 'No Email' } }, { customerData: null }, { customerCreation: 'if_required' }]) {
+    t.log(JSON.stringify(extra));
+    await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/checkout/sessions', { ...request, ...extra }), { field: 'customerId', code: 'parameter_missing', message: why });
+  }
+  t.is((await api.get<Page<unknown>>('/api/v1/subscriptions')).body.count, 0);
+  t.is((await api.get<Page<unknown>>('/api/v1/customers')).body.count, 0);
 });
 
 test('a renewal that fell due while Weir was down is issued at start: the timers and the billing work are in the log', async (t) => {

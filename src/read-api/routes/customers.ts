@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { assertEmail, customerAggregate, isPhone, PHONE_HINT, type CustomerAddress, type CustomerFields } from '../../actors/customer.ts';
+import { addressInput, assertEmail, customerAggregate, isPhone, PHONE_HINT, type CustomerFields } from '../../actors/customer.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid, newId } from '../../shared/ids.ts';
@@ -8,27 +8,12 @@ import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
 
-const ADDRESS_PARTS = ['line1', 'line2', 'city', 'state', 'postalCode', 'country'] as const;
 const VISIBILITIES = ['10', '20'] as const;
 
 /** The customer as the API shows it (the reference's CustomerDto, plus tenant fields). */
 export function presentCustomer(doc: CustomerDoc) {
   const { _id, emailLower, deleted, deletedAt, ...customer } = doc;
   return { ...customer, customerNumber: doc.id.slice(0, 8).toUpperCase(), livemode: doc.environment === 'live' };
-}
-
-function addressOf(o: Input, key: string): CustomerAddress | null | undefined {
-  if (!(key in o)) return undefined;
-  if (o[key] === null) return null;
-  const value = asObject(o[key], key);
-  for (const k of Object.keys(value)) {
-    if (!(ADDRESS_PARTS as readonly string[]).includes(k)) throw new ValidationError(`${key}.${k}`, `is not an address field; use ${ADDRESS_PARTS.join(', ')}`);
-  }
-  const address = {} as CustomerAddress;
-  for (const part of ADDRESS_PARTS) address[part] = optionalString(value, part, key, { max: part === 'country' ? 2 : 200 }) ?? null;
-  if (address.country !== null && !/^[A-Za-z]{2}$/.test(address.country)) throw new ValidationError(`${key}.country`, 'must be a two-letter ISO 3166-1 country code');
-  if (address.country !== null) address.country = address.country.toUpperCase();
-  return address;
 }
 
 function visibilityOf(o: Input): number | undefined {
@@ -50,7 +35,7 @@ function customerFields(body: Input, mode: 'create' | 'update'): Partial<Custome
     phone,
     organizationName: nullableString(body, 'organizationName', 250),
     customerReferenceId: nullableString(body, 'customerReferenceId', 200),
-    address: addressOf(body, 'address'),
+    address: addressInput(body, 'address'),
     metadata: 'metadata' in body && body.metadata === null ? {} : optionalMetadata(body, 'metadata'),
     visibility: visibilityOf(body),
   };

@@ -1,0 +1,84 @@
+import test from 'ava';
+import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+import { assertRejectedWithoutWrite, payInFull, type Page, type Session } from './helpers.ts';
+
+/** A checkout session's customer fields, as the reference names them. */
+type SessionCustomer = Session & {
+  customerId: string | null;
+  customerCreation: string;
+  customerDetails?: { name: string | null; email: string | null; phone: string | null; organizationName: string | null; address: Record<string, string | null> | null };
+};
+type Customer = { id: string; email: string; name: string | null; organizationName: string | null };
+
+const SESSIONS = '/api/v1/checkout/sessions';
+
+async function setup(t: Parameters<typeof startTestWeir>[0]) {
+  const weir = await startTestWeir(t);
+  return { weir, ...(await createMerchant(weir.url)) };
+}
+
+const customerEvents = async (weir: Awaited<ReturnType<typeof startTestWeir>>) =>
+  (await weir.eventStore.readAll(null, 100_000)).filter((e) => e.type.startsWith('Customer'));
+
+test('a payment session without a customer is unchanged: no customer, no customer details, nothing created when paid', async (t) => {
+  const { weir, api } = await setup(t);
+  const created = await api.post<SessionCustomer>(SESSIONS, sessionRequest());
+  t.is(created.status, 200, JSON.stringify(created.body));
+  t.like(created.body, { mode: 'payment', customerId: null, customerCreation: 'if_required' });
+  t.false('customerDetails' in created.body);
+  await payInFull(weir, api, created.body);
+  t.deepEqual(await customerEvents(weir), []);
+  t.is((await api.get<Page<Customer>>('/api/v1/customers')).body.count, 0);
+});
+
+test('customerData prefills a payment session; customerCreation if_required creates no customer for a payment, always does', async (t) => {
+  const { weir, api } = await setup(t);
+  const customerData = { email: 'pat@example.com', name: 'Pat', organizationName: 'Pat Ltd' };
+
+  const prefilled = await api.post<SessionCustomer>(SESSIONS, { ...sessionRequest(), customerData });
+  t.is(prefilled.status, 200, JSON.stringify(prefilled.body));
+  t.like(prefilled.body, { customerId: null, customerCreation: 'if_required', customerDetails: { ...customerData, phone: null, address: null } });
+  t.deepEqual(await customerEvents(weir), [], 'if_required: a payment needs no customer');
+
+  const always = await api.post<SessionCustomer>(SESSIONS, { ...sessionRequest(), customerData, customerCreation: 'always' });
+  t.is(always.status, 200, JSON.stringify(always.body));
+  t.like(always.body, { customerCreation: 'always', customerDetails: customerData });
+  t.truthy(always.body.customerId);
+  t.like((await api.get<Customer>(`/api/v1/customers/${always.body.customerId}`)).body, { id: always.body.customerId, ...customerData });
+  t.deepEqual((await api.get<Page<SessionCustomer>>(`${SESSIONS}?customerId=${always.body.customerId}`)).body.data.map((s) => s.id), [always.body.id]);
+
+  // With a customerId, always creates nothing: the session has its customer.
+  const named = await api.post<SessionCustomer>(SESSIONS, { ...sessionRequest(), customerId: always.body.customerId, customerData, customerCreation: 'always' });
+  t.is(named.body.customerId, always.body.customerId);
+  t.is((await customerEvents(weir)).length, 1);
+});
+
+test('bad customerData and customerCreation are 400s naming the field, and write nothing', async (t) => {
+  const { weir, api } = await setup(t);
+  const cases: [unknown, string, RegExp?][] = [
+    [{ customerData: 'pat@example.com' }, 'customerData', /must be an object/],
+    [{ customerData: { email: 'not-an-email' } }, 'customerData.email', /email address/],
+    [{ customerData: { email: 7 } }, 'customerData.email', /must be a string/],
+    [{ customerData: { email: '' } }, 'customerData.email', /must not be empty/],
+    [{ customerData: { email: `${'a'.repeat(250)}@example.com` } }, 'customerData.email', /at most 254/],
+    [{ customerData: { email: 'pat@example.com', name: 'x'.repeat(251) } }, 'customerData.name', /at most 250/],
+    [{ customerData: { email: 'pat@example.com', name: ['Pat'] } }, 'customerData.name', /must be a string/],
+    [{ customerData: { email: 'pat@example.com', phone: 'call me' } }, 'customerData.phone', /phone number/],
+    [{ customerData: { email: 'pat@example.com', organizationName: 'x'.repeat(251) } }, 'customerData.organizationName', /at most 250/],
+    [{ customerData: { email: 'pat@example.com', address: '1 Main St' } }, 'customerData.address', /must be an object/],
+    [{ customerData: { email: 'pat@example.com', address: { street: '1 Main St' } } }, 'customerData.address.street', /not an address field/],
+    [{ customerData: { email: 'pat@example.com', address: { country: 'USA' } } }, 'customerData.address.country', /at most 2/],
+    [{ customerData: { email: 'pat@example.com', address: { country: 'U1' } } }, 'customerData.address.country', /two-letter/],
+    [{ customerData: { email: 'pat@example.com', address: { city: 'x'.repeat(201) } } }, 'customerData.address.city', /at most 200/],
+    [{ customerData: { email: 'pat@example.com', taxIds: { data: [] } } }, 'customerData.taxIds', /not supported/],
+    [{ customerData: { email: 'pat@example.com', fax: '555' } }, 'customerData.fax', /not a customer data field/],
+    [{ customerCreation: 'never' }, 'customerCreation', /if_required, always/],
+    [{ customerCreation: 'always' }, 'customerData.email', /is required with customerCreation always/],
+    [{ customerCreation: 'always', customerData: { name: 'Pat' } }, 'customerData.email', /is required with customerCreation always/],
+  ];
+  for (const [extra, field, message] of cases) {
+    t.log(JSON.stringify(extra));
+    await assertRejectedWithoutWrite(t, weir, () => api.post(SESSIONS, { ...sessionRequest(), ...(extra as object) }), { field, ...(message ? { message } : {}) });
+  }
+  t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 0);
+});
