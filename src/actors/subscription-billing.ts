@@ -46,7 +46,8 @@ function invoiceRecurringOf(s: Subscription): InvoiceRecurring | null {
  * - a renewal issued by the subscription becomes an invoice: created, finalized with its hosted
  *   payment page and sent to the customer (mailed by the mail dispatcher);
  * - a paid bill (checkout session or invoice) is recorded on the subscription;
- * - the first invoice of a subscription that expired unpaid (`incomplete_expired`) is voided.
+ * - the first invoice of a subscription that never started (it expired unpaid, `incomplete_expired`,
+ *   or the merchant ended it while `incomplete`) is voided.
  */
 export function createSubscriptionBilling(deps: {
   clock: Clock;
@@ -146,16 +147,17 @@ export function createSubscriptionBilling(deps: {
   }
 
   /**
-   * Void the first invoice of a subscription that expired unpaid, with the invoice's own void
-   * command, so the customer can no longer pay for a subscription that will never start; what
-   * follows any void follows (pending invoice and reminder mails are dropped; Weir announces no
-   * `invoice.voided` webhook, the reference API has none). Voiding twice answers nothing.
-   * If the invoice was paid in the meantime (the payment raced the expiry), it is not voided: the
-   * invoice stays paid with the money recorded on it, while the subscription stays
-   * `incomplete_expired` (its decider ignores a payment of an expired bill, as for any payment
-   * after the expiry). The merchant learns both from `invoice.paid` and
-   * `customer.subscription.incomplete_expired`, and refunds or starts a new subscription. The
-   * projection of that payment removes this work.
+   * Void the first invoice of a subscription that never started (expired unpaid, or ended by the
+   * merchant while incomplete), with the invoice's own void command, so the customer can no longer
+   * pay for a subscription that will never start; what follows any void follows (pending invoice
+   * and reminder mails are dropped; Weir announces no `invoice.voided` webhook, the reference API
+   * has none). Voiding twice answers nothing.
+   * If the invoice was paid in the meantime (the payment raced the expiry or the end), it is not
+   * voided: the invoice stays paid with the money recorded on it, while the subscription stays
+   * `incomplete_expired` or `canceled` (its decider ignores any payment after the end). The
+   * merchant learns both from `invoice.paid` and `customer.subscription.incomplete_expired` or
+   * `customer.subscription.deleted`, and refunds or starts a new subscription. The projection of
+   * that payment removes this work.
    */
   async function voidFirstInvoice(work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> {
     const why: CommandContext = { ...ctx, actor: 'system:subscription-billing', causationId: work.subscriptionId };

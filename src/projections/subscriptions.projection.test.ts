@@ -1,9 +1,10 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { invoiceFixture, paid, voided } from '../../machines/invoice.fixture.ts';
 import type { Invoice, InvoiceEvent } from '../../machines/invoice.types.ts';
 import {
-  cancelScheduled, created, incompleteExpired, issued, markedUnpaid, missed, paused, renewalPaid, started, SUBSCRIPTION_ID, subscriptionFixture,
+  canceled, cancelScheduled, created, incompleteExpired, issued, markedUnpaid, missed, paused, renewalPaid, started, SUBSCRIPTION_ID, subscriptionFixture,
 } from '../../machines/subscription.fixture.ts';
+import { subscriptionMachine } from '../../machines/subscription.machine.ts';
 import type { SubscriptionEvent } from '../../machines/subscription.types.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
@@ -87,34 +88,67 @@ const onInvoice = (event: InvoiceEvent, revision: number) => ({
   metadata: { organizationId: 'org-1', environment: 'test', actor: 't', occurredAt: '2026-01-11T00:00:00.000Z' },
 }) as unknown as RecordedEvent;
 
-/** The subscription's events over a first invoice in `status` (as the invoices projection left it). */
-async function projectOverInvoice(status: Invoice['status'], events: SubscriptionEvent[]) {
+/**
+ * The subscription's events over a first invoice in `status` (as the invoices projection left it),
+ * and over the other invoices in `others` (by id).
+ */
+async function projectOverInvoice(status: Invoice['status'], events: SubscriptionEvent[], others: Record<string, Invoice['status']> = {}) {
   const store = createEmbeddedReadStore({});
-  await store.collection<InvoiceDoc>(INVOICES).put({ ...invoiceFixture({ id: FIRST_INVOICE, status }), _id: FIRST_INVOICE, _revision: 1 });
+  for (const [id, invoiceStatus] of Object.entries({ ...others, [FIRST_INVOICE]: status })) {
+    await store.collection<InvoiceDoc>(INVOICES).put({ ...invoiceFixture({ id, status: invoiceStatus }), _id: id, _revision: 1 });
+  }
   for (const event of recorded(events)) await subscriptionsProjection.apply(event, store);
   const work = async () => (await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).find({}, { sort: { _id: 1 } })).map((w) => [w._id, w.kind, w.sourceId, w.subscriptionId]);
   return { store, work };
 }
 
-test('a subscription that expires unpaid gets its still payable first invoice voided; the void or a payment takes the work off the list', async (t) => {
-  const VOID_WORK = [`void_first_invoice:${FIRST_INVOICE}`, 'void_first_invoice', FIRST_INVOICE, SUBSCRIPTION_ID];
-  t.deepEqual(await (await projectOverInvoice('open', [byInvoice])).work(), [], 'nothing to void while it may still be paid');
+const VOID_WORK = [`void_first_invoice:${FIRST_INVOICE}`, 'void_first_invoice', FIRST_INVOICE, SUBSCRIPTION_ID];
+
+/**
+ * `ending` (at `at`) takes the subscription out of `incomplete`: over an open or uncollectible
+ * first invoice it leaves one piece of void work, dated `at`, still one when the projection
+ * repeats the batch after a crash, and the void takes it off the list. Paid after the end, before
+ * the void was done (a race), the invoice is not voided, and the payment leaves no work the
+ * subscription would ignore anyway.
+ */
+async function assertVoidWorkUntilVoided(t: ExecutionContext, ending: SubscriptionEvent, at: string): Promise<void> {
   for (const status of ['open', 'uncollectible'] as const) {
-    const { store, work } = await projectOverInvoice(status, [byInvoice, invoiceExpired]);
+    const { store, work } = await projectOverInvoice(status, [byInvoice, ending]);
     t.deepEqual(await work(), [VOID_WORK], `an ${status} first invoice is voided`);
-    // The projection repeats a batch after a crash: still one piece of work.
-    for (const event of recorded([byInvoice, invoiceExpired])) await subscriptionsProjection.apply(event, store);
-    t.deepEqual(await work(), [VOID_WORK]);
-    await subscriptionsProjection.apply(onInvoice(voided('2026-01-11T00:00:01.000Z'), 2), store);
+    t.is((await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).get(VOID_WORK[0]!))?.at, at);
+    for (const event of recorded([byInvoice, ending])) await subscriptionsProjection.apply(event, store);
+    t.deepEqual(await work(), [VOID_WORK], 'a repeated batch: still one piece of work');
+    await subscriptionsProjection.apply(onInvoice(voided(at), 2), store);
     t.deepEqual(await work(), [], 'voided: done');
   }
-  // Paid after the expiry, before the void was done (a race): it is not voided, and the payment
-  // of the expired bill leaves no work the subscription would ignore anyway.
-  const raced = await projectOverInvoice('open', [byInvoice, invoiceExpired]);
-  await subscriptionsProjection.apply(onInvoice(paid('cs-9', '300000000', '2026-01-11T00:00:01.000Z'), 2), raced.store);
-  t.deepEqual(await raced.work(), []);
+  const raced = await projectOverInvoice('open', [byInvoice, ending]);
+  await subscriptionsProjection.apply(onInvoice(paid('cs-9', '300000000', at), 2), raced.store);
+  t.deepEqual(await raced.work(), [], 'paid before the void: nothing to do');
+}
+
+test('a subscription that expires unpaid gets its still payable first invoice voided; the void or a payment takes the work off the list', async (t) => {
+  t.deepEqual(await (await projectOverInvoice('open', [byInvoice])).work(), [], 'nothing to void while it may still be paid');
+  await assertVoidWorkUntilVoided(t, invoiceExpired, '2026-01-11T00:00:00.000Z');
   // Already paid or voided when the subscription expired: nothing to do.
   for (const status of ['paid', 'void'] as const) t.deepEqual(await (await projectOverInvoice(status, [byInvoice, invoiceExpired])).work(), [], status);
   // A checkout session as first bill: an expired session takes no payment, so nothing is voided.
   t.deepEqual(await (await projectOverInvoice('open', [created(), incompleteExpired()])).work(), []);
+});
+
+test('a subscription the merchant ends while incomplete gets its still payable first invoice voided, as one that expired; ending it later voids nothing', async (t) => {
+  // The only ways out of `incomplete`: started (paid), expired, ended. A new one must be checked against the rule.
+  t.deepEqual(Object.keys(subscriptionMachine.config.states!.incomplete!.on!).sort(), ['SubscriptionCanceled', 'SubscriptionIncompleteExpired', 'SubscriptionStarted']);
+  const ended = canceled('2026-01-05T00:00:00.000Z');
+  await assertVoidWorkUntilVoided(t, ended, '2026-01-05T00:00:00.000Z');
+  // Paid just before the end, the payment not yet recorded: the end wins, and the payment is not recorded.
+  const paidFirst = await projectOverInvoice('paid', [byInvoice]);
+  t.deepEqual((await paidFirst.work()).map(([id]) => id), [`record_payment:${FIRST_INVOICE}`]);
+  await subscriptionsProjection.apply(recorded([byInvoice, ended])[1]!, paidFirst.store);
+  t.deepEqual(await paidFirst.work(), []);
+  t.deepEqual(await (await projectOverInvoice('void', [byInvoice, ended])).work(), [], 'already void');
+  // A checkout session as first bill: nothing to void.
+  t.deepEqual(await (await projectOverInvoice('open', [created(), ended])).work(), []);
+  // Ended later in life, with an open renewal invoice: renewal invoices follow their own rules.
+  const later = await projectOverInvoice('open', [byInvoice, started(FIRST_INVOICE), issued(), canceled('2026-02-02T00:00:00.000Z')], { 'inv-2': 'open' });
+  t.deepEqual(await later.work(), [['issue_invoice:inv-2', 'issue_invoice', 'inv-2', SUBSCRIPTION_ID]]);
 });

@@ -35,7 +35,10 @@ export type SubscriptionDoc = RecordDoc<Subscription>;
 /** `first`: the bill of the first period (the creating checkout session or invoice). */
 export type SubscriptionBillDoc = ReadDocument & { subscriptionId: string; first: boolean };
 export type SubscriptionWorkDoc = ReadDocument & {
-  /** `void_first_invoice`: the subscription expired unpaid, so its still payable first invoice is voided. */
+  /**
+   * `void_first_invoice`: the subscription ended before it started (expired unpaid, or ended by the
+   * merchant while incomplete), so its still payable first invoice is voided.
+   */
   kind: 'create_from_session' | 'create_from_invoice' | 'issue_invoice' | 'record_payment' | 'void_first_invoice';
   subscriptionId: string;
   organizationId: string;
@@ -87,8 +90,10 @@ async function billPaid(store: ReadStore, billId: string, at: string): Promise<v
   if (!link) return;
   const subscription = await store.collection<SubscriptionDoc>(SUBSCRIPTIONS).get(link.subscriptionId);
   const bill = subscription?.latestInvoice;
-  // An expired first bill is never recorded (the decider ignores it): no work that would stay on the list.
+  // The first bill of a subscription that never started (expired, or ended while incomplete) is
+  // never recorded (the decider ignores it): no work that would stay on the list.
   if (!subscription || bill?.id !== billId || bill.status === 'paid' || bill.status === 'expired') return;
+  if (link.first && subscription.status === 'canceled') return;
   await putWork(store, {
     _id: `record_payment:${billId}`, kind: 'record_payment', subscriptionId: subscription.id, organizationId: subscription.organizationId,
     environment: subscription.environment, sourceId: billId, at,
@@ -143,12 +148,41 @@ async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promis
   }
 }
 
+/**
+ * A subscription left `incomplete`. The machine (`subscription.machine.ts`) takes three ways out,
+ * each decided in `subscription.decide.ts`; no other command changes an incomplete subscription
+ * (cancel at period end, resume and pause are refused; the renewal, past due and unpaid timers
+ * answer nothing):
+ * - `SubscriptionStarted` → `active`: the first bill was paid (`RecordSubscriptionPayment`);
+ * - `SubscriptionIncompleteExpired` → `incomplete_expired`: its due time passed unpaid (the
+ *   `ExpireFirstPayment` timer);
+ * - `SubscriptionCanceled` → `canceled`: the merchant ended it at once (`EndSubscription`,
+ *   `POST /subscriptions/:id/end`).
+ * Stripe's rule for the two final ones: the first invoice of a subscription that never started is
+ * voided, so the customer cannot pay for a subscription that will never start; a payment recorded
+ * but not yet applied is dropped (the decider ignores it). A checkout session as first bill needs
+ * nothing here: an expired session takes no payment (a late transfer is recorded as late).
+ */
+async function leftIncomplete(store: ReadStore, next: Subscription): Promise<void> {
+  const bill = next.latestInvoice;
+  if (next.status === 'active' || next.status === 'trialing' || !bill) return;
+  await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(`record_payment:${bill.id}`);
+  if (bill.kind !== 'invoice') return;
+  const invoice = await store.collection<InvoiceDoc>(INVOICES).get(bill.id);
+  if (invoice?.status !== 'open' && invoice?.status !== 'uncollectible') return;
+  await putWork(store, {
+    _id: voidWorkId(bill.id), kind: 'void_first_invoice', subscriptionId: next.id, organizationId: next.organizationId,
+    environment: next.environment, sourceId: bill.id, at: next.updatedAt,
+  });
+}
+
 async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): Promise<void> {
   const subscriptions = store.collection<SubscriptionDoc>(SUBSCRIPTIONS);
   const work = store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK);
   const bills = store.collection<SubscriptionBillDoc>(SUBSCRIPTION_BILLS);
   const typed = event as unknown as SubscriptionEvent;
   const id = event.streamId.slice(SUBSCRIPTION_PREFIX.length);
+  const before = (await subscriptions.get(id))?.status;
   const next = await foldIntoDocument<Subscription, SubscriptionEvent>(subscriptions, id, event, evolveSubscription);
   if (!next) return;
 
@@ -177,25 +211,10 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
     case 'RenewalPaid':
       await work.delete(`record_payment:${typed.data.invoiceId}`);
       break;
-    case 'SubscriptionIncompleteExpired': {
-      const billId = typed.data.invoiceId;
-      if (billId === null) break;
-      await work.delete(`record_payment:${billId}`);
-      // Stripe's rule: the first invoice of a subscription that expired unpaid is voided, so the
-      // customer cannot pay for a subscription that will never start. A checkout session needs
-      // nothing: an expired session takes no payment (a late transfer is recorded as late).
-      if (next.latestInvoice?.kind !== 'invoice') break;
-      const invoice = await store.collection<InvoiceDoc>(INVOICES).get(billId);
-      if (invoice?.status !== 'open' && invoice?.status !== 'uncollectible') break;
-      await work.put({
-        _id: voidWorkId(billId), kind: 'void_first_invoice', subscriptionId: id, organizationId: next.organizationId,
-        environment: next.environment, sourceId: billId, at: typed.data.at,
-      });
-      break;
-    }
     default:
       break;
   }
+  if (before === 'incomplete' && next.status !== 'incomplete') await leftIncomplete(store, next);
 
   const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
   const wanted = subscriptionTimers(next);
@@ -213,7 +232,7 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
  * each bill to its subscription, the subscription's durable timers, and the work list of the
  * subscription billing process manager: subscriptions to create (from a `mode: subscription`
  * checkout session, or the first invoice of a recurring series), renewal invoices to issue,
- * paid bills to record, and the first invoice of a subscription that expired unpaid to void.
+ * paid bills to record, and the first invoice of a subscription that never started to void.
  * Must run after the checkout sessions and invoices projections (it reads their documents).
  */
 export const subscriptionsProjection: Projection = {

@@ -149,8 +149,12 @@ async function settled(weir: Weir): Promise<void> {
   await eventually(async () => ((await weir.readStore.collection(SUBSCRIPTION_WORK).find({})).length === 0 ? true : undefined), 'the billing work list to be empty');
 }
 
-/** A voided invoice takes no payment: its hosted page says so, and it cannot be marked paid. */
-async function assertNotPayable(t: ExecutionContext, weir: Pick<Weir, 'url'>, api: Api, invoiceId: string): Promise<void> {
+/**
+ * The first invoice was voided once, by the billing process because of its subscription, and takes
+ * no payment: its hosted page says so, and it cannot be marked paid.
+ */
+async function assertVoidedOnce(t: ExecutionContext, weir: Pick<Weir, 'url' | 'eventStore'>, api: Api, invoiceId: string, subscriptionId: string): Promise<void> {
+  t.deepEqual(await voidsOf(weir, invoiceId), [{ actor: 'system:subscription-billing', causationId: subscriptionId }], 'voided once, by the billing process, because of the subscription');
   const page = await fetch(`${weir.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
   t.is(page.status, 410, 'the hosted page opens no checkout session');
   t.regex(await page.text(), /voided and can no longer be paid/);
@@ -175,8 +179,7 @@ test('the first invoice of a series left unpaid past its due date is voided when
   await settled(first);
   const voided = (await api.get<Invoice & { voidedAt: string | null }>(`/api/v1/invoices/${invoice.id}`)).body;
   t.like(voided, { status: 'void', voidedAt: invoice.dueDate });
-  t.deepEqual(await voidsOf(first, invoice.id), [{ actor: 'system:subscription-billing', causationId: subscription.id }], 'voided by the billing process, because of the subscription');
-  await assertNotPayable(t, first, api, invoice.id);
+  await assertVoidedOnce(t, first, api, invoice.id, subscription.id);
   await first.stop();
 
   // Restarted a day later on the same log: the read models are rebuilt, and nothing is done twice.
@@ -184,9 +187,8 @@ test('the first invoice of a series left unpaid past its due date is voided when
   const second = await weir.start();
   const again = apiClient(second.url, testSecretKey);
   await settled(second);
-  t.deepEqual(await voidsOf(second, invoice.id), [{ actor: 'system:subscription-billing', causationId: subscription.id }]);
+  await assertVoidedOnce(t, second, again, invoice.id, subscription.id);
   t.like((await again.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, { status: 'incomplete_expired' });
-  await assertNotPayable(t, second, again, invoice.id);
   // A later webhook marks the point by which a repeat of the earlier ones would have been sent.
   const marker = (await again.post<Invoice>('/api/v1/invoices', {
     customerId, lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Setup' } }, quantity: 1 }] },
@@ -221,8 +223,7 @@ test('a crash after the subscription expired and before its first invoice was vo
   const again = apiClient(second.url, testSecretKey);
   await settled(second);
   t.like((await again.get<Invoice>(`/api/v1/invoices/${invoice.id}`)).body, { status: 'void' });
-  t.deepEqual(await voidsOf(second, invoice.id), [{ actor: 'system:subscription-billing', causationId: subscription.id }]);
-  await assertNotPayable(t, second, again, invoice.id);
+  await assertVoidedOnce(t, second, again, invoice.id, subscription.id);
 });
 
 test('a first invoice paid just before its due date stays paid: the subscription starts, and nothing is voided', async (t) => {
@@ -241,4 +242,32 @@ test('a first invoice paid just before its due date stays paid: the subscription
   t.like((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, { status: 'active', latestInvoiceId: invoice.id });
   t.like((await api.get<Invoice>(`/api/v1/invoices/${invoice.id}`)).body, { status: 'paid' });
   t.deepEqual(await voidsOf(app, invoice.id), []);
+});
+
+test('the first invoice of a series whose subscription the merchant ends while incomplete is voided, once, across a restart', async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const weir = await restartableWeir(t, clock);
+  const first = await weir.start();
+  const { api, testSecretKey } = await createMerchant(first.url);
+  const { invoice, subscription } = await finalizedSeries(api);
+
+  clock.advanceBy(DAY);
+  const endedAt = new Date(clock.now()).toISOString();
+  const end = await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/end`, { cancellationComment: 'signed up by mistake' });
+  t.is(end.status, 200);
+  t.like(end.body, { status: 'canceled', endedAt, latestInvoiceId: invoice.id });
+  await settled(first);
+  t.like((await api.get<Invoice & { voidedAt: string | null }>(`/api/v1/invoices/${invoice.id}`)).body, { status: 'void', voidedAt: endedAt });
+  await assertVoidedOnce(t, first, api, invoice.id, subscription.id);
+  // Its former due date passes: the ended subscription does not expire on top of it.
+  clock.advanceTo(Date.parse(invoice.dueDate) + DAY);
+  await settled(first);
+  await first.stop();
+
+  const second = await weir.start();
+  const again = apiClient(second.url, testSecretKey);
+  await settled(second);
+  await assertVoidedOnce(t, second, again, invoice.id, subscription.id);
+  t.deepEqual((await second.eventStore.readStream(`subscription-${subscription.id}`)).map((e) => e.type), ['SubscriptionCreated', 'SubscriptionCanceled']);
+  t.like((await again.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, { status: 'canceled', endedAt });
 });
