@@ -147,3 +147,12 @@ export function createWorkQueue<TDoc extends ReadDocument>(deps: {
     },
   };
 }
+
+/** Several queues run as one: started, stopped and run together. */
+export function combineWorkQueues(...queues: WorkQueue[]): WorkQueue {
+  return {
+    start() { for (const queue of queues) queue.start(); },
+    async runOnce() { for (const queue of queues) await queue.runOnce(); },
+    async stop() { await Promise.all(queues.map((queue) => queue.stop())); },
+  };
+}

@@ -1,7 +1,8 @@
 import { evolveInvoice } from '../../machines/invoice.evolve.ts';
 import type { Invoice, InvoiceEvent } from '../../machines/invoice.types.ts';
 import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
-import type { ReadDocument } from '../read-store/read-store.ts';
+import type { RecordedEvent } from '../event-store/event-store.ts';
+import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type TimerDoc } from './collections.ts';
 import { setReminderTimers } from './invoice-reminder-timers.ts';
 import type { Projection } from './projection.ts';
@@ -10,6 +11,8 @@ import { foldIntoDocument, type RecordDoc } from './record-document.ts';
 export const INVOICES = 'invoices';
 /** Ended checkout sessions of invoices whose outcome the invoice has not recorded yet. */
 export const INVOICE_PAYMENT_OUTCOMES = 'invoice_payment_outcomes';
+/** Open checkout sessions of invoices that can no longer take a payment (paid or void): to cancel. */
+export const INVOICE_SESSIONS_TO_CLOSE = 'invoice_sessions_to_close';
 
 export type InvoiceDoc = RecordDoc<Invoice>;
 
@@ -26,12 +29,37 @@ export type InvoicePaymentOutcomeDoc = ReadDocument & {
   at: string;
 };
 
+/** An open checkout session of an invoice that can no longer be paid; the `_id` is the session id. */
+export type InvoiceSessionToCloseDoc = ReadDocument & {
+  checkoutSessionId: string;
+  invoiceId: string;
+  organizationId: string;
+  environment: string;
+  /** Why it is canceled, recorded on its `CheckoutSessionCanceled`. */
+  reason: string;
+  at: string;
+};
+
 const INVOICE_PREFIX = 'invoice-';
 const SESSION_PREFIX = 'checkout_session-';
 
 /** The invoice events that start, end or use up its reminders. */
 const REMINDER_CHANGES: ReadonlySet<InvoiceEvent['type']> = new Set<InvoiceEvent['type']>([
   'InvoiceFinalized', 'InvoiceReminderSent', 'InvoicePaid', 'InvoiceMarkedAsPaid', 'InvoiceVoided', 'InvoiceMarkedUncollectible',
+]);
+
+/** Whether the invoice can no longer take a payment: no session opened for it may still be paid. */
+const isSettled = (invoice: Invoice): boolean => invoice.status === 'paid' || invoice.status === 'void';
+
+/** Why the open sessions of a settled invoice are canceled. */
+function closingReason(invoice: Invoice): string {
+  if (invoice.status === 'void') return 'the invoice was voided';
+  return invoice.paidOutOfBand ? 'the invoice was marked as paid' : 'the invoice was paid through another checkout session';
+}
+
+/** A session that leaves `open` this way can no longer be canceled, so it is no longer to close. */
+const LEAVES_OPEN: ReadonlySet<CheckoutSessionEvent['type']> = new Set<CheckoutSessionEvent['type']>([
+  'CheckoutSessionPartiallyPaid', 'CheckoutSessionCompleted', 'CheckoutSessionExpired', 'CheckoutSessionCanceled',
 ]);
 
 const SESSION_ENDINGS: Partial<Record<CheckoutSessionEvent['type'], { outcome: 'paid' | 'failed'; reason: string | null }>> = {
@@ -41,40 +69,26 @@ const SESSION_ENDINGS: Partial<Record<CheckoutSessionEvent['type'], { outcome: '
 };
 
 /**
- * Invoices (one document per invoice, the `evolveInvoice` result), plus the pending outcomes of
- * checkout sessions opened to pay them: a session's end is recorded here until the invoice's
- * own stream records it (or the invoice is paid or voided), which is the work list of the
- * invoice payment linker. Must run after the checkout sessions projection (it reads the
- * session's `invoiceId`, which never changes). An open invoice also keeps one durable timer per
- * reminder still to send (see `pendingReminders`).
+ * Invoices (one document per invoice, the `evolveInvoice` result), plus two work lists of the
+ * invoice payment linker. The pending outcomes of checkout sessions opened to pay them: a
+ * session's end is recorded here until the invoice's own stream records it (or the invoice is
+ * paid or voided). The sessions to close: once an invoice is paid, marked as paid or voided, each
+ * of its sessions still open is listed until it leaves `open` (canceled by the linker, or paid or
+ * expired first); a session opened for an invoice that is already settled is listed at once. Must
+ * run after the checkout sessions projection (it reads the session documents as of this event).
+ * An open invoice also keeps one durable timer per reminder still to send (see `pendingReminders`).
  */
 export const invoicesProjection: Projection = {
   name: 'invoices',
-  collections: [INVOICES, INVOICE_PAYMENT_OUTCOMES, COLLECTIONS.timers],
+  // 2: the sessions to close.
+  version: 2,
+  collections: [INVOICES, INVOICE_PAYMENT_OUTCOMES, INVOICE_SESSIONS_TO_CLOSE, COLLECTIONS.timers],
   categories: ['checkout_session', 'invoice'],
   async apply(event, store) {
-    const outcomes = store.collection<InvoicePaymentOutcomeDoc>(INVOICE_PAYMENT_OUTCOMES);
-    if (event.streamId.startsWith(SESSION_PREFIX)) {
-      const ending = SESSION_ENDINGS[event.type as CheckoutSessionEvent['type']];
-      if (!ending) return;
-      const id = event.streamId.slice(SESSION_PREFIX.length);
-      const session = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(id);
-      if (!session?.invoiceId) return;
-      const invoice = await store.collection<InvoiceDoc>(INVOICES).get(session.invoiceId);
-      // An outcome the invoice already holds (a replay) or no longer needs is not work.
-      if (invoice && (invoice.status === 'paid' || invoice.status === 'void')) return;
-      const attempt = invoice?.paymentAttempts.find((a) => a.checkoutSessionId === id);
-      if (attempt && attempt.status !== 'pending') return;
-      const data = event.data as { amountReceived?: string; transactionHash?: string | null; at: string };
-      await outcomes.put({
-        _id: id, checkoutSessionId: id, invoiceId: session.invoiceId, organizationId: session.organizationId, environment: session.environment,
-        outcome: ending.outcome, amountReceived: data.amountReceived ?? session.amountReceived, transactionHash: data.transactionHash ?? session.transactionHash,
-        reason: ending.reason, at: data.at,
-      });
-      return;
-    }
+    if (event.streamId.startsWith(SESSION_PREFIX)) return applySessionEvent(event, store);
     if (!event.streamId.startsWith(INVOICE_PREFIX)) return;
     const invoices = store.collection<InvoiceDoc>(INVOICES);
+    const outcomes = store.collection<InvoicePaymentOutcomeDoc>(INVOICE_PAYMENT_OUTCOMES);
     const typed = event as unknown as InvoiceEvent;
     const id = event.streamId.slice(INVOICE_PREFIX.length);
     const next = await foldIntoDocument<Invoice, InvoiceEvent>(invoices, id, event, evolveInvoice);
@@ -86,14 +100,54 @@ export const invoicesProjection: Projection = {
         return;
       case 'InvoicePaid':
       case 'InvoiceMarkedAsPaid':
-      case 'InvoiceVoided':
+      case 'InvoiceVoided': {
         for (const pending of await outcomes.find({ invoiceId: id })) await outcomes.delete(pending._id);
+        const open = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions)
+          .find({ organizationId: next.organizationId, environment: next.environment, invoiceId: id, status: 'open' });
+        for (const session of open) await listSessionToClose(store, session, next, event);
         return;
+      }
       default:
         return;
     }
   },
 };
+
+async function listSessionToClose(store: ReadStore, session: CheckoutSessionDoc, invoice: Invoice, event: RecordedEvent): Promise<void> {
+  await store.collection<InvoiceSessionToCloseDoc>(INVOICE_SESSIONS_TO_CLOSE).put({
+    _id: session._id, checkoutSessionId: session._id, invoiceId: invoice.id, organizationId: session.organizationId, environment: session.environment,
+    reason: closingReason(invoice), at: event.metadata.occurredAt,
+  });
+}
+
+/** A session opened for an invoice: listed to close when its invoice is settled; its end is an outcome for the invoice. */
+async function applySessionEvent(event: RecordedEvent, store: ReadStore): Promise<void> {
+  const type = event.type as CheckoutSessionEvent['type'];
+  if (type !== 'CheckoutSessionCreated' && !LEAVES_OPEN.has(type)) return;
+  const id = event.streamId.slice(SESSION_PREFIX.length);
+  const session = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(id);
+  if (!session?.invoiceId) return;
+  const invoice = await store.collection<InvoiceDoc>(INVOICES).get(session.invoiceId);
+  if (type === 'CheckoutSessionCreated') {
+    // Opened as the invoice was settled (a pay page that raced a void or a payment).
+    const sameTenant = invoice?.organizationId === session.organizationId && invoice.environment === session.environment;
+    if (invoice && sameTenant && isSettled(invoice)) await listSessionToClose(store, session, invoice, event);
+    return;
+  }
+  await store.collection<InvoiceSessionToCloseDoc>(INVOICE_SESSIONS_TO_CLOSE).delete(id);
+  const ending = SESSION_ENDINGS[type];
+  if (!ending) return;
+  // An outcome the invoice already holds (a replay) or no longer needs is not work.
+  if (invoice && isSettled(invoice)) return;
+  const attempt = invoice?.paymentAttempts.find((a) => a.checkoutSessionId === id);
+  if (attempt && attempt.status !== 'pending') return;
+  const data = event.data as { amountReceived?: string; transactionHash?: string | null; at: string };
+  await store.collection<InvoicePaymentOutcomeDoc>(INVOICE_PAYMENT_OUTCOMES).put({
+    _id: id, checkoutSessionId: id, invoiceId: session.invoiceId, organizationId: session.organizationId, environment: session.environment,
+    outcome: ending.outcome, amountReceived: data.amountReceived ?? session.amountReceived, transactionHash: data.transactionHash ?? session.transactionHash,
+    reason: ending.reason, at: data.at,
+  });
+}
 
 /** The invoice as merchants see it (API responses and webhook payloads), with the reference API's aliases. */
 export function publicInvoice(invoice: Invoice & { _id?: string; _revision?: number }) {

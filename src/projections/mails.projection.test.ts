@@ -8,25 +8,15 @@ import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { COLLECTIONS, type TimerDoc } from './collections.ts';
 import { customersProjection } from './customers.projection.ts';
 import { invoicesProjection } from './invoices.projection.ts';
+import { createTestLog } from './test-log.ts';
 import { MAIL_RETRY_TIMER, mailIdOf, mailRetryTimerId, mailsProjection, PENDING_MAILS, type PendingMailDoc } from './mails.projection.ts';
 
 const AT = '2026-01-20T00:00:00.000Z';
 const CUSTOMER_ID = 'cus-1';
 
-/** A little log: each event gets the next position and its stream's next revision. */
+/** A little log of one invoice, its customers and mails. */
 function logOf() {
-  const events: RecordedEvent[] = [];
-  const revisions = new Map<string, number>();
-  const append = (streamId: string, event: { type: string; data: object }, organizationId = 'org-1') => {
-    const revision = revisions.get(streamId) ?? 0;
-    revisions.set(streamId, revision + 1);
-    const recorded = {
-      id: `event-${events.length}`, streamId, revision, position: BigInt(events.length + 1), type: event.type, data: event.data,
-      metadata: { organizationId, environment: 'test', actor: 'test', correlationId: 'c', occurredAt: AT },
-    } as unknown as RecordedEvent;
-    events.push(recorded);
-    return recorded;
-  };
+  const { events, append } = createTestLog(AT);
   return {
     events,
     invoice: (event: InvoiceEvent) => append(`invoice-${INVOICE_ID}`, event),

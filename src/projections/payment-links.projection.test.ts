@@ -6,6 +6,7 @@ import type { RecordedEvent } from '../event-store/event-store.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { checkoutSessionsProjection } from './checkout-sessions.projection.ts';
+import { createTestLog } from './test-log.ts';
 import { PAYMENT_LINKS, paymentLinksProjection, type PaymentLinkDoc } from './payment-links.projection.ts';
 
 const AT = '2026-01-01T00:00:00.000Z';
@@ -20,18 +21,9 @@ const link = (type: PaymentLink['type']): PaymentLink => ({
   createdAt: AT, updatedAt: AT, deleted: false, deletedAt: null,
 });
 
-/** A little log: each event gets the next position and its stream's next revision. */
+/** A little log of one payment link and the sessions opened from it. */
 function logOf() {
-  const events: RecordedEvent[] = [];
-  const revisions = new Map<string, number>();
-  const append = (streamId: string, event: { type: string; data: object }) => {
-    const revision = revisions.get(streamId) ?? 0;
-    revisions.set(streamId, revision + 1);
-    events.push({
-      id: `event-${events.length}`, streamId, revision, position: BigInt(events.length + 1), type: event.type, data: event.data,
-      metadata: { organizationId: 'org-1', environment: 'test', actor: 'test', correlationId: 'c', occurredAt: AT },
-    } as unknown as RecordedEvent);
-  };
+  const { events, append } = createTestLog(AT);
   const session = (id: string, event: CheckoutSessionEvent) => append(`checkout_session-${id}`, event);
   return {
     events,

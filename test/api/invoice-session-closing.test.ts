@@ -1,0 +1,234 @@
+import test, { type ExecutionContext } from 'ava';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
+import { createCommandHandler } from '../../src/actors/command-handler.ts';
+import { createInvoicePaymentLinker } from '../../src/actors/invoice-payments.ts';
+import type { Weir } from '../../src/app/start-weir.ts';
+import { openEventStore } from '../../src/event-store/open-event-store.ts';
+import { INVOICE_SESSIONS_TO_CLOSE } from '../../src/projections/invoices.projection.ts';
+import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
+import { apiClient, eventually } from '../support/api-client.ts';
+import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
+import { payInFull, type Api, type Session } from './helpers.ts';
+
+/**
+ * An invoice that can no longer take a payment (paid through one session, marked as paid, voided)
+ * cancels the other checkout sessions still open for it, so none of them can be paid a second time.
+ */
+
+const T0 = Date.parse('2026-03-01T00:00:00.000Z');
+const CUSTOMER = '7b0c7f1e-1c1a-4c5e-9d7e-111111111111';
+const lines = { data: [{ priceData: { currency: 'usdc', unitAmount: '150000000', productData: { name: 'Consulting hour' } }, quantity: 2 }] };
+const HOOKS = ['checkout_session.canceled', 'payment_intent.canceled', 'checkout_session.late_payment', 'checkout_session.completed'];
+
+type InvoiceView = { id: string; status: string; amountPaid: string; checkoutSessionId: string | null; paymentAttempts: { checkoutSessionId: string; status: string }[] };
+type SessionView = Session & { invoiceId: string | null; amountReceived: string; paymentIntent: { status: string; transactions: { late: boolean }[] } };
+type Revealed = { address: string; amountDueRaw: string };
+type Hook = { type: string; data: { object: { id: string; checkoutSessionId?: string } } };
+
+/** A data dir that outlives a restart, removed when the test ends. */
+async function keptDataDir(t: ExecutionContext): Promise<string> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-invoice-sessions-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  return dataDir;
+}
+
+async function start(t: ExecutionContext, clock: ManualClock, dataDir?: string): Promise<Weir> {
+  return startTestWeir(t, dataDir ? { dataDir } : {}, { clock });
+}
+
+async function openInvoice(api: Api): Promise<string> {
+  const invoice = (await api.post<InvoiceView>('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines })).body;
+  await api.post(`/api/v1/invoices/${invoice.id}/finalize`);
+  return invoice.id;
+}
+
+/** The payer opens the invoice's pay link: the checkout session it redirects to. */
+async function openPayPage(weir: Pick<Weir, 'url'>, invoiceId: string): Promise<string> {
+  const page = await fetch(`${weir.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
+  if (page.status !== 302) throw new Error(`the pay page answered ${page.status}`);
+  return page.headers.get('location')!.split('/').pop()!;
+}
+
+/** The payer chooses USDC on the session's page: the deposit address and the amount to send. */
+async function reveal(weir: Pick<Weir, 'url'>, api: Api, sessionId: string): Promise<Revealed> {
+  const usdc = (await getSession(api, sessionId)).addresses.find((a) => a.asset.currency === 'usdc')!;
+  const answer = await apiClient(weir.url).post<Revealed>(`/checkout/${sessionId}/payment-method`, { assetId: usdc.asset.id });
+  if (answer.status !== 200) throw new Error(`reveal failed: ${JSON.stringify(answer.body)}`);
+  return answer.body;
+}
+
+const getSession = async (api: Api, id: string) => (await api.get<SessionView>(`/api/v1/checkout/sessions/${id}`)).body;
+const getInvoice = async (api: Api, id: string) => (await api.get<InvoiceView>(`/api/v1/invoices/${id}`)).body;
+const sessionEvents = (weir: Pick<Weir, 'eventStore'>, id: string) => weir.eventStore.readStream(`checkout_session-${id}`);
+const eventTypes = async (weir: Pick<Weir, 'eventStore'>, id: string) => (await sessionEvents(weir, id)).map((e) => e.type);
+
+/** The log without webhook deliveries (recorded as the dispatcher gets to them): what the payment records wrote. */
+async function recordsLog(weir: Pick<Weir, 'eventStore'>): Promise<string[]> {
+  return (await weir.eventStore.readAll(null, 100_000)).filter((e) => !e.streamId.startsWith('webhook_delivery-')).map((e) => `${e.streamId} ${e.type}`);
+}
+
+const untilCanceled = (api: Api, id: string) =>
+  eventually(async () => { const s = await getSession(api, id); return s.status === 'canceled' ? s : undefined; }, `session ${id} to be canceled`);
+
+/** The `CheckoutSessionCanceled` events of a session, with who recorded them and why. */
+async function cancellations(weir: Pick<Weir, 'eventStore'>, id: string) {
+  return (await sessionEvents(weir, id)).filter((e) => e.type === 'CheckoutSessionCanceled')
+    .map((e) => ({ actor: e.metadata.actor, reason: (e.data as { reason: string | null }).reason }));
+}
+
+/** A receiver subscribed to the session events, and the webhook types it received about one session. */
+async function receiveHooks(t: ExecutionContext, api: Api) {
+  const receiver = await startWebhookReceiver();
+  t.teardown(() => receiver.close());
+  const endpoint = await api.post('/api/v1/webhook-endpoints', { description: 'sessions', url: receiver.url, enabledEvents: { events: HOOKS } });
+  if (endpoint.status !== 200) throw new Error(`endpoint: ${JSON.stringify(endpoint.body)}`);
+  const about = (sessionId: string) => receiver.received.map((h) => JSON.parse(h.body) as Hook)
+    .filter((h) => (h.data.object.checkoutSessionId ?? h.data.object.id) === sessionId).map((h) => h.type).sort();
+  return {
+    about,
+    waitFor: (sessionId: string, types: string[]) => receiver.waitFor(() => types.every((type) => about(sessionId).includes(type))),
+  };
+}
+
+let nextBlock = 50_000;
+
+/** Money sent to a deposit address the payer was shown, after its session ended. */
+async function payLate(weir: Pick<Weir, 'bus'>, api: Api, sessionId: string, revealed: Revealed): Promise<SessionView> {
+  const chain = chainPublisher(weir.bus);
+  const blockNumber = nextBlock++;
+  const blockHash = randomHash();
+  await chain.transfer({ to: revealed.address, amount: revealed.amountDueRaw, blockNumber, blockHash });
+  await chain.final(blockNumber, blockHash);
+  return eventually(async () => {
+    const s = await getSession(api, sessionId);
+    return s.paymentIntent.transactions.length > 0 ? s : undefined;
+  }, `the late payment to ${sessionId}`);
+}
+
+test('an invoice paid through one session cancels its other open session, once, with its webhooks; money sent to it later is a late payment; nothing else is touched, nothing repeats after a restart', async (t) => {
+  const dataDir = await keptDataDir(t);
+  const clock = createManualClock(T0);
+  const first = await start(t, clock, dataDir);
+  const merchant = await createMerchant(first.url);
+  const { api } = merchant;
+  const hooks = await receiveHooks(t, api);
+
+  // The payer opens the pay link, and again once the first session has less than ten minutes left.
+  const invoiceId = await openInvoice(api);
+  const a = await openPayPage(first, invoiceId);
+  clock.advanceBy(55 * 60 * 1000);
+  const b = await openPayPage(first, invoiceId);
+  t.not(a, b);
+  const shownOnB = await reveal(first, api, b);
+  // Sessions of another invoice of the same merchant, and of another merchant's invoice.
+  const otherInvoiceSession = await openPayPage(first, await openInvoice(api));
+  const otherMerchant = await createMerchant(first.url, 'Other Shop');
+  const otherTenantSession = await openPayPage(first, await openInvoice(otherMerchant.api));
+
+  await payInFull(first, api, await getSession(api, a));
+  const canceled = await untilCanceled(api, b);
+  t.is(canceled.paymentIntent.status, 'canceled');
+  t.deepEqual(await cancellations(first, b), [{ actor: 'system:invoice-payments', reason: 'the invoice was paid through another checkout session' }]);
+  t.is((await getSession(api, a)).status, 'complete', 'the session that paid is left as it is');
+  t.deepEqual(await cancellations(first, a), []);
+  const paid = await getInvoice(api, invoiceId);
+  t.like(paid, { status: 'paid', amountPaid: '300000000', checkoutSessionId: a });
+  await hooks.waitFor(b, ['checkout_session.canceled', 'payment_intent.canceled']);
+  t.deepEqual(hooks.about(b), ['checkout_session.canceled', 'payment_intent.canceled']);
+
+  // B's page no longer gives out its deposit address; the pay link opens no new session.
+  t.is((await apiClient(first.url).post(`/checkout/${b}/payment-method`, { assetId: canceled.addresses[0]!.asset.id })).status, 400);
+  const paidPage = await fetch(`${first.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
+  t.is(paidPage.status, 200);
+  t.true((await paidPage.text()).includes('was paid'));
+
+  // The payer still sends the amount B showed: recorded on B as a late payment; the invoice stays as it was.
+  const late = await payLate(first, api, b, shownOnB);
+  t.is(late.status, 'canceled');
+  t.is(late.amountReceived, '300000000');
+  t.true(late.paymentIntent.transactions[0]!.late);
+  await hooks.waitFor(b, ['checkout_session.late_payment']);
+  t.deepEqual(hooks.about(b), ['checkout_session.canceled', 'checkout_session.late_payment', 'payment_intent.canceled']);
+  t.deepEqual(await getInvoice(api, invoiceId), paid);
+
+  // Sessions of another invoice or tenant are untouched.
+  t.deepEqual(await eventTypes(first, otherInvoiceSession), ['CheckoutSessionCreated']);
+  t.deepEqual(await eventTypes(first, otherTenantSession), ['CheckoutSessionCreated']);
+  t.is((await getSession(api, otherInvoiceSession)).status, 'open');
+
+  // After a restart the work list is empty and another pass of the linker records nothing.
+  const before = await recordsLog(first);
+  await first.stop();
+  const second = await start(t, clock, dataDir);
+  t.is(await second.readStore.collection(INVOICE_SESSIONS_TO_CLOSE).count({}), 0);
+  await createInvoicePaymentLinker({ clock, readStore: second.readStore, projections: second.projections, commands: second.commands }).runOnce();
+  t.deepEqual(await recordsLog(second), before);
+  t.is(hooks.about(b).filter((type) => type === 'checkout_session.canceled').length, 1);
+});
+
+test('voiding an invoice cancels its open session; the pay link opens no new one; money sent later is a late payment and the invoice stays void', async (t) => {
+  const clock = createManualClock(T0);
+  const weir = await start(t, clock);
+  const { api } = await createMerchant(weir.url);
+  const hooks = await receiveHooks(t, api);
+  const invoiceId = await openInvoice(api);
+  const session = await openPayPage(weir, invoiceId);
+  const shown = await reveal(weir, api, session);
+
+  t.is((await api.post<InvoiceView>(`/api/v1/invoices/${invoiceId}/void`)).body.status, 'void');
+  t.is((await untilCanceled(api, session)).paymentIntent.status, 'canceled');
+  t.deepEqual(await cancellations(weir, session), [{ actor: 'system:invoice-payments', reason: 'the invoice was voided' }]);
+  await hooks.waitFor(session, ['checkout_session.canceled', 'payment_intent.canceled']);
+
+  const before = await recordsLog(weir);
+  t.is((await fetch(`${weir.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' })).status, 410);
+  t.deepEqual(await recordsLog(weir), before, 'the pay link of a void invoice opens no session');
+
+  const late = await payLate(weir, api, session, shown);
+  t.is(late.status, 'canceled');
+  t.true(late.paymentIntent.transactions[0]!.late);
+  await hooks.waitFor(session, ['checkout_session.late_payment']);
+  const invoice = await getInvoice(api, invoiceId);
+  t.like(invoice, { status: 'void', amountPaid: '0' });
+  t.deepEqual(invoice.paymentAttempts.map((p) => [p.checkoutSessionId, p.status]), [[session, 'pending']]);
+});
+
+test('marking an invoice as paid cancels its open session', async (t) => {
+  const clock = createManualClock(T0);
+  const weir = await start(t, clock);
+  const { api } = await createMerchant(weir.url);
+  const invoiceId = await openInvoice(api);
+  const session = await openPayPage(weir, invoiceId);
+
+  t.is((await api.post<InvoiceView>(`/api/v1/invoices/${invoiceId}/pay`)).body.status, 'paid');
+  await untilCanceled(api, session);
+  t.deepEqual(await cancellations(weir, session), [{ actor: 'system:invoice-payments', reason: 'the invoice was marked as paid' }]);
+  t.like(await getInvoice(api, invoiceId), { status: 'paid', amountPaid: '300000000' });
+});
+
+test('an invoice voided while Weir was down has its open session canceled at the next start', async (t) => {
+  const dataDir = await keptDataDir(t);
+  const clock = createManualClock(T0);
+  const first = await start(t, clock, dataDir);
+  const merchant = await createMerchant(first.url);
+  const invoiceId = await openInvoice(merchant.api);
+  const session = await openPayPage(first, invoiceId);
+  await first.stop();
+
+  // The void is in the log, but no linker ran after it (a crash right after the append).
+  const eventStore = await openEventStore({ dataDir });
+  await createCommandHandler({ eventStore, clock }).handle(invoiceAggregate, invoiceId, { type: 'VoidInvoice' }, {
+    organizationId: merchant.organizationId, environment: 'test', actor: 'test',
+  });
+  await eventStore.close();
+
+  const second = await start(t, clock, dataDir);
+  const api = apiClient(second.url, merchant.testSecretKey);
+  await untilCanceled(api, session);
+  t.deepEqual(await cancellations(second, session), [{ actor: 'system:invoice-payments', reason: 'the invoice was voided' }]);
+});
