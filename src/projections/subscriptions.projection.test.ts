@@ -152,3 +152,25 @@ test('a subscription the merchant ends while incomplete gets its still payable f
   const later = await projectOverInvoice('open', [byInvoice, started(FIRST_INVOICE), issued(), canceled('2026-02-02T00:00:00.000Z')], { 'inv-2': 'open' });
   t.deepEqual(await later.work(), [['issue_invoice:inv-2', 'issue_invoice', 'inv-2', SUBSCRIPTION_ID]]);
 });
+
+test('a subscription canceled later in life leaves no payment work behind: a renewal paid after the end, or paid just before it', async (t) => {
+  const renewalPaid = (at: string) => ({
+    id: 'i-renewal', streamId: 'invoice-inv-2', revision: 2, position: 200n, type: 'InvoicePaid', data: paid('cs-8', '300000000', at).data,
+    metadata: { organizationId: 'org-1', environment: 'test', actor: 't', occurredAt: at },
+  }) as unknown as RecordedEvent;
+  const life = [byInvoice, started(FIRST_INVOICE), issued()];
+  const recordWork = async (work: () => Promise<unknown[][]>) => (await work()).filter(([id]) => String(id).startsWith('record_payment:'));
+
+  // Paid while active: the payment becomes work, as before.
+  const active = await projectOverInvoice('open', life, { 'inv-2': 'open' });
+  await subscriptionsProjection.apply(renewalPaid('2026-02-01T12:00:00.000Z'), active.store);
+  t.deepEqual((await recordWork(active.work)).map(([id]) => id), ['record_payment:inv-2']);
+  // Then canceled before the billing process recorded it: the work goes, the decider would ignore it.
+  await subscriptionsProjection.apply(recorded([...life, canceled('2026-02-01T13:00:00.000Z')])[3]!, active.store);
+  t.deepEqual(await recordWork(active.work), []);
+
+  // Canceled first, the renewal paid afterwards: no work at all.
+  const ended = await projectOverInvoice('open', [...life, canceled('2026-02-01T13:00:00.000Z')], { 'inv-2': 'open' });
+  await subscriptionsProjection.apply(renewalPaid('2026-02-02T00:00:00.000Z'), ended.store);
+  t.deepEqual(await recordWork(ended.work), []);
+});

@@ -90,10 +90,10 @@ async function billPaid(store: ReadStore, billId: string, at: string): Promise<v
   if (!link) return;
   const subscription = await store.collection<SubscriptionDoc>(SUBSCRIPTIONS).get(link.subscriptionId);
   const bill = subscription?.latestInvoice;
-  // The first bill of a subscription that never started (expired, or ended while incomplete) is
-  // never recorded (the decider ignores it): no work that would stay on the list.
+  // A subscription that has ended (expired while incomplete, or canceled at any point) records no
+  // payment (the decider ignores it): no work that would stay on the list for good.
   if (!subscription || bill?.id !== billId || bill.status === 'paid' || bill.status === 'expired') return;
-  if (link.first && subscription.status === 'canceled') return;
+  if (subscription.status === 'canceled' || subscription.status === 'incomplete_expired') return;
   await putWork(store, {
     _id: `record_payment:${billId}`, kind: 'record_payment', subscriptionId: subscription.id, organizationId: subscription.organizationId,
     environment: subscription.environment, sourceId: billId, at,
@@ -215,6 +215,8 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
       break;
   }
   if (before === 'incomplete' && next.status !== 'incomplete') await leftIncomplete(store, next);
+  // Ended with a payment of its latest bill not yet recorded: the decider would ignore it now.
+  if (typed.type === 'SubscriptionCanceled' && next.latestInvoice) await work.delete(`record_payment:${next.latestInvoice.id}`);
 
   const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
   const wanted = subscriptionTimers(next);
