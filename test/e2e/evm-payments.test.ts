@@ -2,10 +2,8 @@ import test, { type ExecutionContext } from 'ava';
 import { getAddress, type Address } from 'viem';
 import { bodySignature } from '../../src/webhooks/signature.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
-import { devnetPayer, merchantWallet, startTestDevnet } from '../support/evm-devnet.ts';
-import { startNatsServer } from '../support/nats-server.ts';
-import { startWebhookReceiver } from '../support/webhook-receiver.ts';
-import { ADMIN_TOKEN, startTestWeir } from '../support/weir-harness.ts';
+import { devnetPayer, merchantWallet } from '../support/evm-devnet.ts';
+import { startDevnetWeir } from '../support/devnet-weir.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 import { createEvmWriteClients } from '../../src/chain-ingest/evm/contracts/clients.ts';
 import { compileContracts } from '../../src/chain-ingest/evm/contracts/compile.ts';
@@ -23,21 +21,13 @@ type Session = {
 
 /** A devnet, NATS and a Weir offering the devnet, with a merchant whose wallet is the devnet's merchant account. */
 async function evmWorld(t: ExecutionContext, options: { confirmations?: number; clock?: ManualClock; chainEnv?: Record<string, string>; sweepBatchDelayMs?: number } = {}) {
-  const devnet = await startTestDevnet(t);
-  const nats = await startNatsServer();
-  t.teardown(() => nats.stop());
-  const receiver = await startWebhookReceiver();
-  t.teardown(() => receiver.close());
-  const weir = await startTestWeir(t, {
-    natsUrl: nats.url, testRail: false, devnetFile: devnet.file,
-    chainEnv: { ...(options.confirmations ? { WEIR_CONFIRMATIONS_31337: String(options.confirmations) } : {}), ...options.chainEnv },
-  }, { sweepBatchDelayMs: options.sweepBatchDelayMs ?? 0, followerPollIntervalMs: 50, ...(options.clock ? { clock: options.clock } : {}) });
+  const { devnet, nats, receiver, weir, organization } = await startDevnetWeir(t, {
+    confirmations: options.confirmations, chainEnv: options.chainEnv,
+    overrides: { sweepBatchDelayMs: options.sweepBatchDelayMs ?? 0, ...(options.clock ? { clock: options.clock } : {}) },
+  });
   /** A new organization whose wallet on the devnet is `wallet`, with its test key's API and session helpers. */
   const shop = async (name: string, wallet: Address) => {
-    const created = (await apiClient(weir.url, ADMIN_TOKEN).post<{ testSecretKey: string; liveSecretKey: string }>('/admin/organizations', { name })).body;
-    const api = apiClient(weir.url, created.testSecretKey);
-    const added = await api.post('/api/v1/organization/withdrawal-addresses', { chainId: 31337, address: wallet, name: 'treasury' });
-    t.is(added.status, 200, JSON.stringify(added.body));
+    const { api, liveSecretKey } = await organization(name, wallet);
     const session = async (currency: string, unitAmount: string) => {
       const r = await api.post<Session>('/api/v1/checkout/sessions', {
         successUrl: 'https://shop.example/ok', lineItems: { data: [{ priceData: { currency, unitAmount, productData: { name: 'Thing' } }, quantity: 1 }] },
@@ -48,7 +38,7 @@ async function evmWorld(t: ExecutionContext, options: { confirmations?: number; 
     const get = async (id: string) => (await api.get<Session>(`/api/v1/checkout/sessions/${id}`)).body;
     const until = (id: string, predicate: (s: Session) => boolean, what: string, timeoutMs = 30_000) =>
       eventually(async () => { const s = await get(id); return predicate(s) ? s : undefined; }, what, timeoutMs);
-    return { api, session, get, until, liveKey: created.liveSecretKey };
+    return { api, session, get, until, liveKey: liveSecretKey };
   };
   const merchant = merchantWallet(devnet.info);
   const main = await shop('Devnet Shop', merchant);

@@ -3,9 +3,8 @@ import { encodeFunctionData, erc20Abi, getAddress, keccak256, toHex, type Addres
 import { testTokenAbi } from '../../src/chain-ingest/evm/contracts/abis.ts';
 import { deployTestToken } from '../../src/chain-ingest/evm/contracts/deploy-contracts.ts';
 import { apiClient, eventually, type ApiResponse } from '../support/api-client.ts';
-import { devnetPayer, merchantWallet, startTestDevnet } from '../support/evm-devnet.ts';
-import { startNatsServer } from '../support/nats-server.ts';
-import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { devnetPayer } from '../support/evm-devnet.ts';
+import { startDevnetWeir } from '../support/devnet-weir.ts';
 import { ADMIN_TOKEN, startTestWeir } from '../support/weir-harness.ts';
 
 /**
@@ -27,21 +26,8 @@ const BY_HASH = '/api/v1/checkout/sessions/auto-recover-by-transaction-hash';
 const CHAIN = 31337;
 
 async function recoveryWorld(t: ExecutionContext, options: { followers?: boolean; confirmations?: number } = {}) {
-  const devnet = await startTestDevnet(t);
-  const nats = await startNatsServer();
-  t.teardown(() => nats.stop());
-  const receiver = await startWebhookReceiver();
-  t.teardown(() => receiver.close());
-  const weir = await startTestWeir(t, {
-    natsUrl: nats.url, testRail: false, devnetFile: devnet.file,
-    chainEnv: options.confirmations ? { [`WEIR_CONFIRMATIONS_${CHAIN}`]: String(options.confirmations) } : {},
-  }, { sweepBatchDelayMs: 0, followerPollIntervalMs: 50, evmFollowers: options.followers ?? false });
-  const merchant = async (name: string) => {
-    const created = (await apiClient(weir.url, ADMIN_TOKEN).post<{ testSecretKey: string; liveSecretKey: string }>('/admin/organizations', { name })).body;
-    const api = apiClient(weir.url, created.testSecretKey);
-    t.is((await api.post('/api/v1/organization/withdrawal-addresses', { chainId: CHAIN, address: merchantWallet(devnet.info), name: 'treasury' })).status, 200);
-    return { api, live: apiClient(weir.url, created.liveSecretKey) };
-  };
+  const { devnet, receiver, weir, organization } = await startDevnetWeir(t, { confirmations: options.confirmations, overrides: { evmFollowers: options.followers ?? false } });
+  const merchant = (name: string) => organization(name);
   const session = async (api: Api, currency: string, unitAmount: string) => {
     const r = await api.post<Session>('/api/v1/checkout/sessions', {
       successUrl: 'https://shop.example/ok', lineItems: { data: [{ priceData: { currency, unitAmount, productData: { name: 'Thing' } }, quantity: 1 }] },

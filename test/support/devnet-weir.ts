@@ -1,0 +1,37 @@
+import type { ExecutionContext } from 'ava';
+import type { Address } from 'viem';
+import type { WeirOverrides } from '../../src/app/start-weir.ts';
+import { apiClient } from './api-client.ts';
+import { merchantWallet, startTestDevnet } from './evm-devnet.ts';
+import { startNatsServer } from './nats-server.ts';
+import { startWebhookReceiver } from './webhook-receiver.ts';
+import { ADMIN_TOKEN, startTestWeir } from './weir-harness.ts';
+
+const DEVNET_CHAIN_ID = 31337;
+
+/**
+ * A hardhat devnet, NATS, a webhook receiver and a Weir offering the devnet (no test rail), all
+ * stopped at the end of the test. `confirmations` sets the devnet's depth; `overrides` go to
+ * `startWeir` after the defaults (sweeps at once, followers polling every 50 ms).
+ */
+export async function startDevnetWeir(t: ExecutionContext, options: { confirmations?: number; chainEnv?: Record<string, string>; overrides?: WeirOverrides } = {}) {
+  const devnet = await startTestDevnet(t);
+  const nats = await startNatsServer();
+  t.teardown(() => nats.stop());
+  const receiver = await startWebhookReceiver();
+  t.teardown(() => receiver.close());
+  const weir = await startTestWeir(t, {
+    natsUrl: nats.url, testRail: false, devnetFile: devnet.file,
+    chainEnv: { ...(options.confirmations ? { [`WEIR_CONFIRMATIONS_${DEVNET_CHAIN_ID}`]: String(options.confirmations) } : {}), ...options.chainEnv },
+  }, { sweepBatchDelayMs: 0, followerPollIntervalMs: 50, ...options.overrides });
+
+  /** A new organization whose wallet on the devnet is `wallet` (the devnet's merchant account unless given): its test and live keys' APIs. */
+  const organization = async (name: string, wallet: Address = merchantWallet(devnet.info)) => {
+    const created = (await apiClient(weir.url, ADMIN_TOKEN).post<{ testSecretKey: string; liveSecretKey: string }>('/admin/organizations', { name })).body;
+    const api = apiClient(weir.url, created.testSecretKey);
+    const added = await api.post('/api/v1/organization/withdrawal-addresses', { chainId: DEVNET_CHAIN_ID, address: wallet, name: 'treasury' });
+    t.is(added.status, 200, JSON.stringify(added.body));
+    return { api, live: apiClient(weir.url, created.liveSecretKey), liveSecretKey: created.liveSecretKey };
+  };
+  return { devnet, nats, receiver, weir, organization };
+}
