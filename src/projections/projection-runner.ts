@@ -92,8 +92,11 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
     for (const [name, version] of versions) await stored.put({ _id: name, version });
   }
 
-  /** What differs between the stored documents' projection versions and these projections', if anything. */
-  async function versionChanges(): Promise<string[]> {
+  /**
+   * What differs between the stored documents' projection versions and these projections', if
+   * anything, and whether any version was stored at all (none: a store that holds nothing yet).
+   */
+  async function versionChanges(): Promise<{ changes: string[]; storedAny: boolean }> {
     const stored = new Map((await readStore.collection<ProjectionVersionDoc>(PROJECTION_VERSIONS).find({})).map((doc) => [doc._id, doc.version]));
     const changes: string[] = [];
     for (const [name, version] of versions) {
@@ -101,7 +104,7 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
       if (before !== version) changes.push(before === undefined ? `${name} (new)` : `${name} (version ${before} -> ${version})`);
     }
     for (const name of stored.keys()) if (!versions.has(name)) changes.push(`${name} (removed)`);
-    return changes;
+    return { changes, storedAny: stored.size > 0 };
   }
 
   async function applyBatch(events: RecordedEvent[]): Promise<void> {
@@ -155,10 +158,10 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
     async start() {
       checkpoint = readStore.durable ? await readStore.getCheckpoint(CHECKPOINT) : null;
       if (readStore.durable) {
-        const changes = await versionChanges();
+        const { changes, storedAny } = await versionChanges();
         if (changes.length > 0) {
-          // A store that holds nothing yet has nothing to drop; otherwise its documents may be wrong for this code.
-          if (checkpoint !== null || (await readStore.collection(PROJECTION_VERSIONS).count({})) > 0) {
+          // Said only of a store that holds read models: a new one is simply built.
+          if (checkpoint !== null || storedAny) {
             log(`[projections] the stored read models were written by other projection versions: ${changes.join(', ')}; rebuilding every read model from the log`);
           }
           await dropReadModels();
