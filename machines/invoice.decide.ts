@@ -4,7 +4,8 @@ import { AmountError, MAX_AMOUNT, parseAmount } from '../src/shared/money.ts';
 import { sumLineItems } from './invoice.evolve.ts';
 import type { InvoiceSnapshot } from './invoice.aggregate.ts';
 import { addInterval } from './billing-calendar.ts';
-import type { Invoice, InvoiceChanges, InvoiceEvent, InvoiceLineItem, InvoiceReminderKind, InvoiceReminderSent } from './invoice.types.ts';
+import { isReminderRecorded, isReminderSuperseded } from './invoice.reminders.ts';
+import type { Invoice, InvoiceChanges, InvoiceEvent, InvoiceLineItem, InvoiceReminderKind } from './invoice.types.ts';
 
 export type InvoiceCommand =
   | { type: 'CreateInvoice'; invoice: Invoice }
@@ -31,7 +32,10 @@ export type InvoiceCommand =
   | { type: 'MarkInvoicePaid' }
   | { type: 'VoidInvoice' }
   | { type: 'MarkInvoiceUncollectible' }
-  /** One configured reminder: `days` before or after `dueDate` (the due date it was scheduled for). */
+  /**
+   * One configured reminder: `days` before or after `dueDate` (the due date it was scheduled for).
+   * Recorded as skipped instead of sent when a later reminder has come due too (see `isReminderSuperseded`).
+   */
   | { type: 'SendInvoiceReminder'; kind: InvoiceReminderKind; days: number; dueDate: string };
 
 export type DecideContext = { now: string };
@@ -40,10 +44,6 @@ export type DecideContext = { now: string };
 export type InvoiceState = Invoice['status'] | 'new' | 'deleted';
 
 const statusOf = (snapshot: InvoiceSnapshot) => snapshot.value as InvoiceState;
-
-type ReminderKey = Pick<InvoiceReminderSent, 'kind' | 'days' | 'dueDate'>;
-/** A reminder is one kind, one day offset, one due date: [7, 1] days before due are two reminders. */
-export const isSameReminder = (a: ReminderKey, b: ReminderKey): boolean => a.kind === b.kind && a.days === b.days && a.dueDate === b.dueDate;
 
 const INTERVAL_COUNTS: readonly number[] = [1, 3, 6, 12];
 
@@ -227,8 +227,11 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
       if (command.dueDate !== invoice.dueDate || !invoice.reminders.enabled) return [];
       const configured = command.kind === 'before_due' ? invoice.reminders.daysBeforeDue : invoice.reminders.daysAfterDue;
       if (!configured.includes(command.days)) return [];
-      if (invoice.remindersSent.some((r) => isSameReminder(r, command))) return [];
-      return [{ type: 'InvoiceReminderSent', data: { kind: command.kind, days: command.days, dueDate: command.dueDate, at: now } }];
+      if (isReminderRecorded(invoice, command)) return [];
+      const reminder = { kind: command.kind, days: command.days, dueDate: command.dueDate, at: now };
+      // Fallen due together with a later reminder (after downtime): that one is mailed, this one skipped.
+      if (isReminderSuperseded(invoice, command, Date.parse(now))) return [{ type: 'InvoiceReminderSkipped', data: reminder }];
+      return [{ type: 'InvoiceReminderSent', data: reminder }];
     }
   }
 }
@@ -246,7 +249,7 @@ export function newInvoiceDraft(input: Pick<Invoice, 'id' | 'organizationId' | '
     invoiceType: 'one_time', recurring: null, collectionMethod: 'send_invoice', billingReason: 'manual', subscriptionId: null,
     paymentMethods: { chainIds: [], assetIds: [] }, reminders: { enabled: false, daysBeforeDue: [], daysAfterDue: [] },
     metadata: {}, status: 'draft', url: null, paid: false, paidOutOfBand: false, attempted: false, attemptCount: 0,
-    checkoutSessionId: null, paymentAttempts: [], transactionHash: null, remindersSent: [], nextInvoice: null,
+    checkoutSessionId: null, paymentAttempts: [], transactionHash: null, remindersSent: [], remindersSkipped: [], nextInvoice: null,
     finalizedAt: null, sentAt: null, paidAt: null, voidedAt: null, markedUncollectibleAt: null, deletedAt: null,
   };
 }

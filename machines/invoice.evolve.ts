@@ -18,7 +18,8 @@ const endAttempt = (attempts: InvoicePaymentAttempt[], checkoutSessionId: string
  * its actions and the projection calls it directly, so the write and read sides cannot drift.
  */
 export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Invoice | null {
-  if (event.type === 'InvoiceCreated') return event.data.invoice;
+  // An invoice created before reminders could be skipped has no list of them.
+  if (event.type === 'InvoiceCreated') return { ...event.data.invoice, remindersSkipped: event.data.invoice.remindersSkipped ?? [] };
   if (invoice === null) return null;
   switch (event.type) {
     case 'InvoiceUpdated': {
@@ -96,5 +97,7 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
       return { ...invoice, status: 'uncollectible', updatedAt: event.data.at, markedUncollectibleAt: event.data.at };
     case 'InvoiceReminderSent':
       return { ...invoice, updatedAt: event.data.at, remindersSent: [...invoice.remindersSent, { ...event.data }] };
+    case 'InvoiceReminderSkipped':
+      return { ...invoice, updatedAt: event.data.at, remindersSkipped: [...invoice.remindersSkipped, { ...event.data }] };
   }
 }

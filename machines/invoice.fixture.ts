@@ -18,7 +18,7 @@ export function invoiceFixture(overrides: Partial<Invoice> = {}): Invoice {
     paymentMethods: { chainIds: [7357], assetIds: ['weir-testnet:usdc'] },
     reminders: { enabled: true, daysBeforeDue: [3], daysAfterDue: [1, 7] },
     metadata: {}, status: 'draft', url: null, paid: false, paidOutOfBand: false, attempted: false, attemptCount: 0,
-    checkoutSessionId: null, paymentAttempts: [], transactionHash: null, remindersSent: [], nextInvoice: null, subscriptionId: null,
+    checkoutSessionId: null, paymentAttempts: [], transactionHash: null, remindersSent: [], remindersSkipped: [], nextInvoice: null, subscriptionId: null,
     finalizedAt: null, sentAt: null, paidAt: null, voidedAt: null, markedUncollectibleAt: null, deletedAt: null,
     ...overrides,
   };

@@ -48,6 +48,7 @@ export const invoiceMachine = setup({
         NextRecurringInvoiceScheduled: { guard: 'recurringAndUnscheduled', actions: 'apply' },
         InvoiceSent: { actions: 'apply' },
         InvoiceReminderSent: { actions: 'apply' },
+        InvoiceReminderSkipped: { actions: 'apply' },
         InvoicePaymentAttemptStarted: { actions: 'apply' },
         InvoicePaymentFailed: { actions: 'apply' },
         InvoicePaid: { target: 'paid', actions: 'apply' },

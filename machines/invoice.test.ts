@@ -333,6 +333,42 @@ test('given a reminder sent, when the same reminder is asked again, then nothing
   t.deepEqual(given(history).when(remind('after_due', 1, '2026-03-01T00:00:00.000Z')), [], 'a stale due date');
 });
 
+test('given reminders that came due together (downtime, a clock jump), when they fire, then only the latest is sent and the earlier ones are skipped, once', (t) => {
+  // The fixture, finalized 2026-01-02 and due 2026-02-01, asks for 3 days before (01-29) and 1 and 7 days after (02-02, 02-08).
+  const history = [...HISTORIES.open];
+  const remind = (kind: 'before_due' | 'after_due', days: number): InvoiceCommand => ({ type: 'SendInvoiceReminder', kind, days, dueDate: DUE_DATE });
+  const late = '2026-02-03T06:00:00.000Z';
+  const skipped = given(history).when(remind('before_due', 3), late);
+  t.deepEqual(skipped, [{ type: 'InvoiceReminderSkipped', data: { kind: 'before_due', days: 3, dueDate: DUE_DATE, at: late } }], 'the 1-day overdue one is due too');
+  history.push(...skipped);
+  t.deepEqual(given(history).when(remind('before_due', 3), late), [], 'skipped once, never sent later');
+  const latest = given(history).when(remind('after_due', 1), late);
+  t.deepEqual(latest, [{ type: 'InvoiceReminderSent', data: { kind: 'after_due', days: 1, dueDate: DUE_DATE, at: late } }]);
+  history.push(...latest);
+  t.like(given(history).state().context.invoice, {
+    remindersSent: [{ kind: 'after_due', days: 1, dueDate: DUE_DATE, at: late }],
+    remindersSkipped: [{ kind: 'before_due', days: 3, dueDate: DUE_DATE, at: late }],
+  });
+  t.deepEqual(given(history).when(remind('after_due', 7), '2026-02-08T00:00:00.000Z').map((e) => e.type), ['InvoiceReminderSent'], 'the later schedule goes on');
+
+  // Over all three at once, in any order: the 7-day overdue one is the latest.
+  const allLate = '2026-02-09T00:00:00.000Z';
+  t.deepEqual(given(HISTORIES.open).when(remind('after_due', 7), allLate).map((e) => e.type), ['InvoiceReminderSent']);
+  t.deepEqual(given(HISTORIES.open).when(remind('after_due', 1), allLate).map((e) => e.type), ['InvoiceReminderSkipped']);
+  t.deepEqual(given(HISTORIES.open).when(remind('before_due', 3), allLate).map((e) => e.type), ['InvoiceReminderSkipped']);
+  // A reminder already past at finalization is never scheduled, so it supersedes nothing.
+  const finalizedLate = [created(), finalized('2026-01-30T00:00:00.000Z')];
+  t.deepEqual(given(finalizedLate).when(remind('after_due', 1), '2026-02-02T00:00:00.000Z').map((e) => e.type), ['InvoiceReminderSent']);
+  // Closed in the meantime: nothing at all.
+  for (const closed of [HISTORIES.paid, HISTORIES.void, HISTORIES.uncollectible]) t.deepEqual(given(closed).when(remind('after_due', 7), allLate), []);
+});
+
+test('an invoice created before reminders could be skipped has an empty list of skipped reminders', (t) => {
+  const { remindersSkipped: _skipped, ...legacy } = invoiceFixture();
+  const invoice = evolveInvoice(null, { type: 'InvoiceCreated', data: { invoice: legacy as Invoice } });
+  t.deepEqual(invoice?.remindersSkipped, []);
+});
+
 test('given an invoice, when a reminder it does not ask for is due, then nothing', (t) => {
   t.deepEqual(given(HISTORIES.open).when({ type: 'SendInvoiceReminder', kind: 'before_due', days: 7, dueDate: DUE_DATE }), [], 'not configured');
   const off = [created(invoiceFixture({ reminders: { enabled: false, daysBeforeDue: [3], daysAfterDue: [1] } })), finalized()];

@@ -32,6 +32,11 @@ export type InvoiceReminderKind = 'before_due' | 'after_due';
 export type InvoiceReminderSettings = { enabled: boolean; daysBeforeDue: number[]; daysAfterDue: number[] };
 /** One reminder sent: identified by its kind, its day offset from the due date and that due date. */
 export type InvoiceReminderSent = { kind: InvoiceReminderKind; days: number; dueDate: string; at: string };
+/**
+ * One reminder recorded as skipped, never mailed: it fell due together with a later one (Weir was
+ * down, or its clock jumped, over both times), and only that latest one was sent.
+ */
+export type InvoiceReminderSkipped = InvoiceReminderSent;
 
 /** A checkout session opened to pay the invoice. */
 export type InvoicePaymentAttempt = {
@@ -86,6 +91,8 @@ export type Invoice = {
   paymentAttempts: InvoicePaymentAttempt[];
   transactionHash: string | null;
   remindersSent: InvoiceReminderSent[];
+  /** Reminders that came due together with a later one and were skipped in its favour (see `InvoiceReminderSkipped`). */
+  remindersSkipped: InvoiceReminderSkipped[];
   /** The next invoice of a recurring series, scheduled when this one was finalized. */
   nextInvoice: { id: string; issueDate: string } | null;
   finalizedAt: string | null;
@@ -119,6 +126,7 @@ export type InvoiceEvent =
   | { type: 'InvoiceMarkedAsPaid'; data: { amountPaid: string; at: string } }
   | { type: 'InvoiceVoided'; data: { at: string } }
   | { type: 'InvoiceMarkedUncollectible'; data: { at: string } }
-  | { type: 'InvoiceReminderSent'; data: InvoiceReminderSent };
+  | { type: 'InvoiceReminderSent'; data: InvoiceReminderSent }
+  | { type: 'InvoiceReminderSkipped'; data: InvoiceReminderSkipped };
 
 export type InvoiceEventType = InvoiceEvent['type'];

@@ -22,12 +22,14 @@ test('each configured day offset is its own reminder, at the due date minus or p
   t.deepEqual(keys(reminderSlots(open({ reminders: { enabled: true, daysBeforeDue: [3, 3], daysAfterDue: [] } }))), ['before_due:3'], 'a repeated offset counts once');
 });
 
-test('an open invoice with reminders on has every reminder pending until it is sent', (t) => {
+test('an open invoice with reminders on has every reminder pending until it is sent or skipped', (t) => {
   t.deepEqual(keys(pendingReminders(open())), ['before_due:7', 'before_due:1', 'after_due:1', 'after_due:3']);
   const sent = open({ remindersSent: [{ kind: 'before_due', days: 7, dueDate: DUE, at: '2026-01-25T00:00:00.000Z' }] });
   t.deepEqual(keys(pendingReminders(sent)), ['before_due:1', 'after_due:1', 'after_due:3'], 'the 7-day reminder is sent, the 1-day one still pending');
   const staleSent = open({ remindersSent: [{ kind: 'before_due', days: 7, dueDate: '2025-12-01T00:00:00.000Z', at: '2025-11-24T00:00:00.000Z' }] });
   t.is(pendingReminders(staleSent).length, 4, 'a reminder sent for another due date does not count');
+  const skipped = open({ remindersSkipped: [{ kind: 'before_due', days: 7, dueDate: DUE, at: '2026-01-31T12:00:00.000Z' }], remindersSent: [{ kind: 'before_due', days: 1, dueDate: DUE, at: '2026-01-31T12:00:00.000Z' }] });
+  t.deepEqual(keys(pendingReminders(skipped)), ['after_due:1', 'after_due:3'], 'a reminder skipped for a later one is not pending either');
 });
 
 test('nothing is pending for a draft, a closed invoice, or with reminders switched off', (t) => {

@@ -45,7 +45,7 @@ const SESSION_PREFIX = 'checkout_session-';
 
 /** The invoice events that start, end or use up its reminders. */
 const REMINDER_CHANGES: ReadonlySet<InvoiceEvent['type']> = new Set<InvoiceEvent['type']>([
-  'InvoiceFinalized', 'InvoiceReminderSent', 'InvoicePaid', 'InvoiceMarkedAsPaid', 'InvoiceVoided', 'InvoiceMarkedUncollectible',
+  'InvoiceFinalized', 'InvoiceReminderSent', 'InvoiceReminderSkipped', 'InvoicePaid', 'InvoiceMarkedAsPaid', 'InvoiceVoided', 'InvoiceMarkedUncollectible',
 ]);
 
 /** Whether the invoice can no longer take a payment: no session opened for it may still be paid. */
@@ -80,8 +80,8 @@ const SESSION_ENDINGS: Partial<Record<CheckoutSessionEvent['type'], { outcome: '
  */
 export const invoicesProjection: Projection = {
   name: 'invoices',
-  // 2: the sessions to close.
-  version: 2,
+  // 2: the sessions to close. 3: invoices hold `remindersSkipped`.
+  version: 3,
   collections: [INVOICES, INVOICE_PAYMENT_OUTCOMES, INVOICE_SESSIONS_TO_CLOSE, COLLECTIONS.timers],
   categories: ['checkout_session', 'invoice'],
   async apply(event, store) {

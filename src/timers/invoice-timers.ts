@@ -9,7 +9,8 @@ const KINDS: readonly string[] = ['before_due', 'after_due'] satisfies InvoiceRe
 /**
  * An invoice reminder falls due: the invoice records it (`InvoiceReminderSent`, once per kind, day
  * offset and due date), which removes the timer and queues the reminder mail. A reminder the
- * invoice no longer needs (paid, void, written off) records nothing.
+ * invoice no longer needs (paid, void, written off) records nothing; one that fell due together
+ * with a later one (after downtime) is recorded as `InvoiceReminderSkipped`, with no mail.
  */
 export function invoiceTimerHandlers(commands: CommandHandler): Record<string, TimerHandler> {
   return {
