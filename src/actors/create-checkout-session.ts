@@ -6,6 +6,7 @@ import type { Rail } from '../chain-ingest/rail.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import { checkoutPageUrl } from '../hosted/urls.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../projections/collections.ts';
+import { CUSTOMERS, type CustomerDoc } from '../projections/customers.projection.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ValidationError } from '../shared/errors.ts';
@@ -19,6 +20,7 @@ import type { CommandHandler } from './command-handler.ts';
 import { addressInput, assertEmail, customerAggregate, customerFromDetails, isPhone, PHONE_HINT } from './customer.ts';
 import type { LineItemResolver } from './line-items.ts';
 import { subscriptionIdOfSession, subscriptionItemsOf } from './subscription-items.ts';
+import { requireTenantCustomer } from './tenant-customer.ts';
 
 export const DEFAULT_SESSION_LIFETIME_MS = 60 * 60 * 1000;
 const MIN_LIFETIME_MS = 60 * 1000;
@@ -49,7 +51,11 @@ function customerDataInput(input: Input): CustomerDetails | null {
 export type CreateCheckoutSession = (
   body: unknown,
   tenant: { organizationId: string; environment: Environment; actor: string },
-  extra?: { paymentLinkId?: string; invoiceId?: string; subscriptionId?: string; collected?: CollectedData },
+  extra?: {
+    paymentLinkId?: string; invoiceId?: string; subscriptionId?: string; collected?: CollectedData;
+    /** The customer the system names (an invoice's, checked when the invoice was written), taken as given. */
+    customerId?: string;
+  },
 ) => Promise<{ session: CheckoutSession; position: bigint | null }>;
 
 /**
@@ -57,12 +63,15 @@ export type CreateCheckoutSession = (
  * session with its deposit addresses: one per offered asset on every network where the
  * organization has a payment method (wallet) and the request allows the chain.
  *
- * Customers: a subscription bills its renewals by invoices mailed to its customer, so a
- * subscription session needs one: `customerId`, or `customerData.email` (the subscription billing
- * creates the customer from it, as from the email a payment link page collects; a payment link's
- * session is not held to this, its page decides what it collects). With `customerCreation:
- * always` and no `customerId`, a payment session also gets a customer, created from
- * `customerData.email` with the session (`if_required`, the default, creates none for a payment).
+ * Customers: a `customerId` in the request must name one of the tenant's customers in its
+ * environment, not deleted (else a 400 naming `customerId`); an invoice's session is given its
+ * customer by the system (`extra.customerId`). A subscription bills its renewals by invoices
+ * mailed to its customer, so a subscription session needs one: `customerId`, or
+ * `customerData.email` (the subscription billing creates the customer from it, as from the email
+ * a payment link page collects; a payment link's session is not held to this, its page decides
+ * what it collects). With `customerCreation: always` and no `customerId`, a payment session also
+ * gets a customer, created from `customerData.email` with the session (`if_required`, the
+ * default, creates none for a payment).
  */
 export function createCheckoutSessionCreator(deps: {
   clock: Clock;
@@ -74,6 +83,7 @@ export function createCheckoutSessionCreator(deps: {
   gasFees: GasFeeQuoter;
 }): CreateCheckoutSession {
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+  const customers = deps.readStore.collection<CustomerDoc>(CUSTOMERS);
 
   return async (body, tenant, extra = {}) => {
     const input = asObject(body, '');
@@ -91,7 +101,9 @@ export function createCheckoutSessionCreator(deps: {
     const submitType = optionalEnum(input, 'submitType', ['pay', 'book', 'donate'] as const) ?? 'pay';
     const afterCompletion = optionalEnum(input, 'afterCompletion', ['redirect', 'hosted_confirmation'] as const) ?? 'redirect';
     const clientReferenceId = optionalString(input, 'clientReferenceId', '', { max: 200 }) ?? null;
-    const customerId = optionalString(input, 'customerId', '', { max: 64 }) ?? null;
+    const requestedCustomerId = optionalString(input, 'customerId', '', { max: 64, min: 1 });
+    if (requestedCustomerId !== undefined) await requireTenantCustomer(customers, tenant, requestedCustomerId);
+    const customerId = extra.customerId ?? requestedCustomerId ?? null;
     const customerData = customerDataInput(input);
     const customerCreation = optionalEnum(input, 'customerCreation', CUSTOMER_CREATIONS) ?? 'if_required';
     if (!customerId && !customerData?.email) {

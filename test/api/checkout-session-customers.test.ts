@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
-import { assertRejectedWithoutWrite, payInFull, type Page, type Session } from './helpers.ts';
+import { assertError, assertRejectedWithoutWrite, createCustomer, payInFull, type Page, type Session } from './helpers.ts';
 
 /** A checkout session's customer fields, as the reference names them. */
 type SessionCustomer = Session & {
@@ -81,4 +81,61 @@ test('bad customerData and customerCreation are 400s naming the field, and write
     await assertRejectedWithoutWrite(t, weir, () => api.post(SESSIONS, { ...sessionRequest(), ...(extra as object) }), { field, ...(message ? { message } : {}) });
   }
   t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 0);
+});
+
+test('a customerId that is no customer of the tenant (unknown, deleted, another organization\'s or environment\'s) is a 400 naming customerId for sessions and invoices, and writes nothing', async (t) => {
+  const { weir, api, live } = await setup(t);
+  const other = await createMerchant(weir.url, 'Other Shop');
+  const own = await createCustomer(api, 'own@example.com');
+  const deleted = await createCustomer(api, 'gone@example.com');
+  t.is((await api.delete(`/api/v1/customers/${deleted}`)).status, 200);
+  const refused: [string, string][] = [
+    ['unknown', '7b0c7f1e-1c1a-4c5e-9d7e-111111111111'],
+    ['not an id', 'cus_nope'],
+    ['deleted', deleted],
+    ['another organization\'s', await createCustomer(other.api, 'theirs@example.com')],
+    ['the live environment\'s', await createCustomer(live, 'live@example.com')],
+  ];
+  const subscription = { mode: 'subscription', successUrl: 'https://shop.example/welcome', lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', interval: 'month', productData: { name: 'Plan' } }, quantity: 1 }] } };
+  const invoice = { lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Hour' } }, quantity: 1 }] } };
+  for (const [what, customerId] of refused) {
+    t.log(what);
+    const message = new RegExp(`^customerId: customer ${customerId} does not exist$`);
+    const expected = { field: 'customerId', code: 'resource_missing', message };
+    const body = await assertRejectedWithoutWrite(t, weir, () => api.post(SESSIONS, { ...sessionRequest(), customerId }), expected);
+    t.deepEqual(body, { statusCode: 400, error: 'Bad Request', message: `customerId: customer ${customerId} does not exist`, code: 'resource_missing' });
+    await assertRejectedWithoutWrite(t, weir, () => api.post(SESSIONS, { ...subscription, customerId }), expected);
+    // customerData cannot stand in for a customerId that names no one.
+    await assertRejectedWithoutWrite(t, weir, () => api.post(SESSIONS, { ...subscription, customerId, customerData: { email: 'pat@example.com' }, customerCreation: 'always' }), expected);
+    await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/invoices', { ...invoice, customerId }), expected);
+  }
+  await assertRejectedWithoutWrite(t, weir, () => api.post(SESSIONS, { ...sessionRequest(), customerId: '' }), { field: 'customerId', code: 'parameter_invalid_string_empty' });
+  t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 0);
+  t.is((await api.get<Page<Customer>>('/api/v1/customers')).body.count, 1);
+
+  // A refused request with an Idempotency-Key records no answer: the key is free again.
+  const key = { 'Idempotency-Key': 'order-77' };
+  assertError(t, await api.post(SESSIONS, { ...sessionRequest(), customerId: deleted }, key), 400, { field: 'customerId', code: 'resource_missing' });
+  const retried = await api.post<SessionCustomer>(SESSIONS, { ...sessionRequest(), customerId: own }, key);
+  t.is(retried.status, 200, JSON.stringify(retried.body));
+  t.is(retried.headers.get('idempotent-replayed'), null);
+
+  // The tenant's own customer is taken, in payment and subscription sessions and on invoices.
+  t.like(retried.body, { customerId: own, customerCreation: 'if_required' });
+  const subscribed = await api.post<SessionCustomer>(SESSIONS, { ...subscription, customerId: own });
+  t.is(subscribed.status, 200, JSON.stringify(subscribed.body));
+  t.is(subscribed.body.customerId, own);
+  t.deepEqual((await api.get<Page<SessionCustomer>>(`${SESSIONS}?customerId=${own}`)).body.data.map((s) => s.id).sort(), [retried.body.id, subscribed.body.id].sort());
+  const draft = await api.post<{ id: string; customerId: string }>('/api/v1/invoices', { ...invoice, customerId: own });
+  t.is(draft.status, 200, JSON.stringify(draft.body));
+  t.is(draft.body.customerId, own);
+  assertError(t, await api.put(`/api/v1/invoices/${draft.body.id}`, { customerId: deleted }), 400, { field: 'customerId', code: 'resource_missing' });
+
+  // An invoice keeps its customer once written: deleting the customer leaves its pay page working.
+  await api.post(`/api/v1/invoices/${draft.body.id}/finalize`);
+  t.is((await api.delete(`/api/v1/customers/${own}`)).status, 200);
+  const payPage = await fetch(`${weir.url}/invoices/${draft.body.id}/pay`, { redirect: 'manual' });
+  t.is(payPage.status, 302);
+  const invoiceSession = (await api.get<SessionCustomer>(`${SESSIONS}/${payPage.headers.get('location')!.split('/').pop()!}`)).body;
+  t.is(invoiceSession.customerId, own);
 });

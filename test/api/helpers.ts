@@ -54,6 +54,13 @@ export function assertError(
   return body;
 }
 
+/** A new customer of the key's tenant and environment: its id. */
+export async function createCustomer(api: Api, email = 'customer@example.com'): Promise<string> {
+  const created = await api.post<{ id: string }>('/api/v1/customers', { email });
+  if (created.status !== 200) throw new Error(`customer create failed: ${JSON.stringify(created.body)}`);
+  return created.body.id;
+}
+
 /** Number of events in the whole log. */
 export async function logLength(weir: Pick<Weir, 'eventStore'>): Promise<number> {
   return (await weir.eventStore.readAll(null, 100_000)).length;

@@ -11,12 +11,12 @@ import { createManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
+import { createCustomer } from './helpers.ts';
 
 type Invoice = { id: string; number: string; status: string; sentAt: string | null };
 
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 const lines = { data: [{ priceData: { currency: 'usdc', unitAmount: '150000000', productData: { name: 'Consulting hour' } }, quantity: 2 }] };
-const UNKNOWN_CUSTOMER = '7b0c7f1e-1c1a-4c5e-9d7e-111111111111';
 
 /** What the subscriptions engine does for a renewal invoice: send it as the system, for the dispatcher to mail. */
 const systemSend = (weir: Weir, organizationId: string, invoiceId: string, to: string | null = null) =>
@@ -48,8 +48,10 @@ test('an invoice the system sends (mailed: false) is mailed by the dispatcher, o
   await eventually(async () => ((await mailEvents(weir)).length === 1 ? true : undefined), 'MailSent');
   t.is(sent.length, 1);
 
-  // An invoice whose customer has no address on record: sent, but no mail is pending.
-  const orphan = (await api.post<Invoice>('/api/v1/invoices', { customerId: UNKNOWN_CUSTOMER, lineItems: lines })).body;
+  // An invoice whose customer has no address on record (deleted since): sent, but no mail is pending.
+  const gone = await createCustomer(api, 'gone@example.com');
+  const orphan = (await api.post<Invoice>('/api/v1/invoices', { customerId: gone, lineItems: lines })).body;
+  await api.delete(`/api/v1/customers/${gone}`);
   const orphanSent = await systemSend(weir, organizationId, orphan.id);
   await weir.projections.waitFor(orphanSent.position!);
   t.is(await weir.readStore.collection<PendingMailDoc>(PENDING_MAILS).count({ invoiceId: orphan.id }), 0);

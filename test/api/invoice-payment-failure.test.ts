@@ -7,15 +7,14 @@ import { attemptStarted, created, finalized, INVOICE_ID, paid } from '../../mach
 import { eventually } from '../support/api-client.ts';
 import { startInvoiceTestApp } from '../support/invoice-test-app.ts';
 import { createMerchant } from '../support/weir-harness.ts';
-
-const CUSTOMER = '7b0c7f1e-1c1a-4c5e-9d7e-111111111111';
+import { createCustomer } from './helpers.ts';
 
 test('an expired invoice checkout session records a failed attempt; the invoice stays open and payable', async (t) => {
   const clock = createManualClock(Date.now());
   const app = await startInvoiceTestApp(t, { clock });
   const { api } = await createMerchant(app.url);
   const invoice = (await api.post<{ id: string }>('/api/v1/invoices', {
-    customerId: CUSTOMER, lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Setup' } }, quantity: 1 }] },
+    customerId: await createCustomer(api), lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Setup' } }, quantity: 1 }] },
   })).body;
   await api.post(`/api/v1/invoices/${invoice.id}/finalize`);
   const first = (await fetch(`${app.url}/invoices/${invoice.id}/pay`, { redirect: 'manual' })).headers.get('location')!.split('/').pop()!;

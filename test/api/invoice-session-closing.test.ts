@@ -13,7 +13,7 @@ import { apiClient, eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
-import { payInFull, type Api, type Session } from './helpers.ts';
+import { createCustomer, payInFull, type Api, type Session } from './helpers.ts';
 
 /**
  * An invoice that can no longer take a payment (paid through one session, marked as paid, voided)
@@ -21,7 +21,6 @@ import { payInFull, type Api, type Session } from './helpers.ts';
  */
 
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
-const CUSTOMER = '7b0c7f1e-1c1a-4c5e-9d7e-111111111111';
 const lines = { data: [{ priceData: { currency: 'usdc', unitAmount: '150000000', productData: { name: 'Consulting hour' } }, quantity: 2 }] };
 const HOOKS = ['checkout_session.canceled', 'payment_intent.canceled', 'checkout_session.late_payment', 'checkout_session.completed'];
 
@@ -42,7 +41,7 @@ async function start(t: ExecutionContext, clock: ManualClock, dataDir?: string):
 }
 
 async function openInvoice(api: Api): Promise<string> {
-  const invoice = (await api.post<InvoiceView>('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines })).body;
+  const invoice = (await api.post<InvoiceView>('/api/v1/invoices', { customerId: await createCustomer(api), lineItems: lines })).body;
   await api.post(`/api/v1/invoices/${invoice.id}/finalize`);
   return invoice.id;
 }
@@ -67,9 +66,11 @@ const getInvoice = async (api: Api, id: string) => (await api.get<InvoiceView>(`
 const sessionEvents = (weir: Pick<Weir, 'eventStore'>, id: string) => weir.eventStore.readStream(`checkout_session-${id}`);
 const eventTypes = async (weir: Pick<Weir, 'eventStore'>, id: string) => (await sessionEvents(weir, id)).map((e) => e.type);
 
-/** The log without webhook deliveries (recorded as the dispatcher gets to them): what the payment records wrote. */
+/** The log without webhook deliveries and mails (each recorded as its dispatcher gets to it): what the payment records wrote. */
 async function recordsLog(weir: Pick<Weir, 'eventStore'>): Promise<string[]> {
-  return (await weir.eventStore.readAll(null, 100_000)).filter((e) => !e.streamId.startsWith('webhook_delivery-')).map((e) => `${e.streamId} ${e.type}`);
+  return (await weir.eventStore.readAll(null, 100_000))
+    .filter((e) => !e.streamId.startsWith('webhook_delivery-') && !e.streamId.startsWith('mail-'))
+    .map((e) => `${e.streamId} ${e.type}`);
 }
 
 const untilCanceled = (api: Api, id: string) =>

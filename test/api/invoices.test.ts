@@ -5,7 +5,7 @@ import { apiClient, eventually } from '../support/api-client.ts';
 import { startInvoiceTestApp } from '../support/invoice-test-app.ts';
 import { createMerchant } from '../support/weir-harness.ts';
 import { createInvoicePaymentLinker } from '../../src/actors/invoice-payments.ts';
-import { assertError, payInFull, type Page, type Session } from './helpers.ts';
+import { assertError, createCustomer, payInFull, type Page, type Session } from './helpers.ts';
 
 type Invoice = {
   id: string; object: string; number: string; invoiceNumber: string; status: string; customerId: string; currency: string; amountDue: string; amountPaid: string;
@@ -14,14 +14,14 @@ type Invoice = {
   lineItems: { object: string; data: { description: string | null; priceId: string | null; quantity: number; unitAmount: string; amountTotal: string }[] };
 };
 
-const CUSTOMER = '7b0c7f1e-1c1a-4c5e-9d7e-111111111111';
 const lines = (unitAmount = '150000000', quantity = 2) => ({ data: [{ priceData: { currency: 'usdc', unitAmount, productData: { name: 'Consulting hour' } }, quantity }] });
 
 test('invoices: create, number, list, update, finalize, illegal transitions, void, uncollectible, pay, duplicate, delete', async (t) => {
   const app = await startInvoiceTestApp(t);
   const { api } = await createMerchant(app.url);
+  const customerId = await createCustomer(api);
 
-  const created = await api.post<Invoice>('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines(), dueDate: '2030-02-01', memo: 'Thanks', footer: 'Bank-free', invoiceType: 'one_time' });
+  const created = await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines(), dueDate: '2030-02-01', memo: 'Thanks', footer: 'Bank-free', invoiceType: 'one_time' });
   t.is(created.status, 200, JSON.stringify(created.body));
   const draft = created.body;
   t.is(draft.status, 'draft');
@@ -35,22 +35,22 @@ test('invoices: create, number, list, update, finalize, illegal transitions, voi
   t.false(draft.livemode);
 
   const recurring = await api.post<Invoice>('/api/v1/invoices', {
-    customerId: CUSTOMER, lineItems: { data: [{ priceId: draft.lineItems.data[0]!.priceId, quantity: 1 }] }, daysUntilDue: 7, invoiceType: 'recurring', interval: 'quarter', collectionMethod: 'charge_automatically',
+    customerId, lineItems: { data: [{ priceId: draft.lineItems.data[0]!.priceId, quantity: 1 }] }, daysUntilDue: 7, invoiceType: 'recurring', interval: 'quarter', collectionMethod: 'charge_automatically',
   });
   t.is(recurring.status, 200, JSON.stringify(recurring.body));
   t.is(recurring.body.number, 'INV-000002');
   t.deepEqual(recurring.body.recurring, { interval: 'month', intervalCount: 3 });
 
-  const manual = await api.post<Invoice>('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines('100000000', 1), number: 'ACME-7' });
+  const manual = await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines('100000000', 1), number: 'ACME-7' });
   t.is(manual.body.number, 'ACME-7');
-  assertError(t, await api.post('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines(), number: 'ACME-7' }), 409, { code: 'invoice_number_in_use' });
-  assertError(t, await api.post('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines(), dueDate: '2030-02-31' }), 400, { field: 'dueDate' });
-  assertError(t, await api.post('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines(), invoiceType: 'recurring', interval: 'fortnight' }), 400, { field: 'interval' });
+  assertError(t, await api.post('/api/v1/invoices', { customerId, lineItems: lines(), number: 'ACME-7' }), 409, { code: 'invoice_number_in_use' });
+  assertError(t, await api.post('/api/v1/invoices', { customerId, lineItems: lines(), dueDate: '2030-02-31' }), 400, { field: 'dueDate' });
+  assertError(t, await api.post('/api/v1/invoices', { customerId, lineItems: lines(), invoiceType: 'recurring', interval: 'fortnight' }), 400, { field: 'interval' });
   assertError(t, await api.post('/api/v1/invoices', { lineItems: lines() }), 400, { field: 'customerId' });
 
   const list = await api.get<Page<Invoice>>('/api/v1/invoices?invoiceType=recurring');
   t.deepEqual(list.body.data.map((i) => i.id), [recurring.body.id]);
-  t.is((await api.get<Page<Invoice>>(`/api/v1/invoices?status=draft&customerId=${CUSTOMER}`)).body.count, 3);
+  t.is((await api.get<Page<Invoice>>(`/api/v1/invoices?status=draft&customerId=${customerId}`)).body.count, 3);
 
   const updated = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, { memo: 'Thank you!', lineItems: lines('150000000', 3) });
   t.is(updated.status, 200, JSON.stringify(updated.body));
@@ -99,7 +99,8 @@ test('invoices: create, number, list, update, finalize, illegal transitions, voi
 test('invoices: concurrent creates get distinct auto numbers', async (t) => {
   const app = await startInvoiceTestApp(t);
   const { api } = await createMerchant(app.url);
-  const results = await Promise.all(Array.from({ length: 6 }, () => api.post<Invoice>('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines() })));
+  const customerId = await createCustomer(api);
+  const results = await Promise.all(Array.from({ length: 6 }, () => api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines() })));
   for (const r of results) t.is(r.status, 200, JSON.stringify(r.body));
   t.is(new Set(results.map((r) => r.body.number)).size, 6);
 });
@@ -107,7 +108,10 @@ test('invoices: concurrent creates get distinct auto numbers', async (t) => {
 test('invoices: send finalizes a draft and mails the customer an .eml with the business details', async (t) => {
   const app = await startInvoiceTestApp(t);
   const { api } = await createMerchant(app.url);
-  const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines(), memo: 'Due soon' })).body;
+  const customerId = await createCustomer(api);
+  const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines(), memo: 'Due soon' })).body;
+  // Its customer deleted since, the invoice has no address on record: `to` is required.
+  await api.delete(`/api/v1/customers/${customerId}`);
   assertError(t, await api.post(`/api/v1/invoices/${draft.id}/send`, {}), 400, { field: 'to' });
   const sent = await api.post<Invoice>(`/api/v1/invoices/${draft.id}/send`, { to: 'payer@example.com' });
   t.is(sent.status, 200, JSON.stringify(sent.body));
@@ -126,7 +130,8 @@ test('invoices: send finalizes a draft and mails the customer an .eml with the b
 test('invoices: paying on the hosted page through a checkout session on the test rail makes the invoice paid', async (t) => {
   const app = await startInvoiceTestApp(t);
   const { api } = await createMerchant(app.url);
-  const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId: CUSTOMER, lineItems: lines() })).body;
+  const customerId = await createCustomer(api);
+  const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines() })).body;
   const payer = apiClient(app.url);
   t.is((await fetch(`${app.url}/invoices/${draft.id}/pay`, { redirect: 'manual' })).status, 404, 'a draft has no pay page');
   await api.post(`/api/v1/invoices/${draft.id}/finalize`);

@@ -61,12 +61,11 @@ export function hostedInvoiceRoutes(deps: ApiDeps & { createCheckoutSession: Cre
       const { session, position } = await deps.createCheckoutSession({
         mode: 'payment',
         successUrl: invoicePayUrl(deps.publicUrl, invoice.id),
-        customerId: invoice.customerId,
         clientReferenceId: invoice.number,
         metadata: { invoiceId: invoice.id, invoiceNumber: invoice.number },
         ...(invoice.paymentMethods.chainIds.length ? { paymentSetting: { allowedChains: invoice.paymentMethods.chainIds.map((chainId) => ({ chainId })) } } : {}),
         lineItems: { data: [{ quantity: 1, priceData: { currency: invoice.currency, unitAmount: invoice.amountRemaining, productData: { name: `Invoice ${invoice.number}` } } }] },
-      }, tenant, { invoiceId: invoice.id });
+      }, tenant, { invoiceId: invoice.id, customerId: invoice.customerId });
       if (position !== null) await deps.projections.waitFor(position);
       const result = await deps.commands.handle(invoiceAggregate, invoice.id, { type: 'StartInvoicePaymentAttempt', checkoutSessionId: session.id }, tenant);
       if (result.position !== null) await deps.projections.waitFor(result.position);

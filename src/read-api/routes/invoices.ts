@@ -9,6 +9,7 @@ import { isEmail } from '../../actors/customer.ts';
 import { claimInvoiceNumber } from '../../actors/invoice-number-claim.ts';
 import { createLineItemResolver } from '../../actors/line-items.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
+import { findTenantCustomer, requireTenantCustomer } from '../../actors/tenant-customer.ts';
 import type { Environment } from '../../event-store/event-store.ts';
 import { renderInvoiceMail } from '../../mail/invoice-mail.ts';
 import type { Mailer } from '../../mail/mailer.ts';
@@ -168,12 +169,6 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
   };
   const commandContext = (ctx: ApiContext) => ({ organizationId: ctx.state.tenant.organizationId, environment: ctx.state.tenant.environment, actor: `api_key:${ctx.state.tenant.keyId}` });
 
-  async function checkCustomer(ctx: ApiContext, customerId: string): Promise<void> {
-    const customer = await customers.get(customerId);
-    // Customers are checked when their read model holds them; an unknown id is taken as given.
-    if (customer && (!ownedBy(ctx, customer) || customer.deleted)) throw new ValidationError('customerId', `customer ${customerId} does not exist`, 'resource_missing');
-  }
-
   async function resolveLines(ctx: ApiContext, input: unknown, now: string) {
     const { tenant } = ctx.state;
     const resolved = await lineItemResolver.resolve(input, { organizationId: tenant.organizationId, environment: tenant.environment }, now);
@@ -201,7 +196,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     const nowMs = deps.clock.now();
     const now = new Date(nowMs).toISOString();
     const customerId = requiredString(body, 'customerId', '', { max: 64 });
-    await checkCustomer(ctx, customerId);
+    await requireTenantCustomer(customers, ctx.state.tenant, customerId);
     const fields = readFields(body, nowMs, null);
     if (body.lineItems === undefined || body.lineItems === null) throw new ValidationError('lineItems', 'is required', 'parameter_missing');
     const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, now);
@@ -241,7 +236,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     const changes: InvoiceChanges = { ...fields };
     if (body.customerId !== undefined) {
       changes.customerId = requiredString(body, 'customerId', '', { max: 64 });
-      await checkCustomer(ctx, changes.customerId);
+      await requireTenantCustomer(customers, ctx.state.tenant, changes.customerId);
     }
     let commitLines: (() => Promise<void>) | null = null;
     if (body.lineItems !== undefined) {
@@ -273,8 +268,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     const url = invoicePayUrl(deps.publicUrl, invoice.id);
     if (invoice.status !== 'draft' && invoice.status !== 'open') { await run(ctx, invoice.id, { type: 'SendInvoice', to: null, url, mailed: true }); return; }
     const body = ctx.state.body === undefined ? {} : asObject(ctx.state.body, '');
-    const customer = await customers.get(invoice.customerId);
-    const known = customer && ownedBy(ctx, customer) && !customer.deleted ? customer : null;
+    const known = await findTenantCustomer(customers, ctx.state.tenant, invoice.customerId);
     const to = optionalString(body, 'to', '', { max: 254 }) ?? known?.email ?? null;
     if (!to) throw new ValidationError('to', 'is required: the invoice\'s customer has no email address on record', 'parameter_missing');
     if (!isEmail(to)) throw new ValidationError('to', 'must be an email address');
