@@ -149,6 +149,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
     pollIntervalMs: overrides.followerPollIntervalMs ?? (network.network === 'devnet' ? 100 : Math.max(250, Math.min(network.blockTimeMs, 4000))),
     log: (line) => log(`[ingest ${network.network}] ${line}`),
   }));
+  const followersByNetwork = new Map(followers.map((follower) => [follower.status().network, follower]));
   for (const follower of followers) await follower.start();
   // No session before each follower has a starting point that survives a crash (see `ready`):
   // otherwise a payer could pay in a block that a follower started later will never read. A chain
@@ -175,7 +176,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const lineItems = createLineItemResolver({ readStore, commands });
   const gasFees = createEvmGasFeeQuoter({ registry: evm.registry, clock, nativePrices: parseNativePrices(config.chainEnv ?? {}) });
   const createCheckoutSession = createCheckoutSessionCreator({ clock, readStore, commands, rail, lineItems, publicUrl, gasFees });
-  const transactionRecovery = offeredEvm.length > 0 ? createTransactionRecovery({ registry: evm.registry, bus, readStore, projections, eventStore, clock, log: (line) => log(`[recovery] ${line}`) }) : undefined;
+  const transactionRecovery = offeredEvm.length > 0 ? createTransactionRecovery({ registry: evm.registry, bus, readStore, projections, eventStore, clock, followers: followersByNetwork, log: (line) => log(`[recovery] ${line}`) }) : undefined;
   const app = createApiApp({ clock, eventStore, readStore, commands, projections, rail, secretBox, publicUrl, createCheckoutSession, mailer, adminToken: config.adminToken, devnet: evm.devnet, transactionRecovery });
   server.on('request', app.callback());
   server.keepAliveTimeout = 65_000;

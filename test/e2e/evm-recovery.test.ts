@@ -3,7 +3,7 @@ import { encodeFunctionData, erc20Abi, getAddress, keccak256, toHex, type Addres
 import { testTokenAbi } from '../../src/chain-ingest/evm/contracts/abis.ts';
 import { deployTestToken } from '../../src/chain-ingest/evm/contracts/deploy-contracts.ts';
 import { apiClient, eventually, type ApiResponse } from '../support/api-client.ts';
-import { devnetPayer } from '../support/evm-devnet.ts';
+import { devnetPayer, merchantWallet } from '../support/evm-devnet.ts';
 import { startDevnetWeir } from '../support/devnet-weir.ts';
 import { ADMIN_TOKEN, startTestWeir } from '../support/weir-harness.ts';
 
@@ -15,7 +15,7 @@ import { ADMIN_TOKEN, startTestWeir } from '../support/weir-harness.ts';
 
 type Session = {
   id: string; status: string; paymentStatus: string; amountReceived: string; sweeps: unknown[];
-  addresses: { asset: { currency: string }; paymentAddress: string }[];
+  addresses: { network: string; asset: { currency: string }; paymentAddress: string }[];
   paymentIntent: { status: string; transactions: { transactionHash: string; status: string }[] };
   recovery?: { outcome: string; message: string };
 };
@@ -25,8 +25,8 @@ type Api = ReturnType<typeof apiClient>;
 const BY_HASH = '/api/v1/checkout/sessions/auto-recover-by-transaction-hash';
 const CHAIN = 31337;
 
-async function recoveryWorld(t: ExecutionContext, options: { followers?: boolean; confirmations?: number } = {}) {
-  const { devnet, receiver, weir, organization } = await startDevnetWeir(t, { confirmations: options.confirmations, overrides: { evmFollowers: options.followers ?? false } });
+async function recoveryWorld(t: ExecutionContext, options: { followers?: boolean; confirmations?: number; chainEnv?: Record<string, string> } = {}) {
+  const { devnet, receiver, weir, organization, restart } = await startDevnetWeir(t, { confirmations: options.confirmations, chainEnv: options.chainEnv, overrides: { evmFollowers: options.followers ?? false } });
   const merchant = (name: string) => organization(name);
   const session = async (api: Api, currency: string, unitAmount: string) => {
     const r = await api.post<Session>('/api/v1/checkout/sessions', {
@@ -37,7 +37,7 @@ async function recoveryWorld(t: ExecutionContext, options: { followers?: boolean
   };
   const get = async (api: Api, id: string) => (await api.get<Session>(`/api/v1/checkout/sessions/${id}`)).body;
   const recover = <T = Session>(api: Api, transactionHash: string, chainId: unknown = CHAIN) => api.post<T>(BY_HASH, { chainId, transactionHash });
-  return { devnet, receiver, weir, merchant, session, get, recover, payer: devnetPayer(devnet.info), usdc: devnet.info.contracts.usdc, dai: devnet.info.contracts.dai };
+  return { devnet, receiver, weir, restart, merchant, session, get, recover, payer: devnetPayer(devnet.info), usdc: devnet.info.contracts.usdc, dai: devnet.info.contracts.dai };
 }
 
 const depositAddress = (s: Session) => getAddress(s.addresses[0]!.paymentAddress) as Address;
@@ -107,6 +107,62 @@ test('recovery credits payments the follower missed: complete once final, in pro
   t.deepEqual(partly.body.paymentIntent.transactions.map((x) => x.status), ['confirmed']);
 });
 
+test('a payment recovered before its block is final is confirmed by the follower once final, with no second call, also across a restart; webhooks go out once', async (t) => {
+  // The payments are made while Weir runs without its follower; the follower then starts after their blocks, so it never reads them.
+  const w = await recoveryWorld(t, { confirmations: 5 });
+  const shop = await w.merchant('Patient Shop');
+  await shop.api.post('/api/v1/webhook-endpoints', { description: 'shop', url: w.receiver.url, enabledEvents: { events: ['*'] } });
+  const a = await w.session(shop.api, 'usdc', '1000000000'); // 10 USDC
+  const b = await w.session(shop.api, 'usdc', '500000000'); // 5 USDC
+  const paidA = await w.payer.payToken(w.usdc, depositAddress(a), 10_000_000n);
+  const paidB = await w.payer.payToken(w.usdc, depositAddress(b), 5_000_000n);
+  await w.devnet.mine(1);
+  const followed = await w.restart(w.weir, { evmFollowers: true });
+  t.is((await w.get(shop.api, a.id)).paymentIntent.transactions.length, 0, 'the follower started after the paying blocks');
+
+  // 3 and 2 blocks of 5: in process. Recovering A twice changes nothing.
+  for (const key of ['first', 'again']) {
+    const detected = await shop.api.post<Session>(BY_HASH, { chainId: CHAIN, transactionHash: paidA.hash }, { 'idempotency-key': key });
+    t.is(detected.status, 200, JSON.stringify(detected.body));
+    t.is(detected.body.recovery?.outcome, 'in_process');
+    t.regex(detected.body.recovery!.message, /5 blocks\); the checkout session is updated then, with no further recovery/);
+    t.deepEqual(detected.body.paymentIntent.transactions.map((x) => [x.transactionHash, x.status]), [[paidA.hash, 'pending']]);
+  }
+  t.is((await w.recover(shop.api, paidB.hash)).body.recovery?.outcome, 'in_process');
+
+  // A's block reaches 5 blocks: the follower publishes its final, and the session completes with no further call.
+  await w.devnet.mine(2);
+  const completeA = await eventually(async () => {
+    const s = await w.get(shop.api, a.id);
+    return s.status === 'complete' ? s : undefined;
+  }, 'session A to complete once its block is final');
+  t.is(completeA.amountReceived, '1000000000');
+  t.deepEqual(completeA.paymentIntent.transactions.map((x) => x.status), ['confirmed']);
+  t.deepEqual((await w.get(shop.api, b.id)).paymentIntent.transactions.map((x) => x.status), ['pending'], 'B has 4 of 5 blocks');
+
+  // Weir is down while B's block gets its last confirmation: the follower's checkpoint still owes it a final.
+  await followed.stop();
+  await w.devnet.mine(1);
+  const restarted = await w.restart(followed, { evmFollowers: true });
+  const completeB = await eventually(async () => {
+    const s = await w.get(shop.api, b.id);
+    return s.status === 'complete' ? s : undefined;
+  }, 'session B to complete after the restart');
+  t.deepEqual(completeB.paymentIntent.transactions.map((x) => x.status), ['confirmed']);
+
+  await w.receiver.waitFor((all) => hooksOfType(all, 'checkout_session.completed').length === 2);
+  const again = await w.recover(shop.api, paidA.hash);
+  t.is(again.body.recovery?.outcome, 'complete', 'recovering it once complete changes nothing');
+  t.is(again.body.paymentIntent.transactions.length, 1);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const ids = w.receiver.received.map((hook) => (JSON.parse(hook.body) as { id: string }).id);
+  t.is(new Set(ids).size, ids.length, 'each webhook event id is delivered once');
+  t.is(hooksOfType(w.receiver.received, 'checkout_session.completed').length, 2);
+  t.is(hooksOfType(w.receiver.received, 'payment_intent.succeeded').length, 2);
+  const events = (await restarted.eventStore.readStream(`checkout_session-${a.id}`)).map((e) => e.type);
+  t.deepEqual(events.filter((type) => type === 'PaymentDetected' || type === 'PaymentConfirmed'), ['PaymentDetected', 'PaymentConfirmed']);
+});
+
 test('a transaction paying another organization\'s session is a wrong claim, answered exactly as an unrelated one, and touches nothing', async (t) => {
   const w = await recoveryWorld(t);
   const mine = await w.merchant('Shop A');
@@ -151,6 +207,24 @@ test('a token or coin the session does not accept is a wrong token or network (4
   const odl = await w.payer.payToken(other.address, depositAddress(s), 1_000_000n);
   assertError(t, await w.recover(shop.api, odl.hash), 422, 'wrong_token_or_network', new RegExp(`token ${other.address.toLowerCase()}, which Weir does not take on devnet`));
   assertError(t, await shop.api.post(`/api/v1/checkout/sessions/${s.id}/auto-recover`, { chainId: CHAIN, transactionHash: dai.hash }), 422, 'wrong_token_or_network');
+  const after = await w.get(shop.api, s.id);
+  t.is(after.status, 'open');
+  t.deepEqual(after.paymentIntent.transactions, []);
+});
+
+test('funds sent on the devnet to the deposit address a session has on another network are a wrong token or network (422) and credit nothing', async (t) => {
+  // Base Sepolia is offered too (its endpoint is never contacted: no follower runs, and this recovery reads the devnet only).
+  const BASE_SEPOLIA = 84_532;
+  const w = await recoveryWorld(t, { chainEnv: { [`WEIR_RPC_${BASE_SEPOLIA}`]: 'http://127.0.0.1:9', [`WEIR_FACTORY_${BASE_SEPOLIA}`]: '0x00000000000000000000000000000000000fac70' } });
+  const shop = await w.merchant('Two Chain Shop');
+  t.is((await shop.api.post('/api/v1/organization/withdrawal-addresses', { chainId: BASE_SEPOLIA, address: merchantWallet(w.devnet.info), name: 'base' })).status, 200);
+  const s = await w.session(shop.api, 'usdc', '100000000');
+  const elsewhere = s.addresses.find((a) => a.network === 'base-sepolia');
+  t.truthy(elsewhere, JSON.stringify(s.addresses));
+  t.not(elsewhere!.paymentAddress.toLowerCase(), s.addresses.find((a) => a.network === 'devnet')?.paymentAddress.toLowerCase(), 'another factory: another address');
+  const paid = await w.payer.payToken(w.usdc, getAddress(elsewhere!.paymentAddress), 1_000_000n);
+  assertError(t, await w.recover(shop.api, paid.hash), 422, 'wrong_token_or_network', new RegExp(`^wrong token or network: .*funds on devnet to the deposit address checkout session ${s.id} has on base-sepolia`));
+  assertError(t, await shop.api.post(`/api/v1/checkout/sessions/${s.id}/auto-recover`, { chainId: CHAIN, transactionHash: paid.hash }), 422, 'wrong_token_or_network', /has on base-sepolia/);
   const after = await w.get(shop.api, s.id);
   t.is(after.status, 'open');
   t.deepEqual(after.paymentIntent.transactions, []);

@@ -12,7 +12,8 @@ const DEVNET_CHAIN_ID = 31337;
 /**
  * A hardhat devnet, NATS, a webhook receiver and a Weir offering the devnet (no test rail), all
  * stopped at the end of the test. `confirmations` sets the devnet's depth; `overrides` go to
- * `startWeir` after the defaults (sweeps at once, followers polling every 50 ms).
+ * `startWeir` after the defaults (sweeps at once, followers polling every 50 ms). `restart` starts
+ * Weir again on the same port, data dir, devnet and NATS (API clients and webhook endpoints go on working).
  */
 export async function startDevnetWeir(t: ExecutionContext, options: { confirmations?: number; chainEnv?: Record<string, string>; overrides?: WeirOverrides } = {}) {
   const devnet = await startTestDevnet(t);
@@ -20,10 +21,17 @@ export async function startDevnetWeir(t: ExecutionContext, options: { confirmati
   t.teardown(() => nats.stop());
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());
-  const weir = await startTestWeir(t, {
+  const config = {
     natsUrl: nats.url, testRail: false, devnetFile: devnet.file,
     chainEnv: { ...(options.confirmations ? { [`WEIR_CONFIRMATIONS_${DEVNET_CHAIN_ID}`]: String(options.confirmations) } : {}), ...options.chainEnv },
-  }, { sweepBatchDelayMs: 0, followerPollIntervalMs: 50, ...options.overrides });
+  };
+  const defaults: WeirOverrides = { sweepBatchDelayMs: 0, followerPollIntervalMs: 50, ...options.overrides };
+  const weir = await startTestWeir(t, config, defaults);
+  /** Stops the running Weir (`current`) and starts another on its port and data dir, with `overrides` over the first start's. */
+  const restart = async (current: Awaited<ReturnType<typeof startTestWeir>>, overrides: WeirOverrides = {}) => {
+    await current.stop();
+    return startTestWeir(t, { ...config, dataDir: current.dataDir, port: current.port }, { ...defaults, ...overrides });
+  };
 
   /** A new organization whose wallet on the devnet is `wallet` (the devnet's merchant account unless given): its test and live keys' APIs. */
   const organization = async (name: string, wallet: Address = merchantWallet(devnet.info)) => {
@@ -33,5 +41,5 @@ export async function startDevnetWeir(t: ExecutionContext, options: { confirmati
     t.is(added.status, 200, JSON.stringify(added.body));
     return { api, live: apiClient(weir.url, created.liveSecretKey), liveSecretKey: created.liveSecretKey };
   };
-  return { devnet, nats, receiver, weir, organization };
+  return { devnet, nats, receiver, weir, organization, restart };
 }

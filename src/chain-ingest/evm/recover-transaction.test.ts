@@ -13,6 +13,8 @@ test('a recovered transfer still pending is in process, whatever the session sho
   t.is(result.outcome, 'in_process');
   t.regex(result.message, /12 blocks/);
   t.is(classifyRecovery(session('open', []), ['b'], 1).outcome, 'in_process', 'not shown yet: still in process');
+  t.regex(result.message, /recover it again once its block has them/, 'without a follower that tracks the block');
+  t.regex(classifyRecovery(session('open', [payment('b', 'pending')]), ['b'], 12, true).message, /12 blocks\); the checkout session is updated then, with no further recovery$/, 'the follower confirms it');
 });
 
 test('confirmed transfers give the session\'s outcome: complete, partial, or a late payment on a closed session', (t) => {

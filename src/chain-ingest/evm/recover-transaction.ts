@@ -10,7 +10,7 @@ import { ConflictError, UnprocessableError, UpstreamError, ValidationError, Weir
 import { encodeChainMessage, transferId, type ChainMessage, type ChainTransferMessage } from '../chain-messages.ts';
 import { acceptedAddress } from '../matcher.ts';
 import { createWatchedAddresses } from '../watched-addresses.ts';
-import { followedNetwork, type EvmFollowerNetwork } from './follower/evm-follower.ts';
+import { followedNetwork, type EvmFollower, type EvmFollowerNetwork } from './follower/evm-follower.ts';
 import { MalformedRpcResponseError, RpcEndpointsError } from './follower/errors.ts';
 import { extractTransfers } from './follower/extract-transfers.ts';
 import { getBlocksWithTransactions } from './follower/get-blocks.ts';
@@ -65,6 +65,12 @@ export type TransactionRecoveryDeps = {
   projections: ProjectionRunner;
   eventStore: Pick<EventStore, 'headPosition'>;
   clock: Pick<Clock, 'now'>;
+  /**
+   * The running followers by network name. A transfer in a block not final yet is handed to its
+   * network's follower, which confirms it once final (or withdraws it after a reorg) without another
+   * recovery; without one it stays pending until it is recovered again once final.
+   */
+  followers?: ReadonlyMap<string, Pick<EvmFollower, 'adoptTransfers'>>;
   /** How long to wait for the matcher and the read models to show what was published; 15 s unless given. */
   settleTimeoutMs?: number;
   rpcTimeoutMs?: number;
@@ -212,11 +218,18 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       // Exactly what the follower publishes; the matcher credits and confirms idempotently, so a
       // transfer it already has changes nothing. (A `final` the follower already published for this
       // block within the bus's duplicate window is dropped as a duplicate; its transfers are confirmed then.)
-      const messages: ChainMessage[] = credited.map((c) => c.message);
-      if (final) messages.push({ type: 'final', network: network.network, chainId: network.chainId, blockNumber: block.number, blockHash: block.hash, observedAt: new Date(clock.now()).toISOString() });
-      for (const message of messages) {
-        const { subject, data, messageId } = encodeChainMessage(message);
-        await bus.publish(subject, data, { messageId });
+      // A block not final yet goes to the network's follower, which publishes the transfers and owes
+      // the block a `final` as for its own: no second recovery is needed once it is final.
+      const follower = final ? undefined : deps.followers?.get(network.network);
+      if (follower) {
+        await adopt(follower, network, credited.map((c) => c.message));
+      } else {
+        const messages: ChainMessage[] = credited.map((c) => c.message);
+        if (final) messages.push({ type: 'final', network: network.network, chainId: network.chainId, blockNumber: block.number, blockHash: block.hash, observedAt: new Date(clock.now()).toISOString() });
+        for (const message of messages) {
+          const { subject, data, messageId } = encodeChainMessage(message);
+          await bus.publish(subject, data, { messageId });
+        }
       }
       const ids = credited.map((c) => transferId(c.message));
       const shown = await settled(async () => {
@@ -231,9 +244,19 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       if (shown && head !== null) await projections.waitFor(head, settleTimeoutMs);
       const session = (await sessions.get(credited[0]!.session.id)) ?? credited[0]!.session;
       const mine = ids.filter((_, index) => credited[index]!.session.id === session.id);
-      return { ...classifyRecovery(session, mine, network.confirmations), session };
+      return { ...classifyRecovery(session, mine, network.confirmations, follower !== undefined), session };
     },
   };
+
+  /** Hands the transfers to the follower; one that cannot take them now (starting, stopping, its checkpoint failing) is a 503. */
+  async function adopt(follower: Pick<EvmFollower, 'adoptTransfers'>, network: EvmFollowerNetwork, transfers: readonly ChainTransferMessage[]): Promise<void> {
+    try {
+      await follower.adoptTransfers(transfers);
+    } catch (error) {
+      log(`${network.network}: the follower did not take ${transfers.length} recovered transfer(s): ${error instanceof Error ? error.message : String(error)}`);
+      throw new WeirError(503, 'Service Unavailable', 'follower_unavailable', `the follower of ${network.network} cannot take the transfer now; try again in a moment`);
+    }
+  }
 
   /**
    * Token transfers of the transaction to the tenant's deposit addresses that are not credited: a
@@ -265,17 +288,19 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
 
 /**
  * The outcome for a session once the recovered transfers (`transferIds`) were published: pending
- * transfers are `in_process`; confirmed ones leave the session complete, incomplete (`partial`), or
+ * transfers are `in_process` (confirmed without another recovery when the network's follower
+ * `tracks` their block); confirmed ones leave the session complete, incomplete (`partial`), or
  * closed with a late payment. A transfer withdrawn after a reorg is never credited again under the
  * same id, which is a conflict to report rather than an outcome.
  */
-export function classifyRecovery(session: CheckoutSession, transferIds: readonly string[], confirmations: number): { outcome: 'complete' | 'partial' | 'in_process' | 'late_payment'; message: string } {
+export function classifyRecovery(session: CheckoutSession, transferIds: readonly string[], confirmations: number, tracked = false): { outcome: 'complete' | 'partial' | 'in_process' | 'late_payment'; message: string } {
   const recovered = session.payments.filter((p) => transferIds.includes(p.transferId));
   if (recovered.length > 0 && recovered.every((p) => p.status === 'withdrawn')) {
     throw new ConflictError(`the transfer was withdrawn from checkout session ${session.id} after a chain reorganization and cannot be credited again`, 'payment_withdrawn');
   }
   if (recovered.length === 0 || recovered.some((p) => p.status === 'pending')) {
-    return { outcome: 'in_process', message: `in process: the transaction is detected and waits for network confirmation (${confirmations} block${confirmations === 1 ? '' : 's'}); recover it again once its block has them` };
+    const then = tracked ? 'the checkout session is updated then, with no further recovery' : 'recover it again once its block has them';
+    return { outcome: 'in_process', message: `in process: the transaction is detected and waits for network confirmation (${confirmations} block${confirmations === 1 ? '' : 's'}); ${then}` };
   }
   switch (session.status) {
     case 'complete': return { outcome: 'complete', message: 'complete payment: the checkout session is complete' };

@@ -10,7 +10,8 @@ export type CheckpointBlock = {
   parentHash: string;
   /**
    * Transfers were published at this height, in this block or in a block of a branch that has since
-   * been removed: a `final` message is owed for this height.
+   * been removed (by the follower, or by a recovery that handed them to it): a `final` message is
+   * owed for this height.
    */
   transfers: boolean;
   /** The `final` message of this height has been published. */
@@ -25,8 +26,11 @@ export type CheckpointBlock = {
  *   reorg detection compares against) to the newest block read. Blocks at or above `nextBlock`
  *   are in flight: written down before their transfers were published, so that a crash between
  *   the two never leaves a published transfer that no later `reorg` or `final` message covers.
- * - `orphanedHeights`: heights whose transfers were published in blocks since removed by a reorg
- *   and whose new canonical block has not been read yet; the final of that height is still owed.
+ * - `orphanedHeights`: heights owed a final whose block the window does not hold: transfers were
+ *   published there in a block since removed by a reorg, or by a recovery in a block the follower
+ *   had not read. At or beyond `nextBlock` the height is marked in the window when its block is
+ *   read; below the window (a recovered block before the follower's starting block) its final names
+ *   the canonical block read at that height once it is final.
  */
 export type EvmFollowerCheckpoint = {
   version: 1;

@@ -1,11 +1,10 @@
 import test, { type ExecutionContext } from 'ava';
 import { parseEther } from 'viem';
 import { createInProcessBus } from '../../../bus/in-process-bus.ts';
-import type { ChainFinalMessage, ChainReorgMessage } from '../../chain-messages.ts';
 import { createWatchedAddresses, type WatchedAddresses } from '../../watched-addresses.ts';
 import { createInMemoryCheckpointStore, type CheckpointStore } from './checkpoint.ts';
 import { createEvmFollower, type EvmFollower, type EvmFollowerDeps } from './evm-follower.ts';
-import { consumeChainMessages, randomAddress, sleep, spyOnPublishes, startRpcProxy, startTestChain, transfersIn, waitUntil, type Publication, type TestChain } from './follower-test-kit.ts';
+import { consumeChainMessages, finalsIn, randomAddress, reorgsIn, sleep, spyOnPublishes, startRpcProxy, startTestChain, transfersIn, waitUntil, type TestChain } from './follower-test-kit.ts';
 
 // One hardhat node for this file; the tests run one after another and each starts its own
 // follower at the chain's current head, so what earlier tests did to the chain does not matter.
@@ -47,11 +46,6 @@ async function started(follower: EvmFollower): Promise<bigint> {
   await follower.start();
   return waitUntil('the follower to process its first block', () => follower.status().processed ?? undefined);
 }
-
-const finalsIn = (publications: readonly Publication[]): ChainFinalMessage[] =>
-  publications.flatMap((publication) => (publication.message.type === 'final' ? [publication.message] : []));
-const reorgsIn = (publications: readonly Publication[]): ChainReorgMessage[] =>
-  publications.flatMap((publication) => (publication.message.type === 'reorg' ? [publication.message] : []));
 
 test.serial('a native payment to a watched address is published once, with its amount, hash and block; one to an unwatched address is not', async (t) => {
   const { chain, bus, spy, watched, follower } = setUp(t, { confirmations: 2 });

@@ -1,7 +1,7 @@
 import type { Hex } from 'viem';
 import type { Bus } from '../../../bus/bus.ts';
 import type { Clock } from '../../../shared/clock.ts';
-import { encodeChainMessage, type ChainAsset, type ChainMessage } from '../../chain-messages.ts';
+import { encodeChainMessage, type ChainAsset, type ChainMessage, type ChainTransferMessage } from '../../chain-messages.ts';
 import type { WatchedAddresses } from '../../watched-addresses.ts';
 import { NATIVE_ASSET_ADDRESS, type EvmNetwork } from '../networks/define-network.ts';
 import type { CheckpointStore } from './checkpoint.ts';
@@ -20,10 +20,12 @@ import {
   checkLinks,
   checkpointOf,
   dueFinals,
+  dueUnreadFinals,
   finalThrough,
   initialState,
   lastProcessed,
   markProcessed,
+  oweFinal,
   pendingFinalCount,
   recordBlocks,
   removeAbove,
@@ -131,6 +133,16 @@ export type EvmFollower = {
    * will never read, so Weir takes no sessions before this (see start-weir). Also resolves on stop().
    */
   ready(): Promise<void>;
+  /**
+   * Takes transfers found without the follower (payment recovery reads a transaction in a block the
+   * follower passed without watching its address) as its own: their heights are written into the
+   * checkpoint as owing a `final` before they are published, so from then on they are confirmed once
+   * their block has `confirmations` and withdrawn if it leaves the chain, across restarts, like
+   * transfers the follower saw. Taken between the follower's steps; resolves once they are published.
+   * Rejects when the follower does not run or has no starting point yet, or the checkpoint or the
+   * bus fails (a height then owed without its transfer costs a `final` that confirms nothing).
+   */
+  adoptTransfers(transfers: readonly ChainTransferMessage[]): Promise<void>;
   /** Stops following: unsubscribes, cancels timers and in-flight requests, waits for the current step. */
   stop(): Promise<void>;
   status(): EvmFollowerStatus;
@@ -160,6 +172,10 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
  * Finality counts only blocks the follower has read and linked by parent hash: a block is final
  * when `processed - number + 1 >= confirmations`. That equals the network's rule once caught up,
  * and never declares a block final on the word of blocks it has not checked.
+ *
+ * Transfers a recovery found (`adoptTransfers`) are published and tracked the same way; only a
+ * recovered block before the follower's starting block, which it never reads, gets its `final`
+ * from the canonical block read at that height once the height is final.
  *
  * Not seen: value moved to a watched address by a contract (internal transactions), since that
  * needs a trace API most endpoints lack; payers must send native coin in a top-level transaction.
@@ -206,13 +222,19 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   let lastError: string | null = null;
   const verifiedEndpoints = new Set<string>();
 
-  // Waking the loop: a head arrived, the socket failed, or stop().
+  // Waking the loop: a head arrived, the socket failed, transfers to adopt, or stop().
   let wakeRequested = false;
   let wakeWaiter: (() => void) | undefined;
   const wake = (): void => {
     wakeRequested = true;
     wakeWaiter?.();
   };
+
+  // Transfers handed over by a recovery, taken by the loop between its steps (it alone changes `state`).
+  type Adoption = { transfers: readonly ChainTransferMessage[]; resolve(): void; reject(error: unknown): void };
+  const adoptions: Adoption[] = [];
+  /** Ends a retry's back-off early when transfers are handed over. */
+  let interruptBackoff: (() => void) | undefined;
 
   // WebSocket heads.
   let socket: NewHeadsSubscription | undefined;
@@ -348,14 +370,36 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   };
 
   const followToHead = async (): Promise<void> => {
-    // Finals left owed by a failed publish go out before anything new.
-    if (state !== undefined && dueFinals(state, confirmations).length > 0) {
+    await takeAdoptions();
+    // Finals left owed by a failed publish (or owed for recovered blocks) go out before anything new.
+    if (state !== undefined && (dueFinals(state, confirmations).length > 0 || dueUnreadFinals(state, confirmations).length > 0)) {
       await publishFinals();
       await save(state);
     }
     while (lifecycle === 'running' && state !== undefined && head !== undefined && state.nextBlock <= head) {
       const outcome = await processRange(state.nextBlock, head);
+      await takeAdoptions();
       if (outcome === 'waiting') return;
+    }
+  };
+
+  /**
+   * Publishes the transfers handed over by recoveries as the follower's own: their heights owe a
+   * `final` in the checkpoint first (write-ahead, as for the follower's transfers). Each hand-over
+   * succeeds or fails on its own; this never throws.
+   */
+  const takeAdoptions = async (): Promise<void> => {
+    while (state !== undefined && adoptions.length > 0) {
+      const adoption = adoptions.shift()!;
+      try {
+        const owing = [...new Set(adoption.transfers.map((transfer) => transfer.blockNumber))].reduce(oweFinal, state);
+        await save(owing);
+        state = owing;
+        for (const transfer of adoption.transfers) await publish(transfer);
+        adoption.resolve();
+      } catch (error) {
+        adoption.reject(error);
+      }
     }
   };
 
@@ -490,6 +534,13 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
         await publish({ type: 'final', network, chainId, blockNumber: block.number, blockHash: block.hash, observedAt: now().toISOString() });
         done.push(block.number);
       }
+      // Recovered heights the follower never read: the block now at that height is the final one.
+      for (const number of dueUnreadFinals(current, confirmations)) {
+        const block = await getBlockHeader(rpc, { network, number });
+        if (block === null) throw new ChainChangedWhileReadingError(network, BigInt(number), 'the endpoint has no block at this final height');
+        await publish({ type: 'final', network, chainId, blockNumber: number, blockHash: block.hash, observedAt: now().toISOString() });
+        done.push(number);
+      }
     } finally {
       state = settleFinals(current, confirmations, done);
     }
@@ -552,9 +603,9 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
       wakeWaiter = done;
     });
 
-  const sleep = (ms: number): Promise<void> =>
+  const backoffPause = (ms: number): Promise<void> =>
     new Promise((resolve) => {
-      if (signal.aborted) {
+      if (signal.aborted || adoptions.length > 0) {
         resolve();
         return;
       }
@@ -562,9 +613,11 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
       function done(): void {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
+        interruptBackoff = undefined;
         resolve();
       }
       signal.addEventListener('abort', done, { once: true });
+      interruptBackoff = done;
     });
 
   const run = async (): Promise<void> => {
@@ -580,7 +633,9 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
         const delay = backoff(failures, config.pollIntervalMs, config.maxBackoffMs);
         lastError = `${now().toISOString()} ${describe(error)}`;
         log(`${describe(error)} (retrying in ${delay} ms)`);
-        await sleep(delay);
+        await backoffPause(delay);
+        // Transfers handed over meanwhile need no working RPC endpoint: take them now.
+        await takeAdoptions();
         continue;
       }
       await waitForWork(socketLive() ? config.heartbeatMs : config.pollIntervalMs);
@@ -610,6 +665,18 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
 
     ready: () => readiness,
 
+    adoptTransfers(transfers) {
+      const foreign = transfers.find((transfer) => transfer.network !== network || transfer.chainId !== chainId);
+      if (foreign !== undefined) return Promise.reject(new EvmFollowerStateError(network, `cannot adopt a transfer of network ${foreign.network} (chain ${foreign.chainId})`));
+      if (lifecycle !== 'running') return Promise.reject(new EvmFollowerStateError(network, `cannot adopt transfers: the follower is ${lifecycle}`));
+      if (state === undefined) return Promise.reject(new EvmFollowerStateError(network, 'cannot adopt transfers before the follower has read the chain head once; try again in a moment'));
+      return new Promise<void>((resolve, reject) => {
+        adoptions.push({ transfers, resolve, reject });
+        wake();
+        interruptBackoff?.();
+      });
+    },
+
     stop() {
       markReady();
       stopping ??= (async () => {
@@ -623,6 +690,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
         socketRetry = undefined;
         wake();
         await loop;
+        for (const adoption of adoptions.splice(0)) adoption.reject(new EvmFollowerStateError(network, 'the follower stopped before it published the adopted transfers'));
         await socketConnecting;
         const open = socket;
         socket = undefined;

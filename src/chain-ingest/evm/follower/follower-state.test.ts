@@ -1,11 +1,14 @@
 import test from 'ava';
+import { parseCheckpoint } from './checkpoint.ts';
 import {
   checkLinks,
   checkpointOf,
   dueFinals,
+  dueUnreadFinals,
   finalThrough,
   initialState,
   markProcessed,
+  oweFinal,
   pendingFinalCount,
   recordBlocks,
   removeAbove,
@@ -116,4 +119,56 @@ test('the checkpoint round-trips the state', (t) => {
   const checkpoint = checkpointOf(state, { network: 'devnet', chainId: 31337, now: new Date('2026-01-01T00:00:00Z') });
   t.like(checkpoint, { version: 1, network: 'devnet', chainId: 31337, nextBlock: 5, lastProcessed: { number: 4, hash: h(4) }, orphanedHeights: [5], updatedAt: '2026-01-01T00:00:00.000Z' });
   t.deepEqual(stateFromCheckpoint(checkpoint), state);
+});
+
+test('a recovered transfer in a block the window holds owes that block a final, as the follower\'s own transfers do; owing it twice changes nothing', (t) => {
+  let state = processed(initialState(30), [block(30), block(31), block(32)]);
+  state = oweFinal(state, 31);
+  t.like(state.window.find((entry) => entry.number === 31), { transfers: true, finalPublished: false });
+  t.deepEqual(oweFinal(state, 31), state);
+  t.is(pendingFinalCount(state), 1);
+  t.deepEqual(dueFinals(state, 3), [], 'not final with 2 of 3 blocks');
+  state = processed(state, [block(33)]);
+  t.deepEqual(dueFinals(state, 3).map((entry) => entry.number), [31]);
+  t.deepEqual(settleFinals(state, 3, [31]).window.map((entry) => entry.number), [31, 32, 33]);
+
+  // If its block leaves the chain, the height stays owed like any height with transfers, and the reorg names the block.
+  const { state: rewound, removed } = removeAbove(oweFinal(processed(initialState(30), [block(30), block(31), block(32)]), 31), 30);
+  t.deepEqual(removed.map((entry) => entry.number), [31, 32]);
+  t.deepEqual(rewound.orphanedHeights, [31]);
+});
+
+test('a recovered transfer at or beyond nextBlock owes the height a final that its block takes when it is read', (t) => {
+  let state = oweFinal(processed(initialState(40), [block(40)]), 42);
+  t.deepEqual(state.orphanedHeights, [42]);
+  t.deepEqual(dueUnreadFinals(state, 1), [], 'not read yet: marked when read');
+  state = processed(state, [block(41), block(42)]);
+  t.deepEqual(state.orphanedHeights, []);
+  t.like(state.window.find((entry) => entry.number === 42), { transfers: true });
+  t.deepEqual(dueFinals(state, 1).map((entry) => entry.number), [42]);
+
+  // A block in flight (recorded at a crash, read again after it) keeps the owed final too.
+  const inFlight = oweFinal(recordBlocks(processed(initialState(70), [block(70)]), [withTransfers(block(71))]), 71);
+  t.deepEqual(inFlight.orphanedHeights, [71]);
+  t.like(processed(inFlight, [block(71)]).window.find((entry) => entry.number === 71), { transfers: true });
+});
+
+test('a recovered transfer below the window (before the follower\'s first block) is owed a final once the height is final, then settled; it survives the checkpoint', (t) => {
+  let state = processed(initialState(60), [block(60), block(61)]);
+  state = oweFinal(oweFinal(state, 58), 57);
+  t.deepEqual(state.orphanedHeights, [57, 58]);
+  t.is(pendingFinalCount(state), 2);
+  const checkpoint = checkpointOf(state, { network: 'devnet', chainId: 31337, now: new Date('2026-01-01T00:00:00Z') });
+  t.deepEqual(stateFromCheckpoint(parseCheckpoint(JSON.parse(JSON.stringify(checkpoint)), 'devnet', 'test')), state);
+
+  t.deepEqual(dueUnreadFinals(state, 5), [57], '62 - 5 = 57 is the highest final height');
+  t.deepEqual(dueFinals(state, 5), []);
+  state = settleFinals(state, 5, [57]);
+  t.deepEqual(state.orphanedHeights, [58]);
+  t.deepEqual(dueUnreadFinals(state, 5), []);
+  state = processed(state, [block(62)]);
+  t.deepEqual(dueUnreadFinals(state, 5), [58]);
+  state = settleFinals(state, 5, [58]);
+  t.deepEqual(state.orphanedHeights, []);
+  t.is(pendingFinalCount(state), 0);
 });

@@ -114,18 +114,45 @@ export function dueFinals(state: FollowerState, confirmations: number): Checkpoi
 }
 
 /**
- * Marks the given heights' finals as published and lets final blocks leave the window, keeping the
- * newest final block as the anchor that a reorg's walk back can stop at.
+ * Final heights owed a `final` that the follower never read (below the window: a recovered transfer
+ * in a block before the follower's starting block), ascending. Their final names the canonical
+ * block read at that height once it is final.
+ */
+export function dueUnreadFinals(state: FollowerState, confirmations: number): number[] {
+  const through = finalThrough(state, confirmations);
+  return state.orphanedHeights.filter((number) => number < state.nextBlock && number <= through);
+}
+
+/**
+ * Owes a `final` at `number` for transfers published from outside the follower (a recovered
+ * transaction), exactly as if the follower had published them there: the processed window block at
+ * that height is marked as carrying transfers; any other height joins `orphanedHeights` (at or
+ * beyond `nextBlock`, in flight or not read yet, its block is marked when read; below the window,
+ * its final goes out once the height is final, see {@link dueUnreadFinals}).
+ */
+export function oweFinal(state: FollowerState, number: number): FollowerState {
+  if (number < state.nextBlock && windowBlockAt(state, number) !== undefined) {
+    return { ...state, window: state.window.map((block) => (block.number === number ? { ...block, transfers: true, finalPublished: false } : block)) };
+  }
+  if (state.orphanedHeights.includes(number)) return state;
+  return { ...state, orphanedHeights: [...state.orphanedHeights, number].sort((a, b) => a - b) };
+}
+
+/**
+ * Marks the given heights' finals as published (window blocks, or unread heights, which leave
+ * `orphanedHeights`) and lets final blocks leave the window, keeping the newest final block as the
+ * anchor that a reorg's walk back can stop at.
  */
 export function settleFinals(state: FollowerState, confirmations: number, published: readonly number[]): FollowerState {
   const done = new Set(published);
+  const orphanedHeights = state.orphanedHeights.filter((number) => !done.has(number));
   const through = finalThrough(state, confirmations);
   const anchor = Math.min(through, state.nextBlock - 1);
   const marked = state.window.map((block) => (done.has(block.number) ? { ...block, finalPublished: true } : block));
   // Drop the final prefix below the anchor, stopping early at a block still owed a final (the window stays consecutive).
   let keepFrom = marked.findIndex((block) => block.number >= anchor || (block.transfers && !block.finalPublished));
   if (keepFrom === -1) keepFrom = marked.length;
-  return { ...state, window: marked.slice(keepFrom) };
+  return { ...state, window: marked.slice(keepFrom), orphanedHeights };
 }
 
 /** Heights whose `final` is still owed (for status). */

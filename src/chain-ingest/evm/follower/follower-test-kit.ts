@@ -12,7 +12,7 @@ import { createEvmWriteClients } from '../contracts/clients.ts';
 import { deployTestToken } from '../contracts/deploy-contracts.ts';
 import type { Bus, Consumer } from '../../../bus/bus.ts';
 import { createJsonRpc } from '../devnet/json-rpc.ts';
-import { CHAIN_SUBJECTS, parseChainMessage, type ChainMessage, type ChainTransferMessage } from '../../chain-messages.ts';
+import { CHAIN_SUBJECTS, parseChainMessage, type ChainFinalMessage, type ChainMessage, type ChainReorgMessage, type ChainTransferMessage } from '../../chain-messages.ts';
 
 export type TestChain = {
   node: HardhatNode;
@@ -159,6 +159,10 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 
 export const transfersIn = (publications: readonly Publication[]): ChainTransferMessage[] =>
   publications.flatMap((publication) => (publication.message.type === 'transfer' ? [publication.message] : []));
+export const finalsIn = (publications: readonly Publication[]): ChainFinalMessage[] =>
+  publications.flatMap((publication) => (publication.message.type === 'final' ? [publication.message] : []));
+export const reorgsIn = (publications: readonly Publication[]): ChainReorgMessage[] =>
+  publications.flatMap((publication) => (publication.message.type === 'reorg' ? [publication.message] : []));
 
 export const toHex = (value: bigint | number): Hex => `0x${value.toString(16)}`;
 
