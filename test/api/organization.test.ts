@@ -145,6 +145,7 @@ test('withdrawal addresses: create, list, get, update, mark as default, delete',
   t.is(renamed.status, 200, JSON.stringify(renamed.body));
   t.like(renamed.body, { name: 'cold storage', address: THIRD_WALLET, isDefault: false });
   await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/organization/withdrawal-addresses/${second.body.id}`, { address: 'nope' }), { field: 'address', code: 'incorrect_address' });
+  await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/organization/withdrawal-addresses/${second.body.id}`, { address: '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f' }), { field: 'address', code: 'incorrect_address', message: /EIP-55 checksum/ });
 
   // Sessions pay into the default wallet of the chain; marking another default moves new sessions there.
   const marked = await api.post<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`);
@@ -172,6 +173,11 @@ test('withdrawal addresses are checked against the chain: bad EVM address or a c
   const api = await bareOrganization(weir.url);
   for (const address of ['0x1234', 'not an address', `${MERCHANT_WALLET}00`, MERCHANT_WALLET.slice(2), '0xZZZZ5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5', 'So11111111111111111111111111111111111111112']) {
     await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address }), { field: 'address', code: 'incorrect_address' });
+  }
+  // Mixed case is an EIP-55 checksum: one that fails is a typo, and money sent there is lost.
+  const mistyped = `${MERCHANT_WALLET.slice(0, -1)}${MERCHANT_WALLET.endsWith('F') ? 'f' : 'F'}`;
+  for (const address of [mistyped, '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f']) {
+    await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address }), { field: 'address', code: 'incorrect_address', message: /EIP-55 checksum/ });
   }
   await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357 }), { field: 'address', code: 'parameter_missing' });
   for (const chainId of [1, 137, 999999]) {

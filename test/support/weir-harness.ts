@@ -7,7 +7,7 @@ import type { WeirConfig } from '../../src/app/config.ts';
 import { apiClient } from './api-client.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
-export const MERCHANT_WALLET = '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f';
+export const MERCHANT_WALLET = '0x5Ea1Fee5EA1fEe5EA1feE5EA1Fee5Ea1Fee5Ea1F';
 
 /** A Weir on a free port with a fresh data dir, stopped and removed when the test ends. */
 export async function startTestWeir(t: ExecutionContext, config: Partial<WeirConfig> = {}, overrides: WeirOverrides = {}): Promise<Weir & { dataDir: string }> {

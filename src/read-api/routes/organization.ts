@@ -5,7 +5,7 @@ import { publicOrganization } from '../../projections/public-views.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import {
-  asObject, EVM_ADDRESS, optionalBoolean, optionalEnum, optionalInteger, optionalNumber, optionalObject, optionalString, optionalUrl, requiredString,
+  asObject, EVM_ADDRESS, evmChecksumHolds, optionalBoolean, optionalEnum, optionalInteger, optionalNumber, optionalObject, optionalString, optionalUrl, requiredString,
 } from '../../shared/input.ts';
 import { CURRENCIES } from '../../actors/line-items.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
@@ -41,6 +41,9 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     const formats = { evm: [EVM_ADDRESS, 'an EVM address (0x and 40 hex digits)'], solana: [SOLANA_ADDRESS, 'a base58 Solana address'], tron: [TRON_ADDRESS, 'a base58 Tron address starting with T'] } as const;
     const [pattern, hint] = formats[network?.kind ?? 'evm'];
     if (!pattern.test(address)) throw new ValidationError('address', `must be ${hint} on chain ${chainId}`, 'incorrect_address');
+    if (pattern === EVM_ADDRESS && !evmChecksumHolds(address)) {
+      throw new ValidationError('address', 'fails its EIP-55 checksum (mixed case): check it for a typo, or give it in lower case', 'incorrect_address');
+    }
     return address;
   }
 
