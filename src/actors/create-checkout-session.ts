@@ -9,10 +9,10 @@ import { COLLECTIONS, type OrganizationDoc } from '../projections/collections.ts
 import { CUSTOMERS, type CustomerDoc } from '../projections/customers.projection.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
-import { ValidationError } from '../shared/errors.ts';
+import { UnprocessableError, ValidationError } from '../shared/errors.ts';
 import { deterministicId, newId } from '../shared/ids.ts';
 import {
-  asObject, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, optionalUrl, requiredUrl, type Input,
+  asObject, evmChecksumHolds, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, optionalUrl, requiredUrl, type Input,
 } from '../shared/input.ts';
 import { MAX_AMOUNT, toChainUnits } from '../shared/money.ts';
 import { organizationRecordId } from './organization.ts';
@@ -154,6 +154,13 @@ export function createCheckoutSessionCreator(deps: {
       if (allowedChainIds && !allowedChainIds.includes(network.chainId)) continue;
       const wallet = org.withdrawalAddresses.find((w) => w.chainId === network.chainId && w.isDefault);
       if (!wallet) continue;
+      if (network.kind === 'evm' && !evmChecksumHolds(wallet.address)) {
+        // Only a payment method stored before Weir checked checksums: a likely typo, never paid into.
+        throw new UnprocessableError(
+          `the payment method ${wallet.id} on chain ${network.chainId} has the address ${wallet.address}, which fails its EIP-55 checksum: check it for a typo and correct it with PUT /api/v1/organization/withdrawal-addresses/${wallet.id}`,
+          'payment_method_invalid',
+        );
+      }
       for (const asset of network.assets) {
         if (asset.currency !== currency) continue;
         try {

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { organizationAggregate, organizationRecordId } from '../../src/actors/organization.ts';
 import { apiClient } from '../support/api-client.ts';
 import { ADMIN_TOKEN, MERCHANT_WALLET, createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import { assertError, assertRejectedWithoutWrite, type Page, type Session } from './helpers.ts';
@@ -18,7 +19,7 @@ const THIRD_WALLET = '0x00000000000000000000000000000000c0ffee02';
 async function bareOrganization(baseUrl: string, name = 'Bare Shop') {
   const created = await apiClient(baseUrl, ADMIN_TOKEN).post<{ organizationId: string; testSecretKey: string }>('/admin/organizations', { name });
   if (created.status !== 200) throw new Error(JSON.stringify(created.body));
-  return apiClient(baseUrl, created.body.testSecretKey);
+  return Object.assign(apiClient(baseUrl, created.body.testSecretKey), { organizationId: created.body.organizationId });
 }
 
 test('a session needs a payment method first; adding a wallet makes it work', async (t) => {
@@ -228,4 +229,21 @@ test('a session whose total exceeds int64 is refused', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
   await assertRejectedWithoutWrite(t, weir, () => api.post<Session>('/api/v1/checkout/sessions', sessionRequest('9223372036854775800', 1000)), { field: 'lineItems', code: 'amount_too_large' });
+});
+
+test('a payment method stored before checksums were checked, failing its checksum, refuses sessions with a 422 naming it, not a 500', async (t) => {
+  const weir = await startTestWeir(t);
+  const api = await bareOrganization(weir.url);
+  // As an earlier Weir stored it: the command itself does not check the address format.
+  const mistyped = '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f';
+  const ctx = { organizationId: api.organizationId, environment: 'test' as const, actor: 'cli' };
+  await weir.commands.handle(organizationAggregate, organizationRecordId(api.organizationId, 'test'), { type: 'AddWithdrawalAddress', id: 'legacy-wallet', name: 'legacy', address: mistyped, chainId: 7357 }, ctx);
+  await weir.projections.waitFor((await weir.eventStore.headPosition())!);
+
+  const body = await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/checkout/sessions', sessionRequest()), { status: 422, code: 'payment_method_invalid' });
+  t.regex(body.message, /legacy-wallet.*fails its EIP-55 checksum.*PUT \/api\/v1\/organization\/withdrawal-addresses\/legacy-wallet/);
+
+  const fixed = await api.put<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses/legacy-wallet', { address: mistyped.toLowerCase() });
+  t.is(fixed.status, 200, JSON.stringify(fixed.body));
+  t.is((await api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).status, 200);
 });
