@@ -2,6 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { encodeFunctionData, erc20Abi, getAddress, keccak256, toHex, type Address, type Hash } from 'viem';
 import { testTokenAbi } from '../../src/chain-ingest/evm/contracts/abis.ts';
 import { deployTestToken } from '../../src/chain-ingest/evm/contracts/deploy-contracts.ts';
+import { encodeChainMessage } from '../../src/chain-ingest/chain-messages.ts';
 import { apiClient, eventually, type ApiResponse } from '../support/api-client.ts';
 import { devnetPayer, merchantWallet } from '../support/evm-devnet.ts';
 import { startDevnetWeir } from '../support/devnet-weir.ts';
@@ -105,6 +106,24 @@ test('recovery credits payments the follower missed: complete once final, in pro
   t.is(partly.body.status, 'incomplete');
   t.is(partly.body.amountReceived, '400000000');
   t.deepEqual(partly.body.paymentIntent.transactions.map((x) => x.status), ['confirmed']);
+});
+
+test('a final block whose final message went out a moment ago (for another transfer in it) does not leave a recovered payment pending', async (t) => {
+  const w = await recoveryWorld(t, { confirmations: 3 });
+  const shop = await w.merchant('Shared Block Shop');
+  const s = await w.session(shop.api, 'usdc', '1500000000'); // 15 USDC
+  const paid = await w.payer.payToken(w.usdc, depositAddress(s), 15_000_000n);
+  await w.devnet.mine(3);
+  // What the follower publishes when the block is final and held another watched transfer: the bus
+  // drops a second message with its id for two minutes.
+  const final = encodeChainMessage({ type: 'final', network: s.addresses[0]!.network, chainId: CHAIN, blockNumber: Number(paid.blockNumber), blockHash: paid.blockHash, observedAt: new Date().toISOString() });
+  await w.weir.bus.publish(final.subject, final.data, { messageId: final.messageId });
+
+  const recovered = await w.recover(shop.api, paid.hash);
+  t.is(recovered.status, 200, JSON.stringify(recovered.body));
+  t.is(recovered.body.recovery?.outcome, 'complete', JSON.stringify(recovered.body.recovery));
+  t.is(recovered.body.status, 'complete');
+  t.deepEqual(recovered.body.paymentIntent.transactions.map((x) => x.status), ['confirmed']);
 });
 
 test('a payment recovered before its block is final is confirmed by the follower once final, with no second call, also across a restart; webhooks go out once', async (t) => {

@@ -7,6 +7,7 @@ import type { ProjectionRunner } from '../../projections/projection-runner.ts';
 import type { ReadStore } from '../../read-store/read-store.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { ConflictError, UnprocessableError, UpstreamError, ValidationError, WeirError } from '../../shared/errors.ts';
+import { deterministicId } from '../../shared/ids.ts';
 import { encodeChainMessage, transferId, type ChainMessage, type ChainTransferMessage } from '../chain-messages.ts';
 import { acceptedAddress } from '../matcher.ts';
 import { createWatchedAddresses } from '../watched-addresses.ts';
@@ -216,8 +217,10 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       }
 
       // Exactly what the follower publishes; the matcher credits and confirms idempotently, so a
-      // transfer it already has changes nothing. (A `final` the follower already published for this
-      // block within the bus's duplicate window is dropped as a duplicate; its transfers are confirmed then.)
+      // transfer it already has changes nothing. The `final` gets a message id of its own (the
+      // recovered transfers'): the follower may have published this block's `final` a moment ago for
+      // another transfer in it, and the bus would drop a second one with the same id as a duplicate,
+      // leaving the recovered transfer pending.
       // A block not final yet goes to the network's follower, which publishes the transfers and owes
       // the block a `final` as for its own: no second recovery is needed once it is final.
       const follower = final ? undefined : deps.followers?.get(network.network);
@@ -226,9 +229,10 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       } else {
         const messages: ChainMessage[] = credited.map((c) => c.message);
         if (final) messages.push({ type: 'final', network: network.network, chainId: network.chainId, blockNumber: block.number, blockHash: block.hash, observedAt: new Date(clock.now()).toISOString() });
+        const recoveredIds = deterministicId(`recovered:${credited.map((c) => transferId(c.message)).join(',')}`);
         for (const message of messages) {
           const { subject, data, messageId } = encodeChainMessage(message);
-          await bus.publish(subject, data, { messageId });
+          await bus.publish(subject, data, { messageId: message.type === 'final' ? `${messageId}:${recoveredIds}` : messageId });
         }
       }
       const ids = credited.map((c) => transferId(c.message));
