@@ -92,7 +92,9 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
       };
     }
     case 'InvoiceVoided':
-      return { ...invoice, status: 'void', updatedAt: event.data.at, voidedAt: event.data.at };
+      // Nothing is issued after a void invoice: a subscription issues its next invoice only once its
+      // latest one is paid, which a void one never is. It no longer announces a next invoice.
+      return { ...invoice, status: 'void', updatedAt: event.data.at, voidedAt: event.data.at, nextInvoice: null };
     case 'InvoiceMarkedUncollectible':
       return { ...invoice, status: 'uncollectible', updatedAt: event.data.at, markedUncollectibleAt: event.data.at };
     case 'InvoiceReminderSent':

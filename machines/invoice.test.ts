@@ -196,6 +196,15 @@ test('given a recurring draft, when finalized, then the next invoice is schedule
   t.deepEqual(given([created(recurringInvoiceFixture(1)), ...events]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }), []);
 });
 
+test('given a recurring invoice announcing its next one, when voided (open or uncollectible), then it announces none; paid, it still does', (t) => {
+  const scheduled = [created(recurringInvoiceFixture(1)), ...given([created(recurringInvoiceFixture(1))]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, FINALIZED_AT)];
+  const after = (events: InvoiceEvent[]) => given([...scheduled, ...events]).state().context.invoice!;
+  t.truthy(after([]).nextInvoice);
+  t.like(after([voided()]), { status: 'void', voidedAt: '2026-01-04T00:00:00.000Z', nextInvoice: null });
+  t.like(after([markedUncollectible(), voided()]), { status: 'void', nextInvoice: null });
+  t.deepEqual(after([attemptStarted('cs-1'), paid('cs-1')]).nextInvoice, after([]).nextInvoice);
+});
+
 test('given a scheduled recurring invoice with its issue date, when finalized late, then the series counts from the issue date', (t) => {
   const draft = recurringInvoiceFixture(3, { issueDate: '2026-11-30T00:00:00.000Z' });
   const events = given([created(draft)]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2026-12-02T00:00:00.000Z');

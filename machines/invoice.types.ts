@@ -93,7 +93,7 @@ export type Invoice = {
   remindersSent: InvoiceReminderSent[];
   /** Reminders that came due together with a later one and were skipped in its favour (see `InvoiceReminderSkipped`). */
   remindersSkipped: InvoiceReminderSkipped[];
-  /** The next invoice of a recurring series, scheduled when this one was finalized. */
+  /** The next invoice of a recurring series, scheduled when this one was finalized; null again once it is void (none will be issued). */
   nextInvoice: { id: string; issueDate: string } | null;
   finalizedAt: string | null;
   sentAt: string | null;

@@ -1,23 +1,33 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
+import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
+import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
+import { paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import { subscriptionFixture } from '../../machines/subscription.fixture.ts';
+import type { Subscription } from '../../machines/subscription.types.ts';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import { recurringInvoiceFixture } from '../../machines/invoice.fixture.ts';
 import type { InvoiceCommand } from '../../machines/invoice.decide.ts';
 import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { createProjectionRunner } from '../projections/projection-runner.ts';
-import { SUBSCRIPTION_WORK, type SubscriptionWorkDoc } from '../projections/subscriptions.projection.ts';
+import { SUBSCRIPTION_WORK, SUBSCRIPTIONS, type SubscriptionDoc, type SubscriptionWorkDoc } from '../projections/subscriptions.projection.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { createManualClock } from '../shared/clock.ts';
-import { createCommandHandler } from './command-handler.ts';
-import { createSubscriptionBilling } from './subscription-billing.ts';
+import { createCommandHandler, type CommandHandler } from './command-handler.ts';
+import { createSubscriptionBilling, firstSessionClosing } from './subscription-billing.ts';
 
 const tenant = { organizationId: 'org-1', environment: 'test' as const, actor: 'test' };
 const SUBSCRIPTION_ID = 'sub-1';
 
 /**
- * The billing process manager over a real log, with one `void_first_invoice` work item on its list
- * for a first invoice that has had `history` (the projection wrote the work before it saw the rest).
+ * The billing process manager over a real log, with one work item of `kind` on its list about the
+ * record `sourceId` (stream `streamId`) that has had `history` (the projection wrote the work before
+ * it saw the rest), and the subscription's document when given. Answers what one pass appended to
+ * that stream (type, actor, cause) and what it logged.
  */
-async function voidWorkAfter(t: import('ava').ExecutionContext, history: InvoiceCommand[]) {
+async function afterOnePass(
+  t: ExecutionContext, kind: SubscriptionWorkDoc['kind'], streamId: string, sourceId: string,
+  history: (commands: CommandHandler) => Promise<unknown>, subscription: Subscription | null = null,
+) {
   const clock = createManualClock(Date.parse('2026-01-02T00:00:00.000Z'));
   const eventStore = createSqliteEventStore({ path: ':memory:' });
   const readStore = createEmbeddedReadStore({});
@@ -27,16 +37,23 @@ async function voidWorkAfter(t: import('ava').ExecutionContext, history: Invoice
   const billing = createSubscriptionBilling({ clock, readStore, projections, commands, publicUrl: 'http://weir.test', log: (line) => lines.push(line) });
   t.teardown(async () => { await billing.stop(); await projections.stop(); await eventStore.close(); });
   await projections.start();
-  const invoice = recurringInvoiceFixture();
-  for (const command of [{ type: 'CreateInvoice', invoice } as const, ...history]) await commands.handle(invoiceAggregate, invoice.id, command, tenant);
+  await history(commands);
+  if (subscription) await readStore.collection<SubscriptionDoc>(SUBSCRIPTIONS).put({ ...subscription, _id: subscription.id });
   await readStore.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).put({
-    _id: `void_first_invoice:${invoice.id}`, kind: 'void_first_invoice', subscriptionId: SUBSCRIPTION_ID, organizationId: 'org-1', environment: 'test',
-    sourceId: invoice.id, at: '2026-02-01T00:00:00.000Z',
+    _id: `${kind}:${sourceId}`, kind, subscriptionId: SUBSCRIPTION_ID, organizationId: 'org-1', environment: 'test', sourceId, at: '2026-02-01T00:00:00.000Z',
   });
-  const before = (await eventStore.readStream(`invoice-${invoice.id}`)).length;
+  const before = (await eventStore.readStream(streamId)).length;
   await billing.runOnce();
-  const events = (await eventStore.readStream(`invoice-${invoice.id}`)).slice(before);
-  return { lines, events: events.map((e) => [e.type, e.metadata.actor, e.metadata.causationId]) };
+  const events = (await eventStore.readStream(streamId)).slice(before);
+  return { lines, events: events.map((e) => [e.type, e.metadata.actor, e.metadata.causationId]), data: events.map((e) => e.data) };
+}
+
+/** `void_first_invoice` for a first invoice that has had `history`. */
+function voidWorkAfter(t: ExecutionContext, history: InvoiceCommand[]) {
+  const invoice = recurringInvoiceFixture();
+  return afterOnePass(t, 'void_first_invoice', `invoice-${invoice.id}`, invoice.id, async (commands) => {
+    for (const command of [{ type: 'CreateInvoice', invoice } as const, ...history]) await commands.handle(invoiceAggregate, invoice.id, command, tenant);
+  });
 }
 
 const finalize: InvoiceCommand = { type: 'FinalizeInvoice', url: 'http://weir.test/invoices/pay' };
@@ -52,5 +69,49 @@ test('void_first_invoice is done when the invoice is already void, or was paid i
     const { lines, events } = await voidWorkAfter(t, [finalize, last]);
     t.deepEqual(events, [], last.type);
     t.deepEqual(lines, [], `${last.type}: not logged as a refusal`);
+  }
+});
+
+/**
+ * `close_first_session` for the first checkout session (expired an hour after it opened, a day
+ * before the pass) of a subscription now `status`, after `history` of the session.
+ */
+function closeWorkAfter(t: ExecutionContext, status: 'canceled' | 'incomplete_expired', history: CheckoutSessionCommand[]) {
+  const session = sessionFixture({ mode: 'subscription', subscriptionId: SUBSCRIPTION_ID });
+  const subscription = { ...subscriptionFixture({ id: SUBSCRIPTION_ID, firstBill: { id: session.id, kind: 'checkout_session', dueAt: session.expiresAt } }), status };
+  return afterOnePass(t, 'close_first_session', `checkout_session-${session.id}`, session.id, async (commands) => {
+    for (const command of [{ type: 'CreateCheckoutSession', session } as const, ...history]) await commands.handle(checkoutSessionAggregate, session.id, command, tenant);
+  }, subscription);
+}
+
+test('close_first_session cancels the open session of a subscription the merchant ended, and expires that of one that expired unpaid, saying who and why', async (t) => {
+  const ended = await closeWorkAfter(t, 'canceled', []);
+  t.deepEqual(ended.events, [['CheckoutSessionCanceled', 'system:subscription-billing', SUBSCRIPTION_ID]]);
+  t.like(ended.data[0], { reason: 'the subscription was canceled' });
+  t.deepEqual(ended.lines, []);
+  // Its expiry is the session's: the same fact whether the session's own timer or this work records it first.
+  const expired = await closeWorkAfter(t, 'incomplete_expired', []);
+  t.deepEqual(expired.events, [['CheckoutSessionExpired', 'system:subscription-billing', SUBSCRIPTION_ID]]);
+  t.deepEqual(expired.lines, []);
+  t.deepEqual(firstSessionClosing('incomplete_expired'), { type: 'ExpireCheckoutSession' });
+  t.deepEqual(firstSessionClosing('canceled'), { type: 'CancelCheckoutSession', reason: 'the subscription was canceled' });
+});
+
+test('close_first_session is done when the session left open first (canceled, expired, paid in full or in part): nothing appended, nothing refused', async (t) => {
+  const pay = (amount: string): CheckoutSessionCommand[] => [
+    { type: 'RecordTransfer', payment: paymentFixture(`t-${amount}`, amount) }, { type: 'ConfirmTransfer', transferId: `t-${amount}` },
+  ];
+  const histories: Record<string, CheckoutSessionCommand[]> = {
+    canceled: [{ type: 'CancelCheckoutSession', reason: 'canceled by the merchant' }],
+    expired: [{ type: 'ExpireCheckoutSession' }],
+    complete: pay('300000000'),
+    incomplete: pay('100000000'),
+  };
+  for (const status of ['canceled', 'incomplete_expired'] as const) {
+    for (const [left, history] of Object.entries(histories)) {
+      const { lines, events } = await closeWorkAfter(t, status, history);
+      t.deepEqual(events, [], `${status}, session ${left}`);
+      t.deepEqual(lines, [], `${status}, session ${left}: not logged as a refusal`);
+    }
   }
 });

@@ -1,9 +1,11 @@
+import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
+import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
 import type { Invoice, InvoiceLineItem, InvoiceRecurring, RecurringIntervalCount } from '../../machines/invoice.types.ts';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import { newInvoiceDraft } from '../../machines/invoice.decide.ts';
 import { newSubscription } from '../../machines/subscription.decide.ts';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
-import type { Subscription, SubscriptionBill, SubscriptionItem } from '../../machines/subscription.types.ts';
+import type { Subscription, SubscriptionBill, SubscriptionItem, SubscriptionStatus } from '../../machines/subscription.types.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../projections/catalog.projection.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections.ts';
@@ -17,6 +19,7 @@ import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { InvalidStateError, NotFoundError } from '../shared/errors.ts';
 import { deterministicId } from '../shared/ids.ts';
+import type { Aggregate, DomainEvent } from './aggregate.ts';
 import type { CommandContext, CommandHandler } from './command-handler.ts';
 import { customerAggregate, customerFromDetails } from './customer.ts';
 import { claimInvoiceNumber } from './invoice-number-claim.ts';
@@ -27,6 +30,15 @@ import { createWorkQueue, type WorkQueue } from './work-queue.ts';
 export const SESSION_SUBSCRIPTION_DAYS_UNTIL_DUE = 7;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const RECURRING_COUNTS: readonly number[] = [1, 3, 6, 12];
+
+/**
+ * How the billing process closes the still open checkout session that was the first bill of a
+ * subscription that ended before it started: expired with it (`incomplete_expired`, at or after the
+ * session's own expiry), or canceled (ended by the merchant).
+ */
+export function firstSessionClosing(status: SubscriptionStatus): CheckoutSessionCommand {
+  return status === 'incomplete_expired' ? { type: 'ExpireCheckoutSession' } : { type: 'CancelCheckoutSession', reason: 'the subscription was canceled' };
+}
 
 /** The recurring schedule of a renewal invoice, when the invoice schedules can express it. */
 function invoiceRecurringOf(s: Subscription): InvoiceRecurring | null {
@@ -46,8 +58,9 @@ function invoiceRecurringOf(s: Subscription): InvoiceRecurring | null {
  * - a renewal issued by the subscription becomes an invoice: created, finalized with its hosted
  *   payment page and sent to the customer (mailed by the mail dispatcher);
  * - a paid bill (checkout session or invoice) is recorded on the subscription;
- * - the first invoice of a subscription that never started (it expired unpaid, `incomplete_expired`,
- *   or the merchant ended it while `incomplete`) is voided.
+ * - the first bill of a subscription that never started (it expired unpaid, `incomplete_expired`,
+ *   or the merchant ended it while `incomplete`) is closed: an invoice is voided, a checkout
+ *   session still open is expired or canceled.
  */
 export function createSubscriptionBilling(deps: {
   clock: Clock;
@@ -147,6 +160,26 @@ export function createSubscriptionBilling(deps: {
   }
 
   /**
+   * Send `command` to the first bill of a subscription that never started, as the billing process
+   * because of that subscription. A bill that can no longer take the command because it was paid
+   * (even partly) or ended first (`settled` says which states those are) is done: nothing is
+   * appended, and it is not a refusal.
+   */
+  async function closeFirstBill<TState extends { value: unknown }, TEvent extends DomainEvent, TCommand>(
+    aggregate: Aggregate<TState, TEvent, TCommand>, command: TCommand, settled: readonly string[], work: SubscriptionWorkDoc, ctx: CommandContext,
+  ): Promise<bigint | null> {
+    const why: CommandContext = { ...ctx, actor: 'system:subscription-billing', causationId: work.subscriptionId };
+    try {
+      return (await commands.handle(aggregate, work.sourceId, command, why)).position;
+    } catch (error) {
+      if (!(error instanceof InvalidStateError)) throw error;
+      const { state } = await commands.load(aggregate, work.sourceId, ctx);
+      if (settled.includes(String(state.value))) return null;
+      throw error;
+    }
+  }
+
+  /**
    * Void the first invoice of a subscription that never started (expired unpaid, or ended by the
    * merchant while incomplete), with the invoice's own void command, so the customer can no longer
    * pay for a subscription that will never start; what follows any void follows (pending invoice
@@ -159,16 +192,28 @@ export function createSubscriptionBilling(deps: {
    * `customer.subscription.deleted`, and refunds or starts a new subscription. The projection of
    * that payment removes this work.
    */
-  async function voidFirstInvoice(work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> {
-    const why: CommandContext = { ...ctx, actor: 'system:subscription-billing', causationId: work.subscriptionId };
-    try {
-      return (await commands.handle(invoiceAggregate, work.sourceId, { type: 'VoidInvoice' }, why)).position;
-    } catch (error) {
-      if (!(error instanceof InvalidStateError)) throw error;
-      const { state } = await commands.load(invoiceAggregate, work.sourceId, ctx);
-      if (state.value === 'paid') return null;
-      throw error;
-    }
+  const voidFirstInvoice = (work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> =>
+    closeFirstBill(invoiceAggregate, { type: 'VoidInvoice' }, ['paid'], work, ctx);
+
+  /**
+   * Close the checkout session that was the first bill of a subscription that never started, with
+   * the session's own commands, so it can no longer be paid for a subscription that will never
+   * start; its webhooks follow as for any session (`checkout_session.canceled` or `.expired`, and
+   * `payment_intent.canceled`). Ended by the merchant, it is canceled. Expired unpaid, it is
+   * expired: the subscription's expiry is the session's own (the session's expiry timer falls due
+   * at the same time and sends the same command), so whichever runs first, the session ends
+   * `expired` once. Money that still reaches its deposit address is recorded on it as a late
+   * payment, and the subscription ignores it.
+   * A session paid in full or in part before it could be closed is left as it is (its decider
+   * refuses the cancel; an incomplete session does not expire): the payment is handled as any
+   * payment of a first bill after the end (the subscription stays ended, the money stays recorded
+   * on the session; `checkout_session.completed` tells the merchant). The projection of the
+   * session's end removes this work.
+   */
+  async function closeFirstSession(work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> {
+    const subscription = await subscriptions.get(work.subscriptionId);
+    if (!subscription) throw new NotFoundError('subscription', work.subscriptionId);
+    return closeFirstBill(checkoutSessionAggregate, firstSessionClosing(subscription.status), ['incomplete', 'complete', 'expired'], work, ctx);
   }
 
   return createWorkQueue<SubscriptionWorkDoc>({
@@ -191,6 +236,8 @@ export function createSubscriptionBilling(deps: {
           return (await commands.handle(subscriptionAggregate, work.subscriptionId, { type: 'RecordSubscriptionPayment', invoiceId: work.sourceId }, ctx)).position;
         case 'void_first_invoice':
           return voidFirstInvoice(work, ctx);
+        case 'close_first_session':
+          return closeFirstSession(work, ctx);
       }
     },
   });

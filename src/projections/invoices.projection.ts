@@ -58,7 +58,7 @@ function closingReason(invoice: Invoice): string {
 }
 
 /** A session that leaves `open` this way can no longer be canceled, so it is no longer to close. */
-const LEAVES_OPEN: ReadonlySet<CheckoutSessionEvent['type']> = new Set<CheckoutSessionEvent['type']>([
+export const LEAVES_OPEN: ReadonlySet<CheckoutSessionEvent['type']> = new Set<CheckoutSessionEvent['type']>([
   'CheckoutSessionPartiallyPaid', 'CheckoutSessionCompleted', 'CheckoutSessionExpired', 'CheckoutSessionCanceled',
 ]);
 
@@ -80,8 +80,8 @@ const SESSION_ENDINGS: Partial<Record<CheckoutSessionEvent['type'], { outcome: '
  */
 export const invoicesProjection: Projection = {
   name: 'invoices',
-  // 2: the sessions to close. 3: invoices hold `remindersSkipped`.
-  version: 3,
+  // 2: the sessions to close. 3: invoices hold `remindersSkipped`. 4: a void invoice announces no `nextInvoice`.
+  version: 4,
   collections: [INVOICES, INVOICE_PAYMENT_OUTCOMES, INVOICE_SESSIONS_TO_CLOSE, COLLECTIONS.timers],
   categories: ['checkout_session', 'invoice'],
   async apply(event, store) {

@@ -1,6 +1,8 @@
 import test, { type ExecutionContext } from 'ava';
 import { invoiceFixture, paid, voided } from '../../machines/invoice.fixture.ts';
 import type { Invoice, InvoiceEvent } from '../../machines/invoice.types.ts';
+import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import type { CheckoutSession, CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import {
   canceled, cancelScheduled, created, incompleteExpired, issued, markedUnpaid, missed, paused, renewalPaid, started, SUBSCRIPTION_ID, subscriptionFixture,
 } from '../../machines/subscription.fixture.ts';
@@ -9,7 +11,7 @@ import type { SubscriptionEvent } from '../../machines/subscription.types.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { subscriptionPayloadOf, subscriptionWebhookTypeOf } from '../webhooks/subscription-webhook-events.ts';
-import { COLLECTIONS, type TimerDoc } from './collections.ts';
+import { COLLECTIONS, type CheckoutSessionDoc, type TimerDoc } from './collections.ts';
 import { INVOICES, type InvoiceDoc } from './invoices.projection.ts';
 import {
   SUBSCRIPTION_BILLS, SUBSCRIPTION_TIMERS, SUBSCRIPTION_WORK, SUBSCRIPTIONS, subscriptionsProjection, type SubscriptionDoc, type SubscriptionWorkDoc,
@@ -83,10 +85,12 @@ test('subscription log events map to the customer.subscription.* webhooks, carry
 const FIRST_INVOICE = 'inv-1';
 const byInvoice = created(subscriptionFixture({ firstBill: { id: FIRST_INVOICE, kind: 'invoice', dueAt: '2026-01-11T00:00:00.000Z' } }));
 const invoiceExpired: SubscriptionEvent = { type: 'SubscriptionIncompleteExpired', data: { invoiceId: FIRST_INVOICE, at: '2026-01-11T00:00:00.000Z' } };
-const onInvoice = (event: InvoiceEvent, revision: number) => ({
-  id: `i${revision}`, streamId: `invoice-${FIRST_INVOICE}`, revision, position: BigInt(100 + revision), type: event.type, data: event.data,
+/** An event of another stream than the subscription's (its first bill's), recorded at `revision`. */
+const onStream = (streamId: string) => (event: InvoiceEvent | CheckoutSessionEvent, revision: number) => ({
+  id: `${streamId}:${revision}`, streamId, revision, position: BigInt(100 + revision), type: event.type, data: event.data,
   metadata: { organizationId: 'org-1', environment: 'test', actor: 't', occurredAt: '2026-01-11T00:00:00.000Z' },
 }) as unknown as RecordedEvent;
+const onInvoice = onStream(`invoice-${FIRST_INVOICE}`);
 
 /**
  * The subscription's events over a first invoice in `status` (as the invoices projection left it),
@@ -131,8 +135,6 @@ test('a subscription that expires unpaid gets its still payable first invoice vo
   await assertVoidWorkUntilVoided(t, invoiceExpired, '2026-01-11T00:00:00.000Z');
   // Already paid or voided when the subscription expired: nothing to do.
   for (const status of ['paid', 'void'] as const) t.deepEqual(await (await projectOverInvoice(status, [byInvoice, invoiceExpired])).work(), [], status);
-  // A checkout session as first bill: an expired session takes no payment, so nothing is voided.
-  t.deepEqual(await (await projectOverInvoice('open', [created(), incompleteExpired()])).work(), []);
 });
 
 test('a subscription the merchant ends while incomplete gets its still payable first invoice voided, as one that expired; ending it later voids nothing', async (t) => {
@@ -146,8 +148,6 @@ test('a subscription the merchant ends while incomplete gets its still payable f
   await subscriptionsProjection.apply(recorded([byInvoice, ended])[1]!, paidFirst.store);
   t.deepEqual(await paidFirst.work(), []);
   t.deepEqual(await (await projectOverInvoice('void', [byInvoice, ended])).work(), [], 'already void');
-  // A checkout session as first bill: nothing to void.
-  t.deepEqual(await (await projectOverInvoice('open', [created(), ended])).work(), []);
   // Ended later in life, with an open renewal invoice: renewal invoices follow their own rules.
   const later = await projectOverInvoice('open', [byInvoice, started(FIRST_INVOICE), issued(), canceled('2026-02-02T00:00:00.000Z')], { 'inv-2': 'open' });
   t.deepEqual(await later.work(), [['issue_invoice:inv-2', 'issue_invoice', 'inv-2', SUBSCRIPTION_ID]]);
@@ -173,4 +173,44 @@ test('a subscription canceled later in life leaves no payment work behind: a ren
   const ended = await projectOverInvoice('open', [...life, canceled('2026-02-01T13:00:00.000Z')], { 'inv-2': 'open' });
   await subscriptionsProjection.apply(renewalPaid('2026-02-02T00:00:00.000Z'), ended.store);
   t.deepEqual(await recordWork(ended.work), []);
+});
+
+/** The fixture's first bill, checkout session `cs-1` (expiring 2026-01-01T01:00Z), as the checkout sessions projection left it. */
+async function projectOverSession(status: CheckoutSession['status'], events: SubscriptionEvent[]) {
+  const store = createEmbeddedReadStore({});
+  const session = sessionFixture({ id: 'cs-1', mode: 'subscription', subscriptionId: SUBSCRIPTION_ID, status });
+  await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).put({ ...session, _id: session.id });
+  for (const event of recorded(events)) await subscriptionsProjection.apply(event, store);
+  const work = async () => (await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).find({}, { sort: { _id: 1 } })).map((w) => [w._id, w.kind, w.sourceId, w.subscriptionId, w.at]);
+  return { store, work };
+}
+
+const onSession = onStream('checkout_session-cs-1');
+const SESSION_ENDS: CheckoutSessionEvent[] = [
+  { type: 'CheckoutSessionCanceled', data: { at: '2026-01-01T01:00:00.000Z', reason: 'the subscription was canceled' } },
+  { type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } },
+  { type: 'CheckoutSessionCompleted', data: { amountReceived: '1000000000', amountOverpaid: '0', transactionHash: '0xabc', partial: false, at: '2026-01-01T01:00:00.000Z' } },
+  { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: '2026-01-01T01:00:00.000Z' } },
+];
+
+test('a subscription that ends while incomplete gets its still open first checkout session closed; the session leaving open takes the work off the list', async (t) => {
+  t.deepEqual(await (await projectOverSession('open', [created()])).work(), [], 'nothing to close while it may still be paid');
+  t.deepEqual(await (await projectOverSession('open', [created(), started()])).work(), [], 'started: nothing to close');
+  for (const [ending, at] of [[incompleteExpired(), '2026-01-01T01:00:00.000Z'], [canceled('2026-01-01T00:30:00.000Z'), '2026-01-01T00:30:00.000Z']] as const) {
+    const closeWork = [['close_first_session:cs-1', 'close_first_session', 'cs-1', SUBSCRIPTION_ID, at]];
+    for (const end of SESSION_ENDS) {
+      const { store, work } = await projectOverSession('open', [created(), ending]);
+      t.deepEqual(await work(), closeWork, `${ending.type}: the open session is closed`);
+      for (const event of recorded([created(), ending])) await subscriptionsProjection.apply(event, store);
+      t.deepEqual(await work(), closeWork, 'a repeated batch: still one piece of work');
+      // Closed by the billing process, expired by its own timer, or paid (even partly) first: done,
+      // and a payment of the ended subscription's bill is no work either.
+      await subscriptionsProjection.apply(onSession(end, 1), store);
+      t.deepEqual(await work(), [], `${ending.type}, then ${end.type}: done`);
+    }
+    // Paid (even partly), expired or canceled before the subscription ended: nothing to close.
+    for (const status of ['complete', 'incomplete', 'expired', 'canceled'] as const) {
+      t.deepEqual(await (await projectOverSession(status, [created(), ending])).work(), [], `${ending.type} over a session ${status}`);
+    }
+  }
 });

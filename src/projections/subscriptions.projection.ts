@@ -9,7 +9,7 @@ import type { RecordedEvent } from '../event-store/event-store.ts';
 import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import { deterministicId } from '../shared/ids.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type TimerDoc } from './collections.ts';
-import { INVOICES, type InvoiceDoc } from './invoices.projection.ts';
+import { INVOICES, LEAVES_OPEN, type InvoiceDoc } from './invoices.projection.ts';
 import type { Projection } from './projection.ts';
 import { foldIntoDocument, type RecordDoc } from './record-document.ts';
 import { setTimer } from './set-timer.ts';
@@ -36,10 +36,11 @@ export type SubscriptionDoc = RecordDoc<Subscription>;
 export type SubscriptionBillDoc = ReadDocument & { subscriptionId: string; first: boolean };
 export type SubscriptionWorkDoc = ReadDocument & {
   /**
-   * `void_first_invoice`: the subscription ended before it started (expired unpaid, or ended by the
-   * merchant while incomplete), so its still payable first invoice is voided.
+   * `void_first_invoice` and `close_first_session`: the subscription ended before it started
+   * (expired unpaid, or ended by the merchant while incomplete), so its still payable first bill
+   * is closed: an invoice is voided, a checkout session still open is expired or canceled.
    */
-  kind: 'create_from_session' | 'create_from_invoice' | 'issue_invoice' | 'record_payment' | 'void_first_invoice';
+  kind: 'create_from_session' | 'create_from_invoice' | 'issue_invoice' | 'record_payment' | 'void_first_invoice' | 'close_first_session';
   subscriptionId: string;
   organizationId: string;
   environment: string;
@@ -79,6 +80,7 @@ export function subscriptionTimers(s: Subscription): { kind: string; fireAt: str
 }
 
 const voidWorkId = (invoiceId: string): string => `void_first_invoice:${invoiceId}`;
+const closeWorkId = (sessionId: string): string => `close_first_session:${sessionId}`;
 
 async function putWork(store: ReadStore, doc: SubscriptionWorkDoc): Promise<void> {
   await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).put(doc);
@@ -112,7 +114,10 @@ async function applySessionEvent(event: RecordedEvent, store: ReadStore): Promis
     });
     return;
   }
-  if (typed.type === 'CheckoutSessionCompleted') await billPaid(store, event.streamId.slice(SESSION_PREFIX.length), typed.data.at);
+  const id = event.streamId.slice(SESSION_PREFIX.length);
+  // Paid (even partly), expired or canceled before the billing process closed it: nothing left to close.
+  if (LEAVES_OPEN.has(typed.type)) await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(closeWorkId(id));
+  if (typed.type === 'CheckoutSessionCompleted') await billPaid(store, id, typed.data.at);
 }
 
 async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promise<void> {
@@ -160,20 +165,23 @@ async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promis
  *   `POST /subscriptions/:id/end`).
  * Stripe's rule for the two final ones: the first invoice of a subscription that never started is
  * voided, so the customer cannot pay for a subscription that will never start; a payment recorded
- * but not yet applied is dropped (the decider ignores it). A checkout session as first bill needs
- * nothing here: an expired session takes no payment (a late transfer is recorded as late).
+ * but not yet applied is dropped (the decider ignores it). A checkout session as first bill that
+ * is still `open` is closed the same way (the billing process expires or cancels it); one that
+ * has left `open` (paid, partly paid, expired) is left as it is.
  */
 async function leftIncomplete(store: ReadStore, next: Subscription): Promise<void> {
   const bill = next.latestInvoice;
   if (next.status === 'active' || next.status === 'trialing' || !bill) return;
   await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(`record_payment:${bill.id}`);
-  if (bill.kind !== 'invoice') return;
-  const invoice = await store.collection<InvoiceDoc>(INVOICES).get(bill.id);
-  if (invoice?.status !== 'open' && invoice?.status !== 'uncollectible') return;
-  await putWork(store, {
-    _id: voidWorkId(bill.id), kind: 'void_first_invoice', subscriptionId: next.id, organizationId: next.organizationId,
-    environment: next.environment, sourceId: bill.id, at: next.updatedAt,
+  const close = (kind: SubscriptionWorkDoc['kind'], _id: string): Promise<void> => putWork(store, {
+    _id, kind, subscriptionId: next.id, organizationId: next.organizationId, environment: next.environment, sourceId: bill.id, at: next.updatedAt,
   });
+  if (bill.kind === 'invoice') {
+    const status = (await store.collection<InvoiceDoc>(INVOICES).get(bill.id))?.status;
+    if (status === 'open' || status === 'uncollectible') await close('void_first_invoice', voidWorkId(bill.id));
+  } else if ((await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(bill.id))?.status === 'open') {
+    await close('close_first_session', closeWorkId(bill.id));
+  }
 }
 
 async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): Promise<void> {
@@ -234,7 +242,8 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
  * each bill to its subscription, the subscription's durable timers, and the work list of the
  * subscription billing process manager: subscriptions to create (from a `mode: subscription`
  * checkout session, or the first invoice of a recurring series), renewal invoices to issue,
- * paid bills to record, and the first invoice of a subscription that never started to void.
+ * paid bills to record, and the first bill of a subscription that never started to close (its
+ * invoice to void, its checkout session to expire or cancel).
  * Must run after the checkout sessions and invoices projections (it reads their documents).
  */
 export const subscriptionsProjection: Projection = {

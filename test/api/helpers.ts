@@ -1,7 +1,14 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import type { Weir } from '../../src/app/start-weir.ts';
+import { SUBSCRIPTION_WORK } from '../../src/projections/subscriptions.projection.ts';
+import type { ManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually, type ApiResponse } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { startTestWeir } from '../support/weir-harness.ts';
 
 /** Shared by the API behaviour tests: response shapes, error assertions, log counting, paying a session. */
 
@@ -26,6 +33,10 @@ export type Session = {
   addresses: SessionAddress[];
   paymentIntent: { status: string };
 };
+/** A session as the API shows it, with what a payment after its end leaves on it. */
+export type SessionView = Session & { invoiceId: string | null; amountReceived: string; paymentIntent: { status: string; transactions: { late: boolean }[] } };
+export type Revealed = { address: string; amountDueRaw: string };
+type Hook = { type: string; data: { object: { id: string; checkoutSessionId?: string } } };
 export type Page<T> = { page: number; limit: number; count: number; hasMore: boolean; data: T[] };
 
 export type Api = ReturnType<typeof apiClient>;
@@ -112,4 +123,64 @@ export async function payInFull(weir: Pick<Weir, 'url' | 'bus'>, api: Api, sessi
     const s = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
     return s.status === 'complete' ? s : undefined;
   }, `session ${session.id} to complete`);
+}
+
+export const getSession = async (api: Api, id: string) => (await api.get<SessionView>(`/api/v1/checkout/sessions/${id}`)).body;
+export const sessionEvents = (weir: Pick<Weir, 'eventStore'>, id: string) => weir.eventStore.readStream(`checkout_session-${id}`);
+
+/** The payer chooses USDC on the session's page: the deposit address and the amount to send. */
+export async function reveal(weir: Pick<Weir, 'url'>, api: Api, sessionId: string): Promise<Revealed> {
+  const usdc = (await getSession(api, sessionId)).addresses.find((a) => a.asset.currency === 'usdc')!;
+  const answer = await apiClient(weir.url).post<Revealed>(`/checkout/${sessionId}/payment-method`, { assetId: usdc.asset.id });
+  if (answer.status !== 200) throw new Error(`reveal failed: ${JSON.stringify(answer.body)}`);
+  return answer.body;
+}
+
+export const untilCanceled = (api: Api, id: string) =>
+  eventually(async () => { const s = await getSession(api, id); return s.status === 'canceled' ? s : undefined; }, `session ${id} to be canceled`);
+
+/** The `CheckoutSessionCanceled` events of a session, with who recorded them and why. */
+export async function cancellations(weir: Pick<Weir, 'eventStore'>, id: string) {
+  return (await sessionEvents(weir, id)).filter((e) => e.type === 'CheckoutSessionCanceled')
+    .map((e) => ({ actor: e.metadata.actor, reason: (e.data as { reason: string | null }).reason }));
+}
+
+/** A receiver subscribed to the webhook `types` of sessions, and the types it received about one session. */
+export async function receiveHooks(t: ExecutionContext, api: Api, types: string[]) {
+  const receiver = await startWebhookReceiver();
+  t.teardown(() => receiver.close());
+  const endpoint = await api.post('/api/v1/webhook-endpoints', { description: 'sessions', url: receiver.url, enabledEvents: { events: types } });
+  if (endpoint.status !== 200) throw new Error(`endpoint: ${JSON.stringify(endpoint.body)}`);
+  const about = (sessionId: string) => receiver.received.map((h) => JSON.parse(h.body) as Hook)
+    .filter((h) => (h.data.object.checkoutSessionId ?? h.data.object.id) === sessionId).map((h) => h.type).sort();
+  return {
+    about,
+    waitFor: (sessionId: string, wanted: string[]) => receiver.waitFor(() => wanted.every((type) => about(sessionId).includes(type))),
+  };
+}
+
+/** Money sent to a deposit address the payer was shown, after its session ended. */
+export async function payLate(weir: Pick<Weir, 'bus'>, api: Api, sessionId: string, revealed: Revealed): Promise<SessionView> {
+  const chain = chainPublisher(weir.bus);
+  const blockNumber = nextBlock++;
+  const blockHash = randomHash();
+  await chain.transfer({ to: revealed.address, amount: revealed.amountDueRaw, blockNumber, blockHash });
+  await chain.final(blockNumber, blockHash);
+  return eventually(async () => {
+    const s = await getSession(api, sessionId);
+    return s.paymentIntent.transactions.length > 0 ? s : undefined;
+  }, `the late payment to ${sessionId}`);
+}
+
+/** A Weir on a data dir that outlives it, so the test can restart it on the same log. */
+export async function restartableWeir(t: ExecutionContext, clock: ManualClock) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-restartable-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  return { dataDir, start: () => startTestWeir(t, { dataDir }, { clock }) };
+}
+
+/** Every event in the log has been projected, and the subscription billing work list is empty. */
+export async function settled(weir: Pick<Weir, 'eventStore' | 'projections' | 'readStore'>): Promise<void> {
+  await weir.projections.waitFor((await weir.eventStore.headPosition())!);
+  await eventually(async () => ((await weir.readStore.collection(SUBSCRIPTION_WORK).find({})).length === 0 ? true : undefined), 'the billing work list to be empty');
 }

@@ -9,11 +9,11 @@ import type { Weir } from '../../src/app/start-weir.ts';
 import { openEventStore } from '../../src/event-store/open-event-store.ts';
 import { INVOICE_SESSIONS_TO_CLOSE } from '../../src/projections/invoices.projection.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
-import { apiClient, eventually } from '../support/api-client.ts';
-import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
-import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { apiClient } from '../support/api-client.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
-import { createCustomer, payInFull, type Api, type Session } from './helpers.ts';
+import {
+  cancellations, createCustomer, getSession, payInFull, payLate, receiveHooks, reveal, sessionEvents, untilCanceled, type Api,
+} from './helpers.ts';
 
 /**
  * An invoice that can no longer take a payment (paid through one session, marked as paid, voided)
@@ -25,9 +25,6 @@ const lines = { data: [{ priceData: { currency: 'usdc', unitAmount: '150000000',
 const HOOKS = ['checkout_session.canceled', 'payment_intent.canceled', 'checkout_session.late_payment', 'checkout_session.completed'];
 
 type InvoiceView = { id: string; status: string; amountPaid: string; checkoutSessionId: string | null; paymentAttempts: { checkoutSessionId: string; status: string }[] };
-type SessionView = Session & { invoiceId: string | null; amountReceived: string; paymentIntent: { status: string; transactions: { late: boolean }[] } };
-type Revealed = { address: string; amountDueRaw: string };
-type Hook = { type: string; data: { object: { id: string; checkoutSessionId?: string } } };
 
 /** A data dir that outlives a restart, removed when the test ends. */
 async function keptDataDir(t: ExecutionContext): Promise<string> {
@@ -53,17 +50,7 @@ async function openPayPage(weir: Pick<Weir, 'url'>, invoiceId: string): Promise<
   return page.headers.get('location')!.split('/').pop()!;
 }
 
-/** The payer chooses USDC on the session's page: the deposit address and the amount to send. */
-async function reveal(weir: Pick<Weir, 'url'>, api: Api, sessionId: string): Promise<Revealed> {
-  const usdc = (await getSession(api, sessionId)).addresses.find((a) => a.asset.currency === 'usdc')!;
-  const answer = await apiClient(weir.url).post<Revealed>(`/checkout/${sessionId}/payment-method`, { assetId: usdc.asset.id });
-  if (answer.status !== 200) throw new Error(`reveal failed: ${JSON.stringify(answer.body)}`);
-  return answer.body;
-}
-
-const getSession = async (api: Api, id: string) => (await api.get<SessionView>(`/api/v1/checkout/sessions/${id}`)).body;
 const getInvoice = async (api: Api, id: string) => (await api.get<InvoiceView>(`/api/v1/invoices/${id}`)).body;
-const sessionEvents = (weir: Pick<Weir, 'eventStore'>, id: string) => weir.eventStore.readStream(`checkout_session-${id}`);
 const eventTypes = async (weir: Pick<Weir, 'eventStore'>, id: string) => (await sessionEvents(weir, id)).map((e) => e.type);
 
 /** The log without webhook deliveries and mails (each recorded as its dispatcher gets to it): what the payment records wrote. */
@@ -73,51 +60,13 @@ async function recordsLog(weir: Pick<Weir, 'eventStore'>): Promise<string[]> {
     .map((e) => `${e.streamId} ${e.type}`);
 }
 
-const untilCanceled = (api: Api, id: string) =>
-  eventually(async () => { const s = await getSession(api, id); return s.status === 'canceled' ? s : undefined; }, `session ${id} to be canceled`);
-
-/** The `CheckoutSessionCanceled` events of a session, with who recorded them and why. */
-async function cancellations(weir: Pick<Weir, 'eventStore'>, id: string) {
-  return (await sessionEvents(weir, id)).filter((e) => e.type === 'CheckoutSessionCanceled')
-    .map((e) => ({ actor: e.metadata.actor, reason: (e.data as { reason: string | null }).reason }));
-}
-
-/** A receiver subscribed to the session events, and the webhook types it received about one session. */
-async function receiveHooks(t: ExecutionContext, api: Api) {
-  const receiver = await startWebhookReceiver();
-  t.teardown(() => receiver.close());
-  const endpoint = await api.post('/api/v1/webhook-endpoints', { description: 'sessions', url: receiver.url, enabledEvents: { events: HOOKS } });
-  if (endpoint.status !== 200) throw new Error(`endpoint: ${JSON.stringify(endpoint.body)}`);
-  const about = (sessionId: string) => receiver.received.map((h) => JSON.parse(h.body) as Hook)
-    .filter((h) => (h.data.object.checkoutSessionId ?? h.data.object.id) === sessionId).map((h) => h.type).sort();
-  return {
-    about,
-    waitFor: (sessionId: string, types: string[]) => receiver.waitFor(() => types.every((type) => about(sessionId).includes(type))),
-  };
-}
-
-let nextBlock = 50_000;
-
-/** Money sent to a deposit address the payer was shown, after its session ended. */
-async function payLate(weir: Pick<Weir, 'bus'>, api: Api, sessionId: string, revealed: Revealed): Promise<SessionView> {
-  const chain = chainPublisher(weir.bus);
-  const blockNumber = nextBlock++;
-  const blockHash = randomHash();
-  await chain.transfer({ to: revealed.address, amount: revealed.amountDueRaw, blockNumber, blockHash });
-  await chain.final(blockNumber, blockHash);
-  return eventually(async () => {
-    const s = await getSession(api, sessionId);
-    return s.paymentIntent.transactions.length > 0 ? s : undefined;
-  }, `the late payment to ${sessionId}`);
-}
-
 test('an invoice paid through one session cancels its other open session, once, with its webhooks; money sent to it later is a late payment; nothing else is touched, nothing repeats after a restart', async (t) => {
   const dataDir = await keptDataDir(t);
   const clock = createManualClock(T0);
   const first = await start(t, clock, dataDir);
   const merchant = await createMerchant(first.url);
   const { api } = merchant;
-  const hooks = await receiveHooks(t, api);
+  const hooks = await receiveHooks(t, api, HOOKS);
 
   // The payer opens the pay link, and again once the first session has less than ten minutes left.
   const invoiceId = await openInvoice(api);
@@ -176,7 +125,7 @@ test('voiding an invoice cancels its open session; the pay link opens no new one
   const clock = createManualClock(T0);
   const weir = await start(t, clock);
   const { api } = await createMerchant(weir.url);
-  const hooks = await receiveHooks(t, api);
+  const hooks = await receiveHooks(t, api, HOOKS);
   const invoiceId = await openInvoice(api);
   const session = await openPayPage(weir, invoiceId);
   const shown = await reveal(weir, api, session);

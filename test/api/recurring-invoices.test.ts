@@ -1,20 +1,17 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
 import { createCommandHandler } from '../../src/actors/command-handler.ts';
 import { subscriptionIdOfInvoice } from '../../src/actors/subscription-items.ts';
 import { openStores, type Weir } from '../../src/app/start-weir.ts';
 import { COLLECTIONS, type TimerDoc } from '../../src/projections/collections.ts';
-import { SUBSCRIPTION_TIMERS, SUBSCRIPTION_WORK } from '../../src/projections/subscriptions.projection.ts';
-import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
+import { SUBSCRIPTION_TIMERS } from '../../src/projections/subscriptions.projection.ts';
+import { createManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { startInvoiceTestApp } from '../support/invoice-test-app.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
-import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
-import { assertError, payInFull, type Api, type Session } from './helpers.ts';
+import { createMerchant } from '../support/weir-harness.ts';
+import { assertError, payInFull, restartableWeir, settled, type Api, type Session } from './helpers.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -110,13 +107,6 @@ test('a finalized recurring invoice starts a subscription and generates its next
 
 const SERIES_START = Date.parse('2026-03-15T09:00:00.000Z');
 
-/** A Weir on a data dir that outlives it, so the test can restart it on the same log. */
-async function restartableWeir(t: ExecutionContext, clock: ManualClock) {
-  const dataDir = await mkdtemp(join(tmpdir(), 'weir-first-invoice-'));
-  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  return { dataDir, start: () => startTestWeir(t, { dataDir }, { clock }) };
-}
-
 /** The first invoice of a monthly series (10 USDC, due in 10 days), finalized: its subscription is incomplete. */
 async function finalizedSeries(api: Api) {
   const { customer, product } = await customerAndPlan(api, 'Hosting', '1000000000', 1);
@@ -141,12 +131,6 @@ async function untilSubscription(api: Api, id: string, status: string): Promise<
 async function voidsOf(weir: Pick<Weir, 'eventStore'>, invoiceId: string) {
   return (await weir.eventStore.readStream(`invoice-${invoiceId}`)).filter((e) => e.type === 'InvoiceVoided')
     .map((e) => ({ actor: e.metadata.actor, causationId: e.metadata.causationId }));
-}
-
-/** Every event in the log has been projected, and the billing work list is empty. */
-async function settled(weir: Weir): Promise<void> {
-  await weir.projections.waitFor((await weir.eventStore.headPosition())!);
-  await eventually(async () => ((await weir.readStore.collection(SUBSCRIPTION_WORK).find({})).length === 0 ? true : undefined), 'the billing work list to be empty');
 }
 
 /**
@@ -177,8 +161,10 @@ test('the first invoice of a series left unpaid past its due date is voided when
   const expired = await untilSubscription(api, subscription.id, 'incomplete_expired');
   t.like(expired, { endedAt: invoice.dueDate, latestInvoiceId: invoice.id });
   await settled(first);
+  t.truthy(invoice.nextInvoice, 'open, it announced the next invoice of the series');
   const voided = (await api.get<Invoice & { voidedAt: string | null }>(`/api/v1/invoices/${invoice.id}`)).body;
-  t.like(voided, { status: 'void', voidedAt: invoice.dueDate });
+  // Nothing will be issued after it: it no longer announces a next invoice.
+  t.like(voided, { status: 'void', voidedAt: invoice.dueDate, nextInvoice: null });
   await assertVoidedOnce(t, first, api, invoice.id, subscription.id);
   await first.stop();
 
@@ -257,7 +243,7 @@ test('the first invoice of a series whose subscription the merchant ends while i
   t.is(end.status, 200);
   t.like(end.body, { status: 'canceled', endedAt, latestInvoiceId: invoice.id });
   await settled(first);
-  t.like((await api.get<Invoice & { voidedAt: string | null }>(`/api/v1/invoices/${invoice.id}`)).body, { status: 'void', voidedAt: endedAt });
+  t.like((await api.get<Invoice & { voidedAt: string | null }>(`/api/v1/invoices/${invoice.id}`)).body, { status: 'void', voidedAt: endedAt, nextInvoice: null });
   await assertVoidedOnce(t, first, api, invoice.id, subscription.id);
   // Its former due date passes: the ended subscription does not expire on top of it.
   clock.advanceTo(Date.parse(invoice.dueDate) + DAY);

@@ -2,12 +2,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
+import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
+import { createCommandHandler } from '../../src/actors/command-handler.ts';
+import type { Weir } from '../../src/app/start-weir.ts';
+import { openEventStore } from '../../src/event-store/open-event-store.ts';
 import { SUBSCRIPTION_WORK } from '../../src/projections/subscriptions.projection.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
-import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
-import { assertError, assertRejectedWithoutWrite, payInFull, type Api, type Page, type Session } from './helpers.ts';
+import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+import {
+  assertError, assertRejectedWithoutWrite, getSession, payInFull, payLate, receiveHooks, restartableWeir, reveal, sessionEvents, settled, untilCanceled,
+  type Api, type Page, type Session,
+} from './helpers.ts';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -34,11 +41,15 @@ async function subscribe(api: Api, priceId: string, extra: Record<string, unknow
     mode: 'subscription', successUrl: 'https://shop.example/welcome', lineItems: { data: [{ priceId, quantity: 1 }] }, ...extra,
   });
   if (session.status !== 200) throw new Error(JSON.stringify(session.body));
-  const subscription = await eventually(async () => {
-    const response = await api.get<Subscription>(`/api/v1/subscriptions/${session.body.subscriptionId}`);
+  return { session: session.body, subscription: await subscriptionOf(api, session.body.subscriptionId) };
+}
+
+/** The subscription a session created, once the billing process has created it. */
+function subscriptionOf(api: Api, id: string): Promise<Subscription> {
+  return eventually(async () => {
+    const response = await api.get<Subscription>(`/api/v1/subscriptions/${id}`);
     return response.status === 200 ? response.body : undefined;
   }, 'the subscription');
-  return { session: session.body, subscription };
 }
 
 async function until(api: Api, id: string, status: string): Promise<Subscription> {
@@ -184,22 +195,24 @@ test('a subscription session is refused, with nothing written, for prices a subs
   }
 });
 
-test('a subscription bought on a payment link gets a customer from the payer\'s email, so renewals reach them', async (t) => {
-  const { weir, api } = await setup(t);
-  const monthly = await plan(api, 'Pro', 'month', 1);
-  const link = (await api.post<{ id: string; url: string }>('/api/v1/payment-links', { title: 'Pro monthly', productId: monthly.productId, emailCollection: true, nameCollection: true })).body;
+/** A payer buys `productId` on a new subscription payment link: the session the link opened, and its subscription. */
+async function buyOnLink(api: Api, productId: string) {
+  const link = (await api.post<{ id: string; url: string }>('/api/v1/payment-links', { title: 'Pro monthly', productId, emailCollection: true, nameCollection: true })).body;
   const answer = await fetch(link.url, {
     method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ email: 'payer@example.com', name: 'Pat Payer' }).toString(),
   });
-  t.is(answer.status, 303);
+  if (answer.status !== 303) throw new Error(`the payment link answered ${answer.status}`);
   const sessionId = answer.headers.get('location')!.split('/').pop()!;
   const session = (await api.get<Session & { subscriptionId: string; paymentLinkId: string }>(`/api/v1/checkout/sessions/${sessionId}`)).body;
+  return { link, session, subscription: await subscriptionOf(api, session.subscriptionId) };
+}
+
+test('a subscription bought on a payment link gets a customer from the payer\'s email, so renewals reach them', async (t) => {
+  const { weir, api } = await setup(t);
+  const monthly = await plan(api, 'Pro', 'month', 1);
+  const { link, session, subscription } = await buyOnLink(api, monthly.productId);
   t.is(session.paymentLinkId, link.id);
-  const subscription = await eventually(async () => {
-    const response = await api.get<Subscription>(`/api/v1/subscriptions/${session.subscriptionId}`);
-    return response.status === 200 ? response.body : undefined;
-  }, 'the subscription');
   const customer = (await api.get<{ email: string; name: string }>(`/api/v1/customers/${subscription.customerId}`)).body;
   t.like(customer, { email: 'payer@example.com', name: 'Pat Payer' });
   await payInFull(weir, api, session);
@@ -281,4 +294,84 @@ test('a renewal that fell due while Weir was down is issued at start: the timers
     return response.body.status === 'open' ? response.body : undefined;
   }, 'the renewal invoice');
   t.is(invoice.customerId, customer.id);
+});
+
+const MINUTE = 60 * 1000;
+const SESSION_HOOKS = ['checkout_session.canceled', 'checkout_session.expired', 'payment_intent.canceled', 'checkout_session.late_payment', 'checkout_session.completed'];
+
+/** How a session ended (canceled or expired): by whom, because of what, and why. */
+async function endingsOf(weir: Pick<Weir, 'eventStore'>, sessionId: string) {
+  return (await sessionEvents(weir, sessionId)).filter((e) => e.type === 'CheckoutSessionCanceled' || e.type === 'CheckoutSessionExpired')
+    .map((e) => ({ type: e.type, actor: e.metadata.actor, causationId: e.metadata.causationId, reason: (e.data as { reason?: string | null }).reason ?? null }));
+}
+
+/** The first session of `subscriptionId`, canceled by the billing process because the subscription ended. */
+const canceledBecauseOf = (subscriptionId: string) => [{
+  type: 'CheckoutSessionCanceled', actor: 'system:subscription-billing', causationId: subscriptionId, reason: 'the subscription was canceled',
+}];
+
+test('the open first session of a subscription ended while incomplete is canceled, once, with its webhooks; money sent to it later is a late payment; nothing repeats after a restart', async (t) => {
+  const clock = createManualClock(Date.parse('2026-05-10T12:00:00.000Z'));
+  const weir = await restartableWeir(t, clock);
+  const first = await weir.start();
+  const { api, testSecretKey } = await createMerchant(first.url);
+  const hooks = await receiveHooks(t, api, SESSION_HOOKS);
+  const { session, subscription } = await subscribe(api, (await plan(api, 'Pro', 'month', 1)).priceId);
+  const shown = await reveal(first, api, session.id);
+
+  clock.advanceBy(10 * MINUTE);
+  t.like((await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/end`)).body, { status: 'canceled' });
+  const canceled = await untilCanceled(api, session.id);
+  t.is(canceled.paymentIntent.status, 'canceled');
+  t.deepEqual(await endingsOf(first, session.id), canceledBecauseOf(subscription.id));
+  await hooks.waitFor(session.id, ['checkout_session.canceled', 'payment_intent.canceled']);
+  t.is((await apiClient(first.url).post(`/checkout/${session.id}/payment-method`, { assetId: canceled.addresses[0]!.asset.id })).status, 400, 'its page gives out no address');
+
+  // The payer sends the amount shown anyway: a late payment of the canceled session; the subscription stays canceled.
+  const late = await payLate(first, api, session.id, shown);
+  t.like(late, { status: 'canceled', amountReceived: '1000000000' });
+  t.true(late.paymentIntent.transactions[0]!.late);
+  await hooks.waitFor(session.id, ['checkout_session.late_payment']);
+  // Its expiry passes: nothing more happens to it.
+  clock.advanceBy(2 * HOUR);
+  await settled(first);
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, { status: 'canceled' });
+  await first.stop();
+
+  const second = await weir.start();
+  const again = apiClient(second.url, testSecretKey);
+  await settled(second);
+  t.deepEqual(await endingsOf(second, session.id), canceledBecauseOf(subscription.id));
+  t.deepEqual((await second.eventStore.readStream(`subscription-${subscription.id}`)).map((e) => e.type), ['SubscriptionCreated', 'SubscriptionCanceled']);
+  // A later session's cancel marks the point by which a repeat of the earlier webhooks would have been sent.
+  const marker = (await again.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
+  t.is((await again.post(`/api/v1/checkout/sessions/${marker.id}/cancel`)).status, 200);
+  await hooks.waitFor(marker.id, ['checkout_session.canceled']);
+  t.deepEqual(hooks.about(session.id), ['checkout_session.canceled', 'checkout_session.late_payment', 'payment_intent.canceled']);
+  t.like(await getSession(again, session.id), { status: 'canceled' });
+});
+
+test('a subscription bought on a payment link and ended in a crash before its session was canceled: the restart cancels it, once', async (t) => {
+  const clock = createManualClock(Date.parse('2026-05-10T12:00:00.000Z'));
+  const weir = await restartableWeir(t, clock);
+  const first = await weir.start();
+  const { api, testSecretKey, organizationId } = await createMerchant(first.url);
+  const { session, subscription } = await buyOnLink(api, (await plan(api, 'Pro', 'month', 1)).productId);
+  await first.stop();
+
+  // What a crash leaves: the end is in the log, the cancel of the session is not.
+  clock.advanceBy(10 * MINUTE);
+  const eventStore = await openEventStore({ dataDir: weir.dataDir });
+  const end = await createCommandHandler({ eventStore, clock }).handle(
+    subscriptionAggregate, subscription.id, { type: 'EndSubscription', comment: null }, { organizationId, environment: 'test', actor: 'test' },
+  );
+  t.deepEqual(end.events.map((e) => e.type), ['SubscriptionCanceled']);
+  await eventStore.close();
+
+  const second = await weir.start();
+  const again = apiClient(second.url, testSecretKey);
+  await untilCanceled(again, session.id);
+  await settled(second);
+  t.deepEqual(await endingsOf(second, session.id), canceledBecauseOf(subscription.id));
+  t.like((await again.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, { status: 'canceled' });
 });
