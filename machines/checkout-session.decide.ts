@@ -1,7 +1,9 @@
+import { transition } from 'xstate';
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { toChainUnits } from '../src/shared/money.ts';
 import { confirmedAmount, totalOf } from './checkout-session.evolve.ts';
 import type { CheckoutSessionSnapshot } from './checkout-session.aggregate.ts';
+import { checkoutSessionMachine } from './checkout-session.machine.ts';
 import type { CheckoutSession, CheckoutSessionEvent, SessionDiscount, SessionPayment, SessionSweep } from './checkout-session.types.ts';
 
 export type CheckoutSessionCommand =
@@ -18,7 +20,18 @@ export type CheckoutSessionCommand =
 
 export type DecideContext = { now: string };
 
-const statusOf = (snapshot: CheckoutSessionSnapshot) => snapshot.value as string;
+/** The session's status: the top-level state (`open` has substates). */
+const statusOf = (snapshot: CheckoutSessionSnapshot): string =>
+  typeof snapshot.value === 'string' ? snapshot.value : Object.keys(snapshot.value)[0]!;
+
+/**
+ * The expiry the chart takes at `now`: only an open session awaiting payment (none pending, see
+ * the machine) whose `expiresAt` has passed expires; otherwise nothing.
+ */
+function expiresNow(snapshot: CheckoutSessionSnapshot, now: string): CheckoutSessionEvent[] {
+  const expiry: CheckoutSessionEvent = { type: 'CheckoutSessionExpired', data: { at: now } };
+  return snapshot.matches({ open: 'awaitingPayment' }) && snapshot.can(expiry) ? [expiry] : [];
+}
 
 function requireSession(snapshot: CheckoutSessionSnapshot): CheckoutSession {
   const session = snapshot.context.session;
@@ -84,7 +97,11 @@ export function decideCheckoutSession(snapshot: CheckoutSessionSnapshot, command
     case 'WithdrawTransfer': {
       const payment = session.payments.find((p) => p.transferId === command.transferId);
       if (!payment || payment.status !== 'pending') return [];
-      return [{ type: 'PaymentWithdrawn', data: { transferId: command.transferId, reason: command.reason, at: ctx.now } }];
+      const withdrawn: CheckoutSessionEvent = { type: 'PaymentWithdrawn', data: { transferId: command.transferId, reason: command.reason, at: ctx.now } };
+      // The expiry timer that fired while it was pending will not fire again: a session past its
+      // expiry that no longer waits for any payment expires with the withdrawal.
+      const [afterWithdrawal] = transition(checkoutSessionMachine, snapshot, withdrawn);
+      return [withdrawn, ...expiresNow(afterWithdrawal, ctx.now)];
     }
     case 'ConfirmTransfer': {
       const payment = session.payments.find((p) => p.transferId === command.transferId);
@@ -94,11 +111,10 @@ export function decideCheckoutSession(snapshot: CheckoutSessionSnapshot, command
         ...afterConfirmation(session, status, payment, ctx.now),
       ];
     }
-    case 'ExpireCheckoutSession': {
-      if (status !== 'open') return [];
-      if (Date.parse(ctx.now) < Date.parse(session.expiresAt)) return [];
-      return [{ type: 'CheckoutSessionExpired', data: { at: ctx.now } }];
-    }
+    case 'ExpireCheckoutSession':
+      // Nothing while a payment detected in time waits for its confirmations: it completes or
+      // part-pays the session when final, or expires it if withdrawn (see WithdrawTransfer).
+      return expiresNow(snapshot, ctx.now);
     case 'CancelCheckoutSession': {
       if (status === 'canceled') return [];
       if (status !== 'open') throw new InvalidStateError(`checkout session is ${status}; only an open session can be canceled`);

@@ -1,4 +1,4 @@
-import { assign, setup } from 'xstate';
+import { assign, not, setup } from 'xstate';
 import { evolveCheckoutSession } from './checkout-session.evolve.ts';
 import type { CheckoutSession, CheckoutSessionEvent } from './checkout-session.types.ts';
 
@@ -15,6 +15,11 @@ const apply = assign<CheckoutSessionMachineContext, CheckoutSessionEvent, undefi
  *
  * Payments may be detected, withdrawn (reorg) and confirmed in every state: money that reaches
  * a deposit address is always recorded, even after expiry.
+ *
+ * An open session is `awaitingPayment` or, while a detected payment waits for its confirmations,
+ * `processing`. Only an `awaitingPayment` session expires, and only once its `expiresAt` has
+ * passed: a payment sent in time is never turned into a late one by the wait for its block to be
+ * final. The decider asks this chart whether a session expires now (`expiresNow`).
  */
 export const checkoutSessionMachine = setup({
   types: {
@@ -22,6 +27,11 @@ export const checkoutSessionMachine = setup({
     events: {} as CheckoutSessionEvent,
   },
   actions: { apply },
+  guards: {
+    paymentPending: ({ context }) => context.session?.payments.some((p) => p.status === 'pending') ?? false,
+    expiresAtReached: ({ context, event }) =>
+      event.type === 'CheckoutSessionExpired' && context.session !== null && Date.parse(event.data.at) >= Date.parse(context.session.expiresAt),
+  },
 }).createMachine({
   id: 'checkoutSession',
   context: { session: null },
@@ -42,8 +52,26 @@ export const checkoutSessionMachine = setup({
         DiscountApplied: { actions: 'apply' },
         CheckoutSessionPartiallyPaid: { target: 'incomplete', actions: 'apply' },
         CheckoutSessionCompleted: { target: 'complete', actions: 'apply' },
-        CheckoutSessionExpired: { target: 'expired', actions: 'apply' },
         CheckoutSessionCanceled: { target: 'canceled', actions: 'apply' },
+      },
+      initial: 'awaitingPayment',
+      states: {
+        awaitingPayment: {
+          always: { guard: 'paymentPending', target: 'processing' },
+          on: { CheckoutSessionExpired: { guard: 'expiresAtReached', target: '#checkoutSession.expired', actions: 'apply' } },
+        },
+        processing: {
+          description: 'A detected payment waits for its confirmations: expiry waits for it. Confirmed, it completes or part-pays the session; withdrawn (reorg) with nothing else pending, the session expires then if its expiresAt has passed.',
+          always: { guard: not('paymentPending'), target: 'awaitingPayment' },
+          on: {
+            CheckoutSessionExpired: {
+              guard: 'expiresAtReached',
+              target: '#checkoutSession.expired',
+              actions: 'apply',
+              description: 'Only in logs recorded before expiry waited for pending payments; never decided now.',
+            },
+          },
+        },
       },
     },
     incomplete: {

@@ -18,7 +18,7 @@ test('given nothing, when created, then CheckoutSessionCreated and the session i
   const session = sessionFixture();
   const events = given([]).when({ type: 'CreateCheckoutSession', session });
   t.deepEqual(events, [created(session)]);
-  t.is(given(events).state().value, 'open');
+  t.true(given(events).state().matches('open'));
 });
 
 test('given a created session, when created again, then nothing (idempotent)', (t) => {
@@ -56,7 +56,7 @@ test('when a transfer is recorded, then PaymentDetected and the intent is proces
   t.is(events.length, 1);
   t.is(events[0]!.type, 'PaymentDetected');
   const state = given([created(), ...events]).state();
-  t.is(state.value, 'open');
+  t.deepEqual(state.value, { open: 'processing' });
   t.is(state.context.session?.paymentIntent.status, 'processing');
 });
 
@@ -228,4 +228,57 @@ test('a discount is refused when the session does not allow codes, is not open, 
   const allowing = created({ ...sessionFixture(), allowPromotionCodes: true });
   t.throws(() => given([allowing, expired]).when({ type: 'ApplyDiscount', discount }), { instanceOf: InvalidStateError, message: /expired/ });
   t.throws(() => given([allowing, detected('t1', '1')]).when({ type: 'ApplyDiscount', discount }), { instanceOf: InvalidStateError, message: /payment/ });
+});
+
+test('given an open session with a payment pending, when the expiry timer fires past expiresAt, then nothing: the expiry waits, and firing again changes nothing', (t) => {
+  const history = [created(), detected('t1', '300000000')];
+  t.deepEqual(given(history).when({ type: 'ExpireCheckoutSession' }, AFTER_EXPIRY), []);
+  t.deepEqual(given(history).when({ type: 'ExpireCheckoutSession' }, '2026-01-01T05:00:00.000Z'), []);
+  const state = given(history).state();
+  t.deepEqual(state.value, { open: 'processing' });
+  t.is(state.context.session?.paymentIntent.status, 'processing');
+  // Then confirmed past expiresAt: completed or part-paid as usual, not a late payment.
+  const exact = given(history).when({ type: 'ConfirmTransfer', transferId: 't1' }, AFTER_EXPIRY);
+  t.deepEqual(exact.map((e) => e.type), ['PaymentConfirmed', 'CheckoutSessionCompleted']);
+  t.false(given([...history, ...exact]).state().context.session!.payments[0]!.late);
+  const short = given([created(), detected('t1', '100000000')]).when({ type: 'ConfirmTransfer', transferId: 't1' }, AFTER_EXPIRY);
+  t.deepEqual(short.map((e) => e.type), ['PaymentConfirmed', 'CheckoutSessionPartiallyPaid']);
+});
+
+test('given a pending payment past expiresAt, when it is withdrawn and nothing else is pending, then the session expires with it', (t) => {
+  const history = [created(), detected('t1', '300000000')];
+  const events = given(history).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, AFTER_EXPIRY);
+  t.deepEqual(events, [{ type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: AFTER_EXPIRY } }, expired]);
+  const session = given([...history, ...events]).state().context.session!;
+  t.is(session.status, 'expired');
+  t.is(session.paymentIntent.status, 'canceled');
+  t.deepEqual(given([...history, ...events]).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, AFTER_EXPIRY), []);
+});
+
+test('a withdrawal does not expire the session before expiresAt, while another payment is pending, or once the session left open', (t) => {
+  const withdraw = { type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' } as const;
+  const before = given([created(), detected('t1', '300000000')]).when(withdraw, NOW);
+  t.deepEqual(before.map((e) => e.type), ['PaymentWithdrawn']);
+  const another = [created(), detected('t1', '100000000'), detected('t2', '200000000')];
+  t.deepEqual(given(another).when(withdraw, AFTER_EXPIRY).map((e) => e.type), ['PaymentWithdrawn']);
+  t.deepEqual(given(another).state().value, { open: 'processing' });
+  t.deepEqual(given([...another, ...given(another).when(withdraw, AFTER_EXPIRY)]).state().value, { open: 'processing' });
+  const partial: CheckoutSessionEvent = { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: NOW } };
+  const incomplete = [created(), detected('t2', '100000000'), confirmed('t2'), partial, detected('t1', '1')];
+  t.deepEqual(given(incomplete).when(withdraw, AFTER_EXPIRY).map((e) => e.type), ['PaymentWithdrawn']);
+  const canceled: CheckoutSessionEvent = { type: 'CheckoutSessionCanceled', data: { at: NOW, reason: null } };
+  t.deepEqual(given([created(), detected('t1', '1'), canceled]).when(withdraw, AFTER_EXPIRY).map((e) => e.type), ['PaymentWithdrawn']);
+});
+
+test('given a pending payment withdrawn before expiresAt, when the expiry timer fires, then the session expires as usual', (t) => {
+  const withdrawn: CheckoutSessionEvent = { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW } };
+  const history = [created(), detected('t1', '300000000'), withdrawn];
+  t.deepEqual(given(history).state().value, { open: 'awaitingPayment' });
+  t.deepEqual(given(history).when({ type: 'ExpireCheckoutSession' }, AFTER_EXPIRY), [expired]);
+});
+
+test('the chart accepts an expiry only at or after expiresAt, and still replays one recorded while a payment was pending (logs from before expiry waited)', (t) => {
+  t.throws(() => given([created(), { type: 'CheckoutSessionExpired', data: { at: NOW } }]).state(), { instanceOf: IllegalEventError });
+  const recorded = given([created(), detected('t1', '300000000'), expired, confirmed('t1', AFTER_EXPIRY)]).state();
+  t.is(recorded.value, 'expired');
 });

@@ -1,6 +1,7 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
+import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
@@ -56,4 +57,74 @@ test('expiresAt is validated: past, too soon, too far, malformed', async (t) => 
     t.is(r.status, 400, expiresAt);
     t.regex(r.body.message, /^expiresAt/);
   }
+});
+
+type PayableSession = Session & { url: string; addresses: { asset: { currency: string }; paymentAddress: string }[] };
+
+/** A 3 USDC session expiring 08:30, its webhooks (completed, expired) recorded, and a USDC transfer to it detected at 08:10 in block 100. */
+async function sessionWithTransferDetectedInTime(t: ExecutionContext) {
+  const receiver = await startWebhookReceiver();
+  t.teardown(() => receiver.close());
+  const clock = createManualClock(Date.parse('2026-05-01T08:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const merchant = await createMerchant(weir.url);
+  await merchant.api.post('/api/v1/webhook-endpoints', { description: 'd', url: receiver.url, enabledEvents: { events: ['checkout_session.completed', 'checkout_session.expired'] } });
+  const session = (await merchant.api.post<PayableSession>('/api/v1/checkout/sessions', { ...sessionRequest('150000000', 2), expiresAt: '2026-05-01T08:30:00Z' })).body;
+  const usdc = session.addresses.find((a) => a.asset.currency === 'usdc')!;
+  clock.set(Date.parse('2026-05-01T08:10:00Z'));
+  const blockHash = randomHash();
+  await chainPublisher(weir.bus).transfer({ to: usdc.paymentAddress, amount: '3000000', blockNumber: 100, blockHash });
+  await eventually(async () => {
+    const s = (await merchant.api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
+    return s.paymentIntent.status === 'processing' ? s : undefined;
+  }, 'the transfer to be detected');
+  return { receiver, clock, weir, merchant, session, blockHash };
+}
+
+const hookTypes = (hooks: { body: string }[]) => hooks.map((h) => (JSON.parse(h.body) as { type: string }).type);
+
+test('a payment detected before expiresAt keeps the session open past it, through a restart, and completes it when final: no checkout_session.expired', async (t) => {
+  const { receiver, clock, weir, merchant, session, blockHash } = await sessionWithTransferDetectedInTime(t);
+  clock.set(Date.parse('2026-05-01T08:31:00Z'));
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  const waiting = (await merchant.api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
+  t.is(waiting.status, 'open');
+  t.is(waiting.paymentIntent.status, 'processing');
+  const status = await (await fetch(`${session.url}/status`)).json() as { status: string; paymentStatus: string };
+  t.like(status, { status: 'open', paymentStatus: 'unpaid' });
+
+  // After a restart the expiry timer is tried again and again changes nothing.
+  await weir.stop();
+  const again = await startTestWeir(t, { dataDir: weir.dataDir }, { clock });
+  const api = apiClient(again.url, merchant.testSecretKey);
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  t.is((await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body.status, 'open');
+
+  clock.set(Date.parse('2026-05-01T08:32:00Z'));
+  await chainPublisher(again.bus).final(100, blockHash);
+  const complete = await eventually(async () => {
+    const s = (await api.get<Session & { paymentStatus: string }>(`/api/v1/checkout/sessions/${session.id}`)).body;
+    return s.status === 'complete' ? s : undefined;
+  }, 'the session to complete');
+  t.is(complete.paymentIntent.status, 'succeeded');
+  t.deepEqual(hookTypes(await receiver.waitFor((all) => all.length >= 1)), ['checkout_session.completed']);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.deepEqual(hookTypes(receiver.received), ['checkout_session.completed']);
+});
+
+test('a payment detected before expiresAt and withdrawn by a reorg after it expires the session then, with one checkout_session.expired', async (t) => {
+  const { receiver, clock, weir, merchant, session, blockHash } = await sessionWithTransferDetectedInTime(t);
+  clock.set(Date.parse('2026-05-01T08:31:00Z'));
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  t.is((await merchant.api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body.status, 'open');
+
+  await chainPublisher(weir.bus).reorg([{ number: 100, hash: blockHash }]);
+  const expired = await eventually(async () => {
+    const s = (await merchant.api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
+    return s.status === 'expired' ? s : undefined;
+  }, 'the session to expire');
+  t.is(expired.paymentIntent.status, 'canceled');
+  t.deepEqual(hookTypes(await receiver.waitFor((all) => all.length >= 1)), ['checkout_session.expired']);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.deepEqual(hookTypes(receiver.received), ['checkout_session.expired']);
 });
