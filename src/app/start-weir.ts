@@ -119,25 +119,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const dispatcher = createWebhookDispatcher({ clock, eventStore, readStore, projections, commands, secretBox, send: overrides.webhookSender ?? createHttpWebhookSender() });
   dispatcher.start();
   const mailer = overrides.mailer ? { ...overrides.mailer, describe: 'custom', close: () => {} } : openMailer({ smtpUrl: config.smtpUrl, outboxDir: join(config.dataDir, 'outbox') });
-  const mails = createMailDispatcher({ clock, readStore, projections, commands, mailer, log });
-  const timers = createTimerRunner({
-    clock, readStore, projections, log,
-    handlers: { ...checkoutSessionTimerHandlers(commands), ...invoiceTimerHandlers(commands), ...couponTimerHandlers(commands), ...subscriptionTimerHandlers(commands), ...mails.timerHandlers },
-  });
-  timers.start();
-  const invoicePayments = createInvoicePaymentLinker({ clock, readStore, projections, commands, log });
-  invoicePayments.start();
-  mails.start();
-
   const offeredEvm = [...evm.registry.offered('test'), ...evm.registry.offered('live')].filter((n) => evm.factories.has(n.chainId));
-  const executors = new Map<string, SweepExecutor>();
-  if (evm.sweeperKey) {
-    for (const network of offeredEvm) {
-      const endpoints = evm.registry.endpoints(network.chainId);
-      const clients = createEvmWriteClients({ rpcUrl: endpoints.http[0]!, chainId: network.chainId, privateKey: evm.sweeperKey, pollingIntervalMs: network.network === 'devnet' ? 50 : 2000, retryCount: network.network === 'devnet' ? 0 : 3 });
-      executors.set(network.network, createEvmSweepExecutor({ clients, factoryAddress: evm.factories.get(network.chainId)! }));
-    }
-  }
   // One follower per offered EVM network; each is independent, so one failing RPC never stops another.
   const checkpoints = createFileCheckpointStore(join(config.dataDir, 'ingest'));
   const followers = (overrides.evmFollowers === false ? [] : offeredEvm).map((network) => createEvmFollower({
@@ -146,10 +128,31 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
     bus,
     watched,
     checkpoints,
+    clock,
+    // A session's expiry waits for the followers of its networks to read past it (see checkout-session-timers).
+    onCaughtUp: () => timers.retryWaiting(),
     pollIntervalMs: overrides.followerPollIntervalMs ?? (network.network === 'devnet' ? 100 : Math.max(250, Math.min(network.blockTimeMs, 4000))),
     log: (line) => log(`[ingest ${network.network}] ${line}`),
   }));
   const followersByNetwork = new Map(followers.map((follower) => [follower.status().network, follower]));
+  const mails = createMailDispatcher({ clock, readStore, projections, commands, mailer, log });
+  const timers = createTimerRunner({
+    clock, readStore, projections, log,
+    handlers: { ...checkoutSessionTimerHandlers(commands, { readStore, readThrough: (network) => followersByNetwork.get(network)?.status().caughtUpAt }), ...invoiceTimerHandlers(commands), ...couponTimerHandlers(commands), ...subscriptionTimerHandlers(commands), ...mails.timerHandlers },
+  });
+  timers.start();
+  const invoicePayments = createInvoicePaymentLinker({ clock, readStore, projections, commands, log });
+  invoicePayments.start();
+  mails.start();
+
+  const executors = new Map<string, SweepExecutor>();
+  if (evm.sweeperKey) {
+    for (const network of offeredEvm) {
+      const endpoints = evm.registry.endpoints(network.chainId);
+      const clients = createEvmWriteClients({ rpcUrl: endpoints.http[0]!, chainId: network.chainId, privateKey: evm.sweeperKey, pollingIntervalMs: network.network === 'devnet' ? 50 : 2000, retryCount: network.network === 'devnet' ? 0 : 3 });
+      executors.set(network.network, createEvmSweepExecutor({ clients, factoryAddress: evm.factories.get(network.chainId)! }));
+    }
+  }
   for (const follower of followers) await follower.start();
   // No session before each follower has a starting point that survives a crash (see `ready`):
   // otherwise a payer could pay in a block that a follower started later will never read. A chain

@@ -2,7 +2,7 @@ import test from 'ava';
 import { COLLECTIONS, type TimerDoc } from '../projections/collections.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { createManualClock } from '../shared/clock.ts';
-import { createTimerRunner, type TimerHandler } from './timer-runner.ts';
+import { createTimerRunner, type TimerHandler, type TimerRunner } from './timer-runner.ts';
 
 const T0 = Date.parse('2026-06-01T00:00:00.000Z');
 const SECOND = 1000;
@@ -77,4 +77,57 @@ test('a timer whose command changed nothing is not fired again until it is resch
   advanced!(3n, new Set([COLLECTIONS.timers]));
   await reached(() => fired, 2);
   t.pass();
+});
+
+test('a failing timer that goes away before its retry is forgotten: the loop does not keep looking at a retry time in the past', async (t) => {
+  const manual = createManualClock(T0);
+  let scheduled = 0;
+  // Counts the loop's wake-ups, and stops scheduling after 50 so that a spinning loop ends the test instead of hanging it.
+  const clock = { ...manual, schedule: (at: number, fire: () => void) => (++scheduled > 50 ? () => {} : manual.schedule(at, fire)) };
+  const store = createEmbeddedReadStore({});
+  const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
+  await timers.put({ _id: 'boom:1', kind: 'boom', recordId: '1', organizationId: 'org', environment: 'test', fireAt: T0 });
+  let calls = 0;
+  const runner = createTimerRunner({
+    clock, readStore: store, projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
+    handlers: { boom: async () => { calls += 1; throw new Error('store unavailable'); } }, log: () => {},
+  });
+  runner.start();
+  t.teardown(() => runner.stop());
+  await reached(() => calls, 1);
+  // The record completed meanwhile: its timer is removed.
+  await timers.delete('boom:1');
+  const before = scheduled;
+  manual.advanceBy(61 * SECOND);
+  for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+  t.is(calls, 1);
+  t.true(scheduled - before <= 2, `the loop woke ${scheduled - before} times`);
+});
+
+test('retryWaiting while a pass is putting a timer off: the timer is tried again at once, not after NOT_YET_RETRY_MS', async (t) => {
+  const clock = createManualClock(T0);
+  const store = createEmbeddedReadStore({});
+  const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
+  await timers.put({ _id: 'wait:1', kind: 'wait', recordId: '1', organizationId: 'org', environment: 'test', fireAt: T0 });
+  let calls = 0;
+  let runner: TimerRunner | null = null;
+  const handlers: Record<string, TimerHandler> = {
+    async wait(timer) {
+      calls += 1;
+      if (calls > 1) {
+        await timers.delete(timer._id);
+        return { position: 1n };
+      }
+      // What the timer waits for changes while this pass decides to put it off.
+      runner!.retryWaiting();
+      return { notYet: true };
+    },
+  };
+  const lines: string[] = [];
+  runner = createTimerRunner({ clock, readStore: store, projections: { waitFor: async () => {}, onAdvanced: () => () => {} }, handlers, log: (line) => lines.push(line) });
+  runner.start();
+  t.teardown(() => runner!.stop());
+  await reached(() => calls, 2);
+  t.is(clock.now(), T0);
+  t.deepEqual(lines, []);
 });

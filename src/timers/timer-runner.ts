@@ -11,14 +11,26 @@ const RESCAN_DEBOUNCE_MS = 200;
 const BATCH = 500;
 const FIRST_RETRY_MS = 60_000;
 const MAX_RETRY_MS = 60 * 60_000;
+/**
+ * How soon a timer whose handler answered `notYet` is tried again on the clock, at the latest:
+ * what it waits for calls `retryWaiting()` when it changes.
+ */
+export const NOT_YET_RETRY_MS = 60_000;
 
 /**
  * What a timer of one kind does when it falls due: send its command and answer the log position
- * of the events it appended (null when the command changed nothing).
+ * of the events it appended (null when the command changed nothing), or `notYet` when it cannot
+ * act yet (e.g. a chain follower has not read up to the timer's time): no error, so nothing is
+ * logged; the timer is tried again on `retryWaiting()`, or after `NOT_YET_RETRY_MS`.
  */
-export type TimerHandler = (timer: TimerDoc, ctx: CommandContext) => Promise<{ position: bigint | null }>;
+export type TimerHandler = (timer: TimerDoc, ctx: CommandContext) => Promise<{ position: bigint | null } | { notYet: true }>;
 
-export type TimerRunner = { start(): void; stop(): Promise<void> };
+export type TimerRunner = {
+  start(): void;
+  /** What timers answered `notYet` to may have changed (a follower read further): try them again now. */
+  retryWaiting(): void;
+  stop(): Promise<void>;
+};
 
 /** Identity of one scheduling of a timer: a timer rescheduled (new fire time or version) is looked at again. */
 const scheduling = (timer: TimerDoc): string => `${timer.fireAt}:${timer.version ?? 0}`;
@@ -41,21 +53,30 @@ export function createTimerRunner(deps: {
   const timers = readStore.collection<TimerDoc>(COLLECTIONS.timers);
   /** Timers whose command changed nothing at this scheduling; looked at again only if rescheduled. */
   const spent = new Map<string, string>();
-  /** Timers whose handler failed: tried again at `retryAt` on the clock, backing off, while the others run. */
+  /**
+   * Timers whose handler failed (`failures` in a row, backing off) or answered `notYet` (no
+   * failure): tried again at `retryAt` on the clock, while the others run.
+   */
   const failing = new Map<string, { scheduling: string; failures: number; retryAt: number }>();
   let unsubscribe: (() => void) | null = null;
+  /** Counts `retryWaiting()` calls: one during a pass also covers a timer that pass is putting off. */
+  let retryCalls = 0;
+  let passRunning = false;
 
-  async function fire(timer: TimerDoc): Promise<void> {
+  /** Fires `timer`; false when its handler answered `notYet`. */
+  async function fire(timer: TimerDoc): Promise<boolean> {
     const handler = handlers[timer.kind];
     if (!handler) {
       log(`[timers] no handler for timer kind ${timer.kind} (${timer._id}); left pending`);
       spent.set(timer._id, scheduling(timer));
-      return;
+      return true;
     }
     const ctx = { organizationId: timer.organizationId, environment: timer.environment as Environment, actor: 'system:timer', causationId: timer._id };
     const result = await handler(timer, ctx);
+    if ('notYet' in result) return false;
     if (result.position !== null) await projections.waitFor(result.position);
     else spent.set(timer._id, scheduling(timer));
+    return true;
   }
 
   const loop = createDueWorkLoop({
@@ -63,21 +84,11 @@ export function createTimerRunner(deps: {
     clock,
     log,
     async runDue(now) {
-      const due = await timers.find({ fireAt: { $lte: now } }, { sort: { fireAt: 1 }, limit: BATCH + spent.size + failing.size });
-      for (const timer of due) {
-        if (spent.get(timer._id) === scheduling(timer)) continue;
-        const failed = failing.get(timer._id);
-        if (failed && failed.scheduling === scheduling(timer) && failed.retryAt > now) continue;
-        try {
-          await fire(timer);
-          failing.delete(timer._id);
-        } catch (error) {
-          // One timer whose command fails (a bug, a store outage) must not hold up the others.
-          const failures = failed && failed.scheduling === scheduling(timer) ? failed.failures + 1 : 1;
-          const retryAt = clock.now() + doublingDelay(failures, FIRST_RETRY_MS, MAX_RETRY_MS);
-          failing.set(timer._id, { scheduling: scheduling(timer), failures, retryAt });
-          log(`[timers] ${timer.kind} ${timer._id} failed (attempt ${failures}); retrying at ${new Date(retryAt).toISOString()}: ${(error as Error).message}`);
-        }
+      passRunning = true;
+      try {
+        await runPass(now);
+      } finally {
+        passRunning = false;
       }
     },
     async nextDue() {
@@ -87,6 +98,36 @@ export function createTimerRunner(deps: {
       return Number.isFinite(next) ? next : null;
     },
   });
+
+  /** Fires the due timers, but not those spent at this scheduling or waiting for their retry. */
+  async function runPass(now: number): Promise<void> {
+    const limit = BATCH + spent.size + failing.size;
+    const due = await timers.find({ fireAt: { $lte: now } }, { sort: { fireAt: 1 }, limit });
+    // A retry whose timer is gone (its record completed meanwhile) or moved is forgotten: a retry
+    // time left behind in the past would have the loop look again at once, over and over.
+    if (due.length < limit) {
+      const dueIds = new Set(due.map((timer) => timer._id));
+      for (const id of failing.keys()) if (!dueIds.has(id)) failing.delete(id);
+    }
+    for (const timer of due) {
+      if (spent.get(timer._id) === scheduling(timer)) continue;
+      const failed = failing.get(timer._id);
+      if (failed && failed.scheduling === scheduling(timer) && failed.retryAt > now) continue;
+      const retriesBefore = retryCalls;
+      try {
+        // Retried from this pass's `now`, so the timers put off together are looked at again together;
+        // at once (in the pass `retryWaiting` asked for) if what it waits for changed meanwhile.
+        if (await fire(timer)) failing.delete(timer._id);
+        else failing.set(timer._id, { scheduling: scheduling(timer), failures: 0, retryAt: retryCalls === retriesBefore ? now + NOT_YET_RETRY_MS : now });
+      } catch (error) {
+        // One timer whose command fails (a bug, a store outage) must not hold up the others.
+        const failures = failed && failed.scheduling === scheduling(timer) ? failed.failures + 1 : 1;
+        const retryAt = clock.now() + doublingDelay(failures, FIRST_RETRY_MS, MAX_RETRY_MS);
+        failing.set(timer._id, { scheduling: scheduling(timer), failures, retryAt });
+        log(`[timers] ${timer.kind} ${timer._id} failed (attempt ${failures}); retrying at ${new Date(retryAt).toISOString()}: ${(error as Error).message}`);
+      }
+    }
+  }
 
   return {
     start() {
@@ -100,6 +141,16 @@ export function createTimerRunner(deps: {
       });
       unsubscribe = () => { off(); if (pending) clearTimeout(pending); };
       loop.poke();
+    },
+    retryWaiting() {
+      retryCalls += 1;
+      let waiting = passRunning;
+      for (const entry of failing.values()) {
+        if (entry.failures > 0) continue;
+        entry.retryAt = clock.now();
+        waiting = true;
+      }
+      if (waiting) loop.poke();
     },
     async stop() {
       unsubscribe?.();

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { getAddress, type Address } from 'viem';
+import { createManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
+import { startDevnetWeir } from '../support/devnet-weir.ts';
 import { devnetPayer, merchantWallet, startTestDevnet } from '../support/evm-devnet.ts';
 import { startNatsServer } from '../support/nats-server.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
@@ -55,4 +57,34 @@ test('killed after the paying block: after restart the follower catches up and t
   await new Promise((resolve) => setTimeout(resolve, 500));
   t.is(new Set(receiver.received.map((r) => (JSON.parse(r.body) as { id: string }).id)).size, 1);
   t.is(receiver.received.filter((r) => r.answered === 200).length, 1, 'one checkout_session.completed delivery');
+});
+
+test('paid before its expiry while Weir was down, restarted after it: the session completes, it does not expire before the follower has read the payment', async (t) => {
+  const clock = createManualClock(Date.now());
+  const { devnet, receiver, weir, organization, restart } = await startDevnetWeir(t, { confirmations: 2, overrides: { clock } });
+  const { api } = await organization('Downtime Shop');
+  await api.post('/api/v1/webhook-endpoints', { description: 'shop', url: receiver.url, enabledEvents: { events: ['*'] } });
+  const session = (await api.post<Session & { expiresAt: string }>('/api/v1/checkout/sessions', {
+    successUrl: 'https://shop.example/ok', lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '700000000', productData: { name: 'Thing' } } }] },
+  })).body;
+  const to = getAddress(session.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress) as Address;
+
+  await weir.stop();
+  // Paid in time (the clock is still before expiresAt), confirmed while Weir is down.
+  await devnetPayer(devnet.info).payToken(devnet.info.contracts.usdc, to, 7_000_000n);
+  await devnet.mine(3);
+  clock.set(Date.parse(session.expiresAt) + 60 * 60_000);
+
+  await restart(weir);
+  const done = await eventually(async () => {
+    const s = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
+    return s.status !== 'open' && s.payments.length > 0 ? s : undefined;
+  }, 'the session to settle after restart', 60_000);
+  t.is(done.status, 'complete');
+  t.is(done.amountReceived, '700000000');
+  await receiver.waitFor((all) => all.some((r) => r.body.includes('"checkout_session.completed"')));
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const types = receiver.received.map((r) => (JSON.parse(r.body) as { type: string }).type);
+  t.is(types.filter((type) => type === 'checkout_session.completed').length, 1);
+  t.false(types.some((type) => type === 'checkout_session.expired' || type === 'checkout_session.late_payment'), types.join(', '));
 });

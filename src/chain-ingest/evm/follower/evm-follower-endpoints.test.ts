@@ -4,7 +4,7 @@ import { createInProcessBus } from '../../../bus/in-process-bus.ts';
 import { createWatchedAddresses } from '../../watched-addresses.ts';
 import { createInMemoryCheckpointStore } from './checkpoint.ts';
 import { createEvmFollower, type EvmFollowerDeps } from './evm-follower.ts';
-import { randomAddress, spyOnPublishes, startStalledEndpoint, startTcpRelay, startTestChain, transfersIn, waitUntil, type TestChain } from './follower-test-kit.ts';
+import { randomAddress, spyOnPublishes, startRpcProxy, startStalledEndpoint, startTcpRelay, startTestChain, transfersIn, waitUntil, type TestChain } from './follower-test-kit.ts';
 
 let chain: TestChain | undefined;
 
@@ -140,6 +140,33 @@ test.serial('two followers of one network share nothing: stopping one leaves the
   await first.follower.stop();
   await second.paymentPublished(6);
   t.is(second.follower.status().headSource, 'websocket');
+});
+
+test.serial('caughtUpAt: the clock time of the newest head read and processed through; it stands still while blocks cannot be read', async (t) => {
+  let lagging = false;
+  const proxy = await startRpcProxy(hardhat().node.rpcUrl, (call) => (lagging && call.method === 'eth_getBlockByNumber' ? { code: -32000, message: 'blocks unavailable' } : undefined));
+  t.teardown(() => proxy.close());
+  let now = Date.parse('2026-06-01T10:00:00.000Z');
+  const caughtUp: number[] = [];
+  const { follower } = setUp(t, { http: [proxy.url], ws: [] }, { clock: { now: () => now }, maxBackoffMs: 100, onCaughtUp: (at) => caughtUp.push(at) });
+  t.is(follower.status().caughtUpAt, null);
+  await follower.start();
+  await waitUntil('the first head processed', () => follower.status().caughtUpAt !== null);
+  t.is(follower.status().caughtUpAt, now);
+  const before = now;
+
+  // The endpoint gives heads but no blocks: the follower hears of a new block, cannot read it, and is not caught up at the new time.
+  lagging = true;
+  now += 60_000;
+  const paid = await hardhat().sendNative({ fromAccount: 7, to: randomAddress(), value: 1n });
+  await waitUntil('the new head heard', () => (follower.status().head ?? 0n) >= BigInt(paid.blockNumber) && follower.counters().errors >= 2);
+  t.true((follower.status().processed ?? 0n) < BigInt(paid.blockNumber));
+  t.is(follower.status().caughtUpAt, before);
+
+  lagging = false;
+  await waitUntil('the block read', () => (follower.status().processed ?? 0n) >= BigInt(paid.blockNumber));
+  t.is(follower.status().caughtUpAt, now);
+  t.deepEqual(caughtUp, [before, now]);
 });
 
 test('bad configuration is refused at once, naming the field', (t) => {

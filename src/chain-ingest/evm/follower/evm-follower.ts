@@ -92,8 +92,10 @@ export type EvmFollowerDeps = {
   heartbeatMs?: number;
   /** After failing over from the first HTTP endpoint, try it again after this long; 60 s unless given. */
   preferredEndpointRetryMs?: number;
-  /** Source of `observedAt`; the system clock unless given. */
+  /** Source of `observedAt` and `caughtUpAt`; the system clock unless given. */
   clock?: Pick<Clock, 'now'>;
+  /** Called when `caughtUpAt` (see the status) moves on. */
+  onCaughtUp?: (caughtUpAt: number) => void;
 };
 
 export type EvmFollowerStatus = {
@@ -104,6 +106,12 @@ export type EvmFollowerStatus = {
   processed: bigint | null;
   /** Heights with published transfers whose `final` is still owed. */
   pendingFinal: number;
+  /**
+   * When (on the follower's clock) it read the newest head it has since processed through: every
+   * transfer in a block mined before then is published. Null until the first head is processed
+   * after start (a restarted follower has read nothing since it stopped).
+   */
+  caughtUpAt: number | null;
   /** The HTTP endpoint requests go to first. */
   endpoint: string;
   /** How new heads arrive now. */
@@ -216,6 +224,9 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   let markReady: () => void = () => {};
   const readiness = new Promise<void>((resolve) => { markReady = resolve; });
   let head: number | undefined;
+  /** When `head` was read (the HTTP request sent or the WebSocket announcement heard), on the clock. */
+  let headAt = 0;
+  let caughtUpAt: number | null = null;
   /** A head announced with its hash at or below the processed height: checked once for a same-height reorg. */
   let tipToCheck: NewHead | undefined;
   let lastHttpHeadAt = 0;
@@ -274,6 +285,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   const onSocketHead = (announced: NewHead): void => {
     if (lifecycle !== 'running') return;
     head = announced.number;
+    headAt = clock.now();
     lastSocketHead = announced.number;
     lastSocketHeadAt = Date.now();
     tipToCheck = announced;
@@ -351,7 +363,10 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     await verifyChain();
     const pollDue = !socketLive() || head === undefined || Date.now() - lastHttpHeadAt >= config.heartbeatMs;
     if (pollDue) {
+      // The time the question went out: the answer holds every block mined before it.
+      const askedAt = clock.now();
       const httpHead = await getBlockNumber(rpc, { network });
+      headAt = askedAt;
       lastHttpHeadAt = Date.now();
       checkSocketStall(httpHead);
       head = httpHead;
@@ -365,8 +380,13 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
       markReady();
       log(`no checkpoint: starting at block ${start}`);
     }
+    const target = { head, at: headAt };
     await followToHead();
     if (await checkTip()) await followToHead();
+    if (state.nextBlock > target.head && (caughtUpAt === null || target.at > caughtUpAt)) {
+      caughtUpAt = target.at;
+      deps.onCaughtUp?.(caughtUpAt);
+    }
   };
 
   const followToHead = async (): Promise<void> => {
@@ -708,6 +728,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
         head: head === undefined ? null : BigInt(head),
         processed: processed === undefined ? null : BigInt(processed.number),
         pendingFinal: state === undefined ? 0 : pendingFinalCount(state),
+        caughtUpAt,
         endpoint: rpc.current(),
         headSource: socketLive() ? 'websocket' : 'polling',
         lastError,
