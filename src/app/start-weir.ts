@@ -114,7 +114,10 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   await projections.start();
   log(`[weir] read models at log position ${projections.position() ?? 'start'} after ${Math.round(performance.now() - started)} ms`);
 
-  const matcher = createMatcher({ bus, readStore, commands, projections });
+  // The timers wait for the matcher to handle what the followers published (see checkout-session-timers);
+  // the runner is created below, and the matcher may handle a message before it exists.
+  let retryWaitingTimers = (): void => {};
+  const matcher = createMatcher({ bus, readStore, commands, projections, onHandled: () => retryWaitingTimers() });
   await matcher.start();
   const dispatcher = createWebhookDispatcher({ clock, eventStore, readStore, projections, commands, secretBox, send: overrides.webhookSender ?? createHttpWebhookSender() });
   dispatcher.start();
@@ -138,8 +141,9 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const mails = createMailDispatcher({ clock, readStore, projections, commands, mailer, log });
   const timers = createTimerRunner({
     clock, readStore, projections, log,
-    handlers: { ...checkoutSessionTimerHandlers(commands, { readStore, readThrough: (network) => followersByNetwork.get(network)?.status().caughtUpAt }), ...invoiceTimerHandlers(commands), ...couponTimerHandlers(commands), ...subscriptionTimerHandlers(commands), ...mails.timerHandlers },
+    handlers: { ...checkoutSessionTimerHandlers(commands, { readStore, readThrough: (network) => followersByNetwork.get(network)?.status().caughtUpAt, matcherDrained: () => matcher.drained() }), ...invoiceTimerHandlers(commands), ...couponTimerHandlers(commands), ...subscriptionTimerHandlers(commands), ...mails.timerHandlers },
   });
+  retryWaitingTimers = () => timers.retryWaiting();
   timers.start();
   const invoicePayments = createInvoicePaymentLinker({ clock, readStore, projections, commands, log });
   invoicePayments.start();

@@ -191,6 +191,50 @@ export function busContract(test: TestFn, name: string, factory: BusFactory): vo
     t.deepEqual(alpha.received.map((m) => m.text), texts);
     t.deepEqual(beta.received.map((m) => m.text), texts);
   });
+
+  withBus('drained: not until every published message was handled and acknowledged; other subjects do not count', async (t, bus) => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const entered: string[] = [];
+    const acknowledged: string[] = [];
+    let failuresLeft = 1;
+    const consumer = await bus.consume(
+      {
+        durableName: 'drained',
+        filterSubject: 'chain.eth.*',
+        onAcknowledged: (message) => acknowledged.push(decoder.decode(message.data)),
+      },
+      async (message) => {
+        const text = decoder.decode(message.data);
+        entered.push(text);
+        if (text === 'one') await gate;
+        if (text === 'two' && failuresLeft > 0) {
+          failuresLeft -= 1;
+          throw new Error('handler failed on purpose');
+        }
+      },
+    );
+    t.true(await consumer.drained(), 'nothing published yet');
+    await bus.publish('chain.sol.transfer', bytes('elsewhere'));
+    t.true(await consumer.drained(), 'a message outside the filter does not count');
+
+    await bus.publish('chain.eth.transfer', bytes('one'));
+    t.false(await consumer.drained(), 'published, maybe not delivered yet');
+    await waitUntil(() => entered.includes('one'), 'the handler to start');
+    t.false(await consumer.drained(), 'being handled');
+    release();
+    await waitUntil(() => acknowledged.includes('one'), 'the acknowledgement');
+    t.true(await consumer.drained(), 'drained as soon as onAcknowledged is called');
+
+    await bus.publish('chain.eth.transfer', bytes('two'));
+    await waitUntil(() => entered.includes('two'), 'the failing delivery');
+    t.false(await consumer.drained(), 'refused, waiting for redelivery');
+    await waitUntil(() => acknowledged.includes('two'), 'the redelivery to be acknowledged');
+    t.true(await consumer.drained());
+    t.deepEqual(acknowledged, ['one', 'two']);
+  });
 }
 
 /**

@@ -15,6 +15,12 @@ export type ConsumerOptions = {
   durableName: string;
   /** Subject filter with NATS wildcards (`*` one token, `>` the rest). */
   filterSubject: string;
+  /**
+   * Called once the bus has acknowledged a message this consumer's handler returned for (on
+   * JetStream: once the server confirmed the ack), so a `drained()` asked from here on counts it
+   * as handled. Whatever it throws is ignored.
+   */
+  onAcknowledged?: (message: BusMessage) => void;
 };
 
 /**
@@ -23,7 +29,15 @@ export type ConsumerOptions = {
  */
 export type MessageHandler = (message: BusMessage) => Promise<void>;
 
-export type Consumer = { stop(): Promise<void> };
+export type Consumer = {
+  stop(): Promise<void>;
+  /**
+   * True when every message matching this durable's filter that was published (its publish
+   * resolved) before the call has been handled and acknowledged: none is waiting to be delivered,
+   * being handled, or waiting for redelivery. Asks the server on JetStream.
+   */
+  drained(): Promise<boolean>;
+};
 
 export type Bus = {
   publish(subject: string, data: Uint8Array, options?: PublishOptions): Promise<void>;

@@ -47,6 +47,7 @@ type DurableState = {
 
 type ActiveConsumer = {
   stop(): Promise<void>;
+  drained(): boolean;
   wake(): void;
 };
 
@@ -69,7 +70,21 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
     }
   };
 
-  const startConsumer = (durable: DurableState, filterSubject: string, handler: MessageHandler): ActiveConsumer => {
+  /** Whether a message matching `filterSubject` is at or after the durable's cursor (the one being handled included). */
+  const drained = (durable: DurableState, filterSubject: string): boolean => {
+    for (let index = durable.cursor; index < log.length; index++) {
+      const candidate = log[index];
+      if (candidate !== undefined && subjectMatchesFilter(filterSubject, candidate.subject)) return false;
+    }
+    return true;
+  };
+
+  const startConsumer = (
+    durable: DurableState,
+    filterSubject: string,
+    handler: MessageHandler,
+    onAcknowledged: ((message: BusMessage) => void) | undefined,
+  ): ActiveConsumer => {
     let stopped = false;
     let signal = createSignal();
     const wake = (): void => signal.fire();
@@ -85,7 +100,7 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
       return undefined;
     };
 
-    const deliver = async (stored: StoredMessage): Promise<boolean> => {
+    const deliver = async (stored: StoredMessage): Promise<BusMessage | undefined> => {
       durable.deliveriesAtCursor += 1;
       const message: BusMessage = {
         subject: stored.subject,
@@ -95,9 +110,9 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
       };
       try {
         await handler(message);
-        return true;
+        return message;
       } catch {
-        return false;
+        return undefined;
       }
     };
 
@@ -113,9 +128,14 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
           continue;
         }
         const acknowledged = await deliver(stored);
-        if (acknowledged) {
+        if (acknowledged !== undefined) {
           durable.cursor += 1;
           durable.deliveriesAtCursor = 0;
+          try {
+            onAcknowledged?.(acknowledged);
+          } catch {
+            // Not the bus's business.
+          }
           continue;
         }
         if (stopped) break;
@@ -128,6 +148,7 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
     let stopping: Promise<void> | undefined;
     const self: ActiveConsumer = {
       wake,
+      drained: () => drained(durable, filterSubject),
       stop() {
         stopping ??= (async () => {
           stopped = true;
@@ -172,9 +193,9 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
       if (durable.active !== undefined) {
         throw new BusArgumentError(`durable consumer "${durableName}" is already being consumed; stop it first`);
       }
-      const active = startConsumer(durable, filterSubject, handler);
+      const active = startConsumer(durable, filterSubject, handler, consumerOptions.onAcknowledged);
       durable.active = active;
-      return { stop: () => active.stop() };
+      return { stop: () => active.stop(), drained: async () => active.drained() };
     },
 
     async close(): Promise<void> {

@@ -127,7 +127,12 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
     }
   };
 
-  const runConsumer = (messages: ConsumerMessages, handler: MessageHandler): Consumer => {
+  const runConsumer = (
+    durableName: string,
+    messages: ConsumerMessages,
+    handler: MessageHandler,
+    onAcknowledged: ((message: BusMessage) => void) | undefined,
+  ): Consumer => {
     let stopping = false;
 
     const handle = async (jsMsg: JsMsg): Promise<void> => {
@@ -153,10 +158,18 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
       }
       if (succeeded) {
         // Wait for the server to confirm, so a consumer started after stop() never sees this message again.
-        await jsMsg.ackAck().catch((error: unknown) => {
+        const acked = await jsMsg.ackAck().catch((error: unknown) => {
           const detail = `ack of ${jsMsg.subject} (stream sequence ${jsMsg.seq}) on ${where} failed; it will be redelivered`;
           onError(new BusConnectionError(`${detail}: ${messageOf(error)}`, { cause: error }));
+          return false;
         });
+        if (acked) {
+          try {
+            onAcknowledged?.(message);
+          } catch {
+            // Not the bus's business.
+          }
+        }
       } else {
         jsMsg.nak(stopping ? undefined : redeliveryDelay(deliveryCount, baseDelayMs, maxDelayMs));
       }
@@ -190,6 +203,17 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
 
     let stopped: Promise<void> | undefined;
     const consumer: Consumer = {
+      async drained() {
+        // The stream has every message whose publish resolved; the durable's num_pending counts
+        // those not delivered yet, num_ack_pending those delivered and not acked (being handled,
+        // or nak'd and waiting for redelivery).
+        try {
+          const info = await jsm.consumers.info(streamName, durableName);
+          return info.num_pending === 0 && info.num_ack_pending === 0;
+        } catch (error) {
+          throw new BusConnectionError(`cannot read durable consumer "${durableName}" on ${where}: ${messageOf(error)}`, { cause: error });
+        }
+      },
       stop() {
         stopped ??= (async () => {
           stopping = true;
@@ -244,7 +268,7 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
           { cause: error },
         );
       }
-      return runConsumer(messages, handler);
+      return runConsumer(durableName, messages, handler, consumerOptions.onAcknowledged);
     },
 
     close(): Promise<void> {

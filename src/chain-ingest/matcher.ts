@@ -25,7 +25,16 @@ export function acceptedAddress(session: CheckoutSessionDoc, transfer: Pick<Chai
     && a.asset.address.toLowerCase() === transfer.asset.address.toLowerCase());
 }
 
-export type Matcher = { start(): Promise<void>; stop(): Promise<void> };
+export type Matcher = {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /**
+   * True when the matcher has handled (and the bus acknowledged) every chain message published
+   * before the call; false before start(). A false answer is remembered until the matcher
+   * acknowledges its next message (only that can make it true), so asking again meanwhile costs nothing.
+   */
+  drained(): Promise<boolean>;
+};
 
 export const MATCHER_DURABLE_NAME = 'weir-matcher';
 
@@ -34,13 +43,20 @@ export const MATCHER_DURABLE_NAME = 'weir-matcher';
  * address is recorded on that session, a reorg withdraws the transfers of the removed blocks, and
  * finality confirms them. Commands are idempotent, so a redelivered message changes nothing.
  */
-export function createMatcher(deps: { bus: Bus; readStore: ReadStore; commands: CommandHandler; projections: ProjectionRunner; log?: (line: string) => void }): Matcher {
+export function createMatcher(deps: {
+  bus: Bus; readStore: ReadStore; commands: CommandHandler; projections: ProjectionRunner; log?: (line: string) => void;
+  /** Called each time the bus has acknowledged a message the matcher handled (e.g. to retry the timers waiting for `drained()`). */
+  onHandled?: () => void;
+}): Matcher {
   const { bus, readStore, commands, projections } = deps;
   const log = deps.log ?? ((line: string) => console.warn(`[matcher] ${line}`));
   const depositAddresses = readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
   const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
   const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   let consumer: Consumer | null = null;
+  /** Messages acknowledged so far; `notDrainedAt` is the count when the bus last answered "not drained". */
+  let acknowledged = 0;
+  let notDrainedAt: number | null = null;
 
   async function send(target: { checkoutSessionId: string; organizationId: string; environment: string }, command: CheckoutSessionCommand, causationId: string) {
     const result = await commands.handle(checkoutSessionAggregate, target.checkoutSessionId, command, {
@@ -103,7 +119,11 @@ export function createMatcher(deps: { bus: Bus; readStore: ReadStore; commands: 
 
   return {
     async start() {
-      consumer = await bus.consume({ durableName: MATCHER_DURABLE_NAME, filterSubject: CHAIN_SUBJECTS }, async (raw) => {
+      const onAcknowledged = (): void => {
+        acknowledged += 1;
+        deps.onHandled?.();
+      };
+      consumer = await bus.consume({ durableName: MATCHER_DURABLE_NAME, filterSubject: CHAIN_SUBJECTS, onAcknowledged }, async (raw) => {
         let message;
         try {
           message = parseChainMessage(raw.subject, raw.data);
@@ -119,6 +139,15 @@ export function createMatcher(deps: { bus: Bus; readStore: ReadStore; commands: 
     },
     async stop() {
       await consumer?.stop();
+    },
+    async drained() {
+      if (consumer === null) return false;
+      if (notDrainedAt === acknowledged) return false;
+      const before = acknowledged;
+      const drained = await consumer.drained();
+      // Remembered only if no acknowledgement came in while the bus was asked (it may have changed the answer).
+      if (!drained && acknowledged === before) notDrainedAt = before;
+      return drained;
     },
   };
 }

@@ -3,6 +3,7 @@ import type { CommandHandler } from '../actors/command-handler.ts';
 import { EXPIRY_TIMER } from '../projections/checkout-sessions.projection.ts';
 import { COLLECTIONS, type TimerDoc } from '../projections/collections.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
+import type { Collection } from '../read-store/read-store.ts';
 import { createManualClock } from '../shared/clock.ts';
 import { checkoutSessionTimerHandlers } from './checkout-session-timers.ts';
 import { createTimerRunner, NOT_YET_RETRY_MS } from './timer-runner.ts';
@@ -15,8 +16,8 @@ const settle = async (): Promise<void> => {
   for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
-test('a session does not expire until the followers of its networks have read past its expiresAt; other networks and sessions are not held up', async (t) => {
-  const clock = createManualClock(T0);
+/** A read store with the sessions `put` adds, each with an expiry timer due at T0. */
+function expiringSessions() {
   const store = createEmbeddedReadStore({});
   const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
   const sessions = store.collection<{ _id: string; expiresAt: string; addresses: { network: string }[] }>(COLLECTIONS.checkoutSessions);
@@ -25,19 +26,30 @@ test('a session does not expire until the followers of its networks have read pa
     await sessions.put({ _id: id, expiresAt, addresses: networks.map((network) => ({ network })) });
     await timers.put({ _id: `${EXPIRY_TIMER}:${id}`, kind: EXPIRY_TIMER, recordId: id, organizationId: 'org', environment: 'test', fireAt: T0 });
   };
-  await put('cs_evm', ['test', 'sepolia']);
-  await put('cs_test_rail', ['test']);
-  await put('cs_no_address', []);
+  return { store, timers, put };
+}
 
-  const expired: { id: string; at: number }[] = [];
-  const commands: CommandHandler = {
+/** Expiring a session records it and removes its timer, as the expiry's events would. */
+function expiringCommands(timers: Collection<TimerDoc>, expire: (id: string) => void): CommandHandler {
+  return {
     async handle(aggregate, id, _command, _ctx) {
-      expired.push({ id, at: clock.now() });
+      expire(id);
       await timers.delete(`${EXPIRY_TIMER}:${id}`);
       return { state: aggregate.initialState(), events: [], position: 1n, existed: true };
     },
     load: () => Promise.reject(new Error('not used')),
   };
+}
+
+test('a session does not expire until the followers of its networks have read past its expiresAt; other networks and sessions are not held up', async (t) => {
+  const clock = createManualClock(T0);
+  const { store, timers, put } = expiringSessions();
+  await put('cs_evm', ['test', 'sepolia']);
+  await put('cs_test_rail', ['test']);
+  await put('cs_no_address', []);
+
+  const expired: { id: string; at: number }[] = [];
+  const commands = expiringCommands(timers, (id) => expired.push({ id, at: clock.now() }));
   // Only sepolia has a follower in this process; it has read nothing since it started.
   let sepoliaCaughtUpAt: number | null = null;
   const asked: number[] = [];
@@ -49,7 +61,7 @@ test('a session does not expire until the followers of its networks have read pa
   const lines: string[] = [];
   const runner = createTimerRunner({
     clock, readStore: store, projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
-    handlers: checkoutSessionTimerHandlers(commands, { readStore: store, readThrough }), log: (line) => lines.push(line),
+    handlers: checkoutSessionTimerHandlers(commands, { readStore: store, readThrough, matcherDrained: async () => true }), log: (line) => lines.push(line),
   });
   runner.start();
   t.teardown(() => runner.stop());
@@ -75,4 +87,41 @@ test('a session does not expire until the followers of its networks have read pa
   t.deepEqual(expired.at(-1), { id: 'cs_evm', at: T0 + NOT_YET_RETRY_MS + 2 * SECOND });
   t.deepEqual(await timers.find({}), []);
   t.deepEqual(lines, [], 'waiting for a follower is no failure: nothing logged');
+});
+
+test('a session does not expire while the matcher has not handled every chain message published so far; asked once per pass once it has', async (t) => {
+  const clock = createManualClock(T0);
+  const { store, timers, put } = expiringSessions();
+  await put('cs_a', ['sepolia']);
+  await put('cs_b', ['sepolia', 'test']);
+  await put('cs_test_rail', ['test']);
+
+  const expired: string[] = [];
+  const commands = expiringCommands(timers, (id) => expired.push(id));
+  // The sepolia follower has read past the expiry (it published a transfer first), but the matcher
+  // has not handled that transfer yet.
+  const readThrough = (network: string): number | null | undefined => (network === 'sepolia' ? T0 + SECOND : undefined);
+  let drained = false;
+  let askedMatcher = 0;
+  const matcherDrained = async (): Promise<boolean> => {
+    askedMatcher += 1;
+    return drained;
+  };
+  const runner = createTimerRunner({
+    clock, readStore: store, projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
+    handlers: checkoutSessionTimerHandlers(commands, { readStore: store, readThrough, matcherDrained }), log: () => {},
+  });
+  runner.start();
+  t.teardown(() => runner.stop());
+  await settle();
+  t.deepEqual(expired, ['cs_test_rail'], 'a session without a followed network does not ask the matcher');
+  t.is(askedMatcher, 2);
+
+  // The matcher handled the transfer (it calls retryWaiting): both sessions expire at once, on one question.
+  drained = true;
+  runner.retryWaiting();
+  await settle();
+  t.deepEqual(expired.sort(), ['cs_a', 'cs_b', 'cs_test_rail']);
+  t.is(askedMatcher, 3);
+  t.deepEqual(await timers.find({}), []);
 });
