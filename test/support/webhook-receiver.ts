@@ -16,10 +16,11 @@ export async function startWebhookReceiver(respond: (request: ReceivedWebhook, i
     req.on('end', () => {
       const request: ReceivedWebhook = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), answered: null };
       const answer = respond(request, received.length);
+      // Recorded before the waiters look, so a predicate on `answered` sees this request's answer.
+      if (answer !== 'hang') request.answered = answer;
       received.push(request);
       for (const w of waiters) w();
       if (answer === 'hang') return;
-      request.answered = answer;
       res.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
     });
   });
