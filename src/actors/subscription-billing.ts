@@ -205,7 +205,7 @@ export function createSubscriptionBilling(deps: {
    * `expired` once. Money that still reaches its deposit address is recorded on it as a late
    * payment, and the subscription ignores it.
    * A session paid in full or in part before it could be closed is left as it is (its decider
-   * refuses the cancel; an incomplete session does not expire): the payment is handled as any
+   * refuses the cancel; an incomplete session does not expire): the payment is handled like every other
    * payment of a first bill after the end (the subscription stays ended, the money stays recorded
    * on the session; `checkout_session.completed` tells the merchant). The projection of the
    * session's end removes this work.
