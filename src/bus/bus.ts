@@ -44,3 +44,12 @@ export type Bus = {
   consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer>;
   close(): Promise<void>;
 };
+
+/** Tells `onAcknowledged` (when one was given) that `message` was acknowledged; what it throws is ignored. */
+export function notifyAcknowledged(onAcknowledged: ConsumerOptions['onAcknowledged'], message: BusMessage): void {
+  try {
+    onAcknowledged?.(message);
+  } catch {
+    // Not the bus's business.
+  }
+}

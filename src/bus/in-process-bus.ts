@@ -1,4 +1,4 @@
-import type { Bus, BusMessage, Consumer, ConsumerOptions, MessageHandler, PublishOptions } from './bus.ts';
+import { notifyAcknowledged, type Bus, type BusMessage, type Consumer, type ConsumerOptions, type MessageHandler, type PublishOptions } from './bus.ts';
 import { BusArgumentError, BusClosedError } from './errors.ts';
 import { defaultMaxRedeliveryDelayMs, defaultRedeliveryDelayMs, redeliveryDelay } from './redelivery.ts';
 import { assertDurableName, assertPublishSubject, assertSubjectFilter, subjectMatchesFilter } from './subject.ts';
@@ -131,11 +131,7 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
         if (acknowledged !== undefined) {
           durable.cursor += 1;
           durable.deliveriesAtCursor = 0;
-          try {
-            onAcknowledged?.(acknowledged);
-          } catch {
-            // Not the bus's business.
-          }
+          notifyAcknowledged(onAcknowledged, acknowledged);
           continue;
         }
         if (stopped) break;

@@ -13,7 +13,7 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
-import type { Bus, BusMessage, Consumer, ConsumerOptions, MessageHandler, PublishOptions } from './bus.ts';
+import { notifyAcknowledged, type Bus, type BusMessage, type Consumer, type ConsumerOptions, type MessageHandler, type PublishOptions } from './bus.ts';
 import { BusArgumentError, BusClosedError, BusConnectionError, BusPublishError } from './errors.ts';
 import { defaultMaxRedeliveryDelayMs, defaultRedeliveryDelayMs, redeliveryDelay } from './redelivery.ts';
 import { assertDurableName, assertPublishSubject, assertSubjectFilter, subjectMatchesFilter } from './subject.ts';
@@ -163,13 +163,7 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
           onError(new BusConnectionError(`${detail}: ${messageOf(error)}`, { cause: error }));
           return false;
         });
-        if (acked) {
-          try {
-            onAcknowledged?.(message);
-          } catch {
-            // Not the bus's business.
-          }
-        }
+        if (acked) notifyAcknowledged(onAcknowledged, message);
       } else {
         jsMsg.nak(stopping ? undefined : redeliveryDelay(deliveryCount, baseDelayMs, maxDelayMs));
       }
