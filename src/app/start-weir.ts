@@ -114,13 +114,6 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   await projections.start();
   log(`[weir] read models at log position ${projections.position() ?? 'start'} after ${Math.round(performance.now() - started)} ms`);
 
-  // The timers wait for the matcher to handle what the followers published (see checkout-session-timers);
-  // the runner is created below, and the matcher may handle a message before it exists.
-  let retryWaitingTimers = (): void => {};
-  const matcher = createMatcher({ bus, readStore, commands, projections, onHandled: () => retryWaitingTimers() });
-  await matcher.start();
-  const dispatcher = createWebhookDispatcher({ clock, eventStore, readStore, projections, commands, secretBox, send: overrides.webhookSender ?? createHttpWebhookSender() });
-  dispatcher.start();
   const mailer = overrides.mailer ? { ...overrides.mailer, describe: 'custom', close: () => {} } : openMailer({ smtpUrl: config.smtpUrl, outboxDir: join(config.dataDir, 'outbox') });
   const offeredEvm = [...evm.registry.offered('test'), ...evm.registry.offered('live')].filter((n) => evm.factories.has(n.chainId));
   // One follower per offered EVM network; each is independent, so one failing RPC never stops another.
@@ -139,11 +132,16 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   }));
   const followersByNetwork = new Map(followers.map((follower) => [follower.status().network, follower]));
   const mails = createMailDispatcher({ clock, readStore, projections, commands, mailer, log });
+  // Created before the matcher, started after it: a session's expiry also waits for the matcher to
+  // handle what the followers published, and the matcher wakes the waiting timers as it goes.
   const timers = createTimerRunner({
     clock, readStore, projections, log,
     handlers: { ...checkoutSessionTimerHandlers(commands, { readStore, readThrough: (network) => followersByNetwork.get(network)?.status().caughtUpAt, matcherDrained: () => matcher.drained() }), ...invoiceTimerHandlers(commands), ...couponTimerHandlers(commands), ...subscriptionTimerHandlers(commands), ...mails.timerHandlers },
   });
-  retryWaitingTimers = () => timers.retryWaiting();
+  const matcher = createMatcher({ bus, readStore, commands, projections, onHandled: () => timers.retryWaiting() });
+  await matcher.start();
+  const dispatcher = createWebhookDispatcher({ clock, eventStore, readStore, projections, commands, secretBox, send: overrides.webhookSender ?? createHttpWebhookSender() });
+  dispatcher.start();
   timers.start();
   const invoicePayments = createInvoicePaymentLinker({ clock, readStore, projections, commands, log });
   invoicePayments.start();
