@@ -95,3 +95,31 @@ test('close() drains and refuses further use', async (t) => {
   t.deepEqual(received, [7]);
   await t.throwsAsync(bus.publish('close.x', new Uint8Array([8])), { instanceOf: BusClosedError });
 });
+
+test('drained() says once when the durable\'s state cannot be read, and once when it can again, naming stream and durable but no credentials', async (t) => {
+  const streamName = 'STREAM_UNREADABLE';
+  const lines: string[] = [];
+  const url = urlOf().replace('nats://', 'nats://weir:s3cret@');
+  const bus = await createNatsJetStreamBus({ servers: url, streamName, subjects: ['unread.>'], log: (line) => lines.push(line) });
+  t.teardown(() => bus.close());
+  const consumer = await bus.consume({ durableName: 'expiry-check', filterSubject: 'unread.>' }, async () => undefined);
+  t.true(await consumer.drained());
+  t.deepEqual(lines, [], 'nothing to say while it answers');
+
+  const info = await withManager((jsm) => jsm.consumers.info(streamName, 'expiry-check'));
+  await withManager((jsm) => jsm.consumers.delete(streamName, 'expiry-check'));
+  for (let call = 0; call < 3; call++) {
+    await t.throwsAsync(consumer.drained(), { instanceOf: BusConnectionError, message: /expiry-check/ });
+  }
+  t.is(lines.length, 1, lines.join('\n'));
+  t.regex(lines[0] ?? '', /durable consumer "expiry-check" of stream "STREAM_UNREADABLE".*consumer not found/i);
+
+  await withManager((jsm) => jsm.consumers.add(streamName, { ...info.config, durable_name: 'expiry-check' }));
+  t.true(await consumer.drained());
+  t.true(await consumer.drained());
+  t.is(lines.length, 2, lines.join('\n'));
+  t.regex(lines[1] ?? '', /durable consumer "expiry-check" of stream "STREAM_UNREADABLE".* can be read again/);
+  t.false(lines.join('\n').includes('s3cret'), 'no password in the lines');
+  t.true(lines[0]?.includes('nats://***@127.0.0.1:'), lines[0]);
+  await consumer.stop();
+});

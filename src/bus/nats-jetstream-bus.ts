@@ -40,6 +40,11 @@ export type NatsJetStreamBusOptions = {
    * a consumer's message loop failing, an ack lost. Default console.error.
    */
   onError?: (error: Error) => void;
+  /**
+   * Lines about a durable consumer whose state (the consumer info `drained()` reads) cannot be
+   * read: one when reads start failing, one when they answer again. Default console.warn.
+   */
+  log?: (line: string) => void;
 };
 
 /*
@@ -63,8 +68,9 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
   const baseDelayMs = options.redeliveryDelayMs ?? defaultRedeliveryDelayMs;
   const maxDelayMs = options.maxRedeliveryDelayMs ?? defaultMaxRedeliveryDelayMs;
   const onError = options.onError ?? ((error: Error) => console.error(error));
+  const log = options.log ?? ((line: string) => console.warn(`[bus] ${line}`));
   const servers = Array.isArray(options.servers) ? options.servers : [options.servers];
-  const where = `NATS at ${servers.join(', ')}`;
+  const where = `NATS at ${servers.map(withoutCredentials).join(', ')}`;
 
   if (servers.length === 0) throw new BusArgumentError('createNatsJetStreamBus: no NATS server URL given');
   subjects.forEach((subject) => assertSubjectFilter(subject));
@@ -196,17 +202,29 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
     })();
 
     let stopped: Promise<void> | undefined;
+    /** Whether the last read of the durable's state failed: logged when that starts and when it ends, not per call. */
+    let unreadable = false;
+    const durable = `durable consumer "${durableName}" of stream "${streamName}" on ${where}`;
     const consumer: Consumer = {
       async drained() {
         // The stream has every message whose publish resolved; the durable's num_pending counts
         // those not delivered yet, num_ack_pending those delivered and not acked (being handled,
         // or nak'd and waiting for redelivery).
+        let info: Awaited<ReturnType<typeof jsm.consumers.info>>;
         try {
-          const info = await jsm.consumers.info(streamName, durableName);
-          return info.num_pending === 0 && info.num_ack_pending === 0;
+          info = await jsm.consumers.info(streamName, durableName);
         } catch (error) {
-          throw new BusConnectionError(`cannot read durable consumer "${durableName}" on ${where}: ${messageOf(error)}`, { cause: error });
+          if (!unreadable) {
+            unreadable = true;
+            log(`cannot read the state of ${durable}: ${messageOf(error)}; drained() fails until it can`);
+          }
+          throw new BusConnectionError(`cannot read ${durable}: ${messageOf(error)}`, { cause: error });
         }
+        if (unreadable) {
+          unreadable = false;
+          log(`the state of ${durable} can be read again; drained() answers again`);
+        }
+        return info.num_pending === 0 && info.num_ack_pending === 0;
       },
       stop() {
         stopped ??= (async () => {
@@ -356,6 +374,11 @@ function isDrainable(value: unknown): value is Drainable {
 
 function isApiError(error: unknown, code: number): boolean {
   return error instanceof JetStreamApiError && error.code === code;
+}
+
+/** The server URL without its user name, password or token (`nats://***@host:4222`), safe to log. */
+function withoutCredentials(server: string): string {
+  return server.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@]*@/i, '$1***@');
 }
 
 function messageOf(error: unknown): string {
