@@ -26,7 +26,14 @@ export type WeirConfig = {
   smtpUrl?: string;
   /** Offer the built-in test network (no chain needed; transfers are published by hand). */
   testRail: boolean;
+  /**
+   * Seconds an expiry or invoice reminder waits past its time for a chain follower that has not
+   * read that far (endpoint down, far behind); then it goes ahead. Default `DEFAULT_CHAIN_WAIT_MAX_SECONDS`.
+   */
+  chainWaitMaxSeconds?: number;
 };
+
+export const DEFAULT_CHAIN_WAIT_MAX_SECONDS = 3600;
 
 export type SettingSpec = { env: string; flag: string; description: string; default?: string };
 
@@ -45,6 +52,7 @@ export const SETTINGS = {
   sweeperKey: { env: 'WEIR_SWEEPER_KEY', flag: '--sweeper-key', description: 'operator key paying sweep gas (0x…); with --devnet defaults to its sweeper account' },
   smtpUrl: { env: 'WEIR_SMTP_URL', flag: '--smtp-url', description: 'SMTP server for mails (smtp://user:pass@host:587); unset: .eml files in DATA_DIR/outbox' },
   testRail: { env: 'WEIR_TEST_RAIL', flag: '--test-rail', description: 'offer the built-in test network weir-testnet (1/0)', default: '0' },
+  chainWaitMaxSeconds: { env: 'WEIR_CHAIN_WAIT_MAX', flag: '--chain-wait-max', description: 'seconds an expiry or invoice reminder waits for a chain follower behind it; then it goes ahead (a payment read later is late)', default: String(DEFAULT_CHAIN_WAIT_MAX_SECONDS) },
 } as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv'>, SettingSpec>;
 
 export class ConfigError extends Error {
@@ -75,6 +83,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be a port number, got ${portText}`);
   const testRail = get('testRail') ?? '0';
   if (!['0', '1', 'true', 'false'].includes(testRail)) throw new ConfigError('WEIR_TEST_RAIL must be 1 or 0');
+  const chainWaitText = get('chainWaitMaxSeconds') ?? String(DEFAULT_CHAIN_WAIT_MAX_SECONDS);
+  if (!/^\d{1,9}$/.test(chainWaitText)) throw new ConfigError(`WEIR_CHAIN_WAIT_MAX (--chain-wait-max) must be a whole number of seconds, got ${chainWaitText}`);
   return {
     port,
     host: get('host') ?? '127.0.0.1',
@@ -90,6 +100,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     sweeperKey: get('sweeperKey'),
     smtpUrl: get('smtpUrl'),
     testRail: testRail === '1' || testRail === 'true',
+    chainWaitMaxSeconds: Number(chainWaitText),
     chainEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => /^WEIR_(RPC|FACTORY|CONFIRMATIONS)_\d+$|^WEIR_NATIVE_PRICE_\d+_[A-Z0-9.]+$/.test(e[0]) && !!e[1])),
   };
 }

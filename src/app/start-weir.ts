@@ -29,6 +29,7 @@ import { openReadStore } from '../read-store/open-read-store.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { createSecretBox, loadMasterKey } from '../tenancy/secrets.ts';
 import { createTimerRunner } from '../timers/timer-runner.ts';
+import { createChainReadGate } from '../timers/chain-read-gate.ts';
 import { checkoutSessionTimerHandlers } from '../timers/checkout-session-timers.ts';
 import { couponTimerHandlers } from '../timers/coupon-timers.ts';
 import { invoiceTimerHandlers } from '../timers/invoice-timers.ts';
@@ -40,7 +41,7 @@ import { openMailer } from '../mail/open-mailer.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook-sender.ts';
-import type { WeirConfig } from './config.ts';
+import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, type WeirConfig } from './config.ts';
 
 
 /** How long `startWeir` waits for each chain follower's starting point before taking requests anyway. */
@@ -125,18 +126,24 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
     watched,
     checkpoints,
     clock,
-    // A session's expiry waits for the followers of its networks to read past it (see checkout-session-timers).
+    // A session's expiry and an invoice reminder wait for the followers to read past them (see chain-read-gate).
     onCaughtUp: () => timers.retryWaiting(),
     pollIntervalMs: overrides.followerPollIntervalMs ?? (network.network === 'devnet' ? 100 : Math.max(250, Math.min(network.blockTimeMs, 4000))),
     log: (line) => log(`[ingest ${network.network}] ${line}`),
   }));
   const followersByNetwork = new Map(followers.map((follower) => [follower.status().network, follower]));
   const mails = createMailDispatcher({ clock, readStore, projections, commands, mailer, log });
-  // Created before the matcher, started after it: a session's expiry also waits for the matcher to
-  // handle what the followers published, and the matcher wakes the waiting timers as it goes.
+  // Created before the matcher, started after it: a session's expiry and an invoice reminder also
+  // wait for the matcher to handle what the followers published, and it wakes the waiting timers.
+  const gate = createChainReadGate({
+    clock, log,
+    readThrough: (network) => followersByNetwork.get(network)?.status(),
+    matcherDrained: () => matcher.drained(),
+    maxWaitMs: (config.chainWaitMaxSeconds ?? DEFAULT_CHAIN_WAIT_MAX_SECONDS) * 1000,
+  });
   const timers = createTimerRunner({
     clock, readStore, projections, log,
-    handlers: { ...checkoutSessionTimerHandlers(commands, { readStore, readThrough: (network) => followersByNetwork.get(network)?.status().caughtUpAt, matcherDrained: () => matcher.drained() }), ...invoiceTimerHandlers(commands), ...couponTimerHandlers(commands), ...subscriptionTimerHandlers(commands), ...mails.timerHandlers },
+    handlers: { ...checkoutSessionTimerHandlers(commands, { readStore, gate }), ...invoiceTimerHandlers(commands, { readStore, gate }), ...couponTimerHandlers(commands), ...subscriptionTimerHandlers(commands), ...mails.timerHandlers },
   });
   const matcher = createMatcher({ bus, readStore, commands, projections, onHandled: () => timers.retryWaiting() });
   await matcher.start();

@@ -6,15 +6,8 @@ import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import type { Collection } from '../read-store/read-store.ts';
 import { createManualClock } from '../shared/clock.ts';
 import { checkoutSessionTimerHandlers } from './checkout-session-timers.ts';
-import { createTimerRunner, NOT_YET_RETRY_MS } from './timer-runner.ts';
-
-const T0 = Date.parse('2026-06-01T10:00:00.000Z');
-const SECOND = 1000;
-
-/** Lets the runner's promise chain settle (it runs on promises, not on time). */
-const settle = async (): Promise<void> => {
-  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
-};
+import { fakeFollowers, HOUR, SECOND, settle, startGatedTimers, T0 } from './gated-timers.fixture.ts';
+import { NOT_YET_RETRY_MS } from './timer-runner.ts';
 
 /** A read store with the sessions `put` adds, each with an expiry timer due at T0. */
 function expiringSessions() {
@@ -51,26 +44,19 @@ test('a session does not expire until the followers of its networks have read pa
   const expired: { id: string; at: number }[] = [];
   const commands = expiringCommands(timers, (id) => expired.push({ id, at: clock.now() }));
   // Only sepolia has a follower in this process; it has read nothing since it started.
-  let sepoliaCaughtUpAt: number | null = null;
+  const followers = fakeFollowers(['sepolia']);
   const asked: number[] = [];
-  const readThrough = (network: string): number | null | undefined => {
-    if (network !== 'sepolia') return undefined;
-    asked.push(clock.now());
-    return sepoliaCaughtUpAt;
+  const readThrough = (network: string) => {
+    if (network === 'sepolia') asked.push(clock.now());
+    return followers.readThrough(network);
   };
-  const lines: string[] = [];
-  const runner = createTimerRunner({
-    clock, readStore: store, projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
-    handlers: checkoutSessionTimerHandlers(commands, { readStore: store, readThrough, matcherDrained: async () => true }), log: (line) => lines.push(line),
-  });
-  runner.start();
-  t.teardown(() => runner.stop());
+  const { runner, lines } = startGatedTimers(t, { clock, readStore: store, readThrough, handlers: (gate) => checkoutSessionTimerHandlers(commands, { readStore: store, gate }) });
   await settle();
   t.deepEqual(expired.map((e) => e.id).sort(), ['cs_no_address', 'cs_test_rail'], 'sessions without a followed network expire at once');
   t.deepEqual(asked, [T0]);
 
   // The follower catches up to a head it read before the expiry: still not enough.
-  sepoliaCaughtUpAt = T0 - SECOND;
+  followers.read('sepolia', T0 - SECOND, 100n);
   clock.advanceBy(NOT_YET_RETRY_MS - 1);
   await settle();
   t.deepEqual(asked, [T0]);
@@ -80,7 +66,7 @@ test('a session does not expire until the followers of its networks have read pa
   t.is(expired.length, 2);
 
   // It reads a head after the expiry and says so: the session expires at once, not a minute later.
-  sepoliaCaughtUpAt = T0 + NOT_YET_RETRY_MS + SECOND;
+  followers.read('sepolia', T0 + NOT_YET_RETRY_MS + SECOND, 105n);
   clock.advanceBy(2 * SECOND);
   runner.retryWaiting();
   await settle();
@@ -100,19 +86,15 @@ test('a session does not expire while the matcher has not handled every chain me
   const commands = expiringCommands(timers, (id) => expired.push(id));
   // The sepolia follower has read past the expiry (it published a transfer first), but the matcher
   // has not handled that transfer yet.
-  const readThrough = (network: string): number | null | undefined => (network === 'sepolia' ? T0 + SECOND : undefined);
+  const followers = fakeFollowers(['sepolia']);
+  followers.read('sepolia', T0 + SECOND, 100n);
   let drained = false;
   let askedMatcher = 0;
   const matcherDrained = async (): Promise<boolean> => {
     askedMatcher += 1;
     return drained;
   };
-  const runner = createTimerRunner({
-    clock, readStore: store, projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
-    handlers: checkoutSessionTimerHandlers(commands, { readStore: store, readThrough, matcherDrained }), log: () => {},
-  });
-  runner.start();
-  t.teardown(() => runner.stop());
+  const { runner } = startGatedTimers(t, { clock, readStore: store, readThrough: followers.readThrough, matcherDrained, handlers: (gate) => checkoutSessionTimerHandlers(commands, { readStore: store, gate }) });
   await settle();
   t.deepEqual(expired, ['cs_test_rail'], 'a session without a followed network does not ask the matcher');
   t.is(askedMatcher, 2);
@@ -124,4 +106,33 @@ test('a session does not expire while the matcher has not handled every chain me
   t.deepEqual(expired.sort(), ['cs_a', 'cs_b', 'cs_test_rail']);
   t.is(askedMatcher, 3);
   t.deepEqual(await timers.find({}), []);
+});
+
+test('while a follower stays behind, its sessions expire once the longest wait past their expiresAt is over, with one log line for its network', async (t) => {
+  const clock = createManualClock(T0);
+  const { store, timers, put } = expiringSessions();
+  for (const id of ['cs_1', 'cs_2', 'cs_3']) await put(id, ['sepolia']);
+
+  const expired: { id: string; at: number }[] = [];
+  const commands = expiringCommands(timers, (id) => expired.push({ id, at: clock.now() }));
+  // The follower read a head a minute before the expiry; then its endpoint went down.
+  const followers = fakeFollowers(['sepolia']);
+  followers.read('sepolia', T0 - 60 * SECOND, 4242n);
+  const { lines } = startGatedTimers(t, { clock, readStore: store, readThrough: followers.readThrough, maxWaitMs: HOUR, handlers: (gate) => checkoutSessionTimerHandlers(commands, { readStore: store, gate }) });
+  await settle();
+  t.deepEqual(expired, []);
+
+  // Still held on the retry that comes exactly at the longest wait...
+  clock.advanceTo(T0 + HOUR);
+  await settle();
+  t.deepEqual(expired, []);
+  t.deepEqual(lines, []);
+  // ...and let go on the next one, past it.
+  clock.advanceBy(NOT_YET_RETRY_MS);
+  await settle();
+  t.deepEqual(expired.map((e) => e.id).sort(), ['cs_1', 'cs_2', 'cs_3']);
+  t.true(expired.every((e) => e.at === T0 + HOUR + NOT_YET_RETRY_MS));
+  t.deepEqual(await timers.find({}), []);
+  t.is(lines.length, 1, lines.join('\n'));
+  t.regex(lines[0]!, /^\[timers\] sepolia: .*2026-06-01T09:59:00\.000Z.*4242/);
 });
