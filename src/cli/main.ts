@@ -10,6 +10,10 @@ import { createSystemClock } from '../shared/clock.ts';
 import { createOrganization } from '../tenancy/create-organization.ts';
 import { exportMachines } from './export-machines.ts';
 
+/** Column widths of the options list: the longest flag and the longest variable name. */
+const FLAG_WIDTH = Math.max(...Object.values(SETTINGS).map((s) => s.flag.length));
+const ENV_WIDTH = Math.max(...Object.values(SETTINGS).map((s) => s.env.length));
+
 const USAGE = `Usage: weir <command> [options]
 
 Commands:
@@ -21,7 +25,7 @@ Commands:
                              and the forwarder factory; prints its JSON (and writes FILE); runs until stopped
 
 Options (each also an environment variable):
-${Object.values(SETTINGS).map((s) => `  ${s.flag.padEnd(16)} ${s.env.padEnd(16)} ${s.description}${'default' in s ? ` (default ${s.default})` : ''}`).join('\n')}
+${Object.values(SETTINGS).map((s) => `  ${s.flag.padEnd(FLAG_WIDTH)} ${s.env.padEnd(ENV_WIDTH)} ${s.description}${'default' in s ? ` (default ${s.default})` : ''}`).join('\n')}
 `;
 
 function option(argv: string[], name: string): string | undefined {
