@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import type { CheckoutSession } from '../../../machines/checkout-session.types.ts';
 import type { Bus } from '../../bus/bus.ts';
 import type { Environment, EventStore } from '../../event-store/event-store.ts';
@@ -53,8 +54,9 @@ export type TransactionRecovery = {
    * Looks the transaction up on its network and credits its transfers to the tenant's sessions
    * through the matcher, as the follower would have. Throws a 400 for a chain id the tenant's
    * environment does not offer, a 404 for a transaction the network does not have, a 422 for a
-   * transaction that failed, a 409 while the chain reorganizes under it and a 502 when the
-   * network's RPC endpoints do not answer.
+   * transaction that failed, a 409 while the chain reorganizes under it, a 502 when the
+   * network's RPC endpoints do not answer and a 503 when the network's follower does not take a
+   * transfer of a block not final yet (refused, or not taken within `adoptTimeoutMs`).
    */
   recover(request: RecoveryRequest): Promise<Recovery>;
 };
@@ -72,6 +74,14 @@ export type TransactionRecoveryDeps = {
    * recovery; without one it stays pending until it is recovered again once final.
    */
   followers?: ReadonlyMap<string, Pick<EvmFollower, 'adoptTransfers'>>;
+  /**
+   * How long to wait for a follower to take the transfers (publish them and record their block's
+   * `final` as owed) before answering 503 `follower_unavailable`; 30 s unless given. A follower
+   * whose RPC node hangs would otherwise hold the request open for as long.
+   */
+  adoptTimeoutMs?: number;
+  /** Resolves after `ms`, or rejects once `signal` aborts; node's timers unless given (tests pass their own). */
+  delay?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** How long to wait for the matcher and the read models to show what was published; 15 s unless given. */
   settleTimeoutMs?: number;
   rpcTimeoutMs?: number;
@@ -85,6 +95,8 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
   const { registry, bus, readStore, projections, clock } = deps;
   const log = deps.log ?? ((line: string) => console.warn(`[recovery] ${line}`));
   const settleTimeoutMs = deps.settleTimeoutMs ?? 15_000;
+  const adoptTimeoutMs = deps.adoptTimeoutMs ?? 30_000;
+  const delay = deps.delay ?? ((ms: number, signal: AbortSignal) => wait(ms, undefined, { signal }));
   const depositAddresses = readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
   const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
@@ -252,14 +264,32 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
     },
   };
 
-  /** Hands the transfers to the follower; one that cannot take them now (starting, stopping, its checkpoint failing) is a 503. */
+  /**
+   * Hands the transfers to the follower; one that cannot take them now (starting, stopping, its
+   * checkpoint failing) or not within `adoptTimeoutMs` (its RPC node stuck) is a 503. An adoption
+   * that completes after the timeout is only logged: adopting is idempotent (the transfers keep
+   * their message ids, so the bus drops a second publication within its window and the matcher
+   * records a transfer once; owing a height its `final` twice is owing it once), so a retry that
+   * adopts them again, before or after the late one, changes nothing more.
+   */
   async function adopt(follower: Pick<EvmFollower, 'adoptTransfers'>, network: EvmFollowerNetwork, transfers: readonly ChainTransferMessage[]): Promise<void> {
-    try {
-      await follower.adoptTransfers(transfers);
-    } catch (error) {
-      log(`${network.network}: the follower did not take ${transfers.length} recovered transfer(s): ${error instanceof Error ? error.message : String(error)}`);
+    const what = `${transfers.length} recovered transfer(s)`;
+    const adoption = follower.adoptTransfers(transfers).then((): Adoption => ({ type: 'taken' }), (error: unknown): Adoption => ({ type: 'failed', reason: messageOf(error) }));
+    const waiting = new AbortController();
+    // Rejects once aborted (the adoption won the race): that rejection means nothing.
+    const timeout = delay(adoptTimeoutMs, waiting.signal).then(() => TIMED_OUT, () => TIMED_OUT);
+    const outcome = await Promise.race([adoption, timeout]);
+    waiting.abort();
+    if (outcome.type === 'taken') return;
+    if (outcome.type === 'failed') {
+      log(`${network.network}: the follower did not take ${what}: ${outcome.reason}`);
       throw new WeirError(503, 'Service Unavailable', 'follower_unavailable', `the follower of ${network.network} cannot take the transfer now; try again in a moment`);
     }
+    log(`${network.network}: the follower did not take ${what} within ${adoptTimeoutMs} ms (its RPC node may be stuck); answered follower_unavailable`);
+    void adoption.then((late) => log(late.type === 'taken'
+      ? `${network.network}: the follower took ${what} after the recovery had timed out; nothing to undo (adopting again changes nothing)`
+      : `${network.network}: the follower failed ${what} after the recovery had timed out: ${late.reason}`));
+    throw new WeirError(503, 'Service Unavailable', 'follower_unavailable', `the follower of ${network.network} did not take the transfer within ${adoptTimeoutMs / 1000} s; try again in a moment`);
   }
 
   /**
@@ -288,6 +318,14 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
     }
     return refused;
   }
+}
+
+/** How a hand-over of recovered transfers to a follower ended. */
+type Adoption = { type: 'taken' } | { type: 'failed'; reason: string };
+const TIMED_OUT = { type: 'timed_out' } as const;
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
