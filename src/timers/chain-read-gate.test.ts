@@ -7,11 +7,15 @@ import { fakeFollowers, HOUR, SECOND, T0 } from './gated-timers.fixture.ts';
 function gateOverFollowers() {
   const clock = createManualClock(T0);
   const followers = fakeFollowers(['sepolia', 'base']);
-  const matcher = { drained: true, asked: 0 };
+  const matcher: { drained: boolean | Error; asked: number } = { drained: true, asked: 0 };
   const lines: string[] = [];
   const gate = createChainReadGate({
     clock, readThrough: followers.readThrough, maxWaitMs: HOUR, log: (line) => lines.push(line),
-    matcherDrained: async () => { matcher.asked += 1; return matcher.drained; },
+    matcherDrained: async () => {
+      matcher.asked += 1;
+      if (matcher.drained instanceof Error) throw matcher.drained;
+      return matcher.drained;
+    },
   });
   return { clock, followers, matcher, lines, gate };
 }
@@ -52,6 +56,25 @@ test('holds while the matcher has not handled what the followers published; asks
   matcher.drained = false;
   t.true(await gate.holds(['sepolia'], T0), 'a new reading may come with transfers the matcher has not handled');
   t.is(matcher.asked, 4);
+});
+
+test('holds, without failing, while the bus of the matcher cannot say whether it is drained; the cap still lets go', async (t) => {
+  const { clock, followers, matcher, gate, lines } = gateOverFollowers();
+  followers.read('sepolia', T0 + SECOND, 10n);
+  matcher.drained = new Error('JetStream consumer info: connection closed');
+  t.true(await gate.holds(['sepolia'], T0));
+  t.true(await gate.holds(['sepolia'], T0), 'asked again: still no answer');
+  t.is(matcher.asked, 2);
+  t.deepEqual(lines, [], 'the bus logs its own outage once');
+
+  matcher.drained = true;
+  t.false(await gate.holds(['sepolia'], T0), 'the bus answers again');
+
+  followers.read('sepolia', T0 + 2 * SECOND, 11n);
+  matcher.drained = new Error('JetStream consumer info: connection closed');
+  clock.set(T0 + HOUR + 1);
+  t.false(await gate.holds(['sepolia'], T0), 'past the longest wait the matcher is not asked');
+  t.is(matcher.asked, 3);
 });
 
 test('lets go once the clock is past the time plus the longest wait, logging one line per network and outage', async (t) => {

@@ -16,7 +16,7 @@ export type ChainReadGate = {
    * (`notYet`): true until every follower of those networks has read the chain up to a head it read
    * at or after `through`, and the matcher has handled every chain message published so far (a
    * follower publishes a transfer before it says it read further, but the matcher records it a
-   * little later). False once the clock is past `through` plus the longest wait, whatever the
+   * little later; a matcher whose bus cannot answer has not). False once the clock is past `through` plus the longest wait, whatever the
    * followers read: the follower still behind is logged once per network and outage, and a payment
    * it reads later is handled as a late one.
    */
@@ -80,7 +80,9 @@ export function createChainReadGate(deps: {
         return false;
       }
       if ([...readings].every(([network, readAt]) => drainedThrough.get(network) === readAt)) return false;
-      if (!(await matcherDrained())) return true;
+      // The bus logs once when it cannot say (its server is out) and once when it can again; here
+      // that is one more reason to wait, tried again like the others, not a failure of each timer.
+      if (!(await matcherDrained().catch(() => false))) return true;
       for (const [network, readAt] of readings) drainedThrough.set(network, readAt);
       return false;
     },
