@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
 import { paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
-import { subscriptionFixture } from '../../machines/subscription.fixture.ts';
+import { renewalBill, subscriptionFixture } from '../../machines/subscription.fixture.ts';
 import type { Subscription } from '../../machines/subscription.types.ts';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import { recurringInvoiceFixture } from '../../machines/invoice.fixture.ts';
@@ -10,7 +10,9 @@ import type { InvoiceCommand } from '../../machines/invoice.decide.ts';
 import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { createProjectionRunner } from '../projections/projection-runner.ts';
 import { SUBSCRIPTION_WORK, SUBSCRIPTIONS, type SubscriptionDoc, type SubscriptionWorkDoc } from '../projections/subscriptions.projection.ts';
+import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
 import { createManualClock } from '../shared/clock.ts';
 import { createCommandHandler, type CommandHandler } from './command-handler.ts';
 import { createSubscriptionBilling, firstSessionClosing } from './subscription-billing.ts';
@@ -26,7 +28,7 @@ const SUBSCRIPTION_ID = 'sub-1';
  */
 async function afterOnePass(
   t: ExecutionContext, kind: SubscriptionWorkDoc['kind'], streamId: string, sourceId: string,
-  history: (commands: CommandHandler) => Promise<unknown>, subscription: Subscription | null = null,
+  history: (commands: CommandHandler, readStore: ReadStore) => Promise<unknown>, subscription: Subscription | null = null,
 ) {
   const clock = createManualClock(Date.parse('2026-01-02T00:00:00.000Z'));
   const eventStore = createSqliteEventStore({ path: ':memory:' });
@@ -37,7 +39,7 @@ async function afterOnePass(
   const billing = createSubscriptionBilling({ clock, readStore, projections, commands, publicUrl: 'http://weir.test', log: (line) => lines.push(line) });
   t.teardown(async () => { await billing.stop(); await projections.stop(); await eventStore.close(); });
   await projections.start();
-  await history(commands);
+  await history(commands, readStore);
   if (subscription) await readStore.collection<SubscriptionDoc>(SUBSCRIPTIONS).put({ ...subscription, _id: subscription.id });
   await readStore.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).put({
     _id: `${kind}:${sourceId}`, kind, subscriptionId: SUBSCRIPTION_ID, organizationId: 'org-1', environment: 'test', sourceId, at: '2026-02-01T00:00:00.000Z',
@@ -114,4 +116,50 @@ test('close_first_session is done when the session left open first (canceled, ex
       t.deepEqual(lines, [], `${status}, session ${left}: not logged as a refusal`);
     }
   }
+});
+
+/**
+ * `void_unpaid_invoice` for the renewal invoice of an ended subscription that has had `history`,
+ * with a checkout session of its pay page in `payPage` (as the sessions read model shows it) when given.
+ */
+function voidUnpaidWorkAfter(t: ExecutionContext, history: InvoiceCommand[], payPage: CheckoutSessionDoc['status'] | null = null) {
+  const invoice = recurringInvoiceFixture(1, { subscriptionId: SUBSCRIPTION_ID, billingReason: 'subscription_cycle' });
+  return afterOnePass(t, 'void_unpaid_invoice', `invoice-${invoice.id}`, invoice.id, async (commands, readStore) => {
+    for (const command of [{ type: 'CreateInvoice', invoice } as const, ...history]) await commands.handle(invoiceAggregate, invoice.id, command, tenant);
+    if (payPage) {
+      const session = sessionFixture({ id: 'cs-pay', invoiceId: invoice.id, status: payPage, amountReceived: payPage === 'incomplete' ? '100000000' : '0' });
+      await readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).put({ ...session, _id: session.id });
+    }
+  });
+}
+
+test('void_unpaid_invoice voids the open or uncollectible renewal invoice of an ended subscription through its void command, saying who and why', async (t) => {
+  for (const history of [[finalize], [finalize, { type: 'MarkInvoiceUncollectible' } as const]]) {
+    const { lines, events } = await voidUnpaidWorkAfter(t, history);
+    t.deepEqual(events, [['InvoiceVoided', 'system:subscription-billing', SUBSCRIPTION_ID]], history.map((c) => c.type).join(', '));
+    t.deepEqual(lines, []);
+  }
+  // A pay page opened, or expired, without receiving anything does not keep it open.
+  for (const payPage of ['open', 'expired'] as const) {
+    t.deepEqual((await voidUnpaidWorkAfter(t, [finalize], payPage)).events, [['InvoiceVoided', 'system:subscription-billing', SUBSCRIPTION_ID]], payPage);
+  }
+});
+
+test('void_unpaid_invoice is done when the invoice is already void, was paid, or was partly paid in the meantime: nothing appended, nothing refused', async (t) => {
+  for (const last of [{ type: 'VoidInvoice' }, { type: 'MarkInvoicePaid' }] as const) {
+    const { lines, events } = await voidUnpaidWorkAfter(t, [finalize, last]);
+    t.deepEqual(events, [], last.type);
+    t.deepEqual(lines, [], `${last.type}: not logged as a refusal`);
+  }
+  const partly = await voidUnpaidWorkAfter(t, [finalize], 'incomplete');
+  t.deepEqual(partly.events, [], 'partly paid: it stays open with the money on its pay page');
+  t.deepEqual(partly.lines, []);
+});
+
+test('issue_invoice issues nothing for a subscription that ended after its renewal was issued', async (t) => {
+  const bill = renewalBill('inv-2', '2026-02-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z');
+  const subscription: Subscription = { ...subscriptionFixture({ id: SUBSCRIPTION_ID }), status: 'canceled', latestInvoice: bill, latestInvoiceId: bill.id };
+  const { lines, events } = await afterOnePass(t, 'issue_invoice', 'invoice-inv-2', 'inv-2', async () => undefined, subscription);
+  t.deepEqual(events, [], 'not created, not sent');
+  t.deepEqual(lines, []);
 });

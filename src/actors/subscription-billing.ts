@@ -12,7 +12,7 @@ import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections
 import { INVOICES, type InvoiceDoc } from '../projections/invoices.projection.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import {
-  SUBSCRIPTION_BILLS, SUBSCRIPTION_WORK, SUBSCRIPTIONS, type SubscriptionBillDoc, type SubscriptionDoc, type SubscriptionWorkDoc,
+  hasEnded, isPartlyPaid, SUBSCRIPTION_BILLS, SUBSCRIPTION_WORK, SUBSCRIPTIONS, type SubscriptionBillDoc, type SubscriptionDoc, type SubscriptionWorkDoc,
 } from '../projections/subscriptions.projection.ts';
 import { invoicePayUrl } from '../hosted/urls.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
@@ -60,7 +60,9 @@ function invoiceRecurringOf(s: Subscription): InvoiceRecurring | null {
  * - a paid bill (checkout session or invoice) is recorded on the subscription;
  * - the first bill of a subscription that never started (it expired unpaid, `incomplete_expired`,
  *   or the merchant ended it while `incomplete`) is closed: an invoice is voided, a checkout
- *   session still open is expired or canceled.
+ *   session still open is expired or canceled;
+ * - the renewal invoice of a subscription that ended after it started, still payable and unpaid,
+ *   is voided (one not issued yet at the end is not issued).
  */
 export function createSubscriptionBilling(deps: {
   clock: Clock;
@@ -137,6 +139,8 @@ export function createSubscriptionBilling(deps: {
     const subscription = await subscriptions.get(work.subscriptionId);
     const bill: SubscriptionBill | null | undefined = subscription?.latestInvoice;
     if (!subscription || !bill || bill.id !== work.sourceId) throw new NotFoundError('renewal invoice of subscription', work.sourceId);
+    // Ended since the renewal (the projection of the end takes this work off the list): not issued.
+    if (hasEnded(subscription)) return null;
     const existing = await invoices.get(bill.id);
     if (existing?.sentAt) return null;
     if (!existing) {
@@ -160,12 +164,12 @@ export function createSubscriptionBilling(deps: {
   }
 
   /**
-   * Send `command` to the first bill of a subscription that never started, as the billing process
-   * because of that subscription. A bill that can no longer take the command because it was paid
-   * (even partly) or ended first (`settled` says which states those are) is done: nothing is
-   * appended, and it is not a refusal.
+   * Send `command` to a bill of a subscription that has ended, as the billing process because of
+   * that subscription. A bill that can no longer take the command because it was paid (even partly)
+   * or ended first (`settled` says which states those are) is done: nothing is appended, and it is
+   * not a refusal.
    */
-  async function closeFirstBill<TState extends { value: unknown }, TEvent extends DomainEvent, TCommand>(
+  async function closeBill<TState extends { value: unknown }, TEvent extends DomainEvent, TCommand>(
     aggregate: Aggregate<TState, TEvent, TCommand>, command: TCommand, settled: readonly string[], work: SubscriptionWorkDoc, ctx: CommandContext,
   ): Promise<bigint | null> {
     const why: CommandContext = { ...ctx, actor: 'system:subscription-billing', causationId: work.subscriptionId };
@@ -193,7 +197,24 @@ export function createSubscriptionBilling(deps: {
    * that payment removes this work.
    */
   const voidFirstInvoice = (work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> =>
-    closeFirstBill(invoiceAggregate, { type: 'VoidInvoice' }, ['paid'], work, ctx);
+    closeBill(invoiceAggregate, { type: 'VoidInvoice' }, ['paid'], work, ctx);
+
+  /**
+   * Void a renewal invoice of a subscription that ended after it started (canceled by the merchant
+   * at once or at period end, from trialing, active, past due, unpaid or paused), with the
+   * invoice's own void command: the period it bills will not be served. What follows every void
+   * follows: its pending invoice and reminder mails are dropped, its pay page answers that it was
+   * voided, and each checkout session still open for it is canceled by the invoice payment linker
+   * (money sent there afterwards is a late payment of that session). Voiding twice answers nothing.
+   * An invoice paid in full in the meantime stays paid (the subscription ignores the payment; the
+   * projection of the payment removes this work). One partly paid stays open: the money is
+   * recorded on its checkout session, which the payer may still complete or the merchant complete
+   * as is; it is the merchant's to settle.
+   */
+  async function voidUnpaidInvoice(work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> {
+    if (await isPartlyPaid(sessions, { id: work.sourceId, organizationId: work.organizationId, environment: work.environment })) return null;
+    return closeBill(invoiceAggregate, { type: 'VoidInvoice' }, ['paid'], work, ctx);
+  }
 
   /**
    * Close the checkout session that was the first bill of a subscription that never started, with
@@ -213,7 +234,7 @@ export function createSubscriptionBilling(deps: {
   async function closeFirstSession(work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> {
     const subscription = await subscriptions.get(work.subscriptionId);
     if (!subscription) throw new NotFoundError('subscription', work.subscriptionId);
-    return closeFirstBill(checkoutSessionAggregate, firstSessionClosing(subscription.status), ['incomplete', 'complete', 'expired'], work, ctx);
+    return closeBill(checkoutSessionAggregate, firstSessionClosing(subscription.status), ['incomplete', 'complete', 'expired'], work, ctx);
   }
 
   return createWorkQueue<SubscriptionWorkDoc>({
@@ -238,6 +259,8 @@ export function createSubscriptionBilling(deps: {
           return voidFirstInvoice(work, ctx);
         case 'close_first_session':
           return closeFirstSession(work, ctx);
+        case 'void_unpaid_invoice':
+          return voidUnpaidInvoice(work, ctx);
       }
     },
   });

@@ -4,7 +4,7 @@ import type { Invoice, InvoiceEvent } from '../../machines/invoice.types.ts';
 import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import {
-  canceled, cancelScheduled, created, incompleteExpired, issued, markedUnpaid, missed, paused, renewalPaid, started, SUBSCRIPTION_ID, subscriptionFixture,
+  canceled, cancelScheduled, created, incompleteExpired, issued, markedUnpaid, missed, paused, renewalPaid, started, SUBSCRIPTION_ID, subscriptionFixture, trialFixture,
 } from '../../machines/subscription.fixture.ts';
 import { subscriptionMachine } from '../../machines/subscription.machine.ts';
 import type { SubscriptionEvent } from '../../machines/subscription.types.ts';
@@ -13,8 +13,9 @@ import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { subscriptionPayloadOf, subscriptionWebhookTypeOf } from '../webhooks/subscription-webhook-events.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type TimerDoc } from './collections.ts';
 import { INVOICES, type InvoiceDoc } from './invoices.projection.ts';
+import type { Collection } from '../read-store/read-store.ts';
 import {
-  SUBSCRIPTION_BILLS, SUBSCRIPTION_TIMERS, SUBSCRIPTION_WORK, SUBSCRIPTIONS, subscriptionsProjection, type SubscriptionDoc, type SubscriptionWorkDoc,
+  isPartlyPaid, SUBSCRIPTION_BILLS, SUBSCRIPTION_TIMERS, SUBSCRIPTION_WORK, SUBSCRIPTIONS, subscriptionsProjection, type SubscriptionDoc, type SubscriptionWorkDoc,
 } from './subscriptions.projection.ts';
 
 const recorded = (events: SubscriptionEvent[]) => events.map((e, i) => ({
@@ -137,7 +138,7 @@ test('a subscription that expires unpaid gets its still payable first invoice vo
   for (const status of ['paid', 'void'] as const) t.deepEqual(await (await projectOverInvoice(status, [byInvoice, invoiceExpired])).work(), [], status);
 });
 
-test('a subscription the merchant ends while incomplete gets its still payable first invoice voided, as one that expired; ending it later voids nothing', async (t) => {
+test('a subscription the merchant ends while incomplete gets its still payable first invoice voided, as one that expired; ending it later leaves the paid first invoice alone', async (t) => {
   // The only ways out of `incomplete`: started (paid), expired, ended. A new one must be checked against the rule.
   t.deepEqual(Object.keys(subscriptionMachine.config.states!.incomplete!.on!).sort(), ['SubscriptionCanceled', 'SubscriptionIncompleteExpired', 'SubscriptionStarted']);
   const ended = canceled('2026-01-05T00:00:00.000Z');
@@ -148,9 +149,9 @@ test('a subscription the merchant ends while incomplete gets its still payable f
   await subscriptionsProjection.apply(recorded([byInvoice, ended])[1]!, paidFirst.store);
   t.deepEqual(await paidFirst.work(), []);
   t.deepEqual(await (await projectOverInvoice('void', [byInvoice, ended])).work(), [], 'already void');
-  // Ended later in life, with an open renewal invoice: renewal invoices follow their own rules.
+  // Ended later in life, with an open renewal invoice: the first invoice (paid) is not voided, the renewal is (see below).
   const later = await projectOverInvoice('open', [byInvoice, started(FIRST_INVOICE), issued(), canceled('2026-02-02T00:00:00.000Z')], { 'inv-2': 'open' });
-  t.deepEqual(await later.work(), [['issue_invoice:inv-2', 'issue_invoice', 'inv-2', SUBSCRIPTION_ID]]);
+  t.deepEqual(await later.work(), [['void_unpaid_invoice:inv-2', 'void_unpaid_invoice', 'inv-2', SUBSCRIPTION_ID]]);
 });
 
 test('a subscription canceled later in life leaves no payment work behind: a renewal paid after the end, or paid just before it', async (t) => {
@@ -213,4 +214,98 @@ test('a subscription that ends while incomplete gets its still open first checko
       t.deepEqual(await (await projectOverSession(status, [created(), ending])).work(), [], `${ending.type} over a session ${status}`);
     }
   }
+});
+
+/**
+ * Renewal invoice `inv-2` of the fixture (opened 2026-02-01) as the invoices projection left it
+ * (absent when `status` is null), with a checkout session `cs-2` of its pay page in `payPage`
+ * when given, under the subscription's `events`.
+ */
+async function projectOverRenewal(status: Invoice['status'] | null, events: SubscriptionEvent[], payPage: CheckoutSession['status'] | null = null) {
+  const store = createEmbeddedReadStore({});
+  if (status) await store.collection<InvoiceDoc>(INVOICES).put({ ...invoiceFixture({ id: 'inv-2', status, subscriptionId: SUBSCRIPTION_ID }), _id: 'inv-2', _revision: 1 });
+  if (payPage) {
+    await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).put({ ...sessionFixture({ id: 'cs-2', invoiceId: 'inv-2', status: payPage }), _id: 'cs-2' });
+  }
+  for (const event of recorded(events)) await subscriptionsProjection.apply(event, store);
+  const work = async () => (await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).find({}, { sort: { _id: 1 } })).map((w) => [w._id, w.kind, w.sourceId, w.subscriptionId, w.at]);
+  return { store, work };
+}
+
+const onRenewal = onStream('invoice-inv-2');
+const onPayPage = onStream('checkout_session-cs-2');
+const ENDED_AT = '2026-02-02T00:00:00.000Z';
+const VOID_RENEWAL = ['void_unpaid_invoice:inv-2', 'void_unpaid_invoice', 'inv-2', SUBSCRIPTION_ID, ENDED_AT];
+
+/** Every way a subscription that started ends, over the open renewal invoice `inv-2`, at ENDED_AT. */
+const ENDINGS_AFTER_START: Record<string, SubscriptionEvent[]> = {
+  'ended while active': [created(), started(), issued(), canceled(ENDED_AT)],
+  'ended while past due': [created(), started(), issued(), missed(), canceled(ENDED_AT)],
+  'ended while unpaid': [created(), started(), issued(), missed(), markedUnpaid(), canceled(ENDED_AT)],
+  'ended while paused': [created(), started(), issued(), { type: 'SubscriptionPaused', data: { at: '2026-02-01T12:00:00.000Z' } }, canceled(ENDED_AT)],
+  'ended while trialing': [created(trialFixture()), issued(), canceled(ENDED_AT)],
+  'canceled at period end': [created(), started(), issued(), missed(), cancelScheduled('2026-02-01T12:00:00.000Z', ENDED_AT), canceled(ENDED_AT, true)],
+};
+
+test('a subscription that ends after it started gets its open, unpaid renewal invoice voided, whichever way it ends; the void or a payment takes the work off the list', async (t) => {
+  // Once out of `incomplete`, SubscriptionCanceled is the only way to end; a new one must be checked against this rule.
+  for (const [state, node] of Object.entries(subscriptionMachine.config.states!)) {
+    if (state === 'incomplete') continue;
+    const ends = Object.entries(node.on ?? {}).filter(([, to]) => ['canceled', 'incomplete_expired'].includes(String((to as { target?: string }).target))).map(([type]) => type);
+    t.deepEqual(ends, ['new', 'canceled', 'incomplete_expired'].includes(state) ? [] : ['SubscriptionCanceled'], state);
+  }
+  for (const [how, events] of Object.entries(ENDINGS_AFTER_START)) {
+    t.deepEqual(await (await projectOverRenewal('open', events.slice(0, -1))).work(), [['issue_invoice:inv-2', 'issue_invoice', 'inv-2', SUBSCRIPTION_ID, '2026-02-01T00:00:00.000Z']], `${how}: before the end`);
+    for (const status of ['open', 'uncollectible'] as const) {
+      const { store, work } = await projectOverRenewal(status, events);
+      t.deepEqual(await work(), [VOID_RENEWAL], `${how}: an ${status} renewal is voided, and is no longer to issue`);
+      for (const event of recorded(events)) await subscriptionsProjection.apply(event, store);
+      t.deepEqual(await work(), [VOID_RENEWAL], `${how}: a repeated batch, still one piece of work`);
+      await subscriptionsProjection.apply(onRenewal(voided(ENDED_AT), 3), store);
+      t.deepEqual(await work(), [], `${how}: voided, done`);
+    }
+  }
+  const events = ENDINGS_AFTER_START['ended while active']!;
+  // Paid in full, or in part on its pay page, after the end and before the void: it is not voided.
+  const raced = await projectOverRenewal('open', events);
+  await subscriptionsProjection.apply(onRenewal(paid('cs-2', '1000000000', ENDED_AT), 3), raced.store);
+  t.deepEqual(await raced.work(), [], 'paid before the void');
+  const partly = await projectOverRenewal('open', events, 'open');
+  await partly.store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).put({ ...sessionFixture({ id: 'cs-2', invoiceId: 'inv-2', status: 'incomplete' }), _id: 'cs-2' });
+  await subscriptionsProjection.apply(onPayPage({ type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: ENDED_AT } }, 2), partly.store);
+  t.deepEqual(await partly.work(), [], 'partly paid before the void');
+});
+
+test('at the end, a renewal invoice partly paid, paid, void or not issued yet is not voided; one issued after the end is', async (t) => {
+  const events = ENDINGS_AFTER_START['ended while active']!;
+  t.deepEqual(await (await projectOverRenewal('open', events, 'incomplete')).work(), [], 'partly paid: it stays open');
+  t.deepEqual(await (await projectOverRenewal('open', events, 'open')).work(), [VOID_RENEWAL], 'an open pay page that received nothing');
+  t.deepEqual(await (await projectOverRenewal('open', events, 'expired')).work(), [VOID_RENEWAL], 'an expired pay page that received nothing');
+  for (const status of ['paid', 'void'] as const) t.deepEqual(await (await projectOverRenewal(status, events)).work(), [], status);
+  // Not issued yet when the subscription ended: it is no longer issued.
+  const pending = await projectOverRenewal(null, events);
+  t.deepEqual(await pending.work(), []);
+  // Its issue was under way as the end came: once it opens, it is voided.
+  await pending.store.collection<InvoiceDoc>(INVOICES).put({ ...invoiceFixture({ id: 'inv-2', status: 'open', subscriptionId: SUBSCRIPTION_ID }), _id: 'inv-2', _revision: 2 });
+  await subscriptionsProjection.apply(onRenewal({ type: 'InvoiceFinalized', data: { number: 'INV-2', url: 'http://weir.test/pay', issueDate: ENDED_AT, at: '2026-02-02T00:00:01.000Z' } }, 1), pending.store);
+  t.deepEqual(await pending.work(), [[...VOID_RENEWAL.slice(0, 4), '2026-02-02T00:00:01.000Z']]);
+  // Opened while the subscription goes on: nothing to void.
+  const ongoing = await projectOverRenewal(null, events.slice(0, -1));
+  await ongoing.store.collection<InvoiceDoc>(INVOICES).put({ ...invoiceFixture({ id: 'inv-2', status: 'open', subscriptionId: SUBSCRIPTION_ID }), _id: 'inv-2', _revision: 2 });
+  await subscriptionsProjection.apply(onRenewal({ type: 'InvoiceFinalized', data: { number: 'INV-2', url: 'http://weir.test/pay', issueDate: ENDED_AT, at: ENDED_AT } }, 1), ongoing.store);
+  t.deepEqual((await ongoing.work()).map(([id]) => id), ['issue_invoice:inv-2']);
+});
+
+test('isPartlyPaid: a checkout session of the invoice, of its tenant, waits for the rest of a part payment', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const sessions: Collection<CheckoutSessionDoc> = store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  const invoice = { id: 'inv-2', organizationId: 'org-1', environment: 'test' as const };
+  const put = (id: string, overrides: Partial<CheckoutSession>) => sessions.put({ ...sessionFixture({ id, invoiceId: 'inv-2', ...overrides }), _id: id });
+  await put('cs-open', { status: 'open' });
+  await put('cs-complete', { status: 'complete' });
+  await put('cs-other-tenant', { status: 'incomplete', organizationId: 'org-2' });
+  await put('cs-other-invoice', { status: 'incomplete', invoiceId: 'inv-3' });
+  t.false(await isPartlyPaid(sessions, invoice));
+  await put('cs-part', { status: 'incomplete' });
+  t.true(await isPartlyPaid(sessions, invoice));
 });

@@ -3,10 +3,10 @@ import { nextInvoiceIdOf } from '../../machines/invoice.decide.ts';
 import type { InvoiceEvent } from '../../machines/invoice.types.ts';
 import { UNPAID_AFTER_DAYS } from '../../machines/subscription.decide.ts';
 import { addDays, evolveSubscription } from '../../machines/subscription.evolve.ts';
-import type { Subscription, SubscriptionEvent } from '../../machines/subscription.types.ts';
+import type { Subscription, SubscriptionEvent, SubscriptionStatus } from '../../machines/subscription.types.ts';
 import { subscriptionIdOfInvoice } from '../actors/subscription-items.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
-import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
+import type { Collection, ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import { deterministicId } from '../shared/ids.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type TimerDoc } from './collections.ts';
 import { INVOICES, LEAVES_OPEN, type InvoiceDoc } from './invoices.projection.ts';
@@ -39,8 +39,10 @@ export type SubscriptionWorkDoc = ReadDocument & {
    * `void_first_invoice` and `close_first_session`: the subscription ended before it started
    * (expired unpaid, or ended by the merchant while incomplete), so its still payable first bill
    * is closed: an invoice is voided, a checkout session still open is expired or canceled.
+   * `void_unpaid_invoice`: the subscription ended after it started, so its renewal invoice that
+   * can still be paid and has received nothing is voided.
    */
-  kind: 'create_from_session' | 'create_from_invoice' | 'issue_invoice' | 'record_payment' | 'void_first_invoice' | 'close_first_session';
+  kind: 'create_from_session' | 'create_from_invoice' | 'issue_invoice' | 'record_payment' | 'void_first_invoice' | 'close_first_session' | 'void_unpaid_invoice';
   subscriptionId: string;
   organizationId: string;
   environment: string;
@@ -80,10 +82,49 @@ export function subscriptionTimers(s: Subscription): { kind: string; fireAt: str
 }
 
 const voidWorkId = (invoiceId: string): string => `void_first_invoice:${invoiceId}`;
+const voidUnpaidWorkId = (invoiceId: string): string => `void_unpaid_invoice:${invoiceId}`;
 const closeWorkId = (sessionId: string): string => `close_first_session:${sessionId}`;
 
 async function putWork(store: ReadStore, doc: SubscriptionWorkDoc): Promise<void> {
   await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).put(doc);
+}
+
+/** A subscription in one of these statuses has ended for good (both are final states of its machine). */
+const ENDED: ReadonlySet<SubscriptionStatus> = new Set<SubscriptionStatus>(['canceled', 'incomplete_expired']);
+export const hasEnded = (s: Pick<Subscription, 'status'>): boolean => ENDED.has(s.status);
+
+/** Invoice statuses that can still take a payment (the merchant may void both). */
+const PAYABLE: ReadonlySet<InvoiceDoc['status']> = new Set<InvoiceDoc['status']>(['open', 'uncollectible']);
+
+/**
+ * Whether part of the invoice was paid: a checkout session opened to pay it received less than
+ * its amount and waits for the rest (`incomplete`). The money is recorded on that session, and
+ * the invoice becomes paid once the session completes.
+ */
+export async function isPartlyPaid(sessions: Collection<CheckoutSessionDoc>, invoice: { id: string; organizationId: string; environment: string }): Promise<boolean> {
+  const waiting = await sessions.find({ organizationId: invoice.organizationId, environment: invoice.environment, invoiceId: invoice.id, status: 'incomplete' }, { limit: 1 });
+  return waiting.length > 0;
+}
+
+/**
+ * The renewal invoice `invoiceId` of the ended subscription `s` is voided when it can still be
+ * paid and has received nothing; one partly paid stays open (see `isPartlyPaid`).
+ */
+async function voidWhenUnpaid(store: ReadStore, s: Subscription, invoiceId: string, at: string): Promise<void> {
+  const invoice = await store.collection<InvoiceDoc>(INVOICES).get(invoiceId);
+  if (!invoice || !PAYABLE.has(invoice.status)) return;
+  if (await isPartlyPaid(store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions), invoice)) return;
+  await putWork(store, {
+    _id: voidUnpaidWorkId(invoiceId), kind: 'void_unpaid_invoice', subscriptionId: s.id, organizationId: s.organizationId,
+    environment: s.environment, sourceId: invoiceId, at,
+  });
+}
+
+/** The invoice was paid or voided, or took a part payment: no void is left to do for it. */
+async function dropVoidWork(store: ReadStore, invoiceId: string): Promise<void> {
+  const work = store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK);
+  await work.delete(voidWorkId(invoiceId));
+  await work.delete(voidUnpaidWorkId(invoiceId));
 }
 
 /** A bill of a subscription was paid: the subscription records it, unless it already has. */
@@ -117,6 +158,11 @@ async function applySessionEvent(event: RecordedEvent, store: ReadStore): Promis
   const id = event.streamId.slice(SESSION_PREFIX.length);
   // Paid (even partly), expired or canceled before the billing process closed it: nothing left to close.
   if (LEAVES_OPEN.has(typed.type)) await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(closeWorkId(id));
+  if (typed.type === 'CheckoutSessionPartiallyPaid') {
+    // Part of an invoice paid before the billing process voided it: it stays open, with that money.
+    const invoiceId = (await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(id))?.invoiceId;
+    if (invoiceId) await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(voidUnpaidWorkId(invoiceId));
+  }
   if (typed.type === 'CheckoutSessionCompleted') await billPaid(store, id, typed.data.at);
 }
 
@@ -127,7 +173,8 @@ async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promis
     case 'InvoiceFinalized': {
       // The first invoice of a recurring series creates its subscription; later ones belong to it.
       const invoice = await store.collection<InvoiceDoc>(INVOICES).get(id);
-      if (!invoice || invoice.invoiceType !== 'recurring' || invoice.subscriptionId) return;
+      if (invoice?.subscriptionId) return openedAfterEnd(store, id, typed.data.at);
+      if (!invoice || invoice.invoiceType !== 'recurring') return;
       const subscriptionId = subscriptionIdOfInvoice(id);
       if (await store.collection<SubscriptionDoc>(SUBSCRIPTIONS).get(subscriptionId)) return;
       await putWork(store, {
@@ -141,12 +188,12 @@ async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promis
       return;
     case 'InvoicePaid':
     case 'InvoiceMarkedAsPaid':
-      // Paid before the void of an expired subscription's first invoice was done: it is not voided.
-      await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(voidWorkId(id));
+      // Paid before the void of an ended subscription's invoice was done: it is not voided.
+      await dropVoidWork(store, id);
       await billPaid(store, id, typed.data.at);
       return;
     case 'InvoiceVoided':
-      await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(voidWorkId(id));
+      await dropVoidWork(store, id);
       return;
     default:
       return;
@@ -178,9 +225,38 @@ async function leftIncomplete(store: ReadStore, next: Subscription): Promise<voi
   });
   if (bill.kind === 'invoice') {
     const status = (await store.collection<InvoiceDoc>(INVOICES).get(bill.id))?.status;
-    if (status === 'open' || status === 'uncollectible') await close('void_first_invoice', voidWorkId(bill.id));
+    if (status && PAYABLE.has(status)) await close('void_first_invoice', voidWorkId(bill.id));
   } else if ((await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(bill.id))?.status === 'open') {
     await close('close_first_session', closeWorkId(bill.id));
+  }
+}
+
+/**
+ * A renewal invoice opened (finalized, by the billing process's send or by the merchant) after its
+ * subscription ended: its issue was under way when the end came (the billing process had read the
+ * work before the end was projected). It is voided as if it had been open at the end.
+ */
+async function openedAfterEnd(store: ReadStore, invoiceId: string, at: string): Promise<void> {
+  const link = await store.collection<SubscriptionBillDoc>(SUBSCRIPTION_BILLS).get(invoiceId);
+  if (!link || link.first) return;
+  const subscription = await store.collection<SubscriptionDoc>(SUBSCRIPTIONS).get(link.subscriptionId);
+  if (subscription && hasEnded(subscription)) await voidWhenUnpaid(store, subscription, invoiceId, at);
+}
+
+/**
+ * A subscription that had started ended: canceled at once by the merchant (`EndSubscription`,
+ * `POST /subscriptions/:id/end`, from trialing, active, past_due, unpaid or paused) or at the end
+ * of its period (`CancelSubscription` then the renewal timer's `RenewSubscription`). Its renewal
+ * invoices are billed for periods that will not be served: one not issued yet is not issued (its
+ * work goes), and each that can still be paid and has received nothing is voided (by the billing
+ * process, with the invoice's own void command). Only the latest can be unpaid (a renewal is
+ * issued once its predecessor is paid), but every renewal is looked at.
+ */
+async function endedAfterStart(store: ReadStore, next: Subscription): Promise<void> {
+  const work = store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK);
+  for (const bill of await store.collection<SubscriptionBillDoc>(SUBSCRIPTION_BILLS).find({ subscriptionId: next.id, first: false })) {
+    await work.delete(`issue_invoice:${bill._id}`);
+    await voidWhenUnpaid(store, next, bill._id, next.updatedAt);
   }
 }
 
@@ -223,6 +299,7 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
       break;
   }
   if (before === 'incomplete' && next.status !== 'incomplete') await leftIncomplete(store, next);
+  else if (before !== undefined && !ENDED.has(before) && ENDED.has(next.status)) await endedAfterStart(store, next);
   // Ended with a payment of its latest bill not yet recorded: the decider would ignore it now.
   if (typed.type === 'SubscriptionCanceled' && next.latestInvoice) await work.delete(`record_payment:${next.latestInvoice.id}`);
 
@@ -242,12 +319,15 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
  * each bill to its subscription, the subscription's durable timers, and the work list of the
  * subscription billing process manager: subscriptions to create (from a `mode: subscription`
  * checkout session, or the first invoice of a recurring series), renewal invoices to issue,
- * paid bills to record, and the first bill of a subscription that never started to close (its
- * invoice to void, its checkout session to expire or cancel).
+ * paid bills to record, the first bill of a subscription that never started to close (its
+ * invoice to void, its checkout session to expire or cancel), and the unpaid renewal invoices of a
+ * subscription that ended after it started to void.
  * Must run after the checkout sessions and invoices projections (it reads their documents).
  */
 export const subscriptionsProjection: Projection = {
   name: 'subscriptions',
+  // 2: an ended subscription's unpaid renewal invoices are work to void, and no longer to issue.
+  version: 2,
   collections: [SUBSCRIPTIONS, SUBSCRIPTION_BILLS, SUBSCRIPTION_WORK],
   categories: ['subscription', 'checkout_session', 'invoice'],
   async apply(event, store) {

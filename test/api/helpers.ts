@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import type { Weir } from '../../src/app/start-weir.ts';
+import type { Mailer } from '../../src/mail/mailer.ts';
 import { SUBSCRIPTION_WORK } from '../../src/projections/subscriptions.projection.ts';
 import type { ManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually, type ApiResponse } from '../support/api-client.ts';
@@ -172,11 +173,11 @@ export async function payLate(weir: Pick<Weir, 'bus'>, api: Api, sessionId: stri
   }, `the late payment to ${sessionId}`);
 }
 
-/** A Weir on a data dir that outlives it, so the test can restart it on the same log. */
-export async function restartableWeir(t: ExecutionContext, clock: ManualClock) {
+/** A Weir on a data dir that outlives it, so the test can restart it on the same log (mailing to `mailer` when given). */
+export async function restartableWeir(t: ExecutionContext, clock: ManualClock, mailer?: Mailer) {
   const dataDir = await mkdtemp(join(tmpdir(), 'weir-restartable-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  return { dataDir, start: () => startTestWeir(t, { dataDir }, { clock }) };
+  return { dataDir, start: () => startTestWeir(t, { dataDir }, { clock, ...(mailer ? { mailer } : {}) }) };
 }
 
 /** Every event in the log has been projected, and the subscription billing work list is empty. */

@@ -4,14 +4,20 @@ import { createCommandHandler } from '../../src/actors/command-handler.ts';
 import { subscriptionIdOfInvoice } from '../../src/actors/subscription-items.ts';
 import { openStores, type Weir } from '../../src/app/start-weir.ts';
 import { COLLECTIONS, type TimerDoc } from '../../src/projections/collections.ts';
+import { REMINDER_TIMER } from '../../src/projections/invoice-reminder-timers.ts';
+import { PENDING_MAILS } from '../../src/projections/mails.projection.ts';
 import { SUBSCRIPTION_TIMERS } from '../../src/projections/subscriptions.projection.ts';
-import { createManualClock } from '../../src/shared/clock.ts';
+import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
+import type { MailMessage } from '../../src/mail/mailer.ts';
+import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { startInvoiceTestApp } from '../support/invoice-test-app.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
-import { createMerchant } from '../support/weir-harness.ts';
-import { assertError, payInFull, restartableWeir, settled, type Api, type Session } from './helpers.ts';
+import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
+import {
+  assertError, cancellations, getSession, payInFull, payLate, restartableWeir, reveal, settled, untilCanceled, type Api, type Session,
+} from './helpers.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -23,9 +29,15 @@ type Invoice = {
 };
 type Subscription = { id: string; status: string; latestInvoiceId: string | null; currentPeriodStart: string; currentPeriodEnd: string; interval: string; intervalCount: number; customerId: string };
 
+/** The payer opens the invoice's pay link: the checkout session it redirects to. */
+async function openPayPage(weir: Pick<Weir, 'url'>, invoiceId: string): Promise<string> {
+  const page = await fetch(`${weir.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
+  if (page.status !== 302) throw new Error(`the pay page answered ${page.status}`);
+  return page.headers.get('location')!.split('/').pop()!;
+}
+
 async function payInvoice(weir: Parameters<typeof payInFull>[0], api: Api, invoiceId: string): Promise<void> {
-  const redirect = await fetch(`${weir.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
-  const session = (await api.get<Session>(`/api/v1/checkout/sessions/${redirect.headers.get('location')!.split('/').pop()!}`)).body;
+  const session = (await api.get<Session>(`/api/v1/checkout/sessions/${await openPayPage(weir, invoiceId)}`)).body;
   await payInFull(weir, api, session);
   await eventually(async () => ((await api.get<Invoice>(`/api/v1/invoices/${invoiceId}`)).body.status === 'paid' ? true : undefined), `invoice ${invoiceId} paid`);
 }
@@ -107,12 +119,12 @@ test('a finalized recurring invoice starts a subscription and generates its next
 
 const SERIES_START = Date.parse('2026-03-15T09:00:00.000Z');
 
-/** The first invoice of a monthly series (10 USDC, due in 10 days), finalized: its subscription is incomplete. */
-async function finalizedSeries(api: Api) {
+/** The first invoice of a monthly series (10 USDC, due in 10 days, with `extra` fields), finalized: its subscription is incomplete. */
+async function finalizedSeries(api: Api, extra: Record<string, unknown> = {}) {
   const { customer, product } = await customerAndPlan(api, 'Hosting', '1000000000', 1);
   const draft = await api.post<Invoice>('/api/v1/invoices', {
     customerId: customer.id, invoiceType: 'recurring', interval: 'month', collectionMethod: 'charge_automatically', daysUntilDue: 10,
-    lineItems: { data: [{ priceId: product.defaultPrice.id, quantity: 1 }] },
+    lineItems: { data: [{ priceId: product.defaultPrice.id, quantity: 1 }] }, ...extra,
   });
   if (draft.status !== 200) throw new Error(JSON.stringify(draft.body));
   const invoice = (await api.post<Invoice>(`/api/v1/invoices/${draft.body.id}/finalize`)).body;
@@ -256,4 +268,158 @@ test('the first invoice of a series whose subscription the merchant ends while i
   await assertVoidedOnce(t, second, again, invoice.id, subscription.id);
   t.deepEqual((await second.eventStore.readStream(`subscription-${subscription.id}`)).map((e) => e.type), ['SubscriptionCreated', 'SubscriptionCanceled']);
   t.like((await again.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, { status: 'canceled', endedAt });
+});
+
+/** A Weir that can be restarted on the same log, mailing to a recording mailer: every mail it sent. */
+async function restartableWeirWithMail(t: ExecutionContext, clock: ManualClock) {
+  const { mailer, sent } = recordingMailer();
+  return { ...(await restartableWeir(t, clock, mailer)), sent };
+}
+
+/** Reminders a day before and a day after the due date, copied onto each renewal of the series. */
+const REMINDING = { reminders: { enabled: true, daysBeforeDue: [1], daysAfterDue: [1] } };
+
+/** A series started now whose first invoice was paid: its subscription is active, its renewal due a month later. */
+async function activeSeries(weir: Parameters<typeof payInFull>[0], api: Api) {
+  const { invoice, subscription } = await finalizedSeries(api, REMINDING);
+  await payInvoice(weir, api, invoice.id);
+  await untilSubscription(api, subscription.id, 'active');
+  return { first: invoice, subscriptionId: subscription.id };
+}
+
+/** The subjects of the mails that offer `invoice`'s pay page: its invoice mail and its reminders. */
+const mailsOf = (sent: MailMessage[], invoice: Pick<Invoice, 'id'>) => sent.filter((m) => m.text.includes(`/invoices/${invoice.id}/pay`)).map((m) => m.subject);
+
+/** The renewal `invoice` opened and was mailed, once. */
+async function mailedRenewal(t: ExecutionContext, sent: MailMessage[], api: Api, invoiceId: string): Promise<Invoice> {
+  const invoice = await openInvoice(api, invoiceId);
+  await eventually(async () => (mailsOf(sent, invoice).length > 0 ? true : undefined), `the mail of renewal ${invoiceId}`);
+  t.deepEqual(mailsOf(sent, invoice).map((subject) => subject.split(' ').slice(0, 2).join(' ')), [`Invoice ${invoice.number}`]);
+  return invoice;
+}
+
+/**
+ * Past the renewal's due date and both its reminder times, everything projected and dispatched:
+ * no reminder is waiting for it, and no mail is pending.
+ */
+async function pastItsReminders(t: ExecutionContext, weir: Parameters<typeof settled>[0], clock: ManualClock, invoice: Invoice): Promise<void> {
+  clock.advanceTo(Date.parse(invoice.dueDate) + 2 * DAY);
+  await settled(weir);
+  t.deepEqual(await weir.readStore.collection<TimerDoc>(COLLECTIONS.timers).find({ kind: REMINDER_TIMER, recordId: invoice.id }), [], 'no reminder is waiting');
+  await eventually(async () => ((await weir.readStore.collection(PENDING_MAILS).count({})) === 0 ? true : undefined), 'no mail to be pending');
+}
+
+test('the open renewal invoice of an active subscription the merchant ends is voided, once, across a restart: no mail after the end, and its pay page is a void invoice\'s', async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const weir = await restartableWeirWithMail(t, clock);
+  const first = await weir.start();
+  const { api, testSecretKey } = await createMerchant(first.url);
+  const { first: firstInvoice, subscriptionId } = await activeSeries(first, api);
+
+  clock.advanceTo(Date.parse(firstInvoice.nextInvoice!.issueDate));
+  const renewal = await mailedRenewal(t, weir.sent, api, firstInvoice.nextInvoice!.id);
+  t.like(renewal, { subscriptionId, billingReason: 'subscription_cycle' });
+  // A day later the payer opens its pay page and is shown where to pay; the merchant ends the subscription.
+  clock.advanceBy(DAY);
+  const session = await openPayPage(first, renewal.id);
+  const shown = await reveal(first, api, session);
+  const endedAt = new Date(clock.now()).toISOString();
+  const end = await api.post<Subscription & { endedAt: string }>(`/api/v1/subscriptions/${subscriptionId}/end`, { cancellationComment: 'closing the account' });
+  t.like(end.body, { status: 'canceled', endedAt, latestInvoiceId: renewal.id });
+  await settled(first);
+  t.like((await api.get<Invoice & { voidedAt: string | null; amountPaid: string }>(`/api/v1/invoices/${renewal.id}`)).body, { status: 'void', voidedAt: endedAt, nextInvoice: null });
+  t.like((await api.get<Invoice>(`/api/v1/invoices/${firstInvoice.id}`)).body, { status: 'paid' }, 'the paid first invoice is left alone');
+  await assertVoidedOnce(t, first, api, renewal.id, subscriptionId);
+  // Its pay page's session is canceled as for every void, and money sent there later is a late payment of that session.
+  await untilCanceled(api, session);
+  t.deepEqual(await cancellations(first, session), [{ actor: 'system:invoice-payments', reason: 'the invoice was voided' }]);
+  const late = await payLate(first, api, session, shown);
+  t.like(late, { status: 'canceled', invoiceId: renewal.id });
+  t.true(late.paymentIntent.transactions[0]!.late);
+  t.like((await api.get<Invoice & { amountPaid: string }>(`/api/v1/invoices/${renewal.id}`)).body, { status: 'void', amountPaid: '0' });
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${subscriptionId}`)).body, { status: 'canceled' });
+
+  // Its due date and both reminder times pass: nothing more is mailed about it.
+  await pastItsReminders(t, first, clock, renewal);
+  t.is(mailsOf(weir.sent, renewal).length, 1, 'only the invoice mail sent before the end');
+  await first.stop();
+
+  const second = await weir.start();
+  const again = apiClient(second.url, testSecretKey);
+  await settled(second);
+  await assertVoidedOnce(t, second, again, renewal.id, subscriptionId);
+  t.deepEqual(await cancellations(second, session), [{ actor: 'system:invoice-payments', reason: 'the invoice was voided' }]);
+  await pastItsReminders(t, second, clock, renewal);
+  t.is(mailsOf(weir.sent, renewal).length, 1);
+});
+
+test('a crash between the end and the void: the restart voids the open renewal once; a renewal issued just before the end is never issued nor mailed', async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const weir = await restartableWeirWithMail(t, clock);
+  const first = await weir.start();
+  const { api, testSecretKey, organizationId } = await createMerchant(first.url);
+  const open = await activeSeries(first, api);
+  clock.advanceBy(DAY);
+  const later = await activeSeries(first, api);
+  clock.advanceTo(Date.parse(open.first.nextInvoice!.issueDate));
+  const renewal = await mailedRenewal(t, weir.sent, api, open.first.nextInvoice!.id);
+  await settled(first);
+  await first.stop();
+
+  // While Weir is down, the first subscription is ended, and the second renewed and ended right after:
+  // the ends are in the log, no void and no issue of the second renewal is.
+  clock.set(Date.parse(later.first.nextInvoice!.issueDate));
+  const stores = await openStores({ dataDir: weir.dataDir });
+  const commands = createCommandHandler({ eventStore: stores.eventStore, clock });
+  const ctx = { organizationId, environment: 'test' as const, actor: 'test' };
+  const ended = await commands.handle(subscriptionAggregate, open.subscriptionId, { type: 'EndSubscription', comment: null }, ctx);
+  t.deepEqual(ended.events.map((e) => e.type), ['SubscriptionCanceled']);
+  const renewed = await commands.handle(subscriptionAggregate, later.subscriptionId, { type: 'RenewSubscription', invoiceId: later.first.nextInvoice!.id }, ctx);
+  t.deepEqual(renewed.events.map((e) => e.type), ['RenewalInvoiceIssued']);
+  await commands.handle(subscriptionAggregate, later.subscriptionId, { type: 'EndSubscription', comment: null }, ctx);
+  t.deepEqual(await voidsOf(stores, renewal.id), []);
+  await stores.eventStore.close();
+
+  const second = await weir.start();
+  const again = apiClient(second.url, testSecretKey);
+  await settled(second);
+  t.like((await again.get<Invoice>(`/api/v1/invoices/${renewal.id}`)).body, { status: 'void' });
+  await assertVoidedOnce(t, second, again, renewal.id, open.subscriptionId);
+  t.is((await again.get(`/api/v1/invoices/${later.first.nextInvoice!.id}`)).status, 404, 'the renewal of a subscription that has ended is not issued');
+  t.like((await again.get<Subscription>(`/api/v1/subscriptions/${later.subscriptionId}`)).body, { status: 'canceled', latestInvoiceId: later.first.nextInvoice!.id });
+  await pastItsReminders(t, second, clock, renewal);
+  t.is(mailsOf(weir.sent, renewal).length, 1, 'only the invoice mail sent before the end');
+  t.deepEqual(mailsOf(weir.sent, { id: later.first.nextInvoice!.id }), [], 'the second renewal was never mailed');
+});
+
+test('of two subscriptions ended together, the renewal partly paid on its pay page stays open with that money; the unpaid one is voided', async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const { mailer } = recordingMailer();
+  const weir = await startTestWeir(t, {}, { clock, mailer });
+  const { api } = await createMerchant(weir.url);
+  const unpaid = await activeSeries(weir, api);
+  const partly = await activeSeries(weir, api);
+  clock.advanceTo(Date.parse(unpaid.first.nextInvoice!.issueDate));
+  const unpaidRenewal = await openInvoice(api, unpaid.first.nextInvoice!.id);
+  const partlyRenewal = await openInvoice(api, partly.first.nextInvoice!.id);
+
+  // A third of the renewal reaches its pay page's deposit address.
+  const session = await openPayPage(weir, partlyRenewal.id);
+  const shown = await reveal(weir, api, session);
+  const part = (BigInt(shown.amountDueRaw) / 3n).toString();
+  const chain = chainPublisher(weir.bus);
+  const blockHash = randomHash();
+  await chain.transfer({ to: shown.address, amount: part, blockNumber: 900_000, blockHash });
+  await chain.final(900_000, blockHash);
+  await eventually(async () => ((await getSession(api, session)).status === 'incomplete' ? true : undefined), 'the part payment');
+
+  clock.advanceBy(DAY);
+  for (const { subscriptionId } of [unpaid, partly]) t.is((await api.post(`/api/v1/subscriptions/${subscriptionId}/end`)).status, 200);
+  await settled(weir);
+  await assertVoidedOnce(t, weir, api, unpaidRenewal.id, unpaid.subscriptionId);
+  t.like((await api.get<Invoice & { amountPaid: string }>(`/api/v1/invoices/${partlyRenewal.id}`)).body, { status: 'open', amountPaid: '0' });
+  t.deepEqual(await voidsOf(weir, partlyRenewal.id), [], 'partly paid: not voided');
+  const payPage = await getSession(api, session);
+  t.is(payPage.status, 'incomplete');
+  t.true(BigInt(payPage.amountReceived) > 0n, 'the part payment stays recorded on the pay page');
 });

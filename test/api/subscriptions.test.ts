@@ -375,3 +375,34 @@ test('a subscription bought on a payment link and ended in a crash before its se
   t.deepEqual(await endingsOf(second, session.id), canceledBecauseOf(subscription.id));
   t.like((await again.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, { status: 'canceled' });
 });
+
+test('a subscription canceled at period end while its renewal is past due: the period end ends it and voids the renewal, which is mailed no more', async (t) => {
+  const { mailer, sent } = recordingMailer();
+  const { weir, api, clock } = await setup(t, undefined, mailer);
+  const { session, subscription } = await subscribe(api, (await plan(api, 'Pro', 'month', 1)).priceId);
+  await payInFull(weir, api, session);
+  await until(api, subscription.id, 'active');
+  clock.advanceTo(Date.parse('2026-06-10T12:00:00.000Z'));
+  const renewalId = (await eventually(async () => {
+    const s = (await api.get<Subscription & { latestInvoiceId: string | null }>(`/api/v1/subscriptions/${subscription.id}`)).body;
+    return s.latestInvoiceId ? s : undefined;
+  }, 'the renewal')).latestInvoiceId!;
+  await eventually(async () => sent.find((m) => m.text.includes(`/invoices/${renewalId}/pay`)), 'the renewal invoice mail');
+
+  // Unpaid past its due date (seven days): past due. The merchant cancels at the period end.
+  clock.advanceTo(Date.parse('2026-06-17T12:00:00.000Z'));
+  await until(api, subscription.id, 'past_due');
+  t.like((await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/cancel`)).body, { status: 'past_due', cancelAtPeriodEnd: true, cancelAt: '2026-07-10T12:00:00.000Z' });
+  await settled(weir);
+  t.like((await api.get<{ status: string }>(`/api/v1/invoices/${renewalId}`)).body, { status: 'open' }, 'payable until the period ends');
+
+  clock.advanceTo(Date.parse('2026-07-10T12:00:00.000Z'));
+  t.like(await until(api, subscription.id, 'canceled'), { endedAt: '2026-07-10T12:00:00.000Z' });
+  await settled(weir);
+  t.like((await api.get<{ status: string; voidedAt: string | null }>(`/api/v1/invoices/${renewalId}`)).body, { status: 'void', voidedAt: '2026-07-10T12:00:00.000Z' });
+  const voids = (await weir.eventStore.readStream(`invoice-${renewalId}`)).filter((e) => e.type === 'InvoiceVoided').map((e) => [e.metadata.actor, e.metadata.causationId]);
+  t.deepEqual(voids, [['system:subscription-billing', subscription.id]]);
+  t.is((await fetch(`${weir.url}/invoices/${renewalId}/pay`, { redirect: 'manual' })).status, 410);
+  t.is(sent.filter((m) => m.text.includes(`/invoices/${renewalId}/pay`)).length, 1, 'only its invoice mail, sent before the end');
+  t.is((await api.get<Page<unknown>>('/api/v1/invoices')).body.count, 1, 'nothing issued for the period after the end');
+});
