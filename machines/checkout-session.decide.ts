@@ -134,6 +134,11 @@ export function decideCheckoutSession(snapshot: CheckoutSessionSnapshot, command
       return [{ type: 'DiscountApplied', data: { discount: { ...command.discount, at: ctx.now } } }];
     }
     case 'RecordSweep': {
+      if (command.sweep.reverted) {
+        // Its gas only, once per transaction.
+        if ((session.sweeps ?? []).some((s) => s.transactionHash === command.sweep.transactionHash)) return [];
+        return [{ type: 'FundsSwept', data: { sweep: { ...command.sweep, transferIds: [], at: ctx.now } } }];
+      }
       const confirmedIds = new Set(session.payments.filter((p) => p.status === 'confirmed').map((p) => p.transferId));
       const already = new Set((session.sweeps ?? []).flatMap((s) => s.transferIds));
       const transferIds = command.sweep.transferIds.filter((id) => confirmedIds.has(id) && !already.has(id));

@@ -194,6 +194,17 @@ test('given confirmed payments, when a sweep is recorded, then FundsSwept for th
   t.deepEqual(given([...history, ...events]).when({ type: 'RecordSweep', sweep }), []);
 });
 
+test('given a sweep transaction mined but reverted, when it is recorded, then FundsSwept with its gas and no transfers, once per transaction', (t) => {
+  const history = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')];
+  const sweep = { network: 'weir-testnet', chainId: 7357, transactionHash: '0xreverted', transferIds: ['t1'], gasUsed: '30000', gasCost: '300000000000000', reverted: true };
+  const events = given(history).when({ type: 'RecordSweep', sweep }, NOW);
+  t.deepEqual(events, [{ type: 'FundsSwept', data: { sweep: { ...sweep, transferIds: [], at: NOW } } }]);
+  t.deepEqual(given([...history, ...events]).when({ type: 'RecordSweep', sweep }), []);
+  // The transfer is still to sweep.
+  const swept = { ...sweep, transactionHash: '0xswept', reverted: undefined };
+  t.deepEqual(given([...history, ...events]).when({ type: 'RecordSweep', sweep: swept }, NOW)[0]?.data, { sweep: { ...swept, transferIds: ['t1'], at: NOW } });
+});
+
 test('given gas collection on, when the payer picks an asset, then its sweep gas is added to the amount due and the total', (t) => {
   const session = sessionFixture();
   const withGas = { ...session, addresses: session.addresses.map((a) => ({ ...a, gas: '150000', gasAmount: '2500000' })) };

@@ -44,6 +44,11 @@ export type SessionSweep = {
   gasUsed: string;
   /** Native coin spent on gas for this session, in wei. */
   gasCost: string;
+  /**
+   * The transaction was mined but reverted: nothing moved (`transferIds` is empty), yet its gas
+   * was paid. Absent on a sweep that went through (and on every sweep recorded before this field).
+   */
+  reverted?: boolean;
   at: string;
 };
 

@@ -26,7 +26,7 @@ const sweepId = (sessionId: string, network: string) => `${sessionId}:${network}
 
 /**
  * What the sweeper must move: a transfer becomes sweepable when it is confirmed, and stops being
- * so when a FundsSwept event covers it.
+ * so when a FundsSwept event covers it (a reverted sweep covers none).
  */
 export const sweepsProjection: Projection = {
   name: 'sweeps',
@@ -57,6 +57,8 @@ export const sweepsProjection: Projection = {
       return;
     }
     const { sweep } = typed.data;
+    // A reverted sweep moved nothing: the money still waits, as it did.
+    if (sweep.reverted) return;
     const id = sweepId(sessionId, sweep.network);
     const current = await sweeps.get(id);
     if (!current) return;

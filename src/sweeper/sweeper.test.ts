@@ -6,41 +6,78 @@ import { TEST_NETWORK } from '../chain-ingest/test-rail.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections.ts';
 import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
 import { createManualClock, type Clock } from '../shared/clock.ts';
+import type { CommandHandler } from '../actors/command-handler.ts';
+import { SweepNodeError, SweepRevertedError } from './sweep-errors.ts';
 import { createSweeper, type SweepExecutor, type SweepRequest, type SweepResult } from './sweeper.ts';
 
-type Flush = { depositAddresses: string[]; result: SweepResult | null };
+type Flush = { depositAddresses: string[]; result: SweepResult | null; reverted?: SweepResult; sweptNothing?: true };
+
+/** How the double answers a flush: sweep, refuse (throws, nothing mined), revert (mined, gas paid), or lose the receipt of a mined flush. */
+type FlushAnswer = { kind: 'sweep' } | { kind: 'refuse'; error: Error } | { kind: 'revert' } | { kind: 'receiptLost' };
 
 /**
- * A test double of the SweepExecutor port: no chain, it throws for every flush that `refusal`
- * gives a reason for (the batch "reverts" as a whole), and otherwise answers a made-up transaction
- * whose gas does not divide evenly. Records every flush.
+ * A test double of the SweepExecutor port: no chain, but each deposit address is funded (by
+ * `fund`) or emptied (by a flush mined with it). `answer` decides each flush; a sweeping one
+ * answers a made-up transaction whose gas does not divide evenly. Records every flush, and marks
+ * one that found all its deposits empty (`sweptNothing`: operator gas wasted).
  */
 function createRefusingSweepExecutorDouble() {
   const flushes: Flush[] = [];
-  let refusal: (requests: SweepRequest[]) => string | null = () => null;
+  const emptied = new Set<string>();
+  let answer: (requests: SweepRequest[]) => FlushAnswer = () => ({ kind: 'sweep' });
+  let readFailure: Error | null = null;
+  const mine = (depositAddresses: string[]): SweepResult => {
+    const gasUsed = 100_001n * BigInt(depositAddresses.length) + 3n;
+    return { transactionHash: `0x${String(flushes.length).padStart(64, '0')}`, gasUsed, gasCost: gasUsed * 7n };
+  };
   const executor: SweepExecutor = {
+    async funded(requests) {
+      if (readFailure) throw readFailure;
+      return requests.map((r) => !emptied.has(r.depositAddress));
+    },
     async flush(requests) {
       const depositAddresses = requests.map((r) => r.depositAddress);
-      const reason = refusal(requests);
-      if (reason !== null) {
+      const sweptNothing = depositAddresses.every((a) => emptied.has(a)) ? { sweptNothing: true as const } : {};
+      const answered = answer(requests);
+      if (answered.kind === 'refuse') {
         flushes.push({ depositAddresses, result: null });
-        throw new Error(reason);
+        throw answered.error;
       }
-      const gasUsed = 100_001n * BigInt(requests.length) + 3n;
-      const result = { transactionHash: `0x${String(flushes.length).padStart(64, '0')}`, gasUsed, gasCost: gasUsed * 7n };
-      flushes.push({ depositAddresses, result });
-      return result;
+      const transaction = mine(depositAddresses);
+      if (answered.kind === 'revert') {
+        flushes.push({ depositAddresses, result: null, reverted: transaction });
+        throw new SweepRevertedError(`sweep transaction ${transaction.transactionHash} reverted`, transaction);
+      }
+      for (const address of depositAddresses) emptied.add(address);
+      flushes.push({ depositAddresses, result: transaction, ...sweptNothing });
+      if (answered.kind === 'receiptLost') throw new SweepNodeError('timed out waiting for the receipt');
+      return transaction;
     },
   };
   return {
     executor,
     flushes,
+    /** A payment reached `depositAddress`: it holds something to sweep again. */
+    fund(depositAddress: string) { emptied.delete(depositAddress); },
     /** Refuse every flush that contains `depositAddress`, as a merchant wallet rejecting the coin makes the batch revert. */
     refuseDeposit(depositAddress: string) {
-      refusal = (requests) => (requests.some((r) => r.depositAddress === depositAddress) ? `reverted with NativeTransferFailed(${depositAddress})` : null);
+      answer = (requests) => (requests.some((r) => r.depositAddress === depositAddress) ? { kind: 'refuse', error: new Error(`reverted with NativeTransferFailed(${depositAddress})`) } : { kind: 'sweep' });
     },
-    refuseEverything(reason: string) { refusal = () => reason; },
-    acceptEverything() { refusal = () => null; },
+    /** Every flush containing `depositAddress` is mined and reverts: nothing moves, the gas is paid. */
+    revertDeposit(depositAddress: string) {
+      answer = (requests) => (requests.some((r) => r.depositAddress === depositAddress) ? { kind: 'revert' } : { kind: 'sweep' });
+    },
+    refuseEverything(reason: string) { answer = () => ({ kind: 'refuse', error: new Error(reason) }); },
+    /** The node is down: flushes and balance reads fail with the node's error. */
+    nodeDown(reason: string) {
+      answer = () => ({ kind: 'refuse', error: new SweepNodeError(reason) });
+      readFailure = new SweepNodeError(reason);
+    },
+    /** The next flush is mined but its receipt never comes (the outcome is not known); the node answers again after. */
+    loseNextReceipt() {
+      answer = () => { answer = () => ({ kind: 'sweep' }); return { kind: 'receiptLost' }; };
+    },
+    acceptEverything() { answer = () => ({ kind: 'sweep' }); readFailure = null; },
   };
 }
 
@@ -58,8 +95,17 @@ async function sweeperWorld(t: ExecutionContext) {
   const lookAgainAt: number[] = [];
   const sweeperClock: Clock = { now: () => clock.now(), schedule: (at, fire) => { lookAgainAt.push(at); return clock.schedule(at, fire); } };
   const logged: string[] = [];
+  /** Sessions whose next sweep recording fails (the event store refuses it), once each. */
+  const failNextRecording = new Set<string>();
+  const commands: CommandHandler = {
+    ...weir.commands,
+    async handle(aggregate, id, command, ctx) {
+      if (failNextRecording.delete(id)) throw new Error('event store unavailable');
+      return weir.commands.handle(aggregate, id, command, ctx);
+    },
+  };
   const sweeper = createSweeper({
-    clock: sweeperClock, readStore: weir.readStore, projections: weir.projections, commands: weir.commands,
+    clock: sweeperClock, readStore: weir.readStore, projections: weir.projections, commands,
     executors: new Map([[TEST_NETWORK.network, double.executor]]),
     batchDelayMs: 0, retryAfterMs: 1_000, maxRetryAfterMs: 4_000, log: (line) => logged.push(line),
   });
@@ -80,12 +126,13 @@ async function sweeperWorld(t: ExecutionContext) {
     blockNumber += 1;
     await chain.transfer({ to: depositAddress, amount, blockNumber, blockHash });
     await chain.final(blockNumber, blockHash);
+    double.fund(depositAddress);
   };
   const pendingDeposits = async () => (await sweeps.find({ pending: true })).map((d) => d.depositAddress).sort();
   const until = <T>(probe: () => Promise<T | undefined>, what: string) => eventually(probe, what, 10_000);
   /** Waits until the sweeper asks to look again at `at` (it has finished what was due) and returns the flushes so far. */
   const settledUntil = (at: number, what: string) => until(async () => (lookAgainAt.at(-1) === at ? double.flushes.length : undefined), what);
-  return { clock, double, sweeper, logged, sessions, openSession, pay, pendingDeposits, until, settledUntil };
+  return { clock, double, sweeper, logged, sessions, failNextRecording, openSession, pay, pendingDeposits, until, settledUntil };
 }
 
 const refusedFlushesOf = (flushes: Flush[], depositAddress: string) => flushes.filter((f) => f.result === null && f.depositAddresses.includes(depositAddress));
@@ -189,4 +236,99 @@ test('when every flush fails alike (the node is down), a run stays bounded and t
   const sent = w.double.flushes.filter((f) => f.result !== null);
   t.is(sent.length, 1);
   t.deepEqual([...sent[0]!.depositAddresses].sort(), opened.map((s) => s.depositAddress).sort());
+});
+
+/** Opens `count` sessions, pays each, and waits until all are pending in the sweeps read model. */
+async function paidSessions(w: Awaited<ReturnType<typeof sweeperWorld>>, count: number) {
+  const opened = [];
+  for (let i = 0; i < count; i += 1) opened.push(await w.openSession());
+  for (const session of opened) await w.pay(session.depositAddress);
+  await w.until(async () => ((await w.pendingDeposits()).length === count ? true : undefined), `${count} deposits to sweep`);
+  return opened;
+}
+
+test('a flush mined but not recorded (the event store failed) is recorded on the next round, never flushed again', async (t) => {
+  const w = await sweeperWorld(t);
+  const [a, b] = await paidSessions(w, 2);
+  w.failNextRecording.add(b!.id);
+  const t0 = w.clock.now();
+
+  w.sweeper.start();
+  await w.settledUntil(t0 + 1_000, 'the network backoff after the failed recording');
+  t.regex(w.logged.at(-1)!, /^recording a sweep on weir-testnet failed, retrying in 1 s: event store unavailable$/);
+  w.clock.advanceTo(t0 + 1_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'both recorded');
+  t.is(w.double.flushes.length, 1, 'one transaction for both, none sent again');
+  const [flush] = w.double.flushes;
+  const records = await Promise.all([a!, b!].map(async (s) => (await w.sessions.get(s.id))!.sweeps));
+  t.deepEqual(records.map((r) => r.map((sweep) => sweep.transactionHash)), [[flush!.result!.transactionHash], [flush!.result!.transactionHash]]);
+  t.is(records.flat().reduce((sum, r) => sum + BigInt(r.gasCost), 0n), flush!.result!.gasCost, 'the second session records its share of the first transaction');
+});
+
+test('a flush whose receipt was lost but was mined: the deposits are seen empty on chain and no transaction sweeping nothing is sent', async (t) => {
+  const w = await sweeperWorld(t);
+  const opened = await paidSessions(w, 2);
+  w.double.loseNextReceipt();
+  const t0 = w.clock.now();
+
+  w.sweeper.start();
+  await w.settledUntil(t0 + 1_000, 'the deposits\' own first backoff');
+  w.clock.advanceTo(t0 + 1_000);
+  await w.settledUntil(t0 + 3_000, 'looked again on chain, still empty: the doubled backoff');
+  t.is(w.double.flushes.length, 1, 'only the flush whose receipt was lost');
+  t.deepEqual(w.double.flushes.filter((f) => f.sweptNothing), []);
+  t.is(w.logged.filter((line) => line.includes('holds nothing on chain')).length, 4, 'each deposit, at each look');
+  t.true(opened.every((s) => w.logged.some((line) => line.includes(s.depositAddress))));
+
+  // A new payment to one of them: it holds something again and is swept.
+  await w.pay(opened[0]!.depositAddress, '1');
+  w.clock.advanceTo(t0 + 3_000);
+  await w.until(async () => ((await w.sessions.get(opened[0]!.id))!.sweeps.length === 1 ? true : undefined), 'the new payment swept');
+  t.deepEqual(w.double.flushes.at(-1)!.depositAddresses, [opened[0]!.depositAddress]);
+  t.deepEqual(w.double.flushes.filter((f) => f.sweptNothing), []);
+});
+
+test('a flush mined but reverted records its gas on the sessions it was sent for, and the deposits are retried as after other failures', async (t) => {
+  const w = await sweeperWorld(t);
+  const [good, bad] = await paidSessions(w, 2);
+  w.double.revertDeposit(bad!.depositAddress);
+  const t0 = w.clock.now();
+
+  w.sweeper.start();
+  await w.settledUntil(t0 + 1_000, 'the reverting deposit\'s own first backoff');
+  // [good, bad] reverted, [good] swept, [bad] reverted.
+  t.deepEqual(w.double.flushes.map((f) => [f.depositAddresses.length, f.reverted ? 'reverted' : 'swept']), [[2, 'reverted'], [1, 'swept'], [1, 'reverted']]);
+  const [both, alone, badAlone] = w.double.flushes;
+  const goodSweeps = (await w.sessions.get(good!.id))!.sweeps;
+  const badSweeps = await w.until(async () => { const s = (await w.sessions.get(bad!.id))!.sweeps; return s.length === 2 ? s : undefined; }, 'both reverts recorded on the bad session');
+  t.deepEqual(goodSweeps.map((s) => [s.transactionHash, s.reverted ?? false, s.transferIds.length]), [[both!.reverted!.transactionHash, true, 0], [alone!.result!.transactionHash, false, 1]]);
+  t.deepEqual(badSweeps.map((s) => [s.transactionHash, s.reverted ?? false, s.transferIds.length]), [[both!.reverted!.transactionHash, true, 0], [badAlone!.reverted!.transactionHash, true, 0]]);
+  const paid = both!.reverted!.gasCost + alone!.result!.gasCost + badAlone!.reverted!.gasCost;
+  t.is([...goodSweeps, ...badSweeps].reduce((sum, s) => sum + BigInt(s.gasCost), 0n), paid, 'every wei of gas paid is recorded');
+  t.deepEqual(await w.pendingDeposits(), [bad!.depositAddress], 'a reverted sweep moved nothing: still pending');
+  t.regex(w.logged.at(-1)!, /failed on its own \(1 time\(s\) in a row\), retrying it in 1 s/);
+
+  w.double.acceptEverything();
+  w.clock.advanceTo(t0 + 1_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'the deposit swept on its retry');
+});
+
+test('a single deposit failing while the node is down is not blamed: the network round waits a fixed time and sweeps it once the node answers', async (t) => {
+  const w = await sweeperWorld(t);
+  const [only] = await paidSessions(w, 1);
+  w.double.nodeDown('HTTP request failed. Status: 502');
+  const t0 = w.clock.now();
+
+  w.sweeper.start();
+  await w.settledUntil(t0 + 1_000, 'the network backoff of 1 s');
+  for (const at of [t0 + 1_000, t0 + 2_000]) {
+    w.clock.advanceTo(at);
+    await w.settledUntil(at + 1_000, 'the network backoff of 1 s again, not a doubling one of the deposit');
+  }
+  t.true(w.logged.every((line) => /^the node of weir-testnet failed sweeping 1 deposit address\(es\), retrying in 1 s: HTTP request failed/.test(line)), w.logged.join('\n'));
+
+  w.double.acceptEverything();
+  w.clock.advanceTo(t0 + 3_000);
+  await w.until(async () => ((await w.sessions.get(only!.id))!.sweeps.length === 1 ? true : undefined), 'swept in the first round after the node is back');
+  t.is(w.clock.now(), t0 + 3_000);
 });

@@ -21,13 +21,18 @@ export class ContractDeployError extends Error {
   }
 }
 
-/** A batched flush (sweep) of forwarders did not go through. */
+/**
+ * A batched flush (sweep) of forwarders did not go through. When it was mined and reverted,
+ * `transactionHash` and `paid` (its gas units and their cost in wei) say what it cost.
+ */
 export class ForwarderFlushError extends Error {
   override readonly name = 'ForwarderFlushError';
   constructor(
     message: string,
     readonly transactionHash?: `0x${string}`,
+    readonly paid?: { gasUsed: bigint; gasCost: bigint },
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 }

@@ -39,7 +39,8 @@ export type FlushForwardersReturnType = {
  * Sweeps deposit addresses in one transaction through `ForwarderFactory.flush`: each forwarder is
  * deployed if needed, then its native coin (unless `native: false`) and `tokens` go to its
  * merchant. Any account may send it; funds only ever reach the merchants. Throws
- * {@link ForwarderFlushError} if the transaction cannot be sent or reverts.
+ * {@link ForwarderFlushError} if the transaction cannot be sent (its cause the node's error) or
+ * reverts (with the gas it cost); a failure waiting for the receipt is thrown as is.
  */
 export async function flushForwarders(clients: EvmWriteClients, parameters: FlushForwardersParameters): Promise<FlushForwardersReturnType> {
   const { factoryAddress, requests } = parameters;
@@ -62,11 +63,17 @@ export async function flushForwarders(clients: EvmWriteClients, parameters: Flus
     throw new ForwarderFlushError(
       `sweeping ${requests.length} deposit address(es) through factory ${factoryAddress} was rejected: ${reason}. ` +
         'Check that the factory is deployed on this chain, the tokens are ERC-20 contracts and every merchant wallet accepts the funds.',
+      undefined,
+      undefined,
+      { cause: error },
     );
   }
   const receipt = await clients.publicClient.waitForTransactionReceipt({ hash: transactionHash });
   if (receipt.status !== 'success') {
-    throw new ForwarderFlushError(`sweep transaction ${transactionHash} reverted; nothing moved, retry after checking the requests`, transactionHash);
+    throw new ForwarderFlushError(`sweep transaction ${transactionHash} reverted; nothing moved, retry after checking the requests`, transactionHash, {
+      gasUsed: receipt.gasUsed,
+      gasCost: receipt.gasUsed * receipt.effectiveGasPrice,
+    });
   }
   const transfers = parseEventLogs({ abi: forwarderAbi, eventName: 'Flushed', logs: receipt.logs }).map((log) => ({
     forwarder: getAddress(log.address),

@@ -130,6 +130,72 @@ test.serial('a WebSocket that breaks: polling takes over at once, and the socket
   t.is(live.node.rpcUrl, follower.status().endpoint);
 });
 
+/** The stall limit in these tests: a head polling saw must be announced within this much of the follower's clock. */
+const heartbeatMs = 25;
+
+/** A follower on a WebSocket through a TCP relay, with polls every `heartbeatMs` of real time and a clock the test moves. */
+async function setUpRelayedSocket(t: ExecutionContext, deps: Partial<EvmFollowerDeps> = {}) {
+  const relay = await startTcpRelay(hardhat().node.port);
+  t.teardown(() => relay.close());
+  const clock = { at: Date.parse('2026-06-01T10:00:00.000Z'), now: () => clock.at };
+  const setup = setUp(t, { http: [hardhat().node.rpcUrl], ws: [`ws://127.0.0.1:${relay.port}`] }, { pollIntervalMs: 25, heartbeatMs, clock, ...deps });
+  const polls = () => setup.follower.counters().rpc.calls.eth_blockNumber ?? 0;
+  const morePolls = async (count: number) => {
+    const before = polls();
+    await waitUntil(`${count} more eth_blockNumber polls`, () => polls() >= before + count);
+  };
+  await setup.follower.start();
+  await waitUntil('the websocket', () => setup.follower.status().headSource === 'websocket');
+  await waitUntil('the first block', () => setup.follower.status().processed !== null);
+  return { ...setup, relay, clock, morePolls };
+}
+
+test.serial('an idle chain: a subscription that has announced no head yet is not taken for stalled, at start or after a reconnect; the next block comes over it', async (t) => {
+  const { follower, lines, relay, clock, morePolls, paymentPublished } = await setUpRelayedSocket(t, { webSocketRetryMs: 25 });
+  const socketLines = (what: string) => lines.filter((line) => line.includes('websocket') && line.includes(what));
+  /** Moves the follower's clock far past the stall limit twice, with polls after each move. */
+  const idleSpan = async () => {
+    for (let round = 0; round < 2; round++) {
+      clock.at += 10 * heartbeatMs;
+      await morePolls(2);
+    }
+  };
+
+  await idleSpan();
+  t.deepEqual(socketLines('failed'), [], 'the first subscription is not dropped');
+  t.deepEqual(follower.counters().webSocket, { subscriptions: 1, failures: 0, heads: 0 });
+  await paymentPublished(8);
+  await waitUntil('the block announced over the websocket', () => follower.counters().webSocket.heads === 1);
+
+  // The socket falls silent and the chain moves on (polling reads the block), then the socket
+  // breaks: the next subscription starts at a head it never announced, on a chain that stays idle.
+  relay.holdAll();
+  await paymentPublished(8);
+  relay.cutAll();
+  await waitUntil('the websocket again', () => socketLines('new heads from').length === 2 && follower.status().headSource === 'websocket');
+  await idleSpan();
+  t.is(socketLines('failed').length, 1, `only the cut, not the quiet: ${socketLines('failed').join(' | ')}`);
+  t.deepEqual(follower.counters().webSocket, { subscriptions: 2, failures: 1, heads: 1 });
+  await paymentPublished(8);
+  await waitUntil('the block announced over the new subscription', () => follower.counters().webSocket.heads === 2);
+  t.is(follower.status().headSource, 'websocket');
+});
+
+test.serial('a WebSocket that falls silent while blocks are mined is stalled once a block polling saw goes unannounced for a heartbeat; polling takes over', async (t) => {
+  const { follower, lines, relay, clock, morePolls, paymentPublished } = await setUpRelayedSocket(t, { webSocketRetryMs: 60_000 });
+  relay.holdAll();
+  // Only the heartbeat polls can bring this block in: the socket announces nothing now.
+  const unannounced = await paymentPublished(9);
+  await morePolls(2);
+  t.is(follower.status().headSource, 'websocket', 'not a heartbeat yet on the follower clock');
+  clock.at += heartbeatMs;
+  await waitUntil('polling', () => follower.status().headSource === 'polling');
+  t.true(lines.some((line) => line.includes(`stalled: block ${unannounced.blockNumber} was seen over HTTP ${heartbeatMs} ms ago and is still not announced`)), lines.join('\n'));
+  t.like(follower.counters().webSocket, { subscriptions: 1, failures: 1 });
+  await paymentPublished(9);
+  t.is(follower.status().headSource, 'polling');
+});
+
 test.serial('two followers of one network share nothing: stopping one leaves the other following over the same WebSocket', async (t) => {
   const first = setUp(t, { http: [hardhat().node.rpcUrl], ws: [hardhat().node.wsUrl] }, { pollIntervalMs: 60_000 });
   const second = setUp(t, { http: [hardhat().node.rpcUrl], ws: [hardhat().node.wsUrl] }, { pollIntervalMs: 60_000 });

@@ -88,11 +88,17 @@ export type EvmFollowerDeps = {
   rpcTimeoutMs?: number;
   /** Longest wait between retries after errors; 30 s unless given. */
   maxBackoffMs?: number;
-  /** With a live WebSocket, still ask eth_blockNumber over HTTP this often (catches a silently stalled socket); 10 poll intervals unless given. */
+  /**
+   * With a live WebSocket, still ask eth_blockNumber over HTTP this often; 10 poll intervals unless
+   * given. It also bounds how late the socket may be: a head this shows that the socket has not
+   * announced a heartbeat later (on `clock`) means the socket stalled, and polling takes over.
+   */
   heartbeatMs?: number;
+  /** First wait before connecting again after a WebSocket failed (doubling on each failure, up to 60 s); 1 s unless given. */
+  webSocketRetryMs?: number;
   /** After failing over from the first HTTP endpoint, try it again after this long; 60 s unless given. */
   preferredEndpointRetryMs?: number;
-  /** Source of `observedAt` and `caughtUpAt`; the system clock unless given. */
+  /** Source of `observedAt`, `caughtUpAt` and the time a head may go unannounced by the WebSocket; the system clock unless given. */
   clock?: Pick<Clock, 'now'>;
   /** Called when `caughtUpAt` (see the status) moves on. */
   onCaughtUp?: (caughtUpAt: number) => void;
@@ -130,6 +136,8 @@ export type EvmFollowerCounters = {
   /** Current eth_getLogs range. */
   logRange: number;
   errors: number;
+  /** New-heads subscriptions made, subscriptions that failed or stalled, and heads they announced. */
+  webSocket: { subscriptions: number; failures: number; heads: number };
 };
 
 export type EvmFollower = {
@@ -253,10 +261,14 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   let socketRetry: NodeJS.Timeout | undefined;
   let socketFailures = 0;
   let socketIndex = 0;
-  let lastSocketHeadAt = 0;
-  /** The chain's height when the socket connected: an idle chain announces nothing, which is no stall. */
-  let socketBaseline: number | undefined;
-  let lastSocketHead: number | undefined;
+  /**
+   * The highest block the current subscription accounts for: the node's head when it subscribed,
+   * or the highest head it announced since. Undefined while no subscription is being made or live.
+   */
+  let socketCovers: number | undefined;
+  /** The first head polling showed above `socketCovers`, and when (on the clock): the socket has a heartbeat to announce it. */
+  let unannounced: { height: number; seenAt: number } | undefined;
+  const webSocketCounts = { subscriptions: 0, failures: 0, heads: 0 };
   const background = new Set<Promise<unknown>>();
   const track = (promise: Promise<unknown>): void => {
     const settled = promise.catch(() => undefined).finally(() => background.delete(settled));
@@ -286,8 +298,9 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     if (lifecycle !== 'running') return;
     head = announced.number;
     headAt = clock.now();
-    lastSocketHead = announced.number;
-    lastSocketHeadAt = Date.now();
+    webSocketCounts.heads += 1;
+    socketCovers = Math.max(socketCovers ?? announced.number, announced.number);
+    if (unannounced !== undefined && announced.number >= unannounced.height) unannounced = undefined;
     tipToCheck = announced;
     wake();
   };
@@ -295,6 +308,8 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   const connectSocket = async (): Promise<void> => {
     if (lifecycle !== 'running' || deps.rpc.ws.length === 0) return;
     const url = deps.rpc.ws[socketIndex % deps.rpc.ws.length]!;
+    socketCovers = undefined;
+    unannounced = undefined;
     try {
       const subscription = await subscribeNewHeads({
         network,
@@ -309,8 +324,9 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
       }
       socket = subscription;
       socketFailures = 0;
-      lastSocketHeadAt = Date.now();
-      socketBaseline = head;
+      webSocketCounts.subscriptions += 1;
+      // Heads announced while the follower asked for the node's head count as well.
+      socketCovers = Math.max(subscription.subscribedAtHead, socketCovers ?? subscription.subscribedAtHead);
       log(`new heads from websocket ${url}`);
     } catch (error) {
       onSocketFailure(url, error);
@@ -320,11 +336,14 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   const onSocketFailure = (url: string, error: unknown): void => {
     const failed = socket;
     socket = undefined;
+    socketCovers = undefined;
+    unannounced = undefined;
     if (failed !== undefined) track(failed.close());
     if (lifecycle !== 'running') return;
     socketFailures += 1;
+    webSocketCounts.failures += 1;
     socketIndex += 1;
-    const delay = backoff(socketFailures, 1_000, 60_000);
+    const delay = backoff(socketFailures, config.webSocketRetryMs, 60_000);
     lastError = `${now().toISOString()} websocket ${url} failed: ${describe(error)}`;
     log(`websocket ${url} failed (${describe(error)}); polling eth_blockNumber every ${config.pollIntervalMs} ms, websocket again in ${delay} ms`);
     clearTimeout(socketRetry);
@@ -336,14 +355,24 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     wake();
   };
 
-  /** A live socket that announced nothing for two heartbeats while the HTTP head moved on is treated as failed. */
-  const checkSocketStall = (httpHead: number): void => {
-    if (socket === undefined) return;
-    const quietFor = Date.now() - lastSocketHeadAt;
-    socketBaseline ??= httpHead;
-    // Stalled only if the chain moved on past what the socket announced (or past where it started).
-    if (quietFor >= 2 * config.heartbeatMs && httpHead > (lastSocketHead ?? socketBaseline)) {
-      onSocketFailure(socket.url, new Error(`no new head for ${quietFor} ms while the chain reached block ${httpHead}`));
+  /**
+   * A live socket stalled when polling shows a head above what it accounts for, and that head has
+   * gone unannounced for a heartbeat since polling first showed it. Quiet alone is no stall: an idle
+   * chain (or a devnet that mines on demand) announces nothing, before the first head as after.
+   */
+  const checkSocketStall = (httpHead: number, seenAt: number): void => {
+    if (socket === undefined || socketCovers === undefined) return;
+    if (httpHead <= socketCovers) {
+      unannounced = undefined;
+      return;
+    }
+    if (unannounced === undefined) {
+      unannounced = { height: httpHead, seenAt };
+      return;
+    }
+    const waited = seenAt - unannounced.seenAt;
+    if (waited >= config.heartbeatMs) {
+      onSocketFailure(socket.url, new Error(`stalled: block ${unannounced.height} was seen over HTTP ${waited} ms ago and is still not announced; the subscription covers blocks up to ${socketCovers}`));
     }
   };
 
@@ -368,7 +397,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
       const httpHead = await getBlockNumber(rpc, { network });
       headAt = askedAt;
       lastHttpHeadAt = Date.now();
-      checkSocketStall(httpHead);
+      checkSocketStall(httpHead, clock.now());
       head = httpHead;
     }
     if (head === undefined) return;
@@ -737,7 +766,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     },
 
     counters() {
-      return { rpc: rpc.counters(), published: { ...published }, blocksRead, bloomRechecks, logRange: logRange.current(), errors: errorCount };
+      return { rpc: rpc.counters(), published: { ...published }, blocksRead, bloomRechecks, logRange: logRange.current(), errors: errorCount, webSocket: { ...webSocketCounts } };
     },
   };
 }
@@ -756,6 +785,7 @@ type CheckedConfig = {
   rpcTimeoutMs: number;
   maxBackoffMs: number;
   heartbeatMs: number;
+  webSocketRetryMs: number;
   preferredEndpointRetryMs: number;
 };
 
@@ -803,6 +833,7 @@ function checkConfig(deps: EvmFollowerDeps): CheckedConfig {
     rpcTimeoutMs: positive('rpcTimeoutMs', deps.rpcTimeoutMs, 10_000),
     maxBackoffMs: positive('maxBackoffMs', deps.maxBackoffMs, 30_000),
     heartbeatMs: positive('heartbeatMs', deps.heartbeatMs, pollIntervalMs * 10),
+    webSocketRetryMs: positive('webSocketRetryMs', deps.webSocketRetryMs, 1_000),
     preferredEndpointRetryMs: positive('preferredEndpointRetryMs', deps.preferredEndpointRetryMs, 60_000),
   };
 }

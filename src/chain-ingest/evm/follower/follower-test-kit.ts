@@ -231,11 +231,18 @@ export async function startStalledEndpoint(): Promise<{ url: string; wsUrl: stri
   };
 }
 
-/** A TCP relay to `targetPort` whose connections can be cut (to break a WebSocket). */
-export async function startTcpRelay(targetPort: number): Promise<{ port: number; cutAll(): void; close(): Promise<void> }> {
+/**
+ * A TCP relay to `targetPort` whose connections can be cut (to break a WebSocket) or held: the
+ * target's bytes stop reaching the clients while the connections stay open (a silently stalled
+ * WebSocket).
+ */
+export async function startTcpRelay(targetPort: number): Promise<{ port: number; cutAll(): void; holdAll(): void; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
+  const upstreams = new Map<Socket, Socket>();
   const server = createNetServer((client) => {
     const upstream = connect(targetPort, '127.0.0.1');
+    upstreams.set(upstream, client);
+    upstream.on('close', () => upstreams.delete(upstream));
     for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
@@ -251,6 +258,12 @@ export async function startTcpRelay(targetPort: number): Promise<{ port: number;
     port,
     cutAll() {
       for (const socket of sockets) socket.destroy();
+    },
+    holdAll() {
+      for (const [upstream, client] of upstreams) {
+        upstream.unpipe(client);
+        upstream.pause();
+      }
     },
     async close() {
       for (const socket of sockets) socket.destroy();

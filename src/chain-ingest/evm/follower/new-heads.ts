@@ -6,6 +6,11 @@ export type NewHead = { number: number; hash: string; parentHash: string };
 
 export type NewHeadsSubscription = {
   url: string;
+  /**
+   * The node's `eth_blockNumber`, asked over the same socket once the subscription was made: every
+   * block above it is announced, so a block up to it that is never announced is no sign of a stall.
+   */
+  subscribedAtHead: number;
   /** Unsubscribes and lets go of the socket (closed once no subscription of this process uses it). */
   close(): Promise<void>;
 };
@@ -14,7 +19,7 @@ export type SubscribeNewHeadsParameters = {
   network: string;
   url: string;
   onHead(head: NewHead): void;
-  /** Called at most once, when the socket fails or closes after the subscription was made. */
+  /** Called at most once, when the socket fails or closes after the subscription was handed over. */
   onFailure(error: Error): void;
   /** How long connecting and subscribing may take. */
   timeoutMs: number;
@@ -58,8 +63,9 @@ function isOpen(client: WebSocketClient): boolean {
 
 /**
  * Subscribes to new heads over a WebSocket (viem's socket client, without its reconnects: the
- * follower falls back to polling and reconnects itself). Rejects when the socket cannot be opened
- * or the node refuses the subscription within `timeoutMs`.
+ * follower falls back to polling and reconnects itself), then asks the node for its head over the
+ * same socket (`subscribedAtHead`). Rejects when the socket cannot be opened, or the node refuses
+ * the subscription or does not give its head within `timeoutMs` each.
  */
 export async function subscribeNewHeads(parameters: SubscribeNewHeadsParameters): Promise<NewHeadsSubscription> {
   const { network, url, timeoutMs } = parameters;
@@ -67,12 +73,14 @@ export async function subscribeNewHeads(parameters: SubscribeNewHeadsParameters)
   const read = rpcValueReader(network, 'eth_subscription newHeads');
   let subscriptionId: string | undefined;
   let closed = false;
-  let failed = false;
+  let failure: Error | undefined;
+  /** Failures before the subscription is handed over reject subscribeNewHeads instead. */
+  let handedOver = false;
 
   const fail = (error: Error): void => {
-    if (closed || failed) return;
-    failed = true;
-    parameters.onFailure(error);
+    if (closed || failure !== undefined) return;
+    failure = error;
+    if (handedOver) parameters.onFailure(error);
   };
 
   const subscribed = new Promise<string>((resolve, reject) => {
@@ -107,28 +115,30 @@ export async function subscribeNewHeads(parameters: SubscribeNewHeadsParameters)
     });
   });
 
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      closed = true;
+      if (failure === undefined && isOpen(client) && subscriptionId !== undefined) {
+        await client.requestAsync({ body: { method: 'eth_unsubscribe', params: [subscriptionId] }, timeout: 1_000 }).catch(() => undefined);
+      }
+      releaseSocket(client);
+    })();
+    return closing;
+  };
+
   try {
     subscriptionId = await withTimeout(subscribed, timeoutMs, `subscribing to newHeads at ${url}`);
+    const answer = await client.requestAsync({ body: { method: 'eth_blockNumber' }, timeout: timeoutMs });
+    if (answer.error !== undefined && answer.error !== null) throw new Error(`${url} refused eth_blockNumber: ${JSON.stringify(answer.error)}`);
+    const subscribedAtHead = rpcValueReader(network, 'eth_blockNumber').smallQuantity(answer.result, 'block number');
+    if (failure !== undefined) throw failure;
+    handedOver = true;
+    return { url, subscribedAtHead, close };
   } catch (error) {
-    closed = true;
-    releaseSocket(client);
+    await close();
     throw error;
   }
-
-  let closing: Promise<void> | undefined;
-  return {
-    url,
-    close() {
-      closing ??= (async () => {
-        closed = true;
-        if (!failed && isOpen(client) && subscriptionId !== undefined) {
-          await client.requestAsync({ body: { method: 'eth_unsubscribe', params: [subscriptionId] }, timeout: 1_000 }).catch(() => undefined);
-        }
-        releaseSocket(client);
-      })();
-      return closing;
-    },
-  };
 }
 
 /** Races `promise` against a timer; when the timer wins, `onLate` gets the value if it arrives later. */
