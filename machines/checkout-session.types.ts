@@ -169,6 +169,12 @@ export type CheckoutSession = {
    * creates one for a payment. Absent on sessions recorded before it existed (read: `if_required`).
    */
   customerCreation?: CustomerCreation;
+  /**
+   * The reference's `customerUpdate`: which of the collected details (`name`, billing `address`,
+   * `shipping`) the session's customer (`customerId`) takes when the session completes. Only on
+   * sessions created with it (absent: the customer takes nothing).
+   */
+  customerUpdate?: CustomerUpdate;
   metadata: Record<string, string>;
   afterCompletion: 'redirect' | 'hosted_confirmation';
   afterCompletionConfirmMsg: string | null;
@@ -199,6 +205,12 @@ export type CheckoutSession = {
 
 /** The reference's `customerCreation` values. */
 export type CustomerCreation = 'if_required' | 'always';
+
+/** The reference's `CustomerUpdateMode`: `auto` copies the collected detail onto the customer, `never` leaves it. */
+export type CustomerUpdateMode = 'auto' | 'never';
+
+/** The reference's `CheckoutSessionCustomerUpdateDto`, every part spelled out (a part left out of a request is `never`). */
+export type CustomerUpdate = { address: CustomerUpdateMode; name: CustomerUpdateMode; shipping: CustomerUpdateMode };
 
 /** The domain events of a checkout session, as stored in the log (`type` + `data`). */
 export type CheckoutSessionEvent =

@@ -1,5 +1,5 @@
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
-import type { CheckoutSession, CustomerCreation, SessionAddress } from '../../machines/checkout-session.types.ts';
+import type { CheckoutSession, CustomerCreation, CustomerUpdate, CustomerUpdateMode, SessionAddress } from '../../machines/checkout-session.types.ts';
 import type { CollectedData, CustomerDetails } from '../../machines/collected-data.types.ts';
 import type { GasFeeQuoter } from '../chain-ingest/gas-fee.ts';
 import type { Rail } from '../chain-ingest/rail.ts';
@@ -27,6 +27,8 @@ const MIN_LIFETIME_MS = 60 * 1000;
 const MAX_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 const CUSTOMER_CREATIONS: readonly CustomerCreation[] = ['if_required', 'always'];
 const CUSTOMER_DATA_FIELDS = ['name', 'email', 'phone', 'organizationName', 'address'] as const;
+const CUSTOMER_UPDATE_PARTS = ['address', 'name', 'shipping'] as const;
+const CUSTOMER_UPDATE_MODES: readonly CustomerUpdateMode[] = ['auto', 'never'];
 
 /**
  * The reference's `customerData`: the customer's details the merchant prefills, kept on the
@@ -46,6 +48,25 @@ function customerDataInput(input: Input): CustomerDetails | null {
   const phone = text('phone', 40);
   if (phone !== null && !isPhone(phone)) throw new ValidationError('customerData.phone', PHONE_HINT);
   return { name: text('name', 250), email, phone, organizationName: text('organizationName', 250), address: addressInput(data, 'address', 'customerData') ?? null };
+}
+
+/**
+ * The reference's `customerUpdate`: for each of `address`, `name` and `shipping`, whether the
+ * session's customer takes what the session collected when it completes (`auto`) or not (`never`,
+ * also for a part left out). It updates an existing customer, so it needs the request's `customerId`.
+ */
+function customerUpdateInput(input: Input, customerId: string | undefined): CustomerUpdate | null {
+  const update = optionalObject(input, 'customerUpdate');
+  if (!update) return null;
+  for (const key of Object.keys(update)) {
+    if (!(CUSTOMER_UPDATE_PARTS as readonly string[]).includes(key)) throw new ValidationError(`customerUpdate.${key}`, `is not a customer update field; use ${CUSTOMER_UPDATE_PARTS.join(', ')}`);
+  }
+  const mode = (part: (typeof CUSTOMER_UPDATE_PARTS)[number]) => optionalEnum(update, part, CUSTOMER_UPDATE_MODES, 'customerUpdate') ?? 'never';
+  const parsed = { address: mode('address'), name: mode('name'), shipping: mode('shipping') };
+  if (customerId === undefined) {
+    throw new ValidationError('customerUpdate', 'is only allowed with customerId: it updates that existing customer when the session completes', 'parameter_missing');
+  }
+  return parsed;
 }
 
 export type CreateCheckoutSession = (
@@ -71,7 +92,8 @@ export type CreateCheckoutSession = (
  * a payment link page collects; a payment link's session is not held to this, its page decides
  * what it collects). With `customerCreation: always` and no `customerId`, a payment session also
  * gets a customer, created from `customerData.email` with the session (`if_required`, the
- * default, creates none for a payment).
+ * default, creates none for a payment). `customerUpdate` says which details the session collects
+ * are copied onto the `customerId` customer when it completes (`customer-checkout-updates.ts`).
  */
 export function createCheckoutSessionCreator(deps: {
   clock: Clock;
@@ -106,6 +128,7 @@ export function createCheckoutSessionCreator(deps: {
     const customerId = extra.customerId ?? requestedCustomerId ?? null;
     const customerData = customerDataInput(input);
     const customerCreation = optionalEnum(input, 'customerCreation', CUSTOMER_CREATIONS) ?? 'if_required';
+    const customerUpdate = customerUpdateInput(input, requestedCustomerId);
     if (!customerId && !customerData?.email) {
       if (mode === 'subscription' && !extra.paymentLinkId) {
         throw new ValidationError('customerId', 'a subscription session needs customerId or customerData.email, so that its renewal invoices reach the customer', 'parameter_missing');
@@ -209,6 +232,7 @@ export function createCheckoutSessionCreator(deps: {
       submitType, successUrl, cancelUrl, clientReferenceId, customerId: sessionCustomerId, customerCreation, metadata, afterCompletion, afterCompletionConfirmMsg, allowPromotionCodes,
       paymentLinkId: extra.paymentLinkId ?? null, invoiceId: extra.invoiceId ?? null,
       subscriptionId: extra.subscriptionId ?? (mode === 'subscription' ? subscriptionIdOfSession(id) : null),
+      ...(customerUpdate ? { customerUpdate } : {}),
       ...(customerData ? { customerDetails: customerData } : {}),
       ...extra.collected,
       url: checkoutPageUrl(deps.publicUrl, id),

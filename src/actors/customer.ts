@@ -1,4 +1,5 @@
-import type { CustomerDetails } from '../../machines/collected-data.types.ts';
+import type { CustomerUpdate } from '../../machines/checkout-session.types.ts';
+import type { AddressDetails, CollectedData, CustomerDetails } from '../../machines/collected-data.types.ts';
 import type { Aggregate } from './aggregate.ts';
 import { InvalidStateError, ValidationError } from '../shared/errors.ts';
 import { asObject, optionalString, type Input } from '../shared/input.ts';
@@ -26,6 +27,8 @@ export type Customer = {
   organizationName: string | null;
   customerReferenceId: string | null;
   address: CustomerAddress | null;
+  /** The reference's `shipping`: the address the customer's orders go to, and the name it is for (absent until one was given). */
+  shipping?: AddressDetails | null;
   metadata: Record<string, string>;
   /** 10 = shown in the dashboard, 20 = API only (the reference's `visibility`). */
   visibility: number;
@@ -38,14 +41,32 @@ export type Customer = {
 /** What a merchant may set on a customer. */
 export type CustomerFields = Pick<Customer, 'email' | 'name' | 'phone' | 'organizationName' | 'customerReferenceId' | 'address' | 'metadata' | 'visibility'>;
 
+/** What an update changes: the fields it sets, each to its new value. */
+export type CustomerChanges = Partial<Omit<Customer, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted' | 'deletedAt'>>;
+
+/** What a completed checkout session may copy onto its customer (see `customerChangesFromCheckout`). */
+export type CheckoutCustomerChanges = Partial<Pick<Customer, 'name' | 'address' | 'shipping'>>;
+
+/** A checkout session whose details a customer took: the session, and when it completed. */
+type CheckoutRef = { checkoutSessionId: string; completedAt: string };
+
+/**
+ * A customer as its decider sees it: with the latest checkout session whose details it took, so
+ * that no session updates it twice and an older session's details never replace a newer one's.
+ */
+export type CustomerRecord = Customer & { checkoutDetailsFrom?: CheckoutRef };
+
 export type CustomerEvent =
   | { type: 'CustomerCreated'; data: { customer: Omit<Customer, 'updatedAt' | 'deleted' | 'deletedAt'> } }
-  | { type: 'CustomerUpdated'; data: { changes: Partial<Omit<Customer, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted' | 'deletedAt'>>; at: string } }
+  | { type: 'CustomerUpdated'; data: { changes: CustomerChanges; at: string } }
+  /** The customer took the details of a completed checkout session (`changes` is empty when it already had them). */
+  | { type: 'CustomerUpdatedFromCheckout'; data: CheckoutRef & { changes: CheckoutCustomerChanges; at: string } }
   | { type: 'CustomerDeleted'; data: { at: string } };
 
 export type CustomerCommand =
   | { type: 'CreateCustomer'; customer: Pick<Customer, 'id' | 'organizationId' | 'environment'> & CustomerFields }
   | { type: 'UpdateCustomer'; changes: Partial<CustomerFields> }
+  | ({ type: 'UpdateCustomerFromCheckout'; changes: CheckoutCustomerChanges } & CheckoutRef)
   | { type: 'DeleteCustomer' };
 
 /**
@@ -110,37 +131,87 @@ export function customerFromDetails(
   };
 }
 
+/**
+ * What a checkout session whose `customerUpdate` is `update` copies onto its customer from the
+ * details it collected, for the parts set to `auto`: `name` the payer's name, `address` the billing
+ * address, `shipping` the shipping details. A detail the session did not collect changes nothing.
+ */
+export function customerChangesFromCheckout(
+  update: CustomerUpdate,
+  collected: Partial<Pick<CollectedData, 'customerDetails' | 'billingDetails' | 'shippingDetails'>>,
+): CheckoutCustomerChanges {
+  const changes: CheckoutCustomerChanges = {};
+  const name = collected.customerDetails?.name ?? collected.billingDetails?.name ?? null;
+  if (update.name === 'auto' && name !== null) changes.name = name;
+  const address = collected.billingDetails?.address ?? collected.customerDetails?.address ?? null;
+  if (update.address === 'auto' && address !== null) changes.address = address;
+  const shipping = collected.shippingDetails ?? null;
+  if (update.shipping === 'auto' && shipping !== null) changes.shipping = { name: shipping.name, address: shipping.address };
+  return changes;
+}
+
+/** The parts of `changes` that differ from the customer (a part left undefined changes nothing). */
+function changedFields(customer: Customer, changes: Partial<Record<keyof Customer, unknown>>): CustomerChanges {
+  const changed: CustomerChanges = {};
+  for (const [key, value] of Object.entries(changes) as [keyof Customer, unknown][]) {
+    if (value === undefined) continue;
+    if (JSON.stringify(customer[key]) === JSON.stringify(value)) continue;
+    (changed as Record<string, unknown>)[key] = value;
+  }
+  return changed;
+}
+
+/** Checkout sessions in the order their details apply: by completion, then by id. */
+export const laterCheckout = (a: CheckoutRef, b: CheckoutRef): boolean =>
+  a.completedAt > b.completedAt || (a.completedAt === b.completedAt && a.checkoutSessionId > b.checkoutSessionId);
+
+/**
+ * The details of a completed checkout session, taken once: a customer deleted in the meantime
+ * takes nothing (the payer has paid; that is no error), and so does a repeat of the session or an
+ * older session than the latest one taken.
+ */
+function updateFromCheckout(customer: CustomerRecord | null, command: Extract<CustomerCommand, { type: 'UpdateCustomerFromCheckout' }>, now: string): CustomerEvent[] {
+  if (!customer || customer.deleted) return [];
+  if (customer.checkoutDetailsFrom && !laterCheckout(command, customer.checkoutDetailsFrom)) return [];
+  const { checkoutSessionId, completedAt } = command;
+  return [{ type: 'CustomerUpdatedFromCheckout', data: { checkoutSessionId, completedAt, changes: changedFields(customer, command.changes), at: now } }];
+}
+
 export function evolveCustomer(customer: Customer | null, event: CustomerEvent): Customer | null {
   switch (event.type) {
     case 'CustomerCreated': return { ...event.data.customer, updatedAt: event.data.customer.createdAt, deleted: false, deletedAt: null };
     case 'CustomerUpdated': return customer && { ...customer, ...event.data.changes, updatedAt: event.data.at };
+    case 'CustomerUpdatedFromCheckout':
+      return customer && (Object.keys(event.data.changes).length === 0 ? customer : { ...customer, ...event.data.changes, updatedAt: event.data.at });
     case 'CustomerDeleted': return customer && { ...customer, deleted: true, deletedAt: event.data.at, updatedAt: event.data.at };
   }
 }
 
 /**
  * A customer record. Creating twice is a no-op; a deleted customer is gone for every command
- * (deleting it again changes nothing); an update that changes nothing records nothing.
+ * (deleting it again changes nothing); an update that changes nothing records nothing. The
+ * details of a checkout session are taken at most once (see `updateFromCheckout`).
  */
-export const customerAggregate: Aggregate<Customer | null, CustomerEvent, CustomerCommand> = {
+export const customerAggregate: Aggregate<CustomerRecord | null, CustomerEvent, CustomerCommand> = {
   category: 'customer',
   initialState: () => null,
-  evolve: evolveCustomer,
+  evolve(record, event) {
+    // evolveCustomer keeps the fields of the record it is given, `checkoutDetailsFrom` among them.
+    const customer: CustomerRecord | null = evolveCustomer(record, event);
+    if (!customer || event.type !== 'CustomerUpdatedFromCheckout') return customer;
+    return { ...customer, checkoutDetailsFrom: { checkoutSessionId: event.data.checkoutSessionId, completedAt: event.data.completedAt } };
+  },
   decide(customer, command, { now }) {
     if (command.type === 'CreateCustomer') {
       if (customer) return [];
       assertEmail(command.customer.email);
       return [{ type: 'CustomerCreated', data: { customer: { ...command.customer, emailLower: command.customer.email.toLowerCase(), createdAt: now } } }];
     }
+    if (command.type === 'UpdateCustomerFromCheckout') return updateFromCheckout(customer, command, now);
     if (command.type === 'DeleteCustomer' && customer?.deleted) return [];
     if (!customer || customer.deleted) throw new InvalidStateError('customer does not exist', 'resource_missing');
     if (command.type === 'DeleteCustomer') return [{ type: 'CustomerDeleted', data: { at: now } }];
-    const changes: Partial<Omit<Customer, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted' | 'deletedAt'>> = {};
-    for (const [key, value] of Object.entries(command.changes) as [keyof CustomerFields, unknown][]) {
-      if (value === undefined) continue;
-      if (JSON.stringify(customer[key]) === JSON.stringify(value)) continue;
-      (changes as Record<string, unknown>)[key] = value;
-    }
+    const changes = changedFields(customer, command.changes);
     if (changes.email !== undefined) {
       assertEmail(changes.email);
       changes.emailLower = changes.email.toLowerCase();

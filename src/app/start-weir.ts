@@ -35,6 +35,7 @@ import { couponTimerHandlers } from '../timers/coupon-timers.ts';
 import { invoiceTimerHandlers } from '../timers/invoice-timers.ts';
 import { createInvoicePaymentLinker } from '../actors/invoice-payments.ts';
 import { createSubscriptionBilling } from '../actors/subscription-billing.ts';
+import { createCustomerCheckoutUpdates } from '../actors/customer-checkout-updates.ts';
 import { subscriptionTimerHandlers } from '../timers/subscription-timers.ts';
 import { createMailDispatcher } from '../mail/mail-dispatcher.ts';
 import { openMailer } from '../mail/open-mailer.ts';
@@ -185,6 +186,8 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const publicUrl = (config.publicUrl ?? url).replace(/\/$/, '');
   const subscriptionBilling = createSubscriptionBilling({ clock, readStore, projections, commands, publicUrl, log });
   subscriptionBilling.start();
+  const customerCheckoutUpdates = createCustomerCheckoutUpdates({ clock, readStore, projections, commands, log });
+  customerCheckoutUpdates.start();
   const lineItems = createLineItemResolver({ readStore, commands });
   const gasFees = createEvmGasFeeQuoter({ registry: evm.registry, clock, nativePrices: parseNativePrices(config.chainEnv ?? {}) });
   const createCheckoutSession = createCheckoutSessionCreator({ clock, readStore, commands, rail, lineItems, publicUrl, gasFees });
@@ -206,6 +209,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
         await timers.stop();
         await invoicePayments.stop();
         await subscriptionBilling.stop();
+        await customerCheckoutUpdates.stop();
         await mails.stop();
         mailer.close();
         await sweeper.stop();

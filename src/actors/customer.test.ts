@@ -1,0 +1,88 @@
+import test from 'ava';
+import type { CustomerUpdate } from '../../machines/checkout-session.types.ts';
+import { customerAggregate, customerChangesFromCheckout, type CustomerAddress, type CustomerCommand, type CustomerEvent } from './customer.ts';
+import { givenWhenThen } from './given-when-then.ts';
+
+const given = givenWhenThen(customerAggregate);
+const CREATED_AT = '2026-01-01T00:00:00.000Z';
+const NOW = '2026-01-01T00:30:00.000Z';
+const HOME: CustomerAddress = { line1: '1 Harbour Road', line2: null, city: 'Lisbon', state: null, postalCode: '1100-001', country: 'PT' };
+const DEPOT: CustomerAddress = { line1: '9 Quay', line2: 'Gate 4', city: 'Porto', state: null, postalCode: '4000-001', country: 'PT' };
+
+const created: CustomerEvent = {
+  type: 'CustomerCreated',
+  data: {
+    customer: {
+      id: 'cus-1', organizationId: 'org-1', environment: 'test', email: 'pat@example.com', emailLower: 'pat@example.com', name: null, phone: null,
+      organizationName: null, customerReferenceId: null, address: null, metadata: {}, visibility: 10, createdAt: CREATED_AT,
+    },
+  },
+};
+
+const fromCheckout = (
+  checkoutSessionId: string, completedAt: string, changes: Extract<CustomerCommand, { type: 'UpdateCustomerFromCheckout' }>['changes'],
+): Extract<CustomerCommand, { type: 'UpdateCustomerFromCheckout' }> => ({ type: 'UpdateCustomerFromCheckout', checkoutSessionId, completedAt, changes });
+
+const took = (checkoutSessionId: string, completedAt: string, changes: object, at = NOW): CustomerEvent =>
+  ({ type: 'CustomerUpdatedFromCheckout', data: { checkoutSessionId, completedAt, changes, at } });
+
+test('UpdateCustomerFromCheckout records what differs, with the session it came from, and the customer takes it', (t) => {
+  const shipping = { name: 'Pat Payer', address: DEPOT };
+  const events = given([created]).when(fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer', address: HOME, shipping }));
+  t.deepEqual(events, [took('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer', address: HOME, shipping })]);
+  const customer = given([created, ...events]).state();
+  t.like(customer, { name: 'Pat Payer', address: HOME, shipping, updatedAt: NOW, email: 'pat@example.com' });
+});
+
+test('UpdateCustomerFromCheckout takes a session once: a repeat, or an older session than one taken, records nothing', (t) => {
+  const taken = [created, took('cs-2', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer' })];
+  t.deepEqual(given(taken).when(fromCheckout('cs-2', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer' })), [], 'a repeat');
+  t.deepEqual(given(taken).when(fromCheckout('cs-2', '2026-01-01T00:20:00.000Z', { name: 'Someone Else' })), [], 'a repeat, even after a change');
+  t.deepEqual(given(taken).when(fromCheckout('cs-3', '2026-01-01T00:10:00.000Z', { name: 'Older Name' })), [], 'completed before the one taken');
+  t.deepEqual(given(taken).when(fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Tie' })), [], 'same completion, earlier id');
+  t.deepEqual(given(taken).when(fromCheckout('cs-3', '2026-01-01T00:20:00.000Z', { name: 'Tie' })), [took('cs-3', '2026-01-01T00:20:00.000Z', { name: 'Tie' })], 'same completion, later id');
+  t.deepEqual(given(taken).when(fromCheckout('cs-4', '2026-01-01T00:25:00.000Z', { name: 'Newer' })), [took('cs-4', '2026-01-01T00:25:00.000Z', { name: 'Newer' })]);
+});
+
+test('UpdateCustomerFromCheckout with details the customer already has records the session with no changes, and leaves updatedAt', (t) => {
+  const named = [created, { type: 'CustomerUpdated', data: { changes: { name: 'Pat Payer' }, at: '2026-01-01T00:05:00.000Z' } } as CustomerEvent];
+  const events = given(named).when(fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer' }));
+  t.deepEqual(events, [took('cs-1', '2026-01-01T00:20:00.000Z', {})]);
+  t.like(given([...named, ...events]).state(), { name: 'Pat Payer', updatedAt: '2026-01-01T00:05:00.000Z' });
+  t.deepEqual(given([...named, ...events]).when(fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer' })), [], 'and then it is taken');
+});
+
+test('UpdateCustomerFromCheckout leaves a deleted or unknown customer alone, without an error', (t) => {
+  const deleted: CustomerEvent = { type: 'CustomerDeleted', data: { at: '2026-01-01T00:10:00.000Z' } };
+  t.deepEqual(given([created, deleted]).when(fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer' })), []);
+  t.deepEqual(given([]).when(fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer' })), []);
+});
+
+test('the merchant\'s own update still refuses a deleted customer and records nothing for no change', (t) => {
+  const deleted: CustomerEvent = { type: 'CustomerDeleted', data: { at: '2026-01-01T00:10:00.000Z' } };
+  t.throws(() => given([created, deleted]).when({ type: 'UpdateCustomer', changes: { name: 'Pat' } }), { message: /customer does not exist/ });
+  t.deepEqual(given([created]).when({ type: 'UpdateCustomer', changes: { email: 'pat@example.com', name: undefined } }), []);
+  t.deepEqual(given([created]).when({ type: 'UpdateCustomer', changes: { email: 'Pat@Example.com' } }), [
+    { type: 'CustomerUpdated', data: { changes: { email: 'Pat@Example.com', emailLower: 'pat@example.com' }, at: NOW } },
+  ]);
+});
+
+test('customerChangesFromCheckout takes the collected name, billing address and shipping, for the auto parts only', (t) => {
+  const auto: CustomerUpdate = { address: 'auto', name: 'auto', shipping: 'auto' };
+  const collected = {
+    customerDetails: { name: 'Pat Payer', email: 'pat@example.com', phone: null, address: HOME },
+    billingDetails: { name: 'Pat Payer', address: HOME },
+    shippingDetails: { name: 'Pat at work', address: DEPOT },
+  };
+  t.deepEqual(customerChangesFromCheckout(auto, collected), { name: 'Pat Payer', address: HOME, shipping: { name: 'Pat at work', address: DEPOT } });
+  t.deepEqual(customerChangesFromCheckout({ ...auto, name: 'never' }, collected), { address: HOME, shipping: { name: 'Pat at work', address: DEPOT } });
+  t.deepEqual(customerChangesFromCheckout({ ...auto, address: 'never', shipping: 'never' }, collected), { name: 'Pat Payer' });
+  t.deepEqual(customerChangesFromCheckout({ address: 'never', name: 'never', shipping: 'never' }, collected), {});
+  // The billing details' address comes first; a merchant's prefilled customerData address stands in for it.
+  t.deepEqual(customerChangesFromCheckout(auto, { customerDetails: { ...collected.customerDetails, address: DEPOT }, billingDetails: { name: null, address: HOME } }), { name: 'Pat Payer', address: HOME });
+  t.deepEqual(customerChangesFromCheckout(auto, { customerDetails: { name: null, email: null, phone: null, address: HOME } }), { address: HOME });
+  t.deepEqual(customerChangesFromCheckout(auto, { billingDetails: { name: 'Billed Name', address: HOME } }), { name: 'Billed Name', address: HOME });
+  // Nothing collected: nothing to take.
+  t.deepEqual(customerChangesFromCheckout(auto, {}), {});
+  t.deepEqual(customerChangesFromCheckout(auto, { customerDetails: null, billingDetails: null, shippingDetails: null }), {});
+});
