@@ -14,7 +14,11 @@ export type SubscriptionCommand =
   | { type: 'CreateSubscription'; subscription: Subscription }
   /** The latest bill (first checkout session or invoice, or a renewal invoice) was paid. */
   | { type: 'RecordSubscriptionPayment'; invoiceId: string }
-  /** Timer at the first bill's due time (the checkout session's expiry). */
+  /**
+   * Timer at the first bill's due time (the checkout session's expiry). The timer sends it only once
+   * no payment to the first bill is pending on chain or paid but unrecorded (see `subscription-timers.ts`):
+   * the bill's state is in the logs of its checkout sessions, not in the subscription's.
+   */
   | { type: 'ExpireFirstPayment' }
   /** Timer at currentPeriodEnd: issue the next period's invoice, or end a subscription canceled at period end. */
   | { type: 'RenewSubscription'; invoiceId: string }

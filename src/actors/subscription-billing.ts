@@ -221,9 +221,11 @@ export function createSubscriptionBilling(deps: {
    * the session's own commands, so it can no longer be paid for a subscription that will never
    * start; its webhooks follow as for any session (`checkout_session.canceled` or `.expired`, and
    * `payment_intent.canceled`). Ended by the merchant, it is canceled. Expired unpaid, it is
-   * expired: the subscription's expiry is the session's own (the session's expiry timer falls due
-   * at the same time and sends the same command), so whichever runs first, the session ends
-   * `expired` once. Money that still reaches its deposit address is recorded on it as a late
+   * expired: the subscription's expiry is the session's own. The subscription's expiry timer
+   * expires the session first and waits while a payment to it is pending on chain (see
+   * `subscription-timers.ts`), so the session is normally expired already; this closes one the log
+   * shows open after the subscription expired (recorded before the timer did so). Either way it
+   * ends `expired` once. Money that still reaches its deposit address is recorded on it as a late
    * payment, and the subscription ignores it.
    * A session paid in full or in part before it could be closed is left as it is (its decider
    * refuses the cancel; an incomplete session does not expire): the payment is handled like every other

@@ -144,7 +144,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   });
   const timers = createTimerRunner({
     clock, readStore, projections, log,
-    handlers: { ...checkoutSessionTimerHandlers(commands, { readStore, gate }), ...invoiceTimerHandlers(commands, { readStore, gate }), ...couponTimerHandlers(commands), ...subscriptionTimerHandlers(commands), ...mails.timerHandlers },
+    handlers: { ...checkoutSessionTimerHandlers(commands, { readStore, gate }), ...invoiceTimerHandlers(commands, { readStore, gate }), ...couponTimerHandlers(commands), ...subscriptionTimerHandlers(commands, { readStore, gate }), ...mails.timerHandlers },
   });
   const matcher = createMatcher({ bus, readStore, commands, projections, onHandled: () => timers.retryWaiting() });
   await matcher.start();
