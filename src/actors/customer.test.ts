@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { CustomerUpdate } from '../../machines/checkout-session.types.ts';
-import { customerAggregate, customerChangesFromCheckout, type CustomerAddress, type CustomerCommand, type CustomerEvent } from './customer.ts';
+import { customerAggregate, customerChangesFromCheckout, type CustomerAddress, type CustomerCommand, type CustomerEvent, type CustomerShipping } from './customer.ts';
 import { givenWhenThen } from './given-when-then.ts';
 
 const given = givenWhenThen(customerAggregate);
@@ -27,7 +27,7 @@ const took = (checkoutSessionId: string, completedAt: string, changes: object, a
   ({ type: 'CustomerUpdatedFromCheckout', data: { checkoutSessionId, completedAt, changes, at } });
 
 test('UpdateCustomerFromCheckout records what differs, with the session it came from, and the customer takes it', (t) => {
-  const shipping = { name: 'Pat Payer', address: DEPOT };
+  const shipping: CustomerShipping = { name: 'Pat Payer', email: null, phone: null, organizationName: null, address: DEPOT };
   const events = given([created]).when(fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer', address: HOME, shipping }));
   t.deepEqual(events, [took('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer', address: HOME, shipping })]);
   const customer = given([created, ...events]).state();
@@ -74,8 +74,10 @@ test('customerChangesFromCheckout takes the collected name, billing address and 
     billingDetails: { name: 'Pat Payer', address: HOME },
     shippingDetails: { name: 'Pat at work', address: DEPOT },
   };
-  t.deepEqual(customerChangesFromCheckout(auto, collected), { name: 'Pat Payer', address: HOME, shipping: { name: 'Pat at work', address: DEPOT } });
-  t.deepEqual(customerChangesFromCheckout({ ...auto, name: 'never' }, collected), { address: HOME, shipping: { name: 'Pat at work', address: DEPOT } });
+  // The shipping in the shape the API takes and returns: what a session does not collect for it is null.
+  const shipping: CustomerShipping = { name: 'Pat at work', email: null, phone: null, organizationName: null, address: DEPOT };
+  t.deepEqual(customerChangesFromCheckout(auto, collected), { name: 'Pat Payer', address: HOME, shipping });
+  t.deepEqual(customerChangesFromCheckout({ ...auto, name: 'never' }, collected), { address: HOME, shipping });
   t.deepEqual(customerChangesFromCheckout({ ...auto, address: 'never', shipping: 'never' }, collected), { name: 'Pat Payer' });
   t.deepEqual(customerChangesFromCheckout({ address: 'never', name: 'never', shipping: 'never' }, collected), {});
   // The billing details' address comes first; a merchant's prefilled customerData address stands in for it.
@@ -85,4 +87,27 @@ test('customerChangesFromCheckout takes the collected name, billing address and 
   // Nothing collected: nothing to take.
   t.deepEqual(customerChangesFromCheckout(auto, {}), {});
   t.deepEqual(customerChangesFromCheckout(auto, { customerDetails: null, billingDetails: null, shippingDetails: null }), {});
+});
+
+test('UpdateCustomer sets, replaces and clears the shipping; clearing one the customer never had records nothing', (t) => {
+  const shipping: CustomerShipping = { name: 'Pat at work', email: 'desk@example.com', phone: '+351 21 000 0000', organizationName: 'Quay Ltd', address: DEPOT };
+  const set = given([created]).when({ type: 'UpdateCustomer', changes: { shipping } });
+  t.deepEqual(set, [{ type: 'CustomerUpdated', data: { changes: { shipping }, at: NOW } }]);
+  t.like(given([created, ...set]).state(), { shipping, updatedAt: NOW });
+  t.deepEqual(given([created, ...set]).when({ type: 'UpdateCustomer', changes: { shipping } }), [], 'the same shipping again');
+  const moved: CustomerShipping = { ...shipping, phone: null, address: HOME };
+  t.deepEqual(given([created, ...set]).when({ type: 'UpdateCustomer', changes: { shipping: moved } }), [{ type: 'CustomerUpdated', data: { changes: { shipping: moved }, at: NOW } }], 'replaced whole');
+  const cleared = given([created, ...set]).when({ type: 'UpdateCustomer', changes: { shipping: null } });
+  t.deepEqual(cleared, [{ type: 'CustomerUpdated', data: { changes: { shipping: null }, at: NOW } }]);
+  t.is(given([created, ...set, ...cleared]).state()?.shipping, null);
+  t.deepEqual(given([created]).when({ type: 'UpdateCustomer', changes: { shipping: null } }), []);
+  t.false('shipping' in given([created]).state()!, 'a customer that never had a shipping has none');
+});
+
+test('a shipping taken from a checkout session before it had the reference\'s parts reads back with them null', (t) => {
+  // As recorded before the API took shipping: a name and an address only.
+  const tookOld = { type: 'CustomerUpdatedFromCheckout', data: { checkoutSessionId: 'cs-1', completedAt: NOW, changes: { shipping: { name: 'Pat', address: DEPOT } }, at: NOW } } as CustomerEvent;
+  const full: CustomerShipping = { name: 'Pat', email: null, phone: null, organizationName: null, address: DEPOT };
+  t.deepEqual(given([created, tookOld]).state()?.shipping, full);
+  t.deepEqual(given([created, tookOld]).when({ type: 'UpdateCustomer', changes: { shipping: full } }), [], 'the same shipping, in the current shape');
 });

@@ -1,5 +1,5 @@
 import type { CustomerUpdate } from '../../machines/checkout-session.types.ts';
-import type { AddressDetails, CollectedData, CustomerDetails } from '../../machines/collected-data.types.ts';
+import type { CollectedData, CustomerDetails } from '../../machines/collected-data.types.ts';
 import type { Aggregate } from './aggregate.ts';
 import { InvalidStateError, ValidationError } from '../shared/errors.ts';
 import { asObject, optionalString, type Input } from '../shared/input.ts';
@@ -15,6 +15,18 @@ export type CustomerAddress = {
   country: string | null;
 };
 
+/**
+ * The reference's customer `shipping` (FullAddressDetailDto): where the customer's orders go, and
+ * who receives them there (every part null when not given).
+ */
+export type CustomerShipping = {
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  organizationName: string | null;
+  address: CustomerAddress | null;
+};
+
 export type Customer = {
   id: string;
   organizationId: string;
@@ -27,8 +39,8 @@ export type Customer = {
   organizationName: string | null;
   customerReferenceId: string | null;
   address: CustomerAddress | null;
-  /** The reference's `shipping`: the address the customer's orders go to, and the name it is for (absent until one was given). */
-  shipping?: AddressDetails | null;
+  /** Absent until one was given (over the API or by a checkout session), null once cleared. */
+  shipping?: CustomerShipping | null;
   metadata: Record<string, string>;
   /** 10 = shown in the dashboard, 20 = API only (the reference's `visibility`). */
   visibility: number;
@@ -39,7 +51,7 @@ export type Customer = {
 };
 
 /** What a merchant may set on a customer. */
-export type CustomerFields = Pick<Customer, 'email' | 'name' | 'phone' | 'organizationName' | 'customerReferenceId' | 'address' | 'metadata' | 'visibility'>;
+export type CustomerFields = Pick<Customer, 'email' | 'name' | 'phone' | 'organizationName' | 'customerReferenceId' | 'address' | 'shipping' | 'metadata' | 'visibility'>;
 
 /** What an update changes: the fields it sets, each to its new value. */
 export type CustomerChanges = Partial<Omit<Customer, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted' | 'deletedAt'>>;
@@ -92,7 +104,23 @@ export function isPhone(value: string): boolean {
   return PHONE.test(value) && value.replace(/[^0-9]/g, '').length >= 3;
 }
 
+/** Throws a ValidationError naming `field` unless `value` is a phone number. */
+export function assertPhone(value: string, field = 'phone'): void {
+  if (!isPhone(value)) throw new ValidationError(field, PHONE_HINT);
+}
+
 const ADDRESS_PARTS = ['line1', 'line2', 'city', 'state', 'postalCode', 'country'] as const;
+const SHIPPING_PARTS = ['name', 'email', 'phone', 'organizationName', 'address'] as const;
+
+/** The object at `path.key` of a request, refusing (never dropping) a key that is not one of `parts`. */
+function partsObject(o: Input, key: string, path: string, parts: readonly string[], what: string): { value: Input; field: string } {
+  const field = path ? `${path}.${key}` : key;
+  const value = asObject(o[key], field);
+  for (const k of Object.keys(value)) {
+    if (!parts.includes(k)) throw new ValidationError(`${field}.${k}`, `is not ${what} field; use ${parts.join(', ')}`);
+  }
+  return { value, field };
+}
 
 /**
  * The address at `path.key` of a request: absent is undefined, null is null. Unknown parts are
@@ -101,16 +129,38 @@ const ADDRESS_PARTS = ['line1', 'line2', 'city', 'state', 'postalCode', 'country
 export function addressInput(o: Input, key: string, path = ''): CustomerAddress | null | undefined {
   if (!(key in o)) return undefined;
   if (o[key] === null) return null;
-  const field = path ? `${path}.${key}` : key;
-  const value = asObject(o[key], field);
-  for (const k of Object.keys(value)) {
-    if (!(ADDRESS_PARTS as readonly string[]).includes(k)) throw new ValidationError(`${field}.${k}`, `is not an address field; use ${ADDRESS_PARTS.join(', ')}`);
-  }
+  const { value, field } = partsObject(o, key, path, ADDRESS_PARTS, 'an address');
   const address = {} as CustomerAddress;
   for (const part of ADDRESS_PARTS) address[part] = optionalString(value, part, field, { max: part === 'country' ? 2 : 200 }) ?? null;
   if (address.country !== null && !/^[A-Za-z]{2}$/.test(address.country)) throw new ValidationError(`${field}.country`, 'must be a two-letter ISO 3166-1 country code');
   if (address.country !== null) address.country = address.country.toUpperCase();
   return address;
+}
+
+/**
+ * The shipping at `path.key` of a request: absent is undefined, null is null. Unknown parts are
+ * refused; a part left out is null. The parts follow the rules of the customer's own fields of the
+ * same names (`address` those of `addressInput`).
+ */
+export function shippingInput(o: Input, key: string, path = ''): CustomerShipping | null | undefined {
+  if (!(key in o)) return undefined;
+  if (o[key] === null) return null;
+  const { value, field } = partsObject(o, key, path, SHIPPING_PARTS, 'a shipping');
+  const text = (part: string, max: number) => optionalString(value, part, field, { max }) ?? null;
+  const email = text('email', 254);
+  if (email !== null) assertEmail(email, `${field}.email`);
+  const phone = text('phone', 40);
+  if (phone) assertPhone(phone, `${field}.phone`);
+  return { name: text('name', 250), email, phone, organizationName: text('organizationName', 250), address: addressInput(value, 'address', field) ?? null };
+}
+
+/**
+ * A shipping in the reference's shape. Checkout sessions collect only a name and an address, and
+ * the shipping that customers took from them before the other parts existed lacks those: null.
+ */
+export function fullShipping(shipping: Partial<CustomerShipping>): CustomerShipping {
+  const { name = null, email = null, phone = null, organizationName = null, address = null } = shipping;
+  return { name, email, phone, organizationName, address };
 }
 
 /**
@@ -146,16 +196,19 @@ export function customerChangesFromCheckout(
   const address = collected.billingDetails?.address ?? collected.customerDetails?.address ?? null;
   if (update.address === 'auto' && address !== null) changes.address = address;
   const shipping = collected.shippingDetails ?? null;
-  if (update.shipping === 'auto' && shipping !== null) changes.shipping = { name: shipping.name, address: shipping.address };
+  if (update.shipping === 'auto' && shipping !== null) changes.shipping = fullShipping(shipping);
   return changes;
 }
 
-/** The parts of `changes` that differ from the customer (a part left undefined changes nothing). */
+/**
+ * The parts of `changes` that differ from the customer (a part left undefined changes nothing, and
+ * clearing a part the customer never had, such as `shipping`, changes nothing either).
+ */
 function changedFields(customer: Customer, changes: Partial<Record<keyof Customer, unknown>>): CustomerChanges {
   const changed: CustomerChanges = {};
   for (const [key, value] of Object.entries(changes) as [keyof Customer, unknown][]) {
     if (value === undefined) continue;
-    if (JSON.stringify(customer[key]) === JSON.stringify(value)) continue;
+    if (JSON.stringify(customer[key] ?? null) === JSON.stringify(value)) continue;
     (changed as Record<string, unknown>)[key] = value;
   }
   return changed;
@@ -177,12 +230,19 @@ function updateFromCheckout(customer: CustomerRecord | null, command: Extract<Cu
   return [{ type: 'CustomerUpdatedFromCheckout', data: { checkoutSessionId, completedAt, changes: changedFields(customer, command.changes), at: now } }];
 }
 
+/** The customer with `changes` made at `at` (a shipping recorded in an older shape read in the current one). */
+function changed(customer: Customer, changes: CustomerChanges, at: string): Customer {
+  const next = { ...customer, ...changes, updatedAt: at };
+  if (changes.shipping) next.shipping = fullShipping(changes.shipping);
+  return next;
+}
+
 export function evolveCustomer(customer: Customer | null, event: CustomerEvent): Customer | null {
   switch (event.type) {
     case 'CustomerCreated': return { ...event.data.customer, updatedAt: event.data.customer.createdAt, deleted: false, deletedAt: null };
-    case 'CustomerUpdated': return customer && { ...customer, ...event.data.changes, updatedAt: event.data.at };
+    case 'CustomerUpdated': return customer && changed(customer, event.data.changes, event.data.at);
     case 'CustomerUpdatedFromCheckout':
-      return customer && (Object.keys(event.data.changes).length === 0 ? customer : { ...customer, ...event.data.changes, updatedAt: event.data.at });
+      return customer && (Object.keys(event.data.changes).length === 0 ? customer : changed(customer, event.data.changes, event.data.at));
     case 'CustomerDeleted': return customer && { ...customer, deleted: true, deletedAt: event.data.at, updatedAt: event.data.at };
   }
 }

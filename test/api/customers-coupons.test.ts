@@ -64,7 +64,13 @@ async function startApp(t: ExecutionContext) {
   return { url, clock, commands, readStore, projections, merchant, logLength };
 }
 
-type Customer = { id: string; email: string; name: string | null; phone: string | null; metadata: Record<string, string>; address: Record<string, string | null> | null; customerNumber: string; createdAt: string; updatedAt: string };
+type Address = Record<string, string | null>;
+/** The reference's customer `shipping` (FullAddressDetailDto). */
+type Shipping = { name: string | null; email: string | null; phone: string | null; organizationName: string | null; address: Address | null };
+type Customer = {
+  id: string; email: string; name: string | null; phone: string | null; metadata: Record<string, string>; address: Address | null; shipping?: Shipping | null;
+  customerNumber: string; createdAt: string; updatedAt: string;
+};
 type Coupon = {
   id: string; name: string; status: string; isEnable: boolean; isArchived: boolean; timesRedeemed: number; percentOff: number | null; amountOff: string | null;
   maxRedemptions: number | null; redeemBy: string | null;
@@ -120,6 +126,78 @@ test('customers: bad input is a 400 naming the field and writes nothing', async 
   t.is(await weir.logLength(), before);
   const c = await api.post<Customer>('/api/v1/customers', { email: 'a@b.co' });
   assertError(t, await api.put(`/api/v1/customers/${c.body.id}`, { email: 'nope' }), 400, { field: 'email' });
+});
+
+test('customers: shipping is taken on create, returned by read and list, replaced whole by PUT, and cleared with null', async (t) => {
+  const weir = await startApp(t);
+  const { api } = await weir.merchant('Shop');
+  const created = await api.post<Customer>('/api/v1/customers', {
+    email: 'ada@example.com', name: 'Ada',
+    shipping: { name: 'Ada at work', email: 'desk@example.com', phone: '+351 21 000 0000', organizationName: 'Quay Ltd', address: { line1: '9 Quay', city: 'Porto', country: 'pt' } },
+  });
+  t.is(created.status, 200, JSON.stringify(created.body));
+  const shipping: Shipping = {
+    name: 'Ada at work', email: 'desk@example.com', phone: '+351 21 000 0000', organizationName: 'Quay Ltd',
+    address: { line1: '9 Quay', line2: null, city: 'Porto', state: null, postalCode: null, country: 'PT' },
+  };
+  t.deepEqual(created.body.shipping, shipping);
+  const id = created.body.id;
+  const read = async () => (await api.get<Customer>(`/api/v1/customers/${id}`)).body;
+  const listed = async () => (await api.get<Page<Customer>>(`/api/v1/customers?ids=${id}`)).body.data[0];
+  t.deepEqual(await read(), created.body);
+  t.deepEqual(await listed(), created.body);
+
+  // Leaving it out of an update leaves it; giving it replaces it whole (a part left out is null).
+  t.deepEqual((await api.put<Customer>(`/api/v1/customers/${id}`, { name: 'Ada L.' })).body.shipping, shipping);
+  const replaced = await api.put<Customer>(`/api/v1/customers/${id}`, { shipping: { name: 'Ada at home', address: { line1: '1 Main St', country: 'GB' } } });
+  t.is(replaced.status, 200, JSON.stringify(replaced.body));
+  const home: Shipping = { name: 'Ada at home', email: null, phone: null, organizationName: null, address: { line1: '1 Main St', line2: null, city: null, state: null, postalCode: null, country: 'GB' } };
+  t.deepEqual(replaced.body.shipping, home);
+  t.deepEqual((await read()).shipping, home);
+  t.deepEqual((await listed())?.shipping, home);
+
+  const cleared = await api.put<Customer>(`/api/v1/customers/${id}`, { shipping: null });
+  t.is(cleared.status, 200, JSON.stringify(cleared.body));
+  t.is(cleared.body.shipping, null);
+  t.is((await read()).shipping, null);
+  t.is((await listed())?.shipping, null);
+
+  // A customer never given one has none, and clearing it writes nothing.
+  const plain = await api.post<Customer>('/api/v1/customers', { email: 'bob@example.com', shipping: null });
+  t.is(plain.status, 200, JSON.stringify(plain.body));
+  t.false('shipping' in plain.body);
+  const before = await weir.logLength();
+  t.false('shipping' in (await api.put<Customer>(`/api/v1/customers/${plain.body.id}`, { shipping: null })).body);
+  t.is(await weir.logLength(), before);
+});
+
+test('customers: a bad shipping, or taxIds, is a 400 naming the exact field, on create and update, and writes nothing', async (t) => {
+  const weir = await startApp(t);
+  const { api } = await weir.merchant('Shop');
+  const c = await api.post<Customer>('/api/v1/customers', { email: 'a@b.co' });
+  const cases: [Record<string, unknown>, string, RegExp][] = [
+    [{ shipping: 'Porto' }, 'shipping', /must be an object/],
+    [{ shipping: ['9 Quay'] }, 'shipping', /must be an object/],
+    [{ shipping: { street: '9 Quay' } }, 'shipping.street', /not a shipping field; use name, email, phone, organizationName, address/],
+    [{ shipping: { name: 7 } }, 'shipping.name', /must be a string/],
+    [{ shipping: { organizationName: 'x'.repeat(251) } }, 'shipping.organizationName', /at most 250/],
+    [{ shipping: { email: 'nope' } }, 'shipping.email', /email address/],
+    [{ shipping: { phone: 'call me' } }, 'shipping.phone', /phone number/],
+    [{ shipping: { address: 'Porto' } }, 'shipping.address', /must be an object/],
+    [{ shipping: { address: { zip: '4000' } } }, 'shipping.address.zip', /not an address field/],
+    [{ shipping: { address: { country: 'Portugal' } } }, 'shipping.address.country', /at most 2|two-letter/],
+    [{ shipping: { address: { country: 'P1' } } }, 'shipping.address.country', /two-letter/],
+    [{ taxIds: { object: 'list', data: [{ name: 'eu_vat', value: 'PT123456789', country: 'PT' }] } }, 'taxIds', /not supported: Weir keeps no tax ids/],
+  ];
+  const before = await weir.logLength();
+  for (const [extra, field, message] of cases) {
+    t.log(JSON.stringify(extra).slice(0, 100));
+    assertError(t, await api.post('/api/v1/customers', { email: 'new@b.co', ...extra }), 400, { field, message });
+    assertError(t, await api.put(`/api/v1/customers/${c.body.id}`, extra), 400, { field, message });
+  }
+  t.is(await weir.logLength(), before);
+  t.false('shipping' in (await api.get<Customer>(`/api/v1/customers/${c.body.id}`)).body);
+  t.is((await api.get<Page<Customer>>('/api/v1/customers')).body.count, 1);
 });
 
 test('customers are tenant-scoped: another organization or environment sees a 404', async (t) => {

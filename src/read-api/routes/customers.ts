@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { addressInput, assertEmail, customerAggregate, isPhone, PHONE_HINT, type CustomerFields } from '../../actors/customer.ts';
+import { addressInput, assertEmail, assertPhone, customerAggregate, shippingInput, type CustomerFields } from '../../actors/customer.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid, newId } from '../../shared/ids.ts';
@@ -23,12 +23,16 @@ function visibilityOf(o: Input): number | undefined {
   return Number(optionalEnum({ visibility: text }, 'visibility', VISIBILITIES));
 }
 
-/** Fields of a create (everything) or an update (only what the body names). */
+/**
+ * Fields of a create (everything) or an update (only what the body names). `taxIds` is refused:
+ * Weir keeps no tax ids on customers (as for a checkout session's `customerData`).
+ */
 function customerFields(body: Input, mode: 'create' | 'update'): Partial<CustomerFields> {
+  if ('taxIds' in body) throw new ValidationError('taxIds', 'is not supported: Weir keeps no tax ids on customers; leave it out');
   const email = mode === 'create' ? requiredString(body, 'email', '', { max: 254 }) : optionalString(body, 'email', '', { max: 254, min: 1 });
   if (email !== undefined) assertEmail(email);
   const phone = nullableString(body, 'phone', 40);
-  if (phone && !isPhone(phone)) throw new ValidationError('phone', PHONE_HINT);
+  if (phone) assertPhone(phone);
   return {
     email,
     name: nullableString(body, 'name', 250),
@@ -36,6 +40,7 @@ function customerFields(body: Input, mode: 'create' | 'update'): Partial<Custome
     organizationName: nullableString(body, 'organizationName', 250),
     customerReferenceId: nullableString(body, 'customerReferenceId', 200),
     address: addressInput(body, 'address'),
+    shipping: shippingInput(body, 'shipping'),
     metadata: 'metadata' in body && body.metadata === null ? {} : optionalMetadata(body, 'metadata'),
     visibility: visibilityOf(body),
   };
@@ -63,6 +68,8 @@ export function customerRoutes(deps: ApiDeps): Router<ApiState> {
         id, organizationId: tenant.organizationId, environment: tenant.environment,
         email: fields.email!, name: fields.name ?? null, phone: fields.phone ?? null, organizationName: fields.organizationName ?? null,
         customerReferenceId: fields.customerReferenceId ?? null, address: fields.address ?? null, metadata: fields.metadata ?? {}, visibility: fields.visibility ?? 10,
+        // Like a customer that never had one, one created without shipping reads back without it.
+        ...(fields.shipping ? { shipping: fields.shipping } : {}),
       },
     });
     ctx.body = presentCustomer((await customers.get(id))!);
