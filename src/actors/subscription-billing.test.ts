@@ -163,3 +163,27 @@ test('issue_invoice issues nothing for a subscription that ended after its renew
   t.deepEqual(events, [], 'not created, not sent');
   t.deepEqual(lines, []);
 });
+
+/** `delete_draft_invoice` for the renewal invoice of an ended subscription, created as a draft, that has had `history`. */
+function deleteDraftWorkAfter(t: ExecutionContext, history: InvoiceCommand[]) {
+  const invoice = recurringInvoiceFixture(1, { subscriptionId: SUBSCRIPTION_ID, billingReason: 'subscription_cycle' });
+  return afterOnePass(t, 'delete_draft_invoice', `invoice-${invoice.id}`, invoice.id, async (commands) => {
+    for (const command of [{ type: 'CreateInvoice', invoice } as const, ...history]) await commands.handle(invoiceAggregate, invoice.id, command, tenant);
+  });
+}
+
+test('delete_draft_invoice deletes the renewal draft of an ended subscription through its delete command, saying who and why; one deleted, or finalized in the meantime, is done', async (t) => {
+  const { lines, events } = await deleteDraftWorkAfter(t, []);
+  t.deepEqual(events, [['InvoiceDeleted', 'system:subscription-billing', SUBSCRIPTION_ID]]);
+  t.deepEqual(lines, []);
+  // Deleted already, or finalized by its issue under way as the end came (then voided, paid or written off): nothing appended, nothing refused.
+  const histories: InvoiceCommand[][] = [
+    [{ type: 'DeleteInvoice' }], [finalize], [finalize, { type: 'VoidInvoice' }], [finalize, { type: 'MarkInvoicePaid' }], [finalize, { type: 'MarkInvoiceUncollectible' }],
+  ];
+  for (const history of histories) {
+    const done = await deleteDraftWorkAfter(t, history);
+    const what = history.map((c) => c.type).join(', ');
+    t.deepEqual(done.events, [], what);
+    t.deepEqual(done.lines, [], `${what}: not logged as a refusal`);
+  }
+});

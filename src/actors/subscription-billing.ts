@@ -62,7 +62,8 @@ function invoiceRecurringOf(s: Subscription): InvoiceRecurring | null {
  *   or the merchant ended it while `incomplete`) is closed: an invoice is voided, a checkout
  *   session still open is expired or canceled;
  * - the renewal invoice of a subscription that ended after it started, still payable and unpaid,
- *   is voided (one not issued yet at the end is not issued).
+ *   is voided, and one left a draft (its issue crashed before the send) is deleted (one not issued
+ *   yet at the end is not issued).
  */
 export function createSubscriptionBilling(deps: {
   clock: Clock;
@@ -165,9 +166,9 @@ export function createSubscriptionBilling(deps: {
 
   /**
    * Send `command` to a bill of a subscription that has ended, as the billing process because of
-   * that subscription. A bill that can no longer take the command because it was paid (even partly)
-   * or ended first (`settled` says which states those are) is done: nothing is appended, and it is
-   * not a refusal.
+   * that subscription. A bill that can no longer take the command because it was paid (even partly),
+   * ended or was finalized first (`settled` says which states those are) is done: nothing is
+   * appended, and it is not a refusal.
    */
   async function closeBill<TState extends { value: unknown }, TEvent extends DomainEvent, TCommand>(
     aggregate: Aggregate<TState, TEvent, TCommand>, command: TCommand, settled: readonly string[], work: SubscriptionWorkDoc, ctx: CommandContext,
@@ -217,6 +218,19 @@ export function createSubscriptionBilling(deps: {
   }
 
   /**
+   * Delete the renewal invoice of a subscription that ended after it started, left a draft because
+   * its issue stopped (a crash) between creating it and sending it, with the invoice's own delete
+   * command, as a merchant deletes a draft (`DELETE /invoices/:id`; only a draft can be deleted, the
+   * reference voids the others): it was never finalized, so never mailed nor payable, and no mail
+   * follows. Afterwards it is gone from the merchant's invoices (404, not listed), as a renewal that
+   * was not issued before the end; the subscription still names it as its latest invoice. Deleting
+   * twice answers nothing. A draft finalized in the meantime (its issue was under way as the end
+   * came) can no longer be deleted: the projection of its finalize replaces this work with its void.
+   */
+  const deleteDraftInvoice = (work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> =>
+    closeBill(invoiceAggregate, { type: 'DeleteInvoice' }, ['open', 'uncollectible', 'paid', 'void'], work, ctx);
+
+  /**
    * Close the checkout session that was the first bill of a subscription that never started, with
    * the session's own commands, so it can no longer be paid for a subscription that will never
    * start; its webhooks follow as for any session (`checkout_session.canceled` or `.expired`, and
@@ -263,6 +277,8 @@ export function createSubscriptionBilling(deps: {
           return closeFirstSession(work, ctx);
         case 'void_unpaid_invoice':
           return voidUnpaidInvoice(work, ctx);
+        case 'delete_draft_invoice':
+          return deleteDraftInvoice(work, ctx);
       }
     },
   });

@@ -1,5 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { invoiceFixture, paid, voided } from '../../machines/invoice.fixture.ts';
+import { created as invoiceCreated, deleted, invoiceFixture, paid, voided } from '../../machines/invoice.fixture.ts';
 import type { Invoice, InvoiceEvent } from '../../machines/invoice.types.ts';
 import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
@@ -308,4 +308,44 @@ test('isPartlyPaid: a checkout session of the invoice, of its tenant, waits for 
   t.false(await isPartlyPaid(sessions, invoice));
   await put('cs-part', { status: 'incomplete' });
   t.true(await isPartlyPaid(sessions, invoice));
+});
+
+const DELETE_DRAFT = ['delete_draft_invoice:inv-2', 'delete_draft_invoice', 'inv-2', SUBSCRIPTION_ID, ENDED_AT];
+const DRAFT_CREATED_AT = '2026-01-11T00:00:00.000Z';
+
+test('a subscription that ends after it started gets its renewal left a draft (its issue crashed before the send) deleted, whichever way it ends; the delete takes the work off the list', async (t) => {
+  for (const [how, events] of Object.entries(ENDINGS_AFTER_START)) {
+    const { store, work } = await projectOverRenewal('draft', events);
+    t.deepEqual(await work(), [DELETE_DRAFT], `${how}: the draft is deleted, and is no longer to issue`);
+    for (const event of recorded(events)) await subscriptionsProjection.apply(event, store);
+    t.deepEqual(await work(), [DELETE_DRAFT], `${how}: a repeated batch, still one piece of work`);
+    await subscriptionsProjection.apply(onRenewal(deleted(ENDED_AT), 1), store);
+    t.deepEqual(await work(), [], `${how}: deleted, done`);
+  }
+  const events = ENDINGS_AFTER_START['ended while active']!;
+  // A draft the merchant deleted already: nothing to do.
+  const gone = createEmbeddedReadStore({});
+  await gone.collection<InvoiceDoc>(INVOICES).put({ ...invoiceFixture({ id: 'inv-2', subscriptionId: SUBSCRIPTION_ID, deletedAt: ENDED_AT }), _id: 'inv-2', _revision: 1 });
+  for (const event of recorded(events)) await subscriptionsProjection.apply(event, gone);
+  t.deepEqual(await gone.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).find({}), []);
+  // The draft finalized (its issue resumed) before it was deleted: voided instead.
+  const resumed = await projectOverRenewal('draft', events);
+  await resumed.store.collection<InvoiceDoc>(INVOICES).put({ ...invoiceFixture({ id: 'inv-2', status: 'open', subscriptionId: SUBSCRIPTION_ID }), _id: 'inv-2', _revision: 2 });
+  await subscriptionsProjection.apply(onRenewal({ type: 'InvoiceFinalized', data: { number: 'INV-2', url: 'http://weir.test/pay', issueDate: ENDED_AT, at: ENDED_AT } }, 1), resumed.store);
+  t.deepEqual(await resumed.work(), [VOID_RENEWAL]);
+});
+
+test('a renewal created as a draft after its subscription ended (its issue under way, then a crash before the send) is deleted; one created while it goes on is issued', async (t) => {
+  const events = ENDINGS_AFTER_START['ended while active']!;
+  const draft = invoiceFixture({ id: 'inv-2', status: 'draft', subscriptionId: SUBSCRIPTION_ID });
+  const after = await projectOverRenewal(null, events);
+  await after.store.collection<InvoiceDoc>(INVOICES).put({ ...draft, _id: 'inv-2', _revision: 0 });
+  await subscriptionsProjection.apply(onRenewal(invoiceCreated(draft), 0), after.store);
+  t.deepEqual(await after.work(), [[...DELETE_DRAFT.slice(0, 4), DRAFT_CREATED_AT]]);
+  await subscriptionsProjection.apply(onRenewal(deleted(ENDED_AT), 1), after.store);
+  t.deepEqual(await after.work(), [], 'deleted, done');
+  const ongoing = await projectOverRenewal(null, events.slice(0, -1));
+  await ongoing.store.collection<InvoiceDoc>(INVOICES).put({ ...draft, _id: 'inv-2', _revision: 0 });
+  await subscriptionsProjection.apply(onRenewal(invoiceCreated(draft), 0), ongoing.store);
+  t.deepEqual((await ongoing.work()).map(([id]) => id), ['issue_invoice:inv-2']);
 });

@@ -41,8 +41,11 @@ export type SubscriptionWorkDoc = ReadDocument & {
    * is closed: an invoice is voided, a checkout session still open is expired or canceled.
    * `void_unpaid_invoice`: the subscription ended after it started, so its renewal invoice that
    * can still be paid and has received nothing is voided.
+   * `delete_draft_invoice`: the subscription ended after it started, so its renewal invoice left a
+   * draft (its issue stopped between creating and sending it) is deleted, as a merchant deletes a draft.
    */
-  kind: 'create_from_session' | 'create_from_invoice' | 'issue_invoice' | 'record_payment' | 'void_first_invoice' | 'close_first_session' | 'void_unpaid_invoice';
+  kind: 'create_from_session' | 'create_from_invoice' | 'issue_invoice' | 'record_payment' | 'void_first_invoice' | 'close_first_session' | 'void_unpaid_invoice'
+    | 'delete_draft_invoice';
   subscriptionId: string;
   organizationId: string;
   environment: string;
@@ -83,6 +86,7 @@ export function subscriptionTimers(s: Subscription): { kind: string; fireAt: str
 
 const voidWorkId = (invoiceId: string): string => `void_first_invoice:${invoiceId}`;
 const voidUnpaidWorkId = (invoiceId: string): string => `void_unpaid_invoice:${invoiceId}`;
+const deleteDraftWorkId = (invoiceId: string): string => `delete_draft_invoice:${invoiceId}`;
 const closeWorkId = (sessionId: string): string => `close_first_session:${sessionId}`;
 
 async function putWork(store: ReadStore, doc: SubscriptionWorkDoc): Promise<void> {
@@ -107,16 +111,20 @@ export async function isPartlyPaid(sessions: Collection<CheckoutSessionDoc>, inv
 }
 
 /**
- * The renewal invoice `invoiceId` of the ended subscription `s` is voided when it can still be
- * paid and has received nothing; one partly paid stays open (see `isPartlyPaid`).
+ * The renewal invoice `invoiceId` of the ended subscription `s`, as the invoices read model shows
+ * it, is removed the way a merchant removes an invoice: a draft (its issue stopped between creating
+ * and sending it, so it was never mailed nor payable) is deleted, since only a draft can be; one
+ * that can still be paid and has received nothing is voided; one partly paid stays open (see
+ * `isPartlyPaid`).
  */
-async function voidWhenUnpaid(store: ReadStore, s: Subscription, invoiceId: string, at: string): Promise<void> {
+async function closeRenewal(store: ReadStore, s: Subscription, invoiceId: string, at: string): Promise<void> {
   const invoice = await store.collection<InvoiceDoc>(INVOICES).get(invoiceId);
-  if (!invoice || !PAYABLE.has(invoice.status)) return;
-  if (await isPartlyPaid(store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions), invoice)) return;
+  if (!invoice || invoice.deletedAt !== null) return;
+  const draft = invoice.status === 'draft';
+  if (!draft && (!PAYABLE.has(invoice.status) || await isPartlyPaid(store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions), invoice))) return;
   await putWork(store, {
-    _id: voidUnpaidWorkId(invoiceId), kind: 'void_unpaid_invoice', subscriptionId: s.id, organizationId: s.organizationId,
-    environment: s.environment, sourceId: invoiceId, at,
+    _id: draft ? deleteDraftWorkId(invoiceId) : voidUnpaidWorkId(invoiceId), kind: draft ? 'delete_draft_invoice' : 'void_unpaid_invoice',
+    subscriptionId: s.id, organizationId: s.organizationId, environment: s.environment, sourceId: invoiceId, at,
   });
 }
 
@@ -170,10 +178,16 @@ async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promis
   const typed = event as unknown as InvoiceEvent;
   const id = event.streamId.slice(INVOICE_PREFIX.length);
   switch (typed.type) {
+    case 'InvoiceCreated':
+      return changedAfterEnd(store, id, event.metadata.occurredAt);
     case 'InvoiceFinalized': {
       // The first invoice of a recurring series creates its subscription; later ones belong to it.
       const invoice = await store.collection<InvoiceDoc>(INVOICES).get(id);
-      if (invoice?.subscriptionId) return openedAfterEnd(store, id, typed.data.at);
+      if (invoice?.subscriptionId) {
+        // No longer a draft: it can no longer be deleted (voided instead when its subscription has ended).
+        await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(deleteDraftWorkId(id));
+        return changedAfterEnd(store, id, typed.data.at);
+      }
       if (!invoice || invoice.invoiceType !== 'recurring') return;
       const subscriptionId = subscriptionIdOfInvoice(id);
       if (await store.collection<SubscriptionDoc>(SUBSCRIPTIONS).get(subscriptionId)) return;
@@ -194,6 +208,9 @@ async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promis
       return;
     case 'InvoiceVoided':
       await dropVoidWork(store, id);
+      return;
+    case 'InvoiceDeleted':
+      await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(deleteDraftWorkId(id));
       return;
     default:
       return;
@@ -232,15 +249,16 @@ async function leftIncomplete(store: ReadStore, next: Subscription): Promise<voi
 }
 
 /**
- * A renewal invoice opened (finalized, by the billing process's send or by the merchant) after its
- * subscription ended: its issue was under way when the end came (the billing process had read the
- * work before the end was projected). It is voided as if it had been open at the end.
+ * A renewal invoice was created, or opened (finalized, by the billing process's send or by the
+ * merchant), after its subscription ended: its issue was under way when the end came (the billing
+ * process had read the work before the end was projected). It is closed as if it had been there at
+ * the end: a draft (the issue crashed before its send) is deleted, an open one voided.
  */
-async function openedAfterEnd(store: ReadStore, invoiceId: string, at: string): Promise<void> {
+async function changedAfterEnd(store: ReadStore, invoiceId: string, at: string): Promise<void> {
   const link = await store.collection<SubscriptionBillDoc>(SUBSCRIPTION_BILLS).get(invoiceId);
   if (!link || link.first) return;
   const subscription = await store.collection<SubscriptionDoc>(SUBSCRIPTIONS).get(link.subscriptionId);
-  if (subscription && hasEnded(subscription)) await voidWhenUnpaid(store, subscription, invoiceId, at);
+  if (subscription && hasEnded(subscription)) await closeRenewal(store, subscription, invoiceId, at);
 }
 
 /**
@@ -248,15 +266,16 @@ async function openedAfterEnd(store: ReadStore, invoiceId: string, at: string): 
  * `POST /subscriptions/:id/end`, from trialing, active, past_due, unpaid or paused) or at the end
  * of its period (`CancelSubscription` then the renewal timer's `RenewSubscription`). Its renewal
  * invoices are billed for periods that will not be served: one not issued yet is not issued (its
- * work goes), and each that can still be paid and has received nothing is voided (by the billing
- * process, with the invoice's own void command). Only the latest can be unpaid (a renewal is
- * issued once its predecessor is paid), but every renewal is looked at.
+ * work goes), one left a draft by a crash of its issue is deleted, and each that can still be paid
+ * and has received nothing is voided (by the billing process, with the invoice's own delete or void
+ * command). Only the latest can be unpaid (a renewal is issued once its predecessor is paid), but
+ * every renewal is looked at.
  */
 async function endedAfterStart(store: ReadStore, next: Subscription): Promise<void> {
   const work = store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK);
   for (const bill of await store.collection<SubscriptionBillDoc>(SUBSCRIPTION_BILLS).find({ subscriptionId: next.id, first: false })) {
     await work.delete(`issue_invoice:${bill._id}`);
-    await voidWhenUnpaid(store, next, bill._id, next.updatedAt);
+    await closeRenewal(store, next, bill._id, next.updatedAt);
   }
 }
 
@@ -321,13 +340,14 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
  * checkout session, or the first invoice of a recurring series), renewal invoices to issue,
  * paid bills to record, the first bill of a subscription that never started to close (its
  * invoice to void, its checkout session to expire or cancel), and the unpaid renewal invoices of a
- * subscription that ended after it started to void.
+ * subscription that ended after it started to void (or, left a draft, to delete).
  * Must run after the checkout sessions and invoices projections (it reads their documents).
  */
 export const subscriptionsProjection: Projection = {
   name: 'subscriptions',
   // 2: an ended subscription's unpaid renewal invoices are work to void, and no longer to issue.
-  version: 2,
+  // 3: its renewal drafts are work to delete.
+  version: 3,
   collections: [SUBSCRIPTIONS, SUBSCRIPTION_BILLS, SUBSCRIPTION_WORK],
   categories: ['subscription', 'checkout_session', 'invoice'],
   async apply(event, store) {

@@ -1,11 +1,14 @@
 import test, { type ExecutionContext } from 'ava';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
-import { createCommandHandler } from '../../src/actors/command-handler.ts';
+import { createCommandHandler, type CommandHandler } from '../../src/actors/command-handler.ts';
+import { createSubscriptionBilling } from '../../src/actors/subscription-billing.ts';
 import { subscriptionIdOfInvoice } from '../../src/actors/subscription-items.ts';
 import { openStores, type Weir } from '../../src/app/start-weir.ts';
+import { ALL_PROJECTIONS } from '../../src/projections/all-projections.ts';
 import { COLLECTIONS, type TimerDoc } from '../../src/projections/collections.ts';
 import { REMINDER_TIMER } from '../../src/projections/invoice-reminder-timers.ts';
 import { PENDING_MAILS } from '../../src/projections/mails.projection.ts';
+import { createProjectionRunner } from '../../src/projections/projection-runner.ts';
 import { SUBSCRIPTION_TIMERS } from '../../src/projections/subscriptions.projection.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 import type { MailMessage } from '../../src/mail/mailer.ts';
@@ -422,4 +425,89 @@ test('of two subscriptions ended together, the renewal partly paid on its pay pa
   const payPage = await getSession(api, session);
   t.is(payPage.status, 'incomplete');
   t.true(BigInt(payPage.amountReceived) > 0n, 'the part payment stays recorded on the pay page');
+});
+
+/**
+ * An active series on a restartable Weir, then, while Weir is down at the renewal's issue date: the
+ * renewal timer renews the subscription, and the billing process (the real one, over the log)
+ * creates the renewal invoice as a draft and crashes before sending it (its send fails). When
+ * `end`, the merchant then ends the subscription. Weir is left stopped.
+ */
+async function crashBetweenCreateAndSend(t: ExecutionContext, end: boolean) {
+  const clock = createManualClock(SERIES_START);
+  const weir = await restartableWeirWithMail(t, clock);
+  const first = await weir.start();
+  const { api, testSecretKey, organizationId } = await createMerchant(first.url);
+  const series = await activeSeries(first, api);
+  await settled(first);
+  await first.stop();
+
+  const renewalId = series.first.nextInvoice!.id;
+  clock.set(Date.parse(series.first.nextInvoice!.issueDate));
+  const stores = await openStores({ dataDir: weir.dataDir });
+  const commands = createCommandHandler({ eventStore: stores.eventStore, clock });
+  const ctx = { organizationId, environment: 'test' as const, actor: 'test' };
+  await commands.handle(subscriptionAggregate, series.subscriptionId, { type: 'RenewSubscription', invoiceId: renewalId }, ctx);
+  const projections = createProjectionRunner({ eventStore: stores.eventStore, readStore: stores.readStore, projections: ALL_PROJECTIONS });
+  const crashing: CommandHandler = {
+    ...commands,
+    async handle(aggregate, id, command, commandCtx) {
+      if ((command as { type?: string }).type === 'SendInvoice') throw new Error('the process died');
+      return commands.handle(aggregate, id, command, commandCtx);
+    },
+  };
+  const billing = createSubscriptionBilling({ clock, readStore: stores.readStore, projections, commands: crashing, publicUrl: 'http://weir.test', log: () => {} });
+  await projections.start();
+  await billing.runOnce();
+  await billing.stop();
+  await projections.stop();
+  if (end) await commands.handle(subscriptionAggregate, series.subscriptionId, { type: 'EndSubscription', comment: null }, ctx);
+  t.deepEqual((await stores.eventStore.readStream(`invoice-${renewalId}`)).map((e) => e.type), ['InvoiceCreated'], 'a draft, never sent');
+  await stores.eventStore.close();
+  return { weir, testSecretKey, series, renewalId };
+}
+
+test('a crash between creating a renewal invoice and sending it: the restart finalizes and mails the draft, once', async (t) => {
+  const { weir, testSecretKey, series } = await crashBetweenCreateAndSend(t, false);
+  const second = await weir.start();
+  const again = apiClient(second.url, testSecretKey);
+  const renewal = await mailedRenewal(t, weir.sent, again, series.first.nextInvoice!.id);
+  t.like(renewal, { subscriptionId: series.subscriptionId, billingReason: 'subscription_cycle', url: `${second.url}/invoices/${renewal.id}/pay` });
+  await settled(second);
+  t.deepEqual((await second.eventStore.readStream(`invoice-${renewal.id}`)).map((e) => e.type),
+    ['InvoiceCreated', 'InvoiceFinalized', 'NextRecurringInvoiceScheduled', 'InvoiceSent']);
+  t.like((await again.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body, { status: 'active', latestInvoiceId: renewal.id });
+  await second.stop();
+
+  const third = await weir.start();
+  await settled(third);
+  t.is((await third.eventStore.readStream(`invoice-${renewal.id}`)).length, 4, 'nothing more after another restart');
+  t.deepEqual(mailsOf(weir.sent, renewal).map((subject) => subject.split(' ').slice(0, 2).join(' ')), [`Invoice ${renewal.number}`], 'mailed once');
+});
+
+test('a renewal draft left by a crash before its send is deleted once its subscription has ended, once across restarts: never mailed, never payable', async (t) => {
+  const { weir, testSecretKey, series, renewalId } = await crashBetweenCreateAndSend(t, true);
+  const second = await weir.start();
+  await settled(second);
+  const removed = async (weirNow: Pick<Weir, 'url' | 'eventStore'>) => {
+    t.deepEqual((await weirNow.eventStore.readStream(`invoice-${renewalId}`)).map((e) => [e.type, e.metadata.actor, e.metadata.causationId]), [
+      ['InvoiceCreated', 'system:subscriptions', renewalId],
+      ['InvoiceDeleted', 'system:subscription-billing', series.subscriptionId],
+    ], 'deleted once, by the billing process, because of the subscription');
+    const api = apiClient(weirNow.url, testSecretKey);
+    t.is((await api.get(`/api/v1/invoices/${renewalId}`)).status, 404, 'gone as a merchant-deleted draft');
+    const listed = (await api.get<{ data: Invoice[] }>('/api/v1/invoices?limit=100')).body.data.map((i) => i.id);
+    t.true(listed.includes(series.first.id) && !listed.includes(renewalId), 'not in the merchant\'s invoice list');
+    t.is((await fetch(`${weirNow.url}/invoices/${renewalId}/pay`, { redirect: 'manual' })).status, 404, 'no pay page');
+    assertError(t, await api.post(`/api/v1/invoices/${renewalId}/pay`), 404);
+    // As a renewal that was never issued before the end: the subscription names it, its invoice is gone.
+    t.like((await api.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body, { status: 'canceled', latestInvoiceId: renewalId });
+  };
+  await removed(second);
+  await second.stop();
+
+  const third = await weir.start();
+  await settled(third);
+  await removed(third);
+  t.deepEqual(mailsOf(weir.sent, { id: renewalId }), [], 'never mailed');
 });
