@@ -22,6 +22,11 @@ export type SubscriptionCommand =
   | { type: 'ExpireFirstPayment' }
   /** Timer at currentPeriodEnd: issue the next period's invoice, or end a subscription canceled at period end. */
   | { type: 'RenewSubscription'; invoiceId: string }
+  /**
+   * The merchant deleted the latest renewal's invoice while it was a draft (its issue stopped
+   * between creating and sending it): that period is not billed.
+   */
+  | { type: 'RecordRenewalInvoiceDeleted'; invoiceId: string }
   /** Timer at the open renewal invoice's due time. */
   | { type: 'MarkRenewalPaymentMissed' }
   /** Timer at pastDueSince + UNPAID_AFTER_DAYS. */
@@ -39,6 +44,12 @@ export type SubscriptionDecideContext = { now: string };
 
 /** Days a subscription stays past due before it is marked unpaid. */
 export const UNPAID_AFTER_DAYS = 7;
+
+/**
+ * Whether nothing is owed on the latest bill: none yet (trialing), paid, or a renewal whose draft
+ * the merchant deleted. Only then is the next period's renewal issued.
+ */
+export const isBillSettled = (bill: SubscriptionBill | null): boolean => !bill || bill.status === 'paid' || bill.status === 'deleted';
 
 const statusOf = (snapshot: SubscriptionSnapshot): SubscriptionStatus | 'new' => snapshot.value as SubscriptionStatus | 'new';
 const reached = (now: string, at: string): boolean => Date.parse(now) >= Date.parse(at);
@@ -81,7 +92,7 @@ function renewalInvoice(s: Subscription, invoiceId: string, now: string): Subscr
 
 function decidePayment(s: Subscription, status: SubscriptionStatus, invoiceId: string, now: string): SubscriptionEvent[] {
   const bill = s.latestInvoice;
-  if (!bill || bill.id !== invoiceId || bill.status === 'paid' || bill.status === 'expired') return [];
+  if (!bill || bill.id !== invoiceId || bill.status === 'paid' || bill.status === 'expired' || bill.status === 'deleted') return [];
   switch (status) {
     case 'incomplete':
     case 'trialing':
@@ -106,7 +117,7 @@ function decideRenewal(s: Subscription, status: SubscriptionStatus, invoiceId: s
   // Past due and unpaid subscriptions get no new invoice until the overdue one is paid; an
   // active one waits while its current invoice is still within its due time.
   if (status === 'past_due' || status === 'unpaid') return [];
-  if (s.latestInvoice && s.latestInvoice.status !== 'paid') return [];
+  if (!isBillSettled(s.latestInvoice)) return [];
   return [{ type: 'RenewalInvoiceIssued', data: { invoice: renewalInvoice(s, invoiceId, now), at: now } }];
 }
 
@@ -135,6 +146,14 @@ export function decideSubscription(snapshot: SubscriptionSnapshot, command: Subs
     }
     case 'RenewSubscription':
       return decideRenewal(s, status, command.invoiceId, now);
+    case 'RecordRenewalInvoiceDeleted': {
+      // Only an unpaid renewal of a subscription that goes on (a first invoice is finalized before
+      // its subscription exists, so it is never a draft; an ended one's drafts are its own to delete).
+      const bill = s.latestInvoice;
+      if (status === 'incomplete' || status === 'incomplete_expired' || status === 'canceled') return [];
+      if (!bill || bill.id !== command.invoiceId || bill.kind !== 'invoice' || (bill.status !== 'open' && bill.status !== 'missed')) return [];
+      return [{ type: 'RenewalInvoiceDeleted', data: { invoiceId: bill.id, at: now } }];
+    }
     case 'MarkRenewalPaymentMissed': {
       const bill = s.latestInvoice;
       if (status !== 'active' && status !== 'trialing') return [];

@@ -45,6 +45,7 @@ export const subscriptionMachine = setup({
     },
     trialing: {
       on: {
+        RenewalInvoiceDeleted: { actions: 'apply' },
         RenewalInvoiceIssued: { actions: 'apply' },
         SubscriptionStarted: { target: 'active', actions: 'apply' },
         RenewalPaymentMissed: { target: 'past_due', actions: 'apply' },
@@ -55,6 +56,7 @@ export const subscriptionMachine = setup({
     },
     active: {
       on: {
+        RenewalInvoiceDeleted: { actions: 'apply' },
         RenewalInvoiceIssued: { actions: 'apply' },
         RenewalPaid: { actions: 'apply' },
         RenewalPaymentMissed: { target: 'past_due', actions: 'apply' },
@@ -66,6 +68,7 @@ export const subscriptionMachine = setup({
     },
     past_due: {
       on: {
+        RenewalInvoiceDeleted: { target: 'active', actions: 'apply' },
         RenewalPaid: { target: 'active', actions: 'apply' },
         SubscriptionMarkedUnpaid: { target: 'unpaid', actions: 'apply' },
         SubscriptionCancelScheduled: { actions: 'apply' },
@@ -75,6 +78,7 @@ export const subscriptionMachine = setup({
     },
     unpaid: {
       on: {
+        RenewalInvoiceDeleted: { target: 'active', actions: 'apply' },
         RenewalPaid: { target: 'active', actions: 'apply' },
         SubscriptionCancelScheduled: { actions: 'apply' },
         SubscriptionCancelRevoked: { actions: 'apply' },
@@ -83,6 +87,7 @@ export const subscriptionMachine = setup({
     },
     paused: {
       on: {
+        RenewalInvoiceDeleted: { actions: 'apply' },
         RenewalPaid: { actions: 'apply' },
         SubscriptionResumed: { target: 'active', actions: 'apply' },
         SubscriptionCanceled: { target: 'canceled', actions: 'apply' },

@@ -30,6 +30,7 @@ const commandFor = (type: SubscriptionCommandType, history: SubscriptionEvent[])
     case 'RecordSubscriptionPayment': return { type, invoiceId: subscriptionOf(history).latestInvoice?.id ?? 'none' };
     case 'ExpireFirstPayment': return { type };
     case 'RenewSubscription': return { type, invoiceId: 'inv-new' };
+    case 'RecordRenewalInvoiceDeleted': return { type, invoiceId: subscriptionOf(history).latestInvoice?.id ?? 'none' };
     case 'MarkRenewalPaymentMissed': return { type };
     case 'MarkSubscriptionUnpaid': return { type };
     case 'CancelSubscription': return { type, comment: 'bye' };
@@ -40,8 +41,8 @@ const commandFor = (type: SubscriptionCommandType, history: SubscriptionEvent[])
 };
 
 const COMMANDS: SubscriptionCommandType[] = [
-  'CreateSubscription', 'RecordSubscriptionPayment', 'ExpireFirstPayment', 'RenewSubscription', 'MarkRenewalPaymentMissed', 'MarkSubscriptionUnpaid',
-  'CancelSubscription', 'EndSubscription', 'ResumeSubscription', 'PauseSubscription',
+  'CreateSubscription', 'RecordSubscriptionPayment', 'ExpireFirstPayment', 'RenewSubscription', 'RecordRenewalInvoiceDeleted', 'MarkRenewalPaymentMissed',
+  'MarkSubscriptionUnpaid', 'CancelSubscription', 'EndSubscription', 'ResumeSubscription', 'PauseSubscription',
 ];
 
 const ended: SubscriptionEvent = { type: 'SubscriptionCanceled', data: { atPeriodEnd: false, comment: 'bye', at: NOW } };
@@ -57,6 +58,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RecordSubscriptionPayment: [{ type: 'SubscriptionStarted', data: { invoiceId: 'cs-1', at: NOW } }],
     ExpireFirstPayment: [{ type: 'SubscriptionIncompleteExpired', data: { invoiceId: 'cs-1', at: NOW } }],
     RenewSubscription: [],
+    RecordRenewalInvoiceDeleted: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: 'refused',
@@ -69,6 +71,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RecordSubscriptionPayment: [],
     ExpireFirstPayment: [],
     RenewSubscription: [],
+    RecordRenewalInvoiceDeleted: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: 'refused',
@@ -82,6 +85,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     ExpireFirstPayment: [],
     // NOW is past the first period after the trial: the period containing NOW is billed.
     RenewSubscription: [renewal('2026-02-15T00:00:00.000Z', '2026-03-15T00:00:00.000Z')],
+    RecordRenewalInvoiceDeleted: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: [scheduled('2026-01-15T00:00:00.000Z')],
@@ -95,6 +99,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     ExpireFirstPayment: [],
     // NOW is the end of February, the period after the current one: March is billed, February is not billed late.
     RenewSubscription: [renewal('2026-03-01T00:00:00.000Z', '2026-04-01T00:00:00.000Z')],
+    RecordRenewalInvoiceDeleted: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: [scheduled('2026-02-01T00:00:00.000Z')],
@@ -107,6 +112,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RecordSubscriptionPayment: [{ type: 'RenewalPaid', data: { invoiceId: 'inv-2', at: NOW } }],
     ExpireFirstPayment: [],
     RenewSubscription: [],
+    RecordRenewalInvoiceDeleted: [{ type: 'RenewalInvoiceDeleted', data: { invoiceId: 'inv-2', at: NOW } }],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [{ type: 'SubscriptionMarkedUnpaid', data: { at: NOW } }],
     CancelSubscription: [scheduled('2026-03-01T00:00:00.000Z')],
@@ -119,6 +125,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RecordSubscriptionPayment: [{ type: 'RenewalPaid', data: { invoiceId: 'inv-2', at: NOW } }],
     ExpireFirstPayment: [],
     RenewSubscription: [],
+    RecordRenewalInvoiceDeleted: [{ type: 'RenewalInvoiceDeleted', data: { invoiceId: 'inv-2', at: NOW } }],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: [scheduled('2026-03-01T00:00:00.000Z')],
@@ -131,6 +138,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RecordSubscriptionPayment: [],
     ExpireFirstPayment: [],
     RenewSubscription: [],
+    RecordRenewalInvoiceDeleted: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: 'refused',
@@ -144,6 +152,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RecordSubscriptionPayment: [],
     ExpireFirstPayment: [],
     RenewSubscription: [],
+    RecordRenewalInvoiceDeleted: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: [],
@@ -156,7 +165,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
 // The state the machine reaches after each allowed event list, per status (checked below).
 const NEXT: Partial<Record<SubscriptionEvent['type'], SubscriptionStatus>> = {
   SubscriptionStarted: 'active', SubscriptionIncompleteExpired: 'incomplete_expired', SubscriptionCanceled: 'canceled', SubscriptionPaused: 'paused',
-  SubscriptionResumed: 'active', SubscriptionMarkedUnpaid: 'unpaid', RenewalPaid: 'active',
+  SubscriptionResumed: 'active', SubscriptionMarkedUnpaid: 'unpaid', RenewalPaid: 'active', RenewalInvoiceDeleted: 'active',
 };
 
 for (const [status, row] of Object.entries(TABLE) as [SubscriptionStatus, Record<SubscriptionCommandType, Outcome>][]) {
@@ -590,4 +599,33 @@ test('a renewal issued late (after the overdue bill was paid) bills the period c
   const at = '2026-04-10T00:00:00.000Z';
   const [event] = given([created(), started()]).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, at);
   t.like(event, { type: 'RenewalInvoiceIssued', data: { invoice: { periodStart: '2026-04-01T00:00:00.000Z', periodEnd: '2026-05-01T00:00:00.000Z', dueAt: '2026-04-13T00:00:00.000Z' } } });
+});
+
+// ---------------------------------------------------------------------------------------------
+// A renewal draft deleted by the merchant
+
+test('given an active subscription whose renewal draft the merchant deleted, when the deletion is recorded, then that period is not billed: nothing comes due, a payment is ignored, and the next period renews at its end', (t) => {
+  const history = [created(), started(), issued()];
+  const deletion = given(history).when({ type: 'RecordRenewalInvoiceDeleted', invoiceId: 'inv-2' }, '2026-02-01T01:00:00.000Z');
+  t.deepEqual(deletion, [{ type: 'RenewalInvoiceDeleted', data: { invoiceId: 'inv-2', at: '2026-02-01T01:00:00.000Z' } }]);
+  const after = [...history, ...deletion];
+  t.like(given(after).state().context.subscription, { status: 'active', latestInvoiceId: 'inv-2', latestInvoice: { status: 'deleted' }, pastDueSince: null });
+  t.deepEqual(given(after).when({ type: 'RecordRenewalInvoiceDeleted', invoiceId: 'inv-2' }, NOW), [], 'recorded once');
+  t.deepEqual(given(after).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-05T00:00:00.000Z'), [], 'never past due for it');
+  t.deepEqual(given(after).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }, '2026-02-05T00:00:00.000Z'), []);
+  t.deepEqual(given(after).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-02-20T00:00:00.000Z'), [], 'not before the period end');
+  t.deepEqual(given(after).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-03-01T00:00:00.000Z'), [{
+    type: 'RenewalInvoiceIssued',
+    data: { invoice: renewalBill('inv-3', '2026-03-01T00:00:00.000Z', '2026-04-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z', '2026-03-04T00:00:00.000Z'), at: '2026-03-01T00:00:00.000Z' },
+  }]);
+  t.deepEqual(given(history).when({ type: 'RecordRenewalInvoiceDeleted', invoiceId: 'inv-other' }, NOW), [], 'only the latest renewal');
+});
+
+test('given a trialing or paused subscription whose renewal draft was deleted, when the deletion is recorded, then it keeps its status', (t) => {
+  const going: [SubscriptionEvent[], SubscriptionStatus][] = [[[created(trialFixture()), issued()], 'trialing'], [[created(), started(), issued(), paused('2026-02-01T12:00:00.000Z')], 'paused']];
+  for (const [history, status] of going) {
+    const events = given(history).when({ type: 'RecordRenewalInvoiceDeleted', invoiceId: 'inv-2' }, NOW);
+    t.deepEqual(events.map((e) => e.type), ['RenewalInvoiceDeleted'], status);
+    t.is(given([...history, ...events]).state().value, status);
+  }
 });

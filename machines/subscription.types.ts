@@ -30,7 +30,8 @@ export type SubscriptionBill = {
   issuedAt: string;
   /** When an unpaid bill makes the subscription past due (renewal) or incomplete_expired (first). */
   dueAt: string;
-  status: 'open' | 'paid' | 'missed' | 'expired';
+  /** `deleted`: a renewal whose invoice the merchant deleted while a draft; its period is not billed. */
+  status: 'open' | 'paid' | 'missed' | 'expired' | 'deleted';
   paidAt: string | null;
 };
 
@@ -87,6 +88,7 @@ export type SubscriptionEvent =
   | { type: 'RenewalInvoiceIssued'; data: { invoice: SubscriptionBill; at: string } }
   | { type: 'RenewalPaid'; data: { invoiceId: string; at: string } }
   | { type: 'RenewalPaymentMissed'; data: { invoiceId: string; at: string } }
+  | { type: 'RenewalInvoiceDeleted'; data: { invoiceId: string; at: string } }
   | { type: 'SubscriptionMarkedUnpaid'; data: { at: string } }
   | { type: 'SubscriptionCancelScheduled'; data: { cancelAt: string; comment: string | null; at: string } }
   | { type: 'SubscriptionCancelRevoked'; data: { at: string } }

@@ -5,10 +5,13 @@ import { paymentFixture, sessionFixture } from '../../machines/checkout-session.
 import { renewalBill, subscriptionFixture } from '../../machines/subscription.fixture.ts';
 import type { Subscription } from '../../machines/subscription.types.ts';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
-import { recurringInvoiceFixture } from '../../machines/invoice.fixture.ts';
+import { invoiceFixture, recurringInvoiceFixture } from '../../machines/invoice.fixture.ts';
+import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
+import type { SubscriptionCommand } from '../../machines/subscription.decide.ts';
 import type { InvoiceCommand } from '../../machines/invoice.decide.ts';
 import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { createProjectionRunner } from '../projections/projection-runner.ts';
+import { INVOICES, type InvoiceDoc } from '../projections/invoices.projection.ts';
 import { SUBSCRIPTION_WORK, SUBSCRIPTIONS, type SubscriptionDoc, type SubscriptionWorkDoc } from '../projections/subscriptions.projection.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
@@ -185,5 +188,43 @@ test('delete_draft_invoice deletes the renewal draft of an ended subscription th
     const what = history.map((c) => c.type).join(', ');
     t.deepEqual(done.events, [], what);
     t.deepEqual(done.lines, [], `${what}: not logged as a refusal`);
+  }
+});
+
+test('issue_invoice issues nothing for a renewal whose draft the merchant deleted (the projection of the delete replaces the work): nothing sent, nothing refused', async (t) => {
+  const bill = renewalBill('inv-2', '2026-02-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z');
+  const subscription: Subscription = { ...subscriptionFixture({ id: SUBSCRIPTION_ID }), status: 'active', latestInvoice: bill, latestInvoiceId: bill.id };
+  const { lines, events } = await afterOnePass(t, 'issue_invoice', 'invoice-inv-2', 'inv-2', async (_commands, readStore) => {
+    const draft = invoiceFixture({ id: 'inv-2', subscriptionId: SUBSCRIPTION_ID, deletedAt: '2026-02-01T01:00:00.000Z' });
+    await readStore.collection<InvoiceDoc>(INVOICES).put({ ...draft, _id: draft.id, _revision: 1 });
+  }, subscription);
+  t.deepEqual(events, []);
+  t.deepEqual(lines, []);
+});
+
+/**
+ * `record_deleted_renewal` for renewal `inv-2` of a subscription (started in November, renewed now)
+ * that has had `history` since.
+ */
+function recordDeletedRenewalAfter(t: ExecutionContext, history: SubscriptionCommand[]) {
+  const subscription = subscriptionFixture({
+    id: SUBSCRIPTION_ID, createdAt: '2025-11-01T00:00:00.000Z', firstBill: { id: 'cs-1', kind: 'checkout_session', dueAt: '2025-11-01T01:00:00.000Z' },
+  });
+  const commands: SubscriptionCommand[] = [
+    { type: 'CreateSubscription', subscription }, { type: 'RecordSubscriptionPayment', invoiceId: 'cs-1' }, { type: 'RenewSubscription', invoiceId: 'inv-2' }, ...history,
+  ];
+  return afterOnePass(t, 'record_deleted_renewal', `subscription-${SUBSCRIPTION_ID}`, 'inv-2', async (handler) => {
+    for (const command of commands) await handler.handle(subscriptionAggregate, SUBSCRIPTION_ID, command, tenant);
+  });
+}
+
+test('record_deleted_renewal records on the subscription that its renewal draft was deleted; recorded already, or ended in the meantime, it is done', async (t) => {
+  const { lines, events } = await recordDeletedRenewalAfter(t, []);
+  t.deepEqual(events, [['RenewalInvoiceDeleted', 'system:subscriptions', 'inv-2']]);
+  t.deepEqual(lines, []);
+  for (const history of [[{ type: 'RecordRenewalInvoiceDeleted', invoiceId: 'inv-2' }], [{ type: 'EndSubscription', comment: null }]] satisfies SubscriptionCommand[][]) {
+    const done = await recordDeletedRenewalAfter(t, history);
+    t.deepEqual(done.events, [], history[0]!.type);
+    t.deepEqual(done.lines, [], `${history[0]!.type}: not logged as a refusal`);
   }
 });

@@ -63,7 +63,9 @@ function invoiceRecurringOf(s: Subscription): InvoiceRecurring | null {
  *   session still open is expired or canceled;
  * - the renewal invoice of a subscription that ended after it started, still payable and unpaid,
  *   is voided, and one left a draft (its issue crashed before the send) is deleted (one not issued
- *   yet at the end is not issued).
+ *   yet at the end is not issued);
+ * - a renewal draft the merchant deleted while its subscription goes on is recorded on the
+ *   subscription: that period is not billed (`recordDeletedRenewal`).
  */
 export function createSubscriptionBilling(deps: {
   clock: Clock;
@@ -143,7 +145,8 @@ export function createSubscriptionBilling(deps: {
     // Ended since the renewal (the projection of the end takes this work off the list): not issued.
     if (hasEnded(subscription)) return null;
     const existing = await invoices.get(bill.id);
-    if (existing?.sentAt) return null;
+    // Sent already, or deleted by the merchant as a draft (the projection of the delete replaces this work).
+    if (existing?.sentAt || (existing && existing.deletedAt !== null)) return null;
     if (!existing) {
       const template = await seriesTemplate(subscription.id);
       const recurring = template?.recurring ?? invoiceRecurringOf(subscription);
@@ -231,6 +234,16 @@ export function createSubscriptionBilling(deps: {
     closeBill(invoiceAggregate, { type: 'DeleteInvoice' }, ['open', 'uncollectible', 'paid', 'void'], work, ctx);
 
   /**
+   * Record on a subscription that goes on that the merchant deleted its latest renewal's invoice
+   * while a draft (its issue stopped between creating and sending it): the subscription's own
+   * `RecordRenewalInvoiceDeleted`, so that period is not billed. Its past due timer is dropped (a
+   * past due or unpaid subscription becomes active again), and the next period's renewal is issued
+   * at the period end. Recording it twice answers nothing.
+   */
+  const recordDeletedRenewal = async (work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> =>
+    (await commands.handle(subscriptionAggregate, work.subscriptionId, { type: 'RecordRenewalInvoiceDeleted', invoiceId: work.sourceId }, ctx)).position;
+
+  /**
    * Close the checkout session that was the first bill of a subscription that never started, with
    * the session's own commands, so it can no longer be paid for a subscription that will never
    * start; its webhooks follow as for any session (`checkout_session.canceled` or `.expired`, and
@@ -279,6 +292,8 @@ export function createSubscriptionBilling(deps: {
           return voidUnpaidInvoice(work, ctx);
         case 'delete_draft_invoice':
           return deleteDraftInvoice(work, ctx);
+        case 'record_deleted_renewal':
+          return recordDeletedRenewal(work, ctx);
       }
     },
   });

@@ -7,13 +7,13 @@ import {
   canceled, cancelScheduled, created, incompleteExpired, issued, markedUnpaid, missed, paused, renewalPaid, started, SUBSCRIPTION_ID, subscriptionFixture, trialFixture,
 } from '../../machines/subscription.fixture.ts';
 import { subscriptionMachine } from '../../machines/subscription.machine.ts';
-import type { SubscriptionEvent } from '../../machines/subscription.types.ts';
+import type { SubscriptionEvent, SubscriptionStatus } from '../../machines/subscription.types.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { subscriptionPayloadOf, subscriptionWebhookTypeOf } from '../webhooks/subscription-webhook-events.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type TimerDoc } from './collections.ts';
 import { INVOICES, type InvoiceDoc } from './invoices.projection.ts';
-import type { Collection } from '../read-store/read-store.ts';
+import type { Collection, ReadStore } from '../read-store/read-store.ts';
 import {
   isPartlyPaid, SUBSCRIPTION_BILLS, SUBSCRIPTION_TIMERS, SUBSCRIPTION_WORK, SUBSCRIPTIONS, subscriptionsProjection, type SubscriptionDoc, type SubscriptionWorkDoc,
 } from './subscriptions.projection.ts';
@@ -348,4 +348,55 @@ test('a renewal created as a draft after its subscription ended (its issue under
   await ongoing.store.collection<InvoiceDoc>(INVOICES).put({ ...draft, _id: 'inv-2', _revision: 0 });
   await subscriptionsProjection.apply(onRenewal(invoiceCreated(draft), 0), ongoing.store);
   t.deepEqual((await ongoing.work()).map(([id]) => id), ['issue_invoice:inv-2']);
+});
+
+/** Every way a subscription that started goes on over its renewal `inv-2` left a draft (its issue crashed before the send). */
+const RENEWS_AT_PERIOD_END = [[SUBSCRIPTION_TIMERS.renew, '2026-03-01T00:00:00.000Z']];
+const GOING_ON: Record<string, { events: SubscriptionEvent[]; status: SubscriptionStatus; timers: string[][] }> = {
+  active: { events: [created(), started(), issued()], status: 'active', timers: RENEWS_AT_PERIOD_END },
+  'past due': { events: [created(), started(), issued(), missed()], status: 'active', timers: RENEWS_AT_PERIOD_END },
+  unpaid: { events: [created(), started(), issued(), missed(), markedUnpaid()], status: 'active', timers: RENEWS_AT_PERIOD_END },
+  paused: { events: [created(), started(), issued(), paused('2026-02-01T12:00:00.000Z')], status: 'paused', timers: [] },
+  trialing: { events: [created(trialFixture()), issued()], status: 'trialing', timers: RENEWS_AT_PERIOD_END },
+};
+const DELETED_RENEWAL = ['record_deleted_renewal:inv-2', 'record_deleted_renewal', 'inv-2', SUBSCRIPTION_ID, DRAFT_CREATED_AT];
+
+/** The draft `inv-2` deleted, as the invoices projection shows it, then its InvoiceDeleted projected here. */
+async function draftDeleted(store: ReadStore): Promise<void> {
+  await store.collection<InvoiceDoc>(INVOICES).put({ ...invoiceFixture({ id: 'inv-2', subscriptionId: SUBSCRIPTION_ID, deletedAt: DRAFT_CREATED_AT }), _id: 'inv-2', _revision: 2 });
+  await subscriptionsProjection.apply(onRenewal(deleted(DRAFT_CREATED_AT), 1), store);
+}
+
+test('a renewal draft the merchant deletes while its subscription goes on is no longer to issue: its deletion is recorded on the subscription, once; then nothing is past due and the next period renews at its end', async (t) => {
+  for (const [how, { events, status, timers }] of Object.entries(GOING_ON)) {
+    const { store, work } = await projectOverRenewal('draft', events);
+    t.deepEqual((await work()).map(([id]) => id), ['issue_invoice:inv-2'], `${how}: the draft is still to issue`);
+    await draftDeleted(store);
+    t.deepEqual(await work(), [DELETED_RENEWAL], `${how}: deleted, no longer to issue; the deletion is to record`);
+    await draftDeleted(store);
+    t.deepEqual(await work(), [DELETED_RENEWAL], `${how}: a repeated delete, still one piece of work`);
+    const recordedDeletion = recorded([...events, { type: 'RenewalInvoiceDeleted', data: { invoiceId: 'inv-2', at: DRAFT_CREATED_AT } }]).at(-1)!;
+    await subscriptionsProjection.apply(recordedDeletion, store);
+    t.deepEqual(await work(), [], `${how}: recorded, done`);
+    await draftDeleted(store);
+    t.deepEqual(await work(), [], `${how}: the delete projected again after the record leaves nothing to do`);
+    const subscription = await store.collection<SubscriptionDoc>(SUBSCRIPTIONS).get(SUBSCRIPTION_ID);
+    t.like(subscription, { status, latestInvoiceId: 'inv-2', latestInvoice: { id: 'inv-2', status: 'deleted' }, pastDueSince: null }, how);
+    const waiting = (await store.collection<TimerDoc>(COLLECTIONS.timers).find({ recordId: SUBSCRIPTION_ID }, { sort: { fireAt: 1 } }))
+      .map((timer) => [timer.kind, new Date(timer.fireAt).toISOString()]);
+    t.deepEqual(waiting, timers, `${how}: no past due nor unpaid timer; the renewal at the period end`);
+  }
+});
+
+test('a renewal draft deleted by the billing process after its subscription ended, or deleted before an end that comes first, leaves no deletion to record', async (t) => {
+  const events = ENDINGS_AFTER_START['ended while active']!;
+  const ended = await projectOverRenewal('draft', events);
+  await subscriptionsProjection.apply(onRenewal(deleted(ENDED_AT), 1), ended.store);
+  t.deepEqual(await ended.work(), []);
+  // Deleted by the merchant while it went on, then ended before the deletion was recorded: nothing left to record.
+  const going = await projectOverRenewal('draft', events.slice(0, -1));
+  await draftDeleted(going.store);
+  t.deepEqual(await going.work(), [DELETED_RENEWAL]);
+  await subscriptionsProjection.apply(recorded(events).at(-1)!, going.store);
+  t.deepEqual(await going.work(), []);
 });

@@ -1,7 +1,7 @@
 import type { CheckoutSession, CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import { nextInvoiceIdOf } from '../../machines/invoice.decide.ts';
 import type { InvoiceEvent } from '../../machines/invoice.types.ts';
-import { UNPAID_AFTER_DAYS } from '../../machines/subscription.decide.ts';
+import { isBillSettled, UNPAID_AFTER_DAYS } from '../../machines/subscription.decide.ts';
 import { addDays, evolveSubscription } from '../../machines/subscription.evolve.ts';
 import type { Subscription, SubscriptionEvent, SubscriptionStatus } from '../../machines/subscription.types.ts';
 import { subscriptionIdOfInvoice } from '../actors/subscription-items.ts';
@@ -43,9 +43,11 @@ export type SubscriptionWorkDoc = ReadDocument & {
    * can still be paid and has received nothing is voided.
    * `delete_draft_invoice`: the subscription ended after it started, so its renewal invoice left a
    * draft (its issue stopped between creating and sending it) is deleted, as a merchant deletes a draft.
+   * `record_deleted_renewal`: the merchant deleted such a draft while the subscription goes on, so
+   * the subscription records that the period is not billed (instead of issuing it).
    */
   kind: 'create_from_session' | 'create_from_invoice' | 'issue_invoice' | 'record_payment' | 'void_first_invoice' | 'close_first_session' | 'void_unpaid_invoice'
-    | 'delete_draft_invoice';
+    | 'delete_draft_invoice' | 'record_deleted_renewal';
   subscriptionId: string;
   organizationId: string;
   environment: string;
@@ -76,8 +78,7 @@ export function subscriptionTimers(s: Subscription): { kind: string; fireAt: str
     timers.push({ kind: SUBSCRIPTION_TIMERS.pastDue, fireAt: bill.dueAt });
   }
   if (s.status === 'past_due' && s.pastDueSince !== null) timers.push({ kind: SUBSCRIPTION_TIMERS.unpaid, fireAt: addDays(s.pastDueSince, UNPAID_AFTER_DAYS) });
-  const settled = !bill || bill.status === 'paid';
-  const renews = (s.status === 'active' || s.status === 'trialing') && settled;
+  const renews = (s.status === 'active' || s.status === 'trialing') && isBillSettled(bill);
   if (ONGOING.has(s.status) && (renews || s.cancelAtPeriodEnd)) {
     timers.push({ kind: SUBSCRIPTION_TIMERS.renew, fireAt: s.currentPeriodEnd, args: { invoiceId: renewalInvoiceIdOf(s) } });
   }
@@ -88,6 +89,8 @@ const voidWorkId = (invoiceId: string): string => `void_first_invoice:${invoiceI
 const voidUnpaidWorkId = (invoiceId: string): string => `void_unpaid_invoice:${invoiceId}`;
 const deleteDraftWorkId = (invoiceId: string): string => `delete_draft_invoice:${invoiceId}`;
 const closeWorkId = (sessionId: string): string => `close_first_session:${sessionId}`;
+const issueWorkId = (invoiceId: string): string => `issue_invoice:${invoiceId}`;
+const deletedRenewalWorkId = (invoiceId: string): string => `record_deleted_renewal:${invoiceId}`;
 
 async function putWork(store: ReadStore, doc: SubscriptionWorkDoc): Promise<void> {
   await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).put(doc);
@@ -198,7 +201,7 @@ async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promis
       return;
     }
     case 'InvoiceSent':
-      await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(`issue_invoice:${id}`);
+      await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(issueWorkId(id));
       return;
     case 'InvoicePaid':
     case 'InvoiceMarkedAsPaid':
@@ -211,7 +214,7 @@ async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promis
       return;
     case 'InvoiceDeleted':
       await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(deleteDraftWorkId(id));
-      return;
+      return renewalDeleted(store, id, event.metadata.occurredAt);
     default:
       return;
   }
@@ -262,6 +265,28 @@ async function changedAfterEnd(store: ReadStore, invoiceId: string, at: string):
 }
 
 /**
+ * A renewal invoice was deleted while a draft (only a draft can be). By the merchant while its
+ * subscription goes on (its issue stopped between creating and sending it, and the merchant
+ * removed the draft): its issue work goes, it is never issued again, and the subscription records
+ * that the period is not billed (`RecordRenewalInvoiceDeleted`: no past due for it, the next
+ * period is billed at its end). The subscription of a deleted first bill, or one that has ended
+ * (the billing process deletes its drafts itself), has nothing to record.
+ */
+async function renewalDeleted(store: ReadStore, invoiceId: string, at: string): Promise<void> {
+  const work = store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK);
+  await work.delete(issueWorkId(invoiceId));
+  const link = await store.collection<SubscriptionBillDoc>(SUBSCRIPTION_BILLS).get(invoiceId);
+  if (!link || link.first) return;
+  const subscription = await store.collection<SubscriptionDoc>(SUBSCRIPTIONS).get(link.subscriptionId);
+  const bill = subscription?.latestInvoice;
+  if (!subscription || hasEnded(subscription) || bill?.id !== invoiceId || isBillSettled(bill)) return;
+  await putWork(store, {
+    _id: deletedRenewalWorkId(invoiceId), kind: 'record_deleted_renewal', subscriptionId: subscription.id, organizationId: subscription.organizationId,
+    environment: subscription.environment, sourceId: invoiceId, at,
+  });
+}
+
+/**
  * A subscription that had started ended: canceled at once by the merchant (`EndSubscription`,
  * `POST /subscriptions/:id/end`, from trialing, active, past_due, unpaid or paused) or at the end
  * of its period (`CancelSubscription` then the renewal timer's `RenewSubscription`). Its renewal
@@ -274,7 +299,8 @@ async function changedAfterEnd(store: ReadStore, invoiceId: string, at: string):
 async function endedAfterStart(store: ReadStore, next: Subscription): Promise<void> {
   const work = store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK);
   for (const bill of await store.collection<SubscriptionBillDoc>(SUBSCRIPTION_BILLS).find({ subscriptionId: next.id, first: false })) {
-    await work.delete(`issue_invoice:${bill._id}`);
+    await work.delete(issueWorkId(bill._id));
+    await work.delete(deletedRenewalWorkId(bill._id));
     await closeRenewal(store, next, bill._id, next.updatedAt);
   }
 }
@@ -306,13 +332,16 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
     case 'RenewalInvoiceIssued':
       await bills.put({ _id: typed.data.invoice.id, subscriptionId: id, first: false });
       await work.put({
-        _id: `issue_invoice:${typed.data.invoice.id}`, kind: 'issue_invoice', subscriptionId: id, organizationId: next.organizationId,
+        _id: issueWorkId(typed.data.invoice.id), kind: 'issue_invoice', subscriptionId: id, organizationId: next.organizationId,
         environment: next.environment, sourceId: typed.data.invoice.id, at: typed.data.at,
       });
       break;
     case 'SubscriptionStarted':
     case 'RenewalPaid':
       await work.delete(`record_payment:${typed.data.invoiceId}`);
+      break;
+    case 'RenewalInvoiceDeleted':
+      await work.delete(deletedRenewalWorkId(typed.data.invoiceId));
       break;
     default:
       break;
@@ -340,14 +369,16 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
  * checkout session, or the first invoice of a recurring series), renewal invoices to issue,
  * paid bills to record, the first bill of a subscription that never started to close (its
  * invoice to void, its checkout session to expire or cancel), and the unpaid renewal invoices of a
- * subscription that ended after it started to void (or, left a draft, to delete).
+ * subscription that ended after it started to void (or, left a draft, to delete), and the
+ * renewal drafts the merchant deleted while their subscription went on, to record on it.
  * Must run after the checkout sessions and invoices projections (it reads their documents).
  */
 export const subscriptionsProjection: Projection = {
   name: 'subscriptions',
   // 2: an ended subscription's unpaid renewal invoices are work to void, and no longer to issue.
   // 3: its renewal drafts are work to delete.
-  version: 3,
+  // 4: a renewal draft the merchant deleted is no longer work to issue, but a deletion to record on its going subscription.
+  version: 4,
   collections: [SUBSCRIPTIONS, SUBSCRIPTION_BILLS, SUBSCRIPTION_WORK],
   categories: ['subscription', 'checkout_session', 'invoice'],
   async apply(event, store) {

@@ -1,4 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
+import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
+import { nextInvoiceIdOf } from '../../machines/invoice.decide.ts';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
 import { createCommandHandler, type CommandHandler } from '../../src/actors/command-handler.ts';
 import { createSubscriptionBilling } from '../../src/actors/subscription-billing.ts';
@@ -9,7 +11,7 @@ import { COLLECTIONS, type TimerDoc } from '../../src/projections/collections.ts
 import { REMINDER_TIMER } from '../../src/projections/invoice-reminder-timers.ts';
 import { PENDING_MAILS } from '../../src/projections/mails.projection.ts';
 import { createProjectionRunner } from '../../src/projections/projection-runner.ts';
-import { SUBSCRIPTION_TIMERS } from '../../src/projections/subscriptions.projection.ts';
+import { SUBSCRIPTION_TIMERS, SUBSCRIPTION_WORK } from '../../src/projections/subscriptions.projection.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 import type { MailMessage } from '../../src/mail/mailer.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
@@ -30,7 +32,8 @@ type Invoice = {
   recurring: { interval: string; intervalCount: number } | null; nextInvoice: { id: string; issueDate: string } | null;
   lineItems: { data: { priceId: string | null; quantity: number; unitAmount: string }[] };
 };
-type Subscription = { id: string; status: string; latestInvoiceId: string | null; currentPeriodStart: string; currentPeriodEnd: string; interval: string; intervalCount: number; customerId: string };
+type Subscription = {
+  id: string; status: string; latestInvoiceId: string | null; latestInvoice: { status: string } | null; currentPeriodStart: string; currentPeriodEnd: string; interval: string; intervalCount: number; customerId: string };
 
 /** The payer opens the invoice's pay link: the checkout session it redirects to. */
 async function openPayPage(weir: Pick<Weir, 'url'>, invoiceId: string): Promise<string> {
@@ -273,10 +276,12 @@ test('the first invoice of a series whose subscription the merchant ends while i
   t.like((await again.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, { status: 'canceled', endedAt });
 });
 
-/** A Weir that can be restarted on the same log, mailing to a recording mailer: every mail it sent. */
+/** A Weir that can be restarted on the same log, mailing to a recording mailer: every mail it sent, and every line it logged. */
 async function restartableWeirWithMail(t: ExecutionContext, clock: ManualClock) {
   const { mailer, sent } = recordingMailer();
-  return { ...(await restartableWeir(t, clock, mailer)), sent };
+  const weir = await restartableWeir(t, clock, mailer);
+  const logged: string[] = [];
+  return { ...weir, sent, logged, start: () => startTestWeir(t, { dataDir: weir.dataDir }, { clock, mailer, log: (line) => logged.push(line) }) };
 }
 
 /** Reminders a day before and a day after the due date, copied onto each renewal of the series. */
@@ -430,10 +435,11 @@ test('of two subscriptions ended together, the renewal partly paid on its pay pa
 /**
  * An active series on a restartable Weir, then, while Weir is down at the renewal's issue date: the
  * renewal timer renews the subscription, and the billing process (the real one, over the log)
- * creates the renewal invoice as a draft and crashes before sending it (its send fails). When
- * `end`, the merchant then ends the subscription. Weir is left stopped.
+ * creates the renewal invoice as a draft and crashes before sending it (its send fails). Then the
+ * merchant ends the subscription, deletes the draft (`DELETE /invoices/:id`), or does nothing, as
+ * `then` says. Weir is left stopped.
  */
-async function crashBetweenCreateAndSend(t: ExecutionContext, end: boolean) {
+async function crashBetweenCreateAndSend(t: ExecutionContext, then: 'nothing' | 'end' | 'delete the draft') {
   const clock = createManualClock(SERIES_START);
   const weir = await restartableWeirWithMail(t, clock);
   const first = await weir.start();
@@ -461,14 +467,15 @@ async function crashBetweenCreateAndSend(t: ExecutionContext, end: boolean) {
   await billing.runOnce();
   await billing.stop();
   await projections.stop();
-  if (end) await commands.handle(subscriptionAggregate, series.subscriptionId, { type: 'EndSubscription', comment: null }, ctx);
   t.deepEqual((await stores.eventStore.readStream(`invoice-${renewalId}`)).map((e) => e.type), ['InvoiceCreated'], 'a draft, never sent');
+  if (then === 'end') await commands.handle(subscriptionAggregate, series.subscriptionId, { type: 'EndSubscription', comment: null }, ctx);
+  if (then === 'delete the draft') await commands.handle(invoiceAggregate, renewalId, { type: 'DeleteInvoice' }, ctx);
   await stores.eventStore.close();
-  return { weir, testSecretKey, series, renewalId };
+  return { weir, clock, testSecretKey, series, renewalId };
 }
 
 test('a crash between creating a renewal invoice and sending it: the restart finalizes and mails the draft, once', async (t) => {
-  const { weir, testSecretKey, series } = await crashBetweenCreateAndSend(t, false);
+  const { weir, testSecretKey, series } = await crashBetweenCreateAndSend(t, 'nothing');
   const second = await weir.start();
   const again = apiClient(second.url, testSecretKey);
   const renewal = await mailedRenewal(t, weir.sent, again, series.first.nextInvoice!.id);
@@ -486,7 +493,7 @@ test('a crash between creating a renewal invoice and sending it: the restart fin
 });
 
 test('a renewal draft left by a crash before its send is deleted once its subscription has ended, once across restarts: never mailed, never payable', async (t) => {
-  const { weir, testSecretKey, series, renewalId } = await crashBetweenCreateAndSend(t, true);
+  const { weir, testSecretKey, series, renewalId } = await crashBetweenCreateAndSend(t, 'end');
   const second = await weir.start();
   await settled(second);
   const removed = async (weirNow: Pick<Weir, 'url' | 'eventStore'>) => {
@@ -510,4 +517,42 @@ test('a renewal draft left by a crash before its send is deleted once its subscr
   await settled(third);
   await removed(third);
   t.deepEqual(mailsOf(weir.sent, { id: renewalId }), [], 'never mailed');
+});
+
+test('a renewal draft left by a crash before its send and deleted by the merchant while the subscription goes on: that period is not billed, nothing is retried or logged across restarts, and the next period is', async (t) => {
+  const { weir, clock, testSecretKey, series, renewalId } = await crashBetweenCreateAndSend(t, 'delete the draft');
+  const billingLines = () => weir.logged.filter((line) => line.startsWith('[subscription-billing]'));
+  const renewedAt = new Date(clock.now()).toISOString();
+  const notBilled = async (weirNow: Pick<Weir, 'url' | 'eventStore' | 'projections' | 'readStore'>) => {
+    // Its work list emptied, or a line logged (the work refused, left on the list for the next restart).
+    await weirNow.projections.waitFor((await weirNow.eventStore.headPosition())!);
+    await eventually(async () => (billingLines().length > 0 || (await weirNow.readStore.collection(SUBSCRIPTION_WORK).count({})) === 0 ? true : undefined), 'the billing process');
+    t.deepEqual(billingLines(), [], 'the billing process logged nothing');
+    await settled(weirNow);
+    t.deepEqual((await weirNow.eventStore.readStream(`invoice-${renewalId}`)).map((e) => e.type), ['InvoiceCreated', 'InvoiceDeleted'], 'never issued again');
+    const deletions = (await weirNow.eventStore.readStream(`subscription-${series.subscriptionId}`)).filter((e) => e.type === 'RenewalInvoiceDeleted');
+    t.deepEqual(deletions.map((e) => [e.data, e.metadata.actor, e.metadata.causationId]), [[{ invoiceId: renewalId, at: renewedAt }, 'system:subscriptions', renewalId]], 'recorded once');
+    const api = apiClient(weirNow.url, testSecretKey);
+    t.is((await api.get(`/api/v1/invoices/${renewalId}`)).status, 404);
+    t.like((await api.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body, { status: 'active', latestInvoiceId: renewalId, latestInvoice: { status: 'deleted' } });
+  };
+  const second = await weir.start();
+  await notBilled(second);
+  await second.stop();
+  const third = await weir.start();
+  await notBilled(third);
+
+  // Past the deleted renewal's due date: nothing is past due. At its period's end the next period is billed.
+  const api = apiClient(third.url, testSecretKey);
+  const periodEnd = (await api.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body.currentPeriodEnd;
+  clock.advanceTo(Date.parse(series.first.nextInvoice!.issueDate) + 11 * DAY);
+  await settled(third);
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body, { status: 'active', latestInvoiceId: renewalId });
+  clock.advanceTo(Date.parse(periodEnd));
+  const next = await mailedRenewal(t, weir.sent, api, nextInvoiceIdOf(renewalId));
+  t.is(next.issueDate, periodEnd, 'the next period, not the deleted one again');
+  await settled(third);
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body, { status: 'active', latestInvoiceId: next.id, currentPeriodStart: periodEnd });
+  t.deepEqual(mailsOf(weir.sent, { id: renewalId }), [], 'the deleted draft was never mailed');
+  t.deepEqual(billingLines(), []);
 });
