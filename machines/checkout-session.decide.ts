@@ -4,7 +4,7 @@ import { toChainUnits } from '../src/shared/money.ts';
 import { confirmedAmount, totalOf } from './checkout-session.evolve.ts';
 import type { CheckoutSessionSnapshot } from './checkout-session.aggregate.ts';
 import { checkoutSessionMachine } from './checkout-session.machine.ts';
-import type { CheckoutSession, CheckoutSessionEvent, SessionDiscount, SessionPayment, SessionSweep } from './checkout-session.types.ts';
+import type { CheckoutSession, CheckoutSessionEvent, SessionDiscount, SessionPayment, SessionSweep, SessionSweepBroadcast } from './checkout-session.types.ts';
 
 export type CheckoutSessionCommand =
   | { type: 'CreateCheckoutSession'; session: CheckoutSession }
@@ -16,6 +16,8 @@ export type CheckoutSessionCommand =
   | { type: 'CancelCheckoutSession'; reason: string | null }
   | { type: 'CompletePartialCheckoutSession' }
   | { type: 'RecordSweep'; sweep: Omit<SessionSweep, 'at'> }
+  | { type: 'RecordSweepBroadcast'; broadcast: Omit<SessionSweepBroadcast, 'at'> }
+  | { type: 'DropSweepBroadcast'; network: string; transactionHash: string }
   | { type: 'ApplyDiscount'; discount: Omit<SessionDiscount, 'at'> };
 
 export type DecideContext = { now: string };
@@ -32,6 +34,10 @@ function expiresNow(snapshot: CheckoutSessionSnapshot, now: string): CheckoutSes
   const expiry: CheckoutSessionEvent = { type: 'CheckoutSessionExpired', data: { at: now } };
   return snapshot.matches({ open: 'awaitingPayment' }) && snapshot.can(expiry) ? [expiry] : [];
 }
+
+/** Whether `transactionHash` was broadcast for the session and its outcome is not recorded yet. */
+const isBroadcast = (session: CheckoutSession, transactionHash: string): boolean =>
+  (session.sweepsBroadcast ?? []).some((b) => b.transactionHash === transactionHash);
 
 function requireSession(snapshot: CheckoutSessionSnapshot): CheckoutSession {
   const session = snapshot.context.session;
@@ -142,8 +148,18 @@ export function decideCheckoutSession(snapshot: CheckoutSessionSnapshot, command
       const confirmedIds = new Set(session.payments.filter((p) => p.status === 'confirmed').map((p) => p.transferId));
       const already = new Set((session.sweeps ?? []).flatMap((s) => s.transferIds));
       const transferIds = command.sweep.transferIds.filter((id) => confirmedIds.has(id) && !already.has(id));
-      if (transferIds.length === 0) return [];
+      // A transaction broadcast for this session is recorded even if it swept nothing new: its gas was paid.
+      if (transferIds.length === 0 && !isBroadcast(session, command.sweep.transactionHash)) return [];
       return [{ type: 'FundsSwept', data: { sweep: { ...command.sweep, transferIds, at: ctx.now } } }];
+    }
+    case 'RecordSweepBroadcast': {
+      const { transactionHash } = command.broadcast;
+      if (isBroadcast(session, transactionHash) || (session.sweeps ?? []).some((s) => s.transactionHash === transactionHash)) return [];
+      return [{ type: 'SweepBroadcast', data: { broadcast: { ...command.broadcast, at: ctx.now } } }];
+    }
+    case 'DropSweepBroadcast': {
+      if (!isBroadcast(session, command.transactionHash)) return [];
+      return [{ type: 'SweepDropped', data: { network: command.network, transactionHash: command.transactionHash, at: ctx.now } }];
     }
     case 'CompletePartialCheckoutSession': {
       if (status !== 'incomplete') {

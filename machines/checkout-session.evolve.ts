@@ -24,6 +24,10 @@ function withTotals(session: CheckoutSession, at: string): CheckoutSession {
   };
 }
 
+/** The session without the broadcast of `transactionHash` (its outcome is recorded); a session that never had one is left as it was. */
+const withoutBroadcast = (session: CheckoutSession, transactionHash: string): CheckoutSession =>
+  session.sweepsBroadcast ? { ...session, sweepsBroadcast: session.sweepsBroadcast.filter((b) => b.transactionHash !== transactionHash) } : session;
+
 /**
  * The one place that computes a session's data from its events. The statechart calls it from
  * its actions and the projection calls it directly, so the write and read sides cannot drift.
@@ -137,7 +141,11 @@ export function evolveCheckoutSession(session: CheckoutSession | null, event: Ch
       }, discount.at);
     }
     case 'FundsSwept':
-      return { ...session, updatedAt: event.data.sweep.at, sweeps: [...(session.sweeps ?? []), event.data.sweep] };
+      return { ...withoutBroadcast(session, event.data.sweep.transactionHash), updatedAt: event.data.sweep.at, sweeps: [...(session.sweeps ?? []), event.data.sweep] };
+    case 'SweepBroadcast':
+      return { ...session, updatedAt: event.data.broadcast.at, sweepsBroadcast: [...(session.sweepsBroadcast ?? []), event.data.broadcast] };
+    case 'SweepDropped':
+      return { ...withoutBroadcast(session, event.data.transactionHash), updatedAt: event.data.at };
     case 'CheckoutSessionCanceled':
       return {
         ...session,

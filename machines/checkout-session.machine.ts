@@ -41,6 +41,8 @@ export const checkoutSessionMachine = setup({
     PaymentWithdrawn: { guard: ({ context }) => context.session !== null, actions: 'apply' },
     PaymentConfirmed: { guard: ({ context }) => context.session !== null, actions: 'apply' },
     FundsSwept: { guard: ({ context }) => context.session !== null, actions: 'apply' },
+    SweepBroadcast: { guard: ({ context }) => context.session !== null, actions: 'apply' },
+    SweepDropped: { guard: ({ context }) => context.session !== null, actions: 'apply' },
   },
   states: {
     new: {

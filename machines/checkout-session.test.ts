@@ -205,6 +205,39 @@ test('given a sweep transaction mined but reverted, when it is recorded, then Fu
   t.deepEqual(given([...history, ...events]).when({ type: 'RecordSweep', sweep: swept }, NOW)[0]?.data, { sweep: { ...swept, transferIds: ['t1'], at: NOW } });
 });
 
+test('given a sweep broadcast, when it is recorded mined, then FundsSwept ends it, with its gas even if it swept nothing new; once only', (t) => {
+  const history = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')];
+  const broadcast = { network: 'weir-testnet', chainId: 7357, transactionHash: '0xsent', transferIds: ['t1'], share: { index: 1, count: 2 } };
+  const sent = given(history).when({ type: 'RecordSweepBroadcast', broadcast }, NOW);
+  t.deepEqual(sent, [{ type: 'SweepBroadcast', data: { broadcast: { ...broadcast, at: NOW } } }]);
+  t.deepEqual(given([...history, ...sent]).when({ type: 'RecordSweepBroadcast', broadcast }), [], 'a repeat changes nothing');
+  t.deepEqual(given([...history, ...sent]).state().context.session?.sweepsBroadcast, [{ ...broadcast, at: NOW }]);
+  // t1 was swept meanwhile by another transaction: the broadcast one still records its gas.
+  const other = { type: 'FundsSwept' as const, data: { sweep: { network: 'weir-testnet', chainId: 7357, transactionHash: '0xother', transferIds: ['t1'], gasUsed: '1', gasCost: '1', at: NOW } } };
+  const sweep = { network: 'weir-testnet', chainId: 7357, transactionHash: '0xsent', transferIds: ['t1'], gasUsed: '30000', gasCost: '300000000000000' };
+  const swept = given([...history, ...sent, other]).when({ type: 'RecordSweep', sweep }, NOW);
+  t.deepEqual(swept, [{ type: 'FundsSwept', data: { sweep: { ...sweep, transferIds: [], at: NOW } } }]);
+  const after = [...history, ...sent, other, ...swept];
+  t.deepEqual(given(after).state().context.session?.sweepsBroadcast, []);
+  t.deepEqual(given(after).when({ type: 'RecordSweep', sweep }), [], 'recorded once');
+  t.deepEqual(given(after).when({ type: 'RecordSweepBroadcast', broadcast }), [], 'a transaction recorded mined is not broadcast again');
+  t.deepEqual(given(after).when({ type: 'DropSweepBroadcast', network: 'weir-testnet', transactionHash: '0xsent' }), []);
+});
+
+test('given a sweep broadcast never mined, when it is dropped, then SweepDropped ends it, once; a session recorded before broadcasts existed reads as before', (t) => {
+  const history = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')];
+  t.is(given(history).state().context.session?.sweepsBroadcast, undefined);
+  const broadcast = { network: 'weir-testnet', chainId: 7357, transactionHash: '0xsent', transferIds: ['t1'], share: { index: 0, count: 1 } };
+  const sent = given(history).when({ type: 'RecordSweepBroadcast', broadcast }, NOW);
+  const dropped = given([...history, ...sent]).when({ type: 'DropSweepBroadcast', network: 'weir-testnet', transactionHash: '0xsent' }, NOW);
+  t.deepEqual(dropped, [{ type: 'SweepDropped', data: { network: 'weir-testnet', transactionHash: '0xsent', at: NOW } }]);
+  t.deepEqual(given([...history, ...sent, ...dropped]).state().context.session?.sweepsBroadcast, []);
+  t.deepEqual(given([...history, ...sent, ...dropped]).when({ type: 'DropSweepBroadcast', network: 'weir-testnet', transactionHash: '0xsent' }), []);
+  // The transfer is still to sweep, by a new transaction.
+  const sweep = { network: 'weir-testnet', chainId: 7357, transactionHash: '0xnew', transferIds: ['t1'], gasUsed: '1', gasCost: '1' };
+  t.deepEqual(given([...history, ...sent, ...dropped]).when({ type: 'RecordSweep', sweep }, NOW)[0]?.data, { sweep: { ...sweep, transferIds: ['t1'], at: NOW } });
+});
+
 test('given gas collection on, when the payer picks an asset, then its sweep gas is added to the amount due and the total', (t) => {
   const session = sessionFixture();
   const withGas = { ...session, addresses: session.addresses.map((a) => ({ ...a, gas: '150000', gasAmount: '2500000' })) };

@@ -52,6 +52,23 @@ export type SessionSweep = {
   at: string;
 };
 
+/**
+ * A sweep transaction sent (broadcast) for this session's deposit whose outcome is not recorded
+ * yet: it ends with the FundsSwept of the same transaction (mined, swept or reverted), or with a
+ * SweepDropped when it was never mined. Recorded before the sweeper waits for the receipt, so a
+ * lost receipt or a restart still finds the transaction by its hash.
+ */
+export type SessionSweepBroadcast = {
+  network: string;
+  chainId: number;
+  transactionHash: string;
+  /** The confirmed transfers the transaction was sent to sweep. */
+  transferIds: string[];
+  /** This session's place among the `count` deposits of the transaction: its gas is split over them (see the sweeper's shareOf). */
+  share: { index: number; count: number };
+  at: string;
+};
+
 export type PriceSnapshot = {
   id: string;
   productId: string;
@@ -195,6 +212,8 @@ export type CheckoutSession = {
   paymentIntent: PaymentIntent;
   payments: SessionPayment[];
   sweeps: SessionSweep[];
+  /** Sweep transactions broadcast whose outcome is not recorded yet; absent on sessions that never had one. */
+  sweepsBroadcast?: SessionSweepBroadcast[];
   discounts: SessionDiscount[];
   isManualPayment: boolean;
   completedAt: string | null;
@@ -226,6 +245,8 @@ export type CheckoutSessionEvent =
   | { type: 'CheckoutSessionExpired'; data: { at: string } }
   | { type: 'CheckoutSessionCanceled'; data: { at: string; reason: string | null } }
   | { type: 'FundsSwept'; data: { sweep: SessionSweep } }
+  | { type: 'SweepBroadcast'; data: { broadcast: SessionSweepBroadcast } }
+  | { type: 'SweepDropped'; data: { network: string; transactionHash: string; at: string } }
   | { type: 'DiscountApplied'; data: { discount: SessionDiscount } };
 
 export type CheckoutSessionEventType = CheckoutSessionEvent['type'];

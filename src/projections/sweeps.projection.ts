@@ -18,15 +18,26 @@ export type SweepDoc = ReadDocument & {
   assets: string[];
   /** Confirmed transfers not yet swept. */
   transferIds: string[];
+  /** Confirmed money not recorded as swept: still in the deposit, or moved by `broadcast` whose outcome is not recorded yet. */
   pending: boolean;
+  /**
+   * The sweep transaction sent for this deposit whose outcome (mined or dropped) is not recorded
+   * yet: the deposit is being swept, not waiting for a first sweep. Null (or absent, on documents
+   * written before it existed) when none is.
+   */
+  broadcast?: SweepBroadcastDoc | null;
   updatedAt: string;
 };
+
+/** A broadcast sweep: what it was sent to sweep, and this deposit's share of its gas. */
+export type SweepBroadcastDoc = { transactionHash: string; transferIds: string[]; share: { index: number; count: number }; at: string };
 
 const sweepId = (sessionId: string, network: string) => `${sessionId}:${network}`;
 
 /**
  * What the sweeper must move: a transfer becomes sweepable when it is confirmed, and stops being
- * so when a FundsSwept event covers it (a reverted sweep covers none).
+ * so when a FundsSwept event covers it (a reverted sweep covers none). A SweepBroadcast marks the
+ * deposit as being swept by that transaction until its FundsSwept or SweepDropped.
  */
 export const sweepsProjection: Projection = {
   name: 'sweeps',
@@ -35,7 +46,7 @@ export const sweepsProjection: Projection = {
   async apply(event, store) {
     if (!event.streamId.startsWith('checkout_session-')) return;
     const typed = event as unknown as CheckoutSessionEvent;
-    if (typed.type !== 'PaymentConfirmed' && typed.type !== 'FundsSwept') return;
+    if (typed.type !== 'PaymentConfirmed' && typed.type !== 'FundsSwept' && typed.type !== 'SweepBroadcast' && typed.type !== 'SweepDropped') return;
     const sessionId = event.streamId.slice('checkout_session-'.length);
     const session = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(sessionId);
     if (!session) return;
@@ -52,17 +63,27 @@ export const sweepsProjection: Projection = {
       await sweeps.put({
         _id: id, checkoutSessionId: sessionId, organizationId: session.organizationId, environment: session.environment,
         network: payment.network, chainId: payment.chainId, depositAddress: address.paymentAddress, merchantAddress: address.merchantAddress,
-        assets, transferIds, pending: true, updatedAt: typed.data.at,
+        assets, transferIds, pending: true, broadcast: current?.broadcast ?? null, updatedAt: typed.data.at,
       });
       return;
     }
-    const { sweep } = typed.data;
-    // A reverted sweep moved nothing: the money still waits, as it did.
-    if (sweep.reverted) return;
-    const id = sweepId(sessionId, sweep.network);
-    const current = await sweeps.get(id);
+    if (typed.type === 'SweepBroadcast') {
+      const { network, transactionHash, transferIds, share, at } = typed.data.broadcast;
+      const current = await sweeps.get(sweepId(sessionId, network));
+      if (current) await sweeps.put({ ...current, broadcast: { transactionHash, transferIds, share, at } });
+      return;
+    }
+    const { network, transactionHash } = typed.type === 'SweepDropped' ? typed.data : typed.data.sweep;
+    const current = await sweeps.get(sweepId(sessionId, network));
     if (!current) return;
+    const broadcast = current.broadcast?.transactionHash === transactionHash ? null : current.broadcast ?? null;
+    // A dropped transaction, or a reverted one, moved nothing: the money still waits, as it did.
+    if (typed.type === 'SweepDropped' || typed.data.sweep.reverted) {
+      await sweeps.put({ ...current, broadcast });
+      return;
+    }
+    const { sweep } = typed.data;
     const transferIds = current.transferIds.filter((t) => !sweep.transferIds.includes(t));
-    await sweeps.put({ ...current, transferIds, pending: transferIds.length > 0, updatedAt: sweep.at });
+    await sweeps.put({ ...current, transferIds, pending: transferIds.length > 0, broadcast, updatedAt: sweep.at });
   },
 };

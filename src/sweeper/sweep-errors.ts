@@ -25,3 +25,20 @@ export class SweepNodeError extends Error {
     super(message, options);
   }
 }
+
+/**
+ * A flush was sent (`transactionHash`) but its outcome is not known: waiting for its receipt
+ * failed (or recording the broadcast did). It may be mined later, or never: the sweeper does not
+ * flush its deposits again but looks the transaction up by its hash (SweepExecutor.minedSweep)
+ * until it is mined, or forgets it once it has not been for long enough.
+ */
+export class SweepReceiptLostError extends Error {
+  override readonly name = 'SweepReceiptLostError';
+  constructor(
+    message: string,
+    readonly transactionHash: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

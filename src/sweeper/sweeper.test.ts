@@ -7,35 +7,46 @@ import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections
 import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
 import { createManualClock, type Clock } from '../shared/clock.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
-import { SweepNodeError, SweepRevertedError } from './sweep-errors.ts';
-import { createSweeper, type SweepExecutor, type SweepRequest, type SweepResult } from './sweeper.ts';
+import { SweepNodeError, SweepReceiptLostError, SweepRevertedError } from './sweep-errors.ts';
+import { createSweeper, type MinedSweep, type SweepExecutor, type SweepRequest, type SweepResult } from './sweeper.ts';
 
-type Flush = { depositAddresses: string[]; result: SweepResult | null; reverted?: SweepResult; sweptNothing?: true };
+/** A flush the double was asked for: `result` when it swept, `reverted` when mined and reverted, `unmined` when sent but (not yet) mined. */
+type Flush = { depositAddresses: string[]; result: SweepResult | null; reverted?: SweepResult; unmined?: SweepResult; sweptNothing?: true };
 
-/** How the double answers a flush: sweep, refuse (throws, nothing mined), revert (mined, gas paid), or lose the receipt of a mined flush. */
-type FlushAnswer = { kind: 'sweep' } | { kind: 'refuse'; error: Error } | { kind: 'revert' } | { kind: 'receiptLost' };
+/**
+ * How the double answers a flush: sweep, refuse (throws, nothing sent), revert (mined, gas paid),
+ * lose the receipt of a mined flush (the hash in the error), lose the answer to the send itself
+ * (mined, the hash not known), or send a transaction that is not mined (yet: `mineUnmined`).
+ */
+type FlushAnswer = { kind: 'sweep' } | { kind: 'refuse'; error: Error } | { kind: 'revert' } | { kind: 'receiptLost' } | { kind: 'sendAnswerLost' } | { kind: 'unmined' };
 
 /**
  * A test double of the SweepExecutor port: no chain, but each deposit address is funded (by
- * `fund`) or emptied (by a flush mined with it). `answer` decides each flush; a sweeping one
- * answers a made-up transaction whose gas does not divide evenly. Records every flush, and marks
+ * `fund`) or emptied (by a flush mined with it), and the transactions mined can be looked up by
+ * hash. `answer` decides each flush; a sent one is announced to `onBroadcast` before its outcome,
+ * and is a made-up transaction whose gas does not divide evenly. Records every flush, and marks
  * one that found all its deposits empty (`sweptNothing`: operator gas wasted).
  */
 function createRefusingSweepExecutorDouble() {
   const flushes: Flush[] = [];
   const emptied = new Set<string>();
+  const mined = new Map<string, MinedSweep>();
   let answer: (requests: SweepRequest[]) => FlushAnswer = () => ({ kind: 'sweep' });
   let readFailure: Error | null = null;
-  const mine = (depositAddresses: string[]): SweepResult => {
+  const transactionOf = (depositAddresses: string[]): SweepResult => {
     const gasUsed = 100_001n * BigInt(depositAddresses.length) + 3n;
     return { transactionHash: `0x${String(flushes.length).padStart(64, '0')}`, gasUsed, gasCost: gasUsed * 7n };
+  };
+  const mineSweep = (depositAddresses: string[], transaction: SweepResult) => {
+    for (const address of depositAddresses) emptied.add(address);
+    mined.set(transaction.transactionHash, { transaction, reverted: false });
   };
   const executor: SweepExecutor = {
     async funded(requests) {
       if (readFailure) throw readFailure;
       return requests.map((r) => !emptied.has(r.depositAddress));
     },
-    async flush(requests) {
+    async flush(requests, onBroadcast) {
       const depositAddresses = requests.map((r) => r.depositAddress);
       const sweptNothing = depositAddresses.every((a) => emptied.has(a)) ? { sweptNothing: true as const } : {};
       const answered = answer(requests);
@@ -43,17 +54,38 @@ function createRefusingSweepExecutorDouble() {
         flushes.push({ depositAddresses, result: null });
         throw answered.error;
       }
-      const transaction = mine(depositAddresses);
+      const transaction = transactionOf(depositAddresses);
+      if (answered.kind === 'sendAnswerLost') {
+        mineSweep(depositAddresses, transaction);
+        flushes.push({ depositAddresses, result: transaction, ...sweptNothing });
+        throw new SweepNodeError('timed out waiting for the node to take the transaction');
+      }
+      await onBroadcast(transaction.transactionHash);
+      if (answered.kind === 'unmined') {
+        flushes.push({ depositAddresses, result: null, unmined: transaction });
+        throw new SweepReceiptLostError(`sweep transaction ${transaction.transactionHash} was sent but its receipt could not be had: timed out`, transaction.transactionHash);
+      }
       if (answered.kind === 'revert') {
+        mined.set(transaction.transactionHash, { transaction, reverted: true });
         flushes.push({ depositAddresses, result: null, reverted: transaction });
         throw new SweepRevertedError(`sweep transaction ${transaction.transactionHash} reverted`, transaction);
       }
-      for (const address of depositAddresses) emptied.add(address);
+      mineSweep(depositAddresses, transaction);
       flushes.push({ depositAddresses, result: transaction, ...sweptNothing });
-      if (answered.kind === 'receiptLost') throw new SweepNodeError('timed out waiting for the receipt');
+      if (answered.kind === 'receiptLost') {
+        throw new SweepReceiptLostError(`sweep transaction ${transaction.transactionHash} was sent but its receipt could not be had: timed out`, transaction.transactionHash);
+      }
       return transaction;
     },
+    async minedSweep(transactionHash) {
+      if (readFailure) throw readFailure;
+      return mined.get(transactionHash) ?? null;
+    },
   };
+  /** The next flush answers `next`; those after it sweep. */
+  function answerNext(next: FlushAnswer) {
+    answer = () => { answer = () => ({ kind: 'sweep' }); return next; };
+  }
   return {
     executor,
     flushes,
@@ -73,9 +105,17 @@ function createRefusingSweepExecutorDouble() {
       answer = () => ({ kind: 'refuse', error: new SweepNodeError(reason) });
       readFailure = new SweepNodeError(reason);
     },
-    /** The next flush is mined but its receipt never comes (the outcome is not known); the node answers again after. */
-    loseNextReceipt() {
-      answer = () => { answer = () => ({ kind: 'sweep' }); return { kind: 'receiptLost' }; };
+    /** The next flush is mined but its receipt never comes (its hash is known); the node answers again after. */
+    loseNextReceipt() { answerNext({ kind: 'receiptLost' }); },
+    /** The next flush is mined but the node's answer to sending it is lost: not even its hash is known. */
+    loseNextSendAnswer() { answerNext({ kind: 'sendAnswerLost' }); },
+    /** The next flush is sent but not mined (its receipt is not had) until `mineUnmined`, or never (dropped). */
+    leaveNextUnmined() { answerNext({ kind: 'unmined' }); },
+    /** The flushes sent but not mined are mined now, sweeping their deposits. */
+    mineUnmined() {
+      for (const flush of flushes) {
+        if (flush.unmined && !mined.has(flush.unmined.transactionHash)) mineSweep(flush.depositAddresses, flush.unmined);
+      }
     },
     acceptEverything() { answer = () => ({ kind: 'sweep' }); readFailure = null; },
   };
@@ -95,21 +135,26 @@ async function sweeperWorld(t: ExecutionContext) {
   const lookAgainAt: number[] = [];
   const sweeperClock: Clock = { now: () => clock.now(), schedule: (at, fire) => { lookAgainAt.push(at); return clock.schedule(at, fire); } };
   const logged: string[] = [];
-  /** Sessions whose next sweep recording fails (the event store refuses it), once each. */
+  /** Sessions whose next sweep recording (RecordSweep) fails (the event store refuses it), once each. */
   const failNextRecording = new Set<string>();
   const commands: CommandHandler = {
     ...weir.commands,
     async handle(aggregate, id, command, ctx) {
-      if (failNextRecording.delete(id)) throw new Error('event store unavailable');
+      if ((command as { type?: string }).type === 'RecordSweep' && failNextRecording.delete(id)) throw new Error('event store unavailable');
       return weir.commands.handle(aggregate, id, command, ctx);
     },
   };
-  const sweeper = createSweeper({
-    clock: sweeperClock, readStore: weir.readStore, projections: weir.projections, commands,
-    executors: new Map([[TEST_NETWORK.network, double.executor]]),
-    batchDelayMs: 0, retryAfterMs: 1_000, maxRetryAfterMs: 4_000, log: (line) => logged.push(line),
-  });
-  t.teardown(() => sweeper.stop());
+  /** A sweeper over the world's durable state (event store, read models, chain), with nothing in memory. */
+  const newSweeper = () => {
+    const created = createSweeper({
+      clock: sweeperClock, readStore: weir.readStore, projections: weir.projections, commands,
+      executors: new Map([[TEST_NETWORK.network, double.executor]]),
+      batchDelayMs: 0, retryAfterMs: 1_000, maxRetryAfterMs: 4_000, dropAfterMs: 3_000, log: (line) => logged.push(line),
+    });
+    t.teardown(() => created.stop());
+    return created;
+  };
+  const sweeper = newSweeper();
   const sweeps = weir.readStore.collection<SweepDoc>(SWEEPS);
   const sessions = weir.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   let blockNumber = 100;
@@ -132,7 +177,14 @@ async function sweeperWorld(t: ExecutionContext) {
   const until = <T>(probe: () => Promise<T | undefined>, what: string) => eventually(probe, what, 10_000);
   /** Waits until the sweeper asks to look again at `at` (it has finished what was due) and returns the flushes so far. */
   const settledUntil = (at: number, what: string) => until(async () => (lookAgainAt.at(-1) === at ? double.flushes.length : undefined), what);
-  return { clock, double, sweeper, logged, sessions, failNextRecording, openSession, pay, pendingDeposits, until, settledUntil };
+  /** The process restarts: `sweeper` stops, and a new one (returned, started) takes over the same durable state. */
+  const restartSweeper = async () => {
+    await sweeper.stop();
+    const restarted = newSweeper();
+    restarted.start();
+    return restarted;
+  };
+  return { clock, double, sweeper, logged, sessions, sweeps, failNextRecording, openSession, pay, pendingDeposits, until, settledUntil, restartSweeper };
 }
 
 const refusedFlushesOf = (flushes: Flush[], depositAddress: string) => flushes.filter((f) => f.result === null && f.depositAddresses.includes(depositAddress));
@@ -265,10 +317,10 @@ test('a flush mined but not recorded (the event store failed) is recorded on the
   t.is(records.flat().reduce((sum, r) => sum + BigInt(r.gasCost), 0n), flush!.result!.gasCost, 'the second session records its share of the first transaction');
 });
 
-test('a flush whose receipt was lost but was mined: the deposits are seen empty on chain and no transaction sweeping nothing is sent', async (t) => {
+test('a flush mined whose hash is not known (the answer to sending it was lost): the deposits are seen empty on chain and no transaction sweeping nothing is sent', async (t) => {
   const w = await sweeperWorld(t);
   const opened = await paidSessions(w, 2);
-  w.double.loseNextReceipt();
+  w.double.loseNextSendAnswer();
   const t0 = w.clock.now();
 
   w.sweeper.start();
@@ -331,4 +383,97 @@ test('a single deposit failing while the node is down is not blamed: the network
   w.clock.advanceTo(t0 + 3_000);
   await w.until(async () => ((await w.sessions.get(only!.id))!.sweeps.length === 1 ? true : undefined), 'swept in the first round after the node is back');
   t.is(w.clock.now(), t0 + 3_000);
+});
+
+/**
+ * Two paid sessions, `arrange` run on the world (how the first flush goes), the sweeper started,
+ * and settled until it looks again at `firstLookAt` ms after the start (`t0`).
+ */
+async function startedOnTwoDeposits(t: ExecutionContext, arrange: (world: Awaited<ReturnType<typeof sweeperWorld>>, opened: { id: string }[]) => void, firstLook: string) {
+  const w = await sweeperWorld(t);
+  const opened = await paidSessions(w, 2);
+  arrange(w, opened);
+  const t0 = w.clock.now();
+  w.sweeper.start();
+  await w.settledUntil(t0 + 1_000, firstLook);
+  return { w, opened, t0 };
+}
+
+/** The sessions' sweeps (transaction, transfers, gas) and the sweeps read model's broadcast transaction, per session. */
+async function sweepStateOf(w: Awaited<ReturnType<typeof sweeperWorld>>, opened: { id: string }[]) {
+  return Promise.all(opened.map(async ({ id }) => {
+    const session = (await w.sessions.get(id))!;
+    const [doc] = await w.sweeps.find({ checkoutSessionId: id });
+    return {
+      sweeps: session.sweeps.map((s) => ({ transactionHash: s.transactionHash, transfers: s.transferIds.length, gasUsed: BigInt(s.gasUsed), gasCost: BigInt(s.gasCost) })),
+      broadcast: (session.sweepsBroadcast ?? []).map((b) => b.transactionHash),
+      pending: doc!.pending,
+      readModelBroadcast: doc!.broadcast?.transactionHash ?? null,
+    };
+  }));
+}
+
+/** Each session records `transaction` once, with one transfer, and their shares of its gas add up to what it cost. */
+function assertRecordedOnce(t: ExecutionContext, states: Awaited<ReturnType<typeof sweepStateOf>>, transaction: SweepResult) {
+  t.true(states.every((s) => s.sweeps.length === 1 && s.sweeps[0]!.transactionHash === transaction.transactionHash && s.sweeps[0]!.transfers === 1), JSON.stringify(states.map((s) => s.sweeps.length)));
+  t.is(states.reduce((sum, s) => sum + s.sweeps[0]!.gasUsed, 0n), transaction.gasUsed);
+  t.is(states.reduce((sum, s) => sum + s.sweeps[0]!.gasCost, 0n), transaction.gasCost);
+  t.true(states.every((s) => !s.pending && s.broadcast.length === 0 && s.readModelBroadcast === null), 'nothing left shown as being swept');
+}
+
+test('a flush whose receipt was lost is shown as being swept, looked up by its hash and recorded with its gas, never flushed again', async (t) => {
+  const { w, opened, t0 } = await startedOnTwoDeposits(t, (world) => { world.double.loseNextReceipt(); }, 'the look-up of the transaction in 1 s');
+  t.is(w.double.flushes.length, 1);
+  const transaction = w.double.flushes[0]!.result!;
+  t.regex(w.logged.at(-1)!, new RegExp(`^the receipt of sweep transaction ${transaction.transactionHash} \\(2 deposit address\\(es\\)\\) on weir-testnet was not had; not flushing them again, looking it up in 1 s`));
+  // Meanwhile: pending, and being swept by that transaction (not as never swept).
+  t.deepEqual((await sweepStateOf(w, opened)).map((s) => [s.sweeps.length, s.broadcast, s.pending, s.readModelBroadcast]),
+    opened.map(() => [0, [transaction.transactionHash], true, transaction.transactionHash]));
+
+  w.clock.advanceTo(t0 + 1_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'the mined transaction recorded');
+  assertRecordedOnce(t, await sweepStateOf(w, opened), transaction);
+  t.is(w.double.flushes.length, 1, 'not flushed again');
+  t.false(w.logged.some((line) => line.includes('holds nothing on chain')));
+});
+
+test('a flush sent but never mined is looked up until it is taken as dropped, then its deposits, still funded, are flushed again', async (t) => {
+  const { w, opened, t0 } = await startedOnTwoDeposits(t, (world) => { world.double.leaveNextUnmined(); }, 'the first look-up in 1 s');
+  const dropped = w.double.flushes[0]!.unmined!;
+  for (const at of [t0 + 1_000, t0 + 2_000]) {
+    w.clock.advanceTo(at);
+    await w.settledUntil(at + 1_000, 'not mined: looked up again in 1 s');
+    t.regex(w.logged.at(-1)!, new RegExp(`^sweep transaction ${dropped.transactionHash} on weir-testnet is not mined ${(at - t0) / 1000} s after it was sent; not flushing its 2 deposit address\\(es\\) again`));
+  }
+  t.is(w.double.flushes.length, 1, 'no flush while it may still be mined');
+  t.deepEqual((await sweepStateOf(w, opened)).map((s) => s.readModelBroadcast), [dropped.transactionHash, dropped.transactionHash]);
+
+  // dropAfterMs (3 s) after it was sent: dropped, and the deposits are flushed again.
+  w.clock.advanceTo(t0 + 3_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'swept by a new flush');
+  t.is(w.double.flushes.length, 2);
+  assertRecordedOnce(t, await sweepStateOf(w, opened), w.double.flushes[1]!.result!);
+  t.true(w.logged.some((line) => line.startsWith(`sweep transaction ${dropped.transactionHash} on weir-testnet was not mined 3 s after it was sent: taken as dropped`)));
+});
+
+test('after a restart, a flush mined whose recording failed is found by its hash and recorded, with its share of the gas', async (t) => {
+  const { w, opened, t0 } = await startedOnTwoDeposits(t, (world, sessions) => { world.failNextRecording.add(sessions[1]!.id); }, 'the network backoff after the failed recording');
+  await w.restartSweeper();
+  await w.settledUntil(t0 + 1_000, 'the restarted sweeper looks the transaction up 1 s after it was sent');
+  w.clock.advanceTo(t0 + 1_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'recorded by the restarted sweeper');
+  t.is(w.double.flushes.length, 1, 'one transaction, not sent again');
+  assertRecordedOnce(t, await sweepStateOf(w, opened), w.double.flushes[0]!.result!);
+});
+
+test('after a restart, a flush sent before it and mined after is found by its hash and recorded, never flushed again', async (t) => {
+  const { w, opened, t0 } = await startedOnTwoDeposits(t, (world) => { world.double.leaveNextUnmined(); }, 'the first look-up in 1 s');
+  w.double.mineUnmined();
+  await w.restartSweeper();
+  await w.settledUntil(t0 + 1_000, 'the restarted sweeper looks the transaction up 1 s after it was sent');
+  t.is(w.double.flushes.length, 1);
+  w.clock.advanceTo(t0 + 1_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'recorded by the restarted sweeper');
+  t.is(w.double.flushes.length, 1, 'one transaction, not sent again');
+  assertRecordedOnce(t, await sweepStateOf(w, opened), w.double.flushes[0]!.unmined!);
 });

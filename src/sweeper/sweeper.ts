@@ -1,28 +1,39 @@
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
+import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
-import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
+import { SWEEPS, type SweepBroadcastDoc, type SweepDoc } from '../projections/sweeps.projection.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { createDueWorkLoop } from '../shared/due-work-loop.ts';
 import { doublingDelay } from '../shared/backoff.ts';
-import { SweepNodeError, SweepRevertedError, type SweepTransaction } from './sweep-errors.ts';
+import { SweepNodeError, SweepReceiptLostError, SweepRevertedError, type SweepTransaction } from './sweep-errors.ts';
 
 export type SweepRequest = { checkoutSessionId: string; depositAddress: string; merchantAddress: string; assets: string[] };
 
 export type SweepResult = SweepTransaction;
 
+/** A sweep transaction found mined: it swept, or it reverted (its gas paid all the same). */
+export type MinedSweep = { transaction: SweepTransaction; reverted: boolean };
+
 /**
  * Moves funds from deposit addresses to merchant wallets on one network, in one transaction:
  * all of `requests` or, when it throws, none of them (as far as it knows: a flush whose receipt
- * never came may still have been mined, which `funded` then shows).
+ * never came may still have been mined, which `minedSweep` or `funded` then shows).
  */
 export type SweepExecutor = {
   /** For each of `requests`, in order, whether its deposit address still holds something to sweep (reads, no transaction). */
   funded(requests: SweepRequest[]): Promise<boolean[]>;
-  /** Throws {@link SweepRevertedError} when the transaction was mined but reverted, {@link SweepNodeError} when the node failed. */
-  flush(requests: SweepRequest[]): Promise<SweepResult>;
+  /**
+   * Sends one transaction for `requests`, then calls `onBroadcast` with its hash and awaits it
+   * before waiting for the receipt. Throws {@link SweepRevertedError} when the transaction was
+   * mined but reverted, {@link SweepReceiptLostError} (with the hash) when it was sent but its
+   * receipt could not be had, {@link SweepNodeError} when the node failed.
+   */
+  flush(requests: SweepRequest[], onBroadcast: (transactionHash: string) => Promise<void>): Promise<SweepResult>;
+  /** The transaction `transactionHash` as mined, or null when it is not (yet, or ever). Throws {@link SweepNodeError} when the node failed. */
+  minedSweep(transactionHash: string): Promise<MinedSweep | null>;
 };
 
 export type Sweeper = { start(): void; stop(): Promise<void> };
@@ -39,30 +50,35 @@ type DepositBackoff = { failures: number; retryAt: number };
 /** A deposit whose flush failed alone; `byNode` when the node failed, which says nothing about the deposit. */
 type FailedAlone = { doc: SweepDoc; reason: string; byNode: boolean };
 
+/** One deposit's part of a sweep transaction: the transfers it was sent for, and its share (`index` of `count`) of the gas. */
+type SweepPart = { doc: SweepDoc; transferIds: string[]; index: number; count: number };
+
+const partsOf = (docs: SweepDoc[]): SweepPart[] => docs.map((doc, index) => ({ doc, transferIds: doc.transferIds, index, count: docs.length }));
+
+/**
+ * A sweep transaction sent whose outcome is not recorded yet. `mined` once known (its recording
+ * failed: recorded on the next round without looking it up); otherwise looked up by its hash from
+ * `lookAt` on, and forgotten (its deposits flushed again if still funded) once not mined for
+ * `dropAfterMs` after `sentAt`.
+ */
+type InFlight = { network: string; transactionHash: string; sentAt: number; lookAt: number; parts: SweepPart[]; mined: MinedSweep | null };
+
+/** A flush sent whose receipt was not had, and why. */
+type ReceiptLost = { flight: InFlight; reason: string };
+
 /**
  * What a batch came to: the deposits swept (and recorded), those that failed even alone, with why,
- * and those found empty on chain though not recorded as swept (so not flushed).
+ * those found empty on chain though not recorded as swept (so not flushed), and the flushes sent
+ * whose receipt was not had (their deposits are not flushed again until their outcome is known).
  */
-type BatchOutcome = { swept: SweepDoc[]; failedAlone: FailedAlone[]; seenEmpty: SweepDoc[] };
+type BatchOutcome = { swept: SweepDoc[]; failedAlone: FailedAlone[]; seenEmpty: SweepDoc[]; receiptLost: ReceiptLost[] };
 
-const nothingSwept: BatchOutcome = { swept: [], failedAlone: [], seenEmpty: [] };
+const nothingSwept: BatchOutcome = { swept: [], failedAlone: [], seenEmpty: [], receiptLost: [] };
 
 const joined = (outcomes: BatchOutcome[]): BatchOutcome => ({
-  swept: outcomes.flatMap((o) => o.swept), failedAlone: outcomes.flatMap((o) => o.failedAlone), seenEmpty: outcomes.flatMap((o) => o.seenEmpty),
+  swept: outcomes.flatMap((o) => o.swept), failedAlone: outcomes.flatMap((o) => o.failedAlone),
+  seenEmpty: outcomes.flatMap((o) => o.seenEmpty), receiptLost: outcomes.flatMap((o) => o.receiptLost),
 });
-
-/** One session's part of a mined transaction, to record as a FundsSwept: a reverted one moved nothing, but its gas was paid. */
-type SweepRecord = { doc: SweepDoc; network: string; transaction: SweepTransaction; transferIds: string[]; gasUsed: bigint; gasCost: bigint; reverted: boolean };
-
-/** The records of `transaction` for the deposits it was sent for, its gas split over them. */
-function recordsOf(network: string, docs: SweepDoc[], transaction: SweepTransaction, reverted: boolean): SweepRecord[] {
-  return docs.map((doc, index) => ({
-    doc, network, transaction, reverted,
-    transferIds: reverted ? [] : doc.transferIds,
-    gasUsed: shareOf(transaction.gasUsed, docs.length, index),
-    gasCost: shareOf(transaction.gasCost, docs.length, index),
-  }));
-}
 
 const requestsOf = (docs: SweepDoc[]): SweepRequest[] =>
   docs.map((d) => ({ checkoutSessionId: d.checkoutSessionId, depositAddress: d.depositAddress, merchantAddress: d.merchantAddress, assets: d.assets }));
@@ -91,10 +107,13 @@ const seconds = (ms: number) => `${ms / 1000} s`;
  * backoff (`retryAfterMs`, doubling, at most `maxRetryAfterMs`), never holding back the network.
  * A failure of the node (SweepNodeError) blames no deposit: the network's round backs off.
  *
- * A deposit is never flushed twice for the same money: a flush mined but not recorded (the event
- * store failed) is recorded on the next round without flushing again, and before a flush, after a
- * failure whose outcome is not known, the deposits are read on chain and the empty ones left out;
- * a flush with nothing left to sweep is not sent.
+ * A deposit is never flushed twice for the same money: each flush sent is recorded (SweepBroadcast
+ * on each session of the batch, with its share of the gas) before its receipt is waited for; a
+ * flush whose receipt was lost, whose recording failed, or that was sent before a restart is
+ * looked up by its hash and recorded once mined, without flushing its deposits again. One never
+ * mined within `dropAfterMs` is recorded as dropped and its deposits flushed again if still funded.
+ * Before a flush, after a failure whose outcome is not known, the deposits are read on chain and
+ * the empty ones left out; a flush with nothing left to sweep is not sent.
  */
 export function createSweeper(deps: {
   clock: Clock;
@@ -108,6 +127,8 @@ export function createSweeper(deps: {
   retryAfterMs?: number;
   /** Ceiling of a deposit's doubling wait. Default 1 h. */
   maxRetryAfterMs?: number;
+  /** A flush sent but not mined this long after is taken as dropped: its deposits are flushed again if still funded. Default 30 min. */
+  dropAfterMs?: number;
   log?: (line: string) => void;
 }): Sweeper {
   const { clock, readStore, projections, commands, executors } = deps;
@@ -115,36 +136,104 @@ export function createSweeper(deps: {
   const batchSize = deps.batchSize ?? 50;
   const retryAfterMs = deps.retryAfterMs ?? 30_000;
   const maxRetryAfterMs = deps.maxRetryAfterMs ?? 60 * 60_000;
+  const dropAfterMs = deps.dropAfterMs ?? 30 * 60_000;
   const log = deps.log ?? ((line: string) => console.warn(`[sweeper] ${line}`));
   const sweeps = readStore.collection<SweepDoc>(SWEEPS);
   /** Per network: its node (or the sweeping account) failed every flush; nothing is tried before. */
   const networkRetryAt = new Map<string, number>();
   /** Per sweep document (`_id`): it failed on its own. */
   const depositBackoff = new Map<string, DepositBackoff>();
-  /** Transactions mined whose recording failed: recorded on the deposit's next round, instead of flushing it again. */
-  let unrecorded: SweepRecord[] = [];
+  /** Sweep transactions sent whose outcome is not recorded, by hash, and by the sweep document (`_id`) of each of their deposits. */
+  const inFlight = new Map<string, InFlight>();
+  const flightOfDoc = new Map<string, InFlight>();
   let unsubscribe: (() => void) | null = null;
 
   const dueAt = (doc: SweepDoc) =>
-    Math.max(Date.parse(doc.updatedAt) + batchDelayMs, networkRetryAt.get(doc.network) ?? 0, depositBackoff.get(doc._id)?.retryAt ?? 0);
+    Math.max(Date.parse(doc.updatedAt) + batchDelayMs, networkRetryAt.get(doc.network) ?? 0, depositBackoff.get(doc._id)?.retryAt ?? 0,
+      flightOfDoc.get(doc._id)?.lookAt ?? 0);
 
-  /** Records each in turn; on a failure, it and the rest are kept in `unrecorded` for the next round, and the failure thrown. */
-  async function record(records: SweepRecord[]): Promise<void> {
-    for (const [index, r] of records.entries()) {
-      try {
-        const recorded = await commands.handle(checkoutSessionAggregate, r.doc.checkoutSessionId, {
-          type: 'RecordSweep',
-          sweep: {
-            network: r.network, chainId: r.doc.chainId, transactionHash: r.transaction.transactionHash, transferIds: r.transferIds,
-            gasUsed: r.gasUsed.toString(), gasCost: r.gasCost.toString(), ...(r.reverted ? { reverted: true } : {}),
-          },
-        }, { organizationId: r.doc.organizationId, environment: r.doc.environment as Environment, actor: 'system:sweeper' });
-        if (recorded.position !== null) await projections.waitFor(recorded.position, 30_000);
-      } catch (error) {
-        unrecorded.push(...records.slice(index));
-        throw error;
-      }
+  /** The flight of `transactionHash`, known or new (sent now for `parts`). */
+  function flightOf(network: string, transactionHash: string, parts: SweepPart[]): InFlight {
+    const known = inFlight.get(transactionHash);
+    if (known) return known;
+    const now = clock.now();
+    const flight: InFlight = { network, transactionHash, sentAt: now, lookAt: now + retryAfterMs, parts, mined: null };
+    inFlight.set(transactionHash, flight);
+    for (const part of parts) flightOfDoc.set(part.doc._id, flight);
+    return flight;
+  }
+
+  function forget(flight: InFlight): void {
+    inFlight.delete(flight.transactionHash);
+    for (const part of flight.parts) if (flightOfDoc.get(part.doc._id) === flight) flightOfDoc.delete(part.doc._id);
+  }
+
+  /** Runs `command` on the deposit's session and waits until the read models have it. */
+  async function handle(doc: SweepDoc, command: CheckoutSessionCommand): Promise<void> {
+    const recorded = await commands.handle(checkoutSessionAggregate, doc.checkoutSessionId, command,
+      { organizationId: doc.organizationId, environment: doc.environment as Environment, actor: 'system:sweeper' });
+    if (recorded.position !== null) await projections.waitFor(recorded.position, 30_000);
+  }
+
+  /**
+   * Records the mined `flight` on each of its sessions (FundsSwept with its share of the gas; a
+   * reverted one with no transfers), then forgets it. On a failure it stays, with `mined`, for the
+   * next round, and the failure is thrown; sessions already recorded then record nothing twice.
+   */
+  async function record(flight: InFlight, mined: MinedSweep): Promise<void> {
+    flight.mined = mined;
+    const { transaction, reverted } = mined;
+    for (const part of flight.parts) {
+      await handle(part.doc, {
+        type: 'RecordSweep',
+        sweep: {
+          network: flight.network, chainId: part.doc.chainId, transactionHash: transaction.transactionHash, transferIds: reverted ? [] : part.transferIds,
+          gasUsed: shareOf(transaction.gasUsed, part.count, part.index).toString(), gasCost: shareOf(transaction.gasCost, part.count, part.index).toString(),
+          ...(reverted ? { reverted: true } : {}),
+        },
+      });
     }
+    forget(flight);
+  }
+
+  /**
+   * Records that `transactionHash` was sent for `parts`, before its receipt is waited for; it is
+   * kept in memory too, so a failure to record it is logged and the flush goes on.
+   */
+  async function recordBroadcast(network: string, transactionHash: string, parts: SweepPart[]): Promise<void> {
+    flightOf(network, transactionHash, parts);
+    try {
+      for (const { doc, transferIds, index, count } of parts) {
+        await handle(doc, { type: 'RecordSweepBroadcast', broadcast: { network, chainId: doc.chainId, transactionHash, transferIds, share: { index, count } } });
+      }
+    } catch (error) {
+      log(`recording that sweep transaction ${transactionHash} on ${network} was sent failed (it is kept in memory until its outcome is recorded): ${reasonOf(error)}`);
+    }
+  }
+
+  /**
+   * Settles a flight whose outcome is not recorded: mined, it is recorded; not mined `dropAfterMs`
+   * after it was sent, it is recorded as dropped; otherwise it is looked up again later. Says
+   * whether its deposits may be flushed again (dropped, or reverted).
+   */
+  async function settle(executor: SweepExecutor, flight: InFlight, now: number): Promise<boolean> {
+    const mined = flight.mined ?? await executor.minedSweep(flight.transactionHash);
+    if (mined) {
+      await record(flight, mined);
+      return mined.reverted;
+    }
+    const { network, transactionHash } = flight;
+    if (now < flight.sentAt + dropAfterMs) {
+      flight.lookAt = Math.min(now + retryAfterMs, flight.sentAt + dropAfterMs);
+      log(`sweep transaction ${transactionHash} on ${network} is not mined ${seconds(now - flight.sentAt)} after it was sent; not flushing its ` +
+        `${flight.parts.length} deposit address(es) again, looking it up again in ${seconds(flight.lookAt - now)}`);
+      return false;
+    }
+    for (const part of flight.parts) await handle(part.doc, { type: 'DropSweepBroadcast', network, transactionHash });
+    forget(flight);
+    log(`sweep transaction ${transactionHash} on ${network} was not mined ${seconds(dropAfterMs)} after it was sent: taken as dropped, ` +
+      `its ${flight.parts.length} deposit address(es) are flushed again if they still hold funds`);
+    return true;
   }
 
   /**
@@ -170,20 +259,28 @@ export function createSweeper(deps: {
       seenEmpty = docs.filter((_, index) => !funded[index]);
       if (part.length === 0) return { ...nothingSwept, seenEmpty };
     }
+    const parts = partsOf(part);
+    const sent: { transactionHash: string | null } = { transactionHash: null };
     let result: SweepResult;
     try {
-      result = await executor.flush(requestsOf(part));
+      result = await executor.flush(requestsOf(part), async (transactionHash) => {
+        sent.transactionHash = transactionHash;
+        await recordBroadcast(network, transactionHash, parts);
+      });
     } catch (error) {
       const reverted = error instanceof SweepRevertedError;
-      if (reverted) await record(recordsOf(network, part, error.transaction, true));
+      // Sent, outcome not known: not flushed again until it is looked up (see settle).
+      const lostHash = error instanceof SweepReceiptLostError ? error.transactionHash : sent.transactionHash;
+      if (!reverted && lostHash !== null) return { ...nothingSwept, seenEmpty, receiptLost: [{ flight: flightOf(network, lostHash, parts), reason: reasonOf(error) }] };
+      if (reverted) await record(flightOf(network, error.transaction.transactionHash, parts), { transaction: error.transaction, reverted: true });
       if (part.length === 1) return { ...nothingSwept, seenEmpty, failedAlone: [{ doc: part[0]!, reason: reasonOf(error), byNode: error instanceof SweepNodeError }] };
       const middle = Math.ceil(part.length / 2);
       const first = await flushIsolatingFailures(executor, network, part.slice(0, middle), !reverted);
       const second = await flushIsolatingFailures(executor, network, part.slice(middle), !reverted);
       return joined([{ ...nothingSwept, seenEmpty }, first, second]);
     }
-    await record(recordsOf(network, part, result, false));
-    return { swept: part, failedAlone: [], seenEmpty };
+    await record(flightOf(network, result.transactionHash, parts), { transaction: result, reverted: false });
+    return { ...nothingSwept, swept: part, seenEmpty };
   }
 
   /** Doubles the deposit's own wait, and says why. */
@@ -195,22 +292,31 @@ export function createSweeper(deps: {
   }
 
   async function sweepNetwork(network: string, due: SweepDoc[]): Promise<void> {
+    const executor = executors.get(network)!;
     let outcome: BatchOutcome;
     let batch = due;
     try {
-      // Mined but not recorded: record it now, and do not flush these deposits this round.
-      const owed = unrecorded.filter((r) => r.network === network);
-      unrecorded = unrecorded.filter((r) => r.network !== network);
-      await record(owed);
-      const recordedIds = new Set(owed.filter((r) => !r.reverted).map((r) => r.doc._id));
-      batch = due.filter((doc) => !recordedIds.has(doc._id));
-      outcome = batch.length ? await flushIsolatingFailures(executors.get(network)!, network, batch, true) : nothingSwept;
+      // Sent but not recorded as mined (or dropped): settle those first; their deposits are not
+      // flushed this round unless the transaction was dropped or reverted.
+      const held = new Set<string>();
+      const flights = new Set(due.flatMap((doc) => flightOfDoc.get(doc._id) ?? []));
+      for (const flight of flights) {
+        if (!(await settle(executor, flight, clock.now()))) for (const part of flight.parts) held.add(part.doc._id);
+      }
+      batch = due.filter((doc) => !held.has(doc._id));
+      outcome = batch.length ? await flushIsolatingFailures(executor, network, batch, true) : nothingSwept;
     } catch (error) {
-      // Only recording throws (the flushes' failures are caught above): the event store is the
-      // problem, not a deposit. What was swept but not recorded is recorded on the next round.
+      // Only recording and looking a flight up throw (the flushes' failures are caught above):
+      // the event store or the node is the problem, not a deposit. What was sent but not
+      // recorded is settled on the next round.
       networkRetryAt.set(network, clock.now() + retryAfterMs);
-      log(`recording a sweep on ${network} failed, retrying in ${seconds(retryAfterMs)}: ${reasonOf(error)}`);
+      const what = error instanceof SweepNodeError ? `looking up a sweep transaction on ${network}` : `recording a sweep on ${network}`;
+      log(`${what} failed, retrying in ${seconds(retryAfterMs)}: ${reasonOf(error)}`);
       return;
+    }
+    for (const { flight, reason } of outcome.receiptLost) {
+      log(`the receipt of sweep transaction ${flight.transactionHash} (${flight.parts.length} deposit address(es)) on ${network} was not had; ` +
+        `not flushing them again, looking it up in ${seconds(flight.lookAt - clock.now())}: ${reason}`);
     }
     for (const doc of outcome.swept) depositBackoff.delete(doc._id);
     for (const doc of outcome.seenEmpty) {
@@ -246,6 +352,16 @@ export function createSweeper(deps: {
     }
   }
 
+  /** Takes the broadcast recorded on `doc` into the flights, as sent at the time recorded: looked up a `retryAfterMs` after it. */
+  function adopt(doc: SweepDoc, broadcast: SweepBroadcastDoc): void {
+    const sentAt = Date.parse(broadcast.at);
+    const flight = inFlight.get(broadcast.transactionHash)
+      ?? { network: doc.network, transactionHash: broadcast.transactionHash, sentAt, lookAt: sentAt + retryAfterMs, parts: [], mined: null };
+    inFlight.set(flight.transactionHash, flight);
+    flight.parts.push({ doc, transferIds: broadcast.transferIds, ...broadcast.share });
+    flightOfDoc.set(doc._id, flight);
+  }
+
   const loop = createDueWorkLoop({
     name: 'sweeper',
     clock,
@@ -254,7 +370,14 @@ export function createSweeper(deps: {
       // A deposit swept meanwhile (or whose money was otherwise accounted for) owes no backoff.
       const pendingIds = new Set(pending.map((d) => d._id));
       for (const id of depositBackoff.keys()) if (!pendingIds.has(id)) depositBackoff.delete(id);
-      unrecorded = unrecorded.filter((r) => pendingIds.has(r.doc._id));
+      for (const [id, flight] of flightOfDoc) {
+        if (pendingIds.has(id)) continue;
+        flightOfDoc.delete(id);
+        flight.parts = flight.parts.filter((part) => part.doc._id !== id);
+        if (flight.parts.length === 0) inFlight.delete(flight.transactionHash);
+      }
+      // Sent before a restart (or by this process, recorded): known from the read model.
+      for (const doc of pending) if (doc.broadcast && !flightOfDoc.has(doc._id)) adopt(doc, doc.broadcast);
       const byNetwork = new Map<string, SweepDoc[]>();
       for (const doc of pending) {
         if (!executors.has(doc.network) || dueAt(doc) > now) continue;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { HttpRequestError, TimeoutError } from 'viem';
-import { SweepNodeError, SweepRevertedError } from '../../sweeper/sweep-errors.ts';
+import { SweepNodeError, SweepReceiptLostError, SweepRevertedError } from '../../sweeper/sweep-errors.ts';
 import { ForwarderFlushError } from './contracts/errors.ts';
 import { sweepFailureOf } from './evm-sweep-executor.ts';
 
@@ -23,4 +23,10 @@ test('a revert is the transaction\'s: mined, it carries its gas as a SweepRevert
   t.is(sweepFailureOf(notMined), notMined);
   const badRequest = rejected(new HttpRequestError({ url, status: 400 }));
   t.is(sweepFailureOf(badRequest), badRequest);
+});
+
+test('a flush sent whose receipt was not had carries its hash as a SweepReceiptLostError, even when the node timed out', (t) => {
+  const lost = sweepFailureOf(new ForwarderFlushError('sweep transaction 0xab was sent but its receipt could not be had', '0xab', undefined, { cause: new TimeoutError({ body: {}, url }) }));
+  t.true(lost instanceof SweepReceiptLostError);
+  t.is((lost as SweepReceiptLostError).transactionHash, '0xab');
 });

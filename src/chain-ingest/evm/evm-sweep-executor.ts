@@ -1,9 +1,9 @@
-import { erc20Abi, getAddress, HttpRequestError, SocketClosedError, TimeoutError, WaitForTransactionReceiptTimeoutError, WebSocketRequestError, type Address } from 'viem';
-import { SweepNodeError, SweepRevertedError } from '../../sweeper/sweep-errors.ts';
+import { erc20Abi, getAddress, HttpRequestError, SocketClosedError, TimeoutError, WaitForTransactionReceiptTimeoutError, WebSocketRequestError, type Address, type Hash } from 'viem';
+import { SweepNodeError, SweepReceiptLostError, SweepRevertedError } from '../../sweeper/sweep-errors.ts';
 import type { SweepExecutor } from '../../sweeper/sweeper.ts';
 import type { EvmWriteClients } from './contracts/clients.ts';
 import { ForwarderFlushError } from './contracts/errors.ts';
-import { flushForwarders } from './contracts/flush-forwarders.ts';
+import { findFlush, flushForwarders, type MinedFlush } from './contracts/flush-forwarders.ts';
 
 /** Node.js network error codes: the node could not be reached or dropped the connection. */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']);
@@ -23,10 +23,14 @@ export function isNodeFailure(error: unknown): boolean {
   return false;
 }
 
-/** A flush's failure as the sweeper's port names it: a mined revert with its gas, the node's failure, or as it came. */
+/**
+ * A flush's failure as the sweeper's port names it: a mined revert with its gas, a sent flush
+ * whose receipt was not had (with its hash), the node's failure, or as it came.
+ */
 export function sweepFailureOf(error: unknown): unknown {
-  if (error instanceof ForwarderFlushError && error.transactionHash !== undefined && error.paid !== undefined) {
-    return new SweepRevertedError(error.message, { transactionHash: error.transactionHash, ...error.paid });
+  if (error instanceof ForwarderFlushError && error.transactionHash !== undefined) {
+    if (error.paid !== undefined) return new SweepRevertedError(error.message, { transactionHash: error.transactionHash, ...error.paid });
+    return new SweepReceiptLostError(error.message, error.transactionHash, { cause: error });
   }
   if (isNodeFailure(error)) return new SweepNodeError(error instanceof Error ? error.message : String(error), { cause: error });
   return error;
@@ -55,10 +59,11 @@ export function createEvmSweepExecutor(deps: { clients: EvmWriteClients; factory
         throw sweepFailureOf(error);
       }
     },
-    async flush(requests) {
+    async flush(requests, onBroadcast) {
       try {
         const result = await flushForwarders(deps.clients, {
           factoryAddress: deps.factoryAddress,
+          onSent: onBroadcast,
           requests: requests.map((r) => ({
             merchantAddress: getAddress(r.merchantAddress),
             sessionId: r.checkoutSessionId,
@@ -70,6 +75,15 @@ export function createEvmSweepExecutor(deps: { clients: EvmWriteClients; factory
       } catch (error) {
         throw sweepFailureOf(error);
       }
+    },
+    async minedSweep(transactionHash) {
+      let mined: MinedFlush | null;
+      try {
+        mined = await findFlush(deps.clients, transactionHash as Hash);
+      } catch (error) {
+        throw sweepFailureOf(error);
+      }
+      return mined && { transaction: { transactionHash: mined.transactionHash, gasUsed: mined.gasUsed, gasCost: mined.gasCost }, reverted: mined.reverted };
     },
   };
 }

@@ -22,8 +22,10 @@ export class ContractDeployError extends Error {
 }
 
 /**
- * A batched flush (sweep) of forwarders did not go through. When it was mined and reverted,
- * `transactionHash` and `paid` (its gas units and their cost in wei) say what it cost.
+ * A batched flush (sweep) of forwarders did not go through, or its outcome is not known. When it
+ * was mined and reverted, `transactionHash` and `paid` (its gas units and their cost in wei) say
+ * what it cost. With `transactionHash` and no `paid`, it was sent but waiting for its receipt
+ * failed (the cause says why): it may still be mined, look it up by that hash.
  */
 export class ForwarderFlushError extends Error {
   override readonly name = 'ForwarderFlushError';

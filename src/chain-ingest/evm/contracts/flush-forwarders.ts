@@ -1,4 +1,4 @@
-import { BaseError, ContractFunctionRevertedError, getAddress, parseEventLogs, zeroAddress, type Address, type Hash } from 'viem';
+import { BaseError, ContractFunctionRevertedError, getAddress, parseEventLogs, TransactionReceiptNotFoundError, zeroAddress, type Address, type Hash, type TransactionReceipt } from 'viem';
 import { forwarderAbi, forwarderFactoryAbi } from './abis.ts';
 import type { EvmWriteClients } from './clients.ts';
 import { deriveDepositAddress, sessionSaltOf } from './deposit-address.ts';
@@ -17,6 +17,11 @@ export type ForwarderFlushRequest = {
 export type FlushForwardersParameters = {
   factoryAddress: Address;
   requests: readonly ForwarderFlushRequest[];
+  /**
+   * Called with the transaction's hash once it is sent and awaited before waiting for the
+   * receipt: the place to record durably what was broadcast.
+   */
+  onSent?: (transactionHash: Hash) => Promise<void>;
 };
 
 /** The factory's ABI plus the forwarder's, so reverts inside a forwarder (NativeTransferFailed, ...) are decoded too. */
@@ -39,8 +44,9 @@ export type FlushForwardersReturnType = {
  * Sweeps deposit addresses in one transaction through `ForwarderFactory.flush`: each forwarder is
  * deployed if needed, then its native coin (unless `native: false`) and `tokens` go to its
  * merchant. Any account may send it; funds only ever reach the merchants. Throws
- * {@link ForwarderFlushError} if the transaction cannot be sent (its cause the node's error) or
- * reverts (with the gas it cost); a failure waiting for the receipt is thrown as is.
+ * {@link ForwarderFlushError} if the transaction cannot be sent (its cause the node's error),
+ * reverts (with the gas it cost), or was sent but its receipt could not be had (with its hash,
+ * the cause the failure of `onSent` or of the wait; {@link findFlush} looks it up later).
  */
 export async function flushForwarders(clients: EvmWriteClients, parameters: FlushForwardersParameters): Promise<FlushForwardersReturnType> {
   const { factoryAddress, requests } = parameters;
@@ -68,20 +74,54 @@ export async function flushForwarders(clients: EvmWriteClients, parameters: Flus
       { cause: error },
     );
   }
-  const receipt = await clients.publicClient.waitForTransactionReceipt({ hash: transactionHash });
-  if (receipt.status !== 'success') {
+  let receipt: TransactionReceipt;
+  try {
+    await parameters.onSent?.(transactionHash);
+    receipt = await clients.publicClient.waitForTransactionReceipt({ hash: transactionHash });
+  } catch (error) {
+    throw new ForwarderFlushError(
+      `sweep transaction ${transactionHash} was sent but its receipt could not be had: ${reasonOf(error)}. It may still be mined: look it up by its hash before sweeping these deposit addresses again.`,
+      transactionHash,
+      undefined,
+      { cause: error },
+    );
+  }
+  const mined = minedFlushOf(receipt);
+  if (mined.reverted) {
     throw new ForwarderFlushError(`sweep transaction ${transactionHash} reverted; nothing moved, retry after checking the requests`, transactionHash, {
-      gasUsed: receipt.gasUsed,
-      gasCost: receipt.gasUsed * receipt.effectiveGasPrice,
+      gasUsed: mined.gasUsed,
+      gasCost: mined.gasCost,
     });
   }
-  const transfers = parseEventLogs({ abi: forwarderAbi, eventName: 'Flushed', logs: receipt.logs }).map((log) => ({
+  return { transactionHash, gasUsed: mined.gasUsed, gasCost: mined.gasCost, forwarders, transfers: mined.transfers };
+}
+
+/** A flush transaction as mined: whether it reverted, its gas, and the transfers it made (none when reverted). */
+export type MinedFlush = { transactionHash: Hash; reverted: boolean; gasUsed: bigint; gasCost: bigint; transfers: ForwardedTransfer[] };
+
+function minedFlushOf(receipt: TransactionReceipt): MinedFlush {
+  const reverted = receipt.status !== 'success';
+  const transfers = reverted ? [] : parseEventLogs({ abi: forwarderAbi, eventName: 'Flushed', logs: receipt.logs }).map((log) => ({
     forwarder: getAddress(log.address),
     merchant: log.args.merchant,
     token: log.args.token === zeroAddress ? null : log.args.token,
     amount: log.args.amount,
   }));
-  return { transactionHash, gasUsed: receipt.gasUsed, gasCost: receipt.gasUsed * receipt.effectiveGasPrice, forwarders, transfers };
+  return { transactionHash: receipt.transactionHash, reverted, gasUsed: receipt.gasUsed, gasCost: receipt.gasUsed * receipt.effectiveGasPrice, transfers };
+}
+
+/**
+ * The flush `transactionHash` as mined, or null when it is not mined (not yet, or never: dropped
+ * or replaced). For a flush whose receipt {@link flushForwarders} could not get. Node failures are
+ * thrown as viem raises them.
+ */
+export async function findFlush(clients: Pick<EvmWriteClients, 'publicClient'>, transactionHash: Hash): Promise<MinedFlush | null> {
+  try {
+    return minedFlushOf(await clients.publicClient.getTransactionReceipt({ hash: transactionHash }));
+  } catch (error) {
+    if (error instanceof TransactionReceiptNotFoundError) return null;
+    throw error;
+  }
 }
 
 /** viem's short message, with the decoded custom error (e.g. `NativeTransferFailed(0x…, 1000)`) when there is one. */
