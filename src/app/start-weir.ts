@@ -24,6 +24,7 @@ import { openEventStore } from '../event-store/open-event-store.ts';
 import { ALL_PROJECTIONS, INDEXED_FIELDS } from '../projections/all-projections.ts';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/projection-runner.ts';
 import { createApiApp } from '../read-api/app.ts';
+import { createHealth } from './health.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { openReadStore } from '../read-store/open-read-store.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
@@ -83,6 +84,8 @@ export type WeirOverrides = {
   evmFollowers?: boolean;
   /** How long confirmed payments wait to be swept together (default 5 s). */
   sweepBatchDelayMs?: number;
+  /** Wraps the read store the whole process uses (tests of a store outage). */
+  wrapReadStore?: (readStore: ReadStore) => ReadStore;
 };
 
 /** Open the stores and the bus (in-process defaults when no URL is set). */
@@ -100,7 +103,9 @@ export async function openStores(config: Pick<WeirConfig, 'dataDir' | 'kurrentDb
 export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {}): Promise<Weir> {
   const log = overrides.log ?? ((line: string) => console.log(line));
   const clock = overrides.clock ?? createSystemClock();
-  const { eventStore, readStore } = await openStores(config);
+  const stores = await openStores(config);
+  const { eventStore } = stores;
+  const readStore = overrides.wrapReadStore ? overrides.wrapReadStore(stores.readStore) : stores.readStore;
   const bus = await openBus({ natsUrl: config.natsUrl });
   const secretBox = createSecretBox(loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') }));
   const evm = await loadEvmSetup({ env: config.chainEnv ?? {}, devnetFile: config.devnetFile, rpcConfigFile: config.rpcConfigFile, sweeperKey: config.sweeperKey });
@@ -110,7 +115,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const commands = createCommandHandler({ eventStore, clock });
   const watched = createWatchedAddresses();
   const watchedProjection = watchedAddressesProjection(watched);
-  const projections = createProjectionRunner({ eventStore, readStore, projections: [...ALL_PROJECTIONS, watchedProjection], log });
+  const projections = createProjectionRunner({ eventStore, readStore, projections: [...ALL_PROJECTIONS, watchedProjection], clock, log });
   const started = performance.now();
   if (readStore.durable) await watchedProjection.load(readStore);
   await projections.start();
@@ -146,7 +151,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
     clock, readStore, projections, log,
     handlers: { ...checkoutSessionTimerHandlers(commands, { readStore, gate }), ...invoiceTimerHandlers(commands, { readStore, gate }), ...couponTimerHandlers(commands), ...subscriptionTimerHandlers(commands, { readStore, gate }), ...mails.timerHandlers },
   });
-  const matcher = createMatcher({ bus, readStore, commands, projections, onHandled: () => timers.retryWaiting() });
+  const matcher = createMatcher({ bus, readStore, commands, projections, clock, onHandled: () => timers.retryWaiting() });
   await matcher.start();
   const dispatcher = createWebhookDispatcher({ clock, eventStore, readStore, projections, commands, secretBox, send: overrides.webhookSender ?? createHttpWebhookSender() });
   dispatcher.start();
@@ -192,7 +197,8 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const gasFees = createEvmGasFeeQuoter({ registry: evm.registry, clock, nativePrices: parseNativePrices(config.chainEnv ?? {}) });
   const createCheckoutSession = createCheckoutSessionCreator({ clock, readStore, commands, rail, lineItems, publicUrl, gasFees });
   const transactionRecovery = offeredEvm.length > 0 ? createTransactionRecovery({ registry: evm.registry, bus, readStore, projections, eventStore, clock, followers: followersByNetwork, log: (line) => log(`[recovery] ${line}`) }) : undefined;
-  const app = createApiApp({ clock, eventStore, readStore, commands, projections, rail, secretBox, publicUrl, createCheckoutSession, mailer, adminToken: config.adminToken, devnet: evm.devnet, transactionRecovery });
+  const health = createHealth({ clock, eventStore, projections, matcher, followers });
+  const app = createApiApp({ clock, eventStore, readStore, commands, projections, rail, secretBox, publicUrl, createCheckoutSession, mailer, adminToken: config.adminToken, devnet: evm.devnet, transactionRecovery, health });
   server.on('request', app.callback());
   server.keepAliveTimeout = 65_000;
   log(`[weir] listening on ${url} (event store: ${config.kurrentDbUrl ? 'KurrentDB' : 'SQLite'}, bus: ${config.natsUrl ? 'NATS' : 'in-process'}, read store: ${config.mongoDbUrl ? 'MongoDB' : 'embedded'})`);

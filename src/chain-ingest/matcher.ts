@@ -8,6 +8,7 @@ import { depositAddressKey } from '../projections/checkout-sessions.projection.t
 import { COLLECTIONS, type ChainPaymentDoc, type CheckoutSessionDoc, type DepositAddressDoc } from '../projections/collections.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
+import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { fromChainUnits } from '../shared/money.ts';
 import {
   CHAIN_SUBJECTS,
@@ -25,9 +26,20 @@ export function acceptedAddress(session: CheckoutSessionDoc, transfer: Pick<Chai
     && a.asset.address.toLowerCase() === transfer.asset.address.toLowerCase());
 }
 
+/**
+ * A chain message whose handling keeps failing: the bus delivers chain messages in order, so every
+ * later one waits behind it. `since` is when (on the matcher's clock) it first failed; `error` is
+ * the last error's message.
+ */
+export type FailingChainMessage = { subject: string; messageId: string | null; deliveries: number; since: number; error: string };
+
+export type MatcherStatus = { running: boolean; acknowledged: number; failing: FailingChainMessage | null };
+
 export type Matcher = {
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** Whether it consumes, how many messages it handled, and the message that holds it up, if one does. */
+  status(): MatcherStatus;
   /**
    * True when the matcher has handled (and the bus acknowledged) every chain message published
    * before the call; false before start(). A false answer is remembered until the matcher
@@ -45,11 +57,14 @@ export const MATCHER_DURABLE_NAME = 'weir-matcher';
  */
 export function createMatcher(deps: {
   bus: Bus; readStore: ReadStore; commands: CommandHandler; projections: ProjectionRunner; log?: (line: string) => void;
+  /** Dates `status().failing`; the system clock unless given. */
+  clock?: Clock;
   /** Called each time the bus has acknowledged a message the matcher handled (e.g. to retry the timers waiting for `drained()`). */
   onHandled?: () => void;
 }): Matcher {
   const { bus, readStore, commands, projections } = deps;
   const log = deps.log ?? ((line: string) => console.warn(`[matcher] ${line}`));
+  const clock = deps.clock ?? createSystemClock();
   const depositAddresses = readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
   const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
   const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
@@ -57,6 +72,7 @@ export function createMatcher(deps: {
   /** Messages acknowledged so far; `notDrainedAt` is the count when the bus last answered "not drained". */
   let acknowledged = 0;
   let notDrainedAt: number | null = null;
+  let failing: FailingChainMessage | null = null;
 
   async function send(target: { checkoutSessionId: string; organizationId: string; environment: string }, command: CheckoutSessionCommand, causationId: string) {
     const result = await commands.handle(checkoutSessionAggregate, target.checkoutSessionId, command, {
@@ -132,13 +148,28 @@ export function createMatcher(deps: {
           throw error;
         }
         const id = raw.messageId ?? `${raw.subject}:${raw.deliveryCount}`;
-        if (message.type === 'transfer') await onTransfer(message, id);
-        else if (message.type === 'reorg') await onReorg(message, id);
-        else await onFinal(message, id);
+        try {
+          if (message.type === 'transfer') await onTransfer(message, id);
+          else if (message.type === 'reorg') await onReorg(message, id);
+          else await onFinal(message, id);
+        } catch (error) {
+          // The same message again (or the first failure): keep when it began to fail.
+          const same = failing !== null && failing.subject === raw.subject && failing.messageId === (raw.messageId ?? null);
+          failing = {
+            subject: raw.subject, messageId: raw.messageId ?? null, deliveries: raw.deliveryCount,
+            since: same ? failing!.since : clock.now(), error: error instanceof Error ? error.message : String(error),
+          };
+          throw error;
+        }
+        failing = null;
       });
     },
     async stop() {
       await consumer?.stop();
+      consumer = null;
+    },
+    status() {
+      return { running: consumer !== null, acknowledged, failing };
     },
     async drained() {
       if (consumer === null) return false;

@@ -3,6 +3,8 @@ import type { RecordedEvent } from '../event-store/event-store.ts';
 import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
+import { createManualClock } from '../shared/clock.ts';
+import { faultyReadStore } from '../../test/support/faulty-read-store.ts';
 import { createProjectionRunner, PROJECTION_VERSIONS } from './projection-runner.ts';
 import type { Projection } from './projection.ts';
 
@@ -121,3 +123,68 @@ test('the embedded store, rebuilt at every start, keeps no versions', async (t) 
   await startRunner(eventStore, readStore, [counting(3, 'v3', [])], []);
   t.deepEqual(await readStore.collection(PROJECTION_VERSIONS).find({}), []);
 });
+
+/** A read store whose writes fail while `failing.on` is set, as a MongoDB read store does during an outage. */
+const storeWithOutage = (failing: { on: boolean }): ReadStore =>
+  faultyReadStore(createEmbeddedReadStore(), { put: () => (failing.on ? new Error('read store unreachable') : null) });
+
+test('a catch-up that fails is retried on the clock, with a doubling wait, until it succeeds; health() tells the failure meanwhile', async (t) => {
+  const eventStore = createSqliteEventStore({ path: ':memory:' });
+  t.teardown(() => eventStore.close());
+  const clock = createManualClock();
+  const failing = { on: false };
+  const lines: string[] = [];
+  const runner = createProjectionRunner({ eventStore, readStore: storeWithOutage(failing), projections: [counting(1, 'v1', [])], clock, log: (line) => lines.push(line) });
+  t.teardown(() => runner.stop());
+  await runner.start();
+  t.deepEqual(runner.health(), { position: null, failing: null });
+
+  failing.on = true;
+  const started = clock.now();
+  const { position } = await eventStore.append('thing-d', [{ id: crypto.randomUUID(), type: 'Happened', data: {}, metadata: { organizationId: 'org', environment: 'test', actor: 'test', correlationId: 'c', occurredAt: '2026-01-01T00:00:00.000Z' } }], 'any');
+  await eventually(() => runner.health().failing !== null);
+  t.like(runner.health().failing, { error: 'read store unreachable', since: started, attempts: 1 });
+  t.regex(lines.at(-1)!, /read store unreachable.*retrying in 1 s/);
+
+  // No append comes: the clock alone retries, 1 s, then 2 s after each failure.
+  clock.advanceBy(999);
+  await settle();
+  t.is(runner.health().failing?.attempts, 1);
+  clock.advanceBy(1);
+  await eventually(() => runner.health().failing?.attempts === 2);
+  t.regex(lines.at(-1)!, /retrying in 2 s/);
+
+  // A request that waits for its write meanwhile is not failed at once: the next retry catches up.
+  const waiting = runner.waitFor(position!, 60_000);
+  failing.on = false;
+  clock.advanceBy(2000);
+  await waiting;
+  await eventually(() => runner.health().failing === null);
+  t.deepEqual(runner.health(), { position: position!.toString(), failing: null });
+  t.regex(lines.at(-1)!, /caught up again after 3 attempts/);
+});
+
+test('a wait that times out while the read models fail says why', async (t) => {
+  const eventStore = createSqliteEventStore({ path: ':memory:' });
+  t.teardown(() => eventStore.close());
+  const failing = { on: false };
+  const runner = createProjectionRunner({ eventStore, readStore: storeWithOutage(failing), projections: [counting(1, 'v1', [])], clock: createManualClock(), log: () => {} });
+  t.teardown(() => runner.stop());
+  await runner.start();
+  failing.on = true;
+  const { position } = await eventStore.append('thing-e', [{ id: crypto.randomUUID(), type: 'Happened', data: {}, metadata: { organizationId: 'org', environment: 'test', actor: 'test', correlationId: 'c', occurredAt: '2026-01-01T00:00:00.000Z' } }], 'any');
+  const error = await t.throwsAsync(runner.waitFor(position!, 50));
+  t.regex(error!.message, /did not reach log position \d+ within 50 ms: catching up fails \(read store unreachable\)/);
+});
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+async function eventually(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (check()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error('condition not reached');
+}

@@ -1,5 +1,7 @@
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import type { Collection, ReadDocument, ReadStore } from '../read-store/read-store.ts';
+import { doublingDelay } from '../shared/backoff.ts';
+import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { categoryOf, type Projection } from './projection.ts';
 
 const CHECKPOINT = 'projections';
@@ -11,6 +13,13 @@ export type RebuildProgress = { events: number; position: bigint; head: bigint |
 
 export type AdvanceListener = (position: bigint, touched: ReadonlySet<string>) => void;
 
+/** Catching up has failed since `since` (ms, on the runner's clock), `attempts` times in a row; `error` is the last error's message. */
+export type ProjectionFailure = { error: string; since: number; attempts: number };
+
+/** First and longest wait before catching up again after a failure. */
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 60_000;
+
 export type ProjectionRunner = {
   /**
    * Catch up from the stored checkpoint (from zero on an embedded read store), then follow the log.
@@ -18,13 +27,22 @@ export type ProjectionRunner = {
    * `Projection.version`), every read model is first dropped and rebuilt from the log.
    */
   start(): Promise<void>;
-  /** Resolves once every projection has processed `position`; rejects after `timeoutMs`. */
+  /**
+   * Resolves once every projection has processed `position`; rejects after `timeoutMs` (saying so,
+   * and why when catching up is failing: a failing runner retries, so a wait is not failed sooner).
+   */
   waitFor(position: bigint, timeoutMs?: number): Promise<void>;
   /** Drop every read model and rebuild it from the whole log. */
   rebuild(onProgress?: (progress: RebuildProgress) => void): Promise<{ events: number; ms: number }>;
   /** Called after each batch with the collections it wrote. */
   onAdvanced(listener: AdvanceListener): () => void;
   position(): bigint | null;
+  /**
+   * The log position processed (as a string) and, while catching up fails, how: the runner tries
+   * again on its own (after 1 s, doubling up to 1 min) and on every append, and this is null again
+   * once a pass succeeds.
+   */
+  health(): { position: string | null; failing: ProjectionFailure | null };
   stop(): Promise<void>;
 };
 
@@ -49,8 +67,9 @@ function trackingStore(store: ReadStore, touched: Set<string>): ReadStore {
   };
 }
 
-export function createProjectionRunner(deps: { eventStore: EventStore; readStore: ReadStore; projections: Projection[]; batchSize?: number; log?: (line: string) => void }): ProjectionRunner {
+export function createProjectionRunner(deps: { eventStore: EventStore; readStore: ReadStore; projections: Projection[]; batchSize?: number; clock?: Clock; log?: (line: string) => void }): ProjectionRunner {
   const { eventStore, readStore, projections } = deps;
+  const clock = deps.clock ?? createSystemClock();
   const log = deps.log ?? ((line: string) => console.warn(line));
   // Events read per batch. Small on purpose: the whole batch stays alive until its last event is
   // applied, so with 2,000 the garbage collector copied the parsed events of the batch at every
@@ -66,7 +85,9 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
   let again = false;
   let stopped = false;
   let unsubscribe: (() => void) | null = null;
-  let failure: unknown = null;
+  /** Set while catching up fails; `cause` is the last error itself. */
+  let failure: (ProjectionFailure & { cause: unknown }) | null = null;
+  let cancelRetry: (() => void) | null = null;
 
   // The projections that read a category's events, in order (see `Projection.categories`).
   const projectionsByCategory = new Map<string, Projection[]>();
@@ -144,14 +165,29 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
     running = (async () => {
       try {
         do { again = false; await catchUp(); } while (again && !stopped);
+        if (failure) {
+          log(`[projections] caught up again after ${failure.attempts + 1} attempts (failing since ${new Date(failure.since).toISOString()})`);
+          failure = null;
+          cancelRetry?.();
+          cancelRetry = null;
+        }
       } catch (error) {
-        failure = error;
-        console.error('[projections] stopped on an error:', error);
+        failed(error);
       } finally {
         running = null;
       }
     })();
     return running;
+  }
+
+  /** Record a failed pass and try again later; appends in between also try again. */
+  function failed(error: unknown): void {
+    const attempts = (failure?.attempts ?? 0) + 1;
+    failure = { error: error instanceof Error ? error.message : String(error), since: failure?.since ?? clock.now(), attempts, cause: error };
+    const waitMs = doublingDelay(attempts, RETRY_FIRST_MS, RETRY_MAX_MS);
+    log(`[projections] catching up from log position ${checkpoint ?? 'start'} failed (attempt ${attempts}): ${failure.error}; retrying in ${waitMs / 1000} s`);
+    cancelRetry?.();
+    cancelRetry = stopped ? null : clock.schedule(clock.now() + waitMs, () => { cancelRetry = null; void wake(); });
   }
 
   return {
@@ -169,16 +205,16 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
       }
       unsubscribe = eventStore.onAppended(() => { void wake(); });
       await wake();
-      if (failure) throw failure;
+      if (failure) throw failure.cause;
     },
     waitFor(position, timeoutMs = 5000) {
       if (checkpoint !== null && checkpoint >= position) return Promise.resolve();
-      if (failure) return Promise.reject(failure);
       return new Promise((resolve, reject) => {
         const waiter = { position, resolve: () => { clearTimeout(timer); resolve(); } };
         const timer = setTimeout(() => {
           waiters.delete(waiter);
-          reject(new Error(`read models did not reach log position ${position} within ${timeoutMs} ms`));
+          const why = failure ? `: catching up fails (${failure.error})` : '';
+          reject(new Error(`read models did not reach log position ${position} within ${timeoutMs} ms${why}`));
         }, timeoutMs);
         waiters.add(waiter);
         void wake();
@@ -197,8 +233,14 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
       return () => listeners.delete(listener);
     },
     position: () => checkpoint,
+    health() {
+      const failing = failure && { error: failure.error, since: failure.since, attempts: failure.attempts };
+      return { position: checkpoint?.toString() ?? null, failing };
+    },
     async stop() {
       stopped = true;
+      cancelRetry?.();
+      cancelRetry = null;
       unsubscribe?.();
       while (running) await running;
     },

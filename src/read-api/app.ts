@@ -18,6 +18,7 @@ import { subscriptionRoutes } from './routes/subscriptions.ts';
 import { hostedInvoiceRoutes } from './routes/hosted-invoice.ts';
 import { invoiceRoutes } from './routes/invoices.ts';
 import type { Mailer } from '../mail/mailer.ts';
+import type { Health } from '../app/health.ts';
 import { customerRoutes } from './routes/customers.ts';
 import { chainRoutes } from './routes/chains.ts';
 import { checkoutSessionRoutes } from './routes/checkout-sessions.ts';
@@ -25,8 +26,26 @@ import { hostedCheckoutRoutes } from './routes/hosted-checkout.ts';
 import { organizationRoutes } from './routes/organization.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 
+/**
+ * `GET /health`, for load balancers and operators: 200 while Weir is `ok` or `degraded` (it still
+ * answers correctly; something it does waits), 503 while `failing`. No key needed, so it shows no
+ * error text, endpoint or tenant data.
+ */
+async function healthRoute(ctx: Koa.Context, health: Health): Promise<void> {
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+    ctx.status = 405;
+    ctx.set('Allow', 'GET, HEAD');
+    ctx.body = { statusCode: 405, error: 'Method Not Allowed', message: '/health answers GET and HEAD', code: 'method_not_allowed' };
+    return;
+  }
+  const report = await health.report();
+  ctx.set('Cache-Control', 'no-store');
+  ctx.status = report.status === 'failing' ? 503 : 200;
+  ctx.body = report;
+}
+
 /** The HTTP face of Weir: public hosted pages, and the authenticated `/api/v1`. */
-export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession; mailer: Mailer; adminToken?: string; devnet?: DevnetInfo | null }): Koa<ApiState> {
+export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession; mailer: Mailer; adminToken?: string; devnet?: DevnetInfo | null; health: Health }): Koa<ApiState> {
   const app = new Koa<ApiState>();
   app.proxy = process.env.WEIR_TRUST_PROXY === '1';
   app.silent = true;
@@ -69,7 +88,7 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
     if (ctx.path.startsWith('/invoices/')) return hostedInvoices(ctx, next);
     if (ctx.path.startsWith('/pay/')) return paymentLinkPages(ctx, next);
     if (admin && ctx.path.startsWith('/admin/')) return admin(ctx, next);
-    if (ctx.path === '/health') { ctx.body = { status: 'ok', position: deps.projections.position()?.toString() ?? null }; return Promise.resolve(); }
+    if (ctx.path === '/health') return healthRoute(ctx, deps.health);
     return next();
   });
   return app;

@@ -120,7 +120,7 @@ async function world(t: ExecutionContext) {
   const unused = (): never => { throw new Error('not used by a recovery'); };
   const projections: ProjectionRunner = {
     onAdvanced: (listener) => { listeners.add(listener); return () => listeners.delete(listener); },
-    waitFor: async () => undefined, start: unused, rebuild: unused, position: () => null, stop: unused,
+    waitFor: async () => undefined, start: unused, rebuild: unused, position: () => null, health: unused, stop: unused,
   };
   /** What the matcher and the projections would make of an adopted transfer: its payment, pending. */
   const recordPending = async (transfer: ChainTransferMessage): Promise<void> => {

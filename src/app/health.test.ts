@@ -1,0 +1,119 @@
+import test from 'ava';
+import type { MatcherStatus } from '../chain-ingest/matcher.ts';
+import type { EvmFollowerStatus } from '../chain-ingest/evm/follower/evm-follower.ts';
+import type { ProjectionFailure } from '../projections/projection-runner.ts';
+import { createManualClock } from '../shared/clock.ts';
+import { createHealth, type HealthDeps } from './health.ts';
+
+const START = Date.parse('2026-06-01T00:00:00Z');
+
+function parts() {
+  const clock = createManualClock(START);
+  const state = {
+    head: 42n as bigint | null,
+    headFails: false,
+    headHangs: false,
+    position: '42' as string | null,
+    projectionFailure: null as ProjectionFailure | null,
+    matcher: { running: true, acknowledged: 7, failing: null } as MatcherStatus,
+    follower: {
+      network: 'base', head: 100n, processed: 100n, pendingFinal: 0, caughtUpAt: START, endpoint: 'http://rpc.example/key-123',
+      headSource: 'polling', lastError: null, running: true,
+    } as EvmFollowerStatus,
+  };
+  const deps: HealthDeps = {
+    clock,
+    eventStore: {
+      headPosition: () => (state.headHangs ? new Promise(() => {}) : state.headFails ? Promise.reject(new Error('connect ECONNREFUSED secret@db')) : Promise.resolve(state.head)),
+    },
+    projections: { health: () => ({ position: state.position, failing: state.projectionFailure }) },
+    matcher: { status: () => state.matcher },
+    followers: [{ status: () => state.follower }],
+    eventStoreTimeoutMs: 5,
+  };
+  return { clock, state, deps };
+}
+
+test('everything answering and up to date is ok, with the read models position and the log head', async (t) => {
+  const { deps } = parts();
+  t.deepEqual(await createHealth(deps).report(), {
+    status: 'ok', position: '42', head: '42',
+    checks: [
+      { name: 'event_store', status: 'ok', reason: null },
+      { name: 'projections', status: 'ok', reason: null },
+      { name: 'matcher', status: 'ok', reason: null },
+      { name: 'follower:base', status: 'ok', reason: null },
+    ],
+  });
+});
+
+test('read models that fail to follow the log make Weir failing; the error itself is not shown', async (t) => {
+  const { deps, state } = parts();
+  state.projectionFailure = { error: 'MongoServerError: bad auth for user weir', since: START - 30_000, attempts: 3 };
+  const report = await createHealth(deps).report();
+  t.is(report.status, 'failing');
+  const check = report.checks.find((c) => c.name === 'projections')!;
+  t.is(check.status, 'failing');
+  t.regex(check.reason!, /failed to follow the log since 2026-05-31T23:59:30.000Z \(3 attempts/);
+  t.false(JSON.stringify(report).includes('bad auth'));
+});
+
+test('a log that errs or does not answer in time is failing, and the head is unknown', async (t) => {
+  const { deps, state } = parts();
+  const health = createHealth(deps);
+  state.headFails = true;
+  const erring = await health.report();
+  t.is(erring.status, 'failing');
+  t.is(erring.head, null);
+  t.like(erring.checks[0], { name: 'event_store', status: 'failing', reason: 'the log answered with an error (see the log): nothing can be written' });
+  t.false(JSON.stringify(erring).includes('secret'));
+  state.headFails = false;
+  state.headHangs = true;
+  const silent = await health.report();
+  t.like(silent.checks[0], { status: 'failing', reason: 'the log did not answer within 5 ms: nothing can be written' });
+});
+
+test('a chain message failing for a minute or more makes the matcher degraded, not before', async (t) => {
+  const { deps, state, clock } = parts();
+  const health = createHealth(deps);
+  state.matcher = { running: true, acknowledged: 7, failing: { subject: 'chain.base.transfer', messageId: 'm-1', deliveries: 4, since: START, error: 'boom' } };
+  clock.advanceBy(59_999);
+  t.like((await health.report()).checks[2], { name: 'matcher', status: 'ok' });
+  clock.advanceBy(1);
+  const report = await health.report();
+  t.is(report.status, 'degraded');
+  t.like(report.checks[2], {
+    name: 'matcher', status: 'degraded',
+    reason: 'a chain message on chain.base.transfer has failed since 2026-06-01T00:00:00.000Z (4 deliveries; see the log): the chain messages after it wait',
+  });
+});
+
+test('a follower that has not read its head for five minutes, or is stopped, is degraded; its endpoint is never shown', async (t) => {
+  const { deps, state, clock } = parts();
+  const health = createHealth(deps);
+  clock.advanceBy(5 * 60_000 - 1);
+  t.is((await health.report()).status, 'ok');
+  clock.advanceBy(1);
+  state.follower = { ...state.follower, lastError: 'fetch failed http://rpc.example/key-123' };
+  const behind = await health.report();
+  t.is(behind.status, 'degraded');
+  t.like(behind.checks[3], {
+    name: 'follower:base', status: 'degraded',
+    reason: "the follower of base has not read the chain's head since 2026-06-01T00:00:00.000Z; its node fails (see the log): payments on it wait",
+  });
+  t.false(JSON.stringify(behind).includes('key-123'));
+
+  state.follower = { ...state.follower, caughtUpAt: null, lastError: null };
+  t.regex((await health.report()).checks[3]!.reason!, /has not read the chain's head since Weir started: payments on it wait/);
+  state.follower = { ...state.follower, running: false };
+  t.regex((await health.report()).checks[3]!.reason!, /is stopped/);
+});
+
+test('the worst part decides: failing outranks degraded', async (t) => {
+  const { deps, state, clock } = parts();
+  const health = createHealth(deps);
+  clock.advanceBy(10 * 60_000);
+  t.is((await health.report()).status, 'degraded');
+  state.projectionFailure = { error: 'x', since: START, attempts: 1 };
+  t.is((await health.report()).status, 'failing');
+});

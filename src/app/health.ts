@@ -1,0 +1,106 @@
+import type { MatcherStatus } from '../chain-ingest/matcher.ts';
+import type { EvmFollowerStatus } from '../chain-ingest/evm/follower/evm-follower.ts';
+import type { EventStore } from '../event-store/event-store.ts';
+import type { ProjectionRunner } from '../projections/projection-runner.ts';
+import type { Clock } from '../shared/clock.ts';
+
+/**
+ * `ok`; `degraded`: Weir answers, but something it does is held up (a chain follower is behind,
+ * the matcher is stuck on a message); `failing`: what it answers is wrong or it cannot write
+ * (the log does not answer, the read models no longer follow the log).
+ */
+export type HealthState = 'ok' | 'degraded' | 'failing';
+
+/** One part of Weir. `reason` says what is wrong in Weir's words; the errors themselves are in the log, never here. */
+export type HealthCheck = { name: string; status: HealthState; reason: string | null };
+
+export type HealthReport = {
+  status: HealthState;
+  /** The log position the read models have processed, and the log's head (null: empty, or the log did not answer). */
+  position: string | null;
+  head: string | null;
+  checks: HealthCheck[];
+};
+
+export type Health = { report(): Promise<HealthReport> };
+
+export type HealthDeps = {
+  clock: Clock;
+  eventStore: Pick<EventStore, 'headPosition'>;
+  projections: Pick<ProjectionRunner, 'health'>;
+  matcher?: { status(): MatcherStatus };
+  followers?: readonly { status(): EvmFollowerStatus }[];
+  /** A follower that has not read its chain's head for this long is behind. Default 5 min. */
+  followerBehindAfterMs?: number;
+  /** A chain message that has kept failing for this long holds up the chain messages behind it. Default 1 min. */
+  matcherStuckAfterMs?: number;
+  /** How long the log may take to answer. Default 2 s. */
+  eventStoreTimeoutMs?: number;
+};
+
+const SEVERITY: Record<HealthState, number> = { ok: 0, degraded: 1, failing: 2 };
+const ok = (name: string): HealthCheck => ({ name, status: 'ok', reason: null });
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The log's head, or why it could not be read. */
+async function readHead(eventStore: HealthDeps['eventStore'], timeoutMs: number): Promise<{ head: bigint | null } | { error: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<{ error: string }>((resolve) => { timer = setTimeout(() => resolve({ error: `did not answer within ${timeoutMs} ms` }), timeoutMs); });
+  try {
+    return await Promise.race([eventStore.headPosition().then((head) => ({ head }), () => ({ error: 'answered with an error (see the log)' })), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function followerCheck(status: EvmFollowerStatus, now: number, watchingSince: number, behindAfterMs: number): HealthCheck {
+  const name = `follower:${status.network}`;
+  if (!status.running) return { name, status: 'degraded', reason: `the follower of ${status.network} is stopped: payments on it are not seen` };
+  const readAt = status.caughtUpAt ?? watchingSince;
+  if (now - readAt < behindAfterMs) return ok(name);
+  const since = status.caughtUpAt === null ? 'since Weir started' : `since ${iso(status.caughtUpAt)}`;
+  const node = status.lastError ? '; its node fails (see the log)' : '';
+  return { name, status: 'degraded', reason: `the follower of ${status.network} has not read the chain's head ${since}${node}: payments on it wait` };
+}
+
+/**
+ * What `/health` answers: the log, the read models, the matcher and each chain follower, and the
+ * worst of them as the overall status. Reading it changes nothing and logs nothing.
+ */
+export function createHealth(deps: HealthDeps): Health {
+  const behindAfterMs = deps.followerBehindAfterMs ?? 5 * 60_000;
+  const stuckAfterMs = deps.matcherStuckAfterMs ?? 60_000;
+  const timeoutMs = deps.eventStoreTimeoutMs ?? 2000;
+  const watchingSince = deps.clock.now();
+  return {
+    async report() {
+      const now = deps.clock.now();
+      const checks: HealthCheck[] = [];
+      const read = await readHead(deps.eventStore, timeoutMs);
+      checks.push('error' in read ? { name: 'event_store', status: 'failing', reason: `the log ${read.error}: nothing can be written` } : ok('event_store'));
+
+      const projections = deps.projections.health();
+      checks.push(projections.failing
+        ? {
+          name: 'projections', status: 'failing',
+          reason: `the read models have failed to follow the log since ${iso(projections.failing.since)} (${projections.failing.attempts} ${projections.failing.attempts === 1 ? 'attempt' : 'attempts'}, retried on its own; see the log): reads may be stale and writes wait`,
+        }
+        : ok('projections'));
+
+      const failing = deps.matcher?.status().failing ?? null;
+      if (deps.matcher) {
+        checks.push(failing && now - failing.since >= stuckAfterMs
+          ? {
+            name: 'matcher', status: 'degraded',
+            reason: `a chain message on ${failing.subject} has failed since ${iso(failing.since)} (${failing.deliveries} deliveries; see the log): the chain messages after it wait`,
+          }
+          : ok('matcher'));
+      }
+      for (const follower of deps.followers ?? []) checks.push(followerCheck(follower.status(), now, watchingSince, behindAfterMs));
+
+      const status = checks.reduce<HealthState>((worst, check) => (SEVERITY[check.status] > SEVERITY[worst] ? check.status : worst), 'ok');
+      const head = 'error' in read ? null : read.head?.toString() ?? null;
+      return { status, position: projections.position, head, checks };
+    },
+  };
+}
