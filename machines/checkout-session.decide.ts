@@ -103,10 +103,14 @@ export function decideCheckoutSession(snapshot: CheckoutSessionSnapshot, command
     case 'WithdrawTransfer': {
       const payment = session.payments.find((p) => p.transferId === command.transferId);
       if (!payment || payment.status !== 'pending') return [];
-      const withdrawn: CheckoutSessionEvent = { type: 'PaymentWithdrawn', data: { transferId: command.transferId, reason: command.reason, at: ctx.now } };
+      const withdrawal: CheckoutSessionEvent = { type: 'PaymentWithdrawn', data: { transferId: command.transferId, reason: command.reason, at: ctx.now } };
       // The expiry timer that fired while it was pending will not fire again: a session past its
       // expiry that no longer waits for any payment expires with the withdrawal.
-      const [afterWithdrawal] = transition(checkoutSessionMachine, snapshot, withdrawn);
+      const [afterWithdrawal] = transition(checkoutSessionMachine, snapshot, withdrawal);
+      // The intent waited for this payment alone and needs a payment again: its attempt failed
+      // (`payment_intent.payment_failed`).
+      const failed = session.paymentIntent.status === 'processing' && afterWithdrawal.context.session?.paymentIntent.status === 'requires_payment_method';
+      const withdrawn: CheckoutSessionEvent = failed ? { type: 'PaymentWithdrawn', data: { ...withdrawal.data, paymentFailed: true } } : withdrawal;
       return [withdrawn, ...expiresNow(afterWithdrawal, ctx.now)];
     }
     case 'ConfirmTransfer': {

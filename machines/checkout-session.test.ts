@@ -64,12 +64,25 @@ test('given a recorded transfer, when the same transfer is recorded again, then 
   t.deepEqual(given([created(), detected('t1', '300000000')]).when({ type: 'RecordTransfer', payment: paymentFixture('t1', '300000000') }), []);
 });
 
-test('given a pending transfer, when its block is reorged away, then PaymentWithdrawn and the intent needs a payment again', (t) => {
+test('given a pending transfer, when its block is reorged away, then PaymentWithdrawn, the intent needs a payment again, and its payment failed', (t) => {
   const events = given([created(), detected('t1', '300000000')]).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, NOW);
-  t.deepEqual(events, [{ type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW } }]);
+  t.deepEqual(events, [{ type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW, paymentFailed: true } }]);
   const state = given([created(), detected('t1', '300000000'), ...events]).state();
   t.is(state.context.session?.paymentIntent.status, 'requires_payment_method');
   t.is(state.context.session?.paymentStatus, 'unpaid');
+});
+
+test('a withdrawal is no failed payment while another payment is still pending, or money is already confirmed', (t) => {
+  const withdraw = { type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' } as const;
+  const another = given([created(), detected('t1', '100000000'), detected('t2', '200000000')]).when(withdraw, NOW);
+  t.deepEqual(another, [{ type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW } }]);
+  const partial: CheckoutSessionEvent = { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: NOW } };
+  const confirmedBefore = given([created(), detected('t2', '100000000'), confirmed('t2'), partial, detected('t1', '1')]).when(withdraw, NOW);
+  t.deepEqual(confirmedBefore, [{ type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW } }]);
+  // The second of two withdrawals leaves the intent waiting for nothing: that one failed it.
+  const history = [created(), detected('t1', '100000000'), detected('t2', '200000000'), ...another];
+  t.deepEqual(given(history).when({ type: 'WithdrawTransfer', transferId: 't2', reason: 'not in the final block' }, NOW),
+    [{ type: 'PaymentWithdrawn', data: { transferId: 't2', reason: 'not in the final block', at: NOW, paymentFailed: true } }]);
 });
 
 test('given a withdrawn transfer, when it is confirmed, then nothing (it can never count)', (t) => {
@@ -292,7 +305,7 @@ test('given an open session with a payment pending, when the expiry timer fires 
 test('given a pending payment past expiresAt, when it is withdrawn and nothing else is pending, then the session expires with it', (t) => {
   const history = [created(), detected('t1', '300000000')];
   const events = given(history).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, AFTER_EXPIRY);
-  t.deepEqual(events, [{ type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: AFTER_EXPIRY } }, expired]);
+  t.deepEqual(events, [{ type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: AFTER_EXPIRY, paymentFailed: true } }, expired]);
   const session = given([...history, ...events]).state().context.session!;
   t.is(session.status, 'expired');
   t.is(session.paymentIntent.status, 'canceled');

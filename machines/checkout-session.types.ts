@@ -236,7 +236,15 @@ export type CheckoutSessionEvent =
   | { type: 'CheckoutSessionCreated'; data: { session: CheckoutSession } }
   | { type: 'PaymentMethodSelected'; data: { addressId: string; amountDue: string; amountGasFee: string; at: string } }
   | { type: 'PaymentDetected'; data: { payment: SessionPayment } }
-  | { type: 'PaymentWithdrawn'; data: { transferId: string; reason: string; at: string } }
+  | {
+    type: 'PaymentWithdrawn';
+    /**
+     * `paymentFailed`: the payment intent was waiting for this payment alone and now needs a
+     * payment again (sent as `payment_intent.payment_failed`); absent otherwise, and in events
+     * written before it existed.
+     */
+    data: { transferId: string; reason: string; at: string; paymentFailed?: true };
+  }
   | { type: 'PaymentConfirmed'; data: { transferId: string; at: string } }
   | { type: 'CheckoutSessionPartiallyPaid'; data: { amountReceived: string; at: string } }
   | { type: 'CheckoutSessionCompleted'; data: { amountReceived: string; amountOverpaid: string; transactionHash: string | null; partial: boolean; at: string } }

@@ -83,6 +83,38 @@ test('a reorg that removes the paying block before finality leaves the session u
   t.is((await get()).payments.filter((p) => p.status === 'confirmed').length, 1);
 });
 
+test('a reorg that takes away the only payment sends payment_intent.payment_failed: the intent needing a payment again, and why', async (t) => {
+  const receiver = await startWebhookReceiver();
+  t.teardown(() => receiver.close());
+  const { chain, to, until, merchant, session } = await setup(t);
+  await merchant.api.post('/api/v1/webhook-endpoints', { description: 'failures', url: receiver.url, enabledEvents: { events: ['payment_intent.payment_failed'] } });
+  const orphan = randomHash();
+  const transfer = await chain.transfer({ to, amount: '3000000', blockNumber: 5, blockHash: orphan });
+  await until((s) => s.paymentIntent.status === 'processing', 'detection');
+  await chain.reorg([{ number: 5, hash: orphan }]);
+  const [hook] = await receiver.waitFor((all) => all.length >= 1);
+  const body = JSON.parse(hook!.body) as { type: string; object: string; data: { object: Record<string, unknown> } };
+  t.is(body.type, 'payment_intent.payment_failed');
+  t.is(body.object, 'paymentIntent');
+  t.like(body.data.object, {
+    status: 'requires_payment_method', checkoutSessionId: session.id, amountReceived: '0', transactions: [],
+    lastPaymentError: {
+      type: 'chain_error', code: 'payment_withdrawn', transactionHash: transfer.transactionHash, network: transfer.network, blockNumber: 5,
+      message: 'the transfer the payment intent waited for was withdrawn (reorg); it needs a payment again',
+    },
+  });
+
+  // A second transfer withdrawn while a third is still pending fails nothing: no second webhook.
+  const b6 = randomHash();
+  await chain.transfer({ to, amount: '1000000', blockNumber: 6, blockHash: b6 });
+  await chain.transfer({ to, amount: '2000000', blockNumber: 7, blockHash: randomHash() });
+  await until((s) => s.payments.length === 3, 'two more detections');
+  await chain.reorg([{ number: 6, hash: b6 }]);
+  await until((s) => s.payments.filter((p) => p.status === 'withdrawn').length === 2, 'the second withdrawal');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.is(receiver.received.length, 1);
+});
+
 test('a final block with another hash than the transfer\'s withdraws the transfer', async (t) => {
   const { chain, to, until } = await setup(t);
   await chain.transfer({ to, amount: '3000000', blockNumber: 9, blockHash: randomHash() });

@@ -30,6 +30,9 @@ const SESSION_EVENTS: Record<string, [string, string][]> = {
   LatePaymentReceived: [['checkout_session.late_payment', 'checkoutSession']],
 };
 
+/** A withdrawal that leaves the intent needing a payment again (see `PaymentWithdrawn.paymentFailed`). */
+const PAYMENT_FAILED = { type: 'payment_intent.payment_failed', object: 'paymentIntent' } as const;
+
 const ORGANIZATION_EVENTS: Record<string, string> = {
   WithdrawalAddressAdded: 'withdrawal_address.created',
   WithdrawalAddressUpdated: 'withdrawal_address.updated',
@@ -43,7 +46,10 @@ const ORGANIZATION_EVENTS: Record<string, string> = {
  * from the log when sent).
  */
 export function publicEventKindsOf(event: RecordedEvent): { type: string; object: string }[] {
-  if (event.streamId.startsWith('checkout_session-')) return (SESSION_EVENTS[event.type] ?? []).map(([type, object]) => ({ type, object }));
+  if (event.streamId.startsWith('checkout_session-')) {
+    if (event.type === 'PaymentWithdrawn') return (event.data as { paymentFailed?: unknown }).paymentFailed === true ? [PAYMENT_FAILED] : [];
+    return (SESSION_EVENTS[event.type] ?? []).map(([type, object]) => ({ type, object }));
+  }
   if (event.streamId.startsWith('organization-')) {
     const type = ORGANIZATION_EVENTS[event.type];
     return type ? [{ type, object: 'withdrawalAddress' }] : [];
@@ -67,6 +73,20 @@ export function testEventOf(event: RecordedEvent & { data: { testId?: unknown } 
   return { id: deterministicId(`webhook-test:${String(event.data.testId)}`), type: TEST_WEBHOOK_EVENT_TYPE, object: 'webhookEndpoint', created: Date.parse(event.metadata.occurredAt) };
 }
 
+/** Why the intent's attempt failed: the transfer it waited for was withdrawn from the chain. */
+function withdrawalError(session: CheckoutSession, source: RecordedEvent) {
+  const { transferId, reason } = source.data as { transferId: string; reason: string };
+  const payment = session.payments.find((p) => p.transferId === transferId);
+  return {
+    type: 'chain_error',
+    code: 'payment_withdrawn',
+    message: `the transfer the payment intent waited for was withdrawn (${reason}); it needs a payment again`,
+    transactionHash: payment?.transactionHash ?? null,
+    network: payment?.network ?? null,
+    blockNumber: payment?.blockNumber ?? null,
+  };
+}
+
 function fold<S, E>(events: RecordedEvent[], evolve: (state: S | null, event: E) => S | null): S | null {
   let state: S | null = null;
   for (const event of events) state = evolve(state, event as unknown as E);
@@ -79,6 +99,7 @@ function payloadOf(history: RecordedEvent[], source: RecordedEvent, type: string
     const session = fold<CheckoutSession, CheckoutSessionEvent>(history, evolveCheckoutSession);
     if (!session) throw new Error(`${source.streamId} has no session at revision ${source.revision}`);
     const view = publicCheckoutSession(session);
+    if (type === PAYMENT_FAILED.type) return { ...view.paymentIntent, checkoutSessionId: view.id, lastPaymentError: withdrawalError(session, source) };
     if (type.startsWith('payment_intent.')) return { ...view.paymentIntent, checkoutSessionId: view.id };
     if (type === 'checkout_session.late_payment') {
       const transferId = (source.data as { transferId?: string }).transferId;
