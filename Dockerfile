@@ -10,4 +10,6 @@ COPY tsconfig.json ./
 ENV HOST=0.0.0.0 PORT=8080 WEIR_DATA_DIR=/data
 VOLUME /data
 EXPOSE 8080
+# 0 while ok or degraded, 1 while failing (the log or the read models) or not answering.
+HEALTHCHECK --interval=30s --timeout=10s --start-period=120s --retries=3 CMD ["node", "bin/weir.js", "health"]
 CMD ["node", "bin/weir.js", "serve"]

@@ -1,14 +1,9 @@
 import { resolve } from 'node:path';
-import { SingleBar } from 'cli-progress';
-import { MACHINES } from '../../machines/index.ts';
-import { createCommandHandler } from '../actors/command-handler.ts';
 import { ConfigError, SETTINGS, readConfig } from '../app/config.ts';
-import { openStores, startWeir } from '../app/start-weir.ts';
-import { ALL_PROJECTIONS } from '../projections/all-projections.ts';
-import { createProjectionRunner } from '../projections/projection-runner.ts';
-import { createSystemClock } from '../shared/clock.ts';
-import { createOrganization } from '../tenancy/create-organization.ts';
-import { exportMachines } from './export-machines.ts';
+import { checkHealth } from './check-health.ts';
+
+// Each command loads what it needs when it runs, so a small one (`weir health`, run by a
+// container's health check every few seconds) does not load the whole server.
 
 /** Column widths of the options list: the longest flag and the longest variable name. */
 const FLAG_WIDTH = Math.max(...Object.values(SETTINGS).map((s) => s.flag.length));
@@ -21,6 +16,8 @@ Commands:
   org create --name NAME     create an organization; prints its id and one test and one live secret key (shown once)
   replay                     drop and rebuild every read model from the log
   machines export [--out DIR] write every statechart as JSON for the Stately editor (default ./machines-json)
+  health [--url URL]         ask a running Weir's /health (default http://HOST:PORT); prints it; exit 0 while ok
+                             or degraded, 1 while failing or not answering
   devnet [--port N] [--out FILE] local EVM chain (hardhat, chain id 31337, 127.0.0.1) with test USDC/USDT/DAI
                              and the forwarder factory; prints its JSON (and writes FILE); runs until stopped
 
@@ -36,6 +33,7 @@ function option(argv: string[], name: string): string | undefined {
 }
 
 async function serve(argv: string[]): Promise<void> {
+  const { startWeir } = await import('../app/start-weir.ts');
   const weir = await startWeir(readConfig(argv, process.env));
   const shutdown = (signal: string) => {
     console.log(`[weir] ${signal}: stopping`);
@@ -49,6 +47,10 @@ async function orgCreate(argv: string[]): Promise<void> {
   const name = option(argv, '--name');
   if (!name || name.trim() === '' || name.length > 200) throw new ConfigError('org create needs --name NAME (1 to 200 characters)');
   const config = readConfig(argv, process.env);
+  const { openStores } = await import('../app/start-weir.ts');
+  const { createCommandHandler } = await import('../actors/command-handler.ts');
+  const { createOrganization } = await import('../tenancy/create-organization.ts');
+  const { createSystemClock } = await import('../shared/clock.ts');
   const { eventStore, readStore } = await openStores({ ...config, mongoDbUrl: undefined });
   try {
     const created = await createOrganization(createCommandHandler({ eventStore, clock: createSystemClock() }), name.trim());
@@ -70,6 +72,10 @@ async function orgCreate(argv: string[]): Promise<void> {
 
 async function replay(argv: string[]): Promise<void> {
   const config = readConfig(argv, process.env);
+  const { openStores } = await import('../app/start-weir.ts');
+  const { ALL_PROJECTIONS } = await import('../projections/all-projections.ts');
+  const { createProjectionRunner } = await import('../projections/projection-runner.ts');
+  const { SingleBar } = await import('cli-progress');
   const { eventStore, readStore } = await openStores(config);
   const runner = createProjectionRunner({ eventStore, readStore, projections: ALL_PROJECTIONS });
   const bar = new SingleBar({ format: 'replay [{bar}] {percentage}% | {events} events | {eta_formatted} left', stream: process.stderr, noTTYOutput: true, notTTYSchedule: 2000 });
@@ -105,13 +111,30 @@ async function devnet(argv: string[]): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+async function health(argv: string[]): Promise<void> {
+  const given = option(argv, '--url');
+  let url = given;
+  if (url === undefined) {
+    const { host, port } = readConfig(argv, process.env);
+    const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+    url = `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+  }
+  const result = await checkHealth(url);
+  if (result.report) process.stdout.write(`${JSON.stringify(result.report, null, 2)}\n`);
+  if (result.problem) console.error(`weir health: ${result.problem}`);
+  process.exitCode = result.exitCode;
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
   if (command === 'serve') return serve(argv.slice(1));
   if (command === 'org' && sub === 'create') return orgCreate(rest);
   if (command === 'replay') return replay(argv.slice(1));
   if (command === 'devnet') return devnet(argv.slice(1));
+  if (command === 'health') return health(argv.slice(1));
   if (command === 'machines' && sub === 'export') {
+    const { MACHINES } = await import('../../machines/index.ts');
+    const { exportMachines } = await import('./export-machines.ts');
     const files = await exportMachines(MACHINES, option(rest, '--out') ?? './machines-json');
     for (const file of files) console.log(file);
     return;

@@ -34,6 +34,23 @@ test('weir org create on the data dir of a running weir serve: the server picks 
   t.false(log.includes(org.testSecretKey));
 });
 
+test('weir health asks a running weir serve (by --url, or by PORT and HOST as serve reads them) and exits 0; with nothing listening it exits 1 and says so', async (t) => {
+  const dataDir = await tempDir(t);
+  const server = await spawnWeir({ dataDir });
+  t.teardown(() => server.kill());
+  const byUrl = runWeir(['health', '--url', server.url]);
+  t.is(byUrl.status, 0, byUrl.stderr);
+  const report = JSON.parse(byUrl.stdout) as { status: string; checks: { name: string; status: string }[] };
+  t.is(report.status, 'ok');
+  t.deepEqual(report.checks.map((c) => c.name), ['event_store', 'projections', 'matcher']);
+  const port = new URL(server.url).port;
+  t.is(runWeir(['health'], { PORT: port, HOST: '0.0.0.0' }).status, 0);
+  await server.kill();
+  const down = runWeir(['health', '--port', port]);
+  t.is(down.status, 1);
+  t.regex(down.stderr, new RegExp(`weir health: http://127\\.0\\.0\\.1:${port}/health: no answer`));
+});
+
 test('weir org create without a name fails with a clear message', (t) => {
   const result = runWeir(['org', 'create'], { WEIR_DATA_DIR: '/nonexistent-never-created' });
   t.is(result.status, 2);
