@@ -2,7 +2,10 @@ import test from 'ava';
 import type { MatcherStatus } from '../chain-ingest/matcher.ts';
 import type { EvmFollowerStatus } from '../chain-ingest/evm/follower/evm-follower.ts';
 import type { ProjectionFailure } from '../projections/projection-runner.ts';
+import { COLLECTIONS, type WebhookDeliveryDoc } from '../projections/collections.ts';
+import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { createManualClock } from '../shared/clock.ts';
+import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import { createHealth, type HealthDeps } from './health.ts';
 
 const START = Date.parse('2026-06-01T00:00:00Z');
@@ -116,4 +119,43 @@ test('the worst part decides: failing outranks degraded', async (t) => {
   t.is((await health.report()).status, 'degraded');
   state.projectionFailure = { error: 'x', since: START, attempts: 1 };
   t.is((await health.report()).status, 'failing');
+});
+
+const delivery = (id: string, status: string, nextAttemptAt: number | null) => ({
+  _id: id, id, organizationId: 'org', environment: 'test', endpointId: 'e', eventId: `ev-${id}`, eventType: 'checkout_session.completed', eventObject: 'checkoutSession',
+  source: { streamId: 'checkout_session-1', revision: 3 }, createdAt: new Date(START).toISOString(), firstDueAt: START, status, attempts: 0, nextAttemptAt, log: [],
+}) as unknown as WebhookDeliveryDoc;
+
+test('webhook deliveries due five minutes ago or more and still pending make Weir degraded: the dispatcher is behind', async (t) => {
+  const { deps, clock } = parts();
+  const readStore = createEmbeddedReadStore({ indexedFields: ['status'] });
+  const deliveries = readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
+  await deliveries.put(delivery('late-1', 'pending', START));
+  await deliveries.put(delivery('late-2', 'pending', START + 1000));
+  await deliveries.put(delivery('retrying', 'pending', START + 60 * 60_000));
+  await deliveries.put(delivery('done', 'succeeded', null));
+  await deliveries.put(delivery('gave-up', 'failed', null));
+  const health = createHealth({ ...deps, readStore });
+  clock.advanceBy(5 * 60_000);
+  t.like((await health.report()).checks.find((c) => c.name === 'webhooks'), { status: 'ok' }, 'due exactly five minutes ago: not yet');
+  clock.advanceBy(1001);
+  const report = await health.report();
+  t.is(report.status, 'degraded');
+  t.like(report.checks.find((c) => c.name === 'webhooks'), {
+    status: 'degraded', reason: '2 webhook deliveries have waited to be sent since 2026-06-01T00:00:00.000Z: the dispatcher is behind (see the log)',
+  });
+  await deliveries.put(delivery('late-1', 'succeeded', null));
+  t.like((await health.report()).checks.find((c) => c.name === 'webhooks'), { reason: '1 webhook delivery has waited to be sent since 2026-06-01T00:00:01.000Z: the dispatcher is behind (see the log)' });
+});
+
+test('a read store that errs or does not answer is failing', async (t) => {
+  const { deps } = parts();
+  const broken: ReadStore = { ...createEmbeddedReadStore(), collection: () => { throw new Error('MongoNetworkError: mongodb://weir:hunter2@db'); } };
+  const report = await createHealth({ ...deps, readStore: broken }).report();
+  t.is(report.status, 'failing');
+  t.like(report.checks.find((c) => c.name === 'read_store'), { status: 'failing', reason: 'the read store answered with an error (see the log): reads fail' });
+  t.false(JSON.stringify(report).includes('hunter2'));
+  const silent = createEmbeddedReadStore();
+  const hanging: ReadStore = { ...silent, collection: <T extends ReadDocument>() => ({ ...silent.collection<T>('x'), find: () => new Promise<T[]>(() => {}) }) };
+  t.like((await createHealth({ ...deps, readStore: hanging }).report()).checks.find((c) => c.name === 'read_store'), { reason: 'the read store did not answer within 5 ms: reads fail' });
 });

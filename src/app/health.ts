@@ -1,7 +1,9 @@
 import type { MatcherStatus } from '../chain-ingest/matcher.ts';
 import type { EvmFollowerStatus } from '../chain-ingest/evm/follower/evm-follower.ts';
 import type { EventStore } from '../event-store/event-store.ts';
+import { COLLECTIONS, type WebhookDeliveryDoc } from '../projections/collections.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 
 /**
@@ -28,13 +30,17 @@ export type HealthDeps = {
   clock: Clock;
   eventStore: Pick<EventStore, 'headPosition'>;
   projections: Pick<ProjectionRunner, 'health'>;
+  /** Where the webhook deliveries are; without it, they are not checked. */
+  readStore?: ReadStore;
   matcher?: { status(): MatcherStatus };
   followers?: readonly { status(): EvmFollowerStatus }[];
   /** A follower that has not read its chain's head for this long is behind. Default 5 min. */
   followerBehindAfterMs?: number;
   /** A chain message that has kept failing for this long holds up the chain messages behind it. Default 1 min. */
   matcherStuckAfterMs?: number;
-  /** How long the log may take to answer. Default 2 s. */
+  /** A webhook delivery still not attempted this long after it was due means the dispatcher is behind. Default 5 min. */
+  webhooksOverdueAfterMs?: number;
+  /** How long the log and the read store may take to answer. Default 2 s. */
   eventStoreTimeoutMs?: number;
 };
 
@@ -42,12 +48,12 @@ const SEVERITY: Record<HealthState, number> = { ok: 0, degraded: 1, failing: 2 }
 const ok = (name: string): HealthCheck => ({ name, status: 'ok', reason: null });
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The log's head, or why it could not be read. */
-async function readHead(eventStore: HealthDeps['eventStore'], timeoutMs: number): Promise<{ head: bigint | null } | { error: string }> {
+/** What `work` gave, or why it gave nothing: an error, or no answer within `timeoutMs`. */
+async function answerWithin<T>(work: () => Promise<T>, timeoutMs: number): Promise<{ value: T } | { error: string }> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<{ error: string }>((resolve) => { timer = setTimeout(() => resolve({ error: `did not answer within ${timeoutMs} ms` }), timeoutMs); });
   try {
-    return await Promise.race([eventStore.headPosition().then((head) => ({ head }), () => ({ error: 'answered with an error (see the log)' })), timeout]);
+    return await Promise.race([work().then((value) => ({ value }), () => ({ error: 'answered with an error (see the log)' })), timeout]);
   } finally {
     clearTimeout(timer);
   }
@@ -63,20 +69,35 @@ function followerCheck(status: EvmFollowerStatus, now: number, watchingSince: nu
   return { name, status: 'degraded', reason: `the follower of ${status.network} has not read the chain's head ${since}${node}: payments on it wait` };
 }
 
+/** Deliveries due before `dueBefore` and still not attempted: the dispatcher does not keep up (or does not run). */
+async function webhooksCheck(readStore: ReadStore, dueBefore: number): Promise<HealthCheck> {
+  const overdue = { status: 'pending', nextAttemptAt: { $lt: dueBefore } };
+  const deliveries = readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
+  const [oldest] = await deliveries.find(overdue, { sort: { nextAttemptAt: 1 }, limit: 1 });
+  if (!oldest?.nextAttemptAt) return ok('webhooks');
+  const count = await deliveries.count(overdue);
+  return {
+    name: 'webhooks', status: 'degraded',
+    reason: `${count} webhook ${count === 1 ? 'delivery has' : 'deliveries have'} waited to be sent since ${iso(oldest.nextAttemptAt)}: the dispatcher is behind (see the log)`,
+  };
+}
+
 /**
- * What `/health` answers: the log, the read models, the matcher and each chain follower, and the
- * worst of them as the overall status. Reading it changes nothing and logs nothing.
+ * What `/health` answers: the log, the read models, the matcher, the webhook deliveries and each
+ * chain follower, and the worst of them as the overall status. Reading it changes nothing and logs
+ * nothing.
  */
 export function createHealth(deps: HealthDeps): Health {
   const behindAfterMs = deps.followerBehindAfterMs ?? 5 * 60_000;
   const stuckAfterMs = deps.matcherStuckAfterMs ?? 60_000;
   const timeoutMs = deps.eventStoreTimeoutMs ?? 2000;
+  const overdueAfterMs = deps.webhooksOverdueAfterMs ?? 5 * 60_000;
   const watchingSince = deps.clock.now();
   return {
     async report() {
       const now = deps.clock.now();
       const checks: HealthCheck[] = [];
-      const read = await readHead(deps.eventStore, timeoutMs);
+      const read = await answerWithin(() => deps.eventStore.headPosition(), timeoutMs);
       checks.push('error' in read ? { name: 'event_store', status: 'failing', reason: `the log ${read.error}: nothing can be written` } : ok('event_store'));
 
       const projections = deps.projections.health();
@@ -96,10 +117,15 @@ export function createHealth(deps: HealthDeps): Health {
           }
           : ok('matcher'));
       }
+      if (deps.readStore) {
+        const { readStore } = deps;
+        const webhooks = await answerWithin(() => webhooksCheck(readStore, now - overdueAfterMs), timeoutMs);
+        checks.push('error' in webhooks ? { name: 'read_store', status: 'failing', reason: `the read store ${webhooks.error}: reads fail` } : webhooks.value);
+      }
       for (const follower of deps.followers ?? []) checks.push(followerCheck(follower.status(), now, watchingSince, behindAfterMs));
 
       const status = checks.reduce<HealthState>((worst, check) => (SEVERITY[check.status] > SEVERITY[worst] ? check.status : worst), 'ok');
-      const head = 'error' in read ? null : read.head?.toString() ?? null;
+      const head = 'error' in read ? null : read.value?.toString() ?? null;
       return { status, position: projections.position, head, checks };
     },
   };
