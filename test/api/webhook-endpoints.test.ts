@@ -38,6 +38,11 @@ test('create validates url, description and enabledEvents', async (t) => {
   await assertRejectedWithoutWrite(t, weir, () => api.post(ENDPOINTS, { ...valid, enabledEvents: { events: ['checkout_session.completed', 'checkout.session.completed'] } }), { field: 'enabledEvents.events[1]' });
   await assertRejectedWithoutWrite(t, weir, () => api.post(ENDPOINTS, { ...valid, enabledEvents: { events: ['webhook_endpoint.test'] } }), { field: 'enabledEvents.events[0]' });
   await assertRejectedWithoutWrite(t, weir, () => api.post(ENDPOINTS, { ...valid, enabledEvents: { events: [42] } }), { field: 'enabledEvents.events[0]' });
+  // The specification's name for a failed payment intent: told the name it is sent under.
+  await assertRejectedWithoutWrite(t, weir, () => api.post(ENDPOINTS, { ...valid, enabledEvents: { events: ['payment_intent.failed'] } }), {
+    field: 'enabledEvents.events[0]', message: /"payment_intent\.failed" is sent as payment_intent\.payment_failed: subscribe to that/,
+  });
+  await assertRejectedWithoutWrite(t, weir, () => api.post(ENDPOINTS, { ...valid, enabledEvents: { events: ['__proto__'] } }), { field: 'enabledEvents.events[0]', message: /is not an event type/ });
   await assertRejectedWithoutWrite(t, weir, () => api.post(ENDPOINTS, { ...valid, isDisabled: 'no' }), { field: 'isDisabled' });
   t.is((await api.get<Page<Endpoint>>(ENDPOINTS)).body.count, 0);
 

@@ -6,7 +6,7 @@ import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { asObject, optionalArray, optionalBoolean, optionalObject, optionalString, optionalUrl, requiredString, requiredUrl } from '../../shared/input.ts';
 import { generateWebhookSecret } from '../../tenancy/secrets.ts';
-import { WEBHOOK_EVENT_TYPES, isWebhookEventType } from '../../webhooks/webhook-event-types.ts';
+import { SPEC_EVENT_TYPE_NAMES, WEBHOOK_EVENT_TYPES, isWebhookEventType } from '../../webhooks/webhook-event-types.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
@@ -20,7 +20,10 @@ function enabledEvents(body: Record<string, unknown>, required: boolean): { even
   const events = optionalArray(o, 'events', 'enabledEvents', { min: 1, max: 50 });
   if (!events) throw new ValidationError('enabledEvents.events', 'is required', 'parameter_missing');
   events.forEach((e, i) => {
-    if (e !== '*' && !isWebhookEventType(e)) throw new ValidationError(`enabledEvents.events[${i}]`, `${JSON.stringify(e)} is not an event type; use * or one of GET /api/v1/webhook-endpoints/event-types`);
+    if (e === '*' || isWebhookEventType(e)) return;
+    const sentAs = typeof e === 'string' && Object.hasOwn(SPEC_EVENT_TYPE_NAMES, e) ? SPEC_EVENT_TYPE_NAMES[e] : undefined;
+    if (sentAs) throw new ValidationError(`enabledEvents.events[${i}]`, `${JSON.stringify(e)} is sent as ${sentAs}: subscribe to that`);
+    throw new ValidationError(`enabledEvents.events[${i}]`, `${JSON.stringify(e)} is not an event type; use * or one of GET /api/v1/webhook-endpoints/event-types`);
   });
   return { events: [...new Set(events as string[])] };
 }
