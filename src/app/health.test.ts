@@ -159,3 +159,24 @@ test('a read store that errs or does not answer is failing', async (t) => {
   const hanging: ReadStore = { ...silent, collection: <T extends ReadDocument>() => ({ ...silent.collection<T>('x'), find: () => new Promise<T[]>(() => {}) }) };
   t.like((await createHealth({ ...deps, readStore: hanging }).report()).checks.find((c) => c.name === 'read_store'), { reason: 'the read store did not answer within 5 ms: reads fail' });
 });
+
+test('timers whose command has failed for five minutes or more make Weir degraded, naming their kinds', async (t) => {
+  const { deps, clock } = parts();
+  let failing = [
+    { id: 'checkout_session.expire:1', kind: 'checkout_session.expire', failures: 3, since: START },
+    { id: 'mail.retry:2', kind: 'mail.retry', failures: 2, since: START + 1000 },
+    { id: 'checkout_session.expire:3', kind: 'checkout_session.expire', failures: 1, since: START + 4 * 60_000 },
+  ];
+  const health = createHealth({ ...deps, timers: { status: () => ({ failing }) } });
+  clock.advanceBy(5 * 60_000 - 1);
+  t.like((await health.report()).checks.find((c) => c.name === 'timers'), { status: 'ok', reason: null });
+  clock.advanceBy(1001);
+  const report = await health.report();
+  t.like(report.checks.find((c) => c.name === 'timers'), {
+    status: 'degraded', reason: '2 timers have failed since 2026-06-01T00:00:00.000Z (checkout_session.expire, mail.retry; retried, see the log): what they do waits',
+  });
+  failing = [failing[1]!];
+  t.regex((await health.report()).checks.find((c) => c.name === 'timers')!.reason!, /^1 timer has failed since 2026-06-01T00:00:01.000Z \(mail\.retry;/);
+  failing = [];
+  t.like((await health.report()).checks.find((c) => c.name === 'timers'), { status: 'ok', reason: null });
+});

@@ -5,6 +5,7 @@ import { COLLECTIONS, type WebhookDeliveryDoc } from '../projections/collections
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { FailingTimer } from '../timers/timer-runner.ts';
 
 /**
  * `ok`; `degraded`: Weir answers, but something it does is held up (a chain follower is behind,
@@ -33,11 +34,14 @@ export type HealthDeps = {
   /** Where the webhook deliveries are; without it, they are not checked. */
   readStore?: ReadStore;
   matcher?: { status(): MatcherStatus };
+  timers?: { status(): { failing: FailingTimer[] } };
   followers?: readonly { status(): EvmFollowerStatus }[];
   /** A follower that has not read its chain's head for this long is behind. Default 5 min. */
   followerBehindAfterMs?: number;
   /** A chain message that has kept failing for this long holds up the chain messages behind it. Default 1 min. */
   matcherStuckAfterMs?: number;
+  /** A timer whose command has failed for this long makes Weir degraded. Default 5 min. */
+  timersFailingAfterMs?: number;
   /** A webhook delivery still not attempted this long after it was due means the dispatcher is behind. Default 5 min. */
   webhooksOverdueAfterMs?: number;
   /** How long the log and the read store may take to answer. Default 2 s. */
@@ -69,6 +73,15 @@ function followerCheck(status: EvmFollowerStatus, now: number, watchingSince: nu
   return { name, status: 'degraded', reason: `the follower of ${status.network} has not read the chain's head ${since}${node}: payments on it wait` };
 }
 
+/** Timers whose command has failed since before `failingBefore`: what they do (an expiry, a renewal, a reminder, a mail) waits. */
+function timersCheck(failing: FailingTimer[], failingBefore: number): HealthCheck {
+  const long = failing.filter((timer) => timer.since <= failingBefore);
+  if (long.length === 0) return ok('timers');
+  const kinds = [...new Set(long.map((timer) => timer.kind))].sort().join(', ');
+  const count = long.length === 1 ? '1 timer has' : `${long.length} timers have`;
+  return { name: 'timers', status: 'degraded', reason: `${count} failed since ${iso(long[0]!.since)} (${kinds}; retried, see the log): what they do waits` };
+}
+
 /** Deliveries due before `dueBefore` and still not attempted: the dispatcher does not keep up (or does not run). */
 async function webhooksCheck(readStore: ReadStore, dueBefore: number): Promise<HealthCheck> {
   const overdue = { status: 'pending', nextAttemptAt: { $lt: dueBefore } };
@@ -83,8 +96,8 @@ async function webhooksCheck(readStore: ReadStore, dueBefore: number): Promise<H
 }
 
 /**
- * What `/health` answers: the log, the read models, the matcher, the webhook deliveries and each
- * chain follower, and the worst of them as the overall status. Reading it changes nothing and logs
+ * What `/health` answers: the log, the read models, the matcher, the timers, the webhook deliveries
+ * and each chain follower, and the worst of them as the overall status. Reading it changes nothing and logs
  * nothing.
  */
 export function createHealth(deps: HealthDeps): Health {
@@ -92,6 +105,7 @@ export function createHealth(deps: HealthDeps): Health {
   const stuckAfterMs = deps.matcherStuckAfterMs ?? 60_000;
   const timeoutMs = deps.eventStoreTimeoutMs ?? 2000;
   const overdueAfterMs = deps.webhooksOverdueAfterMs ?? 5 * 60_000;
+  const timersAfterMs = deps.timersFailingAfterMs ?? 5 * 60_000;
   const watchingSince = deps.clock.now();
   return {
     async report() {
@@ -117,6 +131,7 @@ export function createHealth(deps: HealthDeps): Health {
           }
           : ok('matcher'));
       }
+      if (deps.timers) checks.push(timersCheck(deps.timers.status().failing, now - timersAfterMs));
       if (deps.readStore) {
         const { readStore } = deps;
         const webhooks = await answerWithin(() => webhooksCheck(readStore, now - overdueAfterMs), timeoutMs);

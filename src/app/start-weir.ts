@@ -197,7 +197,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const gasFees = createEvmGasFeeQuoter({ registry: evm.registry, clock, nativePrices: parseNativePrices(config.chainEnv ?? {}) });
   const createCheckoutSession = createCheckoutSessionCreator({ clock, readStore, commands, rail, lineItems, publicUrl, gasFees });
   const transactionRecovery = offeredEvm.length > 0 ? createTransactionRecovery({ registry: evm.registry, bus, readStore, projections, eventStore, clock, followers: followersByNetwork, log: (line) => log(`[recovery] ${line}`) }) : undefined;
-  const health = createHealth({ clock, eventStore, projections, readStore, matcher, followers });
+  const health = createHealth({ clock, eventStore, projections, readStore, matcher, timers, followers });
   const app = createApiApp({ clock, eventStore, readStore, commands, projections, rail, secretBox, publicUrl, createCheckoutSession, mailer, adminToken: config.adminToken, devnet: evm.devnet, transactionRecovery, health });
   server.on('request', app.callback());
   server.keepAliveTimeout = 65_000;

@@ -43,16 +43,21 @@ test('a timer whose handler fails is retried on the clock, backing off, and does
   t.deepEqual(calls.boom, [T0]);
   t.deepEqual(calls.ok, [T0], 'the timer after the failing one still fired');
   t.regex(lines[0]!, /boom boom:1 failed \(attempt 1\); retrying at 2026-06-01T00:01:00.000Z: store unavailable/);
+  t.deepEqual(runner.status(), { failing: [{ id: 'boom:1', kind: 'boom', failures: 1, since: T0 }] });
 
   clock.advanceBy(59 * SECOND);
   clock.advanceBy(1 * SECOND);
   await reached(() => calls.boom!.length, 2);
   t.deepEqual(calls.boom, [T0, T0 + 60 * SECOND]);
+  await reached(() => runner.status().failing[0]?.failures ?? 0, 2);
+  t.deepEqual(runner.status(), { failing: [{ id: 'boom:1', kind: 'boom', failures: 2, since: T0 }] }, 'failing since its first failure');
   clock.advanceBy(119 * SECOND);
   t.is(calls.boom!.length, 2, 'the second retry waits twice as long');
   clock.advanceBy(1 * SECOND);
   await reached(() => calls.boom!.length, 3);
   t.deepEqual(await timers.find({}), []);
+  await reached(() => (runner.status().failing.length === 0 ? 1 : 0), 1);
+  t.deepEqual(runner.status(), { failing: [] });
 });
 
 test('a timer whose command changed nothing is not fired again until it is rescheduled', async (t) => {

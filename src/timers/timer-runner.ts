@@ -25,8 +25,13 @@ export const NOT_YET_RETRY_MS = 60_000;
  */
 export type TimerHandler = (timer: TimerDoc, ctx: CommandContext) => Promise<{ position: bigint | null } | { notYet: true }>;
 
+/** A timer whose command keeps failing: `failures` in a row since `since` (ms, on the runner's clock). */
+export type FailingTimer = { id: string; kind: string; failures: number; since: number };
+
 export type TimerRunner = {
   start(): void;
+  /** The timers whose command failed at their last attempt (not those waiting on `notYet`), oldest failure first. */
+  status(): { failing: FailingTimer[] };
   /** What timers answered `notYet` to may have changed (a follower read further): try them again now. */
   retryWaiting(): void;
   stop(): Promise<void>;
@@ -57,7 +62,7 @@ export function createTimerRunner(deps: {
    * Timers whose handler failed (`failures` in a row, backing off) or answered `notYet` (no
    * failure): tried again at `retryAt` on the clock, while the others run.
    */
-  const failing = new Map<string, { scheduling: string; failures: number; retryAt: number }>();
+  const failing = new Map<string, { scheduling: string; kind: string; failures: number; retryAt: number; since: number | null }>();
   let unsubscribe: (() => void) | null = null;
   /** Counts `retryWaiting()` calls: one during a pass also covers a timer that pass is putting off. */
   let retryCalls = 0;
@@ -118,12 +123,13 @@ export function createTimerRunner(deps: {
         // Retried from this pass's `now`, so the timers put off together are looked at again together;
         // at once (in the pass `retryWaiting` asked for) if what it waits for changed meanwhile.
         if (await fire(timer)) failing.delete(timer._id);
-        else failing.set(timer._id, { scheduling: scheduling(timer), failures: 0, retryAt: retryCalls === retriesBefore ? now + NOT_YET_RETRY_MS : now });
+        else failing.set(timer._id, { scheduling: scheduling(timer), kind: timer.kind, failures: 0, retryAt: retryCalls === retriesBefore ? now + NOT_YET_RETRY_MS : now, since: null });
       } catch (error) {
         // One timer whose command fails (a bug, a store outage) must not hold up the others.
-        const failures = failed && failed.scheduling === scheduling(timer) ? failed.failures + 1 : 1;
+        const again = failed && failed.scheduling === scheduling(timer) && failed.failures > 0 ? failed : null;
+        const failures = again ? again.failures + 1 : 1;
         const retryAt = clock.now() + doublingDelay(failures, FIRST_RETRY_MS, MAX_RETRY_MS);
-        failing.set(timer._id, { scheduling: scheduling(timer), failures, retryAt });
+        failing.set(timer._id, { scheduling: scheduling(timer), kind: timer.kind, failures, retryAt, since: again?.since ?? clock.now() });
         log(`[timers] ${timer.kind} ${timer._id} failed (attempt ${failures}); retrying at ${new Date(retryAt).toISOString()}: ${(error as Error).message}`);
       }
     }
@@ -141,6 +147,11 @@ export function createTimerRunner(deps: {
       });
       unsubscribe = () => { off(); if (pending) clearTimeout(pending); };
       loop.poke();
+    },
+    status() {
+      const list: FailingTimer[] = [];
+      for (const [id, entry] of failing) if (entry.failures > 0 && entry.since !== null) list.push({ id, kind: entry.kind, failures: entry.failures, since: entry.since });
+      return { failing: list.sort((a, b) => a.since - b.since) };
     },
     retryWaiting() {
       retryCalls += 1;

@@ -25,7 +25,7 @@ test('/health: ok, then failing (503) while the read models cannot follow the lo
   t.is(healthy.headers.get('cache-control'), 'no-store');
   t.is(healthy.body.status, 'ok');
   t.is(healthy.body.position, healthy.body.head);
-  t.deepEqual(healthy.body.checks.map((c) => [c.name, c.status]), [['event_store', 'ok'], ['projections', 'ok'], ['matcher', 'ok'], ['webhooks', 'ok']]);
+  t.deepEqual(healthy.body.checks.map((c) => [c.name, c.status]), [['event_store', 'ok'], ['projections', 'ok'], ['matcher', 'ok'], ['timers', 'ok'], ['webhooks', 'ok']]);
 
   // The read store goes down while something is written: the read models cannot follow.
   outage.on = true;

@@ -42,7 +42,7 @@ test('weir health asks a running weir serve (by --url, or by PORT and HOST as se
   t.is(byUrl.status, 0, byUrl.stderr);
   const report = JSON.parse(byUrl.stdout) as { status: string; checks: { name: string; status: string }[] };
   t.is(report.status, 'ok');
-  t.deepEqual(report.checks.map((c) => c.name), ['event_store', 'projections', 'matcher', 'webhooks']);
+  t.deepEqual(report.checks.map((c) => c.name), ['event_store', 'projections', 'matcher', 'timers', 'webhooks']);
   const port = new URL(server.url).port;
   t.is(runWeir(['health'], { PORT: port, HOST: '0.0.0.0' }).status, 0);
   await server.kill();
