@@ -25,13 +25,17 @@ export async function spawnWeir(options: { dataDir: string; env?: Record<string,
   child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  // Generous: in a fresh clone under a full test run, the first start compiles every module.
+  const deadline = Date.now() + 90_000;
+  let lastAnswer = 'none';
   for (;;) {
     if (child.exitCode !== null) throw new Error(`weir serve exited early:\n${output}`);
     try {
-      if ((await fetch(`${url}/health`)).ok) break;
+      const response = await fetch(`${url}/health`);
+      if (response.ok) break;
+      lastAnswer = `${response.status} ${await response.text()}`;
     } catch { /* not listening yet */ }
-    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`weir serve did not start:\n${output}`); }
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`weir serve did not start (last /health answer: ${lastAnswer}):\n${output}`); }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
