@@ -10,7 +10,7 @@ import { CUSTOMERS, type CustomerDoc } from '../projections/customers.projection
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { UnprocessableError, ValidationError } from '../shared/errors.ts';
-import { deterministicId, newId } from '../shared/ids.ts';
+import { deterministicId, newId, type IdSource } from '../shared/ids.ts';
 import {
   asObject, evmChecksumHolds, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, optionalUrl, requiredUrl, type Input,
 } from '../shared/input.ts';
@@ -76,6 +76,8 @@ export type CreateCheckoutSession = (
     paymentLinkId?: string; invoiceId?: string; subscriptionId?: string; collected?: CollectedData;
     /** The customer the system names (an invoice's, checked when the invoice was written), taken as given. */
     customerId?: string;
+    /** Ids for the session and the prices and products it creates (an API request's, see `ApiState.newId`); default `newId`. */
+    newId?: IdSource;
   },
 ) => Promise<{ session: CheckoutSession; position: bigint | null }>;
 
@@ -163,14 +165,15 @@ export function createCheckoutSessionCreator(deps: {
     const allowFiatPayment = optionalBoolean(settingInput, 'allowFiatPayment', 'paymentSetting') ?? false;
     if (allowFiatPayment) throw new ValidationError('paymentSetting.allowFiatPayment', 'card payments need a connected card processor, which this Weir server does not have');
 
-    const items = await deps.lineItems.resolve(input.lineItems ?? (() => { throw new ValidationError('lineItems', 'is required', 'parameter_missing'); })(), tenant, now);
+    const nextId = extra.newId ?? newId;
+    const items = await deps.lineItems.resolve(input.lineItems ?? (() => { throw new ValidationError('lineItems', 'is required', 'parameter_missing'); })(), tenant, now, nextId);
     const currency = items[0]!.price.currency;
     if (mode === 'subscription') subscriptionItemsOf(items);
     const amountSubtotal = items.reduce((sum, i) => sum + BigInt(i.price.unitAmount) * BigInt(i.quantity), 0n);
     if (amountSubtotal === 0n) throw new ValidationError('lineItems', 'the total amount must be greater than zero');
     if (amountSubtotal > MAX_AMOUNT) throw new ValidationError('lineItems', 'the total amount is larger than 9223372036854775807', 'amount_too_large');
 
-    const id = newId();
+    const id = nextId();
     const addresses: SessionAddress[] = [];
     const unrepresentable: string[] = [];
     for (const network of deps.rail.networks(tenant.environment)) {

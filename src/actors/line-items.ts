@@ -1,7 +1,7 @@
 import type { PriceSnapshot, SessionLineItem } from '../../machines/checkout-session.types.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { ValidationError } from '../shared/errors.ts';
-import { newId, isUuid } from '../shared/ids.ts';
+import { newId, isUuid, type IdSource } from '../shared/ids.ts';
 import {
   asObject, optionalArray, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, requiredAmount, requiredString, type Input,
 } from '../shared/input.ts';
@@ -30,8 +30,8 @@ function snapshot(price: Price, product: Product): PriceSnapshot {
 }
 
 export type LineItemResolver = {
-  /** Check every item and resolve its price; writes nothing. */
-  resolve(input: unknown, tenant: { organizationId: string; environment: 'test' | 'live' }, now: string): Promise<Resolved[]>;
+  /** Check every item and resolve its price, giving new prices and products ids from `nextId` (default `newId`); writes nothing. */
+  resolve(input: unknown, tenant: { organizationId: string; environment: 'test' | 'live' }, now: string, nextId?: IdSource): Promise<Resolved[]>;
   /** Create the prices and products that inline items asked for, then answer the items. */
   commit(items: Resolved[], ctx: CommandContext): Promise<SessionLineItem[]>;
 };
@@ -50,12 +50,12 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
     return product;
   }
 
-  function inlinePrice(o: Input, path: string, tenant: { organizationId: string; environment: 'test' | 'live' }, productId: string, now: string): Price {
+  function inlinePrice(o: Input, path: string, tenant: { organizationId: string; environment: 'test' | 'live' }, productId: string, now: string, nextId: IdSource): Price {
     const type = optionalEnum(o, 'type', ['one_time', 'recurring'] as const, path) ?? (o.interval ? 'recurring' : 'one_time');
     const interval = optionalEnum(o, 'interval', INTERVALS, path) ?? null;
     if (type === 'recurring' && !interval) throw new ValidationError(`${path}.interval`, 'is required for a recurring price', 'parameter_missing');
     return {
-      id: newId(), organizationId: tenant.organizationId, environment: tenant.environment, productId, type,
+      id: nextId(), organizationId: tenant.organizationId, environment: tenant.environment, productId, type,
       currency: optionalEnum(o, 'currency', CURRENCIES, path) ?? (() => { throw new ValidationError(`${path}.currency`, 'is required', 'parameter_missing'); })(),
       unitAmount: requiredAmount(o, 'unitAmount', path).toString(),
       interval: type === 'recurring' ? interval : null,
@@ -65,7 +65,7 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
   }
 
   return {
-    async resolve(input, tenant, now) {
+    async resolve(input, tenant, now, nextId = newId) {
       const lineItems = asObject(input, 'lineItems');
       const data = optionalArray(lineItems, 'data', 'lineItems', { min: 1, max: 20 });
       if (!data) throw new ValidationError('lineItems.data', 'is required', 'parameter_missing');
@@ -88,7 +88,7 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
         } else if (forms[0] === 'price') {
           const o = optionalObject(item, 'price', path)!;
           const product = await findProduct(requiredString(o, 'productId', `${path}.price`), `${path}.price.productId`, tenant);
-          resolved.push({ quantity, price: inlinePrice(o, `${path}.price`, tenant, product.id, now), product, createPrice: true, createProduct: false });
+          resolved.push({ quantity, price: inlinePrice(o, `${path}.price`, tenant, product.id, now, nextId), product, createPrice: true, createProduct: false });
         } else {
           const o = optionalObject(item, 'priceData', path)!;
           const p = `${path}.priceData`;
@@ -101,7 +101,7 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
           } else if (productData) {
             const pp = `${p}.productData`;
             product = {
-              id: newId(), organizationId: tenant.organizationId, environment: tenant.environment,
+              id: nextId(), organizationId: tenant.organizationId, environment: tenant.environment,
               name: requiredString(productData, 'name', pp, { max: 250 }),
               description: optionalString(productData, 'description', pp, { max: 2000 }) ?? null,
               isActive: true,
@@ -118,7 +118,7 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
           } else {
             throw new ValidationError(p, 'must have productId or productData', 'parameter_missing');
           }
-          resolved.push({ quantity, price: inlinePrice(o, p, tenant, product.id, now), product, createPrice: true, createProduct });
+          resolved.push({ quantity, price: inlinePrice(o, p, tenant, product.id, now, nextId), product, createPrice: true, createProduct });
         }
       }
       const currencies = new Set(resolved.map((r) => r.price.currency));

@@ -86,6 +86,8 @@ export type WeirOverrides = {
   sweepBatchDelayMs?: number;
   /** Wraps the read store the whole process uses (tests of a store outage). */
   wrapReadStore?: (readStore: ReadStore) => ReadStore;
+  /** Wraps the projection runner the whole process uses (tests of read models that lag). */
+  wrapProjections?: (runner: ProjectionRunner) => ProjectionRunner;
 };
 
 /** Open the stores and the bus (in-process defaults when no URL is set). */
@@ -115,7 +117,8 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const commands = createCommandHandler({ eventStore, clock });
   const watched = createWatchedAddresses();
   const watchedProjection = watchedAddressesProjection(watched);
-  const projections = createProjectionRunner({ eventStore, readStore, projections: [...ALL_PROJECTIONS, watchedProjection], clock, log });
+  const runner = createProjectionRunner({ eventStore, readStore, projections: [...ALL_PROJECTIONS, watchedProjection], clock, log });
+  const projections = overrides.wrapProjections ? overrides.wrapProjections(runner) : runner;
   const started = performance.now();
   if (readStore.durable) await watchedProjection.load(readStore);
   await projections.start();

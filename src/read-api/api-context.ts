@@ -7,6 +7,7 @@ import type { Environment, EventStore } from '../event-store/event-store.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
+import { newId, type IdSource } from '../shared/ids.ts';
 import type { SecretBox } from '../tenancy/secrets.ts';
 
 /** Everything the HTTP layer needs, built once by the composition root. */
@@ -26,6 +27,13 @@ export type ApiDeps = {
 
 export type Tenant = { organizationId: string; environment: Environment; keyId: string };
 
-export type ApiState = Koa.DefaultState & { tenant: Tenant; rawBody: string; body: unknown };
+export type ApiState = Koa.DefaultState & {
+  tenant: Tenant; rawBody: string; body: unknown;
+  /** The ids this request gives the records it creates (seeded by its Idempotency-Key, if it has one); `newId` where unset. */
+  newId?: IdSource;
+};
 
 export type ApiContext = RouterContext<ApiState>;
+
+/** Where the records this request creates get their ids (see `ApiState.newId`). */
+export const idsOf = (ctx: { state: ApiState }): IdSource => ctx.state.newId ?? newId;

@@ -4,7 +4,7 @@ import { WrongExpectedRevisionError, type EventStore, type NewEvent } from '../e
 import type { Clock } from '../shared/clock.ts';
 import type { SecretBox } from '../tenancy/secrets.ts';
 import { ConflictError, ValidationError } from '../shared/errors.ts';
-import { newId } from '../shared/ids.ts';
+import { newId, seededIds } from '../shared/ids.ts';
 import type { JsonObject } from '../shared/json.ts';
 import type { ApiState } from './api-context.ts';
 import { idempotencyConflict } from './middleware.ts';
@@ -26,7 +26,9 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * `Idempotency-Key` on POST: the first request's response is recorded in the log, so a retry with
  * the same key and body gets it again (even after a restart), and the same key with another body
  * is a 409. A request that failed (an error, or a 5xx) releases its key, so the corrected request
- * may reuse it. Keys are kept in the log, so they outlive the required 24 hours.
+ * may reuse it; the records a request creates get ids seeded by its key and body (`seededIds`), so
+ * running the same request again after a failure that came after its writes (the read models did
+ * not catch up in time, a store failed) creates nothing twice and answers with what it created. Keys are kept in the log, so they outlive the required 24 hours.
  */
 export function idempotencyMiddleware(deps: { eventStore: EventStore; clock: Clock; secretBox: SecretBox }): Koa.Middleware<ApiState> {
   const { eventStore, clock, secretBox } = deps;
@@ -80,6 +82,9 @@ export function idempotencyMiddleware(deps: { eventStore: EventStore; clock: Clo
       }
     }
 
+    // A run after one that failed (and released the key) may follow one that wrote before it failed:
+    // the same ids make its creates find what that one wrote instead of writing it again.
+    ctx.state.newId = seededIds(`${tenant.organizationId}:${tenant.environment}:${key}:${claim.method}:${claim.path}:${claim.bodyHash}`);
     try {
       await next();
     } catch (error) {

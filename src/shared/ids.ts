@@ -2,6 +2,9 @@ import { hash, randomUUID } from 'node:crypto';
 
 export const newId = (): string => randomUUID();
 
+/** Where a request's new ids come from: `newId`, or `seededIds` for a request that may be repeated. */
+export type IdSource = () => string;
+
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_RE.test(value);
 
@@ -31,4 +34,14 @@ export function deterministicId(name: string, namespace: string = WEIR_NAMESPACE
   const length = scratch.write(name, 16, 'utf8');
   const hex = hash('sha1', scratch.subarray(0, 16 + length), 'hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${VARIANT_DIGITS[parseInt(hex[16]!, 16) & 3]}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * The same ids, in the same order, every time for one `seed`: a request with an Idempotency-Key
+ * that is run again (its first run failed after writing) names the records it creates as the
+ * first run did, so the creates find them and change nothing instead of writing them twice.
+ */
+export function seededIds(seed: string): IdSource {
+  let next = 0;
+  return () => deterministicId(`request-ids:${seed}:${next++}`);
 }

@@ -2,11 +2,10 @@ import Router from '@koa/router';
 import { apiKeyAggregate } from '../../actors/api-key.ts';
 import { COLLECTIONS, type ApiKeyDoc } from '../../projections/collections.ts';
 import { publicApiKey } from '../../projections/public-views.ts';
-import { NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { newId } from '../../shared/ids.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { asObject, optionalString } from '../../shared/input.ts';
 import { generateApiKey, hashSecret } from '../../tenancy/secrets.ts';
-import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
 
@@ -31,11 +30,20 @@ export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
     const name = optionalString(body, 'name', '', { min: 1, max: 100 }) ?? `${ctx.state.tenant.environment} key`;
     const { tenant } = ctx.state;
     const secret = generateApiKey(tenant.environment);
-    const id = newId();
+    const id = idsOf(ctx)();
     await commandFor(deps, ctx, apiKeyAggregate, id, {
       type: 'IssueApiKey', id, organizationId: tenant.organizationId, environment: tenant.environment, name, secretHash: hashSecret(secret), last4: secret.slice(-4),
     });
-    ctx.body = { ...publicApiKey((await keys.get(id))!), secretKey: secret };
+    const issued = (await keys.get(id))!;
+    if (issued.secretHash !== hashSecret(secret)) {
+      // This request run again (same Idempotency-Key and body) after a failure that came after its
+      // write: the secret issued then was never shown, and only its hash is kept.
+      throw new ConflictError(
+        `this request already issued API key ${id}, whose secret was never shown and is not kept: regenerate it with POST /api/v1/api-keys/${id}/regenerate, or delete it`,
+        'api_key_secret_not_delivered',
+      );
+    }
+    ctx.body = { ...publicApiKey(issued), secretKey: secret };
   });
 
   router.post('/:id/regenerate', async (ctx) => {

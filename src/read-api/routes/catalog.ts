@@ -3,11 +3,11 @@ import { priceAggregate, productAggregate, type Price, type Product } from '../.
 import { CURRENCIES, INTERVALS } from '../../actors/line-items.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { isUuid, newId } from '../../shared/ids.ts';
+import { isUuid } from '../../shared/ids.ts';
 import {
   asObject, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, optionalUrl, requiredAmount, requiredString,
 } from '../../shared/input.ts';
-import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
 
@@ -35,7 +35,7 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     const currency = optionalEnum(o, 'currency', CURRENCIES, path);
     if (!currency) throw new ValidationError(`${path ? `${path}.` : ''}currency`, 'is required', 'parameter_missing');
     return {
-      id: newId(), organizationId: ctx.state.tenant.organizationId, environment: ctx.state.tenant.environment, productId, type, currency,
+      id: idsOf(ctx)(), organizationId: ctx.state.tenant.organizationId, environment: ctx.state.tenant.environment, productId, type, currency,
       unitAmount: requiredAmount(o, 'unitAmount', path).toString(), interval,
       intervalCount: type === 'recurring' ? optionalInteger(o, 'intervalCount', path, { min: 1, max: 36 }) ?? 1 : null,
       isActive: true, nickname: optionalString(o, 'nickname', path, { max: 100 }) ?? null, metadata: optionalMetadata(o, 'metadata', path) ?? {}, billingScheme: 'per_unit',
@@ -51,7 +51,7 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
   router.post('/products', async (ctx) => {
     const body = asObject(ctx.state.body, '');
     const { tenant } = ctx.state;
-    const id = newId();
+    const id = idsOf(ctx)();
     const product: Omit<Product, 'createdAt' | 'updatedAt' | 'deleted'> = {
       id, organizationId: tenant.organizationId, environment: tenant.environment,
       name: requiredString(body, 'name', '', { max: 250 }),

@@ -7,7 +7,7 @@ import type { Recovery, RecoveryRequest } from '../../chain-ingest/evm/recover-t
 import { NotFoundError, UnprocessableError, ValidationError, WeirError } from '../../shared/errors.ts';
 import { asObject, optionalInteger, requiredString } from '../../shared/input.ts';
 import type { Collection } from '../../read-store/read-store.ts';
-import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { cachedJson } from '../json-cache.ts';
 import { listPage } from '../pagination.ts';
@@ -48,7 +48,7 @@ export function checkoutSessionRoutes(deps: ApiDeps & { createCheckoutSession: C
 
   router.post('/', async (ctx) => {
     const { tenant } = ctx.state;
-    const { session, position } = await deps.createCheckoutSession(ctx.state.body, { ...tenant, actor: `api_key:${tenant.keyId}` });
+    const { session, position } = await deps.createCheckoutSession(ctx.state.body, { ...tenant, actor: `api_key:${tenant.keyId}` }, { newId: idsOf(ctx) });
     if (position !== null) await deps.projections.waitFor(position);
     ctx.body = publicCheckoutSession((await sessions.get(session.id)) ?? session);
   });

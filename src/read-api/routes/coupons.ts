@@ -6,12 +6,12 @@ import { CURRENCIES } from '../../actors/line-items.ts';
 import { promotionCodeClaimAggregate, promotionCodeClaimId } from '../../actors/promotion-code-claim.ts';
 import { COUPONS, findPromotionCode, type CouponDoc } from '../../projections/coupons.projection.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { isUuid, newId } from '../../shared/ids.ts';
+import { isUuid, type IdSource } from '../../shared/ids.ts';
 import {
   asObject, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalNumber, optionalObject, optionalString, requiredString, type Input,
 } from '../../shared/input.ts';
 import { AmountError, parseAmount } from '../../shared/money.ts';
-import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
 
@@ -39,9 +39,9 @@ function codeItems(body: Input): Input[] {
   return items.map((item, i) => asObject(item, `${path}[${i}]`));
 }
 
-function newPromotionCode(item: Input, path: string): NewPromotionCode {
+function newPromotionCode(item: Input, path: string, nextId: IdSource): NewPromotionCode {
   return {
-    id: newId(),
+    id: nextId(),
     code: requiredString(item, 'code', path, { max: 20, pattern: PROMOTION_CODE_PATTERN, hint: 'must be 2 to 20 letters, digits, - or _' }),
     maxRedemptions: optionalInteger(item, 'maxRedemptions', path, { min: 1 }) ?? null,
     expiredAt: timestamp(item, 'expiredAt', path) ?? null,
@@ -121,7 +121,7 @@ export function couponRoutes(deps: ApiDeps): Router<ApiState> {
     const items = codeItems(body);
     const path = optionalObject(body, 'promotionCodeData') ? 'promotionCodeData.data' : 'promotionCodes';
     const coupon: NewCoupon = {
-      id: newId(),
+      id: idsOf(ctx)(),
       organizationId: tenant.organizationId,
       environment: tenant.environment,
       name: requiredString(body, 'name', '', { max: 250 }),
@@ -132,7 +132,7 @@ export function couponRoutes(deps: ApiDeps): Router<ApiState> {
       redeemBy: timestamp(body, 'redeemBy') ?? null,
       metadata: optionalMetadata(body, 'metadata') ?? {},
       isEnable: optionalBoolean(body, 'isEnable') ?? true,
-      promotionCodes: items.map((item, i) => newPromotionCode(item, `${path}[${i}]`)),
+      promotionCodes: items.map((item, i) => newPromotionCode(item, `${path}[${i}]`, idsOf(ctx))),
     };
     // Every rule is checked before a code is reserved, so a refused request writes nothing.
     validateNewCoupon(coupon, nowIso());

@@ -2,9 +2,9 @@ import Router from '@koa/router';
 import { addressInput, assertEmail, assertPhone, customerAggregate, shippingInput, type CustomerFields } from '../../actors/customer.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { isUuid, newId } from '../../shared/ids.ts';
+import { isUuid } from '../../shared/ids.ts';
 import { asObject, nullableString, optionalEnum, optionalMetadata, optionalString, requiredString, type Input } from '../../shared/input.ts';
-import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
 
@@ -61,7 +61,7 @@ export function customerRoutes(deps: ApiDeps): Router<ApiState> {
     const body = asObject(ctx.state.body, '');
     const { tenant } = ctx.state;
     const fields = customerFields(body, 'create');
-    const id = newId();
+    const id = idsOf(ctx)();
     await commandFor(deps, ctx, customerAggregate, id, {
       type: 'CreateCustomer',
       customer: {

@@ -18,11 +18,11 @@ import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { INVOICES, publicInvoice, type InvoiceDoc } from '../../projections/invoices.projection.ts';
 import { ConflictError, NotFoundError, ValidationError, WeirError } from '../../shared/errors.ts';
-import { isUuid, newId } from '../../shared/ids.ts';
+import { isUuid } from '../../shared/ids.ts';
 import {
   asObject, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, requiredString, type Input,
 } from '../../shared/input.ts';
-import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
 
@@ -171,7 +171,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
 
   async function resolveLines(ctx: ApiContext, input: unknown, now: string) {
     const { tenant } = ctx.state;
-    const resolved = await lineItemResolver.resolve(input, { organizationId: tenant.organizationId, environment: tenant.environment }, now);
+    const resolved = await lineItemResolver.resolve(input, { organizationId: tenant.organizationId, environment: tenant.environment }, now, idsOf(ctx));
     const lineItems: InvoiceLineItem[] = resolved.map((r) => ({
       description: r.product.name, priceId: r.price.id, quantity: r.quantity, unitAmount: r.price.unitAmount,
       amountTotal: (BigInt(r.price.unitAmount) * BigInt(r.quantity)).toString(),
@@ -188,7 +188,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
   }
 
   const blankInvoice = (ctx: ApiContext, now: string): Invoice => newInvoiceDraft({
-    id: newId(), organizationId: ctx.state.tenant.organizationId, environment: ctx.state.tenant.environment as Environment, createdAt: now,
+    id: idsOf(ctx)(), organizationId: ctx.state.tenant.organizationId, environment: ctx.state.tenant.environment as Environment, createdAt: now,
   });
 
   router.post('/', async (ctx) => {

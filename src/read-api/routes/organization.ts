@@ -3,12 +3,11 @@ import { organizationAggregate, organizationRecordId, type BusinessDetails, type
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { publicOrganization } from '../../projections/public-views.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { newId } from '../../shared/ids.ts';
 import {
   asObject, EVM_ADDRESS, evmChecksumHolds, optionalBoolean, optionalEnum, optionalInteger, optionalNumber, optionalObject, optionalString, optionalUrl, requiredString,
 } from '../../shared/input.ts';
 import { CURRENCIES } from '../../actors/line-items.ts';
-import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor } from '../command.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -143,7 +142,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     }
     const address = walletAddress(ctx, body, chainId);
     const name = optionalString(body, 'name', '', { max: 100 }) ?? `Wallet on chain ${chainId}`;
-    const id = newId();
+    const id = idsOf(ctx)();
     await run(ctx, { type: 'AddWithdrawalAddress', id, name, address, chainId });
     ctx.body = (await load(ctx)).withdrawalAddresses.find((w) => w.id === id);
   });

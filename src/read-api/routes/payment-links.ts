@@ -11,11 +11,11 @@ import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projecti
 import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
 import { DECIMAL } from '../../shared/decimal.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { isUuid, newId } from '../../shared/ids.ts';
+import { isUuid } from '../../shared/ids.ts';
 import {
   asObject, nullableString, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, optionalUrl, requiredAmount, requiredString, type Input,
 } from '../../shared/input.ts';
-import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
 import { paymentLinkUrl } from '../../hosted/urls.ts';
@@ -243,11 +243,11 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     const currency = optionalEnum(body, 'currency', CURRENCIES) ?? optionalEnum(body, 'preferredCurrency', CURRENCIES);
     const needCurrency = () => currency ?? (() => { throw new ValidationError('currency', 'is required with amount, or for a variable-price link', 'parameter_missing'); })();
     const newPrice = (product: string, unitAmount: string): NewPrice => ({
-      id: newId(), organizationId: tenant.organizationId, environment: tenant.environment, productId: product, type: 'one_time', currency: needCurrency(),
+      id: idsOf(ctx)(), organizationId: tenant.organizationId, environment: tenant.environment, productId: product, type: 'one_time', currency: needCurrency(),
       unitAmount, interval: null, intervalCount: null, isActive: true, nickname: null, metadata: { paymentLinkId: linkId }, billingScheme: 'per_unit',
     });
     const ownProduct = (): NewProduct => ({
-      id: newId(), organizationId: tenant.organizationId, environment: tenant.environment, name: title,
+      id: idsOf(ctx)(), organizationId: tenant.organizationId, environment: tenant.environment, name: title,
       description: optionalString(body, 'description', '', { max: 2000 }) ?? null, isActive: true, unitLabel: null, url: null,
       images: typeof body.image === 'string' ? [body.image] : [], metadata: { paymentLinkId: linkId }, visibility: 10, defaultPriceId: null,
     });
@@ -298,7 +298,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
   router.post('/', async (ctx) => {
     const body = asObject(ctx.state.body, '');
     const { tenant } = ctx.state;
-    const id = newId();
+    const id = idsOf(ctx)();
     const title = requiredString(body, 'title', '', { max: 250 });
     const edit = editableFields(body, chainIdsOf(ctx));
     const pricing = await resolvePricing(ctx, body, id, title);

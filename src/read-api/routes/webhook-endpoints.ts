@@ -3,11 +3,10 @@ import { webhookEndpointAggregate, type WebhookEndpointChanges } from '../../act
 import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../../projections/collections.ts';
 import { publicWebhookEndpoint } from '../../projections/public-views.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { newId } from '../../shared/ids.ts';
 import { asObject, optionalArray, optionalBoolean, optionalObject, optionalString, optionalUrl, requiredString, requiredUrl } from '../../shared/input.ts';
 import { generateWebhookSecret } from '../../tenancy/secrets.ts';
 import { SPEC_EVENT_TYPE_NAMES, WEBHOOK_EVENT_TYPES, isWebhookEventType } from '../../webhooks/webhook-event-types.ts';
-import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
 
@@ -48,7 +47,7 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
   router.post('/', async (ctx) => {
     const body = asObject(ctx.state.body, '');
     const { tenant } = ctx.state;
-    const id = newId();
+    const id = idsOf(ctx)();
     await commandFor(deps, ctx, webhookEndpointAggregate, id, {
       type: 'CreateWebhookEndpoint',
       endpoint: {
@@ -98,7 +97,7 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
 
   router.post('/:id/test', async (ctx) => {
     const endpoint = await load(ctx);
-    await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, { type: 'SendTestWebhook', testId: newId() });
+    await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, { type: 'SendTestWebhook', testId: idsOf(ctx)() });
     ctx.body = { success: true };
   });
 
