@@ -164,6 +164,8 @@ export const organizationAggregate: Aggregate<Organization | null, OrganizationE
       case 'UpdatePaymentSetting':
         return [{ type: 'PaymentSettingUpdated', data: { changes: command.changes, at: now } }];
       case 'AddWithdrawalAddress': {
+        // Its id is already there: the same request run again (see seededIds).
+        if (current.withdrawalAddresses.some((w) => w.id === command.id)) return [];
         if (current.withdrawalAddresses.some((w) => w.chainId === command.chainId && w.address.toLowerCase() === command.address.toLowerCase())) {
           throw new ValidationError('address', `is already a payment method on chain ${command.chainId}`, 'resource_already_exists');
         }

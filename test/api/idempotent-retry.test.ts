@@ -47,7 +47,7 @@ test('a checkout session request run again with its Idempotency-Key after failin
   t.is(replayed.body.id, only!.id);
 });
 
-test('products, customers, invoices, payment links, coupons and webhook endpoints: run again after failing past the write, each is created once and answered as created', async (t) => {
+test('products, customers, invoices, payment links, coupons, webhook endpoints and wallets: run again after failing past the write, each is created once and answered as created', async (t) => {
   const { merchant, count, failThenRetry } = await weirWithLaggingReadModels(t);
   const { api } = merchant;
   const cases: { path: string; body: unknown; collection: string; key: string }[] = [
@@ -57,6 +57,12 @@ test('products, customers, invoices, payment links, coupons and webhook endpoint
     { path: '/api/v1/coupons', body: { name: 'Summer', percentOff: 10, promotionCodeData: { data: [{ code: 'SUMMER10' }] } }, collection: 'coupons', key: 'k-1' },
     { path: '/api/v1/webhook-endpoints', body: { description: 'backend', url: 'https://shop.example/hooks', enabledEvents: { events: ['*'] } }, collection: 'webhook_endpoints', key: 'w-1' },
   ];
+  const wallets = async () => (await api.get<{ id: string }[]>('/api/v1/organization/withdrawal-addresses')).body;
+  const walletsBefore = (await wallets()).length;
+  const wallet = await failThenRetry((headers) => api.post<{ id: string; address: string }>('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: '0x2222222222222222222222222222222222222222', name: 'cold' }, headers), 'a-1');
+  t.is(wallet.status, 200, JSON.stringify(wallet.body));
+  t.is(wallet.body.address, '0x2222222222222222222222222222222222222222');
+  t.is((await wallets()).length, walletsBefore + 1, 'the wallet added once');
   for (const { path, body, collection, key } of cases) {
     const before = await count(collection);
     const retried = await failThenRetry((headers) => api.post<{ id: string }>(path, body, headers), key);
