@@ -4,6 +4,7 @@ import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import { createManualClock } from '../shared/clock.ts';
+import { ReadModelsBehindError } from '../shared/errors.ts';
 import { faultyReadStore } from '../../test/support/faulty-read-store.ts';
 import { createProjectionRunner, PROJECTION_VERSIONS } from './projection-runner.ts';
 import type { Projection } from './projection.ts';
@@ -173,8 +174,9 @@ test('a wait that times out while the read models fail says why', async (t) => {
   await runner.start();
   failing.on = true;
   const { position } = await eventStore.append('thing-e', [{ id: crypto.randomUUID(), type: 'Happened', data: {}, metadata: { organizationId: 'org', environment: 'test', actor: 'test', correlationId: 'c', occurredAt: '2026-01-01T00:00:00.000Z' } }], 'any');
-  const error = await t.throwsAsync(runner.waitFor(position!, 50));
-  t.regex(error!.message, /did not reach log position \d+ within 50 ms: catching up fails \(read store unreachable\)/);
+  const error = await t.throwsAsync(runner.waitFor(position!, 50), { instanceOf: ReadModelsBehindError });
+  t.regex(error!.message, /did not reach log position \d+ within 50 ms: catching up fails \(read store unreachable\); what was written stays written/);
+  t.like(error, { statusCode: 503, code: 'read_models_behind' });
 });
 
 async function settle(): Promise<void> {

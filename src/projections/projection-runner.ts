@@ -2,6 +2,7 @@ import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import type { Collection, ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import { doublingDelay } from '../shared/backoff.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
+import { ReadModelsBehindError } from '../shared/errors.ts';
 import { categoryOf, type Projection } from './projection.ts';
 
 const CHECKPOINT = 'projections';
@@ -214,7 +215,7 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
         const timer = setTimeout(() => {
           waiters.delete(waiter);
           const why = failure ? `: catching up fails (${failure.error})` : '';
-          reject(new Error(`read models did not reach log position ${position} within ${timeoutMs} ms${why}`));
+          reject(new ReadModelsBehindError(`read models did not reach log position ${position} within ${timeoutMs} ms${why}; what was written stays written: send the same request with the same Idempotency-Key again`));
         }, timeoutMs);
         waiters.add(waiter);
         void wake();

@@ -77,3 +77,15 @@ export class UpstreamError extends WeirError {
     super(502, 'Bad Gateway', code, message);
   }
 }
+
+/**
+ * 503: what the request wrote is in the log, but the read models did not show it in time, so there
+ * is nothing to answer with yet. Sending the same request again with the same Idempotency-Key is
+ * safe (it creates nothing twice) and answers once they have caught up.
+ */
+export class ReadModelsBehindError extends WeirError {
+  override readonly name = 'ReadModelsBehindError';
+  constructor(message: string) {
+    super(503, 'Service Unavailable', 'read_models_behind', message);
+  }
+}

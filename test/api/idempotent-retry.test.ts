@@ -1,11 +1,13 @@
 import test, { type ExecutionContext } from 'ava';
 import type { ProjectionRunner } from '../../src/projections/projection-runner.ts';
+import { ReadModelsBehindError } from '../../src/shared/errors.ts';
 import type { ApiResponse } from '../support/api-client.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
 /**
  * A Weir whose read models, once armed, are "not caught up in time" for the next request that
- * waits for them: the request wrote, then fails with a 500, as when a MongoDB read store is slow.
+ * waits for them (the runner's own timeout error): the request wrote, then fails with a 503, as
+ * when a MongoDB read store is slow.
  */
 async function weirWithLaggingReadModels(t: ExecutionContext) {
   const lag = { armed: false };
@@ -15,7 +17,7 @@ async function weirWithLaggingReadModels(t: ExecutionContext) {
       waitFor(position, timeoutMs) {
         if (!lag.armed) return runner.waitFor(position, timeoutMs);
         lag.armed = false;
-        return Promise.reject(new Error(`read models did not reach log position ${position} within 5000 ms`));
+        return Promise.reject(new ReadModelsBehindError(`read models did not reach log position ${position} within 5000 ms`));
       },
     }),
   });
@@ -25,7 +27,8 @@ async function weirWithLaggingReadModels(t: ExecutionContext) {
   async function failThenRetry<T>(send: (headers: Record<string, string>) => Promise<ApiResponse<T>>, key: string): Promise<ApiResponse<T>> {
     lag.armed = true;
     const failed = await send({ 'Idempotency-Key': key });
-    t.is(failed.status, 500, 'the first run wrote, then did not see its read models in time');
+    t.is(failed.status, 503, 'the first run wrote, then did not see its read models in time');
+    t.is((failed.body as { code?: string }).code, 'read_models_behind');
     await weir.projections.waitFor((await weir.eventStore.headPosition())!);
     return send({ 'Idempotency-Key': key });
   }
