@@ -142,10 +142,11 @@ test('a catch-up that fails is retried on the clock, with a doubling wait, until
 
   failing.on = true;
   const started = clock.now();
-  const { position } = await eventStore.append('thing-d', [{ id: crypto.randomUUID(), type: 'Happened', data: {}, metadata: { organizationId: 'org', environment: 'test', actor: 'test', correlationId: 'c', occurredAt: '2026-01-01T00:00:00.000Z' } }], 'any');
+  await appendEvents(eventStore, 'thing-d', 1);
+  const position = await eventStore.headPosition();
   await eventually(() => runner.health().failing !== null);
   t.like(runner.health().failing, { error: 'read store unreachable', since: started, attempts: 1 });
-  t.regex(lines.at(-1)!, /read store unreachable.*retrying in 1 s/);
+  t.regex(lines.at(-1)!, /read store unreachable; retrying in 1 s\nError: read store unreachable\n\s+at /, 'the first failure of a spell carries its stack');
 
   // No append comes: the clock alone retries, 1 s, then 2 s after each failure.
   clock.advanceBy(999);
@@ -153,7 +154,7 @@ test('a catch-up that fails is retried on the clock, with a doubling wait, until
   t.is(runner.health().failing?.attempts, 1);
   clock.advanceBy(1);
   await eventually(() => runner.health().failing?.attempts === 2);
-  t.regex(lines.at(-1)!, /retrying in 2 s/);
+  t.regex(lines.at(-1)!, /retrying in 2 s$/, 'later ones only the message');
 
   // A request that waits for its write meanwhile is not failed at once: the next retry catches up.
   const waiting = runner.waitFor(position!, 60_000);
@@ -173,7 +174,8 @@ test('a wait that times out while the read models fail says why', async (t) => {
   t.teardown(() => runner.stop());
   await runner.start();
   failing.on = true;
-  const { position } = await eventStore.append('thing-e', [{ id: crypto.randomUUID(), type: 'Happened', data: {}, metadata: { organizationId: 'org', environment: 'test', actor: 'test', correlationId: 'c', occurredAt: '2026-01-01T00:00:00.000Z' } }], 'any');
+  await appendEvents(eventStore, 'thing-e', 1);
+  const position = await eventStore.headPosition();
   const error = await t.throwsAsync(runner.waitFor(position!, 50), { instanceOf: ReadModelsBehindError });
   t.regex(error!.message, /did not reach log position \d+ within 50 ms: catching up fails \(read store unreachable\); what was written stays written/);
   t.like(error, { statusCode: 503, code: 'read_models_behind' });

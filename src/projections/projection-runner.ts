@@ -186,7 +186,9 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
     const attempts = (failure?.attempts ?? 0) + 1;
     failure = { error: error instanceof Error ? error.message : String(error), since: failure?.since ?? clock.now(), attempts, cause: error };
     const waitMs = doublingDelay(attempts, RETRY_FIRST_MS, RETRY_MAX_MS);
-    log(`[projections] catching up from log position ${checkpoint ?? 'start'} failed (attempt ${attempts}): ${failure.error}; retrying in ${waitMs / 1000} s`);
+    // The stack once per failing spell: enough to find a projection's bug without a trace per retry.
+    const stack = attempts === 1 && error instanceof Error && error.stack ? `\n${error.stack}` : '';
+    log(`[projections] catching up from log position ${checkpoint ?? 'start'} failed (attempt ${attempts}): ${failure.error}; retrying in ${waitMs / 1000} s${stack}`);
     cancelRetry?.();
     cancelRetry = stopped ? null : clock.schedule(clock.now() + waitMs, () => { cancelRetry = null; void wake(); });
   }
