@@ -32,7 +32,7 @@ function parts() {
     projections: { health: () => ({ position: state.position, failing: state.projectionFailure }) },
     matcher: { status: () => state.matcher },
     followers: [{ status: () => state.follower }],
-    eventStoreTimeoutMs: 5,
+    answerTimeoutMs: 5,
   };
   return { clock, state, deps };
 }

@@ -5,6 +5,7 @@ import { COLLECTIONS, type WebhookDeliveryDoc } from '../projections/collections
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
+import { settleWithin } from '../shared/settle-within.ts';
 import type { FailingTimer } from '../timers/timer-runner.ts';
 
 /**
@@ -45,22 +46,18 @@ export type HealthDeps = {
   /** A webhook delivery still not attempted this long after it was due means the dispatcher is behind. Default 5 min. */
   webhooksOverdueAfterMs?: number;
   /** How long the log and the read store may take to answer. Default 2 s. */
-  eventStoreTimeoutMs?: number;
+  answerTimeoutMs?: number;
 };
 
 const SEVERITY: Record<HealthState, number> = { ok: 0, degraded: 1, failing: 2 };
 const ok = (name: string): HealthCheck => ({ name, status: 'ok', reason: null });
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** What `work` gave, or why it gave nothing: an error, or no answer within `timeoutMs`. */
+/** What a store answered within `timeoutMs`, or why it gave nothing, in words fit for the public report. */
 async function answerWithin<T>(work: () => Promise<T>, timeoutMs: number): Promise<{ value: T } | { error: string }> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<{ error: string }>((resolve) => { timer = setTimeout(() => resolve({ error: `did not answer within ${timeoutMs} ms` }), timeoutMs); });
-  try {
-    return await Promise.race([work().then((value) => ({ value }), () => ({ error: 'answered with an error (see the log)' })), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const settled = await settleWithin(work(), timeoutMs);
+  if ('value' in settled) return settled;
+  return { error: 'timedOut' in settled ? `did not answer within ${timeoutMs} ms` : 'answered with an error (see the log)' };
 }
 
 function followerCheck(status: EvmFollowerStatus, now: number, watchingSince: number, behindAfterMs: number): HealthCheck {
@@ -97,13 +94,13 @@ async function webhooksCheck(readStore: ReadStore, dueBefore: number): Promise<H
 
 /**
  * What `/health` answers: the log, the read models, the matcher, the timers, the webhook deliveries
- * and each chain follower, and the worst of them as the overall status. Reading it changes nothing and logs
- * nothing.
+ * and each chain follower, and the worst of them as the overall status. Reading it changes nothing
+ * and logs nothing.
  */
 export function createHealth(deps: HealthDeps): Health {
   const behindAfterMs = deps.followerBehindAfterMs ?? 5 * 60_000;
   const stuckAfterMs = deps.matcherStuckAfterMs ?? 60_000;
-  const timeoutMs = deps.eventStoreTimeoutMs ?? 2000;
+  const timeoutMs = deps.answerTimeoutMs ?? 2000;
   const overdueAfterMs = deps.webhooksOverdueAfterMs ?? 5 * 60_000;
   const timersAfterMs = deps.timersFailingAfterMs ?? 5 * 60_000;
   const watchingSince = deps.clock.now();
@@ -122,8 +119,8 @@ export function createHealth(deps: HealthDeps): Health {
         }
         : ok('projections'));
 
-      const failing = deps.matcher?.status().failing ?? null;
       if (deps.matcher) {
+        const { failing } = deps.matcher.status();
         checks.push(failing && now - failing.since >= stuckAfterMs
           ? {
             name: 'matcher', status: 'degraded',

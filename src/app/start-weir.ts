@@ -28,6 +28,7 @@ import { createHealth } from './health.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { openReadStore } from '../read-store/open-read-store.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
+import { settleWithin } from '../shared/settle-within.ts';
 import { createSecretBox, loadMasterKey } from '../tenancy/secrets.ts';
 import { createTimerRunner } from '../timers/timer-runner.ts';
 import { createChainReadGate } from '../timers/chain-read-gate.ts';
@@ -49,16 +50,6 @@ import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, type WeirConfig } from './config.ts';
 /** How long `startWeir` waits for each chain follower's starting point before taking requests anyway. */
 const FOLLOWER_READY_TIMEOUT_MS = 15_000;
 
-/** Whether `promise` settles within `ms` (real time: this waits on a remote node, not on Weir's clock). */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
-  try {
-    return await Promise.race([promise.then(() => true, () => true), expired]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 export type Weir = {
   url: string;
   port: number;
@@ -176,7 +167,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   // otherwise a payer could pay in a block that a follower started later will never read. A chain
   // that does not answer does not keep Weir down; what is paid before its first look needs recovery.
   await Promise.all(followers.map(async (follower, index) => {
-    if (!(await settlesWithin(follower.ready(), FOLLOWER_READY_TIMEOUT_MS))) {
+    if ('timedOut' in (await settleWithin(follower.ready(), FOLLOWER_READY_TIMEOUT_MS))) {
       log(`[ingest ${offeredEvm[index]!.network}] no chain head within ${FOLLOWER_READY_TIMEOUT_MS / 1000} s: following from the first head it reads; a payment made before that needs POST /api/v1/checkout/sessions/auto-recover-by-transaction-hash`);
     }
   }));

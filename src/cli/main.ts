@@ -112,8 +112,7 @@ async function devnet(argv: string[]): Promise<void> {
 }
 
 async function health(argv: string[]): Promise<void> {
-  const given = option(argv, '--url');
-  let url = given;
+  let url = option(argv, '--url');
   if (url === undefined) {
     const { host, port } = readConfig(argv, process.env);
     const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;

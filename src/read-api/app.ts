@@ -33,9 +33,9 @@ import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
  */
 async function healthRoute(ctx: Koa.Context, health: Health): Promise<void> {
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+    // The error middleware writes the body, as for any route's 405.
     ctx.status = 405;
     ctx.set('Allow', 'GET, HEAD');
-    ctx.body = { statusCode: 405, error: 'Method Not Allowed', message: '/health answers GET and HEAD', code: 'method_not_allowed' };
     return;
   }
   const report = await health.report();

@@ -26,9 +26,10 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * `Idempotency-Key` on POST: the first request's response is recorded in the log, so a retry with
  * the same key and body gets it again (even after a restart), and the same key with another body
  * is a 409. A request that failed (an error, or a 5xx) releases its key, so the corrected request
- * may reuse it; the records a request creates get ids seeded by its key and body (`seededIds`), so
+ * may reuse it. The records a request creates get ids seeded by its key and body (`seededIds`), so
  * running the same request again after a failure that came after its writes (the read models did
- * not catch up in time, a store failed) creates nothing twice and answers with what it created. Keys are kept in the log, so they outlive the required 24 hours.
+ * not catch up in time, a store failed) creates nothing twice and answers with what it created.
+ * Keys are kept in the log, so they outlive the required 24 hours.
  */
 export function idempotencyMiddleware(deps: { eventStore: EventStore; clock: Clock; secretBox: SecretBox }): Koa.Middleware<ApiState> {
   const { eventStore, clock, secretBox } = deps;

@@ -150,7 +150,8 @@ export function createTimerRunner(deps: {
     },
     status() {
       const list: FailingTimer[] = [];
-      for (const [id, entry] of failing) if (entry.failures > 0 && entry.since !== null) list.push({ id, kind: entry.kind, failures: entry.failures, since: entry.since });
+      // `since` is set exactly for the timers whose command failed (not for those answering notYet).
+      for (const [id, entry] of failing) if (entry.since !== null) list.push({ id, kind: entry.kind, failures: entry.failures, since: entry.since });
       return { failing: list.sort((a, b) => a.since - b.since) };
     },
     retryWaiting() {
