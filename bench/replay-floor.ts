@@ -3,6 +3,8 @@
  * before any projection logic runs. Each step runs `--runs` times, each in a fresh process, on the
  * same log:
  *
+ * - `fetch`: the rows of the whole log from SQLite in batches of 250, with the statement `readAll`
+ *   uses, and no `JSON.parse`: what reading costs before any event becomes an object.
  * - `read`: `readAll` through the whole log in batches of 250 (SQLite fetch and `JSON.parse`),
  *   keeping nothing.
  * - `read-keep-sessions`: the same, keeping the session object of every `CheckoutSessionCreated`
@@ -19,13 +21,14 @@
  *
  * Not a test: prints a JSON summary and a Markdown table.
  */
+import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { deserialize, serialize } from 'node:v8';
 import type { RecordedEvent } from '../src/event-store/event-store.ts';
-import { createSqliteEventStore } from '../src/event-store/sqlite-event-store.ts';
+import { createSqliteEventStore, READ_ALL_SQL } from '../src/event-store/sqlite-event-store.ts';
 import { ALL_PROJECTIONS, INDEXED_FIELDS } from '../src/projections/all-projections.ts';
 import { checkoutSessionsProjection } from '../src/projections/checkout-sessions.projection.ts';
 import type { Projection } from '../src/projections/projection.ts';
@@ -37,7 +40,7 @@ import { report } from './support/report.ts';
 
 const TARGET_EVENTS_PER_SECOND = 100_000;
 const BATCH = 250;
-const STEPS = ['read', 'read-keep-sessions', 'sessions-projection', 'rebuild', 'receive'] as const;
+const STEPS = ['fetch', 'read', 'read-keep-sessions', 'sessions-projection', 'rebuild', 'receive'] as const;
 type Step = (typeof STEPS)[number];
 /** One child's timings, in ms. `receive` reports two. */
 type StepResult = { events: number; ms: Record<string, number> };
@@ -66,7 +69,30 @@ async function rebuildWith(path: string, projections: Projection[]): Promise<{ e
   return { events: result.events, ms: Math.round(result.ms), readStore };
 }
 
+/** The log's rows as SQLite hands them over, batch by batch as `readAll` asks, and nothing more. */
+function fetchRows(path: string): number {
+  const db = new Database(path, { readonly: true });
+  const statement = db
+    .prepare<[bigint, number], [bigint, ...unknown[]]>(READ_ALL_SQL)
+    .raw(true)
+    .safeIntegers(true);
+  let events = 0;
+  for (let after = 0n; ;) {
+    const rows = statement.all(after, BATCH);
+    if (rows.length === 0) break;
+    events += rows.length;
+    after = rows[rows.length - 1]![0];
+  }
+  db.close();
+  return events;
+}
+
 async function measure(step: Step, path: string): Promise<StepResult> {
+  if (step === 'fetch') {
+    const started = performance.now();
+    const events = fetchRows(path);
+    return { events, ms: { fetch: elapsed(started) } };
+  }
   if (step === 'read' || step === 'read-keep-sessions') {
     const kept = new Map<string, unknown>();
     const keep = step === 'read' ? () => {} : (event: RecordedEvent) => {

@@ -18,7 +18,7 @@ function parts() {
     headHangs: false,
     position: '42' as string | null,
     projectionFailure: null as ProjectionFailure | null,
-    matcher: { running: true, acknowledged: 7, failing: null } as MatcherStatus,
+    matcher: { running: true, networks: ['base', 'polygon'], acknowledged: 7, failing: [] } as MatcherStatus,
     follower: {
       network: 'base', head: 100n, processed: 100n, pendingFinal: 0, caughtUpAt: START, endpoint: 'http://rpc.example/key-123',
       headSource: 'polling', lastError: null, running: true,
@@ -76,10 +76,11 @@ test('a log that errs or does not answer in time is failing, and the head is unk
   t.like(silent.checks[0], { status: 'failing', reason: 'the log did not answer within 5 ms: nothing can be written' });
 });
 
-test('a chain message failing for a minute or more makes the matcher degraded, not before', async (t) => {
+test('a chain message failing for a minute or more makes the matcher degraded, not before, naming each network held up', async (t) => {
   const { deps, state, clock } = parts();
   const health = createHealth(deps);
-  state.matcher = { running: true, acknowledged: 7, failing: { subject: 'chain.base.transfer', messageId: 'm-1', deliveries: 4, since: START, error: 'boom' } };
+  const base = { network: 'base', subject: 'chain.base.transfer', messageId: 'm-1', deliveries: 4, since: START, error: 'boom' };
+  state.matcher = { running: true, networks: ['base', 'polygon'], acknowledged: 7, failing: [base] };
   clock.advanceBy(59_999);
   t.like((await health.report()).checks[2], { name: 'matcher', status: 'ok' });
   clock.advanceBy(1);
@@ -87,8 +88,17 @@ test('a chain message failing for a minute or more makes the matcher degraded, n
   t.is(report.status, 'degraded');
   t.like(report.checks[2], {
     name: 'matcher', status: 'degraded',
-    reason: 'a chain message on chain.base.transfer has failed since 2026-06-01T00:00:00.000Z (4 deliveries; see the log): the chain messages after it wait',
+    reason: 'a chain message on chain.base.transfer has failed since 2026-06-01T00:00:00.000Z (4 deliveries; see the log): the later chain messages of that network wait, other networks go on',
   });
+
+  const polygon = { network: 'polygon', subject: 'chain.polygon.final', messageId: 'm-2', deliveries: 2, since: START + 30_000, error: 'boom' };
+  state.matcher = { ...state.matcher, failing: [base, polygon] };
+  t.false((await health.report()).checks[2]!.reason!.includes('polygon'), 'polygon not yet: failing for 30 s only');
+  clock.advanceBy(30_000);
+  t.like((await health.report()).checks[2], {
+    reason: 'a chain message on chain.base.transfer has failed since 2026-06-01T00:00:00.000Z (4 deliveries; see the log); a chain message on chain.polygon.final has failed since 2026-06-01T00:00:30.000Z (2 deliveries; see the log): the later chain messages of those networks wait, other networks go on',
+  });
+  t.false(JSON.stringify(await health.report()).includes('boom'), 'the error itself is not shown');
 });
 
 test('a follower that has not read its head for five minutes, or is stopped, is degraded; its endpoint is never shown', async (t) => {

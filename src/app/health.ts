@@ -10,7 +10,7 @@ import type { FailingTimer } from '../timers/timer-runner.ts';
 
 /**
  * `ok`; `degraded`: Weir answers, but something it does is held up (a chain follower is behind,
- * the matcher is stuck on a message); `failing`: what it answers is wrong or it cannot write
+ * the matcher is stuck on a network's message); `failing`: what it answers is wrong or it cannot write
  * (the log does not answer, the read models no longer follow the log).
  */
 export type HealthState = 'ok' | 'degraded' | 'failing';
@@ -120,11 +120,11 @@ export function createHealth(deps: HealthDeps): Health {
         : ok('projections'));
 
       if (deps.matcher) {
-        const { failing } = deps.matcher.status();
-        checks.push(failing && now - failing.since >= stuckAfterMs
+        const stuck = deps.matcher.status().failing.filter((message) => now - message.since >= stuckAfterMs);
+        checks.push(stuck.length > 0
           ? {
             name: 'matcher', status: 'degraded',
-            reason: `a chain message on ${failing.subject} has failed since ${iso(failing.since)} (${failing.deliveries} deliveries; see the log): the chain messages after it wait`,
+            reason: `${stuck.map((m) => `a chain message on ${m.subject} has failed since ${iso(m.since)} (${m.deliveries} ${m.deliveries === 1 ? 'delivery' : 'deliveries'}; see the log)`).join('; ')}: the later chain messages of ${stuck.length === 1 ? 'that network wait' : 'those networks wait'}, other networks go on`,
           }
           : ok('matcher'));
       }

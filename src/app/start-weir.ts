@@ -145,7 +145,8 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
     clock, readStore, projections, log,
     handlers: { ...checkoutSessionTimerHandlers(commands, { readStore, gate }), ...invoiceTimerHandlers(commands, { readStore, gate }), ...couponTimerHandlers(commands), ...subscriptionTimerHandlers(commands, { readStore, gate }), ...mails.timerHandlers },
   });
-  const matcher = createMatcher({ bus, readStore, commands, projections, clock, onHandled: () => timers.retryWaiting() });
+  const offeredNetworks = [...rail.networks('test'), ...rail.networks('live')].map((n) => n.network);
+  const matcher = createMatcher({ bus, readStore, commands, projections, clock, networks: offeredNetworks, log: (line) => log(`[matcher] ${line}`), onHandled: () => timers.retryWaiting() });
   await matcher.start();
   const dispatcher = createWebhookDispatcher({ clock, eventStore, readStore, projections, commands, secretBox, send: overrides.webhookSender ?? createHttpWebhookSender() });
   dispatcher.start();

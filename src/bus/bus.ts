@@ -16,6 +16,14 @@ export type ConsumerOptions = {
   /** Subject filter with NATS wildcards (`*` one token, `>` the rest). */
   filterSubject: string;
   /**
+   * Another durable this one takes over from: when this durable does not exist yet and that one
+   * does, this one starts right after the last message that one acknowledged in order, instead of
+   * at the first message kept. For splitting one durable into several with narrower filters (each
+   * inside the old filter) without delivering again what the old one handled; delete the old one
+   * once every new one exists. Ignored when this durable exists or that one does not.
+   */
+  continueFrom?: string;
+  /**
    * Called once the bus has acknowledged a message this consumer's handler returned for (on
    * JetStream: once the server confirmed the ack), so a `drained()` asked from here on counts it
    * as handled. Whatever it throws is ignored.
@@ -42,6 +50,11 @@ export type Consumer = {
 export type Bus = {
   publish(subject: string, data: Uint8Array, options?: PublishOptions): Promise<void>;
   consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer>;
+  /**
+   * Removes a durable consumer and where it stood; nothing happens when there is none by that name.
+   * Refused (BusArgumentError) while this bus consumes it.
+   */
+  deleteDurable(durableName: string): Promise<void>;
   close(): Promise<void>;
 };
 

@@ -1,7 +1,7 @@
 import { notifyAcknowledged, type Bus, type BusMessage, type Consumer, type ConsumerOptions, type MessageHandler, type PublishOptions } from './bus.ts';
 import { BusArgumentError, BusClosedError } from './errors.ts';
 import { defaultMaxRedeliveryDelayMs, defaultRedeliveryDelayMs, redeliveryDelay } from './redelivery.ts';
-import { assertDurableName, assertPublishSubject, assertSubjectFilter, subjectMatchesFilter } from './subject.ts';
+import { assertContinueFrom, assertDurableName, assertPublishSubject, assertSubjectFilter, subjectMatchesFilter } from './subject.ts';
 
 export type InProcessBusOptions = {
   /** A second publish with the same messageId within this window is dropped. Default 2 minutes. */
@@ -21,7 +21,8 @@ export type InProcessBusOptions = {
  * - Every published message is appended to one ordered in-memory log (all subjects interleaved,
  *   like a stream) and kept for the life of the bus. Nothing is ever evicted.
  * - A durable consumer seen for the first time starts at the beginning of the log, so it also
- *   receives messages published before it was created.
+ *   receives messages published before it was created; or, with `continueFrom` naming a durable
+ *   that exists, where that durable stands (its first message not yet acknowledged).
  * - Each durable delivers the messages matching its filter in log order, one at a time. A handler
  *   that returns acknowledges the message; one that throws gets the same message again after a
  *   backoff (deliveryCount + 1), and later messages wait behind it.
@@ -181,9 +182,11 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
       const { durableName, filterSubject } = consumerOptions;
       assertDurableName(durableName);
       assertSubjectFilter(filterSubject);
+      assertContinueFrom(durableName, consumerOptions.continueFrom);
       let durable = durables.get(durableName);
       if (durable === undefined) {
-        durable = { cursor: 0, deliveriesAtCursor: 0, active: undefined };
+        const predecessor = consumerOptions.continueFrom === undefined ? undefined : durables.get(consumerOptions.continueFrom);
+        durable = { cursor: predecessor?.cursor ?? 0, deliveriesAtCursor: 0, active: undefined };
         durables.set(durableName, durable);
       }
       if (durable.active !== undefined) {
@@ -192,6 +195,15 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
       const active = startConsumer(durable, filterSubject, handler, consumerOptions.onAcknowledged);
       durable.active = active;
       return { stop: () => active.stop(), drained: async () => active.drained() };
+    },
+
+    async deleteDurable(durableName: string): Promise<void> {
+      if (closed) throw new BusClosedError();
+      assertDurableName(durableName);
+      if (durables.get(durableName)?.active !== undefined) {
+        throw new BusArgumentError(`durable consumer "${durableName}" is being consumed; stop it before deleting it`);
+      }
+      durables.delete(durableName);
     },
 
     async close(): Promise<void> {

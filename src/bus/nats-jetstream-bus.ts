@@ -16,7 +16,7 @@ import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { notifyAcknowledged, type Bus, type BusMessage, type Consumer, type ConsumerOptions, type MessageHandler, type PublishOptions } from './bus.ts';
 import { BusArgumentError, BusClosedError, BusConnectionError, BusPublishError } from './errors.ts';
 import { defaultMaxRedeliveryDelayMs, defaultRedeliveryDelayMs, redeliveryDelay } from './redelivery.ts';
-import { assertDurableName, assertPublishSubject, assertSubjectFilter, subjectMatchesFilter } from './subject.ts';
+import { assertContinueFrom, assertDurableName, assertPublishSubject, assertSubjectFilter, subjectMatchesFilter } from './subject.ts';
 
 export type NatsJetStreamBusOptions = {
   /** NATS server URL(s), e.g. `nats://127.0.0.1:4222`. */
@@ -49,7 +49,8 @@ export type NatsJetStreamBusOptions = {
 
 /*
  * One JetStream stream (file storage, duplicate window) holds every bus message. Each durable name
- * is a durable pull consumer on it: DeliverPolicy.All, explicit ack, filter subject, and
+ * is a durable pull consumer on it: DeliverPolicy.All (or, with `continueFrom`, StartSequence
+ * after the other durable's ack floor), explicit ack, filter subject, and
  * max_ack_pending 1, so the server hands out one message at a time and a message that was nak'd
  * (handler threw) blocks the ones after it until it is acked: ordered, at least once.
  *
@@ -99,30 +100,40 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
   const js: JetStreamClient = jetstream(nc);
   void reportConnectionTrouble(nc, where, onError);
 
-  const activeConsumers = new Set<Consumer>();
+  /** Each consumer this bus runs, with its durable name. */
+  const activeConsumers = new Map<Consumer, string>();
   let closing: Promise<void> | undefined;
 
   const assertOpen = (): void => {
     if (closing !== undefined || nc.isClosed()) throw new BusClosedError(`the bus on ${where} is closed`);
   };
 
-  const ensureConsumer = async (durableName: string, filterSubject: string): Promise<void> => {
+  const consumerInfo = (durableName: string) => jsm.consumers.info(streamName, durableName).catch((error: unknown) => {
+    if (isApiError(error, JetStreamApiCodes.ConsumerNotFound)) return undefined;
+    throw error;
+  });
+
+  /** Where a new durable starts: after what `continueFrom` acknowledged in order when it exists, else at the first message kept. */
+  const startOf = async (continueFrom: string | undefined): Promise<Partial<ConsumerConfig>> => {
+    const predecessor = continueFrom === undefined ? undefined : await consumerInfo(continueFrom);
+    if (predecessor === undefined) return { deliver_policy: DeliverPolicy.All };
+    return { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: predecessor.ack_floor.stream_seq + 1 };
+  };
+
+  const ensureConsumer = async (durableName: string, filterSubject: string, continueFrom: string | undefined): Promise<void> => {
     const config = {
       ack_wait: nanos(ackWaitMs),
       max_ack_pending: 1,
       max_deliver: -1,
       filter_subject: filterSubject,
     } satisfies Partial<ConsumerConfig>;
-    const existing = await jsm.consumers.info(streamName, durableName).catch((error: unknown) => {
-      if (isApiError(error, JetStreamApiCodes.ConsumerNotFound)) return undefined;
-      throw error;
-    });
+    const existing = await consumerInfo(durableName);
     if (existing === undefined) {
       await jsm.consumers.add(streamName, {
         ...config,
+        ...(await startOf(continueFrom)),
         durable_name: durableName,
         ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
       });
     } else if (
       existing.config.filter_subject !== filterSubject ||
@@ -243,7 +254,7 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
         return stopped;
       },
     };
-    activeConsumers.add(consumer);
+    activeConsumers.set(consumer, durableName);
     return consumer;
   };
 
@@ -266,12 +277,13 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
 
     async consume(consumerOptions: ConsumerOptions, handler: MessageHandler): Promise<Consumer> {
       assertOpen();
-      const { durableName, filterSubject } = consumerOptions;
+      const { durableName, filterSubject, continueFrom } = consumerOptions;
       assertDurableName(durableName);
       assertSubjectFilter(filterSubject);
+      assertContinueFrom(durableName, continueFrom);
       let messages: ConsumerMessages;
       try {
-        await ensureConsumer(durableName, filterSubject);
+        await ensureConsumer(durableName, filterSubject, continueFrom);
         const jsConsumer = await js.consumers.get(streamName, durableName);
         messages = await jsConsumer.consume({ max_messages: 1 });
       } catch (error) {
@@ -283,9 +295,23 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
       return runConsumer(durableName, messages, handler, consumerOptions.onAcknowledged);
     },
 
+    async deleteDurable(durableName: string): Promise<void> {
+      assertOpen();
+      assertDurableName(durableName);
+      if ([...activeConsumers.values()].includes(durableName)) {
+        throw new BusArgumentError(`durable consumer "${durableName}" is being consumed; stop it before deleting it`);
+      }
+      try {
+        await jsm.consumers.delete(streamName, durableName);
+      } catch (error) {
+        if (isApiError(error, JetStreamApiCodes.ConsumerNotFound)) return;
+        throw new BusConnectionError(`cannot delete durable consumer "${durableName}" of stream "${streamName}" at ${where}: ${messageOf(error)}`, { cause: error });
+      }
+    },
+
     close(): Promise<void> {
       closing ??= (async () => {
-        await Promise.all([...activeConsumers].map((consumer) => consumer.stop()));
+        await Promise.all([...activeConsumers.keys()].map((consumer) => consumer.stop()));
         if (!nc.isClosed()) await nc.drain();
       })();
       return closing;

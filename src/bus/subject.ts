@@ -64,3 +64,10 @@ export function assertDurableName(durableName: string): void {
     );
   }
 }
+
+/** A `continueFrom` must be a valid durable name other than the durable's own. */
+export function assertContinueFrom(durableName: string, continueFrom: string | undefined): void {
+  if (continueFrom === undefined) return;
+  assertDurableName(continueFrom);
+  if (continueFrom === durableName) throw new BusArgumentError(`durable consumer "${durableName}" cannot continue from itself`);
+}

@@ -59,6 +59,8 @@ export class ChainMessageError extends Error {
 
 export const chainSubject = (network: string, type: ChainMessage['type']) => `chain.${network}.${type}`;
 export const CHAIN_SUBJECTS = 'chain.>';
+/** Every chain message of one network. */
+export const chainSubjects = (network: string) => `chain.${network}.>`;
 
 export const transferId = (m: Pick<ChainTransferMessage, 'network' | 'transactionHash' | 'logIndex'>) =>
   `${m.network}:${m.transactionHash.toLowerCase()}:${m.logIndex}`;

@@ -25,6 +25,7 @@ test('the matcher is drained once it has handled every chain message published s
   // The matcher's handling of a message is held at the gate.
   const bus: Bus = {
     publish: (subject, data, options) => inner.publish(subject, data, options),
+    deleteDurable: (durableName) => inner.deleteDurable(durableName),
     close: () => inner.close(),
     async consume(options, handler) {
       const consumer = await inner.consume(options, async (message) => {
@@ -38,7 +39,7 @@ test('the matcher is drained once it has handled every chain message published s
   let handled = 0;
   const matcher = createMatcher({
     bus, readStore: createEmbeddedReadStore({}), commands: {} as CommandHandler, projections: {} as ProjectionRunner,
-    log: () => {}, onHandled: () => { handled += 1; },
+    networks: ['sepolia'], log: () => {}, onHandled: () => { handled += 1; },
   });
   t.false(await matcher.drained(), 'not started: nothing handled');
   await matcher.start();

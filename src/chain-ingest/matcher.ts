@@ -2,7 +2,7 @@ import { checkoutSessionAggregate } from '../../machines/checkout-session.aggreg
 import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
 import type { SessionAddress } from '../../machines/checkout-session.types.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
-import type { Bus, Consumer } from '../bus/bus.ts';
+import type { Bus, BusMessage, Consumer } from '../bus/bus.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import { depositAddressKey } from '../projections/checkout-sessions.projection.ts';
 import { COLLECTIONS, type ChainPaymentDoc, type CheckoutSessionDoc, type DepositAddressDoc } from '../projections/collections.ts';
@@ -11,7 +11,7 @@ import type { ReadStore } from '../read-store/read-store.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { fromChainUnits } from '../shared/money.ts';
 import {
-  CHAIN_SUBJECTS,
+  chainSubjects,
   ChainMessageError,
   parseChainMessage,
   transferId,
@@ -27,52 +27,72 @@ export function acceptedAddress(session: CheckoutSessionDoc, transfer: Pick<Chai
 }
 
 /**
- * A chain message whose handling keeps failing: the bus delivers chain messages in order, so every
- * later one waits behind it. `since` is when (on the matcher's clock) it first failed; `error` is
- * the last error's message.
+ * A chain message whose handling keeps failing: the bus delivers a network's chain messages in
+ * order, so every later one of that network waits behind it (other networks go on). `since` is
+ * when (on the matcher's clock) it first failed; `error` is the last error's message.
  */
-export type FailingChainMessage = { subject: string; messageId: string | null; deliveries: number; since: number; error: string };
+export type FailingChainMessage = { network: string; subject: string; messageId: string | null; deliveries: number; since: number; error: string };
 
-export type MatcherStatus = { running: boolean; acknowledged: number; failing: FailingChainMessage | null };
+export type MatcherStatus = {
+  running: boolean;
+  /** The networks whose chain messages it handles, one durable consumer each. */
+  networks: string[];
+  acknowledged: number;
+  /** The message that holds up each network that is held up, oldest failure first. */
+  failing: FailingChainMessage[];
+};
 
 export type Matcher = {
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** Whether it consumes, how many messages it handled, and the message that holds it up, if one does. */
+  /** Whether it consumes, how many messages it handled, and the messages that hold it up, if any do. */
   status(): MatcherStatus;
   /**
-   * True when the matcher has handled (and the bus acknowledged) every chain message published
-   * before the call; false before start(). A false answer is remembered until the matcher
-   * acknowledges its next message (only that can make it true), so asking again meanwhile costs nothing.
+   * True when the matcher has handled (and the bus acknowledged) every chain message of its
+   * networks published before the call; false before start(). A false answer is remembered until
+   * the matcher acknowledges its next message (only that can make it true), so asking again
+   * meanwhile costs nothing.
    */
   drained(): Promise<boolean>;
 };
 
-export const MATCHER_DURABLE_NAME = 'weir-matcher';
+/** The durable consumer of one network's chain messages. */
+export const matcherDurableName = (network: string) => `weir-matcher-${network}`;
+/**
+ * The one durable of every network's messages that Weir used before the matcher consumed each
+ * network on its own: the networks' durables start where it stood, and it is then deleted.
+ */
+export const SHARED_MATCHER_DURABLE_NAME = 'weir-matcher';
 
 /**
  * Turns chain observations into commands on payment intents: a transfer to a session's deposit
  * address is recorded on that session, a reorg withdraws the transfers of the removed blocks, and
  * finality confirms them. Commands are idempotent, so a redelivered message changes nothing.
+ *
+ * Each network's messages are consumed by their own durable consumer, in order: a message that
+ * keeps failing holds up the later messages of its network only, never another network's payments.
  */
 export function createMatcher(deps: {
   bus: Bus; readStore: ReadStore; commands: CommandHandler; projections: ProjectionRunner; log?: (line: string) => void;
+  /** The networks whose `chain.<network>.*` messages to handle: those the rails offer. */
+  networks: readonly string[];
   /** Dates `status().failing`; the system clock unless given. */
   clock?: Clock;
   /** Called each time the bus has acknowledged a message the matcher handled (e.g. to retry the timers waiting for `drained()`). */
   onHandled?: () => void;
 }): Matcher {
   const { bus, readStore, commands, projections } = deps;
+  const networks = [...new Set(deps.networks)].sort();
   const log = deps.log ?? ((line: string) => console.warn(`[matcher] ${line}`));
   const clock = deps.clock ?? createSystemClock();
   const depositAddresses = readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
   const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
   const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
-  let consumer: Consumer | null = null;
+  let consumers: Consumer[] | null = null;
   /** Messages acknowledged so far; `notDrainedAt` is the count when the bus last answered "not drained". */
   let acknowledged = 0;
   let notDrainedAt: number | null = null;
-  let failing: FailingChainMessage | null = null;
+  const failing = new Map<string, FailingChainMessage>();
 
   async function send(target: { checkoutSessionId: string; organizationId: string; environment: string }, command: CheckoutSessionCommand, causationId: string) {
     const result = await commands.handle(checkoutSessionAggregate, target.checkoutSessionId, command, {
@@ -133,49 +153,76 @@ export function createMatcher(deps: {
     }
   }
 
+  async function handle(network: string, raw: BusMessage): Promise<void> {
+    let message;
+    try {
+      message = parseChainMessage(raw.subject, raw.data);
+    } catch (error) {
+      if (error instanceof ChainMessageError) { log(`dropped a malformed message on ${raw.subject}: ${error.message}`); return; }
+      throw error;
+    }
+    const id = raw.messageId ?? `${raw.subject}:${raw.deliveryCount}`;
+    try {
+      if (message.type === 'transfer') await onTransfer(message, id);
+      else if (message.type === 'reorg') await onReorg(message, id);
+      else await onFinal(message, id);
+    } catch (error) {
+      // The same message again (or the first failure): keep when it began to fail.
+      const before = failing.get(network);
+      const same = before !== undefined && before.subject === raw.subject && before.messageId === (raw.messageId ?? null);
+      failing.set(network, {
+        network, subject: raw.subject, messageId: raw.messageId ?? null, deliveries: raw.deliveryCount,
+        since: same ? before.since : clock.now(), error: error instanceof Error ? error.message : String(error),
+      });
+      throw error;
+    }
+    failing.delete(network);
+  }
+
   return {
     async start() {
       const onAcknowledged = (): void => {
         acknowledged += 1;
         deps.onHandled?.();
       };
-      consumer = await bus.consume({ durableName: MATCHER_DURABLE_NAME, filterSubject: CHAIN_SUBJECTS, onAcknowledged }, async (raw) => {
-        let message;
-        try {
-          message = parseChainMessage(raw.subject, raw.data);
-        } catch (error) {
-          if (error instanceof ChainMessageError) { log(`dropped a malformed message on ${raw.subject}: ${error.message}`); return; }
-          throw error;
+      const started: Consumer[] = [];
+      try {
+        for (const network of networks) {
+          started.push(await bus.consume({
+            durableName: matcherDurableName(network),
+            filterSubject: chainSubjects(network),
+            continueFrom: SHARED_MATCHER_DURABLE_NAME,
+            onAcknowledged,
+          }, (raw) => handle(network, raw)));
         }
-        const id = raw.messageId ?? `${raw.subject}:${raw.deliveryCount}`;
-        try {
-          if (message.type === 'transfer') await onTransfer(message, id);
-          else if (message.type === 'reorg') await onReorg(message, id);
-          else await onFinal(message, id);
-        } catch (error) {
-          // The same message again (or the first failure): keep when it began to fail.
-          const same = failing !== null && failing.subject === raw.subject && failing.messageId === (raw.messageId ?? null);
-          failing = {
-            subject: raw.subject, messageId: raw.messageId ?? null, deliveries: raw.deliveryCount,
-            since: same ? failing!.since : clock.now(), error: error instanceof Error ? error.message : String(error),
-          };
-          throw error;
-        }
-        failing = null;
-      });
+      } catch (error) {
+        await Promise.all(started.map((consumer) => consumer.stop()));
+        throw error;
+      }
+      consumers = started;
+      // Every network's durable now stands where the shared one did (or further): it is not needed.
+      // Left in place when it cannot be deleted (still consumed here): it only holds a position.
+      if (networks.length > 0) {
+        await bus.deleteDurable(SHARED_MATCHER_DURABLE_NAME).catch((error: unknown) => {
+          log(`could not delete the durable consumer "${SHARED_MATCHER_DURABLE_NAME}" of earlier versions (${error instanceof Error ? error.message : String(error)}); it is no longer read`);
+        });
+      }
+      log(`handling the chain messages of ${networks.length === 0 ? 'no network (no rail offers one)' : networks.join(', ')}`);
     },
     async stop() {
-      await consumer?.stop();
-      consumer = null;
+      const stopping = consumers ?? [];
+      consumers = null;
+      await Promise.all(stopping.map((consumer) => consumer.stop()));
     },
     status() {
-      return { running: consumer !== null, acknowledged, failing };
+      return { running: consumers !== null, networks, acknowledged, failing: [...failing.values()].sort((a, b) => a.since - b.since) };
     },
     async drained() {
-      if (consumer === null) return false;
+      if (consumers === null) return false;
       if (notDrainedAt === acknowledged) return false;
       const before = acknowledged;
-      const drained = await consumer.drained();
+      const answers = await Promise.all(consumers.map((consumer) => consumer.drained()));
+      const drained = answers.every(Boolean);
       // Remembered only if no acknowledgement came in while the bus was asked (it may have changed the answer).
       if (!drained && acknowledged === before) notDrainedAt = before;
       return drained;

@@ -69,6 +69,8 @@ CREATE TABLE IF NOT EXISTS events (
 
 /** Columns in the order every read statement selects them (raw rows, integers as bigint). */
 const EVENT_COLUMNS = 'position, id, stream_id, revision, type, data, metadata';
+/** What `readAll` runs: the events after a position, in log order, at most a batch. */
+export const READ_ALL_SQL = `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`;
 type EventRow = [position: bigint, id: string, streamId: string, revision: bigint, type: string, data: string, metadata: string];
 type StoredEventPlace = { position: bigint; stream_id: string; revision: bigint };
 
@@ -108,7 +110,7 @@ export function createSqliteEventStore({
   db.exec(SCHEMA);
 
   const readAllStatement = db
-    .prepare<[bigint, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
+    .prepare<[bigint, number], EventRow>(READ_ALL_SQL)
     .raw(true)
     .safeIntegers(true);
   const readStreamStatement = db

@@ -1,7 +1,7 @@
 import type { ReadDocument, ReadStore } from '../../src/read-store/read-store.ts';
 
-/** Decides, per call, whether a read-store operation on `collection` fails: the error to throw, or null. */
-export type Fault = (collection: string) => Error | null;
+/** Decides, per call, whether a read-store operation on `collection` fails: the error to throw, or null. `id` is the document's. */
+export type Fault = (collection: string, id: string) => Error | null;
 
 /**
  * `store` with its `get` or `put` failing whenever the given fault says so: a MongoDB read store
@@ -15,12 +15,12 @@ export function faultyReadStore(store: ReadStore, faults: { get?: Fault; put?: F
       return {
         ...collection,
         get: async (id: string) => {
-          const error = faults.get?.(name);
+          const error = faults.get?.(name, id);
           if (error) throw error;
           return collection.get(id);
         },
         put: async (doc: T) => {
-          const error = faults.put?.(name);
+          const error = faults.put?.(name, doc._id);
           if (error) throw error;
           return collection.put(doc);
         },

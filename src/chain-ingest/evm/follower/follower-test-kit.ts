@@ -131,6 +131,7 @@ export function spyOnPublishes(inner: Bus): { bus: Bus; publications: Publicatio
         await inner.publish(subject, data, options);
       },
       consume: (options, handler) => inner.consume(options, handler),
+      deleteDurable: (durableName) => inner.deleteDurable(durableName),
       close: () => inner.close(),
     },
   };
