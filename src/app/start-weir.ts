@@ -138,7 +138,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const gate = createChainReadGate({
     clock, log,
     readThrough: (network) => followersByNetwork.get(network)?.status(),
-    matcherDrained: () => matcher.drained(),
+    matcherDrained: (networks) => matcher.drained(networks),
     maxWaitMs: (config.chainWaitMaxSeconds ?? DEFAULT_CHAIN_WAIT_MAX_SECONDS) * 1000,
   });
   const timers = createTimerRunner({

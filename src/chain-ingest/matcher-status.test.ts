@@ -83,6 +83,9 @@ test('a message that keeps failing holds up the later messages of its own networ
   t.is(matcher.status().acknowledged, 2, 'the stuck network\'s final waits behind its transfer');
   t.deepEqual(matcher.status().failing.map((m) => m.subject), [`chain.${TEST_NETWORK.network}.transfer`]);
   t.false(await matcher.drained());
+  t.false(await matcher.drained([TEST_NETWORK.network, OTHER_NETWORK.network]));
+  t.true(await matcher.drained([OTHER_NETWORK.network]), 'the other network has nothing left: what waits on it goes ahead');
+  t.true(await matcher.drained(['weir-unoffered']), 'a network the matcher does not handle has nothing to wait for');
 
   broken.on = false;
   await waitUntil(() => matcher.status().acknowledged === 4, 'the stuck network\'s messages');

@@ -48,12 +48,13 @@ export type Matcher = {
   /** Whether it consumes, how many messages it handled, and the messages that hold it up, if any do. */
   status(): MatcherStatus;
   /**
-   * True when the matcher has handled (and the bus acknowledged) every chain message of its
-   * networks published before the call; false before start(). A false answer is remembered until
-   * the matcher acknowledges its next message (only that can make it true), so asking again
-   * meanwhile costs nothing.
+   * True when the matcher has handled (and the bus acknowledged) every chain message of `networks`
+   * (default: all of its own) published before the call; false before start(). A network it does
+   * not handle has nothing to wait for. A network's false answer is remembered until the matcher
+   * acknowledges its next message (only that can make it true), so asking again meanwhile costs
+   * nothing.
    */
-  drained(): Promise<boolean>;
+  drained(networks?: Iterable<string>): Promise<boolean>;
 };
 
 /** The durable consumer of one network's chain messages. */
@@ -88,10 +89,11 @@ export function createMatcher(deps: {
   const depositAddresses = readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
   const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
   const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
-  let consumers: Consumer[] | null = null;
-  /** Messages acknowledged so far; `notDrainedAt` is the count when the bus last answered "not drained". */
+  /** Each network's consumer, while started. */
+  let consumers: Map<string, Consumer> | null = null;
+  /** Messages acknowledged so far; per network, the count when the bus last answered "not drained". */
   let acknowledged = 0;
-  let notDrainedAt: number | null = null;
+  const notDrainedAt = new Map<string, number>();
   const failing = new Map<string, FailingChainMessage>();
 
   async function send(target: { checkoutSessionId: string; organizationId: string; environment: string }, command: CheckoutSessionCommand, causationId: string) {
@@ -185,10 +187,10 @@ export function createMatcher(deps: {
         acknowledged += 1;
         deps.onHandled?.();
       };
-      const started: Consumer[] = [];
+      const started = new Map<string, Consumer>();
       try {
         for (const network of networks) {
-          started.push(await bus.consume({
+          started.set(network, await bus.consume({
             durableName: matcherDurableName(network),
             filterSubject: chainSubjects(network),
             continueFrom: SHARED_MATCHER_DURABLE_NAME,
@@ -196,7 +198,7 @@ export function createMatcher(deps: {
           }, (raw) => handle(network, raw)));
         }
       } catch (error) {
-        await Promise.all(started.map((consumer) => consumer.stop()));
+        await Promise.all([...started.values()].map((consumer) => consumer.stop()));
         throw error;
       }
       consumers = started;
@@ -210,22 +212,24 @@ export function createMatcher(deps: {
       log(`handling the chain messages of ${networks.length === 0 ? 'no network (no rail offers one)' : networks.join(', ')}`);
     },
     async stop() {
-      const stopping = consumers ?? [];
+      const stopping = [...(consumers?.values() ?? [])];
       consumers = null;
       await Promise.all(stopping.map((consumer) => consumer.stop()));
     },
     status() {
       return { running: consumers !== null, networks, acknowledged, failing: [...failing.values()].sort((a, b) => a.since - b.since) };
     },
-    async drained() {
-      if (consumers === null) return false;
-      if (notDrainedAt === acknowledged) return false;
+    async drained(only) {
+      const running = consumers;
+      if (running === null) return false;
+      const asked = only === undefined ? networks : [...new Set(only)].filter((network) => running.has(network));
+      if (asked.some((network) => notDrainedAt.get(network) === acknowledged)) return false;
       const before = acknowledged;
-      const answers = await Promise.all(consumers.map((consumer) => consumer.drained()));
-      const drained = answers.every(Boolean);
+      const answers = await Promise.all(asked.map(async (network) => ({ network, drained: await running.get(network)!.drained() })));
+      const behind = answers.filter((answer) => !answer.drained);
       // Remembered only if no acknowledgement came in while the bus was asked (it may have changed the answer).
-      if (!drained && acknowledged === before) notDrainedAt = before;
-      return drained;
+      if (acknowledged === before) for (const { network } of behind) notDrainedAt.set(network, before);
+      return behind.length === 0;
     },
   };
 }

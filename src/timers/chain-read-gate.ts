@@ -14,7 +14,8 @@ export type ChainReadGate = {
   /**
    * Whether something that depends on what was paid to `networks` up to `through` (ms) must wait
    * (`notYet`): true until every follower of those networks has read the chain up to a head it read
-   * at or after `through`, and the matcher has handled every chain message published so far (a
+   * at or after `through`, and the matcher has handled every chain message of those networks
+   * published so far (a
    * follower publishes a transfer before it says it read further, but the matcher records it a
    * little later; a matcher whose bus cannot answer has not). False once the clock is past `through` plus the longest wait, whatever the
    * followers read: the follower still behind is logged once per network and outage, and a payment
@@ -32,7 +33,8 @@ export type ChainReadGate = {
 export function createChainReadGate(deps: {
   clock: Pick<Clock, 'now'>;
   readThrough: ChainReadThrough;
-  matcherDrained: () => Promise<boolean>;
+  /** Whether the matcher has handled every chain message of these networks published so far. */
+  matcherDrained: (networks: readonly string[]) => Promise<boolean>;
   /** How long past `through` to wait for a follower at most. */
   maxWaitMs: number;
   log: (line: string) => void;
@@ -79,11 +81,13 @@ export function createChainReadGate(deps: {
         for (const [network, reading] of behind) giveUp(network, reading, through);
         return false;
       }
-      if ([...readings].every(([network, readAt]) => drainedThrough.get(network) === readAt)) return false;
-      // The bus logs once when it cannot say (its server is out) and once when it can again; here
-      // that is one more reason to wait, tried again like the others, not a failure of each timer.
-      if (!(await matcherDrained().catch(() => false))) return true;
-      for (const [network, readAt] of readings) drainedThrough.set(network, readAt);
+      const unconfirmed = [...readings].filter(([network, readAt]) => drainedThrough.get(network) !== readAt);
+      if (unconfirmed.length === 0) return false;
+      // Only these networks' messages: one held up elsewhere holds nothing here. The bus logs once
+      // when it cannot say (its server is out) and once when it can again; here that is one more
+      // reason to wait, tried again like the others, not a failure of each timer.
+      if (!(await matcherDrained(unconfirmed.map(([network]) => network)).catch(() => false))) return true;
+      for (const [network, readAt] of unconfirmed) drainedThrough.set(network, readAt);
       return false;
     },
   };
