@@ -64,7 +64,9 @@ export function createMailDispatcher(deps: {
     });
     let messageId: string;
     try {
-      ({ id: messageId } = await mailer.send({ to: mail.to, ...content }));
+      // Keyed by the mail: a second hand-over (the first one's answer lost, or a crash before
+      // MailSent was recorded) carries the same Message-ID, so the recipient's mail system sees a copy.
+      ({ id: messageId } = await mailer.send({ to: mail.to, ...content, key: mail._id }));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       log(`[mail] ${mail.kind} mail ${mail._id} for invoice ${mail.invoiceId} failed (attempt ${mail.attempts + 1}): ${reason}`);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { invoiceFixture } from '../../machines/invoice.fixture.ts';
 import { evolveOrganization, type Organization } from '../actors/organization.ts';
 import { renderInvoiceMail } from './invoice-mail.ts';
+import { stableMessageId } from './mailer.ts';
 import { openMailer } from './open-mailer.ts';
 import { createOutboxMailer } from './outbox-mailer.ts';
 import { createSmtpMailer, redactSmtpUrl } from './smtp-mailer.ts';
@@ -55,6 +56,21 @@ test('the outbox mailer writes a readable multipart .eml file', async (t) => {
   // Two messages never overwrite each other.
   await createOutboxMailer({ dir: join(dir, 'outbox') }).send({ to: 'b@example.com', subject: 's', text: 't', html: '<p>t</p>' });
   t.is((await readdir(join(dir, 'outbox'))).length, 2);
+});
+
+test('a keyed message keeps one Message-ID across hand-overs, on the sender\'s domain; unkeyed ones get a new one each', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'weir-outbox-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const mailer = createOutboxMailer({ dir, from: 'Acme <billing@acme.example>' });
+  const message = { to: 'payer@example.com', subject: 's', text: 't', html: '<p>t</p>' };
+  const keyed = [await mailer.send({ ...message, key: 'f3c1b2a0-mail' }), await mailer.send({ ...message, key: 'f3c1b2a0-mail' })];
+  const unkeyed = [await mailer.send(message), await mailer.send(message)];
+  t.deepEqual(keyed.map((m) => m.id), ['f3c1b2a0-mail@acme.example', 'f3c1b2a0-mail@acme.example']);
+  t.not(unkeyed[0]!.id, unkeyed[1]!.id);
+  const headers = await Promise.all((await readdir(dir)).sort().map(async (file) => /^Message-ID: (.*)\r$/m.exec(await readFile(join(dir, file), 'utf8'))?.[1]));
+  t.deepEqual(headers.slice(0, 2), ['<f3c1b2a0-mail@acme.example>', '<f3c1b2a0-mail@acme.example>']);
+  t.is(stableMessageId('a b<c>', 'no-reply@weir.localhost'), '<a_b_c_@weir.localhost>');
+  t.is(stableMessageId('k', 'not an address'), '<k@weir.localhost>');
 });
 
 /** Just enough SMTP to accept messages: greeting, EHLO/HELO, MAIL, RCPT, DATA, QUIT. */
@@ -112,14 +128,15 @@ test('the SMTP mailer delivers to an SMTP server named by URL', async (t) => {
   const mailer = createSmtpMailer({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, from: 'Acme <billing@acme.example>' });
   t.teardown(() => mailer.close());
   const mail = renderInvoiceMail({ kind: 'invoice', invoice: invoiceFixture({ status: 'open' }), organization: org, payUrl: 'http://127.0.0.1/invoices/x/pay' });
-  const { id } = await mailer.send({ to: 'payer@example.com', ...mail });
-  t.truthy(id);
+  const { id } = await mailer.send({ to: 'payer@example.com', ...mail, key: 'mail-42' });
+  t.is(id, 'mail-42@acme.example');
   t.is(smtp.received.length, 1);
   const message = smtp.received[0]!;
   t.regex(message.from, /MAIL FROM:<billing@acme\.example>/);
   t.regex(message.to[0]!, /RCPT TO:<payer@example\.com>/);
   t.true(message.data.includes('INV-0001'));
   t.regex(message.data, /multipart\/alternative/);
+  t.regex(message.data, /^Message-ID: <mail-42@acme\.example>\r$/m);
 });
 
 test('SMTP credentials never appear in descriptions or errors', async (t) => {

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import { DEFAULT_FROM, type Mailer } from './mailer.ts';
+import { DEFAULT_FROM, stableMessageId, type Mailer } from './mailer.ts';
 
 /**
  * The embedded mailer: every message is written as an RFC 5322 `.eml` file (multipart/alternative,
@@ -17,8 +17,10 @@ export function createOutboxMailer(options: { dir: string; from?: string; now?: 
     async send(message) {
       ready ??= mkdir(options.dir, { recursive: true });
       await ready;
+      const from = message.from ?? options.from ?? DEFAULT_FROM;
       const info = await transport.sendMail({
-        from: message.from ?? options.from ?? DEFAULT_FROM,
+        from,
+        ...(message.key === undefined ? {} : { messageId: stableMessageId(message.key, from) }),
         to: message.to,
         subject: message.subject,
         text: message.text,

@@ -93,6 +93,9 @@ test('a mail server failure is recorded and retried on the clock until it takes 
   const delivered = await eventually(async () => up.sent[0], 'the retried mail');
   t.is(delivered.to, 'ada@example.com');
   t.regex(delivered.subject, new RegExp(`^Invoice ${invoice.number} from Acme Studio`));
+  t.truthy(delivered.key);
+  t.is(delivered.key, down.attempts[0]!.key, 'the retry is the same message (one Message-ID), not a new one');
+  t.is(delivered.key, failed.stream.slice('mail-'.length), 'keyed by the mail');
   await eventually(async () => ((await pending.find({ invoiceId: bouncing.id }))[0]?.attempts === 2 ? true : undefined), 'the second bounce');
   t.like((await pending.find({ invoiceId: bouncing.id }))[0], { retryAt: '2026-03-01T00:03:00.000Z' });
   t.is(await pending.count({ invoiceId: invoice.id }), 0);

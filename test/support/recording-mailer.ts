@@ -6,14 +6,17 @@ import { MailDeliveryError, type Mailer, type MailMessage } from '../../src/mail
  */
 export function recordingMailer(refuse: (message: MailMessage, call: number) => boolean = () => false) {
   const sent: MailMessage[] = [];
+  /** Every hand-over, refused or not. */
+  const attempts: MailMessage[] = [];
   let calls = 0;
   const mailer: Mailer = {
     async send(message) {
       calls += 1;
+      attempts.push(message);
       if (refuse(message, calls)) throw new MailDeliveryError(`sending mail to ${message.to} failed: connection refused`);
       sent.push(message);
       return { id: `message-${sent.length}@test` };
     },
   };
-  return { mailer, sent, calls: () => calls };
+  return { mailer, sent, attempts, calls: () => calls };
 }
