@@ -7,6 +7,7 @@ import { createCommandHandler } from '../../src/actors/command-handler.ts';
 import type { Weir } from '../../src/app/start-weir.ts';
 import { openEventStore } from '../../src/event-store/open-event-store.ts';
 import { SUBSCRIPTION_WORK } from '../../src/projections/subscriptions.projection.ts';
+import { CUSTOMER_DELETED_COMMENT } from '../../src/read-api/routes/customers.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
@@ -405,4 +406,49 @@ test('a subscription canceled at period end while its renewal is past due: the p
   t.is((await fetch(`${weir.url}/invoices/${renewalId}/pay`, { redirect: 'manual' })).status, 410);
   t.is(sent.filter((m) => m.text.includes(`/invoices/${renewalId}/pay`)).length, 1, 'only its invoice mail, sent before the end');
   t.is((await api.get<Page<unknown>>('/api/v1/invoices')).body.count, 1, 'nothing issued for the period after the end');
+});
+
+test('deleting a customer ends each of their subscriptions that has not ended, at once, and voids its open renewal; other customers\' subscriptions go on', async (t) => {
+  const { weir, api, clock } = await setup(t);
+  const price = (await plan(api, 'Pro', 'month', 1)).priceId;
+  const leaving = (await api.post<{ id: string }>('/api/v1/customers', { email: 'leaving@example.com' })).body;
+  const staying = (await api.post<{ id: string }>('/api/v1/customers', { email: 'staying@example.com' })).body;
+  const paid = await subscribe(api, price, { customerId: leaving.id });
+  await payInFull(weir, api, paid.session);
+  await until(api, paid.subscription.id, 'active');
+  const other = await subscribe(api, price, { customerId: staying.id });
+  await payInFull(weir, api, other.session);
+  await until(api, other.subscription.id, 'active');
+  const ended = await subscribe(api, price, { customerId: leaving.id });
+  await api.post(`/api/v1/subscriptions/${ended.subscription.id}/end`, { cancellationComment: 'ended by the merchant' });
+
+  clock.advanceTo(Date.parse('2026-06-10T12:00:00.000Z'));
+  const renewalId = (await eventually(async () => {
+    const s = (await api.get<Subscription & { latestInvoiceId: string | null }>(`/api/v1/subscriptions/${paid.subscription.id}`)).body;
+    return s.latestInvoiceId ? s : undefined;
+  }, 'the renewal')).latestInvoiceId!;
+  const pending = await subscribe(api, price, { customerId: leaving.id });
+  await settled(weir);
+  t.is((await api.get<{ status: string }>(`/api/v1/invoices/${renewalId}`)).body.status, 'open');
+
+  clock.advanceBy(HOUR / 2);
+  t.is((await api.delete(`/api/v1/customers/${leaving.id}`)).status, 200);
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${paid.subscription.id}`)).body, { status: 'canceled', endedAt: '2026-06-10T12:30:00.000Z', cancellationComment: CUSTOMER_DELETED_COMMENT });
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${pending.subscription.id}`)).body, { status: 'canceled', cancellationComment: CUSTOMER_DELETED_COMMENT });
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${ended.subscription.id}`)).body, { status: 'canceled', endedAt: '2026-05-10T12:00:00.000Z', cancellationComment: 'ended by the merchant' }, 'already ended: untouched');
+  await untilCanceled(api, pending.session.id);
+  await settled(weir);
+  t.like((await api.get<{ status: string; voidedAt: string | null }>(`/api/v1/invoices/${renewalId}`)).body, { status: 'void', voidedAt: '2026-06-10T12:30:00.000Z' });
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${other.subscription.id}`)).body, { status: 'active', cancellationComment: null });
+  assertError(t, await api.get(`/api/v1/customers/${leaving.id}`), 404, { message: /customer/ });
+
+  // A month on, the other customer's billing has gone on (its renewal unpaid: past due, then
+  // unpaid), and nothing more was billed to the deleted one.
+  clock.advanceTo(Date.parse('2026-06-17T12:00:00.000Z'));
+  await until(api, other.subscription.id, 'past_due');
+  clock.advanceTo(Date.parse('2026-07-10T12:00:00.000Z'));
+  await until(api, other.subscription.id, 'unpaid');
+  await settled(weir);
+  const invoices = (await api.get<Page<{ customerId: string }>>('/api/v1/invoices?limit=200')).body.data;
+  t.is(invoices.filter((i) => i.customerId === leaving.id).length, 1, 'only the renewal issued before the delete (now void)');
 });

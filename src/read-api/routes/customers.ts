@@ -1,6 +1,8 @@
 import Router from '@koa/router';
 import { addressInput, assertEmail, assertPhone, customerAggregate, shippingInput, type CustomerFields } from '../../actors/customer.ts';
+import { subscriptionAggregate } from '../../../machines/subscription.aggregate.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
+import { SUBSCRIPTIONS, type SubscriptionDoc } from '../../projections/subscriptions.projection.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { asObject, nullableString, optionalEnum, optionalMetadata, optionalString, requiredString, type Input } from '../../shared/input.ts';
@@ -9,6 +11,8 @@ import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
 
 const VISIBILITIES = ['10', '20'] as const;
+/** The `cancellationComment` of a subscription ended because its customer was deleted. */
+export const CUSTOMER_DELETED_COMMENT = 'ended because its customer was deleted';
 
 /** The customer as the API shows it (the reference's CustomerDto, plus tenant fields). */
 export function presentCustomer(doc: CustomerDoc) {
@@ -46,10 +50,14 @@ function customerFields(body: Input, mode: 'create' | 'update'): Partial<Custome
   };
 }
 
-/** Customers: create, list (by `email`, `ids`, `customerReferenceId`, `createdAt`), read, update, delete. */
+/**
+ * Customers: create, list (by `email`, `ids`, `customerReferenceId`, `createdAt`), read, update,
+ * delete (which ends the customer's subscriptions at once, as their billing has no one to bill).
+ */
 export function customerRoutes(deps: ApiDeps): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1' });
   const customers = deps.readStore.collection<CustomerDoc>(CUSTOMERS);
+  const subscriptions = deps.readStore.collection<SubscriptionDoc>(SUBSCRIPTIONS);
 
   const loadCustomer = async (ctx: ApiContext, id: string) => {
     const doc = isUuid(id) ? await customers.get(id) : null;
@@ -96,6 +104,14 @@ export function customerRoutes(deps: ApiDeps): Router<ApiState> {
 
   router.delete('/customers/:id', async (ctx) => {
     const existing = await loadCustomer(ctx, ctx.params.id!);
+    // Deleting a customer stops billing them: each subscription of theirs that has not ended ends
+    // at once (its open renewals are voided), before the customer goes, so a request that fails
+    // part way leaves the customer in place and its retry finishes the job.
+    const { organizationId, environment } = ctx.state.tenant;
+    const running = await subscriptions.find({ organizationId, environment, customerId: existing.id, status: { $nin: ['canceled', 'incomplete_expired'] } });
+    for (const subscription of running) {
+      await commandFor(deps, ctx, subscriptionAggregate, subscription.id, { type: 'EndSubscription', comment: CUSTOMER_DELETED_COMMENT });
+    }
     await commandFor(deps, ctx, customerAggregate, existing.id, { type: 'DeleteCustomer' });
     ctx.body = { statusCode: 200, message: `customer ${existing.id} deleted` };
   });
