@@ -7,7 +7,7 @@ import { createLineItemResolver } from '../actors/line-items.ts';
 import type { Bus } from '../bus/bus.ts';
 import { openBus } from '../bus/open-bus.ts';
 import { createMatcher } from '../chain-ingest/matcher.ts';
-import { combineRails, type Rail } from '../chain-ingest/rail.ts';
+import { combineRails, everyNetwork, type Rail } from '../chain-ingest/rail.ts';
 import { createTestRail } from '../chain-ingest/test-rail.ts';
 import { createEvmWriteClients } from '../chain-ingest/evm/contracts/clients.ts';
 import { createEvmRail } from '../chain-ingest/evm/evm-rail.ts';
@@ -145,8 +145,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
     clock, readStore, projections, log,
     handlers: { ...checkoutSessionTimerHandlers(commands, { readStore, gate }), ...invoiceTimerHandlers(commands, { readStore, gate }), ...couponTimerHandlers(commands), ...subscriptionTimerHandlers(commands, { readStore, gate }), ...mails.timerHandlers },
   });
-  const offeredNetworks = [...rail.networks('test'), ...rail.networks('live')].map((n) => n.network);
-  const matcher = createMatcher({ bus, readStore, commands, projections, clock, networks: offeredNetworks, log: (line) => log(`[matcher] ${line}`), onHandled: () => timers.retryWaiting() });
+  const matcher = createMatcher({ bus, readStore, commands, projections, clock, networks: everyNetwork(rail).map((n) => n.network), log: (line) => log(`[matcher] ${line}`), onHandled: () => timers.retryWaiting() });
   await matcher.start();
   const dispatcher = createWebhookDispatcher({ clock, eventStore, readStore, projections, commands, secretBox, send: overrides.webhookSender ?? createHttpWebhookSender() });
   dispatcher.start();

@@ -24,9 +24,12 @@ export type Rail = {
   depositAddress(input: { network: RailNetwork; organizationId: string; checkoutSessionId: string; merchantAddress: string }): string;
 };
 
+/** The networks a rail offers in either environment, test first. */
+export const everyNetwork = (rail: Pick<Rail, 'networks'>): RailNetwork[] => [...rail.networks('test'), ...rail.networks('live')];
+
 /** Several rails seen as one. */
 export function combineRails(rails: Rail[]): Rail & { railFor(network: string): Rail | undefined } {
-  const railFor = (network: string) => rails.find((r) => r.networks('test').concat(r.networks('live')).some((n) => n.network === network));
+  const railFor = (network: string) => rails.find((r) => everyNetwork(r).some((n) => n.network === network));
   return {
     name: rails.map((r) => r.name).join('+'),
     networks: (environment) => rails.flatMap((r) => r.networks(environment)),

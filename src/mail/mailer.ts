@@ -20,6 +20,15 @@ export class MailDeliveryError extends Error {
   override readonly name = 'MailDeliveryError';
 }
 
+/** What a mailer hands to nodemailer for `message`: its sender (`defaultFrom` unless it names one), and a stable Message-ID when it is keyed. */
+export function outgoingMail(message: MailMessage, defaultFrom: string) {
+  const from = message.from ?? defaultFrom;
+  return {
+    from, to: message.to, subject: message.subject, text: message.text, html: message.html,
+    ...(message.key === undefined ? {} : { messageId: stableMessageId(message.key, from) }),
+  };
+}
+
 /** The Message-ID of a keyed message from `from` (`Name <user@domain>` or `user@domain`): `<key@domain>`. */
 export function stableMessageId(key: string, from: string): string {
   const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? 'weir.localhost';

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import { DEFAULT_FROM, stableMessageId, type Mailer } from './mailer.ts';
+import { DEFAULT_FROM, outgoingMail, type Mailer } from './mailer.ts';
 
 /**
  * The embedded mailer: every message is written as an RFC 5322 `.eml` file (multipart/alternative,
@@ -17,16 +17,7 @@ export function createOutboxMailer(options: { dir: string; from?: string; now?: 
     async send(message) {
       ready ??= mkdir(options.dir, { recursive: true });
       await ready;
-      const from = message.from ?? options.from ?? DEFAULT_FROM;
-      const info = await transport.sendMail({
-        from,
-        ...(message.key === undefined ? {} : { messageId: stableMessageId(message.key, from) }),
-        to: message.to,
-        subject: message.subject,
-        text: message.text,
-        html: message.html,
-        date: new Date(now()),
-      });
+      const info = await transport.sendMail({ ...outgoingMail(message, options.from ?? DEFAULT_FROM), date: new Date(now()) });
       const id = String(info.messageId).replace(/^<|>$/g, '');
       const stamp = new Date(now()).toISOString().replace(/[:.]/g, '-');
       const file = join(options.dir, `${stamp}-${String(++sequence).padStart(4, '0')}-${id.replace(/[^A-Za-z0-9._-]/g, '_')}.eml`);

@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import { DEFAULT_FROM, MailDeliveryError, stableMessageId, type Mailer } from './mailer.ts';
+import { DEFAULT_FROM, MailDeliveryError, outgoingMail, type Mailer } from './mailer.ts';
 
 /** The URL with any user name and password replaced, safe to log or show. */
 export function redactSmtpUrl(smtpUrl: string): string {
@@ -42,11 +42,7 @@ export function createSmtpMailer(options: { smtpUrl: string; from?: string }): M
     server,
     async send(message) {
       try {
-        const from = message.from ?? options.from ?? DEFAULT_FROM;
-        const info = await transport.sendMail({
-          from, to: message.to, subject: message.subject, text: message.text, html: message.html,
-          ...(message.key === undefined ? {} : { messageId: stableMessageId(message.key, from) }),
-        });
+        const info = await transport.sendMail(outgoingMail(message, options.from ?? DEFAULT_FROM));
         return { id: String(info.messageId).replace(/^<|>$/g, '') };
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);

@@ -97,7 +97,8 @@ async function putWork(store: ReadStore, doc: SubscriptionWorkDoc): Promise<void
 }
 
 /** A subscription in one of these statuses has ended for good (both are final states of its machine). */
-const ENDED: ReadonlySet<SubscriptionStatus> = new Set<SubscriptionStatus>(['canceled', 'incomplete_expired']);
+export const ENDED_STATUSES: readonly SubscriptionStatus[] = ['canceled', 'incomplete_expired'];
+const ENDED: ReadonlySet<SubscriptionStatus> = new Set(ENDED_STATUSES);
 export const hasEnded = (s: Pick<Subscription, 'status'>): boolean => ENDED.has(s.status);
 
 /** Invoice statuses that can still take a payment (the merchant may void both). */
@@ -147,7 +148,7 @@ async function billPaid(store: ReadStore, billId: string, at: string): Promise<v
   // A subscription that has ended (expired while incomplete, or canceled at any point) records no
   // payment (the decider ignores it): no work that would stay on the list for good.
   if (!subscription || bill?.id !== billId || bill.status === 'paid' || bill.status === 'expired') return;
-  if (subscription.status === 'canceled' || subscription.status === 'incomplete_expired') return;
+  if (hasEnded(subscription)) return;
   await putWork(store, {
     _id: `record_payment:${billId}`, kind: 'record_payment', subscriptionId: subscription.id, organizationId: subscription.organizationId,
     environment: subscription.environment, sourceId: billId, at,

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { addressInput, assertEmail, assertPhone, customerAggregate, shippingInput, type CustomerFields } from '../../actors/customer.ts';
 import { subscriptionAggregate } from '../../../machines/subscription.aggregate.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
-import { SUBSCRIPTIONS, type SubscriptionDoc } from '../../projections/subscriptions.projection.ts';
+import { ENDED_STATUSES, SUBSCRIPTIONS, type SubscriptionDoc } from '../../projections/subscriptions.projection.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { asObject, nullableString, optionalEnum, optionalMetadata, optionalString, requiredString, type Input } from '../../shared/input.ts';
@@ -108,7 +108,7 @@ export function customerRoutes(deps: ApiDeps): Router<ApiState> {
     // at once (its open renewals are voided), before the customer goes, so a request that fails
     // part way leaves the customer in place and its retry finishes the job.
     const { organizationId, environment } = ctx.state.tenant;
-    const running = await subscriptions.find({ organizationId, environment, customerId: existing.id, status: { $nin: ['canceled', 'incomplete_expired'] } });
+    const running = await subscriptions.find({ organizationId, environment, customerId: existing.id, status: { $nin: [...ENDED_STATUSES] } });
     for (const subscription of running) {
       await commandFor(deps, ctx, subscriptionAggregate, subscription.id, { type: 'EndSubscription', comment: CUSTOMER_DELETED_COMMENT });
     }
