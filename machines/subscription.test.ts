@@ -4,7 +4,7 @@ import { givenWhenThen } from '../src/actors/given-when-then.ts';
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { addDays, addInterval, BILLING_SCHEDULES, periodEndAfter } from './billing-calendar.ts';
 import { subscriptionAggregate } from './subscription.aggregate.ts';
-import { newSubscription, UNPAID_AFTER_DAYS, type SubscriptionCommand, type SubscriptionCommandType } from './subscription.decide.ts';
+import { UNPAID_AFTER_DAYS, type SubscriptionCommand, type SubscriptionCommandType } from './subscription.decide.ts';
 import { evolveSubscription } from './subscription.evolve.ts';
 import {
   cancelScheduled, canceled, created, HISTORIES, incompleteExpired, issued, itemFixture, markedUnpaid, missed, paused, renewalBill, renewalPaid, started,

@@ -303,7 +303,7 @@ async function main(): Promise<void> {
   const withStream = memory();
 
   const observedAt = new Date().toISOString();
-  const extract = (item: Decoded, logs: readonly TokenTransferLog[], blocks: readonly BlockWithTransactions[]) => {
+  const extract = (_item: Decoded, logs: readonly TokenTransferLog[], blocks: readonly BlockWithTransactions[]) => {
     const candidates = nativeTransferCandidates(NETWORK, blocks, watched);
     // The follower asks receipts for the candidates; here every candidate succeeded.
     const succeededNative = new Set(candidates.map((candidate) => candidate.transaction.hash));

@@ -116,7 +116,7 @@ export function createWorkQueue<TDoc extends ReadDocument>(deps: {
 
   function poke(): Promise<void> {
     if (stopped || (queueFailure && queueFailure.retryAt > clock.now())) return Promise.resolve();
-    if (running) { again = true; return running; }
+    if (running !== null) { again = true; return running; }
     running = (async () => {
       try {
         do { again = false; await pass(); } while (again && !stopped);
@@ -143,7 +143,7 @@ export function createWorkQueue<TDoc extends ReadDocument>(deps: {
       unsubscribe?.();
       cancelRetry?.();
       cancelRetry = null;
-      while (running) await running;
+      while (running !== null) await running;
     },
   };
 }

@@ -74,7 +74,7 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
   const where = `NATS at ${servers.map(withoutCredentials).join(', ')}`;
 
   if (servers.length === 0) throw new BusArgumentError('createNatsJetStreamBus: no NATS server URL given');
-  subjects.forEach((subject) => assertSubjectFilter(subject));
+  for (const subject of subjects) assertSubjectFilter(subject);
 
   let nc: NatsConnection;
   try {

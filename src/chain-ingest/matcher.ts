@@ -16,6 +16,7 @@ import {
   parseChainMessage,
   transferId,
   type ChainFinalMessage,
+  type ChainMessage,
   type ChainReorgMessage,
   type ChainTransferMessage,
 } from './chain-messages.ts';
@@ -156,7 +157,7 @@ export function createMatcher(deps: {
   }
 
   async function handle(network: string, raw: BusMessage): Promise<void> {
-    let message;
+    let message: ChainMessage;
     try {
       message = parseChainMessage(raw.subject, raw.data);
     } catch (error) {

@@ -162,7 +162,7 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
   /** Run catch-up once at a time; a wake-up during a run schedules one more run. */
   function wake(): Promise<void> {
     if (stopped) return Promise.resolve();
-    if (running) { again = true; return running; }
+    if (running !== null) { again = true; return running; }
     running = (async () => {
       try {
         do { again = false; await catchUp(); } while (again && !stopped);
@@ -224,7 +224,7 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
       });
     },
     async rebuild(onProgress) {
-      while (running) await running;
+      while (running !== null) await running;
       const started = performance.now();
       await dropReadModels();
       const head = await eventStore.headPosition();
@@ -245,7 +245,7 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
       cancelRetry?.();
       cancelRetry = null;
       unsubscribe?.();
-      while (running) await running;
+      while (running !== null) await running;
     },
   };
 }

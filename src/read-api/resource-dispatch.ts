@@ -86,13 +86,13 @@ export function dispatchByResource(routers: Router<ApiState>[]): Koa.Middleware<
     const ctx = koaCtx as ApiContext;
     const path = ctx.path;
     const pathRoutes: Route[] = [];
-    let matched: Route[] | null = null;
+    const matched: Route[] = [];
     for (const route of byResource.get(resourceOf(path)) ?? everywhere) {
       if (!route.layer.match(path)) continue;
       pathRoutes.push(route);
-      if (route.layer.methods.includes(ctx.method)) (matched ??= []).push(route);
+      if (route.layer.methods.includes(ctx.method)) matched.push(route);
     }
-    const done = matched === null ? next() : runRoutes(matched, 0, ctx, path, next);
+    const done = matched.length === 0 ? next() : runRoutes(matched, 0, ctx, path, next);
     return done.then(() => answerAllowedMethods(ctx, pathRoutes, implemented));
   };
 }

@@ -42,7 +42,7 @@ export function createDueWorkLoop(deps: {
 
   function poke(): void {
     if (stopped) return;
-    if (running) { again = true; return; }
+    if (running !== null) { again = true; return; }
     running = (async () => {
       try {
         do { again = false; await runOnce(); } while (again && !stopped);
@@ -64,7 +64,7 @@ export function createDueWorkLoop(deps: {
     async stop() {
       stopped = true;
       cancelTimer?.();
-      while (running) await running;
+      while (running !== null) await running;
     },
   };
 }

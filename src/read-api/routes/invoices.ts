@@ -17,7 +17,7 @@ import { invoicePayUrl } from '../../hosted/urls.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { INVOICES, publicInvoice, type InvoiceDoc } from '../../projections/invoices.projection.ts';
-import { ConflictError, NotFoundError, ValidationError, WeirError } from '../../shared/errors.ts';
+import { NotFoundError, ValidationError, WeirError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import {
   asObject, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, requiredString, type Input,

@@ -255,7 +255,6 @@ test.serial('an address derived for merchant A can never pay merchant B', async 
   const merchantA = newMerchant();
   const merchantB = newMerchant();
   const sessionId = randomUUID();
-  const sessionSalt = sessionSaltOf(sessionId);
   const depositForA = deriveDepositAddress({ factoryAddress: factory, merchantAddress: merchantA, sessionId });
   const depositForB = deriveDepositAddress({ factoryAddress: factory, merchantAddress: merchantB, sessionId });
   t.not(depositForA, depositForB, 'the merchant is part of the address');

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { stripVTControlCharacters } from 'node:util';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -34,7 +35,6 @@ export type HardhatNode = {
 const defaultChainId = 31337;
 const defaultStartTimeoutMs = 60_000;
 const readyLine = /Started HTTP and WebSocket JSON-RPC server at http:\/\/([^:/\s]+):(\d+)\//;
-const ansiEscape = /\u001b\[[0-9;]*m/g;
 const maxLogChars = 20_000;
 
 /**
@@ -148,7 +148,7 @@ function waitForReadyLine(child: ChildProcess, timeoutMs: number, host: string):
       else reject(outcome.error);
     };
     const onData = (chunk: Buffer): void => {
-      log = (log + chunk.toString('utf8').replace(ansiEscape, '')).slice(-maxLogChars);
+      log = (log + stripVTControlCharacters(chunk.toString('utf8'))).slice(-maxLogChars);
       const match = readyLine.exec(log);
       if (match?.[2] !== undefined) finish({ port: Number(match[2]) });
     };

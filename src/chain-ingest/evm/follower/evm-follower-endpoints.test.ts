@@ -96,7 +96,7 @@ test.serial('every endpoint down: errors are logged and retried with backoff, an
 
 test.serial('a dead WebSocket URL: new heads come by polling eth_blockNumber', async (t) => {
   const deadWs = `ws://127.0.0.1:${await findFreePort()}`;
-  const { chain, follower, lines, paymentPublished } = setUp(t, { http: [hardhat().node.rpcUrl], ws: [deadWs] });
+  const { follower, lines, paymentPublished } = setUp(t, { http: [hardhat().node.rpcUrl], ws: [deadWs] });
   await follower.start();
   await paymentPublished(3);
   t.is(follower.status().headSource, 'polling');
@@ -107,7 +107,7 @@ test.serial('a dead WebSocket URL: new heads come by polling eth_blockNumber', a
 
 test.serial('a live WebSocket announces the heads: a payment is seen without polling', async (t) => {
   // A poll interval far longer than the test: only the WebSocket can bring the new block in time.
-  const { chain, follower, paymentPublished } = setUp(t, { http: [hardhat().node.rpcUrl], ws: [hardhat().node.wsUrl] }, { pollIntervalMs: 60_000 });
+  const { follower, paymentPublished } = setUp(t, { http: [hardhat().node.rpcUrl], ws: [hardhat().node.wsUrl] }, { pollIntervalMs: 60_000 });
   await follower.start();
   await waitUntil('the websocket', () => follower.status().headSource === 'websocket');
   await waitUntil('the first block', () => follower.status().processed !== null);
