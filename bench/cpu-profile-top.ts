@@ -15,7 +15,10 @@ type ProfileNode = { id: number; callFrame: CallFrame; hitCount?: number; childr
 type CpuProfile = { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] };
 
 const isCpuProfile = (value: unknown): value is CpuProfile =>
-  typeof value === 'object' && value !== null && Array.isArray((value as CpuProfile).nodes) && Array.isArray((value as CpuProfile).samples);
+  typeof value === 'object' &&
+  value !== null &&
+  Array.isArray((value as CpuProfile).nodes) &&
+  Array.isArray((value as CpuProfile).samples);
 
 const shortUrl = (url: string): string => {
   if (url === '') return '(native)';
@@ -26,7 +29,8 @@ const shortUrl = (url: string): string => {
   return path.startsWith(cwd) ? path.slice(cwd.length) : path;
 };
 
-const frameLabel = (frame: CallFrame): string => `${frame.functionName || '(anonymous)'}  ${shortUrl(frame.url)}:${frame.lineNumber + 1}`;
+const frameLabel = (frame: CallFrame): string =>
+  `${frame.functionName || '(anonymous)'}  ${shortUrl(frame.url)}:${frame.lineNumber + 1}`;
 
 async function main(argv: string[]): Promise<void> {
   const option = (name: string): string | undefined => {
@@ -40,7 +44,9 @@ async function main(argv: string[]): Promise<void> {
 
   /** Samples that are not (idle). */
   const busySamples = (candidate: CpuProfile): number => {
-    const idle = new Set(candidate.nodes.filter((node) => node.callFrame.functionName === '(idle)').map((node) => node.id));
+    const idle = new Set(
+      candidate.nodes.filter((node) => node.callFrame.functionName === '(idle)').map((node) => node.id),
+    );
     return candidate.samples.filter((id) => !idle.has(id)).length;
   };
   let profile: CpuProfile | null = null;

@@ -58,7 +58,11 @@ function readSettings(argv: string[]): Settings {
 /** A server started in a child process, ready when it says so over IPC. */
 type Target = { url: string; stats(): Promise<Extract<TargetMessage, { type: 'stats' }>>; stop(): Promise<void> };
 
-async function startTarget(file: string, env: Record<string, string> = {}, extraExecArgv: string[] = []): Promise<Target> {
+async function startTarget(
+  file: string,
+  env: Record<string, string> = {},
+  extraExecArgv: string[] = [],
+): Promise<Target> {
   const child: ChildProcess = fork(fileURLToPath(new URL(file, import.meta.url)), [], {
     execArgv: [...extraExecArgv, '--import', 'tsx'],
     env: { ...process.env, ...env },
@@ -67,7 +71,10 @@ async function startTarget(file: string, env: Record<string, string> = {}, extra
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const nextMessage = <T extends TargetMessage['type']>(type: T, timeoutMs: number) =>
     new Promise<Extract<TargetMessage, { type: T }>>((resolve, reject) => {
-      const timer = setTimeout(() => { child.off('message', onMessage); reject(new Error(`${file}: no ${type} message within ${timeoutMs} ms`)); }, timeoutMs);
+      const timer = setTimeout(() => {
+        child.off('message', onMessage);
+        reject(new Error(`${file}: no ${type} message within ${timeoutMs} ms`));
+      }, timeoutMs);
       const onMessage = (message: unknown) => {
         if (!isTargetMessage(message) || message.type !== type) return;
         clearTimeout(timer);
@@ -75,7 +82,10 @@ async function startTarget(file: string, env: Record<string, string> = {}, extra
         resolve(message as Extract<TargetMessage, { type: T }>);
       };
       child.on('message', onMessage);
-      void exited.then((code) => { clearTimeout(timer); reject(new Error(`${file} exited with ${code} before sending ${type}`)); });
+      void exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`${file} exited with ${code} before sending ${type}`));
+      });
     });
   const send = (message: ParentMessage) => child.send(message);
   const ready = await nextMessage('ready', 60_000);
@@ -111,7 +121,12 @@ type CaseResult = {
 };
 
 async function measure(name: string, options: autocannon.Options, settings: Settings): Promise<CaseResult> {
-  const base: autocannon.Options = { connections: settings.connections, pipelining: settings.pipelining, timeout: 10, ...options };
+  const base: autocannon.Options = {
+    connections: settings.connections,
+    pipelining: settings.pipelining,
+    timeout: 10,
+    ...options,
+  };
   process.stderr.write(`[bench:http] ${name}: warm-up ${settings.warmupS} s ... `);
   await autocannon({ ...base, duration: settings.warmupS });
   process.stderr.write(`measuring ${settings.durationS} s ... `);
@@ -127,13 +142,21 @@ async function measure(name: string, options: autocannon.Options, settings: Sett
     requestsPerSecond: Math.round(result.requests.average),
     requestsTotal: result.requests.total,
     durationS: result.duration,
-    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max, mean: +result.latency.mean.toFixed(2) },
+    latencyMs: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+      mean: +result.latency.mean.toFixed(2),
+    },
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
     statusCodes,
   };
-  process.stderr.write(`${caseResult.requestsPerSecond} req/s, p50 ${caseResult.latencyMs.p50} ms, p99 ${caseResult.latencyMs.p99} ms, non-2xx ${caseResult.non2xx}\n`);
+  process.stderr.write(
+    `${caseResult.requestsPerSecond} req/s, p50 ${caseResult.latencyMs.p50} ms, p99 ${caseResult.latencyMs.p99} ms, non-2xx ${caseResult.non2xx}\n`,
+  );
   return caseResult;
 }
 
@@ -185,15 +208,23 @@ async function main(): Promise<void> {
     for (let i = 0; i < settings.sessionIds; i++) {
       const created = await merchant.api.post<{ id: string; lineItems: { data: { price: { id: string } }[] } }>(
         '/api/v1/checkout/sessions',
-        { ...sessionRequest(String(100_000_000 + i * 1_000_000), 1 + (i % 3)), clientReferenceId: `order-${i}`, metadata: { orderId: `o-${i}` } },
+        {
+          ...sessionRequest(String(100_000_000 + i * 1_000_000), 1 + (i % 3)),
+          clientReferenceId: `order-${i}`,
+          metadata: { orderId: `o-${i}` },
+        },
       );
-      if (created.status !== 200) throw new Error(`session create failed: ${created.status} ${JSON.stringify(created.body)}`);
+      if (created.status !== 200)
+        throw new Error(`session create failed: ${created.status} ${JSON.stringify(created.body)}`);
       ids.push(created.body.id);
       priceId = created.body.lineItems.data[0]!.price.id;
     }
     // Check once, outside the measurement, that the GET answers 200 with the session.
-    const probe = await apiClient(weir.url, merchant.testSecretKey).get<{ id: string }>(`/api/v1/checkout/sessions/${ids[0]}`);
-    if (probe.status !== 200 || probe.body.id !== ids[0]) throw new Error(`GET probe failed: ${probe.status} ${JSON.stringify(probe.body)}`);
+    const probe = await apiClient(weir.url, merchant.testSecretKey).get<{ id: string }>(
+      `/api/v1/checkout/sessions/${ids[0]}`,
+    );
+    if (probe.status !== 200 || probe.body.id !== ids[0])
+      throw new Error(`GET probe failed: ${probe.status} ${JSON.stringify(probe.body)}`);
     const afterSetup = await weir.stats();
     probeBytes = Buffer.byteLength(JSON.stringify(probe.body));
     // A Koa app answering with the very same JSON document: what the payload alone costs.
@@ -201,11 +232,27 @@ async function main(): Promise<void> {
 
     for (let round = 1; round <= settings.rounds; round++) {
       koaRounds.push(await measure(`a. Koa hello-world GET / [round ${round}]`, { url: `${koa.url}/` }, settings));
-      koaJsonRounds.push(await measure(`a2. Koa GET / answering Weir's session JSON [round ${round}]`, { url: `${koaJson.url}/` }, settings));
-      getRounds.push(await measure(`b. Weir GET /api/v1/checkout/sessions/{id} (${ids.length} ids) [round ${round}]`, {
-        url: weir.url,
-        requests: ids.map((id) => ({ method: 'GET' as const, path: `/api/v1/checkout/sessions/${id}`, headers: auth })),
-      }, settings));
+      koaJsonRounds.push(
+        await measure(
+          `a2. Koa GET / answering Weir's session JSON [round ${round}]`,
+          { url: `${koaJson.url}/` },
+          settings,
+        ),
+      );
+      getRounds.push(
+        await measure(
+          `b. Weir GET /api/v1/checkout/sessions/{id} (${ids.length} ids) [round ${round}]`,
+          {
+            url: weir.url,
+            requests: ids.map((id) => ({
+              method: 'GET' as const,
+              path: `/api/v1/checkout/sessions/${id}`,
+              headers: auth,
+            })),
+          },
+          settings,
+        ),
+      );
     }
     await koa.stop();
     await koaJson.stop();
@@ -215,37 +262,84 @@ async function main(): Promise<void> {
     const afterGet = await weir.stats();
 
     const postHeaders = { ...auth, 'content-type': 'application/json' };
-    cases.push(await measure('c. Weir POST /api/v1/checkout/sessions (inline priceData)', {
-      url: `${weir.url}/api/v1/checkout/sessions`,
-      method: 'POST',
-      headers: postHeaders,
-      body: JSON.stringify({ ...sessionRequest(), clientReferenceId: 'bench-order', metadata: { orderId: 'bench' } }),
-    }, settings));
-    cases.push(await measure('d. Weir POST /api/v1/checkout/sessions (existing priceId)', {
-      url: `${weir.url}/api/v1/checkout/sessions`,
-      method: 'POST',
-      headers: postHeaders,
-      body: JSON.stringify({ ...sessionRequest(), lineItems: { data: [{ priceId, quantity: 2 }] }, clientReferenceId: 'bench-order' }),
-    }, settings));
+    cases.push(
+      await measure(
+        'c. Weir POST /api/v1/checkout/sessions (inline priceData)',
+        {
+          url: `${weir.url}/api/v1/checkout/sessions`,
+          method: 'POST',
+          headers: postHeaders,
+          body: JSON.stringify({
+            ...sessionRequest(),
+            clientReferenceId: 'bench-order',
+            metadata: { orderId: 'bench' },
+          }),
+        },
+        settings,
+      ),
+    );
+    cases.push(
+      await measure(
+        'd. Weir POST /api/v1/checkout/sessions (existing priceId)',
+        {
+          url: `${weir.url}/api/v1/checkout/sessions`,
+          method: 'POST',
+          headers: postHeaders,
+          body: JSON.stringify({
+            ...sessionRequest(),
+            lineItems: { data: [{ priceId, quantity: 2 }] },
+            clientReferenceId: 'bench-order',
+          }),
+        },
+        settings,
+      ),
+    );
     const afterPost = await weir.stats();
-    const listed = await apiClient(weir.url, merchant.testSecretKey).get<{ count: number }>('/api/v1/checkout/sessions?limit=1');
+    const listed = await apiClient(weir.url, merchant.testSecretKey).get<{ count: number }>(
+      '/api/v1/checkout/sessions?limit=1',
+    );
     sessionsInLog = listed.body.count;
-    weirMemory = { afterSetupMiB: mib(afterSetup.rssBytes), afterGetMiB: mib(afterGet.rssBytes), afterPostMiB: mib(afterPost.rssBytes), maxRssMiB: mib(afterPost.maxRssBytes) };
+    weirMemory = {
+      afterSetupMiB: mib(afterSetup.rssBytes),
+      afterGetMiB: mib(afterGet.rssBytes),
+      afterPostMiB: mib(afterPost.rssBytes),
+      maxRssMiB: mib(afterPost.maxRssBytes),
+    };
   } finally {
     await koa.stop();
     await koaJson?.stop();
     await weir.stop();
   }
 
-  const [koaCase, koaJsonCase, getCase, postInline, postPriceId] = cases as [CaseResult, CaseResult, CaseResult, CaseResult, CaseResult];
+  const [koaCase, koaJsonCase, getCase, postInline, postPriceId] = cases as [
+    CaseResult,
+    CaseResult,
+    CaseResult,
+    CaseResult,
+    CaseResult,
+  ];
   const roundRatios = getRounds.map((get, i) => +(get.requestsPerSecond / koaRounds[i]!.requestsPerSecond).toFixed(3));
   const getRatio = median(roundRatios);
-  const samePayloadRatios = getRounds.map((get, i) => +(get.requestsPerSecond / koaJsonRounds[i]!.requestsPerSecond).toFixed(3));
+  const samePayloadRatios = getRounds.map(
+    (get, i) => +(get.requestsPerSecond / koaJsonRounds[i]!.requestsPerSecond).toFixed(3),
+  );
   const samePayloadRatio = median(samePayloadRatios);
   const summary = {
     date: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version },
-    settings: { durationS: settings.durationS, warmupS: settings.warmupS, connections: settings.connections, pipelining: settings.pipelining, getIds: settings.sessionIds, rounds: settings.rounds },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+      node: process.version,
+    },
+    settings: {
+      durationS: settings.durationS,
+      warmupS: settings.warmupS,
+      connections: settings.connections,
+      pipelining: settings.pipelining,
+      getIds: settings.sessionIds,
+      rounds: settings.rounds,
+    },
     cases,
     rounds: {
       koa: koaRounds.map((c) => c.requestsPerSecond),
@@ -282,10 +376,15 @@ async function main(): Promise<void> {
     row(postInline, `${((postInline.requestsPerSecond / koaCase.requestsPerSecond) * 100).toFixed(1)}%`),
     row(postPriceId, `${((postPriceId.requestsPerSecond / koaCase.requestsPerSecond) * 100).toFixed(1)}%`),
   ].join('\n');
-  await report(summary, table, [
-    `Target GET >= 50% of bare Koa: ${(getRatio * 100).toFixed(1)}% -> ${summary.targets.getVsKoa.met ? 'met' : 'MISSED'}`,
-    `Target POST non-2xx = 0: inline ${postInline.non2xx}, priceId ${postPriceId.non2xx} -> ${summary.targets.postNon2xx.met ? 'met' : 'MISSED'} (timeouts: ${summary.targets.postNon2xx.timeouts})`,
-  ], settings.jsonOut);
+  await report(
+    summary,
+    table,
+    [
+      `Target GET >= 50% of bare Koa: ${(getRatio * 100).toFixed(1)}% -> ${summary.targets.getVsKoa.met ? 'met' : 'MISSED'}`,
+      `Target POST non-2xx = 0: inline ${postInline.non2xx}, priceId ${postPriceId.non2xx} -> ${summary.targets.postNon2xx.met ? 'met' : 'MISSED'} (timeouts: ${summary.targets.postNon2xx.timeouts})`,
+    ],
+    settings.jsonOut,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -50,7 +50,7 @@ const elapsed = (started: number) => Math.round(performance.now() - started);
 async function readThrough(path: string, keep: (event: RecordedEvent) => void): Promise<number> {
   const eventStore = createSqliteEventStore({ path });
   let events = 0;
-  for (let after: bigint | null = null; ;) {
+  for (let after: bigint | null = null; ; ) {
     const batch = await eventStore.readAll(after, BATCH);
     if (batch.length === 0) break;
     for (const event of batch) keep(event);
@@ -61,7 +61,10 @@ async function readThrough(path: string, keep: (event: RecordedEvent) => void): 
   return events;
 }
 
-async function rebuildWith(path: string, projections: Projection[]): Promise<{ events: number; ms: number; readStore: ReadStore }> {
+async function rebuildWith(
+  path: string,
+  projections: Projection[],
+): Promise<{ events: number; ms: number; readStore: ReadStore }> {
   const eventStore = createSqliteEventStore({ path });
   const readStore = createEmbeddedReadStore({ indexedFields: INDEXED_FIELDS, writes: 'trusted' });
   const result = await createProjectionRunner({ eventStore, readStore, projections }).rebuild();
@@ -72,12 +75,9 @@ async function rebuildWith(path: string, projections: Projection[]): Promise<{ e
 /** The log's rows as SQLite hands them over, batch by batch as `readAll` asks, and nothing more. */
 function fetchRows(path: string): number {
   const db = new Database(path, { readonly: true });
-  const statement = db
-    .prepare<[bigint, number], [bigint, ...unknown[]]>(READ_ALL_SQL)
-    .raw(true)
-    .safeIntegers(true);
+  const statement = db.prepare<[bigint, number], [bigint, ...unknown[]]>(READ_ALL_SQL).raw(true).safeIntegers(true);
   let events = 0;
-  for (let after = 0n; ;) {
+  for (let after = 0n; ; ) {
     const rows = statement.all(after, BATCH);
     if (rows.length === 0) break;
     events += rows.length;
@@ -95,9 +95,13 @@ async function measure(step: Step, path: string): Promise<StepResult> {
   }
   if (step === 'read' || step === 'read-keep-sessions') {
     const kept = new Map<string, unknown>();
-    const keep = step === 'read' ? () => {} : (event: RecordedEvent) => {
-      if (event.type === 'CheckoutSessionCreated') kept.set(event.streamId, (event.data as { session: unknown }).session);
-    };
+    const keep =
+      step === 'read'
+        ? () => {}
+        : (event: RecordedEvent) => {
+            if (event.type === 'CheckoutSessionCreated')
+              kept.set(event.streamId, (event.data as { session: unknown }).session);
+          };
     const started = performance.now();
     const events = await readThrough(path, keep);
     return { events, ms: { [step]: elapsed(started) } };
@@ -108,7 +112,8 @@ async function measure(step: Step, path: string): Promise<StepResult> {
   }
   const { events, readStore } = await rebuildWith(path, ALL_PROJECTIONS);
   const collections: Record<string, unknown[]> = {};
-  for (const name of ALL_PROJECTIONS.flatMap((projection) => projection.collections)) collections[name] = await readStore.collection(name).find({});
+  for (const name of ALL_PROJECTIONS.flatMap((projection) => projection.collections))
+    collections[name] = await readStore.collection(name).find({});
   const serialized = serialize(collections);
   const json = JSON.stringify(collections);
   let started = performance.now();
@@ -131,7 +136,8 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const path = argv[0];
-  if (!path || path.startsWith('--')) throw new Error('usage: replay-floor.ts PATH/events.sqlite3 [--runs 3] [--json FILE]');
+  if (!path || path.startsWith('--'))
+    throw new Error('usage: replay-floor.ts PATH/events.sqlite3 [--runs 3] [--json FILE]');
   const { integer, value } = cliArgs(argv);
   const runs = integer('--runs', 3, 20);
   const run = promisify(execFile);
@@ -142,7 +148,9 @@ async function main(argv: string[]): Promise<void> {
   // Steps alternate within each round, so a change in the machine's speed touches all of them alike.
   for (let round = 0; round < runs; round++) {
     for (const step of STEPS) {
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', script, '--child', step, path], { maxBuffer: 16 * 2 ** 20 });
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', script, '--child', step, path], {
+        maxBuffer: 16 * 2 ** 20,
+      });
       const result = JSON.parse(stdout.trim().split('\n').pop()!) as StepResult;
       events = result.events;
       for (const [name, ms] of Object.entries(result.ms)) samples.set(name, [...(samples.get(name) ?? []), ms]);
@@ -150,14 +158,34 @@ async function main(argv: string[]): Promise<void> {
     }
   }
   const budgetMs = Math.round((events / TARGET_EVENTS_PER_SECOND) * 1000);
-  const steps = [...samples].map(([name, values]) => ({ name, medianMs: median(values), runsMs: values, shareOfBudget: +(median(values) / budgetMs).toFixed(2) }));
-  const summary = { date: new Date().toISOString(), node: process.version, log: path, events, budgetMs, steps, loadAverage: { before: loadBefore, after: +loadavg()[0]!.toFixed(2) } };
+  const steps = [...samples].map(([name, values]) => ({
+    name,
+    medianMs: median(values),
+    runsMs: values,
+    shareOfBudget: +(median(values) / budgetMs).toFixed(2),
+  }));
+  const summary = {
+    date: new Date().toISOString(),
+    node: process.version,
+    log: path,
+    events,
+    budgetMs,
+    steps,
+    loadAverage: { before: loadBefore, after: +loadavg()[0]!.toFixed(2) },
+  };
   const table = [
     `| Step (${events.toLocaleString('en-US')} events) | median | runs | share of the ${budgetMs.toLocaleString('en-US')} ms budget |`,
     '|---|---:|---|---:|',
-    ...steps.map((s) => `| ${s.name} | ${s.medianMs} ms | ${s.runsMs.join(' / ')} | ${Math.round(s.shareOfBudget * 100)}% |`),
+    ...steps.map(
+      (s) => `| ${s.name} | ${s.medianMs} ms | ${s.runsMs.join(' / ')} | ${Math.round(s.shareOfBudget * 100)}% |`,
+    ),
   ].join('\n');
-  await report(summary, table, [`Budget at ${TARGET_EVENTS_PER_SECOND.toLocaleString('en-US')} events/s: ${budgetMs} ms for the whole rebuild`], value('--json') ?? null);
+  await report(
+    summary,
+    table,
+    [`Budget at ${TARGET_EVENTS_PER_SECOND.toLocaleString('en-US')} events/s: ${budgetMs} ms for the whole rebuild`],
+    value('--json') ?? null,
+  );
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

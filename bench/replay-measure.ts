@@ -25,7 +25,8 @@ const mib = (bytes: number) => Math.round(bytes / (1024 * 1024));
 
 async function main(argv: string[]): Promise<void> {
   const path = argv[0];
-  if (!path || path.startsWith('--')) throw new Error('usage: replay-measure.ts PATH/events.sqlite3 [--batch N] [--skip-read-all]');
+  if (!path || path.startsWith('--'))
+    throw new Error('usage: replay-measure.ts PATH/events.sqlite3 [--batch N] [--skip-read-all]');
   const batchIndex = argv.indexOf('--batch');
   const batchSize = batchIndex >= 0 ? Number(argv[batchIndex + 1]) : 250;
   const rssAtStart = process.memoryUsage.rss();
@@ -35,7 +36,7 @@ async function main(argv: string[]): Promise<void> {
   if (!argv.includes('--skip-read-all')) {
     const started = performance.now();
     let count = 0;
-    for (let after: bigint | null = null; ;) {
+    for (let after: bigint | null = null; ; ) {
       const batch = await eventStore.readAll(after, batchSize);
       if (batch.length === 0) break;
       count += batch.length;
@@ -58,12 +59,17 @@ async function main(argv: string[]): Promise<void> {
   const rssAfterRebuild = process.memoryUsage.rss();
 
   const documents: Record<string, number> = {};
-  for (const name of ALL_PROJECTIONS.flatMap((projection) => projection.collections)) documents[name] = await readStore.collection(name).count({});
+  for (const name of ALL_PROJECTIONS.flatMap((projection) => projection.collections))
+    documents[name] = await readStore.collection(name).count({});
 
   const measurement: ReplayMeasurement = {
     events: result.events,
     readAll,
-    rebuild: { ms: Math.round(result.ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000), eventsPerSecond: Math.round(result.events / (result.ms / 1000)) },
+    rebuild: {
+      ms: Math.round(result.ms),
+      cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+      eventsPerSecond: Math.round(result.events / (result.ms / 1000)),
+    },
     rssMiB: {
       atStart: mib(rssAtStart),
       afterReadAll: mib(rssAfterReadAll),

@@ -38,11 +38,21 @@ type Settings = { events: number; runs: number; reuse: string | null; keep: bool
 
 function readSettings(argv: string[]): Settings {
   const { value, integer, flag } = cliArgs(argv);
-  return { events: integer('--events', 100_000, 5_000_000), runs: integer('--runs', 3, 20), reuse: value('--reuse') ?? null, keep: flag('--keep'), jsonOut: value('--json') ?? null };
+  return {
+    events: integer('--events', 100_000, 5_000_000),
+    runs: integer('--runs', 3, 20),
+    reuse: value('--reuse') ?? null,
+    keep: flag('--keep'),
+    jsonOut: value('--json') ?? null,
+  };
 }
 
 const lastJsonLine = <T>(stdout: string): T => {
-  const line = stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+  const line = stdout
+    .trim()
+    .split('\n')
+    .reverse()
+    .find((l) => l.startsWith('{'));
   if (!line) throw new Error(`no JSON line in output:\n${stdout}`);
   return JSON.parse(line) as T;
 };
@@ -62,7 +72,9 @@ async function main(): Promise<void> {
   let liveDocuments: Record<string, number> | null = null;
   try {
     if (settings.reuse === null) {
-      process.stderr.write(`[bench:replay] writing about ${settings.events.toLocaleString('en-US')} events into ${dbPath} through the command handlers ...\n`);
+      process.stderr.write(
+        `[bench:replay] writing about ${settings.events.toLocaleString('en-US')} events into ${dbPath} through the command handlers ...\n`,
+      );
       const eventStore = createSqliteEventStore({ path: dbPath });
       const live = createEmbeddedReadStore({ indexedFields: INDEXED_FIELDS, writes: 'trusted' });
       const started = performance.now();
@@ -72,16 +84,22 @@ async function main(): Promise<void> {
         targetEvents: settings.events,
         readStore: live,
         onProgress: (events) => {
-          if (events - lastReport >= 10_000) { lastReport = events; process.stderr.write(`[bench:replay]   ${events.toLocaleString('en-US')} events\n`); }
+          if (events - lastReport >= 10_000) {
+            lastReport = events;
+            process.stderr.write(`[bench:replay]   ${events.toLocaleString('en-US')} events\n`);
+          }
         },
       });
       const ms = performance.now() - started;
       liveDocuments = {};
-      for (const name of ALL_PROJECTIONS.flatMap((projection) => projection.collections)) liveDocuments[name] = await live.collection(name).count({});
+      for (const name of ALL_PROJECTIONS.flatMap((projection) => projection.collections))
+        liveDocuments[name] = await live.collection(name).count({});
       await live.close();
       await eventStore.close();
       generation = { ...summary, ms: Math.round(ms), appendsPerSecond: Math.round(summary.events / (ms / 1000)) };
-      process.stderr.write(`[bench:replay] wrote ${summary.events.toLocaleString('en-US')} events in ${(ms / 1000).toFixed(1)} s\n`);
+      process.stderr.write(
+        `[bench:replay] wrote ${summary.events.toLocaleString('en-US')} events in ${(ms / 1000).toFixed(1)} s\n`,
+      );
     } else if (!existsSync(dbPath)) {
       throw new Error(`--reuse ${dataDir}: ${dbPath} does not exist`);
     }
@@ -91,15 +109,24 @@ async function main(): Promise<void> {
     const measureScript = fileURLToPath(new URL('./replay-measure.ts', import.meta.url));
     const measurements: ReplayMeasurement[] = [];
     for (let i = 0; i < settings.runs; i++) {
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', measureScript, dbPath], { maxBuffer: 16 * 2 ** 20 });
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', measureScript, dbPath], {
+        maxBuffer: 16 * 2 ** 20,
+      });
       const measurement = lastJsonLine<ReplayMeasurement>(stdout);
       measurements.push(measurement);
-      process.stderr.write(`[bench:replay] run ${i + 1}/${settings.runs}: readAll ${measurement.readAll?.eventsPerSecond.toLocaleString('en-US')} events/s, rebuild ${measurement.rebuild.eventsPerSecond.toLocaleString('en-US')} events/s (${measurement.rebuild.ms} ms), peak RSS ${measurement.rssMiB.maxRss} MiB\n`);
+      process.stderr.write(
+        `[bench:replay] run ${i + 1}/${settings.runs}: readAll ${measurement.readAll?.eventsPerSecond.toLocaleString('en-US')} events/s, rebuild ${measurement.rebuild.eventsPerSecond.toLocaleString('en-US')} events/s (${measurement.rebuild.ms} ms), peak RSS ${measurement.rssMiB.maxRss} MiB\n`,
+      );
     }
 
     const cliScript = fileURLToPath(new URL('../bin/weir.js', import.meta.url));
     const cli = lastJsonLine<{ events: number; seconds: number; eventsPerSecond: number }>(
-      (await run(process.execPath, [cliScript, 'replay', '--data-dir', dataDir], { maxBuffer: 16 * 2 ** 20, env: { ...process.env, MONGODB_URL: '', KURRENTDB_URL: '' } })).stdout,
+      (
+        await run(process.execPath, [cliScript, 'replay', '--data-dir', dataDir], {
+          maxBuffer: 16 * 2 ** 20,
+          env: { ...process.env, MONGODB_URL: '', KURRENTDB_URL: '' },
+        })
+      ).stdout,
     );
     process.stderr.write(`[bench:replay] weir replay (CLI): ${cli.eventsPerSecond.toLocaleString('en-US')} events/s\n`);
 
@@ -112,7 +139,14 @@ async function main(): Promise<void> {
       node: process.version,
       log: { path: settings.keep || settings.reuse ? dbPath : '(temporary, removed)', events, fileMiB, generation },
       /** Whether every rebuild has as many documents per collection as the live projections built (the full comparison is test/integration/replay-cross-check.test.ts). */
-      crossCheck: liveDocuments === null ? null : { documentCountsMatchLive: measurements.every((m) => JSON.stringify(m.documents) === JSON.stringify(liveDocuments)) },
+      crossCheck:
+        liveDocuments === null
+          ? null
+          : {
+              documentCountsMatchLive: measurements.every(
+                (m) => JSON.stringify(m.documents) === JSON.stringify(liveDocuments),
+              ),
+            },
       runs: measurements,
       median: {
         readAllEventsPerSecond: readAllEps,
@@ -134,10 +168,19 @@ async function main(): Promise<void> {
       `| rebuild(), ALL_PROJECTIONS, embedded read store | ${fmt(events)} | ${summary.median.rebuildMs} ms | ${summary.median.rebuildCpuMs} ms | ${fmt(rebuildEps)} | ${measurements.map((m) => fmt(m.rebuild.eventsPerSecond)).join(' / ')} | ${peakRss} MiB |`,
       `| \`weir replay\` (CLI, same log) | ${fmt(cli.events)} | ${Math.round(cli.seconds * 1000)} ms | - | ${fmt(cli.eventsPerSecond)} | 1 run | - |`,
     ].join('\n');
-    await report(summary, table, [
-      `Target rebuild >= ${fmt(TARGET_EVENTS_PER_SECOND)} events/s: ${fmt(rebuildEps)} -> ${summary.target.met ? 'met' : 'MISSED'}`,
-      ...(summary.crossCheck ? [`Cross-check: documents per collection ${summary.crossCheck.documentCountsMatchLive ? 'match' : 'DO NOT match'} the live read models`] : []),
-    ], settings.jsonOut);
+    await report(
+      summary,
+      table,
+      [
+        `Target rebuild >= ${fmt(TARGET_EVENTS_PER_SECOND)} events/s: ${fmt(rebuildEps)} -> ${summary.target.met ? 'met' : 'MISSED'}`,
+        ...(summary.crossCheck
+          ? [
+              `Cross-check: documents per collection ${summary.crossCheck.documentCountsMatchLive ? 'match' : 'DO NOT match'} the live read models`,
+            ]
+          : []),
+      ],
+      settings.jsonOut,
+    );
   } finally {
     if (settings.reuse === null && !settings.keep) await rm(dataDir, { recursive: true, force: true });
   }

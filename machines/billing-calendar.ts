@@ -29,14 +29,25 @@ function parseInstant(isoDate: string): Date {
  * count from the billing anchor with `periodEndAfter`.
  */
 export function addInterval(isoDate: string, interval: BillingInterval, count: number): string {
-  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`interval count must be a non-negative integer, got ${count}`);
+  if (!Number.isSafeInteger(count) || count < 0)
+    throw new RangeError(`interval count must be a non-negative integer, got ${count}`);
   const date = parseInstant(isoDate);
   const months = interval === 'year' ? 12 * count : count;
   const total = date.getUTCMonth() + months;
   const year = date.getUTCFullYear() + Math.floor(total / 12);
   const month = total % 12;
   const day = Math.min(date.getUTCDate(), daysInMonth(year, month));
-  return new Date(Date.UTC(year, month, day, date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds(), date.getUTCMilliseconds())).toISOString();
+  return new Date(
+    Date.UTC(
+      year,
+      month,
+      day,
+      date.getUTCHours(),
+      date.getUTCMinutes(),
+      date.getUTCSeconds(),
+      date.getUTCMilliseconds(),
+    ),
+  ).toISOString();
 }
 
 /** `isoDate` plus whole days of 24 hours. */
@@ -49,8 +60,14 @@ export function addDays(isoDate: string, days: number): string {
  * k × intervalCount intervals for the smallest k ≥ 1. Anchored at Jan 31 monthly, the boundaries
  * are Feb 28, Mar 31, Apr 30, … (no drift to the 28th).
  */
-export function periodEndAfter(anchor: string, interval: BillingInterval, intervalCount: number, after: string): string {
-  if (!Number.isSafeInteger(intervalCount) || intervalCount < 1) throw new RangeError(`interval count must be a positive integer, got ${intervalCount}`);
+export function periodEndAfter(
+  anchor: string,
+  interval: BillingInterval,
+  intervalCount: number,
+  after: string,
+): string {
+  if (!Number.isSafeInteger(intervalCount) || intervalCount < 1)
+    throw new RangeError(`interval count must be a positive integer, got ${intervalCount}`);
   const limit = parseInstant(after).getTime();
   for (let k = 1; ; k += 1) {
     const end = addInterval(anchor, interval, k * intervalCount);

@@ -6,7 +6,11 @@ import type { CheckoutSessionEvent } from './checkout-session.types.ts';
 
 export type CheckoutSessionSnapshot = SnapshotFrom<typeof checkoutSessionMachine>;
 
-export const checkoutSessionAggregate: Aggregate<CheckoutSessionSnapshot, CheckoutSessionEvent, CheckoutSessionCommand> = {
+export const checkoutSessionAggregate: Aggregate<
+  CheckoutSessionSnapshot,
+  CheckoutSessionEvent,
+  CheckoutSessionCommand
+> = {
   category: 'checkout_session',
   ...machineFold(checkoutSessionMachine),
   decide: decideCheckoutSession,

@@ -4,7 +4,14 @@ import { toChainUnits } from '../src/shared/money.ts';
 import { confirmedAmount, totalOf } from './checkout-session.evolve.ts';
 import type { CheckoutSessionSnapshot } from './checkout-session.aggregate.ts';
 import { checkoutSessionMachine } from './checkout-session.machine.ts';
-import type { CheckoutSession, CheckoutSessionEvent, SessionDiscount, SessionPayment, SessionSweep, SessionSweepBroadcast } from './checkout-session.types.ts';
+import type {
+  CheckoutSession,
+  CheckoutSessionEvent,
+  SessionDiscount,
+  SessionPayment,
+  SessionSweep,
+  SessionSweepBroadcast,
+} from './checkout-session.types.ts';
 
 export type CheckoutSessionCommand =
   | { type: 'CreateCheckoutSession'; session: CheckoutSession }
@@ -46,21 +53,49 @@ function requireSession(snapshot: CheckoutSessionSnapshot): CheckoutSession {
 }
 
 /** The events that follow a confirmation: completion, partial payment, overpayment or a late payment. */
-function afterConfirmation(session: CheckoutSession, status: string, payment: SessionPayment, now: string): CheckoutSessionEvent[] {
-  const confirmed = { ...session, payments: session.payments.map((p) => (p.transferId === payment.transferId ? { ...p, status: 'confirmed' as const } : p)) };
+function afterConfirmation(
+  session: CheckoutSession,
+  status: string,
+  payment: SessionPayment,
+  now: string,
+): CheckoutSessionEvent[] {
+  const confirmed = {
+    ...session,
+    payments: session.payments.map((p) =>
+      p.transferId === payment.transferId ? { ...p, status: 'confirmed' as const } : p,
+    ),
+  };
   const received = confirmedAmount(confirmed.payments);
   const due = BigInt(session.amountTotal);
   if (status === 'open' || status === 'incomplete') {
     if (received >= due) {
-      return [{
-        type: 'CheckoutSessionCompleted',
-        data: { amountReceived: received.toString(), amountOverpaid: (received - due).toString(), transactionHash: payment.transactionHash, partial: false, at: now },
-      }];
+      return [
+        {
+          type: 'CheckoutSessionCompleted',
+          data: {
+            amountReceived: received.toString(),
+            amountOverpaid: (received - due).toString(),
+            transactionHash: payment.transactionHash,
+            partial: false,
+            at: now,
+          },
+        },
+      ];
     }
     return [{ type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: received.toString(), at: now } }];
   }
   if (status === 'complete') {
-    return [{ type: 'OverpaymentReceived', data: { transferId: payment.transferId, amount: payment.amount, amountOverpaid: (received - due).toString(), at: now } }];
+    return [
+      {
+        type: 'OverpaymentReceived',
+        data: {
+          transferId: payment.transferId,
+          amount: payment.amount,
+          amountOverpaid: (received - due).toString(),
+          at: now,
+        },
+      },
+    ];
   }
   return [{ type: 'LatePaymentReceived', data: { transferId: payment.transferId, amount: payment.amount, at: now } }];
 }
@@ -69,7 +104,11 @@ function afterConfirmation(session: CheckoutSession, status: string, payment: Se
  * Decide which facts a command produces. Repeating a command that already took effect (the same
  * transfer twice, a second expiry) produces no events, so redelivered messages change nothing.
  */
-export function decideCheckoutSession(snapshot: CheckoutSessionSnapshot, command: CheckoutSessionCommand, ctx: DecideContext): CheckoutSessionEvent[] {
+export function decideCheckoutSession(
+  snapshot: CheckoutSessionSnapshot,
+  command: CheckoutSessionCommand,
+  ctx: DecideContext,
+): CheckoutSessionEvent[] {
   const status = statusOf(snapshot);
   if (command.type === 'CreateCheckoutSession') {
     if (status !== 'new') return [];
@@ -79,13 +118,17 @@ export function decideCheckoutSession(snapshot: CheckoutSessionSnapshot, command
   switch (command.type) {
     case 'SelectPaymentMethod': {
       if (status !== 'open' && status !== 'incomplete') {
-        throw new InvalidStateError(`checkout session is ${status}; a payment method can only be chosen while it is open or incomplete`);
+        throw new InvalidStateError(
+          `checkout session is ${status}; a payment method can only be chosen while it is open or incomplete`,
+        );
       }
       const address = session.addresses.find((a) => a.id === command.addressId);
       if (!address) throw new ValidationError('assetId', 'is not offered by this checkout session');
       // With gas collection on, the chosen address's sweep gas is part of what the payer owes.
       const gasFee = BigInt(address.gasAmount ?? '0');
-      const outstanding = totalOf({ ...session, amountDetails: { ...session.amountDetails, amountGasFee: gasFee.toString() } }) - confirmedAmount(session.payments);
+      const outstanding =
+        totalOf({ ...session, amountDetails: { ...session.amountDetails, amountGasFee: gasFee.toString() } }) -
+        confirmedAmount(session.payments);
       let amountDue: bigint;
       try {
         amountDue = toChainUnits(outstanding > 0n ? outstanding : 0n, address.asset.decimals);
@@ -94,23 +137,47 @@ export function decideCheckoutSession(snapshot: CheckoutSessionSnapshot, command
       }
       const current = session.paymentIntent.paymentMethod;
       if (current && current.id === address.id && current.amountDue === amountDue.toString()) return [];
-      return [{ type: 'PaymentMethodSelected', data: { addressId: address.id, amountDue: amountDue.toString(), amountGasFee: gasFee.toString(), at: ctx.now } }];
+      return [
+        {
+          type: 'PaymentMethodSelected',
+          data: {
+            addressId: address.id,
+            amountDue: amountDue.toString(),
+            amountGasFee: gasFee.toString(),
+            at: ctx.now,
+          },
+        },
+      ];
     }
     case 'RecordTransfer': {
       if (session.payments.some((p) => p.transferId === command.payment.transferId)) return [];
-      return [{ type: 'PaymentDetected', data: { payment: { ...command.payment, status: 'pending', detectedAt: ctx.now, confirmedAt: null, late: false } } }];
+      return [
+        {
+          type: 'PaymentDetected',
+          data: {
+            payment: { ...command.payment, status: 'pending', detectedAt: ctx.now, confirmedAt: null, late: false },
+          },
+        },
+      ];
     }
     case 'WithdrawTransfer': {
       const payment = session.payments.find((p) => p.transferId === command.transferId);
       if (!payment || payment.status !== 'pending') return [];
-      const withdrawal: CheckoutSessionEvent = { type: 'PaymentWithdrawn', data: { transferId: command.transferId, reason: command.reason, at: ctx.now } };
+      const withdrawal: CheckoutSessionEvent = {
+        type: 'PaymentWithdrawn',
+        data: { transferId: command.transferId, reason: command.reason, at: ctx.now },
+      };
       // The expiry timer that fired while it was pending will not fire again: a session past its
       // expiry that no longer waits for any payment expires with the withdrawal.
       const [afterWithdrawal] = transition(checkoutSessionMachine, snapshot, withdrawal);
       // The intent waited for this payment alone and needs a payment again: its attempt failed
       // (`payment_intent.payment_failed`).
-      const failed = session.paymentIntent.status === 'processing' && afterWithdrawal.context.session?.paymentIntent.status === 'requires_payment_method';
-      const withdrawn: CheckoutSessionEvent = failed ? { type: 'PaymentWithdrawn', data: { ...withdrawal.data, paymentFailed: true } } : withdrawal;
+      const failed =
+        session.paymentIntent.status === 'processing' &&
+        afterWithdrawal.context.session?.paymentIntent.status === 'requires_payment_method';
+      const withdrawn: CheckoutSessionEvent = failed
+        ? { type: 'PaymentWithdrawn', data: { ...withdrawal.data, paymentFailed: true } }
+        : withdrawal;
       return [withdrawn, ...expiresNow(afterWithdrawal, ctx.now)];
     }
     case 'ConfirmTransfer': {
@@ -127,19 +194,34 @@ export function decideCheckoutSession(snapshot: CheckoutSessionSnapshot, command
       return expiresNow(snapshot, ctx.now);
     case 'CancelCheckoutSession': {
       if (status === 'canceled') return [];
-      if (status !== 'open') throw new InvalidStateError(`checkout session is ${status}; only an open session can be canceled`);
+      if (status !== 'open')
+        throw new InvalidStateError(`checkout session is ${status}; only an open session can be canceled`);
       return [{ type: 'CheckoutSessionCanceled', data: { at: ctx.now, reason: command.reason } }];
     }
     case 'ApplyDiscount': {
       const applied = session.discounts[0];
       if (applied) {
         if (applied.promotionCodeId === command.discount.promotionCodeId) return [];
-        throw new ValidationError('code', `promotion code ${applied.code} is already applied to this checkout session`, 'parameters_exclusive');
+        throw new ValidationError(
+          'code',
+          `promotion code ${applied.code} is already applied to this checkout session`,
+          'parameters_exclusive',
+        );
       }
-      if (!session.allowPromotionCodes) throw new ValidationError('code', 'this checkout session does not accept promotion codes', 'promotion_codes_not_allowed');
-      if (status !== 'open') throw new InvalidStateError(`checkout session is ${status}; a promotion code can only be applied while it is open`);
+      if (!session.allowPromotionCodes)
+        throw new ValidationError(
+          'code',
+          'this checkout session does not accept promotion codes',
+          'promotion_codes_not_allowed',
+        );
+      if (status !== 'open')
+        throw new InvalidStateError(
+          `checkout session is ${status}; a promotion code can only be applied while it is open`,
+        );
       if (session.payments.some((p) => p.status !== 'withdrawn')) {
-        throw new InvalidStateError('a payment has already been sent to this checkout session; a promotion code can only be applied before paying');
+        throw new InvalidStateError(
+          'a payment has already been sent to this checkout session; a promotion code can only be applied before paying',
+        );
       }
       return [{ type: 'DiscountApplied', data: { discount: { ...command.discount, at: ctx.now } } }];
     }
@@ -158,23 +240,42 @@ export function decideCheckoutSession(snapshot: CheckoutSessionSnapshot, command
     }
     case 'RecordSweepBroadcast': {
       const { transactionHash } = command.broadcast;
-      if (isBroadcast(session, transactionHash) || (session.sweeps ?? []).some((s) => s.transactionHash === transactionHash)) return [];
+      if (
+        isBroadcast(session, transactionHash) ||
+        (session.sweeps ?? []).some((s) => s.transactionHash === transactionHash)
+      )
+        return [];
       return [{ type: 'SweepBroadcast', data: { broadcast: { ...command.broadcast, at: ctx.now } } }];
     }
     case 'DropSweepBroadcast': {
       if (!isBroadcast(session, command.transactionHash)) return [];
-      return [{ type: 'SweepDropped', data: { network: command.network, transactionHash: command.transactionHash, at: ctx.now } }];
+      return [
+        {
+          type: 'SweepDropped',
+          data: { network: command.network, transactionHash: command.transactionHash, at: ctx.now },
+        },
+      ];
     }
     case 'CompletePartialCheckoutSession': {
       if (status !== 'incomplete') {
-        throw new InvalidStateError(`checkout session is ${status}; only an incomplete (partially paid) session can be completed as is`);
+        throw new InvalidStateError(
+          `checkout session is ${status}; only an incomplete (partially paid) session can be completed as is`,
+        );
       }
       const received = confirmedAmount(session.payments);
       const last = [...session.payments].reverse().find((p) => p.status === 'confirmed');
-      return [{
-        type: 'CheckoutSessionCompleted',
-        data: { amountReceived: received.toString(), amountOverpaid: '0', transactionHash: last?.transactionHash ?? null, partial: true, at: ctx.now },
-      }];
+      return [
+        {
+          type: 'CheckoutSessionCompleted',
+          data: {
+            amountReceived: received.toString(),
+            amountOverpaid: '0',
+            transactionHash: last?.transactionHash ?? null,
+            partial: true,
+            at: ctx.now,
+          },
+        },
+      ];
     }
   }
 }

@@ -4,12 +4,17 @@ import type { CheckoutSession, CheckoutSessionEvent, SessionPayment } from './ch
 export const confirmedAmount = (payments: SessionPayment[]): bigint =>
   payments.reduce((sum, p) => (p.status === 'confirmed' ? sum + BigInt(p.amount) : sum), 0n);
 
-const replacePayment = (payments: SessionPayment[], transferId: string, change: Partial<SessionPayment>): SessionPayment[] =>
-  payments.map((p) => (p.transferId === transferId ? { ...p, ...change } : p));
+const replacePayment = (
+  payments: SessionPayment[],
+  transferId: string,
+  change: Partial<SessionPayment>,
+): SessionPayment[] => payments.map((p) => (p.transferId === transferId ? { ...p, ...change } : p));
 
 /** What the payer owes in all: the goods, less the discount, plus the chosen address's gas fee. */
 export const totalOf = (session: Pick<CheckoutSession, 'amountSubtotal' | 'amountDetails'>): bigint =>
-  BigInt(session.amountSubtotal) - BigInt(session.amountDetails.amountDiscount) + BigInt(session.amountDetails.amountGasFee);
+  BigInt(session.amountSubtotal) -
+  BigInt(session.amountDetails.amountDiscount) +
+  BigInt(session.amountDetails.amountGasFee);
 
 /** The session with its totals recomputed after a change of discount or gas fee. */
 function withTotals(session: CheckoutSession, at: string): CheckoutSession {
@@ -26,13 +31,18 @@ function withTotals(session: CheckoutSession, at: string): CheckoutSession {
 
 /** The session without the broadcast of `transactionHash` (its outcome is recorded); a session that never had one is left as it was. */
 const withoutBroadcast = (session: CheckoutSession, transactionHash: string): CheckoutSession =>
-  session.sweepsBroadcast ? { ...session, sweepsBroadcast: session.sweepsBroadcast.filter((b) => b.transactionHash !== transactionHash) } : session;
+  session.sweepsBroadcast
+    ? { ...session, sweepsBroadcast: session.sweepsBroadcast.filter((b) => b.transactionHash !== transactionHash) }
+    : session;
 
 /**
  * The one place that computes a session's data from its events. The statechart calls it from
  * its actions and the projection calls it directly, so the write and read sides cannot drift.
  */
-export function evolveCheckoutSession(session: CheckoutSession | null, event: CheckoutSessionEvent): CheckoutSession | null {
+export function evolveCheckoutSession(
+  session: CheckoutSession | null,
+  event: CheckoutSessionEvent,
+): CheckoutSession | null {
   if (event.type === 'CheckoutSessionCreated') return event.data.session;
   if (session === null) return null;
   switch (event.type) {
@@ -40,11 +50,14 @@ export function evolveCheckoutSession(session: CheckoutSession | null, event: Ch
       const address = session.addresses.find((a) => a.id === event.data.addressId);
       if (!address) return session;
       const gasFee = event.data.amountGasFee ?? '0';
-      const priced = withTotals({
-        ...session,
-        amountGasFee: gasFee,
-        amountDetails: { ...session.amountDetails, amountGasFee: gasFee, applyGasFee: gasFee !== '0' },
-      }, event.data.at);
+      const priced = withTotals(
+        {
+          ...session,
+          amountGasFee: gasFee,
+          amountDetails: { ...session.amountDetails, amountGasFee: gasFee, applyGasFee: gasFee !== '0' },
+        },
+        event.data.at,
+      );
       return {
         ...priced,
         paymentIntent: {
@@ -55,7 +68,9 @@ export function evolveCheckoutSession(session: CheckoutSession | null, event: Ch
             accountAddress: address.paymentAddress,
             asset: address.asset,
             amountDue: event.data.amountDue,
-            options: { wallet: { assetId: address.asset.id, transactionHash: null, contractAddress: address.asset.address } },
+            options: {
+              wallet: { assetId: address.asset.id, transactionHash: null, contractAddress: address.asset.address },
+            },
           },
         },
       };
@@ -69,20 +84,30 @@ export function evolveCheckoutSession(session: CheckoutSession | null, event: Ch
         paymentIntent: {
           ...session.paymentIntent,
           updatedAt: payment.detectedAt,
-          status: session.paymentIntent.status === 'requires_payment_method' ? 'processing' : session.paymentIntent.status,
+          status:
+            session.paymentIntent.status === 'requires_payment_method' ? 'processing' : session.paymentIntent.status,
         },
       };
     }
     case 'PaymentWithdrawn': {
       const payments = replacePayment(session.payments, event.data.transferId, { status: 'withdrawn' });
       const stillPending = payments.some((p) => p.status === 'pending');
-      const intentStatus = session.paymentIntent.status === 'processing' && !stillPending && confirmedAmount(payments) === 0n
-        ? 'requires_payment_method'
-        : session.paymentIntent.status;
-      return { ...session, updatedAt: event.data.at, payments, paymentIntent: { ...session.paymentIntent, status: intentStatus, updatedAt: event.data.at } };
+      const intentStatus =
+        session.paymentIntent.status === 'processing' && !stillPending && confirmedAmount(payments) === 0n
+          ? 'requires_payment_method'
+          : session.paymentIntent.status;
+      return {
+        ...session,
+        updatedAt: event.data.at,
+        payments,
+        paymentIntent: { ...session.paymentIntent, status: intentStatus, updatedAt: event.data.at },
+      };
     }
     case 'PaymentConfirmed': {
-      const payments = replacePayment(session.payments, event.data.transferId, { status: 'confirmed', confirmedAt: event.data.at });
+      const payments = replacePayment(session.payments, event.data.transferId, {
+        status: 'confirmed',
+        confirmedAt: event.data.at,
+      });
       const received = confirmedAmount(payments).toString();
       return {
         ...session,
@@ -111,13 +136,20 @@ export function evolveCheckoutSession(session: CheckoutSession | null, event: Ch
           amountReceived: event.data.amountReceived,
           updatedAt: event.data.at,
           paymentMethod: paymentMethod
-            ? { ...paymentMethod, options: { wallet: { ...paymentMethod.options.wallet, transactionHash: event.data.transactionHash } } }
+            ? {
+                ...paymentMethod,
+                options: { wallet: { ...paymentMethod.options.wallet, transactionHash: event.data.transactionHash } },
+              }
             : null,
         },
       };
     }
     case 'LatePaymentReceived':
-      return { ...session, updatedAt: event.data.at, payments: replacePayment(session.payments, event.data.transferId, { late: true }) };
+      return {
+        ...session,
+        updatedAt: event.data.at,
+        payments: replacePayment(session.payments, event.data.transferId, { late: true }),
+      };
     case 'OverpaymentReceived':
       return { ...session, updatedAt: event.data.at, amountOverpaid: event.data.amountOverpaid };
     case 'CheckoutSessionExpired':
@@ -130,20 +162,31 @@ export function evolveCheckoutSession(session: CheckoutSession | null, event: Ch
       };
     case 'DiscountApplied': {
       const { discount } = event.data;
-      return withTotals({
-        ...session,
-        discounts: [...session.discounts, discount],
-        amountDetails: {
-          ...session.amountDetails,
-          amountDiscount: discount.amountDiscount,
-          discountAmounts: [{ amount: discount.amountDiscount, promotionCodeId: discount.promotionCodeId }],
+      return withTotals(
+        {
+          ...session,
+          discounts: [...session.discounts, discount],
+          amountDetails: {
+            ...session.amountDetails,
+            amountDiscount: discount.amountDiscount,
+            discountAmounts: [{ amount: discount.amountDiscount, promotionCodeId: discount.promotionCodeId }],
+          },
         },
-      }, discount.at);
+        discount.at,
+      );
     }
     case 'FundsSwept':
-      return { ...withoutBroadcast(session, event.data.sweep.transactionHash), updatedAt: event.data.sweep.at, sweeps: [...(session.sweeps ?? []), event.data.sweep] };
+      return {
+        ...withoutBroadcast(session, event.data.sweep.transactionHash),
+        updatedAt: event.data.sweep.at,
+        sweeps: [...(session.sweeps ?? []), event.data.sweep],
+      };
     case 'SweepBroadcast':
-      return { ...session, updatedAt: event.data.broadcast.at, sweepsBroadcast: [...(session.sweepsBroadcast ?? []), event.data.broadcast] };
+      return {
+        ...session,
+        updatedAt: event.data.broadcast.at,
+        sweepsBroadcast: [...(session.sweepsBroadcast ?? []), event.data.broadcast],
+      };
     case 'SweepDropped':
       return { ...withoutBroadcast(session, event.data.transactionHash), updatedAt: event.data.at };
     case 'CheckoutSessionCanceled':

@@ -1,38 +1,149 @@
 import type { CheckoutSession, CheckoutSessionEvent, SessionPayment } from './checkout-session.types.ts';
 
 const ID = '11111111-1111-4111-8111-111111111111';
-const USDC = { id: 'weir-testnet:usdc', name: 'USD Coin', symbol: 'USDC', currency: 'usdc', chainId: 7357, address: '0x00000000000000000000000000000000000a11ce', decimals: 6 };
+const USDC = {
+  id: 'weir-testnet:usdc',
+  name: 'USD Coin',
+  symbol: 'USDC',
+  currency: 'usdc',
+  chainId: 7357,
+  address: '0x00000000000000000000000000000000000a11ce',
+  decimals: 6,
+};
 
 /** A session of 3 USDC created at 2026-01-01T00:00Z, expiring an hour later. */
 export function sessionFixture(overrides: Partial<CheckoutSession> = {}): CheckoutSession {
   const at = '2026-01-01T00:00:00.000Z';
   return {
-    id: ID, organizationId: 'org-1', environment: 'test', createdAt: at, updatedAt: at, mode: 'payment', status: 'open', paymentStatus: 'unpaid',
-    expiresAt: '2026-01-01T01:00:00.000Z', currency: 'usdc', amountSubtotal: '300000000', amountTotal: '300000000', amountFee: '0', amountNet: '300000000',
-    amountGasFee: '0', amountReceived: '0', amountOverpaid: '0',
-    amountDetails: { currency: 'usdc', amountTotal: '300000000', amountSubtotal: '300000000', amountDiscount: '0', amountTax: '0', amountFee: '0', amountGasFee: '0', feePercentage: 0, applyFee: false, applyGasFee: false, discountAmounts: [] },
-    paymentMethodTypes: ['wallet'], paymentSetting: { paymentMethodTypes: ['wallet'], allowedChains: [{ chainId: 7357 }], preferredChainId: null, allowSwap: false, allowFiatPayment: false },
-    submitType: 'pay', successUrl: 'https://shop.example/ok', cancelUrl: null, clientReferenceId: null, customerId: null, metadata: {},
-    afterCompletion: 'redirect', afterCompletionConfirmMsg: null, paymentLinkId: null, invoiceId: null, subscriptionId: null,
-    url: `http://127.0.0.1/checkout/${ID}`, lineItems: { object: 'list', data: [] },
-    addresses: [{ id: 'addr-usdc', checkoutSessionId: ID, network: 'weir-testnet', asset: USDC, paymentAddress: '0x00000000000000000000000000000000000d3b05', merchantAddress: '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f', gas: '0', gasAmount: '0' }],
-    paymentIntent: { id: 'pi-1', organizationId: 'org-1', createdAt: at, updatedAt: at, amount: '300000000', amountReceived: '0', currency: 'usdc', status: 'requires_payment_method', paymentMethodTypes: ['wallet'], paymentMethod: null },
-    payments: [], sweeps: [], discounts: [], isManualPayment: false, completedAt: null, canceledAt: null, expiredAt: null, transactionHash: null,
+    id: ID,
+    organizationId: 'org-1',
+    environment: 'test',
+    createdAt: at,
+    updatedAt: at,
+    mode: 'payment',
+    status: 'open',
+    paymentStatus: 'unpaid',
+    expiresAt: '2026-01-01T01:00:00.000Z',
+    currency: 'usdc',
+    amountSubtotal: '300000000',
+    amountTotal: '300000000',
+    amountFee: '0',
+    amountNet: '300000000',
+    amountGasFee: '0',
+    amountReceived: '0',
+    amountOverpaid: '0',
+    amountDetails: {
+      currency: 'usdc',
+      amountTotal: '300000000',
+      amountSubtotal: '300000000',
+      amountDiscount: '0',
+      amountTax: '0',
+      amountFee: '0',
+      amountGasFee: '0',
+      feePercentage: 0,
+      applyFee: false,
+      applyGasFee: false,
+      discountAmounts: [],
+    },
+    paymentMethodTypes: ['wallet'],
+    paymentSetting: {
+      paymentMethodTypes: ['wallet'],
+      allowedChains: [{ chainId: 7357 }],
+      preferredChainId: null,
+      allowSwap: false,
+      allowFiatPayment: false,
+    },
+    submitType: 'pay',
+    successUrl: 'https://shop.example/ok',
+    cancelUrl: null,
+    clientReferenceId: null,
+    customerId: null,
+    metadata: {},
+    afterCompletion: 'redirect',
+    afterCompletionConfirmMsg: null,
+    paymentLinkId: null,
+    invoiceId: null,
+    subscriptionId: null,
+    url: `http://127.0.0.1/checkout/${ID}`,
+    lineItems: { object: 'list', data: [] },
+    addresses: [
+      {
+        id: 'addr-usdc',
+        checkoutSessionId: ID,
+        network: 'weir-testnet',
+        asset: USDC,
+        paymentAddress: '0x00000000000000000000000000000000000d3b05',
+        merchantAddress: '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f',
+        gas: '0',
+        gasAmount: '0',
+      },
+    ],
+    paymentIntent: {
+      id: 'pi-1',
+      organizationId: 'org-1',
+      createdAt: at,
+      updatedAt: at,
+      amount: '300000000',
+      amountReceived: '0',
+      currency: 'usdc',
+      status: 'requires_payment_method',
+      paymentMethodTypes: ['wallet'],
+      paymentMethod: null,
+    },
+    payments: [],
+    sweeps: [],
+    discounts: [],
+    isManualPayment: false,
+    completedAt: null,
+    canceledAt: null,
+    expiredAt: null,
+    transactionHash: null,
     ...overrides,
   };
 }
 
 /** A transfer of `amount` (10^8 scale) of USDC to the session's address. */
-export function paymentFixture(transferId: string, amount: string): Omit<SessionPayment, 'status' | 'detectedAt' | 'confirmedAt' | 'late'> {
+export function paymentFixture(
+  transferId: string,
+  amount: string,
+): Omit<SessionPayment, 'status' | 'detectedAt' | 'confirmedAt' | 'late'> {
   return {
-    transferId, network: 'weir-testnet', chainId: 7357, transactionHash: `0x${transferId.padStart(64, '0')}`, logIndex: 0, blockNumber: 10, blockHash: '0xb10c',
-    fromAddress: '0xbeef', toAddress: '0x00000000000000000000000000000000000d3b05', asset: USDC,
-    amountRaw: (BigInt(amount) / 100n).toString(), amount,
+    transferId,
+    network: 'weir-testnet',
+    chainId: 7357,
+    transactionHash: `0x${transferId.padStart(64, '0')}`,
+    logIndex: 0,
+    blockNumber: 10,
+    blockHash: '0xb10c',
+    fromAddress: '0xbeef',
+    toAddress: '0x00000000000000000000000000000000000d3b05',
+    asset: USDC,
+    amountRaw: (BigInt(amount) / 100n).toString(),
+    amount,
   };
 }
 
-export const created = (session = sessionFixture()): CheckoutSessionEvent => ({ type: 'CheckoutSessionCreated', data: { session } });
-export const detected = (transferId: string, amount: string, at = '2026-01-01T00:10:00.000Z'): CheckoutSessionEvent => ({
-  type: 'PaymentDetected', data: { payment: { ...paymentFixture(transferId, amount), status: 'pending', detectedAt: at, confirmedAt: null, late: false } },
+export const created = (session = sessionFixture()): CheckoutSessionEvent => ({
+  type: 'CheckoutSessionCreated',
+  data: { session },
 });
-export const confirmed = (transferId: string, at = '2026-01-01T00:11:00.000Z'): CheckoutSessionEvent => ({ type: 'PaymentConfirmed', data: { transferId, at } });
+export const detected = (
+  transferId: string,
+  amount: string,
+  at = '2026-01-01T00:10:00.000Z',
+): CheckoutSessionEvent => ({
+  type: 'PaymentDetected',
+  data: {
+    payment: {
+      ...paymentFixture(transferId, amount),
+      status: 'pending',
+      detectedAt: at,
+      confirmedAt: null,
+      late: false,
+    },
+  },
+});
+export const confirmed = (transferId: string, at = '2026-01-01T00:11:00.000Z'): CheckoutSessionEvent => ({
+  type: 'PaymentConfirmed',
+  data: { transferId, at },
+});

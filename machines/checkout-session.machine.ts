@@ -30,7 +30,9 @@ export const checkoutSessionMachine = setup({
   guards: {
     paymentPending: ({ context }) => context.session?.payments.some((p) => p.status === 'pending') ?? false,
     expiresAtReached: ({ context, event }) =>
-      event.type === 'CheckoutSessionExpired' && context.session !== null && Date.parse(event.data.at) >= Date.parse(context.session.expiresAt),
+      event.type === 'CheckoutSessionExpired' &&
+      context.session !== null &&
+      Date.parse(event.data.at) >= Date.parse(context.session.expiresAt),
   },
 }).createMachine({
   id: 'checkoutSession',
@@ -60,10 +62,13 @@ export const checkoutSessionMachine = setup({
       states: {
         awaitingPayment: {
           always: { guard: 'paymentPending', target: 'processing' },
-          on: { CheckoutSessionExpired: { guard: 'expiresAtReached', target: '#checkoutSession.expired', actions: 'apply' } },
+          on: {
+            CheckoutSessionExpired: { guard: 'expiresAtReached', target: '#checkoutSession.expired', actions: 'apply' },
+          },
         },
         processing: {
-          description: 'A detected payment waits for its confirmations: expiry waits for it. Confirmed, it completes or part-pays the session; withdrawn (reorg) with nothing else pending, the session expires then if its expiresAt has passed.',
+          description:
+            'A detected payment waits for its confirmations: expiry waits for it. Confirmed, it completes or part-pays the session; withdrawn (reorg) with nothing else pending, the session expires then if its expiresAt has passed.',
           always: { guard: not('paymentPending'), target: 'awaitingPayment' },
           on: {
             CheckoutSessionExpired: {

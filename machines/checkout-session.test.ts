@@ -9,8 +9,13 @@ import type { CheckoutSessionEvent } from './checkout-session.types.ts';
 const given = givenWhenThen(checkoutSessionAggregate);
 const NOW = '2026-01-01T00:30:00.000Z';
 const AFTER_EXPIRY = '2026-01-01T01:00:00.000Z';
-const completedEvent = (amountReceived: string, amountOverpaid = '0', transactionHash: string | null = `0x${'a'.padStart(64, '0')}`): CheckoutSessionEvent => ({
-  type: 'CheckoutSessionCompleted', data: { amountReceived, amountOverpaid, transactionHash, partial: false, at: NOW },
+const completedEvent = (
+  amountReceived: string,
+  amountOverpaid = '0',
+  transactionHash: string | null = `0x${'a'.padStart(64, '0')}`,
+): CheckoutSessionEvent => ({
+  type: 'CheckoutSessionCompleted',
+  data: { amountReceived, amountOverpaid, transactionHash, partial: false, at: NOW },
 });
 const expired: CheckoutSessionEvent = { type: 'CheckoutSessionExpired', data: { at: AFTER_EXPIRY } };
 
@@ -27,27 +32,47 @@ test('given a created session, when created again, then nothing (idempotent)', (
 
 test('given an open session, when the payer picks USDC, then the amount due is in USDC chain units', (t) => {
   t.deepEqual(given([created()]).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW), [
-    { type: 'PaymentMethodSelected', data: { addressId: 'addr-usdc', amountDue: '3000000', amountGasFee: '0', at: NOW } },
+    {
+      type: 'PaymentMethodSelected',
+      data: { addressId: 'addr-usdc', amountDue: '3000000', amountGasFee: '0', at: NOW },
+    },
   ]);
 });
 
 test('given a chosen asset, when the same asset is picked again, then nothing', (t) => {
-  const picked: CheckoutSessionEvent = { type: 'PaymentMethodSelected', data: { addressId: 'addr-usdc', amountDue: '3000000', amountGasFee: '0', at: NOW } };
+  const picked: CheckoutSessionEvent = {
+    type: 'PaymentMethodSelected',
+    data: { addressId: 'addr-usdc', amountDue: '3000000', amountGasFee: '0', at: NOW },
+  };
   t.deepEqual(given([created(), picked]).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }), []);
 });
 
 test('given a partly paid session, when the payer picks the asset, then only the rest is due', (t) => {
-  const events = given([created(), detected('t1', '100000000'), confirmed('t1'), { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: NOW } }])
-    .when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW);
-  t.deepEqual(events, [{ type: 'PaymentMethodSelected', data: { addressId: 'addr-usdc', amountDue: '2000000', amountGasFee: '0', at: NOW } }]);
+  const events = given([
+    created(),
+    detected('t1', '100000000'),
+    confirmed('t1'),
+    { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: NOW } },
+  ]).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW);
+  t.deepEqual(events, [
+    {
+      type: 'PaymentMethodSelected',
+      data: { addressId: 'addr-usdc', amountDue: '2000000', amountGasFee: '0', at: NOW },
+    },
+  ]);
 });
 
 test('when an asset the session does not offer is picked, then a validation error', (t) => {
-  t.throws(() => given([created()]).when({ type: 'SelectPaymentMethod', addressId: 'nope' }), { instanceOf: ValidationError });
+  t.throws(() => given([created()]).when({ type: 'SelectPaymentMethod', addressId: 'nope' }), {
+    instanceOf: ValidationError,
+  });
 });
 
 test('given an expired session, when an asset is picked, then refused naming the status', (t) => {
-  const error = t.throws(() => given([created(), expired]).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }), { instanceOf: InvalidStateError });
+  const error = t.throws(
+    () => given([created(), expired]).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }),
+    { instanceOf: InvalidStateError },
+  );
   t.regex(error.message, /expired/);
 });
 
@@ -61,12 +86,23 @@ test('when a transfer is recorded, then PaymentDetected and the intent is proces
 });
 
 test('given a recorded transfer, when the same transfer is recorded again, then nothing', (t) => {
-  t.deepEqual(given([created(), detected('t1', '300000000')]).when({ type: 'RecordTransfer', payment: paymentFixture('t1', '300000000') }), []);
+  t.deepEqual(
+    given([created(), detected('t1', '300000000')]).when({
+      type: 'RecordTransfer',
+      payment: paymentFixture('t1', '300000000'),
+    }),
+    [],
+  );
 });
 
 test('given a pending transfer, when its block is reorged away, then PaymentWithdrawn, the intent needs a payment again, and its payment failed', (t) => {
-  const events = given([created(), detected('t1', '300000000')]).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, NOW);
-  t.deepEqual(events, [{ type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW, paymentFailed: true } }]);
+  const events = given([created(), detected('t1', '300000000')]).when(
+    { type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' },
+    NOW,
+  );
+  t.deepEqual(events, [
+    { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW, paymentFailed: true } },
+  ]);
   const state = given([created(), detected('t1', '300000000'), ...events]).state();
   t.is(state.context.session?.paymentIntent.status, 'requires_payment_method');
   t.is(state.context.session?.paymentStatus, 'unpaid');
@@ -76,22 +112,51 @@ test('a withdrawal is no failed payment while another payment is still pending, 
   const withdraw = { type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' } as const;
   const another = given([created(), detected('t1', '100000000'), detected('t2', '200000000')]).when(withdraw, NOW);
   t.deepEqual(another, [{ type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW } }]);
-  const partial: CheckoutSessionEvent = { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: NOW } };
-  const confirmedBefore = given([created(), detected('t2', '100000000'), confirmed('t2'), partial, detected('t1', '1')]).when(withdraw, NOW);
+  const partial: CheckoutSessionEvent = {
+    type: 'CheckoutSessionPartiallyPaid',
+    data: { amountReceived: '100000000', at: NOW },
+  };
+  const confirmedBefore = given([
+    created(),
+    detected('t2', '100000000'),
+    confirmed('t2'),
+    partial,
+    detected('t1', '1'),
+  ]).when(withdraw, NOW);
   t.deepEqual(confirmedBefore, [{ type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW } }]);
   // The second of two withdrawals leaves the intent waiting for nothing: that one failed it.
   const history = [created(), detected('t1', '100000000'), detected('t2', '200000000'), ...another];
-  t.deepEqual(given(history).when({ type: 'WithdrawTransfer', transferId: 't2', reason: 'not in the final block' }, NOW),
-    [{ type: 'PaymentWithdrawn', data: { transferId: 't2', reason: 'not in the final block', at: NOW, paymentFailed: true } }]);
+  t.deepEqual(
+    given(history).when({ type: 'WithdrawTransfer', transferId: 't2', reason: 'not in the final block' }, NOW),
+    [
+      {
+        type: 'PaymentWithdrawn',
+        data: { transferId: 't2', reason: 'not in the final block', at: NOW, paymentFailed: true },
+      },
+    ],
+  );
 });
 
 test('given a withdrawn transfer, when it is confirmed, then nothing (it can never count)', (t) => {
-  const withdrawn: CheckoutSessionEvent = { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW } };
-  t.deepEqual(given([created(), detected('t1', '300000000'), withdrawn]).when({ type: 'ConfirmTransfer', transferId: 't1' }), []);
+  const withdrawn: CheckoutSessionEvent = {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't1', reason: 'reorg', at: NOW },
+  };
+  t.deepEqual(
+    given([created(), detected('t1', '300000000'), withdrawn]).when({ type: 'ConfirmTransfer', transferId: 't1' }),
+    [],
+  );
 });
 
 test('given a confirmed transfer, when a reorg withdraws it, then nothing (finality is final)', (t) => {
-  t.deepEqual(given([created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')]).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }), []);
+  t.deepEqual(
+    given([created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')]).when({
+      type: 'WithdrawTransfer',
+      transferId: 't1',
+      reason: 'reorg',
+    }),
+    [],
+  );
 });
 
 test('given an exact pending payment, when confirmed, then PaymentConfirmed and CheckoutSessionCompleted', (t) => {
@@ -104,37 +169,67 @@ test('given an exact pending payment, when confirmed, then PaymentConfirmed and 
 });
 
 test('given a short payment, when confirmed, then the session is incomplete with the amount received', (t) => {
-  const events = given([created(), detected('t1', '100000000')]).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW);
-  t.deepEqual(events.map((e) => e.type), ['PaymentConfirmed', 'CheckoutSessionPartiallyPaid']);
+  const events = given([created(), detected('t1', '100000000')]).when(
+    { type: 'ConfirmTransfer', transferId: 't1' },
+    NOW,
+  );
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['PaymentConfirmed', 'CheckoutSessionPartiallyPaid'],
+  );
   const state = given([created(), detected('t1', '100000000'), ...events]).state();
   t.is(state.value, 'incomplete');
   t.is(state.context.session?.amountReceived, '100000000');
 });
 
 test('given an incomplete session, when the rest is confirmed, then it completes', (t) => {
-  const history = [created(), detected('t1', '100000000'), confirmed('t1'), { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: NOW } } as CheckoutSessionEvent, detected('2', '200000000')];
+  const history = [
+    created(),
+    detected('t1', '100000000'),
+    confirmed('t1'),
+    { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: NOW } } as CheckoutSessionEvent,
+    detected('2', '200000000'),
+  ];
   const events = given(history).when({ type: 'ConfirmTransfer', transferId: '2' }, NOW);
-  t.deepEqual(events.map((e) => e.type), ['PaymentConfirmed', 'CheckoutSessionCompleted']);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['PaymentConfirmed', 'CheckoutSessionCompleted'],
+  );
   t.is(given([...history, ...events]).state().context.session?.amountReceived, '300000000');
 });
 
 test('given an overpayment, when confirmed, then it completes and records the overpaid amount', (t) => {
-  const events = given([created(), detected('t1', '350000000')]).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW);
+  const events = given([created(), detected('t1', '350000000')]).when(
+    { type: 'ConfirmTransfer', transferId: 't1' },
+    NOW,
+  );
   t.is(events[1]!.type, 'CheckoutSessionCompleted');
   t.is((events[1]!.data as { amountOverpaid: string }).amountOverpaid, '50000000');
 });
 
 test('given a complete session, when another payment confirms, then OverpaymentReceived', (t) => {
-  const history = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000'), detected('t2', '10000000')];
+  const history = [
+    created(),
+    detected('t1', '300000000'),
+    confirmed('t1'),
+    completedEvent('300000000'),
+    detected('t2', '10000000'),
+  ];
   const events = given(history).when({ type: 'ConfirmTransfer', transferId: 't2' }, NOW);
-  t.deepEqual(events.map((e) => e.type), ['PaymentConfirmed', 'OverpaymentReceived']);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['PaymentConfirmed', 'OverpaymentReceived'],
+  );
   t.is(given([...history, ...events]).state().context.session?.amountOverpaid, '10000000');
 });
 
 test('given an expired session, when a late payment confirms, then it is recorded and reported, and the session stays expired', (t) => {
   const history = [created(), expired, detected('t1', '300000000')];
   const events = given(history).when({ type: 'ConfirmTransfer', transferId: 't1' }, AFTER_EXPIRY);
-  t.deepEqual(events.map((e) => e.type), ['PaymentConfirmed', 'LatePaymentReceived']);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['PaymentConfirmed', 'LatePaymentReceived'],
+  );
   const state = given([...history, ...events]).state();
   t.is(state.value, 'expired');
   t.is(state.context.session?.amountReceived, '300000000');
@@ -143,7 +238,12 @@ test('given an expired session, when a late payment confirms, then it is recorde
 
 test('given a canceled session, when a late payment confirms, then LatePaymentReceived', (t) => {
   const canceled: CheckoutSessionEvent = { type: 'CheckoutSessionCanceled', data: { at: NOW, reason: null } };
-  t.deepEqual(given([created(), canceled, detected('t1', '1')]).when({ type: 'ConfirmTransfer', transferId: 't1' }).map((e) => e.type), ['PaymentConfirmed', 'LatePaymentReceived']);
+  t.deepEqual(
+    given([created(), canceled, detected('t1', '1')])
+      .when({ type: 'ConfirmTransfer', transferId: 't1' })
+      .map((e) => e.type),
+    ['PaymentConfirmed', 'LatePaymentReceived'],
+  );
 });
 
 test('given an open session at its expiry time, when the timer fires, then CheckoutSessionExpired and the intent is canceled', (t) => {
@@ -159,9 +259,24 @@ test('given an open session before its expiry time, when the timer fires early, 
 });
 
 test('given an incomplete, complete or already expired session, when the timer fires, then nothing', (t) => {
-  const partial: CheckoutSessionEvent = { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '1', at: NOW } };
-  t.deepEqual(given([created(), detected('t1', '1'), confirmed('t1'), partial]).when({ type: 'ExpireCheckoutSession' }, AFTER_EXPIRY), []);
-  t.deepEqual(given([created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')]).when({ type: 'ExpireCheckoutSession' }, AFTER_EXPIRY), []);
+  const partial: CheckoutSessionEvent = {
+    type: 'CheckoutSessionPartiallyPaid',
+    data: { amountReceived: '1', at: NOW },
+  };
+  t.deepEqual(
+    given([created(), detected('t1', '1'), confirmed('t1'), partial]).when(
+      { type: 'ExpireCheckoutSession' },
+      AFTER_EXPIRY,
+    ),
+    [],
+  );
+  t.deepEqual(
+    given([created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')]).when(
+      { type: 'ExpireCheckoutSession' },
+      AFTER_EXPIRY,
+    ),
+    [],
+  );
   t.deepEqual(given([created(), expired]).when({ type: 'ExpireCheckoutSession' }, AFTER_EXPIRY), []);
 });
 
@@ -172,19 +287,35 @@ test('given an open session, when canceled, then CheckoutSessionCanceled; cancel
 });
 
 test('given a complete session, when canceled, then refused naming the status', (t) => {
-  const error = t.throws(() => given([created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')]).when({ type: 'CancelCheckoutSession', reason: null }), { instanceOf: InvalidStateError });
+  const error = t.throws(
+    () =>
+      given([created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')]).when({
+        type: 'CancelCheckoutSession',
+        reason: null,
+      }),
+    { instanceOf: InvalidStateError },
+  );
   t.regex(error.message, /complete/);
 });
 
 test('given an incomplete session, when the merchant completes it as is, then a partial completion', (t) => {
-  const partial: CheckoutSessionEvent = { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: NOW } };
-  const events = given([created(), detected('t1', '100000000'), confirmed('t1'), partial]).when({ type: 'CompletePartialCheckoutSession' }, NOW);
+  const partial: CheckoutSessionEvent = {
+    type: 'CheckoutSessionPartiallyPaid',
+    data: { amountReceived: '100000000', at: NOW },
+  };
+  const events = given([created(), detected('t1', '100000000'), confirmed('t1'), partial]).when(
+    { type: 'CompletePartialCheckoutSession' },
+    NOW,
+  );
   t.is(events.length, 1);
   t.like(events[0]!.data, { partial: true, amountReceived: '100000000' });
 });
 
 test('given an open session, when the merchant completes it as partial, then refused', (t) => {
-  t.throws(() => given([created()]).when({ type: 'CompletePartialCheckoutSession' }), { instanceOf: InvalidStateError, message: /open/ });
+  t.throws(() => given([created()]).when({ type: 'CompletePartialCheckoutSession' }), {
+    instanceOf: InvalidStateError,
+    message: /open/,
+  });
 });
 
 test('given no session, when any other command arrives, then refused', (t) => {
@@ -194,13 +325,34 @@ test('given no session, when any other command arrives, then refused', (t) => {
 test('the machine refuses facts its state cannot take', (t) => {
   t.throws(() => given([created(), created()]).state(), { instanceOf: IllegalEventError });
   t.throws(() => given([created(), expired, completedEvent('1')]).state(), { instanceOf: IllegalEventError });
-  t.throws(() => given([created(), { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '1', at: NOW } }, expired]).state(), { instanceOf: IllegalEventError });
+  t.throws(
+    () =>
+      given([
+        created(),
+        { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '1', at: NOW } },
+        expired,
+      ]).state(),
+    { instanceOf: IllegalEventError },
+  );
   t.throws(() => given([detected('t1', '1')]).state(), { instanceOf: IllegalEventError });
 });
 
 test('given confirmed payments, when a sweep is recorded, then FundsSwept for the confirmed, unswept transfers only; a repeat changes nothing', (t) => {
-  const history = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000'), detected('t2', '1')];
-  const sweep = { network: 'weir-testnet', chainId: 7357, transactionHash: '0xswept', transferIds: ['t1', 't2', 'unknown'], gasUsed: '60000', gasCost: '600000000000000' };
+  const history = [
+    created(),
+    detected('t1', '300000000'),
+    confirmed('t1'),
+    completedEvent('300000000'),
+    detected('t2', '1'),
+  ];
+  const sweep = {
+    network: 'weir-testnet',
+    chainId: 7357,
+    transactionHash: '0xswept',
+    transferIds: ['t1', 't2', 'unknown'],
+    gasUsed: '60000',
+    gasCost: '600000000000000',
+  };
   const events = given(history).when({ type: 'RecordSweep', sweep }, NOW);
   t.deepEqual(events, [{ type: 'FundsSwept', data: { sweep: { ...sweep, transferIds: ['t1'], at: NOW } } }]);
   t.is(given([...history, ...events]).state().context.session?.sweeps.length, 1);
@@ -209,60 +361,145 @@ test('given confirmed payments, when a sweep is recorded, then FundsSwept for th
 
 test('given a sweep transaction mined but reverted, when it is recorded, then FundsSwept with its gas and no transfers, once per transaction', (t) => {
   const history = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')];
-  const sweep = { network: 'weir-testnet', chainId: 7357, transactionHash: '0xreverted', transferIds: ['t1'], gasUsed: '30000', gasCost: '300000000000000', reverted: true };
+  const sweep = {
+    network: 'weir-testnet',
+    chainId: 7357,
+    transactionHash: '0xreverted',
+    transferIds: ['t1'],
+    gasUsed: '30000',
+    gasCost: '300000000000000',
+    reverted: true,
+  };
   const events = given(history).when({ type: 'RecordSweep', sweep }, NOW);
   t.deepEqual(events, [{ type: 'FundsSwept', data: { sweep: { ...sweep, transferIds: [], at: NOW } } }]);
   t.deepEqual(given([...history, ...events]).when({ type: 'RecordSweep', sweep }), []);
   // The transfer is still to sweep.
   const swept = { ...sweep, transactionHash: '0xswept', reverted: undefined };
-  t.deepEqual(given([...history, ...events]).when({ type: 'RecordSweep', sweep: swept }, NOW)[0]?.data, { sweep: { ...swept, transferIds: ['t1'], at: NOW } });
+  t.deepEqual(given([...history, ...events]).when({ type: 'RecordSweep', sweep: swept }, NOW)[0]?.data, {
+    sweep: { ...swept, transferIds: ['t1'], at: NOW },
+  });
 });
 
 test('given a sweep broadcast, when it is recorded mined, then FundsSwept ends it, with its gas even if it swept nothing new; once only', (t) => {
   const history = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')];
-  const broadcast = { network: 'weir-testnet', chainId: 7357, transactionHash: '0xsent', transferIds: ['t1'], share: { index: 1, count: 2 } };
+  const broadcast = {
+    network: 'weir-testnet',
+    chainId: 7357,
+    transactionHash: '0xsent',
+    transferIds: ['t1'],
+    share: { index: 1, count: 2 },
+  };
   const sent = given(history).when({ type: 'RecordSweepBroadcast', broadcast }, NOW);
   t.deepEqual(sent, [{ type: 'SweepBroadcast', data: { broadcast: { ...broadcast, at: NOW } } }]);
-  t.deepEqual(given([...history, ...sent]).when({ type: 'RecordSweepBroadcast', broadcast }), [], 'a repeat changes nothing');
+  t.deepEqual(
+    given([...history, ...sent]).when({ type: 'RecordSweepBroadcast', broadcast }),
+    [],
+    'a repeat changes nothing',
+  );
   t.deepEqual(given([...history, ...sent]).state().context.session?.sweepsBroadcast, [{ ...broadcast, at: NOW }]);
   // t1 was swept meanwhile by another transaction: the broadcast one still records its gas.
-  const other = { type: 'FundsSwept' as const, data: { sweep: { network: 'weir-testnet', chainId: 7357, transactionHash: '0xother', transferIds: ['t1'], gasUsed: '1', gasCost: '1', at: NOW } } };
-  const sweep = { network: 'weir-testnet', chainId: 7357, transactionHash: '0xsent', transferIds: ['t1'], gasUsed: '30000', gasCost: '300000000000000' };
+  const other = {
+    type: 'FundsSwept' as const,
+    data: {
+      sweep: {
+        network: 'weir-testnet',
+        chainId: 7357,
+        transactionHash: '0xother',
+        transferIds: ['t1'],
+        gasUsed: '1',
+        gasCost: '1',
+        at: NOW,
+      },
+    },
+  };
+  const sweep = {
+    network: 'weir-testnet',
+    chainId: 7357,
+    transactionHash: '0xsent',
+    transferIds: ['t1'],
+    gasUsed: '30000',
+    gasCost: '300000000000000',
+  };
   const swept = given([...history, ...sent, other]).when({ type: 'RecordSweep', sweep }, NOW);
   t.deepEqual(swept, [{ type: 'FundsSwept', data: { sweep: { ...sweep, transferIds: [], at: NOW } } }]);
   const after = [...history, ...sent, other, ...swept];
   t.deepEqual(given(after).state().context.session?.sweepsBroadcast, []);
   t.deepEqual(given(after).when({ type: 'RecordSweep', sweep }), [], 'recorded once');
-  t.deepEqual(given(after).when({ type: 'RecordSweepBroadcast', broadcast }), [], 'a transaction recorded mined is not broadcast again');
-  t.deepEqual(given(after).when({ type: 'DropSweepBroadcast', network: 'weir-testnet', transactionHash: '0xsent' }), []);
+  t.deepEqual(
+    given(after).when({ type: 'RecordSweepBroadcast', broadcast }),
+    [],
+    'a transaction recorded mined is not broadcast again',
+  );
+  t.deepEqual(
+    given(after).when({ type: 'DropSweepBroadcast', network: 'weir-testnet', transactionHash: '0xsent' }),
+    [],
+  );
 });
 
 test('given a sweep broadcast never mined, when it is dropped, then SweepDropped ends it, once; a session recorded before broadcasts existed reads as before', (t) => {
   const history = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')];
   t.is(given(history).state().context.session?.sweepsBroadcast, undefined);
-  const broadcast = { network: 'weir-testnet', chainId: 7357, transactionHash: '0xsent', transferIds: ['t1'], share: { index: 0, count: 1 } };
+  const broadcast = {
+    network: 'weir-testnet',
+    chainId: 7357,
+    transactionHash: '0xsent',
+    transferIds: ['t1'],
+    share: { index: 0, count: 1 },
+  };
   const sent = given(history).when({ type: 'RecordSweepBroadcast', broadcast }, NOW);
-  const dropped = given([...history, ...sent]).when({ type: 'DropSweepBroadcast', network: 'weir-testnet', transactionHash: '0xsent' }, NOW);
-  t.deepEqual(dropped, [{ type: 'SweepDropped', data: { network: 'weir-testnet', transactionHash: '0xsent', at: NOW } }]);
+  const dropped = given([...history, ...sent]).when(
+    { type: 'DropSweepBroadcast', network: 'weir-testnet', transactionHash: '0xsent' },
+    NOW,
+  );
+  t.deepEqual(dropped, [
+    { type: 'SweepDropped', data: { network: 'weir-testnet', transactionHash: '0xsent', at: NOW } },
+  ]);
   t.deepEqual(given([...history, ...sent, ...dropped]).state().context.session?.sweepsBroadcast, []);
-  t.deepEqual(given([...history, ...sent, ...dropped]).when({ type: 'DropSweepBroadcast', network: 'weir-testnet', transactionHash: '0xsent' }), []);
+  t.deepEqual(
+    given([...history, ...sent, ...dropped]).when({
+      type: 'DropSweepBroadcast',
+      network: 'weir-testnet',
+      transactionHash: '0xsent',
+    }),
+    [],
+  );
   // The transfer is still to sweep, by a new transaction.
-  const sweep = { network: 'weir-testnet', chainId: 7357, transactionHash: '0xnew', transferIds: ['t1'], gasUsed: '1', gasCost: '1' };
-  t.deepEqual(given([...history, ...sent, ...dropped]).when({ type: 'RecordSweep', sweep }, NOW)[0]?.data, { sweep: { ...sweep, transferIds: ['t1'], at: NOW } });
+  const sweep = {
+    network: 'weir-testnet',
+    chainId: 7357,
+    transactionHash: '0xnew',
+    transferIds: ['t1'],
+    gasUsed: '1',
+    gasCost: '1',
+  };
+  t.deepEqual(given([...history, ...sent, ...dropped]).when({ type: 'RecordSweep', sweep }, NOW)[0]?.data, {
+    sweep: { ...sweep, transferIds: ['t1'], at: NOW },
+  });
 });
 
 test('given gas collection on, when the payer picks an asset, then its sweep gas is added to the amount due and the total', (t) => {
   const session = sessionFixture();
-  const withGas = { ...session, addresses: session.addresses.map((a) => ({ ...a, gas: '150000', gasAmount: '2500000' })) };
+  const withGas = {
+    ...session,
+    addresses: session.addresses.map((a) => ({ ...a, gas: '150000', gasAmount: '2500000' })),
+  };
   const events = given([created(withGas)]).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW);
-  t.deepEqual(events, [{ type: 'PaymentMethodSelected', data: { addressId: 'addr-usdc', amountDue: '3025000', amountGasFee: '2500000', at: NOW } }]);
+  t.deepEqual(events, [
+    {
+      type: 'PaymentMethodSelected',
+      data: { addressId: 'addr-usdc', amountDue: '3025000', amountGasFee: '2500000', at: NOW },
+    },
+  ]);
   const chosen = given([created(withGas), ...events]).state().context.session!;
   t.is(chosen.amountTotal, '302500000');
   t.is(chosen.amountDetails.amountGasFee, '2500000');
   t.true(chosen.amountDetails.applyGasFee);
   t.is(chosen.paymentIntent.amount, '302500000');
   // Paying only the goods leaves it incomplete; the gas fee completes it.
-  const partial = given([created(withGas), ...events, detected('t1', '300000000')]).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW);
+  const partial = given([created(withGas), ...events, detected('t1', '300000000')]).when(
+    { type: 'ConfirmTransfer', transferId: 't1' },
+    NOW,
+  );
   t.is(partial[1]!.type, 'CheckoutSessionPartiallyPaid');
 });
 
@@ -276,15 +513,31 @@ test('given an open session that allows promotion codes, when a discount is appl
   t.is(applied.amountDetails.amountDiscount, '30000000');
   t.is(applied.paymentIntent.amount, '270000000');
   t.deepEqual(given([created(session), ...events]).when({ type: 'ApplyDiscount', discount }), []);
-  t.throws(() => given([created(session), ...events]).when({ type: 'ApplyDiscount', discount: { ...discount, promotionCodeId: 'p2', code: 'OTHER' } }), { instanceOf: ValidationError });
+  t.throws(
+    () =>
+      given([created(session), ...events]).when({
+        type: 'ApplyDiscount',
+        discount: { ...discount, promotionCodeId: 'p2', code: 'OTHER' },
+      }),
+    { instanceOf: ValidationError },
+  );
 });
 
 test('a discount is refused when the session does not allow codes, is not open, or already has a payment', (t) => {
   const discount = { couponId: 'c1', promotionCodeId: 'p1', code: 'LAUNCH', amountDiscount: '1' };
-  t.throws(() => given([created()]).when({ type: 'ApplyDiscount', discount }), { instanceOf: ValidationError, message: /does not accept/ });
+  t.throws(() => given([created()]).when({ type: 'ApplyDiscount', discount }), {
+    instanceOf: ValidationError,
+    message: /does not accept/,
+  });
   const allowing = created({ ...sessionFixture(), allowPromotionCodes: true });
-  t.throws(() => given([allowing, expired]).when({ type: 'ApplyDiscount', discount }), { instanceOf: InvalidStateError, message: /expired/ });
-  t.throws(() => given([allowing, detected('t1', '1')]).when({ type: 'ApplyDiscount', discount }), { instanceOf: InvalidStateError, message: /payment/ });
+  t.throws(() => given([allowing, expired]).when({ type: 'ApplyDiscount', discount }), {
+    instanceOf: InvalidStateError,
+    message: /expired/,
+  });
+  t.throws(() => given([allowing, detected('t1', '1')]).when({ type: 'ApplyDiscount', discount }), {
+    instanceOf: InvalidStateError,
+    message: /payment/,
+  });
 });
 
 test('given an open session with a payment pending, when the expiry timer fires past expiresAt, then nothing: the expiry waits, and firing again changes nothing', (t) => {
@@ -296,46 +549,89 @@ test('given an open session with a payment pending, when the expiry timer fires 
   t.is(state.context.session?.paymentIntent.status, 'processing');
   // Then confirmed past expiresAt: completed or part-paid as usual, not a late payment.
   const exact = given(history).when({ type: 'ConfirmTransfer', transferId: 't1' }, AFTER_EXPIRY);
-  t.deepEqual(exact.map((e) => e.type), ['PaymentConfirmed', 'CheckoutSessionCompleted']);
+  t.deepEqual(
+    exact.map((e) => e.type),
+    ['PaymentConfirmed', 'CheckoutSessionCompleted'],
+  );
   t.false(given([...history, ...exact]).state().context.session!.payments[0]!.late);
-  const short = given([created(), detected('t1', '100000000')]).when({ type: 'ConfirmTransfer', transferId: 't1' }, AFTER_EXPIRY);
-  t.deepEqual(short.map((e) => e.type), ['PaymentConfirmed', 'CheckoutSessionPartiallyPaid']);
+  const short = given([created(), detected('t1', '100000000')]).when(
+    { type: 'ConfirmTransfer', transferId: 't1' },
+    AFTER_EXPIRY,
+  );
+  t.deepEqual(
+    short.map((e) => e.type),
+    ['PaymentConfirmed', 'CheckoutSessionPartiallyPaid'],
+  );
 });
 
 test('given a pending payment past expiresAt, when it is withdrawn and nothing else is pending, then the session expires with it', (t) => {
   const history = [created(), detected('t1', '300000000')];
   const events = given(history).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, AFTER_EXPIRY);
-  t.deepEqual(events, [{ type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: AFTER_EXPIRY, paymentFailed: true } }, expired]);
+  t.deepEqual(events, [
+    { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: AFTER_EXPIRY, paymentFailed: true } },
+    expired,
+  ]);
   const session = given([...history, ...events]).state().context.session!;
   t.is(session.status, 'expired');
   t.is(session.paymentIntent.status, 'canceled');
-  t.deepEqual(given([...history, ...events]).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, AFTER_EXPIRY), []);
+  t.deepEqual(
+    given([...history, ...events]).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, AFTER_EXPIRY),
+    [],
+  );
 });
 
 test('a withdrawal does not expire the session before expiresAt, while another payment is pending, or once the session left open', (t) => {
   const withdraw = { type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' } as const;
   const before = given([created(), detected('t1', '300000000')]).when(withdraw, NOW);
-  t.deepEqual(before.map((e) => e.type), ['PaymentWithdrawn']);
+  t.deepEqual(
+    before.map((e) => e.type),
+    ['PaymentWithdrawn'],
+  );
   const another = [created(), detected('t1', '100000000'), detected('t2', '200000000')];
-  t.deepEqual(given(another).when(withdraw, AFTER_EXPIRY).map((e) => e.type), ['PaymentWithdrawn']);
+  t.deepEqual(
+    given(another)
+      .when(withdraw, AFTER_EXPIRY)
+      .map((e) => e.type),
+    ['PaymentWithdrawn'],
+  );
   t.deepEqual(given(another).state().value, { open: 'processing' });
-  t.deepEqual(given([...another, ...given(another).when(withdraw, AFTER_EXPIRY)]).state().value, { open: 'processing' });
-  const partial: CheckoutSessionEvent = { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: NOW } };
+  t.deepEqual(given([...another, ...given(another).when(withdraw, AFTER_EXPIRY)]).state().value, {
+    open: 'processing',
+  });
+  const partial: CheckoutSessionEvent = {
+    type: 'CheckoutSessionPartiallyPaid',
+    data: { amountReceived: '100000000', at: NOW },
+  };
   const incomplete = [created(), detected('t2', '100000000'), confirmed('t2'), partial, detected('t1', '1')];
-  t.deepEqual(given(incomplete).when(withdraw, AFTER_EXPIRY).map((e) => e.type), ['PaymentWithdrawn']);
+  t.deepEqual(
+    given(incomplete)
+      .when(withdraw, AFTER_EXPIRY)
+      .map((e) => e.type),
+    ['PaymentWithdrawn'],
+  );
   const canceled: CheckoutSessionEvent = { type: 'CheckoutSessionCanceled', data: { at: NOW, reason: null } };
-  t.deepEqual(given([created(), detected('t1', '1'), canceled]).when(withdraw, AFTER_EXPIRY).map((e) => e.type), ['PaymentWithdrawn']);
+  t.deepEqual(
+    given([created(), detected('t1', '1'), canceled])
+      .when(withdraw, AFTER_EXPIRY)
+      .map((e) => e.type),
+    ['PaymentWithdrawn'],
+  );
 });
 
 test('given a pending payment withdrawn before expiresAt, when the expiry timer fires, then the session expires as usual', (t) => {
-  const withdrawn: CheckoutSessionEvent = { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW } };
+  const withdrawn: CheckoutSessionEvent = {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't1', reason: 'reorg', at: NOW },
+  };
   const history = [created(), detected('t1', '300000000'), withdrawn];
   t.deepEqual(given(history).state().value, { open: 'awaitingPayment' });
   t.deepEqual(given(history).when({ type: 'ExpireCheckoutSession' }, AFTER_EXPIRY), [expired]);
 });
 
 test('the chart accepts an expiry only at or after expiresAt, and still replays one recorded while a payment was pending (logs from before expiry waited)', (t) => {
-  t.throws(() => given([created(), { type: 'CheckoutSessionExpired', data: { at: NOW } }]).state(), { instanceOf: IllegalEventError });
+  t.throws(() => given([created(), { type: 'CheckoutSessionExpired', data: { at: NOW } }]).state(), {
+    instanceOf: IllegalEventError,
+  });
   const recorded = given([created(), detected('t1', '300000000'), expired, confirmed('t1', AFTER_EXPIRY)]).state();
   t.is(recorded.value, 'expired');
 });

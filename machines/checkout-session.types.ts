@@ -32,7 +32,13 @@ export type SessionAddress = {
 };
 
 /** A promotion code applied to the session. */
-export type SessionDiscount = { couponId: string; promotionCodeId: string; code: string; amountDiscount: string; at: string };
+export type SessionDiscount = {
+  couponId: string;
+  promotionCodeId: string;
+  code: string;
+  amountDiscount: string;
+  at: string;
+};
 
 /** Funds moved from a deposit address to the merchant wallet by the sweeper. */
 export type SessionSweep = {
@@ -237,17 +243,26 @@ export type CheckoutSessionEvent =
   | { type: 'PaymentMethodSelected'; data: { addressId: string; amountDue: string; amountGasFee: string; at: string } }
   | { type: 'PaymentDetected'; data: { payment: SessionPayment } }
   | {
-    type: 'PaymentWithdrawn';
-    /**
-     * `paymentFailed`: the payment intent was waiting for this payment alone and now needs a
-     * payment again (sent as `payment_intent.payment_failed`); absent otherwise, and in events
-     * written before it existed.
-     */
-    data: { transferId: string; reason: string; at: string; paymentFailed?: true };
-  }
+      type: 'PaymentWithdrawn';
+      /**
+       * `paymentFailed`: the payment intent was waiting for this payment alone and now needs a
+       * payment again (sent as `payment_intent.payment_failed`); absent otherwise, and in events
+       * written before it existed.
+       */
+      data: { transferId: string; reason: string; at: string; paymentFailed?: true };
+    }
   | { type: 'PaymentConfirmed'; data: { transferId: string; at: string } }
   | { type: 'CheckoutSessionPartiallyPaid'; data: { amountReceived: string; at: string } }
-  | { type: 'CheckoutSessionCompleted'; data: { amountReceived: string; amountOverpaid: string; transactionHash: string | null; partial: boolean; at: string } }
+  | {
+      type: 'CheckoutSessionCompleted';
+      data: {
+        amountReceived: string;
+        amountOverpaid: string;
+        transactionHash: string | null;
+        partial: boolean;
+        at: string;
+      };
+    }
   | { type: 'LatePaymentReceived'; data: { transferId: string; amount: string; at: string } }
   | { type: 'OverpaymentReceived'; data: { transferId: string; amount: string; amountOverpaid: string; at: string } }
   | { type: 'CheckoutSessionExpired'; data: { at: string } }

@@ -39,7 +39,13 @@ export type AnsweredCustomField =
  * `address` is the billing address when one was asked for. `organizationName` only comes from
  * `customerData` (absent on sessions recorded before it existed).
  */
-export type CustomerDetails = { name: string | null; email: string | null; phone: string | null; organizationName?: string | null; address: CustomerAddress | null };
+export type CustomerDetails = {
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  organizationName?: string | null;
+  address: CustomerAddress | null;
+};
 
 /** A billing or shipping address with the name it is for. */
 export type AddressDetails = { name: string | null; address: CustomerAddress };

@@ -18,13 +18,25 @@ const tenant = { organizationId: 'org-1', environment: 'test' as const, actor: '
 async function sqliteStore(t: ExecutionContext): Promise<EventStore> {
   const dir = await mkdtemp(join(tmpdir(), 'weir-coupons-'));
   const eventStore = createSqliteEventStore({ path: join(dir, 'events.sqlite3') });
-  t.teardown(async () => { await eventStore.close(); await rm(dir, { recursive: true, force: true }); });
+  t.teardown(async () => {
+    await eventStore.close();
+    await rm(dir, { recursive: true, force: true });
+  });
   return eventStore;
 }
 
 const couponWithCode = (maxRedemptions: number): NewCoupon => ({
-  id: newId(), organizationId: tenant.organizationId, environment: tenant.environment, name: 'Ten only',
-  percentOff: 10, amountOff: null, currency: null, maxRedemptions: null, redeemBy: null, metadata: {}, isEnable: true,
+  id: newId(),
+  organizationId: tenant.organizationId,
+  environment: tenant.environment,
+  name: 'Ten only',
+  percentOff: 10,
+  amountOff: null,
+  currency: null,
+  maxRedemptions: null,
+  redeemBy: null,
+  metadata: {},
+  isEnable: true,
   promotionCodes: [{ id: newId(), code: 'TENONLY', maxRedemptions, expiredAt: null, metadata: {} }],
 });
 
@@ -36,8 +48,16 @@ test('50 parallel redemptions of a code with maxRedemptions 10: exactly 10 recor
   const coupon = couponWithCode(10);
   await commands.handle(couponAggregate, coupon.id, { type: 'CreateCoupon', coupon }, tenant);
 
-  const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) =>
-    commands.handle(couponAggregate, coupon.id, { type: 'RedeemPromotionCode', redemptionId: `session-${i}`, promotionCode: 'tenonly' }, tenant)));
+  const results = await Promise.allSettled(
+    Array.from({ length: 50 }, (_, i) =>
+      commands.handle(
+        couponAggregate,
+        coupon.id,
+        { type: 'RedeemPromotionCode', redemptionId: `session-${i}`, promotionCode: 'tenonly' },
+        tenant,
+      ),
+    ),
+  );
 
   const accepted = results.filter((r) => r.status === 'fulfilled');
   const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -52,7 +72,14 @@ test('50 parallel redemptions of a code with maxRedemptions 10: exactly 10 recor
   const stream = await eventStore.readStream(streamIdOf('coupon', coupon.id));
   t.is(stream.filter((e) => e.type === 'PromotionCodeRedeemed').length, 10);
   t.is(stream.filter((e) => e.type === 'PromotionCodeLimitReached').length, 1);
-  t.is(new Set(stream.filter((e) => e.type === 'PromotionCodeRedeemed').map((e) => (e.data as { redemptionId: string }).redemptionId)).size, 10);
+  t.is(
+    new Set(
+      stream
+        .filter((e) => e.type === 'PromotionCodeRedeemed')
+        .map((e) => (e.data as { redemptionId: string }).redemptionId),
+    ).size,
+    10,
+  );
   const { state } = await commands.load(couponAggregate, coupon.id, null);
   t.is(state.context.coupon?.timesRedeemed, 10);
   t.is(state.context.coupon?.promotionCodes[0]?.status, 'limit_reached');
@@ -63,7 +90,13 @@ test('a repeated redemption id counts once, also when the repeats race each othe
   const commands = createCommandHandler({ eventStore, clock: createManualClock() });
   const coupon = couponWithCode(10);
   await commands.handle(couponAggregate, coupon.id, { type: 'CreateCoupon', coupon }, tenant);
-  const redeem = () => commands.handle(couponAggregate, coupon.id, { type: 'RedeemPromotionCode', redemptionId: 'session-a', promotionCode: 'TenOnly' }, tenant);
+  const redeem = () =>
+    commands.handle(
+      couponAggregate,
+      coupon.id,
+      { type: 'RedeemPromotionCode', redemptionId: 'session-a', promotionCode: 'TenOnly' },
+      tenant,
+    );
 
   const first = await redeem();
   t.is(first.events.length, 1);
@@ -83,8 +116,16 @@ test('with the default retry budget, racing first redemptions of one id still co
   const commands = createCommandHandler({ eventStore, clock: createManualClock() });
   const coupon = couponWithCode(10);
   await commands.handle(couponAggregate, coupon.id, { type: 'CreateCoupon', coupon }, tenant);
-  await Promise.all(Array.from({ length: 20 }, () =>
-    commands.handle(couponAggregate, coupon.id, { type: 'RedeemPromotionCode', redemptionId: 'session-b', promotionCode: 'TENONLY' }, tenant)));
+  await Promise.all(
+    Array.from({ length: 20 }, () =>
+      commands.handle(
+        couponAggregate,
+        coupon.id,
+        { type: 'RedeemPromotionCode', redemptionId: 'session-b', promotionCode: 'TENONLY' },
+        tenant,
+      ),
+    ),
+  );
   const stream = await eventStore.readStream(streamIdOf('coupon', coupon.id));
   t.is(stream.filter((e) => e.type === 'PromotionCodeRedeemed').length, 1);
 });

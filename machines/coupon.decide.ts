@@ -1,10 +1,30 @@
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import type { CouponSnapshot } from './coupon.aggregate.ts';
-import type { Coupon, CouponChanges, CouponEvent, CouponStatus, CouponUsableStatus, PromotionCode } from './coupon.types.ts';
+import type {
+  Coupon,
+  CouponChanges,
+  CouponEvent,
+  CouponStatus,
+  CouponUsableStatus,
+  PromotionCode,
+} from './coupon.types.ts';
 
 /** A coupon as the API asks for it; the decider fills in counts, status and times. */
 export type NewPromotionCode = Pick<PromotionCode, 'id' | 'code' | 'maxRedemptions' | 'expiredAt' | 'metadata'>;
-export type NewCoupon = Pick<Coupon, 'id' | 'organizationId' | 'environment' | 'name' | 'percentOff' | 'amountOff' | 'currency' | 'maxRedemptions' | 'redeemBy' | 'metadata' | 'isEnable'> & {
+export type NewCoupon = Pick<
+  Coupon,
+  | 'id'
+  | 'organizationId'
+  | 'environment'
+  | 'name'
+  | 'percentOff'
+  | 'amountOff'
+  | 'currency'
+  | 'maxRedemptions'
+  | 'redeemBy'
+  | 'metadata'
+  | 'isEnable'
+> & {
   promotionCodes: NewPromotionCode[];
 };
 
@@ -30,7 +50,10 @@ const reached = (limit: number | null, times: number) => limit !== null && times
 const passed = (at: string | null, now: string) => at !== null && Date.parse(now) >= Date.parse(at);
 
 /** Where a coupon that is not disabled stands at `now`. */
-export function usableStatus(coupon: Pick<Coupon, 'maxRedemptions' | 'timesRedeemed' | 'redeemBy'>, now: string): CouponUsableStatus {
+export function usableStatus(
+  coupon: Pick<Coupon, 'maxRedemptions' | 'timesRedeemed' | 'redeemBy'>,
+  now: string,
+): CouponUsableStatus {
   if (reached(coupon.maxRedemptions, coupon.timesRedeemed)) return 'limit_reached';
   if (passed(coupon.redeemBy, now)) return 'expired';
   return 'active';
@@ -51,25 +74,35 @@ export function validateNewCoupon(coupon: NewCoupon, now: string): void {
     if (!PERCENT_PRECISION.test(String(p))) throw new ValidationError('percentOff', 'must have at most two decimals');
     if (coupon.currency !== null) throw new ValidationError('currency', 'is only for amount-off coupons');
   } else {
-    if (!/^[1-9][0-9]*$/.test(coupon.amountOff!)) throw new ValidationError('amountOff', 'must be a positive integer scaled by 10^8');
-    if (coupon.currency === null) throw new ValidationError('currency', 'is required with amountOff', 'parameter_missing');
+    if (!/^[1-9][0-9]*$/.test(coupon.amountOff!))
+      throw new ValidationError('amountOff', 'must be a positive integer scaled by 10^8');
+    if (coupon.currency === null)
+      throw new ValidationError('currency', 'is required with amountOff', 'parameter_missing');
   }
   if (coupon.maxRedemptions !== null && !(Number.isSafeInteger(coupon.maxRedemptions) && coupon.maxRedemptions >= 1)) {
     throw new ValidationError('maxRedemptions', 'must be a positive integer');
   }
-  if (coupon.redeemBy !== null && passed(coupon.redeemBy, now)) throw new ValidationError('redeemBy', 'must be in the future');
-  if (coupon.promotionCodes.length === 0) throw new ValidationError('promotionCodeData.data', 'must have at least 1 item');
+  if (coupon.redeemBy !== null && passed(coupon.redeemBy, now))
+    throw new ValidationError('redeemBy', 'must be in the future');
+  if (coupon.promotionCodes.length === 0)
+    throw new ValidationError('promotionCodeData.data', 'must have at least 1 item');
   const seen = new Set<string>();
   coupon.promotionCodes.forEach((code, i) => {
     const path = `promotionCodeData.data[${i}]`;
-    if (!PROMOTION_CODE_PATTERN.test(code.code)) throw new ValidationError(`${path}.code`, 'must be 2 to 20 letters, digits, - or _');
+    if (!PROMOTION_CODE_PATTERN.test(code.code))
+      throw new ValidationError(`${path}.code`, 'must be 2 to 20 letters, digits, - or _');
     const key = code.code.toLowerCase();
-    if (seen.has(key)) throw new ValidationError(`${path}.code`, `repeats ${code.code} (codes are compared regardless of case)`);
+    if (seen.has(key))
+      throw new ValidationError(`${path}.code`, `repeats ${code.code} (codes are compared regardless of case)`);
     seen.add(key);
     if (code.maxRedemptions !== null) {
-      if (!(Number.isSafeInteger(code.maxRedemptions) && code.maxRedemptions >= 1)) throw new ValidationError(`${path}.maxRedemptions`, 'must be a positive integer');
+      if (!(Number.isSafeInteger(code.maxRedemptions) && code.maxRedemptions >= 1))
+        throw new ValidationError(`${path}.maxRedemptions`, 'must be a positive integer');
       if (coupon.maxRedemptions !== null && code.maxRedemptions > coupon.maxRedemptions) {
-        throw new ValidationError(`${path}.maxRedemptions`, `must not exceed the coupon's maxRedemptions (${coupon.maxRedemptions})`);
+        throw new ValidationError(
+          `${path}.maxRedemptions`,
+          `must not exceed the coupon's maxRedemptions (${coupon.maxRedemptions})`,
+        );
       }
     }
     if (code.expiredAt !== null) {
@@ -114,46 +147,64 @@ export function decideCoupon(snapshot: CouponSnapshot, command: CouponCommand, c
       createdAt: now,
       updatedAt: now,
       promotionCodes: promotionCodes.map((code) => ({
-        ...code, organizationId: fields.organizationId, environment: fields.environment, couponId: fields.id,
-        timesRedeemed: 0, status: 'active', createdAt: now, updatedAt: now,
+        ...code,
+        organizationId: fields.organizationId,
+        environment: fields.environment,
+        couponId: fields.id,
+        timesRedeemed: 0,
+        status: 'active',
+        createdAt: now,
+        updatedAt: now,
       })),
     };
     return [{ type: 'CouponCreated', data: { coupon } }];
   }
   const coupon = requireCoupon(snapshot);
 
-  if (command.type === 'ArchiveCoupon') return status === 'archived' ? [] : [{ type: 'CouponArchived', data: { at: now } }];
+  if (command.type === 'ArchiveCoupon')
+    return status === 'archived' ? [] : [{ type: 'CouponArchived', data: { at: now } }];
   // An expiry timer that outlived an archived coupon does nothing.
   if ((command.type === 'ExpireCoupon' || command.type === 'ExpirePromotionCode') && status === 'archived') return [];
-  if (command.type === 'RedeemPromotionCode' && snapshot.context.redemptions[command.redemptionId] !== undefined) return [];
+  if (command.type === 'RedeemPromotionCode' && snapshot.context.redemptions[command.redemptionId] !== undefined)
+    return [];
   if (status === 'archived') throw new InvalidStateError(`coupon ${coupon.id} is archived`, 'coupon_archived');
 
   switch (command.type) {
     case 'UpdateCoupon': {
       const changes: CouponChanges = {};
       for (const [key, value] of Object.entries(command.changes) as [keyof CouponChanges, unknown][]) {
-        if (value !== undefined && JSON.stringify(coupon[key]) !== JSON.stringify(value)) (changes as Record<string, unknown>)[key] = value;
+        if (value !== undefined && JSON.stringify(coupon[key]) !== JSON.stringify(value))
+          (changes as Record<string, unknown>)[key] = value;
       }
       if (changes.maxRedemptions != null) {
-        if (!(Number.isSafeInteger(changes.maxRedemptions) && changes.maxRedemptions >= 1)) throw new ValidationError('maxRedemptions', 'must be a positive integer');
+        if (!(Number.isSafeInteger(changes.maxRedemptions) && changes.maxRedemptions >= 1))
+          throw new ValidationError('maxRedemptions', 'must be a positive integer');
         if (changes.maxRedemptions < coupon.timesRedeemed) {
           throw new ValidationError('maxRedemptions', `must be at least timesRedeemed (${coupon.timesRedeemed})`);
         }
       }
-      if (changes.redeemBy != null && Number.isNaN(Date.parse(changes.redeemBy))) throw new ValidationError('redeemBy', 'must be an ISO 8601 timestamp');
+      if (changes.redeemBy != null && Number.isNaN(Date.parse(changes.redeemBy)))
+        throw new ValidationError('redeemBy', 'must be an ISO 8601 timestamp');
       const events: CouponEvent[] = [];
       if (Object.keys(changes).length > 0) {
         const next = { ...coupon, ...changes };
         const nextStatus: CouponStatus = status === 'disabled' ? 'disabled' : usableStatus(next, now);
         events.push({ type: 'CouponUpdated', data: { changes, status: nextStatus, at: now } });
       }
-      const updated = events.reduce<Coupon>((c, e) => ({ ...c, ...(e.type === 'CouponUpdated' ? e.data.changes : {}) }), coupon);
-      if (command.isEnable === true && status === 'disabled') events.push({ type: 'CouponEnabled', data: { status: usableStatus(updated, now), at: now } });
-      if (command.isEnable === false && status !== 'disabled') events.push({ type: 'CouponDisabled', data: { at: now } });
+      const updated = events.reduce<Coupon>(
+        (c, e) => ({ ...c, ...(e.type === 'CouponUpdated' ? e.data.changes : {}) }),
+        coupon,
+      );
+      if (command.isEnable === true && status === 'disabled')
+        events.push({ type: 'CouponEnabled', data: { status: usableStatus(updated, now), at: now } });
+      if (command.isEnable === false && status !== 'disabled')
+        events.push({ type: 'CouponDisabled', data: { at: now } });
       return events;
     }
     case 'EnableCoupon':
-      return status === 'disabled' ? [{ type: 'CouponEnabled', data: { status: usableStatus(coupon, now), at: now } }] : [];
+      return status === 'disabled'
+        ? [{ type: 'CouponEnabled', data: { status: usableStatus(coupon, now), at: now } }]
+        : [];
     case 'DisableCoupon':
       return status === 'disabled' ? [] : [{ type: 'CouponDisabled', data: { at: now } }];
     case 'ExpireCoupon':
@@ -166,18 +217,41 @@ export function decideCoupon(snapshot: CouponSnapshot, command: CouponCommand, c
     case 'RedeemPromotionCode': {
       if (status === 'disabled') throw new InvalidStateError(`coupon ${coupon.id} is disabled`, 'coupon_disabled');
       if (status === 'limit_reached' || reached(coupon.maxRedemptions, coupon.timesRedeemed)) {
-        throw new InvalidStateError(`coupon ${coupon.id} has reached its maximum of ${coupon.maxRedemptions} redemptions`, 'coupon_limit_reached');
+        throw new InvalidStateError(
+          `coupon ${coupon.id} has reached its maximum of ${coupon.maxRedemptions} redemptions`,
+          'coupon_limit_reached',
+        );
       }
-      if (status === 'expired' || passed(coupon.redeemBy, now)) throw new InvalidStateError(`coupon ${coupon.id} expired at ${coupon.redeemBy}`, 'coupon_expired');
+      if (status === 'expired' || passed(coupon.redeemBy, now))
+        throw new InvalidStateError(`coupon ${coupon.id} expired at ${coupon.redeemBy}`, 'coupon_expired');
       const code = findCode(coupon, command.promotionCode);
-      if (!code) throw new ValidationError('promotionCode', `${command.promotionCode} is not a promotion code of this coupon`, 'promotion_code_invalid');
-      if (code.status === 'expired' || passed(code.expiredAt, now)) throw new InvalidStateError(`promotion code ${code.code} expired at ${code.expiredAt}`, 'promotion_code_expired');
+      if (!code)
+        throw new ValidationError(
+          'promotionCode',
+          `${command.promotionCode} is not a promotion code of this coupon`,
+          'promotion_code_invalid',
+        );
+      if (code.status === 'expired' || passed(code.expiredAt, now))
+        throw new InvalidStateError(
+          `promotion code ${code.code} expired at ${code.expiredAt}`,
+          'promotion_code_expired',
+        );
       if (code.status === 'limit_reached' || reached(code.maxRedemptions, code.timesRedeemed)) {
-        throw new InvalidStateError(`promotion code ${code.code} has reached its maximum of ${code.maxRedemptions} redemptions`, 'promotion_code_limit_reached');
+        throw new InvalidStateError(
+          `promotion code ${code.code} has reached its maximum of ${code.maxRedemptions} redemptions`,
+          'promotion_code_limit_reached',
+        );
       }
-      const events: CouponEvent[] = [{ type: 'PromotionCodeRedeemed', data: { redemptionId: command.redemptionId, promotionCodeId: code.id, at: now } }];
-      if (reached(code.maxRedemptions, code.timesRedeemed + 1)) events.push({ type: 'PromotionCodeLimitReached', data: { promotionCodeId: code.id, at: now } });
-      if (reached(coupon.maxRedemptions, coupon.timesRedeemed + 1)) events.push({ type: 'CouponLimitReached', data: { at: now } });
+      const events: CouponEvent[] = [
+        {
+          type: 'PromotionCodeRedeemed',
+          data: { redemptionId: command.redemptionId, promotionCodeId: code.id, at: now },
+        },
+      ];
+      if (reached(code.maxRedemptions, code.timesRedeemed + 1))
+        events.push({ type: 'PromotionCodeLimitReached', data: { promotionCodeId: code.id, at: now } });
+      if (reached(coupon.maxRedemptions, coupon.timesRedeemed + 1))
+        events.push({ type: 'CouponLimitReached', data: { at: now } });
       return events;
     }
   }

@@ -1,7 +1,10 @@
 import type { Coupon, CouponEvent, PromotionCode } from './coupon.types.ts';
 
-const updateCode = (codes: PromotionCode[], id: string, change: (code: PromotionCode) => PromotionCode): PromotionCode[] =>
-  codes.map((code) => (code.id === id ? change(code) : code));
+const updateCode = (
+  codes: PromotionCode[],
+  id: string,
+  change: (code: PromotionCode) => PromotionCode,
+): PromotionCode[] => codes.map((code) => (code.id === id ? change(code) : code));
 
 /**
  * The one place that computes a coupon's data from its events. The statechart calls it from its
@@ -26,19 +29,31 @@ export function evolveCoupon(coupon: Coupon | null, event: CouponEvent): Coupon 
         ...coupon,
         timesRedeemed: coupon.timesRedeemed + 1,
         updatedAt: event.data.at,
-        promotionCodes: updateCode(coupon.promotionCodes, event.data.promotionCodeId, (code) => ({ ...code, timesRedeemed: code.timesRedeemed + 1, updatedAt: event.data.at })),
+        promotionCodes: updateCode(coupon.promotionCodes, event.data.promotionCodeId, (code) => ({
+          ...code,
+          timesRedeemed: code.timesRedeemed + 1,
+          updatedAt: event.data.at,
+        })),
       };
     case 'PromotionCodeLimitReached':
       return {
         ...coupon,
         updatedAt: event.data.at,
-        promotionCodes: updateCode(coupon.promotionCodes, event.data.promotionCodeId, (code) => ({ ...code, status: 'limit_reached', updatedAt: event.data.at })),
+        promotionCodes: updateCode(coupon.promotionCodes, event.data.promotionCodeId, (code) => ({
+          ...code,
+          status: 'limit_reached',
+          updatedAt: event.data.at,
+        })),
       };
     case 'PromotionCodeExpired':
       return {
         ...coupon,
         updatedAt: event.data.at,
-        promotionCodes: updateCode(coupon.promotionCodes, event.data.promotionCodeId, (code) => ({ ...code, status: 'expired', updatedAt: event.data.at })),
+        promotionCodes: updateCode(coupon.promotionCodes, event.data.promotionCodeId, (code) => ({
+          ...code,
+          status: 'expired',
+          updatedAt: event.data.at,
+        })),
       };
     case 'CouponLimitReached':
       return { ...coupon, status: 'limit_reached', updatedAt: event.data.at };

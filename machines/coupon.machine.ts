@@ -10,9 +10,10 @@ export type CouponMachineContext = {
 
 const apply = assign<CouponMachineContext, CouponEvent, undefined, CouponEvent, never>(({ context, event }) => ({
   coupon: evolveCoupon(context.coupon, event),
-  redemptions: event.type === 'PromotionCodeRedeemed'
-    ? { ...context.redemptions, [event.data.redemptionId]: event.data.promotionCodeId }
-    : context.redemptions,
+  redemptions:
+    event.type === 'PromotionCodeRedeemed'
+      ? { ...context.redemptions, [event.data.redemptionId]: event.data.promotionCodeId }
+      : context.redemptions,
 }));
 
 /** The status an event says the coupon ends in (created, updated, enabled). */

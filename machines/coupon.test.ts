@@ -14,18 +14,35 @@ const REDEEM_BY = '2026-02-01T00:00:00.000Z';
 const CODE_ID = '11111111-1111-4111-8111-111111111111';
 
 const newCoupon = (over: Partial<NewCoupon> = {}): NewCoupon => ({
-  id: 'c0000000-0000-4000-8000-000000000001', organizationId: 'org-1', environment: 'test', name: 'Launch',
-  percentOff: 10, amountOff: null, currency: null, maxRedemptions: 3, redeemBy: REDEEM_BY, metadata: {}, isEnable: true,
+  id: 'c0000000-0000-4000-8000-000000000001',
+  organizationId: 'org-1',
+  environment: 'test',
+  name: 'Launch',
+  percentOff: 10,
+  amountOff: null,
+  currency: null,
+  maxRedemptions: 3,
+  redeemBy: REDEEM_BY,
+  metadata: {},
+  isEnable: true,
   promotionCodes: [{ id: CODE_ID, code: 'Launch10', maxRedemptions: null, expiredAt: null, metadata: {} }],
   ...over,
 });
-const created = (over: Partial<NewCoupon> = {}): CouponEvent => given([]).when({ type: 'CreateCoupon', coupon: newCoupon(over) }, NOW)[0]!;
-const redeemed = (redemptionId: string, promotionCodeId = CODE_ID): CouponEvent => ({ type: 'PromotionCodeRedeemed', data: { redemptionId, promotionCodeId, at: NOW } });
+const created = (over: Partial<NewCoupon> = {}): CouponEvent =>
+  given([]).when({ type: 'CreateCoupon', coupon: newCoupon(over) }, NOW)[0]!;
+const redeemed = (redemptionId: string, promotionCodeId = CODE_ID): CouponEvent => ({
+  type: 'PromotionCodeRedeemed',
+  data: { redemptionId, promotionCodeId, at: NOW },
+});
 const disabled: CouponEvent = { type: 'CouponDisabled', data: { at: NOW } };
 const archived: CouponEvent = { type: 'CouponArchived', data: { at: NOW } };
 const expired: CouponEvent = { type: 'CouponExpired', data: { at: LATER } };
 const limitReached: CouponEvent = { type: 'CouponLimitReached', data: { at: NOW } };
-const redeem = (redemptionId: string, promotionCode = 'launch10') => ({ type: 'RedeemPromotionCode' as const, redemptionId, promotionCode });
+const redeem = (redemptionId: string, promotionCode = 'launch10') => ({
+  type: 'RedeemPromotionCode' as const,
+  redemptionId,
+  promotionCode,
+});
 const full = [created(), redeemed('s1'), redeemed('s2'), redeemed('s3'), limitReached];
 
 // --- create -------------------------------------------------------------------------------
@@ -38,7 +55,14 @@ test('given nothing, when created, then CouponCreated and the coupon is active w
   t.is(state.value, 'active');
   const coupon = state.context.coupon!;
   t.like(coupon, { status: 'active', isEnable: true, isArchived: false, timesRedeemed: 0, createdAt: NOW });
-  t.like(coupon.promotionCodes[0], { id: CODE_ID, code: 'Launch10', couponId: coupon.id, timesRedeemed: 0, status: 'active', organizationId: 'org-1' });
+  t.like(coupon.promotionCodes[0], {
+    id: CODE_ID,
+    code: 'Launch10',
+    couponId: coupon.id,
+    timesRedeemed: 0,
+    status: 'active',
+    organizationId: 'org-1',
+  });
 });
 
 test('given nothing, when created with isEnable false, then it starts disabled', (t) => {
@@ -62,13 +86,32 @@ test('when created with invalid terms, then a validation error naming the field'
     [{ maxRedemptions: 0 }, /^maxRedemptions:/],
     [{ redeemBy: '2025-12-31T00:00:00.000Z' }, /^redeemBy: must be in the future/],
     [{ promotionCodes: [] }, /^promotionCodeData\.data: must have at least 1/],
-    [{ promotionCodes: [{ id: 'a', code: 'x', maxRedemptions: null, expiredAt: null, metadata: {} }] }, /code: must be 2 to 20/],
-    [{ promotionCodes: [{ id: 'a', code: 'SAME', maxRedemptions: null, expiredAt: null, metadata: {} }, { id: 'b', code: 'same', maxRedemptions: null, expiredAt: null, metadata: {} }] }, /repeats same/],
-    [{ promotionCodes: [{ id: 'a', code: 'BIG', maxRedemptions: 4, expiredAt: null, metadata: {} }] }, /maxRedemptions: must not exceed the coupon's maxRedemptions \(3\)/],
-    [{ promotionCodes: [{ id: 'a', code: 'LATE', maxRedemptions: null, expiredAt: LATER, metadata: {} }] }, /expiredAt: must not be after the coupon's redeemBy/],
+    [
+      { promotionCodes: [{ id: 'a', code: 'x', maxRedemptions: null, expiredAt: null, metadata: {} }] },
+      /code: must be 2 to 20/,
+    ],
+    [
+      {
+        promotionCodes: [
+          { id: 'a', code: 'SAME', maxRedemptions: null, expiredAt: null, metadata: {} },
+          { id: 'b', code: 'same', maxRedemptions: null, expiredAt: null, metadata: {} },
+        ],
+      },
+      /repeats same/,
+    ],
+    [
+      { promotionCodes: [{ id: 'a', code: 'BIG', maxRedemptions: 4, expiredAt: null, metadata: {} }] },
+      /maxRedemptions: must not exceed the coupon's maxRedemptions \(3\)/,
+    ],
+    [
+      { promotionCodes: [{ id: 'a', code: 'LATE', maxRedemptions: null, expiredAt: LATER, metadata: {} }] },
+      /expiredAt: must not be after the coupon's redeemBy/,
+    ],
   ];
   for (const [over, message] of cases) {
-    const error = t.throws(() => given([]).when({ type: 'CreateCoupon', coupon: newCoupon(over) }, NOW), { instanceOf: ValidationError });
+    const error = t.throws(() => given([]).when({ type: 'CreateCoupon', coupon: newCoupon(over) }, NOW), {
+      instanceOf: ValidationError,
+    });
     t.regex(error.message, message);
   }
 });
@@ -108,14 +151,24 @@ test('given a limit_reached coupon, when redeemed, then refused with coupon_limi
   t.is(error.code, 'coupon_limit_reached');
 });
 
-test('when the code\'s own limit is reached, then PromotionCodeLimitReached; the next is refused while the coupon stays active', (t) => {
-  const base = [created({ maxRedemptions: null, promotionCodes: [{ id: CODE_ID, code: 'ONCE', maxRedemptions: 1, expiredAt: null, metadata: {} }] })];
+test("when the code's own limit is reached, then PromotionCodeLimitReached; the next is refused while the coupon stays active", (t) => {
+  const base = [
+    created({
+      maxRedemptions: null,
+      promotionCodes: [{ id: CODE_ID, code: 'ONCE', maxRedemptions: 1, expiredAt: null, metadata: {} }],
+    }),
+  ];
   const events = given(base).when(redeem('s1', 'once'), NOW);
-  t.deepEqual(events, [redeemed('s1'), { type: 'PromotionCodeLimitReached', data: { promotionCodeId: CODE_ID, at: NOW } }]);
+  t.deepEqual(events, [
+    redeemed('s1'),
+    { type: 'PromotionCodeLimitReached', data: { promotionCodeId: CODE_ID, at: NOW } },
+  ]);
   const state = given([...base, ...events]).state();
   t.is(state.value, 'active');
   t.is(state.context.coupon?.promotionCodes[0]?.status, 'limit_reached');
-  const error = t.throws(() => given([...base, ...events]).when(redeem('s2', 'once'), NOW), { instanceOf: InvalidStateError });
+  const error = t.throws(() => given([...base, ...events]).when(redeem('s2', 'once'), NOW), {
+    instanceOf: InvalidStateError,
+  });
   t.is(error.code, 'promotion_code_limit_reached');
 });
 
@@ -130,9 +183,22 @@ test('given an expired coupon, when redeemed, then refused with coupon_expired',
 });
 
 test('given a code past its own expiredAt, when redeemed, then refused with promotion_code_expired', (t) => {
-  const base = [created({ promotionCodes: [{ id: CODE_ID, code: 'SOON', maxRedemptions: null, expiredAt: '2026-01-02T00:00:00.000Z', metadata: {} }] })];
-  t.deepEqual(given(base).when(redeem('s1', 'soon'), '2026-01-01T23:59:59.000Z').map((e) => e.type), ['PromotionCodeRedeemed']);
-  const error = t.throws(() => given(base).when(redeem('s2', 'soon'), '2026-01-02T00:00:00.000Z'), { instanceOf: InvalidStateError });
+  const base = [
+    created({
+      promotionCodes: [
+        { id: CODE_ID, code: 'SOON', maxRedemptions: null, expiredAt: '2026-01-02T00:00:00.000Z', metadata: {} },
+      ],
+    }),
+  ];
+  t.deepEqual(
+    given(base)
+      .when(redeem('s1', 'soon'), '2026-01-01T23:59:59.000Z')
+      .map((e) => e.type),
+    ['PromotionCodeRedeemed'],
+  );
+  const error = t.throws(() => given(base).when(redeem('s2', 'soon'), '2026-01-02T00:00:00.000Z'), {
+    instanceOf: InvalidStateError,
+  });
   t.is(error.code, 'promotion_code_expired');
 });
 
@@ -195,10 +261,14 @@ test('ExpireCoupon and ExpirePromotionCode on an archived coupon: nothing (a sta
 
 test('ExpirePromotionCode: nothing before expiredAt, PromotionCodeExpired after (in any live state), nothing once expired', (t) => {
   const SOON = '2026-01-10T00:00:00.000Z';
-  const base = [created({ promotionCodes: [
-    { id: CODE_ID, code: 'SOON', maxRedemptions: null, expiredAt: SOON, metadata: {} },
-    { id: 'code-2', code: 'OPEN', maxRedemptions: null, expiredAt: null, metadata: {} },
-  ] })];
+  const base = [
+    created({
+      promotionCodes: [
+        { id: CODE_ID, code: 'SOON', maxRedemptions: null, expiredAt: SOON, metadata: {} },
+        { id: 'code-2', code: 'OPEN', maxRedemptions: null, expiredAt: null, metadata: {} },
+      ],
+    }),
+  ];
   const expire = { type: 'ExpirePromotionCode' as const, promotionCodeId: CODE_ID };
   t.deepEqual(given(base).when(expire, '2026-01-09T23:59:59.999Z'), []);
   const codeExpired: CouponEvent = { type: 'PromotionCodeExpired', data: { promotionCodeId: CODE_ID, at: SOON } };
@@ -208,15 +278,29 @@ test('ExpirePromotionCode: nothing before expiredAt, PromotionCodeExpired after 
   t.like(state.context.coupon!.promotionCodes[0], { status: 'expired', updatedAt: SOON });
   t.like(state.context.coupon!.promotionCodes[1], { status: 'active' });
   t.deepEqual(given([...base, codeExpired]).when(expire, LATER), []);
-  t.deepEqual(given(base).when({ type: 'ExpirePromotionCode', promotionCodeId: 'code-2' }, LATER), [], 'a code without expiredAt never expires');
+  t.deepEqual(
+    given(base).when({ type: 'ExpirePromotionCode', promotionCodeId: 'code-2' }, LATER),
+    [],
+    'a code without expiredAt never expires',
+  );
   t.deepEqual(given(base).when({ type: 'ExpirePromotionCode', promotionCodeId: 'unknown' }, LATER), []);
-  for (const history of [[...base, disabled], [...base, expired]]) {
+  for (const history of [
+    [...base, disabled],
+    [...base, expired],
+  ]) {
     t.deepEqual(given(history).when(expire, LATER), [{ ...codeExpired, data: { ...codeExpired.data, at: LATER } }]);
     t.is(given([...history, codeExpired]).state().context.coupon!.promotionCodes[0]!.status, 'expired');
   }
-  const error = t.throws(() => given([...base, codeExpired]).when(redeem('s1', 'soon'), SOON), { instanceOf: InvalidStateError });
+  const error = t.throws(() => given([...base, codeExpired]).when(redeem('s1', 'soon'), SOON), {
+    instanceOf: InvalidStateError,
+  });
   t.is(error.code, 'promotion_code_expired');
-  t.deepEqual(given([...base, codeExpired]).when(redeem('s1', 'open'), SOON).map((e) => e.type), ['PromotionCodeRedeemed']);
+  t.deepEqual(
+    given([...base, codeExpired])
+      .when(redeem('s1', 'open'), SOON)
+      .map((e) => e.type),
+    ['PromotionCodeRedeemed'],
+  );
   t.throws(() => given([...base, archived, codeExpired]).state(), { instanceOf: IllegalEventError });
 });
 
@@ -234,7 +318,11 @@ test('every live state can be archived; archive is final and idempotent', (t) =>
     t.like(state.context.coupon, { isArchived: true, isEnable: false, archivedAt: NOW });
   }
   t.deepEqual(given([created(), archived]).when({ type: 'ArchiveCoupon' }, NOW), []);
-  for (const command of [{ type: 'EnableCoupon' as const }, { type: 'DisableCoupon' as const }, { type: 'UpdateCoupon' as const, changes: { name: 'x' } }]) {
+  for (const command of [
+    { type: 'EnableCoupon' as const },
+    { type: 'DisableCoupon' as const },
+    { type: 'UpdateCoupon' as const, changes: { name: 'x' } },
+  ]) {
     const error = t.throws(() => given([created(), archived]).when(command, NOW), { instanceOf: InvalidStateError });
     t.is(error.code, 'coupon_archived');
   }
@@ -243,8 +331,13 @@ test('every live state can be archived; archive is final and idempotent', (t) =>
 // --- update -------------------------------------------------------------------------------
 
 test('update records only what changed and keeps the status', (t) => {
-  const events = given([created()]).when({ type: 'UpdateCoupon', changes: { name: 'Renamed', maxRedemptions: 3, metadata: { a: '1' } } }, NOW);
-  t.deepEqual(events, [{ type: 'CouponUpdated', data: { changes: { name: 'Renamed', metadata: { a: '1' } }, status: 'active', at: NOW } }]);
+  const events = given([created()]).when(
+    { type: 'UpdateCoupon', changes: { name: 'Renamed', maxRedemptions: 3, metadata: { a: '1' } } },
+    NOW,
+  );
+  t.deepEqual(events, [
+    { type: 'CouponUpdated', data: { changes: { name: 'Renamed', metadata: { a: '1' } }, status: 'active', at: NOW } },
+  ]);
   t.is(given([created(), ...events]).state().context.coupon?.name, 'Renamed');
   t.deepEqual(given([created()]).when({ type: 'UpdateCoupon', changes: { name: 'Launch' } }, NOW), []);
 });
@@ -261,21 +354,40 @@ test('lowering maxRedemptions to timesRedeemed reaches the limit; below it is re
   const events = given(base).when({ type: 'UpdateCoupon', changes: { maxRedemptions: 1 } }, NOW);
   t.is((events[0] as Extract<CouponEvent, { type: 'CouponUpdated' }>).data.status, 'limit_reached');
   t.is(given([...base, ...events]).state().value, 'limit_reached');
-  t.throws(() => given([created(), redeemed('s1'), redeemed('s2')]).when({ type: 'UpdateCoupon', changes: { maxRedemptions: 1 } }, NOW), { instanceOf: ValidationError });
+  t.throws(
+    () =>
+      given([created(), redeemed('s1'), redeemed('s2')]).when(
+        { type: 'UpdateCoupon', changes: { maxRedemptions: 1 } },
+        NOW,
+      ),
+    { instanceOf: ValidationError },
+  );
 });
 
 test('moving redeemBy into the past expires the coupon; moving it forward revives an expired one', (t) => {
-  const past = given([created()]).when({ type: 'UpdateCoupon', changes: { redeemBy: '2026-01-01T00:00:00.000Z' } }, NOW);
+  const past = given([created()]).when(
+    { type: 'UpdateCoupon', changes: { redeemBy: '2026-01-01T00:00:00.000Z' } },
+    NOW,
+  );
   t.is(given([created(), ...past]).state().value, 'expired');
-  const revived = given([created(), expired]).when({ type: 'UpdateCoupon', changes: { redeemBy: '2026-06-01T00:00:00.000Z' } }, LATER);
+  const revived = given([created(), expired]).when(
+    { type: 'UpdateCoupon', changes: { redeemBy: '2026-06-01T00:00:00.000Z' } },
+    LATER,
+  );
   t.is(given([created(), expired, ...revived]).state().value, 'active');
 });
 
 test('update of a disabled coupon keeps it disabled; isEnable toggles it in the same command', (t) => {
   const events = given([created(), disabled]).when({ type: 'UpdateCoupon', changes: { name: 'B' } }, NOW);
   t.is(given([created(), disabled, ...events]).state().value, 'disabled');
-  const enabled = given([created(), disabled]).when({ type: 'UpdateCoupon', changes: { name: 'B' }, isEnable: true }, NOW);
-  t.deepEqual(enabled.map((e) => e.type), ['CouponUpdated', 'CouponEnabled']);
+  const enabled = given([created(), disabled]).when(
+    { type: 'UpdateCoupon', changes: { name: 'B' }, isEnable: true },
+    NOW,
+  );
+  t.deepEqual(
+    enabled.map((e) => e.type),
+    ['CouponUpdated', 'CouponEnabled'],
+  );
   t.is(given([created(), disabled, ...enabled]).state().value, 'active');
   const off = given([created()]).when({ type: 'UpdateCoupon', changes: {}, isEnable: false }, NOW);
   t.deepEqual(off, [disabled]);
@@ -289,7 +401,9 @@ test('the machine refuses events its state does not accept', (t) => {
   t.throws(() => given([created(), expired, redeemed('s1')]).state(), { instanceOf: IllegalEventError });
   t.throws(() => given([...full, redeemed('s9')]).state(), { instanceOf: IllegalEventError });
   t.throws(() => given([redeemed('s1')]).state(), { instanceOf: IllegalEventError });
-  t.throws(() => given([created(), { type: 'CouponEnabled', data: { status: 'active', at: NOW } }]).state(), { instanceOf: IllegalEventError });
+  t.throws(() => given([created(), { type: 'CouponEnabled', data: { status: 'active', at: NOW } }]).state(), {
+    instanceOf: IllegalEventError,
+  });
 });
 
 // --- discount -----------------------------------------------------------------------------

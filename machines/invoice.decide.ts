@@ -72,22 +72,34 @@ function amount(value: string, field: string): bigint {
 function normalizeLineItems(items: InvoiceLineItem[]): InvoiceLineItem[] {
   if (items.length === 0) throw new ValidationError('lineItems.data', 'must hold at least one item');
   const normalized = items.map((item, i) => {
-    if (!Number.isSafeInteger(item.quantity) || item.quantity < 1) throw new ValidationError(`lineItems.data[${i}].quantity`, 'must be a positive integer');
+    if (!Number.isSafeInteger(item.quantity) || item.quantity < 1)
+      throw new ValidationError(`lineItems.data[${i}].quantity`, 'must be a positive integer');
     const total = amount(item.unitAmount, `lineItems.data[${i}].unitAmount`) * BigInt(item.quantity);
-    return { description: item.description, priceId: item.priceId, quantity: item.quantity, unitAmount: item.unitAmount, amountTotal: total.toString() };
+    return {
+      description: item.description,
+      priceId: item.priceId,
+      quantity: item.quantity,
+      unitAmount: item.unitAmount,
+      amountTotal: total.toString(),
+    };
   });
-  if (BigInt(sumLineItems(normalized)) > MAX_AMOUNT) throw new ValidationError('lineItems.data', 'the total is larger than 9223372036854775807');
+  if (BigInt(sumLineItems(normalized)) > MAX_AMOUNT)
+    throw new ValidationError('lineItems.data', 'the total is larger than 9223372036854775807');
   return normalized;
 }
 
 /** The rules every draft must satisfy, whether created or edited. */
 function validate(invoice: Invoice): void {
-  if (Number.isNaN(Date.parse(invoice.dueDate))) throw new ValidationError('dueDate', 'must be a date or an ISO 8601 timestamp');
-  if (invoice.issueDate !== null && Number.isNaN(Date.parse(invoice.issueDate))) throw new ValidationError('issueDate', 'must be a date or an ISO 8601 timestamp');
+  if (Number.isNaN(Date.parse(invoice.dueDate)))
+    throw new ValidationError('dueDate', 'must be a date or an ISO 8601 timestamp');
+  if (invoice.issueDate !== null && Number.isNaN(Date.parse(invoice.issueDate)))
+    throw new ValidationError('issueDate', 'must be a date or an ISO 8601 timestamp');
   if (invoice.invoiceType === 'recurring') {
-    if (!invoice.recurring) throw new ValidationError('recurring', 'is required for a recurring invoice', 'parameter_missing');
+    if (!invoice.recurring)
+      throw new ValidationError('recurring', 'is required for a recurring invoice', 'parameter_missing');
     if (invoice.recurring.interval !== 'month') throw new ValidationError('recurring.interval', "must be 'month'");
-    if (!INTERVAL_COUNTS.includes(invoice.recurring.intervalCount)) throw new ValidationError('recurring.intervalCount', 'must be 1, 3, 6 or 12');
+    if (!INTERVAL_COUNTS.includes(invoice.recurring.intervalCount))
+      throw new ValidationError('recurring.intervalCount', 'must be 1, 3, 6 or 12');
   } else if (invoice.recurring !== null) {
     throw new ValidationError('recurring', 'is only allowed on a recurring invoice');
   }
@@ -106,11 +118,17 @@ const refuse = (status: InvoiceState, rule: string): never => {
 /** Finalizing: the invoice opens for payment and a recurring one schedules its successor. */
 function finalize(invoice: Invoice, url: string, now: string, nextIssueDate?: string): InvoiceEvent[] {
   const issueDate = invoice.issueDate ?? now;
-  const events: InvoiceEvent[] = [{ type: 'InvoiceFinalized', data: { number: invoice.number, url, issueDate, at: now } }];
+  const events: InvoiceEvent[] = [
+    { type: 'InvoiceFinalized', data: { number: invoice.number, url, issueDate, at: now } },
+  ];
   if (invoice.invoiceType === 'recurring' && invoice.recurring) {
     events.push({
       type: 'NextRecurringInvoiceScheduled',
-      data: { nextInvoiceId: nextInvoiceIdOf(invoice.id), issueDate: nextIssueDate ?? addMonthsClamped(issueDate, invoice.recurring.intervalCount), at: now },
+      data: {
+        nextInvoiceId: nextInvoiceIdOf(invoice.id),
+        issueDate: nextIssueDate ?? addMonthsClamped(issueDate, invoice.recurring.intervalCount),
+        at: now,
+      },
     });
   }
   return events;
@@ -178,39 +196,65 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
       return refuse(status, 'only a draft or open invoice can be sent');
     }
     case 'StartInvoicePaymentAttempt': {
-      if (status !== 'open' && status !== 'uncollectible') return refuse(status, 'a payment can only start while the invoice is open or uncollectible');
+      if (status !== 'open' && status !== 'uncollectible')
+        return refuse(status, 'a payment can only start while the invoice is open or uncollectible');
       if (invoice.paymentAttempts.some((a) => a.checkoutSessionId === command.checkoutSessionId)) return [];
-      return [{ type: 'InvoicePaymentAttemptStarted', data: { checkoutSessionId: command.checkoutSessionId, at: now } }];
+      return [
+        { type: 'InvoicePaymentAttemptStarted', data: { checkoutSessionId: command.checkoutSessionId, at: now } },
+      ];
     }
     case 'RecordInvoicePayment': {
       const received = amount(command.amountReceived, 'amountReceived').toString();
       // Money is never lost: a payment for a paid or void invoice stays recorded on its checkout session.
       if (status === 'paid' || status === 'void') return [];
-      if (status !== 'open' && status !== 'uncollectible') return refuse(status, 'a payment can only be recorded while the invoice is open or uncollectible');
+      if (status !== 'open' && status !== 'uncollectible')
+        return refuse(status, 'a payment can only be recorded while the invoice is open or uncollectible');
       const paid: InvoiceEvent = {
         type: 'InvoicePaid',
-        data: { checkoutSessionId: command.checkoutSessionId, transactionHash: command.transactionHash, amountPaid: received, at: now },
+        data: {
+          checkoutSessionId: command.checkoutSessionId,
+          transactionHash: command.transactionHash,
+          amountPaid: received,
+          at: now,
+        },
       };
       const linked = invoice.paymentAttempts.some((a) => a.checkoutSessionId === command.checkoutSessionId);
       // A session whose link was never recorded (a crash in between) is linked now rather than dropped.
-      return linked ? [paid] : [{ type: 'InvoicePaymentAttemptStarted', data: { checkoutSessionId: command.checkoutSessionId, at: now } }, paid];
+      return linked
+        ? [paid]
+        : [
+            { type: 'InvoicePaymentAttemptStarted', data: { checkoutSessionId: command.checkoutSessionId, at: now } },
+            paid,
+          ];
     }
     case 'RecordInvoicePaymentFailure': {
       if (status === 'paid' || status === 'void') return [];
-      if (status !== 'open' && status !== 'uncollectible') return refuse(status, 'a payment can only fail while the invoice is open or uncollectible');
+      if (status !== 'open' && status !== 'uncollectible')
+        return refuse(status, 'a payment can only fail while the invoice is open or uncollectible');
       const attempt = invoice.paymentAttempts.find((a) => a.checkoutSessionId === command.checkoutSessionId);
       if (!attempt || attempt.status !== 'pending') return [];
-      return [{ type: 'InvoicePaymentFailed', data: { checkoutSessionId: command.checkoutSessionId, reason: command.reason, at: now } }];
+      return [
+        {
+          type: 'InvoicePaymentFailed',
+          data: { checkoutSessionId: command.checkoutSessionId, reason: command.reason, at: now },
+        },
+      ];
     }
     case 'MarkInvoicePaid': {
       if (status === 'paid') return [];
-      if (status !== 'open' && status !== 'uncollectible') return refuse(status, 'only an open or uncollectible invoice can be marked as paid');
+      if (status !== 'open' && status !== 'uncollectible')
+        return refuse(status, 'only an open or uncollectible invoice can be marked as paid');
       return [{ type: 'InvoiceMarkedAsPaid', data: { amountPaid: invoice.amountRemaining, at: now } }];
     }
     case 'VoidInvoice': {
       if (status === 'void') return [];
       if (status !== 'open' && status !== 'uncollectible') {
-        return refuse(status, status === 'draft' ? 'a draft invoice is deleted, not voided' : 'only an open or uncollectible invoice can be voided');
+        return refuse(
+          status,
+          status === 'draft'
+            ? 'a draft invoice is deleted, not voided'
+            : 'only an open or uncollectible invoice can be voided',
+        );
       }
       return [{ type: 'InvoiceVoided', data: { at: now } }];
     }
@@ -225,12 +269,14 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
       if (status !== 'open') return refuse(status, 'reminders are only sent for an open invoice');
       // A reminder the invoice does not ask for (another due date, switched off, not configured) does nothing.
       if (command.dueDate !== invoice.dueDate || !invoice.reminders.enabled) return [];
-      const configured = command.kind === 'before_due' ? invoice.reminders.daysBeforeDue : invoice.reminders.daysAfterDue;
+      const configured =
+        command.kind === 'before_due' ? invoice.reminders.daysBeforeDue : invoice.reminders.daysAfterDue;
       if (!configured.includes(command.days)) return [];
       if (isReminderRecorded(invoice, command)) return [];
       const reminder = { kind: command.kind, days: command.days, dueDate: command.dueDate, at: now };
       // Fallen due together with a later reminder (after downtime): that one is mailed, this one skipped.
-      if (isReminderSuperseded(invoice, command, Date.parse(now))) return [{ type: 'InvoiceReminderSkipped', data: reminder }];
+      if (isReminderSuperseded(invoice, command, Date.parse(now)))
+        return [{ type: 'InvoiceReminderSkipped', data: reminder }];
       return [{ type: 'InvoiceReminderSent', data: reminder }];
     }
   }
@@ -243,13 +289,45 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
 export function newInvoiceDraft(input: Pick<Invoice, 'id' | 'organizationId' | 'environment' | 'createdAt'>): Invoice {
   const now = input.createdAt;
   return {
-    ...input, updatedAt: now,
-    number: 'INV-PENDING', customerId: '', description: null, currency: 'usdc', lineItems: { object: 'list', data: [] },
-    amountDue: '0', amountPaid: '0', amountRemaining: '0', dueDate: now, issueDate: null, memo: null, footer: null,
-    invoiceType: 'one_time', recurring: null, collectionMethod: 'send_invoice', billingReason: 'manual', subscriptionId: null,
-    paymentMethods: { chainIds: [], assetIds: [] }, reminders: { enabled: false, daysBeforeDue: [], daysAfterDue: [] },
-    metadata: {}, status: 'draft', url: null, paid: false, paidOutOfBand: false, attempted: false, attemptCount: 0,
-    checkoutSessionId: null, paymentAttempts: [], transactionHash: null, remindersSent: [], remindersSkipped: [], nextInvoice: null,
-    finalizedAt: null, sentAt: null, paidAt: null, voidedAt: null, markedUncollectibleAt: null, deletedAt: null,
+    ...input,
+    updatedAt: now,
+    number: 'INV-PENDING',
+    customerId: '',
+    description: null,
+    currency: 'usdc',
+    lineItems: { object: 'list', data: [] },
+    amountDue: '0',
+    amountPaid: '0',
+    amountRemaining: '0',
+    dueDate: now,
+    issueDate: null,
+    memo: null,
+    footer: null,
+    invoiceType: 'one_time',
+    recurring: null,
+    collectionMethod: 'send_invoice',
+    billingReason: 'manual',
+    subscriptionId: null,
+    paymentMethods: { chainIds: [], assetIds: [] },
+    reminders: { enabled: false, daysBeforeDue: [], daysAfterDue: [] },
+    metadata: {},
+    status: 'draft',
+    url: null,
+    paid: false,
+    paidOutOfBand: false,
+    attempted: false,
+    attemptCount: 0,
+    checkoutSessionId: null,
+    paymentAttempts: [],
+    transactionHash: null,
+    remindersSent: [],
+    remindersSkipped: [],
+    nextInvoice: null,
+    finalizedAt: null,
+    sentAt: null,
+    paidAt: null,
+    voidedAt: null,
+    markedUncollectibleAt: null,
+    deletedAt: null,
   };
 }

@@ -10,7 +10,11 @@ export const remainingOf = (amountDue: string, amountPaid: string): string => {
   return (rest > 0n ? rest : 0n).toString();
 };
 
-const endAttempt = (attempts: InvoicePaymentAttempt[], checkoutSessionId: string, change: Partial<InvoicePaymentAttempt>): InvoicePaymentAttempt[] =>
+const endAttempt = (
+  attempts: InvoicePaymentAttempt[],
+  checkoutSessionId: string,
+  change: Partial<InvoicePaymentAttempt>,
+): InvoicePaymentAttempt[] =>
   attempts.map((a) => (a.checkoutSessionId === checkoutSessionId ? { ...a, ...change } : a));
 
 /**
@@ -19,7 +23,8 @@ const endAttempt = (attempts: InvoicePaymentAttempt[], checkoutSessionId: string
  */
 export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Invoice | null {
   // An invoice created before reminders could be skipped has no list of them.
-  if (event.type === 'InvoiceCreated') return { ...event.data.invoice, remindersSkipped: event.data.invoice.remindersSkipped ?? [] };
+  if (event.type === 'InvoiceCreated')
+    return { ...event.data.invoice, remindersSkipped: event.data.invoice.remindersSkipped ?? [] };
   if (invoice === null) return null;
   switch (event.type) {
     case 'InvoiceUpdated': {
@@ -40,7 +45,11 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
         finalizedAt: event.data.at,
       };
     case 'NextRecurringInvoiceScheduled':
-      return { ...invoice, updatedAt: event.data.at, nextInvoice: { id: event.data.nextInvoiceId, issueDate: event.data.issueDate } };
+      return {
+        ...invoice,
+        updatedAt: event.data.at,
+        nextInvoice: { id: event.data.nextInvoiceId, issueDate: event.data.issueDate },
+      };
     case 'InvoiceSent':
       return { ...invoice, updatedAt: event.data.at, sentAt: event.data.at };
     case 'InvoicePaymentAttemptStarted':
@@ -52,7 +61,13 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
         checkoutSessionId: event.data.checkoutSessionId,
         paymentAttempts: [
           ...invoice.paymentAttempts,
-          { checkoutSessionId: event.data.checkoutSessionId, status: 'pending', startedAt: event.data.at, endedAt: null, failureReason: null },
+          {
+            checkoutSessionId: event.data.checkoutSessionId,
+            status: 'pending',
+            startedAt: event.data.at,
+            endedAt: null,
+            failureReason: null,
+          },
         ],
       };
     case 'InvoicePaid': {
@@ -65,7 +80,10 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
         amountRemaining: remainingOf(invoice.amountDue, amountPaid),
         checkoutSessionId: event.data.checkoutSessionId,
         transactionHash: event.data.transactionHash,
-        paymentAttempts: endAttempt(invoice.paymentAttempts, event.data.checkoutSessionId, { status: 'succeeded', endedAt: event.data.at }),
+        paymentAttempts: endAttempt(invoice.paymentAttempts, event.data.checkoutSessionId, {
+          status: 'succeeded',
+          endedAt: event.data.at,
+        }),
         updatedAt: event.data.at,
         paidAt: event.data.at,
       };
@@ -75,7 +93,9 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
         ...invoice,
         updatedAt: event.data.at,
         paymentAttempts: endAttempt(invoice.paymentAttempts, event.data.checkoutSessionId, {
-          status: 'failed', endedAt: event.data.at, failureReason: event.data.reason,
+          status: 'failed',
+          endedAt: event.data.at,
+          failureReason: event.data.reason,
         }),
       };
     case 'InvoiceMarkedAsPaid': {
@@ -100,6 +120,10 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
     case 'InvoiceReminderSent':
       return { ...invoice, updatedAt: event.data.at, remindersSent: [...invoice.remindersSent, { ...event.data }] };
     case 'InvoiceReminderSkipped':
-      return { ...invoice, updatedAt: event.data.at, remindersSkipped: [...invoice.remindersSkipped, { ...event.data }] };
+      return {
+        ...invoice,
+        updatedAt: event.data.at,
+        remindersSkipped: [...invoice.remindersSkipped, { ...event.data }],
+      };
   }
 }

@@ -4,9 +4,9 @@ import type { Invoice, InvoiceEvent } from './invoice.types.ts';
 
 export type InvoiceMachineContext = { invoice: Invoice | null };
 
-const apply = assign<InvoiceMachineContext, InvoiceEvent, undefined, InvoiceEvent, never>(
-  ({ context, event }) => ({ invoice: evolveInvoice(context.invoice, event) }),
-);
+const apply = assign<InvoiceMachineContext, InvoiceEvent, undefined, InvoiceEvent, never>(({ context, event }) => ({
+  invoice: evolveInvoice(context.invoice, event),
+}));
 
 /**
  * Lifecycle of an invoice (reference statuses `draft`, `open`, `paid`, `void`, `uncollectible`,
@@ -26,7 +26,8 @@ export const invoiceMachine = setup({
   },
   actions: { apply },
   guards: {
-    recurringAndUnscheduled: ({ context }) => context.invoice?.invoiceType === 'recurring' && context.invoice.nextInvoice === null,
+    recurringAndUnscheduled: ({ context }) =>
+      context.invoice?.invoiceType === 'recurring' && context.invoice.nextInvoice === null,
   },
 }).createMachine({
   id: 'invoice',

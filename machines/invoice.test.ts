@@ -7,8 +7,19 @@ import { invoiceAggregate } from './invoice.aggregate.ts';
 import { addMonthsClamped, nextInvoiceIdOf, type InvoiceCommand, type InvoiceState } from './invoice.decide.ts';
 import { evolveInvoice } from './invoice.evolve.ts';
 import {
-  DUE_DATE, FINALIZED_AT, HOSTED_URL, INVOICE_ID, attemptStarted, created, deleted, finalized, invoiceFixture, markedUncollectible, paid,
-  recurringInvoiceFixture, voided,
+  DUE_DATE,
+  FINALIZED_AT,
+  HOSTED_URL,
+  INVOICE_ID,
+  attemptStarted,
+  created,
+  deleted,
+  finalized,
+  invoiceFixture,
+  markedUncollectible,
+  paid,
+  recurringInvoiceFixture,
+  voided,
 } from './invoice.fixture.ts';
 import { invoiceMachine } from './invoice.machine.ts';
 import type { Invoice, InvoiceEvent, InvoiceEventType } from './invoice.types.ts';
@@ -35,8 +46,17 @@ const COMMANDS = {
   finalize: { type: 'FinalizeInvoice', url: HOSTED_URL },
   send: { type: 'SendInvoice', to: null, url: HOSTED_URL, mailed: true },
   startPaymentAttempt: { type: 'StartInvoicePaymentAttempt', checkoutSessionId: 'cs-2' },
-  recordPayment: { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: `0x${'b'.repeat(64)}`, amountReceived: '300000000' },
-  recordPaymentFailure: { type: 'RecordInvoicePaymentFailure', checkoutSessionId: 'cs-1', reason: 'checkout session expired' },
+  recordPayment: {
+    type: 'RecordInvoicePayment',
+    checkoutSessionId: 'cs-1',
+    transactionHash: `0x${'b'.repeat(64)}`,
+    amountReceived: '300000000',
+  },
+  recordPaymentFailure: {
+    type: 'RecordInvoicePaymentFailure',
+    checkoutSessionId: 'cs-1',
+    reason: 'checkout session expired',
+  },
   markPaid: { type: 'MarkInvoicePaid' },
   void: { type: 'VoidInvoice' },
   markUncollectible: { type: 'MarkInvoiceUncollectible' },
@@ -52,42 +72,111 @@ const R = 'refused' as const;
 const TABLE: Record<CommandName, Record<InvoiceState, Outcome>> = {
   create: {
     new: { events: ['InvoiceCreated'], next: 'draft' },
-    draft: same('draft'), open: same('open'), paid: same('paid'), void: same('void'), uncollectible: same('uncollectible'), deleted: same('deleted'),
+    draft: same('draft'),
+    open: same('open'),
+    paid: same('paid'),
+    void: same('void'),
+    uncollectible: same('uncollectible'),
+    deleted: same('deleted'),
   },
-  update: { new: R, draft: { events: ['InvoiceUpdated'], next: 'draft' }, open: R, paid: R, void: R, uncollectible: R, deleted: R },
-  delete: { new: R, draft: { events: ['InvoiceDeleted'], next: 'deleted' }, open: R, paid: R, void: R, uncollectible: R, deleted: same('deleted') },
-  finalize: { new: R, draft: { events: ['InvoiceFinalized'], next: 'open' }, open: same('open'), paid: R, void: R, uncollectible: R, deleted: R },
+  update: {
+    new: R,
+    draft: { events: ['InvoiceUpdated'], next: 'draft' },
+    open: R,
+    paid: R,
+    void: R,
+    uncollectible: R,
+    deleted: R,
+  },
+  delete: {
+    new: R,
+    draft: { events: ['InvoiceDeleted'], next: 'deleted' },
+    open: R,
+    paid: R,
+    void: R,
+    uncollectible: R,
+    deleted: same('deleted'),
+  },
+  finalize: {
+    new: R,
+    draft: { events: ['InvoiceFinalized'], next: 'open' },
+    open: same('open'),
+    paid: R,
+    void: R,
+    uncollectible: R,
+    deleted: R,
+  },
   send: {
-    new: R, draft: { events: ['InvoiceFinalized', 'InvoiceSent'], next: 'open' }, open: { events: ['InvoiceSent'], next: 'open' },
-    paid: R, void: R, uncollectible: R, deleted: R,
+    new: R,
+    draft: { events: ['InvoiceFinalized', 'InvoiceSent'], next: 'open' },
+    open: { events: ['InvoiceSent'], next: 'open' },
+    paid: R,
+    void: R,
+    uncollectible: R,
+    deleted: R,
   },
   startPaymentAttempt: {
-    new: R, draft: R, open: { events: ['InvoicePaymentAttemptStarted'], next: 'open' }, paid: R, void: R,
-    uncollectible: { events: ['InvoicePaymentAttemptStarted'], next: 'uncollectible' }, deleted: R,
+    new: R,
+    draft: R,
+    open: { events: ['InvoicePaymentAttemptStarted'], next: 'open' },
+    paid: R,
+    void: R,
+    uncollectible: { events: ['InvoicePaymentAttemptStarted'], next: 'uncollectible' },
+    deleted: R,
   },
   recordPayment: {
-    new: R, draft: R, open: { events: ['InvoicePaid'], next: 'paid' }, paid: same('paid'), void: same('void'),
-    uncollectible: { events: ['InvoicePaid'], next: 'paid' }, deleted: R,
+    new: R,
+    draft: R,
+    open: { events: ['InvoicePaid'], next: 'paid' },
+    paid: same('paid'),
+    void: same('void'),
+    uncollectible: { events: ['InvoicePaid'], next: 'paid' },
+    deleted: R,
   },
   recordPaymentFailure: {
-    new: R, draft: R, open: { events: ['InvoicePaymentFailed'], next: 'open' }, paid: same('paid'), void: same('void'),
-    uncollectible: { events: ['InvoicePaymentFailed'], next: 'uncollectible' }, deleted: R,
+    new: R,
+    draft: R,
+    open: { events: ['InvoicePaymentFailed'], next: 'open' },
+    paid: same('paid'),
+    void: same('void'),
+    uncollectible: { events: ['InvoicePaymentFailed'], next: 'uncollectible' },
+    deleted: R,
   },
   markPaid: {
-    new: R, draft: R, open: { events: ['InvoiceMarkedAsPaid'], next: 'paid' }, paid: same('paid'), void: R,
-    uncollectible: { events: ['InvoiceMarkedAsPaid'], next: 'paid' }, deleted: R,
+    new: R,
+    draft: R,
+    open: { events: ['InvoiceMarkedAsPaid'], next: 'paid' },
+    paid: same('paid'),
+    void: R,
+    uncollectible: { events: ['InvoiceMarkedAsPaid'], next: 'paid' },
+    deleted: R,
   },
   void: {
-    new: R, draft: R, open: { events: ['InvoiceVoided'], next: 'void' }, paid: R, void: same('void'),
-    uncollectible: { events: ['InvoiceVoided'], next: 'void' }, deleted: R,
+    new: R,
+    draft: R,
+    open: { events: ['InvoiceVoided'], next: 'void' },
+    paid: R,
+    void: same('void'),
+    uncollectible: { events: ['InvoiceVoided'], next: 'void' },
+    deleted: R,
   },
   markUncollectible: {
-    new: R, draft: R, open: { events: ['InvoiceMarkedUncollectible'], next: 'uncollectible' }, paid: R, void: R,
-    uncollectible: same('uncollectible'), deleted: R,
+    new: R,
+    draft: R,
+    open: { events: ['InvoiceMarkedUncollectible'], next: 'uncollectible' },
+    paid: R,
+    void: R,
+    uncollectible: same('uncollectible'),
+    deleted: R,
   },
   sendReminder: {
-    new: R, draft: R, open: { events: ['InvoiceReminderSent'], next: 'open' }, paid: same('paid'), void: same('void'),
-    uncollectible: same('uncollectible'), deleted: R,
+    new: R,
+    draft: R,
+    open: { events: ['InvoiceReminderSent'], next: 'open' },
+    paid: same('paid'),
+    void: same('void'),
+    uncollectible: same('uncollectible'),
+    deleted: R,
   },
 };
 
@@ -105,7 +194,10 @@ for (const name of Object.keys(TABLE) as CommandName[]) {
     } else {
       test(`given a ${state} invoice, when ${name}, then ${outcome.events.join(' + ') || 'nothing'} and it is ${outcome.next}`, (t) => {
         const events = given(HISTORIES[state]).when(command, NOW);
-        t.deepEqual(events.map((e) => e.type), outcome.events);
+        t.deepEqual(
+          events.map((e) => e.type),
+          outcome.events,
+        );
         const after = given([...HISTORIES[state], ...events]).state();
         t.is(after.value, outcome.next);
         if (outcome.next !== 'new' && outcome.next !== 'deleted') t.is(after.context.invoice?.status, outcome.next);
@@ -116,16 +208,25 @@ for (const name of Object.keys(TABLE) as CommandName[]) {
 
 test('given nothing, when created, then the draft carries totals computed from its line items', (t) => {
   const input = invoiceFixture({
-    lineItems: { object: 'list', data: [
-      { description: 'a', priceId: null, quantity: 3, unitAmount: '9007199254740993', amountTotal: 'ignored' },
-      { description: 'b', priceId: 'price-1', quantity: 1, unitAmount: '1', amountTotal: '0' },
-    ] },
-    amountDue: '0', amountPaid: '5', amountRemaining: '0', status: 'open',
+    lineItems: {
+      object: 'list',
+      data: [
+        { description: 'a', priceId: null, quantity: 3, unitAmount: '9007199254740993', amountTotal: 'ignored' },
+        { description: 'b', priceId: 'price-1', quantity: 1, unitAmount: '1', amountTotal: '0' },
+      ],
+    },
+    amountDue: '0',
+    amountPaid: '5',
+    amountRemaining: '0',
+    status: 'open',
   });
   const [event] = given([]).when({ type: 'CreateInvoice', invoice: input }, NOW);
   const invoice = (event as Extract<InvoiceEvent, { type: 'InvoiceCreated' }>).data.invoice;
   t.is(invoice.status, 'draft');
-  t.deepEqual(invoice.lineItems.data.map((i) => i.amountTotal), ['27021597764222979', '1']);
+  t.deepEqual(
+    invoice.lineItems.data.map((i) => i.amountTotal),
+    ['27021597764222979', '1'],
+  );
   t.is(invoice.amountDue, '27021597764222980');
   t.is(invoice.amountPaid, '0');
   t.is(invoice.amountRemaining, '27021597764222980');
@@ -149,17 +250,28 @@ test('when created with bad input, then a validation error naming the field', (t
     [{ dueDate: 'next tuesday' }, /dueDate/],
   ];
   for (const [overrides, message] of cases) {
-    t.throws(() => given([]).when({ type: 'CreateInvoice', invoice: invoiceFixture(overrides) }), { instanceOf: ValidationError, message });
+    t.throws(() => given([]).when({ type: 'CreateInvoice', invoice: invoiceFixture(overrides) }), {
+      instanceOf: ValidationError,
+      message,
+    });
   }
 });
 
 test('given a draft, when its line items change, then InvoiceUpdated carries only the changes and the amounts follow', (t) => {
-  const lineItems = { object: 'list' as const, data: [{ description: 'Audit', priceId: null, quantity: 4, unitAmount: '250000000', amountTotal: '0' }] };
+  const lineItems = {
+    object: 'list' as const,
+    data: [{ description: 'Audit', priceId: null, quantity: 4, unitAmount: '250000000', amountTotal: '0' }],
+  };
   const events = given([created()]).when({ type: 'UpdateInvoice', changes: { lineItems, memo: 'Thank you' } }, NOW);
-  t.deepEqual(events, [{
-    type: 'InvoiceUpdated',
-    data: { changes: { lineItems: { object: 'list', data: [{ ...lineItems.data[0]!, amountTotal: '1000000000' }] } }, at: NOW },
-  }]);
+  t.deepEqual(events, [
+    {
+      type: 'InvoiceUpdated',
+      data: {
+        changes: { lineItems: { object: 'list', data: [{ ...lineItems.data[0]!, amountTotal: '1000000000' }] } },
+        at: NOW,
+      },
+    },
+  ]);
   const invoice = given([created(), ...events]).state().context.invoice!;
   t.is(invoice.amountDue, '1000000000');
   t.is(invoice.amountRemaining, '1000000000');
@@ -172,32 +284,54 @@ test('given a draft, when an update changes nothing, then nothing', (t) => {
 });
 
 test('given a draft, when an update would make it inconsistent, then a validation error', (t) => {
-  t.throws(() => given([created()]).when({ type: 'UpdateInvoice', changes: { invoiceType: 'recurring' } }), { instanceOf: ValidationError, message: /recurring/ });
+  t.throws(() => given([created()]).when({ type: 'UpdateInvoice', changes: { invoiceType: 'recurring' } }), {
+    instanceOf: ValidationError,
+    message: /recurring/,
+  });
 });
 
 test('given a draft, when finalized, then it is open with its number, hosted URL and issue date', (t) => {
   const events = given([created()]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, FINALIZED_AT);
   t.deepEqual(events, [finalized()]);
   const invoice = given([created(), ...events]).state().context.invoice!;
-  t.like(invoice, { status: 'open', number: 'INV-0001', url: HOSTED_URL, issueDate: FINALIZED_AT, finalizedAt: FINALIZED_AT, nextInvoice: null });
+  t.like(invoice, {
+    status: 'open',
+    number: 'INV-0001',
+    url: HOSTED_URL,
+    issueDate: FINALIZED_AT,
+    finalizedAt: FINALIZED_AT,
+    nextInvoice: null,
+  });
 });
 
 test('given a recurring draft, when finalized, then the next invoice is scheduled one interval after the issue date', (t) => {
-  const events = given([created(recurringInvoiceFixture(1))]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2028-01-31T09:30:00.000Z');
+  const events = given([created(recurringInvoiceFixture(1))]).when(
+    { type: 'FinalizeInvoice', url: HOSTED_URL },
+    '2028-01-31T09:30:00.000Z',
+  );
   const nextInvoiceId = deterministicId(`invoice:${INVOICE_ID}:next`);
   t.is(nextInvoiceIdOf(INVOICE_ID), nextInvoiceId);
   t.deepEqual(events, [
     finalized('2028-01-31T09:30:00.000Z'),
-    { type: 'NextRecurringInvoiceScheduled', data: { nextInvoiceId, issueDate: '2028-02-29T09:30:00.000Z', at: '2028-01-31T09:30:00.000Z' } },
+    {
+      type: 'NextRecurringInvoiceScheduled',
+      data: { nextInvoiceId, issueDate: '2028-02-29T09:30:00.000Z', at: '2028-01-31T09:30:00.000Z' },
+    },
   ]);
   const invoice = given([created(recurringInvoiceFixture(1)), ...events]).state().context.invoice!;
   t.deepEqual(invoice.nextInvoice, { id: nextInvoiceId, issueDate: '2028-02-29T09:30:00.000Z' });
   // Finalizing again is a no-op and schedules nothing twice.
-  t.deepEqual(given([created(recurringInvoiceFixture(1)), ...events]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }), []);
+  t.deepEqual(
+    given([created(recurringInvoiceFixture(1)), ...events]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }),
+    [],
+  );
 });
 
 test('given a recurring invoice announcing its next one, when voided (open or uncollectible), then it announces none; paid, it still does', (t) => {
-  const scheduled = [created(recurringInvoiceFixture(1)), ...given([created(recurringInvoiceFixture(1))]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, FINALIZED_AT)];
+  const scheduled = [
+    created(recurringInvoiceFixture(1)),
+    ...given([created(recurringInvoiceFixture(1))]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, FINALIZED_AT),
+  ];
   const after = (events: InvoiceEvent[]) => given([...scheduled, ...events]).state().context.invoice!;
   t.truthy(after([]).nextInvoice);
   t.like(after([voided()]), { status: 'void', voidedAt: '2026-01-04T00:00:00.000Z', nextInvoice: null });
@@ -212,18 +346,30 @@ test('given a scheduled recurring invoice with its issue date, when finalized la
   t.is((events[1]!.data as { issueDate: string }).issueDate, '2027-02-28T00:00:00.000Z');
 });
 
-test('given a subscription\'s renewal draft, when sent with the subscription\'s next period start, then that is the next issue date', (t) => {
+test("given a subscription's renewal draft, when sent with the subscription's next period start, then that is the next issue date", (t) => {
   // Anchored on Jan 31: the renewal issued Feb 28 is followed on Mar 31, not Mar 28.
   const draft = recurringInvoiceFixture(1, { issueDate: '2026-02-28T10:00:00.000Z' });
-  const events = given([created(draft)]).when({ type: 'SendInvoice', to: null, url: HOSTED_URL, mailed: false, nextIssueDate: '2026-03-31T10:00:00.000Z' }, '2026-02-28T10:00:00.000Z');
+  const events = given([created(draft)]).when(
+    { type: 'SendInvoice', to: null, url: HOSTED_URL, mailed: false, nextIssueDate: '2026-03-31T10:00:00.000Z' },
+    '2026-02-28T10:00:00.000Z',
+  );
   t.is((events[1]!.data as { issueDate: string }).issueDate, '2026-03-31T10:00:00.000Z');
-  const byDefault = given([created(draft)]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2026-02-28T10:00:00.000Z');
+  const byDefault = given([created(draft)]).when(
+    { type: 'FinalizeInvoice', url: HOSTED_URL },
+    '2026-02-28T10:00:00.000Z',
+  );
   t.is((byDefault[1]!.data as { issueDate: string }).issueDate, '2026-03-28T10:00:00.000Z');
 });
 
 test('given a recurring draft, when sent, then finalized, next invoice scheduled, and sent, in that order', (t) => {
-  const events = given([created(recurringInvoiceFixture(12))]).when({ type: 'SendInvoice', to: 'payer@example.com', url: HOSTED_URL, mailed: true }, NOW);
-  t.deepEqual(events.map((e) => e.type), ['InvoiceFinalized', 'NextRecurringInvoiceScheduled', 'InvoiceSent']);
+  const events = given([created(recurringInvoiceFixture(12))]).when(
+    { type: 'SendInvoice', to: 'payer@example.com', url: HOSTED_URL, mailed: true },
+    NOW,
+  );
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['InvoiceFinalized', 'NextRecurringInvoiceScheduled', 'InvoiceSent'],
+  );
   t.is((events[1]!.data as { issueDate: string }).issueDate, '2027-01-05T00:00:00.000Z');
   const invoice = given([created(recurringInvoiceFixture(12)), ...events]).state().context.invoice!;
   t.is(invoice.sentAt, NOW);
@@ -259,56 +405,133 @@ test('given an open invoice, when a payment attempt starts, then it is linked an
 });
 
 test('given an open invoice, when its linked session pays, then paid with the session, tx hash and amounts', (t) => {
-  const command: InvoiceCommand = { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: '0xfeed', amountReceived: '300000000' };
+  const command: InvoiceCommand = {
+    type: 'RecordInvoicePayment',
+    checkoutSessionId: 'cs-1',
+    transactionHash: '0xfeed',
+    amountReceived: '300000000',
+  };
   const events = given(HISTORIES.open).when(command, NOW);
-  t.deepEqual(events, [{ type: 'InvoicePaid', data: { checkoutSessionId: 'cs-1', transactionHash: '0xfeed', amountPaid: '300000000', at: NOW } }]);
+  t.deepEqual(events, [
+    {
+      type: 'InvoicePaid',
+      data: { checkoutSessionId: 'cs-1', transactionHash: '0xfeed', amountPaid: '300000000', at: NOW },
+    },
+  ]);
   const invoice = given([...HISTORIES.open, ...events]).state().context.invoice!;
-  t.like(invoice, { status: 'paid', paid: true, paidOutOfBand: false, amountPaid: '300000000', amountRemaining: '0', transactionHash: '0xfeed', paidAt: NOW });
+  t.like(invoice, {
+    status: 'paid',
+    paid: true,
+    paidOutOfBand: false,
+    amountPaid: '300000000',
+    amountRemaining: '0',
+    transactionHash: '0xfeed',
+    paidAt: NOW,
+  });
   t.is(invoice.paymentAttempts[0]!.status, 'succeeded');
   // The same payment again changes nothing.
   t.deepEqual(given([...HISTORIES.open, ...events]).when(command), []);
 });
 
 test('given an open invoice, when a session it never linked pays, then the session is linked and the payment recorded', (t) => {
-  const events = given([created(), finalized()]).when({ type: 'RecordInvoicePayment', checkoutSessionId: 'cs-9', transactionHash: null, amountReceived: '300000000' }, NOW);
-  t.deepEqual(events.map((e) => e.type), ['InvoicePaymentAttemptStarted', 'InvoicePaid']);
+  const events = given([created(), finalized()]).when(
+    { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-9', transactionHash: null, amountReceived: '300000000' },
+    NOW,
+  );
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['InvoicePaymentAttemptStarted', 'InvoicePaid'],
+  );
   t.is(given([created(), finalized(), ...events]).state().value, 'paid');
 });
 
 test('given an open invoice, when the session received more or less than due, then the amounts say so', (t) => {
-  const over = given(HISTORIES.open).when({ type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: null, amountReceived: '350000000' }, NOW);
-  t.like(given([...HISTORIES.open, ...over]).state().context.invoice, { amountPaid: '350000000', amountRemaining: '0' });
-  const short = given(HISTORIES.open).when({ type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: null, amountReceived: '100000000' }, NOW);
-  t.like(given([...HISTORIES.open, ...short]).state().context.invoice, { status: 'paid', amountPaid: '100000000', amountRemaining: '200000000' });
-});
-
-test('when a payment amount is not an integer string, then a validation error', (t) => {
-  t.throws(() => given(HISTORIES.open).when({ type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: null, amountReceived: '1.5' }), {
-    instanceOf: ValidationError, message: /amountReceived/,
+  const over = given(HISTORIES.open).when(
+    { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: null, amountReceived: '350000000' },
+    NOW,
+  );
+  t.like(given([...HISTORIES.open, ...over]).state().context.invoice, {
+    amountPaid: '350000000',
+    amountRemaining: '0',
+  });
+  const short = given(HISTORIES.open).when(
+    { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: null, amountReceived: '100000000' },
+    NOW,
+  );
+  t.like(given([...HISTORIES.open, ...short]).state().context.invoice, {
+    status: 'paid',
+    amountPaid: '100000000',
+    amountRemaining: '200000000',
   });
 });
 
+test('when a payment amount is not an integer string, then a validation error', (t) => {
+  t.throws(
+    () =>
+      given(HISTORIES.open).when({
+        type: 'RecordInvoicePayment',
+        checkoutSessionId: 'cs-1',
+        transactionHash: null,
+        amountReceived: '1.5',
+      }),
+    {
+      instanceOf: ValidationError,
+      message: /amountReceived/,
+    },
+  );
+});
+
 test('given a void or paid invoice, when a linked session pays, then nothing (the session keeps the money on record)', (t) => {
-  const command: InvoiceCommand = { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: null, amountReceived: '300000000' };
+  const command: InvoiceCommand = {
+    type: 'RecordInvoicePayment',
+    checkoutSessionId: 'cs-1',
+    transactionHash: null,
+    amountReceived: '300000000',
+  };
   t.deepEqual(given(HISTORIES.void).when(command), []);
   t.deepEqual(given(HISTORIES.paid).when({ ...command, checkoutSessionId: 'cs-7' }), []);
 });
 
 test('given an open invoice, when its payment attempt expires, then InvoicePaymentFailed, it stays open, and a repeat changes nothing', (t) => {
-  const events = given(HISTORIES.open).when({ type: 'RecordInvoicePaymentFailure', checkoutSessionId: 'cs-1', reason: 'expired' }, NOW);
-  t.deepEqual(events, [{ type: 'InvoicePaymentFailed', data: { checkoutSessionId: 'cs-1', reason: 'expired', at: NOW } }]);
+  const events = given(HISTORIES.open).when(
+    { type: 'RecordInvoicePaymentFailure', checkoutSessionId: 'cs-1', reason: 'expired' },
+    NOW,
+  );
+  t.deepEqual(events, [
+    { type: 'InvoicePaymentFailed', data: { checkoutSessionId: 'cs-1', reason: 'expired', at: NOW } },
+  ]);
   const state = given([...HISTORIES.open, ...events]).state();
   t.is(state.value, 'open');
   t.like(state.context.invoice!.paymentAttempts[0], { status: 'failed', failureReason: 'expired', endedAt: NOW });
-  t.deepEqual(given([...HISTORIES.open, ...events]).when({ type: 'RecordInvoicePaymentFailure', checkoutSessionId: 'cs-1', reason: 'expired' }), []);
-  t.deepEqual(given(HISTORIES.open).when({ type: 'RecordInvoicePaymentFailure', checkoutSessionId: 'unknown', reason: 'expired' }), []);
+  t.deepEqual(
+    given([...HISTORIES.open, ...events]).when({
+      type: 'RecordInvoicePaymentFailure',
+      checkoutSessionId: 'cs-1',
+      reason: 'expired',
+    }),
+    [],
+  );
+  t.deepEqual(
+    given(HISTORIES.open).when({
+      type: 'RecordInvoicePaymentFailure',
+      checkoutSessionId: 'unknown',
+      reason: 'expired',
+    }),
+    [],
+  );
 });
 
 test('given an uncollectible invoice, when marked paid out of band, then paid with the remainder counted as paid', (t) => {
   const events = given(HISTORIES.uncollectible).when({ type: 'MarkInvoicePaid' }, NOW);
   t.deepEqual(events, [{ type: 'InvoiceMarkedAsPaid', data: { amountPaid: '300000000', at: NOW } }]);
   t.like(given([...HISTORIES.uncollectible, ...events]).state().context.invoice, {
-    status: 'paid', paid: true, paidOutOfBand: true, amountPaid: '300000000', amountRemaining: '0', paidAt: NOW, markedUncollectibleAt: '2026-01-04T00:00:00.000Z',
+    status: 'paid',
+    paid: true,
+    paidOutOfBand: true,
+    amountPaid: '300000000',
+    amountRemaining: '0',
+    paidAt: NOW,
+    markedUncollectibleAt: '2026-01-04T00:00:00.000Z',
   });
 });
 
@@ -318,58 +541,121 @@ test('given an open invoice, when voided or written off, then the time is record
 });
 
 test('given a draft, when voided, then refused with a hint to delete it', (t) => {
-  t.throws(() => given(HISTORIES.draft).when({ type: 'VoidInvoice' }), { instanceOf: InvalidStateError, message: /draft.*deleted/ });
+  t.throws(() => given(HISTORIES.draft).when({ type: 'VoidInvoice' }), {
+    instanceOf: InvalidStateError,
+    message: /draft.*deleted/,
+  });
 });
 
 test('given a reminder sent, when the same reminder is asked again, then nothing; another offset, another kind, a stale due date', (t) => {
   const history = [...HISTORIES.open];
-  const remind = (kind: 'before_due' | 'after_due', days: number, dueDate = DUE_DATE): InvoiceCommand => ({ type: 'SendInvoiceReminder', kind, days, dueDate });
+  const remind = (kind: 'before_due' | 'after_due', days: number, dueDate = DUE_DATE): InvoiceCommand => ({
+    type: 'SendInvoiceReminder',
+    kind,
+    days,
+    dueDate,
+  });
   const events = given(history).when(remind('before_due', 3), NOW);
-  t.deepEqual(events, [{ type: 'InvoiceReminderSent', data: { kind: 'before_due', days: 3, dueDate: DUE_DATE, at: NOW } }]);
+  t.deepEqual(events, [
+    { type: 'InvoiceReminderSent', data: { kind: 'before_due', days: 3, dueDate: DUE_DATE, at: NOW } },
+  ]);
   history.push(...events);
-  t.deepEqual(given(history).state().context.invoice!.remindersSent, [{ kind: 'before_due', days: 3, dueDate: DUE_DATE, at: NOW }]);
+  t.deepEqual(given(history).state().context.invoice!.remindersSent, [
+    { kind: 'before_due', days: 3, dueDate: DUE_DATE, at: NOW },
+  ]);
   t.deepEqual(given(history).when(remind('before_due', 3)), []);
   // The fixture asks for 1 and 7 days after due: two reminders of one kind, each sent once.
   const one = given(history).when(remind('after_due', 1), '2026-02-02T00:00:00.000Z');
-  t.deepEqual(one.map((e) => e.type), ['InvoiceReminderSent']);
+  t.deepEqual(
+    one.map((e) => e.type),
+    ['InvoiceReminderSent'],
+  );
   history.push(...one);
   const seven = given(history).when(remind('after_due', 7), '2026-02-08T00:00:00.000Z');
-  t.deepEqual(seven, [{ type: 'InvoiceReminderSent', data: { kind: 'after_due', days: 7, dueDate: DUE_DATE, at: '2026-02-08T00:00:00.000Z' } }]);
+  t.deepEqual(seven, [
+    {
+      type: 'InvoiceReminderSent',
+      data: { kind: 'after_due', days: 7, dueDate: DUE_DATE, at: '2026-02-08T00:00:00.000Z' },
+    },
+  ]);
   history.push(...seven);
   t.deepEqual(given(history).when(remind('after_due', 1)), []);
   t.deepEqual(given(history).when(remind('after_due', 7)), []);
-  t.deepEqual(given(history).state().context.invoice!.remindersSent.map((r) => `${r.kind}:${r.days}`), ['before_due:3', 'after_due:1', 'after_due:7']);
+  t.deepEqual(
+    given(history)
+      .state()
+      .context.invoice!.remindersSent.map((r) => `${r.kind}:${r.days}`),
+    ['before_due:3', 'after_due:1', 'after_due:7'],
+  );
   t.deepEqual(given(history).when(remind('after_due', 1, '2026-03-01T00:00:00.000Z')), [], 'a stale due date');
 });
 
 test('given reminders that came due together (downtime, a clock jump), when they fire, then only the latest is sent and the earlier ones are skipped, once', (t) => {
   // The fixture, finalized 2026-01-02 and due 2026-02-01, asks for 3 days before (01-29) and 1 and 7 days after (02-02, 02-08).
   const history = [...HISTORIES.open];
-  const remind = (kind: 'before_due' | 'after_due', days: number): InvoiceCommand => ({ type: 'SendInvoiceReminder', kind, days, dueDate: DUE_DATE });
+  const remind = (kind: 'before_due' | 'after_due', days: number): InvoiceCommand => ({
+    type: 'SendInvoiceReminder',
+    kind,
+    days,
+    dueDate: DUE_DATE,
+  });
   const late = '2026-02-03T06:00:00.000Z';
   const skipped = given(history).when(remind('before_due', 3), late);
-  t.deepEqual(skipped, [{ type: 'InvoiceReminderSkipped', data: { kind: 'before_due', days: 3, dueDate: DUE_DATE, at: late } }], 'the 1-day overdue one is due too');
+  t.deepEqual(
+    skipped,
+    [{ type: 'InvoiceReminderSkipped', data: { kind: 'before_due', days: 3, dueDate: DUE_DATE, at: late } }],
+    'the 1-day overdue one is due too',
+  );
   history.push(...skipped);
   t.deepEqual(given(history).when(remind('before_due', 3), late), [], 'skipped once, never sent later');
   const latest = given(history).when(remind('after_due', 1), late);
-  t.deepEqual(latest, [{ type: 'InvoiceReminderSent', data: { kind: 'after_due', days: 1, dueDate: DUE_DATE, at: late } }]);
+  t.deepEqual(latest, [
+    { type: 'InvoiceReminderSent', data: { kind: 'after_due', days: 1, dueDate: DUE_DATE, at: late } },
+  ]);
   history.push(...latest);
   t.like(given(history).state().context.invoice, {
     remindersSent: [{ kind: 'after_due', days: 1, dueDate: DUE_DATE, at: late }],
     remindersSkipped: [{ kind: 'before_due', days: 3, dueDate: DUE_DATE, at: late }],
   });
-  t.deepEqual(given(history).when(remind('after_due', 7), '2026-02-08T00:00:00.000Z').map((e) => e.type), ['InvoiceReminderSent'], 'the later schedule goes on');
+  t.deepEqual(
+    given(history)
+      .when(remind('after_due', 7), '2026-02-08T00:00:00.000Z')
+      .map((e) => e.type),
+    ['InvoiceReminderSent'],
+    'the later schedule goes on',
+  );
 
   // Over all three at once, in any order: the 7-day overdue one is the latest.
   const allLate = '2026-02-09T00:00:00.000Z';
-  t.deepEqual(given(HISTORIES.open).when(remind('after_due', 7), allLate).map((e) => e.type), ['InvoiceReminderSent']);
-  t.deepEqual(given(HISTORIES.open).when(remind('after_due', 1), allLate).map((e) => e.type), ['InvoiceReminderSkipped']);
-  t.deepEqual(given(HISTORIES.open).when(remind('before_due', 3), allLate).map((e) => e.type), ['InvoiceReminderSkipped']);
+  t.deepEqual(
+    given(HISTORIES.open)
+      .when(remind('after_due', 7), allLate)
+      .map((e) => e.type),
+    ['InvoiceReminderSent'],
+  );
+  t.deepEqual(
+    given(HISTORIES.open)
+      .when(remind('after_due', 1), allLate)
+      .map((e) => e.type),
+    ['InvoiceReminderSkipped'],
+  );
+  t.deepEqual(
+    given(HISTORIES.open)
+      .when(remind('before_due', 3), allLate)
+      .map((e) => e.type),
+    ['InvoiceReminderSkipped'],
+  );
   // A reminder already past at finalization is never scheduled, so it supersedes nothing.
   const finalizedLate = [created(), finalized('2026-01-30T00:00:00.000Z')];
-  t.deepEqual(given(finalizedLate).when(remind('after_due', 1), '2026-02-02T00:00:00.000Z').map((e) => e.type), ['InvoiceReminderSent']);
+  t.deepEqual(
+    given(finalizedLate)
+      .when(remind('after_due', 1), '2026-02-02T00:00:00.000Z')
+      .map((e) => e.type),
+    ['InvoiceReminderSent'],
+  );
   // Closed in the meantime: nothing at all.
-  for (const closed of [HISTORIES.paid, HISTORIES.void, HISTORIES.uncollectible]) t.deepEqual(given(closed).when(remind('after_due', 7), allLate), []);
+  for (const closed of [HISTORIES.paid, HISTORIES.void, HISTORIES.uncollectible])
+    t.deepEqual(given(closed).when(remind('after_due', 7), allLate), []);
 });
 
 test('an invoice created before reminders could be skipped has an empty list of skipped reminders', (t) => {
@@ -379,9 +665,20 @@ test('an invoice created before reminders could be skipped has an empty list of 
 });
 
 test('given an invoice, when a reminder it does not ask for is due, then nothing', (t) => {
-  t.deepEqual(given(HISTORIES.open).when({ type: 'SendInvoiceReminder', kind: 'before_due', days: 7, dueDate: DUE_DATE }), [], 'not configured');
-  const off = [created(invoiceFixture({ reminders: { enabled: false, daysBeforeDue: [3], daysAfterDue: [1] } })), finalized()];
-  t.deepEqual(given(off).when({ type: 'SendInvoiceReminder', kind: 'before_due', days: 3, dueDate: DUE_DATE }), [], 'switched off');
+  t.deepEqual(
+    given(HISTORIES.open).when({ type: 'SendInvoiceReminder', kind: 'before_due', days: 7, dueDate: DUE_DATE }),
+    [],
+    'not configured',
+  );
+  const off = [
+    created(invoiceFixture({ reminders: { enabled: false, daysBeforeDue: [3], daysAfterDue: [1] } })),
+    finalized(),
+  ];
+  t.deepEqual(
+    given(off).when({ type: 'SendInvoiceReminder', kind: 'before_due', days: 3, dueDate: DUE_DATE }),
+    [],
+    'switched off',
+  );
 });
 
 test('given an invoice, when the system sends it (mailed false), then InvoiceSent says so, once; the API sends every time', (t) => {
@@ -397,7 +694,10 @@ test('given an invoice, when the system sends it (mailed false), then InvoiceSen
     'a merchant resend is recorded every time',
   );
   // An event stored before the flag existed folds the same way.
-  t.is(given([...HISTORIES.open, { type: 'InvoiceSent', data: { to: null, at: NOW } }]).state().context.invoice!.sentAt, NOW);
+  t.is(
+    given([...HISTORIES.open, { type: 'InvoiceSent', data: { to: null, at: NOW } }]).state().context.invoice!.sentAt,
+    NOW,
+  );
 });
 
 test('given a deleted draft, then the record remembers when', (t) => {
@@ -408,7 +708,10 @@ test('given a deleted draft, then the record remembers when', (t) => {
 });
 
 test('the machine refuses facts its state cannot take', (t) => {
-  const scheduled: InvoiceEvent = { type: 'NextRecurringInvoiceScheduled', data: { nextInvoiceId: 'next', issueDate: '2026-02-02T00:00:00.000Z', at: NOW } };
+  const scheduled: InvoiceEvent = {
+    type: 'NextRecurringInvoiceScheduled',
+    data: { nextInvoiceId: 'next', issueDate: '2026-02-02T00:00:00.000Z', at: NOW },
+  };
   const sent: InvoiceEvent = { type: 'InvoiceSent', data: { to: null, at: NOW, mailed: true } };
   const illegal: InvoiceEvent[][] = [
     [finalized()],
@@ -426,14 +729,37 @@ test('the machine refuses facts its state cannot take', (t) => {
     [...HISTORIES.uncollectible, markedUncollectible()],
     [...HISTORIES.deleted, finalized()],
   ];
-  for (const events of illegal) t.throws(() => given(events).state(), { instanceOf: IllegalEventError }, events.map((e) => e.type).join(', '));
+  for (const events of illegal)
+    t.throws(() => given(events).state(), { instanceOf: IllegalEventError }, events.map((e) => e.type).join(', '));
 });
 
 test('evolve keeps every amount an integer string, exactly', (t) => {
   const big = '9007199254740993';
   const events: InvoiceEvent[] = [
-    created(invoiceFixture({ lineItems: { object: 'list', data: [{ description: null, priceId: null, quantity: 1, unitAmount: big, amountTotal: big }] }, amountDue: big, amountRemaining: big })),
-    { type: 'InvoiceUpdated', data: { changes: { lineItems: { object: 'list', data: [{ description: null, priceId: null, quantity: 2, unitAmount: big, amountTotal: '18014398509481986' }] } }, at: NOW } },
+    created(
+      invoiceFixture({
+        lineItems: {
+          object: 'list',
+          data: [{ description: null, priceId: null, quantity: 1, unitAmount: big, amountTotal: big }],
+        },
+        amountDue: big,
+        amountRemaining: big,
+      }),
+    ),
+    {
+      type: 'InvoiceUpdated',
+      data: {
+        changes: {
+          lineItems: {
+            object: 'list',
+            data: [
+              { description: null, priceId: null, quantity: 2, unitAmount: big, amountTotal: '18014398509481986' },
+            ],
+          },
+        },
+        at: NOW,
+      },
+    },
     finalized(NOW),
     attemptStarted('cs-1', NOW),
     paid('cs-1', '18014398509481985', NOW),
@@ -442,7 +768,12 @@ test('evolve keeps every amount an integer string, exactly', (t) => {
   t.is(invoice.amountDue, '18014398509481986');
   t.is(invoice.amountPaid, '18014398509481985');
   t.is(invoice.amountRemaining, '1');
-  for (const value of [invoice.amountDue, invoice.amountPaid, invoice.amountRemaining, ...invoice.lineItems.data.flatMap((i) => [i.unitAmount, i.amountTotal])]) {
+  for (const value of [
+    invoice.amountDue,
+    invoice.amountPaid,
+    invoice.amountRemaining,
+    ...invoice.lineItems.data.flatMap((i) => [i.unitAmount, i.amountTotal]),
+  ]) {
     t.regex(value, /^(0|[1-9][0-9]*)$/);
   }
   // The projection (evolve alone) and the machine agree.
@@ -454,8 +785,13 @@ test('evolve ignores events before the invoice exists', (t) => {
 });
 
 test('the machine exports to JSON for the Stately editor', (t) => {
-  const json = JSON.parse(JSON.stringify(invoiceMachine.toJSON(), (_key, value: unknown) => (typeof value === 'function' ? undefined : value))) as {
-    id: string; states: Record<string, { on?: Record<string, unknown>; type?: string }>;
+  const json = JSON.parse(
+    JSON.stringify(invoiceMachine.toJSON(), (_key, value: unknown) =>
+      typeof value === 'function' ? undefined : value,
+    ),
+  ) as {
+    id: string;
+    states: Record<string, { on?: Record<string, unknown>; type?: string }>;
   };
   t.is(json.id, 'invoice');
   t.deepEqual(Object.keys(json.states).sort(), ['deleted', 'draft', 'new', 'open', 'paid', 'uncollectible', 'void']);

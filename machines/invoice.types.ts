@@ -8,7 +8,13 @@ export type InvoiceStatus = 'draft' | 'open' | 'paid' | 'void' | 'uncollectible'
 export type InvoiceType = 'one_time' | 'recurring';
 export type InvoiceCollectionMethod = 'charge_automatically' | 'send_invoice';
 export type InvoiceBillingReason =
-  | 'subscription_cycle' | 'subscription_create' | 'subscription_update' | 'subscription' | 'manual' | 'upcoming' | 'subscription_threshold';
+  | 'subscription_cycle'
+  | 'subscription_create'
+  | 'subscription_update'
+  | 'subscription'
+  | 'manual'
+  | 'upcoming'
+  | 'subscription_threshold';
 
 /** Dashboard intervals: monthly, quarterly, half-yearly, annually. */
 export type RecurringIntervalCount = 1 | 3 | 6 | 12;
@@ -104,9 +110,26 @@ export type Invoice = {
 };
 
 /** The fields a draft may change. */
-export type InvoiceChanges = Partial<Pick<Invoice,
-  | 'number' | 'customerId' | 'description' | 'currency' | 'lineItems' | 'dueDate' | 'issueDate' | 'memo' | 'footer'
-  | 'invoiceType' | 'recurring' | 'collectionMethod' | 'paymentMethods' | 'reminders' | 'metadata'>>;
+export type InvoiceChanges = Partial<
+  Pick<
+    Invoice,
+    | 'number'
+    | 'customerId'
+    | 'description'
+    | 'currency'
+    | 'lineItems'
+    | 'dueDate'
+    | 'issueDate'
+    | 'memo'
+    | 'footer'
+    | 'invoiceType'
+    | 'recurring'
+    | 'collectionMethod'
+    | 'paymentMethods'
+    | 'reminders'
+    | 'metadata'
+  >
+>;
 
 /** The domain events of an invoice, as stored in the log (`type` + `data`). */
 export type InvoiceEvent =
@@ -121,7 +144,10 @@ export type InvoiceEvent =
    */
   | { type: 'InvoiceSent'; data: { to: string | null; at: string; mailed?: boolean } }
   | { type: 'InvoicePaymentAttemptStarted'; data: { checkoutSessionId: string; at: string } }
-  | { type: 'InvoicePaid'; data: { checkoutSessionId: string; transactionHash: string | null; amountPaid: string; at: string } }
+  | {
+      type: 'InvoicePaid';
+      data: { checkoutSessionId: string; transactionHash: string | null; amountPaid: string; at: string };
+    }
   | { type: 'InvoicePaymentFailed'; data: { checkoutSessionId: string; reason: string; at: string } }
   | { type: 'InvoiceMarkedAsPaid'; data: { amountPaid: string; at: string } }
   | { type: 'InvoiceVoided'; data: { at: string } }

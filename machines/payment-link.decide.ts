@@ -3,7 +3,12 @@ import { compareDecimals } from '../src/shared/decimal.ts';
 import { formatAmount } from '../src/shared/money.ts';
 import type { PaymentLinkSnapshot } from './payment-link.aggregate.ts';
 import type { LengthBounds } from './collected-data.types.ts';
-import type { PaymentLink, PaymentLinkChanges, PaymentLinkCustomField, PaymentLinkEvent } from './payment-link.types.ts';
+import type {
+  PaymentLink,
+  PaymentLinkChanges,
+  PaymentLinkCustomField,
+  PaymentLinkEvent,
+} from './payment-link.types.ts';
 
 /** A link as the API asks for it; the decider fills in times and the deleted flag. */
 export type NewPaymentLink = Omit<PaymentLink, 'createdAt' | 'updatedAt' | 'deleted' | 'deletedAt'>;
@@ -30,49 +35,85 @@ const money = (amount: string, currency: string) => `${formatAmount(BigInt(amoun
 function validatePricing(link: NewPaymentLink): void {
   const { pricing } = link;
   if (pricing === 'variable') {
-    if (link.amount !== null) throw new ValidationError('amount', 'a variable-price link takes no amount: the payer enters it');
-    if (link.priceId !== null || link.priceType !== 'one_time') throw new ValidationError('priceId', 'a variable-price link takes no price: the payer enters the amount');
+    if (link.amount !== null)
+      throw new ValidationError('amount', 'a variable-price link takes no amount: the payer enters it');
+    if (link.priceId !== null || link.priceType !== 'one_time')
+      throw new ValidationError('priceId', 'a variable-price link takes no price: the payer enters the amount');
   } else {
-    if (link.amount === null || !POSITIVE.test(link.amount)) throw new ValidationError('amount', `must be more than 0 for a ${pricing === 'fixed' ? 'fixed-price' : 'subscription'} link`);
-    if (link.priceId === null) throw new ValidationError('priceId', `is required for a ${pricing === 'fixed' ? 'fixed-price' : 'subscription'} link`, 'parameter_missing');
+    if (link.amount === null || !POSITIVE.test(link.amount))
+      throw new ValidationError(
+        'amount',
+        `must be more than 0 for a ${pricing === 'fixed' ? 'fixed-price' : 'subscription'} link`,
+      );
+    if (link.priceId === null)
+      throw new ValidationError(
+        'priceId',
+        `is required for a ${pricing === 'fixed' ? 'fixed-price' : 'subscription'} link`,
+        'parameter_missing',
+      );
     const recurring = link.priceType === 'recurring';
-    if (pricing === 'subscription' && !(recurring && link.interval !== null)) throw new ValidationError('priceId', 'a subscription link needs a recurring price');
-    if (pricing === 'fixed' && (recurring || link.interval !== null)) throw new ValidationError('priceId', 'a fixed-price link needs a one-time price; a recurring price makes a subscription link');
+    if (pricing === 'subscription' && !(recurring && link.interval !== null))
+      throw new ValidationError('priceId', 'a subscription link needs a recurring price');
+    if (pricing === 'fixed' && (recurring || link.interval !== null))
+      throw new ValidationError(
+        'priceId',
+        'a fixed-price link needs a one-time price; a recurring price makes a subscription link',
+      );
   }
 
-  const variableOnly = link.suggestedAmounts.length > 0 ? 'suggestedAmounts' : link.minimumAmount !== null ? 'minimumAmount' : link.maximumAmount !== null ? 'maximumAmount' : null;
+  const variableOnly =
+    link.suggestedAmounts.length > 0
+      ? 'suggestedAmounts'
+      : link.minimumAmount !== null
+        ? 'minimumAmount'
+        : link.maximumAmount !== null
+          ? 'maximumAmount'
+          : null;
   if (pricing !== 'variable') {
     if (variableOnly) throw new ValidationError(variableOnly, 'is only for variable-price links');
     return;
   }
-  for (const [field, value] of [['minimumAmount', link.minimumAmount], ['maximumAmount', link.maximumAmount]] as const) {
+  for (const [field, value] of [
+    ['minimumAmount', link.minimumAmount],
+    ['maximumAmount', link.maximumAmount],
+  ] as const) {
     if (value !== null && !POSITIVE.test(value)) throw new ValidationError(field, 'must be more than 0');
   }
   const { minimumAmount: min, maximumAmount: max, currency } = link;
-  if (min !== null && max !== null && BigInt(min) > BigInt(max)) throw new ValidationError('minimumAmount', `must not be more than maximumAmount (${money(max, currency)})`);
-  if (link.suggestedAmounts.length > MAX_SUGGESTED_AMOUNTS) throw new ValidationError('suggestedAmounts', `must have at most ${MAX_SUGGESTED_AMOUNTS} items`);
+  if (min !== null && max !== null && BigInt(min) > BigInt(max))
+    throw new ValidationError('minimumAmount', `must not be more than maximumAmount (${money(max, currency)})`);
+  if (link.suggestedAmounts.length > MAX_SUGGESTED_AMOUNTS)
+    throw new ValidationError('suggestedAmounts', `must have at most ${MAX_SUGGESTED_AMOUNTS} items`);
   link.suggestedAmounts.forEach((amount, i) => {
     const field = `suggestedAmounts[${i}]`;
     if (!POSITIVE.test(amount)) throw new ValidationError(field, 'must be more than 0');
-    if (link.suggestedAmounts.indexOf(amount) !== i) throw new ValidationError(field, `repeats ${money(amount, currency)}`);
-    if (min !== null && BigInt(amount) < BigInt(min)) throw new ValidationError(field, `must be at least minimumAmount (${money(min, currency)})`);
-    if (max !== null && BigInt(amount) > BigInt(max)) throw new ValidationError(field, `must be at most maximumAmount (${money(max, currency)})`);
+    if (link.suggestedAmounts.indexOf(amount) !== i)
+      throw new ValidationError(field, `repeats ${money(amount, currency)}`);
+    if (min !== null && BigInt(amount) < BigInt(min))
+      throw new ValidationError(field, `must be at least minimumAmount (${money(min, currency)})`);
+    if (max !== null && BigInt(amount) > BigInt(max))
+      throw new ValidationError(field, `must be at most maximumAmount (${money(max, currency)})`);
   });
 }
 
 function validateLengthBounds(bounds: LengthBounds, path: string): void {
   const { minimumLength: min, maximumLength: max } = bounds;
-  for (const [name, value] of [['minimumLength', min], ['maximumLength', max]] as const) {
+  for (const [name, value] of [
+    ['minimumLength', min],
+    ['maximumLength', max],
+  ] as const) {
     if (value !== null && !(Number.isSafeInteger(value) && value >= 0 && value <= MAX_ANSWER_LENGTH)) {
       throw new ValidationError(`${path}.${name}`, `must be an integer from 0 to ${MAX_ANSWER_LENGTH}`);
     }
   }
   if (max === 0) throw new ValidationError(`${path}.maximumLength`, 'must be at least 1');
-  if (min !== null && max !== null && min > max) throw new ValidationError(`${path}.minimumLength`, `must not be more than maximumLength (${max})`);
+  if (min !== null && max !== null && min > max)
+    throw new ValidationError(`${path}.minimumLength`, `must not be more than maximumLength (${max})`);
 }
 
 function validateCustomField(field: PaymentLinkCustomField, path: string): void {
-  if (!CUSTOM_FIELD_KEY.test(field.key)) throw new ValidationError(`${path}.key`, 'must be 1 to 40 letters, digits or _');
+  if (!CUSTOM_FIELD_KEY.test(field.key))
+    throw new ValidationError(`${path}.key`, 'must be 1 to 40 letters, digits or _');
   if (field.label.custom.trim().length === 0) throw new ValidationError(`${path}.label.custom`, 'must not be empty');
   switch (field.type) {
     case 'text':
@@ -89,11 +130,15 @@ function validateCustomField(field: PaymentLinkCustomField, path: string): void 
     case 'dropdown': {
       const { options } = field.dropdown;
       if (options.length === 0) throw new ValidationError(`${path}.dropdown.options`, 'must have at least 1 item');
-      if (options.length > MAX_DROPDOWN_OPTIONS) throw new ValidationError(`${path}.dropdown.options`, `must have at most ${MAX_DROPDOWN_OPTIONS} items`);
+      if (options.length > MAX_DROPDOWN_OPTIONS)
+        throw new ValidationError(`${path}.dropdown.options`, `must have at most ${MAX_DROPDOWN_OPTIONS} items`);
       options.forEach((option, i) => {
-        if (option.value.trim().length === 0) throw new ValidationError(`${path}.dropdown.options[${i}].value`, 'must not be empty');
-        if (option.label.trim().length === 0) throw new ValidationError(`${path}.dropdown.options[${i}].label`, 'must not be empty');
-        if (options.findIndex((o) => o.value === option.value) !== i) throw new ValidationError(`${path}.dropdown.options[${i}].value`, `repeats ${option.value}`);
+        if (option.value.trim().length === 0)
+          throw new ValidationError(`${path}.dropdown.options[${i}].value`, 'must not be empty');
+        if (option.label.trim().length === 0)
+          throw new ValidationError(`${path}.dropdown.options[${i}].label`, 'must not be empty');
+        if (options.findIndex((o) => o.value === option.value) !== i)
+          throw new ValidationError(`${path}.dropdown.options[${i}].value`, `repeats ${option.value}`);
       });
     }
   }
@@ -106,31 +151,45 @@ function validateCustomField(field: PaymentLinkCustomField, path: string): void 
  * creation and on every update; exported so the API checks before it creates a product or price.
  */
 export function validatePaymentLink(link: NewPaymentLink): void {
-  if (link.title.trim().length === 0) throw new ValidationError('title', 'must not be empty', 'parameter_invalid_string_empty');
+  if (link.title.trim().length === 0)
+    throw new ValidationError('title', 'must not be empty', 'parameter_invalid_string_empty');
   validatePricing(link);
   if (link.pricing === 'subscription' && !link.emailCollection) {
-    throw new ValidationError('emailCollection', 'a subscription link must collect the payer\'s email: each renewal invoice is mailed to it');
+    throw new ValidationError(
+      'emailCollection',
+      "a subscription link must collect the payer's email: each renewal invoice is mailed to it",
+    );
   }
 
   if (link.afterCompletion === 'redirect') {
-    if (link.afterCompletionRedirectUrl === null) throw new ValidationError('afterCompletionRedirectUrl', 'is required when afterCompletion is redirect', 'parameter_missing');
-    if (link.afterCompletionConfirmMsg !== null) throw new ValidationError('afterCompletionConfirmMsg', 'is only for afterCompletion hosted_confirmation');
+    if (link.afterCompletionRedirectUrl === null)
+      throw new ValidationError(
+        'afterCompletionRedirectUrl',
+        'is required when afterCompletion is redirect',
+        'parameter_missing',
+      );
+    if (link.afterCompletionConfirmMsg !== null)
+      throw new ValidationError('afterCompletionConfirmMsg', 'is only for afterCompletion hosted_confirmation');
   } else if (link.afterCompletionRedirectUrl !== null) {
     throw new ValidationError('afterCompletionRedirectUrl', 'is only for afterCompletion redirect');
   }
 
   const fields = link.customFields.fields;
-  if (fields.length > MAX_CUSTOM_FIELDS) throw new ValidationError('customFields.fields', `must have at most ${MAX_CUSTOM_FIELDS} items`);
+  if (fields.length > MAX_CUSTOM_FIELDS)
+    throw new ValidationError('customFields.fields', `must have at most ${MAX_CUSTOM_FIELDS} items`);
   fields.forEach((field, i) => {
     const path = `customFields.fields[${i}]`;
     validateCustomField(field, path);
-    if (fields.findIndex((f) => f.key.toLowerCase() === field.key.toLowerCase()) !== i) throw new ValidationError(`${path}.key`, `repeats ${field.key} (keys are compared regardless of case)`);
+    if (fields.findIndex((f) => f.key.toLowerCase() === field.key.toLowerCase()) !== i)
+      throw new ValidationError(`${path}.key`, `repeats ${field.key} (keys are compared regardless of case)`);
   });
 
   link.allowedChains.forEach((chain, i) => {
-    if (link.allowedChains.findIndex((c) => c.chainId === chain.chainId) !== i) throw new ValidationError(`allowedChains[${i}].chainId`, `repeats ${chain.chainId}`);
+    if (link.allowedChains.findIndex((c) => c.chainId === chain.chainId) !== i)
+      throw new ValidationError(`allowedChains[${i}].chainId`, `repeats ${chain.chainId}`);
   });
-  if (link.allowedChains.filter((c) => c.isPreferred).length > 1) throw new ValidationError('allowedChains', 'at most one chain can be preferred');
+  if (link.allowedChains.filter((c) => c.isPreferred).length > 1)
+    throw new ValidationError('allowedChains', 'at most one chain can be preferred');
 }
 
 const statusOf = (snapshot: PaymentLinkSnapshot) => snapshot.value as 'new' | 'active' | 'inactive' | 'deleted';
@@ -140,17 +199,27 @@ const statusOf = (snapshot: PaymentLinkSnapshot) => snapshot.value as 'new' | 'a
  * twice, activate an active link, delete a deleted one, an update that changes nothing)
  * produces no events; a deleted link refuses everything else.
  */
-export function decidePaymentLink(snapshot: PaymentLinkSnapshot, command: PaymentLinkCommand, ctx: { now: string }): PaymentLinkEvent[] {
+export function decidePaymentLink(
+  snapshot: PaymentLinkSnapshot,
+  command: PaymentLinkCommand,
+  ctx: { now: string },
+): PaymentLinkEvent[] {
   const status = statusOf(snapshot);
   const { now } = ctx;
   if (command.type === 'CreatePaymentLink') {
     if (status !== 'new') return [];
     validatePaymentLink(command.link);
-    return [{ type: 'PaymentLinkCreated', data: { link: { ...command.link, createdAt: now, updatedAt: now, deleted: false, deletedAt: null } } }];
+    return [
+      {
+        type: 'PaymentLinkCreated',
+        data: { link: { ...command.link, createdAt: now, updatedAt: now, deleted: false, deletedAt: null } },
+      },
+    ];
   }
   const link = snapshot.context.link;
   if (!link) throw new InvalidStateError('payment link does not exist', 'resource_missing');
-  if (command.type === 'DeletePaymentLink') return status === 'deleted' ? [] : [{ type: 'PaymentLinkDeleted', data: { at: now } }];
+  if (command.type === 'DeletePaymentLink')
+    return status === 'deleted' ? [] : [{ type: 'PaymentLinkDeleted', data: { at: now } }];
   if (status === 'deleted') throw new InvalidStateError(`payment link ${link.id} is deleted`, 'payment_link_deleted');
 
   switch (command.type) {
@@ -161,7 +230,8 @@ export function decidePaymentLink(snapshot: PaymentLinkSnapshot, command: Paymen
     case 'UpdatePaymentLink': {
       const changes: PaymentLinkChanges = {};
       for (const [key, value] of Object.entries(command.changes) as [keyof PaymentLinkChanges, unknown][]) {
-        if (value !== undefined && JSON.stringify(link[key]) !== JSON.stringify(value)) (changes as Record<string, unknown>)[key] = value;
+        if (value !== undefined && JSON.stringify(link[key]) !== JSON.stringify(value))
+          (changes as Record<string, unknown>)[key] = value;
       }
       if (Object.keys(changes).length === 0) return [];
       validatePaymentLink({ ...link, ...changes });

@@ -4,11 +4,14 @@ import type { PaymentLink, PaymentLinkEvent } from './payment-link.types.ts';
 
 export type PaymentLinkMachineContext = { link: PaymentLink | null };
 
-const apply = assign<PaymentLinkMachineContext, PaymentLinkEvent, undefined, PaymentLinkEvent, never>(({ context, event }) => ({
-  link: evolvePaymentLink(context.link, event),
-}));
+const apply = assign<PaymentLinkMachineContext, PaymentLinkEvent, undefined, PaymentLinkEvent, never>(
+  ({ context, event }) => ({
+    link: evolvePaymentLink(context.link, event),
+  }),
+);
 
-const createdActive = ({ event }: { event: PaymentLinkEvent }) => event.type === 'PaymentLinkCreated' && event.data.link.isActive;
+const createdActive = ({ event }: { event: PaymentLinkEvent }) =>
+  event.type === 'PaymentLinkCreated' && event.data.link.isActive;
 
 /**
  * Lifecycle of a payment link. Driven by the link's recorded events, so folding the stream

@@ -63,11 +63,32 @@ export type PaymentLink = {
 };
 
 /** What fixes the price of a link: set at creation, never changed (create a new link instead). */
-export const PRICING_FIELDS = ['pricing', 'priceType', 'currency', 'amount', 'priceId', 'productId', 'interval', 'intervalCount'] as const;
+export const PRICING_FIELDS = [
+  'pricing',
+  'priceType',
+  'currency',
+  'amount',
+  'priceId',
+  'productId',
+  'interval',
+  'intervalCount',
+] as const;
 
 /** What a merchant may change on a link after creation. */
-export type PaymentLinkChanges = Partial<Omit<PaymentLink,
-  'id' | 'organizationId' | 'environment' | 'isActive' | 'createdAt' | 'updatedAt' | 'deleted' | 'deletedAt' | (typeof PRICING_FIELDS)[number]>>;
+export type PaymentLinkChanges = Partial<
+  Omit<
+    PaymentLink,
+    | 'id'
+    | 'organizationId'
+    | 'environment'
+    | 'isActive'
+    | 'createdAt'
+    | 'updatedAt'
+    | 'deleted'
+    | 'deletedAt'
+    | (typeof PRICING_FIELDS)[number]
+  >
+>;
 
 /** The domain events of a payment link, as stored in the log (`type` + `data`). */
 export type PaymentLinkEvent =

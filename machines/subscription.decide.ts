@@ -2,7 +2,13 @@ import type { Environment } from '../src/event-store/event-store.ts';
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { addDays, addInterval, periodEndAfter } from './billing-calendar.ts';
 import type { SubscriptionSnapshot } from './subscription.aggregate.ts';
-import type { Subscription, SubscriptionBill, SubscriptionEvent, SubscriptionItem, SubscriptionStatus } from './subscription.types.ts';
+import type {
+  Subscription,
+  SubscriptionBill,
+  SubscriptionEvent,
+  SubscriptionItem,
+  SubscriptionStatus,
+} from './subscription.types.ts';
 
 /**
  * Commands of a subscription. Merchant operations (cancel, end, resume, pause) are refused with
@@ -49,9 +55,11 @@ export const UNPAID_AFTER_DAYS = 7;
  * Whether nothing is owed on the latest bill: none yet (trialing), paid, or a renewal whose draft
  * the merchant deleted. Only then is the next period's renewal issued.
  */
-export const isBillSettled = (bill: SubscriptionBill | null): boolean => !bill || bill.status === 'paid' || bill.status === 'deleted';
+export const isBillSettled = (bill: SubscriptionBill | null): boolean =>
+  !bill || bill.status === 'paid' || bill.status === 'deleted';
 
-const statusOf = (snapshot: SubscriptionSnapshot): SubscriptionStatus | 'new' => snapshot.value as SubscriptionStatus | 'new';
+const statusOf = (snapshot: SubscriptionSnapshot): SubscriptionStatus | 'new' =>
+  snapshot.value as SubscriptionStatus | 'new';
 const reached = (now: string, at: string): boolean => Date.parse(now) >= Date.parse(at);
 
 function requireSubscription(snapshot: SubscriptionSnapshot): Subscription {
@@ -90,9 +98,21 @@ function renewalInvoice(s: Subscription, invoiceId: string, now: string): Subscr
   };
 }
 
-function decidePayment(s: Subscription, status: SubscriptionStatus, invoiceId: string, now: string): SubscriptionEvent[] {
+function decidePayment(
+  s: Subscription,
+  status: SubscriptionStatus,
+  invoiceId: string,
+  now: string,
+): SubscriptionEvent[] {
   const bill = s.latestInvoice;
-  if (!bill || bill.id !== invoiceId || bill.status === 'paid' || bill.status === 'expired' || bill.status === 'deleted') return [];
+  if (
+    !bill ||
+    bill.id !== invoiceId ||
+    bill.status === 'paid' ||
+    bill.status === 'expired' ||
+    bill.status === 'deleted'
+  )
+    return [];
   switch (status) {
     case 'incomplete':
     case 'trialing':
@@ -109,11 +129,17 @@ function decidePayment(s: Subscription, status: SubscriptionStatus, invoiceId: s
   }
 }
 
-function decideRenewal(s: Subscription, status: SubscriptionStatus, invoiceId: string, now: string): SubscriptionEvent[] {
+function decideRenewal(
+  s: Subscription,
+  status: SubscriptionStatus,
+  invoiceId: string,
+  now: string,
+): SubscriptionEvent[] {
   if (!reached(now, s.currentPeriodEnd)) return [];
   const ongoing = status === 'trialing' || status === 'active' || status === 'past_due' || status === 'unpaid';
   if (!ongoing) return [];
-  if (s.cancelAtPeriodEnd) return [{ type: 'SubscriptionCanceled', data: { atPeriodEnd: true, comment: null, at: now } }];
+  if (s.cancelAtPeriodEnd)
+    return [{ type: 'SubscriptionCanceled', data: { atPeriodEnd: true, comment: null, at: now } }];
   // Past due and unpaid subscriptions get no new invoice until the overdue one is paid; an
   // active one waits while its current invoice is still within its due time.
   if (status === 'past_due' || status === 'unpaid') return [];
@@ -125,12 +151,17 @@ function decideRenewal(s: Subscription, status: SubscriptionStatus, invoiceId: s
  * Decide which facts a command produces. Repeating a command that already took effect produces
  * no events, so redelivered messages and timers that fire twice change nothing.
  */
-export function decideSubscription(snapshot: SubscriptionSnapshot, command: SubscriptionCommand, ctx: SubscriptionDecideContext): SubscriptionEvent[] {
+export function decideSubscription(
+  snapshot: SubscriptionSnapshot,
+  command: SubscriptionCommand,
+  ctx: SubscriptionDecideContext,
+): SubscriptionEvent[] {
   const current = statusOf(snapshot);
   if (command.type === 'CreateSubscription') {
     if (current !== 'new') return [];
     const { status } = command.subscription;
-    if (status !== 'incomplete' && status !== 'trialing') throw new ValidationError('status', `a new subscription is incomplete or trialing, not ${status}`);
+    if (status !== 'incomplete' && status !== 'trialing')
+      throw new ValidationError('status', `a new subscription is incomplete or trialing, not ${status}`);
     return [{ type: 'SubscriptionCreated', data: { subscription: command.subscription } }];
   }
   const s = requireSubscription(snapshot);
@@ -151,7 +182,13 @@ export function decideSubscription(snapshot: SubscriptionSnapshot, command: Subs
       // its subscription exists, so it is never a draft; an ended one's drafts are its own to delete).
       const bill = s.latestInvoice;
       if (status === 'incomplete' || status === 'incomplete_expired' || status === 'canceled') return [];
-      if (!bill || bill.id !== command.invoiceId || bill.kind !== 'invoice' || (bill.status !== 'open' && bill.status !== 'missed')) return [];
+      if (
+        !bill ||
+        bill.id !== command.invoiceId ||
+        bill.kind !== 'invoice' ||
+        (bill.status !== 'open' && bill.status !== 'missed')
+      )
+        return [];
       return [{ type: 'RenewalInvoiceDeleted', data: { invoiceId: bill.id, at: now } }];
     }
     case 'MarkRenewalPaymentMissed': {
@@ -168,10 +205,18 @@ export function decideSubscription(snapshot: SubscriptionSnapshot, command: Subs
     case 'CancelSubscription': {
       if (status === 'canceled') return [];
       if (status !== 'trialing' && status !== 'active' && status !== 'past_due' && status !== 'unpaid') {
-        return refuse(status, 'only a trialing, active, past_due or unpaid subscription can be canceled at period end (end it at once instead)');
+        return refuse(
+          status,
+          'only a trialing, active, past_due or unpaid subscription can be canceled at period end (end it at once instead)',
+        );
       }
       if (s.cancelAtPeriodEnd) return [];
-      return [{ type: 'SubscriptionCancelScheduled', data: { cancelAt: s.currentPeriodEnd, comment: command.comment, at: now } }];
+      return [
+        {
+          type: 'SubscriptionCancelScheduled',
+          data: { cancelAt: s.currentPeriodEnd, comment: command.comment, at: now },
+        },
+      ];
     }
     case 'EndSubscription': {
       if (status === 'canceled') return [];
@@ -182,10 +227,16 @@ export function decideSubscription(snapshot: SubscriptionSnapshot, command: Subs
       if (status === 'paused') {
         // Periods that passed while paused are not billed: the calendar restarts at the resume.
         const restart = !reached(s.currentPeriodEnd, now);
-        return [{
-          type: 'SubscriptionResumed',
-          data: { currentPeriodEnd: restart ? now : s.currentPeriodEnd, billingCycleAnchor: restart ? now : s.billingCycleAnchor, at: now },
-        }];
+        return [
+          {
+            type: 'SubscriptionResumed',
+            data: {
+              currentPeriodEnd: restart ? now : s.currentPeriodEnd,
+              billingCycleAnchor: restart ? now : s.billingCycleAnchor,
+              at: now,
+            },
+          },
+        ];
       }
       if (status !== 'trialing' && status !== 'active' && status !== 'past_due' && status !== 'unpaid') {
         return refuse(status, 'only a paused subscription or one canceled at period end can be resumed');
@@ -231,21 +282,42 @@ export function newSubscription(input: NewSubscriptionInput): Subscription {
   if (!first) throw new ValidationError('items', 'a subscription needs at least one recurring item');
   for (const item of input.items) {
     if (item.currency !== first.currency) throw new ValidationError('items', 'all items must share one currency');
-    if (item.interval !== first.interval || item.intervalCount !== first.intervalCount) throw new ValidationError('items', 'all items must share one billing interval');
-    if (!Number.isSafeInteger(item.quantity) || item.quantity < 1) throw new ValidationError('items.quantity', 'must be a positive integer');
-    if (!DIGITS.test(item.unitAmount)) throw new ValidationError('items.unitAmount', 'must be a non-negative integer string, scaled by 10^8');
+    if (item.interval !== first.interval || item.intervalCount !== first.intervalCount)
+      throw new ValidationError('items', 'all items must share one billing interval');
+    if (!Number.isSafeInteger(item.quantity) || item.quantity < 1)
+      throw new ValidationError('items.quantity', 'must be a positive integer');
+    if (!DIGITS.test(item.unitAmount))
+      throw new ValidationError('items.unitAmount', 'must be a non-negative integer string, scaled by 10^8');
   }
-  if (!Number.isSafeInteger(first.intervalCount) || first.intervalCount < 1) throw new ValidationError('items.intervalCount', 'must be a positive integer');
-  if (!Number.isSafeInteger(input.daysUntilDue) || input.daysUntilDue < 0) throw new ValidationError('daysUntilDue', 'must be a non-negative integer');
-  const amountTotal = input.items.reduce((sum, item) => sum + BigInt(item.unitAmount) * BigInt(item.quantity), 0n).toString();
+  if (!Number.isSafeInteger(first.intervalCount) || first.intervalCount < 1)
+    throw new ValidationError('items.intervalCount', 'must be a positive integer');
+  if (!Number.isSafeInteger(input.daysUntilDue) || input.daysUntilDue < 0)
+    throw new ValidationError('daysUntilDue', 'must be a non-negative integer');
+  const amountTotal = input.items
+    .reduce((sum, item) => sum + BigInt(item.unitAmount) * BigInt(item.quantity), 0n)
+    .toString();
   const trialEnd = input.trialEnd ?? null;
-  if (trialEnd !== null && !(Date.parse(trialEnd) > Date.parse(input.createdAt))) throw new ValidationError('trialEnd', 'must be after the start');
-  if (trialEnd === null && !input.firstBill) throw new ValidationError('firstBill', 'a subscription without a trial needs the checkout session or invoice of its first payment');
+  if (trialEnd !== null && !(Date.parse(trialEnd) > Date.parse(input.createdAt)))
+    throw new ValidationError('trialEnd', 'must be after the start');
+  if (trialEnd === null && !input.firstBill)
+    throw new ValidationError(
+      'firstBill',
+      'a subscription without a trial needs the checkout session or invoice of its first payment',
+    );
   const anchor = trialEnd ?? input.createdAt;
   const periodEnd = trialEnd ?? addInterval(anchor, first.interval, first.intervalCount);
-  const bill: SubscriptionBill | null = trialEnd === null && input.firstBill
-    ? { ...input.firstBill, amountDue: amountTotal, periodStart: input.createdAt, periodEnd, issuedAt: input.createdAt, status: 'open', paidAt: null }
-    : null;
+  const bill: SubscriptionBill | null =
+    trialEnd === null && input.firstBill
+      ? {
+          ...input.firstBill,
+          amountDue: amountTotal,
+          periodStart: input.createdAt,
+          periodEnd,
+          issuedAt: input.createdAt,
+          status: 'open',
+          paidAt: null,
+        }
+      : null;
   return {
     id: input.id,
     organizationId: input.organizationId,

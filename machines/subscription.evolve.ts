@@ -2,8 +2,11 @@ import type { Subscription, SubscriptionBill, SubscriptionEvent } from './subscr
 
 export { addInterval, addDays, periodEndAfter } from './billing-calendar.ts';
 
-const settleBill = (bill: SubscriptionBill | null, id: string, change: Partial<SubscriptionBill>): SubscriptionBill | null =>
-  bill && bill.id === id ? { ...bill, ...change } : bill;
+const settleBill = (
+  bill: SubscriptionBill | null,
+  id: string,
+  change: Partial<SubscriptionBill>,
+): SubscriptionBill | null => (bill && bill.id === id ? { ...bill, ...change } : bill);
 
 /**
  * The one place that computes a subscription's data from its events. The statechart calls it
@@ -28,7 +31,10 @@ export function evolveSubscription(subscription: Subscription | null, event: Sub
         status: 'incomplete_expired',
         updatedAt: event.data.at,
         endedAt: event.data.at,
-        latestInvoice: event.data.invoiceId === null ? s.latestInvoice : settleBill(s.latestInvoice, event.data.invoiceId, { status: 'expired' }),
+        latestInvoice:
+          event.data.invoiceId === null
+            ? s.latestInvoice
+            : settleBill(s.latestInvoice, event.data.invoiceId, { status: 'expired' }),
       };
     case 'RenewalInvoiceIssued': {
       const { invoice } = event.data;
@@ -80,7 +86,15 @@ export function evolveSubscription(subscription: Subscription | null, event: Sub
         cancellationComment: event.data.comment,
       };
     case 'SubscriptionCancelRevoked':
-      return { ...s, updatedAt: event.data.at, cancelAtPeriodEnd: false, cancelAt: null, canceledAt: null, cancellationReason: null, cancellationComment: null };
+      return {
+        ...s,
+        updatedAt: event.data.at,
+        cancelAtPeriodEnd: false,
+        cancelAt: null,
+        canceledAt: null,
+        cancellationReason: null,
+        cancellationComment: null,
+      };
     case 'SubscriptionCanceled':
       return {
         ...s,

@@ -6,7 +6,16 @@ export const T0 = '2026-01-01T00:00:00.000Z';
 
 /** 10 USDC a month. */
 export function itemFixture(overrides: Partial<SubscriptionItem> = {}): SubscriptionItem {
-  return { priceId: 'price-1', productId: 'prod-1', quantity: 1, unitAmount: '1000000000', currency: 'usdc', interval: 'month', intervalCount: 1, ...overrides };
+  return {
+    priceId: 'price-1',
+    productId: 'prod-1',
+    quantity: 1,
+    unitAmount: '1000000000',
+    currency: 'usdc',
+    interval: 'month',
+    intervalCount: 1,
+    ...overrides,
+  };
 }
 
 /**
@@ -15,34 +24,88 @@ export function itemFixture(overrides: Partial<SubscriptionItem> = {}): Subscrip
  */
 export function subscriptionFixture(overrides: Partial<NewSubscriptionInput> = {}): Subscription {
   return newSubscription({
-    id: SUBSCRIPTION_ID, organizationId: 'org-1', environment: 'test', customerId: 'cus-1', items: [itemFixture()], createdAt: T0, daysUntilDue: 3,
+    id: SUBSCRIPTION_ID,
+    organizationId: 'org-1',
+    environment: 'test',
+    customerId: 'cus-1',
+    items: [itemFixture()],
+    createdAt: T0,
+    daysUntilDue: 3,
     firstBill: { id: 'cs-1', kind: 'checkout_session', dueAt: '2026-01-01T01:00:00.000Z' },
     ...overrides,
   });
 }
 
 /** The same subscription with a 14-day trial and no first payment. */
-export const trialFixture = (): Subscription => subscriptionFixture({ trialEnd: '2026-01-15T00:00:00.000Z', firstBill: null });
+export const trialFixture = (): Subscription =>
+  subscriptionFixture({ trialEnd: '2026-01-15T00:00:00.000Z', firstBill: null });
 
-export const created = (subscription = subscriptionFixture()): SubscriptionEvent => ({ type: 'SubscriptionCreated', data: { subscription } });
-export const started = (invoiceId = 'cs-1', at = '2026-01-01T00:10:00.000Z'): SubscriptionEvent => ({ type: 'SubscriptionStarted', data: { invoiceId, at } });
-export const incompleteExpired = (at = '2026-01-01T01:00:00.000Z'): SubscriptionEvent => ({ type: 'SubscriptionIncompleteExpired', data: { invoiceId: 'cs-1', at } });
+export const created = (subscription = subscriptionFixture()): SubscriptionEvent => ({
+  type: 'SubscriptionCreated',
+  data: { subscription },
+});
+export const started = (invoiceId = 'cs-1', at = '2026-01-01T00:10:00.000Z'): SubscriptionEvent => ({
+  type: 'SubscriptionStarted',
+  data: { invoiceId, at },
+});
+export const incompleteExpired = (at = '2026-01-01T01:00:00.000Z'): SubscriptionEvent => ({
+  type: 'SubscriptionIncompleteExpired',
+  data: { invoiceId: 'cs-1', at },
+});
 
-export function renewalBill(id: string, periodStart: string, periodEnd: string, issuedAt = periodStart, dueAt = new Date(Date.parse(periodStart) + 3 * 86_400_000).toISOString()): SubscriptionBill {
-  return { id, kind: 'invoice', amountDue: '1000000000', periodStart, periodEnd, issuedAt, dueAt, status: 'open', paidAt: null };
+export function renewalBill(
+  id: string,
+  periodStart: string,
+  periodEnd: string,
+  issuedAt = periodStart,
+  dueAt = new Date(Date.parse(periodStart) + 3 * 86_400_000).toISOString(),
+): SubscriptionBill {
+  return {
+    id,
+    kind: 'invoice',
+    amountDue: '1000000000',
+    periodStart,
+    periodEnd,
+    issuedAt,
+    dueAt,
+    status: 'open',
+    paidAt: null,
+  };
 }
 
 /** The February renewal invoice `inv-2` of the fixture, issued 2026-02-01, due 2026-02-04. */
-export const issued = (invoice = renewalBill('inv-2', '2026-02-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z')): SubscriptionEvent => ({
-  type: 'RenewalInvoiceIssued', data: { invoice, at: invoice.issuedAt },
+export const issued = (
+  invoice = renewalBill('inv-2', '2026-02-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z'),
+): SubscriptionEvent => ({
+  type: 'RenewalInvoiceIssued',
+  data: { invoice, at: invoice.issuedAt },
 });
-export const missed = (invoiceId = 'inv-2', at = '2026-02-04T00:00:00.000Z'): SubscriptionEvent => ({ type: 'RenewalPaymentMissed', data: { invoiceId, at } });
-export const markedUnpaid = (at = '2026-02-11T00:00:00.000Z'): SubscriptionEvent => ({ type: 'SubscriptionMarkedUnpaid', data: { at } });
-export const renewalPaid = (invoiceId = 'inv-2', at = '2026-02-02T00:00:00.000Z'): SubscriptionEvent => ({ type: 'RenewalPaid', data: { invoiceId, at } });
-export const paused = (at = '2026-01-10T00:00:00.000Z'): SubscriptionEvent => ({ type: 'SubscriptionPaused', data: { at } });
-export const canceled = (at = '2026-01-10T00:00:00.000Z', atPeriodEnd = false): SubscriptionEvent => ({ type: 'SubscriptionCanceled', data: { atPeriodEnd, comment: null, at } });
-export const cancelScheduled = (at = '2026-01-10T00:00:00.000Z', cancelAt = '2026-02-01T00:00:00.000Z'): SubscriptionEvent => ({
-  type: 'SubscriptionCancelScheduled', data: { cancelAt, comment: null, at },
+export const missed = (invoiceId = 'inv-2', at = '2026-02-04T00:00:00.000Z'): SubscriptionEvent => ({
+  type: 'RenewalPaymentMissed',
+  data: { invoiceId, at },
+});
+export const markedUnpaid = (at = '2026-02-11T00:00:00.000Z'): SubscriptionEvent => ({
+  type: 'SubscriptionMarkedUnpaid',
+  data: { at },
+});
+export const renewalPaid = (invoiceId = 'inv-2', at = '2026-02-02T00:00:00.000Z'): SubscriptionEvent => ({
+  type: 'RenewalPaid',
+  data: { invoiceId, at },
+});
+export const paused = (at = '2026-01-10T00:00:00.000Z'): SubscriptionEvent => ({
+  type: 'SubscriptionPaused',
+  data: { at },
+});
+export const canceled = (at = '2026-01-10T00:00:00.000Z', atPeriodEnd = false): SubscriptionEvent => ({
+  type: 'SubscriptionCanceled',
+  data: { atPeriodEnd, comment: null, at },
+});
+export const cancelScheduled = (
+  at = '2026-01-10T00:00:00.000Z',
+  cancelAt = '2026-02-01T00:00:00.000Z',
+): SubscriptionEvent => ({
+  type: 'SubscriptionCancelScheduled',
+  data: { cancelAt, comment: null, at },
 });
 
 /** A history that leaves the fixture in each status. */

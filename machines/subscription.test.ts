@@ -7,11 +7,29 @@ import { subscriptionAggregate } from './subscription.aggregate.ts';
 import { UNPAID_AFTER_DAYS, type SubscriptionCommand, type SubscriptionCommandType } from './subscription.decide.ts';
 import { evolveSubscription } from './subscription.evolve.ts';
 import {
-  cancelScheduled, canceled, created, HISTORIES, incompleteExpired, issued, itemFixture, markedUnpaid, missed, paused, renewalBill, renewalPaid, started,
-  subscriptionFixture, trialFixture,
+  cancelScheduled,
+  canceled,
+  created,
+  HISTORIES,
+  incompleteExpired,
+  issued,
+  itemFixture,
+  markedUnpaid,
+  missed,
+  paused,
+  renewalBill,
+  renewalPaid,
+  started,
+  subscriptionFixture,
+  trialFixture,
 } from './subscription.fixture.ts';
 import { subscriptionMachine } from './subscription.machine.ts';
-import { SUBSCRIPTION_WEBHOOK_EVENTS, type Subscription, type SubscriptionEvent, type SubscriptionStatus } from './subscription.types.ts';
+import {
+  SUBSCRIPTION_WEBHOOK_EVENTS,
+  type Subscription,
+  type SubscriptionEvent,
+  type SubscriptionStatus,
+} from './subscription.types.ts';
 
 const given = givenWhenThen(subscriptionAggregate);
 const NOW = '2026-03-01T00:00:00.000Z';
@@ -26,29 +44,56 @@ const subscriptionOf = (history: SubscriptionEvent[]): Subscription => {
 
 const commandFor = (type: SubscriptionCommandType, history: SubscriptionEvent[]): SubscriptionCommand => {
   switch (type) {
-    case 'CreateSubscription': return { type, subscription: subscriptionFixture() };
-    case 'RecordSubscriptionPayment': return { type, invoiceId: subscriptionOf(history).latestInvoice?.id ?? 'none' };
-    case 'ExpireFirstPayment': return { type };
-    case 'RenewSubscription': return { type, invoiceId: 'inv-new' };
-    case 'RecordRenewalInvoiceDeleted': return { type, invoiceId: subscriptionOf(history).latestInvoice?.id ?? 'none' };
-    case 'MarkRenewalPaymentMissed': return { type };
-    case 'MarkSubscriptionUnpaid': return { type };
-    case 'CancelSubscription': return { type, comment: 'bye' };
-    case 'EndSubscription': return { type, comment: 'bye' };
-    case 'ResumeSubscription': return { type };
-    case 'PauseSubscription': return { type };
+    case 'CreateSubscription':
+      return { type, subscription: subscriptionFixture() };
+    case 'RecordSubscriptionPayment':
+      return { type, invoiceId: subscriptionOf(history).latestInvoice?.id ?? 'none' };
+    case 'ExpireFirstPayment':
+      return { type };
+    case 'RenewSubscription':
+      return { type, invoiceId: 'inv-new' };
+    case 'RecordRenewalInvoiceDeleted':
+      return { type, invoiceId: subscriptionOf(history).latestInvoice?.id ?? 'none' };
+    case 'MarkRenewalPaymentMissed':
+      return { type };
+    case 'MarkSubscriptionUnpaid':
+      return { type };
+    case 'CancelSubscription':
+      return { type, comment: 'bye' };
+    case 'EndSubscription':
+      return { type, comment: 'bye' };
+    case 'ResumeSubscription':
+      return { type };
+    case 'PauseSubscription':
+      return { type };
   }
 };
 
 const COMMANDS: SubscriptionCommandType[] = [
-  'CreateSubscription', 'RecordSubscriptionPayment', 'ExpireFirstPayment', 'RenewSubscription', 'RecordRenewalInvoiceDeleted', 'MarkRenewalPaymentMissed',
-  'MarkSubscriptionUnpaid', 'CancelSubscription', 'EndSubscription', 'ResumeSubscription', 'PauseSubscription',
+  'CreateSubscription',
+  'RecordSubscriptionPayment',
+  'ExpireFirstPayment',
+  'RenewSubscription',
+  'RecordRenewalInvoiceDeleted',
+  'MarkRenewalPaymentMissed',
+  'MarkSubscriptionUnpaid',
+  'CancelSubscription',
+  'EndSubscription',
+  'ResumeSubscription',
+  'PauseSubscription',
 ];
 
-const ended: SubscriptionEvent = { type: 'SubscriptionCanceled', data: { atPeriodEnd: false, comment: 'bye', at: NOW } };
-const scheduled = (cancelAt: string): SubscriptionEvent => ({ type: 'SubscriptionCancelScheduled', data: { cancelAt, comment: 'bye', at: NOW } });
+const ended: SubscriptionEvent = {
+  type: 'SubscriptionCanceled',
+  data: { atPeriodEnd: false, comment: 'bye', at: NOW },
+};
+const scheduled = (cancelAt: string): SubscriptionEvent => ({
+  type: 'SubscriptionCancelScheduled',
+  data: { cancelAt, comment: 'bye', at: NOW },
+});
 const renewal = (periodStart: string, periodEnd: string): SubscriptionEvent => ({
-  type: 'RenewalInvoiceIssued', data: { invoice: renewalBill('inv-new', periodStart, periodEnd, NOW, '2026-03-04T00:00:00.000Z'), at: NOW },
+  type: 'RenewalInvoiceIssued',
+  data: { invoice: renewalBill('inv-new', periodStart, periodEnd, NOW, '2026-03-04T00:00:00.000Z'), at: NOW },
 });
 
 type Outcome = SubscriptionEvent[] | 'refused';
@@ -144,7 +189,9 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     CancelSubscription: 'refused',
     EndSubscription: [ended],
     // Paused past its period end: the calendar restarts at the resume.
-    ResumeSubscription: [{ type: 'SubscriptionResumed', data: { currentPeriodEnd: NOW, billingCycleAnchor: NOW, at: NOW } }],
+    ResumeSubscription: [
+      { type: 'SubscriptionResumed', data: { currentPeriodEnd: NOW, billingCycleAnchor: NOW, at: NOW } },
+    ],
     PauseSubscription: [],
   },
   canceled: {
@@ -164,14 +211,25 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
 
 // The state the machine reaches after each allowed event list, per status (checked below).
 const NEXT: Partial<Record<SubscriptionEvent['type'], SubscriptionStatus>> = {
-  SubscriptionStarted: 'active', SubscriptionIncompleteExpired: 'incomplete_expired', SubscriptionCanceled: 'canceled', SubscriptionPaused: 'paused',
-  SubscriptionResumed: 'active', SubscriptionMarkedUnpaid: 'unpaid', RenewalPaid: 'active', RenewalInvoiceDeleted: 'active',
+  SubscriptionStarted: 'active',
+  SubscriptionIncompleteExpired: 'incomplete_expired',
+  SubscriptionCanceled: 'canceled',
+  SubscriptionPaused: 'paused',
+  SubscriptionResumed: 'active',
+  SubscriptionMarkedUnpaid: 'unpaid',
+  RenewalPaid: 'active',
+  RenewalInvoiceDeleted: 'active',
 };
 
 for (const [status, row] of Object.entries(TABLE) as [SubscriptionStatus, Record<SubscriptionCommandType, Outcome>][]) {
   for (const type of COMMANDS) {
     const outcome = row[type];
-    const title = outcome === 'refused' ? 'refused naming the status' : outcome.length === 0 ? 'nothing' : outcome.map((e) => e.type).join(', ');
+    const title =
+      outcome === 'refused'
+        ? 'refused naming the status'
+        : outcome.length === 0
+          ? 'nothing'
+          : outcome.map((e) => e.type).join(', ');
     test(`given ${/^[aeiou]/.test(status) ? 'an' : 'a'} ${status} subscription, when ${type}, then ${title}`, (t) => {
       const history = HISTORIES[status];
       t.is(given(history).state().value, status);
@@ -206,8 +264,13 @@ test('given nothing, when created, then SubscriptionCreated and the subscription
   const state = given(events).state();
   t.is(state.value, 'incomplete');
   t.like(state.context.subscription, {
-    status: 'incomplete', amountTotal: '1000000000', currentPeriodStart: '2026-01-01T00:00:00.000Z', currentPeriodEnd: '2026-02-01T00:00:00.000Z',
-    checkoutSessionId: 'cs-1', latestInvoiceId: null, cancelAtPeriodEnd: false,
+    status: 'incomplete',
+    amountTotal: '1000000000',
+    currentPeriodStart: '2026-01-01T00:00:00.000Z',
+    currentPeriodEnd: '2026-02-01T00:00:00.000Z',
+    checkoutSessionId: 'cs-1',
+    latestInvoiceId: null,
+    cancelAtPeriodEnd: false,
   });
 });
 
@@ -215,24 +278,40 @@ test('given nothing, when a trial subscription is created, then it is trialing u
   const events = given([]).when({ type: 'CreateSubscription', subscription: trialFixture() });
   const state = given(events).state();
   t.is(state.value, 'trialing');
-  t.like(state.context.subscription, { trialStart: '2026-01-01T00:00:00.000Z', trialEnd: '2026-01-15T00:00:00.000Z', currentPeriodEnd: '2026-01-15T00:00:00.000Z', latestInvoice: null });
+  t.like(state.context.subscription, {
+    trialStart: '2026-01-01T00:00:00.000Z',
+    trialEnd: '2026-01-15T00:00:00.000Z',
+    currentPeriodEnd: '2026-01-15T00:00:00.000Z',
+    latestInvoice: null,
+  });
 });
 
 test('when a subscription is created in another status, then a validation error', (t) => {
-  t.throws(() => given([]).when({ type: 'CreateSubscription', subscription: { ...subscriptionFixture(), status: 'active' } }), { instanceOf: ValidationError });
+  t.throws(
+    () => given([]).when({ type: 'CreateSubscription', subscription: { ...subscriptionFixture(), status: 'active' } }),
+    { instanceOf: ValidationError },
+  );
 });
 
 test('a new subscription sums its items and refuses items that cannot bill together', (t) => {
-  const two = subscriptionFixture({ items: [itemFixture(), itemFixture({ priceId: 'price-2', quantity: 3, unitAmount: '250000000' })] });
+  const two = subscriptionFixture({
+    items: [itemFixture(), itemFixture({ priceId: 'price-2', quantity: 3, unitAmount: '250000000' })],
+  });
   t.is(two.amountTotal, '1750000000');
   t.is(two.latestInvoice?.amountDue, '1750000000');
   t.throws(() => subscriptionFixture({ items: [] }), { instanceOf: ValidationError });
-  t.throws(() => subscriptionFixture({ items: [itemFixture(), itemFixture({ currency: 'usdt' })] }), { instanceOf: ValidationError });
-  t.throws(() => subscriptionFixture({ items: [itemFixture(), itemFixture({ interval: 'year' })] }), { instanceOf: ValidationError });
+  t.throws(() => subscriptionFixture({ items: [itemFixture(), itemFixture({ currency: 'usdt' })] }), {
+    instanceOf: ValidationError,
+  });
+  t.throws(() => subscriptionFixture({ items: [itemFixture(), itemFixture({ interval: 'year' })] }), {
+    instanceOf: ValidationError,
+  });
   t.throws(() => subscriptionFixture({ items: [itemFixture({ quantity: 0 })] }), { instanceOf: ValidationError });
   t.throws(() => subscriptionFixture({ items: [itemFixture({ unitAmount: '1.5' })] }), { instanceOf: ValidationError });
   t.throws(() => subscriptionFixture({ firstBill: null }), { instanceOf: ValidationError });
-  t.throws(() => subscriptionFixture({ trialEnd: '2025-12-31T00:00:00.000Z', firstBill: null }), { instanceOf: ValidationError });
+  t.throws(() => subscriptionFixture({ trialEnd: '2025-12-31T00:00:00.000Z', firstBill: null }), {
+    instanceOf: ValidationError,
+  });
 });
 
 test('a subscription created by a recurring invoice names it as its latest invoice', (t) => {
@@ -240,18 +319,26 @@ test('a subscription created by a recurring invoice names it as its latest invoi
   t.is(s.latestInvoiceId, 'inv-1');
   t.is(s.checkoutSessionId, null);
   t.deepEqual(given([created(s)]).when({ type: 'ExpireFirstPayment' }, '2026-01-07T23:59:59.999Z'), []);
-  t.deepEqual(given([created(s)]).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-1' }, NOW), [{ type: 'SubscriptionStarted', data: { invoiceId: 'inv-1', at: NOW } }]);
+  t.deepEqual(given([created(s)]).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-1' }, NOW), [
+    { type: 'SubscriptionStarted', data: { invoiceId: 'inv-1', at: NOW } },
+  ]);
 });
 
 test('given no subscription, when any other command arrives, then refused as missing', (t) => {
-  t.throws(() => given([]).when({ type: 'RenewSubscription', invoiceId: 'x' }), { instanceOf: InvalidStateError, message: /does not exist/ });
+  t.throws(() => given([]).when({ type: 'RenewSubscription', invoiceId: 'x' }), {
+    instanceOf: InvalidStateError,
+    message: /does not exist/,
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
 // First payment
 
 test('given an incomplete subscription, when its first payment arrives, then it starts and the bill is paid', (t) => {
-  const events = given([created()]).when({ type: 'RecordSubscriptionPayment', invoiceId: 'cs-1' }, '2026-01-01T00:10:00.000Z');
+  const events = given([created()]).when(
+    { type: 'RecordSubscriptionPayment', invoiceId: 'cs-1' },
+    '2026-01-01T00:10:00.000Z',
+  );
   t.deepEqual(events, [started()]);
   const s = subscriptionOf([created(), ...events]);
   t.is(s.status, 'active');
@@ -262,7 +349,13 @@ test('given an incomplete subscription, when its first payment arrives, then it 
 test('when a payment names another bill, or repeats, then nothing', (t) => {
   t.deepEqual(given([created()]).when({ type: 'RecordSubscriptionPayment', invoiceId: 'cs-other' }), []);
   t.deepEqual(given([created(), started()]).when({ type: 'RecordSubscriptionPayment', invoiceId: 'cs-1' }), []);
-  t.deepEqual(given([created(), started(), issued(), renewalPaid()]).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }), []);
+  t.deepEqual(
+    given([created(), started(), issued(), renewalPaid()]).when({
+      type: 'RecordSubscriptionPayment',
+      invoiceId: 'inv-2',
+    }),
+    [],
+  );
 });
 
 test('given an incomplete subscription, when the first-payment timer fires early, then nothing; at the due time it expires', (t) => {
@@ -286,7 +379,10 @@ test('given a trial, at its end the first invoice is issued; paid it starts, mis
   t.deepEqual(issuedAtEnd, [issued(renewalBill('inv-1', '2026-01-15T00:00:00.000Z', '2026-02-15T00:00:00.000Z'))]);
   const history = [...trial, ...issuedAtEnd];
   t.is(given(history).state().value, 'trialing');
-  t.deepEqual(given(history).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-1' }, '2026-01-16T00:00:00.000Z'), [started('inv-1', '2026-01-16T00:00:00.000Z')]);
+  t.deepEqual(
+    given(history).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-1' }, '2026-01-16T00:00:00.000Z'),
+    [started('inv-1', '2026-01-16T00:00:00.000Z')],
+  );
   t.deepEqual(given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-01-17T23:59:59.999Z'), []);
   const missedEvents = given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-01-18T00:00:00.000Z');
   t.deepEqual(missedEvents, [missed('inv-1', '2026-01-18T00:00:00.000Z')]);
@@ -308,16 +404,30 @@ test('given an active subscription, when the renewal timer fires early, then not
   const events = given(history).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-02-01T00:00:00.000Z');
   t.deepEqual(events, [issued()]);
   const s = subscriptionOf([...history, ...events]);
-  t.like(s, { status: 'active', currentPeriodStart: '2026-02-01T00:00:00.000Z', currentPeriodEnd: '2026-03-01T00:00:00.000Z', latestInvoiceId: 'inv-2' });
-  t.deepEqual(given([...history, ...events]).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-02-01T00:00:01.000Z'), []);
+  t.like(s, {
+    status: 'active',
+    currentPeriodStart: '2026-02-01T00:00:00.000Z',
+    currentPeriodEnd: '2026-03-01T00:00:00.000Z',
+    latestInvoiceId: 'inv-2',
+  });
+  t.deepEqual(
+    given([...history, ...events]).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-02-01T00:00:01.000Z'),
+    [],
+  );
 });
 
 test('given an open renewal invoice, when paid in time, then RenewalPaid and it stays active', (t) => {
   const history = [created(), started(), issued()];
-  const events = given(history).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }, '2026-02-02T00:00:00.000Z');
+  const events = given(history).when(
+    { type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' },
+    '2026-02-02T00:00:00.000Z',
+  );
   t.deepEqual(events, [renewalPaid()]);
   t.is(subscriptionOf([...history, ...events]).latestInvoice?.status, 'paid');
-  t.deepEqual(given([...history, ...events]).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-04T00:00:00.000Z'), []);
+  t.deepEqual(
+    given([...history, ...events]).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-04T00:00:00.000Z'),
+    [],
+  );
 });
 
 test('given an open renewal invoice, when the due timer fires early nothing; at the due time past_due', (t) => {
@@ -342,16 +452,32 @@ test(`given a past_due subscription, it becomes unpaid exactly ${UNPAID_AFTER_DA
 
 test('given a past_due or unpaid subscription, when the late payment arrives, then active again with nothing overdue', (t) => {
   for (const history of [HISTORIES.past_due, HISTORIES.unpaid]) {
-    const events = given(history).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }, '2026-02-20T00:00:00.000Z');
+    const events = given(history).when(
+      { type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' },
+      '2026-02-20T00:00:00.000Z',
+    );
     t.deepEqual(events, [renewalPaid('inv-2', '2026-02-20T00:00:00.000Z')]);
-    t.like(subscriptionOf([...history, ...events]), { status: 'active', pastDueSince: null, latestInvoice: { status: 'paid' } });
+    t.like(subscriptionOf([...history, ...events]), {
+      status: 'active',
+      pastDueSince: null,
+      latestInvoice: { status: 'paid' },
+    });
   }
 });
 
 test('given an active subscription whose invoice is still within its due time at the period end, then the renewal waits', (t) => {
   const long = subscriptionFixture({ daysUntilDue: 40 });
-  const bill = renewalBill('inv-2', '2026-02-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z', '2026-03-13T00:00:00.000Z');
-  t.deepEqual(given([created(long), started(), issued(bill)]).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, NOW), []);
+  const bill = renewalBill(
+    'inv-2',
+    '2026-02-01T00:00:00.000Z',
+    '2026-03-01T00:00:00.000Z',
+    '2026-02-01T00:00:00.000Z',
+    '2026-03-13T00:00:00.000Z',
+  );
+  t.deepEqual(
+    given([created(long), started(), issued(bill)]).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, NOW),
+    [],
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -359,16 +485,35 @@ test('given an active subscription whose invoice is still within its due time at
 
 test('given an active subscription canceled at period end, it runs to the period end and is then canceled', (t) => {
   const history = [created(), started()];
-  const events = given(history).when({ type: 'CancelSubscription', comment: 'too expensive' }, '2026-01-10T00:00:00.000Z');
-  t.deepEqual(events, [{ type: 'SubscriptionCancelScheduled', data: { cancelAt: '2026-02-01T00:00:00.000Z', comment: 'too expensive', at: '2026-01-10T00:00:00.000Z' } }]);
+  const events = given(history).when(
+    { type: 'CancelSubscription', comment: 'too expensive' },
+    '2026-01-10T00:00:00.000Z',
+  );
+  t.deepEqual(events, [
+    {
+      type: 'SubscriptionCancelScheduled',
+      data: { cancelAt: '2026-02-01T00:00:00.000Z', comment: 'too expensive', at: '2026-01-10T00:00:00.000Z' },
+    },
+  ]);
   const pending = [...history, ...events];
-  t.like(subscriptionOf(pending), { status: 'active', cancelAtPeriodEnd: true, cancelAt: '2026-02-01T00:00:00.000Z', canceledAt: '2026-01-10T00:00:00.000Z' });
+  t.like(subscriptionOf(pending), {
+    status: 'active',
+    cancelAtPeriodEnd: true,
+    cancelAt: '2026-02-01T00:00:00.000Z',
+    canceledAt: '2026-01-10T00:00:00.000Z',
+  });
   t.deepEqual(given(pending).when({ type: 'CancelSubscription', comment: null }), []);
   t.deepEqual(given(pending).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-01-31T23:59:59.999Z'), []);
   const end = given(pending).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-02-01T00:00:00.000Z');
   t.deepEqual(end, [canceled('2026-02-01T00:00:00.000Z', true)]);
   const s = subscriptionOf([...pending, ...end]);
-  t.like(s, { status: 'canceled', endedAt: '2026-02-01T00:00:00.000Z', canceledAt: '2026-01-10T00:00:00.000Z', cancellationReason: 'cancellation_requested', cancellationComment: 'too expensive' });
+  t.like(s, {
+    status: 'canceled',
+    endedAt: '2026-02-01T00:00:00.000Z',
+    canceledAt: '2026-01-10T00:00:00.000Z',
+    cancellationReason: 'cancellation_requested',
+    cancellationComment: 'too expensive',
+  });
   t.is(SUBSCRIPTION_WEBHOOK_EVENTS.SubscriptionCanceled, 'customer.subscription.deleted');
 });
 
@@ -377,9 +522,16 @@ test('given a pending cancel, when resumed, then the cancel is revoked and the n
   const events = given(pending).when({ type: 'ResumeSubscription' }, '2026-01-20T00:00:00.000Z');
   t.deepEqual(events, [{ type: 'SubscriptionCancelRevoked', data: { at: '2026-01-20T00:00:00.000Z' } }]);
   const history = [...pending, ...events];
-  t.like(subscriptionOf(history), { cancelAtPeriodEnd: false, cancelAt: null, canceledAt: null, cancellationReason: null });
+  t.like(subscriptionOf(history), {
+    cancelAtPeriodEnd: false,
+    cancelAt: null,
+    canceledAt: null,
+    cancellationReason: null,
+  });
   t.deepEqual(given(history).when({ type: 'ResumeSubscription' }), []);
-  t.deepEqual(given(history).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-02-01T00:00:00.000Z'), [issued()]);
+  t.deepEqual(given(history).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-02-01T00:00:00.000Z'), [
+    issued(),
+  ]);
 });
 
 test('given a past_due subscription canceled at period end, at the period end it is canceled', (t) => {
@@ -388,18 +540,35 @@ test('given a past_due subscription canceled at period end, at the period end it
 });
 
 test('given an active subscription, when ended, then canceled at once', (t) => {
-  const events = given([created(), started()]).when({ type: 'EndSubscription', comment: null }, '2026-01-10T00:00:00.000Z');
+  const events = given([created(), started()]).when(
+    { type: 'EndSubscription', comment: null },
+    '2026-01-10T00:00:00.000Z',
+  );
   t.deepEqual(events, [canceled('2026-01-10T00:00:00.000Z')]);
-  t.like(subscriptionOf([created(), started(), ...events]), { status: 'canceled', endedAt: '2026-01-10T00:00:00.000Z', canceledAt: '2026-01-10T00:00:00.000Z', cancelAt: null });
+  t.like(subscriptionOf([created(), started(), ...events]), {
+    status: 'canceled',
+    endedAt: '2026-01-10T00:00:00.000Z',
+    canceledAt: '2026-01-10T00:00:00.000Z',
+    cancelAt: null,
+  });
 });
 
 test('given a subscription canceled at period end, when ended at once, then it keeps the request time and ends now', (t) => {
-  const events = given([created(), started(), cancelScheduled()]).when({ type: 'EndSubscription', comment: null }, '2026-01-20T00:00:00.000Z');
-  t.like(subscriptionOf([created(), started(), cancelScheduled(), ...events]), { canceledAt: '2026-01-10T00:00:00.000Z', endedAt: '2026-01-20T00:00:00.000Z', cancelAt: null });
+  const events = given([created(), started(), cancelScheduled()]).when(
+    { type: 'EndSubscription', comment: null },
+    '2026-01-20T00:00:00.000Z',
+  );
+  t.like(subscriptionOf([created(), started(), cancelScheduled(), ...events]), {
+    canceledAt: '2026-01-10T00:00:00.000Z',
+    endedAt: '2026-01-20T00:00:00.000Z',
+    cancelAt: null,
+  });
 });
 
 test('given a pending cancel, when paused, then refused naming the status', (t) => {
-  const error = t.throws(() => given([created(), started(), cancelScheduled()]).when({ type: 'PauseSubscription' }), { instanceOf: InvalidStateError });
+  const error = t.throws(() => given([created(), started(), cancelScheduled()]).when({ type: 'PauseSubscription' }), {
+    instanceOf: InvalidStateError,
+  });
   t.regex(error.message, /subscription is active;/);
 });
 
@@ -407,9 +576,21 @@ test('given a subscription paused within its period, when resumed, then the peri
   const history = [created(), started(), paused()];
   t.deepEqual(given(history).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-02-01T00:00:00.000Z'), []);
   const events = given(history).when({ type: 'ResumeSubscription' }, '2026-01-20T00:00:00.000Z');
-  t.deepEqual(events, [{ type: 'SubscriptionResumed', data: { currentPeriodEnd: '2026-02-01T00:00:00.000Z', billingCycleAnchor: '2026-01-01T00:00:00.000Z', at: '2026-01-20T00:00:00.000Z' } }]);
+  t.deepEqual(events, [
+    {
+      type: 'SubscriptionResumed',
+      data: {
+        currentPeriodEnd: '2026-02-01T00:00:00.000Z',
+        billingCycleAnchor: '2026-01-01T00:00:00.000Z',
+        at: '2026-01-20T00:00:00.000Z',
+      },
+    },
+  ]);
   t.like(subscriptionOf([...history, ...events]), { status: 'active', pausedAt: null });
-  t.deepEqual(given([...history, ...events]).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-02-01T00:00:00.000Z'), [issued()]);
+  t.deepEqual(
+    given([...history, ...events]).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-02-01T00:00:00.000Z'),
+    [issued()],
+  );
 });
 
 test('given a subscription paused past its period end, when resumed, then the next period starts at the resume', (t) => {
@@ -417,13 +598,21 @@ test('given a subscription paused past its period end, when resumed, then the ne
   const history = [created(), started(), paused()];
   const events = given(history).when({ type: 'ResumeSubscription' }, resumedAt);
   const renewed = given([...history, ...events]).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, resumedAt);
-  t.deepEqual(renewed, [{ type: 'RenewalInvoiceIssued', data: { invoice: renewalBill('inv-2', resumedAt, '2026-04-10T12:00:00.000Z'), at: resumedAt } }]);
+  t.deepEqual(renewed, [
+    {
+      type: 'RenewalInvoiceIssued',
+      data: { invoice: renewalBill('inv-2', resumedAt, '2026-04-10T12:00:00.000Z'), at: resumedAt },
+    },
+  ]);
 });
 
 test('given an open invoice when paused, when it is paid while paused, then it stays paused', (t) => {
   const history = [created(), started(), issued(), paused('2026-02-02T00:00:00.000Z')];
   t.deepEqual(given(history).when({ type: 'MarkRenewalPaymentMissed' }, NOW), []);
-  const events = given(history).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }, '2026-02-03T00:00:00.000Z');
+  const events = given(history).when(
+    { type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' },
+    '2026-02-03T00:00:00.000Z',
+  );
   t.deepEqual(events, [renewalPaid('inv-2', '2026-02-03T00:00:00.000Z')]);
   t.is(given([...history, ...events]).state().value, 'paused');
   t.is(subscriptionOf([...history, ...events]).status, 'paused');
@@ -440,7 +629,11 @@ test('the machine refuses facts its state cannot take', (t) => {
     [created(), renewalPaid('cs-1')],
     [created(), started(), started()],
     [created(), started(), markedUnpaid()],
-    [created(), started(), { type: 'SubscriptionResumed', data: { currentPeriodEnd: NOW, billingCycleAnchor: NOW, at: NOW } }],
+    [
+      created(),
+      started(),
+      { type: 'SubscriptionResumed', data: { currentPeriodEnd: NOW, billingCycleAnchor: NOW, at: NOW } },
+    ],
     [created(), incompleteExpired(), started()],
     [created(), incompleteExpired(), canceled()],
     [created(), started(), canceled(), renewalPaid()],
@@ -453,11 +646,16 @@ test('the machine refuses facts its state cannot take', (t) => {
     [created(trialFixture()), renewalPaid()],
     [created(), { type: 'SubscriptionCancelScheduled', data: { cancelAt: NOW, comment: null, at: NOW } }],
   ];
-  for (const history of illegal) t.throws(() => given(history).state(), { instanceOf: IllegalEventError }, history.map((e) => e.type).join(' → '));
+  for (const history of illegal)
+    t.throws(() => given(history).state(), { instanceOf: IllegalEventError }, history.map((e) => e.type).join(' → '));
 });
 
 test('the projection folds the same events to the same record as the machine', (t) => {
-  const history = [...HISTORIES.unpaid, renewalPaid('inv-2', '2026-02-20T00:00:00.000Z'), cancelScheduled('2026-02-21T00:00:00.000Z', '2026-03-01T00:00:00.000Z')];
+  const history = [
+    ...HISTORIES.unpaid,
+    renewalPaid('inv-2', '2026-02-20T00:00:00.000Z'),
+    cancelScheduled('2026-02-21T00:00:00.000Z', '2026-03-01T00:00:00.000Z'),
+  ];
   const projected = history.reduce<Subscription | null>((s, e) => evolveSubscription(s, e), null);
   t.deepEqual(projected, subscriptionOf(history));
 });
@@ -466,7 +664,17 @@ test('machine.toJSON() describes every status as a state', (t) => {
   const json = subscriptionMachine.toJSON();
   const text = JSON.stringify(json);
   t.is(json.id, 'subscription');
-  t.deepEqual(Object.keys(json.states ?? {}).sort(), ['active', 'canceled', 'incomplete', 'incomplete_expired', 'new', 'past_due', 'paused', 'trialing', 'unpaid']);
+  t.deepEqual(Object.keys(json.states ?? {}).sort(), [
+    'active',
+    'canceled',
+    'incomplete',
+    'incomplete_expired',
+    'new',
+    'past_due',
+    'paused',
+    'trialing',
+    'unpaid',
+  ]);
   t.true(text.includes('RenewalPaymentMissed'));
 });
 
@@ -475,7 +683,10 @@ test('machine.toJSON() describes every status as a state', (t) => {
 
 test('13 months of a monthly subscription: month ends clamp without drift, one late payment, one run to unpaid', (t) => {
   const start = '2026-01-31T10:00:00.000Z';
-  const subscription = subscriptionFixture({ createdAt: start, firstBill: { id: 'cs-1', kind: 'checkout_session', dueAt: '2026-01-31T11:00:00.000Z' } });
+  const subscription = subscriptionFixture({
+    createdAt: start,
+    firstBill: { id: 'cs-1', kind: 'checkout_session', dueAt: '2026-01-31T11:00:00.000Z' },
+  });
   const history: SubscriptionEvent[] = [];
   const run = (command: SubscriptionCommand, now: string): SubscriptionEvent[] => {
     const events = given(history).when(command, now);
@@ -486,7 +697,10 @@ test('13 months of a monthly subscription: month ends clamp without drift, one l
   const status = () => given(history).state().value;
 
   run({ type: 'CreateSubscription', subscription }, start);
-  t.is(run({ type: 'RecordSubscriptionPayment', invoiceId: 'cs-1' }, '2026-01-31T10:05:00.000Z')[0]?.type, 'SubscriptionStarted');
+  t.is(
+    run({ type: 'RecordSubscriptionPayment', invoiceId: 'cs-1' }, '2026-01-31T10:05:00.000Z')[0]?.type,
+    'SubscriptionStarted',
+  );
   t.is(current().currentPeriodEnd, '2026-02-28T10:00:00.000Z');
 
   const periodEnds: string[] = [current().currentPeriodEnd];
@@ -528,20 +742,37 @@ test('13 months of a monthly subscription: month ends clamp without drift, one l
   }
 
   t.deepEqual(periodEnds, [
-    '2026-02-28T10:00:00.000Z', '2026-03-31T10:00:00.000Z', '2026-04-30T10:00:00.000Z', '2026-05-31T10:00:00.000Z', '2026-06-30T10:00:00.000Z',
-    '2026-07-31T10:00:00.000Z', '2026-08-31T10:00:00.000Z', '2026-09-30T10:00:00.000Z', '2026-10-31T10:00:00.000Z', '2026-11-30T10:00:00.000Z',
-    '2026-12-31T10:00:00.000Z', '2027-01-31T10:00:00.000Z', '2027-02-28T10:00:00.000Z',
+    '2026-02-28T10:00:00.000Z',
+    '2026-03-31T10:00:00.000Z',
+    '2026-04-30T10:00:00.000Z',
+    '2026-05-31T10:00:00.000Z',
+    '2026-06-30T10:00:00.000Z',
+    '2026-07-31T10:00:00.000Z',
+    '2026-08-31T10:00:00.000Z',
+    '2026-09-30T10:00:00.000Z',
+    '2026-10-31T10:00:00.000Z',
+    '2026-11-30T10:00:00.000Z',
+    '2026-12-31T10:00:00.000Z',
+    '2027-01-31T10:00:00.000Z',
+    '2027-02-28T10:00:00.000Z',
   ]);
   const count = (type: SubscriptionEvent['type']) => history.filter((e) => e.type === type).length;
   t.is(count('RenewalInvoiceIssued'), 12);
   t.is(count('RenewalPaid'), 12);
   t.is(count('RenewalPaymentMissed'), 2);
   t.is(count('SubscriptionMarkedUnpaid'), 1);
-  t.like(current(), { status: 'active', currentPeriodStart: '2027-01-31T10:00:00.000Z', pastDueSince: null, latestInvoiceId: 'inv-13' });
+  t.like(current(), {
+    status: 'active',
+    currentPeriodStart: '2027-01-31T10:00:00.000Z',
+    pastDueSince: null,
+    latestInvoiceId: 'inv-13',
+  });
 
   // The merchant cancels at period end; the last period runs out and the subscription ends.
   run({ type: 'CancelSubscription', comment: null }, '2027-02-10T00:00:00.000Z');
-  t.deepEqual(run({ type: 'RenewSubscription', invoiceId: 'inv-14' }, '2027-02-28T10:00:00.000Z'), [canceled('2027-02-28T10:00:00.000Z', true)]);
+  t.deepEqual(run({ type: 'RenewSubscription', invoiceId: 'inv-14' }, '2027-02-28T10:00:00.000Z'), [
+    canceled('2027-02-28T10:00:00.000Z', true),
+  ]);
   t.is(status(), 'canceled');
 });
 
@@ -567,7 +798,8 @@ test('addInterval crosses years and keeps the day and time when the month has it
 
 test('addInterval for each offered schedule', (t) => {
   const from = '2026-01-31T00:00:00.000Z';
-  const next = (s: { interval: 'month' | 'year'; intervalCount: number }) => addInterval(from, s.interval, s.intervalCount);
+  const next = (s: { interval: 'month' | 'year'; intervalCount: number }) =>
+    addInterval(from, s.interval, s.intervalCount);
   t.is(next(BILLING_SCHEDULES.monthly), '2026-02-28T00:00:00.000Z');
   t.is(next(BILLING_SCHEDULES.quarterly), '2026-04-30T00:00:00.000Z');
   t.is(next(BILLING_SCHEDULES.half_yearly), '2026-07-31T00:00:00.000Z');
@@ -592,13 +824,24 @@ test('periodEndAfter counts from the anchor, so the 31st comes back after Februa
 test('a renewal at the period end bills the next period, due daysUntilDue days after it is issued', (t) => {
   const at = '2026-02-01T00:00:00.000Z';
   const events = given([created(), started()]).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, at);
-  t.deepEqual(events, [{ type: 'RenewalInvoiceIssued', data: { invoice: renewalBill('inv-2', at, '2026-03-01T00:00:00.000Z', at), at } }]);
+  t.deepEqual(events, [
+    { type: 'RenewalInvoiceIssued', data: { invoice: renewalBill('inv-2', at, '2026-03-01T00:00:00.000Z', at), at } },
+  ]);
 });
 
 test('a renewal issued late (after the overdue bill was paid) bills the period containing now, not the periods missed', (t) => {
   const at = '2026-04-10T00:00:00.000Z';
   const [event] = given([created(), started()]).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, at);
-  t.like(event, { type: 'RenewalInvoiceIssued', data: { invoice: { periodStart: '2026-04-01T00:00:00.000Z', periodEnd: '2026-05-01T00:00:00.000Z', dueAt: '2026-04-13T00:00:00.000Z' } } });
+  t.like(event, {
+    type: 'RenewalInvoiceIssued',
+    data: {
+      invoice: {
+        periodStart: '2026-04-01T00:00:00.000Z',
+        periodEnd: '2026-05-01T00:00:00.000Z',
+        dueAt: '2026-04-13T00:00:00.000Z',
+      },
+    },
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -606,26 +849,69 @@ test('a renewal issued late (after the overdue bill was paid) bills the period c
 
 test('given an active subscription whose renewal draft the merchant deleted, when the deletion is recorded, then that period is not billed: nothing comes due, a payment is ignored, and the next period renews at its end', (t) => {
   const history = [created(), started(), issued()];
-  const deletion = given(history).when({ type: 'RecordRenewalInvoiceDeleted', invoiceId: 'inv-2' }, '2026-02-01T01:00:00.000Z');
-  t.deepEqual(deletion, [{ type: 'RenewalInvoiceDeleted', data: { invoiceId: 'inv-2', at: '2026-02-01T01:00:00.000Z' } }]);
+  const deletion = given(history).when(
+    { type: 'RecordRenewalInvoiceDeleted', invoiceId: 'inv-2' },
+    '2026-02-01T01:00:00.000Z',
+  );
+  t.deepEqual(deletion, [
+    { type: 'RenewalInvoiceDeleted', data: { invoiceId: 'inv-2', at: '2026-02-01T01:00:00.000Z' } },
+  ]);
   const after = [...history, ...deletion];
-  t.like(given(after).state().context.subscription, { status: 'active', latestInvoiceId: 'inv-2', latestInvoice: { status: 'deleted' }, pastDueSince: null });
+  t.like(given(after).state().context.subscription, {
+    status: 'active',
+    latestInvoiceId: 'inv-2',
+    latestInvoice: { status: 'deleted' },
+    pastDueSince: null,
+  });
   t.deepEqual(given(after).when({ type: 'RecordRenewalInvoiceDeleted', invoiceId: 'inv-2' }, NOW), [], 'recorded once');
-  t.deepEqual(given(after).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-05T00:00:00.000Z'), [], 'never past due for it');
-  t.deepEqual(given(after).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }, '2026-02-05T00:00:00.000Z'), []);
-  t.deepEqual(given(after).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-02-20T00:00:00.000Z'), [], 'not before the period end');
-  t.deepEqual(given(after).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-03-01T00:00:00.000Z'), [{
-    type: 'RenewalInvoiceIssued',
-    data: { invoice: renewalBill('inv-3', '2026-03-01T00:00:00.000Z', '2026-04-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z', '2026-03-04T00:00:00.000Z'), at: '2026-03-01T00:00:00.000Z' },
-  }]);
-  t.deepEqual(given(history).when({ type: 'RecordRenewalInvoiceDeleted', invoiceId: 'inv-other' }, NOW), [], 'only the latest renewal');
+  t.deepEqual(
+    given(after).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-05T00:00:00.000Z'),
+    [],
+    'never past due for it',
+  );
+  t.deepEqual(
+    given(after).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }, '2026-02-05T00:00:00.000Z'),
+    [],
+  );
+  t.deepEqual(
+    given(after).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-02-20T00:00:00.000Z'),
+    [],
+    'not before the period end',
+  );
+  t.deepEqual(given(after).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-03-01T00:00:00.000Z'), [
+    {
+      type: 'RenewalInvoiceIssued',
+      data: {
+        invoice: renewalBill(
+          'inv-3',
+          '2026-03-01T00:00:00.000Z',
+          '2026-04-01T00:00:00.000Z',
+          '2026-03-01T00:00:00.000Z',
+          '2026-03-04T00:00:00.000Z',
+        ),
+        at: '2026-03-01T00:00:00.000Z',
+      },
+    },
+  ]);
+  t.deepEqual(
+    given(history).when({ type: 'RecordRenewalInvoiceDeleted', invoiceId: 'inv-other' }, NOW),
+    [],
+    'only the latest renewal',
+  );
 });
 
 test('given a trialing or paused subscription whose renewal draft was deleted, when the deletion is recorded, then it keeps its status', (t) => {
-  const going: [SubscriptionEvent[], SubscriptionStatus][] = [[[created(trialFixture()), issued()], 'trialing'], [[created(), started(), issued(), paused('2026-02-01T12:00:00.000Z')], 'paused']];
+  const going: [SubscriptionEvent[], SubscriptionStatus][] = [
+    [[created(trialFixture()), issued()], 'trialing'],
+    [[created(), started(), issued(), paused('2026-02-01T12:00:00.000Z')], 'paused'],
+  ];
   for (const [history, status] of going) {
     const events = given(history).when({ type: 'RecordRenewalInvoiceDeleted', invoiceId: 'inv-2' }, NOW);
-    t.deepEqual(events.map((e) => e.type), ['RenewalInvoiceDeleted'], status);
+    t.deepEqual(
+      events.map((e) => e.type),
+      ['RenewalInvoiceDeleted'],
+      status,
+    );
     t.is(given([...history, ...events]).state().value, status);
   }
 });

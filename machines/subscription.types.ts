@@ -2,7 +2,15 @@ import type { Environment } from '../src/event-store/event-store.ts';
 import type { BillingInterval } from './billing-calendar.ts';
 
 /** Subscription statuses of the reference API (`SubscriptionStatus`). */
-export type SubscriptionStatus = 'incomplete' | 'incomplete_expired' | 'trialing' | 'active' | 'past_due' | 'unpaid' | 'canceled' | 'paused';
+export type SubscriptionStatus =
+  | 'incomplete'
+  | 'incomplete_expired'
+  | 'trialing'
+  | 'active'
+  | 'past_due'
+  | 'unpaid'
+  | 'canceled'
+  | 'paused';
 
 /** One recurring price the subscription bills each period. */
 export type SubscriptionItem = {

@@ -15,12 +15,22 @@ export type WebhookDeliveryCommand = {
   durationMs: number;
 };
 
-export const webhookDeliveryAggregate: Aggregate<WebhookDeliverySnapshot, WebhookDeliveryEvent, WebhookDeliveryCommand> = {
+export const webhookDeliveryAggregate: Aggregate<
+  WebhookDeliverySnapshot,
+  WebhookDeliveryEvent,
+  WebhookDeliveryCommand
+> = {
   category: 'webhook_delivery',
   ...machineFold(webhookDeliveryMachine),
   decide(snapshot, command, { now }) {
     if (snapshot.value !== 'pending' || command.attempt !== snapshot.context.attempts + 1) return [];
-    const outcome = { attempt: command.attempt, at: now, statusCode: command.statusCode, error: command.error, durationMs: command.durationMs };
+    const outcome = {
+      attempt: command.attempt,
+      at: now,
+      statusCode: command.statusCode,
+      error: command.error,
+      durationMs: command.durationMs,
+    };
     const ok = command.statusCode !== null && command.statusCode >= 200 && command.statusCode < 300;
     if (ok) return [{ type: 'WebhookDeliverySucceeded', data: outcome }];
     if (command.attempt >= MAX_DELIVERY_ATTEMPTS) {

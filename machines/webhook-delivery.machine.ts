@@ -1,14 +1,24 @@
 import { assign, setup } from 'xstate';
 import { MAX_DELIVERY_ATTEMPTS } from '../src/webhooks/retry-schedule.ts';
 
-export type AttemptOutcome = { attempt: number; at: string; statusCode: number | null; error: string | null; durationMs: number };
+export type AttemptOutcome = {
+  attempt: number;
+  at: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+};
 
 export type WebhookDeliveryEvent =
   | { type: 'WebhookDeliveryAttemptFailed'; data: AttemptOutcome & { nextAttemptAt: string | null } }
   | { type: 'WebhookDeliverySucceeded'; data: AttemptOutcome }
   | { type: 'WebhookDeliveryFailed'; data: { attempts: number; at: string } };
 
-export type WebhookDeliveryContext = { attempts: number; lastOutcome: AttemptOutcome | null; nextAttemptAt: string | null };
+export type WebhookDeliveryContext = {
+  attempts: number;
+  lastOutcome: AttemptOutcome | null;
+  nextAttemptAt: string | null;
+};
 
 /**
  * One event delivered to one endpoint. The delivery exists from the moment its event is in the
@@ -20,7 +30,9 @@ export const webhookDeliveryMachine = setup({
   guards: {
     isNextAttempt: ({ context, event }) => 'attempt' in event.data && event.data.attempt === context.attempts + 1,
     attemptsLeft: ({ context, event }) =>
-      'attempt' in event.data && event.data.attempt === context.attempts + 1 && event.data.attempt < MAX_DELIVERY_ATTEMPTS,
+      'attempt' in event.data &&
+      event.data.attempt === context.attempts + 1 &&
+      event.data.attempt < MAX_DELIVERY_ATTEMPTS,
     attemptsExhausted: ({ context }) => context.attempts >= MAX_DELIVERY_ATTEMPTS,
   },
   actions: {

@@ -8,7 +8,12 @@ import type { WebhookDeliveryEvent } from './webhook-delivery.machine.ts';
 const given = givenWhenThen(webhookDeliveryAggregate);
 const FIRST = Date.parse('2026-01-01T00:00:00.000Z');
 const attempt = (n: number, statusCode: number | null): WebhookDeliveryCommand => ({
-  type: 'RecordDeliveryAttempt', attempt: n, firstDueAt: FIRST, statusCode, error: statusCode === null ? 'timeout' : null, durationMs: 5,
+  type: 'RecordDeliveryAttempt',
+  attempt: n,
+  firstDueAt: FIRST,
+  statusCode,
+  error: statusCode === null ? 'timeout' : null,
+  durationMs: 5,
 });
 const at = (n: number) => new Date(attemptDueAt(FIRST, n)).toISOString();
 
@@ -27,13 +32,20 @@ test('the retry schedule is 0, 30 s, 1m30, ... and the tenth attempt is 4 h 15 m
 
 test('given a pending delivery, when the first attempt gets a 2xx, then succeeded', (t) => {
   const events = given([]).when(attempt(1, 204), at(1));
-  t.deepEqual(events, [{ type: 'WebhookDeliverySucceeded', data: { attempt: 1, at: at(1), statusCode: 204, error: null, durationMs: 5 } }]);
+  t.deepEqual(events, [
+    { type: 'WebhookDeliverySucceeded', data: { attempt: 1, at: at(1), statusCode: 204, error: null, durationMs: 5 } },
+  ]);
   t.is(given(events).state().value, 'succeeded');
 });
 
 test('given a pending delivery, when an attempt fails, then the next is due 30 s later, doubling', (t) => {
   const first = given([]).when(attempt(1, 500), at(1));
-  t.deepEqual(first, [{ type: 'WebhookDeliveryAttemptFailed', data: { attempt: 1, at: at(1), statusCode: 500, error: null, durationMs: 5, nextAttemptAt: at(2) } }]);
+  t.deepEqual(first, [
+    {
+      type: 'WebhookDeliveryAttemptFailed',
+      data: { attempt: 1, at: at(1), statusCode: 500, error: null, durationMs: 5, nextAttemptAt: at(2) },
+    },
+  ]);
   const second = given(first).when(attempt(2, null), at(2));
   t.is((second[0]!.data as { nextAttemptAt: string }).nextAttemptAt, new Date(FIRST + 90_000).toISOString());
 });
@@ -42,14 +54,22 @@ test('given nine failed attempts, when the tenth fails, then the delivery is fai
   const nine = failures(9);
   t.is(given(nine).state().value, 'pending');
   const tenth = given(nine).when(attempt(10, 503), at(10));
-  t.deepEqual(tenth.map((e) => e.type), ['WebhookDeliveryAttemptFailed', 'WebhookDeliveryFailed']);
+  t.deepEqual(
+    tenth.map((e) => e.type),
+    ['WebhookDeliveryAttemptFailed', 'WebhookDeliveryFailed'],
+  );
   t.is((tenth[0]!.data as { nextAttemptAt: string | null }).nextAttemptAt, null);
   t.is(given([...nine, ...tenth]).state().value, 'failed');
 });
 
 test('given nine failed attempts, when the tenth succeeds, then succeeded', (t) => {
   const nine = failures(9);
-  t.deepEqual(given(nine).when(attempt(10, 200), at(10)).map((e) => e.type), ['WebhookDeliverySucceeded']);
+  t.deepEqual(
+    given(nine)
+      .when(attempt(10, 200), at(10))
+      .map((e) => e.type),
+    ['WebhookDeliverySucceeded'],
+  );
 });
 
 test('given a delivery, when an attempt is recorded twice or out of order, then nothing', (t) => {
@@ -66,7 +86,10 @@ test('given a finished delivery, when another attempt is recorded, then nothing'
 });
 
 test('the machine refuses facts out of order', (t) => {
-  const skip: WebhookDeliveryEvent = { type: 'WebhookDeliverySucceeded', data: { attempt: 2, at: at(2), statusCode: 200, error: null, durationMs: 1 } };
+  const skip: WebhookDeliveryEvent = {
+    type: 'WebhookDeliverySucceeded',
+    data: { attempt: 2, at: at(2), statusCode: 200, error: null, durationMs: 1 },
+  };
   t.throws(() => given([skip]).state(), { instanceOf: IllegalEventError });
   const early: WebhookDeliveryEvent = { type: 'WebhookDeliveryFailed', data: { attempts: 1, at: at(1) } };
   t.throws(() => given([...failures(1), early]).state(), { instanceOf: IllegalEventError });

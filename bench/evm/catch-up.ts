@@ -40,9 +40,23 @@ import { createEvmWriteClients } from '../../src/chain-ingest/evm/contracts/clie
 import { devnetAccount } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
 import { hardhatMnemonic } from '../../src/chain-ingest/evm/devnet/hardhat-accounts.ts';
 import { startDevnet, type Devnet } from '../../src/chain-ingest/evm/devnet/start-devnet.ts';
-import { createEvmFollower, createInMemoryCheckpointStore, type EvmFollowerCounters } from '../../src/chain-ingest/evm/follower/index.ts';
+import {
+  createEvmFollower,
+  createInMemoryCheckpointStore,
+  type EvmFollowerCounters,
+} from '../../src/chain-ingest/evm/follower/index.ts';
 import { createWatchedAddresses } from '../../src/chain-ingest/watched-addresses.ts';
-import { deadline, fmt, leftoverHardhatChildren, loadAverage1m, machineInfo, machineLoad, markdownTable, numberFlag, stringFlag } from './support/bench-env.ts';
+import {
+  deadline,
+  fmt,
+  leftoverHardhatChildren,
+  loadAverage1m,
+  machineInfo,
+  machineLoad,
+  markdownTable,
+  numberFlag,
+  stringFlag,
+} from './support/bench-env.ts';
 
 const NETWORK = 'devnet';
 
@@ -85,7 +99,12 @@ type JsonRpcRequest = { method: string; params: unknown[] };
 function createJsonRpc(url: string) {
   let id = 0;
   const post = async (body: unknown): Promise<unknown> => {
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(60_000),
+    });
     return response.json();
   };
   type Reply = { id: number; result?: unknown; error?: { message: string } };
@@ -98,11 +117,17 @@ function createJsonRpc(url: string) {
     /** One HTTP request; results in request order (hardhat answers a batch in any order). */
     async batch(requests: readonly JsonRpcRequest[]): Promise<unknown[]> {
       const first = id + 1;
-      const body = requests.map((request) => ({ jsonrpc: '2.0', id: ++id, method: request.method, params: request.params }));
+      const body = requests.map((request) => ({
+        jsonrpc: '2.0',
+        id: ++id,
+        method: request.method,
+        params: request.params,
+      }));
       const replies = (await post(body)) as Reply[];
       const results: unknown[] = new Array(requests.length);
       for (const reply of replies) {
-        if (reply.error !== undefined) throw new Error(`${requests[reply.id - first]?.method ?? 'batch'}: ${reply.error.message}`);
+        if (reply.error !== undefined)
+          throw new Error(`${requests[reply.id - first]?.method ?? 'batch'}: ${reply.error.message}`);
         results[reply.id - first] = reply.result;
       }
       return results;
@@ -113,7 +138,9 @@ function createJsonRpc(url: string) {
 /** CPU seconds (user + system, from /proc) of this process's child processes whose command line matches `pattern`. */
 function childCpuSeconds(pattern: RegExp): number {
   try {
-    const lines = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' }).split('\n');
+    const lines = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' }).split(
+      '\n',
+    );
     let ticks = 0;
     for (const line of lines.filter((entry) => pattern.test(entry))) {
       const pid = line.trim().split(/\s+/)[0];
@@ -156,7 +183,8 @@ async function main(): Promise<void> {
   const settings = readSettings(process.argv.slice(2));
   const load = machineLoad();
   console.error(`[bench] ${load.uptime}`);
-  if (load.busyProcesses.length > 0) console.error(`[bench] other busy processes:\n  ${load.busyProcesses.join('\n  ')}`);
+  if (load.busyProcesses.length > 0)
+    console.error(`[bench] other busy processes:\n  ${load.busyProcesses.join('\n  ')}`);
   let devnet: Devnet | undefined;
   const cleanUp = async (): Promise<void> => {
     await devnet?.stop().catch((error: unknown) => console.error('[bench] devnet stop:', error));
@@ -170,17 +198,35 @@ async function main(): Promise<void> {
     const expectedTransfers = settings.blocks * settings.perBlock;
 
     // ---- senders: derived accounts, funded with USDC by the deployer (automine still on) -------
-    const senders: HDAccount[] = Array.from({ length: settings.senders }, (_, index) => mnemonicToAccount(hardhatMnemonic, { addressIndex: 10 + index }));
-    const deployer = createEvmWriteClients({ rpcUrl: info.rpcUrl, chainId: info.chainId, privateKey: devnetAccount(info, 'deployer').privateKey });
+    const senders: HDAccount[] = Array.from({ length: settings.senders }, (_, index) =>
+      mnemonicToAccount(hardhatMnemonic, { addressIndex: 10 + index }),
+    );
+    const deployer = createEvmWriteClients({
+      rpcUrl: info.rpcUrl,
+      chainId: info.chainId,
+      privateKey: devnetAccount(info, 'deployer').privateKey,
+    });
     for (const sender of senders) {
-      const hash = await deployer.walletClient.writeContract({ address: usdc, abi: testTokenAbi, functionName: 'mint', args: [sender.address, 10n ** 15n] });
+      const hash = await deployer.walletClient.writeContract({
+        address: usdc,
+        abi: testTokenAbi,
+        functionName: 'mint',
+        args: [sender.address, 10n ** 15n],
+      });
       await deployer.publicClient.waitForTransactionReceipt({ hash });
     }
-    const nonces = await Promise.all(senders.map(async (sender) => Number.parseInt((await rpc.call('eth_getTransactionCount', [sender.address, 'pending'])) as string, 16)));
+    const nonces = await Promise.all(
+      senders.map(async (sender) =>
+        Number.parseInt((await rpc.call('eth_getTransactionCount', [sender.address, 'pending'])) as string, 16),
+      ),
+    );
 
     // ---- watched recipients: one fresh address per transfer ------------------------------------
     const watched = createWatchedAddresses();
-    const recipients: Address[] = Array.from({ length: expectedTransfers }, () => `0x${randomBytes(20).toString('hex')}` as Address);
+    const recipients: Address[] = Array.from(
+      { length: expectedTransfers },
+      () => `0x${randomBytes(20).toString('hex')}` as Address,
+    );
     for (const recipient of recipients) watched.add(NETWORK, recipient);
 
     // ---- produce the chain ---------------------------------------------------------------------
@@ -196,17 +242,23 @@ async function main(): Promise<void> {
         const senderIndex = transferIndex % senders.length;
         const sender = senders[senderIndex]!;
         const recipient = recipients[transferIndex]!;
-        signed.push(await sender.signTransaction({
-          chainId: info.chainId,
-          type: 'eip1559',
-          to: usdc,
-          data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [recipient, BigInt(1 + (transferIndex % 1_000_000))] }),
-          gas: 100_000n,
-          maxFeePerGas: 100_000_000_000n,
-          maxPriorityFeePerGas: 1_000_000_000n,
-          nonce: nonces[senderIndex]!,
-          value: 0n,
-        }));
+        signed.push(
+          await sender.signTransaction({
+            chainId: info.chainId,
+            type: 'eip1559',
+            to: usdc,
+            data: encodeFunctionData({
+              abi: erc20Abi,
+              functionName: 'transfer',
+              args: [recipient, BigInt(1 + (transferIndex % 1_000_000))],
+            }),
+            gas: 100_000n,
+            maxFeePerGas: 100_000_000_000n,
+            maxPriorityFeePerGas: 1_000_000_000n,
+            nonce: nonces[senderIndex]!,
+            value: 0n,
+          }),
+        );
         nonces[senderIndex]! += 1;
         transferIndex += 1;
       }
@@ -218,7 +270,8 @@ async function main(): Promise<void> {
       const current = next;
       const mined = (async () => {
         const hashes = await rpc.batch(current.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })));
-        if (hashes.some((hash) => typeof hash !== 'string')) throw new Error(`block ${block}: a transaction was not accepted: ${JSON.stringify(hashes)}`);
+        if (hashes.some((hash) => typeof hash !== 'string'))
+          throw new Error(`block ${block}: a transaction was not accepted: ${JSON.stringify(hashes)}`);
         await rpc.call('evm_mine');
       })();
       // Sign the next block while hardhat takes this one.
@@ -226,18 +279,27 @@ async function main(): Promise<void> {
       await mined;
       if ((block + 1) % 500 === 0 || block + 1 === settings.blocks) {
         const seconds = (performance.now() - produceStarted) / 1000;
-        console.error(`[bench] produced ${fmt(block + 1)}/${fmt(settings.blocks)} blocks (${fmt((block + 1) * settings.perBlock)} transfers) in ${seconds.toFixed(1)} s (${fmt((block + 1) / seconds)} blocks/s)`);
+        console.error(
+          `[bench] produced ${fmt(block + 1)}/${fmt(settings.blocks)} blocks (${fmt((block + 1) * settings.perBlock)} transfers) in ${seconds.toFixed(1)} s (${fmt((block + 1) / seconds)} blocks/s)`,
+        );
       }
     }
     const produceSeconds = (performance.now() - produceStarted) / 1000;
     const head = Number.parseInt((await rpc.call('eth_blockNumber')) as string, 16);
-    if (head - firstBlock + 1 !== settings.blocks) throw new Error(`expected ${settings.blocks} new blocks from ${firstBlock}, the head is ${head}`);
+    if (head - firstBlock + 1 !== settings.blocks)
+      throw new Error(`expected ${settings.blocks} new blocks from ${firstBlock}, the head is ${head}`);
     // Spot-check that every block holds exactly its transfers.
     for (const number of [firstBlock, Math.floor((firstBlock + head) / 2), head]) {
-      const count = Number.parseInt((await rpc.call('eth_getBlockTransactionCountByNumber', [`0x${number.toString(16)}`])) as string, 16);
-      if (count !== settings.perBlock) throw new Error(`block ${number} holds ${count} transactions, expected ${settings.perBlock}`);
+      const count = Number.parseInt(
+        (await rpc.call('eth_getBlockTransactionCountByNumber', [`0x${number.toString(16)}`])) as string,
+        16,
+      );
+      if (count !== settings.perBlock)
+        throw new Error(`block ${number} holds ${count} transactions, expected ${settings.perBlock}`);
     }
-    console.error(`[bench] chain ready: blocks 0..${head}, ${fmt(expectedTransfers)} transfers in blocks ${firstBlock}..${head}; signing took ${(signMs / 1000).toFixed(1)} s of ${produceSeconds.toFixed(1)} s`);
+    console.error(
+      `[bench] chain ready: blocks 0..${head}, ${fmt(expectedTransfers)} transfers in blocks ${firstBlock}..${head}; signing took ${(signMs / 1000).toFixed(1)} s of ${produceSeconds.toFixed(1)} s`,
+    );
 
     // ---- catch up ------------------------------------------------------------------------------
     const loadBefore = loadAverage1m();
@@ -245,7 +307,11 @@ async function main(): Promise<void> {
     // First, bounded, the follower as Weir starts it (default eth_getLogs range); then the measured runs.
     const plan: { run: number; maxLogRange: number | null; stallS: number }[] = [
       ...(settings.probeDefault ? [{ run: 0, maxLogRange: null, stallS: settings.stallS }] : []),
-      ...Array.from({ length: settings.runs }, (_, index) => ({ run: index + 1, maxLogRange: settings.maxLogRange, stallS: settings.stallS })),
+      ...Array.from({ length: settings.runs }, (_, index) => ({
+        run: index + 1,
+        maxLogRange: settings.maxLogRange,
+        stallS: settings.stallS,
+      })),
     ];
     for (const { run, maxLogRange, stallS } of plan) {
       const bus = createInProcessBus();
@@ -274,7 +340,8 @@ async function main(): Promise<void> {
         ...(maxLogRange === null ? {} : { maxLogRange: BigInt(maxLogRange) }),
         log: (line) => {
           logged.push(line);
-          if (settings.verbose) console.error(`[follower +${((performance.now() - started) / 1000).toFixed(2)} s] ${line}`);
+          if (settings.verbose)
+            console.error(`[follower +${((performance.now() - started) / 1000).toFixed(2)} s] ${line}`);
         },
       });
       const hardhatCpuBefore = childCpuSeconds(/hardhat/);
@@ -305,7 +372,9 @@ async function main(): Promise<void> {
         if (performance.now() >= reportAt) {
           reportAt += 5_000;
           const counters = follower.counters();
-          console.error(`[bench] run ${run} +${((performance.now() - started) / 1000).toFixed(0)} s: processed ${status.processed ?? '-'} of ${head}, ${fmt(counters.published.transfer)} transfers published, log range ${counters.logRange}, errors ${counters.errors}${status.lastError === null ? '' : `, last: ${status.lastError}`}`);
+          console.error(
+            `[bench] run ${run} +${((performance.now() - started) / 1000).toFixed(0)} s: processed ${status.processed ?? '-'} of ${head}, ${fmt(counters.published.transfer)} transfers published, log range ${counters.logRange}, errors ${counters.errors}${status.lastError === null ? '' : `, last: ${status.lastError}`}`,
+          );
         }
         await sleep(2);
       }
@@ -336,7 +405,12 @@ async function main(): Promise<void> {
         }
       });
       const countUntil = performance.now() + 60_000;
-      while (transferMessages + finalMessages < counters.published.transfer + counters.published.final + counters.published.reorg && performance.now() < countUntil) await sleep(20);
+      while (
+        transferMessages + finalMessages <
+          counters.published.transfer + counters.published.final + counters.published.reorg &&
+        performance.now() < countUntil
+      )
+        await sleep(20);
       await sleep(50);
       await consumer.stop();
       await bus.close();
@@ -357,11 +431,16 @@ async function main(): Promise<void> {
         transferMessagesOnBus: transferMessages,
         distinctTransferMessages: transferIds.size,
         finalMessagesOnBus: finalMessages,
-        exactlyOnePerTransfer: transferMessages === expectedTransfers && transferIds.size === expectedTransfers && counters.published.transfer === expectedTransfers,
+        exactlyOnePerTransfer:
+          transferMessages === expectedTransfers &&
+          transferIds.size === expectedTransfers &&
+          counters.published.transfer === expectedTransfers,
         errorsLogged: logged.filter((line) => !/no checkpoint: starting/.test(line)).slice(0, 10),
       };
       runs.push(result);
-      console.error(`[bench] run ${run} (range ${result.maxLogRange}): ${result.seconds} s, ${fmt(result.transfersPerSecond)} transfers/s, ${fmt(result.blocksPerSecond)} blocks/s, ${fmt(result.transferMessagesOnBus)} transfer messages, follower CPU ${result.followerCpuSeconds} s, hardhat CPU ${result.hardhatCpuSeconds} s`);
+      console.error(
+        `[bench] run ${run} (range ${result.maxLogRange}): ${result.seconds} s, ${fmt(result.transfersPerSecond)} transfers/s, ${fmt(result.blocksPerSecond)} blocks/s, ${fmt(result.transferMessagesOnBus)} transfer messages, follower CPU ${result.followerCpuSeconds} s, hardhat CPU ${result.hardhatCpuSeconds} s`,
+      );
     }
     const loadAfter = loadAverage1m();
 
@@ -373,40 +452,98 @@ async function main(): Promise<void> {
       benchmark: 'evm-catch-up',
       date: new Date().toISOString(),
       machine: machineInfo(),
-      load: { uptimeBefore: load.uptime, loadAverage1m: { before: loadBefore, after: loadAfter }, busyProcessesBefore: load.busyProcesses, busyProcessesAfter: machineLoad().busyProcesses },
+      load: {
+        uptimeBefore: load.uptime,
+        loadAverage1m: { before: loadBefore, after: loadAfter },
+        busyProcessesBefore: load.busyProcesses,
+        busyProcessesAfter: machineLoad().busyProcesses,
+      },
       settings,
-      chain: { head, blocks: head + 1, transferBlocks: { from: firstBlock, to: head }, transfers: expectedTransfers, watchedAddresses: watched.size(NETWORK), produceSeconds: +produceSeconds.toFixed(1), signSeconds: +(signMs / 1000).toFixed(1) },
+      chain: {
+        head,
+        blocks: head + 1,
+        transferBlocks: { from: firstBlock, to: head },
+        transfers: expectedTransfers,
+        watchedAddresses: watched.size(NETWORK),
+        produceSeconds: +produceSeconds.toFixed(1),
+        signSeconds: +(signMs / 1000).toFixed(1),
+      },
       follower: { confirmations: 1, maxLogRangeMeasured: settings.maxLogRange, blockBatchSize: 50, websocket: false },
-      defaultRange: defaultRun === undefined ? null : { reachedHead: defaultRun.stalled === null, stalled: defaultRun.stalled, seconds: defaultRun.seconds, transfersPublished: defaultRun.transfers, counters: defaultRun.counters },
-      medianRun: medianRun === undefined ? null : { run: medianRun.run, seconds: medianRun.seconds, transfersPerSecond: medianRun.transfersPerSecond, blocksPerSecond: medianRun.blocksPerSecond },
+      defaultRange:
+        defaultRun === undefined
+          ? null
+          : {
+              reachedHead: defaultRun.stalled === null,
+              stalled: defaultRun.stalled,
+              seconds: defaultRun.seconds,
+              transfersPublished: defaultRun.transfers,
+              counters: defaultRun.counters,
+            },
+      medianRun:
+        medianRun === undefined
+          ? null
+          : {
+              run: medianRun.run,
+              seconds: medianRun.seconds,
+              transfersPerSecond: medianRun.transfersPerSecond,
+              blocksPerSecond: medianRun.blocksPerSecond,
+            },
       exactlyOnePerTransfer: measured.length > 0 && measured.every((run) => run.exactlyOnePerTransfer),
       runs,
     };
-    const json = JSON.stringify(summary, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value), 2);
+    const json = JSON.stringify(
+      summary,
+      (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
+      2,
+    );
     if (settings.jsonOut !== null) await writeFile(settings.jsonOut, `${json}\n`);
     console.log(json);
     console.log('');
-    console.log(markdownTable(
-      ['Run', 'eth_getLogs range', 'seconds', 'blocks', 'transfers/s', 'blocks/s', 'transfer messages (distinct)', 'finals', 'follower CPU s', 'hardhat CPU s', 'HTTP requests', 'RPC calls by method'],
-      runs.map((run) => [
-        run.run === 0 ? `default (${run.stalled === null ? 'reached the head' : 'STALLED'})` : run.run === medianRun?.run ? `${run.run} (median)` : run.run,
-        run.maxLogRange,
-        run.seconds,
-        fmt(run.blocks),
-        fmt(run.transfersPerSecond),
-        fmt(run.blocksPerSecond),
-        `${fmt(run.transferMessagesOnBus)} (${fmt(run.distinctTransferMessages)})`,
-        fmt(run.finalMessagesOnBus),
-        run.followerCpuSeconds,
-        run.hardhatCpuSeconds,
-        fmt(run.counters.rpc.httpRequests),
-        Object.entries(run.counters.rpc.calls).map(([method, calls]) => `${method} ${fmt(calls)}`).join(', '),
-      ]),
-      [false, true, true, true, true, true, true, true, true, true, true, false],
-    ));
+    console.log(
+      markdownTable(
+        [
+          'Run',
+          'eth_getLogs range',
+          'seconds',
+          'blocks',
+          'transfers/s',
+          'blocks/s',
+          'transfer messages (distinct)',
+          'finals',
+          'follower CPU s',
+          'hardhat CPU s',
+          'HTTP requests',
+          'RPC calls by method',
+        ],
+        runs.map((run) => [
+          run.run === 0
+            ? `default (${run.stalled === null ? 'reached the head' : 'STALLED'})`
+            : run.run === medianRun?.run
+              ? `${run.run} (median)`
+              : run.run,
+          run.maxLogRange,
+          run.seconds,
+          fmt(run.blocks),
+          fmt(run.transfersPerSecond),
+          fmt(run.blocksPerSecond),
+          `${fmt(run.transferMessagesOnBus)} (${fmt(run.distinctTransferMessages)})`,
+          fmt(run.finalMessagesOnBus),
+          run.followerCpuSeconds,
+          run.hardhatCpuSeconds,
+          fmt(run.counters.rpc.httpRequests),
+          Object.entries(run.counters.rpc.calls)
+            .map(([method, calls]) => `${method} ${fmt(calls)}`)
+            .join(', '),
+        ]),
+        [false, true, true, true, true, true, true, true, true, true, true, false],
+      ),
+    );
     console.log('');
-    if (defaultRun?.stalled !== null && defaultRun !== undefined) console.log(`With the follower's default eth_getLogs range: ${defaultRun.stalled}`);
-    console.log(`Exactly ${fmt(expectedTransfers)} transfer messages published in every measured run: ${summary.exactlyOnePerTransfer ? 'yes' : 'NO'}. Load average (1 min) ${loadBefore} → ${loadAfter}.`);
+    if (defaultRun?.stalled !== null && defaultRun !== undefined)
+      console.log(`With the follower's default eth_getLogs range: ${defaultRun.stalled}`);
+    console.log(
+      `Exactly ${fmt(expectedTransfers)} transfer messages published in every measured run: ${summary.exactlyOnePerTransfer ? 'yes' : 'NO'}. Load average (1 min) ${loadBefore} → ${loadAfter}.`,
+    );
   } finally {
     await cleanUp();
     guard.clear();

@@ -45,7 +45,19 @@ import { parseChainMessage } from '../../src/chain-ingest/chain-messages.ts';
 import { createHttpWebhookSender, type WebhookSender } from '../../src/webhooks/webhook-sender.ts';
 import { apiClient } from '../../test/support/api-client.ts';
 import { createJsonRpc } from '../../src/chain-ingest/evm/devnet/json-rpc.ts';
-import { deadline, distribution, fmt, leftoverHardhatChildren, loadAverage1m, machineInfo, machineLoad, markdownTable, numberFlag, stringFlag, type Distribution } from './support/bench-env.ts';
+import {
+  deadline,
+  distribution,
+  fmt,
+  leftoverHardhatChildren,
+  loadAverage1m,
+  machineInfo,
+  machineLoad,
+  markdownTable,
+  numberFlag,
+  stringFlag,
+  type Distribution,
+} from './support/bench-env.ts';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const TARGET_P50_MS = 50;
@@ -115,7 +127,10 @@ async function startReceiver(onHook: (type: string, objectId: string, at: number
       const at = performance.now();
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
       try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type?: string; data?: { object?: { id?: string } } };
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          type?: string;
+          data?: { object?: { id?: string } };
+        };
         onHook(body.type ?? '', body.data?.object?.id ?? '', at);
       } catch {
         onHook('', '', at);
@@ -139,7 +154,8 @@ async function main(): Promise<void> {
   const settings = readSettings(process.argv.slice(2));
   const before = machineLoad();
   console.error(`[bench] ${before.uptime}`);
-  if (before.busyProcesses.length > 0) console.error(`[bench] other busy processes:\n  ${before.busyProcesses.join('\n  ')}`);
+  if (before.busyProcesses.length > 0)
+    console.error(`[bench] other busy processes:\n  ${before.busyProcesses.join('\n  ')}`);
 
   const dir = await mkdtemp(join(tmpdir(), 'weir-bench-detection-'));
   let devnet: Devnet | undefined;
@@ -200,28 +216,58 @@ async function main(): Promise<void> {
     };
 
     weir = await startWeir(
-      { port: 0, host: '127.0.0.1', dataDir: join(dir, 'data'), testRail: false, adminToken: ADMIN_TOKEN, chainEnv: {}, devnetFile },
-      { log: (line) => logLines.push(`${Math.round(performance.now())} ${line}`), followerPollIntervalMs: settings.pollMs, sweepBatchDelayMs: 3_600_000, webhookSender: sender },
+      {
+        port: 0,
+        host: '127.0.0.1',
+        dataDir: join(dir, 'data'),
+        testRail: false,
+        adminToken: ADMIN_TOKEN,
+        chainEnv: {},
+        devnetFile,
+      },
+      {
+        log: (line) => logLines.push(`${Math.round(performance.now())} ${line}`),
+        followerPollIntervalMs: settings.pollMs,
+        sweepBatchDelayMs: 3_600_000,
+        webhookSender: sender,
+      },
     );
     const started = weir;
 
     // ---- merchant setup ------------------------------------------------------------------------
-    const created = await apiClient(started.url, ADMIN_TOKEN).post<{ testSecretKey: string }>('/admin/organizations', { name: 'Bench Shop' });
+    const created = await apiClient(started.url, ADMIN_TOKEN).post<{ testSecretKey: string }>('/admin/organizations', {
+      name: 'Bench Shop',
+    });
     if (created.status !== 200) throw new Error(`organization: ${created.status} ${JSON.stringify(created.body)}`);
     const api = apiClient(started.url, created.body.testSecretKey);
     const merchant = devnetAccount(devnet.info, 'merchant').address;
-    const wallet = await api.post('/api/v1/organization/withdrawal-addresses', { chainId: 31337, address: merchant, name: 'treasury' });
+    const wallet = await api.post('/api/v1/organization/withdrawal-addresses', {
+      chainId: 31337,
+      address: merchant,
+      name: 'treasury',
+    });
     if (wallet.status !== 200) throw new Error(`withdrawal address: ${wallet.status} ${JSON.stringify(wallet.body)}`);
     const events = settings.events === 'all' ? ['*'] : ['checkout_session.completed'];
-    const endpoint = await api.post('/api/v1/webhook-endpoints', { description: 'bench', url: receiver.url, enabledEvents: { events } });
-    if (endpoint.status !== 200) throw new Error(`webhook endpoint: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
+    const endpoint = await api.post('/api/v1/webhook-endpoints', {
+      description: 'bench',
+      url: receiver.url,
+      enabledEvents: { events },
+    });
+    if (endpoint.status !== 200)
+      throw new Error(`webhook endpoint: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
 
     // ---- probes --------------------------------------------------------------------------------
     if (settings.probes) {
-      const socket = await getWebSocketRpcClient(devnet.info.wsUrl, { keepAlive: false, reconnect: false } /* not the follower's cached socket (it keeps alive) */);
+      const socket = await getWebSocketRpcClient(
+        devnet.info.wsUrl,
+        { keepAlive: false, reconnect: false } /* not the follower's cached socket (it keeps alive) */,
+      );
       closeSocket = () => socket.close();
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('the bench newHeads subscription got no answer within 10 s')), 10_000);
+        const timer = setTimeout(
+          () => reject(new Error('the bench newHeads subscription got no answer within 10 s')),
+          10_000,
+        );
         socket.request({
           body: { method: 'eth_subscribe', params: ['newHeads'] },
           onResponse: (message: { method?: string; result?: unknown; params?: { result?: { number?: string } } }) => {
@@ -265,7 +311,10 @@ async function main(): Promise<void> {
       let again = false;
       const stamps: number[] = [];
       const readNew = async (): Promise<void> => {
-        if (reading) { again = true; return; }
+        if (reading) {
+          again = true;
+          return;
+        }
         reading = true;
         try {
           do {
@@ -313,15 +362,26 @@ async function main(): Promise<void> {
       const response = await api.post<Session>('/api/v1/checkout/sessions', {
         successUrl: 'https://shop.example/ok',
         clientReferenceId: `bench-${index}`,
-        lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Bench item' } }, quantity: 1 }] },
+        lineItems: {
+          data: [
+            {
+              priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Bench item' } },
+              quantity: 1,
+            },
+          ],
+        },
       });
-      if (response.status !== 200) throw new Error(`session ${index}: ${response.status} ${JSON.stringify(response.body)}`);
+      if (response.status !== 200)
+        throw new Error(`session ${index}: ${response.status} ${JSON.stringify(response.body)}`);
       const session = response.body;
       const usdc = session.addresses.find((address) => address.asset.currency === 'usdc');
       if (usdc === undefined) throw new Error(`session ${session.id} offers no USDC address`);
       if (settings.reveal) {
-        const reveal = await apiClient(started.url).post(`/checkout/${session.id}/payment-method`, { assetId: usdc.asset.id });
-        if (reveal.status !== 200) throw new Error(`reveal ${session.id}: ${reveal.status} ${JSON.stringify(reveal.body)}`);
+        const reveal = await apiClient(started.url).post(`/checkout/${session.id}/payment-method`, {
+          assetId: usdc.asset.id,
+        });
+        if (reveal.status !== 200)
+          throw new Error(`reveal ${session.id}: ${reveal.status} ${JSON.stringify(reveal.body)}`);
       }
       sessions.push(session);
     }
@@ -330,7 +390,10 @@ async function main(): Promise<void> {
     const payerKey = devnet.info.accounts.filter((account) => account.role === 'payer')[0]!.privateKey;
     const payer = privateKeyToAccount(payerKey);
     const rpc = createJsonRpc(devnet.info.rpcUrl);
-    const firstNonce = Number.parseInt((await rpc('eth_getTransactionCount', [payer.address, 'pending'])) as string, 16);
+    const firstNonce = Number.parseInt(
+      (await rpc('eth_getTransactionCount', [payer.address, 'pending'])) as string,
+      16,
+    );
     const usdcAddress = devnet.info.contracts.usdc;
     for (const [index, session] of sessions.entries()) {
       const address = getAddress(session.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress);
@@ -345,7 +408,14 @@ async function main(): Promise<void> {
         nonce: firstNonce + index,
         value: 0n,
       });
-      const trace: PaymentTrace = { warmup: index < settings.warmup, sessionId: session.id, address, txHash: keccak256(signed).toLowerCase(), blockNumber: null, signed };
+      const trace: PaymentTrace = {
+        warmup: index < settings.warmup,
+        sessionId: session.id,
+        address,
+        txHash: keccak256(signed).toLowerCase(),
+        blockNumber: null,
+        signed,
+      };
       traces.push(trace);
       bySession.set(session.id, trace);
       byTx.set(trace.txHash, trace);
@@ -355,7 +425,9 @@ async function main(): Promise<void> {
     await waitQuiet(() => lastHookAt, 500, 30_000);
     const socketWaitUntil = performance.now() + 10_000;
     while (headSourceFromLog(logLines) !== 'websocket' && performance.now() < socketWaitUntil) await sleep(50);
-    console.error(`[bench] ${sessions.length} sessions ready (${settings.warmup} warm-up); follower heads: ${headSourceFromLog(logLines)}; paying`);
+    console.error(
+      `[bench] ${sessions.length} sessions ready (${settings.warmup} warm-up); follower heads: ${headSourceFromLog(logLines)}; paying`,
+    );
     let socketFailuresBefore = 0;
 
     // ---- measure -------------------------------------------------------------------------------
@@ -376,14 +448,16 @@ async function main(): Promise<void> {
       trace.sendStart = performance.now();
       const hash = await rpc('eth_sendRawTransaction', [trace.signed]);
       trace.sent = performance.now();
-      if (typeof hash !== 'string' || hash.toLowerCase() !== trace.txHash) failures.push(`payment ${index}: eth_sendRawTransaction answered ${JSON.stringify(hash)}`);
+      if (typeof hash !== 'string' || hash.toLowerCase() !== trace.txHash)
+        failures.push(`payment ${index}: eth_sendRawTransaction answered ${JSON.stringify(hash)}`);
       const timedOut = await Promise.race([completed.then(() => false), sleep(30_000).then(() => true)]);
       completionWaiters.delete(trace.sessionId);
       if (timedOut) {
         failures.push(`payment ${index} (${trace.sessionId}): no checkout_session.completed within 30 s`);
         if (failures.length >= 3) throw new Error(failures.join('; '));
       }
-      if ((index + 1) % 50 === 0) console.error(`[bench] ${index + 1}/${traces.length} payments (${settings.warmup} warm-up)`);
+      if ((index + 1) % 50 === 0)
+        console.error(`[bench] ${index + 1}/${traces.length} payments (${settings.warmup} warm-up)`);
       if (settings.gapMs > 0) await sleep(settings.gapMs);
     }
     const measureMs = performance.now() - measureStarted;
@@ -404,60 +478,128 @@ async function main(): Promise<void> {
       ['eth_sendRawTransaction round trip (before t0, not counted)', 'sendStart', 'sent'],
       ['t0 → newHeads announced (bench socket)', 'sent', 'wsHead'],
       ['t0 → transfer published on the bus', 'sent', 'transferPublished'],
-      ['transfer published → PaymentDetected appended (matcher: RecordTransfer)', 'transferPublished', 'detectedAppended'],
-      ['PaymentDetected → CheckoutSessionCompleted appended (matcher: waits for projections, then ConfirmTransfer on the final)', 'detectedAppended', 'completedAppended'],
+      [
+        'transfer published → PaymentDetected appended (matcher: RecordTransfer)',
+        'transferPublished',
+        'detectedAppended',
+      ],
+      [
+        'PaymentDetected → CheckoutSessionCompleted appended (matcher: waits for projections, then ConfirmTransfer on the final)',
+        'detectedAppended',
+        'completedAppended',
+      ],
       ['CheckoutSessionCompleted appended → projected', 'completedAppended', 'projected'],
       ['projected → dispatcher starts the POST', 'projected', 'dispatcherSend'],
       ['dispatcher POST → arrival at the receiver', 'dispatcherSend', 'received'],
     ];
     // The follower publishes the block's final right after its transfers, before the matcher is done with the transfer.
-    const breakdown = [...stages.map(([name, from, to]) => ({ stage: name, ms: stage(from, to) })), { stage: '(aside) transfer published → final published', ms: stage('transferPublished', 'finalPublished') }];
+    const breakdown = [
+      ...stages.map(([name, from, to]) => ({ stage: name, ms: stage(from, to) })),
+      { stage: '(aside) transfer published → final published', ms: stage('transferPublished', 'finalPublished') },
+    ];
 
     const summary = {
       benchmark: 'evm-detection-latency',
       date: new Date().toISOString(),
       machine: machineInfo(),
-      load: { uptimeBefore: before.uptime, loadAverage1m: { before: loadBefore, after: loadAfter }, busyProcessesBefore: before.busyProcesses, busyProcessesAfter: machineLoad().busyProcesses },
-      settings: { ...settings, confirmations: 1, sweepBatchDelayMs: 3_600_000, stores: 'embedded (SQLite event store, embedded read store, in-process bus)' },
-      followerHeadSource: { atStart: headSourceAtStart, atEnd: headSource, websocketFailuresDuringMeasurement: socketFailures(logLines) - socketFailuresBefore },
-      payments: { warmup: settings.warmup, measured: traces.length - settings.warmup, completed: done.length, failures },
+      load: {
+        uptimeBefore: before.uptime,
+        loadAverage1m: { before: loadBefore, after: loadAfter },
+        busyProcessesBefore: before.busyProcesses,
+        busyProcessesAfter: machineLoad().busyProcesses,
+      },
+      settings: {
+        ...settings,
+        confirmations: 1,
+        sweepBatchDelayMs: 3_600_000,
+        stores: 'embedded (SQLite event store, embedded read store, in-process bus)',
+      },
+      followerHeadSource: {
+        atStart: headSourceAtStart,
+        atEnd: headSource,
+        websocketFailuresDuringMeasurement: socketFailures(logLines) - socketFailuresBefore,
+      },
+      payments: {
+        warmup: settings.warmup,
+        measured: traces.length - settings.warmup,
+        completed: done.length,
+        failures,
+      },
       latencyMs: latency,
       targets: {
         p50: { targetMs: TARGET_P50_MS, valueMs: latency.p50, met: latency.p50 <= TARGET_P50_MS },
         p99: { targetMs: TARGET_P99_MS, valueMs: latency.p99, met: latency.p99 <= TARGET_P99_MS },
       },
       breakdownMs: settings.probes ? breakdown : null,
-      process: { measureWallMs: Math.round(measureMs), cpuUserMs: Math.round(cpu.user / 1000), cpuSystemMs: Math.round(cpu.system / 1000), rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20) },
+      process: {
+        measureWallMs: Math.round(measureMs),
+        cpuUserMs: Math.round(cpu.user / 1000),
+        cpuSystemMs: Math.round(cpu.system / 1000),
+        rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
+      },
       webhooksReceived: Object.fromEntries(hookCounts),
-      slowest: [...done].sort((a, b) => b.received! - b.sent! - (a.received! - a.sent!)).slice(0, 5).map((trace) => ({
-        sessionId: trace.sessionId,
-        totalMs: +(trace.received! - trace.sent!).toFixed(1),
-        ...Object.fromEntries(stages.slice(1).map(([name, from, to]) => [name, typeof trace[from] === 'number' && typeof trace[to] === 'number' ? +((trace[to] as number) - (trace[from] as number)).toFixed(1) : null])),
-      })),
+      slowest: [...done]
+        .sort((a, b) => b.received! - b.sent! - (a.received! - a.sent!))
+        .slice(0, 5)
+        .map((trace) => ({
+          sessionId: trace.sessionId,
+          totalMs: +(trace.received! - trace.sent!).toFixed(1),
+          ...Object.fromEntries(
+            stages
+              .slice(1)
+              .map(([name, from, to]) => [
+                name,
+                typeof trace[from] === 'number' && typeof trace[to] === 'number'
+                  ? +((trace[to] as number) - (trace[from] as number)).toFixed(1)
+                  : null,
+              ]),
+          ),
+        })),
       followerLog: logLines.filter((line) => /ingest/.test(line)).slice(0, 50),
     };
     const json = JSON.stringify(summary, null, 2);
     if (settings.jsonOut !== null) await writeFile(settings.jsonOut, `${json}\n`);
     console.log(json);
     console.log('');
-    console.log(markdownTable(
-      ['Measure', 'n', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'target', 'met?'],
-      [
-        ['t0 (eth_sendRawTransaction returned) → checkout_session.completed received', latency.n, fmt(latency.p50, 1), fmt(latency.p90, 1), fmt(latency.p99, 1), fmt(latency.max, 1),
-          `p50 ≤ ${TARGET_P50_MS}, p99 ≤ ${TARGET_P99_MS}`, `${summary.targets.p50.met ? 'yes' : 'NO'} / ${summary.targets.p99.met ? 'yes' : 'NO'}`],
-      ],
-      [false, true, true, true, true, true, false, false],
-    ));
+    console.log(
+      markdownTable(
+        ['Measure', 'n', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'target', 'met?'],
+        [
+          [
+            't0 (eth_sendRawTransaction returned) → checkout_session.completed received',
+            latency.n,
+            fmt(latency.p50, 1),
+            fmt(latency.p90, 1),
+            fmt(latency.p99, 1),
+            fmt(latency.max, 1),
+            `p50 ≤ ${TARGET_P50_MS}, p99 ≤ ${TARGET_P99_MS}`,
+            `${summary.targets.p50.met ? 'yes' : 'NO'} / ${summary.targets.p99.met ? 'yes' : 'NO'}`,
+          ],
+        ],
+        [false, true, true, true, true, true, false, false],
+      ),
+    );
     if (settings.probes) {
       console.log('');
-      console.log(markdownTable(
-        ['Stage', 'n', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms'],
-        breakdown.map(({ stage: name, ms }) => [name, ms?.n ?? 0, ms === null ? '–' : fmt(ms.p50, 1), ms === null ? '–' : fmt(ms.p90, 1), ms === null ? '–' : fmt(ms.p99, 1), ms === null ? '–' : fmt(ms.max, 1)]),
-        [false, true, true, true, true, true],
-      ));
+      console.log(
+        markdownTable(
+          ['Stage', 'n', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms'],
+          breakdown.map(({ stage: name, ms }) => [
+            name,
+            ms?.n ?? 0,
+            ms === null ? '–' : fmt(ms.p50, 1),
+            ms === null ? '–' : fmt(ms.p90, 1),
+            ms === null ? '–' : fmt(ms.p99, 1),
+            ms === null ? '–' : fmt(ms.max, 1),
+          ]),
+          [false, true, true, true, true, true],
+        ),
+      );
     }
     console.log('');
-    console.log(`Follower heads: ${headSourceAtStart} at the start, ${headSource} at the end (${summary.followerHeadSource.websocketFailuresDuringMeasurement} websocket failures while measuring). Load average (1 min) ${loadBefore} → ${loadAfter}.`);
+    console.log(
+      `Follower heads: ${headSourceAtStart} at the start, ${headSource} at the end (${summary.followerHeadSource.websocketFailuresDuringMeasurement} websocket failures while measuring). Load average (1 min) ${loadBefore} → ${loadAfter}.`,
+    );
   } finally {
     await cleanUp();
     guard.clear();

@@ -22,12 +22,32 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { getAddress } from 'viem';
 import type { ChainAsset } from '../../src/chain-ingest/chain-messages.ts';
-import { extractTransfers, nativeTransferCandidates, type FollowedToken } from '../../src/chain-ingest/evm/follower/extract-transfers.ts';
-import { getBlocksWithTransactions, type BlockWithTransactions } from '../../src/chain-ingest/evm/follower/get-blocks.ts';
-import { ERC20_TRANSFER_TOPIC, getTransferLogs, type TokenTransferLog } from '../../src/chain-ingest/evm/follower/get-transfer-logs.ts';
+import {
+  extractTransfers,
+  nativeTransferCandidates,
+  type FollowedToken,
+} from '../../src/chain-ingest/evm/follower/extract-transfers.ts';
+import {
+  getBlocksWithTransactions,
+  type BlockWithTransactions,
+} from '../../src/chain-ingest/evm/follower/get-blocks.ts';
+import {
+  ERC20_TRANSFER_TOPIC,
+  getTransferLogs,
+  type TokenTransferLog,
+} from '../../src/chain-ingest/evm/follower/get-transfer-logs.ts';
 import type { RpcEndpoints } from '../../src/chain-ingest/evm/follower/rpc-endpoints.ts';
 import { createWatchedAddresses, type WatchedAddresses } from '../../src/chain-ingest/watched-addresses.ts';
-import { deadline, fmt, loadAverage1m, machineInfo, machineLoad, markdownTable, numberFlag, stringFlag } from './support/bench-env.ts';
+import {
+  deadline,
+  fmt,
+  loadAverage1m,
+  machineInfo,
+  machineLoad,
+  markdownTable,
+  numberFlag,
+  stringFlag,
+} from './support/bench-env.ts';
 
 const NETWORK = 'ethereum';
 const CHAIN_ID = 1;
@@ -71,7 +91,12 @@ function memory(): Memory {
   }
   const usage = process.memoryUsage();
   const mb = (bytes: number): number => +(bytes / 1e6).toFixed(1);
-  return { rssMB: mb(usage.rss), heapUsedMB: mb(usage.heapUsed), heapTotalMB: mb(usage.heapTotal), externalMB: mb(usage.external) };
+  return {
+    rssMB: mb(usage.rss),
+    heapUsedMB: mb(usage.heapUsed),
+    heapTotalMB: mb(usage.heapTotal),
+    externalMB: mb(usage.external),
+  };
 }
 
 const hex = (bytes: number): string => `0x${randomBytes(bytes).toString('hex')}`;
@@ -88,11 +113,23 @@ function stubRpc(answers: Map<string, unknown>): RpcEndpoints {
       return answer;
     },
     current: () => 'stub://bench',
-    counters: () => ({ calls: {}, httpRequests: 0, failures: { unreachable: 0, timeout: 0, rejected: 0 }, endpointSwitches: 0 }),
+    counters: () => ({
+      calls: {},
+      httpRequests: 0,
+      failures: { unreachable: 0, timeout: 0, rejected: 0 },
+      endpointSwitches: 0,
+    }),
   };
 }
 
-type Answer = { fromBlock: number; toBlock: number; rawLogs: unknown[]; rawBlocks: unknown[]; logHits: number; nativeHits: number };
+type Answer = {
+  fromBlock: number;
+  toBlock: number;
+  rawLogs: unknown[];
+  rawBlocks: unknown[];
+  logHits: number;
+  nativeHits: number;
+};
 
 /** One eth_getLogs answer over BLOCKS_PER_ANSWER blocks and those blocks with full transactions, as a node sends them. */
 function buildAnswer(index: number, watchedSample: readonly string[], pick: () => number): Answer {
@@ -113,7 +150,9 @@ function buildAnswer(index: number, watchedSample: readonly string[], pick: () =
     for (let position = 0; position < TRANSACTIONS_PER_BLOCK; position++) {
       // Half are plain value transfers (to a random or watched address), half token calls.
       const native = position % 2 === 0;
-      const to = native ? recipient() : { address: TOKENS[position % TOKENS.length]!.address.toLowerCase(), hit: false };
+      const to = native
+        ? recipient()
+        : { address: TOKENS[position % TOKENS.length]!.address.toLowerCase(), hit: false };
       if (to.hit) nativeHits += 1;
       transactions.push({
         blockHash: blockHashes[block],
@@ -124,7 +163,9 @@ function buildAnswer(index: number, watchedSample: readonly string[], pick: () =
         maxFeePerGas: quantity(20_000_000_000),
         maxPriorityFeePerGas: quantity(1_000_000_000),
         hash: hex(32),
-        input: native ? '0x' : `0xa9059cbb${addressTopic(hex(20)).slice(2)}${(1_000_000n).toString(16).padStart(64, '0')}`,
+        input: native
+          ? '0x'
+          : `0xa9059cbb${addressTopic(hex(20)).slice(2)}${1_000_000n.toString(16).padStart(64, '0')}`,
         nonce: quantity(position),
         to: to.address,
         transactionIndex: quantity(position),
@@ -165,7 +206,9 @@ function buildAnswer(index: number, watchedSample: readonly string[], pick: () =
     rawLogs.push({
       address: token.address.toLowerCase(),
       topics: [ERC20_TRANSFER_TOPIC, addressTopic(hex(20)), addressTopic(to.address)],
-      data: `0x${BigInt(1 + Math.floor(Math.random() * 1e12)).toString(16).padStart(64, '0')}`,
+      data: `0x${BigInt(1 + Math.floor(Math.random() * 1e12))
+        .toString(16)
+        .padStart(64, '0')}`,
       blockNumber: quantity(fromBlock + block),
       transactionHash: hex(32),
       transactionIndex: quantity(position % TRANSACTIONS_PER_BLOCK),
@@ -227,7 +270,8 @@ type Decoded = { answer: Answer; logs: TokenTransferLog[]; blocks: BlockWithTran
 
 async function decodeAnswer(answer: Answer): Promise<Decoded> {
   const answers = new Map<string, unknown>([['eth_getLogs', answer.rawLogs]]);
-  for (const [offset, raw] of answer.rawBlocks.entries()) answers.set(`eth_getBlockByNumber:${quantity(answer.fromBlock + offset)}`, raw);
+  for (const [offset, raw] of answer.rawBlocks.entries())
+    answers.set(`eth_getBlockByNumber:${quantity(answer.fromBlock + offset)}`, raw);
   const rpc = stubRpc(answers);
   const tokens = TOKENS.map((token) => token.address);
   const logs = await getTransferLogs(rpc, { network: NETWORK, tokens, from: answer.fromBlock, to: answer.toBlock });
@@ -238,7 +282,11 @@ async function decodeAnswer(answer: Answer): Promise<Decoded> {
 type RoundResult = { seconds: number; logs: number; transactions: number; transfers: number };
 
 /** Repeats `work` over the answers for about `seconds`; returns what it got through. */
-async function timed(seconds: number, decoded: readonly Decoded[], work: (item: Decoded) => Promise<{ logs: number; transactions: number; transfers: number }>): Promise<RoundResult> {
+async function timed(
+  seconds: number,
+  decoded: readonly Decoded[],
+  work: (item: Decoded) => Promise<{ logs: number; transactions: number; transfers: number }>,
+): Promise<RoundResult> {
   const started = performance.now();
   const until = started + seconds * 1000;
   let logs = 0;
@@ -267,7 +315,8 @@ async function main(): Promise<void> {
   const guard = deadline(settings.timeoutS * 1000, 'matching', async () => undefined);
   const load = machineLoad();
   console.error(`[bench] ${load.uptime}`);
-  if (load.busyProcesses.length > 0) console.error(`[bench] other busy processes:\n  ${load.busyProcesses.join('\n  ')}`);
+  if (load.busyProcesses.length > 0)
+    console.error(`[bench] other busy processes:\n  ${load.busyProcesses.join('\n  ')}`);
   const gcExposed = typeof (globalThis as { gc?: unknown }).gc === 'function';
   if (!gcExposed) console.error('[bench] run with --expose-gc for stable memory numbers (npm run bench:matching does)');
 
@@ -284,11 +333,14 @@ async function main(): Promise<void> {
     // As the watched-addresses projection adds them: the session's EIP-55 deposit address.
     const address = getAddress(hex(20));
     watched.add(NETWORK, address);
-    if (index % Math.max(1, Math.floor(settings.addresses / sampleSize)) === 0 && sample.length < sampleSize) sample.push(address);
+    if (index % Math.max(1, Math.floor(settings.addresses / sampleSize)) === 0 && sample.length < sampleSize)
+      sample.push(address);
   }
   const loadMs = performance.now() - loadStarted;
   const loaded = memory();
-  console.error(`[bench] ${fmt(watched.size(NETWORK))} addresses loaded in ${fmt(loadMs)} ms; RSS ${loaded.rssMB} MB, heap used ${loaded.heapUsedMB} MB`);
+  console.error(
+    `[bench] ${fmt(watched.size(NETWORK))} addresses loaded in ${fmt(loadMs)} ms; RSS ${loaded.rssMB} MB, heap used ${loaded.heapUsedMB} MB`,
+  );
 
   // ---- the stream ----------------------------------------------------------------------------
   let cursor = 0;
@@ -307,23 +359,47 @@ async function main(): Promise<void> {
     const candidates = nativeTransferCandidates(NETWORK, blocks, watched);
     // The follower asks receipts for the candidates; here every candidate succeeded.
     const succeededNative = new Set(candidates.map((candidate) => candidate.transaction.hash));
-    return extractTransfers({ network: NETWORK, chainId: CHAIN_ID, nativeAsset: NATIVE, tokens: TOKENS, watched, blocks, logs, succeededNative, observedAt });
+    return extractTransfers({
+      network: NETWORK,
+      chainId: CHAIN_ID,
+      nativeAsset: NATIVE,
+      tokens: TOKENS,
+      watched,
+      blocks,
+      logs,
+      succeededNative,
+      observedAt,
+    });
   };
   // Correctness: every planted hit, and nothing else, becomes a transfer message.
   const found = decoded.reduce((sum, item) => sum + extract(item, item.logs, item.blocks).length, 0);
-  if (found !== expectedHits) throw new Error(`expected ${expectedHits} transfers to watched addresses, extractTransfers found ${found}`);
+  if (found !== expectedHits)
+    throw new Error(`expected ${expectedHits} transfers to watched addresses, extractTransfers found ${found}`);
 
-  const cases: { name: string; unit: 'logs' | 'transactions'; work: (item: Decoded) => Promise<{ logs: number; transactions: number; transfers: number }> }[] = [
+  const cases: {
+    name: string;
+    unit: 'logs' | 'transactions';
+    work: (item: Decoded) => Promise<{ logs: number; transactions: number; transfers: number }>;
+  }[] = [
     {
       name: 'match: extractTransfers on decoded Transfer logs (no transactions)',
       unit: 'logs',
-      work: async (item) => ({ logs: item.logs.length, transactions: 0, transfers: extract(item, item.logs, []).length }),
+      work: async (item) => ({
+        logs: item.logs.length,
+        transactions: 0,
+        transfers: extract(item, item.logs, []).length,
+      }),
     },
     {
       name: 'decode + match: getTransferLogs (raw eth_getLogs answer) + extractTransfers',
       unit: 'logs',
       work: async (item) => {
-        const logs = await getTransferLogs(item.rpc, { network: NETWORK, tokens: TOKENS.map((token) => token.address), from: item.answer.fromBlock, to: item.answer.toBlock });
+        const logs = await getTransferLogs(item.rpc, {
+          network: NETWORK,
+          tokens: TOKENS.map((token) => token.address),
+          from: item.answer.fromBlock,
+          to: item.answer.toBlock,
+        });
         return { logs: logs.length, transactions: 0, transfers: extract(item, logs, []).length };
       },
     },
@@ -338,23 +414,48 @@ async function main(): Promise<void> {
     {
       name: 'match: nativeTransferCandidates + extractTransfers on decoded blocks (no logs)',
       unit: 'transactions',
-      work: async (item) => ({ logs: 0, transactions: TRANSACTIONS_PER_BLOCK * item.blocks.length, transfers: extract(item, [], item.blocks).length }),
+      work: async (item) => ({
+        logs: 0,
+        transactions: TRANSACTIONS_PER_BLOCK * item.blocks.length,
+        transfers: extract(item, [], item.blocks).length,
+      }),
     },
     {
       name: 'decode + match: getBlocksWithTransactions (raw blocks, full transactions) + extract',
       unit: 'transactions',
       work: async (item) => {
-        const blocks = await getBlocksWithTransactions(item.rpc, { network: NETWORK, from: item.answer.fromBlock, to: item.answer.toBlock });
-        return { logs: 0, transactions: TRANSACTIONS_PER_BLOCK * blocks.length, transfers: extract(item, [], blocks).length };
+        const blocks = await getBlocksWithTransactions(item.rpc, {
+          network: NETWORK,
+          from: item.answer.fromBlock,
+          to: item.answer.toBlock,
+        });
+        return {
+          logs: 0,
+          transactions: TRANSACTIONS_PER_BLOCK * blocks.length,
+          transfers: extract(item, [], blocks).length,
+        };
       },
     },
     {
       name: 'decode + match: a whole range as the follower does it (logs + blocks)',
       unit: 'logs',
       work: async (item) => {
-        const logs = await getTransferLogs(item.rpc, { network: NETWORK, tokens: TOKENS.map((token) => token.address), from: item.answer.fromBlock, to: item.answer.toBlock });
-        const blocks = await getBlocksWithTransactions(item.rpc, { network: NETWORK, from: item.answer.fromBlock, to: item.answer.toBlock });
-        return { logs: logs.length, transactions: TRANSACTIONS_PER_BLOCK * blocks.length, transfers: extract(item, logs, blocks).length };
+        const logs = await getTransferLogs(item.rpc, {
+          network: NETWORK,
+          tokens: TOKENS.map((token) => token.address),
+          from: item.answer.fromBlock,
+          to: item.answer.toBlock,
+        });
+        const blocks = await getBlocksWithTransactions(item.rpc, {
+          network: NETWORK,
+          from: item.answer.fromBlock,
+          to: item.answer.toBlock,
+        });
+        return {
+          logs: logs.length,
+          transactions: TRANSACTIONS_PER_BLOCK * blocks.length,
+          transfers: extract(item, logs, blocks).length,
+        };
       },
     },
   ];
@@ -364,9 +465,13 @@ async function main(): Promise<void> {
   for (const testCase of cases) {
     await timed(Math.min(1, settings.seconds), decoded, testCase.work); // warm-up
     const rounds: RoundResult[] = [];
-    for (let round = 0; round < settings.rounds; round++) rounds.push(await timed(settings.seconds, decoded, testCase.work));
-    const rates = rounds.map((result) => (testCase.unit === 'logs' ? result.logs : result.transactions) / result.seconds);
-    const hitShare = rounds[0]!.transfers / ((testCase.unit === 'logs' ? rounds[0]!.logs : rounds[0]!.transactions) || 1);
+    for (let round = 0; round < settings.rounds; round++)
+      rounds.push(await timed(settings.seconds, decoded, testCase.work));
+    const rates = rounds.map(
+      (result) => (testCase.unit === 'logs' ? result.logs : result.transactions) / result.seconds,
+    );
+    const hitShare =
+      rounds[0]!.transfers / ((testCase.unit === 'logs' ? rounds[0]!.logs : rounds[0]!.transactions) || 1);
     results.push({
       case: testCase.name,
       unit: testCase.unit,
@@ -386,14 +491,21 @@ async function main(): Promise<void> {
     benchmark: 'evm-matching',
     date: new Date().toISOString(),
     machine: machineInfo(),
-    load: { uptimeBefore: load.uptime, loadAverage1m: { before: loadBefore, after: loadAfter }, busyProcessesBefore: load.busyProcesses },
+    load: {
+      uptimeBefore: load.uptime,
+      loadAverage1m: { before: loadBefore, after: loadAfter },
+      busyProcessesBefore: load.busyProcesses,
+    },
     gcExposed,
     watchedAddresses: watched.size(NETWORK),
     loadAddressesMs: Math.round(loadMs),
     memory: {
       baseline,
       afterLoadingAddresses: loaded,
-      watchedSetMB: { rss: +(loaded.rssMB - baseline.rssMB).toFixed(1), heapUsed: +(loaded.heapUsedMB - baseline.heapUsedMB).toFixed(1) },
+      watchedSetMB: {
+        rss: +(loaded.rssMB - baseline.rssMB).toFixed(1),
+        heapUsed: +(loaded.heapUsedMB - baseline.heapUsedMB).toFixed(1),
+      },
       withStreamBuilt: withStream,
       afterRuns,
     },
@@ -403,7 +515,9 @@ async function main(): Promise<void> {
       nativeValueTransfers,
       hits: expectedHits,
       hitShareOfLogs: +(answers.reduce((sum, answer) => sum + answer.logHits, 0) / totalLogs).toFixed(4),
-      hitShareOfNativeTransfers: +(answers.reduce((sum, answer) => sum + answer.nativeHits, 0) / nativeValueTransfers).toFixed(4),
+      hitShareOfNativeTransfers: +(
+        answers.reduce((sum, answer) => sum + answer.nativeHits, 0) / nativeValueTransfers
+      ).toFixed(4),
       logsPerEthGetLogsAnswer: LOGS_PER_ANSWER,
       blocksPerAnswer: BLOCKS_PER_ANSWER,
       transactionsPerBlock: TRANSACTIONS_PER_BLOCK,
@@ -411,7 +525,13 @@ async function main(): Promise<void> {
     settings,
     results,
     targets: {
-      logsPerSecond: { target: TARGET_LOGS_PER_SECOND, matchOnly, decodeAndMatch, met: matchOnly >= TARGET_LOGS_PER_SECOND, metIncludingDecode: decodeAndMatch >= TARGET_LOGS_PER_SECOND },
+      logsPerSecond: {
+        target: TARGET_LOGS_PER_SECOND,
+        matchOnly,
+        decodeAndMatch,
+        met: matchOnly >= TARGET_LOGS_PER_SECOND,
+        metIncludingDecode: decodeAndMatch >= TARGET_LOGS_PER_SECOND,
+      },
       rssAfterLoadingMB: { target: TARGET_RSS_MB, value: loaded.rssMB, met: loaded.rssMB <= TARGET_RSS_MB },
     },
   };
@@ -419,30 +539,49 @@ async function main(): Promise<void> {
   if (settings.jsonOut !== null) await writeFile(settings.jsonOut, `${json}\n`);
   console.log(json);
   console.log('');
-  console.log(markdownTable(
-    ['Case', 'per second (median)', 'rounds', 'unit'],
-    results.map((result) => [result.case, fmt(result.perSecondMedian), result.perSecondRounds.map((rate) => fmt(rate)).join(' / '), result.unit]),
-    [false, true, false, false],
-  ));
+  console.log(
+    markdownTable(
+      ['Case', 'per second (median)', 'rounds', 'unit'],
+      results.map((result) => [
+        result.case,
+        fmt(result.perSecondMedian),
+        result.perSecondRounds.map((rate) => fmt(rate)).join(' / '),
+        result.unit,
+      ]),
+      [false, true, false, false],
+    ),
+  );
   console.log('');
-  console.log(markdownTable(
-    ['Memory (after full GC)', 'RSS MB', 'heap used MB'],
-    [
-      ['baseline (modules loaded, nothing watched)', baseline.rssMB, baseline.heapUsedMB],
-      [`after loading ${fmt(watched.size(NETWORK))} watched addresses`, loaded.rssMB, loaded.heapUsedMB],
-      ['difference: the watched set', summary.memory.watchedSetMB.rss, summary.memory.watchedSetMB.heapUsed],
-    ],
-    [false, true, true],
-  ));
+  console.log(
+    markdownTable(
+      ['Memory (after full GC)', 'RSS MB', 'heap used MB'],
+      [
+        ['baseline (modules loaded, nothing watched)', baseline.rssMB, baseline.heapUsedMB],
+        [`after loading ${fmt(watched.size(NETWORK))} watched addresses`, loaded.rssMB, loaded.heapUsedMB],
+        ['difference: the watched set', summary.memory.watchedSetMB.rss, summary.memory.watchedSetMB.heapUsed],
+      ],
+      [false, true, true],
+    ),
+  );
   console.log('');
-  console.log(markdownTable(
-    ['Target', 'Result', 'Met?'],
-    [
-      [`≥ ${fmt(TARGET_LOGS_PER_SECOND)} logs/s matched in process`, `${fmt(matchOnly)} logs/s (match); ${fmt(decodeAndMatch)} logs/s (decode + match)`, `${summary.targets.logsPerSecond.met ? 'yes' : 'NO'} / ${summary.targets.logsPerSecond.metIncludingDecode ? 'yes' : 'NO'}`],
-      [`RSS ≤ ${TARGET_RSS_MB} MB after loading`, `${loaded.rssMB} MB (heap used ${loaded.heapUsedMB} MB)`, summary.targets.rssAfterLoadingMB.met ? 'yes' : 'NO'],
-    ],
-    [false, false, false],
-  ));
+  console.log(
+    markdownTable(
+      ['Target', 'Result', 'Met?'],
+      [
+        [
+          `≥ ${fmt(TARGET_LOGS_PER_SECOND)} logs/s matched in process`,
+          `${fmt(matchOnly)} logs/s (match); ${fmt(decodeAndMatch)} logs/s (decode + match)`,
+          `${summary.targets.logsPerSecond.met ? 'yes' : 'NO'} / ${summary.targets.logsPerSecond.metIncludingDecode ? 'yes' : 'NO'}`,
+        ],
+        [
+          `RSS ≤ ${TARGET_RSS_MB} MB after loading`,
+          `${loaded.rssMB} MB (heap used ${loaded.heapUsedMB} MB)`,
+          summary.targets.rssAfterLoadingMB.met ? 'yes' : 'NO',
+        ],
+      ],
+      [false, false, false],
+    ),
+  );
   guard.clear();
 }
 

@@ -9,7 +9,8 @@ export function cliArgs(argv: string[]) {
     const raw = value(name);
     if (raw === undefined) return fallback;
     const parsed = Number(raw);
-    if (!Number.isInteger(parsed) || parsed < 1 || parsed > max) throw new Error(`${name} must be an integer from 1 to ${max}, got ${raw}`);
+    if (!Number.isInteger(parsed) || parsed < 1 || parsed > max)
+      throw new Error(`${name} must be an integer from 1 to ${max}, got ${raw}`);
     return parsed;
   };
   return { value, integer, flag: (name: string) => argv.includes(name) };

@@ -58,7 +58,14 @@ export type RealisticLogSummary = {
   eventTypes: Record<string, number>;
 };
 
-type SessionFate = 'paid' | 'paid_after_reorg' | 'partial_then_paid' | 'overpaid' | 'expired' | 'expired_then_late_payment' | 'canceled';
+type SessionFate =
+  | 'paid'
+  | 'paid_after_reorg'
+  | 'partial_then_paid'
+  | 'overpaid'
+  | 'expired'
+  | 'expired_then_late_payment'
+  | 'canceled';
 
 /** Shares of session fates, in percent. */
 const FATES: [SessionFate, number][] = [
@@ -82,7 +89,16 @@ const createRandom = (seed: number) => {
 
 const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
 
-const PRODUCT_NAMES = ['Weir T-shirt', 'Annual plan', 'Sticker pack', 'Coffee beans 1 kg', 'Conference ticket', 'E-book: Stablecoins', 'Hoodie', 'Consulting hour'];
+const PRODUCT_NAMES = [
+  'Weir T-shirt',
+  'Annual plan',
+  'Sticker pack',
+  'Coffee beans 1 kg',
+  'Conference ticket',
+  'E-book: Stablecoins',
+  'Hoodie',
+  'Consulting hour',
+];
 
 export async function writeRealisticLog(options: RealisticLogOptions): Promise<RealisticLogSummary> {
   const { eventStore, targetEvents } = options;
@@ -103,7 +119,15 @@ export async function writeRealisticLog(options: RealisticLogOptions): Promise<R
     return head === null ? 0 : Number(head);
   };
   const lineItems = createLineItemResolver({ readStore, commands });
-  const createSession = createCheckoutSessionCreator({ clock, readStore, commands, rail: createTestRail(), lineItems, publicUrl: 'https://pay.example.com' , gasFees: noGasFees });
+  const createSession = createCheckoutSessionCreator({
+    clock,
+    readStore,
+    commands,
+    rail: createTestRail(),
+    lineItems,
+    publicUrl: 'https://pay.example.com',
+    gasFees: noGasFees,
+  });
   const secretBox = createSecretBox(randomBytes(32));
   const deliveries = readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
 
@@ -118,25 +142,65 @@ export async function writeRealisticLog(options: RealisticLogOptions): Promise<R
     const ctx: CommandContext = { organizationId: created.organizationId, environment, actor };
     const orgId = organizationRecordId(created.organizationId, environment);
     tick(5_000);
-    await commands.handle(organizationAggregate, orgId, {
-      type: 'UpdateBusinessDetails',
-      changes: { email: `billing@shop${i + 1}.example`, websiteUrl: `https://shop${i + 1}.example`, supportEmail: `help@shop${i + 1}.example` },
-    }, ctx);
-    await commands.handle(organizationAggregate, orgId, { type: 'AddWithdrawalAddress', id: newId(), name: 'treasury', address: hex(20), chainId: TEST_NETWORK.chainId }, ctx);
-    if (chance(30)) await commands.handle(organizationAggregate, orgId, { type: 'AddWithdrawalAddress', id: newId(), name: 'cold storage', address: hex(20), chainId: TEST_NETWORK.chainId }, ctx);
-    await commands.handle(organizationAggregate, orgId, { type: 'UpdateBranding', brandColor: '#1a7f5a', brandLogo: `https://shop${i + 1}.example/logo.png` }, ctx);
+    await commands.handle(
+      organizationAggregate,
+      orgId,
+      {
+        type: 'UpdateBusinessDetails',
+        changes: {
+          email: `billing@shop${i + 1}.example`,
+          websiteUrl: `https://shop${i + 1}.example`,
+          supportEmail: `help@shop${i + 1}.example`,
+        },
+      },
+      ctx,
+    );
+    await commands.handle(
+      organizationAggregate,
+      orgId,
+      { type: 'AddWithdrawalAddress', id: newId(), name: 'treasury', address: hex(20), chainId: TEST_NETWORK.chainId },
+      ctx,
+    );
+    if (chance(30))
+      await commands.handle(
+        organizationAggregate,
+        orgId,
+        {
+          type: 'AddWithdrawalAddress',
+          id: newId(),
+          name: 'cold storage',
+          address: hex(20),
+          chainId: TEST_NETWORK.chainId,
+        },
+        ctx,
+      );
+    await commands.handle(
+      organizationAggregate,
+      orgId,
+      { type: 'UpdateBranding', brandColor: '#1a7f5a', brandLogo: `https://shop${i + 1}.example/logo.png` },
+      ctx,
+    );
     const endpoints = chance(30) ? 2 : 1;
     for (let e = 0; e < endpoints; e++) {
       const id = newId();
-      await commands.handle(webhookEndpointAggregate, id, {
-        type: 'CreateWebhookEndpoint',
-        endpoint: {
-          id, organizationId: created.organizationId, environment, description: e === 0 ? 'order service' : 'accounting',
-          url: `https://shop${i + 1}.example/hooks/${e === 0 ? 'weir' : 'accounting'}`,
-          sealedSecret: secretBox.seal(generateWebhookSecret()), isDisabled: false,
-          enabledEvents: { events: e === 0 ? ['*'] : ['checkout_session.completed', 'payment_intent.succeeded'] },
+      await commands.handle(
+        webhookEndpointAggregate,
+        id,
+        {
+          type: 'CreateWebhookEndpoint',
+          endpoint: {
+            id,
+            organizationId: created.organizationId,
+            environment,
+            description: e === 0 ? 'order service' : 'accounting',
+            url: `https://shop${i + 1}.example/hooks/${e === 0 ? 'weir' : 'accounting'}`,
+            sealedSecret: secretBox.seal(generateWebhookSecret()),
+            isDisabled: false,
+            enabledEvents: { events: e === 0 ? ['*'] : ['checkout_session.completed', 'payment_intent.succeeded'] },
+          },
         },
-      }, ctx);
+        ctx,
+      );
     }
     merchants.push({ organizationId: created.organizationId, actor, ctx, priceIds: [] });
   }
@@ -148,7 +212,14 @@ export async function writeRealisticLog(options: RealisticLogOptions): Promise<R
     const usePrice = merchant.priceIds.length > 0 && currency === 'usdc' && chance(70);
     const item = usePrice
       ? { priceId: merchant.priceIds[random(merchant.priceIds.length)], quantity }
-      : { priceData: { currency, unitAmount, productData: { name: PRODUCT_NAMES[random(PRODUCT_NAMES.length)], description: 'Shipped in 2 to 4 days' } }, quantity };
+      : {
+          priceData: {
+            currency,
+            unitAmount,
+            productData: { name: PRODUCT_NAMES[random(PRODUCT_NAMES.length)], description: 'Shipped in 2 to 4 days' },
+          },
+          quantity,
+        };
     return {
       mode: 'payment',
       successUrl: 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}',
@@ -160,9 +231,20 @@ export async function writeRealisticLog(options: RealisticLogOptions): Promise<R
   };
 
   const summary: RealisticLogSummary = {
-    events: 0, organizations: organizationCount, sessions: 0,
-    outcomes: { paid: 0, paid_after_reorg: 0, partial_then_paid: 0, overpaid: 0, expired: 0, expired_then_late_payment: 0, canceled: 0 },
-    deliveryAttempts: 0, eventTypes: {},
+    events: 0,
+    organizations: organizationCount,
+    sessions: 0,
+    outcomes: {
+      paid: 0,
+      paid_after_reorg: 0,
+      partial_then_paid: 0,
+      overpaid: 0,
+      expired: 0,
+      expired_then_late_payment: 0,
+      canceled: 0,
+    },
+    deliveryAttempts: 0,
+    eventTypes: {},
   };
 
   const pickFate = (): SessionFate => {
@@ -176,17 +258,33 @@ export async function writeRealisticLog(options: RealisticLogOptions): Promise<R
 
   let block = 1_000_000;
   const matcher = (merchant: Merchant, session: CheckoutSession, command: CheckoutSessionCommand) =>
-    commands.handle(checkoutSessionAggregate, session.id, command, { organizationId: merchant.organizationId, environment: 'test', actor: 'system:matcher', causationId: newId() });
+    commands.handle(checkoutSessionAggregate, session.id, command, {
+      organizationId: merchant.organizationId,
+      environment: 'test',
+      actor: 'system:matcher',
+      causationId: newId(),
+    });
   /** A transfer of `amount` (10^8 scale) to the session's address, as the matcher records it. */
-  const transfer = (address: SessionAddress, amount: bigint): Omit<SessionPayment, 'status' | 'detectedAt' | 'confirmedAt' | 'late'> => {
+  const transfer = (
+    address: SessionAddress,
+    amount: bigint,
+  ): Omit<SessionPayment, 'status' | 'detectedAt' | 'confirmedAt' | 'late'> => {
     const transactionHash = hex(32);
     const logIndex = random(40);
     block += 1 + random(3);
     return {
       transferId: transferId({ network: address.network, transactionHash, logIndex }),
-      network: address.network, chainId: address.asset.chainId, transactionHash, logIndex, blockNumber: block, blockHash: hex(32),
-      fromAddress: hex(20), toAddress: address.paymentAddress, asset: address.asset,
-      amountRaw: toChainUnits(amount, address.asset.decimals).toString(), amount: amount.toString(),
+      network: address.network,
+      chainId: address.asset.chainId,
+      transactionHash,
+      logIndex,
+      blockNumber: block,
+      blockHash: hex(32),
+      fromAddress: hex(20),
+      toAddress: address.paymentAddress,
+      asset: address.asset,
+      amountRaw: toChainUnits(amount, address.asset.decimals).toString(),
+      amount: amount.toString(),
     };
   };
   /** The payer picks the asset, the transfer is seen, then final. */
@@ -205,7 +303,11 @@ export async function writeRealisticLog(options: RealisticLogOptions): Promise<R
       const merchant = merchants[random(merchants.length)]!;
       const currency = chance(80) ? 'usdc' : 'dai';
       tick(1_000 + random(5_000));
-      const { session } = await createSession(sessionBody(merchant, currency, ++order), { organizationId: merchant.organizationId, environment: 'test', actor: merchant.actor });
+      const { session } = await createSession(sessionBody(merchant, currency, ++order), {
+        organizationId: merchant.organizationId,
+        environment: 'test',
+        actor: merchant.actor,
+      });
       summary.sessions++;
       // A created price becomes reusable once the catalog projection has it.
       const priceId = session.lineItems.data[0]?.price.id;
@@ -218,28 +320,53 @@ export async function writeRealisticLog(options: RealisticLogOptions): Promise<R
       const address = session.addresses[0]!;
       const total = BigInt(session.amountTotal);
       if (fate === 'expired' || fate === 'expired_then_late_payment') {
-        if (chance(60)) await commands.handle(checkoutSessionAggregate, session.id, { type: 'SelectPaymentMethod', addressId: address.id }, { organizationId: merchant.organizationId, environment: 'test', actor: 'system:hosted-checkout' });
+        if (chance(60))
+          await commands.handle(
+            checkoutSessionAggregate,
+            session.id,
+            { type: 'SelectPaymentMethod', addressId: address.id },
+            { organizationId: merchant.organizationId, environment: 'test', actor: 'system:hosted-checkout' },
+          );
         toExpire.push({ merchant, session, late: fate === 'expired_then_late_payment' });
         continue;
       }
       if (fate === 'canceled') {
         tick(60_000);
-        await commands.handle(checkoutSessionAggregate, session.id, { type: 'CancelCheckoutSession', reason: 'canceled by the merchant' }, merchant.ctx);
+        await commands.handle(
+          checkoutSessionAggregate,
+          session.id,
+          { type: 'CancelCheckoutSession', reason: 'canceled by the merchant' },
+          merchant.ctx,
+        );
         continue;
       }
       tick(20_000);
-      await commands.handle(checkoutSessionAggregate, session.id, { type: 'SelectPaymentMethod', addressId: address.id }, { organizationId: merchant.organizationId, environment: 'test', actor: 'system:hosted-checkout' });
+      await commands.handle(
+        checkoutSessionAggregate,
+        session.id,
+        { type: 'SelectPaymentMethod', addressId: address.id },
+        { organizationId: merchant.organizationId, environment: 'test', actor: 'system:hosted-checkout' },
+      );
       if (fate === 'paid_after_reorg') {
         const orphaned = transfer(address, total);
         await matcher(merchant, session, { type: 'RecordTransfer', payment: orphaned });
         tick(15_000);
-        await matcher(merchant, session, { type: 'WithdrawTransfer', transferId: orphaned.transferId, reason: 'reorg' });
+        await matcher(merchant, session, {
+          type: 'WithdrawTransfer',
+          transferId: orphaned.transferId,
+          reason: 'reorg',
+        });
         await pay(merchant, session, address, total);
       } else if (fate === 'partial_then_paid') {
         const first = (total / 2n / 1_000_000n) * 1_000_000n;
         await pay(merchant, session, address, first);
         tick(120_000);
-        await commands.handle(checkoutSessionAggregate, session.id, { type: 'SelectPaymentMethod', addressId: address.id }, { organizationId: merchant.organizationId, environment: 'test', actor: 'system:hosted-checkout' });
+        await commands.handle(
+          checkoutSessionAggregate,
+          session.id,
+          { type: 'SelectPaymentMethod', addressId: address.id },
+          { organizationId: merchant.organizationId, environment: 'test', actor: 'system:hosted-checkout' },
+        );
         await pay(merchant, session, address, total - first);
       } else if (fate === 'overpaid') {
         await pay(merchant, session, address, total);
@@ -252,24 +379,44 @@ export async function writeRealisticLog(options: RealisticLogOptions): Promise<R
     // An hour later the timer runner expires what was left open; a few payers pay late anyway.
     tick(61 * 60_000);
     for (const { merchant, session, late } of toExpire) {
-      await commands.handle(checkoutSessionAggregate, session.id, { type: 'ExpireCheckoutSession' }, { organizationId: merchant.organizationId, environment: 'test', actor: 'system:timer' });
+      await commands.handle(
+        checkoutSessionAggregate,
+        session.id,
+        { type: 'ExpireCheckoutSession' },
+        { organizationId: merchant.organizationId, environment: 'test', actor: 'system:timer' },
+      );
       if (late) await pay(merchant, session, session.addresses[0]!, BigInt(session.amountTotal));
     }
 
     // The dispatcher: every due delivery gets an attempt; about one in ten fails and is retried later.
     for (let pass = 0; pass < 4; pass++) {
       await caughtUp();
-      const due = await deliveries.find({ status: 'pending', nextAttemptAt: { $lte: clock.now() } }, { sort: { nextAttemptAt: 1 } });
+      const due = await deliveries.find(
+        { status: 'pending', nextAttemptAt: { $lte: clock.now() } },
+        { sort: { nextAttemptAt: 1 } },
+      );
       if (due.length === 0) break;
       for (const delivery of due) {
         const failed = delivery.attempts < 3 && chance(delivery.attempts === 0 ? 10 : 30);
         tick(50 + random(200));
-        await commands.handle(webhookDeliveryAggregate, delivery.id, {
-          type: 'RecordDeliveryAttempt', attempt: delivery.attempts + 1, firstDueAt: delivery.firstDueAt,
-          statusCode: failed ? (chance(50) ? 503 : null) : 200,
-          error: failed ? 'connect ECONNREFUSED' : null,
-          durationMs: 20 + random(400),
-        }, { organizationId: delivery.organizationId, environment: delivery.environment as Environment, actor: 'system:webhook-dispatcher', causationId: delivery.eventId });
+        await commands.handle(
+          webhookDeliveryAggregate,
+          delivery.id,
+          {
+            type: 'RecordDeliveryAttempt',
+            attempt: delivery.attempts + 1,
+            firstDueAt: delivery.firstDueAt,
+            statusCode: failed ? (chance(50) ? 503 : null) : 200,
+            error: failed ? 'connect ECONNREFUSED' : null,
+            durationMs: 20 + random(400),
+          },
+          {
+            organizationId: delivery.organizationId,
+            environment: delivery.environment as Environment,
+            actor: 'system:webhook-dispatcher',
+            causationId: delivery.eventId,
+          },
+        );
         summary.deliveryAttempts++;
       }
       tick(10 * 60_000);
@@ -280,7 +427,7 @@ export async function writeRealisticLog(options: RealisticLogOptions): Promise<R
   summary.events = await caughtUp();
   await projections.stop();
   if (!options.readStore) await readStore.close();
-  for (let after: bigint | null = null; ;) {
+  for (let after: bigint | null = null; ; ) {
     const batch = await eventStore.readAll(after, 5000);
     if (batch.length === 0) break;
     for (const event of batch) summary.eventTypes[event.type] = (summary.eventTypes[event.type] ?? 0) + 1;

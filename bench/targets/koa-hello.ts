@@ -20,5 +20,12 @@ const server = createServer(app.callback());
 server.keepAliveTimeout = 65_000;
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
-  serveParent(`http://127.0.0.1:${port}`, () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }));
+  serveParent(
+    `http://127.0.0.1:${port}`,
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
 });

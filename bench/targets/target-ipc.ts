@@ -9,10 +9,14 @@ export type TargetMessage =
 export type ParentMessage = { type: 'stats' } | { type: 'stop' };
 
 export const isParentMessage = (value: unknown): value is ParentMessage =>
-  typeof value === 'object' && value !== null && ((value as { type?: unknown }).type === 'stats' || (value as { type?: unknown }).type === 'stop');
+  typeof value === 'object' &&
+  value !== null &&
+  ((value as { type?: unknown }).type === 'stats' || (value as { type?: unknown }).type === 'stop');
 
 export const isTargetMessage = (value: unknown): value is TargetMessage =>
-  typeof value === 'object' && value !== null && ((value as { type?: unknown }).type === 'ready' || (value as { type?: unknown }).type === 'stats');
+  typeof value === 'object' &&
+  value !== null &&
+  ((value as { type?: unknown }).type === 'ready' || (value as { type?: unknown }).type === 'stats');
 
 /** Answer the parent's `stats` and `stop` messages; `stop` runs `close` and then exits. */
 export function serveParent(url: string, close: () => Promise<void>): void {
@@ -21,15 +25,25 @@ export function serveParent(url: string, close: () => Promise<void>): void {
     if (!isParentMessage(message)) return;
     if (message.type === 'stats') {
       const memory = process.memoryUsage();
-      send({ type: 'stats', rssBytes: memory.rss, heapUsedBytes: memory.heapUsed, maxRssBytes: process.resourceUsage().maxRSS * 1024 });
+      send({
+        type: 'stats',
+        rssBytes: memory.rss,
+        heapUsedBytes: memory.heapUsed,
+        maxRssBytes: process.resourceUsage().maxRSS * 1024,
+      });
       return;
     }
     close().then(
       () => process.exit(0),
-      (error: unknown) => { console.error(error); process.exit(1); },
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
     );
   });
   // The parent died without saying stop: do not linger.
-  process.on('disconnect', () => { void close().finally(() => process.exit(0)); });
+  process.on('disconnect', () => {
+    void close().finally(() => process.exit(0));
+  });
   send({ type: 'ready', url });
 }

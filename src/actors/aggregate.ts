@@ -1,4 +1,11 @@
-import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate';
+import {
+  initialTransition,
+  transition,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type EventFromLogic,
+  type SnapshotFrom,
+} from 'xstate';
 import type { JsonObject } from '../shared/json.ts';
 
 /** A domain event as deciders produce it and the log stores it. */
@@ -7,7 +14,11 @@ export type DomainEvent = { type: string; data: object };
 /** Thrown when a stream holds an event its machine does not accept in the current state. */
 export class IllegalEventError extends Error {
   override readonly name = 'IllegalEventError';
-  constructor(readonly machineId: string, readonly state: unknown, readonly eventType: string) {
+  constructor(
+    readonly machineId: string,
+    readonly state: unknown,
+    readonly eventType: string,
+  ) {
     super(`${machineId}: event ${eventType} is not accepted in state ${JSON.stringify(state)}`);
   }
 }

@@ -16,12 +16,31 @@ export type ApiKey = {
 };
 
 export type ApiKeyEvent =
-  | { type: 'ApiKeyIssued'; data: { id: string; organizationId: string; environment: Environment; name: string; secretHash: string; last4: string; at: string } }
+  | {
+      type: 'ApiKeyIssued';
+      data: {
+        id: string;
+        organizationId: string;
+        environment: Environment;
+        name: string;
+        secretHash: string;
+        last4: string;
+        at: string;
+      };
+    }
   | { type: 'ApiKeyRegenerated'; data: { secretHash: string; previousSecretHash: string; last4: string; at: string } }
   | { type: 'ApiKeyDeleted'; data: { secretHash: string; at: string } };
 
 export type ApiKeyCommand =
-  | { type: 'IssueApiKey'; id: string; organizationId: string; environment: Environment; name: string; secretHash: string; last4: string }
+  | {
+      type: 'IssueApiKey';
+      id: string;
+      organizationId: string;
+      environment: Environment;
+      name: string;
+      secretHash: string;
+      last4: string;
+    }
   | { type: 'RegenerateApiKey'; secretHash: string; last4: string }
   | { type: 'DeleteApiKey' };
 
@@ -50,7 +69,12 @@ export const apiKeyAggregate: Aggregate<ApiKey | null, ApiKeyEvent, ApiKeyComman
     }
     if (!key || key.deleted) throw new InvalidStateError('api key does not exist', 'resource_missing');
     if (command.type === 'RegenerateApiKey') {
-      return [{ type: 'ApiKeyRegenerated', data: { secretHash: command.secretHash, previousSecretHash: key.secretHash, last4: command.last4, at: now } }];
+      return [
+        {
+          type: 'ApiKeyRegenerated',
+          data: { secretHash: command.secretHash, previousSecretHash: key.secretHash, last4: command.last4, at: now },
+        },
+      ];
     }
     return [{ type: 'ApiKeyDeleted', data: { secretHash: key.secretHash, at: now } }];
   },

@@ -38,7 +38,10 @@ export type Price = {
   updatedAt: string;
 };
 
-export type ProductFields = Omit<Product, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted'>;
+export type ProductFields = Omit<
+  Product,
+  'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted'
+>;
 export type PriceFields = Omit<Price, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt'>;
 
 export type ProductEvent =
@@ -61,16 +64,21 @@ export type PriceCommand =
 
 export function evolveProduct(product: Product | null, event: ProductEvent): Product | null {
   switch (event.type) {
-    case 'ProductCreated': return { ...event.data.product, updatedAt: event.data.product.createdAt, deleted: false };
-    case 'ProductUpdated': return product && { ...product, ...event.data.changes, updatedAt: event.data.at };
-    case 'ProductDeleted': return product && { ...product, deleted: true, isActive: false, updatedAt: event.data.at };
+    case 'ProductCreated':
+      return { ...event.data.product, updatedAt: event.data.product.createdAt, deleted: false };
+    case 'ProductUpdated':
+      return product && { ...product, ...event.data.changes, updatedAt: event.data.at };
+    case 'ProductDeleted':
+      return product && { ...product, deleted: true, isActive: false, updatedAt: event.data.at };
   }
 }
 
 export function evolvePrice(price: Price | null, event: PriceEvent): Price | null {
   switch (event.type) {
-    case 'PriceCreated': return { ...event.data.price, updatedAt: event.data.price.createdAt };
-    case 'PriceUpdated': return price && { ...price, ...event.data.changes, updatedAt: event.data.at };
+    case 'PriceCreated':
+      return { ...event.data.price, updatedAt: event.data.price.createdAt };
+    case 'PriceUpdated':
+      return price && { ...price, ...event.data.changes, updatedAt: event.data.at };
   }
 }
 
@@ -79,9 +87,11 @@ export const productAggregate: Aggregate<Product | null, ProductEvent, ProductCo
   initialState: () => null,
   evolve: evolveProduct,
   decide(product, command, { now }) {
-    if (command.type === 'CreateProduct') return product ? [] : [{ type: 'ProductCreated', data: { product: { ...command.product, createdAt: now } } }];
+    if (command.type === 'CreateProduct')
+      return product ? [] : [{ type: 'ProductCreated', data: { product: { ...command.product, createdAt: now } } }];
     if (!product || product.deleted) throw new InvalidStateError('product does not exist', 'resource_missing');
-    if (command.type === 'UpdateProduct') return [{ type: 'ProductUpdated', data: { changes: command.changes, at: now } }];
+    if (command.type === 'UpdateProduct')
+      return [{ type: 'ProductUpdated', data: { changes: command.changes, at: now } }];
     return [{ type: 'ProductDeleted', data: { at: now } }];
   },
 };
@@ -91,7 +101,8 @@ export const priceAggregate: Aggregate<Price | null, PriceEvent, PriceCommand> =
   initialState: () => null,
   evolve: evolvePrice,
   decide(price, command, { now }) {
-    if (command.type === 'CreatePrice') return price ? [] : [{ type: 'PriceCreated', data: { price: { ...command.price, createdAt: now } } }];
+    if (command.type === 'CreatePrice')
+      return price ? [] : [{ type: 'PriceCreated', data: { price: { ...command.price, createdAt: now } } }];
     if (!price) throw new InvalidStateError('price does not exist', 'resource_missing');
     return [{ type: 'PriceUpdated', data: { changes: command.changes, at: now } }];
   },

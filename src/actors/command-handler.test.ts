@@ -16,7 +16,10 @@ const tenant = { organizationId: 'org-1', environment: 'test' as const, actor: '
 async function store(t: import('ava').ExecutionContext): Promise<EventStore> {
   const dir = await mkdtemp(join(tmpdir(), 'weir-commands-'));
   const eventStore = createSqliteEventStore({ path: join(dir, 'events.sqlite3') });
-  t.teardown(async () => { await eventStore.close(); await rm(dir, { recursive: true, force: true }); });
+  t.teardown(async () => {
+    await eventStore.close();
+    await rm(dir, { recursive: true, force: true });
+  });
   return eventStore;
 }
 
@@ -27,12 +30,31 @@ test('concurrent commands on one stream: the stale append is rejected and retrie
   const session = sessionFixture();
   await commands.handle(checkoutSessionAggregate, session.id, { type: 'CreateCheckoutSession', session }, tenant);
   // Both load revision 0 before either appends; one of them must retry.
-  const gate = new Promise<void>((resolve) => { setTimeout(resolve, 20); });
-  const slow: EventStore = { ...counting, async readStream(id) { const events = await eventStore.readStream(id); await gate; return events; } };
+  const gate = new Promise<void>((resolve) => {
+    setTimeout(resolve, 20);
+  });
+  const slow: EventStore = {
+    ...counting,
+    async readStream(id) {
+      const events = await eventStore.readStream(id);
+      await gate;
+      return events;
+    },
+  };
   const racing = createCommandHandler({ eventStore: slow, clock: createManualClock() });
   await Promise.all([
-    racing.handle(checkoutSessionAggregate, session.id, { type: 'RecordTransfer', payment: paymentFixture('a', '100000000') }, tenant),
-    racing.handle(checkoutSessionAggregate, session.id, { type: 'RecordTransfer', payment: paymentFixture('b', '200000000') }, tenant),
+    racing.handle(
+      checkoutSessionAggregate,
+      session.id,
+      { type: 'RecordTransfer', payment: paymentFixture('a', '100000000') },
+      tenant,
+    ),
+    racing.handle(
+      checkoutSessionAggregate,
+      session.id,
+      { type: 'RecordTransfer', payment: paymentFixture('b', '200000000') },
+      tenant,
+    ),
   ]);
   t.true(counting.conflicts() >= 1, 'a stale expected revision was rejected');
   const { state } = await commands.load(checkoutSessionAggregate, session.id, null);
@@ -40,13 +62,29 @@ test('concurrent commands on one stream: the stale append is rejected and retrie
   t.is((await eventStore.readStream(`checkout_session-${session.id}`)).length, 3);
 });
 
-test('a command on another tenant\'s record is a not-found and writes nothing', async (t) => {
+test("a command on another tenant's record is a not-found and writes nothing", async (t) => {
   const eventStore = await store(t);
   const commands = createCommandHandler({ eventStore, clock: createManualClock() });
   const session = sessionFixture();
   await commands.handle(checkoutSessionAggregate, session.id, { type: 'CreateCheckoutSession', session }, tenant);
-  await t.throwsAsync(commands.handle(checkoutSessionAggregate, session.id, { type: 'CancelCheckoutSession', reason: null }, { ...tenant, organizationId: 'org-2' }), { instanceOf: NotFoundError });
-  await t.throwsAsync(commands.handle(checkoutSessionAggregate, session.id, { type: 'CancelCheckoutSession', reason: null }, { ...tenant, environment: 'live' }), { instanceOf: NotFoundError });
+  await t.throwsAsync(
+    commands.handle(
+      checkoutSessionAggregate,
+      session.id,
+      { type: 'CancelCheckoutSession', reason: null },
+      { ...tenant, organizationId: 'org-2' },
+    ),
+    { instanceOf: NotFoundError },
+  );
+  await t.throwsAsync(
+    commands.handle(
+      checkoutSessionAggregate,
+      session.id,
+      { type: 'CancelCheckoutSession', reason: null },
+      { ...tenant, environment: 'live' },
+    ),
+    { instanceOf: NotFoundError },
+  );
   t.is((await eventStore.readStream(`checkout_session-${session.id}`)).length, 1);
 });
 
@@ -55,11 +93,28 @@ test('events carry tenant, actor, correlation and the injected time', async (t) 
   const clock = createManualClock(Date.parse('2026-02-03T04:05:06.000Z'));
   const commands = createCommandHandler({ eventStore, clock });
   const session = sessionFixture();
-  const result = await commands.handle(checkoutSessionAggregate, session.id, { type: 'CreateCheckoutSession', session }, { ...tenant, correlationId: 'req-1', causationId: 'cause-1' });
+  const result = await commands.handle(
+    checkoutSessionAggregate,
+    session.id,
+    { type: 'CreateCheckoutSession', session },
+    { ...tenant, correlationId: 'req-1', causationId: 'cause-1' },
+  );
   const [event] = await eventStore.readStream(`checkout_session-${session.id}`);
-  t.like(event!.metadata, { organizationId: 'org-1', environment: 'test', actor: 'test', correlationId: 'req-1', causationId: 'cause-1', occurredAt: '2026-02-03T04:05:06.000Z' });
+  t.like(event!.metadata, {
+    organizationId: 'org-1',
+    environment: 'test',
+    actor: 'test',
+    correlationId: 'req-1',
+    causationId: 'cause-1',
+    occurredAt: '2026-02-03T04:05:06.000Z',
+  });
   t.is(result.position, event!.position);
-  const again = await commands.handle(checkoutSessionAggregate, session.id, { type: 'CreateCheckoutSession', session }, tenant);
+  const again = await commands.handle(
+    checkoutSessionAggregate,
+    session.id,
+    { type: 'CreateCheckoutSession', session },
+    tenant,
+  );
   t.is(again.position, null);
   t.deepEqual(again.events, []);
 });

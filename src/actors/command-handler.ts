@@ -47,18 +47,27 @@ export type CommandHandler = {
   ): Promise<LoadedRecord<TState>>;
 };
 
-export function createCommandHandler(deps: { eventStore: EventStore; clock: Clock; maxAttempts?: number }): CommandHandler {
+export function createCommandHandler(deps: {
+  eventStore: EventStore;
+  clock: Clock;
+  maxAttempts?: number;
+}): CommandHandler {
   const { eventStore, clock } = deps;
   const maxAttempts = deps.maxAttempts ?? 50;
 
   const load: CommandHandler['load'] = async (aggregate, id, tenant) => {
     const events = await eventStore.readStream(streamIdOf(aggregate.category, id));
     const first = events[0];
-    if (first && tenant && (first.metadata.organizationId !== tenant.organizationId || first.metadata.environment !== tenant.environment)) {
+    if (
+      first &&
+      tenant &&
+      (first.metadata.organizationId !== tenant.organizationId || first.metadata.environment !== tenant.environment)
+    ) {
       return { state: aggregate.initialState(), revision: null, events: [] };
     }
     let state = aggregate.initialState();
-    for (const event of events) state = aggregate.evolve(state, event as unknown as Parameters<typeof aggregate.evolve>[1]);
+    for (const event of events)
+      state = aggregate.evolve(state, event as unknown as Parameters<typeof aggregate.evolve>[1]);
     return { state, revision: events.length ? events[events.length - 1]!.revision : null, events };
   };
 
@@ -67,12 +76,16 @@ export function createCommandHandler(deps: { eventStore: EventStore; clock: Cloc
     for (let attempt = 1; ; attempt++) {
       const loaded = await load(aggregate, id, null);
       const first = loaded.events[0];
-      if (first && (first.metadata.organizationId !== ctx.organizationId || first.metadata.environment !== ctx.environment)) {
+      if (
+        first &&
+        (first.metadata.organizationId !== ctx.organizationId || first.metadata.environment !== ctx.environment)
+      ) {
         throw new NotFoundError(aggregate.category.replace(/_/g, ' '), id);
       }
       const now = new Date(clock.now()).toISOString();
       const decided = aggregate.decide(loaded.state, command, { now });
-      if (decided.length === 0) return { state: loaded.state, events: [], position: null, existed: loaded.revision !== null };
+      if (decided.length === 0)
+        return { state: loaded.state, events: [], position: null, existed: loaded.revision !== null };
       let state = loaded.state;
       for (const event of decided) state = aggregate.evolve(state, event);
       const correlationId = ctx.correlationId ?? newId();
@@ -96,7 +109,8 @@ export function createCommandHandler(deps: { eventStore: EventStore; clock: Cloc
         if (error instanceof WrongExpectedRevisionError && attempt < maxAttempts) {
           // Under heavy contention (many payers racing for the last promo code) a short random
           // pause spreads the retries out, so every loser gets to re-decide on fresh state.
-          if (attempt > 2) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 ** attempt, 50)));
+          if (attempt > 2)
+            await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 ** attempt, 50)));
           continue;
         }
         throw error;

@@ -1,5 +1,11 @@
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
-import type { CheckoutSession, CustomerCreation, CustomerUpdate, CustomerUpdateMode, SessionAddress } from '../../machines/checkout-session.types.ts';
+import type {
+  CheckoutSession,
+  CustomerCreation,
+  CustomerUpdate,
+  CustomerUpdateMode,
+  SessionAddress,
+} from '../../machines/checkout-session.types.ts';
 import type { CollectedData, CustomerDetails } from '../../machines/collected-data.types.ts';
 import type { GasFeeQuoter } from '../chain-ingest/gas-fee.ts';
 import type { Rail } from '../chain-ingest/rail.ts';
@@ -12,7 +18,18 @@ import type { Clock } from '../shared/clock.ts';
 import { UnprocessableError, ValidationError } from '../shared/errors.ts';
 import { deterministicId, newId, type IdSource } from '../shared/ids.ts';
 import {
-  asObject, evmChecksumHolds, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, optionalUrl, requiredUrl, type Input,
+  asObject,
+  evmChecksumHolds,
+  optionalArray,
+  optionalBoolean,
+  optionalEnum,
+  optionalInteger,
+  optionalMetadata,
+  optionalObject,
+  optionalString,
+  optionalUrl,
+  requiredUrl,
+  type Input,
 } from '../shared/input.ts';
 import { MAX_AMOUNT, toChainUnits } from '../shared/money.ts';
 import { organizationRecordId } from './organization.ts';
@@ -39,15 +56,29 @@ function customerDataInput(input: Input): CustomerDetails | null {
   const data = optionalObject(input, 'customerData');
   if (!data) return null;
   for (const key of Object.keys(data)) {
-    if (key === 'taxIds') throw new ValidationError('customerData.taxIds', 'is not supported: Weir keeps no tax ids on customers; leave it out');
-    if (!(CUSTOMER_DATA_FIELDS as readonly string[]).includes(key)) throw new ValidationError(`customerData.${key}`, `is not a customer data field; use ${CUSTOMER_DATA_FIELDS.join(', ')}`);
+    if (key === 'taxIds')
+      throw new ValidationError(
+        'customerData.taxIds',
+        'is not supported: Weir keeps no tax ids on customers; leave it out',
+      );
+    if (!(CUSTOMER_DATA_FIELDS as readonly string[]).includes(key))
+      throw new ValidationError(
+        `customerData.${key}`,
+        `is not a customer data field; use ${CUSTOMER_DATA_FIELDS.join(', ')}`,
+      );
   }
   const text = (key: string, max: number) => optionalString(data, key, 'customerData', { max, min: 1 }) ?? null;
   const email = text('email', 254);
   if (email !== null) assertEmail(email, 'customerData.email');
   const phone = text('phone', 40);
   if (phone !== null && !isPhone(phone)) throw new ValidationError('customerData.phone', PHONE_HINT);
-  return { name: text('name', 250), email, phone, organizationName: text('organizationName', 250), address: addressInput(data, 'address', 'customerData') ?? null };
+  return {
+    name: text('name', 250),
+    email,
+    phone,
+    organizationName: text('organizationName', 250),
+    address: addressInput(data, 'address', 'customerData') ?? null,
+  };
 }
 
 /**
@@ -59,12 +90,21 @@ function customerUpdateInput(input: Input, customerId: string | undefined): Cust
   const update = optionalObject(input, 'customerUpdate');
   if (!update) return null;
   for (const key of Object.keys(update)) {
-    if (!(CUSTOMER_UPDATE_PARTS as readonly string[]).includes(key)) throw new ValidationError(`customerUpdate.${key}`, `is not a customer update field; use ${CUSTOMER_UPDATE_PARTS.join(', ')}`);
+    if (!(CUSTOMER_UPDATE_PARTS as readonly string[]).includes(key))
+      throw new ValidationError(
+        `customerUpdate.${key}`,
+        `is not a customer update field; use ${CUSTOMER_UPDATE_PARTS.join(', ')}`,
+      );
   }
-  const mode = (part: (typeof CUSTOMER_UPDATE_PARTS)[number]) => optionalEnum(update, part, CUSTOMER_UPDATE_MODES, 'customerUpdate') ?? 'never';
+  const mode = (part: (typeof CUSTOMER_UPDATE_PARTS)[number]) =>
+    optionalEnum(update, part, CUSTOMER_UPDATE_MODES, 'customerUpdate') ?? 'never';
   const parsed = { address: mode('address'), name: mode('name'), shipping: mode('shipping') };
   if (customerId === undefined) {
-    throw new ValidationError('customerUpdate', 'is only allowed with customerId: it updates that existing customer when the session completes', 'parameter_missing');
+    throw new ValidationError(
+      'customerUpdate',
+      'is only allowed with customerId: it updates that existing customer when the session completes',
+      'parameter_missing',
+    );
   }
   return parsed;
 }
@@ -73,7 +113,10 @@ export type CreateCheckoutSession = (
   body: unknown,
   tenant: { organizationId: string; environment: Environment; actor: string },
   extra?: {
-    paymentLinkId?: string; invoiceId?: string; subscriptionId?: string; collected?: CollectedData;
+    paymentLinkId?: string;
+    invoiceId?: string;
+    subscriptionId?: string;
+    collected?: CollectedData;
     /** The customer the system names (an invoice's, checked when the invoice was written), taken as given. */
     customerId?: string;
     /** Ids for the session and the prices and products it creates (an API request's, see `ApiState.newId`); default `newId`. */
@@ -116,14 +159,19 @@ export function createCheckoutSessionCreator(deps: {
     const org = await orgs.get(organizationRecordId(tenant.organizationId, tenant.environment));
     if (!org) throw new ValidationError(null, 'organization not found for this key');
     if (org.withdrawalAddresses.length === 0) {
-      throw new ValidationError('paymentSetting', 'the organization has no payment method; add a wallet address with POST /api/v1/organization/withdrawal-addresses before creating checkout sessions', 'payment_method_not_available');
+      throw new ValidationError(
+        'paymentSetting',
+        'the organization has no payment method; add a wallet address with POST /api/v1/organization/withdrawal-addresses before creating checkout sessions',
+        'payment_method_not_available',
+      );
     }
 
     const mode = optionalEnum(input, 'mode', ['payment', 'subscription'] as const) ?? 'payment';
     const successUrl = requiredUrl(input, 'successUrl');
     const cancelUrl = optionalUrl(input, 'cancelUrl') ?? null;
     const submitType = optionalEnum(input, 'submitType', ['pay', 'book', 'donate'] as const) ?? 'pay';
-    const afterCompletion = optionalEnum(input, 'afterCompletion', ['redirect', 'hosted_confirmation'] as const) ?? 'redirect';
+    const afterCompletion =
+      optionalEnum(input, 'afterCompletion', ['redirect', 'hosted_confirmation'] as const) ?? 'redirect';
     const clientReferenceId = optionalString(input, 'clientReferenceId', '', { max: 200 }) ?? null;
     const requestedCustomerId = optionalString(input, 'customerId', '', { max: 64, min: 1 });
     if (requestedCustomerId !== undefined) await requireTenantCustomer(customers, tenant, requestedCustomerId);
@@ -133,10 +181,18 @@ export function createCheckoutSessionCreator(deps: {
     const customerUpdate = customerUpdateInput(input, requestedCustomerId);
     if (!customerId && !customerData?.email) {
       if (mode === 'subscription' && !extra.paymentLinkId) {
-        throw new ValidationError('customerId', 'a subscription session needs customerId or customerData.email, so that its renewal invoices reach the customer', 'parameter_missing');
+        throw new ValidationError(
+          'customerId',
+          'a subscription session needs customerId or customerData.email, so that its renewal invoices reach the customer',
+          'parameter_missing',
+        );
       }
       if (customerCreation === 'always') {
-        throw new ValidationError('customerData.email', 'is required with customerCreation always when no customerId is given: the customer is created from it', 'parameter_missing');
+        throw new ValidationError(
+          'customerData.email',
+          'is required with customerCreation always when no customerId is given: the customer is created from it',
+          'parameter_missing',
+        );
       }
     }
     const metadata = optionalMetadata(input, 'metadata') ?? {};
@@ -147,8 +203,10 @@ export function createCheckoutSessionCreator(deps: {
     if (expiresAtInput !== undefined) {
       const parsed = Date.parse(expiresAtInput);
       if (Number.isNaN(parsed)) throw new ValidationError('expiresAt', 'must be an ISO 8601 timestamp');
-      if (parsed < nowMs + MIN_LIFETIME_MS) throw new ValidationError('expiresAt', 'must be at least one minute in the future');
-      if (parsed > nowMs + MAX_LIFETIME_MS) throw new ValidationError('expiresAt', 'must be at most 30 days in the future');
+      if (parsed < nowMs + MIN_LIFETIME_MS)
+        throw new ValidationError('expiresAt', 'must be at least one minute in the future');
+      if (parsed > nowMs + MAX_LIFETIME_MS)
+        throw new ValidationError('expiresAt', 'must be at most 30 days in the future');
       expiresAtMs = parsed;
     }
 
@@ -157,21 +215,38 @@ export function createCheckoutSessionCreator(deps: {
     const allowedChainIds = allowedInput?.map((raw, i) => {
       const item = asObject(raw, `paymentSetting.allowedChains[${i}]`);
       const chainId = optionalInteger(item, 'chainId', `paymentSetting.allowedChains[${i}]`, { min: 1 });
-      if (chainId === undefined) throw new ValidationError(`paymentSetting.allowedChains[${i}].chainId`, 'is required', 'parameter_missing');
+      if (chainId === undefined)
+        throw new ValidationError(`paymentSetting.allowedChains[${i}].chainId`, 'is required', 'parameter_missing');
       return chainId;
     });
-    const preferredChainId = optionalInteger(settingInput, 'preferredChainId', 'paymentSetting', { min: 1 }) ?? org.paymentSetting.preferredChainId ?? null;
+    const preferredChainId =
+      optionalInteger(settingInput, 'preferredChainId', 'paymentSetting', { min: 1 }) ??
+      org.paymentSetting.preferredChainId ??
+      null;
     const allowSwap = optionalBoolean(settingInput, 'allowSwap', 'paymentSetting') ?? false;
     const allowFiatPayment = optionalBoolean(settingInput, 'allowFiatPayment', 'paymentSetting') ?? false;
-    if (allowFiatPayment) throw new ValidationError('paymentSetting.allowFiatPayment', 'card payments need a connected card processor, which this Weir server does not have');
+    if (allowFiatPayment)
+      throw new ValidationError(
+        'paymentSetting.allowFiatPayment',
+        'card payments need a connected card processor, which this Weir server does not have',
+      );
 
     const nextId = extra.newId ?? newId;
-    const items = await deps.lineItems.resolve(input.lineItems ?? (() => { throw new ValidationError('lineItems', 'is required', 'parameter_missing'); })(), tenant, now, nextId);
+    const items = await deps.lineItems.resolve(
+      input.lineItems ??
+        (() => {
+          throw new ValidationError('lineItems', 'is required', 'parameter_missing');
+        })(),
+      tenant,
+      now,
+      nextId,
+    );
     const currency = items[0]!.price.currency;
     if (mode === 'subscription') subscriptionItemsOf(items);
     const amountSubtotal = items.reduce((sum, i) => sum + BigInt(i.price.unitAmount) * BigInt(i.quantity), 0n);
     if (amountSubtotal === 0n) throw new ValidationError('lineItems', 'the total amount must be greater than zero');
-    if (amountSubtotal > MAX_AMOUNT) throw new ValidationError('lineItems', 'the total amount is larger than 9223372036854775807', 'amount_too_large');
+    if (amountSubtotal > MAX_AMOUNT)
+      throw new ValidationError('lineItems', 'the total amount is larger than 9223372036854775807', 'amount_too_large');
 
     const id = nextId();
     const addresses: SessionAddress[] = [];
@@ -195,11 +270,22 @@ export function createCheckoutSessionCreator(deps: {
           unrepresentable.push(`${asset.symbol} on ${network.name}`);
           continue;
         }
-        const paymentAddress = deps.rail.depositAddress({ network, organizationId: tenant.organizationId, checkoutSessionId: id, merchantAddress: wallet.address });
+        const paymentAddress = deps.rail.depositAddress({
+          network,
+          organizationId: tenant.organizationId,
+          checkoutSessionId: id,
+          merchantAddress: wallet.address,
+        });
         const gas = org.paymentSetting.applyGasFee ? await deps.gasFees.quote(network, asset) : null;
         addresses.push({
-          id: deterministicId(`session-address:${id}:${asset.id}`), checkoutSessionId: id, network: network.network, asset, paymentAddress,
-          merchantAddress: wallet.address, gas: (gas?.gas ?? 0n).toString(), gasAmount: (gas?.amount ?? 0n).toString(),
+          id: deterministicId(`session-address:${id}:${asset.id}`),
+          checkoutSessionId: id,
+          network: network.network,
+          asset,
+          paymentAddress,
+          merchantAddress: wallet.address,
+          gas: (gas?.gas ?? 0n).toString(),
+          gasAmount: (gas?.amount ?? 0n).toString(),
         });
       }
     }
@@ -215,25 +301,65 @@ export function createCheckoutSessionCreator(deps: {
     let sessionCustomerId = customerId;
     if (!customerId && customerData?.email && customerCreation === 'always' && mode === 'payment') {
       sessionCustomerId = deterministicId(`customer:session:${id}`);
-      await deps.commands.handle(customerAggregate, sessionCustomerId, customerFromDetails(sessionCustomerId, tenant, { ...customerData, email: customerData.email }), ctx);
+      await deps.commands.handle(
+        customerAggregate,
+        sessionCustomerId,
+        customerFromDetails(sessionCustomerId, tenant, { ...customerData, email: customerData.email }),
+        ctx,
+      );
     }
     const total = amountSubtotal.toString();
     const session: CheckoutSession = {
-      id, organizationId: tenant.organizationId, environment: tenant.environment, createdAt: now, updatedAt: now,
-      mode, status: 'open', paymentStatus: 'unpaid', expiresAt: new Date(expiresAtMs).toISOString(), currency,
-      amountSubtotal: total, amountTotal: total, amountFee: '0', amountNet: total, amountGasFee: '0', amountReceived: '0', amountOverpaid: '0',
+      id,
+      organizationId: tenant.organizationId,
+      environment: tenant.environment,
+      createdAt: now,
+      updatedAt: now,
+      mode,
+      status: 'open',
+      paymentStatus: 'unpaid',
+      expiresAt: new Date(expiresAtMs).toISOString(),
+      currency,
+      amountSubtotal: total,
+      amountTotal: total,
+      amountFee: '0',
+      amountNet: total,
+      amountGasFee: '0',
+      amountReceived: '0',
+      amountOverpaid: '0',
       amountDetails: {
-        currency, amountTotal: total, amountSubtotal: total, amountDiscount: '0', amountTax: '0', amountFee: '0', amountGasFee: '0',
-        feePercentage: 0, applyFee: false, applyGasFee: false, discountAmounts: [],
+        currency,
+        amountTotal: total,
+        amountSubtotal: total,
+        amountDiscount: '0',
+        amountTax: '0',
+        amountFee: '0',
+        amountGasFee: '0',
+        feePercentage: 0,
+        applyFee: false,
+        applyGasFee: false,
+        discountAmounts: [],
       },
       paymentMethodTypes: ['wallet'],
       paymentSetting: {
         paymentMethodTypes: ['wallet'],
         allowedChains: [...new Set(addresses.map((a) => a.asset.chainId))].map((chainId) => ({ chainId })),
-        preferredChainId, allowSwap, allowFiatPayment,
+        preferredChainId,
+        allowSwap,
+        allowFiatPayment,
       },
-      submitType, successUrl, cancelUrl, clientReferenceId, customerId: sessionCustomerId, customerCreation, metadata, afterCompletion, afterCompletionConfirmMsg, allowPromotionCodes,
-      paymentLinkId: extra.paymentLinkId ?? null, invoiceId: extra.invoiceId ?? null,
+      submitType,
+      successUrl,
+      cancelUrl,
+      clientReferenceId,
+      customerId: sessionCustomerId,
+      customerCreation,
+      metadata,
+      afterCompletion,
+      afterCompletionConfirmMsg,
+      allowPromotionCodes,
+      paymentLinkId: extra.paymentLinkId ?? null,
+      invoiceId: extra.invoiceId ?? null,
       subscriptionId: extra.subscriptionId ?? (mode === 'subscription' ? subscriptionIdOfSession(id) : null),
       ...(customerUpdate ? { customerUpdate } : {}),
       ...(customerData ? { customerDetails: customerData } : {}),
@@ -242,12 +368,32 @@ export function createCheckoutSessionCreator(deps: {
       lineItems: { object: 'list', data: lineItems },
       addresses,
       paymentIntent: {
-        id: deterministicId(`payment-intent:${id}`), organizationId: tenant.organizationId, createdAt: now, updatedAt: now,
-        amount: total, amountReceived: '0', currency, status: 'requires_payment_method', paymentMethodTypes: ['wallet'], paymentMethod: null,
+        id: deterministicId(`payment-intent:${id}`),
+        organizationId: tenant.organizationId,
+        createdAt: now,
+        updatedAt: now,
+        amount: total,
+        amountReceived: '0',
+        currency,
+        status: 'requires_payment_method',
+        paymentMethodTypes: ['wallet'],
+        paymentMethod: null,
       },
-      payments: [], sweeps: [], discounts: [], isManualPayment: false, completedAt: null, canceledAt: null, expiredAt: null, transactionHash: null,
+      payments: [],
+      sweeps: [],
+      discounts: [],
+      isManualPayment: false,
+      completedAt: null,
+      canceledAt: null,
+      expiredAt: null,
+      transactionHash: null,
     };
-    const result = await deps.commands.handle(checkoutSessionAggregate, id, { type: 'CreateCheckoutSession', session }, ctx);
+    const result = await deps.commands.handle(
+      checkoutSessionAggregate,
+      id,
+      { type: 'CreateCheckoutSession', session },
+      ctx,
+    );
     return { session, position: result.position };
   };
 }

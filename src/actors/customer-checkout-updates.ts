@@ -28,8 +28,18 @@ export function createCustomerCheckoutUpdates(deps: {
     collection: CUSTOMER_CHECKOUT_UPDATES,
     sortBy: 'completedAt',
     async work(doc) {
-      const ctx = { organizationId: doc.organizationId, environment: doc.environment as Environment, actor: 'system:customer-update', causationId: doc.checkoutSessionId };
-      const command = { type: 'UpdateCustomerFromCheckout', checkoutSessionId: doc.checkoutSessionId, completedAt: doc.completedAt, changes: doc.changes } as const;
+      const ctx = {
+        organizationId: doc.organizationId,
+        environment: doc.environment as Environment,
+        actor: 'system:customer-update',
+        causationId: doc.checkoutSessionId,
+      };
+      const command = {
+        type: 'UpdateCustomerFromCheckout',
+        checkoutSessionId: doc.checkoutSessionId,
+        completedAt: doc.completedAt,
+        changes: doc.changes,
+      } as const;
       return (await deps.commands.handle(customerAggregate, doc.customerId, command, ctx)).position;
     },
   });

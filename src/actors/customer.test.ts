@@ -1,34 +1,83 @@
 import test from 'ava';
 import type { CustomerUpdate } from '../../machines/checkout-session.types.ts';
-import { customerAggregate, customerChangesFromCheckout, type CustomerAddress, type CustomerCommand, type CustomerEvent, type CustomerShipping } from './customer.ts';
+import {
+  customerAggregate,
+  customerChangesFromCheckout,
+  type CustomerAddress,
+  type CustomerCommand,
+  type CustomerEvent,
+  type CustomerShipping,
+} from './customer.ts';
 import { givenWhenThen } from './given-when-then.ts';
 
 const given = givenWhenThen(customerAggregate);
 const CREATED_AT = '2026-01-01T00:00:00.000Z';
 const NOW = '2026-01-01T00:30:00.000Z';
-const HOME: CustomerAddress = { line1: '1 Harbour Road', line2: null, city: 'Lisbon', state: null, postalCode: '1100-001', country: 'PT' };
-const DEPOT: CustomerAddress = { line1: '9 Quay', line2: 'Gate 4', city: 'Porto', state: null, postalCode: '4000-001', country: 'PT' };
+const HOME: CustomerAddress = {
+  line1: '1 Harbour Road',
+  line2: null,
+  city: 'Lisbon',
+  state: null,
+  postalCode: '1100-001',
+  country: 'PT',
+};
+const DEPOT: CustomerAddress = {
+  line1: '9 Quay',
+  line2: 'Gate 4',
+  city: 'Porto',
+  state: null,
+  postalCode: '4000-001',
+  country: 'PT',
+};
 
 const created: CustomerEvent = {
   type: 'CustomerCreated',
   data: {
     customer: {
-      id: 'cus-1', organizationId: 'org-1', environment: 'test', email: 'pat@example.com', emailLower: 'pat@example.com', name: null, phone: null,
-      organizationName: null, customerReferenceId: null, address: null, metadata: {}, visibility: 10, createdAt: CREATED_AT,
+      id: 'cus-1',
+      organizationId: 'org-1',
+      environment: 'test',
+      email: 'pat@example.com',
+      emailLower: 'pat@example.com',
+      name: null,
+      phone: null,
+      organizationName: null,
+      customerReferenceId: null,
+      address: null,
+      metadata: {},
+      visibility: 10,
+      createdAt: CREATED_AT,
     },
   },
 };
 
 const fromCheckout = (
-  checkoutSessionId: string, completedAt: string, changes: Extract<CustomerCommand, { type: 'UpdateCustomerFromCheckout' }>['changes'],
-): Extract<CustomerCommand, { type: 'UpdateCustomerFromCheckout' }> => ({ type: 'UpdateCustomerFromCheckout', checkoutSessionId, completedAt, changes });
+  checkoutSessionId: string,
+  completedAt: string,
+  changes: Extract<CustomerCommand, { type: 'UpdateCustomerFromCheckout' }>['changes'],
+): Extract<CustomerCommand, { type: 'UpdateCustomerFromCheckout' }> => ({
+  type: 'UpdateCustomerFromCheckout',
+  checkoutSessionId,
+  completedAt,
+  changes,
+});
 
-const took = (checkoutSessionId: string, completedAt: string, changes: object, at = NOW): CustomerEvent =>
-  ({ type: 'CustomerUpdatedFromCheckout', data: { checkoutSessionId, completedAt, changes, at } });
+const took = (checkoutSessionId: string, completedAt: string, changes: object, at = NOW): CustomerEvent => ({
+  type: 'CustomerUpdatedFromCheckout',
+  data: { checkoutSessionId, completedAt, changes, at },
+});
 
 test('UpdateCustomerFromCheckout records what differs, with the session it came from, and the customer takes it', (t) => {
-  const shipping: CustomerShipping = { name: 'Pat Payer', email: null, phone: null, organizationName: null, address: DEPOT };
-  const events = given([created]).when(fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer', address: HOME, shipping }));
+  const shipping: CustomerShipping = {
+    name: 'Pat Payer',
+    email: null,
+    phone: null,
+    organizationName: null,
+    address: DEPOT,
+  };
+  const events = given([created]).when(
+    fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer', address: HOME, shipping }),
+  );
   t.deepEqual(events, [took('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer', address: HOME, shipping })]);
   const customer = given([created, ...events]).state();
   t.like(customer, { name: 'Pat Payer', address: HOME, shipping, updatedAt: NOW, email: 'pat@example.com' });
@@ -36,34 +85,77 @@ test('UpdateCustomerFromCheckout records what differs, with the session it came 
 
 test('UpdateCustomerFromCheckout takes a session once: a repeat, or an older session than one taken, records nothing', (t) => {
   const taken = [created, took('cs-2', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer' })];
-  t.deepEqual(given(taken).when(fromCheckout('cs-2', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer' })), [], 'a repeat');
-  t.deepEqual(given(taken).when(fromCheckout('cs-2', '2026-01-01T00:20:00.000Z', { name: 'Someone Else' })), [], 'a repeat, even after a change');
-  t.deepEqual(given(taken).when(fromCheckout('cs-3', '2026-01-01T00:10:00.000Z', { name: 'Older Name' })), [], 'completed before the one taken');
-  t.deepEqual(given(taken).when(fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Tie' })), [], 'same completion, earlier id');
-  t.deepEqual(given(taken).when(fromCheckout('cs-3', '2026-01-01T00:20:00.000Z', { name: 'Tie' })), [took('cs-3', '2026-01-01T00:20:00.000Z', { name: 'Tie' })], 'same completion, later id');
-  t.deepEqual(given(taken).when(fromCheckout('cs-4', '2026-01-01T00:25:00.000Z', { name: 'Newer' })), [took('cs-4', '2026-01-01T00:25:00.000Z', { name: 'Newer' })]);
+  t.deepEqual(
+    given(taken).when(fromCheckout('cs-2', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer' })),
+    [],
+    'a repeat',
+  );
+  t.deepEqual(
+    given(taken).when(fromCheckout('cs-2', '2026-01-01T00:20:00.000Z', { name: 'Someone Else' })),
+    [],
+    'a repeat, even after a change',
+  );
+  t.deepEqual(
+    given(taken).when(fromCheckout('cs-3', '2026-01-01T00:10:00.000Z', { name: 'Older Name' })),
+    [],
+    'completed before the one taken',
+  );
+  t.deepEqual(
+    given(taken).when(fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Tie' })),
+    [],
+    'same completion, earlier id',
+  );
+  t.deepEqual(
+    given(taken).when(fromCheckout('cs-3', '2026-01-01T00:20:00.000Z', { name: 'Tie' })),
+    [took('cs-3', '2026-01-01T00:20:00.000Z', { name: 'Tie' })],
+    'same completion, later id',
+  );
+  t.deepEqual(given(taken).when(fromCheckout('cs-4', '2026-01-01T00:25:00.000Z', { name: 'Newer' })), [
+    took('cs-4', '2026-01-01T00:25:00.000Z', { name: 'Newer' }),
+  ]);
 });
 
 test('UpdateCustomerFromCheckout with details the customer already has records the session with no changes, and leaves updatedAt', (t) => {
-  const named = [created, { type: 'CustomerUpdated', data: { changes: { name: 'Pat Payer' }, at: '2026-01-01T00:05:00.000Z' } } as CustomerEvent];
+  const named = [
+    created,
+    {
+      type: 'CustomerUpdated',
+      data: { changes: { name: 'Pat Payer' }, at: '2026-01-01T00:05:00.000Z' },
+    } as CustomerEvent,
+  ];
   const events = given(named).when(fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer' }));
   t.deepEqual(events, [took('cs-1', '2026-01-01T00:20:00.000Z', {})]);
   t.like(given([...named, ...events]).state(), { name: 'Pat Payer', updatedAt: '2026-01-01T00:05:00.000Z' });
-  t.deepEqual(given([...named, ...events]).when(fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer' })), [], 'and then it is taken');
+  t.deepEqual(
+    given([...named, ...events]).when(fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer' })),
+    [],
+    'and then it is taken',
+  );
 });
 
 test('UpdateCustomerFromCheckout leaves a deleted or unknown customer alone, without an error', (t) => {
   const deleted: CustomerEvent = { type: 'CustomerDeleted', data: { at: '2026-01-01T00:10:00.000Z' } };
-  t.deepEqual(given([created, deleted]).when(fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer' })), []);
+  t.deepEqual(
+    given([created, deleted]).when(fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer' })),
+    [],
+  );
   t.deepEqual(given([]).when(fromCheckout('cs-1', '2026-01-01T00:20:00.000Z', { name: 'Pat Payer' })), []);
 });
 
-test('the merchant\'s own update still refuses a deleted customer and records nothing for no change', (t) => {
+test("the merchant's own update still refuses a deleted customer and records nothing for no change", (t) => {
   const deleted: CustomerEvent = { type: 'CustomerDeleted', data: { at: '2026-01-01T00:10:00.000Z' } };
-  t.throws(() => given([created, deleted]).when({ type: 'UpdateCustomer', changes: { name: 'Pat' } }), { message: /customer does not exist/ });
-  t.deepEqual(given([created]).when({ type: 'UpdateCustomer', changes: { email: 'pat@example.com', name: undefined } }), []);
+  t.throws(() => given([created, deleted]).when({ type: 'UpdateCustomer', changes: { name: 'Pat' } }), {
+    message: /customer does not exist/,
+  });
+  t.deepEqual(
+    given([created]).when({ type: 'UpdateCustomer', changes: { email: 'pat@example.com', name: undefined } }),
+    [],
+  );
   t.deepEqual(given([created]).when({ type: 'UpdateCustomer', changes: { email: 'Pat@Example.com' } }), [
-    { type: 'CustomerUpdated', data: { changes: { email: 'Pat@Example.com', emailLower: 'pat@example.com' }, at: NOW } },
+    {
+      type: 'CustomerUpdated',
+      data: { changes: { email: 'Pat@Example.com', emailLower: 'pat@example.com' }, at: NOW },
+    },
   ]);
 });
 
@@ -75,28 +167,65 @@ test('customerChangesFromCheckout takes the collected name, billing address and 
     shippingDetails: { name: 'Pat at work', address: DEPOT },
   };
   // The shipping in the shape the API takes and returns: what a session does not collect for it is null.
-  const shipping: CustomerShipping = { name: 'Pat at work', email: null, phone: null, organizationName: null, address: DEPOT };
+  const shipping: CustomerShipping = {
+    name: 'Pat at work',
+    email: null,
+    phone: null,
+    organizationName: null,
+    address: DEPOT,
+  };
   t.deepEqual(customerChangesFromCheckout(auto, collected), { name: 'Pat Payer', address: HOME, shipping });
   t.deepEqual(customerChangesFromCheckout({ ...auto, name: 'never' }, collected), { address: HOME, shipping });
-  t.deepEqual(customerChangesFromCheckout({ ...auto, address: 'never', shipping: 'never' }, collected), { name: 'Pat Payer' });
+  t.deepEqual(customerChangesFromCheckout({ ...auto, address: 'never', shipping: 'never' }, collected), {
+    name: 'Pat Payer',
+  });
   t.deepEqual(customerChangesFromCheckout({ address: 'never', name: 'never', shipping: 'never' }, collected), {});
   // The billing details' address comes first; a merchant's prefilled customerData address stands in for it.
-  t.deepEqual(customerChangesFromCheckout(auto, { customerDetails: { ...collected.customerDetails, address: DEPOT }, billingDetails: { name: null, address: HOME } }), { name: 'Pat Payer', address: HOME });
-  t.deepEqual(customerChangesFromCheckout(auto, { customerDetails: { name: null, email: null, phone: null, address: HOME } }), { address: HOME });
-  t.deepEqual(customerChangesFromCheckout(auto, { billingDetails: { name: 'Billed Name', address: HOME } }), { name: 'Billed Name', address: HOME });
+  t.deepEqual(
+    customerChangesFromCheckout(auto, {
+      customerDetails: { ...collected.customerDetails, address: DEPOT },
+      billingDetails: { name: null, address: HOME },
+    }),
+    { name: 'Pat Payer', address: HOME },
+  );
+  t.deepEqual(
+    customerChangesFromCheckout(auto, { customerDetails: { name: null, email: null, phone: null, address: HOME } }),
+    { address: HOME },
+  );
+  t.deepEqual(customerChangesFromCheckout(auto, { billingDetails: { name: 'Billed Name', address: HOME } }), {
+    name: 'Billed Name',
+    address: HOME,
+  });
   // Nothing collected: nothing to take.
   t.deepEqual(customerChangesFromCheckout(auto, {}), {});
-  t.deepEqual(customerChangesFromCheckout(auto, { customerDetails: null, billingDetails: null, shippingDetails: null }), {});
+  t.deepEqual(
+    customerChangesFromCheckout(auto, { customerDetails: null, billingDetails: null, shippingDetails: null }),
+    {},
+  );
 });
 
 test('UpdateCustomer sets, replaces and clears the shipping; clearing one the customer never had records nothing', (t) => {
-  const shipping: CustomerShipping = { name: 'Pat at work', email: 'desk@example.com', phone: '+351 21 000 0000', organizationName: 'Quay Ltd', address: DEPOT };
+  const shipping: CustomerShipping = {
+    name: 'Pat at work',
+    email: 'desk@example.com',
+    phone: '+351 21 000 0000',
+    organizationName: 'Quay Ltd',
+    address: DEPOT,
+  };
   const set = given([created]).when({ type: 'UpdateCustomer', changes: { shipping } });
   t.deepEqual(set, [{ type: 'CustomerUpdated', data: { changes: { shipping }, at: NOW } }]);
   t.like(given([created, ...set]).state(), { shipping, updatedAt: NOW });
-  t.deepEqual(given([created, ...set]).when({ type: 'UpdateCustomer', changes: { shipping } }), [], 'the same shipping again');
+  t.deepEqual(
+    given([created, ...set]).when({ type: 'UpdateCustomer', changes: { shipping } }),
+    [],
+    'the same shipping again',
+  );
   const moved: CustomerShipping = { ...shipping, phone: null, address: HOME };
-  t.deepEqual(given([created, ...set]).when({ type: 'UpdateCustomer', changes: { shipping: moved } }), [{ type: 'CustomerUpdated', data: { changes: { shipping: moved }, at: NOW } }], 'replaced whole');
+  t.deepEqual(
+    given([created, ...set]).when({ type: 'UpdateCustomer', changes: { shipping: moved } }),
+    [{ type: 'CustomerUpdated', data: { changes: { shipping: moved }, at: NOW } }],
+    'replaced whole',
+  );
   const cleared = given([created, ...set]).when({ type: 'UpdateCustomer', changes: { shipping: null } });
   t.deepEqual(cleared, [{ type: 'CustomerUpdated', data: { changes: { shipping: null }, at: NOW } }]);
   t.is(given([created, ...set, ...cleared]).state()?.shipping, null);
@@ -104,10 +233,22 @@ test('UpdateCustomer sets, replaces and clears the shipping; clearing one the cu
   t.false('shipping' in given([created]).state()!, 'a customer that never had a shipping has none');
 });
 
-test('a shipping taken from a checkout session before it had the reference\'s parts reads back with them null', (t) => {
+test("a shipping taken from a checkout session before it had the reference's parts reads back with them null", (t) => {
   // As recorded before the API took shipping: a name and an address only.
-  const tookOld = { type: 'CustomerUpdatedFromCheckout', data: { checkoutSessionId: 'cs-1', completedAt: NOW, changes: { shipping: { name: 'Pat', address: DEPOT } }, at: NOW } } as CustomerEvent;
+  const tookOld = {
+    type: 'CustomerUpdatedFromCheckout',
+    data: {
+      checkoutSessionId: 'cs-1',
+      completedAt: NOW,
+      changes: { shipping: { name: 'Pat', address: DEPOT } },
+      at: NOW,
+    },
+  } as CustomerEvent;
   const full: CustomerShipping = { name: 'Pat', email: null, phone: null, organizationName: null, address: DEPOT };
   t.deepEqual(given([created, tookOld]).state()?.shipping, full);
-  t.deepEqual(given([created, tookOld]).when({ type: 'UpdateCustomer', changes: { shipping: full } }), [], 'the same shipping, in the current shape');
+  t.deepEqual(
+    given([created, tookOld]).when({ type: 'UpdateCustomer', changes: { shipping: full } }),
+    [],
+    'the same shipping, in the current shape',
+  );
 });

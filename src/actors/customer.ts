@@ -51,10 +51,23 @@ export type Customer = {
 };
 
 /** What a merchant may set on a customer. */
-export type CustomerFields = Pick<Customer, 'email' | 'name' | 'phone' | 'organizationName' | 'customerReferenceId' | 'address' | 'shipping' | 'metadata' | 'visibility'>;
+export type CustomerFields = Pick<
+  Customer,
+  | 'email'
+  | 'name'
+  | 'phone'
+  | 'organizationName'
+  | 'customerReferenceId'
+  | 'address'
+  | 'shipping'
+  | 'metadata'
+  | 'visibility'
+>;
 
 /** What an update changes: the fields it sets, each to its new value. */
-export type CustomerChanges = Partial<Omit<Customer, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted' | 'deletedAt'>>;
+export type CustomerChanges = Partial<
+  Omit<Customer, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted' | 'deletedAt'>
+>;
 
 /** What a completed checkout session may copy onto its customer (see `customerChangesFromCheckout`). */
 export type CheckoutCustomerChanges = Partial<Pick<Customer, 'name' | 'address' | 'shipping'>>;
@@ -85,7 +98,8 @@ export type CustomerCommand =
  * A practical email check: one `@`, a non-empty local part without spaces, and a dotted domain.
  * (Full RFC 5322 accepts addresses no mail system delivers to; this refuses the typos.)
  */
-const EMAIL = /^[^\s@]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const EMAIL =
+  /^[^\s@]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
 export function isEmail(value: string): boolean {
   return value.length <= 254 && EMAIL.test(value);
@@ -93,7 +107,8 @@ export function isEmail(value: string): boolean {
 
 /** Throws a ValidationError naming `field` unless `value` is an email address. */
 export function assertEmail(value: string, field = 'email'): void {
-  if (!isEmail(value)) throw new ValidationError(field, 'must be an email address, such as payer@example.com', 'email_invalid');
+  if (!isEmail(value))
+    throw new ValidationError(field, 'must be an email address, such as payer@example.com', 'email_invalid');
 }
 
 const PHONE = /^\+?[0-9 ()\-.]{3,40}$/;
@@ -113,7 +128,13 @@ const ADDRESS_PARTS = ['line1', 'line2', 'city', 'state', 'postalCode', 'country
 const SHIPPING_PARTS = ['name', 'email', 'phone', 'organizationName', 'address'] as const;
 
 /** The object at `path.key` of a request, refusing (never dropping) a key that is not one of `parts`. */
-function partsObject(o: Input, key: string, path: string, parts: readonly string[], what: string): { value: Input; field: string } {
+function partsObject(
+  o: Input,
+  key: string,
+  path: string,
+  parts: readonly string[],
+  what: string,
+): { value: Input; field: string } {
   const field = path ? `${path}.${key}` : key;
   const value = asObject(o[key], field);
   for (const k of Object.keys(value)) {
@@ -131,8 +152,10 @@ export function addressInput(o: Input, key: string, path = ''): CustomerAddress 
   if (o[key] === null) return null;
   const { value, field } = partsObject(o, key, path, ADDRESS_PARTS, 'an address');
   const address = {} as CustomerAddress;
-  for (const part of ADDRESS_PARTS) address[part] = optionalString(value, part, field, { max: part === 'country' ? 2 : 200 }) ?? null;
-  if (address.country !== null && !/^[A-Za-z]{2}$/.test(address.country)) throw new ValidationError(`${field}.country`, 'must be a two-letter ISO 3166-1 country code');
+  for (const part of ADDRESS_PARTS)
+    address[part] = optionalString(value, part, field, { max: part === 'country' ? 2 : 200 }) ?? null;
+  if (address.country !== null && !/^[A-Za-z]{2}$/.test(address.country))
+    throw new ValidationError(`${field}.country`, 'must be a two-letter ISO 3166-1 country code');
   if (address.country !== null) address.country = address.country.toUpperCase();
   return address;
 }
@@ -151,7 +174,13 @@ export function shippingInput(o: Input, key: string, path = ''): CustomerShippin
   if (email !== null) assertEmail(email, `${field}.email`);
   const phone = text('phone', 40);
   if (phone) assertPhone(phone, `${field}.phone`);
-  return { name: text('name', 250), email, phone, organizationName: text('organizationName', 250), address: addressInput(value, 'address', field) ?? null };
+  return {
+    name: text('name', 250),
+    email,
+    phone,
+    organizationName: text('organizationName', 250),
+    address: addressInput(value, 'address', field) ?? null,
+  };
 }
 
 /**
@@ -175,8 +204,17 @@ export function customerFromDetails(
   return {
     type: 'CreateCustomer',
     customer: {
-      id, organizationId: tenant.organizationId, environment: tenant.environment, email: details.email, name: details.name, phone: details.phone,
-      organizationName: details.organizationName ?? null, customerReferenceId: null, address: details.address, metadata: {}, visibility: 10,
+      id,
+      organizationId: tenant.organizationId,
+      environment: tenant.environment,
+      email: details.email,
+      name: details.name,
+      phone: details.phone,
+      organizationName: details.organizationName ?? null,
+      customerReferenceId: null,
+      address: details.address,
+      metadata: {},
+      visibility: 10,
     },
   };
 }
@@ -223,11 +261,20 @@ export const laterCheckout = (a: CheckoutRef, b: CheckoutRef): boolean =>
  * takes nothing (the payer has paid; that is no error), and so does a repeat of the session or an
  * older session than the latest one taken.
  */
-function updateFromCheckout(customer: CustomerRecord | null, command: Extract<CustomerCommand, { type: 'UpdateCustomerFromCheckout' }>, now: string): CustomerEvent[] {
+function updateFromCheckout(
+  customer: CustomerRecord | null,
+  command: Extract<CustomerCommand, { type: 'UpdateCustomerFromCheckout' }>,
+  now: string,
+): CustomerEvent[] {
   if (!customer || customer.deleted) return [];
   if (customer.checkoutDetailsFrom && !laterCheckout(command, customer.checkoutDetailsFrom)) return [];
   const { checkoutSessionId, completedAt } = command;
-  return [{ type: 'CustomerUpdatedFromCheckout', data: { checkoutSessionId, completedAt, changes: changedFields(customer, command.changes), at: now } }];
+  return [
+    {
+      type: 'CustomerUpdatedFromCheckout',
+      data: { checkoutSessionId, completedAt, changes: changedFields(customer, command.changes), at: now },
+    },
+  ];
 }
 
 /** The customer with `changes` made at `at` (a shipping recorded in an older shape read in the current one). */
@@ -239,11 +286,17 @@ function changed(customer: Customer, changes: CustomerChanges, at: string): Cust
 
 export function evolveCustomer(customer: Customer | null, event: CustomerEvent): Customer | null {
   switch (event.type) {
-    case 'CustomerCreated': return { ...event.data.customer, updatedAt: event.data.customer.createdAt, deleted: false, deletedAt: null };
-    case 'CustomerUpdated': return customer && changed(customer, event.data.changes, event.data.at);
+    case 'CustomerCreated':
+      return { ...event.data.customer, updatedAt: event.data.customer.createdAt, deleted: false, deletedAt: null };
+    case 'CustomerUpdated':
+      return customer && changed(customer, event.data.changes, event.data.at);
     case 'CustomerUpdatedFromCheckout':
-      return customer && (Object.keys(event.data.changes).length === 0 ? customer : changed(customer, event.data.changes, event.data.at));
-    case 'CustomerDeleted': return customer && { ...customer, deleted: true, deletedAt: event.data.at, updatedAt: event.data.at };
+      return (
+        customer &&
+        (Object.keys(event.data.changes).length === 0 ? customer : changed(customer, event.data.changes, event.data.at))
+      );
+    case 'CustomerDeleted':
+      return customer && { ...customer, deleted: true, deletedAt: event.data.at, updatedAt: event.data.at };
   }
 }
 
@@ -259,13 +312,21 @@ export const customerAggregate: Aggregate<CustomerRecord | null, CustomerEvent, 
     // evolveCustomer keeps the fields of the record it is given, `checkoutDetailsFrom` among them.
     const customer: CustomerRecord | null = evolveCustomer(record, event);
     if (!customer || event.type !== 'CustomerUpdatedFromCheckout') return customer;
-    return { ...customer, checkoutDetailsFrom: { checkoutSessionId: event.data.checkoutSessionId, completedAt: event.data.completedAt } };
+    return {
+      ...customer,
+      checkoutDetailsFrom: { checkoutSessionId: event.data.checkoutSessionId, completedAt: event.data.completedAt },
+    };
   },
   decide(customer, command, { now }) {
     if (command.type === 'CreateCustomer') {
       if (customer) return [];
       assertEmail(command.customer.email);
-      return [{ type: 'CustomerCreated', data: { customer: { ...command.customer, emailLower: command.customer.email.toLowerCase(), createdAt: now } } }];
+      return [
+        {
+          type: 'CustomerCreated',
+          data: { customer: { ...command.customer, emailLower: command.customer.email.toLowerCase(), createdAt: now } },
+        },
+      ];
     }
     if (command.type === 'UpdateCustomerFromCheckout') return updateFromCheckout(customer, command, now);
     if (command.type === 'DeleteCustomer' && customer?.deleted) return [];

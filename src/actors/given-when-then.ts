@@ -4,7 +4,9 @@ import type { Aggregate, DomainEvent } from './aggregate.ts';
  * Decider tests in given / when / then form: fold the given events (through the machine, so an
  * event the state refuses fails the test), then decide the command.
  */
-export function givenWhenThen<TState, TEvent extends DomainEvent, TCommand>(aggregate: Aggregate<TState, TEvent, TCommand>) {
+export function givenWhenThen<TState, TEvent extends DomainEvent, TCommand>(
+  aggregate: Aggregate<TState, TEvent, TCommand>,
+) {
   return (given: TEvent[]) => ({
     state(): TState {
       return given.reduce((state, event) => aggregate.evolve(state, event), aggregate.initialState());

@@ -11,22 +11,38 @@ import { deterministicId } from '../shared/ids.ts';
  * log's expected-revision check lets only one of them hold it: numbers are unique per tenant
  * even when requests race, whatever read store is used.
  */
-export type InvoiceNumberClaim = { number: string; invoiceId: string; organizationId: string; environment: Environment; claimedAt: string };
+export type InvoiceNumberClaim = {
+  number: string;
+  invoiceId: string;
+  organizationId: string;
+  environment: Environment;
+  claimedAt: string;
+};
 
 export type InvoiceNumberClaimEvent = { type: 'InvoiceNumberClaimed'; data: { claim: InvoiceNumberClaim } };
 
 export type InvoiceNumberClaimCommand = { type: 'ClaimInvoiceNumber'; claim: Omit<InvoiceNumberClaim, 'claimedAt'> };
 
-export const invoiceNumberClaimId = (tenant: { organizationId: string; environment: Environment }, number: string): string =>
-  deterministicId(`invoice_number:${tenant.organizationId}:${tenant.environment}:${number}`);
+export const invoiceNumberClaimId = (
+  tenant: { organizationId: string; environment: Environment },
+  number: string,
+): string => deterministicId(`invoice_number:${tenant.organizationId}:${tenant.environment}:${number}`);
 
-export const invoiceNumberClaimAggregate: Aggregate<InvoiceNumberClaim | null, InvoiceNumberClaimEvent, InvoiceNumberClaimCommand> = {
+export const invoiceNumberClaimAggregate: Aggregate<
+  InvoiceNumberClaim | null,
+  InvoiceNumberClaimEvent,
+  InvoiceNumberClaimCommand
+> = {
   category: 'invoice_number_claim',
   initialState: () => null,
   evolve: (_claim, event) => event.data.claim,
   decide(claim, command, { now }) {
     if (claim && claim.invoiceId === command.claim.invoiceId) return [];
-    if (claim) throw new ConflictError(`number: invoice number ${command.claim.number} is already used by invoice ${claim.invoiceId}`, 'invoice_number_in_use');
+    if (claim)
+      throw new ConflictError(
+        `number: invoice number ${command.claim.number} is already used by invoice ${claim.invoiceId}`,
+        'invoice_number_in_use',
+      );
     return [{ type: 'InvoiceNumberClaimed', data: { claim: { ...command.claim, claimedAt: now } } }];
   },
 };
@@ -49,10 +65,20 @@ export async function claimInvoiceNumber(
   wanted: string | undefined,
 ): Promise<string> {
   const tenant = { organizationId: ctx.organizationId, environment: ctx.environment };
-  const claim = (number: string) => deps.commands.handle(invoiceNumberClaimAggregate, invoiceNumberClaimId(tenant, number), {
-    type: 'ClaimInvoiceNumber', claim: { number, invoiceId, ...tenant },
-  }, ctx);
-  if (wanted !== undefined) { await claim(wanted); return wanted; }
+  const claim = (number: string) =>
+    deps.commands.handle(
+      invoiceNumberClaimAggregate,
+      invoiceNumberClaimId(tenant, number),
+      {
+        type: 'ClaimInvoiceNumber',
+        claim: { number, invoiceId, ...tenant },
+      },
+      ctx,
+    );
+  if (wanted !== undefined) {
+    await claim(wanted);
+    return wanted;
+  }
   let sequence = (await deps.invoices.count(tenant)) + 1;
   for (let attempt = 0; attempt < MAX_NUMBER_ATTEMPTS; attempt++, sequence++) {
     const number = formatInvoiceNumber(sequence);
@@ -63,5 +89,8 @@ export async function claimInvoiceNumber(
       if (!(error instanceof ConflictError)) throw error;
     }
   }
-  throw new ConflictError(`could not find a free invoice number after ${formatInvoiceNumber(sequence)}; send number`, 'invoice_number_in_use');
+  throw new ConflictError(
+    `could not find a free invoice number after ${formatInvoiceNumber(sequence)}; send number`,
+    'invoice_number_in_use',
+  );
 }

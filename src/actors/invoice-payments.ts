@@ -2,7 +2,10 @@ import { checkoutSessionAggregate } from '../../machines/checkout-session.aggreg
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import {
-  INVOICE_PAYMENT_OUTCOMES, INVOICE_SESSIONS_TO_CLOSE, type InvoicePaymentOutcomeDoc, type InvoiceSessionToCloseDoc,
+  INVOICE_PAYMENT_OUTCOMES,
+  INVOICE_SESSIONS_TO_CLOSE,
+  type InvoicePaymentOutcomeDoc,
+  type InvoiceSessionToCloseDoc,
 } from '../projections/invoices.projection.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
@@ -16,7 +19,10 @@ const ACTOR = 'system:invoice-payments';
 
 /** The tenant of a work document, acting as the linker. */
 const contextOf = (doc: { organizationId: string; environment: string }, causationId: string): CommandContext => ({
-  organizationId: doc.organizationId, environment: doc.environment as Environment, actor: ACTOR, causationId,
+  organizationId: doc.organizationId,
+  environment: doc.environment as Environment,
+  actor: ACTOR,
+  causationId,
 });
 
 /**
@@ -33,7 +39,11 @@ const contextOf = (doc: { organizationId: string; environment: string }, causati
  *   (even partly) before it could be canceled is left as it is: its decider refuses the cancel.
  */
 export function createInvoicePaymentLinker(deps: {
-  clock: Clock; readStore: ReadStore; projections: ProjectionRunner; commands: CommandHandler; log?: (line: string) => void;
+  clock: Clock;
+  readStore: ReadStore;
+  projections: ProjectionRunner;
+  commands: CommandHandler;
+  log?: (line: string) => void;
 }): InvoicePaymentLinker {
   const { commands } = deps;
   const outcomes = createWorkQueue<InvoicePaymentOutcomeDoc>({
@@ -43,11 +53,29 @@ export function createInvoicePaymentLinker(deps: {
     sortBy: 'at',
     async work(outcome) {
       const ctx = contextOf(outcome, outcome.checkoutSessionId);
-      const result = outcome.outcome === 'paid'
-        ? await commands.handle(invoiceAggregate, outcome.invoiceId, {
-          type: 'RecordInvoicePayment', checkoutSessionId: outcome.checkoutSessionId, transactionHash: outcome.transactionHash, amountReceived: outcome.amountReceived,
-        }, ctx)
-        : await commands.handle(invoiceAggregate, outcome.invoiceId, { type: 'RecordInvoicePaymentFailure', checkoutSessionId: outcome.checkoutSessionId, reason: outcome.reason ?? 'payment failed' }, ctx);
+      const result =
+        outcome.outcome === 'paid'
+          ? await commands.handle(
+              invoiceAggregate,
+              outcome.invoiceId,
+              {
+                type: 'RecordInvoicePayment',
+                checkoutSessionId: outcome.checkoutSessionId,
+                transactionHash: outcome.transactionHash,
+                amountReceived: outcome.amountReceived,
+              },
+              ctx,
+            )
+          : await commands.handle(
+              invoiceAggregate,
+              outcome.invoiceId,
+              {
+                type: 'RecordInvoicePaymentFailure',
+                checkoutSessionId: outcome.checkoutSessionId,
+                reason: outcome.reason ?? 'payment failed',
+              },
+              ctx,
+            );
       return result.position;
     },
   });
@@ -57,7 +85,12 @@ export function createInvoicePaymentLinker(deps: {
     collection: INVOICE_SESSIONS_TO_CLOSE,
     sortBy: 'at',
     async work(item) {
-      const result = await commands.handle(checkoutSessionAggregate, item.checkoutSessionId, { type: 'CancelCheckoutSession', reason: item.reason }, contextOf(item, item.invoiceId));
+      const result = await commands.handle(
+        checkoutSessionAggregate,
+        item.checkoutSessionId,
+        { type: 'CancelCheckoutSession', reason: item.reason },
+        contextOf(item, item.invoiceId),
+      );
       return result.position;
     },
   });

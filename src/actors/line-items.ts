@@ -3,13 +3,36 @@ import type { ReadStore } from '../read-store/read-store.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { newId, isUuid, type IdSource } from '../shared/ids.ts';
 import {
-  asObject, optionalArray, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, requiredAmount, requiredString, type Input,
+  asObject,
+  optionalArray,
+  optionalEnum,
+  optionalInteger,
+  optionalMetadata,
+  optionalObject,
+  optionalString,
+  requiredAmount,
+  requiredString,
+  type Input,
 } from '../shared/input.ts';
 import type { CommandContext, CommandHandler } from './command-handler.ts';
 import { priceAggregate, productAggregate, type Price, type Product } from './catalog.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../projections/catalog.projection.ts';
 
-export const CURRENCIES = ['usdc', 'usdt', 'pyusd', 'eurc', 'dai', 'eth', 'matic', 'pol', 'bnb', 'sol', 'trx', 'busd', 'btc'] as const;
+export const CURRENCIES = [
+  'usdc',
+  'usdt',
+  'pyusd',
+  'eurc',
+  'dai',
+  'eth',
+  'matic',
+  'pol',
+  'bnb',
+  'sol',
+  'trx',
+  'busd',
+  'btc',
+] as const;
 export const INTERVALS = ['day', 'week', 'month', 'year'] as const;
 
 /** A line item resolved to an existing price, or to a price (and product) still to be created. */
@@ -31,7 +54,12 @@ function snapshot(price: Price, product: Product): PriceSnapshot {
 
 export type LineItemResolver = {
   /** Check every item and resolve its price, giving new prices and products ids from `nextId` (default `newId`); writes nothing. */
-  resolve(input: unknown, tenant: { organizationId: string; environment: 'test' | 'live' }, now: string, nextId?: IdSource): Promise<Resolved[]>;
+  resolve(
+    input: unknown,
+    tenant: { organizationId: string; environment: 'test' | 'live' },
+    now: string,
+    nextId?: IdSource,
+  ): Promise<Resolved[]>;
   /** Create the prices and products that inline items asked for, then answer the items. */
   commit(items: Resolved[], ctx: CommandContext): Promise<SessionLineItem[]>;
 };
@@ -40,27 +68,59 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
   const prices = deps.readStore.collection<PriceDoc>(PRICES);
   const products = deps.readStore.collection<ProductDoc>(PRODUCTS);
 
-  async function findProduct(id: string, path: string, tenant: { organizationId: string; environment: string }): Promise<Product> {
+  async function findProduct(
+    id: string,
+    path: string,
+    tenant: { organizationId: string; environment: string },
+  ): Promise<Product> {
     if (!isUuid(id)) throw new ValidationError(path, 'must be a uuid');
     const product = await products.get(id);
-    if (!product || product.deleted || product.organizationId !== tenant.organizationId || product.environment !== tenant.environment) {
+    if (
+      !product ||
+      product.deleted ||
+      product.organizationId !== tenant.organizationId ||
+      product.environment !== tenant.environment
+    ) {
       throw new ValidationError(path, `product ${id} does not exist`, 'resource_missing');
     }
     if (!product.isActive) throw new ValidationError(path, `product ${id} is not active`, 'product_inactive');
     return product;
   }
 
-  function inlinePrice(o: Input, path: string, tenant: { organizationId: string; environment: 'test' | 'live' }, productId: string, now: string, nextId: IdSource): Price {
-    const type = optionalEnum(o, 'type', ['one_time', 'recurring'] as const, path) ?? (o.interval ? 'recurring' : 'one_time');
+  function inlinePrice(
+    o: Input,
+    path: string,
+    tenant: { organizationId: string; environment: 'test' | 'live' },
+    productId: string,
+    now: string,
+    nextId: IdSource,
+  ): Price {
+    const type =
+      optionalEnum(o, 'type', ['one_time', 'recurring'] as const, path) ?? (o.interval ? 'recurring' : 'one_time');
     const interval = optionalEnum(o, 'interval', INTERVALS, path) ?? null;
-    if (type === 'recurring' && !interval) throw new ValidationError(`${path}.interval`, 'is required for a recurring price', 'parameter_missing');
+    if (type === 'recurring' && !interval)
+      throw new ValidationError(`${path}.interval`, 'is required for a recurring price', 'parameter_missing');
     return {
-      id: nextId(), organizationId: tenant.organizationId, environment: tenant.environment, productId, type,
-      currency: optionalEnum(o, 'currency', CURRENCIES, path) ?? (() => { throw new ValidationError(`${path}.currency`, 'is required', 'parameter_missing'); })(),
+      id: nextId(),
+      organizationId: tenant.organizationId,
+      environment: tenant.environment,
+      productId,
+      type,
+      currency:
+        optionalEnum(o, 'currency', CURRENCIES, path) ??
+        (() => {
+          throw new ValidationError(`${path}.currency`, 'is required', 'parameter_missing');
+        })(),
       unitAmount: requiredAmount(o, 'unitAmount', path).toString(),
       interval: type === 'recurring' ? interval : null,
-      intervalCount: type === 'recurring' ? optionalInteger(o, 'intervalCount', path, { min: 1, max: 36 }) ?? 1 : null,
-      isActive: true, nickname: null, metadata: {}, billingScheme: 'per_unit', createdAt: now, updatedAt: now,
+      intervalCount:
+        type === 'recurring' ? (optionalInteger(o, 'intervalCount', path, { min: 1, max: 36 }) ?? 1) : null,
+      isActive: true,
+      nickname: null,
+      metadata: {},
+      billingScheme: 'per_unit',
+      createdAt: now,
+      updatedAt: now,
     };
   }
 
@@ -75,7 +135,12 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
         const item = asObject(raw, path);
         const quantity = optionalInteger(item, 'quantity', path, { min: 1, max: 1_000_000 }) ?? 1;
         const forms = ['priceId', 'price', 'priceData'].filter((k) => item[k] !== undefined && item[k] !== null);
-        if (forms.length !== 1) throw new ValidationError(path, 'must have exactly one of priceId, price or priceData', 'parameters_exclusive');
+        if (forms.length !== 1)
+          throw new ValidationError(
+            path,
+            'must have exactly one of priceId, price or priceData',
+            'parameters_exclusive',
+          );
         if (forms[0] === 'priceId') {
           const priceId = requiredString(item, 'priceId', path);
           if (!isUuid(priceId)) throw new ValidationError(`${path}.priceId`, 'must be a uuid');
@@ -84,11 +149,27 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
             throw new ValidationError(`${path}.priceId`, `price ${priceId} does not exist`, 'resource_missing');
           }
           if (!price.isActive) throw new ValidationError(`${path}.priceId`, `price ${priceId} is not active`);
-          resolved.push({ quantity, price, product: await findProduct(price.productId, `${path}.priceId`, tenant), createPrice: false, createProduct: false });
+          resolved.push({
+            quantity,
+            price,
+            product: await findProduct(price.productId, `${path}.priceId`, tenant),
+            createPrice: false,
+            createProduct: false,
+          });
         } else if (forms[0] === 'price') {
           const o = optionalObject(item, 'price', path)!;
-          const product = await findProduct(requiredString(o, 'productId', `${path}.price`), `${path}.price.productId`, tenant);
-          resolved.push({ quantity, price: inlinePrice(o, `${path}.price`, tenant, product.id, now, nextId), product, createPrice: true, createProduct: false });
+          const product = await findProduct(
+            requiredString(o, 'productId', `${path}.price`),
+            `${path}.price.productId`,
+            tenant,
+          );
+          resolved.push({
+            quantity,
+            price: inlinePrice(o, `${path}.price`, tenant, product.id, now, nextId),
+            product,
+            createPrice: true,
+            createProduct: false,
+          });
         } else {
           const o = optionalObject(item, 'priceData', path)!;
           const p = `${path}.priceData`;
@@ -96,12 +177,15 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
           let createProduct = false;
           const productData = optionalObject(o, 'productData', p);
           if (o.productId !== undefined && o.productId !== null) {
-            if (productData) throw new ValidationError(p, 'must have productId or productData, not both', 'parameters_exclusive');
+            if (productData)
+              throw new ValidationError(p, 'must have productId or productData, not both', 'parameters_exclusive');
             product = await findProduct(requiredString(o, 'productId', p), `${p}.productId`, tenant);
           } else if (productData) {
             const pp = `${p}.productData`;
             product = {
-              id: nextId(), organizationId: tenant.organizationId, environment: tenant.environment,
+              id: nextId(),
+              organizationId: tenant.organizationId,
+              environment: tenant.environment,
               name: requiredString(productData, 'name', pp, { max: 250 }),
               description: optionalString(productData, 'description', pp, { max: 2000 }) ?? null,
               isActive: true,
@@ -112,17 +196,31 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
                 return v;
               }),
               metadata: optionalMetadata(productData, 'metadata', pp) ?? {},
-              visibility: 10, defaultPriceId: null, createdAt: now, updatedAt: now, deleted: false,
+              visibility: 10,
+              defaultPriceId: null,
+              createdAt: now,
+              updatedAt: now,
+              deleted: false,
             };
             createProduct = true;
           } else {
             throw new ValidationError(p, 'must have productId or productData', 'parameter_missing');
           }
-          resolved.push({ quantity, price: inlinePrice(o, p, tenant, product.id, now, nextId), product, createPrice: true, createProduct });
+          resolved.push({
+            quantity,
+            price: inlinePrice(o, p, tenant, product.id, now, nextId),
+            product,
+            createPrice: true,
+            createProduct,
+          });
         }
       }
       const currencies = new Set(resolved.map((r) => r.price.currency));
-      if (currencies.size > 1) throw new ValidationError('lineItems.data', `all line items must have the same currency; found ${[...currencies].join(', ')}`);
+      if (currencies.size > 1)
+        throw new ValidationError(
+          'lineItems.data',
+          `all line items must have the same currency; found ${[...currencies].join(', ')}`,
+        );
       return resolved;
     },
 
@@ -139,7 +237,14 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
       }
       return items.map(({ quantity, price, product }) => {
         const total = (BigInt(price.unitAmount) * BigInt(quantity)).toString();
-        return { description: product.name, quantity, price: snapshot(price, product), amountSubtotal: total, amountTotal: total, currency: price.currency };
+        return {
+          description: product.name,
+          quantity,
+          price: snapshot(price, product),
+          amountSubtotal: total,
+          amountTotal: total,
+          currency: price.currency,
+        };
       });
     },
   };

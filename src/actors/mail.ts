@@ -23,19 +23,22 @@ export const FIRST_MAIL_RETRY_DELAY_MS = MINUTE_MS;
 export const MAX_MAIL_RETRY_DELAY_MS = 60 * MINUTE_MS;
 
 /** Wait after failed attempt `attempt` (1-based) before the next one. */
-export const mailRetryDelayMs = (attempt: number): number => doublingDelay(attempt, FIRST_MAIL_RETRY_DELAY_MS, MAX_MAIL_RETRY_DELAY_MS);
+export const mailRetryDelayMs = (attempt: number): number =>
+  doublingDelay(attempt, FIRST_MAIL_RETRY_DELAY_MS, MAX_MAIL_RETRY_DELAY_MS);
 
 export const mailAggregate: Aggregate<MailState, MailEvent, MailCommand> = {
   category: 'mail',
   initialState: () => ({ sent: null, failedAttempts: 0 }),
   evolve(state, event) {
-    if (event.type === 'MailSent') return { ...state, sent: { to: event.data.to, messageId: event.data.messageId, at: event.data.at } };
+    if (event.type === 'MailSent')
+      return { ...state, sent: { to: event.data.to, messageId: event.data.messageId, at: event.data.at } };
     return { ...state, failedAttempts: event.data.attempt };
   },
   decide(state, command, { now }) {
     // Once sent, a mail is done: a repeated report (a redelivered work item) records nothing.
     if (state.sent) return [];
-    if (command.type === 'RecordMailSent') return [{ type: 'MailSent', data: { to: command.to, messageId: command.messageId, at: now } }];
+    if (command.type === 'RecordMailSent')
+      return [{ type: 'MailSent', data: { to: command.to, messageId: command.messageId, at: now } }];
     const attempt = state.failedAttempts + 1;
     const retryAt = new Date(Date.parse(now) + mailRetryDelayMs(attempt)).toISOString();
     return [{ type: 'MailDeliveryFailed', data: { to: command.to, attempt, error: command.error, retryAt, at: now } }];

@@ -2,7 +2,14 @@ import type { Aggregate } from './aggregate.ts';
 import { InvalidStateError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import type { Environment } from '../event-store/event-store.ts';
 
-export type AddressDetails = { line1: string | null; line2: string | null; city: string | null; state: string | null; postalCode: string | null; country: string | null };
+export type AddressDetails = {
+  line1: string | null;
+  line2: string | null;
+  city: string | null;
+  state: string | null;
+  postalCode: string | null;
+  country: string | null;
+};
 
 export type BusinessDetails = {
   name: string;
@@ -31,7 +38,15 @@ export type PaymentSetting = {
   slippagePercentage: number;
 };
 
-export type WithdrawalAddress = { id: string; name: string; address: string; chainId: number; isDefault: boolean; createdAt: string; updatedAt: string };
+export type WithdrawalAddress = {
+  id: string;
+  name: string;
+  address: string;
+  chainId: number;
+  isDefault: boolean;
+  createdAt: string;
+  updatedAt: string;
+};
 
 export type Organization = BusinessDetails & {
   id: string;
@@ -66,9 +81,17 @@ export type OrganizationCommand =
   | { type: 'RemoveWithdrawalAddress'; id: string }
   | { type: 'MarkWithdrawalAddressDefault'; id: string };
 
-export const organizationRecordId = (organizationId: string, environment: Environment) => `${organizationId}_${environment}`;
+export const organizationRecordId = (organizationId: string, environment: Environment) =>
+  `${organizationId}_${environment}`;
 
-const emptyAddress: AddressDetails = { line1: null, line2: null, city: null, state: null, postalCode: null, country: null };
+const emptyAddress: AddressDetails = {
+  line1: null,
+  line2: null,
+  city: null,
+  state: null,
+  postalCode: null,
+  country: null,
+};
 
 export const defaultPaymentSetting: PaymentSetting = {
   paymentMethodTypes: ['wallet'],
@@ -88,11 +111,28 @@ export function evolveOrganization(org: Organization | null, event: Organization
   if (event.type === 'OrganizationCreated') {
     const { id, environment, name, at } = event.data;
     return {
-      id, environment, name, createdAt: at, updatedAt: at, status: 'active', kind: 'business',
-      email: null, supportEmail: null, phone: null, supportPhone: null, addressDetails: emptyAddress,
-      websiteUrl: null, supportUrl: null, privacyUrl: null, termsUrl: null,
-      companyIdentificationNumber: null, taxIdentificationNumber: null,
-      brandColor: null, brandLogo: null, paymentSetting: defaultPaymentSetting, withdrawalAddresses: [],
+      id,
+      environment,
+      name,
+      createdAt: at,
+      updatedAt: at,
+      status: 'active',
+      kind: 'business',
+      email: null,
+      supportEmail: null,
+      phone: null,
+      supportPhone: null,
+      addressDetails: emptyAddress,
+      websiteUrl: null,
+      supportUrl: null,
+      privacyUrl: null,
+      termsUrl: null,
+      companyIdentificationNumber: null,
+      taxIdentificationNumber: null,
+      brandColor: null,
+      brandLogo: null,
+      paymentSetting: defaultPaymentSetting,
+      withdrawalAddresses: [],
     };
   }
   if (!org) return null;
@@ -111,10 +151,17 @@ export function evolveOrganization(org: Organization | null, event: Organization
       return touch({ ...org, withdrawalAddresses: [...others, added] }, added.createdAt);
     }
     case 'WithdrawalAddressUpdated':
-      return touch({
-        ...org,
-        withdrawalAddresses: org.withdrawalAddresses.map((w) => (w.id === event.data.id ? { ...w, name: event.data.name, address: event.data.address, updatedAt: event.data.at } : w)),
-      }, event.data.at);
+      return touch(
+        {
+          ...org,
+          withdrawalAddresses: org.withdrawalAddresses.map((w) =>
+            w.id === event.data.id
+              ? { ...w, name: event.data.name, address: event.data.address, updatedAt: event.data.at }
+              : w,
+          ),
+        },
+        event.data.at,
+      );
     case 'WithdrawalAddressRemoved': {
       const removed = org.withdrawalAddresses.find((w) => w.id === event.data.id);
       let rest = org.withdrawalAddresses.filter((w) => w.id !== event.data.id);
@@ -127,10 +174,15 @@ export function evolveOrganization(org: Organization | null, event: Organization
     case 'WithdrawalAddressMarkedDefault': {
       const target = org.withdrawalAddresses.find((w) => w.id === event.data.id);
       if (!target) return org;
-      return touch({
-        ...org,
-        withdrawalAddresses: org.withdrawalAddresses.map((w) => (w.chainId === target.chainId ? { ...w, isDefault: w.id === target.id } : w)),
-      }, event.data.at);
+      return touch(
+        {
+          ...org,
+          withdrawalAddresses: org.withdrawalAddresses.map((w) =>
+            w.chainId === target.chainId ? { ...w, isDefault: w.id === target.id } : w,
+          ),
+        },
+        event.data.at,
+      );
     }
   }
 }
@@ -153,34 +205,77 @@ export const organizationAggregate: Aggregate<Organization | null, OrganizationE
   decide(org, command, { now }) {
     if (command.type === 'CreateOrganization') {
       if (org) return [];
-      return [{ type: 'OrganizationCreated', data: { id: command.id, environment: command.environment, name: command.name, at: now } }];
+      return [
+        {
+          type: 'OrganizationCreated',
+          data: { id: command.id, environment: command.environment, name: command.name, at: now },
+        },
+      ];
     }
     const current = requireOrg(org);
     switch (command.type) {
       case 'UpdateBusinessDetails':
         return [{ type: 'BusinessDetailsUpdated', data: { changes: command.changes, at: now } }];
       case 'UpdateBranding':
-        return [{ type: 'BrandingUpdated', data: { brandColor: command.brandColor, brandLogo: command.brandLogo, at: now } }];
+        return [
+          { type: 'BrandingUpdated', data: { brandColor: command.brandColor, brandLogo: command.brandLogo, at: now } },
+        ];
       case 'UpdatePaymentSetting':
         return [{ type: 'PaymentSettingUpdated', data: { changes: command.changes, at: now } }];
       case 'AddWithdrawalAddress': {
         // Its id is already there: the same request run again (see seededIds).
         if (current.withdrawalAddresses.some((w) => w.id === command.id)) return [];
-        if (current.withdrawalAddresses.some((w) => w.chainId === command.chainId && w.address.toLowerCase() === command.address.toLowerCase())) {
-          throw new ValidationError('address', `is already a payment method on chain ${command.chainId}`, 'resource_already_exists');
+        if (
+          current.withdrawalAddresses.some(
+            (w) => w.chainId === command.chainId && w.address.toLowerCase() === command.address.toLowerCase(),
+          )
+        ) {
+          throw new ValidationError(
+            'address',
+            `is already a payment method on chain ${command.chainId}`,
+            'resource_already_exists',
+          );
         }
         const isDefault = !current.withdrawalAddresses.some((w) => w.chainId === command.chainId);
-        return [{
-          type: 'WithdrawalAddressAdded',
-          data: { withdrawalAddress: { id: command.id, name: command.name, address: command.address, chainId: command.chainId, isDefault, createdAt: now, updatedAt: now } },
-        }];
+        return [
+          {
+            type: 'WithdrawalAddressAdded',
+            data: {
+              withdrawalAddress: {
+                id: command.id,
+                name: command.name,
+                address: command.address,
+                chainId: command.chainId,
+                isDefault,
+                createdAt: now,
+                updatedAt: now,
+              },
+            },
+          },
+        ];
       }
       case 'UpdateWithdrawalAddress': {
         const target = requireAddress(current, command.id);
-        if (current.withdrawalAddresses.some((w) => w.id !== target.id && w.chainId === target.chainId && w.address.toLowerCase() === command.address.toLowerCase())) {
-          throw new ValidationError('address', `is already a payment method on chain ${target.chainId}`, 'resource_already_exists');
+        if (
+          current.withdrawalAddresses.some(
+            (w) =>
+              w.id !== target.id &&
+              w.chainId === target.chainId &&
+              w.address.toLowerCase() === command.address.toLowerCase(),
+          )
+        ) {
+          throw new ValidationError(
+            'address',
+            `is already a payment method on chain ${target.chainId}`,
+            'resource_already_exists',
+          );
         }
-        return [{ type: 'WithdrawalAddressUpdated', data: { id: command.id, name: command.name, address: command.address, at: now } }];
+        return [
+          {
+            type: 'WithdrawalAddressUpdated',
+            data: { id: command.id, name: command.name, address: command.address, at: now },
+          },
+        ];
       }
       case 'RemoveWithdrawalAddress':
         requireAddress(current, command.id);

@@ -29,10 +29,16 @@ export type PromotionCodeClaimCommand = {
   replacingAbandonedCoupon?: string;
 };
 
-export const promotionCodeClaimId = (tenant: { organizationId: string; environment: Environment }, code: string): string =>
-  deterministicId(`promotion_code:${tenant.organizationId}:${tenant.environment}:${code.toLowerCase()}`);
+export const promotionCodeClaimId = (
+  tenant: { organizationId: string; environment: Environment },
+  code: string,
+): string => deterministicId(`promotion_code:${tenant.organizationId}:${tenant.environment}:${code.toLowerCase()}`);
 
-export const promotionCodeClaimAggregate: Aggregate<PromotionCodeClaim | null, PromotionCodeClaimEvent, PromotionCodeClaimCommand> = {
+export const promotionCodeClaimAggregate: Aggregate<
+  PromotionCodeClaim | null,
+  PromotionCodeClaimEvent,
+  PromotionCodeClaimCommand
+> = {
   category: 'promotion_code_claim',
   initialState: () => null,
   evolve: (_claim, event) => event.data.claim,
@@ -40,7 +46,10 @@ export const promotionCodeClaimAggregate: Aggregate<PromotionCodeClaim | null, P
     const wanted = command.claim;
     if (claim && claim.couponId === wanted.couponId && claim.promotionCodeId === wanted.promotionCodeId) return [];
     if (claim && claim.couponId !== command.replacingAbandonedCoupon) {
-      throw new ConflictError(`promotion code ${wanted.code} is already in use (codes are unique regardless of case)`, 'promotion_code_in_use');
+      throw new ConflictError(
+        `promotion code ${wanted.code} is already in use (codes are unique regardless of case)`,
+        'promotion_code_in_use',
+      );
     }
     return [{ type: 'PromotionCodeClaimed', data: { claim: { ...wanted, claimedAt: now } } }];
   },

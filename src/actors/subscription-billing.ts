@@ -1,18 +1,35 @@
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
-import type { Invoice, InvoiceLineItem, InvoiceRecurring, RecurringIntervalCount } from '../../machines/invoice.types.ts';
+import type {
+  Invoice,
+  InvoiceLineItem,
+  InvoiceRecurring,
+  RecurringIntervalCount,
+} from '../../machines/invoice.types.ts';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import { newInvoiceDraft } from '../../machines/invoice.decide.ts';
 import { newSubscription } from '../../machines/subscription.decide.ts';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
-import type { Subscription, SubscriptionBill, SubscriptionItem, SubscriptionStatus } from '../../machines/subscription.types.ts';
+import type {
+  Subscription,
+  SubscriptionBill,
+  SubscriptionItem,
+  SubscriptionStatus,
+} from '../../machines/subscription.types.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../projections/catalog.projection.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections.ts';
 import { INVOICES, type InvoiceDoc } from '../projections/invoices.projection.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import {
-  hasEnded, isPartlyPaid, SUBSCRIPTION_BILLS, SUBSCRIPTION_WORK, SUBSCRIPTIONS, type SubscriptionBillDoc, type SubscriptionDoc, type SubscriptionWorkDoc,
+  hasEnded,
+  isPartlyPaid,
+  SUBSCRIPTION_BILLS,
+  SUBSCRIPTION_WORK,
+  SUBSCRIPTIONS,
+  type SubscriptionBillDoc,
+  type SubscriptionDoc,
+  type SubscriptionWorkDoc,
 } from '../projections/subscriptions.projection.ts';
 import { invoicePayUrl } from '../hosted/urls.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
@@ -37,13 +54,17 @@ const RECURRING_COUNTS: readonly number[] = [1, 3, 6, 12];
  * session's own expiry), or canceled (ended by the merchant).
  */
 export function firstSessionClosing(status: SubscriptionStatus): CheckoutSessionCommand {
-  return status === 'incomplete_expired' ? { type: 'ExpireCheckoutSession' } : { type: 'CancelCheckoutSession', reason: 'the subscription was canceled' };
+  return status === 'incomplete_expired'
+    ? { type: 'ExpireCheckoutSession' }
+    : { type: 'CancelCheckoutSession', reason: 'the subscription was canceled' };
 }
 
 /** The recurring schedule of a renewal invoice, when the invoice schedules can express it. */
 function invoiceRecurringOf(s: Subscription): InvoiceRecurring | null {
   const months = s.interval === 'year' ? 12 * s.intervalCount : s.intervalCount;
-  return RECURRING_COUNTS.includes(months) ? { interval: 'month', intervalCount: months as RecurringIntervalCount } : null;
+  return RECURRING_COUNTS.includes(months)
+    ? { interval: 'month', intervalCount: months as RecurringIntervalCount }
+    : null;
 }
 
 /**
@@ -93,33 +114,74 @@ export function createSubscriptionBilling(deps: {
       // The payer's details (collected by a payment link page, or the API's `customerData`) become
       // the subscription's customer, so renewal invoices reach them.
       customerId = deterministicId(`customer:subscription:${work.subscriptionId}`);
-      position = (await commands.handle(customerAggregate, customerId, customerFromDetails(customerId, session, { ...details, email: details.email }), ctx)).position;
+      position = (
+        await commands.handle(
+          customerAggregate,
+          customerId,
+          customerFromDetails(customerId, session, { ...details, email: details.email }),
+          ctx,
+        )
+      ).position;
     }
     const subscription = newSubscription({
-      id: work.subscriptionId, organizationId: session.organizationId, environment: session.environment, customerId,
-      items: subscriptionItemsOf(session.lineItems.data), createdAt: session.createdAt, daysUntilDue: SESSION_SUBSCRIPTION_DAYS_UNTIL_DUE,
+      id: work.subscriptionId,
+      organizationId: session.organizationId,
+      environment: session.environment,
+      customerId,
+      items: subscriptionItemsOf(session.lineItems.data),
+      createdAt: session.createdAt,
+      daysUntilDue: SESSION_SUBSCRIPTION_DAYS_UNTIL_DUE,
       firstBill: { id: session.id, kind: 'checkout_session', dueAt: session.expiresAt },
-      clientReferenceId: session.clientReferenceId, metadata: session.metadata,
+      clientReferenceId: session.clientReferenceId,
+      metadata: session.metadata,
     });
-    return (await commands.handle(subscriptionAggregate, work.subscriptionId, { type: 'CreateSubscription', subscription }, ctx)).position ?? position;
+    return (
+      (
+        await commands.handle(
+          subscriptionAggregate,
+          work.subscriptionId,
+          { type: 'CreateSubscription', subscription },
+          ctx,
+        )
+      ).position ?? position
+    );
   }
 
   async function createFromInvoice(work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> {
     const invoice = await invoices.get(work.sourceId);
     if (!invoice || !invoice.recurring) throw new NotFoundError('recurring invoice', work.sourceId);
     const issueDate = invoice.issueDate ?? invoice.finalizedAt ?? invoice.createdAt;
-    const items: SubscriptionItem[] = await Promise.all(invoice.lineItems.data.map(async (line) => ({
-      priceId: line.priceId ?? '', productId: line.priceId ? (await prices.get(line.priceId))?.productId ?? '' : '',
-      quantity: line.quantity, unitAmount: line.unitAmount, currency: invoice.currency, interval: 'month' as const, intervalCount: invoice.recurring!.intervalCount,
-    })));
+    const items: SubscriptionItem[] = await Promise.all(
+      invoice.lineItems.data.map(async (line) => ({
+        priceId: line.priceId ?? '',
+        productId: line.priceId ? ((await prices.get(line.priceId))?.productId ?? '') : '',
+        quantity: line.quantity,
+        unitAmount: line.unitAmount,
+        currency: invoice.currency,
+        interval: 'month' as const,
+        intervalCount: invoice.recurring!.intervalCount,
+      })),
+    );
     const subscription = newSubscription({
-      id: work.subscriptionId, organizationId: invoice.organizationId, environment: invoice.environment, customerId: invoice.customerId,
-      items, createdAt: issueDate,
+      id: work.subscriptionId,
+      organizationId: invoice.organizationId,
+      environment: invoice.environment,
+      customerId: invoice.customerId,
+      items,
+      createdAt: issueDate,
       daysUntilDue: Math.max(0, Math.round((Date.parse(invoice.dueDate) - Date.parse(issueDate)) / DAY_MS)),
       firstBill: { id: invoice.id, kind: 'invoice', dueAt: invoice.dueDate },
-      description: invoice.description, metadata: invoice.metadata,
+      description: invoice.description,
+      metadata: invoice.metadata,
     });
-    return (await commands.handle(subscriptionAggregate, work.subscriptionId, { type: 'CreateSubscription', subscription }, ctx)).position;
+    return (
+      await commands.handle(
+        subscriptionAggregate,
+        work.subscriptionId,
+        { type: 'CreateSubscription', subscription },
+        ctx,
+      )
+    ).position;
   }
 
   /** The invoice a subscription's renewal was first billed by, when it started from a recurring invoice. */
@@ -129,19 +191,22 @@ export function createSubscriptionBilling(deps: {
   }
 
   async function lineItemsOf(s: Subscription): Promise<InvoiceLineItem[]> {
-    return Promise.all(s.items.map(async (item) => ({
-      description: (await products.get(item.productId))?.name ?? null,
-      priceId: item.priceId || null,
-      quantity: item.quantity,
-      unitAmount: item.unitAmount,
-      amountTotal: (BigInt(item.unitAmount) * BigInt(item.quantity)).toString(),
-    })));
+    return Promise.all(
+      s.items.map(async (item) => ({
+        description: (await products.get(item.productId))?.name ?? null,
+        priceId: item.priceId || null,
+        quantity: item.quantity,
+        unitAmount: item.unitAmount,
+        amountTotal: (BigInt(item.unitAmount) * BigInt(item.quantity)).toString(),
+      })),
+    );
   }
 
   async function issueInvoice(work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> {
     const subscription = await subscriptions.get(work.subscriptionId);
     const bill: SubscriptionBill | null | undefined = subscription?.latestInvoice;
-    if (!subscription || !bill || bill.id !== work.sourceId) throw new NotFoundError('renewal invoice of subscription', work.sourceId);
+    if (!subscription || !bill || bill.id !== work.sourceId)
+      throw new NotFoundError('renewal invoice of subscription', work.sourceId);
     // Ended since the renewal (the projection of the end takes this work off the list): not issued.
     if (hasEnded(subscription)) return null;
     const existing = await invoices.get(bill.id);
@@ -152,18 +217,46 @@ export function createSubscriptionBilling(deps: {
       const recurring = template?.recurring ?? invoiceRecurringOf(subscription);
       const number = await claimInvoiceNumber({ commands, invoices }, ctx, bill.id, undefined);
       const invoice: Invoice = {
-        ...newInvoiceDraft({ id: bill.id, organizationId: subscription.organizationId, environment: subscription.environment, createdAt: bill.issuedAt }),
-        number, customerId: subscription.customerId ?? '', description: template?.description ?? subscription.description,
+        ...newInvoiceDraft({
+          id: bill.id,
+          organizationId: subscription.organizationId,
+          environment: subscription.environment,
+          createdAt: bill.issuedAt,
+        }),
+        number,
+        customerId: subscription.customerId ?? '',
+        description: template?.description ?? subscription.description,
         currency: subscription.currency,
-        lineItems: { object: 'list', data: template ? template.lineItems.data.map((line) => ({ ...line })) : await lineItemsOf(subscription) },
-        dueDate: bill.dueAt, issueDate: bill.periodStart, memo: template?.memo ?? null, footer: template?.footer ?? null,
-        invoiceType: recurring ? 'recurring' : 'one_time', recurring, billingReason: 'subscription_cycle', subscriptionId: subscription.id,
-        paymentMethods: template?.paymentMethods ?? { chainIds: [], assetIds: [] }, metadata: { ...(template?.metadata ?? subscription.metadata) },
+        lineItems: {
+          object: 'list',
+          data: template ? template.lineItems.data.map((line) => ({ ...line })) : await lineItemsOf(subscription),
+        },
+        dueDate: bill.dueAt,
+        issueDate: bill.periodStart,
+        memo: template?.memo ?? null,
+        footer: template?.footer ?? null,
+        invoiceType: recurring ? 'recurring' : 'one_time',
+        recurring,
+        billingReason: 'subscription_cycle',
+        subscriptionId: subscription.id,
+        paymentMethods: template?.paymentMethods ?? { chainIds: [], assetIds: [] },
+        metadata: { ...(template?.metadata ?? subscription.metadata) },
         ...(template ? { reminders: template.reminders } : {}),
       };
       await commands.handle(invoiceAggregate, bill.id, { type: 'CreateInvoice', invoice }, ctx);
     }
-    const sent = await commands.handle(invoiceAggregate, bill.id, { type: 'SendInvoice', to: null, url: invoicePayUrl(deps.publicUrl, bill.id), mailed: false, nextIssueDate: bill.periodEnd }, ctx);
+    const sent = await commands.handle(
+      invoiceAggregate,
+      bill.id,
+      {
+        type: 'SendInvoice',
+        to: null,
+        url: invoicePayUrl(deps.publicUrl, bill.id),
+        mailed: false,
+        nextIssueDate: bill.periodEnd,
+      },
+      ctx,
+    );
     return sent.position;
   }
 
@@ -174,7 +267,11 @@ export function createSubscriptionBilling(deps: {
    * appended, and it is not a refusal.
    */
   async function closeBill<TState extends { value: unknown }, TEvent extends DomainEvent, TCommand>(
-    aggregate: Aggregate<TState, TEvent, TCommand>, command: TCommand, settled: readonly string[], work: SubscriptionWorkDoc, ctx: CommandContext,
+    aggregate: Aggregate<TState, TEvent, TCommand>,
+    command: TCommand,
+    settled: readonly string[],
+    work: SubscriptionWorkDoc,
+    ctx: CommandContext,
   ): Promise<bigint | null> {
     const why: CommandContext = { ...ctx, actor: 'system:subscription-billing', causationId: work.subscriptionId };
     try {
@@ -216,7 +313,14 @@ export function createSubscriptionBilling(deps: {
    * as is; it is the merchant's to settle.
    */
   async function voidUnpaidInvoice(work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> {
-    if (await isPartlyPaid(sessions, { id: work.sourceId, organizationId: work.organizationId, environment: work.environment })) return null;
+    if (
+      await isPartlyPaid(sessions, {
+        id: work.sourceId,
+        organizationId: work.organizationId,
+        environment: work.environment,
+      })
+    )
+      return null;
     return closeBill(invoiceAggregate, { type: 'VoidInvoice' }, ['paid'], work, ctx);
   }
 
@@ -241,7 +345,14 @@ export function createSubscriptionBilling(deps: {
    * at the period end. Recording it twice answers nothing.
    */
   const recordDeletedRenewal = async (work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> =>
-    (await commands.handle(subscriptionAggregate, work.subscriptionId, { type: 'RecordRenewalInvoiceDeleted', invoiceId: work.sourceId }, ctx)).position;
+    (
+      await commands.handle(
+        subscriptionAggregate,
+        work.subscriptionId,
+        { type: 'RecordRenewalInvoiceDeleted', invoiceId: work.sourceId },
+        ctx,
+      )
+    ).position;
 
   /**
    * Close the checkout session that was the first bill of a subscription that never started, with
@@ -263,7 +374,13 @@ export function createSubscriptionBilling(deps: {
   async function closeFirstSession(work: SubscriptionWorkDoc, ctx: CommandContext): Promise<bigint | null> {
     const subscription = await subscriptions.get(work.subscriptionId);
     if (!subscription) throw new NotFoundError('subscription', work.subscriptionId);
-    return closeBill(checkoutSessionAggregate, firstSessionClosing(subscription.status), ['incomplete', 'complete', 'expired'], work, ctx);
+    return closeBill(
+      checkoutSessionAggregate,
+      firstSessionClosing(subscription.status),
+      ['incomplete', 'complete', 'expired'],
+      work,
+      ctx,
+    );
   }
 
   return createWorkQueue<SubscriptionWorkDoc>({
@@ -273,7 +390,10 @@ export function createSubscriptionBilling(deps: {
     sortBy: 'at',
     async work(work) {
       const ctx: CommandContext = {
-        organizationId: work.organizationId, environment: work.environment as Environment, actor: 'system:subscriptions', causationId: work.sourceId,
+        organizationId: work.organizationId,
+        environment: work.environment as Environment,
+        actor: 'system:subscriptions',
+        causationId: work.sourceId,
       };
       switch (work.kind) {
         case 'create_from_session':
@@ -283,7 +403,14 @@ export function createSubscriptionBilling(deps: {
         case 'issue_invoice':
           return issueInvoice(work, ctx);
         case 'record_payment':
-          return (await commands.handle(subscriptionAggregate, work.subscriptionId, { type: 'RecordSubscriptionPayment', invoiceId: work.sourceId }, ctx)).position;
+          return (
+            await commands.handle(
+              subscriptionAggregate,
+              work.subscriptionId,
+              { type: 'RecordSubscriptionPayment', invoiceId: work.sourceId },
+              ctx,
+            )
+          ).position;
         case 'void_first_invoice':
           return voidFirstInvoice(work, ctx);
         case 'close_first_session':

@@ -6,7 +6,15 @@ import { deterministicId } from '../shared/ids.ts';
 /** What a subscription bills, per line: a recurring price and a quantity. */
 export type RecurringLine = {
   quantity: number;
-  price: { id: string; productId: string; type: 'one_time' | 'recurring'; currency: string; unitAmount: string; interval: string | null; intervalCount: number | null };
+  price: {
+    id: string;
+    productId: string;
+    type: 'one_time' | 'recurring';
+    currency: string;
+    unitAmount: string;
+    interval: string | null;
+    intervalCount: number | null;
+  };
 };
 
 const BILLING_INTERVALS: readonly string[] = ['month', 'year'] satisfies BillingInterval[];
@@ -24,17 +32,26 @@ export function subscriptionItemsOf(lines: RecurringLine[], field = 'lineItems')
       throw new ValidationError(`${field}[${i}]`, 'a subscription bills recurring prices only; this price is one_time');
     }
     if (!BILLING_INTERVALS.includes(price.interval)) {
-      throw new ValidationError(`${field}[${i}]`, `a subscription is billed monthly, quarterly, half-yearly or annually (interval month or year), not by the ${price.interval}`);
+      throw new ValidationError(
+        `${field}[${i}]`,
+        `a subscription is billed monthly, quarterly, half-yearly or annually (interval month or year), not by the ${price.interval}`,
+      );
     }
     return {
-      priceId: price.id, productId: price.productId, quantity: line.quantity, unitAmount: price.unitAmount, currency: price.currency,
-      interval: price.interval as BillingInterval, intervalCount: price.intervalCount,
+      priceId: price.id,
+      productId: price.productId,
+      quantity: line.quantity,
+      unitAmount: price.unitAmount,
+      currency: price.currency,
+      interval: price.interval as BillingInterval,
+      intervalCount: price.intervalCount,
     };
   });
   const [first] = items;
   if (!first) throw new ValidationError(field, 'a subscription needs at least one recurring price');
   for (const [i, item] of items.entries()) {
-    if (item.currency !== first.currency) throw new ValidationError(`${field}[${i}]`, 'every price of a subscription must have the same currency');
+    if (item.currency !== first.currency)
+      throw new ValidationError(`${field}[${i}]`, 'every price of a subscription must have the same currency');
     if (item.interval !== first.interval || item.intervalCount !== first.intervalCount) {
       throw new ValidationError(`${field}[${i}]`, 'every price of a subscription must have the same billing interval');
     }
@@ -43,7 +60,9 @@ export function subscriptionItemsOf(lines: RecurringLine[], field = 'lineItems')
 }
 
 /** The subscription a `mode: subscription` checkout session creates: derived, so a retry names the same one. */
-export const subscriptionIdOfSession = (checkoutSessionId: string): string => deterministicId(`subscription:checkout_session:${checkoutSessionId}`);
+export const subscriptionIdOfSession = (checkoutSessionId: string): string =>
+  deterministicId(`subscription:checkout_session:${checkoutSessionId}`);
 
 /** The subscription a recurring invoice (the first of its series) creates. */
-export const subscriptionIdOfInvoice = (invoiceId: string): string => deterministicId(`subscription:invoice:${invoiceId}`);
+export const subscriptionIdOfInvoice = (invoiceId: string): string =>
+  deterministicId(`subscription:invoice:${invoiceId}`);

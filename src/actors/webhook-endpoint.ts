@@ -16,7 +16,9 @@ export type WebhookEndpoint = {
   deleted: boolean;
 };
 
-export type WebhookEndpointChanges = Partial<Pick<WebhookEndpoint, 'description' | 'url' | 'isDisabled' | 'enabledEvents'>>;
+export type WebhookEndpointChanges = Partial<
+  Pick<WebhookEndpoint, 'description' | 'url' | 'isDisabled' | 'enabledEvents'>
+>;
 
 export type WebhookEndpointEvent =
   | { type: 'WebhookEndpointCreated'; data: { endpoint: Omit<WebhookEndpoint, 'deleted' | 'updatedAt'> } }
@@ -32,7 +34,10 @@ export type WebhookEndpointCommand =
   | { type: 'SendTestWebhook'; testId: string }
   | { type: 'DeleteWebhookEndpoint' };
 
-export function evolveWebhookEndpoint(endpoint: WebhookEndpoint | null, event: WebhookEndpointEvent): WebhookEndpoint | null {
+export function evolveWebhookEndpoint(
+  endpoint: WebhookEndpoint | null,
+  event: WebhookEndpointEvent,
+): WebhookEndpoint | null {
   switch (event.type) {
     case 'WebhookEndpointCreated':
       return { ...event.data.endpoint, updatedAt: event.data.endpoint.createdAt, deleted: false };
@@ -47,25 +52,27 @@ export function evolveWebhookEndpoint(endpoint: WebhookEndpoint | null, event: W
   }
 }
 
-export const webhookEndpointAggregate: Aggregate<WebhookEndpoint | null, WebhookEndpointEvent, WebhookEndpointCommand> = {
-  category: 'webhook_endpoint',
-  initialState: () => null,
-  evolve: evolveWebhookEndpoint,
-  decide(endpoint, command, { now }) {
-    if (command.type === 'CreateWebhookEndpoint') {
-      if (endpoint) return [];
-      return [{ type: 'WebhookEndpointCreated', data: { endpoint: { ...command.endpoint, createdAt: now } } }];
-    }
-    if (!endpoint || endpoint.deleted) throw new InvalidStateError('webhook endpoint does not exist', 'resource_missing');
-    switch (command.type) {
-      case 'UpdateWebhookEndpoint':
-        return [{ type: 'WebhookEndpointUpdated', data: { changes: command.changes, at: now } }];
-      case 'RegenerateWebhookSecret':
-        return [{ type: 'WebhookEndpointSecretRegenerated', data: { sealedSecret: command.sealedSecret, at: now } }];
-      case 'SendTestWebhook':
-        return [{ type: 'WebhookEndpointTestRequested', data: { testId: command.testId, at: now } }];
-      case 'DeleteWebhookEndpoint':
-        return [{ type: 'WebhookEndpointDeleted', data: { at: now } }];
-    }
-  },
-};
+export const webhookEndpointAggregate: Aggregate<WebhookEndpoint | null, WebhookEndpointEvent, WebhookEndpointCommand> =
+  {
+    category: 'webhook_endpoint',
+    initialState: () => null,
+    evolve: evolveWebhookEndpoint,
+    decide(endpoint, command, { now }) {
+      if (command.type === 'CreateWebhookEndpoint') {
+        if (endpoint) return [];
+        return [{ type: 'WebhookEndpointCreated', data: { endpoint: { ...command.endpoint, createdAt: now } } }];
+      }
+      if (!endpoint || endpoint.deleted)
+        throw new InvalidStateError('webhook endpoint does not exist', 'resource_missing');
+      switch (command.type) {
+        case 'UpdateWebhookEndpoint':
+          return [{ type: 'WebhookEndpointUpdated', data: { changes: command.changes, at: now } }];
+        case 'RegenerateWebhookSecret':
+          return [{ type: 'WebhookEndpointSecretRegenerated', data: { sealedSecret: command.sealedSecret, at: now } }];
+        case 'SendTestWebhook':
+          return [{ type: 'WebhookEndpointTestRequested', data: { testId: command.testId, at: now } }];
+        case 'DeleteWebhookEndpoint':
+          return [{ type: 'WebhookEndpointDeleted', data: { at: now } }];
+      }
+    },
+  };

@@ -37,7 +37,15 @@ function setUp(options: { readStore?: (store: ReadStore) => ReadStore } = {}) {
     collection: COLLECTION,
     clock,
     readStore: options.readStore ? options.readStore(store) : store,
-    projections: { waitFor: async () => {}, onAdvanced: (listener) => { advanced = listener; return () => { advanced = null; }; } },
+    projections: {
+      waitFor: async () => {},
+      onAdvanced: (listener) => {
+        advanced = listener;
+        return () => {
+          advanced = null;
+        };
+      },
+    },
     sortBy: 'at',
     async work(doc) {
       calls.push([doc._id, clock.now()]);
@@ -67,8 +75,13 @@ test('a failing document is retried on the clock, backing off from 1 s doubling 
   await queue.runOnce();
   t.deepEqual(triesOf('poison'), [T0], 'tried once, not again by the pass that followed');
   t.deepEqual(triesOf('c'), [T0], 'the document after the failing one was done');
-  t.deepEqual((await docs.find({})).map((doc) => doc._id), ['poison']);
-  t.deepEqual(lines, ['[test-queue] poison failed (attempt 1); retrying in 1000 ms, at 2026-06-01T00:00:01.000Z: no route to poison']);
+  t.deepEqual(
+    (await docs.find({})).map((doc) => doc._id),
+    ['poison'],
+  );
+  t.deepEqual(lines, [
+    '[test-queue] poison failed (attempt 1); retrying in 1000 ms, at 2026-06-01T00:00:01.000Z: no route to poison',
+  ]);
 
   // New work arriving meanwhile is done at once; the failing document still waits.
   await docs.put({ _id: 'd', at: 4 });
@@ -90,7 +103,14 @@ test('a failing document is retried on the clock, backing off from 1 s doubling 
     t.is(triesOf('poison').length, tries + 1, `retried once ${wait} ms after failure ${i + 1}`);
     t.is(triesOf('poison').at(-1), clock.now());
     const next = waits[i + 1] ?? 300_000;
-    t.true(lines.at(-1)!.startsWith(`[test-queue] poison failed (attempt ${i + 2}); retrying in ${next} ms, at ${new Date(clock.now() + next).toISOString()}: `), lines.at(-1));
+    t.true(
+      lines
+        .at(-1)!
+        .startsWith(
+          `[test-queue] poison failed (attempt ${i + 2}); retrying in ${next} ms, at ${new Date(clock.now() + next).toISOString()}: `,
+        ),
+      lines.at(-1),
+    );
   }
   t.is(lines.length, waits.length + 1, 'one line per failure, no flood');
 
@@ -114,7 +134,10 @@ test('a success clears the backoff: the next failure waits a second again', asyn
 
   queue.start();
   await queue.runOnce();
-  for (const [tries, wait] of [[1, 1000], [2, 2000]] as const) {
+  for (const [tries, wait] of [
+    [1, 1000],
+    [2, 2000],
+  ] as const) {
     clock.advanceBy(wait);
     await until(() => triesOf('flaky').length > tries, `retry ${tries}`);
     await queue.runOnce();
@@ -159,7 +182,9 @@ test('when the work list cannot be read, the whole queue backs off on the clock'
   queue.start();
   await queue.runOnce();
   t.is(reads, 1, 'the failed pass is not repeated by the next poke');
-  t.deepEqual(lines, ['[test-queue] pass failed (attempt 1); retrying in 1000 ms, at 2026-06-01T00:00:01.000Z: read store unavailable']);
+  t.deepEqual(lines, [
+    '[test-queue] pass failed (attempt 1); retrying in 1000 ms, at 2026-06-01T00:00:01.000Z: read store unavailable',
+  ]);
   touch();
   clock.advanceBy(999);
   await queue.runOnce();
@@ -169,7 +194,10 @@ test('when the work list cannot be read, the whole queue backs off on the clock'
   await until(() => reads > 1, 'the retry of the pass');
   await queue.runOnce();
   t.is(reads, 2);
-  t.regex(lines.at(-1)!, /^\[test-queue\] pass failed \(attempt 2\); retrying in 2000 ms, at 2026-06-01T00:00:03.000Z: read store unavailable$/);
+  t.regex(
+    lines.at(-1)!,
+    /^\[test-queue\] pass failed \(attempt 2\); retrying in 2000 ms, at 2026-06-01T00:00:03.000Z: read store unavailable$/,
+  );
 
   unavailable = false;
   clock.advanceBy(1999);

@@ -64,7 +64,9 @@ export function createWorkQueue<TDoc extends ReadDocument>(deps: {
   function logFailure(what: string, failure: Failure, error: unknown): void {
     const reason = error instanceof Error ? error.message : String(error);
     const wait = failure.retryAt - clock.now();
-    log(`[${deps.name}] ${what} failed (attempt ${failure.failures}); retrying in ${wait} ms, at ${new Date(failure.retryAt).toISOString()}: ${reason}`);
+    log(
+      `[${deps.name}] ${what} failed (attempt ${failure.failures}); retrying in ${wait} ms, at ${new Date(failure.retryAt).toISOString()}: ${reason}`,
+    );
   }
 
   async function settle(doc: TDoc): Promise<void> {
@@ -111,15 +113,25 @@ export function createWorkQueue<TDoc extends ReadDocument>(deps: {
     if (stopped) return;
     let at = queueFailure?.retryAt ?? Infinity;
     for (const failure of failing.values()) at = Math.min(at, failure.retryAt);
-    if (Number.isFinite(at)) cancelRetry = clock.schedule(at, () => { cancelRetry = null; void poke(); });
+    if (Number.isFinite(at))
+      cancelRetry = clock.schedule(at, () => {
+        cancelRetry = null;
+        void poke();
+      });
   }
 
   function poke(): Promise<void> {
     if (stopped || (queueFailure && queueFailure.retryAt > clock.now())) return Promise.resolve();
-    if (running !== null) { again = true; return running; }
+    if (running !== null) {
+      again = true;
+      return running;
+    }
     running = (async () => {
       try {
-        do { again = false; await pass(); } while (again && !stopped);
+        do {
+          again = false;
+          await pass();
+        } while (again && !stopped);
       } catch (error) {
         queueFailure = failedAgain(queueFailure, clock.now());
         logFailure('pass', queueFailure, error);
@@ -134,7 +146,9 @@ export function createWorkQueue<TDoc extends ReadDocument>(deps: {
   return {
     start() {
       stopped = false;
-      unsubscribe = projections.onAdvanced((_position, touched) => { if (touched.has(deps.collection)) void poke(); });
+      unsubscribe = projections.onAdvanced((_position, touched) => {
+        if (touched.has(deps.collection)) void poke();
+      });
       void poke();
     },
     runOnce: () => poke(),
@@ -151,8 +165,14 @@ export function createWorkQueue<TDoc extends ReadDocument>(deps: {
 /** Several queues run as one: started, stopped and run together. */
 export function combineWorkQueues(...queues: WorkQueue[]): WorkQueue {
   return {
-    start() { for (const queue of queues) queue.start(); },
-    async runOnce() { for (const queue of queues) await queue.runOnce(); },
-    async stop() { await Promise.all(queues.map((queue) => queue.stop())); },
+    start() {
+      for (const queue of queues) queue.start();
+    },
+    async runOnce() {
+      for (const queue of queues) await queue.runOnce();
+    },
+    async stop() {
+      await Promise.all(queues.map((queue) => queue.stop()));
+    },
   };
 }

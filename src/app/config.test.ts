@@ -16,6 +16,12 @@ test('a bad WEIR_CHAIN_WAIT_MAX is refused with an error naming the setting', (t
     t.regex(error.message, /^WEIR_CHAIN_WAIT_MAX \(--chain-wait-max\) must be a whole number of seconds, got /);
     t.true(error.message.endsWith(value), error.message);
   }
-  t.throws(() => readConfig(['--chain-wait-max', 'soon'], {}), { instanceOf: ConfigError, message: /WEIR_CHAIN_WAIT_MAX.*got soon$/ });
-  t.throws(() => readConfig(['--chain-wait-max'], {}), { instanceOf: ConfigError, message: '--chain-wait-max needs a value' });
+  t.throws(() => readConfig(['--chain-wait-max', 'soon'], {}), {
+    instanceOf: ConfigError,
+    message: /WEIR_CHAIN_WAIT_MAX.*got soon$/,
+  });
+  t.throws(() => readConfig(['--chain-wait-max'], {}), {
+    instanceOf: ConfigError,
+    message: '--chain-wait-max needs a value',
+  });
 });

@@ -40,19 +40,72 @@ export type SettingSpec = { env: string; flag: string; description: string; defa
 export const SETTINGS = {
   port: { env: 'PORT', flag: '--port', description: 'HTTP port', default: '8080' },
   host: { env: 'HOST', flag: '--host', description: 'HTTP bind address', default: '127.0.0.1' },
-  dataDir: { env: 'WEIR_DATA_DIR', flag: '--data-dir', description: 'where the embedded stores and the master key live', default: './data' },
+  dataDir: {
+    env: 'WEIR_DATA_DIR',
+    flag: '--data-dir',
+    description: 'where the embedded stores and the master key live',
+    default: './data',
+  },
   natsUrl: { env: 'NATS_URL', flag: '--nats-url', description: 'NATS JetStream server; unset: in-process bus' },
-  kurrentDbUrl: { env: 'KURRENTDB_URL', flag: '--kurrentdb-url', description: 'KurrentDB/EventStoreDB connection string; unset: SQLite in the data dir' },
-  mongoDbUrl: { env: 'MONGODB_URL', flag: '--mongodb-url', description: 'MongoDB connection string; unset: embedded read store rebuilt from the log at start' },
-  publicUrl: { env: 'WEIR_PUBLIC_URL', flag: '--public-url', description: 'base URL of the hosted pages', default: 'http://HOST:PORT' },
-  masterKey: { env: 'WEIR_MASTER_KEY', flag: '--master-key', description: '32-byte base64 key sealing webhook secrets; unset: DATA_DIR/master.key' },
-  adminToken: { env: 'WEIR_ADMIN_TOKEN', flag: '--admin-token', description: 'operator token for POST /admin/organizations; unset: admin API off' },
-  devnetFile: { env: 'WEIR_DEVNET_FILE', flag: '--devnet', description: 'devnet JSON from `weir devnet --out FILE`: offer that chain to test keys' },
-  rpcConfigFile: { env: 'WEIR_RPC_CONFIG', flag: '--rpc-config', description: 'JSON file of RPC endpoints per chain id; WEIR_RPC_<chainId>=url,url wins' },
-  sweeperKey: { env: 'WEIR_SWEEPER_KEY', flag: '--sweeper-key', description: 'operator key paying sweep gas (0x…); with --devnet defaults to its sweeper account' },
-  smtpUrl: { env: 'WEIR_SMTP_URL', flag: '--smtp-url', description: 'SMTP server for mails (smtp://user:pass@host:587); unset: .eml files in DATA_DIR/outbox' },
-  testRail: { env: 'WEIR_TEST_RAIL', flag: '--test-rail', description: 'offer the built-in test network weir-testnet (1/0)', default: '0' },
-  chainWaitMaxSeconds: { env: 'WEIR_CHAIN_WAIT_MAX', flag: '--chain-wait-max', description: 'seconds an expiry or invoice reminder waits for a chain follower behind it; then it goes ahead (a payment read later is late)', default: String(DEFAULT_CHAIN_WAIT_MAX_SECONDS) },
+  kurrentDbUrl: {
+    env: 'KURRENTDB_URL',
+    flag: '--kurrentdb-url',
+    description: 'KurrentDB/EventStoreDB connection string; unset: SQLite in the data dir',
+  },
+  mongoDbUrl: {
+    env: 'MONGODB_URL',
+    flag: '--mongodb-url',
+    description: 'MongoDB connection string; unset: embedded read store rebuilt from the log at start',
+  },
+  publicUrl: {
+    env: 'WEIR_PUBLIC_URL',
+    flag: '--public-url',
+    description: 'base URL of the hosted pages',
+    default: 'http://HOST:PORT',
+  },
+  masterKey: {
+    env: 'WEIR_MASTER_KEY',
+    flag: '--master-key',
+    description: '32-byte base64 key sealing webhook secrets; unset: DATA_DIR/master.key',
+  },
+  adminToken: {
+    env: 'WEIR_ADMIN_TOKEN',
+    flag: '--admin-token',
+    description: 'operator token for POST /admin/organizations; unset: admin API off',
+  },
+  devnetFile: {
+    env: 'WEIR_DEVNET_FILE',
+    flag: '--devnet',
+    description: 'devnet JSON from `weir devnet --out FILE`: offer that chain to test keys',
+  },
+  rpcConfigFile: {
+    env: 'WEIR_RPC_CONFIG',
+    flag: '--rpc-config',
+    description: 'JSON file of RPC endpoints per chain id; WEIR_RPC_<chainId>=url,url wins',
+  },
+  sweeperKey: {
+    env: 'WEIR_SWEEPER_KEY',
+    flag: '--sweeper-key',
+    description: 'operator key paying sweep gas (0x…); with --devnet defaults to its sweeper account',
+  },
+  smtpUrl: {
+    env: 'WEIR_SMTP_URL',
+    flag: '--smtp-url',
+    description: 'SMTP server for mails (smtp://user:pass@host:587); unset: .eml files in DATA_DIR/outbox',
+  },
+  testRail: {
+    env: 'WEIR_TEST_RAIL',
+    flag: '--test-rail',
+    description: 'offer the built-in test network weir-testnet (1/0)',
+    default: '0',
+  },
+  chainWaitMaxSeconds: {
+    env: 'WEIR_CHAIN_WAIT_MAX',
+    flag: '--chain-wait-max',
+    description:
+      'seconds an expiry or invoice reminder waits for a chain follower behind it; then it goes ahead (a payment read later is late)',
+    default: String(DEFAULT_CHAIN_WAIT_MAX_SECONDS),
+  },
 } as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv'>, SettingSpec>;
 
 export class ConfigError extends Error {
@@ -68,7 +121,10 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     const [name, inline] = arg.split('=', 2) as [string, string | undefined];
     const spec = Object.values(SETTINGS).find((s) => s.flag === name);
     if (!spec) continue;
-    if (name === '--test-rail' && inline === undefined) { flags.set(name, '1'); continue; }
+    if (name === '--test-rail' && inline === undefined) {
+      flags.set(name, '1');
+      continue;
+    }
     const value = inline ?? argv[++i];
     if (value === undefined) throw new ConfigError(`${name} needs a value`);
     flags.set(name, value);
@@ -80,11 +136,15 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
   };
   const portText = get('port') ?? '8080';
   const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be a port number, got ${portText}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`PORT must be a port number, got ${portText}`);
   const testRail = get('testRail') ?? '0';
   if (!['0', '1', 'true', 'false'].includes(testRail)) throw new ConfigError('WEIR_TEST_RAIL must be 1 or 0');
   const chainWaitText = get('chainWaitMaxSeconds') ?? String(DEFAULT_CHAIN_WAIT_MAX_SECONDS);
-  if (!/^\d{1,9}$/.test(chainWaitText)) throw new ConfigError(`WEIR_CHAIN_WAIT_MAX (--chain-wait-max) must be a whole number of seconds, got ${chainWaitText}`);
+  if (!/^\d{1,9}$/.test(chainWaitText))
+    throw new ConfigError(
+      `WEIR_CHAIN_WAIT_MAX (--chain-wait-max) must be a whole number of seconds, got ${chainWaitText}`,
+    );
   return {
     port,
     host: get('host') ?? '127.0.0.1',
@@ -101,6 +161,11 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     smtpUrl: get('smtpUrl'),
     testRail: testRail === '1' || testRail === 'true',
     chainWaitMaxSeconds: Number(chainWaitText),
-    chainEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => /^WEIR_(RPC|FACTORY|CONFIRMATIONS)_\d+$|^WEIR_NATIVE_PRICE_\d+_[A-Z0-9.]+$/.test(e[0]) && !!e[1])),
+    chainEnv: Object.fromEntries(
+      Object.entries(env).filter(
+        (e): e is [string, string] =>
+          /^WEIR_(RPC|FACTORY|CONFIRMATIONS)_\d+$|^WEIR_NATIVE_PRICE_\d+_[A-Z0-9.]+$/.test(e[0]) && !!e[1],
+      ),
+    ),
   };
 }

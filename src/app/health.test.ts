@@ -20,14 +20,26 @@ function parts() {
     projectionFailure: null as ProjectionFailure | null,
     matcher: { running: true, networks: ['base', 'polygon'], acknowledged: 7, failing: [] } as MatcherStatus,
     follower: {
-      network: 'base', head: 100n, processed: 100n, pendingFinal: 0, caughtUpAt: START, endpoint: 'http://rpc.example/key-123',
-      headSource: 'polling', lastError: null, running: true,
+      network: 'base',
+      head: 100n,
+      processed: 100n,
+      pendingFinal: 0,
+      caughtUpAt: START,
+      endpoint: 'http://rpc.example/key-123',
+      headSource: 'polling',
+      lastError: null,
+      running: true,
     } as EvmFollowerStatus,
   };
   const deps: HealthDeps = {
     clock,
     eventStore: {
-      headPosition: () => (state.headHangs ? new Promise(() => {}) : state.headFails ? Promise.reject(new Error('connect ECONNREFUSED secret@db')) : Promise.resolve(state.head)),
+      headPosition: () =>
+        state.headHangs
+          ? new Promise(() => {})
+          : state.headFails
+            ? Promise.reject(new Error('connect ECONNREFUSED secret@db'))
+            : Promise.resolve(state.head),
     },
     projections: { health: () => ({ position: state.position, failing: state.projectionFailure }) },
     matcher: { status: () => state.matcher },
@@ -40,7 +52,9 @@ function parts() {
 test('everything answering and up to date is ok, with the read models position and the log head', async (t) => {
   const { deps } = parts();
   t.deepEqual(await createHealth(deps).report(), {
-    status: 'ok', position: '42', head: '42',
+    status: 'ok',
+    position: '42',
+    head: '42',
     checks: [
       { name: 'event_store', status: 'ok', reason: null },
       { name: 'projections', status: 'ok', reason: null },
@@ -68,7 +82,11 @@ test('a log that errs or does not answer in time is failing, and the head is unk
   const erring = await health.report();
   t.is(erring.status, 'failing');
   t.is(erring.head, null);
-  t.like(erring.checks[0], { name: 'event_store', status: 'failing', reason: 'the log answered with an error (see the log): nothing can be written' });
+  t.like(erring.checks[0], {
+    name: 'event_store',
+    status: 'failing',
+    reason: 'the log answered with an error (see the log): nothing can be written',
+  });
   t.false(JSON.stringify(erring).includes('secret'));
   state.headFails = false;
   state.headHangs = true;
@@ -79,7 +97,14 @@ test('a log that errs or does not answer in time is failing, and the head is unk
 test('a chain message failing for a minute or more makes the matcher degraded, not before, naming each network held up', async (t) => {
   const { deps, state, clock } = parts();
   const health = createHealth(deps);
-  const base = { network: 'base', subject: 'chain.base.transfer', messageId: 'm-1', deliveries: 4, since: START, error: 'boom' };
+  const base = {
+    network: 'base',
+    subject: 'chain.base.transfer',
+    messageId: 'm-1',
+    deliveries: 4,
+    since: START,
+    error: 'boom',
+  };
   state.matcher = { running: true, networks: ['base', 'polygon'], acknowledged: 7, failing: [base] };
   clock.advanceBy(59_999);
   t.like((await health.report()).checks[2], { name: 'matcher', status: 'ok' });
@@ -87,16 +112,26 @@ test('a chain message failing for a minute or more makes the matcher degraded, n
   const report = await health.report();
   t.is(report.status, 'degraded');
   t.like(report.checks[2], {
-    name: 'matcher', status: 'degraded',
-    reason: 'a chain message on chain.base.transfer has failed since 2026-06-01T00:00:00.000Z (4 deliveries; see the log): the later chain messages of that network wait, other networks go on',
+    name: 'matcher',
+    status: 'degraded',
+    reason:
+      'a chain message on chain.base.transfer has failed since 2026-06-01T00:00:00.000Z (4 deliveries; see the log): the later chain messages of that network wait, other networks go on',
   });
 
-  const polygon = { network: 'polygon', subject: 'chain.polygon.final', messageId: 'm-2', deliveries: 2, since: START + 30_000, error: 'boom' };
+  const polygon = {
+    network: 'polygon',
+    subject: 'chain.polygon.final',
+    messageId: 'm-2',
+    deliveries: 2,
+    since: START + 30_000,
+    error: 'boom',
+  };
   state.matcher = { ...state.matcher, failing: [base, polygon] };
   t.false((await health.report()).checks[2]!.reason!.includes('polygon'), 'polygon not yet: failing for 30 s only');
   clock.advanceBy(30_000);
   t.like((await health.report()).checks[2], {
-    reason: 'a chain message on chain.base.transfer has failed since 2026-06-01T00:00:00.000Z (4 deliveries; see the log); a chain message on chain.polygon.final has failed since 2026-06-01T00:00:30.000Z (2 deliveries; see the log): the later chain messages of those networks wait, other networks go on',
+    reason:
+      'a chain message on chain.base.transfer has failed since 2026-06-01T00:00:00.000Z (4 deliveries; see the log); a chain message on chain.polygon.final has failed since 2026-06-01T00:00:30.000Z (2 deliveries; see the log): the later chain messages of those networks wait, other networks go on',
   });
   t.false(JSON.stringify(await health.report()).includes('boom'), 'the error itself is not shown');
 });
@@ -111,13 +146,18 @@ test('a follower that has not read its head for five minutes, or is stopped, is 
   const behind = await health.report();
   t.is(behind.status, 'degraded');
   t.like(behind.checks[3], {
-    name: 'follower:base', status: 'degraded',
-    reason: "the follower of base has not read the chain's head since 2026-06-01T00:00:00.000Z; its node fails (see the log): payments on it wait",
+    name: 'follower:base',
+    status: 'degraded',
+    reason:
+      "the follower of base has not read the chain's head since 2026-06-01T00:00:00.000Z; its node fails (see the log): payments on it wait",
   });
   t.false(JSON.stringify(behind).includes('key-123'));
 
   state.follower = { ...state.follower, caughtUpAt: null, lastError: null };
-  t.regex((await health.report()).checks[3]!.reason!, /has not read the chain's head since Weir started: payments on it wait/);
+  t.regex(
+    (await health.report()).checks[3]!.reason!,
+    /has not read the chain's head since Weir started: payments on it wait/,
+  );
   state.follower = { ...state.follower, running: false };
   t.regex((await health.report()).checks[3]!.reason!, /is stopped/);
 });
@@ -131,10 +171,24 @@ test('the worst part decides: failing outranks degraded', async (t) => {
   t.is((await health.report()).status, 'failing');
 });
 
-const delivery = (id: string, status: string, nextAttemptAt: number | null) => ({
-  _id: id, id, organizationId: 'org', environment: 'test', endpointId: 'e', eventId: `ev-${id}`, eventType: 'checkout_session.completed', eventObject: 'checkoutSession',
-  source: { streamId: 'checkout_session-1', revision: 3 }, createdAt: new Date(START).toISOString(), firstDueAt: START, status, attempts: 0, nextAttemptAt, log: [],
-}) as unknown as WebhookDeliveryDoc;
+const delivery = (id: string, status: string, nextAttemptAt: number | null) =>
+  ({
+    _id: id,
+    id,
+    organizationId: 'org',
+    environment: 'test',
+    endpointId: 'e',
+    eventId: `ev-${id}`,
+    eventType: 'checkout_session.completed',
+    eventObject: 'checkoutSession',
+    source: { streamId: 'checkout_session-1', revision: 3 },
+    createdAt: new Date(START).toISOString(),
+    firstDueAt: START,
+    status,
+    attempts: 0,
+    nextAttemptAt,
+    log: [],
+  }) as unknown as WebhookDeliveryDoc;
 
 test('webhook deliveries due five minutes ago or more and still pending make Weir degraded: the dispatcher is behind', async (t) => {
   const { deps, clock } = parts();
@@ -147,27 +201,59 @@ test('webhook deliveries due five minutes ago or more and still pending make Wei
   await deliveries.put(delivery('gave-up', 'failed', null));
   const health = createHealth({ ...deps, readStore });
   clock.advanceBy(5 * 60_000);
-  t.like((await health.report()).checks.find((c) => c.name === 'webhooks'), { status: 'ok' }, 'due exactly five minutes ago: not yet');
+  t.like(
+    (await health.report()).checks.find((c) => c.name === 'webhooks'),
+    { status: 'ok' },
+    'due exactly five minutes ago: not yet',
+  );
   clock.advanceBy(1001);
   const report = await health.report();
   t.is(report.status, 'degraded');
-  t.like(report.checks.find((c) => c.name === 'webhooks'), {
-    status: 'degraded', reason: '2 webhook deliveries have waited to be sent since 2026-06-01T00:00:00.000Z: the dispatcher is behind (see the log)',
-  });
+  t.like(
+    report.checks.find((c) => c.name === 'webhooks'),
+    {
+      status: 'degraded',
+      reason:
+        '2 webhook deliveries have waited to be sent since 2026-06-01T00:00:00.000Z: the dispatcher is behind (see the log)',
+    },
+  );
   await deliveries.put(delivery('late-1', 'succeeded', null));
-  t.like((await health.report()).checks.find((c) => c.name === 'webhooks'), { reason: '1 webhook delivery has waited to be sent since 2026-06-01T00:00:01.000Z: the dispatcher is behind (see the log)' });
+  t.like(
+    (await health.report()).checks.find((c) => c.name === 'webhooks'),
+    {
+      reason:
+        '1 webhook delivery has waited to be sent since 2026-06-01T00:00:01.000Z: the dispatcher is behind (see the log)',
+    },
+  );
 });
 
 test('a read store that errs or does not answer is failing', async (t) => {
   const { deps } = parts();
-  const broken: ReadStore = { ...createEmbeddedReadStore(), collection: () => { throw new Error('MongoNetworkError: mongodb://weir:hunter2@db'); } };
+  const broken: ReadStore = {
+    ...createEmbeddedReadStore(),
+    collection: () => {
+      throw new Error('MongoNetworkError: mongodb://weir:hunter2@db');
+    },
+  };
   const report = await createHealth({ ...deps, readStore: broken }).report();
   t.is(report.status, 'failing');
-  t.like(report.checks.find((c) => c.name === 'read_store'), { status: 'failing', reason: 'the read store answered with an error (see the log): reads fail' });
+  t.like(
+    report.checks.find((c) => c.name === 'read_store'),
+    { status: 'failing', reason: 'the read store answered with an error (see the log): reads fail' },
+  );
   t.false(JSON.stringify(report).includes('hunter2'));
   const silent = createEmbeddedReadStore();
-  const hanging: ReadStore = { ...silent, collection: <T extends ReadDocument>() => ({ ...silent.collection<T>('x'), find: () => new Promise<T[]>(() => {}) }) };
-  t.like((await createHealth({ ...deps, readStore: hanging }).report()).checks.find((c) => c.name === 'read_store'), { reason: 'the read store did not answer within 5 ms: reads fail' });
+  const hanging: ReadStore = {
+    ...silent,
+    collection: <T extends ReadDocument>() => ({
+      ...silent.collection<T>('x'),
+      find: () => new Promise<T[]>(() => {}),
+    }),
+  };
+  t.like(
+    (await createHealth({ ...deps, readStore: hanging }).report()).checks.find((c) => c.name === 'read_store'),
+    { reason: 'the read store did not answer within 5 ms: reads fail' },
+  );
 });
 
 test('timers whose command has failed for five minutes or more make Weir degraded, naming their kinds', async (t) => {
@@ -179,14 +265,28 @@ test('timers whose command has failed for five minutes or more make Weir degrade
   ];
   const health = createHealth({ ...deps, timers: { status: () => ({ failing }) } });
   clock.advanceBy(5 * 60_000 - 1);
-  t.like((await health.report()).checks.find((c) => c.name === 'timers'), { status: 'ok', reason: null });
+  t.like(
+    (await health.report()).checks.find((c) => c.name === 'timers'),
+    { status: 'ok', reason: null },
+  );
   clock.advanceBy(1001);
   const report = await health.report();
-  t.like(report.checks.find((c) => c.name === 'timers'), {
-    status: 'degraded', reason: '2 timers have failed since 2026-06-01T00:00:00.000Z (checkout_session.expire, mail.retry; retried, see the log): what they do waits',
-  });
+  t.like(
+    report.checks.find((c) => c.name === 'timers'),
+    {
+      status: 'degraded',
+      reason:
+        '2 timers have failed since 2026-06-01T00:00:00.000Z (checkout_session.expire, mail.retry; retried, see the log): what they do waits',
+    },
+  );
   failing = [failing[1]!];
-  t.regex((await health.report()).checks.find((c) => c.name === 'timers')!.reason!, /^1 timer has failed since 2026-06-01T00:00:01.000Z \(mail\.retry;/);
+  t.regex(
+    (await health.report()).checks.find((c) => c.name === 'timers')!.reason!,
+    /^1 timer has failed since 2026-06-01T00:00:01.000Z \(mail\.retry;/,
+  );
   failing = [];
-  t.like((await health.report()).checks.find((c) => c.name === 'timers'), { status: 'ok', reason: null });
+  t.like(
+    (await health.report()).checks.find((c) => c.name === 'timers'),
+    { status: 'ok', reason: null },
+  );
 });

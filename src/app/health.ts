@@ -57,17 +57,33 @@ const iso = (ms: number) => new Date(ms).toISOString();
 async function answerWithin<T>(work: () => Promise<T>, timeoutMs: number): Promise<{ value: T } | { error: string }> {
   const settled = await settleWithin(work(), timeoutMs);
   if ('value' in settled) return settled;
-  return { error: 'timedOut' in settled ? `did not answer within ${timeoutMs} ms` : 'answered with an error (see the log)' };
+  return {
+    error: 'timedOut' in settled ? `did not answer within ${timeoutMs} ms` : 'answered with an error (see the log)',
+  };
 }
 
-function followerCheck(status: EvmFollowerStatus, now: number, watchingSince: number, behindAfterMs: number): HealthCheck {
+function followerCheck(
+  status: EvmFollowerStatus,
+  now: number,
+  watchingSince: number,
+  behindAfterMs: number,
+): HealthCheck {
   const name = `follower:${status.network}`;
-  if (!status.running) return { name, status: 'degraded', reason: `the follower of ${status.network} is stopped: payments on it are not seen` };
+  if (!status.running)
+    return {
+      name,
+      status: 'degraded',
+      reason: `the follower of ${status.network} is stopped: payments on it are not seen`,
+    };
   const readAt = status.caughtUpAt ?? watchingSince;
   if (now - readAt < behindAfterMs) return ok(name);
   const since = status.caughtUpAt === null ? 'since Weir started' : `since ${iso(status.caughtUpAt)}`;
   const node = status.lastError ? '; its node fails (see the log)' : '';
-  return { name, status: 'degraded', reason: `the follower of ${status.network} has not read the chain's head ${since}${node}: payments on it wait` };
+  return {
+    name,
+    status: 'degraded',
+    reason: `the follower of ${status.network} has not read the chain's head ${since}${node}: payments on it wait`,
+  };
 }
 
 /** Timers whose command has failed since before `failingBefore`: what they do (an expiry, a renewal, a reminder, a mail) waits. */
@@ -76,7 +92,11 @@ function timersCheck(failing: FailingTimer[], failingBefore: number): HealthChec
   if (long.length === 0) return ok('timers');
   const kinds = [...new Set(long.map((timer) => timer.kind))].sort().join(', ');
   const count = long.length === 1 ? '1 timer has' : `${long.length} timers have`;
-  return { name: 'timers', status: 'degraded', reason: `${count} failed since ${iso(long[0]!.since)} (${kinds}; retried, see the log): what they do waits` };
+  return {
+    name: 'timers',
+    status: 'degraded',
+    reason: `${count} failed since ${iso(long[0]!.since)} (${kinds}; retried, see the log): what they do waits`,
+  };
 }
 
 /** Deliveries due before `dueBefore` and still not attempted: the dispatcher does not keep up (or does not run). */
@@ -87,7 +107,8 @@ async function webhooksCheck(readStore: ReadStore, dueBefore: number): Promise<H
   if (!oldest?.nextAttemptAt) return ok('webhooks');
   const count = await deliveries.count(overdue);
   return {
-    name: 'webhooks', status: 'degraded',
+    name: 'webhooks',
+    status: 'degraded',
     reason: `${count} webhook ${count === 1 ? 'delivery has' : 'deliveries have'} waited to be sent since ${iso(oldest.nextAttemptAt)}: the dispatcher is behind (see the log)`,
   };
 }
@@ -109,35 +130,53 @@ export function createHealth(deps: HealthDeps): Health {
       const now = deps.clock.now();
       const checks: HealthCheck[] = [];
       const read = await answerWithin(() => deps.eventStore.headPosition(), timeoutMs);
-      checks.push('error' in read ? { name: 'event_store', status: 'failing', reason: `the log ${read.error}: nothing can be written` } : ok('event_store'));
+      checks.push(
+        'error' in read
+          ? { name: 'event_store', status: 'failing', reason: `the log ${read.error}: nothing can be written` }
+          : ok('event_store'),
+      );
 
       const projections = deps.projections.health();
-      checks.push(projections.failing
-        ? {
-          name: 'projections', status: 'failing',
-          reason: `the read models have failed to follow the log since ${iso(projections.failing.since)} (${projections.failing.attempts} ${projections.failing.attempts === 1 ? 'attempt' : 'attempts'}, retried on its own; see the log): reads may be stale and writes wait`,
-        }
-        : ok('projections'));
+      checks.push(
+        projections.failing
+          ? {
+              name: 'projections',
+              status: 'failing',
+              reason: `the read models have failed to follow the log since ${iso(projections.failing.since)} (${projections.failing.attempts} ${projections.failing.attempts === 1 ? 'attempt' : 'attempts'}, retried on its own; see the log): reads may be stale and writes wait`,
+            }
+          : ok('projections'),
+      );
 
       if (deps.matcher) {
         const stuck = deps.matcher.status().failing.filter((message) => now - message.since >= stuckAfterMs);
-        checks.push(stuck.length > 0
-          ? {
-            name: 'matcher', status: 'degraded',
-            reason: `${stuck.map((m) => `a chain message on ${m.subject} has failed since ${iso(m.since)} (${m.deliveries} ${m.deliveries === 1 ? 'delivery' : 'deliveries'}; see the log)`).join('; ')}: the later chain messages of ${stuck.length === 1 ? 'that network wait' : 'those networks wait'}, other networks go on`,
-          }
-          : ok('matcher'));
+        checks.push(
+          stuck.length > 0
+            ? {
+                name: 'matcher',
+                status: 'degraded',
+                reason: `${stuck.map((m) => `a chain message on ${m.subject} has failed since ${iso(m.since)} (${m.deliveries} ${m.deliveries === 1 ? 'delivery' : 'deliveries'}; see the log)`).join('; ')}: the later chain messages of ${stuck.length === 1 ? 'that network wait' : 'those networks wait'}, other networks go on`,
+              }
+            : ok('matcher'),
+        );
       }
       if (deps.timers) checks.push(timersCheck(deps.timers.status().failing, now - timersAfterMs));
       if (deps.readStore) {
         const { readStore } = deps;
         const webhooks = await answerWithin(() => webhooksCheck(readStore, now - overdueAfterMs), timeoutMs);
-        checks.push('error' in webhooks ? { name: 'read_store', status: 'failing', reason: `the read store ${webhooks.error}: reads fail` } : webhooks.value);
+        checks.push(
+          'error' in webhooks
+            ? { name: 'read_store', status: 'failing', reason: `the read store ${webhooks.error}: reads fail` }
+            : webhooks.value,
+        );
       }
-      for (const follower of deps.followers ?? []) checks.push(followerCheck(follower.status(), now, watchingSince, behindAfterMs));
+      for (const follower of deps.followers ?? [])
+        checks.push(followerCheck(follower.status(), now, watchingSince, behindAfterMs));
 
-      const status = checks.reduce<HealthState>((worst, check) => (SEVERITY[check.status] > SEVERITY[worst] ? check.status : worst), 'ok');
-      const head = 'error' in read ? null : read.value?.toString() ?? null;
+      const status = checks.reduce<HealthState>(
+        (worst, check) => (SEVERITY[check.status] > SEVERITY[worst] ? check.status : worst),
+        'ok',
+      );
+      const head = 'error' in read ? null : (read.value?.toString() ?? null);
       return { status, position: projections.position, head, checks };
     },
   };

@@ -46,7 +46,6 @@ import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook-sender.ts';
 import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, type WeirConfig } from './config.ts';
 
-
 /** How long `startWeir` waits for each chain follower's starting point before taking requests anyway. */
 const FOLLOWER_READY_TIMEOUT_MS = 15_000;
 
@@ -85,7 +84,11 @@ export type WeirOverrides = {
 export async function openStores(config: Pick<WeirConfig, 'dataDir' | 'kurrentDbUrl' | 'mongoDbUrl'>) {
   const eventStore = await openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir });
   // Projections build a new object for every change and never mutate a stored one.
-  const readStore = await openReadStore({ mongoDbUrl: config.mongoDbUrl, indexedFields: INDEXED_FIELDS, embeddedWrites: 'trusted' });
+  const readStore = await openReadStore({
+    mongoDbUrl: config.mongoDbUrl,
+    indexedFields: INDEXED_FIELDS,
+    embeddedWrites: 'trusted',
+  });
   return { eventStore, readStore };
 }
 
@@ -100,54 +103,104 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const { eventStore } = stores;
   const readStore = overrides.wrapReadStore ? overrides.wrapReadStore(stores.readStore) : stores.readStore;
   const bus = await openBus({ natsUrl: config.natsUrl });
-  const secretBox = createSecretBox(loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') }));
-  const evm = await loadEvmSetup({ env: config.chainEnv ?? {}, devnetFile: config.devnetFile, rpcConfigFile: config.rpcConfigFile, sweeperKey: config.sweeperKey });
+  const secretBox = createSecretBox(
+    loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') }),
+  );
+  const evm = await loadEvmSetup({
+    env: config.chainEnv ?? {},
+    devnetFile: config.devnetFile,
+    rpcConfigFile: config.rpcConfigFile,
+    sweeperKey: config.sweeperKey,
+  });
   const evmRail = createEvmRail({ registry: evm.registry, factories: evm.factories });
   const rails = overrides.rails ?? [...(config.testRail ? [createTestRail()] : []), evmRail];
   const rail = combineRails(rails);
   const commands = createCommandHandler({ eventStore, clock });
   const watched = createWatchedAddresses();
   const watchedProjection = watchedAddressesProjection(watched);
-  const runner = createProjectionRunner({ eventStore, readStore, projections: [...ALL_PROJECTIONS, watchedProjection], clock, log });
+  const runner = createProjectionRunner({
+    eventStore,
+    readStore,
+    projections: [...ALL_PROJECTIONS, watchedProjection],
+    clock,
+    log,
+  });
   const projections = overrides.wrapProjections ? overrides.wrapProjections(runner) : runner;
   const started = performance.now();
   if (readStore.durable) await watchedProjection.load(readStore);
   await projections.start();
-  log(`[weir] read models at log position ${projections.position() ?? 'start'} after ${Math.round(performance.now() - started)} ms`);
+  log(
+    `[weir] read models at log position ${projections.position() ?? 'start'} after ${Math.round(performance.now() - started)} ms`,
+  );
 
-  const mailer = overrides.mailer ? { ...overrides.mailer, describe: 'custom', close: () => {} } : openMailer({ smtpUrl: config.smtpUrl, outboxDir: join(config.dataDir, 'outbox') });
-  const offeredEvm = [...evm.registry.offered('test'), ...evm.registry.offered('live')].filter((n) => evm.factories.has(n.chainId));
+  const mailer = overrides.mailer
+    ? { ...overrides.mailer, describe: 'custom', close: () => {} }
+    : openMailer({ smtpUrl: config.smtpUrl, outboxDir: join(config.dataDir, 'outbox') });
+  const offeredEvm = [...evm.registry.offered('test'), ...evm.registry.offered('live')].filter((n) =>
+    evm.factories.has(n.chainId),
+  );
   // One follower per offered EVM network; each is independent, so one failing RPC never stops another.
   const checkpoints = createFileCheckpointStore(join(config.dataDir, 'ingest'));
-  const followers = (overrides.evmFollowers === false ? [] : offeredEvm).map((network) => createEvmFollower({
-    network: followedNetwork(network),
-    rpc: evm.registry.endpoints(network.chainId),
-    bus,
-    watched,
-    checkpoints,
-    clock,
-    // A session's expiry and an invoice reminder wait for the followers to read past them (see chain-read-gate).
-    onCaughtUp: () => timers.retryWaiting(),
-    pollIntervalMs: overrides.followerPollIntervalMs ?? (network.network === 'devnet' ? 100 : Math.max(250, Math.min(network.blockTimeMs, 4000))),
-    log: (line) => log(`[ingest ${network.network}] ${line}`),
-  }));
+  const followers = (overrides.evmFollowers === false ? [] : offeredEvm).map((network) =>
+    createEvmFollower({
+      network: followedNetwork(network),
+      rpc: evm.registry.endpoints(network.chainId),
+      bus,
+      watched,
+      checkpoints,
+      clock,
+      // A session's expiry and an invoice reminder wait for the followers to read past them (see chain-read-gate).
+      onCaughtUp: () => timers.retryWaiting(),
+      pollIntervalMs:
+        overrides.followerPollIntervalMs ??
+        (network.network === 'devnet' ? 100 : Math.max(250, Math.min(network.blockTimeMs, 4000))),
+      log: (line) => log(`[ingest ${network.network}] ${line}`),
+    }),
+  );
   const followersByNetwork = new Map(followers.map((follower) => [follower.status().network, follower]));
   const mails = createMailDispatcher({ clock, readStore, projections, commands, mailer, log });
   // Created before the matcher, started after it: a session's expiry and an invoice reminder also
   // wait for the matcher to handle what the followers published, and it wakes the waiting timers.
   const gate = createChainReadGate({
-    clock, log,
+    clock,
+    log,
     readThrough: (network) => followersByNetwork.get(network)?.status(),
     matcherDrained: (networks) => matcher.drained(networks),
     maxWaitMs: (config.chainWaitMaxSeconds ?? DEFAULT_CHAIN_WAIT_MAX_SECONDS) * 1000,
   });
   const timers = createTimerRunner({
-    clock, readStore, projections, log,
-    handlers: { ...checkoutSessionTimerHandlers(commands, { readStore, gate }), ...invoiceTimerHandlers(commands, { readStore, gate }), ...couponTimerHandlers(commands), ...subscriptionTimerHandlers(commands, { readStore, gate }), ...mails.timerHandlers },
+    clock,
+    readStore,
+    projections,
+    log,
+    handlers: {
+      ...checkoutSessionTimerHandlers(commands, { readStore, gate }),
+      ...invoiceTimerHandlers(commands, { readStore, gate }),
+      ...couponTimerHandlers(commands),
+      ...subscriptionTimerHandlers(commands, { readStore, gate }),
+      ...mails.timerHandlers,
+    },
   });
-  const matcher = createMatcher({ bus, readStore, commands, projections, clock, networks: everyNetwork(rail).map((n) => n.network), log: (line) => log(`[matcher] ${line}`), onHandled: () => timers.retryWaiting() });
+  const matcher = createMatcher({
+    bus,
+    readStore,
+    commands,
+    projections,
+    clock,
+    networks: everyNetwork(rail).map((n) => n.network),
+    log: (line) => log(`[matcher] ${line}`),
+    onHandled: () => timers.retryWaiting(),
+  });
   await matcher.start();
-  const dispatcher = createWebhookDispatcher({ clock, eventStore, readStore, projections, commands, secretBox, send: overrides.webhookSender ?? createHttpWebhookSender() });
+  const dispatcher = createWebhookDispatcher({
+    clock,
+    eventStore,
+    readStore,
+    projections,
+    commands,
+    secretBox,
+    send: overrides.webhookSender ?? createHttpWebhookSender(),
+  });
   dispatcher.start();
   timers.start();
   const invoicePayments = createInvoicePaymentLinker({ clock, readStore, projections, commands, log });
@@ -158,21 +211,42 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   if (evm.sweeperKey) {
     for (const network of offeredEvm) {
       const endpoints = evm.registry.endpoints(network.chainId);
-      const clients = createEvmWriteClients({ rpcUrl: endpoints.http[0]!, chainId: network.chainId, privateKey: evm.sweeperKey, pollingIntervalMs: network.network === 'devnet' ? 50 : 2000, retryCount: network.network === 'devnet' ? 0 : 3 });
-      executors.set(network.network, createEvmSweepExecutor({ clients, factoryAddress: evm.factories.get(network.chainId)! }));
+      const clients = createEvmWriteClients({
+        rpcUrl: endpoints.http[0]!,
+        chainId: network.chainId,
+        privateKey: evm.sweeperKey,
+        pollingIntervalMs: network.network === 'devnet' ? 50 : 2000,
+        retryCount: network.network === 'devnet' ? 0 : 3,
+      });
+      executors.set(
+        network.network,
+        createEvmSweepExecutor({ clients, factoryAddress: evm.factories.get(network.chainId)! }),
+      );
     }
   }
   for (const follower of followers) await follower.start();
   // No session before each follower has a starting point that survives a crash (see `ready`):
   // otherwise a payer could pay in a block that a follower started later will never read. A chain
   // that does not answer does not keep Weir down; what is paid before its first look needs recovery.
-  await Promise.all(followers.map(async (follower, index) => {
-    if ('timedOut' in (await settleWithin(follower.ready(), FOLLOWER_READY_TIMEOUT_MS))) {
-      log(`[ingest ${offeredEvm[index]!.network}] no chain head within ${FOLLOWER_READY_TIMEOUT_MS / 1000} s: following from the first head it reads; a payment made before that needs POST /api/v1/checkout/sessions/auto-recover-by-transaction-hash`);
-    }
-  }));
+  await Promise.all(
+    followers.map(async (follower, index) => {
+      if ('timedOut' in (await settleWithin(follower.ready(), FOLLOWER_READY_TIMEOUT_MS))) {
+        log(
+          `[ingest ${offeredEvm[index]!.network}] no chain head within ${FOLLOWER_READY_TIMEOUT_MS / 1000} s: following from the first head it reads; a payment made before that needs POST /api/v1/checkout/sessions/auto-recover-by-transaction-hash`,
+        );
+      }
+    }),
+  );
 
-  const sweeper = createSweeper({ clock, readStore, projections, commands, executors, batchDelayMs: overrides.sweepBatchDelayMs, log: (line) => log(`[sweeper] ${line}`) });
+  const sweeper = createSweeper({
+    clock,
+    readStore,
+    projections,
+    commands,
+    executors,
+    batchDelayMs: overrides.sweepBatchDelayMs,
+    log: (line) => log(`[sweeper] ${line}`),
+  });
   sweeper.start();
 
   const server: Server = createServer();
@@ -188,21 +262,72 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   const customerCheckoutUpdates = createCustomerCheckoutUpdates({ clock, readStore, projections, commands, log });
   customerCheckoutUpdates.start();
   const lineItems = createLineItemResolver({ readStore, commands });
-  const gasFees = createEvmGasFeeQuoter({ registry: evm.registry, clock, nativePrices: parseNativePrices(config.chainEnv ?? {}) });
-  const createCheckoutSession = createCheckoutSessionCreator({ clock, readStore, commands, rail, lineItems, publicUrl, gasFees });
-  const transactionRecovery = offeredEvm.length > 0 ? createTransactionRecovery({ registry: evm.registry, bus, readStore, projections, eventStore, clock, followers: followersByNetwork, log: (line) => log(`[recovery] ${line}`) }) : undefined;
+  const gasFees = createEvmGasFeeQuoter({
+    registry: evm.registry,
+    clock,
+    nativePrices: parseNativePrices(config.chainEnv ?? {}),
+  });
+  const createCheckoutSession = createCheckoutSessionCreator({
+    clock,
+    readStore,
+    commands,
+    rail,
+    lineItems,
+    publicUrl,
+    gasFees,
+  });
+  const transactionRecovery =
+    offeredEvm.length > 0
+      ? createTransactionRecovery({
+          registry: evm.registry,
+          bus,
+          readStore,
+          projections,
+          eventStore,
+          clock,
+          followers: followersByNetwork,
+          log: (line) => log(`[recovery] ${line}`),
+        })
+      : undefined;
   const health = createHealth({ clock, eventStore, projections, readStore, matcher, timers, followers });
-  const app = createApiApp({ clock, eventStore, readStore, commands, projections, rail, secretBox, publicUrl, createCheckoutSession, mailer, adminToken: config.adminToken, devnet: evm.devnet, transactionRecovery, health });
+  const app = createApiApp({
+    clock,
+    eventStore,
+    readStore,
+    commands,
+    projections,
+    rail,
+    secretBox,
+    publicUrl,
+    createCheckoutSession,
+    mailer,
+    adminToken: config.adminToken,
+    devnet: evm.devnet,
+    transactionRecovery,
+    health,
+  });
   server.on('request', app.callback());
   server.keepAliveTimeout = 65_000;
-  log(`[weir] listening on ${url} (event store: ${config.kurrentDbUrl ? 'KurrentDB' : 'SQLite'}, bus: ${config.natsUrl ? 'NATS' : 'in-process'}, read store: ${config.mongoDbUrl ? 'MongoDB' : 'embedded'})`);
+  log(
+    `[weir] listening on ${url} (event store: ${config.kurrentDbUrl ? 'KurrentDB' : 'SQLite'}, bus: ${config.natsUrl ? 'NATS' : 'in-process'}, read store: ${config.mongoDbUrl ? 'MongoDB' : 'embedded'})`,
+  );
 
   let stopping: Promise<void> | null = null;
   return {
-    url, port, clock, eventStore, readStore, bus, commands, projections,
+    url,
+    port,
+    clock,
+    eventStore,
+    readStore,
+    bus,
+    commands,
+    projections,
     stop() {
       stopping ??= (async () => {
-        await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
         for (const follower of followers) await follower.stop();
         await matcher.stop();
         await dispatcher.stop();

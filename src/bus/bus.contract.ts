@@ -116,12 +116,16 @@ export function busContract(test: TestFn, name: string, factory: BusFactory): vo
   withBus('a handler that throws gets the message again, later messages wait behind it', async (t, bus) => {
     for (const text of ['one', 'two', 'three']) await bus.publish('chain.eth.transfer', bytes(text));
     let failuresLeft = 1;
-    const { received } = await collect(bus, { durableName: 'redeliver', filterSubject: 'chain.eth.transfer' }, async (m) => {
-      if (m.text === 'two' && failuresLeft > 0) {
-        failuresLeft -= 1;
-        throw new Error('handler failed on purpose');
-      }
-    });
+    const { received } = await collect(
+      bus,
+      { durableName: 'redeliver', filterSubject: 'chain.eth.transfer' },
+      async (m) => {
+        if (m.text === 'two' && failuresLeft > 0) {
+          failuresLeft -= 1;
+          throw new Error('handler failed on purpose');
+        }
+      },
+    );
     await waitUntil(() => received.some((m) => m.text === 'three'), 'the third message');
     t.deepEqual(
       received.map((m) => [m.text, m.deliveryCount]),
@@ -171,7 +175,11 @@ export function busContract(test: TestFn, name: string, factory: BusFactory): vo
     await waitUntil(() => second.received.some((m) => m.text === 'm14'), 'the second consumer to reach the end');
 
     t.true(handledByFirst.length >= 4);
-    t.deepEqual(first.received.map((m) => m.text), handledByFirst, 'a stopped consumer receives nothing more');
+    t.deepEqual(
+      first.received.map((m) => m.text),
+      handledByFirst,
+      'a stopped consumer receives nothing more',
+    );
     t.deepEqual([...handledByFirst, ...second.received.map((m) => m.text)], all);
   });
 
@@ -180,7 +188,10 @@ export function busContract(test: TestFn, name: string, factory: BusFactory): vo
     const { received } = await collect(bus, { durableName: 'late', filterSubject: 'chain.eth.block' });
     await bus.publish('chain.eth.block', bytes('late'));
     await waitUntil(() => received.length >= 2, 'both messages');
-    t.deepEqual(received.map((m) => m.text), ['early', 'late']);
+    t.deepEqual(
+      received.map((m) => m.text),
+      ['early', 'late'],
+    );
   });
 
   withBus('two durable names each get every message', async (t, bus) => {
@@ -189,96 +200,158 @@ export function busContract(test: TestFn, name: string, factory: BusFactory): vo
     const beta = await collect(bus, { durableName: 'beta', filterSubject: 'chain.>' });
     for (const text of texts) await bus.publish('chain.eth.transfer', bytes(text));
     await waitUntil(() => alpha.received.length >= 5 && beta.received.length >= 5, 'both consumers');
-    t.deepEqual(alpha.received.map((m) => m.text), texts);
-    t.deepEqual(beta.received.map((m) => m.text), texts);
-  });
-
-  withBus('drained: not until every published message was handled and acknowledged; other subjects do not count', async (t, bus) => {
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const entered: string[] = [];
-    const acknowledged: string[] = [];
-    let failuresLeft = 1;
-    const consumer = await bus.consume(
-      {
-        durableName: 'drained',
-        filterSubject: 'chain.eth.*',
-        onAcknowledged: (message) => acknowledged.push(decoder.decode(message.data)),
-      },
-      async (message) => {
-        const text = decoder.decode(message.data);
-        entered.push(text);
-        if (text === 'one') await gate;
-        if (text === 'two' && failuresLeft > 0) {
-          failuresLeft -= 1;
-          throw new Error('handler failed on purpose');
-        }
-      },
+    t.deepEqual(
+      alpha.received.map((m) => m.text),
+      texts,
     );
-    t.true(await consumer.drained(), 'nothing published yet');
-    await bus.publish('chain.sol.transfer', bytes('elsewhere'));
-    t.true(await consumer.drained(), 'a message outside the filter does not count');
-
-    await bus.publish('chain.eth.transfer', bytes('one'));
-    t.false(await consumer.drained(), 'published, maybe not delivered yet');
-    await waitUntil(() => entered.includes('one'), 'the handler to start');
-    t.false(await consumer.drained(), 'being handled');
-    release();
-    await waitUntil(() => acknowledged.includes('one'), 'the acknowledgement');
-    t.true(await consumer.drained(), 'drained as soon as onAcknowledged is called');
-
-    await bus.publish('chain.eth.transfer', bytes('two'));
-    await waitUntil(() => entered.includes('two'), 'the failing delivery');
-    t.false(await consumer.drained(), 'refused, waiting for redelivery');
-    await waitUntil(() => acknowledged.includes('two'), 'the redelivery to be acknowledged');
-    t.true(await consumer.drained());
-    t.deepEqual(acknowledged, ['one', 'two']);
-  });
-  withBus('continueFrom: new durables with narrower filters start after what the old one acknowledged, and the old one can be deleted', async (t, bus) => {
-    const subjects = ['chain.eth.transfer', 'chain.sol.transfer', 'chain.eth.final', 'chain.sol.final'];
-    for (let round = 0; round < 3; round++) for (const subject of subjects) await bus.publish(subject, bytes(`${subject}#${round}`));
-    // The old durable handles the first 5 messages and refuses the 6th (chain.sol.transfer#1).
-    const old = await collect(bus, { durableName: 'split-old', filterSubject: 'chain.>' }, async (message) => {
-      if (message.text === 'chain.sol.transfer#1') throw new Error('refused on purpose');
-    });
-    await waitUntil(() => old.received.some((m) => m.text === 'chain.sol.transfer#1'), 'the refused message');
-    await old.consumer.stop();
-    const handled = old.received.filter((m) => m.text !== 'chain.sol.transfer#1').map((m) => m.text);
-    t.deepEqual(handled, ['chain.eth.transfer#0', 'chain.sol.transfer#0', 'chain.eth.final#0', 'chain.sol.final#0', 'chain.eth.transfer#1']);
-
-    const eth = await collect(bus, { durableName: 'split-eth', filterSubject: 'chain.eth.>', continueFrom: 'split-old' });
-    const sol = await collect(bus, { durableName: 'split-sol', filterSubject: 'chain.sol.>', continueFrom: 'split-old' });
-    await bus.deleteDurable('split-old');
-    await bus.publish('chain.eth.transfer', bytes('eth-end'));
-    await bus.publish('chain.sol.transfer', bytes('sol-end'));
-    await waitUntil(() => eth.received.some((m) => m.text === 'eth-end') && sol.received.some((m) => m.text === 'sol-end'), 'both new durables to reach the end');
-    t.deepEqual(eth.received.map((m) => m.text), ['chain.eth.final#1', 'chain.eth.transfer#2', 'chain.eth.final#2', 'eth-end'], 'nothing the old durable acknowledged, in order');
-    t.deepEqual(sol.received.map((m) => m.text), ['chain.sol.transfer#1', 'chain.sol.final#1', 'chain.sol.transfer#2', 'chain.sol.final#2', 'sol-end'], 'from the message the old one refused');
-    await eth.consumer.stop();
-
-    // An existing durable keeps its place; a deleted one starts over; a missing predecessor means the start.
-    const again = await collect(bus, { durableName: 'split-eth', filterSubject: 'chain.eth.>', continueFrom: 'split-sol' });
-    const reborn = await collect(bus, { durableName: 'split-old', filterSubject: 'chain.eth.final', continueFrom: 'never-existed' });
-    await bus.publish('chain.eth.final', bytes('last'));
-    await waitUntil(() => again.received.some((m) => m.text === 'last') && reborn.received.some((m) => m.text === 'last'), 'the last message');
-    t.deepEqual(again.received.map((m) => m.text), ['last']);
-    t.deepEqual(reborn.received.map((m) => m.text), ['chain.eth.final#0', 'chain.eth.final#1', 'chain.eth.final#2', 'last']);
+    t.deepEqual(
+      beta.received.map((m) => m.text),
+      texts,
+    );
   });
 
-  withBus('deleteDurable: refused while consumed, quiet for a name that does not exist; continueFrom must name another durable', async (t, bus) => {
-    await bus.deleteDurable('never-existed');
-    const { consumer } = await collect(bus, { durableName: 'busy', filterSubject: 'chain.>' });
-    const refused = await t.throwsAsync(() => bus.deleteDurable('busy'));
-    t.regex(refused?.message ?? '', /"busy" is being consumed/);
-    await consumer.stop();
-    await bus.deleteDurable('busy');
-    const self = await t.throwsAsync(() => bus.consume({ durableName: 'me', filterSubject: 'chain.>', continueFrom: 'me' }, async () => {}));
-    t.regex(self?.message ?? '', /cannot continue from itself/);
-    const bad = await t.throwsAsync(() => bus.consume({ durableName: 'me', filterSubject: 'chain.>', continueFrom: 'a.b' }, async () => {}));
-    t.regex(bad?.message ?? '', /durable name "a\.b" is invalid/);
-  });
+  withBus(
+    'drained: not until every published message was handled and acknowledged; other subjects do not count',
+    async (t, bus) => {
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const entered: string[] = [];
+      const acknowledged: string[] = [];
+      let failuresLeft = 1;
+      const consumer = await bus.consume(
+        {
+          durableName: 'drained',
+          filterSubject: 'chain.eth.*',
+          onAcknowledged: (message) => acknowledged.push(decoder.decode(message.data)),
+        },
+        async (message) => {
+          const text = decoder.decode(message.data);
+          entered.push(text);
+          if (text === 'one') await gate;
+          if (text === 'two' && failuresLeft > 0) {
+            failuresLeft -= 1;
+            throw new Error('handler failed on purpose');
+          }
+        },
+      );
+      t.true(await consumer.drained(), 'nothing published yet');
+      await bus.publish('chain.sol.transfer', bytes('elsewhere'));
+      t.true(await consumer.drained(), 'a message outside the filter does not count');
+
+      await bus.publish('chain.eth.transfer', bytes('one'));
+      t.false(await consumer.drained(), 'published, maybe not delivered yet');
+      await waitUntil(() => entered.includes('one'), 'the handler to start');
+      t.false(await consumer.drained(), 'being handled');
+      release();
+      await waitUntil(() => acknowledged.includes('one'), 'the acknowledgement');
+      t.true(await consumer.drained(), 'drained as soon as onAcknowledged is called');
+
+      await bus.publish('chain.eth.transfer', bytes('two'));
+      await waitUntil(() => entered.includes('two'), 'the failing delivery');
+      t.false(await consumer.drained(), 'refused, waiting for redelivery');
+      await waitUntil(() => acknowledged.includes('two'), 'the redelivery to be acknowledged');
+      t.true(await consumer.drained());
+      t.deepEqual(acknowledged, ['one', 'two']);
+    },
+  );
+  withBus(
+    'continueFrom: new durables with narrower filters start after what the old one acknowledged, and the old one can be deleted',
+    async (t, bus) => {
+      const subjects = ['chain.eth.transfer', 'chain.sol.transfer', 'chain.eth.final', 'chain.sol.final'];
+      for (let round = 0; round < 3; round++)
+        for (const subject of subjects) await bus.publish(subject, bytes(`${subject}#${round}`));
+      // The old durable handles the first 5 messages and refuses the 6th (chain.sol.transfer#1).
+      const old = await collect(bus, { durableName: 'split-old', filterSubject: 'chain.>' }, async (message) => {
+        if (message.text === 'chain.sol.transfer#1') throw new Error('refused on purpose');
+      });
+      await waitUntil(() => old.received.some((m) => m.text === 'chain.sol.transfer#1'), 'the refused message');
+      await old.consumer.stop();
+      const handled = old.received.filter((m) => m.text !== 'chain.sol.transfer#1').map((m) => m.text);
+      t.deepEqual(handled, [
+        'chain.eth.transfer#0',
+        'chain.sol.transfer#0',
+        'chain.eth.final#0',
+        'chain.sol.final#0',
+        'chain.eth.transfer#1',
+      ]);
+
+      const eth = await collect(bus, {
+        durableName: 'split-eth',
+        filterSubject: 'chain.eth.>',
+        continueFrom: 'split-old',
+      });
+      const sol = await collect(bus, {
+        durableName: 'split-sol',
+        filterSubject: 'chain.sol.>',
+        continueFrom: 'split-old',
+      });
+      await bus.deleteDurable('split-old');
+      await bus.publish('chain.eth.transfer', bytes('eth-end'));
+      await bus.publish('chain.sol.transfer', bytes('sol-end'));
+      await waitUntil(
+        () => eth.received.some((m) => m.text === 'eth-end') && sol.received.some((m) => m.text === 'sol-end'),
+        'both new durables to reach the end',
+      );
+      t.deepEqual(
+        eth.received.map((m) => m.text),
+        ['chain.eth.final#1', 'chain.eth.transfer#2', 'chain.eth.final#2', 'eth-end'],
+        'nothing the old durable acknowledged, in order',
+      );
+      t.deepEqual(
+        sol.received.map((m) => m.text),
+        ['chain.sol.transfer#1', 'chain.sol.final#1', 'chain.sol.transfer#2', 'chain.sol.final#2', 'sol-end'],
+        'from the message the old one refused',
+      );
+      await eth.consumer.stop();
+
+      // An existing durable keeps its place; a deleted one starts over; a missing predecessor means the start.
+      const again = await collect(bus, {
+        durableName: 'split-eth',
+        filterSubject: 'chain.eth.>',
+        continueFrom: 'split-sol',
+      });
+      const reborn = await collect(bus, {
+        durableName: 'split-old',
+        filterSubject: 'chain.eth.final',
+        continueFrom: 'never-existed',
+      });
+      await bus.publish('chain.eth.final', bytes('last'));
+      await waitUntil(
+        () => again.received.some((m) => m.text === 'last') && reborn.received.some((m) => m.text === 'last'),
+        'the last message',
+      );
+      t.deepEqual(
+        again.received.map((m) => m.text),
+        ['last'],
+      );
+      t.deepEqual(
+        reborn.received.map((m) => m.text),
+        ['chain.eth.final#0', 'chain.eth.final#1', 'chain.eth.final#2', 'last'],
+      );
+    },
+  );
+
+  withBus(
+    'deleteDurable: refused while consumed, quiet for a name that does not exist; continueFrom must name another durable',
+    async (t, bus) => {
+      await bus.deleteDurable('never-existed');
+      const { consumer } = await collect(bus, { durableName: 'busy', filterSubject: 'chain.>' });
+      const refused = await t.throwsAsync(() => bus.deleteDurable('busy'));
+      t.regex(refused?.message ?? '', /"busy" is being consumed/);
+      await consumer.stop();
+      await bus.deleteDurable('busy');
+      const self = await t.throwsAsync(() =>
+        bus.consume({ durableName: 'me', filterSubject: 'chain.>', continueFrom: 'me' }, async () => {}),
+      );
+      t.regex(self?.message ?? '', /cannot continue from itself/);
+      const bad = await t.throwsAsync(() =>
+        bus.consume({ durableName: 'me', filterSubject: 'chain.>', continueFrom: 'a.b' }, async () => {}),
+      );
+      t.regex(bad?.message ?? '', /durable name "a\.b" is invalid/);
+    },
+  );
 }
 
 /**

@@ -93,9 +93,12 @@ test('stop() waits for the running handler and interrupts a redelivery wait', as
 test('one active consumer per durable name', async (t) => {
   const bus = createInProcessBus();
   const first = await bus.consume({ durableName: 'single', filterSubject: 'chain.>' }, async () => undefined);
-  await t.throwsAsync(bus.consume({ durableName: 'single', filterSubject: 'chain.>' }, async () => undefined), {
-    instanceOf: BusArgumentError,
-  });
+  await t.throwsAsync(
+    bus.consume({ durableName: 'single', filterSubject: 'chain.>' }, async () => undefined),
+    {
+      instanceOf: BusArgumentError,
+    },
+  );
   await first.stop();
   const second = await bus.consume({ durableName: 'single', filterSubject: 'chain.>' }, async () => undefined);
   await second.stop();
@@ -105,12 +108,18 @@ test('one active consumer per durable name', async (t) => {
 test('bad subjects and filters are rejected', async (t) => {
   const bus = createInProcessBus();
   await t.throwsAsync(bus.publish('chain.*.transfer', bytes('x')), { instanceOf: BusArgumentError });
-  await t.throwsAsync(bus.consume({ durableName: 'x', filterSubject: 'chain.>.x' }, async () => undefined), {
-    instanceOf: BusArgumentError,
-  });
-  await t.throwsAsync(bus.consume({ durableName: 'x.y', filterSubject: 'chain.>' }, async () => undefined), {
-    instanceOf: BusArgumentError,
-  });
+  await t.throwsAsync(
+    bus.consume({ durableName: 'x', filterSubject: 'chain.>.x' }, async () => undefined),
+    {
+      instanceOf: BusArgumentError,
+    },
+  );
+  await t.throwsAsync(
+    bus.consume({ durableName: 'x.y', filterSubject: 'chain.>' }, async () => undefined),
+    {
+      instanceOf: BusArgumentError,
+    },
+  );
   await bus.close();
 });
 
@@ -124,9 +133,12 @@ test('close() stops every consumer and refuses further use', async (t) => {
   await waitUntil(() => received.length === 1);
   await bus.close();
   await t.throwsAsync(bus.publish('chain.eth.block', bytes('after')), { instanceOf: BusClosedError });
-  await t.throwsAsync(bus.consume({ durableName: 'b', filterSubject: 'chain.>' }, async () => undefined), {
-    instanceOf: BusClosedError,
-  });
+  await t.throwsAsync(
+    bus.consume({ durableName: 'b', filterSubject: 'chain.>' }, async () => undefined),
+    {
+      instanceOf: BusClosedError,
+    },
+  );
   t.deepEqual(received, ['before']);
   await bus.close();
 });

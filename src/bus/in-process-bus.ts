@@ -1,7 +1,21 @@
-import { notifyAcknowledged, type Bus, type BusMessage, type Consumer, type ConsumerOptions, type MessageHandler, type PublishOptions } from './bus.ts';
+import {
+  notifyAcknowledged,
+  type Bus,
+  type BusMessage,
+  type Consumer,
+  type ConsumerOptions,
+  type MessageHandler,
+  type PublishOptions,
+} from './bus.ts';
 import { BusArgumentError, BusClosedError } from './errors.ts';
 import { defaultMaxRedeliveryDelayMs, defaultRedeliveryDelayMs, redeliveryDelay } from './redelivery.ts';
-import { assertContinueFrom, assertDurableName, assertPublishSubject, assertSubjectFilter, subjectMatchesFilter } from './subject.ts';
+import {
+  assertContinueFrom,
+  assertDurableName,
+  assertPublishSubject,
+  assertSubjectFilter,
+  subjectMatchesFilter,
+} from './subject.ts';
 
 export type InProcessBusOptions = {
   /** A second publish with the same messageId within this window is dropped. Default 2 minutes. */
@@ -185,7 +199,8 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
       assertContinueFrom(durableName, consumerOptions.continueFrom);
       let durable = durables.get(durableName);
       if (durable === undefined) {
-        const predecessor = consumerOptions.continueFrom === undefined ? undefined : durables.get(consumerOptions.continueFrom);
+        const predecessor =
+          consumerOptions.continueFrom === undefined ? undefined : durables.get(consumerOptions.continueFrom);
         durable = { cursor: predecessor?.cursor ?? 0, deliveriesAtCursor: 0, active: undefined };
         durables.set(durableName, durable);
       }

@@ -38,7 +38,12 @@ test('a server that is not there gives a BusConnectionError naming the url', asy
 
 test('creates the stream with file storage and the duplicate window, and updates it later', async (t) => {
   const streamName = 'STREAM_SETUP';
-  const first = await createNatsJetStreamBus({ servers: urlOf(), streamName, subjects: ['setup.>'], duplicateWindowMs: 5_000 });
+  const first = await createNatsJetStreamBus({
+    servers: urlOf(),
+    streamName,
+    subjects: ['setup.>'],
+    duplicateWindowMs: 5_000,
+  });
   await first.close();
   const created = await withManager((jsm) => jsm.streams.info(streamName));
   t.deepEqual(created.config.subjects, ['setup.>']);
@@ -60,7 +65,10 @@ test('creates the stream with file storage and the duplicate window, and updates
 test('durable consumers are explicit-ack pull consumers, one message in flight, from the start', async (t) => {
   const streamName = 'STREAM_CONSUMER';
   const bus = await createNatsJetStreamBus({ servers: urlOf(), streamName, subjects: ['cons.>'] });
-  const consumer = await bus.consume({ durableName: 'projector', filterSubject: 'cons.*.transfer' }, async () => undefined);
+  const consumer = await bus.consume(
+    { durableName: 'projector', filterSubject: 'cons.*.transfer' },
+    async () => undefined,
+  );
   const info = await withManager((jsm) => jsm.consumers.info(streamName, 'projector'));
   t.is(info.config.durable_name, 'projector');
   t.is(info.config.ack_policy, AckPolicy.Explicit);
@@ -96,11 +104,16 @@ test('close() drains and refuses further use', async (t) => {
   await t.throwsAsync(bus.publish('close.x', new Uint8Array([8])), { instanceOf: BusClosedError });
 });
 
-test('drained() says once when the durable\'s state cannot be read, and once when it can again, naming stream and durable but no credentials', async (t) => {
+test("drained() says once when the durable's state cannot be read, and once when it can again, naming stream and durable but no credentials", async (t) => {
   const streamName = 'STREAM_UNREADABLE';
   const lines: string[] = [];
   const url = urlOf().replace('nats://', 'nats://weir:s3cret@');
-  const bus = await createNatsJetStreamBus({ servers: url, streamName, subjects: ['unread.>'], log: (line) => lines.push(line) });
+  const bus = await createNatsJetStreamBus({
+    servers: url,
+    streamName,
+    subjects: ['unread.>'],
+    log: (line) => lines.push(line),
+  });
   t.teardown(() => bus.close());
   const consumer = await bus.consume({ durableName: 'expiry-check', filterSubject: 'unread.>' }, async () => undefined);
   t.true(await consumer.drained());

@@ -13,10 +13,24 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
-import { notifyAcknowledged, type Bus, type BusMessage, type Consumer, type ConsumerOptions, type MessageHandler, type PublishOptions } from './bus.ts';
+import {
+  notifyAcknowledged,
+  type Bus,
+  type BusMessage,
+  type Consumer,
+  type ConsumerOptions,
+  type MessageHandler,
+  type PublishOptions,
+} from './bus.ts';
 import { BusArgumentError, BusClosedError, BusConnectionError, BusPublishError } from './errors.ts';
 import { defaultMaxRedeliveryDelayMs, defaultRedeliveryDelayMs, redeliveryDelay } from './redelivery.ts';
-import { assertContinueFrom, assertDurableName, assertPublishSubject, assertSubjectFilter, subjectMatchesFilter } from './subject.ts';
+import {
+  assertContinueFrom,
+  assertDurableName,
+  assertPublishSubject,
+  assertSubjectFilter,
+  subjectMatchesFilter,
+} from './subject.ts';
 
 export type NatsJetStreamBusOptions = {
   /** NATS server URL(s), e.g. `nats://127.0.0.1:4222`. */
@@ -108,10 +122,11 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
     if (closing !== undefined || nc.isClosed()) throw new BusClosedError(`the bus on ${where} is closed`);
   };
 
-  const consumerInfo = (durableName: string) => jsm.consumers.info(streamName, durableName).catch((error: unknown) => {
-    if (isApiError(error, JetStreamApiCodes.ConsumerNotFound)) return undefined;
-    throw error;
-  });
+  const consumerInfo = (durableName: string) =>
+    jsm.consumers.info(streamName, durableName).catch((error: unknown) => {
+      if (isApiError(error, JetStreamApiCodes.ConsumerNotFound)) return undefined;
+      throw error;
+    });
 
   /** Where a new durable starts: after what `continueFrom` acknowledged in order when it exists, else at the first message kept. */
   const startOf = async (continueFrom: string | undefined): Promise<Partial<ConsumerConfig>> => {
@@ -120,7 +135,11 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
     return { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: predecessor.ack_floor.stream_seq + 1 };
   };
 
-  const ensureConsumer = async (durableName: string, filterSubject: string, continueFrom: string | undefined): Promise<void> => {
+  const ensureConsumer = async (
+    durableName: string,
+    filterSubject: string,
+    continueFrom: string | undefined,
+  ): Promise<void> => {
     const config = {
       ack_wait: nanos(ackWaitMs),
       max_ack_pending: 1,
@@ -305,7 +324,10 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
         await jsm.consumers.delete(streamName, durableName);
       } catch (error) {
         if (isApiError(error, JetStreamApiCodes.ConsumerNotFound)) return;
-        throw new BusConnectionError(`cannot delete durable consumer "${durableName}" of stream "${streamName}" at ${where}: ${messageOf(error)}`, { cause: error });
+        throw new BusConnectionError(
+          `cannot delete durable consumer "${durableName}" of stream "${streamName}" at ${where}: ${messageOf(error)}`,
+          { cause: error },
+        );
       }
     },
 
@@ -330,7 +352,12 @@ async function ensureStream(
   });
   if (existing === undefined) {
     try {
-      await jsm.streams.add({ name: streamName, subjects, storage: StorageType.File, duplicate_window: duplicateWindow });
+      await jsm.streams.add({
+        name: streamName,
+        subjects,
+        storage: StorageType.File,
+        duplicate_window: duplicateWindow,
+      });
       return;
     } catch (error) {
       // Another process may have created it in the meantime: fall through to the update.
@@ -348,7 +375,11 @@ async function ensureStream(
 }
 
 /** The client reconnects by itself (forever); say so when the connection drops or the server complains. */
-async function reportConnectionTrouble(nc: NatsConnection, where: string, onError: (error: Error) => void): Promise<void> {
+async function reportConnectionTrouble(
+  nc: NatsConnection,
+  where: string,
+  onError: (error: Error) => void,
+): Promise<void> {
   try {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect') {

@@ -59,9 +59,7 @@ const durableNamePattern = /^[A-Za-z0-9_-]+$/;
 /** Durable names are used as NATS API tokens: letters, digits, `_` and `-` only. */
 export function assertDurableName(durableName: string): void {
   if (!durableNamePattern.test(durableName)) {
-    throw new BusArgumentError(
-      `durable name "${durableName}" is invalid: use letters, digits, "_" and "-" only`,
-    );
+    throw new BusArgumentError(`durable name "${durableName}" is invalid: use letters, digits, "_" and "-" only`);
   }
 }
 
@@ -69,5 +67,6 @@ export function assertDurableName(durableName: string): void {
 export function assertContinueFrom(durableName: string, continueFrom: string | undefined): void {
   if (continueFrom === undefined) return;
   assertDurableName(continueFrom);
-  if (continueFrom === durableName) throw new BusArgumentError(`durable consumer "${durableName}" cannot continue from itself`);
+  if (continueFrom === durableName)
+    throw new BusArgumentError(`durable consumer "${durableName}" cannot continue from itself`);
 }

@@ -67,14 +67,21 @@ export const transferId = (m: Pick<ChainTransferMessage, 'network' | 'transactio
 
 export function chainMessageId(message: ChainMessage): string {
   switch (message.type) {
-    case 'transfer': return `transfer:${transferId(message)}:${message.blockHash.toLowerCase()}`;
-    case 'reorg': return `reorg:${message.network}:${message.removedBlocks.map((b) => b.hash.toLowerCase()).join(',')}`;
-    case 'final': return `final:${message.network}:${message.blockHash.toLowerCase()}`;
+    case 'transfer':
+      return `transfer:${transferId(message)}:${message.blockHash.toLowerCase()}`;
+    case 'reorg':
+      return `reorg:${message.network}:${message.removedBlocks.map((b) => b.hash.toLowerCase()).join(',')}`;
+    case 'final':
+      return `final:${message.network}:${message.blockHash.toLowerCase()}`;
   }
 }
 
 export function encodeChainMessage(message: ChainMessage): { subject: string; data: Uint8Array; messageId: string } {
-  return { subject: chainSubject(message.network, message.type), data: Buffer.from(JSON.stringify(message)), messageId: chainMessageId(message) };
+  return {
+    subject: chainSubject(message.network, message.type),
+    data: Buffer.from(JSON.stringify(message)),
+    messageId: chainMessageId(message),
+  };
 }
 
 const NETWORK = /^[a-z0-9][a-z0-9-]*$/;
@@ -85,8 +92,10 @@ function need<T>(ok: boolean, value: T, what: string): T {
   return value;
 }
 
-const str = (o: Record<string, unknown>, k: string) => need(typeof o[k] === 'string' && (o[k] as string).length > 0, o[k] as string, k);
-const int = (o: Record<string, unknown>, k: string, min = 0) => need(Number.isSafeInteger(o[k]) && (o[k] as number) >= min, o[k] as number, k);
+const str = (o: Record<string, unknown>, k: string) =>
+  need(typeof o[k] === 'string' && (o[k] as string).length > 0, o[k] as string, k);
+const int = (o: Record<string, unknown>, k: string, min = 0) =>
+  need(Number.isSafeInteger(o[k]) && (o[k] as number) >= min, o[k] as number, k);
 
 /** Parse and check a bus message; throws ChainMessageError naming the bad field. */
 export function parseChainMessage(subject: string, data: Uint8Array): ChainMessage {
@@ -100,16 +109,25 @@ export function parseChainMessage(subject: string, data: Uint8Array): ChainMessa
   const o = raw as Record<string, unknown>;
   const type = o.type;
   const network = need(typeof o.network === 'string' && NETWORK.test(o.network), o.network as string, 'network');
-  if (type !== 'transfer' && type !== 'reorg' && type !== 'final') throw new ChainMessageError('type must be transfer, reorg or final');
-  if (subject !== chainSubject(network, type)) throw new ChainMessageError(`subject ${subject} does not match ${chainSubject(network, type)}`);
+  if (type !== 'transfer' && type !== 'reorg' && type !== 'final')
+    throw new ChainMessageError('type must be transfer, reorg or final');
+  if (subject !== chainSubject(network, type))
+    throw new ChainMessageError(`subject ${subject} does not match ${chainSubject(network, type)}`);
   const chainId = int(o, 'chainId', 1);
   const observedAt = str(o, 'observedAt');
   if (type === 'transfer') {
     const asset = need(typeof o.asset === 'object' && o.asset !== null, o.asset as Record<string, unknown>, 'asset');
     const amount = need(typeof o.amount === 'string' && /^[0-9]+$/.test(o.amount), o.amount as string, 'amount');
-    const decimals = need(Number.isInteger(asset.decimals) && (asset.decimals as number) >= 0 && (asset.decimals as number) <= 36, asset.decimals as number, 'asset.decimals');
+    const decimals = need(
+      Number.isInteger(asset.decimals) && (asset.decimals as number) >= 0 && (asset.decimals as number) <= 36,
+      asset.decimals as number,
+      'asset.decimals',
+    );
     return {
-      type, network, chainId, observedAt,
+      type,
+      network,
+      chainId,
+      observedAt,
       transactionHash: str(o, 'transactionHash'),
       logIndex: int(o, 'logIndex', -1),
       blockNumber: int(o, 'blockNumber'),
@@ -122,8 +140,18 @@ export function parseChainMessage(subject: string, data: Uint8Array): ChainMessa
     };
   }
   if (type === 'reorg') {
-    const blocks = need(Array.isArray(o.removedBlocks) && o.removedBlocks.length > 0, o.removedBlocks as Record<string, unknown>[], 'removedBlocks');
-    return { type, network, chainId, observedAt, removedBlocks: blocks.map((b) => ({ number: int(b, 'number'), hash: str(b, 'hash') })) };
+    const blocks = need(
+      Array.isArray(o.removedBlocks) && o.removedBlocks.length > 0,
+      o.removedBlocks as Record<string, unknown>[],
+      'removedBlocks',
+    );
+    return {
+      type,
+      network,
+      chainId,
+      observedAt,
+      removedBlocks: blocks.map((b) => ({ number: int(b, 'number'), hash: str(b, 'hash') })),
+    };
   }
   return { type, network, chainId, observedAt, blockNumber: int(o, 'blockNumber'), blockHash: str(o, 'blockHash') };
 }

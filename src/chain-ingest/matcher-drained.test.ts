@@ -32,14 +32,27 @@ test('the matcher is drained once it has handled every chain message published s
         await gate;
         await handler(message);
       });
-      const counted: Consumer = { stop: () => consumer.stop(), drained: () => { askedBus += 1; return consumer.drained(); } };
+      const counted: Consumer = {
+        stop: () => consumer.stop(),
+        drained: () => {
+          askedBus += 1;
+          return consumer.drained();
+        },
+      };
       return counted;
     },
   };
   let handled = 0;
   const matcher = createMatcher({
-    bus, readStore: createEmbeddedReadStore({}), commands: {} as CommandHandler, projections: {} as ProjectionRunner,
-    networks: ['sepolia'], log: () => {}, onHandled: () => { handled += 1; },
+    bus,
+    readStore: createEmbeddedReadStore({}),
+    commands: {} as CommandHandler,
+    projections: {} as ProjectionRunner,
+    networks: ['sepolia'],
+    log: () => {},
+    onHandled: () => {
+      handled += 1;
+    },
   });
   t.false(await matcher.drained(), 'not started: nothing handled');
   await matcher.start();

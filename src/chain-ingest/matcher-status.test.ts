@@ -25,7 +25,12 @@ const waitUntil = async (condition: () => boolean, what: string): Promise<void> 
 /** Looking up a deposit address on `broken.network` fails while `broken.on` is set: the handling of each transfer there throws. */
 const storeWithBrokenLookups = (broken: { on: boolean; network?: string }): ReadStore =>
   faultyReadStore(createEmbeddedReadStore({}), {
-    get: (collection, id) => (broken.on && collection === COLLECTIONS.depositAddresses && id.startsWith(`${broken.network ?? TEST_NETWORK.network}:`) ? new Error('lookup failed') : null),
+    get: (collection, id) =>
+      broken.on &&
+      collection === COLLECTIONS.depositAddresses &&
+      id.startsWith(`${broken.network ?? TEST_NETWORK.network}:`)
+        ? new Error('lookup failed')
+        : null,
   });
 
 const OTHER_NETWORK = { ...TEST_NETWORK, network: 'weir-testnet-b', chainId: 7358 };
@@ -37,16 +42,32 @@ test('status() names the chain message that keeps failing (held since its first 
   t.teardown(() => bus.close());
   const clock = createManualClock(Date.parse('2026-06-01T00:00:00Z'));
   const broken = { on: true };
-  const matcher = createMatcher({ bus, readStore: storeWithBrokenLookups(broken), ...unused, clock, networks: [TEST_NETWORK.network] });
+  const matcher = createMatcher({
+    bus,
+    readStore: storeWithBrokenLookups(broken),
+    ...unused,
+    clock,
+    networks: [TEST_NETWORK.network],
+  });
   t.deepEqual(matcher.status(), { running: false, networks: [TEST_NETWORK.network], acknowledged: 0, failing: [] });
   await matcher.start();
   t.teardown(() => matcher.stop());
 
-  const transfer = await chainPublisher(bus).transfer({ to: '0x00000000000000000000000000000000000000aa', amount: '1', blockNumber: 1, blockHash: randomHash() });
+  const transfer = await chainPublisher(bus).transfer({
+    to: '0x00000000000000000000000000000000000000aa',
+    amount: '1',
+    blockNumber: 1,
+    blockHash: randomHash(),
+  });
   const failingNow = () => matcher.status().failing[0];
   await waitUntil(() => (failingNow()?.deliveries ?? 0) >= 2, 'a second failed delivery');
   t.like(matcher.status(), { running: true, acknowledged: 0 });
-  t.like(failingNow(), { network: transfer.network, subject: `chain.${transfer.network}.transfer`, since: Date.parse('2026-06-01T00:00:00Z'), error: 'lookup failed' });
+  t.like(failingNow(), {
+    network: transfer.network,
+    subject: `chain.${transfer.network}.transfer`,
+    since: Date.parse('2026-06-01T00:00:00Z'),
+    error: 'lookup failed',
+  });
   t.truthy(failingNow()?.messageId);
 
   clock.advanceBy(90_000);
@@ -65,7 +86,12 @@ test('a message that keeps failing holds up the later messages of its own networ
   const bus = createInProcessBus({ redeliveryDelayMs: 5, maxRedeliveryDelayMs: 20 });
   t.teardown(() => bus.close());
   const broken = { on: true, network: TEST_NETWORK.network };
-  const matcher = createMatcher({ bus, readStore: storeWithBrokenLookups(broken), ...unused, networks: [OTHER_NETWORK.network, TEST_NETWORK.network] });
+  const matcher = createMatcher({
+    bus,
+    readStore: storeWithBrokenLookups(broken),
+    ...unused,
+    networks: [OTHER_NETWORK.network, TEST_NETWORK.network],
+  });
   await matcher.start();
   t.teardown(() => matcher.stop());
   t.deepEqual(matcher.status().networks, [TEST_NETWORK.network, OTHER_NETWORK.network].sort());
@@ -78,17 +104,23 @@ test('a message that keeps failing holds up the later messages of its own networ
   await other.final(1, randomHash());
   await chainPublisher(bus, { ...TEST_NETWORK, network: 'weir-unoffered' }).final(1, randomHash());
 
-  await waitUntil(() => matcher.status().acknowledged === 2, 'the other network\'s two messages');
+  await waitUntil(() => matcher.status().acknowledged === 2, "the other network's two messages");
   await waitUntil(() => (matcher.status().failing[0]?.deliveries ?? 0) >= 3, 'the stuck message redelivered');
-  t.is(matcher.status().acknowledged, 2, 'the stuck network\'s final waits behind its transfer');
-  t.deepEqual(matcher.status().failing.map((m) => m.subject), [`chain.${TEST_NETWORK.network}.transfer`]);
+  t.is(matcher.status().acknowledged, 2, "the stuck network's final waits behind its transfer");
+  t.deepEqual(
+    matcher.status().failing.map((m) => m.subject),
+    [`chain.${TEST_NETWORK.network}.transfer`],
+  );
   t.false(await matcher.drained());
   t.false(await matcher.drained([TEST_NETWORK.network, OTHER_NETWORK.network]));
-  t.true(await matcher.drained([OTHER_NETWORK.network]), 'the other network has nothing left: what waits on it goes ahead');
+  t.true(
+    await matcher.drained([OTHER_NETWORK.network]),
+    'the other network has nothing left: what waits on it goes ahead',
+  );
   t.true(await matcher.drained(['weir-unoffered']), 'a network the matcher does not handle has nothing to wait for');
 
   broken.on = false;
-  await waitUntil(() => matcher.status().acknowledged === 4, 'the stuck network\'s messages');
+  await waitUntil(() => matcher.status().acknowledged === 4, "the stuck network's messages");
   t.deepEqual(matcher.status().failing, []);
   t.true(await matcher.drained(), 'the message of a network no rail offers does not count');
 });
@@ -101,7 +133,9 @@ async function takeOverAndRestart(t: ExecutionContext, bus: Bus): Promise<void> 
   await a.final(1, randomHash());
   await b.final(1, randomHash());
   let handledBefore = 0;
-  const shared = await bus.consume({ durableName: SHARED_MATCHER_DURABLE_NAME, filterSubject: 'chain.>' }, async () => { handledBefore += 1; });
+  const shared = await bus.consume({ durableName: SHARED_MATCHER_DURABLE_NAME, filterSubject: 'chain.>' }, async () => {
+    handledBefore += 1;
+  });
   await waitUntil(() => handledBefore === 2, 'the shared durable to handle two messages');
   await shared.stop();
   // Published while no Weir ran.
@@ -110,7 +144,12 @@ async function takeOverAndRestart(t: ExecutionContext, bus: Bus): Promise<void> 
   await b.final(3, randomHash());
 
   const startMatcher = async () => {
-    const started = createMatcher({ bus, readStore: createEmbeddedReadStore({}), ...unused, networks: [TEST_NETWORK.network, OTHER_NETWORK.network] });
+    const started = createMatcher({
+      bus,
+      readStore: createEmbeddedReadStore({}),
+      ...unused,
+      networks: [TEST_NETWORK.network, OTHER_NETWORK.network],
+    });
     await started.start();
     t.teardown(() => started.stop());
     return started;
@@ -122,7 +161,9 @@ async function takeOverAndRestart(t: ExecutionContext, bus: Bus): Promise<void> 
 
   // Deleted: a consumer under its name now starts at the first message.
   let seen = 0;
-  const reader = await bus.consume({ durableName: SHARED_MATCHER_DURABLE_NAME, filterSubject: 'chain.>' }, async () => { seen += 1; });
+  const reader = await bus.consume({ durableName: SHARED_MATCHER_DURABLE_NAME, filterSubject: 'chain.>' }, async () => {
+    seen += 1;
+  });
   await waitUntil(() => seen === 5, 'every message, from the first');
   await reader.stop();
   // Each network's durable stays where it is across a restart.
@@ -134,13 +175,13 @@ async function takeOverAndRestart(t: ExecutionContext, bus: Bus): Promise<void> 
   t.is(matcherDurableName('base'), 'weir-matcher-base');
 }
 
-test('in-process: the networks\' durables start where the one shared durable of earlier versions stood, which is then deleted', async (t) => {
+test("in-process: the networks' durables start where the one shared durable of earlier versions stood, which is then deleted", async (t) => {
   const bus = createInProcessBus();
   t.teardown(() => bus.close());
   await takeOverAndRestart(t, bus);
 });
 
-test('NATS JetStream: the networks\' durables start where the one shared durable of earlier versions stood, which is then deleted', async (t) => {
+test("NATS JetStream: the networks' durables start where the one shared durable of earlier versions stood, which is then deleted", async (t) => {
   const server = await startNatsServer();
   t.teardown(() => server.stop());
   const bus = await createNatsJetStreamBus({ servers: server.url, redeliveryDelayMs: 5 });

@@ -6,7 +6,11 @@ import { startWebhookReceiver } from '../../test/support/webhook-receiver.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../../test/support/weir-harness.ts';
 
 type Session = {
-  id: string; status: string; paymentStatus: string; amountReceived: string; amountOverpaid: string;
+  id: string;
+  status: string;
+  paymentStatus: string;
+  amountReceived: string;
+  amountOverpaid: string;
   addresses: { paymentAddress: string; asset: { currency: string } }[];
   paymentIntent: { status: string; transactions: { status: string; late: boolean }[] };
   payments: { status: string }[];
@@ -17,8 +21,21 @@ async function setup(t: ExecutionContext, clock = createManualClock(Date.parse('
   const merchant = await createMerchant(weir.url);
   const session = (await merchant.api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
   const get = async () => (await merchant.api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
-  const until = (predicate: (s: Session) => boolean, what: string) => eventually(async () => { const s = await get(); return predicate(s) ? s : undefined; }, what);
-  return { weir, merchant, session, get, until, chain: chainPublisher(weir.bus), to: session.addresses[0]!.paymentAddress, clock };
+  const until = (predicate: (s: Session) => boolean, what: string) =>
+    eventually(async () => {
+      const s = await get();
+      return predicate(s) ? s : undefined;
+    }, what);
+  return {
+    weir,
+    merchant,
+    session,
+    get,
+    until,
+    chain: chainPublisher(weir.bus),
+    to: session.addresses[0]!.paymentAddress,
+    clock,
+  };
 }
 
 test('less than due leaves the session incomplete; a second transfer covering the rest completes it', async (t) => {
@@ -43,12 +60,16 @@ test('the merchant can accept a partial payment as is', async (t) => {
   await chain.transfer({ to, amount: '500000', blockNumber: 1, blockHash: b });
   await chain.final(1, b);
   await until((s) => s.status === 'incomplete', 'incomplete');
-  const accepted = await merchant.api.post<Session>(`/api/v1/checkout/sessions/${session.id}/complete-partial-checkout-session`);
+  const accepted = await merchant.api.post<Session>(
+    `/api/v1/checkout/sessions/${session.id}/complete-partial-checkout-session`,
+  );
   t.is(accepted.status, 200);
   t.is(accepted.body.status, 'complete');
   t.is(accepted.body.paymentStatus, 'paid');
   t.is(accepted.body.amountReceived, '50000000');
-  const again = await merchant.api.post<{ statusCode: number; message: string }>(`/api/v1/checkout/sessions/${session.id}/complete-partial-checkout-session`);
+  const again = await merchant.api.post<{ statusCode: number; message: string }>(
+    `/api/v1/checkout/sessions/${session.id}/complete-partial-checkout-session`,
+  );
   t.is(again.status, 400);
   t.regex(again.body.message, /complete/);
 });
@@ -87,7 +108,11 @@ test('a reorg that takes away the only payment sends payment_intent.payment_fail
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());
   const { chain, to, until, merchant, session } = await setup(t);
-  await merchant.api.post('/api/v1/webhook-endpoints', { description: 'failures', url: receiver.url, enabledEvents: { events: ['payment_intent.payment_failed'] } });
+  await merchant.api.post('/api/v1/webhook-endpoints', {
+    description: 'failures',
+    url: receiver.url,
+    enabledEvents: { events: ['payment_intent.payment_failed'] },
+  });
   const orphan = randomHash();
   const transfer = await chain.transfer({ to, amount: '3000000', blockNumber: 5, blockHash: orphan });
   await until((s) => s.paymentIntent.status === 'processing', 'detection');
@@ -97,9 +122,16 @@ test('a reorg that takes away the only payment sends payment_intent.payment_fail
   t.is(body.type, 'payment_intent.payment_failed');
   t.is(body.object, 'paymentIntent');
   t.like(body.data.object, {
-    status: 'requires_payment_method', checkoutSessionId: session.id, amountReceived: '0', transactions: [],
+    status: 'requires_payment_method',
+    checkoutSessionId: session.id,
+    amountReceived: '0',
+    transactions: [],
     lastPaymentError: {
-      type: 'chain_error', code: 'payment_withdrawn', transactionHash: transfer.transactionHash, network: transfer.network, blockNumber: 5,
+      type: 'chain_error',
+      code: 'payment_withdrawn',
+      transactionHash: transfer.transactionHash,
+      network: transfer.network,
+      blockNumber: 5,
       message: 'the transfer the payment intent waited for was withdrawn (reorg); it needs a payment again',
     },
   });
@@ -115,7 +147,7 @@ test('a reorg that takes away the only payment sends payment_intent.payment_fail
   t.is(receiver.received.length, 1);
 });
 
-test('a final block with another hash than the transfer\'s withdraws the transfer', async (t) => {
+test("a final block with another hash than the transfer's withdraws the transfer", async (t) => {
   const { chain, to, until } = await setup(t);
   await chain.transfer({ to, amount: '3000000', blockNumber: 9, blockHash: randomHash() });
   await until((s) => s.paymentIntent.status === 'processing', 'detection');
@@ -129,7 +161,11 @@ test('a payment after expiry is recorded, not lost, and reported by a checkout_s
   t.teardown(() => receiver.close());
   const clock = createManualClock(Date.parse('2026-06-01T00:00:00Z'));
   const { chain, to, until, merchant } = await setup(t, clock);
-  await merchant.api.post('/api/v1/webhook-endpoints', { description: 'late', url: receiver.url, enabledEvents: { events: ['checkout_session.late_payment', 'checkout_session.expired'] } });
+  await merchant.api.post('/api/v1/webhook-endpoints', {
+    description: 'late',
+    url: receiver.url,
+    enabledEvents: { events: ['checkout_session.late_payment', 'checkout_session.expired'] },
+  });
   clock.set(Date.parse('2026-06-01T01:00:00Z'));
   await until((s) => s.status === 'expired', 'expiry');
   const b = randomHash();
@@ -139,14 +175,22 @@ test('a payment after expiry is recorded, not lost, and reported by a checkout_s
   t.is(late.status, 'expired');
   t.true(late.paymentIntent.transactions[0]!.late);
   const hooks = await receiver.waitFor((all) => all.length >= 2);
-  t.deepEqual(hooks.map((h) => (JSON.parse(h.body) as { type: string }).type).sort(), ['checkout_session.expired', 'checkout_session.late_payment']);
+  t.deepEqual(hooks.map((h) => (JSON.parse(h.body) as { type: string }).type).sort(), [
+    'checkout_session.expired',
+    'checkout_session.late_payment',
+  ]);
 });
 
 test('a transfer of an asset the session does not accept, to an unknown address, or a malformed message credits nothing and blocks nothing', async (t) => {
   const { weir, chain, to, until, get } = await setup(t);
   const b = randomHash();
   await chain.transfer({ to, amount: '3000000000000000000', asset: 'dai', blockNumber: 1, blockHash: b });
-  await chain.transfer({ to: '0x000000000000000000000000000000000000dead', amount: '3000000', blockNumber: 1, blockHash: b });
+  await chain.transfer({
+    to: '0x000000000000000000000000000000000000dead',
+    amount: '3000000',
+    blockNumber: 1,
+    blockHash: b,
+  });
   await weir.bus.publish('chain.weir-testnet.transfer', Buffer.from('{"type":"transfer","network":"weir-testnet"}'));
   await weir.bus.publish('chain.weir-testnet.transfer', Buffer.from('not json'));
   await chain.transfer({ to, amount: '3000000', blockNumber: 2, blockHash: b });

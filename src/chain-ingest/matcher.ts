@@ -5,7 +5,12 @@ import type { CommandHandler } from '../actors/command-handler.ts';
 import type { Bus, BusMessage, Consumer } from '../bus/bus.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import { depositAddressKey } from '../projections/checkout-sessions.projection.ts';
-import { COLLECTIONS, type ChainPaymentDoc, type CheckoutSessionDoc, type DepositAddressDoc } from '../projections/collections.ts';
+import {
+  COLLECTIONS,
+  type ChainPaymentDoc,
+  type CheckoutSessionDoc,
+  type DepositAddressDoc,
+} from '../projections/collections.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
@@ -22,9 +27,16 @@ import {
 } from './chain-messages.ts';
 
 /** The session's address that accepts this transfer (its network, deposit address and asset); undefined when the session does not take that asset there. */
-export function acceptedAddress(session: CheckoutSessionDoc, transfer: Pick<ChainTransferMessage, 'network' | 'to' | 'asset'>): SessionAddress | undefined {
-  return session.addresses.find((a) => a.network === transfer.network && a.paymentAddress.toLowerCase() === transfer.to.toLowerCase()
-    && a.asset.address.toLowerCase() === transfer.asset.address.toLowerCase());
+export function acceptedAddress(
+  session: CheckoutSessionDoc,
+  transfer: Pick<ChainTransferMessage, 'network' | 'to' | 'asset'>,
+): SessionAddress | undefined {
+  return session.addresses.find(
+    (a) =>
+      a.network === transfer.network &&
+      a.paymentAddress.toLowerCase() === transfer.to.toLowerCase() &&
+      a.asset.address.toLowerCase() === transfer.asset.address.toLowerCase(),
+  );
 }
 
 /**
@@ -32,7 +44,14 @@ export function acceptedAddress(session: CheckoutSessionDoc, transfer: Pick<Chai
  * order, so every later one of that network waits behind it (other networks go on). `since` is
  * when (on the matcher's clock) it first failed; `error` is the last error's message.
  */
-export type FailingChainMessage = { network: string; subject: string; messageId: string | null; deliveries: number; since: number; error: string };
+export type FailingChainMessage = {
+  network: string;
+  subject: string;
+  messageId: string | null;
+  deliveries: number;
+  since: number;
+  error: string;
+};
 
 export type MatcherStatus = {
   running: boolean;
@@ -75,7 +94,11 @@ export const SHARED_MATCHER_DURABLE_NAME = 'weir-matcher';
  * keeps failing holds up the later messages of its network only, never another network's payments.
  */
 export function createMatcher(deps: {
-  bus: Bus; readStore: ReadStore; commands: CommandHandler; projections: ProjectionRunner; log?: (line: string) => void;
+  bus: Bus;
+  readStore: ReadStore;
+  commands: CommandHandler;
+  projections: ProjectionRunner;
+  log?: (line: string) => void;
   /** The networks whose `chain.<network>.*` messages to handle: those the rails offer. */
   networks: readonly string[];
   /** Dates `status().failing`; the system clock unless given. */
@@ -97,7 +120,11 @@ export function createMatcher(deps: {
   const notDrainedAt = new Map<string, number>();
   const failing = new Map<string, FailingChainMessage>();
 
-  async function send(target: { checkoutSessionId: string; organizationId: string; environment: string }, command: CheckoutSessionCommand, causationId: string) {
+  async function send(
+    target: { checkoutSessionId: string; organizationId: string; environment: string },
+    command: CheckoutSessionCommand,
+    causationId: string,
+  ) {
     const result = await commands.handle(checkoutSessionAggregate, target.checkoutSessionId, command, {
       organizationId: target.organizationId,
       environment: target.environment as Environment,
@@ -114,27 +141,33 @@ export function createMatcher(deps: {
     const session = await sessions.get(target.checkoutSessionId);
     const offered = session ? acceptedAddress(session, message) : undefined;
     if (!session || !offered) {
-      log(`transfer ${transferId(message)} of ${message.asset.symbol} to ${message.to} is not an asset this session accepts; not credited`);
+      log(
+        `transfer ${transferId(message)} of ${message.asset.symbol} to ${message.to} is not an asset this session accepts; not credited`,
+      );
       return;
     }
     const { amount } = fromChainUnits(BigInt(message.amount), offered.asset.decimals);
-    await send(target, {
-      type: 'RecordTransfer',
-      payment: {
-        transferId: transferId(message),
-        network: message.network,
-        chainId: message.chainId,
-        transactionHash: message.transactionHash,
-        logIndex: message.logIndex,
-        blockNumber: message.blockNumber,
-        blockHash: message.blockHash,
-        fromAddress: message.from,
-        toAddress: message.to,
-        asset: offered.asset,
-        amountRaw: message.amount,
-        amount: amount.toString(),
+    await send(
+      target,
+      {
+        type: 'RecordTransfer',
+        payment: {
+          transferId: transferId(message),
+          network: message.network,
+          chainId: message.chainId,
+          transactionHash: message.transactionHash,
+          logIndex: message.logIndex,
+          blockNumber: message.blockNumber,
+          blockHash: message.blockHash,
+          fromAddress: message.from,
+          toAddress: message.to,
+          asset: offered.asset,
+          amountRaw: message.amount,
+          amount: amount.toString(),
+        },
       },
-    }, messageId);
+      messageId,
+    );
   }
 
   async function onReorg(message: ChainReorgMessage, messageId: string): Promise<void> {
@@ -146,7 +179,11 @@ export function createMatcher(deps: {
   }
 
   async function onFinal(message: ChainFinalMessage, messageId: string): Promise<void> {
-    const inBlock = await payments.find({ network: message.network, blockNumber: message.blockNumber, status: 'pending' });
+    const inBlock = await payments.find({
+      network: message.network,
+      blockNumber: message.blockNumber,
+      status: 'pending',
+    });
     for (const payment of inBlock) {
       const sameBlock = payment.blockHash.toLowerCase() === message.blockHash.toLowerCase();
       const command: CheckoutSessionCommand = sameBlock
@@ -161,7 +198,10 @@ export function createMatcher(deps: {
     try {
       message = parseChainMessage(raw.subject, raw.data);
     } catch (error) {
-      if (error instanceof ChainMessageError) { log(`dropped a malformed message on ${raw.subject}: ${error.message}`); return; }
+      if (error instanceof ChainMessageError) {
+        log(`dropped a malformed message on ${raw.subject}: ${error.message}`);
+        return;
+      }
       throw error;
     }
     const id = raw.messageId ?? `${raw.subject}:${raw.deliveryCount}`;
@@ -172,10 +212,15 @@ export function createMatcher(deps: {
     } catch (error) {
       // The same message again (or the first failure): keep when it began to fail.
       const before = failing.get(network);
-      const same = before !== undefined && before.subject === raw.subject && before.messageId === (raw.messageId ?? null);
+      const same =
+        before !== undefined && before.subject === raw.subject && before.messageId === (raw.messageId ?? null);
       failing.set(network, {
-        network, subject: raw.subject, messageId: raw.messageId ?? null, deliveries: raw.deliveryCount,
-        since: same ? before.since : clock.now(), error: error instanceof Error ? error.message : String(error),
+        network,
+        subject: raw.subject,
+        messageId: raw.messageId ?? null,
+        deliveries: raw.deliveryCount,
+        since: same ? before.since : clock.now(),
+        error: error instanceof Error ? error.message : String(error),
       });
       throw error;
     }
@@ -191,12 +236,18 @@ export function createMatcher(deps: {
       const started = new Map<string, Consumer>();
       try {
         for (const network of networks) {
-          started.set(network, await bus.consume({
-            durableName: matcherDurableName(network),
-            filterSubject: chainSubjects(network),
-            continueFrom: SHARED_MATCHER_DURABLE_NAME,
-            onAcknowledged,
-          }, (raw) => handle(network, raw)));
+          started.set(
+            network,
+            await bus.consume(
+              {
+                durableName: matcherDurableName(network),
+                filterSubject: chainSubjects(network),
+                continueFrom: SHARED_MATCHER_DURABLE_NAME,
+                onAcknowledged,
+              },
+              (raw) => handle(network, raw),
+            ),
+          );
         }
       } catch (error) {
         await Promise.all([...started.values()].map((consumer) => consumer.stop()));
@@ -207,10 +258,14 @@ export function createMatcher(deps: {
       // Left in place when it cannot be deleted (still consumed here): it only holds a position.
       if (networks.length > 0) {
         await bus.deleteDurable(SHARED_MATCHER_DURABLE_NAME).catch((error: unknown) => {
-          log(`could not delete the durable consumer "${SHARED_MATCHER_DURABLE_NAME}" of earlier versions (${error instanceof Error ? error.message : String(error)}); it is no longer read`);
+          log(
+            `could not delete the durable consumer "${SHARED_MATCHER_DURABLE_NAME}" of earlier versions (${error instanceof Error ? error.message : String(error)}); it is no longer read`,
+          );
         });
       }
-      log(`handling the chain messages of ${networks.length === 0 ? 'no network (no rail offers one)' : networks.join(', ')}`);
+      log(
+        `handling the chain messages of ${networks.length === 0 ? 'no network (no rail offers one)' : networks.join(', ')}`,
+      );
     },
     async stop() {
       const stopping = [...(consumers?.values() ?? [])];
@@ -218,7 +273,12 @@ export function createMatcher(deps: {
       await Promise.all(stopping.map((consumer) => consumer.stop()));
     },
     status() {
-      return { running: consumers !== null, networks, acknowledged, failing: [...failing.values()].sort((a, b) => a.since - b.since) };
+      return {
+        running: consumers !== null,
+        networks,
+        acknowledged,
+        failing: [...failing.values()].sort((a, b) => a.since - b.since),
+      };
     },
     async drained(only) {
       const running = consumers;
@@ -226,7 +286,9 @@ export function createMatcher(deps: {
       const asked = only === undefined ? networks : [...new Set(only)].filter((network) => running.has(network));
       if (asked.some((network) => notDrainedAt.get(network) === acknowledged)) return false;
       const before = acknowledged;
-      const answers = await Promise.all(asked.map(async (network) => ({ network, drained: await running.get(network)!.drained() })));
+      const answers = await Promise.all(
+        asked.map(async (network) => ({ network, drained: await running.get(network)!.drained() })),
+      );
       const behind = answers.filter((answer) => !answer.drained);
       // Remembered only if no acknowledgement came in while the bus was asked (it may have changed the answer).
       if (acknowledged === before) for (const { network } of behind) notDrainedAt.set(network, before);

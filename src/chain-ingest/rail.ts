@@ -21,11 +21,19 @@ export type RailNetwork = {
 export type Rail = {
   name: string;
   networks(environment: Environment): RailNetwork[];
-  depositAddress(input: { network: RailNetwork; organizationId: string; checkoutSessionId: string; merchantAddress: string }): string;
+  depositAddress(input: {
+    network: RailNetwork;
+    organizationId: string;
+    checkoutSessionId: string;
+    merchantAddress: string;
+  }): string;
 };
 
 /** The networks a rail offers in either environment, test first. */
-export const everyNetwork = (rail: Pick<Rail, 'networks'>): RailNetwork[] => [...rail.networks('test'), ...rail.networks('live')];
+export const everyNetwork = (rail: Pick<Rail, 'networks'>): RailNetwork[] => [
+  ...rail.networks('test'),
+  ...rail.networks('live'),
+];
 
 /** Several rails seen as one. */
 export function combineRails(rails: Rail[]): Rail & { railFor(network: string): Rail | undefined } {

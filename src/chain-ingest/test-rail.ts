@@ -16,9 +16,33 @@ export const TEST_NETWORK: RailNetwork = {
   nativeCurrency: { symbol: 'TEST', decimals: 18 },
   explorerTxUrl: 'http://127.0.0.1/tx/{hash}',
   assets: [
-    { id: 'weir-testnet:usdc', name: 'USD Coin', symbol: 'USDC', currency: 'usdc', chainId: 7357, address: '0x00000000000000000000000000000000000a11ce', decimals: 6 },
-    { id: 'weir-testnet:dai', name: 'Dai Stablecoin', symbol: 'DAI', currency: 'dai', chainId: 7357, address: '0x0000000000000000000000000000000000000da1', decimals: 18 },
-    { id: 'weir-testnet:eth', name: 'Test Ether', symbol: 'ETH', currency: 'eth', chainId: 7357, address: 'native', decimals: 18 },
+    {
+      id: 'weir-testnet:usdc',
+      name: 'USD Coin',
+      symbol: 'USDC',
+      currency: 'usdc',
+      chainId: 7357,
+      address: '0x00000000000000000000000000000000000a11ce',
+      decimals: 6,
+    },
+    {
+      id: 'weir-testnet:dai',
+      name: 'Dai Stablecoin',
+      symbol: 'DAI',
+      currency: 'dai',
+      chainId: 7357,
+      address: '0x0000000000000000000000000000000000000da1',
+      decimals: 18,
+    },
+    {
+      id: 'weir-testnet:eth',
+      name: 'Test Ether',
+      symbol: 'ETH',
+      currency: 'eth',
+      chainId: 7357,
+      address: 'native',
+      decimals: 18,
+    },
   ],
 };
 
@@ -27,7 +51,9 @@ export function createTestRail(): Rail {
     name: 'test',
     networks: (environment) => (environment === 'test' ? [TEST_NETWORK] : []),
     depositAddress({ network, checkoutSessionId, merchantAddress }) {
-      const digest = createHash('sha256').update(`${network.network}:${merchantAddress.toLowerCase()}:${checkoutSessionId}`).digest('hex');
+      const digest = createHash('sha256')
+        .update(`${network.network}:${merchantAddress.toLowerCase()}:${checkoutSessionId}`)
+        .digest('hex');
       return `0x${digest.slice(0, 40)}`;
     },
   };

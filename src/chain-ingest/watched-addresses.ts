@@ -17,7 +17,10 @@ export function createWatchedAddresses(): WatchedAddresses {
     size: (network) => byNetwork.get(network)?.size ?? 0,
     add(network, address) {
       let set = byNetwork.get(network);
-      if (!set) { set = new Set(); byNetwork.set(network, set); }
+      if (!set) {
+        set = new Set();
+        byNetwork.set(network, set);
+      }
       set.add(address.toLowerCase());
     },
   };
@@ -28,7 +31,9 @@ export function createWatchedAddresses(): WatchedAddresses {
  * its creation is in the log. Load existing ones from the read store first (a durable read store
  * resumes from a checkpoint, so older sessions never pass through `apply` again).
  */
-export function watchedAddressesProjection(watched: WatchedAddresses): Projection & { load(store: ReadStore): Promise<void> } {
+export function watchedAddressesProjection(
+  watched: WatchedAddresses,
+): Projection & { load(store: ReadStore): Promise<void> } {
   return {
     name: 'watched_addresses',
     collections: [],
@@ -38,7 +43,8 @@ export function watchedAddressesProjection(watched: WatchedAddresses): Projectio
       for (const address of typed.data.session.addresses) watched.add(address.network, address.paymentAddress);
     },
     async load(store) {
-      for (const doc of await store.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses).find({})) watched.add(doc.network, doc.address);
+      for (const doc of await store.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses).find({}))
+        watched.add(doc.network, doc.address);
     },
   };
 }

@@ -11,7 +11,13 @@ async function healthServer(t: ExecutionContext, answer: { status: number; body:
     res.writeHead(req.url === '/health' ? answer.status : 404, { 'content-type': 'application/json' }).end(answer.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
@@ -28,11 +34,19 @@ test('ok and degraded exit 0, failing exits 1; the report is passed on either wa
 
 test('no server, no answer in time, or an answer that is no health report exits 1 and says which', async (t) => {
   const closed = `http://127.0.0.1:${await findFreePort()}`;
-  t.like(await checkHealth(closed), { exitCode: 1, report: null, problem: `${closed}/health: no answer (is weir serve running there?)` });
+  t.like(await checkHealth(closed), {
+    exitCode: 1,
+    report: null,
+    problem: `${closed}/health: no answer (is weir serve running there?)`,
+  });
   const hanging = await healthServer(t, 'hang');
   t.like(await checkHealth(hanging, 50), { exitCode: 1, problem: `${hanging}/health: no answer within 50 ms` });
   const other = await healthServer(t, { status: 500, body: 'Internal Server Error' });
   t.like(await checkHealth(other), { exitCode: 1, problem: `${other}/health answered 500 without a health report` });
   const strange = await healthServer(t, { status: 200, body: '{"status":"fine"}' });
-  t.like(await checkHealth(strange), { exitCode: 1, report: null, problem: `${strange}/health answered 200 without a health report` });
+  t.like(await checkHealth(strange), {
+    exitCode: 1,
+    report: null,
+    problem: `${strange}/health answered 200 without a health report`,
+  });
 });

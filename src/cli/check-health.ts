@@ -11,7 +11,10 @@ export async function checkHealth(baseUrl: string, timeoutMs = 5000): Promise<He
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
-    const why = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : 'no answer (is weir serve running there?)';
+    const why =
+      error instanceof Error && error.name === 'TimeoutError'
+        ? `no answer within ${timeoutMs} ms`
+        : 'no answer (is weir serve running there?)';
     return { exitCode: 1, report: null, problem: `${url}: ${why}` };
   }
   let report: unknown;
@@ -21,7 +24,8 @@ export async function checkHealth(baseUrl: string, timeoutMs = 5000): Promise<He
     return { exitCode: 1, report: null, problem: `${url} answered ${response.status} without a health report` };
   }
   const status = typeof report === 'object' && report !== null ? (report as { status?: unknown }).status : undefined;
-  if (status === 'ok' || status === 'degraded') return { exitCode: 0, report, problem: status === 'degraded' ? 'degraded: see the checks' : null };
+  if (status === 'ok' || status === 'degraded')
+    return { exitCode: 0, report, problem: status === 'degraded' ? 'degraded: see the checks' : null };
   if (status === 'failing') return { exitCode: 1, report, problem: 'failing: see the checks' };
   return { exitCode: 1, report: null, problem: `${url} answered ${response.status} without a health report` };
 }

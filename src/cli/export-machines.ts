@@ -7,7 +7,9 @@ import type { AnyStateMachine } from 'xstate';
  * actions by name (implementations stay in code).
  */
 export function machineJson(machine: AnyStateMachine): unknown {
-  return JSON.parse(JSON.stringify(machine.toJSON(), (_key, value: unknown) => (typeof value === 'function' ? undefined : value)));
+  return JSON.parse(
+    JSON.stringify(machine.toJSON(), (_key, value: unknown) => (typeof value === 'function' ? undefined : value)),
+  );
 }
 
 export async function exportMachines(machines: Record<string, AnyStateMachine>, outDir: string): Promise<string[]> {

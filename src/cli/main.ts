@@ -22,7 +22,12 @@ Commands:
                              and the forwarder factory; prints its JSON (and writes FILE); runs until stopped
 
 Options (each also an environment variable):
-${Object.values(SETTINGS).map((s) => `  ${s.flag.padEnd(FLAG_WIDTH)} ${s.env.padEnd(ENV_WIDTH)} ${s.description}${'default' in s ? ` (default ${s.default})` : ''}`).join('\n')}
+${Object.values(SETTINGS)
+  .map(
+    (s) =>
+      `  ${s.flag.padEnd(FLAG_WIDTH)} ${s.env.padEnd(ENV_WIDTH)} ${s.description}${'default' in s ? ` (default ${s.default})` : ''}`,
+  )
+  .join('\n')}
 `;
 
 function option(argv: string[], name: string): string | undefined {
@@ -37,7 +42,13 @@ async function serve(argv: string[]): Promise<void> {
   const weir = await startWeir(readConfig(argv, process.env));
   const shutdown = (signal: string) => {
     console.log(`[weir] ${signal}: stopping`);
-    weir.stop().then(() => process.exit(0), (error: unknown) => { console.error(error); process.exit(1); });
+    weir.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
@@ -45,7 +56,8 @@ async function serve(argv: string[]): Promise<void> {
 
 async function orgCreate(argv: string[]): Promise<void> {
   const name = option(argv, '--name');
-  if (!name || name.trim() === '' || name.length > 200) throw new ConfigError('org create needs --name NAME (1 to 200 characters)');
+  if (!name || name.trim() === '' || name.length > 200)
+    throw new ConfigError('org create needs --name NAME (1 to 200 characters)');
   const config = readConfig(argv, process.env);
   const { openStores } = await import('../app/start-weir.ts');
   const { createCommandHandler } = await import('../actors/command-handler.ts');
@@ -53,17 +65,26 @@ async function orgCreate(argv: string[]): Promise<void> {
   const { createSystemClock } = await import('../shared/clock.ts');
   const { eventStore, readStore } = await openStores({ ...config, mongoDbUrl: undefined });
   try {
-    const created = await createOrganization(createCommandHandler({ eventStore, clock: createSystemClock() }), name.trim());
-    process.stdout.write(`${JSON.stringify({
-      organizationId: created.organizationId,
-      name: created.name,
-      testSecretKey: created.keys.test.secretKey,
-      liveSecretKey: created.keys.live.secretKey,
-      keys: [
-        { id: created.keys.test.id, environment: 'test', secretKey: created.keys.test.secretKey },
-        { id: created.keys.live.id, environment: 'live', secretKey: created.keys.live.secretKey },
-      ],
-    }, null, 2)}\n`);
+    const created = await createOrganization(
+      createCommandHandler({ eventStore, clock: createSystemClock() }),
+      name.trim(),
+    );
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          organizationId: created.organizationId,
+          name: created.name,
+          testSecretKey: created.keys.test.secretKey,
+          liveSecretKey: created.keys.live.secretKey,
+          keys: [
+            { id: created.keys.test.id, environment: 'test', secretKey: created.keys.test.secretKey },
+            { id: created.keys.live.id, environment: 'live', secretKey: created.keys.live.secretKey },
+          ],
+        },
+        null,
+        2,
+      )}\n`,
+    );
   } finally {
     await readStore.close();
     await eventStore.close();
@@ -78,17 +99,32 @@ async function replay(argv: string[]): Promise<void> {
   const { SingleBar } = await import('cli-progress');
   const { eventStore, readStore } = await openStores(config);
   const runner = createProjectionRunner({ eventStore, readStore, projections: ALL_PROJECTIONS });
-  const bar = new SingleBar({ format: 'replay [{bar}] {percentage}% | {events} events | {eta_formatted} left', stream: process.stderr, noTTYOutput: true, notTTYSchedule: 2000 });
+  const bar = new SingleBar({
+    format: 'replay [{bar}] {percentage}% | {events} events | {eta_formatted} left',
+    stream: process.stderr,
+    noTTYOutput: true,
+    notTTYSchedule: 2000,
+  });
   let started = false;
   try {
     const result = await runner.rebuild(({ events, position, head }) => {
       const total = head === null ? 1 : Number(head);
-      if (!started) { bar.start(total, 0, { events: 0 }); started = true; }
+      if (!started) {
+        bar.start(total, 0, { events: 0 });
+        started = true;
+      }
       bar.update(Math.min(Number(position), total), { events });
     });
     if (started) bar.stop();
     const perSecond = result.ms > 0 ? Math.round(result.events / (result.ms / 1000)) : result.events;
-    console.log(JSON.stringify({ events: result.events, seconds: +(result.ms / 1000).toFixed(3), eventsPerSecond: perSecond, readStore: config.mongoDbUrl ? 'MongoDB' : 'embedded (in memory; weir serve rebuilds it at start)' }));
+    console.log(
+      JSON.stringify({
+        events: result.events,
+        seconds: +(result.ms / 1000).toFixed(3),
+        eventsPerSecond: perSecond,
+        readStore: config.mongoDbUrl ? 'MongoDB' : 'embedded (in memory; weir serve rebuilds it at start)',
+      }),
+    );
   } finally {
     await readStore.close();
     await eventStore.close();
@@ -98,15 +134,23 @@ async function replay(argv: string[]): Promise<void> {
 async function devnet(argv: string[]): Promise<void> {
   const portText = option(argv, '--port') ?? '8545';
   const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--port must be a port number, got ${portText}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`--port must be a port number, got ${portText}`);
   const out = option(argv, '--out');
   const { startDevnet } = await import('../chain-ingest/evm/devnet/start-devnet.ts');
   const { writeDevnetInfo } = await import('../chain-ingest/evm/devnet/devnet-info.ts');
   const net = await startDevnet({ port });
   if (out) await writeDevnetInfo(resolve(out), net.info);
   process.stdout.write(`${JSON.stringify(net.info, null, 2)}\n`);
-  console.error(`[weir] devnet running on ${net.info.rpcUrl}${out ? `; details in ${resolve(out)}` : ''}; Ctrl-C to stop`);
-  const stop = () => { net.stop().then(() => process.exit(0), () => process.exit(1)); };
+  console.error(
+    `[weir] devnet running on ${net.info.rpcUrl}${out ? `; details in ${resolve(out)}` : ''}; Ctrl-C to stop`,
+  );
+  const stop = () => {
+    net.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
@@ -138,12 +182,18 @@ async function main(argv: string[]): Promise<void> {
     for (const file of files) console.log(file);
     return;
   }
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') { process.stdout.write(USAGE); return; }
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(USAGE);
+    return;
+  }
   throw new ConfigError(`unknown command: ${argv.join(' ')}\n\n${USAGE}`);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof ConfigError) { console.error(`weir: ${error.message}`); process.exit(2); }
+  if (error instanceof ConfigError) {
+    console.error(`weir: ${error.message}`);
+    process.exit(2);
+  }
   console.error(error);
   process.exit(1);
 });

@@ -60,7 +60,7 @@ const nextAppendNotice = (store: EventStore, timeoutMs: number): Promise<void> =
     });
   });
 
-test('sqlite: a second store on the same file sees the first one\'s appends through onAppended and readAll', async (t) => {
+test("sqlite: a second store on the same file sees the first one's appends through onAppended and readAll", async (t) => {
   const directory = await temporaryDirectory();
   const path = join(directory, 'events.sqlite3');
   const writer = createSqliteEventStore({ path });
@@ -77,14 +77,22 @@ test('sqlite: a second store on the same file sees the first one\'s appends thro
   const appended = await writer.append(streamId, events, 'no_stream');
   await notice;
 
-  t.deepEqual((await reader.readAll(null, 10)).map((event) => event.id), events.map((event) => event.id));
+  t.deepEqual(
+    (await reader.readAll(null, 10)).map((event) => event.id),
+    events.map((event) => event.id),
+  );
   t.is(await reader.headPosition(), appended.position);
 
   // The second store checks revisions against the file, not against what it has seen.
-  await t.throwsAsync(reader.append(streamId, [newEvent('InvoicePaid')], 0), { instanceOf: WrongExpectedRevisionError });
+  await t.throwsAsync(reader.append(streamId, [newEvent('InvoicePaid')], 0), {
+    instanceOf: WrongExpectedRevisionError,
+  });
   const paid = await reader.append(streamId, [newEvent('InvoicePaid')], 1);
   t.true(paid.position > appended.position);
-  t.deepEqual((await writer.readStream(streamId)).map((event) => event.type), ['InvoiceCreated', 'InvoiceSent', 'InvoicePaid']);
+  t.deepEqual(
+    (await writer.readStream(streamId)).map((event) => event.type),
+    ['InvoiceCreated', 'InvoiceSent', 'InvoicePaid'],
+  );
 });
 
 test('sqlite: appends made by another process wake onAppended and are readable', async (t) => {
@@ -117,7 +125,10 @@ test('sqlite: appends made by another process wake onAppended and are readable',
   await notice;
 
   const recorded = await store.readStream(streamId);
-  t.deepEqual(recorded.map((event) => event.type), ['CheckoutSessionCreated', 'PaymentDetected']);
+  t.deepEqual(
+    recorded.map((event) => event.type),
+    ['CheckoutSessionCreated', 'PaymentDetected'],
+  );
   t.deepEqual(recorded[1]?.data, { by: 'other process' });
   t.is(String(recorded[1]?.position), stdout.trim());
   t.is(await store.headPosition(), recorded[1]!.position);

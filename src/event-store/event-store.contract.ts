@@ -18,11 +18,7 @@ export type EventStoreUnderTest = { store: EventStore; cleanup(): Promise<void> 
  * write to streams with unique names and, when they read the whole log, only look at their own
  * events, so they never assume the log is empty or that nobody else appends.
  */
-export function eventStoreContract(
-  test: TestFn,
-  name: string,
-  factory: () => Promise<EventStoreUnderTest>,
-): void {
+export function eventStoreContract(test: TestFn, name: string, factory: () => Promise<EventStoreUnderTest>): void {
   const openStore = async (t: ExecutionContext): Promise<EventStore> => {
     const { store, cleanup } = await factory();
     t.teardown(cleanup);
@@ -33,7 +29,11 @@ export function eventStoreContract(
     const store = await openStore(t);
     const streamId = newStreamId('checkout_session');
     const events = [
-      newEvent('CheckoutSessionCreated', { amount: '100000000', currency: 'usdc', lineItems: [{ name: 'Tea', quantity: 2 }] }),
+      newEvent('CheckoutSessionCreated', {
+        amount: '100000000',
+        currency: 'usdc',
+        lineItems: [{ name: 'Tea', quantity: 2 }],
+      }),
       newEvent('PaymentDetected', { txHash: `0x${'ab'.repeat(32)}`, confirmations: 0, final: false, memo: null }),
       newEvent('CheckoutSessionCompleted', { note: 'unicode ✓ “quotes” and \\ backslash \n newline' }),
     ];
@@ -42,9 +42,15 @@ export function eventStoreContract(
     t.is(result.nextExpectedRevision, 2);
 
     const recorded = await store.readStream(streamId);
-    t.deepEqual(withoutPositions(recorded), events.map((event, revision) => ({ ...event, streamId, revision })));
+    t.deepEqual(
+      withoutPositions(recorded),
+      events.map((event, revision) => ({ ...event, streamId, revision })),
+    );
     t.is(typeof recorded[0]?.position, 'bigint');
-    assertStrictlyIncreasing(t, recorded.map((event) => event.position));
+    assertStrictlyIncreasing(
+      t,
+      recorded.map((event) => event.position),
+    );
     t.is(recorded.at(-1)?.position, result.position);
   });
 
@@ -63,9 +69,15 @@ export function eventStoreContract(
 
     const firstStream = await store.readStream(first);
     const secondStream = await store.readStream(second);
-    t.deepEqual(firstStream.map((event) => event.revision), [0, 1, 2, 3]);
+    t.deepEqual(
+      firstStream.map((event) => event.revision),
+      [0, 1, 2, 3],
+    );
     const inAppendOrder = [...firstStream.slice(0, 2), ...secondStream, ...firstStream.slice(2)];
-    assertStrictlyIncreasing(t, inAppendOrder.map((event) => event.position));
+    assertStrictlyIncreasing(
+      t,
+      inAppendOrder.map((event) => event.position),
+    );
     t.is(firstStream[1]?.position, a.position);
     t.is(secondStream[0]?.position, b.position);
     t.is(firstStream[3]?.position, c.position);
@@ -123,13 +135,16 @@ export function eventStoreContract(
 
     const created = await store.append(streamId, [newEvent('WebhookDeliveryScheduled')], 'any');
     t.is(created.nextExpectedRevision, 0);
-    const appended = await store.append(streamId, [newEvent('WebhookDeliveryAttempted'), newEvent('WebhookDelivered')], 'any');
+    const appended = await store.append(
+      streamId,
+      [newEvent('WebhookDeliveryAttempted'), newEvent('WebhookDelivered')],
+      'any',
+    );
     t.is(appended.nextExpectedRevision, 2);
-    t.deepEqual((await store.readStream(streamId)).map((event) => event.type), [
-      'WebhookDeliveryScheduled',
-      'WebhookDeliveryAttempted',
-      'WebhookDelivered',
-    ]);
+    t.deepEqual(
+      (await store.readStream(streamId)).map((event) => event.type),
+      ['WebhookDeliveryScheduled', 'WebhookDeliveryAttempted', 'WebhookDelivered'],
+    );
   });
 
   test(`${name}: a rejected append writes none of its events`, async (t) => {
@@ -141,7 +156,10 @@ export function eventStoreContract(
     const rejected = [newEvent('CheckoutSessionExpired'), newEvent('CheckoutSessionClosed'), newEvent('Noted')];
     await t.throwsAsync(store.append(streamId, rejected, 0), { instanceOf: WrongExpectedRevisionError });
 
-    t.deepEqual((await store.readStream(streamId)).map((event) => event.type), ['CheckoutSessionCreated', 'PaymentDetected']);
+    t.deepEqual(
+      (await store.readStream(streamId)).map((event) => event.type),
+      ['CheckoutSessionCreated', 'PaymentDetected'],
+    );
     const rejectedIds = new Set(rejected.map((event) => event.id));
     const logSinceCreated = await readAllAfter(store, created.position);
     t.false(logSinceCreated.some((event) => rejectedIds.has(event.id)));
@@ -159,7 +177,10 @@ export function eventStoreContract(
     } catch (error) {
       t.true(error instanceof WrongExpectedRevisionError, String(error));
     }
-    t.deepEqual((await store.readStream(streamId)).map((event) => event.id), events.map((event) => event.id));
+    t.deepEqual(
+      (await store.readStream(streamId)).map((event) => event.id),
+      events.map((event) => event.id),
+    );
   });
 
   test(`${name}: readAll pages through the log with after and limit`, async (t) => {
@@ -168,7 +189,13 @@ export function eventStoreContract(
     const first = newStreamId('invoice');
     const second = newStreamId('invoice');
     const ours = new Set([first, second]);
-    const appended = [newEvent('InvoiceCreated'), newEvent('InvoiceSent'), newEvent('InvoiceCreated'), newEvent('InvoicePaid'), newEvent('InvoiceClosed')];
+    const appended = [
+      newEvent('InvoiceCreated'),
+      newEvent('InvoiceSent'),
+      newEvent('InvoiceCreated'),
+      newEvent('InvoicePaid'),
+      newEvent('InvoiceClosed'),
+    ];
     await store.append(first, appended.slice(0, 2), 'no_stream');
     await store.append(second, appended.slice(2, 3), 'no_stream');
     await store.append(first, appended.slice(3), 1);
@@ -184,25 +211,31 @@ export function eventStoreContract(
       after = page.at(-1)!.position;
     }
 
-    t.true(pageSizes.every((size) => size >= 1 && size <= 2), `page sizes ${pageSizes.join(',')}`);
+    t.true(
+      pageSizes.every((size) => size >= 1 && size <= 2),
+      `page sizes ${pageSizes.join(',')}`,
+    );
     const positions = seen.map((event) => event.position);
     assertStrictlyIncreasing(t, positions);
     if (before !== null) t.true(positions.every((position) => position > before));
     const ourEvents = seen.filter((event) => ours.has(event.streamId));
-    t.deepEqual(ourEvents.map((event) => event.id), appended.map((event) => event.id));
-    t.deepEqual(ourEvents.map((event) => `${event.streamId === first ? 'first' : 'second'}@${event.revision}`), [
-      'first@0',
-      'first@1',
-      'second@0',
-      'first@2',
-      'first@3',
-    ]);
+    t.deepEqual(
+      ourEvents.map((event) => event.id),
+      appended.map((event) => event.id),
+    );
+    t.deepEqual(
+      ourEvents.map((event) => `${event.streamId === first ? 'first' : 'second'}@${event.revision}`),
+      ['first@0', 'first@1', 'second@0', 'first@2', 'first@3'],
+    );
     t.deepEqual(withoutPositions(ourEvents), withoutPositions(await readStreamsInLogOrder(store, [first, second])));
 
     // `after` is exclusive: reading after our third event returns the fourth and fifth.
     const third = ourEvents[2]!;
     const afterThird = (await readAllAfter(store, third.position)).filter((event) => ours.has(event.streamId));
-    t.deepEqual(afterThird.map((event) => event.id), [appended[3]!.id, appended[4]!.id]);
+    t.deepEqual(
+      afterThird.map((event) => event.id),
+      [appended[3]!.id, appended[4]!.id],
+    );
 
     t.deepEqual(await store.readAll(before, 0), []);
     t.true((await store.readAll(null, 1)).length === 1);
@@ -260,11 +293,15 @@ export function eventStoreContract(
     const winners = outcomes.flatMap((outcome, index) => (outcome.status === 'fulfilled' ? [contenders[index]!] : []));
     t.is(winners.length, 1);
     for (const outcome of outcomes) {
-      if (outcome.status === 'rejected') t.true(outcome.reason instanceof WrongExpectedRevisionError, String(outcome.reason));
+      if (outcome.status === 'rejected')
+        t.true(outcome.reason instanceof WrongExpectedRevisionError, String(outcome.reason));
       else t.is(outcome.value.nextExpectedRevision, 1);
     }
     const recorded = await store.readStream(streamId);
-    t.deepEqual(recorded.map((event) => event.id), [recorded[0]!.id, winners[0]!.id]);
+    t.deepEqual(
+      recorded.map((event) => event.id),
+      [recorded[0]!.id, winners[0]!.id],
+    );
   });
 }
 
@@ -279,7 +316,12 @@ const testMetadata = (): EventMetadata => ({
   occurredAt: '2025-01-02T03:04:05.678Z',
 });
 
-const newEvent = (type: string, data: JsonObject = {}): NewEvent => ({ id: randomUUID(), type, data, metadata: testMetadata() });
+const newEvent = (type: string, data: JsonObject = {}): NewEvent => ({
+  id: randomUUID(),
+  type,
+  data,
+  metadata: testMetadata(),
+});
 
 const withoutPositions = (events: RecordedEvent[]): Omit<RecordedEvent, 'position'>[] =>
   events.map(({ position: _position, ...rest }) => rest);

@@ -80,7 +80,9 @@ export class MissingEventPositionError extends Error {
     readonly streamId: string,
     readonly eventId: string,
   ) {
-    super(`event ${eventId} in stream ${streamId} was read without its log position; use KurrentDB or EventStoreDB 22.6 or later`);
+    super(
+      `event ${eventId} in stream ${streamId} was read without its log position; use KurrentDB or EventStoreDB 22.6 or later`,
+    );
   }
 }
 
@@ -139,7 +141,12 @@ export function createKurrentDbEventStore({
   const client = KurrentDBClient.connectionString(connectionString);
 
   const headPosition = async (): Promise<bigint | null> => {
-    const newestFirst = client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, filter: excludeSystemEvents() });
+    const newestFirst = client.readAll({
+      direction: BACKWARDS,
+      fromPosition: END,
+      maxCount: 1,
+      filter: excludeSystemEvents(),
+    });
     for await (const resolved of newestFirst) {
       if (resolved.event && !isSystemEventType(resolved.event.type)) return positionOf(resolved.event);
     }
@@ -148,7 +155,11 @@ export function createKurrentDbEventStore({
 
   /** Position of the newest event of a stream; for appends whose result carries no position. */
   const lastPositionOfStream = async (streamId: string): Promise<bigint | null> => {
-    for await (const resolved of client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })) {
+    for await (const resolved of client.readStream(streamId, {
+      direction: BACKWARDS,
+      fromRevision: END,
+      maxCount: 1,
+    })) {
       if (resolved.event) return positionOf(resolved.event);
     }
     return null;
@@ -266,13 +277,19 @@ export function createKurrentDbEventStore({
     },
 
     async readAll(after, limit) {
-      if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`readAll: limit must be a non-negative integer, got ${limit}`);
+      if (!Number.isInteger(limit) || limit < 0)
+        throw new RangeError(`readAll: limit must be a non-negative integer, got ${limit}`);
       if (limit === 0) return [];
       // Reading from a position includes the event at that position: ask for one more and drop it.
       const fromPosition: ReadPosition = after === null ? START : { commit: after, prepare: after };
       const maxCount = after === null ? limit : limit + 1;
       const recorded: RecordedEvent[] = [];
-      for await (const resolved of client.readAll({ direction: FORWARDS, fromPosition, maxCount, filter: excludeSystemEvents() })) {
+      for await (const resolved of client.readAll({
+        direction: FORWARDS,
+        fromPosition,
+        maxCount,
+        filter: excludeSystemEvents(),
+      })) {
         const event = resolved.event;
         if (!event || isSystemEventType(event.type)) continue;
         const position = positionOf(event);

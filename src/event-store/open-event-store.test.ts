@@ -13,14 +13,24 @@ test('without a KurrentDB url the log is a SQLite file in the data directory, cr
 
   const store = await openEventStore({ dataDir });
   t.teardown(() => store.close());
-  await store.append(`invoice-${randomUUID()}`, [
-    {
-      id: randomUUID(),
-      type: 'InvoiceCreated',
-      data: {},
-      metadata: { organizationId: 'org_1', environment: 'test', actor: 'cli', correlationId: 'corr_1', occurredAt: '2025-01-01T00:00:00.000Z' },
-    },
-  ], 'no_stream');
+  await store.append(
+    `invoice-${randomUUID()}`,
+    [
+      {
+        id: randomUUID(),
+        type: 'InvoiceCreated',
+        data: {},
+        metadata: {
+          organizationId: 'org_1',
+          environment: 'test',
+          actor: 'cli',
+          correlationId: 'corr_1',
+          occurredAt: '2025-01-01T00:00:00.000Z',
+        },
+      },
+    ],
+    'no_stream',
+  );
 
   t.true(existsSync(join(dataDir, SQLITE_EVENT_STORE_FILE)));
   t.is(await store.headPosition(), 1n);

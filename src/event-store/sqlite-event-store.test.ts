@@ -43,11 +43,22 @@ test('the file is a plain SQLite database in WAL mode with one events table', as
   t.teardown(() => sqlite.close());
   t.is(sqlite.pragma('journal_mode', { simple: true }), 'wal');
   const row = sqlite
-    .prepare<[], { position: number; id: string; stream_id: string; revision: number; type: string; amount: string; actor: string }>(
+    .prepare<
+      [],
+      { position: number; id: string; stream_id: string; revision: number; type: string; amount: string; actor: string }
+    >(
       "SELECT position, id, stream_id, revision, type, json_extract(data, '$.amount') AS amount, json_extract(metadata, '$.actor') AS actor FROM events",
     )
     .get();
-  t.deepEqual(row, { position: 1, id: created.id, stream_id: streamId, revision: 0, type: 'InvoiceCreated', amount: '250000000', actor: 'api_key:key_1' });
+  t.deepEqual(row, {
+    position: 1,
+    id: created.id,
+    stream_id: streamId,
+    revision: 0,
+    type: 'InvoiceCreated',
+    amount: '250000000',
+    actor: 'api_key:key_1',
+  });
 });
 
 test('an exact retry resolves with the original result and writes nothing', async (t) => {
@@ -80,7 +91,9 @@ test('a retry with a different expected revision than the original rejects with 
   const sent = [newEvent('InvoiceSent')];
   await store.append(streamId, sent, 0);
 
-  const error = await t.throwsAsync(store.append(streamId, sent, 'no_stream'), { instanceOf: WrongExpectedRevisionError });
+  const error = await t.throwsAsync(store.append(streamId, sent, 'no_stream'), {
+    instanceOf: WrongExpectedRevisionError,
+  });
   t.is(error?.actual, 1);
   t.is((await store.readStream(streamId)).length, 2);
 });
@@ -93,7 +106,9 @@ test('reusing an event id outside an exact retry rejects with DuplicateEventIdEr
 
   const otherStream = `invoice-${randomUUID()}`;
   const fresh = newEvent('InvoiceCreated');
-  const error = await t.throwsAsync(store.append(otherStream, [fresh, taken], 'no_stream'), { instanceOf: DuplicateEventIdError });
+  const error = await t.throwsAsync(store.append(otherStream, [fresh, taken], 'no_stream'), {
+    instanceOf: DuplicateEventIdError,
+  });
   t.is(error?.eventId, taken.id);
   await t.throwsAsync(store.append(otherStream, [fresh, taken], 'any'), { instanceOf: DuplicateEventIdError });
   const twice = newEvent('InvoiceSent');

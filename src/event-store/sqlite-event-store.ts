@@ -71,7 +71,15 @@ CREATE TABLE IF NOT EXISTS events (
 const EVENT_COLUMNS = 'position, id, stream_id, revision, type, data, metadata';
 /** What `readAll` runs: the events after a position, in log order, at most a batch. */
 export const READ_ALL_SQL = `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`;
-type EventRow = [position: bigint, id: string, streamId: string, revision: bigint, type: string, data: string, metadata: string];
+type EventRow = [
+  position: bigint,
+  id: string,
+  streamId: string,
+  revision: bigint,
+  type: string,
+  data: string,
+  metadata: string,
+];
 type StoredEventPlace = { position: bigint; stream_id: string; revision: bigint };
 
 type AppendOutcome = { result: AppendResult; wrote: boolean };
@@ -109,15 +117,15 @@ export function createSqliteEventStore({
   db.pragma('synchronous = FULL');
   db.exec(SCHEMA);
 
-  const readAllStatement = db
-    .prepare<[bigint, number], EventRow>(READ_ALL_SQL)
-    .raw(true)
-    .safeIntegers(true);
+  const readAllStatement = db.prepare<[bigint, number], EventRow>(READ_ALL_SQL).raw(true).safeIntegers(true);
   const readStreamStatement = db
     .prepare<[string], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? ORDER BY revision`)
     .raw(true)
     .safeIntegers(true);
-  const headPositionStatement = db.prepare<[], bigint | null>('SELECT max(position) FROM events').pluck(true).safeIntegers(true);
+  const headPositionStatement = db
+    .prepare<[], bigint | null>('SELECT max(position) FROM events')
+    .pluck(true)
+    .safeIntegers(true);
   const streamRevisionStatement = db
     .prepare<[string], number | null>('SELECT max(revision) FROM events WHERE stream_id = ?')
     .pluck(true);
@@ -245,7 +253,8 @@ export function createSqliteEventStore({
     },
 
     async readAll(after, limit) {
-      if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`readAll: limit must be a non-negative integer, got ${limit}`);
+      if (!Number.isInteger(limit) || limit < 0)
+        throw new RangeError(`readAll: limit must be a non-negative integer, got ${limit}`);
       if (limit === 0) return [];
       const rows = readAllStatement.all(after ?? 0n, limit);
       const events = new Array<RecordedEvent>(rows.length);

@@ -4,7 +4,8 @@ import { formatAmount } from '../shared/money.ts';
 import { brandColorOf, escapeHtml, hostedPage, scriptJson } from './html.ts';
 
 /** Where the payer goes after completion: the success URL with the session id filled in. */
-export const successRedirect = (session: CheckoutSession): string => session.successUrl.replace(/\{CHECKOUT_SESSION_ID\}/g, session.id);
+export const successRedirect = (session: CheckoutSession): string =>
+  session.successUrl.replace(/\{CHECKOUT_SESSION_ID\}/g, session.id);
 
 /**
  * The hosted checkout page: server-rendered, with a small script that reveals the deposit
@@ -14,12 +15,22 @@ export function renderCheckoutPage(session: CheckoutSession, org: Organization |
   const brand = brandColorOf(org);
   const business = org?.name ?? 'Checkout';
   const currency = session.currency.toUpperCase();
-  const items = session.lineItems.data.map((item) => `
-        <li><span>${escapeHtml(item.description ?? item.price.product.name)} × ${item.quantity}</span><span>${escapeHtml(formatAmount(BigInt(item.amountTotal)))} ${escapeHtml(currency)}</span></li>`).join('');
-  const options = session.addresses.map((a) => `
-        <button type="button" class="asset" data-asset="${escapeHtml(a.id)}">${escapeHtml(a.asset.symbol)} <small>on ${escapeHtml(a.network)}</small></button>`).join('');
+  const items = session.lineItems.data
+    .map(
+      (item) => `
+        <li><span>${escapeHtml(item.description ?? item.price.product.name)} × ${item.quantity}</span><span>${escapeHtml(formatAmount(BigInt(item.amountTotal)))} ${escapeHtml(currency)}</span></li>`,
+    )
+    .join('');
+  const options = session.addresses
+    .map(
+      (a) => `
+        <button type="button" class="asset" data-asset="${escapeHtml(a.id)}">${escapeHtml(a.asset.symbol)} <small>on ${escapeHtml(a.network)}</small></button>`,
+    )
+    .join('');
   return hostedPage({
-    title: `Pay ${business}`, org, business,
+    title: `Pay ${business}`,
+    org,
+    business,
     style: `  ul { list-style: none; padding: 0; } li { display: flex; justify-content: space-between; padding: .3rem 0; }
   .total { font-size: 1.6rem; font-weight: 600; }
   .asset { margin: .2rem; padding: .5rem .8rem; border: 1px solid ${brand}; background: #fff; border-radius: .4rem; cursor: pointer; }

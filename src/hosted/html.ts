@@ -1,6 +1,9 @@
 /** Escape text for HTML element content and attribute values. */
 export const escapeHtml = (value: unknown): string =>
-  String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  String(value ?? '').replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 
 /** JSON for a <script> block: `<` escaped so no value can close the element. */
 export const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c');
@@ -11,13 +14,21 @@ export type Branding = { name: string; brandColor: string | null; brandLogo: str
 const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
 /** The organization's brand colour when it is a hex colour, else Weir's. */
-export const brandColorOf = (org: Branding | null): string => (org?.brandColor && COLOR.test(org.brandColor) ? org.brandColor : '#2f5d62');
+export const brandColorOf = (org: Branding | null): string =>
+  org?.brandColor && COLOR.test(org.brandColor) ? org.brandColor : '#2f5d62';
 
 /**
  * The frame hosted pages share: the document head, a header in the brand colour with the logo
  * and the business name, and one card (`main`, already HTML). `style` adds the page's own rules.
  */
-export function hostedPage(page: { title: string; org: Branding | null; business: string; style: string; main: string; script?: string }): string {
+export function hostedPage(page: {
+  title: string;
+  org: Branding | null;
+  business: string;
+  style: string;
+  main: string;
+  script?: string;
+}): string {
   const logo = page.org?.brandLogo ? `<img class="logo" src="${escapeHtml(page.org.brandLogo)}" alt="">` : '';
   return `<!doctype html>
 <html lang="en">

@@ -1,4 +1,9 @@
-import type { AnsweredCustomField, CollectedData, CustomField, LengthBounds } from '../../machines/collected-data.types.ts';
+import type {
+  AnsweredCustomField,
+  CollectedData,
+  CustomField,
+  LengthBounds,
+} from '../../machines/collected-data.types.ts';
 import { MAX_ANSWER_LENGTH } from '../../machines/payment-link.decide.ts';
 import type { PaymentLink } from '../../machines/payment-link.types.ts';
 import { isEmail, isPhone, PHONE_HINT, type CustomerAddress } from '../actors/customer.ts';
@@ -38,13 +43,16 @@ export const INPUT = {
   custom: (key: string) => `custom.${key}`,
 } as const;
 
-export const addressTitle = (kind: 'billing' | 'shipping') => (kind === 'billing' ? 'Billing address' : 'Shipping address');
-const money = (amount: bigint | string, currency: string) => `${formatAmount(BigInt(amount))} ${currency.toUpperCase()}`;
+export const addressTitle = (kind: 'billing' | 'shipping') =>
+  kind === 'billing' ? 'Billing address' : 'Shipping address';
+const money = (amount: bigint | string, currency: string) =>
+  `${formatAmount(BigInt(amount))} ${currency.toUpperCase()}`;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The problem with the length of a text or numeric answer, if any. */
 function lengthProblem(length: number, bounds: LengthBounds, unit: 'character' | 'digit'): string | null {
-  if (bounds.minimumLength !== null && length < bounds.minimumLength) return `must have at least ${plural(bounds.minimumLength, unit)}`;
+  if (bounds.minimumLength !== null && length < bounds.minimumLength)
+    return `must have at least ${plural(bounds.minimumLength, unit)}`;
   const max = bounds.maximumLength ?? (unit === 'character' ? MAX_ANSWER_LENGTH : null);
   if (max !== null && length > max) return `must have at most ${plural(max, unit)}`;
   return null;
@@ -63,15 +71,20 @@ function customFieldProblem(field: CustomField, value: string): string | null {
       return lengthProblem(digitCount(value), field.numeric, 'digit');
     }
     case 'dropdown':
-      return field.dropdown.options.some((o) => o.value === value) ? null : `must be one of ${field.dropdown.options.map((o) => o.label).join(', ')}`;
+      return field.dropdown.options.some((o) => o.value === value)
+        ? null
+        : `must be one of ${field.dropdown.options.map((o) => o.label).join(', ')}`;
   }
 }
 
 function answered(field: CustomField, value: string | null): AnsweredCustomField {
   switch (field.type) {
-    case 'text': return { ...field, text: { ...field.text, value } };
-    case 'numeric': return { ...field, numeric: { ...field.numeric, value } };
-    case 'dropdown': return { ...field, dropdown: { ...field.dropdown, value } };
+    case 'text':
+      return { ...field, text: { ...field.text, value } };
+    case 'numeric':
+      return { ...field, numeric: { ...field.numeric, value } };
+    case 'dropdown':
+      return { ...field, dropdown: { ...field.dropdown, value } };
   }
 }
 
@@ -82,7 +95,8 @@ function answered(field: CustomField, value: string | null): AnsweredCustomField
  */
 export function readPayerForm(link: PaymentLink, form: PayerForm): ReadPayerForm {
   const problems: FormProblem[] = [];
-  const problem = (input: string, label: string, message: string) => problems.push({ input, message: `${label}: ${message}` });
+  const problem = (input: string, label: string, message: string) =>
+    problems.push({ input, message: `${label}: ${message}` });
   const text = (input: string) => (form[input] ?? '').trim();
   /** A collected text input: trimmed and length-checked; '' when left empty or refused. */
   const required = (input: string, label: string, max: number, isRequired = true): string => {
@@ -111,7 +125,8 @@ export function readPayerForm(link: PaymentLink, form: PayerForm): ReadPayerForm
 
   const name = link.nameCollection ? required(INPUT.name, 'Name', 250) : '';
   const email = link.emailCollection ? required(INPUT.email, 'Email', 254) : '';
-  if (email !== '' && !isEmail(email)) problem(INPUT.email, 'Email', 'must be an email address, such as payer@example.com');
+  if (email !== '' && !isEmail(email))
+    problem(INPUT.email, 'Email', 'must be an email address, such as payer@example.com');
   const phone = link.phoneNumberCollection ? required(INPUT.phone, 'Phone', 40) : '';
   if (phone !== '' && !isPhone(phone)) problem(INPUT.phone, 'Phone', PHONE_HINT);
 
@@ -124,7 +139,12 @@ export function readPayerForm(link: PaymentLink, form: PayerForm): ReadPayerForm
     }
     if (parts.country !== null) {
       if (/^[A-Za-z]{2}$/.test(parts.country)) parts.country = parts.country.toUpperCase();
-      else problem(INPUT.address(kind, 'country'), `${addressTitle(kind)} country`, 'must be a two-letter country code, such as DE or US');
+      else
+        problem(
+          INPUT.address(kind, 'country'),
+          `${addressTitle(kind)} country`,
+          'must be a two-letter country code, such as DE or US',
+        );
     }
     return parts;
   };
@@ -149,7 +169,9 @@ export function readPayerForm(link: PaymentLink, form: PayerForm): ReadPayerForm
     submission: {
       amount,
       collected: {
-        customerDetails: asked ? { name: nameOrNull, email: orNull(email), phone: orNull(phone), address: billing } : null,
+        customerDetails: asked
+          ? { name: nameOrNull, email: orNull(email), phone: orNull(phone), address: billing }
+          : null,
         billingDetails: billing ? { name: nameOrNull, address: billing } : null,
         shippingDetails: shipping ? { name: nameOrNull, address: shipping } : null,
         customFields: fields.length > 0 ? { fields } : null,

@@ -10,13 +10,18 @@ const SUBMIT_WORDS = { pay: 'Pay', book: 'Book', donate: 'Donate' } as const;
 /** Headers of every payment link page: no caching, and only its own inline style and script. */
 export const PAYMENT_LINK_PAGE_HEADERS = {
   'Cache-Control': 'no-store',
-  'Content-Security-Policy': "default-src 'none'; img-src * data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'",
+  'Content-Security-Policy':
+    "default-src 'none'; img-src * data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'",
 } as const;
 
 function shell(org: Organization | null, title: string, main: string, script = ''): string {
   const brand = brandColorOf(org);
   return hostedPage({
-    title, org, business: org?.name ?? 'Payment', main, script,
+    title,
+    org,
+    business: org?.name ?? 'Payment',
+    main,
+    script,
     style: `  h1 { font-size: 1.4rem; margin-top: 0; } .price { font-size: 1.6rem; font-weight: 600; }
   .product { max-width: 100%; border-radius: .4rem; }
   label { display: block; margin-top: .8rem; font-weight: 500; }
@@ -38,7 +43,10 @@ const money = (amount: string, currency: string) => `${formatAmount(BigInt(amoun
 
 function priceLine(link: PaymentLink): string {
   if (link.amount === null) return '';
-  const every = link.interval === null ? '' : ` every ${link.intervalCount && link.intervalCount > 1 ? `${link.intervalCount} ${link.interval}s` : link.interval}`;
+  const every =
+    link.interval === null
+      ? ''
+      : ` every ${link.intervalCount && link.intervalCount > 1 ? `${link.intervalCount} ${link.interval}s` : link.interval}`;
   return `<p class="price" id="price">${e(money(link.amount, link.currency))}${e(every)}</p>`;
 }
 
@@ -46,34 +54,68 @@ function priceLine(link: PaymentLink): string {
  * The public page of a payment link: what is sold, and a form for what the link collects.
  * Re-rendered with the payer's input and every problem with it when a submission is refused.
  */
-export function renderPaymentLinkPage(link: PaymentLink, org: Organization | null, state: { form: PayerForm; problems: FormProblem[]; message?: string }): string {
+export function renderPaymentLinkPage(
+  link: PaymentLink,
+  org: Organization | null,
+  state: { form: PayerForm; problems: FormProblem[]; message?: string },
+): string {
   const problemOf = new Map(state.problems.map((p) => [p.input, p.message]));
   const input = (name: string, label: string, attributes: string, required: boolean) =>
-    labelled(name, label, required, problemOf, (id, invalid) => `<input id="${e(id)}" name="${e(name)}" value="${e(state.form[name] ?? '')}" ${attributes}${invalid}>`);
+    labelled(
+      name,
+      label,
+      required,
+      problemOf,
+      (id, invalid) =>
+        `<input id="${e(id)}" name="${e(name)}" value="${e(state.form[name] ?? '')}" ${attributes}${invalid}>`,
+    );
 
   const parts: string[] = [];
   if (link.pricing === 'variable') {
     const { minimumAmount: min, maximumAmount: max, currency } = link;
-    const bounds = min && max ? `Between ${money(min, currency)} and ${money(max, currency)}` : min ? `At least ${money(min, currency)}` : max ? `At most ${money(max, currency)}` : '';
-    const suggested = link.suggestedAmounts.map((amount) => `<button type="button" class="suggested" data-amount="${e(formatAmount(BigInt(amount)))}">${e(money(amount, currency))}</button>`).join('');
-    parts.push(`${suggested ? `\n    <div id="suggested">${suggested}</div>` : ''}${input(INPUT.amount, `Amount (${currency.toUpperCase()})`, 'inputmode="decimal" autocomplete="off"', true)}${bounds ? `\n    <p class="muted" id="bounds">${e(bounds)}</p>` : ''}`);
+    const bounds =
+      min && max
+        ? `Between ${money(min, currency)} and ${money(max, currency)}`
+        : min
+          ? `At least ${money(min, currency)}`
+          : max
+            ? `At most ${money(max, currency)}`
+            : '';
+    const suggested = link.suggestedAmounts
+      .map(
+        (amount) =>
+          `<button type="button" class="suggested" data-amount="${e(formatAmount(BigInt(amount)))}">${e(money(amount, currency))}</button>`,
+      )
+      .join('');
+    parts.push(
+      `${suggested ? `\n    <div id="suggested">${suggested}</div>` : ''}${input(INPUT.amount, `Amount (${currency.toUpperCase()})`, 'inputmode="decimal" autocomplete="off"', true)}${bounds ? `\n    <p class="muted" id="bounds">${e(bounds)}</p>` : ''}`,
+    );
   }
   if (link.nameCollection) parts.push(input(INPUT.name, 'Name', 'autocomplete="name" maxlength="250"', true));
-  if (link.emailCollection) parts.push(input(INPUT.email, 'Email', 'type="email" autocomplete="email" maxlength="254"', true));
-  if (link.phoneNumberCollection) parts.push(input(INPUT.phone, 'Phone', 'type="tel" autocomplete="tel" maxlength="40"', true));
+  if (link.emailCollection)
+    parts.push(input(INPUT.email, 'Email', 'type="email" autocomplete="email" maxlength="254"', true));
+  if (link.phoneNumberCollection)
+    parts.push(input(INPUT.phone, 'Phone', 'type="tel" autocomplete="tel" maxlength="40"', true));
   for (const kind of ['billing', 'shipping'] as const) {
     if (!(kind === 'billing' ? link.billingAddressCollection : link.shippingAddressCollection)) continue;
     const rows = ADDRESS_INPUTS.map(({ part, label, required, max, autocomplete }) =>
-      input(INPUT.address(kind, part), label[0]!.toUpperCase() + label.slice(1), `autocomplete="${kind} ${autocomplete}" maxlength="${max}"`, required));
+      input(
+        INPUT.address(kind, part),
+        label[0]!.toUpperCase() + label.slice(1),
+        `autocomplete="${kind} ${autocomplete}" maxlength="${max}"`,
+        required,
+      ),
+    );
     parts.push(`
     <fieldset><legend>${e(addressTitle(kind))}</legend>${rows.join('')}
     </fieldset>`);
   }
   for (const field of link.customFields.fields) parts.push(customFieldInput(field, state.form, problemOf));
 
-  const problems = state.problems.length > 0 || state.message
-    ? `  <div id="problems" role="alert"><p>${e(state.message ?? 'Please correct the following:')}</p>${state.problems.length ? `<ul>${state.problems.map((p) => `<li>${e(p.message)}</li>`).join('')}</ul>` : ''}</div>\n`
-    : '';
+  const problems =
+    state.problems.length > 0 || state.message
+      ? `  <div id="problems" role="alert"><p>${e(state.message ?? 'Please correct the following:')}</p>${state.problems.length ? `<ul>${state.problems.map((p) => `<li>${e(p.message)}</li>`).join('')}</ul>` : ''}</div>\n`
+      : '';
   const main = `  <h1>${e(link.title)}</h1>
   ${link.image ? `<img class="product" src="${e(link.image)}" alt="">` : ''}
   ${link.description ? `<p class="muted" id="description">${e(link.description)}</p>` : ''}
@@ -81,20 +123,33 @@ export function renderPaymentLinkPage(link: PaymentLink, org: Organization | nul
 ${problems}  <form method="post" action="/pay/${e(link.id)}" novalidate>${parts.join('')}
     <button type="submit">${e(SUBMIT_WORDS[link.submitType])}${link.amount ? ` ${e(money(link.amount, link.currency))}` : ''}</button>
   </form>`;
-  const script = link.suggestedAmounts.length === 0 ? '' : `<script>
+  const script =
+    link.suggestedAmounts.length === 0
+      ? ''
+      : `<script>
 document.querySelectorAll('.suggested').forEach((b) => b.addEventListener('click', () => { document.querySelector('[name="${INPUT.amount}"]').value = b.dataset.amount; }));
 </script>`;
   return shell(org, link.title, main, script);
 }
 
 /** A label, its control, and the problem with the payer's input under it, if any. */
-function labelled(name: string, label: string, required: boolean, problemOf: Map<string, string>, control: (id: string, invalid: string) => string): string {
+function labelled(
+  name: string,
+  label: string,
+  required: boolean,
+  problemOf: Map<string, string>,
+  control: (id: string, invalid: string) => string,
+): string {
   const id = `in-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
   const wrong = problemOf.get(name);
   return `
     <label for="${e(id)}">${e(label)}${required ? '' : ' <span class="muted">(optional)</span>'}</label>
-    ${control(id, wrong ? ` aria-invalid="true" aria-describedby="${e(id)}-error"` : '')}${wrong ? `
-    <span class="error" id="${e(id)}-error">${e(wrong)}</span>` : ''}`;
+    ${control(id, wrong ? ` aria-invalid="true" aria-describedby="${e(id)}-error"` : '')}${
+      wrong
+        ? `
+    <span class="error" id="${e(id)}-error">${e(wrong)}</span>`
+        : ''
+    }`;
 }
 
 function customFieldInput(field: CustomField, form: PayerForm, problemOf: Map<string, string>): string {
@@ -102,7 +157,9 @@ function customFieldInput(field: CustomField, form: PayerForm, problemOf: Map<st
   const value = form[name] ?? '';
   return labelled(name, field.label.custom, !field.optional, problemOf, (id, invalid) => {
     if (field.type === 'dropdown') {
-      const options = field.dropdown.options.map((o) => `<option value="${e(o.value)}"${o.value === value ? ' selected' : ''}>${e(o.label)}</option>`).join('');
+      const options = field.dropdown.options
+        .map((o) => `<option value="${e(o.value)}"${o.value === value ? ' selected' : ''}>${e(o.label)}</option>`)
+        .join('');
       return `<select id="${e(id)}" name="${e(name)}"${invalid}><option value="">Choose…</option>${options}</select>`;
     }
     const max = field.type === 'text' ? field.text.maximumLength : null;

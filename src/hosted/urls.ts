@@ -1,7 +1,8 @@
 /** Where payers go: the public pages of a Weir served at `publicUrl` (no trailing slash). */
 
 /** The hosted checkout page of a session. */
-export const checkoutPageUrl = (publicUrl: string, checkoutSessionId: string): string => `${publicUrl}/checkout/${checkoutSessionId}`;
+export const checkoutPageUrl = (publicUrl: string, checkoutSessionId: string): string =>
+  `${publicUrl}/checkout/${checkoutSessionId}`;
 
 /** The hosted payment page of an invoice: it opens a checkout session for what is still due. */
 export const invoicePayUrl = (publicUrl: string, invoiceId: string): string => `${publicUrl}/invoices/${invoiceId}/pay`;

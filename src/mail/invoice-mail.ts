@@ -47,20 +47,23 @@ export function renderInvoiceMail(input: InvoiceMailInput): InvoiceMailContent {
   const total = money(invoice.amountDue, invoice.currency);
   const overdue = Date.parse(invoice.dueDate) < (input.now ?? Date.now());
 
-  const subject = kind === 'receipt'
-    ? `Receipt for invoice ${invoice.number} from ${business}`
-    : kind === 'reminder'
-      ? `Reminder: invoice ${invoice.number} from ${business} ${overdue ? 'was' : 'is'} due ${day(invoice.dueDate)}`
-      : `Invoice ${invoice.number} from ${business}: ${due} due ${day(invoice.dueDate)}`;
+  const subject =
+    kind === 'receipt'
+      ? `Receipt for invoice ${invoice.number} from ${business}`
+      : kind === 'reminder'
+        ? `Reminder: invoice ${invoice.number} from ${business} ${overdue ? 'was' : 'is'} due ${day(invoice.dueDate)}`
+        : `Invoice ${invoice.number} from ${business}: ${due} due ${day(invoice.dueDate)}`;
   const greeting = input.customerName ? `Hello ${input.customerName},` : 'Hello,';
-  const lead = kind === 'receipt'
-    ? `Thank you: we received ${money(invoice.amountPaid, invoice.currency)} for invoice ${invoice.number} on ${day(invoice.paidAt)}.`
-    : kind === 'reminder'
-      ? `This is a reminder that invoice ${invoice.number} for ${due} ${overdue ? 'was' : 'is'} due on ${day(invoice.dueDate)}.`
-      : `${business} sent you invoice ${invoice.number} for ${due}, due on ${day(invoice.dueDate)}.`;
+  const lead =
+    kind === 'receipt'
+      ? `Thank you: we received ${money(invoice.amountPaid, invoice.currency)} for invoice ${invoice.number} on ${day(invoice.paidAt)}.`
+      : kind === 'reminder'
+        ? `This is a reminder that invoice ${invoice.number} for ${due} ${overdue ? 'was' : 'is'} due on ${day(invoice.dueDate)}.`
+        : `${business} sent you invoice ${invoice.number} for ${due}, due on ${day(invoice.dueDate)}.`;
   const pay = kind !== 'receipt' && input.payUrl ? input.payUrl : null;
   const details = [
-    business, ...addressLines(org),
+    business,
+    ...addressLines(org),
     supportEmail ? `Support: ${supportEmail}` : null,
     org?.supportPhone ? `Phone: ${org.supportPhone}` : null,
     website ? `Website: ${website}` : null,
@@ -70,13 +73,26 @@ export function renderInvoiceMail(input: InvoiceMailInput): InvoiceMailContent {
 
   const items = invoice.lineItems.data;
   const text = [
-    greeting, '', lead, '',
-    `Invoice ${invoice.number}`, `Issued: ${day(invoice.issueDate ?? invoice.createdAt)}`, `Due: ${day(invoice.dueDate)}`, '',
-    ...items.map((i) => `${i.quantity} × ${i.description ?? 'Item'} @ ${money(i.unitAmount, invoice.currency)} = ${money(i.amountTotal, invoice.currency)}`),
-    `Total: ${total}`, `Amount paid: ${money(invoice.amountPaid, invoice.currency)}`, `Amount due: ${due}`, '',
+    greeting,
+    '',
+    lead,
+    '',
+    `Invoice ${invoice.number}`,
+    `Issued: ${day(invoice.issueDate ?? invoice.createdAt)}`,
+    `Due: ${day(invoice.dueDate)}`,
+    '',
+    ...items.map(
+      (i) =>
+        `${i.quantity} × ${i.description ?? 'Item'} @ ${money(i.unitAmount, invoice.currency)} = ${money(i.amountTotal, invoice.currency)}`,
+    ),
+    `Total: ${total}`,
+    `Amount paid: ${money(invoice.amountPaid, invoice.currency)}`,
+    `Amount due: ${due}`,
+    '',
     ...(invoice.memo ? [invoice.memo, ''] : []),
     ...(pay ? [`Pay online: ${pay}`, ''] : []),
-    '--', ...details,
+    '--',
+    ...details,
     ...(invoice.footer ? ['', invoice.footer] : []),
   ].join('\n');
 

@@ -45,7 +45,12 @@ export function createMailDispatcher(deps: {
 
   /** One attempt: answers the log position of what it recorded, or null when nothing was to be done. */
   async function attempt(mail: PendingMailDoc): Promise<bigint | null> {
-    const ctx = { organizationId: mail.organizationId, environment: mail.environment as Environment, actor: 'system:mail', causationId: mail._id };
+    const ctx = {
+      organizationId: mail.organizationId,
+      environment: mail.environment as Environment,
+      actor: 'system:mail',
+      causationId: mail._id,
+    };
     // Recorded as sent already (the read model has not caught up): never a second time.
     if ((await commands.load(mailAggregate, mail._id, null)).state.sent) return null;
     const invoice = await invoices.get(mail.invoiceId);
@@ -69,10 +74,20 @@ export function createMailDispatcher(deps: {
       ({ id: messageId } = await mailer.send({ to: mail.to, ...content, key: mail._id }));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      log(`[mail] ${mail.kind} mail ${mail._id} for invoice ${mail.invoiceId} failed (attempt ${mail.attempts + 1}): ${reason}`);
-      return (await commands.handle(mailAggregate, mail._id, { type: 'RecordMailDeliveryFailed', to: mail.to, error: reason }, ctx)).position;
+      log(
+        `[mail] ${mail.kind} mail ${mail._id} for invoice ${mail.invoiceId} failed (attempt ${mail.attempts + 1}): ${reason}`,
+      );
+      return (
+        await commands.handle(
+          mailAggregate,
+          mail._id,
+          { type: 'RecordMailDeliveryFailed', to: mail.to, error: reason },
+          ctx,
+        )
+      ).position;
     }
-    return (await commands.handle(mailAggregate, mail._id, { type: 'RecordMailSent', to: mail.to, messageId }, ctx)).position;
+    return (await commands.handle(mailAggregate, mail._id, { type: 'RecordMailSent', to: mail.to, messageId }, ctx))
+      .position;
   }
 
   const queue = createWorkQueue<PendingMailDoc>({

@@ -13,23 +13,67 @@ import { createOutboxMailer } from './outbox-mailer.ts';
 import { createSmtpMailer, redactSmtpUrl } from './smtp-mailer.ts';
 
 const org: Organization = {
-  ...evolveOrganization(null, { type: 'OrganizationCreated', data: { id: 'org-1', environment: 'test', name: 'Acme <Studio> & Co', at: '2026-01-01T00:00:00.000Z' } })!,
-  supportEmail: 'help@acme.example', websiteUrl: 'https://acme.example',
-  addressDetails: { line1: '1 Main Street', line2: null, city: 'Lisbon', state: null, postalCode: '1000-001', country: 'PT' },
-  brandColor: '#ff6600', brandLogo: 'https://acme.example/logo.png',
+  ...evolveOrganization(null, {
+    type: 'OrganizationCreated',
+    data: { id: 'org-1', environment: 'test', name: 'Acme <Studio> & Co', at: '2026-01-01T00:00:00.000Z' },
+  })!,
+  supportEmail: 'help@acme.example',
+  websiteUrl: 'https://acme.example',
+  addressDetails: {
+    line1: '1 Main Street',
+    line2: null,
+    city: 'Lisbon',
+    state: null,
+    postalCode: '1000-001',
+    country: 'PT',
+  },
+  brandColor: '#ff6600',
+  brandLogo: 'https://acme.example/logo.png',
 };
 
 test('invoice mail carries the business details, branding and the pay link, escaped in HTML', (t) => {
-  const mail = renderInvoiceMail({ kind: 'invoice', invoice: invoiceFixture({ status: 'open' }), organization: org, customerName: 'Ada', payUrl: 'http://127.0.0.1/invoices/x/pay', now: Date.parse('2026-01-05T00:00:00Z') });
+  const mail = renderInvoiceMail({
+    kind: 'invoice',
+    invoice: invoiceFixture({ status: 'open' }),
+    organization: org,
+    customerName: 'Ada',
+    payUrl: 'http://127.0.0.1/invoices/x/pay',
+    now: Date.parse('2026-01-05T00:00:00Z'),
+  });
   t.is(mail.subject, 'Invoice INV-0001 from Acme <Studio> & Co: 3 USDC due 2026-02-01');
-  for (const part of ['Acme <Studio> & Co', '1 Main Street', 'Lisbon', 'help@acme.example', 'https://acme.example', 'Pay online: http://127.0.0.1/invoices/x/pay', 'Thank you']) t.true(mail.text.includes(part), part);
+  for (const part of [
+    'Acme <Studio> & Co',
+    '1 Main Street',
+    'Lisbon',
+    'help@acme.example',
+    'https://acme.example',
+    'Pay online: http://127.0.0.1/invoices/x/pay',
+    'Thank you',
+  ])
+    t.true(mail.text.includes(part), part);
   t.true(mail.html.includes('Acme &lt;Studio&gt; &amp; Co'));
   t.false(mail.html.includes('<Studio>'));
   t.true(mail.html.includes('#ff6600'));
   t.true(mail.html.includes('https://acme.example/logo.png'));
-  const reminder = renderInvoiceMail({ kind: 'reminder', invoice: invoiceFixture({ status: 'open' }), organization: org, payUrl: 'http://x/pay', now: Date.parse('2026-02-03T00:00:00Z') });
+  const reminder = renderInvoiceMail({
+    kind: 'reminder',
+    invoice: invoiceFixture({ status: 'open' }),
+    organization: org,
+    payUrl: 'http://x/pay',
+    now: Date.parse('2026-02-03T00:00:00Z'),
+  });
   t.regex(reminder.subject, /^Reminder: invoice INV-0001 .* was due 2026-02-01$/);
-  const receipt = renderInvoiceMail({ kind: 'receipt', invoice: invoiceFixture({ status: 'paid', amountPaid: '300000000', amountRemaining: '0', paidAt: '2026-01-10T00:00:00.000Z' }), organization: null, payUrl: 'http://x/pay' });
+  const receipt = renderInvoiceMail({
+    kind: 'receipt',
+    invoice: invoiceFixture({
+      status: 'paid',
+      amountPaid: '300000000',
+      amountRemaining: '0',
+      paidAt: '2026-01-10T00:00:00.000Z',
+    }),
+    organization: null,
+    payUrl: 'http://x/pay',
+  });
   t.regex(receipt.text, /received 3 USDC for invoice INV-0001 on 2026-01-10/);
   t.false(receipt.text.includes('Pay online'));
 });
@@ -39,7 +83,12 @@ test('the outbox mailer writes a readable multipart .eml file', async (t) => {
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const mailer = openMailer({ outboxDir: join(dir, 'outbox') });
   t.regex(mailer.describe, /^outbox /);
-  const mail = renderInvoiceMail({ kind: 'invoice', invoice: invoiceFixture({ status: 'open' }), organization: org, payUrl: 'http://127.0.0.1/invoices/x/pay' });
+  const mail = renderInvoiceMail({
+    kind: 'invoice',
+    invoice: invoiceFixture({ status: 'open' }),
+    organization: org,
+    payUrl: 'http://127.0.0.1/invoices/x/pay',
+  });
   const { id } = await mailer.send({ to: 'payer@example.com', ...mail });
   t.truthy(id);
   const files = await readdir(join(dir, 'outbox'));
@@ -54,20 +103,35 @@ test('the outbox mailer writes a readable multipart .eml file', async (t) => {
   t.true(eml.includes('INV-0001'));
   t.true(eml.includes('Acme <Studio> & Co'), 'the business name is in the (plain text) body');
   // Two messages never overwrite each other.
-  await createOutboxMailer({ dir: join(dir, 'outbox') }).send({ to: 'b@example.com', subject: 's', text: 't', html: '<p>t</p>' });
+  await createOutboxMailer({ dir: join(dir, 'outbox') }).send({
+    to: 'b@example.com',
+    subject: 's',
+    text: 't',
+    html: '<p>t</p>',
+  });
   t.is((await readdir(join(dir, 'outbox'))).length, 2);
 });
 
-test('a keyed message keeps one Message-ID across hand-overs, on the sender\'s domain; unkeyed ones get a new one each', async (t) => {
+test("a keyed message keeps one Message-ID across hand-overs, on the sender's domain; unkeyed ones get a new one each", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'weir-outbox-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const mailer = createOutboxMailer({ dir, from: 'Acme <billing@acme.example>' });
   const message = { to: 'payer@example.com', subject: 's', text: 't', html: '<p>t</p>' };
-  const keyed = [await mailer.send({ ...message, key: 'f3c1b2a0-mail' }), await mailer.send({ ...message, key: 'f3c1b2a0-mail' })];
+  const keyed = [
+    await mailer.send({ ...message, key: 'f3c1b2a0-mail' }),
+    await mailer.send({ ...message, key: 'f3c1b2a0-mail' }),
+  ];
   const unkeyed = [await mailer.send(message), await mailer.send(message)];
-  t.deepEqual(keyed.map((m) => m.id), ['f3c1b2a0-mail@acme.example', 'f3c1b2a0-mail@acme.example']);
+  t.deepEqual(
+    keyed.map((m) => m.id),
+    ['f3c1b2a0-mail@acme.example', 'f3c1b2a0-mail@acme.example'],
+  );
   t.not(unkeyed[0]!.id, unkeyed[1]!.id);
-  const headers = await Promise.all((await readdir(dir)).sort().map(async (file) => /^Message-ID: (.*)\r$/m.exec(await readFile(join(dir, file), 'utf8'))?.[1]));
+  const headers = await Promise.all(
+    (await readdir(dir))
+      .sort()
+      .map(async (file) => /^Message-ID: (.*)\r$/m.exec(await readFile(join(dir, file), 'utf8'))?.[1]),
+  );
   t.deepEqual(headers.slice(0, 2), ['<f3c1b2a0-mail@acme.example>', '<f3c1b2a0-mail@acme.example>']);
   t.is(stableMessageId('a b<c>', 'no-reply@weir.localhost'), '<a_b_c_@weir.localhost>');
   t.is(stableMessageId('k', 'not an address'), '<k@weir.localhost>');
@@ -105,11 +169,18 @@ async function startTinySmtpServer() {
         buffer = buffer.slice(newline + 2);
         const verb = line.slice(0, 4).toUpperCase();
         if (verb === 'EHLO' || verb === 'HELO') socket.write('250 tiny.test\r\n');
-        else if (verb === 'MAIL') { current.from = line; socket.write('250 OK\r\n'); }
-        else if (verb === 'RCPT') { current.to.push(line); socket.write('250 OK\r\n'); }
-        else if (verb === 'DATA') { inData = true; socket.write('354 End data with <CR><LF>.<CR><LF>\r\n'); }
-        else if (verb === 'QUIT') { socket.end('221 Bye\r\n'); }
-        else if (verb === 'RSET' || verb === 'NOOP') socket.write('250 OK\r\n');
+        else if (verb === 'MAIL') {
+          current.from = line;
+          socket.write('250 OK\r\n');
+        } else if (verb === 'RCPT') {
+          current.to.push(line);
+          socket.write('250 OK\r\n');
+        } else if (verb === 'DATA') {
+          inData = true;
+          socket.write('354 End data with <CR><LF>.<CR><LF>\r\n');
+        } else if (verb === 'QUIT') {
+          socket.end('221 Bye\r\n');
+        } else if (verb === 'RSET' || verb === 'NOOP') socket.write('250 OK\r\n');
         else socket.write('502 Command not implemented\r\n');
       }
     });
@@ -118,7 +189,11 @@ async function startTinySmtpServer() {
   return {
     port: (server.address() as AddressInfo).port,
     received,
-    close: () => new Promise<void>((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -127,7 +202,12 @@ test('the SMTP mailer delivers to an SMTP server named by URL', async (t) => {
   t.teardown(() => smtp.close());
   const mailer = createSmtpMailer({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, from: 'Acme <billing@acme.example>' });
   t.teardown(() => mailer.close());
-  const mail = renderInvoiceMail({ kind: 'invoice', invoice: invoiceFixture({ status: 'open' }), organization: org, payUrl: 'http://127.0.0.1/invoices/x/pay' });
+  const mail = renderInvoiceMail({
+    kind: 'invoice',
+    invoice: invoiceFixture({ status: 'open' }),
+    organization: org,
+    payUrl: 'http://127.0.0.1/invoices/x/pay',
+  });
   const { id } = await mailer.send({ to: 'payer@example.com', ...mail, key: 'mail-42' });
   t.is(id, 'mail-42@acme.example');
   t.is(smtp.received.length, 1);

@@ -1,6 +1,10 @@
 /** One email: plain text and HTML bodies of the same content. */
 export type MailMessage = {
-  to: string; subject: string; text: string; html: string; from?: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  from?: string;
   /**
    * A stable id of this message (a mail's id). Every hand-over of it, such as a retry after the
    * server took it but the answer was lost, or after a crash before it was recorded as sent,
@@ -24,7 +28,11 @@ export class MailDeliveryError extends Error {
 export function outgoingMail(message: MailMessage, defaultFrom: string) {
   const from = message.from ?? defaultFrom;
   return {
-    from, to: message.to, subject: message.subject, text: message.text, html: message.html,
+    from,
+    to: message.to,
+    subject: message.subject,
+    text: message.text,
+    html: message.html,
     ...(message.key === undefined ? {} : { messageId: stableMessageId(message.key, from) }),
   };
 }

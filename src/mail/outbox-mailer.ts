@@ -7,7 +7,11 @@ import { DEFAULT_FROM, outgoingMail, type Mailer } from './mailer.ts';
  * The embedded mailer: every message is written as an RFC 5322 `.eml` file (multipart/alternative,
  * text and HTML) into `dir`, where a person can open it with any mail client. Nothing is sent.
  */
-export function createOutboxMailer(options: { dir: string; from?: string; now?: () => number }): Mailer & { dir: string } {
+export function createOutboxMailer(options: {
+  dir: string;
+  from?: string;
+  now?: () => number;
+}): Mailer & { dir: string } {
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   const now = options.now ?? Date.now;
   let ready: Promise<unknown> | null = null;
@@ -17,10 +21,16 @@ export function createOutboxMailer(options: { dir: string; from?: string; now?: 
     async send(message) {
       ready ??= mkdir(options.dir, { recursive: true });
       await ready;
-      const info = await transport.sendMail({ ...outgoingMail(message, options.from ?? DEFAULT_FROM), date: new Date(now()) });
+      const info = await transport.sendMail({
+        ...outgoingMail(message, options.from ?? DEFAULT_FROM),
+        date: new Date(now()),
+      });
       const id = String(info.messageId).replace(/^<|>$/g, '');
       const stamp = new Date(now()).toISOString().replace(/[:.]/g, '-');
-      const file = join(options.dir, `${stamp}-${String(++sequence).padStart(4, '0')}-${id.replace(/[^A-Za-z0-9._-]/g, '_')}.eml`);
+      const file = join(
+        options.dir,
+        `${stamp}-${String(++sequence).padStart(4, '0')}-${id.replace(/[^A-Za-z0-9._-]/g, '_')}.eml`,
+      );
       await writeFile(file, info.message as Buffer, { flag: 'wx' });
       return { id };
     },

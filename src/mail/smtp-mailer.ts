@@ -5,7 +5,10 @@ import { DEFAULT_FROM, MailDeliveryError, outgoingMail, type Mailer } from './ma
 export function redactSmtpUrl(smtpUrl: string): string {
   try {
     const url = new URL(smtpUrl);
-    if (url.username || url.password) { url.username = '***'; url.password = ''; }
+    if (url.username || url.password) {
+      url.username = '***';
+      url.password = '';
+    }
     url.search = '';
     return url.toString();
   } catch {
@@ -18,7 +21,10 @@ export function redactSmtpUrl(smtpUrl: string): string {
  * the server offers it) or `smtps://user:pass@host:465`. The credentials are never logged: the
  * transport's own logger is off and errors name the server without them.
  */
-export function createSmtpMailer(options: { smtpUrl: string; from?: string }): Mailer & { close(): void; server: string } {
+export function createSmtpMailer(options: {
+  smtpUrl: string;
+  from?: string;
+}): Mailer & { close(): void; server: string } {
   const server = redactSmtpUrl(options.smtpUrl);
   let url: URL;
   try {
@@ -26,7 +32,8 @@ export function createSmtpMailer(options: { smtpUrl: string; from?: string }): M
   } catch {
     throw new MailDeliveryError('the SMTP URL is not a valid URL; expected smtp://user:pass@host:587');
   }
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new MailDeliveryError(`the SMTP URL must start with smtp:// or smtps://, not ${url.protocol}//`);
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
+    throw new MailDeliveryError(`the SMTP URL must start with smtp:// or smtps://, not ${url.protocol}//`);
   const transport = nodemailer.createTransport({
     host: url.hostname.replace(/^\[|\]$/g, ''),
     port: url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587,
@@ -47,9 +54,13 @@ export function createSmtpMailer(options: { smtpUrl: string; from?: string }): M
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         // nodemailer's messages name the host, not the password; strip any URL with userinfo anyway.
-        throw new MailDeliveryError(`sending mail through ${server} failed: ${reason.replace(/\b(smtps?:\/\/)[^@\s/]*@/gi, '$1***@')}`);
+        throw new MailDeliveryError(
+          `sending mail through ${server} failed: ${reason.replace(/\b(smtps?:\/\/)[^@\s/]*@/gi, '$1***@')}`,
+        );
       }
     },
-    close() { transport.close(); },
+    close() {
+      transport.close();
+    },
   };
 }

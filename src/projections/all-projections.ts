@@ -12,7 +12,19 @@ import { tenancyProjection } from './tenancy.projection.ts';
 import { webhooksProjection } from './webhooks.projection.ts';
 
 /** Every read model, in the order they see each event: webhooks last, so payloads are current. */
-export const ALL_PROJECTIONS: Projection[] = [tenancyProjection, catalogProjection, customersProjection, couponsProjection, checkoutSessionsProjection, invoicesProjection, subscriptionsProjection, paymentLinksProjection, sweepsProjection, mailsProjection, webhooksProjection];
+export const ALL_PROJECTIONS: Projection[] = [
+  tenancyProjection,
+  catalogProjection,
+  customersProjection,
+  couponsProjection,
+  checkoutSessionsProjection,
+  invoicesProjection,
+  subscriptionsProjection,
+  paymentLinksProjection,
+  sweepsProjection,
+  mailsProjection,
+  webhooksProjection,
+];
 
 /**
  * Fields every read-model collection is indexed on: tenant filters (every list), `status`

@@ -1,6 +1,12 @@
 import { evolveCheckoutSession } from '../../machines/checkout-session.evolve.ts';
 import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
-import { COLLECTIONS, type ChainPaymentDoc, type CheckoutSessionDoc, type DepositAddressDoc, type TimerDoc } from './collections.ts';
+import {
+  COLLECTIONS,
+  type ChainPaymentDoc,
+  type CheckoutSessionDoc,
+  type DepositAddressDoc,
+  type TimerDoc,
+} from './collections.ts';
 import type { Projection } from './projection.ts';
 
 export const depositAddressKey = (network: string, address: string) => `${network}:${address.toLowerCase()}`;
@@ -12,7 +18,12 @@ export const EXPIRY_TIMER = 'checkout_session.expire';
  */
 export const checkoutSessionsProjection: Projection = {
   name: 'checkout_sessions',
-  collections: [COLLECTIONS.checkoutSessions, COLLECTIONS.depositAddresses, COLLECTIONS.chainPayments, COLLECTIONS.timers],
+  collections: [
+    COLLECTIONS.checkoutSessions,
+    COLLECTIONS.depositAddresses,
+    COLLECTIONS.chainPayments,
+    COLLECTIONS.timers,
+  ],
   categories: ['checkout_session'],
   async apply(event, store) {
     if (!event.streamId.startsWith('checkout_session-')) return;
@@ -24,7 +35,9 @@ export const checkoutSessionsProjection: Projection = {
     if (!next) return;
     // A session evolved from the stored document is a new object that already carries its _id:
     // stored as it is, rather than copied once more (a session has some fifty fields).
-    await sessions.put((next as Partial<CheckoutSessionDoc>)._id === id ? next as CheckoutSessionDoc : { ...next, _id: id });
+    await sessions.put(
+      (next as Partial<CheckoutSessionDoc>)._id === id ? (next as CheckoutSessionDoc) : { ...next, _id: id },
+    );
     const tenant = { organizationId: next.organizationId, environment: next.environment, checkoutSessionId: id };
     const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
     const timerId = `${EXPIRY_TIMER}:${id}`;
@@ -32,15 +45,32 @@ export const checkoutSessionsProjection: Projection = {
       case 'CheckoutSessionCreated': {
         const addresses = store.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
         for (const a of next.addresses) {
-          await addresses.put({ _id: depositAddressKey(a.network, a.paymentAddress), network: a.network, address: a.paymentAddress, ...tenant });
+          await addresses.put({
+            _id: depositAddressKey(a.network, a.paymentAddress),
+            network: a.network,
+            address: a.paymentAddress,
+            ...tenant,
+          });
         }
-        await timers.put({ _id: timerId, kind: EXPIRY_TIMER, recordId: id, organizationId: next.organizationId, environment: next.environment, fireAt: Date.parse(next.expiresAt) });
+        await timers.put({
+          _id: timerId,
+          kind: EXPIRY_TIMER,
+          recordId: id,
+          organizationId: next.organizationId,
+          environment: next.environment,
+          fireAt: Date.parse(next.expiresAt),
+        });
         return;
       }
       case 'PaymentDetected': {
         const p = typed.data.payment;
         await store.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments).put({
-          _id: p.transferId, network: p.network, blockNumber: p.blockNumber, blockHash: p.blockHash, status: 'pending', ...tenant,
+          _id: p.transferId,
+          network: p.network,
+          blockNumber: p.blockNumber,
+          blockHash: p.blockHash,
+          status: 'pending',
+          ...tenant,
         });
         return;
       }

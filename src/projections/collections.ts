@@ -21,7 +21,13 @@ export type OrganizationDoc = ReadDocument & Organization & { organizationId: st
 export type ApiKeyDoc = ReadDocument & ApiKey;
 export type ApiKeySecretDoc = ReadDocument & { keyId: string; organizationId: string; environment: string };
 export type CheckoutSessionDoc = ReadDocument & CheckoutSession;
-export type DepositAddressDoc = ReadDocument & { network: string; address: string; checkoutSessionId: string; organizationId: string; environment: string };
+export type DepositAddressDoc = ReadDocument & {
+  network: string;
+  address: string;
+  checkoutSessionId: string;
+  organizationId: string;
+  environment: string;
+};
 export type ChainPaymentDoc = ReadDocument & {
   network: string;
   blockNumber: number;
@@ -46,7 +52,13 @@ export type TimerDoc = ReadDocument & {
   args?: Record<string, string | number>;
 };
 export type WebhookEndpointDoc = ReadDocument & WebhookEndpoint;
-export type WebhookAttemptLog = { attempt: number; at: string; statusCode: number | null; error: string | null; durationMs: number };
+export type WebhookAttemptLog = {
+  attempt: number;
+  at: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+};
 export type WebhookDeliveryDoc = ReadDocument & {
   id: string;
   organizationId: string;

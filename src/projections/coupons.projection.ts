@@ -44,7 +44,8 @@ export const couponsProjection: Projection = {
     const next = await foldIntoDocument<Coupon, CouponEvent>(coupons, id, event, evolveCoupon);
     if (!next) return;
     // A redemption never changes when the coupon or a code expires.
-    if (typed.type !== 'PromotionCodeRedeemed') await setCouponExpiryTimers(store.collection<TimerDoc>(COLLECTIONS.timers), next, event.revision);
+    if (typed.type !== 'PromotionCodeRedeemed')
+      await setCouponExpiryTimers(store.collection<TimerDoc>(COLLECTIONS.timers), next, event.revision);
     const codes = store.collection<PromotionCodeDoc>(PROMOTION_CODES);
     for (const code of next.promotionCodes) {
       await codes.put({ ...code, codeLower: code.code.toLowerCase(), _id: promotionCodeKey(next, code.code) });

@@ -1,5 +1,12 @@
 import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
-import { customerChangesFromCheckout, evolveCustomer, laterCheckout, type CheckoutCustomerChanges, type Customer, type CustomerEvent } from '../actors/customer.ts';
+import {
+  customerChangesFromCheckout,
+  evolveCustomer,
+  laterCheckout,
+  type CheckoutCustomerChanges,
+  type Customer,
+  type CustomerEvent,
+} from '../actors/customer.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from './collections.ts';
@@ -35,8 +42,13 @@ async function sessionCompleted(store: ReadStore, sessionId: string, completedAt
   const customer = await store.collection<CustomerDoc>(CUSTOMERS).get(session.customerId);
   if (!customer || customer.deleted) return;
   await store.collection<CustomerCheckoutUpdateDoc>(CUSTOMER_CHECKOUT_UPDATES).put({
-    _id: sessionId, customerId: customer.id, organizationId: session.organizationId, environment: session.environment,
-    checkoutSessionId: sessionId, completedAt, changes,
+    _id: sessionId,
+    customerId: customer.id,
+    organizationId: session.organizationId,
+    environment: session.environment,
+    checkoutSessionId: sessionId,
+    completedAt,
+    changes,
   });
 }
 
@@ -65,7 +77,8 @@ export const customersProjection: Projection = {
   async apply(event: RecordedEvent, store) {
     if (event.streamId.startsWith(SESSION_PREFIX)) {
       const typed = event as unknown as CheckoutSessionEvent;
-      if (typed.type === 'CheckoutSessionCompleted') await sessionCompleted(store, event.streamId.slice(SESSION_PREFIX.length), typed.data.at);
+      if (typed.type === 'CheckoutSessionCompleted')
+        await sessionCompleted(store, event.streamId.slice(SESSION_PREFIX.length), typed.data.at);
       return;
     }
     if (!event.streamId.startsWith(PREFIX)) return;

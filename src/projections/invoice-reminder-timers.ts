@@ -1,4 +1,9 @@
-import { isReminderRecorded, reminderSlots, scheduledReminders, type ReminderSlot } from '../../machines/invoice.reminders.ts';
+import {
+  isReminderRecorded,
+  reminderSlots,
+  scheduledReminders,
+  type ReminderSlot,
+} from '../../machines/invoice.reminders.ts';
 import type { Invoice } from '../../machines/invoice.types.ts';
 import type { Collection } from '../read-store/read-store.ts';
 import type { TimerDoc } from './collections.ts';
@@ -8,7 +13,10 @@ export { reminderSlots, type ReminderSlot };
 
 export const REMINDER_TIMER = 'invoice.reminder';
 
-type ReminderInvoice = Pick<Invoice, 'status' | 'dueDate' | 'reminders' | 'remindersSent' | 'remindersSkipped' | 'finalizedAt' | 'issueDate'>;
+type ReminderInvoice = Pick<
+  Invoice,
+  'status' | 'dueDate' | 'reminders' | 'remindersSent' | 'remindersSkipped' | 'finalizedAt' | 'issueDate'
+>;
 
 export const reminderTimerId = (invoiceId: string, slot: Pick<ReminderSlot, 'kind' | 'days'>): string =>
   `${REMINDER_TIMER}:${invoiceId}:${slot.kind}:${slot.days}`;
@@ -24,20 +32,37 @@ export const reminderTimerId = (invoiceId: string, slot: Pick<ReminderSlot, 'kin
  */
 export function pendingReminders(invoice: ReminderInvoice): ReminderSlot[] {
   if (invoice.status !== 'open' || !invoice.reminders.enabled) return [];
-  return scheduledReminders(invoice).filter((slot) => !isReminderRecorded(invoice, { ...slot, dueDate: invoice.dueDate }));
+  return scheduledReminders(invoice).filter(
+    (slot) => !isReminderRecorded(invoice, { ...slot, dueDate: invoice.dueDate }),
+  );
 }
 
 /**
  * Keep one timer per pending reminder of the invoice and none for the others (sent, skipped,
  * closed, never scheduled): the invoices projection calls this after each change of the invoice.
  */
-export async function setReminderTimers(timers: Collection<TimerDoc>, invoice: ReminderInvoice & Pick<Invoice, 'id' | 'organizationId' | 'environment'>, version: number): Promise<void> {
+export async function setReminderTimers(
+  timers: Collection<TimerDoc>,
+  invoice: ReminderInvoice & Pick<Invoice, 'id' | 'organizationId' | 'environment'>,
+  version: number,
+): Promise<void> {
   const pending = pendingReminders(invoice);
   for (const slot of reminderSlots(invoice)) {
     const wanted = pending.some((p) => p.kind === slot.kind && p.days === slot.days);
-    await setTimer(timers, reminderTimerId(invoice.id, slot), wanted ? {
-      kind: REMINDER_TIMER, recordId: invoice.id, organizationId: invoice.organizationId, environment: invoice.environment,
-      fireAt: slot.fireAt, version, args: { kind: slot.kind, days: slot.days, dueDate: invoice.dueDate },
-    } : null);
+    await setTimer(
+      timers,
+      reminderTimerId(invoice.id, slot),
+      wanted
+        ? {
+            kind: REMINDER_TIMER,
+            recordId: invoice.id,
+            organizationId: invoice.organizationId,
+            environment: invoice.environment,
+            fireAt: slot.fireAt,
+            version,
+            args: { kind: slot.kind, days: slot.days, dueDate: invoice.dueDate },
+          }
+        : null,
+    );
   }
 }

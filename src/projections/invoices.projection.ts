@@ -45,7 +45,13 @@ const SESSION_PREFIX = 'checkout_session-';
 
 /** The invoice events that start, end or use up its reminders. */
 const REMINDER_CHANGES: ReadonlySet<InvoiceEvent['type']> = new Set<InvoiceEvent['type']>([
-  'InvoiceFinalized', 'InvoiceReminderSent', 'InvoiceReminderSkipped', 'InvoicePaid', 'InvoiceMarkedAsPaid', 'InvoiceVoided', 'InvoiceMarkedUncollectible',
+  'InvoiceFinalized',
+  'InvoiceReminderSent',
+  'InvoiceReminderSkipped',
+  'InvoicePaid',
+  'InvoiceMarkedAsPaid',
+  'InvoiceVoided',
+  'InvoiceMarkedUncollectible',
 ]);
 
 /** Whether the invoice can no longer take a payment: no session opened for it may still be paid. */
@@ -54,15 +60,22 @@ const isSettled = (invoice: Invoice): boolean => invoice.status === 'paid' || in
 /** Why the open sessions of a settled invoice are canceled. */
 function closingReason(invoice: Invoice): string {
   if (invoice.status === 'void') return 'the invoice was voided';
-  return invoice.paidOutOfBand ? 'the invoice was marked as paid' : 'the invoice was paid through another checkout session';
+  return invoice.paidOutOfBand
+    ? 'the invoice was marked as paid'
+    : 'the invoice was paid through another checkout session';
 }
 
 /** A session that leaves `open` this way can no longer be canceled, so it is no longer to close. */
 export const LEAVES_OPEN: ReadonlySet<CheckoutSessionEvent['type']> = new Set<CheckoutSessionEvent['type']>([
-  'CheckoutSessionPartiallyPaid', 'CheckoutSessionCompleted', 'CheckoutSessionExpired', 'CheckoutSessionCanceled',
+  'CheckoutSessionPartiallyPaid',
+  'CheckoutSessionCompleted',
+  'CheckoutSessionExpired',
+  'CheckoutSessionCanceled',
 ]);
 
-const SESSION_ENDINGS: Partial<Record<CheckoutSessionEvent['type'], { outcome: 'paid' | 'failed'; reason: string | null }>> = {
+const SESSION_ENDINGS: Partial<
+  Record<CheckoutSessionEvent['type'], { outcome: 'paid' | 'failed'; reason: string | null }>
+> = {
   CheckoutSessionCompleted: { outcome: 'paid', reason: null },
   CheckoutSessionExpired: { outcome: 'failed', reason: 'the checkout session expired before it was paid' },
   CheckoutSessionCanceled: { outcome: 'failed', reason: 'the checkout session was canceled' },
@@ -93,7 +106,8 @@ export const invoicesProjection: Projection = {
     const id = event.streamId.slice(INVOICE_PREFIX.length);
     const next = await foldIntoDocument<Invoice, InvoiceEvent>(invoices, id, event, evolveInvoice);
     if (!next) return;
-    if (REMINDER_CHANGES.has(typed.type)) await setReminderTimers(store.collection<TimerDoc>(COLLECTIONS.timers), next, event.revision);
+    if (REMINDER_CHANGES.has(typed.type))
+      await setReminderTimers(store.collection<TimerDoc>(COLLECTIONS.timers), next, event.revision);
     switch (typed.type) {
       case 'InvoicePaymentFailed':
         await outcomes.delete(typed.data.checkoutSessionId);
@@ -102,7 +116,8 @@ export const invoicesProjection: Projection = {
       case 'InvoiceMarkedAsPaid':
       case 'InvoiceVoided': {
         for (const pending of await outcomes.find({ invoiceId: id })) await outcomes.delete(pending._id);
-        const open = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions)
+        const open = await store
+          .collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions)
           .find({ organizationId: next.organizationId, environment: next.environment, invoiceId: id, status: 'open' });
         for (const session of open) await listSessionToClose(store, session, next, event);
         return;
@@ -113,10 +128,20 @@ export const invoicesProjection: Projection = {
   },
 };
 
-async function listSessionToClose(store: ReadStore, session: CheckoutSessionDoc, invoice: Invoice, event: RecordedEvent): Promise<void> {
+async function listSessionToClose(
+  store: ReadStore,
+  session: CheckoutSessionDoc,
+  invoice: Invoice,
+  event: RecordedEvent,
+): Promise<void> {
   await store.collection<InvoiceSessionToCloseDoc>(INVOICE_SESSIONS_TO_CLOSE).put({
-    _id: session._id, checkoutSessionId: session._id, invoiceId: invoice.id, organizationId: session.organizationId, environment: session.environment,
-    reason: closingReason(invoice), at: event.metadata.occurredAt,
+    _id: session._id,
+    checkoutSessionId: session._id,
+    invoiceId: invoice.id,
+    organizationId: session.organizationId,
+    environment: session.environment,
+    reason: closingReason(invoice),
+    at: event.metadata.occurredAt,
   });
 }
 
@@ -130,7 +155,8 @@ async function applySessionEvent(event: RecordedEvent, store: ReadStore): Promis
   const invoice = await store.collection<InvoiceDoc>(INVOICES).get(session.invoiceId);
   if (type === 'CheckoutSessionCreated') {
     // Opened as the invoice was settled (a pay page that raced a void or a payment).
-    const sameTenant = invoice?.organizationId === session.organizationId && invoice.environment === session.environment;
+    const sameTenant =
+      invoice?.organizationId === session.organizationId && invoice.environment === session.environment;
     if (invoice && sameTenant && isSettled(invoice)) await listSessionToClose(store, session, invoice, event);
     return;
   }
@@ -143,9 +169,16 @@ async function applySessionEvent(event: RecordedEvent, store: ReadStore): Promis
   if (attempt && attempt.status !== 'pending') return;
   const data = event.data as { amountReceived?: string; transactionHash?: string | null; at: string };
   await store.collection<InvoicePaymentOutcomeDoc>(INVOICE_PAYMENT_OUTCOMES).put({
-    _id: id, checkoutSessionId: id, invoiceId: session.invoiceId, organizationId: session.organizationId, environment: session.environment,
-    outcome: ending.outcome, amountReceived: data.amountReceived ?? session.amountReceived, transactionHash: data.transactionHash ?? session.transactionHash,
-    reason: ending.reason, at: data.at,
+    _id: id,
+    checkoutSessionId: id,
+    invoiceId: session.invoiceId,
+    organizationId: session.organizationId,
+    environment: session.environment,
+    outcome: ending.outcome,
+    amountReceived: data.amountReceived ?? session.amountReceived,
+    transactionHash: data.transactionHash ?? session.transactionHash,
+    reason: ending.reason,
+    at: data.at,
   });
 }
 

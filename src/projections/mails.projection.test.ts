@@ -9,7 +9,14 @@ import { COLLECTIONS, type TimerDoc } from './collections.ts';
 import { customersProjection } from './customers.projection.ts';
 import { invoicesProjection } from './invoices.projection.ts';
 import { createTestLog } from './test-log.ts';
-import { MAIL_RETRY_TIMER, mailIdOf, mailRetryTimerId, mailsProjection, PENDING_MAILS, type PendingMailDoc } from './mails.projection.ts';
+import {
+  MAIL_RETRY_TIMER,
+  mailIdOf,
+  mailRetryTimerId,
+  mailsProjection,
+  PENDING_MAILS,
+  type PendingMailDoc,
+} from './mails.projection.ts';
 
 const AT = '2026-01-20T00:00:00.000Z';
 const CUSTOMER_ID = 'cus-1';
@@ -20,23 +27,42 @@ function logOf() {
   return {
     events,
     invoice: (event: InvoiceEvent) => append(`invoice-${INVOICE_ID}`, event),
-    customer: (event: CustomerEvent, id = CUSTOMER_ID, organizationId = 'org-1') => append(`customer-${id}`, event, organizationId),
+    customer: (event: CustomerEvent, id = CUSTOMER_ID, organizationId = 'org-1') =>
+      append(`customer-${id}`, event, organizationId),
     mail: (mailId: string, event: MailEvent) => append(`mail-${mailId}`, event),
   };
 }
 
 const customerCreated = (email: string, organizationId = 'org-1'): CustomerEvent => ({
   type: 'CustomerCreated',
-  data: { customer: {
-    id: CUSTOMER_ID, organizationId, environment: 'test', email, emailLower: email.toLowerCase(), name: 'Ada', phone: null, organizationName: null,
-    customerReferenceId: null, address: null, metadata: {}, visibility: 20, createdAt: AT,
-  } },
+  data: {
+    customer: {
+      id: CUSTOMER_ID,
+      organizationId,
+      environment: 'test',
+      email,
+      emailLower: email.toLowerCase(),
+      name: 'Ada',
+      phone: null,
+      organizationName: null,
+      customerReferenceId: null,
+      address: null,
+      metadata: {},
+      visibility: 20,
+      createdAt: AT,
+    },
+  },
 });
-const reminderSent: InvoiceEvent = { type: 'InvoiceReminderSent', data: { kind: 'before_due', days: 3, dueDate: '2026-02-01T00:00:00.000Z', at: AT } };
+const reminderSent: InvoiceEvent = {
+  type: 'InvoiceReminderSent',
+  data: { kind: 'before_due', days: 3, dueDate: '2026-02-01T00:00:00.000Z', at: AT },
+};
 
 async function project(events: RecordedEvent[]) {
   const store = createEmbeddedReadStore({});
-  for (const event of events) for (const projection of [customersProjection, invoicesProjection, mailsProjection]) await projection.apply(event, store);
+  for (const event of events)
+    for (const projection of [customersProjection, invoicesProjection, mailsProjection])
+      await projection.apply(event, store);
   const pending = await store.collection<PendingMailDoc>(PENDING_MAILS).find({}, { sort: { createdAt: 1, _id: 1 } });
   const timers = await store.collection<TimerDoc>(COLLECTIONS.timers).find({ kind: MAIL_RETRY_TIMER });
   return { pending, timers, store };
@@ -52,20 +78,39 @@ test('a system-sent invoice, a reminder and a receipt are pending mails to the c
   const systemSent = log.invoice({ type: 'InvoiceSent', data: { to: null, at: AT, mailed: false } });
   const reminder = log.invoice(reminderSent);
   const { pending } = await project(log.events);
-  t.deepEqual(pending.map((m) => [m._id, m.kind, m.to]), [[mailIdOf(systemSent.id), 'invoice', 'ada@example.com'], [mailIdOf(reminder.id), 'reminder', 'ada@example.com']]);
-  t.like(pending[0], { invoiceId: INVOICE_ID, organizationId: 'org-1', environment: 'test', createdAt: AT, attempts: 0, retryAt: null });
+  t.deepEqual(
+    pending.map((m) => [m._id, m.kind, m.to]),
+    [
+      [mailIdOf(systemSent.id), 'invoice', 'ada@example.com'],
+      [mailIdOf(reminder.id), 'reminder', 'ada@example.com'],
+    ],
+  );
+  t.like(pending[0], {
+    invoiceId: INVOICE_ID,
+    organizationId: 'org-1',
+    environment: 'test',
+    createdAt: AT,
+    attempts: 0,
+    retryAt: null,
+  });
   t.false(pending.some((m) => m._id === mailIdOf(apiSent.id) || m._id === mailIdOf(legacySent.id)));
 
   // Paid: the receipt is pending; the unsent invoice and reminder mails are dropped.
   const payment = log.invoice(paid('cs-1', '300000000', '2026-01-21T00:00:00.000Z'));
-  t.deepEqual((await project(log.events)).pending.map((m) => [m._id, m.kind]), [[mailIdOf(payment.id), 'receipt']]);
+  t.deepEqual(
+    (await project(log.events)).pending.map((m) => [m._id, m.kind]),
+    [[mailIdOf(payment.id), 'receipt']],
+  );
 });
 
 test('a system send to an explicit address goes there; without a known customer address nothing is pending', async (t) => {
   const explicit = logOf();
   explicit.invoice(created());
   explicit.invoice({ type: 'InvoiceSent', data: { to: 'billing@client.example', at: AT, mailed: false } });
-  t.deepEqual((await project(explicit.events)).pending.map((m) => m.to), ['billing@client.example']);
+  t.deepEqual(
+    (await project(explicit.events)).pending.map((m) => m.to),
+    ['billing@client.example'],
+  );
 
   const unknownCustomer = logOf();
   unknownCustomer.invoice(created());
@@ -97,10 +142,27 @@ test('a failed attempt sets a retry timer; MailSent removes the mail and its tim
   log.invoice(finalized());
   const reminder = log.invoice(reminderSent);
   const mailId = mailIdOf(reminder.id);
-  log.mail(mailId, { type: 'MailDeliveryFailed', data: { to: 'ada@example.com', attempt: 1, error: 'connection refused', retryAt: '2026-01-20T00:01:00.000Z', at: AT } });
+  log.mail(mailId, {
+    type: 'MailDeliveryFailed',
+    data: {
+      to: 'ada@example.com',
+      attempt: 1,
+      error: 'connection refused',
+      retryAt: '2026-01-20T00:01:00.000Z',
+      at: AT,
+    },
+  });
   const failed = await project(log.events);
-  t.like(failed.pending[0], { _id: mailId, attempts: 1, lastError: 'connection refused', retryAt: '2026-01-20T00:01:00.000Z' });
-  t.deepEqual(failed.timers.map((d) => [d._id, d.recordId, d.fireAt, d.version]), [[mailRetryTimerId(mailId), mailId, Date.parse('2026-01-20T00:01:00.000Z'), 0]]);
+  t.like(failed.pending[0], {
+    _id: mailId,
+    attempts: 1,
+    lastError: 'connection refused',
+    retryAt: '2026-01-20T00:01:00.000Z',
+  });
+  t.deepEqual(
+    failed.timers.map((d) => [d._id, d.recordId, d.fireAt, d.version]),
+    [[mailRetryTimerId(mailId), mailId, Date.parse('2026-01-20T00:01:00.000Z'), 0]],
+  );
 
   log.invoice(voided('2026-01-22T00:00:00.000Z'));
   const closed = await project(log.events);

@@ -43,21 +43,36 @@ export const mailRetryTimerId = (mailId: string): string => `${MAIL_RETRY_TIMER}
  */
 export function mailFor(event: InvoiceEvent): { kind: InvoiceMailKind; to: string | null } | null {
   switch (event.type) {
-    case 'InvoiceSent': return event.data.mailed === false ? { kind: 'invoice', to: event.data.to } : null;
-    case 'InvoiceReminderSent': return { kind: 'reminder', to: null };
+    case 'InvoiceSent':
+      return event.data.mailed === false ? { kind: 'invoice', to: event.data.to } : null;
+    case 'InvoiceReminderSent':
+      return { kind: 'reminder', to: null };
     case 'InvoicePaid':
-    case 'InvoiceMarkedAsPaid': return { kind: 'receipt', to: null };
-    default: return null;
+    case 'InvoiceMarkedAsPaid':
+      return { kind: 'receipt', to: null };
+    default:
+      return null;
   }
 }
 
 /** Once an invoice is paid, void or written off, its unsent invoice and reminder mails have no purpose. */
-const CLOSING: ReadonlySet<InvoiceEvent['type']> = new Set<InvoiceEvent['type']>(['InvoicePaid', 'InvoiceMarkedAsPaid', 'InvoiceVoided', 'InvoiceMarkedUncollectible']);
+const CLOSING: ReadonlySet<InvoiceEvent['type']> = new Set<InvoiceEvent['type']>([
+  'InvoicePaid',
+  'InvoiceMarkedAsPaid',
+  'InvoiceVoided',
+  'InvoiceMarkedUncollectible',
+]);
 
 /** The customer's address, when the invoice's customer is known to its tenant, not deleted, and has one. */
 async function customerAddress(store: ReadStore, invoice: Invoice): Promise<string | null> {
   const customer = await store.collection<CustomerDoc>(CUSTOMERS).get(invoice.customerId);
-  if (!customer || customer.deleted || customer.organizationId !== invoice.organizationId || customer.environment !== invoice.environment) return null;
+  if (
+    !customer ||
+    customer.deleted ||
+    customer.organizationId !== invoice.organizationId ||
+    customer.environment !== invoice.environment
+  )
+    return null;
   return isEmail(customer.email) ? customer.email : null;
 }
 
@@ -77,11 +92,19 @@ async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promis
   const invoice = await store.collection<InvoiceDoc>(INVOICES).get(invoiceId);
   if (!invoice) return;
   // A mail with nobody to send it to is not pending work.
-  const to = mail.to ?? await customerAddress(store, invoice);
+  const to = mail.to ?? (await customerAddress(store, invoice));
   if (!to) return;
   await pending.put({
-    _id: mailIdOf(event.id), kind: mail.kind, invoiceId, to, organizationId: invoice.organizationId, environment: invoice.environment,
-    createdAt: (typed.data as { at: string }).at, attempts: 0, lastError: null, retryAt: null,
+    _id: mailIdOf(event.id),
+    kind: mail.kind,
+    invoiceId,
+    to,
+    organizationId: invoice.organizationId,
+    environment: invoice.environment,
+    createdAt: (typed.data as { at: string }).at,
+    attempts: 0,
+    lastError: null,
+    retryAt: null,
   });
 }
 
@@ -100,8 +123,13 @@ async function applyMailEvent(event: RecordedEvent, store: ReadStore): Promise<v
   const { attempt, error, retryAt } = typed.data;
   await pending.put({ ...doc, attempts: attempt, lastError: error, retryAt });
   await timers.put({
-    _id: mailRetryTimerId(mailId), kind: MAIL_RETRY_TIMER, recordId: mailId, organizationId: doc.organizationId, environment: doc.environment,
-    fireAt: Date.parse(retryAt), version: event.revision,
+    _id: mailRetryTimerId(mailId),
+    kind: MAIL_RETRY_TIMER,
+    recordId: mailId,
+    organizationId: doc.organizationId,
+    environment: doc.environment,
+    fireAt: Date.parse(retryAt),
+    version: event.revision,
   });
 }
 

@@ -13,12 +13,43 @@ const AT = '2026-01-01T00:00:00.000Z';
 const LINK_ID = 'a0000000-0000-4000-8000-000000000001';
 
 const link = (type: PaymentLink['type']): PaymentLink => ({
-  id: LINK_ID, organizationId: 'org-1', environment: 'test', type, pricing: 'fixed', priceType: 'one_time', title: 'Portrait commission',
-  description: null, image: null, tags: [], currency: 'usdc', amount: '300000000', priceId: 'p-1', productId: 'prod-1', interval: null, intervalCount: null,
-  suggestedAmounts: [], minimumAmount: null, maximumAmount: null, nameCollection: false, emailCollection: false, phoneNumberCollection: false,
-  billingAddressCollection: false, shippingAddressCollection: false, customFields: { fields: [] }, submitType: 'pay', afterCompletion: 'hosted_confirmation',
-  afterCompletionRedirectUrl: null, afterCompletionConfirmMsg: null, allowPromotionCodes: false, allowedChains: [], metadata: {}, isActive: true,
-  createdAt: AT, updatedAt: AT, deleted: false, deletedAt: null,
+  id: LINK_ID,
+  organizationId: 'org-1',
+  environment: 'test',
+  type,
+  pricing: 'fixed',
+  priceType: 'one_time',
+  title: 'Portrait commission',
+  description: null,
+  image: null,
+  tags: [],
+  currency: 'usdc',
+  amount: '300000000',
+  priceId: 'p-1',
+  productId: 'prod-1',
+  interval: null,
+  intervalCount: null,
+  suggestedAmounts: [],
+  minimumAmount: null,
+  maximumAmount: null,
+  nameCollection: false,
+  emailCollection: false,
+  phoneNumberCollection: false,
+  billingAddressCollection: false,
+  shippingAddressCollection: false,
+  customFields: { fields: [] },
+  submitType: 'pay',
+  afterCompletion: 'hosted_confirmation',
+  afterCompletionRedirectUrl: null,
+  afterCompletionConfirmMsg: null,
+  allowPromotionCodes: false,
+  allowedChains: [],
+  metadata: {},
+  isActive: true,
+  createdAt: AT,
+  updatedAt: AT,
+  deleted: false,
+  deletedAt: null,
 });
 
 /** A little log of one payment link and the sessions opened from it. */
@@ -28,15 +59,21 @@ function logOf() {
   return {
     events,
     link: (event: PaymentLinkEvent) => append(`payment_link-${LINK_ID}`, event),
-    opened: (id: string, paymentLinkId: string | null = LINK_ID) => session(id, { type: 'CheckoutSessionCreated', data: { session: sessionFixture({ id, paymentLinkId }) } }),
-    completed: (id: string) => session(id, { type: 'CheckoutSessionCompleted', data: { amountReceived: '300000000', amountOverpaid: '0', transactionHash: null, partial: false, at: AT } }),
+    opened: (id: string, paymentLinkId: string | null = LINK_ID) =>
+      session(id, { type: 'CheckoutSessionCreated', data: { session: sessionFixture({ id, paymentLinkId }) } }),
+    completed: (id: string) =>
+      session(id, {
+        type: 'CheckoutSessionCompleted',
+        data: { amountReceived: '300000000', amountOverpaid: '0', transactionHash: null, partial: false, at: AT },
+      }),
     expired: (id: string) => session(id, { type: 'CheckoutSessionExpired', data: { at: AT } }),
   };
 }
 
 /** The two read models involved, in the order ALL_PROJECTIONS applies them to each event. */
 async function project(events: RecordedEvent[], store: ReadStore = createEmbeddedReadStore({})) {
-  for (const event of events) for (const projection of [checkoutSessionsProjection, paymentLinksProjection]) await projection.apply(event, store);
+  for (const event of events)
+    for (const projection of [checkoutSessionsProjection, paymentLinksProjection]) await projection.apply(event, store);
   return store;
 }
 const linkIn = async (store: ReadStore) => (await store.collection<PaymentLinkDoc>(PAYMENT_LINKS).get(LINK_ID))!;
@@ -64,9 +101,17 @@ test('a one_time link counts the completed sessions opened from it; after the fi
   t.like(await linkIn(await project(log.events)), { completedPayments: 0, takesPayments: true, isActive: true });
   log.expired('s1');
   log.opened('s2');
-  t.like(await linkIn(await project(log.events)), { completedPayments: 0, takesPayments: true }, 'an expired session is no payment');
+  t.like(
+    await linkIn(await project(log.events)),
+    { completedPayments: 0, takesPayments: true },
+    'an expired session is no payment',
+  );
   log.completed('s2');
-  t.like(await linkIn(await project(log.events)), { completedPayments: 1, takesPayments: false, isActive: true }, 'the merchant\'s switch is untouched');
+  t.like(
+    await linkIn(await project(log.events)),
+    { completedPayments: 1, takesPayments: false, isActive: true },
+    "the merchant's switch is untouched",
+  );
 });
 
 test('a session opened before the first payment still counts when it is paid; other sessions and link events leave the count alone', async (t) => {

@@ -40,8 +40,19 @@ export const usedUp = (link: Pick<PaymentLink, 'type'> & Pick<PaymentLinkUsage, 
 const takesPayments = (link: PaymentLink, completedPayments: number): boolean =>
   link.isActive && !usedUp({ type: link.type, completedPayments });
 
-function linkDoc(id: string, link: PaymentLink, completedPayments: number, completionsCountedThrough: string | null): PaymentLinkDoc {
-  return { ...link, _id: id, completedPayments, completionsCountedThrough, takesPayments: takesPayments(link, completedPayments) };
+function linkDoc(
+  id: string,
+  link: PaymentLink,
+  completedPayments: number,
+  completionsCountedThrough: string | null,
+): PaymentLinkDoc {
+  return {
+    ...link,
+    _id: id,
+    completedPayments,
+    completionsCountedThrough,
+    takesPayments: takesPayments(link, completedPayments),
+  };
 }
 
 /**
@@ -65,11 +76,20 @@ export const paymentLinksProjection: Projection = {
       const next = evolvePaymentLink(stored, event as unknown as PaymentLinkEvent);
       if (!next) return;
       const created = event.type === 'PaymentLinkCreated';
-      await links.put(linkDoc(id, next, created ? 0 : stored?.completedPayments ?? 0, created ? null : stored?.completionsCountedThrough ?? null));
+      await links.put(
+        linkDoc(
+          id,
+          next,
+          created ? 0 : (stored?.completedPayments ?? 0),
+          created ? null : (stored?.completionsCountedThrough ?? null),
+        ),
+      );
       return;
     }
     if (event.type !== 'CheckoutSessionCompleted' || !event.streamId.startsWith(SESSION_PREFIX)) return;
-    const session = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(event.streamId.slice(SESSION_PREFIX.length));
+    const session = await store
+      .collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions)
+      .get(event.streamId.slice(SESSION_PREFIX.length));
     const link = session?.paymentLinkId ? await links.get(session.paymentLinkId) : null;
     if (!link) return;
     const counted = link.completionsCountedThrough;

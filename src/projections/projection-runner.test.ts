@@ -33,13 +33,39 @@ function counting(version: number | undefined, label: string, seen: RecordedEven
   };
 }
 
-async function appendEvents(eventStore: ReturnType<typeof createSqliteEventStore>, stream: string, count: number): Promise<void> {
+async function appendEvents(
+  eventStore: ReturnType<typeof createSqliteEventStore>,
+  stream: string,
+  count: number,
+): Promise<void> {
   for (let i = 0; i < count; i++) {
-    await eventStore.append(stream, [{ id: crypto.randomUUID(), type: 'Happened', data: { i }, metadata: { organizationId: 'org', environment: 'test', actor: 'test', correlationId: 'c', occurredAt: '2026-01-01T00:00:00.000Z' } }], 'any');
+    await eventStore.append(
+      stream,
+      [
+        {
+          id: crypto.randomUUID(),
+          type: 'Happened',
+          data: { i },
+          metadata: {
+            organizationId: 'org',
+            environment: 'test',
+            actor: 'test',
+            correlationId: 'c',
+            occurredAt: '2026-01-01T00:00:00.000Z',
+          },
+        },
+      ],
+      'any',
+    );
   }
 }
 
-async function startRunner(eventStore: ReturnType<typeof createSqliteEventStore>, readStore: ReadStore, projections: Projection[], lines: string[]) {
+async function startRunner(
+  eventStore: ReturnType<typeof createSqliteEventStore>,
+  readStore: ReadStore,
+  projections: Projection[],
+  lines: string[],
+) {
   const runner = createProjectionRunner({ eventStore, readStore, projections, log: (line) => lines.push(line) });
   await runner.start();
   await runner.stop();
@@ -106,7 +132,12 @@ test('a projection added or removed rebuilds; one without collections is not ver
 
   // `weir replay` (rebuild) drops everything, versions included, and records them again:
   // the next start resumes instead of rebuilding a second time.
-  const runner = createProjectionRunner({ eventStore, readStore, projections: [counting(1, 'v1', [])], log: (line) => lines.push(line) });
+  const runner = createProjectionRunner({
+    eventStore,
+    readStore,
+    projections: [counting(1, 'v1', [])],
+    log: (line) => lines.push(line),
+  });
   await runner.rebuild();
   t.deepEqual(await readStore.collection(PROJECTION_VERSIONS).find({}), [{ _id: 'counts', version: 1 }]);
   const afterReplay: RecordedEvent[] = [];
@@ -135,7 +166,13 @@ test('a catch-up that fails is retried on the clock, with a doubling wait, until
   const clock = createManualClock();
   const failing = { on: false };
   const lines: string[] = [];
-  const runner = createProjectionRunner({ eventStore, readStore: storeWithOutage(failing), projections: [counting(1, 'v1', [])], clock, log: (line) => lines.push(line) });
+  const runner = createProjectionRunner({
+    eventStore,
+    readStore: storeWithOutage(failing),
+    projections: [counting(1, 'v1', [])],
+    clock,
+    log: (line) => lines.push(line),
+  });
   t.teardown(() => runner.stop());
   await runner.start();
   t.deepEqual(runner.health(), { position: null, failing: null });
@@ -146,7 +183,11 @@ test('a catch-up that fails is retried on the clock, with a doubling wait, until
   const position = await eventStore.headPosition();
   await eventually(() => runner.health().failing !== null);
   t.like(runner.health().failing, { error: 'read store unreachable', since: started, attempts: 1 });
-  t.regex(lines.at(-1)!, /read store unreachable; retrying in 1 s\nError: read store unreachable\n\s+at /, 'the first failure of a spell carries its stack');
+  t.regex(
+    lines.at(-1)!,
+    /read store unreachable; retrying in 1 s\nError: read store unreachable\n\s+at /,
+    'the first failure of a spell carries its stack',
+  );
 
   // No append comes: the clock alone retries, 1 s, then 2 s after each failure.
   clock.advanceBy(999);
@@ -170,14 +211,23 @@ test('a wait that times out while the read models fail says why', async (t) => {
   const eventStore = createSqliteEventStore({ path: ':memory:' });
   t.teardown(() => eventStore.close());
   const failing = { on: false };
-  const runner = createProjectionRunner({ eventStore, readStore: storeWithOutage(failing), projections: [counting(1, 'v1', [])], clock: createManualClock(), log: () => {} });
+  const runner = createProjectionRunner({
+    eventStore,
+    readStore: storeWithOutage(failing),
+    projections: [counting(1, 'v1', [])],
+    clock: createManualClock(),
+    log: () => {},
+  });
   t.teardown(() => runner.stop());
   await runner.start();
   failing.on = true;
   await appendEvents(eventStore, 'thing-e', 1);
   const position = await eventStore.headPosition();
   const error = await t.throwsAsync(runner.waitFor(position!, 50), { instanceOf: ReadModelsBehindError });
-  t.regex(error!.message, /did not reach log position \d+ within 50 ms: catching up fails \(read store unreachable\); what was written stays written/);
+  t.regex(
+    error!.message,
+    /did not reach log position \d+ within 50 ms: catching up fails \(read store unreachable\); what was written stays written/,
+  );
   t.like(error, { statusCode: 503, code: 'read_models_behind' });
 });
 

@@ -58,8 +58,14 @@ function trackingStore(store: ReadStore, touched: Set<string>): ReadStore {
         const inner = store.collection<ReadDocument>(name);
         tracked = {
           ...inner,
-          put: (doc) => { touched.add(name); return inner.put(doc); },
-          delete: (id) => { touched.add(name); return inner.delete(id); },
+          put: (doc) => {
+            touched.add(name);
+            return inner.put(doc);
+          },
+          delete: (id) => {
+            touched.add(name);
+            return inner.delete(id);
+          },
         };
         cache.set(name, tracked);
       }
@@ -68,7 +74,14 @@ function trackingStore(store: ReadStore, touched: Set<string>): ReadStore {
   };
 }
 
-export function createProjectionRunner(deps: { eventStore: EventStore; readStore: ReadStore; projections: Projection[]; batchSize?: number; clock?: Clock; log?: (line: string) => void }): ProjectionRunner {
+export function createProjectionRunner(deps: {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  projections: Projection[];
+  batchSize?: number;
+  clock?: Clock;
+  log?: (line: string) => void;
+}): ProjectionRunner {
   const { eventStore, readStore, projections } = deps;
   const clock = deps.clock ?? createSystemClock();
   const log = deps.log ?? ((line: string) => console.warn(line));
@@ -119,11 +132,17 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
    * anything, and whether any version was stored at all (none: a store that holds nothing yet).
    */
   async function versionChanges(): Promise<{ changes: string[]; storedAny: boolean }> {
-    const stored = new Map((await readStore.collection<ProjectionVersionDoc>(PROJECTION_VERSIONS).find({})).map((doc) => [doc._id, doc.version]));
+    const stored = new Map(
+      (await readStore.collection<ProjectionVersionDoc>(PROJECTION_VERSIONS).find({})).map((doc) => [
+        doc._id,
+        doc.version,
+      ]),
+    );
     const changes: string[] = [];
     for (const [name, version] of versions) {
       const before = stored.get(name);
-      if (before !== version) changes.push(before === undefined ? `${name} (new)` : `${name} (version ${before} -> ${version})`);
+      if (before !== version)
+        changes.push(before === undefined ? `${name} (new)` : `${name} (version ${before} -> ${version})`);
     }
     for (const name of stored.keys()) if (!versions.has(name)) changes.push(`${name} (removed)`);
     return { changes, storedAny: stored.size > 0 };
@@ -142,7 +161,11 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
     if (current === null) return;
     const written = new Set(touched);
     touched.clear();
-    for (const waiter of waiters) if (waiter.position <= current) { waiters.delete(waiter); waiter.resolve(); }
+    for (const waiter of waiters)
+      if (waiter.position <= current) {
+        waiters.delete(waiter);
+        waiter.resolve();
+      }
     for (const listener of listeners) listener(current, written);
   }
 
@@ -162,12 +185,20 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
   /** Run catch-up once at a time; a wake-up during a run schedules one more run. */
   function wake(): Promise<void> {
     if (stopped) return Promise.resolve();
-    if (running !== null) { again = true; return running; }
+    if (running !== null) {
+      again = true;
+      return running;
+    }
     running = (async () => {
       try {
-        do { again = false; await catchUp(); } while (again && !stopped);
+        do {
+          again = false;
+          await catchUp();
+        } while (again && !stopped);
         if (failure) {
-          log(`[projections] caught up again after ${failure.attempts + 1} attempts (failing since ${new Date(failure.since).toISOString()})`);
+          log(
+            `[projections] caught up again after ${failure.attempts + 1} attempts (failing since ${new Date(failure.since).toISOString()})`,
+          );
           failure = null;
           cancelRetry?.();
           cancelRetry = null;
@@ -184,13 +215,25 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
   /** Record a failed pass and try again later; appends in between also try again. */
   function failed(error: unknown): void {
     const attempts = (failure?.attempts ?? 0) + 1;
-    failure = { error: error instanceof Error ? error.message : String(error), since: failure?.since ?? clock.now(), attempts, cause: error };
+    failure = {
+      error: error instanceof Error ? error.message : String(error),
+      since: failure?.since ?? clock.now(),
+      attempts,
+      cause: error,
+    };
     const waitMs = doublingDelay(attempts, RETRY_FIRST_MS, RETRY_MAX_MS);
     // The stack once per failing spell: enough to find a projection's bug without a trace per retry.
     const stack = attempts === 1 && error instanceof Error && error.stack ? `\n${error.stack}` : '';
-    log(`[projections] catching up from log position ${checkpoint ?? 'start'} failed (attempt ${attempts}): ${failure.error}; retrying in ${waitMs / 1000} s${stack}`);
+    log(
+      `[projections] catching up from log position ${checkpoint ?? 'start'} failed (attempt ${attempts}): ${failure.error}; retrying in ${waitMs / 1000} s${stack}`,
+    );
     cancelRetry?.();
-    cancelRetry = stopped ? null : clock.schedule(clock.now() + waitMs, () => { cancelRetry = null; void wake(); });
+    cancelRetry = stopped
+      ? null
+      : clock.schedule(clock.now() + waitMs, () => {
+          cancelRetry = null;
+          void wake();
+        });
   }
 
   return {
@@ -201,23 +244,37 @@ export function createProjectionRunner(deps: { eventStore: EventStore; readStore
         if (changes.length > 0) {
           // Said only of a store that holds read models: a new one is simply built.
           if (checkpoint !== null || storedAny) {
-            log(`[projections] the stored read models were written by other projection versions: ${changes.join(', ')}; rebuilding every read model from the log`);
+            log(
+              `[projections] the stored read models were written by other projection versions: ${changes.join(', ')}; rebuilding every read model from the log`,
+            );
           }
           await dropReadModels();
         }
       }
-      unsubscribe = eventStore.onAppended(() => { void wake(); });
+      unsubscribe = eventStore.onAppended(() => {
+        void wake();
+      });
       await wake();
       if (failure) throw failure.cause;
     },
     waitFor(position, timeoutMs = 5000) {
       if (checkpoint !== null && checkpoint >= position) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const waiter = { position, resolve: () => { clearTimeout(timer); resolve(); } };
+        const waiter = {
+          position,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        };
         const timer = setTimeout(() => {
           waiters.delete(waiter);
           const why = failure ? `: catching up fails (${failure.error})` : '';
-          reject(new ReadModelsBehindError(`read models did not reach log position ${position} within ${timeoutMs} ms${why}; what was written stays written: send the same request with the same Idempotency-Key again`));
+          reject(
+            new ReadModelsBehindError(
+              `read models did not reach log position ${position} within ${timeoutMs} ms${why}; what was written stays written: send the same request with the same Idempotency-Key again`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(waiter);
         void wake();

@@ -11,22 +11,24 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string 
     livemode: session.environment === 'live',
     paymentIntent: {
       ...session.paymentIntent,
-      transactions: session.payments.filter((p) => p.status !== 'withdrawn').map((p) => ({
-        type: 'incoming',
-        transactionHash: p.transactionHash,
-        fromAddress: p.fromAddress,
-        toAddress: p.toAddress,
-        currency: p.asset.currency,
-        amount: p.amount,
-        amountRaw: p.amountRaw,
-        assetId: p.asset.id,
-        asset: p.asset,
-        chainId: p.chainId,
-        blockNumber: p.blockNumber,
-        status: p.status,
-        late: p.late,
-        createdAt: p.detectedAt,
-      })),
+      transactions: session.payments
+        .filter((p) => p.status !== 'withdrawn')
+        .map((p) => ({
+          type: 'incoming',
+          transactionHash: p.transactionHash,
+          fromAddress: p.fromAddress,
+          toAddress: p.toAddress,
+          currency: p.asset.currency,
+          amount: p.amount,
+          amountRaw: p.amountRaw,
+          assetId: p.asset.id,
+          asset: p.asset,
+          chainId: p.chainId,
+          blockNumber: p.blockNumber,
+          status: p.status,
+          late: p.late,
+          createdAt: p.detectedAt,
+        })),
     },
   };
 }

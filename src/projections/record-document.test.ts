@@ -7,7 +7,8 @@ type Counter = { id: string; redeemed: number };
 type CounterEvent = { type: 'Created' | 'Redeemed' };
 const evolve = (record: Counter | null, event: CounterEvent): Counter | null =>
   event.type === 'Created' ? { id: 'c1', redeemed: 0 } : record && { ...record, redeemed: record.redeemed + 1 };
-const recorded = (types: CounterEvent['type'][]) => types.map((type, revision) => ({ streamId: 'counter-c1', revision, type, data: {} }) as unknown as RecordedEvent);
+const recorded = (types: CounterEvent['type'][]) =>
+  types.map((type, revision) => ({ streamId: 'counter-c1', revision, type, data: {} }) as unknown as RecordedEvent);
 
 test('a batch repeated after a crash is not applied twice: a redemption is counted once', async (t) => {
   const docs = createEmbeddedReadStore({}).collection<RecordDoc<Counter>>('counters');

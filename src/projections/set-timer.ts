@@ -2,7 +2,10 @@ import type { Collection } from '../read-store/read-store.ts';
 import type { TimerDoc } from './collections.ts';
 
 /** A timer a record's state asks for (without its `_id`), or null for none. */
-export type WantedTimer = Pick<TimerDoc, 'kind' | 'recordId' | 'organizationId' | 'environment' | 'fireAt' | 'version' | 'args'> | null;
+export type WantedTimer = Pick<
+  TimerDoc,
+  'kind' | 'recordId' | 'organizationId' | 'environment' | 'fireAt' | 'version' | 'args'
+> | null;
 
 /**
  * Make timer `id` what the record's state asks for: put it when it is missing or its fire time or
@@ -15,6 +18,11 @@ export async function setTimer(timers: Collection<TimerDoc>, id: string, wanted:
     if (existing) await timers.delete(id);
     return;
   }
-  if (existing && existing.fireAt === wanted.fireAt && JSON.stringify(existing.args ?? null) === JSON.stringify(wanted.args ?? null)) return;
+  if (
+    existing &&
+    existing.fireAt === wanted.fireAt &&
+    JSON.stringify(existing.args ?? null) === JSON.stringify(wanted.args ?? null)
+  )
+    return;
   await timers.put({ ...wanted, _id: id });
 }

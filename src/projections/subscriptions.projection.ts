@@ -46,8 +46,16 @@ export type SubscriptionWorkDoc = ReadDocument & {
    * `record_deleted_renewal`: the merchant deleted such a draft while the subscription goes on, so
    * the subscription records that the period is not billed (instead of issuing it).
    */
-  kind: 'create_from_session' | 'create_from_invoice' | 'issue_invoice' | 'record_payment' | 'void_first_invoice' | 'close_first_session' | 'void_unpaid_invoice'
-    | 'delete_draft_invoice' | 'record_deleted_renewal';
+  kind:
+    | 'create_from_session'
+    | 'create_from_invoice'
+    | 'issue_invoice'
+    | 'record_payment'
+    | 'void_first_invoice'
+    | 'close_first_session'
+    | 'void_unpaid_invoice'
+    | 'delete_draft_invoice'
+    | 'record_deleted_renewal';
   subscriptionId: string;
   organizationId: string;
   environment: string;
@@ -73,14 +81,20 @@ const ONGOING = new Set(['trialing', 'active', 'past_due', 'unpaid']);
 export function subscriptionTimers(s: Subscription): { kind: string; fireAt: string; args?: Record<string, string> }[] {
   const timers: { kind: string; fireAt: string; args?: Record<string, string> }[] = [];
   const bill = s.latestInvoice;
-  if (s.status === 'incomplete' && bill && bill.status === 'open') timers.push({ kind: SUBSCRIPTION_TIMERS.expireFirst, fireAt: bill.dueAt });
+  if (s.status === 'incomplete' && bill && bill.status === 'open')
+    timers.push({ kind: SUBSCRIPTION_TIMERS.expireFirst, fireAt: bill.dueAt });
   if ((s.status === 'active' || s.status === 'trialing') && bill && bill.kind === 'invoice' && bill.status === 'open') {
     timers.push({ kind: SUBSCRIPTION_TIMERS.pastDue, fireAt: bill.dueAt });
   }
-  if (s.status === 'past_due' && s.pastDueSince !== null) timers.push({ kind: SUBSCRIPTION_TIMERS.unpaid, fireAt: addDays(s.pastDueSince, UNPAID_AFTER_DAYS) });
+  if (s.status === 'past_due' && s.pastDueSince !== null)
+    timers.push({ kind: SUBSCRIPTION_TIMERS.unpaid, fireAt: addDays(s.pastDueSince, UNPAID_AFTER_DAYS) });
   const renews = (s.status === 'active' || s.status === 'trialing') && isBillSettled(bill);
   if (ONGOING.has(s.status) && (renews || s.cancelAtPeriodEnd)) {
-    timers.push({ kind: SUBSCRIPTION_TIMERS.renew, fireAt: s.currentPeriodEnd, args: { invoiceId: renewalInvoiceIdOf(s) } });
+    timers.push({
+      kind: SUBSCRIPTION_TIMERS.renew,
+      fireAt: s.currentPeriodEnd,
+      args: { invoiceId: renewalInvoiceIdOf(s) },
+    });
   }
   return timers;
 }
@@ -109,8 +123,19 @@ const PAYABLE: ReadonlySet<InvoiceDoc['status']> = new Set<InvoiceDoc['status']>
  * its amount and waits for the rest (`incomplete`). The money is recorded on that session, and
  * the invoice becomes paid once the session completes.
  */
-export async function isPartlyPaid(sessions: Collection<CheckoutSessionDoc>, invoice: { id: string; organizationId: string; environment: string }): Promise<boolean> {
-  const waiting = await sessions.find({ organizationId: invoice.organizationId, environment: invoice.environment, invoiceId: invoice.id, status: 'incomplete' }, { limit: 1 });
+export async function isPartlyPaid(
+  sessions: Collection<CheckoutSessionDoc>,
+  invoice: { id: string; organizationId: string; environment: string },
+): Promise<boolean> {
+  const waiting = await sessions.find(
+    {
+      organizationId: invoice.organizationId,
+      environment: invoice.environment,
+      invoiceId: invoice.id,
+      status: 'incomplete',
+    },
+    { limit: 1 },
+  );
   return waiting.length > 0;
 }
 
@@ -125,10 +150,20 @@ async function closeRenewal(store: ReadStore, s: Subscription, invoiceId: string
   const invoice = await store.collection<InvoiceDoc>(INVOICES).get(invoiceId);
   if (!invoice || invoice.deletedAt !== null) return;
   const draft = invoice.status === 'draft';
-  if (!draft && (!PAYABLE.has(invoice.status) || await isPartlyPaid(store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions), invoice))) return;
+  if (
+    !draft &&
+    (!PAYABLE.has(invoice.status) ||
+      (await isPartlyPaid(store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions), invoice)))
+  )
+    return;
   await putWork(store, {
-    _id: draft ? deleteDraftWorkId(invoiceId) : voidUnpaidWorkId(invoiceId), kind: draft ? 'delete_draft_invoice' : 'void_unpaid_invoice',
-    subscriptionId: s.id, organizationId: s.organizationId, environment: s.environment, sourceId: invoiceId, at,
+    _id: draft ? deleteDraftWorkId(invoiceId) : voidUnpaidWorkId(invoiceId),
+    kind: draft ? 'delete_draft_invoice' : 'void_unpaid_invoice',
+    subscriptionId: s.id,
+    organizationId: s.organizationId,
+    environment: s.environment,
+    sourceId: invoiceId,
+    at,
   });
 }
 
@@ -150,8 +185,13 @@ async function billPaid(store: ReadStore, billId: string, at: string): Promise<v
   if (!subscription || bill?.id !== billId || bill.status === 'paid' || bill.status === 'expired') return;
   if (hasEnded(subscription)) return;
   await putWork(store, {
-    _id: `record_payment:${billId}`, kind: 'record_payment', subscriptionId: subscription.id, organizationId: subscription.organizationId,
-    environment: subscription.environment, sourceId: billId, at,
+    _id: `record_payment:${billId}`,
+    kind: 'record_payment',
+    subscriptionId: subscription.id,
+    organizationId: subscription.organizationId,
+    environment: subscription.environment,
+    sourceId: billId,
+    at,
   });
 }
 
@@ -162,14 +202,20 @@ async function applySessionEvent(event: RecordedEvent, store: ReadStore): Promis
     if (session.mode !== 'subscription' || !session.subscriptionId || session.invoiceId) return;
     if (await store.collection<SubscriptionDoc>(SUBSCRIPTIONS).get(session.subscriptionId)) return;
     await putWork(store, {
-      _id: `create:${session.subscriptionId}`, kind: 'create_from_session', subscriptionId: session.subscriptionId, organizationId: session.organizationId,
-      environment: session.environment, sourceId: session.id, at: session.createdAt,
+      _id: `create:${session.subscriptionId}`,
+      kind: 'create_from_session',
+      subscriptionId: session.subscriptionId,
+      organizationId: session.organizationId,
+      environment: session.environment,
+      sourceId: session.id,
+      at: session.createdAt,
     });
     return;
   }
   const id = event.streamId.slice(SESSION_PREFIX.length);
   // Paid (even partly), expired or canceled before the billing process closed it: nothing left to close.
-  if (LEAVES_OPEN.has(typed.type)) await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(closeWorkId(id));
+  if (LEAVES_OPEN.has(typed.type))
+    await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(closeWorkId(id));
   if (typed.type === 'CheckoutSessionPartiallyPaid') {
     // Part of an invoice paid before the billing process voided it: it stays open, with that money.
     const invoiceId = (await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(id))?.invoiceId;
@@ -196,8 +242,13 @@ async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promis
       const subscriptionId = subscriptionIdOfInvoice(id);
       if (await store.collection<SubscriptionDoc>(SUBSCRIPTIONS).get(subscriptionId)) return;
       await putWork(store, {
-        _id: `create:${subscriptionId}`, kind: 'create_from_invoice', subscriptionId, organizationId: invoice.organizationId,
-        environment: invoice.environment, sourceId: id, at: typed.data.at,
+        _id: `create:${subscriptionId}`,
+        kind: 'create_from_invoice',
+        subscriptionId,
+        organizationId: invoice.organizationId,
+        environment: invoice.environment,
+        sourceId: id,
+        at: typed.data.at,
       });
       return;
     }
@@ -241,13 +292,22 @@ async function leftIncomplete(store: ReadStore, next: Subscription): Promise<voi
   const bill = next.latestInvoice;
   if (next.status === 'active' || next.status === 'trialing' || !bill) return;
   await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(`record_payment:${bill.id}`);
-  const close = (kind: SubscriptionWorkDoc['kind'], _id: string): Promise<void> => putWork(store, {
-    _id, kind, subscriptionId: next.id, organizationId: next.organizationId, environment: next.environment, sourceId: bill.id, at: next.updatedAt,
-  });
+  const close = (kind: SubscriptionWorkDoc['kind'], _id: string): Promise<void> =>
+    putWork(store, {
+      _id,
+      kind,
+      subscriptionId: next.id,
+      organizationId: next.organizationId,
+      environment: next.environment,
+      sourceId: bill.id,
+      at: next.updatedAt,
+    });
   if (bill.kind === 'invoice') {
     const status = (await store.collection<InvoiceDoc>(INVOICES).get(bill.id))?.status;
     if (status && PAYABLE.has(status)) await close('void_first_invoice', voidWorkId(bill.id));
-  } else if ((await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(bill.id))?.status === 'open') {
+  } else if (
+    (await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(bill.id))?.status === 'open'
+  ) {
     await close('close_first_session', closeWorkId(bill.id));
   }
 }
@@ -282,8 +342,13 @@ async function renewalDeleted(store: ReadStore, invoiceId: string, at: string): 
   const bill = subscription?.latestInvoice;
   if (!subscription || hasEnded(subscription) || bill?.id !== invoiceId || isBillSettled(bill)) return;
   await putWork(store, {
-    _id: deletedRenewalWorkId(invoiceId), kind: 'record_deleted_renewal', subscriptionId: subscription.id, organizationId: subscription.organizationId,
-    environment: subscription.environment, sourceId: invoiceId, at,
+    _id: deletedRenewalWorkId(invoiceId),
+    kind: 'record_deleted_renewal',
+    subscriptionId: subscription.id,
+    organizationId: subscription.organizationId,
+    environment: subscription.environment,
+    sourceId: invoiceId,
+    at,
   });
 }
 
@@ -299,7 +364,9 @@ async function renewalDeleted(store: ReadStore, invoiceId: string, at: string): 
  */
 async function endedAfterStart(store: ReadStore, next: Subscription): Promise<void> {
   const work = store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK);
-  for (const bill of await store.collection<SubscriptionBillDoc>(SUBSCRIPTION_BILLS).find({ subscriptionId: next.id, first: false })) {
+  for (const bill of await store
+    .collection<SubscriptionBillDoc>(SUBSCRIPTION_BILLS)
+    .find({ subscriptionId: next.id, first: false })) {
     await work.delete(issueWorkId(bill._id));
     await work.delete(deletedRenewalWorkId(bill._id));
     await closeRenewal(store, next, bill._id, next.updatedAt);
@@ -323,9 +390,11 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
       if (bill) {
         await bills.put({ _id: bill.id, subscriptionId: id, first: true });
         // Paid before the subscription existed (a fast payer, or a crash in between): record it now.
-        const paid = bill.kind === 'checkout_session'
-          ? (await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(bill.id))?.status === 'complete'
-          : (await store.collection<InvoiceDoc>(INVOICES).get(bill.id))?.status === 'paid';
+        const paid =
+          bill.kind === 'checkout_session'
+            ? (await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(bill.id))?.status ===
+              'complete'
+            : (await store.collection<InvoiceDoc>(INVOICES).get(bill.id))?.status === 'paid';
         if (paid) await billPaid(store, bill.id, next.createdAt);
       }
       break;
@@ -333,8 +402,13 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
     case 'RenewalInvoiceIssued':
       await bills.put({ _id: typed.data.invoice.id, subscriptionId: id, first: false });
       await work.put({
-        _id: issueWorkId(typed.data.invoice.id), kind: 'issue_invoice', subscriptionId: id, organizationId: next.organizationId,
-        environment: next.environment, sourceId: typed.data.invoice.id, at: typed.data.at,
+        _id: issueWorkId(typed.data.invoice.id),
+        kind: 'issue_invoice',
+        subscriptionId: id,
+        organizationId: next.organizationId,
+        environment: next.environment,
+        sourceId: typed.data.invoice.id,
+        at: typed.data.at,
       });
       break;
     case 'SubscriptionStarted':
@@ -350,16 +424,28 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
   if (before === 'incomplete' && next.status !== 'incomplete') await leftIncomplete(store, next);
   else if (before !== undefined && !ENDED.has(before) && ENDED.has(next.status)) await endedAfterStart(store, next);
   // Ended with a payment of its latest bill not yet recorded: the decider would ignore it now.
-  if (typed.type === 'SubscriptionCanceled' && next.latestInvoice) await work.delete(`record_payment:${next.latestInvoice.id}`);
+  if (typed.type === 'SubscriptionCanceled' && next.latestInvoice)
+    await work.delete(`record_payment:${next.latestInvoice.id}`);
 
   const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
   const wanted = subscriptionTimers(next);
   for (const kind of Object.values(SUBSCRIPTION_TIMERS)) {
     const timer = wanted.find((w) => w.kind === kind);
-    await setTimer(timers, `${kind}:${id}`, timer ? {
-      kind, recordId: id, organizationId: next.organizationId, environment: next.environment, fireAt: Date.parse(timer.fireAt), version: event.revision,
-      ...(timer.args ? { args: timer.args } : {}),
-    } : null);
+    await setTimer(
+      timers,
+      `${kind}:${id}`,
+      timer
+        ? {
+            kind,
+            recordId: id,
+            organizationId: next.organizationId,
+            environment: next.environment,
+            fireAt: Date.parse(timer.fireAt),
+            version: event.revision,
+            ...(timer.args ? { args: timer.args } : {}),
+          }
+        : null,
+    );
   }
 }
 
@@ -401,7 +487,15 @@ export function publicSubscription(subscription: Subscription & { _id?: string; 
       object: 'list' as const,
       data: items.map((item) => ({
         quantity: item.quantity,
-        price: { id: item.priceId, productId: item.productId, type: 'recurring' as const, currency: item.currency, unitAmount: item.unitAmount, interval: item.interval, intervalCount: item.intervalCount },
+        price: {
+          id: item.priceId,
+          productId: item.productId,
+          type: 'recurring' as const,
+          currency: item.currency,
+          unitAmount: item.unitAmount,
+          interval: item.interval,
+          intervalCount: item.intervalCount,
+        },
         amountSubtotal: (BigInt(item.unitAmount) * BigInt(item.quantity)).toString(),
         amountTotal: (BigInt(item.unitAmount) * BigInt(item.quantity)).toString(),
         currency: item.currency,

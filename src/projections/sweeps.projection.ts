@@ -30,7 +30,12 @@ export type SweepDoc = ReadDocument & {
 };
 
 /** A broadcast sweep: what it was sent to sweep, and this deposit's share of its gas. */
-export type SweepBroadcastDoc = { transactionHash: string; transferIds: string[]; share: { index: number; count: number }; at: string };
+export type SweepBroadcastDoc = {
+  transactionHash: string;
+  transferIds: string[];
+  share: { index: number; count: number };
+  at: string;
+};
 
 const sweepId = (sessionId: string, network: string) => `${sessionId}:${network}`;
 
@@ -46,7 +51,13 @@ export const sweepsProjection: Projection = {
   async apply(event, store) {
     if (!event.streamId.startsWith('checkout_session-')) return;
     const typed = event as unknown as CheckoutSessionEvent;
-    if (typed.type !== 'PaymentConfirmed' && typed.type !== 'FundsSwept' && typed.type !== 'SweepBroadcast' && typed.type !== 'SweepDropped') return;
+    if (
+      typed.type !== 'PaymentConfirmed' &&
+      typed.type !== 'FundsSwept' &&
+      typed.type !== 'SweepBroadcast' &&
+      typed.type !== 'SweepDropped'
+    )
+      return;
     const sessionId = event.streamId.slice('checkout_session-'.length);
     const session = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(sessionId);
     if (!session) return;
@@ -54,16 +65,28 @@ export const sweepsProjection: Projection = {
     if (typed.type === 'PaymentConfirmed') {
       const payment = session.payments.find((p) => p.transferId === typed.data.transferId);
       if (!payment) return;
-      const address = session.addresses.find((a) => a.network === payment.network && a.paymentAddress.toLowerCase() === payment.toAddress.toLowerCase());
+      const address = session.addresses.find(
+        (a) => a.network === payment.network && a.paymentAddress.toLowerCase() === payment.toAddress.toLowerCase(),
+      );
       if (!address) return;
       const id = sweepId(sessionId, payment.network);
       const current = await sweeps.get(id);
       const transferIds = [...new Set([...(current?.transferIds ?? []), payment.transferId])];
       const assets = [...new Set([...(current?.assets ?? []), payment.asset.address])];
       await sweeps.put({
-        _id: id, checkoutSessionId: sessionId, organizationId: session.organizationId, environment: session.environment,
-        network: payment.network, chainId: payment.chainId, depositAddress: address.paymentAddress, merchantAddress: address.merchantAddress,
-        assets, transferIds, pending: true, broadcast: current?.broadcast ?? null, updatedAt: typed.data.at,
+        _id: id,
+        checkoutSessionId: sessionId,
+        organizationId: session.organizationId,
+        environment: session.environment,
+        network: payment.network,
+        chainId: payment.chainId,
+        depositAddress: address.paymentAddress,
+        merchantAddress: address.merchantAddress,
+        assets,
+        transferIds,
+        pending: true,
+        broadcast: current?.broadcast ?? null,
+        updatedAt: typed.data.at,
       });
       return;
     }
@@ -76,7 +99,7 @@ export const sweepsProjection: Projection = {
     const { network, transactionHash } = typed.type === 'SweepDropped' ? typed.data : typed.data.sweep;
     const current = await sweeps.get(sweepId(sessionId, network));
     if (!current) return;
-    const broadcast = current.broadcast?.transactionHash === transactionHash ? null : current.broadcast ?? null;
+    const broadcast = current.broadcast?.transactionHash === transactionHash ? null : (current.broadcast ?? null);
     // A dropped transaction, or a reverted one, moved nothing: the money still waits, as it did.
     if (typed.type === 'SweepDropped' || typed.data.sweep.reverted) {
       await sweeps.put({ ...current, broadcast });

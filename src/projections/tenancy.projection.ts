@@ -31,7 +31,13 @@ export const tenancyProjection: Projection = {
       await keys.put({ ...next, _id: id });
       if (typed.type === 'ApiKeyRegenerated') await secrets.delete(typed.data.previousSecretHash);
       if (next.deleted) await secrets.delete(next.secretHash);
-      else await secrets.put({ _id: next.secretHash, keyId: next.id, organizationId: next.organizationId, environment: next.environment });
+      else
+        await secrets.put({
+          _id: next.secretHash,
+          keyId: next.id,
+          organizationId: next.organizationId,
+          environment: next.environment,
+        });
     }
   },
 };

@@ -11,7 +11,12 @@ export function createTestLog(at: string) {
     const revision = revisions.get(streamId) ?? 0;
     revisions.set(streamId, revision + 1);
     const recorded = {
-      id: `event-${events.length}`, streamId, revision, position: BigInt(events.length + 1), type: event.type, data: event.data,
+      id: `event-${events.length}`,
+      streamId,
+      revision,
+      position: BigInt(events.length + 1),
+      type: event.type,
+      data: event.data,
       metadata: { organizationId, environment: 'test', actor: 'test', correlationId: 'c', occurredAt: at },
     } as unknown as RecordedEvent;
     events.push(recorded);

@@ -8,7 +8,8 @@ import type { Projection } from './projection.ts';
 import type { Collection, ReadStore } from '../read-store/read-store.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 
-export const deliveryIdOf = (eventId: string, endpointId: string) => deterministicId(`webhook-delivery:${eventId}:${endpointId}`);
+export const deliveryIdOf = (eventId: string, endpointId: string) =>
+  deterministicId(`webhook-delivery:${eventId}:${endpointId}`);
 
 type Endpoints = Collection<WebhookEndpointDoc>;
 
@@ -22,11 +23,19 @@ type Endpoints = Collection<WebhookEndpointDoc>;
  */
 const endpointsByTenant = new WeakMap<Endpoints, Map<string, WebhookEndpointDoc[]>>();
 
-async function tenantEndpoints(store: ReadStore, endpoints: Endpoints, organizationId: string, environment: string): Promise<WebhookEndpointDoc[]> {
+async function tenantEndpoints(
+  store: ReadStore,
+  endpoints: Endpoints,
+  organizationId: string,
+  environment: string,
+): Promise<WebhookEndpointDoc[]> {
   const filter = { organizationId, environment, deleted: false };
   if (store.durable) return endpoints.find(filter);
   let cache = endpointsByTenant.get(endpoints);
-  if (!cache) { cache = new Map(); endpointsByTenant.set(endpoints, cache); }
+  if (!cache) {
+    cache = new Map();
+    endpointsByTenant.set(endpoints, cache);
+  }
   const key = `${environment}:${organizationId}`;
   const cached = cache.get(key);
   if (cached && (await stillStored(endpoints, cached))) return cached;
@@ -45,18 +54,34 @@ async function putEndpoint(endpoints: Endpoints, doc: WebhookEndpointDoc): Promi
   await endpoints.put(doc);
 }
 
-async function schedule(store: ReadStore, source: RecordedEvent, publicEvent: PublicEventRef, endpoints: WebhookEndpointDoc[]): Promise<void> {
+async function schedule(
+  store: ReadStore,
+  source: RecordedEvent,
+  publicEvent: PublicEventRef,
+  endpoints: WebhookEndpointDoc[],
+): Promise<void> {
   const deliveries = store.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
   for (const endpoint of endpoints) {
-    if (endpoint.deleted || endpoint.isDisabled || !subscribes(endpoint.enabledEvents.events, publicEvent.type)) continue;
+    if (endpoint.deleted || endpoint.isDisabled || !subscribes(endpoint.enabledEvents.events, publicEvent.type))
+      continue;
     const id = deliveryIdOf(publicEvent.id, endpoint.id);
     if (await deliveries.get(id)) continue;
     await deliveries.put({
-      _id: id, id, organizationId: source.metadata.organizationId, environment: source.metadata.environment,
-      endpointId: endpoint.id, eventId: publicEvent.id, eventType: publicEvent.type, eventObject: publicEvent.object,
+      _id: id,
+      id,
+      organizationId: source.metadata.organizationId,
+      environment: source.metadata.environment,
+      endpointId: endpoint.id,
+      eventId: publicEvent.id,
+      eventType: publicEvent.type,
+      eventObject: publicEvent.object,
       source: { streamId: source.streamId, revision: source.revision },
-      createdAt: source.metadata.occurredAt, firstDueAt: publicEvent.created,
-      status: 'pending', attempts: 0, nextAttemptAt: publicEvent.created, log: [],
+      createdAt: source.metadata.occurredAt,
+      firstDueAt: publicEvent.created,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: publicEvent.created,
+      log: [],
     });
   }
 }
@@ -78,7 +103,9 @@ export const webhooksProjection: Projection = {
       await putEndpoint(endpoints, { ...next, _id: id });
       if (typed.type === 'WebhookEndpointTestRequested') {
         // A test goes to this endpoint only, even while it is disabled.
-        await schedule(store, event, testEventOf(event as RecordedEvent & { data: { testId?: unknown } }), [{ ...next, _id: id, isDisabled: false }]);
+        await schedule(store, event, testEventOf(event as RecordedEvent & { data: { testId?: unknown } }), [
+          { ...next, _id: id, isDisabled: false },
+        ]);
       }
       return;
     }
@@ -91,12 +118,23 @@ export const webhooksProjection: Projection = {
         case 'WebhookDeliveryAttemptFailed': {
           const { nextAttemptAt, ...entry } = typed.data;
           if (doc.log.some((l) => l.attempt === entry.attempt)) return;
-          await deliveries.put({ ...doc, attempts: entry.attempt, nextAttemptAt: nextAttemptAt ? Date.parse(nextAttemptAt) : null, log: [...doc.log, entry] });
+          await deliveries.put({
+            ...doc,
+            attempts: entry.attempt,
+            nextAttemptAt: nextAttemptAt ? Date.parse(nextAttemptAt) : null,
+            log: [...doc.log, entry],
+          });
           return;
         }
         case 'WebhookDeliverySucceeded':
           if (doc.log.some((l) => l.attempt === typed.data.attempt)) return;
-          await deliveries.put({ ...doc, status: 'succeeded', attempts: typed.data.attempt, nextAttemptAt: null, log: [...doc.log, typed.data] });
+          await deliveries.put({
+            ...doc,
+            status: 'succeeded',
+            attempts: typed.data.attempt,
+            nextAttemptAt: null,
+            log: [...doc.log, typed.data],
+          });
           return;
         case 'WebhookDeliveryFailed':
           await deliveries.put({ ...doc, status: 'failed', nextAttemptAt: null });
@@ -105,7 +143,12 @@ export const webhooksProjection: Projection = {
     }
     const kinds = publicEventKindsOf(event);
     if (kinds.length === 0) return;
-    const candidates = await tenantEndpoints(store, endpoints, event.metadata.organizationId, event.metadata.environment);
+    const candidates = await tenantEndpoints(
+      store,
+      endpoints,
+      event.metadata.organizationId,
+      event.metadata.environment,
+    );
     for (const kind of kinds) {
       // Ids are hashed only for events some endpoint will receive.
       const receivers = candidates.filter((e) => !e.isDisabled && subscribes(e.enabledEvents.events, kind.type));

@@ -28,7 +28,9 @@ export type ApiDeps = {
 export type Tenant = { organizationId: string; environment: Environment; keyId: string };
 
 export type ApiState = Koa.DefaultState & {
-  tenant: Tenant; rawBody: string; body: unknown;
+  tenant: Tenant;
+  rawBody: string;
+  body: unknown;
   /** The ids this request gives the records it creates (seeded by its Idempotency-Key, if it has one); `newId` where unset. */
   newId?: IdSource;
 };

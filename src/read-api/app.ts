@@ -45,7 +45,15 @@ async function healthRoute(ctx: Koa.Context, health: Health): Promise<void> {
 }
 
 /** The HTTP face of Weir: public hosted pages, and the authenticated `/api/v1`. */
-export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession; mailer: Mailer; adminToken?: string; devnet?: DevnetInfo | null; health: Health }): Koa<ApiState> {
+export function createApiApp(
+  deps: ApiDeps & {
+    createCheckoutSession: CreateCheckoutSession;
+    mailer: Mailer;
+    adminToken?: string;
+    devnet?: DevnetInfo | null;
+    health: Health;
+  },
+): Koa<ApiState> {
   const app = new Koa<ApiState>();
   app.proxy = process.env.WEIR_TRUST_PROXY === '1';
   app.silent = true;
@@ -59,7 +67,9 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
   // Under /api the key is checked before the body is read, so a request without a valid key is a
   // 401 whatever its body; then the body, then Idempotency-Key (which needs both).
   const api = compose<ApiState>([
-    auth, jsonBody, idempotency,
+    auth,
+    jsonBody,
+    idempotency,
     dispatchByResource([
       checkoutSessionRoutes(deps),
       organizationRoutes(deps),
@@ -78,7 +88,9 @@ export function createApiApp(deps: ApiDeps & { createCheckoutSession: CreateChec
   const hosted = compose<ApiState>([jsonBody, ...mounted(hostedCheckoutRoutes(deps))]);
   const hostedInvoices = compose<ApiState>([jsonBody, ...mounted(hostedInvoiceRoutes(deps))]);
   const paymentLinkPages = compose<ApiState>(mounted(hostedPaymentLinkRoutes(deps)));
-  const admin = deps.adminToken ? compose<ApiState>([jsonBody, ...mounted(adminRoutes({ ...deps, adminToken: deps.adminToken }))]) : null;
+  const admin = deps.adminToken
+    ? compose<ApiState>([jsonBody, ...mounted(adminRoutes({ ...deps, adminToken: deps.adminToken }))])
+    : null;
 
   // One dispatch by path prefix, so a request only meets the middleware of its own area.
   app.use((ctx, next) => {

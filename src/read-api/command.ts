@@ -25,7 +25,10 @@ export async function commandFor<TState, TEvent extends DomainEvent, TCommand>(
 }
 
 /** The tenant's document with this id, or a 404 (another tenant's record is a 404 too). */
-export function ownedBy<T extends { organizationId: string; environment: string }>(ctx: ApiContext, doc: T | null): doc is T {
+export function ownedBy<T extends { organizationId: string; environment: string }>(
+  ctx: ApiContext,
+  doc: T | null,
+): doc is T {
   const { tenant } = ctx.state;
   return doc !== null && doc.organizationId === tenant.organizationId && doc.environment === tenant.environment;
 }

@@ -31,7 +31,11 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * not catch up in time, a store failed) creates nothing twice and answers with what it created.
  * Keys are kept in the log, so they outlive the required 24 hours.
  */
-export function idempotencyMiddleware(deps: { eventStore: EventStore; clock: Clock; secretBox: SecretBox }): Koa.Middleware<ApiState> {
+export function idempotencyMiddleware(deps: {
+  eventStore: EventStore;
+  clock: Clock;
+  secretBox: SecretBox;
+}): Koa.Middleware<ApiState> {
   const { eventStore, clock, secretBox } = deps;
   // Only a POST with a key is looked at; every other request goes straight on.
   return (ctx, next) => (ctx.method === 'POST' && ctx.get('idempotency-key') ? idempotent(ctx, next) : next());
@@ -41,10 +45,23 @@ export function idempotencyMiddleware(deps: { eventStore: EventStore; clock: Clo
     if (key.length > 255) throw new ValidationError('Idempotency-Key', 'must be at most 255 characters');
     const { tenant, rawBody } = ctx.state;
     const streamId = `idempotency-${sha256(`${tenant.organizationId}:${tenant.environment}:${key}`)}`;
-    const claim: Claimed = { method: ctx.method, path: ctx.path, bodyHash: sha256(rawBody), at: new Date(clock.now()).toISOString() };
+    const claim: Claimed = {
+      method: ctx.method,
+      path: ctx.path,
+      bodyHash: sha256(rawBody),
+      at: new Date(clock.now()).toISOString(),
+    };
     const event = (type: string, data: JsonObject): NewEvent => ({
-      id: newId(), type, data,
-      metadata: { organizationId: tenant.organizationId, environment: tenant.environment, actor: `api_key:${tenant.keyId}`, correlationId: newId(), occurredAt: claim.at },
+      id: newId(),
+      type,
+      data,
+      metadata: {
+        organizationId: tenant.organizationId,
+        environment: tenant.environment,
+        actor: `api_key:${tenant.keyId}`,
+        correlationId: newId(),
+        occurredAt: claim.at,
+      },
     });
 
     let revision: number;
@@ -53,22 +70,28 @@ export function idempotencyMiddleware(deps: { eventStore: EventStore; clock: Clo
       const lastClaim = [...history].reverse().find((e) => e.type === 'IdempotencyKeyClaimed');
       if (lastClaim) {
         const previous = lastClaim.data as unknown as Claimed;
-        const sameRequest = previous.method === claim.method && previous.path === claim.path && previous.bodyHash === claim.bodyHash;
+        const sameRequest =
+          previous.method === claim.method && previous.path === claim.path && previous.bodyHash === claim.bodyHash;
         const released = history.some((e) => e.type === 'IdempotencyKeyReleased' && e.revision > lastClaim.revision);
         // A released key did nothing that a retry could repeat: it is free for any request.
         if (!released) {
           if (!sameRequest) throw idempotencyConflict(key);
-          const recorded = history.find((e) => e.type === 'IdempotentResponseRecorded' && e.revision > lastClaim.revision);
+          const recorded = history.find(
+            (e) => e.type === 'IdempotentResponseRecorded' && e.revision > lastClaim.revision,
+          );
           if (recorded) {
             const { status, sealedBody, body } = recorded.data as unknown as Recorded;
             ctx.status = status;
             ctx.type = 'application/json';
-            ctx.body = sealedBody === undefined ? body ?? 'null' : secretBox.open(sealedBody);
+            ctx.body = sealedBody === undefined ? (body ?? 'null') : secretBox.open(sealedBody);
             ctx.set('Idempotent-Replayed', 'true');
             return;
           }
           if (clock.now() - Date.parse(previous.at) < ABANDONED_AFTER_MS) {
-            throw new ConflictError(`a request with Idempotency-Key ${key} is still being processed; retry shortly`, 'idempotency_key_in_use');
+            throw new ConflictError(
+              `a request with Idempotency-Key ${key} is still being processed; retry shortly`,
+              'idempotency_key_in_use',
+            );
           }
         }
       }
@@ -85,7 +108,9 @@ export function idempotencyMiddleware(deps: { eventStore: EventStore; clock: Clo
 
     // A run after one that failed (and released the key) may follow one that wrote before it failed:
     // the same ids make its creates find what that one wrote instead of writing it again.
-    ctx.state.newId = seededIds(`${tenant.organizationId}:${tenant.environment}:${key}:${claim.method}:${claim.path}:${claim.bodyHash}`);
+    ctx.state.newId = seededIds(
+      `${tenant.organizationId}:${tenant.environment}:${key}:${claim.method}:${claim.path}:${claim.bodyHash}`,
+    );
     try {
       await next();
     } catch (error) {
@@ -96,7 +121,16 @@ export function idempotencyMiddleware(deps: { eventStore: EventStore; clock: Clo
       await eventStore.append(streamId, [event('IdempotencyKeyReleased', {})], revision);
       return;
     }
-    const body = typeof ctx.body === 'string' ? ctx.body : Buffer.isBuffer(ctx.body) ? ctx.body.toString('utf8') : JSON.stringify(ctx.body ?? null);
-    await eventStore.append(streamId, [event('IdempotentResponseRecorded', { status: ctx.status, sealedBody: secretBox.seal(body) })], revision);
+    const body =
+      typeof ctx.body === 'string'
+        ? ctx.body
+        : Buffer.isBuffer(ctx.body)
+          ? ctx.body.toString('utf8')
+          : JSON.stringify(ctx.body ?? null);
+    await eventStore.append(
+      streamId,
+      [event('IdempotentResponseRecorded', { status: ctx.status, sealedBody: secretBox.seal(body) })],
+      revision,
+    );
   }
 }

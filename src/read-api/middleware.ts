@@ -16,14 +16,31 @@ export function errorMiddleware(): Koa.Middleware<ApiState> {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
         ctx.status = 404;
-        ctx.body = { statusCode: 404, error: 'Not Found', message: `no route for ${ctx.method} ${ctx.path}`, code: 'resource_missing' };
+        ctx.body = {
+          statusCode: 404,
+          error: 'Not Found',
+          message: `no route for ${ctx.method} ${ctx.path}`,
+          code: 'resource_missing',
+        };
       } else if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null)) {
         // Answers made without an error, such as the router's 405 for a method a path does not have.
         const status = ctx.status;
         const error = ctx.message || 'Error';
-        const code = status === 405 ? 'method_not_allowed' : status === 501 ? 'not_implemented' : status >= 500 ? 'processing_error' : 'invalid_request';
+        const code =
+          status === 405
+            ? 'method_not_allowed'
+            : status === 501
+              ? 'not_implemented'
+              : status >= 500
+                ? 'processing_error'
+                : 'invalid_request';
         const allow = ctx.response.get('Allow');
-        ctx.body = { statusCode: status, error, message: `${ctx.method} ${ctx.path}: ${error.toLowerCase()}${allow ? `; allowed: ${allow}` : ''}`, code };
+        ctx.body = {
+          statusCode: status,
+          error,
+          message: `${ctx.method} ${ctx.path}: ${error.toLowerCase()}${allow ? `; allowed: ${allow}` : ''}`,
+          code,
+        };
         ctx.status = status;
       }
     } catch (error) {
@@ -35,12 +52,22 @@ export function errorMiddleware(): Koa.Middleware<ApiState> {
       const status = (error as { status?: number }).status;
       if (status && status >= 400 && status < 500) {
         ctx.status = status;
-        ctx.body = { statusCode: status, error: 'Bad Request', message: (error as Error).message, code: 'invalid_request' };
+        ctx.body = {
+          statusCode: status,
+          error: 'Bad Request',
+          message: (error as Error).message,
+          code: 'invalid_request',
+        };
         return;
       }
       console.error(`[api] ${ctx.method} ${ctx.path} failed:`, error);
       ctx.status = 500;
-      ctx.body = { statusCode: 500, error: 'Internal Server Error', message: 'an unexpected error occurred; it has been logged', code: 'processing_error' };
+      ctx.body = {
+        statusCode: 500,
+        error: 'Internal Server Error',
+        message: 'an unexpected error occurred; it has been logged',
+        code: 'processing_error',
+      };
     }
   };
 }
@@ -61,17 +88,27 @@ async function readJsonBody(ctx: Koa.ParameterizedContext<ApiState>, next: Koa.N
   let size = 0;
   for await (const chunk of ctx.req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new ValidationError(null, `the request body must be at most ${MAX_BODY_BYTES} bytes`, 'request_too_large');
+    if (size > MAX_BODY_BYTES)
+      throw new ValidationError(null, `the request body must be at most ${MAX_BODY_BYTES} bytes`, 'request_too_large');
     chunks.push(chunk as Buffer);
   }
   const raw = Buffer.concat(chunks).toString('utf8');
   ctx.state.rawBody = raw;
   if (raw.trim().length > 0) {
-    if (!ctx.is('application/json')) throw new ValidationError(null, 'the request body must be JSON with Content-Type: application/json', 'invalid_content_type');
+    if (!ctx.is('application/json'))
+      throw new ValidationError(
+        null,
+        'the request body must be JSON with Content-Type: application/json',
+        'invalid_content_type',
+      );
     try {
       ctx.state.body = JSON.parse(raw);
     } catch (error) {
-      throw new ValidationError(null, `the request body is not valid JSON: ${(error as Error).message}`, 'invalid_json');
+      throw new ValidationError(
+        null,
+        `the request body is not valid JSON: ${(error as Error).message}`,
+        'invalid_json',
+      );
     }
   }
   await next();

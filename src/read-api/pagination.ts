@@ -44,13 +44,20 @@ function dateRangeFilter(ctx: ApiContext, field: string): Filter {
     const raw = queryValue(ctx, `${field}[${op}]`) ?? queryValue(ctx, `${field}.${op}`);
     if (raw === undefined) continue;
     const time = parseIsoInstant(raw);
-    if (Number.isNaN(time)) throw new ValidationError(`${field}[${op}]`, 'must be an ISO 8601 date or timestamp, such as 2026-05-01 or 2026-05-01T08:00:00Z');
+    if (Number.isNaN(time))
+      throw new ValidationError(
+        `${field}[${op}]`,
+        'must be an ISO 8601 date or timestamp, such as 2026-05-01 or 2026-05-01T08:00:00Z',
+      );
     range[`$${op}`] = new Date(time).toISOString();
   }
   return Object.keys(range).length ? { [field]: range } : {};
 }
 
-export type ListFilters = Record<string, { field?: string; values?: readonly string[]; kind?: 'string' | 'boolean' | 'csv' }>;
+export type ListFilters = Record<
+  string,
+  { field?: string; values?: readonly string[]; kind?: 'string' | 'boolean' | 'csv' }
+>;
 
 /**
  * A page of a tenant's documents: `page`, `limit` (1–200, default 200), `createdAt[…]` (and other date bounds) and the
@@ -59,7 +66,12 @@ export type ListFilters = Record<string, { field?: string; values?: readonly str
 export async function listPage<T extends ReadDocument, V>(
   ctx: ApiContext,
   collection: Collection<T>,
-  options: { filters?: ListFilters; base?: Filter; present(doc: NoInfer<T>): V; /** Date fields besides createdAt that take `[gt|gte|lt|lte]` bounds. */ dateFields?: string[] },
+  options: {
+    filters?: ListFilters;
+    base?: Filter;
+    present(doc: NoInfer<T>): V /** Date fields besides createdAt that take `[gt|gte|lt|lte]` bounds. */;
+    dateFields?: string[];
+  },
 ): Promise<{ page: number; limit: number; count: number; hasMore: boolean; data: V[] }> {
   const limit = positiveInt(queryValue(ctx, 'limit'), 'limit', 200, 200);
   // Bounded so that the number of documents skipped stays an exact integer for every read store.
@@ -75,9 +87,15 @@ export async function listPage<T extends ReadDocument, V>(
       if (raw !== 'true' && raw !== 'false') throw new ValidationError(name, 'must be true or false');
       filter[field] = raw === 'true';
     } else if (spec.kind === 'csv') {
-      filter[field] = { $in: raw.split(',').map((s) => s.trim()).filter(Boolean) };
+      filter[field] = {
+        $in: raw
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      };
     } else {
-      if (spec.values && !spec.values.includes(raw)) throw new ValidationError(name, `must be one of ${spec.values.join(', ')}`);
+      if (spec.values && !spec.values.includes(raw))
+        throw new ValidationError(name, `must be one of ${spec.values.join(', ')}`);
       filter[field] = raw;
     }
   }

@@ -63,7 +63,9 @@ async function ask(server: Server, method: string, path: string): Promise<Answer
     const req = httpRequest({ host: '127.0.0.1', port, method, path }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { body += chunk; });
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, allow: res.headers.allow, body }));
     });
     req.on('error', reject);
@@ -113,7 +115,10 @@ test('dispatch by resource answers every request exactly as mounting each router
   const mounted = routers().flatMap((r) => [r.routes(), r.allowedMethods()] as unknown as Koa.Middleware<ApiState>[]);
   const reference = await listen(app(compose<ApiState>(mounted)));
   const dispatched = await listen(app(dispatchByResource(routers())));
-  t.teardown(() => { reference.close(); dispatched.close(); });
+  t.teardown(() => {
+    reference.close();
+    dispatched.close();
+  });
   for (const [method, path] of REQUESTS) {
     const expected = await ask(reference, method, path);
     t.deepEqual(await ask(dispatched, method, path), expected, `${method} ${path}`);
@@ -127,6 +132,8 @@ test('dispatch by resource answers every request exactly as mounting each router
 test('a router with router-level middleware is refused rather than dispatched differently', (t) => {
   const router = new Router<ApiState>({ prefix: '/api/v1/things' });
   router.use(async (_ctx, next) => next());
-  router.get('/:id', (ctx) => { ctx.body = 'thing'; });
+  router.get('/:id', (ctx) => {
+    ctx.body = 'thing';
+  });
   t.throws(() => dispatchByResource([router]), { message: /router-level middleware/ });
 });

@@ -64,10 +64,14 @@ export function dispatchByResource(routers: Router<ApiState>[]): Koa.Middleware<
   const ordered: { route: Route; resource: string | null }[] = [];
   for (const router of routers) {
     for (const layer of router.stack) {
-      if (layer.methods.length === 0) throw new Error(`dispatchByResource: router-level middleware (${String(layer.path)}) is not supported`);
+      if (layer.methods.length === 0)
+        throw new Error(`dispatchByResource: router-level middleware (${String(layer.path)}) is not supported`);
       const resource = typeof layer.path === 'string' ? resourceOf(layer.path) : '';
       const general = resource === '' || /[:(*]/.test(resource);
-      ordered.push({ route: { layer, router, handlers: compose(layer.stack as Koa.Middleware<ApiState>[]) }, resource: general ? null : resource });
+      ordered.push({
+        route: { layer, router, handlers: compose(layer.stack as Koa.Middleware<ApiState>[]) },
+        resource: general ? null : resource,
+      });
     }
   }
   for (const { resource } of ordered) if (resource !== null && !byResource.has(resource)) byResource.set(resource, []);

@@ -17,9 +17,12 @@ test('get returns the stored document itself, deep-frozen, and leaves the caller
   t.true(Object.isFrozen(first));
   t.true(Object.isFrozen(first?.['lines']));
   t.true(Object.isFrozen(first?.['metadata']));
-  t.throws(() => {
-    (first as ReadDocument)['status'] = 'paid';
-  }, { instanceOf: TypeError });
+  t.throws(
+    () => {
+      (first as ReadDocument)['status'] = 'paid';
+    },
+    { instanceOf: TypeError },
+  );
 
   t.false(Object.isFrozen(given));
   given.status = 'changed after put';

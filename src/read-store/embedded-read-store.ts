@@ -1,12 +1,7 @@
 import { Aggregator, ProcessingMode, Query } from 'mingo';
 import { createEqualityIndex, type EqualityIndex } from './equality-index.ts';
 import type { Collection, Filter, FindOptions, ReadDocument, ReadStore } from './read-store.ts';
-import {
-  assertCollectionName,
-  copyReadDocument,
-  encodeCheckpoint,
-  normalizeFindOptions,
-} from './read-store-checks.ts';
+import { assertCollectionName, copyReadDocument, encodeCheckpoint, normalizeFindOptions } from './read-store-checks.ts';
 import { ReadStoreUsageError } from './read-store-usage-error.ts';
 
 export type EmbeddedReadStoreOptions = {
@@ -53,7 +48,8 @@ type CollectionState = {
 
 /** A trusted write: the `_id` is checked and the given object itself is frozen (top level) and kept. */
 function trustedDocument<T extends { _id: string }>(doc: T): T {
-  if (typeof doc._id !== 'string' || doc._id.length === 0) throw new TypeError('a read document needs a non-empty string _id');
+  if (typeof doc._id !== 'string' || doc._id.length === 0)
+    throw new TypeError('a read document needs a non-empty string _id');
   return Object.freeze(doc);
 }
 

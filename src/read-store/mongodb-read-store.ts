@@ -46,7 +46,12 @@ const databaseNameInUrl = (url: string): string | null => {
  * start. Documents are checked to be plain JSON before writing (a bigint would otherwise be
  * written as an Int64 and read back as a lossy number); `get` and `find` return fresh objects.
  */
-export const createMongoReadStore = async ({ url, databaseName, indexedFields = [], log = (line) => console.warn(line) }: MongoReadStoreOptions): Promise<ReadStore> => {
+export const createMongoReadStore = async ({
+  url,
+  databaseName,
+  indexedFields = [],
+  log = (line) => console.warn(line),
+}: MongoReadStoreOptions): Promise<ReadStore> => {
   const client = new MongoClient(url, {
     // Read 64-bit integers as numbers, never as bigint; documents hold money as strings anyway.
     useBigInt64: false,
@@ -58,18 +63,27 @@ export const createMongoReadStore = async ({ url, databaseName, indexedFields = 
   const db = client.db(databaseName ?? databaseNameInUrl(url) ?? DEFAULT_DATABASE_NAME);
   const checkpoints = db.collection<CheckpointDocument>(CHECKPOINTS_COLLECTION);
   const handles = new Map<string, Collection>();
-  const indexes = [...new Set(indexedFields)].filter((field) => field !== '_id').map((field) => ({ key: { [field]: 1 as const }, name: `weir_${field}` }));
+  const indexes = [...new Set(indexedFields)]
+    .filter((field) => field !== '_id')
+    .map((field) => ({ key: { [field]: 1 as const }, name: `weir_${field}` }));
   /** Per collection, its indexes being (or having been) created; forgotten when `dropAll` drops them. */
   const indexesCreated = new Map<string, Promise<void>>();
   const ensureIndexes = (name: string): Promise<void> => {
     let created = indexesCreated.get(name);
     if (created === undefined) {
-      created = indexes.length === 0
-        ? Promise.resolve()
-        : db.collection(name).createIndexes(indexes).then(
-          () => undefined,
-          (error: unknown) => log(`[read-store] MongoDB refused the indexes of ${name} (queries still answer, scanning): ${(error as Error).message}`),
-        );
+      created =
+        indexes.length === 0
+          ? Promise.resolve()
+          : db
+              .collection(name)
+              .createIndexes(indexes)
+              .then(
+                () => undefined,
+                (error: unknown) =>
+                  log(
+                    `[read-store] MongoDB refused the indexes of ${name} (queries still answer, scanning): ${(error as Error).message}`,
+                  ),
+              );
       indexesCreated.set(name, created);
     }
     return created;

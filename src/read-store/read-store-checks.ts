@@ -142,7 +142,10 @@ export const copyReadDocument = (doc: ReadDocument, { freeze }: { freeze: boolea
 export const encodeCheckpoint = (position: bigint | null): string | null => {
   if (position === null) return null;
   if (typeof position !== 'bigint') {
-    throw new ReadStoreUsageError('invalid_checkpoint', `a checkpoint position must be a bigint or null, got ${typeof position}`);
+    throw new ReadStoreUsageError(
+      'invalid_checkpoint',
+      `a checkpoint position must be a bigint or null, got ${typeof position}`,
+    );
   }
   return position.toString();
 };
@@ -150,5 +153,8 @@ export const encodeCheckpoint = (position: bigint | null): string | null => {
 export const decodeCheckpoint = (name: string, stored: unknown): bigint | null => {
   if (stored === null || stored === undefined) return null;
   if (typeof stored === 'string' && /^-?\d+$/.test(stored)) return BigInt(stored);
-  throw new ReadStoreUsageError('invalid_checkpoint', `checkpoint "${name}" holds ${JSON.stringify(stored)}, not an integer string`);
+  throw new ReadStoreUsageError(
+    'invalid_checkpoint',
+    `checkpoint "${name}" holds ${JSON.stringify(stored)}, not an integer string`,
+  );
 };

@@ -24,21 +24,44 @@ if (mongoDbUrl) {
   readStoreContract(test, 'mongodb', async () => {
     const databaseName = `${run}_${++stores}`;
     const store = await createMongoReadStore({ url: mongoDbUrl, databaseName });
-    return { store, cleanup: async () => { await store.close(); await dropDatabase(mongoDbUrl, databaseName); } };
+    return {
+      store,
+      cleanup: async () => {
+        await store.close();
+        await dropDatabase(mongoDbUrl, databaseName);
+      },
+    };
   });
 
   // The same contract with indexes on, and the indexes themselves: there before a collection's
   // first use, there again after dropAll (which drops them with the collections).
   readStoreContract(test, 'mongodb with indexes', async () => {
     const databaseName = `${run}_${++stores}`;
-    const store = await createMongoReadStore({ url: mongoDbUrl, databaseName, indexedFields: ['organizationId', 'status', 'metadata.orderId'] });
-    return { store, cleanup: async () => { await store.close(); await dropDatabase(mongoDbUrl, databaseName); } };
+    const store = await createMongoReadStore({
+      url: mongoDbUrl,
+      databaseName,
+      indexedFields: ['organizationId', 'status', 'metadata.orderId'],
+    });
+    return {
+      store,
+      cleanup: async () => {
+        await store.close();
+        await dropDatabase(mongoDbUrl, databaseName);
+      },
+    };
   });
 
   test('mongodb: every collection gets its indexes before its first use, and again after dropAll', async (t) => {
     const databaseName = `${run}_${++stores}`;
-    const store = await createMongoReadStore({ url: mongoDbUrl, databaseName, indexedFields: ['organizationId', 'status'] });
-    t.teardown(async () => { await store.close(); await dropDatabase(mongoDbUrl, databaseName); });
+    const store = await createMongoReadStore({
+      url: mongoDbUrl,
+      databaseName,
+      indexedFields: ['organizationId', 'status'],
+    });
+    t.teardown(async () => {
+      await store.close();
+      await dropDatabase(mongoDbUrl, databaseName);
+    });
     const indexNames = async (collection: string) => {
       const client = new MongoClient(mongoDbUrl);
       try {

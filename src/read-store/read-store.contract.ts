@@ -15,11 +15,51 @@ type Payment = ReadDocument & {
 
 /** Inserted out of order on purpose, so that natural order is not the sorted order. */
 const payments: readonly Payment[] = [
-  { _id: 'pay_3', organizationId: 'org_b', status: 'paid', fee: 30, amount: '300000000', createdAt: '2025-01-03T00:00:00.000Z', metadata: { orderId: 'order_3' } },
-  { _id: 'pay_1', organizationId: 'org_a', status: 'paid', fee: 10, amount: '100000000', createdAt: '2025-01-01T00:00:00.000Z', metadata: { orderId: 'order_1' } },
-  { _id: 'pay_5', organizationId: 'org_a', status: 'paid', fee: 50, amount: '500000000', createdAt: '2025-01-05T00:00:00.000Z', metadata: { orderId: 'order_2' } },
-  { _id: 'pay_2', organizationId: 'org_a', status: 'open', fee: 20, amount: '200000000', createdAt: '2025-01-02T00:00:00.000Z', metadata: { orderId: 'order_2' } },
-  { _id: 'pay_4', organizationId: 'org_a', status: 'expired', fee: 40, amount: '400000000', createdAt: '2025-01-04T00:00:00.000Z', metadata: { orderId: 'order_4' } },
+  {
+    _id: 'pay_3',
+    organizationId: 'org_b',
+    status: 'paid',
+    fee: 30,
+    amount: '300000000',
+    createdAt: '2025-01-03T00:00:00.000Z',
+    metadata: { orderId: 'order_3' },
+  },
+  {
+    _id: 'pay_1',
+    organizationId: 'org_a',
+    status: 'paid',
+    fee: 10,
+    amount: '100000000',
+    createdAt: '2025-01-01T00:00:00.000Z',
+    metadata: { orderId: 'order_1' },
+  },
+  {
+    _id: 'pay_5',
+    organizationId: 'org_a',
+    status: 'paid',
+    fee: 50,
+    amount: '500000000',
+    createdAt: '2025-01-05T00:00:00.000Z',
+    metadata: { orderId: 'order_2' },
+  },
+  {
+    _id: 'pay_2',
+    organizationId: 'org_a',
+    status: 'open',
+    fee: 20,
+    amount: '200000000',
+    createdAt: '2025-01-02T00:00:00.000Z',
+    metadata: { orderId: 'order_2' },
+  },
+  {
+    _id: 'pay_4',
+    organizationId: 'org_a',
+    status: 'expired',
+    fee: 40,
+    amount: '400000000',
+    createdAt: '2025-01-04T00:00:00.000Z',
+    metadata: { orderId: 'order_4' },
+  },
 ];
 
 const ids = (docs: readonly ReadDocument[]): string[] => docs.map((doc) => doc._id);
@@ -39,7 +79,8 @@ const tryToMutate = (doc: ReadDocument): void => {
   }
   try {
     const metadata = doc['metadata'];
-    if (typeof metadata === 'object' && metadata !== null) (metadata as Record<string, unknown>)['orderId'] = 'tampered';
+    if (typeof metadata === 'object' && metadata !== null)
+      (metadata as Record<string, unknown>)['orderId'] = 'tampered';
   } catch {
     // As above.
   }
@@ -49,11 +90,7 @@ const tryToMutate = (doc: ReadDocument): void => {
  * Register the read store contract as ava tests. `factory` must return a fresh store that no
  * other test uses (one test drops everything); `cleanup` releases it.
  */
-export const readStoreContract = (
-  test: TestFn,
-  name: string,
-  factory: () => Promise<ReadStoreFixture>,
-): void => {
+export const readStoreContract = (test: TestFn, name: string, factory: () => Promise<ReadStoreFixture>): void => {
   const withStore = async (
     t: ExecutionContext,
     label: string,
@@ -85,7 +122,12 @@ export const readStoreContract = (
       await payment.put(original);
       t.deepEqual(await payment.get('pay_1'), original);
 
-      const replacement: Payment = { ...original, organizationId: 'org_c', status: 'refunded', metadata: { orderId: 'order_9' } };
+      const replacement: Payment = {
+        ...original,
+        organizationId: 'org_c',
+        status: 'refunded',
+        metadata: { orderId: 'order_9' },
+      };
       await payment.put(replacement);
       t.deepEqual(await payment.get('pay_1'), replacement);
       t.deepEqual(await payment.find({ organizationId: 'org_a' }), [], 'the old field value no longer matches');
@@ -121,20 +163,32 @@ export const readStoreContract = (
 
   test(`${name}: put drops undefined properties like JSON`, (t) =>
     withStore(t, 'undefined', async (_store, collection) => {
-      await collection.put({ ...payments[1]!, note: undefined, metadata: { orderId: 'order_1', extra: undefined } } as Payment);
+      await collection.put({
+        ...payments[1]!,
+        note: undefined,
+        metadata: { orderId: 'order_1', extra: undefined },
+      } as Payment);
       t.deepEqual(await collection.get('pay_1'), payments[1]);
     }));
 
   test(`${name}: put refuses values that are not plain JSON and writes nothing`, (t) =>
     withStore(t, 'rejects', async (_store, collection) => {
       const base = payments[1]!;
-      const notJson: unknown[] = [10n ** 20n, new Date('2025-01-01T00:00:00.000Z'), Number.NaN, Number.POSITIVE_INFINITY, () => 1];
+      const notJson: unknown[] = [
+        10n ** 20n,
+        new Date('2025-01-01T00:00:00.000Z'),
+        Number.NaN,
+        Number.POSITIVE_INFINITY,
+        () => 1,
+      ];
       for (const value of notJson) {
         await t.throwsAsync(collection.put({ ...base, metadata: { orderId: 'order_1', value } } as Payment), {
           instanceOf: ReadStoreUsageError,
         });
       }
-      await t.throwsAsync(collection.put({ ...base, amount: 100000000n } as unknown as Payment), { instanceOf: ReadStoreUsageError });
+      await t.throwsAsync(collection.put({ ...base, amount: 100000000n } as unknown as Payment), {
+        instanceOf: ReadStoreUsageError,
+      });
       t.is(await collection.count({}), 0);
     }));
 
@@ -161,10 +215,10 @@ export const readStoreContract = (
       t.deepEqual(sortedIds(await payment.find({ createdAt: { $gte: day(2), $lt: day(4) } })), ['pay_2', 'pay_3']);
       t.deepEqual(sortedIds(await payment.find({ createdAt: { $gt: day(2), $lte: day(4) } })), ['pay_3', 'pay_4']);
       t.deepEqual(sortedIds(await payment.find({ createdAt: { $lt: day(1) } })), []);
-      t.deepEqual(
-        sortedIds(await payment.find({ organizationId: 'org_a', createdAt: { $gte: '2025-01-04' } })),
-        ['pay_4', 'pay_5'],
-      );
+      t.deepEqual(sortedIds(await payment.find({ organizationId: 'org_a', createdAt: { $gte: '2025-01-04' } })), [
+        'pay_4',
+        'pay_5',
+      ]);
     }));
 
   test(`${name}: equality matches array elements and null matches missing fields`, (t) =>
@@ -184,11 +238,35 @@ export const readStoreContract = (
 
   test(`${name}: sort ascending, descending and on several fields`, (t) =>
     withPayments(t, 'sort', async (payment) => {
-      t.deepEqual(ids(await payment.find({}, { sort: { createdAt: 1 } })), ['pay_1', 'pay_2', 'pay_3', 'pay_4', 'pay_5']);
-      t.deepEqual(ids(await payment.find({}, { sort: { createdAt: -1 } })), ['pay_5', 'pay_4', 'pay_3', 'pay_2', 'pay_1']);
+      t.deepEqual(ids(await payment.find({}, { sort: { createdAt: 1 } })), [
+        'pay_1',
+        'pay_2',
+        'pay_3',
+        'pay_4',
+        'pay_5',
+      ]);
+      t.deepEqual(ids(await payment.find({}, { sort: { createdAt: -1 } })), [
+        'pay_5',
+        'pay_4',
+        'pay_3',
+        'pay_2',
+        'pay_1',
+      ]);
       t.deepEqual(ids(await payment.find({}, { sort: { fee: -1 } })), ['pay_5', 'pay_4', 'pay_3', 'pay_2', 'pay_1']);
-      t.deepEqual(ids(await payment.find({}, { sort: { 'metadata.orderId': 1, _id: -1 } })), ['pay_1', 'pay_5', 'pay_2', 'pay_3', 'pay_4']);
-      t.deepEqual(ids(await payment.find({}, { sort: { status: 1, createdAt: -1 } })), ['pay_4', 'pay_2', 'pay_5', 'pay_3', 'pay_1']);
+      t.deepEqual(ids(await payment.find({}, { sort: { 'metadata.orderId': 1, _id: -1 } })), [
+        'pay_1',
+        'pay_5',
+        'pay_2',
+        'pay_3',
+        'pay_4',
+      ]);
+      t.deepEqual(ids(await payment.find({}, { sort: { status: 1, createdAt: -1 } })), [
+        'pay_4',
+        'pay_2',
+        'pay_5',
+        'pay_3',
+        'pay_1',
+      ]);
       t.deepEqual(ids(await payment.find({ status: 'paid' }, { sort: { _id: 1 } })), ['pay_1', 'pay_3', 'pay_5']);
     }));
 
@@ -229,7 +307,9 @@ export const readStoreContract = (
           { _id: 'org_b', totalFee: 30, payments: 1 },
         ],
       );
-      t.deepEqual(await payment.aggregate([{ $group: { _id: null, totalFee: { $sum: '$fee' } } }]), [{ _id: null, totalFee: 150 }]);
+      t.deepEqual(await payment.aggregate([{ $group: { _id: null, totalFee: { $sum: '$fee' } } }]), [
+        { _id: null, totalFee: 150 },
+      ]);
       t.deepEqual(
         await payment.aggregate([
           { $match: { organizationId: 'org_a' } },

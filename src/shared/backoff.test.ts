@@ -2,7 +2,10 @@ import test from 'ava';
 import { doublingDelay } from './backoff.ts';
 
 test('doubles from the first wait per failure in a row and stops at the cap', (t) => {
-  t.deepEqual([1, 2, 3, 4, 5, 6].map((failures) => doublingDelay(failures, 1_000, 10_000)), [1_000, 2_000, 4_000, 8_000, 10_000, 10_000]);
+  t.deepEqual(
+    [1, 2, 3, 4, 5, 6].map((failures) => doublingDelay(failures, 1_000, 10_000)),
+    [1_000, 2_000, 4_000, 8_000, 10_000, 10_000],
+  );
 });
 
 test('no failure yet or a count out of range waits the first delay; a huge count stays at the cap', (t) => {

@@ -20,14 +20,19 @@ export function createSystemClock(): Clock {
       const arm = () => {
         const wait = at - Date.now();
         if (wait <= 0) {
-          handle = setTimeout(() => { if (!cancelled) fire(); }, 0);
+          handle = setTimeout(() => {
+            if (!cancelled) fire();
+          }, 0);
           return;
         }
         handle = setTimeout(arm, Math.min(wait, MAX_TIMEOUT_MS));
       };
       arm();
       handle!.unref?.();
-      return () => { cancelled = true; clearTimeout(handle); };
+      return () => {
+        cancelled = true;
+        clearTimeout(handle);
+      };
     },
   };
 }
@@ -50,22 +55,33 @@ export function createManualClock(start: number = Date.parse('2026-01-01T00:00:0
       const id = nextId++;
       timers.set(id, { at, fire });
       if (at <= current) queueMicrotask(() => clock.advanceTo(current));
-      return () => { timers.delete(id); };
+      return () => {
+        timers.delete(id);
+      };
     },
     advanceTo(at) {
       if (at > current) current = at;
       for (;;) {
         let dueId: number | undefined;
         let dueAt = Infinity;
-        for (const [id, t] of timers) if (t.at <= current && t.at < dueAt) { dueAt = t.at; dueId = id; }
+        for (const [id, t] of timers)
+          if (t.at <= current && t.at < dueAt) {
+            dueAt = t.at;
+            dueId = id;
+          }
         if (dueId === undefined) return;
         const timer = timers.get(dueId)!;
         timers.delete(dueId);
         timer.fire();
       }
     },
-    advanceBy(ms) { clock.advanceTo(current + ms); },
-    set(at) { current = at; clock.advanceTo(at); },
+    advanceBy(ms) {
+      clock.advanceTo(current + ms);
+    },
+    set(at) {
+      current = at;
+      clock.advanceTo(at);
+    },
   };
   return clock;
 }

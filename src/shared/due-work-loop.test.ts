@@ -3,7 +3,9 @@ import { createManualClock } from './clock.ts';
 import { createDueWorkLoop } from './due-work-loop.ts';
 
 /** Let the loop's pending promises run (no time passes on the clock). */
-const settle = async () => { for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve)); };
+const settle = async () => {
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+};
 
 test('a failing run is retried on the clock, the wait doubling per failure in a row and reset by a success', async (t) => {
   const clock = createManualClock(0);
@@ -16,9 +18,14 @@ test('a failing run is retried on the clock, the wait doubling per failure in a 
     log: (line) => lines.push(line),
     async runDue(now) {
       runs.push(now);
-      if (failing > 0) { failing -= 1; throw new Error('store unreachable'); }
+      if (failing > 0) {
+        failing -= 1;
+        throw new Error('store unreachable');
+      }
     },
-    async nextDue() { return null; },
+    async nextDue() {
+      return null;
+    },
   });
   t.teardown(() => loop.stop());
   loop.poke();
@@ -60,8 +67,12 @@ test('the wait stops growing at five minutes', async (t) => {
     name: 'work',
     clock,
     log: (line) => waits.push(Number(/retrying in (\d+) ms/.exec(line)?.[1])),
-    async runDue() { throw new Error('down'); },
-    async nextDue() { return null; },
+    async runDue() {
+      throw new Error('down');
+    },
+    async nextDue() {
+      return null;
+    },
   });
   t.teardown(() => loop.stop());
   loop.poke();
@@ -70,5 +81,8 @@ test('the wait stops growing at five minutes', async (t) => {
     clock.advanceTo(clock.now() + waits.at(-1)!);
     await settle();
   }
-  t.deepEqual(waits, [1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000, 300_000, 300_000, 300_000, 300_000]);
+  t.deepEqual(
+    waits,
+    [1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000, 300_000, 300_000, 300_000, 300_000],
+  );
 });

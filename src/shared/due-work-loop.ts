@@ -42,15 +42,23 @@ export function createDueWorkLoop(deps: {
 
   function poke(): void {
     if (stopped) return;
-    if (running !== null) { again = true; return; }
+    if (running !== null) {
+      again = true;
+      return;
+    }
     running = (async () => {
       try {
-        do { again = false; await runOnce(); } while (again && !stopped);
+        do {
+          again = false;
+          await runOnce();
+        } while (again && !stopped);
         failures = 0;
       } catch (error) {
         failures += 1;
         const waitMs = doublingDelay(failures, FIRST_RETRY_MS, MAX_RETRY_MS);
-        log(`[${deps.name}] failed (${failures} time(s) in a row); retrying in ${waitMs} ms: ${(error as Error).stack ?? String(error)}`);
+        log(
+          `[${deps.name}] failed (${failures} time(s) in a row); retrying in ${waitMs} ms: ${(error as Error).stack ?? String(error)}`,
+        );
         cancelTimer?.();
         if (!stopped) cancelTimer = clock.schedule(clock.now() + waitMs, poke);
       } finally {

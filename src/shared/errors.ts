@@ -21,7 +21,11 @@ export class WeirError extends Error {
 /** 400: the request is wrong; `field` names the offending field. */
 export class ValidationError extends WeirError {
   override readonly name = 'ValidationError';
-  constructor(readonly field: string | null, message: string, code = 'parameter_invalid') {
+  constructor(
+    readonly field: string | null,
+    message: string,
+    code = 'parameter_invalid',
+  ) {
     super(400, 'Bad Request', code, field ? `${field}: ${message}` : message);
   }
 }

@@ -26,7 +26,10 @@ let scratchNamespace = '';
  */
 export function deterministicId(name: string, namespace: string = WEIR_NAMESPACE): string {
   const capacity = 16 + name.length * 3;
-  if (capacity > scratch.length) { scratch = Buffer.alloc(capacity); scratchNamespace = ''; }
+  if (capacity > scratch.length) {
+    scratch = Buffer.alloc(capacity);
+    scratchNamespace = '';
+  }
   if (namespace !== scratchNamespace) {
     scratch.write(namespace.replace(/-/g, ''), 0, 16, 'hex');
     scratchNamespace = namespace;

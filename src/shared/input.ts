@@ -19,15 +19,26 @@ export function optionalObject(o: Input, key: string, path = ''): Input | undefi
   return v === undefined || v === null ? undefined : asObject(v, join(path, key));
 }
 
-export function optionalString(o: Input, key: string, path = '', options: { max?: number; min?: number; pattern?: RegExp; hint?: string } = {}): string | undefined {
+export function optionalString(
+  o: Input,
+  key: string,
+  path = '',
+  options: { max?: number; min?: number; pattern?: RegExp; hint?: string } = {},
+): string | undefined {
   const v = o[key];
   if (v === undefined || v === null) return undefined;
   const field = join(path, key);
   if (typeof v !== 'string') throw new ValidationError(field, 'must be a string');
   const max = options.max ?? 5000;
   if (v.length > max) throw new ValidationError(field, `must be at most ${max} characters`);
-  if (options.min !== undefined && v.length < options.min) throw new ValidationError(field, options.min === 1 ? 'must not be empty' : `must be at least ${options.min} characters`, 'parameter_invalid_string_empty');
-  if (options.pattern && !options.pattern.test(v)) throw new ValidationError(field, options.hint ?? 'has an invalid format');
+  if (options.min !== undefined && v.length < options.min)
+    throw new ValidationError(
+      field,
+      options.min === 1 ? 'must not be empty' : `must be at least ${options.min} characters`,
+      'parameter_invalid_string_empty',
+    );
+  if (options.pattern && !options.pattern.test(v))
+    throw new ValidationError(field, options.hint ?? 'has an invalid format');
   return v;
 }
 
@@ -38,7 +49,12 @@ export function nullableString(o: Input, key: string, max: number): string | nul
   return optionalString(o, key, '', { max }) ?? null;
 }
 
-export function requiredString(o: Input, key: string, path = '', options: { max?: number; pattern?: RegExp; hint?: string } = {}): string {
+export function requiredString(
+  o: Input,
+  key: string,
+  path = '',
+  options: { max?: number; pattern?: RegExp; hint?: string } = {},
+): string {
   const v = optionalString(o, key, path, { min: 1, ...options });
   if (v === undefined) throw new ValidationError(join(path, key), 'is required', 'parameter_missing');
   return v;
@@ -51,17 +67,28 @@ export function optionalBoolean(o: Input, key: string, path = ''): boolean | und
   return v;
 }
 
-export function optionalInteger(o: Input, key: string, path = '', range: { min?: number; max?: number } = {}): number | undefined {
+export function optionalInteger(
+  o: Input,
+  key: string,
+  path = '',
+  range: { min?: number; max?: number } = {},
+): number | undefined {
   const v = o[key];
   if (v === undefined || v === null) return undefined;
   const field = join(path, key);
-  if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new ValidationError(field, 'must be an integer', 'parameter_invalid_integer');
+  if (typeof v !== 'number' || !Number.isSafeInteger(v))
+    throw new ValidationError(field, 'must be an integer', 'parameter_invalid_integer');
   if (range.min !== undefined && v < range.min) throw new ValidationError(field, `must be at least ${range.min}`);
   if (range.max !== undefined && v > range.max) throw new ValidationError(field, `must be at most ${range.max}`);
   return v;
 }
 
-export function optionalNumber(o: Input, key: string, path = '', range: { min?: number; max?: number } = {}): number | undefined {
+export function optionalNumber(
+  o: Input,
+  key: string,
+  path = '',
+  range: { min?: number; max?: number } = {},
+): number | undefined {
   const v = o[key];
   if (v === undefined || v === null) return undefined;
   const field = join(path, key);
@@ -91,13 +118,20 @@ export function requiredAmount(o: Input, key: string, path = ''): bigint {
   }
 }
 
-export function optionalArray(o: Input, key: string, path = '', options: { max?: number; min?: number } = {}): unknown[] | undefined {
+export function optionalArray(
+  o: Input,
+  key: string,
+  path = '',
+  options: { max?: number; min?: number } = {},
+): unknown[] | undefined {
   const v = o[key];
   if (v === undefined || v === null) return undefined;
   const field = join(path, key);
   if (!Array.isArray(v)) throw new ValidationError(field, 'must be an array');
-  if (options.max !== undefined && v.length > options.max) throw new ValidationError(field, `must have at most ${options.max} items`);
-  if (options.min !== undefined && v.length < options.min) throw new ValidationError(field, `must have at least ${options.min} item${options.min === 1 ? '' : 's'}`);
+  if (options.max !== undefined && v.length > options.max)
+    throw new ValidationError(field, `must have at most ${options.max} items`);
+  if (options.min !== undefined && v.length < options.min)
+    throw new ValidationError(field, `must have at least ${options.min} item${options.min === 1 ? '' : 's'}`);
   return v;
 }
 
@@ -111,7 +145,8 @@ export function optionalUrl(o: Input, key: string, path = ''): string | undefine
   } catch {
     throw new ValidationError(join(path, key), 'must be an absolute URL', 'url_invalid');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError(join(path, key), 'must be an http or https URL', 'url_invalid');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ValidationError(join(path, key), 'must be an http or https URL', 'url_invalid');
   return v;
 }
 
@@ -132,7 +167,8 @@ export function optionalMetadata(o: Input, key: string, path = ''): Record<strin
   for (const [k, value] of entries) {
     if (k.length === 0 || k.length > 40) throw new ValidationError(`${field}.${k}`, 'keys must be 1 to 40 characters');
     // Assigning it would set the object's prototype instead of storing the key: refuse, never drop.
-    if (k === '__proto__') throw new ValidationError(`${field}.${k}`, 'is a reserved name and cannot be a metadata key');
+    if (k === '__proto__')
+      throw new ValidationError(`${field}.${k}`, 'is a reserved name and cannot be a metadata key');
     if (typeof value === 'number' || typeof value === 'boolean') out[k] = String(value);
     else if (typeof value === 'string') {
       if (value.length > 500) throw new ValidationError(`${field}.${k}`, 'must be at most 500 characters');

@@ -15,7 +15,8 @@ export class AmountError extends Error {
 export function parseAmount(value: unknown): bigint {
   let text: string;
   if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value) || value < 0) throw new AmountError('must be a non-negative integer (send large amounts as strings)');
+    if (!Number.isSafeInteger(value) || value < 0)
+      throw new AmountError('must be a non-negative integer (send large amounts as strings)');
     text = String(value);
   } else if (typeof value === 'string') {
     text = value;

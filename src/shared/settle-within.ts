@@ -7,9 +7,17 @@ export type Settlement<T> = { value: T } | { rejected: unknown } | { timedOut: t
  */
 export async function settleWithin<T>(promise: Promise<T>, ms: number): Promise<Settlement<T>> {
   let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<Settlement<T>>((resolve) => { timer = setTimeout(() => resolve({ timedOut: true }), ms); });
+  const expired = new Promise<Settlement<T>>((resolve) => {
+    timer = setTimeout(() => resolve({ timedOut: true }), ms);
+  });
   try {
-    return await Promise.race([promise.then((value): Settlement<T> => ({ value }), (rejected: unknown): Settlement<T> => ({ rejected })), expired]);
+    return await Promise.race([
+      promise.then(
+        (value): Settlement<T> => ({ value }),
+        (rejected: unknown): Settlement<T> => ({ rejected }),
+      ),
+      expired,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -7,11 +7,15 @@ let exitHookInstalled = false;
 
 function onProcessExit(task: () => void): () => void {
   if (!exitHookInstalled) {
-    process.once('exit', () => { for (const run of atExit) run(); });
+    process.once('exit', () => {
+      for (const run of atExit) run();
+    });
     exitHookInstalled = true;
   }
   atExit.add(task);
-  return () => { atExit.delete(task); };
+  return () => {
+    atExit.delete(task);
+  };
 }
 
 /**

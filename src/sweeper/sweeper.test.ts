@@ -11,14 +11,26 @@ import { SweepNodeError, SweepReceiptLostError, SweepRevertedError } from './swe
 import { createSweeper, type MinedSweep, type SweepExecutor, type SweepRequest, type SweepResult } from './sweeper.ts';
 
 /** A flush the double was asked for: `result` when it swept, `reverted` when mined and reverted, `unmined` when sent but (not yet) mined. */
-type Flush = { depositAddresses: string[]; result: SweepResult | null; reverted?: SweepResult; unmined?: SweepResult; sweptNothing?: true };
+type Flush = {
+  depositAddresses: string[];
+  result: SweepResult | null;
+  reverted?: SweepResult;
+  unmined?: SweepResult;
+  sweptNothing?: true;
+};
 
 /**
  * How the double answers a flush: sweep, refuse (throws, nothing sent), revert (mined, gas paid),
  * lose the receipt of a mined flush (the hash in the error), lose the answer to the send itself
  * (mined, the hash not known), or send a transaction that is not mined (yet: `mineUnmined`).
  */
-type FlushAnswer = { kind: 'sweep' } | { kind: 'refuse'; error: Error } | { kind: 'revert' } | { kind: 'receiptLost' } | { kind: 'sendAnswerLost' } | { kind: 'unmined' };
+type FlushAnswer =
+  | { kind: 'sweep' }
+  | { kind: 'refuse'; error: Error }
+  | { kind: 'revert' }
+  | { kind: 'receiptLost' }
+  | { kind: 'sendAnswerLost' }
+  | { kind: 'unmined' };
 
 /**
  * A test double of the SweepExecutor port: no chain, but each deposit address is funded (by
@@ -63,7 +75,10 @@ function createRefusingSweepExecutorDouble() {
       await onBroadcast(transaction.transactionHash);
       if (answered.kind === 'unmined') {
         flushes.push({ depositAddresses, result: null, unmined: transaction });
-        throw new SweepReceiptLostError(`sweep transaction ${transaction.transactionHash} was sent but its receipt could not be had: timed out`, transaction.transactionHash);
+        throw new SweepReceiptLostError(
+          `sweep transaction ${transaction.transactionHash} was sent but its receipt could not be had: timed out`,
+          transaction.transactionHash,
+        );
       }
       if (answered.kind === 'revert') {
         mined.set(transaction.transactionHash, { transaction, reverted: true });
@@ -73,7 +88,10 @@ function createRefusingSweepExecutorDouble() {
       mineSweep(depositAddresses, transaction);
       flushes.push({ depositAddresses, result: transaction, ...sweptNothing });
       if (answered.kind === 'receiptLost') {
-        throw new SweepReceiptLostError(`sweep transaction ${transaction.transactionHash} was sent but its receipt could not be had: timed out`, transaction.transactionHash);
+        throw new SweepReceiptLostError(
+          `sweep transaction ${transaction.transactionHash} was sent but its receipt could not be had: timed out`,
+          transaction.transactionHash,
+        );
       }
       return transaction;
     },
@@ -84,40 +102,61 @@ function createRefusingSweepExecutorDouble() {
   };
   /** The next flush answers `next`; those after it sweep. */
   function answerNext(next: FlushAnswer) {
-    answer = () => { answer = () => ({ kind: 'sweep' }); return next; };
+    answer = () => {
+      answer = () => ({ kind: 'sweep' });
+      return next;
+    };
   }
   return {
     executor,
     flushes,
     /** A payment reached `depositAddress`: it holds something to sweep again. */
-    fund(depositAddress: string) { emptied.delete(depositAddress); },
+    fund(depositAddress: string) {
+      emptied.delete(depositAddress);
+    },
     /** Refuse every flush that contains `depositAddress`, as a merchant wallet rejecting the coin makes the batch revert. */
     refuseDeposit(depositAddress: string) {
-      answer = (requests) => (requests.some((r) => r.depositAddress === depositAddress) ? { kind: 'refuse', error: new Error(`reverted with NativeTransferFailed(${depositAddress})`) } : { kind: 'sweep' });
+      answer = (requests) =>
+        requests.some((r) => r.depositAddress === depositAddress)
+          ? { kind: 'refuse', error: new Error(`reverted with NativeTransferFailed(${depositAddress})`) }
+          : { kind: 'sweep' };
     },
     /** Every flush containing `depositAddress` is mined and reverts: nothing moves, the gas is paid. */
     revertDeposit(depositAddress: string) {
-      answer = (requests) => (requests.some((r) => r.depositAddress === depositAddress) ? { kind: 'revert' } : { kind: 'sweep' });
+      answer = (requests) =>
+        requests.some((r) => r.depositAddress === depositAddress) ? { kind: 'revert' } : { kind: 'sweep' };
     },
-    refuseEverything(reason: string) { answer = () => ({ kind: 'refuse', error: new Error(reason) }); },
+    refuseEverything(reason: string) {
+      answer = () => ({ kind: 'refuse', error: new Error(reason) });
+    },
     /** The node is down: flushes and balance reads fail with the node's error. */
     nodeDown(reason: string) {
       answer = () => ({ kind: 'refuse', error: new SweepNodeError(reason) });
       readFailure = new SweepNodeError(reason);
     },
     /** The next flush is mined but its receipt never comes (its hash is known); the node answers again after. */
-    loseNextReceipt() { answerNext({ kind: 'receiptLost' }); },
+    loseNextReceipt() {
+      answerNext({ kind: 'receiptLost' });
+    },
     /** The next flush is mined but the node's answer to sending it is lost: not even its hash is known. */
-    loseNextSendAnswer() { answerNext({ kind: 'sendAnswerLost' }); },
+    loseNextSendAnswer() {
+      answerNext({ kind: 'sendAnswerLost' });
+    },
     /** The next flush is sent but not mined (its receipt is not had) until `mineUnmined`, or never (dropped). */
-    leaveNextUnmined() { answerNext({ kind: 'unmined' }); },
+    leaveNextUnmined() {
+      answerNext({ kind: 'unmined' });
+    },
     /** The flushes sent but not mined are mined now, sweeping their deposits. */
     mineUnmined() {
       for (const flush of flushes) {
-        if (flush.unmined && !mined.has(flush.unmined.transactionHash)) mineSweep(flush.depositAddresses, flush.unmined);
+        if (flush.unmined && !mined.has(flush.unmined.transactionHash))
+          mineSweep(flush.depositAddresses, flush.unmined);
       }
     },
-    acceptEverything() { answer = () => ({ kind: 'sweep' }); readFailure = null; },
+    acceptEverything() {
+      answer = () => ({ kind: 'sweep' });
+      readFailure = null;
+    },
   };
 }
 
@@ -133,23 +172,37 @@ async function sweeperWorld(t: ExecutionContext) {
   const chain = chainPublisher(weir.bus);
   const double = createRefusingSweepExecutorDouble();
   const lookAgainAt: number[] = [];
-  const sweeperClock: Clock = { now: () => clock.now(), schedule: (at, fire) => { lookAgainAt.push(at); return clock.schedule(at, fire); } };
+  const sweeperClock: Clock = {
+    now: () => clock.now(),
+    schedule: (at, fire) => {
+      lookAgainAt.push(at);
+      return clock.schedule(at, fire);
+    },
+  };
   const logged: string[] = [];
   /** Sessions whose next sweep recording (RecordSweep) fails (the event store refuses it), once each. */
   const failNextRecording = new Set<string>();
   const commands: CommandHandler = {
     ...weir.commands,
     async handle(aggregate, id, command, ctx) {
-      if ((command as { type?: string }).type === 'RecordSweep' && failNextRecording.delete(id)) throw new Error('event store unavailable');
+      if ((command as { type?: string }).type === 'RecordSweep' && failNextRecording.delete(id))
+        throw new Error('event store unavailable');
       return weir.commands.handle(aggregate, id, command, ctx);
     },
   };
   /** A sweeper over the world's durable state (event store, read models, chain), with nothing in memory. */
   const newSweeper = () => {
     const created = createSweeper({
-      clock: sweeperClock, readStore: weir.readStore, projections: weir.projections, commands,
+      clock: sweeperClock,
+      readStore: weir.readStore,
+      projections: weir.projections,
+      commands,
       executors: new Map([[TEST_NETWORK.network, double.executor]]),
-      batchDelayMs: 0, retryAfterMs: 1_000, maxRetryAfterMs: 4_000, dropAfterMs: 3_000, log: (line) => logged.push(line),
+      batchDelayMs: 0,
+      retryAfterMs: 1_000,
+      maxRetryAfterMs: 4_000,
+      dropAfterMs: 3_000,
+      log: (line) => logged.push(line),
     });
     t.teardown(() => created.stop());
     return created;
@@ -161,9 +214,15 @@ async function sweeperWorld(t: ExecutionContext) {
 
   /** A new session, and its USDC deposit address on the test network. */
   const openSession = async () => {
-    const created = await merchant.api.post<{ id: string; addresses: { paymentAddress: string; asset: { currency: string } }[] }>('/api/v1/checkout/sessions', sessionRequest());
+    const created = await merchant.api.post<{
+      id: string;
+      addresses: { paymentAddress: string; asset: { currency: string } }[];
+    }>('/api/v1/checkout/sessions', sessionRequest());
     t.is(created.status, 200, JSON.stringify(created.body));
-    return { id: created.body.id, depositAddress: created.body.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress };
+    return {
+      id: created.body.id,
+      depositAddress: created.body.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress,
+    };
   };
   /** A final transfer to `depositAddress`: the session gets a confirmed payment to sweep. */
   const pay = async (depositAddress: string, amount = '3000000') => {
@@ -176,7 +235,8 @@ async function sweeperWorld(t: ExecutionContext) {
   const pendingDeposits = async () => (await sweeps.find({ pending: true })).map((d) => d.depositAddress).sort();
   const until = <T>(probe: () => Promise<T | undefined>, what: string) => eventually(probe, what, 10_000);
   /** Waits until the sweeper asks to look again at `at` (it has finished what was due) and returns the flushes so far. */
-  const settledUntil = (at: number, what: string) => until(async () => (lookAgainAt.at(-1) === at ? double.flushes.length : undefined), what);
+  const settledUntil = (at: number, what: string) =>
+    until(async () => (lookAgainAt.at(-1) === at ? double.flushes.length : undefined), what);
   /** The process restarts: `sweeper` stops, and a new one (returned, started) takes over the same durable state. */
   const restartSweeper = async () => {
     await sweeper.stop();
@@ -184,10 +244,25 @@ async function sweeperWorld(t: ExecutionContext) {
     restarted.start();
     return restarted;
   };
-  return { clock, double, sweeper, logged, sessions, sweeps, failNextRecording, openSession, pay, pendingDeposits, until, settledUntil, restartSweeper };
+  return {
+    clock,
+    double,
+    sweeper,
+    logged,
+    sessions,
+    sweeps,
+    failNextRecording,
+    openSession,
+    pay,
+    pendingDeposits,
+    until,
+    settledUntil,
+    restartSweeper,
+  };
 }
 
-const refusedFlushesOf = (flushes: Flush[], depositAddress: string) => flushes.filter((f) => f.result === null && f.depositAddresses.includes(depositAddress));
+const refusedFlushesOf = (flushes: Flush[], depositAddress: string) =>
+  flushes.filter((f) => f.result === null && f.depositAddresses.includes(depositAddress));
 
 test('one deposit that cannot be swept does not hold back the others; it waits on its own doubling backoff until a success clears it', async (t) => {
   const w = await sweeperWorld(t);
@@ -200,39 +275,82 @@ test('one deposit that cannot be swept does not hold back the others; it waits o
   const t0 = w.clock.now();
 
   w.sweeper.start();
-  await w.until(async () => ((await w.pendingDeposits()).join() === bad.depositAddress ? true : undefined), 'the good deposits swept in the first run');
+  await w.until(
+    async () => ((await w.pendingDeposits()).join() === bad.depositAddress ? true : undefined),
+    'the good deposits swept in the first run',
+  );
   await w.settledUntil(t0 + 1_000, 'the next look at the bad deposit after its first backoff (1 s)');
   t.is(w.clock.now(), t0, 'all in the same run, without the clock moving');
   const firstRun = [...w.double.flushes];
-  t.deepEqual([...firstRun[0]!.depositAddresses].sort(), opened.map((s) => s.depositAddress).sort(), 'the batch of all four was tried first');
+  t.deepEqual(
+    [...firstRun[0]!.depositAddresses].sort(),
+    opened.map((s) => s.depositAddress).sort(),
+    'the batch of all four was tried first',
+  );
   t.is(firstRun[0]!.result, null);
   t.true(firstRun.length <= 2 * 4 - 1, `${firstRun.length} flushes for 4 deposits`);
-  t.is(firstRun.filter((f) => f.result === null && f.depositAddresses.length === 1).length, 1, 'only the bad deposit failed alone');
+  t.is(
+    firstRun.filter((f) => f.result === null && f.depositAddresses.length === 1).length,
+    1,
+    'only the bad deposit failed alone',
+  );
   // Gas: each transaction actually sent is split exactly over the sessions it swept.
   const sent = firstRun.filter((f) => f.result !== null);
-  t.deepEqual(sent.flatMap((f) => f.depositAddresses).sort(), good.map((s) => s.depositAddress).sort(), 'each good deposit swept once');
+  t.deepEqual(
+    sent.flatMap((f) => f.depositAddresses).sort(),
+    good.map((s) => s.depositAddress).sort(),
+    'each good deposit swept once',
+  );
   for (const flush of sent) {
-    const swept = await Promise.all(flush.depositAddresses.map(async (address) => (await w.sessions.get(opened.find((s) => s.depositAddress === address)!.id))!));
-    const records = swept.map((s) => { t.is(s.sweeps.length, 1); return s.sweeps[0]!; });
-    t.true(records.every((r) => r.transactionHash === flush.result!.transactionHash), 'each session records the transaction that swept it');
-    t.is(records.reduce((sum, r) => sum + BigInt(r.gasUsed), 0n), flush.result!.gasUsed);
-    t.is(records.reduce((sum, r) => sum + BigInt(r.gasCost), 0n), flush.result!.gasCost);
+    const swept = await Promise.all(
+      flush.depositAddresses.map(
+        async (address) => (await w.sessions.get(opened.find((s) => s.depositAddress === address)!.id))!,
+      ),
+    );
+    const records = swept.map((s) => {
+      t.is(s.sweeps.length, 1);
+      return s.sweeps[0]!;
+    });
+    t.true(
+      records.every((r) => r.transactionHash === flush.result!.transactionHash),
+      'each session records the transaction that swept it',
+    );
+    t.is(
+      records.reduce((sum, r) => sum + BigInt(r.gasUsed), 0n),
+      flush.result!.gasUsed,
+    );
+    t.is(
+      records.reduce((sum, r) => sum + BigInt(r.gasCost), 0n),
+      flush.result!.gasCost,
+    );
   }
   t.is((await w.sessions.get(bad.id))!.sweeps.length, 0);
   t.is(w.logged.length, 1);
-  t.true(w.logged[0]!.includes(bad.depositAddress) && w.logged[0]!.includes('retrying it in 1 s') && w.logged[0]!.includes(`NativeTransferFailed(${bad.depositAddress})`), w.logged[0]);
+  t.true(
+    w.logged[0]!.includes(bad.depositAddress) &&
+      w.logged[0]!.includes('retrying it in 1 s') &&
+      w.logged[0]!.includes(`NativeTransferFailed(${bad.depositAddress})`),
+    w.logged[0],
+  );
 
   // A payment confirmed meanwhile is swept at once, not behind the bad deposit's backoff.
   const late = await w.openSession();
   await w.pay(late.depositAddress);
-  await w.until(async () => ((await w.sessions.get(late.id))!.sweeps.length === 1 ? true : undefined), 'the new deposit swept');
+  await w.until(
+    async () => ((await w.sessions.get(late.id))!.sweeps.length === 1 ? true : undefined),
+    'the new deposit swept',
+  );
   t.is(w.clock.now(), t0);
   t.deepEqual(w.double.flushes.at(-1)!.depositAddresses, [late.depositAddress]);
   await w.settledUntil(t0 + 1_000, 'the bad deposit still waiting for its own time');
 
   // The bad deposit alone, on its own doubling backoff: 1 s, 2 s, 4 s, then capped at 4 s.
   let refusals = refusedFlushesOf(w.double.flushes, bad.depositAddress).length;
-  for (const [at, next] of [[t0 + 1_000, t0 + 3_000], [t0 + 3_000, t0 + 7_000], [t0 + 7_000, t0 + 11_000]] as const) {
+  for (const [at, next] of [
+    [t0 + 1_000, t0 + 3_000],
+    [t0 + 3_000, t0 + 7_000],
+    [t0 + 7_000, t0 + 11_000],
+  ] as const) {
     w.clock.advanceTo(at - 1);
     t.is(refusedFlushesOf(w.double.flushes, bad.depositAddress).length, refusals, 'not tried before its time');
     w.clock.advanceTo(at);
@@ -246,7 +364,10 @@ test('one deposit that cannot be swept does not hold back the others; it waits o
   // The wallet accepts again: the next try sweeps it, with the whole gas of its own transaction.
   w.double.acceptEverything();
   w.clock.advanceTo(t0 + 11_000);
-  const recovered = await w.until(async () => { const s = (await w.sessions.get(bad.id))!; return s.sweeps.length === 1 ? s : undefined; }, 'the bad deposit swept');
+  const recovered = await w.until(async () => {
+    const s = (await w.sessions.get(bad.id))!;
+    return s.sweeps.length === 1 ? s : undefined;
+  }, 'the bad deposit swept');
   const lastFlush = w.double.flushes.at(-1)!;
   t.deepEqual(lastFlush.depositAddresses, [bad.depositAddress]);
   t.is(recovered.sweeps[0]!.transactionHash, lastFlush.result!.transactionHash);
@@ -271,10 +392,17 @@ test('when every flush fails alike (the node is down), a run stays bounded and t
   const t0 = w.clock.now();
 
   w.sweeper.start();
-  t.is(await w.settledUntil(t0 + 1_000, 'the network backoff of 1 s'), 2 * 4 - 1, 'bisection of 4 deposits: at most 7 flushes');
+  t.is(
+    await w.settledUntil(t0 + 1_000, 'the network backoff of 1 s'),
+    2 * 4 - 1,
+    'bisection of 4 deposits: at most 7 flushes',
+  );
   t.true(w.double.flushes.every((f) => f.result === null));
   t.is(w.logged.length, 1);
-  t.regex(w.logged[0]!, /^sweep of 4 deposit address\(es\) on weir-testnet failed, each alone too, retrying in 1 s: HTTP request failed\. URL: <url>$/);
+  t.regex(
+    w.logged[0]!,
+    /^sweep of 4 deposit address\(es\) on weir-testnet failed, each alone too, retrying in 1 s: HTTP request failed\. URL: <url>$/,
+  );
   t.false(w.logged[0]!.includes('secret'), 'the RPC URL (and its key) stays out of the log');
 
   // The network waits a fixed 1 s again (no doubling for a network-wide failure).
@@ -295,7 +423,10 @@ async function paidSessions(w: Awaited<ReturnType<typeof sweeperWorld>>, count: 
   const opened = [];
   for (let i = 0; i < count; i += 1) opened.push(await w.openSession());
   for (const session of opened) await w.pay(session.depositAddress);
-  await w.until(async () => ((await w.pendingDeposits()).length === count ? true : undefined), `${count} deposits to sweep`);
+  await w.until(
+    async () => ((await w.pendingDeposits()).length === count ? true : undefined),
+    `${count} deposits to sweep`,
+  );
   return opened;
 }
 
@@ -313,8 +444,15 @@ test('a flush mined but not recorded (the event store failed) is recorded on the
   t.is(w.double.flushes.length, 1, 'one transaction for both, none sent again');
   const [flush] = w.double.flushes;
   const records = await Promise.all([a!, b!].map(async (s) => (await w.sessions.get(s.id))!.sweeps));
-  t.deepEqual(records.map((r) => r.map((sweep) => sweep.transactionHash)), [[flush!.result!.transactionHash], [flush!.result!.transactionHash]]);
-  t.is(records.flat().reduce((sum, r) => sum + BigInt(r.gasCost), 0n), flush!.result!.gasCost, 'the second session records its share of the first transaction');
+  t.deepEqual(
+    records.map((r) => r.map((sweep) => sweep.transactionHash)),
+    [[flush!.result!.transactionHash], [flush!.result!.transactionHash]],
+  );
+  t.is(
+    records.flat().reduce((sum, r) => sum + BigInt(r.gasCost), 0n),
+    flush!.result!.gasCost,
+    'the second session records its share of the first transaction',
+  );
 });
 
 test('a flush mined whose hash is not known (the answer to sending it was lost): the deposits are seen empty on chain and no transaction sweeping nothing is sent', async (t) => {
@@ -324,20 +462,29 @@ test('a flush mined whose hash is not known (the answer to sending it was lost):
   const t0 = w.clock.now();
 
   w.sweeper.start();
-  await w.settledUntil(t0 + 1_000, 'the deposits\' own first backoff');
+  await w.settledUntil(t0 + 1_000, "the deposits' own first backoff");
   w.clock.advanceTo(t0 + 1_000);
   await w.settledUntil(t0 + 3_000, 'looked again on chain, still empty: the doubled backoff');
   t.is(w.double.flushes.length, 1, 'only the flush whose receipt was lost');
-  t.deepEqual(w.double.flushes.filter((f) => f.sweptNothing), []);
+  t.deepEqual(
+    w.double.flushes.filter((f) => f.sweptNothing),
+    [],
+  );
   t.is(w.logged.filter((line) => line.includes('holds nothing on chain')).length, 4, 'each deposit, at each look');
   t.true(opened.every((s) => w.logged.some((line) => line.includes(s.depositAddress))));
 
   // A new payment to one of them: it holds something again and is swept.
   await w.pay(opened[0]!.depositAddress, '1');
   w.clock.advanceTo(t0 + 3_000);
-  await w.until(async () => ((await w.sessions.get(opened[0]!.id))!.sweeps.length === 1 ? true : undefined), 'the new payment swept');
+  await w.until(
+    async () => ((await w.sessions.get(opened[0]!.id))!.sweeps.length === 1 ? true : undefined),
+    'the new payment swept',
+  );
   t.deepEqual(w.double.flushes.at(-1)!.depositAddresses, [opened[0]!.depositAddress]);
-  t.deepEqual(w.double.flushes.filter((f) => f.sweptNothing), []);
+  t.deepEqual(
+    w.double.flushes.filter((f) => f.sweptNothing),
+    [],
+  );
 });
 
 test('a flush mined but reverted records its gas on the sessions it was sent for, and the deposits are retried as after other failures', async (t) => {
@@ -347,22 +494,51 @@ test('a flush mined but reverted records its gas on the sessions it was sent for
   const t0 = w.clock.now();
 
   w.sweeper.start();
-  await w.settledUntil(t0 + 1_000, 'the reverting deposit\'s own first backoff');
+  await w.settledUntil(t0 + 1_000, "the reverting deposit's own first backoff");
   // [good, bad] reverted, [good] swept, [bad] reverted.
-  t.deepEqual(w.double.flushes.map((f) => [f.depositAddresses.length, f.reverted ? 'reverted' : 'swept']), [[2, 'reverted'], [1, 'swept'], [1, 'reverted']]);
+  t.deepEqual(
+    w.double.flushes.map((f) => [f.depositAddresses.length, f.reverted ? 'reverted' : 'swept']),
+    [
+      [2, 'reverted'],
+      [1, 'swept'],
+      [1, 'reverted'],
+    ],
+  );
   const [both, alone, badAlone] = w.double.flushes;
   const goodSweeps = (await w.sessions.get(good!.id))!.sweeps;
-  const badSweeps = await w.until(async () => { const s = (await w.sessions.get(bad!.id))!.sweeps; return s.length === 2 ? s : undefined; }, 'both reverts recorded on the bad session');
-  t.deepEqual(goodSweeps.map((s) => [s.transactionHash, s.reverted ?? false, s.transferIds.length]), [[both!.reverted!.transactionHash, true, 0], [alone!.result!.transactionHash, false, 1]]);
-  t.deepEqual(badSweeps.map((s) => [s.transactionHash, s.reverted ?? false, s.transferIds.length]), [[both!.reverted!.transactionHash, true, 0], [badAlone!.reverted!.transactionHash, true, 0]]);
+  const badSweeps = await w.until(async () => {
+    const s = (await w.sessions.get(bad!.id))!.sweeps;
+    return s.length === 2 ? s : undefined;
+  }, 'both reverts recorded on the bad session');
+  t.deepEqual(
+    goodSweeps.map((s) => [s.transactionHash, s.reverted ?? false, s.transferIds.length]),
+    [
+      [both!.reverted!.transactionHash, true, 0],
+      [alone!.result!.transactionHash, false, 1],
+    ],
+  );
+  t.deepEqual(
+    badSweeps.map((s) => [s.transactionHash, s.reverted ?? false, s.transferIds.length]),
+    [
+      [both!.reverted!.transactionHash, true, 0],
+      [badAlone!.reverted!.transactionHash, true, 0],
+    ],
+  );
   const paid = both!.reverted!.gasCost + alone!.result!.gasCost + badAlone!.reverted!.gasCost;
-  t.is([...goodSweeps, ...badSweeps].reduce((sum, s) => sum + BigInt(s.gasCost), 0n), paid, 'every wei of gas paid is recorded');
+  t.is(
+    [...goodSweeps, ...badSweeps].reduce((sum, s) => sum + BigInt(s.gasCost), 0n),
+    paid,
+    'every wei of gas paid is recorded',
+  );
   t.deepEqual(await w.pendingDeposits(), [bad!.depositAddress], 'a reverted sweep moved nothing: still pending');
   t.regex(w.logged.at(-1)!, /failed on its own \(1 time\(s\) in a row\), retrying it in 1 s/);
 
   w.double.acceptEverything();
   w.clock.advanceTo(t0 + 1_000);
-  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'the deposit swept on its retry');
+  await w.until(
+    async () => ((await w.pendingDeposits()).length === 0 ? true : undefined),
+    'the deposit swept on its retry',
+  );
 });
 
 test('a single deposit failing while the node is down is not blamed: the network round waits a fixed time and sweeps it once the node answers', async (t) => {
@@ -377,11 +553,21 @@ test('a single deposit failing while the node is down is not blamed: the network
     w.clock.advanceTo(at);
     await w.settledUntil(at + 1_000, 'the network backoff of 1 s again, not a doubling one of the deposit');
   }
-  t.true(w.logged.every((line) => /^the node of weir-testnet failed sweeping 1 deposit address\(es\), retrying in 1 s: HTTP request failed/.test(line)), w.logged.join('\n'));
+  t.true(
+    w.logged.every((line) =>
+      /^the node of weir-testnet failed sweeping 1 deposit address\(es\), retrying in 1 s: HTTP request failed/.test(
+        line,
+      ),
+    ),
+    w.logged.join('\n'),
+  );
 
   w.double.acceptEverything();
   w.clock.advanceTo(t0 + 3_000);
-  await w.until(async () => ((await w.sessions.get(only!.id))!.sweeps.length === 1 ? true : undefined), 'swept in the first round after the node is back');
+  await w.until(
+    async () => ((await w.sessions.get(only!.id))!.sweeps.length === 1 ? true : undefined),
+    'swept in the first round after the node is back',
+  );
   t.is(w.clock.now(), t0 + 3_000);
 });
 
@@ -389,7 +575,11 @@ test('a single deposit failing while the node is down is not blamed: the network
  * Two paid sessions, `arrange` run on the world (how the first flush goes), the sweeper started,
  * and settled until it looks again at `firstLookAt` ms after the start (`t0`).
  */
-async function startedOnTwoDeposits(t: ExecutionContext, arrange: (world: Awaited<ReturnType<typeof sweeperWorld>>, opened: { id: string }[]) => void, firstLook: string) {
+async function startedOnTwoDeposits(
+  t: ExecutionContext,
+  arrange: (world: Awaited<ReturnType<typeof sweeperWorld>>, opened: { id: string }[]) => void,
+  firstLook: string,
+) {
   const w = await sweeperWorld(t);
   const opened = await paidSessions(w, 2);
   arrange(w, opened);
@@ -401,79 +591,161 @@ async function startedOnTwoDeposits(t: ExecutionContext, arrange: (world: Awaite
 
 /** The sessions' sweeps (transaction, transfers, gas) and the sweeps read model's broadcast transaction, per session. */
 async function sweepStateOf(w: Awaited<ReturnType<typeof sweeperWorld>>, opened: { id: string }[]) {
-  return Promise.all(opened.map(async ({ id }) => {
-    const session = (await w.sessions.get(id))!;
-    const [doc] = await w.sweeps.find({ checkoutSessionId: id });
-    return {
-      sweeps: session.sweeps.map((s) => ({ transactionHash: s.transactionHash, transfers: s.transferIds.length, gasUsed: BigInt(s.gasUsed), gasCost: BigInt(s.gasCost) })),
-      broadcast: (session.sweepsBroadcast ?? []).map((b) => b.transactionHash),
-      pending: doc!.pending,
-      readModelBroadcast: doc!.broadcast?.transactionHash ?? null,
-    };
-  }));
+  return Promise.all(
+    opened.map(async ({ id }) => {
+      const session = (await w.sessions.get(id))!;
+      const [doc] = await w.sweeps.find({ checkoutSessionId: id });
+      return {
+        sweeps: session.sweeps.map((s) => ({
+          transactionHash: s.transactionHash,
+          transfers: s.transferIds.length,
+          gasUsed: BigInt(s.gasUsed),
+          gasCost: BigInt(s.gasCost),
+        })),
+        broadcast: (session.sweepsBroadcast ?? []).map((b) => b.transactionHash),
+        pending: doc!.pending,
+        readModelBroadcast: doc!.broadcast?.transactionHash ?? null,
+      };
+    }),
+  );
 }
 
 /** Each session records `transaction` once, with one transfer, and their shares of its gas add up to what it cost. */
-function assertRecordedOnce(t: ExecutionContext, states: Awaited<ReturnType<typeof sweepStateOf>>, transaction: SweepResult) {
-  t.true(states.every((s) => s.sweeps.length === 1 && s.sweeps[0]!.transactionHash === transaction.transactionHash && s.sweeps[0]!.transfers === 1), JSON.stringify(states.map((s) => s.sweeps.length)));
-  t.is(states.reduce((sum, s) => sum + s.sweeps[0]!.gasUsed, 0n), transaction.gasUsed);
-  t.is(states.reduce((sum, s) => sum + s.sweeps[0]!.gasCost, 0n), transaction.gasCost);
-  t.true(states.every((s) => !s.pending && s.broadcast.length === 0 && s.readModelBroadcast === null), 'nothing left shown as being swept');
+function assertRecordedOnce(
+  t: ExecutionContext,
+  states: Awaited<ReturnType<typeof sweepStateOf>>,
+  transaction: SweepResult,
+) {
+  t.true(
+    states.every(
+      (s) =>
+        s.sweeps.length === 1 &&
+        s.sweeps[0]!.transactionHash === transaction.transactionHash &&
+        s.sweeps[0]!.transfers === 1,
+    ),
+    JSON.stringify(states.map((s) => s.sweeps.length)),
+  );
+  t.is(
+    states.reduce((sum, s) => sum + s.sweeps[0]!.gasUsed, 0n),
+    transaction.gasUsed,
+  );
+  t.is(
+    states.reduce((sum, s) => sum + s.sweeps[0]!.gasCost, 0n),
+    transaction.gasCost,
+  );
+  t.true(
+    states.every((s) => !s.pending && s.broadcast.length === 0 && s.readModelBroadcast === null),
+    'nothing left shown as being swept',
+  );
 }
 
 test('a flush whose receipt was lost is shown as being swept, looked up by its hash and recorded with its gas, never flushed again', async (t) => {
-  const { w, opened, t0 } = await startedOnTwoDeposits(t, (world) => { world.double.loseNextReceipt(); }, 'the look-up of the transaction in 1 s');
+  const { w, opened, t0 } = await startedOnTwoDeposits(
+    t,
+    (world) => {
+      world.double.loseNextReceipt();
+    },
+    'the look-up of the transaction in 1 s',
+  );
   t.is(w.double.flushes.length, 1);
   const transaction = w.double.flushes[0]!.result!;
-  t.regex(w.logged.at(-1)!, new RegExp(`^the receipt of sweep transaction ${transaction.transactionHash} \\(2 deposit address\\(es\\)\\) on weir-testnet was not had; not flushing them again, looking it up in 1 s`));
+  t.regex(
+    w.logged.at(-1)!,
+    new RegExp(
+      `^the receipt of sweep transaction ${transaction.transactionHash} \\(2 deposit address\\(es\\)\\) on weir-testnet was not had; not flushing them again, looking it up in 1 s`,
+    ),
+  );
   // Meanwhile: pending, and being swept by that transaction (not as never swept).
-  t.deepEqual((await sweepStateOf(w, opened)).map((s) => [s.sweeps.length, s.broadcast, s.pending, s.readModelBroadcast]),
-    opened.map(() => [0, [transaction.transactionHash], true, transaction.transactionHash]));
+  t.deepEqual(
+    (await sweepStateOf(w, opened)).map((s) => [s.sweeps.length, s.broadcast, s.pending, s.readModelBroadcast]),
+    opened.map(() => [0, [transaction.transactionHash], true, transaction.transactionHash]),
+  );
 
   w.clock.advanceTo(t0 + 1_000);
-  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'the mined transaction recorded');
+  await w.until(
+    async () => ((await w.pendingDeposits()).length === 0 ? true : undefined),
+    'the mined transaction recorded',
+  );
   assertRecordedOnce(t, await sweepStateOf(w, opened), transaction);
   t.is(w.double.flushes.length, 1, 'not flushed again');
   t.false(w.logged.some((line) => line.includes('holds nothing on chain')));
 });
 
 test('a flush sent but never mined is looked up until it is taken as dropped, then its deposits, still funded, are flushed again', async (t) => {
-  const { w, opened, t0 } = await startedOnTwoDeposits(t, (world) => { world.double.leaveNextUnmined(); }, 'the first look-up in 1 s');
+  const { w, opened, t0 } = await startedOnTwoDeposits(
+    t,
+    (world) => {
+      world.double.leaveNextUnmined();
+    },
+    'the first look-up in 1 s',
+  );
   const dropped = w.double.flushes[0]!.unmined!;
   for (const at of [t0 + 1_000, t0 + 2_000]) {
     w.clock.advanceTo(at);
     await w.settledUntil(at + 1_000, 'not mined: looked up again in 1 s');
-    t.regex(w.logged.at(-1)!, new RegExp(`^sweep transaction ${dropped.transactionHash} on weir-testnet is not mined ${(at - t0) / 1000} s after it was sent; not flushing its 2 deposit address\\(es\\) again`));
+    t.regex(
+      w.logged.at(-1)!,
+      new RegExp(
+        `^sweep transaction ${dropped.transactionHash} on weir-testnet is not mined ${(at - t0) / 1000} s after it was sent; not flushing its 2 deposit address\\(es\\) again`,
+      ),
+    );
   }
   t.is(w.double.flushes.length, 1, 'no flush while it may still be mined');
-  t.deepEqual((await sweepStateOf(w, opened)).map((s) => s.readModelBroadcast), [dropped.transactionHash, dropped.transactionHash]);
+  t.deepEqual(
+    (await sweepStateOf(w, opened)).map((s) => s.readModelBroadcast),
+    [dropped.transactionHash, dropped.transactionHash],
+  );
 
   // dropAfterMs (3 s) after it was sent: dropped, and the deposits are flushed again.
   w.clock.advanceTo(t0 + 3_000);
   await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'swept by a new flush');
   t.is(w.double.flushes.length, 2);
   assertRecordedOnce(t, await sweepStateOf(w, opened), w.double.flushes[1]!.result!);
-  t.true(w.logged.some((line) => line.startsWith(`sweep transaction ${dropped.transactionHash} on weir-testnet was not mined 3 s after it was sent: taken as dropped`)));
+  t.true(
+    w.logged.some((line) =>
+      line.startsWith(
+        `sweep transaction ${dropped.transactionHash} on weir-testnet was not mined 3 s after it was sent: taken as dropped`,
+      ),
+    ),
+  );
 });
 
 test('after a restart, a flush mined whose recording failed is found by its hash and recorded, with its share of the gas', async (t) => {
-  const { w, opened, t0 } = await startedOnTwoDeposits(t, (world, sessions) => { world.failNextRecording.add(sessions[1]!.id); }, 'the network backoff after the failed recording');
+  const { w, opened, t0 } = await startedOnTwoDeposits(
+    t,
+    (world, sessions) => {
+      world.failNextRecording.add(sessions[1]!.id);
+    },
+    'the network backoff after the failed recording',
+  );
   await w.restartSweeper();
   await w.settledUntil(t0 + 1_000, 'the restarted sweeper looks the transaction up 1 s after it was sent');
   w.clock.advanceTo(t0 + 1_000);
-  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'recorded by the restarted sweeper');
+  await w.until(
+    async () => ((await w.pendingDeposits()).length === 0 ? true : undefined),
+    'recorded by the restarted sweeper',
+  );
   t.is(w.double.flushes.length, 1, 'one transaction, not sent again');
   assertRecordedOnce(t, await sweepStateOf(w, opened), w.double.flushes[0]!.result!);
 });
 
 test('after a restart, a flush sent before it and mined after is found by its hash and recorded, never flushed again', async (t) => {
-  const { w, opened, t0 } = await startedOnTwoDeposits(t, (world) => { world.double.leaveNextUnmined(); }, 'the first look-up in 1 s');
+  const { w, opened, t0 } = await startedOnTwoDeposits(
+    t,
+    (world) => {
+      world.double.leaveNextUnmined();
+    },
+    'the first look-up in 1 s',
+  );
   w.double.mineUnmined();
   await w.restartSweeper();
   await w.settledUntil(t0 + 1_000, 'the restarted sweeper looks the transaction up 1 s after it was sent');
   t.is(w.double.flushes.length, 1);
   w.clock.advanceTo(t0 + 1_000);
-  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'recorded by the restarted sweeper');
+  await w.until(
+    async () => ((await w.pendingDeposits()).length === 0 ? true : undefined),
+    'recorded by the restarted sweeper',
+  );
   t.is(w.double.flushes.length, 1, 'one transaction, not sent again');
   assertRecordedOnce(t, await sweepStateOf(w, opened), w.double.flushes[0]!.unmined!);
 });

@@ -10,7 +10,12 @@ import { createDueWorkLoop } from '../shared/due-work-loop.ts';
 import { doublingDelay } from '../shared/backoff.ts';
 import { SweepNodeError, SweepReceiptLostError, SweepRevertedError, type SweepTransaction } from './sweep-errors.ts';
 
-export type SweepRequest = { checkoutSessionId: string; depositAddress: string; merchantAddress: string; assets: string[] };
+export type SweepRequest = {
+  checkoutSessionId: string;
+  depositAddress: string;
+  merchantAddress: string;
+  assets: string[];
+};
 
 export type SweepResult = SweepTransaction;
 
@@ -53,7 +58,8 @@ type FailedAlone = { doc: SweepDoc; reason: string; byNode: boolean };
 /** One deposit's part of a sweep transaction: the transfers it was sent for, and its share (`index` of `count`) of the gas. */
 type SweepPart = { doc: SweepDoc; transferIds: string[]; index: number; count: number };
 
-const partsOf = (docs: SweepDoc[]): SweepPart[] => docs.map((doc, index) => ({ doc, transferIds: doc.transferIds, index, count: docs.length }));
+const partsOf = (docs: SweepDoc[]): SweepPart[] =>
+  docs.map((doc, index) => ({ doc, transferIds: doc.transferIds, index, count: docs.length }));
 
 /**
  * A sweep transaction sent whose outcome is not recorded yet. `mined` once known (its recording
@@ -61,7 +67,14 @@ const partsOf = (docs: SweepDoc[]): SweepPart[] => docs.map((doc, index) => ({ d
  * `lookAt` on, and forgotten (its deposits flushed again if still funded) once not mined for
  * `dropAfterMs` after `sentAt`.
  */
-type InFlight = { network: string; transactionHash: string; sentAt: number; lookAt: number; parts: SweepPart[]; mined: MinedSweep | null };
+type InFlight = {
+  network: string;
+  transactionHash: string;
+  sentAt: number;
+  lookAt: number;
+  parts: SweepPart[];
+  mined: MinedSweep | null;
+};
 
 /** A flush sent whose receipt was not had, and why. */
 type ReceiptLost = { flight: InFlight; reason: string };
@@ -71,17 +84,29 @@ type ReceiptLost = { flight: InFlight; reason: string };
  * those found empty on chain though not recorded as swept (so not flushed), and the flushes sent
  * whose receipt was not had (their deposits are not flushed again until their outcome is known).
  */
-type BatchOutcome = { swept: SweepDoc[]; failedAlone: FailedAlone[]; seenEmpty: SweepDoc[]; receiptLost: ReceiptLost[] };
+type BatchOutcome = {
+  swept: SweepDoc[];
+  failedAlone: FailedAlone[];
+  seenEmpty: SweepDoc[];
+  receiptLost: ReceiptLost[];
+};
 
 const nothingSwept: BatchOutcome = { swept: [], failedAlone: [], seenEmpty: [], receiptLost: [] };
 
 const joined = (outcomes: BatchOutcome[]): BatchOutcome => ({
-  swept: outcomes.flatMap((o) => o.swept), failedAlone: outcomes.flatMap((o) => o.failedAlone),
-  seenEmpty: outcomes.flatMap((o) => o.seenEmpty), receiptLost: outcomes.flatMap((o) => o.receiptLost),
+  swept: outcomes.flatMap((o) => o.swept),
+  failedAlone: outcomes.flatMap((o) => o.failedAlone),
+  seenEmpty: outcomes.flatMap((o) => o.seenEmpty),
+  receiptLost: outcomes.flatMap((o) => o.receiptLost),
 });
 
 const requestsOf = (docs: SweepDoc[]): SweepRequest[] =>
-  docs.map((d) => ({ checkoutSessionId: d.checkoutSessionId, depositAddress: d.depositAddress, merchantAddress: d.merchantAddress, assets: d.assets }));
+  docs.map((d) => ({
+    checkoutSessionId: d.checkoutSessionId,
+    depositAddress: d.depositAddress,
+    merchantAddress: d.merchantAddress,
+    assets: d.assets,
+  }));
 
 /**
  * The failure's message for the log, with URLs left out: an RPC URL may carry a provider's API
@@ -149,8 +174,12 @@ export function createSweeper(deps: {
   let unsubscribe: (() => void) | null = null;
 
   const dueAt = (doc: SweepDoc) =>
-    Math.max(Date.parse(doc.updatedAt) + batchDelayMs, networkRetryAt.get(doc.network) ?? 0, depositBackoff.get(doc._id)?.retryAt ?? 0,
-      flightOfDoc.get(doc._id)?.lookAt ?? 0);
+    Math.max(
+      Date.parse(doc.updatedAt) + batchDelayMs,
+      networkRetryAt.get(doc.network) ?? 0,
+      depositBackoff.get(doc._id)?.retryAt ?? 0,
+      flightOfDoc.get(doc._id)?.lookAt ?? 0,
+    );
 
   /** The flight of `transactionHash`, known or new (sent now for `parts`). */
   function flightOf(network: string, transactionHash: string, parts: SweepPart[]): InFlight {
@@ -170,8 +199,11 @@ export function createSweeper(deps: {
 
   /** Runs `command` on the deposit's session and waits until the read models have it. */
   async function handle(doc: SweepDoc, command: CheckoutSessionCommand): Promise<void> {
-    const recorded = await commands.handle(checkoutSessionAggregate, doc.checkoutSessionId, command,
-      { organizationId: doc.organizationId, environment: doc.environment as Environment, actor: 'system:sweeper' });
+    const recorded = await commands.handle(checkoutSessionAggregate, doc.checkoutSessionId, command, {
+      organizationId: doc.organizationId,
+      environment: doc.environment as Environment,
+      actor: 'system:sweeper',
+    });
     if (recorded.position !== null) await projections.waitFor(recorded.position, 30_000);
   }
 
@@ -187,8 +219,12 @@ export function createSweeper(deps: {
       await handle(part.doc, {
         type: 'RecordSweep',
         sweep: {
-          network: flight.network, chainId: part.doc.chainId, transactionHash: transaction.transactionHash, transferIds: reverted ? [] : part.transferIds,
-          gasUsed: shareOf(transaction.gasUsed, part.count, part.index).toString(), gasCost: shareOf(transaction.gasCost, part.count, part.index).toString(),
+          network: flight.network,
+          chainId: part.doc.chainId,
+          transactionHash: transaction.transactionHash,
+          transferIds: reverted ? [] : part.transferIds,
+          gasUsed: shareOf(transaction.gasUsed, part.count, part.index).toString(),
+          gasCost: shareOf(transaction.gasCost, part.count, part.index).toString(),
           ...(reverted ? { reverted: true } : {}),
         },
       });
@@ -204,10 +240,15 @@ export function createSweeper(deps: {
     flightOf(network, transactionHash, parts);
     try {
       for (const { doc, transferIds, index, count } of parts) {
-        await handle(doc, { type: 'RecordSweepBroadcast', broadcast: { network, chainId: doc.chainId, transactionHash, transferIds, share: { index, count } } });
+        await handle(doc, {
+          type: 'RecordSweepBroadcast',
+          broadcast: { network, chainId: doc.chainId, transactionHash, transferIds, share: { index, count } },
+        });
       }
     } catch (error) {
-      log(`recording that sweep transaction ${transactionHash} on ${network} was sent failed (it is kept in memory until its outcome is recorded): ${reasonOf(error)}`);
+      log(
+        `recording that sweep transaction ${transactionHash} on ${network} was sent failed (it is kept in memory until its outcome is recorded): ${reasonOf(error)}`,
+      );
     }
   }
 
@@ -217,7 +258,7 @@ export function createSweeper(deps: {
    * whether its deposits may be flushed again (dropped, or reverted).
    */
   async function settle(executor: SweepExecutor, flight: InFlight, now: number): Promise<boolean> {
-    const mined = flight.mined ?? await executor.minedSweep(flight.transactionHash);
+    const mined = flight.mined ?? (await executor.minedSweep(flight.transactionHash));
     if (mined) {
       await record(flight, mined);
       return mined.reverted;
@@ -225,14 +266,18 @@ export function createSweeper(deps: {
     const { network, transactionHash } = flight;
     if (now < flight.sentAt + dropAfterMs) {
       flight.lookAt = Math.min(now + retryAfterMs, flight.sentAt + dropAfterMs);
-      log(`sweep transaction ${transactionHash} on ${network} is not mined ${seconds(now - flight.sentAt)} after it was sent; not flushing its ` +
-        `${flight.parts.length} deposit address(es) again, looking it up again in ${seconds(flight.lookAt - now)}`);
+      log(
+        `sweep transaction ${transactionHash} on ${network} is not mined ${seconds(now - flight.sentAt)} after it was sent; not flushing its ` +
+          `${flight.parts.length} deposit address(es) again, looking it up again in ${seconds(flight.lookAt - now)}`,
+      );
       return false;
     }
     for (const part of flight.parts) await handle(part.doc, { type: 'DropSweepBroadcast', network, transactionHash });
     forget(flight);
-    log(`sweep transaction ${transactionHash} on ${network} was not mined ${seconds(dropAfterMs)} after it was sent: taken as dropped, ` +
-      `its ${flight.parts.length} deposit address(es) are flushed again if they still hold funds`);
+    log(
+      `sweep transaction ${transactionHash} on ${network} was not mined ${seconds(dropAfterMs)} after it was sent: taken as dropped, ` +
+        `its ${flight.parts.length} deposit address(es) are flushed again if they still hold funds`,
+    );
     return true;
   }
 
@@ -244,7 +289,12 @@ export function createSweeper(deps: {
    * With `readFirst`, the deposits are read on chain first and the empty ones left out: at the
    * start of a round, and after a failure other than a revert (the transaction may have been mined).
    */
-  async function flushIsolatingFailures(executor: SweepExecutor, network: string, docs: SweepDoc[], readFirst: boolean): Promise<BatchOutcome> {
+  async function flushIsolatingFailures(
+    executor: SweepExecutor,
+    network: string,
+    docs: SweepDoc[],
+    readFirst: boolean,
+  ): Promise<BatchOutcome> {
     let part = docs;
     let seenEmpty: SweepDoc[] = [];
     if (readFirst) {
@@ -271,9 +321,23 @@ export function createSweeper(deps: {
       const reverted = error instanceof SweepRevertedError;
       // Sent, outcome not known: not flushed again until it is looked up (see settle).
       const lostHash = error instanceof SweepReceiptLostError ? error.transactionHash : sent.transactionHash;
-      if (!reverted && lostHash !== null) return { ...nothingSwept, seenEmpty, receiptLost: [{ flight: flightOf(network, lostHash, parts), reason: reasonOf(error) }] };
-      if (reverted) await record(flightOf(network, error.transaction.transactionHash, parts), { transaction: error.transaction, reverted: true });
-      if (part.length === 1) return { ...nothingSwept, seenEmpty, failedAlone: [{ doc: part[0]!, reason: reasonOf(error), byNode: error instanceof SweepNodeError }] };
+      if (!reverted && lostHash !== null)
+        return {
+          ...nothingSwept,
+          seenEmpty,
+          receiptLost: [{ flight: flightOf(network, lostHash, parts), reason: reasonOf(error) }],
+        };
+      if (reverted)
+        await record(flightOf(network, error.transaction.transactionHash, parts), {
+          transaction: error.transaction,
+          reverted: true,
+        });
+      if (part.length === 1)
+        return {
+          ...nothingSwept,
+          seenEmpty,
+          failedAlone: [{ doc: part[0]!, reason: reasonOf(error), byNode: error instanceof SweepNodeError }],
+        };
       const middle = Math.ceil(part.length / 2);
       const first = await flushIsolatingFailures(executor, network, part.slice(0, middle), !reverted);
       const second = await flushIsolatingFailures(executor, network, part.slice(middle), !reverted);
@@ -288,7 +352,9 @@ export function createSweeper(deps: {
     const failures = (depositBackoff.get(doc._id)?.failures ?? 0) + 1;
     const waitMs = doublingDelay(failures, retryAfterMs, maxRetryAfterMs);
     depositBackoff.set(doc._id, { failures, retryAt: clock.now() + waitMs });
-    log(`deposit address ${doc.depositAddress} (checkout session ${doc.checkoutSessionId}) on ${network} ${what(failures, waitMs)}`);
+    log(
+      `deposit address ${doc.depositAddress} (checkout session ${doc.checkoutSessionId}) on ${network} ${what(failures, waitMs)}`,
+    );
   }
 
   async function sweepNetwork(network: string, due: SweepDoc[]): Promise<void> {
@@ -310,19 +376,28 @@ export function createSweeper(deps: {
       // the event store or the node is the problem, not a deposit. What was sent but not
       // recorded is settled on the next round.
       networkRetryAt.set(network, clock.now() + retryAfterMs);
-      const what = error instanceof SweepNodeError ? `looking up a sweep transaction on ${network}` : `recording a sweep on ${network}`;
+      const what =
+        error instanceof SweepNodeError
+          ? `looking up a sweep transaction on ${network}`
+          : `recording a sweep on ${network}`;
       log(`${what} failed, retrying in ${seconds(retryAfterMs)}: ${reasonOf(error)}`);
       return;
     }
     for (const { flight, reason } of outcome.receiptLost) {
-      log(`the receipt of sweep transaction ${flight.transactionHash} (${flight.parts.length} deposit address(es)) on ${network} was not had; ` +
-        `not flushing them again, looking it up in ${seconds(flight.lookAt - clock.now())}: ${reason}`);
+      log(
+        `the receipt of sweep transaction ${flight.transactionHash} (${flight.parts.length} deposit address(es)) on ${network} was not had; ` +
+          `not flushing them again, looking it up in ${seconds(flight.lookAt - clock.now())}: ${reason}`,
+      );
     }
     for (const doc of outcome.swept) depositBackoff.delete(doc._id);
     for (const doc of outcome.seenEmpty) {
-      backOffDeposit(doc, network, (failures, waitMs) =>
-        `holds nothing on chain though ${doc.transferIds.length} confirmed transfer(s) are not recorded as swept ` +
-          `(an earlier flush whose outcome was not known went through); not flushing it, looking again in ${seconds(waitMs)} (${failures} time(s) in a row)`);
+      backOffDeposit(
+        doc,
+        network,
+        (failures, waitMs) =>
+          `holds nothing on chain though ${doc.transferIds.length} confirmed transfer(s) are not recorded as swept ` +
+          `(an earlier flush whose outcome was not known went through); not flushing it, looking again in ${seconds(waitMs)} (${failures} time(s) in a row)`,
+      );
     }
     const byNode = outcome.failedAlone.filter((f) => f.byNode);
     const failedAlone = outcome.failedAlone.filter((f) => !f.byNode);
@@ -330,7 +405,9 @@ export function createSweeper(deps: {
     // `retryAfterMs`, and the deposits go in the first round once the node answers.
     if (byNode.length) {
       networkRetryAt.set(network, clock.now() + retryAfterMs);
-      log(`the node of ${network} failed sweeping ${byNode.length} deposit address(es), retrying in ${seconds(retryAfterMs)}: ${byNode[0]!.reason}`);
+      log(
+        `the node of ${network} failed sweeping ${byNode.length} deposit address(es), retrying in ${seconds(retryAfterMs)}: ${byNode[0]!.reason}`,
+      );
     }
     // Every deposit failed, each alone too, and all for one same reason: that is the node, the
     // RPC or the sweeping account (out of gas), not the deposits (two refusing merchant wallets
@@ -342,21 +419,33 @@ export function createSweeper(deps: {
     // nothing either way: it gets the deposit's own (doubling) backoff.
     if (outcome.swept.length === 0 && failedAlone.length > 1 && new Set(failedAlone.map((f) => f.reason)).size === 1) {
       networkRetryAt.set(network, clock.now() + retryAfterMs);
-      log(`sweep of ${batch.length} deposit address(es) on ${network} failed, each alone too, retrying in ${seconds(retryAfterMs)}: ${failedAlone[0]!.reason}`);
+      log(
+        `sweep of ${batch.length} deposit address(es) on ${network} failed, each alone too, retrying in ${seconds(retryAfterMs)}: ${failedAlone[0]!.reason}`,
+      );
       return;
     }
     if (!byNode.length) networkRetryAt.delete(network);
     for (const { doc, reason } of failedAlone) {
-      backOffDeposit(doc, network, (failures, waitMs) =>
-        `failed on its own (${failures} time(s) in a row), retrying it in ${seconds(waitMs)}; the other deposits go on: ${reason}`);
+      backOffDeposit(
+        doc,
+        network,
+        (failures, waitMs) =>
+          `failed on its own (${failures} time(s) in a row), retrying it in ${seconds(waitMs)}; the other deposits go on: ${reason}`,
+      );
     }
   }
 
   /** Takes the broadcast recorded on `doc` into the flights, as sent at the time recorded: looked up a `retryAfterMs` after it. */
   function adopt(doc: SweepDoc, broadcast: SweepBroadcastDoc): void {
     const sentAt = Date.parse(broadcast.at);
-    const flight = inFlight.get(broadcast.transactionHash)
-      ?? { network: doc.network, transactionHash: broadcast.transactionHash, sentAt, lookAt: sentAt + retryAfterMs, parts: [], mined: null };
+    const flight = inFlight.get(broadcast.transactionHash) ?? {
+      network: doc.network,
+      transactionHash: broadcast.transactionHash,
+      sentAt,
+      lookAt: sentAt + retryAfterMs,
+      parts: [],
+      mined: null,
+    };
     inFlight.set(flight.transactionHash, flight);
     flight.parts.push({ doc, transferIds: broadcast.transferIds, ...broadcast.share });
     flightOfDoc.set(doc._id, flight);
@@ -395,7 +484,9 @@ export function createSweeper(deps: {
 
   return {
     start() {
-      unsubscribe = projections.onAdvanced((_p, touched) => { if (touched.has(SWEEPS)) loop.poke(); });
+      unsubscribe = projections.onAdvanced((_p, touched) => {
+        if (touched.has(SWEEPS)) loop.poke();
+      });
       loop.poke();
     },
     async stop() {

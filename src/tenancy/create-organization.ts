@@ -20,12 +20,28 @@ export async function createOrganization(commands: CommandHandler, name: string)
   let position = 0n;
   for (const environment of ['test', 'live'] as Environment[]) {
     const ctx = { organizationId, environment, actor: 'cli' };
-    const org = await commands.handle(organizationAggregate, organizationRecordId(organizationId, environment), { type: 'CreateOrganization', id: organizationId, environment, name }, ctx);
+    const org = await commands.handle(
+      organizationAggregate,
+      organizationRecordId(organizationId, environment),
+      { type: 'CreateOrganization', id: organizationId, environment, name },
+      ctx,
+    );
     const secretKey = generateApiKey(environment);
     const id = newId();
-    const key = await commands.handle(apiKeyAggregate, id, {
-      type: 'IssueApiKey', id, organizationId, environment, name: `${environment} key`, secretHash: hashSecret(secretKey), last4: secretKey.slice(-4),
-    }, ctx);
+    const key = await commands.handle(
+      apiKeyAggregate,
+      id,
+      {
+        type: 'IssueApiKey',
+        id,
+        organizationId,
+        environment,
+        name: `${environment} key`,
+        secretHash: hashSecret(secretKey),
+        last4: secretKey.slice(-4),
+      },
+      ctx,
+    );
     keys[environment] = { id, secretKey };
     for (const p of [org.position, key.position]) if (p !== null && p > position) position = p;
   }

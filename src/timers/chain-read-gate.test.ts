@@ -7,10 +7,17 @@ import { fakeFollowers, HOUR, SECOND, T0 } from './gated-timers.fixture.ts';
 function gateOverFollowers() {
   const clock = createManualClock(T0);
   const followers = fakeFollowers(['sepolia', 'base']);
-  const matcher: { drained: boolean | Error; asked: number; about: string[][] } = { drained: true, asked: 0, about: [] };
+  const matcher: { drained: boolean | Error; asked: number; about: string[][] } = {
+    drained: true,
+    asked: 0,
+    about: [],
+  };
   const lines: string[] = [];
   const gate = createChainReadGate({
-    clock, readThrough: followers.readThrough, maxWaitMs: HOUR, log: (line) => lines.push(line),
+    clock,
+    readThrough: followers.readThrough,
+    maxWaitMs: HOUR,
+    log: (line) => lines.push(line),
     matcherDrained: async (networks) => {
       matcher.asked += 1;
       matcher.about.push([...networks]);
@@ -52,7 +59,11 @@ test('holds while the matcher has not handled what the followers published; asks
   t.false(await gate.holds(['sepolia', 'base'], T0));
   t.false(await gate.holds(['base'], T0));
   t.is(matcher.asked, 3, 'a network not asked about with its reading yet: asked once');
-  t.deepEqual(matcher.about, [['sepolia'], ['sepolia'], ['base']], 'about the networks whose readings are not confirmed yet, only');
+  t.deepEqual(
+    matcher.about,
+    [['sepolia'], ['sepolia'], ['base']],
+    'about the networks whose readings are not confirmed yet, only',
+  );
 
   followers.read('sepolia', T0 + 2 * SECOND, 11n);
   matcher.drained = false;

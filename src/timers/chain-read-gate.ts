@@ -56,11 +56,14 @@ export function createChainReadGate(deps: {
   const giveUp = (network: string, reading: FollowerReading, through: number): void => {
     if (gaveUpAt.has(network) && gaveUpAt.get(network) === reading.caughtUpAt) return;
     gaveUpAt.set(network, reading.caughtUpAt);
-    const read = reading.caughtUpAt === null
-      ? 'has read no new head since it started'
-      : `has read only through the head it saw at ${new Date(reading.caughtUpAt).toISOString()}`;
+    const read =
+      reading.caughtUpAt === null
+        ? 'has read no new head since it started'
+        : `has read only through the head it saw at ${new Date(reading.caughtUpAt).toISOString()}`;
     const block = reading.processed === null ? 'no block processed yet' : `last block processed ${reading.processed}`;
-    log(`[timers] ${network}: the chain follower ${read} (${block}); after waiting ${maxWaitMs / 1000} s (WEIR_CHAIN_WAIT_MAX), expiries and invoice reminders due by ${new Date(through).toISOString()} go ahead without it and a payment it reads later is handled as late; not logged again until it reads further`);
+    log(
+      `[timers] ${network}: the chain follower ${read} (${block}); after waiting ${maxWaitMs / 1000} s (WEIR_CHAIN_WAIT_MAX), expiries and invoice reminders due by ${new Date(through).toISOString()} go ahead without it and a payment it reads later is handled as late; not logged again until it reads further`,
+    );
   };
 
   return {

@@ -13,11 +13,20 @@ import { NOT_YET_RETRY_MS } from './timer-runner.ts';
 function expiringSessions() {
   const store = createEmbeddedReadStore({});
   const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
-  const sessions = store.collection<{ _id: string; expiresAt: string; addresses: { network: string }[] }>(COLLECTIONS.checkoutSessions);
+  const sessions = store.collection<{ _id: string; expiresAt: string; addresses: { network: string }[] }>(
+    COLLECTIONS.checkoutSessions,
+  );
   const expiresAt = new Date(T0).toISOString();
   const put = async (id: string, networks: string[]) => {
     await sessions.put({ _id: id, expiresAt, addresses: networks.map((network) => ({ network })) });
-    await timers.put({ _id: `${EXPIRY_TIMER}:${id}`, kind: EXPIRY_TIMER, recordId: id, organizationId: 'org', environment: 'test', fireAt: T0 });
+    await timers.put({
+      _id: `${EXPIRY_TIMER}:${id}`,
+      kind: EXPIRY_TIMER,
+      recordId: id,
+      organizationId: 'org',
+      environment: 'test',
+      fireAt: T0,
+    });
   };
   return { store, timers, put };
 }
@@ -50,9 +59,18 @@ test('a session does not expire until the followers of its networks have read pa
     if (network === 'sepolia') asked.push(clock.now());
     return followers.readThrough(network);
   };
-  const { runner, lines } = startGatedTimers(t, { clock, readStore: store, readThrough, handlers: (gate) => checkoutSessionTimerHandlers(commands, { readStore: store, gate }) });
+  const { runner, lines } = startGatedTimers(t, {
+    clock,
+    readStore: store,
+    readThrough,
+    handlers: (gate) => checkoutSessionTimerHandlers(commands, { readStore: store, gate }),
+  });
   await settle();
-  t.deepEqual(expired.map((e) => e.id).sort(), ['cs_no_address', 'cs_test_rail'], 'sessions without a followed network expire at once');
+  t.deepEqual(
+    expired.map((e) => e.id).sort(),
+    ['cs_no_address', 'cs_test_rail'],
+    'sessions without a followed network expire at once',
+  );
   t.deepEqual(asked, [T0]);
 
   // The follower catches up to a head it read before the expiry: still not enough.
@@ -94,7 +112,13 @@ test('a session does not expire while the matcher has not handled every chain me
     askedMatcher += 1;
     return drained;
   };
-  const { runner } = startGatedTimers(t, { clock, readStore: store, readThrough: followers.readThrough, matcherDrained, handlers: (gate) => checkoutSessionTimerHandlers(commands, { readStore: store, gate }) });
+  const { runner } = startGatedTimers(t, {
+    clock,
+    readStore: store,
+    readThrough: followers.readThrough,
+    matcherDrained,
+    handlers: (gate) => checkoutSessionTimerHandlers(commands, { readStore: store, gate }),
+  });
   await settle();
   t.deepEqual(expired, ['cs_test_rail'], 'a session without a followed network does not ask the matcher');
   t.is(askedMatcher, 2);
@@ -118,7 +142,13 @@ test('while a follower stays behind, its sessions expire once the longest wait p
   // The follower read a head a minute before the expiry; then its endpoint went down.
   const followers = fakeFollowers(['sepolia']);
   followers.read('sepolia', T0 - 60 * SECOND, 4242n);
-  const { lines } = startGatedTimers(t, { clock, readStore: store, readThrough: followers.readThrough, maxWaitMs: HOUR, handlers: (gate) => checkoutSessionTimerHandlers(commands, { readStore: store, gate }) });
+  const { lines } = startGatedTimers(t, {
+    clock,
+    readStore: store,
+    readThrough: followers.readThrough,
+    maxWaitMs: HOUR,
+    handlers: (gate) => checkoutSessionTimerHandlers(commands, { readStore: store, gate }),
+  });
   await settle();
   t.deepEqual(expired, []);
 

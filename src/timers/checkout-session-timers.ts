@@ -13,12 +13,18 @@ import type { TimerHandler } from './timer-runner.ts';
  * or while a follower's endpoint is out, a payment made in time may sit in blocks not read yet,
  * and the expiry waits for them (`notYet`) for at most the gate's longest wait.
  */
-export function checkoutSessionTimerHandlers(commands: CommandHandler, chains?: { readStore: ReadStore; gate: ChainReadGate }): Record<string, TimerHandler> {
+export function checkoutSessionTimerHandlers(
+  commands: CommandHandler,
+  chains?: { readStore: ReadStore; gate: ChainReadGate },
+): Record<string, TimerHandler> {
   const unread = async (sessionId: string): Promise<boolean> => {
     if (!chains) return false;
     const session = await chains.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(sessionId);
     if (!session) return false;
-    return chains.gate.holds(session.addresses.map((address) => address.network), Date.parse(session.expiresAt));
+    return chains.gate.holds(
+      session.addresses.map((address) => address.network),
+      Date.parse(session.expiresAt),
+    );
   };
   return {
     [EXPIRY_TIMER]: async (timer, ctx) => {

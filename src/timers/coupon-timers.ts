@@ -6,7 +6,8 @@ import type { TimerHandler } from './timer-runner.ts';
 /** A coupon becomes `expired` at its `redeemBy`, a promotion code at its own `expiredAt`. */
 export function couponTimerHandlers(commands: CommandHandler): Record<string, TimerHandler> {
   return {
-    [COUPON_EXPIRY_TIMER]: (timer, ctx) => commands.handle(couponAggregate, timer.recordId, { type: 'ExpireCoupon' }, ctx),
+    [COUPON_EXPIRY_TIMER]: (timer, ctx) =>
+      commands.handle(couponAggregate, timer.recordId, { type: 'ExpireCoupon' }, ctx),
     [PROMOTION_CODE_EXPIRY_TIMER]: async (timer, ctx) => {
       const promotionCodeId = timer.args?.promotionCodeId;
       if (typeof promotionCodeId !== 'string') return { position: null };

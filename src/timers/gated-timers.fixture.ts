@@ -18,7 +18,9 @@ export const settle = async (): Promise<void> => {
  * `read` moves one on. Other networks have no follower here.
  */
 export function fakeFollowers(networks: string[]) {
-  const readings = new Map<string, FollowerReading>(networks.map((network) => [network, { caughtUpAt: null, processed: null }]));
+  const readings = new Map<string, FollowerReading>(
+    networks.map((network) => [network, { caughtUpAt: null, processed: null }]),
+  );
   /** Networks asked about, in order. */
   const asked: string[] = [];
   return {
@@ -37,19 +39,32 @@ export function fakeFollowers(networks: string[]) {
  * A timer runner over `readStore` with the handlers `handlers` builds around one chain read gate
  * (longest wait `maxWaitMs`, default an hour); what the runner and the gate log is in `lines`.
  */
-export function startGatedTimers(t: ExecutionContext, deps: {
-  clock: Clock;
-  readStore: ReadStore;
-  readThrough: (network: string) => FollowerReading | undefined;
-  matcherDrained?: () => Promise<boolean>;
-  maxWaitMs?: number;
-  handlers: (gate: ChainReadGate) => Record<string, TimerHandler>;
-}): { runner: TimerRunner; lines: string[] } {
+export function startGatedTimers(
+  t: ExecutionContext,
+  deps: {
+    clock: Clock;
+    readStore: ReadStore;
+    readThrough: (network: string) => FollowerReading | undefined;
+    matcherDrained?: () => Promise<boolean>;
+    maxWaitMs?: number;
+    handlers: (gate: ChainReadGate) => Record<string, TimerHandler>;
+  },
+): { runner: TimerRunner; lines: string[] } {
   const lines: string[] = [];
   const log = (line: string) => lines.push(line);
-  const gate = createChainReadGate({ clock: deps.clock, readThrough: deps.readThrough, matcherDrained: deps.matcherDrained ?? (async () => true), maxWaitMs: deps.maxWaitMs ?? HOUR, log });
+  const gate = createChainReadGate({
+    clock: deps.clock,
+    readThrough: deps.readThrough,
+    matcherDrained: deps.matcherDrained ?? (async () => true),
+    maxWaitMs: deps.maxWaitMs ?? HOUR,
+    log,
+  });
   const runner = createTimerRunner({
-    clock: deps.clock, readStore: deps.readStore, projections: { waitFor: async () => {}, onAdvanced: () => () => {} }, handlers: deps.handlers(gate), log,
+    clock: deps.clock,
+    readStore: deps.readStore,
+    projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
+    handlers: deps.handlers(gate),
+    log,
   });
   runner.start();
   t.teardown(() => runner.stop());

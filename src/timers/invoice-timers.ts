@@ -22,19 +22,35 @@ const PAYABLE: CheckoutSessionStatus[] = ['open', 'incomplete'];
  * have read up to the reminder's time (see `createChainReadGate`): the invoice may have been paid
  * in time in blocks not read yet (after downtime), and then no reminder is owed.
  */
-export function invoiceTimerHandlers(commands: CommandHandler, chains?: { readStore: ReadStore; gate: ChainReadGate }): Record<string, TimerHandler> {
+export function invoiceTimerHandlers(
+  commands: CommandHandler,
+  chains?: { readStore: ReadStore; gate: ChainReadGate },
+): Record<string, TimerHandler> {
   const unread = async (timer: TimerDoc): Promise<boolean> => {
     if (!chains) return false;
-    const sessions = await chains.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions)
-      .find({ organizationId: timer.organizationId, environment: timer.environment, invoiceId: timer.recordId, status: { $in: PAYABLE } });
-    return chains.gate.holds(sessions.flatMap((session) => session.addresses.map((address) => address.network)), timer.fireAt);
+    const sessions = await chains.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).find({
+      organizationId: timer.organizationId,
+      environment: timer.environment,
+      invoiceId: timer.recordId,
+      status: { $in: PAYABLE },
+    });
+    return chains.gate.holds(
+      sessions.flatMap((session) => session.addresses.map((address) => address.network)),
+      timer.fireAt,
+    );
   };
   return {
     [REMINDER_TIMER]: async (timer, ctx) => {
       const { kind, days, dueDate } = timer.args ?? {};
-      if (typeof kind !== 'string' || !KINDS.includes(kind) || typeof days !== 'number' || typeof dueDate !== 'string') return { position: null };
+      if (typeof kind !== 'string' || !KINDS.includes(kind) || typeof days !== 'number' || typeof dueDate !== 'string')
+        return { position: null };
       if (await unread(timer)) return { notYet: true };
-      return commands.handle(invoiceAggregate, timer.recordId, { type: 'SendInvoiceReminder', kind: kind as InvoiceReminderKind, days, dueDate }, ctx);
+      return commands.handle(
+        invoiceAggregate,
+        timer.recordId,
+        { type: 'SendInvoiceReminder', kind: kind as InvoiceReminderKind, days, dueDate },
+        ctx,
+      );
     },
   };
 }

@@ -27,7 +27,10 @@ const TRANSFER = 't-1';
  * 01:00); the session is in the read model as the checkout sessions projection shows it.
  * `expireFirst` runs the subscription's expiry timer as the timer runner would.
  */
-async function firstBill(t: ExecutionContext, options: { invoiceId?: string; gate?: (clock: ReturnType<typeof createManualClock>) => ChainReadGate } = {}) {
+async function firstBill(
+  t: ExecutionContext,
+  options: { invoiceId?: string; gate?: (clock: ReturnType<typeof createManualClock>) => ChainReadGate } = {},
+) {
   const clock = createManualClock(Date.parse('2026-01-01T00:10:00.000Z'));
   const eventStore = createSqliteEventStore({ path: ':memory:' });
   t.teardown(() => eventStore.close());
@@ -36,32 +39,53 @@ async function firstBill(t: ExecutionContext, options: { invoiceId?: string; gat
   const session: CheckoutSession = options.invoiceId
     ? sessionFixture({ invoiceId: options.invoiceId, expiresAt: '2026-01-01T02:00:00.000Z' })
     : sessionFixture({ mode: 'subscription', subscriptionId: SUBSCRIPTION_ID });
-  const bill = options.invoiceId ? { id: options.invoiceId, kind: 'invoice' as const, dueAt: DUE } : { id: session.id, kind: 'checkout_session' as const, dueAt: DUE };
+  const bill = options.invoiceId
+    ? { id: options.invoiceId, kind: 'invoice' as const, dueAt: DUE }
+    : { id: session.id, kind: 'checkout_session' as const, dueAt: DUE };
   await commands.handle(checkoutSessionAggregate, session.id, { type: 'CreateCheckoutSession', session }, ctx);
   await readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).put({ ...session, _id: session.id });
-  await commands.handle(subscriptionAggregate, SUBSCRIPTION_ID, { type: 'CreateSubscription', subscription: subscriptionFixture({ firstBill: bill }) }, ctx);
+  await commands.handle(
+    subscriptionAggregate,
+    SUBSCRIPTION_ID,
+    { type: 'CreateSubscription', subscription: subscriptionFixture({ firstBill: bill }) },
+    ctx,
+  );
   const timer: TimerDoc = {
-    _id: `${SUBSCRIPTION_TIMERS.expireFirst}:${SUBSCRIPTION_ID}`, kind: SUBSCRIPTION_TIMERS.expireFirst, recordId: SUBSCRIPTION_ID,
-    organizationId: 'org-1', environment: 'test', fireAt: Date.parse(DUE),
+    _id: `${SUBSCRIPTION_TIMERS.expireFirst}:${SUBSCRIPTION_ID}`,
+    kind: SUBSCRIPTION_TIMERS.expireFirst,
+    recordId: SUBSCRIPTION_ID,
+    organizationId: 'org-1',
+    environment: 'test',
+    fireAt: Date.parse(DUE),
   };
   const gate = options.gate?.(clock);
   const handlers = subscriptionTimerHandlers(commands, { readStore, ...(gate ? { gate } : {}) });
   const timerCtx = { ...ctx, actor: 'system:timer', causationId: timer._id };
   return {
-    clock, readStore, commands, session, timer,
+    clock,
+    readStore,
+    commands,
+    session,
+    timer,
     sessionDo: (command: CheckoutSessionCommand) => commands.handle(checkoutSessionAggregate, session.id, command, ctx),
-    confirm: () => commands.handle(checkoutSessionAggregate, session.id, { type: 'ConfirmTransfer', transferId: TRANSFER }, ctx),
+    confirm: () =>
+      commands.handle(checkoutSessionAggregate, session.id, { type: 'ConfirmTransfer', transferId: TRANSFER }, ctx),
     expireFirst: () => handlers[SUBSCRIPTION_TIMERS.expireFirst]!(timer, timerCtx),
     handlers,
     /** The events appended to the subscription and to the session after their creation: type and actor. */
     appended: async () => ({
       subscription: (await eventStore.readStream(`subscription-${SUBSCRIPTION_ID}`)).slice(1).map((e) => e.type),
-      session: (await eventStore.readStream(`checkout_session-${session.id}`)).slice(1).map((e) => [e.type, e.metadata.actor]),
+      session: (await eventStore.readStream(`checkout_session-${session.id}`))
+        .slice(1)
+        .map((e) => [e.type, e.metadata.actor]),
     }),
   };
 }
 
-const detect = (amount = '300000000'): CheckoutSessionCommand => ({ type: 'RecordTransfer', payment: paymentFixture(TRANSFER, amount) });
+const detect = (amount = '300000000'): CheckoutSessionCommand => ({
+  type: 'RecordTransfer',
+  payment: paymentFixture(TRANSFER, amount),
+});
 const detectedOnly = [['PaymentDetected', 'test']];
 /** The types of the events appended to the subscription and to the session. */
 async function typesAppended(bill: { appended: () => Promise<{ subscription: string[]; session: unknown[][] }> }) {
@@ -69,12 +93,15 @@ async function typesAppended(bill: { appended: () => Promise<{ subscription: str
   return { subscription, session: session.map(([type]) => type) };
 }
 
-test('an unpaid first session is expired by the subscription\'s expiry, then the subscription; a part-paid one stays incomplete and the subscription expires as before', async (t) => {
+test("an unpaid first session is expired by the subscription's expiry, then the subscription; a part-paid one stays incomplete and the subscription expires as before", async (t) => {
   const unpaid = await firstBill(t);
   unpaid.clock.set(Date.parse(DUE));
   const result = await unpaid.expireFirst();
   t.true('position' in result && result.position !== null);
-  t.deepEqual(await unpaid.appended(), { subscription: ['SubscriptionIncompleteExpired'], session: [['CheckoutSessionExpired', 'system:timer']] });
+  t.deepEqual(await unpaid.appended(), {
+    subscription: ['SubscriptionIncompleteExpired'],
+    session: [['CheckoutSessionExpired', 'system:timer']],
+  });
 
   // A first payment confirmed for less than the amount: the session is incomplete and does not expire; the subscription does.
   const partly = await firstBill(t);
@@ -82,7 +109,10 @@ test('an unpaid first session is expired by the subscription\'s expiry, then the
   await partly.confirm();
   partly.clock.set(Date.parse(DUE));
   await partly.expireFirst();
-  t.deepEqual(await typesAppended(partly), { subscription: ['SubscriptionIncompleteExpired'], session: ['PaymentDetected', 'PaymentConfirmed', 'CheckoutSessionPartiallyPaid'] });
+  t.deepEqual(await typesAppended(partly), {
+    subscription: ['SubscriptionIncompleteExpired'],
+    session: ['PaymentDetected', 'PaymentConfirmed', 'CheckoutSessionPartiallyPaid'],
+  });
 });
 
 test('a first payment detected before the due time holds the expiry past it; confirmed, the subscription starts and the timer changes nothing', async (t) => {
@@ -92,26 +122,51 @@ test('a first payment detected before the due time holds the expiry past it; con
     bill.clock.set(Date.parse(at));
     t.deepEqual(await bill.expireFirst(), { notYet: true }, at);
   }
-  t.deepEqual(await bill.appended(), { subscription: [], session: detectedOnly }, 'neither the session nor the subscription expires');
+  t.deepEqual(
+    await bill.appended(),
+    { subscription: [], session: detectedOnly },
+    'neither the session nor the subscription expires',
+  );
 
   await bill.confirm();
-  t.deepEqual(await bill.expireFirst(), { notYet: true }, 'complete, not yet recorded on the subscription: still waits');
-  await bill.commands.handle(subscriptionAggregate, SUBSCRIPTION_ID, { type: 'RecordSubscriptionPayment', invoiceId: bill.session.id }, ctx);
+  t.deepEqual(
+    await bill.expireFirst(),
+    { notYet: true },
+    'complete, not yet recorded on the subscription: still waits',
+  );
+  await bill.commands.handle(
+    subscriptionAggregate,
+    SUBSCRIPTION_ID,
+    { type: 'RecordSubscriptionPayment', invoiceId: bill.session.id },
+    ctx,
+  );
   t.deepEqual(await bill.expireFirst(), { position: null });
-  t.deepEqual(await typesAppended(bill), { subscription: ['SubscriptionStarted'], session: ['PaymentDetected', 'PaymentConfirmed', 'CheckoutSessionCompleted'] });
+  t.deepEqual(await typesAppended(bill), {
+    subscription: ['SubscriptionStarted'],
+    session: ['PaymentDetected', 'PaymentConfirmed', 'CheckoutSessionCompleted'],
+  });
 });
 
-test('a first payment withdrawn by a reorg after the due time: the session expires with the withdrawal and the timer runner\'s next try expires the subscription', async (t) => {
+test("a first payment withdrawn by a reorg after the due time: the session expires with the withdrawal and the timer runner's next try expires the subscription", async (t) => {
   const bill = await firstBill(t);
   await bill.sessionDo(detect());
   bill.clock.set(Date.parse(DUE));
   await bill.readStore.collection<TimerDoc>(COLLECTIONS.timers).put(bill.timer);
   const followers = fakeFollowers([]);
-  const { runner, lines } = startGatedTimers(t, { clock: bill.clock, readStore: bill.readStore, readThrough: followers.readThrough, handlers: () => bill.handlers });
+  const { runner, lines } = startGatedTimers(t, {
+    clock: bill.clock,
+    readStore: bill.readStore,
+    readThrough: followers.readThrough,
+    handlers: () => bill.handlers,
+  });
   await settle();
   bill.clock.advanceBy(NOT_YET_RETRY_MS);
   await settle();
-  t.deepEqual(await bill.appended(), { subscription: [], session: detectedOnly }, 'tried again on the clock: still pending');
+  t.deepEqual(
+    await bill.appended(),
+    { subscription: [], session: detectedOnly },
+    'tried again on the clock: still pending',
+  );
 
   bill.clock.advanceBy(1000);
   await bill.sessionDo({ type: 'WithdrawTransfer', transferId: TRANSFER, reason: 'reorg' });
@@ -136,17 +191,36 @@ test('a first invoice: its expiry waits while a pay-page session has a payment p
   await bill.sessionDo({ type: 'WithdrawTransfer', transferId: TRANSFER, reason: 'reorg' });
   const result = await bill.expireFirst();
   t.true('position' in result && result.position !== null);
-  t.deepEqual(await bill.appended(), { subscription: ['SubscriptionIncompleteExpired'], session: [...detectedOnly, ['PaymentWithdrawn', 'test']] });
+  t.deepEqual(await bill.appended(), {
+    subscription: ['SubscriptionIncompleteExpired'],
+    session: [...detectedOnly, ['PaymentWithdrawn', 'test']],
+  });
 });
 
-test('the expiry waits, like the session\'s own, for the chain followers of the first session\'s networks to read past the due time', async (t) => {
+test("the expiry waits, like the session's own, for the chain followers of the first session's networks to read past the due time", async (t) => {
   const followers = fakeFollowers(['weir-testnet']);
-  const bill = await firstBill(t, { gate: (clock) => createChainReadGate({ clock, readThrough: followers.readThrough, matcherDrained: async () => true, maxWaitMs: HOUR, log: () => {} }) });
+  const bill = await firstBill(t, {
+    gate: (clock) =>
+      createChainReadGate({
+        clock,
+        readThrough: followers.readThrough,
+        matcherDrained: async () => true,
+        maxWaitMs: HOUR,
+        log: () => {},
+      }),
+  });
   bill.clock.set(Date.parse(DUE));
   t.deepEqual(await bill.expireFirst(), { notYet: true });
-  t.deepEqual(await bill.appended(), { subscription: [], session: [] }, 'the session is not expired before the follower read past its expiry');
+  t.deepEqual(
+    await bill.appended(),
+    { subscription: [], session: [] },
+    'the session is not expired before the follower read past its expiry',
+  );
 
   followers.read('weir-testnet', Date.parse(DUE) + 1000, 100n);
   await bill.expireFirst();
-  t.deepEqual(await bill.appended(), { subscription: ['SubscriptionIncompleteExpired'], session: [['CheckoutSessionExpired', 'system:timer']] });
+  t.deepEqual(await bill.appended(), {
+    subscription: ['SubscriptionIncompleteExpired'],
+    session: [['CheckoutSessionExpired', 'system:timer']],
+  });
 });

@@ -25,7 +25,8 @@ const PAY_PAGE: CheckoutSessionStatus[] = ['open', 'incomplete', 'complete'];
  * intent `processing`), or the session is complete and the subscription is about to record it.
  * A part-paid session (`incomplete`) does not hold the expiry.
  */
-const holdsPayment = (session: CheckoutSessionSnapshot): boolean => session.matches({ open: 'processing' }) || session.matches('complete');
+const holdsPayment = (session: CheckoutSessionSnapshot): boolean =>
+  session.matches({ open: 'processing' }) || session.matches('complete');
 
 type Waited = Awaited<ReturnType<TimerHandler>>;
 
@@ -49,7 +50,10 @@ type Waited = Awaited<ReturnType<TimerHandler>>;
  * A bill only part-paid (its session `incomplete`) does not hold the expiry: the subscription
  * becomes `incomplete_expired` and the money stays on the session.
  */
-export function subscriptionTimerHandlers(commands: CommandHandler, deps: { readStore: ReadStore; gate?: ChainReadGate }): Record<string, TimerHandler> {
+export function subscriptionTimerHandlers(
+  commands: CommandHandler,
+  deps: { readStore: ReadStore; gate?: ChainReadGate },
+): Record<string, TimerHandler> {
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
 
   /** The first bill, from the subscription's log, while it can still expire it (incomplete, bill open). */
@@ -61,19 +65,35 @@ export function subscriptionTimerHandlers(commands: CommandHandler, deps: { read
 
   /** The read-model documents of the bill's sessions: the first checkout session, or the first invoice's pay pages. */
   async function sessionsOf(bill: SubscriptionBill, ctx: CommandContext): Promise<CheckoutSessionDoc[]> {
-    if (bill.kind === 'checkout_session') return [await sessions.get(bill.id)].filter((doc): doc is CheckoutSessionDoc => doc !== null);
-    return sessions.find({ organizationId: ctx.organizationId, environment: ctx.environment, invoiceId: bill.id, status: { $in: PAY_PAGE } });
+    if (bill.kind === 'checkout_session')
+      return [await sessions.get(bill.id)].filter((doc): doc is CheckoutSessionDoc => doc !== null);
+    return sessions.find({
+      organizationId: ctx.organizationId,
+      environment: ctx.environment,
+      invoiceId: bill.id,
+      status: { $in: PAY_PAGE },
+    });
   }
 
   /** Whether the expiry waits for the bill's payment; `position` of the first session's expiry when this recorded it. */
-  async function waitsForPayment(bill: SubscriptionBill, docs: CheckoutSessionDoc[], ctx: CommandContext): Promise<{ waits: boolean; position: bigint | null }> {
+  async function waitsForPayment(
+    bill: SubscriptionBill,
+    docs: CheckoutSessionDoc[],
+    ctx: CommandContext,
+  ): Promise<{ waits: boolean; position: bigint | null }> {
     if (bill.kind === 'checkout_session') {
-      const { state, position } = await commands.handle(checkoutSessionAggregate, bill.id, { type: 'ExpireCheckoutSession' }, ctx);
+      const { state, position } = await commands.handle(
+        checkoutSessionAggregate,
+        bill.id,
+        { type: 'ExpireCheckoutSession' },
+        ctx,
+      );
       return { waits: state.matches('open') || state.matches('complete'), position };
     }
     for (const doc of docs) {
       if (doc.status === 'incomplete') continue;
-      if (holdsPayment((await commands.load(checkoutSessionAggregate, doc.id, ctx)).state)) return { waits: true, position: null };
+      if (holdsPayment((await commands.load(checkoutSessionAggregate, doc.id, ctx)).state))
+        return { waits: true, position: null };
     }
     return { waits: false, position: null };
   }
@@ -83,8 +103,10 @@ export function subscriptionTimerHandlers(commands: CommandHandler, deps: { read
     let sessionExpiry: bigint | null = null;
     if (bill) {
       const docs = await sessionsOf(bill, ctx);
-      const networks = docs.filter((doc) => doc.status !== 'complete').flatMap((doc) => doc.addresses.map((address) => address.network));
-      if (deps.gate && await deps.gate.holds(networks, Date.parse(bill.dueAt))) return { notYet: true };
+      const networks = docs
+        .filter((doc) => doc.status !== 'complete')
+        .flatMap((doc) => doc.addresses.map((address) => address.network));
+      if (deps.gate && (await deps.gate.holds(networks, Date.parse(bill.dueAt)))) return { notYet: true };
       const { waits, position } = await waitsForPayment(bill, docs, ctx);
       if (waits) return { notYet: true };
       sessionExpiry = position;
@@ -95,9 +117,11 @@ export function subscriptionTimerHandlers(commands: CommandHandler, deps: { read
 
   return {
     [SUBSCRIPTION_TIMERS.expireFirst]: expireFirstPayment,
-    ...Object.fromEntries(Object.entries(COMMANDS).map(([kind, commandOf]): [string, TimerHandler] => [
-      kind,
-      (timer, ctx) => commands.handle(subscriptionAggregate, timer.recordId, commandOf(timer), ctx),
-    ])),
+    ...Object.fromEntries(
+      Object.entries(COMMANDS).map(([kind, commandOf]): [string, TimerHandler] => [
+        kind,
+        (timer, ctx) => commands.handle(subscriptionAggregate, timer.recordId, commandOf(timer), ctx),
+      ]),
+    ),
   };
 }

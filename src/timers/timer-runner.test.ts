@@ -35,7 +35,13 @@ test('a timer whose handler fails is retried on the clock, backing off, and does
     },
   };
   const lines: string[] = [];
-  const runner = createTimerRunner({ clock, readStore: store, projections: { waitFor: async () => {}, onAdvanced: () => () => {} }, handlers, log: (line) => lines.push(line) });
+  const runner = createTimerRunner({
+    clock,
+    readStore: store,
+    projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
+    handlers,
+    log: (line) => lines.push(line),
+  });
   runner.start();
   t.teardown(() => runner.stop());
 
@@ -50,7 +56,11 @@ test('a timer whose handler fails is retried on the clock, backing off, and does
   await reached(() => calls.boom!.length, 2);
   t.deepEqual(calls.boom, [T0, T0 + 60 * SECOND]);
   await reached(() => runner.status().failing[0]?.failures ?? 0, 2);
-  t.deepEqual(runner.status(), { failing: [{ id: 'boom:1', kind: 'boom', failures: 2, since: T0 }] }, 'failing since its first failure');
+  t.deepEqual(
+    runner.status(),
+    { failing: [{ id: 'boom:1', kind: 'boom', failures: 2, since: T0 }] },
+    'failing since its first failure',
+  );
   clock.advanceBy(119 * SECOND);
   t.is(calls.boom!.length, 2, 'the second retry waits twice as long');
   clock.advanceBy(1 * SECOND);
@@ -64,12 +74,34 @@ test('a timer whose command changed nothing is not fired again until it is resch
   const clock = createManualClock(T0);
   const store = createEmbeddedReadStore({});
   const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
-  await timers.put({ _id: 'noop:1', kind: 'noop', recordId: '1', organizationId: 'org', environment: 'test', fireAt: T0, version: 1 });
+  await timers.put({
+    _id: 'noop:1',
+    kind: 'noop',
+    recordId: '1',
+    organizationId: 'org',
+    environment: 'test',
+    fireAt: T0,
+    version: 1,
+  });
   let fired = 0;
   let advanced: ((position: bigint, touched: Set<string>) => void) | null = null;
   const runner = createTimerRunner({
-    clock, readStore: store, projections: { waitFor: async () => {}, onAdvanced: (listener) => { advanced = listener; return () => {}; } },
-    handlers: { noop: async () => { fired += 1; return { position: null }; } }, log: () => {},
+    clock,
+    readStore: store,
+    projections: {
+      waitFor: async () => {},
+      onAdvanced: (listener) => {
+        advanced = listener;
+        return () => {};
+      },
+    },
+    handlers: {
+      noop: async () => {
+        fired += 1;
+        return { position: null };
+      },
+    },
+    log: () => {},
   });
   runner.start();
   t.teardown(() => runner.stop());
@@ -78,7 +110,15 @@ test('a timer whose command changed nothing is not fired again until it is resch
   await new Promise((resolve) => setImmediate(resolve));
   t.is(fired, 1);
   // Same fire time, new version (the record changed): looked at again.
-  await timers.put({ _id: 'noop:1', kind: 'noop', recordId: '1', organizationId: 'org', environment: 'test', fireAt: T0, version: 2 });
+  await timers.put({
+    _id: 'noop:1',
+    kind: 'noop',
+    recordId: '1',
+    organizationId: 'org',
+    environment: 'test',
+    fireAt: T0,
+    version: 2,
+  });
   advanced!(3n, new Set([COLLECTIONS.timers]));
   await reached(() => fired, 2);
   t.pass();
@@ -88,14 +128,32 @@ test('a failing timer that goes away before its retry is forgotten: the loop doe
   const manual = createManualClock(T0);
   let scheduled = 0;
   // Counts the loop's wake-ups, and stops scheduling after 50 so that a spinning loop ends the test instead of hanging it.
-  const clock = { ...manual, schedule: (at: number, fire: () => void) => (++scheduled > 50 ? () => {} : manual.schedule(at, fire)) };
+  const clock = {
+    ...manual,
+    schedule: (at: number, fire: () => void) => (++scheduled > 50 ? () => {} : manual.schedule(at, fire)),
+  };
   const store = createEmbeddedReadStore({});
   const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
-  await timers.put({ _id: 'boom:1', kind: 'boom', recordId: '1', organizationId: 'org', environment: 'test', fireAt: T0 });
+  await timers.put({
+    _id: 'boom:1',
+    kind: 'boom',
+    recordId: '1',
+    organizationId: 'org',
+    environment: 'test',
+    fireAt: T0,
+  });
   let calls = 0;
   const runner = createTimerRunner({
-    clock, readStore: store, projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
-    handlers: { boom: async () => { calls += 1; throw new Error('store unavailable'); } }, log: () => {},
+    clock,
+    readStore: store,
+    projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
+    handlers: {
+      boom: async () => {
+        calls += 1;
+        throw new Error('store unavailable');
+      },
+    },
+    log: () => {},
   });
   runner.start();
   t.teardown(() => runner.stop());
@@ -113,7 +171,14 @@ test('retryWaiting while a pass is putting a timer off: the timer is tried again
   const clock = createManualClock(T0);
   const store = createEmbeddedReadStore({});
   const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
-  await timers.put({ _id: 'wait:1', kind: 'wait', recordId: '1', organizationId: 'org', environment: 'test', fireAt: T0 });
+  await timers.put({
+    _id: 'wait:1',
+    kind: 'wait',
+    recordId: '1',
+    organizationId: 'org',
+    environment: 'test',
+    fireAt: T0,
+  });
   let calls = 0;
   let runner: TimerRunner | null = null;
   const handlers: Record<string, TimerHandler> = {
@@ -129,7 +194,13 @@ test('retryWaiting while a pass is putting a timer off: the timer is tried again
     },
   };
   const lines: string[] = [];
-  runner = createTimerRunner({ clock, readStore: store, projections: { waitFor: async () => {}, onAdvanced: () => () => {} }, handlers, log: (line) => lines.push(line) });
+  runner = createTimerRunner({
+    clock,
+    readStore: store,
+    projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
+    handlers,
+    log: (line) => lines.push(line),
+  });
   runner.start();
   t.teardown(() => runner!.stop());
   await reached(() => calls, 2);

@@ -23,7 +23,10 @@ export const NOT_YET_RETRY_MS = 60_000;
  * act yet (e.g. a chain follower has not read up to the timer's time): no error, so nothing is
  * logged; the timer is tried again on `retryWaiting()`, or after `NOT_YET_RETRY_MS`.
  */
-export type TimerHandler = (timer: TimerDoc, ctx: CommandContext) => Promise<{ position: bigint | null } | { notYet: true }>;
+export type TimerHandler = (
+  timer: TimerDoc,
+  ctx: CommandContext,
+) => Promise<{ position: bigint | null } | { notYet: true }>;
 
 /** A timer whose command keeps failing: `failures` in a row since `since` (ms, on the runner's clock). */
 export type FailingTimer = { id: string; kind: string; failures: number; since: number };
@@ -62,7 +65,10 @@ export function createTimerRunner(deps: {
    * Timers whose handler failed (`failures` in a row, backing off) or answered `notYet` (no
    * failure): tried again at `retryAt` on the clock, while the others run.
    */
-  const failing = new Map<string, { scheduling: string; kind: string; failures: number; retryAt: number; since: number | null }>();
+  const failing = new Map<
+    string,
+    { scheduling: string; kind: string; failures: number; retryAt: number; since: number | null }
+  >();
   let unsubscribe: (() => void) | null = null;
   /** Counts `retryWaiting()` calls: one during a pass also covers a timer that pass is putting off. */
   let retryCalls = 0;
@@ -76,7 +82,12 @@ export function createTimerRunner(deps: {
       spent.set(timer._id, scheduling(timer));
       return true;
     }
-    const ctx = { organizationId: timer.organizationId, environment: timer.environment as Environment, actor: 'system:timer', causationId: timer._id };
+    const ctx = {
+      organizationId: timer.organizationId,
+      environment: timer.environment as Environment,
+      actor: 'system:timer',
+      causationId: timer._id,
+    };
     const result = await handler(timer, ctx);
     if ('notYet' in result) return false;
     if (result.position !== null) await projections.waitFor(result.position);
@@ -123,14 +134,29 @@ export function createTimerRunner(deps: {
         // Retried from this pass's `now`, so the timers put off together are looked at again together;
         // at once (in the pass `retryWaiting` asked for) if what it waits for changed meanwhile.
         if (await fire(timer)) failing.delete(timer._id);
-        else failing.set(timer._id, { scheduling: scheduling(timer), kind: timer.kind, failures: 0, retryAt: retryCalls === retriesBefore ? now + NOT_YET_RETRY_MS : now, since: null });
+        else
+          failing.set(timer._id, {
+            scheduling: scheduling(timer),
+            kind: timer.kind,
+            failures: 0,
+            retryAt: retryCalls === retriesBefore ? now + NOT_YET_RETRY_MS : now,
+            since: null,
+          });
       } catch (error) {
         // One timer whose command fails (a bug, a store outage) must not hold up the others.
         const again = failed && failed.scheduling === scheduling(timer) && failed.failures > 0 ? failed : null;
         const failures = again ? again.failures + 1 : 1;
         const retryAt = clock.now() + doublingDelay(failures, FIRST_RETRY_MS, MAX_RETRY_MS);
-        failing.set(timer._id, { scheduling: scheduling(timer), kind: timer.kind, failures, retryAt, since: again?.since ?? clock.now() });
-        log(`[timers] ${timer.kind} ${timer._id} failed (attempt ${failures}); retrying at ${new Date(retryAt).toISOString()}: ${(error as Error).message}`);
+        failing.set(timer._id, {
+          scheduling: scheduling(timer),
+          kind: timer.kind,
+          failures,
+          retryAt,
+          since: again?.since ?? clock.now(),
+        });
+        log(
+          `[timers] ${timer.kind} ${timer._id} failed (attempt ${failures}); retrying at ${new Date(retryAt).toISOString()}: ${(error as Error).message}`,
+        );
       }
     }
   }
@@ -142,16 +168,23 @@ export function createTimerRunner(deps: {
       let pending: NodeJS.Timeout | null = null;
       const off = projections.onAdvanced((_position, touched) => {
         if (!touched.has(COLLECTIONS.timers) || pending) return;
-        pending = setTimeout(() => { pending = null; loop.poke(); }, RESCAN_DEBOUNCE_MS);
+        pending = setTimeout(() => {
+          pending = null;
+          loop.poke();
+        }, RESCAN_DEBOUNCE_MS);
         pending.unref();
       });
-      unsubscribe = () => { off(); if (pending) clearTimeout(pending); };
+      unsubscribe = () => {
+        off();
+        if (pending) clearTimeout(pending);
+      };
       loop.poke();
     },
     status() {
       const list: FailingTimer[] = [];
       // `since` is set exactly for the timers whose command failed (not for those answering notYet).
-      for (const [id, entry] of failing) if (entry.since !== null) list.push({ id, kind: entry.kind, failures: entry.failures, since: entry.since });
+      for (const [id, entry] of failing)
+        if (entry.since !== null) list.push({ id, kind: entry.kind, failures: entry.failures, since: entry.since });
       return { failing: list.sort((a, b) => a.since - b.since) };
     },
     retryWaiting() {

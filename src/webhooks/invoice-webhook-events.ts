@@ -16,7 +16,9 @@ export const INVOICE_WEBHOOK_EVENTS: Partial<Record<InvoiceEventType, string>> =
 
 /** The public event type of an invoice log event, if it has one. */
 export const invoiceWebhookTypeOf = (event: RecordedEvent): string | null =>
-  event.streamId.startsWith(INVOICE_STREAM_PREFIX) ? INVOICE_WEBHOOK_EVENTS[event.type as InvoiceEventType] ?? null : null;
+  event.streamId.startsWith(INVOICE_STREAM_PREFIX)
+    ? (INVOICE_WEBHOOK_EVENTS[event.type as InvoiceEventType] ?? null)
+    : null;
 
 /** The invoice as it was right after the last event of `history` (its stream up to the source event). */
 export function invoicePayloadOf(history: RecordedEvent[]) {

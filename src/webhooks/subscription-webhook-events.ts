@@ -1,5 +1,10 @@
 import { evolveSubscription } from '../../machines/subscription.evolve.ts';
-import { SUBSCRIPTION_WEBHOOK_EVENTS, type Subscription, type SubscriptionEvent, type SubscriptionEventType } from '../../machines/subscription.types.ts';
+import {
+  SUBSCRIPTION_WEBHOOK_EVENTS,
+  type Subscription,
+  type SubscriptionEvent,
+  type SubscriptionEventType,
+} from '../../machines/subscription.types.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import { publicSubscription } from '../projections/subscriptions.projection.ts';
 
@@ -7,7 +12,9 @@ export const SUBSCRIPTION_STREAM_PREFIX = 'subscription-';
 
 /** The public event type (`customer.subscription.*`) of a subscription log event, if it has one. */
 export const subscriptionWebhookTypeOf = (event: RecordedEvent): string | null =>
-  event.streamId.startsWith(SUBSCRIPTION_STREAM_PREFIX) ? SUBSCRIPTION_WEBHOOK_EVENTS[event.type as SubscriptionEventType] ?? null : null;
+  event.streamId.startsWith(SUBSCRIPTION_STREAM_PREFIX)
+    ? (SUBSCRIPTION_WEBHOOK_EVENTS[event.type as SubscriptionEventType] ?? null)
+    : null;
 
 /** The subscription as it was right after the last event of `history` (its stream up to the source event). */
 export function subscriptionPayloadOf(history: RecordedEvent[]) {

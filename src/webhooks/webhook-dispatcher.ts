@@ -42,7 +42,12 @@ export function createWebhookDispatcher(deps: {
   async function bodyOf(delivery: WebhookDeliveryDoc): Promise<string> {
     let body = bodies.get(delivery.id);
     if (body === undefined) {
-      body = await renderWebhookBody(eventStore, delivery.source, { id: delivery.eventId, type: delivery.eventType, object: delivery.eventObject, created: delivery.firstDueAt });
+      body = await renderWebhookBody(eventStore, delivery.source, {
+        id: delivery.eventId,
+        type: delivery.eventType,
+        object: delivery.eventObject,
+        created: delivery.firstDueAt,
+      });
       if (bodies.size >= MAX_CACHED_BODIES) bodies.delete(bodies.keys().next().value!);
       bodies.set(delivery.id, body);
     }
@@ -55,22 +60,33 @@ export function createWebhookDispatcher(deps: {
       if (!endpoint || endpoint.deleted) return;
       const body = await bodyOf(delivery);
       const outcome = await send({
-        url: endpoint.url, body, secret: secretBox.open(endpoint.sealedSecret), eventId: delivery.eventId, nowMs: clock.now(), signal: stopping.signal,
+        url: endpoint.url,
+        body,
+        secret: secretBox.open(endpoint.sealedSecret),
+        eventId: delivery.eventId,
+        nowMs: clock.now(),
+        signal: stopping.signal,
       });
-      const recorded = await commands.handle(webhookDeliveryAggregate, delivery.id, {
-        type: 'RecordDeliveryAttempt',
-        attempt: delivery.attempts + 1,
-        firstDueAt: delivery.firstDueAt,
-        ...outcome,
-      }, {
-        organizationId: delivery.organizationId,
-        environment: delivery.environment as Environment,
-        actor: 'system:webhook-dispatcher',
-        causationId: delivery.eventId,
-      });
+      const recorded = await commands.handle(
+        webhookDeliveryAggregate,
+        delivery.id,
+        {
+          type: 'RecordDeliveryAttempt',
+          attempt: delivery.attempts + 1,
+          firstDueAt: delivery.firstDueAt,
+          ...outcome,
+        },
+        {
+          organizationId: delivery.organizationId,
+          environment: delivery.environment as Environment,
+          actor: 'system:webhook-dispatcher',
+          causationId: delivery.eventId,
+        },
+      );
       // Stay in flight until the read model shows this attempt, so it is not sent twice.
       if (recorded.position !== null) await projections.waitFor(recorded.position, 30_000);
-      if (outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300) bodies.delete(delivery.id);
+      if (outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300)
+        bodies.delete(delivery.id);
     } catch (error) {
       if (error instanceof DeliveryAbortedError) return;
       console.error(`[webhooks] delivery ${delivery.id} could not be recorded:`, error);
@@ -86,7 +102,10 @@ export function createWebhookDispatcher(deps: {
     async runDue(now) {
       const free = concurrency - inFlight.size;
       if (free <= 0) return;
-      const due = await deliveries.find({ status: 'pending', nextAttemptAt: { $lte: now } }, { sort: { nextAttemptAt: 1 }, limit: free + inFlight.size });
+      const due = await deliveries.find(
+        { status: 'pending', nextAttemptAt: { $lte: now } },
+        { sort: { nextAttemptAt: 1 }, limit: free + inFlight.size },
+      );
       for (const delivery of due) {
         if (inFlight.has(delivery.id) || inFlight.size >= concurrency) continue;
         inFlight.add(delivery.id);
@@ -96,7 +115,10 @@ export function createWebhookDispatcher(deps: {
       }
     },
     async nextDue() {
-      const candidates = await deliveries.find({ status: 'pending', nextAttemptAt: { $ne: null } }, { sort: { nextAttemptAt: 1 }, limit: inFlight.size + 1 });
+      const candidates = await deliveries.find(
+        { status: 'pending', nextAttemptAt: { $ne: null } },
+        { sort: { nextAttemptAt: 1 }, limit: inFlight.size + 1 },
+      );
       return candidates.find((d) => !inFlight.has(d.id))?.nextAttemptAt ?? null;
     },
   });

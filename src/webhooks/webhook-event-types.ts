@@ -29,7 +29,9 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const TEST_WEBHOOK_EVENT_TYPE = 'webhook_endpoint.test';
 
 /** The specification's names for kinds sent under the reference API's name, to say so when one is asked for. */
-export const SPEC_EVENT_TYPE_NAMES: Readonly<Record<string, WebhookEventType>> = { 'payment_intent.failed': 'payment_intent.payment_failed' };
+export const SPEC_EVENT_TYPE_NAMES: Readonly<Record<string, WebhookEventType>> = {
+  'payment_intent.failed': 'payment_intent.payment_failed',
+};
 
 export const isWebhookEventType = (value: unknown): value is WebhookEventType =>
   typeof value === 'string' && (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);

@@ -7,7 +7,11 @@ import { publicCheckoutSession } from '../projections/public-views.ts';
 import { deterministicId } from '../shared/ids.ts';
 import { TEST_WEBHOOK_EVENT_TYPE } from './webhook-event-types.ts';
 import { INVOICE_STREAM_PREFIX, invoicePayloadOf, invoiceWebhookTypeOf } from './invoice-webhook-events.ts';
-import { SUBSCRIPTION_STREAM_PREFIX, subscriptionPayloadOf, subscriptionWebhookTypeOf } from './subscription-webhook-events.ts';
+import {
+  SUBSCRIPTION_STREAM_PREFIX,
+  subscriptionPayloadOf,
+  subscriptionWebhookTypeOf,
+} from './subscription-webhook-events.ts';
 
 export const WEBHOOK_API_VERSION = '2026-11-01';
 
@@ -20,13 +24,26 @@ export type PublicEventSource = { streamId: string; revision: number };
 /** Ids are derived from the log event, so a replay never mints a second id for the same fact. */
 const publicEventId = (logEventId: string, type: string) => deterministicId(`webhook-event:${logEventId}:${type}`);
 
-const ref = (event: RecordedEvent, type: string, object: string): PublicEventRef =>
-  ({ id: publicEventId(event.id, type), type, object, created: Date.parse(event.metadata.occurredAt) });
+const ref = (event: RecordedEvent, type: string, object: string): PublicEventRef => ({
+  id: publicEventId(event.id, type),
+  type,
+  object,
+  created: Date.parse(event.metadata.occurredAt),
+});
 
 const SESSION_EVENTS: Record<string, [string, string][]> = {
-  CheckoutSessionCompleted: [['payment_intent.succeeded', 'paymentIntent'], ['checkout_session.completed', 'checkoutSession']],
-  CheckoutSessionExpired: [['checkout_session.expired', 'checkoutSession'], ['payment_intent.canceled', 'paymentIntent']],
-  CheckoutSessionCanceled: [['checkout_session.canceled', 'checkoutSession'], ['payment_intent.canceled', 'paymentIntent']],
+  CheckoutSessionCompleted: [
+    ['payment_intent.succeeded', 'paymentIntent'],
+    ['checkout_session.completed', 'checkoutSession'],
+  ],
+  CheckoutSessionExpired: [
+    ['checkout_session.expired', 'checkoutSession'],
+    ['payment_intent.canceled', 'paymentIntent'],
+  ],
+  CheckoutSessionCanceled: [
+    ['checkout_session.canceled', 'checkoutSession'],
+    ['payment_intent.canceled', 'paymentIntent'],
+  ],
   LatePaymentReceived: [['checkout_session.late_payment', 'checkoutSession']],
 };
 
@@ -47,7 +64,8 @@ const ORGANIZATION_EVENTS: Record<string, string> = {
  */
 export function publicEventKindsOf(event: RecordedEvent): { type: string; object: string }[] {
   if (event.streamId.startsWith('checkout_session-')) {
-    if (event.type === 'PaymentWithdrawn') return (event.data as { paymentFailed?: unknown }).paymentFailed === true ? [PAYMENT_FAILED] : [];
+    if (event.type === 'PaymentWithdrawn')
+      return (event.data as { paymentFailed?: unknown }).paymentFailed === true ? [PAYMENT_FAILED] : [];
     return (SESSION_EVENTS[event.type] ?? []).map(([type, object]) => ({ type, object }));
   }
   if (event.streamId.startsWith('organization-')) {
@@ -66,11 +84,17 @@ export function publicEventKindsOf(event: RecordedEvent): { type: string; object
 }
 
 /** One public event of a log event, with its id. */
-export const publicEventOf = (event: RecordedEvent, kind: { type: string; object: string }): PublicEventRef => ref(event, kind.type, kind.object);
+export const publicEventOf = (event: RecordedEvent, kind: { type: string; object: string }): PublicEventRef =>
+  ref(event, kind.type, kind.object);
 
 /** The test event of `POST /webhook-endpoints/{id}/test`, for that endpoint only. */
 export function testEventOf(event: RecordedEvent & { data: { testId?: unknown } }): PublicEventRef {
-  return { id: deterministicId(`webhook-test:${String(event.data.testId)}`), type: TEST_WEBHOOK_EVENT_TYPE, object: 'webhookEndpoint', created: Date.parse(event.metadata.occurredAt) };
+  return {
+    id: deterministicId(`webhook-test:${String(event.data.testId)}`),
+    type: TEST_WEBHOOK_EVENT_TYPE,
+    object: 'webhookEndpoint',
+    created: Date.parse(event.metadata.occurredAt),
+  };
 }
 
 /** Why the intent's attempt failed: the transfer it waited for was withdrawn from the chain. */
@@ -99,12 +123,17 @@ function payloadOf(history: RecordedEvent[], source: RecordedEvent, type: string
     const session = fold<CheckoutSession, CheckoutSessionEvent>(history, evolveCheckoutSession);
     if (!session) throw new Error(`${source.streamId} has no session at revision ${source.revision}`);
     const view = publicCheckoutSession(session);
-    if (type === PAYMENT_FAILED.type) return { ...view.paymentIntent, checkoutSessionId: view.id, lastPaymentError: withdrawalError(session, source) };
+    if (type === PAYMENT_FAILED.type)
+      return { ...view.paymentIntent, checkoutSessionId: view.id, lastPaymentError: withdrawalError(session, source) };
     if (type.startsWith('payment_intent.')) return { ...view.paymentIntent, checkoutSessionId: view.id };
     if (type === 'checkout_session.late_payment') {
       const transferId = (source.data as { transferId?: string }).transferId;
       const payment = session.payments.find((p) => p.transferId === transferId);
-      return { ...view, latePayment: view.paymentIntent.transactions.find((t) => t.transactionHash === payment?.transactionHash) ?? null };
+      return {
+        ...view,
+        latePayment:
+          view.paymentIntent.transactions.find((t) => t.transactionHash === payment?.transactionHash) ?? null,
+      };
     }
     return view;
   }
@@ -118,7 +147,12 @@ function payloadOf(history: RecordedEvent[], source: RecordedEvent, type: string
   }
   if (source.streamId.startsWith('webhook_endpoint-')) {
     const endpoint = fold<WebhookEndpoint, WebhookEndpointEvent>(history, evolveWebhookEndpoint);
-    return { id: endpoint?.id, url: endpoint?.url, description: endpoint?.description, message: 'This is a test event from Weir.' };
+    return {
+      id: endpoint?.id,
+      url: endpoint?.url,
+      description: endpoint?.description,
+      message: 'This is a test event from Weir.',
+    };
   }
   if (source.streamId.startsWith(INVOICE_STREAM_PREFIX)) return invoicePayloadOf(history);
   if (source.streamId.startsWith(SUBSCRIPTION_STREAM_PREFIX)) return subscriptionPayloadOf(history);
@@ -129,10 +163,22 @@ function payloadOf(history: RecordedEvent[], source: RecordedEvent, type: string
  * The exact bytes delivered for a public event, rendered from the log (the source stream folded
  * up to the source event), so they are the same on every attempt, after a restart and a replay.
  */
-export async function renderWebhookBody(eventStore: EventStore, source: PublicEventSource, event: PublicEventRef): Promise<string> {
+export async function renderWebhookBody(
+  eventStore: EventStore,
+  source: PublicEventSource,
+  event: PublicEventRef,
+): Promise<string> {
   const history = (await eventStore.readStream(source.streamId)).filter((e) => e.revision <= source.revision);
   const last = history[history.length - 1];
-  if (!last || last.revision !== source.revision) throw new Error(`${source.streamId} has no event at revision ${source.revision}`);
+  if (!last || last.revision !== source.revision)
+    throw new Error(`${source.streamId} has no event at revision ${source.revision}`);
   const object = payloadOf(history, last, event.type);
-  return JSON.stringify({ id: event.id, apiVersion: WEBHOOK_API_VERSION, created: event.created, object: event.object, type: event.type, data: { object } });
+  return JSON.stringify({
+    id: event.id,
+    apiVersion: WEBHOOK_API_VERSION,
+    created: event.created,
+    object: event.object,
+    type: event.type,
+    data: { object },
+  });
 }

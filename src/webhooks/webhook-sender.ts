@@ -3,7 +3,14 @@ import { DELIVERY_TIMEOUT_MS } from './retry-schedule.ts';
 
 export type SendOutcome = { statusCode: number | null; error: string | null; durationMs: number };
 
-export type WebhookSender = (request: { url: string; body: string; secret: string; eventId: string; nowMs: number; signal?: AbortSignal }) => Promise<SendOutcome>;
+export type WebhookSender = (request: {
+  url: string;
+  body: string;
+  secret: string;
+  eventId: string;
+  nowMs: number;
+  signal?: AbortSignal;
+}) => Promise<SendOutcome>;
 
 /** Thrown when the dispatcher stops mid-request: the attempt did not happen and is not recorded. */
 export class DeliveryAbortedError extends Error {
@@ -21,7 +28,10 @@ export function createHttpWebhookSender(options: { timeoutMs?: number; userAgent
     // One controller with a plain timer: AbortSignal.any() over AbortSignal.timeout() can lose the
     // timeout signal to garbage collection on Node 20, leaving a hung request hung forever.
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    const timer = setTimeout(
+      () => controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')),
+      timeoutMs,
+    );
     const onStop = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', onStop, { once: true });
     try {
@@ -47,7 +57,10 @@ export function createHttpWebhookSender(options: { timeoutMs?: number; userAgent
       if (signal?.aborted) throw new DeliveryAbortedError('the dispatcher stopped during the request');
       const durationMs = Math.round(performance.now() - started);
       const name = (error as Error).name;
-      const message = name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${timeoutMs} ms` : `request failed: ${(error as Error).message}`;
+      const message =
+        name === 'TimeoutError' || name === 'AbortError'
+          ? `no answer within ${timeoutMs} ms`
+          : `request failed: ${(error as Error).message}`;
       return { statusCode: null, error: message, durationMs };
     } finally {
       clearTimeout(timer);

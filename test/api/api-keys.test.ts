@@ -4,7 +4,15 @@ import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { ADMIN_TOKEN, createMerchant, startTestWeir } from '../support/weir-harness.ts';
 import { assertError, logText, type Page } from './helpers.ts';
 
-type ApiKey = { id: string; name: string; environment: string; maskedKey: string; createdAt: string; updatedAt: string; secretKey?: string };
+type ApiKey = {
+  id: string;
+  name: string;
+  environment: string;
+  maskedKey: string;
+  createdAt: string;
+  updatedAt: string;
+  secretKey?: string;
+};
 type Endpoint = { id: string; secret: string };
 
 const KEY = /^sk_test_[0-9A-Za-z]{40}$/;
@@ -41,7 +49,9 @@ test('POST /api/v1/api-keys shows the secret once; lists and gets only ever show
   t.regex((await api.post<ApiKey>('/api/v1/api-keys')).body.secretKey!, KEY);
   assertError(t, await api.post('/api/v1/api-keys', { name: '' }), 400, { field: 'name' });
   assertError(t, await api.post('/api/v1/api-keys', { name: 42 }), 400, { field: 'name' });
-  assertError(t, await api.get('/api/v1/api-keys/00000000-0000-4000-8000-000000000000'), 404, { code: 'resource_missing' });
+  assertError(t, await api.get('/api/v1/api-keys/00000000-0000-4000-8000-000000000000'), 404, {
+    code: 'resource_missing',
+  });
 });
 
 test('regenerate returns a new secret; the old one stops working and the new one works', async (t) => {
@@ -94,16 +104,28 @@ test('DELETE makes a key 401 and removes it from the list; deleting the calling 
 test('the log never stores a raw API key, even when the request carried an Idempotency-Key', async (t) => {
   const weir = await startTestWeir(t);
   const admin = apiClient(weir.url, ADMIN_TOKEN);
-  const org = (await admin.post<{ testSecretKey: string; liveSecretKey: string }>('/admin/organizations', { name: 'Secretive' })).body;
+  const org = (
+    await admin.post<{ testSecretKey: string; liveSecretKey: string }>('/admin/organizations', { name: 'Secretive' })
+  ).body;
   const api = apiClient(weir.url, org.testSecretKey);
 
   const plain = (await api.post<ApiKey>('/api/v1/api-keys', { name: 'plain' })).body;
-  const withKey = await api.post<ApiKey>('/api/v1/api-keys', { name: 'idempotent' }, { 'Idempotency-Key': 'create-key-1' });
+  const withKey = await api.post<ApiKey>(
+    '/api/v1/api-keys',
+    { name: 'idempotent' },
+    { 'Idempotency-Key': 'create-key-1' },
+  );
   t.is(withKey.status, 200);
-  const replay = await api.post<ApiKey>('/api/v1/api-keys', { name: 'idempotent' }, { 'Idempotency-Key': 'create-key-1' });
+  const replay = await api.post<ApiKey>(
+    '/api/v1/api-keys',
+    { name: 'idempotent' },
+    { 'Idempotency-Key': 'create-key-1' },
+  );
   t.is(replay.headers.get('idempotent-replayed'), 'true');
   t.is(replay.body.secretKey, withKey.body.secretKey, 'the replay still answers the original response');
-  const rotated = (await api.post<ApiKey>(`/api/v1/api-keys/${plain.id}/regenerate`, {}, { 'Idempotency-Key': 'rotate-1' })).body;
+  const rotated = (
+    await api.post<ApiKey>(`/api/v1/api-keys/${plain.id}/regenerate`, {}, { 'Idempotency-Key': 'rotate-1' })
+  ).body;
 
   const log = await logText(weir);
   t.true(log.length > 0);
@@ -121,9 +143,23 @@ test('webhook endpoint secrets are stored sealed, never in plain text', async (t
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
 
-  const created = (await api.post<Endpoint>('/api/v1/webhook-endpoints', { description: 'a', url: receiver.url, enabledEvents: { events: ['*'] } })).body;
-  const idempotent = (await api.post<Endpoint>('/api/v1/webhook-endpoints', { description: 'b', url: receiver.url, enabledEvents: { events: ['*'] } }, { 'Idempotency-Key': 'endpoint-b' })).body;
-  const regenerated = (await api.post<Endpoint>(`/api/v1/webhook-endpoints/${created.id}/regenerate`, {}, { 'Idempotency-Key': 'regen-a' })).body;
+  const created = (
+    await api.post<Endpoint>('/api/v1/webhook-endpoints', {
+      description: 'a',
+      url: receiver.url,
+      enabledEvents: { events: ['*'] },
+    })
+  ).body;
+  const idempotent = (
+    await api.post<Endpoint>(
+      '/api/v1/webhook-endpoints',
+      { description: 'b', url: receiver.url, enabledEvents: { events: ['*'] } },
+      { 'Idempotency-Key': 'endpoint-b' },
+    )
+  ).body;
+  const regenerated = (
+    await api.post<Endpoint>(`/api/v1/webhook-endpoints/${created.id}/regenerate`, {}, { 'Idempotency-Key': 'regen-a' })
+  ).body;
   const listed = (await api.get<Page<Endpoint>>('/api/v1/webhook-endpoints')).body;
   t.is(listed.count, 2);
 

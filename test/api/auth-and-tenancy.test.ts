@@ -7,7 +7,11 @@ type ApiKey = { id: string; name: string; environment: string; maskedKey: string
 type Endpoint = { id: string; secret: string; url: string };
 
 const raw = (baseUrl: string, path: string, headers: Record<string, string>) =>
-  fetch(`${baseUrl}${path}`, { headers }).then(async (r) => ({ status: r.status, body: (await r.json()) as unknown, headers: r.headers }));
+  fetch(`${baseUrl}${path}`, { headers }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as unknown,
+    headers: r.headers,
+  }));
 
 test('requests without a valid key are refused with 401 in the error shape', async (t) => {
   const weir = await startTestWeir(t);
@@ -23,7 +27,10 @@ test('requests without a valid key are refused with 401 in the error shape', asy
     ['a malformed key', { authorization: 'Bearer sk_test_short' }],
     ['a key of an unknown environment', { authorization: `Bearer sk_prod_${testSecretKey.slice(8)}` }],
     ['a well-formed unknown key', { authorization: `Bearer sk_test_${'A'.repeat(40)}` }],
-    ['a known key with one character changed', { authorization: `Bearer ${testSecretKey.slice(0, -1)}${testSecretKey.endsWith('a') ? 'b' : 'a'}` }],
+    [
+      'a known key with one character changed',
+      { authorization: `Bearer ${testSecretKey.slice(0, -1)}${testSecretKey.endsWith('a') ? 'b' : 'a'}` },
+    ],
     ['a test key relabelled as live', { authorization: `Bearer sk_live_${testSecretKey.slice(8)}` }],
   ];
   for (const [what, headers] of cases) {
@@ -79,7 +86,11 @@ test('test and live keys see only their own environment', async (t) => {
   t.true((await api.get<{ id: number }[]>('/api/v1/chains')).body.some((c) => c.id === 7357));
 
   // And the other way round: a live endpoint and a live key are invisible to the test key.
-  const liveEndpoint = await live.post<Endpoint>('/api/v1/webhook-endpoints', { description: 'live', url: 'https://shop.example/hooks', enabledEvents: { events: ['*'] } });
+  const liveEndpoint = await live.post<Endpoint>('/api/v1/webhook-endpoints', {
+    description: 'live',
+    url: 'https://shop.example/hooks',
+    enabledEvents: { events: ['*'] },
+  });
   t.is(liveEndpoint.status, 200, JSON.stringify(liveEndpoint.body));
   assertError(t, await api.get(`/api/v1/webhook-endpoints/${liveEndpoint.body.id}`), 404);
   t.is((await api.get<Page<Endpoint>>('/api/v1/webhook-endpoints')).body.count, 0);
@@ -106,9 +117,19 @@ test("another organization's records are 404, and acting on them changes nothing
   const bobList = (await bob.api.get<Page<Session>>(`/api/v1/checkout/sessions?ids=${session.id}`)).body;
   t.is(bobList.count, 0);
 
-  const endpoint = (await alice.api.post<Endpoint>('/api/v1/webhook-endpoints', { description: 'alice', url: 'https://alice.example/hooks', enabledEvents: { events: ['*'] } })).body;
+  const endpoint = (
+    await alice.api.post<Endpoint>('/api/v1/webhook-endpoints', {
+      description: 'alice',
+      url: 'https://alice.example/hooks',
+      enabledEvents: { events: ['*'] },
+    })
+  ).body;
   assertError(t, await bob.api.get(`/api/v1/webhook-endpoints/${endpoint.id}`), 404);
-  assertError(t, await bob.api.put(`/api/v1/webhook-endpoints/${endpoint.id}`, { url: 'https://evil.example/steal' }), 404);
+  assertError(
+    t,
+    await bob.api.put(`/api/v1/webhook-endpoints/${endpoint.id}`, { url: 'https://evil.example/steal' }),
+    404,
+  );
   assertError(t, await bob.api.post(`/api/v1/webhook-endpoints/${endpoint.id}/regenerate`), 404);
   assertError(t, await bob.api.post(`/api/v1/webhook-endpoints/${endpoint.id}/test`), 404);
   assertError(t, await bob.api.get(`/api/v1/webhook-endpoints/${endpoint.id}/deliveries`), 404);
@@ -141,10 +162,25 @@ test('the key is checked before the body: no key and a bad body is a 401, not a 
   const weir = await startTestWeir(t);
   const { testSecretKey } = await createMerchant(weir.url);
   const post = (headers: Record<string, string>, body: string) =>
-    fetch(`${weir.url}/api/v1/checkout/sessions`, { method: 'POST', headers, body }).then(async (r) => ({ status: r.status, body: (await r.json()) as unknown, headers: r.headers }));
-  assertError(t, await post({ 'content-type': 'application/json' }, '{not json'), 401, { code: 'authentication_required' });
+    fetch(`${weir.url}/api/v1/checkout/sessions`, { method: 'POST', headers, body }).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as unknown,
+      headers: r.headers,
+    }));
+  assertError(t, await post({ 'content-type': 'application/json' }, '{not json'), 401, {
+    code: 'authentication_required',
+  });
   assertError(t, await post({ 'content-type': 'text/plain' }, 'hello'), 401, { code: 'authentication_required' });
-  assertError(t, await post({ 'content-type': 'application/json', authorization: 'Bearer sk_test_nope' }, '{not json'), 401);
+  assertError(
+    t,
+    await post({ 'content-type': 'application/json', authorization: 'Bearer sk_test_nope' }, '{not json'),
+    401,
+  );
   // With a valid key, the same body is judged on its own.
-  assertError(t, await post({ 'content-type': 'application/json', authorization: `Bearer ${testSecretKey}` }, '{not json'), 400, { code: 'invalid_json' });
+  assertError(
+    t,
+    await post({ 'content-type': 'application/json', authorization: `Bearer ${testSecretKey}` }, '{not json'),
+    400,
+    { code: 'invalid_json' },
+  );
 });

@@ -2,21 +2,42 @@ import test from 'ava';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 import { assertError } from './helpers.ts';
 
-type Price = { id: string; type: string; interval: string | null; intervalCount: number | null; unitAmount: string; isActive: boolean; nickname: string | null; product: { id: string } };
-type Product = { id: string; name: string; isActive: boolean; description: string | null; defaultPrice: Price | null; metadata: Record<string, string> };
+type Price = {
+  id: string;
+  type: string;
+  interval: string | null;
+  intervalCount: number | null;
+  unitAmount: string;
+  isActive: boolean;
+  nickname: string | null;
+  product: { id: string };
+};
+type Product = {
+  id: string;
+  name: string;
+  isActive: boolean;
+  description: string | null;
+  defaultPrice: Price | null;
+  metadata: Record<string, string>;
+};
 
 test('products: create with a default recurring price, update, deactivate, activate, delete', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
   const created = await api.post<Product>('/api/v1/products', {
-    name: 'Pro plan', description: 'Monthly', defaultPriceData: { currency: 'usdc', unitAmount: '2500000000', interval: 'month', intervalCount: 1 },
+    name: 'Pro plan',
+    description: 'Monthly',
+    defaultPriceData: { currency: 'usdc', unitAmount: '2500000000', interval: 'month', intervalCount: 1 },
   });
   t.is(created.status, 200, JSON.stringify(created.body));
   t.is(created.body.defaultPrice?.type, 'recurring');
   t.is(created.body.defaultPrice?.unitAmount, '2500000000');
 
   const id = created.body.id;
-  const updated = await api.put<Product>(`/api/v1/products/${id}`, { name: 'Pro plan (2026)', metadata: { tier: 'pro' } });
+  const updated = await api.put<Product>(`/api/v1/products/${id}`, {
+    name: 'Pro plan (2026)',
+    metadata: { tier: 'pro' },
+  });
   t.is(updated.body.name, 'Pro plan (2026)');
   t.deepEqual(updated.body.metadata, { tier: 'pro' });
   assertError(t, await api.put(`/api/v1/products/${id}`, {}), 400);
@@ -24,7 +45,10 @@ test('products: create with a default recurring price, update, deactivate, activ
 
   t.false((await api.post<Product>(`/api/v1/products/${id}/deactivate`)).body.isActive);
   // An inactive product cannot be sold.
-  const refused = await api.post('/api/v1/checkout/sessions', { successUrl: 'https://shop.example/ok', lineItems: { data: [{ priceId: created.body.defaultPrice!.id }] } });
+  const refused = await api.post('/api/v1/checkout/sessions', {
+    successUrl: 'https://shop.example/ok',
+    lineItems: { data: [{ priceId: created.body.defaultPrice!.id }] },
+  });
   assertError(t, refused, 400, { code: 'product_inactive' });
   t.true((await api.post<Product>(`/api/v1/products/${id}/activate`)).body.isActive);
 
@@ -36,15 +60,42 @@ test('prices: monthly, quarterly, half-yearly and annual; only isActive, nicknam
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
   const product = (await api.post<Product>('/api/v1/products', { name: 'Plan' })).body;
-  const schedules = [['month', 1], ['month', 3], ['month', 6], ['year', 1]] as const;
+  const schedules = [
+    ['month', 1],
+    ['month', 3],
+    ['month', 6],
+    ['year', 1],
+  ] as const;
   for (const [interval, intervalCount] of schedules) {
-    const price = await api.post<Price>('/api/v1/prices', { productId: product.id, currency: 'usdc', unitAmount: 1000000000, interval, intervalCount });
+    const price = await api.post<Price>('/api/v1/prices', {
+      productId: product.id,
+      currency: 'usdc',
+      unitAmount: 1000000000,
+      interval,
+      intervalCount,
+    });
     t.is(price.status, 200, JSON.stringify(price.body));
     t.like(price.body, { type: 'recurring', interval, intervalCount, unitAmount: '1000000000' });
   }
-  assertError(t, await api.post('/api/v1/prices', { productId: product.id, currency: 'usdc', unitAmount: '1', type: 'recurring' }), 400, { field: 'interval' });
-  assertError(t, await api.post('/api/v1/prices', { productId: product.id, currency: 'usdc', unitAmount: '1', interval: 'fortnight' }), 400, { field: 'interval' });
-  const price = (await api.post<Price>('/api/v1/prices', { productId: product.id, currency: 'usdc', unitAmount: '1' })).body;
+  assertError(
+    t,
+    await api.post('/api/v1/prices', { productId: product.id, currency: 'usdc', unitAmount: '1', type: 'recurring' }),
+    400,
+    { field: 'interval' },
+  );
+  assertError(
+    t,
+    await api.post('/api/v1/prices', {
+      productId: product.id,
+      currency: 'usdc',
+      unitAmount: '1',
+      interval: 'fortnight',
+    }),
+    400,
+    { field: 'interval' },
+  );
+  const price = (await api.post<Price>('/api/v1/prices', { productId: product.id, currency: 'usdc', unitAmount: '1' }))
+    .body;
   const renamed = await api.put<Price>(`/api/v1/prices/${price.id}`, { nickname: 'launch', isActive: false });
   t.like(renamed.body, { nickname: 'launch', isActive: false });
   assertError(t, await api.put(`/api/v1/prices/${price.id}`, { unitAmount: '2' }), 400, { field: 'unitAmount' });

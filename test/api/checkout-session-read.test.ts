@@ -3,7 +3,11 @@ import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-h
 import { assertError, type Session } from './helpers.ts';
 
 const get = (baseUrl: string, path: string, key: string, method = 'GET') =>
-  fetch(`${baseUrl}${path}`, { method, headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({ status: r.status, text: await r.text(), headers: r.headers }));
+  fetch(`${baseUrl}${path}`, { method, headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({
+    status: r.status,
+    text: await r.text(),
+    headers: r.headers,
+  }));
 
 test('GET of one session: the same answer with or without a trailing slash; tenancy, unknown ids, no key and other methods', async (t) => {
   const weir = await startTestWeir(t);
@@ -23,7 +27,10 @@ test('GET of one session: the same answer with or without a trailing slash; tena
   t.is(polled.headers.get('content-type'), 'application/json; charset=utf-8');
   t.is(polled.headers.get('content-length'), String(Buffer.byteLength(polled.text)));
   t.is(polled.headers.get('x-content-type-options'), 'nosniff');
-  t.is((await get(weir.url, `/api/v1/checkout/sessions/${encodeURIComponent(created.body.id)}`, alice.testSecretKey)).text, polled.text);
+  t.is(
+    (await get(weir.url, `/api/v1/checkout/sessions/${encodeURIComponent(created.body.id)}`, alice.testSecretKey)).text,
+    polled.text,
+  );
 
   // Tenancy, unknown ids (also ones that decode to a slash or not at all), no key, other methods.
   const notFound = async (response: Promise<{ status: number; text: string; headers: Headers }>) => {

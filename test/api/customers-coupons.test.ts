@@ -37,14 +37,34 @@ async function startApp(t: ExecutionContext) {
   const readStore = await openReadStore({ indexedFields: ['organizationId', 'status'] });
   const clock = createManualClock(Date.parse('2026-01-01T00:00:00Z'));
   const commands = createCommandHandler({ eventStore, clock });
-  const projections = createProjectionRunner({ eventStore, readStore, projections: [tenancyProjection, customersProjection, couponsProjection] });
+  const projections = createProjectionRunner({
+    eventStore,
+    readStore,
+    projections: [tenancyProjection, customersProjection, couponsProjection],
+  });
   await projections.start();
-  const deps: ApiDeps = { clock, eventStore, readStore, commands, projections, rail: createTestRail(), secretBox: createSecretBox(randomBytes(32)), publicUrl: 'http://127.0.0.1' };
+  const deps: ApiDeps = {
+    clock,
+    eventStore,
+    readStore,
+    commands,
+    projections,
+    rail: createTestRail(),
+    secretBox: createSecretBox(randomBytes(32)),
+    publicUrl: 'http://127.0.0.1',
+  };
   const app = new Koa<ApiState>();
   app.silent = true;
-  const mounted = (...routers: Router<ApiState>[]) => routers.flatMap((r) => [r.routes(), r.allowedMethods()] as unknown as Koa.Middleware<ApiState>[]);
+  const mounted = (...routers: Router<ApiState>[]) =>
+    routers.flatMap((r) => [r.routes(), r.allowedMethods()] as unknown as Koa.Middleware<ApiState>[]);
   app.use(errorMiddleware());
-  app.use(compose<ApiState>([authMiddleware(readStore), jsonBodyMiddleware(), ...mounted(customerRoutes(deps), couponRoutes(deps))]));
+  app.use(
+    compose<ApiState>([
+      authMiddleware(readStore),
+      jsonBodyMiddleware(),
+      ...mounted(customerRoutes(deps), couponRoutes(deps)),
+    ]),
+  );
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -66,15 +86,44 @@ async function startApp(t: ExecutionContext) {
 
 type Address = Record<string, string | null>;
 /** The reference's customer `shipping` (FullAddressDetailDto). */
-type Shipping = { name: string | null; email: string | null; phone: string | null; organizationName: string | null; address: Address | null };
+type Shipping = {
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  organizationName: string | null;
+  address: Address | null;
+};
 type Customer = {
-  id: string; email: string; name: string | null; phone: string | null; metadata: Record<string, string>; address: Address | null; shipping?: Shipping | null;
-  customerNumber: string; createdAt: string; updatedAt: string;
+  id: string;
+  email: string;
+  name: string | null;
+  phone: string | null;
+  metadata: Record<string, string>;
+  address: Address | null;
+  shipping?: Shipping | null;
+  customerNumber: string;
+  createdAt: string;
+  updatedAt: string;
 };
 type Coupon = {
-  id: string; name: string; status: string; isEnable: boolean; isArchived: boolean; timesRedeemed: number; percentOff: number | null; amountOff: string | null;
-  maxRedemptions: number | null; redeemBy: string | null;
-  promotionCodes: { id: string; code: string; couponId: string; isActive: boolean; timesRedeemed: number; maxRedemptions: number | null }[];
+  id: string;
+  name: string;
+  status: string;
+  isEnable: boolean;
+  isArchived: boolean;
+  timesRedeemed: number;
+  percentOff: number | null;
+  amountOff: string | null;
+  maxRedemptions: number | null;
+  redeemBy: string | null;
+  promotionCodes: {
+    id: string;
+    code: string;
+    couponId: string;
+    isActive: boolean;
+    timesRedeemed: number;
+    maxRedemptions: number | null;
+  }[];
 };
 
 // --- customers ----------------------------------------------------------------------------
@@ -83,7 +132,10 @@ test('customers: create, read, update, list by email and ids, delete', async (t)
   const weir = await startApp(t);
   const { api } = await weir.merchant('Shop');
   const created = await api.post<Customer>('/api/v1/customers', {
-    email: 'Ada@Example.com', name: 'Ada', phone: '+44 20 7946 0000', metadata: { tier: 'gold', n: 3 },
+    email: 'Ada@Example.com',
+    name: 'Ada',
+    phone: '+44 20 7946 0000',
+    metadata: { tier: 'gold', n: 3 },
     address: { line1: '1 Main St', city: 'London', country: 'gb' },
   });
   t.is(created.status, 200, JSON.stringify(created.body));
@@ -96,13 +148,20 @@ test('customers: create, read, update, list by email and ids, delete', async (t)
 
   const other = await api.post<Customer>('/api/v1/customers', { email: 'bob@example.com' });
   const byEmail = await api.get<Page<Customer>>('/api/v1/customers?email=ADA@example.COM');
-  t.deepEqual(byEmail.body.data.map((c) => c.id), [id]);
+  t.deepEqual(
+    byEmail.body.data.map((c) => c.id),
+    [id],
+  );
   const byIds = await api.get<Page<Customer>>(`/api/v1/customers?ids=${id},${other.body.id}`);
   t.is(byIds.body.count, 2);
   const all = await api.get<Page<Customer>>('/api/v1/customers?createdAt[gte]=2026-01-01');
   t.is(all.body.count, 2);
 
-  const updated = await api.put<Customer>(`/api/v1/customers/${id}`, { name: 'Ada L.', phone: null, metadata: { tier: 'platinum' } });
+  const updated = await api.put<Customer>(`/api/v1/customers/${id}`, {
+    name: 'Ada L.',
+    phone: null,
+    metadata: { tier: 'platinum' },
+  });
   t.is(updated.status, 200, JSON.stringify(updated.body));
   t.like(updated.body, { name: 'Ada L.', phone: null, email: 'Ada@Example.com', metadata: { tier: 'platinum' } });
 
@@ -110,18 +169,39 @@ test('customers: create, read, update, list by email and ids, delete', async (t)
   t.is(deleted.status, 200);
   assertError(t, await api.get(`/api/v1/customers/${id}`), 404, { code: 'resource_missing' });
   assertError(t, await api.delete(`/api/v1/customers/${id}`), 404);
-  t.deepEqual((await api.get<Page<Customer>>('/api/v1/customers')).body.data.map((c) => c.id), [other.body.id]);
+  t.deepEqual(
+    (await api.get<Page<Customer>>('/api/v1/customers')).body.data.map((c) => c.id),
+    [other.body.id],
+  );
 });
 
 test('customers: bad input is a 400 naming the field and writes nothing', async (t) => {
   const weir = await startApp(t);
   const { api } = await weir.merchant('Shop');
   const before = await weir.logLength();
-  assertError(t, await api.post('/api/v1/customers', { name: 'No email' }), 400, { field: 'email', code: 'parameter_missing' });
-  assertError(t, await api.post('/api/v1/customers', { email: 'not-an-email' }), 400, { field: 'email', code: 'email_invalid' });
-  assertError(t, await api.post('/api/v1/customers', { email: 'a@b.co', metadata: { k: { nested: true } } }), 400, { field: 'metadata.k' });
-  assertError(t, await api.post('/api/v1/customers', { email: 'a@b.co', metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) }), 400, { field: 'metadata' });
-  assertError(t, await api.post('/api/v1/customers', { email: 'a@b.co', address: { street: 'x' } }), 400, { field: 'address.street' });
+  assertError(t, await api.post('/api/v1/customers', { name: 'No email' }), 400, {
+    field: 'email',
+    code: 'parameter_missing',
+  });
+  assertError(t, await api.post('/api/v1/customers', { email: 'not-an-email' }), 400, {
+    field: 'email',
+    code: 'email_invalid',
+  });
+  assertError(t, await api.post('/api/v1/customers', { email: 'a@b.co', metadata: { k: { nested: true } } }), 400, {
+    field: 'metadata.k',
+  });
+  assertError(
+    t,
+    await api.post('/api/v1/customers', {
+      email: 'a@b.co',
+      metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])),
+    }),
+    400,
+    { field: 'metadata' },
+  );
+  assertError(t, await api.post('/api/v1/customers', { email: 'a@b.co', address: { street: 'x' } }), 400, {
+    field: 'address.street',
+  });
   assertError(t, await api.post('/api/v1/customers', { email: 'a@b.co', phone: 'call me' }), 400, { field: 'phone' });
   t.is(await weir.logLength(), before);
   const c = await api.post<Customer>('/api/v1/customers', { email: 'a@b.co' });
@@ -132,12 +212,22 @@ test('customers: shipping is taken on create, returned by read and list, replace
   const weir = await startApp(t);
   const { api } = await weir.merchant('Shop');
   const created = await api.post<Customer>('/api/v1/customers', {
-    email: 'ada@example.com', name: 'Ada',
-    shipping: { name: 'Ada at work', email: 'desk@example.com', phone: '+351 21 000 0000', organizationName: 'Quay Ltd', address: { line1: '9 Quay', city: 'Porto', country: 'pt' } },
+    email: 'ada@example.com',
+    name: 'Ada',
+    shipping: {
+      name: 'Ada at work',
+      email: 'desk@example.com',
+      phone: '+351 21 000 0000',
+      organizationName: 'Quay Ltd',
+      address: { line1: '9 Quay', city: 'Porto', country: 'pt' },
+    },
   });
   t.is(created.status, 200, JSON.stringify(created.body));
   const shipping: Shipping = {
-    name: 'Ada at work', email: 'desk@example.com', phone: '+351 21 000 0000', organizationName: 'Quay Ltd',
+    name: 'Ada at work',
+    email: 'desk@example.com',
+    phone: '+351 21 000 0000',
+    organizationName: 'Quay Ltd',
     address: { line1: '9 Quay', line2: null, city: 'Porto', state: null, postalCode: null, country: 'PT' },
   };
   t.deepEqual(created.body.shipping, shipping);
@@ -149,9 +239,17 @@ test('customers: shipping is taken on create, returned by read and list, replace
 
   // Leaving it out of an update leaves it; giving it replaces it whole (a part left out is null).
   t.deepEqual((await api.put<Customer>(`/api/v1/customers/${id}`, { name: 'Ada L.' })).body.shipping, shipping);
-  const replaced = await api.put<Customer>(`/api/v1/customers/${id}`, { shipping: { name: 'Ada at home', address: { line1: '1 Main St', country: 'GB' } } });
+  const replaced = await api.put<Customer>(`/api/v1/customers/${id}`, {
+    shipping: { name: 'Ada at home', address: { line1: '1 Main St', country: 'GB' } },
+  });
   t.is(replaced.status, 200, JSON.stringify(replaced.body));
-  const home: Shipping = { name: 'Ada at home', email: null, phone: null, organizationName: null, address: { line1: '1 Main St', line2: null, city: null, state: null, postalCode: null, country: 'GB' } };
+  const home: Shipping = {
+    name: 'Ada at home',
+    email: null,
+    phone: null,
+    organizationName: null,
+    address: { line1: '1 Main St', line2: null, city: null, state: null, postalCode: null, country: 'GB' },
+  };
   t.deepEqual(replaced.body.shipping, home);
   t.deepEqual((await read()).shipping, home);
   t.deepEqual((await listed())?.shipping, home);
@@ -178,7 +276,11 @@ test('customers: a bad shipping, or taxIds, is a 400 naming the exact field, on 
   const cases: [Record<string, unknown>, string, RegExp][] = [
     [{ shipping: 'Porto' }, 'shipping', /must be an object/],
     [{ shipping: ['9 Quay'] }, 'shipping', /must be an object/],
-    [{ shipping: { street: '9 Quay' } }, 'shipping.street', /not a shipping field; use name, email, phone, organizationName, address/],
+    [
+      { shipping: { street: '9 Quay' } },
+      'shipping.street',
+      /not a shipping field; use name, email, phone, organizationName, address/,
+    ],
     [{ shipping: { name: 7 } }, 'shipping.name', /must be a string/],
     [{ shipping: { organizationName: 'x'.repeat(251) } }, 'shipping.organizationName', /at most 250/],
     [{ shipping: { email: 'nope' } }, 'shipping.email', /email address/],
@@ -187,7 +289,11 @@ test('customers: a bad shipping, or taxIds, is a 400 naming the exact field, on 
     [{ shipping: { address: { zip: '4000' } } }, 'shipping.address.zip', /not an address field/],
     [{ shipping: { address: { country: 'Portugal' } } }, 'shipping.address.country', /at most 2|two-letter/],
     [{ shipping: { address: { country: 'P1' } } }, 'shipping.address.country', /two-letter/],
-    [{ taxIds: { object: 'list', data: [{ name: 'eu_vat', value: 'PT123456789', country: 'PT' }] } }, 'taxIds', /not supported: Weir keeps no tax ids/],
+    [
+      { taxIds: { object: 'list', data: [{ name: 'eu_vat', value: 'PT123456789', country: 'PT' }] } },
+      'taxIds',
+      /not supported: Weir keeps no tax ids/,
+    ],
   ];
   const before = await weir.logLength();
   for (const [extra, field, message] of cases) {
@@ -216,7 +322,12 @@ test('customers are tenant-scoped: another organization or environment sees a 40
 // --- coupons ------------------------------------------------------------------------------
 
 const couponBody = (code = 'SUMMER10', extra: Record<string, unknown> = {}) => ({
-  name: 'Summer', percentOff: 10, maxRedemptions: 2, redeemBy: '2026-06-01T00:00:00Z', promotionCodeData: { data: [{ code }] }, ...extra,
+  name: 'Summer',
+  percentOff: 10,
+  maxRedemptions: 2,
+  redeemBy: '2026-06-01T00:00:00Z',
+  promotionCodeData: { data: [{ code }] },
+  ...extra,
 });
 
 test('coupons: create with a promotion code, read, list, update, disable, enable, archive', async (t) => {
@@ -224,31 +335,66 @@ test('coupons: create with a promotion code, read, list, update, disable, enable
   const { api } = await weir.merchant('Shop');
   const created = await api.post<Coupon>('/api/v1/coupons', couponBody());
   t.is(created.status, 200, JSON.stringify(created.body));
-  t.like(created.body, { name: 'Summer', status: 'active', isEnable: true, isArchived: false, timesRedeemed: 0, percentOff: 10, amountOff: null, redeemBy: '2026-06-01T00:00:00.000Z' });
-  t.like(created.body.promotionCodes[0], { code: 'SUMMER10', couponId: created.body.id, isActive: true, timesRedeemed: 0 });
+  t.like(created.body, {
+    name: 'Summer',
+    status: 'active',
+    isEnable: true,
+    isArchived: false,
+    timesRedeemed: 0,
+    percentOff: 10,
+    amountOff: null,
+    redeemBy: '2026-06-01T00:00:00.000Z',
+  });
+  t.like(created.body.promotionCodes[0], {
+    code: 'SUMMER10',
+    couponId: created.body.id,
+    isActive: true,
+    timesRedeemed: 0,
+  });
   const id = created.body.id;
   t.deepEqual((await api.get<Coupon>(`/api/v1/coupons/${id}`)).body, created.body);
 
-  const amount = await api.post<Coupon>('/api/v1/coupons', { name: 'Five off', amountOff: '500000000', currency: 'usdc', promotionCodes: [{ code: 'FIVE', maxRedemptions: 1 }] });
+  const amount = await api.post<Coupon>('/api/v1/coupons', {
+    name: 'Five off',
+    amountOff: '500000000',
+    currency: 'usdc',
+    promotionCodes: [{ code: 'FIVE', maxRedemptions: 1 }],
+  });
   t.is(amount.status, 200, JSON.stringify(amount.body));
   t.like(amount.body, { amountOff: '500000000', percentOff: null });
 
   t.is((await api.get<Page<Coupon>>('/api/v1/coupons')).body.count, 2);
-  t.deepEqual((await api.get<Page<Coupon>>('/api/v1/coupons?searchText=summ')).body.data.map((c) => c.id), [id]);
-  t.deepEqual((await api.get<Page<Coupon>>(`/api/v1/coupons?ids=${amount.body.id}`)).body.data.map((c) => c.id), [amount.body.id]);
+  t.deepEqual(
+    (await api.get<Page<Coupon>>('/api/v1/coupons?searchText=summ')).body.data.map((c) => c.id),
+    [id],
+  );
+  t.deepEqual(
+    (await api.get<Page<Coupon>>(`/api/v1/coupons?ids=${amount.body.id}`)).body.data.map((c) => c.id),
+    [amount.body.id],
+  );
 
-  const updated = await api.put<Coupon>(`/api/v1/coupons/${id}`, { name: 'Summer sale', maxRedemptions: 5, metadata: { campaign: 's26' } });
+  const updated = await api.put<Coupon>(`/api/v1/coupons/${id}`, {
+    name: 'Summer sale',
+    maxRedemptions: 5,
+    metadata: { campaign: 's26' },
+  });
   t.like(updated.body, { name: 'Summer sale', maxRedemptions: 5, status: 'active' });
 
   const off = await api.post<Coupon>(`/api/v1/coupons/${id}/disable`);
   t.like(off.body, { status: 'disabled', isEnable: false });
   t.false(off.body.promotionCodes[0]!.isActive);
-  t.deepEqual((await api.get<Page<Coupon>>('/api/v1/coupons?isEnable=false')).body.data.map((c) => c.id), [id]);
+  t.deepEqual(
+    (await api.get<Page<Coupon>>('/api/v1/coupons?isEnable=false')).body.data.map((c) => c.id),
+    [id],
+  );
   const on = await api.post<Coupon>(`/api/v1/coupons/${id}/enable`);
   t.like(on.body, { status: 'active', isEnable: true });
   const archived = await api.post<Coupon>(`/api/v1/coupons/${id}/archive`);
   t.like(archived.body, { isArchived: true, isEnable: false });
-  t.deepEqual((await api.get<Page<Coupon>>('/api/v1/coupons?isArchived=true')).body.data.map((c) => c.id), [id]);
+  t.deepEqual(
+    (await api.get<Page<Coupon>>('/api/v1/coupons?isArchived=true')).body.data.map((c) => c.id),
+    [id],
+  );
   assertError(t, await api.post(`/api/v1/coupons/${id}/enable`), 400, { code: 'coupon_archived' });
   t.is((await api.post(`/api/v1/coupons/${id}/archive`)).status, 200, 'archiving again is a no-op');
 });
@@ -263,14 +409,20 @@ test('coupons: a promotion code is unique per tenant regardless of case; other t
   t.is(await weir.logLength(), before, 'a refused duplicate writes nothing');
   t.is((await rival.api.post('/api/v1/coupons', couponBody('welcome'))).status, 200);
   t.is((await shop.live.post('/api/v1/coupons', couponBody('welcome'))).status, 200);
-  const found = await findPromotionCode(weir.readStore, { organizationId: shop.organizationId, environment: 'test' }, 'wElCoMe');
+  const found = await findPromotionCode(
+    weir.readStore,
+    { organizationId: shop.organizationId, environment: 'test' },
+    'wElCoMe',
+  );
   t.is(found?.code, 'Welcome');
 });
 
 test('coupons: two creates racing for one code: exactly one wins', async (t) => {
   const weir = await startApp(t);
   const { api } = await weir.merchant('Shop');
-  const results = await Promise.all(Array.from({ length: 5 }, (_, i) => api.post<Coupon>('/api/v1/coupons', couponBody(i % 2 ? 'race' : 'RACE'))));
+  const results = await Promise.all(
+    Array.from({ length: 5 }, (_, i) => api.post<Coupon>('/api/v1/coupons', couponBody(i % 2 ? 'race' : 'RACE'))),
+  );
   t.is(results.filter((r) => r.status === 200).length, 1, JSON.stringify(results.map((r) => r.status)));
   t.true(results.filter((r) => r.status !== 200).every((r) => r.status === 409));
   t.is((await api.get<Page<Coupon>>('/api/v1/coupons')).body.count, 1);
@@ -283,16 +435,33 @@ test('coupons: invalid requests are 400s naming the field and write nothing', as
   const cases: [Record<string, unknown>, string][] = [
     [{ percentOff: 10, promotionCodeData: { data: [{ code: 'A1' }] } }, 'name'],
     [{ name: 'x', promotionCodeData: { data: [{ code: 'A1' }] } }, 'percentOff'],
-    [{ name: 'x', percentOff: 10, amountOff: '1', currency: 'usdc', promotionCodeData: { data: [{ code: 'A1' }] } }, 'percentOff'],
+    [
+      { name: 'x', percentOff: 10, amountOff: '1', currency: 'usdc', promotionCodeData: { data: [{ code: 'A1' }] } },
+      'percentOff',
+    ],
     [{ name: 'x', percentOff: 101, promotionCodeData: { data: [{ code: 'A1' }] } }, 'percentOff'],
     [{ name: 'x', amountOff: '1.5', currency: 'usdc', promotionCodeData: { data: [{ code: 'A1' }] } }, 'amountOff'],
     [{ name: 'x', amountOff: '100', promotionCodeData: { data: [{ code: 'A1' }] } }, 'currency'],
     [{ name: 'x', percentOff: 10 }, 'promotionCodeData'],
     [{ name: 'x', percentOff: 10, promotionCodeData: { data: [] } }, 'promotionCodeData.data'],
-    [{ name: 'x', percentOff: 10, promotionCodeData: { data: [{ code: 'bad code!' }] } }, 'promotionCodeData.data[0].code'],
+    [
+      { name: 'x', percentOff: 10, promotionCodeData: { data: [{ code: 'bad code!' }] } },
+      'promotionCodeData.data[0].code',
+    ],
     [{ name: 'x', percentOff: 10, redeemBy: 'tomorrow', promotionCodeData: { data: [{ code: 'A1' }] } }, 'redeemBy'],
-    [{ name: 'x', percentOff: 10, redeemBy: '2025-01-01T00:00:00Z', promotionCodeData: { data: [{ code: 'A1' }] } }, 'redeemBy'],
-    [{ name: 'x', percentOff: 10, maxRedemptions: 1, promotionCodeData: { data: [{ code: 'A1', maxRedemptions: 2 }] } }, 'promotionCodeData.data[0].maxRedemptions'],
+    [
+      { name: 'x', percentOff: 10, redeemBy: '2025-01-01T00:00:00Z', promotionCodeData: { data: [{ code: 'A1' }] } },
+      'redeemBy',
+    ],
+    [
+      {
+        name: 'x',
+        percentOff: 10,
+        maxRedemptions: 1,
+        promotionCodeData: { data: [{ code: 'A1', maxRedemptions: 2 }] },
+      },
+      'promotionCodeData.data[0].maxRedemptions',
+    ],
   ];
   for (const [body, field] of cases) assertError(t, await api.post('/api/v1/coupons', body), 400, { field });
   t.is(await weir.logLength(), before);
@@ -307,9 +476,22 @@ test('coupons: redemptions show on the coupon and its code; the last one moves i
   const code = await findPromotionCode(weir.readStore, ctx, 'twice');
   t.truthy(code);
   for (const session of ['s1', 's1', 's2']) {
-    await weir.commands.handle(couponAggregate, code!.couponId, { type: 'RedeemPromotionCode', redemptionId: session, promotionCode: 'twice' }, ctx);
+    await weir.commands.handle(
+      couponAggregate,
+      code!.couponId,
+      { type: 'RedeemPromotionCode', redemptionId: session, promotionCode: 'twice' },
+      ctx,
+    );
   }
-  await t.throwsAsync(weir.commands.handle(couponAggregate, code!.couponId, { type: 'RedeemPromotionCode', redemptionId: 's3', promotionCode: 'twice' }, ctx), { message: /maximum of 2/ });
+  await t.throwsAsync(
+    weir.commands.handle(
+      couponAggregate,
+      code!.couponId,
+      { type: 'RedeemPromotionCode', redemptionId: 's3', promotionCode: 'twice' },
+      ctx,
+    ),
+    { message: /maximum of 2/ },
+  );
   await weir.commands.handle(couponAggregate, code!.couponId, { type: 'DisableCoupon' }, ctx);
   const { position } = await weir.commands.handle(couponAggregate, code!.couponId, { type: 'EnableCoupon' }, ctx);
   await weir.projections.waitFor(position!);

@@ -15,9 +15,27 @@ import { startTestWeir } from '../support/weir-harness.ts';
 
 export type ErrorBody = { statusCode: number; error: string; message: string; code: string };
 
-export type Price = { id: string; productId: string; type: string; currency: string; unitAmount: string; interval: string | null; product?: { id: string; name: string } };
-export type LineItem = { description: string | null; quantity: number; price: Price; amountTotal: string; currency: string };
-export type SessionAddress = { id: string; asset: { id: string; currency: string; chainId: number }; paymentAddress: string };
+export type Price = {
+  id: string;
+  productId: string;
+  type: string;
+  currency: string;
+  unitAmount: string;
+  interval: string | null;
+  product?: { id: string; name: string };
+};
+export type LineItem = {
+  description: string | null;
+  quantity: number;
+  price: Price;
+  amountTotal: string;
+  currency: string;
+};
+export type SessionAddress = {
+  id: string;
+  asset: { id: string; currency: string; chainId: number };
+  paymentAddress: string;
+};
 export type Session = {
   id: string;
   url: string;
@@ -35,7 +53,11 @@ export type Session = {
   paymentIntent: { status: string };
 };
 /** A session as the API shows it, with what a payment after its end leaves on it. */
-export type SessionView = Session & { invoiceId: string | null; amountReceived: string; paymentIntent: { status: string; transactions: { late: boolean }[] } };
+export type SessionView = Session & {
+  invoiceId: string | null;
+  amountReceived: string;
+  paymentIntent: { status: string; transactions: { late: boolean }[] };
+};
 export type Revealed = { address: string; amountDueRaw: string };
 type Hook = { type: string; data: { object: { id: string; checkoutSessionId?: string } } };
 export type Page<T> = { page: number; limit: number; count: number; hasMore: boolean; data: T[] };
@@ -61,7 +83,8 @@ export function assertError(
   t.true(typeof body.message === 'string' && body.message.length > 0, context);
   t.regex(body.code, /^[a-z][a-z_]*$/, context);
   if (expected.code !== undefined) t.is(body.code, expected.code, context);
-  if (expected.field !== undefined) t.true(body.message.startsWith(`${expected.field}:`), `message should name ${expected.field}: ${context}`);
+  if (expected.field !== undefined)
+    t.true(body.message.startsWith(`${expected.field}:`), `message should name ${expected.field}: ${context}`);
   if (expected.message !== undefined) t.regex(body.message, expected.message, context);
   return body;
 }
@@ -106,10 +129,17 @@ let nextBlock = 1_000;
  * Pays a session in full as a payer would: reveal the USDC address on the hosted page, then the
  * chain shows a transfer of the exact amount and its block becomes final. Resolves when complete.
  */
-export async function payInFull(weir: Pick<Weir, 'url' | 'bus'>, api: Api, session: Pick<Session, 'id' | 'addresses'>): Promise<Session> {
+export async function payInFull(
+  weir: Pick<Weir, 'url' | 'bus'>,
+  api: Api,
+  session: Pick<Session, 'id' | 'addresses'>,
+): Promise<Session> {
   const usdc = session.addresses.find((a) => a.asset.currency === 'usdc');
   if (!usdc) throw new Error(`session ${session.id} offers no USDC address`);
-  const reveal = await apiClient(weir.url).post<{ address: string; amountDueRaw: string }>(`/checkout/${session.id}/payment-method`, { assetId: usdc.asset.id });
+  const reveal = await apiClient(weir.url).post<{ address: string; amountDueRaw: string }>(
+    `/checkout/${session.id}/payment-method`,
+    { assetId: usdc.asset.id },
+  );
   if (reveal.status !== 200) throw new Error(`reveal failed: ${JSON.stringify(reveal.body)}`);
   const chain = chainPublisher(weir.bus);
   const blockNumber = nextBlock++;
@@ -126,23 +156,31 @@ export async function payInFull(weir: Pick<Weir, 'url' | 'bus'>, api: Api, sessi
   }, `session ${session.id} to complete`);
 }
 
-export const getSession = async (api: Api, id: string) => (await api.get<SessionView>(`/api/v1/checkout/sessions/${id}`)).body;
-export const sessionEvents = (weir: Pick<Weir, 'eventStore'>, id: string) => weir.eventStore.readStream(`checkout_session-${id}`);
+export const getSession = async (api: Api, id: string) =>
+  (await api.get<SessionView>(`/api/v1/checkout/sessions/${id}`)).body;
+export const sessionEvents = (weir: Pick<Weir, 'eventStore'>, id: string) =>
+  weir.eventStore.readStream(`checkout_session-${id}`);
 
 /** The payer chooses USDC on the session's page: the deposit address and the amount to send. */
 export async function reveal(weir: Pick<Weir, 'url'>, api: Api, sessionId: string): Promise<Revealed> {
   const usdc = (await getSession(api, sessionId)).addresses.find((a) => a.asset.currency === 'usdc')!;
-  const answer = await apiClient(weir.url).post<Revealed>(`/checkout/${sessionId}/payment-method`, { assetId: usdc.asset.id });
+  const answer = await apiClient(weir.url).post<Revealed>(`/checkout/${sessionId}/payment-method`, {
+    assetId: usdc.asset.id,
+  });
   if (answer.status !== 200) throw new Error(`reveal failed: ${JSON.stringify(answer.body)}`);
   return answer.body;
 }
 
 export const untilCanceled = (api: Api, id: string) =>
-  eventually(async () => { const s = await getSession(api, id); return s.status === 'canceled' ? s : undefined; }, `session ${id} to be canceled`);
+  eventually(async () => {
+    const s = await getSession(api, id);
+    return s.status === 'canceled' ? s : undefined;
+  }, `session ${id} to be canceled`);
 
 /** The `CheckoutSessionCanceled` events of a session, with who recorded them and why. */
 export async function cancellations(weir: Pick<Weir, 'eventStore'>, id: string) {
-  return (await sessionEvents(weir, id)).filter((e) => e.type === 'CheckoutSessionCanceled')
+  return (await sessionEvents(weir, id))
+    .filter((e) => e.type === 'CheckoutSessionCanceled')
     .map((e) => ({ actor: e.metadata.actor, reason: (e.data as { reason: string | null }).reason }));
 }
 
@@ -150,18 +188,32 @@ export async function cancellations(weir: Pick<Weir, 'eventStore'>, id: string) 
 export async function receiveHooks(t: ExecutionContext, api: Api, types: string[]) {
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());
-  const endpoint = await api.post('/api/v1/webhook-endpoints', { description: 'sessions', url: receiver.url, enabledEvents: { events: types } });
+  const endpoint = await api.post('/api/v1/webhook-endpoints', {
+    description: 'sessions',
+    url: receiver.url,
+    enabledEvents: { events: types },
+  });
   if (endpoint.status !== 200) throw new Error(`endpoint: ${JSON.stringify(endpoint.body)}`);
-  const about = (sessionId: string) => receiver.received.map((h) => JSON.parse(h.body) as Hook)
-    .filter((h) => (h.data.object.checkoutSessionId ?? h.data.object.id) === sessionId).map((h) => h.type).sort();
+  const about = (sessionId: string) =>
+    receiver.received
+      .map((h) => JSON.parse(h.body) as Hook)
+      .filter((h) => (h.data.object.checkoutSessionId ?? h.data.object.id) === sessionId)
+      .map((h) => h.type)
+      .sort();
   return {
     about,
-    waitFor: (sessionId: string, wanted: string[]) => receiver.waitFor(() => wanted.every((type) => about(sessionId).includes(type))),
+    waitFor: (sessionId: string, wanted: string[]) =>
+      receiver.waitFor(() => wanted.every((type) => about(sessionId).includes(type))),
   };
 }
 
 /** Money sent to a deposit address the payer was shown, after its session ended. */
-export async function payLate(weir: Pick<Weir, 'bus'>, api: Api, sessionId: string, revealed: Revealed): Promise<SessionView> {
+export async function payLate(
+  weir: Pick<Weir, 'bus'>,
+  api: Api,
+  sessionId: string,
+  revealed: Revealed,
+): Promise<SessionView> {
   const chain = chainPublisher(weir.bus);
   const blockNumber = nextBlock++;
   const blockHash = randomHash();
@@ -183,5 +235,8 @@ export async function restartableWeir(t: ExecutionContext, clock: ManualClock, m
 /** Every event in the log has been projected, and the subscription billing work list is empty. */
 export async function settled(weir: Pick<Weir, 'eventStore' | 'projections' | 'readStore'>): Promise<void> {
   await weir.projections.waitFor((await weir.eventStore.headPosition())!);
-  await eventually(async () => ((await weir.readStore.collection(SUBSCRIPTION_WORK).find({})).length === 0 ? true : undefined), 'the billing work list to be empty');
+  await eventually(
+    async () => ((await weir.readStore.collection(SUBSCRIPTION_WORK).find({})).length === 0 ? true : undefined),
+    'the billing work list to be empty',
+  );
 }

@@ -31,12 +31,19 @@ test('same Idempotency-Key with another body (or on another route) is a 409 idem
   t.is(first.status, 200);
 
   const before = await logLength(weir);
-  assertError(t, await api.post(SESSIONS, sessionRequest('150000000', 3), { 'Idempotency-Key': 'order-43' }), 409, { code: 'idempotency_key_in_use' });
-  assertError(t, await api.post('/api/v1/api-keys', { name: 'x' }, { 'Idempotency-Key': 'order-43' }), 409, { code: 'idempotency_key_in_use' });
+  assertError(t, await api.post(SESSIONS, sessionRequest('150000000', 3), { 'Idempotency-Key': 'order-43' }), 409, {
+    code: 'idempotency_key_in_use',
+  });
+  assertError(t, await api.post('/api/v1/api-keys', { name: 'x' }, { 'Idempotency-Key': 'order-43' }), 409, {
+    code: 'idempotency_key_in_use',
+  });
   t.is(await logLength(weir), before, 'a conflicting request writes nothing');
   t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 1);
   // The original request can still be replayed.
-  t.is((await api.post<Session>(SESSIONS, sessionRequest('150000000', 2), { 'Idempotency-Key': 'order-43' })).body.id, first.body.id);
+  t.is(
+    (await api.post<Session>(SESSIONS, sessionRequest('150000000', 2), { 'Idempotency-Key': 'order-43' })).body.id,
+    first.body.id,
+  );
 });
 
 test('different Idempotency-Keys (and no key) make different sessions', async (t) => {
@@ -59,9 +66,13 @@ test('Idempotency-Keys are per tenant: the same key in another organization or e
   const alice = await createMerchant(weir.url, 'Alice');
   const bob = await createMerchant(weir.url, 'Bob');
 
-  const fromAlice = await alice.api.post<Session>(SESSIONS, sessionRequest('150000000', 1), { 'Idempotency-Key': 'order-1' });
+  const fromAlice = await alice.api.post<Session>(SESSIONS, sessionRequest('150000000', 1), {
+    'Idempotency-Key': 'order-1',
+  });
   // Another body under the same key: not a conflict for Bob, and not Alice's answer.
-  const fromBob = await bob.api.post<Session>(SESSIONS, sessionRequest('250000000', 1), { 'Idempotency-Key': 'order-1' });
+  const fromBob = await bob.api.post<Session>(SESSIONS, sessionRequest('250000000', 1), {
+    'Idempotency-Key': 'order-1',
+  });
   t.is(fromAlice.status, 200);
   t.is(fromBob.status, 200, JSON.stringify(fromBob.body));
   t.is(fromBob.headers.get('idempotent-replayed'), null);
@@ -70,13 +81,21 @@ test('Idempotency-Keys are per tenant: the same key in another organization or e
   assertError(t, await bob.api.get(`${SESSIONS}/${fromAlice.body.id}`), 404);
 
   // Same body, same key: still Bob's own session, not a replay of Alice's.
-  const bobAgain = await bob.api.post<Session>(SESSIONS, sessionRequest('150000000', 1), { 'Idempotency-Key': 'order-2' });
-  const aliceSame = await alice.api.post<Session>(SESSIONS, sessionRequest('150000000', 1), { 'Idempotency-Key': 'order-2' });
+  const bobAgain = await bob.api.post<Session>(SESSIONS, sessionRequest('150000000', 1), {
+    'Idempotency-Key': 'order-2',
+  });
+  const aliceSame = await alice.api.post<Session>(SESSIONS, sessionRequest('150000000', 1), {
+    'Idempotency-Key': 'order-2',
+  });
   t.not(aliceSame.body.id, bobAgain.body.id);
   t.is(aliceSame.headers.get('idempotent-replayed'), null);
 
   // The live environment of the same organization has its own key space.
-  const live = await alice.live.post<{ id: string }>('/api/v1/api-keys', { name: 'live' }, { 'Idempotency-Key': 'order-1' });
+  const live = await alice.live.post<{ id: string }>(
+    '/api/v1/api-keys',
+    { name: 'live' },
+    { 'Idempotency-Key': 'order-1' },
+  );
   t.is(live.status, 200, JSON.stringify(live.body));
   t.is(live.headers.get('idempotent-replayed'), null);
 });
@@ -86,7 +105,11 @@ test('a recorded response survives a restart on the same data dir', async (t) =>
   const { api, testSecretKey } = await createMerchant(first.url);
   const created = await api.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'order-restart' });
   t.is(created.status, 200);
-  const apiKey = await api.post<{ id: string; secretKey: string }>('/api/v1/api-keys', { name: 'restart' }, { 'Idempotency-Key': 'key-restart' });
+  const apiKey = await api.post<{ id: string; secretKey: string }>(
+    '/api/v1/api-keys',
+    { name: 'restart' },
+    { 'Idempotency-Key': 'key-restart' },
+  );
   await first.stop();
 
   const second = await startTestWeir(t, { dataDir: first.dataDir });
@@ -96,10 +119,16 @@ test('a recorded response survives a restart on the same data dir', async (t) =>
   t.is(replayed.headers.get('idempotent-replayed'), 'true');
   t.is(replayed.body.id, created.body.id);
   t.is((await again.get<Page<Session>>(SESSIONS)).body.count, 1);
-  const keyReplayed = await again.post<{ id: string; secretKey: string }>('/api/v1/api-keys', { name: 'restart' }, { 'Idempotency-Key': 'key-restart' });
+  const keyReplayed = await again.post<{ id: string; secretKey: string }>(
+    '/api/v1/api-keys',
+    { name: 'restart' },
+    { 'Idempotency-Key': 'key-restart' },
+  );
   t.is(keyReplayed.body.id, apiKey.body.id);
   t.is(keyReplayed.body.secretKey, apiKey.body.secretKey);
-  assertError(t, await again.post(SESSIONS, sessionRequest('1', 1), { 'Idempotency-Key': 'order-restart' }), 409, { code: 'idempotency_key_in_use' });
+  assertError(t, await again.post(SESSIONS, sessionRequest('1', 1), { 'Idempotency-Key': 'order-restart' }), 409, {
+    code: 'idempotency_key_in_use',
+  });
 });
 
 test('a request refused with a 400 does not use up its Idempotency-Key', async (t) => {
@@ -107,9 +136,13 @@ test('a request refused with a 400 does not use up its Idempotency-Key', async (
   const { api } = await createMerchant(weir.url);
   const { successUrl: _omitted, ...withoutSuccessUrl } = sessionRequest();
 
-  assertError(t, await api.post(SESSIONS, withoutSuccessUrl, { 'Idempotency-Key': 'order-fix' }), 400, { field: 'successUrl' });
+  assertError(t, await api.post(SESSIONS, withoutSuccessUrl, { 'Idempotency-Key': 'order-fix' }), 400, {
+    field: 'successUrl',
+  });
   // Retrying the same bad request gives the same 400, not a replay or a conflict.
-  assertError(t, await api.post(SESSIONS, withoutSuccessUrl, { 'Idempotency-Key': 'order-fix' }), 400, { field: 'successUrl' });
+  assertError(t, await api.post(SESSIONS, withoutSuccessUrl, { 'Idempotency-Key': 'order-fix' }), 400, {
+    field: 'successUrl',
+  });
   // The corrected request goes through under the same key, and is then recorded.
   const fixed = await api.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'order-fix' });
   t.is(fixed.status, 200, JSON.stringify(fixed.body));
@@ -122,7 +155,9 @@ test('a request refused with a 400 does not use up its Idempotency-Key', async (
 test('Idempotency-Key is validated and ignored on GET', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
-  assertError(t, await api.post(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'k'.repeat(256) }), 400, { field: 'Idempotency-Key' });
+  assertError(t, await api.post(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'k'.repeat(256) }), 400, {
+    field: 'Idempotency-Key',
+  });
   t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 0);
   const get = await api.call('GET', SESSIONS, undefined, { 'Idempotency-Key': 'get-1' });
   t.is(get.status, 200);
@@ -132,7 +167,9 @@ test('Idempotency-Key is validated and ignored on GET', async (t) => {
 test('concurrent requests with one Idempotency-Key make one session', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
-  const responses = await Promise.all([1, 2, 3, 4, 5].map(() => api.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'double-click' })));
+  const responses = await Promise.all(
+    [1, 2, 3, 4, 5].map(() => api.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'double-click' })),
+  );
   const created = responses.filter((r) => r.status === 200);
   t.true(created.length >= 1);
   t.is(new Set(created.map((r) => r.body.id)).size, 1, 'every success names the same session');

@@ -16,32 +16,54 @@ import { createCustomer } from './helpers.ts';
 type Invoice = { id: string; number: string; status: string; sentAt: string | null };
 
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
-const lines = { data: [{ priceData: { currency: 'usdc', unitAmount: '150000000', productData: { name: 'Consulting hour' } }, quantity: 2 }] };
+const lines = {
+  data: [
+    { priceData: { currency: 'usdc', unitAmount: '150000000', productData: { name: 'Consulting hour' } }, quantity: 2 },
+  ],
+};
 
 /** What the subscriptions engine does for a renewal invoice: send it as the system, for the dispatcher to mail. */
 const systemSend = (weir: Weir, organizationId: string, invoiceId: string, to: string | null = null) =>
-  weir.commands.handle(invoiceAggregate, invoiceId, { type: 'SendInvoice', to, url: invoicePayUrl(weir.url, invoiceId), mailed: false }, {
-    organizationId, environment: 'test', actor: 'system:test',
-  });
+  weir.commands.handle(
+    invoiceAggregate,
+    invoiceId,
+    { type: 'SendInvoice', to, url: invoicePayUrl(weir.url, invoiceId), mailed: false },
+    {
+      organizationId,
+      environment: 'test',
+      actor: 'system:test',
+    },
+  );
 
 const mailEvents = async (weir: Weir) =>
-  (await weir.eventStore.readAll(null, 100_000)).filter((e) => e.streamId.startsWith('mail-')).map((e) => ({ stream: e.streamId, type: e.type, data: e.data as Record<string, unknown> }));
+  (await weir.eventStore.readAll(null, 100_000))
+    .filter((e) => e.streamId.startsWith('mail-'))
+    .map((e) => ({ stream: e.streamId, type: e.type, data: e.data as Record<string, unknown> }));
 
 test('an invoice the system sends (mailed: false) is mailed by the dispatcher, once; without a customer address nothing is pending', async (t) => {
   const { mailer, sent } = recordingMailer();
   const weir = await startTestWeir(t, {}, { clock: createManualClock(T0), mailer });
   const { api, organizationId } = await createMerchant(weir.url, 'Acme Studio');
-  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'ada@example.com', name: 'Ada' })).body;
-  const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId: customer.id, dueDate: '2026-03-31', lineItems: lines })).body;
+  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'ada@example.com', name: 'Ada' }))
+    .body;
+  const draft = (
+    await api.post<Invoice>('/api/v1/invoices', { customerId: customer.id, dueDate: '2026-03-31', lineItems: lines })
+  ).body;
 
   const result = await systemSend(weir, organizationId, draft.id);
-  t.deepEqual(result.events.map((e) => e.type), ['InvoiceFinalized', 'InvoiceSent']);
+  t.deepEqual(
+    result.events.map((e) => e.type),
+    ['InvoiceFinalized', 'InvoiceSent'],
+  );
   t.like(result.events[1]!.data, { to: null, mailed: false });
   const mail = await eventually(async () => sent[0], 'the invoice mail');
   t.is(mail.to, 'ada@example.com');
   t.is(mail.subject, `Invoice ${draft.number} from Acme Studio: 3 USDC due 2026-03-31`);
   t.true(mail.text.includes(`Pay online: ${weir.url}/invoices/${draft.id}/pay`));
-  t.like((await api.get<Invoice>(`/api/v1/invoices/${draft.id}`)).body, { status: 'open', sentAt: '2026-03-01T00:00:00.000Z' });
+  t.like((await api.get<Invoice>(`/api/v1/invoices/${draft.id}`)).body, {
+    status: 'open',
+    sentAt: '2026-03-01T00:00:00.000Z',
+  });
 
   // The system sending it again records nothing, so nothing is mailed twice.
   t.deepEqual((await systemSend(weir, organizationId, draft.id)).events, []);
@@ -65,8 +87,16 @@ test('a mail server failure is recorded and retried on the clock until it takes 
   const down = recordingMailer(() => true);
   const first = await startTestWeir(t, { dataDir }, { clock, mailer: down.mailer });
   const merchant = await createMerchant(first.url, 'Acme Studio');
-  const customer = (await merchant.api.post<{ id: string }>('/api/v1/customers', { email: 'ada@example.com', name: 'Ada' })).body;
-  const invoice = (await merchant.api.post<Invoice>('/api/v1/invoices', { customerId: customer.id, dueDate: '2026-03-31', lineItems: lines })).body;
+  const customer = (
+    await merchant.api.post<{ id: string }>('/api/v1/customers', { email: 'ada@example.com', name: 'Ada' })
+  ).body;
+  const invoice = (
+    await merchant.api.post<Invoice>('/api/v1/invoices', {
+      customerId: customer.id,
+      dueDate: '2026-03-31',
+      lineItems: lines,
+    })
+  ).body;
   await systemSend(first, merchant.organizationId, invoice.id);
 
   const failed = await eventually(async () => (await mailEvents(first))[0], 'the failed attempt');
@@ -81,13 +111,27 @@ test('a mail server failure is recorded and retried on the clock until it takes 
   const second = await startTestWeir(t, { dataDir }, { clock, mailer: up.mailer });
   const api = apiClient(second.url, merchant.testSecretKey);
   const pending = second.readStore.collection<PendingMailDoc>(PENDING_MAILS);
-  t.like((await pending.find({ invoiceId: invoice.id }))[0], { to: 'ada@example.com', attempts: 1, retryAt: '2026-03-01T00:01:00.000Z' });
-  const bouncing = (await api.post<Invoice>('/api/v1/invoices', { customerId: customer.id, dueDate: '2026-03-31', lineItems: lines })).body;
+  t.like((await pending.find({ invoiceId: invoice.id }))[0], {
+    to: 'ada@example.com',
+    attempts: 1,
+    retryAt: '2026-03-01T00:01:00.000Z',
+  });
+  const bouncing = (
+    await api.post<Invoice>('/api/v1/invoices', { customerId: customer.id, dueDate: '2026-03-31', lineItems: lines })
+  ).body;
   await systemSend(second, merchant.organizationId, bouncing.id, 'bounce@example.com');
-  await eventually(async () => ((await pending.find({ invoiceId: bouncing.id }))[0]?.attempts === 1 ? true : undefined), 'the bounce');
+  await eventually(
+    async () => ((await pending.find({ invoiceId: bouncing.id }))[0]?.attempts === 1 ? true : undefined),
+    'the bounce',
+  );
   t.is(up.sent.length, 0, 'the failed mail waits for its retry time, even after a restart');
-  const retries = await second.readStore.collection<TimerDoc>(COLLECTIONS.timers).find({ kind: MAIL_RETRY_TIMER }, { sort: { fireAt: 1 } });
-  t.deepEqual(retries.map((r) => new Date(r.fireAt).toISOString()), ['2026-03-01T00:01:00.000Z', '2026-03-01T00:01:00.000Z']);
+  const retries = await second.readStore
+    .collection<TimerDoc>(COLLECTIONS.timers)
+    .find({ kind: MAIL_RETRY_TIMER }, { sort: { fireAt: 1 } });
+  t.deepEqual(
+    retries.map((r) => new Date(r.fireAt).toISOString()),
+    ['2026-03-01T00:01:00.000Z', '2026-03-01T00:01:00.000Z'],
+  );
 
   clock.advanceTo(T0 + 60_000);
   const delivered = await eventually(async () => up.sent[0], 'the retried mail');
@@ -96,13 +140,22 @@ test('a mail server failure is recorded and retried on the clock until it takes 
   t.truthy(delivered.key);
   t.is(delivered.key, down.attempts[0]!.key, 'the retry is the same message (one Message-ID), not a new one');
   t.is(delivered.key, failed.stream.slice('mail-'.length), 'keyed by the mail');
-  await eventually(async () => ((await pending.find({ invoiceId: bouncing.id }))[0]?.attempts === 2 ? true : undefined), 'the second bounce');
+  await eventually(
+    async () => ((await pending.find({ invoiceId: bouncing.id }))[0]?.attempts === 2 ? true : undefined),
+    'the second bounce',
+  );
   t.like((await pending.find({ invoiceId: bouncing.id }))[0], { retryAt: '2026-03-01T00:03:00.000Z' });
   t.is(await pending.count({ invoiceId: invoice.id }), 0);
 
   clock.advanceTo(T0 + 3 * 60_000);
-  await eventually(async () => ((await pending.find({ invoiceId: bouncing.id }))[0]?.attempts === 3 ? true : undefined), 'the third bounce');
+  await eventually(
+    async () => ((await pending.find({ invoiceId: bouncing.id }))[0]?.attempts === 3 ? true : undefined),
+    'the third bounce',
+  );
   t.is(up.sent.length, 1, 'sent once, never again');
   const adaStream = (await mailEvents(second)).filter((e) => e.data.to === 'ada@example.com');
-  t.deepEqual(adaStream.map((e) => e.type), ['MailDeliveryFailed', 'MailSent']);
+  t.deepEqual(
+    adaStream.map((e) => e.type),
+    ['MailDeliveryFailed', 'MailSent'],
+  );
 });

@@ -11,12 +11,20 @@ import { apiClient, eventually } from '../support/api-client.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 
-type Invoice = { id: string; number: string; status: string; remindersSent: { kind: string; days: number; dueDate: string }[] };
+type Invoice = {
+  id: string;
+  number: string;
+  status: string;
+  remindersSent: { kind: string; days: number; dueDate: string }[];
+};
 
 const at = (iso: string) => Date.parse(iso);
 const reminderTimes = async (readStore: ReadStore, invoiceId: string) =>
-  (await readStore.collection<TimerDoc>(COLLECTIONS.timers).find({ kind: REMINDER_TIMER, recordId: invoiceId }, { sort: { fireAt: 1 } }))
-    .map((timer) => new Date(timer.fireAt).toISOString());
+  (
+    await readStore
+      .collection<TimerDoc>(COLLECTIONS.timers)
+      .find({ kind: REMINDER_TIMER, recordId: invoiceId }, { sort: { fireAt: 1 } })
+  ).map((timer) => new Date(timer.fireAt).toISOString());
 
 /** Weir on a manual clock from 2026-03-01 and a recording mailer, started (and restarted) on one data dir removed when the test ends. */
 async function weirOnDisk(t: ExecutionContext) {
@@ -32,20 +40,43 @@ test('reminders before and after the due date are mailed at their clock times, o
   const first = await start();
   const merchant = await createMerchant(first.url, 'Acme Studio');
   const { api } = merchant;
-  t.is((await api.put('/api/v1/organization', { supportEmail: 'help@acme.example', websiteUrl: 'https://acme.example', addressDetails: { line1: '1 Main Street', city: 'Lisbon', country: 'PT' } })).status, 200);
+  t.is(
+    (
+      await api.put('/api/v1/organization', {
+        supportEmail: 'help@acme.example',
+        websiteUrl: 'https://acme.example',
+        addressDetails: { line1: '1 Main Street', city: 'Lisbon', country: 'PT' },
+      })
+    ).status,
+    200,
+  );
   t.is((await api.put('/api/v1/organization/brand', { brandColor: '#ff6600' })).status, 200);
-  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'ada@example.com', name: 'Ada' })).body;
-  const invoice = (await api.post<Invoice>('/api/v1/invoices', {
-    customerId: customer.id, dueDate: '2026-03-10',
-    lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '150000000', productData: { name: 'Consulting hour' } }, quantity: 2 }] },
-    reminders: { enabled: true, daysBeforeDue: [14, 7, 1], daysAfterDue: [1, 3] },
-  })).body;
+  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'ada@example.com', name: 'Ada' }))
+    .body;
+  const invoice = (
+    await api.post<Invoice>('/api/v1/invoices', {
+      customerId: customer.id,
+      dueDate: '2026-03-10',
+      lineItems: {
+        data: [
+          {
+            priceData: { currency: 'usdc', unitAmount: '150000000', productData: { name: 'Consulting hour' } },
+            quantity: 2,
+          },
+        ],
+      },
+      reminders: { enabled: true, daysBeforeDue: [14, 7, 1], daysAfterDue: [1, 3] },
+    })
+  ).body;
   t.is((await api.post(`/api/v1/invoices/${invoice.id}/send`, {})).status, 200);
   t.is(sent.length, 1, 'the invoice itself, mailed by the send request');
 
   // 14 days before due was already past when the invoice was finalized on 03-01: skipped, not sent at once.
   t.deepEqual(await reminderTimes(first.readStore, invoice.id), [
-    '2026-03-03T00:00:00.000Z', '2026-03-09T00:00:00.000Z', '2026-03-11T00:00:00.000Z', '2026-03-13T00:00:00.000Z',
+    '2026-03-03T00:00:00.000Z',
+    '2026-03-09T00:00:00.000Z',
+    '2026-03-11T00:00:00.000Z',
+    '2026-03-13T00:00:00.000Z',
   ]);
 
   clock.advanceTo(at('2026-03-02T23:59:59.999Z'));
@@ -54,22 +85,45 @@ test('reminders before and after the due date are mailed at their clock times, o
   const weekBefore = await eventually(async () => sent[1], 'the 7-day reminder');
   t.is(weekBefore.to, 'ada@example.com');
   t.is(weekBefore.subject, `Reminder: invoice ${invoice.number} from Acme Studio is due 2026-03-10`);
-  for (const part of ['Hello Ada,', 'help@acme.example', '1 Main Street', 'https://acme.example', `/invoices/${invoice.id}/pay`]) t.true(weekBefore.text.includes(part), part);
+  for (const part of [
+    'Hello Ada,',
+    'help@acme.example',
+    '1 Main Street',
+    'https://acme.example',
+    `/invoices/${invoice.id}/pay`,
+  ])
+    t.true(weekBefore.text.includes(part), part);
   t.true(weekBefore.html.includes('#ff6600'), 'the brand color');
-  t.deepEqual(await reminderTimes(first.readStore, invoice.id), ['2026-03-09T00:00:00.000Z', '2026-03-11T00:00:00.000Z', '2026-03-13T00:00:00.000Z']);
+  t.deepEqual(await reminderTimes(first.readStore, invoice.id), [
+    '2026-03-09T00:00:00.000Z',
+    '2026-03-11T00:00:00.000Z',
+    '2026-03-13T00:00:00.000Z',
+  ]);
 
   clock.advanceTo(at('2026-03-09T00:00:00.000Z'));
   await eventually(async () => sent[2], 'the 1-day reminder');
   t.regex(sent[2]!.subject, /^Reminder: .* is due 2026-03-10$/);
   const afterTwo = (await api.get<Invoice>(`/api/v1/invoices/${invoice.id}`)).body;
-  t.deepEqual(afterTwo.remindersSent.map((r) => [r.kind, r.days, r.dueDate]), [['before_due', 7, '2026-03-10T00:00:00.000Z'], ['before_due', 1, '2026-03-10T00:00:00.000Z']]);
-  await eventually(async () => ((await first.readStore.collection(PENDING_MAILS).count({})) === 0 ? true : undefined), 'the sent mails to be recorded');
+  t.deepEqual(
+    afterTwo.remindersSent.map((r) => [r.kind, r.days, r.dueDate]),
+    [
+      ['before_due', 7, '2026-03-10T00:00:00.000Z'],
+      ['before_due', 1, '2026-03-10T00:00:00.000Z'],
+    ],
+  );
+  await eventually(
+    async () => ((await first.readStore.collection(PENDING_MAILS).count({})) === 0 ? true : undefined),
+    'the sent mails to be recorded',
+  );
 
   // A restart on the same data: the read models are rebuilt from the log; nothing is sent again.
   await first.stop();
   const second = await start();
   t.is(await second.readStore.collection(PENDING_MAILS).count({}), 0);
-  t.deepEqual(await reminderTimes(second.readStore, invoice.id), ['2026-03-11T00:00:00.000Z', '2026-03-13T00:00:00.000Z']);
+  t.deepEqual(await reminderTimes(second.readStore, invoice.id), [
+    '2026-03-11T00:00:00.000Z',
+    '2026-03-13T00:00:00.000Z',
+  ]);
 
   clock.advanceTo(at('2026-03-11T00:00:00.000Z'));
   await eventually(async () => sent[3], 'the 1-day overdue reminder');
@@ -82,9 +136,15 @@ test('reminders before and after the due date are mailed at their clock times, o
   t.regex(sent[4]!.subject, /^Receipt for invoice/);
   t.deepEqual(await reminderTimes(second.readStore, invoice.id), []);
   clock.advanceTo(at('2026-03-20T00:00:00.000Z'));
-  await eventually(async () => ((await second.readStore.collection(PENDING_MAILS).count({})) === 0 ? true : undefined), 'the receipt to be recorded');
+  await eventually(
+    async () => ((await second.readStore.collection(PENDING_MAILS).count({})) === 0 ? true : undefined),
+    'the receipt to be recorded',
+  );
   t.is(sent.length, 5);
-  t.deepEqual(sent.map((m) => m.subject.split(' ')[0]), ['Invoice', 'Reminder:', 'Reminder:', 'Reminder:', 'Receipt']);
+  t.deepEqual(
+    sent.map((m) => m.subject.split(' ')[0]),
+    ['Invoice', 'Reminder:', 'Reminder:', 'Reminder:', 'Receipt'],
+  );
 });
 
 type Reminders = { enabled: boolean; daysBeforeDue: number[]; daysAfterDue: number[] };
@@ -94,28 +154,44 @@ const reminderKeys = (reminders: Invoice['remindersSent']) => reminders.map((r) 
 /** A merchant with customer Ada, and a way to open (finalize, without mailing) an invoice due 2026-03-10 with given reminders. */
 async function merchantWithCustomer(url: string) {
   const { api, testSecretKey } = await createMerchant(url, 'Acme Studio');
-  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'ada@example.com', name: 'Ada' })).body;
+  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'ada@example.com', name: 'Ada' }))
+    .body;
   const openInvoice = async (reminders: Reminders) => {
-    const draft = (await api.post<Invoice>('/api/v1/invoices', {
-      customerId: customer.id, dueDate: '2026-03-10', reminders,
-      lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '150000000', productData: { name: 'Consulting hour' } }, quantity: 2 }] },
-    })).body;
+    const draft = (
+      await api.post<Invoice>('/api/v1/invoices', {
+        customerId: customer.id,
+        dueDate: '2026-03-10',
+        reminders,
+        lineItems: {
+          data: [
+            {
+              priceData: { currency: 'usdc', unitAmount: '150000000', productData: { name: 'Consulting hour' } },
+              quantity: 2,
+            },
+          ],
+        },
+      })
+    ).body;
     const opened = await api.post<Invoice>(`/api/v1/invoices/${draft.id}/finalize`, {});
     if (opened.status !== 200) throw new Error(`finalize failed: ${JSON.stringify(opened.body)}`);
     return opened.body;
   };
   /** The invoice as the API shows it, from this Weir or (after a restart) another on the same data. */
-  const read = async (id: string, at = url) => (await apiClient(at, testSecretKey).get<InvoiceWithSkips>(`/api/v1/invoices/${id}`)).body;
+  const read = async (id: string, at = url) =>
+    (await apiClient(at, testSecretKey).get<InvoiceWithSkips>(`/api/v1/invoices/${id}`)).body;
   return { api, openInvoice, read };
 }
 
 const EVERY_SIDE: Reminders = { enabled: true, daysBeforeDue: [7, 1], daysAfterDue: [1, 3] };
 const settled = async (readStore: ReadStore, invoiceId: string, times: string[]) =>
-  eventually(async () => {
-    const left = await reminderTimes(readStore, invoiceId);
-    const unsent = await readStore.collection(PENDING_MAILS).count({});
-    return unsent === 0 && JSON.stringify(left) === JSON.stringify(times) ? true : undefined;
-  }, `the reminders of ${invoiceId} to settle on ${times.join(', ') || 'none'}`);
+  eventually(
+    async () => {
+      const left = await reminderTimes(readStore, invoiceId);
+      const unsent = await readStore.collection(PENDING_MAILS).count({});
+      return unsent === 0 && JSON.stringify(left) === JSON.stringify(times) ? true : undefined;
+    },
+    `the reminders of ${invoiceId} to settle on ${times.join(', ') || 'none'}`,
+  );
 
 test('a clock jump over several reminder times mails only the latest one due, records the earlier ones as skipped, and keeps the later schedule', async (t) => {
   const { clock, sent, start } = await weirOnDisk(t);
@@ -127,7 +203,12 @@ test('a clock jump over several reminder times mails only the latest one due, re
   const writtenOff = await openInvoice(EVERY_SIDE);
   t.is((await api.post(`/api/v1/invoices/${voided.id}/void`, {})).status, 200);
   t.is((await api.post(`/api/v1/invoices/${writtenOff.id}/mark-uncollectible`, {})).status, 200);
-  t.deepEqual(await reminderTimes(weir.readStore, three.id), ['2026-03-03T00:00:00.000Z', '2026-03-09T00:00:00.000Z', '2026-03-11T00:00:00.000Z', '2026-03-13T00:00:00.000Z']);
+  t.deepEqual(await reminderTimes(weir.readStore, three.id), [
+    '2026-03-03T00:00:00.000Z',
+    '2026-03-09T00:00:00.000Z',
+    '2026-03-11T00:00:00.000Z',
+    '2026-03-13T00:00:00.000Z',
+  ]);
 
   // Over 03-03, 03-09 and 03-11 at once: the first invoice's 7-day, 1-day and 1-day-overdue reminders, and the other's 2-day one.
   clock.advanceTo(at('2026-03-11T12:00:00.000Z'));
@@ -135,9 +216,21 @@ test('a clock jump over several reminder times mails only the latest one due, re
   await settled(weir.readStore, one.id, ['2026-03-15T00:00:00.000Z']);
   const mailOf = (invoice: Invoice) => sent.filter((m) => m.subject.includes(` ${invoice.number} `));
   t.is(sent.length, 2, 'one reminder mail per open invoice');
-  t.deepEqual(mailOf(three).map((m) => m.subject), [`Reminder: invoice ${three.number} from Acme Studio was due 2026-03-10`], 'the latest one due: overdue');
-  t.true(mailOf(three)[0]!.text.includes(`This is a reminder that invoice ${three.number} for 3 USDC was due on 2026-03-10.`));
-  t.deepEqual(mailOf(one).map((m) => m.subject), [`Reminder: invoice ${one.number} from Acme Studio was due 2026-03-10`], 'a single reminder jumped over is sent');
+  t.deepEqual(
+    mailOf(three).map((m) => m.subject),
+    [`Reminder: invoice ${three.number} from Acme Studio was due 2026-03-10`],
+    'the latest one due: overdue',
+  );
+  t.true(
+    mailOf(three)[0]!.text.includes(
+      `This is a reminder that invoice ${three.number} for 3 USDC was due on 2026-03-10.`,
+    ),
+  );
+  t.deepEqual(
+    mailOf(one).map((m) => m.subject),
+    [`Reminder: invoice ${one.number} from Acme Studio was due 2026-03-10`],
+    'a single reminder jumped over is sent',
+  );
   const afterJump = await read(three.id);
   t.deepEqual(reminderKeys(afterJump.remindersSent), ['after_due:1']);
   t.deepEqual(reminderKeys(afterJump.remindersSkipped), ['before_due:7', 'before_due:1']);
@@ -168,7 +261,10 @@ test('reminders that came due while Weir was down are one mail at the next start
   clock.advanceTo(at('2026-03-09T08:00:00.000Z'));
   const second = await start();
   await settled(second.readStore, invoice.id, ['2026-03-11T00:00:00.000Z', '2026-03-13T00:00:00.000Z']);
-  t.deepEqual(sent.map((m) => m.subject), [`Reminder: invoice ${invoice.number} from Acme Studio is due 2026-03-10`]);
+  t.deepEqual(
+    sent.map((m) => m.subject),
+    [`Reminder: invoice ${invoice.number} from Acme Studio is due 2026-03-10`],
+  );
   const caughtUp = await read(invoice.id, second.url);
   t.deepEqual(reminderKeys(caughtUp.remindersSent), ['before_due:1']);
   t.deepEqual(reminderKeys(caughtUp.remindersSkipped), ['before_due:7']);

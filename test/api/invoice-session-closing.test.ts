@@ -12,7 +12,16 @@ import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 import { apiClient } from '../support/api-client.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 import {
-  cancellations, createCustomer, getSession, payInFull, payLate, receiveHooks, reveal, sessionEvents, untilCanceled, type Api,
+  cancellations,
+  createCustomer,
+  getSession,
+  payInFull,
+  payLate,
+  receiveHooks,
+  reveal,
+  sessionEvents,
+  untilCanceled,
+  type Api,
 } from './helpers.ts';
 
 /**
@@ -21,10 +30,25 @@ import {
  */
 
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
-const lines = { data: [{ priceData: { currency: 'usdc', unitAmount: '150000000', productData: { name: 'Consulting hour' } }, quantity: 2 }] };
-const HOOKS = ['checkout_session.canceled', 'payment_intent.canceled', 'checkout_session.late_payment', 'checkout_session.completed'];
+const lines = {
+  data: [
+    { priceData: { currency: 'usdc', unitAmount: '150000000', productData: { name: 'Consulting hour' } }, quantity: 2 },
+  ],
+};
+const HOOKS = [
+  'checkout_session.canceled',
+  'payment_intent.canceled',
+  'checkout_session.late_payment',
+  'checkout_session.completed',
+];
 
-type InvoiceView = { id: string; status: string; amountPaid: string; checkoutSessionId: string | null; paymentAttempts: { checkoutSessionId: string; status: string }[] };
+type InvoiceView = {
+  id: string;
+  status: string;
+  amountPaid: string;
+  checkoutSessionId: string | null;
+  paymentAttempts: { checkoutSessionId: string; status: string }[];
+};
 
 /** A data dir that outlives a restart, removed when the test ends. */
 async function keptDataDir(t: ExecutionContext): Promise<string> {
@@ -38,7 +62,9 @@ async function start(t: ExecutionContext, clock: ManualClock, dataDir?: string):
 }
 
 async function openInvoice(api: Api): Promise<string> {
-  const invoice = (await api.post<InvoiceView>('/api/v1/invoices', { customerId: await createCustomer(api), lineItems: lines })).body;
+  const invoice = (
+    await api.post<InvoiceView>('/api/v1/invoices', { customerId: await createCustomer(api), lineItems: lines })
+  ).body;
   await api.post(`/api/v1/invoices/${invoice.id}/finalize`);
   return invoice.id;
 }
@@ -51,7 +77,8 @@ async function openPayPage(weir: Pick<Weir, 'url'>, invoiceId: string): Promise<
 }
 
 const getInvoice = async (api: Api, id: string) => (await api.get<InvoiceView>(`/api/v1/invoices/${id}`)).body;
-const eventTypes = async (weir: Pick<Weir, 'eventStore'>, id: string) => (await sessionEvents(weir, id)).map((e) => e.type);
+const eventTypes = async (weir: Pick<Weir, 'eventStore'>, id: string) =>
+  (await sessionEvents(weir, id)).map((e) => e.type);
 
 /** The log without webhook deliveries and mails (each recorded as its dispatcher gets to it): what the payment records wrote. */
 async function recordsLog(weir: Pick<Weir, 'eventStore'>): Promise<string[]> {
@@ -83,7 +110,9 @@ test('an invoice paid through one session cancels its other open session, once, 
   await payInFull(first, api, await getSession(api, a));
   const canceled = await untilCanceled(api, b);
   t.is(canceled.paymentIntent.status, 'canceled');
-  t.deepEqual(await cancellations(first, b), [{ actor: 'system:invoice-payments', reason: 'the invoice was paid through another checkout session' }]);
+  t.deepEqual(await cancellations(first, b), [
+    { actor: 'system:invoice-payments', reason: 'the invoice was paid through another checkout session' },
+  ]);
   t.is((await getSession(api, a)).status, 'complete', 'the session that paid is left as it is');
   t.deepEqual(await cancellations(first, a), []);
   const paid = await getInvoice(api, invoiceId);
@@ -92,7 +121,11 @@ test('an invoice paid through one session cancels its other open session, once, 
   t.deepEqual(hooks.about(b), ['checkout_session.canceled', 'payment_intent.canceled']);
 
   // B's page no longer gives out its deposit address; the pay link opens no new session.
-  t.is((await apiClient(first.url).post(`/checkout/${b}/payment-method`, { assetId: canceled.addresses[0]!.asset.id })).status, 400);
+  t.is(
+    (await apiClient(first.url).post(`/checkout/${b}/payment-method`, { assetId: canceled.addresses[0]!.asset.id }))
+      .status,
+    400,
+  );
   const paidPage = await fetch(`${first.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
   t.is(paidPage.status, 200);
   t.true((await paidPage.text()).includes('was paid'));
@@ -103,7 +136,11 @@ test('an invoice paid through one session cancels its other open session, once, 
   t.is(late.amountReceived, '300000000');
   t.true(late.paymentIntent.transactions[0]!.late);
   await hooks.waitFor(b, ['checkout_session.late_payment']);
-  t.deepEqual(hooks.about(b), ['checkout_session.canceled', 'checkout_session.late_payment', 'payment_intent.canceled']);
+  t.deepEqual(hooks.about(b), [
+    'checkout_session.canceled',
+    'checkout_session.late_payment',
+    'payment_intent.canceled',
+  ]);
   t.deepEqual(await getInvoice(api, invoiceId), paid);
 
   // Sessions of another invoice or tenant are untouched.
@@ -116,7 +153,12 @@ test('an invoice paid through one session cancels its other open session, once, 
   await first.stop();
   const second = await start(t, clock, dataDir);
   t.is(await second.readStore.collection(INVOICE_SESSIONS_TO_CLOSE).count({}), 0);
-  await createInvoicePaymentLinker({ clock, readStore: second.readStore, projections: second.projections, commands: second.commands }).runOnce();
+  await createInvoicePaymentLinker({
+    clock,
+    readStore: second.readStore,
+    projections: second.projections,
+    commands: second.commands,
+  }).runOnce();
   t.deepEqual(await recordsLog(second), before);
   t.is(hooks.about(b).filter((type) => type === 'checkout_session.canceled').length, 1);
 });
@@ -132,7 +174,9 @@ test('voiding an invoice cancels its open session; the pay link opens no new one
 
   t.is((await api.post<InvoiceView>(`/api/v1/invoices/${invoiceId}/void`)).body.status, 'void');
   t.is((await untilCanceled(api, session)).paymentIntent.status, 'canceled');
-  t.deepEqual(await cancellations(weir, session), [{ actor: 'system:invoice-payments', reason: 'the invoice was voided' }]);
+  t.deepEqual(await cancellations(weir, session), [
+    { actor: 'system:invoice-payments', reason: 'the invoice was voided' },
+  ]);
   await hooks.waitFor(session, ['checkout_session.canceled', 'payment_intent.canceled']);
 
   const before = await recordsLog(weir);
@@ -145,7 +189,10 @@ test('voiding an invoice cancels its open session; the pay link opens no new one
   await hooks.waitFor(session, ['checkout_session.late_payment']);
   const invoice = await getInvoice(api, invoiceId);
   t.like(invoice, { status: 'void', amountPaid: '0' });
-  t.deepEqual(invoice.paymentAttempts.map((p) => [p.checkoutSessionId, p.status]), [[session, 'pending']]);
+  t.deepEqual(
+    invoice.paymentAttempts.map((p) => [p.checkoutSessionId, p.status]),
+    [[session, 'pending']],
+  );
 });
 
 test('marking an invoice as paid cancels its open session', async (t) => {
@@ -157,7 +204,9 @@ test('marking an invoice as paid cancels its open session', async (t) => {
 
   t.is((await api.post<InvoiceView>(`/api/v1/invoices/${invoiceId}/pay`)).body.status, 'paid');
   await untilCanceled(api, session);
-  t.deepEqual(await cancellations(weir, session), [{ actor: 'system:invoice-payments', reason: 'the invoice was marked as paid' }]);
+  t.deepEqual(await cancellations(weir, session), [
+    { actor: 'system:invoice-payments', reason: 'the invoice was marked as paid' },
+  ]);
   t.like(await getInvoice(api, invoiceId), { status: 'paid', amountPaid: '300000000' });
 });
 
@@ -172,13 +221,22 @@ test('an invoice voided while Weir was down has its open session canceled at the
 
   // The void is in the log, but no linker ran after it (a crash right after the append).
   const eventStore = await openEventStore({ dataDir });
-  await createCommandHandler({ eventStore, clock }).handle(invoiceAggregate, invoiceId, { type: 'VoidInvoice' }, {
-    organizationId: merchant.organizationId, environment: 'test', actor: 'test',
-  });
+  await createCommandHandler({ eventStore, clock }).handle(
+    invoiceAggregate,
+    invoiceId,
+    { type: 'VoidInvoice' },
+    {
+      organizationId: merchant.organizationId,
+      environment: 'test',
+      actor: 'test',
+    },
+  );
   await eventStore.close();
 
   const second = await start(t, clock, dataDir);
   const api = apiClient(second.url, merchant.testSecretKey);
   await untilCanceled(api, session);
-  t.deepEqual(await cancellations(second, session), [{ actor: 'system:invoice-payments', reason: 'the invoice was voided' }]);
+  t.deepEqual(await cancellations(second, session), [
+    { actor: 'system:invoice-payments', reason: 'the invoice was voided' },
+  ]);
 });

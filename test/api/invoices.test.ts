@@ -8,20 +8,57 @@ import { createInvoicePaymentLinker } from '../../src/actors/invoice-payments.ts
 import { assertError, createCustomer, payInFull, type Page, type Session } from './helpers.ts';
 
 type Invoice = {
-  id: string; object: string; number: string; invoiceNumber: string; status: string; customerId: string; currency: string; amountDue: string; amountPaid: string;
-  amountRemaining: string; total: string; dueDate: string; memo: string | null; footer: string | null; invoiceType: string; recurring: { interval: string; intervalCount: number } | null;
-  url: string | null; paid: boolean; paidOutOfBand: boolean; sentAt: string | null; checkoutSessionId: string | null; livemode: boolean;
-  lineItems: { object: string; data: { description: string | null; priceId: string | null; quantity: number; unitAmount: string; amountTotal: string }[] };
+  id: string;
+  object: string;
+  number: string;
+  invoiceNumber: string;
+  status: string;
+  customerId: string;
+  currency: string;
+  amountDue: string;
+  amountPaid: string;
+  amountRemaining: string;
+  total: string;
+  dueDate: string;
+  memo: string | null;
+  footer: string | null;
+  invoiceType: string;
+  recurring: { interval: string; intervalCount: number } | null;
+  url: string | null;
+  paid: boolean;
+  paidOutOfBand: boolean;
+  sentAt: string | null;
+  checkoutSessionId: string | null;
+  livemode: boolean;
+  lineItems: {
+    object: string;
+    data: {
+      description: string | null;
+      priceId: string | null;
+      quantity: number;
+      unitAmount: string;
+      amountTotal: string;
+    }[];
+  };
 };
 
-const lines = (unitAmount = '150000000', quantity = 2) => ({ data: [{ priceData: { currency: 'usdc', unitAmount, productData: { name: 'Consulting hour' } }, quantity }] });
+const lines = (unitAmount = '150000000', quantity = 2) => ({
+  data: [{ priceData: { currency: 'usdc', unitAmount, productData: { name: 'Consulting hour' } }, quantity }],
+});
 
 test('invoices: create, number, list, update, finalize, illegal transitions, void, uncollectible, pay, duplicate, delete', async (t) => {
   const app = await startInvoiceTestApp(t);
   const { api } = await createMerchant(app.url);
   const customerId = await createCustomer(api);
 
-  const created = await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines(), dueDate: '2030-02-01', memo: 'Thanks', footer: 'Bank-free', invoiceType: 'one_time' });
+  const created = await api.post<Invoice>('/api/v1/invoices', {
+    customerId,
+    lineItems: lines(),
+    dueDate: '2030-02-01',
+    memo: 'Thanks',
+    footer: 'Bank-free',
+    invoiceType: 'one_time',
+  });
   t.is(created.status, 200, JSON.stringify(created.body));
   const draft = created.body;
   t.is(draft.status, 'draft');
@@ -35,24 +72,53 @@ test('invoices: create, number, list, update, finalize, illegal transitions, voi
   t.false(draft.livemode);
 
   const recurring = await api.post<Invoice>('/api/v1/invoices', {
-    customerId, lineItems: { data: [{ priceId: draft.lineItems.data[0]!.priceId, quantity: 1 }] }, daysUntilDue: 7, invoiceType: 'recurring', interval: 'quarter', collectionMethod: 'charge_automatically',
+    customerId,
+    lineItems: { data: [{ priceId: draft.lineItems.data[0]!.priceId, quantity: 1 }] },
+    daysUntilDue: 7,
+    invoiceType: 'recurring',
+    interval: 'quarter',
+    collectionMethod: 'charge_automatically',
   });
   t.is(recurring.status, 200, JSON.stringify(recurring.body));
   t.is(recurring.body.number, 'INV-000002');
   t.deepEqual(recurring.body.recurring, { interval: 'month', intervalCount: 3 });
 
-  const manual = await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines('100000000', 1), number: 'ACME-7' });
+  const manual = await api.post<Invoice>('/api/v1/invoices', {
+    customerId,
+    lineItems: lines('100000000', 1),
+    number: 'ACME-7',
+  });
   t.is(manual.body.number, 'ACME-7');
-  assertError(t, await api.post('/api/v1/invoices', { customerId, lineItems: lines(), number: 'ACME-7' }), 409, { code: 'invoice_number_in_use' });
-  assertError(t, await api.post('/api/v1/invoices', { customerId, lineItems: lines(), dueDate: '2030-02-31' }), 400, { field: 'dueDate' });
-  assertError(t, await api.post('/api/v1/invoices', { customerId, lineItems: lines(), invoiceType: 'recurring', interval: 'fortnight' }), 400, { field: 'interval' });
+  assertError(t, await api.post('/api/v1/invoices', { customerId, lineItems: lines(), number: 'ACME-7' }), 409, {
+    code: 'invoice_number_in_use',
+  });
+  assertError(t, await api.post('/api/v1/invoices', { customerId, lineItems: lines(), dueDate: '2030-02-31' }), 400, {
+    field: 'dueDate',
+  });
+  assertError(
+    t,
+    await api.post('/api/v1/invoices', {
+      customerId,
+      lineItems: lines(),
+      invoiceType: 'recurring',
+      interval: 'fortnight',
+    }),
+    400,
+    { field: 'interval' },
+  );
   assertError(t, await api.post('/api/v1/invoices', { lineItems: lines() }), 400, { field: 'customerId' });
 
   const list = await api.get<Page<Invoice>>('/api/v1/invoices?invoiceType=recurring');
-  t.deepEqual(list.body.data.map((i) => i.id), [recurring.body.id]);
+  t.deepEqual(
+    list.body.data.map((i) => i.id),
+    [recurring.body.id],
+  );
   t.is((await api.get<Page<Invoice>>(`/api/v1/invoices?status=draft&customerId=${customerId}`)).body.count, 3);
 
-  const updated = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, { memo: 'Thank you!', lineItems: lines('150000000', 3) });
+  const updated = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, {
+    memo: 'Thank you!',
+    lineItems: lines('150000000', 3),
+  });
   t.is(updated.status, 200, JSON.stringify(updated.body));
   t.is(updated.body.memo, 'Thank you!');
   t.is(updated.body.amountDue, '450000000');
@@ -61,7 +127,10 @@ test('invoices: create, number, list, update, finalize, illegal transitions, voi
   t.is(finalized.status, 200, JSON.stringify(finalized.body));
   t.is(finalized.body.status, 'open');
   t.is(finalized.body.url, `${app.url}/invoices/${draft.id}/pay`);
-  assertError(t, await api.put(`/api/v1/invoices/${draft.id}`, { memo: 'late edit' }), 400, { code: 'status_transition_invalid', message: /invoice is open/ });
+  assertError(t, await api.put(`/api/v1/invoices/${draft.id}`, { memo: 'late edit' }), 400, {
+    code: 'status_transition_invalid',
+    message: /invoice is open/,
+  });
   assertError(t, await api.delete(`/api/v1/invoices/${draft.id}`), 400, { message: /invoice is open/ });
   assertError(t, await api.post(`/api/v1/invoices/${recurring.body.id}/void`), 400, { message: /invoice is draft/ });
 
@@ -70,7 +139,9 @@ test('invoices: create, number, list, update, finalize, illegal transitions, voi
   const voided = await api.post<Invoice>(`/api/v1/invoices/${draft.id}/void`);
   t.is(voided.body.status, 'void');
   assertError(t, await api.post(`/api/v1/invoices/${draft.id}/pay`), 400, { message: /invoice is void/ });
-  assertError(t, await api.post(`/api/v1/invoices/${draft.id}/mark-uncollectible`), 400, { message: /invoice is void/ });
+  assertError(t, await api.post(`/api/v1/invoices/${draft.id}/mark-uncollectible`), 400, {
+    message: /invoice is void/,
+  });
 
   await api.post(`/api/v1/invoices/${manual.body.id}/finalize`);
   const paid = await api.post<Invoice>(`/api/v1/invoices/${manual.body.id}/pay`);
@@ -100,7 +171,9 @@ test('invoices: concurrent creates get distinct auto numbers', async (t) => {
   const app = await startInvoiceTestApp(t);
   const { api } = await createMerchant(app.url);
   const customerId = await createCustomer(api);
-  const results = await Promise.all(Array.from({ length: 6 }, () => api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines() })));
+  const results = await Promise.all(
+    Array.from({ length: 6 }, () => api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines() })),
+  );
   for (const r of results) t.is(r.status, 200, JSON.stringify(r.body));
   t.is(new Set(results.map((r) => r.body.number)).size, 6);
 });
@@ -109,7 +182,8 @@ test('invoices: send finalizes a draft and mails the customer an .eml with the b
   const app = await startInvoiceTestApp(t);
   const { api } = await createMerchant(app.url);
   const customerId = await createCustomer(api);
-  const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines(), memo: 'Due soon' })).body;
+  const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines(), memo: 'Due soon' }))
+    .body;
   // Its customer deleted since, the invoice has no address on record: `to` is required.
   await api.delete(`/api/v1/customers/${customerId}`);
   assertError(t, await api.post(`/api/v1/invoices/${draft.id}/send`, {}), 400, { field: 'to' });
@@ -133,7 +207,11 @@ test('invoices: paying on the hosted page through a checkout session on the test
   const customerId = await createCustomer(api);
   const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines() })).body;
   const payer = apiClient(app.url);
-  t.is((await fetch(`${app.url}/invoices/${draft.id}/pay`, { redirect: 'manual' })).status, 404, 'a draft has no pay page');
+  t.is(
+    (await fetch(`${app.url}/invoices/${draft.id}/pay`, { redirect: 'manual' })).status,
+    404,
+    'a draft has no pay page',
+  );
   await api.post(`/api/v1/invoices/${draft.id}/finalize`);
 
   const first = await fetch(`${app.url}/invoices/${draft.id}/pay`, { redirect: 'manual' });
@@ -147,8 +225,15 @@ test('invoices: paying on the hosted page through a checkout session on the test
   const session = (await api.get<Session & { invoiceId: string }>(`/api/v1/checkout/sessions/${sessionId}`)).body;
   t.is(session.invoiceId, draft.id);
   t.is(session.amountTotal, '300000000');
-  const open = (await api.get<Invoice & { paymentAttempts: { checkoutSessionId: string; status: string }[] }>(`/api/v1/invoices/${draft.id}`)).body;
-  t.deepEqual(open.paymentAttempts.map((a) => [a.checkoutSessionId, a.status]), [[sessionId, 'pending']]);
+  const open = (
+    await api.get<Invoice & { paymentAttempts: { checkoutSessionId: string; status: string }[] }>(
+      `/api/v1/invoices/${draft.id}`,
+    )
+  ).body;
+  t.deepEqual(
+    open.paymentAttempts.map((a) => [a.checkoutSessionId, a.status]),
+    [[sessionId, 'pending']],
+  );
 
   await payInFull({ url: app.url, bus: app.bus }, api, session);
   const paid = await eventually(async () => {
@@ -166,6 +251,11 @@ test('invoices: paying on the hosted page through a checkout session on the test
   t.true(after.body.includes('was paid'));
   // The linker's work list is empty once the invoice recorded the payment; a second pass changes nothing.
   const before = (await app.eventStore.readAll(null, 100_000)).length;
-  await createInvoicePaymentLinker({ clock: app.clock, readStore: app.readStore, projections: app.projections, commands: app.commands }).runOnce();
+  await createInvoicePaymentLinker({
+    clock: app.clock,
+    readStore: app.readStore,
+    projections: app.projections,
+    commands: app.commands,
+  }).runOnce();
   t.is((await app.eventStore.readAll(null, 100_000)).length, before);
 });

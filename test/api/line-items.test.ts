@@ -23,7 +23,9 @@ test('line item by priceId: the default price of a product made with POST /api/v
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
   const product = await api.post<Product>('/api/v1/products', {
-    name: 'Annual pass', description: 'One year', defaultPriceData: { currency: 'usdc', unitAmount: 25000000000, type: 'one_time' },
+    name: 'Annual pass',
+    description: 'One year',
+    defaultPriceData: { currency: 'usdc', unitAmount: 25000000000, type: 'one_time' },
   });
   t.is(product.status, 200, JSON.stringify(product.body));
   const price = product.body.defaultPrice!;
@@ -31,7 +33,10 @@ test('line item by priceId: the default price of a product made with POST /api/v
   t.is(price.unitAmount, '25000000000', 'a number in the request is a string in the answer');
   t.is(price.productId, product.body.id);
 
-  const created = await api.post<Session>(SESSIONS, { ...base, lineItems: { data: [{ priceId: price.id, quantity: 3 }] } });
+  const created = await api.post<Session>(SESSIONS, {
+    ...base,
+    lineItems: { data: [{ priceId: price.id, quantity: 3 }] },
+  });
   t.is(created.status, 200, JSON.stringify(created.body));
   const session = created.body;
   t.is(session.lineItems.object, 'list');
@@ -61,7 +66,11 @@ test('line item by inline price: {productId, unitAmount, currency, type} of an e
 
   const created = await api.post<Session>(SESSIONS, {
     ...base,
-    lineItems: { data: [{ price: { productId: product.id, unitAmount: '50000000', currency: 'usdc', type: 'one_time' }, quantity: 4 }] },
+    lineItems: {
+      data: [
+        { price: { productId: product.id, unitAmount: '50000000', currency: 'usdc', type: 'one_time' }, quantity: 4 },
+      ],
+    },
   });
   t.is(created.status, 200, JSON.stringify(created.body));
   const [item] = created.body.lineItems.data;
@@ -81,13 +90,25 @@ test('line item by inline price: {productId, unitAmount, currency, type} of an e
 test('line item by priceData with productData: a new product and price; several items add up', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
-  const existing = (await api.post<Product>('/api/v1/products', { name: 'Mug', defaultPriceData: { currency: 'usdc', unitAmount: '1000000000' } })).body;
+  const existing = (
+    await api.post<Product>('/api/v1/products', {
+      name: 'Mug',
+      defaultPriceData: { currency: 'usdc', unitAmount: '1000000000' },
+    })
+  ).body;
 
   const created = await api.post<Session>(SESSIONS, {
     ...base,
     lineItems: {
       data: [
-        { priceData: { currency: 'usdc', unitAmount: '150000000', productData: { name: 'Weir T-shirt', description: 'Cotton' } }, quantity: 2 },
+        {
+          priceData: {
+            currency: 'usdc',
+            unitAmount: '150000000',
+            productData: { name: 'Weir T-shirt', description: 'Cotton' },
+          },
+          quantity: 2,
+        },
         { priceData: { currency: 'usdc', unitAmount: 30000000, productId: existing.id } },
         { priceId: existing.defaultPrice!.id, quantity: 1 },
       ],
@@ -97,11 +118,14 @@ test('line item by priceData with productData: a new product and price; several 
   const items = created.body.lineItems.data;
   t.is(items.length, 3);
   for (const item of items) assertLineItemShape(t, item);
-  t.deepEqual(items.map((i) => [i.description, i.quantity, i.price.unitAmount, i.amountTotal]), [
-    ['Weir T-shirt', 2, '150000000', '300000000'],
-    ['Mug', 1, '30000000', '30000000'],
-    ['Mug', 1, '1000000000', '1000000000'],
-  ]);
+  t.deepEqual(
+    items.map((i) => [i.description, i.quantity, i.price.unitAmount, i.amountTotal]),
+    [
+      ['Weir T-shirt', 2, '150000000', '300000000'],
+      ['Mug', 1, '30000000', '30000000'],
+      ['Mug', 1, '1000000000', '1000000000'],
+    ],
+  );
   t.is(created.body.amountTotal, '1330000000');
   t.is(created.body.amountSubtotal, '1330000000');
 
@@ -116,7 +140,10 @@ test('line item by priceData with productData: a new product and price; several 
 test('successUrl keeps {CHECKOUT_SESSION_ID}; the status route redirects with the id once complete', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
-  const request = { ...sessionRequest('150000000', 1), successUrl: 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}&again={CHECKOUT_SESSION_ID}' };
+  const request = {
+    ...sessionRequest('150000000', 1),
+    successUrl: 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}&again={CHECKOUT_SESSION_ID}',
+  };
   const session = (await api.post<Session>(SESSIONS, request)).body;
   t.is(session.successUrl, request.successUrl, 'the stored field keeps the placeholder');
   t.is((await api.get<Session>(`${SESSIONS}/${session.id}`)).body.successUrl, request.successUrl);

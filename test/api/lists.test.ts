@@ -31,7 +31,10 @@ const list = async (api: Api, query: string) => {
 
 test('pages: limit and page, newest first, with count and hasMore', async (t) => {
   const { api, sessions } = await fiveSessions(t);
-  t.deepEqual(sessions.map((s) => s.createdAt), ['12:00', '12:01', '12:02', '12:03', '12:04'].map((hm) => `2026-03-01T${hm}:00.000Z`));
+  t.deepEqual(
+    sessions.map((s) => s.createdAt),
+    ['12:00', '12:01', '12:02', '12:03', '12:04'].map((hm) => `2026-03-01T${hm}:00.000Z`),
+  );
   const newestFirst = [...sessions].reverse().map((s) => s.id);
 
   const all = await list(api, '');
@@ -47,7 +50,10 @@ test('pages: limit and page, newest first, with count and hasMore', async (t) =>
   t.like(second, { page: 2, limit: 2, count: 5, hasMore: true });
   t.is(second.data.length, 2);
   t.deepEqual(ids(second), newestFirst.slice(2, 4));
-  t.deepEqual(second.data.map((s) => s.amountTotal), ['300000000', '200000000']);
+  t.deepEqual(
+    second.data.map((s) => s.amountTotal),
+    ['300000000', '200000000'],
+  );
 
   const third = await list(api, 'limit=2&page=3');
   t.like(third, { page: 3, limit: 2, count: 5, hasMore: false });
@@ -104,7 +110,10 @@ test('createdAt bounds: gte, gt, lt, lte, combined', async (t) => {
   t.is(window.count, 2);
   t.deepEqual(ids(window), [sessions[2]!.id, sessions[1]!.id]);
   // Bounds with an offset, and without one (read as UTC), name the same instant.
-  t.deepEqual(ids(await list(api, `createdAt[gte]=${encodeURIComponent('2026-03-01T13:03:00+01:00')}`)), newestFirst.slice(0, 2));
+  t.deepEqual(
+    ids(await list(api, `createdAt[gte]=${encodeURIComponent('2026-03-01T13:03:00+01:00')}`)),
+    newestFirst.slice(0, 2),
+  );
   t.deepEqual(ids(await list(api, 'createdAt[gte]=2026-03-01T12:03:00')), newestFirst.slice(0, 2));
   // A bare date is midnight UTC.
   t.is((await list(api, 'createdAt[gte]=2026-03-01')).count, 5);
@@ -121,12 +130,19 @@ test('other lists page the same way: webhook endpoints and API keys', async (t) 
   const created: string[] = [];
   for (let i = 0; i < 3; i++) {
     clock.advanceBy(MINUTE);
-    const r = await api.post<{ id: string }>('/api/v1/webhook-endpoints', { description: `e${i}`, url: `https://shop.example/hooks/${i}`, enabledEvents: { events: ['*'] } });
+    const r = await api.post<{ id: string }>('/api/v1/webhook-endpoints', {
+      description: `e${i}`,
+      url: `https://shop.example/hooks/${i}`,
+      enabledEvents: { events: ['*'] },
+    });
     created.push(r.body.id);
   }
   const page = (await api.get<Page<{ id: string }>>('/api/v1/webhook-endpoints?limit=2&page=1')).body;
   t.like(page, { page: 1, limit: 2, count: 3, hasMore: true });
-  t.deepEqual(page.data.map((e) => e.id), [created[2], created[1]]);
+  t.deepEqual(
+    page.data.map((e) => e.id),
+    [created[2], created[1]],
+  );
   const keys = (await api.get<Page<{ id: string }>>('/api/v1/api-keys?limit=1')).body;
   t.like(keys, { page: 1, limit: 1, count: 1, hasMore: false });
 });

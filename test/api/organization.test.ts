@@ -1,23 +1,50 @@
 import test from 'ava';
 import { organizationAggregate, organizationRecordId } from '../../src/actors/organization.ts';
 import { apiClient } from '../support/api-client.ts';
-import { ADMIN_TOKEN, MERCHANT_WALLET, createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+import {
+  ADMIN_TOKEN,
+  MERCHANT_WALLET,
+  createMerchant,
+  sessionRequest,
+  startTestWeir,
+} from '../support/weir-harness.ts';
 import { assertError, assertRejectedWithoutWrite, type Page, type Session } from './helpers.ts';
 
 type WithdrawalAddress = { id: string; name: string; address: string; chainId: number; isDefault: boolean };
 type Organization = {
-  id: string; name: string; email: string | null; supportEmail: string | null; websiteUrl: string | null; supportUrl: string | null; privacyUrl: string | null; termsUrl: string | null;
-  phone: string | null; taxIdentificationNumber: string | null; brandColor: string | null; brandLogo: string | null;
-  addressDetails: { line1: string | null; city: string | null; country: string | null }; addresses: WithdrawalAddress[];
+  id: string;
+  name: string;
+  email: string | null;
+  supportEmail: string | null;
+  websiteUrl: string | null;
+  supportUrl: string | null;
+  privacyUrl: string | null;
+  termsUrl: string | null;
+  phone: string | null;
+  taxIdentificationNumber: string | null;
+  brandColor: string | null;
+  brandLogo: string | null;
+  addressDetails: { line1: string | null; city: string | null; country: string | null };
+  addresses: WithdrawalAddress[];
 };
-type PaymentSetting = { preferredChainId: number | null; preferredCurrency: string | null; allowSwap: boolean; applyGasFee: boolean; slippagePercentage: number; allowedChains?: { chainId: number; withdrawalAddress: string | null }[] };
+type PaymentSetting = {
+  preferredChainId: number | null;
+  preferredCurrency: string | null;
+  allowSwap: boolean;
+  applyGasFee: boolean;
+  slippagePercentage: number;
+  allowedChains?: { chainId: number; withdrawalAddress: string | null }[];
+};
 
 const SECOND_WALLET = '0x00000000000000000000000000000000c0ffee01';
 const THIRD_WALLET = '0x00000000000000000000000000000000c0ffee02';
 
 /** An organization made over the admin API, without any payment method. */
 async function bareOrganization(baseUrl: string, name = 'Bare Shop') {
-  const created = await apiClient(baseUrl, ADMIN_TOKEN).post<{ organizationId: string; testSecretKey: string }>('/admin/organizations', { name });
+  const created = await apiClient(baseUrl, ADMIN_TOKEN).post<{ organizationId: string; testSecretKey: string }>(
+    '/admin/organizations',
+    { name },
+  );
   if (created.status !== 200) throw new Error(JSON.stringify(created.body));
   return Object.assign(apiClient(baseUrl, created.body.testSecretKey), { organizationId: created.body.organizationId });
 }
@@ -26,18 +53,29 @@ test('a session needs a payment method first; adding a wallet makes it work', as
   const weir = await startTestWeir(t);
   const api = await bareOrganization(weir.url);
 
-  const body = await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/checkout/sessions', sessionRequest()), { code: 'payment_method_not_available' });
+  const body = await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/checkout/sessions', sessionRequest()),
+    { code: 'payment_method_not_available' },
+  );
   t.regex(body.message, /payment method/);
   t.regex(body.message, /withdrawal-addresses/, 'the message says how to fix it');
   t.deepEqual((await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body, []);
 
-  const wallet = await api.post<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: MERCHANT_WALLET, name: 'treasury' });
+  const wallet = await api.post<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses', {
+    chainId: 7357,
+    address: MERCHANT_WALLET,
+    name: 'treasury',
+  });
   t.is(wallet.status, 200, JSON.stringify(wallet.body));
   t.is((await api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).status, 200);
 
   // Removing the only wallet makes sessions impossible again.
   t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${wallet.body.id}`)).status, 200);
-  assertError(t, await api.post('/api/v1/checkout/sessions', sessionRequest()), 400, { code: 'payment_method_not_available' });
+  assertError(t, await api.post('/api/v1/checkout/sessions', sessionRequest()), 400, {
+    code: 'payment_method_not_available',
+  });
 });
 
 test('business details: GET and PUT /api/v1/organization, with email and URL fields validated', async (t) => {
@@ -50,8 +88,14 @@ test('business details: GET and PUT /api/v1/organization, with email and URL fie
   t.is(initial.body.addresses.length, 1, 'the payment methods come along');
 
   const updated = await api.put<Organization>('/api/v1/organization', {
-    name: 'Acme Corp', email: 'billing@acme.example', supportEmail: 'help@acme.example', websiteUrl: 'https://acme.example',
-    privacyUrl: 'https://acme.example/privacy', termsUrl: 'https://acme.example/terms', phone: '+1 555 0100', taxIdentificationNumber: 'DE123',
+    name: 'Acme Corp',
+    email: 'billing@acme.example',
+    supportEmail: 'help@acme.example',
+    websiteUrl: 'https://acme.example',
+    privacyUrl: 'https://acme.example/privacy',
+    termsUrl: 'https://acme.example/terms',
+    phone: '+1 555 0100',
+    taxIdentificationNumber: 'DE123',
     addressDetails: { line1: '1 Main St', city: 'Springfield' },
   });
   t.is(updated.status, 200, JSON.stringify(updated.body));
@@ -68,31 +112,72 @@ test('business details: GET and PUT /api/v1/organization, with email and URL fie
   t.deepEqual((await api.get<Organization>('/api/v1/organization')).body, partial.body);
 
   for (const [field, value] of [
-    ['email', 'not-an-email'], ['email', 'a@b'], ['supportEmail', 'two words@x.example'], ['websiteUrl', 'acme.example'],
-    ['supportUrl', 'ftp://acme.example'], ['privacyUrl', 'javascript:alert(1)'], ['termsUrl', 12], ['name', ''], ['phone', 'x'.repeat(65)],
+    ['email', 'not-an-email'],
+    ['email', 'a@b'],
+    ['supportEmail', 'two words@x.example'],
+    ['websiteUrl', 'acme.example'],
+    ['supportUrl', 'ftp://acme.example'],
+    ['privacyUrl', 'javascript:alert(1)'],
+    ['termsUrl', 12],
+    ['name', ''],
+    ['phone', 'x'.repeat(65)],
   ] as const) {
     await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization', { [field]: value }), { field });
   }
-  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization', {}), { message: /nothing to update/ });
-  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization', { addressDetails: { city: 5 } }), { field: 'addressDetails.city' });
-  t.is((await api.get<Organization>('/api/v1/organization')).body.email, 'billing@acme.example', 'refused updates changed nothing');
+  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization', {}), {
+    message: /nothing to update/,
+  });
+  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization', { addressDetails: { city: 5 } }), {
+    field: 'addressDetails.city',
+  });
+  t.is(
+    (await api.get<Organization>('/api/v1/organization')).body.email,
+    'billing@acme.example',
+    'refused updates changed nothing',
+  );
 });
 
 test('branding: PUT /api/v1/organization/brand validates the hex color', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
-  const brand = await api.put<Organization>('/api/v1/organization/brand', { brandColor: '#1A2b3c', brandLogo: 'https://cdn.example/logo.png' });
+  const brand = await api.put<Organization>('/api/v1/organization/brand', {
+    brandColor: '#1A2b3c',
+    brandLogo: 'https://cdn.example/logo.png',
+  });
   t.is(brand.status, 200, JSON.stringify(brand.body));
   t.is(brand.body.brandColor, '#1A2b3c');
   t.is(brand.body.brandLogo, 'https://cdn.example/logo.png');
   t.is((await api.put<Organization>('/api/v1/organization/brand', { brandColor: '#abc' })).body.brandColor, '#abc');
-  t.is((await api.get<Organization>('/api/v1/organization')).body.brandLogo, 'https://cdn.example/logo.png', 'a color-only update keeps the logo');
+  t.is(
+    (await api.get<Organization>('/api/v1/organization')).body.brandLogo,
+    'https://cdn.example/logo.png',
+    'a color-only update keeps the logo',
+  );
 
-  for (const brandColor of ['red', '#12345', '#gggggg', '123456', '#1234567', 'url(javascript:x)', '#fff;background:url(x)', 7]) {
-    await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization/brand', { brandColor }), { field: 'brandColor' });
+  for (const brandColor of [
+    'red',
+    '#12345',
+    '#gggggg',
+    '123456',
+    '#1234567',
+    'url(javascript:x)',
+    '#fff;background:url(x)',
+    7,
+  ]) {
+    await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization/brand', { brandColor }), {
+      field: 'brandColor',
+    });
   }
-  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization/brand', {}), { field: 'brandColor', code: 'parameter_missing' });
-  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization/brand', { brandLogo: 'data:image/png;base64,AAAA' }), { field: 'brandLogo' });
+  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization/brand', {}), {
+    field: 'brandColor',
+    code: 'parameter_missing',
+  });
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.put('/api/v1/organization/brand', { brandLogo: 'data:image/png;base64,AAAA' }),
+    { field: 'brandLogo' },
+  );
   t.is((await api.get<Organization>('/api/v1/organization')).body.brandColor, '#abc');
 });
 
@@ -105,7 +190,12 @@ test('payment settings: GET and PUT /api/v1/organization/payment-setting', async
   t.false(initial.body.allowSwap);
   t.deepEqual(initial.body.allowedChains, [{ chainId: 7357, withdrawalAddress: MERCHANT_WALLET }]);
 
-  const updated = await api.put<PaymentSetting>('/api/v1/organization/payment-setting', { preferredChainId: 7357, preferredCurrency: 'usdc', allowSwap: true, slippagePercentage: 2.5 });
+  const updated = await api.put<PaymentSetting>('/api/v1/organization/payment-setting', {
+    preferredChainId: 7357,
+    preferredCurrency: 'usdc',
+    allowSwap: true,
+    slippagePercentage: 2.5,
+  });
   t.is(updated.status, 200, JSON.stringify(updated.body));
   t.is(updated.body.preferredChainId, 7357);
   t.is(updated.body.preferredCurrency, 'usdc');
@@ -115,16 +205,50 @@ test('payment settings: GET and PUT /api/v1/organization/payment-setting', async
   t.is(read.preferredChainId, 7357);
   t.true(read.allowSwap);
   // A new session takes the organization's preferred chain.
-  const session = (await api.post<Session & { paymentSetting: { preferredChainId: number | null } }>('/api/v1/checkout/sessions', sessionRequest())).body;
+  const session = (
+    await api.post<Session & { paymentSetting: { preferredChainId: number | null } }>(
+      '/api/v1/checkout/sessions',
+      sessionRequest(),
+    )
+  ).body;
   t.is(session.paymentSetting.preferredChainId, 7357);
 
-  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization/payment-setting', { preferredChainId: 1 }), { field: 'preferredChainId', message: /not offered/ });
-  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization/payment-setting', { preferredChainId: '7357' }), { field: 'preferredChainId' });
-  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization/payment-setting', { preferredCurrency: 'doge' }), { field: 'preferredCurrency' });
-  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization/payment-setting', { allowSwap: 'yes' }), { field: 'allowSwap' });
-  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization/payment-setting', { slippagePercentage: 101 }), { field: 'slippagePercentage' });
-  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization/payment-setting', { applyFee: true }), { field: 'applyFee' });
-  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization/payment-setting', {}), { message: /nothing to update/ });
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.put('/api/v1/organization/payment-setting', { preferredChainId: 1 }),
+    { field: 'preferredChainId', message: /not offered/ },
+  );
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.put('/api/v1/organization/payment-setting', { preferredChainId: '7357' }),
+    { field: 'preferredChainId' },
+  );
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.put('/api/v1/organization/payment-setting', { preferredCurrency: 'doge' }),
+    { field: 'preferredCurrency' },
+  );
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.put('/api/v1/organization/payment-setting', { allowSwap: 'yes' }),
+    { field: 'allowSwap' },
+  );
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.put('/api/v1/organization/payment-setting', { slippagePercentage: 101 }),
+    { field: 'slippagePercentage' },
+  );
+  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization/payment-setting', { applyFee: true }), {
+    field: 'applyFee',
+  });
+  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization/payment-setting', {}), {
+    message: /nothing to update/,
+  });
 });
 
 test('withdrawal addresses: create, list, get, update, mark as default, delete', async (t) => {
@@ -133,34 +257,82 @@ test('withdrawal addresses: create, list, get, update, mark as default, delete',
   const [first] = (await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body;
   t.like(first, { chainId: 7357, address: MERCHANT_WALLET, name: 'treasury', isDefault: true });
 
-  const second = await api.post<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: SECOND_WALLET, name: 'cold' });
+  const second = await api.post<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses', {
+    chainId: 7357,
+    address: SECOND_WALLET,
+    name: 'cold',
+  });
   t.is(second.status, 200, JSON.stringify(second.body));
   t.like(second.body, { chainId: 7357, address: SECOND_WALLET, name: 'cold', isDefault: false });
   t.regex(second.body.id, /^[0-9a-f-]{36}$/);
   t.is((await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body.length, 2);
-  t.deepEqual((await api.get<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}`)).body, second.body);
+  t.deepEqual(
+    (await api.get<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}`)).body,
+    second.body,
+  );
   // The same address twice on one chain is refused (in any letter case).
-  await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: SECOND_WALLET.toUpperCase().replace('0X', '0x') }), { field: 'address', code: 'resource_already_exists' });
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () =>
+      api.post('/api/v1/organization/withdrawal-addresses', {
+        chainId: 7357,
+        address: SECOND_WALLET.toUpperCase().replace('0X', '0x'),
+      }),
+    { field: 'address', code: 'resource_already_exists' },
+  );
 
-  const renamed = await api.put<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}`, { name: 'cold storage', address: THIRD_WALLET });
+  const renamed = await api.put<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}`, {
+    name: 'cold storage',
+    address: THIRD_WALLET,
+  });
   t.is(renamed.status, 200, JSON.stringify(renamed.body));
   t.like(renamed.body, { name: 'cold storage', address: THIRD_WALLET, isDefault: false });
-  await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/organization/withdrawal-addresses/${second.body.id}`, { address: 'nope' }), { field: 'address', code: 'incorrect_address' });
-  await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/organization/withdrawal-addresses/${second.body.id}`, { address: '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f' }), { field: 'address', code: 'incorrect_address', message: /EIP-55 checksum/ });
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.put(`/api/v1/organization/withdrawal-addresses/${second.body.id}`, { address: 'nope' }),
+    { field: 'address', code: 'incorrect_address' },
+  );
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () =>
+      api.put(`/api/v1/organization/withdrawal-addresses/${second.body.id}`, {
+        address: '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f',
+      }),
+    { field: 'address', code: 'incorrect_address', message: /EIP-55 checksum/ },
+  );
 
   // Sessions pay into the default wallet of the chain; marking another default moves new sessions there.
-  const marked = await api.post<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`);
+  const marked = await api.post<WithdrawalAddress>(
+    `/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`,
+  );
   t.is(marked.status, 200, JSON.stringify(marked.body));
   t.true(marked.body.isDefault);
   const all = (await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body;
-  t.deepEqual(all.filter((w) => w.isDefault).map((w) => w.id), [second.body.id], 'exactly one default per chain');
-  t.is((await api.get<PaymentSetting>('/api/v1/organization/payment-setting')).body.allowedChains![0]!.withdrawalAddress, THIRD_WALLET);
+  t.deepEqual(
+    all.filter((w) => w.isDefault).map((w) => w.id),
+    [second.body.id],
+    'exactly one default per chain',
+  );
+  t.is(
+    (await api.get<PaymentSetting>('/api/v1/organization/payment-setting')).body.allowedChains![0]!.withdrawalAddress,
+    THIRD_WALLET,
+  );
   // Marking the default again is harmless.
-  t.true((await api.post<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`)).body.isDefault);
+  t.true(
+    (await api.post<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`))
+      .body.isDefault,
+  );
 
   // Deleting the default hands the role to the remaining wallet on that chain.
-  t.deepEqual((await api.delete(`/api/v1/organization/withdrawal-addresses/${second.body.id}`)).body, { success: true });
-  assertError(t, await api.get(`/api/v1/organization/withdrawal-addresses/${second.body.id}`), 404, { code: 'resource_missing' });
+  t.deepEqual((await api.delete(`/api/v1/organization/withdrawal-addresses/${second.body.id}`)).body, {
+    success: true,
+  });
+  assertError(t, await api.get(`/api/v1/organization/withdrawal-addresses/${second.body.id}`), 404, {
+    code: 'resource_missing',
+  });
   assertError(t, await api.delete(`/api/v1/organization/withdrawal-addresses/${second.body.id}`), 404);
   assertError(t, await api.post(`/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`), 404);
   const left = (await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body;
@@ -172,23 +344,65 @@ test('withdrawal addresses: create, list, get, update, mark as default, delete',
 test('withdrawal addresses are checked against the chain: bad EVM address or a chain not offered is a 400', async (t) => {
   const weir = await startTestWeir(t);
   const api = await bareOrganization(weir.url);
-  for (const address of ['0x1234', 'not an address', `${MERCHANT_WALLET}00`, MERCHANT_WALLET.slice(2), '0xZZZZ5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5', 'So11111111111111111111111111111111111111112']) {
-    await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address }), { field: 'address', code: 'incorrect_address' });
+  for (const address of [
+    '0x1234',
+    'not an address',
+    `${MERCHANT_WALLET}00`,
+    MERCHANT_WALLET.slice(2),
+    '0xZZZZ5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5',
+    'So11111111111111111111111111111111111111112',
+  ]) {
+    await assertRejectedWithoutWrite(
+      t,
+      weir,
+      () => api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address }),
+      { field: 'address', code: 'incorrect_address' },
+    );
   }
   // Mixed case is an EIP-55 checksum: one that fails is a typo, and money sent there is lost.
   const mistyped = `${MERCHANT_WALLET.slice(0, -1)}${MERCHANT_WALLET.endsWith('F') ? 'f' : 'F'}`;
   for (const address of [mistyped, '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f']) {
-    await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address }), { field: 'address', code: 'incorrect_address', message: /EIP-55 checksum/ });
+    await assertRejectedWithoutWrite(
+      t,
+      weir,
+      () => api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address }),
+      { field: 'address', code: 'incorrect_address', message: /EIP-55 checksum/ },
+    );
   }
-  await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357 }), { field: 'address', code: 'parameter_missing' });
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357 }),
+    { field: 'address', code: 'parameter_missing' },
+  );
   for (const chainId of [1, 137, 999999]) {
-    await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/organization/withdrawal-addresses', { chainId, address: MERCHANT_WALLET }), { field: 'chainId', message: /not offered/ });
+    await assertRejectedWithoutWrite(
+      t,
+      weir,
+      () => api.post('/api/v1/organization/withdrawal-addresses', { chainId, address: MERCHANT_WALLET }),
+      { field: 'chainId', message: /not offered/ },
+    );
   }
-  await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/organization/withdrawal-addresses', { address: MERCHANT_WALLET }), { field: 'chainId', code: 'parameter_missing' });
-  await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/organization/withdrawal-addresses', { chainId: '7357', address: MERCHANT_WALLET }), { field: 'chainId' });
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/organization/withdrawal-addresses', { address: MERCHANT_WALLET }),
+    { field: 'chainId', code: 'parameter_missing' },
+  );
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/organization/withdrawal-addresses', { chainId: '7357', address: MERCHANT_WALLET }),
+    { field: 'chainId' },
+  );
   // The test network is not offered to live keys.
   const { live } = await createMerchant(weir.url, 'Live Shop');
-  await assertRejectedWithoutWrite(t, weir, () => live.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: MERCHANT_WALLET }), { field: 'chainId', message: /not offered in the live environment/ });
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => live.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: MERCHANT_WALLET }),
+    { field: 'chainId', message: /not offered in the live environment/ },
+  );
   t.deepEqual((await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body, []);
 });
 
@@ -219,16 +433,37 @@ test('business name and brand color appear on the hosted checkout page, safely e
 test('a wallet address cannot be added or updated to one the chain already has', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
-  assertError(t, await api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: MERCHANT_WALLET }), 400, { field: 'address', code: 'resource_already_exists' });
-  const second = await api.post<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: SECOND_WALLET });
+  assertError(
+    t,
+    await api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: MERCHANT_WALLET }),
+    400,
+    { field: 'address', code: 'resource_already_exists' },
+  );
+  const second = await api.post<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses', {
+    chainId: 7357,
+    address: SECOND_WALLET,
+  });
   t.is(second.status, 200);
-  await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/organization/withdrawal-addresses/${second.body.id}`, { address: MERCHANT_WALLET.toLowerCase() }), { field: 'address' });
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () =>
+      api.put(`/api/v1/organization/withdrawal-addresses/${second.body.id}`, {
+        address: MERCHANT_WALLET.toLowerCase(),
+      }),
+    { field: 'address' },
+  );
 });
 
 test('a session whose total exceeds int64 is refused', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
-  await assertRejectedWithoutWrite(t, weir, () => api.post<Session>('/api/v1/checkout/sessions', sessionRequest('9223372036854775800', 1000)), { field: 'lineItems', code: 'amount_too_large' });
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post<Session>('/api/v1/checkout/sessions', sessionRequest('9223372036854775800', 1000)),
+    { field: 'lineItems', code: 'amount_too_large' },
+  );
 });
 
 test('a payment method stored before checksums were checked, failing its checksum, refuses sessions with a 422 naming it, not a 500', async (t) => {
@@ -237,13 +472,28 @@ test('a payment method stored before checksums were checked, failing its checksu
   // As an earlier Weir stored it: the command itself does not check the address format.
   const mistyped = '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f';
   const ctx = { organizationId: api.organizationId, environment: 'test' as const, actor: 'cli' };
-  await weir.commands.handle(organizationAggregate, organizationRecordId(api.organizationId, 'test'), { type: 'AddWithdrawalAddress', id: 'legacy-wallet', name: 'legacy', address: mistyped, chainId: 7357 }, ctx);
+  await weir.commands.handle(
+    organizationAggregate,
+    organizationRecordId(api.organizationId, 'test'),
+    { type: 'AddWithdrawalAddress', id: 'legacy-wallet', name: 'legacy', address: mistyped, chainId: 7357 },
+    ctx,
+  );
   await weir.projections.waitFor((await weir.eventStore.headPosition())!);
 
-  const body = await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/checkout/sessions', sessionRequest()), { status: 422, code: 'payment_method_invalid' });
-  t.regex(body.message, /legacy-wallet.*fails its EIP-55 checksum.*PUT \/api\/v1\/organization\/withdrawal-addresses\/legacy-wallet/);
+  const body = await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/checkout/sessions', sessionRequest()),
+    { status: 422, code: 'payment_method_invalid' },
+  );
+  t.regex(
+    body.message,
+    /legacy-wallet.*fails its EIP-55 checksum.*PUT \/api\/v1\/organization\/withdrawal-addresses\/legacy-wallet/,
+  );
 
-  const fixed = await api.put<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses/legacy-wallet', { address: mistyped.toLowerCase() });
+  const fixed = await api.put<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses/legacy-wallet', {
+    address: mistyped.toLowerCase(),
+  });
   t.is(fixed.status, 200, JSON.stringify(fixed.body));
   t.is((await api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).status, 200);
 });

@@ -1,18 +1,46 @@
 import test from 'ava';
 import { ALL_PROJECTIONS } from '../../src/projections/all-projections.ts';
-import { PAYMENT_LINKS, paymentLinksProjection, type PaymentLinkDoc } from '../../src/projections/payment-links.projection.ts';
+import {
+  PAYMENT_LINKS,
+  paymentLinksProjection,
+  type PaymentLinkDoc,
+} from '../../src/projections/payment-links.projection.ts';
 import { createProjectionRunner } from '../../src/projections/projection-runner.ts';
 import { createEmbeddedReadStore } from '../../src/read-store/embedded-read-store.ts';
 import type { ReadStore } from '../../src/read-store/read-store.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
-import { assertError, assertRejectedWithoutWrite, logLength, payInFull, type Api, type Page, type Session } from './helpers.ts';
+import {
+  assertError,
+  assertRejectedWithoutWrite,
+  logLength,
+  payInFull,
+  type Api,
+  type Page,
+  type Session,
+} from './helpers.ts';
 
 /** The public page `/pay/{id}` over HTTP, as a browser without scripts uses it: GET the form, POST it. */
 
 type Link = { id: string; url: string; productId: string; priceId: string | null; type: string; isActive: boolean };
 type CollectedSession = Session & {
-  mode: string; paymentLinkId: string | null; allowPromotionCodes: boolean; afterCompletion: string; afterCompletionConfirmMsg: string | null; submitType: string;
-  customerDetails?: unknown; billingDetails?: unknown; shippingDetails?: unknown; customFields?: { fields: { key: string; type: string; text?: { value: string | null }; numeric?: { value: string | null }; dropdown?: { value: string | null } }[] } | null;
+  mode: string;
+  paymentLinkId: string | null;
+  allowPromotionCodes: boolean;
+  afterCompletion: string;
+  afterCompletionConfirmMsg: string | null;
+  submitType: string;
+  customerDetails?: unknown;
+  billingDetails?: unknown;
+  shippingDetails?: unknown;
+  customFields?: {
+    fields: {
+      key: string;
+      type: string;
+      text?: { value: string | null };
+      numeric?: { value: string | null };
+      dropdown?: { value: string | null };
+    }[];
+  } | null;
   paymentSetting: { allowedChains: { chainId: number }[]; preferredChainId: number | null };
 };
 type Answer = { status: number; location: string | null; html: string; headers: Headers };
@@ -25,41 +53,98 @@ async function createLink(api: Api, body: object): Promise<Link> {
 
 const open = async (url: string): Promise<Answer> => {
   const response = await fetch(url, { redirect: 'manual' });
-  return { status: response.status, location: response.headers.get('location'), html: await response.text(), headers: response.headers };
+  return {
+    status: response.status,
+    location: response.headers.get('location'),
+    html: await response.text(),
+    headers: response.headers,
+  };
 };
 
-const submit = async (url: string, form: Record<string, string>, contentType = 'application/x-www-form-urlencoded'): Promise<Answer> => {
-  const response = await fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': contentType }, body: new URLSearchParams(form).toString() });
-  return { status: response.status, location: response.headers.get('location'), html: await response.text(), headers: response.headers };
+const submit = async (
+  url: string,
+  form: Record<string, string>,
+  contentType = 'application/x-www-form-urlencoded',
+): Promise<Answer> => {
+  const response = await fetch(url, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': contentType },
+    body: new URLSearchParams(form).toString(),
+  });
+  return {
+    status: response.status,
+    location: response.headers.get('location'),
+    html: await response.text(),
+    headers: response.headers,
+  };
 };
 
 /** The problems a refused submission lists, as text. */
-const problemsOf = (html: string): string[] => [...html.matchAll(/<li>([^<]*)<\/li>/g)].map((m) => m[1]!.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&'));
+const problemsOf = (html: string): string[] =>
+  [...html.matchAll(/<li>([^<]*)<\/li>/g)].map((m) =>
+    m[1]!
+      .replace(/&#39;/g, "'")
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, '&'),
+  );
 
 async function sessionBehind(api: Api, answer: Answer): Promise<CollectedSession> {
   const id = /\/checkout\/([0-9a-f-]{36})$/.exec(answer.location ?? '')?.[1];
-  if (answer.status !== 303 || !id) throw new Error(`expected a redirect to a checkout page, got ${answer.status}: ${answer.html.slice(0, 2000)}`);
+  if (answer.status !== 303 || !id)
+    throw new Error(`expected a redirect to a checkout page, got ${answer.status}: ${answer.html.slice(0, 2000)}`);
   return (await api.get<CollectedSession>(`/api/v1/checkout/sessions/${id}`)).body;
 }
 
 const everything = {
-  title: 'Workshop seat', amount: '2500000000', currency: 'usdc', description: 'A day of <b>TypeScript</b>',
-  nameCollection: true, emailCollection: true, phoneNumberCollection: true, billingAddressCollection: true, shippingAddressCollection: true,
-  allowPromotionCodes: true, afterCompletion: 'redirect', afterCompletionRedirectUrl: 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}',
+  title: 'Workshop seat',
+  amount: '2500000000',
+  currency: 'usdc',
+  description: 'A day of <b>TypeScript</b>',
+  nameCollection: true,
+  emailCollection: true,
+  phoneNumberCollection: true,
+  billingAddressCollection: true,
+  shippingAddressCollection: true,
+  allowPromotionCodes: true,
+  afterCompletion: 'redirect',
+  afterCompletionRedirectUrl: 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}',
   customFields: {
     fields: [
       { key: 'company', type: 'text', label: 'Company', text: { minimumLength: 2, maximumLength: 20 } },
       { key: 'seats', type: 'numeric', label: 'Seats', numeric: { minimum: 1, maximum: '10.5' } },
-      { key: 'size', type: 'dropdown', label: 'T-shirt size', optional: true, dropdown: { options: [{ label: 'Small', value: 's' }, { label: 'Large', value: 'l' }] } },
+      {
+        key: 'size',
+        type: 'dropdown',
+        label: 'T-shirt size',
+        optional: true,
+        dropdown: {
+          options: [
+            { label: 'Small', value: 's' },
+            { label: 'Large', value: 'l' },
+          ],
+        },
+      },
     ],
   },
 };
 const address = (kind: 'billing' | 'shipping') => ({
-  [`${kind}.line1`]: '1 Main St', [`${kind}.line2`]: '', [`${kind}.city`]: 'Berlin', [`${kind}.state`]: '', [`${kind}.postalCode`]: '10115', [`${kind}.country`]: 'de',
+  [`${kind}.line1`]: '1 Main St',
+  [`${kind}.line2`]: '',
+  [`${kind}.city`]: 'Berlin',
+  [`${kind}.state`]: '',
+  [`${kind}.postalCode`]: '10115',
+  [`${kind}.country`]: 'de',
 });
 const goodForm = {
-  name: 'Ada Lovelace', email: 'ada@example.com', phone: '+49 30 1234567', ...address('billing'), ...address('shipping'),
-  'custom.company': 'Analytical', 'custom.seats': '2.5', 'custom.size': '',
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  phone: '+49 30 1234567',
+  ...address('billing'),
+  ...address('shipping'),
+  'custom.company': 'Analytical',
+  'custom.seats': '2.5',
+  'custom.size': '',
 };
 
 test('the page shows what is sold and a form for what the link collects; its text is escaped', async (t) => {
@@ -76,10 +161,22 @@ test('the page shows what is sold and a form for what the link collects; its tex
   t.regex(page.html, /A day of &lt;b&gt;TypeScript&lt;\/b&gt;/);
   t.regex(page.html, /<p class="price" id="price">25 USDC<\/p>/);
   t.regex(page.html, new RegExp(`<form method="post" action="/pay/${link.id}" novalidate>`));
-  for (const name of ['name', 'email', 'phone', 'billing.line1', 'billing.country', 'shipping.postalCode', 'custom.company', 'custom.seats']) {
+  for (const name of [
+    'name',
+    'email',
+    'phone',
+    'billing.line1',
+    'billing.country',
+    'shipping.postalCode',
+    'custom.company',
+    'custom.seats',
+  ]) {
     t.regex(page.html, new RegExp(`<input id="[^"]+" name="${name.replace('.', '\\.')}"`), name);
   }
-  t.regex(page.html, /<select id="[^"]+" name="custom\.size"><option value="">Choose…<\/option><option value="s">Small<\/option><option value="l">Large<\/option><\/select>/);
+  t.regex(
+    page.html,
+    /<select id="[^"]+" name="custom\.size"><option value="">Choose…<\/option><option value="s">Small<\/option><option value="l">Large<\/option><\/select>/,
+  );
   t.regex(page.html, /T-shirt size <span class="muted">\(optional\)<\/span>/);
   t.regex(page.html, /<button type="submit">Pay 25 USDC<\/button>/);
   t.notRegex(page.html, /name="amount"/, 'a fixed price takes no amount');
@@ -93,24 +190,66 @@ test('a fixed-price link: good input opens a checkout session carrying paymentLi
   const session = await sessionBehind(api, answer);
   t.is(answer.location, session.url);
   t.like(session, {
-    paymentLinkId: link.id, mode: 'payment', status: 'open', amountTotal: '2500000000', currency: 'usdc', allowPromotionCodes: true,
-    afterCompletion: 'redirect', successUrl: 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}',
+    paymentLinkId: link.id,
+    mode: 'payment',
+    status: 'open',
+    amountTotal: '2500000000',
+    currency: 'usdc',
+    allowPromotionCodes: true,
+    afterCompletion: 'redirect',
+    successUrl: 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}',
   });
-  t.is<string | null, string | null>(session.lineItems.data[0]!.price.id, link.priceId, 'the link\'s price is sold; a posted amount is ignored');
+  t.is<string | null, string | null>(
+    session.lineItems.data[0]!.price.id,
+    link.priceId,
+    "the link's price is sold; a posted amount is ignored",
+  );
   const berlin = { line1: '1 Main St', line2: null, city: 'Berlin', state: null, postalCode: '10115', country: 'DE' };
-  t.deepEqual(session.customerDetails, { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+49 30 1234567', address: berlin });
+  t.deepEqual(session.customerDetails, {
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    phone: '+49 30 1234567',
+    address: berlin,
+  });
   t.deepEqual(session.billingDetails, { name: 'Ada Lovelace', address: berlin });
   t.deepEqual(session.shippingDetails, { name: 'Ada Lovelace', address: berlin });
   t.deepEqual(session.customFields, {
     fields: [
-      { key: 'company', type: 'text', label: { type: 'custom', custom: 'Company' }, optional: false, text: { minimumLength: 2, maximumLength: 20, value: 'Analytical' } },
-      { key: 'seats', type: 'numeric', label: { type: 'custom', custom: 'Seats' }, optional: false, numeric: { minimumLength: null, maximumLength: null, minimum: '1', maximum: '10.5', value: '2.5' } },
-      { key: 'size', type: 'dropdown', label: { type: 'custom', custom: 'T-shirt size' }, optional: true, dropdown: { options: [{ label: 'Small', value: 's' }, { label: 'Large', value: 'l' }], value: null } },
+      {
+        key: 'company',
+        type: 'text',
+        label: { type: 'custom', custom: 'Company' },
+        optional: false,
+        text: { minimumLength: 2, maximumLength: 20, value: 'Analytical' },
+      },
+      {
+        key: 'seats',
+        type: 'numeric',
+        label: { type: 'custom', custom: 'Seats' },
+        optional: false,
+        numeric: { minimumLength: null, maximumLength: null, minimum: '1', maximum: '10.5', value: '2.5' },
+      },
+      {
+        key: 'size',
+        type: 'dropdown',
+        label: { type: 'custom', custom: 'T-shirt size' },
+        optional: true,
+        dropdown: {
+          options: [
+            { label: 'Small', value: 's' },
+            { label: 'Large', value: 'l' },
+          ],
+          value: null,
+        },
+      },
     ],
   });
   // The session is listed under its link.
   const listed = (await api.get<Page<CollectedSession>>(`/api/v1/checkout/sessions?paymentLinkId=${link.id}`)).body;
-  t.deepEqual(listed.data.map((s) => s.id), [session.id]);
+  t.deepEqual(
+    listed.data.map((s) => s.id),
+    [session.id],
+  );
   // The payer lands on the hosted checkout page of that session.
   t.is((await open(answer.location!)).status, 200);
 });
@@ -120,20 +259,44 @@ test('bad input is refused on the page with a message naming each problem, keeps
   const { api } = await createMerchant(weir.url);
   const link = await createLink(api, everything);
   const cases: [Record<string, string>, string[]][] = [
-    [{}, [
-      'Name: is required', 'Email: is required', 'Phone: is required',
-      'Billing address line 1: is required', 'Billing address city: is required', 'Billing address postal code: is required', 'Billing address country: is required',
-      'Shipping address line 1: is required', 'Shipping address city: is required', 'Shipping address postal code: is required', 'Shipping address country: is required',
-      'Company: is required', 'Seats: is required',
-    ]],
+    [
+      {},
+      [
+        'Name: is required',
+        'Email: is required',
+        'Phone: is required',
+        'Billing address line 1: is required',
+        'Billing address city: is required',
+        'Billing address postal code: is required',
+        'Billing address country: is required',
+        'Shipping address line 1: is required',
+        'Shipping address city: is required',
+        'Shipping address postal code: is required',
+        'Shipping address country: is required',
+        'Company: is required',
+        'Seats: is required',
+      ],
+    ],
     [{ ...goodForm, email: 'ada@' }, ['Email: must be an email address, such as payer@example.com']],
-    [{ ...goodForm, email: 'ada lovelace@example.com' }, ['Email: must be an email address, such as payer@example.com']],
-    [{ ...goodForm, phone: 'call me' }, ['Phone: must be a phone number: digits, spaces, ( ) - . and an optional leading +']],
-    [{ ...goodForm, phone: '+--' }, ['Phone: must be a phone number: digits, spaces, ( ) - . and an optional leading +']],
+    [
+      { ...goodForm, email: 'ada lovelace@example.com' },
+      ['Email: must be an email address, such as payer@example.com'],
+    ],
+    [
+      { ...goodForm, phone: 'call me' },
+      ['Phone: must be a phone number: digits, spaces, ( ) - . and an optional leading +'],
+    ],
+    [
+      { ...goodForm, phone: '+--' },
+      ['Phone: must be a phone number: digits, spaces, ( ) - . and an optional leading +'],
+    ],
     [{ ...goodForm, name: '   ' }, ['Name: is required']],
     [{ ...goodForm, name: 'x'.repeat(251) }, ['Name: must be at most 250 characters']],
     [{ ...goodForm, 'billing.country': 'Germany' }, ['Billing address country: must be at most 2 characters']],
-    [{ ...goodForm, 'shipping.country': 'd1' }, ['Shipping address country: must be a two-letter country code, such as DE or US']],
+    [
+      { ...goodForm, 'shipping.country': 'd1' },
+      ['Shipping address country: must be a two-letter country code, such as DE or US'],
+    ],
     [{ ...goodForm, 'shipping.city': '' }, ['Shipping address city: is required']],
     // Text: length bounds.
     [{ ...goodForm, 'custom.company': 'A' }, ['Company: must have at least 2 characters']],
@@ -160,7 +323,10 @@ test('bad input is refused on the page with a message naming each problem, keeps
   // The page comes back with the payer's input (escaped) and marks the fields in error.
   const again = await submit(link.url, { ...goodForm, name: '<Ada>', email: 'nope' });
   t.regex(again.html, /name="name" value="&lt;Ada&gt;"/);
-  t.regex(again.html, /name="email" value="nope" type="email" autocomplete="email" maxlength="254" aria-invalid="true" aria-describedby="in-email-error">/);
+  t.regex(
+    again.html,
+    /name="email" value="nope" type="email" autocomplete="email" maxlength="254" aria-invalid="true" aria-describedby="in-email-error">/,
+  );
   t.regex(again.html, /<span class="error" id="in-email-error">Email: must be an email address/);
   t.regex(again.html, /<option value="s">Small<\/option>/);
 
@@ -173,9 +339,22 @@ test('bad input is refused on the page with a message naming each problem, keeps
 test('numeric fields with digit-count bounds count digits, not characters', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
-  const link = await createLink(api, { title: 'Membership', amount: '100000000', currency: 'usdc', customFields: { fields: [{ key: 'member', type: 'numeric', label: 'Member number', numeric: { minimumLength: 4, maximumLength: 6 } }] } });
-  t.deepEqual(problemsOf((await submit(link.url, { 'custom.member': '123' })).html), ['Member number: must have at least 4 digits']);
-  t.deepEqual(problemsOf((await submit(link.url, { 'custom.member': '1234567' })).html), ['Member number: must have at most 6 digits']);
+  const link = await createLink(api, {
+    title: 'Membership',
+    amount: '100000000',
+    currency: 'usdc',
+    customFields: {
+      fields: [
+        { key: 'member', type: 'numeric', label: 'Member number', numeric: { minimumLength: 4, maximumLength: 6 } },
+      ],
+    },
+  });
+  t.deepEqual(problemsOf((await submit(link.url, { 'custom.member': '123' })).html), [
+    'Member number: must have at least 4 digits',
+  ]);
+  t.deepEqual(problemsOf((await submit(link.url, { 'custom.member': '1234567' })).html), [
+    'Member number: must have at most 6 digits',
+  ]);
   const session = await sessionBehind(api, await submit(link.url, { 'custom.member': '001234' }));
   t.is(session.customFields?.fields[0]?.numeric?.value, '001234', 'the answer is kept as typed');
   t.is(session.customerDetails, null, 'nothing about the payer was asked for');
@@ -185,11 +364,20 @@ test('a variable-price link: the payer enters an amount within the bounds; sugge
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
   const link = await createLink(api, {
-    title: 'Donation', currency: 'usdc', submitType: 'donate', suggestedAmounts: ['500000000', '1000000000'], minimumAmount: '100000000', maximumAmount: '50000000000',
-    emailCollection: true, afterCompletionConfirmMsg: 'Thank you for giving',
+    title: 'Donation',
+    currency: 'usdc',
+    submitType: 'donate',
+    suggestedAmounts: ['500000000', '1000000000'],
+    minimumAmount: '100000000',
+    maximumAmount: '50000000000',
+    emailCollection: true,
+    afterCompletionConfirmMsg: 'Thank you for giving',
   });
   const page = await open(link.url);
-  t.regex(page.html, /<button type="button" class="suggested" data-amount="5">5 USDC<\/button><button type="button" class="suggested" data-amount="10">10 USDC<\/button>/);
+  t.regex(
+    page.html,
+    /<button type="button" class="suggested" data-amount="5">5 USDC<\/button><button type="button" class="suggested" data-amount="10">10 USDC<\/button>/,
+  );
   t.regex(page.html, /<p class="muted" id="bounds">Between 1 USDC and 500 USDC<\/p>/);
   t.regex(page.html, /<button type="submit">Donate<\/button>/);
 
@@ -214,15 +402,23 @@ test('a variable-price link: the payer enters an amount within the bounds; sugge
   // An amount no offered asset can carry exactly (USDC has 6 decimals) is refused with the reason.
   const inexact = await submit(link.url, { amount: '1.0000001', email });
   t.is(inexact.status, 400);
-  t.regex(inexact.html, /This payment cannot be started: lineItems: cannot be paid: the amount cannot be paid exactly in USDC/);
+  t.regex(
+    inexact.html,
+    /This payment cannot be started: lineItems: cannot be paid: the amount cannot be paid exactly in USDC/,
+  );
   t.is((await api.get<Page<Session>>(`/api/v1/checkout/sessions?paymentLinkId=${link.id}`)).body.count, 0);
 
   const session = await sessionBehind(api, await submit(link.url, { amount: ' 12.5 ', email }));
   t.like(session, {
-    paymentLinkId: link.id, mode: 'payment', amountTotal: '1250000000', submitType: 'donate',
-    afterCompletion: 'hosted_confirmation', afterCompletionConfirmMsg: 'Thank you for giving', successUrl: `${weir.url}/checkout/{CHECKOUT_SESSION_ID}`,
+    paymentLinkId: link.id,
+    mode: 'payment',
+    amountTotal: '1250000000',
+    submitType: 'donate',
+    afterCompletion: 'hosted_confirmation',
+    afterCompletionConfirmMsg: 'Thank you for giving',
+    successUrl: `${weir.url}/checkout/{CHECKOUT_SESSION_ID}`,
   });
-  t.is(session.lineItems.data[0]!.price.productId, link.productId, 'the amount is a price of the link\'s own product');
+  t.is(session.lineItems.data[0]!.price.productId, link.productId, "the amount is a price of the link's own product");
   t.deepEqual(session.customerDetails, { name: null, email, phone: null, address: null });
   t.is((await sessionBehind(api, await submit(link.url, { amount: '500', email }))).amountTotal, '50000000000');
 });
@@ -230,15 +426,30 @@ test('a variable-price link: the payer enters an amount within the bounds; sugge
 test('a subscription link opens a subscription session for its recurring price', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
-  const plan = (await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
-    name: 'Pro plan', defaultPriceData: { currency: 'usdc', unitAmount: '1000000000', interval: 'month' },
-  })).body;
-  const link = await createLink(api, { title: 'Pro monthly', productId: plan.id, emailCollection: true, allowedChains: [{ chainId: 7357, isPreferred: true }] });
+  const plan = (
+    await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
+      name: 'Pro plan',
+      defaultPriceData: { currency: 'usdc', unitAmount: '1000000000', interval: 'month' },
+    })
+  ).body;
+  const link = await createLink(api, {
+    title: 'Pro monthly',
+    productId: plan.id,
+    emailCollection: true,
+    allowedChains: [{ chainId: 7357, isPreferred: true }],
+  });
   const page = await open(link.url);
   t.regex(page.html, /<p class="price" id="price">10 USDC every month<\/p>/);
-  t.deepEqual(problemsOf((await submit(link.url, { email: 'x' })).html), ['Email: must be an email address, such as payer@example.com']);
+  t.deepEqual(problemsOf((await submit(link.url, { email: 'x' })).html), [
+    'Email: must be an email address, such as payer@example.com',
+  ]);
   const session = await sessionBehind(api, await submit(link.url, { email: 'sub@example.com' }));
-  t.like(session, { paymentLinkId: link.id, mode: 'subscription', amountTotal: '1000000000', allowPromotionCodes: false });
+  t.like(session, {
+    paymentLinkId: link.id,
+    mode: 'subscription',
+    amountTotal: '1000000000',
+    allowPromotionCodes: false,
+  });
   t.is(session.lineItems.data[0]!.price.id, plan.defaultPrice.id);
   t.is(session.lineItems.data[0]!.price.type, 'recurring');
   t.deepEqual(session.paymentSetting.allowedChains, [{ chainId: 7357 }]);
@@ -287,12 +498,18 @@ async function payThroughPage(weir: Parameters<typeof payInFull>[0], api: Api, l
 }
 
 const USED = /<p id="notice">This payment link has already been used: it takes one payment only/;
-const linkIds = async (api: Api, query: string) => (await api.get<Page<Link>>(`/api/v1/payment-links?${query}`)).body.data.map((l) => l.id);
+const linkIds = async (api: Api, query: string) =>
+  (await api.get<Page<Link>>(`/api/v1/payment-links?${query}`)).body.data.map((l) => l.id);
 
 test('a one_time link takes one payment: once paid, its page is a 410 saying it has been used, opens no session, and the merchant sees it inactive', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
-  const link = await createLink(api, { title: 'Portrait commission', amount: '100000000', currency: 'usdc', type: 'one_time' });
+  const link = await createLink(api, {
+    title: 'Portrait commission',
+    amount: '100000000',
+    currency: 'usdc',
+    type: 'one_time',
+  });
   t.like(link, { type: 'one_time', isActive: true });
   await payThroughPage(weir, api, link);
 
@@ -309,13 +526,25 @@ test('a one_time link takes one payment: once paid, its page is a 410 saying it 
   t.deepEqual(await linkIds(api, 'isActive=false'), [link.id]);
   t.deepEqual(await linkIds(api, 'isActive=true'), []);
   // It cannot be switched back on as a one_time link, by either route; nothing is written.
-  for (const request of [() => api.put(`/api/v1/payment-links/${link.id}/activate`, {}), () => api.put(`/api/v1/payment-links/${link.id}`, { isActive: true, title: 'Again' })]) {
-    await assertRejectedWithoutWrite(t, weir, request, { status: 409, code: 'payment_link_used', message: /has already been paid.*set its type to multiple/ });
+  for (const request of [
+    () => api.put(`/api/v1/payment-links/${link.id}/activate`, {}),
+    () => api.put(`/api/v1/payment-links/${link.id}`, { isActive: true, title: 'Again' }),
+  ]) {
+    await assertRejectedWithoutWrite(t, weir, request, {
+      status: 409,
+      code: 'payment_link_used',
+      message: /has already been paid.*set its type to multiple/,
+    });
   }
   // Edits that do not reopen it are fine; it stays used.
-  t.like((await api.put<Link>(`/api/v1/payment-links/${link.id}`, { title: 'Portrait commission (done)' })).body, { isActive: false });
+  t.like((await api.put<Link>(`/api/v1/payment-links/${link.id}`, { title: 'Portrait commission (done)' })).body, {
+    isActive: false,
+  });
   // Made a multiple link, it takes payments again.
-  t.like((await api.put<Link>(`/api/v1/payment-links/${link.id}`, { type: 'multiple' })).body, { type: 'multiple', isActive: true });
+  t.like((await api.put<Link>(`/api/v1/payment-links/${link.id}`, { type: 'multiple' })).body, {
+    type: 'multiple',
+    isActive: true,
+  });
   t.is((await open(link.url)).status, 200);
   t.is((await submit(link.url, {})).status, 303);
 });
@@ -328,7 +557,9 @@ test('a multiple link takes any number of payments: paid twice, it stays active 
   t.like((await api.get<Link>(`/api/v1/payment-links/${link.id}`)).body, { type: 'multiple', isActive: true });
   t.is((await open(link.url)).status, 200);
   t.is((await submit(link.url, {})).status, 303);
-  const paid = (await api.get<Page<Session>>(`/api/v1/checkout/sessions?paymentLinkId=${link.id}`)).body.data.filter((s) => s.status === 'complete');
+  const paid = (await api.get<Page<Session>>(`/api/v1/checkout/sessions?paymentLinkId=${link.id}`)).body.data.filter(
+    (s) => s.status === 'complete',
+  );
   t.is(paid.length, 2);
 });
 
@@ -351,19 +582,26 @@ test('one_time and concurrent payers: an open session does not hold the link, se
   t.like((await api.get<Link>(`/api/v1/payment-links/${link.id}`)).body, { isActive: false });
   assertError(t, await api.put(`/api/v1/payment-links/${link.id}/activate`, {}), 409, { code: 'payment_link_used' });
   const live = await linksIn(weir.readStore);
-  t.like(live.find((l) => l._id === link.id), { completedPayments: 2, takesPayments: false });
+  t.like(
+    live.find((l) => l._id === link.id),
+    { completedPayments: 2, takesPayments: false },
+  );
 
   // Rebuilt from the log, twice over one store, the links are what the live projections built.
   await weir.projections.waitFor((await weir.eventStore.headPosition())!);
   const rebuilt = createEmbeddedReadStore({});
-  const runner = createProjectionRunner({ eventStore: weir.eventStore, readStore: rebuilt, projections: ALL_PROJECTIONS });
+  const runner = createProjectionRunner({
+    eventStore: weir.eventStore,
+    readStore: rebuilt,
+    projections: ALL_PROJECTIONS,
+  });
   await runner.rebuild();
   t.deepEqual(await linksIn(rebuilt), live);
   await runner.rebuild();
   t.deepEqual(await linksIn(rebuilt), live);
   // The events from the first payment on, applied once more (a batch repeated after a crash), count nothing twice.
   const log = await weir.eventStore.readAll(null, 100_000);
-  for (const event of log.slice(log.findIndex((e) => e.type === 'CheckoutSessionCompleted'))) await paymentLinksProjection.apply(event, rebuilt);
+  for (const event of log.slice(log.findIndex((e) => e.type === 'CheckoutSessionCompleted')))
+    await paymentLinksProjection.apply(event, rebuilt);
   t.deepEqual(await linksIn(rebuilt), live);
 });
-

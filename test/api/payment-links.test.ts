@@ -3,14 +3,51 @@ import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 import { assertError, assertRejectedWithoutWrite, type Api, type Page, type Price } from './helpers.ts';
 
 type Link = {
-  id: string; organizationId: string; url: string; livemode: boolean; isActive: boolean; type: string;
-  pricing: 'fixed' | 'variable' | 'subscription'; priceType: string; title: string; description: string | null; tags: string[];
-  currency: string; amount: string | null; priceId: string | null; productId: string; interval: string | null; intervalCount: number | null;
-  suggestedAmounts: string[]; minimumAmount: string | null; maximumAmount: string | null;
-  nameCollection: boolean; emailCollection: boolean; phoneNumberCollection: boolean; billingAddressCollection: boolean; shippingAddressCollection: boolean;
-  customFields: { fields: { key: string; type: string; label: { type: string; custom: string }; optional: boolean; text?: object; numeric?: object; dropdown?: object }[] };
-  submitType: string; afterCompletion: string; afterCompletionRedirectUrl: string | null; afterCompletionConfirmMsg: string | null;
-  allowPromotionCodes: boolean; allowedChains: { chainId: number; isPreferred: boolean }[]; metadata: Record<string, string>; createdAt: string; updatedAt: string;
+  id: string;
+  organizationId: string;
+  url: string;
+  livemode: boolean;
+  isActive: boolean;
+  type: string;
+  pricing: 'fixed' | 'variable' | 'subscription';
+  priceType: string;
+  title: string;
+  description: string | null;
+  tags: string[];
+  currency: string;
+  amount: string | null;
+  priceId: string | null;
+  productId: string;
+  interval: string | null;
+  intervalCount: number | null;
+  suggestedAmounts: string[];
+  minimumAmount: string | null;
+  maximumAmount: string | null;
+  nameCollection: boolean;
+  emailCollection: boolean;
+  phoneNumberCollection: boolean;
+  billingAddressCollection: boolean;
+  shippingAddressCollection: boolean;
+  customFields: {
+    fields: {
+      key: string;
+      type: string;
+      label: { type: string; custom: string };
+      optional: boolean;
+      text?: object;
+      numeric?: object;
+      dropdown?: object;
+    }[];
+  };
+  submitType: string;
+  afterCompletion: string;
+  afterCompletionRedirectUrl: string | null;
+  afterCompletionConfirmMsg: string | null;
+  allowPromotionCodes: boolean;
+  allowedChains: { chainId: number; isPreferred: boolean }[];
+  metadata: Record<string, string>;
+  createdAt: string;
+  updatedAt: string;
 };
 type Product = { id: string; name: string; defaultPrice: Price | null };
 
@@ -23,7 +60,12 @@ async function createLink(t: { is(a: unknown, b: unknown, m?: string): void }, a
 }
 
 async function recurringProduct(api: Api): Promise<Product> {
-  return (await api.post<Product>('/api/v1/products', { name: 'Pro plan', defaultPriceData: { currency: 'usdc', unitAmount: '1000000000', interval: 'month', intervalCount: 3 } })).body;
+  return (
+    await api.post<Product>('/api/v1/products', {
+      name: 'Pro plan',
+      defaultPriceData: { currency: 'usdc', unitAmount: '1000000000', interval: 'month', intervalCount: 3 },
+    })
+  ).body;
 }
 
 // --- create, read, list, update, delete -----------------------------------------------------
@@ -32,13 +74,36 @@ test('a fixed-price link from amount and currency: created with its own product 
   const weir = await startTestWeir(t);
   const { api, organizationId } = await createMerchant(weir.url);
   const link = await createLink(t, api, {
-    ...fixed, description: 'Front row', tags: ['music'], nameCollection: true, emailCollection: true, allowPromotionCodes: true,
-    afterCompletion: 'redirect', afterCompletionRedirectUrl: 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}', metadata: { venue: 'hall' },
+    ...fixed,
+    description: 'Front row',
+    tags: ['music'],
+    nameCollection: true,
+    emailCollection: true,
+    allowPromotionCodes: true,
+    afterCompletion: 'redirect',
+    afterCompletionRedirectUrl: 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}',
+    metadata: { venue: 'hall' },
   });
   t.like(link, {
-    organizationId, livemode: false, isActive: true, type: 'multiple', pricing: 'fixed', priceType: 'one_time', title: 'Concert ticket', description: 'Front row',
-    currency: 'usdc', amount: '2500000000', interval: null, suggestedAmounts: [], nameCollection: true, emailCollection: true, phoneNumberCollection: false,
-    submitType: 'pay', afterCompletion: 'redirect', allowPromotionCodes: true, metadata: { venue: 'hall' },
+    organizationId,
+    livemode: false,
+    isActive: true,
+    type: 'multiple',
+    pricing: 'fixed',
+    priceType: 'one_time',
+    title: 'Concert ticket',
+    description: 'Front row',
+    currency: 'usdc',
+    amount: '2500000000',
+    interval: null,
+    suggestedAmounts: [],
+    nameCollection: true,
+    emailCollection: true,
+    phoneNumberCollection: false,
+    submitType: 'pay',
+    afterCompletion: 'redirect',
+    allowPromotionCodes: true,
+    metadata: { venue: 'hall' },
   });
   t.is(link.url, `${weir.url}/pay/${link.id}`);
   t.false('deleted' in link);
@@ -51,21 +116,51 @@ test('a fixed-price link from amount and currency: created with its own product 
 
   t.deepEqual((await api.get<Link>(`/api/v1/payment-links/${link.id}`)).body, link);
   const list = (await api.get<Page<Link>>('/api/v1/payment-links')).body;
-  t.deepEqual(list.data.map((l) => l.id), [link.id]);
+  t.deepEqual(
+    list.data.map((l) => l.id),
+    [link.id],
+  );
 
   const updated = await api.put<Link>(`/api/v1/payment-links/${link.id}`, {
-    title: 'Concert ticket (late)', description: null, phoneNumberCollection: true, submitType: 'book',
-    customFields: { fields: [{ key: 'company', type: 'text', label: { type: 'custom', custom: 'Company' }, optional: true, text: { maximumLength: 40 } }] },
-    afterCompletion: 'hosted_confirmation', afterCompletionConfirmMsg: 'See you there',
+    title: 'Concert ticket (late)',
+    description: null,
+    phoneNumberCollection: true,
+    submitType: 'book',
+    customFields: {
+      fields: [
+        {
+          key: 'company',
+          type: 'text',
+          label: { type: 'custom', custom: 'Company' },
+          optional: true,
+          text: { maximumLength: 40 },
+        },
+      ],
+    },
+    afterCompletion: 'hosted_confirmation',
+    afterCompletionConfirmMsg: 'See you there',
     // Clients of the reference send the whole link back: repeating the price is fine.
-    amount: 2500000000, currency: 'usdc',
+    amount: 2500000000,
+    currency: 'usdc',
   });
   t.is(updated.status, 200, JSON.stringify(updated.body));
   t.like(updated.body, {
-    title: 'Concert ticket (late)', description: null, phoneNumberCollection: true, submitType: 'book',
-    afterCompletion: 'hosted_confirmation', afterCompletionRedirectUrl: null, afterCompletionConfirmMsg: 'See you there', amount: '2500000000',
+    title: 'Concert ticket (late)',
+    description: null,
+    phoneNumberCollection: true,
+    submitType: 'book',
+    afterCompletion: 'hosted_confirmation',
+    afterCompletionRedirectUrl: null,
+    afterCompletionConfirmMsg: 'See you there',
+    amount: '2500000000',
   });
-  t.deepEqual(updated.body.customFields.fields[0], { key: 'company', type: 'text', label: { type: 'custom', custom: 'Company' }, optional: true, text: { minimumLength: null, maximumLength: 40 } });
+  t.deepEqual(updated.body.customFields.fields[0], {
+    key: 'company',
+    type: 'text',
+    label: { type: 'custom', custom: 'Company' },
+    optional: true,
+    text: { minimumLength: null, maximumLength: 40 },
+  });
   t.true(updated.body.updatedAt >= link.updatedAt);
 
   const removed = await api.delete<{ statusCode: number; message: string }>(`/api/v1/payment-links/${link.id}`);
@@ -78,16 +173,32 @@ test('a fixed-price link from amount and currency: created with its own product 
   t.is((await api.get<Page<Link>>('/api/v1/payment-links')).body.count, 0);
 });
 
-test('fixed-price links from a price id and from a product\'s default price sell that price; no new price is made', async (t) => {
+test("fixed-price links from a price id and from a product's default price sell that price; no new price is made", async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
-  const product = (await api.post<Product>('/api/v1/products', { name: 'Mug', defaultPriceData: { currency: 'usdc', unitAmount: '1500000000' } })).body;
+  const product = (
+    await api.post<Product>('/api/v1/products', {
+      name: 'Mug',
+      defaultPriceData: { currency: 'usdc', unitAmount: '1500000000' },
+    })
+  ).body;
   const byPrice = await createLink(t, api, { title: 'Mug', priceId: product.defaultPrice!.id });
-  t.like(byPrice, { pricing: 'fixed', priceId: product.defaultPrice!.id, productId: product.id, amount: '1500000000', currency: 'usdc' });
+  t.like(byPrice, {
+    pricing: 'fixed',
+    priceId: product.defaultPrice!.id,
+    productId: product.id,
+    amount: '1500000000',
+    currency: 'usdc',
+  });
   const byProduct = await createLink(t, api, { title: 'Mug', productId: product.id, pricing: 'fixed' });
   t.like(byProduct, { pricing: 'fixed', priceId: product.defaultPrice!.id, productId: product.id });
   // A product with an amount: a new one-time price of that product.
-  const withAmount = await createLink(t, api, { title: 'Mug (sale)', productId: product.id, amount: '1000000000', currency: 'usdc' });
+  const withAmount = await createLink(t, api, {
+    title: 'Mug (sale)',
+    productId: product.id,
+    amount: '1000000000',
+    currency: 'usdc',
+  });
   t.like(withAmount, { pricing: 'fixed', productId: product.id, amount: '1000000000' });
   t.not(withAmount.priceId, product.defaultPrice!.id);
   t.is((await api.get<Page<Price>>(`/api/v1/prices?productId=${product.id}`)).body.count, 2);
@@ -97,54 +208,136 @@ test('subscription links sell a recurring price, by price id or by a product who
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
   const plan = await recurringProduct(api);
-  for (const body of [{ priceId: plan.defaultPrice!.id }, { productId: plan.id }, { productId: plan.id, pricing: 'subscription' }]) {
+  for (const body of [
+    { priceId: plan.defaultPrice!.id },
+    { productId: plan.id },
+    { productId: plan.id, pricing: 'subscription' },
+  ]) {
     const link = await createLink(t, api, { title: 'Pro', ...body });
-    t.like(link, { pricing: 'subscription', priceType: 'recurring', interval: 'month', intervalCount: 3, amount: '1000000000', priceId: plan.defaultPrice!.id, productId: plan.id });
+    t.like(link, {
+      pricing: 'subscription',
+      priceType: 'recurring',
+      interval: 'month',
+      intervalCount: 3,
+      amount: '1000000000',
+      priceId: plan.defaultPrice!.id,
+      productId: plan.id,
+    });
     // Renewal invoices are mailed to the payer, so a subscription link collects the email unless told otherwise, and cannot be told otherwise.
     t.is(link.emailCollection, true);
   }
-  await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/payment-links', { title: 'Pro', productId: plan.id, emailCollection: false }), {
-    field: 'emailCollection', message: /a subscription link must collect the payer's email/,
-  });
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/payment-links', { title: 'Pro', productId: plan.id, emailCollection: false }),
+    {
+      field: 'emailCollection',
+      message: /a subscription link must collect the payer's email/,
+    },
+  );
   const link = await createLink(t, api, { title: 'Pro', productId: plan.id });
-  await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/payment-links/${link.id}`, { emailCollection: false }), { field: 'emailCollection' });
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.put(`/api/v1/payment-links/${link.id}`, { emailCollection: false }),
+    { field: 'emailCollection' },
+  );
 });
 
 test('a variable-price link takes suggested amounts and bounds; it sells its own product with no price', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
   const link = await createLink(t, api, {
-    title: 'Donation', currency: 'usdc', submitType: 'donate', suggestedAmounts: ['500000000', 1000000000], minimumAmount: '100000000', maximumAmount: 50000000000,
+    title: 'Donation',
+    currency: 'usdc',
+    submitType: 'donate',
+    suggestedAmounts: ['500000000', 1000000000],
+    minimumAmount: '100000000',
+    maximumAmount: 50000000000,
   });
-  t.like(link, { pricing: 'variable', priceType: 'one_time', amount: null, priceId: null, currency: 'usdc', minimumAmount: '100000000', maximumAmount: '50000000000' });
+  t.like(link, {
+    pricing: 'variable',
+    priceType: 'one_time',
+    amount: null,
+    priceId: null,
+    currency: 'usdc',
+    minimumAmount: '100000000',
+    maximumAmount: '50000000000',
+  });
   t.deepEqual(link.suggestedAmounts, ['500000000', '1000000000']);
   t.is((await api.get<Product>(`/api/v1/products/${link.productId}`)).body.name, 'Donation');
   t.is((await api.get<Page<Price>>(`/api/v1/prices?productId=${link.productId}`)).body.count, 0);
 
-  const updated = await api.put<Link>(`/api/v1/payment-links/${link.id}`, { suggestedAmounts: ['2000000000'], maximumAmount: null });
+  const updated = await api.put<Link>(`/api/v1/payment-links/${link.id}`, {
+    suggestedAmounts: ['2000000000'],
+    maximumAmount: null,
+  });
   t.like(updated.body, { suggestedAmounts: ['2000000000'], maximumAmount: null, minimumAmount: '100000000' });
   // The reference's preferredCurrency stands in for the deprecated currency.
-  t.like(await createLink(t, api, { title: 'Tip', preferredCurrency: 'dai' }), { pricing: 'variable', currency: 'dai' });
+  t.like(await createLink(t, api, { title: 'Tip', preferredCurrency: 'dai' }), {
+    pricing: 'variable',
+    currency: 'dai',
+  });
 });
 
-test('custom fields of every type and allowed chains are stored in the reference\'s shapes', async (t) => {
+test("custom fields of every type and allowed chains are stored in the reference's shapes", async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
   const link = await createLink(t, api, {
     ...fixed,
     customFields: {
       fields: [
-        { key: 'company', type: 'text', label: { type: 'custom', custom: 'Company' }, optional: false, text: { minimumLength: 2, maximumLength: 40 } },
+        {
+          key: 'company',
+          type: 'text',
+          label: { type: 'custom', custom: 'Company' },
+          optional: false,
+          text: { minimumLength: 2, maximumLength: 40 },
+        },
         { key: 'seats', type: 'numeric', label: 'Seats', numeric: { minimum: 1, maximum: '10.5', maximumLength: 4 } },
-        { key: 'size', type: 'dropdown', label: { custom: 'Size' }, optional: true, dropdown: { options: [{ label: 'Small', value: 's' }, { label: 'Large', value: 'l' }] } },
+        {
+          key: 'size',
+          type: 'dropdown',
+          label: { custom: 'Size' },
+          optional: true,
+          dropdown: {
+            options: [
+              { label: 'Small', value: 's' },
+              { label: 'Large', value: 'l' },
+            ],
+          },
+        },
       ],
     },
     allowedChains: [{ chainId: 7357, isPreferred: true }],
   });
   t.deepEqual(link.customFields.fields, [
-    { key: 'company', type: 'text', label: { type: 'custom', custom: 'Company' }, optional: false, text: { minimumLength: 2, maximumLength: 40 } },
-    { key: 'seats', type: 'numeric', label: { type: 'custom', custom: 'Seats' }, optional: false, numeric: { minimumLength: null, maximumLength: 4, minimum: '1', maximum: '10.5' } },
-    { key: 'size', type: 'dropdown', label: { type: 'custom', custom: 'Size' }, optional: true, dropdown: { options: [{ label: 'Small', value: 's' }, { label: 'Large', value: 'l' }] } },
+    {
+      key: 'company',
+      type: 'text',
+      label: { type: 'custom', custom: 'Company' },
+      optional: false,
+      text: { minimumLength: 2, maximumLength: 40 },
+    },
+    {
+      key: 'seats',
+      type: 'numeric',
+      label: { type: 'custom', custom: 'Seats' },
+      optional: false,
+      numeric: { minimumLength: null, maximumLength: 4, minimum: '1', maximum: '10.5' },
+    },
+    {
+      key: 'size',
+      type: 'dropdown',
+      label: { type: 'custom', custom: 'Size' },
+      optional: true,
+      dropdown: {
+        options: [
+          { label: 'Small', value: 's' },
+          { label: 'Large', value: 'l' },
+        ],
+      },
+    },
   ]);
   t.deepEqual(link.allowedChains, [{ chainId: 7357, isPreferred: true }]);
   const cleared = await api.put<Link>(`/api/v1/payment-links/${link.id}`, { customFields: null, allowedChains: [] });
@@ -168,8 +361,14 @@ test('deactivate and activate, by PUT (as the reference) or POST; repeating chan
   t.is((await api.get<Page<Link>>('/api/v1/payment-links?isActive=true')).body.count, 0);
   t.true((await api.post<Link>(`/api/v1/payment-links/${link.id}/activate`)).body.isActive);
   t.true((await api.put<Link>(`/api/v1/payment-links/${link.id}/activate`, {})).body.isActive);
-  t.deepEqual((await api.get<Page<Link>>('/api/v1/payment-links?isActive=true')).body.data.map((l) => l.id), [link.id]);
-  t.deepEqual((await api.get<Page<Link>>('/api/v1/payment-links?isActive=false')).body.data.map((l) => l.id), [other.id]);
+  t.deepEqual(
+    (await api.get<Page<Link>>('/api/v1/payment-links?isActive=true')).body.data.map((l) => l.id),
+    [link.id],
+  );
+  t.deepEqual(
+    (await api.get<Page<Link>>('/api/v1/payment-links?isActive=false')).body.data.map((l) => l.id),
+    [other.id],
+  );
   // isActive in an update body switches it too.
   t.true((await api.put<Link>(`/api/v1/payment-links/${other.id}`, { isActive: true })).body.isActive);
   assertError(t, await api.get('/api/v1/payment-links?isActive=yes'), 400, { field: 'isActive' });
@@ -186,8 +385,14 @@ test('lists page like every list and filter by ids and pricing', async (t) => {
   const second = (await api.get<Page<Link>>('/api/v1/payment-links?limit=2&page=2')).body;
   t.like(second, { page: 2, count: 3, hasMore: false });
   t.deepEqual([...first.data, ...second.data].map((l) => l.id).sort(), [a.id, b.id, c.id].sort());
-  t.deepEqual((await api.get<Page<Link>>(`/api/v1/payment-links?ids=${a.id},${c.id}`)).body.data.map((l) => l.id).sort(), [a.id, c.id].sort());
-  t.deepEqual((await api.get<Page<Link>>('/api/v1/payment-links?pricing=variable')).body.data.map((l) => l.id), [b.id]);
+  t.deepEqual(
+    (await api.get<Page<Link>>(`/api/v1/payment-links?ids=${a.id},${c.id}`)).body.data.map((l) => l.id).sort(),
+    [a.id, c.id].sort(),
+  );
+  t.deepEqual(
+    (await api.get<Page<Link>>('/api/v1/payment-links?pricing=variable')).body.data.map((l) => l.id),
+    [b.id],
+  );
   assertError(t, await api.get('/api/v1/payment-links?pricing=free'), 400, { field: 'pricing' });
   assertError(t, await api.get('/api/v1/payment-links?limit=0'), 400, { field: 'limit' });
 });
@@ -199,9 +404,20 @@ test('every invalid create is refused with a 400 naming the field, and writes no
   const { api } = await createMerchant(weir.url);
   const other = await createMerchant(weir.url, 'Other shop');
   const product = (await api.post<Product>('/api/v1/products', { name: 'Bare' })).body;
-  const inactive = (await api.post<Product>('/api/v1/products', { name: 'Old', isActive: false, defaultPriceData: { currency: 'usdc', unitAmount: '100000000' } })).body;
+  const inactive = (
+    await api.post<Product>('/api/v1/products', {
+      name: 'Old',
+      isActive: false,
+      defaultPriceData: { currency: 'usdc', unitAmount: '100000000' },
+    })
+  ).body;
   const plan = await recurringProduct(api);
-  const foreign = (await other.api.post<Product>('/api/v1/products', { name: 'Theirs', defaultPriceData: { currency: 'usdc', unitAmount: '100000000' } })).body;
+  const foreign = (
+    await other.api.post<Product>('/api/v1/products', {
+      name: 'Theirs',
+      defaultPriceData: { currency: 'usdc', unitAmount: '100000000' },
+    })
+  ).body;
   const text = (over: object = {}) => ({ key: 'company', type: 'text', label: 'Company', ...over });
   const custom = (...fields: unknown[]) => ({ ...fixed, customFields: { fields } });
   const variable = { title: 'Tip', currency: 'usdc' };
@@ -265,26 +481,84 @@ test('every invalid create is refused with a 400 naming the field, and writes no
     [custom(text({ label: 'x'.repeat(51) })), 'customFields.fields[0].label'],
     [custom(text({ optional: 'no' })), 'customFields.fields[0].optional'],
     [custom(text({ text: { minimumLength: -1 } })), 'customFields.fields[0].text.minimumLength'],
-    [custom(text({ text: { minimumLength: 1.5 } })), 'customFields.fields[0].text.minimumLength', 'parameter_invalid_integer'],
+    [
+      custom(text({ text: { minimumLength: 1.5 } })),
+      'customFields.fields[0].text.minimumLength',
+      'parameter_invalid_integer',
+    ],
     [custom(text({ text: { minimumLength: 5, maximumLength: 2 } })), 'customFields.fields[0].text.minimumLength'],
     [custom(text({ text: { maximumLength: 256 } })), 'customFields.fields[0].text.maximumLength'],
     [custom(text({ text: { maximumLength: 0 } })), 'customFields.fields[0].text.maximumLength'],
     [custom(text({ dropdown: { options: [{ label: 'A', value: 'a' }] } })), 'customFields.fields[0].dropdown'],
-    [custom({ key: 'n', type: 'numeric', label: 'N', numeric: { minimum: 'one' } }), 'customFields.fields[0].numeric.minimum'],
-    [custom({ key: 'n', type: 'numeric', label: 'N', numeric: { minimum: 1e21 } }), 'customFields.fields[0].numeric.minimum'],
-    [custom({ key: 'n', type: 'numeric', label: 'N', numeric: { minimum: 10, maximum: '9.99' } }), 'customFields.fields[0].numeric.minimum'],
-    [custom({ key: 'n', type: 'numeric', label: 'N', numeric: { minimumLength: 3, maximumLength: 2 } }), 'customFields.fields[0].numeric.minimumLength'],
-    [custom({ key: 'd', type: 'dropdown', label: 'D' }), 'customFields.fields[0].dropdown.options', 'parameter_missing'],
-    [custom({ key: 'd', type: 'dropdown', label: 'D', dropdown: { options: [] } }), 'customFields.fields[0].dropdown.options'],
-    [custom({ key: 'd', type: 'dropdown', label: 'D', dropdown: { options: [{ label: 'A' }] } }), 'customFields.fields[0].dropdown.options[0].value', 'parameter_missing'],
-    [custom({ key: 'd', type: 'dropdown', label: 'D', dropdown: { options: [{ label: 'A', value: 'a' }, { label: 'B', value: 'a' }] } }), 'customFields.fields[0].dropdown.options[1].value'],
-    [custom({ key: 'd', type: 'dropdown', label: 'D', dropdown: { options: Array.from({ length: 51 }, (_, i) => ({ label: `O${i}`, value: `o${i}` })) } }), 'customFields.fields[0].dropdown.options'],
+    [
+      custom({ key: 'n', type: 'numeric', label: 'N', numeric: { minimum: 'one' } }),
+      'customFields.fields[0].numeric.minimum',
+    ],
+    [
+      custom({ key: 'n', type: 'numeric', label: 'N', numeric: { minimum: 1e21 } }),
+      'customFields.fields[0].numeric.minimum',
+    ],
+    [
+      custom({ key: 'n', type: 'numeric', label: 'N', numeric: { minimum: 10, maximum: '9.99' } }),
+      'customFields.fields[0].numeric.minimum',
+    ],
+    [
+      custom({ key: 'n', type: 'numeric', label: 'N', numeric: { minimumLength: 3, maximumLength: 2 } }),
+      'customFields.fields[0].numeric.minimumLength',
+    ],
+    [
+      custom({ key: 'd', type: 'dropdown', label: 'D' }),
+      'customFields.fields[0].dropdown.options',
+      'parameter_missing',
+    ],
+    [
+      custom({ key: 'd', type: 'dropdown', label: 'D', dropdown: { options: [] } }),
+      'customFields.fields[0].dropdown.options',
+    ],
+    [
+      custom({ key: 'd', type: 'dropdown', label: 'D', dropdown: { options: [{ label: 'A' }] } }),
+      'customFields.fields[0].dropdown.options[0].value',
+      'parameter_missing',
+    ],
+    [
+      custom({
+        key: 'd',
+        type: 'dropdown',
+        label: 'D',
+        dropdown: {
+          options: [
+            { label: 'A', value: 'a' },
+            { label: 'B', value: 'a' },
+          ],
+        },
+      }),
+      'customFields.fields[0].dropdown.options[1].value',
+    ],
+    [
+      custom({
+        key: 'd',
+        type: 'dropdown',
+        label: 'D',
+        dropdown: { options: Array.from({ length: 51 }, (_, i) => ({ label: `O${i}`, value: `o${i}` })) },
+      }),
+      'customFields.fields[0].dropdown.options',
+    ],
     [{ ...fixed, afterCompletion: 'close' }, 'afterCompletion'],
     [{ ...fixed, afterCompletion: 'redirect' }, 'afterCompletionRedirectUrl', 'parameter_missing'],
     [{ ...fixed, afterCompletionRedirectUrl: 'shop.example/thanks' }, 'afterCompletionRedirectUrl', 'url_invalid'],
-    [{ ...fixed, afterCompletionRedirectUrl: 'ftp://shop.example/thanks' }, 'afterCompletionRedirectUrl', 'url_invalid'],
-    [{ ...fixed, afterCompletion: 'hosted_confirmation', afterCompletionRedirectUrl: 'https://shop.example/ok' }, 'afterCompletionRedirectUrl'],
-    [{ ...fixed, afterCompletionRedirectUrl: 'https://shop.example/ok', afterCompletionConfirmMsg: 'Thanks' }, 'afterCompletionConfirmMsg'],
+    [
+      { ...fixed, afterCompletionRedirectUrl: 'ftp://shop.example/thanks' },
+      'afterCompletionRedirectUrl',
+      'url_invalid',
+    ],
+    [
+      { ...fixed, afterCompletion: 'hosted_confirmation', afterCompletionRedirectUrl: 'https://shop.example/ok' },
+      'afterCompletionRedirectUrl',
+    ],
+    [
+      { ...fixed, afterCompletionRedirectUrl: 'https://shop.example/ok', afterCompletionConfirmMsg: 'Thanks' },
+      'afterCompletionConfirmMsg',
+    ],
     [{ ...fixed, afterCompletionConfirmMsg: 'x'.repeat(501) }, 'afterCompletionConfirmMsg'],
     [{ ...fixed, allowedChains: { chainId: 7357 } }, 'allowedChains'],
     [{ ...fixed, allowedChains: [{ isPreferred: true }] }, 'allowedChains[0].chainId', 'parameter_missing'],
@@ -302,7 +576,10 @@ test('every invalid create is refused with a 400 naming the field, and writes no
     [{ ...fixed, metadata: { n: {} } }, 'metadata.n'],
   ];
   for (const [body, field, code] of cases) {
-    await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/payment-links', body), { ...(field ? { field } : {}), ...(code ? { code } : {}) });
+    await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/payment-links', body), {
+      ...(field ? { field } : {}),
+      ...(code ? { code } : {}),
+    });
   }
   t.is((await api.get<Page<Link>>('/api/v1/payment-links')).body.count, 0);
 });
@@ -329,7 +606,11 @@ test('every invalid update is refused with a 400 naming the field, and writes no
     [link.id, { suggestedAmounts: ['100000000'] }, 'suggestedAmounts'],
     [link.id, { afterCompletion: 'redirect' }, 'afterCompletionRedirectUrl'],
     [link.id, { afterCompletionRedirectUrl: 'https://shop.example/ok' }, 'afterCompletionRedirectUrl'],
-    [link.id, { customFields: { fields: [{ key: 'k', type: 'dropdown', label: 'K', dropdown: { options: [] } }] } }, 'customFields.fields[0].dropdown.options'],
+    [
+      link.id,
+      { customFields: { fields: [{ key: 'k', type: 'dropdown', label: 'K', dropdown: { options: [] } }] } },
+      'customFields.fields[0].dropdown.options',
+    ],
     [link.id, { allowedChains: [{ chainId: 1 }] }, 'allowedChains[0].chainId'],
     [link.id, { isActive: 'no' }, 'isActive'],
     [variable.id, { suggestedAmounts: ['50000000'] }, 'suggestedAmounts[0]'],
@@ -337,9 +618,19 @@ test('every invalid update is refused with a 400 naming the field, and writes no
     [variable.id, { amount: '100000000' }, 'amount'],
   ];
   for (const [id, body, field] of cases) {
-    await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/payment-links/${id}`, body), field ? { field } : {});
+    await assertRejectedWithoutWrite(
+      t,
+      weir,
+      () => api.put(`/api/v1/payment-links/${id}`, body),
+      field ? { field } : {},
+    );
   }
-  t.like((await api.get<Link>(`/api/v1/payment-links/${link.id}`)).body, { amount: '2500000000', currency: 'usdc', title: 'Concert ticket', updatedAt: link.updatedAt });
+  t.like((await api.get<Link>(`/api/v1/payment-links/${link.id}`)).body, {
+    amount: '2500000000',
+    currency: 'usdc',
+    title: 'Concert ticket',
+    updatedAt: link.updatedAt,
+  });
 });
 
 test('an unknown link is a 404 for every operation, whatever its id looks like', async (t) => {
@@ -355,7 +646,14 @@ test('an unknown link is a 404 for every operation, whatever its id looks like',
   assertError(t, await apiWithoutKey(weir.url).get('/api/v1/payment-links'), 401);
 });
 
-const apiWithoutKey = (url: string) => ({ get: (path: string) => fetch(`${url}${path}`).then(async (r) => ({ status: r.status, body: await r.json() as unknown, headers: r.headers })) });
+const apiWithoutKey = (url: string) => ({
+  get: (path: string) =>
+    fetch(`${url}${path}`).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as unknown,
+      headers: r.headers,
+    })),
+});
 
 // --- tenancy --------------------------------------------------------------------------------
 
@@ -374,10 +672,19 @@ test('another organization, or the live environment of the same one, sees a 404 
     t.is((await api.get<Page<Link>>(`/api/v1/payment-links?ids=${link.id}`)).body.count, 0);
   }
   // Nor can a link of the live environment sell a test price.
-  assertError(t, await shop.live.post('/api/v1/payment-links', { title: 'x', priceId: link.priceId }), 400, { field: 'priceId', code: 'resource_missing' });
-  t.like((await shop.api.get<Link>(`/api/v1/payment-links/${link.id}`)).body, { title: 'Concert ticket', isActive: true });
+  assertError(t, await shop.live.post('/api/v1/payment-links', { title: 'x', priceId: link.priceId }), 400, {
+    field: 'priceId',
+    code: 'resource_missing',
+  });
+  t.like((await shop.api.get<Link>(`/api/v1/payment-links/${link.id}`)).body, {
+    title: 'Concert ticket',
+    isActive: true,
+  });
   // A live link lives beside it, unseen by the test key.
   const live = await createLink(t, shop.live, { title: 'Live tip', currency: 'usdc' });
   t.true(live.livemode);
-  t.deepEqual((await shop.api.get<Page<Link>>('/api/v1/payment-links')).body.data.map((l) => l.id), [link.id]);
+  t.deepEqual(
+    (await shop.api.get<Page<Link>>('/api/v1/payment-links')).body.data.map((l) => l.id),
+    [link.id],
+  );
 });

@@ -3,20 +3,49 @@ import { apiClient, eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
-type Session = { id: string; status: string; amountTotal: string; amountDetails: { amountDiscount: string }; discounts: unknown[]; addresses: { asset: { id: string }; paymentAddress: string }[] };
+type Session = {
+  id: string;
+  status: string;
+  amountTotal: string;
+  amountDetails: { amountDiscount: string };
+  discounts: unknown[];
+  addresses: { asset: { id: string }; paymentAddress: string }[];
+};
 
 test('a payer applies a promotion code on the hosted page; the discount shows in amountDetails and the discounted total completes the session', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
-  t.is((await api.post('/api/v1/coupons', { name: 'Launch', percentOff: 10, maxRedemptions: 10, promotionCodeData: { data: [{ code: 'LAUNCH' }] } })).status, 200);
-  const session = (await api.post<Session>('/api/v1/checkout/sessions', { ...sessionRequest('150000000', 2), allowPromotionCodes: true })).body;
+  t.is(
+    (
+      await api.post('/api/v1/coupons', {
+        name: 'Launch',
+        percentOff: 10,
+        maxRedemptions: 10,
+        promotionCodeData: { data: [{ code: 'LAUNCH' }] },
+      })
+    ).status,
+    200,
+  );
+  const session = (
+    await api.post<Session>('/api/v1/checkout/sessions', {
+      ...sessionRequest('150000000', 2),
+      allowPromotionCodes: true,
+    })
+  ).body;
   const payer = apiClient(weir.url);
   await payer.post(`/checkout/${session.id}/payment-method`, { assetId: session.addresses[0]!.asset.id });
-  const applied = await payer.post<{ amountDiscount: string; amountTotal: string }>(`/checkout/${session.id}/promotion-code`, { code: 'launch' });
+  const applied = await payer.post<{ amountDiscount: string; amountTotal: string }>(
+    `/checkout/${session.id}/promotion-code`,
+    { code: 'launch' },
+  );
   t.is(applied.status, 200, JSON.stringify(applied.body));
   t.is(applied.body.amountDiscount, '30000000');
   t.is(applied.body.amountTotal, '270000000');
-  const reloaded = (await api.get<Session & { paymentIntent: { paymentMethod: { amountDue: string } } }>(`/api/v1/checkout/sessions/${session.id}`)).body;
+  const reloaded = (
+    await api.get<Session & { paymentIntent: { paymentMethod: { amountDue: string } } }>(
+      `/api/v1/checkout/sessions/${session.id}`,
+    )
+  ).body;
   t.is(reloaded.amountDetails.amountDiscount, '30000000');
   t.is(reloaded.paymentIntent.paymentMethod.amountDue, '2700000', 'the revealed amount due follows the discount');
   // Applying it again counts once.
@@ -26,7 +55,12 @@ test('a payer applies a promotion code on the hosted page; the discount shows in
 
   const chain = chainPublisher(weir.bus);
   const block = randomHash();
-  await chain.transfer({ to: session.addresses[0]!.paymentAddress, amount: '2700000', blockNumber: 1, blockHash: block });
+  await chain.transfer({
+    to: session.addresses[0]!.paymentAddress,
+    amount: '2700000',
+    blockNumber: 1,
+    blockHash: block,
+  });
   await chain.final(1, block);
   const done = await eventually(async () => {
     const s = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
@@ -45,20 +79,41 @@ test('a payer applies a promotion code on the hosted page; the discount shows in
 test('50 payers racing for a code with maxRedemptions 10: exactly 10 discounts', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
-  t.is((await api.post('/api/v1/coupons', { name: 'Last ten', amountOff: '10000000', currency: 'usdc', maxRedemptions: 10, promotionCodeData: { data: [{ code: 'TEN' }] } })).status, 200);
+  t.is(
+    (
+      await api.post('/api/v1/coupons', {
+        name: 'Last ten',
+        amountOff: '10000000',
+        currency: 'usdc',
+        maxRedemptions: 10,
+        promotionCodeData: { data: [{ code: 'TEN' }] },
+      })
+    ).status,
+    200,
+  );
   const sessions: Session[] = [];
-  for (let i = 0; i < 50; i++) sessions.push((await api.post<Session>('/api/v1/checkout/sessions', { ...sessionRequest(), allowPromotionCodes: true })).body);
+  for (let i = 0; i < 50; i++)
+    sessions.push(
+      (await api.post<Session>('/api/v1/checkout/sessions', { ...sessionRequest(), allowPromotionCodes: true })).body,
+    );
   const payer = apiClient(weir.url);
-  const results = await Promise.all(sessions.map((s) => payer.post<{ code?: string }>(`/checkout/${s.id}/promotion-code`, { code: 'TEN' })));
+  const results = await Promise.all(
+    sessions.map((s) => payer.post<{ code?: string }>(`/checkout/${s.id}/promotion-code`, { code: 'TEN' })),
+  );
   t.is(results.filter((r) => r.status === 200).length, 10);
-  t.is(results.filter((r) => r.status === 400).length, 40, JSON.stringify(results.filter((r) => r.status !== 200 && r.status !== 400).map((r) => r.body)));
+  t.is(
+    results.filter((r) => r.status === 400).length,
+    40,
+    JSON.stringify(results.filter((r) => r.status !== 200 && r.status !== 400).map((r) => r.body)),
+  );
   const discounted = [];
   for (const s of sessions) {
     const current = (await api.get<Session>(`/api/v1/checkout/sessions/${s.id}`)).body;
     if (current.amountDetails.amountDiscount !== '0') discounted.push(current);
   }
   t.is(discounted.length, 10);
-  const coupon = (await api.get<{ data: { timesRedeemed: number; status: string }[] }>('/api/v1/coupons')).body.data[0]!;
+  const coupon = (await api.get<{ data: { timesRedeemed: number; status: string }[] }>('/api/v1/coupons')).body
+    .data[0]!;
   t.is(coupon.timesRedeemed, 10);
   t.is(coupon.status, 'limit_reached');
 });

@@ -21,19 +21,49 @@ import { recordingMailer } from '../support/recording-mailer.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 import {
-  assertError, cancellations, getSession, payInFull, payLate, restartableWeir, reveal, settled, untilCanceled, type Api, type Session,
+  assertError,
+  cancellations,
+  getSession,
+  payInFull,
+  payLate,
+  restartableWeir,
+  reveal,
+  settled,
+  untilCanceled,
+  type Api,
+  type Session,
 } from './helpers.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
 type Invoice = {
-  id: string; status: string; number: string; subscriptionId: string | null; billingReason: string; invoiceType: string; amountDue: string;
-  dueDate: string; issueDate: string | null; memo: string | null; footer: string | null; url: string | null;
-  recurring: { interval: string; intervalCount: number } | null; nextInvoice: { id: string; issueDate: string } | null;
+  id: string;
+  status: string;
+  number: string;
+  subscriptionId: string | null;
+  billingReason: string;
+  invoiceType: string;
+  amountDue: string;
+  dueDate: string;
+  issueDate: string | null;
+  memo: string | null;
+  footer: string | null;
+  url: string | null;
+  recurring: { interval: string; intervalCount: number } | null;
+  nextInvoice: { id: string; issueDate: string } | null;
   lineItems: { data: { priceId: string | null; quantity: number; unitAmount: string }[] };
 };
 type Subscription = {
-  id: string; status: string; latestInvoiceId: string | null; latestInvoice: { status: string } | null; currentPeriodStart: string; currentPeriodEnd: string; interval: string; intervalCount: number; customerId: string };
+  id: string;
+  status: string;
+  latestInvoiceId: string | null;
+  latestInvoice: { status: string } | null;
+  currentPeriodStart: string;
+  currentPeriodEnd: string;
+  interval: string;
+  intervalCount: number;
+  customerId: string;
+};
 
 /** The payer opens the invoice's pay link: the checkout session it redirects to. */
 async function openPayPage(weir: Pick<Weir, 'url'>, invoiceId: string): Promise<string> {
@@ -45,15 +75,23 @@ async function openPayPage(weir: Pick<Weir, 'url'>, invoiceId: string): Promise<
 async function payInvoice(weir: Parameters<typeof payInFull>[0], api: Api, invoiceId: string): Promise<void> {
   const session = (await api.get<Session>(`/api/v1/checkout/sessions/${await openPayPage(weir, invoiceId)}`)).body;
   await payInFull(weir, api, session);
-  await eventually(async () => ((await api.get<Invoice>(`/api/v1/invoices/${invoiceId}`)).body.status === 'paid' ? true : undefined), `invoice ${invoiceId} paid`);
+  await eventually(
+    async () => ((await api.get<Invoice>(`/api/v1/invoices/${invoiceId}`)).body.status === 'paid' ? true : undefined),
+    `invoice ${invoiceId} paid`,
+  );
 }
 
 /** The customer the tests bill, and a recurring product billed every `intervalCount` months. */
 async function customerAndPlan(api: Api, name: string, unitAmount: string, intervalCount: number) {
-  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'billing@client.example', name: 'Client Ltd' })).body;
-  const product = (await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
-    name, defaultPriceData: { currency: 'usdc', unitAmount, type: 'recurring', interval: 'month', intervalCount },
-  })).body;
+  const customer = (
+    await api.post<{ id: string }>('/api/v1/customers', { email: 'billing@client.example', name: 'Client Ltd' })
+  ).body;
+  const product = (
+    await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
+      name,
+      defaultPriceData: { currency: 'usdc', unitAmount, type: 'recurring', interval: 'month', intervalCount },
+    })
+  ).body;
   return { customer, product };
 }
 
@@ -72,24 +110,48 @@ test('a finalized recurring invoice starts a subscription and generates its next
   const { customer, product } = await customerAndPlan(api, 'Retainer', '25000000000', 3);
 
   const draft = await api.post<Invoice>('/api/v1/invoices', {
-    customerId: customer.id, invoiceType: 'recurring', interval: 'quarter', collectionMethod: 'charge_automatically', daysUntilDue: 10,
-    memo: 'Quarterly retainer', footer: 'Thank you for your business',
+    customerId: customer.id,
+    invoiceType: 'recurring',
+    interval: 'quarter',
+    collectionMethod: 'charge_automatically',
+    daysUntilDue: 10,
+    memo: 'Quarterly retainer',
+    footer: 'Thank you for your business',
     lineItems: { data: [{ priceId: product.defaultPrice.id, quantity: 2 }] },
   });
   t.is(draft.status, 200, JSON.stringify(draft.body));
   const first = await api.post<Invoice>(`/api/v1/invoices/${draft.body.id}/finalize`);
-  t.like(first.body, { status: 'open', issueDate: '2026-03-15T09:00:00.000Z', nextInvoice: { issueDate: '2026-06-15T09:00:00.000Z' } });
+  t.like(first.body, {
+    status: 'open',
+    issueDate: '2026-03-15T09:00:00.000Z',
+    nextInvoice: { issueDate: '2026-06-15T09:00:00.000Z' },
+  });
 
   // Finalizing the first invoice of the series created its subscription, billed by that invoice.
   const created = await eventually(async () => {
     const list = (await api.get<{ data: Subscription[] }>(`/api/v1/subscriptions?customerId=${customer.id}`)).body.data;
     return list[0];
   }, 'the subscription of the series');
-  t.like(created, { status: 'incomplete', latestInvoiceId: first.body.id, interval: 'month', intervalCount: 3, currentPeriodEnd: '2026-06-15T09:00:00.000Z' });
-  const byProduct = (await api.get<{ data: Subscription[] }>(`/api/v1/subscriptions?productId=${product.id}`)).body.data;
-  t.deepEqual(byProduct.map((s) => s.id), [created.id], 'its items name the price and its product');
+  t.like(created, {
+    status: 'incomplete',
+    latestInvoiceId: first.body.id,
+    interval: 'month',
+    intervalCount: 3,
+    currentPeriodEnd: '2026-06-15T09:00:00.000Z',
+  });
+  const byProduct = (await api.get<{ data: Subscription[] }>(`/api/v1/subscriptions?productId=${product.id}`)).body
+    .data;
+  t.deepEqual(
+    byProduct.map((s) => s.id),
+    [created.id],
+    'its items name the price and its product',
+  );
   await payInvoice(app, api, first.body.id);
-  await eventually(async () => ((await api.get<Subscription>(`/api/v1/subscriptions/${created.id}`)).body.status === 'active' ? true : undefined), 'active');
+  await eventually(
+    async () =>
+      (await api.get<Subscription>(`/api/v1/subscriptions/${created.id}`)).body.status === 'active' ? true : undefined,
+    'active',
+  );
 
   // At the next issue date the second invoice is generated (the one the first announced), finalized and mailed.
   let previous = first.body;
@@ -99,15 +161,27 @@ test('a finalized recurring invoice starts a subscription and generates its next
     clock.advanceTo(Date.parse(issueDate));
     const next = await openInvoice(api, previous.nextInvoice!.id);
     t.like(next, {
-      subscriptionId: created.id, billingReason: 'subscription_cycle', invoiceType: 'recurring', recurring: { interval: 'month', intervalCount: 3 },
-      amountDue: '50000000000', issueDate, dueDate: new Date(Date.parse(issueDate) + 10 * DAY).toISOString(),
-      memo: 'Quarterly retainer', footer: 'Thank you for your business',
+      subscriptionId: created.id,
+      billingReason: 'subscription_cycle',
+      invoiceType: 'recurring',
+      recurring: { interval: 'month', intervalCount: 3 },
+      amountDue: '50000000000',
+      issueDate,
+      dueDate: new Date(Date.parse(issueDate) + 10 * DAY).toISOString(),
+      memo: 'Quarterly retainer',
+      footer: 'Thank you for your business',
     });
-    t.deepEqual(next.lineItems.data.map((l) => [l.priceId, l.quantity, l.unitAmount]), [[product.defaultPrice.id, 2, '25000000000']]);
+    t.deepEqual(
+      next.lineItems.data.map((l) => [l.priceId, l.quantity, l.unitAmount]),
+      [[product.defaultPrice.id, 2, '25000000000']],
+    );
     t.truthy(next.nextInvoice, 'it announces the one after it');
     t.false(numbers.includes(next.number));
     numbers.push(next.number);
-    const sent = await eventually(async () => mail.sent.find((m) => m.subject.startsWith(`Invoice ${next.number} `)), `the mail of invoice ${next.number}`);
+    const sent = await eventually(
+      async () => mail.sent.find((m) => m.subject.startsWith(`Invoice ${next.number} `)),
+      `the mail of invoice ${next.number}`,
+    );
     t.is(sent.to, 'billing@client.example');
     t.true(sent.text.includes(`/invoices/${next.id}/pay`), sent.text);
     if (i === 0) await payInvoice(app, api, next.id);
@@ -116,7 +190,13 @@ test('a finalized recurring invoice starts a subscription and generates its next
 
   // The third invoice goes unpaid past its due date: the subscription is past due, and no fourth is issued yet.
   clock.advanceTo(Date.parse(previous.dueDate));
-  await eventually(async () => ((await api.get<Subscription>(`/api/v1/subscriptions/${created.id}`)).body.status === 'past_due' ? true : undefined), 'past_due');
+  await eventually(
+    async () =>
+      (await api.get<Subscription>(`/api/v1/subscriptions/${created.id}`)).body.status === 'past_due'
+        ? true
+        : undefined,
+    'past_due',
+  );
   clock.advanceTo(Date.parse('2026-12-15T09:00:00.000Z'));
   t.is((await api.get(`/api/v1/invoices/${previous.nextInvoice!.id}`)).status, 404);
   const all = (await api.get<{ data: Invoice[] }>(`/api/v1/invoices?customerId=${customer.id}`)).body.data;
@@ -129,8 +209,13 @@ const SERIES_START = Date.parse('2026-03-15T09:00:00.000Z');
 async function finalizedSeries(api: Api, extra: Record<string, unknown> = {}) {
   const { customer, product } = await customerAndPlan(api, 'Hosting', '1000000000', 1);
   const draft = await api.post<Invoice>('/api/v1/invoices', {
-    customerId: customer.id, invoiceType: 'recurring', interval: 'month', collectionMethod: 'charge_automatically', daysUntilDue: 10,
-    lineItems: { data: [{ priceId: product.defaultPrice.id, quantity: 1 }] }, ...extra,
+    customerId: customer.id,
+    invoiceType: 'recurring',
+    interval: 'month',
+    collectionMethod: 'charge_automatically',
+    daysUntilDue: 10,
+    lineItems: { data: [{ priceId: product.defaultPrice.id, quantity: 1 }] },
+    ...extra,
   });
   if (draft.status !== 200) throw new Error(JSON.stringify(draft.body));
   const invoice = (await api.post<Invoice>(`/api/v1/invoices/${draft.body.id}/finalize`)).body;
@@ -147,7 +232,8 @@ async function untilSubscription(api: Api, id: string, status: string): Promise<
 
 /** The invoice's InvoiceVoided log events, with who recorded them and why. */
 async function voidsOf(weir: Pick<Weir, 'eventStore'>, invoiceId: string) {
-  return (await weir.eventStore.readStream(`invoice-${invoiceId}`)).filter((e) => e.type === 'InvoiceVoided')
+  return (await weir.eventStore.readStream(`invoice-${invoiceId}`))
+    .filter((e) => e.type === 'InvoiceVoided')
     .map((e) => ({ actor: e.metadata.actor, causationId: e.metadata.causationId }));
 }
 
@@ -155,8 +241,18 @@ async function voidsOf(weir: Pick<Weir, 'eventStore'>, invoiceId: string) {
  * The first invoice was voided once, by the billing process because of its subscription, and takes
  * no payment: its hosted page says so, and it cannot be marked paid.
  */
-async function assertVoidedOnce(t: ExecutionContext, weir: Pick<Weir, 'url' | 'eventStore'>, api: Api, invoiceId: string, subscriptionId: string): Promise<void> {
-  t.deepEqual(await voidsOf(weir, invoiceId), [{ actor: 'system:subscription-billing', causationId: subscriptionId }], 'voided once, by the billing process, because of the subscription');
+async function assertVoidedOnce(
+  t: ExecutionContext,
+  weir: Pick<Weir, 'url' | 'eventStore'>,
+  api: Api,
+  invoiceId: string,
+  subscriptionId: string,
+): Promise<void> {
+  t.deepEqual(
+    await voidsOf(weir, invoiceId),
+    [{ actor: 'system:subscription-billing', causationId: subscriptionId }],
+    'voided once, by the billing process, because of the subscription',
+  );
   const page = await fetch(`${weir.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
   t.is(page.status, 410, 'the hosted page opens no checkout session');
   t.regex(await page.text(), /voided and can no longer be paid/);
@@ -170,7 +266,16 @@ test('the first invoice of a series left unpaid past its due date is voided when
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());
   const { api, testSecretKey } = await createMerchant(first.url);
-  t.is((await api.post('/api/v1/webhook-endpoints', { description: 'all', url: receiver.url, enabledEvents: { events: ['*'] } })).status, 200);
+  t.is(
+    (
+      await api.post('/api/v1/webhook-endpoints', {
+        description: 'all',
+        url: receiver.url,
+        enabledEvents: { events: ['*'] },
+      })
+    ).status,
+    200,
+  );
   const { invoice, subscription, customerId } = await finalizedSeries(api);
   t.like(subscription, { latestInvoiceId: invoice.id });
   await receiver.waitFor((all) => all.length >= 2);
@@ -192,11 +297,20 @@ test('the first invoice of a series left unpaid past its due date is voided when
   const again = apiClient(second.url, testSecretKey);
   await settled(second);
   await assertVoidedOnce(t, second, again, invoice.id, subscription.id);
-  t.like((await again.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, { status: 'incomplete_expired' });
+  t.like((await again.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, {
+    status: 'incomplete_expired',
+  });
   // A later webhook marks the point by which a repeat of the earlier ones would have been sent.
-  const marker = (await again.post<Invoice>('/api/v1/invoices', {
-    customerId, lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Setup' } }, quantity: 1 }] },
-  })).body;
+  const marker = (
+    await again.post<Invoice>('/api/v1/invoices', {
+      customerId,
+      lineItems: {
+        data: [
+          { priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Setup' } }, quantity: 1 },
+        ],
+      },
+    })
+  ).body;
   t.is((await again.post(`/api/v1/invoices/${marker.id}/finalize`)).status, 200);
   await receiver.waitFor((all) => all.some((r) => r.body.includes(marker.id)));
   const types = receiver.received.map((r) => (JSON.parse(r.body) as { type: string }).type);
@@ -217,9 +331,15 @@ test('a crash after the subscription expired and before its first invoice was vo
   clock.set(Date.parse(invoice.dueDate));
   const stores = await openStores({ dataDir: weir.dataDir });
   const expiry = await createCommandHandler({ eventStore: stores.eventStore, clock }).handle(
-    subscriptionAggregate, subscription.id, { type: 'ExpireFirstPayment' }, { organizationId, environment: 'test', actor: 'test' },
+    subscriptionAggregate,
+    subscription.id,
+    { type: 'ExpireFirstPayment' },
+    { organizationId, environment: 'test', actor: 'test' },
   );
-  t.deepEqual(expiry.events.map((e) => e.type), ['SubscriptionIncompleteExpired']);
+  t.deepEqual(
+    expiry.events.map((e) => e.type),
+    ['SubscriptionIncompleteExpired'],
+  );
   t.deepEqual(await voidsOf(stores, invoice.id), []);
   await stores.eventStore.close();
 
@@ -239,11 +359,18 @@ test('a first invoice paid just before its due date stays paid: the subscription
   await payInvoice(app, api, invoice.id);
   await untilSubscription(api, subscription.id, 'active');
   const timers = app.readStore.collection<TimerDoc>(COLLECTIONS.timers);
-  t.deepEqual(await timers.find({ recordId: subscription.id, kind: SUBSCRIPTION_TIMERS.expireFirst }), [], 'no expiry is waiting any more');
+  t.deepEqual(
+    await timers.find({ recordId: subscription.id, kind: SUBSCRIPTION_TIMERS.expireFirst }),
+    [],
+    'no expiry is waiting any more',
+  );
 
   clock.advanceTo(Date.parse(invoice.dueDate) + DAY);
   await settled(app);
-  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, { status: 'active', latestInvoiceId: invoice.id });
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, {
+    status: 'active',
+    latestInvoiceId: invoice.id,
+  });
   t.like((await api.get<Invoice>(`/api/v1/invoices/${invoice.id}`)).body, { status: 'paid' });
   t.deepEqual(await voidsOf(app, invoice.id), []);
 });
@@ -257,11 +384,17 @@ test('the first invoice of a series whose subscription the merchant ends while i
 
   clock.advanceBy(DAY);
   const endedAt = new Date(clock.now()).toISOString();
-  const end = await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/end`, { cancellationComment: 'signed up by mistake' });
+  const end = await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/end`, {
+    cancellationComment: 'signed up by mistake',
+  });
   t.is(end.status, 200);
   t.like(end.body, { status: 'canceled', endedAt, latestInvoiceId: invoice.id });
   await settled(first);
-  t.like((await api.get<Invoice & { voidedAt: string | null }>(`/api/v1/invoices/${invoice.id}`)).body, { status: 'void', voidedAt: endedAt, nextInvoice: null });
+  t.like((await api.get<Invoice & { voidedAt: string | null }>(`/api/v1/invoices/${invoice.id}`)).body, {
+    status: 'void',
+    voidedAt: endedAt,
+    nextInvoice: null,
+  });
   await assertVoidedOnce(t, first, api, invoice.id, subscription.id);
   // Its former due date passes: the ended subscription does not expire on top of it.
   clock.advanceTo(Date.parse(invoice.dueDate) + DAY);
@@ -272,8 +405,14 @@ test('the first invoice of a series whose subscription the merchant ends while i
   const again = apiClient(second.url, testSecretKey);
   await settled(second);
   await assertVoidedOnce(t, second, again, invoice.id, subscription.id);
-  t.deepEqual((await second.eventStore.readStream(`subscription-${subscription.id}`)).map((e) => e.type), ['SubscriptionCreated', 'SubscriptionCanceled']);
-  t.like((await again.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, { status: 'canceled', endedAt });
+  t.deepEqual(
+    (await second.eventStore.readStream(`subscription-${subscription.id}`)).map((e) => e.type),
+    ['SubscriptionCreated', 'SubscriptionCanceled'],
+  );
+  t.like((await again.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, {
+    status: 'canceled',
+    endedAt,
+  });
 });
 
 /** A Weir that can be restarted on the same log, mailing to a recording mailer: every mail it sent, and every line it logged. */
@@ -281,7 +420,12 @@ async function restartableWeirWithMail(t: ExecutionContext, clock: ManualClock) 
   const { mailer, sent } = recordingMailer();
   const weir = await restartableWeir(t, clock, mailer);
   const logged: string[] = [];
-  return { ...weir, sent, logged, start: () => startTestWeir(t, { dataDir: weir.dataDir }, { clock, mailer, log: (line) => logged.push(line) }) };
+  return {
+    ...weir,
+    sent,
+    logged,
+    start: () => startTestWeir(t, { dataDir: weir.dataDir }, { clock, mailer, log: (line) => logged.push(line) }),
+  };
 }
 
 /** Reminders a day before and a day after the due date, copied onto each renewal of the series. */
@@ -296,13 +440,20 @@ async function activeSeries(weir: Parameters<typeof payInFull>[0], api: Api) {
 }
 
 /** The subjects of the mails that offer `invoice`'s pay page: its invoice mail and its reminders. */
-const mailsOf = (sent: MailMessage[], invoice: Pick<Invoice, 'id'>) => sent.filter((m) => m.text.includes(`/invoices/${invoice.id}/pay`)).map((m) => m.subject);
+const mailsOf = (sent: MailMessage[], invoice: Pick<Invoice, 'id'>) =>
+  sent.filter((m) => m.text.includes(`/invoices/${invoice.id}/pay`)).map((m) => m.subject);
 
 /** The renewal `invoice` opened and was mailed, once. */
 async function mailedRenewal(t: ExecutionContext, sent: MailMessage[], api: Api, invoiceId: string): Promise<Invoice> {
   const invoice = await openInvoice(api, invoiceId);
-  await eventually(async () => (mailsOf(sent, invoice).length > 0 ? true : undefined), `the mail of renewal ${invoiceId}`);
-  t.deepEqual(mailsOf(sent, invoice).map((subject) => subject.split(' ').slice(0, 2).join(' ')), [`Invoice ${invoice.number}`]);
+  await eventually(
+    async () => (mailsOf(sent, invoice).length > 0 ? true : undefined),
+    `the mail of renewal ${invoiceId}`,
+  );
+  t.deepEqual(
+    mailsOf(sent, invoice).map((subject) => subject.split(' ').slice(0, 2).join(' ')),
+    [`Invoice ${invoice.number}`],
+  );
   return invoice;
 }
 
@@ -310,14 +461,26 @@ async function mailedRenewal(t: ExecutionContext, sent: MailMessage[], api: Api,
  * Past the renewal's due date and both its reminder times, everything projected and dispatched:
  * no reminder is waiting for it, and no mail is pending.
  */
-async function pastItsReminders(t: ExecutionContext, weir: Parameters<typeof settled>[0], clock: ManualClock, invoice: Invoice): Promise<void> {
+async function pastItsReminders(
+  t: ExecutionContext,
+  weir: Parameters<typeof settled>[0],
+  clock: ManualClock,
+  invoice: Invoice,
+): Promise<void> {
   clock.advanceTo(Date.parse(invoice.dueDate) + 2 * DAY);
   await settled(weir);
-  t.deepEqual(await weir.readStore.collection<TimerDoc>(COLLECTIONS.timers).find({ kind: REMINDER_TIMER, recordId: invoice.id }), [], 'no reminder is waiting');
-  await eventually(async () => ((await weir.readStore.collection(PENDING_MAILS).count({})) === 0 ? true : undefined), 'no mail to be pending');
+  t.deepEqual(
+    await weir.readStore.collection<TimerDoc>(COLLECTIONS.timers).find({ kind: REMINDER_TIMER, recordId: invoice.id }),
+    [],
+    'no reminder is waiting',
+  );
+  await eventually(
+    async () => ((await weir.readStore.collection(PENDING_MAILS).count({})) === 0 ? true : undefined),
+    'no mail to be pending',
+  );
 }
 
-test('the open renewal invoice of an active subscription the merchant ends is voided, once, across a restart: no mail after the end, and its pay page is a void invoice\'s', async (t) => {
+test("the open renewal invoice of an active subscription the merchant ends is voided, once, across a restart: no mail after the end, and its pay page is a void invoice's", async (t) => {
   const clock = createManualClock(SERIES_START);
   const weir = await restartableWeirWithMail(t, clock);
   const first = await weir.start();
@@ -332,19 +495,33 @@ test('the open renewal invoice of an active subscription the merchant ends is vo
   const session = await openPayPage(first, renewal.id);
   const shown = await reveal(first, api, session);
   const endedAt = new Date(clock.now()).toISOString();
-  const end = await api.post<Subscription & { endedAt: string }>(`/api/v1/subscriptions/${subscriptionId}/end`, { cancellationComment: 'closing the account' });
+  const end = await api.post<Subscription & { endedAt: string }>(`/api/v1/subscriptions/${subscriptionId}/end`, {
+    cancellationComment: 'closing the account',
+  });
   t.like(end.body, { status: 'canceled', endedAt, latestInvoiceId: renewal.id });
   await settled(first);
-  t.like((await api.get<Invoice & { voidedAt: string | null; amountPaid: string }>(`/api/v1/invoices/${renewal.id}`)).body, { status: 'void', voidedAt: endedAt, nextInvoice: null });
-  t.like((await api.get<Invoice>(`/api/v1/invoices/${firstInvoice.id}`)).body, { status: 'paid' }, 'the paid first invoice is left alone');
+  t.like(
+    (await api.get<Invoice & { voidedAt: string | null; amountPaid: string }>(`/api/v1/invoices/${renewal.id}`)).body,
+    { status: 'void', voidedAt: endedAt, nextInvoice: null },
+  );
+  t.like(
+    (await api.get<Invoice>(`/api/v1/invoices/${firstInvoice.id}`)).body,
+    { status: 'paid' },
+    'the paid first invoice is left alone',
+  );
   await assertVoidedOnce(t, first, api, renewal.id, subscriptionId);
   // Its pay page's session is canceled as for every void, and money sent there later is a late payment of that session.
   await untilCanceled(api, session);
-  t.deepEqual(await cancellations(first, session), [{ actor: 'system:invoice-payments', reason: 'the invoice was voided' }]);
+  t.deepEqual(await cancellations(first, session), [
+    { actor: 'system:invoice-payments', reason: 'the invoice was voided' },
+  ]);
   const late = await payLate(first, api, session, shown);
   t.like(late, { status: 'canceled', invoiceId: renewal.id });
   t.true(late.paymentIntent.transactions[0]!.late);
-  t.like((await api.get<Invoice & { amountPaid: string }>(`/api/v1/invoices/${renewal.id}`)).body, { status: 'void', amountPaid: '0' });
+  t.like((await api.get<Invoice & { amountPaid: string }>(`/api/v1/invoices/${renewal.id}`)).body, {
+    status: 'void',
+    amountPaid: '0',
+  });
   t.like((await api.get<Subscription>(`/api/v1/subscriptions/${subscriptionId}`)).body, { status: 'canceled' });
 
   // Its due date and both reminder times pass: nothing more is mailed about it.
@@ -356,7 +533,9 @@ test('the open renewal invoice of an active subscription the merchant ends is vo
   const again = apiClient(second.url, testSecretKey);
   await settled(second);
   await assertVoidedOnce(t, second, again, renewal.id, subscriptionId);
-  t.deepEqual(await cancellations(second, session), [{ actor: 'system:invoice-payments', reason: 'the invoice was voided' }]);
+  t.deepEqual(await cancellations(second, session), [
+    { actor: 'system:invoice-payments', reason: 'the invoice was voided' },
+  ]);
   await pastItsReminders(t, second, clock, renewal);
   t.is(mailsOf(weir.sent, renewal).length, 1);
 });
@@ -380,10 +559,26 @@ test('a crash between the end and the void: the restart voids the open renewal o
   const stores = await openStores({ dataDir: weir.dataDir });
   const commands = createCommandHandler({ eventStore: stores.eventStore, clock });
   const ctx = { organizationId, environment: 'test' as const, actor: 'test' };
-  const ended = await commands.handle(subscriptionAggregate, open.subscriptionId, { type: 'EndSubscription', comment: null }, ctx);
-  t.deepEqual(ended.events.map((e) => e.type), ['SubscriptionCanceled']);
-  const renewed = await commands.handle(subscriptionAggregate, later.subscriptionId, { type: 'RenewSubscription', invoiceId: later.first.nextInvoice!.id }, ctx);
-  t.deepEqual(renewed.events.map((e) => e.type), ['RenewalInvoiceIssued']);
+  const ended = await commands.handle(
+    subscriptionAggregate,
+    open.subscriptionId,
+    { type: 'EndSubscription', comment: null },
+    ctx,
+  );
+  t.deepEqual(
+    ended.events.map((e) => e.type),
+    ['SubscriptionCanceled'],
+  );
+  const renewed = await commands.handle(
+    subscriptionAggregate,
+    later.subscriptionId,
+    { type: 'RenewSubscription', invoiceId: later.first.nextInvoice!.id },
+    ctx,
+  );
+  t.deepEqual(
+    renewed.events.map((e) => e.type),
+    ['RenewalInvoiceIssued'],
+  );
   await commands.handle(subscriptionAggregate, later.subscriptionId, { type: 'EndSubscription', comment: null }, ctx);
   t.deepEqual(await voidsOf(stores, renewal.id), []);
   await stores.eventStore.close();
@@ -393,8 +588,15 @@ test('a crash between the end and the void: the restart voids the open renewal o
   await settled(second);
   t.like((await again.get<Invoice>(`/api/v1/invoices/${renewal.id}`)).body, { status: 'void' });
   await assertVoidedOnce(t, second, again, renewal.id, open.subscriptionId);
-  t.is((await again.get(`/api/v1/invoices/${later.first.nextInvoice!.id}`)).status, 404, 'the renewal of a subscription that has ended is not issued');
-  t.like((await again.get<Subscription>(`/api/v1/subscriptions/${later.subscriptionId}`)).body, { status: 'canceled', latestInvoiceId: later.first.nextInvoice!.id });
+  t.is(
+    (await again.get(`/api/v1/invoices/${later.first.nextInvoice!.id}`)).status,
+    404,
+    'the renewal of a subscription that has ended is not issued',
+  );
+  t.like((await again.get<Subscription>(`/api/v1/subscriptions/${later.subscriptionId}`)).body, {
+    status: 'canceled',
+    latestInvoiceId: later.first.nextInvoice!.id,
+  });
   await pastItsReminders(t, second, clock, renewal);
   t.is(mailsOf(weir.sent, renewal).length, 1, 'only the invoice mail sent before the end');
   t.deepEqual(mailsOf(weir.sent, { id: later.first.nextInvoice!.id }), [], 'the second renewal was never mailed');
@@ -419,13 +621,20 @@ test('of two subscriptions ended together, the renewal partly paid on its pay pa
   const blockHash = randomHash();
   await chain.transfer({ to: shown.address, amount: part, blockNumber: 900_000, blockHash });
   await chain.final(900_000, blockHash);
-  await eventually(async () => ((await getSession(api, session)).status === 'incomplete' ? true : undefined), 'the part payment');
+  await eventually(
+    async () => ((await getSession(api, session)).status === 'incomplete' ? true : undefined),
+    'the part payment',
+  );
 
   clock.advanceBy(DAY);
-  for (const { subscriptionId } of [unpaid, partly]) t.is((await api.post(`/api/v1/subscriptions/${subscriptionId}/end`)).status, 200);
+  for (const { subscriptionId } of [unpaid, partly])
+    t.is((await api.post(`/api/v1/subscriptions/${subscriptionId}/end`)).status, 200);
   await settled(weir);
   await assertVoidedOnce(t, weir, api, unpaidRenewal.id, unpaid.subscriptionId);
-  t.like((await api.get<Invoice & { amountPaid: string }>(`/api/v1/invoices/${partlyRenewal.id}`)).body, { status: 'open', amountPaid: '0' });
+  t.like((await api.get<Invoice & { amountPaid: string }>(`/api/v1/invoices/${partlyRenewal.id}`)).body, {
+    status: 'open',
+    amountPaid: '0',
+  });
   t.deepEqual(await voidsOf(weir, partlyRenewal.id), [], 'partly paid: not voided');
   const payPage = await getSession(api, session);
   t.is(payPage.status, 'incomplete');
@@ -453,8 +662,17 @@ async function crashBetweenCreateAndSend(t: ExecutionContext, then: 'nothing' | 
   const stores = await openStores({ dataDir: weir.dataDir });
   const commands = createCommandHandler({ eventStore: stores.eventStore, clock });
   const ctx = { organizationId, environment: 'test' as const, actor: 'test' };
-  await commands.handle(subscriptionAggregate, series.subscriptionId, { type: 'RenewSubscription', invoiceId: renewalId }, ctx);
-  const projections = createProjectionRunner({ eventStore: stores.eventStore, readStore: stores.readStore, projections: ALL_PROJECTIONS });
+  await commands.handle(
+    subscriptionAggregate,
+    series.subscriptionId,
+    { type: 'RenewSubscription', invoiceId: renewalId },
+    ctx,
+  );
+  const projections = createProjectionRunner({
+    eventStore: stores.eventStore,
+    readStore: stores.readStore,
+    projections: ALL_PROJECTIONS,
+  });
   const crashing: CommandHandler = {
     ...commands,
     async handle(aggregate, id, command, commandCtx) {
@@ -462,13 +680,30 @@ async function crashBetweenCreateAndSend(t: ExecutionContext, then: 'nothing' | 
       return commands.handle(aggregate, id, command, commandCtx);
     },
   };
-  const billing = createSubscriptionBilling({ clock, readStore: stores.readStore, projections, commands: crashing, publicUrl: 'http://weir.test', log: () => {} });
+  const billing = createSubscriptionBilling({
+    clock,
+    readStore: stores.readStore,
+    projections,
+    commands: crashing,
+    publicUrl: 'http://weir.test',
+    log: () => {},
+  });
   await projections.start();
   await billing.runOnce();
   await billing.stop();
   await projections.stop();
-  t.deepEqual((await stores.eventStore.readStream(`invoice-${renewalId}`)).map((e) => e.type), ['InvoiceCreated'], 'a draft, never sent');
-  if (then === 'end') await commands.handle(subscriptionAggregate, series.subscriptionId, { type: 'EndSubscription', comment: null }, ctx);
+  t.deepEqual(
+    (await stores.eventStore.readStream(`invoice-${renewalId}`)).map((e) => e.type),
+    ['InvoiceCreated'],
+    'a draft, never sent',
+  );
+  if (then === 'end')
+    await commands.handle(
+      subscriptionAggregate,
+      series.subscriptionId,
+      { type: 'EndSubscription', comment: null },
+      ctx,
+    );
   if (then === 'delete the draft') await commands.handle(invoiceAggregate, renewalId, { type: 'DeleteInvoice' }, ctx);
   await stores.eventStore.close();
   return { weir, clock, testSecretKey, series, renewalId };
@@ -479,17 +714,30 @@ test('a crash between creating a renewal invoice and sending it: the restart fin
   const second = await weir.start();
   const again = apiClient(second.url, testSecretKey);
   const renewal = await mailedRenewal(t, weir.sent, again, series.first.nextInvoice!.id);
-  t.like(renewal, { subscriptionId: series.subscriptionId, billingReason: 'subscription_cycle', url: `${second.url}/invoices/${renewal.id}/pay` });
+  t.like(renewal, {
+    subscriptionId: series.subscriptionId,
+    billingReason: 'subscription_cycle',
+    url: `${second.url}/invoices/${renewal.id}/pay`,
+  });
   await settled(second);
-  t.deepEqual((await second.eventStore.readStream(`invoice-${renewal.id}`)).map((e) => e.type),
-    ['InvoiceCreated', 'InvoiceFinalized', 'NextRecurringInvoiceScheduled', 'InvoiceSent']);
-  t.like((await again.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body, { status: 'active', latestInvoiceId: renewal.id });
+  t.deepEqual(
+    (await second.eventStore.readStream(`invoice-${renewal.id}`)).map((e) => e.type),
+    ['InvoiceCreated', 'InvoiceFinalized', 'NextRecurringInvoiceScheduled', 'InvoiceSent'],
+  );
+  t.like((await again.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body, {
+    status: 'active',
+    latestInvoiceId: renewal.id,
+  });
   await second.stop();
 
   const third = await weir.start();
   await settled(third);
   t.is((await third.eventStore.readStream(`invoice-${renewal.id}`)).length, 4, 'nothing more after another restart');
-  t.deepEqual(mailsOf(weir.sent, renewal).map((subject) => subject.split(' ').slice(0, 2).join(' ')), [`Invoice ${renewal.number}`], 'mailed once');
+  t.deepEqual(
+    mailsOf(weir.sent, renewal).map((subject) => subject.split(' ').slice(0, 2).join(' ')),
+    [`Invoice ${renewal.number}`],
+    'mailed once',
+  );
 });
 
 test('a renewal draft left by a crash before its send is deleted once its subscription has ended, once across restarts: never mailed, never payable', async (t) => {
@@ -497,18 +745,29 @@ test('a renewal draft left by a crash before its send is deleted once its subscr
   const second = await weir.start();
   await settled(second);
   const removed = async (weirNow: Pick<Weir, 'url' | 'eventStore'>) => {
-    t.deepEqual((await weirNow.eventStore.readStream(`invoice-${renewalId}`)).map((e) => [e.type, e.metadata.actor, e.metadata.causationId]), [
-      ['InvoiceCreated', 'system:subscriptions', renewalId],
-      ['InvoiceDeleted', 'system:subscription-billing', series.subscriptionId],
-    ], 'deleted once, by the billing process, because of the subscription');
+    t.deepEqual(
+      (await weirNow.eventStore.readStream(`invoice-${renewalId}`)).map((e) => [
+        e.type,
+        e.metadata.actor,
+        e.metadata.causationId,
+      ]),
+      [
+        ['InvoiceCreated', 'system:subscriptions', renewalId],
+        ['InvoiceDeleted', 'system:subscription-billing', series.subscriptionId],
+      ],
+      'deleted once, by the billing process, because of the subscription',
+    );
     const api = apiClient(weirNow.url, testSecretKey);
     t.is((await api.get(`/api/v1/invoices/${renewalId}`)).status, 404, 'gone as a merchant-deleted draft');
     const listed = (await api.get<{ data: Invoice[] }>('/api/v1/invoices?limit=100')).body.data.map((i) => i.id);
-    t.true(listed.includes(series.first.id) && !listed.includes(renewalId), 'not in the merchant\'s invoice list');
+    t.true(listed.includes(series.first.id) && !listed.includes(renewalId), "not in the merchant's invoice list");
     t.is((await fetch(`${weirNow.url}/invoices/${renewalId}/pay`, { redirect: 'manual' })).status, 404, 'no pay page');
     assertError(t, await api.post(`/api/v1/invoices/${renewalId}/pay`), 404);
     // As a renewal that was never issued before the end: the subscription names it, its invoice is gone.
-    t.like((await api.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body, { status: 'canceled', latestInvoiceId: renewalId });
+    t.like((await api.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body, {
+      status: 'canceled',
+      latestInvoiceId: renewalId,
+    });
   };
   await removed(second);
   await second.stop();
@@ -526,15 +785,35 @@ test('a renewal draft left by a crash before its send and deleted by the merchan
   const notBilled = async (weirNow: Pick<Weir, 'url' | 'eventStore' | 'projections' | 'readStore'>) => {
     // Its work list emptied, or a line logged (the work refused, left on the list for the next restart).
     await weirNow.projections.waitFor((await weirNow.eventStore.headPosition())!);
-    await eventually(async () => (billingLines().length > 0 || (await weirNow.readStore.collection(SUBSCRIPTION_WORK).count({})) === 0 ? true : undefined), 'the billing process');
+    await eventually(
+      async () =>
+        billingLines().length > 0 || (await weirNow.readStore.collection(SUBSCRIPTION_WORK).count({})) === 0
+          ? true
+          : undefined,
+      'the billing process',
+    );
     t.deepEqual(billingLines(), [], 'the billing process logged nothing');
     await settled(weirNow);
-    t.deepEqual((await weirNow.eventStore.readStream(`invoice-${renewalId}`)).map((e) => e.type), ['InvoiceCreated', 'InvoiceDeleted'], 'never issued again');
-    const deletions = (await weirNow.eventStore.readStream(`subscription-${series.subscriptionId}`)).filter((e) => e.type === 'RenewalInvoiceDeleted');
-    t.deepEqual(deletions.map((e) => [e.data, e.metadata.actor, e.metadata.causationId]), [[{ invoiceId: renewalId, at: renewedAt }, 'system:subscriptions', renewalId]], 'recorded once');
+    t.deepEqual(
+      (await weirNow.eventStore.readStream(`invoice-${renewalId}`)).map((e) => e.type),
+      ['InvoiceCreated', 'InvoiceDeleted'],
+      'never issued again',
+    );
+    const deletions = (await weirNow.eventStore.readStream(`subscription-${series.subscriptionId}`)).filter(
+      (e) => e.type === 'RenewalInvoiceDeleted',
+    );
+    t.deepEqual(
+      deletions.map((e) => [e.data, e.metadata.actor, e.metadata.causationId]),
+      [[{ invoiceId: renewalId, at: renewedAt }, 'system:subscriptions', renewalId]],
+      'recorded once',
+    );
     const api = apiClient(weirNow.url, testSecretKey);
     t.is((await api.get(`/api/v1/invoices/${renewalId}`)).status, 404);
-    t.like((await api.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body, { status: 'active', latestInvoiceId: renewalId, latestInvoice: { status: 'deleted' } });
+    t.like((await api.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body, {
+      status: 'active',
+      latestInvoiceId: renewalId,
+      latestInvoice: { status: 'deleted' },
+    });
   };
   const second = await weir.start();
   await notBilled(second);
@@ -544,15 +823,23 @@ test('a renewal draft left by a crash before its send and deleted by the merchan
 
   // Past the deleted renewal's due date: nothing is past due. At its period's end the next period is billed.
   const api = apiClient(third.url, testSecretKey);
-  const periodEnd = (await api.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body.currentPeriodEnd;
+  const periodEnd = (await api.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body
+    .currentPeriodEnd;
   clock.advanceTo(Date.parse(series.first.nextInvoice!.issueDate) + 11 * DAY);
   await settled(third);
-  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body, { status: 'active', latestInvoiceId: renewalId });
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body, {
+    status: 'active',
+    latestInvoiceId: renewalId,
+  });
   clock.advanceTo(Date.parse(periodEnd));
   const next = await mailedRenewal(t, weir.sent, api, nextInvoiceIdOf(renewalId));
   t.is(next.issueDate, periodEnd, 'the next period, not the deleted one again');
   await settled(third);
-  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body, { status: 'active', latestInvoiceId: next.id, currentPeriodStart: periodEnd });
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${series.subscriptionId}`)).body, {
+    status: 'active',
+    latestInvoiceId: next.id,
+    currentPeriodStart: periodEnd,
+  });
   t.deepEqual(mailsOf(weir.sent, { id: renewalId }), [], 'the deleted draft was never mailed');
   t.deepEqual(billingLines(), []);
 });

@@ -13,22 +13,56 @@ import { apiClient, eventually } from '../support/api-client.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import {
-  assertError, assertRejectedWithoutWrite, getSession, payInFull, payLate, receiveHooks, restartableWeir, reveal, sessionEvents, settled, untilCanceled,
-  type Api, type Page, type Session,
+  assertError,
+  assertRejectedWithoutWrite,
+  getSession,
+  payInFull,
+  payLate,
+  receiveHooks,
+  restartableWeir,
+  reveal,
+  sessionEvents,
+  settled,
+  untilCanceled,
+  type Api,
+  type Page,
+  type Session,
 } from './helpers.ts';
 
 const HOUR = 60 * 60 * 1000;
 
 type Subscription = {
-  id: string; object: string; status: string; customerId: string | null; clientReferenceId: string | null; currency: string; interval: string; intervalCount: number;
-  currentPeriodStart: string; currentPeriodEnd: string; cancelAtPeriodEnd: boolean; cancelAt: string | null; canceledAt: string | null;
-  cancellationComment: string | null; endedAt: string | null; startDate: string; pausedAt: string | null; livemode: boolean;
-  lineItems: { object: string; data: { quantity: number; price: { id: string; productId: string; interval: string; intervalCount: number; unitAmount: string } }[] };
+  id: string;
+  object: string;
+  status: string;
+  customerId: string | null;
+  clientReferenceId: string | null;
+  currency: string;
+  interval: string;
+  intervalCount: number;
+  currentPeriodStart: string;
+  currentPeriodEnd: string;
+  cancelAtPeriodEnd: boolean;
+  cancelAt: string | null;
+  canceledAt: string | null;
+  cancellationComment: string | null;
+  endedAt: string | null;
+  startDate: string;
+  pausedAt: string | null;
+  livemode: boolean;
+  lineItems: {
+    object: string;
+    data: {
+      quantity: number;
+      price: { id: string; productId: string; interval: string; intervalCount: number; unitAmount: string };
+    }[];
+  };
 };
 
 async function plan(api: Api, name: string, interval: string, intervalCount: number, unitAmount = '1000000000') {
   const product = await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
-    name, defaultPriceData: { currency: 'usdc', unitAmount, type: 'recurring', interval, intervalCount },
+    name,
+    defaultPriceData: { currency: 'usdc', unitAmount, type: 'recurring', interval, intervalCount },
   });
   if (product.status !== 200) throw new Error(JSON.stringify(product.body));
   return { productId: product.body.id, priceId: product.body.defaultPrice.id };
@@ -39,7 +73,10 @@ const SUBSCRIBER = { customerData: { email: 'subscriber@example.com' } };
 
 async function subscribe(api: Api, priceId: string, extra: Record<string, unknown> = SUBSCRIBER) {
   const session = await api.post<Session & { subscriptionId: string }>('/api/v1/checkout/sessions', {
-    mode: 'subscription', successUrl: 'https://shop.example/welcome', lineItems: { data: [{ priceId, quantity: 1 }] }, ...extra,
+    mode: 'subscription',
+    successUrl: 'https://shop.example/welcome',
+    lineItems: { data: [{ priceId, quantity: 1 }] },
+    ...extra,
   });
   if (session.status !== 200) throw new Error(JSON.stringify(session.body));
   return { session: session.body, subscription: await subscriptionOf(api, session.body.subscriptionId) };
@@ -74,12 +111,28 @@ test('a subscription session creates an incomplete subscription; paying it makes
   const { weir, api } = await setup(t);
   const monthly = await plan(api, 'Pro', 'month', 1);
   const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'c@example.com' })).body;
-  const { session, subscription } = await subscribe(api, monthly.priceId, { customerId: customer.id, clientReferenceId: 'acct-7', metadata: { plan: 'pro' } });
-  t.like(subscription, {
-    object: 'subscription', status: 'incomplete', customerId: customer.id, clientReferenceId: 'acct-7', currency: 'usdc', interval: 'month', intervalCount: 1,
-    startDate: '2026-05-10T12:00:00.000Z', currentPeriodStart: '2026-05-10T12:00:00.000Z', currentPeriodEnd: '2026-06-10T12:00:00.000Z', livemode: false,
+  const { session, subscription } = await subscribe(api, monthly.priceId, {
+    customerId: customer.id,
+    clientReferenceId: 'acct-7',
+    metadata: { plan: 'pro' },
   });
-  t.deepEqual(subscription.lineItems.data.map((l) => [l.price.id, l.price.productId, l.quantity, l.price.unitAmount]), [[monthly.priceId, monthly.productId, 1, '1000000000']]);
+  t.like(subscription, {
+    object: 'subscription',
+    status: 'incomplete',
+    customerId: customer.id,
+    clientReferenceId: 'acct-7',
+    currency: 'usdc',
+    interval: 'month',
+    intervalCount: 1,
+    startDate: '2026-05-10T12:00:00.000Z',
+    currentPeriodStart: '2026-05-10T12:00:00.000Z',
+    currentPeriodEnd: '2026-06-10T12:00:00.000Z',
+    livemode: false,
+  });
+  t.deepEqual(
+    subscription.lineItems.data.map((l) => [l.price.id, l.price.productId, l.quantity, l.price.unitAmount]),
+    [[monthly.priceId, monthly.productId, 1, '1000000000']],
+  );
   await payInFull(weir, api, session);
   t.like(await until(api, subscription.id, 'active'), { currentPeriodEnd: '2026-06-10T12:00:00.000Z' });
 });
@@ -93,10 +146,19 @@ test('an unpaid first checkout session expires the subscription: incomplete_expi
   // Only a first invoice is voided: the expired session takes no payment, so there is nothing to void.
   await weir.projections.waitFor((await weir.eventStore.headPosition())!);
   t.like((await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body, { status: 'expired' });
-  t.deepEqual(await weir.readStore.collection(SUBSCRIPTION_WORK).find({}), [], 'no work is left for the billing process manager');
-  t.deepEqual((await weir.eventStore.readAll(null, 100_000)).filter((e) => e.type.startsWith('Invoice')), []);
+  t.deepEqual(
+    await weir.readStore.collection(SUBSCRIPTION_WORK).find({}),
+    [],
+    'no work is left for the billing process manager',
+  );
+  t.deepEqual(
+    (await weir.eventStore.readAll(null, 100_000)).filter((e) => e.type.startsWith('Invoice')),
+    [],
+  );
   for (const op of ['cancel', 'end']) {
-    assertError(t, await api.post(`/api/v1/subscriptions/${subscription.id}/${op}`, {}), 400, { message: /subscription is incomplete_expired/ });
+    assertError(t, await api.post(`/api/v1/subscriptions/${subscription.id}/${op}`, {}), 400, {
+      message: /subscription is incomplete_expired/,
+    });
   }
 });
 
@@ -106,40 +168,79 @@ test('cancel at period end, resume, cancel again: it runs to the period end and 
   await payInFull(weir, api, session);
   await until(api, subscription.id, 'active');
 
-  const scheduled = await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/cancel`, { cancellationComment: 'too expensive' });
+  const scheduled = await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/cancel`, {
+    cancellationComment: 'too expensive',
+  });
   t.is(scheduled.status, 200, JSON.stringify(scheduled.body));
-  t.like(scheduled.body, { status: 'active', cancelAtPeriodEnd: true, cancelAt: '2026-06-10T12:00:00.000Z', cancellationComment: 'too expensive' });
+  t.like(scheduled.body, {
+    status: 'active',
+    cancelAtPeriodEnd: true,
+    cancelAt: '2026-06-10T12:00:00.000Z',
+    cancellationComment: 'too expensive',
+  });
   const resumed = await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/resume`);
   t.like(resumed.body, { status: 'active', cancelAtPeriodEnd: false, cancelAt: null, canceledAt: null });
-  t.like((await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/cancel`)).body, { cancelAtPeriodEnd: true, cancellationComment: null });
+  t.like((await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/cancel`)).body, {
+    cancelAtPeriodEnd: true,
+    cancellationComment: null,
+  });
 
   clock.advanceTo(Date.parse('2026-06-10T12:00:00.000Z'));
   const canceled = await until(api, subscription.id, 'canceled');
   t.like(canceled, { endedAt: '2026-06-10T12:00:00.000Z', cancelAtPeriodEnd: true });
   // No renewal invoice was issued for the period after the cancellation.
   t.is((await api.get<Page<unknown>>('/api/v1/invoices')).body.count, 0);
-  assertError(t, await api.post(`/api/v1/subscriptions/${subscription.id}/resume`), 400, { message: /subscription is canceled/ });
-  t.like((await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/end`)).body, { status: 'canceled', endedAt: '2026-06-10T12:00:00.000Z' });
+  assertError(t, await api.post(`/api/v1/subscriptions/${subscription.id}/resume`), 400, {
+    message: /subscription is canceled/,
+  });
+  t.like((await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/end`)).body, {
+    status: 'canceled',
+    endedAt: '2026-06-10T12:00:00.000Z',
+  });
 });
 
 test('end at once; pause and resume; operations the status forbids are 400s naming it', async (t) => {
   const { weir, api, clock } = await setup(t);
   const price = (await plan(api, 'Pro', 'month', 1)).priceId;
   const { subscription: incomplete } = await subscribe(api, price);
-  assertError(t, await api.post(`/api/v1/subscriptions/${incomplete.id}/cancel`), 400, { message: /subscription is incomplete; only a trialing, active, past_due or unpaid subscription can be canceled at period end/ });
-  assertError(t, await api.post(`/api/v1/subscriptions/${incomplete.id}/pause`), 400, { message: /subscription is incomplete; only an active subscription can be paused/ });
-  assertError(t, await api.post(`/api/v1/subscriptions/${incomplete.id}/resume`), 400, { message: /subscription is incomplete/ });
-  const ended = await api.post<Subscription>(`/api/v1/subscriptions/${incomplete.id}/end`, { cancellationComment: 'changed my mind' });
-  t.like(ended.body, { status: 'canceled', endedAt: '2026-05-10T12:00:00.000Z', cancellationComment: 'changed my mind' });
+  assertError(t, await api.post(`/api/v1/subscriptions/${incomplete.id}/cancel`), 400, {
+    message:
+      /subscription is incomplete; only a trialing, active, past_due or unpaid subscription can be canceled at period end/,
+  });
+  assertError(t, await api.post(`/api/v1/subscriptions/${incomplete.id}/pause`), 400, {
+    message: /subscription is incomplete; only an active subscription can be paused/,
+  });
+  assertError(t, await api.post(`/api/v1/subscriptions/${incomplete.id}/resume`), 400, {
+    message: /subscription is incomplete/,
+  });
+  const ended = await api.post<Subscription>(`/api/v1/subscriptions/${incomplete.id}/end`, {
+    cancellationComment: 'changed my mind',
+  });
+  t.like(ended.body, {
+    status: 'canceled',
+    endedAt: '2026-05-10T12:00:00.000Z',
+    cancellationComment: 'changed my mind',
+  });
 
   const { session, subscription } = await subscribe(api, price);
   await payInFull(weir, api, session);
   await until(api, subscription.id, 'active');
   clock.advanceBy(24 * HOUR);
-  t.like((await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/pause`)).body, { status: 'paused', pausedAt: '2026-05-11T12:00:00.000Z' });
-  assertError(t, await api.post(`/api/v1/subscriptions/${subscription.id}/cancel`), 400, { message: /subscription is paused/ });
-  t.like((await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/resume`)).body, { status: 'active', pausedAt: null, currentPeriodEnd: '2026-06-10T12:00:00.000Z' });
-  assertError(t, await api.post(`/api/v1/subscriptions/${subscription.id}/cancel`, { cancellationComment: 7 }), 400, { message: /cancellationComment/ });
+  t.like((await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/pause`)).body, {
+    status: 'paused',
+    pausedAt: '2026-05-11T12:00:00.000Z',
+  });
+  assertError(t, await api.post(`/api/v1/subscriptions/${subscription.id}/cancel`), 400, {
+    message: /subscription is paused/,
+  });
+  t.like((await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/resume`)).body, {
+    status: 'active',
+    pausedAt: null,
+    currentPeriodEnd: '2026-06-10T12:00:00.000Z',
+  });
+  assertError(t, await api.post(`/api/v1/subscriptions/${subscription.id}/cancel`, { cancellationComment: 7 }), 400, {
+    message: /cancellationComment/,
+  });
 });
 
 test('list and filters; another organization or the live key sees nothing', async (t) => {
@@ -184,37 +285,80 @@ test('a subscription session is refused, with nothing written, for prices a subs
   const monthly = await plan(api, 'Monthly', 'month', 1);
   const quarterly = await plan(api, 'Quarterly', 'month', 3);
   const weekly = await plan(api, 'Weekly', 'week', 1);
-  const oneTime = (await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', { name: 'Setup fee', defaultPriceData: { currency: 'usdc', unitAmount: '100000000' } })).body.defaultPrice.id;
+  const oneTime = (
+    await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
+      name: 'Setup fee',
+      defaultPriceData: { currency: 'usdc', unitAmount: '100000000' },
+    })
+  ).body.defaultPrice.id;
   const cases: [string, unknown[], RegExp][] = [
-    ['a one-time price', [{ priceId: oneTime, quantity: 1 }], /lineItems\[0\]: a subscription bills recurring prices only/],
-    ['a weekly price', [{ priceId: weekly.priceId, quantity: 1 }], /lineItems\[0\]: a subscription is billed monthly, quarterly, half-yearly or annually/],
-    ['two intervals', [{ priceId: monthly.priceId, quantity: 1 }, { priceId: quarterly.priceId, quantity: 1 }], /lineItems\[1\]: every price of a subscription must have the same billing interval/],
+    [
+      'a one-time price',
+      [{ priceId: oneTime, quantity: 1 }],
+      /lineItems\[0\]: a subscription bills recurring prices only/,
+    ],
+    [
+      'a weekly price',
+      [{ priceId: weekly.priceId, quantity: 1 }],
+      /lineItems\[0\]: a subscription is billed monthly, quarterly, half-yearly or annually/,
+    ],
+    [
+      'two intervals',
+      [
+        { priceId: monthly.priceId, quantity: 1 },
+        { priceId: quarterly.priceId, quantity: 1 },
+      ],
+      /lineItems\[1\]: every price of a subscription must have the same billing interval/,
+    ],
   ];
   for (const [what, data, message] of cases) {
     t.log(what);
-    await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/checkout/sessions', { mode: 'subscription', successUrl: 'https://shop.example/ok', lineItems: { data }, ...SUBSCRIBER }), { message });
+    await assertRejectedWithoutWrite(
+      t,
+      weir,
+      () =>
+        api.post('/api/v1/checkout/sessions', {
+          mode: 'subscription',
+          successUrl: 'https://shop.example/ok',
+          lineItems: { data },
+          ...SUBSCRIBER,
+        }),
+      { message },
+    );
   }
 });
 
 /** A payer buys `productId` on a new subscription payment link: the session the link opened, and its subscription. */
 async function buyOnLink(api: Api, productId: string) {
-  const link = (await api.post<{ id: string; url: string }>('/api/v1/payment-links', { title: 'Pro monthly', productId, emailCollection: true, nameCollection: true })).body;
+  const link = (
+    await api.post<{ id: string; url: string }>('/api/v1/payment-links', {
+      title: 'Pro monthly',
+      productId,
+      emailCollection: true,
+      nameCollection: true,
+    })
+  ).body;
   const answer = await fetch(link.url, {
-    method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ email: 'payer@example.com', name: 'Pat Payer' }).toString(),
   });
   if (answer.status !== 303) throw new Error(`the payment link answered ${answer.status}`);
   const sessionId = answer.headers.get('location')!.split('/').pop()!;
-  const session = (await api.get<Session & { subscriptionId: string; paymentLinkId: string }>(`/api/v1/checkout/sessions/${sessionId}`)).body;
+  const session = (
+    await api.get<Session & { subscriptionId: string; paymentLinkId: string }>(`/api/v1/checkout/sessions/${sessionId}`)
+  ).body;
   return { link, session, subscription: await subscriptionOf(api, session.subscriptionId) };
 }
 
-test('a subscription bought on a payment link gets a customer from the payer\'s email, so renewals reach them', async (t) => {
+test("a subscription bought on a payment link gets a customer from the payer's email, so renewals reach them", async (t) => {
   const { weir, api } = await setup(t);
   const monthly = await plan(api, 'Pro', 'month', 1);
   const { link, session, subscription } = await buyOnLink(api, monthly.productId);
   t.is(session.paymentLinkId, link.id);
-  const customer = (await api.get<{ email: string; name: string }>(`/api/v1/customers/${subscription.customerId}`)).body;
+  const customer = (await api.get<{ email: string; name: string }>(`/api/v1/customers/${subscription.customerId}`))
+    .body;
   t.like(customer, { email: 'payer@example.com', name: 'Pat Payer' });
   await payInFull(weir, api, session);
   await until(api, subscription.id, 'active');
@@ -225,29 +369,61 @@ test('a subscription session with customerData.email: its subscription gets that
   const { weir, api, clock } = await setup(t, undefined, mailer);
   const monthly = await plan(api, 'Pro', 'month', 1);
   const customerData = {
-    email: 'Sam@Example.com', name: 'Sam Subscriber', phone: '+1 555 0100', organizationName: 'Sam & Co',
+    email: 'Sam@Example.com',
+    name: 'Sam Subscriber',
+    phone: '+1 555 0100',
+    organizationName: 'Sam & Co',
     address: { line1: '1 Main St', city: 'Springfield', postalCode: '12345', country: 'us' },
   };
   const { session, subscription } = await subscribe(api, monthly.priceId, { customerData });
   // The session keeps the details as the reference's `customerDetails`; the customer is the subscription's.
   t.like(session, {
-    customerId: null, customerCreation: 'if_required',
-    customerDetails: { ...customerData, address: { line1: '1 Main St', line2: null, city: 'Springfield', state: null, postalCode: '12345', country: 'US' } },
+    customerId: null,
+    customerCreation: 'if_required',
+    customerDetails: {
+      ...customerData,
+      address: {
+        line1: '1 Main St',
+        line2: null,
+        city: 'Springfield',
+        state: null,
+        postalCode: '12345',
+        country: 'US',
+      },
+    },
   });
   t.truthy(subscription.customerId);
-  const customer = (await api.get<{ email: string; name: string; phone: string; organizationName: string; address: { country: string } }>(`/api/v1/customers/${subscription.customerId}`)).body;
-  t.like(customer, { email: 'Sam@Example.com', name: 'Sam Subscriber', phone: '+1 555 0100', organizationName: 'Sam & Co', address: { line1: '1 Main St', country: 'US' } });
+  const customer = (
+    await api.get<{
+      email: string;
+      name: string;
+      phone: string;
+      organizationName: string;
+      address: { country: string };
+    }>(`/api/v1/customers/${subscription.customerId}`)
+  ).body;
+  t.like(customer, {
+    email: 'Sam@Example.com',
+    name: 'Sam Subscriber',
+    phone: '+1 555 0100',
+    organizationName: 'Sam & Co',
+    address: { line1: '1 Main St', country: 'US' },
+  });
 
   await payInFull(weir, api, session);
   await until(api, subscription.id, 'active');
   t.deepEqual(sent, [], 'nothing is mailed before the renewal');
   clock.advanceTo(Date.parse('2026-06-10T12:00:00.000Z'));
   const renewed = await eventually(async () => {
-    const s = (await api.get<Subscription & { latestInvoiceId: string | null }>(`/api/v1/subscriptions/${subscription.id}`)).body;
+    const s = (
+      await api.get<Subscription & { latestInvoiceId: string | null }>(`/api/v1/subscriptions/${subscription.id}`)
+    ).body;
     return s.latestInvoiceId ? s : undefined;
   }, 'the renewal');
   const invoice = await eventually(async () => {
-    const response = await api.get<{ status: string; number: string; customerId: string }>(`/api/v1/invoices/${renewed.latestInvoiceId}`);
+    const response = await api.get<{ status: string; number: string; customerId: string }>(
+      `/api/v1/invoices/${renewed.latestInvoiceId}`,
+    );
     return response.body.status === 'open' ? response.body : undefined;
   }, 'the renewal invoice');
   t.is(invoice.customerId, subscription.customerId ?? 'no customer');
@@ -260,11 +436,25 @@ test('a subscription session with customerData.email: its subscription gets that
 test('a subscription session over the API with neither customerId nor customerData.email is refused, with nothing written', async (t) => {
   const { weir, api } = await setup(t);
   const { priceId } = await plan(api, 'Pro', 'month', 1);
-  const request = { mode: 'subscription', successUrl: 'https://shop.example/ok', lineItems: { data: [{ priceId, quantity: 1 }] } };
-  const why = /^customerId: a subscription session needs customerId or customerData\.email, so that its renewal invoices reach the customer$/;
-  for (const extra of [{}, { customerData: { name: 'No Email' } }, { customerData: null }, { customerCreation: 'if_required' }]) {
+  const request = {
+    mode: 'subscription',
+    successUrl: 'https://shop.example/ok',
+    lineItems: { data: [{ priceId, quantity: 1 }] },
+  };
+  const why =
+    /^customerId: a subscription session needs customerId or customerData\.email, so that its renewal invoices reach the customer$/;
+  for (const extra of [
+    {},
+    { customerData: { name: 'No Email' } },
+    { customerData: null },
+    { customerCreation: 'if_required' },
+  ]) {
     t.log(JSON.stringify(extra));
-    await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/checkout/sessions', { ...request, ...extra }), { field: 'customerId', code: 'parameter_missing', message: why });
+    await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/checkout/sessions', { ...request, ...extra }), {
+      field: 'customerId',
+      code: 'parameter_missing',
+      message: why,
+    });
   }
   t.is((await api.get<Page<unknown>>('/api/v1/subscriptions')).body.count, 0);
   t.is((await api.get<Page<unknown>>('/api/v1/customers')).body.count, 0);
@@ -277,7 +467,9 @@ test('a renewal that fell due while Weir was down is issued at start: the timers
   const first = await startTestWeir(t, { dataDir }, { clock });
   const { api, testSecretKey } = await createMerchant(first.url);
   const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'c@example.com' })).body;
-  const { session, subscription } = await subscribe(api, (await plan(api, 'Pro', 'month', 1)).priceId, { customerId: customer.id });
+  const { session, subscription } = await subscribe(api, (await plan(api, 'Pro', 'month', 1)).priceId, {
+    customerId: customer.id,
+  });
   await payInFull(first, api, session);
   await until(api, subscription.id, 'active');
   await first.stop();
@@ -286,30 +478,55 @@ test('a renewal that fell due while Weir was down is issued at start: the timers
   const second = await startTestWeir(t, { dataDir }, { clock });
   const again = apiClient(second.url, testSecretKey);
   const renewed = await eventually(async () => {
-    const s = (await again.get<Subscription & { latestInvoiceId: string | null }>(`/api/v1/subscriptions/${subscription.id}`)).body;
+    const s = (
+      await again.get<Subscription & { latestInvoiceId: string | null }>(`/api/v1/subscriptions/${subscription.id}`)
+    ).body;
     return s.latestInvoiceId ? s : undefined;
   }, 'the renewal after the restart');
-  t.like(renewed, { status: 'active', currentPeriodStart: '2026-06-10T12:00:00.000Z', currentPeriodEnd: '2026-07-10T12:00:00.000Z' });
+  t.like(renewed, {
+    status: 'active',
+    currentPeriodStart: '2026-06-10T12:00:00.000Z',
+    currentPeriodEnd: '2026-07-10T12:00:00.000Z',
+  });
   const invoice = await eventually(async () => {
-    const response = await again.get<{ status: string; customerId: string }>(`/api/v1/invoices/${renewed.latestInvoiceId}`);
+    const response = await again.get<{ status: string; customerId: string }>(
+      `/api/v1/invoices/${renewed.latestInvoiceId}`,
+    );
     return response.body.status === 'open' ? response.body : undefined;
   }, 'the renewal invoice');
   t.is(invoice.customerId, customer.id);
 });
 
 const MINUTE = 60 * 1000;
-const SESSION_HOOKS = ['checkout_session.canceled', 'checkout_session.expired', 'payment_intent.canceled', 'checkout_session.late_payment', 'checkout_session.completed'];
+const SESSION_HOOKS = [
+  'checkout_session.canceled',
+  'checkout_session.expired',
+  'payment_intent.canceled',
+  'checkout_session.late_payment',
+  'checkout_session.completed',
+];
 
 /** How a session ended (canceled or expired): by whom, because of what, and why. */
 async function endingsOf(weir: Pick<Weir, 'eventStore'>, sessionId: string) {
-  return (await sessionEvents(weir, sessionId)).filter((e) => e.type === 'CheckoutSessionCanceled' || e.type === 'CheckoutSessionExpired')
-    .map((e) => ({ type: e.type, actor: e.metadata.actor, causationId: e.metadata.causationId, reason: (e.data as { reason?: string | null }).reason ?? null }));
+  return (await sessionEvents(weir, sessionId))
+    .filter((e) => e.type === 'CheckoutSessionCanceled' || e.type === 'CheckoutSessionExpired')
+    .map((e) => ({
+      type: e.type,
+      actor: e.metadata.actor,
+      causationId: e.metadata.causationId,
+      reason: (e.data as { reason?: string | null }).reason ?? null,
+    }));
 }
 
 /** The first session of `subscriptionId`, canceled by the billing process because the subscription ended. */
-const canceledBecauseOf = (subscriptionId: string) => [{
-  type: 'CheckoutSessionCanceled', actor: 'system:subscription-billing', causationId: subscriptionId, reason: 'the subscription was canceled',
-}];
+const canceledBecauseOf = (subscriptionId: string) => [
+  {
+    type: 'CheckoutSessionCanceled',
+    actor: 'system:subscription-billing',
+    causationId: subscriptionId,
+    reason: 'the subscription was canceled',
+  },
+];
 
 test('the open first session of a subscription ended while incomplete is canceled, once, with its webhooks; money sent to it later is a late payment; nothing repeats after a restart', async (t) => {
   const clock = createManualClock(Date.parse('2026-05-10T12:00:00.000Z'));
@@ -326,7 +543,15 @@ test('the open first session of a subscription ended while incomplete is cancele
   t.is(canceled.paymentIntent.status, 'canceled');
   t.deepEqual(await endingsOf(first, session.id), canceledBecauseOf(subscription.id));
   await hooks.waitFor(session.id, ['checkout_session.canceled', 'payment_intent.canceled']);
-  t.is((await apiClient(first.url).post(`/checkout/${session.id}/payment-method`, { assetId: canceled.addresses[0]!.asset.id })).status, 400, 'its page gives out no address');
+  t.is(
+    (
+      await apiClient(first.url).post(`/checkout/${session.id}/payment-method`, {
+        assetId: canceled.addresses[0]!.asset.id,
+      })
+    ).status,
+    400,
+    'its page gives out no address',
+  );
 
   // The payer sends the amount shown anyway: a late payment of the canceled session; the subscription stays canceled.
   const late = await payLate(first, api, session.id, shown);
@@ -343,12 +568,19 @@ test('the open first session of a subscription ended while incomplete is cancele
   const again = apiClient(second.url, testSecretKey);
   await settled(second);
   t.deepEqual(await endingsOf(second, session.id), canceledBecauseOf(subscription.id));
-  t.deepEqual((await second.eventStore.readStream(`subscription-${subscription.id}`)).map((e) => e.type), ['SubscriptionCreated', 'SubscriptionCanceled']);
+  t.deepEqual(
+    (await second.eventStore.readStream(`subscription-${subscription.id}`)).map((e) => e.type),
+    ['SubscriptionCreated', 'SubscriptionCanceled'],
+  );
   // A later session's cancel marks the point by which a repeat of the earlier webhooks would have been sent.
   const marker = (await again.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
   t.is((await again.post(`/api/v1/checkout/sessions/${marker.id}/cancel`)).status, 200);
   await hooks.waitFor(marker.id, ['checkout_session.canceled']);
-  t.deepEqual(hooks.about(session.id), ['checkout_session.canceled', 'checkout_session.late_payment', 'payment_intent.canceled']);
+  t.deepEqual(hooks.about(session.id), [
+    'checkout_session.canceled',
+    'checkout_session.late_payment',
+    'payment_intent.canceled',
+  ]);
   t.like(await getSession(again, session.id), { status: 'canceled' });
 });
 
@@ -364,9 +596,15 @@ test('a subscription bought on a payment link and ended in a crash before its se
   clock.advanceBy(10 * MINUTE);
   const eventStore = await openEventStore({ dataDir: weir.dataDir });
   const end = await createCommandHandler({ eventStore, clock }).handle(
-    subscriptionAggregate, subscription.id, { type: 'EndSubscription', comment: null }, { organizationId, environment: 'test', actor: 'test' },
+    subscriptionAggregate,
+    subscription.id,
+    { type: 'EndSubscription', comment: null },
+    { organizationId, environment: 'test', actor: 'test' },
   );
-  t.deepEqual(end.events.map((e) => e.type), ['SubscriptionCanceled']);
+  t.deepEqual(
+    end.events.map((e) => e.type),
+    ['SubscriptionCanceled'],
+  );
   await eventStore.close();
 
   const second = await weir.start();
@@ -384,31 +622,55 @@ test('a subscription canceled at period end while its renewal is past due: the p
   await payInFull(weir, api, session);
   await until(api, subscription.id, 'active');
   clock.advanceTo(Date.parse('2026-06-10T12:00:00.000Z'));
-  const renewalId = (await eventually(async () => {
-    const s = (await api.get<Subscription & { latestInvoiceId: string | null }>(`/api/v1/subscriptions/${subscription.id}`)).body;
-    return s.latestInvoiceId ? s : undefined;
-  }, 'the renewal')).latestInvoiceId!;
-  await eventually(async () => sent.find((m) => m.text.includes(`/invoices/${renewalId}/pay`)), 'the renewal invoice mail');
+  const renewalId = (
+    await eventually(async () => {
+      const s = (
+        await api.get<Subscription & { latestInvoiceId: string | null }>(`/api/v1/subscriptions/${subscription.id}`)
+      ).body;
+      return s.latestInvoiceId ? s : undefined;
+    }, 'the renewal')
+  ).latestInvoiceId!;
+  await eventually(
+    async () => sent.find((m) => m.text.includes(`/invoices/${renewalId}/pay`)),
+    'the renewal invoice mail',
+  );
 
   // Unpaid past its due date (seven days): past due. The merchant cancels at the period end.
   clock.advanceTo(Date.parse('2026-06-17T12:00:00.000Z'));
   await until(api, subscription.id, 'past_due');
-  t.like((await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/cancel`)).body, { status: 'past_due', cancelAtPeriodEnd: true, cancelAt: '2026-07-10T12:00:00.000Z' });
+  t.like((await api.post<Subscription>(`/api/v1/subscriptions/${subscription.id}/cancel`)).body, {
+    status: 'past_due',
+    cancelAtPeriodEnd: true,
+    cancelAt: '2026-07-10T12:00:00.000Z',
+  });
   await settled(weir);
-  t.like((await api.get<{ status: string }>(`/api/v1/invoices/${renewalId}`)).body, { status: 'open' }, 'payable until the period ends');
+  t.like(
+    (await api.get<{ status: string }>(`/api/v1/invoices/${renewalId}`)).body,
+    { status: 'open' },
+    'payable until the period ends',
+  );
 
   clock.advanceTo(Date.parse('2026-07-10T12:00:00.000Z'));
   t.like(await until(api, subscription.id, 'canceled'), { endedAt: '2026-07-10T12:00:00.000Z' });
   await settled(weir);
-  t.like((await api.get<{ status: string; voidedAt: string | null }>(`/api/v1/invoices/${renewalId}`)).body, { status: 'void', voidedAt: '2026-07-10T12:00:00.000Z' });
-  const voids = (await weir.eventStore.readStream(`invoice-${renewalId}`)).filter((e) => e.type === 'InvoiceVoided').map((e) => [e.metadata.actor, e.metadata.causationId]);
+  t.like((await api.get<{ status: string; voidedAt: string | null }>(`/api/v1/invoices/${renewalId}`)).body, {
+    status: 'void',
+    voidedAt: '2026-07-10T12:00:00.000Z',
+  });
+  const voids = (await weir.eventStore.readStream(`invoice-${renewalId}`))
+    .filter((e) => e.type === 'InvoiceVoided')
+    .map((e) => [e.metadata.actor, e.metadata.causationId]);
   t.deepEqual(voids, [['system:subscription-billing', subscription.id]]);
   t.is((await fetch(`${weir.url}/invoices/${renewalId}/pay`, { redirect: 'manual' })).status, 410);
-  t.is(sent.filter((m) => m.text.includes(`/invoices/${renewalId}/pay`)).length, 1, 'only its invoice mail, sent before the end');
+  t.is(
+    sent.filter((m) => m.text.includes(`/invoices/${renewalId}/pay`)).length,
+    1,
+    'only its invoice mail, sent before the end',
+  );
   t.is((await api.get<Page<unknown>>('/api/v1/invoices')).body.count, 1, 'nothing issued for the period after the end');
 });
 
-test('deleting a customer ends each of their subscriptions that has not ended, at once, and voids its open renewal; other customers\' subscriptions go on', async (t) => {
+test("deleting a customer ends each of their subscriptions that has not ended, at once, and voids its open renewal; other customers' subscriptions go on", async (t) => {
   const { weir, api, clock } = await setup(t);
   const price = (await plan(api, 'Pro', 'month', 1)).priceId;
   const leaving = (await api.post<{ id: string }>('/api/v1/customers', { email: 'leaving@example.com' })).body;
@@ -420,26 +682,51 @@ test('deleting a customer ends each of their subscriptions that has not ended, a
   await payInFull(weir, api, other.session);
   await until(api, other.subscription.id, 'active');
   const ended = await subscribe(api, price, { customerId: leaving.id });
-  await api.post(`/api/v1/subscriptions/${ended.subscription.id}/end`, { cancellationComment: 'ended by the merchant' });
+  await api.post(`/api/v1/subscriptions/${ended.subscription.id}/end`, {
+    cancellationComment: 'ended by the merchant',
+  });
 
   clock.advanceTo(Date.parse('2026-06-10T12:00:00.000Z'));
-  const renewalId = (await eventually(async () => {
-    const s = (await api.get<Subscription & { latestInvoiceId: string | null }>(`/api/v1/subscriptions/${paid.subscription.id}`)).body;
-    return s.latestInvoiceId ? s : undefined;
-  }, 'the renewal')).latestInvoiceId!;
+  const renewalId = (
+    await eventually(async () => {
+      const s = (
+        await api.get<Subscription & { latestInvoiceId: string | null }>(
+          `/api/v1/subscriptions/${paid.subscription.id}`,
+        )
+      ).body;
+      return s.latestInvoiceId ? s : undefined;
+    }, 'the renewal')
+  ).latestInvoiceId!;
   const pending = await subscribe(api, price, { customerId: leaving.id });
   await settled(weir);
   t.is((await api.get<{ status: string }>(`/api/v1/invoices/${renewalId}`)).body.status, 'open');
 
   clock.advanceBy(HOUR / 2);
   t.is((await api.delete(`/api/v1/customers/${leaving.id}`)).status, 200);
-  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${paid.subscription.id}`)).body, { status: 'canceled', endedAt: '2026-06-10T12:30:00.000Z', cancellationComment: CUSTOMER_DELETED_COMMENT });
-  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${pending.subscription.id}`)).body, { status: 'canceled', cancellationComment: CUSTOMER_DELETED_COMMENT });
-  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${ended.subscription.id}`)).body, { status: 'canceled', endedAt: '2026-05-10T12:00:00.000Z', cancellationComment: 'ended by the merchant' }, 'already ended: untouched');
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${paid.subscription.id}`)).body, {
+    status: 'canceled',
+    endedAt: '2026-06-10T12:30:00.000Z',
+    cancellationComment: CUSTOMER_DELETED_COMMENT,
+  });
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${pending.subscription.id}`)).body, {
+    status: 'canceled',
+    cancellationComment: CUSTOMER_DELETED_COMMENT,
+  });
+  t.like(
+    (await api.get<Subscription>(`/api/v1/subscriptions/${ended.subscription.id}`)).body,
+    { status: 'canceled', endedAt: '2026-05-10T12:00:00.000Z', cancellationComment: 'ended by the merchant' },
+    'already ended: untouched',
+  );
   await untilCanceled(api, pending.session.id);
   await settled(weir);
-  t.like((await api.get<{ status: string; voidedAt: string | null }>(`/api/v1/invoices/${renewalId}`)).body, { status: 'void', voidedAt: '2026-06-10T12:30:00.000Z' });
-  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${other.subscription.id}`)).body, { status: 'active', cancellationComment: null });
+  t.like((await api.get<{ status: string; voidedAt: string | null }>(`/api/v1/invoices/${renewalId}`)).body, {
+    status: 'void',
+    voidedAt: '2026-06-10T12:30:00.000Z',
+  });
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${other.subscription.id}`)).body, {
+    status: 'active',
+    cancellationComment: null,
+  });
   assertError(t, await api.get(`/api/v1/customers/${leaving.id}`), 404, { message: /customer/ });
 
   // A month on, the other customer's billing has gone on (its renewal unpaid: past due, then
@@ -450,5 +737,9 @@ test('deleting a customer ends each of their subscriptions that has not ended, a
   await until(api, other.subscription.id, 'unpaid');
   await settled(weir);
   const invoices = (await api.get<Page<{ customerId: string }>>('/api/v1/invoices?limit=200')).body.data;
-  t.is(invoices.filter((i) => i.customerId === leaving.id).length, 1, 'only the renewal issued before the delete (now void)');
+  t.is(
+    invoices.filter((i) => i.customerId === leaving.id).length,
+    1,
+    'only the renewal issued before the delete (now void)',
+  );
 });

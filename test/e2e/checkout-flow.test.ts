@@ -9,9 +9,23 @@ import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant, sessionRequest, startTestWeir, MERCHANT_WALLET } from '../support/weir-harness.ts';
 
 type Session = Record<string, unknown> & {
-  id: string; url: string; status: string; paymentStatus: string; amountTotal: string; amountReceived: string; transactionHash: string | null;
-  addresses: { id: string; asset: { id: string; chainId: number; address: string; decimals: number; currency: string }; paymentAddress: string }[];
-  paymentIntent: { status: string; amountReceived: string; paymentMethod: { accountAddress: string; amountDue: string } | null };
+  id: string;
+  url: string;
+  status: string;
+  paymentStatus: string;
+  amountTotal: string;
+  amountReceived: string;
+  transactionHash: string | null;
+  addresses: {
+    id: string;
+    asset: { id: string; chainId: number; address: string; decimals: number; currency: string };
+    paymentAddress: string;
+  }[];
+  paymentIntent: {
+    status: string;
+    amountReceived: string;
+    paymentMethod: { accountAddress: string; amountDue: string } | null;
+  };
 };
 
 /**
@@ -19,20 +33,30 @@ type Session = Record<string, unknown> & {
  * payer's asset choice; then chain observations on the bus complete the session and the signed
  * webhooks arrive.
  */
-async function checkoutJourney(t: ExecutionContext, options: { natsUrl?: string; publisherBus?: (weirBus: Bus) => Promise<Bus> }) {
+async function checkoutJourney(
+  t: ExecutionContext,
+  options: { natsUrl?: string; publisherBus?: (weirBus: Bus) => Promise<Bus> },
+) {
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());
   const weir = await startTestWeir(t, { natsUrl: options.natsUrl });
   const merchant = await createMerchant(weir.url);
   const { api } = merchant;
 
-  const endpoint = await api.post<{ id: string; secret: string; enabledEvents: { events: string[] } }>('/api/v1/webhook-endpoints', {
-    description: 'shop backend', url: receiver.url, enabledEvents: { events: ['checkout_session.completed', 'payment_intent.succeeded'] },
-  });
+  const endpoint = await api.post<{ id: string; secret: string; enabledEvents: { events: string[] } }>(
+    '/api/v1/webhook-endpoints',
+    {
+      description: 'shop backend',
+      url: receiver.url,
+      enabledEvents: { events: ['checkout_session.completed', 'payment_intent.succeeded'] },
+    },
+  );
   t.is(endpoint.status, 200, JSON.stringify(endpoint.body));
   t.regex(endpoint.body.secret, /^whsec_/);
 
-  const created = await api.post<Session>('/api/v1/checkout/sessions', sessionRequest('150000000', 2), { 'Idempotency-Key': 'order-1001' });
+  const created = await api.post<Session>('/api/v1/checkout/sessions', sessionRequest('150000000', 2), {
+    'Idempotency-Key': 'order-1001',
+  });
   t.is(created.status, 200, JSON.stringify(created.body));
   const session = created.body;
   t.is(session.status, 'open');
@@ -48,7 +72,10 @@ async function checkoutJourney(t: ExecutionContext, options: { natsUrl?: string;
 
   // The payer reveals the address for USDC on the hosted page.
   const payer = apiClient(weir.url);
-  const reveal = await payer.post<{ address: string; amountDueRaw: string; qrSvg: string }>(`/checkout/${session.id}/payment-method`, { assetId: usdc.asset.id });
+  const reveal = await payer.post<{ address: string; amountDueRaw: string; qrSvg: string }>(
+    `/checkout/${session.id}/payment-method`,
+    { assetId: usdc.asset.id },
+  );
   t.is(reveal.status, 200, JSON.stringify(reveal.body));
   t.is(reveal.body.address, usdc.paymentAddress);
   t.is(reveal.body.amountDueRaw, '3000000');
@@ -74,10 +101,28 @@ async function checkoutJourney(t: ExecutionContext, options: { natsUrl?: string;
   const secret = endpoint.body.secret;
   const types = new Set<string>();
   for (const hook of hooks) {
-    t.is(hook.headers['x-webhook-signature'], bodySignature(secret, hook.body), 'x-webhook-signature is the HMAC of the exact raw body');
+    t.is(
+      hook.headers['x-webhook-signature'],
+      bodySignature(secret, hook.body),
+      'x-webhook-signature is the HMAC of the exact raw body',
+    );
     t.is(hook.headers['x-webhook-token'], secret);
-    t.true(verifyTimestampedSignature({ secret, body: hook.body, header: String(hook.headers['x-weir-signature']), nowSeconds: Math.floor(Date.now() / 1000) }));
-    const envelope = JSON.parse(hook.body) as { id: string; apiVersion: string; created: number; object: string; type: string; data: { object: Session } };
+    t.true(
+      verifyTimestampedSignature({
+        secret,
+        body: hook.body,
+        header: String(hook.headers['x-weir-signature']),
+        nowSeconds: Math.floor(Date.now() / 1000),
+      }),
+    );
+    const envelope = JSON.parse(hook.body) as {
+      id: string;
+      apiVersion: string;
+      created: number;
+      object: string;
+      type: string;
+      data: { object: Session };
+    };
     t.regex(envelope.id, /^[0-9a-f-]{36}$/);
     t.regex(envelope.apiVersion, /^\d{4}-\d{2}-\d{2}$/);
     t.true(Number.isInteger(envelope.created));
@@ -103,21 +148,40 @@ async function checkoutJourney(t: ExecutionContext, options: { natsUrl?: string;
   const streamBefore = await weir.eventStore.readStream(`checkout_session-${session.id}`);
   if (transfer.type === 'transfer') {
     await publisherBus.publish('chain.weir-testnet.transfer', Buffer.from(JSON.stringify(transfer)));
-    await publisherBus.publish('chain.weir-testnet.final', Buffer.from(JSON.stringify({ type: 'final', network: 'weir-testnet', chainId: 7357, blockNumber: 100, blockHash, observedAt: new Date().toISOString() })));
+    await publisherBus.publish(
+      'chain.weir-testnet.final',
+      Buffer.from(
+        JSON.stringify({
+          type: 'final',
+          network: 'weir-testnet',
+          chainId: 7357,
+          blockNumber: 100,
+          blockHash,
+          observedAt: new Date().toISOString(),
+        }),
+      ),
+    );
   }
   const marker = randomHash();
   await chain.final(101, marker);
-  await eventually(async () => ((await apiClient(weir.url).get('/health')).status === 200 ? true : undefined), 'health');
+  await eventually(
+    async () => ((await apiClient(weir.url).get('/health')).status === 200 ? true : undefined),
+    'health',
+  );
   await new Promise((resolve) => setTimeout(resolve, 300));
   t.is((await weir.eventStore.readStream(`checkout_session-${session.id}`)).length, streamBefore.length);
   t.is(receiver.received.length, 2);
 
-  const deliveries = await api.get<{ data: { status: string; attempts: number }[] }>(`/api/v1/webhook-endpoints/${endpoint.body.id}/deliveries`);
+  const deliveries = await api.get<{ data: { status: string; attempts: number }[] }>(
+    `/api/v1/webhook-endpoints/${endpoint.body.id}/deliveries`,
+  );
   t.is(deliveries.body.data.length, 2);
   t.true(deliveries.body.data.every((d) => d.status === 'succeeded' && d.attempts === 1));
 
   // The idempotent retry of the create gets the first response.
-  const retried = await api.post<Session>('/api/v1/checkout/sessions', sessionRequest('150000000', 2), { 'Idempotency-Key': 'order-1001' });
+  const retried = await api.post<Session>('/api/v1/checkout/sessions', sessionRequest('150000000', 2), {
+    'Idempotency-Key': 'order-1001',
+  });
   t.is(retried.body.id, session.id);
   t.is(retried.headers.get('idempotent-replayed'), 'true');
   t.not(MERCHANT_WALLET, usdc.paymentAddress);

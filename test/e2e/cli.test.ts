@@ -42,7 +42,10 @@ test('weir health asks a running weir serve (by --url, or by PORT and HOST as se
   t.is(byUrl.status, 0, byUrl.stderr);
   const report = JSON.parse(byUrl.stdout) as { status: string; checks: { name: string; status: string }[] };
   t.is(report.status, 'ok');
-  t.deepEqual(report.checks.map((c) => c.name), ['event_store', 'projections', 'matcher', 'timers', 'webhooks']);
+  t.deepEqual(
+    report.checks.map((c) => c.name),
+    ['event_store', 'projections', 'matcher', 'timers', 'webhooks'],
+  );
   const port = new URL(server.url).port;
   t.is(runWeir(['health'], { PORT: port, HOST: '0.0.0.0' }).status, 0);
   await server.kill();
@@ -61,11 +64,17 @@ test('weir machines export writes Stately-importable JSON for every machine', as
   const out = await tempDir(t);
   const result = runWeir(['machines', 'export', '--out', out]);
   t.is(result.status, 0, result.stderr);
-  const session = JSON.parse(await readFile(join(out, 'checkout-session.json'), 'utf8')) as { id: string; initial: string; states: Record<string, { on?: Record<string, unknown> }> };
+  const session = JSON.parse(await readFile(join(out, 'checkout-session.json'), 'utf8')) as {
+    id: string;
+    initial: string;
+    states: Record<string, { on?: Record<string, unknown> }>;
+  };
   t.is(session.id, 'checkoutSession');
   t.deepEqual(Object.keys(session.states).sort(), ['canceled', 'complete', 'expired', 'incomplete', 'new', 'open']);
   t.truthy(session.states.open?.on?.CheckoutSessionCompleted);
-  const delivery = JSON.parse(await readFile(join(out, 'webhook-delivery.json'), 'utf8')) as { states: Record<string, unknown> };
+  const delivery = JSON.parse(await readFile(join(out, 'webhook-delivery.json'), 'utf8')) as {
+    states: Record<string, unknown>;
+  };
   t.deepEqual(Object.keys(delivery.states).sort(), ['exhausted', 'failed', 'pending', 'succeeded']);
 });
 
@@ -88,14 +97,34 @@ test('weir devnet starts a local chain with test tokens and the factory, prints 
   const dir = await tempDir(t);
   const out = join(dir, 'devnet.json');
   const port = await findFreePort();
-  const child = spawn(process.execPath, [WEIR_BIN, 'devnet', '--port', String(port), '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [WEIR_BIN, 'devnet', '--port', String(port), '--out', out], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
   let stdout = '';
-  child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-  const info = await eventually(async () => {
-    try { return JSON.parse(stdout) as { chainId: number; rpcUrl: string; contracts: Record<string, string>; accounts: { role: string }[] }; } catch { return undefined; }
-  }, 'the devnet JSON on stdout', 60_000);
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  const info = await eventually(
+    async () => {
+      try {
+        return JSON.parse(stdout) as {
+          chainId: number;
+          rpcUrl: string;
+          contracts: Record<string, string>;
+          accounts: { role: string }[];
+        };
+      } catch {
+        return undefined;
+      }
+    },
+    'the devnet JSON on stdout',
+    60_000,
+  );
   t.is(info.chainId, 31337);
   t.is(info.rpcUrl, `http://127.0.0.1:${port}`);
   t.deepEqual(Object.keys(info.contracts).sort(), ['dai', 'forwarderFactory', 'usdc', 'usdt']);

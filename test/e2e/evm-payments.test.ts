@@ -13,41 +13,85 @@ import { SWEEPS, type SweepDoc } from '../../src/projections/sweeps.projection.t
 type Session = {
   amountDetails: { amountGasFee: string; applyGasFee: boolean; amountTotal: string };
   amountGasFee: string;
-  id: string; status: string; paymentStatus: string; amountTotal: string; amountReceived: string; amountOverpaid: string; transactionHash: string | null;
-  addresses: { id: string; asset: { id: string; currency: string; address: string; decimals: number; chainId: number }; paymentAddress: string; gas: string; gasAmount: string }[];
-  paymentIntent: { status: string; amountReceived: string; transactions: { transactionHash: string; amountRaw: string; status: string; late: boolean }[]; paymentMethod: { accountAddress: string; amountDue: string } | null };
+  id: string;
+  status: string;
+  paymentStatus: string;
+  amountTotal: string;
+  amountReceived: string;
+  amountOverpaid: string;
+  transactionHash: string | null;
+  addresses: {
+    id: string;
+    asset: { id: string; currency: string; address: string; decimals: number; chainId: number };
+    paymentAddress: string;
+    gas: string;
+    gasAmount: string;
+  }[];
+  paymentIntent: {
+    status: string;
+    amountReceived: string;
+    transactions: { transactionHash: string; amountRaw: string; status: string; late: boolean }[];
+    paymentMethod: { accountAddress: string; amountDue: string } | null;
+  };
   sweeps: { transactionHash: string; gasUsed: string; gasCost: string }[];
 };
 
 /** A devnet, NATS and a Weir offering the devnet, with a merchant whose wallet is the devnet's merchant account. */
-async function evmWorld(t: ExecutionContext, options: { confirmations?: number; clock?: ManualClock; chainEnv?: Record<string, string>; sweepBatchDelayMs?: number } = {}) {
+async function evmWorld(
+  t: ExecutionContext,
+  options: {
+    confirmations?: number;
+    clock?: ManualClock;
+    chainEnv?: Record<string, string>;
+    sweepBatchDelayMs?: number;
+  } = {},
+) {
   const { devnet, nats, receiver, weir, organization } = await startDevnetWeir(t, {
-    confirmations: options.confirmations, chainEnv: options.chainEnv,
-    overrides: { sweepBatchDelayMs: options.sweepBatchDelayMs ?? 0, ...(options.clock ? { clock: options.clock } : {}) },
+    confirmations: options.confirmations,
+    chainEnv: options.chainEnv,
+    overrides: {
+      sweepBatchDelayMs: options.sweepBatchDelayMs ?? 0,
+      ...(options.clock ? { clock: options.clock } : {}),
+    },
   });
   /** A new organization whose wallet on the devnet is `wallet`, with its test key's API and session helpers. */
   const shop = async (name: string, wallet: Address) => {
     const { api, liveSecretKey } = await organization(name, wallet);
     const session = async (currency: string, unitAmount: string) => {
       const r = await api.post<Session>('/api/v1/checkout/sessions', {
-        successUrl: 'https://shop.example/ok', lineItems: { data: [{ priceData: { currency, unitAmount, productData: { name: 'Thing' } }, quantity: 1 }] },
+        successUrl: 'https://shop.example/ok',
+        lineItems: { data: [{ priceData: { currency, unitAmount, productData: { name: 'Thing' } }, quantity: 1 }] },
       });
       t.is(r.status, 200, JSON.stringify(r.body));
       return r.body;
     };
     const get = async (id: string) => (await api.get<Session>(`/api/v1/checkout/sessions/${id}`)).body;
     const until = (id: string, predicate: (s: Session) => boolean, what: string, timeoutMs = 30_000) =>
-      eventually(async () => { const s = await get(id); return predicate(s) ? s : undefined; }, what, timeoutMs);
+      eventually(
+        async () => {
+          const s = await get(id);
+          return predicate(s) ? s : undefined;
+        },
+        what,
+        timeoutMs,
+      );
     return { api, session, get, until, liveKey: liveSecretKey };
   };
   const merchant = merchantWallet(devnet.info);
   const main = await shop('Devnet Shop', merchant);
-  const endpoint = (await main.api.post<{ id: string; secret: string }>('/api/v1/webhook-endpoints', { description: 'shop', url: receiver.url, enabledEvents: { events: ['*'] } })).body;
+  const endpoint = (
+    await main.api.post<{ id: string; secret: string }>('/api/v1/webhook-endpoints', {
+      description: 'shop',
+      url: receiver.url,
+      enabledEvents: { events: ['*'] },
+    })
+  ).body;
   const payer = devnetPayer(devnet.info);
   return { devnet, nats, receiver, weir, merchant, endpoint, payer, shop, ...main };
 }
 
-const addressOf = (s: Session, currency: string) => getAddress(s.addresses.find((a) => a.asset.currency === currency)!.paymentAddress) as Address;
+const addressOf = (s: Session, currency: string) =>
+  getAddress(s.addresses.find((a) => a.asset.currency === currency)!.paymentAddress) as Address;
 
 test('a USDC payment on the devnet completes the session, the signed webhook arrives, and the sweep moves the money to the merchant wallet', async (t) => {
   const w = await evmWorld(t);
@@ -56,9 +100,15 @@ test('a USDC payment on the devnet completes the session, the signed webhook arr
   const usdcAddress = s.addresses.find((a) => a.asset.currency === 'usdc')!;
   t.is(getAddress(usdcAddress.asset.address), usdc);
   // The payer reveals the address (QR) on the hosted page: the intent gets the address and amount in chain units.
-  const reveal = await apiClient(w.weir.url).post<{ amountDueRaw: string; address: string; paymentUri: string }>(`/checkout/${s.id}/payment-method`, { assetId: usdcAddress.asset.id });
+  const reveal = await apiClient(w.weir.url).post<{ amountDueRaw: string; address: string; paymentUri: string }>(
+    `/checkout/${s.id}/payment-method`,
+    { assetId: usdcAddress.asset.id },
+  );
   t.is(reveal.body.amountDueRaw, '25000000');
-  t.regex(reveal.body.paymentUri, /^ethereum:0x[0-9a-fA-F]{40}@31337\/transfer\?address=0x[0-9a-fA-F]{40}&uint256=25000000$/);
+  t.regex(
+    reveal.body.paymentUri,
+    /^ethereum:0x[0-9a-fA-F]{40}@31337\/transfer\?address=0x[0-9a-fA-F]{40}&uint256=25000000$/,
+  );
   const intent = (await w.get(s.id)).paymentIntent.paymentMethod!;
   t.is(intent.accountAddress, usdcAddress.paymentAddress);
   t.is(intent.amountDue, '25000000');
@@ -71,16 +121,22 @@ test('a USDC payment on the devnet completes the session, the signed webhook arr
   t.is(done.transactionHash, paid.hash);
   t.is(done.paymentIntent.transactions[0]!.amountRaw, '25000000');
 
-  const hooks = await w.receiver.waitFor((all) => all.some((h) => h.body.includes('"checkout_session.completed"')) && all.some((h) => h.body.includes('"payment_intent.succeeded"')));
+  const hooks = await w.receiver.waitFor(
+    (all) =>
+      all.some((h) => h.body.includes('"checkout_session.completed"')) &&
+      all.some((h) => h.body.includes('"payment_intent.succeeded"')),
+  );
   for (const hook of hooks) t.is(hook.headers['x-webhook-signature'], bodySignature(w.endpoint.secret, hook.body));
-  const completed = JSON.parse(hooks.find((h) => h.body.includes('"checkout_session.completed"'))!.body) as { data: { object: Session } };
+  const completed = JSON.parse(hooks.find((h) => h.body.includes('"checkout_session.completed"'))!.body) as {
+    data: { object: Session };
+  };
   t.is(completed.data.object.transactionHash, paid.hash);
   t.is(completed.data.object.amountReceived, '2500000000');
 
   const swept = await w.until(s.id, (x) => x.sweeps.length === 1, 'the sweep');
   t.true(BigInt(swept.sweeps[0]!.gasUsed) > 0n);
   t.true(BigInt(swept.sweeps[0]!.gasCost) > 0n);
-  t.is(await w.payer.tokenBalance(usdc, w.merchant) - merchantBefore, 25_000_000n);
+  t.is((await w.payer.tokenBalance(usdc, w.merchant)) - merchantBefore, 25_000_000n);
   t.is(await w.payer.tokenBalance(usdc, addressOf(s, 'usdc')), 0n);
 });
 
@@ -93,7 +149,11 @@ test('a native-coin payment completes an ETH session and is swept', async (t) =>
   t.is(done.transactionHash, paid.hash);
   t.is(done.amountReceived, '10000000');
   await w.until(s.id, (x) => x.sweeps.length === 1, 'the sweep');
-  t.is(await w.payer.nativeBalance(w.merchant) - before, 100_000_000_000_000_000n, 'the sweeper pays the gas, the merchant gets it all');
+  t.is(
+    (await w.payer.nativeBalance(w.merchant)) - before,
+    100_000_000_000_000_000n,
+    'the sweeper pays the gas, the merchant gets it all',
+  );
 });
 
 test('partial then completing payment; overpayment recorded', async (t) => {
@@ -123,7 +183,11 @@ test('a reorg that removes the paying block before confirmation leaves the sessi
   // Replace the paying block (and what follows) by empty blocks at the same heights.
   await w.devnet.rpc('evm_revert', [snapshot]);
   await w.devnet.mine(6);
-  const unwound = await w.until(s.id, (x) => x.paymentIntent.status === 'requires_payment_method', 'the withdrawal after the reorg');
+  const unwound = await w.until(
+    s.id,
+    (x) => x.paymentIntent.status === 'requires_payment_method',
+    'the withdrawal after the reorg',
+  );
   t.is(unwound.status, 'open');
   t.is(unwound.paymentStatus, 'unpaid');
   t.deepEqual(unwound.paymentIntent.transactions, []);
@@ -152,27 +216,36 @@ test('a payment after expiry is recorded, not lost, reported by a webhook, and s
   const before = await w.payer.tokenBalance(usdc, w.merchant);
   clock.advanceBy(1000);
   await w.until(s.id, (x) => x.sweeps.length === 1, 'late money is swept to the merchant too');
-  t.is(await w.payer.tokenBalance(usdc, w.merchant) - before, 1_000_000n);
+  t.is((await w.payer.tokenBalance(usdc, w.merchant)) - before, 1_000_000n);
 });
 
 test('the faucet sends test tokens to test keys and refuses live keys', async (t) => {
   const w = await evmWorld(t);
   const target = '0x000000000000000000000000000000000000f00d';
-  const r = await w.api.post<{ transactionHash: string; amountRaw: string }>('/api/v1/faucet', { address: target, asset: 'usdc', amount: '1500000000' });
+  const r = await w.api.post<{ transactionHash: string; amountRaw: string }>('/api/v1/faucet', {
+    address: target,
+    asset: 'usdc',
+    amount: '1500000000',
+  });
   t.is(r.status, 200, JSON.stringify(r.body));
   t.is(r.body.amountRaw, '15000000');
   t.is(await w.payer.tokenBalance(w.devnet.info.contracts.usdc, target), 15_000_000n);
-  const live = await apiClient(w.weir.url, w.liveKey).post<{ statusCode: number }>('/api/v1/faucet', { address: target });
+  const live = await apiClient(w.weir.url, w.liveKey).post<{ statusCode: number }>('/api/v1/faucet', {
+    address: target,
+  });
   t.is(live.status, 403);
   const bad = await w.api.post<{ message: string }>('/api/v1/faucet', { address: 'nope' });
   t.is(bad.status, 400);
   t.regex(bad.body.message, /^address/);
 });
 
-test('chains and assets are served for the key\'s environment', async (t) => {
+test("chains and assets are served for the key's environment", async (t) => {
   const w = await evmWorld(t);
   const chains = (await w.api.get<{ id: number; assets: { symbol: string }[] }[]>('/api/v1/chains')).body;
-  t.deepEqual(chains.map((c) => c.id), [31337]);
+  t.deepEqual(
+    chains.map((c) => c.id),
+    [31337],
+  );
   t.deepEqual(chains[0]!.assets.map((a) => a.symbol).sort(), ['DAI', 'ETH', 'USDC', 'USDT']);
   const live = (await apiClient(w.weir.url, w.liveKey).get<unknown[]>('/api/v1/chains')).body;
   t.deepEqual(live, []);
@@ -186,7 +259,9 @@ test('with gas collection on, the estimated sweep gas is added to the amount due
   t.is(eth.gas, '160000');
   const gasAmount = BigInt(eth.gasAmount);
   t.true(gasAmount > 0n, 'gas priced from the node');
-  const reveal = await apiClient(w.weir.url).post<{ amountDueRaw: string }>(`/checkout/${s.id}/payment-method`, { assetId: eth.asset.id });
+  const reveal = await apiClient(w.weir.url).post<{ amountDueRaw: string }>(`/checkout/${s.id}/payment-method`, {
+    assetId: eth.asset.id,
+  });
   t.is(BigInt(reveal.body.amountDueRaw), (10_000_000n + gasAmount) * 10n ** 10n);
   const chosen = await w.get(s.id);
   t.is(chosen.amountDetails.amountGasFee, eth.gasAmount);
@@ -202,7 +277,10 @@ test('with gas collection on, the estimated sweep gas is added to the amount due
   const u = await w.session('usdc', '100000000');
   const usdc = u.addresses.find((a) => a.asset.currency === 'usdc')!;
   // The same cached gas price: ETH's fee is rounded up to 10^-8 ETH, USDC's to 10^-8 USDC.
-  t.true(BigInt(usdc.gasAmount) <= gasAmount * 2000n && BigInt(usdc.gasAmount) > (gasAmount - 1n) * 2000n, `${usdc.gasAmount} vs ${gasAmount} ETH units`);
+  t.true(
+    BigInt(usdc.gasAmount) <= gasAmount * 2000n && BigInt(usdc.gasAmount) > (gasAmount - 1n) * 2000n,
+    `${usdc.gasAmount} vs ${gasAmount} ETH units`,
+  );
 });
 
 /** A merchant "wallet" that is a contract refusing the native coin: every transfer of ETH to it reverts. */
@@ -220,8 +298,14 @@ contract NativeCoinRefusingWallet {
 
 /** Compiles it with the pinned solc (as artifacts.test.ts does) and deploys it from the devnet's deployer. */
 async function deployNativeCoinRefusingWallet(info: DevnetInfo): Promise<Address> {
-  const artifact = compileContracts({ 'test/NativeCoinRefusingWallet.sol': nativeCoinRefusingWalletSource })['NativeCoinRefusingWallet']!;
-  const deployer = createEvmWriteClients({ rpcUrl: info.rpcUrl, chainId: info.chainId, privateKey: devnetAccount(info, 'deployer').privateKey });
+  const artifact = compileContracts({ 'test/NativeCoinRefusingWallet.sol': nativeCoinRefusingWalletSource })[
+    'NativeCoinRefusingWallet'
+  ]!;
+  const deployer = createEvmWriteClients({
+    rpcUrl: info.rpcUrl,
+    chainId: info.chainId,
+    privateKey: devnetAccount(info, 'deployer').privateKey,
+  });
   const hash = await deployer.walletClient.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode });
   const receipt = await deployer.publicClient.waitForTransactionReceipt({ hash });
   return getAddress(receipt.contractAddress!);
@@ -242,24 +326,40 @@ test('a merchant wallet that refuses the native coin does not hold back the rest
   await w.payer.payNative(addressOf(refused, 'eth'), 100_000_000_000_000_000n);
   await w.payer.payToken(usdc, addressOf(usd, 'usdc'), 25_000_000n);
   const sweeps = w.weir.readStore.collection<SweepDoc>(SWEEPS);
-  await eventually(async () => ((await sweeps.find({ pending: true })).length === 3 ? true : undefined), 'three confirmed deposits waiting to be swept', 30_000);
+  await eventually(
+    async () => ((await sweeps.find({ pending: true })).length === 3 ? true : undefined),
+    'three confirmed deposits waiting to be swept',
+    30_000,
+  );
 
   clock.advanceBy(60_000);
-  const swept = [await w.until(eth.id, (x) => x.sweeps.length === 1, 'the ETH sweep'), await w.until(usd.id, (x) => x.sweeps.length === 1, 'the USDC sweep')];
-  t.is(await w.payer.nativeBalance(w.merchant) - before.eth, 100_000_000_000_000_000n);
-  t.is(await w.payer.tokenBalance(usdc, w.merchant) - before.usdc, 25_000_000n);
+  const swept = [
+    await w.until(eth.id, (x) => x.sweeps.length === 1, 'the ETH sweep'),
+    await w.until(usd.id, (x) => x.sweeps.length === 1, 'the USDC sweep'),
+  ];
+  t.is((await w.payer.nativeBalance(w.merchant)) - before.eth, 100_000_000_000_000_000n);
+  t.is((await w.payer.tokenBalance(usdc, w.merchant)) - before.usdc, 25_000_000n);
   // Each transaction sent is recorded with its own gas, split exactly over the sessions it swept.
   const records = swept.map((s) => s.sweeps[0]!);
   for (const hash of new Set(records.map((r) => r.transactionHash))) {
     const sent = records.filter((r) => r.transactionHash === hash);
     const receipt = await w.payer.clients.publicClient.getTransactionReceipt({ hash: hash as `0x${string}` });
     t.is(receipt.status, 'success');
-    t.is(sent.reduce((sum, r) => sum + BigInt(r.gasUsed), 0n), receipt.gasUsed);
-    t.is(sent.reduce((sum, r) => sum + BigInt(r.gasCost), 0n), receipt.gasUsed * receipt.effectiveGasPrice);
+    t.is(
+      sent.reduce((sum, r) => sum + BigInt(r.gasUsed), 0n),
+      receipt.gasUsed,
+    );
+    t.is(
+      sent.reduce((sum, r) => sum + BigInt(r.gasCost), 0n),
+      receipt.gasUsed * receipt.effectiveGasPrice,
+    );
   }
   // The refusing wallet's deposit stays where it is, waiting for its own retry; nothing was lost.
   t.deepEqual((await refusingShop.get(refused.id)).sweeps, []);
   t.is(await w.payer.nativeBalance(addressOf(refused, 'eth')), 100_000_000_000_000_000n);
   t.is(await w.payer.nativeBalance(refusingWallet), 0n);
-  t.deepEqual((await sweeps.find({ pending: true })).map((d) => d.checkoutSessionId), [refused.id]);
+  t.deepEqual(
+    (await sweeps.find({ pending: true })).map((d) => d.checkoutSessionId),
+    [refused.id],
+  );
 });

@@ -12,7 +12,13 @@ import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { ADMIN_TOKEN } from '../support/weir-harness.ts';
 import { spawnWeir } from '../support/weir-process.ts';
 
-type Session = { id: string; status: string; amountReceived: string; addresses: { paymentAddress: string; asset: { currency: string } }[]; payments: unknown[] };
+type Session = {
+  id: string;
+  status: string;
+  amountReceived: string;
+  addresses: { paymentAddress: string; asset: { currency: string } }[];
+  payments: unknown[];
+};
 
 test('killed after the paying block: after restart the follower catches up and the session completes once', async (t) => {
   const devnet = await startTestDevnet(t);
@@ -26,13 +32,26 @@ test('killed after the paying block: after restart the follower catches up and t
 
   const first = await spawnWeir({ dataDir, env });
   t.teardown(() => first.kill());
-  const created = (await apiClient(first.url, ADMIN_TOKEN).post<{ testSecretKey: string }>('/admin/organizations', { name: 'Restart Shop' })).body;
+  const created = (
+    await apiClient(first.url, ADMIN_TOKEN).post<{ testSecretKey: string }>('/admin/organizations', {
+      name: 'Restart Shop',
+    })
+  ).body;
   let api = apiClient(first.url, created.testSecretKey);
   await api.post('/api/v1/organization/withdrawal-addresses', { chainId: 31337, address: merchantWallet(devnet.info) });
-  await api.post('/api/v1/webhook-endpoints', { description: 'shop', url: receiver.url, enabledEvents: { events: ['checkout_session.completed'] } });
-  const session = (await api.post<Session>('/api/v1/checkout/sessions', {
-    successUrl: 'https://shop.example/ok', lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '700000000', productData: { name: 'Thing' } } }] },
-  })).body;
+  await api.post('/api/v1/webhook-endpoints', {
+    description: 'shop',
+    url: receiver.url,
+    enabledEvents: { events: ['checkout_session.completed'] },
+  });
+  const session = (
+    await api.post<Session>('/api/v1/checkout/sessions', {
+      successUrl: 'https://shop.example/ok',
+      lineItems: {
+        data: [{ priceData: { currency: 'usdc', unitAmount: '700000000', productData: { name: 'Thing' } } }],
+      },
+    })
+  ).body;
   const to = getAddress(session.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress) as Address;
 
   const payer = devnetPayer(devnet.info);
@@ -44,10 +63,14 @@ test('killed after the paying block: after restart the follower catches up and t
   const second = await spawnWeir({ dataDir, env });
   t.teardown(() => second.kill());
   api = apiClient(second.url, created.testSecretKey);
-  const done = await eventually(async () => {
-    const s = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
-    return s.status === 'complete' ? s : undefined;
-  }, 'completion after restart', 60_000).catch((error: unknown) => {
+  const done = await eventually(
+    async () => {
+      const s = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
+      return s.status === 'complete' ? s : undefined;
+    },
+    'completion after restart',
+    60_000,
+  ).catch((error: unknown) => {
     t.log(`first process:\n${first.output()}\nsecond process:\n${second.output()}`);
     throw error;
   });
@@ -61,12 +84,24 @@ test('killed after the paying block: after restart the follower catches up and t
 
 test('paid before its expiry while Weir was down, restarted after it: the session completes, it does not expire before the follower has read the payment', async (t) => {
   const clock = createManualClock(Date.now());
-  const { devnet, receiver, weir, organization, restart } = await startDevnetWeir(t, { confirmations: 2, overrides: { clock } });
+  const { devnet, receiver, weir, organization, restart } = await startDevnetWeir(t, {
+    confirmations: 2,
+    overrides: { clock },
+  });
   const { api } = await organization('Downtime Shop');
-  await api.post('/api/v1/webhook-endpoints', { description: 'shop', url: receiver.url, enabledEvents: { events: ['*'] } });
-  const session = (await api.post<Session & { expiresAt: string }>('/api/v1/checkout/sessions', {
-    successUrl: 'https://shop.example/ok', lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '700000000', productData: { name: 'Thing' } } }] },
-  })).body;
+  await api.post('/api/v1/webhook-endpoints', {
+    description: 'shop',
+    url: receiver.url,
+    enabledEvents: { events: ['*'] },
+  });
+  const session = (
+    await api.post<Session & { expiresAt: string }>('/api/v1/checkout/sessions', {
+      successUrl: 'https://shop.example/ok',
+      lineItems: {
+        data: [{ priceData: { currency: 'usdc', unitAmount: '700000000', productData: { name: 'Thing' } } }],
+      },
+    })
+  ).body;
   const to = getAddress(session.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress) as Address;
 
   await weir.stop();
@@ -76,15 +111,22 @@ test('paid before its expiry while Weir was down, restarted after it: the sessio
   clock.set(Date.parse(session.expiresAt) + 60 * 60_000);
 
   await restart(weir);
-  const done = await eventually(async () => {
-    const s = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
-    return s.status !== 'open' && s.payments.length > 0 ? s : undefined;
-  }, 'the session to settle after restart', 60_000);
+  const done = await eventually(
+    async () => {
+      const s = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
+      return s.status !== 'open' && s.payments.length > 0 ? s : undefined;
+    },
+    'the session to settle after restart',
+    60_000,
+  );
   t.is(done.status, 'complete');
   t.is(done.amountReceived, '700000000');
   await receiver.waitFor((all) => all.some((r) => r.body.includes('"checkout_session.completed"')));
   await new Promise((resolve) => setTimeout(resolve, 500));
   const types = receiver.received.map((r) => (JSON.parse(r.body) as { type: string }).type);
   t.is(types.filter((type) => type === 'checkout_session.completed').length, 1);
-  t.false(types.some((type) => type === 'checkout_session.expired' || type === 'checkout_session.late_payment'), types.join(', '));
+  t.false(
+    types.some((type) => type === 'checkout_session.expired' || type === 'checkout_session.late_payment'),
+    types.join(', '),
+  );
 });

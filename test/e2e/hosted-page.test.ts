@@ -11,15 +11,21 @@ test('the hosted page shows the order, reveals the address and QR for the chosen
   // The shop the payer returns to, on loopback.
   const shop = createServer((req, res) => res.end(`thanks ${req.url}`));
   await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => { shop.closeAllConnections(); shop.close(); });
+  t.teardown(() => {
+    shop.closeAllConnections();
+    shop.close();
+  });
   const shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
 
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url, 'Corner Coffee');
   t.is((await api.put('/api/v1/organization/brand', { brandColor: '#8a2be2' })).status, 200);
-  const session = (await api.post<{ id: string; url: string; addresses: { paymentAddress: string }[] }>('/api/v1/checkout/sessions', {
-    ...sessionRequest('250000000', 1), successUrl: `${shopUrl}/thanks?session={CHECKOUT_SESSION_ID}`,
-  })).body;
+  const session = (
+    await api.post<{ id: string; url: string; addresses: { paymentAddress: string }[] }>('/api/v1/checkout/sessions', {
+      ...sessionRequest('250000000', 1),
+      successUrl: `${shopUrl}/thanks?session={CHECKOUT_SESSION_ID}`,
+    })
+  ).body;
 
   const browser = await launchChromium(t);
   const page = await browser.newPage();
@@ -27,7 +33,16 @@ test('the hosted page shows the order, reveals the address and QR for the chosen
   t.is(await page.locator('header strong').textContent(), 'Corner Coffee');
   t.is(await page.locator('#amount').textContent(), '2.5');
   t.regex((await page.locator('main').textContent()) ?? '', /Weir T-shirt × 1/);
-  t.is(await page.locator('header').evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor), 'rgb(138, 43, 226)');
+  t.is(
+    await page
+      .locator('header')
+      .evaluate(
+        (el) =>
+          (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el)
+            .backgroundColor,
+      ),
+    'rgb(138, 43, 226)',
+  );
 
   await page.getByRole('button', { name: /USDC/ }).click();
   await page.locator('#reveal').waitFor({ state: 'visible' });
@@ -38,7 +53,12 @@ test('the hosted page shows the order, reveals the address and QR for the chosen
 
   const chain = chainPublisher(weir.bus);
   const block = randomHash();
-  await chain.transfer({ to: session.addresses[0]!.paymentAddress, amount: '2500000', blockNumber: 1, blockHash: block });
+  await chain.transfer({
+    to: session.addresses[0]!.paymentAddress,
+    amount: '2500000',
+    blockNumber: 1,
+    blockHash: block,
+  });
   await chain.final(1, block);
   await page.waitForURL(`${shopUrl}/thanks?session=${session.id}`, { timeout: 15_000 });
   t.regex((await page.textContent('body')) ?? '', new RegExp(session.id));

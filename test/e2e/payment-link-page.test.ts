@@ -4,13 +4,32 @@ import test from 'ava';
 import { launchChromium } from '../support/chromium.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 
-test('a payer fills a payment link\'s form in a browser, is told what is wrong, corrects it and lands on the checkout page', async (t) => {
+test("a payer fills a payment link's form in a browser, is told what is wrong, corrects it and lands on the checkout page", async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url, 'Corner Coffee');
   const created = await api.post<{ id: string; url: string }>('/api/v1/payment-links', {
-    title: 'Support the roastery', currency: 'usdc', suggestedAmounts: ['500000000', '1500000000'], minimumAmount: '100000000', maximumAmount: '10000000000',
-    nameCollection: true, emailCollection: true,
-    customFields: { fields: [{ key: 'beans', type: 'dropdown', label: 'Favourite beans', dropdown: { options: [{ label: 'Ethiopia', value: 'et' }, { label: 'Colombia', value: 'co' }] } }] },
+    title: 'Support the roastery',
+    currency: 'usdc',
+    suggestedAmounts: ['500000000', '1500000000'],
+    minimumAmount: '100000000',
+    maximumAmount: '10000000000',
+    nameCollection: true,
+    emailCollection: true,
+    customFields: {
+      fields: [
+        {
+          key: 'beans',
+          type: 'dropdown',
+          label: 'Favourite beans',
+          dropdown: {
+            options: [
+              { label: 'Ethiopia', value: 'et' },
+              { label: 'Colombia', value: 'co' },
+            ],
+          },
+        },
+      ],
+    },
   });
   t.is(created.status, 200, JSON.stringify(created.body));
   const link = created.body;
@@ -29,7 +48,11 @@ test('a payer fills a payment link\'s form in a browser, is told what is wrong, 
   await page.getByRole('button', { name: 'Pay' }).click();
   await page.locator('#problems').waitFor();
   const problems = await page.locator('#problems li').allTextContents();
-  t.deepEqual(problems, ['Amount: must be at most 100 USDC', 'Email: must be an email address, such as payer@example.com', 'Favourite beans: is required']);
+  t.deepEqual(problems, [
+    'Amount: must be at most 100 USDC',
+    'Email: must be an email address, such as payer@example.com',
+    'Favourite beans: is required',
+  ]);
   t.is(await page.getByLabel('Email').getAttribute('aria-invalid'), 'true');
   t.is(await page.getByLabel('Name').inputValue(), 'Grace Hopper', 'what the payer typed is kept');
   await page.screenshot({ path: join(tmpdir(), 'weir-payment-link-refused.png') });
@@ -46,7 +69,13 @@ test('a payer fills a payment link\'s form in a browser, is told what is wrong, 
   await page.screenshot({ path: join(tmpdir(), 'weir-payment-link-checkout.png') });
 
   const sessionId = page.url().split('/').pop()!;
-  const session = (await api.get<{ paymentLinkId: string; customerDetails: { name: string; email: string }; customFields: { fields: { dropdown: { value: string } }[] } }>(`/api/v1/checkout/sessions/${sessionId}`)).body;
+  const session = (
+    await api.get<{
+      paymentLinkId: string;
+      customerDetails: { name: string; email: string };
+      customFields: { fields: { dropdown: { value: string } }[] };
+    }>(`/api/v1/checkout/sessions/${sessionId}`)
+  ).body;
   t.is(session.paymentLinkId, link.id);
   t.like(session.customerDetails, { name: 'Grace Hopper', email: 'grace@example.com' });
   t.is(session.customFields.fields[0]!.dropdown.value, 'co');

@@ -25,27 +25,43 @@ test('killed between the payment and the webhook: after restart each event is de
   t.teardown(() => first.kill());
   const merchant = await createMerchant(first.url);
   await merchant.api.post('/api/v1/webhook-endpoints', {
-    description: 'orders', url: receiver.url, enabledEvents: { events: ['checkout_session.completed', 'payment_intent.succeeded'] },
+    description: 'orders',
+    url: receiver.url,
+    enabledEvents: { events: ['checkout_session.completed', 'payment_intent.succeeded'] },
   });
-  const session = (await merchant.api.post<{ id: string; addresses: { paymentAddress: string }[] }>('/api/v1/checkout/sessions', sessionRequest())).body;
+  const session = (
+    await merchant.api.post<{ id: string; addresses: { paymentAddress: string }[] }>(
+      '/api/v1/checkout/sessions',
+      sessionRequest(),
+    )
+  ).body;
 
   const publisher = await createNatsJetStreamBus({ servers: nats.url });
   t.teardown(() => publisher.close());
   const chain = chainPublisher(publisher);
   const block = randomHash();
-  await chain.transfer({ to: session.addresses[0]!.paymentAddress, amount: '3000000', blockNumber: 42, blockHash: block });
+  await chain.transfer({
+    to: session.addresses[0]!.paymentAddress,
+    amount: '3000000',
+    blockNumber: 42,
+    blockHash: block,
+  });
   await chain.final(42, block);
 
   await receiver.waitFor((all) => all.length >= 1);
   await first.kill('SIGKILL');
-  t.true(receiver.received.every((r) => r.answered === null), 'nothing was acknowledged before the kill');
+  t.true(
+    receiver.received.every((r) => r.answered === null),
+    'nothing was acknowledged before the kill',
+  );
 
   phase = 'after-restart';
   const second = await spawnWeir({ dataDir, env });
   t.teardown(() => second.kill());
   const api = apiClient(second.url, merchant.testSecretKey);
   const done = await eventually(async () => {
-    const s = (await api.get<{ status: string; paymentStatus: string }>(`/api/v1/checkout/sessions/${session.id}`)).body;
+    const s = (await api.get<{ status: string; paymentStatus: string }>(`/api/v1/checkout/sessions/${session.id}`))
+      .body;
     return s.status === 'complete' ? s : undefined;
   }, 'the session to be complete after restart');
   t.is(done.paymentStatus, 'paid');
@@ -61,6 +77,10 @@ test('killed between the payment and the webhook: after restart each event is de
   t.is(allIds.size, 2, 'the attempts before the kill carried the same event ids as after the restart');
 
   // The payment was recorded exactly once across the kill.
-  const events = (await api.get<{ data: { paymentIntent: { transactions: unknown[] } }[] }>(`/api/v1/checkout/sessions?ids=${session.id}`)).body.data[0]!;
+  const events = (
+    await api.get<{ data: { paymentIntent: { transactions: unknown[] } }[] }>(
+      `/api/v1/checkout/sessions?ids=${session.id}`,
+    )
+  ).body.data[0]!;
   t.is(events.paymentIntent.transactions.length, 1);
 });

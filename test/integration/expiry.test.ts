@@ -13,7 +13,11 @@ test('a session expires one hour after creation by default, and checkout_session
   const clock = createManualClock(Date.parse('2026-05-01T08:00:00Z'));
   const weir = await startTestWeir(t, {}, { clock });
   const { api } = await createMerchant(weir.url);
-  await api.post('/api/v1/webhook-endpoints', { description: 'd', url: receiver.url, enabledEvents: { events: ['checkout_session.expired'] } });
+  await api.post('/api/v1/webhook-endpoints', {
+    description: 'd',
+    url: receiver.url,
+    enabledEvents: { events: ['checkout_session.expired'] },
+  });
   const session = (await api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
   t.is(session.expiresAt, '2026-05-01T09:00:00.000Z');
 
@@ -35,7 +39,9 @@ test('the expiry timer is durable: a session whose expiry passed while Weir was 
   const clock = createManualClock(Date.parse('2026-05-01T08:00:00Z'));
   const first = await startTestWeir(t, {}, { clock });
   const { api, testSecretKey } = await createMerchant(first.url);
-  const session = (await api.post<Session>('/api/v1/checkout/sessions', { ...sessionRequest(), expiresAt: '2026-05-01T08:30:00Z' })).body;
+  const session = (
+    await api.post<Session>('/api/v1/checkout/sessions', { ...sessionRequest(), expiresAt: '2026-05-01T08:30:00Z' })
+  ).body;
   await first.stop();
 
   clock.set(Date.parse('2026-05-01T10:00:00Z'));
@@ -53,7 +59,10 @@ test('expiresAt is validated: past, too soon, too far, malformed', async (t) => 
   const weir = await startTestWeir(t, {}, { clock });
   const { api } = await createMerchant(weir.url);
   for (const expiresAt of ['2026-05-01T07:00:00Z', '2026-05-01T08:00:30Z', '2026-07-01T00:00:00Z', 'tomorrow']) {
-    const r = await api.post<{ message: string; statusCode: number }>('/api/v1/checkout/sessions', { ...sessionRequest(), expiresAt });
+    const r = await api.post<{ message: string; statusCode: number }>('/api/v1/checkout/sessions', {
+      ...sessionRequest(),
+      expiresAt,
+    });
     t.is(r.status, 400, expiresAt);
     t.regex(r.body.message, /^expiresAt/);
   }
@@ -68,8 +77,17 @@ async function sessionWithTransferDetectedInTime(t: ExecutionContext) {
   const clock = createManualClock(Date.parse('2026-05-01T08:00:00Z'));
   const weir = await startTestWeir(t, {}, { clock });
   const merchant = await createMerchant(weir.url);
-  await merchant.api.post('/api/v1/webhook-endpoints', { description: 'd', url: receiver.url, enabledEvents: { events: ['checkout_session.completed', 'checkout_session.expired'] } });
-  const session = (await merchant.api.post<PayableSession>('/api/v1/checkout/sessions', { ...sessionRequest('150000000', 2), expiresAt: '2026-05-01T08:30:00Z' })).body;
+  await merchant.api.post('/api/v1/webhook-endpoints', {
+    description: 'd',
+    url: receiver.url,
+    enabledEvents: { events: ['checkout_session.completed', 'checkout_session.expired'] },
+  });
+  const session = (
+    await merchant.api.post<PayableSession>('/api/v1/checkout/sessions', {
+      ...sessionRequest('150000000', 2),
+      expiresAt: '2026-05-01T08:30:00Z',
+    })
+  ).body;
   const usdc = session.addresses.find((a) => a.asset.currency === 'usdc')!;
   clock.set(Date.parse('2026-05-01T08:10:00Z'));
   const blockHash = randomHash();
@@ -90,7 +108,7 @@ test('a payment detected before expiresAt keeps the session open past it, throug
   const waiting = (await merchant.api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
   t.is(waiting.status, 'open');
   t.is(waiting.paymentIntent.status, 'processing');
-  const status = await (await fetch(`${session.url}/status`)).json() as { status: string; paymentStatus: string };
+  const status = (await (await fetch(`${session.url}/status`)).json()) as { status: string; paymentStatus: string };
   t.like(status, { status: 'open', paymentStatus: 'unpaid' });
 
   // After a restart the expiry timer is tried again and again changes nothing.

@@ -15,7 +15,8 @@ const newReadStore = () => createEmbeddedReadStore({ indexedFields: INDEXED_FIEL
 
 async function contents(store: ReadStore): Promise<Record<string, ReadDocument[]>> {
   const all: Record<string, ReadDocument[]> = {};
-  for (const name of COLLECTIONS) all[name] = (await store.collection(name).find({})).sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+  for (const name of COLLECTIONS)
+    all[name] = (await store.collection(name).find({})).sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
   return all;
 }
 
@@ -30,10 +31,19 @@ test('rebuilding every read model from the log gives what the projections built 
   // The realistic log of bench:replay, small: merchants, endpoints, sessions with every kind of
   // payment outcome, webhook delivery attempts. The projections follow it live as it is written.
   const live = newReadStore();
-  const summary = await writeRealisticLog({ eventStore, targetEvents: 3000, organizations: 4, sessionsPerRound: 60, readStore: live });
+  const summary = await writeRealisticLog({
+    eventStore,
+    targetEvents: 3000,
+    organizations: 4,
+    sessionsPerRound: 60,
+    readStore: live,
+  });
   t.true(summary.events >= 3000);
   const expected = await contents(live);
-  t.true(expected['checkout_sessions']!.length > 100 && expected['webhook_deliveries']!.length > 100, 'the log exercises the read models');
+  t.true(
+    expected['checkout_sessions']!.length > 100 && expected['webhook_deliveries']!.length > 100,
+    'the log exercises the read models',
+  );
 
   // A rebuild, twice on one runner: the second drops what the first built, and nothing a
   // projection remembers between events (the webhooks projection's endpoints) may outlive the drop.

@@ -6,13 +6,32 @@ import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
-type Delivery = { status: string; attempts: number; eventId: string; nextAttemptAt: string | null; attemptLog: { attempt: number; statusCode: number | null; at: string }[] };
+type Delivery = {
+  status: string;
+  attempts: number;
+  eventId: string;
+  nextAttemptAt: string | null;
+  attemptLog: { attempt: number; statusCode: number | null; at: string }[];
+};
 
-async function paidSession(weir: Awaited<ReturnType<typeof startTestWeir>>, api: Awaited<ReturnType<typeof createMerchant>>['api']) {
-  const session = (await api.post<{ id: string; addresses: { paymentAddress: string }[] }>('/api/v1/checkout/sessions', sessionRequest())).body;
+async function paidSession(
+  weir: Awaited<ReturnType<typeof startTestWeir>>,
+  api: Awaited<ReturnType<typeof createMerchant>>['api'],
+) {
+  const session = (
+    await api.post<{ id: string; addresses: { paymentAddress: string }[] }>(
+      '/api/v1/checkout/sessions',
+      sessionRequest(),
+    )
+  ).body;
   const chain = chainPublisher(weir.bus);
   const block = randomHash();
-  await chain.transfer({ to: session.addresses[0]!.paymentAddress, amount: '3000000', blockNumber: 7, blockHash: block });
+  await chain.transfer({
+    to: session.addresses[0]!.paymentAddress,
+    amount: '3000000',
+    blockNumber: 7,
+    blockHash: block,
+  });
   await chain.final(7, block);
   return session;
 }
@@ -23,7 +42,13 @@ test('a receiver that keeps failing gets 10 attempts on the 30 s doubling schedu
   const clock = createManualClock(Date.parse('2026-03-01T12:00:00Z'));
   const weir = await startTestWeir(t, {}, { clock });
   const { api } = await createMerchant(weir.url);
-  const endpoint = (await api.post<{ id: string }>('/api/v1/webhook-endpoints', { description: 'd', url: receiver.url, enabledEvents: { events: ['checkout_session.completed'] } })).body;
+  const endpoint = (
+    await api.post<{ id: string }>('/api/v1/webhook-endpoints', {
+      description: 'd',
+      url: receiver.url,
+      enabledEvents: { events: ['checkout_session.completed'] },
+    })
+  ).body;
   await paidSession(weir, api);
 
   const deliveriesPath = `/api/v1/webhook-endpoints/${endpoint.id}/deliveries`;
@@ -49,7 +74,10 @@ test('a receiver that keeps failing gets 10 attempts on the 30 s doubling schedu
       }, 'the delivery to be marked failed');
       t.is(failed.nextAttemptAt, null);
       t.is(failed.attemptLog.length, 10);
-      t.is(Date.parse(failed.attemptLog[9]!.at) - Date.parse(failed.attemptLog[0]!.at), (4 * 3600 + 15 * 60 + 30) * 1000);
+      t.is(
+        Date.parse(failed.attemptLog[9]!.at) - Date.parse(failed.attemptLog[0]!.at),
+        (4 * 3600 + 15 * 60 + 30) * 1000,
+      );
     }
   }
   const ids = new Set(receiver.received.map((r) => (JSON.parse(r.body) as { id: string }).id));
@@ -67,17 +95,27 @@ test('a receiver that recovers is done at its first 2xx; a timeout counts as a f
   const { createHttpWebhookSender } = await import('../../src/webhooks/webhook-sender.ts');
   const weir = await startTestWeir(t, {}, { clock, webhookSender: createHttpWebhookSender({ timeoutMs: 1500 }) });
   const { api } = await createMerchant(weir.url);
-  const endpoint = (await api.post<{ id: string }>('/api/v1/webhook-endpoints', { description: 'd', url: receiver.url, enabledEvents: { events: ['checkout_session.completed'] } })).body;
+  const endpoint = (
+    await api.post<{ id: string }>('/api/v1/webhook-endpoints', {
+      description: 'd',
+      url: receiver.url,
+      enabledEvents: { events: ['checkout_session.completed'] },
+    })
+  ).body;
   await paidSession(weir, api);
   const first = clock.now();
   const path = `/api/v1/webhook-endpoints/${endpoint.id}/deliveries`;
-  const byAttempts = (n: number) => eventually(async () => {
-    const d = (await api.get<{ data: Delivery[] }>(path)).body.data[0];
-    return d && d.attempts === n ? d : undefined;
-  }, `${n} attempts`).catch(async (error: unknown) => {
-    t.log(JSON.stringify((await api.get<{ data: Delivery[] }>(path)).body), receiver.received.map((r) => [r.at, r.answered]));
-    throw error;
-  });
+  const byAttempts = (n: number) =>
+    eventually(async () => {
+      const d = (await api.get<{ data: Delivery[] }>(path)).body.data[0];
+      return d && d.attempts === n ? d : undefined;
+    }, `${n} attempts`).catch(async (error: unknown) => {
+      t.log(
+        JSON.stringify((await api.get<{ data: Delivery[] }>(path)).body),
+        receiver.received.map((r) => [r.at, r.answered]),
+      );
+      throw error;
+    });
   const one = await byAttempts(1);
   t.is(one.attemptLog[0]!.statusCode, null, 'no answer within the timeout is a failure');
   clock.set(attemptDueAt(first, 2));

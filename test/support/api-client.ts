@@ -2,7 +2,12 @@
 export type ApiResponse<T = Record<string, unknown>> = { status: number; body: T; headers: Headers };
 
 export function apiClient(baseUrl: string, key?: string) {
-  async function call<T = Record<string, unknown>>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+  async function call<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
       headers: {
@@ -14,13 +19,18 @@ export function apiClient(baseUrl: string, key?: string) {
     });
     const text = await response.text();
     let parsed: unknown = text;
-    try { parsed = JSON.parse(text); } catch { /* not JSON: keep text */ }
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* not JSON: keep text */
+    }
     return { status: response.status, body: parsed as T, headers: response.headers };
   }
   return {
     call,
     get: <T = Record<string, unknown>>(path: string) => call<T>('GET', path),
-    post: <T = Record<string, unknown>>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>('POST', path, body ?? {}, headers),
+    post: <T = Record<string, unknown>>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      call<T>('POST', path, body ?? {}, headers),
     put: <T = Record<string, unknown>>(path: string, body: unknown) => call<T>('PUT', path, body),
     delete: <T = Record<string, unknown>>(path: string) => call<T>('DELETE', path),
   };

@@ -10,7 +10,16 @@ export async function launchChromium(t: ExecutionContext): Promise<Browser> {
   t.true(existsSync(CHROMIUM), 'Chromium is required for this test: apt-get install chromium (.ci/run installs it)');
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-quic',
+      '--no-first-run',
+    ],
   });
   t.teardown(() => browser.close());
   return browser;

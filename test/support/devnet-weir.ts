@@ -15,15 +15,23 @@ const DEVNET_CHAIN_ID = 31337;
  * `startWeir` after the defaults (sweeps at once, followers polling every 50 ms). `restart` starts
  * Weir again on the same port, data dir, devnet and NATS (API clients and webhook endpoints go on working).
  */
-export async function startDevnetWeir(t: ExecutionContext, options: { confirmations?: number; chainEnv?: Record<string, string>; overrides?: WeirOverrides } = {}) {
+export async function startDevnetWeir(
+  t: ExecutionContext,
+  options: { confirmations?: number; chainEnv?: Record<string, string>; overrides?: WeirOverrides } = {},
+) {
   const devnet = await startTestDevnet(t);
   const nats = await startNatsServer();
   t.teardown(() => nats.stop());
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());
   const config = {
-    natsUrl: nats.url, testRail: false, devnetFile: devnet.file,
-    chainEnv: { ...(options.confirmations ? { [`WEIR_CONFIRMATIONS_${DEVNET_CHAIN_ID}`]: String(options.confirmations) } : {}), ...options.chainEnv },
+    natsUrl: nats.url,
+    testRail: false,
+    devnetFile: devnet.file,
+    chainEnv: {
+      ...(options.confirmations ? { [`WEIR_CONFIRMATIONS_${DEVNET_CHAIN_ID}`]: String(options.confirmations) } : {}),
+      ...options.chainEnv,
+    },
   };
   const defaults: WeirOverrides = { sweepBatchDelayMs: 0, followerPollIntervalMs: 50, ...options.overrides };
   const weir = await startTestWeir(t, config, defaults);
@@ -35,9 +43,18 @@ export async function startDevnetWeir(t: ExecutionContext, options: { confirmati
 
   /** A new organization whose wallet on the devnet is `wallet` (the devnet's merchant account unless given): its test and live keys' APIs. */
   const organization = async (name: string, wallet: Address = merchantWallet(devnet.info)) => {
-    const created = (await apiClient(weir.url, ADMIN_TOKEN).post<{ testSecretKey: string; liveSecretKey: string }>('/admin/organizations', { name })).body;
+    const created = (
+      await apiClient(weir.url, ADMIN_TOKEN).post<{ testSecretKey: string; liveSecretKey: string }>(
+        '/admin/organizations',
+        { name },
+      )
+    ).body;
     const api = apiClient(weir.url, created.testSecretKey);
-    const added = await api.post('/api/v1/organization/withdrawal-addresses', { chainId: DEVNET_CHAIN_ID, address: wallet, name: 'treasury' });
+    const added = await api.post('/api/v1/organization/withdrawal-addresses', {
+      chainId: DEVNET_CHAIN_ID,
+      address: wallet,
+      name: 'treasury',
+    });
     t.is(added.status, 200, JSON.stringify(added.body));
     return { api, live: apiClient(weir.url, created.liveSecretKey), liveSecretKey: created.liveSecretKey };
   };

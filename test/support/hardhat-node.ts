@@ -1,5 +1,8 @@
 import { HardhatNodeStartError } from '../../src/chain-ingest/evm/devnet/errors.ts';
-import { startHardhatNode as startHardhatNodeOnPort, type HardhatNode } from '../../src/chain-ingest/evm/devnet/hardhat-node.ts';
+import {
+  startHardhatNode as startHardhatNodeOnPort,
+  type HardhatNode,
+} from '../../src/chain-ingest/evm/devnet/hardhat-node.ts';
 import { findFreePort } from './free-port.ts';
 
 export {

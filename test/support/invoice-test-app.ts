@@ -6,6 +6,10 @@ import { startTestWeir } from './weir-harness.ts';
 
 /** The real Weir for the invoice tests, with the outbox folder its mails land in. */
 export async function startInvoiceTestApp(t: ExecutionContext, options: { clock?: Clock; mailer?: Mailer } = {}) {
-  const weir = await startTestWeir(t, {}, { ...(options.clock ? { clock: options.clock } : {}), ...(options.mailer ? { mailer: options.mailer } : {}) });
+  const weir = await startTestWeir(
+    t,
+    {},
+    { ...(options.clock ? { clock: options.clock } : {}), ...(options.mailer ? { mailer: options.mailer } : {}) },
+  );
   return { ...weir, outboxDir: join(weir.dataDir, 'outbox') };
 }

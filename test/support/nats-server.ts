@@ -47,9 +47,7 @@ export async function startNatsServer(): Promise<NatsServerHandle> {
   throw new Error(`startNatsServer: nats-server did not start (${natsServerBinary()}):\n${failures.join('\n')}`);
 }
 
-type StartOutcome =
-  | { type: 'ready'; child: ChildProcess }
-  | { type: 'failed'; reason: string; retryable: boolean };
+type StartOutcome = { type: 'ready'; child: ChildProcess } | { type: 'failed'; reason: string; retryable: boolean };
 
 function spawnAndWaitUntilReady(port: number, storeDir: string): Promise<StartOutcome> {
   return new Promise((resolve) => {

@@ -13,7 +13,8 @@ export function recordingMailer(refuse: (message: MailMessage, call: number) => 
     async send(message) {
       calls += 1;
       attempts.push(message);
-      if (refuse(message, calls)) throw new MailDeliveryError(`sending mail to ${message.to} failed: connection refused`);
+      if (refuse(message, calls))
+        throw new MailDeliveryError(`sending mail to ${message.to} failed: connection refused`);
       sent.push(message);
       return { id: `message-${sent.length}@test` };
     },

@@ -7,14 +7,21 @@ export type ReceivedWebhook = { headers: IncomingHttpHeaders; body: string; at: 
  * A local webhook receiver that records every request. `respond` decides each answer: a status
  * code, or `'hang'` to never answer (a receiver that times out or a process killed mid-request).
  */
-export async function startWebhookReceiver(respond: (request: ReceivedWebhook, index: number) => number | 'hang' = () => 200) {
+export async function startWebhookReceiver(
+  respond: (request: ReceivedWebhook, index: number) => number | 'hang' = () => 200,
+) {
   const received: ReceivedWebhook[] = [];
   const waiters = new Set<() => void>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const request: ReceivedWebhook = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), answered: null };
+      const request: ReceivedWebhook = {
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+        answered: null,
+      };
       const answer = respond(request, received.length);
       // Recorded before the waiters look, so a predicate on `answered` sees this request's answer.
       if (answer !== 'hang') request.answered = answer;
@@ -33,8 +40,17 @@ export async function startWebhookReceiver(respond: (request: ReceivedWebhook, i
     async waitFor(predicate: (all: ReceivedWebhook[]) => boolean, timeoutMs = 15_000): Promise<ReceivedWebhook[]> {
       if (predicate(received)) return received;
       return new Promise((resolve, reject) => {
-        const check = () => { if (predicate(received)) { clearTimeout(timer); waiters.delete(check); resolve(received); } };
-        const timer = setTimeout(() => { waiters.delete(check); reject(new Error(`webhook receiver: condition not met within ${timeoutMs} ms (${received.length} requests)`)); }, timeoutMs);
+        const check = () => {
+          if (predicate(received)) {
+            clearTimeout(timer);
+            waiters.delete(check);
+            resolve(received);
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`webhook receiver: condition not met within ${timeoutMs} ms (${received.length} requests)`));
+        }, timeoutMs);
         waiters.add(check);
       });
     },

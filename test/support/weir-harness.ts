@@ -10,7 +10,11 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const MERCHANT_WALLET = '0x5Ea1Fee5EA1fEe5EA1feE5EA1Fee5Ea1Fee5Ea1F';
 
 /** A Weir on a free port with a fresh data dir, stopped and removed when the test ends. */
-export async function startTestWeir(t: ExecutionContext, config: Partial<WeirConfig> = {}, overrides: WeirOverrides = {}): Promise<Weir & { dataDir: string }> {
+export async function startTestWeir(
+  t: ExecutionContext,
+  config: Partial<WeirConfig> = {},
+  overrides: WeirOverrides = {},
+): Promise<Weir & { dataDir: string }> {
   const dataDir = config.dataDir ?? (await mkdtemp(join(tmpdir(), 'weir-test-')));
   const weir = await startWeir(
     { port: 0, host: '127.0.0.1', dataDir, testRail: true, adminToken: ADMIN_TOKEN, chainEnv: {}, ...config },
@@ -26,10 +30,17 @@ export async function startTestWeir(t: ExecutionContext, config: Partial<WeirCon
 /** A new organization (over the admin API) with a payment method on the test network. */
 export async function createMerchant(baseUrl: string, name = 'Acme Test Shop') {
   const admin = apiClient(baseUrl, ADMIN_TOKEN);
-  const created = await admin.post<{ organizationId: string; testSecretKey: string; liveSecretKey: string }>('/admin/organizations', { name });
+  const created = await admin.post<{ organizationId: string; testSecretKey: string; liveSecretKey: string }>(
+    '/admin/organizations',
+    { name },
+  );
   if (created.status !== 200) throw new Error(`org create failed: ${JSON.stringify(created.body)}`);
   const api = apiClient(baseUrl, created.body.testSecretKey);
-  const wallet = await api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: MERCHANT_WALLET, name: 'treasury' });
+  const wallet = await api.post('/api/v1/organization/withdrawal-addresses', {
+    chainId: 7357,
+    address: MERCHANT_WALLET,
+    name: 'treasury',
+  });
   if (wallet.status !== 200) throw new Error(`payment method failed: ${JSON.stringify(wallet.body)}`);
   return { ...created.body, api, live: apiClient(baseUrl, created.body.liveSecretKey) };
 }
@@ -38,5 +49,7 @@ export const sessionRequest = (unitAmount = '150000000', quantity = 2) => ({
   mode: 'payment',
   successUrl: 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}',
   cancelUrl: 'https://shop.example/cart',
-  lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount, productData: { name: 'Weir T-shirt' } }, quantity }] },
+  lineItems: {
+    data: [{ priceData: { currency: 'usdc', unitAmount, productData: { name: 'Weir T-shirt' } }, quantity }],
+  },
 });

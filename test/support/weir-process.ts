@@ -13,16 +13,30 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** `weir serve` as a real child process, ready once /health answers. */
-export async function spawnWeir(options: { dataDir: string; env?: Record<string, string> }): Promise<{ url: string; child: ChildProcess; output: () => string; kill(signal?: NodeJS.Signals): Promise<void> }> {
+export async function spawnWeir(options: {
+  dataDir: string;
+  env?: Record<string, string>;
+}): Promise<{ url: string; child: ChildProcess; output: () => string; kill(signal?: NodeJS.Signals): Promise<void> }> {
   const port = await findFreePort();
   const child = spawn(process.execPath, [WEIR_BIN, 'serve'], {
     cwd: ROOT,
-    env: childEnv({ PORT: String(port), HOST: '127.0.0.1', WEIR_DATA_DIR: options.dataDir, WEIR_TEST_RAIL: '1', WEIR_ADMIN_TOKEN: ADMIN_TOKEN, ...options.env }),
+    env: childEnv({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WEIR_DATA_DIR: options.dataDir,
+      WEIR_TEST_RAIL: '1',
+      WEIR_ADMIN_TOKEN: ADMIN_TOKEN,
+      ...options.env,
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   // Generous: in a fresh clone under a full test run, the first start compiles every module.
@@ -34,12 +48,19 @@ export async function spawnWeir(options: { dataDir: string; env?: Record<string,
       const response = await fetch(`${url}/health`);
       if (response.ok) break;
       lastAnswer = `${response.status} ${await response.text()}`;
-    } catch { /* not listening yet */ }
-    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`weir serve did not start (last /health answer: ${lastAnswer}):\n${output}`); }
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`weir serve did not start (last /health answer: ${lastAnswer}):\n${output}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
-    url, child, output: () => output,
+    url,
+    child,
+    output: () => output,
     async kill(signal = 'SIGKILL') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
@@ -48,7 +69,15 @@ export async function spawnWeir(options: { dataDir: string; env?: Record<string,
 }
 
 /** Run a `weir` command to completion. */
-export function runWeir(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [WEIR_BIN, ...args], { cwd: ROOT, env: childEnv(env), encoding: 'utf8', timeout: 60_000 });
+export function runWeir(
+  args: string[],
+  env: Record<string, string> = {},
+): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [WEIR_BIN, ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -8,7 +8,12 @@ import { cpus, loadavg, totalmem } from 'node:os';
 export type MachineInfo = { cpus: number; cpuModel: string; memoryGiB: number; node: string };
 
 export function machineInfo(): MachineInfo {
-  return { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version };
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+    node: process.version,
+  };
 }
 
 export const loadAverage1m = (): number => +loadavg()[0]!.toFixed(2);
@@ -20,14 +25,23 @@ export function machineLoad(minCpuPercent = 10): { uptime: string; loadAverage: 
   try {
     uptime = execFileSync('uptime', [], { encoding: 'utf8' }).trim();
   } catch {
-    uptime = `loadavg ${loadavg().map((value) => value.toFixed(2)).join(' ')}`;
+    uptime = `loadavg ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}`;
   }
   try {
-    const lines = execFileSync('ps', ['-eo', 'pid,pcpu,etime,args', '--sort=-pcpu', '--no-headers'], { encoding: 'utf8' }).split('\n');
+    const lines = execFileSync('ps', ['-eo', 'pid,pcpu,etime,args', '--sort=-pcpu', '--no-headers'], {
+      encoding: 'utf8',
+    }).split('\n');
     busyProcesses = lines
       .map((line) => line.trim())
       .filter((line) => line !== '')
-      .filter((line) => Number(line.split(/\s+/)[1]) >= minCpuPercent && !line.startsWith(`${process.pid} `) && !/\bps -eo\b/.test(line))
+      .filter(
+        (line) =>
+          Number(line.split(/\s+/)[1]) >= minCpuPercent &&
+          !line.startsWith(`${process.pid} `) &&
+          !/\bps -eo\b/.test(line),
+      )
       .map((line) => line.slice(0, 160));
   } catch {
     busyProcesses = [];
@@ -59,13 +73,18 @@ export function distribution(values: readonly number[], digits = 1): Distributio
   };
 }
 
-export function markdownTable(header: readonly string[], rows: readonly (readonly (string | number)[])[], alignRight: readonly boolean[] = []): string {
+export function markdownTable(
+  header: readonly string[],
+  rows: readonly (readonly (string | number)[])[],
+  alignRight: readonly boolean[] = [],
+): string {
   const line = (cells: readonly (string | number)[]): string => `| ${cells.map(String).join(' | ')} |`;
   const rule = `|${header.map((_, index) => (alignRight[index] ? '---:' : '---')).join('|')}|`;
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
 
-export const fmt = (value: number, digits = 0): string => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+export const fmt = (value: number, digits = 0): string =>
+  value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 /** Ends the process (after `cleanUp`, given a few seconds) if the run is not done by then. */
 export function deadline(ms: number, what: string, cleanUp: () => Promise<void>): { clear(): void } {
@@ -99,7 +118,8 @@ export function numberFlag(argv: readonly string[], name: string, fallback: numb
   if (index < 0) return fallback;
   const raw = argv[index + 1];
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || value > max) throw new Error(`${name} must be a number from ${min} to ${max}, got ${String(raw)}`);
+  if (!Number.isFinite(value) || value < min || value > max)
+    throw new Error(`${name} must be a number from ${min} to ${max}, got ${String(raw)}`);
   return value;
 }
 

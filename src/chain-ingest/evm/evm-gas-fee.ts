@@ -21,7 +21,11 @@ const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
  * coin's price in that asset's currency (`WEIR_NATIVE_PRICE_<chainId>_<CURRENCY>`, e.g.
  * `WEIR_NATIVE_PRICE_1_USDC=3000.5`), since Weir has no price feed of its own.
  */
-export function createEvmGasFeeQuoter(deps: { registry: NetworkRegistry; clock: Clock; nativePrices?: ReadonlyMap<string, string> }): GasFeeQuoter {
+export function createEvmGasFeeQuoter(deps: {
+  registry: NetworkRegistry;
+  clock: Clock;
+  nativePrices?: ReadonlyMap<string, string>;
+}): GasFeeQuoter {
   const prices = new Map<number, { wei: bigint; at: number }>();
   async function gasPrice(chainId: number): Promise<bigint | null> {
     const cached = prices.get(chainId);

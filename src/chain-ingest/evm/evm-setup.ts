@@ -27,8 +27,10 @@ export function parseFactoryEnv(env: Readonly<Record<string, string | undefined>
   for (const [name, value] of Object.entries(env)) {
     if (!name.startsWith(FACTORY_ENV_PREFIX) || !value) continue;
     const chainId = Number(name.slice(FACTORY_ENV_PREFIX.length));
-    if (!Number.isSafeInteger(chainId) || !KNOWN_EVM_CHAIN_IDS.includes(chainId)) throw new EvmConfigError(`${name}: ${name.slice(FACTORY_ENV_PREFIX.length)} is not a known EVM chain id`);
-    if (!isAddress(value, { strict: false })) throw new EvmConfigError(`${name} must be a contract address (0x and 40 hex digits)`);
+    if (!Number.isSafeInteger(chainId) || !KNOWN_EVM_CHAIN_IDS.includes(chainId))
+      throw new EvmConfigError(`${name}: ${name.slice(FACTORY_ENV_PREFIX.length)} is not a known EVM chain id`);
+    if (!isAddress(value, { strict: false }))
+      throw new EvmConfigError(`${name} must be a contract address (0x and 40 hex digits)`);
     factories.set(chainId, getAddress(value));
   }
   return factories;
@@ -40,9 +42,11 @@ export function parseConfirmationsEnv(env: Readonly<Record<string, string | unde
   for (const [name, value] of Object.entries(env)) {
     if (!name.startsWith(CONFIRMATIONS_ENV_PREFIX) || !value) continue;
     const chainId = Number(name.slice(CONFIRMATIONS_ENV_PREFIX.length));
-    if (!Number.isSafeInteger(chainId) || !KNOWN_EVM_CHAIN_IDS.includes(chainId)) throw new EvmConfigError(`${name}: ${name.slice(CONFIRMATIONS_ENV_PREFIX.length)} is not a known EVM chain id`);
+    if (!Number.isSafeInteger(chainId) || !KNOWN_EVM_CHAIN_IDS.includes(chainId))
+      throw new EvmConfigError(`${name}: ${name.slice(CONFIRMATIONS_ENV_PREFIX.length)} is not a known EVM chain id`);
     const depth = Number(value);
-    if (!Number.isInteger(depth) || depth < 1 || depth > 10_000) throw new EvmConfigError(`${name} must be a whole number of blocks from 1 to 10000`);
+    if (!Number.isInteger(depth) || depth < 1 || depth > 10_000)
+      throw new EvmConfigError(`${name} must be a whole number of blocks from 1 to 10000`);
     depths.set(chainId, depth);
   }
   return depths;
@@ -52,20 +56,31 @@ export function parseConfirmationsEnv(env: Readonly<Record<string, string | unde
  * The EVM networks this server offers: the public networks with RPC endpoints and a factory, plus
  * the devnet when a devnet file is given (its endpoints, factory and sweeper account come from it).
  */
-export async function loadEvmSetup(input: { env: Readonly<Record<string, string | undefined>>; devnetFile?: string; rpcConfigFile?: string; sweeperKey?: string }): Promise<EvmSetup> {
+export async function loadEvmSetup(input: {
+  env: Readonly<Record<string, string | undefined>>;
+  devnetFile?: string;
+  rpcConfigFile?: string;
+  sweeperKey?: string;
+}): Promise<EvmSetup> {
   const devnet = input.devnetFile ? await readDevnetInfo(input.devnetFile) : null;
-  let rpc: RpcEndpointsByChainId = await loadRpcConfig({ env: input.env, configPath: input.rpcConfigFile, knownChainIds: KNOWN_EVM_CHAIN_IDS });
+  let rpc: RpcEndpointsByChainId = await loadRpcConfig({
+    env: input.env,
+    configPath: input.rpcConfigFile,
+    knownChainIds: KNOWN_EVM_CHAIN_IDS,
+  });
   const networks: EvmNetwork[] = [...EVM_NETWORKS];
   const factories = parseFactoryEnv(input.env);
   if (devnet) {
-    if (devnet.chainId !== DEVNET_CHAIN_ID) throw new EvmConfigError(`${input.devnetFile}: the devnet chain id must be ${DEVNET_CHAIN_ID}`);
+    if (devnet.chainId !== DEVNET_CHAIN_ID)
+      throw new EvmConfigError(`${input.devnetFile}: the devnet chain id must be ${DEVNET_CHAIN_ID}`);
     networks.push(devnetNetwork(devnet.contracts));
     rpc = { ...rpc, [DEVNET_CHAIN_ID]: { http: [devnet.rpcUrl], ws: [devnet.wsUrl] } };
     factories.set(DEVNET_CHAIN_ID, devnet.contracts.forwarderFactory);
   }
   let sweeperKey: Hex | null = null;
   if (input.sweeperKey) {
-    if (!/^0x[0-9a-fA-F]{64}$/.test(input.sweeperKey)) throw new EvmConfigError('WEIR_SWEEPER_KEY must be a private key: 0x and 64 hex digits');
+    if (!/^0x[0-9a-fA-F]{64}$/.test(input.sweeperKey))
+      throw new EvmConfigError('WEIR_SWEEPER_KEY must be a private key: 0x and 64 hex digits');
     sweeperKey = input.sweeperKey as Hex;
   } else if (devnet) {
     sweeperKey = devnetAccount(devnet, 'sweeper').privateKey;
@@ -73,7 +88,9 @@ export async function loadEvmSetup(input: { env: Readonly<Record<string, string 
   const depths = parseConfirmationsEnv(input.env);
   const configured = networks.map((n) => {
     const confirmations = depths.get(n.chainId);
-    return confirmations === undefined ? n : { ...n, confirmations, confirmationsSource: `WEIR_CONFIRMATIONS_${n.chainId} (operator setting)` };
+    return confirmations === undefined
+      ? n
+      : { ...n, confirmations, confirmationsSource: `WEIR_CONFIRMATIONS_${n.chainId} (operator setting)` };
   });
   return { registry: createNetworkRegistry({ networks: configured, rpc }), factories, devnet, sweeperKey };
 }

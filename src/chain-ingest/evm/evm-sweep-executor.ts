@@ -1,4 +1,14 @@
-import { erc20Abi, getAddress, HttpRequestError, SocketClosedError, TimeoutError, WaitForTransactionReceiptTimeoutError, WebSocketRequestError, type Address, type Hash } from 'viem';
+import {
+  erc20Abi,
+  getAddress,
+  HttpRequestError,
+  SocketClosedError,
+  TimeoutError,
+  WaitForTransactionReceiptTimeoutError,
+  WebSocketRequestError,
+  type Address,
+  type Hash,
+} from 'viem';
 import { SweepNodeError, SweepReceiptLostError, SweepRevertedError } from '../../sweeper/sweep-errors.ts';
 import type { SweepExecutor } from '../../sweeper/sweeper.ts';
 import type { EvmWriteClients } from './contracts/clients.ts';
@@ -6,7 +16,17 @@ import { ForwarderFlushError } from './contracts/errors.ts';
 import { findFlush, flushForwarders, type MinedFlush } from './contracts/flush-forwarders.ts';
 
 /** Node.js network error codes: the node could not be reached or dropped the connection. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+]);
 
 /**
  * Whether `error` (or one of its causes) is the node failing rather than the transaction: no
@@ -15,8 +35,15 @@ const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'E
 export function isNodeFailure(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; current instanceof Error && depth < 10; depth += 1, current = current.cause) {
-    if (current instanceof HttpRequestError) return current.status === undefined || current.status >= 500 || current.status === 429;
-    if (current instanceof TimeoutError || current instanceof WaitForTransactionReceiptTimeoutError || current instanceof SocketClosedError || current instanceof WebSocketRequestError) return true;
+    if (current instanceof HttpRequestError)
+      return current.status === undefined || current.status >= 500 || current.status === 429;
+    if (
+      current instanceof TimeoutError ||
+      current instanceof WaitForTransactionReceiptTimeoutError ||
+      current instanceof SocketClosedError ||
+      current instanceof WebSocketRequestError
+    )
+      return true;
     const code = (current as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return true;
   }
@@ -29,10 +56,12 @@ export function isNodeFailure(error: unknown): boolean {
  */
 export function sweepFailureOf(error: unknown): unknown {
   if (error instanceof ForwarderFlushError && error.transactionHash !== undefined) {
-    if (error.paid !== undefined) return new SweepRevertedError(error.message, { transactionHash: error.transactionHash, ...error.paid });
+    if (error.paid !== undefined)
+      return new SweepRevertedError(error.message, { transactionHash: error.transactionHash, ...error.paid });
     return new SweepReceiptLostError(error.message, error.transactionHash, { cause: error });
   }
-  if (isNodeFailure(error)) return new SweepNodeError(error instanceof Error ? error.message : String(error), { cause: error });
+  if (isNodeFailure(error))
+    return new SweepNodeError(error instanceof Error ? error.message : String(error), { cause: error });
   return error;
 }
 
@@ -45,10 +74,18 @@ export function createEvmSweepExecutor(deps: { clients: EvmWriteClients; factory
   /** Whether the deposit holds a nonzero balance of one of `assets` ('native' for the coin). */
   async function holdsFunds(depositAddress: string, assets: string[]): Promise<boolean> {
     const address = getAddress(depositAddress);
-    const balances = await Promise.all(assets.map((asset) =>
-      asset === 'native'
-        ? publicClient.getBalance({ address })
-        : publicClient.readContract({ address: getAddress(asset), abi: erc20Abi, functionName: 'balanceOf', args: [address] })));
+    const balances = await Promise.all(
+      assets.map((asset) =>
+        asset === 'native'
+          ? publicClient.getBalance({ address })
+          : publicClient.readContract({
+              address: getAddress(asset),
+              abi: erc20Abi,
+              functionName: 'balanceOf',
+              args: [address],
+            }),
+      ),
+    );
     return balances.some((balance) => balance > 0n);
   }
   return {
@@ -83,7 +120,12 @@ export function createEvmSweepExecutor(deps: { clients: EvmWriteClients; factory
       } catch (error) {
         throw sweepFailureOf(error);
       }
-      return mined && { transaction: { transactionHash: mined.transactionHash, gasUsed: mined.gasUsed, gasCost: mined.gasCost }, reverted: mined.reverted };
+      return (
+        mined && {
+          transaction: { transactionHash: mined.transactionHash, gasUsed: mined.gasUsed, gasCost: mined.gasCost },
+          reverted: mined.reverted,
+        }
+      );
     },
   };
 }

@@ -4,7 +4,12 @@ import test, { type ExecutionContext } from 'ava';
 import { sessionFixture } from '../../../machines/checkout-session.fixture.ts';
 import { createInProcessBus } from '../../bus/in-process-bus.ts';
 import { depositAddressKey } from '../../projections/checkout-sessions.projection.ts';
-import { COLLECTIONS, type ChainPaymentDoc, type CheckoutSessionDoc, type DepositAddressDoc } from '../../projections/collections.ts';
+import {
+  COLLECTIONS,
+  type ChainPaymentDoc,
+  type CheckoutSessionDoc,
+  type DepositAddressDoc,
+} from '../../projections/collections.ts';
 import type { AdvanceListener, ProjectionRunner } from '../../projections/projection-runner.ts';
 import { createEmbeddedReadStore } from '../../read-store/embedded-read-store.ts';
 import { WeirError } from '../../shared/errors.ts';
@@ -28,28 +33,53 @@ const TX = `0x${'ab'.repeat(32)}`;
 const BLOCK_HASH = `0x${'cd'.repeat(32)}`;
 
 const network = defineEvmNetwork({
-  network: NETWORK, chainId: CHAIN_ID, name: 'Recovery adopt test', environment: 'test',
-  nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, explorer: { name: 'none', txUrl: 'http://127.0.0.1/tx/{hash}' },
-  confirmations: 3, confirmationsSource: 'this test', blockTimeMs: 1_000,
+  network: NETWORK,
+  chainId: CHAIN_ID,
+  name: 'Recovery adopt test',
+  environment: 'test',
+  nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+  explorer: { name: 'none', txUrl: 'http://127.0.0.1/tx/{hash}' },
+  confirmations: 3,
+  confirmationsSource: 'this test',
+  blockTimeMs: 1_000,
   assets: [{ symbol: 'ETH', name: 'Ether', currency: 'eth', address: 'native', decimals: 18 }],
 });
 
 /** Answers the three reads of a recovery (receipt, block with transactions, head), single or batched. */
 async function startChain(t: ExecutionContext): Promise<string> {
   const results: Record<string, unknown> = {
-    eth_getTransactionReceipt: { transactionHash: TX, blockHash: BLOCK_HASH, blockNumber: '0xa', status: '0x1', logs: [] },
+    eth_getTransactionReceipt: {
+      transactionHash: TX,
+      blockHash: BLOCK_HASH,
+      blockNumber: '0xa',
+      status: '0x1',
+      logs: [],
+    },
     eth_getBlockByNumber: {
-      number: '0xa', hash: BLOCK_HASH, parentHash: `0x${'ef'.repeat(32)}`,
-      transactions: [{ hash: TX, transactionIndex: '0x0', from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8', to: PAY_TO, value: '0x5' }],
+      number: '0xa',
+      hash: BLOCK_HASH,
+      parentHash: `0x${'ef'.repeat(32)}`,
+      transactions: [
+        {
+          hash: TX,
+          transactionIndex: '0x0',
+          from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+          to: PAY_TO,
+          value: '0x5',
+        },
+      ],
     },
     eth_blockNumber: '0xa',
   };
-  const answer = (call: { id: unknown; method: string }) => (call.method in results
-    ? { jsonrpc: '2.0', id: call.id, result: results[call.method] }
-    : { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: `${call.method} is not served here` } });
+  const answer = (call: { id: unknown; method: string }) =>
+    call.method in results
+      ? { jsonrpc: '2.0', id: call.id, result: results[call.method] }
+      : { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: `${call.method} is not served here` } };
   const server = createServer((request, response) => {
     let body = '';
-    request.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
+    request.on('data', (chunk: Buffer) => {
+      body += chunk.toString('utf8');
+    });
     request.on('end', () => {
       const parsed: unknown = JSON.parse(body);
       const calls = (Array.isArray(parsed) ? parsed : [parsed]) as { id: unknown; method: string }[];
@@ -58,7 +88,13 @@ async function startChain(t: ExecutionContext): Promise<string> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
@@ -85,12 +121,21 @@ function controlledDelay() {
   return {
     started,
     running,
-    delay: (ms: number, signal: AbortSignal) => new Promise<void>((resolve, reject) => {
-      running.add(resolve);
-      signal.addEventListener('abort', () => { running.delete(resolve); reject(signal.reason); });
-      started.push(ms);
-    }),
-    elapse: () => { for (const end of [...running]) { running.delete(end); end(); } },
+    delay: (ms: number, signal: AbortSignal) =>
+      new Promise<void>((resolve, reject) => {
+        running.add(resolve);
+        signal.addEventListener('abort', () => {
+          running.delete(resolve);
+          reject(signal.reason);
+        });
+        started.push(ms);
+      }),
+    elapse: () => {
+      for (const end of [...running]) {
+        running.delete(end);
+        end();
+      }
+    },
   };
 }
 
@@ -98,7 +143,10 @@ function controlledDelay() {
 function deferred() {
   let resolve: () => void = () => undefined;
   let reject: (error: Error) => void = () => undefined;
-  const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   return { promise, resolve, reject };
 }
 
@@ -107,26 +155,65 @@ async function world(t: ExecutionContext) {
   const readStore = createEmbeddedReadStore();
   const session: CheckoutSessionDoc = {
     ...sessionFixture({
-      addresses: [{ id: 'addr-eth', checkoutSessionId: sessionFixture().id, network: NETWORK, paymentAddress: PAY_TO, merchantAddress: '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f', gas: '0', gasAmount: '0',
-        asset: { id: `${NETWORK}:eth`, name: 'Ether', symbol: 'ETH', currency: 'eth', chainId: CHAIN_ID, address: 'native', decimals: 18 } }],
+      addresses: [
+        {
+          id: 'addr-eth',
+          checkoutSessionId: sessionFixture().id,
+          network: NETWORK,
+          paymentAddress: PAY_TO,
+          merchantAddress: '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f',
+          gas: '0',
+          gasAmount: '0',
+          asset: {
+            id: `${NETWORK}:eth`,
+            name: 'Ether',
+            symbol: 'ETH',
+            currency: 'eth',
+            chainId: CHAIN_ID,
+            address: 'native',
+            decimals: 18,
+          },
+        },
+      ],
     }),
     _id: sessionFixture().id,
   };
   await readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).put(session);
   await readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses).put({
-    _id: depositAddressKey(NETWORK, PAY_TO), network: NETWORK, address: PAY_TO, checkoutSessionId: session.id, organizationId: session.organizationId, environment: 'test',
+    _id: depositAddressKey(NETWORK, PAY_TO),
+    network: NETWORK,
+    address: PAY_TO,
+    checkoutSessionId: session.id,
+    organizationId: session.organizationId,
+    environment: 'test',
   });
   const listeners = new Set<AdvanceListener>();
-  const unused = (): never => { throw new Error('not used by a recovery'); };
+  const unused = (): never => {
+    throw new Error('not used by a recovery');
+  };
   const projections: ProjectionRunner = {
-    onAdvanced: (listener) => { listeners.add(listener); return () => listeners.delete(listener); },
-    waitFor: async () => undefined, start: unused, rebuild: unused, position: () => null, health: unused, stop: unused,
+    onAdvanced: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    waitFor: async () => undefined,
+    start: unused,
+    rebuild: unused,
+    position: () => null,
+    health: unused,
+    stop: unused,
   };
   /** What the matcher and the projections would make of an adopted transfer: its payment, pending. */
   const recordPending = async (transfer: ChainTransferMessage): Promise<void> => {
     await readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments).put({
-      _id: transferId(transfer), network: NETWORK, blockNumber: transfer.blockNumber, blockHash: transfer.blockHash, status: 'pending',
-      checkoutSessionId: session.id, organizationId: session.organizationId, environment: 'test',
+      _id: transferId(transfer),
+      network: NETWORK,
+      blockNumber: transfer.blockNumber,
+      blockHash: transfer.blockHash,
+      status: 'pending',
+      checkoutSessionId: session.id,
+      organizationId: session.organizationId,
+      environment: 'test',
     });
     for (const listener of listeners) listener(1n, new Set([COLLECTIONS.chainPayments]));
   };
@@ -144,10 +231,22 @@ async function world(t: ExecutionContext) {
   const lines = recorded<string>();
   const recovery = createTransactionRecovery({
     registry: createNetworkRegistry({ networks: [network], rpc: { [CHAIN_ID]: { http: [rpcUrl], ws: [] } } }),
-    bus, readStore, projections, eventStore: { headPosition: async () => null }, clock: { now: () => Date.parse('2026-01-01T00:30:00.000Z') },
-    followers: new Map([[NETWORK, follower]]), delay: time.delay, log: (line) => lines.push(line),
+    bus,
+    readStore,
+    projections,
+    eventStore: { headPosition: async () => null },
+    clock: { now: () => Date.parse('2026-01-01T00:30:00.000Z') },
+    followers: new Map([[NETWORK, follower]]),
+    delay: time.delay,
+    log: (line) => lines.push(line),
   });
-  const recover = () => recovery.recover({ organizationId: session.organizationId, environment: 'test', chainId: CHAIN_ID, transactionHash: TX });
+  const recover = () =>
+    recovery.recover({
+      organizationId: session.organizationId,
+      environment: 'test',
+      chainId: CHAIN_ID,
+      transactionHash: TX,
+    });
   return { recover, adoptions, time, lines, recordPending };
 }
 
@@ -166,7 +265,10 @@ test('a follower that never takes the transfer: 503 follower_unavailable after t
   t.is(error?.statusCode, 503);
   t.is(error?.code, 'follower_unavailable');
   t.regex(error?.message ?? '', /recovery-adopt did not take the transfer within 30 s; try again/);
-  t.true(w.lines.items.some((line) => /did not take 1 recovered transfer\(s\) within 30000 ms/.test(line)), w.lines.items.join('\n'));
+  t.true(
+    w.lines.items.some((line) => /did not take 1 recovered transfer\(s\) within 30000 ms/.test(line)),
+    w.lines.items.join('\n'),
+  );
 
   // The same recovery again, with the follower answering this time: the transfer is shown pending.
   const retry = w.recover();
@@ -184,7 +286,10 @@ test('a follower that never takes the transfer: 503 follower_unavailable after t
   // The first hand-over ends long after its request was answered: logged, nothing else.
   late!.done.resolve();
   await w.lines.until(lateLine);
-  t.regex(w.lines.items.at(-1) ?? '', /took 1 recovered transfer\(s\) after the recovery had timed out; nothing to undo/);
+  t.regex(
+    w.lines.items.at(-1) ?? '',
+    /took 1 recovered transfer\(s\) after the recovery had timed out; nothing to undo/,
+  );
 });
 
 test('an adoption that fails after the timeout is only logged', async (t) => {
@@ -196,7 +301,10 @@ test('an adoption that fails after the timeout is only logged', async (t) => {
   await t.throwsAsync(first, { instanceOf: WeirError, message: /try again in a moment/ });
   w.adoptions.items[0]!.done.reject(new Error('the follower stopped before it published the adopted transfers'));
   await w.lines.until(lateLine);
-  t.regex(w.lines.items.at(-1) ?? '', /failed 1 recovered transfer\(s\) after the recovery had timed out: the follower stopped/);
+  t.regex(
+    w.lines.items.at(-1) ?? '',
+    /failed 1 recovered transfer\(s\) after the recovery had timed out: the follower stopped/,
+  );
 });
 
 test('a follower that refuses at once is a 503 without waiting for the timeout', async (t) => {
@@ -208,5 +316,8 @@ test('a follower that refuses at once is a 503 without waiting for the timeout',
   const error = await t.throwsAsync(first, { instanceOf: WeirError });
   t.is(error?.code, 'follower_unavailable');
   t.regex(error?.message ?? '', /cannot take the transfer now; try again in a moment/);
-  t.true(w.lines.items.some((line) => line.includes('the follower is stopping')), w.lines.items.join('\n'));
+  t.true(
+    w.lines.items.some((line) => line.includes('the follower is stopping')),
+    w.lines.items.join('\n'),
+  );
 });

@@ -4,9 +4,15 @@ import type { CheckoutSessionStatus, SessionPayment } from '../../../machines/ch
 import { ConflictError } from '../../shared/errors.ts';
 import { classifyRecovery } from './recover-transaction.ts';
 
-const payment = (transferId: string, status: SessionPayment['status'], late = false): SessionPayment =>
-  ({ ...paymentFixture(transferId, '100000000'), status, detectedAt: '2026-01-01T00:10:00.000Z', confirmedAt: status === 'confirmed' ? '2026-01-01T00:11:00.000Z' : null, late });
-const session = (status: CheckoutSessionStatus, payments: SessionPayment[]) => sessionFixture({ status, payments, amountReceived: '100000000' });
+const payment = (transferId: string, status: SessionPayment['status'], late = false): SessionPayment => ({
+  ...paymentFixture(transferId, '100000000'),
+  status,
+  detectedAt: '2026-01-01T00:10:00.000Z',
+  confirmedAt: status === 'confirmed' ? '2026-01-01T00:11:00.000Z' : null,
+  late,
+});
+const session = (status: CheckoutSessionStatus, payments: SessionPayment[]) =>
+  sessionFixture({ status, payments, amountReceived: '100000000' });
 
 test('a recovered transfer still pending is in process, whatever the session shows', (t) => {
   const result = classifyRecovery(session('complete', [payment('a', 'confirmed'), payment('b', 'pending')]), ['b'], 12);
@@ -14,10 +20,14 @@ test('a recovered transfer still pending is in process, whatever the session sho
   t.regex(result.message, /12 blocks/);
   t.is(classifyRecovery(session('open', []), ['b'], 1).outcome, 'in_process', 'not shown yet: still in process');
   t.regex(result.message, /recover it again once its block has them/, 'without a follower that tracks the block');
-  t.regex(classifyRecovery(session('open', [payment('b', 'pending')]), ['b'], 12, true).message, /12 blocks\); the checkout session is updated then, with no further recovery$/, 'the follower confirms it');
+  t.regex(
+    classifyRecovery(session('open', [payment('b', 'pending')]), ['b'], 12, true).message,
+    /12 blocks\); the checkout session is updated then, with no further recovery$/,
+    'the follower confirms it',
+  );
 });
 
-test('confirmed transfers give the session\'s outcome: complete, partial, or a late payment on a closed session', (t) => {
+test("confirmed transfers give the session's outcome: complete, partial, or a late payment on a closed session", (t) => {
   t.is(classifyRecovery(session('complete', [payment('a', 'confirmed')]), ['a'], 1).outcome, 'complete');
   const partial = classifyRecovery(session('incomplete', [payment('a', 'confirmed')]), ['a'], 1);
   t.is(partial.outcome, 'partial');
@@ -27,6 +37,8 @@ test('confirmed transfers give the session\'s outcome: complete, partial, or a l
 });
 
 test('a transfer withdrawn after a reorg cannot be credited again: a conflict, not an outcome', (t) => {
-  const error = t.throws(() => classifyRecovery(session('open', [payment('a', 'withdrawn')]), ['a'], 1), { instanceOf: ConflictError });
+  const error = t.throws(() => classifyRecovery(session('open', [payment('a', 'withdrawn')]), ['a'], 1), {
+    instanceOf: ConflictError,
+  });
   t.is(error?.statusCode, 409);
 });

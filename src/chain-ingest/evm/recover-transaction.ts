@@ -3,7 +3,12 @@ import type { CheckoutSession } from '../../../machines/checkout-session.types.t
 import type { Bus } from '../../bus/bus.ts';
 import type { Environment, EventStore } from '../../event-store/event-store.ts';
 import { depositAddressKey } from '../../projections/checkout-sessions.projection.ts';
-import { COLLECTIONS, type ChainPaymentDoc, type CheckoutSessionDoc, type DepositAddressDoc } from '../../projections/collections.ts';
+import {
+  COLLECTIONS,
+  type ChainPaymentDoc,
+  type CheckoutSessionDoc,
+  type DepositAddressDoc,
+} from '../../projections/collections.ts';
 import type { ProjectionRunner } from '../../projections/projection-runner.ts';
 import type { ReadStore } from '../../read-store/read-store.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -34,10 +39,20 @@ import type { NetworkRegistry } from './networks/registry.ts';
  * The spec's "Missing Payment Intent" never arises: a Weir session fixes its amount, currency and
  * deposit addresses when it is created, so no address exists before its payment intent does.
  */
-export type RecoveryOutcome = 'complete' | 'partial' | 'in_process' | 'late_payment' | 'wrong_token_or_network' | 'wrong_claim';
+export type RecoveryOutcome =
+  | 'complete'
+  | 'partial'
+  | 'in_process'
+  | 'late_payment'
+  | 'wrong_token_or_network'
+  | 'wrong_claim';
 
 export type Recovery =
-  | { outcome: 'complete' | 'partial' | 'in_process' | 'late_payment' | 'wrong_token_or_network'; message: string; session: CheckoutSessionDoc }
+  | {
+      outcome: 'complete' | 'partial' | 'in_process' | 'late_payment' | 'wrong_token_or_network';
+      message: string;
+      session: CheckoutSessionDoc;
+    }
   | { outcome: 'wrong_claim'; message: string };
 
 export type RecoveryRequest = {
@@ -121,10 +136,17 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
   };
 
   /** The tenant's deposit address at `to` on `network` (and the requested session's, when one is named). */
-  const tenantAddress = async (request: RecoveryRequest, network: string, to: string): Promise<DepositAddressDoc | null> => {
+  const tenantAddress = async (
+    request: RecoveryRequest,
+    network: string,
+    to: string,
+  ): Promise<DepositAddressDoc | null> => {
     const doc = await depositAddresses.get(depositAddressKey(network, to));
-    const mine = doc !== null && doc.organizationId === request.organizationId && doc.environment === request.environment
-      && (request.checkoutSessionId === undefined || doc.checkoutSessionId === request.checkoutSessionId);
+    const mine =
+      doc !== null &&
+      doc.organizationId === request.organizationId &&
+      doc.environment === request.environment &&
+      (request.checkoutSessionId === undefined || doc.checkoutSessionId === request.checkoutSessionId);
     return mine ? doc : null;
   };
 
@@ -134,18 +156,44 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
     const where = `transaction ${transactionHash} on ${network.network} (chain ${network.chainId})`;
     try {
       const receipt = await getTransactionReceipt(rpc, { network: network.network, transactionHash });
-      if (receipt === null) throw new WeirError(404, 'Not Found', 'transaction_not_found', `${where} not found: it does not exist or is not mined yet`);
-      if (!receipt.succeeded) throw new UnprocessableError(`${where} failed (reverted) and moved nothing`, 'transaction_failed');
-      const [block] = await getBlocksWithTransactions(rpc, { network: network.network, from: receipt.blockNumber, to: receipt.blockNumber });
+      if (receipt === null)
+        throw new WeirError(
+          404,
+          'Not Found',
+          'transaction_not_found',
+          `${where} not found: it does not exist or is not mined yet`,
+        );
+      if (!receipt.succeeded)
+        throw new UnprocessableError(`${where} failed (reverted) and moved nothing`, 'transaction_failed');
+      const [block] = await getBlocksWithTransactions(rpc, {
+        network: network.network,
+        from: receipt.blockNumber,
+        to: receipt.blockNumber,
+      });
       const transaction = block?.transactions.find((t) => t.hash === receipt.transactionHash);
-      if (!block || block.hash !== receipt.blockHash || !transaction || receipt.transferLogs.some((l) => l.blockHash !== block.hash)) {
-        throw new ConflictError(`the chain is reorganizing around block ${receipt.blockNumber}, which holds ${where}; try again in a moment`, 'chain_reorganizing');
+      if (
+        !block ||
+        block.hash !== receipt.blockHash ||
+        !transaction ||
+        receipt.transferLogs.some((l) => l.blockHash !== block.hash)
+      ) {
+        throw new ConflictError(
+          `the chain is reorganizing around block ${receipt.blockNumber}, which holds ${where}; try again in a moment`,
+          'chain_reorganizing',
+        );
       }
       const head = await getBlockNumber(rpc, { network: network.network });
-      return { receipt, block: { ...block, transactions: [transaction] }, final: head - block.number + 1 >= network.confirmations };
+      return {
+        receipt,
+        block: { ...block, transactions: [transaction] },
+        final: head - block.number + 1 >= network.confirmations,
+      };
     } catch (error) {
       if (error instanceof RpcEndpointsError || error instanceof MalformedRpcResponseError) {
-        throw new UpstreamError(`the RPC endpoints of ${network.network} did not give a usable answer about ${transactionHash}: ${error.message}`, 'chain_unavailable');
+        throw new UpstreamError(
+          `the RPC endpoints of ${network.network} did not give a usable answer about ${transactionHash}: ${error.message}`,
+          'chain_unavailable',
+        );
       }
       throw error;
     }
@@ -162,15 +210,22 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
         done = true;
         clearTimeout(timer);
         unsubscribe();
-        if (error) reject(error); else resolve(ok);
+        if (error) reject(error);
+        else resolve(ok);
       };
       const run = async (): Promise<void> => {
-        if (checking) { again = true; return; }
+        if (checking) {
+          again = true;
+          return;
+        }
         checking = true;
         try {
           do {
             again = false;
-            if (await check()) { finish(null, true); return; }
+            if (await check()) {
+              finish(null, true);
+              return;
+            }
           } while (again && !done);
         } catch (error) {
           finish(error, false);
@@ -188,7 +243,11 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
     async recover(request) {
       const definition = registry.offered(request.environment).find((n) => n.chainId === request.chainId);
       if (!definition) {
-        throw new ValidationError('chainId', `no ${request.environment} network with chain id ${request.chainId} is followed by this Weir${request.environment === 'test' ? ' (test keys see testnets only)' : ' (live keys see mainnets only)'}`, 'chain_unsupported');
+        throw new ValidationError(
+          'chainId',
+          `no ${request.environment} network with chain id ${request.chainId} is followed by this Weir${request.environment === 'test' ? ' (test keys see testnets only)' : ' (live keys see mainnets only)'}`,
+          'chain_unsupported',
+        );
       }
       const network = followedNetwork(definition);
       const { receipt, block, final } = await readTransaction(network, request.transactionHash);
@@ -196,21 +255,33 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
 
       // Every address the transaction moves value to (native value, then Transfer logs of any token).
       const moves = [
-        ...(transaction.to !== null && transaction.value > 0n ? [{ token: NATIVE, to: transaction.to, value: transaction.value }] : []),
+        ...(transaction.to !== null && transaction.value > 0n
+          ? [{ token: NATIVE, to: transaction.to, value: transaction.value }]
+          : []),
         ...receipt.transferLogs.filter((l) => l.value > 0n),
       ];
       const watched = createWatchedAddresses();
       const targets = new Map<string, DepositAddressDoc>();
       for (const to of new Set(moves.map((m) => m.to.toLowerCase()))) {
         const target = await tenantAddress(request, network.network, to);
-        if (target) { watched.add(network.network, to); targets.set(to, target); }
+        if (target) {
+          watched.add(network.network, to);
+          targets.set(to, target);
+        }
       }
 
       // The transfers the follower would have published for these addresses, from the follower's own extraction.
       const nativeAsset = { address: NATIVE, symbol: network.nativeSymbol, decimals: network.nativeDecimals };
       const transfers = extractTransfers({
-        network: network.network, chainId: network.chainId, nativeAsset, tokens: network.tokens, watched, blocks: [block], logs: receipt.transferLogs,
-        succeededNative: new Set([transaction.hash]), observedAt: new Date(clock.now()).toISOString(),
+        network: network.network,
+        chainId: network.chainId,
+        nativeAsset,
+        tokens: network.tokens,
+        watched,
+        blocks: [block],
+        logs: receipt.transferLogs,
+        succeededNative: new Set([transaction.hash]),
+        observedAt: new Date(clock.now()).toISOString(),
       });
       const credited: { message: ChainTransferMessage; session: CheckoutSessionDoc }[] = [];
       const refused: Refused[] = [];
@@ -218,14 +289,26 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
         const session = await sessions.get(targets.get(message.to.toLowerCase())!.checkoutSessionId);
         if (!session) continue;
         if (acceptedAddress(session, message)) credited.push({ message, session });
-        else refused.push({ session, reason: `${message.asset.symbol} on ${network.network}, which checkout session ${session.id} does not accept there` });
+        else
+          refused.push({
+            session,
+            reason: `${message.asset.symbol} on ${network.network}, which checkout session ${session.id} does not accept there`,
+          });
       }
       refused.push(...(await refusedElsewhere(request, network, moves, targets)));
 
       if (credited.length === 0) {
         const first = refused[0];
-        if (first) return { outcome: 'wrong_token_or_network', session: first.session, message: `wrong token or network: the transaction sent ${first.reason}; it cannot be credited, contact support to return the funds` };
-        return { outcome: 'wrong_claim', message: `wrong claim: transaction ${request.transactionHash} on ${network.network} pays no ${request.checkoutSessionId ? `deposit address of checkout session ${request.checkoutSessionId}` : 'checkout session of this organization'}; use the correct payment link` };
+        if (first)
+          return {
+            outcome: 'wrong_token_or_network',
+            session: first.session,
+            message: `wrong token or network: the transaction sent ${first.reason}; it cannot be credited, contact support to return the funds`,
+          };
+        return {
+          outcome: 'wrong_claim',
+          message: `wrong claim: transaction ${request.transactionHash} on ${network.network} pays no ${request.checkoutSessionId ? `deposit address of checkout session ${request.checkoutSessionId}` : 'checkout session of this organization'}; use the correct payment link`,
+        };
       }
 
       // Exactly what the follower publishes; the matcher credits and confirms idempotently, so a
@@ -237,14 +320,28 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       // the block a `final` as for its own: no second recovery is needed once it is final.
       const follower = final ? undefined : deps.followers?.get(network.network);
       if (follower) {
-        await adopt(follower, network, credited.map((c) => c.message));
+        await adopt(
+          follower,
+          network,
+          credited.map((c) => c.message),
+        );
       } else {
         const messages: ChainMessage[] = credited.map((c) => c.message);
-        if (final) messages.push({ type: 'final', network: network.network, chainId: network.chainId, blockNumber: block.number, blockHash: block.hash, observedAt: new Date(clock.now()).toISOString() });
+        if (final)
+          messages.push({
+            type: 'final',
+            network: network.network,
+            chainId: network.chainId,
+            blockNumber: block.number,
+            blockHash: block.hash,
+            observedAt: new Date(clock.now()).toISOString(),
+          });
         const recoveredIds = deterministicId(`recovered:${credited.map((c) => transferId(c.message)).join(',')}`);
         for (const message of messages) {
           const { subject, data, messageId } = encodeChainMessage(message);
-          await bus.publish(subject, data, { messageId: message.type === 'final' ? `${messageId}:${recoveredIds}` : messageId });
+          await bus.publish(subject, data, {
+            messageId: message.type === 'final' ? `${messageId}:${recoveredIds}` : messageId,
+          });
         }
       }
       const ids = credited.map((c) => transferId(c.message));
@@ -272,24 +369,50 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
    * records a transfer once; owing a height its `final` twice is owing it once), so a retry that
    * adopts them again, before or after the late one, changes nothing more.
    */
-  async function adopt(follower: Pick<EvmFollower, 'adoptTransfers'>, network: EvmFollowerNetwork, transfers: readonly ChainTransferMessage[]): Promise<void> {
+  async function adopt(
+    follower: Pick<EvmFollower, 'adoptTransfers'>,
+    network: EvmFollowerNetwork,
+    transfers: readonly ChainTransferMessage[],
+  ): Promise<void> {
     const what = `${transfers.length} recovered transfer(s)`;
-    const adoption = follower.adoptTransfers(transfers).then((): Adoption => ({ type: 'taken' }), (error: unknown): Adoption => ({ type: 'failed', reason: messageOf(error) }));
+    const adoption = follower.adoptTransfers(transfers).then(
+      (): Adoption => ({ type: 'taken' }),
+      (error: unknown): Adoption => ({ type: 'failed', reason: messageOf(error) }),
+    );
     const waiting = new AbortController();
     // Rejects once aborted (the adoption won the race): that rejection means nothing.
-    const timeout = delay(adoptTimeoutMs, waiting.signal).then(() => TIMED_OUT, () => TIMED_OUT);
+    const timeout = delay(adoptTimeoutMs, waiting.signal).then(
+      () => TIMED_OUT,
+      () => TIMED_OUT,
+    );
     const outcome = await Promise.race([adoption, timeout]);
     waiting.abort();
     if (outcome.type === 'taken') return;
     if (outcome.type === 'failed') {
       log(`${network.network}: the follower did not take ${what}: ${outcome.reason}`);
-      throw new WeirError(503, 'Service Unavailable', 'follower_unavailable', `the follower of ${network.network} cannot take the transfer now; try again in a moment`);
+      throw new WeirError(
+        503,
+        'Service Unavailable',
+        'follower_unavailable',
+        `the follower of ${network.network} cannot take the transfer now; try again in a moment`,
+      );
     }
-    log(`${network.network}: the follower did not take ${what} within ${adoptTimeoutMs} ms (its RPC node may be stuck); answered follower_unavailable`);
-    void adoption.then((late) => log(late.type === 'taken'
-      ? `${network.network}: the follower took ${what} after the recovery had timed out; nothing to undo (adopting again changes nothing)`
-      : `${network.network}: the follower failed ${what} after the recovery had timed out: ${late.reason}`));
-    throw new WeirError(503, 'Service Unavailable', 'follower_unavailable', `the follower of ${network.network} did not take the transfer within ${adoptTimeoutMs / 1000} s; try again in a moment`);
+    log(
+      `${network.network}: the follower did not take ${what} within ${adoptTimeoutMs} ms (its RPC node may be stuck); answered follower_unavailable`,
+    );
+    void adoption.then((late) =>
+      log(
+        late.type === 'taken'
+          ? `${network.network}: the follower took ${what} after the recovery had timed out; nothing to undo (adopting again changes nothing)`
+          : `${network.network}: the follower failed ${what} after the recovery had timed out: ${late.reason}`,
+      ),
+    );
+    throw new WeirError(
+      503,
+      'Service Unavailable',
+      'follower_unavailable',
+      `the follower of ${network.network} did not take the transfer within ${adoptTimeoutMs / 1000} s; try again in a moment`,
+    );
   }
 
   /**
@@ -297,7 +420,12 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
    * token the network's registry does not list, or an address of the tenant on another network
    * (a CREATE2 deposit address can be the same on several chains).
    */
-  async function refusedElsewhere(request: RecoveryRequest, network: EvmFollowerNetwork, moves: readonly { token: string; to: string }[], targets: ReadonlyMap<string, DepositAddressDoc>): Promise<Refused[]> {
+  async function refusedElsewhere(
+    request: RecoveryRequest,
+    network: EvmFollowerNetwork,
+    moves: readonly { token: string; to: string }[],
+    targets: ReadonlyMap<string, DepositAddressDoc>,
+  ): Promise<Refused[]> {
     const known = new Set([NATIVE, ...network.tokens.map((t) => t.address.toLowerCase())]);
     const others = registry.all().filter((n) => n.environment === request.environment && n.chainId !== network.chainId);
     const refused: Refused[] = [];
@@ -306,14 +434,19 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       const here = targets.get(to);
       if (here && !known.has(log.token)) {
         const session = await sessions.get(here.checkoutSessionId);
-        if (session) refused.push({ session, reason: `token ${log.token}, which Weir does not take on ${network.network}` });
+        if (session)
+          refused.push({ session, reason: `token ${log.token}, which Weir does not take on ${network.network}` });
         continue;
       }
       if (here) continue;
       for (const other of others) {
         const elsewhere = await tenantAddress(request, other.network, to);
         const session = elsewhere ? await sessions.get(elsewhere.checkoutSessionId) : null;
-        if (session) refused.push({ session, reason: `funds on ${network.network} to the deposit address checkout session ${session.id} has on ${other.network}` });
+        if (session)
+          refused.push({
+            session,
+            reason: `funds on ${network.network} to the deposit address checkout session ${session.id} has on ${other.network}`,
+          });
       }
     }
     return refused;
@@ -335,20 +468,46 @@ function messageOf(error: unknown): string {
  * closed with a late payment. A transfer withdrawn after a reorg is never credited again under the
  * same id, which is a conflict to report rather than an outcome.
  */
-export function classifyRecovery(session: CheckoutSession, transferIds: readonly string[], confirmations: number, tracked = false): { outcome: 'complete' | 'partial' | 'in_process' | 'late_payment'; message: string } {
+export function classifyRecovery(
+  session: CheckoutSession,
+  transferIds: readonly string[],
+  confirmations: number,
+  tracked = false,
+): { outcome: 'complete' | 'partial' | 'in_process' | 'late_payment'; message: string } {
   const recovered = session.payments.filter((p) => transferIds.includes(p.transferId));
   if (recovered.length > 0 && recovered.every((p) => p.status === 'withdrawn')) {
-    throw new ConflictError(`the transfer was withdrawn from checkout session ${session.id} after a chain reorganization and cannot be credited again`, 'payment_withdrawn');
+    throw new ConflictError(
+      `the transfer was withdrawn from checkout session ${session.id} after a chain reorganization and cannot be credited again`,
+      'payment_withdrawn',
+    );
   }
   if (recovered.length === 0 || recovered.some((p) => p.status === 'pending')) {
-    const then = tracked ? 'the checkout session is updated then, with no further recovery' : 'recover it again once its block has them';
-    return { outcome: 'in_process', message: `in process: the transaction is detected and waits for network confirmation (${confirmations} block${confirmations === 1 ? '' : 's'}); ${then}` };
+    const then = tracked
+      ? 'the checkout session is updated then, with no further recovery'
+      : 'recover it again once its block has them';
+    return {
+      outcome: 'in_process',
+      message: `in process: the transaction is detected and waits for network confirmation (${confirmations} block${confirmations === 1 ? '' : 's'}); ${then}`,
+    };
   }
   switch (session.status) {
-    case 'complete': return { outcome: 'complete', message: 'complete payment: the checkout session is complete' };
-    case 'incomplete': return { outcome: 'partial', message: `partial payment: ${session.amountReceived} of ${session.amountTotal} received; the payer completes the remaining amount` };
+    case 'complete':
+      return { outcome: 'complete', message: 'complete payment: the checkout session is complete' };
+    case 'incomplete':
+      return {
+        outcome: 'partial',
+        message: `partial payment: ${session.amountReceived} of ${session.amountTotal} received; the payer completes the remaining amount`,
+      };
     case 'expired':
-    case 'canceled': return { outcome: 'late_payment', message: `late payment: the checkout session was already ${session.status}; the funds are recorded as a late payment` };
-    default: return { outcome: 'in_process', message: 'in process: the transaction is recorded and the checkout session is being updated' };
+    case 'canceled':
+      return {
+        outcome: 'late_payment',
+        message: `late payment: the checkout session was already ${session.status}; the funds are recorded as a late payment`,
+      };
+    default:
+      return {
+        outcome: 'in_process',
+        message: 'in process: the transaction is recorded and the checkout session is being updated',
+      };
   }
 }

@@ -11,12 +11,17 @@ import type { ApiState } from '../api-context.ts';
  * The operator's API (`Authorization: Bearer <WEIR_ADMIN_TOKEN>`): organizations are created
  * here or with `weir org create`. Absent when no admin token is configured.
  */
-export function adminRoutes(deps: { adminToken: string; commands: CommandHandler; projections: ProjectionRunner }): Router<ApiState> {
+export function adminRoutes(deps: {
+  adminToken: string;
+  commands: CommandHandler;
+  projections: ProjectionRunner;
+}): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/admin' });
   const expected = hashSecret(deps.adminToken);
   router.use(async (ctx, next) => {
     const match = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'));
-    if (!match || !secretsEqual(hashSecret(match[1]!), expected)) throw new UnauthorizedError('the admin API needs Authorization: Bearer <WEIR_ADMIN_TOKEN>');
+    if (!match || !secretsEqual(hashSecret(match[1]!), expected))
+      throw new UnauthorizedError('the admin API needs Authorization: Bearer <WEIR_ADMIN_TOKEN>');
     await next();
   });
   router.post('/organizations', async (ctx) => {

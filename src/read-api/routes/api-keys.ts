@@ -23,7 +23,9 @@ export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
     ctx.body = await listPage(ctx, keys, { base: { deleted: false }, present: publicApiKey });
   });
 
-  router.get('/:id', async (ctx) => { ctx.body = publicApiKey(await load(ctx)); });
+  router.get('/:id', async (ctx) => {
+    ctx.body = publicApiKey(await load(ctx));
+  });
 
   router.post('/', async (ctx) => {
     const body = ctx.state.body === undefined ? {} : asObject(ctx.state.body, '');
@@ -32,7 +34,13 @@ export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
     const secret = generateApiKey(tenant.environment);
     const id = idsOf(ctx)();
     await commandFor(deps, ctx, apiKeyAggregate, id, {
-      type: 'IssueApiKey', id, organizationId: tenant.organizationId, environment: tenant.environment, name, secretHash: hashSecret(secret), last4: secret.slice(-4),
+      type: 'IssueApiKey',
+      id,
+      organizationId: tenant.organizationId,
+      environment: tenant.environment,
+      name,
+      secretHash: hashSecret(secret),
+      last4: secret.slice(-4),
     });
     const issued = (await keys.get(id))!;
     if (issued.secretHash !== hashSecret(secret)) {
@@ -49,7 +57,11 @@ export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
   router.post('/:id/regenerate', async (ctx) => {
     const key = await load(ctx);
     const secret = generateApiKey(key.environment);
-    await commandFor(deps, ctx, apiKeyAggregate, key.id, { type: 'RegenerateApiKey', secretHash: hashSecret(secret), last4: secret.slice(-4) });
+    await commandFor(deps, ctx, apiKeyAggregate, key.id, {
+      type: 'RegenerateApiKey',
+      secretHash: hashSecret(secret),
+      last4: secret.slice(-4),
+    });
     ctx.body = { ...publicApiKey((await keys.get(key.id))!), secretKey: secret };
   });
 

@@ -5,13 +5,26 @@ import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projecti
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import {
-  asObject, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, optionalUrl, requiredAmount, requiredString,
+  asObject,
+  optionalArray,
+  optionalBoolean,
+  optionalEnum,
+  optionalInteger,
+  optionalMetadata,
+  optionalObject,
+  optionalString,
+  optionalUrl,
+  requiredAmount,
+  requiredString,
 } from '../../shared/input.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
 
-const strip = <T extends { _id: string }>(doc: T) => { const { _id, ...rest } = doc; return rest; };
+const strip = <T extends { _id: string }>(doc: T) => {
+  const { _id, ...rest } = doc;
+  return rest;
+};
 
 /** Products and prices (the subset checkout sessions need; the billing issue completes it). */
 export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
@@ -20,25 +33,50 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
   const prices = deps.readStore.collection<PriceDoc>(PRICES);
   const presentPrice = async (price: PriceDoc) => {
     const product = await products.get(price.productId);
-    return { ...strip(price), product: product ? { id: product.id, name: product.name, isActive: product.isActive } : null };
+    return {
+      ...strip(price),
+      product: product ? { id: product.id, name: product.name, isActive: product.isActive } : null,
+    };
   };
   const presentProduct = async (product: ProductDoc) => {
     const price = product.defaultPriceId ? await prices.get(product.defaultPriceId) : null;
     return { ...strip(product), defaultPrice: price ? strip(price) : null };
   };
 
-  function priceFields(o: Record<string, unknown>, path: string, productId: string, ctx: ApiContext): Omit<Price, 'createdAt' | 'updatedAt'> {
+  function priceFields(
+    o: Record<string, unknown>,
+    path: string,
+    productId: string,
+    ctx: ApiContext,
+  ): Omit<Price, 'createdAt' | 'updatedAt'> {
     const interval = optionalEnum(o, 'interval', INTERVALS, path) ?? null;
-    const type = optionalEnum(o, 'type', ['one_time', 'recurring'] as const, path) ?? (interval ? 'recurring' : 'one_time');
-    if (type === 'recurring' && !interval) throw new ValidationError(`${path ? `${path}.` : ''}interval`, 'is required for a recurring price', 'parameter_missing');
-    if (type === 'one_time' && interval) throw new ValidationError(`${path ? `${path}.` : ''}interval`, 'is only for recurring prices');
+    const type =
+      optionalEnum(o, 'type', ['one_time', 'recurring'] as const, path) ?? (interval ? 'recurring' : 'one_time');
+    if (type === 'recurring' && !interval)
+      throw new ValidationError(
+        `${path ? `${path}.` : ''}interval`,
+        'is required for a recurring price',
+        'parameter_missing',
+      );
+    if (type === 'one_time' && interval)
+      throw new ValidationError(`${path ? `${path}.` : ''}interval`, 'is only for recurring prices');
     const currency = optionalEnum(o, 'currency', CURRENCIES, path);
     if (!currency) throw new ValidationError(`${path ? `${path}.` : ''}currency`, 'is required', 'parameter_missing');
     return {
-      id: idsOf(ctx)(), organizationId: ctx.state.tenant.organizationId, environment: ctx.state.tenant.environment, productId, type, currency,
-      unitAmount: requiredAmount(o, 'unitAmount', path).toString(), interval,
-      intervalCount: type === 'recurring' ? optionalInteger(o, 'intervalCount', path, { min: 1, max: 36 }) ?? 1 : null,
-      isActive: true, nickname: optionalString(o, 'nickname', path, { max: 100 }) ?? null, metadata: optionalMetadata(o, 'metadata', path) ?? {}, billingScheme: 'per_unit',
+      id: idsOf(ctx)(),
+      organizationId: ctx.state.tenant.organizationId,
+      environment: ctx.state.tenant.environment,
+      productId,
+      type,
+      currency,
+      unitAmount: requiredAmount(o, 'unitAmount', path).toString(),
+      interval,
+      intervalCount:
+        type === 'recurring' ? (optionalInteger(o, 'intervalCount', path, { min: 1, max: 36 }) ?? 1) : null,
+      isActive: true,
+      nickname: optionalString(o, 'nickname', path, { max: 100 }) ?? null,
+      metadata: optionalMetadata(o, 'metadata', path) ?? {},
+      billingScheme: 'per_unit',
     };
   }
 
@@ -53,13 +91,18 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     const { tenant } = ctx.state;
     const id = idsOf(ctx)();
     const product: Omit<Product, 'createdAt' | 'updatedAt' | 'deleted'> = {
-      id, organizationId: tenant.organizationId, environment: tenant.environment,
+      id,
+      organizationId: tenant.organizationId,
+      environment: tenant.environment,
       name: requiredString(body, 'name', '', { max: 250 }),
       description: optionalString(body, 'description', '', { max: 2000 }) ?? null,
       isActive: optionalBoolean(body, 'isActive') ?? true,
       unitLabel: optionalString(body, 'unitLabel', '', { max: 40 }) ?? null,
       url: optionalUrl(body, 'url') ?? null,
-      images: (optionalArray(body, 'images', '', { max: 8 }) ?? []).map((v, i) => { if (typeof v !== 'string') throw new ValidationError(`images[${i}]`, 'must be a string'); return v; }),
+      images: (optionalArray(body, 'images', '', { max: 8 }) ?? []).map((v, i) => {
+        if (typeof v !== 'string') throw new ValidationError(`images[${i}]`, 'must be a string');
+        return v;
+      }),
       metadata: optionalMetadata(body, 'metadata') ?? {},
       visibility: optionalInteger(body, 'visibility', '', { min: 10, max: 20 }) ?? 10,
       defaultPriceId: null,
@@ -72,19 +115,28 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
   });
 
   router.get('/products', async (ctx) => {
-    const page = await listPage(ctx, products, { base: { deleted: false }, filters: { isActive: { kind: 'boolean' }, ids: { field: 'id', kind: 'csv' } }, present: (p) => p });
+    const page = await listPage(ctx, products, {
+      base: { deleted: false },
+      filters: { isActive: { kind: 'boolean' }, ids: { field: 'id', kind: 'csv' } },
+      present: (p) => p,
+    });
     ctx.body = { ...page, data: await Promise.all(page.data.map(presentProduct)) };
   });
 
-  router.get('/products/:id', async (ctx) => { ctx.body = await presentProduct(await loadProduct(ctx, ctx.params.id!)); });
+  router.get('/products/:id', async (ctx) => {
+    ctx.body = await presentProduct(await loadProduct(ctx, ctx.params.id!));
+  });
 
   router.put('/products/:id', async (ctx) => {
     const product = await loadProduct(ctx, ctx.params.id!);
     const body = asObject(ctx.state.body, '');
-    const changes: Partial<Omit<Product, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted'>> = {};
+    const changes: Partial<
+      Omit<Product, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted'>
+    > = {};
     const name = optionalString(body, 'name', '', { min: 1, max: 250 });
     if (name !== undefined) changes.name = name;
-    if (body.description !== undefined) changes.description = optionalString(body, 'description', '', { max: 2000 }) ?? null;
+    if (body.description !== undefined)
+      changes.description = optionalString(body, 'description', '', { max: 2000 }) ?? null;
     if (body.unitLabel !== undefined) changes.unitLabel = optionalString(body, 'unitLabel', '', { max: 40 }) ?? null;
     if (body.url !== undefined) changes.url = optionalUrl(body, 'url') ?? null;
     const isActive = optionalBoolean(body, 'isActive');
@@ -94,17 +146,25 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     const visibility = optionalInteger(body, 'visibility', '', { min: 10, max: 20 });
     if (visibility !== undefined) changes.visibility = visibility;
     if (body.images !== undefined) {
-      changes.images = (optionalArray(body, 'images', '', { max: 8 }) ?? []).map((v, i) => { if (typeof v !== 'string') throw new ValidationError(`images[${i}]`, 'must be a string'); return v; });
+      changes.images = (optionalArray(body, 'images', '', { max: 8 }) ?? []).map((v, i) => {
+        if (typeof v !== 'string') throw new ValidationError(`images[${i}]`, 'must be a string');
+        return v;
+      });
     }
-    if (Object.keys(changes).length === 0) throw new ValidationError(null, 'nothing to update: send at least one product field');
+    if (Object.keys(changes).length === 0)
+      throw new ValidationError(null, 'nothing to update: send at least one product field');
     await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes });
     ctx.body = await presentProduct((await products.get(product.id))!);
   });
 
-  for (const [action, isActive] of [['activate', true], ['deactivate', false]] as const) {
+  for (const [action, isActive] of [
+    ['activate', true],
+    ['deactivate', false],
+  ] as const) {
     router.post(`/products/:id/${action}`, async (ctx) => {
       const product = await loadProduct(ctx, ctx.params.id!);
-      if (product.isActive !== isActive) await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes: { isActive } });
+      if (product.isActive !== isActive)
+        await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes: { isActive } });
       ctx.body = await presentProduct((await products.get(product.id))!);
     });
   }
@@ -124,7 +184,10 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
   });
 
   router.get('/prices', async (ctx) => {
-    const page = await listPage(ctx, prices, { filters: { productId: {}, isActive: { kind: 'boolean' }, type: { values: ['one_time', 'recurring'] } }, present: (p) => p });
+    const page = await listPage(ctx, prices, {
+      filters: { productId: {}, isActive: { kind: 'boolean' }, type: { values: ['one_time', 'recurring'] } },
+      present: (p) => p,
+    });
     ctx.body = { ...page, data: await Promise.all(page.data.map(presentPrice)) };
   });
 
@@ -134,14 +197,17 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     return doc;
   };
 
-  router.get('/prices/:id', async (ctx) => { ctx.body = await presentPrice(await loadPrice(ctx)); });
+  router.get('/prices/:id', async (ctx) => {
+    ctx.body = await presentPrice(await loadPrice(ctx));
+  });
 
   /** A price's amount and schedule never change (sessions and invoices refer to it); only these do. */
   router.put('/prices/:id', async (ctx) => {
     const price = await loadPrice(ctx);
     const body = asObject(ctx.state.body, '');
     for (const fixed of ['unitAmount', 'currency', 'type', 'interval', 'intervalCount', 'productId']) {
-      if (body[fixed] !== undefined) throw new ValidationError(fixed, 'cannot be changed on an existing price; create a new price instead');
+      if (body[fixed] !== undefined)
+        throw new ValidationError(fixed, 'cannot be changed on an existing price; create a new price instead');
     }
     const changes: Partial<Pick<Price, 'isActive' | 'nickname' | 'metadata'>> = {};
     const isActive = optionalBoolean(body, 'isActive');
@@ -149,7 +215,8 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     if (body.nickname !== undefined) changes.nickname = optionalString(body, 'nickname', '', { max: 100 }) ?? null;
     const metadata = optionalMetadata(body, 'metadata');
     if (metadata !== undefined) changes.metadata = metadata;
-    if (Object.keys(changes).length === 0) throw new ValidationError(null, 'nothing to update: send isActive, nickname or metadata');
+    if (Object.keys(changes).length === 0)
+      throw new ValidationError(null, 'nothing to update: send isActive, nickname or metadata');
     await commandFor(deps, ctx, priceAggregate, price.id, { type: 'UpdatePrice', changes });
     ctx.body = await presentPrice((await prices.get(price.id))!);
   });

@@ -18,15 +18,21 @@ const presentChain = (n: RailNetwork) => ({
 export function chainRoutes(deps: ApiDeps): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1' });
   const networks = (env: 'test' | 'live') => deps.rail.networks(env);
-  router.get('/chains', (ctx) => { ctx.body = networks(ctx.state.tenant.environment).map(presentChain); });
+  router.get('/chains', (ctx) => {
+    ctx.body = networks(ctx.state.tenant.environment).map(presentChain);
+  });
   router.get('/chains/:id', (ctx) => {
     const found = networks(ctx.state.tenant.environment).find((n) => String(n.chainId) === ctx.params.id);
     if (!found) throw new NotFoundError('chain', ctx.params.id!);
     ctx.body = presentChain(found);
   });
-  router.get('/assets', (ctx) => { ctx.body = networks(ctx.state.tenant.environment).flatMap((n) => n.assets); });
+  router.get('/assets', (ctx) => {
+    ctx.body = networks(ctx.state.tenant.environment).flatMap((n) => n.assets);
+  });
   router.get('/assets/:id', (ctx) => {
-    const found = networks(ctx.state.tenant.environment).flatMap((n) => n.assets).find((a) => a.id === ctx.params.id);
+    const found = networks(ctx.state.tenant.environment)
+      .flatMap((n) => n.assets)
+      .find((a) => a.id === ctx.params.id);
     if (!found) throw new NotFoundError('asset', ctx.params.id!);
     ctx.body = found;
   });

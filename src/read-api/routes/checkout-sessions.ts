@@ -13,7 +13,11 @@ import { cachedJson } from '../json-cache.ts';
 import { listPage } from '../pagination.ts';
 
 /** The tenant's own session; another tenant's, or none, is a 404. */
-async function ownedSession(sessions: Collection<CheckoutSessionDoc>, ctx: ApiContext, id: string): Promise<CheckoutSessionDoc> {
+async function ownedSession(
+  sessions: Collection<CheckoutSessionDoc>,
+  ctx: ApiContext,
+  id: string,
+): Promise<CheckoutSessionDoc> {
   const doc = await sessions.get(id);
   if (!ownedBy(ctx, doc)) throw new NotFoundError('checkout session', id);
   return doc;
@@ -23,8 +27,16 @@ async function ownedSession(sessions: Collection<CheckoutSessionDoc>, ctx: ApiCo
 function recoveryInput(body: unknown): { chainId: number; transactionHash: string } {
   const o = asObject(body, '');
   const chainId = optionalInteger(o, 'chainId', '', { min: 1 });
-  if (chainId === undefined) throw new ValidationError('chainId', 'is required: the chain id of the network the transaction is on, e.g. 1 for Ethereum', 'parameter_missing');
-  const transactionHash = requiredString(o, 'transactionHash', '', { pattern: /^0x[0-9a-fA-F]{64}$/, hint: 'must be a transaction hash: 0x and 64 hex digits' });
+  if (chainId === undefined)
+    throw new ValidationError(
+      'chainId',
+      'is required: the chain id of the network the transaction is on, e.g. 1 for Ethereum',
+      'parameter_missing',
+    );
+  const transactionHash = requiredString(o, 'transactionHash', '', {
+    pattern: /^0x[0-9a-fA-F]{64}$/,
+    hint: 'must be a transaction hash: 0x and 64 hex digits',
+  });
   return { chainId, transactionHash };
 }
 
@@ -36,11 +48,14 @@ function recoveryInput(body: unknown): { chainId: number; transactionHash: strin
  */
 function creditedOrThrow(recovery: Recovery): Exclude<Recovery, { outcome: 'wrong_claim' | 'wrong_token_or_network' }> {
   if (recovery.outcome === 'wrong_claim') throw new WeirError(404, 'Not Found', 'wrong_claim', recovery.message);
-  if (recovery.outcome === 'wrong_token_or_network') throw new UnprocessableError(recovery.message, 'wrong_token_or_network');
+  if (recovery.outcome === 'wrong_token_or_network')
+    throw new UnprocessableError(recovery.message, 'wrong_token_or_network');
   return recovery;
 }
 
-export function checkoutSessionRoutes(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession }): Router<ApiState> {
+export function checkoutSessionRoutes(
+  deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession },
+): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1/checkout/sessions' });
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
 
@@ -48,7 +63,11 @@ export function checkoutSessionRoutes(deps: ApiDeps & { createCheckoutSession: C
 
   router.post('/', async (ctx) => {
     const { tenant } = ctx.state;
-    const { session, position } = await deps.createCheckoutSession(ctx.state.body, { ...tenant, actor: `api_key:${tenant.keyId}` }, { newId: idsOf(ctx) });
+    const { session, position } = await deps.createCheckoutSession(
+      ctx.state.body,
+      { ...tenant, actor: `api_key:${tenant.keyId}` },
+      { newId: idsOf(ctx) },
+    );
     if (position !== null) await deps.projections.waitFor(position);
     ctx.body = publicCheckoutSession((await sessions.get(session.id)) ?? session);
   });
@@ -71,9 +90,19 @@ export function checkoutSessionRoutes(deps: ApiDeps & { createCheckoutSession: C
 
   const recover = (ctx: ApiContext, checkoutSessionId?: string): Promise<Recovery> => {
     const input = recoveryInput(ctx.state.body);
-    if (!deps.transactionRecovery) throw new ValidationError('chainId', `no network with chain id ${input.chainId}: this Weir follows no EVM network`, 'chain_unsupported');
+    if (!deps.transactionRecovery)
+      throw new ValidationError(
+        'chainId',
+        `no network with chain id ${input.chainId}: this Weir follows no EVM network`,
+        'chain_unsupported',
+      );
     const { organizationId, environment } = ctx.state.tenant;
-    const request: RecoveryRequest = { organizationId, environment, ...input, ...(checkoutSessionId ? { checkoutSessionId } : {}) };
+    const request: RecoveryRequest = {
+      organizationId,
+      environment,
+      ...input,
+      ...(checkoutSessionId ? { checkoutSessionId } : {}),
+    };
     return deps.transactionRecovery.recover(request);
   };
 
@@ -96,7 +125,12 @@ export function checkoutSessionRoutes(deps: ApiDeps & { createCheckoutSession: C
 
   router.get('/:id/completed_webhook_delivered', async (ctx) => {
     const session = await load(ctx);
-    ctx.body = { completed: session.status === 'complete', transactionHash: session.transactionHash, status: session.status, updatedAt: session.updatedAt };
+    ctx.body = {
+      completed: session.status === 'complete',
+      transactionHash: session.transactionHash,
+      status: session.status,
+      updatedAt: session.updatedAt,
+    };
   });
 
   router.post('/:id/complete-partial-checkout-session', async (ctx) => {
@@ -107,7 +141,10 @@ export function checkoutSessionRoutes(deps: ApiDeps & { createCheckoutSession: C
 
   router.post('/:id/cancel', async (ctx) => {
     const session = await load(ctx);
-    await commandFor(deps, ctx, checkoutSessionAggregate, session.id, { type: 'CancelCheckoutSession', reason: 'canceled by the merchant' });
+    await commandFor(deps, ctx, checkoutSessionAggregate, session.id, {
+      type: 'CancelCheckoutSession',
+      reason: 'canceled by the merchant',
+    });
     ctx.body = publicCheckoutSession((await sessions.get(session.id))!);
   });
 

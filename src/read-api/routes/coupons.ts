@@ -1,6 +1,11 @@
 import Router from '@koa/router';
 import { couponAggregate } from '../../../machines/coupon.aggregate.ts';
-import { PROMOTION_CODE_PATTERN, validateNewCoupon, type NewCoupon, type NewPromotionCode } from '../../../machines/coupon.decide.ts';
+import {
+  PROMOTION_CODE_PATTERN,
+  validateNewCoupon,
+  type NewCoupon,
+  type NewPromotionCode,
+} from '../../../machines/coupon.decide.ts';
 import type { CouponChanges } from '../../../machines/coupon.types.ts';
 import { CURRENCIES } from '../../actors/line-items.ts';
 import { promotionCodeClaimAggregate, promotionCodeClaimId } from '../../actors/promotion-code-claim.ts';
@@ -8,7 +13,17 @@ import { COUPONS, findPromotionCode, type CouponDoc } from '../../projections/co
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid, type IdSource } from '../../shared/ids.ts';
 import {
-  asObject, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalNumber, optionalObject, optionalString, requiredString, type Input,
+  asObject,
+  optionalArray,
+  optionalBoolean,
+  optionalEnum,
+  optionalInteger,
+  optionalMetadata,
+  optionalNumber,
+  optionalObject,
+  optionalString,
+  requiredString,
+  type Input,
 } from '../../shared/input.ts';
 import { AmountError, parseAmount } from '../../shared/money.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
@@ -24,8 +39,12 @@ function timestamp(o: Input, key: string, path = ''): string | null | undefined 
   if (o[key] === null) return null;
   const field = path ? `${path}.${key}` : key;
   const raw = optionalString(o, key, path, { max: 40 });
-  const time = raw !== undefined && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/.test(raw) ? Date.parse(raw) : Number.NaN;
-  if (Number.isNaN(time)) throw new ValidationError(field, 'must be an ISO 8601 timestamp with a time zone, such as 2026-12-31T23:59:59Z');
+  const time =
+    raw !== undefined && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/.test(raw)
+      ? Date.parse(raw)
+      : Number.NaN;
+  if (Number.isNaN(time))
+    throw new ValidationError(field, 'must be an ISO 8601 timestamp with a time zone, such as 2026-12-31T23:59:59Z');
   return new Date(time).toISOString();
 }
 
@@ -34,7 +53,8 @@ function codeItems(body: Input): Input[] {
   const items = wrapper
     ? optionalArray(wrapper, 'data', 'promotionCodeData', { min: 1, max: MAX_CODES })
     : optionalArray(body, 'promotionCodes', '', { min: 1, max: MAX_CODES });
-  if (!items) throw new ValidationError('promotionCodeData', 'is required: {"data": [{"code": "SUMMER"}]}', 'parameter_missing');
+  if (!items)
+    throw new ValidationError('promotionCodeData', 'is required: {"data": [{"code": "SUMMER"}]}', 'parameter_missing');
   const path = wrapper ? 'promotionCodeData.data' : 'promotionCodes';
   return items.map((item, i) => asObject(item, `${path}[${i}]`));
 }
@@ -42,7 +62,11 @@ function codeItems(body: Input): Input[] {
 function newPromotionCode(item: Input, path: string, nextId: IdSource): NewPromotionCode {
   return {
     id: nextId(),
-    code: requiredString(item, 'code', path, { max: 20, pattern: PROMOTION_CODE_PATTERN, hint: 'must be 2 to 20 letters, digits, - or _' }),
+    code: requiredString(item, 'code', path, {
+      max: 20,
+      pattern: PROMOTION_CODE_PATTERN,
+      hint: 'must be 2 to 20 letters, digits, - or _',
+    }),
     maxRedemptions: optionalInteger(item, 'maxRedemptions', path, { min: 1 }) ?? null,
     expiredAt: timestamp(item, 'expiredAt', path) ?? null,
     metadata: optionalMetadata(item, 'metadata', path) ?? {},
@@ -56,7 +80,8 @@ function amountOffOf(body: Input): string | null {
     if (amount === 0n) throw new ValidationError('amountOff', 'must be more than 0');
     return amount.toString();
   } catch (error) {
-    if (error instanceof AmountError) throw new ValidationError('amountOff', error.message, 'parameter_invalid_integer');
+    if (error instanceof AmountError)
+      throw new ValidationError('amountOff', error.message, 'parameter_invalid_integer');
     throw error;
   }
 }
@@ -77,14 +102,20 @@ export function couponRoutes(deps: ApiDeps): Router<ApiState> {
   const present = (doc: CouponDoc) => {
     const { _id, _revision, ...coupon } = doc;
     const now = Date.parse(nowIso());
-    const status = coupon.status === 'active' && coupon.redeemBy !== null && now >= Date.parse(coupon.redeemBy) ? 'expired' : coupon.status;
+    const status =
+      coupon.status === 'active' && coupon.redeemBy !== null && now >= Date.parse(coupon.redeemBy)
+        ? 'expired'
+        : coupon.status;
     return {
       ...coupon,
       status,
       livemode: coupon.environment === 'live',
       promotionCodes: coupon.promotionCodes.map((code) => {
         // Likewise a code past its own `expiredAt` shows as expired before its timer records it.
-        const codeStatus = code.status === 'active' && code.expiredAt !== null && now >= Date.parse(code.expiredAt) ? 'expired' : code.status;
+        const codeStatus =
+          code.status === 'active' && code.expiredAt !== null && now >= Date.parse(code.expiredAt)
+            ? 'expired'
+            : code.status;
         return { ...code, status: codeStatus, isActive: status === 'active' && codeStatus === 'active' };
       }),
     };
@@ -102,7 +133,13 @@ export function couponRoutes(deps: ApiDeps): Router<ApiState> {
     const claimId = promotionCodeClaimId(tenant, code.code);
     const command = {
       type: 'ClaimPromotionCode' as const,
-      claim: { code: code.code, couponId, promotionCodeId: code.id, organizationId: tenant.organizationId, environment: tenant.environment },
+      claim: {
+        code: code.code,
+        couponId,
+        promotionCodeId: code.id,
+        organizationId: tenant.organizationId,
+        environment: tenant.environment,
+      },
     };
     try {
       await commandFor(deps, ctx, promotionCodeClaimAggregate, claimId, command);
@@ -111,7 +148,10 @@ export function couponRoutes(deps: ApiDeps): Router<ApiState> {
       const held = await deps.commands.load(promotionCodeClaimAggregate, claimId, tenant);
       const holder = held.state?.couponId;
       if (!holder || (await deps.commands.load(couponAggregate, holder, tenant)).revision !== null) throw error;
-      await commandFor(deps, ctx, promotionCodeClaimAggregate, claimId, { ...command, replacingAbandonedCoupon: holder });
+      await commandFor(deps, ctx, promotionCodeClaimAggregate, claimId, {
+        ...command,
+        replacingAbandonedCoupon: holder,
+      });
     }
   }
 
@@ -138,7 +178,10 @@ export function couponRoutes(deps: ApiDeps): Router<ApiState> {
     validateNewCoupon(coupon, nowIso());
     for (const code of coupon.promotionCodes) {
       if (await findPromotionCode(deps.readStore, tenant, code.code)) {
-        throw new ConflictError(`promotion code ${code.code} is already in use (codes are unique regardless of case)`, 'promotion_code_in_use');
+        throw new ConflictError(
+          `promotion code ${code.code} is already in use (codes are unique regardless of case)`,
+          'promotion_code_in_use',
+        );
       }
     }
     for (const code of coupon.promotionCodes) await claim(ctx, coupon.id, code);
@@ -153,24 +196,38 @@ export function couponRoutes(deps: ApiDeps): Router<ApiState> {
     const escaped = search ? search.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : null;
     ctx.body = await listPage(ctx, coupons, {
       base: escaped ? { name: { $regex: escaped, $options: 'i' } } : {},
-      filters: { ids: { field: 'id', kind: 'csv' }, isEnable: { kind: 'boolean' }, isArchived: { kind: 'boolean' }, status: { values: STATUSES } },
+      filters: {
+        ids: { field: 'id', kind: 'csv' },
+        isEnable: { kind: 'boolean' },
+        isArchived: { kind: 'boolean' },
+        status: { values: STATUSES },
+      },
       present,
     });
   });
 
-  router.get('/coupons/:id', async (ctx) => { ctx.body = present(await loadCoupon(ctx, ctx.params.id!)); });
+  router.get('/coupons/:id', async (ctx) => {
+    ctx.body = present(await loadCoupon(ctx, ctx.params.id!));
+  });
 
   router.put('/coupons/:id', async (ctx) => {
     const existing = await loadCoupon(ctx, ctx.params.id!);
     const body = asObject(ctx.state.body, '');
     const changes: CouponChanges = {
       name: optionalString(body, 'name', '', { max: 250, min: 1 }),
-      maxRedemptions: 'maxRedemptions' in body && body.maxRedemptions === null ? null : optionalInteger(body, 'maxRedemptions', '', { min: 1 }),
+      maxRedemptions:
+        'maxRedemptions' in body && body.maxRedemptions === null
+          ? null
+          : optionalInteger(body, 'maxRedemptions', '', { min: 1 }),
       redeemBy: timestamp(body, 'redeemBy'),
       metadata: 'metadata' in body && body.metadata === null ? {} : optionalMetadata(body, 'metadata'),
     };
     const isEnable = optionalBoolean(body, 'isEnable');
-    await commandFor(deps, ctx, couponAggregate, existing.id, { type: 'UpdateCoupon', changes, ...(isEnable === undefined ? {} : { isEnable }) });
+    await commandFor(deps, ctx, couponAggregate, existing.id, {
+      type: 'UpdateCoupon',
+      changes,
+      ...(isEnable === undefined ? {} : { isEnable }),
+    });
     ctx.body = present((await coupons.get(existing.id))!);
   });
 

@@ -1,11 +1,26 @@
 import Router from '@koa/router';
-import { addressInput, assertEmail, assertPhone, customerAggregate, shippingInput, type CustomerFields } from '../../actors/customer.ts';
+import {
+  addressInput,
+  assertEmail,
+  assertPhone,
+  customerAggregate,
+  shippingInput,
+  type CustomerFields,
+} from '../../actors/customer.ts';
 import { subscriptionAggregate } from '../../../machines/subscription.aggregate.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { ENDED_STATUSES, SUBSCRIPTIONS, type SubscriptionDoc } from '../../projections/subscriptions.projection.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
-import { asObject, nullableString, optionalEnum, optionalMetadata, optionalString, requiredString, type Input } from '../../shared/input.ts';
+import {
+  asObject,
+  nullableString,
+  optionalEnum,
+  optionalMetadata,
+  optionalString,
+  requiredString,
+  type Input,
+} from '../../shared/input.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
@@ -32,8 +47,12 @@ function visibilityOf(o: Input): number | undefined {
  * Weir keeps no tax ids on customers (as for a checkout session's `customerData`).
  */
 function customerFields(body: Input, mode: 'create' | 'update'): Partial<CustomerFields> {
-  if ('taxIds' in body) throw new ValidationError('taxIds', 'is not supported: Weir keeps no tax ids on customers; leave it out');
-  const email = mode === 'create' ? requiredString(body, 'email', '', { max: 254 }) : optionalString(body, 'email', '', { max: 254, min: 1 });
+  if ('taxIds' in body)
+    throw new ValidationError('taxIds', 'is not supported: Weir keeps no tax ids on customers; leave it out');
+  const email =
+    mode === 'create'
+      ? requiredString(body, 'email', '', { max: 254 })
+      : optionalString(body, 'email', '', { max: 254, min: 1 });
   if (email !== undefined) assertEmail(email);
   const phone = nullableString(body, 'phone', 40);
   if (phone) assertPhone(phone);
@@ -73,9 +92,17 @@ export function customerRoutes(deps: ApiDeps): Router<ApiState> {
     await commandFor(deps, ctx, customerAggregate, id, {
       type: 'CreateCustomer',
       customer: {
-        id, organizationId: tenant.organizationId, environment: tenant.environment,
-        email: fields.email!, name: fields.name ?? null, phone: fields.phone ?? null, organizationName: fields.organizationName ?? null,
-        customerReferenceId: fields.customerReferenceId ?? null, address: fields.address ?? null, metadata: fields.metadata ?? {}, visibility: fields.visibility ?? 10,
+        id,
+        organizationId: tenant.organizationId,
+        environment: tenant.environment,
+        email: fields.email!,
+        name: fields.name ?? null,
+        phone: fields.phone ?? null,
+        organizationName: fields.organizationName ?? null,
+        customerReferenceId: fields.customerReferenceId ?? null,
+        address: fields.address ?? null,
+        metadata: fields.metadata ?? {},
+        visibility: fields.visibility ?? 10,
         // Like a customer that never had one, one created without shipping reads back without it.
         ...(fields.shipping ? { shipping: fields.shipping } : {}),
       },
@@ -93,7 +120,9 @@ export function customerRoutes(deps: ApiDeps): Router<ApiState> {
     });
   });
 
-  router.get('/customers/:id', async (ctx) => { ctx.body = presentCustomer(await loadCustomer(ctx, ctx.params.id!)); });
+  router.get('/customers/:id', async (ctx) => {
+    ctx.body = presentCustomer(await loadCustomer(ctx, ctx.params.id!));
+  });
 
   router.put('/customers/:id', async (ctx) => {
     const existing = await loadCustomer(ctx, ctx.params.id!);
@@ -108,9 +137,17 @@ export function customerRoutes(deps: ApiDeps): Router<ApiState> {
     // at once (its open renewals are voided), before the customer goes, so a request that fails
     // part way leaves the customer in place and its retry finishes the job.
     const { organizationId, environment } = ctx.state.tenant;
-    const running = await subscriptions.find({ organizationId, environment, customerId: existing.id, status: { $nin: [...ENDED_STATUSES] } });
+    const running = await subscriptions.find({
+      organizationId,
+      environment,
+      customerId: existing.id,
+      status: { $nin: [...ENDED_STATUSES] },
+    });
     for (const subscription of running) {
-      await commandFor(deps, ctx, subscriptionAggregate, subscription.id, { type: 'EndSubscription', comment: CUSTOMER_DELETED_COMMENT });
+      await commandFor(deps, ctx, subscriptionAggregate, subscription.id, {
+        type: 'EndSubscription',
+        comment: CUSTOMER_DELETED_COMMENT,
+      });
     }
     await commandFor(deps, ctx, customerAggregate, existing.id, { type: 'DeleteCustomer' });
     ctx.body = { statusCode: 200, message: `customer ${existing.id} deleted` };

@@ -17,13 +17,26 @@ const MAX_FAUCET_AMOUNT = 10_000n * 10n ** 8n;
 export function faucetRoutes(deps: { devnet: DevnetInfo | null }): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1/faucet' });
   router.post('/', async (ctx) => {
-    if (ctx.state.tenant.environment !== 'test') throw new ForbiddenError('the faucet gives test tokens only; use a test key (sk_test_…)', 'testmode_charges_only');
-    if (!deps.devnet) throw new ValidationError(null, 'no faucet on this server: start Weir with --devnet FILE (see `weir devnet`)', 'faucet_unavailable');
+    if (ctx.state.tenant.environment !== 'test')
+      throw new ForbiddenError(
+        'the faucet gives test tokens only; use a test key (sk_test_…)',
+        'testmode_charges_only',
+      );
+    if (!deps.devnet)
+      throw new ValidationError(
+        null,
+        'no faucet on this server: start Weir with --devnet FILE (see `weir devnet`)',
+        'faucet_unavailable',
+      );
     const body = asObject(ctx.state.body, '');
-    const address = requiredString(body, 'address', '', { pattern: EVM_ADDRESS, hint: 'must be an EVM address (0x and 40 hex digits)' });
+    const address = requiredString(body, 'address', '', {
+      pattern: EVM_ADDRESS,
+      hint: 'must be an EVM address (0x and 40 hex digits)',
+    });
     const asset = optionalEnum(body, 'asset', faucetAssets) ?? 'usdc';
     const amount = body.amount === undefined ? 100n * 10n ** 8n : requiredAmount(body, 'amount');
-    if (amount === 0n || amount > MAX_FAUCET_AMOUNT) throw new ValidationError('amount', 'must be between 1 and 10000 tokens (10^8-scaled: 1 to 1000000000000)');
+    if (amount === 0n || amount > MAX_FAUCET_AMOUNT)
+      throw new ValidationError('amount', 'must be between 1 and 10000 tokens (10^8-scaled: 1 to 1000000000000)');
     let units: bigint;
     try {
       units = toChainUnits(amount, DECIMALS[asset]);
@@ -32,7 +45,14 @@ export function faucetRoutes(deps: { devnet: DevnetInfo | null }): Router<ApiSta
       throw error;
     }
     const transactionHash = await fundFromFaucet(deps.devnet, { to: getAddress(address), asset, amount: units });
-    ctx.body = { transactionHash, address: getAddress(address), asset, amount: amount.toString(), amountRaw: units.toString(), chainId: deps.devnet.chainId };
+    ctx.body = {
+      transactionHash,
+      address: getAddress(address),
+      asset,
+      amount: amount.toString(),
+      amountRaw: units.toString(),
+      chainId: deps.devnet.chainId,
+    };
   });
   return router;
 }

@@ -39,7 +39,9 @@ export function hostedCheckoutRoutes(deps: ApiDeps): Router<ApiState> {
   };
   const run = async (session: CheckoutSession, command: CheckoutSessionCommand) => {
     const result = await deps.commands.handle(checkoutSessionAggregate, session.id, command, {
-      organizationId: session.organizationId, environment: session.environment, actor: 'payer',
+      organizationId: session.organizationId,
+      environment: session.environment,
+      actor: 'payer',
     });
     if (result.position !== null) await deps.projections.waitFor(result.position);
     return (await sessions.get(session.id))!;
@@ -50,7 +52,10 @@ export function hostedCheckoutRoutes(deps: ApiDeps): Router<ApiState> {
     const org = await orgs.get(organizationRecordId(session.organizationId, session.environment));
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-store');
-    ctx.set('Content-Security-Policy', "default-src 'self'; img-src * data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'");
+    ctx.set(
+      'Content-Security-Policy',
+      "default-src 'self'; img-src * data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'",
+    );
     ctx.body = renderCheckoutPage(session, org);
   });
 
@@ -65,7 +70,8 @@ export function hostedCheckoutRoutes(deps: ApiDeps): Router<ApiState> {
       amountTotal: session.amountTotal,
       amountReceived: session.amountReceived,
       amountReceivedFormatted: formatAmount(BigInt(session.amountReceived)),
-      redirectUrl: session.status === 'complete' && session.afterCompletion === 'redirect' ? successRedirect(session) : null,
+      redirectUrl:
+        session.status === 'complete' && session.afterCompletion === 'redirect' ? successRedirect(session) : null,
       message: session.status === 'complete' ? session.afterCompletionConfirmMsg : null,
     };
   });
@@ -97,22 +103,45 @@ export function hostedCheckoutRoutes(deps: ApiDeps): Router<ApiState> {
   router.post('/:id/promotion-code', async (ctx) => {
     const session = await load(ctx);
     const code = requiredString(asObject(ctx.state.body, ''), 'code', '', { max: 100 });
-    if (!session.allowPromotionCodes) throw new ValidationError('code', 'this checkout session does not accept promotion codes', 'promotion_codes_not_allowed');
+    if (!session.allowPromotionCodes)
+      throw new ValidationError(
+        'code',
+        'this checkout session does not accept promotion codes',
+        'promotion_codes_not_allowed',
+      );
     const tenant = { organizationId: session.organizationId, environment: session.environment };
     const promotion = await findPromotionCode(deps.readStore, tenant, code);
-    if (!promotion) throw new ValidationError('code', `${code} is not a valid promotion code`, 'promotion_code_invalid');
+    if (!promotion)
+      throw new ValidationError('code', `${code} is not a valid promotion code`, 'promotion_code_invalid');
     const ctxFor = { ...tenant, actor: 'payer', causationId: session.id };
     // The session id is the redemption id: a retried or repeated application counts once.
-    const redeemed = await deps.commands.handle(couponAggregate, promotion.couponId, { type: 'RedeemPromotionCode', redemptionId: session.id, promotionCode: promotion.id }, ctxFor);
+    const redeemed = await deps.commands.handle(
+      couponAggregate,
+      promotion.couponId,
+      { type: 'RedeemPromotionCode', redemptionId: session.id, promotionCode: promotion.id },
+      ctxFor,
+    );
     const coupon = redeemed.state.context.coupon!;
     if (coupon.currency !== null && coupon.currency !== session.currency) {
-      throw new ValidationError('code', `${code} takes ${coupon.currency.toUpperCase()} off; this checkout is in ${session.currency.toUpperCase()}`);
+      throw new ValidationError(
+        'code',
+        `${code} takes ${coupon.currency.toUpperCase()} off; this checkout is in ${session.currency.toUpperCase()}`,
+      );
     }
     const amountDiscount = discountFor(coupon, BigInt(session.amountSubtotal)).toString();
-    let updated = await run(session, { type: 'ApplyDiscount', discount: { couponId: coupon.id, promotionCodeId: promotion.id, code: promotion.code, amountDiscount } });
+    let updated = await run(session, {
+      type: 'ApplyDiscount',
+      discount: { couponId: coupon.id, promotionCodeId: promotion.id, code: promotion.code, amountDiscount },
+    });
     const chosen = updated.paymentIntent.paymentMethod;
     if (chosen) updated = await run(updated, { type: 'SelectPaymentMethod', addressId: chosen.id });
-    ctx.body = { code: promotion.code, amountDiscount, amountSubtotal: updated.amountSubtotal, amountTotal: updated.amountTotal, amountDetails: updated.amountDetails };
+    ctx.body = {
+      code: promotion.code,
+      amountDiscount,
+      amountSubtotal: updated.amountSubtotal,
+      amountTotal: updated.amountTotal,
+      amountDetails: updated.amountDetails,
+    };
   });
 
   router.post('/:id/cancel', async (ctx) => {

@@ -34,17 +34,23 @@ function statusPage(invoice: Invoice, org: OrganizationDoc | null, message: stri
  * amount remaining and records it as a payment attempt, then redirects the payer there. Other
  * statuses get a small page saying so.
  */
-export function hostedInvoiceRoutes(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession }): Router<ApiState> {
+export function hostedInvoiceRoutes(
+  deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession },
+): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/invoices' });
   const invoices = deps.readStore.collection<InvoiceDoc>(INVOICES);
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
 
   async function reusableSession(invoice: Invoice): Promise<CheckoutSessionDoc | null> {
-    const pending = invoice.paymentAttempts.filter((a) => a.status === 'pending').map((a) => a.checkoutSessionId).reverse();
+    const pending = invoice.paymentAttempts
+      .filter((a) => a.status === 'pending')
+      .map((a) => a.checkoutSessionId)
+      .reverse();
     for (const id of pending) {
       const session = await sessions.get(id);
-      if (session && session.status === 'open' && Date.parse(session.expiresAt) - deps.clock.now() > MIN_REMAINING_MS) return session;
+      if (session && session.status === 'open' && Date.parse(session.expiresAt) - deps.clock.now() > MIN_REMAINING_MS)
+        return session;
     }
     return null;
   }
@@ -56,24 +62,52 @@ export function hostedInvoiceRoutes(deps: ApiDeps & { createCheckoutSession: Cre
     ctx.set('Cache-Control', 'no-store');
     if (invoice.status === 'open' || invoice.status === 'uncollectible') {
       const reuse = await reusableSession(invoice);
-      if (reuse) { ctx.redirect(reuse.url); return; }
+      if (reuse) {
+        ctx.redirect(reuse.url);
+        return;
+      }
       const tenant = { organizationId: invoice.organizationId, environment: invoice.environment, actor: 'payer' };
-      const { session, position } = await deps.createCheckoutSession({
-        mode: 'payment',
-        successUrl: invoicePayUrl(deps.publicUrl, invoice.id),
-        clientReferenceId: invoice.number,
-        metadata: { invoiceId: invoice.id, invoiceNumber: invoice.number },
-        ...(invoice.paymentMethods.chainIds.length ? { paymentSetting: { allowedChains: invoice.paymentMethods.chainIds.map((chainId) => ({ chainId })) } } : {}),
-        lineItems: { data: [{ quantity: 1, priceData: { currency: invoice.currency, unitAmount: invoice.amountRemaining, productData: { name: `Invoice ${invoice.number}` } } }] },
-      }, tenant, { invoiceId: invoice.id, customerId: invoice.customerId });
+      const { session, position } = await deps.createCheckoutSession(
+        {
+          mode: 'payment',
+          successUrl: invoicePayUrl(deps.publicUrl, invoice.id),
+          clientReferenceId: invoice.number,
+          metadata: { invoiceId: invoice.id, invoiceNumber: invoice.number },
+          ...(invoice.paymentMethods.chainIds.length
+            ? { paymentSetting: { allowedChains: invoice.paymentMethods.chainIds.map((chainId) => ({ chainId })) } }
+            : {}),
+          lineItems: {
+            data: [
+              {
+                quantity: 1,
+                priceData: {
+                  currency: invoice.currency,
+                  unitAmount: invoice.amountRemaining,
+                  productData: { name: `Invoice ${invoice.number}` },
+                },
+              },
+            ],
+          },
+        },
+        tenant,
+        { invoiceId: invoice.id, customerId: invoice.customerId },
+      );
       if (position !== null) await deps.projections.waitFor(position);
-      const result = await deps.commands.handle(invoiceAggregate, invoice.id, { type: 'StartInvoicePaymentAttempt', checkoutSessionId: session.id }, tenant);
+      const result = await deps.commands.handle(
+        invoiceAggregate,
+        invoice.id,
+        { type: 'StartInvoicePaymentAttempt', checkoutSessionId: session.id },
+        tenant,
+      );
       if (result.position !== null) await deps.projections.waitFor(result.position);
       ctx.redirect(session.url);
       return;
     }
     const org = await orgs.get(organizationRecordId(invoice.organizationId, invoice.environment));
-    const message = invoice.status === 'paid' ? `This invoice was paid on ${(invoice.paidAt ?? '').slice(0, 10)}. Thank you.` : 'This invoice was voided and can no longer be paid.';
+    const message =
+      invoice.status === 'paid'
+        ? `This invoice was paid on ${(invoice.paidAt ?? '').slice(0, 10)}. Thank you.`
+        : 'This invoice was voided and can no longer be paid.';
     ctx.status = invoice.status === 'paid' ? 200 : 410;
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");

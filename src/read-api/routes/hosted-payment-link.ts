@@ -3,7 +3,11 @@ import type { PaymentLink } from '../../../machines/payment-link.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
 import { readPayerForm, type FormProblem, type PayerForm } from '../../hosted/payment-link-form.ts';
-import { PAYMENT_LINK_PAGE_HEADERS, renderPaymentLinkNotice, renderPaymentLinkPage } from '../../hosted/payment-link-page.ts';
+import {
+  PAYMENT_LINK_PAGE_HEADERS,
+  renderPaymentLinkNotice,
+  renderPaymentLinkPage,
+} from '../../hosted/payment-link-page.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
 import { ValidationError } from '../../shared/errors.ts';
@@ -14,12 +18,18 @@ const MAX_FORM_BYTES = 64 * 1024;
 
 /** The posted form (`application/x-www-form-urlencoded`); a repeated name keeps its last value. */
 async function readForm(ctx: ApiContext): Promise<PayerForm> {
-  if (!ctx.is('application/x-www-form-urlencoded')) throw new ValidationError(null, 'the form must be posted as application/x-www-form-urlencoded', 'invalid_content_type');
+  if (!ctx.is('application/x-www-form-urlencoded'))
+    throw new ValidationError(
+      null,
+      'the form must be posted as application/x-www-form-urlencoded',
+      'invalid_content_type',
+    );
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_FORM_BYTES) throw new ValidationError(null, `the form must be at most ${MAX_FORM_BYTES} bytes`, 'request_too_large');
+    if (size > MAX_FORM_BYTES)
+      throw new ValidationError(null, `the form must be at most ${MAX_FORM_BYTES} bytes`, 'request_too_large');
     chunks.push(chunk as Buffer);
   }
   return Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
@@ -31,18 +41,31 @@ export function checkoutRequestFor(link: PaymentLink, amount: bigint | null, pub
   return {
     mode: link.pricing === 'subscription' ? 'subscription' : 'payment',
     // With a hosted confirmation the payer stays on the session's own page, which shows the message.
-    successUrl: link.afterCompletion === 'redirect' && link.afterCompletionRedirectUrl ? link.afterCompletionRedirectUrl : `${publicUrl}/checkout/{CHECKOUT_SESSION_ID}`,
+    successUrl:
+      link.afterCompletion === 'redirect' && link.afterCompletionRedirectUrl
+        ? link.afterCompletionRedirectUrl
+        : `${publicUrl}/checkout/{CHECKOUT_SESSION_ID}`,
     submitType: link.submitType,
     afterCompletion: link.afterCompletion,
     afterCompletionConfirmMsg: link.afterCompletionConfirmMsg,
     allowPromotionCodes: link.allowPromotionCodes,
     lineItems: {
-      data: [link.priceId !== null
-        ? { priceId: link.priceId, quantity: 1 }
-        : { priceData: { currency: link.currency, unitAmount: String(amount ?? 0n), productId: link.productId }, quantity: 1 }],
+      data: [
+        link.priceId !== null
+          ? { priceId: link.priceId, quantity: 1 }
+          : {
+              priceData: { currency: link.currency, unitAmount: String(amount ?? 0n), productId: link.productId },
+              quantity: 1,
+            },
+      ],
     },
     ...(link.allowedChains.length > 0
-      ? { paymentSetting: { allowedChains: link.allowedChains.map((c) => ({ chainId: c.chainId })), ...(preferred ? { preferredChainId: preferred.chainId } : {}) } }
+      ? {
+          paymentSetting: {
+            allowedChains: link.allowedChains.map((c) => ({ chainId: c.chainId })),
+            ...(preferred ? { preferredChainId: preferred.chainId } : {}),
+          },
+        }
       : {}),
   };
 }
@@ -64,7 +87,9 @@ export function checkoutRequestFor(link: PaymentLink, amount: bigint | null, pub
  * the rare double payment. The check reads the read model, so a payment that completed a moment
  * ago may not be seen yet by a request racing it; that too ends at most in a second payment.
  */
-export function hostedPaymentLinkRoutes(deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession }): Router<ApiState> {
+export function hostedPaymentLinkRoutes(
+  deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession },
+): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/pay' });
   const links = deps.readStore.collection<PaymentLinkDoc>(PAYMENT_LINKS);
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
@@ -81,16 +106,40 @@ export function hostedPaymentLinkRoutes(deps: ApiDeps & { createCheckoutSession:
     const id = ctx.params.id!;
     const link = isUuid(id) ? await links.get(id) : null;
     if (!link || link.deleted) {
-      html(ctx, 404, renderPaymentLinkNotice(null, 'Payment link not found', 'This payment link does not exist. Check the address, or ask the seller for a new link.'));
+      html(
+        ctx,
+        404,
+        renderPaymentLinkNotice(
+          null,
+          'Payment link not found',
+          'This payment link does not exist. Check the address, or ask the seller for a new link.',
+        ),
+      );
       return null;
     }
     const org = await orgs.get(organizationRecordId(link.organizationId, link.environment));
     if (usedUp(link)) {
-      html(ctx, 410, renderPaymentLinkNotice(org, 'Payment link already used', 'This payment link has already been used: it takes one payment only, and that payment has been made. Ask the seller for a new link.'));
+      html(
+        ctx,
+        410,
+        renderPaymentLinkNotice(
+          org,
+          'Payment link already used',
+          'This payment link has already been used: it takes one payment only, and that payment has been made. Ask the seller for a new link.',
+        ),
+      );
       return null;
     }
     if (!link.takesPayments) {
-      html(ctx, 410, renderPaymentLinkNotice(org, 'Payment link inactive', 'This payment link is not active, so it cannot take payments. Ask the seller for a new link.'));
+      html(
+        ctx,
+        410,
+        renderPaymentLinkNotice(
+          org,
+          'Payment link inactive',
+          'This payment link is not active, so it cannot take payments. Ask the seller for a new link.',
+        ),
+      );
       return null;
     }
     return { link, org };
@@ -111,10 +160,15 @@ export function hostedPaymentLinkRoutes(deps: ApiDeps & { createCheckoutSession:
     try {
       form = await readForm(ctx);
       const read = readPayerForm(link, form);
-      if (!read.ok) { refuse(form, read.problems); return; }
+      if (!read.ok) {
+        refuse(form, read.problems);
+        return;
+      }
       const tenant = { organizationId: link.organizationId, environment: link.environment, actor: 'payer' };
       const { session, position } = await deps.createCheckoutSession(
-        checkoutRequestFor(link, read.submission.amount, deps.publicUrl), tenant, { paymentLinkId: link.id, collected: read.submission.collected },
+        checkoutRequestFor(link, read.submission.amount, deps.publicUrl),
+        tenant,
+        { paymentLinkId: link.id, collected: read.submission.collected },
       );
       if (position !== null) await deps.projections.waitFor(position);
       ctx.status = 303;

@@ -2,7 +2,14 @@ import Router from '@koa/router';
 import { invoiceAggregate } from '../../../machines/invoice.aggregate.ts';
 import { decideInvoice, newInvoiceDraft, type InvoiceCommand } from '../../../machines/invoice.decide.ts';
 import type {
-  Invoice, InvoiceChanges, InvoiceCollectionMethod, InvoiceLineItem, InvoicePaymentMethods, InvoiceRecurring, InvoiceReminderSettings, RecurringIntervalCount,
+  Invoice,
+  InvoiceChanges,
+  InvoiceCollectionMethod,
+  InvoiceLineItem,
+  InvoicePaymentMethods,
+  InvoiceRecurring,
+  InvoiceReminderSettings,
+  RecurringIntervalCount,
 } from '../../../machines/invoice.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
 import { isEmail } from '../../actors/customer.ts';
@@ -20,7 +27,16 @@ import { INVOICES, publicInvoice, type InvoiceDoc } from '../../projections/invo
 import { NotFoundError, ValidationError, WeirError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import {
-  asObject, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, requiredString, type Input,
+  asObject,
+  optionalArray,
+  optionalBoolean,
+  optionalEnum,
+  optionalInteger,
+  optionalMetadata,
+  optionalObject,
+  optionalString,
+  requiredString,
+  type Input,
 } from '../../shared/input.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
@@ -32,7 +48,19 @@ const NUMBER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._/#-]{0,63}$/;
 
 /** Dashboard intervals and their month counts. */
 const INTERVAL_MONTHS: Record<string, RecurringIntervalCount> = {
-  month: 1, monthly: 1, quarter: 3, quarterly: 3, 'half-year': 6, half_year: 6, 'half-yearly': 6, half_yearly: 6, semiannual: 6, year: 12, yearly: 12, annually: 12, annual: 12,
+  month: 1,
+  monthly: 1,
+  quarter: 3,
+  quarterly: 3,
+  'half-year': 6,
+  half_year: 6,
+  'half-yearly': 6,
+  half_yearly: 6,
+  semiannual: 6,
+  year: 12,
+  yearly: 12,
+  annually: 12,
+  annual: 12,
 };
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -40,11 +68,13 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{
 /** A date (`2026-05-01`, midnight UTC) or an ISO 8601 timestamp, as an ISO timestamp. */
 export function parseInvoiceDate(raw: string, field: string): string {
   const match = ISO_DATE.exec(raw);
-  const fail = () => new ValidationError(field, 'must be a date (2026-05-01) or an ISO 8601 timestamp (2026-05-01T08:00:00Z)');
+  const fail = () =>
+    new ValidationError(field, 'must be a date (2026-05-01) or an ISO 8601 timestamp (2026-05-01T08:00:00Z)');
   if (!match) throw fail();
   const [, year, month, dayOfMonth, hour, minute, second, offset] = match;
   const daysInMonth = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
-  if (Number(month) < 1 || Number(month) > 12 || Number(dayOfMonth) < 1 || Number(dayOfMonth) > daysInMonth) throw fail();
+  if (Number(month) < 1 || Number(month) > 12 || Number(dayOfMonth) < 1 || Number(dayOfMonth) > daysInMonth)
+    throw fail();
   if (hour !== undefined && (Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59)) throw fail();
   const time = Date.parse(hour === undefined ? `${raw}T00:00:00Z` : offset === undefined ? `${raw}Z` : raw);
   if (Number.isNaN(time)) throw fail();
@@ -53,21 +83,24 @@ export function parseInvoiceDate(raw: string, field: string): string {
 
 function numberList(o: Input, key: string, path: string): number[] | undefined {
   return optionalArray(o, key, path, { max: 50 })?.map((v, i) => {
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw new ValidationError(`${path}.${key}[${i}]`, 'must be a positive integer');
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)
+      throw new ValidationError(`${path}.${key}[${i}]`, 'must be a positive integer');
     return v;
   });
 }
 
 function stringList(o: Input, key: string, path: string): string[] | undefined {
   return optionalArray(o, key, path, { max: 50 })?.map((v, i) => {
-    if (typeof v !== 'string' || v.length === 0 || v.length > 200) throw new ValidationError(`${path}.${key}[${i}]`, 'must be a non-empty string');
+    if (typeof v !== 'string' || v.length === 0 || v.length > 200)
+      throw new ValidationError(`${path}.${key}[${i}]`, 'must be a non-empty string');
     return v;
   });
 }
 
 function dayOffsets(o: Input, key: string, path: string): number[] | undefined {
   return optionalArray(o, key, path, { max: 10 })?.map((v, i) => {
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1 || v > 365) throw new ValidationError(`${path}.${key}[${i}]`, 'must be a whole number of days from 1 to 365');
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1 || v > 365)
+      throw new ValidationError(`${path}.${key}[${i}]`, 'must be a whole number of days from 1 to 365');
     return v;
   });
 }
@@ -92,7 +125,8 @@ function readFields(body: Input, nowMs: number, current: Invoice | null): Invoic
   const fields: InvoiceFields = {};
   const dueDate = optionalString(body, 'dueDate', '', { max: 64 });
   const daysUntilDue = optionalInteger(body, 'daysUntilDue', '', { min: 0, max: 3650 });
-  if (dueDate !== undefined && daysUntilDue !== undefined) throw new ValidationError('dueDate', 'send dueDate or daysUntilDue, not both', 'parameters_exclusive');
+  if (dueDate !== undefined && daysUntilDue !== undefined)
+    throw new ValidationError('dueDate', 'send dueDate or daysUntilDue, not both', 'parameters_exclusive');
   if (dueDate !== undefined) fields.dueDate = parseInvoiceDate(dueDate, 'dueDate');
   if (daysUntilDue !== undefined) fields.dueDate = new Date(nowMs + daysUntilDue * DAY_MS).toISOString();
   if (body.issueDate !== undefined) {
@@ -106,25 +140,41 @@ function readFields(body: Input, nowMs: number, current: Invoice | null): Invoic
   if (invoiceType !== undefined) fields.invoiceType = invoiceType;
   // `interval` (month, quarter, half-year, year) or `recurring: {interval, intervalCount}`.
   const recurringInput = optionalObject(body, 'recurring');
-  const intervalName = optionalString(body, 'interval', '', { max: 20 }) ?? (recurringInput ? optionalString(recurringInput, 'interval', 'recurring', { max: 20 }) : undefined);
+  const intervalName =
+    optionalString(body, 'interval', '', { max: 20 }) ??
+    (recurringInput ? optionalString(recurringInput, 'interval', 'recurring', { max: 20 }) : undefined);
   if (intervalName !== undefined) {
     const months = INTERVAL_MONTHS[intervalName.toLowerCase()];
-    if (months === undefined) throw new ValidationError(body.interval !== undefined ? 'interval' : 'recurring.interval', 'must be one of month, quarter, half-year, year');
+    if (months === undefined)
+      throw new ValidationError(
+        body.interval !== undefined ? 'interval' : 'recurring.interval',
+        'must be one of month, quarter, half-year, year',
+      );
     const countInput = recurringInput ? optionalInteger(recurringInput, 'intervalCount', 'recurring') : undefined;
     const intervalCount = intervalName.toLowerCase() === 'month' && countInput !== undefined ? countInput : months;
-    if (![1, 3, 6, 12].includes(intervalCount)) throw new ValidationError('recurring.intervalCount', 'must be 1, 3, 6 or 12');
+    if (![1, 3, 6, 12].includes(intervalCount))
+      throw new ValidationError('recurring.intervalCount', 'must be 1, 3, 6 or 12');
     fields.recurring = { interval: 'month', intervalCount: intervalCount as RecurringIntervalCount };
   }
   const effectiveType = fields.invoiceType ?? current?.invoiceType ?? 'one_time';
   if (effectiveType === 'one_time' && fields.invoiceType === 'one_time') fields.recurring = null;
   if (effectiveType === 'recurring' && fields.recurring === undefined && !current?.recurring) {
-    throw new ValidationError('interval', 'is required for a recurring invoice: month, quarter, half-year or year', 'parameter_missing');
+    throw new ValidationError(
+      'interval',
+      'is required for a recurring invoice: month, quarter, half-year or year',
+      'parameter_missing',
+    );
   }
-  if (effectiveType === 'one_time' && fields.recurring) throw new ValidationError('interval', 'is only allowed on a recurring invoice (invoiceType recurring)');
+  if (effectiveType === 'one_time' && fields.recurring)
+    throw new ValidationError('interval', 'is only allowed on a recurring invoice (invoiceType recurring)');
   const collectionMethod = optionalEnum(body, 'collectionMethod', ['charge_automatically', 'send_invoice'] as const);
   if (collectionMethod !== undefined) fields.collectionMethod = collectionMethod;
   const methods = optionalObject(body, 'paymentMethods');
-  if (methods) fields.paymentMethods = { chainIds: numberList(methods, 'chainIds', 'paymentMethods') ?? [], assetIds: stringList(methods, 'assetIds', 'paymentMethods') ?? [] };
+  if (methods)
+    fields.paymentMethods = {
+      chainIds: numberList(methods, 'chainIds', 'paymentMethods') ?? [],
+      assetIds: stringList(methods, 'assetIds', 'paymentMethods') ?? [],
+    };
   const reminders = optionalObject(body, 'reminders');
   if (reminders) {
     fields.reminders = {
@@ -135,7 +185,12 @@ function readFields(body: Input, nowMs: number, current: Invoice | null): Invoic
   }
   const metadata = optionalMetadata(body, 'metadata');
   if (metadata !== undefined) fields.metadata = metadata;
-  const number = optionalString(body, 'number', '', { min: 1, max: 64, pattern: NUMBER_PATTERN, hint: 'must be 1 to 64 letters, digits or . _ / # -, starting with a letter or digit' });
+  const number = optionalString(body, 'number', '', {
+    min: 1,
+    max: 64,
+    pattern: NUMBER_PATTERN,
+    hint: 'must be 1 to 64 letters, digits or . _ / # -, starting with a letter or digit',
+  });
   if (number !== undefined) fields.number = number;
   return fields;
 }
@@ -167,29 +222,55 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     await commandFor(deps, ctx, invoiceAggregate, id, command);
     return (await invoices.get(id))!;
   };
-  const commandContext = (ctx: ApiContext) => ({ organizationId: ctx.state.tenant.organizationId, environment: ctx.state.tenant.environment, actor: `api_key:${ctx.state.tenant.keyId}` });
+  const commandContext = (ctx: ApiContext) => ({
+    organizationId: ctx.state.tenant.organizationId,
+    environment: ctx.state.tenant.environment,
+    actor: `api_key:${ctx.state.tenant.keyId}`,
+  });
 
   async function resolveLines(ctx: ApiContext, input: unknown, now: string) {
     const { tenant } = ctx.state;
-    const resolved = await lineItemResolver.resolve(input, { organizationId: tenant.organizationId, environment: tenant.environment }, now, idsOf(ctx));
+    const resolved = await lineItemResolver.resolve(
+      input,
+      { organizationId: tenant.organizationId, environment: tenant.environment },
+      now,
+      idsOf(ctx),
+    );
     const lineItems: InvoiceLineItem[] = resolved.map((r) => ({
-      description: r.product.name, priceId: r.price.id, quantity: r.quantity, unitAmount: r.price.unitAmount,
+      description: r.product.name,
+      priceId: r.price.id,
+      quantity: r.quantity,
+      unitAmount: r.price.unitAmount,
       amountTotal: (BigInt(r.price.unitAmount) * BigInt(r.quantity)).toString(),
     }));
     return { resolved, lineItems, currency: resolved[0]!.price.currency };
   }
 
   /** Validate the whole draft (the decider, dry), then reserve its number and write it. */
-  async function createDraft(ctx: ApiContext, invoice: Invoice, wantedNumber: string | undefined, commit: () => Promise<void>): Promise<InvoiceDoc> {
+  async function createDraft(
+    ctx: ApiContext,
+    invoice: Invoice,
+    wantedNumber: string | undefined,
+    commit: () => Promise<void>,
+  ): Promise<InvoiceDoc> {
     decideInvoice(invoiceAggregate.initialState(), { type: 'CreateInvoice', invoice }, { now: invoice.createdAt });
-    const number = await claimInvoiceNumber({ commands: deps.commands, invoices }, commandContext(ctx), invoice.id, wantedNumber);
+    const number = await claimInvoiceNumber(
+      { commands: deps.commands, invoices },
+      commandContext(ctx),
+      invoice.id,
+      wantedNumber,
+    );
     await commit();
     return run(ctx, invoice.id, { type: 'CreateInvoice', invoice: { ...invoice, number } });
   }
 
-  const blankInvoice = (ctx: ApiContext, now: string): Invoice => newInvoiceDraft({
-    id: idsOf(ctx)(), organizationId: ctx.state.tenant.organizationId, environment: ctx.state.tenant.environment as Environment, createdAt: now,
-  });
+  const blankInvoice = (ctx: ApiContext, now: string): Invoice =>
+    newInvoiceDraft({
+      id: idsOf(ctx)(),
+      organizationId: ctx.state.tenant.organizationId,
+      environment: ctx.state.tenant.environment as Environment,
+      createdAt: now,
+    });
 
   router.post('/', async (ctx) => {
     const body = asObject(ctx.state.body, '');
@@ -198,14 +279,21 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     const customerId = requiredString(body, 'customerId', '', { max: 64 });
     await requireTenantCustomer(customers, ctx.state.tenant, customerId);
     const fields = readFields(body, nowMs, null);
-    if (body.lineItems === undefined || body.lineItems === null) throw new ValidationError('lineItems', 'is required', 'parameter_missing');
+    if (body.lineItems === undefined || body.lineItems === null)
+      throw new ValidationError('lineItems', 'is required', 'parameter_missing');
     const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, now);
     const { number, ...rest } = fields;
     const invoice: Invoice = {
-      ...blankInvoice(ctx, now), ...rest, customerId, currency, lineItems: { object: 'list', data: lineItems },
+      ...blankInvoice(ctx, now),
+      ...rest,
+      customerId,
+      currency,
+      lineItems: { object: 'list', data: lineItems },
       dueDate: fields.dueDate ?? new Date(nowMs + DEFAULT_DAYS_UNTIL_DUE * DAY_MS).toISOString(),
     };
-    const doc = await createDraft(ctx, invoice, number, async () => { await lineItemResolver.commit(resolved, commandContext(ctx)); });
+    const doc = await createDraft(ctx, invoice, number, async () => {
+      await lineItemResolver.commit(resolved, commandContext(ctx));
+    });
     ctx.body = publicInvoice(doc);
   });
 
@@ -224,12 +312,17 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     });
   });
 
-  router.get('/:id', async (ctx) => { ctx.body = publicInvoice(await load(ctx)); });
+  router.get('/:id', async (ctx) => {
+    ctx.body = publicInvoice(await load(ctx));
+  });
 
   router.put('/:id', async (ctx) => {
     const invoice = await load(ctx);
     // The decider names the status when the invoice is no longer a draft; nothing is written first.
-    if (invoice.status !== 'draft') { await run(ctx, invoice.id, { type: 'UpdateInvoice', changes: {} }); return; }
+    if (invoice.status !== 'draft') {
+      await run(ctx, invoice.id, { type: 'UpdateInvoice', changes: {} });
+      return;
+    }
     const body = asObject(ctx.state.body, '');
     const nowMs = deps.clock.now();
     const { number, ...fields } = readFields(body, nowMs, invoice);
@@ -243,11 +336,24 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, new Date(nowMs).toISOString());
       changes.lineItems = { object: 'list', data: lineItems };
       changes.currency = currency;
-      commitLines = async () => { await lineItemResolver.commit(resolved, commandContext(ctx)); };
+      commitLines = async () => {
+        await lineItemResolver.commit(resolved, commandContext(ctx));
+      };
     }
-    if (Object.keys(changes).length === 0 && number === undefined) throw new ValidationError(null, 'nothing to update: send at least one invoice field');
-    decideInvoice(invoiceAggregate.initialState(), { type: 'CreateInvoice', invoice: { ...invoice, ...changes } }, { now: invoice.createdAt });
-    if (number !== undefined && number !== invoice.number) changes.number = await claimInvoiceNumber({ commands: deps.commands, invoices }, commandContext(ctx), invoice.id, number);
+    if (Object.keys(changes).length === 0 && number === undefined)
+      throw new ValidationError(null, 'nothing to update: send at least one invoice field');
+    decideInvoice(
+      invoiceAggregate.initialState(),
+      { type: 'CreateInvoice', invoice: { ...invoice, ...changes } },
+      { now: invoice.createdAt },
+    );
+    if (number !== undefined && number !== invoice.number)
+      changes.number = await claimInvoiceNumber(
+        { commands: deps.commands, invoices },
+        commandContext(ctx),
+        invoice.id,
+        number,
+      );
     await commitLines?.();
     ctx.body = publicInvoice(await run(ctx, invoice.id, { type: 'UpdateInvoice', changes }));
   });
@@ -260,30 +366,55 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
 
   router.post('/:id/finalize', async (ctx) => {
     const invoice = await load(ctx);
-    ctx.body = publicInvoice(await run(ctx, invoice.id, { type: 'FinalizeInvoice', url: invoicePayUrl(deps.publicUrl, invoice.id) }));
+    ctx.body = publicInvoice(
+      await run(ctx, invoice.id, { type: 'FinalizeInvoice', url: invoicePayUrl(deps.publicUrl, invoice.id) }),
+    );
   });
 
   router.post('/:id/send', async (ctx) => {
     const invoice = await load(ctx);
     const url = invoicePayUrl(deps.publicUrl, invoice.id);
-    if (invoice.status !== 'draft' && invoice.status !== 'open') { await run(ctx, invoice.id, { type: 'SendInvoice', to: null, url, mailed: true }); return; }
+    if (invoice.status !== 'draft' && invoice.status !== 'open') {
+      await run(ctx, invoice.id, { type: 'SendInvoice', to: null, url, mailed: true });
+      return;
+    }
     const body = ctx.state.body === undefined ? {} : asObject(ctx.state.body, '');
     const known = await findTenantCustomer(customers, ctx.state.tenant, invoice.customerId);
     const to = optionalString(body, 'to', '', { max: 254 }) ?? known?.email ?? null;
-    if (!to) throw new ValidationError('to', 'is required: the invoice\'s customer has no email address on record', 'parameter_missing');
+    if (!to)
+      throw new ValidationError(
+        'to',
+        "is required: the invoice's customer has no email address on record",
+        'parameter_missing',
+      );
     if (!isEmail(to)) throw new ValidationError('to', 'must be an email address');
     const cc = stringList(body, 'cc', '') ?? [];
-    for (const [i, address] of cc.entries()) if (!isEmail(address)) throw new ValidationError(`cc[${i}]`, 'must be an email address');
+    for (const [i, address] of cc.entries())
+      if (!isEmail(address)) throw new ValidationError(`cc[${i}]`, 'must be an email address');
     // Finalize first (numbers and the pay link are frozen), mail, then record that it was sent.
     const open = invoice.status === 'draft' ? await run(ctx, invoice.id, { type: 'FinalizeInvoice', url }) : invoice;
     const org = await orgs.get(organizationRecordId(open.organizationId, open.environment));
-    const mail = renderInvoiceMail({ kind: 'invoice', invoice: open, organization: org, customerName: known?.name ?? null, payUrl: open.url ?? url, now: deps.clock.now() });
+    const mail = renderInvoiceMail({
+      kind: 'invoice',
+      invoice: open,
+      organization: org,
+      customerName: known?.name ?? null,
+      payUrl: open.url ?? url,
+      now: deps.clock.now(),
+    });
     try {
       for (const recipient of [to, ...cc]) await deps.mailer.send({ to: recipient, ...mail });
     } catch (error) {
-      throw new WeirError(502, 'Bad Gateway', 'mail_delivery_failed', `the invoice is ${open.status} but could not be mailed: ${(error as Error).message}`);
+      throw new WeirError(
+        502,
+        'Bad Gateway',
+        'mail_delivery_failed',
+        `the invoice is ${open.status} but could not be mailed: ${(error as Error).message}`,
+      );
     }
-    ctx.body = publicInvoice(await run(ctx, invoice.id, { type: 'SendInvoice', to: body.to === undefined ? null : to, url, mailed: true }));
+    ctx.body = publicInvoice(
+      await run(ctx, invoice.id, { type: 'SendInvoice', to: body.to === undefined ? null : to, url, mailed: true }),
+    );
   });
 
   router.post('/:id/pay', async (ctx) => {
@@ -309,11 +440,19 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     const span = Math.max(0, Date.parse(source.dueDate) - Date.parse(source.issueDate ?? source.createdAt));
     const invoice: Invoice = {
       ...blankInvoice(ctx, now),
-      customerId: source.customerId, description: source.description, currency: source.currency,
+      customerId: source.customerId,
+      description: source.description,
+      currency: source.currency,
       lineItems: { object: 'list', data: source.lineItems.data.map((item) => ({ ...item })) },
-      dueDate: new Date(nowMs + span).toISOString(), memo: source.memo, footer: source.footer,
-      invoiceType: source.invoiceType, recurring: source.recurring, collectionMethod: source.collectionMethod,
-      paymentMethods: source.paymentMethods, reminders: source.reminders, metadata: { ...source.metadata },
+      dueDate: new Date(nowMs + span).toISOString(),
+      memo: source.memo,
+      footer: source.footer,
+      invoiceType: source.invoiceType,
+      recurring: source.recurring,
+      collectionMethod: source.collectionMethod,
+      paymentMethods: source.paymentMethods,
+      reminders: source.reminders,
+      metadata: { ...source.metadata },
     };
     ctx.body = publicInvoice(await createDraft(ctx, invoice, undefined, async () => {}));
   });

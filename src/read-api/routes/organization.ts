@@ -1,10 +1,25 @@
 import Router from '@koa/router';
-import { organizationAggregate, organizationRecordId, type BusinessDetails, type PaymentSetting } from '../../actors/organization.ts';
+import {
+  organizationAggregate,
+  organizationRecordId,
+  type BusinessDetails,
+  type PaymentSetting,
+} from '../../actors/organization.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { publicOrganization } from '../../projections/public-views.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import {
-  asObject, EVM_ADDRESS, evmChecksumHolds, optionalBoolean, optionalEnum, optionalInteger, optionalNumber, optionalObject, optionalString, optionalUrl, requiredString,
+  asObject,
+  EVM_ADDRESS,
+  evmChecksumHolds,
+  optionalBoolean,
+  optionalEnum,
+  optionalInteger,
+  optionalNumber,
+  optionalObject,
+  optionalString,
+  optionalUrl,
+  requiredString,
 } from '../../shared/input.ts';
 import { CURRENCIES } from '../../actors/line-items.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
@@ -22,7 +37,8 @@ const TRON_ADDRESS = /^T[1-9A-HJ-NP-Za-km-z]{33}$/;
 export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1/organization' });
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
-  const recordId = (ctx: ApiContext) => organizationRecordId(ctx.state.tenant.organizationId, ctx.state.tenant.environment);
+  const recordId = (ctx: ApiContext) =>
+    organizationRecordId(ctx.state.tenant.organizationId, ctx.state.tenant.environment);
   const load = async (ctx: ApiContext): Promise<OrganizationDoc> => {
     const org = await orgs.get(recordId(ctx));
     if (!org) throw new NotFoundError('organization', ctx.state.tenant.organizationId);
@@ -37,16 +53,27 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
   function walletAddress(ctx: ApiContext, o: Record<string, unknown>, chainId: number): string {
     const address = requiredString(o, 'address', '', { max: 128 });
     const network = deps.rail.networks(ctx.state.tenant.environment).find((n) => n.chainId === chainId);
-    const formats = { evm: [EVM_ADDRESS, 'an EVM address (0x and 40 hex digits)'], solana: [SOLANA_ADDRESS, 'a base58 Solana address'], tron: [TRON_ADDRESS, 'a base58 Tron address starting with T'] } as const;
+    const formats = {
+      evm: [EVM_ADDRESS, 'an EVM address (0x and 40 hex digits)'],
+      solana: [SOLANA_ADDRESS, 'a base58 Solana address'],
+      tron: [TRON_ADDRESS, 'a base58 Tron address starting with T'],
+    } as const;
     const [pattern, hint] = formats[network?.kind ?? 'evm'];
-    if (!pattern.test(address)) throw new ValidationError('address', `must be ${hint} on chain ${chainId}`, 'incorrect_address');
+    if (!pattern.test(address))
+      throw new ValidationError('address', `must be ${hint} on chain ${chainId}`, 'incorrect_address');
     if (pattern === EVM_ADDRESS && !evmChecksumHolds(address)) {
-      throw new ValidationError('address', 'fails its EIP-55 checksum (mixed case): check it for a typo, or give it in lower case', 'incorrect_address');
+      throw new ValidationError(
+        'address',
+        'fails its EIP-55 checksum (mixed case): check it for a typo, or give it in lower case',
+        'incorrect_address',
+      );
     }
     return address;
   }
 
-  router.get('/', async (ctx) => { ctx.body = publicOrganization(await load(ctx)); });
+  router.get('/', async (ctx) => {
+    ctx.body = publicOrganization(await load(ctx));
+  });
 
   router.put('/', async (ctx) => {
     const body = asObject(ctx.state.body, '');
@@ -57,7 +84,8 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     };
     const name = optionalString(body, 'name', '', { min: 1, max: 200 });
     if (name !== undefined) changes.name = name;
-    for (const key of ['phone', 'supportPhone', 'companyIdentificationNumber', 'taxIdentificationNumber'] as const) text(key, 64);
+    for (const key of ['phone', 'supportPhone', 'companyIdentificationNumber', 'taxIdentificationNumber'] as const)
+      text(key, 64);
     for (const key of ['email', 'supportEmail'] as const) {
       const v = optionalString(body, key, '', { max: 254, pattern: EMAIL, hint: 'must be an email address' });
       if (v !== undefined) changes[key] = v;
@@ -76,16 +104,20 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
       }
       changes.addressDetails = next;
     }
-    if (Object.keys(changes).length === 0) throw new ValidationError(null, 'nothing to update: send at least one business detail field');
+    if (Object.keys(changes).length === 0)
+      throw new ValidationError(null, 'nothing to update: send at least one business detail field');
     await run(ctx, { type: 'UpdateBusinessDetails', changes });
     ctx.body = publicOrganization(await load(ctx));
   });
 
   router.put('/brand', async (ctx) => {
     const body = asObject(ctx.state.body, '');
-    const brandColor = optionalString(body, 'brandColor', '', { pattern: HEX_COLOR, hint: 'must be a hex color such as #1a2b3c' }) ?? null;
+    const brandColor =
+      optionalString(body, 'brandColor', '', { pattern: HEX_COLOR, hint: 'must be a hex color such as #1a2b3c' }) ??
+      null;
     const brandLogo = optionalUrl(body, 'brandLogo') ?? (await load(ctx)).brandLogo;
-    if (!brandColor && body.brandLogo === undefined) throw new ValidationError('brandColor', 'is required', 'parameter_missing');
+    if (!brandColor && body.brandLogo === undefined)
+      throw new ValidationError('brandColor', 'is required', 'parameter_missing');
     await run(ctx, { type: 'UpdateBranding', brandColor: brandColor ?? (await load(ctx)).brandColor, brandLogo });
     ctx.body = publicOrganization(await load(ctx));
   });
@@ -110,7 +142,11 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     const changes: Partial<PaymentSetting> = {};
     const preferredChainId = optionalInteger(body, 'preferredChainId', '', { min: 1 });
     if (preferredChainId !== undefined) {
-      if (!chainIds(ctx).has(preferredChainId)) throw new ValidationError('preferredChainId', `chain ${preferredChainId} is not offered in the ${ctx.state.tenant.environment} environment`);
+      if (!chainIds(ctx).has(preferredChainId))
+        throw new ValidationError(
+          'preferredChainId',
+          `chain ${preferredChainId} is not offered in the ${ctx.state.tenant.environment} environment`,
+        );
       changes.preferredChainId = preferredChainId;
     }
     const preferredCurrency = optionalEnum(body, 'preferredCurrency', CURRENCIES);
@@ -119,10 +155,12 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
       const v = optionalBoolean(body, key);
       if (v !== undefined) changes[key] = v;
     }
-    if (optionalBoolean(body, 'applyFee')) throw new ValidationError('applyFee', 'Weir charges no processing fee, so there is none to collect');
+    if (optionalBoolean(body, 'applyFee'))
+      throw new ValidationError('applyFee', 'Weir charges no processing fee, so there is none to collect');
     const slippage = optionalNumber(body, 'slippagePercentage', '', { min: 0, max: 100 });
     if (slippage !== undefined) changes.slippagePercentage = slippage;
-    if (Object.keys(changes).length === 0) throw new ValidationError(null, 'nothing to update: send at least one payment setting');
+    if (Object.keys(changes).length === 0)
+      throw new ValidationError(null, 'nothing to update: send at least one payment setting');
     await run(ctx, { type: 'UpdatePaymentSetting', changes });
     const org = await load(ctx);
     ctx.body = { id: org.id, createdAt: org.createdAt, updatedAt: org.updatedAt, ...org.paymentSetting };
@@ -138,7 +176,10 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     const chainId = optionalInteger(body, 'chainId', '', { min: 1 });
     if (chainId === undefined) throw new ValidationError('chainId', 'is required', 'parameter_missing');
     if (!chainIds(ctx).has(chainId)) {
-      throw new ValidationError('chainId', `chain ${chainId} is not offered in the ${ctx.state.tenant.environment} environment; see GET /api/v1/chains`);
+      throw new ValidationError(
+        'chainId',
+        `chain ${chainId} is not offered in the ${ctx.state.tenant.environment} environment; see GET /api/v1/chains`,
+      );
     }
     const address = walletAddress(ctx, body, chainId);
     const name = optionalString(body, 'name', '', { max: 100 }) ?? `Wallet on chain ${chainId}`;
@@ -153,7 +194,9 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     return found;
   };
 
-  router.get('/withdrawal-addresses/:id', async (ctx) => { ctx.body = await findAddress(ctx); });
+  router.get('/withdrawal-addresses/:id', async (ctx) => {
+    ctx.body = await findAddress(ctx);
+  });
 
   router.put('/withdrawal-addresses/:id', async (ctx) => {
     const current = await findAddress(ctx);

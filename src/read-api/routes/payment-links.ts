@@ -1,9 +1,21 @@
 import Router from '@koa/router';
 import { paymentLinkAggregate } from '../../../machines/payment-link.aggregate.ts';
-import { MAX_CUSTOM_FIELDS, MAX_DROPDOWN_OPTIONS, MAX_SUGGESTED_AMOUNTS, validatePaymentLink, type NewPaymentLink } from '../../../machines/payment-link.decide.ts';
+import {
+  MAX_CUSTOM_FIELDS,
+  MAX_DROPDOWN_OPTIONS,
+  MAX_SUGGESTED_AMOUNTS,
+  validatePaymentLink,
+  type NewPaymentLink,
+} from '../../../machines/payment-link.decide.ts';
 import type { CustomFieldLabel, CustomFieldType, LengthBounds } from '../../../machines/collected-data.types.ts';
 import {
-  PAYMENT_LINK_PRICINGS, PRICING_FIELDS, type AllowedChain, type PaymentLink, type PaymentLinkChanges, type PaymentLinkCustomField, type PaymentLinkPricing,
+  PAYMENT_LINK_PRICINGS,
+  PRICING_FIELDS,
+  type AllowedChain,
+  type PaymentLink,
+  type PaymentLinkChanges,
+  type PaymentLinkCustomField,
+  type PaymentLinkPricing,
 } from '../../../machines/payment-link.types.ts';
 import { priceAggregate, productAggregate, type Price, type Product } from '../../actors/catalog.ts';
 import { CURRENCIES } from '../../actors/line-items.ts';
@@ -13,7 +25,19 @@ import { DECIMAL } from '../../shared/decimal.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import {
-  asObject, nullableString, optionalArray, optionalBoolean, optionalEnum, optionalInteger, optionalMetadata, optionalObject, optionalString, optionalUrl, requiredAmount, requiredString, type Input,
+  asObject,
+  nullableString,
+  optionalArray,
+  optionalBoolean,
+  optionalEnum,
+  optionalInteger,
+  optionalMetadata,
+  optionalObject,
+  optionalString,
+  optionalUrl,
+  requiredAmount,
+  requiredString,
+  type Input,
 } from '../../shared/input.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
@@ -35,8 +59,14 @@ const CUSTOM_FIELD_TYPES: readonly CustomFieldType[] = ['text', 'numeric', 'drop
  */
 export function presentPaymentLink(doc: PaymentLinkDoc, publicUrl: string) {
   const {
-    _id, deleted: _deleted, deletedAt: _deletedAt, environment,
-    completedPayments: _completedPayments, completionsCountedThrough: _countedThrough, takesPayments, ...link
+    _id,
+    deleted: _deleted,
+    deletedAt: _deletedAt,
+    environment,
+    completedPayments: _completedPayments,
+    completionsCountedThrough: _countedThrough,
+    takesPayments,
+    ...link
   } = doc;
   return { ...link, isActive: takesPayments, url: paymentLinkUrl(publicUrl, doc.id), livemode: environment === 'live' };
 }
@@ -70,8 +100,10 @@ function nullableUrl(o: Input, key: string): string | null | undefined {
 
 function stringItems(o: Input, key: string, options: { max: number; itemMax: number }): string[] | undefined {
   return optionalArray(o, key, '', { max: options.max })?.map((item, i) => {
-    if (typeof item !== 'string' || item.trim().length === 0) throw new ValidationError(`${key}[${i}]`, 'must be a non-empty string');
-    if (item.length > options.itemMax) throw new ValidationError(`${key}[${i}]`, `must be at most ${options.itemMax} characters`);
+    if (typeof item !== 'string' || item.trim().length === 0)
+      throw new ValidationError(`${key}[${i}]`, 'must be a non-empty string');
+    if (item.length > options.itemMax)
+      throw new ValidationError(`${key}[${i}]`, `must be at most ${options.itemMax} characters`);
     return item;
   });
 }
@@ -81,14 +113,15 @@ function decimalBound(o: Input, key: string, path: string): string | null {
   const v = o[key];
   if (v === undefined || v === null) return null;
   const text = typeof v === 'number' && Number.isFinite(v) ? String(v) : v;
-  if (typeof text !== 'string' || !DECIMAL.test(text) || text.length > 40) throw new ValidationError(field(path, key), 'must be a number such as 10 or 2.5');
+  if (typeof text !== 'string' || !DECIMAL.test(text) || text.length > 40)
+    throw new ValidationError(field(path, key), 'must be a number such as 10 or 2.5');
   return text;
 }
 
 function lengthBounds(o: Input | undefined, path: string): LengthBounds {
   return {
-    minimumLength: o ? optionalInteger(o, 'minimumLength', path, { min: 0 }) ?? null : null,
-    maximumLength: o ? optionalInteger(o, 'maximumLength', path, { min: 0 }) ?? null : null,
+    minimumLength: o ? (optionalInteger(o, 'minimumLength', path, { min: 0 }) ?? null) : null,
+    maximumLength: o ? (optionalInteger(o, 'maximumLength', path, { min: 0 }) ?? null) : null,
   };
 }
 
@@ -97,7 +130,8 @@ function labelOf(o: Input, path: string): CustomFieldLabel {
   if (typeof o.label === 'string') return { type: 'custom', custom: requiredString(o, 'label', path, { max: 50 }) };
   const labelPath = field(path, 'label');
   const label = optionalObject(o, 'label', path);
-  if (!label) throw new ValidationError(labelPath, 'is required: {"type": "custom", "custom": "Company"}', 'parameter_missing');
+  if (!label)
+    throw new ValidationError(labelPath, 'is required: {"type": "custom", "custom": "Company"}', 'parameter_missing');
   optionalEnum(label, 'type', ['custom'] as const, labelPath);
   return { type: 'custom', custom: requiredString(label, 'custom', labelPath, { max: 50 }) };
 }
@@ -106,9 +140,15 @@ function labelOf(o: Input, path: string): CustomFieldLabel {
 function customField(raw: unknown, path: string): PaymentLinkCustomField {
   const o = asObject(raw, path);
   const type = optionalEnum(o, 'type', CUSTOM_FIELD_TYPES, path);
-  if (!type) throw new ValidationError(field(path, 'type'), `is required: one of ${CUSTOM_FIELD_TYPES.join(', ')}`, 'parameter_missing');
+  if (!type)
+    throw new ValidationError(
+      field(path, 'type'),
+      `is required: one of ${CUSTOM_FIELD_TYPES.join(', ')}`,
+      'parameter_missing',
+    );
   for (const other of CUSTOM_FIELD_TYPES) {
-    if (other !== type && o[other] !== undefined && o[other] !== null) throw new ValidationError(field(path, other), `is only for ${other} fields; this field is ${type}`);
+    if (other !== type && o[other] !== undefined && o[other] !== null)
+      throw new ValidationError(field(path, other), `is only for ${other} fields; this field is ${type}`);
   }
   const base = {
     key: requiredString(o, 'key', path, { max: 40 }),
@@ -121,17 +161,34 @@ function customField(raw: unknown, path: string): PaymentLinkCustomField {
     case 'text':
       return { ...base, type, text: lengthBounds(rules, rulesPath) };
     case 'numeric':
-      return { ...base, type, numeric: { ...lengthBounds(rules, rulesPath), minimum: rules ? decimalBound(rules, 'minimum', rulesPath) : null, maximum: rules ? decimalBound(rules, 'maximum', rulesPath) : null } };
+      return {
+        ...base,
+        type,
+        numeric: {
+          ...lengthBounds(rules, rulesPath),
+          minimum: rules ? decimalBound(rules, 'minimum', rulesPath) : null,
+          maximum: rules ? decimalBound(rules, 'maximum', rulesPath) : null,
+        },
+      };
     case 'dropdown': {
       const options = rules ? optionalArray(rules, 'options', rulesPath, { max: MAX_DROPDOWN_OPTIONS }) : undefined;
-      if (!options) throw new ValidationError(field(rulesPath, 'options'), 'is required: [{"label": "Small", "value": "s"}]', 'parameter_missing');
+      if (!options)
+        throw new ValidationError(
+          field(rulesPath, 'options'),
+          'is required: [{"label": "Small", "value": "s"}]',
+          'parameter_missing',
+        );
       return {
-        ...base, type,
+        ...base,
+        type,
         dropdown: {
           options: options.map((option, i) => {
             const p = `${rulesPath}.options[${i}]`;
             const item = asObject(option, p);
-            return { label: requiredString(item, 'label', p, { max: 100 }), value: requiredString(item, 'value', p, { max: 100 }) };
+            return {
+              label: requiredString(item, 'label', p, { max: 100 }),
+              value: requiredString(item, 'value', p, { max: 100 }),
+            };
           }),
         },
       };
@@ -155,11 +212,16 @@ function editableFields(body: Input, chainIds: number[]): PaymentLinkChanges {
     const item = asObject(raw, path);
     const chainId = optionalInteger(item, 'chainId', path, { min: 1 });
     if (chainId === undefined) throw new ValidationError(`${path}.chainId`, 'is required', 'parameter_missing');
-    if (!chainIds.includes(chainId)) throw new ValidationError(`${path}.chainId`, `${chainId} is not a network of this environment; use one of ${chainIds.join(', ')}`);
+    if (!chainIds.includes(chainId))
+      throw new ValidationError(
+        `${path}.chainId`,
+        `${chainId} is not a network of this environment; use one of ${chainIds.join(', ')}`,
+      );
     return { chainId, isPreferred: optionalBoolean(item, 'isPreferred', path) ?? false };
   });
-  const suggestedAmounts = optionalArray(body, 'suggestedAmounts', '', { max: MAX_SUGGESTED_AMOUNTS })
-    ?.map((amount, i) => requiredAmount({ [`suggestedAmounts[${i}]`]: amount }, `suggestedAmounts[${i}]`).toString());
+  const suggestedAmounts = optionalArray(body, 'suggestedAmounts', '', { max: MAX_SUGGESTED_AMOUNTS })?.map(
+    (amount, i) => requiredAmount({ [`suggestedAmounts[${i}]`]: amount }, `suggestedAmounts[${i}]`).toString(),
+  );
   return {
     type: optionalEnum(body, 'type', ['one_time', 'multiple'] as const),
     title: optionalString(body, 'title', '', { min: 1, max: 250 }),
@@ -193,8 +255,13 @@ type ResolvedPricing = { fields: PricingFields; product: NewProduct | null; pric
 
 const fromPrice = (price: NewPrice): PricingFields => ({
   pricing: price.type === 'recurring' ? 'subscription' : 'fixed',
-  priceType: price.type, currency: price.currency, amount: price.unitAmount, priceId: price.id, productId: price.productId,
-  interval: price.interval, intervalCount: price.intervalCount,
+  priceType: price.type,
+  currency: price.currency,
+  amount: price.unitAmount,
+  priceId: price.id,
+  productId: price.productId,
+  interval: price.interval,
+  intervalCount: price.intervalCount,
 });
 
 /**
@@ -220,7 +287,8 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
 
   async function findProduct(ctx: ApiContext, id: string, path: string): Promise<Product> {
     const doc = isUuid(id) ? await products.get(id) : null;
-    if (!ownedBy(ctx, doc) || doc.deleted) throw new ValidationError(path, `product ${id} does not exist`, 'resource_missing');
+    if (!ownedBy(ctx, doc) || doc.deleted)
+      throw new ValidationError(path, `product ${id} does not exist`, 'resource_missing');
     if (!doc.isActive) throw new ValidationError(path, `product ${id} is not active`, 'product_inactive');
     return doc;
   }
@@ -241,26 +309,64 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     const productId = optionalString(body, 'productId', '', { max: 64 });
     const amount = nullableAmount(body, 'amount') ?? undefined;
     const currency = optionalEnum(body, 'currency', CURRENCIES) ?? optionalEnum(body, 'preferredCurrency', CURRENCIES);
-    const needCurrency = () => currency ?? (() => { throw new ValidationError('currency', 'is required with amount, or for a variable-price link', 'parameter_missing'); })();
+    const needCurrency = () =>
+      currency ??
+      (() => {
+        throw new ValidationError(
+          'currency',
+          'is required with amount, or for a variable-price link',
+          'parameter_missing',
+        );
+      })();
     const newPrice = (product: string, unitAmount: string): NewPrice => ({
-      id: idsOf(ctx)(), organizationId: tenant.organizationId, environment: tenant.environment, productId: product, type: 'one_time', currency: needCurrency(),
-      unitAmount, interval: null, intervalCount: null, isActive: true, nickname: null, metadata: { paymentLinkId: linkId }, billingScheme: 'per_unit',
+      id: idsOf(ctx)(),
+      organizationId: tenant.organizationId,
+      environment: tenant.environment,
+      productId: product,
+      type: 'one_time',
+      currency: needCurrency(),
+      unitAmount,
+      interval: null,
+      intervalCount: null,
+      isActive: true,
+      nickname: null,
+      metadata: { paymentLinkId: linkId },
+      billingScheme: 'per_unit',
     });
     const ownProduct = (): NewProduct => ({
-      id: idsOf(ctx)(), organizationId: tenant.organizationId, environment: tenant.environment, name: title,
-      description: optionalString(body, 'description', '', { max: 2000 }) ?? null, isActive: true, unitLabel: null, url: null,
-      images: typeof body.image === 'string' ? [body.image] : [], metadata: { paymentLinkId: linkId }, visibility: 10, defaultPriceId: null,
+      id: idsOf(ctx)(),
+      organizationId: tenant.organizationId,
+      environment: tenant.environment,
+      name: title,
+      description: optionalString(body, 'description', '', { max: 2000 }) ?? null,
+      isActive: true,
+      unitLabel: null,
+      url: null,
+      images: typeof body.image === 'string' ? [body.image] : [],
+      metadata: { paymentLinkId: linkId },
+      visibility: 10,
+      defaultPriceId: null,
     });
     const variable = (product: string): PricingFields => ({
-      pricing: 'variable', priceType: 'one_time', currency: needCurrency(), amount: null, priceId: null, productId: product, interval: null, intervalCount: null,
+      pricing: 'variable',
+      priceType: 'one_time',
+      currency: needCurrency(),
+      amount: null,
+      priceId: null,
+      productId: product,
+      interval: null,
+      intervalCount: null,
     });
 
     let resolved: ResolvedPricing;
     if (priceId !== undefined) {
-      if (amount !== undefined) throw new ValidationError('amount', 'give priceId or amount, not both', 'parameters_exclusive');
+      if (amount !== undefined)
+        throw new ValidationError('amount', 'give priceId or amount, not both', 'parameters_exclusive');
       const price = await findPrice(ctx, priceId, 'priceId');
-      if (productId !== undefined && productId !== price.productId) throw new ValidationError('productId', `is not the product of price ${price.id}`);
-      if (currency !== undefined && currency !== price.currency) throw new ValidationError('currency', `does not match the price's currency (${price.currency})`);
+      if (productId !== undefined && productId !== price.productId)
+        throw new ValidationError('productId', `is not the product of price ${price.id}`);
+      if (currency !== undefined && currency !== price.currency)
+        throw new ValidationError('currency', `does not match the price's currency (${price.currency})`);
       resolved = { fields: fromPrice(price), product: null, price: null };
     } else if (productId !== undefined) {
       const product = await findProduct(ctx, productId, 'productId');
@@ -271,8 +377,16 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
         resolved = { fields: variable(product.id), product: null, price: null };
       } else {
         const price = product.defaultPriceId ? await findPrice(ctx, product.defaultPriceId, 'productId') : null;
-        if (!price) throw new ValidationError('productId', `product ${product.id} has no default price: give amount and currency, or priceId`);
-        if (currency !== undefined && currency !== price.currency) throw new ValidationError('currency', `does not match the product's default price currency (${price.currency})`);
+        if (!price)
+          throw new ValidationError(
+            'productId',
+            `product ${product.id} has no default price: give amount and currency, or priceId`,
+          );
+        if (currency !== undefined && currency !== price.currency)
+          throw new ValidationError(
+            'currency',
+            `does not match the product's default price currency (${price.currency})`,
+          );
         resolved = { fields: fromPrice(price), product: null, price: null };
       }
     } else if (amount !== undefined) {
@@ -287,12 +401,32 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     return resolved;
   }
 
-  function checkRequested(requested: PaymentLinkPricing | undefined, actual: PaymentLinkPricing, hasAmount: boolean): void {
+  function checkRequested(
+    requested: PaymentLinkPricing | undefined,
+    actual: PaymentLinkPricing,
+    hasAmount: boolean,
+  ): void {
     if (requested === undefined || requested === actual) return;
-    if (requested === 'subscription') throw new ValidationError('priceId', 'a subscription link needs a recurring price: give priceId, or productId of a product whose default price is recurring');
-    if (requested === 'variable') throw new ValidationError(hasAmount ? 'amount' : 'priceId', 'a variable-price link takes no price: the payer enters the amount');
-    if (actual === 'variable') throw new ValidationError('amount', 'is required for a fixed-price link: give amount and currency, priceId or productId', 'parameter_missing');
-    throw new ValidationError('priceId', 'is a recurring price, which makes a subscription link; a fixed-price link needs a one-time price');
+    if (requested === 'subscription')
+      throw new ValidationError(
+        'priceId',
+        'a subscription link needs a recurring price: give priceId, or productId of a product whose default price is recurring',
+      );
+    if (requested === 'variable')
+      throw new ValidationError(
+        hasAmount ? 'amount' : 'priceId',
+        'a variable-price link takes no price: the payer enters the amount',
+      );
+    if (actual === 'variable')
+      throw new ValidationError(
+        'amount',
+        'is required for a fixed-price link: give amount and currency, priceId or productId',
+        'parameter_missing',
+      );
+    throw new ValidationError(
+      'priceId',
+      'is a recurring price, which makes a subscription link; a fixed-price link needs a one-time price',
+    );
   }
 
   router.post('/', async (ctx) => {
@@ -302,24 +436,45 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     const title = requiredString(body, 'title', '', { max: 250 });
     const edit = editableFields(body, chainIdsOf(ctx));
     const pricing = await resolvePricing(ctx, body, id, title);
-    const afterCompletion = edit.afterCompletion ?? (edit.afterCompletionRedirectUrl ? 'redirect' : 'hosted_confirmation');
+    const afterCompletion =
+      edit.afterCompletion ?? (edit.afterCompletionRedirectUrl ? 'redirect' : 'hosted_confirmation');
     const link: NewPaymentLink = {
-      id, organizationId: tenant.organizationId, environment: tenant.environment,
-      type: edit.type ?? 'multiple', title, description: edit.description ?? null, image: edit.image ?? null, tags: edit.tags ?? [],
+      id,
+      organizationId: tenant.organizationId,
+      environment: tenant.environment,
+      type: edit.type ?? 'multiple',
+      title,
+      description: edit.description ?? null,
+      image: edit.image ?? null,
+      tags: edit.tags ?? [],
       ...pricing.fields,
-      suggestedAmounts: edit.suggestedAmounts ?? [], minimumAmount: edit.minimumAmount ?? null, maximumAmount: edit.maximumAmount ?? null,
-      nameCollection: edit.nameCollection ?? false, emailCollection: edit.emailCollection ?? pricing.fields.pricing === 'subscription', phoneNumberCollection: edit.phoneNumberCollection ?? false,
-      billingAddressCollection: edit.billingAddressCollection ?? false, shippingAddressCollection: edit.shippingAddressCollection ?? false,
+      suggestedAmounts: edit.suggestedAmounts ?? [],
+      minimumAmount: edit.minimumAmount ?? null,
+      maximumAmount: edit.maximumAmount ?? null,
+      nameCollection: edit.nameCollection ?? false,
+      emailCollection: edit.emailCollection ?? pricing.fields.pricing === 'subscription',
+      phoneNumberCollection: edit.phoneNumberCollection ?? false,
+      billingAddressCollection: edit.billingAddressCollection ?? false,
+      shippingAddressCollection: edit.shippingAddressCollection ?? false,
       customFields: edit.customFields ?? { fields: [] },
-      submitType: edit.submitType ?? 'pay', afterCompletion,
-      afterCompletionRedirectUrl: edit.afterCompletionRedirectUrl ?? null, afterCompletionConfirmMsg: edit.afterCompletionConfirmMsg ?? null,
-      allowPromotionCodes: edit.allowPromotionCodes ?? false, allowedChains: edit.allowedChains ?? [], metadata: edit.metadata ?? {},
+      submitType: edit.submitType ?? 'pay',
+      afterCompletion,
+      afterCompletionRedirectUrl: edit.afterCompletionRedirectUrl ?? null,
+      afterCompletionConfirmMsg: edit.afterCompletionConfirmMsg ?? null,
+      allowPromotionCodes: edit.allowPromotionCodes ?? false,
+      allowedChains: edit.allowedChains ?? [],
+      metadata: edit.metadata ?? {},
       isActive: optionalBoolean(body, 'isActive') ?? true,
     };
     // Every rule is checked before the link's product or price is created, so a refused request writes nothing.
     validatePaymentLink(link);
-    if (pricing.product) await commandFor(deps, ctx, productAggregate, pricing.product.id, { type: 'CreateProduct', product: pricing.product });
-    if (pricing.price) await commandFor(deps, ctx, priceAggregate, pricing.price.id, { type: 'CreatePrice', price: pricing.price });
+    if (pricing.product)
+      await commandFor(deps, ctx, productAggregate, pricing.product.id, {
+        type: 'CreateProduct',
+        product: pricing.product,
+      });
+    if (pricing.price)
+      await commandFor(deps, ctx, priceAggregate, pricing.price.id, { type: 'CreatePrice', price: pricing.price });
     await commandFor(deps, ctx, paymentLinkAggregate, id, { type: 'CreatePaymentLink', link });
     ctx.body = present((await links.get(id))!);
   });
@@ -328,12 +483,18 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     ctx.body = await listPage(ctx, links, {
       base: { deleted: false },
       // isActive filters on what the API shows as isActive (see presentPaymentLink).
-      filters: { ids: { field: 'id', kind: 'csv' }, isActive: { field: 'takesPayments', kind: 'boolean' }, pricing: { values: PAYMENT_LINK_PRICINGS } },
+      filters: {
+        ids: { field: 'id', kind: 'csv' },
+        isActive: { field: 'takesPayments', kind: 'boolean' },
+        pricing: { values: PAYMENT_LINK_PRICINGS },
+      },
       present,
     });
   });
 
-  router.get('/:id', async (ctx) => { ctx.body = present(await loadLink(ctx)); });
+  router.get('/:id', async (ctx) => {
+    ctx.body = present(await loadLink(ctx));
+  });
 
   /**
    * Changes what the body names. The price is fixed: a body may repeat the link's pricing fields
@@ -345,16 +506,22 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     for (const key of PRICING_FIELDS) {
       if (!(key in body)) continue;
       const given = key === 'amount' ? nullableAmount(body, key) : body[key];
-      if (JSON.stringify(given) !== JSON.stringify(link[key])) throw new ValidationError(key, 'cannot be changed on a payment link; create a new payment link instead');
+      if (JSON.stringify(given) !== JSON.stringify(link[key]))
+        throw new ValidationError(key, 'cannot be changed on a payment link; create a new payment link instead');
     }
     const changes = editableFields(body, chainIdsOf(ctx));
     // Switching the after-completion action drops the other action's setting unless the body sets it.
-    if (changes.afterCompletion === 'hosted_confirmation' && !('afterCompletionRedirectUrl' in body)) changes.afterCompletionRedirectUrl = null;
-    if (changes.afterCompletion === 'redirect' && !('afterCompletionConfirmMsg' in body)) changes.afterCompletionConfirmMsg = null;
+    if (changes.afterCompletion === 'hosted_confirmation' && !('afterCompletionRedirectUrl' in body))
+      changes.afterCompletionRedirectUrl = null;
+    if (changes.afterCompletion === 'redirect' && !('afterCompletionConfirmMsg' in body))
+      changes.afterCompletionConfirmMsg = null;
     const isActive = optionalBoolean(body, 'isActive');
     if (isActive === true) refuseReopening(link, changes.type ?? link.type);
     await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type: 'UpdatePaymentLink', changes });
-    if (isActive !== undefined) await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type: isActive ? 'ActivatePaymentLink' : 'DeactivatePaymentLink' });
+    if (isActive !== undefined)
+      await commandFor(deps, ctx, paymentLinkAggregate, link.id, {
+        type: isActive ? 'ActivatePaymentLink' : 'DeactivatePaymentLink',
+      });
     ctx.body = present((await links.get(link.id))!);
   });
 
@@ -365,7 +532,10 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
   });
 
   // The reference uses PUT for these; POST is accepted too, like the other resources' actions.
-  for (const [action, type] of [['activate', 'ActivatePaymentLink'], ['deactivate', 'DeactivatePaymentLink']] as const) {
+  for (const [action, type] of [
+    ['activate', 'ActivatePaymentLink'],
+    ['deactivate', 'DeactivatePaymentLink'],
+  ] as const) {
     const handler = async (ctx: ApiContext) => {
       const link = await loadLink(ctx);
       if (type === 'ActivatePaymentLink') refuseReopening(link, link.type);

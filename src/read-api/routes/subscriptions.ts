@@ -9,7 +9,16 @@ import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
 
-const STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'unpaid', 'canceled', 'paused'] as const;
+const STATUSES = [
+  'incomplete',
+  'incomplete_expired',
+  'trialing',
+  'active',
+  'past_due',
+  'unpaid',
+  'canceled',
+  'paused',
+] as const;
 
 /**
  * Subscriptions are created by a `mode: subscription` checkout session or a recurring invoice;
@@ -53,7 +62,9 @@ export function subscriptionRoutes(deps: ApiDeps): Router<ApiState> {
       },
     });
   });
-  router.get('/:id', async (ctx) => { ctx.body = publicSubscription(await load(ctx)); });
+  router.get('/:id', async (ctx) => {
+    ctx.body = publicSubscription(await load(ctx));
+  });
   router.post('/:id/cancel', (ctx) => run(ctx, { type: 'CancelSubscription', comment: comment(ctx) }));
   router.post('/:id/end', (ctx) => run(ctx, { type: 'EndSubscription', comment: comment(ctx) }));
   router.post('/:id/resume', (ctx) => run(ctx, { type: 'ResumeSubscription' }));

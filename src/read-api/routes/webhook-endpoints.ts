@@ -3,7 +3,16 @@ import { webhookEndpointAggregate, type WebhookEndpointChanges } from '../../act
 import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../../projections/collections.ts';
 import { publicWebhookEndpoint } from '../../projections/public-views.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { asObject, optionalArray, optionalBoolean, optionalObject, optionalString, optionalUrl, requiredString, requiredUrl } from '../../shared/input.ts';
+import {
+  asObject,
+  optionalArray,
+  optionalBoolean,
+  optionalObject,
+  optionalString,
+  optionalUrl,
+  requiredString,
+  requiredUrl,
+} from '../../shared/input.ts';
 import { generateWebhookSecret } from '../../tenancy/secrets.ts';
 import { SPEC_EVENT_TYPE_NAMES, WEBHOOK_EVENT_TYPES, isWebhookEventType } from '../../webhooks/webhook-event-types.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
@@ -20,9 +29,17 @@ function enabledEvents(body: Record<string, unknown>, required: boolean): { even
   if (!events) throw new ValidationError('enabledEvents.events', 'is required', 'parameter_missing');
   events.forEach((e, i) => {
     if (e === '*' || isWebhookEventType(e)) return;
-    const sentAs = typeof e === 'string' && Object.hasOwn(SPEC_EVENT_TYPE_NAMES, e) ? SPEC_EVENT_TYPE_NAMES[e] : undefined;
-    if (sentAs) throw new ValidationError(`enabledEvents.events[${i}]`, `${JSON.stringify(e)} is sent as ${sentAs}: subscribe to that`);
-    throw new ValidationError(`enabledEvents.events[${i}]`, `${JSON.stringify(e)} is not an event type; use * or one of GET /api/v1/webhook-endpoints/event-types`);
+    const sentAs =
+      typeof e === 'string' && Object.hasOwn(SPEC_EVENT_TYPE_NAMES, e) ? SPEC_EVENT_TYPE_NAMES[e] : undefined;
+    if (sentAs)
+      throw new ValidationError(
+        `enabledEvents.events[${i}]`,
+        `${JSON.stringify(e)} is sent as ${sentAs}: subscribe to that`,
+      );
+    throw new ValidationError(
+      `enabledEvents.events[${i}]`,
+      `${JSON.stringify(e)} is not an event type; use * or one of GET /api/v1/webhook-endpoints/event-types`,
+    );
   });
   return { events: [...new Set(events as string[])] };
 }
@@ -41,7 +58,11 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
   const reload = async (id: string) => present((await endpoints.get(id))!);
 
   router.get('/', async (ctx) => {
-    ctx.body = await listPage(ctx, endpoints, { base: { deleted: false }, present, filters: { ids: { field: 'id', kind: 'csv' }, isDisabled: { kind: 'boolean' } } });
+    ctx.body = await listPage(ctx, endpoints, {
+      base: { deleted: false },
+      present,
+      filters: { ids: { field: 'id', kind: 'csv' }, isDisabled: { kind: 'boolean' } },
+    });
   });
 
   router.post('/', async (ctx) => {
@@ -51,7 +72,9 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
     await commandFor(deps, ctx, webhookEndpointAggregate, id, {
       type: 'CreateWebhookEndpoint',
       endpoint: {
-        id, organizationId: tenant.organizationId, environment: tenant.environment,
+        id,
+        organizationId: tenant.organizationId,
+        environment: tenant.environment,
         description: requiredString(body, 'description', '', { max: 500 }),
         url: requiredUrl(body, 'url'),
         sealedSecret: deps.secretBox.seal(generateWebhookSecret()),
@@ -62,9 +85,13 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
     ctx.body = await reload(id);
   });
 
-  router.get('/event-types', (ctx) => { ctx.body = { events: ['*', ...WEBHOOK_EVENT_TYPES] }; });
+  router.get('/event-types', (ctx) => {
+    ctx.body = { events: ['*', ...WEBHOOK_EVENT_TYPES] };
+  });
 
-  router.get('/:id', async (ctx) => { ctx.body = present(await load(ctx)); });
+  router.get('/:id', async (ctx) => {
+    ctx.body = present(await load(ctx));
+  });
 
   router.put('/:id', async (ctx) => {
     const endpoint = await load(ctx);
@@ -78,7 +105,8 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
     if (isDisabled !== undefined) changes.isDisabled = isDisabled;
     const events = enabledEvents(body, false);
     if (events) changes.enabledEvents = events;
-    if (Object.keys(changes).length === 0) throw new ValidationError(null, 'nothing to update: send description, url, isDisabled or enabledEvents');
+    if (Object.keys(changes).length === 0)
+      throw new ValidationError(null, 'nothing to update: send description, url, isDisabled or enabledEvents');
     await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, { type: 'UpdateWebhookEndpoint', changes });
     ctx.body = await reload(endpoint.id);
   });
@@ -91,13 +119,19 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
 
   router.post('/:id/regenerate', async (ctx) => {
     const endpoint = await load(ctx);
-    await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, { type: 'RegenerateWebhookSecret', sealedSecret: deps.secretBox.seal(generateWebhookSecret()) });
+    await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, {
+      type: 'RegenerateWebhookSecret',
+      sealedSecret: deps.secretBox.seal(generateWebhookSecret()),
+    });
     ctx.body = await reload(endpoint.id);
   });
 
   router.post('/:id/test', async (ctx) => {
     const endpoint = await load(ctx);
-    await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, { type: 'SendTestWebhook', testId: idsOf(ctx)() });
+    await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, {
+      type: 'SendTestWebhook',
+      testId: idsOf(ctx)(),
+    });
     ctx.body = { success: true };
   });
 
@@ -107,8 +141,15 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
       base: { endpointId: endpoint.id },
       filters: { status: { values: ['pending', 'succeeded', 'failed'] }, eventType: {}, eventId: {} },
       present: (d) => ({
-        id: d.id, endpointId: d.endpointId, eventId: d.eventId, eventType: d.eventType, status: d.status, attempts: d.attempts,
-        nextAttemptAt: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt).toISOString(), createdAt: d.createdAt, attemptLog: d.log,
+        id: d.id,
+        endpointId: d.endpointId,
+        eventId: d.eventId,
+        eventType: d.eventType,
+        status: d.status,
+        attempts: d.attempts,
+        nextAttemptAt: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt).toISOString(),
+        createdAt: d.createdAt,
+        attemptLog: d.log,
       }),
     });
   });

@@ -6,7 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { forwarderAbi, forwarderFactoryAbi, testTokenAbi, tetherLikeTokenAbi } from './abis.ts';
 import { artifactsDirectory, renderArtifactFiles } from './artifact-files.ts';
 import { forwarderFactoryBytecode } from './bytecodes.ts';
-import { compileContracts, readContractSources, SolidityCompileError, solcVersion, type ContractArtifact } from './compile.ts';
+import {
+  compileContracts,
+  readContractSources,
+  SolidityCompileError,
+  solcVersion,
+  type ContractArtifact,
+} from './compile.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const sources = readContractSources();
@@ -21,7 +27,11 @@ test('every generated file equals a fresh compile of contracts/*.sol', (t) => {
     if (existsSync(file)) t.is(readFileSync(file, 'utf8'), content, `${path} drifted from contracts/: ${rebuild}`);
   }
   const committedArtifacts = readdirSync(join(here, artifactsDirectory)).map((name) => `${artifactsDirectory}/${name}`);
-  t.deepEqual(committedArtifacts.filter((path) => !fresh.has(path)), [], `stale artifacts without a contract: ${rebuild}`);
+  t.deepEqual(
+    committedArtifacts.filter((path) => !fresh.has(path)),
+    [],
+    `stale artifacts without a contract: ${rebuild}`,
+  );
 });
 
 test('artifacts record the pinned compiler and the sha256 of every source', (t) => {
@@ -30,7 +40,9 @@ test('artifacts record the pinned compiler and the sha256 of every source', (t) 
   );
   t.deepEqual(Object.keys(compiled), ['Forwarder', 'ForwarderFactory', 'TestToken', 'TetherLikeToken']);
   for (const name of Object.keys(compiled)) {
-    const committed = JSON.parse(readFileSync(join(here, artifactsDirectory, `${name}.json`), 'utf8')) as ContractArtifact;
+    const committed = JSON.parse(
+      readFileSync(join(here, artifactsDirectory, `${name}.json`), 'utf8'),
+    ) as ContractArtifact;
     t.is(committed.compiler.version, solcVersion);
     t.deepEqual(committed.sourcesSha256, expectedHashes);
     t.regex(committed.bytecode, /^0x[0-9a-f]+$/);
@@ -40,7 +52,10 @@ test('artifacts record the pinned compiler and the sha256 of every source', (t) 
 
 test('compiling is deterministic and comments do not change the bytecode', (t) => {
   const withComment = Object.fromEntries(
-    Object.entries(sources).map(([name, text]) => [name, `${text}\n// a trailing comment that must not change the bytes\n`]),
+    Object.entries(sources).map(([name, text]) => [
+      name,
+      `${text}\n// a trailing comment that must not change the bytes\n`,
+    ]),
   );
   const again = compileContracts(withComment);
   for (const name of Object.keys(compiled)) {
@@ -61,8 +76,11 @@ test('the typed ABIs and bytecodes are the compiled ones', (t) => {
 });
 
 test('a source that does not compile gives a SolidityCompileError naming the problem', (t) => {
-  const error = t.throws(() => compileContracts({ 'contracts/Broken.sol': 'pragma solidity 0.8.28; contract Broken { function f( }' }), {
-    instanceOf: SolidityCompileError,
-  });
+  const error = t.throws(
+    () => compileContracts({ 'contracts/Broken.sol': 'pragma solidity 0.8.28; contract Broken { function f( }' }),
+    {
+      instanceOf: SolidityCompileError,
+    },
+  );
   t.regex(error?.message ?? '', /Broken\.sol/);
 });

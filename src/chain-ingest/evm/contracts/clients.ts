@@ -1,4 +1,15 @@
-import { createPublicClient, createWalletClient, defineChain, http, type Account, type Chain, type Hex, type PublicClient, type Transport, type WalletClient } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  type Account,
+  type Chain,
+  type Hex,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
 /** What an operation that sends transactions needs: a reader and a signer on the same chain. */
@@ -33,6 +44,11 @@ export function createEvmWriteClients(parameters: CreateEvmWriteClientsParameter
   const transport = http(parameters.rpcUrl, { retryCount: parameters.retryCount ?? 0 });
   return {
     publicClient: createPublicClient({ chain, transport, pollingInterval }),
-    walletClient: createWalletClient({ chain, transport, pollingInterval, account: privateKeyToAccount(parameters.privateKey) }),
+    walletClient: createWalletClient({
+      chain,
+      transport,
+      pollingInterval,
+      account: privateKeyToAccount(parameters.privateKey),
+    }),
   };
 }

@@ -50,7 +50,9 @@ export class SolidityCompileError extends Error {
 export class SolcVersionMismatchError extends Error {
   override readonly name = 'SolcVersionMismatchError';
   constructor(readonly found: string) {
-    super(`solc ${found} is installed but artifacts are pinned to ${solcVersion}: run \`npm ci\` to install the locked solc package`);
+    super(
+      `solc ${found} is installed but artifacts are pinned to ${solcVersion}: run \`npm ci\` to install the locked solc package`,
+    );
   }
 }
 
@@ -70,7 +72,10 @@ type SolcModule = { version(): string; compile(input: string): string };
 
 type SolcOutput = {
   errors?: { severity: string; formattedMessage?: string; message: string }[];
-  contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
+  contracts?: Record<
+    string,
+    Record<string, { abi: Abi; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>
+  >;
 };
 
 let loadedSolc: SolcModule | undefined;
@@ -98,10 +103,16 @@ export function compileContracts(sources: SoliditySources = readContractSources(
   };
   const output = JSON.parse(loadSolc().compile(JSON.stringify(input))) as SolcOutput;
   const failures = (output.errors ?? []).filter((entry) => entry.severity === 'error');
-  if (failures.length > 0) throw new SolidityCompileError(failures.map((entry) => entry.formattedMessage ?? entry.message));
+  if (failures.length > 0)
+    throw new SolidityCompileError(failures.map((entry) => entry.formattedMessage ?? entry.message));
 
   const sourcesSha256 = Object.fromEntries(
-    sourceNames.map((name) => [name, createHash('sha256').update(sources[name] ?? '', 'utf8').digest('hex')]),
+    sourceNames.map((name) => [
+      name,
+      createHash('sha256')
+        .update(sources[name] ?? '', 'utf8')
+        .digest('hex'),
+    ]),
   );
   const artifacts: ContractArtifact[] = [];
   for (const sourceName of sourceNames) {
@@ -121,9 +132,13 @@ export function compileContracts(sources: SoliditySources = readContractSources(
     }
   }
   const byName: Record<string, ContractArtifact> = {};
-  for (const artifact of artifacts.sort((a, b) => (a.contractName < b.contractName ? -1 : a.contractName > b.contractName ? 1 : 0))) {
+  for (const artifact of artifacts.sort((a, b) =>
+    a.contractName < b.contractName ? -1 : a.contractName > b.contractName ? 1 : 0,
+  )) {
     if (byName[artifact.contractName] !== undefined) {
-      throw new SolidityCompileError([`two contracts are named ${artifact.contractName}: contract names must be unique across contracts/`]);
+      throw new SolidityCompileError([
+        `two contracts are named ${artifact.contractName}: contract names must be unique across contracts/`,
+      ]);
     }
     byName[artifact.contractName] = artifact;
   }

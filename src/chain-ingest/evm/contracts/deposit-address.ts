@@ -1,4 +1,12 @@
-import { encodeAbiParameters, getContractAddress, isAddress, keccak256, zeroAddress, type Address, type Hex } from 'viem';
+import {
+  encodeAbiParameters,
+  getContractAddress,
+  isAddress,
+  keccak256,
+  zeroAddress,
+  type Address,
+  type Hex,
+} from 'viem';
 import { DepositAddressInputError } from './errors.ts';
 
 /*
@@ -27,7 +35,11 @@ const eip1167Suffix = '5af43d82803e903d91602b57fd5bf3';
 /** The session salt of a checkout session: keccak256 of the 16 bytes of its uuid. */
 export function sessionSaltOf(sessionId: string): Hex {
   if (!uuidPattern.test(sessionId)) {
-    throw new DepositAddressInputError('sessionId', sessionId, 'is not a uuid (8-4-4-4-12 hex digits); pass the checkout session id');
+    throw new DepositAddressInputError(
+      'sessionId',
+      sessionId,
+      'is not a uuid (8-4-4-4-12 hex digits); pass the checkout session id',
+    );
   }
   return keccak256(`0x${sessionId.replaceAll('-', '').toLowerCase()}`);
 }
@@ -78,7 +90,11 @@ export function deriveDepositAddress(parameters: DeriveDepositAddressParameters)
 
 function checkedAddress(field: 'factoryAddress' | 'merchantAddress', value: string): Address {
   if (!isAddress(value)) {
-    throw new DepositAddressInputError(field, value, 'is not an EVM address (0x + 40 hex digits, lowercase or with a valid EIP-55 checksum)');
+    throw new DepositAddressInputError(
+      field,
+      value,
+      'is not an EVM address (0x + 40 hex digits, lowercase or with a valid EIP-55 checksum)',
+    );
   }
   return value;
 }
@@ -86,7 +102,11 @@ function checkedAddress(field: 'factoryAddress' | 'merchantAddress', value: stri
 function checkedMerchant(value: string): Address {
   const address = checkedAddress('merchantAddress', value);
   if (address.toLowerCase() === zeroAddress) {
-    throw new DepositAddressInputError('merchantAddress', value, 'is the zero address: funds sent there are burnt; use the merchant wallet');
+    throw new DepositAddressInputError(
+      'merchantAddress',
+      value,
+      'is the zero address: funds sent there are burnt; use the merchant wallet',
+    );
   }
   return address;
 }

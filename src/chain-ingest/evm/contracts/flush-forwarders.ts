@@ -1,4 +1,14 @@
-import { BaseError, ContractFunctionRevertedError, getAddress, parseEventLogs, TransactionReceiptNotFoundError, zeroAddress, type Address, type Hash, type TransactionReceipt } from 'viem';
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  getAddress,
+  parseEventLogs,
+  TransactionReceiptNotFoundError,
+  zeroAddress,
+  type Address,
+  type Hash,
+  type TransactionReceipt,
+} from 'viem';
 import { forwarderAbi, forwarderFactoryAbi } from './abis.ts';
 import type { EvmWriteClients } from './clients.ts';
 import { deriveDepositAddress, sessionSaltOf } from './deposit-address.ts';
@@ -48,9 +58,13 @@ export type FlushForwardersReturnType = {
  * reverts (with the gas it cost), or was sent but its receipt could not be had (with its hash,
  * the cause the failure of `onSent` or of the wait; {@link findFlush} looks it up later).
  */
-export async function flushForwarders(clients: EvmWriteClients, parameters: FlushForwardersParameters): Promise<FlushForwardersReturnType> {
+export async function flushForwarders(
+  clients: EvmWriteClients,
+  parameters: FlushForwardersParameters,
+): Promise<FlushForwardersReturnType> {
   const { factoryAddress, requests } = parameters;
-  if (requests.length === 0) throw new ForwarderFlushError('flushForwarders: no requests; pass at least one deposit address to sweep');
+  if (requests.length === 0)
+    throw new ForwarderFlushError('flushForwarders: no requests; pass at least one deposit address to sweep');
   const forwarders = requests.map((request) =>
     deriveDepositAddress({ factoryAddress, merchantAddress: request.merchantAddress, sessionId: request.sessionId }),
   );
@@ -63,7 +77,12 @@ export async function flushForwarders(clients: EvmWriteClients, parameters: Flus
 
   let transactionHash: Hash;
   try {
-    transactionHash = await clients.walletClient.writeContract({ address: factoryAddress, abi: factoryAndForwarderAbi, functionName: 'flush', args: [args] });
+    transactionHash = await clients.walletClient.writeContract({
+      address: factoryAddress,
+      abi: factoryAndForwarderAbi,
+      functionName: 'flush',
+      args: [args],
+    });
   } catch (error) {
     const reason = reasonOf(error);
     throw new ForwarderFlushError(
@@ -88,26 +107,44 @@ export async function flushForwarders(clients: EvmWriteClients, parameters: Flus
   }
   const mined = minedFlushOf(receipt);
   if (mined.reverted) {
-    throw new ForwarderFlushError(`sweep transaction ${transactionHash} reverted; nothing moved, retry after checking the requests`, transactionHash, {
-      gasUsed: mined.gasUsed,
-      gasCost: mined.gasCost,
-    });
+    throw new ForwarderFlushError(
+      `sweep transaction ${transactionHash} reverted; nothing moved, retry after checking the requests`,
+      transactionHash,
+      {
+        gasUsed: mined.gasUsed,
+        gasCost: mined.gasCost,
+      },
+    );
   }
   return { transactionHash, gasUsed: mined.gasUsed, gasCost: mined.gasCost, forwarders, transfers: mined.transfers };
 }
 
 /** A flush transaction as mined: whether it reverted, its gas, and the transfers it made (none when reverted). */
-export type MinedFlush = { transactionHash: Hash; reverted: boolean; gasUsed: bigint; gasCost: bigint; transfers: ForwardedTransfer[] };
+export type MinedFlush = {
+  transactionHash: Hash;
+  reverted: boolean;
+  gasUsed: bigint;
+  gasCost: bigint;
+  transfers: ForwardedTransfer[];
+};
 
 function minedFlushOf(receipt: TransactionReceipt): MinedFlush {
   const reverted = receipt.status !== 'success';
-  const transfers = reverted ? [] : parseEventLogs({ abi: forwarderAbi, eventName: 'Flushed', logs: receipt.logs }).map((log) => ({
-    forwarder: getAddress(log.address),
-    merchant: log.args.merchant,
-    token: log.args.token === zeroAddress ? null : log.args.token,
-    amount: log.args.amount,
-  }));
-  return { transactionHash: receipt.transactionHash, reverted, gasUsed: receipt.gasUsed, gasCost: receipt.gasUsed * receipt.effectiveGasPrice, transfers };
+  const transfers = reverted
+    ? []
+    : parseEventLogs({ abi: forwarderAbi, eventName: 'Flushed', logs: receipt.logs }).map((log) => ({
+        forwarder: getAddress(log.address),
+        merchant: log.args.merchant,
+        token: log.args.token === zeroAddress ? null : log.args.token,
+        amount: log.args.amount,
+      }));
+  return {
+    transactionHash: receipt.transactionHash,
+    reverted,
+    gasUsed: receipt.gasUsed,
+    gasCost: receipt.gasUsed * receipt.effectiveGasPrice,
+    transfers,
+  };
 }
 
 /**
@@ -115,7 +152,10 @@ function minedFlushOf(receipt: TransactionReceipt): MinedFlush {
  * or replaced). For a flush whose receipt {@link flushForwarders} could not get. Node failures are
  * thrown as viem raises them.
  */
-export async function findFlush(clients: Pick<EvmWriteClients, 'publicClient'>, transactionHash: Hash): Promise<MinedFlush | null> {
+export async function findFlush(
+  clients: Pick<EvmWriteClients, 'publicClient'>,
+  transactionHash: Hash,
+): Promise<MinedFlush | null> {
   try {
     return minedFlushOf(await clients.publicClient.getTransactionReceipt({ hash: transactionHash }));
   } catch (error) {

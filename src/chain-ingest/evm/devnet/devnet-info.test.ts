@@ -36,19 +36,34 @@ test('every problem is reported at once, each naming its field', (t) => {
     rpcUrl: 'ftp://127.0.0.1',
     wsUrl: 'http://127.0.0.1:8545',
     contracts: { forwarderFactory: '0x1234', usdc: valid.contracts.usdc, usdt: valid.contracts.usdt },
-    accounts: [{ address: hardhatAccounts[0].address, privateKey: hardhatAccounts[1].privateKey, role: 'deployer' }, { role: 'owner' }],
+    accounts: [
+      { address: hardhatAccounts[0].address, privateKey: hardhatAccounts[1].privateKey, role: 'deployer' },
+      { role: 'owner' },
+    ],
     startedAt: 'yesterday',
   };
   const error = t.throws(() => parseDevnetInfo(broken, 'devnet.json'), { instanceOf: DevnetInfoError });
   const problems = error?.problems.join('\n') ?? '';
-  for (const field of ['chainId', 'rpcUrl', 'wsUrl', 'contracts.forwarderFactory', 'contracts.dai', 'accounts[0].privateKey belongs to', 'accounts[1].address', 'accounts[1].role', 'startedAt']) {
+  for (const field of [
+    'chainId',
+    'rpcUrl',
+    'wsUrl',
+    'contracts.forwarderFactory',
+    'contracts.dai',
+    'accounts[0].privateKey belongs to',
+    'accounts[1].address',
+    'accounts[1].role',
+    'startedAt',
+  ]) {
     t.true(problems.includes(field), `no problem mentions ${field}:\n${problems}`);
   }
   t.regex(error?.message ?? '', /^devnet info devnet\.json is not usable: .*weir devnet/s);
 });
 
 test('a document without a deployer is refused: the faucet needs one', (t) => {
-  const error = t.throws(() => parseDevnetInfo({ ...valid, accounts: [{ ...hardhatAccounts[1], role: 'sweeper' }] }), { instanceOf: DevnetInfoError });
+  const error = t.throws(() => parseDevnetInfo({ ...valid, accounts: [{ ...hardhatAccounts[1], role: 'sweeper' }] }), {
+    instanceOf: DevnetInfoError,
+  });
   t.regex(error?.message ?? '', /deployer/);
   t.throws(() => parseDevnetInfo([valid]), { instanceOf: DevnetInfoError, message: /expected a JSON object/ });
 });
@@ -60,7 +75,10 @@ test('readDevnetInfo reads what writeDevnetInfo wrote and explains a missing or 
   await writeDevnetInfo(file, valid);
   t.deepEqual(await readDevnetInfo(file), valid);
 
-  await t.throwsAsync(readDevnetInfo(join(directory, 'missing.json')), { instanceOf: DevnetInfoError, message: /does not exist/ });
+  await t.throwsAsync(readDevnetInfo(join(directory, 'missing.json')), {
+    instanceOf: DevnetInfoError,
+    message: /does not exist/,
+  });
   await writeFile(file, '{"chainId": 31337,');
   await t.throwsAsync(readDevnetInfo(file), { instanceOf: DevnetInfoError, message: /not JSON/ });
 });

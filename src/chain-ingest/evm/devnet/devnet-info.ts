@@ -44,7 +44,12 @@ export type DevnetInfo = {
   startedAt: string;
 };
 
-const contractKeys = ['forwarderFactory', 'usdc', 'usdt', 'dai'] as const satisfies readonly (keyof DevnetContractAddresses)[];
+const contractKeys = [
+  'forwarderFactory',
+  'usdc',
+  'usdt',
+  'dai',
+] as const satisfies readonly (keyof DevnetContractAddresses)[];
 const privateKeyPattern = /^0x[0-9a-fA-F]{64}$/;
 const isoTimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
 
@@ -112,7 +117,9 @@ export async function readDevnetInfo(file: string): Promise<DevnetInfo> {
     text = await readFile(file, 'utf8');
   } catch (error) {
     const code = isRecord(error) ? error['code'] : undefined;
-    throw new DevnetInfoError(file, [code === 'ENOENT' ? 'the file does not exist (is the devnet running?)' : `cannot read it: ${String(error)}`]);
+    throw new DevnetInfoError(file, [
+      code === 'ENOENT' ? 'the file does not exist (is the devnet running?)' : `cannot read it: ${String(error)}`,
+    ]);
   }
   let value: unknown;
   try {
@@ -172,7 +179,9 @@ function checkAddress(raw: unknown, field: string, problems: string[]): Address 
 
 function checkUrl(raw: unknown, field: string, protocols: readonly string[], problems: string[]): string | undefined {
   if (typeof raw === 'string' && URL.canParse(raw) && protocols.includes(new URL(raw).protocol)) return raw;
-  problems.push(`${field} must be a ${protocols.map((protocol) => `${protocol}//`).join(' or ')} URL, got ${describe(raw)}`);
+  problems.push(
+    `${field} must be a ${protocols.map((protocol) => `${protocol}//`).join(' or ')} URL, got ${describe(raw)}`,
+  );
   return undefined;
 }
 

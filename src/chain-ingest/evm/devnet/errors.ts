@@ -1,5 +1,11 @@
 /** Why a hardhat node did not start. `address-in-use` is worth retrying on another port. */
-export type HardhatNodeStartFailure = 'hardhat-missing' | 'spawn-failed' | 'address-in-use' | 'exited' | 'timeout' | 'wrong-chain';
+export type HardhatNodeStartFailure =
+  | 'hardhat-missing'
+  | 'spawn-failed'
+  | 'address-in-use'
+  | 'exited'
+  | 'timeout'
+  | 'wrong-chain';
 
 /** A hardhat node could not be started; `message` says what happened and what to do. */
 export class HardhatNodeStartError extends Error {

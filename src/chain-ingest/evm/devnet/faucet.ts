@@ -25,9 +25,14 @@ const queues = new Map<string, Promise<unknown>>();
  */
 export async function fundFromFaucet(info: DevnetInfo, parameters: FundFromFaucetParameters): Promise<Hash> {
   const { to, asset, amount } = parameters;
-  if (!isAddress(to, { strict: false })) throw new FaucetError(`fundFromFaucet: "to" ${JSON.stringify(to)} is not an address (0x + 40 hex digits)`);
-  if (!faucetAssets.includes(asset)) throw new FaucetError(`fundFromFaucet: asset ${JSON.stringify(asset)} is not one of ${faucetAssets.join(', ')}`);
-  if (typeof amount !== 'bigint' || amount <= 0n) throw new FaucetError(`fundFromFaucet: amount must be a positive bigint in the asset's smallest unit, got ${String(amount)}`);
+  if (!isAddress(to, { strict: false }))
+    throw new FaucetError(`fundFromFaucet: "to" ${JSON.stringify(to)} is not an address (0x + 40 hex digits)`);
+  if (!faucetAssets.includes(asset))
+    throw new FaucetError(`fundFromFaucet: asset ${JSON.stringify(asset)} is not one of ${faucetAssets.join(', ')}`);
+  if (typeof amount !== 'bigint' || amount <= 0n)
+    throw new FaucetError(
+      `fundFromFaucet: amount must be a positive bigint in the asset's smallest unit, got ${String(amount)}`,
+    );
 
   const deployer = devnetAccount(info, 'deployer');
   const queueKey = `${info.rpcUrl} ${deployer.address}`;
@@ -41,15 +46,28 @@ export async function fundFromFaucet(info: DevnetInfo, parameters: FundFromFauce
   }
 }
 
-async function send(info: DevnetInfo, deployerKey: `0x${string}`, { to, asset, amount }: FundFromFaucetParameters): Promise<Hash> {
-  const { publicClient, walletClient } = createEvmWriteClients({ rpcUrl: info.rpcUrl, chainId: info.chainId, privateKey: deployerKey });
+async function send(
+  info: DevnetInfo,
+  deployerKey: `0x${string}`,
+  { to, asset, amount }: FundFromFaucetParameters,
+): Promise<Hash> {
+  const { publicClient, walletClient } = createEvmWriteClients({
+    rpcUrl: info.rpcUrl,
+    chainId: info.chainId,
+    privateKey: deployerKey,
+  });
   let hash: Hash;
   try {
     hash =
       asset === 'eth'
         ? await walletClient.sendTransaction({ to, value: amount })
         : // TestToken and TetherLikeToken share mint(address,uint256).
-          await walletClient.writeContract({ address: info.contracts[asset], abi: testTokenAbi, functionName: 'mint', args: [to, amount] });
+          await walletClient.writeContract({
+            address: info.contracts[asset],
+            abi: testTokenAbi,
+            functionName: 'mint',
+            args: [to, amount],
+          });
   } catch (error) {
     throw new FaucetError(
       `the faucet could not send ${amount} ${asset} to ${to} on the devnet at ${info.rpcUrl}: ${reasonOf(error)}. ` +
@@ -57,7 +75,8 @@ async function send(info: DevnetInfo, deployerKey: `0x${string}`, { to, asset, a
     );
   }
   const receipt = await publicClient.waitForTransactionReceipt({ hash });
-  if (receipt.status !== 'success') throw new FaucetError(`the faucet transaction ${hash} (${amount} ${asset} to ${to}) reverted`);
+  if (receipt.status !== 'success')
+    throw new FaucetError(`the faucet transaction ${hash} (${amount} ${asset} to ${to}) reverted`);
   return hash;
 }
 

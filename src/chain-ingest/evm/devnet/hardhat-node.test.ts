@@ -23,7 +23,8 @@ test('a node answers over HTTP and WebSocket with the funded well-known accounts
 
   const overHttp = createPublicClient({ transport: http(node.rpcUrl) });
   t.is(await overHttp.getChainId(), 31337);
-  for (const account of hardhatAccounts) t.is(await overHttp.getBalance({ address: account.address }), 10_000n * 10n ** 18n);
+  for (const account of hardhatAccounts)
+    t.is(await overHttp.getBalance({ address: account.address }), 10_000n * 10n ** 18n);
 
   const overWebSocket = createPublicClient({ transport: webSocket(node.wsUrl) });
   t.is(await overWebSocket.getBlockNumber(), 0n);

@@ -81,7 +81,14 @@ export async function startHardhatNode(options: HardhatNodeOptions = {}): Promis
     const boundPort = await waitForReadyLine(child, options.startTimeoutMs ?? defaultStartTimeoutMs, host);
     const rpcUrl = `http://${host}:${boundPort}`;
     await waitForChainId(rpcUrl, chainId, child, options.startTimeoutMs ?? defaultStartTimeoutMs);
-    return { rpcUrl, wsUrl: `ws://${host}:${boundPort}`, port: boundPort, chainId, stop: handle.stop, kill: handle.kill };
+    return {
+      rpcUrl,
+      wsUrl: `ws://${host}:${boundPort}`,
+      port: boundPort,
+      chainId,
+      stop: handle.stop,
+      kill: handle.kill,
+    };
   } catch (error) {
     await handle.stop();
     throw error;
@@ -208,7 +215,10 @@ async function waitForChainId(rpcUrl: string, chainId: number, child: ChildProce
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new HardhatNodeStartError('timeout', `eth_chainId at ${rpcUrl} did not answer within ${timeoutMs} ms: ${lastProblem}`);
+  throw new HardhatNodeStartError(
+    'timeout',
+    `eth_chainId at ${rpcUrl} did not answer within ${timeoutMs} ms: ${lastProblem}`,
+  );
 }
 
 function handleFor(child: ChildProcess, configDir: string): Pick<HardhatNode, 'stop' | 'kill'> {

@@ -1,7 +1,10 @@
 /** Thrown when a node answers a JSON-RPC call with an error object. */
 export class JsonRpcCallError extends Error {
   override readonly name = 'JsonRpcCallError';
-  constructor(readonly method: string, message: string) {
+  constructor(
+    readonly method: string,
+    message: string,
+  ) {
     super(`${method}: ${message}`);
   }
 }
@@ -10,7 +13,10 @@ export class JsonRpcCallError extends Error {
  * A plain JSON-RPC client for node-specific calls viem has no action for (evm_mine, evm_snapshot,
  * the devnet's start-up probe). Resolves with `result`; throws JsonRpcCallError on an error answer.
  */
-export function createJsonRpc(url: string, options: { timeoutMs?: number } = {}): (method: string, params?: unknown[]) => Promise<unknown> {
+export function createJsonRpc(
+  url: string,
+  options: { timeoutMs?: number } = {},
+): (method: string, params?: unknown[]) => Promise<unknown> {
   let id = 0;
   return async (method, params = []) => {
     const controller = new AbortController();
@@ -23,7 +29,8 @@ export function createJsonRpc(url: string, options: { timeoutMs?: number } = {})
         signal: controller.signal,
       });
       const body = (await response.json()) as { result?: unknown; error?: { message?: string } };
-      if (body.error !== undefined) throw new JsonRpcCallError(method, body.error.message ?? JSON.stringify(body.error));
+      if (body.error !== undefined)
+        throw new JsonRpcCallError(method, body.error.message ?? JSON.stringify(body.error));
       return body.result;
     } finally {
       clearTimeout(timer);

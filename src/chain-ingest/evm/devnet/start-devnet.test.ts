@@ -39,7 +39,10 @@ test('startDevnet deploys the contracts, writes a valid info file, funds through
   t.is(info.chainId, 31337);
   t.regex(info.rpcUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
   t.is(info.wsUrl, info.rpcUrl.replace('http:', 'ws:'));
-  t.deepEqual(info.accounts.map((account) => account.role), ['deployer', 'sweeper', 'payer', 'payer', 'merchant']);
+  t.deepEqual(
+    info.accounts.map((account) => account.role),
+    ['deployer', 'sweeper', 'payer', 'payer', 'merchant'],
+  );
   // A fresh node always gives the deployer's contracts the same addresses.
   t.deepEqual(info.contracts, {
     forwarderFactory: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
@@ -60,13 +63,26 @@ test('startDevnet deploys the contracts, writes a valid info file, funds through
   t.deepEqual(await tokenFacts(info.contracts.usdt), ['USDT', 6, deployer]);
   t.deepEqual(await tokenFacts(info.contracts.dai), ['DAI', 18, deployer]);
   const payer = devnetAccount(info, 'payer').address;
-  t.is(await client.readContract({ address: info.contracts.dai, abi: testTokenAbi, functionName: 'balanceOf', args: [payer] }), 1_000_000n * 10n ** 18n);
+  t.is(
+    await client.readContract({
+      address: info.contracts.dai,
+      abi: testTokenAbi,
+      functionName: 'balanceOf',
+      args: [payer],
+    }),
+    1_000_000n * 10n ** 18n,
+  );
 
   // The factory answers for the offline derivation.
   const merchant = devnetAccount(info, 'merchant').address;
   const sessionId = '6f1c1a52-95d4-4a57-8d0c-2b8f6f3f2a10';
   t.is(
-    await client.readContract({ address: info.contracts.forwarderFactory, abi: forwarderFactoryAbi, functionName: 'predictAddress', args: [merchant, sessionSaltOf(sessionId)] }),
+    await client.readContract({
+      address: info.contracts.forwarderFactory,
+      abi: forwarderFactoryAbi,
+      functionName: 'predictAddress',
+      args: [merchant, sessionSaltOf(sessionId)],
+    }),
     deriveDepositAddress({ factoryAddress: info.contracts.forwarderFactory, merchantAddress: merchant, sessionId }),
   );
 
@@ -81,16 +97,23 @@ test('startDevnet deploys the contracts, writes a valid info file, funds through
   t.is(new Set(hashes).size, 4);
   for (const hash of hashes) t.is((await client.getTransactionReceipt({ hash })).status, 'success');
   t.is(await client.getBalance({ address: recipient }), parseEther('2.5'));
-  const tokenBalance = (token: Address) => client.readContract({ address: token, abi: testTokenAbi, functionName: 'balanceOf', args: [recipient] });
+  const tokenBalance = (token: Address) =>
+    client.readContract({ address: token, abi: testTokenAbi, functionName: 'balanceOf', args: [recipient] });
   t.is(await tokenBalance(info.contracts.usdc), 1_500_000n);
   t.is(await tokenBalance(info.contracts.usdt), 2_000_000n);
   t.is(await tokenBalance(info.contracts.dai), 3n * 10n ** 18n);
-  await t.throwsAsync(fundFromFaucet(info, { to: recipient, asset: 'usdc', amount: 0n }), { instanceOf: FaucetError, message: /positive/ });
+  await t.throwsAsync(fundFromFaucet(info, { to: recipient, asset: 'usdc', amount: 0n }), {
+    instanceOf: FaucetError,
+    message: /positive/,
+  });
 
   // stop: the node is gone, the info file too, and the faucet says what is wrong.
   await devnet.stop();
   t.false(existsSync(infoFile));
-  await t.throwsAsync(fundFromFaucet(info, { to: recipient, asset: 'eth', amount: 1n }), { instanceOf: FaucetError, message: /still running/ });
+  await t.throwsAsync(fundFromFaucet(info, { to: recipient, asset: 'eth', amount: 1n }), {
+    instanceOf: FaucetError,
+    message: /still running/,
+  });
 });
 
 test('startDevnet on a taken port fails with a retryable HardhatNodeStartError', async (t) => {

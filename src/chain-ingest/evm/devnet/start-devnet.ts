@@ -57,21 +57,38 @@ export type Devnet = {
  * and `ContractDeployError` if a deployment fails; the node is stopped in both cases.
  */
 export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
-  const node = await startHardhatNode({ chainId: devnetChainId, host: options.host ?? '127.0.0.1', port: options.port ?? defaultDevnetPort });
+  const node = await startHardhatNode({
+    chainId: devnetChainId,
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? defaultDevnetPort,
+  });
   try {
     const accounts: DevnetAccount[] = accountRoles.map(({ index, role }) => {
       const account = hardhatAccounts[index];
       if (account === undefined) throw new RangeError(`startDevnet: hardhat account #${index} is not known`);
       return { address: account.address, privateKey: account.privateKey, role };
     });
-    const deployer = createEvmWriteClients({ rpcUrl: node.rpcUrl, chainId: node.chainId, privateKey: hardhatAccounts[0].privateKey });
+    const deployer = createEvmWriteClients({
+      rpcUrl: node.rpcUrl,
+      chainId: node.chainId,
+      privateKey: hardhatAccounts[0].privateKey,
+    });
     const factory = await deployForwarderFactory(deployer);
     const usdc = await deployTestToken(deployer, { name: 'Test USD Coin', symbol: 'USDC', decimals: 6 });
-    const usdt = await deployTestToken(deployer, { name: 'Test Tether USD', symbol: 'USDT', decimals: 6, kind: 'tether-like' });
+    const usdt = await deployTestToken(deployer, {
+      name: 'Test Tether USD',
+      symbol: 'USDT',
+      decimals: 6,
+      kind: 'tether-like',
+    });
     const dai = await deployTestToken(deployer, { name: 'Test Dai Stablecoin', symbol: 'DAI', decimals: 18 });
 
     for (const payer of accounts.filter((account) => account.role === 'payer')) {
-      for (const [token, decimals] of [[usdc.address, 6n], [usdt.address, 6n], [dai.address, 18n]] as const) {
+      for (const [token, decimals] of [
+        [usdc.address, 6n],
+        [usdt.address, 6n],
+        [dai.address, 18n],
+      ] as const) {
         const hash = await deployer.walletClient.writeContract({
           address: token,
           abi: testTokenAbi,

@@ -42,7 +42,10 @@ test('the file store replaces the file by rename and leaves no temporary file be
   const store = createFileCheckpointStore(dir);
   await store.set('base-sepolia', checkpoint);
   const next = { ...checkpoint, nextBlock: 13, lastProcessed: { number: 12, hash: hash(12) } };
-  await Promise.all([store.set('base-sepolia', next), store.set('ethereum', { ...checkpoint, network: 'ethereum', chainId: 1 })]);
+  await Promise.all([
+    store.set('base-sepolia', next),
+    store.set('ethereum', { ...checkpoint, network: 'ethereum', chainId: 1 }),
+  ]);
   t.deepEqual(await store.get('base-sepolia'), next);
   t.is((await store.get('ethereum'))?.chainId, 1);
   t.deepEqual((await readdir(dir)).sort(), ['base-sepolia.evm-follower.json', 'ethereum.evm-follower.json']);
@@ -53,10 +56,19 @@ test('a corrupt or foreign checkpoint file is refused with CheckpointStoreError 
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const store = createFileCheckpointStore(dir);
   await writeFile(checkpointFilePath(dir, 'base-sepolia'), '{"version":1,');
-  await t.throwsAsync(() => store.get('base-sepolia'), { name: 'CheckpointStoreError', message: /not valid JSON.*delete it/ });
+  await t.throwsAsync(() => store.get('base-sepolia'), {
+    name: 'CheckpointStoreError',
+    message: /not valid JSON.*delete it/,
+  });
   await writeFile(checkpointFilePath(dir, 'base-sepolia'), JSON.stringify({ ...checkpoint, network: 'ethereum' }));
-  await t.throwsAsync(() => store.get('base-sepolia'), { name: 'CheckpointStoreError', message: /belongs to network "ethereum"/ });
-  await writeFile(checkpointFilePath(dir, 'base-sepolia'), JSON.stringify({ ...checkpoint, window: [checkpoint.window[0], checkpoint.window[2]] }));
+  await t.throwsAsync(() => store.get('base-sepolia'), {
+    name: 'CheckpointStoreError',
+    message: /belongs to network "ethereum"/,
+  });
+  await writeFile(
+    checkpointFilePath(dir, 'base-sepolia'),
+    JSON.stringify({ ...checkpoint, window: [checkpoint.window[0], checkpoint.window[2]] }),
+  );
   await t.throwsAsync(() => store.get('base-sepolia'), { name: 'CheckpointStoreError', message: /consecutive/ });
 });
 
@@ -71,6 +83,12 @@ test('the in-memory store copies what it keeps and records the history', async (
   mine.nextBlock = 999;
   t.is((await store.get('base-sepolia'))?.nextBlock, 12);
   await store.set('base-sepolia', { ...checkpoint, nextBlock: 13, lastProcessed: { number: 12, hash: hash(12) } });
-  t.deepEqual(store.history('base-sepolia').map((entry) => entry.nextBlock), [12, 13]);
-  await t.throwsAsync(() => store.set('base-sepolia', { ...checkpoint, nextBlock: 20 }), { name: 'CheckpointStoreError', message: /last processed block 19/ });
+  t.deepEqual(
+    store.history('base-sepolia').map((entry) => entry.nextBlock),
+    [12, 13],
+  );
+  await t.throwsAsync(() => store.set('base-sepolia', { ...checkpoint, nextBlock: 20 }), {
+    name: 'CheckpointStoreError',
+    message: /last processed block 19/,
+  });
 });

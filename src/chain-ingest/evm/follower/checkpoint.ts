@@ -59,7 +59,8 @@ export function createInMemoryCheckpointStore(initial: Iterable<EvmFollowerCheck
 } {
   const current = new Map<string, EvmFollowerCheckpoint>();
   const written = new Map<string, EvmFollowerCheckpoint[]>();
-  for (const checkpoint of initial) current.set(checkpoint.network, parseCheckpoint(structuredClone(checkpoint), checkpoint.network, 'memory'));
+  for (const checkpoint of initial)
+    current.set(checkpoint.network, parseCheckpoint(structuredClone(checkpoint), checkpoint.network, 'memory'));
   return {
     async get(network) {
       const checkpoint = current.get(network);
@@ -85,7 +86,11 @@ export function createInMemoryCheckpointStore(initial: Iterable<EvmFollowerCheck
  */
 export function parseCheckpoint(value: unknown, network: string, location: string): EvmFollowerCheckpoint {
   const fail = (message: string): never => {
-    throw new CheckpointStoreError(network, location, `${message}; repair the checkpoint or delete it to start again from startBlock`);
+    throw new CheckpointStoreError(
+      network,
+      location,
+      `${message}; repair the checkpoint or delete it to start again from startBlock`,
+    );
   };
   const record = asRecord(value) ?? fail('is not a JSON object');
   if (record.version !== 1) fail(`has version ${JSON.stringify(record.version)}, this follower reads version 1`);
@@ -105,8 +110,15 @@ export function parseCheckpoint(value: unknown, network: string, location: strin
     if (typeof entry.transfers !== 'boolean') fail(`window[${index}].transfers is not a boolean`);
     if (typeof entry.finalPublished !== 'boolean') fail(`window[${index}].finalPublished is not a boolean`);
     const previous = window.at(-1);
-    if (previous !== undefined && previous.number + 1 !== number) fail(`window[${index}] is block ${number}, expected ${previous.number + 1} (the window must be consecutive)`);
-    window.push({ number, hash, parentHash, transfers: entry.transfers === true, finalPublished: entry.finalPublished === true });
+    if (previous !== undefined && previous.number + 1 !== number)
+      fail(`window[${index}] is block ${number}, expected ${previous.number + 1} (the window must be consecutive)`);
+    window.push({
+      number,
+      hash,
+      parentHash,
+      transfers: entry.transfers === true,
+      finalPublished: entry.finalPublished === true,
+    });
   }
   const orphanedHeights: number[] = [];
   for (const [index, raw] of (record.orphanedHeights as unknown[]).entries()) {
@@ -118,14 +130,27 @@ export function parseCheckpoint(value: unknown, network: string, location: strin
   const lastInWindow = window.find((block) => block.number === lastNumber);
   const first = window[0];
   if (first !== undefined && (first.number > nextBlock || (first.number < nextBlock && lastInWindow === undefined))) {
-    fail(`window ${first.number}..${window.at(-1)?.number} does not contain the last processed block ${lastNumber} nor start at nextBlock ${nextBlock}`);
+    fail(
+      `window ${first.number}..${window.at(-1)?.number} does not contain the last processed block ${lastNumber} nor start at nextBlock ${nextBlock}`,
+    );
   }
   const lastProcessed = lastInWindow === undefined ? null : { number: lastInWindow.number, hash: lastInWindow.hash };
-  return { version: 1, network, chainId, nextBlock, lastProcessed, window, orphanedHeights, updatedAt: record.updatedAt as string };
+  return {
+    version: 1,
+    network,
+    chainId,
+    nextBlock,
+    lastProcessed,
+    window,
+    orphanedHeights,
+    updatedAt: record.updatedAt as string,
+  };
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function isBlockNumber(value: unknown): value is number {

@@ -110,7 +110,9 @@ export class MalformedRpcResponseError extends Error {
     readonly method: string,
     message: string,
   ) {
-    super(`${method} on network ${JSON.stringify(network)} returned malformed data: ${message}; the follower retries. If it persists, the endpoint is not a conforming EVM node.`);
+    super(
+      `${method} on network ${JSON.stringify(network)} returned malformed data: ${message}; the follower retries. If it persists, the endpoint is not a conforming EVM node.`,
+    );
   }
 }
 
@@ -142,7 +144,9 @@ export class ChainChangedWhileReadingError extends Error {
     readonly blockNumber: bigint,
     message: string,
   ) {
-    super(`network ${JSON.stringify(network)} changed while reading block ${blockNumber}: ${message}; reading it again`);
+    super(
+      `network ${JSON.stringify(network)} changed while reading block ${blockNumber}: ${message}; reading it again`,
+    );
   }
 }
 
@@ -161,7 +165,7 @@ export class DeepReorgError extends Error {
   ) {
     super(
       `network ${JSON.stringify(network)} reorganised below block ${oldestKeptBlock}, which had ${confirmations} confirmations and was reported final: ` +
-        'raise the network\'s confirmations; payments confirmed from the replaced blocks must be reviewed by hand',
+        "raise the network's confirmations; payments confirmed from the replaced blocks must be reviewed by hand",
     );
   }
 }

@@ -1,7 +1,12 @@
 import type { Hex } from 'viem';
 import type { Bus } from '../../../bus/bus.ts';
 import type { Clock } from '../../../shared/clock.ts';
-import { encodeChainMessage, type ChainAsset, type ChainMessage, type ChainTransferMessage } from '../../chain-messages.ts';
+import {
+  encodeChainMessage,
+  type ChainAsset,
+  type ChainMessage,
+  type ChainTransferMessage,
+} from '../../chain-messages.ts';
 import type { WatchedAddresses } from '../../watched-addresses.ts';
 import { NATIVE_ASSET_ADDRESS, type EvmNetwork } from '../networks/define-network.ts';
 import type { CheckpointStore } from './checkpoint.ts';
@@ -37,7 +42,12 @@ import {
 import { getBlockHeader, getBlocksWithTransactions, type BlockWithTransactions } from './get-blocks.ts';
 import { getBlockNumber, getChainId } from './get-chain-head.ts';
 import { getReceiptStatuses } from './get-receipt-statuses.ts';
-import { createAdaptiveRange, ERC20_TRANSFER_TOPIC, getTransferLogs, type TokenTransferLog } from './get-transfer-logs.ts';
+import {
+  createAdaptiveRange,
+  ERC20_TRANSFER_TOPIC,
+  getTransferLogs,
+  type TokenTransferLog,
+} from './get-transfer-logs.ts';
 import { bloomMayContain } from './logs-bloom.ts';
 import { subscribeNewHeads, type NewHead, type NewHeadsSubscription } from './new-heads.ts';
 import { createRpcEndpoints, type RpcCounters } from './rpc-endpoints.ts';
@@ -62,7 +72,9 @@ export function followedNetwork(network: EvmNetwork): EvmFollowerNetwork {
     network: network.network,
     chainId: network.chainId,
     confirmations: network.confirmations,
-    tokens: network.assets.filter((a) => a.address !== NATIVE_ASSET_ADDRESS).map((a) => ({ address: a.address, symbol: a.symbol, decimals: a.decimals })),
+    tokens: network.assets
+      .filter((a) => a.address !== NATIVE_ASSET_ADDRESS)
+      .map((a) => ({ address: a.address, symbol: a.symbol, decimals: a.decimals })),
     nativeSymbol: network.nativeCurrency.symbol,
     nativeDecimals: network.nativeCurrency.decimals,
   };
@@ -201,8 +213,13 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   const { network, chainId, confirmations } = deps.network;
   const { bus, watched, checkpoints } = deps;
   const clock = deps.clock ?? { now: () => Date.now() };
-  const log = (line: string): void => (deps.log ?? ((text: string) => console.warn(`[evm-follower] ${text}`)))(`${network}: ${line}`);
-  const nativeAsset: ChainAsset = { address: 'native', symbol: deps.network.nativeSymbol, decimals: deps.network.nativeDecimals };
+  const log = (line: string): void =>
+    (deps.log ?? ((text: string) => console.warn(`[evm-follower] ${text}`)))(`${network}: ${line}`);
+  const nativeAsset: ChainAsset = {
+    address: 'native',
+    symbol: deps.network.nativeSymbol,
+    decimals: deps.network.nativeDecimals,
+  };
   const tokens = deps.network.tokens.filter((token) => token.address !== 'native');
   const tokenAddresses = tokens.map((token) => token.address);
 
@@ -230,7 +247,9 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
 
   let state: FollowerState | undefined;
   let markReady: () => void = () => {};
-  const readiness = new Promise<void>((resolve) => { markReady = resolve; });
+  const readiness = new Promise<void>((resolve) => {
+    markReady = resolve;
+  });
   let head: number | undefined;
   /** When `head` was read (the HTTP request sent or the WebSocket announcement heard), on the clock. */
   let headAt = 0;
@@ -345,7 +364,9 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     socketIndex += 1;
     const delay = backoff(socketFailures, config.webSocketRetryMs, 60_000);
     lastError = `${now().toISOString()} websocket ${url} failed: ${describe(error)}`;
-    log(`websocket ${url} failed (${describe(error)}); polling eth_blockNumber every ${config.pollIntervalMs} ms, websocket again in ${delay} ms`);
+    log(
+      `websocket ${url} failed (${describe(error)}); polling eth_blockNumber every ${config.pollIntervalMs} ms, websocket again in ${delay} ms`,
+    );
     clearTimeout(socketRetry);
     socketRetry = setTimeout(() => {
       socketRetry = undefined;
@@ -372,7 +393,12 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     }
     const waited = seenAt - unannounced.seenAt;
     if (waited >= config.heartbeatMs) {
-      onSocketFailure(socket.url, new Error(`stalled: block ${unannounced.height} was seen over HTTP ${waited} ms ago and is still not announced; the subscription covers blocks up to ${socketCovers}`));
+      onSocketFailure(
+        socket.url,
+        new Error(
+          `stalled: block ${unannounced.height} was seen over HTTP ${waited} ms ago and is still not announced; the subscription covers blocks up to ${socketCovers}`,
+        ),
+      );
     }
   };
 
@@ -421,7 +447,10 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   const followToHead = async (): Promise<void> => {
     await takeAdoptions();
     // Finals left owed by a failed publish (or owed for recovered blocks) go out before anything new.
-    if (state !== undefined && (dueFinals(state, confirmations).length > 0 || dueUnreadFinals(state, confirmations).length > 0)) {
+    if (
+      state !== undefined &&
+      (dueFinals(state, confirmations).length > 0 || dueUnreadFinals(state, confirmations).length > 0)
+    ) {
       await publishFinals();
       await save(state);
     }
@@ -474,14 +503,19 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
           const span = to - from + 1;
           if (!logRange.failed(span)) throw new LogRangeError(network, BigInt(from), { cause: error });
           to = from + logRange.current() - 1;
-          log(`eth_getLogs over ${span} blocks failed (${error.failures.map((failure) => failure.message).join('; ')}); trying ${to - from + 1} blocks`);
+          log(
+            `eth_getLogs over ${span} blocks failed (${error.failures.map((failure) => failure.message).join('; ')}); trying ${to - from + 1} blocks`,
+          );
         }
       }
     }
     for (let chunkFrom = from; chunkFrom <= to; ) {
       const chunkTo = Math.min(to, chunkFrom + config.blockBatchSize - 1);
       // Blocks read before the log range shrank are cut to it: a block is never processed without its logs.
-      const blocks = chunkFrom === from ? (await firstChunk).filter((block) => block.number <= chunkTo) : await readBlocks(chunkFrom, chunkTo);
+      const blocks =
+        chunkFrom === from
+          ? (await firstChunk).filter((block) => block.number <= chunkTo)
+          : await readBlocks(chunkFrom, chunkTo);
       const outcome = await processChunk(chunkFrom, blocks, logs);
       if (outcome.type === 'waiting') return chunkFrom === from ? 'waiting' : 'progress';
       if (outcome.type === 'reorg' || outcome.through < chunkTo) return 'progress';
@@ -499,7 +533,11 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   type ChunkOutcome = { type: 'processed'; through: number } | { type: 'reorg' } | { type: 'waiting' };
 
   /** Publishes what `blocks` (read from `from` on, consecutive) hold, if they continue the known chain. */
-  const processChunk = async (from: number, blocks: readonly BlockWithTransactions[], rangeLogs: readonly TokenTransferLog[]): Promise<ChunkOutcome> => {
+  const processChunk = async (
+    from: number,
+    blocks: readonly BlockWithTransactions[],
+    rangeLogs: readonly TokenTransferLog[],
+  ): Promise<ChunkOutcome> => {
     if (blocks.length === 0) return { type: 'waiting' };
     const current = state!;
     const links = checkLinks(current, blocks);
@@ -516,32 +554,64 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     }
     const linked = blocks.slice(0, links.count);
     const last = linked.at(-1)!.number;
-    if (links.count < blocks.length) log(`block ${last + 1} does not follow block ${last} as read a moment ago (the chain is moving); reading again from there`);
+    if (links.count < blocks.length)
+      log(
+        `block ${last + 1} does not follow block ${last} as read a moment ago (the chain is moving); reading again from there`,
+      );
 
     const logs = rangeLogs.filter((entry) => entry.blockNumber >= from && entry.blockNumber <= last);
     for (const entry of logs) {
       const block = linked[entry.blockNumber - from]!;
       if (block.hash !== entry.blockHash) {
-        throw new ChainChangedWhileReadingError(network, BigInt(entry.blockNumber), `eth_getLogs saw block ${entry.blockHash}, eth_getBlockByNumber ${block.hash}`);
+        throw new ChainChangedWhileReadingError(
+          network,
+          BigInt(entry.blockNumber),
+          `eth_getLogs saw block ${entry.blockHash}, eth_getBlockByNumber ${block.hash}`,
+        );
       }
     }
     logs.push(...(await recheckByBloom(linked, logs)));
     const candidates = nativeTransferCandidates(network, linked, watched);
     const succeededNative = new Set<string>();
     if (candidates.length > 0) {
-      const statuses = await getReceiptStatuses(rpc, { network, transactionHashes: candidates.map((candidate) => candidate.transaction.hash) });
+      const statuses = await getReceiptStatuses(rpc, {
+        network,
+        transactionHashes: candidates.map((candidate) => candidate.transaction.hash),
+      });
       for (const [index, status] of statuses.entries()) {
         const { block, transaction } = candidates[index]!;
         if (status === null || status.blockHash !== block.hash) {
-          throw new ChainChangedWhileReadingError(network, BigInt(block.number), `the receipt of ${transaction.hash} is ${status === null ? 'missing' : `in block ${status.blockHash}`}`);
+          throw new ChainChangedWhileReadingError(
+            network,
+            BigInt(block.number),
+            `the receipt of ${transaction.hash} is ${status === null ? 'missing' : `in block ${status.blockHash}`}`,
+          );
         }
         if (status.succeeded) succeededNative.add(transaction.hash);
       }
     }
-    const transfers = extractTransfers({ network, chainId, nativeAsset, tokens, watched, blocks: linked, logs, succeededNative, observedAt: now().toISOString() });
+    const transfers = extractTransfers({
+      network,
+      chainId,
+      nativeAsset,
+      tokens,
+      watched,
+      blocks: linked,
+      logs,
+      succeededNative,
+      observedAt: now().toISOString(),
+    });
     const heightsWithTransfers = new Set(transfers.map((transfer) => transfer.blockNumber));
 
-    const recorded = recordBlocks(current, linked.map((block) => ({ number: block.number, hash: block.hash, parentHash: block.parentHash, transfers: heightsWithTransfers.has(block.number) })));
+    const recorded = recordBlocks(
+      current,
+      linked.map((block) => ({
+        number: block.number,
+        hash: block.hash,
+        parentHash: block.parentHash,
+        transfers: heightsWithTransfers.has(block.number),
+      })),
+    );
     // Write ahead: the blocks whose transfers are about to go out are in the checkpoint first, so
     // that after a crash a later reorg of them is still reported.
     if (transfers.length > 0) await save(recorded);
@@ -558,7 +628,10 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
    * hold one of a registry token: the range may have been answered from another version of the
    * chain, or by a backend whose log index lags. Ask again for exactly that block (by hash).
    */
-  const recheckByBloom = async (blocks: readonly BlockWithTransactions[], found: readonly TokenTransferLog[]): Promise<TokenTransferLog[]> => {
+  const recheckByBloom = async (
+    blocks: readonly BlockWithTransactions[],
+    found: readonly TokenTransferLog[],
+  ): Promise<TokenTransferLog[]> => {
     if (tokens.length === 0) return [];
     const withLogs = new Set(found.map((entry) => entry.blockNumber));
     const suspicious = blocks.filter(
@@ -570,7 +643,11 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     );
     if (suspicious.length === 0) return [];
     bloomRechecks += suspicious.length;
-    const rechecked = await Promise.all(suspicious.map((block) => getTransferLogs(rpc, { network, tokens: tokenAddresses, blockHash: block.hash, blockNumber: block.number })));
+    const rechecked = await Promise.all(
+      suspicious.map((block) =>
+        getTransferLogs(rpc, { network, tokens: tokenAddresses, blockHash: block.hash, blockNumber: block.number }),
+      ),
+    );
     return rechecked.flat();
   };
 
@@ -580,14 +657,33 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     const done: number[] = [];
     try {
       for (const block of due) {
-        await publish({ type: 'final', network, chainId, blockNumber: block.number, blockHash: block.hash, observedAt: now().toISOString() });
+        await publish({
+          type: 'final',
+          network,
+          chainId,
+          blockNumber: block.number,
+          blockHash: block.hash,
+          observedAt: now().toISOString(),
+        });
         done.push(block.number);
       }
       // Recovered heights the follower never read: the block now at that height is the final one.
       for (const number of dueUnreadFinals(current, confirmations)) {
         const block = await getBlockHeader(rpc, { network, number });
-        if (block === null) throw new ChainChangedWhileReadingError(network, BigInt(number), 'the endpoint has no block at this final height');
-        await publish({ type: 'final', network, chainId, blockNumber: number, blockHash: block.hash, observedAt: now().toISOString() });
+        if (block === null)
+          throw new ChainChangedWhileReadingError(
+            network,
+            BigInt(number),
+            'the endpoint has no block at this final height',
+          );
+        await publish({
+          type: 'final',
+          network,
+          chainId,
+          blockNumber: number,
+          blockHash: block.hash,
+          observedAt: now().toISOString(),
+        });
         done.push(number);
       }
     } finally {
@@ -618,10 +714,18 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
       lastError = `${now().toISOString()} ${deep.message}`;
       log(deep.message);
     }
-    await publish({ type: 'reorg', network, chainId, removedBlocks: removed.map((block) => ({ number: block.number, hash: block.hash })), observedAt: now().toISOString() });
+    await publish({
+      type: 'reorg',
+      network,
+      chainId,
+      removedBlocks: removed.map((block) => ({ number: block.number, hash: block.hash })),
+      observedAt: now().toISOString(),
+    });
     state = rewound;
     await save(rewound);
-    log(`reorg at block ${atBlock}: removed blocks ${removed[0]!.number}..${removed.at(-1)!.number}; following the new chain from block ${rewound.nextBlock}`);
+    log(
+      `reorg at block ${atBlock}: removed blocks ${removed[0]!.number}..${removed.at(-1)!.number}; following the new chain from block ${rewound.nextBlock}`,
+    );
     return true;
   };
 
@@ -693,11 +797,16 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
 
   return {
     async start() {
-      if (lifecycle !== 'new') throw new EvmFollowerStateError(network, `start() was called on a ${lifecycle} follower; create a new follower to start again`);
+      if (lifecycle !== 'new')
+        throw new EvmFollowerStateError(
+          network,
+          `start() was called on a ${lifecycle} follower; create a new follower to start again`,
+        );
       lifecycle = 'running';
       try {
         const stored = await checkpoints.get(network);
-        if (stored !== undefined && stored.chainId !== chainId) throw new CheckpointMismatchError(network, chainId, stored.chainId);
+        if (stored !== undefined && stored.chainId !== chainId)
+          throw new CheckpointMismatchError(network, chainId, stored.chainId);
         state = stored === undefined ? undefined : stateFromCheckpoint(stored);
       } catch (error) {
         lifecycle = 'stopped';
@@ -705,7 +814,9 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
       }
       if (state !== undefined) {
         markReady();
-        log(`resuming at block ${state.nextBlock} (${state.window.length} blocks in the window, ${pendingFinalCount(state)} finals owed)`);
+        log(
+          `resuming at block ${state.nextBlock} (${state.window.length} blocks in the window, ${pendingFinalCount(state)} finals owed)`,
+        );
       }
       socketConnecting = connectSocket();
       track(socketConnecting);
@@ -716,9 +827,24 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
 
     adoptTransfers(transfers) {
       const foreign = transfers.find((transfer) => transfer.network !== network || transfer.chainId !== chainId);
-      if (foreign !== undefined) return Promise.reject(new EvmFollowerStateError(network, `cannot adopt a transfer of network ${foreign.network} (chain ${foreign.chainId})`));
-      if (lifecycle !== 'running') return Promise.reject(new EvmFollowerStateError(network, `cannot adopt transfers: the follower is ${lifecycle}`));
-      if (state === undefined) return Promise.reject(new EvmFollowerStateError(network, 'cannot adopt transfers before the follower has read the chain head once; try again in a moment'));
+      if (foreign !== undefined)
+        return Promise.reject(
+          new EvmFollowerStateError(
+            network,
+            `cannot adopt a transfer of network ${foreign.network} (chain ${foreign.chainId})`,
+          ),
+        );
+      if (lifecycle !== 'running')
+        return Promise.reject(
+          new EvmFollowerStateError(network, `cannot adopt transfers: the follower is ${lifecycle}`),
+        );
+      if (state === undefined)
+        return Promise.reject(
+          new EvmFollowerStateError(
+            network,
+            'cannot adopt transfers before the follower has read the chain head once; try again in a moment',
+          ),
+        );
       return new Promise<void>((resolve, reject) => {
         adoptions.push({ transfers, resolve, reject });
         wake();
@@ -739,7 +865,10 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
         socketRetry = undefined;
         wake();
         await loop;
-        for (const adoption of adoptions.splice(0)) adoption.reject(new EvmFollowerStateError(network, 'the follower stopped before it published the adopted transfers'));
+        for (const adoption of adoptions.splice(0))
+          adoption.reject(
+            new EvmFollowerStateError(network, 'the follower stopped before it published the adopted transfers'),
+          );
         await socketConnecting;
         const open = socket;
         socket = undefined;
@@ -766,7 +895,15 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     },
 
     counters() {
-      return { rpc: rpc.counters(), published: { ...published }, blocksRead, bloomRechecks, logRange: logRange.current(), errors: errorCount, webSocket: { ...webSocketCounts } };
+      return {
+        rpc: rpc.counters(),
+        published: { ...published },
+        blocksRead,
+        bloomRechecks,
+        logRange: logRange.current(),
+        errors: errorCount,
+        webSocket: { ...webSocketCounts },
+      };
     },
   };
 }
@@ -794,29 +931,47 @@ function checkConfig(deps: EvmFollowerDeps): CheckedConfig {
     throw new EvmFollowerConfigError(deps.network.network, field, message);
   };
   const { network } = deps;
-  if (!NETWORK_NAME.test(network.network)) fail('network.network', 'must be lowercase letters, digits and dashes (the bus subject token), e.g. "base-sepolia"');
-  if (!Number.isSafeInteger(network.chainId) || network.chainId <= 0) fail('network.chainId', `must be a positive integer, got ${network.chainId}`);
-  if (!Number.isSafeInteger(network.confirmations) || network.confirmations < 1) fail('network.confirmations', `must be an integer >= 1 (1 = final once mined), got ${network.confirmations}`);
+  if (!NETWORK_NAME.test(network.network))
+    fail(
+      'network.network',
+      'must be lowercase letters, digits and dashes (the bus subject token), e.g. "base-sepolia"',
+    );
+  if (!Number.isSafeInteger(network.chainId) || network.chainId <= 0)
+    fail('network.chainId', `must be a positive integer, got ${network.chainId}`);
+  if (!Number.isSafeInteger(network.confirmations) || network.confirmations < 1)
+    fail('network.confirmations', `must be an integer >= 1 (1 = final once mined), got ${network.confirmations}`);
   if (network.nativeSymbol.trim() === '') fail('network.nativeSymbol', 'must not be empty');
-  if (!isDecimals(network.nativeDecimals)) fail('network.nativeDecimals', `must be an integer from 0 to 36, got ${network.nativeDecimals}`);
+  if (!isDecimals(network.nativeDecimals))
+    fail('network.nativeDecimals', `must be an integer from 0 to 36, got ${network.nativeDecimals}`);
   const seen = new Set<string>();
   for (const [index, token] of network.tokens.entries()) {
     if (token.address === 'native') continue;
     const field = `network.tokens[${index}]`;
-    if (!ADDRESS.test(token.address)) fail(`${field}.address`, `${JSON.stringify(token.address)} is not a 20-byte hex address`);
+    if (!ADDRESS.test(token.address))
+      fail(`${field}.address`, `${JSON.stringify(token.address)} is not a 20-byte hex address`);
     if (seen.has(token.address.toLowerCase())) fail(`${field}.address`, `${token.address} is listed twice`);
     seen.add(token.address.toLowerCase());
     if (token.symbol.trim() === '') fail(`${field}.symbol`, 'must not be empty');
-    if (!isDecimals(token.decimals)) fail(`${field}.decimals`, `must be an integer from 0 to 36, got ${token.decimals}`);
+    if (!isDecimals(token.decimals))
+      fail(`${field}.decimals`, `must be an integer from 0 to 36, got ${token.decimals}`);
   }
-  if (deps.rpc.http.length === 0) fail('rpc.http', 'give at least one HTTP JSON-RPC endpoint (heads and blocks are read over HTTP; WebSocket only announces heads)');
-  for (const [index, url] of deps.rpc.http.entries()) if (!hasProtocol(url, ['http:', 'https:'])) fail(`rpc.http[${index}]`, `${JSON.stringify(url)} is not an http(s) URL`);
-  for (const [index, url] of deps.rpc.ws.entries()) if (!hasProtocol(url, ['ws:', 'wss:'])) fail(`rpc.ws[${index}]`, `${JSON.stringify(url)} is not a ws(s) URL`);
+  if (deps.rpc.http.length === 0)
+    fail(
+      'rpc.http',
+      'give at least one HTTP JSON-RPC endpoint (heads and blocks are read over HTTP; WebSocket only announces heads)',
+    );
+  for (const [index, url] of deps.rpc.http.entries())
+    if (!hasProtocol(url, ['http:', 'https:']))
+      fail(`rpc.http[${index}]`, `${JSON.stringify(url)} is not an http(s) URL`);
+  for (const [index, url] of deps.rpc.ws.entries())
+    if (!hasProtocol(url, ['ws:', 'wss:'])) fail(`rpc.ws[${index}]`, `${JSON.stringify(url)} is not a ws(s) URL`);
 
   const startBlock = deps.startBlock ?? 'latest';
-  if (startBlock !== 'latest' && (startBlock < 0n || startBlock > BigInt(Number.MAX_SAFE_INTEGER))) fail('startBlock', `must be 'latest' or a block number >= 0, got ${startBlock}`);
+  if (startBlock !== 'latest' && (startBlock < 0n || startBlock > BigInt(Number.MAX_SAFE_INTEGER)))
+    fail('startBlock', `must be 'latest' or a block number >= 0, got ${startBlock}`);
   const maxLogRange = deps.maxLogRange ?? 2000n;
-  if (maxLogRange < 1n || maxLogRange > 1_000_000n) fail('maxLogRange', `must be from 1 to 1000000 blocks, got ${maxLogRange}`);
+  if (maxLogRange < 1n || maxLogRange > 1_000_000n)
+    fail('maxLogRange', `must be from 1 to 1000000 blocks, got ${maxLogRange}`);
   const positive = (field: string, value: number | undefined, fallback: number): number => {
     const chosen = value ?? fallback;
     if (!Number.isFinite(chosen) || chosen <= 0) fail(field, `must be a positive number, got ${chosen}`);

@@ -11,9 +11,17 @@ export type FollowedToken = { address: string; symbol: string; decimals: number 
  * transactions are seen; value moved by a contract (an internal call, e.g. from a smart wallet or
  * a multisend) is not, since that would need a trace API most endpoints do not offer.
  */
-export function nativeTransferCandidates(network: string, blocks: readonly BlockWithTransactions[], watched: WatchedAddresses) {
+export function nativeTransferCandidates(
+  network: string,
+  blocks: readonly BlockWithTransactions[],
+  watched: WatchedAddresses,
+) {
   return blocks.flatMap((block) =>
-    block.transactions.filter((transaction) => transaction.to !== null && transaction.value > 0n && watched.has(network, transaction.to)).map((transaction) => ({ block, transaction })),
+    block.transactions
+      .filter(
+        (transaction) => transaction.to !== null && transaction.value > 0n && watched.has(network, transaction.to),
+      )
+      .map((transaction) => ({ block, transaction })),
   );
 }
 

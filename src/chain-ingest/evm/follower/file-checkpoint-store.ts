@@ -9,7 +9,11 @@ const NETWORK_FILE_NAME = /^[a-z0-9][a-z0-9-]*$/;
 /** The file that holds a network's checkpoint in `dir`. */
 export function checkpointFilePath(dir: string, network: string): string {
   if (!NETWORK_FILE_NAME.test(network)) {
-    throw new CheckpointStoreError(network, dir, 'a network name must be lowercase letters, digits and dashes to name a checkpoint file');
+    throw new CheckpointStoreError(
+      network,
+      dir,
+      'a network name must be lowercase letters, digits and dashes to name a checkpoint file',
+    );
   }
   return join(dir, `${network}.evm-follower.json`);
 }
@@ -29,13 +33,23 @@ export function createFileCheckpointStore(dir: string): CheckpointStore {
         text = await readFile(path, 'utf8');
       } catch (error) {
         if (isNodeError(error) && error.code === 'ENOENT') return undefined;
-        throw new CheckpointStoreError(network, path, `cannot be read (${describe(error)}); check the file's permissions`, { cause: error });
+        throw new CheckpointStoreError(
+          network,
+          path,
+          `cannot be read (${describe(error)}); check the file's permissions`,
+          { cause: error },
+        );
       }
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch (error) {
-        throw new CheckpointStoreError(network, path, 'is not valid JSON; repair it or delete it to start again from startBlock', { cause: error });
+        throw new CheckpointStoreError(
+          network,
+          path,
+          'is not valid JSON; repair it or delete it to start again from startBlock',
+          { cause: error },
+        );
       }
       return parseCheckpoint(parsed, network, path);
     },
@@ -55,7 +69,12 @@ export function createFileCheckpointStore(dir: string): CheckpointStore {
         await rename(temporary, path);
       } catch (error) {
         await rm(temporary, { force: true }).catch(() => undefined);
-        throw new CheckpointStoreError(network, path, `cannot be written (${describe(error)}); check free disk space and the directory's permissions`, { cause: error });
+        throw new CheckpointStoreError(
+          network,
+          path,
+          `cannot be written (${describe(error)}); check free disk space and the directory's permissions`,
+          { cause: error },
+        );
       }
     },
   };

@@ -19,10 +19,17 @@ export function initialState(startBlock: number): FollowerState {
 }
 
 export function stateFromCheckpoint(checkpoint: EvmFollowerCheckpoint): FollowerState {
-  return { nextBlock: checkpoint.nextBlock, window: checkpoint.window.map((block) => ({ ...block })), orphanedHeights: [...checkpoint.orphanedHeights] };
+  return {
+    nextBlock: checkpoint.nextBlock,
+    window: checkpoint.window.map((block) => ({ ...block })),
+    orphanedHeights: [...checkpoint.orphanedHeights],
+  };
 }
 
-export function checkpointOf(state: FollowerState, meta: { network: string; chainId: number; now: Date }): EvmFollowerCheckpoint {
+export function checkpointOf(
+  state: FollowerState,
+  meta: { network: string; chainId: number; now: Date },
+): EvmFollowerCheckpoint {
   const last = windowBlockAt(state, state.nextBlock - 1);
   return {
     version: 1,
@@ -60,7 +67,8 @@ export type LinkCheck =
 export function checkLinks(state: FollowerState, blocks: readonly BlockLink[]): LinkCheck {
   for (const [index, block] of blocks.entries()) {
     const previous = index === 0 ? windowBlockAt(state, block.number - 1) : blocks[index - 1];
-    const parentMismatch = previous !== undefined && (previous.number !== block.number - 1 || previous.hash !== block.parentHash);
+    const parentMismatch =
+      previous !== undefined && (previous.number !== block.number - 1 || previous.hash !== block.parentHash);
     const known = windowBlockAt(state, block.number);
     const replacesKnown = known !== undefined && known.hash !== block.hash;
     if (parentMismatch || replacesKnown) {
@@ -75,14 +83,21 @@ export function checkLinks(state: FollowerState, blocks: readonly BlockLink[]): 
  * heights, keeping any read beyond them). A block is marked as carrying transfers when it has
  * some, or when transfers were published at its height on a removed branch.
  */
-export function recordBlocks(state: FollowerState, blocks: readonly (BlockLink & { transfers: boolean })[]): FollowerState {
+export function recordBlocks(
+  state: FollowerState,
+  blocks: readonly (BlockLink & { transfers: boolean })[],
+): FollowerState {
   const first = blocks[0];
   if (first === undefined) return state;
-  if (first.number !== state.nextBlock) throw new RangeError(`recordBlocks: expected block ${state.nextBlock} first, got ${first.number}`);
+  if (first.number !== state.nextBlock)
+    throw new RangeError(`recordBlocks: expected block ${state.nextBlock} first, got ${first.number}`);
   const orphaned = new Set(state.orphanedHeights);
   const kept = state.window.filter((block) => block.number < first.number);
   const recorded: CheckpointBlock[] = blocks.map((block, index) => {
-    if (block.number !== first.number + index) throw new RangeError(`recordBlocks: blocks must be consecutive, got ${block.number} after ${first.number + index - 1}`);
+    if (block.number !== first.number + index)
+      throw new RangeError(
+        `recordBlocks: blocks must be consecutive, got ${block.number} after ${first.number + index - 1}`,
+      );
     const transfers = block.transfers || orphaned.has(block.number);
     orphaned.delete(block.number);
     return { number: block.number, hash: block.hash, parentHash: block.parentHash, transfers, finalPublished: false };
@@ -94,8 +109,10 @@ export function recordBlocks(state: FollowerState, blocks: readonly (BlockLink &
 
 /** Every block up to `through` has had its transfers published. */
 export function markProcessed(state: FollowerState, through: number): FollowerState {
-  if (through < state.nextBlock - 1) throw new RangeError(`markProcessed: ${through} is below the processed block ${state.nextBlock - 1}`);
-  if (windowBlockAt(state, through) === undefined) throw new RangeError(`markProcessed: block ${through} was never recorded`);
+  if (through < state.nextBlock - 1)
+    throw new RangeError(`markProcessed: ${through} is below the processed block ${state.nextBlock - 1}`);
+  if (windowBlockAt(state, through) === undefined)
+    throw new RangeError(`markProcessed: block ${through} was never recorded`);
   return { ...state, nextBlock: through + 1 };
 }
 
@@ -110,7 +127,9 @@ export function finalThrough(state: FollowerState, confirmations: number): numbe
 /** Final blocks whose height carried transfers and whose `final` message is still owed, ascending. */
 export function dueFinals(state: FollowerState, confirmations: number): CheckpointBlock[] {
   const through = finalThrough(state, confirmations);
-  return state.window.filter((block) => block.number <= through && block.number < state.nextBlock && block.transfers && !block.finalPublished);
+  return state.window.filter(
+    (block) => block.number <= through && block.number < state.nextBlock && block.transfers && !block.finalPublished,
+  );
 }
 
 /**
@@ -132,7 +151,12 @@ export function dueUnreadFinals(state: FollowerState, confirmations: number): nu
  */
 export function oweFinal(state: FollowerState, number: number): FollowerState {
   if (number < state.nextBlock && windowBlockAt(state, number) !== undefined) {
-    return { ...state, window: state.window.map((block) => (block.number === number ? { ...block, transfers: true, finalPublished: false } : block)) };
+    return {
+      ...state,
+      window: state.window.map((block) =>
+        block.number === number ? { ...block, transfers: true, finalPublished: false } : block,
+      ),
+    };
   }
   if (state.orphanedHeights.includes(number)) return state;
   return { ...state, orphanedHeights: [...state.orphanedHeights, number].sort((a, b) => a - b) };
@@ -165,7 +189,10 @@ export function pendingFinalCount(state: FollowerState): number {
  * reorg went deeper than the window) and rewinds `nextBlock` to the first dropped height. Heights
  * whose transfers were published and not yet finalised stay owed a `final` (`orphanedHeights`).
  */
-export function removeAbove(state: FollowerState, ancestor: number | null): { state: FollowerState; removed: CheckpointBlock[] } {
+export function removeAbove(
+  state: FollowerState,
+  ancestor: number | null,
+): { state: FollowerState; removed: CheckpointBlock[] } {
   const removed = state.window.filter((block) => ancestor === null || block.number > ancestor);
   if (removed.length === 0) return { state, removed };
   const window = state.window.filter((block) => ancestor !== null && block.number <= ancestor);

@@ -4,7 +4,16 @@
  */
 import { createServer } from 'node:http';
 import { connect, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
-import { createPublicClient, createWalletClient, defineChain, http, keccak256, type Address, type Hash, type Hex } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  keccak256,
+  type Address,
+  type Hash,
+  type Hex,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startHardhatNode, hardhatAccounts, type HardhatNode } from '../../../../test/support/hardhat-node.ts';
 import { testTokenAbi } from '../contracts/abis.ts';
@@ -12,7 +21,14 @@ import { createEvmWriteClients } from '../contracts/clients.ts';
 import { deployTestToken } from '../contracts/deploy-contracts.ts';
 import type { Bus, Consumer } from '../../../bus/bus.ts';
 import { createJsonRpc } from '../devnet/json-rpc.ts';
-import { CHAIN_SUBJECTS, parseChainMessage, type ChainFinalMessage, type ChainMessage, type ChainReorgMessage, type ChainTransferMessage } from '../../chain-messages.ts';
+import {
+  CHAIN_SUBJECTS,
+  parseChainMessage,
+  type ChainFinalMessage,
+  type ChainMessage,
+  type ChainReorgMessage,
+  type ChainTransferMessage,
+} from '../../chain-messages.ts';
 
 export type TestChain = {
   node: HardhatNode;
@@ -25,7 +41,12 @@ export type TestChain = {
   snapshot(): Promise<string>;
   revert(snapshotId: string): Promise<void>;
   /** Sends native coin from hardhat account `fromAccount` and waits for it to be mined (automine). */
-  sendNative(parameters: { fromAccount: number; to: Address; value: bigint; gas?: bigint }): Promise<Mined & { succeeded: boolean }>;
+  sendNative(parameters: {
+    fromAccount: number;
+    to: Address;
+    value: bigint;
+    gas?: bigint;
+  }): Promise<Mined & { succeeded: boolean }>;
   /** Deploys a TestToken owned by hardhat account 0 (the only one that may mint). */
   deployToken(symbol: string, decimals: number): Promise<Address>;
   /** Mints from the owner (a Transfer from the zero address). */
@@ -38,7 +59,12 @@ export type Mined = { hash: Hash; blockNumber: number; blockHash: string };
 
 export async function startTestChain(): Promise<TestChain> {
   const node = await startHardhatNode();
-  const chain = defineChain({ id: node.chainId, name: 'hardhat', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [node.rpcUrl] } } });
+  const chain = defineChain({
+    id: node.chainId,
+    name: 'hardhat',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [node.rpcUrl] } },
+  });
   const transport = http(node.rpcUrl, { retryCount: 0 });
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 });
   const call = createJsonRpc(node.rpcUrl);
@@ -47,7 +73,11 @@ export async function startTestChain(): Promise<TestChain> {
     call,
     blockNumber: async () => Number(BigInt((await call('eth_blockNumber')) as string)),
     async block(number) {
-      const block = (await call('eth_getBlockByNumber', [`0x${number.toString(16)}`, false])) as { number: string; hash: string; parentHash: string };
+      const block = (await call('eth_getBlockByNumber', [`0x${number.toString(16)}`, false])) as {
+        number: string;
+        hash: string;
+        parentHash: string;
+      };
       return { number: Number(BigInt(block.number)), hash: block.hash, parentHash: block.parentHash };
     },
     // evm_mine one block at a time, not hardhat_mine: the blocks hardhat_mine reserves can come
@@ -73,21 +103,48 @@ export async function startTestChain(): Promise<TestChain> {
         if (gas === undefined) throw error;
       });
       const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-      return { hash, blockNumber: Number(receipt.blockNumber), blockHash: receipt.blockHash, succeeded: receipt.status === 'success' };
+      return {
+        hash,
+        blockNumber: Number(receipt.blockNumber),
+        blockHash: receipt.blockHash,
+        succeeded: receipt.status === 'success',
+      };
     },
     async deployToken(symbol, decimals) {
-      const clients = createEvmWriteClients({ rpcUrl: node.rpcUrl, chainId: node.chainId, privateKey: hardhatAccounts[0].privateKey });
+      const clients = createEvmWriteClients({
+        rpcUrl: node.rpcUrl,
+        chainId: node.chainId,
+        privateKey: hardhatAccounts[0].privateKey,
+      });
       const deployed = await deployTestToken(clients, { name: `Test ${symbol}`, symbol, decimals });
       return deployed.address;
     },
     async mintToken({ token, to, amount }) {
-      const wallet = createWalletClient({ chain, transport, account: privateKeyToAccount(hardhatAccounts[0].privateKey) });
-      const hash = await wallet.writeContract({ address: token, abi: testTokenAbi, functionName: 'mint', args: [to, amount] });
+      const wallet = createWalletClient({
+        chain,
+        transport,
+        account: privateKeyToAccount(hardhatAccounts[0].privateKey),
+      });
+      const hash = await wallet.writeContract({
+        address: token,
+        abi: testTokenAbi,
+        functionName: 'mint',
+        args: [to, amount],
+      });
       return mined(hash);
     },
     async sendToken({ fromAccount, token, to, amount }) {
-      const wallet = createWalletClient({ chain, transport, account: privateKeyToAccount(hardhatAccounts[fromAccount]!.privateKey) });
-      const hash = await wallet.writeContract({ address: token, abi: testTokenAbi, functionName: 'transfer', args: [to, amount] });
+      const wallet = createWalletClient({
+        chain,
+        transport,
+        account: privateKeyToAccount(hardhatAccounts[fromAccount]!.privateKey),
+      });
+      const hash = await wallet.writeContract({
+        address: token,
+        abi: testTokenAbi,
+        functionName: 'transfer',
+        args: [to, amount],
+      });
       return mined(hash);
     },
     stop: () => node.stop(),
@@ -111,7 +168,11 @@ export type Publication = { subject: string; messageId: string | undefined; mess
  * Wraps a bus and records every publish call (before the bus drops duplicates), so tests can say
  * "published exactly once" and see the order.
  */
-export function spyOnPublishes(inner: Bus): { bus: Bus; publications: Publication[]; failNext(count: number, error?: Error): void } {
+export function spyOnPublishes(inner: Bus): {
+  bus: Bus;
+  publications: Publication[];
+  failNext(count: number, error?: Error): void;
+} {
   const publications: Publication[] = [];
   let failures = 0;
   let failure = new Error('bus unavailable (test)');
@@ -138,7 +199,10 @@ export function spyOnPublishes(inner: Bus): { bus: Bus; publications: Publicatio
 }
 
 /** Consumes `chain.>` under a durable name and keeps what arrives, parsed. */
-export async function consumeChainMessages(bus: Bus, durableName = 'follower-test'): Promise<{ messages: ChainMessage[]; stop(): Promise<void> }> {
+export async function consumeChainMessages(
+  bus: Bus,
+  durableName = 'follower-test',
+): Promise<{ messages: ChainMessage[]; stop(): Promise<void> }> {
   const messages: ChainMessage[] = [];
   const consumer: Consumer = await bus.consume({ durableName, filterSubject: CHAIN_SUBJECTS }, async (message) => {
     messages.push(parseChainMessage(message.subject, message.data));
@@ -146,7 +210,11 @@ export async function consumeChainMessages(bus: Bus, durableName = 'follower-tes
   return { messages, stop: () => consumer.stop() };
 }
 
-export async function waitUntil<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+export async function waitUntil<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -190,7 +258,11 @@ export async function startRpcProxy(
       refused.push(call);
       return { jsonrpc: '2.0', id: call.id ?? null, error };
     }
-    const response = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) });
+    const response = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(call),
+    });
     return rewrite(call, (await response.json()) as { result?: unknown });
   };
   const server = createServer((request, response) => {
@@ -199,7 +271,9 @@ export async function startRpcProxy(
     request.on('end', () => {
       void (async () => {
         const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        const result = Array.isArray(body) ? await Promise.all((body as JsonRpcCall[]).map(answer)) : await answer(body as JsonRpcCall);
+        const result = Array.isArray(body)
+          ? await Promise.all((body as JsonRpcCall[]).map(answer))
+          : await answer(body as JsonRpcCall);
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(JSON.stringify(result));
       })().catch((error: unknown) => {
@@ -237,7 +311,9 @@ export async function startStalledEndpoint(): Promise<{ url: string; wsUrl: stri
  * target's bytes stop reaching the clients while the connections stay open (a silently stalled
  * WebSocket).
  */
-export async function startTcpRelay(targetPort: number): Promise<{ port: number; cutAll(): void; holdAll(): void; close(): Promise<void> }> {
+export async function startTcpRelay(
+  targetPort: number,
+): Promise<{ port: number; cutAll(): void; holdAll(): void; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const upstreams = new Map<Socket, Socket>();
   const server = createNetServer((client) => {

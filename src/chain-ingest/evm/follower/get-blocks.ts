@@ -25,10 +25,15 @@ export type BlockWithTransactions = BlockHeader & {
  * together so that they go out as JSON-RPC batches. Returns the blocks up to the first one the
  * node does not have yet (an endpoint behind the head the follower heard of).
  */
-export async function getBlocksWithTransactions(rpc: RpcEndpoints, parameters: { network: string; from: number; to: number}): Promise<BlockWithTransactions[]> {
+export async function getBlocksWithTransactions(
+  rpc: RpcEndpoints,
+  parameters: { network: string; from: number; to: number },
+): Promise<BlockWithTransactions[]> {
   const { network, from, to } = parameters;
   const numbers = Array.from({ length: Math.max(0, to - from + 1) }, (_, index) => from + index);
-  const raw = await Promise.all(numbers.map((number) => rpc.request('eth_getBlockByNumber', [toQuantity(number), true])));
+  const raw = await Promise.all(
+    numbers.map((number) => rpc.request('eth_getBlockByNumber', [toQuantity(number), true])),
+  );
   const read = rpcValueReader(network, 'eth_getBlockByNumber');
   const blocks: BlockWithTransactions[] = [];
   for (const [index, value] of raw.entries()) {
@@ -40,20 +45,36 @@ export async function getBlocksWithTransactions(rpc: RpcEndpoints, parameters: {
 }
 
 /** Reads one block's header (`eth_getBlockByNumber(n, false)`); null when the node has no block there. */
-export async function getBlockHeader(rpc: RpcEndpoints, parameters: { network: string; number: number}): Promise<BlockHeader | null> {
+export async function getBlockHeader(
+  rpc: RpcEndpoints,
+  parameters: { network: string; number: number },
+): Promise<BlockHeader | null> {
   const value = await rpc.request('eth_getBlockByNumber', [toQuantity(parameters.number), false]);
   if (value === null) return null;
   return parseHeader(rpcValueReader(parameters.network, 'eth_getBlockByNumber'), value, parameters.number);
 }
 
-function parseHeader(read: RpcValueReader, value: unknown, expectedNumber: number): BlockHeader & { raw: Record<string, unknown> } {
+function parseHeader(
+  read: RpcValueReader,
+  value: unknown,
+  expectedNumber: number,
+): BlockHeader & { raw: Record<string, unknown> } {
   const raw = read.record(value, `block ${expectedNumber}`);
   const number = read.smallQuantity(raw.number, `block ${expectedNumber} number`);
   if (number !== expectedNumber) read.fail(`asked for block ${expectedNumber}, the node answered with block ${number}`);
-  return { number, hash: read.hash(raw.hash, `block ${number} hash`), parentHash: read.hash(raw.parentHash, `block ${number} parentHash`), raw };
+  return {
+    number,
+    hash: read.hash(raw.hash, `block ${number} hash`),
+    parentHash: read.hash(raw.parentHash, `block ${number} parentHash`),
+    raw,
+  };
 }
 
-function parseBlockWithTransactions(read: RpcValueReader, value: unknown, expectedNumber: number): BlockWithTransactions {
+function parseBlockWithTransactions(
+  read: RpcValueReader,
+  value: unknown,
+  expectedNumber: number,
+): BlockWithTransactions {
   const { raw, ...header } = parseHeader(read, value, expectedNumber);
   if (!Array.isArray(raw.transactions)) read.fail(`block ${header.number} has no transactions array`);
   const transactions = (raw.transactions as unknown[]).map((item, position): BlockTransaction => {
@@ -61,12 +82,18 @@ function parseBlockWithTransactions(read: RpcValueReader, value: unknown, expect
     const transaction = read.record(item, `${where} (full transaction objects were asked for)`);
     return {
       hash: read.hash(transaction.hash, `${where} hash`),
-      transactionIndex: transaction.transactionIndex === undefined || transaction.transactionIndex === null ? position : read.smallQuantity(transaction.transactionIndex, `${where} transactionIndex`),
+      transactionIndex:
+        transaction.transactionIndex === undefined || transaction.transactionIndex === null
+          ? position
+          : read.smallQuantity(transaction.transactionIndex, `${where} transactionIndex`),
       from: read.address(transaction.from, `${where} from`),
       to: transaction.to === null || transaction.to === undefined ? null : read.address(transaction.to, `${where} to`),
       value: read.quantity(transaction.value, `${where} value`),
     };
   });
-  const logsBloom = typeof raw.logsBloom === 'string' && /^0x[0-9a-fA-F]{512}$/.test(raw.logsBloom) ? (raw.logsBloom.toLowerCase() as Hex) : null;
+  const logsBloom =
+    typeof raw.logsBloom === 'string' && /^0x[0-9a-fA-F]{512}$/.test(raw.logsBloom)
+      ? (raw.logsBloom.toLowerCase() as Hex)
+      : null;
   return { ...header, transactions, logsBloom };
 }

@@ -27,12 +27,19 @@ export type TokenTransferLog = {
  */
 export async function getTransferLogs(
   rpc: RpcEndpoints,
-  parameters: { network: string; tokens: readonly string[] } & ({ from: number; to: number } | { blockHash: string; blockNumber: number }),
+  parameters: { network: string; tokens: readonly string[] } & (
+    | { from: number; to: number }
+    | { blockHash: string; blockNumber: number }
+  ),
 ): Promise<TokenTransferLog[]> {
   const { network, tokens } = parameters;
-  const [from, to] = 'blockHash' in parameters ? [parameters.blockNumber, parameters.blockNumber] : [parameters.from, parameters.to];
+  const [from, to] =
+    'blockHash' in parameters ? [parameters.blockNumber, parameters.blockNumber] : [parameters.from, parameters.to];
   if (tokens.length === 0 || to < from) return [];
-  const span = 'blockHash' in parameters ? { blockHash: parameters.blockHash } : { fromBlock: toQuantity(from), toBlock: toQuantity(to) };
+  const span =
+    'blockHash' in parameters
+      ? { blockHash: parameters.blockHash }
+      : { fromBlock: toQuantity(from), toBlock: toQuantity(to) };
   const value = await rpc.request('eth_getLogs', [{ address: [...tokens], topics: [ERC20_TRANSFER_TOPIC], ...span }]);
   const read = rpcValueReader(network, 'eth_getLogs');
   const what = 'blockHash' in parameters ? `block ${parameters.blockHash}` : `blocks ${from}..${to}`;
@@ -42,9 +49,12 @@ export async function getTransferLogs(
     const where = `log ${position} of ${what}`;
     const log = decodeTransferLog(read, item, where);
     if (log === null) continue;
-    if (log.blockNumber < from || log.blockNumber > to) read.fail(`${where} is in block ${log.blockNumber}, outside the range asked for`);
-    if (!tokens.some((address) => address.toLowerCase() === log.token)) read.fail(`${where} comes from ${log.token}, which was not asked for`);
-    if ('blockHash' in parameters && log.blockHash !== parameters.blockHash.toLowerCase()) read.fail(`${where} is in block ${log.blockHash}`);
+    if (log.blockNumber < from || log.blockNumber > to)
+      read.fail(`${where} is in block ${log.blockNumber}, outside the range asked for`);
+    if (!tokens.some((address) => address.toLowerCase() === log.token))
+      read.fail(`${where} comes from ${log.token}, which was not asked for`);
+    if ('blockHash' in parameters && log.blockHash !== parameters.blockHash.toLowerCase())
+      read.fail(`${where} is in block ${log.blockHash}`);
     logs.push(log);
   }
   return logs;

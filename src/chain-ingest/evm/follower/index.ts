@@ -1,5 +1,19 @@
-export { createEvmFollower, followedNetwork, type EvmFollower, type EvmFollowerCounters, type EvmFollowerDeps, type EvmFollowerNetwork, type EvmFollowerStatus } from './evm-follower.ts';
-export { createInMemoryCheckpointStore, parseCheckpoint, type CheckpointBlock, type CheckpointStore, type EvmFollowerCheckpoint } from './checkpoint.ts';
+export {
+  createEvmFollower,
+  followedNetwork,
+  type EvmFollower,
+  type EvmFollowerCounters,
+  type EvmFollowerDeps,
+  type EvmFollowerNetwork,
+  type EvmFollowerStatus,
+} from './evm-follower.ts';
+export {
+  createInMemoryCheckpointStore,
+  parseCheckpoint,
+  type CheckpointBlock,
+  type CheckpointStore,
+  type EvmFollowerCheckpoint,
+} from './checkpoint.ts';
 export { checkpointFilePath, createFileCheckpointStore } from './file-checkpoint-store.ts';
 export type { FollowedToken } from './extract-transfers.ts';
 export type { RpcCounters } from './rpc-endpoints.ts';

@@ -69,7 +69,9 @@ function isOpen(client: WebSocketClient): boolean {
  */
 export async function subscribeNewHeads(parameters: SubscribeNewHeadsParameters): Promise<NewHeadsSubscription> {
   const { network, url, timeoutMs } = parameters;
-  const client = await withTimeout(acquireSocket(url), timeoutMs, `connecting to ${url}`, (late) => releaseSocket(late));
+  const client = await withTimeout(acquireSocket(url), timeoutMs, `connecting to ${url}`, (late) =>
+    releaseSocket(late),
+  );
   const read = rpcValueReader(network, 'eth_subscription newHeads');
   let subscriptionId: string | undefined;
   let closed = false;
@@ -94,14 +96,21 @@ export async function subscribeNewHeads(parameters: SubscribeNewHeadsParameters)
             const params = read.record(response.params, 'params');
             const head = read.record(params.result, 'result');
             const number = read.smallQuantity(head.number, 'head number');
-            parameters.onHead({ number, hash: read.hash(head.hash, `head ${number} hash`), parentHash: read.hash(head.parentHash, `head ${number} parentHash`) });
+            parameters.onHead({
+              number,
+              hash: read.hash(head.hash, `head ${number} hash`),
+              parentHash: read.hash(head.parentHash, `head ${number} parentHash`),
+            });
           } catch (error) {
             fail(error instanceof Error ? error : new Error(String(error)));
           }
           return;
         }
         if (response.error !== undefined && response.error !== null) {
-          const detail = typeof response.error === 'object' && 'message' in response.error ? String(response.error.message) : JSON.stringify(response.error);
+          const detail =
+            typeof response.error === 'object' && 'message' in response.error
+              ? String(response.error.message)
+              : JSON.stringify(response.error);
           reject(new Error(`${url} refused eth_subscribe newHeads: ${detail}`));
           return;
         }
@@ -120,7 +129,9 @@ export async function subscribeNewHeads(parameters: SubscribeNewHeadsParameters)
     closing ??= (async () => {
       closed = true;
       if (failure === undefined && isOpen(client) && subscriptionId !== undefined) {
-        await client.requestAsync({ body: { method: 'eth_unsubscribe', params: [subscriptionId] }, timeout: 1_000 }).catch(() => undefined);
+        await client
+          .requestAsync({ body: { method: 'eth_unsubscribe', params: [subscriptionId] }, timeout: 1_000 })
+          .catch(() => undefined);
       }
       releaseSocket(client);
     })();
@@ -130,7 +141,8 @@ export async function subscribeNewHeads(parameters: SubscribeNewHeadsParameters)
   try {
     subscriptionId = await withTimeout(subscribed, timeoutMs, `subscribing to newHeads at ${url}`);
     const answer = await client.requestAsync({ body: { method: 'eth_blockNumber' }, timeout: timeoutMs });
-    if (answer.error !== undefined && answer.error !== null) throw new Error(`${url} refused eth_blockNumber: ${JSON.stringify(answer.error)}`);
+    if (answer.error !== undefined && answer.error !== null)
+      throw new Error(`${url} refused eth_blockNumber: ${JSON.stringify(answer.error)}`);
     const subscribedAtHead = rpcValueReader(network, 'eth_blockNumber').smallQuantity(answer.result, 'block number');
     if (failure !== undefined) throw failure;
     handedOver = true;
@@ -142,7 +154,12 @@ export async function subscribeNewHeads(parameters: SubscribeNewHeadsParameters)
 }
 
 /** Races `promise` against a timer; when the timer wins, `onLate` gets the value if it arrives later. */
-async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string, onLate?: (value: T) => void): Promise<T> {
+async function withTimeout<T>(
+  promise: Promise<T>,
+  timeoutMs: number,
+  what: string,
+  onLate?: (value: T) => void,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let timedOut = false;
   const timeout = new Promise<never>((_, reject) => {
@@ -155,6 +172,10 @@ async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: stri
     return await Promise.race([promise, timeout]);
   } finally {
     clearTimeout(timer);
-    if (timedOut) promise.then((value) => onLate?.(value), () => undefined);
+    if (timedOut)
+      promise.then(
+        (value) => onLate?.(value),
+        () => undefined,
+      );
   }
 }

@@ -90,7 +90,14 @@ export function createRpcEndpoints(parameters: CreateRpcEndpointsParameters): Rp
         controller.abort(new DOMException(`no answer within ${parameters.timeoutMs} ms`, 'TimeoutError'));
       }, parameters.timeoutMs);
       timer.unref();
-      controller.signal.addEventListener('abort', () => { clearTimeout(timer); stop.removeEventListener('abort', onStop); }, { once: true });
+      controller.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          stop.removeEventListener('abort', onStop);
+        },
+        { once: true },
+      );
       turnSignal = controller.signal;
       setImmediate(() => {
         turnSignal = undefined;
@@ -126,7 +133,9 @@ export function createRpcEndpoints(parameters: CreateRpcEndpointsParameters): Rp
           return result;
         } catch (error) {
           if (parameters.signal.aborted) throw error;
-          const failure = signal.aborted ? { url, kind: 'timeout' as const, message: `no answer within ${parameters.timeoutMs} ms` } : classify(url, error);
+          const failure = signal.aborted
+            ? { url, kind: 'timeout' as const, message: `no answer within ${parameters.timeoutMs} ms` }
+            : classify(url, error);
           failures[failure.kind] += 1;
           failed.push(failure);
         }
@@ -148,8 +157,10 @@ function classify(url: string, error: unknown): EndpointFailure {
 
 function shortMessage(error: unknown): string {
   if (error instanceof Error) {
-    const short = 'shortMessage' in error && typeof error.shortMessage === 'string' ? error.shortMessage : error.message;
-    const details = 'details' in error && typeof error.details === 'string' && error.details !== '' ? `: ${error.details}` : '';
+    const short =
+      'shortMessage' in error && typeof error.shortMessage === 'string' ? error.shortMessage : error.message;
+    const details =
+      'details' in error && typeof error.details === 'string' && error.details !== '' ? `: ${error.details}` : '';
     return `${short}${details}`.split('\n')[0] ?? short;
   }
   return String(error);

@@ -26,7 +26,8 @@ export function rpcValueReader(network: string, method: string): RpcValueReader 
     throw new MalformedRpcResponseError(network, method, message);
   };
   const quantity = (value: unknown, what: string): bigint => {
-    if (typeof value !== 'string' || !QUANTITY.test(value)) fail(`${what} is ${JSON.stringify(value)}, not a hex quantity`);
+    if (typeof value !== 'string' || !QUANTITY.test(value))
+      fail(`${what} is ${JSON.stringify(value)}, not a hex quantity`);
     return BigInt(value as string);
   };
   return {
@@ -42,11 +43,13 @@ export function rpcValueReader(network: string, method: string): RpcValueReader 
       return Number(big);
     },
     hash(value, what) {
-      if (typeof value !== 'string' || !HASH.test(value)) fail(`${what} is ${JSON.stringify(value)}, not a 32-byte hash`);
+      if (typeof value !== 'string' || !HASH.test(value))
+        fail(`${what} is ${JSON.stringify(value)}, not a 32-byte hash`);
       return (value as string).toLowerCase();
     },
     address(value, what) {
-      if (typeof value !== 'string' || !ADDRESS.test(value)) fail(`${what} is ${JSON.stringify(value)}, not an address`);
+      if (typeof value !== 'string' || !ADDRESS.test(value))
+        fail(`${what} is ${JSON.stringify(value)}, not an address`);
       return (value as string).toLowerCase() as Address;
     },
     hexData(value, what) {

@@ -24,4 +24,7 @@ export const EVM_NETWORKS: readonly EvmNetwork[] = Object.freeze([
 ]);
 
 /** Chain ids an RPC configuration may name: the public networks plus the local devnet. */
-export const KNOWN_EVM_CHAIN_IDS: readonly number[] = Object.freeze([...EVM_NETWORKS.map((n) => n.chainId), DEVNET_CHAIN_ID]);
+export const KNOWN_EVM_CHAIN_IDS: readonly number[] = Object.freeze([
+  ...EVM_NETWORKS.map((n) => n.chainId),
+  DEVNET_CHAIN_ID,
+]);

@@ -68,25 +68,33 @@ export function defineEvmNetwork<const T extends EvmNetworkDefinition>(definitio
   const fail = (message: string): never => {
     throw new NetworkDefinitionError(`${where}: ${message}`);
   };
-  if (!NETWORK_NAME.test(definition.network)) fail('network must be lowercase letters and digits joined by dashes, e.g. "base-sepolia"');
-  if (!Number.isSafeInteger(definition.chainId) || definition.chainId <= 0) fail(`chainId must be a positive integer, got ${definition.chainId}`);
+  if (!NETWORK_NAME.test(definition.network))
+    fail('network must be lowercase letters and digits joined by dashes, e.g. "base-sepolia"');
+  if (!Number.isSafeInteger(definition.chainId) || definition.chainId <= 0)
+    fail(`chainId must be a positive integer, got ${definition.chainId}`);
   if (definition.name.trim() === '') fail('name must not be empty');
-  if (definition.environment !== 'test' && definition.environment !== 'live') fail(`environment must be "test" or "live", got ${JSON.stringify(definition.environment)}`);
+  if (definition.environment !== 'test' && definition.environment !== 'live')
+    fail(`environment must be "test" or "live", got ${JSON.stringify(definition.environment)}`);
   checkDecimals(definition.nativeCurrency.decimals, 'nativeCurrency.decimals', fail);
   checkTxUrl(definition.explorer.txUrl, fail);
-  if (!Number.isSafeInteger(definition.confirmations) || definition.confirmations < 1) fail(`confirmations must be an integer >= 1, got ${definition.confirmations}`);
-  if (definition.confirmationsSource.trim() === '') fail('confirmationsSource must say where the confirmation count comes from');
-  if (!Number.isFinite(definition.blockTimeMs) || definition.blockTimeMs <= 0) fail(`blockTimeMs must be a positive number, got ${definition.blockTimeMs}`);
+  if (!Number.isSafeInteger(definition.confirmations) || definition.confirmations < 1)
+    fail(`confirmations must be an integer >= 1, got ${definition.confirmations}`);
+  if (definition.confirmationsSource.trim() === '')
+    fail('confirmationsSource must say where the confirmation count comes from');
+  if (!Number.isFinite(definition.blockTimeMs) || definition.blockTimeMs <= 0)
+    fail(`blockTimeMs must be a positive number, got ${definition.blockTimeMs}`);
 
   const keys = new Set<string>();
   const addresses = new Set<string>();
   for (const asset of definition.assets) {
     const label = `asset ${asset.symbol}`;
     if (asset.symbol.trim() === '' || asset.name.trim() === '') fail(`${label}: symbol and name must not be empty`);
-    if (!CURRENCY.test(asset.currency)) fail(`${label}: currency must be a lowercase code such as "usdc", got ${JSON.stringify(asset.currency)}`);
+    if (!CURRENCY.test(asset.currency))
+      fail(`${label}: currency must be a lowercase code such as "usdc", got ${JSON.stringify(asset.currency)}`);
     checkDecimals(asset.decimals, `${label} decimals`, fail);
     if (asset.address === NATIVE_ASSET_ADDRESS) {
-      if (asset.decimals !== definition.nativeCurrency.decimals) fail(`${label}: the native coin has ${definition.nativeCurrency.decimals} decimals, not ${asset.decimals}`);
+      if (asset.decimals !== definition.nativeCurrency.decimals)
+        fail(`${label}: the native coin has ${definition.nativeCurrency.decimals} decimals, not ${asset.decimals}`);
     } else {
       let checksummed: string | undefined;
       try {
@@ -97,7 +105,10 @@ export function defineEvmNetwork<const T extends EvmNetworkDefinition>(definitio
       if (checksummed !== asset.address) fail(`${label}: address must be EIP-55 checksummed, write ${checksummed}`);
     }
     const key = assetKey(asset);
-    if (!ASSET_KEY.test(key)) fail(`${label}: asset key ${JSON.stringify(key)} must be lowercase letters and digits, optionally joined by "." or "-"`);
+    if (!ASSET_KEY.test(key))
+      fail(
+        `${label}: asset key ${JSON.stringify(key)} must be lowercase letters and digits, optionally joined by "." or "-"`,
+      );
     if (keys.has(key)) fail(`two assets share the id ${definition.network}:${key}`);
     keys.add(key);
     const normalized = asset.address.toLowerCase();
@@ -120,7 +131,10 @@ export function assetId(network: Pick<EvmNetworkDefinition, 'network'>, asset: E
 }
 
 /** The asset as the rest of Weir sees it. */
-export function toAssetRef(network: Pick<EvmNetworkDefinition, 'network' | 'chainId'>, asset: EvmAssetDefinition): AssetRef {
+export function toAssetRef(
+  network: Pick<EvmNetworkDefinition, 'network' | 'chainId'>,
+  asset: EvmAssetDefinition,
+): AssetRef {
   return {
     id: assetId(network, asset),
     name: asset.name,
@@ -157,7 +171,8 @@ function assetKey(asset: EvmAssetDefinition): string {
 }
 
 function checkDecimals(decimals: number, field: string, fail: (message: string) => never): void {
-  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 36) fail(`${field} must be an integer from 0 to 36, got ${decimals}`);
+  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 36)
+    fail(`${field} must be an integer from 0 to 36, got ${decimals}`);
 }
 
 function checkTxUrl(txUrl: string, fail: (message: string) => never): void {
@@ -168,5 +183,6 @@ function checkTxUrl(txUrl: string, fail: (message: string) => never): void {
   } catch {
     fail(`explorer.txUrl is not a URL: ${JSON.stringify(txUrl)}`);
   }
-  if (url && url.protocol !== 'https:' && url.protocol !== 'http:') fail(`explorer.txUrl must be http(s), got ${JSON.stringify(txUrl)}`);
+  if (url && url.protocol !== 'https:' && url.protocol !== 'http:')
+    fail(`explorer.txUrl must be http(s), got ${JSON.stringify(txUrl)}`);
 }

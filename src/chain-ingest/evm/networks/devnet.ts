@@ -40,7 +40,9 @@ export function devnetNetwork(contracts: DevnetContracts, options: { explorerTxU
 function contractAddress(contracts: DevnetContracts, key: keyof DevnetContracts): Address {
   const value: unknown = contracts[key];
   if (typeof value !== 'string' || !isAddress(value, { strict: false })) {
-    throw new NetworkDefinitionError(`network "devnet": contracts.${key} must be a 0x-prefixed 20-byte address, got ${JSON.stringify(value)}; check the devnet deployment output`);
+    throw new NetworkDefinitionError(
+      `network "devnet": contracts.${key} must be a 0x-prefixed 20-byte address, got ${JSON.stringify(value)}; check the devnet deployment output`,
+    );
   }
   return getAddress(value);
 }

@@ -19,18 +19,43 @@ export const ethereum = defineEvmNetwork({
   nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
   explorer: { name: 'Etherscan', txUrl: 'https://etherscan.io/tx/{hash}' },
   confirmations: 12,
-  confirmationsSource: 'payment-industry convention of 12 blocks (~2.4 min); finality is 2 epochs = 64 blocks (~12.8 min, Ethereum consensus specs) via the `finalized` tag',
+  confirmationsSource:
+    'payment-industry convention of 12 blocks (~2.4 min); finality is 2 epochs = 64 blocks (~12.8 min, Ethereum consensus specs) via the `finalized` tag',
   blockTimeMs: 12_000,
   assets: [
     { symbol: 'ETH', name: 'Ether', currency: 'eth', address: 'native', decimals: 18 },
     // Circle, "USDC Contract Addresses" (developers.circle.com/stablecoins/usdc-contract-addresses): Ethereum.
-    { symbol: 'USDC', name: 'USD Coin', currency: 'usdc', address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', decimals: 6 },
+    {
+      symbol: 'USDC',
+      name: 'USD Coin',
+      currency: 'usdc',
+      address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+      decimals: 6,
+    },
     // Tether, "Supported protocols" (tether.to/en/supported-protocols): Ethereum ERC-20 TetherToken.
-    { symbol: 'USDT', name: 'Tether USD', currency: 'usdt', address: '0xdAC17F958D2ee523a2206206994597C13D831ec7', decimals: 6 },
+    {
+      symbol: 'USDT',
+      name: 'Tether USD',
+      currency: 'usdt',
+      address: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
+      decimals: 6,
+    },
     // Sky (formerly MakerDAO) chainlog `MCD_DAI` (chainlog.sky.money): multi-collateral Dai.
-    { symbol: 'DAI', name: 'Dai Stablecoin', currency: 'dai', address: '0x6B175474E89094C44Da98b954EedeAC495271d0F', decimals: 18 },
+    {
+      symbol: 'DAI',
+      name: 'Dai Stablecoin',
+      currency: 'dai',
+      address: '0x6B175474E89094C44Da98b954EedeAC495271d0F',
+      decimals: 18,
+    },
     // Canonical WETH9 (Etherscan verified contract "WETH9"; ethereum.org "Wrapped Ether (WETH)").
-    { symbol: 'WETH', name: 'Wrapped Ether', currency: 'weth', address: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2', decimals: 18 },
+    {
+      symbol: 'WETH',
+      name: 'Wrapped Ether',
+      currency: 'weth',
+      address: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2',
+      decimals: 18,
+    },
   ],
 });
 
@@ -56,6 +81,12 @@ export const ethereumSepolia = defineEvmNetwork({
   assets: [
     { symbol: 'ETH', name: 'Sepolia Ether', currency: 'eth', address: 'native', decimals: 18 },
     // Circle, "USDC Contract Addresses", Testnet: Ethereum Sepolia (faucet.circle.com).
-    { symbol: 'USDC', name: 'USD Coin', currency: 'usdc', address: '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238', decimals: 6 },
+    {
+      symbol: 'USDC',
+      name: 'USD Coin',
+      currency: 'usdc',
+      address: '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238',
+      decimals: 6,
+    },
   ],
 });

@@ -71,7 +71,8 @@ test('decimals are right for the chain: stablecoins 6 except Binance-Peg 18 on B
   for (const network of ALL) {
     for (const asset of network.assets) {
       const where = `${network.network} ${asset.symbol}`;
-      if (asset.currency === 'usdc' || asset.currency === 'usdt') t.is(asset.decimals, bscChains.has(network.chainId) ? 18 : 6, where);
+      if (asset.currency === 'usdc' || asset.currency === 'usdt')
+        t.is(asset.decimals, bscChains.has(network.chainId) ? 18 : 6, where);
       else t.is(asset.decimals, 18, where);
     }
   }
@@ -89,14 +90,20 @@ test('asset ids are unique across all networks, and each network has its assets 
 test('chain ids and bus names are unique', (t) => {
   t.is(new Set(ALL.map((n) => n.chainId)).size, ALL.length);
   t.is(new Set(ALL.map((n) => n.network)).size, ALL.length);
-  t.deepEqual([...KNOWN_EVM_CHAIN_IDS].sort((a, b) => a - b), ALL.map((n) => n.chainId).sort((a, b) => a - b));
+  t.deepEqual(
+    [...KNOWN_EVM_CHAIN_IDS].sort((a, b) => a - b),
+    ALL.map((n) => n.chainId).sort((a, b) => a - b),
+  );
 });
 
 test('mainnets are live and testnets (and the devnet) are test', (t) => {
   for (const [mainnet, testnet] of FAMILIES) {
     t.is(mainnet.environment, 'live', mainnet.network);
     t.is(testnet.environment, 'test', testnet.network);
-    t.true(testnet.confirmations <= mainnet.confirmations, `${testnet.network} waits no longer than ${mainnet.network}`);
+    t.true(
+      testnet.confirmations <= mainnet.confirmations,
+      `${testnet.network} waits no longer than ${mainnet.network}`,
+    );
   }
   t.is(devnet.environment, 'test');
   t.deepEqual(
@@ -129,15 +136,36 @@ test('each network offers the assets the gateway lists for it', (t) => {
   const ids = (network: EvmNetwork) => toRailNetwork(network).assets.map((a) => a.id);
   t.deepEqual(ids(ethereum), ['ethereum:eth', 'ethereum:usdc', 'ethereum:usdt', 'ethereum:dai', 'ethereum:weth']);
   t.deepEqual(ids(ethereumSepolia), ['ethereum-sepolia:eth', 'ethereum-sepolia:usdc']);
-  t.deepEqual(ids(polygon), ['polygon:pol', 'polygon:usdc', 'polygon:usdc.e', 'polygon:usdt', 'polygon:dai', 'polygon:weth']);
+  t.deepEqual(ids(polygon), [
+    'polygon:pol',
+    'polygon:usdc',
+    'polygon:usdc.e',
+    'polygon:usdt',
+    'polygon:dai',
+    'polygon:weth',
+  ]);
   t.deepEqual(ids(polygonAmoy), ['polygon-amoy:pol', 'polygon-amoy:usdc']);
   t.deepEqual(ids(bsc), ['bsc:bnb', 'bsc:usdc', 'bsc:usdt', 'bsc:dai', 'bsc:weth']);
   t.deepEqual(ids(bscTestnet), ['bsc-testnet:bnb', 'bsc-testnet:usdc', 'bsc-testnet:usdt']);
   t.deepEqual(ids(base), ['base:eth', 'base:usdc', 'base:usdbc', 'base:dai', 'base:weth']);
   t.deepEqual(ids(baseSepolia), ['base-sepolia:eth', 'base-sepolia:usdc']);
-  t.deepEqual(ids(arbitrum), ['arbitrum:eth', 'arbitrum:usdc', 'arbitrum:usdc.e', 'arbitrum:usdt', 'arbitrum:dai', 'arbitrum:weth']);
+  t.deepEqual(ids(arbitrum), [
+    'arbitrum:eth',
+    'arbitrum:usdc',
+    'arbitrum:usdc.e',
+    'arbitrum:usdt',
+    'arbitrum:dai',
+    'arbitrum:weth',
+  ]);
   t.deepEqual(ids(arbitrumSepolia), ['arbitrum-sepolia:eth', 'arbitrum-sepolia:usdc']);
-  t.deepEqual(ids(optimism), ['optimism:eth', 'optimism:usdc', 'optimism:usdc.e', 'optimism:usdt', 'optimism:dai', 'optimism:weth']);
+  t.deepEqual(ids(optimism), [
+    'optimism:eth',
+    'optimism:usdc',
+    'optimism:usdc.e',
+    'optimism:usdt',
+    'optimism:dai',
+    'optimism:weth',
+  ]);
   t.deepEqual(ids(optimismSepolia), ['optimism-sepolia:eth', 'optimism-sepolia:usdc']);
   t.deepEqual(ids(devnet), ['devnet:eth', 'devnet:usdc', 'devnet:usdt', 'devnet:dai']);
 });
@@ -162,13 +190,19 @@ test('networks in the same family that share a canonical contract use the same a
 test('devnetNetwork checksums the runtime addresses and rejects a malformed one', (t) => {
   t.is(devnet.chainId, DEVNET_CHAIN_ID);
   t.is(devnet.network, 'devnet');
-  t.deepEqual(devnet.assets.map((a) => [a.symbol, a.address, a.decimals]), [
-    ['ETH', 'native', 18],
-    ['USDC', '0x5FbDB2315678afecb367f032d93F642f64180aa3', 6],
-    ['USDT', '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512', 6],
-    ['DAI', '0x9fE46736679D2D9A65f0992F10D64B5c1b2d7A2E', 18],
-  ]);
+  t.deepEqual(
+    devnet.assets.map((a) => [a.symbol, a.address, a.decimals]),
+    [
+      ['ETH', 'native', 18],
+      ['USDC', '0x5FbDB2315678afecb367f032d93F642f64180aa3', 6],
+      ['USDT', '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512', 6],
+      ['DAI', '0x9fE46736679D2D9A65f0992F10D64B5c1b2d7A2E', 18],
+    ],
+  );
   const error = t.throws(() => devnetNetwork({ ...DEVNET_CONTRACTS, usdt: 'nope' }));
   t.regex(error.message, /contracts\.usdt must be a 0x-prefixed 20-byte address, got "nope"/);
-  t.is(devnetNetwork(DEVNET_CONTRACTS, { explorerTxUrl: 'http://localhost:4000/tx/{hash}' }).explorer.txUrl, 'http://localhost:4000/tx/{hash}');
+  t.is(
+    devnetNetwork(DEVNET_CONTRACTS, { explorerTxUrl: 'http://localhost:4000/tx/{hash}' }).explorer.txUrl,
+    'http://localhost:4000/tx/{hash}',
+  );
 });

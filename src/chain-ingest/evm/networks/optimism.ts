@@ -20,21 +20,52 @@ export const optimism = defineEvmNetwork({
   nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
   explorer: { name: 'Optimistic Etherscan', txUrl: 'https://optimistic.etherscan.io/tx/{hash}' },
   confirmations: 10,
-  confirmationsSource: 'OP Stack unsafe (sequencer) head, 10 blocks (~20 s); safe = batch on L1 (minutes), finalized = L1 finalized (~20-30 min) per OP Stack "Transaction finality" docs',
+  confirmationsSource:
+    'OP Stack unsafe (sequencer) head, 10 blocks (~20 s); safe = batch on L1 (minutes), finalized = L1 finalized (~20-30 min) per OP Stack "Transaction finality" docs',
   blockTimeMs: 2_000,
   assets: [
     { symbol: 'ETH', name: 'Ether', currency: 'eth', address: 'native', decimals: 18 },
     // Circle, "USDC Contract Addresses": OP Mainnet (native USDC).
-    { symbol: 'USDC', name: 'USD Coin', currency: 'usdc', address: '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85', decimals: 6 },
+    {
+      symbol: 'USDC',
+      name: 'USD Coin',
+      currency: 'usdc',
+      address: '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85',
+      decimals: 6,
+    },
     // USDC bridged over the OP standard bridge before native issuance. Optimism docs (Standard Bridge,
     // "USDC on OP Mainnet") call it USDC.e and say it is being deprecated; still accepted while it circulates.
-    { symbol: 'USDC.e', name: 'Bridged USDC', currency: 'usdc', address: '0x7F5c764cBc14f9669B88837ca1490cCa17c31607', decimals: 6 },
+    {
+      symbol: 'USDC.e',
+      name: 'Bridged USDC',
+      currency: 'usdc',
+      address: '0x7F5c764cBc14f9669B88837ca1490cCa17c31607',
+      decimals: 6,
+    },
     // Tether USDT0 on OP Mainnet (USDT0 docs, "Deployments"); 6 decimals.
-    { symbol: 'USDT', name: 'USD₮0', currency: 'usdt', address: '0x01bFF41798a0BcF287b996046Ca68b395DbC1071', decimals: 6 },
+    {
+      symbol: 'USDT',
+      name: 'USD₮0',
+      currency: 'usdt',
+      address: '0x01bFF41798a0BcF287b996046Ca68b395DbC1071',
+      decimals: 6,
+    },
     // Sky/MakerDAO L2 Dai on Optimism (optimism-dai-bridge; same address as on Arbitrum).
-    { symbol: 'DAI', name: 'Dai Stablecoin', currency: 'dai', address: '0xDA10009cBd5D07dd0CeCc66161FC93D7c9000da1', decimals: 18 },
+    {
+      symbol: 'DAI',
+      name: 'Dai Stablecoin',
+      currency: 'dai',
+      address: '0xDA10009cBd5D07dd0CeCc66161FC93D7c9000da1',
+      decimals: 18,
+    },
     // OP Stack predeploy WETH9 (OP Stack specs, "Predeploys").
-    { symbol: 'WETH', name: 'Wrapped Ether', currency: 'weth', address: '0x4200000000000000000000000000000000000006', decimals: 18 },
+    {
+      symbol: 'WETH',
+      name: 'Wrapped Ether',
+      currency: 'weth',
+      address: '0x4200000000000000000000000000000000000006',
+      decimals: 18,
+    },
   ],
 });
 
@@ -57,6 +88,12 @@ export const optimismSepolia = defineEvmNetwork({
   assets: [
     { symbol: 'ETH', name: 'Sepolia Ether', currency: 'eth', address: 'native', decimals: 18 },
     // Circle, "USDC Contract Addresses", Testnet: OP Sepolia.
-    { symbol: 'USDC', name: 'USD Coin', currency: 'usdc', address: '0x5fd84259d66Cd46123540766Be93DFE6D43130D7', decimals: 6 },
+    {
+      symbol: 'USDC',
+      name: 'USD Coin',
+      currency: 'usdc',
+      address: '0x5fd84259d66Cd46123540766Be93DFE6D43130D7',
+      decimals: 6,
+    },
   ],
 });

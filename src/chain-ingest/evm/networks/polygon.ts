@@ -19,21 +19,52 @@ export const polygon = defineEvmNetwork({
   nativeCurrency: { name: 'POL', symbol: 'POL', decimals: 18 },
   explorer: { name: 'PolygonScan', txUrl: 'https://polygonscan.com/tx/{hash}' },
   confirmations: 32,
-  confirmationsSource: 'milestone finality (PIP-11): Bor never reorgs past a Heimdall milestone, reported as the `finalized` tag; 32 blocks (~64 s) sits past a milestone in normal operation',
+  confirmationsSource:
+    'milestone finality (PIP-11): Bor never reorgs past a Heimdall milestone, reported as the `finalized` tag; 32 blocks (~64 s) sits past a milestone in normal operation',
   blockTimeMs: 2_000,
   assets: [
     { symbol: 'POL', name: 'POL', currency: 'pol', address: 'native', decimals: 18 },
     // Circle, "USDC Contract Addresses": Polygon PoS (native USDC, issued by Circle).
-    { symbol: 'USDC', name: 'USD Coin', currency: 'usdc', address: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', decimals: 6 },
+    {
+      symbol: 'USDC',
+      name: 'USD Coin',
+      currency: 'usdc',
+      address: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+      decimals: 6,
+    },
     // Polygon PoS bridge "USD Coin (PoS)", which Circle and Polygon docs call bridged USDC.e.
-    { symbol: 'USDC.e', name: 'USD Coin (PoS)', currency: 'usdc', address: '0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174', decimals: 6 },
+    {
+      symbol: 'USDC.e',
+      name: 'USD Coin (PoS)',
+      currency: 'usdc',
+      address: '0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174',
+      decimals: 6,
+    },
     // Tether: "(PoS) Tether USD", upgraded in place to USDT0 in 2025 (USDT0 docs; Guardian
     // "USDT0 Polygon Upgrade" review, June 2025): same address, still 6 decimals.
-    { symbol: 'USDT', name: 'USD₮0', currency: 'usdt', address: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F', decimals: 6 },
+    {
+      symbol: 'USDT',
+      name: 'USD₮0',
+      currency: 'usdt',
+      address: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F',
+      decimals: 6,
+    },
     // Polygon PoS bridge mapping of Sky/MakerDAO DAI: "(PoS) Dai Stablecoin".
-    { symbol: 'DAI', name: '(PoS) Dai Stablecoin', currency: 'dai', address: '0x8f3Cf7ad23Cd3CaDbD9735AFf958023239c6A063', decimals: 18 },
+    {
+      symbol: 'DAI',
+      name: '(PoS) Dai Stablecoin',
+      currency: 'dai',
+      address: '0x8f3Cf7ad23Cd3CaDbD9735AFf958023239c6A063',
+      decimals: 18,
+    },
     // Polygon PoS bridge mapping of Ethereum WETH ("MaticWETH", "Wrapped Ether").
-    { symbol: 'WETH', name: 'Wrapped Ether', currency: 'weth', address: '0x7ceB23fD6bC0adD59E62ac25578270cFf1b9f619', decimals: 18 },
+    {
+      symbol: 'WETH',
+      name: 'Wrapped Ether',
+      currency: 'weth',
+      address: '0x7ceB23fD6bC0adD59E62ac25578270cFf1b9f619',
+      decimals: 18,
+    },
   ],
 });
 
@@ -56,6 +87,12 @@ export const polygonAmoy = defineEvmNetwork({
   assets: [
     { symbol: 'POL', name: 'POL', currency: 'pol', address: 'native', decimals: 18 },
     // Circle, "USDC Contract Addresses", Testnet: Polygon PoS Amoy.
-    { symbol: 'USDC', name: 'USD Coin', currency: 'usdc', address: '0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582', decimals: 6 },
+    {
+      symbol: 'USDC',
+      name: 'USD Coin',
+      currency: 'usdc',
+      address: '0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582',
+      decimals: 6,
+    },
   ],
 });

@@ -26,8 +26,14 @@ function registry() {
 
 test('offered lists only networks of that environment with an HTTP endpoint', (t) => {
   const r = registry();
-  t.deepEqual(r.offered('live').map((n) => n.network), ['ethereum']);
-  t.deepEqual(r.offered('test').map((n) => n.network), ['base-sepolia', 'devnet']);
+  t.deepEqual(
+    r.offered('live').map((n) => n.network),
+    ['ethereum'],
+  );
+  t.deepEqual(
+    r.offered('test').map((n) => n.network),
+    ['base-sepolia', 'devnet'],
+  );
 });
 
 test('a network with only a WebSocket endpoint, or none, is not offered but is still known', (t) => {
@@ -55,9 +61,18 @@ test('railNetworks gives the offered networks as rail networks', (t) => {
   t.is(rail?.network, 'ethereum');
   t.is(rail?.kind, 'evm');
   t.is(rail?.explorerTxUrl, 'https://etherscan.io/tx/{hash}');
-  t.deepEqual(rail?.assets.find((a) => a.currency === 'usdc'), {
-    id: 'ethereum:usdc', name: 'USD Coin', symbol: 'USDC', currency: 'usdc', chainId: 1, address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', decimals: 6,
-  });
+  t.deepEqual(
+    rail?.assets.find((a) => a.currency === 'usdc'),
+    {
+      id: 'ethereum:usdc',
+      name: 'USD Coin',
+      symbol: 'USDC',
+      currency: 'usdc',
+      chainId: 1,
+      address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+      decimals: 6,
+    },
+  );
 });
 
 test('assetByAddress matches any letter case, and native or the zero address give the coin', (t) => {
@@ -78,19 +93,35 @@ test('assetByAddress matches any letter case, and native or the zero address giv
 });
 
 test('endpoints for an unknown chain id are an error naming it', (t) => {
-  const error = t.throws(() => createNetworkRegistry({ networks: [ethereum], rpc: { 1: { http: ['https://a.example'], ws: [] }, 5: { http: ['https://b.example'], ws: [] } } }), { instanceOf: NetworkRegistryError });
+  const error = t.throws(
+    () =>
+      createNetworkRegistry({
+        networks: [ethereum],
+        rpc: { 1: { http: ['https://a.example'], ws: [] }, 5: { http: ['https://b.example'], ws: [] } },
+      }),
+    { instanceOf: NetworkRegistryError },
+  );
   t.regex(error.message, /unknown chain id\(s\) 5/);
 });
 
 test('two networks with one chain id or one bus name are an error', (t) => {
-  t.throws(() => createNetworkRegistry({ networks: [ethereum, ethereum], rpc: {} }), { instanceOf: NetworkRegistryError, message: /share chain id 1/ });
+  t.throws(() => createNetworkRegistry({ networks: [ethereum, ethereum], rpc: {} }), {
+    instanceOf: NetworkRegistryError,
+    message: /share chain id 1/,
+  });
   const clash = { ...base, chainId: 999_999 };
-  t.throws(() => createNetworkRegistry({ networks: [base, clash], rpc: {} }), { instanceOf: NetworkRegistryError, message: /two networks are named base/ });
+  t.throws(() => createNetworkRegistry({ networks: [base, clash], rpc: {} }), {
+    instanceOf: NetworkRegistryError,
+    message: /two networks are named base/,
+  });
 });
 
 test('the registry keeps its own copy of the endpoints', (t) => {
   const http = ['https://eth.example'];
   const r = createNetworkRegistry({ networks: [ethereum], rpc: { 1: { http, ws: [] } } });
   http.pop();
-  t.deepEqual(r.offered('live').map((n) => n.network), ['ethereum']);
+  t.deepEqual(
+    r.offered('live').map((n) => n.network),
+    ['ethereum'],
+  );
 });

@@ -41,16 +41,23 @@ const NO_ENDPOINTS: RpcEndpoints = Object.freeze({ http: Object.freeze([]), ws: 
  * `NetworkRegistryError` when two networks share a chain id or bus name, or when `rpc` names a
  * chain id no network has.
  */
-export function createNetworkRegistry(input: { networks: readonly EvmNetwork[]; rpc: RpcEndpointsByChainId }): NetworkRegistry {
+export function createNetworkRegistry(input: {
+  networks: readonly EvmNetwork[];
+  rpc: RpcEndpointsByChainId;
+}): NetworkRegistry {
   const byChainId = new Map<number, EvmNetwork>();
   const byName = new Map<string, EvmNetwork>();
   const assets = new Map<string, AssetRef>();
   for (const network of input.networks) {
-    if (byChainId.has(network.chainId)) throw new NetworkRegistryError(`networks ${byChainId.get(network.chainId)?.network} and ${network.network} share chain id ${network.chainId}`);
+    if (byChainId.has(network.chainId))
+      throw new NetworkRegistryError(
+        `networks ${byChainId.get(network.chainId)?.network} and ${network.network} share chain id ${network.chainId}`,
+      );
     if (byName.has(network.network)) throw new NetworkRegistryError(`two networks are named ${network.network}`);
     byChainId.set(network.chainId, network);
     byName.set(network.network, network);
-    for (const asset of network.assets) assets.set(assetKey(network.chainId, asset.address), toAssetRef(network, asset));
+    for (const asset of network.assets)
+      assets.set(assetKey(network.chainId, asset.address), toAssetRef(network, asset));
   }
 
   const endpoints = new Map<number, RpcEndpoints>();
@@ -58,15 +65,20 @@ export function createNetworkRegistry(input: { networks: readonly EvmNetwork[]; 
   for (const [key, value] of Object.entries(input.rpc)) {
     const chainId = Number(key);
     if (!byChainId.has(chainId)) unknown.push(key);
-    else endpoints.set(chainId, Object.freeze({ http: Object.freeze([...value.http]), ws: Object.freeze([...value.ws]) }));
+    else
+      endpoints.set(chainId, Object.freeze({ http: Object.freeze([...value.http]), ws: Object.freeze([...value.ws]) }));
   }
   if (unknown.length > 0) {
-    throw new NetworkRegistryError(`RPC endpoints given for unknown chain id(s) ${unknown.join(', ')}; known: ${[...byChainId.keys()].join(', ')}`);
+    throw new NetworkRegistryError(
+      `RPC endpoints given for unknown chain id(s) ${unknown.join(', ')}; known: ${[...byChainId.keys()].join(', ')}`,
+    );
   }
 
   const all = Object.freeze([...input.networks]);
   const offered = (environment: Environment) =>
-    all.filter((network) => network.environment === environment && (endpoints.get(network.chainId)?.http.length ?? 0) > 0);
+    all.filter(
+      (network) => network.environment === environment && (endpoints.get(network.chainId)?.http.length ?? 0) > 0,
+    );
 
   return {
     all: () => all,

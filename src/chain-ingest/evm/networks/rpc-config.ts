@@ -29,7 +29,10 @@ type Options = {
  * Throws a `RpcConfigError` naming the variable for a non-numeric or unknown chain id, another
  * scheme, or a malformed URL. `WEIR_RPC_CONFIG` is left alone (it names the config file).
  */
-export function parseRpcEnv(env: Readonly<Record<string, string | undefined>>, options: Options = {}): RpcEndpointsByChainId {
+export function parseRpcEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  options: Options = {},
+): RpcEndpointsByChainId {
   const known = knownSet(options);
   const result: Record<number, RpcEndpoints> = {};
   const unknown: string[] = [];
@@ -38,13 +41,21 @@ export function parseRpcEnv(env: Readonly<Record<string, string | undefined>>, o
     if (value === undefined || value.trim() === '') continue;
     const suffix = variable.slice(RPC_ENV_PREFIX.length);
     if (!/^[0-9]+$/.test(suffix)) {
-      throw new RpcConfigError(variable, `expected ${RPC_ENV_PREFIX}<chainId> with a decimal chain id (e.g. ${RPC_ENV_PREFIX}1), or ${RPC_CONFIG_PATH_VARIABLE} for a config file`);
+      throw new RpcConfigError(
+        variable,
+        `expected ${RPC_ENV_PREFIX}<chainId> with a decimal chain id (e.g. ${RPC_ENV_PREFIX}1), or ${RPC_CONFIG_PATH_VARIABLE} for a config file`,
+      );
     }
     const chainId = Number(suffix);
     if (!known.has(chainId)) unknown.push(variable);
     else result[chainId] = classify(value.split(','), variable);
   }
-  if (unknown.length > 0) throw unknownChainIds(unknown.sort().join(', '), unknown.map((v) => Number(v.slice(RPC_ENV_PREFIX.length))), known);
+  if (unknown.length > 0)
+    throw unknownChainIds(
+      unknown.sort().join(', '),
+      unknown.map((v) => Number(v.slice(RPC_ENV_PREFIX.length))),
+      known,
+    );
   return Object.freeze(result);
 }
 
@@ -54,9 +65,14 @@ export function parseRpcEnv(env: Readonly<Record<string, string | undefined>>, o
  */
 export function parseRpcConfig(json: unknown, source: string, options: Options = {}): RpcEndpointsByChainId {
   const known = knownSet(options);
-  if (!isRecord(json)) throw new RpcConfigError(source, 'expected a JSON object with an "rpc" object, e.g. {"rpc": {"1": ["https://…"]}}');
+  if (!isRecord(json))
+    throw new RpcConfigError(source, 'expected a JSON object with an "rpc" object, e.g. {"rpc": {"1": ["https://…"]}}');
   const rpc = json['rpc'];
-  if (!isRecord(rpc)) throw new RpcConfigError(source, 'expected an "rpc" object mapping chain ids to lists of URLs, e.g. {"rpc": {"1": ["https://…"]}}');
+  if (!isRecord(rpc))
+    throw new RpcConfigError(
+      source,
+      'expected an "rpc" object mapping chain ids to lists of URLs, e.g. {"rpc": {"1": ["https://…"]}}',
+    );
   const result: Record<number, RpcEndpoints> = {};
   const unknown = Object.keys(rpc).filter((key) => /^[0-9]+$/.test(key) && !known.has(Number(key)));
   if (unknown.length > 0) throw unknownChainIds(source, unknown.map(Number), known);
@@ -99,7 +115,9 @@ export function mergeRpcConfigs(file: RpcEndpointsByChainId, env: RpcEndpointsBy
  * The RPC configuration of a process: the file named by `configPath` (or `WEIR_RPC_CONFIG`), if
  * any, overlaid by the `WEIR_RPC_<chainId>` variables.
  */
-export async function loadRpcConfig(input: { env: Readonly<Record<string, string | undefined>>; configPath?: string } & Options): Promise<RpcEndpointsByChainId> {
+export async function loadRpcConfig(
+  input: { env: Readonly<Record<string, string | undefined>>; configPath?: string } & Options,
+): Promise<RpcEndpointsByChainId> {
   const options: Options = input.knownChainIds === undefined ? {} : { knownChainIds: input.knownChainIds };
   const path = input.configPath ?? nonEmpty(input.env[RPC_CONFIG_PATH_VARIABLE]);
   const file = path === undefined ? {} : await readRpcConfigFile(path, options);
@@ -116,10 +134,22 @@ function classify(entries: readonly string[], source: string): RpcEndpoints {
     try {
       url = new URL(entry);
     } catch {
-      throw new RpcConfigError(source, `entry ${index + 1} is not a URL (${describe(entry)}); expected http(s):// or ws(s)://`);
+      throw new RpcConfigError(
+        source,
+        `entry ${index + 1} is not a URL (${describe(entry)}); expected http(s):// or ws(s)://`,
+      );
     }
-    const list = url.protocol === 'http:' || url.protocol === 'https:' ? http : url.protocol === 'ws:' || url.protocol === 'wss:' ? ws : undefined;
-    if (!list) throw new RpcConfigError(source, `entry ${index + 1} has scheme "${url.protocol.replace(/:$/, '')}"; only http, https, ws and wss are supported`);
+    const list =
+      url.protocol === 'http:' || url.protocol === 'https:'
+        ? http
+        : url.protocol === 'ws:' || url.protocol === 'wss:'
+          ? ws
+          : undefined;
+    if (!list)
+      throw new RpcConfigError(
+        source,
+        `entry ${index + 1} has scheme "${url.protocol.replace(/:$/, '')}"; only http, https, ws and wss are supported`,
+      );
     if (url.hostname === '') throw new RpcConfigError(source, `entry ${index + 1} has no host (${redact(url)})`);
     if (!list.includes(entry)) list.push(entry);
   });
@@ -139,7 +169,10 @@ function describe(entry: string): string {
 
 function unknownChainIds(source: string, chainIds: number[], known: ReadonlySet<number>): RpcConfigError {
   const ids = chainIds.sort((a, b) => a - b).join(', ');
-  return new RpcConfigError(source, `unknown chain id${chainIds.length > 1 ? 's' : ''} ${ids}; known chain ids: ${[...known].sort((a, b) => a - b).join(', ')}`);
+  return new RpcConfigError(
+    source,
+    `unknown chain id${chainIds.length > 1 ? 's' : ''} ${ids}; known chain ids: ${[...known].sort((a, b) => a - b).join(', ')}`,
+  );
 }
 
 function knownSet(options: Options): ReadonlySet<number> {
