@@ -3,6 +3,7 @@ import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { InvalidStateError, NotFoundError } from '../shared/errors.ts';
 import { doublingDelay } from '../shared/backoff.ts';
+import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
 
 const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 5 * 60_000;
@@ -128,10 +129,12 @@ export function createWorkQueue<TDoc extends ReadDocument>(deps: {
     }
     running = (async () => {
       try {
-        do {
+        for (;;) {
           again = false;
           await pass();
-        } while (again && !stopped);
+          if (!again || stopped) break;
+          await yieldToEventLoop();
+        }
       } catch (error) {
         queueFailure = failedAgain(queueFailure, clock.now());
         logFailure('pass', queueFailure, error);

@@ -86,3 +86,24 @@ test('the wait stops growing at five minutes', async (t) => {
     [1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000, 300_000, 300_000, 300_000, 300_000],
   );
 });
+
+test('work that stays due (a handler that records nothing) never starves the event loop: timers and I/O still run between runs', async (t) => {
+  const clock = createManualClock(0);
+  let runs = 0;
+  const loop = createDueWorkLoop({
+    name: 'stuck',
+    clock,
+    // Handles nothing, so the same work is due again at once, forever.
+    async runDue() {
+      runs += 1;
+    },
+    async nextDue() {
+      return runs < 50_000 ? clock.now() : null;
+    },
+  });
+  t.teardown(() => loop.stop());
+  const timerRanAfterRuns = new Promise<number>((resolve) => setTimeout(() => resolve(runs), 0));
+  loop.poke();
+  // Before the fix every run followed the last in a microtask: the timer fired after all 50,000.
+  t.true((await timerRanAfterRuns) < 100, 'a timer set before the loop started ran within its first runs');
+});

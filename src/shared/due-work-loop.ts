@@ -1,5 +1,6 @@
 import { doublingDelay } from './backoff.ts';
 import type { Clock } from './clock.ts';
+import { yieldToEventLoop } from './yield-to-event-loop.ts';
 
 /** After a failed run the loop looks again in a second, doubling per failure in a row up to five minutes. */
 const FIRST_RETRY_MS = 1_000;
@@ -13,7 +14,8 @@ export type DueWorkLoop = {
 
 /**
  * Runs work when it falls due on the injected clock: `runDue(now)` handles what is due, then
- * `nextDue()` says when to look again. Runs never overlap; a poke during a run causes one more.
+ * `nextDue()` says when to look again. Runs never overlap; a poke during a run causes one more,
+ * after a turn of the event loop, so a handler that keeps poking cannot starve the process.
  * A run that throws is retried on the clock, the wait doubling per failure in a row (see
  * `doublingDelay`), so a store outage is neither hammered nor logged every second.
  */
@@ -48,10 +50,12 @@ export function createDueWorkLoop(deps: {
     }
     running = (async () => {
       try {
-        do {
+        for (;;) {
           again = false;
           await runOnce();
-        } while (again && !stopped);
+          if (!again || stopped) break;
+          await yieldToEventLoop();
+        }
         failures = 0;
       } catch (error) {
         failures += 1;
