@@ -168,3 +168,47 @@ test(':memory: works for a single store', async (t) => {
   t.is(result.position, 1n);
   t.is((await store.readAll(null, 10)).length, 1);
 });
+
+test('appends asked for in one turn are written together, and one that conflicts fails alone', async (t) => {
+  const { store } = await openTemporaryStore(t);
+  const taken = `checkout_session-${randomUUID()}`;
+  await store.append(taken, [newEvent('CheckoutSessionCreated')], 'no_stream');
+  const streams = Array.from({ length: 50 }, () => `checkout_session-${randomUUID()}`);
+  const same = `invoice-${randomUUID()}`;
+  const outcomes = await Promise.allSettled([
+    ...streams.map((streamId) => store.append(streamId, [newEvent('CheckoutSessionCreated')], 'no_stream')),
+    store.append(taken, [newEvent('CheckoutSessionCreated')], 'no_stream'),
+    // Later in the same group, an append sees the earlier ones: the second expects the first's revision.
+    store.append(same, [newEvent('InvoiceCreated')], 'no_stream'),
+    store.append(same, [newEvent('InvoiceFinalized')], 0),
+  ]);
+  t.is(outcomes.filter((o) => o.status === 'fulfilled').length, 52);
+  const refused = outcomes[50]!;
+  t.true(refused.status === 'rejected' && refused.reason instanceof WrongExpectedRevisionError);
+  t.is((await store.readStream(taken)).length, 1);
+  t.deepEqual(
+    (await store.readStream(same)).map((e) => e.type),
+    ['InvoiceCreated', 'InvoiceFinalized'],
+  );
+  const positions = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value.position] : []));
+  t.deepEqual(
+    positions,
+    [...positions].sort((a, b) => (a < b ? -1 : 1)),
+    'positions follow the order the appends were asked for',
+  );
+});
+
+test('close writes the appends already asked for before it closes the file', async (t) => {
+  const directory = await mkdtemp(join(tmpdir(), 'weir-sqlite-event-store-'));
+  t.teardown(() => rm(directory, { recursive: true, force: true }));
+  const path = join(directory, 'events.sqlite3');
+  const store = createSqliteEventStore({ path });
+  const streamId = `invoice-${randomUUID()}`;
+  const appended = store.append(streamId, [newEvent('InvoiceCreated')], 'no_stream');
+  await store.close();
+  t.is((await appended).nextExpectedRevision, 0);
+  const reopened = createSqliteEventStore({ path });
+  t.teardown(() => reopened.close());
+  t.is((await reopened.readStream(streamId)).length, 1);
+  await t.throwsAsync(store.append(streamId, [newEvent('InvoiceFinalized')], 0), { message: /closed/ });
+});

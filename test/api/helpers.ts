@@ -219,9 +219,10 @@ export async function payLate(
   const blockHash = randomHash();
   await chain.transfer({ to: revealed.address, amount: revealed.amountDueRaw, blockNumber, blockHash });
   await chain.final(blockNumber, blockHash);
+  // Recorded as late once its block is final (until then it shows as detected only).
   return eventually(async () => {
     const s = await getSession(api, sessionId);
-    return s.paymentIntent.transactions.length > 0 ? s : undefined;
+    return s.paymentIntent.transactions.some((t) => t.late) ? s : undefined;
   }, `the late payment to ${sessionId}`);
 }
 
