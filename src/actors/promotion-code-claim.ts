@@ -29,6 +29,12 @@ export type PromotionCodeClaimCommand = {
   replacingAbandonedCoupon?: string;
 };
 
+/**
+ * A claim whose coupon still does not exist this long after it was made was left by a create that
+ * failed: another coupon may take it. A younger one may belong to a create still under way.
+ */
+export const CLAIM_ABANDONED_AFTER_MS = 60_000;
+
 export const promotionCodeClaimId = (
   tenant: { organizationId: string; environment: Environment },
   code: string,

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,6 +7,11 @@ import { join } from 'node:path';
 import Koa from 'koa';
 import type Router from '@koa/router';
 import test, { type ExecutionContext } from 'ava';
+import {
+  CLAIM_ABANDONED_AFTER_MS,
+  promotionCodeClaimAggregate,
+  promotionCodeClaimId,
+} from '../../src/actors/promotion-code-claim.ts';
 import { couponAggregate } from '../../machines/coupon.aggregate.ts';
 import { createCommandHandler } from '../../src/actors/command-handler.ts';
 import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
@@ -415,6 +420,30 @@ test('coupons: a promotion code is unique per tenant regardless of case; other t
     'wElCoMe',
   );
   t.is(found?.code, 'Welcome');
+});
+
+test('coupons: a code reserved by a create that never finished is taken over only once that create is surely over (a minute), never from a create still under way', async (t) => {
+  const weir = await startApp(t);
+  const { api, organizationId } = await weir.merchant('Shop');
+  // A create that reserved its code and then failed before its coupon was written.
+  await weir.commands.handle(
+    promotionCodeClaimAggregate,
+    promotionCodeClaimId({ organizationId, environment: 'test' }, 'LEFT'),
+    {
+      type: 'ClaimPromotionCode',
+      claim: {
+        code: 'LEFT',
+        couponId: randomUUID(),
+        promotionCodeId: randomUUID(),
+        organizationId,
+        environment: 'test',
+      },
+    },
+    { organizationId, environment: 'test', actor: 'test' },
+  );
+  assertError(t, await api.post('/api/v1/coupons', couponBody('left')), 409, { code: 'promotion_code_in_use' });
+  weir.clock.advanceBy(CLAIM_ABANDONED_AFTER_MS);
+  t.is((await api.post('/api/v1/coupons', couponBody('left'))).status, 200);
 });
 
 test('coupons: two creates racing for one code: exactly one wins', async (t) => {

@@ -8,7 +8,11 @@ import {
 } from '../../../machines/coupon.decide.ts';
 import type { CouponChanges } from '../../../machines/coupon.types.ts';
 import { CURRENCIES } from '../../actors/line-items.ts';
-import { promotionCodeClaimAggregate, promotionCodeClaimId } from '../../actors/promotion-code-claim.ts';
+import {
+  CLAIM_ABANDONED_AFTER_MS,
+  promotionCodeClaimAggregate,
+  promotionCodeClaimId,
+} from '../../actors/promotion-code-claim.ts';
 import { COUPONS, findPromotionCode, type CouponDoc } from '../../projections/coupons.projection.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid, type IdSource } from '../../shared/ids.ts';
@@ -145,9 +149,10 @@ export function couponRoutes(deps: ApiDeps): Router<ApiState> {
       await commandFor(deps, ctx, promotionCodeClaimAggregate, claimId, command);
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
-      const held = await deps.commands.load(promotionCodeClaimAggregate, claimId, tenant);
-      const holder = held.state?.couponId;
-      if (!holder || (await deps.commands.load(couponAggregate, holder, tenant)).revision !== null) throw error;
+      const held = (await deps.commands.load(promotionCodeClaimAggregate, claimId, tenant)).state;
+      if (!held || deps.clock.now() - Date.parse(held.claimedAt) < CLAIM_ABANDONED_AFTER_MS) throw error;
+      const holder = held.couponId;
+      if ((await deps.commands.load(couponAggregate, holder, tenant)).revision !== null) throw error;
       await commandFor(deps, ctx, promotionCodeClaimAggregate, claimId, {
         ...command,
         replacingAbandonedCoupon: holder,
