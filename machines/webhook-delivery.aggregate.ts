@@ -1,11 +1,20 @@
 import type { SnapshotFrom } from 'xstate';
 import { machineFold, type Aggregate } from '../src/actors/aggregate.ts';
 import { MAX_DELIVERY_ATTEMPTS, attemptDueAt } from '../src/webhooks/retry-schedule.ts';
-import { webhookDeliveryMachine, type WebhookDeliveryEvent } from './webhook-delivery.machine.ts';
+import {
+  type DeliveryCancelReason,
+  webhookDeliveryMachine,
+  type WebhookDeliveryEvent,
+} from './webhook-delivery.machine.ts';
 
 export type WebhookDeliverySnapshot = SnapshotFrom<typeof webhookDeliveryMachine>;
 
-export type WebhookDeliveryCommand = {
+export type WebhookDeliveryCommand =
+  | RecordDeliveryAttempt
+  /** The endpoint can no longer take the delivery: end it, unless it already ended. */
+  | { type: 'CancelDelivery'; reason: DeliveryCancelReason };
+
+type RecordDeliveryAttempt = {
   type: 'RecordDeliveryAttempt';
   attempt: number;
   /** When the first attempt was due (the event's time); later attempts are due on a fixed schedule from it. */
@@ -23,7 +32,12 @@ export const webhookDeliveryAggregate: Aggregate<
   category: 'webhook_delivery',
   ...machineFold(webhookDeliveryMachine),
   decide(snapshot, command, { now }) {
-    if (snapshot.value !== 'pending' || command.attempt !== snapshot.context.attempts + 1) return [];
+    if (snapshot.value !== 'pending') return [];
+    if (command.type === 'CancelDelivery') {
+      const { attempts } = snapshot.context;
+      return [{ type: 'WebhookDeliveryCanceled', data: { attempts, at: now, reason: command.reason } }];
+    }
+    if (command.attempt !== snapshot.context.attempts + 1) return [];
     const outcome = {
       attempt: command.attempt,
       at: now,

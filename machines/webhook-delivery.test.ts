@@ -94,3 +94,22 @@ test('the machine refuses facts out of order', (t) => {
   const early: WebhookDeliveryEvent = { type: 'WebhookDeliveryFailed', data: { attempts: 1, at: at(1) } };
   t.throws(() => given([...failures(1), early]).state(), { instanceOf: IllegalEventError });
 });
+
+test('given a pending delivery, when its endpoint is gone, then it is canceled with the reason and nothing more is sent', (t) => {
+  const one = failures(1);
+  const canceled = given(one).when({ type: 'CancelDelivery', reason: 'endpoint_deleted' }, at(2));
+  t.deepEqual(canceled, [
+    { type: 'WebhookDeliveryCanceled', data: { attempts: 1, at: at(2), reason: 'endpoint_deleted' } },
+  ]);
+  const state = given([...one, ...canceled]).state();
+  t.is(state.value, 'canceled');
+  t.is(state.context.nextAttemptAt, null);
+  t.deepEqual(given([...one, ...canceled]).when(attempt(2, 200)), []);
+  t.deepEqual(given([...one, ...canceled]).when({ type: 'CancelDelivery', reason: 'endpoint_disabled' }), []);
+});
+
+test('given a finished delivery, when its endpoint is gone, then nothing', (t) => {
+  const ok = given([]).when(attempt(1, 200));
+  t.deepEqual(given(ok).when({ type: 'CancelDelivery', reason: 'endpoint_deleted' }), []);
+  t.deepEqual(given(failures(10)).when({ type: 'CancelDelivery', reason: 'endpoint_disabled' }), []);
+});

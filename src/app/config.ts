@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { Environment } from '../event-store/event-store.ts';
 
 /** Weir's configuration: every setting is an environment variable and also a command-line flag. */
 export type WeirConfig = {
@@ -31,6 +32,8 @@ export type WeirConfig = {
    * read that far (endpoint down, far behind); then it goes ahead. Default `DEFAULT_CHAIN_WAIT_MAX_SECONDS`.
    */
   chainWaitMaxSeconds?: number;
+  /** Environments whose webhooks may go to loopback, private and link-local addresses (default: test only). */
+  webhookInternalTargets?: Environment[];
 };
 
 export const DEFAULT_CHAIN_WAIT_MAX_SECONDS = 3600;
@@ -106,6 +109,13 @@ export const SETTINGS = {
       'seconds an expiry or invoice reminder waits for a chain follower behind it; then it goes ahead (a payment read later is late)',
     default: String(DEFAULT_CHAIN_WAIT_MAX_SECONDS),
   },
+  webhookInternalTargets: {
+    env: 'WEIR_WEBHOOK_INTERNAL_TARGETS',
+    flag: '--webhook-internal-targets',
+    description:
+      'environments whose webhooks may reach loopback, private and link-local addresses: test, live, test,live or none',
+    default: 'test',
+  },
 } as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv'>, SettingSpec>;
 
 export class ConfigError extends Error {
@@ -145,6 +155,13 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     throw new ConfigError(
       `WEIR_CHAIN_WAIT_MAX (--chain-wait-max) must be a whole number of seconds, got ${chainWaitText}`,
     );
+  const internalTargetsText = get('webhookInternalTargets') ?? 'test';
+  const webhookInternalTargets =
+    internalTargetsText === 'none' ? [] : [...new Set(internalTargetsText.split(',').map((e) => e.trim()))];
+  if (!webhookInternalTargets.every((e): e is Environment => e === 'test' || e === 'live'))
+    throw new ConfigError(
+      `WEIR_WEBHOOK_INTERNAL_TARGETS (--webhook-internal-targets) must be test, live, test,live or none, got ${internalTargetsText}`,
+    );
   return {
     port,
     host: get('host') ?? '127.0.0.1',
@@ -161,6 +178,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     smtpUrl: get('smtpUrl'),
     testRail: testRail === '1' || testRail === 'true',
     chainWaitMaxSeconds: Number(chainWaitText),
+    webhookInternalTargets,
     chainEnv: Object.fromEntries(
       Object.entries(env).filter(
         (e): e is [string, string] =>

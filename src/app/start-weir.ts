@@ -44,6 +44,7 @@ import { openMailer } from '../mail/open-mailer.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook-sender.ts';
+import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
 import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, type WeirConfig } from './config.ts';
 
 /** How long `startWeir` waits for each chain follower's starting point before taking requests anyway. */
@@ -192,6 +193,8 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
     onHandled: () => timers.retryWaiting(),
   });
   await matcher.start();
+  const webhookTargets = webhookTargetPolicy(config.webhookInternalTargets ?? ['test']);
+  const httpSender = overrides.webhookSender ? null : createHttpWebhookSender({ targets: webhookTargets });
   const dispatcher = createWebhookDispatcher({
     clock,
     eventStore,
@@ -199,9 +202,10 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
     projections,
     commands,
     secretBox,
-    send: overrides.webhookSender ?? createHttpWebhookSender(),
+    send: overrides.webhookSender ?? httpSender!,
+    log,
   });
-  dispatcher.start();
+  await dispatcher.start();
   timers.start();
   const invoicePayments = createInvoicePaymentLinker({ clock, readStore, projections, commands, log });
   invoicePayments.start();
@@ -305,6 +309,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
     devnet: evm.devnet,
     transactionRecovery,
     health,
+    webhookTargets,
   });
   server.on('request', app.callback());
   server.keepAliveTimeout = 65_000;
@@ -331,6 +336,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
         for (const follower of followers) await follower.stop();
         await matcher.stop();
         await dispatcher.stop();
+        httpSender?.close();
         await timers.stop();
         await invoicePayments.stop();
         await subscriptionBilling.stop();

@@ -71,8 +71,10 @@ export type WebhookDeliveryDoc = ReadDocument & {
   source: { streamId: string; revision: number };
   createdAt: string;
   firstDueAt: number;
-  status: 'pending' | 'succeeded' | 'failed';
+  status: 'pending' | 'succeeded' | 'failed' | 'canceled';
   attempts: number;
   nextAttemptAt: number | null;
   log: WebhookAttemptLog[];
+  /** Why a canceled delivery ended: its endpoint was deleted or disabled before it succeeded. */
+  canceled?: { at: string; reason: string };
 };

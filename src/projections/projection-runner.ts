@@ -4,6 +4,7 @@ import { doublingDelay } from '../shared/backoff.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { ReadModelsBehindError } from '../shared/errors.ts';
 import { categoryOf, type Projection } from './projection.ts';
+import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
 
 const CHECKPOINT = 'projections';
 /** One document per projection that owns collections: the `version` its stored documents were written with. */
@@ -37,6 +38,11 @@ export type ProjectionRunner = {
   rebuild(onProgress?: (progress: RebuildProgress) => void): Promise<{ events: number; ms: number }>;
   /** Called after each batch with the collections it wrote. */
   onAdvanced(listener: AdvanceListener): () => void;
+  /**
+   * Called after each batch that wrote documents of `collection`, with their ids (put or deleted),
+   * so a consumer follows one read model without querying it whole. Returns an unsubscribe function.
+   */
+  onDocumentsChanged(collection: string, listener: (ids: ReadonlySet<string>) => void): () => void;
   position(): bigint | null;
   /**
    * The log position processed (as a string) and, while catching up fails, how: the runner tries
@@ -47,8 +53,11 @@ export type ProjectionRunner = {
   stop(): Promise<void>;
 };
 
-/** A read store whose writes are recorded, so listeners learn which collections a batch touched. */
-function trackingStore(store: ReadStore, touched: Set<string>): ReadStore {
+/**
+ * A read store whose writes are recorded, so listeners learn which collections a batch touched,
+ * and which documents of the collections someone watches (`changed`, keyed by collection).
+ */
+function trackingStore(store: ReadStore, touched: Set<string>, changed: Map<string, Set<string>>): ReadStore {
   const cache = new Map<string, Collection<ReadDocument>>();
   return {
     ...store,
@@ -60,10 +69,12 @@ function trackingStore(store: ReadStore, touched: Set<string>): ReadStore {
           ...inner,
           put: (doc) => {
             touched.add(name);
+            changed.get(name)?.add(doc._id);
             return inner.put(doc);
           },
           delete: (id) => {
             touched.add(name);
+            changed.get(name)?.add(id);
             return inner.delete(id);
           },
         };
@@ -93,7 +104,10 @@ export function createProjectionRunner(deps: {
   const listeners = new Set<AdvanceListener>();
   const waiters = new Set<{ position: bigint; resolve: () => void }>();
   const touched = new Set<string>();
-  const store = trackingStore(readStore, touched);
+  /** Ids written per watched collection since the last notice; only watched collections are tracked. */
+  const changed = new Map<string, Set<string>>();
+  const documentListeners = new Map<string, Set<(ids: ReadonlySet<string>) => void>>();
+  const store = trackingStore(readStore, touched, changed);
   let checkpoint: bigint | null = null;
   let running: Promise<void> | null = null;
   let again = false;
@@ -166,6 +180,12 @@ export function createProjectionRunner(deps: {
         waiters.delete(waiter);
         waiter.resolve();
       }
+    for (const [collection, ids] of changed) {
+      if (ids.size === 0) continue;
+      const batch: ReadonlySet<string> = new Set(ids);
+      ids.clear();
+      for (const listener of documentListeners.get(collection) ?? []) listener(batch);
+    }
     for (const listener of listeners) listener(current, written);
   }
 
@@ -179,6 +199,7 @@ export function createProjectionRunner(deps: {
       onProgress?.(processed, checkpoint!);
       notify();
       if (stopped) return processed;
+      await yieldToEventLoop();
     }
   }
 
@@ -291,6 +312,21 @@ export function createProjectionRunner(deps: {
     onAdvanced(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    onDocumentsChanged(collection, listener) {
+      let forCollection = documentListeners.get(collection);
+      if (!forCollection) {
+        forCollection = new Set();
+        documentListeners.set(collection, forCollection);
+        changed.set(collection, new Set());
+      }
+      forCollection.add(listener);
+      return () => {
+        forCollection.delete(listener);
+        if (forCollection.size > 0) return;
+        documentListeners.delete(collection);
+        changed.delete(collection);
+      };
     },
     position: () => checkpoint,
     health() {

@@ -139,6 +139,14 @@ export const webhooksProjection: Projection = {
         case 'WebhookDeliveryFailed':
           await deliveries.put({ ...doc, status: 'failed', nextAttemptAt: null });
           return;
+        case 'WebhookDeliveryCanceled':
+          await deliveries.put({
+            ...doc,
+            status: 'canceled',
+            nextAttemptAt: null,
+            canceled: { at: typed.data.at, reason: typed.data.reason },
+          });
+          return;
       }
     }
     const kinds = publicEventKindsOf(event);

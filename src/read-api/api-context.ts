@@ -9,6 +9,7 @@ import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { newId, type IdSource } from '../shared/ids.ts';
 import type { SecretBox } from '../tenancy/secrets.ts';
+import type { WebhookTargetPolicy } from '../webhooks/webhook-target.ts';
 
 /** Everything the HTTP layer needs, built once by the composition root. */
 export type ApiDeps = {
@@ -23,6 +24,8 @@ export type ApiDeps = {
   publicUrl: string;
   /** Payment recovery by transaction hash; absent when this Weir follows no EVM network. */
   transactionRecovery?: TransactionRecovery;
+  /** Which environments' webhook endpoints may point at internal addresses; unset: test only. */
+  webhookTargets?: WebhookTargetPolicy;
 };
 
 export type Tenant = { organizationId: string; environment: Environment; keyId: string };

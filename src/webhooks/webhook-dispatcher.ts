@@ -1,22 +1,45 @@
-import { webhookDeliveryAggregate } from '../../machines/webhook-delivery.aggregate.ts';
+import { type WebhookDeliveryCommand, webhookDeliveryAggregate } from '../../machines/webhook-delivery.aggregate.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
 import type { Environment, EventStore } from '../event-store/event-store.ts';
-import { renderWebhookBody } from './webhook-events.ts';
-import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../projections/collections.ts';
+import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
+import { doublingDelay } from '../shared/backoff.ts';
 import type { Clock } from '../shared/clock.ts';
-import { createDueWorkLoop } from '../shared/due-work-loop.ts';
 import type { SecretBox } from '../tenancy/secrets.ts';
+import { createFairQueue, type FairQueueLimits } from './fair-queue.ts';
+import { TEST_WEBHOOK_EVENT_TYPE } from './webhook-event-types.ts';
+import { renderWebhookBody } from './webhook-events.ts';
 import { DeliveryAbortedError, type WebhookSender } from './webhook-sender.ts';
 
 const MAX_CACHED_BODIES = 1000;
+/** A delivery whose outcome could not be recorded is tried again after 1 s, doubling up to a minute. */
+const RECORD_RETRY_FIRST_MS = 1_000;
+const RECORD_RETRY_MAX_MS = 60_000;
 
-export type WebhookDispatcher = { start(): void; stop(): Promise<void> };
+/**
+ * In flight at once: 512 in all, 64 per tenant, 16 per endpoint. A tenant whose endpoints hang for
+ * the whole 10 s timeout holds at most 64 slots, and one endpoint at most 16 of them.
+ */
+export const DEFAULT_DELIVERY_LIMITS: FairQueueLimits = { total: 512, perTenant: 64, perEndpoint: 16 };
+
+export type WebhookDispatcher = {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Deliveries waiting and being sent now. */
+  status(): { queued: number; inFlight: number };
+};
+
+type Queued = { id: string; tenant: string; endpoint: string; dueAt: number; delivery: WebhookDeliveryDoc };
+type Endpoint = { doc: WebhookEndpointDoc; secret: string } | null;
 
 /**
  * Sends due webhook deliveries and records each attempt's outcome in the delivery's stream.
- * What is due comes from the deliveries read model, so a restart resumes where the log says.
+ *
+ * What is pending comes from the deliveries read model: read whole once at start, then followed
+ * document by document as the projections write them (`onDocumentsChanged`), into an in-memory
+ * queue that shares the sending slots fairly between tenants and their endpoints. A delivery whose
+ * endpoint was deleted (or disabled, except a test event) is canceled, recorded as such.
  */
 export function createWebhookDispatcher(deps: {
   clock: Clock;
@@ -26,21 +49,61 @@ export function createWebhookDispatcher(deps: {
   commands: CommandHandler;
   secretBox: SecretBox;
   send: WebhookSender;
-  concurrency?: number;
+  limits?: FairQueueLimits;
+  log?: (line: string) => void;
 }): WebhookDispatcher {
   const { clock, eventStore, readStore, projections, commands, secretBox, send } = deps;
-  const concurrency = deps.concurrency ?? 16;
+  const log = deps.log ?? ((line: string) => console.error(line));
   const deliveries = readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
-  const endpoints = readStore.collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints);
-  const inFlight = new Set<string>();
-  const running = new Set<Promise<void>>();
-  const stopping = new AbortController();
-  let unsubscribe: (() => void) | null = null;
-
-  /** Bodies are rendered from the log once and kept while their delivery may still be retried. */
+  const endpointDocs = readStore.collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints);
+  const queue = createFairQueue<Queued>(deps.limits ?? DEFAULT_DELIVERY_LIMITS);
+  const inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** Attempts this dispatcher recorded that the read model may not show yet: an older document is stale. */
+  const recorded = new Map<string, number>();
+  /** Failures in a row to record a delivery's outcome (store trouble), for its backoff. */
+  const recordFailures = new Map<string, number>();
+  const endpoints = new Map<string, Endpoint>();
   const bodies = new Map<string, string>();
+  const unsubscribes: (() => void)[] = [];
+  let stopped = false;
+  let cancelTimer: (() => void) | null = null;
+  let timerAt: number | null = null;
+  /** Document updates are applied one batch at a time, in the order the projections wrote them. */
+  let updates: Promise<void> = Promise.resolve();
+
+  const tenantOf = (d: WebhookDeliveryDoc) => `${d.environment}:${d.organizationId}`;
+
+  /** What the read model says of a delivery, unless this dispatcher knows better. */
+  function follow(doc: WebhookDeliveryDoc | null, id: string): void {
+    if (queue.isInFlight(id)) return;
+    const known = recorded.get(id);
+    if (doc && known !== undefined && doc.attempts < known) return;
+    recorded.delete(id);
+    if (!doc || doc.status !== 'pending' || doc.nextAttemptAt === null) {
+      queue.remove(id);
+      return;
+    }
+    queue.add({ id, tenant: tenantOf(doc), endpoint: doc.endpointId, dueAt: doc.nextAttemptAt, delivery: doc });
+  }
+
+  async function endpointOf(id: string): Promise<Endpoint> {
+    if (endpoints.has(id)) return endpoints.get(id)!;
+    const doc = await endpointDocs.get(id);
+    const endpoint = doc ? { doc, secret: secretBox.open(doc.sealedSecret) } : null;
+    endpoints.set(id, endpoint);
+    return endpoint;
+  }
+
+  /** An endpoint changed: forget what was cached; one that can no longer receive ends its deliveries now. */
+  async function endpointChanged(id: string): Promise<void> {
+    endpoints.delete(id);
+    const endpoint = await endpointOf(id);
+    if (!endpoint || endpoint.doc.deleted || endpoint.doc.isDisabled) queue.dueNow(id, clock.now());
+  }
+
+  /** Bodies are rendered from the log once per public event (all its endpoints get the same bytes). */
   async function bodyOf(delivery: WebhookDeliveryDoc): Promise<string> {
-    let body = bodies.get(delivery.id);
+    let body = bodies.get(delivery.eventId);
     if (body === undefined) {
       body = await renderWebhookBody(eventStore, delivery.source, {
         id: delivery.eventId,
@@ -49,92 +112,127 @@ export function createWebhookDispatcher(deps: {
         created: delivery.firstDueAt,
       });
       if (bodies.size >= MAX_CACHED_BODIES) bodies.delete(bodies.keys().next().value!);
-      bodies.set(delivery.id, body);
+      bodies.set(delivery.eventId, body);
     }
     return body;
   }
 
-  async function attempt(delivery: WebhookDeliveryDoc): Promise<void> {
+  /** What to record for a delivery: its endpoint is gone, or the outcome of sending it now. */
+  async function attemptOf(delivery: WebhookDeliveryDoc, signal: AbortSignal): Promise<WebhookDeliveryCommand> {
+    const endpoint = await endpointOf(delivery.endpointId);
+    if (!endpoint || endpoint.doc.deleted) return { type: 'CancelDelivery', reason: 'endpoint_deleted' };
+    // A test goes to its endpoint even while it is disabled (that is how it was asked for).
+    if (endpoint.doc.isDisabled && delivery.eventType !== TEST_WEBHOOK_EVENT_TYPE)
+      return { type: 'CancelDelivery', reason: 'endpoint_disabled' };
+    const outcome = await send({
+      url: endpoint.doc.url,
+      body: await bodyOf(delivery),
+      secret: endpoint.secret,
+      eventId: delivery.eventId,
+      nowMs: clock.now(),
+      environment: delivery.environment as Environment,
+      signal,
+    });
+    return {
+      type: 'RecordDeliveryAttempt',
+      attempt: delivery.attempts + 1,
+      firstDueAt: delivery.firstDueAt,
+      ...outcome,
+    };
+  }
+
+  async function run(item: Queued, signal: AbortSignal): Promise<void> {
+    const { delivery } = item;
     try {
-      const endpoint = await endpoints.get(delivery.endpointId);
-      if (!endpoint || endpoint.deleted) return;
-      const body = await bodyOf(delivery);
-      const outcome = await send({
-        url: endpoint.url,
-        body,
-        secret: secretBox.open(endpoint.sealedSecret),
-        eventId: delivery.eventId,
-        nowMs: clock.now(),
-        signal: stopping.signal,
+      const command = await attemptOf(delivery, signal);
+      const { state } = await commands.handle(webhookDeliveryAggregate, delivery.id, command, {
+        organizationId: delivery.organizationId,
+        environment: delivery.environment as Environment,
+        actor: 'system:webhook-dispatcher',
+        causationId: delivery.eventId,
       });
-      const recorded = await commands.handle(
-        webhookDeliveryAggregate,
-        delivery.id,
-        {
-          type: 'RecordDeliveryAttempt',
-          attempt: delivery.attempts + 1,
-          firstDueAt: delivery.firstDueAt,
-          ...outcome,
-        },
-        {
-          organizationId: delivery.organizationId,
-          environment: delivery.environment as Environment,
-          actor: 'system:webhook-dispatcher',
-          causationId: delivery.eventId,
-        },
-      );
-      // Stay in flight until the read model shows this attempt, so it is not sent twice.
-      if (recorded.position !== null) await projections.waitFor(recorded.position, 30_000);
-      if (outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300)
-        bodies.delete(delivery.id);
+      recordFailures.delete(delivery.id);
+      // The log's word on the delivery now (another writer may have recorded this attempt first).
+      const { attempts, nextAttemptAt } = state.context;
+      recorded.set(delivery.id, attempts);
+      queue.finish(item.id);
+      if (state.value === 'pending' && nextAttemptAt !== null) {
+        const dueAt = Date.parse(nextAttemptAt);
+        queue.add({ ...item, dueAt, delivery: { ...delivery, attempts, nextAttemptAt: dueAt } });
+      }
     } catch (error) {
-      if (error instanceof DeliveryAbortedError) return;
-      console.error(`[webhooks] delivery ${delivery.id} could not be recorded:`, error);
-    } finally {
-      inFlight.delete(delivery.id);
-      if (!stopping.signal.aborted) loop.poke();
+      queue.finish(item.id);
+      if (error instanceof DeliveryAbortedError || stopped) return;
+      // The receiver may have it already; it is sent again after a pause (receivers dedupe by event id).
+      const failures = (recordFailures.get(delivery.id) ?? 0) + 1;
+      recordFailures.set(delivery.id, failures);
+      const waitMs = doublingDelay(failures, RECORD_RETRY_FIRST_MS, RECORD_RETRY_MAX_MS);
+      log(
+        `[webhooks] delivery ${delivery.id} could not be recorded (${(error as Error).message}); again in ${waitMs} ms`,
+      );
+      queue.add({ ...item, dueAt: clock.now() + waitMs });
     }
   }
 
-  const loop = createDueWorkLoop({
-    name: 'webhooks',
-    clock,
-    async runDue(now) {
-      const free = concurrency - inFlight.size;
-      if (free <= 0) return;
-      const due = await deliveries.find(
-        { status: 'pending', nextAttemptAt: { $lte: now } },
-        { sort: { nextAttemptAt: 1 }, limit: free + inFlight.size },
-      );
-      for (const delivery of due) {
-        if (inFlight.has(delivery.id) || inFlight.size >= concurrency) continue;
-        inFlight.add(delivery.id);
-        const run = attempt(delivery);
-        running.add(run);
-        void run.finally(() => running.delete(run));
-      }
-    },
-    async nextDue() {
-      const candidates = await deliveries.find(
-        { status: 'pending', nextAttemptAt: { $ne: null } },
-        { sort: { nextAttemptAt: 1 }, limit: inFlight.size + 1 },
-      );
-      return candidates.find((d) => !inFlight.has(d.id))?.nextAttemptAt ?? null;
-    },
-  });
+  /** Start whatever may start now, and wake up when the next delivery falls due. */
+  function pump(): void {
+    if (stopped) return;
+    for (const item of queue.take(clock.now())) {
+      const controller = new AbortController();
+      const done = run(item, controller.signal).finally(() => {
+        inFlight.delete(item.id);
+        pump();
+      });
+      inFlight.set(item.id, { controller, done });
+    }
+    const next = queue.nextDueAt();
+    if (next === timerAt) return;
+    cancelTimer?.();
+    cancelTimer = null;
+    timerAt = next;
+    if (next !== null)
+      cancelTimer = clock.schedule(next, () => {
+        timerAt = null;
+        cancelTimer = null;
+        pump();
+      });
+  }
+
+  /** Applies a batch of changed documents in order after the ones before it. */
+  function enqueueUpdate(apply: () => Promise<void>): void {
+    updates = updates
+      .then(apply)
+      .catch((error: unknown) => log(`[webhooks] could not follow the read model: ${(error as Error).stack ?? error}`))
+      .then(() => pump());
+  }
 
   return {
-    start() {
-      unsubscribe = projections.onAdvanced((_position, touched) => {
-        if (touched.has(COLLECTIONS.webhookDeliveries)) loop.poke();
-      });
-      loop.poke();
+    async start() {
+      unsubscribes.push(
+        projections.onDocumentsChanged(COLLECTIONS.webhookDeliveries, (ids) =>
+          enqueueUpdate(async () => {
+            for (const id of ids) follow(await deliveries.get(id), id);
+          }),
+        ),
+        projections.onDocumentsChanged(COLLECTIONS.webhookEndpoints, (ids) =>
+          enqueueUpdate(async () => {
+            for (const id of ids) await endpointChanged(id);
+          }),
+        ),
+      );
+      // Watching before reading: a delivery written in between is seen twice, never missed.
+      const pending = await deliveries.find({ status: 'pending' });
+      for (const doc of pending) follow(doc, doc.id);
+      pump();
     },
     async stop() {
-      unsubscribe?.();
-      await loop.stop();
-      stopping.abort();
-      await Promise.allSettled([...running]);
+      stopped = true;
+      for (const unsubscribe of unsubscribes) unsubscribe();
+      cancelTimer?.();
+      await updates;
+      for (const { controller } of inFlight.values()) controller.abort();
+      await Promise.allSettled([...inFlight.values()].map((f) => f.done));
     },
+    status: () => queue.size(),
   };
 }

@@ -75,7 +75,7 @@ test('weir machines export writes Stately-importable JSON for every machine', as
   const delivery = JSON.parse(await readFile(join(out, 'webhook-delivery.json'), 'utf8')) as {
     states: Record<string, unknown>;
   };
-  t.deepEqual(Object.keys(delivery.states).sort(), ['exhausted', 'failed', 'pending', 'succeeded']);
+  t.deepEqual(Object.keys(delivery.states).sort(), ['canceled', 'exhausted', 'failed', 'pending', 'succeeded']);
 });
 
 test('weir replay rebuilds the read models from the log and reports events per second', async (t) => {

@@ -199,6 +199,7 @@ async function world(t: ExecutionContext) {
     waitFor: async () => undefined,
     start: unused,
     rebuild: unused,
+    onDocumentsChanged: unused,
     position: () => null,
     health: unused,
     stop: unused,

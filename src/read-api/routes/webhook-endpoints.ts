@@ -15,6 +15,7 @@ import {
 } from '../../shared/input.ts';
 import { generateWebhookSecret } from '../../tenancy/secrets.ts';
 import { SPEC_EVENT_TYPE_NAMES, WEBHOOK_EVENT_TYPES, isWebhookEventType } from '../../webhooks/webhook-event-types.ts';
+import { checkWebhookTarget, WebhookTargetRefusedError, webhookTargetPolicy } from '../../webhooks/webhook-target.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
@@ -46,6 +47,18 @@ function enabledEvents(body: Record<string, unknown>, required: boolean): { even
 
 /** Webhook endpoints and their delivery logs. */
 export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
+  const targets = deps.webhookTargets ?? webhookTargetPolicy(['test']);
+  /** The endpoint URL, refused when it points at an internal address the key's environment may not reach. */
+  const targetUrl = async (ctx: ApiContext, url: string): Promise<string> => {
+    try {
+      await checkWebhookTarget(url, ctx.state.tenant.environment, targets);
+    } catch (error) {
+      if (error instanceof WebhookTargetRefusedError)
+        throw new ValidationError('url', error.message, 'url_not_allowed');
+      throw error;
+    }
+    return url;
+  };
   const router = new Router<ApiState>({ prefix: '/api/v1/webhook-endpoints' });
   const endpoints = deps.readStore.collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints);
   const deliveries = deps.readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
@@ -76,7 +89,7 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
         organizationId: tenant.organizationId,
         environment: tenant.environment,
         description: requiredString(body, 'description', '', { max: 500 }),
-        url: requiredUrl(body, 'url'),
+        url: await targetUrl(ctx, requiredUrl(body, 'url')),
         sealedSecret: deps.secretBox.seal(generateWebhookSecret()),
         isDisabled: optionalBoolean(body, 'isDisabled') ?? false,
         enabledEvents: enabledEvents(body, true)!,
@@ -100,7 +113,7 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
     const description = optionalString(body, 'description', '', { max: 500 });
     if (description !== undefined) changes.description = description;
     const url = optionalUrl(body, 'url');
-    if (url !== undefined) changes.url = url;
+    if (url !== undefined) changes.url = await targetUrl(ctx, url);
     const isDisabled = optionalBoolean(body, 'isDisabled');
     if (isDisabled !== undefined) changes.isDisabled = isDisabled;
     const events = enabledEvents(body, false);
@@ -139,7 +152,7 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
     const endpoint = await load(ctx);
     ctx.body = await listPage(ctx, deliveries, {
       base: { endpointId: endpoint.id },
-      filters: { status: { values: ['pending', 'succeeded', 'failed'] }, eventType: {}, eventId: {} },
+      filters: { status: { values: ['pending', 'succeeded', 'failed', 'canceled'] }, eventType: {}, eventId: {} },
       present: (d) => ({
         id: d.id,
         endpointId: d.endpointId,
@@ -150,6 +163,7 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
         nextAttemptAt: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt).toISOString(),
         createdAt: d.createdAt,
         attemptLog: d.log,
+        canceled: d.canceled ?? null,
       }),
     });
   });

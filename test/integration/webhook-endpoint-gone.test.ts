@@ -1,0 +1,117 @@
+import test from 'ava';
+import { COLLECTIONS, type WebhookDeliveryDoc } from '../../src/projections/collections.ts';
+import { createManualClock } from '../../src/shared/clock.ts';
+import { attemptDueAt } from '../../src/webhooks/retry-schedule.ts';
+import { eventually } from '../support/api-client.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
+
+const ENDPOINTS = '/api/v1/webhook-endpoints';
+type Delivery = { id: string; status: string; attempts: number; canceled: { reason: string } | null };
+
+/** The delivery as the read model keeps it (its endpoint's delivery log answers 404 once the endpoint is gone). */
+const deliveryOf = async (weir: Awaited<ReturnType<typeof startTestWeir>>, id: string) =>
+  weir.readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries).get(id);
+
+test('deleting an endpoint while a delivery waits for its retry ends the delivery, recorded in the log and the delivery log, and Weir keeps answering, also after a restart', async (t) => {
+  const clock = createManualClock(Date.parse('2026-05-01T10:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url);
+  // Nothing listens on port 1: the first attempt fails and the next is due 30 s later.
+  const endpoint = (
+    await api.post<{ id: string }>(ENDPOINTS, {
+      description: 'gone soon',
+      url: 'http://127.0.0.1:1/x',
+      enabledEvents: { events: ['checkout_session.completed'] },
+    })
+  ).body;
+  const testedAt = clock.now();
+  t.is((await api.post(`${ENDPOINTS}/${endpoint.id}/test`)).status, 200);
+  const [failed] = await eventually(async () => {
+    const page = (await api.get<{ data: Delivery[] }>(`${ENDPOINTS}/${endpoint.id}/deliveries`)).body.data;
+    return page[0]?.attempts === 1 ? page : undefined;
+  }, 'the first attempt to fail');
+  t.is(failed!.status, 'pending');
+
+  t.is((await api.delete(`${ENDPOINTS}/${endpoint.id}`)).status, 200);
+  clock.set(attemptDueAt(testedAt, 2));
+  const canceled = await eventually(async () => {
+    const doc = await deliveryOf(weir, failed!.id);
+    return doc?.status === 'canceled' ? doc : undefined;
+  }, 'the delivery to be canceled');
+  t.deepEqual(canceled.canceled?.reason, 'endpoint_deleted');
+  t.is(canceled.nextAttemptAt, null);
+  t.is(canceled.attempts, 1, 'no request was made for the deleted endpoint');
+  const stream = await weir.eventStore.readStream(`webhook_delivery-${failed!.id}`);
+  t.deepEqual(
+    stream.map((e) => [e.type, (e.data as { reason?: string }).reason ?? null]),
+    [
+      ['WebhookDeliveryAttemptFailed', null],
+      ['WebhookDeliveryCanceled', 'endpoint_deleted'],
+    ],
+  );
+
+  // The server answers every tenant, at once.
+  const health = await fetch(`${weir.url}/health`, { signal: AbortSignal.timeout(5_000) });
+  t.is(health.status, 200);
+  t.is((await api.get(ENDPOINTS)).status, 200);
+  clock.advanceBy(24 * 3600_000);
+  t.is((await fetch(`${weir.url}/health`, { signal: AbortSignal.timeout(5_000) })).status, 200);
+
+  // Restarted on the same data dir, it starts and listens; the ended delivery stays ended.
+  await weir.stop();
+  const again = await startTestWeir(t, { dataDir: weir.dataDir }, { clock });
+  t.is((await fetch(`${again.url}/health`, { signal: AbortSignal.timeout(5_000) })).status, 200);
+  t.is((await deliveryOf(again, failed!.id))?.status, 'canceled');
+});
+
+test('disabling an endpoint ends its pending deliveries at once (endpoint_disabled); a test sent while it is disabled still goes', async (t) => {
+  const hooks = await startWebhookReceiver((_request, index) => (index === 0 ? 500 : 200));
+  t.teardown(() => hooks.close());
+  const clock = createManualClock(Date.parse('2026-05-01T10:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url);
+  const endpoint = (
+    await api.post<{ id: string }>(ENDPOINTS, {
+      description: 'paused',
+      url: hooks.url,
+      enabledEvents: { events: ['checkout_session.completed'] },
+    })
+  ).body;
+  await api.post(`${ENDPOINTS}/${endpoint.id}/test`);
+  const [first] = await eventually(async () => {
+    const page = (await api.get<{ data: Delivery[] }>(`${ENDPOINTS}/${endpoint.id}/deliveries`)).body.data;
+    return page[0]?.attempts === 1 ? page : undefined;
+  }, 'the first attempt to fail');
+  // A test delivery still goes to a disabled endpoint; its retry too.
+  await api.put(`${ENDPOINTS}/${endpoint.id}`, { isDisabled: true });
+  clock.set(clock.now() + 30_000);
+  await hooks.waitFor((all) => all.length === 2);
+  await eventually(
+    async () => ((await deliveryOf(weir, first!.id))?.status === 'succeeded' ? true : undefined),
+    'the retried test delivery to succeed',
+  );
+
+  // A real event's delivery that waits for a retry ends when the endpoint is disabled, without waiting for it.
+  await api.put(`${ENDPOINTS}/${endpoint.id}`, { isDisabled: false });
+  const failing = await startWebhookReceiver(() => 503);
+  t.teardown(() => failing.close());
+  await api.put(`${ENDPOINTS}/${endpoint.id}`, { url: failing.url, enabledEvents: { events: ['*'] } });
+  await api.post('/api/v1/organization/withdrawal-addresses', {
+    chainId: 7357,
+    address: '0x1111111111111111111111111111111111111111',
+    name: 'second',
+  });
+  const pending = await eventually(async () => {
+    const page = (await api.get<{ data: Delivery[] }>(`${ENDPOINTS}/${endpoint.id}/deliveries?status=pending`)).body
+      .data;
+    return page[0]?.attempts === 1 ? page[0] : undefined;
+  }, 'the withdrawal_address.created delivery to fail once');
+  await api.put(`${ENDPOINTS}/${endpoint.id}`, { isDisabled: true });
+  const ended = await eventually(async () => {
+    const doc = await deliveryOf(weir, pending.id);
+    return doc?.status === 'canceled' ? doc : undefined;
+  }, 'the delivery to end');
+  t.is(ended.canceled?.reason, 'endpoint_disabled');
+  t.is(failing.received.length, 1);
+});
