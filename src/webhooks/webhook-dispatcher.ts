@@ -34,7 +34,10 @@ export function createWebhookDispatcher(deps: {
   const endpoints = readStore.collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints);
   const inFlight = new Set<string>();
   const running = new Set<Promise<void>>();
-  const stopping = new AbortController();
+  // One controller per attempt in flight, aborted by stop(): a listener per attempt on one shared
+  // stop signal would pass the EventTarget listener limit with more than ten attempts in flight.
+  const attempts = new Set<AbortController>();
+  let stopped = false;
   let unsubscribe: (() => void) | null = null;
 
   /** Bodies are rendered from the log once and kept while their delivery may still be retried. */
@@ -55,6 +58,8 @@ export function createWebhookDispatcher(deps: {
   }
 
   async function attempt(delivery: WebhookDeliveryDoc): Promise<void> {
+    const controller = new AbortController();
+    attempts.add(controller);
     try {
       const endpoint = await endpoints.get(delivery.endpointId);
       if (!endpoint || endpoint.deleted) return;
@@ -65,7 +70,7 @@ export function createWebhookDispatcher(deps: {
         secret: secretBox.open(endpoint.sealedSecret),
         eventId: delivery.eventId,
         nowMs: clock.now(),
-        signal: stopping.signal,
+        signal: controller.signal,
       });
       const recorded = await commands.handle(
         webhookDeliveryAggregate,
@@ -91,8 +96,9 @@ export function createWebhookDispatcher(deps: {
       if (error instanceof DeliveryAbortedError) return;
       console.error(`[webhooks] delivery ${delivery.id} could not be recorded:`, error);
     } finally {
+      attempts.delete(controller);
       inFlight.delete(delivery.id);
-      if (!stopping.signal.aborted) loop.poke();
+      if (!stopped) loop.poke();
     }
   }
 
@@ -133,7 +139,8 @@ export function createWebhookDispatcher(deps: {
     async stop() {
       unsubscribe?.();
       await loop.stop();
-      stopping.abort();
+      stopped = true;
+      for (const controller of attempts) controller.abort();
       await Promise.allSettled([...running]);
     },
   };

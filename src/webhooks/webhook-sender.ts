@@ -24,6 +24,7 @@ export class DeliveryAbortedError extends Error {
 export function createHttpWebhookSender(options: { timeoutMs?: number; userAgent?: string } = {}): WebhookSender {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   return async ({ url, body, secret, eventId, nowMs, signal }) => {
+    if (signal?.aborted) throw new DeliveryAbortedError('the dispatcher stopped before the request');
     const started = performance.now();
     // One controller with a plain timer: AbortSignal.any() over AbortSignal.timeout() can lose the
     // timeout signal to garbage collection on Node 20, leaving a hung request hung forever.

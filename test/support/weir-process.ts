@@ -37,7 +37,8 @@ export async function spawnWeir(options: {
   child.stderr!.on('data', (d: Buffer) => {
     output += d.toString();
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // 'close': the process has exited and its output has been read to the end.
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   // Generous: in a fresh clone under a full test run, the first start compiles every module.
   const deadline = Date.now() + 90_000;
