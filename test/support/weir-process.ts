@@ -16,9 +16,11 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 export async function spawnWeir(options: {
   dataDir: string;
   env?: Record<string, string>;
+  /** Options after `serve` on the command line. */
+  args?: string[];
 }): Promise<{ url: string; child: ChildProcess; output: () => string; kill(signal?: NodeJS.Signals): Promise<void> }> {
   const port = await findFreePort();
-  const child = spawn(process.execPath, [WEIR_BIN, 'serve'], {
+  const child = spawn(process.execPath, [WEIR_BIN, 'serve', ...(options.args ?? [])], {
     cwd: ROOT,
     env: childEnv({
       PORT: String(port),
