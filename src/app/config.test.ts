@@ -1,4 +1,7 @@
-import test from 'ava';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import test, { type ExecutionContext } from 'ava';
 import { ConfigError, readConfig } from './config.ts';
 
 test('WEIR_CHAIN_WAIT_MAX: how long an expiry or reminder waits for a chain follower, in seconds; an hour unless set; the flag wins', (t) => {
@@ -23,5 +26,90 @@ test('a bad WEIR_CHAIN_WAIT_MAX is refused with an error naming the setting', (t
   t.throws(() => readConfig(['--chain-wait-max'], {}), {
     instanceOf: ConfigError,
     message: '--chain-wait-max needs a value',
+  });
+});
+
+const secretFile = (t: ExecutionContext, content: string, mode = 0o600): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'weir-config-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'secret');
+  writeFileSync(file, content, { mode });
+  return file;
+};
+const MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
+
+test('--admin-token-file / WEIR_ADMIN_TOKEN_FILE and --master-key-file / WEIR_MASTER_KEY_FILE: the secret is read from the file, its trailing newline trimmed', (t) => {
+  const token = secretFile(t, 'op-token-0123456789\n');
+  const key = secretFile(t, `${MASTER_KEY}\r\n`);
+  t.like(readConfig(['--admin-token-file', token, `--master-key-file=${key}`], {}), {
+    adminToken: 'op-token-0123456789',
+    masterKey: MASTER_KEY,
+  });
+  t.like(readConfig([], { WEIR_ADMIN_TOKEN_FILE: token, WEIR_MASTER_KEY_FILE: key }), {
+    adminToken: 'op-token-0123456789',
+    masterKey: MASTER_KEY,
+  });
+  t.like(
+    readConfig([], { WEIR_ADMIN_TOKEN: 'plain', WEIR_ADMIN_TOKEN_FILE: '' }),
+    { adminToken: 'plain' },
+    'empty is unset',
+  );
+  t.like(readConfig([], { WEIR_MASTER_KEY: MASTER_KEY }), { masterKey: MASTER_KEY });
+});
+
+test('a secret given both as it is and as a file is a config error naming both settings', (t) => {
+  const token = secretFile(t, 'from-file');
+  for (const [argv, env] of [
+    [['--admin-token', 'on-the-line', '--admin-token-file', token], {}],
+    [[], { WEIR_ADMIN_TOKEN: 'in-env', WEIR_ADMIN_TOKEN_FILE: token }],
+    [['--admin-token-file', token], { WEIR_ADMIN_TOKEN: 'in-env' }],
+  ] as const) {
+    const error = t.throws(() => readConfig([...argv], env), { instanceOf: ConfigError });
+    t.is(
+      error.message,
+      'WEIR_ADMIN_TOKEN (--admin-token) and WEIR_ADMIN_TOKEN_FILE (--admin-token-file) are both set; give the admin token once',
+    );
+  }
+  const key = secretFile(t, MASTER_KEY);
+  t.throws(() => readConfig(['--master-key-file', key], { WEIR_MASTER_KEY: MASTER_KEY }), {
+    instanceOf: ConfigError,
+    message:
+      'WEIR_MASTER_KEY (--master-key) and WEIR_MASTER_KEY_FILE (--master-key-file) are both set; give the master key once',
+  });
+});
+
+test('a secret file that is missing, unreadable, empty or holds a bad key is a config error naming the setting and never showing the secret', (t) => {
+  const missing = join(tmpdir(), 'weir-no-such-dir', 'token');
+  t.throws(() => readConfig(['--admin-token-file', missing], {}), {
+    instanceOf: ConfigError,
+    message: `WEIR_ADMIN_TOKEN_FILE (--admin-token-file): cannot read ${missing} (ENOENT)`,
+  });
+  const dir = dirname(secretFile(t, ''));
+  t.throws(() => readConfig([], { WEIR_ADMIN_TOKEN_FILE: dir }), {
+    instanceOf: ConfigError,
+    message: `WEIR_ADMIN_TOKEN_FILE (--admin-token-file): cannot read ${dir} (EISDIR)`,
+  });
+  if (process.getuid?.() !== 0) {
+    // root reads any file, so an unreadable file can only be tried as another user.
+    const locked = secretFile(t, 'hidden-token', 0o000);
+    t.throws(() => readConfig([], { WEIR_ADMIN_TOKEN_FILE: locked }), {
+      instanceOf: ConfigError,
+      message: `WEIR_ADMIN_TOKEN_FILE (--admin-token-file): cannot read ${locked} (EACCES)`,
+    });
+  }
+  for (const content of ['', '\n', '\r\n\n']) {
+    const empty = secretFile(t, content);
+    t.throws(() => readConfig([], { WEIR_MASTER_KEY_FILE: empty }), {
+      instanceOf: ConfigError,
+      message: `WEIR_MASTER_KEY_FILE (--master-key-file): ${empty} is empty`,
+    });
+  }
+  const wrongKey = secretFile(t, 'not-a-key-s3cr3t\n');
+  const error = t.throws(() => readConfig(['--master-key-file', wrongKey], {}), { instanceOf: ConfigError });
+  t.is(error.message, 'WEIR_MASTER_KEY_FILE (--master-key-file) must hold 32 bytes encoded in base64');
+  t.false(error.message.includes('s3cr3t'));
+  t.throws(() => readConfig([], { WEIR_MASTER_KEY: 'short-s3cr3t' }), {
+    instanceOf: ConfigError,
+    message: 'WEIR_MASTER_KEY (--master-key) must hold 32 bytes encoded in base64',
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Environment } from '../event-store/event-store.ts';
 
@@ -11,9 +12,9 @@ export type WeirConfig = {
   mongoDbUrl?: string;
   /** Base URL payers use to reach the hosted pages; defaults to http://HOST:PORT. */
   publicUrl?: string;
-  /** 32 bytes in base64 to seal webhook secrets; defaults to a key file in the data dir. */
+  /** 32 bytes in base64 to seal webhook secrets (given, or read from `masterKeyFile`); defaults to a key file in the data dir. */
   masterKey?: string;
-  /** Operator token for `/admin` (creating organizations over HTTP); unset: the admin API is off. */
+  /** Operator token for `/admin` (creating organizations over HTTP; given, or read from `adminTokenFile`); unset: the admin API is off. */
   adminToken?: string;
   /** JSON written by `weir devnet`: offer that local chain in the test environment. */
   devnetFile?: string;
@@ -71,10 +72,20 @@ export const SETTINGS = {
     flag: '--master-key',
     description: '32-byte base64 key sealing webhook secrets; unset: DATA_DIR/master.key',
   },
+  masterKeyFile: {
+    env: 'WEIR_MASTER_KEY_FILE',
+    flag: '--master-key-file',
+    description: 'file holding the master key (instead of --master-key, kept out of the process list)',
+  },
   adminToken: {
     env: 'WEIR_ADMIN_TOKEN',
     flag: '--admin-token',
     description: 'operator token for POST /admin/organizations; unset: admin API off',
+  },
+  adminTokenFile: {
+    env: 'WEIR_ADMIN_TOKEN_FILE',
+    flag: '--admin-token-file',
+    description: 'file holding the admin token (instead of --admin-token, kept out of the process list)',
   },
   devnetFile: {
     env: 'WEIR_DEVNET_FILE',
@@ -116,11 +127,18 @@ export const SETTINGS = {
       'environments whose webhooks may reach loopback, private and link-local addresses: test, live, test,live or none',
     default: 'test',
   },
-} as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv'>, SettingSpec>;
+} as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv'> | SecretFileSetting, SettingSpec>;
+
+/** Settings that name a file holding a secret, so the secret is in neither the process list nor the environment. */
+type SecretFileSetting = 'masterKeyFile' | 'adminTokenFile';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
+
+/** `WEIR_ADMIN_TOKEN (--admin-token)`: how an error names a setting. */
+const settingName = (key: keyof typeof SETTINGS): string => `${SETTINGS[key].env} (${SETTINGS[key].flag})`;
+const describeSecret = (key: 'masterKey' | 'adminToken') => (key === 'masterKey' ? 'master key' : 'admin token');
 
 /** Flags win over environment variables, which win over defaults. */
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
@@ -144,6 +162,31 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     const value = flags.get(spec.flag) ?? env[spec.env];
     return value === undefined || value === '' ? undefined : value;
   };
+  /** A secret given as it is, or as a file holding it (never both); errors name the setting, never the secret. */
+  const secret = (key: 'masterKey' | 'adminToken', fileKey: SecretFileSetting): string | undefined => {
+    const given = get(key);
+    const file = get(fileKey);
+    if (file === undefined) return given;
+    const name = settingName(fileKey);
+    if (given !== undefined)
+      throw new ConfigError(`${settingName(key)} and ${name} are both set; give the ${describeSecret(key)} once`);
+    let text: string;
+    try {
+      text = readFileSync(resolve(file), 'utf8');
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new ConfigError(`${name}: cannot read ${resolve(file)} (${reason})`);
+    }
+    const value = text.replace(/(?:\r?\n)+$/, '');
+    if (value === '') throw new ConfigError(`${name}: ${resolve(file)} is empty`);
+    return value;
+  };
+  const adminToken = secret('adminToken', 'adminTokenFile');
+  const masterKey = secret('masterKey', 'masterKeyFile');
+  if (masterKey !== undefined && Buffer.from(masterKey, 'base64').length !== 32)
+    throw new ConfigError(
+      `${get('masterKeyFile') === undefined ? settingName('masterKey') : settingName('masterKeyFile')} must hold 32 bytes encoded in base64`,
+    );
   const portText = get('port') ?? '8080';
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -170,8 +213,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     kurrentDbUrl: get('kurrentDbUrl'),
     mongoDbUrl: get('mongoDbUrl'),
     publicUrl: get('publicUrl'),
-    masterKey: get('masterKey'),
-    adminToken: get('adminToken'),
+    masterKey,
+    adminToken,
     devnetFile: get('devnetFile'),
     rpcConfigFile: get('rpcConfigFile'),
     sweeperKey: get('sweeperKey'),

@@ -46,6 +46,7 @@ import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook-sender.ts';
 import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
 import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, type WeirConfig } from './config.ts';
+import { lockDataDir, prepareDataDir } from './data-dir.ts';
 
 /** How long `startWeir` waits for each chain follower's starting point before taking requests anyway. */
 const FOLLOWER_READY_TIMEOUT_MS = 15_000;
@@ -96,9 +97,27 @@ export async function openStores(config: Pick<WeirConfig, 'dataDir' | 'kurrentDb
 /**
  * Everything in one process: API, projections, matcher, webhook dispatcher and timers. Read
  * models catch up with the log before the server listens, so the first request sees everything.
+ * The data dir is made private (0700, files 0600) and locked to this process until `stop`.
  */
 export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {}): Promise<Weir> {
   const log = overrides.log ?? ((line: string) => console.log(line));
+  await prepareDataDir(config.dataDir, log);
+  const releaseLock = await lockDataDir(config.dataDir, log);
+  try {
+    return await startLocked(config, overrides, log, releaseLock);
+  } catch (error) {
+    await releaseLock();
+    throw error;
+  }
+}
+
+/** startWeir once the data dir is this process's; `stop` lets go of it last. */
+async function startLocked(
+  config: WeirConfig,
+  overrides: WeirOverrides,
+  log: (line: string) => void,
+  releaseLock: () => Promise<void>,
+): Promise<Weir> {
   const clock = overrides.clock ?? createSystemClock();
   const stores = await openStores(config);
   const { eventStore } = stores;
@@ -348,6 +367,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
         await bus.close();
         await readStore.close();
         await eventStore.close();
+        await releaseLock();
       })();
       return stopping;
     },

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigError, SETTINGS, readConfig } from '../app/config.ts';
+import { DataDirInUseError, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
 import { checkHealth } from './check-health.ts';
 
 // Each command loads what it needs when it runs, so a small one (`weir health`, run by a
@@ -37,9 +38,16 @@ function option(argv: string[], name: string): string | undefined {
   return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[index + 1];
 }
 
+/** Commands that write into the data dir create what they write (and SQLite its files) for the owner alone. */
+function privateFiles(): void {
+  process.umask(PRIVATE_UMASK);
+}
+
 async function serve(argv: string[]): Promise<void> {
+  const config = readConfig(argv, process.env);
+  privateFiles();
   const { startWeir } = await import('../app/start-weir.ts');
-  const weir = await startWeir(readConfig(argv, process.env));
+  const weir = await startWeir(config);
   const shutdown = (signal: string) => {
     console.log(`[weir] ${signal}: stopping`);
     weir.stop().then(
@@ -59,6 +67,8 @@ async function orgCreate(argv: string[]): Promise<void> {
   if (!name || name.trim() === '' || name.length > 200)
     throw new ConfigError('org create needs --name NAME (1 to 200 characters)');
   const config = readConfig(argv, process.env);
+  privateFiles();
+  if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
   const { openStores } = await import('../app/start-weir.ts');
   const { createCommandHandler } = await import('../actors/command-handler.ts');
   const { createOrganization } = await import('../tenancy/create-organization.ts');
@@ -93,6 +103,8 @@ async function orgCreate(argv: string[]): Promise<void> {
 
 async function replay(argv: string[]): Promise<void> {
   const config = readConfig(argv, process.env);
+  privateFiles();
+  if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
   const { openStores } = await import('../app/start-weir.ts');
   const { ALL_PROJECTIONS } = await import('../projections/all-projections.ts');
   const { createProjectionRunner } = await import('../projections/projection-runner.ts');
@@ -193,6 +205,10 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ConfigError) {
     console.error(`weir: ${error.message}`);
     process.exit(2);
+  }
+  if (error instanceof DataDirInUseError) {
+    console.error(`weir: ${error.message}`);
+    process.exit(1);
   }
   console.error(error);
   process.exit(1);

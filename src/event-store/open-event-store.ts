@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventStore } from './event-store.ts';
 import { createKurrentDbEventStore } from './kurrentdb-event-store.ts';
@@ -14,9 +14,14 @@ export type OpenEventStoreOptions = {
 /** The file name of the embedded log inside the data directory. */
 export const SQLITE_EVENT_STORE_FILE = 'events.sqlite3';
 
-/** KurrentDB when a url is given, otherwise the embedded SQLite file (creating the data directory). */
+/**
+ * KurrentDB when a url is given, otherwise the embedded SQLite file, made for its owner alone
+ * (the data directory 0700, the file 0600: SQLite gives its -wal and -shm files the file's mode).
+ */
 export async function openEventStore({ kurrentDbUrl, dataDir }: OpenEventStoreOptions): Promise<EventStore> {
   if (kurrentDbUrl) return createKurrentDbEventStore({ connectionString: kurrentDbUrl });
-  await mkdir(dataDir, { recursive: true });
-  return createSqliteEventStore({ path: join(dataDir, SQLITE_EVENT_STORE_FILE) });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const path = join(dataDir, SQLITE_EVENT_STORE_FILE);
+  await (await open(path, 'a', 0o600)).close();
+  return createSqliteEventStore({ path });
 }

@@ -2,35 +2,22 @@ import type { CustomField } from '../../machines/collected-data.types.ts';
 import type { PaymentLink } from '../../machines/payment-link.types.ts';
 import type { Organization } from '../actors/organization.ts';
 import { formatAmount } from '../shared/money.ts';
-import { brandColorOf, escapeHtml as e, hostedPage } from './html.ts';
+import { escapeHtml as e, hostedPage } from './html.ts';
 import { ADDRESS_INPUTS, addressTitle, INPUT, type FormProblem, type PayerForm } from './payment-link-form.ts';
 
 const SUBMIT_WORDS = { pay: 'Pay', book: 'Book', donate: 'Donate' } as const;
 
-/** Headers of every payment link page: no caching, and only its own inline style and script. */
-export const PAYMENT_LINK_PAGE_HEADERS = {
-  'Cache-Control': 'no-store',
-  'Content-Security-Policy':
-    "default-src 'none'; img-src * data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'",
-} as const;
+/** A payment link page shows what the payer typed: never cached. (Security headers: headers.ts.) */
+export const PAYMENT_LINK_PAGE_HEADERS = { 'Cache-Control': 'no-store' } as const;
 
-function shell(org: Organization | null, title: string, main: string, script = ''): string {
-  const brand = brandColorOf(org);
+function shell(org: Organization | null, title: string, main: string, withScript = false): string {
   return hostedPage({
     title,
+    kind: 'payment-link',
     org,
     business: org?.name ?? 'Payment',
     main,
-    script,
-    style: `  h1 { font-size: 1.4rem; margin-top: 0; } .price { font-size: 1.6rem; font-weight: 600; }
-  .product { max-width: 100%; border-radius: .4rem; }
-  label { display: block; margin-top: .8rem; font-weight: 500; }
-  input, select { display: block; width: 100%; box-sizing: border-box; padding: .5rem; margin-top: .2rem; border: 1px solid #bbc; border-radius: .3rem; font: inherit; }
-  [aria-invalid="true"] { border-color: #b3261e; } .error { color: #b3261e; font-size: .9rem; }
-  fieldset { border: 1px solid #dde; border-radius: .4rem; margin-top: 1rem; }
-  #problems { background: #fdecea; color: #b3261e; border-radius: .4rem; padding: .6rem 1rem; }
-  .suggested { margin: .4rem .4rem 0 0; padding: .4rem .8rem; border: 1px solid ${brand}; background: #fff; border-radius: .4rem; cursor: pointer; }
-  button[type="submit"] { margin-top: 1.2rem; width: 100%; padding: .7rem; background: ${brand}; color: #fff; border: 0; border-radius: .4rem; font-size: 1.1rem; cursor: pointer; }`,
+    ...(withScript ? { script: { name: 'payment-link.js' as const } } : {}),
   });
 }
 
@@ -88,7 +75,7 @@ export function renderPaymentLinkPage(
       )
       .join('');
     parts.push(
-      `${suggested ? `\n    <div id="suggested">${suggested}</div>` : ''}${input(INPUT.amount, `Amount (${currency.toUpperCase()})`, 'inputmode="decimal" autocomplete="off"', true)}${bounds ? `\n    <p class="muted" id="bounds">${e(bounds)}</p>` : ''}`,
+      `${suggested ? `\n    <div id="suggested" data-input="${INPUT.amount}">${suggested}</div>` : ''}${input(INPUT.amount, `Amount (${currency.toUpperCase()})`, 'inputmode="decimal" autocomplete="off"', true)}${bounds ? `\n    <p class="muted" id="bounds">${e(bounds)}</p>` : ''}`,
     );
   }
   if (link.nameCollection) parts.push(input(INPUT.name, 'Name', 'autocomplete="name" maxlength="250"', true));
@@ -123,13 +110,7 @@ export function renderPaymentLinkPage(
 ${problems}  <form method="post" action="/pay/${e(link.id)}" novalidate>${parts.join('')}
     <button type="submit">${e(SUBMIT_WORDS[link.submitType])}${link.amount ? ` ${e(money(link.amount, link.currency))}` : ''}</button>
   </form>`;
-  const script =
-    link.suggestedAmounts.length === 0
-      ? ''
-      : `<script>
-document.querySelectorAll('.suggested').forEach((b) => b.addEventListener('click', () => { document.querySelector('[name="${INPUT.amount}"]').value = b.dataset.amount; }));
-</script>`;
-  return shell(org, link.title, main, script);
+  return shell(org, link.title, main, link.suggestedAmounts.length > 0);
 }
 
 /** A label, its control, and the problem with the payer's input under it, if any. */

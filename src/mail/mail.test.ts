@@ -1,5 +1,5 @@
 import test from 'ava';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -79,6 +79,7 @@ test('invoice mail carries the business details, branding and the pay link, esca
 });
 
 test('the outbox mailer writes a readable multipart .eml file', async (t) => {
+  process.umask(0o022);
   const dir = await mkdtemp(join(tmpdir(), 'weir-outbox-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const mailer = openMailer({ outboxDir: join(dir, 'outbox') });
@@ -94,6 +95,9 @@ test('the outbox mailer writes a readable multipart .eml file', async (t) => {
   const files = await readdir(join(dir, 'outbox'));
   t.is(files.length, 1);
   t.true(files[0]!.endsWith('.eml'));
+  // Mails hold customers' data: for the owner alone, whatever the umask (022 here).
+  t.is((await stat(join(dir, 'outbox'))).mode & 0o777, 0o700);
+  t.is((await stat(join(dir, 'outbox', files[0]!))).mode & 0o777, 0o600);
   const eml = await readFile(join(dir, 'outbox', files[0]!), 'utf8');
   t.regex(eml, /^To: payer@example\.com\r$/m);
   t.regex(eml, /^From: Weir <no-reply@weir\.localhost>\r$/m);

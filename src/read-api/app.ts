@@ -16,6 +16,8 @@ import { hostedPaymentLinkRoutes } from './routes/hosted-payment-link.ts';
 import { paymentLinkRoutes } from './routes/payment-links.ts';
 import { subscriptionRoutes } from './routes/subscriptions.ts';
 import { hostedInvoiceRoutes } from './routes/hosted-invoice.ts';
+import { hostedAssetRoutes } from '../hosted/assets.ts';
+import { hostedPageHeaders } from '../hosted/headers.ts';
 import { invoiceRoutes } from './routes/invoices.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Health } from '../app/health.ts';
@@ -85,9 +87,11 @@ export function createApiApp(
       faucetRoutes({ devnet: deps.devnet ?? null }),
     ]),
   ]);
-  const hosted = compose<ApiState>([jsonBody, ...mounted(hostedCheckoutRoutes(deps))]);
-  const hostedInvoices = compose<ApiState>([jsonBody, ...mounted(hostedInvoiceRoutes(deps))]);
-  const paymentLinkPages = compose<ApiState>(mounted(hostedPaymentLinkRoutes(deps)));
+  const pageHeaders = hostedPageHeaders<ApiState>();
+  const hosted = compose<ApiState>([pageHeaders, jsonBody, ...mounted(hostedCheckoutRoutes(deps))]);
+  const hostedInvoices = compose<ApiState>([pageHeaders, jsonBody, ...mounted(hostedInvoiceRoutes(deps))]);
+  const paymentLinkPages = compose<ApiState>([pageHeaders, ...mounted(hostedPaymentLinkRoutes(deps))]);
+  const assets = compose<ApiState>(mounted(hostedAssetRoutes()));
   const admin = deps.adminToken
     ? compose<ApiState>([jsonBody, ...mounted(adminRoutes({ ...deps, adminToken: deps.adminToken }))])
     : null;
@@ -99,6 +103,7 @@ export function createApiApp(
     if (ctx.path.startsWith('/checkout/')) return hosted(ctx, next);
     if (ctx.path.startsWith('/invoices/')) return hostedInvoices(ctx, next);
     if (ctx.path.startsWith('/pay/')) return paymentLinkPages(ctx, next);
+    if (ctx.path.startsWith('/assets/')) return assets(ctx, next);
     if (admin && ctx.path.startsWith('/admin/')) return admin(ctx, next);
     if (ctx.path === '/health') return healthRoute(ctx, deps.health);
     return next();

@@ -69,7 +69,7 @@ export function loadMasterKey(options: { masterKey?: string; keyFile: string }):
     return key;
   }
   if (!existsSync(options.keyFile)) {
-    mkdirSync(dirname(options.keyFile), { recursive: true });
+    mkdirSync(dirname(options.keyFile), { recursive: true, mode: 0o700 });
     try {
       writeFileSync(options.keyFile, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
     } catch (error) {

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
@@ -133,4 +133,63 @@ test('weir devnet starts a local chain with test tokens and the factory, prints 
   t.is(await createJsonRpc(info.rpcUrl)('eth_chainId'), '0x7a69');
   child.kill('SIGTERM');
   t.is(await exited, 0);
+});
+
+test('weir serve reads the admin token and the master key from files (--admin-token-file, WEIR_MASTER_KEY_FILE): neither is in its command line or environment', async (t) => {
+  const dir = await tempDir(t);
+  const token = 'op-token-from-a-file-0123456789';
+  const masterKey = Buffer.alloc(32, 9).toString('base64');
+  await writeFile(join(dir, 'admin-token'), `${token}\n`, { mode: 0o600 });
+  await writeFile(join(dir, 'master-key'), `${masterKey}\n`, { mode: 0o600 });
+  const dataDir = join(dir, 'data');
+  const server = await spawnWeir({
+    dataDir,
+    env: { WEIR_ADMIN_TOKEN: '', WEIR_ADMIN_TOKEN_FILE: join(dir, 'admin-token') },
+    args: ['--master-key-file', join(dir, 'master-key')],
+  });
+  t.teardown(() => server.kill());
+  const created = await apiClient(server.url, token).post<{ testSecretKey: string }>('/admin/organizations', {
+    name: 'Filed Shop',
+  });
+  t.is(created.status, 200, JSON.stringify(created.body));
+  // The webhook secret is sealed with the key from the file: no key file is made in the data dir.
+  const endpoint = await apiClient(server.url, created.body.testSecretKey).post<{ secret: string }>(
+    '/api/v1/webhook-endpoints',
+    { description: 'orders', url: 'https://shop.example/hooks', enabledEvents: { events: ['*'] } },
+  );
+  t.is(endpoint.status, 200, JSON.stringify(endpoint.body));
+  await t.throwsAsync(stat(join(dataDir, 'master.key')), { code: 'ENOENT' });
+  const seen = await Promise.all(
+    ['cmdline', 'environ'].map((file) => readFile(`/proc/${server.child.pid}/${file}`, 'utf8')),
+  );
+  for (const text of seen) {
+    t.false(text.includes(token));
+    t.false(text.includes(masterKey));
+  }
+});
+
+test('weir serve with a secret given twice, or in an empty or missing file, refuses to start with a message naming the setting', async (t) => {
+  const dir = await tempDir(t);
+  await writeFile(join(dir, 'token'), 'op-token-s3cr3t\n');
+  await writeFile(join(dir, 'empty'), '\n');
+  const env = { WEIR_DATA_DIR: join(dir, 'data'), PORT: '0' };
+  const twice = runWeir(['serve', '--admin-token-file', join(dir, 'token')], { ...env, WEIR_ADMIN_TOKEN: 'other' });
+  t.is(twice.status, 2);
+  t.is(
+    twice.stderr.trim(),
+    'weir: WEIR_ADMIN_TOKEN (--admin-token) and WEIR_ADMIN_TOKEN_FILE (--admin-token-file) are both set; give the admin token once',
+  );
+  const empty = runWeir(['serve'], { ...env, WEIR_MASTER_KEY_FILE: join(dir, 'empty') });
+  t.is(empty.status, 2);
+  t.is(empty.stderr.trim(), `weir: WEIR_MASTER_KEY_FILE (--master-key-file): ${join(dir, 'empty')} is empty`);
+  const missing = runWeir(['serve', '--admin-token-file', join(dir, 'nope')], env);
+  t.is(missing.status, 2);
+  t.is(
+    missing.stderr.trim(),
+    `weir: WEIR_ADMIN_TOKEN_FILE (--admin-token-file): cannot read ${join(dir, 'nope')} (ENOENT)`,
+  );
+  const notAKey = runWeir(['serve', '--master-key-file', join(dir, 'token')], env);
+  t.is(notAKey.status, 2);
+  t.is(notAKey.stderr.trim(), 'weir: WEIR_MASTER_KEY_FILE (--master-key-file) must hold 32 bytes encoded in base64');
+  for (const result of [twice, empty, missing, notAKey]) t.false(`${result.stdout}${result.stderr}`.includes('s3cr3t'));
 });

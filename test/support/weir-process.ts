@@ -16,9 +16,11 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 export async function spawnWeir(options: {
   dataDir: string;
   env?: Record<string, string>;
+  /** Options after `serve` on the command line. */
+  args?: string[];
 }): Promise<{ url: string; child: ChildProcess; output: () => string; kill(signal?: NodeJS.Signals): Promise<void> }> {
   const port = await findFreePort();
-  const child = spawn(process.execPath, [WEIR_BIN, 'serve'], {
+  const child = spawn(process.execPath, [WEIR_BIN, 'serve', ...(options.args ?? [])], {
     cwd: ROOT,
     env: childEnv({
       PORT: String(port),
@@ -37,7 +39,8 @@ export async function spawnWeir(options: {
   child.stderr!.on('data', (d: Buffer) => {
     output += d.toString();
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // 'close': the process has exited and its output has been read to the end.
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   // Generous: in a fresh clone under a full test run, the first start compiles every module.
   const deadline = Date.now() + 90_000;

@@ -52,10 +52,6 @@ export function hostedCheckoutRoutes(deps: ApiDeps): Router<ApiState> {
     const org = await orgs.get(organizationRecordId(session.organizationId, session.environment));
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-store');
-    ctx.set(
-      'Content-Security-Policy',
-      "default-src 'self'; img-src * data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'",
-    );
     ctx.body = renderCheckoutPage(session, org);
   });
 

@@ -3,7 +3,7 @@ import { invoiceAggregate } from '../../../machines/invoice.aggregate.ts';
 import type { Invoice } from '../../../machines/invoice.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
-import { escapeHtml } from '../../hosted/html.ts';
+import { escapeHtml, hostedPage } from '../../hosted/html.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
 import { INVOICES, type InvoiceDoc } from '../../projections/invoices.projection.ts';
 import { NotFoundError } from '../../shared/errors.ts';
@@ -17,15 +17,15 @@ const MIN_REMAINING_MS = 10 * 60 * 1000;
 
 function statusPage(invoice: Invoice, org: OrganizationDoc | null, message: string): string {
   const e = escapeHtml;
-  const business = org?.name ?? 'Weir merchant';
-  const color = org?.brandColor && /^#[0-9a-fA-F]{3,6}$/.test(org.brandColor) ? org.brandColor : '#1f2937';
-  return `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Invoice ${e(invoice.number)} · ${e(business)}</title></head>
-<body style="font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;background:#f3f4f6;margin:0;padding:32px">
-<main style="max-width:480px;margin:0 auto;background:#fff;border-radius:8px;overflow:hidden">
-<header style="background:${color};color:#fff;padding:16px 24px"><strong>${e(business)}</strong><div>Invoice ${e(invoice.number)}</div></header>
-<section style="padding:24px"><p>${e(message)}</p>
-<p>Amount: ${e(formatAmount(BigInt(invoice.amountDue)))} ${e(invoice.currency.toUpperCase())}</p></section>
-</main></body></html>`;
+  return hostedPage({
+    title: `Invoice ${invoice.number} · ${org?.name ?? 'Weir merchant'}`,
+    kind: 'invoice',
+    org,
+    business: org?.name ?? 'Weir merchant',
+    main: `  <h1>Invoice ${e(invoice.number)}</h1>
+  <p id="message">${e(message)}</p>
+  <p>Amount: ${e(formatAmount(BigInt(invoice.amountDue)))} ${e(invoice.currency.toUpperCase())}</p>`,
+  });
 }
 
 /**
@@ -110,7 +110,6 @@ export function hostedInvoiceRoutes(
         : 'This invoice was voided and can no longer be paid.';
     ctx.status = invoice.status === 'paid' ? 200 : 410;
     ctx.type = 'text/html; charset=utf-8';
-    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
     ctx.body = statusPage(invoice, org, message);
   });
 

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInMemoryCheckpointStore, type EvmFollowerCheckpoint } from './checkpoint.ts';
@@ -26,7 +26,8 @@ async function temporaryDirectory(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'weir-checkpoints-'));
 }
 
-test('the file store returns undefined before the first write, then what was written', async (t) => {
+test('the file store returns undefined before the first write, then what was written (0600 in a 0700 folder, whatever the umask)', async (t) => {
+  process.umask(0o022);
   const dir = join(await temporaryDirectory(), 'nested', 'dir');
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const store = createFileCheckpointStore(dir);
@@ -34,6 +35,8 @@ test('the file store returns undefined before the first write, then what was wri
   await store.set('base-sepolia', checkpoint);
   t.deepEqual(await store.get('base-sepolia'), checkpoint);
   t.deepEqual(JSON.parse(await readFile(checkpointFilePath(dir, 'base-sepolia'), 'utf8')), checkpoint);
+  t.is((await stat(dir)).mode & 0o777, 0o700);
+  t.is((await stat(checkpointFilePath(dir, 'base-sepolia'))).mode & 0o777, 0o600);
 });
 
 test('the file store replaces the file by rename and leaves no temporary file behind', async (t) => {

@@ -22,7 +22,7 @@ export function checkpointFilePath(dir: string, network: string): string {
  * Checkpoints as JSON files, one per network (`<dir>/<network>.evm-follower.json`). A write goes
  * to a temporary file in the same directory, is flushed to disk, and is renamed over the old
  * file, so a crash leaves either the old or the new checkpoint, never a torn one. `dir` is
- * created when missing.
+ * created when missing (0700; files 0600, like everything in the data dir).
  */
 export function createFileCheckpointStore(dir: string): CheckpointStore {
   return {
@@ -58,8 +58,8 @@ export function createFileCheckpointStore(dir: string): CheckpointStore {
       const path = checkpointFilePath(dir, network);
       const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
       try {
-        await mkdir(dir, { recursive: true });
-        const handle = await open(temporary, 'w', 0o644);
+        await mkdir(dir, { recursive: true, mode: 0o700 });
+        const handle = await open(temporary, 'w', 0o600);
         try {
           await handle.writeFile(`${JSON.stringify(checkpoint, null, 2)}\n`, 'utf8');
           await handle.sync();

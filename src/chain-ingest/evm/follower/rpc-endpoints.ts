@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import { HttpRequestError, RpcError, TimeoutError, http } from 'viem';
 import { RpcEndpointsError, type EndpointFailure } from './errors.ts';
 
@@ -75,18 +74,24 @@ export function createRpcEndpoints(parameters: CreateRpcEndpointsParameters): Rp
   // signal that fires on stop or on the timeout. A controller and a plain timer, not
   // AbortSignal.any() over AbortSignal.timeout(): on Node 20 the latter can lose the timeout
   // signal to garbage collection, and a stalled endpoint would then hang the follower.
-  // Each turn listens on the stop signal until its timer ends; many turns may overlap.
-  setMaxListeners(0, parameters.signal);
+  // Many turns may overlap (each lives until its timer ends): the stop signal carries one
+  // listener that aborts them all, not one per turn.
+  const liveTurns = new Set<AbortController>();
+  const stop = parameters.signal;
+  stop.addEventListener(
+    'abort',
+    () => {
+      for (const turn of liveTurns) turn.abort(stop.reason);
+    },
+    { once: true },
+  );
   let turnSignal: AbortSignal | undefined;
   const requestSignal = (): AbortSignal => {
     if (turnSignal === undefined) {
       const controller = new AbortController();
-      const stop = parameters.signal;
-      const onStop = () => controller.abort(stop.reason);
       if (stop.aborted) controller.abort(stop.reason);
-      else stop.addEventListener('abort', onStop, { once: true });
+      else liveTurns.add(controller);
       const timer = setTimeout(() => {
-        stop.removeEventListener('abort', onStop);
         controller.abort(new DOMException(`no answer within ${parameters.timeoutMs} ms`, 'TimeoutError'));
       }, parameters.timeoutMs);
       timer.unref();
@@ -94,7 +99,7 @@ export function createRpcEndpoints(parameters: CreateRpcEndpointsParameters): Rp
         'abort',
         () => {
           clearTimeout(timer);
-          stop.removeEventListener('abort', onStop);
+          liveTurns.delete(controller);
         },
         { once: true },
       );

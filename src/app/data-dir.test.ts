@@ -1,0 +1,97 @@
+import { spawnSync } from 'node:child_process';
+import { chmod, lstat, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { DataDirInUseError, lockDataDir, prepareDataDir, SERVE_LOCK_FILE } from './data-dir.ts';
+
+// What an operator's shell usually has: without Weir's care, new files would be readable by all.
+process.umask(0o022);
+
+const tempDir = async (t: ExecutionContext) => {
+  const dir = await mkdtemp(join(tmpdir(), 'weir-data-dir-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+};
+const modeOf = async (path: string) => (await lstat(path)).mode & 0o777;
+
+/** A pid no process has any more. */
+const deadPid = (): number => spawnSync(process.execPath, ['-e', '']).pid;
+
+test('prepareDataDir creates a missing data dir (and its parents) for the owner alone, and logs nothing', async (t) => {
+  const dataDir = join(await tempDir(t), 'a', 'data');
+  const lines: string[] = [];
+  await prepareDataDir(dataDir, (line) => lines.push(line));
+  t.is(await modeOf(dataDir), 0o700);
+  t.deepEqual(lines, []);
+});
+
+test('prepareDataDir takes group and other access away from an existing data dir and all it holds, naming each in one log line; links are left alone', async (t) => {
+  const root = await tempDir(t);
+  const dataDir = join(root, 'data');
+  await mkdir(join(dataDir, 'outbox'), { recursive: true });
+  await chmod(dataDir, 0o755);
+  await chmod(join(dataDir, 'outbox'), 0o775);
+  await writeFile(join(dataDir, 'events.sqlite3'), '', { mode: 0o644 });
+  await writeFile(join(dataDir, 'outbox', 'a.eml'), '', { mode: 0o640 });
+  await writeFile(join(dataDir, 'master.key'), '', { mode: 0o600 });
+  await writeFile(join(root, 'elsewhere'), '', { mode: 0o644 });
+  await symlink(join(root, 'elsewhere'), join(dataDir, 'link'));
+  const lines: string[] = [];
+  await prepareDataDir(dataDir, (line) => lines.push(line));
+  t.deepEqual(lines, [
+    `[weir] data dir ${dataDir}: took group and other access away from 4 entries: . 0755 → 0700, events.sqlite3 0644 → 0600, outbox 0775 → 0700, outbox/a.eml 0640 → 0600`,
+  ]);
+  t.is(await modeOf(dataDir), 0o700);
+  t.is(await modeOf(join(dataDir, 'outbox')), 0o700);
+  t.is(await modeOf(join(dataDir, 'events.sqlite3')), 0o600);
+  t.is(await modeOf(join(dataDir, 'outbox', 'a.eml')), 0o600);
+  t.is(await modeOf(join(dataDir, 'master.key')), 0o600);
+  t.is((await stat(join(root, 'elsewhere'))).mode & 0o777, 0o644, 'what a link points to is not the data dir');
+  lines.length = 0;
+  await prepareDataDir(dataDir, (line) => lines.push(line));
+  t.deepEqual(lines, [], 'nothing left to tighten');
+});
+
+test('one weir serve per data dir: the lock holds the pid; a second lock is refused naming it; release removes it', async (t) => {
+  const dataDir = await tempDir(t);
+  const release = await lockDataDir(dataDir, () => {});
+  t.is(await readFile(join(dataDir, SERVE_LOCK_FILE), 'utf8'), `${process.pid}\n`);
+  t.is(await modeOf(join(dataDir, SERVE_LOCK_FILE)), 0o600);
+  const refused = await t.throwsAsync(
+    lockDataDir(dataDir, () => {}),
+    { instanceOf: DataDirInUseError },
+  );
+  t.is(refused.pid, process.pid);
+  t.regex(refused.message, new RegExp(`^another weir serve \\(pid ${process.pid}\\) is using the data dir `));
+  t.is(await readFile(join(dataDir, SERVE_LOCK_FILE), 'utf8'), `${process.pid}\n`, 'the refused one leaves it');
+  await release();
+  await t.throwsAsync(stat(join(dataDir, SERVE_LOCK_FILE)), { code: 'ENOENT' });
+  const again = await lockDataDir(dataDir, () => {});
+  await again();
+});
+
+test('a lock left by a process that is gone (kill -9), or by an earlier run with this pid (a restarted container), is taken over and logged', async (t) => {
+  const dataDir = await tempDir(t);
+  for (const stale of [deadPid(), process.pid]) {
+    await writeFile(join(dataDir, SERVE_LOCK_FILE), `${stale}\n`);
+    const lines: string[] = [];
+    const release = await lockDataDir(dataDir, (line) => lines.push(line));
+    t.deepEqual(lines, [
+      `[weir] data dir ${dataDir}: taking over the lock of weir serve pid ${stale}, which is no longer running`,
+    ]);
+    t.is(await readFile(join(dataDir, SERVE_LOCK_FILE), 'utf8'), `${process.pid}\n`);
+    await release();
+  }
+});
+
+test('a lock held by another live process is refused, whether or not this user may signal it', async (t) => {
+  const dataDir = await tempDir(t);
+  // pid 1 (init) is always alive; unless this runs as root, kill(1, 0) answers EPERM.
+  await writeFile(join(dataDir, SERVE_LOCK_FILE), '1\n');
+  const refused = await t.throwsAsync(
+    lockDataDir(dataDir, () => {}),
+    { instanceOf: DataDirInUseError },
+  );
+  t.is(refused.pid, 1);
+});
