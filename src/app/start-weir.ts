@@ -38,6 +38,7 @@ import { invoiceTimerHandlers } from '../timers/invoice-timers.ts';
 import { createInvoicePaymentLinker } from '../actors/invoice-payments.ts';
 import { createSubscriptionBilling } from '../actors/subscription-billing.ts';
 import { createCustomerCheckoutUpdates } from '../actors/customer-checkout-updates.ts';
+import { createPromotionCodeReleases } from '../actors/promotion-code-releases.ts';
 import { subscriptionTimerHandlers } from '../timers/subscription-timers.ts';
 import { createMailDispatcher } from '../mail/mail-dispatcher.ts';
 import { openMailer } from '../mail/open-mailer.ts';
@@ -261,6 +262,8 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   subscriptionBilling.start();
   const customerCheckoutUpdates = createCustomerCheckoutUpdates({ clock, readStore, projections, commands, log });
   customerCheckoutUpdates.start();
+  const promotionCodeReleases = createPromotionCodeReleases({ clock, readStore, projections, commands, log });
+  promotionCodeReleases.start();
   const lineItems = createLineItemResolver({ readStore, commands });
   const gasFees = createEvmGasFeeQuoter({
     registry: evm.registry,
@@ -335,6 +338,7 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
         await invoicePayments.stop();
         await subscriptionBilling.stop();
         await customerCheckoutUpdates.stop();
+        await promotionCodeReleases.stop();
         await mails.stop();
         mailer.close();
         await sweeper.stop();
