@@ -223,6 +223,9 @@ export function decideCheckoutSession(
           'a payment has already been sent to this checkout session; a promotion code can only be applied before paying',
         );
       }
+      // Past its expiresAt the session is about to be recorded as expired: a code applied now could never be used.
+      if (Date.parse(ctx.now) >= Date.parse(session.expiresAt))
+        throw new InvalidStateError(`checkout session expired at ${session.expiresAt}`, 'checkout_session_expired');
       return [{ type: 'DiscountApplied', data: { discount: { ...command.discount, at: ctx.now } } }];
     }
     case 'RecordSweep': {

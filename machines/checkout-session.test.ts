@@ -540,6 +540,16 @@ test('a discount is refused when the session does not allow codes, is not open, 
   });
 });
 
+test('given an open session past its expiresAt (its expiry not recorded yet), when a discount is applied, then refused: it could never be used', (t) => {
+  const discount = { couponId: 'c1', promotionCodeId: 'p1', code: 'LAUNCH', amountDiscount: '1' };
+  const allowing = created({ ...sessionFixture(), allowPromotionCodes: true });
+  const error = t.throws(() => given([allowing]).when({ type: 'ApplyDiscount', discount }, AFTER_EXPIRY), {
+    instanceOf: InvalidStateError,
+  });
+  t.is(error.code, 'checkout_session_expired');
+  t.is(given([allowing]).when({ type: 'ApplyDiscount', discount }, '2026-01-01T00:59:59.999Z').length, 1);
+});
+
 test('given an open session with a payment pending, when the expiry timer fires past expiresAt, then nothing: the expiry waits, and firing again changes nothing', (t) => {
   const history = [created(), detected('t1', '300000000')];
   t.deepEqual(given(history).when({ type: 'ExpireCheckoutSession' }, AFTER_EXPIRY), []);

@@ -39,7 +39,9 @@ export type CouponCommand =
   /** Record that the code's own `expiredAt` has passed (for a timer); nothing before then. */
   | { type: 'ExpirePromotionCode'; promotionCodeId: string }
   /** `promotionCode` is the code's id or its text (any case); `redemptionId` makes it idempotent. */
-  | { type: 'RedeemPromotionCode'; redemptionId: string; promotionCode: string };
+  | { type: 'RedeemPromotionCode'; redemptionId: string; promotionCode: string }
+  /** Give a counted redemption back (its checkout session ended without using it); nothing for one not counted. */
+  | { type: 'ReleasePromotionCodeRedemption'; redemptionId: string; reason: string };
 
 export type DecideContext = { now: string };
 
@@ -128,6 +130,76 @@ const findCode = (coupon: Coupon, ref: string): PromotionCode | undefined => {
 };
 
 /**
+ * Whether a redemption id was seen before: true for a repeat of the redemption counted now (it
+ * counts once); a refusal when that id now counts another code of this coupon (one code per
+ * checkout session), or was given back (its session ended, or can no longer use it).
+ */
+function repeatedRedemption(
+  snapshot: CouponSnapshot,
+  coupon: Coupon,
+  command: Extract<CouponCommand, { type: 'RedeemPromotionCode' }>,
+): boolean {
+  const { redemptions, released } = snapshot.context;
+  const counted = redemptions[command.redemptionId];
+  if (counted !== undefined) {
+    const code = findCode(coupon, command.promotionCode);
+    if (code?.id === counted) return true;
+    throw new InvalidStateError(
+      `redemption ${command.redemptionId} already counts another promotion code of coupon ${coupon.id}`,
+      'promotion_code_already_redeemed',
+    );
+  }
+  if (released[command.redemptionId] !== undefined) {
+    throw new InvalidStateError(
+      `redemption ${command.redemptionId} of coupon ${coupon.id} was given back and cannot be redeemed again`,
+      'promotion_code_redemption_released',
+    );
+  }
+  return false;
+}
+
+/**
+ * Give a counted redemption back, in any state (an archived coupon's counts stay exact too). A
+ * coupon or code held at its limit only by this redemption is usable again: `active`, or `expired`
+ * when its `redeemBy` / `expiredAt` has passed meanwhile (its expiry timer did nothing while it was
+ * at its limit).
+ */
+function release(
+  snapshot: CouponSnapshot,
+  coupon: Coupon,
+  command: Extract<CouponCommand, { type: 'ReleasePromotionCodeRedemption' }>,
+  now: string,
+): CouponEvent[] {
+  const promotionCodeId = snapshot.context.redemptions[command.redemptionId];
+  if (promotionCodeId === undefined) return [];
+  const code = coupon.promotionCodes.find((c) => c.id === promotionCodeId);
+  if (!code) return [];
+  const status =
+    statusOf(snapshot) === 'limit_reached'
+      ? usableStatus({ ...coupon, timesRedeemed: coupon.timesRedeemed - 1 }, now)
+      : coupon.status;
+  const promotionCodeStatus =
+    code.status === 'limit_reached' && !reached(code.maxRedemptions, code.timesRedeemed - 1)
+      ? passed(code.expiredAt, now)
+        ? 'expired'
+        : 'active'
+      : code.status;
+  return [
+    {
+      type: 'PromotionCodeRedemptionReleased',
+      data: {
+        redemptionId: command.redemptionId,
+        promotionCodeId,
+        reason: command.reason,
+        status,
+        promotionCodeStatus,
+        at: now,
+      },
+    },
+  ];
+}
+
+/**
  * Decide which facts a command produces. Repeating a command that already took effect (enable
  * an enabled coupon, archive twice, the same redemption id again) produces no events.
  */
@@ -165,8 +237,8 @@ export function decideCoupon(snapshot: CouponSnapshot, command: CouponCommand, c
     return status === 'archived' ? [] : [{ type: 'CouponArchived', data: { at: now } }];
   // An expiry timer that outlived an archived coupon does nothing.
   if ((command.type === 'ExpireCoupon' || command.type === 'ExpirePromotionCode') && status === 'archived') return [];
-  if (command.type === 'RedeemPromotionCode' && snapshot.context.redemptions[command.redemptionId] !== undefined)
-    return [];
+  if (command.type === 'RedeemPromotionCode' && repeatedRedemption(snapshot, coupon, command)) return [];
+  if (command.type === 'ReleasePromotionCodeRedemption') return release(snapshot, coupon, command, now);
   if (status === 'archived') throw new InvalidStateError(`coupon ${coupon.id} is archived`, 'coupon_archived');
 
   switch (command.type) {

@@ -35,6 +35,19 @@ export function evolveCoupon(coupon: Coupon | null, event: CouponEvent): Coupon 
           updatedAt: event.data.at,
         })),
       };
+    case 'PromotionCodeRedemptionReleased':
+      return {
+        ...coupon,
+        timesRedeemed: coupon.timesRedeemed - 1,
+        status: event.data.status,
+        updatedAt: event.data.at,
+        promotionCodes: updateCode(coupon.promotionCodes, event.data.promotionCodeId, (code) => ({
+          ...code,
+          timesRedeemed: code.timesRedeemed - 1,
+          status: event.data.promotionCodeStatus,
+          updatedAt: event.data.at,
+        })),
+      };
     case 'PromotionCodeLimitReached':
       return {
         ...coupon,

@@ -5,7 +5,7 @@ import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { couponAggregate } from './coupon.aggregate.ts';
 import type { NewCoupon } from './coupon.decide.ts';
 import { discountFor } from './coupon.evolve.ts';
-import type { Coupon, CouponEvent } from './coupon.types.ts';
+import type { Coupon, CouponEvent, PromotionCode } from './coupon.types.ts';
 
 const given = givenWhenThen(couponAggregate);
 const NOW = '2026-01-01T00:30:00.000Z';
@@ -220,6 +220,116 @@ test('when an unknown code is redeemed, then a validation error', (t) => {
 test('given no coupon, a command other than create is refused as missing', (t) => {
   const error = t.throws(() => given([]).when(redeem('s1'), NOW), { instanceOf: InvalidStateError });
   t.is(error.code, 'resource_missing');
+});
+
+// --- release (a redemption given back) -----------------------------------------------------
+
+const release = (redemptionId: string, reason = 'the checkout session was canceled') => ({
+  type: 'ReleasePromotionCodeRedemption' as const,
+  redemptionId,
+  reason,
+});
+const released = (
+  redemptionId: string,
+  status: Coupon['status'] = 'active',
+  promotionCodeStatus: PromotionCode['status'] = 'active',
+  at = NOW,
+): CouponEvent => ({
+  type: 'PromotionCodeRedemptionReleased',
+  data: {
+    redemptionId,
+    promotionCodeId: CODE_ID,
+    reason: 'the checkout session was canceled',
+    status,
+    promotionCodeStatus,
+    at,
+  },
+});
+
+test('given a redemption, when it is released, then PromotionCodeRedemptionReleased and both counts fall back', (t) => {
+  const events = given([created(), redeemed('s1'), redeemed('s2')]).when(release('s1'), NOW);
+  t.deepEqual(events, [released('s1')]);
+  const coupon = given([created(), redeemed('s1'), redeemed('s2'), ...events]).state().context.coupon!;
+  t.is(coupon.timesRedeemed, 1);
+  t.is(coupon.promotionCodes[0]!.timesRedeemed, 1);
+});
+
+test('given a released redemption, when it is released again, then nothing (given back once); a redemption never counted: nothing', (t) => {
+  t.deepEqual(given([created(), redeemed('s1'), released('s1')]).when(release('s1'), NOW), []);
+  t.deepEqual(given([created(), redeemed('s1')]).when(release('s2'), NOW), []);
+});
+
+test('given a released redemption, when the same redemption id is redeemed again, then refused (its session can no longer use it)', (t) => {
+  const error = t.throws(() => given([created(), redeemed('s1'), released('s1')]).when(redeem('s1'), NOW), {
+    instanceOf: InvalidStateError,
+  });
+  t.is(error.code, 'promotion_code_redemption_released');
+});
+
+test('given a redemption counting one code, when the same redemption id redeems another code of the coupon, then refused', (t) => {
+  const base = [
+    created({
+      promotionCodes: [
+        { id: CODE_ID, code: 'ONE', maxRedemptions: null, expiredAt: null, metadata: {} },
+        { id: 'code-2', code: 'TWO', maxRedemptions: null, expiredAt: null, metadata: {} },
+      ],
+    }),
+    redeemed('s1'),
+  ];
+  const error = t.throws(() => given(base).when(redeem('s1', 'two'), NOW), { instanceOf: InvalidStateError });
+  t.is(error.code, 'promotion_code_already_redeemed');
+  t.deepEqual(given(base).when(redeem('s1', 'one'), NOW), [], 'the same code again is still a repeat');
+});
+
+test('given a coupon at its limit, when a redemption is released, then it is active again and takes the next one', (t) => {
+  const events = given(full).when(release('s2'), NOW);
+  t.deepEqual(events, [released('s2', 'active')]);
+  const state = given([...full, ...events]).state();
+  t.is(state.value, 'active');
+  t.like(state.context.coupon, { status: 'active', timesRedeemed: 2 });
+  t.deepEqual(given([...full, ...events]).when(redeem('s4'), NOW), [redeemed('s4'), limitReached]);
+});
+
+test('given a coupon at its limit past redeemBy, when a redemption is released, then it lands in expired', (t) => {
+  const events = given(full).when(release('s1'), LATER);
+  t.deepEqual(events, [released('s1', 'expired', 'active', LATER)]);
+  t.is(given([...full, ...events]).state().value, 'expired');
+});
+
+test('given a code at its own limit, when its redemption is released, then the code is active again (expired past its expiredAt)', (t) => {
+  const once = (expiredAt: string | null) => [
+    created({
+      maxRedemptions: null,
+      promotionCodes: [{ id: CODE_ID, code: 'ONCE', maxRedemptions: 1, expiredAt, metadata: {} }],
+    }),
+    redeemed('s1'),
+    { type: 'PromotionCodeLimitReached', data: { promotionCodeId: CODE_ID, at: NOW } } as CouponEvent,
+  ];
+  const reopened = given(once(null)).when(release('s1'), NOW);
+  t.deepEqual(reopened, [released('s1', 'active', 'active')]);
+  t.like(given([...once(null), ...reopened]).state().context.coupon!.promotionCodes[0], {
+    status: 'active',
+    timesRedeemed: 0,
+  });
+  const SOON = '2026-01-10T00:00:00.000Z';
+  t.deepEqual(given(once(SOON)).when(release('s1'), LATER), [released('s1', 'active', 'expired', LATER)]);
+});
+
+test('a release is taken in every state (disabled, expired, archived) and keeps the status', (t) => {
+  // The machine state, and the coupon's status field (an archived coupon keeps the status it had).
+  const cases: [CouponEvent[], 'disabled' | 'expired' | 'archived', Coupon['status']][] = [
+    [[created(), redeemed('s1'), disabled], 'disabled', 'disabled'],
+    [[created(), redeemed('s1'), expired], 'expired', 'expired'],
+    [[created(), redeemed('s1'), archived], 'archived', 'active'],
+  ];
+  for (const [history, value, status] of cases) {
+    const events = given(history).when(release('s1'), LATER);
+    t.is(events.length, 1, value);
+    const state = given([...history, ...events]).state();
+    t.is(state.value, value);
+    t.is(state.context.coupon!.timesRedeemed, 0, value);
+    t.is(state.context.coupon!.status, status, value);
+  }
 });
 
 // --- enable / disable / expire / archive ---------------------------------------------------

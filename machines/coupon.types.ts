@@ -63,6 +63,22 @@ export type CouponEvent =
   | { type: 'CouponArchived'; data: { at: string } }
   /** One redemption, e.g. by a checkout session (`redemptionId` = its id): counted once per id. */
   | { type: 'PromotionCodeRedeemed'; data: { redemptionId: string; promotionCodeId: string; at: string } }
+  /**
+   * A redemption given back (its checkout session ended without using it): both counts fall by one,
+   * once per redemption id. `status` and `promotionCodeStatus` are where the coupon and the code
+   * stand after it (a coupon or code at its limit is usable again).
+   */
+  | {
+      type: 'PromotionCodeRedemptionReleased';
+      data: {
+        redemptionId: string;
+        promotionCodeId: string;
+        reason: string;
+        status: CouponStatus;
+        promotionCodeStatus: PromotionCode['status'];
+        at: string;
+      };
+    }
   | { type: 'PromotionCodeLimitReached'; data: { promotionCodeId: string; at: string } }
   | { type: 'PromotionCodeExpired'; data: { promotionCodeId: string; at: string } }
   | { type: 'CouponLimitReached'; data: { at: string } };

@@ -38,6 +38,7 @@ import { invoiceTimerHandlers } from '../timers/invoice-timers.ts';
 import { createInvoicePaymentLinker } from '../actors/invoice-payments.ts';
 import { createSubscriptionBilling } from '../actors/subscription-billing.ts';
 import { createCustomerCheckoutUpdates } from '../actors/customer-checkout-updates.ts';
+import { createPromotionCodeReleases } from '../actors/promotion-code-releases.ts';
 import { subscriptionTimerHandlers } from '../timers/subscription-timers.ts';
 import { createMailDispatcher } from '../mail/mail-dispatcher.ts';
 import { openMailer } from '../mail/open-mailer.ts';
@@ -284,6 +285,8 @@ async function startLocked(
   subscriptionBilling.start();
   const customerCheckoutUpdates = createCustomerCheckoutUpdates({ clock, readStore, projections, commands, log });
   customerCheckoutUpdates.start();
+  const promotionCodeReleases = createPromotionCodeReleases({ clock, readStore, projections, commands, log });
+  promotionCodeReleases.start();
   const lineItems = createLineItemResolver({ readStore, commands });
   const gasFees = createEvmGasFeeQuoter({
     registry: evm.registry,
@@ -360,6 +363,7 @@ async function startLocked(
         await invoicePayments.stop();
         await subscriptionBilling.stop();
         await customerCheckoutUpdates.stop();
+        await promotionCodeReleases.stop();
         await mails.stop();
         mailer.close();
         await sweeper.stop();

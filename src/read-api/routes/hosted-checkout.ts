@@ -4,9 +4,7 @@ import { checkoutSessionAggregate } from '../../../machines/checkout-session.agg
 import type { CheckoutSessionCommand } from '../../../machines/checkout-session.decide.ts';
 import type { CheckoutSession, SessionAddress } from '../../../machines/checkout-session.types.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
-import { couponAggregate } from '../../../machines/coupon.aggregate.ts';
-import { discountFor } from '../../../machines/coupon.evolve.ts';
-import { findPromotionCode } from '../../projections/coupons.projection.ts';
+import { createPromotionCodeApplier } from '../../actors/apply-promotion-code.ts';
 import { renderCheckoutPage, successRedirect } from '../../hosted/checkout-page.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
@@ -30,6 +28,7 @@ export function hostedCheckoutRoutes(deps: ApiDeps): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/checkout' });
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+  const applyPromotionCode = createPromotionCodeApplier(deps);
 
   const load = async (ctx: ApiContext): Promise<CheckoutSessionDoc> => {
     const id = ctx.params.id!;
@@ -95,45 +94,16 @@ export function hostedCheckoutRoutes(deps: ApiDeps): Router<ApiState> {
     };
   });
 
-  /** The payer applies a promotion code: the redemption is counted on the coupon, then the discount on the session. */
+  /** The payer applies a promotion code: checked in full, then counted on the coupon, then applied (see the applier). */
   router.post('/:id/promotion-code', async (ctx) => {
     const session = await load(ctx);
     const code = requiredString(asObject(ctx.state.body, ''), 'code', '', { max: 100 });
-    if (!session.allowPromotionCodes)
-      throw new ValidationError(
-        'code',
-        'this checkout session does not accept promotion codes',
-        'promotion_codes_not_allowed',
-      );
-    const tenant = { organizationId: session.organizationId, environment: session.environment };
-    const promotion = await findPromotionCode(deps.readStore, tenant, code);
-    if (!promotion)
-      throw new ValidationError('code', `${code} is not a valid promotion code`, 'promotion_code_invalid');
-    const ctxFor = { ...tenant, actor: 'payer', causationId: session.id };
-    // The session id is the redemption id: a retried or repeated application counts once.
-    const redeemed = await deps.commands.handle(
-      couponAggregate,
-      promotion.couponId,
-      { type: 'RedeemPromotionCode', redemptionId: session.id, promotionCode: promotion.id },
-      ctxFor,
-    );
-    const coupon = redeemed.state.context.coupon!;
-    if (coupon.currency !== null && coupon.currency !== session.currency) {
-      throw new ValidationError(
-        'code',
-        `${code} takes ${coupon.currency.toUpperCase()} off; this checkout is in ${session.currency.toUpperCase()}`,
-      );
-    }
-    const amountDiscount = discountFor(coupon, BigInt(session.amountSubtotal)).toString();
-    let updated = await run(session, {
-      type: 'ApplyDiscount',
-      discount: { couponId: coupon.id, promotionCodeId: promotion.id, code: promotion.code, amountDiscount },
-    });
-    const chosen = updated.paymentIntent.paymentMethod;
-    if (chosen) updated = await run(updated, { type: 'SelectPaymentMethod', addressId: chosen.id });
+    const applied = await applyPromotionCode(session, code);
+    if (applied.position !== null) await deps.projections.waitFor(applied.position);
+    const updated = (await sessions.get(session.id))!;
     ctx.body = {
-      code: promotion.code,
-      amountDiscount,
+      code: applied.code,
+      amountDiscount: applied.amountDiscount,
       amountSubtotal: updated.amountSubtotal,
       amountTotal: updated.amountTotal,
       amountDetails: updated.amountDetails,

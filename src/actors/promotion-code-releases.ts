@@ -1,0 +1,76 @@
+import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
+import { couponAggregate } from '../../machines/coupon.aggregate.ts';
+import type { Environment } from '../event-store/event-store.ts';
+import {
+  PROMOTION_CODE_RELEASES,
+  type PromotionCodeReleaseDoc,
+} from '../projections/promotion-code-redemptions.projection.ts';
+import type { ProjectionRunner } from '../projections/projection-runner.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { CommandContext, CommandHandler } from './command-handler.ts';
+import { redemptionFate, type SessionRedemption } from './promotion-code-redemption-fate.ts';
+import { createWorkQueue, type WorkQueue } from './work-queue.ts';
+
+const ACTOR = 'system:promotion-code-releases';
+
+const contextOf = (tenant: { organizationId: string; environment: string }, sessionId: string): CommandContext => ({
+  organizationId: tenant.organizationId,
+  environment: tenant.environment as Environment,
+  actor: ACTOR,
+  causationId: sessionId,
+});
+
+/**
+ * Give the session's redemption back now if its session (as recorded in the log) can never use it;
+ * otherwise nothing. Answers the log position of the release, or null.
+ */
+export async function releaseIfUnusable(
+  commands: CommandHandler,
+  tenant: { organizationId: string; environment: Environment },
+  checkoutSessionId: string,
+  redemption: SessionRedemption,
+): Promise<bigint | null> {
+  const session = (await commands.load(checkoutSessionAggregate, checkoutSessionId, tenant)).state.context.session;
+  if (!session) return null;
+  const fate = redemptionFate(session, redemption);
+  if (fate.kind !== 'release') return null;
+  const command = {
+    type: 'ReleasePromotionCodeRedemption',
+    redemptionId: checkoutSessionId,
+    reason: fate.reason,
+  } as const;
+  return (await commands.handle(couponAggregate, redemption.couponId, command, contextOf(tenant, checkoutSessionId)))
+    .position;
+}
+
+/**
+ * The process manager that gives back the redemptions checkout sessions can never use (canceled,
+ * expired unpaid, paid without the discount, or another code applied). Its work list is the
+ * `promotion_code_releases` read model, so a restart resumes where it was, and the coupon's decider
+ * gives a redemption back at most once (a repeat appends nothing); the projection of the release
+ * takes the work off the list.
+ */
+export function createPromotionCodeReleases(deps: {
+  clock: Clock;
+  readStore: ReadStore;
+  projections: Pick<ProjectionRunner, 'waitFor' | 'onAdvanced'>;
+  commands: CommandHandler;
+  log?: (line: string) => void;
+}): WorkQueue {
+  return createWorkQueue<PromotionCodeReleaseDoc>({
+    ...deps,
+    name: 'promotion-code-releases',
+    collection: PROMOTION_CODE_RELEASES,
+    sortBy: 'at',
+    async work(doc) {
+      const command = {
+        type: 'ReleasePromotionCodeRedemption',
+        redemptionId: doc.checkoutSessionId,
+        reason: doc.reason,
+      } as const;
+      return (await deps.commands.handle(couponAggregate, doc.couponId, command, contextOf(doc, doc.checkoutSessionId)))
+        .position;
+    },
+  });
+}
