@@ -223,7 +223,21 @@ export function decideCheckoutSession(
           'a payment has already been sent to this checkout session; a promotion code can only be applied before paying',
         );
       }
-      return [{ type: 'DiscountApplied', data: { discount: { ...command.discount, at: ctx.now } } }];
+      const discountApplied: CheckoutSessionEvent = {
+        type: 'DiscountApplied',
+        data: { discount: { ...command.discount, at: ctx.now } },
+      };
+      const discounted = { ...session.amountDetails, amountDiscount: command.discount.amountDiscount };
+      if (totalOf({ ...session, amountDetails: discounted }) > 0n) return [discountApplied];
+      // Nothing left to pay (a 100% coupon): completed at once, as an invoice with nothing to pay
+      // is paid at its finalize, since no payment could ever be made to it.
+      return [
+        discountApplied,
+        {
+          type: 'CheckoutSessionCompleted',
+          data: { amountReceived: '0', amountOverpaid: '0', transactionHash: null, partial: false, at: ctx.now },
+        },
+      ];
     }
     case 'RecordSweep': {
       if (command.sweep.reverted) {

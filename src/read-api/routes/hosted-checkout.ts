@@ -134,8 +134,11 @@ export function hostedCheckoutRoutes(deps: ApiDeps): Router<ApiState> {
       discount: { couponId: coupon.id, promotionCodeId: promotion.id, code: promotion.code, amountDiscount },
     });
     const chosen = updated.paymentIntent.paymentMethod;
-    if (chosen) updated = await run(updated, { type: 'SelectPaymentMethod', addressId: chosen.id });
+    // A code that leaves nothing to pay completed the session: no amount is due on any asset.
+    if (chosen && updated.status === 'open')
+      updated = await run(updated, { type: 'SelectPaymentMethod', addressId: chosen.id });
     ctx.body = {
+      status: updated.status,
       code: promotion.code,
       amountDiscount,
       amountSubtotal: updated.amountSubtotal,
