@@ -226,7 +226,21 @@ export function decideCheckoutSession(
       // Past its expiresAt the session is about to be recorded as expired: a code applied now could never be used.
       if (Date.parse(ctx.now) >= Date.parse(session.expiresAt))
         throw new InvalidStateError(`checkout session expired at ${session.expiresAt}`, 'checkout_session_expired');
-      return [{ type: 'DiscountApplied', data: { discount: { ...command.discount, at: ctx.now } } }];
+      const discountApplied: CheckoutSessionEvent = {
+        type: 'DiscountApplied',
+        data: { discount: { ...command.discount, at: ctx.now } },
+      };
+      const discounted = { ...session.amountDetails, amountDiscount: command.discount.amountDiscount };
+      if (totalOf({ ...session, amountDetails: discounted }) > 0n) return [discountApplied];
+      // Nothing left to pay (a 100% coupon): completed at once, as an invoice with nothing to pay
+      // is paid at its finalize, since no payment could ever be made to it.
+      return [
+        discountApplied,
+        {
+          type: 'CheckoutSessionCompleted',
+          data: { amountReceived: '0', amountOverpaid: '0', transactionHash: null, partial: false, at: ctx.now },
+        },
+      ];
     }
     case 'RecordSweep': {
       if (command.sweep.reverted) {

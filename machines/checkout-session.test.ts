@@ -523,6 +523,42 @@ test('given an open session that allows promotion codes, when a discount is appl
   );
 });
 
+test('given an open session, when a discount takes the whole total off (a 100% coupon), then it is completed at once with nothing received, like an invoice with nothing to pay', (t) => {
+  const session = { ...sessionFixture(), allowPromotionCodes: true };
+  const discount = { couponId: 'c1', promotionCodeId: 'p1', code: 'FREE', amountDiscount: '300000000' };
+  const events = given([created(session)]).when({ type: 'ApplyDiscount', discount }, NOW);
+  t.deepEqual(events, [
+    { type: 'DiscountApplied', data: { discount: { ...discount, at: NOW } } },
+    completedEvent('0', '0', null),
+  ]);
+  const state = given([created(session), ...events]).state();
+  t.is(state.value, 'complete');
+  t.like(state.context.session!, {
+    status: 'complete',
+    paymentStatus: 'paid',
+    amountTotal: '0',
+    amountReceived: '0',
+    completedAt: NOW,
+    transactionHash: null,
+    paymentIntent: { status: 'succeeded', amount: '0', amountReceived: '0' },
+  });
+  // The same code again is nothing; the session no longer expires.
+  t.deepEqual(given([created(session), ...events]).when({ type: 'ApplyDiscount', discount }), []);
+  t.deepEqual(given([created(session), ...events]).when({ type: 'ExpireCheckoutSession' }, AFTER_EXPIRY), []);
+  // The sweep gas the payer chose to pay is still to pay: the session stays open for it.
+  const withGas = {
+    ...session,
+    addresses: session.addresses.map((a) => ({ ...a, gas: '150000', gasAmount: '2500000' })),
+  };
+  const chosen = given([created(withGas)]).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW);
+  t.deepEqual(
+    given([created(withGas), ...chosen])
+      .when({ type: 'ApplyDiscount', discount }, NOW)
+      .map((e) => e.type),
+    ['DiscountApplied'],
+  );
+});
+
 test('a discount is refused when the session does not allow codes, is not open, or already has a payment', (t) => {
   const discount = { couponId: 'c1', promotionCodeId: 'p1', code: 'LAUNCH', amountDiscount: '1' };
   t.throws(() => given([created()]).when({ type: 'ApplyDiscount', discount }), {

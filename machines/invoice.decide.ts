@@ -11,11 +11,11 @@ export type InvoiceCommand =
   | { type: 'CreateInvoice'; invoice: Invoice }
   | { type: 'UpdateInvoice'; changes: InvoiceChanges }
   | { type: 'DeleteInvoice' }
-  /** `url` is the hosted payment page the finalized invoice is paid on. */
   /**
    * `url` is the hosted payment page. `nextIssueDate`: when the next invoice of a recurring series
    * is due to be issued, for a caller that keeps its own calendar (a subscription counts periods
-   * from its anchor); by default the issue date plus the interval.
+   * from its anchor); by default the issue date plus the interval. A draft with nothing to pay is
+   * paid at once (see `finalize`).
    */
   | { type: 'FinalizeInvoice'; url: string; nextIssueDate?: string }
   /**
@@ -23,6 +23,7 @@ export type InvoiceCommand =
    * says who mails it: true when the caller already did (the API's send, which mails inline, so
    * every send is recorded); false when the system sends it and the mail dispatcher mails it
    * from the recorded `InvoiceSent` (once: an invoice already sent is not sent again this way).
+   * A draft with nothing to pay is only finalized, which settles it: nothing is sent.
    */
   | { type: 'SendInvoice'; to: string | null; url: string; mailed: boolean; nextIssueDate?: string }
   | { type: 'StartInvoicePaymentAttempt'; checkoutSessionId: string }
@@ -115,7 +116,20 @@ const refuse = (status: InvoiceState, rule: string): never => {
   throw new InvalidStateError(`invoice is ${status}; ${rule}`);
 };
 
-/** Finalizing: the invoice opens for payment and a recurring one schedules its successor. */
+/** Whether the invoice has nothing to pay: its finalize settles it (see `finalize`). */
+const isZeroTotal = (invoice: Invoice): boolean => BigInt(invoice.amountDue) === 0n;
+
+/** An invoice its finalize settled because it had nothing to pay: a repeated finalize or system send is nothing. */
+const settledAtFinalize = (invoice: Invoice, status: InvoiceState): boolean =>
+  status === 'paid' && isZeroTotal(invoice) && !invoice.paidOutOfBand;
+
+/**
+ * Finalizing: the invoice opens for payment and a recurring one schedules its successor. One with
+ * nothing to pay is paid at once, as Stripe does: no payment can ever be made to it (a checkout
+ * session needs an amount), so it would stay open for good. It is paid like any other
+ * (`InvoicePaid`: the `invoice.paid` webhook, the receipt mail, its subscription starts or renews),
+ * through no checkout session and for 0.
+ */
 function finalize(invoice: Invoice, url: string, now: string, nextIssueDate?: string): InvoiceEvent[] {
   const issueDate = invoice.issueDate ?? now;
   const events: InvoiceEvent[] = [
@@ -131,6 +145,11 @@ function finalize(invoice: Invoice, url: string, now: string, nextIssueDate?: st
       },
     });
   }
+  if (isZeroTotal(invoice))
+    events.push({
+      type: 'InvoicePaid',
+      data: { checkoutSessionId: null, transactionHash: null, amountPaid: '0', at: now },
+    });
   return events;
 }
 
@@ -184,13 +203,15 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
       return [{ type: 'InvoiceDeleted', data: { at: now } }];
     }
     case 'FinalizeInvoice': {
-      if (status === 'open') return [];
+      if (status === 'open' || settledAtFinalize(invoice, status)) return [];
       if (status !== 'draft') return refuse(status, 'only a draft invoice can be finalized');
       return finalize(invoice, command.url, now, command.nextIssueDate);
     }
     case 'SendInvoice': {
-      if (!command.mailed && invoice.sentAt !== null) return [];
+      if (!command.mailed && (invoice.sentAt !== null || settledAtFinalize(invoice, status))) return [];
       const sent: InvoiceEvent = { type: 'InvoiceSent', data: { to: command.to, at: now, mailed: command.mailed } };
+      // Nothing to pay: finalizing settles it, and there is no invoice to send (its receipt follows the payment).
+      if (status === 'draft' && isZeroTotal(invoice)) return finalize(invoice, command.url, now, command.nextIssueDate);
       if (status === 'draft') return [...finalize(invoice, command.url, now, command.nextIssueDate), sent];
       if (status === 'open') return [sent];
       return refuse(status, 'only a draft or open invoice can be sent');

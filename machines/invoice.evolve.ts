@@ -12,7 +12,7 @@ export const remainingOf = (amountDue: string, amountPaid: string): string => {
 
 const endAttempt = (
   attempts: InvoicePaymentAttempt[],
-  checkoutSessionId: string,
+  checkoutSessionId: string | null,
   change: Partial<InvoicePaymentAttempt>,
 ): InvoicePaymentAttempt[] =>
   attempts.map((a) => (a.checkoutSessionId === checkoutSessionId ? { ...a, ...change } : a));

@@ -15,7 +15,7 @@ const apply = assign<InvoiceMachineContext, InvoiceEvent, undefined, InvoiceEven
  * state; an event the current state does not accept is a fact the decider must never produce.
  *
  * Only a draft can be edited or deleted. Finalizing opens it for payment (and, for a recurring
- * invoice, schedules the next one). An open invoice is paid on chain through a checkout session
+ * invoice, schedules the next one); one with nothing to pay is paid at once. An open invoice is paid on chain through a checkout session
  * or marked paid out of band; it can be voided or written off as uncollectible, and an
  * uncollectible one can still be paid or voided.
  */

@@ -376,6 +376,89 @@ test('given a recurring draft, when sent, then finalized, next invoice scheduled
   t.is(invoice.status, 'open');
 });
 
+/** A draft of a free item: nothing to pay. */
+const zeroTotal = (overrides: Partial<Invoice> = {}): Invoice =>
+  invoiceFixture({
+    lineItems: {
+      object: 'list',
+      data: [{ description: 'Free plan', priceId: null, quantity: 1, unitAmount: '0', amountTotal: '0' }],
+    },
+    amountDue: '0',
+    amountRemaining: '0',
+    ...overrides,
+  });
+const paidAtFinalize = (at: string): InvoiceEvent => ({
+  type: 'InvoicePaid',
+  data: { checkoutSessionId: null, transactionHash: null, amountPaid: '0', at },
+});
+
+test('given a draft with nothing to pay (a price of 0), when finalized, then it is paid at once, for 0 and through no checkout session', (t) => {
+  const events = given([created(zeroTotal())]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, FINALIZED_AT);
+  t.deepEqual(events, [finalized(), paidAtFinalize(FINALIZED_AT)]);
+  const state = given([created(zeroTotal()), ...events]).state();
+  t.is(state.value, 'paid');
+  t.like(state.context.invoice!, {
+    status: 'paid',
+    paid: true,
+    paidOutOfBand: false,
+    amountDue: '0',
+    amountPaid: '0',
+    amountRemaining: '0',
+    url: HOSTED_URL,
+    finalizedAt: FINALIZED_AT,
+    paidAt: FINALIZED_AT,
+    checkoutSessionId: null,
+    transactionHash: null,
+    paymentAttempts: [],
+  });
+  // Finalizing again, or the system sending it, is nothing; the merchant cannot send or void a paid invoice.
+  const history = [created(zeroTotal()), ...events];
+  t.deepEqual(given(history).when({ type: 'FinalizeInvoice', url: HOSTED_URL }), []);
+  t.deepEqual(given(history).when({ type: 'SendInvoice', to: null, url: HOSTED_URL, mailed: false }), []);
+  t.deepEqual(given(history).when({ type: 'MarkInvoicePaid' }), []);
+  t.throws(() => given(history).when({ type: 'SendInvoice', to: null, url: HOSTED_URL, mailed: true }), {
+    instanceOf: InvalidStateError,
+  });
+  t.throws(() => given(history).when({ type: 'VoidInvoice' }), { instanceOf: InvalidStateError });
+});
+
+test('given a renewal draft with nothing to pay, when the system sends it, then finalized, next scheduled and paid; nothing is sent; a repeat is nothing', (t) => {
+  const draft = zeroTotal({ invoiceType: 'recurring', recurring: { interval: 'month', intervalCount: 1 } });
+  const send: InvoiceCommand = { type: 'SendInvoice', to: null, url: HOSTED_URL, mailed: false };
+  const events = given([created(draft)]).when(send, NOW);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['InvoiceFinalized', 'NextRecurringInvoiceScheduled', 'InvoicePaid'],
+  );
+  t.deepEqual(events[2], paidAtFinalize(NOW));
+  const invoice = given([created(draft), ...events]).state().context.invoice!;
+  t.like(invoice, { status: 'paid', sentAt: null, amountPaid: '0' });
+  t.truthy(invoice.nextInvoice);
+  t.deepEqual(given([created(draft), ...events]).when(send), [], 'a repeated system send is nothing');
+  // The API's send of such a draft only finalizes it too: it has no invoice to mail.
+  t.deepEqual(
+    given([created(zeroTotal())]).when(
+      { type: 'SendInvoice', to: 'payer@example.com', url: HOSTED_URL, mailed: true },
+      NOW,
+    ),
+    [finalized(NOW), paidAtFinalize(NOW)],
+  );
+});
+
+test('given an invoice with something to pay, when finalized, then it stays open (only a zero total is paid at once)', (t) => {
+  const oneUnit = zeroTotal({
+    lineItems: {
+      object: 'list',
+      data: [{ description: 'Almost free', priceId: null, quantity: 1, unitAmount: '1', amountTotal: '1' }],
+    },
+    amountDue: '1',
+    amountRemaining: '1',
+  });
+  t.deepEqual(given([created(oneUnit)]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, FINALIZED_AT), [
+    finalized(),
+  ]);
+});
+
 test('month arithmetic clamps to the last day of the target month', (t) => {
   t.is(addMonthsClamped('2028-01-31T00:00:00.000Z', 1), '2028-02-29T00:00:00.000Z');
   t.is(addMonthsClamped('2027-01-31T00:00:00.000Z', 1), '2027-02-28T00:00:00.000Z');

@@ -144,9 +144,10 @@ export type InvoiceEvent =
    */
   | { type: 'InvoiceSent'; data: { to: string | null; at: string; mailed?: boolean } }
   | { type: 'InvoicePaymentAttemptStarted'; data: { checkoutSessionId: string; at: string } }
+  /** `checkoutSessionId` null: paid at its finalize, having nothing to pay (amountPaid 0). */
   | {
       type: 'InvoicePaid';
-      data: { checkoutSessionId: string; transactionHash: string | null; amountPaid: string; at: string };
+      data: { checkoutSessionId: string | null; transactionHash: string | null; amountPaid: string; at: string };
     }
   | { type: 'InvoicePaymentFailed'; data: { checkoutSessionId: string; reason: string; at: string } }
   | { type: 'InvoiceMarkedAsPaid'; data: { amountPaid: string; at: string } }

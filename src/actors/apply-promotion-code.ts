@@ -83,7 +83,9 @@ export function createPromotionCodeApplier(deps: { commands: CommandHandler; rea
       (state, event: CheckoutSessionEvent) => checkoutSessionAggregate.evolve(state, event),
       loaded.state,
     );
-    const chosen = discounted.context.session?.paymentIntent.paymentMethod;
+    // A code that leaves nothing to pay completes the session: then no amount is due on any asset.
+    const after = discounted.context.session;
+    const chosen = after?.status === 'open' ? after.paymentIntent.paymentMethod : null;
     const reprice: CheckoutSessionCommand | null = chosen
       ? { type: 'SelectPaymentMethod', addressId: chosen.id }
       : null;

@@ -127,7 +127,9 @@ export type CreateCheckoutSession = (
 /**
  * Validates a create-session request completely before writing anything, then records the
  * session with its deposit addresses: one per offered asset on every network where the
- * organization has a payment method (wallet) and the request allows the chain.
+ * organization has a payment method (wallet) and the request allows the chain. A payment method
+ * its rail cannot pay out to (stored before the rail refused it) leaves its network out; when that
+ * leaves no network for the session, a 422 names it and how to correct it.
  *
  * Customers: a `customerId` in the request must name one of the tenant's customers in its
  * environment, not deleted (else a 400 naming `customerId`); an invoice's session is given its
@@ -251,6 +253,8 @@ export function createCheckoutSessionCreator(deps: {
     const id = nextId();
     const addresses: SessionAddress[] = [];
     const unrepresentable: string[] = [];
+    /** Payment methods stored before their rail refused such addresses: their networks are left out. */
+    const unpayable: string[] = [];
     for (const network of deps.rail.networks(tenant.environment)) {
       if (allowedChainIds && !allowedChainIds.includes(network.chainId)) continue;
       const wallet = org.withdrawalAddresses.find((w) => w.chainId === network.chainId && w.isDefault);
@@ -261,6 +265,14 @@ export function createCheckoutSessionCreator(deps: {
           `the payment method ${wallet.id} on chain ${network.chainId} has the address ${wallet.address}, which fails its EIP-55 checksum: check it for a typo and correct it with PUT /api/v1/organization/withdrawal-addresses/${wallet.id}`,
           'payment_method_invalid',
         );
+      }
+      const problem = deps.rail.unpayableAddress({ network, address: wallet.address });
+      if (problem) {
+        if (network.assets.some((a) => a.currency === currency))
+          unpayable.push(
+            `the payment method ${wallet.id} on chain ${network.chainId} has the address ${wallet.address}, which ${problem}; correct it with PUT /api/v1/organization/withdrawal-addresses/${wallet.id}`,
+          );
+        continue;
       }
       for (const asset of network.assets) {
         if (asset.currency !== currency) continue;
@@ -289,6 +301,8 @@ export function createCheckoutSessionCreator(deps: {
         });
       }
     }
+    if (addresses.length === 0 && unpayable.length > 0)
+      throw new UnprocessableError(unpayable.join('; '), 'payment_method_invalid');
     if (addresses.length === 0) {
       const why = unrepresentable.length
         ? `the amount cannot be paid exactly in ${unrepresentable.join(', ')}`

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { privateKeyToAccount } from 'viem/accounts';
 import { createCommandHandler, type CommandHandler } from '../actors/command-handler.ts';
 import { createCheckoutSessionCreator } from '../actors/create-checkout-session.ts';
 import { createLineItemResolver } from '../actors/line-items.ts';
@@ -133,7 +134,11 @@ async function startLocked(
     rpcConfigFile: config.rpcConfigFile,
     sweeperKey: config.sweeperKey,
   });
-  const evmRail = createEvmRail({ registry: evm.registry, factories: evm.factories });
+  const evmRail = createEvmRail({
+    registry: evm.registry,
+    factories: evm.factories,
+    sweeper: evm.sweeperKey ? privateKeyToAccount(evm.sweeperKey).address : null,
+  });
   const rails = overrides.rails ?? [...(config.testRail ? [createTestRail()] : []), evmRail];
   const rail = combineRails(rails);
   const commands = createCommandHandler({ eventStore, clock });

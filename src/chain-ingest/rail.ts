@@ -15,12 +15,19 @@ export type RailNetwork = {
 };
 
 /**
- * A payment rail: which networks it offers and where a session's payer sends money. The address
- * is derived from (network, merchant wallet, session) alone, so it is known at creation.
+ * A payment rail: which networks it offers, which merchant wallets it can pay out to, and where a
+ * session's payer sends money. The address is derived from (network, merchant wallet, session)
+ * alone, so it is known at creation.
  */
 export type Rail = {
   name: string;
   networks(environment: Environment): RailNetwork[];
+  /**
+   * Why the rail cannot pay a merchant at `address` on `network` (funds sent there would be lost,
+   * or it is Weir's own machinery on that network), or null when it can. `address` is already in
+   * the format of the network's kind; each rail family says its own rule.
+   */
+  unpayableAddress(input: { network: RailNetwork; address: string }): string | null;
   depositAddress(input: {
     network: RailNetwork;
     organizationId: string;
@@ -41,6 +48,10 @@ export function combineRails(rails: Rail[]): Rail & { railFor(network: string): 
   return {
     name: rails.map((r) => r.name).join('+'),
     networks: (environment) => rails.flatMap((r) => r.networks(environment)),
+    unpayableAddress(input) {
+      const rail = railFor(input.network.network);
+      return rail ? rail.unpayableAddress(input) : `no rail offers network ${input.network.network}`;
+    },
     depositAddress(input) {
       const rail = railFor(input.network.network);
       if (!rail) throw new Error(`no rail offers network ${input.network.network}`);

@@ -257,6 +257,8 @@ async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promis
       return;
     case 'InvoicePaid':
     case 'InvoiceMarkedAsPaid':
+      // A renewal paid at its finalize (nothing to pay) is never sent: its issue is done.
+      await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).delete(issueWorkId(id));
       // Paid before the void of an ended subscription's invoice was done: it is not voided.
       await dropVoidWork(store, id);
       await billPaid(store, id, typed.data.at);
@@ -465,7 +467,8 @@ export const subscriptionsProjection: Projection = {
   // 2: an ended subscription's unpaid renewal invoices are work to void, and no longer to issue.
   // 3: its renewal drafts are work to delete.
   // 4: a renewal draft the merchant deleted is no longer work to issue, but a deletion to record on its going subscription.
-  version: 4,
+  // 5: a paid renewal invoice is no longer work to issue (one with nothing to pay is paid at its finalize, never sent).
+  version: 5,
   collections: [SUBSCRIPTIONS, SUBSCRIPTION_BILLS, SUBSCRIPTION_WORK],
   categories: ['subscription', 'checkout_session', 'invoice'],
   async apply(event, store) {

@@ -3,6 +3,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { startInvoiceTestApp } from '../support/invoice-test-app.ts';
+import { recordingMailer } from '../support/recording-mailer.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant } from '../support/weir-harness.ts';
 import { createInvoicePaymentLinker } from '../../src/actors/invoice-payments.ts';
 import { assertError, createCustomer, payInFull, type Page, type Session } from './helpers.ts';
@@ -258,4 +260,68 @@ test('invoices: paying on the hosted page through a checkout session on the test
     commands: app.commands,
   }).runOnce();
   t.is((await app.eventStore.readAll(null, 100_000)).length, before);
+});
+
+test('an invoice with nothing to pay (a price of 0) is paid when finalized, as Stripe does: amountPaid 0, invoice.paid, the receipt mail, a pay page that says paid', async (t) => {
+  const mail = recordingMailer();
+  const app = await startInvoiceTestApp(t, { mailer: mail.mailer });
+  const { api } = await createMerchant(app.url);
+  const receiver = await startWebhookReceiver();
+  t.teardown(() => receiver.close());
+  const endpoint = await api.post('/api/v1/webhook-endpoints', {
+    description: 'invoices',
+    url: receiver.url,
+    enabledEvents: { events: ['invoice.finalized', 'invoice.paid', 'invoice.marked_as_paid'] },
+  });
+  t.is(endpoint.status, 200, JSON.stringify(endpoint.body));
+  const customerId = await createCustomer(api, 'free@example.com');
+  const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines('0', 3) })).body;
+  t.like(draft, { status: 'draft', amountDue: '0' });
+
+  const finalized = await api.post<Invoice>(`/api/v1/invoices/${draft.id}/finalize`);
+  t.is(finalized.status, 200, JSON.stringify(finalized.body));
+  t.like(finalized.body, {
+    status: 'paid',
+    paid: true,
+    paidOutOfBand: false,
+    amountDue: '0',
+    amountPaid: '0',
+    amountRemaining: '0',
+    checkoutSessionId: null,
+  });
+  const hooks = await receiver.waitFor((all) => all.length >= 2);
+  const events = hooks.map((h) => JSON.parse(h.body) as { type: string; data: { object: Invoice } });
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['invoice.finalized', 'invoice.paid'],
+  );
+  t.like(events[1]!.data.object, { id: draft.id, status: 'paid', amountPaid: '0' });
+  const receipt = await eventually(async () => mail.sent[0], 'the receipt');
+  t.is(receipt.to, 'free@example.com');
+  t.regex(receipt.subject, /^Receipt for invoice /);
+
+  // Its pay page opens no checkout session: it says the invoice is paid.
+  const page = await fetch(`${app.url}/invoices/${draft.id}/pay`, { redirect: 'manual' });
+  t.is(page.status, 200);
+  t.regex(await page.text(), /was paid/);
+  t.is((await api.get<Page<Session>>('/api/v1/checkout/sessions')).body.count, 0);
+  // Finalizing again changes nothing; it cannot be voided.
+  t.is((await api.post<Invoice>(`/api/v1/invoices/${draft.id}/finalize`)).body.status, 'paid');
+  assertError(t, await api.post(`/api/v1/invoices/${draft.id}/void`), 400, { message: /invoice is paid/ });
+
+  // Sent while a draft, it is finalized (so paid) and no invoice is mailed: only its receipt.
+  const other = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines('0', 1) })).body;
+  const sent = await api.post<Invoice>(`/api/v1/invoices/${other.id}/send`);
+  t.is(sent.status, 200, JSON.stringify(sent.body));
+  t.like(sent.body, { status: 'paid', amountPaid: '0', sentAt: null });
+  await eventually(async () => (mail.sent.length >= 2 ? true : undefined), 'the second receipt');
+  t.deepEqual(
+    mail.sent.map((m) => m.subject.split(' ')[0]),
+    ['Receipt', 'Receipt'],
+  );
+  const all = await receiver.waitFor((received) => received.length >= 4);
+  t.deepEqual(
+    all.slice(2).map((h) => (JSON.parse(h.body) as { type: string }).type),
+    ['invoice.finalized', 'invoice.paid'],
+  );
 });

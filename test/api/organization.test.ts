@@ -1,5 +1,9 @@
-import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import test, { type ExecutionContext } from 'ava';
+import { streamIdOf } from '../../src/actors/aggregate.ts';
 import { organizationAggregate, organizationRecordId } from '../../src/actors/organization.ts';
+import type { Weir } from '../../src/app/start-weir.ts';
+import { forwarderImplementationAddress } from '../../src/chain-ingest/evm/contracts/deposit-address.ts';
 import { apiClient } from '../support/api-client.ts';
 import {
   ADMIN_TOKEN,
@@ -419,14 +423,18 @@ test('business name and brand color appear on the hosted checkout page, safely e
   const html = await page.text();
   t.true(html.includes('Zed &amp; Co &lt;Shop&gt;'), 'the business name is on the page');
   t.false(html.includes('<Shop>'), 'and it is escaped');
-  t.true(html.includes('#c0ffee'), 'the brand color is on the page');
+  // The color comes in a stylesheet of its own (the pages run no inline style).
+  t.true(html.includes('/assets/brand/c0ffee.css'), 'the brand color is on the page');
+  const brandCss = await fetch(`${weir.url}/assets/brand/c0ffee.css`);
+  t.is(brandCss.status, 200);
+  t.true((await brandCss.text()).includes('#c0ffee'));
 
   // A later change shows on the page of an existing session.
   t.is((await api.put('/api/v1/organization/brand', { brandColor: '#123456' })).status, 200);
   t.is((await api.put('/api/v1/organization', { name: 'Renamed Shop' })).status, 200);
   const again = await (await fetch(session.url)).text();
-  t.true(again.includes('#123456'));
-  t.false(again.includes('#c0ffee'));
+  t.true(again.includes('/assets/brand/123456.css'));
+  t.false(again.includes('c0ffee'));
   t.true(again.includes('Renamed Shop'));
 });
 
@@ -496,4 +504,131 @@ test('a payment method stored before checksums were checked, failing its checksu
   });
   t.is(fixed.status, 200, JSON.stringify(fixed.body));
   t.is((await api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).status, 200);
+});
+
+// --- wallets the rail cannot pay out to ---------------------------------------------------------
+
+const BASE_SEPOLIA = 84_532;
+const BASE_SEPOLIA_USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+const FACTORY = '0x00000000000000000000000000000000000fac70';
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+/** A Weir offering Base Sepolia on the EVM rail besides the test network; no follower runs, so its endpoint is never contacted. */
+const evmWeir = (t: ExecutionContext) =>
+  startTestWeir(
+    t,
+    { chainEnv: { [`WEIR_RPC_${BASE_SEPOLIA}`]: 'http://127.0.0.1:9', [`WEIR_FACTORY_${BASE_SEPOLIA}`]: FACTORY } },
+    { evmFollowers: false },
+  );
+
+/** `WithdrawalAddressAdded` as a Weir that took any well-formed address recorded it, appended to the log as is. */
+async function appendOldWallet(
+  weir: Pick<Weir, 'eventStore' | 'projections'>,
+  organizationId: string,
+  wallet: { id: string; address: string; chainId: number; isDefault: boolean },
+) {
+  const at = new Date().toISOString();
+  await weir.eventStore.append(
+    streamIdOf(organizationAggregate.category, organizationRecordId(organizationId, 'test')),
+    [
+      {
+        id: randomUUID(),
+        type: 'WithdrawalAddressAdded',
+        data: { withdrawalAddress: { ...wallet, name: 'old wallet', createdAt: at, updatedAt: at } },
+        metadata: { organizationId, environment: 'test', actor: 'cli', correlationId: randomUUID(), occurredAt: at },
+      },
+    ],
+    'any',
+  );
+  await weir.projections.waitFor((await weir.eventStore.headPosition())!);
+}
+
+test('the zero address and other addresses the rail cannot pay out to are refused as wallets with a 400 naming address, on add and on update', async (t) => {
+  const weir = await evmWeir(t);
+  const api = await bareOrganization(weir.url);
+  const refused: [number, string, RegExp][] = [
+    [BASE_SEPOLIA, ZERO_ADDRESS, /zero address/],
+    [7357, ZERO_ADDRESS, /zero address/],
+    [BASE_SEPOLIA, '0x0000000000000000000000000000000000000001', /precompile/],
+    [BASE_SEPOLIA, '0x000000000000000000000000000000000000dEaD', /precompile or system contract/],
+    [BASE_SEPOLIA, '0x4200000000000000000000000000000000000016', /OP Stack predeploy/],
+    [BASE_SEPOLIA, BASE_SEPOLIA_USDC, /USDC token contract on Base Sepolia/],
+    [BASE_SEPOLIA, BASE_SEPOLIA_USDC.toLowerCase(), /USDC token contract/],
+    [7357, '0x00000000000000000000000000000000000a11ce', /USDC token contract on Weir Testnet/],
+    [BASE_SEPOLIA, FACTORY, /Weir's ForwarderFactory on Base Sepolia/],
+    [BASE_SEPOLIA, forwarderImplementationAddress(FACTORY), /Forwarder contract of Weir's factory/],
+  ];
+  for (const [chainId, address, reason] of refused) {
+    await assertRejectedWithoutWrite(
+      t,
+      weir,
+      () => api.post('/api/v1/organization/withdrawal-addresses', { chainId, address }),
+      { field: 'address', code: 'address_not_payable', message: reason },
+    );
+  }
+  t.deepEqual((await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body, []);
+
+  // A good wallet cannot be changed into one either.
+  const wallet = await api.post<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses', {
+    chainId: BASE_SEPOLIA,
+    address: MERCHANT_WALLET,
+  });
+  t.is(wallet.status, 200, JSON.stringify(wallet.body));
+  for (const address of [ZERO_ADDRESS, FACTORY]) {
+    await assertRejectedWithoutWrite(
+      t,
+      weir,
+      () => api.put(`/api/v1/organization/withdrawal-addresses/${wallet.body.id}`, { address }),
+      { field: 'address', code: 'address_not_payable' },
+    );
+  }
+  const session = await api.post<Session>('/api/v1/checkout/sessions', sessionRequest());
+  t.is(session.status, 200, JSON.stringify(session.body));
+  t.true(session.body.addresses.some((a) => a.asset.chainId === BASE_SEPOLIA));
+});
+
+test('a zero-address wallet stored before it was refused makes no session answer 5xx: its network is left out, or a 422 names it when no other is left', async (t) => {
+  const weir = await evmWeir(t);
+  const api = await bareOrganization(weir.url);
+  await appendOldWallet(weir, api.organizationId, {
+    id: 'zero-wallet',
+    address: ZERO_ADDRESS,
+    chainId: BASE_SEPOLIA,
+    isDefault: true,
+  });
+
+  const body = await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/checkout/sessions', sessionRequest()),
+    { status: 422, code: 'payment_method_invalid' },
+  );
+  t.regex(
+    body.message,
+    /zero-wallet on chain 84532 .*zero address.*PUT \/api\/v1\/organization\/withdrawal-addresses\/zero-wallet/,
+  );
+
+  // With a good wallet on another network, the payer pays there.
+  t.is(
+    (await api.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: MERCHANT_WALLET })).status,
+    200,
+  );
+  const session = await api.post<Session>('/api/v1/checkout/sessions', sessionRequest());
+  t.is(session.status, 200, JSON.stringify(session.body));
+  t.deepEqual([...new Set(session.body.addresses.map((a) => a.asset.chainId))], [7357]);
+  assertError(
+    t,
+    await api.post('/api/v1/checkout/sessions', {
+      ...sessionRequest(),
+      paymentSetting: { allowedChains: [{ chainId: BASE_SEPOLIA }] },
+    }),
+    422,
+    { code: 'payment_method_invalid', message: /zero-wallet/ },
+  );
+
+  // Corrected, its network is offered again.
+  const fixed = await api.put('/api/v1/organization/withdrawal-addresses/zero-wallet', { address: MERCHANT_WALLET });
+  t.is(fixed.status, 200, JSON.stringify(fixed.body));
+  const both = await api.post<Session>('/api/v1/checkout/sessions', sessionRequest());
+  t.deepEqual([...new Set(both.body.addresses.map((a) => a.asset.chainId))].sort(), [7357, BASE_SEPOLIA]);
 });

@@ -2,6 +2,7 @@ import test from 'ava';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+import { receiveHooks } from './helpers.ts';
 
 type Session = {
   id: string;
@@ -116,4 +117,75 @@ test('50 payers racing for a code with maxRedemptions 10: exactly 10 discounts',
     .data[0]!;
   t.is(coupon.timesRedeemed, 10);
   t.is(coupon.status, 'limit_reached');
+});
+
+test('a promotion code that takes 100% off completes the session at once: nothing to pay, checkout_session.completed, and a subscription session starts its subscription', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const hooks = await receiveHooks(t, api, ['checkout_session.completed', 'payment_intent.succeeded']);
+  t.is(
+    (
+      await api.post('/api/v1/coupons', {
+        name: 'On the house',
+        percentOff: 100,
+        promotionCodeData: { data: [{ code: 'FREE' }] },
+      })
+    ).status,
+    200,
+  );
+  const session = (
+    await api.post<Session>('/api/v1/checkout/sessions', {
+      ...sessionRequest('150000000', 2),
+      allowPromotionCodes: true,
+    })
+  ).body;
+  const payer = apiClient(weir.url);
+  // The payer had picked an asset first: no amount is due on it any more.
+  await payer.post(`/checkout/${session.id}/payment-method`, { assetId: session.addresses[0]!.asset.id });
+  const applied = await payer.post<{ status: string; amountTotal: string; amountDiscount: string }>(
+    `/checkout/${session.id}/promotion-code`,
+    { code: 'FREE' },
+  );
+  t.is(applied.status, 200, JSON.stringify(applied.body));
+  t.like(applied.body, { status: 'complete', amountDiscount: '300000000', amountTotal: '0' });
+  const done = (
+    await api.get<Session & { paymentStatus: string; amountReceived: string; paymentIntent: { status: string } }>(
+      `/api/v1/checkout/sessions/${session.id}`,
+    )
+  ).body;
+  t.like(done, {
+    status: 'complete',
+    paymentStatus: 'paid',
+    amountTotal: '0',
+    amountReceived: '0',
+    paymentIntent: { status: 'succeeded' },
+  });
+  await hooks.waitFor(session.id, ['checkout_session.completed', 'payment_intent.succeeded']);
+  const status = await payer.get<{ status: string; redirectUrl: string | null }>(`/checkout/${session.id}/status`);
+  t.is(status.body.status, 'complete');
+
+  // A subscription session: its first period is free, the subscription starts.
+  const plan = (
+    await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
+      name: 'Pro',
+      defaultPriceData: { currency: 'usdc', unitAmount: '1000000000', interval: 'month', intervalCount: 1 },
+    })
+  ).body;
+  const subscribing = (
+    await api.post<Session & { subscriptionId: string }>('/api/v1/checkout/sessions', {
+      mode: 'subscription',
+      successUrl: 'https://shop.example/welcome',
+      lineItems: { data: [{ priceId: plan.defaultPrice.id, quantity: 1 }] },
+      customerData: { email: 'subscriber@example.com' },
+      allowPromotionCodes: true,
+    })
+  ).body;
+  t.is(
+    (await payer.post<{ status: string }>(`/checkout/${subscribing.id}/promotion-code`, { code: 'FREE' })).body.status,
+    'complete',
+  );
+  await eventually(async () => {
+    const s = await api.get<{ status: string }>(`/api/v1/subscriptions/${subscribing.subscriptionId}`);
+    return s.status === 200 && s.body.status === 'active' ? true : undefined;
+  }, 'the subscription to start');
 });

@@ -375,6 +375,48 @@ test('a first invoice paid just before its due date stays paid: the subscription
   t.deepEqual(await voidsOf(app, invoice.id), []);
 });
 
+test('a series with nothing to pay (a price of 0): its first invoice is paid when finalized and starts the subscription; each renewal is paid when issued, mailed as a receipt only', async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const mail = recordingMailer();
+  const app = await startInvoiceTestApp(t, { clock, mailer: mail.mailer });
+  const { api } = await createMerchant(app.url);
+  const { customer, product } = await customerAndPlan(api, 'Free tier', '0', 1);
+  const draft = await api.post<Invoice>('/api/v1/invoices', {
+    customerId: customer.id,
+    invoiceType: 'recurring',
+    interval: 'month',
+    daysUntilDue: 10,
+    lineItems: { data: [{ priceId: product.defaultPrice.id, quantity: 1 }] },
+  });
+  t.is(draft.status, 200, JSON.stringify(draft.body));
+  const first = (await api.post<Invoice>(`/api/v1/invoices/${draft.body.id}/finalize`)).body;
+  t.like(first, { status: 'paid', amountDue: '0' });
+  const subscription = await untilSubscription(api, subscriptionIdOfInvoice(first.id), 'active');
+  t.is(subscription.latestInvoiceId, first.id);
+
+  // The next period's invoice is issued, paid at once, and the subscription goes on.
+  clock.advanceTo(Date.parse(first.nextInvoice!.issueDate));
+  const renewal = await eventually(async () => {
+    const response = await api.get<Invoice>(`/api/v1/invoices/${first.nextInvoice!.id}`);
+    return response.status === 200 && response.body.status === 'paid' ? response.body : undefined;
+  }, 'the renewal to be issued and paid');
+  t.like(renewal, { subscriptionId: subscription.id, billingReason: 'subscription_cycle', amountDue: '0' });
+  await eventually(async () => {
+    const s = (await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body;
+    return s.status === 'active' && s.latestInvoiceId === renewal.id && s.latestInvoice?.status === 'paid'
+      ? s
+      : undefined;
+  }, 'the renewal recorded as paid');
+  await settled(app);
+  await eventually(async () => (mail.sent.length >= 2 ? true : undefined), 'two receipts');
+  t.deepEqual(
+    mail.sent.map((m) => m.subject.split(' ')[0]),
+    ['Receipt', 'Receipt'],
+    'a receipt for each, and no invoice to pay',
+  );
+  t.deepEqual(await app.readStore.collection(PENDING_MAILS).find({}), []);
+});
+
 test('the first invoice of a series whose subscription the merchant ends while incomplete is voided, once, across a restart', async (t) => {
   const clock = createManualClock(SERIES_START);
   const weir = await restartableWeir(t, clock);

@@ -102,6 +102,7 @@ export function hostedCheckoutRoutes(deps: ApiDeps): Router<ApiState> {
     if (applied.position !== null) await deps.projections.waitFor(applied.position);
     const updated = (await sessions.get(session.id))!;
     ctx.body = {
+      status: updated.status,
       code: applied.code,
       amountDiscount: applied.amountDiscount,
       amountSubtotal: updated.amountSubtotal,

@@ -393,6 +393,11 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       if (!isEmail(address)) throw new ValidationError(`cc[${i}]`, 'must be an email address');
     // Finalize first (numbers and the pay link are frozen), mail, then record that it was sent.
     const open = invoice.status === 'draft' ? await run(ctx, invoice.id, { type: 'FinalizeInvoice', url }) : invoice;
+    // Nothing to pay: finalizing paid it, so there is no invoice to mail; its receipt follows the payment.
+    if (open.status === 'paid') {
+      ctx.body = publicInvoice(open);
+      return;
+    }
     const org = await orgs.get(organizationRecordId(open.organizationId, open.environment));
     const mail = renderInvoiceMail({
       kind: 'invoice',

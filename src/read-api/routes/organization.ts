@@ -49,7 +49,10 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
 
   const chainIds = (ctx: ApiContext) => new Set(deps.rail.networks(ctx.state.tenant.environment).map((n) => n.chainId));
 
-  /** The wallet address, checked against the address format of the chain's kind. */
+  /**
+   * The wallet address, checked against the address format of the chain's kind, then by the
+   * chain's rail: an address it cannot pay out to (funds lost, or Weir's own contracts) is refused.
+   */
   function walletAddress(ctx: ApiContext, o: Record<string, unknown>, chainId: number): string {
     const address = requiredString(o, 'address', '', { max: 128 });
     const network = deps.rail.networks(ctx.state.tenant.environment).find((n) => n.chainId === chainId);
@@ -68,6 +71,13 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
         'incorrect_address',
       );
     }
+    const unpayable = network ? deps.rail.unpayableAddress({ network, address }) : null;
+    if (unpayable)
+      throw new ValidationError(
+        'address',
+        `${address} ${unpayable}; give a wallet the merchant holds the key to`,
+        'address_not_payable',
+      );
     return address;
   }
 

@@ -1,0 +1,79 @@
+import test from 'ava';
+import type { Address } from 'viem';
+import { combineRails } from '../rail.ts';
+import { createTestRail, TEST_NETWORK } from '../test-rail.ts';
+import { forwarderImplementationAddress } from './contracts/deposit-address.ts';
+import { createEvmRail } from './evm-rail.ts';
+import { EVM_NETWORKS } from './networks/all-networks.ts';
+import { base } from './networks/base.ts';
+import { createNetworkRegistry } from './networks/registry.ts';
+
+const FACTORY: Address = '0x00000000000000000000000000000000000fac70';
+const SWEEPER: Address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const WALLET = '0x5Ea1Fee5EA1fEe5EA1feE5EA1Fee5Ea1Fee5Ea1F';
+
+function rail() {
+  const registry = createNetworkRegistry({
+    networks: EVM_NETWORKS,
+    rpc: { 8453: { http: ['https://base.example'], ws: [] } },
+  });
+  return createEvmRail({ registry, factories: new Map([[8453, FACTORY]]), sweeper: SWEEPER });
+}
+const baseNetwork = () => rail().networks('live')[0]!;
+
+test('the EVM rail pays out to an ordinary wallet, in any letter case', (t) => {
+  t.is(baseNetwork().network, 'base');
+  for (const address of [WALLET, WALLET.toLowerCase()])
+    t.is(rail().unpayableAddress({ network: baseNetwork(), address }), null);
+});
+
+test('the EVM rail refuses the zero address, precompiles, system and burn addresses, and the OP Stack predeploys', (t) => {
+  const cases: [string, RegExp][] = [
+    ['0x0000000000000000000000000000000000000000', /zero address/],
+    ['0x0000000000000000000000000000000000000001', /precompile/],
+    ['0x0000000000000000000000000000000000000100', /precompile/],
+    ['0x0000000000000000000000000000000000001000', /system contract/],
+    ['0x000000000000000000000000000000000000dEaD', /precompile or system contract/],
+    ['0x000000000000000000000000000000000000ffff', /precompile/],
+    ['0x4200000000000000000000000000000000000016', /OP Stack predeploy/],
+    ['0x42000000000000000000000000000000000007fF', /OP Stack predeploy/],
+  ];
+  for (const [address, reason] of cases)
+    t.regex(rail().unpayableAddress({ network: baseNetwork(), address }) ?? 'accepted', reason, address);
+  // Just past each range.
+  for (const address of ['0x0000000000000000000000000000000000010000', '0x4200000000000000000000000000000000000800'])
+    t.is(rail().unpayableAddress({ network: baseNetwork(), address }), null, address);
+});
+
+test("the EVM rail refuses the network's token contracts, whatever their letter case", (t) => {
+  const usdc = base.assets.find((a) => a.symbol === 'USDC')!.address;
+  t.is(
+    rail().unpayableAddress({ network: baseNetwork(), address: usdc.toLowerCase() }),
+    'is the USDC token contract on Base: tokens sent to it are lost',
+  );
+  t.regex(rail().unpayableAddress({ network: baseNetwork(), address: usdc }) ?? '', /USDC token contract/);
+});
+
+test("the EVM rail refuses Weir's own machinery: the factory, the Forwarder it clones, the sweeper account", (t) => {
+  const network = baseNetwork();
+  t.regex(rail().unpayableAddress({ network, address: FACTORY }) ?? '', /Weir's ForwarderFactory on Base/);
+  t.regex(
+    rail().unpayableAddress({ network, address: forwarderImplementationAddress(FACTORY).toLowerCase() }) ?? '',
+    /Forwarder contract of Weir's factory/,
+  );
+  t.regex(rail().unpayableAddress({ network, address: SWEEPER.toLowerCase() }) ?? '', /Weir's sweeper account/);
+});
+
+test('combined rails ask the rail that offers the network; the test rail follows the EVM rule', (t) => {
+  const combined = combineRails([createTestRail(), rail()]);
+  t.regex(
+    combined.unpayableAddress({ network: TEST_NETWORK, address: '0x00000000000000000000000000000000000a11ce' }) ?? '',
+    /USDC token contract on Weir Testnet/,
+  );
+  t.regex(
+    combined.unpayableAddress({ network: TEST_NETWORK, address: '0x0000000000000000000000000000000000000000' }) ?? '',
+    /zero address/,
+  );
+  t.is(combined.unpayableAddress({ network: TEST_NETWORK, address: FACTORY }), null, 'no factory on the test network');
+  t.regex(combined.unpayableAddress({ network: baseNetwork(), address: FACTORY }) ?? '', /ForwarderFactory/);
+});
