@@ -113,3 +113,14 @@ test('a secret file that is missing, unreadable, empty or holds a bad key is a c
     message: 'WEIR_MASTER_KEY (--master-key) must hold 32 bytes encoded in base64',
   });
 });
+
+test('WEIR_WEBHOOK_INTERNAL_TARGETS: test unless set; a list of environments or none; anything else is refused naming the setting', (t) => {
+  t.deepEqual(readConfig([], {}).webhookInternalTargets, ['test']);
+  t.deepEqual(readConfig([], { WEIR_WEBHOOK_INTERNAL_TARGETS: 'none' }).webhookInternalTargets, []);
+  t.deepEqual(readConfig([], { WEIR_WEBHOOK_INTERNAL_TARGETS: 'test, live' }).webhookInternalTargets, ['test', 'live']);
+  t.deepEqual(readConfig(['--webhook-internal-targets', 'live'], {}).webhookInternalTargets, ['live']);
+  t.throws(() => readConfig([], { WEIR_WEBHOOK_INTERNAL_TARGETS: 'prod' }), {
+    instanceOf: ConfigError,
+    message: /WEIR_WEBHOOK_INTERNAL_TARGETS/,
+  });
+});
