@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import type Router from '@koa/router';
 import { compose } from './compose.ts';
-import { dispatchByResource } from './resource-dispatch.ts';
+import { allowedMethods, dispatchByResource } from './resource-dispatch.ts';
 import type { CreateCheckoutSession } from '../actors/create-checkout-session.ts';
 import type { ApiDeps, ApiState } from './api-context.ts';
 import { idempotencyMiddleware } from './idempotency.ts';
@@ -61,8 +61,9 @@ export function createApiApp(
   const auth = authMiddleware(deps.readStore);
   const idempotency = idempotencyMiddleware(deps);
   const jsonBody = jsonBodyMiddleware();
+  // With this module's allowedMethods: a method no route has is a 405 with Allow, never @koa/router's 501.
   const mounted = (...routers: Router<ApiState>[]): Koa.Middleware<ApiState>[] =>
-    routers.flatMap((r) => [r.routes(), r.allowedMethods()] as unknown as Koa.Middleware<ApiState>[]);
+    routers.flatMap((r) => [r.routes() as unknown as Koa.Middleware<ApiState>, allowedMethods<ApiState>()]);
 
   // Under /api the key is checked before the body is read, so a request without a valid key is a
   // 401 whatever its body; then the body, then Idempotency-Key (which needs both).

@@ -26,14 +26,7 @@ export function errorMiddleware(): Koa.Middleware<ApiState> {
         // Answers made without an error, such as the router's 405 for a method a path does not have.
         const status = ctx.status;
         const error = ctx.message || 'Error';
-        const code =
-          status === 405
-            ? 'method_not_allowed'
-            : status === 501
-              ? 'not_implemented'
-              : status >= 500
-                ? 'processing_error'
-                : 'invalid_request';
+        const code = status === 405 ? 'method_not_allowed' : status >= 500 ? 'processing_error' : 'invalid_request';
         const allow = ctx.response.get('Allow');
         ctx.body = {
           statusCode: status,
