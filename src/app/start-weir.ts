@@ -24,6 +24,7 @@ import { openEventStore } from '../event-store/open-event-store.ts';
 import { ALL_PROJECTIONS, INDEXED_FIELDS } from '../projections/all-projections.ts';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/projection-runner.ts';
 import { createApiApp } from '../read-api/app.ts';
+import { continueWhenRead } from '../read-api/request-body.ts';
 import { createHealth } from './health.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { openReadStore } from '../read-store/open-read-store.ts';
@@ -306,7 +307,9 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
     transactionRecovery,
     health,
   });
-  server.on('request', app.callback());
+  const handle = app.callback();
+  server.on('request', handle);
+  server.on('checkContinue', continueWhenRead(handle));
   server.keepAliveTimeout = 65_000;
   log(
     `[weir] listening on ${url} (event store: ${config.kurrentDbUrl ? 'KurrentDB' : 'SQLite'}, bus: ${config.natsUrl ? 'NATS' : 'in-process'}, read store: ${config.mongoDbUrl ? 'MongoDB' : 'embedded'})`,

@@ -6,6 +6,7 @@ import type { CreateCheckoutSession } from '../actors/create-checkout-session.ts
 import type { ApiDeps, ApiState } from './api-context.ts';
 import { idempotencyMiddleware } from './idempotency.ts';
 import { authMiddleware, errorMiddleware, jsonBodyMiddleware } from './middleware.ts';
+import { bodyLimit, MAX_BODY_BYTES, MAX_PUBLIC_BODY_BYTES } from './request-body.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { faucetRoutes } from './routes/faucet.ts';
 import type { DevnetInfo } from '../chain-ingest/evm/devnet/devnet-info.ts';
@@ -60,14 +61,17 @@ export function createApiApp(
   app.use(errorMiddleware());
   const auth = authMiddleware(deps.readStore);
   const idempotency = idempotencyMiddleware(deps);
-  const jsonBody = jsonBodyMiddleware();
+  const jsonBody = jsonBodyMiddleware(MAX_BODY_BYTES);
+  const publicJsonBody = jsonBodyMiddleware(MAX_PUBLIC_BODY_BYTES);
   // With this module's allowedMethods: a method no route has is a 405 with Allow, never @koa/router's 501.
   const mounted = (...routers: Router<ApiState>[]): Koa.Middleware<ApiState>[] =>
     routers.flatMap((r) => [r.routes() as unknown as Koa.Middleware<ApiState>, allowedMethods<ApiState>()]);
 
-  // Under /api the key is checked before the body is read, so a request without a valid key is a
-  // 401 whatever its body; then the body, then Idempotency-Key (which needs both).
+  // Under /api a body whose length says too much is refused unread; then the key is checked
+  // before the body is read, so a request without a valid key is a 401 whatever its body; then
+  // the body, then Idempotency-Key (which needs both).
   const api = compose<ApiState>([
+    bodyLimit(MAX_BODY_BYTES),
     auth,
     jsonBody,
     idempotency,
@@ -86,11 +90,18 @@ export function createApiApp(
       faucetRoutes({ devnet: deps.devnet ?? null }),
     ]),
   ]);
-  const hosted = compose<ApiState>([jsonBody, ...mounted(hostedCheckoutRoutes(deps))]);
-  const hostedInvoices = compose<ApiState>([jsonBody, ...mounted(hostedInvoiceRoutes(deps))]);
-  const paymentLinkPages = compose<ApiState>(mounted(hostedPaymentLinkRoutes(deps)));
+  // The public pages take small bodies only; the payment link's form reads its own (a form, not JSON).
+  const publicPages = (body: Koa.Middleware<ApiState>[], router: Router<ApiState>) =>
+    compose<ApiState>([bodyLimit(MAX_PUBLIC_BODY_BYTES), ...body, ...mounted(router)]);
+  const hosted = publicPages([publicJsonBody], hostedCheckoutRoutes(deps));
+  const hostedInvoices = publicPages([publicJsonBody], hostedInvoiceRoutes(deps));
+  const paymentLinkPages = publicPages([], hostedPaymentLinkRoutes(deps));
   const admin = deps.adminToken
-    ? compose<ApiState>([jsonBody, ...mounted(adminRoutes({ ...deps, adminToken: deps.adminToken }))])
+    ? compose<ApiState>([
+        bodyLimit(MAX_BODY_BYTES),
+        jsonBody,
+        ...mounted(adminRoutes({ ...deps, adminToken: deps.adminToken })),
+      ])
     : null;
 
   // One dispatch by path prefix, so a request only meets the middleware of its own area.

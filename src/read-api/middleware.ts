@@ -5,8 +5,8 @@ import type { ReadStore } from '../read-store/read-store.ts';
 import { environmentOfKey, hashSecret } from '../tenancy/secrets.ts';
 import type { ApiState, Tenant } from './api-context.ts';
 import type { Environment } from '../event-store/event-store.ts';
+import { MAX_BODY_BYTES, readRequestBody } from './request-body.ts';
 
-const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_KNOWN_KEYS = 10_000;
 
 /** Every error leaves as `{statusCode, error, message, code}`; unexpected ones as a bare 500. */
@@ -38,6 +38,7 @@ export function errorMiddleware(): Koa.Middleware<ApiState> {
       }
     } catch (error) {
       if (error instanceof WeirError) {
+        ctx.set(error.headers);
         ctx.status = error.statusCode;
         ctx.body = error.toBody();
         return;
@@ -65,27 +66,19 @@ export function errorMiddleware(): Koa.Middleware<ApiState> {
   };
 }
 
-/** Reads the raw body (kept for idempotency) and parses JSON bodies. */
-export function jsonBodyMiddleware(): Koa.Middleware<ApiState> {
+/** Reads the raw body (kept for idempotency), at most `limit` bytes, and parses JSON bodies. */
+export function jsonBodyMiddleware(limit = MAX_BODY_BYTES): Koa.Middleware<ApiState> {
   return (ctx, next) => {
     ctx.state.rawBody = '';
     ctx.state.body = undefined;
     // Only these methods carry a body; the rest (GET above all) go straight on.
     if (ctx.method !== 'POST' && ctx.method !== 'PUT' && ctx.method !== 'PATCH') return next();
-    return readJsonBody(ctx, next);
+    return readJsonBody(ctx, next, limit);
   };
 }
 
-async function readJsonBody(ctx: Koa.ParameterizedContext<ApiState>, next: Koa.Next): Promise<void> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES)
-      throw new ValidationError(null, `the request body must be at most ${MAX_BODY_BYTES} bytes`, 'request_too_large');
-    chunks.push(chunk as Buffer);
-  }
-  const raw = Buffer.concat(chunks).toString('utf8');
+async function readJsonBody(ctx: Koa.ParameterizedContext<ApiState>, next: Koa.Next, limit: number): Promise<void> {
+  const raw = (await readRequestBody(ctx, limit)).toString('utf8');
   ctx.state.rawBody = raw;
   if (raw.trim().length > 0) {
     if (!ctx.is('application/json'))

@@ -1,7 +1,9 @@
 import { request } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import test from 'ava';
+import { apiClient } from '../support/api-client.ts';
 import { ADMIN_TOKEN, createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
-import { assertError, logLength } from './helpers.ts';
+import { assertError, logLength, type ErrorBody } from './helpers.ts';
 
 /** One request with any method (fetch refuses TRACE), answered as status, headers and parsed body. */
 function ask(
@@ -72,4 +74,70 @@ test('unknown methods answer 405 with Allow, not 501: PROPFIND, TRACE, QUERY on 
   assertError(t, await ask(weir.url, 'PROPFIND', '/api/v1/customers'), 401);
   assertError(t, await ask(weir.url, 'PROPFIND', '/checkout/a/b/c'), 404);
   t.is(await logLength(weir), before, 'nothing written');
+});
+
+test('no 5xx for client input at the edge: bad percent-encoding, a compressed body, bodies on GET, HEAD, odd content types', async (t) => {
+  const weir = await startTestWeir(t);
+  const { testSecretKey } = await createMerchant(weir.url);
+  const key = { authorization: `Bearer ${testSecretKey}` };
+  const json = { ...key, 'content-type': 'application/json' };
+  const before = await logLength(weir);
+
+  // Percent-encoding that decodes to nothing is a 404 naming what was asked for, on every area.
+  for (const path of ['/api/v1/customers/%ZZ', '/api/v1/customers/%E0%A4%A', '/api/v1/customers/%C0%AF']) {
+    assertError(t, await ask(weir.url, 'GET', path, key), 404, { code: 'resource_missing' });
+  }
+  for (const path of ['/checkout/%ZZ', '/checkout/%ZZ/status', '/invoices/%ZZ/pay', '/pay/%ZZ']) {
+    t.is((await ask(weir.url, 'GET', path)).status, 404, path);
+  }
+  t.is((await ask(weir.url, 'GET', '/api/v1/customers?%ZZ=%ZZ&limit=%ZZ', key)).status, 400);
+
+  // A compressed body is not read as if it were plain: 415, naming the encoding.
+  const gzipped = gzipSync(JSON.stringify({ email: 'zip@example.com' }));
+  const compressed = await ask(weir.url, 'POST', '/api/v1/customers', { ...json, 'content-encoding': 'gzip' }, gzipped);
+  const refused = assertError(t, compressed, 415, { code: 'unsupported_content_encoding' });
+  t.regex(refused.message, /Content-Encoding: gzip/);
+  t.is(
+    (
+      await ask(
+        weir.url,
+        'POST',
+        '/api/v1/customers',
+        { ...json, 'content-encoding': 'identity' },
+        '{"email":"a@b.example"}',
+      )
+    ).status,
+    200,
+    'identity is no encoding',
+  );
+
+  // A body on GET or DELETE is not read, whatever it holds; the connection goes on.
+  const getWithBody = await ask(weir.url, 'GET', '/api/v1/customers', json, '{not json');
+  t.is(getWithBody.status, 200, JSON.stringify(getWithBody.body));
+  t.is((await ask(weir.url, 'GET', '/health', { 'content-type': 'application/json' }, '{not json')).status, 200);
+
+  // HEAD answers as GET does, without a body, on every area.
+  t.is((await ask(weir.url, 'HEAD', '/api/v1/customers', key)).status, 200);
+  t.is((await ask(weir.url, 'HEAD', '/health')).status, 200);
+  t.is((await ask(weir.url, 'HEAD', '/checkout/00000000-0000-4000-8000-000000000000')).status, 404);
+
+  // Content types that are not JSON, or not a type at all, are a 400 naming the problem.
+  for (const contentType of [
+    ';;;',
+    'text/plain',
+    'application/json; boundary="',
+    'application/x-www-form-urlencoded',
+  ]) {
+    const answer = await ask(
+      weir.url,
+      'POST',
+      '/api/v1/customers',
+      { ...key, 'content-type': contentType },
+      '{"email":"x"}',
+    );
+    t.true(answer.status >= 400 && answer.status < 500, `${contentType}: ${answer.status}`);
+    t.is((answer.body as ErrorBody).statusCode, answer.status);
+  }
+  t.is(await logLength(weir), before + 1, 'only the identity-encoded customer was written');
+  t.is((await apiClient(weir.url, testSecretKey).get('/api/v1/customers')).status, 200);
 });
