@@ -45,7 +45,7 @@ import { openMailer } from '../mail/open-mailer.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook-sender.ts';
-import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, type WeirConfig } from './config.ts';
+import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, rateLimitsOf, type WeirConfig } from './config.ts';
 
 /** How long `startWeir` waits for each chain follower's starting point before taking requests anyway. */
 const FOLLOWER_READY_TIMEOUT_MS = 15_000;
@@ -306,6 +306,8 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
     devnet: evm.devnet,
     transactionRecovery,
     health,
+    rateLimits: rateLimitsOf(config),
+    trustProxy: config.trustProxy ?? false,
   });
   const handle = app.callback();
   server.on('request', handle);

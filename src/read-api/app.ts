@@ -5,9 +5,10 @@ import { allowedMethods, dispatchByResource } from './resource-dispatch.ts';
 import type { CreateCheckoutSession } from '../actors/create-checkout-session.ts';
 import type { ApiDeps, ApiState } from './api-context.ts';
 import { idempotencyMiddleware } from './idempotency.ts';
-import { authMiddleware, errorMiddleware, jsonBodyMiddleware } from './middleware.ts';
+import { apiKeyAuthentication, errorMiddleware, jsonBodyMiddleware } from './middleware.ts';
+import { createRateLimiting, DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limits.ts';
 import { bodyLimit, MAX_BODY_BYTES, MAX_PUBLIC_BODY_BYTES } from './request-body.ts';
-import { adminRoutes } from './routes/admin.ts';
+import { adminAuthentication, adminRoutes } from './routes/admin.ts';
 import { faucetRoutes } from './routes/faucet.ts';
 import type { DevnetInfo } from '../chain-ingest/evm/devnet/devnet-info.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -53,26 +54,37 @@ export function createApiApp(
     adminToken?: string;
     devnet?: DevnetInfo | null;
     health: Health;
+    /** Default `DEFAULT_RATE_LIMITS`. */
+    rateLimits?: RateLimits;
+    /** The client address is the one a proxy in front added to `X-Forwarded-For` (`WEIR_TRUST_PROXY`). */
+    trustProxy?: boolean;
   },
 ): Koa<ApiState> {
   const app = new Koa<ApiState>();
-  app.proxy = process.env.WEIR_TRUST_PROXY === '1';
+  app.proxy = deps.trustProxy ?? false;
+  // The last address of X-Forwarded-For, the one the proxy in front saw: those before it are the client's to write.
+  app.maxIpsCount = 1;
   app.silent = true;
   app.use(errorMiddleware());
-  const auth = authMiddleware(deps.readStore);
+  const limits = createRateLimiting({ clock: deps.clock, limits: deps.rateLimits ?? DEFAULT_RATE_LIMITS });
+  const authenticateKey = apiKeyAuthentication(deps.readStore);
   const idempotency = idempotencyMiddleware(deps);
   const jsonBody = jsonBodyMiddleware(MAX_BODY_BYTES);
   const publicJsonBody = jsonBodyMiddleware(MAX_PUBLIC_BODY_BYTES);
-  // With this module's allowedMethods: a method no route has is a 405 with Allow, never @koa/router's 501.
-  const mounted = (...routers: Router<ApiState>[]): Koa.Middleware<ApiState>[] =>
-    routers.flatMap((r) => [r.routes() as unknown as Koa.Middleware<ApiState>, allowedMethods<ApiState>()]);
+  const mounted = (router: Router<ApiState>): Koa.Middleware<ApiState>[] => [
+    router.routes() as unknown as Koa.Middleware<ApiState>,
+    allowedMethods<ApiState>(),
+  ];
 
   // Under /api a body whose length says too much is refused unread; then the key is checked
   // before the body is read, so a request without a valid key is a 401 whatever its body; then
-  // the body, then Idempotency-Key (which needs both).
+  // the key's rate limit, the body, and Idempotency-Key (which needs both).
   const api = compose<ApiState>([
     bodyLimit(MAX_BODY_BYTES),
-    auth,
+    limits.authentication(async (ctx) => {
+      ctx.state.tenant = await authenticateKey(ctx);
+    }),
+    limits.perApiKey,
     jsonBody,
     idempotency,
     dispatchByResource([
@@ -90,17 +102,19 @@ export function createApiApp(
       faucetRoutes({ devnet: deps.devnet ?? null }),
     ]),
   ]);
-  // The public pages take small bodies only; the payment link's form reads its own (a form, not JSON).
+  // The public pages: counted per client address, small bodies only.
   const publicPages = (body: Koa.Middleware<ApiState>[], router: Router<ApiState>) =>
-    compose<ApiState>([bodyLimit(MAX_PUBLIC_BODY_BYTES), ...body, ...mounted(router)]);
+    compose<ApiState>([limits.hosted, bodyLimit(MAX_PUBLIC_BODY_BYTES), ...body, ...mounted(router)]);
   const hosted = publicPages([publicJsonBody], hostedCheckoutRoutes(deps));
   const hostedInvoices = publicPages([publicJsonBody], hostedInvoiceRoutes(deps));
+  // The payment link's form reads its own body (a form, not JSON).
   const paymentLinkPages = publicPages([], hostedPaymentLinkRoutes(deps));
   const admin = deps.adminToken
     ? compose<ApiState>([
         bodyLimit(MAX_BODY_BYTES),
+        limits.authentication(adminAuthentication(deps.adminToken)),
         jsonBody,
-        ...mounted(adminRoutes({ ...deps, adminToken: deps.adminToken })),
+        ...mounted(adminRoutes(deps)),
       ])
     : null;
 

@@ -104,7 +104,7 @@ async function readJsonBody(ctx: Koa.ParameterizedContext<ApiState>, next: Koa.N
  * `Authorization: Bearer sk_<env>_…`. The key is looked up by its hash; a missing, malformed,
  * deleted or regenerated key is a 401. The key's environment scopes every query after this.
  */
-export function authMiddleware(readStore: ReadStore): Koa.Middleware<ApiState> {
+export function apiKeyAuthentication(readStore: ReadStore): (ctx: Koa.Context) => Promise<Tenant> {
   const secrets = readStore.collection<ApiKeySecretDoc>(COLLECTIONS.apiKeySecrets);
   // What a well-formed header that named a valid key once says (its key's environment and hash),
   // so a busy client costs a Map lookup instead of a regex and a SHA-256. The key is still checked
@@ -118,7 +118,7 @@ export function authMiddleware(readStore: ReadStore): Koa.Middleware<ApiState> {
     if (!environment) throw new UnauthorizedError('malformed API key; Weir keys look like sk_test_… or sk_live_…');
     return { environment, hash: hashSecret(key) };
   };
-  return async (ctx, next) => {
+  return async (ctx) => {
     const header = ctx.get('authorization');
     if (!header) throw new UnauthorizedError('missing Authorization header; send Authorization: Bearer <secret key>');
     const known = knownHeaders.get(header);
@@ -132,8 +132,15 @@ export function authMiddleware(readStore: ReadStore): Koa.Middleware<ApiState> {
       if (knownHeaders.size >= MAX_KNOWN_KEYS) knownHeaders.delete(knownHeaders.keys().next().value!);
       knownHeaders.set(header, { environment, hash });
     }
-    const tenant: Tenant = { organizationId: found.organizationId, environment, keyId: found.keyId };
-    ctx.state.tenant = tenant;
+    return { organizationId: found.organizationId, environment, keyId: found.keyId };
+  };
+}
+
+/** `apiKeyAuthentication` as a middleware: the request's tenant, then the rest. */
+export function authMiddleware(readStore: ReadStore): Koa.Middleware<ApiState> {
+  const authenticate = apiKeyAuthentication(readStore);
+  return async (ctx, next) => {
+    ctx.state.tenant = await authenticate(ctx);
     await next();
   };
 }

@@ -88,6 +88,19 @@ export class UnsupportedMediaTypeError extends WeirError {
   }
 }
 
+/** 429: a rate limit is spent; `Retry-After` says in whole seconds when the next request is taken. */
+export class RateLimitedError extends WeirError {
+  override readonly name = 'RateLimitedError';
+  override readonly headers: Readonly<Record<string, string>>;
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(429, 'Too Many Requests', 'rate_limited', message);
+    this.headers = { 'Retry-After': String(retryAfterSeconds) };
+  }
+}
+
 /** 422: the request is well formed and names something real, but what it asks cannot be done with it. */
 export class UnprocessableError extends WeirError {
   override readonly name = 'UnprocessableError';
