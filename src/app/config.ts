@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Environment } from '../event-store/event-store.ts';
+import { DEFAULT_RATE_LIMITS, RATE_LIMITS_OFF, type RateLimits } from '../read-api/rate-limits.ts';
+import { formatTokenBucketLimit, parseTokenBucketLimit, type TokenBucketLimit } from '../shared/token-buckets.ts';
 
 /** Weir's configuration: every setting is an environment variable and also a command-line flag. */
 export type WeirConfig = {
@@ -35,6 +37,15 @@ export type WeirConfig = {
   chainWaitMaxSeconds?: number;
   /** Environments whose webhooks may go to loopback, private and link-local addresses (default: test only). */
   webhookInternalTargets?: Environment[];
+  /** Behind a reverse proxy: the client address is the last one of `X-Forwarded-For` (rate limits count by it). */
+  trustProxy?: boolean;
+  /** false: every rate limit below is off (a proxy in front limits instead). Default true. */
+  rateLimits?: boolean;
+  /** Each limit: unset for its default (`DEFAULT_RATE_LIMITS`), null for off. */
+  rateLimitApiKey?: TokenBucketLimit | null;
+  rateLimitHosted?: TokenBucketLimit | null;
+  rateLimitHostedCreates?: TokenBucketLimit | null;
+  rateLimitAuthFailures?: TokenBucketLimit | null;
 };
 
 export const DEFAULT_CHAIN_WAIT_MAX_SECONDS = 3600;
@@ -127,6 +138,42 @@ export const SETTINGS = {
       'environments whose webhooks may reach loopback, private and link-local addresses: test, live, test,live or none',
     default: 'test',
   },
+  trustProxy: {
+    env: 'WEIR_TRUST_PROXY',
+    flag: '--trust-proxy',
+    description: 'behind one reverse proxy: take the client address from the last X-Forwarded-For entry (1/0)',
+    default: '0',
+  },
+  rateLimits: {
+    env: 'WEIR_RATE_LIMITS',
+    flag: '--rate-limits',
+    description: 'on/off: off turns every rate limit below off',
+    default: 'on',
+  },
+  rateLimitApiKey: {
+    env: 'WEIR_RATE_LIMIT_API_KEY',
+    flag: '--rate-limit-api-key',
+    description: 'requests per API key under /api/v1, RATE/UNIT:BURST or off',
+    default: formatTokenBucketLimit(DEFAULT_RATE_LIMITS.apiKey),
+  },
+  rateLimitHosted: {
+    env: 'WEIR_RATE_LIMIT_HOSTED',
+    flag: '--rate-limit-hosted',
+    description: 'requests per client address to the hosted pages, RATE/UNIT:BURST or off',
+    default: formatTokenBucketLimit(DEFAULT_RATE_LIMITS.hosted),
+  },
+  rateLimitHostedCreates: {
+    env: 'WEIR_RATE_LIMIT_HOSTED_CREATES',
+    flag: '--rate-limit-hosted-creates',
+    description: 'hosted requests that create records (payment link form, invoice pay link) per client address',
+    default: formatTokenBucketLimit(DEFAULT_RATE_LIMITS.hostedCreates),
+  },
+  rateLimitAuthFailures: {
+    env: 'WEIR_RATE_LIMIT_AUTH_FAILURES',
+    flag: '--rate-limit-auth-failures',
+    description: 'failed authentications per client address; past them every request from it waits',
+    default: formatTokenBucketLimit(DEFAULT_RATE_LIMITS.authFailures),
+  },
 } as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv'> | SecretFileSetting, SettingSpec>;
 
 /** Settings that name a file holding a secret, so the secret is in neither the process list nor the environment. */
@@ -149,7 +196,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     const [name, inline] = arg.split('=', 2) as [string, string | undefined];
     const spec = Object.values(SETTINGS).find((s) => s.flag === name);
     if (!spec) continue;
-    if (name === '--test-rail' && inline === undefined) {
+    if ((name === '--test-rail' || name === '--trust-proxy') && inline === undefined) {
       flags.set(name, '1');
       continue;
     }
@@ -205,6 +252,25 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     throw new ConfigError(
       `WEIR_WEBHOOK_INTERNAL_TARGETS (--webhook-internal-targets) must be test, live, test,live or none, got ${internalTargetsText}`,
     );
+  const flag = (key: 'trustProxy' | 'rateLimits', fallback: string, on: string, off: string): boolean => {
+    const value = (get(key) ?? fallback).toLowerCase();
+    if (value === on || value === '1' || value === 'true') return true;
+    if (value === off || value === '0' || value === 'false') return false;
+    const spec: SettingSpec = SETTINGS[key];
+    throw new ConfigError(`${spec.env} (${spec.flag}) must be ${on} or ${off}, got ${value}`);
+  };
+  const limit = (
+    key: 'rateLimitApiKey' | 'rateLimitHosted' | 'rateLimitHostedCreates' | 'rateLimitAuthFailures',
+  ): TokenBucketLimit | null | undefined => {
+    const text = get(key);
+    if (text === undefined) return undefined;
+    try {
+      return parseTokenBucketLimit(text);
+    } catch (error) {
+      const spec: SettingSpec = SETTINGS[key];
+      throw new ConfigError(`${spec.env} (${spec.flag}): ${(error as Error).message}, got ${text}`);
+    }
+  };
   return {
     port,
     host: get('host') ?? '127.0.0.1',
@@ -222,11 +288,29 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     testRail: testRail === '1' || testRail === 'true',
     chainWaitMaxSeconds: Number(chainWaitText),
     webhookInternalTargets,
+    trustProxy: flag('trustProxy', '0', '1', '0'),
+    rateLimits: flag('rateLimits', 'on', 'on', 'off'),
+    rateLimitApiKey: limit('rateLimitApiKey'),
+    rateLimitHosted: limit('rateLimitHosted'),
+    rateLimitHostedCreates: limit('rateLimitHostedCreates'),
+    rateLimitAuthFailures: limit('rateLimitAuthFailures'),
     chainEnv: Object.fromEntries(
       Object.entries(env).filter(
         (e): e is [string, string] =>
           /^WEIR_(RPC|FACTORY|CONFIRMATIONS)_\d+$|^WEIR_NATIVE_PRICE_\d+_[A-Z0-9.]+$/.test(e[0]) && !!e[1],
       ),
     ),
+  };
+}
+
+/** The rate limits the settings ask for: each its default unless set, all off with `rateLimits: false`. */
+export function rateLimitsOf(config: WeirConfig): RateLimits {
+  if (config.rateLimits === false) return RATE_LIMITS_OFF;
+  const or = <T>(value: T | undefined, fallback: T): T => (value === undefined ? fallback : value);
+  return {
+    apiKey: or(config.rateLimitApiKey, DEFAULT_RATE_LIMITS.apiKey),
+    hosted: or(config.rateLimitHosted, DEFAULT_RATE_LIMITS.hosted),
+    hostedCreates: or(config.rateLimitHostedCreates, DEFAULT_RATE_LIMITS.hostedCreates),
+    authFailures: or(config.rateLimitAuthFailures, DEFAULT_RATE_LIMITS.authFailures),
   };
 }

@@ -25,6 +25,7 @@ import { openEventStore } from '../event-store/open-event-store.ts';
 import { ALL_PROJECTIONS, INDEXED_FIELDS } from '../projections/all-projections.ts';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/projection-runner.ts';
 import { createApiApp } from '../read-api/app.ts';
+import { continueWhenRead } from '../read-api/request-body.ts';
 import { createHealth } from './health.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { openReadStore } from '../read-store/open-read-store.ts';
@@ -47,7 +48,7 @@ import type { Mailer } from '../mail/mailer.ts';
 import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook-sender.ts';
 import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
-import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, type WeirConfig } from './config.ts';
+import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, rateLimitsOf, type WeirConfig } from './config.ts';
 import { lockDataDir, prepareDataDir } from './data-dir.ts';
 
 /** How long `startWeir` waits for each chain follower's starting point before taking requests anyway. */
@@ -337,8 +338,12 @@ async function startLocked(
     transactionRecovery,
     health,
     webhookTargets,
+    rateLimits: rateLimitsOf(config),
+    trustProxy: config.trustProxy ?? false,
   });
-  server.on('request', app.callback());
+  const handle = app.callback();
+  server.on('request', handle);
+  server.on('checkContinue', continueWhenRead(handle));
   server.keepAliveTimeout = 65_000;
   log(
     `[weir] listening on ${url} (event store: ${config.kurrentDbUrl ? 'KurrentDB' : 'SQLite'}, bus: ${config.natsUrl ? 'NATS' : 'in-process'}, read store: ${config.mongoDbUrl ? 'MongoDB' : 'embedded'})`,

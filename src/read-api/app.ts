@@ -1,12 +1,14 @@
 import Koa from 'koa';
 import type Router from '@koa/router';
 import { compose } from './compose.ts';
-import { dispatchByResource } from './resource-dispatch.ts';
+import { allowedMethods, dispatchByResource } from './resource-dispatch.ts';
 import type { CreateCheckoutSession } from '../actors/create-checkout-session.ts';
 import type { ApiDeps, ApiState } from './api-context.ts';
 import { idempotencyMiddleware } from './idempotency.ts';
-import { authMiddleware, errorMiddleware, jsonBodyMiddleware } from './middleware.ts';
-import { adminRoutes } from './routes/admin.ts';
+import { apiKeyAuthentication, errorMiddleware, jsonBodyMiddleware } from './middleware.ts';
+import { createRateLimiting, DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limits.ts';
+import { bodyLimit, MAX_BODY_BYTES, MAX_PUBLIC_BODY_BYTES } from './request-body.ts';
+import { adminAuthentication, adminRoutes } from './routes/admin.ts';
 import { faucetRoutes } from './routes/faucet.ts';
 import type { DevnetInfo } from '../chain-ingest/evm/devnet/devnet-info.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -54,22 +56,37 @@ export function createApiApp(
     adminToken?: string;
     devnet?: DevnetInfo | null;
     health: Health;
+    /** Default `DEFAULT_RATE_LIMITS`. */
+    rateLimits?: RateLimits;
+    /** The client address is the one a proxy in front added to `X-Forwarded-For` (`WEIR_TRUST_PROXY`). */
+    trustProxy?: boolean;
   },
 ): Koa<ApiState> {
   const app = new Koa<ApiState>();
-  app.proxy = process.env.WEIR_TRUST_PROXY === '1';
+  app.proxy = deps.trustProxy ?? false;
+  // The last address of X-Forwarded-For, the one the proxy in front saw: those before it are the client's to write.
+  app.maxIpsCount = 1;
   app.silent = true;
   app.use(errorMiddleware());
-  const auth = authMiddleware(deps.readStore);
+  const limits = createRateLimiting({ clock: deps.clock, limits: deps.rateLimits ?? DEFAULT_RATE_LIMITS });
+  const authenticateKey = apiKeyAuthentication(deps.readStore);
   const idempotency = idempotencyMiddleware(deps);
-  const jsonBody = jsonBodyMiddleware();
-  const mounted = (...routers: Router<ApiState>[]): Koa.Middleware<ApiState>[] =>
-    routers.flatMap((r) => [r.routes(), r.allowedMethods()] as unknown as Koa.Middleware<ApiState>[]);
+  const jsonBody = jsonBodyMiddleware(MAX_BODY_BYTES);
+  const publicJsonBody = jsonBodyMiddleware(MAX_PUBLIC_BODY_BYTES);
+  const mounted = (router: Router<ApiState>): Koa.Middleware<ApiState>[] => [
+    router.routes() as unknown as Koa.Middleware<ApiState>,
+    allowedMethods<ApiState>(),
+  ];
 
-  // Under /api the key is checked before the body is read, so a request without a valid key is a
-  // 401 whatever its body; then the body, then Idempotency-Key (which needs both).
+  // Under /api a body whose length says too much is refused unread; then the key is checked
+  // before the body is read, so a request without a valid key is a 401 whatever its body; then
+  // the key's rate limit, the body, and Idempotency-Key (which needs both).
   const api = compose<ApiState>([
-    auth,
+    bodyLimit(MAX_BODY_BYTES),
+    limits.authentication(async (ctx) => {
+      ctx.state.tenant = await authenticateKey(ctx);
+    }),
+    limits.perApiKey,
     jsonBody,
     idempotency,
     dispatchByResource([
@@ -88,12 +105,21 @@ export function createApiApp(
     ]),
   ]);
   const pageHeaders = hostedPageHeaders<ApiState>();
-  const hosted = compose<ApiState>([pageHeaders, jsonBody, ...mounted(hostedCheckoutRoutes(deps))]);
-  const hostedInvoices = compose<ApiState>([pageHeaders, jsonBody, ...mounted(hostedInvoiceRoutes(deps))]);
-  const paymentLinkPages = compose<ApiState>([pageHeaders, ...mounted(hostedPaymentLinkRoutes(deps))]);
+  // The public pages: their security headers, counted per client address, small bodies only.
+  const publicPages = (body: Koa.Middleware<ApiState>[], router: Router<ApiState>) =>
+    compose<ApiState>([pageHeaders, limits.hosted, bodyLimit(MAX_PUBLIC_BODY_BYTES), ...body, ...mounted(router)]);
+  const hosted = publicPages([publicJsonBody], hostedCheckoutRoutes(deps));
+  const hostedInvoices = publicPages([publicJsonBody], hostedInvoiceRoutes(deps));
+  // The payment link's form reads its own body (a form, not JSON).
+  const paymentLinkPages = publicPages([], hostedPaymentLinkRoutes(deps));
   const assets = compose<ApiState>(mounted(hostedAssetRoutes()));
   const admin = deps.adminToken
-    ? compose<ApiState>([jsonBody, ...mounted(adminRoutes({ ...deps, adminToken: deps.adminToken }))])
+    ? compose<ApiState>([
+        bodyLimit(MAX_BODY_BYTES),
+        limits.authentication(adminAuthentication(deps.adminToken)),
+        jsonBody,
+        ...mounted(adminRoutes(deps)),
+      ])
     : null;
 
   // One dispatch by path prefix, so a request only meets the middleware of its own area.

@@ -5,8 +5,8 @@ import type { ReadStore } from '../read-store/read-store.ts';
 import { environmentOfKey, hashSecret } from '../tenancy/secrets.ts';
 import type { ApiState, Tenant } from './api-context.ts';
 import type { Environment } from '../event-store/event-store.ts';
+import { MAX_BODY_BYTES, readRequestBody } from './request-body.ts';
 
-const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_KNOWN_KEYS = 10_000;
 
 /** Every error leaves as `{statusCode, error, message, code}`; unexpected ones as a bare 500. */
@@ -26,14 +26,7 @@ export function errorMiddleware(): Koa.Middleware<ApiState> {
         // Answers made without an error, such as the router's 405 for a method a path does not have.
         const status = ctx.status;
         const error = ctx.message || 'Error';
-        const code =
-          status === 405
-            ? 'method_not_allowed'
-            : status === 501
-              ? 'not_implemented'
-              : status >= 500
-                ? 'processing_error'
-                : 'invalid_request';
+        const code = status === 405 ? 'method_not_allowed' : status >= 500 ? 'processing_error' : 'invalid_request';
         const allow = ctx.response.get('Allow');
         ctx.body = {
           statusCode: status,
@@ -45,6 +38,7 @@ export function errorMiddleware(): Koa.Middleware<ApiState> {
       }
     } catch (error) {
       if (error instanceof WeirError) {
+        ctx.set(error.headers);
         ctx.status = error.statusCode;
         ctx.body = error.toBody();
         return;
@@ -72,27 +66,19 @@ export function errorMiddleware(): Koa.Middleware<ApiState> {
   };
 }
 
-/** Reads the raw body (kept for idempotency) and parses JSON bodies. */
-export function jsonBodyMiddleware(): Koa.Middleware<ApiState> {
+/** Reads the raw body (kept for idempotency), at most `limit` bytes, and parses JSON bodies. */
+export function jsonBodyMiddleware(limit = MAX_BODY_BYTES): Koa.Middleware<ApiState> {
   return (ctx, next) => {
     ctx.state.rawBody = '';
     ctx.state.body = undefined;
     // Only these methods carry a body; the rest (GET above all) go straight on.
     if (ctx.method !== 'POST' && ctx.method !== 'PUT' && ctx.method !== 'PATCH') return next();
-    return readJsonBody(ctx, next);
+    return readJsonBody(ctx, next, limit);
   };
 }
 
-async function readJsonBody(ctx: Koa.ParameterizedContext<ApiState>, next: Koa.Next): Promise<void> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES)
-      throw new ValidationError(null, `the request body must be at most ${MAX_BODY_BYTES} bytes`, 'request_too_large');
-    chunks.push(chunk as Buffer);
-  }
-  const raw = Buffer.concat(chunks).toString('utf8');
+async function readJsonBody(ctx: Koa.ParameterizedContext<ApiState>, next: Koa.Next, limit: number): Promise<void> {
+  const raw = (await readRequestBody(ctx, limit)).toString('utf8');
   ctx.state.rawBody = raw;
   if (raw.trim().length > 0) {
     if (!ctx.is('application/json'))
@@ -118,7 +104,7 @@ async function readJsonBody(ctx: Koa.ParameterizedContext<ApiState>, next: Koa.N
  * `Authorization: Bearer sk_<env>_…`. The key is looked up by its hash; a missing, malformed,
  * deleted or regenerated key is a 401. The key's environment scopes every query after this.
  */
-export function authMiddleware(readStore: ReadStore): Koa.Middleware<ApiState> {
+export function apiKeyAuthentication(readStore: ReadStore): (ctx: Koa.Context) => Promise<Tenant> {
   const secrets = readStore.collection<ApiKeySecretDoc>(COLLECTIONS.apiKeySecrets);
   // What a well-formed header that named a valid key once says (its key's environment and hash),
   // so a busy client costs a Map lookup instead of a regex and a SHA-256. The key is still checked
@@ -132,7 +118,7 @@ export function authMiddleware(readStore: ReadStore): Koa.Middleware<ApiState> {
     if (!environment) throw new UnauthorizedError('malformed API key; Weir keys look like sk_test_… or sk_live_…');
     return { environment, hash: hashSecret(key) };
   };
-  return async (ctx, next) => {
+  return async (ctx) => {
     const header = ctx.get('authorization');
     if (!header) throw new UnauthorizedError('missing Authorization header; send Authorization: Bearer <secret key>');
     const known = knownHeaders.get(header);
@@ -146,8 +132,15 @@ export function authMiddleware(readStore: ReadStore): Koa.Middleware<ApiState> {
       if (knownHeaders.size >= MAX_KNOWN_KEYS) knownHeaders.delete(knownHeaders.keys().next().value!);
       knownHeaders.set(header, { environment, hash });
     }
-    const tenant: Tenant = { organizationId: found.organizationId, environment, keyId: found.keyId };
-    ctx.state.tenant = tenant;
+    return { organizationId: found.organizationId, environment, keyId: found.keyId };
+  };
+}
+
+/** `apiKeyAuthentication` as a middleware: the request's tenant, then the rest. */
+export function authMiddleware(readStore: ReadStore): Koa.Middleware<ApiState> {
+  const authenticate = apiKeyAuthentication(readStore);
+  return async (ctx, next) => {
+    ctx.state.tenant = await authenticate(ctx);
     await next();
   };
 }

@@ -5,7 +5,7 @@ import test from 'ava';
 import Koa from 'koa';
 import type { ApiContext, ApiState } from './api-context.ts';
 import { compose } from './compose.ts';
-import { dispatchByResource } from './resource-dispatch.ts';
+import { allowedMethods, dispatchByResource } from './resource-dispatch.ts';
 
 /**
  * Routers shaped like Weir's: prefixes per resource, a literal route registered after a `:id`
@@ -111,9 +111,13 @@ const REQUESTS: [string, string][] = [
   ['GET', '/elsewhere'],
 ];
 
+const mountedInTurn = (): Koa.Middleware<ApiState> =>
+  compose<ApiState>(
+    routers().flatMap((r) => [r.routes() as unknown as Koa.Middleware<ApiState>, allowedMethods<ApiState>()]),
+  );
+
 test('dispatch by resource answers every request exactly as mounting each router in turn does', async (t) => {
-  const mounted = routers().flatMap((r) => [r.routes(), r.allowedMethods()] as unknown as Koa.Middleware<ApiState>[]);
-  const reference = await listen(app(compose<ApiState>(mounted)));
+  const reference = await listen(app(mountedInTurn()));
   const dispatched = await listen(app(dispatchByResource(routers())));
   t.teardown(() => {
     reference.close();
@@ -123,10 +127,22 @@ test('dispatch by resource answers every request exactly as mounting each router
     const expected = await ask(reference, method, path);
     t.deepEqual(await ask(dispatched, method, path), expected, `${method} ${path}`);
   }
-  // The matrix covers what matters: routes, params, 405 with Allow, OPTIONS, 501, and fall-through.
+  // The matrix covers what matters: routes, params, 405 with Allow, OPTIONS, and fall-through.
   const statuses = new Set<number>();
   for (const [method, path] of REQUESTS) statuses.add((await ask(reference, method, path)).status);
-  t.deepEqual([...statuses].sort(), [200, 404, 405, 501]);
+  t.deepEqual([...statuses].sort(), [200, 404, 405]);
+});
+
+test('unknown methods answer 405 with Allow, not 501: PROPFIND, TRACE, QUERY on a path that has routes; a path without routes stays 404', async (t) => {
+  for (const api of [dispatchByResource(routers()), mountedInTurn()]) {
+    const server = await listen(app(api));
+    t.teardown(() => server.close());
+    for (const method of ['PROPFIND', 'TRACE', 'QUERY', 'PURGE', 'MKCOL']) {
+      t.like(await ask(server, method, '/api/v1/checkout/sessions/cs_1'), { status: 405, allow: 'HEAD, GET' }, method);
+      t.like(await ask(server, method, '/api/v1/checkout/sessions'), { status: 405, allow: 'HEAD, GET, POST' }, method);
+      t.is((await ask(server, method, '/api/v1/checkout/nothing-here')).status, 404, method);
+    }
+  }
 });
 
 test('a router with router-level middleware is refused rather than dispatched differently', (t) => {

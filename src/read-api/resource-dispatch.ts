@@ -1,3 +1,4 @@
+import type { RouterContext } from '@koa/router';
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { ApiContext, ApiState } from './api-context.ts';
@@ -29,29 +30,37 @@ function runRoutes(routes: Route[], index: number, ctx: ApiContext, path: string
 }
 
 /**
- * What `allowedMethods()` answers when no route took the request: 501 for a method no router
- * implements, the `Allow` list for OPTIONS, and 405 for a method the path does not have.
+ * What a path answers when no route took the request: OPTIONS lists the path's methods, any other
+ * method it does not have is a 405 with `Allow`, whether or not some router knows that method
+ * (`@koa/router` answers 501 to a method no router implements, a 5xx for what is the client's
+ * mistake). A path no route has stays a 404.
  */
-function answerAllowedMethods(ctx: ApiContext, pathRoutes: Route[], implemented: readonly string[]): void {
-  if (ctx.status && ctx.status !== 404) return;
-  const allowed = [...new Set(pathRoutes.flatMap((route) => route.layer.methods))];
-  if (!implemented.includes(ctx.method)) {
-    ctx.status = 501;
-    ctx.set('Allow', allowed.join(', '));
-  } else if (ctx.method === 'OPTIONS' && allowed.length > 0) {
+export function answerAllowedMethods(ctx: Koa.Context, allowed: readonly string[]): void {
+  if ((ctx.status && ctx.status !== 404) || allowed.length === 0) return;
+  if (ctx.method === 'OPTIONS') {
     ctx.status = 200;
     ctx.body = '';
     ctx.set('Allow', allowed.join(', '));
-  } else if (allowed.length > 0 && !allowed.includes(ctx.method)) {
+  } else if (!allowed.includes(ctx.method)) {
     ctx.status = 405;
     ctx.set('Allow', allowed.join(', '));
   }
 }
 
+/** `router.allowedMethods()` with `answerAllowedMethods`' rules, for a router mounted with `router.routes()`. */
+export function allowedMethods<S>(): Koa.Middleware<S> {
+  return (koaCtx, next) =>
+    next().then(() => {
+      // Set by `router.routes()`: the layers whose path matched, whatever their methods.
+      const matched = (koaCtx as unknown as Partial<Pick<RouterContext<S>, 'matched'>>).matched;
+      if (matched) answerAllowedMethods(koaCtx, [...new Set(matched.flatMap((layer) => layer.methods))]);
+    });
+}
+
 /**
  * The routers of `/api/v1` as one middleware that answers exactly as mounting each router's
- * `routes()` and `allowedMethods()` in turn would (the same layers in the same order, the same
- * params, 405/501/OPTIONS from the same rules), but without `@koa/router`'s per-request work: a
+ * `routes()` and then `allowedMethods()` (this module's) in turn would (the same layers in the same order, the same
+ * params, 405/OPTIONS from `answerAllowedMethods`), but without `@koa/router`'s per-request work: a
  * request is matched only against the routes of its resource (the path's first segment under
  * `/api/v1/`), each route's handlers are composed once rather than per request, and nothing else
  * (host check, matched-route bookkeeping) runs. Routes whose first segment is a pattern, or
@@ -83,7 +92,6 @@ export function dispatchByResource(routers: Router<ApiState>[]): Koa.Middleware<
       byResource.get(resource)!.push(route);
     }
   }
-  const implemented = routers[0]?.methods ?? [];
 
   return (koaCtx, next) => {
     // A router context from here on: `params` and `router` are set before any handler runs.
@@ -97,6 +105,6 @@ export function dispatchByResource(routers: Router<ApiState>[]): Koa.Middleware<
       if (route.layer.methods.includes(ctx.method)) matched.push(route);
     }
     const done = matched.length === 0 ? next() : runRoutes(matched, 0, ctx, path, next);
-    return done.then(() => answerAllowedMethods(ctx, pathRoutes, implemented));
+    return done.then(() => answerAllowedMethods(ctx, [...new Set(pathRoutes.flatMap((route) => route.layer.methods))]));
   };
 }

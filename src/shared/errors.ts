@@ -5,6 +5,8 @@
 export type ErrorBody = { statusCode: number; error: string; message: string; code: string };
 
 export class WeirError extends Error {
+  /** Headers the answer carries besides the body (`Retry-After`, `Connection`). */
+  readonly headers: Readonly<Record<string, string>> = {};
   constructor(
     readonly statusCode: number,
     readonly error: string,
@@ -63,6 +65,39 @@ export class ConflictError extends WeirError {
   override readonly name = 'ConflictError';
   constructor(message: string, code = 'conflict') {
     super(409, 'Conflict', code, message);
+  }
+}
+
+/**
+ * 413: the body is over the limit of its route. The connection is closed after the answer: the
+ * rest of the body is not read, so the socket cannot carry another request.
+ */
+export class ContentTooLargeError extends WeirError {
+  override readonly name = 'ContentTooLargeError';
+  override readonly headers = { Connection: 'close' };
+  constructor(message: string) {
+    super(413, 'Payload Too Large', 'request_too_large', message);
+  }
+}
+
+/** 415: the body is in an encoding Weir does not read (`Content-Encoding: gzip`). */
+export class UnsupportedMediaTypeError extends WeirError {
+  override readonly name = 'UnsupportedMediaTypeError';
+  constructor(message: string, code: string) {
+    super(415, 'Unsupported Media Type', code, message);
+  }
+}
+
+/** 429: a rate limit is spent; `Retry-After` says in whole seconds when the next request is taken. */
+export class RateLimitedError extends WeirError {
+  override readonly name = 'RateLimitedError';
+  override readonly headers: Readonly<Record<string, string>>;
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(429, 'Too Many Requests', 'rate_limited', message);
+    this.headers = { 'Retry-After': String(retryAfterSeconds) };
   }
 }
 

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type Koa from 'koa';
 import type { CommandHandler } from '../../actors/command-handler.ts';
 import type { ProjectionRunner } from '../../projections/projection-runner.ts';
 import { UnauthorizedError } from '../../shared/errors.ts';
@@ -8,22 +9,24 @@ import { hashSecret, secretsEqual } from '../../tenancy/secrets.ts';
 import type { ApiState } from '../api-context.ts';
 
 /**
- * The operator's API (`Authorization: Bearer <WEIR_ADMIN_TOKEN>`): organizations are created
- * here or with `weir org create`. Absent when no admin token is configured.
+ * The check of the operator's token (`Authorization: Bearer <WEIR_ADMIN_TOKEN>`), which every
+ * `/admin/*` request passes before its route: a 401 otherwise.
  */
-export function adminRoutes(deps: {
-  adminToken: string;
-  commands: CommandHandler;
-  projections: ProjectionRunner;
-}): Router<ApiState> {
-  const router = new Router<ApiState>({ prefix: '/admin' });
-  const expected = hashSecret(deps.adminToken);
-  router.use(async (ctx, next) => {
+export function adminAuthentication(adminToken: string): (ctx: Koa.Context) => void {
+  const expected = hashSecret(adminToken);
+  return (ctx) => {
     const match = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'));
     if (!match || !secretsEqual(hashSecret(match[1]!), expected))
       throw new UnauthorizedError('the admin API needs Authorization: Bearer <WEIR_ADMIN_TOKEN>');
-    await next();
-  });
+  };
+}
+
+/**
+ * The operator's API, behind `adminAuthentication`: organizations are created here or with
+ * `weir org create`. Absent when no admin token is configured.
+ */
+export function adminRoutes(deps: { commands: CommandHandler; projections: ProjectionRunner }): Router<ApiState> {
+  const router = new Router<ApiState>({ prefix: '/admin' });
   router.post('/organizations', async (ctx) => {
     const name = requiredString(asObject(ctx.state.body, ''), 'name', '', { max: 200 });
     const created = await createOrganization(deps.commands, name);

@@ -13,8 +13,7 @@ import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/pa
 import { ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
-
-const MAX_FORM_BYTES = 64 * 1024;
+import { MAX_PUBLIC_BODY_BYTES, readRequestBody } from '../request-body.ts';
 
 /** The posted form (`application/x-www-form-urlencoded`); a repeated name keeps its last value. */
 async function readForm(ctx: ApiContext): Promise<PayerForm> {
@@ -24,15 +23,8 @@ async function readForm(ctx: ApiContext): Promise<PayerForm> {
       'the form must be posted as application/x-www-form-urlencoded',
       'invalid_content_type',
     );
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_FORM_BYTES)
-      throw new ValidationError(null, `the form must be at most ${MAX_FORM_BYTES} bytes`, 'request_too_large');
-    chunks.push(chunk as Buffer);
-  }
-  return Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
+  const body = await readRequestBody(ctx, MAX_PUBLIC_BODY_BYTES, 'the form');
+  return Object.fromEntries(new URLSearchParams(body.toString('utf8')));
 }
 
 /** The create-session request a payer's submission makes: the link's price (or the amount entered) and its options. */
