@@ -32,6 +32,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkoutSessionAggregate } from '../machines/checkout-session.aggregate.ts';
 import { startWeir, type Weir } from '../src/app/start-weir.ts';
+import { createSqliteEventStore } from '../src/event-store/sqlite-event-store.ts';
 import { newId } from '../src/shared/ids.ts';
 import { bodySignature, timestampedSignature } from '../src/webhooks/signature.ts';
 import { ADMIN_TOKEN, createMerchant, sessionRequest } from '../test/support/weir-harness.ts';
@@ -54,6 +55,8 @@ type CaseResult = {
   duplicates: number;
   seconds: number;
   perSecond: number;
+  /** Deliveries per second from the first arrival to the last: the sending alone, without making the events. */
+  sendingPerSecond: number;
   delayMs: { p50: number; p90: number; p99: number; max: number };
 };
 
@@ -127,6 +130,7 @@ function summarize(arrivals: Arrival[], expected: number, startedAt: number): Ca
   for (const [path, eventId] of arrivals) seen.set(`${path} ${eventId}`, (seen.get(`${path} ${eventId}`) ?? 0) + 1);
   const delays = arrivals.map(([, , created, at]) => at - created).sort((a, b) => a - b);
   const last = Math.max(...arrivals.map(([, , , at]) => at));
+  const first = Math.min(...arrivals.map(([, , , at]) => at));
   const seconds = (last - startedAt) / 1000;
   return {
     deliveries: expected,
@@ -135,6 +139,7 @@ function summarize(arrivals: Arrival[], expected: number, startedAt: number): Ca
     duplicates: arrivals.length - seen.size,
     seconds: +seconds.toFixed(2),
     perSecond: Math.round(seen.size / seconds),
+    sendingPerSecond: Math.round(seen.size / Math.max((last - first) / 1000, 0.001)),
     delayMs: {
       p50: percentile(delays, 50),
       p90: percentile(delays, 90),
@@ -144,8 +149,18 @@ function summarize(arrivals: Arrival[], expected: number, startedAt: number): Ca
   };
 }
 
-/** (a) Sign and POST every body, 64 in flight, keep-alive: what Node does with no gateway in between. */
-async function bareSender(sink: Sink, settings: Settings, sessionJson: string): Promise<CaseResult> {
+/**
+ * (a) Sign and POST every body, 64 in flight, keep-alive: what Node does with no gateway in between.
+ * With `record`, each answer is then recorded as one event in a SQLite log of its own (a stream per
+ * delivery, appends of one turn in one transaction, as Weir's store does): the floor of a gateway
+ * that keeps every outcome durably.
+ */
+async function bareSender(
+  sink: Sink,
+  settings: Settings,
+  sessionJson: string,
+  record?: (statusCode: number) => Promise<void>,
+): Promise<CaseResult> {
   const secret = `whsec_${'0'.repeat(48)}`;
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const startedAt = Date.now();
@@ -157,7 +172,7 @@ async function bareSender(sink: Sink, settings: Settings, sessionJson: string): 
   }
   const target = new URL(sink.url);
   const post = (job: (typeof jobs)[number]) =>
-    new Promise<void>((resolve, reject) => {
+    new Promise<number>((resolve, reject) => {
       const req = request(
         {
           agent,
@@ -176,7 +191,7 @@ async function bareSender(sink: Sink, settings: Settings, sessionJson: string): 
         },
         (res) => {
           res.resume();
-          res.on('end', () => resolve());
+          res.on('end', () => resolve(res.statusCode ?? 0));
         },
       );
       req.on('error', reject);
@@ -185,11 +200,42 @@ async function bareSender(sink: Sink, settings: Settings, sessionJson: string): 
   let index = 0;
   await Promise.all(
     Array.from({ length: 64 }, async () => {
-      while (index < jobs.length) await post(jobs[index++]!);
+      while (index < jobs.length) {
+        const job = jobs[index++]!;
+        const status = await post(job);
+        await record?.(status);
+      }
     }),
   );
   agent.destroy();
   return summarize(await waitForArrivals(sink, jobs.length, 'bare sender'), jobs.length, startedAt);
+}
+
+/** (a2) The bare sender, each outcome appended to a SQLite event store of its own. */
+async function durableFloor(sink: Sink, settings: Settings, sessionJson: string): Promise<CaseResult> {
+  const dir = await mkdtemp(join(tmpdir(), 'weir-bench-webhooks-floor-'));
+  const log = createSqliteEventStore({ path: join(dir, 'events.sqlite3') });
+  const metadata = { organizationId: 'bench', environment: 'test' as const, actor: 'bench', correlationId: 'bench' };
+  try {
+    return await bareSender(sink, settings, sessionJson, async (statusCode) => {
+      const at = new Date().toISOString();
+      await log.append(
+        `webhook_delivery-${newId()}`,
+        [
+          {
+            id: newId(),
+            type: 'WebhookDeliverySucceeded',
+            data: { attempt: 1, at, statusCode, error: null },
+            metadata: { ...metadata, occurredAt: at },
+          },
+        ],
+        'no_stream',
+      );
+    });
+  } finally {
+    await log.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** A CPU profile of this process from now until `stopInto`. */
@@ -264,13 +310,13 @@ async function weirBurst(sink: Sink, settings: Settings): Promise<CaseResult & {
 }
 
 const row = (name: string, c: CaseResult, ratio: string) =>
-  `| ${name} | ${c.deliveries.toLocaleString('en-US')} | ${c.perSecond.toLocaleString('en-US')} | ${c.seconds} | ${c.delayMs.p50} | ${c.delayMs.p99} | ${c.delayMs.max} | ${c.missing} | ${c.duplicates} | ${ratio} |`;
+  `| ${name} | ${c.deliveries.toLocaleString('en-US')} | ${c.perSecond.toLocaleString('en-US')} | ${c.sendingPerSecond.toLocaleString('en-US')} | ${c.seconds} | ${c.delayMs.p50} | ${c.delayMs.p99} | ${c.delayMs.max} | ${c.missing} | ${c.duplicates} | ${ratio} |`;
 
 async function main(): Promise<void> {
   const settings = readSettings(process.argv.slice(2));
   const loadBefore = +loadavg()[0]!.toFixed(2);
   const sink = await startSink();
-  const rounds: { bare: CaseResult; weir: CaseResult; ratio: number }[] = [];
+  const rounds: { bare: CaseResult; floor: CaseResult; weir: CaseResult; ratio: number }[] = [];
   try {
     for (let round = 1; round <= settings.rounds; round++) {
       // Weir first: its first session's JSON is the payload the bare sender sends too.
@@ -282,8 +328,13 @@ async function main(): Promise<void> {
       const bare = await bareSender(sink, settings, weir.sessionJson);
       process.stderr.write(`[bench:webhooks] round ${round} bare sender: ${bare.perSecond}/s\n`);
       sink.reset();
+      const floor = await durableFloor(sink, settings, weir.sessionJson);
+      process.stderr.write(
+        `[bench:webhooks] round ${round} bare sender recording each outcome: ${floor.perSecond}/s\n`,
+      );
+      sink.reset();
       const { sessionJson: _payload, ...weirResult } = weir;
-      rounds.push({ bare, weir: weirResult, ratio: +(weir.perSecond / bare.perSecond).toFixed(3) });
+      rounds.push({ bare, floor, weir: weirResult, ratio: +(weir.perSecond / bare.perSecond).toFixed(3) });
     }
   } finally {
     await sink.stop();
@@ -307,10 +358,15 @@ async function main(): Promise<void> {
     },
   };
   const table = [
-    '| Case | deliveries | per s | s | p50 delay ms | p99 delay ms | max delay ms | missing | doubled | vs (a) |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Case | deliveries | per s | per s, first to last arrival | s | p50 delay ms | p99 delay ms | max delay ms | missing | doubled | vs (a) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rounds.flatMap((r, i) => [
       row(`a. bare sender [round ${i + 1}]`, r.bare, '100%'),
+      row(
+        `a2. bare sender, each outcome appended to a SQLite log [round ${i + 1}]`,
+        r.floor,
+        `${((r.floor.perSecond / r.bare.perSecond) * 100).toFixed(1)}%`,
+      ),
       row(
         `b. Weir, burst of ${settings.events} events x ${settings.endpoints} endpoints [round ${i + 1}]`,
         r.weir,

@@ -43,7 +43,12 @@ export const streamIdOf = (category: string, id: string): string => `${category}
  */
 export function machineFold<TMachine extends AnyStateMachine>(machine: TMachine) {
   type State = SnapshotFrom<TMachine>;
-  const initialState = (): State => initialTransition(machine as AnyStateMachine)[0] as State;
+  // Snapshots are never changed in place (transition() makes new ones), so one initial snapshot serves every fold.
+  let initial: { snapshot: State } | null = null;
+  const initialState = (): State => {
+    initial ??= { snapshot: initialTransition(machine as AnyStateMachine)[0] as State };
+    return initial.snapshot;
+  };
   const evolve = (state: State, event: EventFromLogic<TMachine>): State => {
     const snapshot = state as AnyMachineSnapshot;
     if (!snapshot.can(event)) throw new IllegalEventError(machine.id, snapshot.value, (event as { type: string }).type);

@@ -35,4 +35,4 @@ export const ALL_PROJECTIONS: Projection[] = [
  * in-memory equality indexes on them, each built by the first query that filters on it; MongoDB
  * gets a single-field index on each.
  */
-export const INDEXED_FIELDS = ['organizationId', 'status', 'subscriptionId'] as const;
+export const INDEXED_FIELDS = ['organizationId', 'status', 'subscriptionId', 'checkoutSessionId'] as const;
