@@ -44,33 +44,22 @@ async function healthRoute(ctx: Koa.Context, health: Health): Promise<void> {
   ctx.body = report;
 }
 
-/** The HTTP face of Weir: public hosted pages, and the authenticated `/api/v1`. */
-export function createApiApp(
-  deps: ApiDeps & {
-    createCheckoutSession: CreateCheckoutSession;
-    mailer: Mailer;
-    adminToken?: string;
-    devnet?: DevnetInfo | null;
-    health: Health;
-  },
-): Koa<ApiState> {
-  const app = new Koa<ApiState>();
-  app.proxy = process.env.WEIR_TRUST_PROXY === '1';
-  app.silent = true;
-  app.use(errorMiddleware());
-  const auth = authMiddleware(deps.readStore);
-  const idempotency = idempotencyMiddleware(deps);
-  const jsonBody = jsonBodyMiddleware();
-  const mounted = (...routers: Router<ApiState>[]): Koa.Middleware<ApiState>[] =>
-    routers.flatMap((r) => [r.routes(), r.allowedMethods()] as unknown as Koa.Middleware<ApiState>[]);
+export type HttpDeps = ApiDeps & {
+  createCheckoutSession: CreateCheckoutSession;
+  mailer: Mailer;
+  adminToken?: string;
+  devnet?: DevnetInfo | null;
+};
 
-  // Under /api the key is checked before the body is read, so a request without a valid key is a
-  // 401 whatever its body; then the body, then Idempotency-Key (which needs both).
-  const api = compose<ApiState>([
-    auth,
-    jsonBody,
-    idempotency,
-    dispatchByResource([
+/**
+ * Every router Weir serves, by the area it is mounted under (`/health` is the one route outside
+ * them). `createApiApp` mounts exactly these, and the hostile suite reads its route list from them,
+ * so a new route cannot escape either.
+ */
+export function httpRouters(deps: HttpDeps) {
+  return {
+    /** `/api/v1/*`, in the order they are tried. */
+    api: [
       checkoutSessionRoutes(deps),
       organizationRoutes(deps),
       apiKeyRoutes(deps),
@@ -83,14 +72,35 @@ export function createApiApp(
       subscriptionRoutes(deps),
       chainRoutes(deps),
       faucetRoutes({ devnet: deps.devnet ?? null }),
-    ]),
-  ]);
-  const hosted = compose<ApiState>([jsonBody, ...mounted(hostedCheckoutRoutes(deps))]);
-  const hostedInvoices = compose<ApiState>([jsonBody, ...mounted(hostedInvoiceRoutes(deps))]);
-  const paymentLinkPages = compose<ApiState>(mounted(hostedPaymentLinkRoutes(deps)));
-  const admin = deps.adminToken
-    ? compose<ApiState>([jsonBody, ...mounted(adminRoutes({ ...deps, adminToken: deps.adminToken }))])
-    : null;
+    ],
+    checkout: hostedCheckoutRoutes(deps),
+    invoices: hostedInvoiceRoutes(deps),
+    pay: hostedPaymentLinkRoutes(deps),
+    /** Absent when no admin token is configured. */
+    admin: deps.adminToken ? adminRoutes({ ...deps, adminToken: deps.adminToken }) : null,
+  };
+}
+
+/** The HTTP face of Weir: public hosted pages, and the authenticated `/api/v1`. */
+export function createApiApp(deps: HttpDeps & { health: Health }): Koa<ApiState> {
+  const app = new Koa<ApiState>();
+  app.proxy = process.env.WEIR_TRUST_PROXY === '1';
+  app.silent = true;
+  app.use(errorMiddleware());
+  const auth = authMiddleware(deps.readStore);
+  const idempotency = idempotencyMiddleware(deps);
+  const jsonBody = jsonBodyMiddleware();
+  const mounted = (...routers: Router<ApiState>[]): Koa.Middleware<ApiState>[] =>
+    routers.flatMap((r) => [r.routes(), r.allowedMethods()] as unknown as Koa.Middleware<ApiState>[]);
+
+  const routers = httpRouters(deps);
+  // Under /api the key is checked before the body is read, so a request without a valid key is a
+  // 401 whatever its body; then the body, then Idempotency-Key (which needs both).
+  const api = compose<ApiState>([auth, jsonBody, idempotency, dispatchByResource(routers.api)]);
+  const hosted = compose<ApiState>([jsonBody, ...mounted(routers.checkout)]);
+  const hostedInvoices = compose<ApiState>([jsonBody, ...mounted(routers.invoices)]);
+  const paymentLinkPages = compose<ApiState>(mounted(routers.pay));
+  const admin = routers.admin ? compose<ApiState>([jsonBody, ...mounted(routers.admin)]) : null;
 
   // One dispatch by path prefix, so a request only meets the middleware of its own area.
   app.use((ctx, next) => {
