@@ -519,6 +519,8 @@ export function requestGenerator(world: World, random: Random, clock: Clock) {
         ownId = 'ownId' in chosen ? chosen.ownId : undefined;
         path = path.replace(':id', chosen.segment);
       }
+      // Any other parameter (a file name, a code) gets what an id would.
+      path = path.replace(/:[A-Za-z_]\w*/g, () => random.pick(HOSTILE_IDS));
       if (random.chance(0.06)) {
         path = mutatePath(path);
         ownId = undefined;

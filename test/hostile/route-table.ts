@@ -6,8 +6,10 @@ import { createSecretBox } from '../../src/tenancy/secrets.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
 import { ADMIN_TOKEN } from '../support/weir-harness.ts';
 
-/** Where a route is mounted: which part of the server answers it, and how a caller authenticates. */
-export type Area = 'api' | 'checkout' | 'invoices' | 'pay' | 'admin' | 'health' | 'none';
+type Routers = ReturnType<typeof httpRouters>;
+
+/** Where a route is mounted (a key of `httpRouters`), which says how a caller authenticates; `none` is no route. */
+export type Area = keyof Routers | 'health' | 'none';
 
 /** One route Weir serves: a method and a path template (`/api/v1/customers/:id`). */
 export type Route = { area: Area; method: string; path: string };
@@ -36,15 +38,10 @@ export function routeTable(
     adminToken: ADMIN_TOKEN,
     devnet: null,
   });
-  const areas: [Area, (typeof routers.api)[number][]][] = [
-    ['api', routers.api],
-    ['checkout', [routers.checkout]],
-    ['invoices', [routers.invoices]],
-    ['pay', [routers.pay]],
-    ['admin', routers.admin ? [routers.admin] : []],
-  ];
   const routes: Route[] = [];
-  for (const [area, list] of areas) {
+  // Every area httpRouters lists, so an area added there is in the table at once.
+  for (const [area, mounted] of Object.entries(routers) as [keyof Routers, Routers[keyof Routers]][]) {
+    const list = mounted === null ? [] : Array.isArray(mounted) ? mounted : [mounted];
     for (const router of list) {
       for (const layer of router.stack) {
         if (typeof layer.path !== 'string')
