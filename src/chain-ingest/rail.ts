@@ -1,5 +1,6 @@
 import type { AssetRef } from '../../machines/checkout-session.types.ts';
 import type { Environment } from '../event-store/event-store.ts';
+import { API_DECIMALS } from '../shared/money.ts';
 
 /** A network a rail can take payments on. */
 export type RailNetwork = {
@@ -41,6 +42,31 @@ export const everyNetwork = (rail: Pick<Rail, 'networks'>): RailNetwork[] => [
   ...rail.networks('test'),
   ...rail.networks('live'),
 ];
+
+/**
+ * The assets (as `SYMBOL on Network`) that could take `amount` (API scale) of `currency` exactly, on
+ * the networks of `environment` (only `chainIds` when given): an amount finer than an asset's
+ * decimals (1e-8 USDC, which has 6) cannot be paid in it.
+ */
+export function assetsPayingExactly(
+  rail: Pick<Rail, 'networks'>,
+  environment: Environment,
+  currency: string,
+  amount: bigint,
+  chainIds: readonly number[] = [],
+): { payable: string[]; unpayable: string[] } {
+  const payable: string[] = [];
+  const unpayable: string[] = [];
+  for (const network of rail.networks(environment)) {
+    if (chainIds.length > 0 && !chainIds.includes(network.chainId)) continue;
+    for (const asset of network.assets) {
+      if (asset.currency !== currency) continue;
+      const exact = asset.decimals >= API_DECIMALS || amount % 10n ** BigInt(API_DECIMALS - asset.decimals) === 0n;
+      (exact ? payable : unpayable).push(`${asset.symbol} on ${network.name}`);
+    }
+  }
+  return { payable, unpayable };
+}
 
 /** Several rails seen as one. */
 export function combineRails(rails: Rail[]): Rail & { railFor(network: string): Rail | undefined } {

@@ -48,13 +48,47 @@ async function healthRoute(ctx: Koa.Context, health: Health): Promise<void> {
   ctx.body = report;
 }
 
+export type HttpDeps = ApiDeps & {
+  createCheckoutSession: CreateCheckoutSession;
+  mailer: Mailer;
+  adminToken?: string;
+  devnet?: DevnetInfo | null;
+};
+
+/**
+ * Every router Weir serves, by the area it is mounted under (`/health` is the one route outside
+ * them). `createApiApp` mounts exactly these, and the hostile suite reads its route list from them,
+ * so a new route cannot escape either.
+ */
+export function httpRouters(deps: HttpDeps) {
+  return {
+    /** `/api/v1/*`, in the order they are tried. */
+    api: [
+      checkoutSessionRoutes(deps),
+      organizationRoutes(deps),
+      apiKeyRoutes(deps),
+      webhookEndpointRoutes(deps),
+      catalogRoutes(deps),
+      customerRoutes(deps),
+      couponRoutes(deps),
+      paymentLinkRoutes(deps),
+      invoiceRoutes(deps),
+      subscriptionRoutes(deps),
+      chainRoutes(deps),
+      faucetRoutes({ devnet: deps.devnet ?? null }),
+    ],
+    checkout: hostedCheckoutRoutes(deps),
+    invoices: hostedInvoiceRoutes(deps),
+    pay: hostedPaymentLinkRoutes(deps),
+    assets: hostedAssetRoutes(),
+    /** Absent when no admin token is configured. */
+    admin: deps.adminToken ? adminRoutes(deps) : null,
+  };
+}
+
 /** The HTTP face of Weir: public hosted pages, and the authenticated `/api/v1`. */
 export function createApiApp(
-  deps: ApiDeps & {
-    createCheckoutSession: CreateCheckoutSession;
-    mailer: Mailer;
-    adminToken?: string;
-    devnet?: DevnetInfo | null;
+  deps: HttpDeps & {
     health: Health;
     /** Default `DEFAULT_RATE_LIMITS`. */
     rateLimits?: RateLimits;
@@ -77,6 +111,7 @@ export function createApiApp(
     router.routes() as unknown as Koa.Middleware<ApiState>,
     allowedMethods<ApiState>(),
   ];
+  const routers = httpRouters(deps);
 
   // Under /api a body whose length says too much is refused unread; then the key is checked
   // before the body is read, so a request without a valid key is a 401 whatever its body; then
@@ -89,38 +124,26 @@ export function createApiApp(
     limits.perApiKey,
     jsonBody,
     idempotency,
-    dispatchByResource([
-      checkoutSessionRoutes(deps),
-      organizationRoutes(deps),
-      apiKeyRoutes(deps),
-      webhookEndpointRoutes(deps),
-      catalogRoutes(deps),
-      customerRoutes(deps),
-      couponRoutes(deps),
-      paymentLinkRoutes(deps),
-      invoiceRoutes(deps),
-      subscriptionRoutes(deps),
-      chainRoutes(deps),
-      faucetRoutes({ devnet: deps.devnet ?? null }),
-    ]),
+    dispatchByResource(routers.api),
   ]);
   const pageHeaders = hostedPageHeaders<ApiState>();
   // The public pages: their security headers, counted per client address, small bodies only.
   const publicPages = (body: Koa.Middleware<ApiState>[], router: Router<ApiState>) =>
     compose<ApiState>([pageHeaders, limits.hosted, bodyLimit(MAX_PUBLIC_BODY_BYTES), ...body, ...mounted(router)]);
-  const hosted = publicPages([publicJsonBody], hostedCheckoutRoutes(deps));
-  const hostedInvoices = publicPages([publicJsonBody], hostedInvoiceRoutes(deps));
+  const hosted = publicPages([publicJsonBody], routers.checkout);
+  const hostedInvoices = publicPages([publicJsonBody], routers.invoices);
   // The payment link's form reads its own body (a form, not JSON).
-  const paymentLinkPages = publicPages([], hostedPaymentLinkRoutes(deps));
-  const assets = compose<ApiState>(mounted(hostedAssetRoutes()));
-  const admin = deps.adminToken
-    ? compose<ApiState>([
-        bodyLimit(MAX_BODY_BYTES),
-        limits.authentication(adminAuthentication(deps.adminToken)),
-        jsonBody,
-        ...mounted(adminRoutes(deps)),
-      ])
-    : null;
+  const paymentLinkPages = publicPages([], routers.pay);
+  const assets = compose<ApiState>(mounted(routers.assets));
+  const admin =
+    deps.adminToken && routers.admin
+      ? compose<ApiState>([
+          bodyLimit(MAX_BODY_BYTES),
+          limits.authentication(adminAuthentication(deps.adminToken)),
+          jsonBody,
+          ...mounted(routers.admin),
+        ])
+      : null;
 
   // One dispatch by path prefix, so a request only meets the middleware of its own area.
   app.use((ctx, next) => {

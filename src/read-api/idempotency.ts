@@ -25,7 +25,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 /**
  * `Idempotency-Key` on POST: the first request's response is recorded in the log, so a retry with
  * the same key and body gets it again (even after a restart), and the same key with another body
- * is a 409. A request that failed (an error, or a 5xx) releases its key, so the corrected request
+ * is a 409. A request that failed (an error, or a 4xx or 5xx answer) releases its key, so the corrected request
  * may reuse it. The records a request creates get ids seeded by its key and body (`seededIds`), so
  * running the same request again after a failure that came after its writes (the read models did
  * not catch up in time, a store failed) creates nothing twice and answers with what it created.
@@ -117,7 +117,9 @@ export function idempotencyMiddleware(deps: {
       await eventStore.append(streamId, [event('IdempotencyKeyReleased', {})], revision);
       throw error;
     }
-    if (ctx.status >= 500) {
+    // An error answer set without a throw (the router's 404, 405 and 501) gets its body only from the
+    // error middleware, after this: recorded now it would be replayed as `null`. Such a request did nothing.
+    if (ctx.status >= 400) {
       await eventStore.append(streamId, [event('IdempotencyKeyReleased', {})], revision);
       return;
     }

@@ -152,6 +152,32 @@ test('a request refused with a 400 does not use up its Idempotency-Key', async (
   t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 1);
 });
 
+test('a POST no route takes (404) or a path does not allow (405), sent again with its Idempotency-Key, gets the same error, not a recorded null', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'c@example.com' })).body.id;
+
+  for (const [path, status] of [
+    ['/api/v1/no-such-thing', 404],
+    [`/api/v1/customers/${customer}`, 405],
+  ] as const) {
+    const key = `retry-${status}`;
+    const first = await api.post(path, { a: 1 }, { 'Idempotency-Key': key });
+    assertError(t, first, status);
+    const again = await api.post(path, { a: 1 }, { 'Idempotency-Key': key });
+    assertError(t, again, status);
+    t.deepEqual(again.body, first.body, `${path}: the same error body as the first time`);
+    t.is(again.headers.get('allow'), first.headers.get('allow'), `${path}: the same Allow header`);
+    // Nothing was done, so the key is not used up: a corrected request may take it.
+    const corrected = await api.post(
+      '/api/v1/customers',
+      { email: `${status}@example.com` },
+      { 'Idempotency-Key': key },
+    );
+    t.is(corrected.status, 200, JSON.stringify(corrected.body));
+  }
+});
+
 test('Idempotency-Key is validated and ignored on GET', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);

@@ -7,7 +7,7 @@ import { recordingMailer } from '../support/recording-mailer.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant } from '../support/weir-harness.ts';
 import { createInvoicePaymentLinker } from '../../src/actors/invoice-payments.ts';
-import { assertError, createCustomer, payInFull, type Page, type Session } from './helpers.ts';
+import { assertError, createCustomer, logLength, payInFull, type Page, type Session } from './helpers.ts';
 
 type Invoice = {
   id: string;
@@ -324,4 +324,40 @@ test('an invoice with nothing to pay (a price of 0) is paid when finalized, as S
     all.slice(2).map((h) => (JSON.parse(h.body) as { type: string }).type),
     ['invoice.finalized', 'invoice.paid'],
   );
+});
+
+test('an invoice whose total no asset can take exactly (1e-8 USDC; USDC has 6 decimals) is refused at finalize and at send, writing nothing, so no pay page that can never be paid opens', async (t) => {
+  const app = await startInvoiceTestApp(t);
+  const { api } = await createMerchant(app.url);
+  const customerId = await createCustomer(api, 'fine@example.com');
+  for (const unitAmount of ['1', '123456789']) {
+    const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines(unitAmount, 1) })).body;
+    const before = await logLength(app);
+    const refused = await api.post(`/api/v1/invoices/${draft.id}/finalize`);
+    assertError(t, refused, 400, { code: 'amount_not_payable', field: 'lineItems' });
+    t.regex((refused.body as { message: string }).message, /cannot be paid exactly in USDC on Weir Testnet/);
+    assertError(t, await api.post(`/api/v1/invoices/${draft.id}/send`), 400, { code: 'amount_not_payable' });
+    t.is(await logLength(app), before, 'nothing written');
+    t.is((await api.get<Invoice>(`/api/v1/invoices/${draft.id}`)).body.status, 'draft');
+    t.is((await fetch(`${app.url}/invoices/${draft.id}/pay`, { redirect: 'manual' })).status, 404);
+  }
+  // A total USDC can hold (a multiple of 100 in 10^-8 units) is finalized as before.
+  const fine = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines('123456700', 1) })).body;
+  t.is((await api.post(`/api/v1/invoices/${fine.id}/finalize`)).status, 200);
+});
+
+test('an open invoice whose merchant has no payment method left gets a page saying it cannot be paid online now (409), not an error blaming the payer', async (t) => {
+  const app = await startInvoiceTestApp(t);
+  const { api } = await createMerchant(app.url);
+  const customerId = await createCustomer(api, 'payer@example.com');
+  const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines() })).body;
+  t.is((await api.post(`/api/v1/invoices/${draft.id}/finalize`)).status, 200);
+  const wallets = (await api.get<{ data: { id: string }[] }>('/api/v1/organization/withdrawal-addresses')).body;
+  const list = Array.isArray(wallets) ? (wallets as { id: string }[]) : wallets.data;
+  for (const wallet of list)
+    t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${wallet.id}`)).status, 200);
+  const page = await fetch(`${app.url}/invoices/${draft.id}/pay`, { redirect: 'manual' });
+  t.is(page.status, 409);
+  t.regex(page.headers.get('content-type') ?? '', /text\/html/);
+  t.regex(await page.text(), /cannot be paid online right now/);
 });

@@ -6,11 +6,14 @@ import { organizationRecordId } from '../../actors/organization.ts';
 import { escapeHtml, hostedPage } from '../../hosted/html.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
 import { INVOICES, type InvoiceDoc } from '../../projections/invoices.projection.ts';
-import { NotFoundError } from '../../shared/errors.ts';
+import { NotFoundError, WeirError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { formatAmount } from '../../shared/money.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
 import { invoicePayUrl } from '../../hosted/urls.ts';
+
+/** Session refusals that come from the merchant's setup (no payment method for the currency), not the payer. */
+const MERCHANT_SETUP_CODES: ReadonlySet<string> = new Set(['payment_method_not_available', 'payment_method_invalid']);
 
 /** A session is reused while it has at least this long to live, so the payer is not rushed. */
 const MIN_REMAINING_MS = 10 * 60 * 1000;
@@ -67,31 +70,49 @@ export function hostedInvoiceRoutes(
         return;
       }
       const tenant = { organizationId: invoice.organizationId, environment: invoice.environment, actor: 'payer' };
-      const { session, position } = await deps.createCheckoutSession(
-        {
-          mode: 'payment',
-          successUrl: invoicePayUrl(deps.publicUrl, invoice.id),
-          clientReferenceId: invoice.number,
-          metadata: { invoiceId: invoice.id, invoiceNumber: invoice.number },
-          ...(invoice.paymentMethods.chainIds.length
-            ? { paymentSetting: { allowedChains: invoice.paymentMethods.chainIds.map((chainId) => ({ chainId })) } }
-            : {}),
-          lineItems: {
-            data: [
-              {
-                quantity: 1,
-                priceData: {
-                  currency: invoice.currency,
-                  unitAmount: invoice.amountRemaining,
-                  productData: { name: `Invoice ${invoice.number}` },
+      const opened = await deps
+        .createCheckoutSession(
+          {
+            mode: 'payment',
+            successUrl: invoicePayUrl(deps.publicUrl, invoice.id),
+            clientReferenceId: invoice.number,
+            metadata: { invoiceId: invoice.id, invoiceNumber: invoice.number },
+            ...(invoice.paymentMethods.chainIds.length
+              ? { paymentSetting: { allowedChains: invoice.paymentMethods.chainIds.map((chainId) => ({ chainId })) } }
+              : {}),
+            lineItems: {
+              data: [
+                {
+                  quantity: 1,
+                  priceData: {
+                    currency: invoice.currency,
+                    unitAmount: invoice.amountRemaining,
+                    productData: { name: `Invoice ${invoice.number}` },
+                  },
                 },
-              },
-            ],
+              ],
+            },
           },
-        },
-        tenant,
-        { invoiceId: invoice.id, customerId: invoice.customerId },
-      );
+          tenant,
+          { invoiceId: invoice.id, customerId: invoice.customerId },
+        )
+        .catch((error: unknown) => {
+          // The merchant's setup takes no payment now (no wallet for its currency): the payer did nothing wrong.
+          if (error instanceof WeirError && MERCHANT_SETUP_CODES.has(error.code)) return null;
+          throw error;
+        });
+      if (!opened) {
+        const org = await orgs.get(organizationRecordId(invoice.organizationId, invoice.environment));
+        ctx.status = 409;
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = statusPage(
+          invoice,
+          org,
+          'This invoice cannot be paid online right now: the business has no way set up to take this payment. Please contact them.',
+        );
+        return;
+      }
+      const { session, position } = opened;
       if (position !== null) await deps.projections.waitFor(position);
       const result = await deps.commands.handle(
         invoiceAggregate,

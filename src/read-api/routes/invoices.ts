@@ -17,6 +17,7 @@ import { claimInvoiceNumber } from '../../actors/invoice-number-claim.ts';
 import { createLineItemResolver } from '../../actors/line-items.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
 import { findTenantCustomer, requireTenantCustomer } from '../../actors/tenant-customer.ts';
+import { assetsPayingExactly } from '../../chain-ingest/rail.ts';
 import type { Environment } from '../../event-store/event-store.ts';
 import { renderInvoiceMail } from '../../mail/invoice-mail.ts';
 import type { Mailer } from '../../mail/mailer.ts';
@@ -218,6 +219,25 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     if (!ownedBy(ctx, doc) || doc.deletedAt !== null) throw new NotFoundError('invoice', id);
     return doc;
   };
+  /** A total no asset can take exactly would get a pay page that can never be paid: refused before it is finalized. */
+  const assertPayable = (invoice: InvoiceDoc): void => {
+    const total = BigInt(invoice.amountDue);
+    if (total === 0n) return;
+    const environment = invoice.environment as Environment;
+    const { payable, unpayable } = assetsPayingExactly(
+      deps.rail,
+      environment,
+      invoice.currency,
+      total,
+      invoice.paymentMethods.chainIds,
+    );
+    if (payable.length > 0 || unpayable.length === 0) return;
+    throw new ValidationError(
+      'lineItems',
+      `cannot be paid: the total ${invoice.amountDue} (10^-8 ${invoice.currency.toUpperCase()}) cannot be paid exactly in ${unpayable.join(', ')}; use amounts those assets' decimals can hold`,
+      'amount_not_payable',
+    );
+  };
   const run = async (ctx: ApiContext, id: string, command: InvoiceCommand): Promise<InvoiceDoc> => {
     await commandFor(deps, ctx, invoiceAggregate, id, command);
     return (await invoices.get(id))!;
@@ -366,6 +386,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
 
   router.post('/:id/finalize', async (ctx) => {
     const invoice = await load(ctx);
+    if (invoice.status === 'draft') assertPayable(invoice);
     ctx.body = publicInvoice(
       await run(ctx, invoice.id, { type: 'FinalizeInvoice', url: invoicePayUrl(deps.publicUrl, invoice.id) }),
     );
@@ -392,6 +413,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     for (const [i, address] of cc.entries())
       if (!isEmail(address)) throw new ValidationError(`cc[${i}]`, 'must be an email address');
     // Finalize first (numbers and the pay link are frozen), mail, then record that it was sent.
+    if (invoice.status === 'draft') assertPayable(invoice);
     const open = invoice.status === 'draft' ? await run(ctx, invoice.id, { type: 'FinalizeInvoice', url }) : invoice;
     // Nothing to pay: finalizing paid it, so there is no invoice to mail; its receipt follows the payment.
     if (open.status === 'paid') {

@@ -62,6 +62,18 @@ test('the derivation of a known session is pinned', (t) => {
   );
 });
 
+test('a merchant wallet in all upper case (no checksum, as the API takes it) derives the same address as in lower case', (t) => {
+  const upper = `0x${pinnedMerchant.slice(2).toUpperCase()}`;
+  t.is(
+    deriveDepositAddress({ factoryAddress: pinnedFactory, merchantAddress: upper, sessionId: pinnedSessionId }),
+    pinnedDepositAddress,
+  );
+  t.is(
+    forwarderCreate2Salt(upper as Address, sessionSaltOf(pinnedSessionId)),
+    forwarderCreate2Salt(pinnedMerchant, sessionSaltOf(pinnedSessionId)),
+  );
+});
+
 test('malformed inputs are refused with DepositAddressInputError naming the field', (t) => {
   const derive = (overrides: { factoryAddress?: string; merchantAddress?: string; sessionId?: string }) => () =>
     deriveDepositAddress({

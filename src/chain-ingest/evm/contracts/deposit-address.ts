@@ -67,7 +67,7 @@ export function forwarderCreate2Salt(merchantAddress: Address, sessionSalt: Hex)
 export type DeriveDepositAddressParameters = {
   /** The ForwarderFactory on the session's network. */
   factoryAddress: Address;
-  /** The merchant wallet the address forwards to. Lowercase or correctly checksummed. */
+  /** The merchant wallet the address forwards to. Lower or upper case, or correctly checksummed. */
   merchantAddress: string;
 } & ({ sessionId: string; sessionSalt?: never } | { sessionSalt: Hex; sessionId?: never });
 
@@ -88,12 +88,14 @@ export function deriveDepositAddress(parameters: DeriveDepositAddressParameters)
   });
 }
 
-function checkedAddress(field: 'factoryAddress' | 'merchantAddress', value: string): Address {
+function checkedAddress(field: 'factoryAddress' | 'merchantAddress', raw: string): Address {
+  // All upper case carries no checksum, like all lower case: the API takes both for a wallet, so both derive.
+  const value = /^0x[0-9A-F]{40}$/.test(raw) ? raw.toLowerCase() : raw;
   if (!isAddress(value)) {
     throw new DepositAddressInputError(
       field,
-      value,
-      'is not an EVM address (0x + 40 hex digits, lowercase or with a valid EIP-55 checksum)',
+      raw,
+      'is not an EVM address (0x + 40 hex digits, in lower or upper case or with a valid EIP-55 checksum)',
     );
   }
   return value;
