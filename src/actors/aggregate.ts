@@ -1,6 +1,7 @@
 import {
+  createActor,
   initialTransition,
-  transition,
+  type AnyActorScope,
   type AnyMachineSnapshot,
   type AnyStateMachine,
   type EventFromLogic,
@@ -37,6 +38,23 @@ export type Aggregate<TState, TEvent extends DomainEvent, TCommand> = {
 
 export const streamIdOf = (category: string, id: string): string => `${category}-${id}`;
 
+/** A scope for pure transitions, as xstate's own `transition()` builds one: no side effect goes anywhere. */
+function inertScope(machine: AnyStateMachine): AnyActorScope {
+  const self = createActor(machine);
+  const ignore = () => {};
+  return {
+    self,
+    id: '',
+    sessionId: '',
+    logger: ignore,
+    defer: ignore,
+    emit: ignore,
+    system: self.system,
+    stopChild: ignore,
+    actionExecutor: ignore,
+  };
+}
+
 /**
  * Fold functions for a statechart used as a pure decider: the initial snapshot, and one step that
  * refuses an event the current state cannot take.
@@ -49,10 +67,15 @@ export function machineFold<TMachine extends AnyStateMachine>(machine: TMachine)
     initial ??= { snapshot: initialTransition(machine as AnyStateMachine)[0] as State };
     return initial.snapshot;
   };
+  // xstate's transition() builds a throwaway actor (computing the initial snapshot again) on every
+  // call, just to be its scope's `self`; the scope is built once here instead. These machines run
+  // no actions but `assign`, so nothing is ever handed to the scope's executor.
+  let scope: AnyActorScope | null = null;
   const evolve = (state: State, event: EventFromLogic<TMachine>): State => {
     const snapshot = state as AnyMachineSnapshot;
     if (!snapshot.can(event)) throw new IllegalEventError(machine.id, snapshot.value, (event as { type: string }).type);
-    return transition(machine as AnyStateMachine, snapshot, event)[0] as State;
+    scope ??= inertScope(machine);
+    return machine.transition(snapshot, event, scope) as State;
   };
   return { initialState, evolve };
 }
