@@ -10,7 +10,7 @@ import type {
   SessionDiscount,
   SessionPayment,
   SessionSweep,
-  SessionSweepBroadcast,
+  RecordedSweepBroadcast,
 } from './checkout-session.types.ts';
 
 export type CheckoutSessionCommand =
@@ -23,7 +23,7 @@ export type CheckoutSessionCommand =
   | { type: 'CancelCheckoutSession'; reason: string | null }
   | { type: 'CompletePartialCheckoutSession' }
   | { type: 'RecordSweep'; sweep: Omit<SessionSweep, 'at'> }
-  | { type: 'RecordSweepBroadcast'; broadcast: Omit<SessionSweepBroadcast, 'at'> }
+  | { type: 'RecordSweepBroadcast'; broadcast: Omit<RecordedSweepBroadcast, 'at'> }
   | { type: 'DropSweepBroadcast'; network: string; transactionHash: string }
   | { type: 'ApplyDiscount'; discount: Omit<SessionDiscount, 'at'> };
 

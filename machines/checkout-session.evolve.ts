@@ -181,12 +181,15 @@ export function evolveCheckoutSession(
         updatedAt: event.data.sweep.at,
         sweeps: [...(session.sweeps ?? []), event.data.sweep],
       };
-    case 'SweepBroadcast':
+    case 'SweepBroadcast': {
+      // The signed transaction is the sweeper's, kept in the log: not part of the session.
+      const { signedTransaction: _signed, ...broadcast } = event.data.broadcast;
       return {
         ...session,
-        updatedAt: event.data.broadcast.at,
-        sweepsBroadcast: [...(session.sweepsBroadcast ?? []), event.data.broadcast],
+        updatedAt: broadcast.at,
+        sweepsBroadcast: [...(session.sweepsBroadcast ?? []), broadcast],
       };
+    }
     case 'SweepDropped':
       return { ...withoutBroadcast(session, event.data.transactionHash), updatedAt: event.data.at };
     case 'CheckoutSessionCanceled':

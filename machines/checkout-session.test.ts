@@ -436,6 +436,22 @@ test('given a sweep broadcast, when it is recorded mined, then FundsSwept ends i
   );
 });
 
+test('given a sweep broadcast recorded with its signed transaction, then the log keeps it and the session (and its API) does not', (t) => {
+  const history = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')];
+  const broadcast = {
+    network: 'weir-testnet',
+    chainId: 7357,
+    transactionHash: '0xsent',
+    transferIds: ['t1'],
+    share: { index: 0, count: 1 },
+    signedTransaction: '0x02f8',
+  };
+  const sent = given(history).when({ type: 'RecordSweepBroadcast', broadcast }, NOW);
+  t.deepEqual(sent, [{ type: 'SweepBroadcast', data: { broadcast: { ...broadcast, at: NOW } } }]);
+  const { signedTransaction: _signed, ...onTheSession } = broadcast;
+  t.deepEqual(given([...history, ...sent]).state().context.session?.sweepsBroadcast, [{ ...onTheSession, at: NOW }]);
+});
+
 test('given a sweep broadcast never mined, when it is dropped, then SweepDropped ends it, once; a session recorded before broadcasts existed reads as before', (t) => {
   const history = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')];
   t.is(given(history).state().context.session?.sweepsBroadcast, undefined);

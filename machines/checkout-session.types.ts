@@ -59,10 +59,10 @@ export type SessionSweep = {
 };
 
 /**
- * A sweep transaction sent (broadcast) for this session's deposit whose outcome is not recorded
- * yet: it ends with the FundsSwept of the same transaction (mined, swept or reverted), or with a
- * SweepDropped when it was never mined. Recorded before the sweeper waits for the receipt, so a
- * lost receipt or a restart still finds the transaction by its hash.
+ * A sweep transaction signed for this session's deposit, recorded before it is sent (broadcast),
+ * whose outcome is not recorded yet: it ends with the FundsSwept of the same transaction (mined,
+ * swept or reverted), or with a SweepDropped when it was never mined. Recorded before the node
+ * has it, so a process killed at any moment after still finds the transaction by its hash.
  */
 export type SessionSweepBroadcast = {
   network: string;
@@ -74,6 +74,13 @@ export type SessionSweepBroadcast = {
   share: { index: number; count: number };
   at: string;
 };
+
+/**
+ * A SweepBroadcast as the log keeps it: the last deposit of the transaction (recorded last) also
+ * carries the signed transaction, so that one killed before the node had it can be sent again,
+ * the very same. Kept in the log and the sweeps read model, not on the session (nor its API).
+ */
+export type RecordedSweepBroadcast = SessionSweepBroadcast & { signedTransaction?: string };
 
 export type PriceSnapshot = {
   id: string;
@@ -268,7 +275,7 @@ export type CheckoutSessionEvent =
   | { type: 'CheckoutSessionExpired'; data: { at: string } }
   | { type: 'CheckoutSessionCanceled'; data: { at: string; reason: string | null } }
   | { type: 'FundsSwept'; data: { sweep: SessionSweep } }
-  | { type: 'SweepBroadcast'; data: { broadcast: SessionSweepBroadcast } }
+  | { type: 'SweepBroadcast'; data: { broadcast: RecordedSweepBroadcast } }
   | { type: 'SweepDropped'; data: { network: string; transactionHash: string; at: string } }
   | { type: 'DiscountApplied'; data: { discount: SessionDiscount } };
 

@@ -29,11 +29,15 @@ export type SweepDoc = ReadDocument & {
   updatedAt: string;
 };
 
-/** A broadcast sweep: what it was sent to sweep, and this deposit's share of its gas. */
+/**
+ * A broadcast sweep: what it was sent to sweep, and this deposit's share of its gas; on the last
+ * deposit of the transaction, the signed transaction too (to send it again if the node never had it).
+ */
 export type SweepBroadcastDoc = {
   transactionHash: string;
   transferIds: string[];
   share: { index: number; count: number };
+  signedTransaction?: string;
   at: string;
 };
 
@@ -91,9 +95,10 @@ export const sweepsProjection: Projection = {
       return;
     }
     if (typed.type === 'SweepBroadcast') {
-      const { network, transactionHash, transferIds, share, at } = typed.data.broadcast;
+      const { network, transactionHash, transferIds, share, signedTransaction, at } = typed.data.broadcast;
       const current = await sweeps.get(sweepId(sessionId, network));
-      if (current) await sweeps.put({ ...current, broadcast: { transactionHash, transferIds, share, at } });
+      const signed = signedTransaction === undefined ? {} : { signedTransaction };
+      if (current) await sweeps.put({ ...current, broadcast: { transactionHash, transferIds, share, ...signed, at } });
       return;
     }
     const { network, transactionHash } = typed.type === 'SweepDropped' ? typed.data : typed.data.sweep;

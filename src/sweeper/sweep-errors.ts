@@ -27,13 +27,29 @@ export class SweepNodeError extends Error {
 }
 
 /**
- * A flush was sent (`transactionHash`) but its outcome is not known: waiting for its receipt
- * failed (or recording the broadcast did). It may be mined later, or never: the sweeper does not
- * flush its deposits again but looks the transaction up by its hash (SweepExecutor.minedSweep)
- * until it is mined, or forgets it once it has not been for long enough.
+ * A flush was sent, or may have been (`transactionHash`), but its outcome is not known: the node did
+ * not answer the send, or waiting for its receipt failed. It may be mined later, or never: the
+ * sweeper does not flush its deposits again but looks the transaction up by its hash
+ * (SweepExecutor.minedSweep, SweepExecutor.rebroadcast) until it is mined or dropped.
  */
 export class SweepReceiptLostError extends Error {
   override readonly name = 'SweepReceiptLostError';
+  constructor(
+    message: string,
+    readonly transactionHash: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * A flush signed and recorded as broadcast (`transactionHash`) was refused by the node, which does
+ * not have it (its nonce taken, the account unable to pay for it): it was never sent. The sweeper
+ * records it dropped at once and treats the flush as failed.
+ */
+export class SweepRejectedError extends Error {
+  override readonly name = 'SweepRejectedError';
   constructor(
     message: string,
     readonly transactionHash: string,

@@ -7,42 +7,58 @@ import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections
 import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
 import { createManualClock, type Clock } from '../shared/clock.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
-import { SweepNodeError, SweepReceiptLostError, SweepRevertedError } from './sweep-errors.ts';
+import { SweepNodeError, SweepReceiptLostError, SweepRejectedError, SweepRevertedError } from './sweep-errors.ts';
 import { createSweeper, type MinedSweep, type SweepExecutor, type SweepRequest, type SweepResult } from './sweeper.ts';
 
-/** A flush the double was asked for: `result` when it swept, `reverted` when mined and reverted, `unmined` when sent but (not yet) mined. */
+/**
+ * A flush the double was asked for: `result` when it swept, `reverted` when mined and reverted,
+ * `unmined` when the node has it but it is not mined (yet), `unsent` when it was signed but the
+ * node never had it (recording it failed, the node refused it, or the send was lost).
+ */
 type Flush = {
   depositAddresses: string[];
   result: SweepResult | null;
   reverted?: SweepResult;
   unmined?: SweepResult;
+  unsent?: SweepResult;
   sweptNothing?: true;
 };
 
 /**
- * How the double answers a flush: sweep, refuse (throws, nothing sent), revert (mined, gas paid),
- * lose the receipt of a mined flush (the hash in the error), lose the answer to the send itself
- * (mined, the hash not known), or send a transaction that is not mined (yet: `mineUnmined`).
+ * How the double answers a flush: sweep, refuse before signing (throws, nothing signed), revert
+ * (mined, gas paid), lose the receipt of a mined flush, leave it unmined in the node's pool (until
+ * `mineUnmined`), have the node refuse the signed transaction (never sent), or lose the send
+ * itself (the node never had it, its outcome not known to the sweeper).
  */
 type FlushAnswer =
   | { kind: 'sweep' }
   | { kind: 'refuse'; error: Error }
   | { kind: 'revert' }
   | { kind: 'receiptLost' }
-  | { kind: 'sendAnswerLost' }
-  | { kind: 'unmined' };
+  | { kind: 'unmined' }
+  | { kind: 'reject' }
+  | { kind: 'sendLost' };
+
+/** What the double's node holds of a signed transaction: the deposits it sweeps and what it costs. */
+type SignedByDouble = { depositAddresses: string[]; transaction: SweepResult };
 
 /**
  * A test double of the SweepExecutor port: no chain, but each deposit address is funded (by
- * `fund`) or emptied (by a flush mined with it), and the transactions mined can be looked up by
- * hash. `answer` decides each flush; a sent one is announced to `onBroadcast` before its outcome,
- * and is a made-up transaction whose gas does not divide evenly. Records every flush, and marks
- * one that found all its deposits empty (`sweptNothing`: operator gas wasted).
+ * `fund`) or emptied (by a flush mined with it), the node has a pool of transactions sent and not
+ * mined, and the transactions mined can be looked up by hash. `answer` decides each flush; one
+ * signed is handed to `beforeSend` before anything reaches the node (nothing does if it throws),
+ * and is a made-up transaction whose gas does not divide evenly. Records every flush, and marks one
+ * that found all its deposits empty (`sweptNothing`: operator gas wasted). A transaction sent again
+ * (`rebroadcast`) goes to the pool unless `takeNonceOf` took its nonce.
  */
 function createRefusingSweepExecutorDouble() {
   const flushes: Flush[] = [];
   const emptied = new Set<string>();
   const mined = new Map<string, MinedSweep>();
+  const signedTransactions = new Map<string, SignedByDouble>();
+  const pool = new Map<string, SignedByDouble>();
+  const nonceTaken = new Set<string>();
+  const rebroadcasts: { transactionHash: string; signed: boolean; answer: string }[] = [];
   let answer: (requests: SweepRequest[]) => FlushAnswer = () => ({ kind: 'sweep' });
   let readFailure: Error | null = null;
   const transactionOf = (depositAddresses: string[]): SweepResult => {
@@ -52,13 +68,15 @@ function createRefusingSweepExecutorDouble() {
   const mineSweep = (depositAddresses: string[], transaction: SweepResult) => {
     for (const address of depositAddresses) emptied.add(address);
     mined.set(transaction.transactionHash, { transaction, reverted: false });
+    pool.delete(transaction.transactionHash);
   };
+  const signedOf = (transactionHash: string) => `signed:${transactionHash}`;
   const executor: SweepExecutor = {
     async funded(requests) {
       if (readFailure) throw readFailure;
       return requests.map((r) => !emptied.has(r.depositAddress));
     },
-    async flush(requests, onBroadcast) {
+    async flush(requests, beforeSend) {
       const depositAddresses = requests.map((r) => r.depositAddress);
       const sweptNothing = depositAddresses.every((a) => emptied.has(a)) ? { sweptNothing: true as const } : {};
       const answered = answer(requests);
@@ -67,30 +85,46 @@ function createRefusingSweepExecutorDouble() {
         throw answered.error;
       }
       const transaction = transactionOf(depositAddresses);
-      if (answered.kind === 'sendAnswerLost') {
-        mineSweep(depositAddresses, transaction);
-        flushes.push({ depositAddresses, result: transaction, ...sweptNothing });
-        throw new SweepNodeError('timed out waiting for the node to take the transaction');
+      const { transactionHash } = transaction;
+      signedTransactions.set(transactionHash, { depositAddresses, transaction });
+      try {
+        await beforeSend({ transactionHash, signedTransaction: signedOf(transactionHash) });
+      } catch (error) {
+        flushes.push({ depositAddresses, result: null, unsent: transaction });
+        throw error;
       }
-      await onBroadcast(transaction.transactionHash);
+      if (answered.kind === 'reject' || answered.kind === 'sendLost') {
+        flushes.push({ depositAddresses, result: null, unsent: transaction });
+        if (answered.kind === 'reject') {
+          throw new SweepRejectedError(
+            `sweep transaction ${transactionHash} was refused by the node, which does not have it: it was never sent (nonce too low)`,
+            transactionHash,
+          );
+        }
+        throw new SweepReceiptLostError(
+          `sweep transaction ${transactionHash} may have been sent: the node did not answer (timed out)`,
+          transactionHash,
+        );
+      }
       if (answered.kind === 'unmined') {
+        pool.set(transactionHash, { depositAddresses, transaction });
         flushes.push({ depositAddresses, result: null, unmined: transaction });
         throw new SweepReceiptLostError(
-          `sweep transaction ${transaction.transactionHash} was sent but its receipt could not be had: timed out`,
-          transaction.transactionHash,
+          `sweep transaction ${transactionHash} was sent but its receipt could not be had: timed out`,
+          transactionHash,
         );
       }
       if (answered.kind === 'revert') {
-        mined.set(transaction.transactionHash, { transaction, reverted: true });
+        mined.set(transactionHash, { transaction, reverted: true });
         flushes.push({ depositAddresses, result: null, reverted: transaction });
-        throw new SweepRevertedError(`sweep transaction ${transaction.transactionHash} reverted`, transaction);
+        throw new SweepRevertedError(`sweep transaction ${transactionHash} reverted`, transaction);
       }
       mineSweep(depositAddresses, transaction);
       flushes.push({ depositAddresses, result: transaction, ...sweptNothing });
       if (answered.kind === 'receiptLost') {
         throw new SweepReceiptLostError(
-          `sweep transaction ${transaction.transactionHash} was sent but its receipt could not be had: timed out`,
-          transaction.transactionHash,
+          `sweep transaction ${transactionHash} was sent but its receipt could not be had: timed out`,
+          transactionHash,
         );
       }
       return transaction;
@@ -98,6 +132,23 @@ function createRefusingSweepExecutorDouble() {
     async minedSweep(transactionHash) {
       if (readFailure) throw readFailure;
       return mined.get(transactionHash) ?? null;
+    },
+    async rebroadcast(transactionHash, signedTransaction) {
+      if (readFailure) throw readFailure;
+      const known = mined.has(transactionHash) || pool.has(transactionHash);
+      const sent = signedTransactions.get(transactionHash);
+      let answered: 'pending' | 'resent' | 'absent' = 'pending';
+      if (!known) {
+        if (signedTransaction === null || nonceTaken.has(transactionHash) || !sent) answered = 'absent';
+        else if (signedTransaction !== signedOf(transactionHash))
+          throw new Error(`not the transaction ${transactionHash}`);
+        else {
+          pool.set(transactionHash, sent);
+          answered = 'resent';
+        }
+      }
+      rebroadcasts.push({ transactionHash, signed: signedTransaction !== null, answer: answered });
+      return answered;
     },
   };
   /** The next flush answers `next`; those after it sweep. */
@@ -110,9 +161,14 @@ function createRefusingSweepExecutorDouble() {
   return {
     executor,
     flushes,
+    rebroadcasts,
     /** A payment reached `depositAddress`: it holds something to sweep again. */
     fund(depositAddress: string) {
       emptied.delete(depositAddress);
+    },
+    /** Someone else flushed `depositAddress` (anyone may): it is empty, and Weir has no record of the transaction. */
+    emptyElsewhere(depositAddress: string) {
+      emptied.add(depositAddress);
     },
     /** Refuse every flush that contains `depositAddress`, as a merchant wallet rejecting the coin makes the batch revert. */
     refuseDeposit(depositAddress: string) {
@@ -138,20 +194,25 @@ function createRefusingSweepExecutorDouble() {
     loseNextReceipt() {
       answerNext({ kind: 'receiptLost' });
     },
-    /** The next flush is mined but the node's answer to sending it is lost: not even its hash is known. */
-    loseNextSendAnswer() {
-      answerNext({ kind: 'sendAnswerLost' });
-    },
     /** The next flush is sent but not mined (its receipt is not had) until `mineUnmined`, or never (dropped). */
     leaveNextUnmined() {
       answerNext({ kind: 'unmined' });
     },
-    /** The flushes sent but not mined are mined now, sweeping their deposits. */
+    /** The node refuses the next flush once signed (say its nonce was taken meanwhile): never sent. */
+    rejectNext() {
+      answerNext({ kind: 'reject' });
+    },
+    /** The next flush, signed, never reaches the node and the sweeper does not know it (no answer to the send). */
+    loseNextSend() {
+      answerNext({ kind: 'sendLost' });
+    },
+    /** Another transaction of the account took the nonce of `transactionHash`: sent again, it is refused. */
+    takeNonceOf(transactionHash: string) {
+      nonceTaken.add(transactionHash);
+    },
+    /** The transactions in the node's pool are mined now, sweeping their deposits. */
     mineUnmined() {
-      for (const flush of flushes) {
-        if (flush.unmined && !mined.has(flush.unmined.transactionHash))
-          mineSweep(flush.depositAddresses, flush.unmined);
-      }
+      for (const { depositAddresses, transaction } of [...pool.values()]) mineSweep(depositAddresses, transaction);
     },
     acceptEverything() {
       answer = () => ({ kind: 'sweep' });
@@ -182,10 +243,14 @@ async function sweeperWorld(t: ExecutionContext) {
   const logged: string[] = [];
   /** Sessions whose next sweep recording (RecordSweep) fails (the event store refuses it), once each. */
   const failNextRecording = new Set<string>();
+  /** Sessions whose next broadcast recording (RecordSweepBroadcast) fails, once each. */
+  const failNextBroadcastRecording = new Set<string>();
   const commands: CommandHandler = {
     ...weir.commands,
     async handle(aggregate, id, command, ctx) {
-      if ((command as { type?: string }).type === 'RecordSweep' && failNextRecording.delete(id))
+      const { type } = command as { type?: string };
+      if (type === 'RecordSweep' && failNextRecording.delete(id)) throw new Error('event store unavailable');
+      if (type === 'RecordSweepBroadcast' && failNextBroadcastRecording.delete(id))
         throw new Error('event store unavailable');
       return weir.commands.handle(aggregate, id, command, ctx);
     },
@@ -252,6 +317,7 @@ async function sweeperWorld(t: ExecutionContext) {
     sessions,
     sweeps,
     failNextRecording,
+    failNextBroadcastRecording,
     openSession,
     pay,
     pendingDeposits,
@@ -455,17 +521,17 @@ test('a flush mined but not recorded (the event store failed) is recorded on the
   );
 });
 
-test('a flush mined whose hash is not known (the answer to sending it was lost): the deposits are seen empty on chain and no transaction sweeping nothing is sent', async (t) => {
+test('deposits emptied on chain by a flush Weir has no record of (anyone may flush a forwarder) are seen empty and no transaction sweeping nothing is sent', async (t) => {
   const w = await sweeperWorld(t);
   const opened = await paidSessions(w, 2);
-  w.double.loseNextSendAnswer();
+  for (const session of opened) w.double.emptyElsewhere(session.depositAddress);
   const t0 = w.clock.now();
 
   w.sweeper.start();
   await w.settledUntil(t0 + 1_000, "the deposits' own first backoff");
   w.clock.advanceTo(t0 + 1_000);
   await w.settledUntil(t0 + 3_000, 'looked again on chain, still empty: the doubled backoff');
-  t.is(w.double.flushes.length, 1, 'only the flush whose receipt was lost');
+  t.is(w.double.flushes.length, 0, 'no flush at all');
   t.deepEqual(
     w.double.flushes.filter((f) => f.sweptNothing),
     [],
@@ -719,12 +785,11 @@ test('after a restart, a flush mined whose recording failed is found by its hash
     'the network backoff after the failed recording',
   );
   await w.restartSweeper();
-  await w.settledUntil(t0 + 1_000, 'the restarted sweeper looks the transaction up 1 s after it was sent');
-  w.clock.advanceTo(t0 + 1_000);
   await w.until(
     async () => ((await w.pendingDeposits()).length === 0 ? true : undefined),
     'recorded by the restarted sweeper',
   );
+  t.is(w.clock.now(), t0, 'looked up at once by the restarted sweeper');
   t.is(w.double.flushes.length, 1, 'one transaction, not sent again');
   assertRecordedOnce(t, await sweepStateOf(w, opened), w.double.flushes[0]!.result!);
 });
@@ -739,13 +804,135 @@ test('after a restart, a flush sent before it and mined after is found by its ha
   );
   w.double.mineUnmined();
   await w.restartSweeper();
-  await w.settledUntil(t0 + 1_000, 'the restarted sweeper looks the transaction up 1 s after it was sent');
+  await w.until(
+    async () => ((await w.pendingDeposits()).length === 0 ? true : undefined),
+    'recorded by the restarted sweeper',
+  );
+  t.is(w.clock.now(), t0, 'looked up at once by the restarted sweeper');
+  t.is(w.double.flushes.length, 1, 'one transaction, not sent again');
+  assertRecordedOnce(t, await sweepStateOf(w, opened), w.double.flushes[0]!.unmined!);
+});
+
+test('a flush whose recording fails is not sent: what was recorded of it is dropped on the next round and the deposits are swept once', async (t) => {
+  const w = await sweeperWorld(t);
+  const opened = await paidSessions(w, 2);
+  w.failNextBroadcastRecording.add(opened[1]!.id);
+  const t0 = w.clock.now();
+
+  w.sweeper.start();
+  await w.settledUntil(t0 + 1_000, 'the network backoff after the failed recording');
+  t.regex(w.logged.at(-1)!, /^recording a sweep on weir-testnet failed, retrying in 1 s: event store unavailable$/);
   t.is(w.double.flushes.length, 1);
+  const unsent = w.double.flushes[0]!.unsent!;
+  t.truthy(unsent, 'signed, never handed to the node');
+  t.deepEqual(
+    (await sweepStateOf(w, opened)).map((s) => s.broadcast),
+    [[unsent.transactionHash], []],
+    'recorded on the first session only',
+  );
+
+  w.clock.advanceTo(t0 + 1_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'swept by a new flush');
+  t.is(w.double.flushes.length, 2);
+  assertRecordedOnce(t, await sweepStateOf(w, opened), w.double.flushes[1]!.result!);
+  t.true(
+    w.logged.some((line) =>
+      line.startsWith(
+        `sweep transaction ${unsent.transactionHash} on weir-testnet recording it failed, so it was never sent, its 2 deposit address(es)`,
+      ),
+    ),
+    w.logged.join('\n'),
+  );
+});
+
+test('a flush the node refuses once signed is recorded as dropped at once and its deposits are swept in the same run, not after dropAfterMs', async (t) => {
+  const w = await sweeperWorld(t);
+  const opened = await paidSessions(w, 2);
+  w.double.rejectNext();
+  const t0 = w.clock.now();
+
+  w.sweeper.start();
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'both swept');
+  t.is(w.clock.now(), t0);
+  const [refused, ...after] = w.double.flushes;
+  t.truthy(refused!.unsent);
+  t.deepEqual(
+    after.map((f) => [f.depositAddresses.length, f.result !== null]),
+    [
+      [1, true],
+      [1, true],
+    ],
+    'the batch split as after any failed flush, each half swept',
+  );
+  const states = await sweepStateOf(w, opened);
+  t.true(states.every((s) => s.sweeps.length === 1 && s.broadcast.length === 0 && !s.pending));
+  t.true(
+    w.logged.some((line) =>
+      line.startsWith(`sweep transaction ${refused!.unsent!.transactionHash} on weir-testnet was refused by the node`),
+    ),
+    w.logged.join('\n'),
+  );
+});
+
+test('after a restart, a flush recorded whose send never reached the node is sent again, the very same transaction, and recorded once mined', async (t) => {
+  const { w, opened, t0 } = await startedOnTwoDeposits(
+    t,
+    (world) => {
+      world.double.loseNextSend();
+    },
+    'the look-up of the transaction in 1 s',
+  );
+  const recorded = w.double.flushes[0]!.unsent!;
+  await w.restartSweeper();
+  await w.settledUntil(t0 + 1_000, 'looked up at once, sent again, looked up again in 1 s');
+  t.deepEqual(w.double.rebroadcasts, [{ transactionHash: recorded.transactionHash, signed: true, answer: 'resent' }]);
+  t.regex(w.logged.at(-1)!, /\(the node did not have it: sent again\); not flushing its 2 deposit address\(es\) again/);
+  w.double.mineUnmined();
   w.clock.advanceTo(t0 + 1_000);
   await w.until(
     async () => ((await w.pendingDeposits()).length === 0 ? true : undefined),
     'recorded by the restarted sweeper',
   );
-  t.is(w.double.flushes.length, 1, 'one transaction, not sent again');
-  assertRecordedOnce(t, await sweepStateOf(w, opened), w.double.flushes[0]!.unmined!);
+  t.is(w.double.flushes.length, 1, 'no new flush signed');
+  assertRecordedOnce(t, await sweepStateOf(w, opened), recorded);
+});
+
+test('after a restart, a flush recorded but never sent whose nonce another transaction took is dropped at once and its deposits swept once', async (t) => {
+  const { w, opened, t0 } = await startedOnTwoDeposits(
+    t,
+    (world) => {
+      world.double.loseNextSend();
+    },
+    'the look-up of the transaction in 1 s',
+  );
+  const recorded = w.double.flushes[0]!.unsent!;
+  w.double.takeNonceOf(recorded.transactionHash);
+  await w.restartSweeper();
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'swept by a new flush');
+  t.is(w.clock.now(), t0, 'not after dropAfterMs');
+  t.deepEqual(w.double.rebroadcasts, [{ transactionHash: recorded.transactionHash, signed: true, answer: 'absent' }]);
+  t.is(w.double.flushes.length, 2);
+  assertRecordedOnce(t, await sweepStateOf(w, opened), w.double.flushes[1]!.result!);
+});
+
+test('after a restart, a flush recorded on only some of its deposits (the process died while recording it) is never sent: dropped at once, its deposits swept once', async (t) => {
+  const { w, opened, t0 } = await startedOnTwoDeposits(
+    t,
+    (world, sessions) => {
+      world.failNextBroadcastRecording.add(sessions[1]!.id);
+    },
+    'the network backoff after the failed recording',
+  );
+  const partial = w.double.flushes[0]!.unsent!;
+  await w.restartSweeper();
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'swept by a new flush');
+  t.is(w.clock.now(), t0);
+  t.deepEqual(
+    w.double.rebroadcasts,
+    [{ transactionHash: partial.transactionHash, signed: false, answer: 'absent' }],
+    'asked whether the node has it, never sent',
+  );
+  t.is(w.double.flushes.length, 2);
+  t.deepEqual(w.double.flushes[1]!.depositAddresses.length, 2);
+  assertRecordedOnce(t, await sweepStateOf(w, opened), w.double.flushes[1]!.result!);
 });

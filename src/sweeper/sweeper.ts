@@ -8,7 +8,13 @@ import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { createDueWorkLoop } from '../shared/due-work-loop.ts';
 import { doublingDelay } from '../shared/backoff.ts';
-import { SweepNodeError, SweepReceiptLostError, SweepRevertedError, type SweepTransaction } from './sweep-errors.ts';
+import {
+  SweepNodeError,
+  SweepReceiptLostError,
+  SweepRejectedError,
+  SweepRevertedError,
+  type SweepTransaction,
+} from './sweep-errors.ts';
 
 export type SweepRequest = {
   checkoutSessionId: string;
@@ -22,6 +28,9 @@ export type SweepResult = SweepTransaction;
 /** A sweep transaction found mined: it swept, or it reverted (its gas paid all the same). */
 export type MinedSweep = { transaction: SweepTransaction; reverted: boolean };
 
+/** A sweep transaction signed, not sent yet: its hash, and the signed transaction to hand the node again if it never had it. */
+export type SignedSweep = { transactionHash: string; signedTransaction: string };
+
 /**
  * Moves funds from deposit addresses to merchant wallets on one network, in one transaction:
  * all of `requests` or, when it throws, none of them (as far as it knows: a flush whose receipt
@@ -31,14 +40,24 @@ export type SweepExecutor = {
   /** For each of `requests`, in order, whether its deposit address still holds something to sweep (reads, no transaction). */
   funded(requests: SweepRequest[]): Promise<boolean[]>;
   /**
-   * Sends one transaction for `requests`, then calls `onBroadcast` with its hash and awaits it
-   * before waiting for the receipt. Throws {@link SweepRevertedError} when the transaction was
-   * mined but reverted, {@link SweepReceiptLostError} (with the hash) when it was sent but its
-   * receipt could not be had, {@link SweepNodeError} when the node failed.
+   * Signs one transaction for `requests` and awaits `beforeSend` with it; only then sends it, and
+   * waits for its receipt. If `beforeSend` throws, nothing is sent and its error is thrown as it
+   * came. Throws {@link SweepRevertedError} when the transaction was mined but reverted,
+   * {@link SweepRejectedError} when the node refused it and does not have it (never sent),
+   * {@link SweepReceiptLostError} (with the hash) when it was sent, or may have been, and its
+   * receipt could not be had, {@link SweepNodeError} when the node failed before anything was signed.
    */
-  flush(requests: SweepRequest[], onBroadcast: (transactionHash: string) => Promise<void>): Promise<SweepResult>;
+  flush(requests: SweepRequest[], beforeSend: (signed: SignedSweep) => Promise<void>): Promise<SweepResult>;
   /** The transaction `transactionHash` as mined, or null when it is not (yet, or ever). Throws {@link SweepNodeError} when the node failed. */
   minedSweep(transactionHash: string): Promise<MinedSweep | null>;
+  /**
+   * For a transaction not mined: 'pending' when the node has it; otherwise `signedTransaction`
+   * (the very same transaction, so it is mined once at most) is handed to the node again:
+   * 'resent' when it takes it, 'absent' when it refuses it (its nonce taken, the account unable to
+   * pay). Without `signedTransaction`, 'absent' when the node does not have it. Throws
+   * {@link SweepNodeError} when the node failed.
+   */
+  rebroadcast(transactionHash: string, signedTransaction: string | null): Promise<'pending' | 'resent' | 'absent'>;
 };
 
 export type Sweeper = { start(): void; stop(): Promise<void> };
@@ -62,9 +81,11 @@ const partsOf = (docs: SweepDoc[]): SweepPart[] =>
   docs.map((doc, index) => ({ doc, transferIds: doc.transferIds, index, count: docs.length }));
 
 /**
- * A sweep transaction sent whose outcome is not recorded yet. `mined` once known (its recording
- * failed: recorded on the next round without looking it up); otherwise looked up by its hash from
- * `lookAt` on, and forgotten (its deposits flushed again if still funded) once not mined for
+ * A sweep transaction recorded as broadcast whose outcome is not recorded yet. `mined` once known
+ * (its recording failed: recorded on the next round without looking it up); `dropping` once it is
+ * known never to be mined (why; a failed recording of the drop is finished on the next round);
+ * otherwise looked up by its hash from `lookAt` on, sent again (`signed`) when the node does not
+ * have it, and dropped (its deposits flushed again if still funded) once not mined for
  * `dropAfterMs` after `sentAt`.
  */
 type InFlight = {
@@ -73,10 +94,23 @@ type InFlight = {
   sentAt: number;
   lookAt: number;
   parts: SweepPart[];
+  /** The signed transaction, when known (recorded with the last part of the batch). */
+  signed: string | null;
   mined: MinedSweep | null;
+  dropping: string | null;
 };
 
-/** A flush sent whose receipt was not had, and why. */
+/**
+ * Whether every deposit the transaction was signed for is in the flight. One recorded on only some
+ * of them (the process died, or the store failed, while recording it) was never sent, and must
+ * never be: it would sweep deposits with no record of it.
+ */
+function isComplete(flight: InFlight): boolean {
+  const count = flight.parts[0]?.count;
+  return count !== undefined && new Set(flight.parts.map((part) => part.index)).size === count;
+}
+
+/** A flush sent (or maybe sent) whose receipt was not had, and why. */
 type ReceiptLost = { flight: InFlight; reason: string };
 
 /**
@@ -132,13 +166,19 @@ const seconds = (ms: number) => `${ms / 1000} s`;
  * backoff (`retryAfterMs`, doubling, at most `maxRetryAfterMs`), never holding back the network.
  * A failure of the node (SweepNodeError) blames no deposit: the network's round backs off.
  *
- * A deposit is never flushed twice for the same money: each flush sent is recorded (SweepBroadcast
- * on each session of the batch, with its share of the gas) before its receipt is waited for; a
- * flush whose receipt was lost, whose recording failed, or that was sent before a restart is
- * looked up by its hash and recorded once mined, without flushing its deposits again. One never
- * mined within `dropAfterMs` is recorded as dropped and its deposits flushed again if still funded.
- * Before a flush, after a failure whose outcome is not known, the deposits are read on chain and
- * the empty ones left out; a flush with nothing left to sweep is not sent.
+ * A deposit is never flushed twice for the same money, and no flush goes unrecorded: each flush is
+ * signed, then recorded (SweepBroadcast on each session of the batch, with its share of the gas;
+ * the last with the signed transaction), and only then sent; if recording fails, it is not sent.
+ * A flush whose receipt was lost, whose recording failed, or that was recorded before a restart
+ * (sent or not: the process may have died before the node had it) is looked up by its hash and
+ * recorded once mined, without flushing its deposits again; one the node does not have is sent
+ * again, the very same signed transaction, so it is mined once at most. One the node refuses (its
+ * nonce taken by another, the account unable to pay) is recorded as dropped at once, as is one
+ * never mined within `dropAfterMs`; their deposits are flushed again if still funded. Before a
+ * flush, after a failure whose outcome is not known, the deposits are read on chain and the empty
+ * ones left out; a flush with nothing left to sweep is not sent. Flushes on one network are sent
+ * one at a time, each with the node's pending nonce, so signing ahead leaves no gap: a signed
+ * flush never sent only loses its nonce to the next one, and is then refused and dropped.
  */
 export function createSweeper(deps: {
   clock: Clock;
@@ -181,12 +221,21 @@ export function createSweeper(deps: {
       flightOfDoc.get(doc._id)?.lookAt ?? 0,
     );
 
-  /** The flight of `transactionHash`, known or new (sent now for `parts`). */
+  /** The flight of `transactionHash`, known or new (signed now for `parts`). */
   function flightOf(network: string, transactionHash: string, parts: SweepPart[]): InFlight {
     const known = inFlight.get(transactionHash);
     if (known) return known;
     const now = clock.now();
-    const flight: InFlight = { network, transactionHash, sentAt: now, lookAt: now + retryAfterMs, parts, mined: null };
+    const flight: InFlight = {
+      network,
+      transactionHash,
+      sentAt: now,
+      lookAt: now + retryAfterMs,
+      parts,
+      signed: null,
+      mined: null,
+      dropping: null,
+    };
     inFlight.set(transactionHash, flight);
     for (const part of parts) flightOfDoc.set(part.doc._id, flight);
     return flight;
@@ -233,52 +282,90 @@ export function createSweeper(deps: {
   }
 
   /**
-   * Records that `transactionHash` was sent for `parts`, before its receipt is waited for; it is
-   * kept in memory too, so a failure to record it is logged and the flush goes on.
+   * Records that `signed` is about to be sent for `parts`, on each of their sessions in order, the
+   * last with the signed transaction; it is kept in memory too. If recording fails, the error is
+   * thrown (so the flush is not sent) and what was recorded is dropped on the next round.
    */
-  async function recordBroadcast(network: string, transactionHash: string, parts: SweepPart[]): Promise<void> {
-    flightOf(network, transactionHash, parts);
+  async function recordBroadcast(network: string, signed: SignedSweep, parts: SweepPart[]): Promise<void> {
+    const { transactionHash, signedTransaction } = signed;
+    const flight = flightOf(network, transactionHash, parts);
     try {
       for (const { doc, transferIds, index, count } of parts) {
         await handle(doc, {
           type: 'RecordSweepBroadcast',
-          broadcast: { network, chainId: doc.chainId, transactionHash, transferIds, share: { index, count } },
+          broadcast: {
+            network,
+            chainId: doc.chainId,
+            transactionHash,
+            transferIds,
+            share: { index, count },
+            ...(index === count - 1 ? { signedTransaction } : {}),
+          },
         });
       }
     } catch (error) {
-      log(
-        `recording that sweep transaction ${transactionHash} on ${network} was sent failed (it is kept in memory until its outcome is recorded): ${reasonOf(error)}`,
-      );
+      flight.dropping = 'recording it failed, so it was never sent';
+      throw error;
     }
+    flight.signed = signedTransaction;
+  }
+
+  /** Records `flight` as dropped on each of its sessions (never mined: `why`), and forgets it; a failure is finished on the next round. */
+  async function drop(flight: InFlight, why: string): Promise<void> {
+    flight.dropping = why;
+    const { network, transactionHash } = flight;
+    for (const part of flight.parts) await handle(part.doc, { type: 'DropSweepBroadcast', network, transactionHash });
+    forget(flight);
+    log(
+      `sweep transaction ${transactionHash} on ${network} ${why}, its ${flight.parts.length} deposit address(es) are flushed again if they still hold funds`,
+    );
   }
 
   /**
-   * Settles a flight whose outcome is not recorded: mined, it is recorded; not mined `dropAfterMs`
-   * after it was sent, it is recorded as dropped; otherwise it is looked up again later. Says
-   * whether its deposits may be flushed again (dropped, or reverted).
+   * Settles a flight whose outcome is not recorded: mined, it is recorded; known never to be mined
+   * (refused by the node when sent again, recorded on only some of its deposits, or not mined
+   * `dropAfterMs` after it was sent) it is recorded as dropped; otherwise it is looked up again
+   * later, sent again first if the node does not have it. Says whether its deposits may be flushed
+   * again (dropped, or reverted).
    */
   async function settle(executor: SweepExecutor, flight: InFlight, now: number): Promise<boolean> {
+    if (flight.dropping !== null) {
+      await drop(flight, flight.dropping);
+      return true;
+    }
     const mined = flight.mined ?? (await executor.minedSweep(flight.transactionHash));
     if (mined) {
       await record(flight, mined);
       return mined.reverted;
     }
     const { network, transactionHash } = flight;
-    if (now < flight.sentAt + dropAfterMs) {
-      flight.lookAt = Math.min(now + retryAfterMs, flight.sentAt + dropAfterMs);
-      log(
-        `sweep transaction ${transactionHash} on ${network} is not mined ${seconds(now - flight.sentAt)} after it was sent; not flushing its ` +
-          `${flight.parts.length} deposit address(es) again, looking it up again in ${seconds(flight.lookAt - now)}`,
-      );
-      return false;
+    if (now >= flight.sentAt + dropAfterMs) {
+      await drop(flight, `was not mined ${seconds(dropAfterMs)} after it was sent: taken as dropped`);
+      return true;
     }
-    for (const part of flight.parts) await handle(part.doc, { type: 'DropSweepBroadcast', network, transactionHash });
-    forget(flight);
+    // Recorded before it was sent: the process may have died before the node had it, or the send
+    // was lost. The same signed transaction is sent again; one recorded on only some of its
+    // deposits was never sent. A broadcast recorded without it (before Weir kept it) only waits.
+    const complete = isComplete(flight);
+    let state: 'pending' | 'resent' | 'absent' = 'pending';
+    if (!complete || flight.signed !== null)
+      state = await executor.rebroadcast(transactionHash, complete ? flight.signed : null);
+    if (state === 'absent') {
+      await drop(
+        flight,
+        complete
+          ? 'is not known to the node, which refused it when sent again (its nonce is taken, or the account cannot pay for it): dropped'
+          : 'was recorded on only some of its deposit addresses, so it was never sent, and the node does not have it: dropped',
+      );
+      return true;
+    }
+    flight.lookAt = Math.min(now + retryAfterMs, flight.sentAt + dropAfterMs);
     log(
-      `sweep transaction ${transactionHash} on ${network} was not mined ${seconds(dropAfterMs)} after it was sent: taken as dropped, ` +
-        `its ${flight.parts.length} deposit address(es) are flushed again if they still hold funds`,
+      `sweep transaction ${transactionHash} on ${network} is not mined ${seconds(now - flight.sentAt)} after it was sent` +
+        `${state === 'resent' ? ' (the node did not have it: sent again)' : ''}; not flushing its ` +
+        `${flight.parts.length} deposit address(es) again, looking it up again in ${seconds(flight.lookAt - now)}`,
     );
-    return true;
+    return false;
   }
 
   /**
@@ -310,23 +397,39 @@ export function createSweeper(deps: {
       if (part.length === 0) return { ...nothingSwept, seenEmpty };
     }
     const parts = partsOf(part);
-    const sent: { transactionHash: string | null } = { transactionHash: null };
+    const signing: { recorded: SignedSweep | null; recordingFailed: boolean } = {
+      recorded: null,
+      recordingFailed: false,
+    };
     let result: SweepResult;
     try {
-      result = await executor.flush(requestsOf(part), async (transactionHash) => {
-        sent.transactionHash = transactionHash;
-        await recordBroadcast(network, transactionHash, parts);
+      result = await executor.flush(requestsOf(part), async (signed) => {
+        try {
+          await recordBroadcast(network, signed, parts);
+        } catch (error) {
+          signing.recordingFailed = true;
+          throw error;
+        }
+        signing.recorded = signed;
       });
     } catch (error) {
+      // Recording the broadcast failed, so nothing was sent: the store is the problem, not a
+      // deposit (see sweepNetwork); what was recorded of it is dropped on the next round.
+      if (signing.recordingFailed) throw error;
       const reverted = error instanceof SweepRevertedError;
-      // Sent, outcome not known: not flushed again until it is looked up (see settle).
-      const lostHash = error instanceof SweepReceiptLostError ? error.transactionHash : sent.transactionHash;
-      if (!reverted && lostHash !== null)
+      const rejected = error instanceof SweepRejectedError;
+      // Sent or maybe sent, outcome not known: not flushed again until it is looked up (see settle).
+      const lostHash =
+        error instanceof SweepReceiptLostError ? error.transactionHash : (signing.recorded?.transactionHash ?? null);
+      if (!reverted && !rejected && lostHash !== null)
         return {
           ...nothingSwept,
           seenEmpty,
           receiptLost: [{ flight: flightOf(network, lostHash, parts), reason: reasonOf(error) }],
         };
+      // Refused, never sent: its record must not hold the deposits back; the flush failed as any other.
+      if (rejected)
+        await drop(flightOf(network, error.transactionHash, parts), 'was refused by the node, which does not have it');
       if (reverted)
         await record(flightOf(network, error.transaction.transactionHash, parts), {
           transaction: error.transaction,
@@ -339,8 +442,10 @@ export function createSweeper(deps: {
           failedAlone: [{ doc: part[0]!, reason: reasonOf(error), byNode: error instanceof SweepNodeError }],
         };
       const middle = Math.ceil(part.length / 2);
-      const first = await flushIsolatingFailures(executor, network, part.slice(0, middle), !reverted);
-      const second = await flushIsolatingFailures(executor, network, part.slice(middle), !reverted);
+      // A revert or a refusal moved nothing: no need to read the halves on chain first.
+      const movedNothing = reverted || rejected;
+      const first = await flushIsolatingFailures(executor, network, part.slice(0, middle), !movedNothing);
+      const second = await flushIsolatingFailures(executor, network, part.slice(middle), !movedNothing);
       return joined([{ ...nothingSwept, seenEmpty }, first, second]);
     }
     await record(flightOf(network, result.transactionHash, parts), { transaction: result, reverted: false });
@@ -396,7 +501,8 @@ export function createSweeper(deps: {
         network,
         (failures, waitMs) =>
           `holds nothing on chain though ${doc.transferIds.length} confirmed transfer(s) are not recorded as swept ` +
-          `(an earlier flush whose outcome was not known went through); not flushing it, looking again in ${seconds(waitMs)} (${failures} time(s) in a row)`,
+          `(a flush Weir has no record of emptied it: one sent by another account, or by a Weir before it recorded flushes ahead of sending them); ` +
+          `not flushing it, looking again in ${seconds(waitMs)} (${failures} time(s) in a row)`,
       );
     }
     const byNode = outcome.failedAlone.filter((f) => f.byNode);
@@ -435,19 +541,24 @@ export function createSweeper(deps: {
     }
   }
 
-  /** Takes the broadcast recorded on `doc` into the flights, as sent at the time recorded: looked up a `retryAfterMs` after it. */
+  /**
+   * Takes the broadcast recorded on `doc` by an earlier process into the flights, as sent at the
+   * time recorded, and looks it up at once: that process may have died before the node had it.
+   */
   function adopt(doc: SweepDoc, broadcast: SweepBroadcastDoc): void {
-    const sentAt = Date.parse(broadcast.at);
-    const flight = inFlight.get(broadcast.transactionHash) ?? {
+    const flight: InFlight = inFlight.get(broadcast.transactionHash) ?? {
       network: doc.network,
       transactionHash: broadcast.transactionHash,
-      sentAt,
-      lookAt: sentAt + retryAfterMs,
+      sentAt: Date.parse(broadcast.at),
+      lookAt: clock.now(),
       parts: [],
+      signed: null,
       mined: null,
+      dropping: null,
     };
     inFlight.set(flight.transactionHash, flight);
     flight.parts.push({ doc, transferIds: broadcast.transferIds, ...broadcast.share });
+    flight.signed ??= broadcast.signedTransaction ?? null;
     flightOfDoc.set(doc._id, flight);
   }
 

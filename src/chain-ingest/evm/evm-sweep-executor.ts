@@ -8,12 +8,24 @@ import {
   WebSocketRequestError,
   type Address,
   type Hash,
+  type Hex,
 } from 'viem';
-import { SweepNodeError, SweepReceiptLostError, SweepRevertedError } from '../../sweeper/sweep-errors.ts';
+import {
+  SweepNodeError,
+  SweepReceiptLostError,
+  SweepRejectedError,
+  SweepRevertedError,
+} from '../../sweeper/sweep-errors.ts';
 import type { SweepExecutor } from '../../sweeper/sweeper.ts';
 import type { EvmWriteClients } from './contracts/clients.ts';
 import { ForwarderFlushError } from './contracts/errors.ts';
-import { findFlush, flushForwarders, type MinedFlush } from './contracts/flush-forwarders.ts';
+import {
+  findFlush,
+  flushForwarders,
+  nodeHasTransaction,
+  sendFlushAgain,
+  type MinedFlush,
+} from './contracts/flush-forwarders.ts';
 
 /** Node.js network error codes: the node could not be reached or dropped the connection. */
 const UNREACHABLE_CODES = new Set([
@@ -51,13 +63,15 @@ export function isNodeFailure(error: unknown): boolean {
 }
 
 /**
- * A flush's failure as the sweeper's port names it: a mined revert with its gas, a sent flush
- * whose receipt was not had (with its hash), the node's failure, or as it came.
+ * A flush's failure as the sweeper's port names it: a mined revert with its gas, a signed flush the
+ * node refused (never sent), a flush sent or maybe sent whose receipt was not had (with its hash),
+ * the node's failure, or as it came.
  */
 export function sweepFailureOf(error: unknown): unknown {
   if (error instanceof ForwarderFlushError && error.transactionHash !== undefined) {
     if (error.paid !== undefined)
       return new SweepRevertedError(error.message, { transactionHash: error.transactionHash, ...error.paid });
+    if (error.refused) return new SweepRejectedError(error.message, error.transactionHash, { cause: error });
     return new SweepReceiptLostError(error.message, error.transactionHash, { cause: error });
   }
   if (isNodeFailure(error))
@@ -96,11 +110,23 @@ export function createEvmSweepExecutor(deps: { clients: EvmWriteClients; factory
         throw sweepFailureOf(error);
       }
     },
-    async flush(requests, onBroadcast) {
+    async flush(requests, beforeSend) {
+      // The hook's own failure (recording the broadcast; nothing was sent) is thrown as it came.
+      let hookFailed = false;
       try {
         const result = await flushForwarders(deps.clients, {
           factoryAddress: deps.factoryAddress,
-          onSent: onBroadcast,
+          beforeSend: async (signed) => {
+            try {
+              await beforeSend({
+                transactionHash: signed.transactionHash,
+                signedTransaction: signed.serializedTransaction,
+              });
+            } catch (error) {
+              hookFailed = true;
+              throw error;
+            }
+          },
           requests: requests.map((r) => ({
             merchantAddress: getAddress(r.merchantAddress),
             sessionId: r.checkoutSessionId,
@@ -110,6 +136,7 @@ export function createEvmSweepExecutor(deps: { clients: EvmWriteClients; factory
         });
         return { transactionHash: result.transactionHash, gasUsed: result.gasUsed, gasCost: result.gasCost };
       } catch (error) {
+        if (hookFailed) throw error;
         throw sweepFailureOf(error);
       }
     },
@@ -126,6 +153,19 @@ export function createEvmSweepExecutor(deps: { clients: EvmWriteClients; factory
           reverted: mined.reverted,
         }
       );
+    },
+    async rebroadcast(transactionHash, signedTransaction) {
+      const hash = transactionHash as Hash;
+      try {
+        if (signedTransaction === null) return (await nodeHasTransaction(deps.clients, hash)) ? 'pending' : 'absent';
+        const outcome = await sendFlushAgain(deps.clients, {
+          transactionHash: hash,
+          serializedTransaction: signedTransaction as Hex,
+        });
+        return outcome === 'refused' ? 'absent' : outcome;
+      } catch (error) {
+        throw sweepFailureOf(error);
+      }
     },
   };
 }

@@ -22,19 +22,24 @@ export class ContractDeployError extends Error {
 }
 
 /**
- * A batched flush (sweep) of forwarders did not go through, or its outcome is not known. When it
- * was mined and reverted, `transactionHash` and `paid` (its gas units and their cost in wei) say
- * what it cost. With `transactionHash` and no `paid`, it was sent but waiting for its receipt
- * failed (the cause says why): it may still be mined, look it up by that hash.
+ * A batched flush (sweep) of forwarders did not go through, or its outcome is not known. Without
+ * `transactionHash` nothing was signed (the node refused to prepare it, say a revert at estimate
+ * time). When it was mined and reverted, `transactionHash` and `paid` (its gas units and their cost
+ * in wei) say what it cost. With `refused`, the node answered the send with an error and does not
+ * have the transaction: it was never sent. With `transactionHash` alone it was sent, or may have
+ * been (the node did not answer), and its receipt was not had (the cause says why): it may still be
+ * mined, look it up by that hash.
  */
 export class ForwarderFlushError extends Error {
   override readonly name = 'ForwarderFlushError';
+  readonly refused: boolean;
   constructor(
     message: string,
     readonly transactionHash?: `0x${string}`,
     readonly paid?: { gasUsed: bigint; gasCost: bigint },
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; refused?: boolean },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.refused = options?.refused ?? false;
   }
 }

@@ -1,12 +1,18 @@
 import {
   BaseError,
   ContractFunctionRevertedError,
+  encodeFunctionData,
   getAddress,
+  getContractError,
+  keccak256,
   parseEventLogs,
+  RpcRequestError,
+  TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   zeroAddress,
   type Address,
   type Hash,
+  type Hex,
   type TransactionReceipt,
 } from 'viem';
 import { forwarderAbi, forwarderFactoryAbi } from './abis.ts';
@@ -24,14 +30,19 @@ export type ForwarderFlushRequest = {
   native?: boolean;
 };
 
+/** A flush transaction signed, not sent yet: its hash, and the signed transaction to hand the node (again). */
+export type SignedFlush = { transactionHash: Hash; serializedTransaction: Hex };
+
 export type FlushForwardersParameters = {
   factoryAddress: Address;
   requests: readonly ForwarderFlushRequest[];
   /**
-   * Called with the transaction's hash once it is sent and awaited before waiting for the
-   * receipt: the place to record durably what was broadcast.
+   * Called with the signed transaction before it is sent, and awaited: the place to record durably
+   * what is about to be broadcast, so that a process killed at any moment after it leaves a record
+   * to look the transaction up by (and `serializedTransaction` to send it again, see
+   * {@link sendFlushAgain}). If it throws, nothing is sent and its error is thrown as it came.
    */
-  onSent?: (transactionHash: Hash) => Promise<void>;
+  beforeSend?: (signed: SignedFlush) => Promise<void>;
 };
 
 /** The factory's ABI plus the forwarder's, so reverts inside a forwarder (NativeTransferFailed, ...) are decoded too. */
@@ -53,10 +64,16 @@ export type FlushForwardersReturnType = {
 /**
  * Sweeps deposit addresses in one transaction through `ForwarderFactory.flush`: each forwarder is
  * deployed if needed, then its native coin (unless `native: false`) and `tokens` go to its
- * merchant. Any account may send it; funds only ever reach the merchants. Throws
- * {@link ForwarderFlushError} if the transaction cannot be sent (its cause the node's error),
- * reverts (with the gas it cost), or was sent but its receipt could not be had (with its hash,
- * the cause the failure of `onSent` or of the wait; {@link findFlush} looks it up later).
+ * merchant. Any account may send it; funds only ever reach the merchants.
+ *
+ * The transaction is prepared (nonce from the node's pending count, gas estimated) and signed
+ * first, `beforeSend` is awaited with it, and only then is it sent. Throws
+ * {@link ForwarderFlushError}: without a hash when it could not be prepared (a revert at estimate
+ * time, the node's error: nothing was signed); with its hash and `refused` when the node answered
+ * the send with an error and does not have it (never sent); with its hash and `paid` when it was
+ * mined and reverted; with its hash alone when it was sent, or may have been (the node did not
+ * answer), and its receipt could not be had ({@link findFlush} looks it up later). An error of
+ * `beforeSend` is thrown as it came.
  */
 export async function flushForwarders(
   clients: EvmWriteClients,
@@ -75,27 +92,55 @@ export async function flushForwarders(
     native: request.native ?? true,
   }));
 
-  let transactionHash: Hash;
+  let signed: SignedFlush;
   try {
-    transactionHash = await clients.walletClient.writeContract({
-      address: factoryAddress,
-      abi: factoryAndForwarderAbi,
-      functionName: 'flush',
-      args: [args],
+    const request = await clients.walletClient.prepareTransactionRequest({
+      to: factoryAddress,
+      data: encodeFunctionData({ abi: factoryAndForwarderAbi, functionName: 'flush', args: [args] }),
     });
+    const serializedTransaction = await clients.walletClient.signTransaction(request);
+    signed = { transactionHash: keccak256(serializedTransaction), serializedTransaction };
   } catch (error) {
-    const reason = reasonOf(error);
+    // As writeContract does: a revert at estimate time named with the contracts' own errors.
+    const decoded = getContractError(error as BaseError, {
+      abi: factoryAndForwarderAbi,
+      address: factoryAddress,
+      args: [args],
+      functionName: 'flush',
+      sender: clients.walletClient.account.address,
+    });
     throw new ForwarderFlushError(
-      `sweeping ${requests.length} deposit address(es) through factory ${factoryAddress} was rejected: ${reason}. ` +
+      `sweeping ${requests.length} deposit address(es) through factory ${factoryAddress} was rejected: ${reasonOf(decoded)}. ` +
         'Check that the factory is deployed on this chain, the tokens are ERC-20 contracts and every merchant wallet accepts the funds.',
       undefined,
+      undefined,
+      { cause: decoded },
+    );
+  }
+  const { transactionHash } = signed;
+  await parameters.beforeSend?.(signed);
+  let handed: HandOver;
+  try {
+    handed = await handOver(clients, signed);
+  } catch (error) {
+    throw new ForwarderFlushError(
+      `sweep transaction ${transactionHash} may have been sent: the node did not answer (${reasonOf(error)}). ` +
+        'Look it up by its hash, and send it again if the node does not have it, before sweeping these deposit addresses again.',
+      transactionHash,
       undefined,
       { cause: error },
     );
   }
+  if (handed.refused) {
+    throw new ForwarderFlushError(
+      `sweep transaction ${transactionHash} was refused by the node, which does not have it: it was never sent (${handed.reason})`,
+      transactionHash,
+      undefined,
+      { cause: handed.error, refused: true },
+    );
+  }
   let receipt: TransactionReceipt;
   try {
-    await parameters.onSent?.(transactionHash);
     receipt = await clients.publicClient.waitForTransactionReceipt({ hash: transactionHash });
   } catch (error) {
     throw new ForwarderFlushError(
@@ -117,6 +162,61 @@ export async function flushForwarders(
     );
   }
   return { transactionHash, gasUsed: mined.gasUsed, gasCost: mined.gasCost, forwarders, transfers: mined.transfers };
+}
+
+/** What the node made of a signed transaction handed to it: taken (or had already), or refused with `error` (its message `reason`). */
+type HandOver = { refused: false } | { refused: true; error: unknown; reason: string };
+
+/**
+ * Hands `signed` to the node. Taken when the node accepts it or already has it (pending, or mined:
+ * "already known", or "nonce too low" for the transaction itself); refused when the node answers
+ * with a JSON-RPC error and does not have it. Throws when the node gave no answer (no connection,
+ * a timeout, an HTTP error): it may have the transaction.
+ */
+async function handOver(clients: EvmWriteClients, signed: SignedFlush): Promise<HandOver> {
+  try {
+    await clients.walletClient.sendRawTransaction({ serializedTransaction: signed.serializedTransaction });
+    return { refused: false };
+  } catch (error) {
+    const answered = error instanceof BaseError && error.walk((cause) => cause instanceof RpcRequestError);
+    if (!(answered instanceof RpcRequestError)) throw error;
+    if (await nodeHasTransaction(clients, signed.transactionHash)) return { refused: false };
+    return { refused: true, error, reason: answered.details };
+  }
+}
+
+/** Whether the node knows the transaction `transactionHash`, pending or mined. Node failures are thrown as viem raises them. */
+export async function nodeHasTransaction(
+  clients: Pick<EvmWriteClients, 'publicClient'>,
+  transactionHash: Hash,
+): Promise<boolean> {
+  try {
+    await clients.publicClient.getTransaction({ hash: transactionHash });
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionNotFoundError) return false;
+    throw error;
+  }
+}
+
+/**
+ * Makes sure the node has a flush signed earlier (by {@link flushForwarders}, which handed it to
+ * `beforeSend`): 'pending' when the node has it already (pending or mined), 'resent' when it did
+ * not and took it now, 'refused' when it did not and refused it (another transaction of the
+ * account took its nonce, or the account cannot pay for it): it is then not sent. The very same
+ * signed transaction, so it is mined once at most whatever happens. Node failures are thrown as
+ * viem raises them.
+ */
+export async function sendFlushAgain(
+  clients: EvmWriteClients,
+  signed: SignedFlush,
+): Promise<'pending' | 'resent' | 'refused'> {
+  if (keccak256(signed.serializedTransaction) !== signed.transactionHash)
+    throw new ForwarderFlushError(
+      `sendFlushAgain: the signed transaction given is not ${signed.transactionHash} (its hash is ${keccak256(signed.serializedTransaction)})`,
+    );
+  if (await nodeHasTransaction(clients, signed.transactionHash)) return 'pending';
+  return (await handOver(clients, signed)).refused ? 'refused' : 'resent';
 }
 
 /** A flush transaction as mined: whether it reverted, its gas, and the transfers it made (none when reverted). */
