@@ -118,3 +118,39 @@ test('events carry tenant, actor, correlation and the injected time', async (t) 
   t.is(again.position, null);
   t.deepEqual(again.events, []);
 });
+
+test('assumeNew: a new record is written without reading its stream; one that exists after all is read and decided again, its tenant checked', async (t) => {
+  const eventStore = await store(t);
+  let reads = 0;
+  const counting: EventStore = {
+    ...eventStore,
+    async readStream(id) {
+      reads += 1;
+      return eventStore.readStream(id);
+    },
+  };
+  const commands = createCommandHandler({ eventStore: counting, clock: createManualClock() });
+  const session = sessionFixture();
+  const create = { type: 'CreateCheckoutSession' as const, session };
+  const created = await commands.handle(checkoutSessionAggregate, session.id, create, { ...tenant, assumeNew: true });
+  t.is(reads, 0, 'the stream was not read');
+  t.is(created.events.length, 1);
+
+  // Wrong about it: the append conflicts, the stream is read, and the create decides nothing this time.
+  const again = await commands.handle(checkoutSessionAggregate, session.id, create, { ...tenant, assumeNew: true });
+  t.is(reads, 1);
+  t.deepEqual(again.events, []);
+  t.true(again.existed);
+  t.is((await eventStore.readStream(`checkout_session-${session.id}`)).length, 1);
+
+  // Another tenant assuming it new meets the same conflict, then the tenant check.
+  await t.throwsAsync(
+    commands.handle(checkoutSessionAggregate, session.id, create, {
+      ...tenant,
+      organizationId: 'org-2',
+      assumeNew: true,
+    }),
+    { instanceOf: NotFoundError },
+  );
+  t.is((await eventStore.readStream(`checkout_session-${session.id}`)).length, 1);
+});

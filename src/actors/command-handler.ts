@@ -17,6 +17,12 @@ export type CommandContext = {
   actor: string;
   correlationId?: string;
   causationId?: string;
+  /**
+   * The caller believes the record has no events yet (a create, a first attempt): its stream is not
+   * read first. If it has events after all, the append conflicts and the command is decided again
+   * on the stream as read, as after any conflict.
+   */
+  assumeNew?: boolean;
 };
 
 export type CommandResult<TState> = {
@@ -74,7 +80,10 @@ export function createCommandHandler(deps: {
   const handle: CommandHandler['handle'] = async (aggregate, id, command, ctx) => {
     const streamId = streamIdOf(aggregate.category, id);
     for (let attempt = 1; ; attempt++) {
-      const loaded = await load(aggregate, id, null);
+      const loaded =
+        attempt === 1 && ctx.assumeNew
+          ? { state: aggregate.initialState(), revision: null, events: [] }
+          : await load(aggregate, id, null);
       const first = loaded.events[0];
       if (
         first &&

@@ -150,6 +150,8 @@ export function createWebhookDispatcher(deps: {
         environment: delivery.environment as Environment,
         actor: 'system:webhook-dispatcher',
         causationId: delivery.eventId,
+        // A delivery's stream starts with its first attempt's outcome.
+        assumeNew: delivery.attempts === 0,
       });
       recordFailures.delete(delivery.id);
       // The log's word on the delivery now (another writer may have recorded this attempt first).
