@@ -119,8 +119,6 @@ export function createSqliteEventStore({
   db.pragma('journal_mode = WAL');
   // FULL: a resolved append survives power loss, not only a crash of the process.
   db.pragma('synchronous = FULL');
-  // The log's indexes grow with it: keep their pages in memory (64 MiB) rather than SQLite's 2 MiB default.
-  db.pragma('cache_size = -65536');
   db.exec(SCHEMA);
 
   const readAllStatement = db.prepare<[bigint, number], EventRow>(READ_ALL_SQL).raw(true).safeIntegers(true);
