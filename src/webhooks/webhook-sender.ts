@@ -42,7 +42,7 @@ export function createHttpWebhookSender(
   options: { timeoutMs?: number; userAgent?: string; targets?: WebhookTargetPolicy; resolve?: Resolver } = {},
 ): WebhookSender & { close(): void } {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const targets = options.targets ?? webhookTargetPolicy(['test']);
+  const targets = options.targets ?? webhookTargetPolicy();
   const lookup = guardedLookup(options.resolve);
   // Connections to internal addresses (allowed for some environments) and checked ones are pooled
   // apart: a kept-alive socket to an internal address must never carry a delivery that may not reach it.
