@@ -75,17 +75,17 @@ export function createHttpWebhookSender(
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
 
+      const open = targets.allowsInternal(environment);
       let target: URL;
       try {
         target = new URL(url);
         if (target.protocol !== 'http:' && target.protocol !== 'https:')
           throw new Error(`${target.protocol} is not http or https`);
-        if (!targets.allowsInternal(environment)) checkLiteralHost(hostOf(target));
+        if (!open) checkLiteralHost(hostOf(target));
       } catch (error) {
         return fail(`request refused: ${(error as Error).message}`);
       }
       const https = target.protocol === 'https:';
-      const open = targets.allowsInternal(environment);
       const agents = open ? pools.open : pools.checked;
       request = (https ? httpsRequest : httpRequest)(
         target,
