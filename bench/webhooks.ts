@@ -27,7 +27,7 @@ import { fork } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkoutSessionAggregate } from '../machines/checkout-session.aggregate.ts';
@@ -36,6 +36,7 @@ import { createSqliteEventStore } from '../src/event-store/sqlite-event-store.ts
 import { newId } from '../src/shared/ids.ts';
 import { bodySignature, timestampedSignature } from '../src/webhooks/signature.ts';
 import { ADMIN_TOKEN, createMerchant, sessionRequest } from '../test/support/weir-harness.ts';
+import { loadAverage1m, machineInfo, percentile } from './evm/support/bench-env.ts';
 import { cliArgs } from './support/cli-args.ts';
 import { report } from './support/report.ts';
 import type { Arrival, SinkCommand, SinkMessage } from './targets/webhook-sink.ts';
@@ -121,9 +122,6 @@ async function waitForArrivals(sink: Sink, count: number, what: string): Promise
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 
 function summarize(arrivals: Arrival[], expected: number, startedAt: number): CaseResult {
   const seen = new Map<string, number>();
@@ -314,7 +312,7 @@ const row = (name: string, c: CaseResult, ratio: string) =>
 
 async function main(): Promise<void> {
   const settings = readSettings(process.argv.slice(2));
-  const loadBefore = +loadavg()[0]!.toFixed(2);
+  const loadBefore = loadAverage1m();
   const sink = await startSink();
   const rounds: { bare: CaseResult; floor: CaseResult; weir: CaseResult; ratio: number }[] = [];
   try {
@@ -342,15 +340,10 @@ async function main(): Promise<void> {
   const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor((rounds.length - 1) / 2)]!;
   const summary = {
     date: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
-      node: process.version,
-    },
+    machine: machineInfo(),
     settings: { events: settings.events, endpoints: settings.endpoints, rounds: settings.rounds },
     rounds,
-    loadAverage: { before: loadBefore, after: +loadavg()[0]!.toFixed(2) },
+    loadAverage: { before: loadBefore, after: loadAverage1m() },
     targets: {
       rateVsBare: { ratio: median.ratio, target: 0.5, met: median.ratio >= 0.5 },
       p99DelayMs: { value: median.weir.delayMs.p99, target: 5000, met: median.weir.delayMs.p99 < 5000 },

@@ -55,9 +55,9 @@ const toStatus = <S extends CouponStatus>(status: S) => ({
  * `CouponExpired` (a timer's job); until then the decider still refuses by comparing `redeemBy`
  * with the current time. A promotion code's own expiry is recorded the same way
  * (`PromotionCodeExpired`, in any state but archived). A redemption given back
-(`PromotionCodeRedemptionReleased`) is taken in every state, archived included, so the counts stay
-exact; it moves a coupon at its limit back to active (or expired, past `redeemBy`). Archiving is
-otherwise final: nothing else happens to an archived coupon.
+ * (`PromotionCodeRedemptionReleased`) is taken in every state, archived included, so the counts stay
+ * exact; it moves a coupon at its limit back to active (or expired, past `redeemBy`). Archiving is
+ * otherwise final: nothing else happens to an archived coupon.
  */
 export const couponMachine = setup({
   types: {

@@ -14,12 +14,23 @@ import { createWorkQueue, type WorkQueue } from './work-queue.ts';
 
 const ACTOR = 'system:promotion-code-releases';
 
-const contextOf = (tenant: { organizationId: string; environment: string }, sessionId: string): CommandContext => ({
-  organizationId: tenant.organizationId,
-  environment: tenant.environment as Environment,
-  actor: ACTOR,
-  causationId: sessionId,
-});
+/** Gives back the redemption of `checkoutSessionId` on `couponId`: its log position, or null for a repeat. */
+async function release(
+  commands: CommandHandler,
+  tenant: { organizationId: string; environment: string },
+  couponId: string,
+  checkoutSessionId: string,
+  reason: string,
+): Promise<bigint | null> {
+  const command = { type: 'ReleasePromotionCodeRedemption', redemptionId: checkoutSessionId, reason } as const;
+  const ctx: CommandContext = {
+    organizationId: tenant.organizationId,
+    environment: tenant.environment as Environment,
+    actor: ACTOR,
+    causationId: checkoutSessionId,
+  };
+  return (await commands.handle(couponAggregate, couponId, command, ctx)).position;
+}
 
 /**
  * Give the session's redemption back now if its session (as recorded in the log) can never use it;
@@ -35,13 +46,7 @@ export async function releaseIfUnusable(
   if (!session) return null;
   const fate = redemptionFate(session, redemption);
   if (fate.kind !== 'release') return null;
-  const command = {
-    type: 'ReleasePromotionCodeRedemption',
-    redemptionId: checkoutSessionId,
-    reason: fate.reason,
-  } as const;
-  return (await commands.handle(couponAggregate, redemption.couponId, command, contextOf(tenant, checkoutSessionId)))
-    .position;
+  return release(commands, tenant, redemption.couponId, checkoutSessionId, fate.reason);
 }
 
 /**
@@ -63,14 +68,6 @@ export function createPromotionCodeReleases(deps: {
     name: 'promotion-code-releases',
     collection: PROMOTION_CODE_RELEASES,
     sortBy: 'at',
-    async work(doc) {
-      const command = {
-        type: 'ReleasePromotionCodeRedemption',
-        redemptionId: doc.checkoutSessionId,
-        reason: doc.reason,
-      } as const;
-      return (await deps.commands.handle(couponAggregate, doc.couponId, command, contextOf(doc, doc.checkoutSessionId)))
-        .position;
-    },
+    work: (doc) => release(deps.commands, doc, doc.couponId, doc.checkoutSessionId, doc.reason),
   });
 }

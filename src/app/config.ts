@@ -250,14 +250,13 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     internalTargetsText === 'none' ? [] : [...new Set(internalTargetsText.split(',').map((e) => e.trim()))];
   if (!webhookInternalTargets.every((e): e is Environment => e === 'test' || e === 'live'))
     throw new ConfigError(
-      `WEIR_WEBHOOK_INTERNAL_TARGETS (--webhook-internal-targets) must be test, live, test,live or none, got ${internalTargetsText}`,
+      `${settingName('webhookInternalTargets')} must be test, live, test,live or none, got ${internalTargetsText}`,
     );
   const flag = (key: 'trustProxy' | 'rateLimits', fallback: string, on: string, off: string): boolean => {
     const value = (get(key) ?? fallback).toLowerCase();
     if (value === on || value === '1' || value === 'true') return true;
     if (value === off || value === '0' || value === 'false') return false;
-    const spec: SettingSpec = SETTINGS[key];
-    throw new ConfigError(`${spec.env} (${spec.flag}) must be ${on} or ${off}, got ${value}`);
+    throw new ConfigError(`${settingName(key)} must be ${on} or ${off}, got ${value}`);
   };
   const limit = (
     key: 'rateLimitApiKey' | 'rateLimitHosted' | 'rateLimitHostedCreates' | 'rateLimitAuthFailures',
@@ -267,8 +266,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     try {
       return parseTokenBucketLimit(text);
     } catch (error) {
-      const spec: SettingSpec = SETTINGS[key];
-      throw new ConfigError(`${spec.env} (${spec.flag}): ${(error as Error).message}, got ${text}`);
+      throw new ConfigError(`${settingName(key)}: ${(error as Error).message}, got ${text}`);
     }
   };
   return {

@@ -219,7 +219,7 @@ async function startLocked(
     onHandled: () => timers.retryWaiting(),
   });
   await matcher.start();
-  const webhookTargets = webhookTargetPolicy(config.webhookInternalTargets ?? ['test']);
+  const webhookTargets = webhookTargetPolicy(config.webhookInternalTargets);
   const httpSender = overrides.webhookSender ? null : createHttpWebhookSender({ targets: webhookTargets });
   const dispatcher = createWebhookDispatcher({
     clock,

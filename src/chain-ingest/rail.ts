@@ -1,6 +1,6 @@
 import type { AssetRef } from '../../machines/checkout-session.types.ts';
 import type { Environment } from '../event-store/event-store.ts';
-import { API_DECIMALS } from '../shared/money.ts';
+import { isExactInDecimals } from '../shared/money.ts';
 
 /** A network a rail can take payments on. */
 export type RailNetwork = {
@@ -61,8 +61,7 @@ export function assetsPayingExactly(
     if (chainIds.length > 0 && !chainIds.includes(network.chainId)) continue;
     for (const asset of network.assets) {
       if (asset.currency !== currency) continue;
-      const exact = asset.decimals >= API_DECIMALS || amount % 10n ** BigInt(API_DECIMALS - asset.decimals) === 0n;
-      (exact ? payable : unpayable).push(`${asset.symbol} on ${network.name}`);
+      (isExactInDecimals(amount, asset.decimals) ? payable : unpayable).push(`${asset.symbol} on ${network.name}`);
     }
   }
   return { payable, unpayable };

@@ -29,15 +29,19 @@ export function parseAmount(value: unknown): bigint {
   return amount;
 }
 
+/** Whether an asset with `decimals` can carry the API amount exactly (1.000000015 cannot be paid in a 6-decimal token). */
+export const isExactInDecimals = (amount: bigint, decimals: number): boolean =>
+  decimals >= API_DECIMALS || amount % 10n ** BigInt(API_DECIMALS - decimals) === 0n;
+
 /**
  * Convert an API amount (10^8) into an asset's chain units. Throws when the asset cannot
- * represent the amount exactly (e.g. 1.000000015 in a 6-decimal token).
+ * represent the amount exactly (see `isExactInDecimals`).
  */
 export function toChainUnits(amount: bigint, decimals: number): bigint {
   if (decimals >= API_DECIMALS) return amount * 10n ** BigInt(decimals - API_DECIMALS);
-  const divisor = 10n ** BigInt(API_DECIMALS - decimals);
-  if (amount % divisor !== 0n) throw new AmountError(`${amount} cannot be expressed exactly with ${decimals} decimals`);
-  return amount / divisor;
+  if (!isExactInDecimals(amount, decimals))
+    throw new AmountError(`${amount} cannot be expressed exactly with ${decimals} decimals`);
+  return amount / 10n ** BigInt(API_DECIMALS - decimals);
 }
 
 /**

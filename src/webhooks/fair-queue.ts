@@ -78,7 +78,8 @@ export function createFairQueue<T extends FairQueueItem>(limits: FairQueueLimits
   }
 
   function takeFrom(tenant: TenantLane, now: number): T | null {
-    for (const lane of [...tenant.endpoints.values()]) {
+    // The lane served moves to the end of the turn order, and the loop ends right there.
+    for (const lane of tenant.endpoints.values()) {
       if (lane.running >= limits.perEndpoint) continue;
       const top = head(lane);
       if (!top || top.dueAt > now) continue;

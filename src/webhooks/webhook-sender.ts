@@ -42,7 +42,7 @@ export function createHttpWebhookSender(
   options: { timeoutMs?: number; userAgent?: string; targets?: WebhookTargetPolicy; resolve?: Resolver } = {},
 ): WebhookSender & { close(): void } {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const targets = options.targets ?? webhookTargetPolicy(['test']);
+  const targets = options.targets ?? webhookTargetPolicy();
   const lookup = guardedLookup(options.resolve);
   // Connections to internal addresses (allowed for some environments) and checked ones are pooled
   // apart: a kept-alive socket to an internal address must never carry a delivery that may not reach it.
@@ -75,17 +75,17 @@ export function createHttpWebhookSender(
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
 
+      const open = targets.allowsInternal(environment);
       let target: URL;
       try {
         target = new URL(url);
         if (target.protocol !== 'http:' && target.protocol !== 'https:')
           throw new Error(`${target.protocol} is not http or https`);
-        if (!targets.allowsInternal(environment)) checkLiteralHost(hostOf(target));
+        if (!open) checkLiteralHost(hostOf(target));
       } catch (error) {
         return fail(`request refused: ${(error as Error).message}`);
       }
       const https = target.protocol === 'https:';
-      const open = targets.allowsInternal(environment);
       const agents = open ? pools.open : pools.checked;
       request = (https ? httpsRequest : httpRequest)(
         target,

@@ -11,7 +11,12 @@ import type { Environment } from '../event-store/event-store.ts';
  */
 export type WebhookTargetPolicy = { allowsInternal(environment: Environment): boolean };
 
-export const webhookTargetPolicy = (internalFor: readonly Environment[]): WebhookTargetPolicy => {
+/** The environments allowed internal targets unless the operator says otherwise (`WEIR_WEBHOOK_INTERNAL_TARGETS`). */
+export const DEFAULT_INTERNAL_TARGETS: readonly Environment[] = ['test'];
+
+export const webhookTargetPolicy = (
+  internalFor: readonly Environment[] = DEFAULT_INTERNAL_TARGETS,
+): WebhookTargetPolicy => {
   const allowed = new Set(internalFor);
   return { allowsInternal: (environment) => allowed.has(environment) };
 };

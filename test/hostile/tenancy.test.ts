@@ -1,7 +1,7 @@
 import test from 'ava';
 import { apiClient } from '../support/api-client.ts';
 import { writtenByRequest } from './checks.ts';
-import { startHostileWeir, type TenantRecords } from './fixtures.ts';
+import { KINDS, startHostileWeir, type TenantRecords } from './fixtures.ts';
 
 /**
  * The tenancy matrix: every kind of record of one organization and environment (organization A,
@@ -416,23 +416,7 @@ test("the tenancy matrix: each kind of A's test records, read, changed and delet
 /** The matrix covers every kind of record the issue names. */
 test('the tenancy matrix names every kind of record', (t) => {
   const stub = (label: string): TenantRecords => {
-    const ids = Object.fromEntries(
-      [
-        'session',
-        'invoice',
-        'subscription',
-        'customer',
-        'product',
-        'price',
-        'coupon',
-        'paymentLink',
-        'webhookEndpoint',
-        'apiKey',
-        'wallet',
-        'chain',
-        'asset',
-      ].map((k) => [k, [`${label}-${k}-0000000000`]]),
-    ) as TenantRecords['ids'];
+    const ids = Object.fromEntries(KINDS.map((k) => [k, [`${label}-${k}-0000000000`]])) as TenantRecords['ids'];
     return {
       label,
       key: 'k',

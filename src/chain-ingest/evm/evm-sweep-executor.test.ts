@@ -163,36 +163,42 @@ async function takeTheSweepersNonce(): Promise<void> {
   await other.publicClient.waitForTransactionReceipt({ hash });
 }
 
+/**
+ * The sweeper account's executor on the node, and a deposit of 5 USDC for a fresh merchant,
+ * ready to flush; `nonceBefore` is the account's next nonce before anything is sent.
+ */
+async function aFundedDeposit() {
+  const { node, factory, usdc } = onChain();
+  const clients = createEvmWriteClients({ rpcUrl: node.rpcUrl, chainId: node.chainId, privateKey: SWEEPER_KEY });
+  const executor = createEvmSweepExecutor({ clients, factoryAddress: factory });
+  const merchantAddress = privateKeyToAccount(generatePrivateKey()).address;
+  const checkoutSessionId = randomUUID();
+  const depositAddress = deriveDepositAddress({
+    factoryAddress: factory,
+    merchantAddress,
+    sessionId: checkoutSessionId,
+  });
+  await mintUsdc(depositAddress, 5_000_000n);
+  const request = { checkoutSessionId, depositAddress, merchantAddress, assets: [usdc.toLowerCase()] };
+  return { clients, executor, merchantAddress, depositAddress, request, nonceBefore: await minedNonce() };
+}
+
 test.serial(
   'a flush is signed and handed to beforeSend before the node has it; the transaction mined is the one signed',
   async (t) => {
-    const { node, factory, usdc } = onChain();
-    const clients = createEvmWriteClients({ rpcUrl: node.rpcUrl, chainId: node.chainId, privateKey: SWEEPER_KEY });
-    const executor = createEvmSweepExecutor({ clients, factoryAddress: factory });
-    const merchantAddress = privateKeyToAccount(generatePrivateKey()).address;
-    const checkoutSessionId = randomUUID();
-    const depositAddress = deriveDepositAddress({
-      factoryAddress: factory,
-      merchantAddress,
-      sessionId: checkoutSessionId,
-    });
-    await mintUsdc(depositAddress, 5_000_000n);
-    const nonceBefore = await minedNonce();
+    const { clients, executor, merchantAddress, request, nonceBefore } = await aFundedDeposit();
     const seen: { signed: SignedSweep; nodeHadIt: boolean; pendingNonce: number }[] = [];
 
-    const result = await executor.flush(
-      [{ checkoutSessionId, depositAddress, merchantAddress, assets: [usdc.toLowerCase()] }],
-      async (signed) => {
-        seen.push({
-          signed,
-          nodeHadIt: await nodeHasTransaction(clients, signed.transactionHash as Hash),
-          pendingNonce: await clients.publicClient.getTransactionCount({
-            address: sweeperAddress(),
-            blockTag: 'pending',
-          }),
-        });
-      },
-    );
+    const result = await executor.flush([request], async (signed) => {
+      seen.push({
+        signed,
+        nodeHadIt: await nodeHasTransaction(clients, signed.transactionHash as Hash),
+        pendingNonce: await clients.publicClient.getTransactionCount({
+          address: sweeperAddress(),
+          blockTag: 'pending',
+        }),
+      });
+    });
     t.is(seen.length, 1);
     const [{ signed, nodeHadIt, pendingNonce }] = seen as [(typeof seen)[number]];
     t.false(nodeHadIt, 'the node did not have the transaction while it was being recorded');
@@ -207,30 +213,16 @@ test.serial(
 test.serial(
   'a beforeSend that throws (the broadcast could not be recorded) means nothing is sent, and its error comes back as it was',
   async (t) => {
-    const { node, factory, usdc } = onChain();
-    const clients = createEvmWriteClients({ rpcUrl: node.rpcUrl, chainId: node.chainId, privateKey: SWEEPER_KEY });
-    const executor = createEvmSweepExecutor({ clients, factoryAddress: factory });
-    const merchantAddress = privateKeyToAccount(generatePrivateKey()).address;
-    const checkoutSessionId = randomUUID();
-    const depositAddress = deriveDepositAddress({
-      factoryAddress: factory,
-      merchantAddress,
-      sessionId: checkoutSessionId,
-    });
-    await mintUsdc(depositAddress, 5_000_000n);
-    const nonceBefore = await minedNonce();
+    const { clients, executor, depositAddress, request, nonceBefore } = await aFundedDeposit();
     // An error whose code looks like the node's: it is still the hook's, not a SweepNodeError.
     const refused = Object.assign(new Error('event store unavailable'), { code: 'ECONNRESET' });
     let signedHash: string | undefined;
 
     const error = await t.throwsAsync(
-      executor.flush(
-        [{ checkoutSessionId, depositAddress, merchantAddress, assets: [usdc.toLowerCase()] }],
-        async (signed) => {
-          signedHash = signed.transactionHash;
-          throw refused;
-        },
-      ),
+      executor.flush([request], async (signed) => {
+        signedHash = signed.transactionHash;
+        throw refused;
+      }),
     );
     t.is(error, refused);
     t.false(await nodeHasTransaction(clients, signedHash as Hash), 'the node never had it');

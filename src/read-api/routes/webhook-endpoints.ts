@@ -47,7 +47,7 @@ function enabledEvents(body: Record<string, unknown>, required: boolean): { even
 
 /** Webhook endpoints and their delivery logs. */
 export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
-  const targets = deps.webhookTargets ?? webhookTargetPolicy(['test']);
+  const targets = deps.webhookTargets ?? webhookTargetPolicy();
   /** The endpoint URL, refused when it points at an internal address the key's environment may not reach. */
   const targetUrl = async (ctx: ApiContext, url: string): Promise<string> => {
     try {
