@@ -45,7 +45,7 @@ import { subscriptionTimerHandlers } from '../timers/subscription-timers.ts';
 import { createMailDispatcher } from '../mail/mail-dispatcher.ts';
 import { openMailer } from '../mail/open-mailer.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
+import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook-sender.ts';
 import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
 import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, rateLimitsOf, type WeirConfig } from './config.ts';
@@ -63,6 +63,8 @@ export type Weir = {
   bus: Bus;
   commands: CommandHandler;
   projections: ProjectionRunner;
+  /** The webhook dispatcher, for its status (queued, in flight). */
+  webhooks: Pick<WebhookDispatcher, 'status'>;
   stop(): Promise<void>;
 };
 
@@ -359,6 +361,7 @@ async function startLocked(
     bus,
     commands,
     projections,
+    webhooks: dispatcher,
     stop() {
       stopping ??= (async () => {
         await new Promise<void>((resolve) => {

@@ -96,7 +96,7 @@ test('add moves a queued item, remove forgets it, and an item in flight is not q
   );
 });
 
-test('dueNow brings every queued item of one endpoint forward, and only those', (t) => {
+test('dueNow brings the queued items of one endpoint forward (those it picks), and only those', (t) => {
   const queue = createFairQueue({ total: 10, perTenant: 10, perEndpoint: 10 });
   queue.add(item('gone-1', 'a', 'gone', 10_000));
   queue.add(item('gone-2', 'a', 'gone', 20_000));

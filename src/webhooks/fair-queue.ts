@@ -18,8 +18,8 @@ export type FairQueue<T extends FairQueueItem> = {
   /** The queued or in-flight item with this id. */
   get(id: string): T | undefined;
   isInFlight(id: string): boolean;
-  /** Make every queued item of an endpoint due at `now` (its endpoint went away: each ends at once). */
-  dueNow(endpoint: string, now: number): void;
+  /** Make the queued items of an endpoint (those `which` picks) due at `now`: their endpoint went away, each ends at once. */
+  dueNow(endpoint: string, now: number, which?: (item: T) => boolean): void;
   /**
    * Items due by `now` that may start within the limits, each counted in flight until `finish`.
    * Tenants take turns, one item each per round, and within a tenant its endpoints take turns, so a
@@ -121,9 +121,9 @@ export function createFairQueue<T extends FairQueueItem>(limits: FairQueueLimits
     },
     get: (id) => queued.get(id)?.item ?? inFlight.get(id),
     isInFlight: (id) => inFlight.has(id),
-    dueNow(endpoint, now) {
+    dueNow(endpoint, now, which = () => true) {
       for (const { item } of [...queued.values()]) {
-        if (item.endpoint === endpoint && item.dueAt > now) add({ ...item, dueAt: now });
+        if (item.endpoint === endpoint && item.dueAt > now && which(item)) add({ ...item, dueAt: now });
       }
     },
     take(now) {

@@ -26,8 +26,8 @@ export const DEFAULT_DELIVERY_LIMITS: FairQueueLimits = { total: 512, perTenant:
 export type WebhookDispatcher = {
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** Deliveries waiting and being sent now. */
-  status(): { queued: number; inFlight: number };
+  /** Deliveries waiting and being sent now, and outcomes recorded that the read model does not show yet. */
+  status(): { queued: number; inFlight: number; awaitingReadModel: number };
 };
 
 type Queued = { id: string; tenant: string; endpoint: string; dueAt: number; delivery: WebhookDeliveryDoc };
@@ -73,9 +73,15 @@ export function createWebhookDispatcher(deps: {
 
   const tenantOf = (d: WebhookDeliveryDoc) => `${d.environment}:${d.organizationId}`;
 
+  /** Attempts the read model showed for deliveries while they were in flight (their outcome decides then). */
+  const shownInFlight = new Map<string, number>();
+
   /** What the read model says of a delivery, unless this dispatcher knows better. */
   function follow(doc: WebhookDeliveryDoc | null, id: string): void {
-    if (queue.isInFlight(id)) return;
+    if (queue.isInFlight(id)) {
+      if (doc) shownInFlight.set(id, doc.attempts);
+      return;
+    }
     const known = recorded.get(id);
     if (doc && known !== undefined && doc.attempts < known) return;
     recorded.delete(id);
@@ -94,11 +100,22 @@ export function createWebhookDispatcher(deps: {
     return endpoint;
   }
 
-  /** An endpoint changed: forget what was cached; one that can no longer receive ends its deliveries now. */
+  /**
+   * Whether a delivery is to end as soon as it is looked at, as far as the endpoints seen so far say:
+   * its endpoint is deleted, or disabled and it is no test (a test goes even to a disabled endpoint).
+   */
+  function endsNow(delivery: WebhookDeliveryDoc): boolean {
+    const endpoint = endpoints.get(delivery.endpointId);
+    if (endpoint === undefined) return false;
+    if (endpoint === null || endpoint.doc.deleted) return true;
+    return endpoint.doc.isDisabled && delivery.eventType !== TEST_WEBHOOK_EVENT_TYPE;
+  }
+
+  /** An endpoint changed: forget what was cached; the deliveries it can no longer take end now. */
   async function endpointChanged(id: string): Promise<void> {
     endpoints.delete(id);
-    const endpoint = await endpointOf(id);
-    if (!endpoint || endpoint.doc.deleted || endpoint.doc.isDisabled) queue.dueNow(id, clock.now());
+    await endpointOf(id);
+    queue.dueNow(id, clock.now(), (item) => endsNow(item.delivery));
   }
 
   /** Bodies are rendered from the log once per public event (all its endpoints get the same bytes). */
@@ -156,13 +173,17 @@ export function createWebhookDispatcher(deps: {
       recordFailures.delete(delivery.id);
       // The log's word on the delivery now (another writer may have recorded this attempt first).
       const { attempts, nextAttemptAt } = state.context;
-      recorded.set(delivery.id, attempts);
+      // Remembered until the read model shows it, unless it already did while the attempt was in flight.
+      if ((shownInFlight.get(delivery.id) ?? -1) < attempts) recorded.set(delivery.id, attempts);
+      shownInFlight.delete(delivery.id);
       queue.finish(item.id);
       if (state.value === 'pending' && nextAttemptAt !== null) {
-        const dueAt = Date.parse(nextAttemptAt);
+        // Its endpoint went away during the attempt: it ends now rather than at its next retry.
+        const dueAt = endsNow(delivery) ? clock.now() : Date.parse(nextAttemptAt);
         queue.add({ ...item, dueAt, delivery: { ...delivery, attempts, nextAttemptAt: dueAt } });
       }
     } catch (error) {
+      shownInFlight.delete(delivery.id);
       queue.finish(item.id);
       if (error instanceof DeliveryAbortedError || stopped) return;
       // The receiver may have it already; it is sent again after a pause (receivers dedupe by event id).
@@ -235,6 +256,6 @@ export function createWebhookDispatcher(deps: {
       for (const { controller } of inFlight.values()) controller.abort();
       await Promise.allSettled([...inFlight.values()].map((f) => f.done));
     },
-    status: () => queue.size(),
+    status: () => ({ ...queue.size(), awaitingReadModel: recorded.size }),
   };
 }

@@ -65,8 +65,9 @@ test('deleting an endpoint while a delivery waits for its retry ends the deliver
   t.is((await deliveryOf(again, failed!.id))?.status, 'canceled');
 });
 
-test('disabling an endpoint ends its pending deliveries at once (endpoint_disabled); a test sent while it is disabled still goes', async (t) => {
-  const hooks = await startWebhookReceiver((_request, index) => (index === 0 ? 500 : 200));
+test('disabling an endpoint ends its pending deliveries at once (endpoint_disabled); a test event still goes, at its own retry time', async (t) => {
+  let answer = 503;
+  const hooks = await startWebhookReceiver(() => answer);
   t.teardown(() => hooks.close());
   const clock = createManualClock(Date.parse('2026-05-01T10:00:00Z'));
   const weir = await startTestWeir(t, {}, { clock });
@@ -75,43 +76,46 @@ test('disabling an endpoint ends its pending deliveries at once (endpoint_disabl
     await api.post<{ id: string }>(ENDPOINTS, {
       description: 'paused',
       url: hooks.url,
-      enabledEvents: { events: ['checkout_session.completed'] },
+      enabledEvents: { events: ['*'] },
     })
   ).body;
+  const failedOnce = (status: string) =>
+    eventually(async () => {
+      const page = (
+        await api.get<{ data: (Delivery & { eventType: string })[] }>(
+          `${ENDPOINTS}/${endpoint.id}/deliveries?status=${status}`,
+        )
+      ).body.data;
+      return page.length === 2 && page.every((d) => d.attempts === 1) ? page : undefined;
+    }, 'both first attempts to fail');
+  // A test event and a real one (a wallet added), each failed once and waiting 30 s for its retry.
   await api.post(`${ENDPOINTS}/${endpoint.id}/test`);
-  const [first] = await eventually(async () => {
-    const page = (await api.get<{ data: Delivery[] }>(`${ENDPOINTS}/${endpoint.id}/deliveries`)).body.data;
-    return page[0]?.attempts === 1 ? page : undefined;
-  }, 'the first attempt to fail');
-  // A test delivery still goes to a disabled endpoint; its retry too.
-  await api.put(`${ENDPOINTS}/${endpoint.id}`, { isDisabled: true });
-  clock.set(clock.now() + 30_000);
-  await hooks.waitFor((all) => all.length === 2);
-  await eventually(
-    async () => ((await deliveryOf(weir, first!.id))?.status === 'succeeded' ? true : undefined),
-    'the retried test delivery to succeed',
-  );
-
-  // A real event's delivery that waits for a retry ends when the endpoint is disabled, without waiting for it.
-  await api.put(`${ENDPOINTS}/${endpoint.id}`, { isDisabled: false });
-  const failing = await startWebhookReceiver(() => 503);
-  t.teardown(() => failing.close());
-  await api.put(`${ENDPOINTS}/${endpoint.id}`, { url: failing.url, enabledEvents: { events: ['*'] } });
   await api.post('/api/v1/organization/withdrawal-addresses', {
     chainId: 7357,
     address: '0x1111111111111111111111111111111111111111',
     name: 'second',
   });
-  const pending = await eventually(async () => {
-    const page = (await api.get<{ data: Delivery[] }>(`${ENDPOINTS}/${endpoint.id}/deliveries?status=pending`)).body
-      .data;
-    return page[0]?.attempts === 1 ? page[0] : undefined;
-  }, 'the withdrawal_address.created delivery to fail once');
+  const waiting = await failedOnce('pending');
+  const real = waiting.find((d) => d.eventType !== 'webhook_endpoint.test')!;
+  const testEvent = waiting.find((d) => d.eventType === 'webhook_endpoint.test')!;
+
   await api.put(`${ENDPOINTS}/${endpoint.id}`, { isDisabled: true });
   const ended = await eventually(async () => {
-    const doc = await deliveryOf(weir, pending.id);
+    const doc = await deliveryOf(weir, real.id);
     return doc?.status === 'canceled' ? doc : undefined;
-  }, 'the delivery to end');
+  }, "the real event's delivery to end");
   t.is(ended.canceled?.reason, 'endpoint_disabled');
-  t.is(failing.received.length, 1);
+  t.is(ended.attempts, 1, 'no request was made for it');
+  await eventually(async () => (weir.webhooks.status().inFlight === 0 ? true : undefined), 'nothing in flight');
+  t.is(hooks.received.length, 2, 'the test event was not sent again before its retry time');
+  t.like(await deliveryOf(weir, testEvent.id), { status: 'pending', attempts: 1 });
+
+  // At its retry time it goes, though the endpoint is disabled: that is what a test is for.
+  answer = 200;
+  clock.set(clock.now() + 30_000);
+  await hooks.waitFor((all) => all.length === 3);
+  await eventually(
+    async () => ((await deliveryOf(weir, testEvent.id))?.status === 'succeeded' ? true : undefined),
+    'the retried test delivery to succeed',
+  );
 });
