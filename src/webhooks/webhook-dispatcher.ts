@@ -57,7 +57,9 @@ export function createWebhookDispatcher(deps: {
   const deliveries = readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
   const endpointDocs = readStore.collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints);
   const queue = createFairQueue<Queued>(deps.limits ?? DEFAULT_DELIVERY_LIMITS);
-  const inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  const inFlight = new Map<string, Promise<void>>();
+  /** Aborts every request in flight when the dispatcher stops (the sender listens once per signal). */
+  const stopping = new AbortController();
   /** Attempts this dispatcher recorded that the read model may not show yet: an older document is stale. */
   const recorded = new Map<string, number>();
   /** Failures in a row to record a delivery's outcome (store trouble), for its backoff. */
@@ -201,12 +203,11 @@ export function createWebhookDispatcher(deps: {
   function pump(): void {
     if (stopped) return;
     for (const item of queue.take(clock.now())) {
-      const controller = new AbortController();
-      const done = run(item, controller.signal).finally(() => {
+      const done = run(item, stopping.signal).finally(() => {
         inFlight.delete(item.id);
         pump();
       });
-      inFlight.set(item.id, { controller, done });
+      inFlight.set(item.id, done);
     }
     const next = queue.nextDueAt();
     if (next === timerAt) return;
@@ -253,8 +254,8 @@ export function createWebhookDispatcher(deps: {
       for (const unsubscribe of unsubscribes) unsubscribe();
       cancelTimer?.();
       await updates;
-      for (const { controller } of inFlight.values()) controller.abort();
-      await Promise.allSettled([...inFlight.values()].map((f) => f.done));
+      stopping.abort();
+      await Promise.allSettled([...inFlight.values()]);
     },
     status: () => ({ ...queue.size(), awaitingReadModel: recorded.size }),
   };

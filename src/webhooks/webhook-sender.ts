@@ -13,6 +13,8 @@ import {
   webhookTargetPolicy,
 } from './webhook-target.ts';
 
+const MAX_CACHED_TARGETS = 10_000;
+
 export type SendOutcome = { statusCode: number | null; error: string | null; durationMs: number };
 
 export type WebhookRequest = {
@@ -33,6 +35,66 @@ export class DeliveryAbortedError extends Error {
   override readonly name = 'DeliveryAbortedError';
 }
 
+/** One request under way: how it ends is decided once, by whichever comes first. */
+type Attempt = {
+  resolve: (outcome: SendOutcome) => void;
+  reject: (error: DeliveryAbortedError) => void;
+  started: number;
+  request: ClientRequest | null;
+  timer: NodeJS.Timeout | undefined;
+  forget: (() => void) | null;
+  settled: boolean;
+};
+
+// Module-level on purpose: a named function made per request costs an allocation and, under tsx,
+// a `__name` property write each; thousands of deliveries a second made that a visible share.
+function settle(attempt: Attempt, outcome: SendOutcome | DeliveryAbortedError): void {
+  if (attempt.settled) return;
+  attempt.settled = true;
+  clearTimeout(attempt.timer);
+  attempt.forget?.();
+  if (outcome instanceof DeliveryAbortedError) attempt.reject(outcome);
+  else attempt.resolve(outcome);
+}
+
+function failed(attempt: Attempt, error: string): void {
+  settle(attempt, { statusCode: null, error, durationMs: Math.round(performance.now() - attempt.started) });
+}
+
+function stopped(attempt: Attempt): void {
+  attempt.request?.destroy();
+  settle(attempt, new DeliveryAbortedError('the dispatcher stopped during the request'));
+}
+
+function answered(attempt: Attempt, response: IncomingMessage): void {
+  const status = response.statusCode ?? 0;
+  // The body is read to its end (and dropped) so the connection can serve the next delivery.
+  response.resume();
+  response.on('end', () =>
+    settle(attempt, {
+      statusCode: status,
+      error: status >= 200 && status < 300 ? null : `receiver answered ${status}`,
+      durationMs: Math.round(performance.now() - attempt.started),
+    }),
+  );
+  response.on('error', (error) => failed(attempt, `request failed: ${error.message}`));
+}
+
+/** Where a URL sends to. */
+type Target = { https: boolean; host: string; port: string; path: string };
+
+function parseTarget(url: string): Target {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new Error(`${parsed.protocol} is not http or https`);
+  return {
+    https: parsed.protocol === 'https:',
+    host: hostOf(parsed),
+    port: parsed.port,
+    path: `${parsed.pathname}${parsed.search}`,
+  };
+}
+
 /**
  * POSTs one webhook over kept-alive connections. A 2xx answer is success; any other status, a
  * redirect (never followed), a network error, a refused target or no whole answer within the
@@ -42,6 +104,7 @@ export function createHttpWebhookSender(
   options: { timeoutMs?: number; userAgent?: string; targets?: WebhookTargetPolicy; resolve?: Resolver } = {},
 ): WebhookSender & { close(): void } {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const userAgent = options.userAgent ?? 'Weir-Webhooks/1';
   const targets = options.targets ?? webhookTargetPolicy();
   const lookup = guardedLookup(options.resolve);
   // Connections to internal addresses (allowed for some environments) and checked ones are pooled
@@ -49,80 +112,96 @@ export function createHttpWebhookSender(
   const agentsFor = () => ({ http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) });
   const pools = { open: agentsFor(), checked: agentsFor() };
 
-  const send: WebhookSender = ({ url, body, secret, eventId, nowMs, environment, signal }) => {
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    return new Promise<SendOutcome>((resolve, reject) => {
-      let request: ClientRequest | null = null;
-      let settled = false;
-      const finish = (outcome: SendOutcome | DeliveryAbortedError) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        if (outcome instanceof DeliveryAbortedError) reject(outcome);
-        else resolve(outcome);
+  // Endpoint URLs are few and their deliveries many: each is parsed once.
+  const targetsByUrl = new Map<string, Target>();
+  const targetOf = (url: string): Target => {
+    let target = targetsByUrl.get(url);
+    if (!target) {
+      target = parseTarget(url);
+      if (targetsByUrl.size >= MAX_CACHED_TARGETS) targetsByUrl.delete(targetsByUrl.keys().next().value!);
+      targetsByUrl.set(url, target);
+    }
+    return target;
+  };
+
+  // One listener per stop signal, not one per request: adding and removing an EventTarget listener
+  // for every delivery cost a visible share of a send, and many would pass the listener limit.
+  const attemptsBySignal = new WeakMap<AbortSignal, Set<Attempt>>();
+  const watch = (signal: AbortSignal, attempt: Attempt): (() => void) => {
+    let attempts = attemptsBySignal.get(signal);
+    if (!attempts) {
+      const all = new Set<Attempt>();
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const each of [...all]) stopped(each);
+        },
+        { once: true },
+      );
+      attemptsBySignal.set(signal, all);
+      attempts = all;
+    }
+    attempts.add(attempt);
+    const watched = attempts;
+    return () => watched.delete(attempt);
+  };
+
+  const send: WebhookSender = ({ url, body, secret, eventId, nowMs, environment, signal }) =>
+    new Promise<SendOutcome>((resolve, reject) => {
+      const attempt: Attempt = {
+        resolve,
+        reject,
+        started: performance.now(),
+        request: null,
+        timer: undefined,
+        forget: null,
+        settled: false,
       };
-      const fail = (error: string) => finish({ statusCode: null, error, durationMs: elapsed() });
-      const onAbort = () => {
-        request?.destroy();
-        finish(new DeliveryAbortedError('the dispatcher stopped during the request'));
-      };
-      const timer = setTimeout(() => {
-        request?.destroy();
-        fail(`no answer within ${timeoutMs} ms`);
+      if (signal?.aborted) return stopped(attempt);
+      attempt.timer = setTimeout(() => {
+        attempt.request?.destroy();
+        failed(attempt, `no answer within ${timeoutMs} ms`);
       }, timeoutMs);
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal) attempt.forget = watch(signal, attempt);
 
       const open = targets.allowsInternal(environment);
-      let target: URL;
+      let target: Target;
       try {
-        target = new URL(url);
-        if (target.protocol !== 'http:' && target.protocol !== 'https:')
-          throw new Error(`${target.protocol} is not http or https`);
-        if (!open) checkLiteralHost(hostOf(target));
+        target = targetOf(url);
+        if (!open) checkLiteralHost(target.host);
       } catch (error) {
-        return fail(`request refused: ${(error as Error).message}`);
+        return failed(attempt, `request refused: ${(error as Error).message}`);
       }
-      const https = target.protocol === 'https:';
       const agents = open ? pools.open : pools.checked;
-      request = (https ? httpsRequest : httpRequest)(
-        target,
+      const request = (target.https ? httpsRequest : httpRequest)(
         {
+          hostname: target.host,
+          port: target.port,
+          path: target.path,
           method: 'POST',
-          agent: https ? agents.https : agents.http,
-          ...(open ? {} : { lookup }),
+          agent: target.https ? agents.https : agents.http,
+          lookup: open ? undefined : lookup,
           headers: {
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(body),
-            'user-agent': options.userAgent ?? 'Weir-Webhooks/1',
+            'user-agent': userAgent,
             'x-webhook-signature': bodySignature(secret, body),
             'x-webhook-token': secret,
             'x-weir-signature': timestampedSignature(secret, body, Math.floor(nowMs / 1000)),
             'x-webhook-id': eventId,
           },
         },
-        (response: IncomingMessage) => {
-          const status = response.statusCode ?? 0;
-          // The body is read to its end (and dropped) so the connection can serve the next delivery.
-          response.resume();
-          response.on('end', () =>
-            finish({
-              statusCode: status,
-              error: status >= 200 && status < 300 ? null : `receiver answered ${status}`,
-              durationMs: elapsed(),
-            }),
-          );
-          response.on('error', (error) => fail(`request failed: ${error.message}`));
-        },
+        (response) => answered(attempt, response),
       );
+      attempt.request = request;
       request.on('error', (error) =>
-        fail(`request ${error instanceof WebhookTargetRefusedError ? 'refused' : 'failed'}: ${error.message}`),
+        failed(
+          attempt,
+          `request ${error instanceof WebhookTargetRefusedError ? 'refused' : 'failed'}: ${error.message}`,
+        ),
       );
       request.end(body);
     });
-  };
 
   return Object.assign(send, {
     close() {
