@@ -15,7 +15,7 @@ const tempDir = async (t: ExecutionContext) => {
 };
 const modeOf = async (path: string) => (await lstat(path)).mode & 0o777;
 
-/** A pid no process has any more. */
+/** A pid that no running process holds. */
 const deadPid = (): number => spawnSync(process.execPath, ['-e', '']).pid;
 
 test('prepareDataDir creates a missing data dir (and its parents) for the owner alone, and logs nothing', async (t) => {

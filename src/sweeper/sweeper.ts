@@ -427,7 +427,7 @@ export function createSweeper(deps: {
           seenEmpty,
           receiptLost: [{ flight: flightOf(network, lostHash, parts), reason: reasonOf(error) }],
         };
-      // Refused, never sent: its record must not hold the deposits back; the flush failed as any other.
+      // Refused, never sent: its record must not hold the deposits back; the flush failed like every other.
       if (rejected)
         await drop(flightOf(network, error.transactionHash, parts), 'was refused by the node, which does not have it');
       if (reverted)
