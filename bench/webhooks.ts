@@ -32,6 +32,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkoutSessionAggregate } from '../machines/checkout-session.aggregate.ts';
 import { startWeir, type Weir } from '../src/app/start-weir.ts';
+import { createTestRail } from '../src/chain-ingest/test-rail.ts';
 import { createSqliteEventStore } from '../src/event-store/sqlite-event-store.ts';
 import { newId } from '../src/shared/ids.ts';
 import { bodySignature, timestampedSignature } from '../src/webhooks/signature.ts';
@@ -257,8 +258,8 @@ async function weirBurst(sink: Sink, settings: Settings): Promise<CaseResult & {
   let weir: Weir | null = null;
   try {
     weir = await startWeir(
-      { port: 0, host: '127.0.0.1', dataDir, testRail: true, adminToken: ADMIN_TOKEN, chainEnv: {} },
-      { log: () => {} },
+      { port: 0, host: '127.0.0.1', dataDir, adminToken: ADMIN_TOKEN, chainEnv: {} },
+      { log: () => {}, extraRails: [createTestRail()] },
     );
     const merchant = await createMerchant(weir.url, 'Webhook Bench Shop');
     const ids: string[] = [];

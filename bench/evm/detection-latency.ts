@@ -220,7 +220,6 @@ async function main(): Promise<void> {
         port: 0,
         host: '127.0.0.1',
         dataDir: join(dir, 'data'),
-        testRail: false,
         adminToken: ADMIN_TOKEN,
         chainEnv: {},
         devnetFile,

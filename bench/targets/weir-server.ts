@@ -8,14 +8,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWeir } from '../../src/app/start-weir.ts';
+import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
 import { serveParent } from './target-ipc.ts';
 
 const adminToken = process.env.WEIR_ADMIN_TOKEN;
 if (!adminToken) throw new Error('weir-server: set WEIR_ADMIN_TOKEN');
 const dataDir = await mkdtemp(join(tmpdir(), 'weir-bench-http-'));
 const weir = await startWeir(
-  { port: 0, host: '127.0.0.1', dataDir, testRail: true, adminToken, rateLimits: false },
-  { log: () => {} },
+  { port: 0, host: '127.0.0.1', dataDir, adminToken, rateLimits: false },
+  { log: () => {}, extraRails: [createTestRail()] },
 );
 serveParent(weir.url, async () => {
   await weir.stop();

@@ -170,3 +170,19 @@ test('WEIR_TRUST_PROXY: off unless 1 (or the bare flag); anything else is refuse
   t.false(readConfig(['--trust-proxy=0'], { WEIR_TRUST_PROXY: '1' }).trustProxy);
   t.throws(() => readConfig([], { WEIR_TRUST_PROXY: 'yes' }), { instanceOf: ConfigError, message: /WEIR_TRUST_PROXY/ });
 });
+
+test('WEIR_LOCAL_CHAIN: on unless off (or 0/false); the flag wins; anything else is refused naming the setting; the test rail is no setting', (t) => {
+  t.true(readConfig([], {}).localChain);
+  t.false(readConfig([], { WEIR_LOCAL_CHAIN: 'off' }).localChain);
+  t.false(readConfig([], { WEIR_LOCAL_CHAIN: '0' }).localChain);
+  t.true(readConfig(['--local-chain', 'on'], { WEIR_LOCAL_CHAIN: 'off' }).localChain);
+  t.false(readConfig(['--local-chain=off'], {}).localChain);
+  t.throws(() => readConfig([], { WEIR_LOCAL_CHAIN: 'maybe' }), {
+    instanceOf: ConfigError,
+    message: 'WEIR_LOCAL_CHAIN (--local-chain) must be on or off, got maybe',
+  });
+  t.false(
+    'testRail' in readConfig(['--test-rail'], { WEIR_TEST_RAIL: '1' }),
+    'a page that can never be paid is not offered',
+  );
+});

@@ -28,8 +28,11 @@ export type WeirConfig = {
   chainEnv?: Record<string, string>;
   /** SMTP server for invoice mails (`smtp://user:pass@host:587`); unset: mails go to DATA_DIR/outbox. */
   smtpUrl?: string;
-  /** Offer the built-in test network (no chain needed; transfers are published by hand). */
-  testRail: boolean;
+  /**
+   * Run the local EVM chain (anvil, chain id 31337) in the data dir and offer it to test keys.
+   * `readConfig` turns it on unless WEIR_LOCAL_CHAIN=off; unset in code means off. `devnetFile` wins.
+   */
+  localChain?: boolean;
   /**
    * Seconds an expiry or invoice reminder waits past its time for a chain follower that has not
    * read that far (endpoint down, far behind); then it goes ahead. Default `DEFAULT_CHAIN_WAIT_MAX_SECONDS`.
@@ -118,11 +121,12 @@ export const SETTINGS = {
     flag: '--smtp-url',
     description: 'SMTP server for mails (smtp://user:pass@host:587); unset: .eml files in DATA_DIR/outbox',
   },
-  testRail: {
-    env: 'WEIR_TEST_RAIL',
-    flag: '--test-rail',
-    description: 'offer the built-in test network weir-testnet (1/0)',
-    default: '0',
+  localChain: {
+    env: 'WEIR_LOCAL_CHAIN',
+    flag: '--local-chain',
+    description:
+      'on/off: run a local EVM chain (anvil, chain id 31337, 127.0.0.1) with test USDC/USDT/DAI for test keys, its state in DATA_DIR/local-chain; ignored with --devnet',
+    default: 'on',
   },
   chainWaitMaxSeconds: {
     env: 'WEIR_CHAIN_WAIT_MAX',
@@ -196,7 +200,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     const [name, inline] = arg.split('=', 2) as [string, string | undefined];
     const spec = Object.values(SETTINGS).find((s) => s.flag === name);
     if (!spec) continue;
-    if ((name === '--test-rail' || name === '--trust-proxy') && inline === undefined) {
+    if (name === '--trust-proxy' && inline === undefined) {
       flags.set(name, '1');
       continue;
     }
@@ -238,8 +242,6 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError(`PORT must be a port number, got ${portText}`);
-  const testRail = get('testRail') ?? '0';
-  if (!['0', '1', 'true', 'false'].includes(testRail)) throw new ConfigError('WEIR_TEST_RAIL must be 1 or 0');
   const chainWaitText = get('chainWaitMaxSeconds') ?? String(DEFAULT_CHAIN_WAIT_MAX_SECONDS);
   if (!/^\d{1,9}$/.test(chainWaitText))
     throw new ConfigError(
@@ -252,7 +254,12 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     throw new ConfigError(
       `${settingName('webhookInternalTargets')} must be test, live, test,live or none, got ${internalTargetsText}`,
     );
-  const flag = (key: 'trustProxy' | 'rateLimits', fallback: string, on: string, off: string): boolean => {
+  const flag = (
+    key: 'trustProxy' | 'rateLimits' | 'localChain',
+    fallback: string,
+    on: string,
+    off: string,
+  ): boolean => {
     const value = (get(key) ?? fallback).toLowerCase();
     if (value === on || value === '1' || value === 'true') return true;
     if (value === off || value === '0' || value === 'false') return false;
@@ -283,7 +290,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     rpcConfigFile: get('rpcConfigFile'),
     sweeperKey: get('sweeperKey'),
     smtpUrl: get('smtpUrl'),
-    testRail: testRail === '1' || testRail === 'true',
+    localChain: flag('localChain', 'on', 'on', 'off'),
     chainWaitMaxSeconds: Number(chainWaitText),
     webhookInternalTargets,
     trustProxy: flag('trustProxy', '0', '1', '0'),

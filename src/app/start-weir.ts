@@ -9,10 +9,10 @@ import type { Bus } from '../bus/bus.ts';
 import { openBus } from '../bus/open-bus.ts';
 import { createMatcher } from '../chain-ingest/matcher.ts';
 import { combineRails, everyNetwork, type Rail } from '../chain-ingest/rail.ts';
-import { createTestRail } from '../chain-ingest/test-rail.ts';
 import { createEvmWriteClients } from '../chain-ingest/evm/contracts/clients.ts';
 import { createEvmRail } from '../chain-ingest/evm/evm-rail.ts';
 import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
+import { startLocalChain } from '../chain-ingest/evm/devnet/local-chain.ts';
 import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
 import { createEvmSweepExecutor } from '../chain-ingest/evm/evm-sweep-executor.ts';
 import { createWatchedAddresses, watchedAddressesProjection } from '../chain-ingest/watched-addresses.ts';
@@ -71,6 +71,8 @@ export type Weir = {
 export type WeirOverrides = {
   clock?: Clock;
   rails?: Rail[];
+  /** Rails offered before the EVM rail (tests inject the test rail, `createTestRail`, here). */
+  extraRails?: Rail[];
   webhookSender?: WebhookSender;
   log?: (line: string) => void;
   /** Where mails go instead of SMTP or the outbox folder (tests). */
@@ -131,9 +133,13 @@ async function startLocked(
   const secretBox = createSecretBox(
     loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') }),
   );
+  // The local chain (test environment only); a devnet file given by the operator replaces it.
+  const localChain =
+    config.localChain && !config.devnetFile ? await startLocalChain({ dataDir: config.dataDir, log }) : null;
   const evm = await loadEvmSetup({
     env: config.chainEnv ?? {},
     devnetFile: config.devnetFile,
+    devnet: localChain?.info,
     rpcConfigFile: config.rpcConfigFile,
     sweeperKey: config.sweeperKey,
   });
@@ -142,7 +148,7 @@ async function startLocked(
     factories: evm.factories,
     sweeper: evm.sweeperKey ? privateKeyToAccount(evm.sweeperKey).address : null,
   });
-  const rails = overrides.rails ?? [...(config.testRail ? [createTestRail()] : []), evmRail];
+  const rails = overrides.rails ?? [...(overrides.extraRails ?? []), evmRail];
   const rail = combineRails(rails);
   const commands = createCommandHandler({ eventStore, clock });
   const watched = createWatchedAddresses();
@@ -380,6 +386,7 @@ async function startLocked(
         await mails.stop();
         mailer.close();
         await sweeper.stop();
+        await localChain?.stop();
         await projections.stop();
         await bus.close();
         await readStore.close();

@@ -3,10 +3,10 @@ import { evmUnpayableAddress } from './evm/unpayable-address.ts';
 import type { Rail, RailNetwork } from './rail.ts';
 
 /**
- * A rail for development and tests without a chain: one test network, `weir-testnet`
- * (chain id 7357), with a 6-decimal USDC, an 18-decimal DAI and a native coin. Deposit addresses
- * are derived by hashing; transfers to them are published on the bus by hand (or by a test)
- * exactly as a follower would.
+ * A rail for tests without a chain: one test network, `weir-testnet` (chain id 7357), with a
+ * 6-decimal USDC, an 18-decimal DAI and a native coin. Deposit addresses are derived by hashing;
+ * transfers to them are published on the bus by a test exactly as a follower would. No setting
+ * offers it (nobody could pay its pages): tests inject it through `startWeir`'s `extraRails`.
  */
 export const TEST_NETWORK: RailNetwork = {
   network: 'weir-testnet',

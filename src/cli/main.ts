@@ -19,8 +19,9 @@ Commands:
   machines export [--out DIR] write every statechart as JSON for the Stately editor (default ./machines-json)
   health [--url URL]         ask a running Weir's /health (default http://HOST:PORT); prints it; exit 0 while ok
                              or degraded, 1 while failing or not answering
-  devnet [--port N] [--out FILE] local EVM chain (hardhat, chain id 31337, 127.0.0.1) with test USDC/USDT/DAI
-                             and the forwarder factory; prints its JSON (and writes FILE); runs until stopped
+  devnet [--port N] [--out FILE] a separate local EVM chain (anvil, chain id 31337, 127.0.0.1) with test USDC/USDT/DAI
+                             and the forwarder factory, for serve --devnet FILE; prints its JSON (and writes FILE);
+                             runs until stopped (serve runs its own local chain unless --local-chain off)
 
 Options (each also an environment variable):
 ${Object.values(SETTINGS)
@@ -151,7 +152,7 @@ async function devnet(argv: string[]): Promise<void> {
   const out = option(argv, '--out');
   const { startDevnet } = await import('../chain-ingest/evm/devnet/start-devnet.ts');
   const { writeDevnetInfo } = await import('../chain-ingest/evm/devnet/devnet-info.ts');
-  const net = await startDevnet({ port });
+  const net = await startDevnet({ port, node: 'anvil' });
   if (out) await writeDevnetInfo(resolve(out), net.info);
   process.stdout.write(`${JSON.stringify(net.info, null, 2)}\n`);
   console.error(

@@ -28,7 +28,7 @@ test('killed after the paying block: after restart the follower catches up and t
   t.teardown(() => receiver.close());
   const dataDir = await mkdtemp(join(tmpdir(), 'weir-evm-restart-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const env = { NATS_URL: nats.url, WEIR_DEVNET_FILE: devnet.file, WEIR_TEST_RAIL: '0', WEIR_CONFIRMATIONS_31337: '3' };
+  const env = { NATS_URL: nats.url, WEIR_DEVNET_FILE: devnet.file, WEIR_CONFIRMATIONS_31337: '3' };
 
   const first = await spawnWeir({ dataDir, env });
   t.teardown(() => first.kill());

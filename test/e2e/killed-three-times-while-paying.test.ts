@@ -117,7 +117,6 @@ test('weir serve on NATS killed with SIGKILL three times while 300 sessions are 
   const env = {
     NATS_URL: nats.url,
     WEIR_DEVNET_FILE: devnet.file,
-    WEIR_TEST_RAIL: '0',
     [`WEIR_CONFIRMATIONS_${chainId}`]: String(CONFIRMATIONS),
   };
 

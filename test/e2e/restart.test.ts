@@ -21,7 +21,7 @@ test('killed between the payment and the webhook: after restart each event is de
   t.teardown(() => receiver.close());
 
   const env = { NATS_URL: nats.url };
-  const first = await spawnWeir({ dataDir, env });
+  const first = await spawnWeir({ dataDir, env, testRail: true });
   t.teardown(() => first.kill());
   const merchant = await createMerchant(first.url);
   await merchant.api.post('/api/v1/webhook-endpoints', {
@@ -56,7 +56,7 @@ test('killed between the payment and the webhook: after restart each event is de
   );
 
   phase = 'after-restart';
-  const second = await spawnWeir({ dataDir, env });
+  const second = await spawnWeir({ dataDir, env, testRail: true });
   t.teardown(() => second.kill());
   const api = apiClient(second.url, merchant.testSecretKey);
   const done = await eventually(async () => {

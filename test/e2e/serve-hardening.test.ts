@@ -23,7 +23,7 @@ test('MaxListenersExceededWarning: weir serve with more than ten webhook deliver
   // A receiver that never answers keeps every delivery in flight until its timeout.
   const receiver = await startWebhookReceiver(() => 'hang');
   t.teardown(() => receiver.close());
-  const server = await spawnWeir({ dataDir: await tempDir(t) });
+  const server = await spawnWeir({ dataDir: await tempDir(t), testRail: true });
   t.teardown(() => server.kill());
   const { api } = await createMerchant(server.url);
   const endpoints = await Promise.all(
@@ -62,7 +62,7 @@ async function modesUnder(dir: string): Promise<Map<string, number>> {
 test('Data files created 0600 in a 0700 data dir: after a weir serve start that wrote its log, key, lock, a mail and a chain checkpoint, every file is 0600 and every folder 0700', async (t) => {
   const devnet = await startTestDevnet(t);
   const dataDir = join(await tempDir(t), 'data');
-  const server = await spawnWeir({ dataDir, env: { WEIR_DEVNET_FILE: devnet.file } });
+  const server = await spawnWeir({ dataDir, env: { WEIR_DEVNET_FILE: devnet.file }, testRail: true });
   t.teardown(() => server.kill());
   const { api } = await createMerchant(server.url);
   const customerId = await createCustomer(api, 'payer@example.com');
@@ -109,7 +109,7 @@ test('one weir serve per data dir: a second refuses to start (exit 1) with a mes
   const first = await spawnWeir({ dataDir });
   t.teardown(() => first.kill());
   t.is(await readFile(join(dataDir, 'serve.lock'), 'utf8'), `${first.child.pid}\n`);
-  const second = runWeir(['serve'], { WEIR_DATA_DIR: dataDir, PORT: '0', WEIR_TEST_RAIL: '1' });
+  const second = runWeir(['serve'], { WEIR_DATA_DIR: dataDir, PORT: '0', WEIR_LOCAL_CHAIN: 'off' });
   t.is(second.status, 1, second.stderr);
   t.is(
     second.stderr.trim(),

@@ -10,7 +10,7 @@ import { ADMIN_TOKEN, startTestWeir } from './weir-harness.ts';
 const DEVNET_CHAIN_ID = 31337;
 
 /**
- * A hardhat devnet, NATS, a webhook receiver and a Weir offering the devnet (no test rail), all
+ * A hardhat devnet, NATS, a webhook receiver and a Weir offering the devnet (no test rail, no local chain), all
  * stopped at the end of the test. `confirmations` sets the devnet's depth; `overrides` go to
  * `startWeir` after the defaults (sweeps at once, followers polling every 50 ms). `restart` starts
  * Weir again on the same port, data dir, devnet and NATS (API clients and webhook endpoints go on working).

@@ -4,21 +4,27 @@ import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { startWeir, type Weir, type WeirOverrides } from '../../src/app/start-weir.ts';
 import type { WeirConfig } from '../../src/app/config.ts';
+import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
 import { apiClient } from './api-client.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const MERCHANT_WALLET = '0x5Ea1Fee5EA1fEe5EA1feE5EA1Fee5Ea1Fee5Ea1F';
 
-/** A Weir on a free port with a fresh data dir, stopped and removed when the test ends. */
+/**
+ * A Weir on a free port with a fresh data dir, stopped and removed when the test ends. It offers
+ * the test rail (transfers published by hand, see chain-publisher.ts) unless `testRail: false`;
+ * no local chain unless `localChain: true`.
+ */
 export async function startTestWeir(
   t: ExecutionContext,
-  config: Partial<WeirConfig> = {},
+  config: Partial<WeirConfig> & { testRail?: boolean } = {},
   overrides: WeirOverrides = {},
 ): Promise<Weir & { dataDir: string }> {
-  const dataDir = config.dataDir ?? (await mkdtemp(join(tmpdir(), 'weir-test-')));
+  const { testRail = true, ...weirConfig } = config;
+  const dataDir = weirConfig.dataDir ?? (await mkdtemp(join(tmpdir(), 'weir-test-')));
   const weir = await startWeir(
-    { port: 0, host: '127.0.0.1', dataDir, testRail: true, adminToken: ADMIN_TOKEN, chainEnv: {}, ...config },
-    { log: () => {}, ...overrides },
+    { port: 0, host: '127.0.0.1', dataDir, adminToken: ADMIN_TOKEN, chainEnv: {}, ...weirConfig },
+    { log: () => {}, ...(testRail ? { extraRails: [createTestRail()] } : {}), ...overrides },
   );
   t.teardown(async () => {
     await weir.stop();

@@ -5,6 +5,8 @@ import { ADMIN_TOKEN } from './weir-harness.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const WEIR_BIN = fileURLToPath(new URL('../../bin/weir.js', import.meta.url));
+/** `weir serve` with the test rail injected (no operator setting offers it): see serve-with-test-rail.ts. */
+const SERVE_WITH_TEST_RAIL = fileURLToPath(new URL('./serve-with-test-rail.ts', import.meta.url));
 
 /** Environment for a child Weir: only what it needs, never the parent's service URLs. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -12,21 +14,29 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...rest, ...extra };
 }
 
-/** `weir serve` as a real child process, ready once /health answers. */
+/**
+ * `weir serve` as a real child process, ready once /health answers. The local chain is off unless
+ * `env` turns it on (WEIR_LOCAL_CHAIN: 'on'); `testRail: true` runs serve-with-test-rail.ts instead
+ * of bin/weir.js, for tests that publish test-rail transfers by hand.
+ */
 export async function spawnWeir(options: {
   dataDir: string;
   env?: Record<string, string>;
   /** Options after `serve` on the command line. */
   args?: string[];
+  testRail?: boolean;
 }): Promise<{ url: string; child: ChildProcess; output: () => string; kill(signal?: NodeJS.Signals): Promise<void> }> {
   const port = await findFreePort();
-  const child = spawn(process.execPath, [WEIR_BIN, 'serve', ...(options.args ?? [])], {
+  const command = options.testRail
+    ? ['--import', 'tsx', SERVE_WITH_TEST_RAIL, ...(options.args ?? [])]
+    : [WEIR_BIN, 'serve', ...(options.args ?? [])];
+  const child = spawn(process.execPath, command, {
     cwd: ROOT,
     env: childEnv({
       PORT: String(port),
       HOST: '127.0.0.1',
       WEIR_DATA_DIR: options.dataDir,
-      WEIR_TEST_RAIL: '1',
+      WEIR_LOCAL_CHAIN: 'off',
       WEIR_ADMIN_TOKEN: ADMIN_TOKEN,
       ...options.env,
     }),

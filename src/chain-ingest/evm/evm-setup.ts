@@ -54,15 +54,18 @@ export function parseConfirmationsEnv(env: Readonly<Record<string, string | unde
 
 /**
  * The EVM networks this server offers: the public networks with RPC endpoints and a factory, plus
- * the devnet when a devnet file is given (its endpoints, factory and sweeper account come from it).
+ * the devnet when a devnet file is given, or the local chain's `devnet` info `weir serve` started
+ * (its endpoints, factory and sweeper account come from it). The devnet is a test network only.
  */
 export async function loadEvmSetup(input: {
   env: Readonly<Record<string, string | undefined>>;
   devnetFile?: string;
+  /** The running local chain's info (the file wins when both are given). */
+  devnet?: DevnetInfo | null;
   rpcConfigFile?: string;
   sweeperKey?: string;
 }): Promise<EvmSetup> {
-  const devnet = input.devnetFile ? await readDevnetInfo(input.devnetFile) : null;
+  const devnet = input.devnetFile ? await readDevnetInfo(input.devnetFile) : (input.devnet ?? null);
   let rpc: RpcEndpointsByChainId = await loadRpcConfig({
     env: input.env,
     configPath: input.rpcConfigFile,
@@ -72,7 +75,9 @@ export async function loadEvmSetup(input: {
   const factories = parseFactoryEnv(input.env);
   if (devnet) {
     if (devnet.chainId !== DEVNET_CHAIN_ID)
-      throw new EvmConfigError(`${input.devnetFile}: the devnet chain id must be ${DEVNET_CHAIN_ID}`);
+      throw new EvmConfigError(
+        `${input.devnetFile ?? 'the local chain'}: the devnet chain id must be ${DEVNET_CHAIN_ID}`,
+      );
     networks.push(devnetNetwork(devnet.contracts));
     rpc = { ...rpc, [DEVNET_CHAIN_ID]: { http: [devnet.rpcUrl], ws: [devnet.wsUrl] } };
     factories.set(DEVNET_CHAIN_ID, devnet.contracts.forwarderFactory);

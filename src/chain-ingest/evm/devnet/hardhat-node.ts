@@ -26,6 +26,8 @@ export type HardhatNode = {
   wsUrl: string;
   port: number;
   chainId: number;
+  /** The node's process id (for measurements). */
+  pid: number;
   /** Stops the node (SIGTERM, SIGKILL after 5 s) and removes its temporary config directory. */
   stop(): Promise<void>;
   /** Kills the node at once (SIGKILL), e.g. to test a crashed chain; cleans up once it has exited. */
@@ -86,6 +88,7 @@ export async function startHardhatNode(options: HardhatNodeOptions = {}): Promis
       wsUrl: `ws://${host}:${boundPort}`,
       port: boundPort,
       chainId,
+      pid: child.pid ?? 0,
       stop: handle.stop,
       kill: handle.kill,
     };

@@ -5,7 +5,8 @@ import { createEvmWriteClients } from '../contracts/clients.ts';
 import { deployForwarderFactory, deployTestToken } from '../contracts/deploy-contracts.ts';
 import { writeDevnetInfo, type DevnetAccount, type DevnetAccountRole, type DevnetInfo } from './devnet-info.ts';
 import { hardhatAccounts } from './hardhat-accounts.ts';
-import { startHardhatNode } from './hardhat-node.ts';
+import { startAnvilNode } from './anvil-node.ts';
+import { startHardhatNode, type HardhatNode } from './hardhat-node.ts';
 
 /** Hardhat's default chain id; the devnet always uses it. */
 export const devnetChainId = 31337;
@@ -32,6 +33,8 @@ export type StartDevnetOptions = {
   host?: '127.0.0.1';
   /** Where to write the {@link DevnetInfo} JSON (read it back with `readDevnetInfo`); removed again by `stop`. */
   infoFile?: string;
+  /** Which node runs the chain: hardhat (a dev dependency, the default here) or anvil (a runtime dependency). */
+  node?: 'hardhat' | 'anvil';
 };
 
 export type Devnet = {
@@ -45,7 +48,8 @@ export type Devnet = {
 };
 
 /**
- * Starts a local EVM devnet: a hardhat node (chain id 31337, automine, 127.0.0.1), then deploys
+ * Starts a local EVM devnet: a hardhat node, or anvil with `node: 'anvil'` (chain id 31337, automine,
+ * 127.0.0.1), then deploys
  * with the deployer account, in this order, the ForwarderFactory, test USDC (6 decimals), test
  * USDT (6, no-return transfer like the real one) and test DAI (18), and mints each payer
  * 1 000 000 of every token. On a fresh node the addresses are therefore always the same:
@@ -57,56 +61,13 @@ export type Devnet = {
  * and `ContractDeployError` if a deployment fails; the node is stopped in both cases.
  */
 export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
-  const node = await startHardhatNode({
-    chainId: devnetChainId,
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? defaultDevnetPort,
-  });
+  const nodeOptions = { chainId: devnetChainId, port: options.port ?? defaultDevnetPort };
+  const node =
+    options.node === 'anvil'
+      ? await startAnvilNode(nodeOptions)
+      : await startHardhatNode({ ...nodeOptions, host: options.host ?? '127.0.0.1' });
   try {
-    const accounts: DevnetAccount[] = accountRoles.map(({ index, role }) => {
-      const account = hardhatAccounts[index];
-      if (account === undefined) throw new RangeError(`startDevnet: hardhat account #${index} is not known`);
-      return { address: account.address, privateKey: account.privateKey, role };
-    });
-    const deployer = createEvmWriteClients({
-      rpcUrl: node.rpcUrl,
-      chainId: node.chainId,
-      privateKey: hardhatAccounts[0].privateKey,
-    });
-    const factory = await deployForwarderFactory(deployer);
-    const usdc = await deployTestToken(deployer, { name: 'Test USD Coin', symbol: 'USDC', decimals: 6 });
-    const usdt = await deployTestToken(deployer, {
-      name: 'Test Tether USD',
-      symbol: 'USDT',
-      decimals: 6,
-      kind: 'tether-like',
-    });
-    const dai = await deployTestToken(deployer, { name: 'Test Dai Stablecoin', symbol: 'DAI', decimals: 18 });
-
-    for (const payer of accounts.filter((account) => account.role === 'payer')) {
-      for (const [token, decimals] of [
-        [usdc.address, 6n],
-        [usdt.address, 6n],
-        [dai.address, 18n],
-      ] as const) {
-        const hash = await deployer.walletClient.writeContract({
-          address: token,
-          abi: testTokenAbi,
-          functionName: 'mint',
-          args: [payer.address, payerTokenBalance * 10n ** decimals],
-        });
-        await deployer.publicClient.waitForTransactionReceipt({ hash });
-      }
-    }
-
-    const info: DevnetInfo = {
-      chainId: node.chainId,
-      rpcUrl: node.rpcUrl,
-      wsUrl: node.wsUrl,
-      contracts: { forwarderFactory: factory.address, usdc: usdc.address, usdt: usdt.address, dai: dai.address },
-      accounts,
-      startedAt: new Date().toISOString(),
-    };
+    const info = await deployDevnet(node);
     const infoFile = options.infoFile === undefined ? undefined : resolve(options.infoFile);
     if (infoFile !== undefined) await writeDevnetInfo(infoFile, info);
 
@@ -127,4 +88,60 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     await node.stop();
     throw error;
   }
+}
+
+/** The devnet's accounts by role: hardhat's (and anvil's) publicly known development accounts. */
+export function devnetAccounts(): DevnetAccount[] {
+  return accountRoles.map(({ index, role }) => {
+    const account = hardhatAccounts[index];
+    if (account === undefined) throw new RangeError(`devnetAccounts: account #${index} is not known`);
+    return { address: account.address, privateKey: account.privateKey, role };
+  });
+}
+
+/**
+ * Deploys, with the deployer account, the ForwarderFactory, test USDC, USDT and DAI on a fresh
+ * node and mints each payer 1 000 000 of every token; returns the {@link DevnetInfo} for it.
+ */
+export async function deployDevnet(node: Pick<HardhatNode, 'rpcUrl' | 'wsUrl' | 'chainId'>): Promise<DevnetInfo> {
+  const accounts = devnetAccounts();
+  const deployer = createEvmWriteClients({
+    rpcUrl: node.rpcUrl,
+    chainId: node.chainId,
+    privateKey: hardhatAccounts[0].privateKey,
+    pollingIntervalMs: 25,
+  });
+  const factory = await deployForwarderFactory(deployer);
+  const usdc = await deployTestToken(deployer, { name: 'Test USD Coin', symbol: 'USDC', decimals: 6 });
+  const usdt = await deployTestToken(deployer, {
+    name: 'Test Tether USD',
+    symbol: 'USDT',
+    decimals: 6,
+    kind: 'tether-like',
+  });
+  const dai = await deployTestToken(deployer, { name: 'Test Dai Stablecoin', symbol: 'DAI', decimals: 18 });
+
+  for (const payer of accounts.filter((account) => account.role === 'payer')) {
+    for (const [token, decimals] of [
+      [usdc.address, 6n],
+      [usdt.address, 6n],
+      [dai.address, 18n],
+    ] as const) {
+      const hash = await deployer.walletClient.writeContract({
+        address: token,
+        abi: testTokenAbi,
+        functionName: 'mint',
+        args: [payer.address, payerTokenBalance * 10n ** decimals],
+      });
+      await deployer.publicClient.waitForTransactionReceipt({ hash });
+    }
+  }
+  return {
+    chainId: node.chainId,
+    rpcUrl: node.rpcUrl,
+    wsUrl: node.wsUrl,
+    contracts: { forwarderFactory: factory.address, usdc: usdc.address, usdt: usdt.address, dai: dai.address },
+    accounts,
+    startedAt: new Date().toISOString(),
+  };
 }

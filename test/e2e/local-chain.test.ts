@@ -1,0 +1,190 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import { erc20Abi, getAddress, parseUnits, type Address } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createEvmWriteClients } from '../../src/chain-ingest/evm/contracts/clients.ts';
+import { parseDevnetInfo, type DevnetInfo } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
+import { apiClient, eventually } from '../support/api-client.ts';
+import { devnetPayer, merchantWallet } from '../support/evm-devnet.ts';
+import { ADMIN_TOKEN } from '../support/weir-harness.ts';
+import { spawnWeir } from '../support/weir-process.ts';
+
+type Chain = { id: number; network: string; assets: { currency: string; address: string }[] };
+type Session = {
+  id: string;
+  status: string;
+  amountReceived: string;
+  addresses: { paymentAddress: string; asset: { currency: string; chainId?: number } }[];
+};
+
+const usdcSession = {
+  successUrl: 'https://shop.example/ok',
+  lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '250000000', productData: { name: 'Mug' } } }] },
+};
+
+test('weir serve with no chain flags runs a local chain for test keys (not live): faucet, a real USDC payment, and after kill -9 and restart the chain state, the payment and detection are kept', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-local-chain-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const env = { WEIR_LOCAL_CHAIN: 'on' };
+  const first = await spawnWeir({ dataDir, env });
+  t.teardown(() => first.kill());
+  const info: DevnetInfo = parseDevnetInfo(
+    JSON.parse(await readFile(join(dataDir, 'local-chain', 'devnet.json'), 'utf8')),
+  );
+  t.regex(info.rpcUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+
+  const created = (
+    await apiClient(first.url, ADMIN_TOKEN).post<{ testSecretKey: string; liveSecretKey: string }>(
+      '/admin/organizations',
+      { name: 'Local Chain Shop' },
+    )
+  ).body;
+  let api = apiClient(first.url, created.testSecretKey);
+  const chains = (await api.get<Chain[]>('/api/v1/chains')).body;
+  const local = chains.find((chain) => chain.id === 31337);
+  t.is(local?.network, 'devnet', JSON.stringify(chains));
+  t.deepEqual(local?.assets.map((asset) => asset.currency).sort(), ['dai', 'eth', 'usdc', 'usdt']);
+  t.deepEqual(
+    (await apiClient(first.url, created.liveSecretKey).get<Chain[]>('/api/v1/chains')).body.map((c) => c.id),
+    [],
+    'the live environment offers only what the operator configured: nothing here',
+  );
+  const added = await api.post('/api/v1/organization/withdrawal-addresses', {
+    chainId: 31337,
+    address: merchantWallet(info),
+  });
+  t.is(added.status, 200, JSON.stringify(added.body));
+
+  // A brand-new payer gets gas and USDC from the faucet, then pays a session for real.
+  const payerKey = generatePrivateKey();
+  const payer = privateKeyToAccount(payerKey).address;
+  for (const asset of ['eth', 'usdc']) {
+    const funded = await api.post('/api/v1/faucet', { address: payer, asset, amount: '1000000000' });
+    t.is(funded.status, 200, JSON.stringify(funded.body));
+  }
+  const pay = async (rpcUrl: string, to: Address, amount: bigint) => {
+    const clients = createEvmWriteClients({ rpcUrl, chainId: 31337, privateKey: payerKey, pollingIntervalMs: 25 });
+    const hash = await clients.walletClient.writeContract({
+      address: info.contracts.usdc,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [to, amount],
+      gas: 120_000n,
+    });
+    await clients.publicClient.waitForTransactionReceipt({ hash });
+  };
+  const paymentAddress = (session: Session) =>
+    getAddress(session.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress);
+  const completed = (id: string) =>
+    eventually(async () => {
+      const s = (await api.get<Session>(`/api/v1/checkout/sessions/${id}`)).body;
+      return s.status === 'complete' ? s : undefined;
+    }, `session ${id} complete`);
+
+  const before = (await api.post<Session>('/api/v1/checkout/sessions', usdcSession)).body;
+  await pay(info.rpcUrl, paymentAddress(before), parseUnits('2.5', 6));
+  t.is((await completed(before.id)).amountReceived, '250000000');
+
+  // Weir is killed with -9 (its anvil is left running); the next start stops that anvil, which writes its state.
+  await first.kill('SIGKILL');
+  const second = await spawnWeir({ dataDir, env });
+  t.teardown(() => second.kill());
+  t.regex(second.output(), /stopping the anvil \(pid \d+\) a previous weir serve left running/);
+  const again = parseDevnetInfo(JSON.parse(await readFile(join(dataDir, 'local-chain', 'devnet.json'), 'utf8')));
+  t.deepEqual(again.contracts, info.contracts, 'the contracts are kept, not deployed again');
+  t.notRegex(second.output(), /deployed the forwarder factory/);
+  api = apiClient(second.url, created.testSecretKey);
+  t.is((await api.get<Session>(`/api/v1/checkout/sessions/${before.id}`)).body.status, 'complete');
+  const payerBalance = await createEvmWriteClients({
+    rpcUrl: again.rpcUrl,
+    chainId: 31337,
+    privateKey: payerKey,
+  }).publicClient.readContract({
+    address: info.contracts.usdc,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [payer],
+  });
+  t.is(payerBalance, parseUnits('10', 6) - parseUnits('2.5', 6), 'balances survive the restart');
+
+  const after = (await api.post<Session>('/api/v1/checkout/sessions', usdcSession)).body;
+  await pay(again.rpcUrl, paymentAddress(after), parseUnits('2.5', 6));
+  t.is((await completed(after.id)).amountReceived, '250000000');
+
+  // A clean stop (SIGTERM) stops the chain too.
+  await second.kill('SIGTERM');
+  t.is(second.child.exitCode, 0, second.output());
+  await t.throwsAsync(fetch(again.rpcUrl, { method: 'POST' }));
+});
+
+test('local chain rolled back behind Weir (anvil lost blocks it had not written): Weir mines up to its checkpoint, the follower reports the lost blocks as a reorg, and a payment after the restart is detected', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-local-chain-rollback-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const env = { WEIR_LOCAL_CHAIN: 'on' };
+  const stateFile = join(dataDir, 'local-chain', 'state.json');
+  const setUp = await spawnWeir({ dataDir, env });
+  t.teardown(() => setUp.kill());
+  const created = (
+    await apiClient(setUp.url, ADMIN_TOKEN).post<{ testSecretKey: string }>('/admin/organizations', { name: 'Shop' })
+  ).body;
+  const info = parseDevnetInfo(JSON.parse(await readFile(join(dataDir, 'local-chain', 'devnet.json'), 'utf8')));
+  await apiClient(setUp.url, created.testSecretKey).post('/api/v1/organization/withdrawal-addresses', {
+    chainId: 31337,
+    address: merchantWallet(info),
+  });
+  await setUp.kill('SIGTERM');
+  const older = await readFile(stateFile);
+
+  const paying = await spawnWeir({ dataDir, env });
+  t.teardown(() => paying.kill());
+  let api = apiClient(paying.url, created.testSecretKey);
+  const payer = devnetPayer(
+    parseDevnetInfo(JSON.parse(await readFile(join(dataDir, 'local-chain', 'devnet.json'), 'utf8'))),
+  );
+  for (let i = 0; i < 3; i++) {
+    const session = (await api.post<Session>('/api/v1/checkout/sessions', usdcSession)).body;
+    await payer.payToken(
+      info.contracts.usdc,
+      getAddress(session.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress),
+      parseUnits('2.5', 6),
+    );
+  }
+  // Deployment and funding took blocks 1..10; the three payments are blocks 11..13.
+  await eventually(async () => {
+    const checkpoint = JSON.parse(await readFile(join(dataDir, 'ingest', 'devnet.evm-follower.json'), 'utf8')) as {
+      nextBlock: number;
+    };
+    return checkpoint.nextBlock > 13 ? checkpoint : undefined;
+  }, 'the follower read the paying blocks');
+  await paying.kill('SIGTERM');
+  // As if anvil had died before writing these blocks: its state is the one from before the payments.
+  await writeFile(stateFile, older);
+
+  const restarted = await spawnWeir({ dataDir, env });
+  t.teardown(() => restarted.kill());
+  t.regex(
+    restarted.output(),
+    /\[local chain\] the chain is at block \d+ but Weir had read up to block \d+ .*mined \d+ empty blocks/,
+  );
+  api = apiClient(restarted.url, created.testSecretKey);
+  const after = (await api.post<Session>('/api/v1/checkout/sessions', usdcSession)).body;
+  const again = devnetPayer(
+    parseDevnetInfo(JSON.parse(await readFile(join(dataDir, 'local-chain', 'devnet.json'), 'utf8'))),
+  );
+  await again.payToken(
+    info.contracts.usdc,
+    getAddress(after.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress),
+    parseUnits('2.5', 6),
+  );
+  const done = await eventually(async () => {
+    const s = (await api.get<Session>(`/api/v1/checkout/sessions/${after.id}`)).body;
+    return s.status === 'complete' ? s : undefined;
+  }, 'the payment after the rollback is detected').catch((error: unknown) => {
+    t.log(restarted.output());
+    throw error;
+  });
+  t.is(done.amountReceived, '250000000');
+  t.regex(restarted.output(), /reorg/i, 'the lost blocks are reported, not silently dropped');
+});
