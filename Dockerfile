@@ -7,7 +7,9 @@ COPY bin ./bin
 COPY src ./src
 COPY machines ./machines
 COPY tsconfig.json ./
-ENV HOST=0.0.0.0 PORT=8080 WEIR_DATA_DIR=/data
+# npm ci --omit=dev keeps anvil (@foundry-rs/anvil is a dependency), but an image is for deployments:
+# no local test chain unless asked for with -e WEIR_LOCAL_CHAIN=on.
+ENV HOST=0.0.0.0 PORT=8080 WEIR_DATA_DIR=/data WEIR_LOCAL_CHAIN=off
 VOLUME /data
 EXPOSE 8080
 # 0 while ok or degraded, 1 while failing (the log or the read models) or not answering.

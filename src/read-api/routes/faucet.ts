@@ -25,7 +25,7 @@ export function faucetRoutes(deps: { devnet: DevnetInfo | null }): Router<ApiSta
     if (!deps.devnet)
       throw new ValidationError(
         null,
-        'no faucet on this server: start Weir with --devnet FILE (see `weir devnet`)',
+        'no faucet on this server: start Weir with its local chain (WEIR_LOCAL_CHAIN=on, the default) or with --devnet FILE',
         'faucet_unavailable',
       );
     const body = asObject(ctx.state.body, '');
