@@ -12,7 +12,7 @@ import { combineRails, everyNetwork, type Rail } from '../chain-ingest/rail.ts';
 import { createEvmWriteClients } from '../chain-ingest/evm/contracts/clients.ts';
 import { createEvmRail } from '../chain-ingest/evm/evm-rail.ts';
 import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
-import { startLocalChain } from '../chain-ingest/evm/devnet/local-chain.ts';
+import { startLocalChainOrWarn } from '../chain-ingest/evm/devnet/local-chain.ts';
 import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
 import { createEvmSweepExecutor } from '../chain-ingest/evm/evm-sweep-executor.ts';
 import { createWatchedAddresses, watchedAddressesProjection } from '../chain-ingest/watched-addresses.ts';
@@ -135,7 +135,7 @@ async function startLocked(
   );
   // The local chain (test environment only); a devnet file given by the operator replaces it.
   const localChain =
-    config.localChain && !config.devnetFile ? await startLocalChain({ dataDir: config.dataDir, log }) : null;
+    config.localChain && !config.devnetFile ? await startLocalChainOrWarn({ dataDir: config.dataDir, log }) : null;
   const evm = await loadEvmSetup({
     env: config.chainEnv ?? {},
     devnetFile: config.devnetFile,

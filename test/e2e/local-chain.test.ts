@@ -27,7 +27,8 @@ const usdcSession = {
 test('weir serve with no chain flags runs a local chain for test keys (not live): faucet, a real USDC payment, and after kill -9 and restart the chain state, the payment and detection are kept', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'weir-local-chain-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const env = { WEIR_LOCAL_CHAIN: 'on' };
+  // Empty is unset: the default, as `npm start` runs it (spawnWeir turns the local chain off otherwise).
+  const env = { WEIR_LOCAL_CHAIN: '' };
   const first = await spawnWeir({ dataDir, env });
   t.teardown(() => first.kill());
   const info: DevnetInfo = parseDevnetInfo(

@@ -95,7 +95,8 @@ export async function freeLoopbackPort(preferred = 0): Promise<number> {
 export async function startAnvilNode(options: AnvilNodeOptions = {}): Promise<AnvilNode> {
   const chainId = options.chainId ?? defaultChainId;
   const port = options.port === undefined || options.port === 0 ? await freeLoopbackPort() : options.port;
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId)];
+  // --silent: no line per request served; start-up errors still reach stderr.
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'];
   if (options.stateFile !== undefined) {
     args.push('--state', options.stateFile);
     if (options.stateIntervalSeconds !== undefined) args.push('--state-interval', String(options.stateIntervalSeconds));
@@ -104,7 +105,7 @@ export async function startAnvilNode(options: AnvilNodeOptions = {}): Promise<An
     env: { ...process.env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  // Anvil prints every request it serves: keep only the tail, for error messages.
+  // Only the tail of the output, for error messages.
   let log = '';
   const collect = (chunk: Buffer): void => {
     log = (log + stripVTControlCharacters(chunk.toString('utf8'))).slice(-maxLogChars);

@@ -78,6 +78,21 @@ export async function startLocalChain(options: StartLocalChainOptions): Promise<
   }
 }
 
+/**
+ * {@link startLocalChain}, or null when it cannot start (no anvil build for this platform, say):
+ * the local chain is a convenience of the test environment, so Weir goes on without it and says why.
+ */
+export async function startLocalChainOrWarn(options: StartLocalChainOptions): Promise<LocalChain | null> {
+  try {
+    return await startLocalChain(options);
+  } catch (error) {
+    options.log(
+      `[local chain] could not start, so test keys have no local chain: ${error instanceof Error ? error.message : String(error)} (WEIR_LOCAL_CHAIN=off turns it off)`,
+    );
+    return null;
+  }
+}
+
 async function stopNode(node: AnvilNode, pidFile: string): Promise<void> {
   await node.stop();
   await rm(pidFile, { force: true });
