@@ -1,8 +1,9 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createFileCheckpointStore } from '../follower/file-checkpoint-store.ts';
 import { startAnvilNode, freeLoopbackPort, type AnvilNode } from './anvil-node.ts';
 import { parseDevnetInfo, writeDevnetInfo, type DevnetInfo } from './devnet-info.ts';
+import { HardhatNodeStartError } from './errors.ts';
 import { createJsonRpc } from './json-rpc.ts';
 import { defaultDevnetPort, deployDevnet, devnetChainId } from './start-devnet.ts';
 
@@ -46,13 +47,24 @@ export async function startLocalChain(options: StartLocalChainOptions): Promise<
   const infoFile = join(dir, 'devnet.json');
   await stopLeftOver(pidFile, stateFile, log);
 
-  const port = await freeLoopbackPort(options.port ?? defaultDevnetPort);
-  const node = await startAnvilNode({
-    chainId: devnetChainId,
-    port,
-    stateFile,
-    stateIntervalSeconds: STATE_INTERVAL_SECONDS,
-  });
+  const start = async () =>
+    startAnvilNode({
+      chainId: devnetChainId,
+      port: await freeLoopbackPort(options.port ?? defaultDevnetPort),
+      stateFile,
+      stateIntervalSeconds: STATE_INTERVAL_SECONDS,
+    });
+  let node: AnvilNode;
+  try {
+    node = await start();
+  } catch (error) {
+    // A state file anvil cannot read (torn by a crash while writing it): keep it aside, start a new chain.
+    if (!(error instanceof HardhatNodeStartError && /failed to parse/i.test(error.log))) throw error;
+    const aside = `${stateFile}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    await rename(stateFile, aside);
+    log(`[local chain] anvil cannot read its state file (moved to ${aside}): starting a new chain`);
+    node = await start();
+  }
   try {
     await writeFile(pidFile, `${node.pid}\n`, { mode: 0o600 });
     const rpc = createJsonRpc(node.rpcUrl);

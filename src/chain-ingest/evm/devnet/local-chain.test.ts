@@ -1,0 +1,62 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import { createFileCheckpointStore } from '../follower/file-checkpoint-store.ts';
+import { createJsonRpc } from './json-rpc.ts';
+import { startLocalChain } from './local-chain.ts';
+
+const hash = (digit: string) => `0x${digit.repeat(64)}`;
+
+test('the local chain deploys once, keeps its state across a stop, starts a new chain from an unreadable state file, and mines up to a follower checkpoint it fell behind', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-local-chain-unit-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const lines: string[] = [];
+  const log = (line: string) => lines.push(line);
+
+  const first = await startLocalChain({ dataDir, log, port: 0 });
+  t.teardown(() => first.stop());
+  t.true(lines.some((line) => line.includes('deployed the forwarder factory')));
+  const head = await createJsonRpc(first.info.rpcUrl)('eth_blockNumber');
+  await first.stop();
+  t.deepEqual((await readdir(join(dataDir, 'local-chain'))).sort(), ['devnet.json', 'state.json'], 'pid file removed');
+
+  lines.length = 0;
+  const second = await startLocalChain({ dataDir, log, port: 0 });
+  t.teardown(() => second.stop());
+  t.false(
+    lines.some((line) => line.includes('deployed')),
+    lines.join('\n'),
+  );
+  t.deepEqual(second.info.contracts, first.info.contracts);
+  t.is(await createJsonRpc(second.info.rpcUrl)('eth_blockNumber'), head);
+  await second.stop();
+
+  // A torn state file and a follower that had read up to block 40 of the lost chain.
+  await writeFile(join(dataDir, 'local-chain', 'state.json'), '{"block":');
+  await createFileCheckpointStore(join(dataDir, 'ingest')).set('devnet', {
+    version: 1,
+    network: 'devnet',
+    chainId: 31337,
+    nextBlock: 41,
+    lastProcessed: { number: 40, hash: hash('a') },
+    window: [{ number: 40, hash: hash('a'), parentHash: hash('b'), transfers: false, finalPublished: true }],
+    orphanedHeights: [],
+    updatedAt: new Date().toISOString(),
+  });
+  lines.length = 0;
+  const third = await startLocalChain({ dataDir, log, port: 0 });
+  t.teardown(() => third.stop());
+  t.true(
+    lines.some((line) => /cannot read its state file \(moved to .*state\.json\.unreadable-/.test(line)),
+    lines.join('\n'),
+  );
+  t.true(lines.some((line) => line.includes('deployed the forwarder factory')));
+  t.deepEqual(third.info.contracts, first.info.contracts, 'a new chain deploys to the same addresses');
+  t.true(
+    lines.some((line) =>
+      /the chain is at block 10 but Weir had read up to block 40 .*mined 31 empty blocks/.test(line),
+    ),
+  );
+  t.is(await createJsonRpc(third.info.rpcUrl)('eth_blockNumber'), '0x29');
+});
