@@ -104,6 +104,8 @@ export async function startAnvilNode(options: AnvilNodeOptions = {}): Promise<An
   const child = spawn(anvilBinary(), args, {
     env: { ...process.env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: Ctrl-C in a terminal reaches Weir alone, which stops anvil after its followers.
+    detached: process.platform !== 'win32',
   });
   // Only the tail of the output, for error messages.
   let log = '';
