@@ -38,10 +38,14 @@ test('what is left counts pending and confirmed payments, not withdrawn ones, an
       seen('c', '100000000', 'withdrawn'),
     ],
   });
+  const usdc = session.addresses[0]!;
+  const dai = { ...usdc, asset: { ...usdc.asset, decimals: 18 } };
   // 3 - 1 - 0.50000001 = 1.49999999: 1.5 USDC (6 decimals), exactly that in DAI (18).
-  t.is(remainingChainUnits(session, 6), 1_500_000n);
-  t.is(remainingChainUnits(session, 18), 1_499_999_990_000_000_000n);
-  t.is(remainingChainUnits(sessionFixture({ payments: [seen('d', '400000000', 'pending')] }), 6), 0n);
+  t.is(remainingChainUnits(session, usdc), 1_500_000n);
+  t.is(remainingChainUnits(session, dai), 1_499_999_990_000_000_000n);
+  // An address whose sweep gas the payer pays owes that too (0.02 here).
+  t.is(remainingChainUnits(session, { ...usdc, gasAmount: '2000000' }), 1_520_000n);
+  t.is(remainingChainUnits(sessionFixture({ payments: [seen('d', '400000000', 'pending')] }), usdc), 0n);
 });
 
 test('walletDue names the chosen method and what is left; nothing before a choice or after the end', (t) => {

@@ -39,14 +39,21 @@ export const testWalletPays = (session: CheckoutSession, address: SessionAddress
   session.environment === 'test' && context.devnet !== null && address.asset.chainId === context.devnet.chainId;
 
 /**
- * What is still to pay in the chosen asset's chain units: the total (with the chosen address's gas
- * fee) less every payment seen, pending or confirmed, rounded up to the asset's smallest unit so
- * paying it always covers the rest. What the page asks for, after a partial payment too.
+ * What is still to pay at `address`, in its asset's chain units: the total with that address's gas
+ * fee (as choosing it makes it) less every payment seen, pending or confirmed, rounded up to the
+ * asset's smallest unit so paying it always covers the rest. What the page asks for, after a
+ * partial payment too.
  */
-export function remainingChainUnits(session: CheckoutSession, decimals: number): bigint {
+export function remainingChainUnits(
+  session: CheckoutSession,
+  address: Pick<SessionAddress, 'asset' | 'gasAmount'>,
+): bigint {
+  const total =
+    BigInt(session.amountSubtotal) - BigInt(session.amountDetails.amountDiscount) + BigInt(address.gasAmount ?? '0');
   const seen = session.payments.reduce((sum, p) => (p.status === 'withdrawn' ? sum : sum + BigInt(p.amount)), 0n);
-  const outstanding = BigInt(session.amountTotal) - seen;
+  const outstanding = total - seen;
   if (outstanding <= 0n) return 0n;
+  const { decimals } = address.asset;
   if (decimals >= 8) return outstanding * 10n ** BigInt(decimals - 8);
   const divisor = 10n ** BigInt(8 - decimals);
   return (outstanding + divisor - 1n) / divisor;
@@ -57,11 +64,12 @@ export function walletDue(
   session: CheckoutSession,
 ): { addressId: string; assetId: string; amountRemainingRaw: string } | null {
   const method = session.paymentIntent.paymentMethod;
-  if (!method || !payable(session)) return null;
+  const address = method && session.addresses.find((a) => a.id === method.id);
+  if (!method || !address || !payable(session)) return null;
   return {
     addressId: method.id,
     assetId: method.asset.id,
-    amountRemainingRaw: remainingChainUnits(session, method.asset.decimals).toString(),
+    amountRemainingRaw: remainingChainUnits(session, address).toString(),
   };
 }
 
@@ -93,7 +101,7 @@ function addressTarget(session: CheckoutSession, address: SessionAddress, contex
     decimals: String(address.asset.decimals),
     symbol: address.asset.symbol,
     to: address.paymentAddress,
-    amount: remainingChainUnits(session, address.asset.decimals).toString(),
+    amount: remainingChainUnits(session, address).toString(),
     'test-wallet': String(testWalletPays(session, address, context)),
   };
   const attributes = Object.entries(data)

@@ -23,7 +23,7 @@ type Session = {
 };
 
 /** A devnet, a Weir offering it, a shop on loopback to return to, and a 25 USDC checkout session. */
-async function world(t: ExecutionContext) {
+async function world(t: ExecutionContext, price = { currency: 'usdc', unitAmount: '2500000000' }) {
   const shop = createServer((req, res) => res.end(`thanks ${req.url}`));
   await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
   t.teardown(() => {
@@ -36,12 +36,12 @@ async function world(t: ExecutionContext) {
   const created = await api.post<Session>('/api/v1/checkout/sessions', {
     successUrl: `${shopUrl}/thanks?session={CHECKOUT_SESSION_ID}`,
     lineItems: {
-      data: [{ priceData: { currency: 'usdc', unitAmount: '2500000000', productData: { name: 'Lamp' } }, quantity: 1 }],
+      data: [{ priceData: { ...price, productData: { name: 'Lamp' } }, quantity: 1 }],
     },
   });
   t.is(created.status, 200, JSON.stringify(created.body));
   const session = created.body;
-  const usdc = session.addresses.find((a) => a.asset.currency === 'usdc')!;
+  const usdc = session.addresses.find((a) => a.asset.currency === price.currency)!;
   const get = async () => (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
   const until = (predicate: (s: Session) => boolean, what: string) =>
     eventually(
@@ -98,15 +98,15 @@ test('"Pay with test wallet" completes a checkout in the browser without any wal
 });
 
 /**
- * An injected wallet: announced by EIP-6963 (no window.ethereum), on Ethereum (0x1) and not knowing
+ * An injected wallet: announced by EIP-6963 (no window.ethereum) or, the older way, as window.ethereum; on Ethereum (0x1) and not knowing
  * the devnet, answering with `account`, and forwarding what it signs to the devnet node, where
  * the account is unlocked. `window.walletRejects` makes it refuse to send, as a payer who declines.
  */
-const injectedWallet = (account: Address) => `(() => {
+const injectedWallet = (account: Address, as: 'eip6963' | 'window.ethereum' = 'eip6963', rejects = true) => `(() => {
   let chainId = '0x1';
   const known = new Set(['0x1']);
   window.walletCalls = [];
-  window.walletRejects = true;
+  window.walletRejects = ${rejects};
   const fail = (code, message) => Object.assign(new Error(message), { code });
   const provider = {
     async request({ method, params }) {
@@ -135,6 +135,10 @@ const injectedWallet = (account: Address) => `(() => {
   };
   window.walletSwitchTo = (id) => { chainId = id; };
   const info = { uuid: '0b7c1c1e-6a53-4d3c-9d45-5e1f0a9b1c2d', name: 'Test Wallet Extension', icon: 'data:,', rdns: 'example.test-wallet' };
+  if ('${as}' === 'window.ethereum') {
+    window.ethereum = provider;
+    return;
+  }
   const announce = () => window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail: Object.freeze({ info, provider }) }));
   window.addEventListener('eip6963:requestProvider', announce);
   announce();
@@ -243,4 +247,30 @@ test('"Connect wallet": a declined payment changes nothing; then the wallet adds
     ['10000000', '15000000'],
   );
   t.is(getAddress(done.payments[1]!.fromAddress), payer);
+});
+
+test('"Connect wallet" with a wallet at window.ethereum pays a native coin as the value of the transaction', async (t) => {
+  const w = await world(t, { currency: 'eth', unitAmount: '1500000' }); // 0.015 ETH
+  const payer = w.devnet.info.accounts.filter((a) => a.role === 'payer')[0]!.address;
+  const rpc = createJsonRpc(w.devnet.info.rpcUrl);
+  await w.page.exposeFunction('weirTestNode', (method: string, params: unknown[]) => rpc(method, params));
+  await w.page.addInitScript({ content: injectedWallet(payer, 'window.ethereum', false) });
+  await w.page.goto(w.session.url);
+  await w.page.getByRole('button', { name: /ETH/ }).click();
+  await w.page.locator('#reveal').waitFor({ state: 'visible' });
+  await w.page.getByRole('button', { name: 'Connect wallet' }).click();
+  await w.page.locator('.wallet-message[data-kind="sent"]').waitFor();
+  const sent = await w.page.evaluate(
+    () =>
+      (globalThis as unknown as WalletWindow).walletCalls.find((c) => c.method === 'eth_sendTransaction')!.params as {
+        to: string;
+        value: string;
+        data?: string;
+      }[],
+  );
+  t.is(sent[0]!.to.toLowerCase(), w.usdc.paymentAddress.toLowerCase());
+  t.is(BigInt(sent[0]!.value), 15n * 10n ** 15n);
+  t.is(sent[0]!.data, undefined);
+  await w.page.waitForURL(`${w.shopUrl}/thanks?session=${w.session.id}`, { timeout: 30_000 });
+  t.is((await w.until((s) => s.status === 'complete', 'completion')).amountOverpaid, '0');
 });

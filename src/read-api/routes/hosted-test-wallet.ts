@@ -141,7 +141,7 @@ export function hostedTestWalletRoutes(
         'test_payment_pending',
       );
     inFlight.delete(session.id);
-    const amount = remainingChainUnits(session, address.asset.decimals);
+    const amount = remainingChainUnits(session, address);
     if (amount === 0n)
       throw new ConflictError('nothing is left to pay: the payments sent are waiting for confirmation', 'nothing_due');
 
