@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import test, { type ExecutionContext } from 'ava';
 import type { Page } from 'playwright-core';
 import { getAddress, type Address } from 'viem';
@@ -53,7 +54,7 @@ async function world(t: ExecutionContext, price = { currency: 'usdc', unitAmount
       30_000,
     );
   const browser = await launchChromium(t);
-  const page = await browser.newPage({ viewport: { width: 390, height: 900 } });
+  const page = await (await browser.newContext({ viewport: { width: 390, height: 900 } })).newPage();
   return { devnet, weir, session, usdc, get, until, page, shopUrl };
 }
 
@@ -183,6 +184,12 @@ test('"Connect wallet": a declined payment changes nothing; then the wallet adds
     'eth_sendTransaction',
   ]);
   await screenshot(t, w.page, 'weir-wallet-declined.png');
+  const axe = await new AxeBuilder({ page: w.page }).include('#wallet-actions').analyze();
+  t.deepEqual(
+    axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
+    [],
+    'axe-core: no serious or critical violation in the wallet actions',
+  );
   const added = await w.page.evaluate(
     () =>
       (globalThis as unknown as WalletWindow).walletCalls.find((c) => c.method === 'wallet_addEthereumChain')!.params,
