@@ -2,6 +2,7 @@ import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
 import type { Organization } from '../actors/organization.ts';
 import { formatAmount } from '../shared/money.ts';
 import { escapeHtml, hostedPage } from './html.ts';
+import { renderWalletActions, type WalletContext } from './wallet-actions.ts';
 
 /** Where the payer goes after completion: the success URL with the session id filled in. */
 export const successRedirect = (session: CheckoutSession): string =>
@@ -12,7 +13,11 @@ export const successRedirect = (session: CheckoutSession): string =>
  * the deposit address and QR code for the chosen asset and follows the session's status without a
  * reload.
  */
-export function renderCheckoutPage(session: CheckoutSession, org: Organization | null): string {
+export function renderCheckoutPage(
+  session: CheckoutSession,
+  org: Organization | null,
+  wallet: WalletContext | null = null,
+): string {
   const business = org?.name ?? 'Checkout';
   const currency = session.currency.toUpperCase();
   const items = session.lineItems.data
@@ -43,6 +48,7 @@ export function renderCheckoutPage(session: CheckoutSession, org: Organization |
     <p>Send exactly <strong id="due"></strong> <span id="symbol"></span> on <span id="network"></span> to</p>
     <p><code id="address"></code></p>
     <div id="qr"></div>
+    ${renderWalletActions(session, wallet)}
   </div>
   <p id="status" data-status="${escapeHtml(session.status)}">Status: ${escapeHtml(session.status)}</p>
   <p id="received" class="muted"></p>

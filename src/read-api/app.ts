@@ -27,6 +27,7 @@ import { customerRoutes } from './routes/customers.ts';
 import { chainRoutes } from './routes/chains.ts';
 import { checkoutSessionRoutes } from './routes/checkout-sessions.ts';
 import { hostedCheckoutRoutes } from './routes/hosted-checkout.ts';
+import { hostedTestWalletRoutes } from './routes/hosted-test-wallet.ts';
 import { organizationRoutes } from './routes/organization.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 
@@ -77,7 +78,8 @@ export function httpRouters(deps: HttpDeps) {
       chainRoutes(deps),
       faucetRoutes({ devnet: deps.devnet ?? null }),
     ],
-    checkout: hostedCheckoutRoutes(deps),
+    /** The hosted checkout page, and its test wallet (test sessions on the local devnet only). */
+    checkout: [hostedCheckoutRoutes(deps), hostedTestWalletRoutes(deps)],
     invoices: hostedInvoiceRoutes(deps),
     pay: hostedPaymentLinkRoutes(deps),
     assets: hostedAssetRoutes(),
@@ -128,9 +130,15 @@ export function createApiApp(
   ]);
   const pageHeaders = hostedPageHeaders<ApiState>();
   // The public pages: their security headers, counted per client address, small bodies only.
-  const publicPages = (body: Koa.Middleware<ApiState>[], router: Router<ApiState>) =>
-    compose<ApiState>([pageHeaders, limits.hosted, bodyLimit(MAX_PUBLIC_BODY_BYTES), ...body, ...mounted(router)]);
-  const hosted = publicPages([publicJsonBody], routers.checkout);
+  const publicPages = (body: Koa.Middleware<ApiState>[], ...routers: Router<ApiState>[]) =>
+    compose<ApiState>([
+      pageHeaders,
+      limits.hosted,
+      bodyLimit(MAX_PUBLIC_BODY_BYTES),
+      ...body,
+      ...routers.flatMap(mounted),
+    ]);
+  const hosted = publicPages([publicJsonBody], ...routers.checkout);
   const hostedInvoices = publicPages([publicJsonBody], routers.invoices);
   // The payment link's form reads its own body (a form, not JSON).
   const paymentLinkPages = publicPages([], routers.pay);

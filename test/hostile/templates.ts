@@ -241,6 +241,9 @@ export const TEMPLATES: Record<string, Template> = {
     code: random.chance(0.6) ? some(random, r.codes.slice(-4), 'NOPE') : some(random, r.codes, 'NOPE'),
   }),
   'POST /checkout/:id/cancel': () => undefined,
+  // The hostile Weir has no devnet: always refused, and must never be a 5xx.
+  'POST /checkout/:id/test-payment': (_r, random) =>
+    random.chance(0.5) ? { assetId: 'weir-testnet:usdc' } : undefined,
   'POST /pay/:id': (_r, random) => ({
     amount: random.pick(['12.5', '5', '1000']),
     name: 'Pay Er',

@@ -6,6 +6,8 @@ import type { CheckoutSession, SessionAddress } from '../../../machines/checkout
 import { organizationRecordId } from '../../actors/organization.ts';
 import { createPromotionCodeApplier } from '../../actors/apply-promotion-code.ts';
 import { renderCheckoutPage, successRedirect } from '../../hosted/checkout-page.ts';
+import { walletDue } from '../../hosted/wallet-actions.ts';
+import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
@@ -24,7 +26,7 @@ export function paymentUri(address: SessionAddress, amountDue: string): string {
  * Public routes of the hosted checkout page. They need no key: a session id is an unguessable
  * uuid, and each route acts on that one session only.
  */
-export function hostedCheckoutRoutes(deps: ApiDeps): Router<ApiState> {
+export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | null }): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/checkout' });
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
@@ -51,7 +53,10 @@ export function hostedCheckoutRoutes(deps: ApiDeps): Router<ApiState> {
     const org = await orgs.get(organizationRecordId(session.organizationId, session.environment));
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = renderCheckoutPage(session, org);
+    ctx.body = renderCheckoutPage(session, org, {
+      networks: deps.rail.networks(session.environment),
+      devnet: deps.devnet ?? null,
+    });
   });
 
   router.get('/:id/status', async (ctx) => {
@@ -68,6 +73,7 @@ export function hostedCheckoutRoutes(deps: ApiDeps): Router<ApiState> {
       redirectUrl:
         session.status === 'complete' && session.afterCompletion === 'redirect' ? successRedirect(session) : null,
       message: session.status === 'complete' ? session.afterCompletionConfirmMsg : null,
+      wallet: walletDue(session),
     };
   });
 
@@ -91,6 +97,7 @@ export function hostedCheckoutRoutes(deps: ApiDeps): Router<ApiState> {
       amountDue: formatAmount(BigInt(method.amountDue), address.asset.decimals),
       paymentUri: uri,
       qrSvg: await QRCode.toString(uri, { type: 'svg', margin: 1 }),
+      wallet: walletDue(updated),
     };
   });
 

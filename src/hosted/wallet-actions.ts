@@ -1,0 +1,135 @@
+import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
+import type { RailNetwork } from '../chain-ingest/rail.ts';
+import { assetUrl } from './assets.ts';
+import { escapeHtml } from './html.ts';
+
+/** What the wallet actions need besides the session: the networks it can be paid on, and the local devnet if any. */
+export type WalletContext = {
+  /** The networks of the session's environment (`Rail.networks`). */
+  networks: readonly RailNetwork[];
+  /** The local devnet Weir runs or follows, whose funded test account the test wallet pays from. */
+  devnet: { chainId: number; rpcUrl: string } | null;
+};
+
+/**
+ * A public JSON-RPC endpoint per known network, offered to a wallet that does not know the chain
+ * yet (`wallet_addEthereumChain`). Never the operator's own endpoints: those may carry API keys.
+ * Each is the endpoint viem's chain definition names (wallet-actions.test.ts checks it).
+ */
+export const PUBLIC_RPC_URLS: Readonly<Record<number, string>> = Object.freeze({
+  1: 'https://ethereum.reth.rs/rpc',
+  11155111: 'https://11155111.rpc.thirdweb.com',
+  137: 'https://polygon.drpc.org',
+  80002: 'https://polygon-amoy.drpc.org',
+  56: 'https://56.rpc.thirdweb.com',
+  97: 'https://data-seed-prebsc-1-s1.bnbchain.org:8545',
+  8453: 'https://mainnet.base.org',
+  84532: 'https://sepolia.base.org',
+  42161: 'https://arb1.arbitrum.io/rpc',
+  421614: 'https://sepolia-rollup.arbitrum.io/rpc',
+  10: 'https://mainnet.optimism.io',
+  11155420: 'https://sepolia.optimism.io',
+});
+
+/** Sessions a payer can still pay. */
+const payable = (session: CheckoutSession): boolean => session.status === 'open' || session.status === 'incomplete';
+
+/** Whether the test wallet can pay `address`: a test session, on the local devnet Weir knows. */
+export const testWalletPays = (session: CheckoutSession, address: SessionAddress, context: WalletContext): boolean =>
+  session.environment === 'test' && context.devnet !== null && address.asset.chainId === context.devnet.chainId;
+
+/**
+ * What is still to pay at `address`, in its asset's chain units: the total with that address's gas
+ * fee (as choosing it makes it) less every payment seen, pending or confirmed, rounded up to the
+ * asset's smallest unit so paying it always covers the rest. What the page asks for, after a
+ * partial payment too.
+ */
+export function remainingChainUnits(
+  session: CheckoutSession,
+  address: Pick<SessionAddress, 'asset' | 'gasAmount'>,
+): bigint {
+  const total =
+    BigInt(session.amountSubtotal) - BigInt(session.amountDetails.amountDiscount) + BigInt(address.gasAmount ?? '0');
+  const seen = session.payments.reduce((sum, p) => (p.status === 'withdrawn' ? sum : sum + BigInt(p.amount)), 0n);
+  const outstanding = total - seen;
+  if (outstanding <= 0n) return 0n;
+  const { decimals } = address.asset;
+  if (decimals >= 8) return outstanding * 10n ** BigInt(decimals - 8);
+  const divisor = 10n ** BigInt(8 - decimals);
+  return (outstanding + divisor - 1n) / divisor;
+}
+
+/** The chosen payment method and what is left to pay in it, for the page's JSON answers; null when none is chosen or the session is over. */
+export function walletDue(
+  session: CheckoutSession,
+): { addressId: string; assetId: string; amountRemainingRaw: string } | null {
+  const method = session.paymentIntent.paymentMethod;
+  const address = method && session.addresses.find((a) => a.id === method.id);
+  if (!method || !address || !payable(session)) return null;
+  return {
+    addressId: method.id,
+    assetId: method.asset.id,
+    amountRemainingRaw: remainingChainUnits(session, address).toString(),
+  };
+}
+
+/** The explorer's home (`https://etherscan.io`) from its transaction URL template, for wallet_addEthereumChain. */
+const explorerHome = (txUrl: string): string => {
+  const at = txUrl.indexOf('/tx/');
+  return at > 0 ? txUrl.slice(0, at) : '';
+};
+
+/** The data attributes wallet.js reads for one deposit address (values escaped here). */
+function addressTarget(session: CheckoutSession, address: SessionAddress, context: WalletContext): string {
+  const network = context.networks.find((n) => n.chainId === address.asset.chainId && n.kind === 'evm');
+  if (!network) return '';
+  const isDevnet = context.devnet !== null && network.chainId === context.devnet.chainId;
+  const native = network.assets.find((a) => a.address === 'native');
+  const data: Record<string, string> = {
+    address: address.id,
+    'chain-id': `0x${network.chainId.toString(16)}`,
+    'chain-name': network.name,
+    'native-name': native?.name ?? network.nativeCurrency.symbol,
+    'native-symbol': network.nativeCurrency.symbol,
+    'native-decimals': String(network.nativeCurrency.decimals),
+    // The devnet's own RPC for a wallet in the same browser; a public one for real networks, when there is one.
+    'rpc-url': isDevnet ? context.devnet!.rpcUrl : (PUBLIC_RPC_URLS[network.chainId] ?? ''),
+    // A devnet has no explorer (the registry's local one is a placeholder).
+    'explorer-tx-url': isDevnet ? '' : network.explorerTxUrl,
+    'explorer-url': isDevnet ? '' : explorerHome(network.explorerTxUrl),
+    token: address.asset.address === 'native' ? '' : address.asset.address,
+    decimals: String(address.asset.decimals),
+    symbol: address.asset.symbol,
+    to: address.paymentAddress,
+    amount: remainingChainUnits(session, address).toString(),
+    'test-wallet': String(testWalletPays(session, address, context)),
+  };
+  const attributes = Object.entries(data)
+    .map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`)
+    .join('');
+  return `<span${attributes}></span>`;
+}
+
+/**
+ * The wallet actions of the hosted checkout page: "Connect wallet" (an injected EIP-1193 wallet,
+ * any environment) and, on a test session with a local devnet, "Pay with test wallet"; with the
+ * data assets/wallet.js needs per deposit address, and that script. Nothing once the session is
+ * over. The amount in the data is the one at render time: the script reads it fresh before paying.
+ */
+export function renderWalletActions(session: CheckoutSession, context: WalletContext | null): string {
+  if (!context || !payable(session)) return '<div id="wallet-actions"></div>';
+  const targets = session.addresses.map((a) => addressTarget(session, a, context)).join('');
+  if (!targets) return '<div id="wallet-actions"></div>';
+  const testWallet = session.addresses.some((a) => testWalletPays(session, a, context));
+  return `<div id="wallet-actions" class="wallet-actions" data-session="${escapeHtml(session.id)}">
+    <link rel="stylesheet" href="${assetUrl('wallet.css')}">
+    <div class="wallet-buttons">
+      <button type="button" class="wallet-button" data-wallet-action="connect">Connect wallet</button>
+      ${testWallet ? '<button type="button" class="wallet-button" data-wallet-action="test" hidden>Pay with test wallet</button>' : ''}
+    </div>
+    <div class="wallet-providers" hidden></div>
+    <p class="wallet-message" role="status" aria-live="polite"></p>
+    <div class="wallet-targets" hidden>${targets}</div>
+    <script src="${assetUrl('wallet.js')}" defer></script>
+  </div>`;
+}
