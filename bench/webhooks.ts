@@ -32,6 +32,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkoutSessionAggregate } from '../machines/checkout-session.aggregate.ts';
 import { startWeir, type Weir } from '../src/app/start-weir.ts';
+import { pino } from 'pino';
+import { createLogger } from '../src/shared/logger.ts';
 import { createSqliteEventStore } from '../src/event-store/sqlite-event-store.ts';
 import { newId } from '../src/shared/ids.ts';
 import { bodySignature, timestampedSignature } from '../src/webhooks/signature.ts';
@@ -258,7 +260,8 @@ async function weirBurst(sink: Sink, settings: Settings): Promise<CaseResult & {
   try {
     weir = await startWeir(
       { port: 0, host: '127.0.0.1', dataDir, testRail: true, adminToken: ADMIN_TOKEN, chainEnv: {} },
-      { log: () => {} },
+      // Every line Weir logs at info (requests, events, attempts), written to /dev/null: its cost counts.
+      { logger: createLogger({ destination: pino.destination({ dest: '/dev/null', sync: true }) }) },
     );
     const merchant = await createMerchant(weir.url, 'Webhook Bench Shop');
     const ids: string[] = [];

@@ -5,6 +5,7 @@ import type { ExecutionContext } from 'ava';
 import { startWeir, type Weir, type WeirOverrides } from '../../src/app/start-weir.ts';
 import type { WeirConfig } from '../../src/app/config.ts';
 import { apiClient } from './api-client.ts';
+import { silentLogger } from '../../src/shared/logger.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const MERCHANT_WALLET = '0x5Ea1Fee5EA1fEe5EA1feE5EA1Fee5Ea1Fee5Ea1F';
@@ -18,7 +19,8 @@ export async function startTestWeir(
   const dataDir = config.dataDir ?? (await mkdtemp(join(tmpdir(), 'weir-test-')));
   const weir = await startWeir(
     { port: 0, host: '127.0.0.1', dataDir, testRail: true, adminToken: ADMIN_TOKEN, chainEnv: {}, ...config },
-    { log: () => {}, ...overrides },
+    // Quiet unless the test captures the log lines itself.
+    overrides.log || overrides.logger ? overrides : { logger: silentLogger(), ...overrides },
   );
   t.teardown(async () => {
     await weir.stop();
