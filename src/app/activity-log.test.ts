@@ -113,12 +113,18 @@ test('module lines: a [component] prefix becomes a field, failures are warnings,
   log('[ingest sepolia] rpc: using https://user:pw@eth.example/v3/KEY123?x=1 instead of wss://b.example/ws (timeout)');
   log('[timers] invoice_reminder t1 fired: recorded', { event: 'timer.fired', level: 'debug' });
   log('plain line');
+  log('[mail] invoice mail m1 failed (attempt 1): 550 <ada.q@mail.example.co.uk>: Recipient address rejected');
   t.like(lines[0], {
     component: 'ingest sepolia',
     level: 40,
     msg: 'rpc: using https://eth.example/… instead of wss://b.example/… (timeout)',
   });
-  t.is(lines.length, 2, 'debug is below the default level');
+  t.is(lines.length, 3, 'debug is below the default level');
   t.like(lines[1], { level: 30, msg: 'plain line' });
+  t.like(lines[2], {
+    component: 'mail',
+    level: 40,
+    msg: 'invoice mail m1 failed (attempt 1): 550 <[email]>: Recipient address rejected',
+  });
   t.is(scrubUrls('listening on http://127.0.0.1:8080 (x)'), 'listening on http://127.0.0.1:8080 (x)');
 });

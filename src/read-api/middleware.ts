@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
-import type { Logger } from '../shared/logger.ts';
+import { scrubUrls, type Logger } from '../shared/logger.ts';
 import { ConflictError, UnauthorizedError, ValidationError, WeirError } from '../shared/errors.ts';
 import { COLLECTIONS, type ApiKeySecretDoc } from '../projections/collections.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
@@ -47,6 +47,15 @@ export function requestLogMiddleware(logger: Logger): Koa.Middleware<ApiState> {
     }
   };
 }
+
+/**
+ * An error's name, message and stack, URLs cut (an RPC URL may hold a key): never its other
+ * properties, which may carry a request's headers or body.
+ */
+const errorFields = (error: unknown) =>
+  error instanceof Error
+    ? { type: error.name, message: scrubUrls(error.message), stack: error.stack && scrubUrls(error.stack) }
+    : { message: scrubUrls(String(error)) };
 
 /**
  * Every error leaves as `{statusCode, error, message, code}`; unexpected ones as a bare 500,
@@ -104,7 +113,7 @@ export function errorMiddleware(logger?: Logger): Koa.Middleware<ApiState> {
             requestId: ctx.state.requestId,
             method: ctx.method,
             path: ctx.path.slice(0, MAX_LOGGED_PATH),
-            err: error,
+            err: errorFields(error),
           },
           `${ctx.method} ${ctx.path.slice(0, MAX_LOGGED_PATH)} failed`,
         );

@@ -69,7 +69,10 @@ export function createLogger(
         sync: true,
         colorize: !options.destination && process.stdout.isTTY === true,
         translateTime: 'SYS:HH:MM:ss.l',
-        ignore: 'pid,hostname',
+        // One line per entry, `[component] message {fields}`, like the JSON lines say it.
+        singleLine: true,
+        messageFormat: '{if component}[{component}] {end}{msg}',
+        ignore: 'pid,hostname,component',
         destination: options.destination ?? 1,
       }),
     );
@@ -99,9 +102,13 @@ export const scrubUrls = (text: string): string =>
     (_match, scheme: string, host: string, rest: string) => `${scheme}${host}${rest ? '/…' : ''}`,
   );
 
+/** Email addresses in a line become `[email]`: a mail server's refusal names the customer's address. */
+export const scrubEmails = (text: string): string =>
+  text.replace(/[^\s<>"'(),;:]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g, '[email]');
+
 /**
  * `Log` onto a pino logger. A leading `[component]` of a line (the modules' own prefix, e.g.
- * `[timers]`) becomes the `component` field; URLs in the text are scrubbed (see `scrubUrls`).
+ * `[timers]`) becomes the `component` field; URLs and email addresses in the text are scrubbed.
  */
 export function logTo(logger: Logger): Log {
   const children = new Map<string, Logger>();
@@ -116,7 +123,7 @@ export function logTo(logger: Logger): Log {
   return (message, fields) => {
     const match = /^\[([\w .:-]{1,40})\] /.exec(message);
     const target = match ? childFor(match[1]!) : logger;
-    const text = scrubUrls(match ? message.slice(match[0].length) : message);
+    const text = scrubEmails(scrubUrls(match ? message.slice(match[0].length) : message));
     const { level, ...rest } = fields ?? {};
     target[level ?? (WARNING.test(text) ? 'warn' : 'info')](rest, text);
   };

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,10 @@ import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { ADMIN_TOKEN, createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import { spawnWeir } from '../support/weir-process.ts';
 import { payInFull, type Session } from '../api/helpers.ts';
+
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 type Line = Record<string, unknown> & { level: number; msg: string; event?: string; component?: string };
 
@@ -153,7 +158,7 @@ test('a full run logs every payment, session change, webhook attempt and request
   );
   t.false(all.includes('?'), 'no query string');
 
-  t.like(find('weir.started'), { version: '0.1.0', dataDir: weir.dataDir, port: weir.port });
+  t.like(find('weir.started'), { version: VERSION, dataDir: weir.dataDir, port: weir.port });
   t.deepEqual(find('weir.started')?.networks, ['weir-testnet']);
   t.like(find('weir.stopped'), { dataDir: weir.dataDir, port: weir.port });
   t.is(parsed.at(-1)?.event, 'weir.stopped', 'the last line says it stopped');
@@ -179,7 +184,8 @@ test('weir serve: JSON lines on stdout by default; --log-pretty prints readable 
 
   const pretty = await spawnWeir({ dataDir, args: ['--log-pretty'] });
   await pretty.kill('SIGTERM');
-  t.regex(pretty.output(), /INFO.*weir 0\.1\.0 listening on http:\/\/127\.0\.0\.1:\d+/);
+  t.regex(pretty.output(), /INFO: weir \S+ listening on http:\/\/127\.0\.0\.1:\d+ \{"event":"weir\.started"/);
+  t.regex(pretty.output(), /INFO: \[matcher\] handling the chain messages of weir-testnet\n/);
   t.false(pretty.output().trimStart().startsWith('{'), pretty.output());
 
   const quiet = await spawnWeir({ dataDir, env: { WEIR_LOG_LEVEL: 'warn' } });
