@@ -33,6 +33,8 @@ import { fileURLToPath } from 'node:url';
 import { checkoutSessionAggregate } from '../machines/checkout-session.aggregate.ts';
 import { startWeir, type Weir } from '../src/app/start-weir.ts';
 import { createTestRail } from '../src/chain-ingest/test-rail.ts';
+import { pino } from 'pino';
+import { createLogger } from '../src/shared/logger.ts';
 import { createSqliteEventStore } from '../src/event-store/sqlite-event-store.ts';
 import { newId } from '../src/shared/ids.ts';
 import { bodySignature, timestampedSignature } from '../src/webhooks/signature.ts';
@@ -259,7 +261,11 @@ async function weirBurst(sink: Sink, settings: Settings): Promise<CaseResult & {
   try {
     weir = await startWeir(
       { port: 0, host: '127.0.0.1', dataDir, adminToken: ADMIN_TOKEN, chainEnv: {} },
-      { log: () => {}, extraRails: [createTestRail()] },
+      // Every line Weir logs at info (requests, events, attempts), written to /dev/null: its cost counts.
+      {
+        logger: createLogger({ destination: pino.destination({ dest: '/dev/null', sync: true }) }),
+        extraRails: [createTestRail()],
+      },
     );
     const merchant = await createMerchant(weir.url, 'Webhook Bench Shop');
     const ids: string[] = [];

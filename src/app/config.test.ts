@@ -186,3 +186,18 @@ test('WEIR_LOCAL_CHAIN: on unless off (or 0/false); the flag wins; anything else
     'a page that can never be paid is not offered',
   );
 });
+
+test('logs: info and JSON unless set; WEIR_LOG_LEVEL and --log-level name a pino level, --log-pretty alone turns pretty lines on', (t) => {
+  t.like(readConfig([], {}), { logLevel: 'info', logPretty: false });
+  t.like(readConfig([], { WEIR_LOG_LEVEL: 'warn', WEIR_LOG_PRETTY: '1' }), { logLevel: 'warn', logPretty: true });
+  t.like(readConfig(['--log-level', 'DEBUG', '--log-pretty'], { WEIR_LOG_LEVEL: 'warn' }), {
+    logLevel: 'debug',
+    logPretty: true,
+  });
+  t.like(readConfig(['--log-pretty=0'], { WEIR_LOG_PRETTY: '1' }), { logPretty: false });
+  t.throws(() => readConfig([], { WEIR_LOG_LEVEL: 'loud' }), {
+    instanceOf: ConfigError,
+    message: /^WEIR_LOG_LEVEL \(--log-level\) must be one of fatal, error, warn, info, debug, trace, silent, got loud$/,
+  });
+  t.throws(() => readConfig([], { WEIR_LOG_PRETTY: 'yes' }), { instanceOf: ConfigError, message: /WEIR_LOG_PRETTY/ });
+});

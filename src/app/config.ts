@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Environment } from '../event-store/event-store.ts';
 import { DEFAULT_RATE_LIMITS, RATE_LIMITS_OFF, type RateLimits } from '../read-api/rate-limits.ts';
+import { LOG_LEVELS, type LogLevel } from '../shared/logger.ts';
 import { formatTokenBucketLimit, parseTokenBucketLimit, type TokenBucketLimit } from '../shared/token-buckets.ts';
 
 /** Weir's configuration: every setting is an environment variable and also a command-line flag. */
@@ -49,6 +50,10 @@ export type WeirConfig = {
   rateLimitHosted?: TokenBucketLimit | null;
   rateLimitHostedCreates?: TokenBucketLimit | null;
   rateLimitAuthFailures?: TokenBucketLimit | null;
+  /** Lowest level logged (default info). */
+  logLevel?: LogLevel;
+  /** Human-readable log lines instead of JSON. */
+  logPretty?: boolean;
 };
 
 export const DEFAULT_CHAIN_WAIT_MAX_SECONDS = 3600;
@@ -178,6 +183,18 @@ export const SETTINGS = {
     description: 'failed authentications per client address; past them every request from it waits',
     default: formatTokenBucketLimit(DEFAULT_RATE_LIMITS.authFailures),
   },
+  logLevel: {
+    env: 'WEIR_LOG_LEVEL',
+    flag: '--log-level',
+    description: 'lowest level logged: fatal, error, warn, info, debug, trace or silent',
+    default: 'info',
+  },
+  logPretty: {
+    env: 'WEIR_LOG_PRETTY',
+    flag: '--log-pretty',
+    description: 'human-readable log lines instead of JSON lines (1/0)',
+    default: '0',
+  },
 } as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv'> | SecretFileSetting, SettingSpec>;
 
 /** Settings that name a file holding a secret, so the secret is in neither the process list nor the environment. */
@@ -200,7 +217,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     const [name, inline] = arg.split('=', 2) as [string, string | undefined];
     const spec = Object.values(SETTINGS).find((s) => s.flag === name);
     if (!spec) continue;
-    if (name === '--trust-proxy' && inline === undefined) {
+    if ((name === '--trust-proxy' || name === '--log-pretty') && inline === undefined) {
       flags.set(name, '1');
       continue;
     }
@@ -254,8 +271,11 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     throw new ConfigError(
       `${settingName('webhookInternalTargets')} must be test, live, test,live or none, got ${internalTargetsText}`,
     );
+  const logLevel = (get('logLevel') ?? 'info').toLowerCase();
+  if (!LOG_LEVELS.some((level) => level === logLevel))
+    throw new ConfigError(`${settingName('logLevel')} must be one of ${LOG_LEVELS.join(', ')}, got ${logLevel}`);
   const flag = (
-    key: 'trustProxy' | 'rateLimits' | 'localChain',
+    key: 'trustProxy' | 'rateLimits' | 'localChain' | 'logPretty',
     fallback: string,
     on: string,
     off: string,
@@ -299,6 +319,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     rateLimitHosted: limit('rateLimitHosted'),
     rateLimitHostedCreates: limit('rateLimitHostedCreates'),
     rateLimitAuthFailures: limit('rateLimitAuthFailures'),
+    logLevel: logLevel as LogLevel,
+    logPretty: flag('logPretty', '0', '1', '0'),
     chainEnv: Object.fromEntries(
       Object.entries(env).filter(
         (e): e is [string, string] =>

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -50,6 +51,12 @@ import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook
 import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
 import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, rateLimitsOf, type WeirConfig } from './config.ts';
 import { lockDataDir, prepareDataDir } from './data-dir.ts';
+import { createActivityLog } from './activity-log.ts';
+import { createLineLogger, createLogger, logTo, type Log, type Logger } from '../shared/logger.ts';
+
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /** How long `startWeir` waits for each chain follower's starting point before taking requests anyway. */
 const FOLLOWER_READY_TIMEOUT_MS = 15_000;
@@ -65,7 +72,8 @@ export type Weir = {
   projections: ProjectionRunner;
   /** The webhook dispatcher, for its status (queued, in flight). */
   webhooks: Pick<WebhookDispatcher, 'status'>;
-  stop(): Promise<void>;
+  /** Stops everything and lets go of the data dir; `reason` (e.g. the signal) goes in the log line. */
+  stop(reason?: string): Promise<void>;
 };
 
 export type WeirOverrides = {
@@ -74,6 +82,9 @@ export type WeirOverrides = {
   /** Rails offered before the EVM rail (tests inject the test rail, `createTestRail`, here). */
   extraRails?: Rail[];
   webhookSender?: WebhookSender;
+  /** Where Weir logs (default: JSON lines on stdout, or pretty ones, at the configured level). */
+  logger?: Logger;
+  /** Instead of `logger`: every log line (JSON) goes here (tests capture or drop them). */
   log?: (line: string) => void;
   /** Where mails go instead of SMTP or the outbox folder (tests). */
   mailer?: Mailer;
@@ -107,11 +118,20 @@ export async function openStores(config: Pick<WeirConfig, 'dataDir' | 'kurrentDb
  * The data dir is made private (0700, files 0600) and locked to this process until `stop`.
  */
 export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {}): Promise<Weir> {
-  const log = overrides.log ?? ((line: string) => console.log(line));
+  const logger =
+    overrides.logger ??
+    (overrides.log
+      ? createLineLogger(overrides.log, config.logLevel)
+      : createLogger({ level: config.logLevel, pretty: config.logPretty }));
+  const log = logTo(logger);
+  logger.info(
+    { event: 'weir.starting', version: VERSION, dataDir: config.dataDir, port: config.port, host: config.host },
+    `weir ${VERSION} starting`,
+  );
   await prepareDataDir(config.dataDir, log);
   const releaseLock = await lockDataDir(config.dataDir, log);
   try {
-    return await startLocked(config, overrides, log, releaseLock);
+    return await startLocked(config, overrides, logger, releaseLock);
   } catch (error) {
     await releaseLock();
     throw error;
@@ -122,12 +142,16 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
 async function startLocked(
   config: WeirConfig,
   overrides: WeirOverrides,
-  log: (line: string) => void,
+  logger: Logger,
   releaseLock: () => Promise<void>,
 ): Promise<Weir> {
+  const log: Log = logTo(logger);
   const clock = overrides.clock ?? createSystemClock();
   const stores = await openStores(config);
   const { eventStore } = stores;
+  // Follows the log from here, so what start-up itself records (a recovery, a timer) is logged too.
+  const activity = createActivityLog({ eventStore, logger });
+  await activity.start();
   const readStore = overrides.wrapReadStore ? overrides.wrapReadStore(stores.readStore) : stores.readStore;
   const bus = await openBus({ natsUrl: config.natsUrl });
   const secretBox = createSecretBox(
@@ -348,13 +372,26 @@ async function startLocked(
     webhookTargets,
     rateLimits: rateLimitsOf(config),
     trustProxy: config.trustProxy ?? false,
+    logger,
   });
   const handle = app.callback();
   server.on('request', handle);
   server.on('checkContinue', continueWhenRead(handle));
   server.keepAliveTimeout = 65_000;
-  log(
-    `[weir] listening on ${url} (event store: ${config.kurrentDbUrl ? 'KurrentDB' : 'SQLite'}, bus: ${config.natsUrl ? 'NATS' : 'in-process'}, read store: ${config.mongoDbUrl ? 'MongoDB' : 'embedded'})`,
+  logger.info(
+    {
+      event: 'weir.started',
+      version: VERSION,
+      dataDir: config.dataDir,
+      port,
+      url,
+      publicUrl,
+      networks: everyNetwork(rail).map((n) => n.network),
+      eventStore: config.kurrentDbUrl ? 'KurrentDB' : 'SQLite',
+      bus: config.natsUrl ? 'NATS' : 'in-process',
+      readStore: config.mongoDbUrl ? 'MongoDB' : 'embedded',
+    },
+    `weir ${VERSION} listening on ${url}`,
   );
 
   let stopping: Promise<void> | null = null;
@@ -368,8 +405,13 @@ async function startLocked(
     commands,
     projections,
     webhooks: dispatcher,
-    stop() {
+    stop(reason) {
       stopping ??= (async () => {
+        const stopStarted = performance.now();
+        logger.info(
+          { event: 'weir.stopping', version: VERSION, dataDir: config.dataDir, port, reason },
+          reason ? `${reason}: stopping` : 'stopping',
+        );
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();
@@ -388,10 +430,21 @@ async function startLocked(
         await sweeper.stop();
         await localChain?.stop();
         await projections.stop();
+        await activity.stop();
         await bus.close();
         await readStore.close();
         await eventStore.close();
         await releaseLock();
+        logger.info(
+          {
+            event: 'weir.stopped',
+            version: VERSION,
+            dataDir: config.dataDir,
+            port,
+            ms: Math.round(performance.now() - stopStarted),
+          },
+          'stopped',
+        );
       })();
       return stopping;
     },

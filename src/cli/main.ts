@@ -50,8 +50,7 @@ async function serve(argv: string[]): Promise<void> {
   const { startWeir } = await import('../app/start-weir.ts');
   const weir = await startWeir(config);
   const shutdown = (signal: string) => {
-    console.log(`[weir] ${signal}: stopping`);
-    weir.stop().then(
+    weir.stop(signal).then(
       () => process.exit(0),
       (error: unknown) => {
         console.error(error);

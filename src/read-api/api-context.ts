@@ -36,6 +36,8 @@ export type ApiState = Koa.DefaultState & {
   body: unknown;
   /** The ids this request gives the records it creates (seeded by its Idempotency-Key, if it has one); `newId` where unset. */
   newId?: IdSource;
+  /** This request's id (`X-Request-Id`), set by the request log; in its error lines too. */
+  requestId?: string;
 };
 
 export type ApiContext = RouterContext<ApiState>;

@@ -5,7 +5,8 @@ import { allowedMethods, dispatchByResource } from './resource-dispatch.ts';
 import type { CreateCheckoutSession } from '../actors/create-checkout-session.ts';
 import type { ApiDeps, ApiState } from './api-context.ts';
 import { idempotencyMiddleware } from './idempotency.ts';
-import { apiKeyAuthentication, errorMiddleware, jsonBodyMiddleware } from './middleware.ts';
+import { apiKeyAuthentication, errorMiddleware, jsonBodyMiddleware, requestLogMiddleware } from './middleware.ts';
+import type { Logger } from '../shared/logger.ts';
 import { createRateLimiting, DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limits.ts';
 import { bodyLimit, MAX_BODY_BYTES, MAX_PUBLIC_BODY_BYTES } from './request-body.ts';
 import { adminAuthentication, adminRoutes } from './routes/admin.ts';
@@ -96,6 +97,8 @@ export function createApiApp(
     rateLimits?: RateLimits;
     /** The client address is the one a proxy in front added to `X-Forwarded-For` (`WEIR_TRUST_PROXY`). */
     trustProxy?: boolean;
+    /** Where each request's line and unexpected errors go; unset: no request lines, errors to stderr. */
+    logger?: Logger;
   },
 ): Koa<ApiState> {
   const app = new Koa<ApiState>();
@@ -103,7 +106,8 @@ export function createApiApp(
   // The last address of X-Forwarded-For, the one the proxy in front saw: those before it are the client's to write.
   app.maxIpsCount = 1;
   app.silent = true;
-  app.use(errorMiddleware());
+  if (deps.logger) app.use(requestLogMiddleware(deps.logger));
+  app.use(errorMiddleware(deps.logger));
   const limits = createRateLimiting({ clock: deps.clock, limits: deps.rateLimits ?? DEFAULT_RATE_LIMITS });
   const authenticateKey = apiKeyAuthentication(deps.readStore);
   const idempotency = idempotencyMiddleware(deps);

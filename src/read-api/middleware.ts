@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
+import { scrubUrls, type Logger } from '../shared/logger.ts';
 import { ConflictError, UnauthorizedError, ValidationError, WeirError } from '../shared/errors.ts';
 import { COLLECTIONS, type ApiKeySecretDoc } from '../projections/collections.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
@@ -9,8 +11,58 @@ import { MAX_BODY_BYTES, readRequestBody } from './request-body.ts';
 
 const MAX_KNOWN_KEYS = 10_000;
 
-/** Every error leaves as `{statusCode, error, message, code}`; unexpected ones as a bare 500. */
-export function errorMiddleware(): Koa.Middleware<ApiState> {
+/** A request id taken from the client: a short token of safe characters, never anything else. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Longer paths are cut in the log line (a path is the client's to make up). */
+const MAX_LOGGED_PATH = 512;
+
+/**
+ * One log line per request (method, path without its query string, which can hold tokens,
+ * status, duration, request id), and the `X-Request-Id` answered: the client's when it is a sane
+ * token, else a new one. Mounted first, so it sees the status the error middleware settled on.
+ */
+export function requestLogMiddleware(logger: Logger): Koa.Middleware<ApiState> {
+  const http = logger.child({ component: 'http' });
+  return async (ctx, next) => {
+    const started = performance.now();
+    const given = ctx.get('x-request-id');
+    const requestId = SANE_REQUEST_ID.test(given) ? given : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } finally {
+      const path = ctx.path.length > MAX_LOGGED_PATH ? `${ctx.path.slice(0, MAX_LOGGED_PATH)}…` : ctx.path;
+      http.info(
+        {
+          event: 'http.request',
+          requestId,
+          method: ctx.method,
+          path,
+          status: ctx.status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        },
+        `${ctx.method} ${path} ${ctx.status}`,
+      );
+    }
+  };
+}
+
+/**
+ * An error's name, message and stack, URLs cut (an RPC URL may hold a key): never its other
+ * properties, which may carry a request's headers or body.
+ */
+const errorFields = (error: unknown) =>
+  error instanceof Error
+    ? { type: error.name, message: scrubUrls(error.message), stack: error.stack && scrubUrls(error.stack) }
+    : { message: scrubUrls(String(error)) };
+
+/**
+ * Every error leaves as `{statusCode, error, message, code}`; unexpected ones as a bare 500,
+ * logged (with the request's id) to `logger`.
+ */
+export function errorMiddleware(logger?: Logger): Koa.Middleware<ApiState> {
+  const http = logger?.child({ component: 'http' });
   return async (ctx, next) => {
     try {
       await next();
@@ -54,7 +106,18 @@ export function errorMiddleware(): Koa.Middleware<ApiState> {
         };
         return;
       }
-      console.error(`[api] ${ctx.method} ${ctx.path} failed:`, error);
+      if (http)
+        http.error(
+          {
+            event: 'http.error',
+            requestId: ctx.state.requestId,
+            method: ctx.method,
+            path: ctx.path.slice(0, MAX_LOGGED_PATH),
+            err: errorFields(error),
+          },
+          `${ctx.method} ${ctx.path.slice(0, MAX_LOGGED_PATH)} failed`,
+        );
+      else console.error(`[api] ${ctx.method} ${ctx.path} failed:`, error);
       ctx.status = 500;
       ctx.body = {
         statusCode: 500,

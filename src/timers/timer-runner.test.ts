@@ -2,6 +2,7 @@ import test from 'ava';
 import { COLLECTIONS, type TimerDoc } from '../projections/collections.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { createManualClock } from '../shared/clock.ts';
+import type { LogFields } from '../shared/logger.ts';
 import { createTimerRunner, type TimerHandler, type TimerRunner } from './timer-runner.ts';
 
 const T0 = Date.parse('2026-06-01T00:00:00.000Z');
@@ -40,7 +41,8 @@ test('a timer whose handler fails is retried on the clock, backing off, and does
     readStore: store,
     projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
     handlers,
-    log: (line) => lines.push(line),
+    // Only what went wrong: each timer's own `timer.fired` line is not what these tests look at.
+    log: (line, fields) => (fields?.event === 'timer.fired' ? undefined : lines.push(line)),
   });
   runner.start();
   t.teardown(() => runner.stop());
@@ -199,11 +201,55 @@ test('retryWaiting while a pass is putting a timer off: the timer is tried again
     readStore: store,
     projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
     handlers,
-    log: (line) => lines.push(line),
+    // Only what went wrong: each timer's own `timer.fired` line is not what these tests look at.
+    log: (line, fields) => (fields?.event === 'timer.fired' ? undefined : lines.push(line)),
   });
   runner.start();
   t.teardown(() => runner!.stop());
   await reached(() => calls, 2);
   t.is(clock.now(), T0);
   t.deepEqual(lines, []);
+});
+
+test('each timer fired is one structured line: its kind, id, tenant and what came of it (put off: at debug)', async (t) => {
+  const clock = createManualClock(T0);
+  const store = createEmbeddedReadStore({});
+  const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
+  const base = { organizationId: 'org', environment: 'test', fireAt: T0 };
+  await timers.put({ _id: 'acted:1', kind: 'acted', recordId: '1', ...base });
+  await timers.put({ _id: 'idle:2', kind: 'idle', recordId: '2', ...base });
+  await timers.put({ _id: 'later:3', kind: 'later', recordId: '3', ...base });
+  const handlers: Record<string, TimerHandler> = {
+    async acted(timer) {
+      await timers.delete(timer._id);
+      return { position: 1n };
+    },
+    idle: async () => ({ position: null }),
+    later: async () => ({ notYet: true }),
+  };
+  const fired: LogFields[] = [];
+  const runner = createTimerRunner({
+    clock,
+    readStore: store,
+    projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
+    handlers,
+    log: (_line, fields) => (fields?.event === 'timer.fired' ? fired.push(fields) : undefined),
+  });
+  runner.start();
+  t.teardown(() => runner.stop());
+  await reached(() => fired.length, 3);
+  const common = {
+    event: 'timer.fired',
+    organizationId: 'org',
+    environment: 'test',
+    fireAt: '2026-06-01T00:00:00.000Z',
+  };
+  t.deepEqual(
+    fired.sort((a, b) => String(a.timerId).localeCompare(String(b.timerId))),
+    [
+      { ...common, level: 'info', kind: 'acted', timerId: 'acted:1', outcome: 'recorded' },
+      { ...common, level: 'info', kind: 'idle', timerId: 'idle:2', outcome: 'no_change' },
+      { ...common, level: 'debug', kind: 'later', timerId: 'later:3', outcome: 'not_yet' },
+    ],
+  );
 });

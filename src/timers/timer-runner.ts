@@ -6,6 +6,7 @@ import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { createDueWorkLoop } from '../shared/due-work-loop.ts';
 import { doublingDelay } from '../shared/backoff.ts';
+import type { Log } from '../shared/logger.ts';
 
 const RESCAN_DEBOUNCE_MS = 200;
 const BATCH = 500;
@@ -54,10 +55,10 @@ export function createTimerRunner(deps: {
   readStore: ReadStore;
   projections: Pick<ProjectionRunner, 'waitFor' | 'onAdvanced'>;
   handlers: Record<string, TimerHandler>;
-  log?: (line: string) => void;
+  log?: Log;
 }): TimerRunner {
   const { clock, readStore, projections, handlers } = deps;
-  const log = deps.log ?? ((line: string) => console.error(line));
+  const log: Log = deps.log ?? ((line: string) => console.error(line));
   const timers = readStore.collection<TimerDoc>(COLLECTIONS.timers);
   /** Timers whose command changed nothing at this scheduling; looked at again only if rescheduled. */
   const spent = new Map<string, string>();
@@ -89,6 +90,18 @@ export function createTimerRunner(deps: {
       causationId: timer._id,
     };
     const result = await handler(timer, ctx);
+    const outcome = 'notYet' in result ? 'not_yet' : result.position === null ? 'no_change' : 'recorded';
+    // A timer put off (`notYet`) is tried again on every chain read: only at debug.
+    log(`[timers] ${timer.kind} ${timer._id} fired: ${outcome}`, {
+      level: outcome === 'not_yet' ? 'debug' : 'info',
+      event: 'timer.fired',
+      kind: timer.kind,
+      timerId: timer._id,
+      organizationId: timer.organizationId,
+      environment: timer.environment,
+      fireAt: new Date(timer.fireAt).toISOString(),
+      outcome,
+    });
     if ('notYet' in result) return false;
     if (result.position !== null) await projections.waitFor(result.position);
     else spent.set(timer._id, scheduling(timer));

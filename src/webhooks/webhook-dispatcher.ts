@@ -10,6 +10,7 @@ import type { SecretBox } from '../tenancy/secrets.ts';
 import { createFairQueue, type FairQueueLimits } from './fair-queue.ts';
 import { TEST_WEBHOOK_EVENT_TYPE } from './webhook-event-types.ts';
 import { renderWebhookBody } from './webhook-events.ts';
+import { scrubUrls, type Log } from '../shared/logger.ts';
 import { DeliveryAbortedError, type WebhookSender } from './webhook-sender.ts';
 
 const MAX_CACHED_BODIES = 1000;
@@ -50,10 +51,10 @@ export function createWebhookDispatcher(deps: {
   secretBox: SecretBox;
   send: WebhookSender;
   limits?: FairQueueLimits;
-  log?: (line: string) => void;
+  log?: Log;
 }): WebhookDispatcher {
   const { clock, eventStore, readStore, projections, commands, secretBox, send } = deps;
-  const log = deps.log ?? ((line: string) => console.error(line));
+  const log: Log = deps.log ?? ((line: string) => console.error(line));
   const deliveries = readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
   const endpointDocs = readStore.collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints);
   const queue = createFairQueue<Queued>(deps.limits ?? DEFAULT_DELIVERY_LIMITS);
@@ -173,6 +174,25 @@ export function createWebhookDispatcher(deps: {
         assumeNew: delivery.attempts === 0,
       });
       recordFailures.delete(delivery.id);
+      if (command.type === 'RecordDeliveryAttempt') {
+        const ok = command.error === null && command.statusCode !== null;
+        // The endpoint's id, never its URL (a URL may hold a token) nor its secret.
+        log(`[webhooks] ${delivery.eventType} to ${delivery.endpointId}: ${command.statusCode ?? 'no answer'}`, {
+          level: ok ? 'info' : 'warn',
+          event: 'webhook.attempt',
+          organizationId: delivery.organizationId,
+          environment: delivery.environment,
+          endpointId: delivery.endpointId,
+          deliveryId: delivery.id,
+          eventId: delivery.eventId,
+          eventType: delivery.eventType,
+          attempt: command.attempt,
+          statusCode: command.statusCode,
+          durationMs: command.durationMs,
+          outcome: ok ? 'succeeded' : state.value === 'failed' ? 'failed' : 'retrying',
+          ...(command.error && !ok ? { error: scrubUrls(command.error) } : {}),
+        });
+      }
       // The log's word on the delivery now (another writer may have recorded this attempt first).
       const { attempts, nextAttemptAt } = state.context;
       // Remembered until the read model shows it, unless it already did while the attempt was in flight.

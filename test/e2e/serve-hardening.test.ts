@@ -96,7 +96,7 @@ test('weir serve on an existing data dir made readable to others takes that acce
     server
       .output()
       .includes(
-        `[weir] data dir ${dataDir}: took group and other access away from 3 entries: . 0755 → 0700, outbox 0755 → 0700, outbox/old.eml 0644 → 0600`,
+        `data dir ${dataDir}: took group and other access away from 3 entries: . 0755 → 0700, outbox 0755 → 0700, outbox/old.eml 0644 → 0600`,
       ),
     server.output(),
   );
@@ -132,9 +132,7 @@ test('one weir serve per data dir: a lock left by a weir serve killed with -9 is
   t.true(
     second
       .output()
-      .includes(
-        `[weir] data dir ${dataDir}: taking over the lock of weir serve pid ${firstPid}, which is no longer running`,
-      ),
+      .includes(`data dir ${dataDir}: taking over the lock of weir serve pid ${firstPid}, which is no longer running`),
     second.output(),
   );
   t.is(await readFile(join(dataDir, 'serve.lock'), 'utf8'), `${second.child.pid}\n`);

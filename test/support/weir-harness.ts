@@ -6,6 +6,7 @@ import { startWeir, type Weir, type WeirOverrides } from '../../src/app/start-we
 import type { WeirConfig } from '../../src/app/config.ts';
 import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
 import { apiClient } from './api-client.ts';
+import { silentLogger } from '../../src/shared/logger.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const MERCHANT_WALLET = '0x5Ea1Fee5EA1fEe5EA1feE5EA1Fee5Ea1Fee5Ea1F';
@@ -24,7 +25,12 @@ export async function startTestWeir(
   const dataDir = weirConfig.dataDir ?? (await mkdtemp(join(tmpdir(), 'weir-test-')));
   const weir = await startWeir(
     { port: 0, host: '127.0.0.1', dataDir, adminToken: ADMIN_TOKEN, chainEnv: {}, ...weirConfig },
-    { log: () => {}, ...(testRail ? { extraRails: [createTestRail()] } : {}), ...overrides },
+    {
+      // Quiet unless the test captures the log lines itself.
+      ...(overrides.log || overrides.logger ? {} : { logger: silentLogger() }),
+      ...(testRail ? { extraRails: [createTestRail()] } : {}),
+      ...overrides,
+    },
   );
   t.teardown(async () => {
     await weir.stop();
