@@ -167,7 +167,7 @@ test('local chain rolled back behind Weir (anvil lost blocks it had not written)
   t.teardown(() => restarted.kill());
   t.regex(
     restarted.output(),
-    /\[local chain\] the chain is at block \d+ but Weir had read up to block \d+ .*mined \d+ empty blocks/,
+    /"component":"local chain","msg":"the chain is at block \d+ but Weir had read up to block \d+ .*mined \d+ empty blocks/,
   );
   api = apiClient(restarted.url, created.testSecretKey);
   const after = (await api.post<Session>('/api/v1/checkout/sessions', usdcSession)).body;
