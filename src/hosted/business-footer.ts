@@ -32,12 +32,15 @@ export function businessFooter(org: (Partial<BusinessDetails> & { name: string }
     org.companyIdentificationNumber ? `Company no. ${e(org.companyIdentificationNumber)}` : '',
     org.taxIdentificationNumber ? `Tax no. ${e(org.taxIdentificationNumber)}` : '',
   ].filter(Boolean);
-  return `<footer class="business" id="business">
-  <p class="business-name">${e(org.name)}</p>
-  ${address.length ? `<address>${address.map(e).join('<br>')}</address>` : ''}
-  ${contact.length ? `<p class="contact">${contact.join(' · ')}</p>` : ''}
-  ${ids.length ? `<p class="ids">${ids.join(' · ')}</p>` : ''}
-  ${links.length ? `<nav aria-label="${e(org.name)} links"><ul>${links.map((l) => `<li>${l}</li>`).join('')}</ul></nav>` : ''}
-  <p class="powered">Payments by Weir</p>
-</footer>`;
+  const parts = [
+    `<p class="business-name">${e(org.name)}</p>`,
+    address.length ? `<address>${address.map(e).join('<br>')}</address>` : '',
+    contact.length ? `<p class="contact">${contact.join(' · ')}</p>` : '',
+    ids.length ? `<p class="ids">${ids.join(' · ')}</p>` : '',
+    links.length
+      ? `<nav aria-label="${e(org.name)} links"><ul>${links.map((l) => `<li>${l}</li>`).join('')}</ul></nav>`
+      : '',
+    '<p class="powered">Payments by Weir</p>',
+  ];
+  return `<footer class="business" id="business">\n  ${parts.filter(Boolean).join('\n  ')}\n</footer>`;
 }

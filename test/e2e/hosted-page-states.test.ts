@@ -100,6 +100,48 @@ test('the hosted checkout in every state at 390 px and 1280 px: names and icons,
       'session',
     );
 
+  // The other hosted pages: a payment link (and one deactivated), an invoice's page once paid.
+  const link = await ok(
+    api.post<{ url: string }>('/api/v1/payment-links', {
+      title: 'Support the roastery',
+      currency: 'usdc',
+      suggestedAmounts: ['500000000', '1500000000'],
+      minimumAmount: '100000000',
+      maximumAmount: '10000000000',
+      nameCollection: true,
+    }),
+    'payment link',
+  );
+  const inactive = await ok(
+    api.post<{ id: string; url: string }>('/api/v1/payment-links', {
+      title: 'Sold out',
+      amount: '100000000',
+      currency: 'usdc',
+    }),
+    'payment link',
+  );
+  await ok(api.put(`/api/v1/payment-links/${inactive.id}/deactivate`, {}), 'deactivate');
+  const customer = await ok(api.post<{ id: string }>('/api/v1/customers', { email: 'payer@example.com' }), 'customer');
+  const invoice = await ok(
+    api.post<{ id: string }>('/api/v1/invoices', {
+      customerId: customer.id,
+      lineItems: {
+        data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Hour' } } }],
+      },
+    }),
+    'invoice',
+  );
+  await ok(api.post(`/api/v1/invoices/${invoice.id}/finalize`), 'finalize');
+  await ok(api.post(`/api/v1/invoices/${invoice.id}/pay`), 'pay');
+  const unknown = '00000000-0000-4000-8000-000000000000';
+  const otherPages = [
+    { name: 'payment-link', url: link.url, status: 200 },
+    { name: 'payment-link-inactive', url: inactive.url, status: 410 },
+    { name: 'payment-link-not-found', url: `${weir.url}/pay/${unknown}`, status: 404 },
+    { name: 'invoice-paid', url: `${weir.url}/invoices/${invoice.id}/pay`, status: 200 },
+    { name: 'invoice-not-found', url: `${weir.url}/invoices/${unknown}/pay`, status: 404 },
+  ];
+
   const shots = await mkdtemp(join(tmpdir(), 'weir-hosted-states-'));
   t.log(`screenshots: ${shots}`);
   const browser: Browser = await launchChromium(t);
@@ -274,6 +316,19 @@ test('the hosted checkout in every state at 390 px and 1280 px: names and icons,
     t.regex(missing?.headers()['content-type'] ?? '', /^text\/html/);
     t.is(await page.locator('h1').textContent(), 'Checkout not found');
     await check(page, at('9-not-found'));
+
+    for (const other of otherPages) {
+      const answer = await page.goto(other.url);
+      t.is(answer?.status(), other.status, other.name);
+      t.regex(answer?.headers()['content-type'] ?? '', /^text\/html/, other.name);
+      await check(page, at(other.name));
+    }
+    // The payment link's form refused, as a payer posts it.
+    await page.goto(link.url);
+    await page.getByLabel(/Amount/).fill('250');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page.locator('#problems').waitFor();
+    await check(page, at('payment-link-refused'));
     await context.close();
   }
 

@@ -37,6 +37,7 @@ async function choose(button) {
   $('qr').innerHTML = body.qrSvg;
   $('open-wallet').href = body.paymentUri;
   $('reveal').hidden = false;
+  void poll(false);
 }
 for (const b of document.querySelectorAll('.asset[data-asset]')) b.addEventListener('click', () => choose(b));
 if (chosen) void choose(chosen);
