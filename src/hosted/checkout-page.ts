@@ -80,7 +80,7 @@ function payPanel(session: CheckoutSession, status: PayerStatus, names: NetworkN
         : ''
     }
     <section id="reveal" class="reveal" aria-labelledby="reveal-title" hidden>
-      <h3 id="reveal-title" class="send">Send <strong><span id="due"></span> <span id="symbol"></span></strong> on <span id="network"></span></h3>
+      <h3 id="reveal-title" class="send" tabindex="-1">Send <strong><span id="due"></span> <span id="symbol"></span></strong> on <span id="network"></span></h3>
       <div class="field">
         <span class="field-label" id="amount-label">Amount</span>
         <span class="field-value"><code id="due-copy" aria-labelledby="amount-label"></code>

@@ -95,6 +95,9 @@ export function payerStatus(session: CheckoutSession, names: NetworkNames, now: 
       network: address.network,
       networkName: names(address.network),
       chainId: address.asset.chainId,
+      /** The token contract, or `native` for the chain's coin. */
+      assetAddress: address.asset.address,
+      decimals: address.asset.decimals,
       address: address.paymentAddress,
       amountDueRaw: dueRaw.toString(),
       amountDue: formatAmount(dueRaw, address.asset.decimals),

@@ -14,7 +14,7 @@ function say(title, detail) {
   $('status-detail').textContent = detail;
 }
 
-async function choose(button) {
+async function choose(button, focus = false) {
   for (const b of document.querySelectorAll('.asset[data-asset]')) b.setAttribute('aria-pressed', String(b === button));
   chosen = button;
   const res = await fetch(`${base}/payment-method`, {
@@ -37,9 +37,11 @@ async function choose(button) {
   $('qr').innerHTML = body.qrSvg;
   $('open-wallet').href = body.paymentUri;
   $('reveal').hidden = false;
+  // The payer chose: take them (and a screen reader) to what to send.
+  if (focus) $('reveal-title').focus();
   void poll(false);
 }
-for (const b of document.querySelectorAll('.asset[data-asset]')) b.addEventListener('click', () => choose(b));
+for (const b of document.querySelectorAll('.asset[data-asset]')) b.addEventListener('click', () => choose(b, true));
 if (chosen) void choose(chosen);
 
 // Copy buttons: the text of the element they name, announced for screen readers.
@@ -74,11 +76,8 @@ if (promo)
     });
     const body = await res.json();
     $('promo-result').textContent = res.ok ? 'Applied' : body.message;
-    if (res.ok) {
-      shownRemaining = null;
-      await poll(false);
-      if (chosen) void choose(chosen);
-    }
+    // The discount changes the order's totals: the page is drawn again (the chosen asset stays).
+    if (res.ok) location.reload();
   });
 
 // Cancel asks first, in a modal dialog (focus moves into it; Escape keeps paying).
