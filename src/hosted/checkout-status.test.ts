@@ -73,6 +73,10 @@ test('once an asset is chosen, the request asks for what remains, in the asset u
     after.payment?.paymentUri,
     'ethereum:0x00000000000000000000000000000000000a11ce@7357/transfer?address=0x00000000000000000000000000000000000d3b05&uint256=1750000',
   );
+  // A payment seen but not confirmed is not asked for twice.
+  const seen = payerStatus(chosen(sessionFixture({ payments: [payment('100000000', 'pending')] })), names, NOW);
+  t.like(seen, { amountRemaining: '300000000', amountToSend: '200000000' });
+  t.like(seen.payment, { amountDueRaw: '2000000' });
   // A finished session asks for nothing.
   t.is(payerStatus(chosen(sessionFixture({ status: 'expired' })), names, NOW).payment, null);
 });

@@ -28,8 +28,9 @@ export type NetworkNames = (network: string) => string;
 
 /**
  * The session as the payer's page shows it, and as `GET /checkout/{id}/status` answers: the
- * amounts due, paid and remaining, the status in words, and, once an asset is chosen, where and
- * how much to send now (the remaining amount, in the asset's units).
+ * amounts due, paid (confirmed) and remaining, the status in words, and, once an asset is chosen,
+ * where and how much to send now (the remaining amount less what is seen but not yet confirmed,
+ * in the asset's units).
  */
 export function payerStatus(session: CheckoutSession, names: NetworkNames, now: number) {
   const currency = session.currency.toUpperCase();
@@ -38,6 +39,8 @@ export function payerStatus(session: CheckoutSession, names: NetworkNames, now: 
   const remaining = total > received ? total - received : 0n;
   const pending = session.payments.filter((p) => p.status === 'pending');
   const pendingAmount = pending.reduce((sum, p) => sum + BigInt(p.amount), 0n);
+  // What to send now: a payment seen but not confirmed yet is not asked for twice.
+  const toSend = remaining > pendingAmount ? remaining - pendingAmount : 0n;
   const method = session.paymentIntent.paymentMethod;
   const address = method ? session.addresses.find((a) => a.id === method.id) : undefined;
   const required = pending[0] ? confirmationsRequired(pending[0].chainId) : null;
@@ -69,7 +72,7 @@ export function payerStatus(session: CheckoutSession, names: NetworkNames, now: 
     title = 'Confirming your payment';
     detail = `${money(pendingAmount)} seen on the network, waiting for ${
       required === null ? 'its confirmations' : `${required} confirmation${required === 1 ? '' : 's'}`
-    }. You can keep this page open.`;
+    }. ${toSend > 0n ? `Send the remaining ${money(toSend)} to finish.` : 'Nothing more to send; you can keep this page open.'}`;
   } else if (received > 0n) {
     state = 'partly_paid';
     title = 'Partly paid';
@@ -84,7 +87,7 @@ export function payerStatus(session: CheckoutSession, names: NetworkNames, now: 
   if (address && method && (session.status === 'open' || session.status === 'incomplete')) {
     let dueRaw: bigint;
     try {
-      dueRaw = toChainUnits(remaining, address.asset.decimals);
+      dueRaw = toChainUnits(toSend, address.asset.decimals);
     } catch {
       dueRaw = BigInt(method.amountDue);
     }
@@ -120,6 +123,8 @@ export function payerStatus(session: CheckoutSession, names: NetworkNames, now: 
     amountRemaining: remaining.toString(),
     amountRemainingFormatted: formatAmount(remaining),
     amountPending: pendingAmount.toString(),
+    amountToSend: toSend.toString(),
+    amountToSendFormatted: formatAmount(toSend),
     confirmations: { pending: pending.length, required },
     expiresAt: session.expiresAt,
     now: new Date(now).toISOString(),

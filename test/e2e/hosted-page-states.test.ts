@@ -244,7 +244,19 @@ test('the hosted checkout in every state at 390 px and 1280 px: names and icons,
       blockHash: first,
     });
     await stateIs(page, 'confirming');
-    t.regex((await page.locator('#status-detail').textContent()) ?? '', /1 USDC seen on the network/);
+    t.regex(
+      (await page.locator('#status-detail').textContent()) ?? '',
+      /1 USDC seen on the network.*Send the remaining 1\.5 USDC/,
+    );
+    // What is seen is not asked for twice: the request is for the rest already.
+    await page.waitForFunction(
+      () =>
+        (
+          globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }
+        ).document.getElementById('due').textContent === '1.5',
+    );
+    t.regex((await page.locator('#open-wallet').getAttribute('href')) ?? '', /uint256=1500000$/);
+    t.is(await page.locator('#remaining').textContent(), '2.5', 'remaining counts confirmed payments');
     await check(page, at('3-confirming'));
 
     // Confirmed: partly paid, and the request follows the remaining 1.5 USDC.

@@ -8,6 +8,21 @@ const json = { 'content-type': 'application/json' };
 const FINAL = ['complete', 'expired', 'canceled'];
 let chosen = document.querySelector('.asset[aria-pressed="true"]');
 let shownRemaining = null;
+let shownUri = null;
+
+/** The request to pay: amount, QR and wallet link, as the server gives them (`payment` of the status, or the chosen method). */
+function request(p) {
+  $('due').textContent = p.amountDue;
+  $('due-copy').textContent = p.amountDue;
+  $('symbol').textContent = p.symbol;
+  $('symbol-warning').textContent = p.symbol;
+  $('network').textContent = p.networkName;
+  $('network-warning').textContent = p.networkName;
+  $('address').textContent = p.address;
+  $('qr').innerHTML = p.qrSvg;
+  $('open-wallet').href = p.paymentUri;
+  shownUri = p.paymentUri;
+}
 
 function say(title, detail) {
   $('status-title').textContent = title;
@@ -27,15 +42,7 @@ async function choose(button, focus = false) {
     say('This asset cannot be used', body.message);
     return;
   }
-  $('due').textContent = body.amountDue;
-  $('due-copy').textContent = body.amountDue;
-  $('symbol').textContent = body.symbol;
-  $('symbol-warning').textContent = body.symbol;
-  $('network').textContent = body.networkName;
-  $('network-warning').textContent = body.networkName;
-  $('address').textContent = body.address;
-  $('qr').innerHTML = body.qrSvg;
-  $('open-wallet').href = body.paymentUri;
+  request(body);
   $('reveal').hidden = false;
   // The payer chose: take them (and a screen reader) to what to send.
   if (focus) $('reveal-title').focus();
@@ -130,6 +137,7 @@ async function poll(again = true) {
     if (shownRemaining !== null && shownRemaining !== s.amountRemaining && chosen && !FINAL.includes(s.status))
       void choose(chosen);
     shownRemaining = s.amountRemaining;
+    if (s.payment && s.payment.paymentUri !== shownUri && !$('reveal').hidden) request(s.payment);
     if (s.status === 'complete' && s.redirectUrl) {
       setTimeout(() => location.assign(s.redirectUrl), 1500);
       return;

@@ -18,6 +18,8 @@ import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 
 export { paymentUri } from '../../hosted/checkout-status.ts';
 
+const QR = { type: 'svg', margin: 1 } as const;
+
 /**
  * Public routes of the hosted checkout page. They need no key: a session id is an unguessable
  * uuid, and each route acts on that one session only.
@@ -77,7 +79,11 @@ export function hostedCheckoutRoutes(deps: ApiDeps): Router<ApiState> {
   router.get('/:id/status', async (ctx) => {
     const session = await load(ctx);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = statusOf(session);
+    const status = statusOf(session);
+    // The QR of what to send now, so the page's request follows payments as they are seen.
+    ctx.body = status.payment
+      ? { ...status, payment: { ...status.payment, qrSvg: await QRCode.toString(status.payment.paymentUri, QR) } }
+      : status;
   });
 
   /** The "QR reveal": the payer picks an asset; the payment intent records it with the amount due. */
@@ -101,7 +107,7 @@ export function hostedCheckoutRoutes(deps: ApiDeps): Router<ApiState> {
       amountDueRaw: method.amountDue,
       amountDue: formatAmount(BigInt(method.amountDue), address.asset.decimals),
       paymentUri: uri,
-      qrSvg: await QRCode.toString(uri, { type: 'svg', margin: 1 }),
+      qrSvg: await QRCode.toString(uri, QR),
     };
   });
 
