@@ -177,6 +177,13 @@ test('the hosted checkout in every state at 390 px and 1280 px: names and icons,
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: weir.url });
     const page = await context.newPage();
     const at = (state: string) => `${width}-${state}`;
+    // The pages' own scripts never fail; a 4xx page's status is all Chromium may log.
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource: the server responded'))
+        problems.push(`console: ${message.text()}`);
+    });
 
     // Open, choosing an asset: names from the registry, bundled icons, due/paid/remaining, a countdown.
     const session = await newSession();
@@ -341,6 +348,7 @@ test('the hosted checkout in every state at 390 px and 1280 px: names and icons,
     await page.getByRole('button', { name: 'Pay' }).click();
     await page.locator('#problems').waitFor();
     await check(page, at('payment-link-refused'));
+    t.deepEqual(problems, [], `${width}: script errors`);
     await context.close();
   }
 
