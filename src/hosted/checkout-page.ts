@@ -44,7 +44,10 @@ function totals(session: CheckoutSession, status: PayerStatus): string {
   const row = (label: string, amount: string, id?: string, cls = '') =>
     `<div class="row${cls ? ` ${cls}` : ''}"><dt>${label}</dt><dd><span${id ? ` id="${id}"` : ''}>${e(amount)}</span> ${e(c)}</dd></div>`;
   const rows = [row('Subtotal', formatAmount(BigInt(session.amountSubtotal)), 'subtotal')];
-  if (BigInt(d.amountDiscount ?? '0') > 0n) rows.push(row('Discount', `−${formatAmount(BigInt(d.amountDiscount))}`));
+  if (BigInt(d.amountDiscount ?? '0') > 0n) {
+    const codes = session.discounts.map((x) => x.code).join(', ');
+    rows.push(row(codes ? `Discount (${e(codes)})` : 'Discount', `−${formatAmount(BigInt(d.amountDiscount))}`));
+  }
   if (BigInt(d.amountTax ?? '0') > 0n) rows.push(row('Tax', formatAmount(BigInt(d.amountTax))));
   if (BigInt(session.amountGasFee ?? '0') > 0n)
     rows.push(row('Network fee', formatAmount(BigInt(session.amountGasFee))));

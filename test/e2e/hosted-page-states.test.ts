@@ -133,6 +133,10 @@ test('the hosted checkout in every state at 390 px and 1280 px: names and icons,
   );
   await ok(api.post(`/api/v1/invoices/${invoice.id}/finalize`), 'finalize');
   await ok(api.post(`/api/v1/invoices/${invoice.id}/pay`), 'pay');
+  await ok(
+    api.post('/api/v1/coupons', { name: 'Ten off', percentOff: 10, promotionCodeData: { data: [{ code: 'TENOFF' }] } }),
+    'coupon',
+  );
   const unknown = '00000000-0000-4000-8000-000000000000';
   const otherPages = [
     { name: 'payment-link', url: link.url, status: 200 },
@@ -328,6 +332,29 @@ test('the hosted checkout in every state at 390 px and 1280 px: names and icons,
     t.is(await page.locator('#status-title').textContent(), 'Expired');
     await noControls(page, at('expired'));
     await check(page, at('8-expired'));
+
+    // A promotion code: the page is drawn again with the discount, the chosen asset kept.
+    const discounted = await newSession();
+    await page.goto(discounted.url);
+    await page.getByRole('button', { name: /USD Coin/ }).click();
+    await page.locator('#reveal').waitFor({ state: 'visible' });
+    await page.getByLabel('Promotion code').fill('TENOFF');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForFunction(
+      () =>
+        (
+          globalThis as unknown as { document: { getElementById(id: string): { textContent: string } | null } }
+        ).document.getElementById('total-due')?.textContent === '2.25',
+    );
+    await page.locator('#reveal').waitFor({ state: 'visible' });
+    await page.waitForFunction(
+      () =>
+        (
+          globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }
+        ).document.getElementById('due').textContent === '2.25',
+    );
+    t.regex((await page.locator('#totals').textContent()) ?? '', /Discount \(TENOFF\)\s*−0\.25 USDC/);
+    await check(page, at('promo-applied'));
 
     // An unknown session: an HTML page, not JSON.
     const missing = await page.goto(`${weir.url}/checkout/00000000-0000-4000-8000-000000000000`);
