@@ -1,19 +1,46 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import Router from '@koa/router';
+import Router, { type RouterContext } from '@koa/router';
 import type { ApiState } from '../read-api/api-context.ts';
 
+const CSS = 'text/css; charset=utf-8';
+const JS = 'text/javascript; charset=utf-8';
+const SVG = 'image/svg+xml';
+
+/** Icons drawn for Weir (assets/icons), served as `icon-<name>.svg`. */
+const ICONS = [
+  'favicon',
+  'usdc',
+  'usdt',
+  'dai',
+  'eth',
+  'token',
+  'network',
+  'local',
+  'ethereum',
+  'polygon',
+  'base',
+  'arbitrum',
+  'optimism',
+  'bsc',
+] as const;
+export type IconName = (typeof ICONS)[number];
+
 /**
- * The hosted pages' scripts and stylesheet, served by Weir itself from the package (no CDN), so
- * the pages' Content-Security-Policy allows scripts and styles from Weir's own origin only.
+ * The hosted pages' scripts, stylesheet and icons, served by Weir itself from the package (no
+ * CDN), so the pages' Content-Security-Policy allows scripts and styles from Weir's own origin only.
  */
 const FILES = {
-  'hosted.css': 'text/css; charset=utf-8',
-  'checkout.js': 'text/javascript; charset=utf-8',
-  'payment-link.js': 'text/javascript; charset=utf-8',
-  'wallet.js': 'text/javascript; charset=utf-8',
-  'wallet.css': 'text/css; charset=utf-8',
-} as const;
+  'hosted.css': { type: CSS, file: 'hosted.css' },
+  'checkout.js': { type: JS, file: 'checkout.js' },
+  'payment-link.js': { type: JS, file: 'payment-link.js' },
+  'wallet.js': { type: JS, file: 'wallet.js' },
+  'wallet.css': { type: CSS, file: 'wallet.css' },
+  ...Object.fromEntries(ICONS.map((name) => [`icon-${name}.svg`, { type: SVG, file: `icons/${name}.svg` }])),
+} as Record<
+  'hosted.css' | 'checkout.js' | 'payment-link.js' | 'wallet.js' | 'wallet.css' | `icon-${IconName}.svg`,
+  { type: string; file: string }
+>;
 
 export type AssetName = keyof typeof FILES;
 
@@ -21,8 +48,8 @@ type Asset = { body: Buffer; type: string; version: string };
 
 /** Read once at start: a missing file fails the start, not a payer's page. */
 const ASSETS = new Map<string, Asset>(
-  Object.entries(FILES).map(([name, type]) => {
-    const body = readFileSync(new URL(`./assets/${name}`, import.meta.url));
+  Object.entries(FILES).map(([name, { type, file }]) => {
+    const body = readFileSync(new URL(`./assets/${file}`, import.meta.url));
     return [name, { body, type, version: createHash('sha256').update(body).digest('hex').slice(0, 16) }];
   }),
 );
@@ -35,27 +62,33 @@ const SHORT = 'public, max-age=300';
 /** Where a page finds an asset: its path with the content's hash, cacheable for a year. */
 export const assetUrl = (name: AssetName): string => `/assets/${name}?v=${ASSETS.get(name)!.version}`;
 
+/** Where a page finds one of Weir's icons. */
+export const iconUrl = (name: IconName): string => assetUrl(`icon-${name}.svg`);
+
 const HEX_COLOR = /^[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?$/;
 
 /** The stylesheet that gives a page its organization's brand colour (`#rgb` or `#rrggbb`), never inline. */
 export const brandStylesheetUrl = (color: string): string | null =>
   color.startsWith('#') && HEX_COLOR.test(color.slice(1)) ? `/assets/brand/${color.slice(1).toLowerCase()}.css` : null;
 
-/** `GET /assets/{name}` and `GET /assets/brand/{rgb}.css`, with caching headers and ETags. */
+/**
+ * `GET /assets/{name}` and `GET /assets/brand/{rgb}.css`, with caching headers and ETags, and
+ * `GET /favicon.ico` (the SVG favicon: browsers ask for that path on their own).
+ */
 export function hostedAssetRoutes(): Router<ApiState> {
-  const router = new Router<ApiState>({ prefix: '/assets' });
+  const router = new Router<ApiState>();
 
-  router.get('/brand/:file', (ctx) => {
+  router.get('/assets/brand/:file', (ctx) => {
     const match = /^([0-9a-f]{3}|[0-9a-f]{6})\.css$/.exec(ctx.params.file ?? '');
     if (!match) return;
     ctx.status = 200;
-    ctx.type = 'text/css; charset=utf-8';
+    ctx.type = CSS;
     ctx.set('Cache-Control', IMMUTABLE);
     ctx.body = `:root { --brand: #${match[1]}; }\n`;
   });
 
-  router.get('/:name', (ctx) => {
-    const asset = ASSETS.get(ctx.params.name ?? '');
+  const serve = (ctx: RouterContext<ApiState>, name: string) => {
+    const asset = ASSETS.get(name);
     if (!asset) return;
     ctx.status = 200;
     ctx.type = asset.type;
@@ -66,7 +99,9 @@ export function hostedAssetRoutes(): Router<ApiState> {
       return;
     }
     ctx.body = asset.body;
-  });
+  };
+  router.get('/assets/:name', (ctx) => serve(ctx, ctx.params.name ?? ''));
+  router.get('/favicon.ico', (ctx) => serve(ctx, 'icon-favicon.svg'));
 
   return router;
 }

@@ -1,58 +1,190 @@
 import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
 import type { Organization } from '../actors/organization.ts';
 import { formatAmount } from '../shared/money.ts';
-import { escapeHtml, hostedPage } from './html.ts';
+import { businessFooter } from './business-footer.ts';
+import type { NetworkNames, PayerStatus } from './checkout-status.ts';
+import { escapeHtml as e, hostedPage } from './html.ts';
+import { assetIconUrl, networkIconUrl } from './icons.ts';
 import { renderWalletActions, type WalletContext } from './wallet-actions.ts';
 
-/** Where the payer goes after completion: the success URL with the session id filled in. */
-export const successRedirect = (session: CheckoutSession): string =>
-  session.successUrl.replace(/\{CHECKOUT_SESSION_ID\}/g, session.id);
+export { successRedirect } from './checkout-status.ts';
 
-/**
- * The hosted checkout page: server-rendered, with a small script (assets/checkout.js) that reveals
- * the deposit address and QR code for the chosen asset and follows the session's status without a
- * reload.
- */
-export function renderCheckoutPage(
-  session: CheckoutSession,
-  org: Organization | null,
-  wallet: WalletContext | null = null,
-): string {
-  const business = org?.name ?? 'Checkout';
-  const currency = session.currency.toUpperCase();
-  const items = session.lineItems.data
-    .map(
-      (item) => `
-        <li><span>${escapeHtml(item.description ?? item.price.product.name)} × ${item.quantity}</span><span>${escapeHtml(formatAmount(BigInt(item.amountTotal)))} ${escapeHtml(currency)}</span></li>`,
-    )
+/** What the page shows of a line item's product beyond its name (read from the catalog). */
+export type ProductView = { description: string | null; images: string[] };
+
+const FINAL = new Set(['complete', 'expired', 'canceled']);
+
+/** Only http(s) images: anything else in product data is not shown. */
+const imageUrl = (url: string | undefined): string | null => (url && /^https?:\/\//i.test(url) ? url : null);
+
+function lineItems(session: CheckoutSession, products: ReadonlyMap<string, ProductView>, currency: string): string {
+  return session.lineItems.data
+    .map((item) => {
+      const product = products.get(item.price.productId);
+      const name = item.description ?? item.price.product.name;
+      const description = product?.description ?? item.price.product.description;
+      const image = imageUrl(product?.images[0]);
+      const unit = `${formatAmount(BigInt(item.price.unitAmount))} ${currency}`;
+      return `
+      <li class="item">
+        ${image ? `<img class="item-image" src="${e(image)}" alt="" width="56" height="56">` : ''}
+        <div class="item-text">
+          <span class="item-name">${e(name)} × ${item.quantity}</span>
+          ${description ? `<span class="item-description">${e(description)}</span>` : ''}
+          ${item.quantity > 1 ? `<span class="item-unit">${e(unit)} each</span>` : ''}
+        </div>
+        <span class="item-amount">${e(formatAmount(BigInt(item.amountTotal)))} ${e(currency)}</span>
+      </li>`;
+    })
     .join('');
-  const options = session.addresses
+}
+
+function totals(session: CheckoutSession, status: PayerStatus): string {
+  const c = status.currency;
+  const d = session.amountDetails;
+  const row = (label: string, amount: string, id?: string, cls = '') =>
+    `<div class="row${cls ? ` ${cls}` : ''}"><dt>${label}</dt><dd><span${id ? ` id="${id}"` : ''}>${e(amount)}</span> ${e(c)}</dd></div>`;
+  const rows = [row('Subtotal', formatAmount(BigInt(session.amountSubtotal)), 'subtotal')];
+  if (BigInt(d.amountDiscount ?? '0') > 0n) {
+    const codes = session.discounts.map((x) => x.code).join(', ');
+    rows.push(row(codes ? `Discount (${e(codes)})` : 'Discount', `−${formatAmount(BigInt(d.amountDiscount))}`));
+  }
+  if (BigInt(d.amountTax ?? '0') > 0n) rows.push(row('Tax', formatAmount(BigInt(d.amountTax))));
+  if (BigInt(session.amountGasFee ?? '0') > 0n)
+    rows.push(row('Network fee', formatAmount(BigInt(session.amountGasFee))));
+  rows.push(row('Total due', status.amountTotalFormatted, 'total-due', 'strong'));
+  rows.push(row('Paid', status.amountReceivedFormatted, 'paid'));
+  rows.push(row('Remaining', status.amountRemainingFormatted, 'remaining', 'strong remaining'));
+  return `<dl class="totals" id="totals">${rows.join('')}</dl>`;
+}
+
+function assetChoices(session: CheckoutSession, names: NetworkNames, chosen: string | null): string {
+  return session.addresses
     .map(
       (a) => `
-        <button type="button" class="asset" data-asset="${escapeHtml(a.id)}">${escapeHtml(a.asset.symbol)} <small>on ${escapeHtml(a.network)}</small></button>`,
+        <button type="button" class="asset" data-asset="${e(a.id)}" aria-pressed="${a.id === chosen}">
+          <img class="asset-icon" src="${e(assetIconUrl(a.asset))}" alt="" width="32" height="32">
+          <span class="asset-text"><span class="asset-name">${e(a.asset.name)} <span class="asset-symbol">${e(a.asset.symbol)}</span></span>
+          <span class="asset-network"><img src="${e(networkIconUrl(a.network, a.asset.chainId))}" alt="" width="14" height="14"> on ${e(names(a.network))}</span></span>
+        </button>`,
     )
     .join('');
+}
+
+/** The payment panel while the session takes payments: asset choice, the revealed address and QR, cancel. */
+function payPanel(
+  session: CheckoutSession,
+  status: PayerStatus,
+  names: NetworkNames,
+  wallet: WalletContext | null,
+): string {
+  const chosen = status.payment?.assetId ?? null;
+  return `
+    <h2 id="pay-title">Choose how to pay</h2>
+    <div id="assets" class="assets" role="group" aria-labelledby="pay-title">${assetChoices(session, names, chosen)}
+    </div>
+    ${
+      session.allowPromotionCodes
+        ? `<form id="promo" class="promo"><label for="promo-code">Promotion code</label><span class="promo-row"><input id="promo-code" name="code" autocomplete="off" maxlength="100"> <button type="submit" class="secondary">Apply</button></span> <span id="promo-result" class="muted" role="status"></span></form>`
+        : ''
+    }
+    <section id="reveal" class="reveal" aria-labelledby="reveal-title" hidden>
+      <h3 id="reveal-title" class="send" tabindex="-1">Send <strong><span id="due"></span> <span id="symbol"></span></strong> on <span id="network"></span></h3>
+      <div class="field">
+        <span class="field-label" id="amount-label">Amount</span>
+        <span class="field-value"><code id="due-copy" aria-labelledby="amount-label"></code>
+        <button type="button" class="copy secondary" data-copy="due-copy" aria-label="Copy amount">Copy</button></span>
+      </div>
+      <div class="field">
+        <span class="field-label" id="address-label">To address</span>
+        <span class="field-value"><code id="address" aria-labelledby="address-label"></code>
+        <button type="button" class="copy secondary" data-copy="address" aria-label="Copy address">Copy</button></span>
+      </div>
+      <p class="warning">Send only <span id="symbol-warning"></span> on <span id="network-warning"></span> to this address.</p>
+      <div class="qr-block">
+        <div id="qr" role="img" aria-label="QR code of the payment request"></div>
+        <div class="qr-side">
+          <a id="open-wallet" class="button" href="#">Open in wallet</a>
+          <p class="muted">Scan the code with a wallet app, or open the request in a wallet on this device.</p>
+        </div>
+      </div>
+      ${renderWalletActions(session, wallet)}
+    </section>
+    ${
+      session.cancelUrl
+        ? `<p class="cancel-row"><button type="button" id="cancel" class="link-button">Cancel payment</button></p>
+    <dialog id="cancel-dialog" aria-labelledby="cancel-title" aria-describedby="cancel-text">
+      <h2 id="cancel-title">Cancel this payment?</h2>
+      <p id="cancel-text">You will return to ${e(session.cancelUrl.replace(/^https?:\/\//, '').split('/')[0])}. Do not send a payment after canceling.</p>
+      <div class="dialog-actions">
+        <button type="button" id="cancel-keep" class="secondary">Keep paying</button>
+        <button type="button" id="cancel-confirm" class="danger">Cancel payment</button>
+      </div>
+    </dialog>`
+        : ''
+    }`;
+}
+
+/** The panel of a session that is over: what happened, and the way back to the merchant. */
+function finalPanel(session: CheckoutSession, status: PayerStatus, business: string): string {
+  const message = status.message ? `<p id="confirmation-message">${e(status.message)}</p>` : '';
+  const back = status.returnUrl
+    ? `<p><a id="return-link" class="button" href="${e(status.returnUrl)}">Return to ${e(business)}</a></p>`
+    : '';
+  const when =
+    session.status === 'complete' && session.completedAt
+      ? `<p class="muted">Paid on <time datetime="${e(session.completedAt)}">${e(session.completedAt.slice(0, 10))}</time>.</p>`
+      : '';
+  return `${message}${when}${back}`;
+}
+
+/**
+ * The hosted checkout page, server-rendered in the session's current state: the order with its
+ * totals (due, paid, remaining) beside the payment panel. While open it offers the assets, and a
+ * small script (assets/checkout.js) reveals the address and QR for the chosen one, follows the
+ * status, counts down to the expiry and asks before canceling. A session that is over shows what
+ * happened and the way back, with no controls.
+ */
+export function renderCheckoutPage(input: {
+  session: CheckoutSession;
+  org: Organization | null;
+  status: PayerStatus;
+  names: NetworkNames;
+  products: ReadonlyMap<string, ProductView>;
+  /** The networks and local devnet the wallet actions need; none: no wallet actions. */
+  wallet?: WalletContext | null;
+}): string {
+  const { session, org, status, names } = input;
+  const business = org?.name ?? 'Checkout';
+  const currency = status.currency;
+  const final = FINAL.has(session.status);
+  const countdown = final
+    ? ''
+    : `<p class="countdown" id="countdown">Expires in <time id="expires" datetime="${e(session.expiresAt)}" data-now="${e(status.now)}">${e(session.expiresAt.slice(11, 16))} UTC</time></p>`;
   return hostedPage({
     title: `Pay ${business}`,
     kind: 'checkout',
     org,
     business,
-    main: `  <p class="total"><span id="amount">${escapeHtml(formatAmount(BigInt(session.amountTotal)))}</span> ${escapeHtml(currency)}</p>
-  <ul>${items}
-  </ul>
-  <p class="muted">Choose how to pay:</p>
-  <div id="assets">${options}
-  </div>
-  ${session.allowPromotionCodes ? `<form id="promo"><label>Promotion code <input name="code" autocomplete="off" maxlength="100"></label> <button type="submit" class="asset">Apply</button> <span id="promo-result" class="muted"></span></form>` : ''}
-  <div id="reveal" hidden>
-    <p>Send exactly <strong id="due"></strong> <span id="symbol"></span> on <span id="network"></span> to</p>
-    <p><code id="address"></code></p>
-    <div id="qr"></div>
-    ${renderWalletActions(session, wallet)}
-  </div>
-  <p id="status" data-status="${escapeHtml(session.status)}">Status: ${escapeHtml(session.status)}</p>
-  <p id="received" class="muted"></p>
-  ${session.cancelUrl ? '<p><button type="button" id="cancel" class="asset">Cancel</button></p>' : ''}`,
-    script: { name: 'checkout.js', data: { session: session.id } },
+    ...(session.environment === 'test' ? { badge: 'Test mode' } : {}),
+    main: `  <section class="summary" aria-labelledby="summary-title">
+    <h1 id="summary-title" class="muted-heading">Pay ${e(business)}</h1>
+    <p class="total"><span id="amount">${e(status.amountTotalFormatted)}</span> ${e(currency)}</p>
+    <ul class="items">${lineItems(session, input.products, currency)}
+    </ul>
+    ${totals(session, status)}
+  </section>
+  <section class="pay" aria-label="Payment">
+    <div id="status" class="status" role="status" aria-live="polite" data-status="${e(session.status)}" data-state="${e(status.state)}">
+      <span class="status-dot" aria-hidden="true"></span>
+      <span class="status-text"><strong id="status-title">${e(status.title)}</strong>
+      <span id="status-detail">${e(status.detail)}</span></span>
+    </div>
+    ${countdown}
+    ${final ? finalPanel(session, status, business) : payPanel(session, status, names, input.wallet ?? null)}
+    <p id="copied" class="visually-hidden" role="status" aria-live="polite"></p>
+  </section>`,
+    footer: businessFooter(org),
+    ...(final ? {} : { script: { name: 'checkout.js' as const, data: { session: session.id } } }),
   });
 }

@@ -1,4 +1,4 @@
-import { assetUrl, brandStylesheetUrl, type AssetName } from './assets.ts';
+import { assetUrl, brandStylesheetUrl, iconUrl, type AssetName } from './assets.ts';
 
 /** Escape text for HTML element content and attribute values. */
 export const escapeHtml = (value: unknown): string =>
@@ -19,10 +19,14 @@ export type Branding = { name: string; brandColor: string | null; brandLogo: str
 export function hostedPage(page: {
   title: string;
   /** The body's class, which scopes the page's own rules in hosted.css. */
-  kind: 'checkout' | 'payment-link' | 'invoice';
+  kind: 'checkout' | 'payment-link' | 'invoice' | 'error';
   org: Branding | null;
   business: string;
   main: string;
+  /** Below the card, e.g. the business details (already HTML). */
+  footer?: string;
+  /** A word beside the business name, e.g. "Test mode". */
+  badge?: string;
   script?: { name: AssetName; data?: Record<string, string> };
 }): string {
   const logo = page.org?.brandLogo ? `<img class="logo" src="${escapeHtml(page.org.brandLogo)}" alt="">` : '';
@@ -36,14 +40,14 @@ export function hostedPage(page: {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(page.title)}</title>
-<link rel="icon" href="data:,">
+<link rel="icon" href="${iconUrl('favicon')}" type="image/svg+xml">
 <link rel="stylesheet" href="${assetUrl('hosted.css')}">
 ${brand ? `<link rel="stylesheet" href="${brand}">\n` : ''}</head>
 <body class="${page.kind}">
-<header>${logo}<strong>${escapeHtml(page.business)}</strong></header>
+<header>${logo}<strong>${escapeHtml(page.business)}</strong>${page.badge ? ` <span class="badge">${escapeHtml(page.badge)}</span>` : ''}</header>
 <main>
 ${page.main}
 </main>
-${page.script ? `<script src="${assetUrl(page.script.name)}"${data}></script>\n` : ''}</body>
+${page.footer ? `${page.footer}\n` : ''}${page.script ? `<script src="${assetUrl(page.script.name)}"${data}></script>\n` : ''}</body>
 </html>`;
 }

@@ -2,6 +2,7 @@ import type { CustomField } from '../../machines/collected-data.types.ts';
 import type { PaymentLink } from '../../machines/payment-link.types.ts';
 import type { Organization } from '../actors/organization.ts';
 import { formatAmount } from '../shared/money.ts';
+import { businessFooter } from './business-footer.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
 import { ADDRESS_INPUTS, addressTitle, INPUT, type FormProblem, type PayerForm } from './payment-link-form.ts';
 
@@ -17,6 +18,7 @@ function shell(org: Organization | null, title: string, main: string, withScript
     org,
     business: org?.name ?? 'Payment',
     main,
+    footer: businessFooter(org),
     ...(withScript ? { script: { name: 'payment-link.js' as const } } : {}),
   });
 }

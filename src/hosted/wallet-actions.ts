@@ -1,6 +1,7 @@
 import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
 import type { RailNetwork } from '../chain-ingest/rail.ts';
 import { assetUrl } from './assets.ts';
+import { toChainUnitsRoundedUp } from '../shared/money.ts';
 import { escapeHtml } from './html.ts';
 
 /** What the wallet actions need besides the session: the networks it can be paid on, and the local devnet if any. */
@@ -52,11 +53,7 @@ export function remainingChainUnits(
     BigInt(session.amountSubtotal) - BigInt(session.amountDetails.amountDiscount) + BigInt(address.gasAmount ?? '0');
   const seen = session.payments.reduce((sum, p) => (p.status === 'withdrawn' ? sum : sum + BigInt(p.amount)), 0n);
   const outstanding = total - seen;
-  if (outstanding <= 0n) return 0n;
-  const { decimals } = address.asset;
-  if (decimals >= 8) return outstanding * 10n ** BigInt(decimals - 8);
-  const divisor = 10n ** BigInt(8 - decimals);
-  return (outstanding + divisor - 1n) / divisor;
+  return outstanding <= 0n ? 0n : toChainUnitsRoundedUp(outstanding, address.asset.decimals);
 }
 
 /** The chosen payment method and what is left to pay in it, for the page's JSON answers; null when none is chosen or the session is over. */

@@ -164,7 +164,7 @@ export function createApiApp(
     if (ctx.path.startsWith('/checkout/')) return hosted(ctx, next);
     if (ctx.path.startsWith('/invoices/')) return hostedInvoices(ctx, next);
     if (ctx.path.startsWith('/pay/')) return paymentLinkPages(ctx, next);
-    if (ctx.path.startsWith('/assets/')) return assets(ctx, next);
+    if (ctx.path.startsWith('/assets/') || ctx.path === '/favicon.ico') return assets(ctx, next);
     if (admin && ctx.path.startsWith('/admin/')) return admin(ctx, next);
     if (ctx.path === '/health') return healthRoute(ctx, deps.health);
     return next();

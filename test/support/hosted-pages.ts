@@ -70,14 +70,26 @@ export async function everyHostedPage(baseUrl: string, logoUrl: string) {
   const pages: HostedPage[] = [
     { name: 'checkout page', url: session.url, status: 200, html: true },
     { name: 'checkout status', url: `${session.url}/status`, status: 200, html: false },
-    { name: 'unknown checkout session', url: `${baseUrl}/checkout/${randomUUID()}`, status: 404, html: false },
+    {
+      name: 'unknown checkout session',
+      url: `${baseUrl}/checkout/${randomUUID()}`,
+      status: 404,
+      html: true,
+      branded: false,
+    },
     { name: 'payment link page', url: link.url, status: 200, html: true },
     { name: 'payment link form refused', url: link.url, status: 400, html: true, form: { amount: '250', name: '' } },
     { name: 'unknown payment link', url: `${baseUrl}/pay/${randomUUID()}`, status: 404, html: true, branded: false },
     { name: 'inactive payment link', url: inactive.url, status: 410, html: true },
     { name: 'paid invoice', url: await invoice('pay'), status: 200, html: true },
     { name: 'voided invoice', url: await invoice('void'), status: 410, html: true },
-    { name: 'unknown invoice', url: `${baseUrl}/invoices/${randomUUID()}/pay`, status: 404, html: false },
+    {
+      name: 'unknown invoice',
+      url: `${baseUrl}/invoices/${randomUUID()}/pay`,
+      status: 404,
+      html: true,
+      branded: false,
+    },
   ];
   return { pages, session, link };
 }

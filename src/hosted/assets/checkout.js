@@ -1,11 +1,37 @@
-// The hosted checkout page: reveals the deposit address and QR code for the chosen asset, applies
-// a promotion code, cancels, and follows the session's status. Served by Weir from /assets.
+// The hosted checkout page: reveals the deposit address, amount and QR code for the chosen asset,
+// keeps them on the remaining amount, follows the session's status (polling), counts down to the
+// expiry, copies, applies a promotion code and asks before canceling. Served by Weir from /assets.
 const base = `/checkout/${document.currentScript.dataset.session}`;
-const statusEl = document.getElementById('status');
+const $ = (id) => document.getElementById(id);
+const statusEl = $('status');
 const json = { 'content-type': 'application/json' };
+const FINAL = ['complete', 'expired', 'canceled'];
+let chosen = document.querySelector('.asset[aria-pressed="true"]');
+let shownRemaining = null;
+let shownUri = null;
 
-async function choose(button) {
+/** The request to pay: amount, QR and wallet link, as the server gives them (`payment` of the status, or the chosen method). */
+function request(p) {
+  $('due').textContent = p.amountDue;
+  $('due-copy').textContent = p.amountDue;
+  $('symbol').textContent = p.symbol;
+  $('symbol-warning').textContent = p.symbol;
+  $('network').textContent = p.networkName;
+  $('network-warning').textContent = p.networkName;
+  $('address').textContent = p.address;
+  $('qr').innerHTML = p.qrSvg;
+  $('open-wallet').href = p.paymentUri;
+  shownUri = p.paymentUri;
+}
+
+function say(title, detail) {
+  $('status-title').textContent = title;
+  $('status-detail').textContent = detail;
+}
+
+async function choose(button, focus = false) {
   for (const b of document.querySelectorAll('.asset[data-asset]')) b.setAttribute('aria-pressed', String(b === button));
+  chosen = button;
   const res = await fetch(`${base}/payment-method`, {
     method: 'POST',
     headers: json,
@@ -13,19 +39,40 @@ async function choose(button) {
   });
   const body = await res.json();
   if (!res.ok) {
-    statusEl.textContent = body.message;
+    say('This asset cannot be used', body.message);
     return;
   }
-  document.getElementById('due').textContent = body.amountDue;
-  document.getElementById('symbol').textContent = body.symbol;
-  document.getElementById('network').textContent = body.network;
-  document.getElementById('address').textContent = body.address;
-  document.getElementById('qr').innerHTML = body.qrSvg;
-  document.getElementById('reveal').hidden = false;
+  request(body);
+  $('reveal').hidden = false;
+  // The payer chose: take them (and a screen reader) to what to send.
+  if (focus) $('reveal-title').focus();
+  void poll(false);
 }
-for (const b of document.querySelectorAll('.asset[data-asset]')) b.addEventListener('click', () => choose(b));
+for (const b of document.querySelectorAll('.asset[data-asset]')) b.addEventListener('click', () => choose(b, true));
+if (chosen) void choose(chosen);
 
-const promo = document.getElementById('promo');
+// Copy buttons: the text of the element they name, announced for screen readers.
+for (const button of document.querySelectorAll('button.copy[data-copy]')) {
+  button.addEventListener('click', async () => {
+    const text = $(button.dataset.copy).textContent;
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      const range = document.createRange();
+      range.selectNodeContents($(button.dataset.copy));
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+      document.execCommand('copy');
+    }
+    button.textContent = 'Copied';
+    $('copied').textContent = `${button.getAttribute('aria-label').replace('Copy ', '')} copied`;
+    setTimeout(() => {
+      button.textContent = 'Copy';
+    }, 2000);
+  });
+}
+
+const promo = $('promo');
 if (promo)
   promo.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -35,40 +82,74 @@ if (promo)
       body: JSON.stringify({ code: new FormData(promo).get('code') }),
     });
     const body = await res.json();
-    document.getElementById('promo-result').textContent = res.ok ? 'Applied' : body.message;
-    if (res.ok) {
-      document.getElementById('amount').textContent = (Number(body.amountTotal) / 1e8).toString();
-      const chosen = document.querySelector('.asset[aria-pressed="true"]');
-      if (chosen) void choose(chosen);
-    }
+    $('promo-result').textContent = res.ok ? 'Applied' : body.message;
+    // The discount changes the order's totals: the page is drawn again (the chosen asset stays).
+    if (res.ok) location.reload();
   });
 
-const cancel = document.getElementById('cancel');
-if (cancel)
-  cancel.addEventListener('click', async () => {
+// Cancel asks first, in a modal dialog (focus moves into it; Escape keeps paying).
+const cancel = $('cancel');
+const dialog = $('cancel-dialog');
+if (cancel && dialog) {
+  cancel.addEventListener('click', () => {
+    dialog.showModal();
+    $('cancel-keep').focus();
+  });
+  $('cancel-keep').addEventListener('click', () => dialog.close());
+  $('cancel-confirm').addEventListener('click', async () => {
     const res = await fetch(`${base}/cancel`, { method: 'POST' });
     const body = await res.json();
-    if (body.redirectUrl) location.assign(body.redirectUrl);
-    else statusEl.textContent = body.message;
+    dialog.close();
+    if (res.ok && body.redirectUrl) location.assign(body.redirectUrl);
+    else if (res.ok) location.reload();
+    else say('Could not cancel', body.message);
   });
+}
 
-async function poll() {
+// The countdown runs on the server's clock: the offset is taken from each status answer.
+const expires = $('expires');
+let offset = expires ? Date.parse(expires.dataset.now) - Date.now() : 0;
+function tick() {
+  if (!expires) return;
+  const left = Math.max(0, Date.parse(expires.dateTime) - (Date.now() + offset));
+  const s = Math.floor(left / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const pad = (n) => String(n).padStart(2, '0');
+  expires.textContent = h > 0 ? `${h}:${pad(m)}:${pad(s % 60)}` : `${pad(m)}:${pad(s % 60)}`;
+}
+tick();
+setInterval(tick, 1000);
+
+async function poll(again = true) {
   try {
     const res = await fetch(`${base}/status`, { cache: 'no-store' });
     const s = await res.json();
+    offset = Date.parse(s.now) - Date.now();
     statusEl.dataset.status = s.status;
-    statusEl.textContent = `Status: ${s.status}${s.paymentStatus === 'paid' ? ' (paid)' : ''}`;
-    document.getElementById('received').textContent =
-      s.amountReceived !== '0' ? `Received ${s.amountReceivedFormatted} ${s.currency}` : '';
-    if (s.status === 'complete' && s.message) document.getElementById('received').textContent = s.message;
+    statusEl.dataset.state = s.state;
+    say(s.title, s.detail);
+    $('amount').textContent = s.amountTotalFormatted;
+    $('total-due').textContent = s.amountTotalFormatted;
+    $('paid').textContent = s.amountReceivedFormatted;
+    $('remaining').textContent = s.amountRemainingFormatted;
+    // After a partial payment the request (amount, QR, wallet link) follows what is left to pay.
+    if (shownRemaining !== null && shownRemaining !== s.amountRemaining && chosen && !FINAL.includes(s.status))
+      void choose(chosen);
+    shownRemaining = s.amountRemaining;
+    if (s.payment && s.payment.paymentUri !== shownUri && !$('reveal').hidden) request(s.payment);
     if (s.status === 'complete' && s.redirectUrl) {
-      location.assign(s.redirectUrl);
+      setTimeout(() => location.assign(s.redirectUrl), 1500);
       return;
     }
-    if (s.status === 'expired' || s.status === 'canceled') return;
+    // A finished session is shown by the server's page: no controls, the way back.
+    if (FINAL.includes(s.status)) {
+      location.reload();
+      return;
+    }
   } catch {
     // keep polling through network blips
   }
-  setTimeout(poll, 1000);
+  if (again) setTimeout(poll, 1000);
 }
 void poll();

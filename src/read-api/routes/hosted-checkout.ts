@@ -2,12 +2,15 @@ import Router from '@koa/router';
 import QRCode from 'qrcode';
 import { checkoutSessionAggregate } from '../../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSessionCommand } from '../../../machines/checkout-session.decide.ts';
-import type { CheckoutSession, SessionAddress } from '../../../machines/checkout-session.types.ts';
+import type { CheckoutSession } from '../../../machines/checkout-session.types.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
 import { createPromotionCodeApplier } from '../../actors/apply-promotion-code.ts';
-import { renderCheckoutPage, successRedirect } from '../../hosted/checkout-page.ts';
+import { renderCheckoutPage, type ProductView } from '../../hosted/checkout-page.ts';
+import { paymentUri, payerStatus } from '../../hosted/checkout-status.ts';
+import { renderErrorPage } from '../../hosted/error-page.ts';
 import { walletDue } from '../../hosted/wallet-actions.ts';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
+import { PRODUCTS, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
@@ -15,12 +18,9 @@ import { asObject, requiredString } from '../../shared/input.ts';
 import { formatAmount } from '../../shared/money.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 
-/** A payment URI wallets understand (EIP-681 on EVM chains). */
-export function paymentUri(address: SessionAddress, amountDue: string): string {
-  const { asset } = address;
-  if (asset.address === 'native') return `ethereum:${address.paymentAddress}@${asset.chainId}?value=${amountDue}`;
-  return `ethereum:${asset.address}@${asset.chainId}/transfer?address=${address.paymentAddress}&uint256=${amountDue}`;
-}
+export { paymentUri } from '../../hosted/checkout-status.ts';
+
+const QR = { type: 'svg', margin: 1 } as const;
 
 /**
  * Public routes of the hosted checkout page. They need no key: a session id is an unguessable
@@ -30,7 +30,12 @@ export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | nul
   const router = new Router<ApiState>({ prefix: '/checkout' });
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+  const products = deps.readStore.collection<ProductDoc>(PRODUCTS);
   const applyPromotionCode = createPromotionCodeApplier(deps);
+  /** A network's name as the registry gives it ("Local Devnet"), the bus name when no rail offers it now. */
+  const names = (network: string) =>
+    [...deps.rail.networks('test'), ...deps.rail.networks('live')].find((n) => n.network === network)?.name ?? network;
+  const statusOf = (session: CheckoutSession) => payerStatus(session, names, deps.clock.now());
 
   const load = async (ctx: ApiContext): Promise<CheckoutSessionDoc> => {
     const id = ctx.params.id!;
@@ -49,32 +54,50 @@ export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | nul
   };
 
   router.get('/:id', async (ctx) => {
-    const session = await load(ctx);
-    const org = await orgs.get(organizationRecordId(session.organizationId, session.environment));
-    ctx.type = 'text/html; charset=utf-8';
+    const id = ctx.params.id!;
+    const session = isUuid(id) ? await sessions.get(id) : null;
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = renderCheckoutPage(session, org, {
-      networks: deps.rail.networks(session.environment),
-      devnet: deps.devnet ?? null,
+    ctx.type = 'text/html; charset=utf-8';
+    if (!session) {
+      // A browser opened it: an HTML page, not the API's JSON error.
+      ctx.status = 404;
+      ctx.body = renderErrorPage({
+        heading: 'Checkout not found',
+        message:
+          'This checkout does not exist or is no longer available. Check the link, or go back to the shop and start again.',
+      });
+      return;
+    }
+    const org = await orgs.get(organizationRecordId(session.organizationId, session.environment));
+    const views = new Map<string, ProductView>();
+    for (const item of session.lineItems.data) {
+      const product = await products.get(item.price.productId);
+      if (product) views.set(product.id, { description: product.description, images: product.images });
+    }
+    ctx.body = renderCheckoutPage({
+      session,
+      org,
+      status: statusOf(session),
+      names,
+      products: views,
+      wallet: { networks: deps.rail.networks(session.environment), devnet: deps.devnet ?? null },
     });
   });
 
+  /** The session as the page shows it (see payerStatus): polled by the page every second or so. */
   router.get('/:id/status', async (ctx) => {
     const session = await load(ctx);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = {
-      id: session.id,
-      status: session.status,
-      paymentStatus: session.paymentStatus,
-      currency: session.currency.toUpperCase(),
-      amountTotal: session.amountTotal,
-      amountReceived: session.amountReceived,
-      amountReceivedFormatted: formatAmount(BigInt(session.amountReceived)),
-      redirectUrl:
-        session.status === 'complete' && session.afterCompletion === 'redirect' ? successRedirect(session) : null,
-      message: session.status === 'complete' ? session.afterCompletionConfirmMsg : null,
-      wallet: walletDue(session),
-    };
+    const status = statusOf(session);
+    // The QR of what to send now, so the page's request follows payments as they are seen.
+    const wallet = walletDue(session);
+    ctx.body = status.payment
+      ? {
+          ...status,
+          payment: { ...status.payment, qrSvg: await QRCode.toString(status.payment.paymentUri, QR) },
+          wallet,
+        }
+      : { ...status, wallet };
   });
 
   /** The "QR reveal": the payer picks an asset; the payment intent records it with the amount due. */
@@ -90,13 +113,15 @@ export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | nul
     ctx.body = {
       address: address.paymentAddress,
       network: address.network,
+      networkName: names(address.network),
       chainId: address.asset.chainId,
       symbol: address.asset.symbol,
+      assetName: address.asset.name,
       asset: address.asset,
       amountDueRaw: method.amountDue,
       amountDue: formatAmount(BigInt(method.amountDue), address.asset.decimals),
       paymentUri: uri,
-      qrSvg: await QRCode.toString(uri, { type: 'svg', margin: 1 }),
+      qrSvg: await QRCode.toString(uri, QR),
       wallet: walletDue(updated),
     };
   });

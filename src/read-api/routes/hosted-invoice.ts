@@ -3,10 +3,11 @@ import { invoiceAggregate } from '../../../machines/invoice.aggregate.ts';
 import type { Invoice } from '../../../machines/invoice.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
+import { renderErrorPage } from '../../hosted/error-page.ts';
 import { escapeHtml, hostedPage } from '../../hosted/html.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
 import { INVOICES, type InvoiceDoc } from '../../projections/invoices.projection.ts';
-import { NotFoundError, WeirError } from '../../shared/errors.ts';
+import { WeirError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { formatAmount } from '../../shared/money.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
@@ -61,7 +62,17 @@ export function hostedInvoiceRoutes(
   router.get('/:id/pay', async (ctx) => {
     const id = ctx.params.id!;
     const invoice = isUuid(id) ? await invoices.get(id) : null;
-    if (!invoice || invoice.deletedAt !== null || invoice.status === 'draft') throw new NotFoundError('invoice', id);
+    if (!invoice || invoice.deletedAt !== null || invoice.status === 'draft') {
+      // A browser opened it: an HTML page, not the API's JSON error.
+      ctx.status = 404;
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = renderErrorPage({
+        heading: 'Invoice not found',
+        message:
+          'This invoice does not exist or is no longer available. Check the link, or contact the business that sent it.',
+      });
+      return;
+    }
     ctx.set('Cache-Control', 'no-store');
     if (invoice.status === 'open' || invoice.status === 'uncollectible') {
       const reuse = await reusableSession(invoice);

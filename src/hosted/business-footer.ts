@@ -1,0 +1,46 @@
+import type { BusinessDetails } from '../actors/organization.ts';
+import { escapeHtml as e } from './html.ts';
+
+/** Only http(s) links are shown: a `javascript:` URL in the merchant's settings is never a link. */
+const safeUrl = (url: string | null | undefined): string | null => (url && /^https?:\/\//i.test(url) ? url : null);
+
+/**
+ * The business details the spec puts on checkout pages (name, address, support email and phone,
+ * website, terms and privacy), as the page's footer; parts the merchant left empty are left out.
+ */
+export function businessFooter(org: (Partial<BusinessDetails> & { name: string }) | null): string {
+  if (!org) return '';
+  const a = org.addressDetails;
+  const address = a
+    ? [a.line1, a.line2, [a.postalCode, a.city].filter(Boolean).join(' '), a.state, a.country].filter(Boolean)
+    : [];
+  const contact: string[] = [];
+  const email = org.supportEmail ?? org.email;
+  if (email) contact.push(`<a href="mailto:${e(email)}">${e(email)}</a>`);
+  const phone = org.supportPhone ?? org.phone;
+  if (phone) contact.push(`<a href="tel:${e(phone.replace(/[^+0-9]/g, ''))}">${e(phone)}</a>`);
+  const links: string[] = [];
+  const website = safeUrl(org.websiteUrl);
+  if (website) links.push(`<a href="${e(website)}">Website</a>`);
+  const support = safeUrl(org.supportUrl);
+  if (support) links.push(`<a href="${e(support)}">Support</a>`);
+  const terms = safeUrl(org.termsUrl);
+  if (terms) links.push(`<a href="${e(terms)}">Terms</a>`);
+  const privacy = safeUrl(org.privacyUrl);
+  if (privacy) links.push(`<a href="${e(privacy)}">Privacy</a>`);
+  const ids = [
+    org.companyIdentificationNumber ? `Company no. ${e(org.companyIdentificationNumber)}` : '',
+    org.taxIdentificationNumber ? `Tax no. ${e(org.taxIdentificationNumber)}` : '',
+  ].filter(Boolean);
+  const parts = [
+    `<p class="business-name">${e(org.name)}</p>`,
+    address.length ? `<address>${address.map(e).join('<br>')}</address>` : '',
+    contact.length ? `<p class="contact">${contact.join(' · ')}</p>` : '',
+    ids.length ? `<p class="ids">${ids.join(' · ')}</p>` : '',
+    links.length
+      ? `<nav aria-label="${e(org.name)} links"><ul>${links.map((l) => `<li>${l}</li>`).join('')}</ul></nav>`
+      : '',
+    '<p class="powered">Payments by Weir</p>',
+  ];
+  return `<footer class="business" id="business">\n  ${parts.filter(Boolean).join('\n  ')}\n</footer>`;
+}

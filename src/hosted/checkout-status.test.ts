@@ -1,0 +1,82 @@
+import test from 'ava';
+import { paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import type { CheckoutSession, SessionPayment } from '../../machines/checkout-session.types.ts';
+import { payerStatus } from './checkout-status.ts';
+
+const names = (network: string) => (network === 'weir-testnet' ? 'Weir Testnet' : network);
+const NOW = Date.parse('2026-01-01T00:30:00.000Z');
+const chosen = (session: CheckoutSession): CheckoutSession => ({
+  ...session,
+  paymentIntent: {
+    ...session.paymentIntent,
+    paymentMethod: {
+      id: 'addr-usdc',
+      type: 'wallet',
+      accountAddress: session.addresses[0]!.paymentAddress,
+      asset: session.addresses[0]!.asset,
+      amountDue: '3000000',
+      options: { wallet: { assetId: 'weir-testnet:usdc', transactionHash: null, contractAddress: '0xa11ce' } },
+    },
+  },
+});
+const payment = (amount: string, status: SessionPayment['status']): SessionPayment => ({
+  ...paymentFixture(`t${amount}${status}`, amount),
+  status,
+  detectedAt: '2026-01-01T00:10:00.000Z',
+  confirmedAt: status === 'confirmed' ? '2026-01-01T00:11:00.000Z' : null,
+  late: false,
+});
+
+test('the payer is told the state in words: waiting, confirming, partly paid, paid, expired, canceled', (t) => {
+  const open = sessionFixture();
+  t.like(payerStatus(open, names, NOW), { state: 'waiting', title: 'Waiting for payment', payment: null });
+  t.like(payerStatus(sessionFixture({ payments: [payment('100000000', 'pending')] }), names, NOW), {
+    state: 'confirming',
+    confirmations: { pending: 1, required: null },
+  });
+  const partly = sessionFixture({
+    status: 'incomplete',
+    amountReceived: '100000000',
+    payments: [payment('100000000', 'confirmed')],
+  });
+  const s = payerStatus(partly, names, NOW);
+  t.like(s, { state: 'partly_paid', amountRemaining: '200000000', amountRemainingFormatted: '2' });
+  t.is(s.detail, '1 USDC of 3 USDC received. Send the remaining 2 USDC to finish.');
+  t.like(payerStatus(sessionFixture({ status: 'complete', paymentStatus: 'paid' }), names, NOW), {
+    state: 'paid',
+    redirectUrl: 'https://shop.example/ok',
+    returnUrl: 'https://shop.example/ok',
+  });
+  t.like(payerStatus(sessionFixture({ status: 'expired', cancelUrl: 'https://shop.example/cart' }), names, NOW), {
+    state: 'expired',
+    returnUrl: 'https://shop.example/cart',
+  });
+  t.like(payerStatus(sessionFixture({ status: 'canceled' }), names, NOW), { state: 'canceled', returnUrl: null });
+});
+
+test('once an asset is chosen, the request asks for what remains, in the asset units, with a matching EIP-681 URI', (t) => {
+  const before = payerStatus(chosen(sessionFixture()), names, NOW);
+  t.like(before.payment, { amountDueRaw: '3000000', amountDue: '3', networkName: 'Weir Testnet', symbol: 'USDC' });
+  const after = payerStatus(
+    chosen(
+      sessionFixture({
+        status: 'incomplete',
+        amountReceived: '125000000',
+        payments: [payment('125000000', 'confirmed')],
+      }),
+    ),
+    names,
+    NOW,
+  );
+  t.like(after.payment, { amountDueRaw: '1750000', amountDue: '1.75' });
+  t.is(
+    after.payment?.paymentUri,
+    'ethereum:0x00000000000000000000000000000000000a11ce@7357/transfer?address=0x00000000000000000000000000000000000d3b05&uint256=1750000',
+  );
+  // A payment seen but not confirmed is not asked for twice.
+  const seen = payerStatus(chosen(sessionFixture({ payments: [payment('100000000', 'pending')] })), names, NOW);
+  t.like(seen, { amountRemaining: '300000000', amountToSend: '200000000' });
+  t.like(seen.payment, { amountDueRaw: '2000000' });
+  // A finished session asks for nothing.
+  t.is(payerStatus(chosen(sessionFixture({ status: 'expired' })), names, NOW).payment, null);
+});

@@ -1,0 +1,145 @@
+import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
+import { EVM_NETWORKS } from '../chain-ingest/evm/networks/all-networks.ts';
+import { DEVNET_CHAIN_ID } from '../chain-ingest/evm/networks/devnet.ts';
+import { formatAmount, toChainUnitsRoundedUp } from '../shared/money.ts';
+
+/** Where the payer goes after completion: the success URL with the session id filled in. */
+export const successRedirect = (session: CheckoutSession): string =>
+  session.successUrl.replace(/\{CHECKOUT_SESSION_ID\}/g, session.id);
+
+/** A payment URI wallets understand (EIP-681 on EVM chains). */
+export function paymentUri(address: SessionAddress, amountDue: string): string {
+  const { asset } = address;
+  if (asset.address === 'native') return `ethereum:${address.paymentAddress}@${asset.chainId}?value=${amountDue}`;
+  return `ethereum:${asset.address}@${asset.chainId}/transfer?address=${address.paymentAddress}&uint256=${amountDue}`;
+}
+
+/** What the payer is told, in the words of the page (`state` picks them). */
+export type PayerState = 'waiting' | 'confirming' | 'partly_paid' | 'paid' | 'expired' | 'canceled';
+
+/** Blocks a payment on that chain waits for before Weir counts it (the network's default; null: not known here). */
+export function confirmationsRequired(chainId: number): number | null {
+  if (chainId === DEVNET_CHAIN_ID) return 1;
+  return EVM_NETWORKS.find((n) => n.chainId === chainId)?.confirmations ?? null;
+}
+
+/** How the page names a network: its registry name ("Local Devnet", "Base"), the bus name otherwise. */
+export type NetworkNames = (network: string) => string;
+
+/**
+ * The session as the payer's page shows it, and as `GET /checkout/{id}/status` answers: the
+ * amounts due, paid (confirmed) and remaining, the status in words, and, once an asset is chosen,
+ * where and how much to send now (the remaining amount less what is seen but not yet confirmed,
+ * in the asset's units).
+ */
+export function payerStatus(session: CheckoutSession, names: NetworkNames, now: number) {
+  const currency = session.currency.toUpperCase();
+  const total = BigInt(session.amountTotal);
+  const received = BigInt(session.amountReceived);
+  const remaining = total > received ? total - received : 0n;
+  const pending = session.payments.filter((p) => p.status === 'pending');
+  const pendingAmount = pending.reduce((sum, p) => sum + BigInt(p.amount), 0n);
+  // What to send now: a payment seen but not confirmed yet is not asked for twice.
+  const toSend = remaining > pendingAmount ? remaining - pendingAmount : 0n;
+  const method = session.paymentIntent.paymentMethod;
+  const address = method ? session.addresses.find((a) => a.id === method.id) : undefined;
+  const required = pending[0] ? confirmationsRequired(pending[0].chainId) : null;
+  const money = (amount: bigint) => `${formatAmount(amount)} ${currency}`;
+
+  let state: PayerState;
+  let title: string;
+  let detail: string;
+  if (session.status === 'complete') {
+    state = 'paid';
+    title = 'Paid';
+    detail =
+      BigInt(session.amountOverpaid) > 0n
+        ? `Payment received, thank you. You sent ${money(BigInt(session.amountOverpaid))} more than was due; contact the business about it.`
+        : 'Payment received, thank you.';
+  } else if (session.status === 'expired') {
+    state = 'expired';
+    title = 'Expired';
+    detail =
+      received > 0n || pending.length > 0
+        ? `This checkout expired before it was paid in full (${money(received)} received). Contact the business about the amount already sent.`
+        : 'This checkout expired before it was paid. Do not send a payment to its address.';
+  } else if (session.status === 'canceled') {
+    state = 'canceled';
+    title = 'Canceled';
+    detail = 'This checkout was canceled. Do not send a payment to its address.';
+  } else if (pending.length > 0) {
+    state = 'confirming';
+    title = 'Confirming your payment';
+    detail = `${money(pendingAmount)} seen on the network, waiting for ${
+      required === null ? 'its confirmations' : `${required} confirmation${required === 1 ? '' : 's'}`
+    }. ${toSend > 0n ? `Send the remaining ${money(toSend)} to finish.` : 'Nothing more to send; you can keep this page open.'}`;
+  } else if (received > 0n) {
+    state = 'partly_paid';
+    title = 'Partly paid';
+    detail = `${money(received)} of ${money(total)} received. Send the remaining ${money(remaining)} to finish.`;
+  } else {
+    state = 'waiting';
+    title = 'Waiting for payment';
+    detail = method ? 'Send the amount below; this page updates by itself.' : 'Choose how you want to pay.';
+  }
+
+  let payment = null;
+  if (address && method && (session.status === 'open' || session.status === 'incomplete')) {
+    // Rounded up: a 6-decimal token cannot carry every 10^-8 of the rest, and paying less leaves it open.
+    const dueRaw = toChainUnitsRoundedUp(toSend, address.asset.decimals);
+    payment = {
+      assetId: address.id,
+      symbol: address.asset.symbol,
+      assetName: address.asset.name,
+      network: address.network,
+      networkName: names(address.network),
+      chainId: address.asset.chainId,
+      /** The token contract, or `native` for the chain's coin. */
+      assetAddress: address.asset.address,
+      decimals: address.asset.decimals,
+      address: address.paymentAddress,
+      amountDueRaw: dueRaw.toString(),
+      amountDue: formatAmount(dueRaw, address.asset.decimals),
+      paymentUri: paymentUri(address, dueRaw.toString()),
+    };
+  }
+
+  return {
+    id: session.id,
+    status: session.status,
+    paymentStatus: session.paymentStatus,
+    state,
+    title,
+    detail,
+    currency,
+    amountTotal: session.amountTotal,
+    amountTotalFormatted: formatAmount(total),
+    amountReceived: session.amountReceived,
+    amountReceivedFormatted: formatAmount(received),
+    amountRemaining: remaining.toString(),
+    amountRemainingFormatted: formatAmount(remaining),
+    amountPending: pendingAmount.toString(),
+    amountToSend: toSend.toString(),
+    amountToSendFormatted: formatAmount(toSend),
+    confirmations: { pending: pending.length, required },
+    expiresAt: session.expiresAt,
+    now: new Date(now).toISOString(),
+    payment,
+    redirectUrl:
+      session.status === 'complete' && session.afterCompletion === 'redirect' ? successRedirect(session) : null,
+    returnUrl: returnUrl(session),
+    message: session.status === 'complete' ? session.afterCompletionConfirmMsg : null,
+  };
+}
+
+export type PayerStatus = ReturnType<typeof payerStatus>;
+
+/** Where a finished page sends the payer back to: the success URL once paid, the cancel URL otherwise. */
+function returnUrl(session: CheckoutSession): string | null {
+  if (session.status === 'complete') {
+    // A hosted confirmation's success URL points back at this very page.
+    return session.afterCompletion === 'redirect' ? successRedirect(session) : null;
+  }
+  if (session.status === 'expired' || session.status === 'canceled') return session.cancelUrl;
+  return null;
+}
