@@ -109,7 +109,11 @@ export function createApiApp(
   if (deps.logger) app.use(requestLogMiddleware(deps.logger));
   app.use(errorMiddleware(deps.logger));
   const limits = createRateLimiting({ clock: deps.clock, limits: deps.rateLimits ?? DEFAULT_RATE_LIMITS });
-  const authenticateKey = apiKeyAuthentication(deps.readStore);
+  const authenticateKey = apiKeyAuthentication(deps.readStore, async () => {
+    const head = await deps.eventStore.headPosition();
+    // Bounded: an unknown key is still a 401, after at most this wait for the read models.
+    if (head !== null) await deps.projections.waitFor(head, 2_000).catch(() => {});
+  });
   const idempotency = idempotencyMiddleware(deps);
   const jsonBody = jsonBodyMiddleware(MAX_BODY_BYTES);
   const publicJsonBody = jsonBodyMiddleware(MAX_PUBLIC_BODY_BYTES);

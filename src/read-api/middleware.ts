@@ -167,7 +167,11 @@ async function readJsonBody(ctx: Koa.ParameterizedContext<ApiState>, next: Koa.N
  * `Authorization: Bearer sk_<env>_…`. The key is looked up by its hash; a missing, malformed,
  * deleted or regenerated key is a 401. The key's environment scopes every query after this.
  */
-export function apiKeyAuthentication(readStore: ReadStore): (ctx: Koa.Context) => Promise<Tenant> {
+export function apiKeyAuthentication(
+  readStore: ReadStore,
+  /** Brings the read models up to the log's head: a key just created by another process (`weir org create`) works at once. */
+  catchUp: () => Promise<void> = async () => {},
+): (ctx: Koa.Context) => Promise<Tenant> {
   const secrets = readStore.collection<ApiKeySecretDoc>(COLLECTIONS.apiKeySecrets);
   // What a well-formed header that named a valid key once says (its key's environment and hash),
   // so a busy client costs a Map lookup instead of a regex and a SHA-256. The key is still checked
@@ -186,7 +190,11 @@ export function apiKeyAuthentication(readStore: ReadStore): (ctx: Koa.Context) =
     if (!header) throw new UnauthorizedError('missing Authorization header; send Authorization: Bearer <secret key>');
     const known = knownHeaders.get(header);
     const { environment, hash } = known ?? parse(header);
-    const found = await secrets.get(hash);
+    let found = await secrets.get(hash);
+    if (!found) {
+      await catchUp();
+      found = await secrets.get(hash);
+    }
     if (!found || found.environment !== environment) {
       knownHeaders.delete(header);
       throw new UnauthorizedError('invalid API key: it does not exist, was regenerated or was deleted');
