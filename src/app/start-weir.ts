@@ -355,6 +355,11 @@ async function startLocked(
       : undefined;
   const health = createHealth({ clock, eventStore, projections, readStore, matcher, timers, followers });
   const app = createApiApp({
+    chainProgress: (network) => {
+      const followed = offeredEvm.find((n) => n.network === network);
+      const follower = followersByNetwork.get(network);
+      return followed && follower ? { head: follower.status().head, required: followed.confirmations } : null;
+    },
     clock,
     eventStore,
     readStore,

@@ -80,3 +80,16 @@ test('once an asset is chosen, the request asks for what remains, in the asset u
   // A finished session asks for nothing.
   t.is(payerStatus(chosen(sessionFixture({ status: 'expired' })), names, NOW).payment, null);
 });
+
+test('confirming: n of m from the followed chain head (the payment block counts as one), m from the network as configured', (t) => {
+  const seen = payment('100000000', 'pending');
+  const session = sessionFixture({ payments: [seen] });
+  const at = (head: bigint | null) =>
+    payerStatus(session, names, NOW, (network) => (network === seen.network ? { head, required: 5 } : null));
+  t.like(at(BigInt(seen.blockNumber) + 2n), { confirmations: { pending: 1, current: 3, required: 5 } });
+  t.regex(at(BigInt(seen.blockNumber) + 2n).detail, /seen on the network, 3 of 5 confirmations\./);
+  t.like(at(BigInt(seen.blockNumber) + 40n), { confirmations: { current: 5, required: 5 } });
+  t.like(at(BigInt(seen.blockNumber) - 1n), { confirmations: { current: 0, required: 5 } });
+  t.regex(at(null).detail, /waiting for 5 confirmations/);
+  t.like(payerStatus(session, names, NOW), { confirmations: { current: null } });
+});

@@ -26,13 +26,28 @@ export function confirmationsRequired(chainId: number): number | null {
 /** How the page names a network: its registry name ("Local Devnet", "Base"), the bus name otherwise. */
 export type NetworkNames = (network: string) => string;
 
+/** A followed network's newest head and the confirmations a payment on it needs (operator settings applied); null: not followed. */
+export type ChainProgress = (network: string) => { head: bigint | null; required: number } | null;
+
+/** Confirmations a payment in `blockNumber` has at `head` (its own block counts as one), at most `required`. */
+export function confirmationsSoFar(head: bigint, blockNumber: number, required: number): number {
+  const have = head - BigInt(blockNumber) + 1n;
+  if (have <= 0n) return 0;
+  return have >= BigInt(required) ? required : Number(have);
+}
+
 /**
  * The session as the payer's page shows it, and as `GET /checkout/{id}/status` answers: the
  * amounts due, paid (confirmed) and remaining, the status in words, and, once an asset is chosen,
  * where and how much to send now (the remaining amount less what is seen but not yet confirmed,
  * in the asset's units).
  */
-export function payerStatus(session: CheckoutSession, names: NetworkNames, now: number) {
+export function payerStatus(
+  session: CheckoutSession,
+  names: NetworkNames,
+  now: number,
+  chain: ChainProgress = () => null,
+) {
   const currency = session.currency.toUpperCase();
   const total = BigInt(session.amountTotal);
   const received = BigInt(session.amountReceived);
@@ -43,7 +58,17 @@ export function payerStatus(session: CheckoutSession, names: NetworkNames, now: 
   const toSend = remaining > pendingAmount ? remaining - pendingAmount : 0n;
   const method = session.paymentIntent.paymentMethod;
   const address = method ? session.addresses.find((a) => a.id === method.id) : undefined;
-  const required = pending[0] ? confirmationsRequired(pending[0].chainId) : null;
+  const progress = pending[0] ? chain(pending[0].network) : null;
+  const required = pending[0] ? (progress?.required ?? confirmationsRequired(pending[0].chainId)) : null;
+  // The least confirmed of the pending payments: the page waits for it.
+  const current =
+    progress?.head != null && required !== null
+      ? Math.min(
+          ...pending
+            .filter((p) => p.network === pending[0]!.network)
+            .map((p) => confirmationsSoFar(progress.head!, p.blockNumber, required)),
+        )
+      : null;
   const money = (amount: bigint) => `${formatAmount(amount)} ${currency}`;
 
   let state: PayerState;
@@ -70,8 +95,12 @@ export function payerStatus(session: CheckoutSession, names: NetworkNames, now: 
   } else if (pending.length > 0) {
     state = 'confirming';
     title = 'Confirming your payment';
-    detail = `${money(pendingAmount)} seen on the network, waiting for ${
-      required === null ? 'its confirmations' : `${required} confirmation${required === 1 ? '' : 's'}`
+    detail = `${money(pendingAmount)} seen on the network, ${
+      required === null
+        ? 'waiting for its confirmations'
+        : current === null
+          ? `waiting for ${required} confirmation${required === 1 ? '' : 's'}`
+          : `${current} of ${required} confirmation${required === 1 ? '' : 's'}`
     }. ${toSend > 0n ? `Send the remaining ${money(toSend)} to finish.` : 'Nothing more to send; you can keep this page open.'}`;
   } else if (received > 0n) {
     state = 'partly_paid';
@@ -121,7 +150,7 @@ export function payerStatus(session: CheckoutSession, names: NetworkNames, now: 
     amountPending: pendingAmount.toString(),
     amountToSend: toSend.toString(),
     amountToSendFormatted: formatAmount(toSend),
-    confirmations: { pending: pending.length, required },
+    confirmations: { pending: pending.length, current, required },
     expiresAt: session.expiresAt,
     now: new Date(now).toISOString(),
     payment,

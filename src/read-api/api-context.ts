@@ -4,6 +4,7 @@ import type { CommandHandler } from '../actors/command-handler.ts';
 import type { TransactionRecovery } from '../chain-ingest/evm/recover-transaction.ts';
 import type { Rail } from '../chain-ingest/rail.ts';
 import type { Environment, EventStore } from '../event-store/event-store.ts';
+import type { ChainProgress } from '../hosted/checkout-status.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -26,6 +27,8 @@ export type ApiDeps = {
   transactionRecovery?: TransactionRecovery;
   /** Which environments' webhook endpoints may point at internal addresses; unset: test only. */
   webhookTargets?: WebhookTargetPolicy;
+  /** How far each followed chain is, for "n of m confirmations" on the hosted page; unset: m only. */
+  chainProgress?: ChainProgress;
 };
 
 export type Tenant = { organizationId: string; environment: Environment; keyId: string };

@@ -35,7 +35,7 @@ export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | nul
   /** A network's name as the registry gives it ("Local Devnet"), the bus name when no rail offers it now. */
   const names = (network: string) =>
     [...deps.rail.networks('test'), ...deps.rail.networks('live')].find((n) => n.network === network)?.name ?? network;
-  const statusOf = (session: CheckoutSession) => payerStatus(session, names, deps.clock.now());
+  const statusOf = (session: CheckoutSession) => payerStatus(session, names, deps.clock.now(), deps.chainProgress);
 
   const load = async (ctx: ApiContext): Promise<CheckoutSessionDoc> => {
     const id = ctx.params.id!;
