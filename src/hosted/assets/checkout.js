@@ -125,6 +125,8 @@ async function poll(again = true) {
   try {
     const res = await fetch(`${base}/status`, { cache: 'no-store' });
     const s = await res.json();
+    // The page's other scripts (wallet.js) follow the session through this one poll.
+    document.dispatchEvent(new CustomEvent('weir:status', { detail: s }));
     offset = Date.parse(s.now) - Date.now();
     statusEl.dataset.status = s.status;
     statusEl.dataset.state = s.state;

@@ -51,7 +51,11 @@
   async function refresh() {
     const res = await fetch(`${base}/status`, { cache: 'no-store' });
     if (!res.ok) throw new Error('the checkout session could not be read');
-    const status = await res.json();
+    return apply(await res.json());
+  }
+
+  /** Shows the buttons that fit the session as the status says it is. */
+  function apply(status) {
     due = status.wallet ?? null;
     const target = due ? targets.get(due.addressId) : undefined;
     if (testButton) testButton.hidden = !(target && target.testWallet === 'true');
@@ -219,15 +223,6 @@
     }
   });
 
-  // Follow the chosen asset (the test button applies to the devnet only) until the session is over.
-  async function follow() {
-    try {
-      const { status } = await refresh();
-      if (FINAL.includes(status.status)) return;
-    } catch {
-      // keep following through network blips
-    }
-    setTimeout(follow, 1500);
-  }
-  void follow();
+  // Follow the chosen asset (the test button applies to the devnet only) through checkout.js's status poll.
+  document.addEventListener('weir:status', (event) => apply(event.detail));
 })();
