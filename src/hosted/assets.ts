@@ -11,6 +11,8 @@ const FILES = {
   'hosted.css': 'text/css; charset=utf-8',
   'checkout.js': 'text/javascript; charset=utf-8',
   'payment-link.js': 'text/javascript; charset=utf-8',
+  'invoice.css': 'text/css; charset=utf-8',
+  'invoice.js': 'text/javascript; charset=utf-8',
 } as const;
 
 export type AssetName = keyof typeof FILES;

@@ -24,6 +24,8 @@ export function hostedPage(page: {
   business: string;
   main: string;
   script?: { name: AssetName; data?: Record<string, string> };
+  /** The page's own stylesheets, after hosted.css (the invoice document's). */
+  stylesheets?: AssetName[];
 }): string {
   const logo = page.org?.brandLogo ? `<img class="logo" src="${escapeHtml(page.org.brandLogo)}" alt="">` : '';
   const brand = page.org?.brandColor ? brandStylesheetUrl(page.org.brandColor) : null;
@@ -38,7 +40,7 @@ export function hostedPage(page: {
 <title>${escapeHtml(page.title)}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assetUrl('hosted.css')}">
-${brand ? `<link rel="stylesheet" href="${brand}">\n` : ''}</head>
+${(page.stylesheets ?? []).map((name) => `<link rel="stylesheet" href="${assetUrl(name)}">\n`).join('')}${brand ? `<link rel="stylesheet" href="${brand}">\n` : ''}</head>
 <body class="${page.kind}">
 <header>${logo}<strong>${escapeHtml(page.business)}</strong></header>
 <main>
