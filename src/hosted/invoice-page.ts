@@ -126,7 +126,7 @@ function documentBody(doc: InvoiceDocument, links: InvoicePageLinks): string {
       ${
         doc.description || doc.recurrence
           ? `<div class="doc-about">
-        <h2>Description</h2>
+        <h2>Subject</h2>
         ${doc.description ? `<p class="doc-description" id="description">${e(doc.description)}</p>` : ''}
         ${doc.recurrence ? `<p class="muted" id="recurrence">${e(doc.recurrence)}</p>` : ''}
       </div>`

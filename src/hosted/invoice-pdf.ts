@@ -44,6 +44,8 @@ export function renderInvoicePdf(
     size: 'A4',
     margin: MARGIN,
     compress: options.compress ?? true,
+    // Kept in memory until the end, so each page's footer can say "page n of N".
+    bufferPages: true,
     info: {
       Title: drawable(`Invoice ${doc.number}`),
       Author: drawable(doc.business.name),
@@ -104,18 +106,22 @@ export function renderInvoicePdf(
 
   // Billed to, and what is due.
   let y = Math.max(businessBottom, metaY) + 22;
-  pdf.font('Helvetica-Bold').fontSize(8).fillColor(MUTED);
-  text('BILLED TO', MARGIN, y, { characterSpacing: 0.8 });
-  pdf.font('Helvetica').fontSize(10).fillColor(INK);
-  let billedY = y + 14;
-  for (const line of [...doc.billedTo.lines, ...(doc.billedTo.email ? [doc.billedTo.email] : [])]) {
-    text(line, MARGIN, billedY, { width: 250 });
-    billedY = pdf.y + 1;
+  const billedTo = [...doc.billedTo.lines, ...(doc.billedTo.email ? [doc.billedTo.email] : [])];
+  let billedY = y;
+  if (billedTo.length) {
+    pdf.font('Helvetica-Bold').fontSize(8).fillColor(MUTED);
+    text('BILLED TO', MARGIN, y, { characterSpacing: 0.8 });
+    pdf.font('Helvetica').fontSize(10).fillColor(INK);
+    billedY = y + 14;
+    for (const line of billedTo) {
+      text(line, MARGIN, billedY, { width: 250 });
+      billedY = pdf.y + 1;
+    }
   }
   let aboutY = y;
   if (doc.description || doc.recurrence) {
     pdf.font('Helvetica-Bold').fontSize(8).fillColor(MUTED);
-    text('DESCRIPTION', MARGIN + 280, y, { characterSpacing: 0.8 });
+    text('SUBJECT', MARGIN + 280, y, { characterSpacing: 0.8 });
     aboutY = y + 14;
     pdf.font('Helvetica').fontSize(10).fillColor(INK);
     for (const line of [doc.description, doc.recurrence].filter((l): l is string => Boolean(l))) {
@@ -233,6 +239,17 @@ export function renderInvoicePdf(
     for (const link of doc.business.links) paragraph(`${link.label}: ${link.href}`, 8.5, MUTED);
   }
 
+  const range = pdf.bufferedPageRange();
+  for (let i = 0; i < range.count; i++) {
+    pdf.switchToPage(range.start + i);
+    // Drawn in the bottom margin: without the margin for a moment, or PDFKit would start a new page.
+    const bottom = pdf.page.margins.bottom;
+    pdf.page.margins.bottom = 0;
+    pdf.font('Helvetica').fontSize(8).fillColor(MUTED);
+    text(`Invoice ${doc.number}`, MARGIN, PAGE.height - 34);
+    text(`Page ${i + 1} of ${range.count}`, RIGHT - 100, PAGE.height - 34, { width: 100, align: 'right' });
+    pdf.page.margins.bottom = bottom;
+  }
   pdf.end();
   return done;
 }

@@ -1,6 +1,9 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import test from 'ava';
 import type { Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.ts';
@@ -24,6 +27,32 @@ document.addEventListener('securitypolicyviolation', (e) => window.__violations.
 
 const visible = (page: Page, selector: string) => page.locator(selector).isVisible();
 
+/** The merchant's logo, served from another origin as a merchant's own site would. */
+async function startLogoSite(): Promise<{ url: string; close: () => void }> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'image/svg+xml' });
+    res.end(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="32" viewBox="0 0 120 32"><rect width="32" height="32" rx="8" fill="#4f46e5"/><path d="M8 22 L16 10 L24 22 Z" fill="#fff"/><text x="40" y="22" font-family="sans-serif" font-size="15" font-weight="700" fill="#1d2327">Northwind</text></svg>',
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/logo.svg`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+/** Serious and critical accessibility violations axe-core finds on the page as it is now. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
 test('the invoice page in Chromium: a document at 390 px and 1280 px without sideways scrolling, and printed without the pay action or the page chrome', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url, 'Northwind Studio');
@@ -37,7 +66,9 @@ test('the invoice page in Chromium: a document at 390 px and 1280 px without sid
     taxIdentificationNumber: 'VAT-DE123456789',
     addressDetails: { line1: '1 Harbour Road', city: 'Hamburg', postalCode: '20457', country: 'Germany' },
   });
-  await api.put('/api/v1/organization/brand', { brandColor: '#4f46e5' });
+  const logo = await startLogoSite();
+  t.teardown(logo.close);
+  t.is((await api.put('/api/v1/organization/brand', { brandColor: '#4f46e5', brandLogo: logo.url })).status, 200);
   const customer = await api.post<{ id: string }>('/api/v1/customers', {
     email: 'ada@lovelace.example',
     name: 'Ada Lovelace',
@@ -75,7 +106,7 @@ test('the invoice page in Chromium: a document at 390 px and 1280 px without sid
   t.log(`screenshots in ${shots}`);
   const browser = await launchChromium(t);
   for (const width of [390, 1280]) {
-    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    const page = await (await browser.newContext({ viewport: { width, height: 900 } })).newPage();
     const problems = await watch(page);
     t.is((await page.goto(url))?.status(), 200);
     t.true(await visible(page, '#pay'), `${width}: pay action shown`);
@@ -105,7 +136,8 @@ test('the invoice page in Chromium: a document at 390 px and 1280 px without sid
 
     t.deepEqual(await page.evaluate(() => (globalThis as unknown as Window).__violations), [], `${width}: CSP`);
     t.deepEqual(problems, [], `${width}: console`);
-    await page.close();
+    t.deepEqual(await seriousViolations(page), [], `${width}: axe-core`);
+    await page.context().close();
   }
 
   const pdf = await fetch(`${url}/pdf`);
@@ -114,10 +146,11 @@ test('the invoice page in Chromium: a document at 390 px and 1280 px without sid
 
   // Paid: the same document, with no pay action.
   t.is((await api.post(`/api/v1/invoices/${invoice.body.id}/pay`)).status, 200);
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   await page.goto(url);
   t.false(await visible(page, '#pay'));
   t.is(await page.locator('#status .badge').textContent(), 'Paid');
+  t.deepEqual(await seriousViolations(page), [], 'paid: axe-core');
   await page.screenshot({ path: join(shots, 'invoice-1280-paid.png'), fullPage: true });
   await writeFile(join(shots, 'invoice-weir-paid.pdf'), Buffer.from(await (await fetch(`${url}/pdf`)).arrayBuffer()));
 });

@@ -1,9 +1,14 @@
 import { inflateSync } from 'node:zlib';
 
+/** WinAnsi's bytes 0x80–0x9F, where it differs from Latin-1 (a space where it has no character). */
+const WIN_ANSI_80 = '€ ‚ƒ„…†‡ˆ‰Š‹Œ Ž  ‘’“”•–—˜™š›œ žŸ';
+const winAnsi = (bytes: Buffer): string =>
+  Array.from(bytes, (b) => (b >= 0x80 && b <= 0x9f ? WIN_ANSI_80[b - 0x80]! : String.fromCharCode(b))).join('');
+
 /**
  * The text PDFKit drew in a PDF, one string per text-showing operator, in drawing order: its
- * content streams inflated where compressed, the hex strings of each `TJ`/`Tj` decoded (Latin-1,
- * which is what WinAnsi is for the characters Weir's PDFs use). Enough to assert on, not a parser.
+ * content streams inflated where compressed, the hex strings of each `TJ`/`Tj` decoded as WinAnsi
+ * (the standard fonts' encoding). Enough to assert on, not a parser.
  */
 export function pdfText(pdf: Buffer): string[] {
   const source = pdf.toString('latin1');
@@ -25,7 +30,7 @@ export function pdfText(pdf: Buffer): string[] {
     for (const shown of content.matchAll(/\[([^\]]*)\]\s*TJ|<([0-9a-fA-F]*)>\s*Tj/g)) {
       const hexes =
         shown[1] !== undefined ? [...shown[1].matchAll(/<([0-9a-fA-F]*)>/g)].map((h) => h[1]!) : [shown[2]!];
-      texts.push(hexes.map((hex) => Buffer.from(hex, 'hex').toString('latin1')).join(''));
+      texts.push(hexes.map((hex) => winAnsi(Buffer.from(hex, 'hex'))).join(''));
     }
     streams.lastIndex = end;
   }
