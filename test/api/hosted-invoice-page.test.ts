@@ -168,6 +168,11 @@ test('the hosted invoice page shows the invoice as a document: number, dates, bi
     'tax number in the PDF',
   );
 
+  // The pay action opens a checkout session for what is due.
+  const pay = await fetch(`${app.url}/invoices/${draft.id}/pay`, { redirect: 'manual' });
+  t.is(pay.status, 302);
+  t.regex(pay.headers.get('location') ?? '', /\/checkout\/[0-9a-f-]{36}$/);
+
   // Paid out of band: the page says so, offers no pay action, and its pay link shows the document.
   await ok(api.post(`/api/v1/invoices/${draft.id}/pay`), 'mark paid');
   const paidHtml = await (await fetch(`${app.url}/invoices/${draft.id}`)).text();

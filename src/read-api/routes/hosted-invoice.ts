@@ -22,6 +22,16 @@ const MERCHANT_SETUP_CODES: ReadonlySet<string> = new Set(['payment_method_not_a
 /** A session is reused while it has at least this long to live, so the payer is not rushed. */
 const MIN_REMAINING_MS = 10 * 60 * 1000;
 
+/** What the checkout page says the payment is for: the invoice's subject, or its lines, and what part is left. */
+function checkoutDescription(invoice: Invoice): string {
+  const names = invoice.lineItems.data.map((line) => line.description ?? 'Item');
+  const about =
+    invoice.description ??
+    (names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', '));
+  const part = BigInt(invoice.amountPaid) > 0n ? 'The amount remaining on this invoice. ' : '';
+  return `${part}${about}`.slice(0, 2000);
+}
+
 /** Where the payer downloads an invoice. */
 const invoicePdfPath = (invoiceId: string): string => `/invoices/${invoiceId}/pdf`;
 
@@ -155,7 +165,7 @@ export function hostedInvoiceRoutes(
                   priceData: {
                     currency: invoice.currency,
                     unitAmount: invoice.amountRemaining,
-                    productData: { name: `Invoice ${invoice.number}` },
+                    productData: { name: `Invoice ${invoice.number}`, description: checkoutDescription(invoice) },
                   },
                 },
               ],
