@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import { invoiceAggregate } from '../../../machines/invoice.aggregate.ts';
 import type { Invoice } from '../../../machines/invoice.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
-import { invoiceDocument } from '../../hosted/invoice-document.ts';
+import { type InvoiceDocument, invoiceDocument } from '../../hosted/invoice-document.ts';
 import { renderInvoicePage } from '../../hosted/invoice-page.ts';
 import { renderInvoicePdf } from '../../hosted/invoice-pdf.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
@@ -31,6 +32,9 @@ function checkoutDescription(invoice: Invoice): string {
   const part = BigInt(invoice.amountPaid) > 0n ? 'The amount remaining on this invoice. ' : '';
   return `${part}${about}`.slice(0, 2000);
 }
+
+/** Rendered PDFs kept, newest last: drawing one takes tens of milliseconds, asking again for it takes none. */
+const PDF_CACHE_SIZE = 64;
 
 /** Where the payer downloads an invoice. */
 const invoicePdfPath = (invoiceId: string): string => `/invoices/${invoiceId}/pdf`;
@@ -105,6 +109,22 @@ export function hostedInvoiceRoutes(
     );
   }
 
+  // Keyed by everything the PDF is drawn from, so a changed invoice, business or status is drawn anew.
+  const pdfCache = new Map<string, Buffer>();
+  async function invoicePdf(invoice: Invoice, document: InvoiceDocument): Promise<Buffer> {
+    const payUrl = invoicePayUrl(deps.publicUrl, invoice.id);
+    const createdAt = invoice.finalizedAt ?? invoice.createdAt;
+    const key = createHash('sha256')
+      .update(JSON.stringify([document, payUrl, createdAt]))
+      .digest('hex');
+    const cached = pdfCache.get(key);
+    if (cached) return cached;
+    const pdf = await renderInvoicePdf(document, { payUrl, createdAt: new Date(Date.parse(createdAt)) });
+    pdfCache.set(key, pdf);
+    if (pdfCache.size > PDF_CACHE_SIZE) pdfCache.delete(pdfCache.keys().next().value!);
+    return pdf;
+  }
+
   async function reusableSession(invoice: Invoice): Promise<CheckoutSessionDoc | null> {
     const pending = invoice.paymentAttempts
       .filter((a) => a.status === 'pending')
@@ -132,10 +152,7 @@ export function hostedInvoiceRoutes(
     const filename = `${invoice.number.replace(/[^A-Za-z0-9._-]+/g, '_') || 'invoice'}.pdf`;
     ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
     ctx.type = 'application/pdf';
-    ctx.body = await renderInvoicePdf(document, {
-      payUrl: invoicePayUrl(deps.publicUrl, invoice.id),
-      createdAt: new Date(Date.parse(invoice.finalizedAt ?? invoice.createdAt)),
-    });
+    ctx.body = await invoicePdf(invoice, document);
   });
 
   router.get('/:id/pay', async (ctx) => {
