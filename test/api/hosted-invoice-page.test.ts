@@ -92,6 +92,7 @@ test('the hosted invoice page shows the invoice as a document: number, dates, bi
   t.is((await fetch(`${app.url}/invoices/${draft.id}/pdf`)).status, 404);
 
   const finalized = await ok(api.post<Invoice>(`/api/v1/invoices/${draft.id}/finalize`), 'finalize');
+  t.is(finalized.url, `${app.url}/invoices/${draft.id}`, "the invoice's public url is this page");
   const page = await fetch(`${app.url}/invoices/${draft.id}`);
   t.is(page.status, 200);
   t.is(page.headers.get('content-type'), 'text/html; charset=utf-8');

@@ -14,7 +14,7 @@ import { INVOICES, type InvoiceDoc } from '../../projections/invoices.projection
 import { NotFoundError, WeirError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
-import { invoicePayUrl } from '../../hosted/urls.ts';
+import { invoicePageUrl, invoicePayUrl } from '../../hosted/urls.ts';
 import { recordOf } from '../../projections/record-document.ts';
 
 /** Session refusals that come from the merchant's setup (no payment method for the currency), not the payer. */
@@ -67,7 +67,7 @@ export function hostedInvoiceRoutes(
 
   /** Everything the document shows beyond the invoice: its organization, customer and products, of its own tenant only. */
   async function documentOf(invoice: Invoice) {
-    const ownsIt = (record: { organizationId: string; environment: string } | null) =>
+    const ownsIt = <T extends { organizationId: string; environment: string }>(record: T | null): record is T =>
       record !== null && record.organizationId === invoice.organizationId && record.environment === invoice.environment;
     const org = await orgs.get(organizationRecordId(invoice.organizationId, invoice.environment));
     const customer = await customers.get(invoice.customerId);
@@ -75,8 +75,8 @@ export function hostedInvoiceRoutes(
     for (const line of invoice.lineItems.data) {
       if (!line.priceId || productDetails.has(line.priceId)) continue;
       const price = await prices.get(line.priceId);
-      const product = ownsIt(price) ? await products.get(price!.productId) : null;
-      if (ownsIt(product) && product!.description) productDetails.set(line.priceId, product!.description);
+      const product = ownsIt(price) ? await products.get(price.productId) : null;
+      if (ownsIt(product) && product.description) productDetails.set(line.priceId, product.description);
     }
     const document = invoiceDocument({
       invoice,
@@ -169,7 +169,8 @@ export function hostedInvoiceRoutes(
         .createCheckoutSession(
           {
             mode: 'payment',
-            successUrl: invoicePayUrl(deps.publicUrl, invoice.id),
+            // Back to the invoice, not its pay link: that would open another session before the payment is recorded.
+            successUrl: invoicePageUrl(deps.publicUrl, invoice.id),
             clientReferenceId: invoice.number,
             metadata: { invoiceId: invoice.id, invoiceNumber: invoice.number },
             ...(invoice.paymentMethods.chainIds.length
