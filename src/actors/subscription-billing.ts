@@ -31,7 +31,7 @@ import {
   type SubscriptionDoc,
   type SubscriptionWorkDoc,
 } from '../projections/subscriptions.projection.ts';
-import { invoicePayUrl } from '../hosted/urls.ts';
+import { invoicePageUrl } from '../hosted/urls.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { InvalidStateError, NotFoundError } from '../shared/errors.ts';
@@ -251,7 +251,7 @@ export function createSubscriptionBilling(deps: {
       {
         type: 'SendInvoice',
         to: null,
-        url: invoicePayUrl(deps.publicUrl, bill.id),
+        url: invoicePageUrl(deps.publicUrl, bill.id),
         mailed: false,
         nextIssueDate: bill.periodEnd,
       },

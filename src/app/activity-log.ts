@@ -227,7 +227,7 @@ export function createActivityLog(deps: { eventStore: EventStore; logger: Logger
 
   function pump(): void {
     if (stopped) return;
-    if (running) {
+    if (running !== null) {
       again = true;
       return;
     }

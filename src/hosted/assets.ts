@@ -36,9 +36,18 @@ const FILES = {
   'payment-link.js': { type: JS, file: 'payment-link.js' },
   'wallet.js': { type: JS, file: 'wallet.js' },
   'wallet.css': { type: CSS, file: 'wallet.css' },
+  'invoice.css': { type: CSS, file: 'invoice.css' },
+  'invoice.js': { type: JS, file: 'invoice.js' },
   ...Object.fromEntries(ICONS.map((name) => [`icon-${name}.svg`, { type: SVG, file: `icons/${name}.svg` }])),
 } as Record<
-  'hosted.css' | 'checkout.js' | 'payment-link.js' | 'wallet.js' | 'wallet.css' | `icon-${IconName}.svg`,
+  | 'hosted.css'
+  | 'checkout.js'
+  | 'payment-link.js'
+  | 'wallet.js'
+  | 'wallet.css'
+  | 'invoice.css'
+  | 'invoice.js'
+  | `icon-${IconName}.svg`,
   { type: string; file: string }
 >;
 

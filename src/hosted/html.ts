@@ -28,6 +28,8 @@ export function hostedPage(page: {
   /** A word beside the business name, e.g. "Test mode". */
   badge?: string;
   script?: { name: AssetName; data?: Record<string, string> };
+  /** The page's own stylesheets, after hosted.css (the invoice document's). */
+  stylesheets?: AssetName[];
 }): string {
   const logo = page.org?.brandLogo ? `<img class="logo" src="${escapeHtml(page.org.brandLogo)}" alt="">` : '';
   const brand = page.org?.brandColor ? brandStylesheetUrl(page.org.brandColor) : null;
@@ -42,7 +44,7 @@ export function hostedPage(page: {
 <title>${escapeHtml(page.title)}</title>
 <link rel="icon" href="${iconUrl('favicon')}" type="image/svg+xml">
 <link rel="stylesheet" href="${assetUrl('hosted.css')}">
-${brand ? `<link rel="stylesheet" href="${brand}">\n` : ''}</head>
+${(page.stylesheets ?? []).map((name) => `<link rel="stylesheet" href="${assetUrl(name)}">\n`).join('')}${brand ? `<link rel="stylesheet" href="${brand}">\n` : ''}</head>
 <body class="${page.kind}">
 <header>${logo}<strong>${escapeHtml(page.business)}</strong>${page.badge ? ` <span class="badge">${escapeHtml(page.badge)}</span>` : ''}</header>
 <main>

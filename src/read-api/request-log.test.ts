@@ -60,7 +60,7 @@ test('an unexpected error is logged once at error level with the id of its reque
   t.is(answer.headers.get('x-request-id'), 'failing-request-1');
   const error = lines.find((line) => line.event === 'http.error');
   t.like(error, { level: 50, requestId: 'failing-request-1', method: 'GET', path: '/boom' });
-  t.is((error?.err as { message?: string }).message, 'the store fell over');
+  t.is((error?.err as { message?: string } | undefined)?.message, 'the store fell over');
   t.like(
     lines.find((line) => line.event === 'http.request'),
     { requestId: 'failing-request-1', status: 500 },

@@ -90,7 +90,7 @@ test('reminders before and after the due date are mailed at their clock times, o
     'help@acme.example',
     '1 Main Street',
     'https://acme.example',
-    `/invoices/${invoice.id}/pay`,
+    `/invoices/${invoice.id}`,
   ])
     t.true(weekBefore.text.includes(part), part);
   t.true(weekBefore.html.includes('#ff6600'), 'the brand color');

@@ -1,17 +1,22 @@
+import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import { invoiceAggregate } from '../../../machines/invoice.aggregate.ts';
 import type { Invoice } from '../../../machines/invoice.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
 import { renderErrorPage } from '../../hosted/error-page.ts';
-import { escapeHtml, hostedPage } from '../../hosted/html.ts';
+import { type InvoiceDocument, invoiceDocument } from '../../hosted/invoice-document.ts';
+import { renderInvoicePage } from '../../hosted/invoice-page.ts';
+import { renderInvoicePdf } from '../../hosted/invoice-pdf.ts';
+import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
+import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
 import { INVOICES, type InvoiceDoc } from '../../projections/invoices.projection.ts';
-import { WeirError } from '../../shared/errors.ts';
+import { NotFoundError, WeirError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
-import { formatAmount } from '../../shared/money.ts';
-import type { ApiDeps, ApiState } from '../api-context.ts';
-import { invoicePayUrl } from '../../hosted/urls.ts';
+import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { invoicePageUrl, invoicePayUrl } from '../../hosted/urls.ts';
+import { recordOf } from '../../projections/record-document.ts';
 
 /** Session refusals that come from the merchant's setup (no payment method for the currency), not the payer. */
 const MERCHANT_SETUP_CODES: ReadonlySet<string> = new Set(['payment_method_not_available', 'payment_method_invalid']);
@@ -19,24 +24,29 @@ const MERCHANT_SETUP_CODES: ReadonlySet<string> = new Set(['payment_method_not_a
 /** A session is reused while it has at least this long to live, so the payer is not rushed. */
 const MIN_REMAINING_MS = 10 * 60 * 1000;
 
-function statusPage(invoice: Invoice, org: OrganizationDoc | null, message: string): string {
-  const e = escapeHtml;
-  return hostedPage({
-    title: `Invoice ${invoice.number} · ${org?.name ?? 'Weir merchant'}`,
-    kind: 'invoice',
-    org,
-    business: org?.name ?? 'Weir merchant',
-    main: `  <h1>Invoice ${e(invoice.number)}</h1>
-  <p id="message">${e(message)}</p>
-  <p>Amount: ${e(formatAmount(BigInt(invoice.amountDue)))} ${e(invoice.currency.toUpperCase())}</p>`,
-  });
+/** What the checkout page says the payment is for: the invoice's subject, or its lines, and what part is left. */
+function checkoutDescription(invoice: Invoice): string {
+  const names = invoice.lineItems.data.map((line) => line.description ?? 'Item');
+  const about =
+    invoice.description ??
+    (names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', '));
+  const part = BigInt(invoice.amountPaid) > 0n ? 'The amount remaining on this invoice. ' : '';
+  return `${part}${about}`.slice(0, 2000);
 }
 
+/** Rendered PDFs kept, newest last: drawing one takes tens of milliseconds, asking again for it takes none. */
+const PDF_CACHE_SIZE = 64;
+
+/** Where the payer downloads an invoice. */
+const invoicePdfPath = (invoiceId: string): string => `/invoices/${invoiceId}/pdf`;
+
 /**
- * The public pay link of an invoice, `/invoices/{id}/pay`. For an open (or uncollectible)
- * invoice it reuses the open checkout session of its latest attempt, or opens a new one for the
- * amount remaining and records it as a payment attempt, then redirects the payer there. Other
- * statuses get a small page saying so.
+ * The public pages of an invoice. `/invoices/{id}`: the invoice as a document, with the pay action
+ * while something is due; `/invoices/{id}/pdf`: the same document as a PDF download;
+ * `/invoices/{id}/pay`: the pay link. For an open (or uncollectible) invoice the pay link reuses
+ * the open checkout session of its latest attempt, or opens a new one for the amount remaining and
+ * records it as a payment attempt, then redirects the payer there; otherwise (paid, void, or no way
+ * to pay set up) it shows the document saying so. Drafts and deleted invoices are not found.
  */
 export function hostedInvoiceRoutes(
   deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession },
@@ -45,6 +55,93 @@ export function hostedInvoiceRoutes(
   const invoices = deps.readStore.collection<InvoiceDoc>(INVOICES);
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+  const customers = deps.readStore.collection<CustomerDoc>(CUSTOMERS);
+  const prices = deps.readStore.collection<PriceDoc>(PRICES);
+  const products = deps.readStore.collection<ProductDoc>(PRODUCTS);
+
+  /** For the pages a browser opens: an unknown or removed invoice is an HTML page, not the API's JSON error. */
+  async function pageInvoice(ctx: ApiContext): Promise<Invoice | null> {
+    try {
+      return await publicInvoice(ctx.params.id!);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      ctx.status = 404;
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = renderErrorPage({
+        heading: 'Invoice not found',
+        message:
+          'This invoice does not exist or is no longer available. Check the link, or contact the business that sent it.',
+      });
+      return null;
+    }
+  }
+
+  /** The invoice a payer may see: finalized once (not a draft) and not deleted. */
+  async function publicInvoice(id: string): Promise<Invoice> {
+    const doc = isUuid(id) ? await invoices.get(id) : null;
+    if (!doc || doc.deletedAt !== null || doc.status === 'draft') throw new NotFoundError('invoice', id);
+    return recordOf<Invoice>(doc);
+  }
+
+  /** Everything the document shows beyond the invoice: its organization, customer and products, of its own tenant only. */
+  async function documentOf(invoice: Invoice) {
+    const ownsIt = <T extends { organizationId: string; environment: string }>(record: T | null): record is T =>
+      record !== null && record.organizationId === invoice.organizationId && record.environment === invoice.environment;
+    const org = await orgs.get(organizationRecordId(invoice.organizationId, invoice.environment));
+    const customer = await customers.get(invoice.customerId);
+    const productDetails = new Map<string, string>();
+    for (const line of invoice.lineItems.data) {
+      if (!line.priceId || productDetails.has(line.priceId)) continue;
+      const price = await prices.get(line.priceId);
+      const product = ownsIt(price) ? await products.get(price.productId) : null;
+      if (ownsIt(product) && product.description) productDetails.set(line.priceId, product.description);
+    }
+    const document = invoiceDocument({
+      invoice,
+      organization: org,
+      customer: ownsIt(customer) ? customer : null,
+      productDetails,
+      nowMs: deps.clock.now(),
+    });
+    return { org, document };
+  }
+
+  async function sendPage(
+    ctx: { status: number; type: string; body: unknown },
+    invoice: Invoice,
+    status: number,
+    notice: string | null = null,
+  ) {
+    const { org, document } = await documentOf(invoice);
+    ctx.status = status;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = renderInvoicePage(
+      document,
+      org,
+      {
+        pay: invoicePayUrl('', invoice.id),
+        pdf: invoicePdfPath(invoice.id),
+        payOnline: invoicePayUrl(deps.publicUrl, invoice.id),
+      },
+      notice,
+    );
+  }
+
+  // Keyed by everything the PDF is drawn from, so a changed invoice, business or status is drawn anew.
+  const pdfCache = new Map<string, Buffer>();
+  async function invoicePdf(invoice: Invoice, document: InvoiceDocument): Promise<Buffer> {
+    const payUrl = invoicePayUrl(deps.publicUrl, invoice.id);
+    const createdAt = invoice.finalizedAt ?? invoice.createdAt;
+    const key = createHash('sha256')
+      .update(JSON.stringify([document, payUrl, createdAt]))
+      .digest('hex');
+    const cached = pdfCache.get(key);
+    if (cached) return cached;
+    const pdf = await renderInvoicePdf(document, { payUrl, createdAt: new Date(Date.parse(createdAt)) });
+    pdfCache.set(key, pdf);
+    if (pdfCache.size > PDF_CACHE_SIZE) pdfCache.delete(pdfCache.keys().next().value!);
+    return pdf;
+  }
 
   async function reusableSession(invoice: Invoice): Promise<CheckoutSessionDoc | null> {
     const pending = invoice.paymentAttempts
@@ -59,22 +156,29 @@ export function hostedInvoiceRoutes(
     return null;
   }
 
-  router.get('/:id/pay', async (ctx) => {
-    const id = ctx.params.id!;
-    const invoice = isUuid(id) ? await invoices.get(id) : null;
-    if (!invoice || invoice.deletedAt !== null || invoice.status === 'draft') {
-      // A browser opened it: an HTML page, not the API's JSON error.
-      ctx.status = 404;
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = renderErrorPage({
-        heading: 'Invoice not found',
-        message:
-          'This invoice does not exist or is no longer available. Check the link, or contact the business that sent it.',
-      });
-      return;
-    }
+  router.get('/:id', async (ctx) => {
+    const invoice = await pageInvoice(ctx);
+    if (!invoice) return;
     ctx.set('Cache-Control', 'no-store');
-    if (invoice.status === 'open' || invoice.status === 'uncollectible') {
+    await sendPage(ctx, invoice, 200);
+  });
+
+  router.get('/:id/pdf', async (ctx) => {
+    const invoice = await publicInvoice(ctx.params.id!);
+    const { document } = await documentOf(invoice);
+    ctx.set('Cache-Control', 'no-store');
+    // The number is the merchant's text: only what is safe in a quoted filename is kept.
+    const filename = `${invoice.number.replace(/[^A-Za-z0-9._-]+/g, '_') || 'invoice'}.pdf`;
+    ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
+    ctx.type = 'application/pdf';
+    ctx.body = await invoicePdf(invoice, document);
+  });
+
+  router.get('/:id/pay', async (ctx) => {
+    const invoice = await pageInvoice(ctx);
+    if (!invoice) return;
+    ctx.set('Cache-Control', 'no-store');
+    if ((invoice.status === 'open' || invoice.status === 'uncollectible') && BigInt(invoice.amountRemaining) > 0n) {
       const reuse = await reusableSession(invoice);
       if (reuse) {
         ctx.redirect(reuse.url);
@@ -85,7 +189,8 @@ export function hostedInvoiceRoutes(
         .createCheckoutSession(
           {
             mode: 'payment',
-            successUrl: invoicePayUrl(deps.publicUrl, invoice.id),
+            // Back to the invoice, not its pay link: that would open another session before the payment is recorded.
+            successUrl: invoicePageUrl(deps.publicUrl, invoice.id),
             clientReferenceId: invoice.number,
             metadata: { invoiceId: invoice.id, invoiceNumber: invoice.number },
             ...(invoice.paymentMethods.chainIds.length
@@ -98,7 +203,7 @@ export function hostedInvoiceRoutes(
                   priceData: {
                     currency: invoice.currency,
                     unitAmount: invoice.amountRemaining,
-                    productData: { name: `Invoice ${invoice.number}` },
+                    productData: { name: `Invoice ${invoice.number}`, description: checkoutDescription(invoice) },
                   },
                 },
               ],
@@ -113,12 +218,10 @@ export function hostedInvoiceRoutes(
           throw error;
         });
       if (!opened) {
-        const org = await orgs.get(organizationRecordId(invoice.organizationId, invoice.environment));
-        ctx.status = 409;
-        ctx.type = 'text/html; charset=utf-8';
-        ctx.body = statusPage(
+        await sendPage(
+          ctx,
           invoice,
-          org,
+          409,
           'This invoice cannot be paid online right now: the business has no way set up to take this payment. Please contact them.',
         );
         return;
@@ -135,14 +238,8 @@ export function hostedInvoiceRoutes(
       ctx.redirect(session.url);
       return;
     }
-    const org = await orgs.get(organizationRecordId(invoice.organizationId, invoice.environment));
-    const message =
-      invoice.status === 'paid'
-        ? `This invoice was paid on ${(invoice.paidAt ?? '').slice(0, 10)}. Thank you.`
-        : 'This invoice was voided and can no longer be paid.';
-    ctx.status = invoice.status === 'paid' ? 200 : 410;
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = statusPage(invoice, org, message);
+    // Paid or void: the document says so (a void one can no longer be paid: 410).
+    await sendPage(ctx, invoice, invoice.status === 'void' ? 410 : 200);
   });
 
   return router;

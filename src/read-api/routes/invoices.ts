@@ -21,7 +21,7 @@ import { assetsPayingExactly } from '../../chain-ingest/rail.ts';
 import type { Environment } from '../../event-store/event-store.ts';
 import { renderInvoiceMail } from '../../mail/invoice-mail.ts';
 import type { Mailer } from '../../mail/mailer.ts';
-import { invoicePayUrl } from '../../hosted/urls.ts';
+import { invoicePageUrl } from '../../hosted/urls.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { INVOICES, publicInvoice, type InvoiceDoc } from '../../projections/invoices.projection.ts';
@@ -202,7 +202,7 @@ export type InvoiceRouteDeps = ApiDeps & { createCheckoutSession: CreateCheckout
 
 /**
  * `/api/v1/invoices`: drafts are created, edited and deleted; finalizing opens an invoice for
- * payment (hosted page `/invoices/{id}/pay`); send mails it to the customer; pay marks it paid
+ * payment (its hosted page `/invoices/{id}`, pay link `…/pay`); send mails it to the customer; pay marks it paid
  * out of band; void and mark-uncollectible close it; duplicate copies it into a new draft. A
  * transition the invoice's status forbids is a 400 naming that status.
  */
@@ -388,13 +388,13 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     const invoice = await load(ctx);
     if (invoice.status === 'draft') assertPayable(invoice);
     ctx.body = publicInvoice(
-      await run(ctx, invoice.id, { type: 'FinalizeInvoice', url: invoicePayUrl(deps.publicUrl, invoice.id) }),
+      await run(ctx, invoice.id, { type: 'FinalizeInvoice', url: invoicePageUrl(deps.publicUrl, invoice.id) }),
     );
   });
 
   router.post('/:id/send', async (ctx) => {
     const invoice = await load(ctx);
-    const url = invoicePayUrl(deps.publicUrl, invoice.id);
+    const url = invoicePageUrl(deps.publicUrl, invoice.id);
     if (invoice.status !== 'draft' && invoice.status !== 'open') {
       await run(ctx, invoice.id, { type: 'SendInvoice', to: null, url, mailed: true });
       return;

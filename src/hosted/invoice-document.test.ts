@@ -1,0 +1,121 @@
+import test from 'ava';
+import { invoiceFixture } from '../../machines/invoice.fixture.ts';
+import type { Invoice } from '../../machines/invoice.types.ts';
+import type { Organization } from '../actors/organization.ts';
+import { documentAmount, invoiceDocument } from './invoice-document.ts';
+
+const DUE = '2030-02-01T00:00:00.000Z';
+const BEFORE_DUE = Date.parse('2030-01-15T00:00:00.000Z');
+const AFTER_DUE = Date.parse('2030-03-01T00:00:00.000Z');
+
+function openInvoice(changes: Partial<Invoice> = {}): Invoice {
+  return invoiceFixture({
+    number: 'INV-000042',
+    currency: 'usdc',
+    status: 'open',
+    dueDate: DUE,
+    issueDate: '2030-01-02T00:00:00.000Z',
+    lineItems: {
+      object: 'list',
+      data: [
+        { description: 'Hour', priceId: null, quantity: 3, unitAmount: '15000000000', amountTotal: '45000000000' },
+      ],
+    },
+    amountDue: '45000000000',
+    amountPaid: '0',
+    amountRemaining: '45000000000',
+    ...changes,
+  });
+}
+
+test('amounts read as on a document: grouped thousands, at least two decimals, no digit of the 10^8 scale lost', (t) => {
+  t.is(documentAmount(0n), '0.00');
+  t.is(documentAmount(150000000n), '1.50');
+  t.is(documentAmount(123456789012n), '1,234.56789012');
+  t.is(documentAmount(100000000000000000n), '1,000,000,000.00');
+  t.is(documentAmount(1n), '0.00000001');
+});
+
+test('the status in words: due, overdue, partially paid, paid, void; only an open or written-off invoice with something due is payable', (t) => {
+  const doc = (invoice: Invoice, now = BEFORE_DUE) =>
+    invoiceDocument({ invoice, organization: null, customer: null, nowMs: now });
+
+  const due = doc(openInvoice());
+  t.deepEqual(due.status, { label: 'Due', tone: 'due', sentence: '450.00 USDC due by February 1, 2030.' });
+  t.true(due.payable);
+  t.is(due.issued, 'January 2, 2030');
+
+  t.deepEqual(doc(openInvoice(), AFTER_DUE).status, {
+    label: 'Overdue',
+    tone: 'overdue',
+    sentence: '450.00 USDC was due on February 1, 2030.',
+  });
+  const partial = doc(openInvoice({ amountPaid: '10000000000', amountRemaining: '35000000000' }));
+  t.is(partial.status.label, 'Partially paid');
+  t.is(partial.status.sentence, '100.00 USDC received; 350.00 USDC is still due by February 1, 2030.');
+  t.true(partial.anyPaid);
+  t.is(partial.amountRemaining, '350.00 USDC');
+
+  const writtenOff = doc(openInvoice({ status: 'uncollectible' }), AFTER_DUE);
+  t.is(writtenOff.status.label, 'Overdue');
+  t.true(writtenOff.payable, 'an uncollectible invoice can still be paid');
+
+  const paid = doc(
+    openInvoice({
+      status: 'paid',
+      paid: true,
+      paidAt: '2030-01-20T10:00:00.000Z',
+      amountPaid: '45000000000',
+      amountRemaining: '0',
+    }),
+  );
+  t.deepEqual(paid.status, {
+    label: 'Paid',
+    tone: 'paid',
+    sentence: 'This invoice was paid on January 20, 2030. Thank you.',
+  });
+  t.false(paid.payable);
+  t.is(paid.paidOn, 'January 20, 2030');
+
+  const voided = doc(openInvoice({ status: 'void' }));
+  t.is(voided.status.sentence, 'This invoice was voided and can no longer be paid.');
+  t.false(voided.payable);
+});
+
+test('the business: its address, contact and identifiers; only http(s) links and http(s) or data: image logos are kept', (t) => {
+  const org = {
+    name: 'Acme',
+    email: 'hello@acme.example',
+    supportEmail: null,
+    phone: null,
+    supportPhone: '+44 (0)20 7946 0000',
+    addressDetails: {
+      line1: '1 Main St',
+      line2: null,
+      city: 'Springfield',
+      state: 'IL',
+      postalCode: '62701',
+      country: 'US',
+    },
+    websiteUrl: 'https://acme.example/',
+    supportUrl: 'javascript:alert(1)',
+    privacyUrl: 'https://acme.example/privacy',
+    termsUrl: null,
+    companyIdentificationNumber: 'C-1',
+    taxIdentificationNumber: null,
+    brandColor: 'red;}',
+    brandLogo: 'javascript:alert(1)',
+  } as unknown as Organization;
+  const doc = invoiceDocument({ invoice: openInvoice(), organization: org, customer: null, nowMs: BEFORE_DUE });
+  t.deepEqual(doc.business.addressLines, ['1 Main St', '62701 Springfield, IL', 'United States']);
+  t.deepEqual(doc.business.contact, [
+    { label: 'Email', text: 'hello@acme.example', href: 'mailto:hello@acme.example' },
+    { label: 'Phone', text: '+44 (0)20 7946 0000', href: 'tel:+4402079460000' },
+    { label: 'Website', text: 'acme.example', href: 'https://acme.example/' },
+  ]);
+  t.deepEqual(doc.business.identifiers, ['Company no. C-1']);
+  t.deepEqual(doc.business.links, [{ label: 'Privacy policy', href: 'https://acme.example/privacy' }]);
+  t.is(doc.business.brandColor, null);
+  t.is(doc.business.logo, null);
+  t.deepEqual(doc.billedTo, { lines: [], email: null });
+});

@@ -1,0 +1,232 @@
+import type { Invoice } from '../../machines/invoice.types.ts';
+import type { AddressDetails, Organization } from '../actors/organization.ts';
+import type { Customer } from '../actors/customer.ts';
+import { formatAmount } from '../shared/money.ts';
+
+/**
+ * What an invoice shows its payer, already in words: the one view the hosted page and the PDF
+ * both draw, so the two never disagree on a date, an amount or the status.
+ */
+export type InvoiceDocument = {
+  number: string;
+  currency: string;
+  description: string | null;
+  /** "Invoice" for a one-time invoice; the recurring ones say how often. */
+  recurrence: string | null;
+  issued: string;
+  due: string;
+  paidOn: string | null;
+  status: InvoiceStatusView;
+  business: BusinessView;
+  billedTo: { lines: string[]; email: string | null };
+  lines: {
+    description: string;
+    /** The product's own description, under its name. */
+    detail: string | null;
+    quantity: string;
+    unitAmount: string;
+    amount: string;
+  }[];
+  subtotal: string;
+  total: string;
+  amountPaid: string;
+  amountRemaining: string;
+  /** Whether anything has been received: the paid and remaining rows are shown then. */
+  anyPaid: boolean;
+  memo: string | null;
+  footer: string | null;
+  transactionHash: string | null;
+  /** Whether a payer can pay it now (open or written off, and something still due). */
+  payable: boolean;
+};
+
+export type InvoiceStatusView = {
+  /** One or two words for the badge. */
+  label: 'Due' | 'Overdue' | 'Partially paid' | 'Paid' | 'Void';
+  tone: 'due' | 'overdue' | 'paid' | 'void';
+  /** A sentence for the payer. */
+  sentence: string;
+};
+
+export type BusinessView = {
+  name: string;
+  brandColor: string | null;
+  /** Only an http(s) or data: image; anything else is not shown. */
+  logo: string | null;
+  addressLines: string[];
+  contact: { label: string; text: string; href: string | null }[];
+  identifiers: string[];
+  /** Terms, privacy, support site: http(s) links only. */
+  links: { label: string; href: string }[];
+};
+
+const HEX_COLOR = /^#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?$/;
+const httpUrl = (value: string | null | undefined): string | null =>
+  value && /^https?:\/\/[^\s]+$/i.test(value) ? value : null;
+const imageUrl = (value: string | null | undefined): string | null =>
+  httpUrl(value) ??
+  (value && /^data:image\/(png|jpe?g|gif|svg\+xml|webp);base64,[A-Za-z0-9+/=]+$/.test(value) ? value : null);
+
+const DATE = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', year: 'numeric', month: 'long', day: 'numeric' });
+/** `2030-02-01T…` → `February 1, 2030` (UTC: the day the merchant chose, wherever the payer is). */
+export const documentDate = (iso: string): string => DATE.format(new Date(iso));
+
+/**
+ * An amount as a document shows it: thousands grouped and at least two decimals, every digit the
+ * 10^8 scale holds kept (`450000000` → `4.50`, `123456789012` → `1,234.56789012`).
+ */
+export function documentAmount(amount: bigint): string {
+  const [whole = '0', fraction = ''] = formatAmount(amount).split('.');
+  const negative = whole.startsWith('-');
+  const digits = negative ? whole.slice(1) : whole;
+  const grouped = digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${negative ? '-' : ''}${grouped}.${fraction.padEnd(2, '0')}`;
+}
+
+export const documentMoney = (amount: string | bigint, currency: string): string =>
+  `${documentAmount(BigInt(amount))} ${currency.toUpperCase()}`;
+
+const REGIONS = new Intl.DisplayNames(['en'], { type: 'region' });
+/** `US` → `United States`; anything that is not a two-letter code is shown as given. */
+function countryName(country: string | null): string | null {
+  if (!country || !/^[A-Za-z]{2}$/.test(country)) return country;
+  try {
+    return REGIONS.of(country.toUpperCase()) ?? country;
+  } catch {
+    return country;
+  }
+}
+
+export function addressLines(address: AddressDetails | null | undefined): string[] {
+  if (!address) return [];
+  const cityLine = [[address.postalCode, address.city].filter(Boolean).join(' '), address.state]
+    .filter(Boolean)
+    .join(', ');
+  return [address.line1, address.line2, cityLine, countryName(address.country)].filter((line): line is string =>
+    Boolean(line),
+  );
+}
+
+const RECURRENCE: Record<number, string> = { 1: 'month', 3: '3 months', 6: '6 months', 12: 'year' };
+
+function statusOf(invoice: Invoice, nowMs: number, paidOn: string | null, due: string): InvoiceStatusView {
+  const remaining = documentMoney(invoice.amountRemaining, invoice.currency);
+  if (invoice.status === 'paid')
+    return {
+      label: 'Paid',
+      tone: 'paid',
+      sentence: paidOn ? `This invoice was paid on ${paidOn}. Thank you.` : 'This invoice was paid. Thank you.',
+    };
+  if (invoice.status === 'void')
+    return { label: 'Void', tone: 'void', sentence: 'This invoice was voided and can no longer be paid.' };
+  const overdue = Date.parse(invoice.dueDate) < nowMs;
+  if (BigInt(invoice.amountPaid) > 0n)
+    return {
+      label: 'Partially paid',
+      tone: overdue ? 'overdue' : 'due',
+      sentence: `${documentMoney(invoice.amountPaid, invoice.currency)} received; ${remaining} ${overdue ? 'was' : 'is'} still due ${overdue ? 'on' : 'by'} ${due}.`,
+    };
+  return overdue
+    ? { label: 'Overdue', tone: 'overdue', sentence: `${remaining} was due on ${due}.` }
+    : { label: 'Due', tone: 'due', sentence: `${remaining} due by ${due}.` };
+}
+
+function businessOf(org: Organization | null): BusinessView {
+  if (!org)
+    return {
+      name: 'Weir merchant',
+      brandColor: null,
+      logo: null,
+      addressLines: [],
+      contact: [],
+      identifiers: [],
+      links: [],
+    };
+  const email = org.supportEmail ?? org.email;
+  const phone = org.supportPhone ?? org.phone;
+  const website = httpUrl(org.websiteUrl);
+  const contact = [
+    email ? { label: 'Email', text: email, href: `mailto:${email}` } : null,
+    phone ? { label: 'Phone', text: phone, href: `tel:${phone.replace(/[^+0-9]/g, '')}` } : null,
+    website ? { label: 'Website', text: website.replace(/^https?:\/\//i, '').replace(/\/$/, ''), href: website } : null,
+  ].filter((c) => c !== null);
+  const identifiers = [
+    org.companyIdentificationNumber ? `Company no. ${org.companyIdentificationNumber}` : null,
+    org.taxIdentificationNumber ? `Tax ID ${org.taxIdentificationNumber}` : null,
+  ].filter((line): line is string => line !== null);
+  const links = (
+    [
+      ['Support', org.supportUrl],
+      ['Terms of service', org.termsUrl],
+      ['Privacy policy', org.privacyUrl],
+    ] as const
+  )
+    .map(([label, url]) => ({ label, href: httpUrl(url) }))
+    .filter(
+      (link): link is { label: 'Support' | 'Terms of service' | 'Privacy policy'; href: string } => link.href !== null,
+    );
+  return {
+    name: org.name,
+    brandColor: org.brandColor && HEX_COLOR.test(org.brandColor) ? org.brandColor : null,
+    logo: imageUrl(org.brandLogo),
+    addressLines: addressLines(org.addressDetails),
+    contact,
+    identifiers,
+    links,
+  };
+}
+
+function billedToOf(customer: Customer | null): InvoiceDocument['billedTo'] {
+  if (!customer) return { lines: [], email: null };
+  const lines = [customer.name, customer.organizationName, ...addressLines(customer.address), customer.phone].filter(
+    (line): line is string => Boolean(line),
+  );
+  return { lines, email: customer.email || null };
+}
+
+/**
+ * The document of a finalized invoice. `productDetails`: the catalog description of a line's
+ * price's product, when it has one. `nowMs` words the status (due or overdue).
+ */
+export function invoiceDocument(input: {
+  invoice: Invoice;
+  organization: Organization | null;
+  customer: Customer | null;
+  productDetails?: ReadonlyMap<string, string>;
+  nowMs: number;
+}): InvoiceDocument {
+  const { invoice, nowMs } = input;
+  const money = (amount: string) => documentMoney(amount, invoice.currency);
+  const due = documentDate(invoice.dueDate);
+  const paidOn = invoice.paidAt ? documentDate(invoice.paidAt) : null;
+  const subtotal = invoice.lineItems.data.reduce((sum, line) => sum + BigInt(line.amountTotal), 0n);
+  const remaining = BigInt(invoice.amountRemaining);
+  return {
+    number: invoice.number,
+    currency: invoice.currency.toUpperCase(),
+    description: invoice.description,
+    recurrence: invoice.recurring ? `Billed every ${RECURRENCE[invoice.recurring.intervalCount] ?? 'month'}` : null,
+    issued: documentDate(invoice.issueDate ?? invoice.finalizedAt ?? invoice.createdAt),
+    due,
+    paidOn,
+    status: statusOf(invoice, nowMs, paidOn, due),
+    business: businessOf(input.organization),
+    billedTo: billedToOf(input.customer),
+    lines: invoice.lineItems.data.map((line) => ({
+      description: line.description ?? 'Item',
+      detail: (line.priceId && input.productDetails?.get(line.priceId)) || null,
+      quantity: String(line.quantity),
+      unitAmount: money(line.unitAmount),
+      amount: money(line.amountTotal),
+    })),
+    subtotal: money(subtotal.toString()),
+    total: money(invoice.amountDue),
+    amountPaid: money(invoice.amountPaid),
+    amountRemaining: money(invoice.amountRemaining),
+    anyPaid: BigInt(invoice.amountPaid) > 0n || invoice.status === 'paid',
+    memo: invoice.memo,
+    footer: invoice.footer,
+    transactionHash: invoice.transactionHash,
+    payable: (invoice.status === 'open' || invoice.status === 'uncollectible') && remaining > 0n,
+  };
+}

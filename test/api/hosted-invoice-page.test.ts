@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+import test from 'ava';
+import type { Api } from './helpers.ts';
+import { startInvoiceTestApp } from '../support/invoice-test-app.ts';
+import { pdfText } from '../support/pdf-text.ts';
+import { createMerchant } from '../support/weir-harness.ts';
+
+type Invoice = { id: string; number: string; status: string; url: string | null };
+
+/** The text of an HTML page with its tags dropped and its entities read, spaces collapsed. */
+const textOf = (html: string): string =>
+  html
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/\s+/g, ' ');
+
+/** A merchant with its business details and branding, a customer with an address, and a catalog product. */
+async function merchantWithInvoiceParts(url: string, api?: Api) {
+  const merchant = api ? { api } : await createMerchant(url, 'Northwind Studio');
+  const ok = async <T>(answer: Promise<{ status: number; body: T }>, what: string): Promise<T> => {
+    const { status, body } = await answer;
+    if (status !== 200) throw new Error(`${what}: ${status} ${JSON.stringify(body)}`);
+    return body;
+  };
+  await ok(
+    merchant.api.put('/api/v1/organization', {
+      supportEmail: 'billing@northwind.example',
+      supportPhone: '+1 555 0100',
+      websiteUrl: 'https://northwind.example',
+      termsUrl: 'https://northwind.example/terms',
+      privacyUrl: 'https://northwind.example/privacy',
+      companyIdentificationNumber: 'NW-778899',
+      taxIdentificationNumber: 'VAT-DE123456789',
+      addressDetails: { line1: '1 Harbour Road', city: 'Hamburg', postalCode: '20457', country: 'Germany' },
+    }),
+    'business details',
+  );
+  await ok(merchant.api.put('/api/v1/organization/brand', { brandColor: '#7c3aed' }), 'brand');
+  const customer = await ok(
+    merchant.api.post<{ id: string }>('/api/v1/customers', {
+      email: 'ada@lovelace.example',
+      name: 'Ada Lovelace',
+      organizationName: 'Analytical Engines Ltd',
+      address: { line1: '12 St James Square', city: 'London', postalCode: 'SW1Y 4JH', country: 'GB' },
+    }),
+    'customer',
+  );
+  const product = await ok(
+    merchant.api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
+      name: 'Design retainer',
+      description: 'Up to 20 hours of design work in the month',
+      defaultPriceData: { currency: 'usdc', unitAmount: '120000000000' },
+    }),
+    'product',
+  );
+  return { api: merchant.api, customerId: customer.id, priceId: product.defaultPrice.id, ok };
+}
+
+test('the hosted invoice page shows the invoice as a document: number, dates, billed-to, lines, totals, memo, footer, business details, status and the pay action', async (t) => {
+  const app = await startInvoiceTestApp(t);
+  const { api, customerId, priceId, ok } = await merchantWithInvoiceParts(app.url);
+  const draft = await ok(
+    api.post<Invoice>('/api/v1/invoices', {
+      customerId,
+      description: 'Studio work for March',
+      dueDate: '2030-02-01',
+      memo: 'Thank you for your business <3',
+      footer: 'Payment in USDC only. Late payments accrue no interest.',
+      lineItems: {
+        data: [
+          { priceId, quantity: 1 },
+          {
+            priceData: { currency: 'usdc', unitAmount: '15000000000', productData: { name: 'Illustration' } },
+            quantity: 3,
+          },
+          {
+            priceData: { currency: 'usdc', unitAmount: '2550000000', productData: { name: 'Stock photo licence' } },
+            quantity: 2,
+          },
+        ],
+      },
+    }),
+    'invoice',
+  );
+
+  // A draft is no one's to see yet: no page, no PDF.
+  t.is((await fetch(`${app.url}/invoices/${draft.id}`)).status, 404);
+  t.is((await fetch(`${app.url}/invoices/${draft.id}/pdf`)).status, 404);
+
+  const finalized = await ok(api.post<Invoice>(`/api/v1/invoices/${draft.id}/finalize`), 'finalize');
+  t.is(finalized.url, `${app.url}/invoices/${draft.id}`, "the invoice's public url is this page");
+  const page = await fetch(`${app.url}/invoices/${draft.id}`);
+  t.is(page.status, 200);
+  t.is(page.headers.get('content-type'), 'text/html; charset=utf-8');
+  t.regex(page.headers.get('content-security-policy') ?? '', /style-src 'self'/);
+  const html = await page.text();
+  const text = textOf(html);
+  const has = (part: string, what: string) => t.true(text.includes(part), `${what}: "${part}" in ${text}`);
+
+  has(`Invoice number ${finalized.number}`, 'number');
+  has('Date due February 1, 2030', 'due date');
+  t.regex(text, /Date of issue [A-Z][a-z]+ \d{1,2}, \d{4}/, 'issue date');
+  has('Billed to Ada Lovelace Analytical Engines Ltd 12 St James Square SW1Y 4JH London United Kingdom', 'billed to');
+  has('ada@lovelace.example', 'customer email');
+  has('Studio work for March', 'description');
+  // Lines: name, product description, quantity, unit amount and amount.
+  has('Design retainer Up to 20 hours of design work in the month', 'catalog line with its description');
+  has('1,200.00 USDC 1,200.00 USDC', 'retainer unit price and amount');
+  has('Illustration 3 × 150.00 USDC 3 150.00 USDC 450.00 USDC', 'illustration line');
+  has('Stock photo licence 2 × 25.50 USDC 2 25.50 USDC 51.00 USDC', 'photo line');
+  has('Subtotal 1,701.00 USDC Total 1,701.00 USDC', 'subtotal and total');
+  has('Amount remaining 1,701.00 USDC', 'remaining');
+  has('Thank you for your business <3', 'memo');
+  has('Payment in USDC only. Late payments accrue no interest.', 'footer');
+  // The business details and branding.
+  has('Northwind Studio', 'business name');
+  has('1 Harbour Road 20457 Hamburg Germany', 'business address');
+  has('billing@northwind.example', 'support email');
+  has('+1 555 0100', 'support phone');
+  has('northwind.example', 'website');
+  has('Company no. NW-778899', 'company number');
+  has('Tax ID VAT-DE123456789', 'tax number');
+  t.true(html.includes('href="https://northwind.example/terms"'), 'terms link');
+  t.true(html.includes('href="https://northwind.example/privacy"'), 'privacy link');
+  t.true(html.includes('href="/assets/brand/7c3aed.css"'), 'brand colour');
+  t.regex(html, /<link rel="stylesheet" href="\/assets\/invoice\.css\?v=[0-9a-f]+">/);
+  // Status in words and the pay action.
+  has('Invoice from Northwind Studio 1,701.00 USDC Due February 1, 2030', 'status');
+  has('1,701.00 USDC due February 1, 2030', 'amount line');
+  t.true(html.includes(`id="pay" href="/invoices/${draft.id}/pay"`), 'pay action');
+  t.true(html.includes(`id="download-pdf" href="/invoices/${draft.id}/pdf"`), 'PDF link');
+  t.false(/<script>|<style>|style="/.test(html), 'no inline script or style');
+
+  // The print stylesheet is served as hosted.css is.
+  const css = await fetch(`${app.url}/assets/invoice.css`);
+  t.is(css.status, 200);
+  t.is(css.headers.get('content-type'), 'text/css; charset=utf-8');
+  t.regex(await css.text(), /@media print[\s\S]*\.invoice-summary[\s\S]*display: none/);
+
+  // The PDF: the same document.
+  const pdf = await fetch(`${app.url}/invoices/${draft.id}/pdf`);
+  t.is(pdf.status, 200);
+  t.is(pdf.headers.get('content-type'), 'application/pdf');
+  t.is(pdf.headers.get('content-disposition'), `attachment; filename="${finalized.number}.pdf"`);
+  const bytes = Buffer.from(await pdf.arrayBuffer());
+  t.is(bytes.subarray(0, 5).toString('latin1'), '%PDF-');
+  t.true(bytes.subarray(-8).toString('latin1').includes('%%EOF'));
+  const pdfLines = pdfText(bytes);
+  const inPdf = (part: string) => t.true(pdfLines.includes(part), `"${part}" in the PDF: ${JSON.stringify(pdfLines)}`);
+  inPdf('Invoice');
+  inPdf(finalized.number);
+  inPdf('February 1, 2030');
+  inPdf('Ada Lovelace');
+  inPdf('Design retainer');
+  inPdf('Up to 20 hours of design work in the month');
+  inPdf('Illustration');
+  inPdf('450.00 USDC');
+  inPdf('1,701.00 USDC');
+  inPdf('1,701.00 USDC due February 1, 2030');
+  inPdf('Thank you for your business <3');
+  inPdf('Payment in USDC only. Late payments accrue no interest.');
+  inPdf('Northwind Studio');
+  t.true(
+    pdfLines.some((l) => l.includes('VAT-DE123456789')),
+    'tax number in the PDF',
+  );
+
+  // The pay action opens a checkout session for what is due.
+  const pay = await fetch(`${app.url}/invoices/${draft.id}/pay`, { redirect: 'manual' });
+  t.is(pay.status, 302);
+  t.regex(pay.headers.get('location') ?? '', /\/checkout\/[0-9a-f-]{36}$/);
+
+  // Paid out of band: the page says so, offers no pay action, and its pay link shows the document.
+  await ok(api.post(`/api/v1/invoices/${draft.id}/pay`), 'mark paid');
+  const paidHtml = await (await fetch(`${app.url}/invoices/${draft.id}`)).text();
+  const paidText = textOf(paidHtml);
+  t.regex(
+    paidText,
+    /Paid [A-Z][a-z]+ \d{1,2}, \d{4} This invoice was paid on [A-Z][a-z]+ \d{1,2}, \d{4}\. Thank you\./,
+  );
+  t.regex(paidText, /Amount paid 1,701\.00 USDC Amount remaining 0\.00 USDC/);
+  t.false(paidHtml.includes('id="pay"'), 'no pay action once paid');
+  const payLink = await fetch(`${app.url}/invoices/${draft.id}/pay`, { redirect: 'manual' });
+  t.is(payLink.status, 200);
+  t.true(textOf(await payLink.text()).includes('Invoice number INV-000001'));
+  t.true(
+    pdfText(Buffer.from(await (await fetch(`${app.url}/invoices/${draft.id}/pdf`)).arrayBuffer())).includes('Paid'),
+  );
+});
+
+test('a voided invoice is shown as void, its pay link answers 410; unknown and malformed ids are 404 for the page and the PDF', async (t) => {
+  const app = await startInvoiceTestApp(t);
+  const { api, customerId, ok } = await merchantWithInvoiceParts(app.url);
+  const invoice = await ok(
+    api.post<Invoice>('/api/v1/invoices', {
+      customerId,
+      number: 'ACME/7#2',
+      lineItems: {
+        data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Hour' } } }],
+      },
+    }),
+    'invoice',
+  );
+  await ok(api.post(`/api/v1/invoices/${invoice.id}/finalize`), 'finalize');
+  // A number with characters a filename cannot carry safely is downloaded under a tame name.
+  const pdf = await fetch(`${app.url}/invoices/${invoice.id}/pdf`);
+  t.is(pdf.headers.get('content-disposition'), 'attachment; filename="ACME_7_2.pdf"');
+  await ok(api.post(`/api/v1/invoices/${invoice.id}/void`), 'void');
+
+  const page = await fetch(`${app.url}/invoices/${invoice.id}`);
+  t.is(page.status, 200);
+  const html = await page.text();
+  t.true(textOf(html).includes('Void This invoice was voided and can no longer be paid.'));
+  t.false(html.includes('id="pay"'));
+  const payLink = await fetch(`${app.url}/invoices/${invoice.id}/pay`, { redirect: 'manual' });
+  t.is(payLink.status, 410);
+  t.regex(await payLink.text(), /voided and can no longer be paid/);
+
+  for (const id of [randomUUID(), 'not-an-id']) {
+    t.is((await fetch(`${app.url}/invoices/${id}`)).status, 404, id);
+    t.is((await fetch(`${app.url}/invoices/${id}/pdf`)).status, 404, id);
+  }
+});
