@@ -25,7 +25,8 @@ export type CheckoutSessionCommand =
   | { type: 'RecordSweep'; sweep: Omit<SessionSweep, 'at'> }
   | { type: 'RecordSweepBroadcast'; broadcast: Omit<RecordedSweepBroadcast, 'at'> }
   | { type: 'DropSweepBroadcast'; network: string; transactionHash: string }
-  | { type: 'ApplyDiscount'; discount: Omit<SessionDiscount, 'at'> };
+  | { type: 'ApplyDiscount'; discount: Omit<SessionDiscount, 'at'> }
+  | { type: 'MarkPaymentRefunded'; comment: string | null };
 
 export type DecideContext = { now: string };
 
@@ -272,6 +273,15 @@ export function decideCheckoutSession(
           data: { network: command.network, transactionHash: command.transactionHash, at: ctx.now },
         },
       ];
+    }
+    case 'MarkPaymentRefunded': {
+      // Once recorded, asking again changes nothing (the first comment stays).
+      if (session.paymentIntent.isMarkRefunded) return [];
+      if (confirmedAmount(session.payments) === 0n)
+        throw new InvalidStateError(
+          `checkout session is ${status} and has received no confirmed payment; there is nothing to refund`,
+        );
+      return [{ type: 'PaymentMarkedRefunded', data: { comment: command.comment, at: ctx.now } }];
     }
     case 'CompletePartialCheckoutSession': {
       if (status !== 'incomplete') {

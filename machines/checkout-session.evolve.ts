@@ -192,6 +192,18 @@ export function evolveCheckoutSession(
     }
     case 'SweepDropped':
       return { ...withoutBroadcast(session, event.data.transactionHash), updatedAt: event.data.at };
+    case 'PaymentMarkedRefunded':
+      return {
+        ...session,
+        updatedAt: event.data.at,
+        paymentIntent: {
+          ...session.paymentIntent,
+          isMarkRefunded: true,
+          markRefundedAt: event.data.at,
+          markRefundedComment: event.data.comment,
+          updatedAt: event.data.at,
+        },
+      };
     case 'CheckoutSessionCanceled':
       return {
         ...session,

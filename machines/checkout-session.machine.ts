@@ -45,6 +45,8 @@ export const checkoutSessionMachine = setup({
     FundsSwept: { guard: ({ context }) => context.session !== null, actions: 'apply' },
     SweepBroadcast: { guard: ({ context }) => context.session !== null, actions: 'apply' },
     SweepDropped: { guard: ({ context }) => context.session !== null, actions: 'apply' },
+    // A refund made outside Weir can follow any payment received, whatever the session's state.
+    PaymentMarkedRefunded: { guard: ({ context }) => context.session !== null, actions: 'apply' },
   },
   states: {
     new: {

@@ -145,6 +145,13 @@ export type PaymentIntent = {
     amountDue: string;
     options: { wallet: { assetId: string; transactionHash: string | null; contractAddress: string } };
   };
+  /**
+   * The merchant recorded that it refunded the payer outside Weir (Weir holds no funds to send
+   * back). Absent until then.
+   */
+  isMarkRefunded?: boolean;
+  markRefundedAt?: string | null;
+  markRefundedComment?: string | null;
 };
 
 export type CheckoutSession = {
@@ -277,6 +284,7 @@ export type CheckoutSessionEvent =
   | { type: 'FundsSwept'; data: { sweep: SessionSweep } }
   | { type: 'SweepBroadcast'; data: { broadcast: RecordedSweepBroadcast } }
   | { type: 'SweepDropped'; data: { network: string; transactionHash: string; at: string } }
-  | { type: 'DiscountApplied'; data: { discount: SessionDiscount } };
+  | { type: 'DiscountApplied'; data: { discount: SessionDiscount } }
+  | { type: 'PaymentMarkedRefunded'; data: { comment: string | null; at: string } };
 
 export type CheckoutSessionEventType = CheckoutSessionEvent['type'];

@@ -9,6 +9,7 @@ import { checkoutSessionsProjection } from './checkout-sessions.projection.ts';
 import { subscriptionsProjection } from './subscriptions.projection.ts';
 import { sweepsProjection } from './sweeps.projection.ts';
 import type { Projection } from './projection.ts';
+import { transactionsProjection } from './transactions.projection.ts';
 import { tenancyProjection } from './tenancy.projection.ts';
 import { webhooksProjection } from './webhooks.projection.ts';
 
@@ -24,6 +25,7 @@ export const ALL_PROJECTIONS: Projection[] = [
   subscriptionsProjection,
   paymentLinksProjection,
   sweepsProjection,
+  transactionsProjection,
   mailsProjection,
   webhooksProjection,
 ];
@@ -31,8 +33,15 @@ export const ALL_PROJECTIONS: Projection[] = [
 /**
  * Fields every read-model collection is indexed on: tenant filters (every list), `status`
  * (pending deliveries for the dispatcher, pending payments for the matcher, list filters) and
- * `subscriptionId` (a subscription's bills, looked up at each renewal). The embedded store keeps
+ * `subscriptionId` (a subscription's bills, looked up at each renewal), `paymentIntent.id` (a
+ * session found by its payment intent, for the payment-intent routes). The embedded store keeps
  * in-memory equality indexes on them, each built by the first query that filters on it; MongoDB
  * gets a single-field index on each.
  */
-export const INDEXED_FIELDS = ['organizationId', 'status', 'subscriptionId', 'checkoutSessionId'] as const;
+export const INDEXED_FIELDS = [
+  'organizationId',
+  'status',
+  'subscriptionId',
+  'checkoutSessionId',
+  'paymentIntent.id',
+] as const;

@@ -31,6 +31,8 @@ import { hostedCheckoutRoutes } from './routes/hosted-checkout.ts';
 import { hostedTestWalletRoutes } from './routes/hosted-test-wallet.ts';
 import { organizationRoutes } from './routes/organization.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
+import { paymentIntentRoutes } from './routes/payment-intents.ts';
+import { transactionRoutes } from './routes/transactions.ts';
 
 /**
  * `GET /health`, for load balancers and operators: 200 while Weir is `ok` or `degraded` (it still
@@ -77,6 +79,8 @@ export function httpRouters(deps: HttpDeps) {
       invoiceRoutes(deps),
       subscriptionRoutes(deps),
       chainRoutes(deps),
+      transactionRoutes(deps),
+      paymentIntentRoutes(deps),
       faucetRoutes({ devnet: deps.devnet ?? null }),
     ],
     /** The hosted checkout page, and its test wallet (test sessions on the local devnet only). */

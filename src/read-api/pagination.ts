@@ -26,7 +26,7 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{
  * `March 3` or `1`, and reads a timestamp without an offset in the server's time zone; here only
  * ISO 8601 is accepted and a timestamp without an offset is UTC, like a bare date.
  */
-function parseIsoInstant(raw: string): number {
+export function parseIsoInstant(raw: string): number {
   const match = ISO_DATE.exec(raw);
   if (!match) return Number.NaN;
   const [, year, month, day, hour, minute, second, offset] = match;
@@ -60,22 +60,13 @@ export type ListFilters = Record<
 >;
 
 /**
- * A page of a tenant's documents: `page`, `limit` (1–200, default 200), `createdAt[…]` (and other date bounds) and the
- * resource's own filters; newest first. Answers `{page, limit, count, hasMore, data}`.
+ * The tenant's filter a list route's query asks for: `createdAt[…]` (and other date bounds) and
+ * the resource's own filters, checked (a 400 naming the parameter). Shared by lists and exports.
  */
-export async function listPage<T extends ReadDocument, V>(
+export function listFilter(
   ctx: ApiContext,
-  collection: Collection<T>,
-  options: {
-    filters?: ListFilters;
-    base?: Filter;
-    present(doc: NoInfer<T>): V /** Date fields besides createdAt that take `[gt|gte|lt|lte]` bounds. */;
-    dateFields?: string[];
-  },
-): Promise<{ page: number; limit: number; count: number; hasMore: boolean; data: V[] }> {
-  const limit = positiveInt(queryValue(ctx, 'limit'), 'limit', 200, 200);
-  // Bounded so that the number of documents skipped stays an exact integer for every read store.
-  const page = positiveInt(queryValue(ctx, 'page'), 'page', 1, Math.floor(Number.MAX_SAFE_INTEGER / limit));
+  options: { filters?: ListFilters; base?: Filter; dateFields?: string[] },
+): Filter {
   const { tenant } = ctx.state;
   const filter: Filter = { organizationId: tenant.organizationId, environment: tenant.environment, ...options.base };
   for (const field of ['createdAt', ...(options.dateFields ?? [])]) Object.assign(filter, dateRangeFilter(ctx, field));
@@ -99,6 +90,27 @@ export async function listPage<T extends ReadDocument, V>(
       filter[field] = raw;
     }
   }
+  return filter;
+}
+
+/**
+ * A page of a tenant's documents: `page`, `limit` (1–200, default 200), `createdAt[…]` (and other date bounds) and the
+ * resource's own filters; newest first. Answers `{page, limit, count, hasMore, data}`.
+ */
+export async function listPage<T extends ReadDocument, V>(
+  ctx: ApiContext,
+  collection: Collection<T>,
+  options: {
+    filters?: ListFilters;
+    base?: Filter;
+    present(doc: NoInfer<T>): V /** Date fields besides createdAt that take `[gt|gte|lt|lte]` bounds. */;
+    dateFields?: string[];
+  },
+): Promise<{ page: number; limit: number; count: number; hasMore: boolean; data: V[] }> {
+  const limit = positiveInt(queryValue(ctx, 'limit'), 'limit', 200, 200);
+  // Bounded so that the number of documents skipped stays an exact integer for every read store.
+  const page = positiveInt(queryValue(ctx, 'page'), 'page', 1, Math.floor(Number.MAX_SAFE_INTEGER / limit));
+  const filter = listFilter(ctx, options);
   const [count, docs] = await Promise.all([
     collection.count(filter),
     collection.find(filter, { sort: { createdAt: -1, _id: 1 }, skip: (page - 1) * limit, limit }),

@@ -11,6 +11,7 @@ import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-cont
 import { commandFor, ownedBy } from '../command.ts';
 import { cachedJson } from '../json-cache.ts';
 import { listPage } from '../pagination.ts';
+import { exportCheckoutSessions } from './checkout-session-export.ts';
 
 /** The tenant's own session; another tenant's, or none, is a 404. */
 async function ownedSession(
@@ -118,6 +119,9 @@ export function checkoutSessionRoutes(
     const { outcome, message } = creditedOrThrow(await recover(ctx, session.id));
     ctx.body = { statusCode: 200, message, outcome };
   });
+
+  // A literal path: registered before `/:id`, which would take `export` for an id.
+  router.get('/export', exportCheckoutSessions(sessions, deps.clock));
 
   // The request a merchant's client repeats while it waits for a payment: cached JSON per document.
   const respondWithSession = cachedJson(publicCheckoutSession);

@@ -1,0 +1,157 @@
+import { Readable } from 'node:stream';
+import type { CheckoutSessionDoc } from '../../projections/collections.ts';
+import type { Collection, Filter } from '../../read-store/read-store.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { ValidationError } from '../../shared/errors.ts';
+import type { ApiContext } from '../api-context.ts';
+import { csvRow } from '../csv.ts';
+import { type ListFilters, listFilter, parseIsoInstant } from '../pagination.ts';
+
+/** The list route's filters, plus the reference export's own (`couponId`, `paymentMethodTypes`). */
+const EXPORT_FILTERS: ListFilters = {
+  ids: { field: 'id', kind: 'csv' },
+  paymentLinkId: {},
+  subscriptionId: {},
+  invoiceId: {},
+  customerId: {},
+  couponId: { field: 'discounts.couponId' },
+  paymentMethodTypes: { kind: 'csv' },
+  mode: { values: ['payment', 'subscription'] },
+  status: { values: ['open', 'complete', 'incomplete', 'expired', 'canceled'] },
+  paymentStatus: { values: ['unpaid', 'paid'] },
+};
+
+/** Sessions read from the store at a time: an export of any size holds at most this many. */
+export const EXPORT_BATCH = 500;
+
+const COLUMNS = [
+  'id',
+  'createdAt',
+  'status',
+  'paymentStatus',
+  'mode',
+  'currency',
+  'amountSubtotal',
+  'amountDiscount',
+  'amountTax',
+  'amountGasFee',
+  'amountTotal',
+  'amountReceived',
+  'amountOverpaid',
+  'customerId',
+  'customerEmail',
+  'customerName',
+  'clientReferenceId',
+  'paymentLinkId',
+  'invoiceId',
+  'subscriptionId',
+  'paymentIntentId',
+  'paymentIntentStatus',
+  'isMarkRefunded',
+  'network',
+  'asset',
+  'transactionHash',
+  'completedAt',
+  'expiresAt',
+  'metadata',
+] as const;
+
+function row(s: CheckoutSessionDoc): string {
+  const paid = s.payments.filter((p) => p.status === 'confirmed');
+  const last = paid[paid.length - 1];
+  const cells: Record<(typeof COLUMNS)[number], string | boolean | null> = {
+    id: s.id,
+    createdAt: s.createdAt,
+    status: s.status,
+    paymentStatus: s.paymentStatus,
+    mode: s.mode,
+    currency: s.currency,
+    amountSubtotal: s.amountSubtotal,
+    amountDiscount: s.amountDetails.amountDiscount,
+    amountTax: s.amountDetails.amountTax,
+    amountGasFee: s.amountDetails.amountGasFee,
+    amountTotal: s.amountTotal,
+    amountReceived: s.amountReceived,
+    amountOverpaid: s.amountOverpaid,
+    customerId: s.customerId,
+    customerEmail: s.customerDetails?.email ?? null,
+    customerName: s.customerDetails?.name ?? null,
+    clientReferenceId: s.clientReferenceId,
+    paymentLinkId: s.paymentLinkId,
+    invoiceId: s.invoiceId,
+    subscriptionId: s.subscriptionId,
+    paymentIntentId: s.paymentIntent.id,
+    paymentIntentStatus: s.paymentIntent.status,
+    isMarkRefunded: s.paymentIntent.isMarkRefunded ?? false,
+    network: last?.network ?? null,
+    asset: last?.asset.symbol ?? null,
+    transactionHash: s.transactionHash ?? last?.transactionHash ?? null,
+    completedAt: s.completedAt,
+    expiresAt: s.expiresAt,
+    metadata: Object.keys(s.metadata ?? {}).length ? JSON.stringify(s.metadata) : null,
+  };
+  return csvRow(COLUMNS.map((c) => cells[c]));
+}
+
+/** `from` / `to` of the reference export: inclusive created-at bounds, as `createdAt[gte|lte]` say. */
+function fromTo(ctx: ApiContext): Filter {
+  const range: Record<string, string> = {};
+  for (const [name, op] of [
+    ['from', '$gte'],
+    ['to', '$lte'],
+  ] as const) {
+    const v = ctx.query[name];
+    const raw = Array.isArray(v) ? v[v.length - 1] : v;
+    if (raw === undefined || raw === '') continue;
+    const time = parseIsoInstant(raw);
+    if (Number.isNaN(time))
+      throw new ValidationError(name, 'must be an ISO 8601 date or timestamp, such as 2026-05-01T08:00:00Z');
+    range[op] = new Date(time).toISOString();
+  }
+  return Object.keys(range).length ? range : {};
+}
+
+/**
+ * The sessions the filter selects, newest first, a batch at a time. Each batch starts after the
+ * last row of the one before (by creation time, then id), so sessions created while the export
+ * runs neither shift nor repeat its rows.
+ */
+async function* sessionRows(sessions: Collection<CheckoutSessionDoc>, filter: Filter): AsyncGenerator<string> {
+  yield csvRow(COLUMNS);
+  let after: { createdAt: string; id: string } | null = null;
+  // Bounded: each turn moves strictly past the rows already written, and stops on a short batch.
+  for (;;) {
+    const page: Filter = after
+      ? {
+          ...filter,
+          $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, _id: { $gt: after.id } }],
+        }
+      : filter;
+    const batch = await sessions.find(page, { sort: { createdAt: -1, _id: 1 }, limit: EXPORT_BATCH });
+    for (const session of batch) yield row(session);
+    if (batch.length < EXPORT_BATCH) return;
+    const last = batch[batch.length - 1]!;
+    after = { createdAt: last.createdAt, id: last._id };
+  }
+}
+
+/**
+ * `GET /checkout/sessions/export`: the tenant's sessions as CSV, with the list route's filters.
+ * Streamed, batch by batch from the read store, so a large export never sits in memory whole.
+ */
+export function exportCheckoutSessions(sessions: Collection<CheckoutSessionDoc>, clock: Clock) {
+  return async (ctx: ApiContext): Promise<void> => {
+    // Every parameter is checked before the first byte is sent: a bad one is still a 400.
+    const filter = listFilter(ctx, { filters: EXPORT_FILTERS });
+    const bounds = fromTo(ctx);
+    if (Object.keys(bounds).length) {
+      const createdAt = filter.createdAt as Record<string, string> | undefined;
+      filter.createdAt = { ...createdAt, ...bounds };
+    }
+    const stamp = new Date(clock.now()).toISOString().slice(0, 10);
+    ctx.set('Content-Type', 'text/csv; charset=utf-8');
+    ctx.set('Content-Disposition', `attachment; filename="checkout-sessions-${stamp}.csv"`);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = Readable.from(sessionRows(sessions, filter));
+  };
+}

@@ -1,0 +1,109 @@
+import Router from '@koa/router';
+import { checkoutSessionAggregate } from '../../../machines/checkout-session.aggregate.ts';
+import { isEmail } from '../../actors/customer.ts';
+import { organizationRecordId } from '../../actors/organization.ts';
+import { renderPaymentReceiptMail } from '../../mail/payment-receipt-mail.ts';
+import type { Mailer } from '../../mail/mailer.ts';
+import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
+import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
+import { publicCheckoutSession } from '../../projections/public-views.ts';
+import { InvalidStateError, NotFoundError, UpstreamError, ValidationError } from '../../shared/errors.ts';
+import { deterministicId } from '../../shared/ids.ts';
+import { asObject, optionalString } from '../../shared/input.ts';
+import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { commandFor } from '../command.ts';
+
+/** A receipt's number, the same every time it is sent: `RCPT-` and the first 10 hex digits of the intent's id. */
+export const receiptNumberOf = (paymentIntentId: string): string =>
+  `RCPT-${paymentIntentId
+    .replace(/[^0-9a-fA-F]/g, '')
+    .slice(0, 10)
+    .toUpperCase()}`;
+
+/**
+ * The payment intents of the tenant's checkout sessions (each session has one, shown on it as
+ * `paymentIntent`): mark one refunded, and mail its payer a receipt.
+ */
+export function paymentIntentRoutes(deps: ApiDeps & { mailer: Mailer }): Router<ApiState> {
+  const router = new Router<ApiState>({ prefix: '/api/v1/payment-intents' });
+  const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  const customers = deps.readStore.collection<CustomerDoc>(CUSTOMERS);
+  const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+
+  /** The tenant's session whose intent this is; another tenant's, or none, is a 404. */
+  const sessionOf = async (ctx: ApiContext): Promise<CheckoutSessionDoc> => {
+    const id = ctx.params.paymentIntentId!;
+    const { organizationId, environment } = ctx.state.tenant;
+    const [session] = await sessions.find({ 'paymentIntent.id': id, organizationId, environment }, { limit: 1 });
+    if (!session) throw new NotFoundError('payment intent', id);
+    return session;
+  };
+
+  const present = (session: CheckoutSessionDoc) => {
+    const { paymentIntent } = publicCheckoutSession(session);
+    return {
+      ...paymentIntent,
+      object: 'payment_intent',
+      paymentMethodId: paymentIntent.paymentMethod?.id ?? null,
+      checkoutSessionId: session.id,
+      isMarkRefunded: paymentIntent.isMarkRefunded ?? false,
+      markRefundedAt: paymentIntent.markRefundedAt ?? null,
+      markRefundedComment: paymentIntent.markRefundedComment ?? null,
+    };
+  };
+
+  // Weir holds no funds, so it sends nothing back: this records that the merchant refunded the payer itself.
+  router.post('/:paymentIntentId/mark-as-refund', async (ctx) => {
+    const body = ctx.state.body === undefined ? {} : asObject(ctx.state.body, '');
+    const comment = optionalString(body, 'markRefundedComment', '', { max: 500 }) ?? null;
+    const session = await sessionOf(ctx);
+    await commandFor(deps, ctx, checkoutSessionAggregate, session.id, { type: 'MarkPaymentRefunded', comment });
+    ctx.body = present((await sessions.get(session.id))!);
+  });
+
+  router.post('/:paymentIntentId/payment-receipts/send', async (ctx) => {
+    const session = await sessionOf(ctx);
+    if (session.paymentStatus !== 'paid')
+      throw new InvalidStateError(
+        `checkout session ${session.id} is ${session.status} and not paid; a receipt follows a payment`,
+      );
+    const customer = session.customerId ? await customers.get(session.customerId) : null;
+    const known = customer && customer.organizationId === session.organizationId && !customer.deleted ? customer : null;
+    const to = session.customerDetails?.email ?? known?.email ?? null;
+    if (!to || !isEmail(to))
+      throw new ValidationError(
+        'customerDetails.email',
+        "is required: the payer left no email address and the session's customer has none on record",
+        'parameter_missing',
+      );
+    const receiptNumber = receiptNumberOf(session.paymentIntent.id);
+    const mail = renderPaymentReceiptMail({
+      session,
+      receiptNumber,
+      organization: await orgs.get(organizationRecordId(session.organizationId, session.environment)),
+      customerName: session.customerDetails?.name ?? known?.name ?? null,
+    });
+    try {
+      await deps.mailer.send({ to, ...mail });
+    } catch (error) {
+      throw new UpstreamError(`the receipt could not be mailed: ${(error as Error).message}`, 'mail_delivery_failed');
+    }
+    const now = new Date(deps.clock.now()).toISOString();
+    ctx.body = {
+      id: deterministicId(`payment-receipt:${session.paymentIntent.id}`),
+      object: 'payment_receipt',
+      createdAt: session.completedAt ?? session.updatedAt,
+      updatedAt: now,
+      organizationId: session.organizationId,
+      paymentIntentId: session.paymentIntent.id,
+      checkoutSessionId: session.id,
+      name: `Receipt ${receiptNumber}`,
+      receiptNumber,
+      uri: session.url,
+      sentTo: to,
+      sentAt: now,
+    };
+  });
+
+  return router;
+}
