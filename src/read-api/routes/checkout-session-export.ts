@@ -116,7 +116,7 @@ function fromTo(ctx: ApiContext): Filter {
  * last row of the one before (by creation time, then id), so sessions created while the export
  * runs neither shift nor repeat its rows.
  */
-async function* sessionRows(sessions: Collection<CheckoutSessionDoc>, filter: Filter): AsyncGenerator<string> {
+export async function* sessionRows(sessions: Collection<CheckoutSessionDoc>, filter: Filter): AsyncGenerator<string> {
   yield csvRow(COLUMNS);
   let after: { createdAt: string; id: string } | null = null;
   // Bounded: each turn moves strictly past the rows already written, and stops on a short batch.

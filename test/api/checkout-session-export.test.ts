@@ -1,0 +1,100 @@
+import test from 'ava';
+import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+import { assertError, payInFull, type Session } from './helpers.ts';
+
+/** A minimal RFC 4180 reader: records of cells, quotes undone. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') row.push(cell), (cell = '');
+    else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      (row = []), (cell = ''), i++;
+    } else cell += c;
+  }
+  return rows;
+}
+
+test('GET /checkout/sessions/export answers the filtered sessions as CSV, quoted and guarded; tenancy; bad filters are 400s', async (t) => {
+  const weir = await startTestWeir(t);
+  const alice = await createMerchant(weir.url, 'Alice');
+  const bob = await createMerchant(weir.url, 'Bob');
+  const hostile = (
+    await alice.api.post<Session>('/api/v1/checkout/sessions', {
+      ...sessionRequest(),
+      clientReferenceId: '=HYPERLINK("https://evil.example","click"),x',
+      metadata: { note: 'line one\nline "two"' },
+    })
+  ).body;
+  const paid = (await alice.api.post<Session>('/api/v1/checkout/sessions', sessionRequest('100000000', 1))).body;
+  await payInFull(weir, alice.api, paid);
+  await bob.api.post('/api/v1/checkout/sessions', sessionRequest());
+
+  const response = await fetch(`${weir.url}/api/v1/checkout/sessions/export`, {
+    headers: { authorization: `Bearer ${alice.testSecretKey}` },
+  });
+  t.is(response.status, 200);
+  t.is(response.headers.get('content-type'), 'text/csv; charset=utf-8');
+  t.regex(
+    response.headers.get('content-disposition') ?? '',
+    /^attachment; filename="checkout-sessions-\d{4}-\d{2}-\d{2}\.csv"$/,
+  );
+  const rows = parseCsv(await response.text());
+  const [header, ...records] = rows;
+  t.is(records.length, 2);
+  const column = (name: string) => header!.indexOf(name);
+  const byId = new Map(records.map((r) => [r[column('id')]!, r]));
+  const h = byId.get(hostile.id)!;
+  t.is(h[column('clientReferenceId')], `'=HYPERLINK("https://evil.example","click"),x`);
+  t.is(h[column('metadata')], JSON.stringify({ note: 'line one\nline "two"' }));
+  t.is(h[column('status')], 'open');
+  t.is(h[column('amountTotal')], '300000000');
+  const p = byId.get(paid.id)!;
+  t.is(p[column('paymentStatus')], 'paid');
+  t.is(p[column('amountReceived')], '100000000');
+  t.regex(p[column('transactionHash')]!, /^0x[0-9a-f]{64}$/);
+  // Newest first, as the list.
+  t.deepEqual(
+    records.map((r) => r[column('id')]),
+    [paid.id, hostile.id],
+  );
+
+  // The list's filters.
+  const exported = async (query: string, key = alice.testSecretKey) => {
+    const r = await fetch(`${weir.url}/api/v1/checkout/sessions/export?${query}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    return { status: r.status, rows: parseCsv(await r.text()).slice(1) };
+  };
+  t.deepEqual(
+    (await exported('paymentStatus=paid')).rows.map((r) => r[0]),
+    [paid.id],
+  );
+  t.deepEqual(
+    (await exported('status=open')).rows.map((r) => r[0]),
+    [hostile.id],
+  );
+  t.is((await exported('createdAt[gt]=2100-01-01')).rows.length, 0);
+  t.is((await exported('to=2000-01-01T00:00:00Z')).rows.length, 0);
+  t.is((await exported(`ids=${hostile.id}`)).rows.length, 1);
+  // Another tenant exports only its own.
+  t.is((await exported('', bob.testSecretKey)).rows.length, 1);
+
+  for (const [query, field] of [
+    ['status=lost', 'status'],
+    ['mode=rental', 'mode'],
+    ['createdAt[gte]=soon', 'createdAt[gte]'],
+    ['from=yesterday', 'from'],
+  ] as const)
+    assertError(t, await alice.api.get(`/api/v1/checkout/sessions/export?${query}`), 400, { field });
+});
