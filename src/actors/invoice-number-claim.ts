@@ -4,6 +4,12 @@ import type { Environment } from '../event-store/event-store.ts';
 import type { Collection, ReadDocument } from '../read-store/read-store.ts';
 import { ConflictError } from '../shared/errors.ts';
 import { deterministicId } from '../shared/ids.ts';
+import {
+  defaultInvoiceSetting,
+  type InvoiceSetting,
+  organizationAggregate,
+  organizationRecordId,
+} from './organization.ts';
 
 /**
  * A reservation of an invoice number for one tenant. The stream id is derived from the tenant and
@@ -47,8 +53,22 @@ export const invoiceNumberClaimAggregate: Aggregate<
   },
 };
 
-/** `INV-000042` for the 42nd invoice of a tenant. */
-export const formatInvoiceNumber = (sequence: number): string => `INV-${String(sequence).padStart(6, '0')}`;
+/** `INV-000042` for the 42nd invoice of a tenant (or the organization's own prefix). */
+export const formatInvoiceNumber = (sequence: number, prefix = 'INV-'): string =>
+  `${prefix}${String(sequence).padStart(6, '0')}`;
+
+/** The organization's invoice numbering, as its record says now (the defaults until it changes them). */
+export async function invoiceNumbering(
+  commands: CommandHandler,
+  tenant: { organizationId: string; environment: Environment },
+): Promise<InvoiceSetting> {
+  const { state } = await commands.load(
+    organizationAggregate,
+    organizationRecordId(tenant.organizationId, tenant.environment),
+    tenant,
+  );
+  return { ...defaultInvoiceSetting, ...state?.invoiceSetting };
+}
 
 const MAX_NUMBER_ATTEMPTS = 50;
 
@@ -79,9 +99,10 @@ export async function claimInvoiceNumber(
     await claim(wanted);
     return wanted;
   }
-  let sequence = (await deps.invoices.count(tenant)) + 1;
+  const { invoicePrefix, sequenceOffset } = await invoiceNumbering(deps.commands, tenant);
+  let sequence = Math.max(1, (await deps.invoices.count(tenant)) + 1 + sequenceOffset);
   for (let attempt = 0; attempt < MAX_NUMBER_ATTEMPTS; attempt++, sequence++) {
-    const number = formatInvoiceNumber(sequence);
+    const number = formatInvoiceNumber(sequence, invoicePrefix);
     try {
       await claim(number);
       return number;
@@ -90,7 +111,7 @@ export async function claimInvoiceNumber(
     }
   }
   throw new ConflictError(
-    `could not find a free invoice number after ${formatInvoiceNumber(sequence)}; send number`,
+    `could not find a free invoice number after ${formatInvoiceNumber(sequence, invoicePrefix)}; send number`,
     'invoice_number_in_use',
   );
 }

@@ -48,6 +48,28 @@ export type WithdrawalAddress = {
   updatedAt: string;
 };
 
+/**
+ * How the organization's invoices are numbered and what they say by default (the reference's
+ * invoice setting). Numbers are per tenant (`merchant_level`): `invoicePrefix` and the sequence,
+ * which runs `sequenceOffset` ahead of the count of the tenant's invoices (so a merchant moving
+ * from another system can continue its numbering).
+ */
+export type InvoiceSetting = {
+  numberingScheme: 'merchant_level';
+  invoicePrefix: string;
+  sequenceOffset: number;
+  description: string | null;
+  footer: string | null;
+};
+
+export const defaultInvoiceSetting: InvoiceSetting = {
+  numberingScheme: 'merchant_level',
+  invoicePrefix: 'INV-',
+  sequenceOffset: 0,
+  description: null,
+  footer: null,
+};
+
 export type Organization = BusinessDetails & {
   id: string;
   environment: Environment;
@@ -59,6 +81,8 @@ export type Organization = BusinessDetails & {
   brandLogo: string | null;
   paymentSetting: PaymentSetting;
   withdrawalAddresses: WithdrawalAddress[];
+  /** Absent until the merchant first changes it (read: `defaultInvoiceSetting`). */
+  invoiceSetting?: InvoiceSetting;
 };
 
 export type OrganizationEvent =
@@ -69,7 +93,8 @@ export type OrganizationEvent =
   | { type: 'WithdrawalAddressAdded'; data: { withdrawalAddress: WithdrawalAddress } }
   | { type: 'WithdrawalAddressUpdated'; data: { id: string; name: string; address: string; at: string } }
   | { type: 'WithdrawalAddressRemoved'; data: { id: string; at: string } }
-  | { type: 'WithdrawalAddressMarkedDefault'; data: { id: string; at: string } };
+  | { type: 'WithdrawalAddressMarkedDefault'; data: { id: string; at: string } }
+  | { type: 'InvoiceSettingUpdated'; data: { changes: Partial<InvoiceSetting>; at: string } };
 
 export type OrganizationCommand =
   | { type: 'CreateOrganization'; id: string; environment: Environment; name: string }
@@ -79,7 +104,8 @@ export type OrganizationCommand =
   | { type: 'AddWithdrawalAddress'; id: string; name: string; address: string; chainId: number }
   | { type: 'UpdateWithdrawalAddress'; id: string; name: string; address: string }
   | { type: 'RemoveWithdrawalAddress'; id: string }
-  | { type: 'MarkWithdrawalAddressDefault'; id: string };
+  | { type: 'MarkWithdrawalAddressDefault'; id: string }
+  | { type: 'UpdateInvoiceSetting'; changes: Partial<InvoiceSetting> };
 
 export const organizationRecordId = (organizationId: string, environment: Environment) =>
   `${organizationId}_${environment}`;
@@ -141,6 +167,11 @@ export function evolveOrganization(org: Organization | null, event: Organization
       return touch({ ...org, ...event.data.changes }, event.data.at);
     case 'BrandingUpdated':
       return touch({ ...org, brandColor: event.data.brandColor, brandLogo: event.data.brandLogo }, event.data.at);
+    case 'InvoiceSettingUpdated':
+      return touch(
+        { ...org, invoiceSetting: { ...defaultInvoiceSetting, ...org.invoiceSetting, ...event.data.changes } },
+        event.data.at,
+      );
     case 'PaymentSettingUpdated':
       return touch({ ...org, paymentSetting: { ...org.paymentSetting, ...event.data.changes } }, event.data.at);
     case 'WithdrawalAddressAdded': {
@@ -220,6 +251,8 @@ export const organizationAggregate: Aggregate<Organization | null, OrganizationE
         return [
           { type: 'BrandingUpdated', data: { brandColor: command.brandColor, brandLogo: command.brandLogo, at: now } },
         ];
+      case 'UpdateInvoiceSetting':
+        return [{ type: 'InvoiceSettingUpdated', data: { changes: command.changes, at: now } }];
       case 'UpdatePaymentSetting':
         return [{ type: 'PaymentSettingUpdated', data: { changes: command.changes, at: now } }];
       case 'AddWithdrawalAddress': {

@@ -13,7 +13,7 @@ import type {
 } from '../../../machines/invoice.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
 import { isEmail } from '../../actors/customer.ts';
-import { claimInvoiceNumber } from '../../actors/invoice-number-claim.ts';
+import { claimInvoiceNumber, invoiceNumbering } from '../../actors/invoice-number-claim.ts';
 import { createLineItemResolver } from '../../actors/line-items.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
 import { findTenantCustomer, requireTenantCustomer } from '../../actors/tenant-customer.ts';
@@ -303,8 +303,12 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       throw new ValidationError('lineItems', 'is required', 'parameter_missing');
     const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, now);
     const { number, ...rest } = fields;
+    // The organization's invoice setting gives the description and footer a request leaves out.
+    const defaults = await invoiceNumbering(deps.commands, ctx.state.tenant);
     const invoice: Invoice = {
       ...blankInvoice(ctx, now),
+      description: defaults.description,
+      footer: defaults.footer,
       ...rest,
       customerId,
       currency,

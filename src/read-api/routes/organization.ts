@@ -24,6 +24,7 @@ import {
 import { CURRENCIES } from '../../actors/line-items.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor } from '../command.ts';
+import { mountInvoiceSetting } from './invoice-setting.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
@@ -228,6 +229,8 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     await run(ctx, { type: 'MarkWithdrawalAddressDefault', id: current.id });
     ctx.body = await findAddress(ctx);
   });
+
+  mountInvoiceSetting(router, deps);
 
   return router;
 }
