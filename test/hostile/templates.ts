@@ -80,6 +80,15 @@ export const TEMPLATES: Record<string, Template> = {
     allowSplitPayments: true,
     slippagePercentage: 1.5,
   }),
+  'PUT /api/v1/organization/invoice-setting': (_r, random) => ({
+    invoicePrefix: `H${random.int(1000)}-`,
+    nextInvoiceSequence: 1 + random.int(5000),
+    description: 'Hostile services',
+    footer: random.chance(0.5) ? null : 'Thank you',
+  }),
+  'POST /api/v1/organization/invoice-setting': () => ({ numberingScheme: 'merchant_level', footer: 'Thanks' }),
+  'POST /api/v1/payment-intents/:id/mark-as-refund': () => ({ markRefundedComment: 'refunded by bank transfer' }),
+  'POST /api/v1/payment-intents/:id/payment-receipts/send': () => undefined,
   'POST /api/v1/organization/withdrawal-addresses': () => ({
     chainId: 7357,
     address: randomEvmAddress(),

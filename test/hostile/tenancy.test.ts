@@ -29,7 +29,7 @@ type Row = {
 type Attacker = { name: string; records: TenantRecords };
 
 /** The table: what an attacker tries against the victim's records of each kind. */
-function rows(victim: TenantRecords, attacker: TenantRecords): Row[] {
+function rows(victim: TenantRecords, attacker: TenantRecords, paymentIntent?: string): Row[] {
   const id = (kind: keyof TenantRecords['ids']) => {
     const found = victim.ids[kind][0];
     if (!found) throw new Error(`the victim has no ${kind}`);
@@ -312,6 +312,31 @@ function rows(victim: TenantRecords, attacker: TenantRecords): Row[] {
       path: `/api/v1/organization/withdrawal-addresses/${wallet}/mark-as-default`,
       expect: 'hidden',
     },
+    paymentIntent !== undefined && {
+      resource: 'payment intent',
+      method: 'POST',
+      path: `/api/v1/payment-intents/${paymentIntent}/mark-as-refund`,
+      body: { markRefundedComment: 'not yours' },
+      expect: 'hidden',
+    },
+    paymentIntent !== undefined && {
+      resource: 'payment intent',
+      method: 'POST',
+      path: `/api/v1/payment-intents/${paymentIntent}/payment-receipts/send`,
+      expect: 'hidden',
+    },
+    {
+      resource: 'transaction',
+      method: 'GET',
+      path: `/api/v1/transactions?checkoutSessionId=${session}`,
+      expect: 'scoped',
+    },
+    {
+      resource: 'checkout session export',
+      method: 'GET',
+      path: `/api/v1/checkout/sessions/export?ids=${session}`,
+      expect: 'scoped',
+    },
     // The organization routes act on the key's own organization: naming A's gets the caller's own.
     {
       resource: 'organization settings',
@@ -329,6 +354,12 @@ function rows(victim: TenantRecords, attacker: TenantRecords): Row[] {
       resource: 'organization settings',
       method: 'GET',
       path: `/api/v1/organization/withdrawal-addresses?organizationId=${victim.organizationId}`,
+      expect: 'scoped',
+    },
+    {
+      resource: 'organization settings',
+      method: 'GET',
+      path: `/api/v1/organization/invoice-setting?organizationId=${victim.organizationId}`,
       expect: 'scoped',
     },
   ];
@@ -380,16 +411,23 @@ test("the tenancy matrix: each kind of A's test records, read, changed and delet
       `/api/v1/organization/withdrawal-addresses/${victim.ids.wallet[0]}`,
       '/api/v1/organization',
       '/api/v1/organization/payment-setting',
+      '/api/v1/organization/invoice-setting',
+      `/api/v1/transactions?checkoutSessionId=${victim.ids.session[0]}`,
     ];
     return Object.fromEntries(await Promise.all(paths.map(async (p) => [p, (await owner.get(p)).body] as const)));
   };
   const before = await snapshot();
+  const paymentIntent = (
+    (await owner.get(`/api/v1/checkout/sessions/${victim.ids.session[0]}`)).body as {
+      paymentIntent: { id: string };
+    }
+  ).paymentIntent.id;
 
   const problems: string[] = [];
   let tried = 0;
   for (const attacker of attackers) {
     const api = apiClient(weir.url, attacker.records.key);
-    for (const row of rows(victim, attacker.records)) {
+    for (const row of rows(victim, attacker.records, paymentIntent)) {
       tried += 1;
       const what = `${attacker.name}: ${row.resource}: ${row.method} ${row.path}`;
       const head = await weir.eventStore.headPosition();
@@ -431,21 +469,24 @@ test('the tenancy matrix names every kind of record', (t) => {
       marker: label,
     };
   };
-  const kinds = new Set(rows(stub('victim'), stub('attacker')).map((r) => r.resource));
+  const kinds = new Set(rows(stub('victim'), stub('attacker'), 'victim-intent').map((r) => r.resource));
   t.deepEqual(
     [...kinds].sort(),
     [
       'API key',
       'checkout session',
+      'checkout session export',
       'coupon',
       'customer',
       'invoice',
       'organization settings',
+      'payment intent',
       'payment link',
       'price',
       'product',
       'promotion code',
       'subscription',
+      'transaction',
       'wallet',
       'webhook delivery',
       'webhook endpoint',

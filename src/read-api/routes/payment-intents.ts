@@ -32,7 +32,7 @@ export function paymentIntentRoutes(deps: ApiDeps & { mailer: Mailer }): Router<
 
   /** The tenant's session whose intent this is; another tenant's, or none, is a 404. */
   const sessionOf = async (ctx: ApiContext): Promise<CheckoutSessionDoc> => {
-    const id = ctx.params.paymentIntentId!;
+    const id = ctx.params.id!;
     const { organizationId, environment } = ctx.state.tenant;
     const [session] = await sessions.find({ 'paymentIntent.id': id, organizationId, environment }, { limit: 1 });
     if (!session) throw new NotFoundError('payment intent', id);
@@ -53,7 +53,7 @@ export function paymentIntentRoutes(deps: ApiDeps & { mailer: Mailer }): Router<
   };
 
   // Weir holds no funds, so it sends nothing back: this records that the merchant refunded the payer itself.
-  router.post('/:paymentIntentId/mark-as-refund', async (ctx) => {
+  router.post('/:id/mark-as-refund', async (ctx) => {
     const body = ctx.state.body === undefined ? {} : asObject(ctx.state.body, '');
     const comment = optionalString(body, 'markRefundedComment', '', { max: 500 }) ?? null;
     const session = await sessionOf(ctx);
@@ -61,7 +61,7 @@ export function paymentIntentRoutes(deps: ApiDeps & { mailer: Mailer }): Router<
     ctx.body = present((await sessions.get(session.id))!);
   });
 
-  router.post('/:paymentIntentId/payment-receipts/send', async (ctx) => {
+  router.post('/:id/payment-receipts/send', async (ctx) => {
     const session = await sessionOf(ctx);
     if (session.paymentStatus !== 'paid')
       throw new InvalidStateError(
