@@ -10,6 +10,7 @@ import { evmDerivedTestRail } from './evm-test-rail.ts';
 /** The kinds of record a path's `:id` can name. */
 export const KINDS = [
   'session',
+  'paymentIntent',
   'invoice',
   'subscription',
   'customer',
@@ -171,6 +172,7 @@ export function recordMakers(api: Api, tenant: TenantRecords, clock: Clock) {
       `${mode} session`,
     );
     add('session', made.id);
+    add('paymentIntent', (made as unknown as { paymentIntent: { id: string } }).paymentIntent.id);
     if (made.subscriptionId) {
       const subscriptionId = made.subscriptionId;
       await eventually(

@@ -23,6 +23,7 @@ import { TEMPLATES } from './templates.ts';
 const ID_KINDS: [RegExp, Kind][] = [
   [/^\/api\/v1\/checkout\/sessions\/:id/, 'session'],
   [/^\/api\/v1\/organization\/withdrawal-addresses\/:id/, 'wallet'],
+  [/^\/api\/v1\/payment-intents\/:id/, 'paymentIntent'],
   [/^\/api\/v1\/api-keys\/:id/, 'apiKey'],
   [/^\/api\/v1\/webhook-endpoints\/:id/, 'webhookEndpoint'],
   [/^\/api\/v1\/products\/:id/, 'product'],
