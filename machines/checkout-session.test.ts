@@ -697,3 +697,29 @@ test('the chart accepts an expiry only at or after expiresAt, and still replays 
   const recorded = given([created(), detected('t1', '300000000'), expired, confirmed('t1', AFTER_EXPIRY)]).state();
   t.is(recorded.value, 'expired');
 });
+
+test('given a paid session, when the merchant marks its payment refunded, then PaymentMarkedRefunded once, shown on the intent', (t) => {
+  const paid = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')];
+  const events = given(paid).when({ type: 'MarkPaymentRefunded', comment: 'sent back by bank' }, NOW);
+  t.deepEqual(events, [{ type: 'PaymentMarkedRefunded', data: { comment: 'sent back by bank', at: NOW } }]);
+  const after = given([...paid, ...events]).state();
+  t.true(after.matches('complete'));
+  t.like(after.context.session?.paymentIntent, {
+    status: 'succeeded',
+    isMarkRefunded: true,
+    markRefundedAt: NOW,
+    markRefundedComment: 'sent back by bank',
+  });
+  t.deepEqual(given([...paid, ...events]).when({ type: 'MarkPaymentRefunded', comment: 'again' }, NOW), []);
+});
+
+test('given a late payment on an expired session, when marked refunded, then recorded; given nothing received, refused', (t) => {
+  const late = [created(), expired, detected('t1', '300000000'), confirmed('t1')];
+  t.deepEqual(given(late).when({ type: 'MarkPaymentRefunded', comment: null }, AFTER_EXPIRY), [
+    { type: 'PaymentMarkedRefunded', data: { comment: null, at: AFTER_EXPIRY } },
+  ]);
+  const error = t.throws(() => given([created()]).when({ type: 'MarkPaymentRefunded', comment: null }, NOW), {
+    instanceOf: InvalidStateError,
+  });
+  t.regex(error.message, /nothing to refund/);
+});
