@@ -26,7 +26,8 @@ export type CheckoutSessionCommand =
   | { type: 'RecordSweepBroadcast'; broadcast: Omit<RecordedSweepBroadcast, 'at'> }
   | { type: 'DropSweepBroadcast'; network: string; transactionHash: string }
   | { type: 'ApplyDiscount'; discount: Omit<SessionDiscount, 'at'> }
-  | { type: 'MarkPaymentRefunded'; comment: string | null };
+  | { type: 'MarkPaymentRefunded'; comment: string | null }
+  | { type: 'RequestPaymentReceipt'; to: string; receiptNumber: string };
 
 export type DecideContext = { now: string };
 
@@ -282,6 +283,17 @@ export function decideCheckoutSession(
           `checkout session is ${status} and has received no confirmed payment; there is nothing to refund`,
         );
       return [{ type: 'PaymentMarkedRefunded', data: { comment: command.comment, at: ctx.now } }];
+    }
+    case 'RequestPaymentReceipt': {
+      // Every request is a mail of its own (a receipt may be sent again); a retried request carries an Idempotency-Key.
+      if (session.paymentStatus !== 'paid')
+        throw new InvalidStateError(`checkout session is ${status} and not paid; a receipt follows a payment`);
+      return [
+        {
+          type: 'PaymentReceiptRequested',
+          data: { to: command.to, receiptNumber: command.receiptNumber, at: ctx.now },
+        },
+      ];
     }
     case 'CompletePartialCheckoutSession': {
       if (status !== 'incomplete') {

@@ -204,6 +204,9 @@ export function evolveCheckoutSession(
           updatedAt: event.data.at,
         },
       };
+    case 'PaymentReceiptRequested':
+      // The mail is the mails read model's; the session itself does not change.
+      return session;
     case 'CheckoutSessionCanceled':
       return {
         ...session,

@@ -47,6 +47,7 @@ export const checkoutSessionMachine = setup({
     SweepDropped: { guard: ({ context }) => context.session !== null, actions: 'apply' },
     // A refund made outside Weir can follow any payment received, whatever the session's state.
     PaymentMarkedRefunded: { guard: ({ context }) => context.session !== null, actions: 'apply' },
+    PaymentReceiptRequested: { guard: ({ context }) => context.session !== null, actions: 'apply' },
   },
   states: {
     new: {

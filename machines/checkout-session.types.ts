@@ -285,6 +285,8 @@ export type CheckoutSessionEvent =
   | { type: 'SweepBroadcast'; data: { broadcast: RecordedSweepBroadcast } }
   | { type: 'SweepDropped'; data: { network: string; transactionHash: string; at: string } }
   | { type: 'DiscountApplied'; data: { discount: SessionDiscount } }
-  | { type: 'PaymentMarkedRefunded'; data: { comment: string | null; at: string } };
+  | { type: 'PaymentMarkedRefunded'; data: { comment: string | null; at: string } }
+  /** The merchant asked Weir to mail the payer a receipt: the mail follows from this event (see mails.projection). */
+  | { type: 'PaymentReceiptRequested'; data: { to: string; receiptNumber: string; at: string } };
 
 export type CheckoutSessionEventType = CheckoutSessionEvent['type'];

@@ -3,7 +3,7 @@ import { mailAggregate } from '../actors/mail.ts';
 import { organizationRecordId } from '../actors/organization.ts';
 import { createWorkQueue, type WorkQueue } from '../actors/work-queue.ts';
 import type { Environment } from '../event-store/event-store.ts';
-import { COLLECTIONS, type OrganizationDoc } from '../projections/collections.ts';
+import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../projections/collections.ts';
 import { CUSTOMERS, type CustomerDoc } from '../projections/customers.projection.ts';
 import { INVOICES, type InvoiceDoc } from '../projections/invoices.projection.ts';
 import { MAIL_RETRY_TIMER, PENDING_MAILS, type PendingMailDoc } from '../projections/mails.projection.ts';
@@ -13,6 +13,7 @@ import type { Clock } from '../shared/clock.ts';
 import type { TimerHandler } from '../timers/timer-runner.ts';
 import { renderInvoiceMail } from './invoice-mail.ts';
 import type { Mailer } from './mailer.ts';
+import { renderPaymentReceiptMail } from './payment-receipt-mail.ts';
 
 export type MailDispatcher = WorkQueue & {
   /** The `mail.retry` timer's handler: the next attempt of a mail whose last one failed. */
@@ -42,6 +43,44 @@ export function createMailDispatcher(deps: {
   const invoices = readStore.collection<InvoiceDoc>(INVOICES);
   const customers = readStore.collection<CustomerDoc>(CUSTOMERS);
   const organizations = readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+  const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+
+  const organizationOf = (mail: PendingMailDoc) =>
+    organizations.get(organizationRecordId(mail.organizationId, mail.environment as Environment));
+
+  /** The mail's subject and bodies, from the records as they are now; null (left pending, logged) when one is missing. */
+  async function render(mail: PendingMailDoc): Promise<{ subject: string; text: string; html: string } | null> {
+    if (mail.kind === 'payment_receipt') {
+      const session = mail.checkoutSessionId ? await sessions.get(mail.checkoutSessionId) : null;
+      if (!session) {
+        log(`[mail] ${mail._id}: checkout session ${mail.checkoutSessionId} is not in the read model; left pending`);
+        return null;
+      }
+      const customer = session.customerId ? await customers.get(session.customerId) : null;
+      return renderPaymentReceiptMail({
+        session,
+        receiptNumber: mail.receiptNumber ?? '',
+        organization: await organizationOf(mail),
+        customerName:
+          session.customerDetails?.name ??
+          (customer && customer.organizationId === session.organizationId ? customer.name : null),
+      });
+    }
+    const invoice = await invoices.get(mail.invoiceId);
+    if (!invoice) {
+      log(`[mail] ${mail._id}: invoice ${mail.invoiceId} is not in the read model; left pending`);
+      return null;
+    }
+    const customer = await customers.get(invoice.customerId);
+    return renderInvoiceMail({
+      kind: mail.kind,
+      invoice,
+      organization: await organizationOf(mail),
+      customerName: customer && customer.organizationId === invoice.organizationId ? customer.name : null,
+      payUrl: invoice.url,
+      now: clock.now(),
+    });
+  }
 
   /** One attempt: answers the log position of what it recorded, or null when nothing was to be done. */
   async function attempt(mail: PendingMailDoc): Promise<bigint | null> {
@@ -53,20 +92,8 @@ export function createMailDispatcher(deps: {
     };
     // Recorded as sent already (the read model has not caught up): never a second time.
     if ((await commands.load(mailAggregate, mail._id, null)).state.sent) return null;
-    const invoice = await invoices.get(mail.invoiceId);
-    if (!invoice) {
-      log(`[mail] ${mail._id}: invoice ${mail.invoiceId} is not in the read model; left pending`);
-      return null;
-    }
-    const customer = await customers.get(invoice.customerId);
-    const content = renderInvoiceMail({
-      kind: mail.kind,
-      invoice,
-      organization: await organizations.get(organizationRecordId(mail.organizationId, mail.environment as Environment)),
-      customerName: customer && customer.organizationId === invoice.organizationId ? customer.name : null,
-      payUrl: invoice.url,
-      now: clock.now(),
-    });
+    const content = await render(mail);
+    if (!content) return null;
     let messageId: string;
     try {
       // Keyed by the mail: a second hand-over (the first one's answer lost, or a crash before
@@ -75,7 +102,7 @@ export function createMailDispatcher(deps: {
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       log(
-        `[mail] ${mail.kind} mail ${mail._id} for invoice ${mail.invoiceId} failed (attempt ${mail.attempts + 1}): ${reason}`,
+        `[mail] ${mail.kind} mail ${mail._id} for ${mail.kind === 'payment_receipt' ? `checkout session ${mail.checkoutSessionId}` : `invoice ${mail.invoiceId}`} failed (attempt ${mail.attempts + 1}): ${reason}`,
       );
       return (
         await commands.handle(

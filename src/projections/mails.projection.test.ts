@@ -1,4 +1,5 @@
 import test from 'ava';
+import { created as sessionCreated, sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import { created, finalized, INVOICE_ID, invoiceFixture, paid, voided } from '../../machines/invoice.fixture.ts';
 import type { InvoiceEvent } from '../../machines/invoice.types.ts';
 import type { CustomerEvent } from '../actors/customer.ts';
@@ -6,6 +7,7 @@ import type { MailEvent } from '../actors/mail.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { COLLECTIONS, type TimerDoc } from './collections.ts';
+import { checkoutSessionsProjection } from './checkout-sessions.projection.ts';
 import { customersProjection } from './customers.projection.ts';
 import { invoicesProjection } from './invoices.projection.ts';
 import { createTestLog } from './test-log.ts';
@@ -183,4 +185,36 @@ test('rebuilding from the log gives the same pending mails (ids derive from the 
   log.invoice({ type: 'InvoiceSent', data: { to: null, at: AT, mailed: false } });
   log.invoice(reminderSent);
   t.deepEqual((await project(log.events)).pending, (await project(log.events)).pending);
+});
+
+test('a payment receipt the merchant asked for is a pending mail to the address it named, until its MailSent', async (t) => {
+  const { events, append } = createTestLog(AT);
+  const session = sessionFixture();
+  const stream = `checkout_session-${session.id}`;
+  append(stream, sessionCreated(session));
+  const requested = append(stream, {
+    type: 'PaymentReceiptRequested',
+    data: { to: 'payer@example.com', receiptNumber: 'RCPT-0123456789', at: AT },
+  });
+  const store = createEmbeddedReadStore({});
+  const apply = async (list: RecordedEvent[]) => {
+    for (const event of list)
+      for (const projection of [checkoutSessionsProjection, mailsProjection]) await projection.apply(event, store);
+  };
+  await apply(events);
+  const pending = store.collection<PendingMailDoc>(PENDING_MAILS);
+  t.like(await pending.get(mailIdOf(requested.id)), {
+    kind: 'payment_receipt',
+    to: 'payer@example.com',
+    checkoutSessionId: session.id,
+    receiptNumber: 'RCPT-0123456789',
+    organizationId: session.organizationId,
+    attempts: 0,
+  });
+  const sent = append(`mail-${mailIdOf(requested.id)}`, {
+    type: 'MailSent',
+    data: { to: 'payer@example.com', messageId: 'm-1', at: AT },
+  });
+  await apply([sent]);
+  t.is(await pending.count({}), 0);
 });

@@ -5,7 +5,8 @@ import type { RecordedEvent } from '../event-store/event-store.ts';
 import type { InvoiceMailKind } from '../mail/invoice-mail.ts';
 import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import { deterministicId } from '../shared/ids.ts';
-import { COLLECTIONS, type TimerDoc } from './collections.ts';
+import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
+import { COLLECTIONS, type CheckoutSessionDoc, type TimerDoc } from './collections.ts';
 import { CUSTOMERS, type CustomerDoc } from './customers.projection.ts';
 import { INVOICES, type InvoiceDoc } from './invoices.projection.ts';
 import type { Projection } from './projection.ts';
@@ -15,8 +16,13 @@ export const MAIL_RETRY_TIMER = 'mail.retry';
 
 /** A mail that follows from an event and is not sent yet; `_id` is the mail's id (its stream is `mail-<id>`). */
 export type PendingMailDoc = ReadDocument & {
-  kind: InvoiceMailKind;
+  /** An invoice mail, or the receipt of a checkout session's payment (`payment_receipt`). */
+  kind: InvoiceMailKind | 'payment_receipt';
+  /** The invoice the mail is about; for a payment receipt, the session's invoice or ''. */
   invoiceId: string;
+  /** A payment receipt's session and number; absent on invoice mails. */
+  checkoutSessionId?: string;
+  receiptNumber?: string;
   to: string;
   organizationId: string;
   environment: string;
@@ -29,6 +35,7 @@ export type PendingMailDoc = ReadDocument & {
 };
 
 const INVOICE_PREFIX = 'invoice-';
+const SESSION_PREFIX = 'checkout_session-';
 const MAIL_PREFIX = 'mail-';
 
 /** The mail that follows from a log event: one per event, the same id on every rebuild. */
@@ -108,6 +115,29 @@ async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promis
   });
 }
 
+/** A receipt the merchant asked for: a pending mail to the address the request named. */
+async function applySessionEvent(event: RecordedEvent, store: ReadStore): Promise<void> {
+  const typed = event as unknown as CheckoutSessionEvent;
+  if (typed.type !== 'PaymentReceiptRequested') return;
+  const sessionId = event.streamId.slice(SESSION_PREFIX.length);
+  const session = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(sessionId);
+  if (!session) return;
+  await store.collection<PendingMailDoc>(PENDING_MAILS).put({
+    _id: mailIdOf(event.id),
+    kind: 'payment_receipt',
+    invoiceId: session.invoiceId ?? '',
+    checkoutSessionId: sessionId,
+    receiptNumber: typed.data.receiptNumber,
+    to: typed.data.to,
+    organizationId: session.organizationId,
+    environment: session.environment,
+    createdAt: typed.data.at,
+    attempts: 0,
+    lastError: null,
+    retryAt: null,
+  });
+}
+
 async function applyMailEvent(event: RecordedEvent, store: ReadStore): Promise<void> {
   const typed = event as unknown as MailEvent;
   const mailId = event.streamId.slice(MAIL_PREFIX.length);
@@ -137,14 +167,16 @@ async function applyMailEvent(event: RecordedEvent, store: ReadStore): Promise<v
  * Mails that follow from events and are not sent yet (the mail dispatcher's work list), with a
  * retry timer for each whose last attempt failed. A mail leaves the list when its own stream
  * records `MailSent`, or when its invoice is closed before an invoice or reminder mail went out.
- * Runs after the invoices and customers projections (it reads both).
+ * A payment receipt the merchant asks for (`PaymentReceiptRequested`) is one too. Runs after the
+ * invoices, customers and checkout sessions projections (it reads them).
  */
 export const mailsProjection: Projection = {
   name: 'mails',
   collections: [PENDING_MAILS, COLLECTIONS.timers],
-  categories: ['invoice', 'mail'],
+  categories: ['invoice', 'mail', 'checkout_session'],
   async apply(event, store) {
     if (event.streamId.startsWith(INVOICE_PREFIX)) await applyInvoiceEvent(event, store);
+    else if (event.streamId.startsWith(SESSION_PREFIX)) await applySessionEvent(event, store);
     else if (event.streamId.startsWith(MAIL_PREFIX)) await applyMailEvent(event, store);
   },
 };

@@ -1,13 +1,10 @@
 import Router from '@koa/router';
 import { checkoutSessionAggregate } from '../../../machines/checkout-session.aggregate.ts';
 import { isEmail } from '../../actors/customer.ts';
-import { organizationRecordId } from '../../actors/organization.ts';
-import { renderPaymentReceiptMail } from '../../mail/payment-receipt-mail.ts';
-import type { Mailer } from '../../mail/mailer.ts';
-import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
+import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { publicCheckoutSession } from '../../projections/public-views.ts';
-import { InvalidStateError, NotFoundError, UpstreamError, ValidationError } from '../../shared/errors.ts';
+import { InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { deterministicId } from '../../shared/ids.ts';
 import { asObject, optionalString } from '../../shared/input.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
@@ -22,13 +19,13 @@ export const receiptNumberOf = (paymentIntentId: string): string =>
 
 /**
  * The payment intents of the tenant's checkout sessions (each session has one, shown on it as
- * `paymentIntent`): mark one refunded, and mail its payer a receipt.
+ * `paymentIntent`): mark one refunded, and mail its payer a receipt (through the mail outbox:
+ * recorded as `PaymentReceiptRequested`, sent by the mail dispatcher).
  */
-export function paymentIntentRoutes(deps: ApiDeps & { mailer: Mailer }): Router<ApiState> {
+export function paymentIntentRoutes(deps: ApiDeps): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1/payment-intents' });
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const customers = deps.readStore.collection<CustomerDoc>(CUSTOMERS);
-  const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
 
   /** The tenant's session whose intent this is; another tenant's, or none, is a 404. */
   const sessionOf = async (ctx: ApiContext): Promise<CheckoutSessionDoc> => {
@@ -77,31 +74,26 @@ export function paymentIntentRoutes(deps: ApiDeps & { mailer: Mailer }): Router<
         'parameter_missing',
       );
     const receiptNumber = receiptNumberOf(session.paymentIntent.id);
-    const mail = renderPaymentReceiptMail({
-      session,
+    // Recorded on the session; the mail dispatcher sends it (and tries again while the mail server fails).
+    await commandFor(deps, ctx, checkoutSessionAggregate, session.id, {
+      type: 'RequestPaymentReceipt',
+      to,
       receiptNumber,
-      organization: await orgs.get(organizationRecordId(session.organizationId, session.environment)),
-      customerName: session.customerDetails?.name ?? known?.name ?? null,
     });
-    try {
-      await deps.mailer.send({ to, ...mail });
-    } catch (error) {
-      throw new UpstreamError(`the receipt could not be mailed: ${(error as Error).message}`, 'mail_delivery_failed');
-    }
-    const now = new Date(deps.clock.now()).toISOString();
+    const at = new Date(deps.clock.now()).toISOString();
     ctx.body = {
       id: deterministicId(`payment-receipt:${session.paymentIntent.id}`),
       object: 'payment_receipt',
       createdAt: session.completedAt ?? session.updatedAt,
-      updatedAt: now,
+      updatedAt: at,
       organizationId: session.organizationId,
       paymentIntentId: session.paymentIntent.id,
       checkoutSessionId: session.id,
       name: `Receipt ${receiptNumber}`,
       receiptNumber,
       uri: session.url,
-      sentTo: to,
-      sentAt: now,
+      to,
+      requestedAt: at,
     };
   });
 
