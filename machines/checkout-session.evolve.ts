@@ -10,10 +10,15 @@ const replacePayment = (
   change: Partial<SessionPayment>,
 ): SessionPayment[] => payments.map((p) => (p.transferId === transferId ? { ...p, ...change } : p));
 
-/** What the payer owes in all: the goods, less the discount, plus the chosen address's gas fee. */
-export const totalOf = (session: Pick<CheckoutSession, 'amountSubtotal' | 'amountDetails'>): bigint =>
+/** The exclusive tax of the lines: what their totals add to their subtotals (inclusive tax is in the price). */
+export const exclusiveTaxOfSession = (session: Pick<CheckoutSession, 'lineItems'>): bigint =>
+  session.lineItems.data.reduce((sum, item) => sum + BigInt(item.amountTotal) - BigInt(item.amountSubtotal), 0n);
+
+/** What the payer owes in all: the goods, less the discount, plus exclusive tax and the chosen address's gas fee. */
+export const totalOf = (session: Pick<CheckoutSession, 'amountSubtotal' | 'amountDetails' | 'lineItems'>): bigint =>
   BigInt(session.amountSubtotal) -
   BigInt(session.amountDetails.amountDiscount) +
+  exclusiveTaxOfSession(session) +
   BigInt(session.amountDetails.amountGasFee);
 
 /** The session with its totals recomputed after a change of discount or gas fee. */

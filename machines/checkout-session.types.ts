@@ -1,4 +1,5 @@
 import type { Environment } from '../src/event-store/event-store.ts';
+import type { AppliedTaxRate } from '../src/shared/tax.ts';
 import type { CollectedData } from './collected-data.types.ts';
 
 /** Session statuses of the reference API, plus `canceled`. */
@@ -99,8 +100,13 @@ export type SessionLineItem = {
   quantity: number;
   price: PriceSnapshot;
   amountSubtotal: string;
+  /** amountSubtotal plus the line's exclusive tax. */
   amountTotal: string;
   currency: string;
+  /** All the line's tax, inclusive and exclusive; absent on lines without tax rates. */
+  amountTax?: string;
+  /** The tax rates applied to the line, each with its amount; absent on lines without tax rates. */
+  taxRates?: AppliedTaxRate[];
 };
 
 /** One on-chain transfer credited to the session, as the matcher saw it. */

@@ -1,3 +1,4 @@
+import { exclusiveTaxOf, taxOf } from '../src/shared/tax.ts';
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { deterministicId } from '../src/shared/ids.ts';
 import { AmountError, MAX_AMOUNT, parseAmount } from '../src/shared/money.ts';
@@ -75,13 +76,17 @@ function normalizeLineItems(items: InvoiceLineItem[]): InvoiceLineItem[] {
   const normalized = items.map((item, i) => {
     if (!Number.isSafeInteger(item.quantity) || item.quantity < 1)
       throw new ValidationError(`lineItems.data[${i}].quantity`, 'must be a positive integer');
-    const total = amount(item.unitAmount, `lineItems.data[${i}].unitAmount`) * BigInt(item.quantity);
+    // Exclusive tax (computed with the line, see `taxLine`) is added; inclusive tax is in the price.
+    const total =
+      amount(item.unitAmount, `lineItems.data[${i}].unitAmount`) * BigInt(item.quantity) +
+      exclusiveTaxOf(item.taxRates);
     return {
       description: item.description,
       priceId: item.priceId,
       quantity: item.quantity,
       unitAmount: item.unitAmount,
       amountTotal: total.toString(),
+      ...(item.taxRates ? { amountTax: taxOf(item.taxRates).toString(), taxRates: item.taxRates } : {}),
     };
   });
   if (BigInt(sumLineItems(normalized)) > MAX_AMOUNT)

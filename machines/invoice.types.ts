@@ -1,4 +1,5 @@
 import type { Environment } from '../src/event-store/event-store.ts';
+import type { AppliedTaxRate } from '../src/shared/tax.ts';
 
 /**
  * Invoice statuses of the reference API (`InvoiceStatus`). The spec spells the last one
@@ -27,8 +28,12 @@ export type InvoiceLineItem = {
   quantity: number;
   /** 10^8-scaled amount per unit. */
   unitAmount: string;
-  /** quantity × unitAmount, 10^8-scaled. */
+  /** quantity × unitAmount, plus the line's exclusive tax, 10^8-scaled. */
   amountTotal: string;
+  /** All the line's tax (inclusive and exclusive); absent on invoices without tax rates. */
+  amountTax?: string;
+  /** The tax rates applied to the line, each with its amount; absent on invoices without tax rates. */
+  taxRates?: AppliedTaxRate[];
 };
 
 /** What the payer may pay with; empty lists mean everything the organization accepts. */
@@ -65,7 +70,9 @@ export type Invoice = {
   description: string | null;
   currency: string;
   lineItems: { object: 'list'; data: InvoiceLineItem[] };
-  /** Sum of the line items, 10^8-scaled. */
+  /** The tax rates of lines that name none of their own; absent on invoices created without. */
+  taxRateIds?: string[];
+  /** Sum of the line items (with their exclusive tax), 10^8-scaled. */
   amountDue: string;
   /** Received so far (on chain, or the rest when marked paid out of band), 10^8-scaled. */
   amountPaid: string;
@@ -118,6 +125,7 @@ export type InvoiceChanges = Partial<
     | 'description'
     | 'currency'
     | 'lineItems'
+    | 'taxRateIds'
     | 'dueDate'
     | 'issueDate'
     | 'memo'

@@ -32,9 +32,11 @@ import {
   type Input,
 } from '../shared/input.ts';
 import { MAX_AMOUNT, toChainUnits } from '../shared/money.ts';
+import { taxDecimals } from '../shared/tax.ts';
 import { organizationRecordId } from './organization.ts';
 import type { CommandHandler } from './command-handler.ts';
 import { addressInput, assertEmail, customerAggregate, customerFromDetails, isPhone, PHONE_HINT } from './customer.ts';
+import { lineTaxes } from './line-taxes.ts';
 import type { LineItemResolver } from './line-items.ts';
 import { subscriptionIdOfSession, subscriptionItemsOf } from './subscription-items.ts';
 import { requireTenantCustomer } from './tenant-customer.ts';
@@ -247,7 +249,24 @@ export function createCheckoutSessionCreator(deps: {
     if (mode === 'subscription') subscriptionItemsOf(items);
     const amountSubtotal = items.reduce((sum, i) => sum + BigInt(i.price.unitAmount) * BigInt(i.quantity), 0n);
     if (amountSubtotal === 0n) throw new ValidationError('lineItems', 'the total amount must be greater than zero');
-    if (amountSubtotal > MAX_AMOUNT)
+    const taxes = await lineTaxes(
+      deps.readStore,
+      tenant,
+      input.taxRateIds,
+      items.map((item) => ({
+        amount: BigInt(item.price.unitAmount) * BigInt(item.quantity),
+        taxRateIds: item.taxRateIds,
+      })),
+      taxDecimals(deps.rail.networks(tenant.environment), currency),
+    );
+    if (taxes && mode === 'subscription')
+      throw new ValidationError(
+        'taxRateIds',
+        'is not supported on a subscription session: its renewal invoices would bill without the tax',
+      );
+    const amountTax = taxes?.reduce((sum, t) => sum + t.amountTax, 0n) ?? 0n;
+    const amountDue = amountSubtotal + (taxes?.reduce((sum, t) => sum + t.amountExclusive, 0n) ?? 0n);
+    if (amountDue > MAX_AMOUNT)
       throw new ValidationError('lineItems', 'the total amount is larger than 9223372036854775807', 'amount_too_large');
 
     const id = nextId();
@@ -277,7 +296,7 @@ export function createCheckoutSessionCreator(deps: {
       for (const asset of network.assets) {
         if (asset.currency !== currency) continue;
         try {
-          toChainUnits(amountSubtotal, asset.decimals);
+          toChainUnits(amountDue, asset.decimals);
         } catch {
           unrepresentable.push(`${asset.symbol} on ${network.name}`);
           continue;
@@ -311,7 +330,7 @@ export function createCheckoutSessionCreator(deps: {
     }
 
     const ctx = { organizationId: tenant.organizationId, environment: tenant.environment, actor: tenant.actor };
-    const lineItems = await deps.lineItems.commit(items, ctx);
+    const lineItems = await deps.lineItems.commit(items, ctx, taxes ?? undefined);
     let sessionCustomerId = customerId;
     if (!customerId && customerData?.email && customerCreation === 'always' && mode === 'payment') {
       sessionCustomerId = deterministicId(`customer:session:${id}`);
@@ -322,7 +341,8 @@ export function createCheckoutSessionCreator(deps: {
         ctx,
       );
     }
-    const total = amountSubtotal.toString();
+    const subtotal = amountSubtotal.toString();
+    const total = amountDue.toString();
     const session: CheckoutSession = {
       id,
       organizationId: tenant.organizationId,
@@ -334,7 +354,7 @@ export function createCheckoutSessionCreator(deps: {
       paymentStatus: 'unpaid',
       expiresAt: new Date(expiresAtMs).toISOString(),
       currency,
-      amountSubtotal: total,
+      amountSubtotal: subtotal,
       amountTotal: total,
       amountFee: '0',
       amountNet: total,
@@ -344,9 +364,9 @@ export function createCheckoutSessionCreator(deps: {
       amountDetails: {
         currency,
         amountTotal: total,
-        amountSubtotal: total,
+        amountSubtotal: subtotal,
         amountDiscount: '0',
-        amountTax: '0',
+        amountTax: amountTax.toString(),
         amountFee: '0',
         amountGasFee: '0',
         feePercentage: 0,

@@ -14,6 +14,7 @@ import {
   requiredString,
   type Input,
 } from '../shared/input.ts';
+import type { AppliedTaxRate } from '../shared/tax.ts';
 import type { CommandContext, CommandHandler } from './command-handler.ts';
 import { priceAggregate, productAggregate, type Price, type Product } from './catalog.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../projections/catalog.projection.ts';
@@ -35,8 +36,21 @@ export const CURRENCIES = [
 ] as const;
 export const INTERVALS = ['day', 'week', 'month', 'year'] as const;
 
-/** A line item resolved to an existing price, or to a price (and product) still to be created. */
-type Resolved = { quantity: number; price: Price; product: Product; createPrice: boolean; createProduct: boolean };
+/**
+ * A line item resolved to an existing price, or to a price (and product) still to be created.
+ * `taxRateIds`: the line's own, as sent (checked by `resolveTaxRateIds`), absent when not sent.
+ */
+export type Resolved = {
+  quantity: number;
+  price: Price;
+  product: Product;
+  createPrice: boolean;
+  createProduct: boolean;
+  taxRateIds?: unknown;
+};
+
+/** The taxes of one line (see `taxLine`). */
+export type LineTax = { taxRates: AppliedTaxRate[]; amountTax: bigint; amountExclusive: bigint };
 
 function snapshot(price: Price, product: Product): PriceSnapshot {
   return {
@@ -60,8 +74,8 @@ export type LineItemResolver = {
     now: string,
     nextId?: IdSource,
   ): Promise<Resolved[]>;
-  /** Create the prices and products that inline items asked for, then answer the items. */
-  commit(items: Resolved[], ctx: CommandContext): Promise<SessionLineItem[]>;
+  /** Create the prices and products that inline items asked for, then answer the items (with their taxes, by index). */
+  commit(items: Resolved[], ctx: CommandContext, taxes?: LineTax[]): Promise<SessionLineItem[]>;
 };
 
 export function createLineItemResolver(deps: { readStore: ReadStore; commands: CommandHandler }): LineItemResolver {
@@ -134,6 +148,7 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
         const path = `lineItems.data[${index}]`;
         const item = asObject(raw, path);
         const quantity = optionalInteger(item, 'quantity', path, { min: 1, max: 1_000_000 }) ?? 1;
+        const taxRateIds = item.taxRateIds ?? undefined;
         const forms = ['priceId', 'price', 'priceData'].filter((k) => item[k] !== undefined && item[k] !== null);
         if (forms.length !== 1)
           throw new ValidationError(
@@ -155,6 +170,7 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
             product: await findProduct(price.productId, `${path}.priceId`, tenant),
             createPrice: false,
             createProduct: false,
+            ...(taxRateIds === undefined ? {} : { taxRateIds }),
           });
         } else if (forms[0] === 'price') {
           const o = optionalObject(item, 'price', path)!;
@@ -169,6 +185,7 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
             product,
             createPrice: true,
             createProduct: false,
+            ...(taxRateIds === undefined ? {} : { taxRateIds }),
           });
         } else {
           const o = optionalObject(item, 'priceData', path)!;
@@ -212,6 +229,7 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
             product,
             createPrice: true,
             createProduct,
+            ...(taxRateIds === undefined ? {} : { taxRateIds }),
           });
         }
       }
@@ -224,7 +242,7 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
       return resolved;
     },
 
-    async commit(items, ctx) {
+    async commit(items, ctx, taxes) {
       for (const item of items) {
         if (item.createProduct) {
           const { updatedAt: _u, deleted: _d, createdAt: _c, ...product } = item.product;
@@ -235,15 +253,18 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
           await deps.commands.handle(priceAggregate, price.id, { type: 'CreatePrice', price }, ctx);
         }
       }
-      return items.map(({ quantity, price, product }) => {
-        const total = (BigInt(price.unitAmount) * BigInt(quantity)).toString();
+      return items.map(({ quantity, price, product }, index) => {
+        const subtotal = BigInt(price.unitAmount) * BigInt(quantity);
+        const tax = taxes?.[index];
         return {
           description: product.name,
           quantity,
           price: snapshot(price, product),
-          amountSubtotal: total,
-          amountTotal: total,
+          amountSubtotal: subtotal.toString(),
+          // Exclusive tax is added to the line; inclusive tax is already in its price.
+          amountTotal: (subtotal + (tax?.amountExclusive ?? 0n)).toString(),
           currency: price.currency,
+          ...(tax ? { amountTax: tax.amountTax.toString(), taxRates: tax.taxRates } : {}),
         };
       });
     },

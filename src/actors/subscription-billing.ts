@@ -231,6 +231,8 @@ export function createSubscriptionBilling(deps: {
           object: 'list',
           data: template ? template.lineItems.data.map((line) => ({ ...line })) : await lineItemsOf(subscription),
         },
+        // A series taxes each renewal as its first invoice (its lines carry their rates).
+        ...(template?.taxRateIds ? { taxRateIds: [...template.taxRateIds] } : {}),
         dueDate: bill.dueAt,
         issueDate: bill.periodStart,
         memo: template?.memo ?? null,

@@ -1,6 +1,7 @@
 import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
 import type { Organization } from '../actors/organization.ts';
 import { formatAmount } from '../shared/money.ts';
+import { taxSummary } from '../shared/tax.ts';
 import { businessFooter } from './business-footer.ts';
 import type { NetworkNames, PayerStatus } from './checkout-status.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
@@ -33,7 +34,7 @@ function lineItems(session: CheckoutSession, products: ReadonlyMap<string, Produ
           ${description ? `<span class="item-description">${e(description)}</span>` : ''}
           ${item.quantity > 1 ? `<span class="item-unit">${e(unit)} each</span>` : ''}
         </div>
-        <span class="item-amount">${e(formatAmount(BigInt(item.amountTotal)))} ${e(currency)}</span>
+        <span class="item-amount">${e(formatAmount(BigInt(item.amountSubtotal)))} ${e(currency)}</span>
       </li>`;
     })
     .join('');
@@ -49,7 +50,11 @@ function totals(session: CheckoutSession, status: PayerStatus): string {
     const codes = session.discounts.map((x) => x.code).join(', ');
     rows.push(row(codes ? `Discount (${e(codes)})` : 'Discount', `−${formatAmount(BigInt(d.amountDiscount))}`));
   }
-  if (BigInt(d.amountTax ?? '0') > 0n) rows.push(row('Tax', formatAmount(BigInt(d.amountTax))));
+  // One row per tax rate: exclusive rates add to the total, inclusive ones are only shown as contained.
+  for (const tax of taxSummary(session.lineItems.data)) {
+    const label = `${e(tax.name)} (${e(String(tax.percentage))}%${tax.type === 'inclusive' ? ', included' : ''})`;
+    rows.push(row(label, formatAmount(tax.amount), undefined, tax.type === 'inclusive' ? 'tax-included' : 'tax'));
+  }
   if (BigInt(session.amountGasFee ?? '0') > 0n)
     rows.push(row('Network fee', formatAmount(BigInt(session.amountGasFee))));
   rows.push(row('Total due', status.amountTotalFormatted, 'total-due', 'strong'));

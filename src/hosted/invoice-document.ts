@@ -1,3 +1,4 @@
+import { taxSummary } from '../shared/tax.ts';
 import type { Invoice } from '../../machines/invoice.types.ts';
 import type { AddressDetails, Organization } from '../actors/organization.ts';
 import type { Customer } from '../actors/customer.ts';
@@ -28,6 +29,8 @@ export type InvoiceDocument = {
     amount: string;
   }[];
   subtotal: string;
+  /** One per tax rate: exclusive ones add up to the total, inclusive ones (`included`) are in the prices. */
+  taxes: { label: string; amount: string; included: boolean }[];
   total: string;
   amountPaid: string;
   amountRemaining: string;
@@ -199,7 +202,9 @@ export function invoiceDocument(input: {
   const money = (amount: string) => documentMoney(amount, invoice.currency);
   const due = documentDate(invoice.dueDate);
   const paidOn = invoice.paidAt ? documentDate(invoice.paidAt) : null;
-  const subtotal = invoice.lineItems.data.reduce((sum, line) => sum + BigInt(line.amountTotal), 0n);
+  // Lines show their price × quantity; their tax is shown once per rate under the subtotal.
+  const lineAmount = (line: Invoice['lineItems']['data'][number]) => BigInt(line.unitAmount) * BigInt(line.quantity);
+  const subtotal = invoice.lineItems.data.reduce((sum, line) => sum + lineAmount(line), 0n);
   const remaining = BigInt(invoice.amountRemaining);
   return {
     number: invoice.number,
@@ -217,9 +222,14 @@ export function invoiceDocument(input: {
       detail: (line.priceId && input.productDetails?.get(line.priceId)) || null,
       quantity: String(line.quantity),
       unitAmount: money(line.unitAmount),
-      amount: money(line.amountTotal),
+      amount: money(lineAmount(line).toString()),
     })),
     subtotal: money(subtotal.toString()),
+    taxes: taxSummary(invoice.lineItems.data).map((tax) => ({
+      label: `${tax.name} (${tax.percentage}%${tax.type === 'inclusive' ? ', included' : ''})`,
+      amount: money(tax.amount.toString()),
+      included: tax.type === 'inclusive',
+    })),
     total: money(invoice.amountDue),
     amountPaid: money(invoice.amountPaid),
     amountRemaining: money(invoice.amountRemaining),

@@ -85,6 +85,7 @@ function lineItems(doc: InvoiceDocument): string {
 function totals(doc: InvoiceDocument): string {
   return `<table class="doc-totals" id="totals">
       ${row('Subtotal', doc.subtotal, 'subtotal')}
+      ${doc.taxes.map((tax, i) => row(tax.label, tax.amount, `tax-${i}`, tax.included ? 'tax-included' : 'tax')).join('')}
       ${row('Total', doc.total, 'total', 'total')}
       ${doc.anyPaid ? row('Amount paid', doc.amountPaid, 'amount-paid') : ''}
       ${row('Amount remaining', doc.amountRemaining, 'amount-remaining', 'remaining')}

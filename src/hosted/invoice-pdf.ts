@@ -190,6 +190,7 @@ export function renderInvoicePdf(
   // Totals, right.
   const totals: [string, string, boolean][] = [
     ['Subtotal', doc.subtotal, false],
+    ...doc.taxes.map((tax): [string, string, boolean] => [tax.label, tax.amount, false]),
     ['Total', doc.total, true],
     ...(doc.anyPaid ? [['Amount paid', doc.amountPaid, false] as [string, string, boolean]] : []),
     ['Amount remaining', doc.amountRemaining, true],

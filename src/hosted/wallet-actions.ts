@@ -1,4 +1,5 @@
 import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
+import { totalOf } from '../../machines/checkout-session.evolve.ts';
 import type { RailNetwork } from '../chain-ingest/rail.ts';
 import { assetUrl } from './assets.ts';
 import { toChainUnitsRoundedUp } from '../shared/money.ts';
@@ -49,8 +50,10 @@ export function remainingChainUnits(
   session: CheckoutSession,
   address: Pick<SessionAddress, 'asset' | 'gasAmount'>,
 ): bigint {
-  const total =
-    BigInt(session.amountSubtotal) - BigInt(session.amountDetails.amountDiscount) + BigInt(address.gasAmount ?? '0');
+  const total = totalOf({
+    ...session,
+    amountDetails: { ...session.amountDetails, amountGasFee: address.gasAmount ?? '0' },
+  });
   const seen = session.payments.reduce((sum, p) => (p.status === 'withdrawn' ? sum : sum + BigInt(p.amount)), 0n);
   const outstanding = total - seen;
   return outstanding <= 0n ? 0n : toChainUnitsRoundedUp(outstanding, address.asset.decimals);

@@ -1,3 +1,4 @@
+import { taxSummary } from '../shared/tax.ts';
 import type { Invoice } from '../../machines/invoice.types.ts';
 import type { Organization } from '../actors/organization.ts';
 import { escapeHtml } from '../hosted/html.ts';
@@ -72,6 +73,12 @@ export function renderInvoiceMail(input: InvoiceMailInput): InvoiceMailContent {
   ].filter((line): line is string => Boolean(line));
 
   const items = invoice.lineItems.data;
+  // Lines show price × quantity; their tax, once per rate, before the total.
+  const lineAmount = (i: (typeof items)[number]) => (BigInt(i.unitAmount) * BigInt(i.quantity)).toString();
+  const taxes = taxSummary(items).map((tax) => ({
+    label: `${tax.name} (${tax.percentage}%${tax.type === 'inclusive' ? ', included' : ''})`,
+    amount: money(tax.amount.toString(), invoice.currency),
+  }));
   const text = [
     greeting,
     '',
@@ -83,8 +90,9 @@ export function renderInvoiceMail(input: InvoiceMailInput): InvoiceMailContent {
     '',
     ...items.map(
       (i) =>
-        `${i.quantity} × ${i.description ?? 'Item'} @ ${money(i.unitAmount, invoice.currency)} = ${money(i.amountTotal, invoice.currency)}`,
+        `${i.quantity} × ${i.description ?? 'Item'} @ ${money(i.unitAmount, invoice.currency)} = ${money(lineAmount(i), invoice.currency)}`,
     ),
+    ...taxes.map((tax) => `${tax.label}: ${tax.amount}`),
     `Total: ${total}`,
     `Amount paid: ${money(invoice.amountPaid, invoice.currency)}`,
     `Amount due: ${due}`,
@@ -113,10 +121,10 @@ ${logo ? `<img src="${e(logo)}" alt="${e(business)}" style="max-height:40px;disp
 <p>${e(lead)}</p>
 <table style="width:100%;border-collapse:collapse;margin:16px 0">
 <thead><tr><th style="text-align:left;border-bottom:1px solid #e5e7eb;padding:6px 0">Item</th><th style="text-align:right;border-bottom:1px solid #e5e7eb;padding:6px 0">Qty</th><th style="text-align:right;border-bottom:1px solid #e5e7eb;padding:6px 0">Amount</th></tr></thead>
-<tbody>${items.map((i) => `<tr><td style="padding:6px 0">${e(i.description ?? 'Item')}</td><td style="padding:6px 0;text-align:right">${i.quantity}</td><td style="padding:6px 0;text-align:right">${e(money(i.amountTotal, invoice.currency))}</td></tr>`).join('')}</tbody>
+<tbody>${items.map((i) => `<tr><td style="padding:6px 0">${e(i.description ?? 'Item')}</td><td style="padding:6px 0;text-align:right">${i.quantity}</td><td style="padding:6px 0;text-align:right">${e(money(lineAmount(i), invoice.currency))}</td></tr>`).join('')}</tbody>
 </table>
 <table style="width:100%;border-collapse:collapse">
-${row('Issued', day(invoice.issueDate ?? invoice.createdAt))}${row('Due', day(invoice.dueDate))}${row('Total', total)}${row('Amount paid', money(invoice.amountPaid, invoice.currency))}${row('Amount due', due, true)}
+${row('Issued', day(invoice.issueDate ?? invoice.createdAt))}${row('Due', day(invoice.dueDate))}${taxes.map((tax) => row(tax.label, tax.amount)).join('')}${row('Total', total)}${row('Amount paid', money(invoice.amountPaid, invoice.currency))}${row('Amount due', due, true)}
 </table>
 ${invoice.memo ? `<p style="white-space:pre-wrap">${e(invoice.memo)}</p>` : ''}
 ${pay ? `<p style="text-align:center;margin:24px 0"><a href="${e(pay)}" style="background:${color};color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;display:inline-block">Pay ${e(due)}</a></p>` : ''}

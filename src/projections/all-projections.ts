@@ -8,6 +8,7 @@ import { promotionCodeRedemptionsProjection } from './promotion-code-redemptions
 import { checkoutSessionsProjection } from './checkout-sessions.projection.ts';
 import { subscriptionsProjection } from './subscriptions.projection.ts';
 import { sweepsProjection } from './sweeps.projection.ts';
+import { taxRatesProjection } from './tax-rates.projection.ts';
 import type { Projection } from './projection.ts';
 import { transactionsProjection } from './transactions.projection.ts';
 import { tenancyProjection } from './tenancy.projection.ts';
@@ -17,6 +18,7 @@ import { webhooksProjection } from './webhooks.projection.ts';
 export const ALL_PROJECTIONS: Projection[] = [
   tenancyProjection,
   catalogProjection,
+  taxRatesProjection,
   customersProjection,
   couponsProjection,
   checkoutSessionsProjection,

@@ -191,6 +191,26 @@ export function publicInvoice(invoice: Invoice & { _id?: string; _revision?: num
     livemode: invoice.environment === 'live',
     invoiceNumber: invoice.number,
     total: invoice.amountDue,
-    subTotal: invoice.amountDue,
+    ...invoiceTaxFields(invoice),
+  };
+}
+
+/**
+ * The reference's tax fields: `subTotal` before exclusive tax (inclusive tax is in the prices),
+ * `totalTax` (all of it), the invoice's `taxRateIds`, and each line's `amountSubtotal`, `amountTax`
+ * and `taxRates`.
+ */
+function invoiceTaxFields(invoice: Invoice) {
+  const lines = invoice.lineItems.data.map((line) => ({
+    ...line,
+    amountSubtotal: (BigInt(line.unitAmount) * BigInt(line.quantity)).toString(),
+    amountTax: line.amountTax ?? '0',
+    taxRates: line.taxRates ?? [],
+  }));
+  return {
+    lineItems: { ...invoice.lineItems, data: lines },
+    subTotal: lines.reduce((sum, line) => sum + BigInt(line.amountSubtotal), 0n).toString(),
+    totalTax: lines.reduce((sum, line) => sum + BigInt(line.amountTax), 0n).toString(),
+    taxRateIds: invoice.taxRateIds ?? [],
   };
 }

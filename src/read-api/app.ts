@@ -14,6 +14,7 @@ import { faucetRoutes } from './routes/faucet.ts';
 import type { DevnetInfo } from '../chain-ingest/evm/devnet/devnet-info.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { catalogRoutes } from './routes/catalog.ts';
+import { taxRateRoutes } from './routes/tax-rates.ts';
 import { couponRoutes } from './routes/coupons.ts';
 import { hostedPaymentLinkRoutes } from './routes/hosted-payment-link.ts';
 import { paymentLinkRoutes } from './routes/payment-links.ts';
@@ -75,6 +76,7 @@ export function httpRouters(deps: HttpDeps) {
       catalogRoutes(deps),
       customerRoutes(deps),
       couponRoutes(deps),
+      taxRateRoutes(deps),
       paymentLinkRoutes(deps),
       invoiceRoutes(deps),
       subscriptionRoutes(deps),

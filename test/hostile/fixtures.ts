@@ -17,6 +17,7 @@ export const KINDS = [
   'product',
   'price',
   'coupon',
+  'taxRate',
   'paymentLink',
   'webhookEndpoint',
   'apiKey',
@@ -256,6 +257,20 @@ export function recordMakers(api: Api, tenant: TenantRecords, clock: Clock) {
     );
     return add('webhookEndpoint', made.id);
   };
+  const taxRate = async (type: 'exclusive' | 'inclusive') =>
+    add(
+      'taxRate',
+      (
+        await must<{ id: string }>(
+          api.post('/api/v1/tax-rates', {
+            name: `${marker} ${type} tax`,
+            percentage: type === 'exclusive' ? 8.25 : 19,
+            type,
+          }),
+          'tax rate',
+        )
+      ).id,
+    );
   const apiKey = async () =>
     add('apiKey', (await must<{ id: string }>(api.post('/api/v1/api-keys', { name: `${marker} key` }), 'api key')).id);
   const wallet = async () =>
@@ -272,7 +287,7 @@ export function recordMakers(api: Api, tenant: TenantRecords, clock: Clock) {
         )
       ).id,
     );
-  return { product, customer, coupon, session, invoice, paymentLink, webhookEndpoint, apiKey, wallet };
+  return { product, customer, coupon, taxRate, session, invoice, paymentLink, webhookEndpoint, apiKey, wallet };
 }
 
 export type RecordMakers = ReturnType<typeof recordMakers>;
@@ -288,6 +303,8 @@ async function populate(weir: Pick<Weir, 'url' | 'bus'>, api: Api, tenant: Tenan
   await make.customer();
   await make.coupon('percent');
   await make.coupon('usdc');
+  await make.taxRate('exclusive');
+  await make.taxRate('inclusive');
   await make.webhookEndpoint();
   await make.apiKey();
   await make.paymentLink('fixed');

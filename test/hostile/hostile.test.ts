@@ -193,6 +193,7 @@ test('hostile requests over every route: no 5xx, none over 10 s, no write by a r
     session: () => makers.session('payment', false),
     // In turn the kinds a payer's code can trip over: another currency, a limit, the whole amount.
     coupon: () => makers.coupon((['eth', 'once', 'full', 'percent'] as const)[couponsMade++ % 4]!),
+    taxRate: () => makers.taxRate('exclusive'),
   };
   const unmade: string[] = [];
   const pending: Promise<void>[] = [];

@@ -56,6 +56,7 @@ export const TEMPLATES: Record<string, Template> = {
             ? { allowedChains: [{ chainId: 7357 }], preferredChainId: 7357 }
             : undefined,
           expiresAt: random.chance(0.2) ? future(clock, 1) : undefined,
+          taxRateIds: random.chance(0.3) ? [some(random, r.ids.taxRate, uuid())] : undefined,
           metadata: { orderId: '1' },
         },
   'POST /api/v1/checkout/sessions/auto-recover-by-transaction-hash': () => ({ chainId: 7357, transactionHash: hash() }),
@@ -183,6 +184,21 @@ export const TEMPLATES: Record<string, Template> = {
   'POST /api/v1/coupons/:id/enable': () => undefined,
   'POST /api/v1/coupons/:id/disable': () => undefined,
   'POST /api/v1/coupons/:id/archive': () => undefined,
+  'POST /api/v1/tax-rates': (_r, random) => ({
+    name: 'Hostile tax',
+    description: 'd',
+    country: 'DE',
+    percentage: random.pick([0, 7, 8.25, '19.5', 100]),
+    type: random.pick(['exclusive', 'inclusive']),
+    metadata: { a: 'b' },
+  }),
+  'PUT /api/v1/tax-rates/:id': (_r, random) => ({
+    name: 'Renamed tax',
+    description: random.chance(0.5) ? null : 'changed',
+    isActive: random.chance(0.8),
+  }),
+  'PUT /api/v1/tax-rates/:id/activate': () => undefined,
+  'PUT /api/v1/tax-rates/:id/deactivate': () => undefined,
   'POST /api/v1/payment-links': (r, random) =>
     random.weighted<() => unknown>([
       [2, () => ({ title: 'Fixed', amount: '2500000000', currency: 'usdc' })],
@@ -219,6 +235,7 @@ export const TEMPLATES: Record<string, Template> = {
     customerId: some(random, r.ids.customer, uuid()),
     lineItems: lineItems(r, random),
     memo: 'Thanks',
+    ...(random.chance(0.3) ? { taxRateIds: [some(random, r.ids.taxRate, uuid())] } : {}),
     ...(random.chance(0.3) ? { invoiceType: 'recurring', interval: 'quarter' } : {}),
     ...(random.chance(0.5) ? { dueDate: '2030-02-01' } : { daysUntilDue: 7 }),
     reminders: { enabled: true, daysBeforeDue: [1], daysAfterDue: [3] },
@@ -229,6 +246,7 @@ export const TEMPLATES: Record<string, Template> = {
     footer: 'f',
     number: `INV-${random.int(1e6)}`,
     ...(random.chance(0.4) ? { lineItems: lineItems(r, random) } : {}),
+    ...(random.chance(0.2) ? { taxRateIds: [some(random, r.ids.taxRate, uuid())] } : {}),
   }),
   'DELETE /api/v1/invoices/:id': () => undefined,
   'POST /api/v1/invoices/:id/finalize': () => undefined,

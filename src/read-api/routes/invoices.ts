@@ -15,6 +15,7 @@ import type { CreateCheckoutSession } from '../../actors/create-checkout-session
 import { isEmail } from '../../actors/customer.ts';
 import { claimInvoiceNumber, invoiceNumbering } from '../../actors/invoice-number-claim.ts';
 import { createLineItemResolver } from '../../actors/line-items.ts';
+import { lineTaxes } from '../../actors/line-taxes.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
 import { findTenantCustomer, requireTenantCustomer } from '../../actors/tenant-customer.ts';
 import { assetsPayingExactly } from '../../chain-ingest/rail.ts';
@@ -27,6 +28,7 @@ import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.project
 import { INVOICES, publicInvoice, type InvoiceDoc } from '../../projections/invoices.projection.ts';
 import { NotFoundError, ValidationError, WeirError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
+import { taxDecimals } from '../../shared/tax.ts';
 import {
   asObject,
   optionalArray,
@@ -248,7 +250,8 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     actor: `api_key:${ctx.state.tenant.keyId}`,
   });
 
-  async function resolveLines(ctx: ApiContext, input: unknown, now: string) {
+  /** The lines with their taxes: each line's own `taxRateIds`, else `defaultTaxRateIds` (the invoice's). */
+  async function resolveLines(ctx: ApiContext, input: unknown, now: string, defaultTaxRateIds: unknown) {
     const { tenant } = ctx.state;
     const resolved = await lineItemResolver.resolve(
       input,
@@ -256,15 +259,68 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       now,
       idsOf(ctx),
     );
-    const lineItems: InvoiceLineItem[] = resolved.map((r) => ({
-      description: r.product.name,
-      priceId: r.price.id,
-      quantity: r.quantity,
-      unitAmount: r.price.unitAmount,
-      amountTotal: (BigInt(r.price.unitAmount) * BigInt(r.quantity)).toString(),
-    }));
-    return { resolved, lineItems, currency: resolved[0]!.price.currency };
+    const currency = resolved[0]!.price.currency;
+    const taxes = await lineTaxes(
+      deps.readStore,
+      tenant,
+      defaultTaxRateIds,
+      resolved.map((r) => ({ amount: BigInt(r.price.unitAmount) * BigInt(r.quantity), taxRateIds: r.taxRateIds })),
+      taxDecimals(deps.rail.networks(tenant.environment), currency),
+    );
+    const lineItems: InvoiceLineItem[] = resolved.map((r, i) => {
+      const subtotal = BigInt(r.price.unitAmount) * BigInt(r.quantity);
+      const tax = taxes?.[i];
+      return {
+        description: r.product.name,
+        priceId: r.price.id,
+        quantity: r.quantity,
+        unitAmount: r.price.unitAmount,
+        amountTotal: (subtotal + (tax?.amountExclusive ?? 0n)).toString(),
+        ...(tax ? { amountTax: tax.amountTax.toString(), taxRates: tax.taxRates } : {}),
+      };
+    });
+    return { resolved, lineItems, currency };
   }
+
+  /**
+   * A draft's lines taxed again with new invoice-level `taxRateIds`: lines that named their own
+   * rates keep them; the others take the new ones.
+   */
+  async function retaxLines(ctx: ApiContext, invoice: Invoice, taxRateIds: unknown): Promise<InvoiceLineItem[]> {
+    const hadDefaults = (invoice.taxRateIds?.length ?? 0) > 0;
+    const lines = invoice.lineItems.data.map((line) => {
+      const own =
+        line.taxRates && (line.taxRates.some((r) => !r.isDefault) || (line.taxRates.length === 0 && hadDefaults));
+      return {
+        amount: BigInt(line.unitAmount) * BigInt(line.quantity),
+        ...(own ? { taxRates: line.taxRates!.map((r) => ({ ...r, percentage: String(r.percentage) })) } : {}),
+      };
+    });
+    const taxes = await lineTaxes(
+      deps.readStore,
+      ctx.state.tenant,
+      taxRateIds,
+      lines,
+      taxDecimals(deps.rail.networks(ctx.state.tenant.environment), invoice.currency),
+    );
+    return invoice.lineItems.data.map((line, i) => {
+      const { amountTax: _t, taxRates: _r, ...bare } = line;
+      const tax = taxes?.[i];
+      return {
+        ...bare,
+        amountTotal: (lines[i]!.amount + (tax?.amountExclusive ?? 0n)).toString(),
+        ...(tax ? { amountTax: tax.amountTax.toString(), taxRates: tax.taxRates } : {}),
+      };
+    });
+  }
+
+  /** The `taxRateIds` a request sets on the invoice (checked when its lines are taxed); undefined when not sent. */
+  const taxRateIdsOf = (body: Input): string[] | undefined =>
+    body.taxRateIds === undefined || body.taxRateIds === null
+      ? undefined
+      : Array.isArray(body.taxRateIds)
+        ? body.taxRateIds.map(String)
+        : [];
 
   /** Validate the whole draft (the decider, dry), then reserve its number and write it. */
   async function createDraft(
@@ -301,8 +357,9 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     const fields = readFields(body, nowMs, null);
     if (body.lineItems === undefined || body.lineItems === null)
       throw new ValidationError('lineItems', 'is required', 'parameter_missing');
-    const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, now);
+    const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, now, body.taxRateIds);
     const { number, ...rest } = fields;
+    const taxRateIds = taxRateIdsOf(body);
     // The organization's invoice setting gives the description and footer a request leaves out.
     const defaults = await invoiceNumbering(deps.commands, ctx.state.tenant);
     const invoice: Invoice = {
@@ -313,6 +370,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       customerId,
       currency,
       lineItems: { object: 'list', data: lineItems },
+      ...(taxRateIds ? { taxRateIds } : {}),
       dueDate: fields.dueDate ?? new Date(nowMs + DEFAULT_DAYS_UNTIL_DUE * DAY_MS).toISOString(),
     };
     const doc = await createDraft(ctx, invoice, number, async () => {
@@ -356,13 +414,22 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       await requireTenantCustomer(customers, ctx.state.tenant, changes.customerId);
     }
     let commitLines: (() => Promise<void>) | null = null;
+    const taxRateIds = taxRateIdsOf(body);
+    if (taxRateIds !== undefined) changes.taxRateIds = taxRateIds;
     if (body.lineItems !== undefined) {
-      const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, new Date(nowMs).toISOString());
+      const { resolved, lineItems, currency } = await resolveLines(
+        ctx,
+        body.lineItems,
+        new Date(nowMs).toISOString(),
+        taxRateIds === undefined ? invoice.taxRateIds : body.taxRateIds,
+      );
       changes.lineItems = { object: 'list', data: lineItems };
       changes.currency = currency;
       commitLines = async () => {
         await lineItemResolver.commit(resolved, commandContext(ctx));
       };
+    } else if (taxRateIds !== undefined) {
+      changes.lineItems = { object: 'list', data: await retaxLines(ctx, invoice, body.taxRateIds) };
     }
     if (Object.keys(changes).length === 0 && number === undefined)
       throw new ValidationError(null, 'nothing to update: send at least one invoice field');
@@ -475,6 +542,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       description: source.description,
       currency: source.currency,
       lineItems: { object: 'list', data: source.lineItems.data.map((item) => ({ ...item })) },
+      ...(source.taxRateIds ? { taxRateIds: [...source.taxRateIds] } : {}),
       dueDate: new Date(nowMs + span).toISOString(),
       memo: source.memo,
       footer: source.footer,
