@@ -65,7 +65,7 @@ test('a session needs a payment method first; adding a wallet makes it work', as
   );
   t.regex(body.message, /payment method/);
   t.regex(body.message, /withdrawal-addresses/, 'the message says how to fix it');
-  t.deepEqual((await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body, []);
+  t.deepEqual((await api.get<Page<WithdrawalAddress>>('/api/v1/organization/withdrawal-addresses')).body.data, []);
 
   const wallet = await api.post<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses', {
     chainId: 7357,
@@ -139,6 +139,31 @@ test('business details: GET and PUT /api/v1/organization, with email and URL fie
     'billing@acme.example',
     'refused updates changed nothing',
   );
+});
+
+test("the organization has the reference's type, owner, size bands and feature requests; the size bands are settable", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Acme');
+  t.like((await api.get('/api/v1/organization')).body, {
+    type: 'business',
+    ownerId: null,
+    noOfEmployees: null,
+    monthlyPaymentVolume: null,
+    featureAccessRequests: [],
+  });
+  const updated = await api.put('/api/v1/organization', { noOfEmployees: '11-50', monthlyPaymentVolume: '10k-50k' });
+  t.like(updated.body, { noOfEmployees: '11-50', monthlyPaymentVolume: '10k-50k' });
+  t.like((await api.get('/api/v1/organization')).body, { noOfEmployees: '11-50', monthlyPaymentVolume: '10k-50k' });
+  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization', { noOfEmployees: 12 }), {
+    field: 'noOfEmployees',
+  });
+  // Deleting the logo answers as the reference does, and leaves the colour.
+  await api.put('/api/v1/organization/brand', { brandColor: '#abc', brandLogo: 'https://cdn.example/logo.png' });
+  t.deepEqual((await api.delete('/api/v1/organization/brand-logo')).body, {
+    message: 'brand logo deleted',
+    statusCode: 200,
+  });
+  t.like((await api.get('/api/v1/organization')).body, { brandLogo: null, brandColor: '#abc' });
 });
 
 test('branding: PUT /api/v1/organization/brand validates the hex color', async (t) => {
@@ -258,7 +283,7 @@ test('payment settings: GET and PUT /api/v1/organization/payment-setting', async
 test('withdrawal addresses: create, list, get, update, mark as default, delete', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
-  const [first] = (await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body;
+  const [first] = (await api.get<Page<WithdrawalAddress>>('/api/v1/organization/withdrawal-addresses')).body.data;
   t.like(first, { chainId: 7357, address: MERCHANT_WALLET, name: 'treasury', isDefault: true });
 
   const second = await api.post<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses', {
@@ -269,7 +294,7 @@ test('withdrawal addresses: create, list, get, update, mark as default, delete',
   t.is(second.status, 200, JSON.stringify(second.body));
   t.like(second.body, { chainId: 7357, address: SECOND_WALLET, name: 'cold', isDefault: false });
   t.regex(second.body.id, /^[0-9a-f-]{36}$/);
-  t.is((await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body.length, 2);
+  t.is((await api.get<Page<WithdrawalAddress>>('/api/v1/organization/withdrawal-addresses')).body.data.length, 2);
   t.deepEqual(
     (await api.get<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}`)).body,
     second.body,
@@ -309,12 +334,13 @@ test('withdrawal addresses: create, list, get, update, mark as default, delete',
   );
 
   // Sessions pay into the default wallet of the chain; marking another default moves new sessions there.
-  const marked = await api.post<WithdrawalAddress>(
-    `/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`,
+  // The reference answers an action with `{message, statusCode}`; the record shows the change.
+  const marked = await api.post(`/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`);
+  t.deepEqual(marked.body, { message: 'withdrawal address marked as default', statusCode: 200 });
+  t.true(
+    (await api.get<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}`)).body.isDefault,
   );
-  t.is(marked.status, 200, JSON.stringify(marked.body));
-  t.true(marked.body.isDefault);
-  const all = (await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body;
+  const all = (await api.get<Page<WithdrawalAddress>>('/api/v1/organization/withdrawal-addresses')).body.data;
   t.deepEqual(
     all.filter((w) => w.isDefault).map((w) => w.id),
     [second.body.id],
@@ -325,21 +351,22 @@ test('withdrawal addresses: create, list, get, update, mark as default, delete',
     THIRD_WALLET,
   );
   // Marking the default again is harmless.
+  t.is((await api.post(`/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`)).status, 200);
   t.true(
-    (await api.post<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`))
-      .body.isDefault,
+    (await api.get<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}`)).body.isDefault,
   );
 
   // Deleting the default hands the role to the remaining wallet on that chain.
   t.deepEqual((await api.delete(`/api/v1/organization/withdrawal-addresses/${second.body.id}`)).body, {
-    success: true,
+    message: 'withdrawal address deleted',
+    statusCode: 200,
   });
   assertError(t, await api.get(`/api/v1/organization/withdrawal-addresses/${second.body.id}`), 404, {
     code: 'resource_missing',
   });
   assertError(t, await api.delete(`/api/v1/organization/withdrawal-addresses/${second.body.id}`), 404);
   assertError(t, await api.post(`/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`), 404);
-  const left = (await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body;
+  const left = (await api.get<Page<WithdrawalAddress>>('/api/v1/organization/withdrawal-addresses')).body.data;
   t.is(left.length, 1);
   t.true(left[0]!.isDefault);
   t.is((await api.get<Page<Session>>('/api/v1/checkout/sessions')).status, 200);
@@ -407,7 +434,7 @@ test('withdrawal addresses are checked against the chain: bad EVM address or a c
     () => live.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: MERCHANT_WALLET }),
     { field: 'chainId', message: /not offered in the live environment/ },
   );
-  t.deepEqual((await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body, []);
+  t.deepEqual((await api.get<Page<WithdrawalAddress>>('/api/v1/organization/withdrawal-addresses')).body.data, []);
 });
 
 test('business name and brand color appear on the hosted checkout page, safely escaped', async (t) => {
@@ -566,7 +593,7 @@ test('the zero address and other addresses the rail cannot pay out to are refuse
       { field: 'address', code: 'address_not_payable', message: reason },
     );
   }
-  t.deepEqual((await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body, []);
+  t.deepEqual((await api.get<Page<WithdrawalAddress>>('/api/v1/organization/withdrawal-addresses')).body.data, []);
 
   // A good wallet cannot be changed into one either.
   const wallet = await api.post<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses', {

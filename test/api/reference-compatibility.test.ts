@@ -29,7 +29,8 @@ const LEFT_OUT: Record<string, string> = {
   'POST /api/v1/invites/{id}/resend': 'dashboard issue',
   // Not part of the gateway: fiat prices from a third party, generic file storage, partner accounts.
   'GET /api/v1/constants/prices': 'not part of issue 15: needs a price feed from a third party',
-  'POST /api/v1/storage/files/{storageType}': 'not part of issue 15: brand logos upload through PUT /organization/brand',
+  'POST /api/v1/storage/files/{storageType}':
+    'not part of issue 15: brand logos upload through PUT /organization/brand',
   'POST /api/v1/partners/accounts/onboard': 'not part of issue 15: partner (platform) accounts',
   'GET /api/v1/partners/accounts': 'not part of issue 15: partner (platform) accounts',
   // Being built alongside this test.
@@ -102,7 +103,8 @@ function exampleOf(schema: Schema | undefined, depth = 0): unknown {
 /** Deep merge: `over` wins; arrays and scalars are replaced, objects merged; `undefined` removes a key. */
 function merge(base: unknown, over: unknown): unknown {
   if (over === undefined) return base;
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
   if (!isObject(base) || !isObject(over)) return over;
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(over)) {
@@ -194,7 +196,13 @@ async function fixtures(api: Api) {
     'plan',
     await api.post<Id & { defaultPrice: Id }>('/api/v1/products', {
       name: 'Pro',
-      defaultPriceData: { currency: 'usdc', unitAmount: '5000000', type: 'recurring', interval: 'month', intervalCount: 1 },
+      defaultPriceData: {
+        currency: 'usdc',
+        unitAmount: '5000000',
+        type: 'recurring',
+        interval: 'month',
+        intervalCount: 1,
+      },
     }),
   );
   const link = async () =>
@@ -206,7 +214,11 @@ async function fixtures(api: Api) {
       'invoice',
       await api.post<Id>('/api/v1/invoices', {
         customerId: buyer.id,
-        lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '2500000', productData: { name: 'Work' } }, quantity: 1 }] },
+        lineItems: {
+          data: [
+            { priceData: { currency: 'usdc', unitAmount: '2500000', productData: { name: 'Work' } }, quantity: 1 },
+          ],
+        },
         dueDate: '2030-02-01',
       }),
     );
@@ -417,7 +429,8 @@ if (!existsSync(REFERENCE)) {
         leftOut.push(`${key}: ${LEFT_OUT[key]}`);
         const probe = await api.call(method.toUpperCase(), path.replace(/\{[^}]+\}/g, 'probe'));
         // An id-less probe of a served route answers 404 for the record; anything else means it is served now.
-        if (probe.status !== 404 && probe.status !== 405) t.log(`note: ${key} is on LEFT_OUT but now answers ${probe.status}: remove the entry`);
+        if (probe.status !== 404 && probe.status !== 405)
+          t.log(`note: ${key} is on LEFT_OUT but now answers ${probe.status}: remove the entry`);
         continue;
       }
       const prepared = (await PREPARE[key]?.(f)) ?? {};

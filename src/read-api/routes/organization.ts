@@ -23,6 +23,7 @@ import {
 } from '../../shared/input.ts';
 import { CURRENCIES } from '../../actors/line-items.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
+import { arrayPage } from '../array-page.ts';
 import { commandFor } from '../command.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -44,6 +45,19 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     if (!org) throw new NotFoundError('organization', ctx.state.tenant.organizationId);
     return org;
   };
+  /**
+   * The organization as the reference shows it. An API key has no user behind it, so there is no
+   * owner (`ownerId` null; the dashboard issue adds users), and Weir gates no feature behind a request.
+   */
+  const present = (org: OrganizationDoc) => ({
+    ...publicOrganization(org),
+    type: org.kind,
+    ownerId: null,
+    noOfEmployees: org.noOfEmployees ?? null,
+    monthlyPaymentVolume: org.monthlyPaymentVolume ?? null,
+    featureAccessRequests: [],
+  });
+  const done = (message: string) => ({ message, statusCode: 200 });
   const run = (ctx: ApiContext, command: Parameters<typeof organizationAggregate.decide>[1]) =>
     commandFor(deps, ctx, organizationAggregate, recordId(ctx), command);
 
@@ -82,7 +96,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
   }
 
   router.get('/', async (ctx) => {
-    ctx.body = publicOrganization(await load(ctx));
+    ctx.body = present(await load(ctx));
   });
 
   router.put('/', async (ctx) => {
@@ -96,6 +110,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     if (name !== undefined) changes.name = name;
     for (const key of ['phone', 'supportPhone', 'companyIdentificationNumber', 'taxIdentificationNumber'] as const)
       text(key, 64);
+    for (const key of ['noOfEmployees', 'monthlyPaymentVolume'] as const) text(key, 64);
     for (const key of ['email', 'supportEmail'] as const) {
       const v = optionalString(body, key, '', { max: 254, pattern: EMAIL, hint: 'must be an email address' });
       if (v !== undefined) changes[key] = v;
@@ -117,7 +132,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     if (Object.keys(changes).length === 0)
       throw new ValidationError(null, 'nothing to update: send at least one business detail field');
     await run(ctx, { type: 'UpdateBusinessDetails', changes });
-    ctx.body = publicOrganization(await load(ctx));
+    ctx.body = present(await load(ctx));
   });
 
   router.put('/brand', async (ctx) => {
@@ -129,13 +144,13 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     if (!brandColor && body.brandLogo === undefined)
       throw new ValidationError('brandColor', 'is required', 'parameter_missing');
     await run(ctx, { type: 'UpdateBranding', brandColor: brandColor ?? (await load(ctx)).brandColor, brandLogo });
-    ctx.body = publicOrganization(await load(ctx));
+    ctx.body = present(await load(ctx));
   });
 
   router.delete('/brand-logo', async (ctx) => {
     const org = await load(ctx);
     await run(ctx, { type: 'UpdateBranding', brandColor: org.brandColor, brandLogo: null });
-    ctx.body = publicOrganization(await load(ctx));
+    ctx.body = done('brand logo deleted');
   });
 
   router.get('/payment-setting', async (ctx) => {
@@ -178,7 +193,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
 
   router.get('/withdrawal-addresses', async (ctx) => {
     const org = await load(ctx);
-    ctx.body = org.withdrawalAddresses;
+    ctx.body = arrayPage(ctx, org.withdrawalAddresses);
   });
 
   router.post('/withdrawal-addresses', async (ctx) => {
@@ -220,13 +235,13 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
   router.delete('/withdrawal-addresses/:id', async (ctx) => {
     const current = await findAddress(ctx);
     await run(ctx, { type: 'RemoveWithdrawalAddress', id: current.id });
-    ctx.body = { success: true };
+    ctx.body = done('withdrawal address deleted');
   });
 
   router.post('/withdrawal-addresses/:id/mark-as-default', async (ctx) => {
     const current = await findAddress(ctx);
     await run(ctx, { type: 'MarkWithdrawalAddressDefault', id: current.id });
-    ctx.body = await findAddress(ctx);
+    ctx.body = done('withdrawal address marked as default');
   });
 
   return router;
