@@ -65,7 +65,7 @@ test('a session needs a payment method first; adding a wallet makes it work', as
   );
   t.regex(body.message, /payment method/);
   t.regex(body.message, /withdrawal-addresses/, 'the message says how to fix it');
-  t.deepEqual((await api.get<Page<WithdrawalAddress>>('/api/v1/organization/withdrawal-addresses')).body.data, []);
+  t.deepEqual((await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body, []);
 
   const wallet = await api.post<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses', {
     chainId: 7357,
@@ -283,7 +283,7 @@ test('payment settings: GET and PUT /api/v1/organization/payment-setting', async
 test('withdrawal addresses: create, list, get, update, mark as default, delete', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
-  const [first] = (await api.get<Page<WithdrawalAddress>>('/api/v1/organization/withdrawal-addresses')).body.data;
+  const [first] = (await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body;
   t.like(first, { chainId: 7357, address: MERCHANT_WALLET, name: 'treasury', isDefault: true });
 
   const second = await api.post<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses', {
@@ -294,7 +294,7 @@ test('withdrawal addresses: create, list, get, update, mark as default, delete',
   t.is(second.status, 200, JSON.stringify(second.body));
   t.like(second.body, { chainId: 7357, address: SECOND_WALLET, name: 'cold', isDefault: false });
   t.regex(second.body.id, /^[0-9a-f-]{36}$/);
-  t.is((await api.get<Page<WithdrawalAddress>>('/api/v1/organization/withdrawal-addresses')).body.data.length, 2);
+  t.is((await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body.length, 2);
   t.deepEqual(
     (await api.get<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}`)).body,
     second.body,
@@ -340,7 +340,7 @@ test('withdrawal addresses: create, list, get, update, mark as default, delete',
   t.true(
     (await api.get<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}`)).body.isDefault,
   );
-  const all = (await api.get<Page<WithdrawalAddress>>('/api/v1/organization/withdrawal-addresses')).body.data;
+  const all = (await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body;
   t.deepEqual(
     all.filter((w) => w.isDefault).map((w) => w.id),
     [second.body.id],
@@ -366,7 +366,7 @@ test('withdrawal addresses: create, list, get, update, mark as default, delete',
   });
   assertError(t, await api.delete(`/api/v1/organization/withdrawal-addresses/${second.body.id}`), 404);
   assertError(t, await api.post(`/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`), 404);
-  const left = (await api.get<Page<WithdrawalAddress>>('/api/v1/organization/withdrawal-addresses')).body.data;
+  const left = (await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body;
   t.is(left.length, 1);
   t.true(left[0]!.isDefault);
   t.is((await api.get<Page<Session>>('/api/v1/checkout/sessions')).status, 200);
@@ -434,7 +434,7 @@ test('withdrawal addresses are checked against the chain: bad EVM address or a c
     () => live.post('/api/v1/organization/withdrawal-addresses', { chainId: 7357, address: MERCHANT_WALLET }),
     { field: 'chainId', message: /not offered in the live environment/ },
   );
-  t.deepEqual((await api.get<Page<WithdrawalAddress>>('/api/v1/organization/withdrawal-addresses')).body.data, []);
+  t.deepEqual((await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body, []);
 });
 
 test('business name and brand color appear on the hosted checkout page, safely escaped', async (t) => {
@@ -593,7 +593,7 @@ test('the zero address and other addresses the rail cannot pay out to are refuse
       { field: 'address', code: 'address_not_payable', message: reason },
     );
   }
-  t.deepEqual((await api.get<Page<WithdrawalAddress>>('/api/v1/organization/withdrawal-addresses')).body.data, []);
+  t.deepEqual((await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body, []);
 
   // A good wallet cannot be changed into one either.
   const wallet = await api.post<WithdrawalAddress>('/api/v1/organization/withdrawal-addresses', {

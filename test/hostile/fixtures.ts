@@ -290,7 +290,7 @@ async function populate(weir: Pick<Weir, 'url' | 'bus'>, api: Api, tenant: Tenan
   await make.apiKey();
   await make.paymentLink('fixed');
   if (!full) return make;
-  const wallets = (await api.get<{ data: { id: string }[] }>('/api/v1/organization/withdrawal-addresses')).body.data;
+  const wallets = (await api.get<{ id: string }[]>('/api/v1/organization/withdrawal-addresses')).body;
   tenant.ids.wallet.push(...wallets.map((w) => w.id));
   await make.wallet();
   await make.product(false, '0');

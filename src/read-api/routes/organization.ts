@@ -23,7 +23,6 @@ import {
 } from '../../shared/input.ts';
 import { CURRENCIES } from '../../actors/line-items.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
-import { arrayPage } from '../array-page.ts';
 import { commandFor } from '../command.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -193,7 +192,8 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
 
   router.get('/withdrawal-addresses', async (ctx) => {
     const org = await load(ctx);
-    ctx.body = arrayPage(ctx, org.withdrawalAddresses);
+    // A bare array, as the reference answers here (unlike its other lists).
+    ctx.body = org.withdrawalAddresses;
   });
 
   router.post('/withdrawal-addresses', async (ctx) => {
