@@ -1,6 +1,8 @@
 import Router from '@koa/router';
 import { checkoutSessionAggregate } from '../../../machines/checkout-session.aggregate.ts';
+import type { CheckoutSession } from '../../../machines/checkout-session.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
+import type { Environment } from '../../event-store/event-store.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
 import { publicCheckoutSession } from '../../projections/public-views.ts';
 import type { Recovery, RecoveryRequest } from '../../chain-ingest/evm/recover-transaction.ts';
@@ -11,6 +13,7 @@ import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-cont
 import { commandFor, ownedBy } from '../command.ts';
 import { cachedJson } from '../json-cache.ts';
 import { listPage } from '../pagination.ts';
+import { presentAsset, presentChain } from './chains.ts';
 
 /** The tenant's own session; another tenant's, or none, is a 404. */
 async function ownedSession(
@@ -59,6 +62,37 @@ export function checkoutSessionRoutes(
   const router = new Router<ApiState>({ prefix: '/api/v1/checkout/sessions' });
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
 
+  // Each offered asset's network, as GET /chains/{id} shows it (without its asset list), by chain id.
+  const chainsOf = new Map<Environment, Map<number, unknown>>();
+  const chainOf = (environment: Environment, chainId: number) => {
+    let chains = chainsOf.get(environment);
+    if (!chains) {
+      chains = new Map(
+        deps.rail.networks(environment).map((n) => {
+          const { assets: _assets, ...chain } = presentChain(n, deps.publicUrl);
+          return [n.chainId, chain] as const;
+        }),
+      );
+      chainsOf.set(environment, chains);
+    }
+    return chains.get(chainId) ?? null;
+  };
+  /**
+   * The session as the reference shows it: each address's asset with its network and flags, and
+   * the payment intent's `paymentMethodId` (null until the payer picks an asset).
+   */
+  const present = (doc: CheckoutSession & { _id?: string }) => {
+    const view = publicCheckoutSession(doc);
+    return {
+      ...view,
+      addresses: view.addresses.map((a) => ({
+        ...a,
+        asset: { ...presentAsset(a.asset), chain: chainOf(doc.environment, a.asset.chainId) },
+      })),
+      paymentIntent: { ...view.paymentIntent, paymentMethodId: view.paymentIntent.paymentMethod?.id ?? null },
+    };
+  };
+
   const load = (ctx: ApiContext): Promise<CheckoutSessionDoc> => ownedSession(sessions, ctx, ctx.params.id!);
 
   router.post('/', async (ctx) => {
@@ -69,12 +103,12 @@ export function checkoutSessionRoutes(
       { newId: idsOf(ctx) },
     );
     if (position !== null) await deps.projections.waitFor(position);
-    ctx.body = publicCheckoutSession((await sessions.get(session.id)) ?? session);
+    ctx.body = present((await sessions.get(session.id)) ?? session);
   });
 
   router.get('/', async (ctx) => {
     ctx.body = await listPage(ctx, sessions, {
-      present: publicCheckoutSession,
+      present,
       filters: {
         ids: { field: 'id', kind: 'csv' },
         paymentLinkId: {},
@@ -109,7 +143,7 @@ export function checkoutSessionRoutes(
   // A literal path: registered before the `/:id` routes (those under POST all have a second segment, so none can take it anyway).
   router.post('/auto-recover-by-transaction-hash', async (ctx) => {
     const { outcome, message, session } = creditedOrThrow(await recover(ctx));
-    ctx.body = { ...publicCheckoutSession(session), recovery: { outcome, message } };
+    ctx.body = { ...present(session), recovery: { outcome, message } };
   });
 
   // The reference answers this one with `{message, statusCode}`; `outcome` says the same for programs.
@@ -120,7 +154,7 @@ export function checkoutSessionRoutes(
   });
 
   // The request a merchant's client repeats while it waits for a payment: cached JSON per document.
-  const respondWithSession = cachedJson(publicCheckoutSession);
+  const respondWithSession = cachedJson(present);
   router.get('/:id', async (ctx) => respondWithSession(ctx, await load(ctx)));
 
   router.get('/:id/completed_webhook_delivered', async (ctx) => {
@@ -136,7 +170,7 @@ export function checkoutSessionRoutes(
   router.post('/:id/complete-partial-checkout-session', async (ctx) => {
     const session = await load(ctx);
     await commandFor(deps, ctx, checkoutSessionAggregate, session.id, { type: 'CompletePartialCheckoutSession' });
-    ctx.body = publicCheckoutSession((await sessions.get(session.id))!);
+    ctx.body = present((await sessions.get(session.id))!);
   });
 
   router.post('/:id/cancel', async (ctx) => {
@@ -145,7 +179,7 @@ export function checkoutSessionRoutes(
       type: 'CancelCheckoutSession',
       reason: 'canceled by the merchant',
     });
-    ctx.body = publicCheckoutSession((await sessions.get(session.id))!);
+    ctx.body = present((await sessions.get(session.id))!);
   });
 
   return router;
