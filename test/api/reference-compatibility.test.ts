@@ -55,13 +55,16 @@ const LEFT_OUT: Record<string, string> = {
  * says `integer` with `format: int64` (the spec: money is never a JSON number; the reference's own
  * examples for those fields are strings such as "9223372036854775807").
  */
+// Requests, not answers: a price of `type: streaming` is a 400 `unsupported_price_type` (its
+// per-second Superfluid streams are not something Weir's transfer rail can collect; see
+// test/api/catalog.test.ts), and payment links sell in one currency of `currencies` (the preferred one).
 const DIFFERENCES: { op: string; at: string; reason: string }[] = [
   // Null until the merchant sets them: the reference marks them required strings, but an
   // organization that has not given its logo, colour or size bands has none (the reference's mistake).
   // An API key has no user behind it (ownerId null); users come with the dashboard issue.
+  { op: 'GET /api/v1/organization', at: 'brandLogo', reason: 'null until a logo is set' },
+  { op: 'GET /api/v1/organization', at: 'brandColor', reason: 'null until a colour is set' },
   ...['GET /api/v1/organization', 'PUT /api/v1/organization/brand'].flatMap((op) => [
-    { op, at: 'brandLogo', reason: 'null until a logo is set' },
-    { op, at: 'brandColor', reason: 'null until a colour is set' },
     { op, at: 'noOfEmployees', reason: 'null until the merchant gives it' },
     { op, at: 'monthlyPaymentVolume', reason: 'null until the merchant gives it' },
     { op, at: 'ownerId', reason: 'no users yet: null' },
@@ -333,7 +336,10 @@ async function fixtures(weir: Pick<Weir, 'url' | 'bus'>, api: Api) {
 }
 
 type Fixtures = Awaited<ReturnType<typeof fixtures>>;
-type Prepared = { params?: Record<string, string>; body?: unknown; query?: string };
+type Prepared = { params?: Record<string, string>; body?: unknown; query?: string; form?: FormData };
+
+/** A tiny PNG (its signature and padding: Weir checks the bytes' type, not the picture). */
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(32)]);
 
 const SPARE_WALLETS = Array.from({ length: 5 }, (_, i) => `0x00000000000000000000000000000000c0ffee1${i}`);
 
@@ -343,8 +349,13 @@ const SPARE_WALLETS = Array.from({ length: 5 }, (_, i) => `0x0000000000000000000
  * with the reference's example alone.
  */
 const PREPARE: Record<string, (f: Fixtures) => Promise<Prepared>> = {
-  // The reference sends this as multipart/form-data (a logo file); Weir takes JSON with a logo URL.
-  'PUT /api/v1/organization/brand': async () => ({ body: { brandColor: '#112233' } }),
+  // The reference sends this one as multipart/form-data: a colour and a logo file.
+  'PUT /api/v1/organization/brand': async () => {
+    const form = new FormData();
+    form.append('brandColor', '#112233');
+    form.append('brandLogo', new Blob([PNG], { type: 'image/png' }), 'logo.png');
+    return { form };
+  },
   'POST /api/v1/organization/withdrawal-addresses': async () => ({
     body: { name: 'payouts', address: SPARE_WALLETS[0], chainId: 7357 },
   }),
@@ -471,7 +482,7 @@ if (!existsSync(REFERENCE)) {
   test('every reference operation is served or left out with a reason; served ones take its requests and answer its shapes', async (t) => {
     const reference = JSON.parse(readFileSync(REFERENCE, 'utf8')) as Reference;
     const weir = await startTestWeir(t);
-    const { api } = await createMerchant(weir.url);
+    const { api, testSecretKey } = await createMerchant(weir.url);
     const f = await fixtures(weir, api);
 
     const operations = Object.entries(reference.paths).flatMap(([path, item]) =>
@@ -504,7 +515,13 @@ if (!existsSync(REFERENCE)) {
         : method === 'get'
           ? undefined
           : (prepared.body ?? {});
-      const answer = await api.call(method.toUpperCase(), `${concrete}${prepared.query ?? ''}`, body);
+      const answer = prepared.form
+        ? await fetch(`${weir.url}${concrete}`, {
+            method: method.toUpperCase(),
+            headers: { authorization: `Bearer ${testSecretKey}` },
+            body: prepared.form,
+          }).then(async (r) => ({ status: r.status, body: (await r.json()) as unknown }))
+        : await api.call(method.toUpperCase(), `${concrete}${prepared.query ?? ''}`, body);
       const message = (answer.body as { message?: string } | null)?.message ?? '';
       if (answer.status === 405 || (answer.status === 404 && /^no route for/.test(message))) {
         unexpected.push(`${key}: not served (${answer.status} ${message})`);
@@ -532,8 +549,11 @@ if (!existsSync(REFERENCE)) {
     t.log(`reference operations: ${operations.length}`);
     t.log(`served: ${served.length}`);
     t.log(`left out with reasons: ${leftOut.length}\n  ${leftOut.join('\n  ')}`);
+    const met = DIFFERENCES.filter((d) => differencesMet.has(`${d.op} ${d.at}`));
     t.log(
-      `deliberate differences met: ${differencesMet.size} listed, plus ${amountFields.size} amount fields as digit strings`,
+      `deliberate differences met: ${met.length} listed, plus ${amountFields.size} amount fields as digit strings (int64 in the reference)\n  ${met
+        .map((d) => `${d.op} ${d.at}: ${d.reason}`)
+        .join('\n  ')}`,
     );
     for (const d of DIFFERENCES)
       if (!differencesMet.has(`${d.op} ${d.at}`)) t.log(`note: difference ${d.op} ${d.at} was not met: remove it?`);

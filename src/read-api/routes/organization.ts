@@ -23,6 +23,7 @@ import {
 } from '../../shared/input.ts';
 import { CURRENCIES } from '../../actors/line-items.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
+import { createBrandLogoStore, parseMultipart } from '../brand-logo.ts';
 import { commandFor } from '../command.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -57,6 +58,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     featureAccessRequests: [],
   });
   const done = (message: string) => ({ message, statusCode: 200 });
+  const logos = createBrandLogoStore(deps);
   const run = (ctx: ApiContext, command: Parameters<typeof organizationAggregate.decide>[1]) =>
     commandFor(deps, ctx, organizationAggregate, recordId(ctx), command);
 
@@ -134,14 +136,36 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     ctx.body = present(await load(ctx));
   });
 
+  /**
+   * The reference's form: `brandColor` and a `brandLogo` file (checked here, stored once the rest
+   * is valid, then served from this Weir). Answers the fields and the file.
+   */
+  function brandForm(ctx: ApiContext, bytes: Buffer): { body: Record<string, unknown>; logo: Buffer | null } {
+    const body: Record<string, unknown> = {};
+    let logo: Buffer | null = null;
+    for (const part of parseMultipart(bytes, ctx.get('content-type'))) {
+      if (part.name === 'brandColor' && part.filename === null) body.brandColor = part.data.toString('utf8');
+      else if (part.name === 'brandLogo' && part.filename !== null && logo === null) {
+        logos.check(part.data);
+        logo = part.data;
+      } else if (part.name === 'brandLogo')
+        throw new ValidationError('brandLogo', 'must be one file (a form part with a filename)');
+      else throw new ValidationError(part.name, 'is not a field of the brand form: brandColor, brandLogo');
+    }
+    return { body, logo };
+  }
+
   router.put('/brand', async (ctx) => {
-    const body = asObject(ctx.state.body, '');
+    const form = ctx.state.multipart ? brandForm(ctx, ctx.state.multipart) : null;
+    const body = form ? { ...form.body, brandLogo: undefined } : asObject(ctx.state.body, '');
     const brandColor =
       optionalString(body, 'brandColor', '', { pattern: HEX_COLOR, hint: 'must be a hex color such as #1a2b3c' }) ??
       null;
-    const brandLogo = optionalUrl(body, 'brandLogo') ?? (await load(ctx)).brandLogo;
-    if (!brandColor && body.brandLogo === undefined)
+    const uploaded = form?.logo ?? null;
+    let brandLogo = optionalUrl(body, 'brandLogo') ?? (await load(ctx)).brandLogo;
+    if (!brandColor && body.brandLogo === undefined && !uploaded)
       throw new ValidationError('brandColor', 'is required', 'parameter_missing');
+    if (uploaded) brandLogo = await logos.save(ctx.state.tenant, uploaded);
     await run(ctx, { type: 'UpdateBranding', brandColor: brandColor ?? (await load(ctx)).brandColor, brandLogo });
     ctx.body = present(await load(ctx));
   });
