@@ -14,6 +14,14 @@ function positiveInt(ctx: ApiContext, name: string, fallback: number, max: numbe
   return n;
 }
 
+/** The `ids` filter of the reference's lists (`ids=a,b` or `ids=a&ids=b`), or null when absent. */
+export function idsFilter(ctx: ApiContext): Set<string> | null {
+  const value = ctx.query.ids ?? ctx.query['ids[]'];
+  if (value === undefined) return null;
+  const list = (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(','));
+  return new Set(list.map((v) => v.trim()).filter(Boolean));
+}
+
 /**
  * A page of a list held in memory (networks, a few wallet addresses), in the list shape of the
  * stored collections: `page` and `limit` (1–200, default 200) as `listPage` reads them.

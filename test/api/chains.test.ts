@@ -40,6 +40,10 @@ test('chains and assets are pages that honour limit and page; a chain has its ic
   const second = await api.get<Page<Asset>>('/api/v1/assets?limit=1&page=2');
   t.deepEqual(second.body.data, assets.body.data.slice(1, 2));
   t.deepEqual((await api.get<Asset>(`/api/v1/assets/${first.body.data[0]!.id}`)).body, first.body.data[0]);
+  const picked = await api.get<Page<Asset>>(`/api/v1/assets?ids=${assets.body.data[1]!.id},nope`);
+  t.deepEqual(picked.body.data, [assets.body.data[1]]);
+  t.deepEqual((await api.get<Page<Chain>>('/api/v1/chains?ids=7357')).body.data, [chain]);
+  t.is((await api.get<Page<Chain>>('/api/v1/chains?ids=1')).body.count, 0);
   assertError(t, await api.get('/api/v1/chains?limit=0'), 400, { field: 'limit' });
   assertError(t, await api.get('/api/v1/assets?limit=201'), 400, { field: 'limit' });
 });

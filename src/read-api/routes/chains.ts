@@ -3,7 +3,7 @@ import type { RailNetwork } from '../../chain-ingest/rail.ts';
 import { networkIconUrl } from '../../hosted/icons.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 import type { AssetRef } from '../../../machines/checkout-session.types.ts';
-import { arrayPage } from '../array-page.ts';
+import { arrayPage, idsFilter } from '../array-page.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
 
 /** The explorer's name, or its host when the network definition gives none. */
@@ -43,14 +43,20 @@ export const presentChain = (n: RailNetwork, publicUrl: string) => ({
   assets: n.assets.map(presentAsset),
 });
 
-/** Networks and assets offered to the key's environment (test keys: testnets; live keys: mainnets), as pages. */
+/**
+ * Networks and assets offered to the key's environment (test keys: testnets; live keys: mainnets),
+ * as pages with the reference's `page`, `limit` and `ids`; its `createdAt` bounds do not apply (a
+ * network is configured, not created).
+ */
 export function chainRoutes(deps: ApiDeps): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1' });
   const networks = (env: 'test' | 'live') => deps.rail.networks(env);
   router.get('/chains', (ctx) => {
+    const ids = idsFilter(ctx);
+    const offered = networks(ctx.state.tenant.environment).filter((n) => !ids || ids.has(String(n.chainId)));
     ctx.body = arrayPage(
       ctx,
-      networks(ctx.state.tenant.environment).map((n) => presentChain(n, deps.publicUrl)),
+      offered.map((n) => presentChain(n, deps.publicUrl)),
     );
   });
   router.get('/chains/:id', (ctx) => {
@@ -59,10 +65,9 @@ export function chainRoutes(deps: ApiDeps): Router<ApiState> {
     ctx.body = presentChain(found, deps.publicUrl);
   });
   router.get('/assets', (ctx) => {
-    ctx.body = arrayPage(
-      ctx,
-      networks(ctx.state.tenant.environment).flatMap((n) => n.assets.map(presentAsset)),
-    );
+    const ids = idsFilter(ctx);
+    const offered = networks(ctx.state.tenant.environment).flatMap((n) => n.assets);
+    ctx.body = arrayPage(ctx, offered.filter((a) => !ids || ids.has(a.id)).map(presentAsset));
   });
   router.get('/assets/:id', (ctx) => {
     const found = networks(ctx.state.tenant.environment)
