@@ -16,6 +16,8 @@ export type SubscriptionStatus =
 export type SubscriptionItem = {
   priceId: string;
   productId: string;
+  /** The product's name when the subscription began (absent on subscriptions recorded before it was kept). */
+  productName?: string;
   quantity: number;
   /** 10^8-scaled amount per unit per period. */
   unitAmount: string;

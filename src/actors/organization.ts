@@ -24,6 +24,9 @@ export type BusinessDetails = {
   termsUrl: string | null;
   companyIdentificationNumber: string | null;
   taxIdentificationNumber: string | null;
+  /** Size bands the merchant gives about itself (the reference's onboarding answers); absent on older records. */
+  noOfEmployees?: string | null;
+  monthlyPaymentVolume?: string | null;
 };
 
 export type PaymentSetting = {

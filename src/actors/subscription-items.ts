@@ -14,6 +14,7 @@ export type RecurringLine = {
     unitAmount: string;
     interval: string | null;
     intervalCount: number | null;
+    product?: { name: string };
   };
 };
 
@@ -40,6 +41,7 @@ export function subscriptionItemsOf(lines: RecurringLine[], field = 'lineItems')
     return {
       priceId: price.id,
       productId: price.productId,
+      ...(price.product ? { productName: price.product.name } : {}),
       quantity: line.quantity,
       unitAmount: price.unitAmount,
       currency: price.currency,

@@ -12,6 +12,8 @@ export type RailNetwork = {
   environment: Environment;
   nativeCurrency: { symbol: string; decimals: number };
   explorerTxUrl: string;
+  /** The explorer's name (`Etherscan`), when the network definition gives one. */
+  explorerName?: string;
   assets: AssetRef[];
 };
 

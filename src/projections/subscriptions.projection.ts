@@ -498,6 +498,8 @@ export function publicSubscription(subscription: Subscription & { _id?: string; 
           unitAmount: item.unitAmount,
           interval: item.interval,
           intervalCount: item.intervalCount,
+          // As the reference nests it; the name is the one the subscription began with.
+          product: { id: item.productId, name: item.productName ?? null },
         },
         amountSubtotal: (BigInt(item.unitAmount) * BigInt(item.quantity)).toString(),
         amountTotal: (BigInt(item.unitAmount) * BigInt(item.quantity)).toString(),

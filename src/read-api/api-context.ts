@@ -37,6 +37,8 @@ export type ApiState = Koa.DefaultState & {
   tenant: Tenant;
   rawBody: string;
   body: unknown;
+  /** A `multipart/form-data` body as read (only PUT /organization/brand takes one); `body` stays unset. */
+  multipart?: Buffer;
   /** The ids this request gives the records it creates (seeded by its Idempotency-Key, if it has one); `newId` where unset. */
   newId?: IdSource;
   /** This request's id (`X-Request-Id`), set by the request log; in its error lines too. */

@@ -21,6 +21,7 @@ import { paymentLinkRoutes } from './routes/payment-links.ts';
 import { subscriptionRoutes } from './routes/subscriptions.ts';
 import { hostedInvoiceRoutes } from './routes/hosted-invoice.ts';
 import { hostedAssetRoutes } from '../hosted/assets.ts';
+import { createBrandLogoStore } from './brand-logo.ts';
 import { hostedPageHeaders } from '../hosted/headers.ts';
 import { invoiceRoutes } from './routes/invoices.ts';
 import type { Mailer } from '../mail/mailer.ts';
@@ -156,7 +157,13 @@ export function createApiApp(
   const hostedInvoices = publicPages([publicJsonBody], routers.invoices);
   // The payment link's form reads its own body (a form, not JSON).
   const paymentLinkPages = publicPages([], routers.pay);
-  const assets = compose<ApiState>(mounted(routers.assets));
+  const hostedAssets = compose<ApiState>(mounted(routers.assets));
+  const logos = createBrandLogoStore(deps);
+  // Uploaded brand logos live beside the bundled assets, under /assets/logos/.
+  const assets: Koa.Middleware<ApiState> = async (ctx, next) => {
+    if (ctx.path.startsWith('/assets/logos/') && (await logos.serve(ctx))) return;
+    return hostedAssets(ctx, next);
+  };
   const admin =
     deps.adminToken && routers.admin
       ? compose<ApiState>([

@@ -141,7 +141,14 @@ export function jsonBodyMiddleware(limit = MAX_BODY_BYTES): Koa.Middleware<ApiSt
 }
 
 async function readJsonBody(ctx: Koa.ParameterizedContext<ApiState>, next: Koa.Next, limit: number): Promise<void> {
-  const raw = (await readRequestBody(ctx, limit)).toString('utf8');
+  const bytes = await readRequestBody(ctx, limit);
+  if (bytes.length > 0 && ctx.is('multipart/form-data')) {
+    // Kept as bytes for the route that takes a file; latin1 keeps the idempotency text lossless.
+    ctx.state.multipart = bytes;
+    ctx.state.rawBody = bytes.toString('latin1');
+    return next();
+  }
+  const raw = bytes.toString('utf8');
   ctx.state.rawBody = raw;
   if (raw.trim().length > 0) {
     if (!ctx.is('application/json'))

@@ -82,8 +82,8 @@ test('test and live keys see only their own environment', async (t) => {
   t.is((await api.get<unknown[]>('/api/v1/organization/withdrawal-addresses')).body.length, 1);
   t.deepEqual((await live.get<unknown[]>('/api/v1/organization/withdrawal-addresses')).body, []);
   // Live keys are offered mainnets only; the test network is not among them.
-  t.false((await live.get<{ id: number }[]>('/api/v1/chains')).body.some((c) => c.id === 7357));
-  t.true((await api.get<{ id: number }[]>('/api/v1/chains')).body.some((c) => c.id === 7357));
+  t.false((await live.get<Page<{ id: number }>>('/api/v1/chains')).body.data.some((c) => c.id === 7357));
+  t.true((await api.get<Page<{ id: number }>>('/api/v1/chains')).body.data.some((c) => c.id === 7357));
 
   // And the other way round: a live endpoint and a live key are invisible to the test key.
   const liveEndpoint = await live.post<Endpoint>('/api/v1/webhook-endpoints', {

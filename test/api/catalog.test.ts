@@ -52,8 +52,55 @@ test('products: create with a default recurring price, update, deactivate, activ
   assertError(t, refused, 400, { code: 'product_inactive' });
   t.true((await api.post<Product>(`/api/v1/products/${id}/activate`)).body.isActive);
 
-  t.is((await api.delete(`/api/v1/products/${id}`)).status, 200);
+  t.deepEqual((await api.delete(`/api/v1/products/${id}`)).body, { message: 'product deleted', statusCode: 200 });
   t.is((await api.get(`/api/v1/products/${id}`)).status, 404);
+});
+
+test("the reference's product requests: PUT activate and deactivate, productData on a price, defaultPrice.product; streaming is refused clearly", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const product = (
+    await api.post<Product>('/api/v1/products', {
+      name: 'Tea',
+      defaultPriceData: { currency: 'usdc', unitAmount: '1000000' },
+    })
+  ).body;
+  t.like(product.defaultPrice, { product: { id: product.id, name: 'Tea', isActive: true } });
+  t.false((await api.put<Product>(`/api/v1/products/${product.id}/deactivate`, {})).body.isActive);
+  t.true((await api.put<Product>(`/api/v1/products/${product.id}/activate`, {})).body.isActive);
+
+  const price = await api.post<Price & { productId: string }>('/api/v1/prices', {
+    currency: 'usdc',
+    unitAmount: '3000000',
+    productData: { name: 'Coffee', description: 'Fresh' },
+  });
+  t.is(price.status, 200, JSON.stringify(price.body));
+  t.like(price.body, { unitAmount: '3000000', product: { name: 'Coffee' } });
+  t.like((await api.get<Product>(`/api/v1/products/${price.body.productId}`)).body, {
+    name: 'Coffee',
+    description: 'Fresh',
+  });
+  assertError(t, await api.post('/api/v1/prices', { currency: 'usdc', unitAmount: '1', productData: {} }), 400, {
+    field: 'productData.name',
+  });
+  assertError(
+    t,
+    await api.post('/api/v1/prices', {
+      currency: 'usdc',
+      unitAmount: '1',
+      productId: product.id,
+      productData: { name: 'Both' },
+    }),
+    400,
+    { field: 'productData' },
+  );
+  assertError(t, await api.post('/api/v1/prices', { currency: 'usdc', unitAmount: '1' }), 400, { field: 'productId' });
+  assertError(
+    t,
+    await api.post('/api/v1/prices', { productId: product.id, currency: 'usdc', unitAmount: '1', type: 'streaming' }),
+    400,
+    { field: 'type', code: 'unsupported_price_type' },
+  );
 });
 
 test('prices: monthly, quarterly, half-yearly and annual; only isActive, nickname and metadata change', async (t) => {

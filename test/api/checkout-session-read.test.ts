@@ -1,4 +1,5 @@
 import test from 'ava';
+import { apiClient } from '../support/api-client.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import { assertError, type Session } from './helpers.ts';
 
@@ -45,4 +46,34 @@ test('GET of one session: the same answer with or without a trailing slash; tena
   t.is((await get(weir.url, path, alice.testSecretKey, 'PUT')).status, 405);
   t.is((await get(weir.url, path, alice.testSecretKey, 'HEAD')).status, 200);
   t.is((await get(weir.url, `${path}/completed_webhook_delivered`, alice.testSecretKey)).status, 200);
+});
+
+test("a session's addresses carry the asset's network and flags, and the payment intent its paymentMethodId", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  type Shaped = Session & {
+    addresses: { asset: { isPublic: boolean; isEIP5827Supported: boolean; chainId: number; chain: { id: number } } }[];
+    paymentIntent: { paymentMethodId: string | null };
+  };
+  const created = await api.post<Shaped>('/api/v1/checkout/sessions', sessionRequest());
+  t.is(created.status, 200, JSON.stringify(created.body));
+  const chain = (await api.get<Record<string, unknown>>('/api/v1/chains/7357')).body;
+  const { assets: _assets, ...chainOnly } = chain;
+  for (const address of created.body.addresses) {
+    t.like(address.asset, { isPublic: true, isEIP5827Supported: false });
+    if (address.asset.chainId === 7357) t.deepEqual(address.asset.chain, chainOnly);
+  }
+  t.is(created.body.paymentIntent.paymentMethodId, null, 'no payment method until the payer picks an asset');
+  const read = (await api.get<Shaped>(`/api/v1/checkout/sessions/${created.body.id}`)).body;
+  t.deepEqual(read.addresses, created.body.addresses);
+  const revealed = await apiClient(weir.url).post(`/checkout/${created.body.id}/payment-method`, {
+    assetId: created.body.addresses.find((a) => a.asset.currency === 'usdc')!.asset.id,
+  });
+  t.is(revealed.status, 200);
+  const chosen = (
+    await api.get<Shaped & { paymentIntent: { paymentMethod: { id: string } } }>(
+      `/api/v1/checkout/sessions/${created.body.id}`,
+    )
+  ).body;
+  t.is(chosen.paymentIntent.paymentMethodId, chosen.paymentIntent.paymentMethod.id);
 });

@@ -5,7 +5,7 @@ import { apiClient, eventually } from '../support/api-client.ts';
 import { startInvoiceTestApp } from '../support/invoice-test-app.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
-import { createMerchant } from '../support/weir-harness.ts';
+import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 import { createInvoicePaymentLinker } from '../../src/actors/invoice-payments.ts';
 import { assertError, createCustomer, logLength, payInFull, type Page, type Session } from './helpers.ts';
 
@@ -160,8 +160,8 @@ test('invoices: create, number, list, update, finalize, illegal transitions, voi
   t.deepEqual(copy.body.lineItems, updated.body.lineItems);
   t.is(copy.body.memo, 'Thank you!');
 
-  const removed = await api.delete<{ deleted: boolean }>(`/api/v1/invoices/${copy.body.id}`);
-  t.true(removed.body.deleted);
+  const removed = await api.delete<{ message: string; statusCode: number }>(`/api/v1/invoices/${copy.body.id}`);
+  t.deepEqual(removed.body, { message: `invoice ${copy.body.id} deleted`, statusCode: 200 });
   assertError(t, await api.get(`/api/v1/invoices/${copy.body.id}`), 404);
 
   // Another tenant's invoice is a 404.
@@ -360,4 +360,35 @@ test('an open invoice whose merchant has no payment method left gets a page sayi
   t.is(page.status, 409);
   t.regex(page.headers.get('content-type') ?? '', /text\/html/);
   t.regex(await page.text(), /cannot be paid online right now/);
+});
+
+test("an invoice carries the reference's customer, autoAdvance, payment setting and each line's price", async (t) => {
+  const app = await startTestWeir(t);
+  const { api } = await createMerchant(app.url);
+  const customerId = await createCustomer(api, 'payer@example.com');
+  const product = (
+    await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
+      name: 'Consulting',
+      defaultPriceData: { currency: 'usdc', unitAmount: '2500000' },
+    })
+  ).body;
+  const draft = await api.post<Record<string, unknown>>('/api/v1/invoices', {
+    customerId,
+    lineItems: { data: [{ priceId: product.defaultPrice.id, quantity: 2 }] },
+  });
+  t.is(draft.status, 200, JSON.stringify(draft.body));
+  t.like(draft.body, {
+    customer: { id: customerId, email: 'payer@example.com' },
+    autoAdvance: false,
+    url: null,
+    lineItems: { data: [{ price: { id: product.defaultPrice.id, product: { id: product.id, name: 'Consulting' } } }] },
+  });
+  const setting = (await api.get<{ id: string }>('/api/v1/organization/payment-setting')).body;
+  t.is(draft.body.paymentSettingId, setting.id);
+  t.like(draft.body.paymentSetting, { id: setting.id });
+  const id = draft.body.id as string;
+  const listed = (await api.get<Page<Record<string, unknown>>>('/api/v1/invoices')).body.data.find((i) => i.id === id);
+  t.deepEqual(listed, (await api.get(`/api/v1/invoices/${id}`)).body);
+  const open = (await api.post<{ url: string }>(`/api/v1/invoices/${id}/finalize`)).body;
+  t.true(open.url.startsWith(app.url), 'the hosted page once finalized');
 });

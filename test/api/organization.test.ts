@@ -141,6 +141,31 @@ test('business details: GET and PUT /api/v1/organization, with email and URL fie
   );
 });
 
+test("the organization has the reference's type, owner, size bands and feature requests; the size bands are settable", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Acme');
+  t.like((await api.get('/api/v1/organization')).body, {
+    type: 'business',
+    ownerId: null,
+    noOfEmployees: null,
+    monthlyPaymentVolume: null,
+    featureAccessRequests: [],
+  });
+  const updated = await api.put('/api/v1/organization', { noOfEmployees: '11-50', monthlyPaymentVolume: '10k-50k' });
+  t.like(updated.body, { noOfEmployees: '11-50', monthlyPaymentVolume: '10k-50k' });
+  t.like((await api.get('/api/v1/organization')).body, { noOfEmployees: '11-50', monthlyPaymentVolume: '10k-50k' });
+  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization', { noOfEmployees: 12 }), {
+    field: 'noOfEmployees',
+  });
+  // Deleting the logo answers as the reference does, and leaves the colour.
+  await api.put('/api/v1/organization/brand', { brandColor: '#abc', brandLogo: 'https://cdn.example/logo.png' });
+  t.deepEqual((await api.delete('/api/v1/organization/brand-logo')).body, {
+    message: 'brand logo deleted',
+    statusCode: 200,
+  });
+  t.like((await api.get('/api/v1/organization')).body, { brandLogo: null, brandColor: '#abc' });
+});
+
 test('branding: PUT /api/v1/organization/brand validates the hex color', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
@@ -309,11 +334,12 @@ test('withdrawal addresses: create, list, get, update, mark as default, delete',
   );
 
   // Sessions pay into the default wallet of the chain; marking another default moves new sessions there.
-  const marked = await api.post<WithdrawalAddress>(
-    `/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`,
+  // The reference answers an action with `{message, statusCode}`; the record shows the change.
+  const marked = await api.post(`/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`);
+  t.deepEqual(marked.body, { message: 'withdrawal address marked as default', statusCode: 200 });
+  t.true(
+    (await api.get<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}`)).body.isDefault,
   );
-  t.is(marked.status, 200, JSON.stringify(marked.body));
-  t.true(marked.body.isDefault);
   const all = (await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body;
   t.deepEqual(
     all.filter((w) => w.isDefault).map((w) => w.id),
@@ -325,14 +351,15 @@ test('withdrawal addresses: create, list, get, update, mark as default, delete',
     THIRD_WALLET,
   );
   // Marking the default again is harmless.
+  t.is((await api.post(`/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`)).status, 200);
   t.true(
-    (await api.post<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`))
-      .body.isDefault,
+    (await api.get<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}`)).body.isDefault,
   );
 
   // Deleting the default hands the role to the remaining wallet on that chain.
   t.deepEqual((await api.delete(`/api/v1/organization/withdrawal-addresses/${second.body.id}`)).body, {
-    success: true,
+    message: 'withdrawal address deleted',
+    statusCode: 200,
   });
   assertError(t, await api.get(`/api/v1/organization/withdrawal-addresses/${second.body.id}`), 404, {
     code: 'resource_missing',

@@ -688,3 +688,38 @@ test('another organization, or the live environment of the same one, sees a 404 
     [link.id],
   );
 });
+
+test("the reference's currencies and preferredCurrency make a link; the deprecated currency still works", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const listed = await createLink(t, api, { title: 'Ticket', amount: '100', currencies: ['usdt', 'usdc'] });
+  t.is(listed.currency, 'usdt', 'without a preference, the first listed currency');
+  const preferred = await createLink(t, api, {
+    title: 'Ticket',
+    amount: '100',
+    currencies: ['usdt', 'usdc'],
+    preferredCurrency: 'usdc',
+  });
+  t.is(preferred.currency, 'usdc');
+  t.is((await createLink(t, api, { title: 'Tip', preferredCurrency: 'usdc' })).currency, 'usdc');
+  t.is((await createLink(t, api, fixed)).currency, 'usdc');
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () =>
+      api.post('/api/v1/payment-links', { title: 'x', amount: '1', currencies: ['usdc'], preferredCurrency: 'dai' }),
+    { field: 'preferredCurrency' },
+  );
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/payment-links', { title: 'x', amount: '1', currencies: ['gold'] }),
+    { field: 'currencies[0]' },
+  );
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/payment-links', { title: 'x', amount: '1', currencies: [] }),
+    { field: 'currencies' },
+  );
+});

@@ -133,6 +133,11 @@ test('a subscription session creates an incomplete subscription; paying it makes
     subscription.lineItems.data.map((l) => [l.price.id, l.price.productId, l.quantity, l.price.unitAmount]),
     [[monthly.priceId, monthly.productId, 1, '1000000000']],
   );
+  // The reference nests the product in each line's price.
+  t.like((subscription.lineItems.data[0]!.price as unknown as { product: unknown }).product, {
+    id: monthly.productId,
+    name: 'Pro',
+  });
   await payInFull(weir, api, session);
   t.like(await until(api, subscription.id, 'active'), { currentPeriodEnd: '2026-06-10T12:00:00.000Z' });
 });

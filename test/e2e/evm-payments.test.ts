@@ -241,13 +241,14 @@ test('the faucet sends test tokens to test keys and refuses live keys', async (t
 
 test("chains and assets are served for the key's environment", async (t) => {
   const w = await evmWorld(t);
-  const chains = (await w.api.get<{ id: number; assets: { symbol: string }[] }[]>('/api/v1/chains')).body;
+  const chains = (await w.api.get<{ data: { id: number; assets: { symbol: string }[] }[] }>('/api/v1/chains')).body
+    .data;
   t.deepEqual(
     chains.map((c) => c.id),
     [31337],
   );
   t.deepEqual(chains[0]!.assets.map((a) => a.symbol).sort(), ['DAI', 'ETH', 'USDC', 'USDT']);
-  const live = (await apiClient(w.weir.url, w.liveKey).get<unknown[]>('/api/v1/chains')).body;
+  const live = (await apiClient(w.weir.url, w.liveKey).get<{ data: unknown[] }>('/api/v1/chains')).body.data;
   t.deepEqual(live, []);
 });
 

@@ -43,12 +43,14 @@ test('weir serve with no chain flags runs a local chain for test keys (not live)
     )
   ).body;
   let api = apiClient(first.url, created.testSecretKey);
-  const chains = (await api.get<Chain[]>('/api/v1/chains')).body;
+  const chains = (await api.get<{ data: Chain[] }>('/api/v1/chains')).body.data;
   const local = chains.find((chain) => chain.id === 31337);
   t.is(local?.network, 'devnet', JSON.stringify(chains));
   t.deepEqual(local?.assets.map((asset) => asset.currency).sort(), ['dai', 'eth', 'usdc', 'usdt']);
   t.deepEqual(
-    (await apiClient(first.url, created.liveSecretKey).get<Chain[]>('/api/v1/chains')).body.map((c) => c.id),
+    (await apiClient(first.url, created.liveSecretKey).get<{ data: Chain[] }>('/api/v1/chains')).body.data.map(
+      (c) => c.id,
+    ),
     [],
     'the live environment offers only what the operator configured: nothing here',
   );

@@ -295,7 +295,7 @@ export type RecordMakers = ReturnType<typeof recordMakers>;
 /** One of each kind the environment allows (live has no network here, so no wallet, session or invoice). */
 async function populate(weir: Pick<Weir, 'url' | 'bus'>, api: Api, tenant: TenantRecords, clock: Clock, full: boolean) {
   const make = recordMakers(api, tenant, clock);
-  const chains = (await api.get<{ id: number; assets: { id: string }[] }[]>('/api/v1/chains')).body;
+  const chains = (await api.get<{ data: { id: number; assets: { id: string }[] }[] }>('/api/v1/chains')).body.data;
   tenant.ids.chain.push(...chains.map((c) => String(c.id)));
   tenant.ids.asset.push(...chains.flatMap((c) => c.assets.map((a) => a.id)));
   await make.product();

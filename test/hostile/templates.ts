@@ -141,6 +141,8 @@ export const TEMPLATES: Record<string, Template> = {
   }),
   'POST /api/v1/products/:id/activate': () => undefined,
   'POST /api/v1/products/:id/deactivate': () => undefined,
+  'PUT /api/v1/products/:id/activate': () => undefined,
+  'PUT /api/v1/products/:id/deactivate': () => undefined,
   'DELETE /api/v1/products/:id': () => undefined,
   'POST /api/v1/prices': (r, random) => ({
     productId: some(random, r.ids.product, uuid()),

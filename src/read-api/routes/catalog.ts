@@ -40,8 +40,11 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
   };
   const presentProduct = async (product: ProductDoc) => {
     const price = product.defaultPriceId ? await prices.get(product.defaultPriceId) : null;
-    return { ...strip(product), defaultPrice: price ? strip(price) : null };
+    // The reference nests the product in its default price too (a summary, not the whole record again).
+    const summary = { id: product.id, name: product.name, isActive: product.isActive };
+    return { ...strip(product), defaultPrice: price ? { ...strip(price), product: summary } : null };
   };
+  const done = (message: string) => ({ message, statusCode: 200 });
 
   function priceFields(
     o: Record<string, unknown>,
@@ -50,6 +53,14 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     ctx: ApiContext,
   ): Omit<Price, 'createdAt' | 'updatedAt'> {
     const interval = optionalEnum(o, 'interval', INTERVALS, path) ?? null;
+    // Deliberate difference: the reference's streaming prices are paid per second through Superfluid
+    // streams, which Weir's transfer-to-deposit-address rail cannot collect.
+    if (o.type === 'streaming')
+      throw new ValidationError(
+        `${path ? `${path}.` : ''}type`,
+        'streaming prices are not supported: Weir collects transfers, not per-second streams; use recurring',
+        'unsupported_price_type',
+      );
     const type =
       optionalEnum(o, 'type', ['one_time', 'recurring'] as const, path) ?? (interval ? 'recurring' : 'one_time');
     if (type === 'recurring' && !interval)
@@ -86,27 +97,34 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     return doc;
   };
 
-  router.post('/products', async (ctx) => {
-    const body = asObject(ctx.state.body, '');
+  /** A new product's fields, from a product body or a price's `productData` (`path`). */
+  function productFields(body: Record<string, unknown>, path: string, ctx: ApiContext) {
     const { tenant } = ctx.state;
-    const id = idsOf(ctx)();
+    const at = (key: string) => (path ? `${path}.${key}` : key);
     const product: Omit<Product, 'createdAt' | 'updatedAt' | 'deleted'> = {
-      id,
+      id: idsOf(ctx)(),
       organizationId: tenant.organizationId,
       environment: tenant.environment,
-      name: requiredString(body, 'name', '', { max: 250 }),
-      description: optionalString(body, 'description', '', { max: 2000 }) ?? null,
-      isActive: optionalBoolean(body, 'isActive') ?? true,
-      unitLabel: optionalString(body, 'unitLabel', '', { max: 40 }) ?? null,
-      url: optionalUrl(body, 'url') ?? null,
-      images: (optionalArray(body, 'images', '', { max: 8 }) ?? []).map((v, i) => {
-        if (typeof v !== 'string') throw new ValidationError(`images[${i}]`, 'must be a string');
+      name: requiredString(body, 'name', path, { max: 250 }),
+      description: optionalString(body, 'description', path, { max: 2000 }) ?? null,
+      isActive: optionalBoolean(body, 'isActive', path) ?? true,
+      unitLabel: optionalString(body, 'unitLabel', path, { max: 40 }) ?? null,
+      url: optionalUrl(body, 'url', path) ?? null,
+      images: (optionalArray(body, 'images', path, { max: 8 }) ?? []).map((v, i) => {
+        if (typeof v !== 'string') throw new ValidationError(at(`images[${i}]`), 'must be a string');
         return v;
       }),
-      metadata: optionalMetadata(body, 'metadata') ?? {},
-      visibility: optionalInteger(body, 'visibility', '', { min: 10, max: 20 }) ?? 10,
+      metadata: optionalMetadata(body, 'metadata', path) ?? {},
+      visibility: optionalInteger(body, 'visibility', path, { min: 10, max: 20 }) ?? 10,
       defaultPriceId: null,
     };
+    return product;
+  }
+
+  router.post('/products', async (ctx) => {
+    const body = asObject(ctx.state.body, '');
+    const product = productFields(body, '', ctx);
+    const id = product.id;
     const defaultPriceData = optionalObject(body, 'defaultPriceData');
     const price = defaultPriceData ? priceFields(defaultPriceData, 'defaultPriceData', id, ctx) : null;
     await commandFor(deps, ctx, productAggregate, id, { type: 'CreateProduct', product });
@@ -157,28 +175,38 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     ctx.body = await presentProduct((await products.get(product.id))!);
   });
 
+  const toggle = (isActive: boolean) => async (ctx: ApiContext) => {
+    const product = await loadProduct(ctx, ctx.params.id!);
+    if (product.isActive !== isActive)
+      await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes: { isActive } });
+    ctx.body = await presentProduct((await products.get(product.id))!);
+  };
   for (const [action, isActive] of [
     ['activate', true],
     ['deactivate', false],
   ] as const) {
-    router.post(`/products/:id/${action}`, async (ctx) => {
-      const product = await loadProduct(ctx, ctx.params.id!);
-      if (product.isActive !== isActive)
-        await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes: { isActive } });
-      ctx.body = await presentProduct((await products.get(product.id))!);
-    });
+    // PUT as the reference has it; POST as Weir had it first.
+    router.put(`/products/:id/${action}`, toggle(isActive));
+    router.post(`/products/:id/${action}`, toggle(isActive));
   }
 
   router.delete('/products/:id', async (ctx) => {
     const product = await loadProduct(ctx, ctx.params.id!);
     await commandFor(deps, ctx, productAggregate, product.id, { type: 'DeleteProduct' });
-    ctx.body = { success: true };
+    ctx.body = done('product deleted');
   });
 
   router.post('/prices', async (ctx) => {
     const body = asObject(ctx.state.body, '');
-    const product = await loadProduct(ctx, requiredString(body, 'productId'));
-    const price = priceFields(body, '', product.id, ctx);
+    // A price names its product, or brings `productData` to create one (as the reference allows).
+    const productData = body.productId === undefined ? optionalObject(body, 'productData') : undefined;
+    if (body.productId !== undefined && body.productData !== undefined)
+      throw new ValidationError('productData', 'give productId or productData, not both');
+    const newProduct = productData ? productFields(productData, 'productData', ctx) : null;
+    const productId = newProduct ? newProduct.id : (await loadProduct(ctx, requiredString(body, 'productId'))).id;
+    const price = priceFields(body, '', productId, ctx);
+    if (newProduct)
+      await commandFor(deps, ctx, productAggregate, newProduct.id, { type: 'CreateProduct', product: newProduct });
     await commandFor(deps, ctx, priceAggregate, price.id, { type: 'CreatePrice', price });
     ctx.body = await presentPrice((await prices.get(price.id))!);
   });

@@ -1,6 +1,8 @@
 import Router from '@koa/router';
 import { checkoutSessionAggregate } from '../../../machines/checkout-session.aggregate.ts';
+import type { AssetRef, CheckoutSession } from '../../../machines/checkout-session.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
+import type { Environment } from '../../event-store/event-store.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
 import { publicCheckoutSession } from '../../projections/public-views.ts';
 import type { Recovery, RecoveryRequest } from '../../chain-ingest/evm/recover-transaction.ts';
@@ -12,6 +14,7 @@ import { commandFor, ownedBy } from '../command.ts';
 import { cachedJson } from '../json-cache.ts';
 import { listPage } from '../pagination.ts';
 import { exportCheckoutSessions } from './checkout-session-export.ts';
+import { presentAsset, presentChain } from './chains.ts';
 
 /** The tenant's own session; another tenant's, or none, is a 404. */
 async function ownedSession(
@@ -54,11 +57,51 @@ function creditedOrThrow(recovery: Recovery): Exclude<Recovery, { outcome: 'wron
   return recovery;
 }
 
+/**
+ * The session as the reference shows it: each address's and payment's asset with its network and
+ * flags, and the payment intent's `paymentMethodId` (null until the payer picks an asset).
+ */
+export function sessionPresenter(deps: Pick<ApiDeps, 'rail' | 'publicUrl'>) {
+  // Each offered asset's network, as GET /chains/{id} shows it (without its asset list), by chain id.
+  const chainsOf = new Map<Environment, Map<number, unknown>>();
+  const chainOf = (environment: Environment, chainId: number) => {
+    let chains = chainsOf.get(environment);
+    if (!chains) {
+      chains = new Map(
+        deps.rail.networks(environment).map((n) => {
+          const { assets: _assets, ...chain } = presentChain(n, deps.publicUrl);
+          return [n.chainId, chain] as const;
+        }),
+      );
+      chainsOf.set(environment, chains);
+    }
+    return chains.get(chainId) ?? null;
+  };
+  return (doc: CheckoutSession & { _id?: string }) => {
+    const view = publicCheckoutSession(doc);
+    const withChain = <T extends { asset: AssetRef }>(item: T) => ({
+      ...item,
+      asset: { ...presentAsset(item.asset), chain: chainOf(doc.environment, item.asset.chainId) },
+    });
+    return {
+      ...view,
+      addresses: view.addresses.map(withChain),
+      paymentIntent: {
+        ...view.paymentIntent,
+        transactions: view.paymentIntent.transactions.map(withChain),
+        paymentMethodId: view.paymentIntent.paymentMethod?.id ?? null,
+      },
+    };
+  };
+}
+
 export function checkoutSessionRoutes(
   deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession },
 ): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1/checkout/sessions' });
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+
+  const present = sessionPresenter(deps);
 
   const load = (ctx: ApiContext): Promise<CheckoutSessionDoc> => ownedSession(sessions, ctx, ctx.params.id!);
 
@@ -70,12 +113,12 @@ export function checkoutSessionRoutes(
       { newId: idsOf(ctx) },
     );
     if (position !== null) await deps.projections.waitFor(position);
-    ctx.body = publicCheckoutSession((await sessions.get(session.id)) ?? session);
+    ctx.body = present((await sessions.get(session.id)) ?? session);
   });
 
   router.get('/', async (ctx) => {
     ctx.body = await listPage(ctx, sessions, {
-      present: publicCheckoutSession,
+      present,
       filters: {
         ids: { field: 'id', kind: 'csv' },
         paymentLinkId: {},
@@ -110,7 +153,7 @@ export function checkoutSessionRoutes(
   // A literal path: registered before the `/:id` routes (those under POST all have a second segment, so none can take it anyway).
   router.post('/auto-recover-by-transaction-hash', async (ctx) => {
     const { outcome, message, session } = creditedOrThrow(await recover(ctx));
-    ctx.body = { ...publicCheckoutSession(session), recovery: { outcome, message } };
+    ctx.body = { ...present(session), recovery: { outcome, message } };
   });
 
   // The reference answers this one with `{message, statusCode}`; `outcome` says the same for programs.
@@ -124,7 +167,7 @@ export function checkoutSessionRoutes(
   router.get('/export', exportCheckoutSessions(sessions, deps.clock));
 
   // The request a merchant's client repeats while it waits for a payment: cached JSON per document.
-  const respondWithSession = cachedJson(publicCheckoutSession);
+  const respondWithSession = cachedJson(present);
   router.get('/:id', async (ctx) => respondWithSession(ctx, await load(ctx)));
 
   router.get('/:id/completed_webhook_delivered', async (ctx) => {
@@ -140,7 +183,7 @@ export function checkoutSessionRoutes(
   router.post('/:id/complete-partial-checkout-session', async (ctx) => {
     const session = await load(ctx);
     await commandFor(deps, ctx, checkoutSessionAggregate, session.id, { type: 'CompletePartialCheckoutSession' });
-    ctx.body = publicCheckoutSession((await sessions.get(session.id))!);
+    ctx.body = present((await sessions.get(session.id))!);
   });
 
   router.post('/:id/cancel', async (ctx) => {
@@ -149,7 +192,7 @@ export function checkoutSessionRoutes(
       type: 'CancelCheckoutSession',
       reason: 'canceled by the merchant',
     });
-    ctx.body = publicCheckoutSession((await sessions.get(session.id))!);
+    ctx.body = present((await sessions.get(session.id))!);
   });
 
   return router;

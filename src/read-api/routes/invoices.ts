@@ -24,6 +24,7 @@ import { renderInvoiceMail } from '../../mail/invoice-mail.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { invoicePageUrl } from '../../hosted/urls.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
+import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { INVOICES, publicInvoice, type InvoiceDoc } from '../../projections/invoices.projection.ts';
 import { NotFoundError, ValidationError, WeirError } from '../../shared/errors.ts';
@@ -44,6 +45,7 @@ import {
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
+import { presentCustomer } from './customers.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_DAYS_UNTIL_DUE = 30;
@@ -213,6 +215,45 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
   const invoices = deps.readStore.collection<InvoiceDoc>(INVOICES);
   const customers = deps.readStore.collection<CustomerDoc>(CUSTOMERS);
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+  const prices = deps.readStore.collection<PriceDoc>(PRICES);
+  const products = deps.readStore.collection<ProductDoc>(PRODUCTS);
+
+  /**
+   * An invoice as the reference shows it: its customer, the organization's payment setting it is
+   * paid under, and each line's catalog price. `autoAdvance` is true for the invoices subscription
+   * billing makes (finalized and sent without the merchant); an API draft waits for finalize.
+   * A draft's `url` stays null: its hosted page exists only once it is finalized.
+   */
+  async function present(doc: InvoiceDoc) {
+    const [customer, org] = await Promise.all([
+      customers.get(doc.customerId),
+      orgs.get(organizationRecordId(doc.organizationId, doc.environment)),
+    ]);
+    const data = await Promise.all(
+      doc.lineItems.data.map(async (line) => {
+        const price = line.priceId ? await prices.get(line.priceId) : null;
+        const product = price ? await products.get(price.productId) : null;
+        if (!price) return { ...line, price: null };
+        const { _id, ...rest } = price;
+        return {
+          ...line,
+          price: {
+            ...rest,
+            product: product ? { id: product.id, name: product.name, isActive: product.isActive } : null,
+          },
+        };
+      }),
+    );
+    const paymentSettingId = org ? org.id : null;
+    return {
+      ...publicInvoice(doc),
+      lineItems: { ...doc.lineItems, data },
+      customer: customer ? presentCustomer(customer) : null,
+      autoAdvance: doc.subscriptionId !== null,
+      paymentSettingId,
+      paymentSetting: org ? { id: org.id, ...org.paymentSetting } : null,
+    };
+  }
   const lineItemResolver = createLineItemResolver({ readStore: deps.readStore, commands: deps.commands });
 
   const load = async (ctx: ApiContext): Promise<InvoiceDoc> => {
@@ -376,13 +417,13 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     const doc = await createDraft(ctx, invoice, number, async () => {
       await lineItemResolver.commit(resolved, commandContext(ctx));
     });
-    ctx.body = publicInvoice(doc);
+    ctx.body = await present(doc);
   });
 
   router.get('/', async (ctx) => {
-    ctx.body = await listPage(ctx, invoices, {
+    const page = await listPage(ctx, invoices, {
       base: { deletedAt: null },
-      present: publicInvoice,
+      present: (doc) => doc,
       filters: {
         ids: { field: 'id', kind: 'csv' },
         status: { values: ['draft', 'open', 'paid', 'void', 'uncollectible'] },
@@ -392,10 +433,11 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         number: {},
       },
     });
+    ctx.body = { ...page, data: await Promise.all(page.data.map(present)) };
   });
 
   router.get('/:id', async (ctx) => {
-    ctx.body = publicInvoice(await load(ctx));
+    ctx.body = await present(await load(ctx));
   });
 
   router.put('/:id', async (ctx) => {
@@ -446,19 +488,19 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         number,
       );
     await commitLines?.();
-    ctx.body = publicInvoice(await run(ctx, invoice.id, { type: 'UpdateInvoice', changes }));
+    ctx.body = await present(await run(ctx, invoice.id, { type: 'UpdateInvoice', changes }));
   });
 
   router.delete('/:id', async (ctx) => {
     const invoice = await load(ctx);
     await run(ctx, invoice.id, { type: 'DeleteInvoice' });
-    ctx.body = { id: invoice.id, object: 'invoice', deleted: true };
+    ctx.body = { message: `invoice ${invoice.id} deleted`, statusCode: 200 };
   });
 
   router.post('/:id/finalize', async (ctx) => {
     const invoice = await load(ctx);
     if (invoice.status === 'draft') assertPayable(invoice);
-    ctx.body = publicInvoice(
+    ctx.body = await present(
       await run(ctx, invoice.id, { type: 'FinalizeInvoice', url: invoicePageUrl(deps.publicUrl, invoice.id) }),
     );
   });
@@ -488,7 +530,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     const open = invoice.status === 'draft' ? await run(ctx, invoice.id, { type: 'FinalizeInvoice', url }) : invoice;
     // Nothing to pay: finalizing paid it, so there is no invoice to mail; its receipt follows the payment.
     if (open.status === 'paid') {
-      ctx.body = publicInvoice(open);
+      ctx.body = await present(open);
       return;
     }
     const org = await orgs.get(organizationRecordId(open.organizationId, open.environment));
@@ -510,24 +552,24 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         `the invoice is ${open.status} but could not be mailed: ${(error as Error).message}`,
       );
     }
-    ctx.body = publicInvoice(
+    ctx.body = await present(
       await run(ctx, invoice.id, { type: 'SendInvoice', to: body.to === undefined ? null : to, url, mailed: true }),
     );
   });
 
   router.post('/:id/pay', async (ctx) => {
     const invoice = await load(ctx);
-    ctx.body = publicInvoice(await run(ctx, invoice.id, { type: 'MarkInvoicePaid' }));
+    ctx.body = await present(await run(ctx, invoice.id, { type: 'MarkInvoicePaid' }));
   });
 
   router.post('/:id/void', async (ctx) => {
     const invoice = await load(ctx);
-    ctx.body = publicInvoice(await run(ctx, invoice.id, { type: 'VoidInvoice' }));
+    ctx.body = await present(await run(ctx, invoice.id, { type: 'VoidInvoice' }));
   });
 
   router.post('/:id/mark-uncollectible', async (ctx) => {
     const invoice = await load(ctx);
-    ctx.body = publicInvoice(await run(ctx, invoice.id, { type: 'MarkInvoiceUncollectible' }));
+    ctx.body = await present(await run(ctx, invoice.id, { type: 'MarkInvoiceUncollectible' }));
   });
 
   /** A new draft with the same customer, lines and settings; a fresh number; due as far ahead as the original was. */
@@ -553,7 +595,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       reminders: source.reminders,
       metadata: { ...source.metadata },
     };
-    ctx.body = publicInvoice(await createDraft(ctx, invoice, undefined, async () => {}));
+    ctx.body = await present(await createDraft(ctx, invoice, undefined, async () => {}));
   });
 
   return router;

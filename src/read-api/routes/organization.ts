@@ -23,6 +23,7 @@ import {
 } from '../../shared/input.ts';
 import { CURRENCIES } from '../../actors/line-items.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
+import { createBrandLogoStore, parseMultipart } from '../brand-logo.ts';
 import { commandFor } from '../command.ts';
 import { mountInvoiceSetting } from './invoice-setting.ts';
 
@@ -45,6 +46,20 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     if (!org) throw new NotFoundError('organization', ctx.state.tenant.organizationId);
     return org;
   };
+  /**
+   * The organization as the reference shows it. An API key has no user behind it, so there is no
+   * owner (`ownerId` null; the dashboard issue adds users), and Weir gates no feature behind a request.
+   */
+  const present = (org: OrganizationDoc) => ({
+    ...publicOrganization(org),
+    type: org.kind,
+    ownerId: null,
+    noOfEmployees: org.noOfEmployees ?? null,
+    monthlyPaymentVolume: org.monthlyPaymentVolume ?? null,
+    featureAccessRequests: [],
+  });
+  const done = (message: string) => ({ message, statusCode: 200 });
+  const logos = createBrandLogoStore(deps);
   const run = (ctx: ApiContext, command: Parameters<typeof organizationAggregate.decide>[1]) =>
     commandFor(deps, ctx, organizationAggregate, recordId(ctx), command);
 
@@ -83,7 +98,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
   }
 
   router.get('/', async (ctx) => {
-    ctx.body = publicOrganization(await load(ctx));
+    ctx.body = present(await load(ctx));
   });
 
   router.put('/', async (ctx) => {
@@ -97,6 +112,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     if (name !== undefined) changes.name = name;
     for (const key of ['phone', 'supportPhone', 'companyIdentificationNumber', 'taxIdentificationNumber'] as const)
       text(key, 64);
+    for (const key of ['noOfEmployees', 'monthlyPaymentVolume'] as const) text(key, 64);
     for (const key of ['email', 'supportEmail'] as const) {
       const v = optionalString(body, key, '', { max: 254, pattern: EMAIL, hint: 'must be an email address' });
       if (v !== undefined) changes[key] = v;
@@ -118,25 +134,47 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     if (Object.keys(changes).length === 0)
       throw new ValidationError(null, 'nothing to update: send at least one business detail field');
     await run(ctx, { type: 'UpdateBusinessDetails', changes });
-    ctx.body = publicOrganization(await load(ctx));
+    ctx.body = present(await load(ctx));
   });
 
+  /**
+   * The reference's form: `brandColor` and a `brandLogo` file (checked here, stored once the rest
+   * is valid, then served from this Weir). Answers the fields and the file.
+   */
+  function brandForm(ctx: ApiContext, bytes: Buffer): { body: Record<string, unknown>; logo: Buffer | null } {
+    const body: Record<string, unknown> = {};
+    let logo: Buffer | null = null;
+    for (const part of parseMultipart(bytes, ctx.get('content-type'))) {
+      if (part.name === 'brandColor' && part.filename === null) body.brandColor = part.data.toString('utf8');
+      else if (part.name === 'brandLogo' && part.filename !== null && logo === null) {
+        logos.check(part.data);
+        logo = part.data;
+      } else if (part.name === 'brandLogo')
+        throw new ValidationError('brandLogo', 'must be one file (a form part with a filename)');
+      else throw new ValidationError(part.name, 'is not a field of the brand form: brandColor, brandLogo');
+    }
+    return { body, logo };
+  }
+
   router.put('/brand', async (ctx) => {
-    const body = asObject(ctx.state.body, '');
+    const form = ctx.state.multipart ? brandForm(ctx, ctx.state.multipart) : null;
+    const body = form ? { ...form.body, brandLogo: undefined } : asObject(ctx.state.body, '');
     const brandColor =
       optionalString(body, 'brandColor', '', { pattern: HEX_COLOR, hint: 'must be a hex color such as #1a2b3c' }) ??
       null;
-    const brandLogo = optionalUrl(body, 'brandLogo') ?? (await load(ctx)).brandLogo;
-    if (!brandColor && body.brandLogo === undefined)
+    const uploaded = form?.logo ?? null;
+    let brandLogo = optionalUrl(body, 'brandLogo') ?? (await load(ctx)).brandLogo;
+    if (!brandColor && body.brandLogo === undefined && !uploaded)
       throw new ValidationError('brandColor', 'is required', 'parameter_missing');
+    if (uploaded) brandLogo = await logos.save(ctx.state.tenant, uploaded);
     await run(ctx, { type: 'UpdateBranding', brandColor: brandColor ?? (await load(ctx)).brandColor, brandLogo });
-    ctx.body = publicOrganization(await load(ctx));
+    ctx.body = present(await load(ctx));
   });
 
   router.delete('/brand-logo', async (ctx) => {
     const org = await load(ctx);
     await run(ctx, { type: 'UpdateBranding', brandColor: org.brandColor, brandLogo: null });
-    ctx.body = publicOrganization(await load(ctx));
+    ctx.body = done('brand logo deleted');
   });
 
   router.get('/payment-setting', async (ctx) => {
@@ -179,6 +217,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
 
   router.get('/withdrawal-addresses', async (ctx) => {
     const org = await load(ctx);
+    // A bare array, as the reference answers here (unlike its other lists).
     ctx.body = org.withdrawalAddresses;
   });
 
@@ -221,13 +260,13 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
   router.delete('/withdrawal-addresses/:id', async (ctx) => {
     const current = await findAddress(ctx);
     await run(ctx, { type: 'RemoveWithdrawalAddress', id: current.id });
-    ctx.body = { success: true };
+    ctx.body = done('withdrawal address deleted');
   });
 
   router.post('/withdrawal-addresses/:id/mark-as-default', async (ctx) => {
     const current = await findAddress(ctx);
     await run(ctx, { type: 'MarkWithdrawalAddressDefault', id: current.id });
-    ctx.body = await findAddress(ctx);
+    ctx.body = done('withdrawal address marked as default');
   });
 
   mountInvoiceSetting(router, deps);

@@ -3,7 +3,7 @@ import { checkoutSessionAggregate } from '../../../machines/checkout-session.agg
 import { isEmail } from '../../actors/customer.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
-import { publicCheckoutSession } from '../../projections/public-views.ts';
+import { sessionPresenter } from './checkout-sessions.ts';
 import { InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { deterministicId } from '../../shared/ids.ts';
 import { asObject, optionalString } from '../../shared/input.ts';
@@ -36,12 +36,12 @@ export function paymentIntentRoutes(deps: ApiDeps): Router<ApiState> {
     return session;
   };
 
+  const presentSession = sessionPresenter(deps);
   const present = (session: CheckoutSessionDoc) => {
-    const { paymentIntent } = publicCheckoutSession(session);
+    const { paymentIntent } = presentSession(session);
     return {
       ...paymentIntent,
       object: 'payment_intent',
-      paymentMethodId: paymentIntent.paymentMethod?.id ?? null,
       checkoutSessionId: session.id,
       isMarkRefunded: paymentIntent.isMarkRefunded ?? false,
       markRefundedAt: paymentIntent.markRefundedAt ?? null,

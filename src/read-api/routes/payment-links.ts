@@ -19,6 +19,8 @@ import {
 } from '../../../machines/payment-link.types.ts';
 import { priceAggregate, productAggregate, type Price, type Product } from '../../actors/catalog.ts';
 import { CURRENCIES } from '../../actors/line-items.ts';
+
+type Currency = (typeof CURRENCIES)[number];
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
 import { DECIMAL } from '../../shared/decimal.ts';
@@ -301,6 +303,27 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     return doc;
   }
 
+  /**
+   * The link's currency: the reference's `currencies` (and `preferredCurrency`, which must be one of
+   * them), or the deprecated `currency`. A Weir price has one currency, so a list of several sells in
+   * the preferred one (else the first); the payer still picks any asset of it on any chain.
+   */
+  function linkCurrency(body: Input): Currency | undefined {
+    const listed = optionalArray(body, 'currencies', '', { min: 1, max: CURRENCIES.length });
+    const currencies = listed?.map((value, i) => {
+      if (typeof value !== 'string' || !(CURRENCIES as readonly string[]).includes(value))
+        throw new ValidationError(`currencies[${i}]`, `must be one of ${CURRENCIES.join(', ')}`);
+      return value as Currency;
+    });
+    const preferred = optionalEnum(body, 'preferredCurrency', CURRENCIES);
+    const deprecated = optionalEnum(body, 'currency', CURRENCIES);
+    if (currencies && preferred && !currencies.includes(preferred))
+      throw new ValidationError('preferredCurrency', `must be one of currencies (${currencies.join(', ')})`);
+    if (currencies && deprecated && !currencies.includes(deprecated))
+      throw new ValidationError('currency', `must be one of currencies (${currencies.join(', ')})`);
+    return deprecated ?? preferred ?? currencies?.[0];
+  }
+
   /** Which price the new link sells, checked against `pricing` when the request names it. Writes nothing. */
   async function resolvePricing(ctx: ApiContext, body: Input, linkId: string, title: string): Promise<ResolvedPricing> {
     const { tenant } = ctx.state;
@@ -308,7 +331,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     const priceId = optionalString(body, 'priceId', '', { max: 64 });
     const productId = optionalString(body, 'productId', '', { max: 64 });
     const amount = nullableAmount(body, 'amount') ?? undefined;
-    const currency = optionalEnum(body, 'currency', CURRENCIES) ?? optionalEnum(body, 'preferredCurrency', CURRENCIES);
+    const currency = linkCurrency(body);
     const needCurrency = () =>
       currency ??
       (() => {
@@ -528,7 +551,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
   router.delete('/:id', async (ctx) => {
     const link = await loadLink(ctx);
     await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type: 'DeletePaymentLink' });
-    ctx.body = { statusCode: 200, message: `payment link ${link.id} deleted` };
+    ctx.body = { message: `payment link ${link.id} deleted`, statusCode: 200 };
   });
 
   // The reference uses PUT for these; POST is accepted too, like the other resources' actions.

@@ -64,6 +64,7 @@ test('toRailNetwork gives ids <network>:<symbol>, the chain id on each asset and
     environment: 'test',
     nativeCurrency: { symbol: 'ETH', decimals: 18 },
     explorerTxUrl: 'https://scan.example/tx/{hash}',
+    explorerName: 'Example Scan',
     assets: [
       {
         id: 'example-chain:eth',

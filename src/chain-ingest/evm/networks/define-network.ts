@@ -156,6 +156,7 @@ export function toRailNetwork(network: EvmNetworkDefinition): RailNetwork {
     environment: network.environment,
     nativeCurrency: { symbol: network.nativeCurrency.symbol, decimals: network.nativeCurrency.decimals },
     explorerTxUrl: network.explorer.txUrl,
+    explorerName: network.explorer.name,
     assets: network.assets.map((asset) => toAssetRef(network, asset)),
   };
 }
