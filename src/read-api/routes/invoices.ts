@@ -229,8 +229,10 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       customers.get(doc.customerId),
       orgs.get(organizationRecordId(doc.organizationId, doc.environment)),
     ]);
+    const view = publicInvoice(doc);
+    // The public view's lines (with their tax fields), each with its catalog price.
     const data = await Promise.all(
-      doc.lineItems.data.map(async (line) => {
+      view.lineItems.data.map(async (line) => {
         const price = line.priceId ? await prices.get(line.priceId) : null;
         const product = price ? await products.get(price.productId) : null;
         if (!price) return { ...line, price: null };
@@ -246,8 +248,8 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     );
     const paymentSettingId = org ? org.id : null;
     return {
-      ...publicInvoice(doc),
-      lineItems: { ...doc.lineItems, data },
+      ...view,
+      lineItems: { ...view.lineItems, data },
       customer: customer ? presentCustomer(customer) : null,
       autoAdvance: doc.subscriptionId !== null,
       paymentSettingId,
