@@ -31,6 +31,8 @@ import { hostedCheckoutRoutes } from './routes/hosted-checkout.ts';
 import { hostedTestWalletRoutes } from './routes/hosted-test-wallet.ts';
 import { organizationRoutes } from './routes/organization.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
+import { apiDocsRoutes, isDocsPath } from './routes/api-docs.ts';
+import type { MountedAreas } from './schema/openapi-document.ts';
 
 /**
  * `GET /health`, for load balancers and operators: 200 while Weir is `ok` or `degraded` (it still
@@ -63,7 +65,7 @@ export type HttpDeps = ApiDeps & {
  * so a new route cannot escape either.
  */
 export function httpRouters(deps: HttpDeps) {
-  return {
+  const areas = {
     /** `/api/v1/*`, in the order they are tried. */
     api: [
       checkoutSessionRoutes(deps),
@@ -87,6 +89,9 @@ export function httpRouters(deps: HttpDeps) {
     /** Absent when no admin token is configured. */
     admin: deps.adminToken ? adminRoutes(deps) : null,
   };
+  /** `/api/v1/openapi.json` (every route above, and its own) and the `/docs` page: no key needed. */
+  const docs = apiDocsRoutes(() => ({ ...areas, docs }) as unknown as MountedAreas);
+  return { ...areas, docs };
 }
 
 /** The HTTP face of Weir: public hosted pages, and the authenticated `/api/v1`. */
@@ -151,6 +156,7 @@ export function createApiApp(
   // The payment link's form reads its own body (a form, not JSON).
   const paymentLinkPages = publicPages([], routers.pay);
   const assets = compose<ApiState>(mounted(routers.assets));
+  const docs = compose<ApiState>([limits.hosted, ...mounted(routers.docs)]);
   const admin =
     deps.adminToken && routers.admin
       ? compose<ApiState>([
@@ -164,6 +170,7 @@ export function createApiApp(
   // One dispatch by path prefix, so a request only meets the middleware of its own area.
   app.use((ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
+    if (isDocsPath(ctx.path)) return docs(ctx, next);
     if (ctx.path.startsWith('/api/')) return api(ctx, next);
     if (ctx.path.startsWith('/checkout/')) return hosted(ctx, next);
     if (ctx.path.startsWith('/invoices/')) return hostedInvoices(ctx, next);
