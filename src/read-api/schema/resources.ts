@@ -78,7 +78,8 @@ export const SubscriptionSchema = z
     cancelAtPeriodEnd: z.boolean(),
     cancelAt: timestamp().nullable(),
     canceledAt: timestamp().nullable(),
-    cancellationReason: z.literal('cancellation_requested').nullable(),
+    // z.enum, not z.literal: zod-to-openapi leaves null out of a nullable literal's enum.
+    cancellationReason: z.enum(['cancellation_requested']).nullable(),
     cancellationComment: z.string().nullable(),
     endedAt: timestamp().nullable(),
     pausedAt: timestamp().nullable(),
