@@ -156,7 +156,8 @@ export function createApiApp(
   // The payment link's form reads its own body (a form, not JSON).
   const paymentLinkPages = publicPages([], routers.pay);
   const assets = compose<ApiState>(mounted(routers.assets));
-  const docs = compose<ApiState>([limits.hosted, ...mounted(routers.docs)]);
+  // Like /health, not counted against a client's rate limits: the answers are built once and kept.
+  const docs = compose<ApiState>(mounted(routers.docs));
   const admin =
     deps.adminToken && routers.admin
       ? compose<ApiState>([
