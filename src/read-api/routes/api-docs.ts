@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import Router from '@koa/router';
 import type { ApiState } from '../api-context.ts';
 import { type MountedAreas, OPENAPI_PATH, openApiDocument } from '../schema/openapi-document.ts';
+import { schemaRoutes } from '../schema/route.ts';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -42,9 +43,10 @@ const bundle = () =>
  */
 export function apiDocsRoutes(areas: () => MountedAreas): Router<ApiState> {
   const router = new Router<ApiState>();
+  const routes = schemaRoutes(router, { tag: 'Docs', auth: 'public' });
   let document: string | undefined;
 
-  router.get(OPENAPI_PATH, (ctx) => {
+  routes.route({ method: 'get', path: OPENAPI_PATH, summary: 'This OpenAPI 3.1 document' }, (ctx) => {
     document ??= JSON.stringify(openApiDocument(areas(), { version: VERSION }));
     ctx.set('Cache-Control', 'no-cache');
     ctx.set('Access-Control-Allow-Origin', '*');
@@ -52,7 +54,7 @@ export function apiDocsRoutes(areas: () => MountedAreas): Router<ApiState> {
     ctx.body = document;
   });
 
-  router.get('/docs', (ctx) => {
+  routes.route({ method: 'get', path: '/docs', summary: 'The API reference page (HTML)' }, (ctx) => {
     ctx.set('Content-Security-Policy', DOCS_CSP);
     ctx.set('Referrer-Policy', 'no-referrer');
     ctx.set('X-Frame-Options', 'DENY');
@@ -60,7 +62,7 @@ export function apiDocsRoutes(areas: () => MountedAreas): Router<ApiState> {
     ctx.body = PAGE;
   });
 
-  router.get(REDOC_PATH, (ctx) => {
+  routes.route({ method: 'get', path: REDOC_PATH, summary: "The reference page's script (Redoc)" }, (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=86400');
     ctx.type = 'text/javascript; charset=utf-8';
     ctx.body = bundle();

@@ -174,10 +174,20 @@ function declaredOperation(route: DeclaredRoute, method: Method, path: string, n
 const securityOf = (auth: Auth) =>
   auth === 'secretKey' ? [{ secretKey: [] }] : auth === 'admin' ? [{ adminToken: [] }] : [];
 
+const AREA_TAGS: Record<string, string> = {
+  checkout: 'Hosted checkout',
+  invoices: 'Hosted invoices',
+  pay: 'Hosted payment links',
+  assets: 'Static assets',
+  admin: 'Admin',
+  docs: 'Docs',
+};
+
 /** A tag for a route not declared yet: its resource (`/api/v1/invoices/…` → Invoices), or its area. */
 function tagOf(area: string, path: string): string {
   const resource = /^\/api\/v1\/([a-z-]+)/.exec(path)?.[1];
-  const name = area === 'api' && resource ? resource : area === 'api' ? 'API' : `${area} pages`;
+  if (area !== 'api') return AREA_TAGS[area] ?? area;
+  const name = resource ?? 'API';
   return name.charAt(0).toUpperCase() + name.slice(1).replace(/-/g, ' ');
 }
 
@@ -264,8 +274,14 @@ export function openApiDocument(areas: MountedAreas, info: { version: string; se
   }
   for (const route of EXTRA_ROUTES) registry.registerPath(route);
   for (const webhook of webhookDefinitions()) registry.registerWebhook(webhook);
+  // Tags in the order routes are mounted (the API first), the webhooks last.
+  const tags = new Set<string>();
+  for (const definition of registry.definitions)
+    if (definition.type === 'route') for (const tag of definition.route.tags ?? []) tags.add(tag);
+  tags.add('Webhooks');
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
+    tags: [...tags].map((name) => ({ name })),
     info: {
       title: 'Weir API',
       version: info.version,
