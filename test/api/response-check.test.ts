@@ -1,5 +1,5 @@
 import test from 'ava';
-import { responseCheckFor } from '../support/response-check.ts';
+import { checkWebhookBody, responseCheckFor } from '../support/response-check.ts';
 import { startTestWeir } from '../support/weir-harness.ts';
 
 test('an answer that does not match its route in the served document throws, naming the route', async (t) => {
@@ -27,4 +27,15 @@ test('an answer that does not match its route in the served document throws, nam
   // Not JSON, or a status the route declares no schema for: nothing to check.
   t.notThrows(() => check('GET', `${weir.url}/checkout/abc`, 200, 'text/html', '<html></html>'));
   t.notThrows(() => check('POST', `${weir.url}/api/v1/invoices`, 200, json, { anything: true }));
+});
+
+test('a delivered webhook that does not match its documented payload throws; other bodies are let be', (t) => {
+  const event = (type: string, object: unknown) =>
+    JSON.stringify({ id: 'e1', apiVersion: '2026-11-01', created: 1, object: 'subscription', type, data: { object } });
+  t.throws(() => checkWebhookBody(event('customer.subscription.created', { id: 's1' })), {
+    message: /customer\.subscription\.created webhook does not match the OpenAPI document/,
+  });
+  t.throws(() => checkWebhookBody(event('nobody.sends.this', { id: 'x' })), { message: /not in the OpenAPI document/ });
+  t.notThrows(() => checkWebhookBody(event('checkout_session.completed', { id: 'cs1', anything: 1 })));
+  t.notThrows(() => checkWebhookBody('plain text'));
 });

@@ -1,5 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { openApiDocument } from '../../src/read-api/schema/openapi-document.ts';
 
 /**
  * Checks the answers API tests receive against Weir's own OpenAPI document, so the document
@@ -86,4 +87,50 @@ export function responseCheckFor(baseUrl: string): Promise<ResponseCheck | null>
     documents.set(baseUrl, pending);
   }
   return pending;
+}
+
+let webhookChecker: ((body: string) => void) | undefined;
+
+/**
+ * Checks a delivered webhook body against the document's `webhooks` entry for its type (the
+ * document built in-process: the webhooks do not depend on the routes), so the documented
+ * payloads cannot drift either. Throws on a mismatch or an undocumented type.
+ */
+export function checkWebhookBody(body: string): void {
+  if (!webhookChecker) {
+    const document = openApiDocument({}, { version: 'test' }) as {
+      webhooks?: Record<string, { post?: { requestBody?: { content?: Record<string, MediaType> } } }>;
+      components?: unknown;
+    };
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const validators = new Map<string, ValidateFunction>();
+    let ids = 0;
+    webhookChecker = (text) => {
+      let event: { type?: unknown; data?: unknown };
+      try {
+        event = JSON.parse(text) as typeof event;
+      } catch {
+        return; // not a webhook: some tests post other things to their receiver
+      }
+      if (typeof event?.type !== 'string' || event.data === undefined) return;
+      const type = event.type;
+      let validate = validators.get(type);
+      if (!validate) {
+        const schema = document.webhooks?.[type]?.post?.requestBody?.content?.['application/json']?.schema;
+        if (!schema || typeof schema !== 'object') throw new Error(`webhook ${type} is not in the OpenAPI document`);
+        validate = ajv.compile({
+          $id: `https://weir.invalid/webhook/${ids++}`,
+          components: document.components,
+          ...schema,
+        });
+        validators.set(type, validate);
+      }
+      if (!validate(event))
+        throw new Error(
+          `the ${type} webhook does not match the OpenAPI document: ${ajv.errorsText(validate.errors)}\n${text.slice(0, 2000)}`,
+        );
+    };
+  }
+  webhookChecker(body);
 }
