@@ -35,6 +35,8 @@ import { organizationRoutes } from './routes/organization.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { paymentIntentRoutes } from './routes/payment-intents.ts';
 import { transactionRoutes } from './routes/transactions.ts';
+import { apiDocsRoutes, isDocsPath } from './routes/api-docs.ts';
+import type { MountedAreas } from './schema/openapi-document.ts';
 
 /**
  * `GET /health`, for load balancers and operators: 200 while Weir is `ok` or `degraded` (it still
@@ -67,7 +69,7 @@ export type HttpDeps = ApiDeps & {
  * so a new route cannot escape either.
  */
 export function httpRouters(deps: HttpDeps) {
-  return {
+  const areas = {
     /** `/api/v1/*`, in the order they are tried. */
     api: [
       checkoutSessionRoutes(deps),
@@ -94,6 +96,9 @@ export function httpRouters(deps: HttpDeps) {
     /** Absent when no admin token is configured. */
     admin: deps.adminToken ? adminRoutes(deps) : null,
   };
+  /** `/api/v1/openapi.json` (every route above, and its own) and the `/docs` page: no key needed. */
+  const docs = apiDocsRoutes(() => ({ ...areas, docs }) as unknown as MountedAreas);
+  return { ...areas, docs };
 }
 
 /** The HTTP face of Weir: public hosted pages, and the authenticated `/api/v1`. */
@@ -164,6 +169,8 @@ export function createApiApp(
     if (ctx.path.startsWith('/assets/logos/') && (await logos.serve(ctx))) return;
     return hostedAssets(ctx, next);
   };
+  // Like /health, not counted against a client's rate limits: the answers are built once and kept.
+  const docs = compose<ApiState>(mounted(routers.docs));
   const admin =
     deps.adminToken && routers.admin
       ? compose<ApiState>([
@@ -177,6 +184,7 @@ export function createApiApp(
   // One dispatch by path prefix, so a request only meets the middleware of its own area.
   app.use((ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
+    if (isDocsPath(ctx.path)) return docs(ctx, next);
     if (ctx.path.startsWith('/api/')) return api(ctx, next);
     if (ctx.path.startsWith('/checkout/')) return hosted(ctx, next);
     if (ctx.path.startsWith('/invoices/')) return hostedInvoices(ctx, next);

@@ -73,12 +73,18 @@ test('create validates url, description and enabledEvents', async (t) => {
     () => api.post(ENDPOINTS, { ...valid, enabledEvents: { events: 'checkout_session.completed' } }),
     { field: 'enabledEvents.events' },
   );
-  await assertRejectedWithoutWrite(
-    t,
-    weir,
-    () => api.post(ENDPOINTS, { ...valid, enabledEvents: ['checkout_session.completed'] }),
-    { field: 'enabledEvents' },
-  );
+  // The reference's plain array is taken too (see the end of this test); its items are checked the same way.
+  await assertRejectedWithoutWrite(t, weir, () => api.post(ENDPOINTS, { ...valid, enabledEvents: ['nope'] }), {
+    field: 'enabledEvents[0]',
+    message: /"nope" is not an event type/,
+  });
+  await assertRejectedWithoutWrite(t, weir, () => api.post(ENDPOINTS, { ...valid, enabledEvents: [] }), {
+    field: 'enabledEvents',
+  });
+  await assertRejectedWithoutWrite(t, weir, () => api.post(ENDPOINTS, { ...valid, enabledEvents: 'invoice.paid' }), {
+    field: 'enabledEvents',
+    message: /must be an object/,
+  });
   await assertRejectedWithoutWrite(
     t,
     weir,
@@ -130,6 +136,13 @@ test('create validates url, description and enabledEvents', async (t) => {
   t.is(all.status, 200, JSON.stringify(all.body));
   const star = await api.post<Endpoint>(ENDPOINTS, { ...valid, enabledEvents: { events: ['*', '*'] } });
   t.deepEqual(star.body.enabledEvents, { events: ['*'] }, 'duplicates are dropped');
+
+  // The reference's plain array of event types, at create and at update.
+  const plain = await api.post<Endpoint>(ENDPOINTS, { ...valid, enabledEvents: ['invoice.paid', 'invoice.paid'] });
+  t.is(plain.status, 200, JSON.stringify(plain.body));
+  t.deepEqual(plain.body.enabledEvents, { events: ['invoice.paid'] });
+  const updated = await api.put<Endpoint>(`${ENDPOINTS}/${plain.body.id}`, { enabledEvents: ['*'] });
+  t.deepEqual(updated.body.enabledEvents, { events: ['*'] });
 });
 
 test('create, list, get, update, regenerate, delete', async (t) => {

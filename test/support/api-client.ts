@@ -1,7 +1,14 @@
+import { responseCheckFor } from './response-check.ts';
+
 /** A tiny JSON client for Weir's HTTP API, for tests and benchmarks. */
 export type ApiResponse<T = Record<string, unknown>> = { status: number; body: T; headers: Headers };
 
-export function apiClient(baseUrl: string, key?: string) {
+/**
+ * Each answer is checked against the OpenAPI document the server serves (see response-check.ts):
+ * one that does not match its route's declared schema throws. `checkResponses: false` skips it.
+ */
+export function apiClient(baseUrl: string, key?: string, options: { checkResponses?: boolean } = {}) {
+  const check = () => (options.checkResponses === false ? null : responseCheckFor(baseUrl));
   async function call<T = Record<string, unknown>>(
     method: string,
     path: string,
@@ -24,6 +31,7 @@ export function apiClient(baseUrl: string, key?: string) {
     } catch {
       /* not JSON: keep text */
     }
+    (await check())?.(method, `${baseUrl}${path}`, response.status, response.headers.get('content-type') ?? '', parsed);
     return { status: response.status, body: parsed as T, headers: response.headers };
   }
   return {

@@ -1,10 +1,12 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checkWebhookBody } from './response-check.ts';
 
 export type ReceivedWebhook = { headers: IncomingHttpHeaders; body: string; at: number; answered: number | null };
 
 /**
- * A local webhook receiver that records every request. `respond` decides each answer: a status
+ * A local webhook receiver that records every request. Each body is checked against the OpenAPI
+ * document's webhooks: a mismatch makes `waitFor` reject, failing the test that met it. `respond` decides each answer: a status
  * code, or `'hang'` to never answer (a receiver that times out or a process killed mid-request).
  */
 export async function startWebhookReceiver(
@@ -12,6 +14,7 @@ export async function startWebhookReceiver(
 ) {
   const received: ReceivedWebhook[] = [];
   const waiters = new Set<() => void>();
+  const mismatches: Error[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -22,6 +25,11 @@ export async function startWebhookReceiver(
         at: Date.now(),
         answered: null,
       };
+      try {
+        checkWebhookBody(request.body);
+      } catch (error) {
+        mismatches.push(error as Error);
+      }
       const answer = respond(request, received.length);
       // Recorded before the waiters look, so a predicate on `answered` sees this request's answer.
       if (answer !== 'hang') request.answered = answer;
@@ -38,10 +46,15 @@ export async function startWebhookReceiver(
     received,
     /** Resolves when `predicate` holds for the requests received so far. */
     async waitFor(predicate: (all: ReceivedWebhook[]) => boolean, timeoutMs = 15_000): Promise<ReceivedWebhook[]> {
+      if (mismatches[0]) throw mismatches[0];
       if (predicate(received)) return received;
       return new Promise((resolve, reject) => {
         const check = () => {
-          if (predicate(received)) {
+          if (mismatches[0]) {
+            clearTimeout(timer);
+            waiters.delete(check);
+            reject(mismatches[0]);
+          } else if (predicate(received)) {
             clearTimeout(timer);
             waiters.delete(check);
             resolve(received);

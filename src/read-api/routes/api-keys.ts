@@ -3,11 +3,23 @@ import { apiKeyAggregate } from '../../actors/api-key.ts';
 import { COLLECTIONS, type ApiKeyDoc } from '../../projections/collections.ts';
 import { publicApiKey } from '../../projections/public-views.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { asObject, optionalString } from '../../shared/input.ts';
 import { generateApiKey, hashSecret } from '../../tenancy/secrets.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
+import {
+  bodyObject,
+  idParams,
+  invalidFields,
+  listOf,
+  listQuery,
+  notFound,
+  optional,
+  text,
+  z,
+} from '../schema/fields.ts';
+import { ApiKeySchema, IssuedApiKeySchema, SuccessSchema } from '../schema/resources.ts';
+import { schemaRoutes } from '../schema/route.ts';
 
 /** Secret keys of the caller's organization and environment. The secret is shown only when made. */
 export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
@@ -19,60 +31,126 @@ export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
     return doc;
   };
 
-  router.get('/', async (ctx) => {
-    ctx.body = await listPage(ctx, keys, { base: { deleted: false }, present: publicApiKey });
-  });
+  const api = schemaRoutes(router, { tag: 'API keys', auth: 'secretKey' });
+  const params = idParams('API key');
 
-  router.get('/:id', async (ctx) => {
-    ctx.body = publicApiKey(await load(ctx));
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/',
+      summary: "List the organization's secret keys",
+      description: 'Keys of the calling key’s environment; secrets are never shown again, only `maskedKey`.',
+      query: listQuery({}),
+      response: listOf(ApiKeySchema),
+      errors: [invalidFields()],
+    },
+    (ctx) => listPage(ctx, keys, { base: { deleted: false }, present: publicApiKey }),
+  );
 
-  router.post('/', async (ctx) => {
-    const body = ctx.state.body === undefined ? {} : asObject(ctx.state.body, '');
-    const name = optionalString(body, 'name', '', { min: 1, max: 100 }) ?? `${ctx.state.tenant.environment} key`;
-    const { tenant } = ctx.state;
-    const secret = generateApiKey(tenant.environment);
-    const id = idsOf(ctx)();
-    await commandFor(deps, ctx, apiKeyAggregate, id, {
-      type: 'IssueApiKey',
-      id,
-      organizationId: tenant.organizationId,
-      environment: tenant.environment,
-      name,
-      secretHash: hashSecret(secret),
-      last4: secret.slice(-4),
-    });
-    const issued = (await keys.get(id))!;
-    if (issued.secretHash !== hashSecret(secret)) {
-      // This request run again (same Idempotency-Key and body) after a failure that came after its
-      // write: the secret issued then was never shown, and only its hash is kept.
-      throw new ConflictError(
-        `this request already issued API key ${id}, whose secret was never shown and is not kept: regenerate it with POST /api/v1/api-keys/${id}/regenerate, or delete it`,
-        'api_key_secret_not_delivered',
-      );
-    }
-    ctx.body = { ...publicApiKey(issued), secretKey: secret };
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/:id',
+      summary: 'Read a secret key',
+      params,
+      response: ApiKeySchema,
+      errors: [notFound('API key')],
+    },
+    async (ctx) => publicApiKey(await load(ctx)),
+  );
 
-  router.post('/:id/regenerate', async (ctx) => {
-    const key = await load(ctx);
-    const secret = generateApiKey(key.environment);
-    await commandFor(deps, ctx, apiKeyAggregate, key.id, {
-      type: 'RegenerateApiKey',
-      secretHash: hashSecret(secret),
-      last4: secret.slice(-4),
-    });
-    ctx.body = { ...publicApiKey((await keys.get(key.id))!), secretKey: secret };
-  });
+  api.route(
+    {
+      method: 'post',
+      path: '/',
+      summary: 'Create a secret key',
+      description: 'The secret is in this answer only: Weir keeps its hash.',
+      body: bodyObject({ name: optional(text({ min: 1, max: 100 })).openapi({ example: 'shop backend' }) }),
+      bodyOptional: true,
+      response: IssuedApiKeySchema,
+      errors: [
+        invalidFields('parameter_invalid_string_empty'),
+        {
+          status: 409,
+          codes: ['api_key_secret_not_delivered', 'idempotency_key_in_use'],
+          description: 'A retry of a create whose secret was lost: regenerate or delete that key',
+        },
+      ],
+    },
+    async (ctx, { body }) => {
+      const { tenant } = ctx.state;
+      const name = body.name ?? `${tenant.environment} key`;
+      const secret = generateApiKey(tenant.environment);
+      const id = idsOf(ctx)();
+      await commandFor(deps, ctx, apiKeyAggregate, id, {
+        type: 'IssueApiKey',
+        id,
+        organizationId: tenant.organizationId,
+        environment: tenant.environment,
+        name,
+        secretHash: hashSecret(secret),
+        last4: secret.slice(-4),
+      });
+      const issued = (await keys.get(id))!;
+      if (issued.secretHash !== hashSecret(secret)) {
+        // This request run again (same Idempotency-Key and body) after a failure that came after its
+        // write: the secret issued then was never shown, and only its hash is kept.
+        throw new ConflictError(
+          `this request already issued API key ${id}, whose secret was never shown and is not kept: regenerate it with POST /api/v1/api-keys/${id}/regenerate, or delete it`,
+          'api_key_secret_not_delivered',
+        );
+      }
+      return { ...publicApiKey(issued), secretKey: secret };
+    },
+  );
 
-  router.delete('/:id', async (ctx) => {
-    const key = await load(ctx);
-    if (key.id === ctx.state.tenant.keyId && ctx.query.force !== 'true') {
-      throw new ValidationError('id', 'this is the key making the request; pass ?force=true to delete it anyway');
-    }
-    await commandFor(deps, ctx, apiKeyAggregate, key.id, { type: 'DeleteApiKey' });
-    ctx.body = { success: true };
-  });
+  api.route(
+    {
+      method: 'post',
+      path: '/:id/regenerate',
+      summary: "Replace a secret key's secret",
+      description: 'The old secret stops working at once; the new one is in this answer only.',
+      params,
+      response: IssuedApiKeySchema,
+      errors: [notFound('API key')],
+    },
+    async (ctx) => {
+      const key = await load(ctx);
+      const secret = generateApiKey(key.environment);
+      await commandFor(deps, ctx, apiKeyAggregate, key.id, {
+        type: 'RegenerateApiKey',
+        secretHash: hashSecret(secret),
+        last4: secret.slice(-4),
+      });
+      return { ...publicApiKey((await keys.get(key.id))!), secretKey: secret };
+    },
+  );
+
+  api.route(
+    {
+      method: 'delete',
+      path: '/:id',
+      summary: 'Delete a secret key',
+      description: 'Deleting the key that makes the request needs `?force=true`.',
+      params,
+      query: z.looseObject({
+        force: z.string().optional().openapi({ description: '`true` to delete the key making the request' }),
+      }),
+      response: SuccessSchema,
+      errors: [
+        { status: 400, codes: ['parameter_invalid'], description: 'The key making the request, without force' },
+        notFound('API key'),
+      ],
+    },
+    async (ctx, { query }) => {
+      const key = await load(ctx);
+      if (key.id === ctx.state.tenant.keyId && query.force !== 'true') {
+        throw new ValidationError('id', 'this is the key making the request; pass ?force=true to delete it anyway');
+      }
+      await commandFor(deps, ctx, apiKeyAggregate, key.id, { type: 'DeleteApiKey' });
+      return { success: true };
+    },
+  );
 
   return router;
 }

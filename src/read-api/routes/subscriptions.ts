@@ -4,10 +4,22 @@ import type { SubscriptionCommand } from '../../../machines/subscription.decide.
 import { publicSubscription, SUBSCRIPTIONS, type SubscriptionDoc } from '../../projections/subscriptions.projection.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
-import { asObject, optionalString } from '../../shared/input.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
+import {
+  bodyObject,
+  idParams,
+  invalidFields,
+  listOf,
+  listQuery,
+  notFound,
+  optional,
+  queryFilter,
+  text,
+} from '../schema/fields.ts';
+import { SubscriptionSchema } from '../schema/resources.ts';
+import { schemaRoutes } from '../schema/route.ts';
 
 const STATUSES = [
   'incomplete',
@@ -40,34 +52,114 @@ export function subscriptionRoutes(deps: ApiDeps): Router<ApiState> {
   const run = async (ctx: ApiContext, command: SubscriptionCommand) => {
     const subscription = await load(ctx);
     await commandFor(deps, ctx, subscriptionAggregate, subscription.id, command);
-    ctx.body = publicSubscription((await subscriptions.get(subscription.id))!);
+    return publicSubscription((await subscriptions.get(subscription.id))!);
   };
-  const comment = (ctx: ApiContext): string | null => {
-    const body = ctx.state.body === undefined || ctx.state.body === null ? {} : asObject(ctx.state.body, '');
-    return optionalString(body, 'cancellationComment', '', { max: 500 }) ?? null;
-  };
+  const api = schemaRoutes(router, { tag: 'Subscriptions', auth: 'secretKey' });
+  const params = idParams('subscription');
+  const CancelBody = bodyObject({
+    cancellationComment: optional(text({ max: 500 })).openapi({ example: 'moved to the yearly plan' }),
+  }).openapi('SubscriptionCancelRequest');
+  const statusErrors = [
+    notFound('subscription'),
+    {
+      status: 400,
+      codes: ['status_transition_invalid', 'parameter_invalid'],
+      description: "The subscription's status forbids the operation",
+    },
+  ];
 
-  router.get('/', async (ctx) => {
-    ctx.body = await listPage(ctx, subscriptions, {
-      present: publicSubscription,
-      dateFields: ['startDate', 'endedAt'],
-      filters: {
-        ids: { field: 'id', kind: 'csv' },
-        status: { values: STATUSES },
-        customerId: {},
-        currency: {},
-        clientReferenceId: {},
-        priceId: { field: 'items.priceId' },
-        productId: { field: 'items.productId' },
-      },
-    });
-  });
-  router.get('/:id', async (ctx) => {
-    ctx.body = publicSubscription(await load(ctx));
-  });
-  router.post('/:id/cancel', (ctx) => run(ctx, { type: 'CancelSubscription', comment: comment(ctx) }));
-  router.post('/:id/end', (ctx) => run(ctx, { type: 'EndSubscription', comment: comment(ctx) }));
-  router.post('/:id/resume', (ctx) => run(ctx, { type: 'ResumeSubscription' }));
-  router.post('/:id/pause', (ctx) => run(ctx, { type: 'PauseSubscription' }));
+  api.route(
+    {
+      method: 'get',
+      path: '/',
+      summary: 'List subscriptions',
+      description: 'Newest first; `startDate` and `endedAt` take the same `[gt|gte|lt|lte]` bounds as `createdAt`.',
+      query: listQuery({
+        ids: queryFilter('Comma-separated subscription ids'),
+        status: queryFilter(`One of ${STATUSES.join(', ')}`),
+        customerId: queryFilter("The customer's id"),
+        currency: queryFilter('An asset code, such as usdc'),
+        clientReferenceId: queryFilter('Your reference given at checkout'),
+        priceId: queryFilter('Subscriptions with an item of this price'),
+        productId: queryFilter('Subscriptions with an item of this product'),
+      }),
+      response: listOf(SubscriptionSchema),
+      errors: [invalidFields()],
+    },
+    (ctx) =>
+      listPage(ctx, subscriptions, {
+        present: publicSubscription,
+        dateFields: ['startDate', 'endedAt'],
+        filters: {
+          ids: { field: 'id', kind: 'csv' },
+          status: { values: STATUSES },
+          customerId: {},
+          currency: {},
+          clientReferenceId: {},
+          priceId: { field: 'items.priceId' },
+          productId: { field: 'items.productId' },
+        },
+      }),
+  );
+  api.route(
+    {
+      method: 'get',
+      path: '/:id',
+      summary: 'Read a subscription',
+      params,
+      response: SubscriptionSchema,
+      errors: [notFound('subscription')],
+    },
+    async (ctx) => publicSubscription(await load(ctx)),
+  );
+  api.route(
+    {
+      method: 'post',
+      path: '/:id/cancel',
+      summary: 'Cancel a subscription at the end of its period',
+      params,
+      body: CancelBody,
+      bodyOptional: true,
+      response: SubscriptionSchema,
+      errors: statusErrors,
+    },
+    (ctx, { body }) => run(ctx, { type: 'CancelSubscription', comment: body.cancellationComment ?? null }),
+  );
+  api.route(
+    {
+      method: 'post',
+      path: '/:id/end',
+      summary: 'End a subscription at once',
+      params,
+      body: CancelBody,
+      bodyOptional: true,
+      response: SubscriptionSchema,
+      errors: statusErrors,
+    },
+    (ctx, { body }) => run(ctx, { type: 'EndSubscription', comment: body.cancellationComment ?? null }),
+  );
+  api.route(
+    {
+      method: 'post',
+      path: '/:id/resume',
+      summary: 'Resume a subscription',
+      description: 'Revokes a pending cancel, or restarts a paused subscription.',
+      params,
+      response: SubscriptionSchema,
+      errors: statusErrors,
+    },
+    (ctx) => run(ctx, { type: 'ResumeSubscription' }),
+  );
+  api.route(
+    {
+      method: 'post',
+      path: '/:id/pause',
+      summary: 'Pause a subscription',
+      params,
+      response: SubscriptionSchema,
+      errors: statusErrors,
+    },
+    (ctx) => run(ctx, { type: 'PauseSubscription' }),
+  );
   return router;
 }

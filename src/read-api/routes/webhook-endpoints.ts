@@ -3,47 +3,102 @@ import { webhookEndpointAggregate, type WebhookEndpointChanges } from '../../act
 import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../../projections/collections.ts';
 import { publicWebhookEndpoint } from '../../projections/public-views.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
-import {
-  asObject,
-  optionalArray,
-  optionalBoolean,
-  optionalObject,
-  optionalString,
-  optionalUrl,
-  requiredString,
-  requiredUrl,
-} from '../../shared/input.ts';
 import { generateWebhookSecret } from '../../tenancy/secrets.ts';
 import { SPEC_EVENT_TYPE_NAMES, WEBHOOK_EVENT_TYPES, isWebhookEventType } from '../../webhooks/webhook-event-types.ts';
 import { checkWebhookTarget, WebhookTargetRefusedError, webhookTargetPolicy } from '../../webhooks/webhook-target.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
+import {
+  arrayOf,
+  bodyObject,
+  bool,
+  idParams,
+  invalidFields,
+  listOf,
+  listQuery,
+  notFound,
+  optional,
+  queryFilter,
+  requiredText,
+  text,
+  url,
+  withCode,
+  z,
+} from '../schema/fields.ts';
+import {
+  SuccessSchema,
+  WebhookDeliverySchema,
+  WebhookEndpointSchema,
+  WebhookEventTypeSchema,
+} from '../schema/resources.ts';
+import { schemaRoutes } from '../schema/route.ts';
 
-function enabledEvents(body: Record<string, unknown>, required: boolean): { events: string[] } | undefined {
-  const o = optionalObject(body, 'enabledEvents');
-  if (!o) {
-    if (required) throw new ValidationError('enabledEvents', 'is required', 'parameter_missing');
-    return undefined;
-  }
-  const events = optionalArray(o, 'events', 'enabledEvents', { min: 1, max: 50 });
-  if (!events) throw new ValidationError('enabledEvents.events', 'is required', 'parameter_missing');
-  events.forEach((e, i) => {
-    if (e === '*' || isWebhookEventType(e)) return;
-    const sentAs =
-      typeof e === 'string' && Object.hasOwn(SPEC_EVENT_TYPE_NAMES, e) ? SPEC_EVENT_TYPE_NAMES[e] : undefined;
-    if (sentAs)
-      throw new ValidationError(
-        `enabledEvents.events[${i}]`,
-        `${JSON.stringify(e)} is sent as ${sentAs}: subscribe to that`,
-      );
-    throw new ValidationError(
-      `enabledEvents.events[${i}]`,
-      `${JSON.stringify(e)} is not an event type; use * or one of GET /api/v1/webhook-endpoints/event-types`,
-    );
-  });
-  return { events: [...new Set(events as string[])] };
+/** Why `value` is not an event type an endpoint can subscribe to, or null when it is one. */
+function eventTypeProblem(value: unknown): string | null {
+  if (value === '*' || isWebhookEventType(value)) return null;
+  const sentAs =
+    typeof value === 'string' && Object.hasOwn(SPEC_EVENT_TYPE_NAMES, value) ? SPEC_EVENT_TYPE_NAMES[value] : undefined;
+  if (sentAs) return `${JSON.stringify(value)} is sent as ${sentAs}: subscribe to that`;
+  return `${JSON.stringify(value)} is not an event type; use * or one of GET /api/v1/webhook-endpoints/event-types`;
 }
+
+const eventType = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    const problem = eventTypeProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: withCode(problem) });
+  })
+  .transform((value) => value as string)
+  .openapi({ type: 'string', enum: ['*', ...WEBHOOK_EVENT_TYPES] });
+
+const events = arrayOf(eventType, { min: 1, max: 50 }).transform((list) => [...new Set(list)]);
+
+/**
+ * The kinds an endpoint receives: `{events: [...]}`, or the plain array the reference also takes.
+ * Duplicates are dropped.
+ */
+const EnabledEvents = z
+  .union(
+    [
+      z.object({ events: events.optional() }, { error: withCode('must be an object') }).transform((o, ctx) => {
+        if (o.events === undefined) {
+          ctx.addIssue({ code: 'custom', message: withCode('is required', 'parameter_missing'), path: ['events'] });
+          return z.NEVER;
+        }
+        return { events: o.events };
+      }),
+      events.transform((list) => ({ events: list })),
+    ],
+    { error: withCode('must be an object') },
+  )
+  .openapi('EnabledEvents', {
+    description: 'The event types sent to the endpoint: `{"events": [...]}` or the plain array',
+    example: { events: ['checkout_session.completed', 'invoice.paid'] },
+  });
+
+const EndpointCreate = bodyObject({
+  description: requiredText({ max: 500 }).openapi({ example: 'order fulfilment' }),
+  url: url({ required: true }),
+  isDisabled: optional(bool()),
+  enabledEvents: z
+    .unknown()
+    .refine((v) => v !== undefined && v !== null, withCode('is required', 'parameter_missing'))
+    .pipe(EnabledEvents),
+}).openapi('WebhookEndpointCreate', {
+  example: {
+    description: 'order fulfilment',
+    url: 'https://shop.example/weir-webhooks',
+    enabledEvents: { events: ['checkout_session.completed'] },
+  },
+});
+
+const EndpointUpdate = bodyObject({
+  description: optional(text({ max: 500 })),
+  url: optional(url()),
+  isDisabled: optional(bool()),
+  enabledEvents: optional(EnabledEvents),
+}).openapi('WebhookEndpointUpdate', { description: 'Only the fields sent change' });
 
 /** Webhook endpoints and their delivery logs. */
 export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
@@ -70,103 +125,196 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
   };
   const reload = async (id: string) => present((await endpoints.get(id))!);
 
-  router.get('/', async (ctx) => {
-    ctx.body = await listPage(ctx, endpoints, {
-      base: { deleted: false },
-      present,
-      filters: { ids: { field: 'id', kind: 'csv' }, isDisabled: { kind: 'boolean' } },
-    });
-  });
+  const api = schemaRoutes(router, { tag: 'Webhook endpoints', auth: 'secretKey' });
+  const params = idParams('webhook endpoint');
+  const badUrl = invalidFields('parameter_invalid_string_empty', 'url_invalid', 'url_not_allowed');
 
-  router.post('/', async (ctx) => {
-    const body = asObject(ctx.state.body, '');
-    const { tenant } = ctx.state;
-    const id = idsOf(ctx)();
-    await commandFor(deps, ctx, webhookEndpointAggregate, id, {
-      type: 'CreateWebhookEndpoint',
-      endpoint: {
-        id,
-        organizationId: tenant.organizationId,
-        environment: tenant.environment,
-        description: requiredString(body, 'description', '', { max: 500 }),
-        url: await targetUrl(ctx, requiredUrl(body, 'url')),
-        sealedSecret: deps.secretBox.seal(generateWebhookSecret()),
-        isDisabled: optionalBoolean(body, 'isDisabled') ?? false,
-        enabledEvents: enabledEvents(body, true)!,
-      },
-    });
-    ctx.body = await reload(id);
-  });
-
-  router.get('/event-types', (ctx) => {
-    ctx.body = { events: ['*', ...WEBHOOK_EVENT_TYPES] };
-  });
-
-  router.get('/:id', async (ctx) => {
-    ctx.body = present(await load(ctx));
-  });
-
-  router.put('/:id', async (ctx) => {
-    const endpoint = await load(ctx);
-    const body = asObject(ctx.state.body, '');
-    const changes: WebhookEndpointChanges = {};
-    const description = optionalString(body, 'description', '', { max: 500 });
-    if (description !== undefined) changes.description = description;
-    const url = optionalUrl(body, 'url');
-    if (url !== undefined) changes.url = await targetUrl(ctx, url);
-    const isDisabled = optionalBoolean(body, 'isDisabled');
-    if (isDisabled !== undefined) changes.isDisabled = isDisabled;
-    const events = enabledEvents(body, false);
-    if (events) changes.enabledEvents = events;
-    if (Object.keys(changes).length === 0)
-      throw new ValidationError(null, 'nothing to update: send description, url, isDisabled or enabledEvents');
-    await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, { type: 'UpdateWebhookEndpoint', changes });
-    ctx.body = await reload(endpoint.id);
-  });
-
-  router.delete('/:id', async (ctx) => {
-    const endpoint = await load(ctx);
-    await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, { type: 'DeleteWebhookEndpoint' });
-    ctx.body = { success: true };
-  });
-
-  router.post('/:id/regenerate', async (ctx) => {
-    const endpoint = await load(ctx);
-    await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, {
-      type: 'RegenerateWebhookSecret',
-      sealedSecret: deps.secretBox.seal(generateWebhookSecret()),
-    });
-    ctx.body = await reload(endpoint.id);
-  });
-
-  router.post('/:id/test', async (ctx) => {
-    const endpoint = await load(ctx);
-    await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, {
-      type: 'SendTestWebhook',
-      testId: idsOf(ctx)(),
-    });
-    ctx.body = { success: true };
-  });
-
-  router.get('/:id/deliveries', async (ctx) => {
-    const endpoint = await load(ctx);
-    ctx.body = await listPage(ctx, deliveries, {
-      base: { endpointId: endpoint.id },
-      filters: { status: { values: ['pending', 'succeeded', 'failed', 'canceled'] }, eventType: {}, eventId: {} },
-      present: (d) => ({
-        id: d.id,
-        endpointId: d.endpointId,
-        eventId: d.eventId,
-        eventType: d.eventType,
-        status: d.status,
-        attempts: d.attempts,
-        nextAttemptAt: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt).toISOString(),
-        createdAt: d.createdAt,
-        attemptLog: d.log,
-        canceled: d.canceled ?? null,
+  api.route(
+    {
+      method: 'get',
+      path: '/',
+      summary: 'List webhook endpoints',
+      query: listQuery({
+        ids: queryFilter('Comma-separated endpoint ids'),
+        isDisabled: queryFilter('true or false'),
       }),
-    });
-  });
+      response: listOf(WebhookEndpointSchema),
+      errors: [invalidFields()],
+    },
+    (ctx) =>
+      listPage(ctx, endpoints, {
+        base: { deleted: false },
+        present,
+        filters: { ids: { field: 'id', kind: 'csv' }, isDisabled: { kind: 'boolean' } },
+      }),
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/',
+      summary: 'Create a webhook endpoint',
+      description:
+        'Test keys may point at internal addresses (a local server); live keys only at public ones, unless the operator allows it.',
+      body: EndpointCreate,
+      response: WebhookEndpointSchema,
+      errors: [badUrl],
+    },
+    async (ctx, { body }) => {
+      const { tenant } = ctx.state;
+      const id = idsOf(ctx)();
+      await commandFor(deps, ctx, webhookEndpointAggregate, id, {
+        type: 'CreateWebhookEndpoint',
+        endpoint: {
+          id,
+          organizationId: tenant.organizationId,
+          environment: tenant.environment,
+          description: body.description,
+          url: await targetUrl(ctx, body.url),
+          sealedSecret: deps.secretBox.seal(generateWebhookSecret()),
+          isDisabled: body.isDisabled ?? false,
+          enabledEvents: body.enabledEvents,
+        },
+      });
+      return reload(id);
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/event-types',
+      summary: 'List the event types an endpoint can subscribe to',
+      response: z.object({ events: z.array(WebhookEventTypeSchema) }),
+    },
+    () => ({ events: ['*', ...WEBHOOK_EVENT_TYPES] }),
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/:id',
+      summary: 'Read a webhook endpoint',
+      params,
+      response: WebhookEndpointSchema,
+      errors: [notFound('webhook endpoint')],
+    },
+    async (ctx) => present(await load(ctx)),
+  );
+
+  api.route(
+    {
+      method: 'put',
+      path: '/:id',
+      summary: 'Update a webhook endpoint',
+      params,
+      body: EndpointUpdate,
+      response: WebhookEndpointSchema,
+      errors: [badUrl, notFound('webhook endpoint')],
+    },
+    async (ctx, { body }) => {
+      const endpoint = await load(ctx);
+      const changes: WebhookEndpointChanges = {};
+      if (body.description !== undefined) changes.description = body.description;
+      if (body.url !== undefined) changes.url = await targetUrl(ctx, body.url);
+      if (body.isDisabled !== undefined) changes.isDisabled = body.isDisabled;
+      if (body.enabledEvents) changes.enabledEvents = body.enabledEvents;
+      if (Object.keys(changes).length === 0)
+        throw new ValidationError(null, 'nothing to update: send description, url, isDisabled or enabledEvents');
+      await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, { type: 'UpdateWebhookEndpoint', changes });
+      return reload(endpoint.id);
+    },
+  );
+
+  api.route(
+    {
+      method: 'delete',
+      path: '/:id',
+      summary: 'Delete a webhook endpoint',
+      params,
+      response: SuccessSchema,
+      errors: [notFound('webhook endpoint')],
+    },
+    async (ctx) => {
+      const endpoint = await load(ctx);
+      await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, { type: 'DeleteWebhookEndpoint' });
+      return { success: true };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/:id/regenerate',
+      summary: "Replace a webhook endpoint's signing secret",
+      params,
+      response: WebhookEndpointSchema,
+      errors: [notFound('webhook endpoint')],
+    },
+    async (ctx) => {
+      const endpoint = await load(ctx);
+      await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, {
+        type: 'RegenerateWebhookSecret',
+        sealedSecret: deps.secretBox.seal(generateWebhookSecret()),
+      });
+      return reload(endpoint.id);
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/:id/test',
+      summary: 'Send a test event to a webhook endpoint',
+      description: 'Sends `webhook_endpoint.test`, whatever the endpoint subscribes to.',
+      params,
+      response: SuccessSchema,
+      errors: [notFound('webhook endpoint')],
+    },
+    async (ctx) => {
+      const endpoint = await load(ctx);
+      await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, {
+        type: 'SendTestWebhook',
+        testId: idsOf(ctx)(),
+      });
+      return { success: true };
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/:id/deliveries',
+      summary: "List a webhook endpoint's deliveries",
+      params,
+      query: listQuery({
+        status: queryFilter('pending, succeeded, failed or canceled'),
+        eventType: queryFilter('An event type'),
+        eventId: queryFilter("The event's id"),
+      }),
+      response: listOf(WebhookDeliverySchema),
+      errors: [invalidFields(), notFound('webhook endpoint')],
+    },
+    async (ctx) => {
+      const endpoint = await load(ctx);
+      return listPage(ctx, deliveries, {
+        base: { endpointId: endpoint.id },
+        filters: { status: { values: ['pending', 'succeeded', 'failed', 'canceled'] }, eventType: {}, eventId: {} },
+        present: (d) => ({
+          id: d.id,
+          endpointId: d.endpointId,
+          eventId: d.eventId,
+          eventType: d.eventType,
+          status: d.status,
+          attempts: d.attempts,
+          nextAttemptAt: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt).toISOString(),
+          createdAt: d.createdAt,
+          attemptLog: d.log,
+          canceled: d.canceled ?? null,
+        }),
+      });
+    },
+  );
 
   return router;
 }

@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import Router from '@koa/router';
+import type { ApiState } from '../api-context.ts';
+import { type MountedAreas, OPENAPI_PATH, openApiDocument } from '../schema/openapi-document.ts';
+import { schemaRoutes } from '../schema/route.ts';
+
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+const REDOC_PATH = '/docs/redoc.standalone.js';
+
+/**
+ * The API reference page's own policy: Redoc styles itself inline and runs its search in a blob
+ * worker; everything else stays as strict as the hosted pages'.
+ */
+const DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; base-uri 'none'; object-src 'none'; frame-ancestors 'none'";
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Weir API reference</title>
+</head>
+<body>
+<redoc spec-url="${OPENAPI_PATH}" hide-download-button="false"></redoc>
+<script src="${REDOC_PATH}"></script>
+</body>
+</html>
+`;
+
+/** Redoc's browser bundle, from its npm package (read once, on first use). */
+let redocBundle: Buffer | undefined;
+const bundle = () =>
+  (redocBundle ??= readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js')));
+
+/**
+ * `GET /api/v1/openapi.json` (no key needed): the OpenAPI 3.1 document of every route `areas`
+ * mounts, built once on first request; `GET /docs`: the API reference page rendering it, offline.
+ */
+export function apiDocsRoutes(areas: () => MountedAreas): Router<ApiState> {
+  const router = new Router<ApiState>();
+  const routes = schemaRoutes(router, { tag: 'Docs', auth: 'public' });
+  let document: string | undefined;
+
+  routes.route({ method: 'get', path: OPENAPI_PATH, summary: 'This OpenAPI 3.1 document' }, (ctx) => {
+    document ??= JSON.stringify(openApiDocument(areas(), { version: VERSION }));
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.type = 'application/json';
+    ctx.body = document;
+  });
+
+  routes.route({ method: 'get', path: '/docs', summary: 'The API reference page (HTML)' }, (ctx) => {
+    ctx.set('Content-Security-Policy', DOCS_CSP);
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('X-Frame-Options', 'DENY');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = PAGE;
+  });
+
+  routes.route({ method: 'get', path: REDOC_PATH, summary: "The reference page's script (Redoc)" }, (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.type = 'text/javascript; charset=utf-8';
+    ctx.body = bundle();
+  });
+
+  return router;
+}
+
+/** Whether a request is for the docs area (answered before `/api/` asks for a key). */
+export const isDocsPath = (path: string) => path === OPENAPI_PATH || path === '/docs' || path === REDOC_PATH;

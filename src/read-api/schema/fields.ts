@@ -1,0 +1,245 @@
+import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { AmountError, parseAmount } from '../../shared/money.ts';
+
+// `.openapi(...)` on every zod schema: names components and overrides what the wire shows.
+extendZodWithOpenApi(z);
+export { z };
+
+/**
+ * Field schemas that speak Weir's validation language: each message is the one the API gave before
+ * schemas (`must be a string`, `is required`…), and carries the error `code` it answers with, so the
+ * route helper turns the first zod issue into the same 400 as before.
+ */
+const CODE_MARK = '\u001f';
+
+/** A zod message that carries its API error code; read back by `messageAndCode`. */
+export const withCode = (message: string, code = 'parameter_invalid') => `${code}${CODE_MARK}${message}`;
+
+export function messageAndCode(message: string): { message: string; code: string } {
+  const at = message.indexOf(CODE_MARK);
+  if (at < 0) return { message, code: 'parameter_invalid' };
+  return { code: message.slice(0, at), message: message.slice(at + 1) };
+}
+
+const REQUIRED = withCode('is required', 'parameter_missing');
+const absent = (input: unknown) => input === undefined || input === null;
+
+/** Absent or null reads as undefined: the API has always taken `null` as "not given" for optional fields. */
+export const optional = <T extends z.ZodType>(schema: T) =>
+  schema.nullish().transform((v): z.output<T> | undefined => v ?? undefined);
+
+/** A text field that may be cleared: absent is undefined (unchanged), null is null (cleared). */
+export const clearable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+
+type TextOptions = { max?: number; min?: number; pattern?: RegExp; hint?: string };
+
+/** A string, at most `max` (default 5000) characters; `min: 1` refuses the empty string. */
+export function text(options: TextOptions & { required?: boolean } = {}) {
+  const max = options.max ?? 5000;
+  let schema = z
+    .string({ error: (issue) => (options.required && absent(issue.input) ? REQUIRED : withCode('must be a string')) })
+    .max(max, withCode(`must be at most ${max} characters`));
+  if (options.min !== undefined)
+    schema = schema.min(
+      options.min,
+      withCode(
+        options.min === 1 ? 'must not be empty' : `must be at least ${options.min} characters`,
+        'parameter_invalid_string_empty',
+      ),
+    );
+  if (options.pattern) schema = schema.regex(options.pattern, withCode(options.hint ?? 'has an invalid format'));
+  return schema;
+}
+
+/** A required, non-empty string (absent and null are `is required`). */
+export const requiredText = (options: TextOptions = {}) => text({ min: 1, ...options, required: true });
+
+export const bool = () => z.boolean({ error: withCode('must be true or false') });
+
+/** One of `values`; anything else is `must be one of …`. */
+export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: withCode(`must be one of ${values.join(', ')}`) });
+
+/** An absolute http(s) URL (a `{CHECKOUT_SESSION_ID}` placeholder allowed), at most 2048 characters. */
+export function url(options: { required?: boolean } = {}) {
+  return text({ max: 2048, required: options.required })
+    .superRefine((value, ctx) => {
+      let parsed: URL;
+      try {
+        parsed = new URL(value.replace(/\{CHECKOUT_SESSION_ID\}/g, 'placeholder'));
+      } catch {
+        ctx.addIssue({ code: 'custom', message: withCode('must be an absolute URL', 'url_invalid') });
+        return;
+      }
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        ctx.addIssue({ code: 'custom', message: withCode('must be an http or https URL', 'url_invalid') });
+    })
+    .openapi({ format: 'uri', example: 'https://shop.example/thanks' });
+}
+
+/**
+ * An amount in the asset's smallest unit: a digit string (or a safe integer number) on the wire,
+ * a bigint inside. Documented as the digit string the API answers with.
+ */
+export function amount() {
+  return z
+    .unknown()
+    .transform((value, ctx): bigint => {
+      if (absent(value)) {
+        ctx.addIssue({ code: 'custom', message: REQUIRED });
+        return z.NEVER;
+      }
+      try {
+        return parseAmount(value);
+      } catch (error) {
+        if (!(error instanceof AmountError)) throw error;
+        ctx.addIssue({ code: 'custom', message: withCode(error.message, 'parameter_invalid_integer') });
+        return z.NEVER;
+      }
+    })
+    .openapi({
+      type: 'string',
+      pattern: '^\\d+$',
+      description: "An amount in the asset's smallest unit, as a digit string",
+      example: '150000000',
+    });
+}
+
+/** A digit string as the API answers amounts (responses). */
+export const amountString = () =>
+  z.string().regex(/^\d+$/).openapi({ pattern: '^\\d+$', description: "In the asset's smallest unit" });
+
+/** Free-form metadata: at most 50 keys, keys up to 40 characters, string values up to 500 (numbers and booleans taken as text). */
+export function metadata() {
+  return z
+    .unknown()
+    .transform((value, ctx): Record<string, string> => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        ctx.addIssue({ code: 'custom', message: withCode('must be an object') });
+        return z.NEVER;
+      }
+      const entries = Object.entries(value);
+      if (entries.length > 50) {
+        ctx.addIssue({ code: 'custom', message: withCode('must have at most 50 keys') });
+        return z.NEVER;
+      }
+      const out: Record<string, string> = {};
+      for (const [k, v] of entries) {
+        const fail = (message: string) => {
+          ctx.addIssue({ code: 'custom', message: withCode(message), path: [k] });
+          return z.NEVER;
+        };
+        if (k.length === 0 || k.length > 40) return fail('keys must be 1 to 40 characters');
+        // Assigning it would set the object's prototype instead of storing the key: refuse, never drop.
+        if (k === '__proto__') return fail('is a reserved name and cannot be a metadata key');
+        if (typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
+        else if (typeof v === 'string') {
+          if (v.length > 500) return fail('must be at most 500 characters');
+          out[k] = v;
+        } else return fail('must be a string');
+      }
+      return out;
+    })
+    .openapi({
+      type: 'object',
+      additionalProperties: { type: 'string', maxLength: 500 },
+      maxProperties: 50,
+      description: 'Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500',
+      example: { orderId: '6735' },
+    });
+}
+
+/** An object whose keys are only `shape`'s: any other key is refused (never dropped) with `is not <what> field; use …`. */
+export function closedObject<S extends z.ZodRawShape>(shape: S, what: string) {
+  const names = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? withCode(`is not ${what} field; use ${names}`)
+        : issue.code === 'invalid_type'
+          ? withCode('must be an object')
+          : undefined,
+  });
+}
+
+/** The request body's own object: anything else is `the request body must be a JSON object`. */
+export const bodyObject = <S extends z.ZodRawShape>(shape: S) =>
+  z.object(shape, { error: withCode('the request body must be a JSON object') });
+
+/** A nested object field: anything else is `must be an object`. */
+export const objectField = <S extends z.ZodRawShape>(shape: S) =>
+  z.object(shape, { error: withCode('must be an object') });
+
+/** An array, with the API's messages for its bounds. */
+export function arrayOf<T extends z.ZodType>(item: T, bounds: { min?: number; max?: number } = {}) {
+  let schema = z.array(item, { error: withCode('must be an array') });
+  if (bounds.min !== undefined)
+    schema = schema.min(bounds.min, withCode(`must have at least ${bounds.min} item${bounds.min === 1 ? '' : 's'}`));
+  if (bounds.max !== undefined) schema = schema.max(bounds.max, withCode(`must have at most ${bounds.max} items`));
+  return schema;
+}
+
+/** The error body every failure answers with. */
+export const ErrorBodySchema = z
+  .object({
+    statusCode: z.number().int(),
+    error: z.string(),
+    message: z.string(),
+    code: z.string(),
+  })
+  .openapi('Error', {
+    description: 'Every failure: the HTTP status, its name, a message naming the field at fault, and a stable `code`',
+    example: { statusCode: 400, error: 'Bad Request', message: 'email: is required', code: 'parameter_missing' },
+  });
+
+/** A page of a list: `{page, limit, count, hasMore, data}`. */
+export const listOf = <T extends z.ZodType>(item: T) =>
+  z.object({
+    page: z.number().int().min(1),
+    limit: z.number().int().min(1).max(200),
+    count: z.number().int().min(0),
+    hasMore: z.boolean(),
+    data: z.array(item),
+  });
+
+/** The query of every list route: paging and `createdAt` bounds; each route adds its own filters. */
+export const listQuery = <S extends z.ZodRawShape>(filters: S) =>
+  z.looseObject({
+    page: z.string().optional().openapi({ description: 'Page number, from 1', example: '1' }),
+    limit: z.string().optional().openapi({ description: 'Items per page, 1 to 200 (default 200)', example: '20' }),
+    'createdAt[gte]': z.string().optional().openapi({ description: 'ISO 8601 date or timestamp (also gt, lt, lte)' }),
+    'createdAt[lt]': z.string().optional().openapi({ description: 'ISO 8601 date or timestamp' }),
+    ...filters,
+  });
+
+/** A plain `?name=` query filter (checked by the list itself, so the schema only documents it). */
+export const queryFilter = (description: string) => z.string().optional().openapi({ description });
+
+/** `2026-05-01T08:00:00.000Z` */
+export const timestamp = () => z.string().openapi({ format: 'date-time' });
+
+/** `{id}` in the path. */
+export const idParams = (what: string) =>
+  z.object({
+    id: z.string().openapi({ description: `The ${what}'s id`, example: '0f8fad5b-d9cb-469f-a165-70867728950e' }),
+  });
+
+/** The 404 of a route that reads one record by id. */
+export const notFound = (what: string) => ({
+  status: 404,
+  codes: ['resource_missing'],
+  description: `No ${what} with this id in the key's organization and environment`,
+});
+
+/** The 400s of a body's fields. */
+export const invalidFields = (...codes: string[]) => ({
+  status: 400,
+  codes: ['parameter_invalid', 'parameter_missing', ...codes],
+  description: 'A field is missing or invalid: the message names its path',
+});
+
+/** What a DELETE answers: `{statusCode: 200, message}` (the reference's shape). */
+export const DeletedMessage = z
+  .object({ statusCode: z.literal(200), message: z.string() })
+  .openapi('DeletedMessage', { example: { statusCode: 200, message: 'customer 0f8fad5b-… deleted' } });

@@ -1,0 +1,293 @@
+import type Router from '@koa/router';
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { ErrorBodySchema, z } from './fields.ts';
+import { type Auth, declarationOf, type DeclaredRoute, type ErrorSpec } from './route.ts';
+import { webhookDefinitions } from './webhook-payloads.ts';
+
+/** The routers of each area, as `httpRouters` gives them. */
+export type MountedAreas = Record<string, Router<never> | Router<never>[] | null | undefined>;
+
+export const OPENAPI_PATH = '/api/v1/openapi.json';
+
+type Method = RouteConfig['method'];
+const METHODS: readonly Method[] = ['get', 'post', 'put', 'delete', 'patch'];
+
+const STATUS_NAMES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+/** How each area's callers authenticate (routes not declared with a schema yet). */
+const AREA_AUTH: Record<string, Auth> = { api: 'secretKey', admin: 'admin' };
+
+/** `/api/v1/customers/:id` as OpenAPI writes it, and its parameter names. */
+export function openApiPath(koaPath: string): { path: string; names: string[] } {
+  const names: string[] = [];
+  let path = koaPath.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {
+    names.push(name);
+    return `{${name}}`;
+  });
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+  return { path, names };
+}
+
+/** The errors any route of its kind can answer, whatever it declares. */
+function commonErrors(auth: Auth, method: Method, takesBody: boolean, idempotent: boolean): ErrorSpec[] {
+  const errors: ErrorSpec[] = [];
+  if (auth === 'secretKey')
+    errors.push(
+      {
+        status: 401,
+        codes: ['authentication_required'],
+        description: 'The secret key is missing, malformed or unknown',
+      },
+      { status: 429, codes: ['rate_limited'], description: "The key's rate limit is spent: see Retry-After" },
+    );
+  if (auth === 'admin')
+    errors.push({
+      status: 401,
+      codes: ['authentication_required'],
+      description: 'The admin token is missing or wrong',
+    });
+  if (takesBody)
+    errors.push(
+      {
+        status: 400,
+        codes: ['invalid_json', 'invalid_content_type', 'request_aborted'],
+        description: 'The body is not a JSON object sent as application/json',
+      },
+      { status: 413, codes: ['request_too_large'], description: 'The body is over the limit' },
+      { status: 415, codes: ['unsupported_content_encoding'], description: 'The body is compressed' },
+    );
+  if (method !== 'get' && auth === 'secretKey')
+    errors.push({
+      status: 503,
+      codes: ['read_models_behind'],
+      description: 'Written, but not readable in time: retry with the same Idempotency-Key',
+    });
+  if (idempotent)
+    errors.push(
+      {
+        status: 409,
+        codes: ['idempotency_key_in_use'],
+        description: 'The Idempotency-Key was used with another body, or its first request is still running',
+      },
+      { status: 400, codes: ['parameter_invalid'], description: 'Idempotency-Key is over 255 characters' },
+    );
+  return errors;
+}
+
+/** One response per status, listing its codes, with an example body for each. */
+function errorResponses(errors: readonly ErrorSpec[]) {
+  const byStatus = new Map<number, { codes: Set<string>; descriptions: string[] }>();
+  for (const e of errors) {
+    const entry = byStatus.get(e.status) ?? { codes: new Set<string>(), descriptions: [] };
+    for (const code of e.codes) entry.codes.add(code);
+    if (e.description) entry.descriptions.push(e.description);
+    byStatus.set(e.status, entry);
+  }
+  const responses: NonNullable<RouteConfig['responses']> = {};
+  for (const [status, { codes, descriptions }] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const error = STATUS_NAMES[status] ?? 'Error';
+    const list = [...codes];
+    responses[status] = {
+      description: `${descriptions.join('; ') || error}. Codes: ${list.map((c) => `\`${c}\``).join(', ')}`,
+      content: {
+        'application/json': {
+          schema: ErrorBodySchema,
+          examples: Object.fromEntries(
+            list.map((code) => [code, { value: { statusCode: status, error, message: `(${code})`, code } }]),
+          ),
+        },
+      },
+    };
+  }
+  return responses;
+}
+
+const idempotencyHeader = z.object({
+  'Idempotency-Key': z.string().max(255).optional().openapi({
+    description:
+      'Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice',
+    example: 'order-6735-create',
+  }),
+});
+
+const pathParams = (names: string[]) =>
+  z.object(Object.fromEntries(names.map((name) => [name, z.string()])) as Record<string, z.ZodString>);
+
+function declaredOperation(route: DeclaredRoute, method: Method, path: string, names: string[]): RouteConfig {
+  const takesBody = route.body !== undefined;
+  const idempotent = method === 'post' && route.auth === 'secretKey' && route.idempotent !== false;
+  const request: NonNullable<RouteConfig['request']> = {};
+  if (route.params) request.params = route.params as z.ZodObject;
+  else if (names.length) request.params = pathParams(names);
+  if (route.query) request.query = route.query as z.ZodObject;
+  if (idempotent) request.headers = idempotencyHeader;
+  if (route.body)
+    request.body = {
+      required: !route.bodyOptional,
+      content: {
+        'application/json': {
+          schema: route.body,
+          ...(route.examples?.request === undefined ? {} : { example: route.examples.request }),
+        },
+      },
+    };
+  return {
+    method,
+    path,
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: [route.tag],
+    security: securityOf(route.auth),
+    request,
+    responses: {
+      200: {
+        description: 'OK',
+        ...(route.response
+          ? {
+              content: {
+                'application/json': {
+                  schema: route.response,
+                  ...(route.examples?.response === undefined ? {} : { example: route.examples.response }),
+                },
+              },
+            }
+          : {}),
+      },
+      ...errorResponses([...commonErrors(route.auth, method, takesBody, idempotent), ...(route.errors ?? [])]),
+    },
+  };
+}
+
+const securityOf = (auth: Auth) =>
+  auth === 'secretKey' ? [{ secretKey: [] }] : auth === 'admin' ? [{ adminToken: [] }] : [];
+
+const AREA_TAGS: Record<string, string> = {
+  checkout: 'Hosted checkout',
+  invoices: 'Hosted invoices',
+  pay: 'Hosted payment links',
+  assets: 'Static assets',
+  admin: 'Admin',
+  docs: 'Docs',
+};
+
+/** A tag for a route not declared yet: its resource (`/api/v1/invoices/…` → Invoices), or its area. */
+function tagOf(area: string, path: string): string {
+  const resource = /^\/api\/v1\/([a-z-]+)/.exec(path)?.[1];
+  if (area !== 'api') return AREA_TAGS[area] ?? area;
+  const name = resource ?? 'API';
+  return name.charAt(0).toUpperCase() + name.slice(1).replace(/-/g, ' ');
+}
+
+function undeclaredOperation(area: string, method: Method, path: string, names: string[]): RouteConfig {
+  const auth = AREA_AUTH[area] ?? 'public';
+  const takesBody = method !== 'get' && method !== 'delete';
+  const idempotent = method === 'post' && auth === 'secretKey';
+  return {
+    method,
+    path,
+    summary: `${method.toUpperCase()} ${path}`,
+    description: 'Not declared with a schema yet: its request and answer bodies are not described here.',
+    tags: [tagOf(area, path)],
+    security: securityOf(auth),
+    request: {
+      ...(names.length ? { params: pathParams(names) } : {}),
+      ...(idempotent ? { headers: idempotencyHeader } : {}),
+    },
+    responses: {
+      200: { description: 'OK' },
+      ...errorResponses([
+        ...commonErrors(auth, method, takesBody, idempotent),
+        { status: 404, codes: ['resource_missing'], description: 'Nothing with this id' },
+      ]),
+    },
+  };
+}
+
+/** Routes that no router holds: the health check. */
+const EXTRA_ROUTES: RouteConfig[] = [
+  {
+    method: 'get',
+    path: '/health',
+    summary: "Weir's health, for load balancers and operators",
+    tags: ['Operations'],
+    security: [],
+    responses: {
+      200: { description: '`ok` or `degraded`' },
+      503: { description: '`failing`' },
+    },
+  },
+];
+
+/**
+ * The OpenAPI 3.1 document of every route the areas' routers serve: the declared ones in full
+ * (schemas, errors with their codes, examples), the others by method, path and generic answers;
+ * and the webhooks Weir sends.
+ */
+export function openApiDocument(areas: MountedAreas, info: { version: string; serverUrl?: string }) {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'secretKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A secret key of an organization: `sk_test_…` (test mode) or `sk_live_…`',
+  });
+  registry.registerComponent('securitySchemes', 'adminToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: "The operator's WEIR_ADMIN_TOKEN (the admin API is off without one)",
+  });
+  registry.register('Error', ErrorBodySchema);
+  const seen = new Set<string>();
+  for (const [area, mounted] of Object.entries(areas)) {
+    const routers = mounted ? (Array.isArray(mounted) ? mounted : [mounted]) : [];
+    for (const router of routers) {
+      for (const layer of router.stack) {
+        const declared = declarationOf(layer);
+        const { path, names } = openApiPath(layer.path as string);
+        for (const upper of layer.methods) {
+          const method = upper.toLowerCase() as Method;
+          if (!METHODS.includes(method)) continue;
+          // The first router that has a method and path answers it (dispatch tries them in order).
+          const key = `${method} ${path}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          registry.registerPath(
+            declared
+              ? declaredOperation(declared, method, path, names)
+              : undeclaredOperation(area, method, path, names),
+          );
+        }
+      }
+    }
+  }
+  for (const route of EXTRA_ROUTES) registry.registerPath(route);
+  for (const webhook of webhookDefinitions()) registry.registerWebhook(webhook);
+  // Tags in the order routes are mounted (the API first), the webhooks last.
+  const tags = new Set<string>();
+  for (const definition of registry.definitions)
+    if (definition.type === 'route') for (const tag of definition.route.tags ?? []) tags.add(tag);
+  tags.add('Webhooks');
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    tags: [...tags].map((name) => ({ name })),
+    info: {
+      title: 'Weir API',
+      version: info.version,
+      description:
+        'Weir is a self-hostable crypto payment gateway. Amounts are digit strings in the smallest unit of their asset (the reference API documents them as integers; Weir keeps them exact). Every error answers `{statusCode, error, message, code}`; a 400 names the field path at fault.',
+    },
+    ...(info.serverUrl ? { servers: [{ url: info.serverUrl }] } : {}),
+  });
+}

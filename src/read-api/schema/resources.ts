@@ -1,0 +1,128 @@
+import { TEST_WEBHOOK_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../webhooks/webhook-event-types.ts';
+import { amountString, timestamp, z } from './fields.ts';
+
+/** Answer schemas of the converted resources (what the API sends; extra fields are allowed by the document). */
+
+export const ApiKeySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    environment: z.enum(['test', 'live']),
+    maskedKey: z.string().openapi({ example: 'sk_test_…a1b2' }),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+  })
+  .openapi('ApiKey');
+
+export const IssuedApiKeySchema = ApiKeySchema.extend({
+  secretKey: z.string().openapi({ description: 'The secret: shown only in this answer', example: 'sk_test_…' }),
+}).openapi('IssuedApiKey');
+
+const SUBSCRIPTION_STATUSES = [
+  'incomplete',
+  'incomplete_expired',
+  'trialing',
+  'active',
+  'past_due',
+  'unpaid',
+  'canceled',
+  'paused',
+] as const;
+
+const interval = z.enum(['day', 'week', 'month', 'year']);
+
+export const SubscriptionSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('subscription'),
+    organizationId: z.string(),
+    livemode: z.boolean(),
+    status: z.enum(SUBSCRIPTION_STATUSES),
+    customerId: z.string().nullable(),
+    clientReferenceId: z.string().nullable(),
+    description: z.string().nullable(),
+    metadata: z.record(z.string(), z.string()),
+    collectionMethod: z.literal('send_invoice'),
+    currency: z.string(),
+    interval,
+    intervalCount: z.number().int(),
+    amountTotal: amountString(),
+    daysUntilDue: z.number().int(),
+    paymentMethodTypes: z.array(z.string()),
+    lineItems: z.object({
+      object: z.literal('list'),
+      data: z.array(
+        z.object({
+          quantity: z.number().int(),
+          price: z.object({
+            id: z.string(),
+            productId: z.string(),
+            type: z.literal('recurring'),
+            currency: z.string(),
+            unitAmount: amountString(),
+            interval,
+            intervalCount: z.number().int(),
+          }),
+          amountSubtotal: amountString(),
+          amountTotal: amountString(),
+          currency: z.string(),
+        }),
+      ),
+    }),
+    startDate: timestamp(),
+    billingCycleAnchor: timestamp(),
+    currentPeriodStart: timestamp(),
+    currentPeriodEnd: timestamp(),
+    trialStart: timestamp().nullable(),
+    trialEnd: timestamp().nullable(),
+    cancelAtPeriodEnd: z.boolean(),
+    cancelAt: timestamp().nullable(),
+    canceledAt: timestamp().nullable(),
+    // z.enum, not z.literal: zod-to-openapi leaves null out of a nullable literal's enum.
+    cancellationReason: z.enum(['cancellation_requested']).nullable(),
+    cancellationComment: z.string().nullable(),
+    endedAt: timestamp().nullable(),
+    pausedAt: timestamp().nullable(),
+    pastDueSince: timestamp().nullable(),
+    checkoutSessionId: z.string().nullable(),
+    latestInvoiceId: z.string().nullable(),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+  })
+  .openapi('Subscription');
+
+export const WebhookEventTypeSchema = z
+  .enum(['*', ...WEBHOOK_EVENT_TYPES])
+  .openapi('WebhookEventType', { description: '`*` is every event type' });
+
+export const WebhookEndpointSchema = z
+  .object({
+    id: z.string(),
+    description: z.string(),
+    url: z.string(),
+    secret: z.string().openapi({ description: 'The key each delivery is signed with' }),
+    isDisabled: z.boolean(),
+    enabledEvents: z.object({ events: z.array(z.string()) }),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+  })
+  .openapi('WebhookEndpoint');
+
+export const WebhookDeliverySchema = z
+  .object({
+    id: z.string(),
+    endpointId: z.string(),
+    eventId: z.string(),
+    eventType: z.string(),
+    status: z.enum(['pending', 'succeeded', 'failed', 'canceled']),
+    attempts: z.number().int(),
+    nextAttemptAt: timestamp().nullable(),
+    createdAt: timestamp(),
+    attemptLog: z.array(z.looseObject({})),
+    canceled: z.unknown().nullable(),
+  })
+  .openapi('WebhookDelivery');
+
+export const SuccessSchema = z.object({ success: z.literal(true) }).openapi('Success');
+
+export const ALL_EVENT_TYPES = [...WEBHOOK_EVENT_TYPES, TEST_WEBHOOK_EVENT_TYPE] as const;

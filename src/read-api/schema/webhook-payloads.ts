@@ -1,0 +1,75 @@
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { WEBHOOK_API_VERSION } from '../../webhooks/webhook-events.ts';
+import { TEST_WEBHOOK_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../webhooks/webhook-event-types.ts';
+import { z } from './fields.ts';
+import { SubscriptionSchema } from './resources.ts';
+
+/**
+ * Records whose routes are not declared with a schema yet: named so the webhooks can point at
+ * them, and described in full once their routes are converted.
+ */
+const pending = (name: string, route: string) =>
+  z.looseObject({ id: z.string() }).openapi(name, { description: `As ${route} answers it` });
+
+const CheckoutSession = pending('CheckoutSession', 'GET /api/v1/checkout/sessions/{id}');
+const Invoice = pending('Invoice', 'GET /api/v1/invoices/{id}');
+const PaymentIntent = pending('PaymentIntent', 'the `paymentIntent` of a checkout session');
+const WithdrawalAddress = pending('WithdrawalAddress', 'GET /api/v1/organization/withdrawal-addresses');
+const DeletedWithdrawalAddress = z.object({ id: z.string(), deleted: z.literal(true) });
+const TestPayload = z.object({
+  id: z.string(),
+  url: z.string(),
+  description: z.string(),
+  message: z.string(),
+});
+
+/** The `data.object` of an event type, and the name of its `object`. */
+function payloadOf(type: string): { schema: z.ZodType; object: string } {
+  if (type === TEST_WEBHOOK_EVENT_TYPE) return { schema: TestPayload, object: 'webhookEndpoint' };
+  if (type === 'withdrawal_address.deleted') return { schema: DeletedWithdrawalAddress, object: 'withdrawalAddress' };
+  if (type.startsWith('withdrawal_address.')) return { schema: WithdrawalAddress, object: 'withdrawalAddress' };
+  if (type.startsWith('checkout_session.')) return { schema: CheckoutSession, object: 'checkoutSession' };
+  if (type.startsWith('customer.subscription.')) return { schema: SubscriptionSchema, object: 'subscription' };
+  if (type.startsWith('payment_intent.')) return { schema: PaymentIntent, object: 'paymentIntent' };
+  if (type.startsWith('invoice.')) return { schema: Invoice, object: 'invoice' };
+  throw new Error(`webhook payloads: no payload schema for ${type}`);
+}
+
+/** One OpenAPI webhook per event type Weir sends: the delivered body, its signature headers. */
+export function webhookDefinitions(): RouteConfig[] {
+  return [...WEBHOOK_EVENT_TYPES, TEST_WEBHOOK_EVENT_TYPE].map((type) => {
+    const { schema, object } = payloadOf(type);
+    return {
+      method: 'post',
+      path: type,
+      summary: `The ${type} event`,
+      tags: ['Webhooks'],
+      request: {
+        headers: z.object({
+          'X-Weir-Signature': z.string().openapi({
+            description:
+              '`t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret',
+          }),
+          'X-Webhook-Signature': z
+            .string()
+            .openapi({ description: 'HMAC-SHA256 of the body (the reference’s header)' }),
+        }),
+        body: {
+          content: {
+            'application/json': {
+              schema: z.object({
+                id: z.string(),
+                apiVersion: z.literal(WEBHOOK_API_VERSION),
+                created: z.number().int().openapi({ description: 'Milliseconds since the epoch' }),
+                object: z.string().openapi({ example: object }),
+                type: z.literal(type),
+                data: z.object({ object: schema }),
+              }),
+            },
+          },
+        },
+      },
+      responses: { 200: { description: 'Any 2xx acknowledges the delivery; anything else is retried' } },
+    };
+  });
+}

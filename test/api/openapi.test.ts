@@ -1,0 +1,99 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import test from 'ava';
+import { launchChromium } from '../support/chromium.ts';
+import { routeKey, routeTable } from '../hostile/route-table.ts';
+import { startTestWeir } from '../support/weir-harness.ts';
+import { WEBHOOK_EVENT_TYPES, TEST_WEBHOOK_EVENT_TYPE } from '../../src/webhooks/webhook-event-types.ts';
+import { openApiPath } from '../../src/read-api/schema/openapi-document.ts';
+
+type Operation = {
+  summary?: string;
+  security?: Record<string, string[]>[];
+  parameters?: { name: string; in: string }[];
+  requestBody?: unknown;
+  responses: Record<string, { description: string; content?: Record<string, { examples?: Record<string, unknown> }> }>;
+};
+type Document = {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<string, { post: { requestBody: unknown } }>;
+  components: { securitySchemes: Record<string, unknown> };
+};
+
+test('the served document is valid OpenAPI 3.1 and lists every route Weir serves, with no key needed', async (t) => {
+  const weir = await startTestWeir(t);
+  const response = await fetch(`${weir.url}/api/v1/openapi.json`);
+  t.is(response.status, 200);
+  const document = (await response.json()) as Document;
+  t.is(document.openapi, '3.1.0');
+
+  const validator = new Validator();
+  const result = await validator.validate(document as unknown as Record<string, unknown>);
+  t.true(result.valid, JSON.stringify(result.errors, null, 1)?.slice(0, 4000));
+  t.is(validator.version, '3.1');
+
+  // Every route of every router, read the way the hostile suite reads them.
+  for (const route of routeTable(weir)) {
+    const { path } = openApiPath(route.path);
+    const operation = document.paths[path]?.[route.method.toLowerCase()];
+    t.truthy(operation, `${routeKey(route)} is in the document`);
+    t.truthy(operation?.summary, `${routeKey(route)} has a summary`);
+  }
+  t.truthy(document.components.securitySchemes.secretKey);
+});
+
+test('declared routes carry their errors with codes and examples, the Idempotency-Key header, and the key scheme', async (t) => {
+  const weir = await startTestWeir(t);
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;
+  const create = document.paths['/api/v1/customers']!.post!;
+  t.deepEqual(create.security, [{ secretKey: [] }]);
+  t.true(create.parameters?.some((p) => p.name === 'Idempotency-Key' && p.in === 'header'));
+  t.truthy(create.requestBody);
+  const bad = create.responses['400']!;
+  t.regex(bad.description, /`parameter_missing`/);
+  t.regex(bad.description, /`email_invalid`/);
+  t.truthy(bad.content?.['application/json']?.examples?.email_invalid);
+  t.regex(create.responses['401']!.description, /`authentication_required`/);
+  t.regex(create.responses['409']!.description, /`idempotency_key_in_use`/);
+  t.regex(document.paths['/api/v1/customers/{id}']!.get!.responses['404']!.description, /`resource_missing`/);
+  // GET routes take no Idempotency-Key.
+  t.false(document.paths['/api/v1/customers']!.get!.parameters?.some((p) => p.name === 'Idempotency-Key') ?? false);
+});
+
+test('the document has a webhook for every event type Weir sends, with its data.object', async (t) => {
+  const weir = await startTestWeir(t);
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;
+  for (const type of [...WEBHOOK_EVENT_TYPES, TEST_WEBHOOK_EVENT_TYPE]) {
+    const body = JSON.stringify(document.webhooks[type]?.post.requestBody ?? null);
+    t.regex(body, /"data"/, type);
+  }
+  t.regex(JSON.stringify(document.webhooks['customer.subscription.created']), /#\/components\/schemas\/Subscription/);
+});
+
+test('/docs renders the document offline: the page and its script are served by Weir', async (t) => {
+  const weir = await startTestWeir(t);
+  const page = await fetch(`${weir.url}/docs`);
+  t.is(page.status, 200);
+  const csp = page.headers.get('content-security-policy') ?? '';
+  t.regex(csp, /script-src 'self'/);
+  const html = await page.text();
+  t.regex(html, /spec-url="\/api\/v1\/openapi\.json"/);
+  t.notRegex(html, /https?:\/\//, 'nothing from another origin');
+
+  const browser = await launchChromium(t);
+  const tab = await browser.newPage();
+  // Redoc's footer asks for its logo from its CDN: the page's CSP blocks it, so nothing from
+  // another origin is ever loaded (a request that finished is one that was loaded).
+  const outside: string[] = [];
+  tab.on('requestfinished', (request) => {
+    if (!request.url().startsWith(weir.url) && !request.url().startsWith('blob:') && !request.url().startsWith('data:'))
+      outside.push(request.url());
+  });
+  const errors: string[] = [];
+  tab.on('pageerror', (error) => errors.push(error.message));
+  await tab.goto(`${weir.url}/docs`);
+  await tab.getByRole('heading', { name: 'Create a customer' }).first().waitFor({ timeout: 20_000 });
+  if (process.env.DOCS_SCREENSHOT) await tab.screenshot({ path: process.env.DOCS_SCREENSHOT });
+  t.deepEqual(outside, []);
+  t.deepEqual(errors, []);
+});

@@ -1,0 +1,41 @@
+import test from 'ava';
+import { checkWebhookBody, responseCheckFor } from '../support/response-check.ts';
+import { startTestWeir } from '../support/weir-harness.ts';
+
+test('an answer that does not match its route in the served document throws, naming the route', async (t) => {
+  const weir = await startTestWeir(t);
+  const check = await responseCheckFor(weir.url);
+  if (!check) return t.fail('no document served');
+  const json = 'application/json; charset=utf-8';
+  t.throws(() => check('GET', `${weir.url}/api/v1/customers/c1`, 200, json, { id: 1 }), {
+    message:
+      /GET \/api\/v1\/customers\/c1 \(200\) does not match the OpenAPI document \(\/api\/v1\/customers\/\{id\}\)/,
+  });
+  // A literal segment wins over a template: /event-types is not /{id}.
+  t.throws(() => check('GET', `${weir.url}/api/v1/webhook-endpoints/event-types`, 200, json, { events: ['nope'] }));
+  t.notThrows(() => check('GET', `${weir.url}/api/v1/webhook-endpoints/event-types/`, 200, json, { events: ['*'] }));
+  // Error bodies are checked on every route, declared or not.
+  t.throws(() => check('POST', `${weir.url}/api/v1/invoices`, 401, json, { message: 'no key' }));
+  t.notThrows(() =>
+    check('POST', `${weir.url}/api/v1/invoices`, 401, json, {
+      statusCode: 401,
+      error: 'Unauthorized',
+      message: 'no key',
+      code: 'authentication_required',
+    }),
+  );
+  // Not JSON, or a status the route declares no schema for: nothing to check.
+  t.notThrows(() => check('GET', `${weir.url}/checkout/abc`, 200, 'text/html', '<html></html>'));
+  t.notThrows(() => check('POST', `${weir.url}/api/v1/invoices`, 200, json, { anything: true }));
+});
+
+test('a delivered webhook that does not match its documented payload throws; other bodies are let be', (t) => {
+  const event = (type: string, object: unknown) =>
+    JSON.stringify({ id: 'e1', apiVersion: '2026-11-01', created: 1, object: 'subscription', type, data: { object } });
+  t.throws(() => checkWebhookBody(event('customer.subscription.created', { id: 's1' })), {
+    message: /customer\.subscription\.created webhook does not match the OpenAPI document/,
+  });
+  t.throws(() => checkWebhookBody(event('nobody.sends.this', { id: 'x' })), { message: /not in the OpenAPI document/ });
+  t.notThrows(() => checkWebhookBody(event('checkout_session.completed', { id: 'cs1', anything: 1 })));
+  t.notThrows(() => checkWebhookBody('plain text'));
+});
