@@ -71,11 +71,6 @@ const DIFFERENCES: { op: string; at: string; reason: string }[] = [
     at: 'paymentIntent.paymentMethodId',
     reason: 'null until the payer picks an asset',
   })),
-  // webhook-endpoints.ts is being converted by the schema helper; it answers `{success: true}` here.
-  ...['POST /api/v1/webhook-endpoints/{id}/test', 'DELETE /api/v1/webhook-endpoints/{id}'].flatMap((op) => [
-    { op, at: 'message', reason: 'pending: schema (webhook-endpoints.ts)' },
-    { op, at: 'statusCode', reason: 'pending: schema (webhook-endpoints.ts)' },
-  ]),
 ];
 
 type Schema = {

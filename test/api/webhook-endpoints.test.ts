@@ -212,7 +212,10 @@ test('create, list, get, update, regenerate, delete', async (t) => {
   t.is(regenerated.body.id, endpoint.id);
   t.is((await api.get<Endpoint>(`${ENDPOINTS}/${endpoint.id}`)).body.secret, regenerated.body.secret);
 
-  t.deepEqual((await api.delete(`${ENDPOINTS}/${endpoint.id}`)).body, { success: true });
+  t.deepEqual((await api.delete(`${ENDPOINTS}/${endpoint.id}`)).body, {
+    statusCode: 200,
+    message: `webhook endpoint ${endpoint.id} deleted`,
+  });
   for (const r of [
     await api.get(`${ENDPOINTS}/${endpoint.id}`),
     await api.put(`${ENDPOINTS}/${endpoint.id}`, { isDisabled: true }),
@@ -239,7 +242,10 @@ test('POST /:id/test sends webhook_endpoint.test signed with the current secret'
     })
   ).body;
 
-  t.deepEqual((await api.post(`${ENDPOINTS}/${endpoint.id}/test`)).body, { success: true });
+  t.deepEqual((await api.post(`${ENDPOINTS}/${endpoint.id}/test`)).body, {
+    statusCode: 200,
+    message: `test event sent to webhook endpoint ${endpoint.id}`,
+  });
   const [first] = await hooks.waitFor((all) => all.length >= 1);
   const envelope = JSON.parse(first!.body) as Envelope;
   t.is(envelope.type, 'webhook_endpoint.test');

@@ -17,6 +17,7 @@ import {
   invalidFields,
   listOf,
   listQuery,
+  DeletedMessage,
   notFound,
   optional,
   queryFilter,
@@ -26,12 +27,7 @@ import {
   withCode,
   z,
 } from '../schema/fields.ts';
-import {
-  SuccessSchema,
-  WebhookDeliverySchema,
-  WebhookEndpointSchema,
-  WebhookEventTypeSchema,
-} from '../schema/resources.ts';
+import { WebhookDeliverySchema, WebhookEndpointSchema, WebhookEventTypeSchema } from '../schema/resources.ts';
 import { schemaRoutes } from '../schema/route.ts';
 
 /** Why `value` is not an event type an endpoint can subscribe to, or null when it is one. */
@@ -232,13 +228,13 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
       path: '/:id',
       summary: 'Delete a webhook endpoint',
       params,
-      response: SuccessSchema,
+      response: DeletedMessage,
       errors: [notFound('webhook endpoint')],
     },
     async (ctx) => {
       const endpoint = await load(ctx);
       await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, { type: 'DeleteWebhookEndpoint' });
-      return { success: true };
+      return { statusCode: 200 as const, message: `webhook endpoint ${endpoint.id} deleted` };
     },
   );
 
@@ -268,7 +264,7 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
       summary: 'Send a test event to a webhook endpoint',
       description: 'Sends `webhook_endpoint.test`, whatever the endpoint subscribes to.',
       params,
-      response: SuccessSchema,
+      response: DeletedMessage,
       errors: [notFound('webhook endpoint')],
     },
     async (ctx) => {
@@ -277,7 +273,7 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
         type: 'SendTestWebhook',
         testId: idsOf(ctx)(),
       });
-      return { success: true };
+      return { statusCode: 200 as const, message: `test event sent to webhook endpoint ${endpoint.id}` };
     },
   );
 
