@@ -46,6 +46,74 @@ test('same Idempotency-Key with another body (or on another route) is a 409 idem
   );
 });
 
+test('the same JSON with other whitespace, key order or number spelling under the same Idempotency-Key is a replay', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const request = { ...sessionRequest(), metadata: { orderId: 'o-1', channel: 'web' } };
+  const first = await api.post<Session>(SESSIONS, JSON.stringify(request), { 'Idempotency-Key': 'order-json' });
+  t.is(first.status, 200, JSON.stringify(first.body));
+  const logAfterFirst = await logLength(weir);
+
+  // Keys reversed at every depth, pretty-printed, an escaped character and 2 written as 2.0.
+  const reversed = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(reversed)
+      : value !== null && typeof value === 'object'
+        ? Object.fromEntries(
+            Object.entries(value)
+              .reverse()
+              .map(([k, v]) => [k, reversed(v)]),
+          )
+        : value;
+  const respelled = JSON.stringify(reversed(request), null, 2)
+    .replace('"quantity": 2', '"quantity": 2.0')
+    .replace('"o-1"', '"\\u006f-1"');
+  t.not(respelled, JSON.stringify(request));
+  t.deepEqual(JSON.parse(respelled), request, 'the same document');
+  for (const body of [respelled, ` \n${JSON.stringify(request)}\t`]) {
+    const again = await api.post<Session>(SESSIONS, body, { 'Idempotency-Key': 'order-json' });
+    t.is(again.status, 200, JSON.stringify(again.body));
+    t.is(again.headers.get('idempotent-replayed'), 'true');
+    t.deepEqual(again.body, first.body);
+  }
+  t.is(await logLength(weir), logAfterFirst, 'a replay writes nothing');
+  t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 1);
+});
+
+test('a body that differs in meaning under the same Idempotency-Key is a 409: a value, an added key, another array order', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const twoItems = {
+    ...sessionRequest(),
+    lineItems: {
+      data: [
+        { priceData: { currency: 'usdc', unitAmount: '1000000', productData: { name: 'A' } }, quantity: 1 },
+        { priceData: { currency: 'usdc', unitAmount: '2000000', productData: { name: 'B' } }, quantity: 1 },
+      ],
+    },
+    metadata: { orderId: 'o-2' },
+  };
+  const first = await api.post<Session>(SESSIONS, twoItems, { 'Idempotency-Key': 'order-meaning' });
+  t.is(first.status, 200, JSON.stringify(first.body));
+  const before = await logLength(weir);
+  const variants: Record<string, unknown> = {
+    'another value': { ...twoItems, metadata: { orderId: 'o-3' } },
+    'a number for a string': { ...twoItems, metadata: { orderId: 2 } },
+    'an added key': { ...twoItems, clientReferenceId: 'extra' },
+    'another array order': { ...twoItems, lineItems: { data: [...twoItems.lineItems.data].reverse() } },
+  };
+  for (const [what, body] of Object.entries(variants)) {
+    assertError(t, await api.post(SESSIONS, body, { 'Idempotency-Key': 'order-meaning' }), 409, {
+      code: 'idempotency_key_in_use',
+    });
+    t.pass(what);
+  }
+  t.is(await logLength(weir), before, 'a conflicting request writes nothing');
+  const replay = await api.post<Session>(SESSIONS, twoItems, { 'Idempotency-Key': 'order-meaning' });
+  t.is(replay.headers.get('idempotent-replayed'), 'true');
+  t.is(replay.body.id, first.body.id);
+});
+
 test('different Idempotency-Keys (and no key) make different sessions', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
