@@ -62,6 +62,14 @@ export type LineItemResolver = {
   ): Promise<Resolved[]>;
   /** Create the prices and products that inline items asked for, then answer the items. */
   commit(items: Resolved[], ctx: CommandContext): Promise<SessionLineItem[]>;
+  /**
+   * Start creating the prices and products that inline items asked for. Every append is asked for
+   * before this returns, so they join the same group commit as any append the caller asks for next
+   * in the same turn (a session's, in log order after them).
+   */
+  write(items: Resolved[], ctx: CommandContext): Promise<void>;
+  /** The items as a session holds them; writes nothing. */
+  lineItemsOf(items: Resolved[]): SessionLineItem[];
 };
 
 export function createLineItemResolver(deps: { readStore: ReadStore; commands: CommandHandler }): LineItemResolver {
@@ -123,6 +131,37 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
       updatedAt: now,
     };
   }
+
+  const write: LineItemResolver['write'] = (items, ctx) => {
+    // New ids (fresh, or seeded by an idempotent request that may have written them already):
+    // no stream to read first; an existing one makes the append conflict and the create a no-op.
+    const created = { ...ctx, assumeNew: true };
+    const writes: Promise<unknown>[] = [];
+    for (const item of items) {
+      if (item.createProduct) {
+        const { updatedAt: _u, deleted: _d, createdAt: _c, ...product } = item.product;
+        writes.push(deps.commands.handle(productAggregate, product.id, { type: 'CreateProduct', product }, created));
+      }
+      if (item.createPrice) {
+        const { updatedAt: _u, createdAt: _c, ...price } = item.price;
+        writes.push(deps.commands.handle(priceAggregate, price.id, { type: 'CreatePrice', price }, created));
+      }
+    }
+    return Promise.all(writes).then(() => {});
+  };
+
+  const lineItemsOf: LineItemResolver['lineItemsOf'] = (items) =>
+    items.map(({ quantity, price, product }) => {
+      const total = (BigInt(price.unitAmount) * BigInt(quantity)).toString();
+      return {
+        description: product.name,
+        quantity,
+        price: snapshot(price, product),
+        amountSubtotal: total,
+        amountTotal: total,
+        currency: price.currency,
+      };
+    });
 
   return {
     async resolve(input, tenant, now, nextId = newId) {
@@ -225,27 +264,10 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
     },
 
     async commit(items, ctx) {
-      for (const item of items) {
-        if (item.createProduct) {
-          const { updatedAt: _u, deleted: _d, createdAt: _c, ...product } = item.product;
-          await deps.commands.handle(productAggregate, product.id, { type: 'CreateProduct', product }, ctx);
-        }
-        if (item.createPrice) {
-          const { updatedAt: _u, createdAt: _c, ...price } = item.price;
-          await deps.commands.handle(priceAggregate, price.id, { type: 'CreatePrice', price }, ctx);
-        }
-      }
-      return items.map(({ quantity, price, product }) => {
-        const total = (BigInt(price.unitAmount) * BigInt(quantity)).toString();
-        return {
-          description: product.name,
-          quantity,
-          price: snapshot(price, product),
-          amountSubtotal: total,
-          amountTotal: total,
-          currency: price.currency,
-        };
-      });
+      await write(items, ctx);
+      return lineItemsOf(items);
     },
+    write,
+    lineItemsOf,
   };
 }
