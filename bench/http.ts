@@ -126,6 +126,8 @@ type CaseResult = {
   requestsTotal: number;
   durationS: number;
   latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  /** The server's CPU time (user + system) per completed request over the measured window, when taken. */
+  cpuMsPerRequest: number | null;
   non2xx: number;
   errors: number;
   timeouts: number;
@@ -138,6 +140,8 @@ async function measure(
   options: autocannon.Options,
   settings: Settings,
   amount?: number,
+  /** The server measured, to take its CPU time per request over the measured window. */
+  server?: Target,
 ): Promise<CaseResult> {
   const base: autocannon.Options = {
     connections: settings.connections,
@@ -150,11 +154,12 @@ async function measure(
     process.stderr.write(`[bench:http] ${name}: warm-up ${settings.warmupS} s ... `);
     await autocannon({ ...base, duration: settings.warmupS });
     process.stderr.write(`measuring ${settings.durationS} s ... `);
-    result = await autocannon({ ...base, duration: settings.durationS });
   } else {
     process.stderr.write(`[bench:http] ${name}: ${amount} requests ... `);
-    result = await autocannon({ ...base, amount });
   }
+  const cpuBefore = server ? (await server.stats()).cpuMicros : 0;
+  result = await autocannon(amount === undefined ? { ...base, duration: settings.durationS } : { ...base, amount });
+  const cpuMicros = server ? (await server.stats()).cpuMicros - cpuBefore : null;
   const statusCodes: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stat.count ?? 0;
   const first = options.requests?.[0];
@@ -176,13 +181,14 @@ async function measure(
       max: result.latency.max,
       mean: +result.latency.mean.toFixed(2),
     },
+    cpuMsPerRequest: cpuMicros === null ? null : +(cpuMicros / 1000 / Math.max(1, result.requests.total)).toFixed(3),
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
     statusCodes,
   };
   process.stderr.write(
-    `${caseResult.requestsPerSecond} req/s, p50 ${caseResult.latencyMs.p50} ms, p99 ${caseResult.latencyMs.p99} ms, non-2xx ${caseResult.non2xx}\n`,
+    `${caseResult.requestsPerSecond} req/s, p50 ${caseResult.latencyMs.p50} ms, p99 ${caseResult.latencyMs.p99} ms, non-2xx ${caseResult.non2xx}${caseResult.cpuMsPerRequest === null ? '' : `, server CPU ${caseResult.cpuMsPerRequest} ms/request`}\n`,
   );
   return caseResult;
 }
@@ -313,6 +319,8 @@ async function main(): Promise<void> {
           `f. Koa POST / inserting one SQLite row (synchronous=FULL) [round ${round}]`,
           { url: `${floor.url}/`, method: 'POST', headers: { 'content-type': 'application/json' }, body: inlineBody },
           settings,
+          undefined,
+          floor,
         ),
       );
       inlineRounds.push(
@@ -320,6 +328,8 @@ async function main(): Promise<void> {
           `c. Weir POST /api/v1/checkout/sessions (inline priceData) [round ${round}]`,
           inlineOptions,
           settings,
+          undefined,
+          weir,
         ),
       );
       priceIdRounds.push(
@@ -336,6 +346,8 @@ async function main(): Promise<void> {
             }),
           },
           settings,
+          undefined,
+          weir,
         ),
       );
     }
@@ -351,6 +363,7 @@ async function main(): Promise<void> {
           inlineOptions,
           settings,
           amount,
+          weir,
         ),
       );
       made += amount;
@@ -421,6 +434,7 @@ async function main(): Promise<void> {
     pile: pileSlices.map((c) => ({
       requests: c.requestsTotal,
       requestsPerSecond: c.requestsPerSecond,
+      cpuMsPerRequest: c.cpuMsPerRequest,
       non2xx: c.non2xx,
     })),
     weirMemory,
@@ -446,15 +460,15 @@ async function main(): Promise<void> {
   const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
   const row = (c: CaseResult | undefined, ratio: string) =>
     c
-      ? `| ${c.name} | ${c.requestsPerSecond.toLocaleString('en-US')} | ${c.latencyMs.p50} | ${c.latencyMs.p99} | ${c.requestsTotal.toLocaleString('en-US')} | ${c.non2xx} | ${c.timeouts}/${c.errors} | ${ratio} |`
+      ? `| ${c.name} | ${c.requestsPerSecond.toLocaleString('en-US')} | ${c.latencyMs.p50} | ${c.latencyMs.p99} | ${c.cpuMsPerRequest ?? ''} | ${c.requestsTotal.toLocaleString('en-US')} | ${c.non2xx} | ${c.timeouts}/${c.errors} | ${ratio} |`
       : null;
   const koaCase = byName('a.');
   const koaJsonCase = byName('a2.');
   const of = (c: CaseResult | undefined, base: CaseResult | undefined) =>
     c && base ? percent(c.requestsPerSecond / base.requestsPerSecond) : '';
   const table = [
-    `| Case | req/s | p50 ms | p99 ms | requests | non-2xx | timeouts/errors | vs |`,
-    `|---|---:|---:|---:|---:|---:|---:|---:|`,
+    `| Case | req/s | p50 ms | p99 ms | server CPU ms/request | requests | non-2xx | timeouts/errors | vs |`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|`,
     row(koaCase, '100% (a)'),
     row(koaJsonCase, `${of(koaJsonCase, koaCase)} of a`),
     row(byName('b.'), getRatio === null ? '' : `${percent(getRatio)} of a (${percent(samePayloadRatio!)} of a2)`),
