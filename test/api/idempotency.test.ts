@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import test from 'ava';
 import { apiClient } from '../support/api-client.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
@@ -112,6 +113,51 @@ test('a body that differs in meaning under the same Idempotency-Key is a 409: a 
   const replay = await api.post<Session>(SESSIONS, twoItems, { 'Idempotency-Key': 'order-meaning' });
   t.is(replay.headers.get('idempotent-replayed'), 'true');
   t.is(replay.body.id, first.body.id);
+});
+
+test('a key claimed before bodies were compared by meaning (its hash of the bytes) is still replayed for the same bytes', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api, organizationId } = await createMerchant(weir.url);
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+  const raw = JSON.stringify(sessionRequest());
+  const at = new Date().toISOString();
+  const metadata = {
+    organizationId,
+    environment: 'test' as const,
+    actor: 'api_key:legacy',
+    correlationId: 'legacy',
+    occurredAt: at,
+  };
+  // What an earlier Weir recorded: no bodyForm, the hash of the bytes, a plain body.
+  await weir.eventStore.append(
+    `idempotency-${sha256(`${organizationId}:test:legacy-key`)}`,
+    [
+      {
+        id: crypto.randomUUID(),
+        type: 'IdempotencyKeyClaimed',
+        data: { method: 'POST', path: SESSIONS, bodyHash: sha256(raw), at },
+        metadata,
+      },
+      {
+        id: crypto.randomUUID(),
+        type: 'IdempotentResponseRecorded',
+        data: { status: 200, body: '{"id":"recorded-before"}' },
+        metadata,
+      },
+    ],
+    'no_stream',
+  );
+  const replay = await api.post<{ id: string }>(SESSIONS, raw, { 'Idempotency-Key': 'legacy-key' });
+  t.is(replay.headers.get('idempotent-replayed'), 'true');
+  t.is(replay.body.id, 'recorded-before');
+  assertError(
+    t,
+    await api.post(SESSIONS, JSON.stringify(sessionRequest(), null, 2), { 'Idempotency-Key': 'legacy-key' }),
+    409,
+    {
+      code: 'idempotency_key_in_use',
+    },
+  );
 });
 
 test('different Idempotency-Keys (and no key) make different sessions', async (t) => {
