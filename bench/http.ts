@@ -158,7 +158,9 @@ async function measure(
     process.stderr.write(`[bench:http] ${name}: ${amount} requests ... `);
   }
   const cpuBefore = server ? (await server.stats()).cpuMicros : 0;
+  const started = performance.now();
   result = await autocannon(amount === undefined ? { ...base, duration: settings.durationS } : { ...base, amount });
+  const elapsedS = (performance.now() - started) / 1000;
   const cpuMicros = server ? (await server.stats()).cpuMicros - cpuBefore : null;
   const statusCodes: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stat.count ?? 0;
@@ -168,10 +170,9 @@ async function measure(
     method: first?.method ?? options.method ?? 'GET',
     path: first?.path ?? new URL(options.url).pathname,
     // Completed responses per second over the whole measured window (autocannon's per-second mean;
-    // for a fixed amount, the total over the elapsed time, as its last second is a partial one).
-    requestsPerSecond: Math.round(
-      amount === undefined ? result.requests.average : result.requests.total / (result.duration || 1),
-    ),
+    // for a fixed amount, the total over the time it took, measured here: autocannon's own duration
+    // is in whole seconds).
+    requestsPerSecond: Math.round(amount === undefined ? result.requests.average : result.requests.total / elapsedS),
     requestsTotal: result.requests.total,
     durationS: result.duration,
     latencyMs: {
