@@ -170,8 +170,8 @@ async function measure(
     method: first?.method ?? options.method ?? 'GET',
     path: first?.path ?? new URL(options.url).pathname,
     // Completed responses per second over the whole measured window (autocannon's per-second mean;
-    // for a fixed amount, the total over the time it took, measured here: autocannon's own duration
-    // is in whole seconds).
+    // for a fixed amount, the total over the time it took, measured here; autocannon ends such a run
+    // at its next one-second tick, so a slice's rate is low by up to a second of its length).
     requestsPerSecond: Math.round(amount === undefined ? result.requests.average : result.requests.total / elapsedS),
     requestsTotal: result.requests.total,
     durationS: result.duration,
