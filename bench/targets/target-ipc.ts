@@ -4,7 +4,7 @@
  */
 export type TargetMessage =
   | { type: 'ready'; url: string }
-  | { type: 'stats'; rssBytes: number; heapUsedBytes: number; maxRssBytes: number };
+  | { type: 'stats'; rssBytes: number; heapUsedBytes: number; maxRssBytes: number; cpuMicros: number };
 
 export type ParentMessage = { type: 'stats' } | { type: 'stop' };
 
@@ -25,11 +25,14 @@ export function serveParent(url: string, close: () => Promise<void>): void {
     if (!isParentMessage(message)) return;
     if (message.type === 'stats') {
       const memory = process.memoryUsage();
+      const cpu = process.cpuUsage();
       send({
         type: 'stats',
         rssBytes: memory.rss,
         heapUsedBytes: memory.heapUsed,
         maxRssBytes: process.resourceUsage().maxRSS * 1024,
+        // The server's own CPU time (user + system): its cost per request, whatever else runs on the machine.
+        cpuMicros: cpu.user + cpu.system,
       });
       return;
     }

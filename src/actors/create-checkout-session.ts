@@ -329,16 +329,27 @@ export function createCheckoutSessionCreator(deps: {
       throw new ValidationError('lineItems', `cannot be paid: ${why}`, 'payment_method_not_available');
     }
 
-    const ctx = { organizationId: tenant.organizationId, environment: tenant.environment, actor: tenant.actor };
-    const lineItems = await deps.lineItems.commit(items, ctx, taxes ?? undefined);
+    // Every record written here is new: its stream is not read first (`assumeNew`). The prices and
+    // products, the customer and the session are asked for in this one turn, without awaiting each
+    // other, so one group commit (one fsync) writes them all, in this order in the log.
+    const ctx = {
+      organizationId: tenant.organizationId,
+      environment: tenant.environment,
+      actor: tenant.actor,
+      assumeNew: true,
+    };
+    const writes: Promise<unknown>[] = [deps.lineItems.write(items, ctx)];
+    const lineItems = deps.lineItems.lineItemsOf(items, taxes ?? undefined);
     let sessionCustomerId = customerId;
     if (!customerId && customerData?.email && customerCreation === 'always' && mode === 'payment') {
       sessionCustomerId = deterministicId(`customer:session:${id}`);
-      await deps.commands.handle(
-        customerAggregate,
-        sessionCustomerId,
-        customerFromDetails(sessionCustomerId, tenant, { ...customerData, email: customerData.email }),
-        ctx,
+      writes.push(
+        deps.commands.handle(
+          customerAggregate,
+          sessionCustomerId,
+          customerFromDetails(sessionCustomerId, tenant, { ...customerData, email: customerData.email }),
+          ctx,
+        ),
       );
     }
     const subtotal = amountSubtotal.toString();
@@ -422,12 +433,10 @@ export function createCheckoutSessionCreator(deps: {
       expiredAt: null,
       transactionHash: null,
     };
-    const result = await deps.commands.handle(
-      checkoutSessionAggregate,
-      id,
-      { type: 'CreateCheckoutSession', session },
-      ctx,
-    );
+    const created = deps.commands.handle(checkoutSessionAggregate, id, { type: 'CreateCheckoutSession', session }, ctx);
+    // Answered only once every write is durable; a failed one fails the request (and a retry with
+    // its Idempotency-Key writes the same ids again, finding what was written).
+    const [result] = await Promise.all([created, ...writes]);
     return { session, position: result.position };
   };
 }

@@ -76,6 +76,14 @@ export type LineItemResolver = {
   ): Promise<Resolved[]>;
   /** Create the prices and products that inline items asked for, then answer the items (with their taxes, by index). */
   commit(items: Resolved[], ctx: CommandContext, taxes?: LineTax[]): Promise<SessionLineItem[]>;
+  /**
+   * Start creating the prices and products that inline items asked for. Every append is asked for
+   * before this returns, so they join the same group commit as any append the caller asks for next
+   * in the same turn (a session's, in log order after them).
+   */
+  write(items: Resolved[], ctx: CommandContext): Promise<void>;
+  /** The items as a session holds them (with their taxes, by index); writes nothing. */
+  lineItemsOf(items: Resolved[], taxes?: LineTax[]): SessionLineItem[];
 };
 
 export function createLineItemResolver(deps: { readStore: ReadStore; commands: CommandHandler }): LineItemResolver {
@@ -137,6 +145,40 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
       updatedAt: now,
     };
   }
+
+  const write: LineItemResolver['write'] = (items, ctx) => {
+    // New ids (fresh, or seeded by an idempotent request that may have written them already):
+    // no stream to read first; an existing one makes the append conflict and the create a no-op.
+    const created = { ...ctx, assumeNew: true };
+    const writes: Promise<unknown>[] = [];
+    for (const item of items) {
+      if (item.createProduct) {
+        const { updatedAt: _u, deleted: _d, createdAt: _c, ...product } = item.product;
+        writes.push(deps.commands.handle(productAggregate, product.id, { type: 'CreateProduct', product }, created));
+      }
+      if (item.createPrice) {
+        const { updatedAt: _u, createdAt: _c, ...price } = item.price;
+        writes.push(deps.commands.handle(priceAggregate, price.id, { type: 'CreatePrice', price }, created));
+      }
+    }
+    return Promise.all(writes).then(() => {});
+  };
+
+  const lineItemsOf: LineItemResolver['lineItemsOf'] = (items, taxes) =>
+    items.map(({ quantity, price, product }, index) => {
+      const subtotal = BigInt(price.unitAmount) * BigInt(quantity);
+      const tax = taxes?.[index];
+      return {
+        description: product.name,
+        quantity,
+        price: snapshot(price, product),
+        amountSubtotal: subtotal.toString(),
+        // Exclusive tax is added to the line; inclusive tax is already in its price.
+        amountTotal: (subtotal + (tax?.amountExclusive ?? 0n)).toString(),
+        currency: price.currency,
+        ...(tax ? { amountTax: tax.amountTax.toString(), taxRates: tax.taxRates } : {}),
+      };
+    });
 
   return {
     async resolve(input, tenant, now, nextId = newId) {
@@ -243,30 +285,10 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
     },
 
     async commit(items, ctx, taxes) {
-      for (const item of items) {
-        if (item.createProduct) {
-          const { updatedAt: _u, deleted: _d, createdAt: _c, ...product } = item.product;
-          await deps.commands.handle(productAggregate, product.id, { type: 'CreateProduct', product }, ctx);
-        }
-        if (item.createPrice) {
-          const { updatedAt: _u, createdAt: _c, ...price } = item.price;
-          await deps.commands.handle(priceAggregate, price.id, { type: 'CreatePrice', price }, ctx);
-        }
-      }
-      return items.map(({ quantity, price, product }, index) => {
-        const subtotal = BigInt(price.unitAmount) * BigInt(quantity);
-        const tax = taxes?.[index];
-        return {
-          description: product.name,
-          quantity,
-          price: snapshot(price, product),
-          amountSubtotal: subtotal.toString(),
-          // Exclusive tax is added to the line; inclusive tax is already in its price.
-          amountTotal: (subtotal + (tax?.amountExclusive ?? 0n)).toString(),
-          currency: price.currency,
-          ...(tax ? { amountTax: tax.amountTax.toString(), taxRates: tax.taxRates } : {}),
-        };
-      });
+      await write(items, ctx);
+      return lineItemsOf(items, taxes);
     },
+    write,
+    lineItemsOf,
   };
 }

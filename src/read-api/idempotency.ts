@@ -7,12 +7,18 @@ import { ConflictError, ValidationError } from '../shared/errors.ts';
 import { newId, seededIds } from '../shared/ids.ts';
 import type { JsonObject } from '../shared/json.ts';
 import type { ApiState } from './api-context.ts';
+import { canonicalJson } from './canonical-json.ts';
 import { idempotencyConflict } from './middleware.ts';
 
 /** A claim whose request never recorded a response (the process died) may be retried after this. */
 const ABANDONED_AFTER_MS = 60_000;
 
-type Claimed = { method: string; path: string; bodyHash: string; at: string };
+/**
+ * `bodyHash` is the hash of the body's canonical JSON (`canonicalJson`: the same document with other
+ * whitespace or key order is the same request), or of its bytes when it has none. Claims written
+ * before that (no `bodyForm`) hashed the bytes, and are compared so.
+ */
+type Claimed = { method: string; path: string; bodyHash: string; bodyForm?: 'canonical-json'; at: string };
 /**
  * The recorded response. Its body is sealed with the master key: a response can hold a secret
  * shown only once (a new API key, a webhook signing secret), and the log must never hold one in
@@ -25,7 +31,8 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 /**
  * `Idempotency-Key` on POST: the first request's response is recorded in the log, so a retry with
  * the same key and body gets it again (even after a restart), and the same key with another body
- * is a 409. A request that failed (an error, or a 4xx or 5xx answer) releases its key, so the corrected request
+ * is a 409. Bodies are compared by meaning: the same JSON with other whitespace or key order is the
+ * same body; another value, an added key or another array order is another. A request that failed (an error, or a 4xx or 5xx answer) releases its key, so the corrected request
  * may reuse it. The records a request creates get ids seeded by its key and body (`seededIds`), so
  * running the same request again after a failure that came after its writes (the read models did
  * not catch up in time, a store failed) creates nothing twice and answers with what it created.
@@ -48,7 +55,8 @@ export function idempotencyMiddleware(deps: {
     const claim: Claimed = {
       method: ctx.method,
       path: ctx.path,
-      bodyHash: sha256(rawBody),
+      bodyHash: sha256(canonicalJson(rawBody) ?? rawBody),
+      bodyForm: 'canonical-json',
       at: new Date(clock.now()).toISOString(),
     };
     const event = (type: string, data: JsonObject): NewEvent => ({
@@ -70,8 +78,8 @@ export function idempotencyMiddleware(deps: {
       const lastClaim = [...history].reverse().find((e) => e.type === 'IdempotencyKeyClaimed');
       if (lastClaim) {
         const previous = lastClaim.data as unknown as Claimed;
-        const sameRequest =
-          previous.method === claim.method && previous.path === claim.path && previous.bodyHash === claim.bodyHash;
+        const sameBody = previous.bodyHash === (previous.bodyForm === undefined ? sha256(rawBody) : claim.bodyHash);
+        const sameRequest = previous.method === claim.method && previous.path === claim.path && sameBody;
         const released = history.some((e) => e.type === 'IdempotencyKeyReleased' && e.revision > lastClaim.revision);
         // A released key did nothing that a retry could repeat: it is free for any request.
         if (!released) {

@@ -40,18 +40,64 @@ const SECRET_FIELDS = [
   'query',
   'querystring',
 ];
-const REDACT_PATHS = [
-  ...SECRET_FIELDS,
-  ...SECRET_FIELDS.map((field) => `*.${field}`),
-  'headers["x-api-key"]',
-  'req.headers.authorization',
-];
+const SECRET_NAMES: ReadonlySet<string> = new Set(SECRET_FIELDS);
+const CENSOR = '[redacted]';
+
+/** A copy of `value` (its prototype and own properties, so an Error stays one) with `keys` censored. */
+function censored<T extends object>(value: T, keys: string[]): T {
+  const copy = Object.create(Object.getPrototypeOf(value)) as T;
+  Object.defineProperties(copy, Object.getOwnPropertyDescriptors(value));
+  for (const key of keys) (copy as Record<string, unknown>)[key] = CENSOR;
+  return copy;
+}
+
+/** The secret fields of one nested object (`inside` names it): its `SECRET_FIELDS`, and a header's API key. */
+function secretKeysOf(value: object, inside: string): string[] {
+  const found: string[] = [];
+  for (const key of Object.keys(value))
+    if (SECRET_NAMES.has(key) || (inside === 'headers' && key === 'x-api-key')) found.push(key);
+  return found;
+}
+
+/**
+ * The line's fields with every `SECRET_FIELDS` field, at the top or one level down, plus
+ * `headers["x-api-key"]` and `req.headers.authorization`, written as "[redacted]". Copied only where
+ * one is found. pino's `redact` with `*.field` paths ran every field of every line through a
+ * redactor that parsed each of its 40 paths again: the better part of the cost of a line, and an
+ * API write logs one per event and one per request.
+ */
+export function redactSecrets<T extends Record<string, unknown>>(fields: T): T {
+  let out: Record<string, unknown> = fields;
+  const set = (key: string, value: unknown) => {
+    if (out === fields) out = { ...fields };
+    out[key] = value;
+  };
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    if (SECRET_NAMES.has(key)) {
+      set(key, CENSOR);
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    const keys = secretKeysOf(value, key);
+    const headers = key === 'req' ? (value as { headers?: unknown }).headers : undefined;
+    const requestAuthorization = headers !== null && typeof headers === 'object' && 'authorization' in headers;
+    if (keys.length === 0 && !requestAuthorization) continue;
+    const inner = censored(value, keys) as Record<string, unknown>;
+    if (requestAuthorization) inner.headers = censored(headers, ['authorization']);
+    set(key, inner);
+  }
+  return out as T;
+}
 
 const baseOptions = (level: LogLevel): LoggerOptions => ({
   level,
   base: { pid: process.pid },
   timestamp: pino.stdTimeFunctions.isoTime,
-  redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+  // Top-level fields through pino's redaction as well: it also covers a child logger's bindings,
+  // which formatters.log never sees, and costs nothing on a line without such a field.
+  redact: { paths: SECRET_FIELDS, censor: CENSOR },
+  formatters: { log: redactSecrets },
 });
 
 /**

@@ -66,7 +66,7 @@ export function startGatedTimers(
   const runner = createTimerRunner({
     clock: deps.clock,
     readStore: deps.readStore,
-    projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
+    projections: { waitFor: async () => {}, onDocumentsChanged: () => () => {} },
     handlers: deps.handlers(gate),
     log,
   });

@@ -39,7 +39,7 @@ test('a timer whose handler fails is retried on the clock, backing off, and does
   const runner = createTimerRunner({
     clock,
     readStore: store,
-    projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
+    projections: { waitFor: async () => {}, onDocumentsChanged: () => () => {} },
     handlers,
     // Only what went wrong: each timer's own `timer.fired` line is not what these tests look at.
     log: (line, fields) => (fields?.event === 'timer.fired' ? undefined : lines.push(line)),
@@ -86,14 +86,14 @@ test('a timer whose command changed nothing is not fired again until it is resch
     version: 1,
   });
   let fired = 0;
-  let advanced: ((position: bigint, touched: Set<string>) => void) | null = null;
+  let changed: ((ids: ReadonlySet<string>) => void) | null = null;
   const runner = createTimerRunner({
     clock,
     readStore: store,
     projections: {
       waitFor: async () => {},
-      onAdvanced: (listener) => {
-        advanced = listener;
+      onDocumentsChanged: (_collection, listener) => {
+        changed = listener;
         return () => {};
       },
     },
@@ -121,7 +121,7 @@ test('a timer whose command changed nothing is not fired again until it is resch
     fireAt: T0,
     version: 2,
   });
-  advanced!(3n, new Set([COLLECTIONS.timers]));
+  changed!(new Set(['noop:1']));
   await reached(() => fired, 2);
   t.pass();
 });
@@ -148,7 +148,7 @@ test('a failing timer that goes away before its retry is forgotten: the loop doe
   const runner = createTimerRunner({
     clock,
     readStore: store,
-    projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
+    projections: { waitFor: async () => {}, onDocumentsChanged: () => () => {} },
     handlers: {
       boom: async () => {
         calls += 1;
@@ -199,7 +199,7 @@ test('retryWaiting while a pass is putting a timer off: the timer is tried again
   runner = createTimerRunner({
     clock,
     readStore: store,
-    projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
+    projections: { waitFor: async () => {}, onDocumentsChanged: () => () => {} },
     handlers,
     // Only what went wrong: each timer's own `timer.fired` line is not what these tests look at.
     log: (line, fields) => (fields?.event === 'timer.fired' ? undefined : lines.push(line)),
@@ -231,7 +231,7 @@ test('each timer fired is one structured line: its kind, id, tenant and what cam
   const runner = createTimerRunner({
     clock,
     readStore: store,
-    projections: { waitFor: async () => {}, onAdvanced: () => () => {} },
+    projections: { waitFor: async () => {}, onDocumentsChanged: () => () => {} },
     handlers,
     log: (_line, fields) => (fields?.event === 'timer.fired' ? fired.push(fields) : undefined),
   });

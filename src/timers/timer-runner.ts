@@ -53,7 +53,7 @@ const scheduling = (timer: TimerDoc): string => `${timer.fireAt}:${timer.version
 export function createTimerRunner(deps: {
   clock: Clock;
   readStore: ReadStore;
-  projections: Pick<ProjectionRunner, 'waitFor' | 'onAdvanced'>;
+  projections: Pick<ProjectionRunner, 'waitFor' | 'onDocumentsChanged'>;
   handlers: Record<string, TimerHandler>;
   log?: Log;
 }): TimerRunner {
@@ -74,6 +74,10 @@ export function createTimerRunner(deps: {
   /** Counts `retryWaiting()` calls: one during a pass also covers a timer that pass is putting off. */
   let retryCalls = 0;
   let passRunning = false;
+  /** When the loop looks again on its own (the earliest timer or retry it saw); a timer set sooner pokes it. */
+  let lookAgainAt = Number.NEGATIVE_INFINITY;
+  /** While the next look is being found, its find may have missed a timer set meanwhile: any change pokes. */
+  let findingNext = false;
 
   /** Fires `timer`; false when its handler answered `notYet`. */
   async function fire(timer: TimerDoc): Promise<boolean> {
@@ -121,9 +125,12 @@ export function createTimerRunner(deps: {
       }
     },
     async nextDue() {
+      findingNext = true;
       const upcoming = await timers.find({ fireAt: { $gt: clock.now() } }, { sort: { fireAt: 1 }, limit: 1 });
       const retries = [...failing.values()].map((f) => f.retryAt);
       const next = Math.min(upcoming[0]?.fireAt ?? Infinity, ...retries);
+      lookAgainAt = next;
+      findingNext = false;
       return Number.isFinite(next) ? next : null;
     },
   });
@@ -178,14 +185,30 @@ export function createTimerRunner(deps: {
     start() {
       // Timers are mostly set far ahead (an hour for a session, a month for a renewal), so a
       // burst of new ones is looked at in one pass instead of one scan per write.
+      // Only a timer set sooner than the loop's next look needs one: every pass scans the timers, and
+      // a session's expiry an hour ahead rescanning all of them made each create cost more as
+      // sessions piled up. The changed timers are read by id, a cost that does not grow with them.
       let pending: NodeJS.Timeout | null = null;
-      const off = projections.onAdvanced((_position, touched) => {
-        if (!touched.has(COLLECTIONS.timers) || pending) return;
-        pending = setTimeout(() => {
-          pending = null;
-          loop.poke();
-        }, RESCAN_DEBOUNCE_MS);
-        pending.unref();
+      const off = projections.onDocumentsChanged(COLLECTIONS.timers, (ids) => {
+        if (pending) return;
+        const check = async () => {
+          for (const id of ids) {
+            const timer = await timers.get(id);
+            if (timer && timer.fireAt < lookAgainAt) return true;
+          }
+          return findingNext;
+        };
+        void check().then(
+          (sooner) => {
+            if (!sooner || pending) return;
+            pending = setTimeout(() => {
+              pending = null;
+              loop.poke();
+            }, RESCAN_DEBOUNCE_MS);
+            pending.unref();
+          },
+          () => loop.poke(),
+        );
       });
       unsubscribe = () => {
         off();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import test from 'ava';
 import { apiClient } from '../support/api-client.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
@@ -43,6 +44,119 @@ test('same Idempotency-Key with another body (or on another route) is a 409 idem
   t.is(
     (await api.post<Session>(SESSIONS, sessionRequest('150000000', 2), { 'Idempotency-Key': 'order-43' })).body.id,
     first.body.id,
+  );
+});
+
+test('the same JSON with other whitespace, key order or number spelling under the same Idempotency-Key is a replay', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const request = { ...sessionRequest(), metadata: { orderId: 'o-1', channel: 'web' } };
+  const first = await api.post<Session>(SESSIONS, JSON.stringify(request), { 'Idempotency-Key': 'order-json' });
+  t.is(first.status, 200, JSON.stringify(first.body));
+  const logAfterFirst = await logLength(weir);
+
+  // Keys reversed at every depth, pretty-printed, an escaped character and 2 written as 2.0.
+  const reversed = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(reversed)
+      : value !== null && typeof value === 'object'
+        ? Object.fromEntries(
+            Object.entries(value)
+              .reverse()
+              .map(([k, v]) => [k, reversed(v)]),
+          )
+        : value;
+  const respelled = JSON.stringify(reversed(request), null, 2)
+    .replace('"quantity": 2', '"quantity": 2.0')
+    .replace('"o-1"', '"\\u006f-1"');
+  t.not(respelled, JSON.stringify(request));
+  t.deepEqual(JSON.parse(respelled), request, 'the same document');
+  for (const body of [respelled, ` \n${JSON.stringify(request)}\t`]) {
+    const again = await api.post<Session>(SESSIONS, body, { 'Idempotency-Key': 'order-json' });
+    t.is(again.status, 200, JSON.stringify(again.body));
+    t.is(again.headers.get('idempotent-replayed'), 'true');
+    t.deepEqual(again.body, first.body);
+  }
+  t.is(await logLength(weir), logAfterFirst, 'a replay writes nothing');
+  t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 1);
+});
+
+test('a body that differs in meaning under the same Idempotency-Key is a 409: a value, an added key, another array order', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const twoItems = {
+    ...sessionRequest(),
+    lineItems: {
+      data: [
+        { priceData: { currency: 'usdc', unitAmount: '1000000', productData: { name: 'A' } }, quantity: 1 },
+        { priceData: { currency: 'usdc', unitAmount: '2000000', productData: { name: 'B' } }, quantity: 1 },
+      ],
+    },
+    metadata: { orderId: 'o-2' },
+  };
+  const first = await api.post<Session>(SESSIONS, twoItems, { 'Idempotency-Key': 'order-meaning' });
+  t.is(first.status, 200, JSON.stringify(first.body));
+  const before = await logLength(weir);
+  const variants: Record<string, unknown> = {
+    'another value': { ...twoItems, metadata: { orderId: 'o-3' } },
+    'a number for a string': { ...twoItems, metadata: { orderId: 2 } },
+    'an added key': { ...twoItems, clientReferenceId: 'extra' },
+    'another array order': { ...twoItems, lineItems: { data: [...twoItems.lineItems.data].reverse() } },
+  };
+  for (const [what, body] of Object.entries(variants)) {
+    assertError(t, await api.post(SESSIONS, body, { 'Idempotency-Key': 'order-meaning' }), 409, {
+      code: 'idempotency_key_in_use',
+    });
+    t.pass(what);
+  }
+  t.is(await logLength(weir), before, 'a conflicting request writes nothing');
+  const replay = await api.post<Session>(SESSIONS, twoItems, { 'Idempotency-Key': 'order-meaning' });
+  t.is(replay.headers.get('idempotent-replayed'), 'true');
+  t.is(replay.body.id, first.body.id);
+});
+
+test('a key claimed before bodies were compared by meaning (its hash of the bytes) is still replayed for the same bytes', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api, organizationId } = await createMerchant(weir.url);
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+  const raw = JSON.stringify(sessionRequest());
+  const at = new Date().toISOString();
+  const metadata = {
+    organizationId,
+    environment: 'test' as const,
+    actor: 'api_key:legacy',
+    correlationId: 'legacy',
+    occurredAt: at,
+  };
+  // What an earlier Weir recorded: no bodyForm, the hash of the bytes, a plain body.
+  await weir.eventStore.append(
+    `idempotency-${sha256(`${organizationId}:test:legacy-key`)}`,
+    [
+      {
+        id: crypto.randomUUID(),
+        type: 'IdempotencyKeyClaimed',
+        data: { method: 'POST', path: SESSIONS, bodyHash: sha256(raw), at },
+        metadata,
+      },
+      {
+        id: crypto.randomUUID(),
+        type: 'IdempotentResponseRecorded',
+        data: { status: 200, body: '{"id":"recorded-before"}' },
+        metadata,
+      },
+    ],
+    'no_stream',
+  );
+  const replay = await api.post<{ id: string }>(SESSIONS, raw, { 'Idempotency-Key': 'legacy-key' });
+  t.is(replay.headers.get('idempotent-replayed'), 'true');
+  t.is(replay.body.id, 'recorded-before');
+  assertError(
+    t,
+    await api.post(SESSIONS, JSON.stringify(sessionRequest(), null, 2), { 'Idempotency-Key': 'legacy-key' }),
+    409,
+    {
+      code: 'idempotency_key_in_use',
+    },
   );
 });
 

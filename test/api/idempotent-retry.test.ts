@@ -72,6 +72,28 @@ test('a checkout session request run again with its Idempotency-Key after failin
   t.is(replayed.body.id, only!.id);
 });
 
+test('the run again may send the same JSON with its keys in another order: still the same session, product and price', async (t) => {
+  const { merchant, count, failThenRetry } = await weirWithLaggingReadModels(t);
+  const request = sessionRequest();
+  let sent = 0;
+  const retried = await failThenRetry(
+    (headers) =>
+      merchant.api.post<{ id: string }>(
+        '/api/v1/checkout/sessions',
+        // The first run's body as JSON.stringify writes it, the second's keys reversed and indented.
+        sent++ === 0
+          ? JSON.stringify(request)
+          : JSON.stringify(Object.fromEntries(Object.entries(request).reverse()), null, 1),
+        headers,
+      ),
+    'order-reordered',
+  );
+  t.is(retried.status, 200, JSON.stringify(retried.body));
+  t.is(await count('checkout_sessions'), 1);
+  t.is(await count('products'), 1);
+  t.is(await count('prices'), 1);
+});
+
 test('products, customers, invoices, payment links, coupons, webhook endpoints and wallets: run again after failing past the write, each is created once and answered as created', async (t) => {
   const { merchant, count, failThenRetry } = await weirWithLaggingReadModels(t);
   const { api } = merchant;
