@@ -160,24 +160,25 @@ test('rate limit on failed authentication: after 100 bad admin tokens every requ
 });
 
 test('rate limits count the address the proxy in front saw (WEIR_TRUST_PROXY): entries a client puts before it share its bucket', async (t) => {
-  const weir = await startTestWeir(t, { trustProxy: true, rateLimitAuthFailures: { perSecond: 1, burst: 2 } });
+  // One token an hour: the real clock runs during the test, and a slow machine must not refill a bucket mid-test.
+  const weir = await startTestWeir(t, { trustProxy: true, rateLimitAuthFailures: { perSecond: 1 / 3600, burst: 2 } });
   const from = (forwardedFor: string) =>
     apiClient(weir.url, 'sk_test_wrong').call('GET', '/api/v1/customers', undefined, {
       'x-forwarded-for': forwardedFor,
     });
   t.is((await from('1.1.1.1, 203.0.113.7')).status, 401);
   t.is((await from('2.2.2.2, 203.0.113.7')).status, 401);
-  assertRateLimited(t, await from('3.3.3.3, 203.0.113.7'), 'auth_failures', 1);
+  assertRateLimited(t, await from('3.3.3.3, 203.0.113.7'), 'auth_failures', 3600);
   t.is((await from('203.0.113.8')).status, 401, 'another client address has its own bucket');
   // An IPv6 client is counted by its /64: another address of the same network shares the bucket.
   t.is((await from('2001:db8:1:2::1')).status, 401);
   t.is((await from('2001:db8:1:2:ffff::9')).status, 401);
-  assertRateLimited(t, await from('2001:db8:1:2::abcd'), 'auth_failures', 1);
+  assertRateLimited(t, await from('2001:db8:1:2::abcd'), 'auth_failures', 3600);
   t.is((await from('2001:db8:1:3::1')).status, 401);
 });
 
 test('rate limits: without WEIR_TRUST_PROXY a forged X-Forwarded-For changes nothing; WEIR_RATE_LIMITS=off turns every limit off', async (t) => {
-  const weir = await startTestWeir(t, { rateLimitAuthFailures: { perSecond: 1, burst: 1 } });
+  const weir = await startTestWeir(t, { rateLimitAuthFailures: { perSecond: 1 / 3600, burst: 1 } });
   const wrong = apiClient(weir.url, 'sk_test_wrong');
   t.is((await wrong.call('GET', '/api/v1/customers', undefined, { 'x-forwarded-for': '1.1.1.1' })).status, 401);
   t.is((await wrong.call('GET', '/api/v1/customers', undefined, { 'x-forwarded-for': '2.2.2.2' })).status, 429);
