@@ -7,6 +7,8 @@ import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { startNatsServer } from '../support/nats-server.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant, sessionRequest, startTestWeir, MERCHANT_WALLET } from '../support/weir-harness.ts';
+import { testWeirClient, undeclaredBody } from '../support/weir-client.ts';
+import { expectData } from '../../weir-client/src/index.ts';
 
 type Session = Record<string, unknown> & {
   id: string;
@@ -41,24 +43,31 @@ async function checkoutJourney(
   t.teardown(() => receiver.close());
   const weir = await startTestWeir(t, { natsUrl: options.natsUrl });
   const merchant = await createMerchant(weir.url);
-  const { api } = merchant;
+  // The merchant's calls go through weir-client, typed from the OpenAPI document.
+  const weirApi = testWeirClient(weir.url, merchant.testSecretKey);
+  const getSession = async (id: string) =>
+    undeclaredBody<Session>(await weirApi.GET('/api/v1/checkout/sessions/{id}', { params: { path: { id } } }));
+  const createSession = () =>
+    weirApi.POST('/api/v1/checkout/sessions', {
+      // `as never` until the route declares its body schema (then the request is typed too).
+      body: sessionRequest('150000000', 2) as never,
+      headers: { 'Idempotency-Key': 'order-1001' },
+    });
 
-  const endpoint = await api.post<{ id: string; secret: string; enabledEvents: { events: string[] } }>(
-    '/api/v1/webhook-endpoints',
-    {
+  const endpointAnswer = await weirApi.POST('/api/v1/webhook-endpoints', {
+    body: {
       description: 'shop backend',
       url: receiver.url,
       enabledEvents: { events: ['checkout_session.completed', 'payment_intent.succeeded'] },
     },
-  );
-  t.is(endpoint.status, 200, JSON.stringify(endpoint.body));
-  t.regex(endpoint.body.secret, /^whsec_/);
-
-  const created = await api.post<Session>('/api/v1/checkout/sessions', sessionRequest('150000000', 2), {
-    'Idempotency-Key': 'order-1001',
   });
-  t.is(created.status, 200, JSON.stringify(created.body));
-  const session = created.body;
+  t.is(endpointAnswer.response.status, 200, JSON.stringify(endpointAnswer.error));
+  const endpoint = expectData(endpointAnswer);
+  t.regex(endpoint.secret, /^whsec_/);
+
+  const created = await createSession();
+  t.is(created.response.status, 200, JSON.stringify(created.error));
+  const session = undeclaredBody<Session>(created);
   t.is(session.status, 'open');
   t.is(session.paymentStatus, 'unpaid');
   t.is(session.amountTotal, '300000000');
@@ -68,7 +77,7 @@ async function checkoutJourney(
   t.is(session.paymentIntent.status, 'requires_payment_method');
 
   // A GET right after the POST sees the new record.
-  t.is((await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body.id, session.id);
+  t.is((await getSession(session.id)).id, session.id);
 
   // The payer reveals the address for USDC on the hosted page.
   const payer = apiClient(weir.url);
@@ -91,14 +100,14 @@ async function checkoutJourney(
   const transfer = await chain.transfer({ to: usdc.paymentAddress, amount: '3000000', blockNumber: 100, blockHash });
   // Seen but not final: the session waits.
   const pending = await eventually(async () => {
-    const r = await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`);
-    return r.body.paymentIntent.status === 'processing' ? r.body : undefined;
+    const r = await getSession(session.id);
+    return r.paymentIntent.status === 'processing' ? r : undefined;
   }, 'the transfer to be detected');
   t.is(pending.status, 'open');
   await chain.final(100, blockHash);
 
   const hooks = await receiver.waitFor((all) => all.length >= 2);
-  const secret = endpoint.body.secret;
+  const secret = endpoint.secret;
   const types = new Set<string>();
   for (const hook of hooks) {
     t.is(
@@ -137,12 +146,12 @@ async function checkoutJourney(
   }
   t.deepEqual([...types].sort(), ['checkout_session.completed', 'payment_intent.succeeded']);
 
-  const done = await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`);
-  t.is(done.body.status, 'complete');
-  t.is(done.body.paymentStatus, 'paid');
-  t.is(done.body.amountReceived, '300000000');
-  t.is(done.body.paymentIntent.status, 'succeeded');
-  t.is(done.body.paymentIntent.paymentMethod?.accountAddress, usdc.paymentAddress);
+  const done = await getSession(session.id);
+  t.is(done.status, 'complete');
+  t.is(done.paymentStatus, 'paid');
+  t.is(done.amountReceived, '300000000');
+  t.is(done.paymentIntent.status, 'succeeded');
+  t.is(done.paymentIntent.paymentMethod?.accountAddress, usdc.paymentAddress);
 
   // Redelivered observations (without the bus's own dedupe) change nothing.
   const streamBefore = await weir.eventStore.readStream(`checkout_session-${session.id}`);
@@ -172,18 +181,16 @@ async function checkoutJourney(
   t.is((await weir.eventStore.readStream(`checkout_session-${session.id}`)).length, streamBefore.length);
   t.is(receiver.received.length, 2);
 
-  const deliveries = await api.get<{ data: { status: string; attempts: number }[] }>(
-    `/api/v1/webhook-endpoints/${endpoint.body.id}/deliveries`,
+  const deliveries = expectData(
+    await weirApi.GET('/api/v1/webhook-endpoints/{id}/deliveries', { params: { path: { id: endpoint.id } } }),
   );
-  t.is(deliveries.body.data.length, 2);
-  t.true(deliveries.body.data.every((d) => d.status === 'succeeded' && d.attempts === 1));
+  t.is(deliveries.data.length, 2);
+  t.true(deliveries.data.every((d) => d.status === 'succeeded' && d.attempts === 1));
 
   // The idempotent retry of the create gets the first response.
-  const retried = await api.post<Session>('/api/v1/checkout/sessions', sessionRequest('150000000', 2), {
-    'Idempotency-Key': 'order-1001',
-  });
-  t.is(retried.body.id, session.id);
-  t.is(retried.headers.get('idempotent-replayed'), 'true');
+  const retried = await createSession();
+  t.is(undeclaredBody<Session>(retried).id, session.id);
+  t.is(retried.response.headers.get('idempotent-replayed'), 'true');
   t.not(MERCHANT_WALLET, usdc.paymentAddress);
 }
 

@@ -2,6 +2,8 @@ import test, { type ExecutionContext } from 'ava';
 import { getAddress, type Address } from 'viem';
 import { bodySignature } from '../../src/webhooks/signature.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
+import { testWeirClient, undeclaredBody } from '../support/weir-client.ts';
+import { expectData } from '../../weir-client/src/index.ts';
 import { devnetPayer, merchantWallet } from '../support/evm-devnet.ts';
 import { startDevnetWeir } from '../support/devnet-weir.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
@@ -56,16 +58,22 @@ async function evmWorld(
   });
   /** A new organization whose wallet on the devnet is `wallet`, with its test key's API and session helpers. */
   const shop = async (name: string, wallet: Address) => {
-    const { api, liveSecretKey } = await organization(name, wallet);
+    const { testSecretKey, liveSecretKey } = await organization(name, wallet);
+    // The merchant's calls go through weir-client, typed from the OpenAPI document.
+    const api = testWeirClient(weir.url, testSecretKey);
     const session = async (currency: string, unitAmount: string) => {
-      const r = await api.post<Session>('/api/v1/checkout/sessions', {
-        successUrl: 'https://shop.example/ok',
-        lineItems: { data: [{ priceData: { currency, unitAmount, productData: { name: 'Thing' } }, quantity: 1 }] },
+      const r = await api.POST('/api/v1/checkout/sessions', {
+        // `as never` until the route declares its body schema (then the request is typed too).
+        body: {
+          successUrl: 'https://shop.example/ok',
+          lineItems: { data: [{ priceData: { currency, unitAmount, productData: { name: 'Thing' } }, quantity: 1 }] },
+        } as never,
       });
-      t.is(r.status, 200, JSON.stringify(r.body));
-      return r.body;
+      t.is(r.response.status, 200, JSON.stringify(r.error));
+      return undeclaredBody<Session>(r);
     };
-    const get = async (id: string) => (await api.get<Session>(`/api/v1/checkout/sessions/${id}`)).body;
+    const get = async (id: string) =>
+      undeclaredBody<Session>(await api.GET('/api/v1/checkout/sessions/{id}', { params: { path: { id } } }));
     const until = (id: string, predicate: (s: Session) => boolean, what: string, timeoutMs = 30_000) =>
       eventually(
         async () => {
@@ -79,13 +87,11 @@ async function evmWorld(
   };
   const merchant = merchantWallet(devnet.info);
   const main = await shop('Devnet Shop', merchant);
-  const endpoint = (
-    await main.api.post<{ id: string; secret: string }>('/api/v1/webhook-endpoints', {
-      description: 'shop',
-      url: receiver.url,
-      enabledEvents: { events: ['*'] },
-    })
-  ).body;
+  const endpoint = expectData(
+    await main.api.POST('/api/v1/webhook-endpoints', {
+      body: { description: 'shop', url: receiver.url, enabledEvents: { events: ['*'] } },
+    }),
+  );
   const payer = devnetPayer(devnet.info);
   return { devnet, nats, receiver, weir, merchant, endpoint, payer, shop, ...main };
 }
@@ -222,39 +228,41 @@ test('a payment after expiry is recorded, not lost, reported by a webhook, and s
 test('the faucet sends test tokens to test keys and refuses live keys', async (t) => {
   const w = await evmWorld(t);
   const target = '0x000000000000000000000000000000000000f00d';
-  const r = await w.api.post<{ transactionHash: string; amountRaw: string }>('/api/v1/faucet', {
-    address: target,
-    asset: 'usdc',
-    amount: '1500000000',
+  const r = await w.api.POST('/api/v1/faucet', {
+    body: { address: target, asset: 'usdc', amount: '1500000000' } as never,
   });
-  t.is(r.status, 200, JSON.stringify(r.body));
-  t.is(r.body.amountRaw, '15000000');
+  t.is(r.response.status, 200, JSON.stringify(r.error));
+  t.is(undeclaredBody<{ transactionHash: string; amountRaw: string }>(r).amountRaw, '15000000');
   t.is(await w.payer.tokenBalance(w.devnet.info.contracts.usdc, target), 15_000_000n);
-  const live = await apiClient(w.weir.url, w.liveKey).post<{ statusCode: number }>('/api/v1/faucet', {
-    address: target,
+  const live = await testWeirClient(w.weir.url, w.liveKey).POST('/api/v1/faucet', {
+    body: { address: target } as never,
   });
-  t.is(live.status, 403);
-  const bad = await w.api.post<{ message: string }>('/api/v1/faucet', { address: 'nope' });
-  t.is(bad.status, 400);
-  t.regex(bad.body.message, /^address/);
+  t.is(live.response.status, 403);
+  const bad = await w.api.POST('/api/v1/faucet', { body: { address: 'nope' } as never });
+  t.is(bad.response.status, 400);
+  t.regex(bad.error?.message ?? '', /^address/);
 });
 
 test("chains and assets are served for the key's environment", async (t) => {
   const w = await evmWorld(t);
-  const chains = (await w.api.get<{ data: { id: number; assets: { symbol: string }[] }[] }>('/api/v1/chains')).body
-    .data;
+  const chains = undeclaredBody<{ data: { id: number; assets: { symbol: string }[] }[] }>(
+    await w.api.GET('/api/v1/chains'),
+  ).data;
   t.deepEqual(
     chains.map((c) => c.id),
     [31337],
   );
   t.deepEqual(chains[0]!.assets.map((a) => a.symbol).sort(), ['DAI', 'ETH', 'USDC', 'USDT']);
-  const live = (await apiClient(w.weir.url, w.liveKey).get<{ data: unknown[] }>('/api/v1/chains')).body.data;
+  const live = undeclaredBody<{ data: unknown[] }>(
+    await testWeirClient(w.weir.url, w.liveKey).GET('/api/v1/chains'),
+  ).data;
   t.deepEqual(live, []);
 });
 
 test('with gas collection on, the estimated sweep gas is added to the amount due as amountGasFee', async (t) => {
   const w = await evmWorld(t, { chainEnv: { WEIR_NATIVE_PRICE_31337_USDC: '2000' } });
-  t.is((await w.api.put('/api/v1/organization/payment-setting', { applyGasFee: true })).status, 200);
+  const setting = await w.api.PUT('/api/v1/organization/payment-setting', { body: { applyGasFee: true } as never });
+  t.is(setting.response.status, 200);
   const s = await w.session('eth', '10000000'); // 0.1 ETH
   const eth = s.addresses.find((a) => a.asset.currency === 'eth')!;
   t.is(eth.gas, '160000');

@@ -56,7 +56,12 @@ export async function startDevnetWeir(
       name: 'treasury',
     });
     t.is(added.status, 200, JSON.stringify(added.body));
-    return { api, live: apiClient(weir.url, created.liveSecretKey), liveSecretKey: created.liveSecretKey };
+    return {
+      api,
+      live: apiClient(weir.url, created.liveSecretKey),
+      testSecretKey: created.testSecretKey,
+      liveSecretKey: created.liveSecretKey,
+    };
   };
   return { devnet, nats, receiver, weir, organization, restart };
 }
