@@ -92,7 +92,7 @@ const AddressSchema = z.object({
   gasAmount: z.string(),
 });
 
-const TransactionSchema = z.object({
+const IntentTransactionSchema = z.object({
   type: z.literal('incoming'),
   transactionHash: z.string(),
   fromAddress: z.string(),
@@ -135,7 +135,7 @@ const PaymentIntentFields = {
       }),
     })
     .nullable(),
-  transactions: z.array(TransactionSchema),
+  transactions: z.array(IntentTransactionSchema),
   paymentMethodId: z.string().nullable(),
 };
 
@@ -314,3 +314,32 @@ export const PaymentReceiptSchema = z
     requestedAt: timestamp(),
   })
   .openapi('PaymentReceipt');
+
+/** A transaction of `GET /transactions`: a payment to a deposit address (`incoming`) or its sweep (`transfer`). */
+export const TransactionSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('transaction'),
+    livemode: z.boolean(),
+    type: z.enum(['incoming', 'transfer']),
+    status: z.enum(['pending', 'confirmed', 'withdrawn', 'broadcast', 'swept', 'reverted', 'dropped']),
+    organizationId: z.string(),
+    checkoutSessionId: z.string(),
+    paymentIntentId: z.string(),
+    invoiceId: z.string().nullable(),
+    subscriptionId: z.string().nullable(),
+    network: z.string(),
+    chainId: z.number().int(),
+    transactionHash: z.string(),
+    fromAddress: z.string(),
+    toAddress: z.string(),
+    currency: z.string().nullable(),
+    assetId: z.string().nullable(),
+    asset: AssetSchema.nullable(),
+    amountRaw: amountString().nullable(),
+    amount: amountString(),
+    transactionUrl: z.string().nullable(),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+  })
+  .openapi('Transaction');
