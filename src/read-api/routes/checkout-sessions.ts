@@ -20,7 +20,7 @@ import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-cont
 import { commandFor, ownedBy } from '../command.ts';
 import { cachedJson } from '../json-cache.ts';
 import { listPage } from '../pagination.ts';
-import { exportCheckoutSessions } from './checkout-session-export.ts';
+import { ExportQuery, exportCheckoutSessions } from './checkout-session-export.ts';
 import { presentAsset, presentChain } from './chains.ts';
 
 /** The tenant's own session; another tenant's, or none, is a 404. */
@@ -237,7 +237,19 @@ export function checkoutSessionRoutes(
   );
 
   // A literal path: registered before `/:id`, which would take `export` for an id.
-  router.get('/export', exportCheckoutSessions(sessions, deps.clock));
+  const exportSessions = exportCheckoutSessions(sessions, deps.clock);
+  api.route(
+    {
+      method: 'get',
+      path: '/export',
+      summary: 'Export checkout sessions as CSV',
+      description:
+        'The sessions the filters select, newest first, as `text/csv` (streamed; a header row, then one row per session).',
+      query: ExportQuery,
+      errors: [invalidFields()],
+    },
+    (ctx) => exportSessions(ctx),
+  );
 
   // The request a merchant's client repeats while it waits for a payment: cached JSON per document.
   const respondWithSession = cachedJson(present);
