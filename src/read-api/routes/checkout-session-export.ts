@@ -6,6 +6,7 @@ import { ValidationError } from '../../shared/errors.ts';
 import type { ApiContext } from '../api-context.ts';
 import { csvRow } from '../csv.ts';
 import { type ListFilters, listFilter, parseIsoInstant } from '../pagination.ts';
+import { listQuery, queryFilter } from '../schema/fields.ts';
 
 /** The list route's filters, plus the reference export's own (`couponId`, `paymentMethodTypes`). */
 const EXPORT_FILTERS: ListFilters = {
@@ -20,6 +21,25 @@ const EXPORT_FILTERS: ListFilters = {
   status: { values: ['open', 'complete', 'incomplete', 'expired', 'canceled'] },
   paymentStatus: { values: ['unpaid', 'paid'] },
 };
+
+/**
+ * The export's query as the document shows it; `listFilter` and `fromTo` check it, in the order
+ * they always did (list filters first, then `from` / `to`).
+ */
+export const ExportQuery = listQuery({
+  ids: queryFilter('Comma-separated session ids'),
+  paymentLinkId: queryFilter("The payment link's sessions"),
+  subscriptionId: queryFilter("The subscription's sessions"),
+  invoiceId: queryFilter("The invoice's sessions"),
+  customerId: queryFilter("The customer's sessions"),
+  couponId: queryFilter('Sessions discounted with this coupon'),
+  paymentMethodTypes: queryFilter('Comma-separated payment method types'),
+  mode: queryFilter('payment or subscription'),
+  status: queryFilter('open, complete, incomplete, expired or canceled'),
+  paymentStatus: queryFilter('unpaid or paid'),
+  from: queryFilter('Created at or after: ISO 8601 date or timestamp'),
+  to: queryFilter('Created at or before: ISO 8601 date or timestamp'),
+});
 
 /** Sessions read from the store at a time: an export of any size holds at most this many. */
 export const EXPORT_BATCH = 500;

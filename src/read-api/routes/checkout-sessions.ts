@@ -5,15 +5,22 @@ import type { CreateCheckoutSession } from '../../actors/create-checkout-session
 import type { Environment } from '../../event-store/event-store.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
 import { publicCheckoutSession } from '../../projections/public-views.ts';
-import type { Recovery, RecoveryRequest } from '../../chain-ingest/evm/recover-transaction.ts';
+import type { Recovery, RecoveryRequest as RecoveryCommand } from '../../chain-ingest/evm/recover-transaction.ts';
 import { NotFoundError, UnprocessableError, ValidationError, WeirError } from '../../shared/errors.ts';
-import { asObject, optionalInteger, requiredString } from '../../shared/input.ts';
+import {
+  CheckoutSessionCreate,
+  CheckoutSessionSchema,
+  RecoveryRequest,
+  SESSION_STATUS_VALUES,
+} from '../schema/checkout-session.ts';
+import { idParams, invalidFields, listOf, listQuery, notFound, queryFilter, timestamp, z } from '../schema/fields.ts';
+import { schemaRoutes } from '../schema/route.ts';
 import type { Collection } from '../../read-store/read-store.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { cachedJson } from '../json-cache.ts';
 import { listPage } from '../pagination.ts';
-import { exportCheckoutSessions } from './checkout-session-export.ts';
+import { ExportQuery, exportCheckoutSessions } from './checkout-session-export.ts';
 import { presentAsset, presentChain } from './chains.ts';
 
 /** The tenant's own session; another tenant's, or none, is a 404. */
@@ -25,23 +32,6 @@ async function ownedSession(
   const doc = await sessions.get(id);
   if (!ownedBy(ctx, doc)) throw new NotFoundError('checkout session', id);
   return doc;
-}
-
-/** The body of both recovery routes, `{chainId, transactionHash}` as in the reference API. */
-function recoveryInput(body: unknown): { chainId: number; transactionHash: string } {
-  const o = asObject(body, '');
-  const chainId = optionalInteger(o, 'chainId', '', { min: 1 });
-  if (chainId === undefined)
-    throw new ValidationError(
-      'chainId',
-      'is required: the chain id of the network the transaction is on, e.g. 1 for Ethereum',
-      'parameter_missing',
-    );
-  const transactionHash = requiredString(o, 'transactionHash', '', {
-    pattern: /^0x[0-9a-fA-F]{64}$/,
-    hint: 'must be a transaction hash: 0x and 64 hex digits',
-  });
-  return { chainId, transactionHash };
 }
 
 /**
@@ -103,37 +93,87 @@ export function checkoutSessionRoutes(
 
   const present = sessionPresenter(deps);
 
-  const load = (ctx: ApiContext): Promise<CheckoutSessionDoc> => ownedSession(sessions, ctx, ctx.params.id!);
+  const load = (ctx: ApiContext, id: string): Promise<CheckoutSessionDoc> => ownedSession(sessions, ctx, id);
 
-  router.post('/', async (ctx) => {
-    const { tenant } = ctx.state;
-    const { session, position } = await deps.createCheckoutSession(
-      ctx.state.body,
-      { ...tenant, actor: `api_key:${tenant.keyId}` },
-      { newId: idsOf(ctx) },
-    );
-    if (position !== null) await deps.projections.waitFor(position);
-    ctx.body = present((await sessions.get(session.id)) ?? session);
-  });
+  const api = schemaRoutes(router, { tag: 'Checkout sessions', auth: 'secretKey' });
+  const params = idParams('checkout session');
+  const missing = notFound('checkout session');
 
-  router.get('/', async (ctx) => {
-    ctx.body = await listPage(ctx, sessions, {
-      present,
-      filters: {
-        ids: { field: 'id', kind: 'csv' },
-        paymentLinkId: {},
-        subscriptionId: {},
-        invoiceId: {},
-        customerId: {},
-        mode: { values: ['payment', 'subscription'] },
-        status: { values: ['open', 'complete', 'incomplete', 'expired', 'canceled'] },
-        paymentStatus: { values: ['unpaid', 'paid'] },
-      },
-    });
-  });
+  api.route(
+    {
+      method: 'post',
+      path: '/',
+      summary: 'Create a checkout session',
+      description:
+        'A session for its line items (existing prices, or `priceData` created with it), with a deposit address per offered asset.',
+      body: CheckoutSessionCreate,
+      response: CheckoutSessionSchema,
+      errors: [
+        invalidFields(
+          'parameter_invalid_integer',
+          'parameter_invalid_string_empty',
+          'url_invalid',
+          'payment_method_not_available',
+          'parameters_exclusive',
+        ),
+        {
+          status: 422,
+          codes: ['payment_method_invalid'],
+          description: "No network can take the session with the organization's payment methods",
+        },
+      ],
+    },
+    async (ctx, { body }) => {
+      const { tenant } = ctx.state;
+      const { session, position } = await deps.createCheckoutSession(
+        body,
+        { ...tenant, actor: `api_key:${tenant.keyId}` },
+        { newId: idsOf(ctx) },
+      );
+      if (position !== null) await deps.projections.waitFor(position);
+      return present((await sessions.get(session.id)) ?? session);
+    },
+  );
 
-  const recover = (ctx: ApiContext, checkoutSessionId?: string): Promise<Recovery> => {
-    const input = recoveryInput(ctx.state.body);
+  api.route(
+    {
+      method: 'get',
+      path: '/',
+      summary: 'List checkout sessions',
+      query: listQuery({
+        ids: queryFilter('Comma-separated session ids'),
+        paymentLinkId: queryFilter("The payment link's sessions"),
+        subscriptionId: queryFilter("The subscription's sessions"),
+        invoiceId: queryFilter("The invoice's sessions"),
+        customerId: queryFilter("The customer's sessions"),
+        mode: queryFilter('payment or subscription'),
+        status: queryFilter(SESSION_STATUS_VALUES.join(', ')),
+        paymentStatus: queryFilter('unpaid or paid'),
+      }),
+      response: listOf(CheckoutSessionSchema),
+      errors: [invalidFields()],
+    },
+    (ctx) =>
+      listPage(ctx, sessions, {
+        present,
+        filters: {
+          ids: { field: 'id', kind: 'csv' },
+          paymentLinkId: {},
+          subscriptionId: {},
+          invoiceId: {},
+          customerId: {},
+          mode: { values: ['payment', 'subscription'] },
+          status: { values: SESSION_STATUS_VALUES },
+          paymentStatus: { values: ['unpaid', 'paid'] },
+        },
+      }),
+  );
+
+  const recover = (
+    ctx: ApiContext,
+    input: { chainId: number; transactionHash: string },
+    checkoutSessionId?: string,
+  ): Promise<Recovery> => {
     if (!deps.transactionRecovery)
       throw new ValidationError(
         'chainId',
@@ -141,7 +181,7 @@ export function checkoutSessionRoutes(
         'chain_unsupported',
       );
     const { organizationId, environment } = ctx.state.tenant;
-    const request: RecoveryRequest = {
+    const request: RecoveryCommand = {
       organizationId,
       environment,
       ...input,
@@ -149,51 +189,147 @@ export function checkoutSessionRoutes(
     };
     return deps.transactionRecovery.recover(request);
   };
+  const recoveryErrors = [
+    invalidFields('parameter_invalid_integer', 'parameter_invalid_string_empty', 'chain_unsupported'),
+    { status: 404, codes: ['wrong_claim'], description: "The transaction pays none of the organization's sessions" },
+    {
+      status: 422,
+      codes: ['wrong_token_or_network'],
+      description: 'The transaction pays a deposit address in something that session cannot take',
+    },
+  ];
 
   // A literal path: registered before the `/:id` routes (those under POST all have a second segment, so none can take it anyway).
-  router.post('/auto-recover-by-transaction-hash', async (ctx) => {
-    const { outcome, message, session } = creditedOrThrow(await recover(ctx));
-    ctx.body = { ...present(session), recovery: { outcome, message } };
-  });
+  api.route(
+    {
+      method: 'post',
+      path: '/auto-recover-by-transaction-hash',
+      summary: 'Credit a missed payment by its transaction hash',
+      description: 'Finds the session the transaction paid and credits it; answers the session with the outcome.',
+      body: RecoveryRequest,
+      response: CheckoutSessionSchema.extend({
+        recovery: z.object({ outcome: z.string(), message: z.string() }),
+      }),
+      errors: recoveryErrors,
+    },
+    async (ctx, { body }) => {
+      const { outcome, message, session } = creditedOrThrow(await recover(ctx, body));
+      return { ...present(session), recovery: { outcome, message } };
+    },
+  );
 
   // The reference answers this one with `{message, statusCode}`; `outcome` says the same for programs.
-  router.post('/:id/auto-recover', async (ctx) => {
-    const session = await load(ctx);
-    const { outcome, message } = creditedOrThrow(await recover(ctx, session.id));
-    ctx.body = { statusCode: 200, message, outcome };
-  });
+  api.route(
+    {
+      method: 'post',
+      path: '/:id/auto-recover',
+      summary: 'Credit a missed payment to this session',
+      params,
+      body: RecoveryRequest,
+      response: z.object({ statusCode: z.literal(200), message: z.string(), outcome: z.string() }),
+      errors: [...recoveryErrors, missing],
+    },
+    async (ctx, { params: { id }, body }) => {
+      const session = await load(ctx, id);
+      const { outcome, message } = creditedOrThrow(await recover(ctx, body, session.id));
+      return { statusCode: 200, message, outcome };
+    },
+  );
 
   // A literal path: registered before `/:id`, which would take `export` for an id.
-  router.get('/export', exportCheckoutSessions(sessions, deps.clock));
+  const exportSessions = exportCheckoutSessions(sessions, deps.clock);
+  api.route(
+    {
+      method: 'get',
+      path: '/export',
+      summary: 'Export checkout sessions as CSV',
+      description:
+        'The sessions the filters select, newest first, as `text/csv` (streamed; a header row, then one row per session).',
+      query: ExportQuery,
+      errors: [invalidFields()],
+    },
+    (ctx) => exportSessions(ctx),
+  );
 
   // The request a merchant's client repeats while it waits for a payment: cached JSON per document.
   const respondWithSession = cachedJson(present);
-  router.get('/:id', async (ctx) => respondWithSession(ctx, await load(ctx)));
+  api.route(
+    {
+      method: 'get',
+      path: '/:id',
+      summary: 'Read a checkout session',
+      params,
+      response: CheckoutSessionSchema,
+      errors: [missing],
+    },
+    async (ctx, { params: { id } }) => respondWithSession(ctx, await load(ctx, id)),
+  );
 
-  router.get('/:id/completed_webhook_delivered', async (ctx) => {
-    const session = await load(ctx);
-    ctx.body = {
-      completed: session.status === 'complete',
-      transactionHash: session.transactionHash,
-      status: session.status,
-      updatedAt: session.updatedAt,
-    };
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/:id/completed_webhook_delivered',
+      summary: 'Whether the session completed',
+      params,
+      response: z.object({
+        completed: z.boolean(),
+        transactionHash: z.string().nullable(),
+        status: z.enum(SESSION_STATUS_VALUES),
+        updatedAt: timestamp(),
+      }),
+      errors: [missing],
+    },
+    async (ctx, { params: { id } }) => {
+      const session = await load(ctx, id);
+      return {
+        completed: session.status === 'complete',
+        transactionHash: session.transactionHash,
+        status: session.status,
+        updatedAt: session.updatedAt,
+      };
+    },
+  );
 
-  router.post('/:id/complete-partial-checkout-session', async (ctx) => {
-    const session = await load(ctx);
-    await commandFor(deps, ctx, checkoutSessionAggregate, session.id, { type: 'CompletePartialCheckoutSession' });
-    ctx.body = present((await sessions.get(session.id))!);
-  });
+  api.route(
+    {
+      method: 'post',
+      path: '/:id/complete-partial-checkout-session',
+      summary: 'Complete a partly paid session',
+      params,
+      response: CheckoutSessionSchema,
+      errors: [
+        missing,
+        { status: 400, codes: ['status_transition_invalid'], description: 'The session is not partly paid' },
+      ],
+    },
+    async (ctx, { params: { id } }) => {
+      const session = await load(ctx, id);
+      await commandFor(deps, ctx, checkoutSessionAggregate, session.id, { type: 'CompletePartialCheckoutSession' });
+      return present((await sessions.get(session.id))!);
+    },
+  );
 
-  router.post('/:id/cancel', async (ctx) => {
-    const session = await load(ctx);
-    await commandFor(deps, ctx, checkoutSessionAggregate, session.id, {
-      type: 'CancelCheckoutSession',
-      reason: 'canceled by the merchant',
-    });
-    ctx.body = present((await sessions.get(session.id))!);
-  });
+  api.route(
+    {
+      method: 'post',
+      path: '/:id/cancel',
+      summary: 'Cancel an open session',
+      params,
+      response: CheckoutSessionSchema,
+      errors: [
+        missing,
+        { status: 400, codes: ['status_transition_invalid'], description: 'The session is no longer open' },
+      ],
+    },
+    async (ctx, { params: { id } }) => {
+      const session = await load(ctx, id);
+      await commandFor(deps, ctx, checkoutSessionAggregate, session.id, {
+        type: 'CancelCheckoutSession',
+        reason: 'canceled by the merchant',
+      });
+      return present((await sessions.get(session.id))!);
+    },
+  );
 
   return router;
 }

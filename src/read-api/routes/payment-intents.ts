@@ -6,7 +6,9 @@ import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.project
 import { sessionPresenter } from './checkout-sessions.ts';
 import { InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { deterministicId } from '../../shared/ids.ts';
-import { asObject, optionalString } from '../../shared/input.ts';
+import { PaymentIntentSchema, PaymentReceiptSchema } from '../schema/checkout-session.ts';
+import { bodyObject, idParams, invalidFields, notFound, optional, text } from '../schema/fields.ts';
+import { schemaRoutes } from '../schema/route.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { commandFor } from '../command.ts';
 
@@ -28,8 +30,7 @@ export function paymentIntentRoutes(deps: ApiDeps): Router<ApiState> {
   const customers = deps.readStore.collection<CustomerDoc>(CUSTOMERS);
 
   /** The tenant's session whose intent this is; another tenant's, or none, is a 404. */
-  const sessionOf = async (ctx: ApiContext): Promise<CheckoutSessionDoc> => {
-    const id = ctx.params.id!;
+  const sessionOf = async (ctx: ApiContext, id: string): Promise<CheckoutSessionDoc> => {
     const { organizationId, environment } = ctx.state.tenant;
     const [session] = await sessions.find({ 'paymentIntent.id': id, organizationId, environment }, { limit: 1 });
     if (!session) throw new NotFoundError('payment intent', id);
@@ -49,53 +50,86 @@ export function paymentIntentRoutes(deps: ApiDeps): Router<ApiState> {
     };
   };
 
-  // Weir holds no funds, so it sends nothing back: this records that the merchant refunded the payer itself.
-  router.post('/:id/mark-as-refund', async (ctx) => {
-    const body = ctx.state.body === undefined ? {} : asObject(ctx.state.body, '');
-    const comment = optionalString(body, 'markRefundedComment', '', { max: 500 }) ?? null;
-    const session = await sessionOf(ctx);
-    await commandFor(deps, ctx, checkoutSessionAggregate, session.id, { type: 'MarkPaymentRefunded', comment });
-    ctx.body = present((await sessions.get(session.id))!);
-  });
+  const api = schemaRoutes(router, { tag: 'Payment intents', auth: 'secretKey' });
+  const params = idParams('payment intent');
+  const missing = notFound('payment intent');
 
-  router.post('/:id/payment-receipts/send', async (ctx) => {
-    const session = await sessionOf(ctx);
-    if (session.paymentStatus !== 'paid')
-      throw new InvalidStateError(
-        `checkout session ${session.id} is ${session.status} and not paid; a receipt follows a payment`,
-      );
-    const customer = session.customerId ? await customers.get(session.customerId) : null;
-    const known = customer && customer.organizationId === session.organizationId && !customer.deleted ? customer : null;
-    const to = session.customerDetails?.email ?? known?.email ?? null;
-    if (!to || !isEmail(to))
-      throw new ValidationError(
-        'customerDetails.email',
-        "is required: the payer left no email address and the session's customer has none on record",
-        'parameter_missing',
-      );
-    const receiptNumber = receiptNumberOf(session.paymentIntent.id);
-    // Recorded on the session; the mail dispatcher sends it (and tries again while the mail server fails).
-    await commandFor(deps, ctx, checkoutSessionAggregate, session.id, {
-      type: 'RequestPaymentReceipt',
-      to,
-      receiptNumber,
-    });
-    const at = new Date(deps.clock.now()).toISOString();
-    ctx.body = {
-      id: deterministicId(`payment-receipt:${session.paymentIntent.id}`),
-      object: 'payment_receipt',
-      createdAt: session.completedAt ?? session.updatedAt,
-      updatedAt: at,
-      organizationId: session.organizationId,
-      paymentIntentId: session.paymentIntent.id,
-      checkoutSessionId: session.id,
-      name: `Receipt ${receiptNumber}`,
-      receiptNumber,
-      uri: session.url,
-      to,
-      requestedAt: at,
-    };
-  });
+  // Weir holds no funds, so it sends nothing back: this records that the merchant refunded the payer itself.
+  api.route(
+    {
+      method: 'post',
+      path: '/:id/mark-as-refund',
+      summary: 'Record that the payment was refunded',
+      description:
+        'Weir holds no funds and sends nothing back: this records that the merchant refunded the payer itself.',
+      params,
+      body: bodyObject({ markRefundedComment: optional(text({ max: 500 })) }),
+      bodyOptional: true,
+      response: PaymentIntentSchema,
+      errors: [invalidFields(), missing],
+      examples: { request: { markRefundedComment: 'refunded by bank transfer' } },
+    },
+    async (ctx, { params: { id }, body }) => {
+      const session = await sessionOf(ctx, id);
+      await commandFor(deps, ctx, checkoutSessionAggregate, session.id, {
+        type: 'MarkPaymentRefunded',
+        comment: body.markRefundedComment ?? null,
+      });
+      return present((await sessions.get(session.id))!);
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/:id/payment-receipts/send',
+      summary: 'Mail the payer a receipt',
+      description:
+        'Recorded on the session and sent by the mail dispatcher (which tries again while the mail server fails).',
+      params,
+      response: PaymentReceiptSchema,
+      errors: [invalidFields('status_transition_invalid'), missing],
+    },
+    async (ctx, { params: { id } }) => {
+      const session = await sessionOf(ctx, id);
+      if (session.paymentStatus !== 'paid')
+        throw new InvalidStateError(
+          `checkout session ${session.id} is ${session.status} and not paid; a receipt follows a payment`,
+        );
+      const customer = session.customerId ? await customers.get(session.customerId) : null;
+      const known =
+        customer && customer.organizationId === session.organizationId && !customer.deleted ? customer : null;
+      const to = session.customerDetails?.email ?? known?.email ?? null;
+      if (!to || !isEmail(to))
+        throw new ValidationError(
+          'customerDetails.email',
+          "is required: the payer left no email address and the session's customer has none on record",
+          'parameter_missing',
+        );
+      const receiptNumber = receiptNumberOf(session.paymentIntent.id);
+      // Recorded on the session; the mail dispatcher sends it (and tries again while the mail server fails).
+      await commandFor(deps, ctx, checkoutSessionAggregate, session.id, {
+        type: 'RequestPaymentReceipt',
+        to,
+        receiptNumber,
+      });
+      const at = new Date(deps.clock.now()).toISOString();
+      return {
+        id: deterministicId(`payment-receipt:${session.paymentIntent.id}`),
+        object: 'payment_receipt',
+        createdAt: session.completedAt ?? session.updatedAt,
+        updatedAt: at,
+        organizationId: session.organizationId,
+        paymentIntentId: session.paymentIntent.id,
+        checkoutSessionId: session.id,
+        name: `Receipt ${receiptNumber}`,
+        receiptNumber,
+        uri: session.url,
+        to,
+        requestedAt: at,
+      };
+    },
+  );
 
   return router;
 }

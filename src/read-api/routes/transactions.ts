@@ -2,8 +2,10 @@ import Router from '@koa/router';
 import type { Environment } from '../../event-store/event-store.ts';
 import { TRANSACTIONS, type TransactionDoc } from '../../projections/transactions.projection.ts';
 import type { Filter } from '../../read-store/read-store.ts';
-import { ValidationError } from '../../shared/errors.ts';
-import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { TransactionSchema } from '../schema/checkout-session.ts';
+import { invalidFields, listOf, listQuery, queryFilter, withCode, z } from '../schema/fields.ts';
+import { schemaRoutes } from '../schema/route.ts';
+import type { ApiDeps, ApiState } from '../api-context.ts';
 import { listPage } from '../pagination.ts';
 
 /** The reference's transaction types; Weir records `incoming` (payments) and `transfer` (sweeps) only. */
@@ -11,28 +13,43 @@ const TYPES = ['incoming', 'outgoing', 'event', 'transfer'] as const;
 const STATUSES = ['pending', 'confirmed', 'withdrawn', 'broadcast', 'swept', 'reverted', 'dropped'] as const;
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 
-const lastQuery = (ctx: ApiContext, name: string): string | undefined => {
-  const v = ctx.query[name];
-  const raw = Array.isArray(v) ? v[v.length - 1] : v;
-  return raw === undefined || raw === '' ? undefined : raw;
-};
+const given = (v: string | undefined): v is string => v !== undefined && v !== '';
 
 /** The filters `listPage` cannot say itself: a numeric chain id, and a transaction hash in any case. */
-function extraFilters(ctx: ApiContext): Filter {
+function extraFilters(query: { chainId?: string | undefined; transactionHash?: string | undefined }): Filter {
   const filter: Filter = {};
-  const chainId = lastQuery(ctx, 'chainId');
-  if (chainId !== undefined) {
-    if (!/^[1-9][0-9]{0,15}$/.test(chainId)) throw new ValidationError('chainId', 'must be a positive integer');
-    filter.chainId = Number(chainId);
-  }
-  const hash = lastQuery(ctx, 'transactionHash');
-  if (hash !== undefined) {
-    if (!TX_HASH.test(hash))
-      throw new ValidationError('transactionHash', 'must be a transaction hash: 0x and 64 hex digits');
-    filter.transactionHash = { $regex: `^${hash}$`, $options: 'i' };
-  }
+  if (given(query.chainId)) filter.chainId = Number(query.chainId);
+  if (given(query.transactionHash)) filter.transactionHash = { $regex: `^${query.transactionHash}$`, $options: 'i' };
   return filter;
 }
+
+/** A query filter checked here (an empty value is no filter, as `listPage` reads them). */
+const checkedFilter = (test: RegExp, message: string, description: string) =>
+  z
+    .string()
+    .optional()
+    .refine((v) => !given(v) || test.test(v), withCode(message))
+    .openapi({ description });
+
+const TransactionsQuery = listQuery({
+  chainId: checkedFilter(/^[1-9][0-9]{0,15}$/, 'must be a positive integer', 'The network (a chain id)'),
+  transactionHash: checkedFilter(
+    TX_HASH,
+    'must be a transaction hash: 0x and 64 hex digits',
+    'The on-chain transaction, in any case',
+  ),
+  ids: queryFilter('Comma-separated transaction ids'),
+  type: queryFilter(TYPES.join(', ')),
+  status: queryFilter(STATUSES.join(', ')),
+  network: queryFilter('The network name'),
+  currency: queryFilter('The asset currency'),
+  assetId: queryFilter('The asset'),
+  checkoutSessionId: queryFilter("The session's transactions"),
+  paymentIntentId: queryFilter("The payment intent's transactions"),
+  invoiceId: queryFilter("The invoice's transactions"),
+  subscriptionId: queryFilter("The subscription's transactions"),
+  late: queryFilter('true or false: payments confirmed after their session ended'),
+});
 
 /**
  * `GET /transactions`: the tenant's on-chain money movements, newest first: payments credited to
@@ -47,34 +64,47 @@ export function transactionRoutes(deps: ApiDeps): Router<ApiState> {
     return network?.explorerTxUrl ? network.explorerTxUrl.replace('{hash}', doc.transactionHash) : null;
   };
 
-  router.get('/', async (ctx) => {
-    const { environment } = ctx.state.tenant;
-    ctx.body = await listPage(ctx, transactions, {
-      base: extraFilters(ctx),
-      filters: {
-        ids: { field: 'id', kind: 'csv' },
-        type: { values: TYPES },
-        status: { values: STATUSES },
-        network: {},
-        currency: {},
-        assetId: {},
-        checkoutSessionId: {},
-        paymentIntentId: {},
-        invoiceId: {},
-        subscriptionId: {},
-        late: { kind: 'boolean' },
-      },
-      present: (doc) => {
-        const { _id, environment: _environment, ...transaction } = doc;
-        return {
-          ...transaction,
-          object: 'transaction',
-          livemode: doc.environment === 'live',
-          transactionUrl: explorerUrl(environment, doc),
-        };
-      },
-    });
-  });
+  const api = schemaRoutes(router, { tag: 'Transactions', auth: 'secretKey' });
+  api.route(
+    {
+      method: 'get',
+      path: '/',
+      summary: 'List transactions',
+      description:
+        'Payments credited to checkout sessions (`incoming`) and the sweeps of their deposits (`transfer`), newest first.',
+      query: TransactionsQuery,
+      response: listOf(TransactionSchema),
+      errors: [invalidFields()],
+    },
+    async (ctx, { query }) => {
+      const { environment } = ctx.state.tenant;
+      return listPage(ctx, transactions, {
+        base: extraFilters(query),
+        filters: {
+          ids: { field: 'id', kind: 'csv' },
+          type: { values: TYPES },
+          status: { values: STATUSES },
+          network: {},
+          currency: {},
+          assetId: {},
+          checkoutSessionId: {},
+          paymentIntentId: {},
+          invoiceId: {},
+          subscriptionId: {},
+          late: { kind: 'boolean' },
+        },
+        present: (doc) => {
+          const { _id, environment: _environment, ...transaction } = doc;
+          return {
+            ...transaction,
+            object: 'transaction',
+            livemode: doc.environment === 'live',
+            transactionUrl: explorerUrl(environment, doc),
+          };
+        },
+      });
+    },
+  );
 
   return router;
 }
