@@ -5,19 +5,11 @@ import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections
 import { INVOICES, type InvoiceDoc } from '../../projections/invoices.projection.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { deterministicId } from '../../shared/ids.ts';
-import { asObject, optionalEnum, optionalInteger, optionalString, type Input } from '../../shared/input.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { commandFor } from '../command.ts';
-
-/** A prefix such that prefix + a six-digit (or longer) sequence is still a valid invoice number. */
-const PREFIX = /^[A-Za-z0-9][A-Za-z0-9._/#-]{0,19}$/;
-const MAX_SEQUENCE = 999_999_999;
-
-/** `description` / `footer`: a text, or null to clear it. */
-function defaultText(body: Input, key: 'description' | 'footer'): string | null | undefined {
-  if (body[key] === null) return null;
-  return optionalString(body, key, '', { max: 5000 });
-}
+import { invalidFields } from '../schema/fields.ts';
+import { InvoiceSettingSchema, InvoiceSettingUpdate } from '../schema/invoice-setting.ts';
+import { schemaRoutes } from '../schema/route.ts';
 
 /**
  * `GET /organization/invoice-setting` (the reference's), and `PUT` / `POST` of the same (Weir's,
@@ -39,7 +31,7 @@ export function mountInvoiceSetting(router: Router<ApiState>, deps: ApiDeps): vo
     const setting = await invoiceNumbering(deps.commands, ctx.state.tenant);
     return {
       id: deterministicId(`invoice-setting:${recordId(ctx)}`),
-      object: 'invoice_setting',
+      object: 'invoice_setting' as const,
       createdAt: org.createdAt,
       updatedAt: org.updatedAt,
       numberingScheme: setting.numberingScheme,
@@ -50,37 +42,42 @@ export function mountInvoiceSetting(router: Router<ApiState>, deps: ApiDeps): vo
     };
   };
 
-  router.get('/invoice-setting', async (ctx) => {
-    ctx.body = await present(ctx);
-  });
+  const api = schemaRoutes(router, { tag: 'Invoice setting', auth: 'secretKey' });
+  api.route(
+    {
+      method: 'get',
+      path: '/invoice-setting',
+      summary: 'Read the invoice setting',
+      description: 'The prefix and next sequence of invoice numbers, and the default description and footer.',
+      response: InvoiceSettingSchema,
+    },
+    (ctx) => present(ctx),
+  );
 
-  const update = async (ctx: ApiContext) => {
-    const body = asObject(ctx.state.body, '');
-    const changes: Partial<InvoiceSetting> = {};
-    const scheme = optionalEnum(body, 'numberingScheme', ['merchant_level', 'customer_level'] as const);
-    if (scheme === 'customer_level')
-      throw new ValidationError(
-        'numberingScheme',
-        'Weir numbers invoices per organization (merchant_level); customer_level is not offered',
-      );
-    const prefix = optionalString(body, 'invoicePrefix', '', {
-      pattern: PREFIX,
-      hint: 'must be 1 to 20 letters, digits or . _ / # -, starting with a letter or digit',
-    });
-    if (prefix !== undefined) changes.invoicePrefix = prefix;
-    const next = optionalInteger(body, 'nextInvoiceSequence', '', { min: 1, max: MAX_SEQUENCE });
-    // Stored as an offset from the count of invoices, so the sequence moves on as invoices are made.
-    if (next !== undefined) changes.sequenceOffset = next - ((await countOf(ctx)) + 1);
-    for (const key of ['description', 'footer'] as const) {
-      const v = defaultText(body, key);
-      if (v !== undefined) changes[key] = v;
-    }
-    if (Object.keys(changes).length === 0 && scheme === undefined)
-      throw new ValidationError(null, 'nothing to update: send at least one invoice setting');
-    if (Object.keys(changes).length > 0)
-      await commandFor(deps, ctx, organizationAggregate, recordId(ctx), { type: 'UpdateInvoiceSetting', changes });
-    ctx.body = await present(ctx);
-  };
-  router.put('/invoice-setting', update);
-  router.post('/invoice-setting', update);
+  for (const method of ['put', 'post'] as const)
+    api.route(
+      {
+        method,
+        path: '/invoice-setting',
+        summary: method === 'put' ? 'Update the invoice setting' : 'Update the invoice setting (POST)',
+        description:
+          'Numbers are per organization and environment (`merchant_level`); `null` clears description or footer.',
+        body: InvoiceSettingUpdate,
+        response: InvoiceSettingSchema,
+        errors: [invalidFields('parameter_invalid_integer')],
+      },
+      async (ctx, { body }) => {
+        const changes: Partial<InvoiceSetting> = {};
+        if (body.invoicePrefix !== undefined) changes.invoicePrefix = body.invoicePrefix;
+        // Stored as an offset from the count of invoices, so the sequence moves on as invoices are made.
+        if (body.nextInvoiceSequence !== undefined)
+          changes.sequenceOffset = body.nextInvoiceSequence - ((await countOf(ctx)) + 1);
+        for (const key of ['description', 'footer'] as const) if (body[key] !== undefined) changes[key] = body[key];
+        if (Object.keys(changes).length === 0 && body.numberingScheme === undefined)
+          throw new ValidationError(null, 'nothing to update: send at least one invoice setting');
+        if (Object.keys(changes).length > 0)
+          await commandFor(deps, ctx, organizationAggregate, recordId(ctx), { type: 'UpdateInvoiceSetting', changes });
+        return present(ctx);
+      },
+    );
 }

@@ -8,36 +8,13 @@ import {
 } from '../../actors/tax-rate.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
-import {
-  asObject,
-  optionalBoolean,
-  optionalEnum,
-  optionalMetadata,
-  optionalString,
-  requiredString,
-  type Input,
-} from '../../shared/input.ts';
-import { parsePercentage, percentageNumber, TAX_TYPES } from '../../shared/tax.ts';
+import { percentageNumber, TAX_TYPES } from '../../shared/tax.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
-
-const COUNTRY = /^[A-Za-z]{2}$/;
-
-/** An optional text field; `null` clears it (undefined: not sent). */
-function nullableText(body: Input, key: string, max: number): string | null | undefined {
-  if (!(key in body)) return undefined;
-  if (body[key] === null) return null;
-  return optionalString(body, key, '', { max }) ?? null;
-}
-
-function country(body: Input): string | null | undefined {
-  const value = nullableText(body, 'country', 2);
-  if (value === undefined || value === null) return value;
-  if (!COUNTRY.test(value))
-    throw new ValidationError('country', 'must be a two-letter ISO 3166-1 country code, such as DE');
-  return value.toUpperCase();
-}
+import { idParams, invalidFields, listOf, listQuery, notFound, queryFilter } from '../schema/fields.ts';
+import { schemaRoutes } from '../schema/route.ts';
+import { TaxRateCreate, TaxRateSchema, TaxRateUpdate } from '../schema/tax-rate.ts';
 
 /**
  * `/api/v1/tax-rates`: create, list, read, update (name, description, country, isActive,
@@ -66,71 +43,123 @@ export function taxRateRoutes(deps: ApiDeps): Router<ApiState> {
     return doc;
   };
 
-  router.post('/', async (ctx) => {
-    const body = asObject(ctx.state.body, '');
-    const { tenant } = ctx.state;
-    if (body.percentage === undefined || body.percentage === null)
-      throw new ValidationError('percentage', 'is required', 'parameter_missing');
-    const taxRate: Omit<TaxRate, 'createdAt' | 'updatedAt'> = {
-      id: idsOf(ctx)(),
-      organizationId: tenant.organizationId,
-      environment: tenant.environment,
-      name: requiredString(body, 'name', '', { max: 100 }),
-      description: nullableText(body, 'description', 500) ?? null,
-      country: country(body) ?? null,
-      percentage: parsePercentage(body.percentage, 'percentage'),
-      type: optionalEnum(body, 'type', TAX_TYPES) ?? 'exclusive',
-      isActive: optionalBoolean(body, 'isActive') ?? true,
-      metadata: optionalMetadata(body, 'metadata') ?? {},
-    };
-    await commandFor(deps, ctx, taxRateAggregate, taxRate.id, { type: 'CreateTaxRate', taxRate });
-    ctx.body = present((await rates.get(taxRate.id))!);
-  });
+  const api = schemaRoutes(router, { tag: 'Tax rates', auth: 'secretKey' });
+  const params = idParams('tax rate');
 
-  router.get('/', async (ctx) => {
-    ctx.body = await listPage(ctx, rates, {
-      filters: {
-        ids: { field: 'id', kind: 'csv' },
-        isActive: { kind: 'boolean' },
-        type: { values: TAX_TYPES },
-        country: {},
-      },
-      present,
-    });
-  });
+  api.route(
+    {
+      method: 'post',
+      path: '/',
+      summary: 'Create a tax rate',
+      description:
+        'A percentage is exact (at most 4 decimal places); `type` is `exclusive` (added to the price, the default) or `inclusive` (contained in it). Neither changes afterwards.',
+      body: TaxRateCreate,
+      response: TaxRateSchema,
+      errors: [invalidFields()],
+    },
+    async (ctx, { body }) => {
+      const { tenant } = ctx.state;
+      const taxRate: Omit<TaxRate, 'createdAt' | 'updatedAt'> = {
+        id: idsOf(ctx)(),
+        organizationId: tenant.organizationId,
+        environment: tenant.environment,
+        name: body.name,
+        description: body.description ?? null,
+        country: body.country ?? null,
+        percentage: body.percentage,
+        type: body.type ?? 'exclusive',
+        isActive: body.isActive ?? true,
+        metadata: body.metadata ?? {},
+      };
+      await commandFor(deps, ctx, taxRateAggregate, taxRate.id, { type: 'CreateTaxRate', taxRate });
+      return present((await rates.get(taxRate.id))!);
+    },
+  );
 
-  router.get('/:id', async (ctx) => {
-    ctx.body = present(await load(ctx));
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/',
+      summary: 'List tax rates',
+      query: listQuery({
+        ids: queryFilter('Comma-separated tax rate ids'),
+        isActive: queryFilter('true or false'),
+        type: queryFilter('exclusive or inclusive'),
+        country: queryFilter('A two-letter country code'),
+      }),
+      response: listOf(TaxRateSchema),
+      errors: [invalidFields()],
+    },
+    (ctx) =>
+      listPage(ctx, rates, {
+        filters: {
+          ids: { field: 'id', kind: 'csv' },
+          isActive: { kind: 'boolean' },
+          type: { values: TAX_TYPES },
+          country: {},
+        },
+        present,
+      }),
+  );
 
-  router.put('/:id', async (ctx) => {
-    const rate = await load(ctx);
-    const body = asObject(ctx.state.body, '');
-    for (const fixed of ['percentage', 'type'])
-      if (body[fixed] !== undefined)
-        throw new ValidationError(fixed, 'cannot be changed on an existing tax rate; create a new tax rate instead');
-    const changes: TaxRateChanges = {
-      name: optionalString(body, 'name', '', { min: 1, max: 100 }),
-      description: nullableText(body, 'description', 500),
-      country: country(body),
-      isActive: optionalBoolean(body, 'isActive'),
-      metadata: 'metadata' in body && body.metadata === null ? {} : optionalMetadata(body, 'metadata'),
-    };
-    if (Object.values(changes).every((v) => v === undefined))
-      throw new ValidationError(null, 'nothing to update: send name, description, country, isActive or metadata');
-    await commandFor(deps, ctx, taxRateAggregate, rate.id, { type: 'UpdateTaxRate', changes });
-    ctx.body = present((await rates.get(rate.id))!);
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/:id',
+      summary: 'Read a tax rate',
+      params,
+      response: TaxRateSchema,
+      errors: [notFound('tax rate')],
+    },
+    async (ctx) => present(await load(ctx)),
+  );
+
+  api.route(
+    {
+      method: 'put',
+      path: '/:id',
+      summary: 'Update a tax rate',
+      description: 'Name, description, country, isActive and metadata; a percentage and type never change.',
+      params,
+      body: TaxRateUpdate,
+      response: TaxRateSchema,
+      errors: [invalidFields(), notFound('tax rate')],
+    },
+    async (ctx, { body }) => {
+      const rate = await load(ctx);
+      const changes: TaxRateChanges = {
+        name: body.name,
+        description: body.description,
+        country: body.country,
+        isActive: body.isActive,
+        metadata: body.metadata === null ? {} : body.metadata,
+      };
+      if (Object.values(changes).every((v) => v === undefined))
+        throw new ValidationError(null, 'nothing to update: send name, description, country, isActive or metadata');
+      await commandFor(deps, ctx, taxRateAggregate, rate.id, { type: 'UpdateTaxRate', changes });
+      return present((await rates.get(rate.id))!);
+    },
+  );
 
   for (const [action, isActive] of [
     ['activate', true],
     ['deactivate', false],
   ] as const) {
-    router.put(`/:id/${action}`, async (ctx) => {
-      const rate = await load(ctx);
-      await commandFor(deps, ctx, taxRateAggregate, rate.id, { type: 'UpdateTaxRate', changes: { isActive } });
-      ctx.body = present((await rates.get(rate.id))!);
-    });
+    api.route(
+      {
+        method: 'put',
+        path: `/:id/${action}`,
+        summary: `${isActive ? 'Activate' : 'Deactivate'} a tax rate`,
+        params,
+        response: TaxRateSchema,
+        errors: [notFound('tax rate')],
+      },
+      async (ctx) => {
+        const rate = await load(ctx);
+        await commandFor(deps, ctx, taxRateAggregate, rate.id, { type: 'UpdateTaxRate', changes: { isActive } });
+        return present((await rates.get(rate.id))!);
+      },
+    );
   }
 
   return router;
