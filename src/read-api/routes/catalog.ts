@@ -1,22 +1,20 @@
 import Router from '@koa/router';
 import { priceAggregate, productAggregate, type Price, type Product } from '../../actors/catalog.ts';
-import { CURRENCIES, INTERVALS } from '../../actors/line-items.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import {
-  asObject,
-  optionalArray,
-  optionalBoolean,
-  optionalEnum,
-  optionalInteger,
-  optionalMetadata,
-  optionalObject,
-  optionalString,
-  optionalUrl,
-  requiredAmount,
-  requiredString,
-} from '../../shared/input.ts';
+  PriceCreate,
+  type PriceInput,
+  PriceSchema,
+  PriceUpdate,
+  ProductCreate,
+  type ProductInput,
+  ProductSchema,
+  ProductUpdate,
+} from '../schema/catalog.ts';
+import { DeletedMessage, idParams, invalidFields, listOf, listQuery, notFound, queryFilter } from '../schema/fields.ts';
+import { schemaRoutes } from '../schema/route.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
@@ -46,50 +44,29 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
   };
   const done = (message: string) => ({ message, statusCode: 200 });
 
-  function priceFields(
-    o: Record<string, unknown>,
-    path: string,
-    productId: string,
+  const api = schemaRoutes(router, { tag: 'Products', auth: 'secretKey' });
+  const params = idParams('product');
+  const priceParams = idParams('price');
+
+  const newPrice = (
     ctx: ApiContext,
-  ): Omit<Price, 'createdAt' | 'updatedAt'> {
-    const interval = optionalEnum(o, 'interval', INTERVALS, path) ?? null;
-    // Deliberate difference: the reference's streaming prices are paid per second through Superfluid
-    // streams, which Weir's transfer-to-deposit-address rail cannot collect.
-    if (o.type === 'streaming')
-      throw new ValidationError(
-        `${path ? `${path}.` : ''}type`,
-        'streaming prices are not supported: Weir collects transfers, not per-second streams; use recurring',
-        'unsupported_price_type',
-      );
-    const type =
-      optionalEnum(o, 'type', ['one_time', 'recurring'] as const, path) ?? (interval ? 'recurring' : 'one_time');
-    if (type === 'recurring' && !interval)
-      throw new ValidationError(
-        `${path ? `${path}.` : ''}interval`,
-        'is required for a recurring price',
-        'parameter_missing',
-      );
-    if (type === 'one_time' && interval)
-      throw new ValidationError(`${path ? `${path}.` : ''}interval`, 'is only for recurring prices');
-    const currency = optionalEnum(o, 'currency', CURRENCIES, path);
-    if (!currency) throw new ValidationError(`${path ? `${path}.` : ''}currency`, 'is required', 'parameter_missing');
-    return {
-      id: idsOf(ctx)(),
-      organizationId: ctx.state.tenant.organizationId,
-      environment: ctx.state.tenant.environment,
-      productId,
-      type,
-      currency,
-      unitAmount: requiredAmount(o, 'unitAmount', path).toString(),
-      interval,
-      intervalCount:
-        type === 'recurring' ? (optionalInteger(o, 'intervalCount', path, { min: 1, max: 36 }) ?? 1) : null,
-      isActive: true,
-      nickname: optionalString(o, 'nickname', path, { max: 100 }) ?? null,
-      metadata: optionalMetadata(o, 'metadata', path) ?? {},
-      billingScheme: 'per_unit',
-    };
-  }
+    productId: string,
+    fields: PriceInput,
+  ): Omit<Price, 'createdAt' | 'updatedAt'> => ({
+    id: idsOf(ctx)(),
+    organizationId: ctx.state.tenant.organizationId,
+    environment: ctx.state.tenant.environment,
+    productId,
+    type: fields.type,
+    currency: fields.currency,
+    unitAmount: fields.unitAmount.toString(),
+    interval: fields.interval,
+    intervalCount: fields.intervalCount,
+    isActive: true,
+    nickname: fields.nickname ?? null,
+    metadata: fields.metadata ?? {},
+    billingScheme: 'per_unit',
+  });
 
   const loadProduct = async (ctx: ApiContext, id: string) => {
     const doc = isUuid(id) ? await products.get(id) : null;
@@ -97,157 +74,263 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     return doc;
   };
 
-  /** A new product's fields, from a product body or a price's `productData` (`path`). */
-  function productFields(body: Record<string, unknown>, path: string, ctx: ApiContext) {
+  /** A new product's record from its checked fields. */
+  function newProduct(fields: ProductInput, ctx: ApiContext): Omit<Product, 'createdAt' | 'updatedAt' | 'deleted'> {
     const { tenant } = ctx.state;
-    const at = (key: string) => (path ? `${path}.${key}` : key);
-    const product: Omit<Product, 'createdAt' | 'updatedAt' | 'deleted'> = {
+    return {
       id: idsOf(ctx)(),
       organizationId: tenant.organizationId,
       environment: tenant.environment,
-      name: requiredString(body, 'name', path, { max: 250 }),
-      description: optionalString(body, 'description', path, { max: 2000 }) ?? null,
-      isActive: optionalBoolean(body, 'isActive', path) ?? true,
-      unitLabel: optionalString(body, 'unitLabel', path, { max: 40 }) ?? null,
-      url: optionalUrl(body, 'url', path) ?? null,
-      images: (optionalArray(body, 'images', path, { max: 8 }) ?? []).map((v, i) => {
-        if (typeof v !== 'string') throw new ValidationError(at(`images[${i}]`), 'must be a string');
-        return v;
-      }),
-      metadata: optionalMetadata(body, 'metadata', path) ?? {},
-      visibility: optionalInteger(body, 'visibility', path, { min: 10, max: 20 }) ?? 10,
+      name: fields.name,
+      description: fields.description ?? null,
+      isActive: fields.isActive ?? true,
+      unitLabel: fields.unitLabel ?? null,
+      url: fields.url ?? null,
+      images: fields.images ?? [],
+      metadata: fields.metadata ?? {},
+      visibility: fields.visibility ?? 10,
       defaultPriceId: null,
     };
-    return product;
   }
 
-  router.post('/products', async (ctx) => {
-    const body = asObject(ctx.state.body, '');
-    const product = productFields(body, '', ctx);
-    const id = product.id;
-    const defaultPriceData = optionalObject(body, 'defaultPriceData');
-    const price = defaultPriceData ? priceFields(defaultPriceData, 'defaultPriceData', id, ctx) : null;
-    await commandFor(deps, ctx, productAggregate, id, { type: 'CreateProduct', product });
-    if (price) await commandFor(deps, ctx, priceAggregate, price.id, { type: 'CreatePrice', price });
-    ctx.body = await presentProduct((await products.get(id))!);
-  });
+  api.route(
+    {
+      method: 'post',
+      path: '/products',
+      summary: 'Create a product',
+      description: 'With `defaultPriceData`, its default price is created with it.',
+      body: ProductCreate,
+      response: ProductSchema,
+      errors: [
+        invalidFields(
+          'parameter_invalid_string_empty',
+          'parameter_invalid_integer',
+          'url_invalid',
+          'unsupported_price_type',
+        ),
+      ],
+    },
+    async (ctx, { body }) => {
+      const product = newProduct(body, ctx);
+      const id = product.id;
+      const price = body.defaultPriceData ? newPrice(ctx, id, body.defaultPriceData) : null;
+      await commandFor(deps, ctx, productAggregate, id, { type: 'CreateProduct', product });
+      if (price) await commandFor(deps, ctx, priceAggregate, price.id, { type: 'CreatePrice', price });
+      return presentProduct((await products.get(id))!);
+    },
+  );
 
-  router.get('/products', async (ctx) => {
-    const page = await listPage(ctx, products, {
-      base: { deleted: false },
-      filters: { isActive: { kind: 'boolean' }, ids: { field: 'id', kind: 'csv' } },
-      present: (p) => p,
-    });
-    ctx.body = { ...page, data: await Promise.all(page.data.map(presentProduct)) };
-  });
-
-  router.get('/products/:id', async (ctx) => {
-    ctx.body = await presentProduct(await loadProduct(ctx, ctx.params.id!));
-  });
-
-  router.put('/products/:id', async (ctx) => {
-    const product = await loadProduct(ctx, ctx.params.id!);
-    const body = asObject(ctx.state.body, '');
-    const changes: Partial<
-      Omit<Product, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted'>
-    > = {};
-    const name = optionalString(body, 'name', '', { min: 1, max: 250 });
-    if (name !== undefined) changes.name = name;
-    if (body.description !== undefined)
-      changes.description = optionalString(body, 'description', '', { max: 2000 }) ?? null;
-    if (body.unitLabel !== undefined) changes.unitLabel = optionalString(body, 'unitLabel', '', { max: 40 }) ?? null;
-    if (body.url !== undefined) changes.url = optionalUrl(body, 'url') ?? null;
-    const isActive = optionalBoolean(body, 'isActive');
-    if (isActive !== undefined) changes.isActive = isActive;
-    const metadata = optionalMetadata(body, 'metadata');
-    if (metadata !== undefined) changes.metadata = metadata;
-    const visibility = optionalInteger(body, 'visibility', '', { min: 10, max: 20 });
-    if (visibility !== undefined) changes.visibility = visibility;
-    if (body.images !== undefined) {
-      changes.images = (optionalArray(body, 'images', '', { max: 8 }) ?? []).map((v, i) => {
-        if (typeof v !== 'string') throw new ValidationError(`images[${i}]`, 'must be a string');
-        return v;
+  api.route(
+    {
+      method: 'get',
+      path: '/products',
+      summary: 'List products',
+      description: 'Newest first; filter by `isActive`, `ids` and `createdAt` bounds.',
+      query: listQuery({
+        isActive: queryFilter('`true` or `false`'),
+        ids: queryFilter('Comma-separated product ids'),
+      }),
+      response: listOf(ProductSchema),
+      errors: [invalidFields()],
+    },
+    async (ctx) => {
+      const page = await listPage(ctx, products, {
+        base: { deleted: false },
+        filters: { isActive: { kind: 'boolean' }, ids: { field: 'id', kind: 'csv' } },
+        present: (p) => p,
       });
-    }
-    if (Object.keys(changes).length === 0)
-      throw new ValidationError(null, 'nothing to update: send at least one product field');
-    await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes });
-    ctx.body = await presentProduct((await products.get(product.id))!);
-  });
+      return { ...page, data: await Promise.all(page.data.map(presentProduct)) };
+    },
+  );
 
-  const toggle = (isActive: boolean) => async (ctx: ApiContext) => {
-    const product = await loadProduct(ctx, ctx.params.id!);
-    if (product.isActive !== isActive)
-      await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes: { isActive } });
-    ctx.body = await presentProduct((await products.get(product.id))!);
-  };
+  api.route(
+    {
+      method: 'get',
+      path: '/products/:id',
+      summary: 'Read a product',
+      params,
+      response: ProductSchema,
+      errors: [notFound('product')],
+    },
+    async (ctx, { params: { id } }) => presentProduct(await loadProduct(ctx, id)),
+  );
+
+  api.route(
+    {
+      method: 'put',
+      path: '/products/:id',
+      summary: 'Update a product',
+      description: 'Only the fields sent change; `null` clears a text field.',
+      params,
+      body: ProductUpdate,
+      response: ProductSchema,
+      errors: [
+        invalidFields('parameter_invalid_string_empty', 'parameter_invalid_integer', 'url_invalid'),
+        notFound('product'),
+      ],
+    },
+    async (ctx, { params: { id }, body }) => {
+      const product = await loadProduct(ctx, id);
+      const changes: Partial<
+        Omit<Product, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted'>
+      > = {};
+      if (body.name !== undefined) changes.name = body.name;
+      if (body.description !== undefined) changes.description = body.description;
+      if (body.unitLabel !== undefined) changes.unitLabel = body.unitLabel;
+      if (body.url !== undefined) changes.url = body.url;
+      if (body.isActive !== undefined) changes.isActive = body.isActive;
+      if (body.metadata !== undefined) changes.metadata = body.metadata;
+      if (body.visibility !== undefined) changes.visibility = body.visibility;
+      if (body.images !== undefined) changes.images = body.images ?? [];
+      if (Object.keys(changes).length === 0)
+        throw new ValidationError(null, 'nothing to update: send at least one product field');
+      await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes });
+      return presentProduct((await products.get(product.id))!);
+    },
+  );
+
   for (const [action, isActive] of [
     ['activate', true],
     ['deactivate', false],
   ] as const) {
     // PUT as the reference has it; POST as Weir had it first.
-    router.put(`/products/:id/${action}`, toggle(isActive));
-    router.post(`/products/:id/${action}`, toggle(isActive));
+    for (const method of ['put', 'post'] as const)
+      api.route(
+        {
+          method,
+          path: `/products/:id/${action}`,
+          summary: isActive ? 'Activate a product' : 'Deactivate a product',
+          params,
+          response: ProductSchema,
+          errors: [notFound('product')],
+          idempotent: method === 'post',
+        },
+        async (ctx, { params: { id } }) => {
+          const product = await loadProduct(ctx, id);
+          if (product.isActive !== isActive)
+            await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes: { isActive } });
+          return presentProduct((await products.get(product.id))!);
+        },
+      );
   }
 
-  router.delete('/products/:id', async (ctx) => {
-    const product = await loadProduct(ctx, ctx.params.id!);
-    await commandFor(deps, ctx, productAggregate, product.id, { type: 'DeleteProduct' });
-    ctx.body = done('product deleted');
-  });
+  api.route(
+    {
+      method: 'delete',
+      path: '/products/:id',
+      summary: 'Delete a product',
+      params,
+      response: DeletedMessage,
+      errors: [notFound('product')],
+    },
+    async (ctx, { params: { id } }) => {
+      const product = await loadProduct(ctx, id);
+      await commandFor(deps, ctx, productAggregate, product.id, { type: 'DeleteProduct' });
+      return done('product deleted');
+    },
+  );
 
-  router.post('/prices', async (ctx) => {
-    const body = asObject(ctx.state.body, '');
-    // A price names its product, or brings `productData` to create one (as the reference allows).
-    const productData = body.productId === undefined ? optionalObject(body, 'productData') : undefined;
-    if (body.productId !== undefined && body.productData !== undefined)
-      throw new ValidationError('productData', 'give productId or productData, not both');
-    const newProduct = productData ? productFields(productData, 'productData', ctx) : null;
-    const productId = newProduct ? newProduct.id : (await loadProduct(ctx, requiredString(body, 'productId'))).id;
-    const price = priceFields(body, '', productId, ctx);
-    if (newProduct)
-      await commandFor(deps, ctx, productAggregate, newProduct.id, { type: 'CreateProduct', product: newProduct });
-    await commandFor(deps, ctx, priceAggregate, price.id, { type: 'CreatePrice', price });
-    ctx.body = await presentPrice((await prices.get(price.id))!);
-  });
+  api.route(
+    {
+      method: 'post',
+      path: '/prices',
+      tag: 'Prices',
+      summary: 'Create a price',
+      description: 'Of an existing product (`productId`) or of a new one (`productData`), as the reference allows.',
+      body: PriceCreate,
+      response: PriceSchema,
+      errors: [
+        invalidFields(
+          'parameter_invalid_string_empty',
+          'parameter_invalid_integer',
+          'url_invalid',
+          'unsupported_price_type',
+        ),
+        notFound('product'),
+      ],
+      examples: {
+        request: { productId: '0f8fad5b-d9cb-469f-a165-70867728950e', currency: 'usdc', unitAmount: '150000000' },
+      },
+    },
+    async (ctx, { body }) => {
+      const created = body.productData ? newProduct(body.productData, ctx) : null;
+      const productId = created ? created.id : (await loadProduct(ctx, body.productId!)).id;
+      const price = newPrice(ctx, productId, body.price);
+      if (created)
+        await commandFor(deps, ctx, productAggregate, created.id, { type: 'CreateProduct', product: created });
+      await commandFor(deps, ctx, priceAggregate, price.id, { type: 'CreatePrice', price });
+      return presentPrice((await prices.get(price.id))!);
+    },
+  );
 
-  router.get('/prices', async (ctx) => {
-    const page = await listPage(ctx, prices, {
-      filters: { productId: {}, isActive: { kind: 'boolean' }, type: { values: ['one_time', 'recurring'] } },
-      present: (p) => p,
-    });
-    ctx.body = { ...page, data: await Promise.all(page.data.map(presentPrice)) };
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/prices',
+      tag: 'Prices',
+      summary: 'List prices',
+      description: 'Newest first; filter by `productId`, `isActive`, `type` and `createdAt` bounds.',
+      query: listQuery({
+        productId: queryFilter("Only this product's prices"),
+        isActive: queryFilter('`true` or `false`'),
+        type: queryFilter('`one_time` or `recurring`'),
+      }),
+      response: listOf(PriceSchema),
+      errors: [invalidFields()],
+    },
+    async (ctx) => {
+      const page = await listPage(ctx, prices, {
+        filters: { productId: {}, isActive: { kind: 'boolean' }, type: { values: ['one_time', 'recurring'] } },
+        present: (p) => p,
+      });
+      return { ...page, data: await Promise.all(page.data.map(presentPrice)) };
+    },
+  );
 
-  const loadPrice = async (ctx: ApiContext) => {
-    const doc = isUuid(ctx.params.id) ? await prices.get(ctx.params.id!) : null;
-    if (!ownedBy(ctx, doc)) throw new NotFoundError('price', ctx.params.id!);
+  const loadPrice = async (ctx: ApiContext, id: string) => {
+    const doc = isUuid(id) ? await prices.get(id) : null;
+    if (!ownedBy(ctx, doc)) throw new NotFoundError('price', id);
     return doc;
   };
 
-  router.get('/prices/:id', async (ctx) => {
-    ctx.body = await presentPrice(await loadPrice(ctx));
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/prices/:id',
+      tag: 'Prices',
+      summary: 'Read a price',
+      params: priceParams,
+      response: PriceSchema,
+      errors: [notFound('price')],
+    },
+    async (ctx, { params: { id } }) => presentPrice(await loadPrice(ctx, id)),
+  );
 
   /** A price's amount and schedule never change (sessions and invoices refer to it); only these do. */
-  router.put('/prices/:id', async (ctx) => {
-    const price = await loadPrice(ctx);
-    const body = asObject(ctx.state.body, '');
-    for (const fixed of ['unitAmount', 'currency', 'type', 'interval', 'intervalCount', 'productId']) {
-      if (body[fixed] !== undefined)
-        throw new ValidationError(fixed, 'cannot be changed on an existing price; create a new price instead');
-    }
-    const changes: Partial<Pick<Price, 'isActive' | 'nickname' | 'metadata'>> = {};
-    const isActive = optionalBoolean(body, 'isActive');
-    if (isActive !== undefined) changes.isActive = isActive;
-    if (body.nickname !== undefined) changes.nickname = optionalString(body, 'nickname', '', { max: 100 }) ?? null;
-    const metadata = optionalMetadata(body, 'metadata');
-    if (metadata !== undefined) changes.metadata = metadata;
-    if (Object.keys(changes).length === 0)
-      throw new ValidationError(null, 'nothing to update: send isActive, nickname or metadata');
-    await commandFor(deps, ctx, priceAggregate, price.id, { type: 'UpdatePrice', changes });
-    ctx.body = await presentPrice((await prices.get(price.id))!);
-  });
+  api.route(
+    {
+      method: 'put',
+      path: '/prices/:id',
+      tag: 'Prices',
+      summary: 'Update a price',
+      description: 'Only `isActive`, `nickname` and `metadata` change; a new amount or schedule is a new price.',
+      params: priceParams,
+      body: PriceUpdate,
+      response: PriceSchema,
+      errors: [invalidFields(), notFound('price')],
+    },
+    async (ctx, { params: { id }, body }) => {
+      const price = await loadPrice(ctx, id);
+      const changes: Partial<Pick<Price, 'isActive' | 'nickname' | 'metadata'>> = {};
+      if (body.isActive !== undefined) changes.isActive = body.isActive;
+      if (body.nickname !== undefined) changes.nickname = body.nickname;
+      if (body.metadata !== undefined) changes.metadata = body.metadata;
+      if (Object.keys(changes).length === 0)
+        throw new ValidationError(null, 'nothing to update: send isActive, nickname or metadata');
+      await commandFor(deps, ctx, priceAggregate, price.id, { type: 'UpdatePrice', changes });
+      return presentPrice((await prices.get(price.id))!);
+    },
+  );
 
   return router;
 }

@@ -5,6 +5,9 @@ import { NotFoundError } from '../../shared/errors.ts';
 import type { AssetRef } from '../../../machines/checkout-session.types.ts';
 import { arrayPage, idsFilter } from '../array-page.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
+import { arrayListQuery, AssetSchema, ChainSchema } from '../schema/chain.ts';
+import { idParams, invalidFields, listOf, notFound, z } from '../schema/fields.ts';
+import { schemaRoutes } from '../schema/route.ts';
 
 /** The explorer's name, or its host when the network definition gives none. */
 function explorerName(n: RailNetwork): string {
@@ -51,30 +54,80 @@ export const presentChain = (n: RailNetwork, publicUrl: string) => ({
 export function chainRoutes(deps: ApiDeps): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1' });
   const networks = (env: 'test' | 'live') => deps.rail.networks(env);
-  router.get('/chains', (ctx) => {
-    const ids = idsFilter(ctx);
-    const offered = networks(ctx.state.tenant.environment).filter((n) => !ids || ids.has(String(n.chainId)));
-    ctx.body = arrayPage(
-      ctx,
-      offered.map((n) => presentChain(n, deps.publicUrl)),
-    );
-  });
-  router.get('/chains/:id', (ctx) => {
-    const found = networks(ctx.state.tenant.environment).find((n) => String(n.chainId) === ctx.params.id);
-    if (!found) throw new NotFoundError('chain', ctx.params.id!);
-    ctx.body = presentChain(found, deps.publicUrl);
-  });
-  router.get('/assets', (ctx) => {
-    const ids = idsFilter(ctx);
-    const offered = networks(ctx.state.tenant.environment).flatMap((n) => n.assets);
-    ctx.body = arrayPage(ctx, offered.filter((a) => !ids || ids.has(a.id)).map(presentAsset));
-  });
-  router.get('/assets/:id', (ctx) => {
-    const found = networks(ctx.state.tenant.environment)
-      .flatMap((n) => n.assets)
-      .find((a) => a.id === ctx.params.id);
-    if (!found) throw new NotFoundError('asset', ctx.params.id!);
-    ctx.body = presentAsset(found);
-  });
+  const api = schemaRoutes(router, { tag: 'Chains', auth: 'secretKey' });
+  const pageErrors = [invalidFields()];
+
+  api.route(
+    {
+      method: 'get',
+      path: '/chains',
+      summary: 'List networks',
+      description: "The networks offered to the key's environment (test keys: testnets; live keys: mainnets).",
+      query: arrayListQuery,
+      response: listOf(ChainSchema),
+      errors: pageErrors,
+    },
+    (ctx) => {
+      const ids = idsFilter(ctx);
+      const offered = networks(ctx.state.tenant.environment).filter((n) => !ids || ids.has(String(n.chainId)));
+      return arrayPage(
+        ctx,
+        offered.map((n) => presentChain(n, deps.publicUrl)),
+      );
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/chains/:id',
+      summary: 'Read a network',
+      params: z.object({ id: z.string().openapi({ description: 'The chain id', example: '11155111' }) }),
+      response: ChainSchema,
+      errors: [notFound('chain')],
+    },
+    (ctx, { params: { id } }) => {
+      const found = networks(ctx.state.tenant.environment).find((n) => String(n.chainId) === id);
+      if (!found) throw new NotFoundError('chain', id);
+      return presentChain(found, deps.publicUrl);
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/assets',
+      tag: 'Assets',
+      summary: 'List assets',
+      description: "Every asset of the networks offered to the key's environment.",
+      query: arrayListQuery,
+      response: listOf(AssetSchema),
+      errors: pageErrors,
+    },
+    (ctx) => {
+      const ids = idsFilter(ctx);
+      const offered = networks(ctx.state.tenant.environment).flatMap((n) => n.assets);
+      return arrayPage(ctx, offered.filter((a) => !ids || ids.has(a.id)).map(presentAsset));
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/assets/:id',
+      tag: 'Assets',
+      summary: 'Read an asset',
+      params: idParams('asset'),
+      response: AssetSchema,
+      errors: [notFound('asset')],
+    },
+    (ctx, { params: { id } }) => {
+      const found = networks(ctx.state.tenant.environment)
+        .flatMap((n) => n.assets)
+        .find((a) => a.id === id);
+      if (!found) throw new NotFoundError('asset', id);
+      return presentAsset(found);
+    },
+  );
   return router;
 }

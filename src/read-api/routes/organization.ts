@@ -8,27 +8,26 @@ import {
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { publicOrganization } from '../../projections/public-views.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
-import {
-  asObject,
-  EVM_ADDRESS,
-  evmChecksumHolds,
-  optionalBoolean,
-  optionalEnum,
-  optionalInteger,
-  optionalNumber,
-  optionalObject,
-  optionalString,
-  optionalUrl,
-  requiredString,
-} from '../../shared/input.ts';
-import { CURRENCIES } from '../../actors/line-items.ts';
+import { EVM_ADDRESS, evmChecksumHolds } from '../../shared/input.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { createBrandLogoStore, parseMultipart } from '../brand-logo.ts';
 import { commandFor } from '../command.ts';
+import {
+  BrandUpdate,
+  BusinessDetailsUpdate,
+  MessageSchema,
+  OrganizationSchema,
+  PaymentSettingSchema,
+  PaymentSettingUpdate,
+  PaymentSettingWithChainsSchema,
+  WithdrawalAddressCreate,
+  WithdrawalAddressSchema,
+  WithdrawalAddressUpdate,
+} from '../schema/organization.ts';
+import { idParams, invalidFields, notFound, z } from '../schema/fields.ts';
+import { parseWith, schemaRoutes } from '../schema/route.ts';
 import { mountInvoiceSetting } from './invoice-setting.ts';
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 const TRON_ADDRESS = /^T[1-9A-HJ-NP-Za-km-z]{33}$/;
 
@@ -69,8 +68,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
    * The wallet address, checked against the address format of the chain's kind, then by the
    * chain's rail: an address it cannot pay out to (funds lost, or Weir's own contracts) is refused.
    */
-  function walletAddress(ctx: ApiContext, o: Record<string, unknown>, chainId: number): string {
-    const address = requiredString(o, 'address', '', { max: 128 });
+  function walletAddress(ctx: ApiContext, address: string, chainId: number): string {
     const network = deps.rail.networks(ctx.state.tenant.environment).find((n) => n.chainId === chainId);
     const formats = {
       evm: [EVM_ADDRESS, 'an EVM address (0x and 40 hex digits)'],
@@ -97,45 +95,47 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     return address;
   }
 
-  router.get('/', async (ctx) => {
-    ctx.body = present(await load(ctx));
-  });
+  const api = schemaRoutes(router, { tag: 'Organization', auth: 'secretKey' });
+  const addressParams = idParams('withdrawal address');
+  const offered = (ctx: ApiContext, field: string, chainId: number, hint = '') => {
+    if (!chainIds(ctx).has(chainId))
+      throw new ValidationError(
+        field,
+        `chain ${chainId} is not offered in the ${ctx.state.tenant.environment} environment${hint}`,
+      );
+  };
 
-  router.put('/', async (ctx) => {
-    const body = asObject(ctx.state.body, '');
-    const changes: Partial<BusinessDetails> = {};
-    const text = (key: keyof BusinessDetails, max = 200) => {
-      const v = optionalString(body, key, '', { max });
-      if (v !== undefined) (changes as Record<string, unknown>)[key] = v;
-    };
-    const name = optionalString(body, 'name', '', { min: 1, max: 200 });
-    if (name !== undefined) changes.name = name;
-    for (const key of ['phone', 'supportPhone', 'companyIdentificationNumber', 'taxIdentificationNumber'] as const)
-      text(key, 64);
-    for (const key of ['noOfEmployees', 'monthlyPaymentVolume'] as const) text(key, 64);
-    for (const key of ['email', 'supportEmail'] as const) {
-      const v = optionalString(body, key, '', { max: 254, pattern: EMAIL, hint: 'must be an email address' });
-      if (v !== undefined) changes[key] = v;
-    }
-    for (const key of ['websiteUrl', 'supportUrl', 'privacyUrl', 'termsUrl'] as const) {
-      const v = optionalUrl(body, key);
-      if (v !== undefined) changes[key] = v;
-    }
-    const address = optionalObject(body, 'addressDetails');
-    if (address) {
-      const current = (await load(ctx)).addressDetails;
-      const next = { ...current };
-      for (const key of ['line1', 'line2', 'city', 'state', 'postalCode', 'country'] as const) {
-        const v = optionalString(address, key, 'addressDetails', { max: 200 });
-        if (v !== undefined) next[key] = v;
+  api.route({ method: 'get', path: '/', summary: 'Read the organization', response: OrganizationSchema }, async (ctx) =>
+    present(await load(ctx)),
+  );
+
+  api.route(
+    {
+      method: 'put',
+      path: '/',
+      summary: 'Update business details',
+      description: 'Only the fields sent change; `addressDetails` changes only the parts it gives.',
+      body: BusinessDetailsUpdate,
+      response: OrganizationSchema,
+      errors: [invalidFields('parameter_invalid_string_empty', 'url_invalid')],
+    },
+    async (ctx, { body }) => {
+      const { addressDetails, ...fields } = body;
+      const changes: Partial<BusinessDetails> = {};
+      for (const [key, value] of Object.entries(fields))
+        if (value !== undefined) (changes as Record<string, unknown>)[key] = value;
+      if (addressDetails) {
+        const next = { ...(await load(ctx)).addressDetails };
+        for (const [key, value] of Object.entries(addressDetails))
+          if (value !== undefined) (next as Record<string, unknown>)[key] = value;
+        changes.addressDetails = next;
       }
-      changes.addressDetails = next;
-    }
-    if (Object.keys(changes).length === 0)
-      throw new ValidationError(null, 'nothing to update: send at least one business detail field');
-    await run(ctx, { type: 'UpdateBusinessDetails', changes });
-    ctx.body = present(await load(ctx));
-  });
+      if (Object.keys(changes).length === 0)
+        throw new ValidationError(null, 'nothing to update: send at least one business detail field');
+      await run(ctx, { type: 'UpdateBusinessDetails', changes });
+      return present(await load(ctx));
+    },
+  );
 
   /**
    * The reference's form: `brandColor` and a `brandLogo` file (checked here, stored once the rest
@@ -156,118 +156,185 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     return { body, logo };
   }
 
-  router.put('/brand', async (ctx) => {
-    const form = ctx.state.multipart ? brandForm(ctx, ctx.state.multipart) : null;
-    const body = form ? { ...form.body, brandLogo: undefined } : asObject(ctx.state.body, '');
-    const brandColor =
-      optionalString(body, 'brandColor', '', { pattern: HEX_COLOR, hint: 'must be a hex color such as #1a2b3c' }) ??
-      null;
-    const uploaded = form?.logo ?? null;
-    let brandLogo = optionalUrl(body, 'brandLogo') ?? (await load(ctx)).brandLogo;
-    if (!brandColor && body.brandLogo === undefined && !uploaded)
-      throw new ValidationError('brandColor', 'is required', 'parameter_missing');
-    if (uploaded) brandLogo = await logos.save(ctx.state.tenant, uploaded);
-    await run(ctx, { type: 'UpdateBranding', brandColor: brandColor ?? (await load(ctx)).brandColor, brandLogo });
-    ctx.body = present(await load(ctx));
-  });
+  // The body is JSON or a multipart form, so the handler parses it (with BrandUpdate) once it knows which.
+  api.route(
+    {
+      method: 'put',
+      path: '/brand',
+      summary: 'Update the brand',
+      description:
+        'JSON (`brandColor`, `brandLogo` URL) or `multipart/form-data` with a `brandColor` field and a `brandLogo` file, stored and served by Weir. Body: BrandUpdate.',
+      response: OrganizationSchema,
+      errors: [invalidFields('url_invalid')],
+    },
+    async (ctx) => {
+      const form = ctx.state.multipart ? brandForm(ctx, ctx.state.multipart) : null;
+      const raw = ctx.state.body;
+      const body = parseWith(BrandUpdate, form ? form.body : raw);
+      const brandColor = body.brandColor ?? null;
+      const uploaded = form?.logo ?? null;
+      let brandLogo = body.brandLogo ?? (await load(ctx)).brandLogo;
+      const logoGiven = !form && (raw as Record<string, unknown>).brandLogo !== undefined;
+      if (!brandColor && !logoGiven && !uploaded)
+        throw new ValidationError('brandColor', 'is required', 'parameter_missing');
+      if (uploaded) brandLogo = await logos.save(ctx.state.tenant, uploaded);
+      await run(ctx, { type: 'UpdateBranding', brandColor: brandColor ?? (await load(ctx)).brandColor, brandLogo });
+      return present(await load(ctx));
+    },
+  );
 
-  router.delete('/brand-logo', async (ctx) => {
-    const org = await load(ctx);
-    await run(ctx, { type: 'UpdateBranding', brandColor: org.brandColor, brandLogo: null });
-    ctx.body = done('brand logo deleted');
-  });
+  api.route(
+    { method: 'delete', path: '/brand-logo', summary: 'Remove the brand logo', response: MessageSchema },
+    async (ctx) => {
+      const org = await load(ctx);
+      await run(ctx, { type: 'UpdateBranding', brandColor: org.brandColor, brandLogo: null });
+      return done('brand logo deleted');
+    },
+  );
 
-  router.get('/payment-setting', async (ctx) => {
-    const org = await load(ctx);
-    const allowedChains = [...new Set(org.withdrawalAddresses.map((w) => w.chainId))].map((chainId) => ({
-      chainId,
-      withdrawalAddress: org.withdrawalAddresses.find((w) => w.chainId === chainId && w.isDefault)?.address ?? null,
-    }));
-    ctx.body = { id: org.id, createdAt: org.createdAt, updatedAt: org.updatedAt, ...org.paymentSetting, allowedChains };
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/payment-setting',
+      summary: 'Read the payment setting',
+      response: PaymentSettingWithChainsSchema,
+    },
+    async (ctx) => {
+      const org = await load(ctx);
+      const allowedChains = [...new Set(org.withdrawalAddresses.map((w) => w.chainId))].map((chainId) => ({
+        chainId,
+        withdrawalAddress: org.withdrawalAddresses.find((w) => w.chainId === chainId && w.isDefault)?.address ?? null,
+      }));
+      return { id: org.id, createdAt: org.createdAt, updatedAt: org.updatedAt, ...org.paymentSetting, allowedChains };
+    },
+  );
 
-  router.put('/payment-setting', async (ctx) => {
-    const body = asObject(ctx.state.body, '');
-    const changes: Partial<PaymentSetting> = {};
-    const preferredChainId = optionalInteger(body, 'preferredChainId', '', { min: 1 });
-    if (preferredChainId !== undefined) {
-      if (!chainIds(ctx).has(preferredChainId))
-        throw new ValidationError(
-          'preferredChainId',
-          `chain ${preferredChainId} is not offered in the ${ctx.state.tenant.environment} environment`,
-        );
-      changes.preferredChainId = preferredChainId;
-    }
-    const preferredCurrency = optionalEnum(body, 'preferredCurrency', CURRENCIES);
-    if (preferredCurrency) changes.preferredCurrency = preferredCurrency;
-    for (const key of ['allowSwap', 'applyGasFee', 'allowSplitPayments'] as const) {
-      const v = optionalBoolean(body, key);
-      if (v !== undefined) changes[key] = v;
-    }
-    if (optionalBoolean(body, 'applyFee'))
-      throw new ValidationError('applyFee', 'Weir charges no processing fee, so there is none to collect');
-    const slippage = optionalNumber(body, 'slippagePercentage', '', { min: 0, max: 100 });
-    if (slippage !== undefined) changes.slippagePercentage = slippage;
-    if (Object.keys(changes).length === 0)
-      throw new ValidationError(null, 'nothing to update: send at least one payment setting');
-    await run(ctx, { type: 'UpdatePaymentSetting', changes });
-    const org = await load(ctx);
-    ctx.body = { id: org.id, createdAt: org.createdAt, updatedAt: org.updatedAt, ...org.paymentSetting };
-  });
+  api.route(
+    {
+      method: 'put',
+      path: '/payment-setting',
+      summary: 'Update the payment setting',
+      body: PaymentSettingUpdate,
+      response: PaymentSettingSchema,
+      errors: [invalidFields('parameter_invalid_integer')],
+    },
+    async (ctx, { body }) => {
+      const changes: Partial<PaymentSetting> = {};
+      if (body.preferredChainId !== undefined) {
+        offered(ctx, 'preferredChainId', body.preferredChainId);
+        changes.preferredChainId = body.preferredChainId;
+      }
+      if (body.preferredCurrency) changes.preferredCurrency = body.preferredCurrency;
+      for (const key of ['allowSwap', 'applyGasFee', 'allowSplitPayments'] as const)
+        if (body[key] !== undefined) changes[key] = body[key];
+      if (body.slippagePercentage !== undefined) changes.slippagePercentage = body.slippagePercentage;
+      if (Object.keys(changes).length === 0)
+        throw new ValidationError(null, 'nothing to update: send at least one payment setting');
+      await run(ctx, { type: 'UpdatePaymentSetting', changes });
+      const org = await load(ctx);
+      return { id: org.id, createdAt: org.createdAt, updatedAt: org.updatedAt, ...org.paymentSetting };
+    },
+  );
 
-  router.get('/withdrawal-addresses', async (ctx) => {
-    const org = await load(ctx);
-    // A bare array, as the reference answers here (unlike its other lists).
-    ctx.body = org.withdrawalAddresses;
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/withdrawal-addresses',
+      summary: 'List withdrawal addresses',
+      description: 'A bare array, as the reference answers here (unlike its other lists).',
+      response: z.array(WithdrawalAddressSchema),
+    },
+    async (ctx) => (await load(ctx)).withdrawalAddresses,
+  );
 
-  router.post('/withdrawal-addresses', async (ctx) => {
-    const body = asObject(ctx.state.body, '');
-    const chainId = optionalInteger(body, 'chainId', '', { min: 1 });
-    if (chainId === undefined) throw new ValidationError('chainId', 'is required', 'parameter_missing');
-    if (!chainIds(ctx).has(chainId)) {
-      throw new ValidationError(
-        'chainId',
-        `chain ${chainId} is not offered in the ${ctx.state.tenant.environment} environment; see GET /api/v1/chains`,
-      );
-    }
-    const address = walletAddress(ctx, body, chainId);
-    const name = optionalString(body, 'name', '', { max: 100 }) ?? `Wallet on chain ${chainId}`;
-    const id = idsOf(ctx)();
-    await run(ctx, { type: 'AddWithdrawalAddress', id, name, address, chainId });
-    ctx.body = (await load(ctx)).withdrawalAddresses.find((w) => w.id === id);
-  });
+  api.route(
+    {
+      method: 'post',
+      path: '/withdrawal-addresses',
+      summary: 'Add a withdrawal address',
+      body: WithdrawalAddressCreate,
+      response: WithdrawalAddressSchema,
+      errors: [invalidFields('parameter_invalid_integer', 'incorrect_address', 'address_not_payable')],
+    },
+    async (ctx, { body }) => {
+      const chainId = body.chainId!;
+      offered(ctx, 'chainId', chainId, '; see GET /api/v1/chains');
+      const address = walletAddress(ctx, body.address, chainId);
+      const name = body.name ?? `Wallet on chain ${chainId}`;
+      const id = idsOf(ctx)();
+      await run(ctx, { type: 'AddWithdrawalAddress', id, name, address, chainId });
+      return (await load(ctx)).withdrawalAddresses.find((w) => w.id === id);
+    },
+  );
 
-  const findAddress = async (ctx: ApiContext) => {
-    const found = (await load(ctx)).withdrawalAddresses.find((w) => w.id === ctx.params.id);
-    if (!found) throw new NotFoundError('withdrawal address', ctx.params.id!);
+  const findAddress = async (ctx: ApiContext, id: string) => {
+    const found = (await load(ctx)).withdrawalAddresses.find((w) => w.id === id);
+    if (!found) throw new NotFoundError('withdrawal address', id);
     return found;
   };
 
-  router.get('/withdrawal-addresses/:id', async (ctx) => {
-    ctx.body = await findAddress(ctx);
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/withdrawal-addresses/:id',
+      summary: 'Read a withdrawal address',
+      params: addressParams,
+      response: WithdrawalAddressSchema,
+      errors: [notFound('withdrawal address')],
+    },
+    async (ctx, { params: { id } }) => findAddress(ctx, id),
+  );
 
-  router.put('/withdrawal-addresses/:id', async (ctx) => {
-    const current = await findAddress(ctx);
-    const body = asObject(ctx.state.body, '');
-    const name = optionalString(body, 'name', '', { min: 1, max: 100 }) ?? current.name;
-    const address = body.address === undefined ? current.address : walletAddress(ctx, body, current.chainId);
-    await run(ctx, { type: 'UpdateWithdrawalAddress', id: current.id, name, address });
-    ctx.body = await findAddress(ctx);
-  });
+  api.route(
+    {
+      method: 'put',
+      path: '/withdrawal-addresses/:id',
+      summary: 'Update a withdrawal address',
+      params: addressParams,
+      body: WithdrawalAddressUpdate,
+      response: WithdrawalAddressSchema,
+      errors: [invalidFields('incorrect_address', 'address_not_payable'), notFound('withdrawal address')],
+    },
+    async (ctx, { params: { id }, body }) => {
+      const current = await findAddress(ctx, id);
+      const name = body.name ?? current.name;
+      const address = body.address === undefined ? current.address : walletAddress(ctx, body.address, current.chainId);
+      await run(ctx, { type: 'UpdateWithdrawalAddress', id: current.id, name, address });
+      return findAddress(ctx, id);
+    },
+  );
 
-  router.delete('/withdrawal-addresses/:id', async (ctx) => {
-    const current = await findAddress(ctx);
-    await run(ctx, { type: 'RemoveWithdrawalAddress', id: current.id });
-    ctx.body = done('withdrawal address deleted');
-  });
+  api.route(
+    {
+      method: 'delete',
+      path: '/withdrawal-addresses/:id',
+      summary: 'Remove a withdrawal address',
+      params: addressParams,
+      response: MessageSchema,
+      errors: [notFound('withdrawal address')],
+    },
+    async (ctx, { params: { id } }) => {
+      const current = await findAddress(ctx, id);
+      await run(ctx, { type: 'RemoveWithdrawalAddress', id: current.id });
+      return done('withdrawal address deleted');
+    },
+  );
 
-  router.post('/withdrawal-addresses/:id/mark-as-default', async (ctx) => {
-    const current = await findAddress(ctx);
-    await run(ctx, { type: 'MarkWithdrawalAddressDefault', id: current.id });
-    ctx.body = done('withdrawal address marked as default');
-  });
+  api.route(
+    {
+      method: 'post',
+      path: '/withdrawal-addresses/:id/mark-as-default',
+      summary: 'Make a withdrawal address the default of its chain',
+      params: addressParams,
+      response: MessageSchema,
+      errors: [notFound('withdrawal address')],
+    },
+    async (ctx, { params: { id } }) => {
+      const current = await findAddress(ctx, id);
+      await run(ctx, { type: 'MarkWithdrawalAddressDefault', id: current.id });
+      return done('withdrawal address marked as default');
+    },
+  );
 
   mountInvoiceSetting(router, deps);
 

@@ -117,8 +117,13 @@ export function schemaRoutes<S>(router: Router<S>, defaults: { tag: string; auth
       P extends AnyObject = z.ZodType<Record<string, string>>,
       Q extends z.ZodType = z.ZodType<Record<string, string | undefined>>,
       B extends z.ZodType = z.ZodType<unknown>,
-    >(spec: RouteSpec<P, Q, B>, handler: (ctx: RouterContext<S>, input: RouteInput<P, Q, B>) => unknown): void {
+    >(
+      // `before`: checks that answer before the request is parsed (a 403 for a live key comes before any 400).
+      spec: RouteSpec<P, Q, B> & { before?: (ctx: RouterContext<S>) => void },
+      handler: (ctx: RouterContext<S>, input: RouteInput<P, Q, B>) => unknown,
+    ): void {
       const run = async (ctx: RouterContext<S>) => {
+        spec.before?.(ctx);
         const params = spec.params ? parseWith(spec.params, ctx.params) : ctx.params;
         const query = lastValues(ctx.query);
         const parsedQuery = spec.query ? parseWith(spec.query, query) : query;

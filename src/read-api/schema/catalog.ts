@@ -1,0 +1,281 @@
+import { CURRENCIES, INTERVALS } from '../../actors/line-items.ts';
+import {
+  amount,
+  amountString,
+  arrayOf,
+  bool,
+  clearable,
+  metadata,
+  oneOf,
+  optional,
+  requiredText,
+  text,
+  timestamp,
+  url,
+  withCode,
+  z,
+} from './fields.ts';
+
+/** Request and answer schemas of products and prices. */
+
+/** A whole number within `range`, with the API's messages. */
+export const integer = (range: { min?: number; max?: number } = {}) => {
+  let schema = z
+    .number({ error: withCode('must be an integer', 'parameter_invalid_integer') })
+    .int(withCode('must be an integer', 'parameter_invalid_integer'))
+    .refine(Number.isSafeInteger, withCode('must be an integer', 'parameter_invalid_integer'));
+  if (range.min !== undefined)
+    schema = schema.refine((v) => v >= range.min!, withCode(`must be at least ${range.min}`));
+  if (range.max !== undefined) schema = schema.refine((v) => v <= range.max!, withCode(`must be at most ${range.max}`));
+  return schema.openapi({ type: 'integer', minimum: range.min, maximum: range.max });
+};
+
+const imageList = arrayOf(z.string({ error: withCode('must be a string') }), { max: 8 });
+const visibility = integer({ min: 10, max: 20 }).openapi({ description: '10: shown in the dashboard, 20: API only' });
+
+/** A new product's fields, in the order they are checked; `error` is what a non-object answers. */
+const productInput = (error: string) =>
+  z.object(
+    {
+      name: requiredText({ max: 250 }),
+      description: optional(text({ max: 2000 })),
+      isActive: optional(bool()),
+      unitLabel: optional(text({ max: 40 })),
+      url: optional(url()),
+      images: optional(imageList),
+      metadata: optional(metadata()),
+      visibility: optional(visibility),
+    },
+    { error: withCode(error) },
+  );
+
+const STREAMING = withCode(
+  'streaming prices are not supported: Weir collects transfers, not per-second streams; use recurring',
+  'unsupported_price_type',
+);
+
+/** A transform that parses with a later step's schema, reporting its first issue at its own path. */
+const thenParse =
+  <T extends z.ZodType>(schema: T, at: PropertyKey[] = []) =>
+  (value: unknown, ctx: z.core.$RefinementCtx<unknown>): z.output<T> => {
+    const result = schema.safeParse(value);
+    if (result.success) return result.data;
+    const issue = result.error.issues[0]!;
+    ctx.addIssue({ code: 'custom', path: [...at, ...issue.path], message: issue.message });
+    return z.NEVER;
+  };
+
+/** A field checked by a later step: documented here, validated there. */
+const later = (doc: Record<string, unknown>) => z.unknown().optional().openapi(doc);
+
+/**
+ * A new price's fields, in two steps so the first fault reported is the one the hand-written
+ * checks met first: schedule (`interval`, `type` and their agreement), then the rest
+ * (`intervalCount` is read only for recurring prices).
+ */
+export const priceInput = (error: string) =>
+  z
+    .looseObject(
+      {
+        interval: optional(oneOf(INTERVALS)),
+        // Deliberate difference: the reference's streaming prices are paid per second through Superfluid
+        // streams, which Weir's transfer-to-deposit-address rail cannot collect.
+        type: optional(
+          z
+            .unknown()
+            .refine((v) => v !== 'streaming', STREAMING)
+            .pipe(oneOf(['one_time', 'recurring'] as const)),
+        ).openapi({
+          type: 'string',
+          enum: ['one_time', 'recurring'],
+          description: 'Default: recurring when `interval` is given',
+        }),
+        currency: later({ type: 'string', enum: [...CURRENCIES], description: 'Required' }),
+        unitAmount: later({
+          type: 'string',
+          pattern: '^\\d+$',
+          description: "Required: in the asset's smallest unit",
+          example: '150000000',
+        }),
+        intervalCount: later({
+          type: 'integer',
+          minimum: 1,
+          maximum: 36,
+          description: 'Recurring prices only; default 1',
+        }),
+        nickname: later({ type: 'string', maxLength: 100 }),
+        metadata: later({ type: 'object', additionalProperties: { type: 'string' } }),
+      },
+      { error: withCode(error) },
+    )
+    .transform((o, ctx) => {
+      const type = o.type ?? (o.interval ? 'recurring' : 'one_time');
+      if (type === 'recurring' && !o.interval)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['interval'],
+          message: withCode('is required for a recurring price', 'parameter_missing'),
+        });
+      if (type === 'one_time' && o.interval)
+        ctx.addIssue({ code: 'custom', path: ['interval'], message: withCode('is only for recurring prices') });
+      return { ...o, type, interval: o.interval ?? null };
+    })
+    .transform(
+      thenParse(
+        z
+          .object({
+            type: z.enum(['one_time', 'recurring']),
+            interval: z.enum(INTERVALS).nullable(),
+            currency: z.unknown().transform((v, ctx) => {
+              if (v === undefined || v === null) {
+                ctx.addIssue({ code: 'custom', message: withCode('is required', 'parameter_missing') });
+                return z.NEVER;
+              }
+              const parsed = oneOf(CURRENCIES).safeParse(v);
+              if (!parsed.success) {
+                ctx.addIssue({ code: 'custom', message: withCode(`must be one of ${CURRENCIES.join(', ')}`) });
+                return z.NEVER;
+              }
+              return parsed.data;
+            }),
+            unitAmount: amount(),
+            intervalCount: z.unknown().optional(),
+            nickname: optional(text({ max: 100 })),
+            metadata: optional(metadata()),
+          })
+          .transform((o, ctx) => {
+            if (o.type !== 'recurring') return { ...o, intervalCount: null };
+            const count = optional(integer({ min: 1, max: 36 })).safeParse(o.intervalCount);
+            if (!count.success) {
+              ctx.addIssue({ code: 'custom', path: ['intervalCount'], message: count.error.issues[0]!.message });
+              return z.NEVER;
+            }
+            return { ...o, intervalCount: count.data ?? 1 };
+          }),
+      ),
+    );
+
+/** A product with, optionally, its default price. */
+export const ProductCreate = productInput('the request body must be a JSON object')
+  .extend({ defaultPriceData: optional(priceInput('must be an object')) })
+  .openapi('ProductCreate', {
+    example: { name: 'Pro plan', defaultPriceData: { currency: 'usdc', unitAmount: '150000000' } },
+  });
+
+export const ProductUpdate = z
+  .object(
+    {
+      name: optional(text({ min: 1, max: 250 })),
+      description: clearable(text({ max: 2000 })),
+      unitLabel: clearable(text({ max: 40 })),
+      url: clearable(url()),
+      isActive: optional(bool()),
+      metadata: optional(metadata()),
+      visibility: optional(visibility),
+      images: clearable(imageList),
+    },
+    { error: withCode('the request body must be a JSON object') },
+  )
+  .openapi('ProductUpdate', {
+    description: 'Only the fields sent change; null clears a text field',
+    example: { name: 'Pro plan (yearly)' },
+  });
+
+/** A price of an existing product (`productId`) or of a new one (`productData`), as the reference allows. */
+export const PriceCreate = z
+  .looseObject(
+    { productId: z.unknown().optional(), productData: z.unknown().optional() },
+    { error: withCode('the request body must be a JSON object') },
+  )
+  .transform((o, ctx) => {
+    let productData: z.output<ReturnType<typeof productInput>> | undefined;
+    let productId: string | undefined;
+    const failed = () => ctx.issues.length > 0;
+    if (o.productId === undefined) {
+      productData = thenParse(optional(productInput('must be an object')), ['productData'])(o.productData, ctx);
+      if (failed()) return z.NEVER;
+    } else if (o.productData !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['productData'],
+        message: withCode('give productId or productData, not both'),
+      });
+      return z.NEVER;
+    }
+    if (productData === undefined) productId = thenParse(requiredText(), ['productId'])(o.productId, ctx);
+    if (failed()) return z.NEVER;
+    const price = thenParse(priceInput('the request body must be a JSON object'))(o, ctx);
+    return { productId, productData, price };
+  });
+
+const FIXED = ['unitAmount', 'currency', 'type', 'interval', 'intervalCount', 'productId'] as const;
+const fixedField = z
+  .unknown()
+  .refine((v) => v === undefined, withCode('cannot be changed on an existing price; create a new price instead'))
+  .optional()
+  .openapi({ description: 'Cannot be changed: create a new price instead', deprecated: true });
+
+export const PriceUpdate = z
+  .object(
+    {
+      ...Object.fromEntries(FIXED.map((k) => [k, fixedField])),
+      isActive: optional(bool()),
+      nickname: clearable(text({ max: 100 })),
+      metadata: optional(metadata()),
+    } as { [K in (typeof FIXED)[number]]: typeof fixedField } & {
+      isActive: ReturnType<typeof optional<ReturnType<typeof bool>>>;
+      nickname: ReturnType<typeof clearable<ReturnType<typeof text>>>;
+      metadata: ReturnType<typeof optional<ReturnType<typeof metadata>>>;
+    },
+    { error: withCode('the request body must be a JSON object') },
+  )
+  .openapi('PriceUpdate', {
+    description: 'A price keeps its amount and schedule: only these change',
+    example: { nickname: 'Launch price' },
+  });
+
+const ProductSummary = z.object({ id: z.string(), name: z.string(), isActive: z.boolean() });
+
+const priceFields = {
+  id: z.string(),
+  organizationId: z.string(),
+  environment: z.enum(['test', 'live']),
+  productId: z.string(),
+  type: z.enum(['one_time', 'recurring']),
+  currency: z.string(),
+  unitAmount: amountString(),
+  interval: z.enum(INTERVALS).nullable(),
+  intervalCount: z.number().int().nullable(),
+  isActive: z.boolean(),
+  nickname: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  billingScheme: z.literal('per_unit'),
+  createdAt: timestamp(),
+  updatedAt: timestamp(),
+};
+
+export const PriceSchema = z.object({ ...priceFields, product: ProductSummary.nullable() }).openapi('Price');
+
+export const ProductSchema = z
+  .object({
+    id: z.string(),
+    organizationId: z.string(),
+    environment: z.enum(['test', 'live']),
+    name: z.string(),
+    description: z.string().nullable(),
+    isActive: z.boolean(),
+    unitLabel: z.string().nullable(),
+    url: z.string().nullable(),
+    images: z.array(z.string()),
+    metadata: z.record(z.string(), z.string()),
+    visibility: z.number().int(),
+    defaultPriceId: z.string().nullable(),
+    deleted: z.boolean(),
+    defaultPrice: z.object({ ...priceFields, product: ProductSummary }).nullable(),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+  })
+  .openapi('Product');
+
+export type ProductInput = z.output<ReturnType<typeof productInput>>;
+export type PriceInput = z.output<ReturnType<typeof priceInput>>;

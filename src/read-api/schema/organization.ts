@@ -1,0 +1,161 @@
+import { CURRENCIES } from '../../actors/line-items.ts';
+import { integer } from './catalog.ts';
+import {
+  bodyObject,
+  bool,
+  objectField,
+  oneOf,
+  optional,
+  requiredText,
+  text,
+  timestamp,
+  url,
+  withCode,
+  z,
+} from './fields.ts';
+
+/** Request and answer schemas of the organization: business details, brand, payment setting, withdrawal addresses. */
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
+
+const short = () => optional(text({ max: 64 }));
+const emailField = () => optional(text({ max: 254, pattern: EMAIL, hint: 'must be an email address' }));
+const part = () => optional(text({ max: 200 }));
+
+/** Business details, in the order they are checked; a field left out (or null) is unchanged. */
+export const BusinessDetailsUpdate = bodyObject({
+  name: optional(text({ min: 1, max: 200 })),
+  phone: short(),
+  supportPhone: short(),
+  companyIdentificationNumber: short(),
+  taxIdentificationNumber: short(),
+  noOfEmployees: short(),
+  monthlyPaymentVolume: short(),
+  email: emailField(),
+  supportEmail: emailField(),
+  websiteUrl: optional(url()),
+  supportUrl: optional(url()),
+  privacyUrl: optional(url()),
+  termsUrl: optional(url()),
+  addressDetails: optional(
+    objectField({ line1: part(), line2: part(), city: part(), state: part(), postalCode: part(), country: part() }),
+  ),
+}).openapi('BusinessDetailsUpdate', { example: { name: 'Acme Ltd', supportEmail: 'help@acme.example' } });
+
+/** The brand as JSON; the same fields come as a `multipart/form-data` form with a `brandLogo` file. */
+export const BrandUpdate = bodyObject({
+  brandColor: optional(text({ pattern: HEX_COLOR, hint: 'must be a hex color such as #1a2b3c' })),
+  brandLogo: optional(url()),
+}).openapi('BrandUpdate', {
+  description:
+    'JSON, or `multipart/form-data` with a `brandColor` field and a `brandLogo` file (stored and served by Weir)',
+  example: { brandColor: '#1a2b3c' },
+});
+
+export const PaymentSettingUpdate = bodyObject({
+  preferredChainId: optional(integer({ min: 1 })),
+  preferredCurrency: optional(oneOf(CURRENCIES)),
+  allowSwap: optional(bool()),
+  applyGasFee: optional(bool()),
+  allowSplitPayments: optional(bool()),
+  applyFee: optional(bool()).refine(
+    (v) => v !== true,
+    withCode('Weir charges no processing fee, so there is none to collect'),
+  ),
+  slippagePercentage: optional(
+    z
+      .number({ error: withCode('must be a number') })
+      .refine(Number.isFinite, withCode('must be a number'))
+      .refine((v) => v >= 0, withCode('must be at least 0'))
+      .refine((v) => v <= 100, withCode('must be at most 100')),
+  ),
+}).openapi('PaymentSettingUpdate', { example: { preferredChainId: 11155111, allowSwap: false } });
+
+export const WithdrawalAddressCreate = bodyObject({
+  chainId: optional(integer({ min: 1 })).superRefine((v, ctx) => {
+    if (v === undefined) ctx.addIssue({ code: 'custom', message: withCode('is required', 'parameter_missing') });
+  }),
+  address: requiredText({ max: 128 }),
+  name: optional(text({ max: 100 })),
+}).openapi('WithdrawalAddressCreate', {
+  example: { chainId: 11155111, address: '0x52908400098527886e0f7030069857d2e4169ee7', name: 'Treasury' },
+});
+
+export const WithdrawalAddressUpdate = bodyObject({
+  name: optional(text({ min: 1, max: 100 })),
+  address: requiredText({ max: 128 }).optional(),
+}).openapi('WithdrawalAddressUpdate', { example: { name: 'Treasury (cold)' } });
+
+export const WithdrawalAddressSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    address: z.string(),
+    chainId: z.number().int(),
+    isDefault: z.boolean(),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+  })
+  .openapi('WithdrawalAddress');
+
+const nullableText = () => z.string().nullable();
+
+export const OrganizationSchema = z
+  .object({
+    id: z.string(),
+    environment: z.enum(['test', 'live']),
+    name: z.string(),
+    email: nullableText(),
+    supportEmail: nullableText(),
+    phone: nullableText(),
+    supportPhone: nullableText(),
+    addressDetails: z.looseObject({}),
+    websiteUrl: nullableText(),
+    supportUrl: nullableText(),
+    privacyUrl: nullableText(),
+    termsUrl: nullableText(),
+    companyIdentificationNumber: nullableText(),
+    taxIdentificationNumber: nullableText(),
+    status: z.string(),
+    kind: z.string(),
+    type: z.string(),
+    brandColor: nullableText(),
+    brandLogo: nullableText(),
+    addresses: z.array(WithdrawalAddressSchema),
+    ownerId: z.string().nullable(),
+    noOfEmployees: nullableText(),
+    monthlyPaymentVolume: nullableText(),
+    featureAccessRequests: z.array(z.unknown()),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+  })
+  .openapi('Organization');
+
+const paymentSettingFields = {
+  id: z.string(),
+  paymentMethodTypes: z.array(z.string()),
+  preferredChainId: z.number().int().nullable(),
+  preferredCurrency: z.string().nullable(),
+  allowSwap: z.boolean(),
+  applyFee: z.boolean(),
+  feePercentage: z.number(),
+  applyGasFee: z.boolean(),
+  allowSplitPayments: z.boolean(),
+  slippagePercentage: z.number(),
+  createdAt: timestamp(),
+  updatedAt: timestamp(),
+};
+
+export const PaymentSettingSchema = z.object(paymentSettingFields).openapi('PaymentSetting');
+
+export const PaymentSettingWithChainsSchema = z
+  .object({
+    ...paymentSettingFields,
+    allowedChains: z.array(z.object({ chainId: z.number().int(), withdrawalAddress: z.string().nullable() })),
+  })
+  .openapi('PaymentSettingWithChains');
+
+export const MessageSchema = z
+  .object({ message: z.string(), statusCode: z.literal(200) })
+  .openapi('Message', { example: { statusCode: 200, message: 'withdrawal address deleted' } });
