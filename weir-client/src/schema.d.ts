@@ -11,8 +11,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /admin/organizations
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Create an organization
+         * @description With a test and a live secret key, shown only in this answer.
          */
         post: {
             parameters: {
@@ -21,16 +21,22 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OrganizationCreate"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["CreatedOrganization"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -41,15 +47,6 @@ export interface paths {
                 };
                 /** @description The admin token is missing or wrong. Codes: `authentication_required` */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -507,12 +504,19 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/assets
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * List assets
+         * @description Every asset of the networks offered to the key's environment.
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Comma-separated ids (or repeated `ids`) */
+                    ids?: string;
+                    /** @description Items per page, 1 to 200 (default 200) */
+                    limit?: string;
+                    /** @description Page number, from 1 */
+                    page?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -524,10 +528,18 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            data: components["schemas"]["Asset"][];
+                            hasMore: boolean;
+                            limit: number;
+                            page: number;
+                        };
+                    };
                 };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -535,8 +547,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -570,15 +582,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /api/v1/assets/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Read an asset */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The asset's id */
                     id: string;
                 };
                 cookie?: never;
@@ -590,7 +600,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Asset"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -601,7 +613,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No asset with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -637,12 +649,19 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/chains
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * List networks
+         * @description The networks offered to the key's environment (test keys: testnets; live keys: mainnets).
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Comma-separated ids (or repeated `ids`) */
+                    ids?: string;
+                    /** @description Items per page, 1 to 200 (default 200) */
+                    limit?: string;
+                    /** @description Page number, from 1 */
+                    page?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -654,10 +673,18 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            data: components["schemas"]["Chain"][];
+                            hasMore: boolean;
+                            limit: number;
+                            page: number;
+                        };
+                    };
                 };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -665,8 +692,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -700,15 +727,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /api/v1/chains/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Read a network */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The chain id */
                     id: string;
                 };
                 cookie?: never;
@@ -720,7 +745,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Chain"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -731,7 +758,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No chain with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -766,13 +793,35 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /api/v1/checkout/sessions
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** List checkout sessions */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    "createdAt[gte]"?: string;
+                    /** @description ISO 8601 date or timestamp */
+                    "createdAt[lt]"?: string;
+                    /** @description The customer's sessions */
+                    customerId?: string;
+                    /** @description Comma-separated session ids */
+                    ids?: string;
+                    /** @description The invoice's sessions */
+                    invoiceId?: string;
+                    /** @description Items per page, 1 to 200 (default 200) */
+                    limit?: string;
+                    /** @description payment or subscription */
+                    mode?: string;
+                    /** @description Page number, from 1 */
+                    page?: string;
+                    /** @description The payment link's sessions */
+                    paymentLinkId?: string;
+                    /** @description unpaid or paid */
+                    paymentStatus?: string;
+                    /** @description open, complete, incomplete, expired, canceled */
+                    status?: string;
+                    /** @description The subscription's sessions */
+                    subscriptionId?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -784,10 +833,18 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            data: components["schemas"]["CheckoutSession"][];
+                            hasMore: boolean;
+                            limit: number;
+                            page: number;
+                        };
+                    };
                 };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -795,8 +852,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -817,8 +874,8 @@ export interface paths {
         };
         put?: never;
         /**
-         * POST /api/v1/checkout/sessions
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Create a checkout session
+         * @description A session for its line items (existing prices, or `priceData` created with it), with a deposit address per offered asset.
          */
         post: {
             parameters: {
@@ -830,16 +887,22 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CheckoutSessionCreate"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["CheckoutSession"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `url_invalid`, `payment_method_not_available`, `parameters_exclusive` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -850,15 +913,6 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -886,6 +940,15 @@ export interface paths {
                 };
                 /** @description The body is compressed. Codes: `unsupported_content_encoding` */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No network can take the session with the organization's payment methods. Codes: `payment_method_invalid` */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -926,15 +989,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /api/v1/checkout/sessions/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Read a checkout session */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
@@ -946,7 +1007,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["CheckoutSession"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -957,7 +1020,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -994,10 +1057,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * POST /api/v1/checkout/sessions/{id}/auto-recover
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Credit a missed payment to this session */
         post: {
             parameters: {
                 query?: never;
@@ -1006,20 +1066,32 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RecoveryRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            message: string;
+                            outcome: string;
+                            /** @enum {number} */
+                            statusCode: 200;
+                        };
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1037,7 +1109,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description The transaction pays none of the organization's sessions; No checkout session with this id in the key's organization and environment. Codes: `wrong_claim`, `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1066,6 +1138,15 @@ export interface paths {
                 };
                 /** @description The body is compressed. Codes: `unsupported_content_encoding` */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The transaction pays a deposit address in something that session cannot take. Codes: `wrong_token_or_network` */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1108,10 +1189,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * POST /api/v1/checkout/sessions/{id}/cancel
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Cancel an open session */
         post: {
             parameters: {
                 query?: never;
@@ -1120,6 +1198,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
@@ -1131,9 +1210,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["CheckoutSession"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description Idempotency-Key is over 255 characters; The session is no longer open. Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1151,7 +1232,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1162,24 +1243,6 @@ export interface paths {
                 };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1222,10 +1285,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * POST /api/v1/checkout/sessions/{id}/complete-partial-checkout-session
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Complete a partly paid session */
         post: {
             parameters: {
                 query?: never;
@@ -1234,6 +1294,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
@@ -1245,9 +1306,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["CheckoutSession"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description Idempotency-Key is over 255 characters; The session is not partly paid. Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1265,7 +1328,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1276,24 +1339,6 @@ export interface paths {
                 };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1334,15 +1379,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /api/v1/checkout/sessions/{id}/completed_webhook_delivered
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Whether the session completed */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
@@ -1354,7 +1397,16 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            completed: boolean;
+                            /** @enum {string} */
+                            status: "open" | "complete" | "incomplete" | "expired" | "canceled";
+                            transactionHash: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -1365,7 +1417,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1403,8 +1455,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /api/v1/checkout/sessions/auto-recover-by-transaction-hash
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Credit a missed payment by its transaction hash
+         * @description Finds the session the transaction paid and credits it; answers the session with the outcome.
          */
         post: {
             parameters: {
@@ -1416,16 +1468,27 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RecoveryRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["CheckoutSession"] & {
+                            recovery: {
+                                message: string;
+                                outcome: string;
+                            };
+                        };
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1443,7 +1506,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description The transaction pays none of the organization's sessions. Codes: `wrong_claim` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1472,6 +1535,15 @@ export interface paths {
                 };
                 /** @description The body is compressed. Codes: `unsupported_content_encoding` */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The transaction pays a deposit address in something that session cannot take. Codes: `wrong_token_or_network` */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1513,12 +1585,45 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/checkout/sessions/export
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Export checkout sessions as CSV
+         * @description The sessions the filters select, newest first, as `text/csv` (streamed; a header row, then one row per session).
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Sessions discounted with this coupon */
+                    couponId?: string;
+                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    "createdAt[gte]"?: string;
+                    /** @description ISO 8601 date or timestamp */
+                    "createdAt[lt]"?: string;
+                    /** @description The customer's sessions */
+                    customerId?: string;
+                    /** @description Created at or after: ISO 8601 date or timestamp */
+                    from?: string;
+                    /** @description Comma-separated session ids */
+                    ids?: string;
+                    /** @description The invoice's sessions */
+                    invoiceId?: string;
+                    /** @description Items per page, 1 to 200 (default 200) */
+                    limit?: string;
+                    /** @description payment or subscription */
+                    mode?: string;
+                    /** @description Page number, from 1 */
+                    page?: string;
+                    /** @description The payment link's sessions */
+                    paymentLinkId?: string;
+                    /** @description Comma-separated payment method types */
+                    paymentMethodTypes?: string;
+                    /** @description unpaid or paid */
+                    paymentStatus?: string;
+                    /** @description open, complete, incomplete, expired or canceled */
+                    status?: string;
+                    /** @description The subscription's sessions */
+                    subscriptionId?: string;
+                    /** @description Created at or before: ISO 8601 date or timestamp */
+                    to?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -1532,8 +1637,8 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1541,8 +1646,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1576,13 +1681,29 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /api/v1/coupons
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** List coupons */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    "createdAt[gte]"?: string;
+                    /** @description ISO 8601 date or timestamp */
+                    "createdAt[lt]"?: string;
+                    /** @description Comma-separated coupon ids */
+                    ids?: string;
+                    /** @description true or false */
+                    isArchived?: string;
+                    /** @description true or false */
+                    isEnable?: string;
+                    /** @description Items per page, 1 to 200 (default 200) */
+                    limit?: string;
+                    /** @description Page number, from 1 */
+                    page?: string;
+                    /** @description Part of the name, any case (at most 100 characters) */
+                    searchText?: string;
+                    /** @description One of active, expired, disabled, limit_reached */
+                    status?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -1594,10 +1715,18 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            data: components["schemas"]["Coupon"][];
+                            hasMore: boolean;
+                            limit: number;
+                            page: number;
+                        };
+                    };
                 };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1605,8 +1734,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1627,8 +1756,8 @@ export interface paths {
         };
         put?: never;
         /**
-         * POST /api/v1/coupons
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Create a coupon with its promotion codes
+         * @description Percent off (`percentOff`) or an amount off (`amountOff` with its `currency`); codes come in `promotionCodeData.data` or `promotionCodes`.
          */
         post: {
             parameters: {
@@ -1640,16 +1769,22 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CouponCreateRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Coupon"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1667,16 +1802,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used with another body, or its first request is still running; A promotion code is already in use (codes are unique regardless of case). Codes: `idempotency_key_in_use`, `promotion_code_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1736,15 +1862,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /api/v1/coupons/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Read a coupon */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The coupon's id */
                     id: string;
                 };
                 cookie?: never;
@@ -1756,7 +1880,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Coupon"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -1767,7 +1893,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1788,28 +1914,35 @@ export interface paths {
             };
         };
         /**
-         * PUT /api/v1/coupons/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Update a coupon
+         * @description Name, maxRedemptions, redeemBy, metadata and isEnable; the discount itself is fixed.
          */
         put: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The coupon's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CouponUpdateRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Coupon"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1827,7 +1960,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1890,10 +2023,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * POST /api/v1/coupons/{id}/archive
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Archive a coupon */
         post: {
             parameters: {
                 query?: never;
@@ -1902,6 +2032,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The coupon's id */
                     id: string;
                 };
                 cookie?: never;
@@ -1913,9 +2044,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Coupon"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1933,7 +2066,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1944,24 +2077,6 @@ export interface paths {
                 };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2004,10 +2119,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * POST /api/v1/coupons/{id}/disable
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Disable a coupon */
         post: {
             parameters: {
                 query?: never;
@@ -2016,6 +2128,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The coupon's id */
                     id: string;
                 };
                 cookie?: never;
@@ -2027,9 +2140,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Coupon"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2047,7 +2162,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2058,24 +2173,6 @@ export interface paths {
                 };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2118,10 +2215,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * POST /api/v1/coupons/{id}/enable
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Enable a coupon */
         post: {
             parameters: {
                 query?: never;
@@ -2130,6 +2224,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The coupon's id */
                     id: string;
                 };
                 cookie?: never;
@@ -2141,9 +2236,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Coupon"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2161,7 +2258,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2172,24 +2269,6 @@ export interface paths {
                 };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2631,8 +2710,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /api/v1/faucet
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Fund a wallet with test tokens
+         * @description On the local chain or devnet, for test keys only. `amount` is 10^8-scaled (default 100 tokens).
          */
         post: {
             parameters: {
@@ -2644,16 +2723,22 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["FaucetRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["FaucetAnswer"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `faucet_unavailable` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2671,8 +2756,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
+                /** @description A live key. Codes: `testmode_charges_only` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3829,10 +3914,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /api/v1/organization
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Read the organization */
         get: {
             parameters: {
                 query?: never;
@@ -3847,19 +3929,12 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Organization"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3879,8 +3954,8 @@ export interface paths {
             };
         };
         /**
-         * PUT /api/v1/organization
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Update business details
+         * @description Only the fields sent change; `addressDetails` changes only the parts it gives.
          */
         put: {
             parameters: {
@@ -3889,16 +3964,22 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["BusinessDetailsUpdate"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Organization"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3909,15 +3990,6 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3979,8 +4051,8 @@ export interface paths {
         };
         get?: never;
         /**
-         * PUT /api/v1/organization/brand
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Update the brand
+         * @description JSON (`brandColor`, `brandLogo` URL) or `multipart/form-data` with a `brandColor` field and a `brandLogo` file, stored and served by Weir. Body: BrandUpdate.
          */
         put: {
             parameters: {
@@ -3996,9 +4068,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Organization"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `url_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4009,33 +4083,6 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4080,10 +4127,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /**
-         * DELETE /api/v1/organization/brand-logo
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Remove the brand logo */
         delete: {
             parameters: {
                 query?: never;
@@ -4098,19 +4142,12 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Message"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4151,8 +4188,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/organization/invoice-setting
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Read the invoice setting
+         * @description The prefix and next sequence of invoice numbers, and the default description and footer.
          */
         get: {
             parameters: {
@@ -4168,19 +4205,12 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["InvoiceSetting"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4200,8 +4230,8 @@ export interface paths {
             };
         };
         /**
-         * PUT /api/v1/organization/invoice-setting
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Update the invoice setting
+         * @description Numbers are per organization and environment (`merchant_level`); `null` clears description or footer.
          */
         put: {
             parameters: {
@@ -4210,16 +4240,22 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["InvoiceSettingUpdateRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["InvoiceSetting"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4230,15 +4266,6 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4285,8 +4312,8 @@ export interface paths {
             };
         };
         /**
-         * POST /api/v1/organization/invoice-setting
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Update the invoice setting (POST)
+         * @description Numbers are per organization and environment (`merchant_level`); `null` clears description or footer.
          */
         post: {
             parameters: {
@@ -4298,16 +4325,22 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["InvoiceSettingUpdateRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["InvoiceSetting"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4318,15 +4351,6 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4394,10 +4418,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /api/v1/organization/payment-setting
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Read the payment setting */
         get: {
             parameters: {
                 query?: never;
@@ -4412,19 +4433,12 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["PaymentSettingWithChains"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4443,10 +4457,7 @@ export interface paths {
                 };
             };
         };
-        /**
-         * PUT /api/v1/organization/payment-setting
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Update the payment setting */
         put: {
             parameters: {
                 query?: never;
@@ -4454,16 +4465,22 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PaymentSettingUpdate"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["PaymentSetting"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4474,15 +4491,6 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4543,8 +4551,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/organization/withdrawal-addresses
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * List withdrawal addresses
+         * @description A bare array, as the reference answers here (unlike its other lists).
          */
         get: {
             parameters: {
@@ -4560,19 +4568,12 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["WithdrawalAddress"][];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4592,10 +4593,7 @@ export interface paths {
             };
         };
         put?: never;
-        /**
-         * POST /api/v1/organization/withdrawal-addresses
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Add a withdrawal address */
         post: {
             parameters: {
                 query?: never;
@@ -4606,16 +4604,22 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WithdrawalAddressCreate"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["WithdrawalAddress"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `incorrect_address`, `address_not_payable` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4626,15 +4630,6 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4702,15 +4697,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /api/v1/organization/withdrawal-addresses/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Read a withdrawal address */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The withdrawal address's id */
                     id: string;
                 };
                 cookie?: never;
@@ -4722,7 +4715,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["WithdrawalAddress"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -4733,7 +4728,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4753,29 +4748,33 @@ export interface paths {
                 };
             };
         };
-        /**
-         * PUT /api/v1/organization/withdrawal-addresses/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Update a withdrawal address */
         put: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The withdrawal address's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WithdrawalAddressUpdate"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["WithdrawalAddress"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `incorrect_address`, `address_not_payable` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4793,7 +4792,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4841,15 +4840,13 @@ export interface paths {
             };
         };
         post?: never;
-        /**
-         * DELETE /api/v1/organization/withdrawal-addresses/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Remove a withdrawal address */
         delete: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The withdrawal address's id */
                     id: string;
                 };
                 cookie?: never;
@@ -4861,7 +4858,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Message"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -4872,7 +4871,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4915,10 +4914,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * POST /api/v1/organization/withdrawal-addresses/{id}/mark-as-default
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Make a withdrawal address the default of its chain */
         post: {
             parameters: {
                 query?: never;
@@ -4927,6 +4923,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The withdrawal address's id */
                     id: string;
                 };
                 cookie?: never;
@@ -4938,9 +4935,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Message"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4958,7 +4957,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4969,24 +4968,6 @@ export interface paths {
                 };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5030,8 +5011,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /api/v1/payment-intents/{id}/mark-as-refund
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Record that the payment was refunded
+         * @description Weir holds no funds and sends nothing back: this records that the merchant refunded the payer itself.
          */
         post: {
             parameters: {
@@ -5041,20 +5022,34 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The payment intent's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody?: {
+                content: {
+                    /**
+                     * @example {
+                     *       "markRefundedComment": "refunded by bank transfer"
+                     *     }
+                     */
+                    "application/json": {
+                        markRefundedComment?: string | null;
+                    };
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["PaymentIntent"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5072,7 +5067,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No payment intent with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5144,8 +5139,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /api/v1/payment-intents/{id}/payment-receipts/send
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Mail the payer a receipt
+         * @description Recorded on the session and sent by the mail dispatcher (which tries again while the mail server fails).
          */
         post: {
             parameters: {
@@ -5155,6 +5150,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The payment intent's id */
                     id: string;
                 };
                 cookie?: never;
@@ -5166,9 +5162,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["PaymentReceipt"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5186,7 +5184,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No payment intent with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5197,24 +5195,6 @@ export interface paths {
                 };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6027,12 +6007,27 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/prices
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * List prices
+         * @description Newest first; filter by `productId`, `isActive`, `type` and `createdAt` bounds.
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    "createdAt[gte]"?: string;
+                    /** @description ISO 8601 date or timestamp */
+                    "createdAt[lt]"?: string;
+                    /** @description `true` or `false` */
+                    isActive?: string;
+                    /** @description Items per page, 1 to 200 (default 200) */
+                    limit?: string;
+                    /** @description Page number, from 1 */
+                    page?: string;
+                    /** @description Only this product's prices */
+                    productId?: string;
+                    /** @description `one_time` or `recurring` */
+                    type?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -6044,10 +6039,18 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            data: components["schemas"]["Price"][];
+                            hasMore: boolean;
+                            limit: number;
+                            page: number;
+                        };
+                    };
                 };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6055,8 +6058,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6077,8 +6080,8 @@ export interface paths {
         };
         put?: never;
         /**
-         * POST /api/v1/prices
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Create a price
+         * @description Of an existing product (`productId`) or of a new one (`productData`), as the reference allows.
          */
         post: {
             parameters: {
@@ -6090,16 +6093,34 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "productId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "currency": "usdc",
+                     *       "unitAmount": "150000000"
+                     *     }
+                     */
+                    "application/json": {
+                        productData?: unknown;
+                        productId?: unknown;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Price"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6117,7 +6138,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6186,15 +6207,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /api/v1/prices/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Read a price */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The price's id */
                     id: string;
                 };
                 cookie?: never;
@@ -6206,7 +6225,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Price"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -6217,7 +6238,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No price with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6238,28 +6259,35 @@ export interface paths {
             };
         };
         /**
-         * PUT /api/v1/prices/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Update a price
+         * @description Only `isActive`, `nickname` and `metadata` change; a new amount or schedule is a new price.
          */
         put: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The price's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PriceUpdate"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Price"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6277,7 +6305,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No price with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6339,12 +6367,25 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/products
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * List products
+         * @description Newest first; filter by `isActive`, `ids` and `createdAt` bounds.
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    "createdAt[gte]"?: string;
+                    /** @description ISO 8601 date or timestamp */
+                    "createdAt[lt]"?: string;
+                    /** @description Comma-separated product ids */
+                    ids?: string;
+                    /** @description `true` or `false` */
+                    isActive?: string;
+                    /** @description Items per page, 1 to 200 (default 200) */
+                    limit?: string;
+                    /** @description Page number, from 1 */
+                    page?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -6356,10 +6397,18 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            data: components["schemas"]["Product"][];
+                            hasMore: boolean;
+                            limit: number;
+                            page: number;
+                        };
+                    };
                 };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6367,8 +6416,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6389,8 +6438,8 @@ export interface paths {
         };
         put?: never;
         /**
-         * POST /api/v1/products
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Create a product
+         * @description With `defaultPriceData`, its default price is created with it.
          */
         post: {
             parameters: {
@@ -6402,16 +6451,22 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ProductCreate"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Product"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6422,15 +6477,6 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6498,15 +6544,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /api/v1/products/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Read a product */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The product's id */
                     id: string;
                 };
                 cookie?: never;
@@ -6518,7 +6562,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Product"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -6529,7 +6575,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6550,28 +6596,35 @@ export interface paths {
             };
         };
         /**
-         * PUT /api/v1/products/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Update a product
+         * @description Only the fields sent change; `null` clears a text field.
          */
         put: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The product's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ProductUpdate"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Product"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6589,7 +6642,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6637,15 +6690,13 @@ export interface paths {
             };
         };
         post?: never;
-        /**
-         * DELETE /api/v1/products/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Delete a product */
         delete: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The product's id */
                     id: string;
                 };
                 cookie?: never;
@@ -6657,7 +6708,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["DeletedMessage"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -6668,7 +6721,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6710,15 +6763,13 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /**
-         * PUT /api/v1/products/{id}/activate
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Activate a product */
         put: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The product's id */
                     id: string;
                 };
                 cookie?: never;
@@ -6730,15 +6781,8 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
-                };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Product"];
                     };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
@@ -6750,26 +6794,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6797,10 +6823,7 @@ export interface paths {
                 };
             };
         };
-        /**
-         * POST /api/v1/products/{id}/activate
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Activate a product */
         post: {
             parameters: {
                 query?: never;
@@ -6809,6 +6832,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The product's id */
                     id: string;
                 };
                 cookie?: never;
@@ -6820,9 +6844,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Product"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6840,7 +6866,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6851,24 +6877,6 @@ export interface paths {
                 };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6910,15 +6918,13 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /**
-         * PUT /api/v1/products/{id}/deactivate
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Deactivate a product */
         put: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The product's id */
                     id: string;
                 };
                 cookie?: never;
@@ -6930,15 +6936,8 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
-                };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Product"];
                     };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
@@ -6950,26 +6949,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6997,10 +6978,7 @@ export interface paths {
                 };
             };
         };
-        /**
-         * POST /api/v1/products/{id}/deactivate
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Deactivate a product */
         post: {
             parameters: {
                 query?: never;
@@ -7009,6 +6987,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The product's id */
                     id: string;
                 };
                 cookie?: never;
@@ -7020,9 +6999,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Product"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7040,7 +7021,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7051,24 +7032,6 @@ export interface paths {
                 };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7701,13 +7664,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /api/v1/tax-rates
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** List tax rates */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description A two-letter country code */
+                    country?: string;
+                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    "createdAt[gte]"?: string;
+                    /** @description ISO 8601 date or timestamp */
+                    "createdAt[lt]"?: string;
+                    /** @description Comma-separated tax rate ids */
+                    ids?: string;
+                    /** @description true or false */
+                    isActive?: string;
+                    /** @description Items per page, 1 to 200 (default 200) */
+                    limit?: string;
+                    /** @description Page number, from 1 */
+                    page?: string;
+                    /** @description exclusive or inclusive */
+                    type?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -7719,10 +7696,18 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            data: components["schemas"]["TaxRate"][];
+                            hasMore: boolean;
+                            limit: number;
+                            page: number;
+                        };
+                    };
                 };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7730,8 +7715,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7752,8 +7737,8 @@ export interface paths {
         };
         put?: never;
         /**
-         * POST /api/v1/tax-rates
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Create a tax rate
+         * @description A percentage is exact (at most 4 decimal places); `type` is `exclusive` (added to the price, the default) or `inclusive` (contained in it). Neither changes afterwards.
          */
         post: {
             parameters: {
@@ -7765,16 +7750,22 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TaxRateCreateRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["TaxRate"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7785,15 +7776,6 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7861,15 +7843,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /api/v1/tax-rates/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Read a tax rate */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The tax rate's id */
                     id: string;
                 };
                 cookie?: never;
@@ -7881,7 +7861,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["TaxRate"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -7892,7 +7874,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7913,28 +7895,35 @@ export interface paths {
             };
         };
         /**
-         * PUT /api/v1/tax-rates/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Update a tax rate
+         * @description Name, description, country, isActive and metadata; a percentage and type never change.
          */
         put: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The tax rate's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TaxRateUpdateRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["TaxRate"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7952,7 +7941,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8014,15 +8003,13 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /**
-         * PUT /api/v1/tax-rates/{id}/activate
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Activate a tax rate */
         put: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The tax rate's id */
                     id: string;
                 };
                 cookie?: never;
@@ -8034,15 +8021,8 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
-                };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["TaxRate"];
                     };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
@@ -8054,26 +8034,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8116,15 +8078,13 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /**
-         * PUT /api/v1/tax-rates/{id}/deactivate
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Deactivate a tax rate */
         put: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The tax rate's id */
                     id: string;
                 };
                 cookie?: never;
@@ -8136,15 +8096,8 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
-                };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["TaxRate"];
                     };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
@@ -8156,26 +8109,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8218,12 +8153,47 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/transactions
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * List transactions
+         * @description Payments credited to checkout sessions (`incoming`) and the sweeps of their deposits (`transfer`), newest first.
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The asset */
+                    assetId?: string;
+                    /** @description The network (a chain id) */
+                    chainId?: string;
+                    /** @description The session's transactions */
+                    checkoutSessionId?: string;
+                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    "createdAt[gte]"?: string;
+                    /** @description ISO 8601 date or timestamp */
+                    "createdAt[lt]"?: string;
+                    /** @description The asset currency */
+                    currency?: string;
+                    /** @description Comma-separated transaction ids */
+                    ids?: string;
+                    /** @description The invoice's transactions */
+                    invoiceId?: string;
+                    /** @description true or false: payments confirmed after their session ended */
+                    late?: string;
+                    /** @description Items per page, 1 to 200 (default 200) */
+                    limit?: string;
+                    /** @description The network name */
+                    network?: string;
+                    /** @description Page number, from 1 */
+                    page?: string;
+                    /** @description The payment intent's transactions */
+                    paymentIntentId?: string;
+                    /** @description pending, confirmed, withdrawn, broadcast, swept, reverted, dropped */
+                    status?: string;
+                    /** @description The subscription's transactions */
+                    subscriptionId?: string;
+                    /** @description The on-chain transaction, in any case */
+                    transactionHash?: string;
+                    /** @description incoming, outgoing, event, transfer */
+                    type?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -8235,10 +8205,18 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            data: components["schemas"]["Transaction"][];
+                            hasMore: boolean;
+                            limit: number;
+                            page: number;
+                        };
+                    };
                 };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8246,8 +8224,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11183,11 +11161,256 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        Asset: {
+            /** @description Token contract, or the zero address / `native` for the coin */
+            address: string;
+            chainId: number;
+            currency: string;
+            decimals: number;
+            id: string;
+            isEIP5827Supported: boolean;
+            isPublic: boolean;
+            name: string;
+            symbol: string;
+        };
+        /**
+         * @example {
+         *       "name": "Acme Ltd",
+         *       "supportEmail": "help@acme.example"
+         *     }
+         */
+        BusinessDetailsUpdate: {
+            addressDetails?: {
+                city?: string | null;
+                country?: string | null;
+                line1?: string | null;
+                line2?: string | null;
+                postalCode?: string | null;
+                state?: string | null;
+            } | null;
+            companyIdentificationNumber?: string | null;
+            email?: string | null;
+            monthlyPaymentVolume?: string | null;
+            name?: string | null;
+            noOfEmployees?: string | null;
+            phone?: string | null;
+            /**
+             * Format: uri
+             * @example https://shop.example/thanks
+             */
+            privacyUrl?: string | null;
+            supportEmail?: string | null;
+            supportPhone?: string | null;
+            /**
+             * Format: uri
+             * @example https://shop.example/thanks
+             */
+            supportUrl?: string | null;
+            taxIdentificationNumber?: string | null;
+            /**
+             * Format: uri
+             * @example https://shop.example/thanks
+             */
+            termsUrl?: string | null;
+            /**
+             * Format: uri
+             * @example https://shop.example/thanks
+             */
+            websiteUrl?: string | null;
+        };
+        Chain: {
+            assets: components["schemas"]["Asset"][];
+            blockExplorerName: string;
+            blockExplorerTransactionUrl: string;
+            currency: string;
+            hasMonitoring: boolean;
+            icon: string;
+            id: number;
+            isBeta: boolean;
+            isEIP1559Supported: boolean;
+            isPublic: boolean;
+            isTestnet: boolean;
+            name: string;
+            network: string;
+            /** @enum {string} */
+            type: "evm" | "solana" | "tron";
+        };
         /** @description As GET /api/v1/checkout/sessions/{id} answers it */
         CheckoutSession: {
             id: string;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "successUrl": "https://shop.example/thanks",
+         *       "lineItems": [
+         *         {
+         *           "priceData": {
+         *             "currency": "usdc",
+         *             "unitAmount": "1500000000",
+         *             "productData": {
+         *               "name": "Tea"
+         *             }
+         *           },
+         *           "quantity": 1
+         *         }
+         *       ]
+         *     }
+         */
+        CheckoutSessionCreate: {
+            /** @enum {string} */
+            afterCompletion?: "redirect" | "hosted_confirmation";
+            afterCompletionConfirmMsg?: string;
+            allowPromotionCodes?: boolean;
+            /** Format: uri */
+            cancelUrl?: string;
+            clientReferenceId?: string;
+            /** @enum {string} */
+            customerCreation?: "if_required" | "always";
+            /** @description `{name, email, phone, organizationName, address}` */
+            customerData?: Record<string, never>;
+            customerId?: string;
+            /** @description `{address, name, shipping}`: auto or never */
+            customerUpdate?: Record<string, never>;
+            /** Format: date-time */
+            expiresAt?: string;
+            /** @description Required: `{priceId, quantity}` or `{priceData: {currency, unitAmount, productData | productId}, quantity}` */
+            lineItems?: Record<string, never>[];
+            metadata?: {
+                [key: string]: string;
+            };
+            /**
+             * @default payment
+             * @enum {string}
+             */
+            mode: "payment" | "subscription";
+            /** @description `{allowedChains: [{chainId}], preferredChainId, allowSwap}` */
+            paymentSetting?: Record<string, never>;
+            /** @enum {string} */
+            submitType?: "pay" | "book" | "donate";
+            /**
+             * Format: uri
+             * @description Required: where the payer goes after paying
+             */
+            successUrl?: string;
+            taxRateIds?: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        Coupon: {
+            /** @description In the asset's smallest unit */
+            amountOff: string | null;
+            /** Format: date-time */
+            archivedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            currency: string | null;
+            id: string;
+            isArchived: boolean;
+            isEnable: boolean;
+            livemode: boolean;
+            maxRedemptions: number | null;
+            metadata: {
+                [key: string]: string;
+            };
+            name: string;
+            organizationId: string;
+            percentOff: number | null;
+            promotionCodes: components["schemas"]["PromotionCode"][];
+            /** Format: date-time */
+            redeemBy: string | null;
+            /** @enum {string} */
+            status: "active" | "expired" | "disabled" | "limit_reached";
+            timesRedeemed: number;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @example {
+         *       "name": "Summer sale",
+         *       "percentOff": 25,
+         *       "promotionCodeData": {
+         *         "data": [
+         *           {
+         *             "code": "SUMMER25"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        CouponCreateRequest: {
+            /**
+             * @description An amount in the asset's smallest unit, as a digit string
+             * @example 150000000
+             */
+            amountOff?: string;
+            /** @enum {string|null} */
+            currency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc" | null;
+            isEnable?: boolean | null;
+            maxRedemptions?: number;
+            /**
+             * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
+             * @example {
+             *       "orderId": "6735"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @example Summer sale */
+            name: string;
+            percentOff?: number | null;
+            /** @description The coupon's promotion codes: `{"data": [{"code": "SUMMER"}]}` (or `promotionCodes`) */
+            promotionCodeData?: {
+                data?: components["schemas"]["PromotionCodeInput"][] | null;
+            } | null;
+            /** @description The same codes as a plain array */
+            promotionCodes?: components["schemas"]["PromotionCodeInput"][] | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-31T23:59:59Z
+             */
+            redeemBy?: string;
+        };
+        /**
+         * @example {
+         *       "name": "Summer sale (extended)",
+         *       "redeemBy": "2026-09-30T23:59:59Z"
+         *     }
+         */
+        CouponUpdateRequest: {
+            isEnable?: boolean | null;
+            maxRedemptions?: number;
+            /**
+             * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
+             * @example {
+             *       "orderId": "6735"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            name?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-31T23:59:59Z
+             */
+            redeemBy?: string;
+        };
+        CreatedOrganization: {
+            /**
+             * @description Shown only in this answer
+             * @example sk_live_…
+             */
+            liveSecretKey: string;
+            name: string;
+            organizationId: string;
+            /**
+             * @description Shown only in this answer
+             * @example sk_test_…
+             */
+            testSecretKey: string;
         };
         /**
          * @example {
@@ -11357,11 +11580,71 @@ export interface components {
             message: string;
             statusCode: number;
         };
+        FaucetAnswer: {
+            address: string;
+            /** @description In the asset's smallest unit */
+            amount: string;
+            /** @description In the token's own units */
+            amountRaw: string;
+            /** @enum {string} */
+            asset: "eth" | "usdc" | "usdt" | "dai";
+            chainId: number;
+            transactionHash: string;
+        };
+        /**
+         * @example {
+         *       "address": "0x52908400098527886e0f7030069857d2e4169ee7",
+         *       "asset": "usdc"
+         *     }
+         */
+        FaucetRequest: {
+            address: string;
+            /**
+             * @description An amount in the asset's smallest unit, as a digit string
+             * @example 150000000
+             */
+            amount?: string;
+            /** @enum {string|null} */
+            asset?: "eth" | "usdc" | "usdt" | "dai" | null;
+        };
         /** @description As GET /api/v1/invoices/{id} answers it */
         Invoice: {
             id: string;
         } & {
             [key: string]: unknown;
+        };
+        InvoiceSetting: {
+            /** Format: date-time */
+            createdAt: string;
+            description: string | null;
+            footer: string | null;
+            id: string;
+            invoicePrefix: string;
+            nextInvoiceSequence: number;
+            /** @enum {string} */
+            numberingScheme: "merchant_level";
+            /** @enum {string} */
+            object: "invoice_setting";
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @example {
+         *       "invoicePrefix": "ACME",
+         *       "nextInvoiceSequence": 100
+         *     }
+         */
+        InvoiceSettingUpdateRequest: {
+            description?: string | null;
+            footer?: string | null;
+            /** @example INV */
+            invoicePrefix?: string | null;
+            nextInvoiceSequence?: number;
+            /**
+             * @description Only merchant_level: Weir numbers invoices per organization
+             * @enum {string|null}
+             */
+            numberingScheme?: "merchant_level" | "customer_level" | null;
         };
         IssuedApiKey: components["schemas"]["ApiKey"] & {
             /**
@@ -11370,11 +11653,412 @@ export interface components {
              */
             secretKey: string;
         };
+        /**
+         * @example {
+         *       "statusCode": 200,
+         *       "message": "withdrawal address deleted"
+         *     }
+         */
+        Message: {
+            message: string;
+            /** @enum {number} */
+            statusCode: 200;
+        };
+        Organization: {
+            addressDetails: {
+                [key: string]: unknown;
+            };
+            addresses: components["schemas"]["WithdrawalAddress"][];
+            brandColor: string | null;
+            brandLogo: string | null;
+            companyIdentificationNumber: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            email: string | null;
+            /** @enum {string} */
+            environment: "test" | "live";
+            featureAccessRequests: unknown[];
+            id: string;
+            kind: string;
+            monthlyPaymentVolume: string | null;
+            name: string;
+            noOfEmployees: string | null;
+            ownerId: string | null;
+            phone: string | null;
+            privacyUrl: string | null;
+            status: string;
+            supportEmail: string | null;
+            supportPhone: string | null;
+            supportUrl: string | null;
+            taxIdentificationNumber: string | null;
+            termsUrl: string | null;
+            type: string;
+            /** Format: date-time */
+            updatedAt: string;
+            websiteUrl: string | null;
+        };
+        /**
+         * @example {
+         *       "name": "Acme Ltd"
+         *     }
+         */
+        OrganizationCreate: {
+            name: string;
+        };
         /** @description As the `paymentIntent` of a checkout session answers it */
         PaymentIntent: {
             id: string;
         } & {
             [key: string]: unknown;
+        };
+        PaymentReceipt: {
+            checkoutSessionId: string;
+            /** Format: date-time */
+            createdAt: string;
+            id: string;
+            name: string;
+            /** @enum {string} */
+            object: "payment_receipt";
+            organizationId: string;
+            paymentIntentId: string;
+            receiptNumber: string;
+            /** Format: date-time */
+            requestedAt: string;
+            to: string;
+            /** Format: date-time */
+            updatedAt: string;
+            uri: string;
+        };
+        PaymentSetting: {
+            allowSplitPayments: boolean;
+            allowSwap: boolean;
+            applyFee: boolean;
+            applyGasFee: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            feePercentage: number;
+            id: string;
+            paymentMethodTypes: string[];
+            preferredChainId: number | null;
+            preferredCurrency: string | null;
+            slippagePercentage: number;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @example {
+         *       "preferredChainId": 11155111,
+         *       "allowSwap": false
+         *     }
+         */
+        PaymentSettingUpdate: {
+            allowSplitPayments?: boolean | null;
+            allowSwap?: boolean | null;
+            applyFee?: boolean | null;
+            applyGasFee?: boolean | null;
+            preferredChainId?: number;
+            /** @enum {string|null} */
+            preferredCurrency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc" | null;
+            slippagePercentage?: number | null;
+        };
+        PaymentSettingWithChains: {
+            allowedChains: {
+                chainId: number;
+                withdrawalAddress: string | null;
+            }[];
+            allowSplitPayments: boolean;
+            allowSwap: boolean;
+            applyFee: boolean;
+            applyGasFee: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            feePercentage: number;
+            id: string;
+            paymentMethodTypes: string[];
+            preferredChainId: number | null;
+            preferredCurrency: string | null;
+            slippagePercentage: number;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        Price: {
+            /** @enum {string} */
+            billingScheme: "per_unit";
+            /** Format: date-time */
+            createdAt: string;
+            currency: string;
+            /** @enum {string} */
+            environment: "test" | "live";
+            id: string;
+            /** @enum {string|null} */
+            interval: "day" | "week" | "month" | "year" | null;
+            intervalCount: number | null;
+            isActive: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            nickname: string | null;
+            organizationId: string;
+            product: {
+                id: string;
+                isActive: boolean;
+                name: string;
+            } | null;
+            productId: string;
+            /** @enum {string} */
+            type: "one_time" | "recurring";
+            /** @description In the asset's smallest unit */
+            unitAmount: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description A price keeps its amount and schedule: only these change
+         * @example {
+         *       "nickname": "Launch price"
+         *     }
+         */
+        PriceUpdate: {
+            /**
+             * @deprecated
+             * @description Cannot be changed: create a new price instead
+             */
+            currency?: unknown;
+            /**
+             * @deprecated
+             * @description Cannot be changed: create a new price instead
+             */
+            interval?: unknown;
+            /**
+             * @deprecated
+             * @description Cannot be changed: create a new price instead
+             */
+            intervalCount?: unknown;
+            isActive?: boolean | null;
+            /**
+             * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
+             * @example {
+             *       "orderId": "6735"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            nickname?: string | null;
+            /**
+             * @deprecated
+             * @description Cannot be changed: create a new price instead
+             */
+            productId?: unknown;
+            /**
+             * @deprecated
+             * @description Cannot be changed: create a new price instead
+             */
+            type?: unknown;
+            /**
+             * @deprecated
+             * @description Cannot be changed: create a new price instead
+             */
+            unitAmount?: unknown;
+        };
+        Product: {
+            /** Format: date-time */
+            createdAt: string;
+            defaultPrice: {
+                /** @enum {string} */
+                billingScheme: "per_unit";
+                /** Format: date-time */
+                createdAt: string;
+                currency: string;
+                /** @enum {string} */
+                environment: "test" | "live";
+                id: string;
+                /** @enum {string|null} */
+                interval: "day" | "week" | "month" | "year" | null;
+                intervalCount: number | null;
+                isActive: boolean;
+                metadata: {
+                    [key: string]: string;
+                };
+                nickname: string | null;
+                organizationId: string;
+                product: {
+                    id: string;
+                    isActive: boolean;
+                    name: string;
+                };
+                productId: string;
+                /** @enum {string} */
+                type: "one_time" | "recurring";
+                /** @description In the asset's smallest unit */
+                unitAmount: string;
+                /** Format: date-time */
+                updatedAt: string;
+            } | null;
+            defaultPriceId: string | null;
+            deleted: boolean;
+            description: string | null;
+            /** @enum {string} */
+            environment: "test" | "live";
+            id: string;
+            images: string[];
+            isActive: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            name: string;
+            organizationId: string;
+            unitLabel: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+            url: string | null;
+            visibility: number;
+        };
+        /**
+         * @example {
+         *       "name": "Pro plan",
+         *       "defaultPriceData": {
+         *         "currency": "usdc",
+         *         "unitAmount": "150000000"
+         *       }
+         *     }
+         */
+        ProductCreate: {
+            defaultPriceData?: ({
+                /**
+                 * @description Required
+                 * @enum {string}
+                 */
+                currency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc";
+                /** @enum {string|null} */
+                interval?: "day" | "week" | "month" | "year" | null;
+                /** @description Recurring prices only; default 1 */
+                intervalCount?: number;
+                metadata?: {
+                    [key: string]: string;
+                };
+                nickname?: string;
+                /**
+                 * @description Default: recurring when `interval` is given
+                 * @enum {string}
+                 */
+                type?: "one_time" | "recurring";
+                /**
+                 * @description Required: in the asset's smallest unit
+                 * @example 150000000
+                 */
+                unitAmount?: string;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            description?: string | null;
+            images?: string[] | null;
+            isActive?: boolean | null;
+            /**
+             * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
+             * @example {
+             *       "orderId": "6735"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            name: string;
+            unitLabel?: string | null;
+            /**
+             * Format: uri
+             * @example https://shop.example/thanks
+             */
+            url?: string | null;
+            /** @description 10: shown in the dashboard, 20: API only */
+            visibility?: number;
+        };
+        /**
+         * @description Only the fields sent change; null clears a text field
+         * @example {
+         *       "name": "Pro plan (yearly)"
+         *     }
+         */
+        ProductUpdate: {
+            description?: string | null;
+            images?: string[] | null;
+            isActive?: boolean | null;
+            /**
+             * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
+             * @example {
+             *       "orderId": "6735"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            name?: string | null;
+            unitLabel?: string | null;
+            /**
+             * Format: uri
+             * @example https://shop.example/thanks
+             */
+            url?: string | null;
+            /** @description 10: shown in the dashboard, 20: API only */
+            visibility?: number;
+        };
+        PromotionCode: {
+            code: string;
+            couponId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiredAt: string | null;
+            id: string;
+            isActive: boolean;
+            maxRedemptions: number | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            status: "active" | "limit_reached" | "expired";
+            timesRedeemed: number;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @example {
+         *       "code": "SUMMER25",
+         *       "maxRedemptions": 100
+         *     }
+         */
+        PromotionCodeInput: {
+            code: string;
+            /**
+             * Format: date-time
+             * @example 2026-12-31T23:59:59Z
+             */
+            expiredAt?: string;
+            maxRedemptions?: number;
+            /**
+             * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
+             * @example {
+             *       "orderId": "6735"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+        };
+        RecoveryRequest: {
+            /** @example 1 */
+            chainId: number;
+            /** @example 0xabababababababababababababababababababababababababababababababab */
+            transactionHash: string;
+        };
+        SessionAsset: {
+            address: string;
+            chainId: number;
+            currency: string;
+            decimals: number;
+            id: string;
+            name: string;
+            symbol: string;
         };
         ShippingInput: {
             address?: components["schemas"]["AddressInput"];
@@ -11477,6 +12161,119 @@ export interface components {
             /** @enum {boolean} */
             success: true;
         };
+        TaxRate: {
+            country: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            description: string | null;
+            id: string;
+            isActive: boolean;
+            livemode: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            name: string;
+            /** @enum {string} */
+            object: "tax_rate";
+            organizationId: string;
+            percentage: number;
+            /** @enum {string} */
+            type: "exclusive" | "inclusive";
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @example {
+         *       "name": "VAT",
+         *       "percentage": 19,
+         *       "type": "exclusive",
+         *       "country": "DE"
+         *     }
+         */
+        TaxRateCreateRequest: {
+            /** @example DE */
+            country?: string | null;
+            description?: string | null;
+            isActive?: boolean | null;
+            /**
+             * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
+             * @example {
+             *       "orderId": "6735"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @example VAT */
+            name: string;
+            /**
+             * @description From 0 to 100, at most 4 decimal places
+             * @example 8.25
+             */
+            percentage: number | string;
+            /**
+             * @description exclusive (added to the price, the default) or inclusive
+             * @enum {string|null}
+             */
+            type?: "exclusive" | "inclusive" | null;
+        };
+        /**
+         * @example {
+         *       "name": "Sales tax"
+         *     }
+         */
+        TaxRateUpdateRequest: {
+            /** @example DE */
+            country?: string | null;
+            description?: string | null;
+            isActive?: boolean | null;
+            /**
+             * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
+             * @example {
+             *       "orderId": "6735"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            name?: string | null;
+            /** @description Cannot be changed: create a new tax rate instead */
+            percentage?: string;
+            /** @description Cannot be changed: create a new tax rate instead */
+            type?: string;
+        };
+        Transaction: {
+            /** @description In the asset's smallest unit */
+            amount: string;
+            /** @description In the asset's smallest unit */
+            amountRaw: string | null;
+            asset: components["schemas"]["SessionAsset"] & (Record<string, never> | null);
+            assetId: string | null;
+            chainId: number;
+            checkoutSessionId: string;
+            /** Format: date-time */
+            createdAt: string;
+            currency: string | null;
+            fromAddress: string;
+            id: string;
+            invoiceId: string | null;
+            livemode: boolean;
+            network: string;
+            /** @enum {string} */
+            object: "transaction";
+            organizationId: string;
+            paymentIntentId: string;
+            /** @enum {string} */
+            status: "pending" | "confirmed" | "withdrawn" | "broadcast" | "swept" | "reverted" | "dropped";
+            subscriptionId: string | null;
+            toAddress: string;
+            transactionHash: string;
+            transactionUrl: string | null;
+            /** @enum {string} */
+            type: "incoming" | "transfer";
+            /** Format: date-time */
+            updatedAt: string;
+        };
         WebhookDelivery: {
             attemptLog: {
                 [key: string]: unknown;
@@ -11552,6 +12349,27 @@ export interface components {
             id: string;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "chainId": 11155111,
+         *       "address": "0x52908400098527886e0f7030069857d2e4169ee7",
+         *       "name": "Treasury"
+         *     }
+         */
+        WithdrawalAddressCreate: {
+            address: string;
+            chainId: number;
+            name?: string | null;
+        };
+        /**
+         * @example {
+         *       "name": "Treasury (cold)"
+         *     }
+         */
+        WithdrawalAddressUpdate: {
+            address?: string;
+            name?: string | null;
         };
     };
     responses: never;
