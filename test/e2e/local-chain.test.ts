@@ -190,4 +190,10 @@ test('local chain rolled back behind Weir (anvil lost blocks it had not written)
   });
   t.is(done.amountReceived, '250000000');
   t.regex(restarted.output(), /reorg/i, 'the lost blocks are reported, not silently dropped');
+  // A clean stop stops the chain too (a Weir killed -9 would leave anvil for its next start to stop).
+  const rpcUrl = parseDevnetInfo(
+    JSON.parse(await readFile(join(dataDir, 'local-chain', 'devnet.json'), 'utf8')),
+  ).rpcUrl;
+  await restarted.kill('SIGTERM');
+  await t.throwsAsync(fetch(rpcUrl, { method: 'POST' }));
 });

@@ -95,8 +95,9 @@ export async function freeLoopbackPort(preferred = 0): Promise<number> {
 export async function startAnvilNode(options: AnvilNodeOptions = {}): Promise<AnvilNode> {
   const chainId = options.chainId ?? defaultChainId;
   const port = options.port === undefined || options.port === 0 ? await freeLoopbackPort() : options.port;
-  // --silent: no line per request served; start-up errors still reach stderr.
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'];
+  // Not --silent: anvil says "Listening on" only once it has bound the port, which tells our anvil
+  // from another one already answering there (the same chain id, so eth_chainId cannot).
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId)];
   if (options.stateFile !== undefined) {
     args.push('--state', options.stateFile);
     if (options.stateIntervalSeconds !== undefined) args.push('--state-interval', String(options.stateIntervalSeconds));
@@ -151,6 +152,11 @@ async function waitForChainId(
           : `anvil exited (${child.signalCode ?? `code ${String(child.exitCode)}`}) before it was ready: ${lastLines(log())}`,
         log(),
       );
+    }
+    if (!log().includes(`Listening on 127.0.0.1:${new URL(rpcUrl).port}`)) {
+      lastProblem = 'not listening yet';
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      continue;
     }
     try {
       const result = await rpc('eth_chainId');

@@ -47,13 +47,17 @@ export async function startLocalChain(options: StartLocalChainOptions): Promise<
   const infoFile = join(dir, 'devnet.json');
   await stopLeftOver(pidFile, stateFile, log);
 
-  const start = async () =>
-    startAnvilNode({
-      chainId: devnetChainId,
-      port: await freeLoopbackPort(options.port ?? defaultDevnetPort),
-      stateFile,
-      stateIntervalSeconds: STATE_INTERVAL_SECONDS,
-    });
+  const on = async (port: number) =>
+    startAnvilNode({ chainId: devnetChainId, port, stateFile, stateIntervalSeconds: STATE_INTERVAL_SECONDS });
+  // The preferred port can be taken between the check and anvil's bind (another Weir starting): then any free one.
+  const start = async () => {
+    try {
+      return await on(await freeLoopbackPort(options.port ?? defaultDevnetPort));
+    } catch (error) {
+      if (!(error instanceof HardhatNodeStartError && error.retryable)) throw error;
+      return on(await freeLoopbackPort(0));
+    }
+  };
   let node: AnvilNode;
   try {
     node = await start();
