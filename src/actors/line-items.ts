@@ -78,7 +78,7 @@ export type LineItemResolver = {
   commit(items: Resolved[], ctx: CommandContext, taxes?: LineTax[]): Promise<SessionLineItem[]>;
   /**
    * Start creating the prices and products that inline items asked for. Every append is asked for
-   * before this returns, so they join the same group commit as any append the caller asks for next
+   * before this returns, so they join the same group commit as every append the caller asks for next
    * in the same turn (a session's, in log order after them).
    */
   write(items: Resolved[], ctx: CommandContext): Promise<void>;

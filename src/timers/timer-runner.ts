@@ -76,7 +76,7 @@ export function createTimerRunner(deps: {
   let passRunning = false;
   /** When the loop looks again on its own (the earliest timer or retry it saw); a timer set sooner pokes it. */
   let lookAgainAt = Number.NEGATIVE_INFINITY;
-  /** While the next look is being found, its find may have missed a timer set meanwhile: any change pokes. */
+  /** While the next look is being found, its find may have missed a timer set meanwhile: each change pokes. */
   let findingNext = false;
 
   /** Fires `timer`; false when its handler answered `notYet`. */

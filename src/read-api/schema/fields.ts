@@ -150,7 +150,7 @@ export function metadata() {
     });
 }
 
-/** An object whose keys are only `shape`'s: any other key is refused (never dropped) with `is not <what> field; use …`. */
+/** An object whose keys are only `shape`'s: every other key is refused (never dropped) with `is not <what> field; use …`. */
 export function closedObject<S extends z.ZodRawShape>(shape: S, what: string) {
   const names = Object.keys(shape).join(', ');
   return z.strictObject(shape, {
