@@ -6,20 +6,14 @@ import { ValidationError } from '../../shared/errors.ts';
 import type { ApiContext } from '../api-context.ts';
 import { csvRow } from '../csv.ts';
 import { type ListFilters, listFilter, parseIsoInstant } from '../pagination.ts';
+import { SESSION_LIST_FILTERS } from '../schema/checkout-session.ts';
 import { listQuery, queryFilter } from '../schema/fields.ts';
 
 /** The list route's filters, plus the reference export's own (`couponId`, `paymentMethodTypes`). */
 const EXPORT_FILTERS: ListFilters = {
-  ids: { field: 'id', kind: 'csv' },
-  paymentLinkId: {},
-  subscriptionId: {},
-  invoiceId: {},
-  customerId: {},
+  ...SESSION_LIST_FILTERS,
   couponId: { field: 'discounts.couponId' },
   paymentMethodTypes: { kind: 'csv' },
-  mode: { values: ['payment', 'subscription'] },
-  status: { values: ['open', 'complete', 'incomplete', 'expired', 'canceled'] },
-  paymentStatus: { values: ['unpaid', 'paid'] },
 };
 
 /**

@@ -11,6 +11,7 @@ import {
   CheckoutSessionCreate,
   CheckoutSessionSchema,
   RecoveryRequest,
+  SESSION_LIST_FILTERS,
   SESSION_STATUS_VALUES,
 } from '../schema/checkout-session.ts';
 import { idParams, invalidFields, listOf, listQuery, notFound, queryFilter, timestamp, z } from '../schema/fields.ts';
@@ -156,16 +157,7 @@ export function checkoutSessionRoutes(
     (ctx) =>
       listPage(ctx, sessions, {
         present,
-        filters: {
-          ids: { field: 'id', kind: 'csv' },
-          paymentLinkId: {},
-          subscriptionId: {},
-          invoiceId: {},
-          customerId: {},
-          mode: { values: ['payment', 'subscription'] },
-          status: { values: SESSION_STATUS_VALUES },
-          paymentStatus: { values: ['unpaid', 'paid'] },
-        },
+        filters: SESSION_LIST_FILTERS,
       }),
   );
 

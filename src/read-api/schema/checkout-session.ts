@@ -1,3 +1,4 @@
+import type { ListFilters } from '../pagination.ts';
 import { amountString, bodyObject, requiredText, timestamp, withCode, z } from './fields.ts';
 
 /**
@@ -244,6 +245,18 @@ export const PaymentIntentSchema = z
   .openapi('PaymentIntent');
 
 export const SESSION_STATUS_VALUES = SESSION_STATUSES;
+
+/** The list route's filters (the CSV export takes these and a few of its own). */
+export const SESSION_LIST_FILTERS: ListFilters = {
+  ids: { field: 'id', kind: 'csv' },
+  paymentLinkId: {},
+  subscriptionId: {},
+  invoiceId: {},
+  customerId: {},
+  mode: { values: ['payment', 'subscription'] },
+  status: { values: SESSION_STATUSES },
+  paymentStatus: { values: ['unpaid', 'paid'] },
+};
 
 const documented = (openapi: Record<string, unknown>) => z.unknown().optional().openapi(openapi);
 
