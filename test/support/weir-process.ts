@@ -14,18 +14,38 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...rest, ...extra };
 }
 
-/**
- * `weir serve` as a real child process, ready once /health answers. The local chain is off unless
- * `env` turns it on (WEIR_LOCAL_CHAIN: 'on'); `testRail: true` runs serve-with-test-rail.ts instead
- * of bin/weir.js, for tests that publish test-rail transfers by hand.
- */
-export async function spawnWeir(options: {
+type SpawnWeirOptions = {
   dataDir: string;
   env?: Record<string, string>;
   /** Options after `serve` on the command line. */
   args?: string[];
   testRail?: boolean;
-}): Promise<{ url: string; child: ChildProcess; output: () => string; kill(signal?: NodeJS.Signals): Promise<void> }> {
+};
+type SpawnedWeir = {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+};
+
+/**
+ * `weir serve` as a real child process, ready once /health answers. The local chain is off unless
+ * `env` turns it on (WEIR_LOCAL_CHAIN: 'on'); `testRail: true` runs serve-with-test-rail.ts instead
+ * of bin/weir.js, for tests that publish test-rail transfers by hand. Tried again on another port
+ * if its port was taken before it listened.
+ */
+export async function spawnWeir(options: SpawnWeirOptions): Promise<SpawnedWeir> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnWeirOnce(options);
+    } catch (error) {
+      // The free port found was bound by another process before Weir listened (other tests run alongside).
+      if (attempt >= 3 || !(error instanceof Error && /EADDRINUSE/.test(error.message))) throw error;
+    }
+  }
+}
+
+async function spawnWeirOnce(options: SpawnWeirOptions): Promise<SpawnedWeir> {
   const port = await findFreePort();
   const command = options.testRail
     ? ['--import', 'tsx', SERVE_WITH_TEST_RAIL, ...(options.args ?? [])]
