@@ -160,8 +160,12 @@ test('rate limit on failed authentication: after 100 bad admin tokens every requ
 });
 
 test('rate limits count the address the proxy in front saw (WEIR_TRUST_PROXY): entries a client puts before it share its bucket', async (t) => {
-  // One token an hour: the real clock runs during the test, and a slow machine must not refill a bucket mid-test.
-  const weir = await startTestWeir(t, { trustProxy: true, rateLimitAuthFailures: { perSecond: 1 / 3600, burst: 2 } });
+  // One token an hour on a clock that stands still: a slow machine cannot refill a bucket mid-test.
+  const weir = await startTestWeir(
+    t,
+    { trustProxy: true, rateLimitAuthFailures: { perSecond: 1 / 3600, burst: 2 } },
+    { clock: createManualClock() },
+  );
   const from = (forwardedFor: string) =>
     apiClient(weir.url, 'sk_test_wrong').call('GET', '/api/v1/customers', undefined, {
       'x-forwarded-for': forwardedFor,
@@ -178,7 +182,7 @@ test('rate limits count the address the proxy in front saw (WEIR_TRUST_PROXY): e
 });
 
 test('rate limits: without WEIR_TRUST_PROXY a forged X-Forwarded-For changes nothing; WEIR_RATE_LIMITS=off turns every limit off', async (t) => {
-  const weir = await startTestWeir(t, { rateLimitAuthFailures: { perSecond: 1 / 3600, burst: 1 } });
+  const weir = await startTestWeir(t, { rateLimitAuthFailures: { perSecond: 1 / 3600, burst: 1 } }, { clock: createManualClock() });
   const wrong = apiClient(weir.url, 'sk_test_wrong');
   t.is((await wrong.call('GET', '/api/v1/customers', undefined, { 'x-forwarded-for': '1.1.1.1' })).status, 401);
   t.is((await wrong.call('GET', '/api/v1/customers', undefined, { 'x-forwarded-for': '2.2.2.2' })).status, 429);
