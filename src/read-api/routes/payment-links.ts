@@ -1,53 +1,32 @@
 import Router from '@koa/router';
 import { paymentLinkAggregate } from '../../../machines/payment-link.aggregate.ts';
-import {
-  MAX_CUSTOM_FIELDS,
-  MAX_DROPDOWN_OPTIONS,
-  MAX_SUGGESTED_AMOUNTS,
-  validatePaymentLink,
-  type NewPaymentLink,
-} from '../../../machines/payment-link.decide.ts';
-import type { CustomFieldLabel, CustomFieldType, LengthBounds } from '../../../machines/collected-data.types.ts';
+import { validatePaymentLink, type NewPaymentLink } from '../../../machines/payment-link.decide.ts';
 import {
   PAYMENT_LINK_PRICINGS,
   PRICING_FIELDS,
-  type AllowedChain,
   type PaymentLink,
   type PaymentLinkChanges,
-  type PaymentLinkCustomField,
   type PaymentLinkPricing,
 } from '../../../machines/payment-link.types.ts';
 import { priceAggregate, productAggregate, type Price, type Product } from '../../actors/catalog.ts';
-import { CURRENCIES } from '../../actors/line-items.ts';
-
-type Currency = (typeof CURRENCIES)[number];
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
-import { DECIMAL } from '../../shared/decimal.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
-import {
-  asObject,
-  nullableString,
-  optionalArray,
-  optionalBoolean,
-  optionalEnum,
-  optionalInteger,
-  optionalMetadata,
-  optionalObject,
-  optionalString,
-  optionalUrl,
-  requiredAmount,
-  requiredString,
-  type Input,
-} from '../../shared/input.ts';
+import { paymentLinkUrl } from '../../hosted/urls.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
-import { paymentLinkUrl } from '../../hosted/urls.ts';
-
-const MAX_TAGS = 10;
-const CUSTOM_FIELD_TYPES: readonly CustomFieldType[] = ['text', 'numeric', 'dropdown'];
+import { DeletedMessage, idParams, invalidFields, listOf, listQuery, notFound, queryFilter } from '../schema/fields.ts';
+import {
+  PAYMENT_LINK_EXAMPLE,
+  PaymentLinkCreate,
+  PaymentLinkSchema,
+  PaymentLinkUpdate,
+  type PaymentLinkCreateBody,
+  type PaymentLinkEditable,
+} from '../schema/payment-link.ts';
+import { schemaRoutes } from '../schema/route.ts';
 
 /**
  * The link as the API shows it: the reference's PaymentLinkDto, plus its public `url` and `livemode`.
@@ -85,167 +64,44 @@ function refuseReopening(link: PaymentLinkDoc, type: PaymentLink['type']): void 
   );
 }
 
-const field = (path: string, key: string) => (path ? `${path}.${key}` : key);
+/** An amount as the link keeps it (10^8-scaled digits); absent stays undefined, null stays null. */
+const digits = (amount: bigint | null | undefined) =>
+  amount === undefined || amount === null ? amount : amount.toString();
 
-/** An amount (10^8-scaled digits, string or number); absent = undefined, null = null. */
-function nullableAmount(o: Input, key: string, path = ''): string | null | undefined {
-  if (!(key in o)) return undefined;
-  if (o[key] === null) return null;
-  return requiredAmount(o, key, path).toString();
-}
-
-function nullableUrl(o: Input, key: string): string | null | undefined {
-  if (!(key in o)) return undefined;
-  if (o[key] === null) return null;
-  return optionalUrl(o, key) ?? null;
-}
-
-function stringItems(o: Input, key: string, options: { max: number; itemMax: number }): string[] | undefined {
-  return optionalArray(o, key, '', { max: options.max })?.map((item, i) => {
-    if (typeof item !== 'string' || item.trim().length === 0)
-      throw new ValidationError(`${key}[${i}]`, 'must be a non-empty string');
-    if (item.length > options.itemMax)
-      throw new ValidationError(`${key}[${i}]`, `must be at most ${options.itemMax} characters`);
-    return item;
-  });
-}
-
-/** A decimal bound of a numeric field, sent as a number or a decimal string. */
-function decimalBound(o: Input, key: string, path: string): string | null {
-  const v = o[key];
-  if (v === undefined || v === null) return null;
-  const text = typeof v === 'number' && Number.isFinite(v) ? String(v) : v;
-  if (typeof text !== 'string' || !DECIMAL.test(text) || text.length > 40)
-    throw new ValidationError(field(path, key), 'must be a number such as 10 or 2.5');
-  return text;
-}
-
-function lengthBounds(o: Input | undefined, path: string): LengthBounds {
-  return {
-    minimumLength: o ? (optionalInteger(o, 'minimumLength', path, { min: 0 }) ?? null) : null,
-    maximumLength: o ? (optionalInteger(o, 'maximumLength', path, { min: 0 }) ?? null) : null,
-  };
-}
-
-/** The reference's label, `{type: "custom", custom: "Company"}`; a plain string is taken as its text. */
-function labelOf(o: Input, path: string): CustomFieldLabel {
-  if (typeof o.label === 'string') return { type: 'custom', custom: requiredString(o, 'label', path, { max: 50 }) };
-  const labelPath = field(path, 'label');
-  const label = optionalObject(o, 'label', path);
-  if (!label)
-    throw new ValidationError(labelPath, 'is required: {"type": "custom", "custom": "Company"}', 'parameter_missing');
-  optionalEnum(label, 'type', ['custom'] as const, labelPath);
-  return { type: 'custom', custom: requiredString(label, 'custom', labelPath, { max: 50 }) };
-}
-
-/** One custom field, in the reference's shape; its rules sit under a key named by its type. */
-function customField(raw: unknown, path: string): PaymentLinkCustomField {
-  const o = asObject(raw, path);
-  const type = optionalEnum(o, 'type', CUSTOM_FIELD_TYPES, path);
-  if (!type)
-    throw new ValidationError(
-      field(path, 'type'),
-      `is required: one of ${CUSTOM_FIELD_TYPES.join(', ')}`,
-      'parameter_missing',
-    );
-  for (const other of CUSTOM_FIELD_TYPES) {
-    if (other !== type && o[other] !== undefined && o[other] !== null)
-      throw new ValidationError(field(path, other), `is only for ${other} fields; this field is ${type}`);
-  }
-  const base = {
-    key: requiredString(o, 'key', path, { max: 40 }),
-    label: labelOf(o, path),
-    optional: optionalBoolean(o, 'optional', path) ?? false,
-  };
-  const rules = optionalObject(o, type, path);
-  const rulesPath = field(path, type);
-  switch (type) {
-    case 'text':
-      return { ...base, type, text: lengthBounds(rules, rulesPath) };
-    case 'numeric':
-      return {
-        ...base,
-        type,
-        numeric: {
-          ...lengthBounds(rules, rulesPath),
-          minimum: rules ? decimalBound(rules, 'minimum', rulesPath) : null,
-          maximum: rules ? decimalBound(rules, 'maximum', rulesPath) : null,
-        },
-      };
-    case 'dropdown': {
-      const options = rules ? optionalArray(rules, 'options', rulesPath, { max: MAX_DROPDOWN_OPTIONS }) : undefined;
-      if (!options)
-        throw new ValidationError(
-          field(rulesPath, 'options'),
-          'is required: [{"label": "Small", "value": "s"}]',
-          'parameter_missing',
-        );
-      return {
-        ...base,
-        type,
-        dropdown: {
-          options: options.map((option, i) => {
-            const p = `${rulesPath}.options[${i}]`;
-            const item = asObject(option, p);
-            return {
-              label: requiredString(item, 'label', p, { max: 100 }),
-              value: requiredString(item, 'value', p, { max: 100 }),
-            };
-          }),
-        },
-      };
-    }
-  }
-}
-
-/** `customFields: {fields: […]}` as in the reference; null clears. */
-function customFieldsOf(body: Input): PaymentLink['customFields'] | undefined {
-  if (!('customFields' in body)) return undefined;
-  if (body.customFields === null) return { fields: [] };
-  const wrapper = asObject(body.customFields, 'customFields');
-  const fields = optionalArray(wrapper, 'fields', 'customFields', { max: MAX_CUSTOM_FIELDS }) ?? [];
-  return { fields: fields.map((raw, i) => customField(raw, `customFields.fields[${i}]`)) };
-}
-
-/** What a merchant may set on a link at creation and change later; absent fields are undefined. */
-function editableFields(body: Input, chainIds: number[]): PaymentLinkChanges {
-  const allowedChains = optionalArray(body, 'allowedChains', '', { max: 50 })?.map((raw, i): AllowedChain => {
-    const path = `allowedChains[${i}]`;
-    const item = asObject(raw, path);
-    const chainId = optionalInteger(item, 'chainId', path, { min: 1 });
-    if (chainId === undefined) throw new ValidationError(`${path}.chainId`, 'is required', 'parameter_missing');
+/**
+ * What a merchant may set on a link at creation and change later, from a parsed body (absent
+ * fields stay undefined). The networks are the environment's, so they are checked here.
+ */
+function editableFields(body: PaymentLinkEditable, chainIds: number[]): PaymentLinkChanges {
+  body.allowedChains?.forEach(({ chainId }, i) => {
     if (!chainIds.includes(chainId))
       throw new ValidationError(
-        `${path}.chainId`,
+        `allowedChains[${i}].chainId`,
         `${chainId} is not a network of this environment; use one of ${chainIds.join(', ')}`,
       );
-    return { chainId, isPreferred: optionalBoolean(item, 'isPreferred', path) ?? false };
   });
-  const suggestedAmounts = optionalArray(body, 'suggestedAmounts', '', { max: MAX_SUGGESTED_AMOUNTS })?.map(
-    (amount, i) => requiredAmount({ [`suggestedAmounts[${i}]`]: amount }, `suggestedAmounts[${i}]`).toString(),
-  );
   return {
-    type: optionalEnum(body, 'type', ['one_time', 'multiple'] as const),
-    title: optionalString(body, 'title', '', { min: 1, max: 250 }),
-    description: nullableString(body, 'description', 2000),
-    image: nullableUrl(body, 'image'),
-    tags: stringItems(body, 'tags', { max: MAX_TAGS, itemMax: 50 }),
-    nameCollection: optionalBoolean(body, 'nameCollection'),
-    emailCollection: optionalBoolean(body, 'emailCollection'),
-    phoneNumberCollection: optionalBoolean(body, 'phoneNumberCollection'),
-    billingAddressCollection: optionalBoolean(body, 'billingAddressCollection'),
-    shippingAddressCollection: optionalBoolean(body, 'shippingAddressCollection'),
-    customFields: customFieldsOf(body),
-    submitType: optionalEnum(body, 'submitType', ['pay', 'book', 'donate'] as const),
-    afterCompletion: optionalEnum(body, 'afterCompletion', ['redirect', 'hosted_confirmation'] as const),
-    afterCompletionRedirectUrl: nullableUrl(body, 'afterCompletionRedirectUrl'),
-    afterCompletionConfirmMsg: nullableString(body, 'afterCompletionConfirmMsg', 500),
-    allowPromotionCodes: optionalBoolean(body, 'allowPromotionCodes'),
-    allowedChains,
-    suggestedAmounts: 'suggestedAmounts' in body && body.suggestedAmounts === null ? [] : suggestedAmounts,
-    minimumAmount: nullableAmount(body, 'minimumAmount'),
-    maximumAmount: nullableAmount(body, 'maximumAmount'),
-    metadata: 'metadata' in body && body.metadata === null ? {} : optionalMetadata(body, 'metadata'),
+    type: body.type,
+    title: body.title,
+    description: body.description,
+    image: body.image,
+    tags: body.tags,
+    nameCollection: body.nameCollection,
+    emailCollection: body.emailCollection,
+    phoneNumberCollection: body.phoneNumberCollection,
+    billingAddressCollection: body.billingAddressCollection,
+    shippingAddressCollection: body.shippingAddressCollection,
+    customFields: body.customFields,
+    submitType: body.submitType,
+    afterCompletion: body.afterCompletion,
+    afterCompletionRedirectUrl: body.afterCompletionRedirectUrl,
+    afterCompletionConfirmMsg: body.afterCompletionConfirmMsg,
+    allowPromotionCodes: body.allowPromotionCodes,
+    allowedChains: body.allowedChains,
+    suggestedAmounts: body.suggestedAmounts?.map((amount) => amount.toString()),
+    minimumAmount: digits(body.minimumAmount),
+    maximumAmount: digits(body.maximumAmount),
+    metadata: body.metadata,
   };
 }
 
@@ -269,7 +125,7 @@ const fromPrice = (price: NewPrice): PricingFields => ({
 /**
  * Payment links: create, list (`isActive`, `ids`, `pricing`), read, update, delete, activate and
  * deactivate. A link sells a catalog price: an existing one (`priceId`, or a product's default
- * price by `productId`), or one made from `amount` and `currency`. Without a price, the payer
+ * price by `productId`), or one made from `amount` and a currency. Without a price, the payer
  * enters the amount (a variable-price link, sold as the link's own product).
  */
 export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
@@ -280,8 +136,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
   const present = (doc: PaymentLinkDoc) => presentPaymentLink(doc, deps.publicUrl);
   const chainIdsOf = (ctx: ApiContext) => deps.rail.networks(ctx.state.tenant.environment).map((n) => n.chainId);
 
-  const loadLink = async (ctx: ApiContext) => {
-    const id = ctx.params.id!;
+  const loadLink = async (ctx: ApiContext, id: string) => {
     const doc = isUuid(id) ? await links.get(id) : null;
     if (!ownedBy(ctx, doc) || doc.deleted) throw new NotFoundError('payment link', id);
     return doc;
@@ -303,35 +158,15 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     return doc;
   }
 
-  /**
-   * The link's currency: the reference's `currencies` (and `preferredCurrency`, which must be one of
-   * them), or the deprecated `currency`. A Weir price has one currency, so a list of several sells in
-   * the preferred one (else the first); the payer still picks any asset of it on any chain.
-   */
-  function linkCurrency(body: Input): Currency | undefined {
-    const listed = optionalArray(body, 'currencies', '', { min: 1, max: CURRENCIES.length });
-    const currencies = listed?.map((value, i) => {
-      if (typeof value !== 'string' || !(CURRENCIES as readonly string[]).includes(value))
-        throw new ValidationError(`currencies[${i}]`, `must be one of ${CURRENCIES.join(', ')}`);
-      return value as Currency;
-    });
-    const preferred = optionalEnum(body, 'preferredCurrency', CURRENCIES);
-    const deprecated = optionalEnum(body, 'currency', CURRENCIES);
-    if (currencies && preferred && !currencies.includes(preferred))
-      throw new ValidationError('preferredCurrency', `must be one of currencies (${currencies.join(', ')})`);
-    if (currencies && deprecated && !currencies.includes(deprecated))
-      throw new ValidationError('currency', `must be one of currencies (${currencies.join(', ')})`);
-    return deprecated ?? preferred ?? currencies?.[0];
-  }
-
   /** Which price the new link sells, checked against `pricing` when the request names it. Writes nothing. */
-  async function resolvePricing(ctx: ApiContext, body: Input, linkId: string, title: string): Promise<ResolvedPricing> {
+  async function resolvePricing(
+    ctx: ApiContext,
+    body: PaymentLinkCreateBody,
+    linkId: string,
+  ): Promise<ResolvedPricing> {
     const { tenant } = ctx.state;
-    const requested = optionalEnum(body, 'pricing', PAYMENT_LINK_PRICINGS);
-    const priceId = optionalString(body, 'priceId', '', { max: 64 });
-    const productId = optionalString(body, 'productId', '', { max: 64 });
-    const amount = nullableAmount(body, 'amount') ?? undefined;
-    const currency = linkCurrency(body);
+    const { pricing: requested, priceId, productId, currency } = body;
+    const amount = body.amount?.toString();
     const needCurrency = () =>
       currency ??
       (() => {
@@ -360,12 +195,12 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       id: idsOf(ctx)(),
       organizationId: tenant.organizationId,
       environment: tenant.environment,
-      name: title,
-      description: optionalString(body, 'description', '', { max: 2000 }) ?? null,
+      name: body.title,
+      description: body.description ?? null,
       isActive: true,
       unitLabel: null,
       url: null,
-      images: typeof body.image === 'string' ? [body.image] : [],
+      images: body.image ? [body.image] : [],
       metadata: { paymentLinkId: linkId },
       visibility: 10,
       defaultPriceId: null,
@@ -452,121 +287,210 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     );
   }
 
-  router.post('/', async (ctx) => {
-    const body = asObject(ctx.state.body, '');
-    const { tenant } = ctx.state;
-    const id = idsOf(ctx)();
-    const title = requiredString(body, 'title', '', { max: 250 });
-    const edit = editableFields(body, chainIdsOf(ctx));
-    const pricing = await resolvePricing(ctx, body, id, title);
-    const afterCompletion =
-      edit.afterCompletion ?? (edit.afterCompletionRedirectUrl ? 'redirect' : 'hosted_confirmation');
-    const link: NewPaymentLink = {
-      id,
-      organizationId: tenant.organizationId,
-      environment: tenant.environment,
-      type: edit.type ?? 'multiple',
-      title,
-      description: edit.description ?? null,
-      image: edit.image ?? null,
-      tags: edit.tags ?? [],
-      ...pricing.fields,
-      suggestedAmounts: edit.suggestedAmounts ?? [],
-      minimumAmount: edit.minimumAmount ?? null,
-      maximumAmount: edit.maximumAmount ?? null,
-      nameCollection: edit.nameCollection ?? false,
-      emailCollection: edit.emailCollection ?? pricing.fields.pricing === 'subscription',
-      phoneNumberCollection: edit.phoneNumberCollection ?? false,
-      billingAddressCollection: edit.billingAddressCollection ?? false,
-      shippingAddressCollection: edit.shippingAddressCollection ?? false,
-      customFields: edit.customFields ?? { fields: [] },
-      submitType: edit.submitType ?? 'pay',
-      afterCompletion,
-      afterCompletionRedirectUrl: edit.afterCompletionRedirectUrl ?? null,
-      afterCompletionConfirmMsg: edit.afterCompletionConfirmMsg ?? null,
-      allowPromotionCodes: edit.allowPromotionCodes ?? false,
-      allowedChains: edit.allowedChains ?? [],
-      metadata: edit.metadata ?? {},
-      isActive: optionalBoolean(body, 'isActive') ?? true,
-    };
-    // Every rule is checked before the link's product or price is created, so a refused request writes nothing.
-    validatePaymentLink(link);
-    if (pricing.product)
-      await commandFor(deps, ctx, productAggregate, pricing.product.id, {
-        type: 'CreateProduct',
-        product: pricing.product,
-      });
-    if (pricing.price)
-      await commandFor(deps, ctx, priceAggregate, pricing.price.id, { type: 'CreatePrice', price: pricing.price });
-    await commandFor(deps, ctx, paymentLinkAggregate, id, { type: 'CreatePaymentLink', link });
-    ctx.body = present((await links.get(id))!);
-  });
+  const api = schemaRoutes(router, { tag: 'Payment links', auth: 'secretKey' });
+  const params = idParams('payment link');
+  const used = {
+    status: 409,
+    codes: ['payment_link_used'],
+    description: 'A one_time link that has been paid cannot take payments again: set its type to multiple',
+  };
+  const fieldErrors = invalidFields(
+    'parameter_invalid_string_empty',
+    'parameter_invalid_integer',
+    'url_invalid',
+    'parameters_exclusive',
+    'resource_missing',
+    'product_inactive',
+  );
 
-  router.get('/', async (ctx) => {
-    ctx.body = await listPage(ctx, links, {
-      base: { deleted: false },
-      // isActive filters on what the API shows as isActive (see presentPaymentLink).
-      filters: {
-        ids: { field: 'id', kind: 'csv' },
-        isActive: { field: 'takesPayments', kind: 'boolean' },
-        pricing: { values: PAYMENT_LINK_PRICINGS },
+  api.route(
+    {
+      method: 'post',
+      path: '/',
+      summary: 'Create a payment link',
+      description:
+        'Sells a catalog price: `priceId`, a product’s default price (`productId`), or a price made from `amount` and a currency (`currencies`, `preferredCurrency`, or the deprecated `currency`). Without a price the payer enters the amount, within `minimumAmount` and `maximumAmount`. A refused request creates nothing.',
+      body: PaymentLinkCreate,
+      response: PaymentLinkSchema,
+      errors: [fieldErrors],
+      examples: {
+        request: {
+          title: 'Concert ticket',
+          amount: '2500000000',
+          currencies: ['usdc'],
+          afterCompletionRedirectUrl: 'https://shop.example/thanks',
+        },
+        response: PAYMENT_LINK_EXAMPLE,
       },
-      present,
-    });
-  });
+    },
+    async (ctx, { body }) => {
+      const { tenant } = ctx.state;
+      const id = idsOf(ctx)();
+      const edit = editableFields(body, chainIdsOf(ctx));
+      const pricing = await resolvePricing(ctx, body, id);
+      const afterCompletion =
+        edit.afterCompletion ?? (edit.afterCompletionRedirectUrl ? 'redirect' : 'hosted_confirmation');
+      const link: NewPaymentLink = {
+        id,
+        organizationId: tenant.organizationId,
+        environment: tenant.environment,
+        type: edit.type ?? 'multiple',
+        title: body.title,
+        description: edit.description ?? null,
+        image: edit.image ?? null,
+        tags: edit.tags ?? [],
+        ...pricing.fields,
+        suggestedAmounts: edit.suggestedAmounts ?? [],
+        minimumAmount: edit.minimumAmount ?? null,
+        maximumAmount: edit.maximumAmount ?? null,
+        nameCollection: edit.nameCollection ?? false,
+        emailCollection: edit.emailCollection ?? pricing.fields.pricing === 'subscription',
+        phoneNumberCollection: edit.phoneNumberCollection ?? false,
+        billingAddressCollection: edit.billingAddressCollection ?? false,
+        shippingAddressCollection: edit.shippingAddressCollection ?? false,
+        customFields: edit.customFields ?? { fields: [] },
+        submitType: edit.submitType ?? 'pay',
+        afterCompletion,
+        afterCompletionRedirectUrl: edit.afterCompletionRedirectUrl ?? null,
+        afterCompletionConfirmMsg: edit.afterCompletionConfirmMsg ?? null,
+        allowPromotionCodes: edit.allowPromotionCodes ?? false,
+        allowedChains: edit.allowedChains ?? [],
+        metadata: edit.metadata ?? {},
+        isActive: body.isActive ?? true,
+      };
+      // Every rule is checked before the link's product or price is created, so a refused request writes nothing.
+      validatePaymentLink(link);
+      if (pricing.product)
+        await commandFor(deps, ctx, productAggregate, pricing.product.id, {
+          type: 'CreateProduct',
+          product: pricing.product,
+        });
+      if (pricing.price)
+        await commandFor(deps, ctx, priceAggregate, pricing.price.id, { type: 'CreatePrice', price: pricing.price });
+      await commandFor(deps, ctx, paymentLinkAggregate, id, { type: 'CreatePaymentLink', link });
+      return present((await links.get(id))!);
+    },
+  );
 
-  router.get('/:id', async (ctx) => {
-    ctx.body = present(await loadLink(ctx));
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/',
+      summary: 'List payment links',
+      description: 'Newest first; `isActive` filters on whether payers can use the link now.',
+      query: listQuery({
+        ids: queryFilter('Comma-separated payment link ids'),
+        isActive: queryFilter('true or false'),
+        pricing: queryFilter(`One of ${PAYMENT_LINK_PRICINGS.join(', ')}`),
+      }),
+      response: listOf(PaymentLinkSchema),
+      errors: [invalidFields()],
+    },
+    (ctx) =>
+      listPage(ctx, links, {
+        base: { deleted: false },
+        // isActive filters on what the API shows as isActive (see presentPaymentLink).
+        filters: {
+          ids: { field: 'id', kind: 'csv' },
+          isActive: { field: 'takesPayments', kind: 'boolean' },
+          pricing: { values: PAYMENT_LINK_PRICINGS },
+        },
+        present,
+      }),
+  );
 
-  /**
-   * Changes what the body names. The price is fixed: a body may repeat the link's pricing fields
-   * (clients of the reference send the whole link), but not change them.
-   */
-  router.put('/:id', async (ctx) => {
-    const link = await loadLink(ctx);
-    const body = asObject(ctx.state.body, '');
-    for (const key of PRICING_FIELDS) {
-      if (!(key in body)) continue;
-      const given = key === 'amount' ? nullableAmount(body, key) : body[key];
-      if (JSON.stringify(given) !== JSON.stringify(link[key]))
-        throw new ValidationError(key, 'cannot be changed on a payment link; create a new payment link instead');
-    }
-    const changes = editableFields(body, chainIdsOf(ctx));
-    // Switching the after-completion action drops the other action's setting unless the body sets it.
-    if (changes.afterCompletion === 'hosted_confirmation' && !('afterCompletionRedirectUrl' in body))
-      changes.afterCompletionRedirectUrl = null;
-    if (changes.afterCompletion === 'redirect' && !('afterCompletionConfirmMsg' in body))
-      changes.afterCompletionConfirmMsg = null;
-    const isActive = optionalBoolean(body, 'isActive');
-    if (isActive === true) refuseReopening(link, changes.type ?? link.type);
-    await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type: 'UpdatePaymentLink', changes });
-    if (isActive !== undefined)
-      await commandFor(deps, ctx, paymentLinkAggregate, link.id, {
-        type: isActive ? 'ActivatePaymentLink' : 'DeactivatePaymentLink',
-      });
-    ctx.body = present((await links.get(link.id))!);
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/:id',
+      summary: 'Read a payment link',
+      params,
+      response: PaymentLinkSchema,
+      errors: [notFound('payment link')],
+    },
+    async (ctx, { params: { id } }) => present(await loadLink(ctx, id)),
+  );
 
-  router.delete('/:id', async (ctx) => {
-    const link = await loadLink(ctx);
-    await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type: 'DeletePaymentLink' });
-    ctx.body = { message: `payment link ${link.id} deleted`, statusCode: 200 };
-  });
+  api.route(
+    {
+      method: 'put',
+      path: '/:id',
+      summary: 'Update a payment link',
+      description:
+        "Only the fields sent change; `null` clears a field. The price is fixed: a body may repeat the link's pricing fields (clients of the reference send the whole link back), but not change them. `isActive` switches the link on or off.",
+      params,
+      body: PaymentLinkUpdate,
+      response: PaymentLinkSchema,
+      errors: [fieldErrors, notFound('payment link'), used],
+    },
+    async (ctx, { params: { id }, body }) => {
+      const link = await loadLink(ctx, id);
+      for (const key of PRICING_FIELDS) {
+        const given = key === 'amount' ? digits(body.amount) : body[key];
+        if (given === undefined) continue;
+        if (JSON.stringify(given) !== JSON.stringify(link[key]))
+          throw new ValidationError(key, 'cannot be changed on a payment link; create a new payment link instead');
+      }
+      const changes = editableFields(body, chainIdsOf(ctx));
+      // Switching the after-completion action drops the other action's setting unless the body sets it.
+      if (changes.afterCompletion === 'hosted_confirmation' && body.afterCompletionRedirectUrl === undefined)
+        changes.afterCompletionRedirectUrl = null;
+      if (changes.afterCompletion === 'redirect' && body.afterCompletionConfirmMsg === undefined)
+        changes.afterCompletionConfirmMsg = null;
+      const { isActive } = body;
+      if (isActive === true) refuseReopening(link, changes.type ?? link.type);
+      await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type: 'UpdatePaymentLink', changes });
+      if (isActive !== undefined)
+        await commandFor(deps, ctx, paymentLinkAggregate, link.id, {
+          type: isActive ? 'ActivatePaymentLink' : 'DeactivatePaymentLink',
+        });
+      return present((await links.get(link.id))!);
+    },
+  );
+
+  api.route(
+    {
+      method: 'delete',
+      path: '/:id',
+      summary: 'Delete a payment link',
+      description: 'Payers can no longer open it; checkout sessions already opened from it are unchanged.',
+      params,
+      response: DeletedMessage,
+      errors: [notFound('payment link')],
+    },
+    async (ctx, { params: { id } }) => {
+      const link = await loadLink(ctx, id);
+      await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type: 'DeletePaymentLink' });
+      return { message: `payment link ${link.id} deleted`, statusCode: 200 };
+    },
+  );
 
   // The reference uses PUT for these; POST is accepted too, like the other resources' actions.
   for (const [action, type] of [
     ['activate', 'ActivatePaymentLink'],
     ['deactivate', 'DeactivatePaymentLink'],
   ] as const) {
-    const handler = async (ctx: ApiContext) => {
-      const link = await loadLink(ctx);
-      if (type === 'ActivatePaymentLink') refuseReopening(link, link.type);
-      await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type });
-      ctx.body = present((await links.get(link.id))!);
-    };
-    router.put(`/:id/${action}`, handler);
-    router.post(`/:id/${action}`, handler);
+    for (const method of ['put', 'post'] as const) {
+      api.route(
+        {
+          method,
+          path: `/:id/${action}`,
+          summary: `${type === 'ActivatePaymentLink' ? 'Activate' : 'Deactivate'} a payment link`,
+          ...(type === 'ActivatePaymentLink'
+            ? { description: 'A one_time link that has been paid cannot be activated again (409).' }
+            : {}),
+          params,
+          response: PaymentLinkSchema,
+          errors: type === 'ActivatePaymentLink' ? [notFound('payment link'), used] : [notFound('payment link')],
+        },
+        async (ctx, { params: { id } }) => {
+          const link = await loadLink(ctx, id);
+          if (type === 'ActivatePaymentLink') refuseReopening(link, link.type);
+          await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type });
+          return present((await links.get(link.id))!);
+        },
+      );
+    }
   }
 
   return router;
