@@ -8,7 +8,7 @@ import {
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { publicOrganization } from '../../projections/public-views.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { EVM_ADDRESS, evmChecksumHolds } from '../../shared/input.ts';
+import { EVM_ADDRESS, evmChecksumHolds } from '../../shared/evm-address.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { createBrandLogoStore, parseMultipart } from '../brand-logo.ts';
 import { commandFor } from '../command.ts';
