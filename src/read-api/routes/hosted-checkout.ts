@@ -16,10 +16,9 @@ import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { formatAmount } from '../../shared/money.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
-import { invalidFields } from '../schema/fields.ts';
+import { idParams, invalidFields } from '../schema/fields.ts';
 import {
   CancelAnswer,
-  hostedIdParams,
   hostedNotFound,
   PayerStatusSchema,
   PaymentMethodAnswer,
@@ -64,7 +63,7 @@ export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | nul
   };
 
   const pages = schemaRoutes(router, { tag: 'Hosted checkout', auth: 'public' });
-  const params = hostedIdParams('checkout session');
+  const params = idParams('checkout session');
   const notFound = hostedNotFound('checkout session');
 
   pages.route(

@@ -17,7 +17,8 @@ import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { invoicePageUrl, invoicePayUrl } from '../../hosted/urls.ts';
 import { recordOf } from '../../projections/record-document.ts';
-import { hostedIdParams, hostedNotFound } from '../schema/hosted.ts';
+import { idParams } from '../schema/fields.ts';
+import { hostedNotFound } from '../schema/hosted.ts';
 import { type PageAnswer, schemaRoutes } from '../schema/route.ts';
 
 /** Session refusals that come from the merchant's setup (no payment method for the currency), not the payer. */
@@ -159,7 +160,7 @@ export function hostedInvoiceRoutes(
   }
 
   const pages = schemaRoutes(router, { tag: 'Hosted invoices', auth: 'public' });
-  const params = hostedIdParams('invoice');
+  const params = idParams('invoice');
   const notFoundPage: PageAnswer = {
     status: 404,
     description: 'No invoice with this id, or a draft or deleted one: a page saying so',

@@ -14,7 +14,8 @@ import { ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { MAX_PUBLIC_BODY_BYTES, readRequestBody } from '../request-body.ts';
-import { hostedIdParams, PayerFormSchema } from '../schema/hosted.ts';
+import { idParams } from '../schema/fields.ts';
+import { PayerFormSchema } from '../schema/hosted.ts';
 import { type PageAnswer, schemaRoutes } from '../schema/route.ts';
 
 /** The posted form (`application/x-www-form-urlencoded`); a repeated name keeps its last value. */
@@ -142,7 +143,7 @@ export function hostedPaymentLinkRoutes(
   }
 
   const pages = schemaRoutes(router, { tag: 'Hosted payment links', auth: 'public' });
-  const params = hostedIdParams('payment link');
+  const params = idParams('payment link');
   /** The link's notices: what a payer sees instead of its form. */
   const unusable: PageAnswer[] = [
     { status: 404, description: 'No payment link with this id, or a deleted one: a page saying so' },

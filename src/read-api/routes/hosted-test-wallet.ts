@@ -15,8 +15,8 @@ import {
 } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
-import { invalidFields } from '../schema/fields.ts';
-import { hostedIdParams, hostedNotFound, TestPaymentAnswer, TestPaymentRequest } from '../schema/hosted.ts';
+import { idParams, invalidFields } from '../schema/fields.ts';
+import { hostedNotFound, TestPaymentAnswer, TestPaymentRequest } from '../schema/hosted.ts';
 import { parseWith, schemaRoutes } from '../schema/route.ts';
 
 /** One payment the test wallet makes: `amount` chain units of `token` (null: the native coin) to `to`. */
@@ -141,7 +141,7 @@ export function hostedTestWalletRoutes(
       summary: 'Pay with the test wallet',
       description:
         'Test sessions on the local devnet only: pays what is still due in the chosen asset from a funded devnet account, once mined. A live session has no test wallet (404).',
-      params: hostedIdParams('checkout session'),
+      params: idParams('checkout session'),
       // Read once the session is known to have a test wallet: a live session is a 404 whatever the body.
       bodyTypes: { 'application/json': TestPaymentRequest },
       bodyOptional: true,

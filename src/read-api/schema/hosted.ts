@@ -16,12 +16,6 @@ const PAYER_STATES = [
 
 const session = CheckoutSessionSchema.shape;
 
-/** An id in the path, checked by the route (an unknown one is a 404, a page or an error by route). */
-export const hostedIdParams = (what: string) =>
-  z.object({
-    id: z.string().openapi({ description: `The ${what}'s id`, example: '0f8fad5b-d9cb-469f-a165-70867728950e' }),
-  });
-
 /** The 404 of a public route: its id is the only key there is. */
 export const hostedNotFound = (what: string) => ({
   status: 404,
