@@ -4052,7 +4052,7 @@ export interface paths {
         get?: never;
         /**
          * Update the brand
-         * @description JSON (`brandColor`, `brandLogo` URL) or `multipart/form-data` with a `brandColor` field and a `brandLogo` file, stored and served by Weir. Body: BrandUpdate.
+         * @description JSON (`brandColor`, `brandLogo` URL) or `multipart/form-data` with a `brandColor` field and a `brandLogo` file, stored and served by Weir.
          */
         put: {
             parameters: {
@@ -4061,7 +4061,12 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["BrandUpdate"];
+                    "multipart/form-data": components["schemas"]["BrandForm"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
@@ -4072,7 +4077,7 @@ export interface paths {
                         "application/json": components["schemas"]["Organization"];
                     };
                 };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `url_invalid` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `url_invalid`, `invalid_multipart`, `unsupported_image_type` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4083,6 +4088,24 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is over the limit. Codes: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9093,34 +9116,37 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /checkout/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * The checkout page
+         * @description What the payer opens: the amount, the assets offered, and the payment once one is chosen.
          */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description The checkout page */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "text/html": string;
+                    };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No checkout session with this id: a page saying so */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
                     };
                 };
             };
@@ -9143,14 +9169,15 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /checkout/{id}/cancel
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Cancel the checkout
+         * @description The payer gives up: the session is canceled, and the page sends them to the merchant's cancel URL.
          */
         post: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
@@ -9162,9 +9189,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["HostedCheckoutCanceled"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The session is no longer open. Codes: `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9173,26 +9202,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No checkout session with this id. Codes: `resource_missing` */
                 404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9218,28 +9229,35 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /checkout/{id}/payment-method
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Choose the asset to pay with
+         * @description Records the choice on the payment intent with the amount due in that asset, and answers where to send it.
          */
         post: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["HostedPaymentMethodRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["HostedPaymentMethod"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9248,7 +9266,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No checkout session with this id. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9292,29 +9310,33 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * POST /checkout/{id}/promotion-code
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Apply a promotion code */
         post: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["HostedPromotionCodeRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["HostedPromotionCode"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `promotion_code_invalid`, `promotion_codes_not_allowed`, `promotion_code_currency_mismatch`, `parameters_exclusive`, `status_transition_invalid`, `checkout_session_expired`, `coupon_disabled`, `coupon_limit_reached`, `coupon_expired`, `promotion_code_expired`, `promotion_code_limit_reached`, `promotion_code_already_redeemed`, `promotion_code_redemption_released` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9323,7 +9345,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No checkout session with this id. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9366,14 +9388,15 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /checkout/{id}/status
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * The checkout as its page shows it
+         * @description Polled by the checkout page: the status in words, the amounts, and what to send now.
          */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
@@ -9385,9 +9408,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["HostedCheckoutStatus"];
+                    };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No checkout session with this id. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9416,28 +9441,35 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /checkout/{id}/test-payment
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Pay with the test wallet
+         * @description Test sessions on the local devnet only: pays what is still due in the chosen asset from a funded devnet account, once mined. A live session has no test wallet (404).
          */
         post: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["HostedTestPaymentRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["HostedTestPayment"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `payment_method_missing` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9446,8 +9478,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No devnet here, the chosen asset is not on it, or the session is over. Codes: `test_wallet_unavailable`, `session_not_open` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No checkout session with this id. Codes: `resource_missing` */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A test payment is on its way, or nothing is left to pay. Codes: `test_payment_pending`, `nothing_due` */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9473,6 +9523,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description The devnet refused or reverted the payment. Codes: `test_wallet_failed` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -9488,7 +9547,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The API reference page (HTML) */
+        /** The API reference page */
         get: {
             parameters: {
                 query?: never;
@@ -9503,7 +9562,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "text/html": string;
+                    };
                 };
             };
         };
@@ -9537,7 +9598,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "text/javascript": string;
+                    };
                 };
             };
         };
@@ -9644,34 +9707,37 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /invoices/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * The invoice page
+         * @description The invoice as a document, with the pay action while something is due.
          */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The invoice's id */
                     id: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description The invoice page */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "text/html": string;
+                    };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No invoice with this id, or a draft or deleted one: a page saying so */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
                     };
                 };
             };
@@ -9692,34 +9758,64 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /invoices/{id}/pay
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Pay the invoice
+         * @description The pay link: while something is due, sends the payer to a checkout session for the amount remaining (its open one, or a new one); otherwise shows the invoice saying why not.
          */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The invoice's id */
                     id: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description Nothing is due (paid): the invoice page saying so */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description To the invoice's checkout session */
+                302: {
+                    headers: {
+                        /** @description Where the browser goes next */
+                        Location?: string;
+                        [name: string]: unknown;
+                    };
                     content?: never;
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No invoice with this id, or a draft or deleted one: a page saying so */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The business has no way set up to take this payment now: the invoice page saying so */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description The invoice is void: the invoice page saying so */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
                     };
                 };
             };
@@ -9740,14 +9836,15 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /invoices/{id}/pdf
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * The invoice as a PDF
+         * @description The same document as the page, as a download named after the invoice number.
          */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The invoice's id */
                     id: string;
                 };
                 cookie?: never;
@@ -9759,9 +9856,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/pdf": string;
+                    };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No invoice (or only a draft or deleted one) with this id. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9788,95 +9887,105 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /pay/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * The payment link page
+         * @description The form of what the link collects: the amount (when the payer chooses it), contact details, addresses, custom fields.
          */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description The payment link page */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "text/html": string;
+                    };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No payment link with this id, or a deleted one: a page saying so */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The link is inactive, or a one-time link already paid: a page saying so */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
                     };
                 };
             };
         };
         put?: never;
         /**
-         * POST /pay/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Submit the payment link page
+         * @description The page's form, posted as `application/x-www-form-urlencoded` (the only type read: anything else shows the form again saying so). Every problem is shown at once on the form; a valid one opens a checkout session carrying the link and what it collected.
          */
         post: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": components["schemas"]["PaymentLinkForm"];
+                };
+            };
             responses: {
-                /** @description OK */
-                200: {
+                /** @description To the new checkout session's page */
+                303: {
                     headers: {
+                        /** @description Where the browser goes next */
+                        Location?: string;
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The form again, naming every problem (or why this payment cannot be started) */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No payment link with this id, or a deleted one: a page saying so */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
                     };
                 };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
+                /** @description The link is inactive, or a one-time link already paid: a page saying so */
+                410: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
                     };
                 };
             };
@@ -11173,6 +11282,29 @@ export interface components {
             name: string;
             symbol: string;
         };
+        /** @description At least one of the two; no other part is taken */
+        BrandForm: {
+            brandColor?: string;
+            /**
+             * Format: binary
+             * @description The logo: a PNG, JPEG, WebP or GIF image of at most 256 KiB, stored and served by Weir
+             */
+            brandLogo?: string;
+        };
+        /**
+         * @description JSON, or `multipart/form-data` with a `brandColor` field and a `brandLogo` file (stored and served by Weir)
+         * @example {
+         *       "brandColor": "#1a2b3c"
+         *     }
+         */
+        BrandUpdate: {
+            brandColor?: string | null;
+            /**
+             * Format: uri
+             * @example https://shop.example/thanks
+             */
+            brandLogo?: string | null;
+        };
         /**
          * @example {
          *       "name": "Acme Ltd",
@@ -11607,6 +11739,166 @@ export interface components {
             /** @enum {string|null} */
             asset?: "eth" | "usdc" | "usdt" | "dai" | null;
         };
+        HostedCheckoutCanceled: {
+            /** @description The session's cancel URL, where the page sends the payer */
+            redirectUrl: string | null;
+            /** @enum {string} */
+            status: "open" | "complete" | "incomplete" | "expired" | "canceled";
+        };
+        HostedCheckoutStatus: {
+            /** @description In the asset's smallest unit */
+            amountPending: string;
+            /** @description In the asset's smallest unit */
+            amountReceived: string;
+            amountReceivedFormatted: string;
+            /** @description In the asset's smallest unit */
+            amountRemaining: string;
+            amountRemainingFormatted: string;
+            /** @description In the asset's smallest unit */
+            amountToSend: string;
+            amountToSendFormatted: string;
+            /** @description In the asset's smallest unit */
+            amountTotal: string;
+            amountTotalFormatted: string;
+            confirmations: {
+                current: number | null;
+                pending: number;
+                required: number | null;
+            };
+            /**
+             * @description Upper case, as the page shows it
+             * @example USDC
+             */
+            currency: string;
+            detail: string;
+            /** Format: date-time */
+            expiresAt: string;
+            id: string;
+            message: string | null;
+            /** Format: date-time */
+            now: string;
+            /** @description Where and how much to send now, once an asset is chosen and while it is open */
+            payment: {
+                address: string;
+                amountDue: string;
+                /** @description In the asset's smallest unit */
+                amountDueRaw: string;
+                /** @description The token contract, or `native` for the coin */
+                assetAddress: string;
+                assetId: string;
+                assetName: string;
+                chainId: number;
+                decimals: number;
+                network: string;
+                networkName: string;
+                paymentUri: string;
+                /** @description The payment URI as a QR code (an SVG document) */
+                qrSvg: string;
+                symbol: string;
+            } | null;
+            /** @enum {string} */
+            paymentStatus: "unpaid" | "paid";
+            redirectUrl: string | null;
+            returnUrl: string | null;
+            /** @enum {string} */
+            state: "waiting" | "confirming" | "partly_paid" | "paid" | "expired" | "canceled";
+            /** @enum {string} */
+            status: "open" | "complete" | "incomplete" | "expired" | "canceled";
+            title: string;
+            wallet: components["schemas"]["HostedWalletDue"];
+        };
+        HostedPaymentMethod: {
+            address: string;
+            amountDue: string;
+            /** @description In the asset's smallest unit */
+            amountDueRaw: string;
+            asset: components["schemas"]["SessionAsset"];
+            assetName: string;
+            chainId: number;
+            network: string;
+            networkName: string;
+            paymentUri: string;
+            /** @description The payment URI as a QR code (an SVG document) */
+            qrSvg: string;
+            symbol: string;
+            wallet: components["schemas"]["HostedWalletDue"];
+        };
+        /**
+         * @example {
+         *       "assetId": "base:usdc"
+         *     }
+         */
+        HostedPaymentMethodRequest: {
+            /** @description A deposit address id or its asset id */
+            assetId: string;
+        };
+        HostedPromotionCode: {
+            amountDetails: {
+                /** @description In the asset's smallest unit */
+                amountDiscount: string;
+                /** @description In the asset's smallest unit */
+                amountFee: string;
+                /** @description In the asset's smallest unit */
+                amountGasFee: string;
+                /** @description In the asset's smallest unit */
+                amountSubtotal: string;
+                /** @description In the asset's smallest unit */
+                amountTax: string;
+                /** @description In the asset's smallest unit */
+                amountTotal: string;
+                applyFee: boolean;
+                applyGasFee: boolean;
+                currency: string;
+                discountAmounts: {
+                    /** @description In the asset's smallest unit */
+                    amount: string;
+                    promotionCodeId: string | null;
+                }[];
+                feePercentage: number;
+            };
+            /** @description In the asset's smallest unit */
+            amountDiscount: string;
+            /** @description In the asset's smallest unit */
+            amountSubtotal: string;
+            /** @description In the asset's smallest unit */
+            amountTotal: string;
+            code: string;
+            /** @enum {string} */
+            status: "open" | "complete" | "incomplete" | "expired" | "canceled";
+        };
+        /**
+         * @example {
+         *       "code": "LAUNCH"
+         *     }
+         */
+        HostedPromotionCodeRequest: {
+            code: string;
+        };
+        HostedTestPayment: {
+            /** @description In the asset's smallest unit */
+            amountRaw: string;
+            assetId: string;
+            chainId: number;
+            from: string | null;
+            to: string;
+            transactionHash: string;
+        };
+        /**
+         * @example {
+         *       "assetId": "devnet:usdc"
+         *     }
+         */
+        HostedTestPaymentRequest: {
+            /** @description The payment method chosen on the page (its address or asset id); default: that one */
+            assetId?: string | null;
+        };
+        /** @description What is left to pay, in the chosen asset's chain units */
+        HostedWalletDue: {
+            addressId: string;
+            /** @description In the asset's smallest unit */
+            amountRemainingRaw: string;
+            assetId: string;
+        } | null;
         /** @description As GET /api/v1/invoices/{id} answers it */
         Invoice: {
             id: string;
@@ -11710,6 +12002,43 @@ export interface components {
             id: string;
         } & {
             [key: string]: unknown;
+        };
+        /** @description Input name to value; `custom.<key>` answers a custom field of the link. A repeated name keeps its last value. */
+        PaymentLinkForm: {
+            /** @description The amount, for a link that lets the payer choose it (a decimal, such as 12.5) */
+            amount?: string;
+            /** @description billing address: city */
+            "billing.city"?: string;
+            /** @description billing address: country */
+            "billing.country"?: string;
+            /** @description billing address: line 1 */
+            "billing.line1"?: string;
+            /** @description billing address: line 2 */
+            "billing.line2"?: string;
+            /** @description billing address: postal code */
+            "billing.postalCode"?: string;
+            /** @description billing address: state or region */
+            "billing.state"?: string;
+            /** @description The payer's email address */
+            email?: string;
+            /** @description The payer's name */
+            name?: string;
+            /** @description The payer's phone number */
+            phone?: string;
+            /** @description shipping address: city */
+            "shipping.city"?: string;
+            /** @description shipping address: country */
+            "shipping.country"?: string;
+            /** @description shipping address: line 1 */
+            "shipping.line1"?: string;
+            /** @description shipping address: line 2 */
+            "shipping.line2"?: string;
+            /** @description shipping address: postal code */
+            "shipping.postalCode"?: string;
+            /** @description shipping address: state or region */
+            "shipping.state"?: string;
+        } & {
+            [key: string]: string;
         };
         PaymentReceipt: {
             checkoutSessionId: string;
