@@ -60,6 +60,52 @@ test('declared routes carry their errors with codes and examples, the Idempotenc
   t.false(document.paths['/api/v1/customers']!.get!.parameters?.some((p) => p.name === 'Idempotency-Key') ?? false);
 });
 
+test('pages are documented as HTML with their redirects, the invoice PDF as a file, and form and upload bodies by their type', async (t) => {
+  const weir = await startTestWeir(t);
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;
+  type Answer = {
+    content?: Record<string, { schema?: { type?: string; format?: string; $ref?: string } }>;
+    headers?: Record<string, unknown>;
+  };
+  const answers = (path: string, method: string) =>
+    document.paths[path]![method]!.responses as Record<string, Answer & { description: string }>;
+  const types = (answer: Answer | undefined) => Object.keys(answer?.content ?? {});
+  const bodyTypes = (path: string, method: string) =>
+    Object.keys((document.paths[path]![method]!.requestBody as { content: Record<string, unknown> }).content);
+
+  const page = answers('/checkout/{id}', 'get');
+  t.deepEqual(types(page['200']), ['text/html']);
+  t.deepEqual(types(page['404']), ['text/html'], 'an unknown session is a page, not the JSON error');
+  t.deepEqual(page['200']!.content!['text/html']!.schema, { type: 'string' });
+  t.deepEqual(types(answers('/docs', 'get')['200']), ['text/html']);
+
+  const pay = answers('/invoices/{id}/pay', 'get');
+  t.truthy(pay['302']!.headers?.Location, 'the redirect to the checkout session');
+  t.deepEqual(types(pay['409']), ['text/html']);
+  t.deepEqual(answers('/invoices/{id}/pdf', 'get')['200']!.content!['application/pdf']!.schema, {
+    type: 'string',
+    format: 'binary',
+  });
+  t.deepEqual(types(answers('/invoices/{id}/pdf', 'get')['404']), ['application/json']);
+
+  const submit = answers('/pay/{id}', 'post');
+  t.truthy(submit['303']!.headers?.Location);
+  t.falsy(submit['200'], 'a submission is answered by a redirect or the form again, never a 200');
+  t.deepEqual(types(submit['400']), ['text/html']);
+  t.deepEqual(bodyTypes('/pay/{id}', 'post'), ['application/x-www-form-urlencoded']);
+
+  // The page's script calls JSON routes: their answers are described in full.
+  t.deepEqual(types(answers('/checkout/{id}/status', 'get')['200']), ['application/json']);
+  t.truthy(answers('/checkout/{id}/payment-method', 'post')['200']!.content!['application/json']!.schema?.$ref);
+
+  t.deepEqual(bodyTypes('/api/v1/organization/brand', 'put'), ['application/json', 'multipart/form-data']);
+  const schemas = (
+    document.components as unknown as { schemas: Record<string, { properties: Record<string, unknown> }> }
+  ).schemas;
+  t.like(schemas.BrandForm!.properties, { brandLogo: { type: 'string', format: 'binary' } });
+  t.truthy(schemas.BrandForm!.properties.brandColor);
+});
+
 test('the document has a webhook for every event type Weir sends, with its data.object', async (t) => {
   const weir = await startTestWeir(t);
   const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;

@@ -4052,7 +4052,7 @@ export interface paths {
         get?: never;
         /**
          * Update the brand
-         * @description JSON (`brandColor`, `brandLogo` URL) or `multipart/form-data` with a `brandColor` field and a `brandLogo` file, stored and served by Weir. Body: BrandUpdate.
+         * @description JSON (`brandColor`, `brandLogo` URL) or `multipart/form-data` with a `brandColor` field and a `brandLogo` file, stored and served by Weir.
          */
         put: {
             parameters: {
@@ -4061,7 +4061,12 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["BrandUpdate"];
+                    "multipart/form-data": components["schemas"]["BrandForm"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
@@ -4072,7 +4077,7 @@ export interface paths {
                         "application/json": components["schemas"]["Organization"];
                     };
                 };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `url_invalid` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `url_invalid`, `invalid_multipart`, `unsupported_image_type` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4083,6 +4088,24 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is over the limit. Codes: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5236,27 +5259,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List payment links
-         * @description Newest first; `isActive` filters on whether payers can use the link now.
+         * GET /api/v1/payment-links
+         * @description Not declared with a schema yet: its request and answer bodies are not described here.
          */
         get: {
             parameters: {
-                query?: {
-                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
-                    "createdAt[gte]"?: string;
-                    /** @description ISO 8601 date or timestamp */
-                    "createdAt[lt]"?: string;
-                    /** @description Comma-separated payment link ids */
-                    ids?: string;
-                    /** @description true or false */
-                    isActive?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                    /** @description One of fixed, variable, subscription */
-                    pricing?: string;
-                };
+                query?: never;
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -5268,18 +5276,10 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["PaymentLink"][];
-                            hasMore: boolean;
-                            limit: number;
-                            page: number;
-                        };
-                    };
+                    content?: never;
                 };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5287,8 +5287,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
+                /** @description Nothing with this id. Codes: `resource_missing` */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5309,8 +5309,8 @@ export interface paths {
         };
         put?: never;
         /**
-         * Create a payment link
-         * @description Sells a catalog price: `priceId`, a product’s default price (`productId`), or a price made from `amount` and a currency (`currencies`, `preferredCurrency`, or the deprecated `currency`). Without a price the payer enters the amount, within `minimumAmount` and `maximumAmount`. A refused request creates nothing.
+         * POST /api/v1/payment-links
+         * @description Not declared with a schema yet: its request and answer bodies are not described here.
          */
         post: {
             parameters: {
@@ -5322,74 +5322,16 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "title": "Concert ticket",
-                     *       "amount": "2500000000",
-                     *       "currencies": [
-                     *         "usdc"
-                     *       ],
-                     *       "afterCompletionRedirectUrl": "https://shop.example/thanks"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["PaymentLinkCreate"];
-                };
-            };
+            requestBody?: never;
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
-                         *       "organizationId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
-                         *       "type": "multiple",
-                         *       "pricing": "fixed",
-                         *       "priceType": "one_time",
-                         *       "title": "Concert ticket",
-                         *       "description": null,
-                         *       "image": null,
-                         *       "tags": [],
-                         *       "currency": "usdc",
-                         *       "amount": "2500000000",
-                         *       "priceId": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
-                         *       "productId": "9b2d5c1e-6f3a-4b7c-8d9e-0a1b2c3d4e5f",
-                         *       "interval": null,
-                         *       "intervalCount": null,
-                         *       "suggestedAmounts": [],
-                         *       "minimumAmount": null,
-                         *       "maximumAmount": null,
-                         *       "nameCollection": false,
-                         *       "emailCollection": false,
-                         *       "phoneNumberCollection": false,
-                         *       "billingAddressCollection": false,
-                         *       "shippingAddressCollection": false,
-                         *       "customFields": {
-                         *         "fields": []
-                         *       },
-                         *       "submitType": "pay",
-                         *       "afterCompletion": "redirect",
-                         *       "afterCompletionRedirectUrl": "https://shop.example/thanks",
-                         *       "afterCompletionConfirmMsg": null,
-                         *       "allowPromotionCodes": false,
-                         *       "allowedChains": [],
-                         *       "metadata": {},
-                         *       "isActive": true,
-                         *       "createdAt": "2026-05-01T08:00:00.000Z",
-                         *       "updatedAt": "2026-05-01T08:00:00.000Z",
-                         *       "url": "https://pay.shop.example/pay/7c9e6679-7425-40de-944b-e07fc1f90ae7",
-                         *       "livemode": false
-                         *     }
-                         */
-                        "application/json": components["schemas"]["PaymentLink"];
-                    };
+                    content?: never;
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5400,6 +5342,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Nothing with this id. Codes: `resource_missing` */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5467,13 +5418,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a payment link */
+        /**
+         * GET /api/v1/payment-links/{id}
+         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
@@ -5485,9 +5438,7 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content: {
-                        "application/json": components["schemas"]["PaymentLink"];
-                    };
+                    content?: never;
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -5498,7 +5449,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
+                /** @description Nothing with this id. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5519,35 +5470,28 @@ export interface paths {
             };
         };
         /**
-         * Update a payment link
-         * @description Only the fields sent change; `null` clears a field. The price is fixed: a body may repeat the link's pricing fields (clients of the reference send the whole link back), but not change them. `isActive` switches the link on or off.
+         * PUT /api/v1/payment-links/{id}
+         * @description Not declared with a schema yet: its request and answer bodies are not described here.
          */
         put: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PaymentLinkUpdate"];
-                };
-            };
+            requestBody?: never;
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content: {
-                        "application/json": components["schemas"]["PaymentLink"];
-                    };
+                    content?: never;
                 };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
+                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5565,17 +5509,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
+                /** @description Nothing with this id. Codes: `resource_missing` */
                 404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `payment_link_used` */
-                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5623,15 +5558,14 @@ export interface paths {
         };
         post?: never;
         /**
-         * Delete a payment link
-         * @description Payers can no longer open it; checkout sessions already opened from it are unchanged.
+         * DELETE /api/v1/payment-links/{id}
+         * @description Not declared with a schema yet: its request and answer bodies are not described here.
          */
         delete: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
@@ -5643,9 +5577,7 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content: {
-                        "application/json": components["schemas"]["DeletedMessage"];
-                    };
+                    content?: never;
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -5656,7 +5588,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
+                /** @description Nothing with this id. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5699,15 +5631,14 @@ export interface paths {
         };
         get?: never;
         /**
-         * Activate a payment link
-         * @description A one_time link that has been paid cannot be activated again (409).
+         * PUT /api/v1/payment-links/{id}/activate
+         * @description Not declared with a schema yet: its request and answer bodies are not described here.
          */
         put: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
@@ -5719,8 +5650,15 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
+                    content?: never;
+                };
+                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
                     content: {
-                        "application/json": components["schemas"]["PaymentLink"];
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
@@ -5732,7 +5670,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
+                /** @description Nothing with this id. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5741,8 +5679,17 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `payment_link_used` */
-                409: {
+                /** @description The body is over the limit. Codes: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5771,8 +5718,8 @@ export interface paths {
             };
         };
         /**
-         * Activate a payment link
-         * @description A one_time link that has been paid cannot be activated again (409).
+         * POST /api/v1/payment-links/{id}/activate
+         * @description Not declared with a schema yet: its request and answer bodies are not described here.
          */
         post: {
             parameters: {
@@ -5782,7 +5729,6 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
-                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
@@ -5794,11 +5740,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content: {
-                        "application/json": components["schemas"]["PaymentLink"];
-                    };
+                    content?: never;
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5816,7 +5760,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
+                /** @description Nothing with this id. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5825,8 +5769,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `idempotency_key_in_use`, `payment_link_used` */
+                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is over the limit. Codes: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5868,13 +5830,15 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Deactivate a payment link */
+        /**
+         * PUT /api/v1/payment-links/{id}/deactivate
+         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         */
         put: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
@@ -5886,8 +5850,15 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
+                    content?: never;
+                };
+                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
                     content: {
-                        "application/json": components["schemas"]["PaymentLink"];
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
@@ -5899,8 +5870,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
+                /** @description Nothing with this id. Codes: `resource_missing` */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is over the limit. Codes: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5928,7 +5917,10 @@ export interface paths {
                 };
             };
         };
-        /** Deactivate a payment link */
+        /**
+         * POST /api/v1/payment-links/{id}/deactivate
+         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5937,7 +5929,6 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
-                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
@@ -5949,11 +5940,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content: {
-                        "application/json": components["schemas"]["PaymentLink"];
-                    };
+                    content?: never;
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5971,7 +5960,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
+                /** @description Nothing with this id. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5982,6 +5971,24 @@ export interface paths {
                 };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is over the limit. Codes: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9109,34 +9116,37 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /checkout/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * The checkout page
+         * @description What the payer opens: the amount, the assets offered, and the payment once one is chosen.
          */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description The checkout page */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "text/html": string;
+                    };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No checkout session with this id: a page saying so */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
                     };
                 };
             };
@@ -9159,14 +9169,15 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /checkout/{id}/cancel
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Cancel the checkout
+         * @description The payer gives up: the session is canceled, and the page sends them to the merchant's cancel URL.
          */
         post: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
@@ -9178,9 +9189,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["HostedCheckoutCanceled"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The session is no longer open. Codes: `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9189,26 +9202,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No checkout session with this id. Codes: `resource_missing` */
                 404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9234,28 +9229,35 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /checkout/{id}/payment-method
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Choose the asset to pay with
+         * @description Records the choice on the payment intent with the amount due in that asset, and answers where to send it.
          */
         post: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["HostedPaymentMethodRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["HostedPaymentMethod"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9264,7 +9266,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No checkout session with this id. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9308,29 +9310,33 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * POST /checkout/{id}/promotion-code
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Apply a promotion code */
         post: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["HostedPromotionCodeRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["HostedPromotionCode"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `promotion_code_invalid`, `promotion_codes_not_allowed`, `promotion_code_currency_mismatch`, `parameters_exclusive`, `status_transition_invalid`, `checkout_session_expired`, `coupon_disabled`, `coupon_limit_reached`, `coupon_expired`, `promotion_code_expired`, `promotion_code_limit_reached`, `promotion_code_already_redeemed`, `promotion_code_redemption_released` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9339,7 +9345,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No checkout session with this id. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9382,14 +9388,15 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /checkout/{id}/status
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * The checkout as its page shows it
+         * @description Polled by the checkout page: the status in words, the amounts, and what to send now.
          */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
@@ -9401,9 +9408,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["HostedCheckoutStatus"];
+                    };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No checkout session with this id. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9432,28 +9441,35 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /checkout/{id}/test-payment
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Pay with the test wallet
+         * @description Test sessions on the local devnet only: pays what is still due in the chosen asset from a funded devnet account, once mined. A live session has no test wallet (404).
          */
         post: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The checkout session's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["HostedTestPaymentRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["HostedTestPayment"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `payment_method_missing` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9462,8 +9478,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No devnet here, the chosen asset is not on it, or the session is over. Codes: `test_wallet_unavailable`, `session_not_open` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No checkout session with this id. Codes: `resource_missing` */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A test payment is on its way, or nothing is left to pay. Codes: `test_payment_pending`, `nothing_due` */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9489,6 +9523,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description The devnet refused or reverted the payment. Codes: `test_wallet_failed` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -9504,7 +9547,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The API reference page (HTML) */
+        /** The API reference page */
         get: {
             parameters: {
                 query?: never;
@@ -9519,7 +9562,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "text/html": string;
+                    };
                 };
             };
         };
@@ -9553,7 +9598,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "text/javascript": string;
+                    };
                 };
             };
         };
@@ -9660,34 +9707,37 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /invoices/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * The invoice page
+         * @description The invoice as a document, with the pay action while something is due.
          */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The invoice's id */
                     id: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description The invoice page */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "text/html": string;
+                    };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No invoice with this id, or a draft or deleted one: a page saying so */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
                     };
                 };
             };
@@ -9708,34 +9758,64 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /invoices/{id}/pay
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Pay the invoice
+         * @description The pay link: while something is due, sends the payer to a checkout session for the amount remaining (its open one, or a new one); otherwise shows the invoice saying why not.
          */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The invoice's id */
                     id: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description Nothing is due (paid): the invoice page saying so */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description To the invoice's checkout session */
+                302: {
+                    headers: {
+                        /** @description Where the browser goes next */
+                        Location?: string;
+                        [name: string]: unknown;
+                    };
                     content?: never;
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No invoice with this id, or a draft or deleted one: a page saying so */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The business has no way set up to take this payment now: the invoice page saying so */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description The invoice is void: the invoice page saying so */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
                     };
                 };
             };
@@ -9756,14 +9836,15 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /invoices/{id}/pdf
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * The invoice as a PDF
+         * @description The same document as the page, as a download named after the invoice number.
          */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The invoice's id */
                     id: string;
                 };
                 cookie?: never;
@@ -9775,9 +9856,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/pdf": string;
+                    };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No invoice (or only a draft or deleted one) with this id. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9804,95 +9887,105 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /pay/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * The payment link page
+         * @description The form of what the link collects: the amount (when the payer chooses it), contact details, addresses, custom fields.
          */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description The payment link page */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "text/html": string;
+                    };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No payment link with this id, or a deleted one: a page saying so */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The link is inactive, or a one-time link already paid: a page saying so */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
                     };
                 };
             };
         };
         put?: never;
         /**
-         * POST /pay/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Submit the payment link page
+         * @description The page's form, posted as `application/x-www-form-urlencoded` (the only type read: anything else shows the form again saying so). Every problem is shown at once on the form; a valid one opens a checkout session carrying the link and what it collected.
          */
         post: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": components["schemas"]["PaymentLinkForm"];
+                };
+            };
             responses: {
-                /** @description OK */
-                200: {
+                /** @description To the new checkout session's page */
+                303: {
                     headers: {
+                        /** @description Where the browser goes next */
+                        Location?: string;
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The form again, naming every problem (or why this payment cannot be started) */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No payment link with this id, or a deleted one: a page saying so */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
                     };
                 };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
+                /** @description The link is inactive, or a one-time link already paid: a page saying so */
+                410: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
                     };
                 };
             };
@@ -11189,6 +11282,29 @@ export interface components {
             name: string;
             symbol: string;
         };
+        /** @description At least one of the two; no other part is taken */
+        BrandForm: {
+            brandColor?: string;
+            /**
+             * Format: binary
+             * @description The logo: a PNG, JPEG, WebP or GIF image of at most 256 KiB, stored and served by Weir
+             */
+            brandLogo?: string;
+        };
+        /**
+         * @description JSON, or `multipart/form-data` with a `brandColor` field and a `brandLogo` file (stored and served by Weir)
+         * @example {
+         *       "brandColor": "#1a2b3c"
+         *     }
+         */
+        BrandUpdate: {
+            brandColor?: string | null;
+            /**
+             * Format: uri
+             * @example https://shop.example/thanks
+             */
+            brandLogo?: string | null;
+        };
         /**
          * @example {
          *       "name": "Acme Ltd",
@@ -11623,6 +11739,166 @@ export interface components {
             /** @enum {string|null} */
             asset?: "eth" | "usdc" | "usdt" | "dai" | null;
         };
+        HostedCheckoutCanceled: {
+            /** @description The session's cancel URL, where the page sends the payer */
+            redirectUrl: string | null;
+            /** @enum {string} */
+            status: "open" | "complete" | "incomplete" | "expired" | "canceled";
+        };
+        HostedCheckoutStatus: {
+            /** @description In the asset's smallest unit */
+            amountPending: string;
+            /** @description In the asset's smallest unit */
+            amountReceived: string;
+            amountReceivedFormatted: string;
+            /** @description In the asset's smallest unit */
+            amountRemaining: string;
+            amountRemainingFormatted: string;
+            /** @description In the asset's smallest unit */
+            amountToSend: string;
+            amountToSendFormatted: string;
+            /** @description In the asset's smallest unit */
+            amountTotal: string;
+            amountTotalFormatted: string;
+            confirmations: {
+                current: number | null;
+                pending: number;
+                required: number | null;
+            };
+            /**
+             * @description Upper case, as the page shows it
+             * @example USDC
+             */
+            currency: string;
+            detail: string;
+            /** Format: date-time */
+            expiresAt: string;
+            id: string;
+            message: string | null;
+            /** Format: date-time */
+            now: string;
+            /** @description Where and how much to send now, once an asset is chosen and while it is open */
+            payment: {
+                address: string;
+                amountDue: string;
+                /** @description In the asset's smallest unit */
+                amountDueRaw: string;
+                /** @description The token contract, or `native` for the coin */
+                assetAddress: string;
+                assetId: string;
+                assetName: string;
+                chainId: number;
+                decimals: number;
+                network: string;
+                networkName: string;
+                paymentUri: string;
+                /** @description The payment URI as a QR code (an SVG document) */
+                qrSvg: string;
+                symbol: string;
+            } | null;
+            /** @enum {string} */
+            paymentStatus: "unpaid" | "paid";
+            redirectUrl: string | null;
+            returnUrl: string | null;
+            /** @enum {string} */
+            state: "waiting" | "confirming" | "partly_paid" | "paid" | "expired" | "canceled";
+            /** @enum {string} */
+            status: "open" | "complete" | "incomplete" | "expired" | "canceled";
+            title: string;
+            wallet: components["schemas"]["HostedWalletDue"];
+        };
+        HostedPaymentMethod: {
+            address: string;
+            amountDue: string;
+            /** @description In the asset's smallest unit */
+            amountDueRaw: string;
+            asset: components["schemas"]["SessionAsset"];
+            assetName: string;
+            chainId: number;
+            network: string;
+            networkName: string;
+            paymentUri: string;
+            /** @description The payment URI as a QR code (an SVG document) */
+            qrSvg: string;
+            symbol: string;
+            wallet: components["schemas"]["HostedWalletDue"];
+        };
+        /**
+         * @example {
+         *       "assetId": "base:usdc"
+         *     }
+         */
+        HostedPaymentMethodRequest: {
+            /** @description A deposit address id or its asset id */
+            assetId: string;
+        };
+        HostedPromotionCode: {
+            amountDetails: {
+                /** @description In the asset's smallest unit */
+                amountDiscount: string;
+                /** @description In the asset's smallest unit */
+                amountFee: string;
+                /** @description In the asset's smallest unit */
+                amountGasFee: string;
+                /** @description In the asset's smallest unit */
+                amountSubtotal: string;
+                /** @description In the asset's smallest unit */
+                amountTax: string;
+                /** @description In the asset's smallest unit */
+                amountTotal: string;
+                applyFee: boolean;
+                applyGasFee: boolean;
+                currency: string;
+                discountAmounts: {
+                    /** @description In the asset's smallest unit */
+                    amount: string;
+                    promotionCodeId: string | null;
+                }[];
+                feePercentage: number;
+            };
+            /** @description In the asset's smallest unit */
+            amountDiscount: string;
+            /** @description In the asset's smallest unit */
+            amountSubtotal: string;
+            /** @description In the asset's smallest unit */
+            amountTotal: string;
+            code: string;
+            /** @enum {string} */
+            status: "open" | "complete" | "incomplete" | "expired" | "canceled";
+        };
+        /**
+         * @example {
+         *       "code": "LAUNCH"
+         *     }
+         */
+        HostedPromotionCodeRequest: {
+            code: string;
+        };
+        HostedTestPayment: {
+            /** @description In the asset's smallest unit */
+            amountRaw: string;
+            assetId: string;
+            chainId: number;
+            from: string | null;
+            to: string;
+            transactionHash: string;
+        };
+        /**
+         * @example {
+         *       "assetId": "devnet:usdc"
+         *     }
+         */
+        HostedTestPaymentRequest: {
+            /** @description The payment method chosen on the page (its address or asset id); default: that one */
+            assetId?: string | null;
+        };
+        /** @description What is left to pay, in the chosen asset's chain units */
+        HostedWalletDue: {
+            addressId: string;
+            /** @description In the asset's smallest unit */
+            amountRemainingRaw: string;
+            assetId: string;
+        } | null;
         /** @description As GET /api/v1/invoices/{id} answers it */
         Invoice: {
             id: string;
@@ -11727,469 +12003,42 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /**
-         * @example {
-         *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
-         *       "organizationId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
-         *       "type": "multiple",
-         *       "pricing": "fixed",
-         *       "priceType": "one_time",
-         *       "title": "Concert ticket",
-         *       "description": null,
-         *       "image": null,
-         *       "tags": [],
-         *       "currency": "usdc",
-         *       "amount": "2500000000",
-         *       "priceId": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
-         *       "productId": "9b2d5c1e-6f3a-4b7c-8d9e-0a1b2c3d4e5f",
-         *       "interval": null,
-         *       "intervalCount": null,
-         *       "suggestedAmounts": [],
-         *       "minimumAmount": null,
-         *       "maximumAmount": null,
-         *       "nameCollection": false,
-         *       "emailCollection": false,
-         *       "phoneNumberCollection": false,
-         *       "billingAddressCollection": false,
-         *       "shippingAddressCollection": false,
-         *       "customFields": {
-         *         "fields": []
-         *       },
-         *       "submitType": "pay",
-         *       "afterCompletion": "redirect",
-         *       "afterCompletionRedirectUrl": "https://shop.example/thanks",
-         *       "afterCompletionConfirmMsg": null,
-         *       "allowPromotionCodes": false,
-         *       "allowedChains": [],
-         *       "metadata": {},
-         *       "isActive": true,
-         *       "createdAt": "2026-05-01T08:00:00.000Z",
-         *       "updatedAt": "2026-05-01T08:00:00.000Z",
-         *       "url": "https://pay.shop.example/pay/7c9e6679-7425-40de-944b-e07fc1f90ae7",
-         *       "livemode": false
-         *     }
-         */
-        PaymentLink: {
-            /** @enum {string} */
-            afterCompletion: "redirect" | "hosted_confirmation";
-            afterCompletionConfirmMsg: string | null;
-            afterCompletionRedirectUrl: string | null;
-            allowedChains: {
-                chainId: number;
-                isPreferred: boolean;
-            }[];
-            allowPromotionCodes: boolean;
-            /** @description The unit amount; null for a variable-price link */
-            amount: string | null;
-            billingAddressCollection: boolean;
-            /** Format: date-time */
-            createdAt: string;
-            currency: string;
-            customFields: {
-                fields: components["schemas"]["PaymentLinkCustomField"][];
-            };
-            description: string | null;
-            emailCollection: boolean;
-            id: string;
-            image: string | null;
-            /** @enum {string|null} */
-            interval: "day" | "week" | "month" | "year" | null;
-            intervalCount: number | null;
-            isActive: boolean;
-            livemode: boolean;
-            /** @description In the asset's smallest unit */
-            maximumAmount: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            /** @description In the asset's smallest unit */
-            minimumAmount: string | null;
-            nameCollection: boolean;
-            organizationId: string;
-            phoneNumberCollection: boolean;
-            priceId: string | null;
-            /** @enum {string} */
-            priceType: "one_time" | "recurring";
-            /** @enum {string} */
-            pricing: "fixed" | "variable" | "subscription";
-            productId: string;
-            shippingAddressCollection: boolean;
-            /** @enum {string} */
-            submitType: "pay" | "book" | "donate";
-            suggestedAmounts: string[];
-            tags: string[];
-            title: string;
-            /** @enum {string} */
-            type: "one_time" | "multiple";
-            /** Format: date-time */
-            updatedAt: string;
-            /**
-             * Format: uri
-             * @description The hosted page payers open
-             */
-            url: string;
-        };
-        /**
-         * @example {
-         *       "title": "Concert ticket",
-         *       "amount": "2500000000",
-         *       "currencies": [
-         *         "usdc"
-         *       ],
-         *       "afterCompletionRedirectUrl": "https://shop.example/thanks"
-         *     }
-         */
-        PaymentLinkCreate: {
-            /**
-             * @description Default: redirect when afterCompletionRedirectUrl is given, else hosted_confirmation
-             * @enum {string|null}
-             */
-            afterCompletion?: "redirect" | "hosted_confirmation" | null;
-            afterCompletionConfirmMsg?: string | null;
-            /**
-             * Format: uri
-             * @example https://shop.example/thanks
-             */
-            afterCompletionRedirectUrl?: string | null;
-            /** @description Networks the payer may pay on (none: every network of the organization); at most one preferred */
-            allowedChains?: {
-                /**
-                 * @description A network of the key’s environment
-                 * @example 7357
-                 */
-                chainId: number;
-                isPreferred?: boolean | null;
-            }[] | null;
-            allowPromotionCodes?: boolean | null;
-            /**
-             * @description A fixed price made for the link (with a currency)
-             * @example 150000000
-             */
+        /** @description Input name to value; `custom.<key>` answers a custom field of the link. A repeated name keeps its last value. */
+        PaymentLinkForm: {
+            /** @description The amount, for a link that lets the payer choose it (a decimal, such as 12.5) */
             amount?: string;
-            billingAddressCollection?: boolean | null;
-            currencies?: ("usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc")[] | null;
-            /**
-             * @deprecated
-             * @description Use `currencies`
-             * @enum {string|null}
-             */
-            currency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc" | null;
-            customFields?: {
-                fields?: components["schemas"]["PaymentLinkCustomFieldInput"][] | null;
-            } | null;
-            description?: string | null;
-            /** @description Default: true for a subscription link (required there) */
-            emailCollection?: boolean | null;
-            /**
-             * Format: uri
-             * @example https://shop.example/thanks
-             */
-            image?: string | null;
-            /** @description Whether payers can use the link (default true) */
-            isActive?: boolean | null;
-            /**
-             * @description Variable price only: the most the payer may enter
-             * @example 150000000
-             */
-            maximumAmount?: string | null;
-            /**
-             * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
-             * @example {
-             *       "orderId": "6735"
-             *     }
-             */
-            metadata?: {
-                [key: string]: string;
-            };
-            /**
-             * @description Variable price only: the least the payer may enter
-             * @example 150000000
-             */
-            minimumAmount?: string | null;
-            nameCollection?: boolean | null;
-            phoneNumberCollection?: boolean | null;
-            /**
-             * @description One of `currencies`
-             * @enum {string|null}
-             */
-            preferredCurrency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc" | null;
-            /** @description The catalog price to sell */
-            priceId?: string | null;
-            /**
-             * @description Checked against the price the link sells: fixed (one-time), subscription (recurring) or variable
-             * @enum {string|null}
-             */
-            pricing?: "fixed" | "variable" | "subscription" | null;
-            /** @description The product to sell: its default price, or a new price from `amount`, or variable with `pricing: variable` */
-            productId?: string | null;
-            shippingAddressCollection?: boolean | null;
-            /** @enum {string|null} */
-            submitType?: "pay" | "book" | "donate" | null;
-            /** @description Variable price only: one-click amounts */
-            suggestedAmounts?: string[] | null;
-            tags?: string[] | null;
-            /** @example Concert ticket */
-            title: string;
-            /**
-             * @description `multiple` (default): reusable; `one_time`: one payment
-             * @enum {string|null}
-             */
-            type?: "one_time" | "multiple" | null;
-        };
-        PaymentLinkCustomField: {
-            key: string;
-            label: {
-                custom: string;
-                /** @enum {string} */
-                type: "custom";
-            };
-            optional: boolean;
-            text: {
-                maximumLength: number | null;
-                minimumLength: number | null;
-            };
-            /** @enum {string} */
-            type: "text";
-        } | {
-            key: string;
-            label: {
-                custom: string;
-                /** @enum {string} */
-                type: "custom";
-            };
-            numeric: {
-                maximum: string | null;
-                maximumLength: number | null;
-                minimum: string | null;
-                minimumLength: number | null;
-            };
-            optional: boolean;
-            /** @enum {string} */
-            type: "numeric";
-        } | {
-            dropdown: {
-                options: {
-                    label: string;
-                    value: string;
-                }[];
-            };
-            key: string;
-            label: {
-                custom: string;
-                /** @enum {string} */
-                type: "custom";
-            };
-            optional: boolean;
-            /** @enum {string} */
-            type: "dropdown";
-        };
-        /**
-         * @example {
-         *       "key": "company",
-         *       "type": "text",
-         *       "label": {
-         *         "type": "custom",
-         *         "custom": "Company"
-         *       },
-         *       "text": {
-         *         "maximumLength": 40
-         *       }
-         *     }
-         */
-        PaymentLinkCustomFieldInput: {
-            /**
-             * @description Letters, digits or _; unique in the link
-             * @example company
-             */
-            key: string;
-            /**
-             * @description `{type: "custom", custom}`, or the text alone
-             * @example {
-             *       "type": "custom",
-             *       "custom": "Company"
-             *     }
-             */
-            label: string | {
-                custom: string;
-                /** @enum {string|null} */
-                type?: "custom" | null;
-            };
-            /** @description Whether the payer may leave it empty (default false) */
-            optional?: boolean | null;
-            text?: {
-                maximumLength?: number;
-                minimumLength?: number;
-            } | null;
-            /** @enum {string} */
-            type: "text";
-        } | {
-            /**
-             * @description Letters, digits or _; unique in the link
-             * @example company
-             */
-            key: string;
-            /**
-             * @description `{type: "custom", custom}`, or the text alone
-             * @example {
-             *       "type": "custom",
-             *       "custom": "Company"
-             *     }
-             */
-            label: string | {
-                custom: string;
-                /** @enum {string|null} */
-                type?: "custom" | null;
-            };
-            numeric?: {
-                /**
-                 * @description A number, or a decimal string
-                 * @example 2.5
-                 */
-                maximum?: number | string | null;
-                maximumLength?: number;
-                /**
-                 * @description A number, or a decimal string
-                 * @example 2.5
-                 */
-                minimum?: number | string | null;
-                minimumLength?: number;
-            } | null;
-            /** @description Whether the payer may leave it empty (default false) */
-            optional?: boolean | null;
-            /** @enum {string} */
-            type: "numeric";
-        } | {
-            dropdown: {
-                options: {
-                    label: string;
-                    value: string;
-                }[];
-            };
-            /**
-             * @description Letters, digits or _; unique in the link
-             * @example company
-             */
-            key: string;
-            /**
-             * @description `{type: "custom", custom}`, or the text alone
-             * @example {
-             *       "type": "custom",
-             *       "custom": "Company"
-             *     }
-             */
-            label: string | {
-                custom: string;
-                /** @enum {string|null} */
-                type?: "custom" | null;
-            };
-            /** @description Whether the payer may leave it empty (default false) */
-            optional?: boolean | null;
-            /** @enum {string} */
-            type: "dropdown";
-        };
-        /**
-         * @example {
-         *       "title": "Concert ticket (late entry)",
-         *       "afterCompletionConfirmMsg": "See you there"
-         *     }
-         */
-        PaymentLinkUpdate: {
-            /**
-             * @description Default: redirect when afterCompletionRedirectUrl is given, else hosted_confirmation
-             * @enum {string|null}
-             */
-            afterCompletion?: "redirect" | "hosted_confirmation" | null;
-            afterCompletionConfirmMsg?: string | null;
-            /**
-             * Format: uri
-             * @example https://shop.example/thanks
-             */
-            afterCompletionRedirectUrl?: string | null;
-            /** @description Networks the payer may pay on (none: every network of the organization); at most one preferred */
-            allowedChains?: {
-                /**
-                 * @description A network of the key’s environment
-                 * @example 7357
-                 */
-                chainId: number;
-                isPreferred?: boolean | null;
-            }[] | null;
-            allowPromotionCodes?: boolean | null;
-            /**
-             * @description Cannot be changed: may only repeat the link's value
-             * @example 150000000
-             */
-            amount?: string | null;
-            billingAddressCollection?: boolean | null;
-            /** @description Cannot be changed: may only repeat the link's value */
-            currency?: string;
-            customFields?: {
-                fields?: components["schemas"]["PaymentLinkCustomFieldInput"][] | null;
-            } | null;
-            description?: string | null;
-            /** @description Default: true for a subscription link (required there) */
-            emailCollection?: boolean | null;
-            /**
-             * Format: uri
-             * @example https://shop.example/thanks
-             */
-            image?: string | null;
-            /**
-             * @description Cannot be changed: may only repeat the link's value
-             * @enum {string|null}
-             */
-            interval?: "day" | "week" | "month" | "year" | null;
-            /** @description Cannot be changed: may only repeat the link's value */
-            intervalCount?: number | null;
-            /** @description Whether payers can use the link (default true) */
-            isActive?: boolean | null;
-            /**
-             * @description Variable price only: the most the payer may enter
-             * @example 150000000
-             */
-            maximumAmount?: string | null;
-            /**
-             * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
-             * @example {
-             *       "orderId": "6735"
-             *     }
-             */
-            metadata?: {
-                [key: string]: string;
-            };
-            /**
-             * @description Variable price only: the least the payer may enter
-             * @example 150000000
-             */
-            minimumAmount?: string | null;
-            nameCollection?: boolean | null;
-            phoneNumberCollection?: boolean | null;
-            /** @description Cannot be changed: may only repeat the link's value */
-            priceId?: string | null;
-            /**
-             * @description Cannot be changed: may only repeat the link's value
-             * @enum {string}
-             */
-            priceType?: "one_time" | "recurring";
-            /**
-             * @description Cannot be changed: may only repeat the link's value
-             * @enum {string}
-             */
-            pricing?: "fixed" | "variable" | "subscription";
-            /** @description Cannot be changed: may only repeat the link's value */
-            productId?: string;
-            shippingAddressCollection?: boolean | null;
-            /** @enum {string|null} */
-            submitType?: "pay" | "book" | "donate" | null;
-            /** @description Variable price only: one-click amounts */
-            suggestedAmounts?: string[] | null;
-            tags?: string[] | null;
-            title?: string | null;
-            /**
-             * @description `multiple` (default): reusable; `one_time`: one payment
-             * @enum {string|null}
-             */
-            type?: "one_time" | "multiple" | null;
+            /** @description billing address: city */
+            "billing.city"?: string;
+            /** @description billing address: country */
+            "billing.country"?: string;
+            /** @description billing address: line 1 */
+            "billing.line1"?: string;
+            /** @description billing address: line 2 */
+            "billing.line2"?: string;
+            /** @description billing address: postal code */
+            "billing.postalCode"?: string;
+            /** @description billing address: state or region */
+            "billing.state"?: string;
+            /** @description The payer's email address */
+            email?: string;
+            /** @description The payer's name */
+            name?: string;
+            /** @description The payer's phone number */
+            phone?: string;
+            /** @description shipping address: city */
+            "shipping.city"?: string;
+            /** @description shipping address: country */
+            "shipping.country"?: string;
+            /** @description shipping address: line 1 */
+            "shipping.line1"?: string;
+            /** @description shipping address: line 2 */
+            "shipping.line2"?: string;
+            /** @description shipping address: postal code */
+            "shipping.postalCode"?: string;
+            /** @description shipping address: state or region */
+            "shipping.state"?: string;
+        } & {
+            [key: string]: string;
         };
         PaymentReceipt: {
             checkoutSessionId: string;

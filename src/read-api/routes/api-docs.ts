@@ -54,7 +54,7 @@ export function apiDocsRoutes(areas: () => MountedAreas): Router<ApiState> {
     ctx.body = document;
   });
 
-  routes.route({ method: 'get', path: '/docs', summary: 'The API reference page (HTML)' }, (ctx) => {
+  routes.route({ method: 'get', path: '/docs', summary: 'The API reference page', produces: 'text/html' }, (ctx) => {
     ctx.set('Content-Security-Policy', DOCS_CSP);
     ctx.set('Referrer-Policy', 'no-referrer');
     ctx.set('X-Frame-Options', 'DENY');
@@ -62,11 +62,14 @@ export function apiDocsRoutes(areas: () => MountedAreas): Router<ApiState> {
     ctx.body = PAGE;
   });
 
-  routes.route({ method: 'get', path: REDOC_PATH, summary: "The reference page's script (Redoc)" }, (ctx) => {
-    ctx.set('Cache-Control', 'public, max-age=86400');
-    ctx.type = 'text/javascript; charset=utf-8';
-    ctx.body = bundle();
-  });
+  routes.route(
+    { method: 'get', path: REDOC_PATH, summary: "The reference page's script (Redoc)", produces: 'text/javascript' },
+    (ctx) => {
+      ctx.set('Cache-Control', 'public, max-age=86400');
+      ctx.type = 'text/javascript; charset=utf-8';
+      ctx.body = bundle();
+    },
+  );
 
   return router;
 }

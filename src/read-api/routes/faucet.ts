@@ -3,7 +3,7 @@ import { getAddress } from 'viem';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
 import { faucetAssets, fundFromFaucet, type FaucetAsset } from '../../chain-ingest/evm/devnet/faucet.ts';
 import { ForbiddenError, ValidationError } from '../../shared/errors.ts';
-import { EVM_ADDRESS } from '../../shared/input.ts';
+import { EVM_ADDRESS } from '../../shared/evm-address.ts';
 import { toChainUnits, AmountError } from '../../shared/money.ts';
 import type { ApiState } from '../api-context.ts';
 import {

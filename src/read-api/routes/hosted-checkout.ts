@@ -14,9 +14,19 @@ import { PRODUCTS, type ProductDoc } from '../../projections/catalog.projection.
 import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
-import { asObject, requiredString } from '../../shared/input.ts';
 import { formatAmount } from '../../shared/money.ts';
-import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import type { ApiDeps, ApiState } from '../api-context.ts';
+import { idParams, invalidFields } from '../schema/fields.ts';
+import {
+  CancelAnswer,
+  hostedNotFound,
+  PayerStatusSchema,
+  PaymentMethodAnswer,
+  PaymentMethodRequest,
+  PromotionCodeAnswer,
+  PromotionCodeRequest,
+} from '../schema/hosted.ts';
+import { schemaRoutes } from '../schema/route.ts';
 
 export { paymentUri } from '../../hosted/checkout-status.ts';
 
@@ -37,8 +47,7 @@ export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | nul
     [...deps.rail.networks('test'), ...deps.rail.networks('live')].find((n) => n.network === network)?.name ?? network;
   const statusOf = (session: CheckoutSession) => payerStatus(session, names, deps.clock.now(), deps.chainProgress);
 
-  const load = async (ctx: ApiContext): Promise<CheckoutSessionDoc> => {
-    const id = ctx.params.id!;
+  const load = async (id: string): Promise<CheckoutSessionDoc> => {
     const doc = isUuid(id) ? await sessions.get(id) : null;
     if (!doc) throw new NotFoundError('checkout session', id);
     return doc;
@@ -53,101 +62,182 @@ export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | nul
     return (await sessions.get(session.id))!;
   };
 
-  router.get('/:id', async (ctx) => {
-    const id = ctx.params.id!;
-    const session = isUuid(id) ? await sessions.get(id) : null;
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = 'text/html; charset=utf-8';
-    if (!session) {
-      // A browser opened it: an HTML page, not the API's JSON error.
-      ctx.status = 404;
-      ctx.body = renderErrorPage({
-        heading: 'Checkout not found',
-        message:
-          'This checkout does not exist or is no longer available. Check the link, or go back to the shop and start again.',
+  const pages = schemaRoutes(router, { tag: 'Hosted checkout', auth: 'public' });
+  const params = idParams('checkout session');
+  const notFound = hostedNotFound('checkout session');
+
+  pages.route(
+    {
+      method: 'get',
+      path: '/:id',
+      summary: 'The checkout page',
+      description: 'What the payer opens: the amount, the assets offered, and the payment once one is chosen.',
+      params,
+      produces: 'text/html',
+      pages: [
+        { status: 200, description: 'The checkout page' },
+        { status: 404, description: 'No checkout session with this id: a page saying so' },
+      ],
+    },
+    async (ctx, { params: { id } }) => {
+      const session = isUuid(id) ? await sessions.get(id) : null;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.type = 'text/html; charset=utf-8';
+      if (!session) {
+        // A browser opened it: an HTML page, not the API's JSON error.
+        ctx.status = 404;
+        ctx.body = renderErrorPage({
+          heading: 'Checkout not found',
+          message:
+            'This checkout does not exist or is no longer available. Check the link, or go back to the shop and start again.',
+        });
+        return;
+      }
+      const org = await orgs.get(organizationRecordId(session.organizationId, session.environment));
+      const views = new Map<string, ProductView>();
+      for (const item of session.lineItems.data) {
+        const product = await products.get(item.price.productId);
+        if (product) views.set(product.id, { description: product.description, images: product.images });
+      }
+      ctx.body = renderCheckoutPage({
+        session,
+        org,
+        status: statusOf(session),
+        names,
+        products: views,
+        wallet: { networks: deps.rail.networks(session.environment), devnet: deps.devnet ?? null },
       });
-      return;
-    }
-    const org = await orgs.get(organizationRecordId(session.organizationId, session.environment));
-    const views = new Map<string, ProductView>();
-    for (const item of session.lineItems.data) {
-      const product = await products.get(item.price.productId);
-      if (product) views.set(product.id, { description: product.description, images: product.images });
-    }
-    ctx.body = renderCheckoutPage({
-      session,
-      org,
-      status: statusOf(session),
-      names,
-      products: views,
-      wallet: { networks: deps.rail.networks(session.environment), devnet: deps.devnet ?? null },
-    });
-  });
+    },
+  );
 
   /** The session as the page shows it (see payerStatus): polled by the page every second or so. */
-  router.get('/:id/status', async (ctx) => {
-    const session = await load(ctx);
-    ctx.set('Cache-Control', 'no-store');
-    const status = statusOf(session);
-    // The QR of what to send now, so the page's request follows payments as they are seen.
-    const wallet = walletDue(session);
-    ctx.body = status.payment
-      ? {
-          ...status,
-          payment: { ...status.payment, qrSvg: await QRCode.toString(status.payment.paymentUri, QR) },
-          wallet,
-        }
-      : { ...status, wallet };
-  });
+  pages.route(
+    {
+      method: 'get',
+      path: '/:id/status',
+      summary: 'The checkout as its page shows it',
+      description: 'Polled by the checkout page: the status in words, the amounts, and what to send now.',
+      params,
+      response: PayerStatusSchema,
+      errors: [notFound],
+    },
+    async (ctx, { params: { id } }) => {
+      const session = await load(id);
+      ctx.set('Cache-Control', 'no-store');
+      const status = statusOf(session);
+      // The QR of what to send now, so the page's request follows payments as they are seen.
+      const wallet = walletDue(session);
+      return status.payment
+        ? {
+            ...status,
+            payment: { ...status.payment, qrSvg: await QRCode.toString(status.payment.paymentUri, QR) },
+            wallet,
+          }
+        : { ...status, wallet };
+    },
+  );
 
   /** The "QR reveal": the payer picks an asset; the payment intent records it with the amount due. */
-  router.post('/:id/payment-method', async (ctx) => {
-    const session = await load(ctx);
-    const body = asObject(ctx.state.body, '');
-    const assetId = requiredString(body, 'assetId', '', { max: 200 });
-    const address = session.addresses.find((a) => a.id === assetId || a.asset.id === assetId);
-    if (!address) throw new ValidationError('assetId', 'is not offered by this checkout session');
-    const updated = await run(session, { type: 'SelectPaymentMethod', addressId: address.id });
-    const method = updated.paymentIntent.paymentMethod!;
-    const uri = paymentUri(address, method.amountDue);
-    ctx.body = {
-      address: address.paymentAddress,
-      network: address.network,
-      networkName: names(address.network),
-      chainId: address.asset.chainId,
-      symbol: address.asset.symbol,
-      assetName: address.asset.name,
-      asset: address.asset,
-      amountDueRaw: method.amountDue,
-      amountDue: formatAmount(BigInt(method.amountDue), address.asset.decimals),
-      paymentUri: uri,
-      qrSvg: await QRCode.toString(uri, QR),
-      wallet: walletDue(updated),
-    };
-  });
+  pages.route(
+    {
+      method: 'post',
+      path: '/:id/payment-method',
+      summary: 'Choose the asset to pay with',
+      description:
+        'Records the choice on the payment intent with the amount due in that asset, and answers where to send it.',
+      params,
+      body: PaymentMethodRequest,
+      response: PaymentMethodAnswer,
+      errors: [invalidFields('parameter_invalid_string_empty', 'status_transition_invalid'), notFound],
+    },
+    async (_ctx, { params: { id }, body: { assetId } }) => {
+      const session = await load(id);
+      const address = session.addresses.find((a) => a.id === assetId || a.asset.id === assetId);
+      if (!address) throw new ValidationError('assetId', 'is not offered by this checkout session');
+      const updated = await run(session, { type: 'SelectPaymentMethod', addressId: address.id });
+      const method = updated.paymentIntent.paymentMethod!;
+      const uri = paymentUri(address, method.amountDue);
+      return {
+        address: address.paymentAddress,
+        network: address.network,
+        networkName: names(address.network),
+        chainId: address.asset.chainId,
+        symbol: address.asset.symbol,
+        assetName: address.asset.name,
+        asset: address.asset,
+        amountDueRaw: method.amountDue,
+        amountDue: formatAmount(BigInt(method.amountDue), address.asset.decimals),
+        paymentUri: uri,
+        qrSvg: await QRCode.toString(uri, QR),
+        wallet: walletDue(updated),
+      };
+    },
+  );
 
   /** The payer applies a promotion code: checked in full, then counted on the coupon, then applied (see the applier). */
-  router.post('/:id/promotion-code', async (ctx) => {
-    const session = await load(ctx);
-    const code = requiredString(asObject(ctx.state.body, ''), 'code', '', { max: 100 });
-    const applied = await applyPromotionCode(session, code);
-    if (applied.position !== null) await deps.projections.waitFor(applied.position);
-    const updated = (await sessions.get(session.id))!;
-    ctx.body = {
-      status: updated.status,
-      code: applied.code,
-      amountDiscount: applied.amountDiscount,
-      amountSubtotal: updated.amountSubtotal,
-      amountTotal: updated.amountTotal,
-      amountDetails: updated.amountDetails,
-    };
-  });
+  pages.route(
+    {
+      method: 'post',
+      path: '/:id/promotion-code',
+      summary: 'Apply a promotion code',
+      params,
+      body: PromotionCodeRequest,
+      response: PromotionCodeAnswer,
+      errors: [
+        invalidFields(
+          'parameter_invalid_string_empty',
+          'promotion_code_invalid',
+          'promotion_codes_not_allowed',
+          'promotion_code_currency_mismatch',
+          'parameters_exclusive',
+          'status_transition_invalid',
+          'checkout_session_expired',
+          'coupon_disabled',
+          'coupon_limit_reached',
+          'coupon_expired',
+          'promotion_code_expired',
+          'promotion_code_limit_reached',
+          'promotion_code_already_redeemed',
+          'promotion_code_redemption_released',
+        ),
+        notFound,
+      ],
+    },
+    async (_ctx, { params: { id }, body: { code } }) => {
+      const session = await load(id);
+      const applied = await applyPromotionCode(session, code);
+      if (applied.position !== null) await deps.projections.waitFor(applied.position);
+      const updated = (await sessions.get(session.id))!;
+      return {
+        status: updated.status,
+        code: applied.code,
+        amountDiscount: applied.amountDiscount,
+        amountSubtotal: updated.amountSubtotal,
+        amountTotal: updated.amountTotal,
+        amountDetails: updated.amountDetails,
+      };
+    },
+  );
 
-  router.post('/:id/cancel', async (ctx) => {
-    const session = await load(ctx);
-    const updated = await run(session, { type: 'CancelCheckoutSession', reason: 'canceled by the payer' });
-    ctx.body = { status: updated.status, redirectUrl: updated.cancelUrl };
-  });
+  pages.route(
+    {
+      method: 'post',
+      path: '/:id/cancel',
+      summary: 'Cancel the checkout',
+      description: "The payer gives up: the session is canceled, and the page sends them to the merchant's cancel URL.",
+      params,
+      response: CancelAnswer,
+      errors: [
+        { status: 400, codes: ['status_transition_invalid'], description: 'The session is no longer open' },
+        notFound,
+      ],
+    },
+    async (_ctx, { params: { id } }) => {
+      const session = await load(id);
+      const updated = await run(session, { type: 'CancelCheckoutSession', reason: 'canceled by the payer' });
+      return { status: updated.status, redirectUrl: updated.cancelUrl };
+    },
+  );
 
   return router;
 }

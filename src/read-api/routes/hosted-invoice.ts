@@ -17,6 +17,9 @@ import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { invoicePageUrl, invoicePayUrl } from '../../hosted/urls.ts';
 import { recordOf } from '../../projections/record-document.ts';
+import { idParams } from '../schema/fields.ts';
+import { hostedNotFound } from '../schema/hosted.ts';
+import { type PageAnswer, schemaRoutes } from '../schema/route.ts';
 
 /** Session refusals that come from the merchant's setup (no payment method for the currency), not the payer. */
 const MERCHANT_SETUP_CODES: ReadonlySet<string> = new Set(['payment_method_not_available', 'payment_method_invalid']);
@@ -60,9 +63,9 @@ export function hostedInvoiceRoutes(
   const products = deps.readStore.collection<ProductDoc>(PRODUCTS);
 
   /** For the pages a browser opens: an unknown or removed invoice is an HTML page, not the API's JSON error. */
-  async function pageInvoice(ctx: ApiContext): Promise<Invoice | null> {
+  async function pageInvoice(ctx: ApiContext, id: string): Promise<Invoice | null> {
     try {
-      return await publicInvoice(ctx.params.id!);
+      return await publicInvoice(id);
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       ctx.status = 404;
@@ -156,26 +159,56 @@ export function hostedInvoiceRoutes(
     return null;
   }
 
-  router.get('/:id', async (ctx) => {
-    const invoice = await pageInvoice(ctx);
-    if (!invoice) return;
-    ctx.set('Cache-Control', 'no-store');
-    await sendPage(ctx, invoice, 200);
-  });
+  const pages = schemaRoutes(router, { tag: 'Hosted invoices', auth: 'public' });
+  const params = idParams('invoice');
+  const notFoundPage: PageAnswer = {
+    status: 404,
+    description: 'No invoice with this id, or a draft or deleted one: a page saying so',
+  };
 
-  router.get('/:id/pdf', async (ctx) => {
-    const invoice = await publicInvoice(ctx.params.id!);
-    const { document } = await documentOf(invoice);
-    ctx.set('Cache-Control', 'no-store');
-    // The number is the merchant's text: only what is safe in a quoted filename is kept.
-    const filename = `${invoice.number.replace(/[^A-Za-z0-9._-]+/g, '_') || 'invoice'}.pdf`;
-    ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
-    ctx.type = 'application/pdf';
-    ctx.body = await invoicePdf(invoice, document);
-  });
+  pages.route(
+    {
+      method: 'get',
+      path: '/:id',
+      summary: 'The invoice page',
+      description: 'The invoice as a document, with the pay action while something is due.',
+      params,
+      produces: 'text/html',
+      pages: [{ status: 200, description: 'The invoice page' }, notFoundPage],
+    },
+    async (ctx, { params: { id } }) => {
+      const invoice = await pageInvoice(ctx, id);
+      if (!invoice) return;
+      ctx.set('Cache-Control', 'no-store');
+      await sendPage(ctx, invoice, 200);
+    },
+  );
 
-  router.get('/:id/pay', async (ctx) => {
-    const invoice = await pageInvoice(ctx);
+  pages.route(
+    {
+      method: 'get',
+      path: '/:id/pdf',
+      summary: 'The invoice as a PDF',
+      description: 'The same document as the page, as a download named after the invoice number.',
+      params,
+      produces: 'application/pdf',
+      errors: [hostedNotFound('invoice (or only a draft or deleted one)')],
+    },
+    async (ctx, { params: { id } }) => {
+      const invoice = await publicInvoice(id);
+      const { document } = await documentOf(invoice);
+      ctx.set('Cache-Control', 'no-store');
+      // The number is the merchant's text: only what is safe in a quoted filename is kept.
+      const filename = `${invoice.number.replace(/[^A-Za-z0-9._-]+/g, '_') || 'invoice'}.pdf`;
+      ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
+      ctx.type = 'application/pdf';
+      ctx.body = await invoicePdf(invoice, document);
+    },
+  );
+
+  /** The pay link: to a checkout session while something is due, otherwise the document saying why not. */
+  async function payInvoice(ctx: ApiContext, id: string): Promise<void> {
+    const invoice = await pageInvoice(ctx, id);
     if (!invoice) return;
     ctx.set('Cache-Control', 'no-store');
     if ((invoice.status === 'open' || invoice.status === 'uncollectible') && BigInt(invoice.amountRemaining) > 0n) {
@@ -240,7 +273,30 @@ export function hostedInvoiceRoutes(
     }
     // Paid or void: the document says so (a void one can no longer be paid: 410).
     await sendPage(ctx, invoice, invoice.status === 'void' ? 410 : 200);
-  });
+  }
+
+  pages.route(
+    {
+      method: 'get',
+      path: '/:id/pay',
+      summary: 'Pay the invoice',
+      description:
+        'The pay link: while something is due, sends the payer to a checkout session for the amount remaining (its open one, or a new one); otherwise shows the invoice saying why not.',
+      params,
+      produces: 'text/html',
+      pages: [
+        { status: 200, description: 'Nothing is due (paid): the invoice page saying so' },
+        { status: 302, description: "To the invoice's checkout session", redirect: true },
+        notFoundPage,
+        {
+          status: 409,
+          description: 'The business has no way set up to take this payment now: the invoice page saying so',
+        },
+        { status: 410, description: 'The invoice is void: the invoice page saying so' },
+      ],
+    },
+    (ctx, { params: { id } }) => payInvoice(ctx, id),
+  );
 
   return router;
 }

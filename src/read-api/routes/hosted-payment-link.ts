@@ -14,6 +14,9 @@ import { ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { MAX_PUBLIC_BODY_BYTES, readRequestBody } from '../request-body.ts';
+import { idParams } from '../schema/fields.ts';
+import { PayerFormSchema } from '../schema/hosted.ts';
+import { type PageAnswer, schemaRoutes } from '../schema/route.ts';
 
 /** The posted form (`application/x-www-form-urlencoded`); a repeated name keeps its last value. */
 async function readForm(ctx: ApiContext): Promise<PayerForm> {
@@ -94,8 +97,10 @@ export function hostedPaymentLinkRoutes(
   };
 
   /** The link and its organization when payers may use it; otherwise answers with a notice page and gives null. */
-  async function usable(ctx: ApiContext): Promise<{ link: PaymentLinkDoc; org: OrganizationDoc | null } | null> {
-    const id = ctx.params.id!;
+  async function usable(
+    ctx: ApiContext,
+    id: string,
+  ): Promise<{ link: PaymentLinkDoc; org: OrganizationDoc | null } | null> {
     const link = isUuid(id) ? await links.get(id) : null;
     if (!link || link.deleted) {
       html(
@@ -137,13 +142,34 @@ export function hostedPaymentLinkRoutes(
     return { link, org };
   }
 
-  router.get('/:id', async (ctx) => {
-    const found = await usable(ctx);
-    if (found) html(ctx, 200, renderPaymentLinkPage(found.link, found.org, { form: {}, problems: [] }));
-  });
+  const pages = schemaRoutes(router, { tag: 'Hosted payment links', auth: 'public' });
+  const params = idParams('payment link');
+  /** The link's notices: what a payer sees instead of its form. */
+  const unusable: PageAnswer[] = [
+    { status: 404, description: 'No payment link with this id, or a deleted one: a page saying so' },
+    { status: 410, description: 'The link is inactive, or a one-time link already paid: a page saying so' },
+  ];
 
-  router.post('/:id', async (ctx) => {
-    const found = await usable(ctx);
+  pages.route(
+    {
+      method: 'get',
+      path: '/:id',
+      summary: 'The payment link page',
+      description:
+        'The form of what the link collects: the amount (when the payer chooses it), contact details, addresses, custom fields.',
+      params,
+      produces: 'text/html',
+      pages: [{ status: 200, description: 'The payment link page' }, ...unusable],
+    },
+    async (ctx, { params: { id } }) => {
+      const found = await usable(ctx, id);
+      if (found) html(ctx, 200, renderPaymentLinkPage(found.link, found.org, { form: {}, problems: [] }));
+    },
+  );
+
+  /** The payer's submission: the form again with every problem, or a checkout session to pay. */
+  async function submit(ctx: ApiContext, id: string): Promise<void> {
+    const found = await usable(ctx, id);
     if (!found) return;
     const { link, org } = found;
     const refuse = (form: PayerForm, problems: FormProblem[], message?: string) =>
@@ -170,7 +196,29 @@ export function hostedPaymentLinkRoutes(
       if (error instanceof ValidationError) refuse(form, [], `This payment cannot be started: ${error.message}`);
       else throw error;
     }
-  });
+  }
+
+  pages.route(
+    {
+      method: 'post',
+      path: '/:id',
+      summary: 'Submit the payment link page',
+      description:
+        "The page's form, posted as `application/x-www-form-urlencoded` (the only type read: anything else shows the form again saying so). Every problem is shown at once on the form; a valid one opens a checkout session carrying the link and what it collected.",
+      params,
+      bodyTypes: { 'application/x-www-form-urlencoded': PayerFormSchema },
+      produces: 'text/html',
+      pages: [
+        { status: 303, description: "To the new checkout session's page", redirect: true },
+        {
+          status: 400,
+          description: 'The form again, naming every problem (or why this payment cannot be started)',
+        },
+        ...unusable,
+      ],
+    },
+    (ctx, { params: { id } }) => submit(ctx, id),
+  );
 
   return router;
 }

@@ -14,8 +14,10 @@ import {
   WeirError,
 } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
-import { asObject, optionalString } from '../../shared/input.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
+import { idParams, invalidFields } from '../schema/fields.ts';
+import { hostedNotFound, TestPaymentAnswer, TestPaymentRequest } from '../schema/hosted.ts';
+import { parseWith, schemaRoutes } from '../schema/route.ts';
 
 /** One payment the test wallet makes: `amount` chain units of `token` (null: the native coin) to `to`. */
 export type TestPayment = { to: Address; token: Address | null; amount: bigint };
@@ -117,8 +119,8 @@ export function hostedTestWalletRoutes(
     return address;
   };
 
-  router.post('/:id/test-payment', async (ctx) => {
-    const id = ctx.params.id!;
+  /** The session, when it has a test wallet at all (a live one is a 404), and the devnet it pays on. */
+  const walletSession = async (id: string): Promise<{ session: CheckoutSessionDoc; devnet: DevnetInfo }> => {
     const session = isUuid(id) ? await sessions.get(id) : null;
     if (!session) throw new NotFoundError('checkout session', id);
     if (session.environment !== 'test')
@@ -129,43 +131,80 @@ export function hostedTestWalletRoutes(
         'no local devnet on this server: the test wallet pays on the local devnet only',
         'test_wallet_unavailable',
       );
-    const body = ctx.state.body === undefined || ctx.state.body === null ? {} : asObject(ctx.state.body, '');
-    const address = payableAddress(session, devnet, optionalString(body, 'assetId', '', { max: 200 }));
+    return { session, devnet };
+  };
 
-    const sent = inFlight.get(session.id);
-    const seen = (hash: Hash | null) =>
-      hash !== null && session.payments.some((p) => p.transactionHash.toLowerCase() === hash.toLowerCase());
-    if (sent && !seen(sent.hash) && deps.clock.now() - sent.at < IN_FLIGHT_MS)
-      throw new ConflictError(
-        `a test payment is already on its way${sent.hash ? ` (${sent.hash})` : ''}; wait for the page to show it`,
-        'test_payment_pending',
-      );
-    inFlight.delete(session.id);
-    const amount = remainingChainUnits(session, address);
-    if (amount === 0n)
-      throw new ConflictError('nothing is left to pay: the payments sent are waiting for confirmation', 'nothing_due');
+  schemaRoutes(router, { tag: 'Hosted checkout', auth: 'public' }).route(
+    {
+      method: 'post',
+      path: '/:id/test-payment',
+      summary: 'Pay with the test wallet',
+      description:
+        'Test sessions on the local devnet only: pays what is still due in the chosen asset from a funded devnet account, once mined. A live session has no test wallet (404).',
+      params: idParams('checkout session'),
+      // Read once the session is known to have a test wallet: a live session is a 404 whatever the body.
+      bodyTypes: { 'application/json': TestPaymentRequest },
+      bodyOptional: true,
+      response: TestPaymentAnswer,
+      errors: [
+        invalidFields('payment_method_missing'),
+        {
+          status: 403,
+          codes: ['test_wallet_unavailable', 'session_not_open'],
+          description: 'No devnet here, the chosen asset is not on it, or the session is over',
+        },
+        hostedNotFound('checkout session'),
+        {
+          status: 409,
+          codes: ['test_payment_pending', 'nothing_due'],
+          description: 'A test payment is on its way, or nothing is left to pay',
+        },
+        { status: 502, codes: ['test_wallet_failed'], description: 'The devnet refused or reverted the payment' },
+      ],
+    },
+    async (ctx, { params: { id } }) => {
+      const { session, devnet } = await walletSession(id);
+      const { assetId } = parseWith(TestPaymentRequest, ctx.state.body ?? {});
+      const address = payableAddress(session, devnet, assetId);
 
-    const token = address.asset.address === 'native' ? null : getAddress(address.asset.address);
-    // Marked before sending, so a second click while this one is on its way is refused.
-    inFlight.set(session.id, { hash: null, at: deps.clock.now() });
-    if (inFlight.size > MAX_IN_FLIGHT) inFlight.delete(inFlight.keys().next().value!);
-    let hash: Hash;
-    try {
-      hash = await sendTestPayment(devnet, { to: getAddress(address.paymentAddress), token, amount });
-    } catch (error) {
+      const sent = inFlight.get(session.id);
+      const seen = (hash: Hash | null) =>
+        hash !== null && session.payments.some((p) => p.transactionHash.toLowerCase() === hash.toLowerCase());
+      if (sent && !seen(sent.hash) && deps.clock.now() - sent.at < IN_FLIGHT_MS)
+        throw new ConflictError(
+          `a test payment is already on its way${sent.hash ? ` (${sent.hash})` : ''}; wait for the page to show it`,
+          'test_payment_pending',
+        );
       inFlight.delete(session.id);
-      throw error;
-    }
-    inFlight.set(session.id, { hash, at: deps.clock.now() });
-    ctx.body = {
-      transactionHash: hash,
-      from: testWalletAccount(devnet)?.address ?? null,
-      to: getAddress(address.paymentAddress),
-      assetId: address.asset.id,
-      amountRaw: amount.toString(),
-      chainId: devnet.chainId,
-    };
-  });
+      const amount = remainingChainUnits(session, address);
+      if (amount === 0n)
+        throw new ConflictError(
+          'nothing is left to pay: the payments sent are waiting for confirmation',
+          'nothing_due',
+        );
+
+      const token = address.asset.address === 'native' ? null : getAddress(address.asset.address);
+      // Marked before sending, so a second click while this one is on its way is refused.
+      inFlight.set(session.id, { hash: null, at: deps.clock.now() });
+      if (inFlight.size > MAX_IN_FLIGHT) inFlight.delete(inFlight.keys().next().value!);
+      let hash: Hash;
+      try {
+        hash = await sendTestPayment(devnet, { to: getAddress(address.paymentAddress), token, amount });
+      } catch (error) {
+        inFlight.delete(session.id);
+        throw error;
+      }
+      inFlight.set(session.id, { hash, at: deps.clock.now() });
+      return {
+        transactionHash: hash,
+        from: testWalletAccount(devnet)?.address ?? null,
+        to: getAddress(address.paymentAddress),
+        assetId: address.asset.id,
+        amountRaw: amount.toString(),
+        chainId: devnet.chainId,
+      };
+    },
+  );
 
   return router;
 }

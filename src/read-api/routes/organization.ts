@@ -8,11 +8,12 @@ import {
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { publicOrganization } from '../../projections/public-views.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { EVM_ADDRESS, evmChecksumHolds } from '../../shared/input.ts';
+import { EVM_ADDRESS, evmChecksumHolds } from '../../shared/evm-address.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { createBrandLogoStore, parseMultipart } from '../brand-logo.ts';
 import { commandFor } from '../command.ts';
 import {
+  BrandForm,
   BrandUpdate,
   BusinessDetailsUpdate,
   MessageSchema,
@@ -163,9 +164,10 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
       path: '/brand',
       summary: 'Update the brand',
       description:
-        'JSON (`brandColor`, `brandLogo` URL) or `multipart/form-data` with a `brandColor` field and a `brandLogo` file, stored and served by Weir. Body: BrandUpdate.',
+        'JSON (`brandColor`, `brandLogo` URL) or `multipart/form-data` with a `brandColor` field and a `brandLogo` file, stored and served by Weir.',
+      bodyTypes: { 'application/json': BrandUpdate, 'multipart/form-data': BrandForm },
       response: OrganizationSchema,
-      errors: [invalidFields('url_invalid')],
+      errors: [invalidFields('url_invalid', 'invalid_multipart', 'unsupported_image_type')],
     },
     async (ctx) => {
       const form = ctx.state.multipart ? brandForm(ctx, ctx.state.multipart) : null;

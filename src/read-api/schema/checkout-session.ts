@@ -29,7 +29,7 @@ export const RecoveryRequest = bodyObject({
   }).openapi({ example: `0x${'ab'.repeat(32)}` }),
 }).openapi('RecoveryRequest');
 
-const AssetSchema = z
+export const AssetSchema = z
   .object({
     id: z.string(),
     name: z.string(),

@@ -1,7 +1,19 @@
 import type Router from '@koa/router';
-import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import {
+  OpenAPIRegistry,
+  OpenApiGeneratorV31,
+  type ResponseConfig,
+  type RouteConfig,
+} from '@asteasolutions/zod-to-openapi';
 import { ErrorBodySchema, z } from './fields.ts';
-import { type Auth, declarationOf, type DeclaredRoute, type ErrorSpec } from './route.ts';
+import {
+  type Auth,
+  declarationOf,
+  type DeclaredRoute,
+  type ErrorSpec,
+  type PageAnswer,
+  type Produces,
+} from './route.ts';
 import { webhookDefinitions } from './webhook-payloads.ts';
 
 /** The routers of each area, as `httpRouters` gives them. */
@@ -88,7 +100,7 @@ function commonErrors(auth: Auth, method: Method, takesBody: boolean, idempotent
 }
 
 /** One response per status, listing its codes, with an example body for each. */
-function errorResponses(errors: readonly ErrorSpec[]) {
+function errorResponses(errors: readonly ErrorSpec[]): Record<number, ResponseConfig> {
   const byStatus = new Map<number, { codes: Set<string>; descriptions: string[] }>();
   for (const e of errors) {
     const entry = byStatus.get(e.status) ?? { codes: new Set<string>(), descriptions: [] };
@@ -96,7 +108,7 @@ function errorResponses(errors: readonly ErrorSpec[]) {
     if (e.description) entry.descriptions.push(e.description);
     byStatus.set(e.status, entry);
   }
-  const responses: NonNullable<RouteConfig['responses']> = {};
+  const responses: Record<number, ResponseConfig> = {};
   for (const [status, { codes, descriptions }] of [...byStatus].sort(([a], [b]) => a - b)) {
     const error = STATUS_NAMES[status] ?? 'Error';
     const list = [...codes];
@@ -126,23 +138,73 @@ const idempotencyHeader = z.object({
 const pathParams = (names: string[]) =>
   z.object(Object.fromEntries(names.map((name) => [name, z.string()])) as Record<string, z.ZodString>);
 
+/** A page or a file as the document shows it: a string of its type (bytes for a PDF). */
+const producedSchema = (type: Produces) =>
+  type === 'application/pdf' ? { type: 'string' as const, format: 'binary' } : { type: 'string' as const };
+
+/** Adds a route's non-JSON answers: pages of its type, and redirects; a status that also has JSON errors gets both. */
+function addPages(responses: Record<number, ResponseConfig>, type: Produces, pages: readonly PageAnswer[]) {
+  for (const page of pages) {
+    const answer = page.redirect
+      ? {
+          description: page.description,
+          headers: { Location: { description: 'Where the browser goes next', schema: { type: 'string' as const } } },
+        }
+      : { description: page.description, content: { [type]: { schema: producedSchema(type) } } };
+    const json = responses[page.status];
+    responses[page.status] = json
+      ? {
+          ...answer,
+          description: `${page.description}; or ${json.description}`,
+          content: { ...json.content, ...answer.content },
+        }
+      : answer;
+  }
+}
+
 function declaredOperation(route: DeclaredRoute, method: Method, path: string, names: string[]): RouteConfig {
-  const takesBody = route.body !== undefined;
+  const bodies = { ...(route.body ? { 'application/json': route.body } : {}), ...route.bodyTypes };
+  // The common body errors are the JSON reader's: a route that takes only a form does not meet them.
+  const takesBody = bodies['application/json'] !== undefined;
   const idempotent = method === 'post' && route.auth === 'secretKey' && route.idempotent !== false;
   const request: NonNullable<RouteConfig['request']> = {};
   if (route.params) request.params = route.params as z.ZodObject;
   else if (names.length) request.params = pathParams(names);
   if (route.query) request.query = route.query as z.ZodObject;
   if (idempotent) request.headers = idempotencyHeader;
-  if (route.body)
+  if (Object.keys(bodies).length > 0)
     request.body = {
       required: !route.bodyOptional,
-      content: {
-        'application/json': {
-          schema: route.body,
-          ...(route.examples?.request === undefined ? {} : { example: route.examples.request }),
-        },
-      },
+      content: Object.fromEntries(
+        Object.entries(bodies).map(([type, schema]) => [
+          type,
+          {
+            schema,
+            ...(type === 'application/json' && route.examples?.request !== undefined
+              ? { example: route.examples.request }
+              : {}),
+          },
+        ]),
+      ),
+    };
+  const responses = errorResponses([
+    ...commonErrors(route.auth, method, takesBody, idempotent),
+    ...(route.errors ?? []),
+  ]);
+  if (route.produces) addPages(responses, route.produces, route.pages ?? [{ status: 200, description: 'OK' }]);
+  else
+    responses[200] = {
+      description: 'OK',
+      ...(route.response
+        ? {
+            content: {
+              'application/json': {
+                schema: route.response,
+                ...(route.examples?.response === undefined ? {} : { example: route.examples.response }),
+              },
+            },
+          }
+        : {}),
     };
   return {
     method,
@@ -152,22 +214,7 @@ function declaredOperation(route: DeclaredRoute, method: Method, path: string, n
     tags: [route.tag],
     security: securityOf(route.auth),
     request,
-    responses: {
-      200: {
-        description: 'OK',
-        ...(route.response
-          ? {
-              content: {
-                'application/json': {
-                  schema: route.response,
-                  ...(route.examples?.response === undefined ? {} : { example: route.examples.response }),
-                },
-              },
-            }
-          : {}),
-      },
-      ...errorResponses([...commonErrors(route.auth, method, takesBody, idempotent), ...(route.errors ?? [])]),
-    },
+    responses,
   };
 }
 

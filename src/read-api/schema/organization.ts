@@ -1,4 +1,5 @@
 import { CURRENCIES } from '../../actors/line-items.ts';
+import { MAX_LOGO_BYTES } from '../brand-logo.ts';
 import { integer } from './catalog.ts';
 import {
   bodyObject,
@@ -44,14 +45,30 @@ export const BusinessDetailsUpdate = bodyObject({
 }).openapi('BusinessDetailsUpdate', { example: { name: 'Acme Ltd', supportEmail: 'help@acme.example' } });
 
 /** The brand as JSON; the same fields come as a `multipart/form-data` form with a `brandLogo` file. */
+const brandColor = () => text({ pattern: HEX_COLOR, hint: 'must be a hex color such as #1a2b3c' });
+
 export const BrandUpdate = bodyObject({
-  brandColor: optional(text({ pattern: HEX_COLOR, hint: 'must be a hex color such as #1a2b3c' })),
+  brandColor: optional(brandColor()),
   brandLogo: optional(url()),
 }).openapi('BrandUpdate', {
   description:
     'JSON, or `multipart/form-data` with a `brandColor` field and a `brandLogo` file (stored and served by Weir)',
   example: { brandColor: '#1a2b3c' },
 });
+
+/** The brand as the reference's form: the color as a field, the logo as an uploaded image (read by the route, see brandForm). */
+export const BrandForm = z
+  .object({
+    brandColor: brandColor().optional(),
+    brandLogo: z
+      .string()
+      .optional()
+      .openapi({
+        format: 'binary',
+        description: `The logo: a PNG, JPEG, WebP or GIF image of at most ${MAX_LOGO_BYTES / 1024} KiB, stored and served by Weir`,
+      }),
+  })
+  .openapi('BrandForm', { description: 'At least one of the two; no other part is taken' });
 
 export const PaymentSettingUpdate = bodyObject({
   preferredChainId: optional(integer({ min: 1 })),

@@ -10,6 +10,15 @@ export type Auth = 'secretKey' | 'public' | 'admin';
 /** An error answer a route gives besides the common ones (auth, body, rate limits), with its codes. */
 export type ErrorSpec = { status: number; codes: readonly string[]; description?: string };
 
+/** What a route answers when it is not JSON: a page, a file or a script (documented as a string of that type). */
+export type Produces = 'text/html' | 'application/pdf' | 'text/javascript';
+
+/** A non-JSON answer: a page in the route's `produces` type at this status, or a redirect (`Location`). */
+export type PageAnswer = { status: number; description: string; redirect?: true };
+
+/** A request body's media types: JSON (what `body` parses), a form, or a form with files. */
+export type BodyType = 'application/json' | 'application/x-www-form-urlencoded' | 'multipart/form-data';
+
 type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
 type AnyObject = z.ZodType<Record<string, unknown>, unknown>;
 
@@ -35,6 +44,15 @@ export type RouteSpec<
   bodyOptional?: boolean;
   /** The 200 answer's schema; a route without one is documented without a body schema. */
   response?: z.ZodType;
+  /** The answer's media type when it is not JSON (`response` is then unused). */
+  produces?: Produces;
+  /** With `produces`: every answer it gives in that type, or as a redirect (the 200 among them; default: a 200). */
+  pages?: readonly PageAnswer[];
+  /**
+   * Bodies the handler reads and checks itself (a form, an upload, JSON it parses once it knows
+   * which it got), by media type, as the document shows them; `body` stays the JSON one parsed here.
+   */
+  bodyTypes?: Partial<Record<BodyType, z.ZodType>>;
   errors?: readonly ErrorSpec[];
   /** Shown in the document: a request body and a 200 answer. */
   examples?: { request?: unknown; response?: unknown };

@@ -1,0 +1,172 @@
+import type { PayerState } from '../../hosted/checkout-status.ts';
+import { ADDRESS_INPUTS, INPUT } from '../../hosted/payment-link-form.ts';
+import { AssetSchema, CheckoutSessionSchema } from './checkout-session.ts';
+import { amountString, bodyObject, optional, requiredText, text, timestamp, z } from './fields.ts';
+
+/** Request and answer schemas of the public hosted pages' JSON routes (the checkout page's script calls them). */
+
+const PAYER_STATES = [
+  'waiting',
+  'confirming',
+  'partly_paid',
+  'paid',
+  'expired',
+  'canceled',
+] as const satisfies readonly PayerState[];
+
+const session = CheckoutSessionSchema.shape;
+
+/** The 404 of a public route: its id is the only key there is. */
+export const hostedNotFound = (what: string) => ({
+  status: 404,
+  codes: ['resource_missing'],
+  description: `No ${what} with this id`,
+});
+
+/** The chosen payment method and what is left to pay in it (null when none is chosen or the session is over). */
+const WalletDueSchema = z
+  .object({ addressId: z.string(), assetId: z.string(), amountRemainingRaw: amountString() })
+  .nullable()
+  .openapi('HostedWalletDue', { description: "What is left to pay, in the chosen asset's chain units" });
+
+const qrSvg = () => z.string().openapi({ description: 'The payment URI as a QR code (an SVG document)' });
+
+/** `GET /checkout/{id}/status`: the session as the payer's page shows it (see payerStatus). */
+export const PayerStatusSchema = z
+  .object({
+    id: z.string(),
+    status: session.status,
+    paymentStatus: session.paymentStatus,
+    state: z.enum(PAYER_STATES),
+    title: z.string(),
+    detail: z.string(),
+    currency: z.string().openapi({ description: 'Upper case, as the page shows it', example: 'USDC' }),
+    amountTotal: amountString(),
+    amountTotalFormatted: z.string(),
+    amountReceived: amountString(),
+    amountReceivedFormatted: z.string(),
+    amountRemaining: amountString(),
+    amountRemainingFormatted: z.string(),
+    amountPending: amountString(),
+    amountToSend: amountString(),
+    amountToSendFormatted: z.string(),
+    confirmations: z.object({
+      pending: z.number().int(),
+      current: z.number().int().nullable(),
+      required: z.number().int().nullable(),
+    }),
+    expiresAt: timestamp(),
+    now: timestamp(),
+    payment: z
+      .object({
+        assetId: z.string(),
+        symbol: z.string(),
+        assetName: z.string(),
+        network: z.string(),
+        networkName: z.string(),
+        chainId: z.number().int(),
+        assetAddress: z.string().openapi({ description: 'The token contract, or `native` for the coin' }),
+        decimals: z.number().int(),
+        address: z.string(),
+        amountDueRaw: amountString(),
+        amountDue: z.string(),
+        paymentUri: z.string(),
+        qrSvg: qrSvg(),
+      })
+      .nullable()
+      .openapi({ description: 'Where and how much to send now, once an asset is chosen and while it is open' }),
+    wallet: WalletDueSchema,
+    redirectUrl: z.string().nullable(),
+    returnUrl: z.string().nullable(),
+    message: z.string().nullable(),
+  })
+  .openapi('HostedCheckoutStatus');
+
+export const PaymentMethodRequest = bodyObject({
+  assetId: requiredText({ max: 200 }).openapi({ description: 'A deposit address id or its asset id' }),
+}).openapi('HostedPaymentMethodRequest', { example: { assetId: 'base:usdc' } });
+
+/** The "QR reveal": where to send, how much, and the QR of it. */
+export const PaymentMethodAnswer = z
+  .object({
+    address: z.string(),
+    network: z.string(),
+    networkName: z.string(),
+    chainId: z.number().int(),
+    symbol: z.string(),
+    assetName: z.string(),
+    asset: AssetSchema,
+    amountDueRaw: amountString(),
+    amountDue: z.string(),
+    paymentUri: z.string(),
+    qrSvg: qrSvg(),
+    wallet: WalletDueSchema,
+  })
+  .openapi('HostedPaymentMethod');
+
+export const PromotionCodeRequest = bodyObject({
+  code: requiredText({ max: 100 }),
+}).openapi('HostedPromotionCodeRequest', { example: { code: 'LAUNCH' } });
+
+export const PromotionCodeAnswer = z
+  .object({
+    status: session.status,
+    code: z.string(),
+    amountDiscount: amountString(),
+    amountSubtotal: amountString(),
+    amountTotal: amountString(),
+    amountDetails: session.amountDetails,
+  })
+  .openapi('HostedPromotionCode');
+
+export const CancelAnswer = z
+  .object({
+    status: session.status,
+    redirectUrl: z
+      .string()
+      .nullable()
+      .openapi({ description: "The session's cancel URL, where the page sends the payer" }),
+  })
+  .openapi('HostedCheckoutCanceled');
+
+export const TestPaymentRequest = bodyObject({
+  assetId: optional(text({ max: 200 })).openapi({
+    description: 'The payment method chosen on the page (its address or asset id); default: that one',
+  }),
+}).openapi('HostedTestPaymentRequest', { example: { assetId: 'devnet:usdc' } });
+
+export const TestPaymentAnswer = z
+  .object({
+    transactionHash: z.string(),
+    from: z.string().nullable(),
+    to: z.string(),
+    assetId: z.string(),
+    amountRaw: amountString(),
+    chainId: z.number().int(),
+  })
+  .openapi('HostedTestPayment');
+
+const formValue = (description: string) => z.string().optional().openapi({ description });
+const addressInputs = (kind: 'billing' | 'shipping') =>
+  Object.fromEntries(
+    ADDRESS_INPUTS.map((input) => [INPUT.address(kind, input.part), formValue(`${kind} address: ${input.label}`)]),
+  );
+
+/**
+ * The payment link page's form as posted. What is required depends on what the link collects; the
+ * page names every problem at once, so the form is checked by the route against its link.
+ */
+export const PayerFormSchema = z
+  .object({
+    [INPUT.amount]: formValue('The amount, for a link that lets the payer choose it (a decimal, such as 12.5)'),
+    [INPUT.name]: formValue("The payer's name"),
+    [INPUT.email]: formValue("The payer's email address"),
+    [INPUT.phone]: formValue("The payer's phone number"),
+    ...addressInputs('billing'),
+    ...addressInputs('shipping'),
+  })
+  .catchall(z.string())
+  .openapi('PaymentLinkForm', {
+    description:
+      'Input name to value; `custom.<key>` answers a custom field of the link. A repeated name keeps its last value.',
+  });
