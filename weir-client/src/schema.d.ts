@@ -5259,12 +5259,27 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/payment-links
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * List payment links
+         * @description Newest first; `isActive` filters on whether payers can use the link now.
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    "createdAt[gte]"?: string;
+                    /** @description ISO 8601 date or timestamp */
+                    "createdAt[lt]"?: string;
+                    /** @description Comma-separated payment link ids */
+                    ids?: string;
+                    /** @description true or false */
+                    isActive?: string;
+                    /** @description Items per page, 1 to 200 (default 200) */
+                    limit?: string;
+                    /** @description Page number, from 1 */
+                    page?: string;
+                    /** @description One of fixed, variable, subscription */
+                    pricing?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -5276,10 +5291,18 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            data: components["schemas"]["PaymentLink"][];
+                            hasMore: boolean;
+                            limit: number;
+                            page: number;
+                        };
+                    };
                 };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5287,8 +5310,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5309,8 +5332,8 @@ export interface paths {
         };
         put?: never;
         /**
-         * POST /api/v1/payment-links
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Create a payment link
+         * @description Sells a catalog price: `priceId`, a product’s default price (`productId`), or a price made from `amount` and a currency (`currencies`, `preferredCurrency`, or the deprecated `currency`). Without a price the payer enters the amount, within `minimumAmount` and `maximumAmount`. A refused request creates nothing.
          */
         post: {
             parameters: {
@@ -5322,16 +5345,74 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "title": "Concert ticket",
+                     *       "amount": "2500000000",
+                     *       "currencies": [
+                     *         "usdc"
+                     *       ],
+                     *       "afterCompletionRedirectUrl": "https://shop.example/thanks"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentLinkCreate"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                         *       "organizationId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
+                         *       "type": "multiple",
+                         *       "pricing": "fixed",
+                         *       "priceType": "one_time",
+                         *       "title": "Concert ticket",
+                         *       "description": null,
+                         *       "image": null,
+                         *       "tags": [],
+                         *       "currency": "usdc",
+                         *       "amount": "2500000000",
+                         *       "priceId": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
+                         *       "productId": "9b2d5c1e-6f3a-4b7c-8d9e-0a1b2c3d4e5f",
+                         *       "interval": null,
+                         *       "intervalCount": null,
+                         *       "suggestedAmounts": [],
+                         *       "minimumAmount": null,
+                         *       "maximumAmount": null,
+                         *       "nameCollection": false,
+                         *       "emailCollection": false,
+                         *       "phoneNumberCollection": false,
+                         *       "billingAddressCollection": false,
+                         *       "shippingAddressCollection": false,
+                         *       "customFields": {
+                         *         "fields": []
+                         *       },
+                         *       "submitType": "pay",
+                         *       "afterCompletion": "redirect",
+                         *       "afterCompletionRedirectUrl": "https://shop.example/thanks",
+                         *       "afterCompletionConfirmMsg": null,
+                         *       "allowPromotionCodes": false,
+                         *       "allowedChains": [],
+                         *       "metadata": {},
+                         *       "isActive": true,
+                         *       "createdAt": "2026-05-01T08:00:00.000Z",
+                         *       "updatedAt": "2026-05-01T08:00:00.000Z",
+                         *       "url": "https://pay.shop.example/pay/7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                         *       "livemode": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["PaymentLink"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5342,15 +5423,6 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5418,15 +5490,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /api/v1/payment-links/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Read a payment link */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
@@ -5438,7 +5508,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["PaymentLink"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -5449,7 +5521,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5470,28 +5542,35 @@ export interface paths {
             };
         };
         /**
-         * PUT /api/v1/payment-links/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Update a payment link
+         * @description Only the fields sent change; `null` clears a field. The price is fixed: a body may repeat the link's pricing fields (clients of the reference send the whole link back), but not change them. `isActive` switches the link on or off.
          */
         put: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PaymentLinkUpdate"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["PaymentLink"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5509,8 +5588,17 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `payment_link_used` */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5558,14 +5646,15 @@ export interface paths {
         };
         post?: never;
         /**
-         * DELETE /api/v1/payment-links/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Delete a payment link
+         * @description Payers can no longer open it; checkout sessions already opened from it are unchanged.
          */
         delete: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
@@ -5577,7 +5666,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["DeletedMessage"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -5588,7 +5679,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5631,14 +5722,15 @@ export interface paths {
         };
         get?: never;
         /**
-         * PUT /api/v1/payment-links/{id}/activate
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Activate a payment link
+         * @description A one_time link that has been paid cannot be activated again (409).
          */
         put: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
@@ -5650,15 +5742,8 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
-                };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["PaymentLink"];
                     };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
@@ -5670,7 +5755,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5679,17 +5764,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
+                /** @description A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `payment_link_used` */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5718,8 +5794,8 @@ export interface paths {
             };
         };
         /**
-         * POST /api/v1/payment-links/{id}/activate
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Activate a payment link
+         * @description A one_time link that has been paid cannot be activated again (409).
          */
         post: {
             parameters: {
@@ -5729,6 +5805,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
@@ -5740,9 +5817,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["PaymentLink"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5760,7 +5839,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5769,26 +5848,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used with another body, or its first request is still running; A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `idempotency_key_in_use`, `payment_link_used` */
                 409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5830,15 +5891,13 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /**
-         * PUT /api/v1/payment-links/{id}/deactivate
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Deactivate a payment link */
         put: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
@@ -5850,15 +5909,8 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
-                };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["PaymentLink"];
                     };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
@@ -5870,26 +5922,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5917,10 +5951,7 @@ export interface paths {
                 };
             };
         };
-        /**
-         * POST /api/v1/payment-links/{id}/deactivate
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Deactivate a payment link */
         post: {
             parameters: {
                 query?: never;
@@ -5929,6 +5960,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The payment link's id */
                     id: string;
                 };
                 cookie?: never;
@@ -5940,9 +5972,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["PaymentLink"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5960,7 +5994,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5971,24 +6005,6 @@ export interface paths {
                 };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12003,6 +12019,366 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * @example {
+         *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *       "organizationId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
+         *       "type": "multiple",
+         *       "pricing": "fixed",
+         *       "priceType": "one_time",
+         *       "title": "Concert ticket",
+         *       "description": null,
+         *       "image": null,
+         *       "tags": [],
+         *       "currency": "usdc",
+         *       "amount": "2500000000",
+         *       "priceId": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
+         *       "productId": "9b2d5c1e-6f3a-4b7c-8d9e-0a1b2c3d4e5f",
+         *       "interval": null,
+         *       "intervalCount": null,
+         *       "suggestedAmounts": [],
+         *       "minimumAmount": null,
+         *       "maximumAmount": null,
+         *       "nameCollection": false,
+         *       "emailCollection": false,
+         *       "phoneNumberCollection": false,
+         *       "billingAddressCollection": false,
+         *       "shippingAddressCollection": false,
+         *       "customFields": {
+         *         "fields": []
+         *       },
+         *       "submitType": "pay",
+         *       "afterCompletion": "redirect",
+         *       "afterCompletionRedirectUrl": "https://shop.example/thanks",
+         *       "afterCompletionConfirmMsg": null,
+         *       "allowPromotionCodes": false,
+         *       "allowedChains": [],
+         *       "metadata": {},
+         *       "isActive": true,
+         *       "createdAt": "2026-05-01T08:00:00.000Z",
+         *       "updatedAt": "2026-05-01T08:00:00.000Z",
+         *       "url": "https://pay.shop.example/pay/7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *       "livemode": false
+         *     }
+         */
+        PaymentLink: {
+            /** @enum {string} */
+            afterCompletion: "redirect" | "hosted_confirmation";
+            afterCompletionConfirmMsg: string | null;
+            afterCompletionRedirectUrl: string | null;
+            allowedChains: {
+                chainId: number;
+                isPreferred: boolean;
+            }[];
+            allowPromotionCodes: boolean;
+            /** @description The unit amount; null for a variable-price link */
+            amount: string | null;
+            billingAddressCollection: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            currency: string;
+            customFields: {
+                fields: components["schemas"]["PaymentLinkCustomField"][];
+            };
+            description: string | null;
+            emailCollection: boolean;
+            id: string;
+            image: string | null;
+            /** @enum {string|null} */
+            interval: "day" | "week" | "month" | "year" | null;
+            intervalCount: number | null;
+            isActive: boolean;
+            livemode: boolean;
+            /** @description In the asset's smallest unit */
+            maximumAmount: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description In the asset's smallest unit */
+            minimumAmount: string | null;
+            nameCollection: boolean;
+            organizationId: string;
+            phoneNumberCollection: boolean;
+            priceId: string | null;
+            /** @enum {string} */
+            priceType: "one_time" | "recurring";
+            /** @enum {string} */
+            pricing: "fixed" | "variable" | "subscription";
+            productId: string;
+            shippingAddressCollection: boolean;
+            /** @enum {string} */
+            submitType: "pay" | "book" | "donate";
+            suggestedAmounts: string[];
+            tags: string[];
+            title: string;
+            /** @enum {string} */
+            type: "one_time" | "multiple";
+            /** Format: date-time */
+            updatedAt: string;
+            /**
+             * Format: uri
+             * @description The hosted page payers open
+             */
+            url: string;
+        };
+        /**
+         * @example {
+         *       "title": "Concert ticket",
+         *       "amount": "2500000000",
+         *       "currencies": [
+         *         "usdc"
+         *       ],
+         *       "afterCompletionRedirectUrl": "https://shop.example/thanks"
+         *     }
+         */
+        PaymentLinkCreate: {
+            /**
+             * @description Default: redirect when afterCompletionRedirectUrl is given, else hosted_confirmation
+             * @enum {string|null}
+             */
+            afterCompletion?: "redirect" | "hosted_confirmation" | null;
+            afterCompletionConfirmMsg?: string | null;
+            /**
+             * Format: uri
+             * @example https://shop.example/thanks
+             */
+            afterCompletionRedirectUrl?: string | null;
+            /** @description Networks the payer may pay on (none: every network of the organization); at most one preferred */
+            allowedChains?: {
+                /**
+                 * @description A network of the key’s environment
+                 * @example 7357
+                 */
+                chainId: number;
+                isPreferred?: boolean | null;
+            }[] | null;
+            allowPromotionCodes?: boolean | null;
+            /**
+             * @description A fixed price made for the link (with a currency)
+             * @example 150000000
+             */
+            amount?: string;
+            billingAddressCollection?: boolean | null;
+            currencies?: ("usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc")[] | null;
+            /**
+             * @deprecated
+             * @description Use `currencies`
+             * @enum {string|null}
+             */
+            currency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc" | null;
+            customFields?: {
+                fields?: components["schemas"]["PaymentLinkCustomFieldInput"][] | null;
+            } | null;
+            description?: string | null;
+            /** @description Default: true for a subscription link (required there) */
+            emailCollection?: boolean | null;
+            /**
+             * Format: uri
+             * @example https://shop.example/thanks
+             */
+            image?: string | null;
+            /** @description Whether payers can use the link (default true) */
+            isActive?: boolean | null;
+            /**
+             * @description Variable price only: the most the payer may enter
+             * @example 150000000
+             */
+            maximumAmount?: string | null;
+            /**
+             * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
+             * @example {
+             *       "orderId": "6735"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Variable price only: the least the payer may enter
+             * @example 150000000
+             */
+            minimumAmount?: string | null;
+            nameCollection?: boolean | null;
+            phoneNumberCollection?: boolean | null;
+            /**
+             * @description One of `currencies`
+             * @enum {string|null}
+             */
+            preferredCurrency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc" | null;
+            /** @description The catalog price to sell */
+            priceId?: string | null;
+            /**
+             * @description Checked against the price the link sells: fixed (one-time), subscription (recurring) or variable
+             * @enum {string|null}
+             */
+            pricing?: "fixed" | "variable" | "subscription" | null;
+            /** @description The product to sell: its default price, or a new price from `amount`, or variable with `pricing: variable` */
+            productId?: string | null;
+            shippingAddressCollection?: boolean | null;
+            /** @enum {string|null} */
+            submitType?: "pay" | "book" | "donate" | null;
+            /** @description Variable price only: one-click amounts */
+            suggestedAmounts?: string[] | null;
+            tags?: string[] | null;
+            /** @example Concert ticket */
+            title: string;
+            /**
+             * @description `multiple` (default): reusable; `one_time`: one payment
+             * @enum {string|null}
+             */
+            type?: "one_time" | "multiple" | null;
+        };
+        PaymentLinkCustomField: {
+            key: string;
+            label: {
+                custom: string;
+                /** @enum {string} */
+                type: "custom";
+            };
+            optional: boolean;
+            text: {
+                maximumLength: number | null;
+                minimumLength: number | null;
+            };
+            /** @enum {string} */
+            type: "text";
+        } | {
+            key: string;
+            label: {
+                custom: string;
+                /** @enum {string} */
+                type: "custom";
+            };
+            numeric: {
+                maximum: string | null;
+                maximumLength: number | null;
+                minimum: string | null;
+                minimumLength: number | null;
+            };
+            optional: boolean;
+            /** @enum {string} */
+            type: "numeric";
+        } | {
+            dropdown: {
+                options: {
+                    label: string;
+                    value: string;
+                }[];
+            };
+            key: string;
+            label: {
+                custom: string;
+                /** @enum {string} */
+                type: "custom";
+            };
+            optional: boolean;
+            /** @enum {string} */
+            type: "dropdown";
+        };
+        /**
+         * @example {
+         *       "key": "company",
+         *       "type": "text",
+         *       "label": {
+         *         "type": "custom",
+         *         "custom": "Company"
+         *       },
+         *       "text": {
+         *         "maximumLength": 40
+         *       }
+         *     }
+         */
+        PaymentLinkCustomFieldInput: {
+            /**
+             * @description Letters, digits or _; unique in the link
+             * @example company
+             */
+            key: string;
+            /**
+             * @description `{type: "custom", custom}`, or the text alone
+             * @example {
+             *       "type": "custom",
+             *       "custom": "Company"
+             *     }
+             */
+            label: string | {
+                custom: string;
+                /** @enum {string|null} */
+                type?: "custom" | null;
+            };
+            /** @description Whether the payer may leave it empty (default false) */
+            optional?: boolean | null;
+            text?: {
+                maximumLength?: number;
+                minimumLength?: number;
+            } | null;
+            /** @enum {string} */
+            type: "text";
+        } | {
+            /**
+             * @description Letters, digits or _; unique in the link
+             * @example company
+             */
+            key: string;
+            /**
+             * @description `{type: "custom", custom}`, or the text alone
+             * @example {
+             *       "type": "custom",
+             *       "custom": "Company"
+             *     }
+             */
+            label: string | {
+                custom: string;
+                /** @enum {string|null} */
+                type?: "custom" | null;
+            };
+            numeric?: {
+                /**
+                 * @description A number, or a decimal string
+                 * @example 2.5
+                 */
+                maximum?: number | string | null;
+                maximumLength?: number;
+                /**
+                 * @description A number, or a decimal string
+                 * @example 2.5
+                 */
+                minimum?: number | string | null;
+                minimumLength?: number;
+            } | null;
+            /** @description Whether the payer may leave it empty (default false) */
+            optional?: boolean | null;
+            /** @enum {string} */
+            type: "numeric";
+        } | {
+            dropdown: {
+                options: {
+                    label: string;
+                    value: string;
+                }[];
+            };
+            /**
+             * @description Letters, digits or _; unique in the link
+             * @example company
+             */
+            key: string;
+            /**
+             * @description `{type: "custom", custom}`, or the text alone
+             * @example {
+             *       "type": "custom",
+             *       "custom": "Company"
+             *     }
+             */
+            label: string | {
+                custom: string;
+                /** @enum {string|null} */
+                type?: "custom" | null;
+            };
+            /** @description Whether the payer may leave it empty (default false) */
+            optional?: boolean | null;
+            /** @enum {string} */
+            type: "dropdown";
+        };
         /** @description Input name to value; `custom.<key>` answers a custom field of the link. A repeated name keeps its last value. */
         PaymentLinkForm: {
             /** @description The amount, for a link that lets the payer choose it (a decimal, such as 12.5) */
@@ -12039,6 +12415,110 @@ export interface components {
             "shipping.state"?: string;
         } & {
             [key: string]: string;
+        };
+        /**
+         * @example {
+         *       "title": "Concert ticket (late entry)",
+         *       "afterCompletionConfirmMsg": "See you there"
+         *     }
+         */
+        PaymentLinkUpdate: {
+            /**
+             * @description Default: redirect when afterCompletionRedirectUrl is given, else hosted_confirmation
+             * @enum {string|null}
+             */
+            afterCompletion?: "redirect" | "hosted_confirmation" | null;
+            afterCompletionConfirmMsg?: string | null;
+            /**
+             * Format: uri
+             * @example https://shop.example/thanks
+             */
+            afterCompletionRedirectUrl?: string | null;
+            /** @description Networks the payer may pay on (none: every network of the organization); at most one preferred */
+            allowedChains?: {
+                /**
+                 * @description A network of the key’s environment
+                 * @example 7357
+                 */
+                chainId: number;
+                isPreferred?: boolean | null;
+            }[] | null;
+            allowPromotionCodes?: boolean | null;
+            /**
+             * @description Cannot be changed: may only repeat the link's value
+             * @example 150000000
+             */
+            amount?: string | null;
+            billingAddressCollection?: boolean | null;
+            /** @description Cannot be changed: may only repeat the link's value */
+            currency?: string;
+            customFields?: {
+                fields?: components["schemas"]["PaymentLinkCustomFieldInput"][] | null;
+            } | null;
+            description?: string | null;
+            /** @description Default: true for a subscription link (required there) */
+            emailCollection?: boolean | null;
+            /**
+             * Format: uri
+             * @example https://shop.example/thanks
+             */
+            image?: string | null;
+            /**
+             * @description Cannot be changed: may only repeat the link's value
+             * @enum {string|null}
+             */
+            interval?: "day" | "week" | "month" | "year" | null;
+            /** @description Cannot be changed: may only repeat the link's value */
+            intervalCount?: number | null;
+            /** @description Whether payers can use the link (default true) */
+            isActive?: boolean | null;
+            /**
+             * @description Variable price only: the most the payer may enter
+             * @example 150000000
+             */
+            maximumAmount?: string | null;
+            /**
+             * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
+             * @example {
+             *       "orderId": "6735"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Variable price only: the least the payer may enter
+             * @example 150000000
+             */
+            minimumAmount?: string | null;
+            nameCollection?: boolean | null;
+            phoneNumberCollection?: boolean | null;
+            /** @description Cannot be changed: may only repeat the link's value */
+            priceId?: string | null;
+            /**
+             * @description Cannot be changed: may only repeat the link's value
+             * @enum {string}
+             */
+            priceType?: "one_time" | "recurring";
+            /**
+             * @description Cannot be changed: may only repeat the link's value
+             * @enum {string}
+             */
+            pricing?: "fixed" | "variable" | "subscription";
+            /** @description Cannot be changed: may only repeat the link's value */
+            productId?: string;
+            shippingAddressCollection?: boolean | null;
+            /** @enum {string|null} */
+            submitType?: "pay" | "book" | "donate" | null;
+            /** @description Variable price only: one-click amounts */
+            suggestedAmounts?: string[] | null;
+            tags?: string[] | null;
+            title?: string | null;
+            /**
+             * @description `multiple` (default): reusable; `one_time`: one payment
+             * @enum {string|null}
+             */
+            type?: "one_time" | "multiple" | null;
         };
         PaymentReceipt: {
             checkoutSessionId: string;
