@@ -14,6 +14,8 @@ import { ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { MAX_PUBLIC_BODY_BYTES, readRequestBody } from '../request-body.ts';
+import { CheckoutSessionCreate } from '../schema/checkout-session-create.ts';
+import { parseWith } from '../schema/route.ts';
 
 /** The posted form (`application/x-www-form-urlencoded`); a repeated name keeps its last value. */
 async function readForm(ctx: ApiContext): Promise<PayerForm> {
@@ -158,7 +160,7 @@ export function hostedPaymentLinkRoutes(
       }
       const tenant = { organizationId: link.organizationId, environment: link.environment, actor: 'payer' };
       const { session, position } = await deps.createCheckoutSession(
-        checkoutRequestFor(link, read.submission.amount, deps.publicUrl),
+        parseWith(CheckoutSessionCreate, checkoutRequestFor(link, read.submission.amount, deps.publicUrl)),
         tenant,
         { paymentLinkId: link.id, collected: read.submission.collected },
       );
