@@ -27,6 +27,8 @@ import { COLLECTIONS, type WebhookDeliveryDoc } from '../../src/projections/coll
 import { createProjectionRunner } from '../../src/projections/projection-runner.ts';
 import { createEmbeddedReadStore } from '../../src/read-store/embedded-read-store.ts';
 import type { ReadStore } from '../../src/read-store/read-store.ts';
+import { CheckoutSessionCreate } from '../../src/read-api/schema/checkout-session-create.ts';
+import { parseWith } from '../../src/read-api/schema/route.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { newId } from '../../src/shared/ids.ts';
 import { toChainUnits } from '../../src/shared/money.ts';
@@ -303,11 +305,14 @@ export async function writeRealisticLog(options: RealisticLogOptions): Promise<R
       const merchant = merchants[random(merchants.length)]!;
       const currency = chance(80) ? 'usdc' : 'dai';
       tick(1_000 + random(5_000));
-      const { session } = await createSession(sessionBody(merchant, currency, ++order), {
-        organizationId: merchant.organizationId,
-        environment: 'test',
-        actor: merchant.actor,
-      });
+      const { session } = await createSession(
+        parseWith(CheckoutSessionCreate, sessionBody(merchant, currency, ++order)),
+        {
+          organizationId: merchant.organizationId,
+          environment: 'test',
+          actor: merchant.actor,
+        },
+      );
       summary.sessions++;
       // A created price becomes reusable once the catalog projection has it.
       const priceId = session.lineItems.data[0]?.price.id;

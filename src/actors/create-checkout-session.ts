@@ -1,12 +1,6 @@
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
-import type {
-  CheckoutSession,
-  CustomerCreation,
-  CustomerUpdate,
-  CustomerUpdateMode,
-  SessionAddress,
-} from '../../machines/checkout-session.types.ts';
-import type { CollectedData, CustomerDetails } from '../../machines/collected-data.types.ts';
+import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
+import type { CollectedData } from '../../machines/collected-data.types.ts';
 import type { GasFeeQuoter } from '../chain-ingest/gas-fee.ts';
 import type { Rail } from '../chain-ingest/rail.ts';
 import type { Environment } from '../event-store/event-store.ts';
@@ -17,25 +11,13 @@ import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { UnprocessableError, ValidationError } from '../shared/errors.ts';
 import { deterministicId, newId, type IdSource } from '../shared/ids.ts';
-import {
-  asObject,
-  evmChecksumHolds,
-  optionalArray,
-  optionalBoolean,
-  optionalEnum,
-  optionalInteger,
-  optionalMetadata,
-  optionalObject,
-  optionalString,
-  optionalUrl,
-  requiredUrl,
-  type Input,
-} from '../shared/input.ts';
+import { evmChecksumHolds } from '../shared/evm-address.ts';
 import { MAX_AMOUNT, toChainUnits } from '../shared/money.ts';
 import { taxDecimals } from '../shared/tax.ts';
+import type { CheckoutSessionRequest } from '../read-api/schema/checkout-session-create.ts';
 import { organizationRecordId } from './organization.ts';
 import type { CommandHandler } from './command-handler.ts';
-import { addressInput, assertEmail, customerAggregate, customerFromDetails, isPhone, PHONE_HINT } from './customer.ts';
+import { customerAggregate, customerFromDetails } from './customer.ts';
 import { lineTaxes } from './line-taxes.ts';
 import type { LineItemResolver } from './line-items.ts';
 import { subscriptionIdOfSession, subscriptionItemsOf } from './subscription-items.ts';
@@ -44,75 +26,8 @@ import { requireTenantCustomer } from './tenant-customer.ts';
 export const DEFAULT_SESSION_LIFETIME_MS = 60 * 60 * 1000;
 const MIN_LIFETIME_MS = 60 * 1000;
 const MAX_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
-const CUSTOMER_CREATIONS: readonly CustomerCreation[] = ['if_required', 'always'];
-const CUSTOMER_DATA_FIELDS = ['name', 'email', 'phone', 'organizationName', 'address'] as const;
-const CUSTOMER_UPDATE_PARTS = ['address', 'name', 'shipping'] as const;
-const CUSTOMER_UPDATE_MODES: readonly CustomerUpdateMode[] = ['auto', 'never'];
-
-/**
- * The reference's `customerData`: the customer's details the merchant prefills, kept on the
- * session as `customerDetails` (the reference's response field for them). Every part is optional;
- * unknown parts are refused, never dropped, and so are `taxIds`, which Weir's customers do not keep.
- */
-function customerDataInput(input: Input): CustomerDetails | null {
-  const data = optionalObject(input, 'customerData');
-  if (!data) return null;
-  for (const key of Object.keys(data)) {
-    if (key === 'taxIds')
-      throw new ValidationError(
-        'customerData.taxIds',
-        'is not supported: Weir keeps no tax ids on customers; leave it out',
-      );
-    if (!(CUSTOMER_DATA_FIELDS as readonly string[]).includes(key))
-      throw new ValidationError(
-        `customerData.${key}`,
-        `is not a customer data field; use ${CUSTOMER_DATA_FIELDS.join(', ')}`,
-      );
-  }
-  const text = (key: string, max: number) => optionalString(data, key, 'customerData', { max, min: 1 }) ?? null;
-  const email = text('email', 254);
-  if (email !== null) assertEmail(email, 'customerData.email');
-  const phone = text('phone', 40);
-  if (phone !== null && !isPhone(phone)) throw new ValidationError('customerData.phone', PHONE_HINT);
-  return {
-    name: text('name', 250),
-    email,
-    phone,
-    organizationName: text('organizationName', 250),
-    address: addressInput(data, 'address', 'customerData') ?? null,
-  };
-}
-
-/**
- * The reference's `customerUpdate`: for each of `address`, `name` and `shipping`, whether the
- * session's customer takes what the session collected when it completes (`auto`) or not (`never`,
- * also for a part left out). It updates an existing customer, so it needs the request's `customerId`.
- */
-function customerUpdateInput(input: Input, customerId: string | undefined): CustomerUpdate | null {
-  const update = optionalObject(input, 'customerUpdate');
-  if (!update) return null;
-  for (const key of Object.keys(update)) {
-    if (!(CUSTOMER_UPDATE_PARTS as readonly string[]).includes(key))
-      throw new ValidationError(
-        `customerUpdate.${key}`,
-        `is not a customer update field; use ${CUSTOMER_UPDATE_PARTS.join(', ')}`,
-      );
-  }
-  const mode = (part: (typeof CUSTOMER_UPDATE_PARTS)[number]) =>
-    optionalEnum(update, part, CUSTOMER_UPDATE_MODES, 'customerUpdate') ?? 'never';
-  const parsed = { address: mode('address'), name: mode('name'), shipping: mode('shipping') };
-  if (customerId === undefined) {
-    throw new ValidationError(
-      'customerUpdate',
-      'is only allowed with customerId: it updates that existing customer when the session completes',
-      'parameter_missing',
-    );
-  }
-  return parsed;
-}
-
 export type CreateCheckoutSession = (
-  body: unknown,
+  request: CheckoutSessionRequest,
   tenant: { organizationId: string; environment: Environment; actor: string },
   extra?: {
     paymentLinkId?: string;
@@ -127,7 +42,8 @@ export type CreateCheckoutSession = (
 ) => Promise<{ session: CheckoutSession; position: bigint | null }>;
 
 /**
- * Validates a create-session request completely before writing anything, then records the
+ * Takes a request whose fields the schema checked (`CheckoutSessionCreate`), checks it against the
+ * organization, its customers, prices and tax rates and the clock before writing anything, then records the
  * session with its deposit addresses: one per offered asset on every network where the
  * organization has a payment method (wallet) and the request allows the chain. A payment method
  * its rail cannot pay out to (stored before the rail refused it) leaves its network out; when that
@@ -156,8 +72,7 @@ export function createCheckoutSessionCreator(deps: {
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
   const customers = deps.readStore.collection<CustomerDoc>(CUSTOMERS);
 
-  return async (body, tenant, extra = {}) => {
-    const input = asObject(body, '');
+  return async (request, tenant, extra = {}) => {
     const nowMs = deps.clock.now();
     const now = new Date(nowMs).toISOString();
     const org = await orgs.get(organizationRecordId(tenant.organizationId, tenant.environment));
@@ -170,19 +85,18 @@ export function createCheckoutSessionCreator(deps: {
       );
     }
 
-    const mode = optionalEnum(input, 'mode', ['payment', 'subscription'] as const) ?? 'payment';
-    const successUrl = requiredUrl(input, 'successUrl');
-    const cancelUrl = optionalUrl(input, 'cancelUrl') ?? null;
-    const submitType = optionalEnum(input, 'submitType', ['pay', 'book', 'donate'] as const) ?? 'pay';
-    const afterCompletion =
-      optionalEnum(input, 'afterCompletion', ['redirect', 'hosted_confirmation'] as const) ?? 'redirect';
-    const clientReferenceId = optionalString(input, 'clientReferenceId', '', { max: 200 }) ?? null;
-    const requestedCustomerId = optionalString(input, 'customerId', '', { max: 64, min: 1 });
+    const { mode, customerCreation, customerData } = request;
+    const requestedCustomerId = request.customerId;
     if (requestedCustomerId !== undefined) await requireTenantCustomer(customers, tenant, requestedCustomerId);
     const customerId = extra.customerId ?? requestedCustomerId ?? null;
-    const customerData = customerDataInput(input);
-    const customerCreation = optionalEnum(input, 'customerCreation', CUSTOMER_CREATIONS) ?? 'if_required';
-    const customerUpdate = customerUpdateInput(input, requestedCustomerId);
+    // It updates an existing customer when the session completes: only one the request names.
+    if (request.customerUpdate && requestedCustomerId === undefined) {
+      throw new ValidationError(
+        'customerUpdate',
+        'is only allowed with customerId: it updates that existing customer when the session completes',
+        'parameter_missing',
+      );
+    }
     if (!customerId && !customerData?.email) {
       if (mode === 'subscription' && !extra.paymentLinkId) {
         throw new ValidationError(
@@ -199,14 +113,9 @@ export function createCheckoutSessionCreator(deps: {
         );
       }
     }
-    const metadata = optionalMetadata(input, 'metadata') ?? {};
-    const afterCompletionConfirmMsg = optionalString(input, 'afterCompletionConfirmMsg', '', { max: 500 }) ?? null;
-    const allowPromotionCodes = optionalBoolean(input, 'allowPromotionCodes') ?? false;
     let expiresAtMs = nowMs + DEFAULT_SESSION_LIFETIME_MS;
-    const expiresAtInput = optionalString(input, 'expiresAt', '', { max: 64 });
-    if (expiresAtInput !== undefined) {
-      const parsed = Date.parse(expiresAtInput);
-      if (Number.isNaN(parsed)) throw new ValidationError('expiresAt', 'must be an ISO 8601 timestamp');
+    if (request.expiresAt !== undefined) {
+      const parsed = Date.parse(request.expiresAt);
       if (parsed < nowMs + MIN_LIFETIME_MS)
         throw new ValidationError('expiresAt', 'must be at least one minute in the future');
       if (parsed > nowMs + MAX_LIFETIME_MS)
@@ -214,37 +123,14 @@ export function createCheckoutSessionCreator(deps: {
       expiresAtMs = parsed;
     }
 
-    const settingInput = optionalObject(input, 'paymentSetting') ?? {};
-    const allowedInput = optionalArray(settingInput, 'allowedChains', 'paymentSetting', { max: 50 });
-    const allowedChainIds = allowedInput?.map((raw, i) => {
-      const item = asObject(raw, `paymentSetting.allowedChains[${i}]`);
-      const chainId = optionalInteger(item, 'chainId', `paymentSetting.allowedChains[${i}]`, { min: 1 });
-      if (chainId === undefined)
-        throw new ValidationError(`paymentSetting.allowedChains[${i}].chainId`, 'is required', 'parameter_missing');
-      return chainId;
-    });
-    const preferredChainId =
-      optionalInteger(settingInput, 'preferredChainId', 'paymentSetting', { min: 1 }) ??
-      org.paymentSetting.preferredChainId ??
-      null;
-    const allowSwap = optionalBoolean(settingInput, 'allowSwap', 'paymentSetting') ?? false;
-    const allowFiatPayment = optionalBoolean(settingInput, 'allowFiatPayment', 'paymentSetting') ?? false;
-    if (allowFiatPayment)
-      throw new ValidationError(
-        'paymentSetting.allowFiatPayment',
-        'card payments need a connected card processor, which this Weir server does not have',
-      );
+    const setting = request.paymentSetting;
+    const allowedChainIds = setting?.allowedChains?.map((c) => c.chainId);
+    const preferredChainId = setting?.preferredChainId ?? org.paymentSetting.preferredChainId ?? null;
+    const allowSwap = setting?.allowSwap ?? false;
+    const allowFiatPayment = setting?.allowFiatPayment ?? false;
 
     const nextId = extra.newId ?? newId;
-    const items = await deps.lineItems.resolve(
-      input.lineItems ??
-        (() => {
-          throw new ValidationError('lineItems', 'is required', 'parameter_missing');
-        })(),
-      tenant,
-      now,
-      nextId,
-    );
+    const items = await deps.lineItems.resolve(request.lineItems, tenant, now, nextId);
     const currency = items[0]!.price.currency;
     if (mode === 'subscription') subscriptionItemsOf(items);
     const amountSubtotal = items.reduce((sum, i) => sum + BigInt(i.price.unitAmount) * BigInt(i.quantity), 0n);
@@ -252,7 +138,7 @@ export function createCheckoutSessionCreator(deps: {
     const taxes = await lineTaxes(
       deps.readStore,
       tenant,
-      input.taxRateIds,
+      request.taxRateIds,
       items.map((item) => ({
         amount: BigInt(item.price.unitAmount) * BigInt(item.quantity),
         taxRateIds: item.taxRateIds,
@@ -393,20 +279,20 @@ export function createCheckoutSessionCreator(deps: {
         allowSwap,
         allowFiatPayment,
       },
-      submitType,
-      successUrl,
-      cancelUrl,
-      clientReferenceId,
+      submitType: request.submitType,
+      successUrl: request.successUrl,
+      cancelUrl: request.cancelUrl ?? null,
+      clientReferenceId: request.clientReferenceId ?? null,
       customerId: sessionCustomerId,
       customerCreation,
-      metadata,
-      afterCompletion,
-      afterCompletionConfirmMsg,
-      allowPromotionCodes,
+      metadata: request.metadata,
+      afterCompletion: request.afterCompletion,
+      afterCompletionConfirmMsg: request.afterCompletionConfirmMsg ?? null,
+      allowPromotionCodes: request.allowPromotionCodes,
       paymentLinkId: extra.paymentLinkId ?? null,
       invoiceId: extra.invoiceId ?? null,
       subscriptionId: extra.subscriptionId ?? (mode === 'subscription' ? subscriptionIdOfSession(id) : null),
-      ...(customerUpdate ? { customerUpdate } : {}),
+      ...(request.customerUpdate ? { customerUpdate: request.customerUpdate } : {}),
       ...(customerData ? { customerDetails: customerData } : {}),
       ...extra.collected,
       url: checkoutPageUrl(deps.publicUrl, id),

@@ -2,7 +2,6 @@ import type { CustomerUpdate } from '../../machines/checkout-session.types.ts';
 import type { CollectedData, CustomerDetails } from '../../machines/collected-data.types.ts';
 import type { Aggregate } from './aggregate.ts';
 import { InvalidStateError, ValidationError } from '../shared/errors.ts';
-import { asObject, optionalString, type Input } from '../shared/input.ts';
 import type { Environment } from '../event-store/event-store.ts';
 
 /** A postal address, as the reference API spells it (every part optional). */
@@ -117,70 +116,6 @@ export const PHONE_HINT = 'must be a phone number: digits, spaces, ( ) - . and a
 /** Digits, spaces, ( ) - . and an optional leading +, with at least 3 digits. */
 export function isPhone(value: string): boolean {
   return PHONE.test(value) && value.replace(/[^0-9]/g, '').length >= 3;
-}
-
-/** Throws a ValidationError naming `field` unless `value` is a phone number. */
-export function assertPhone(value: string, field = 'phone'): void {
-  if (!isPhone(value)) throw new ValidationError(field, PHONE_HINT);
-}
-
-const ADDRESS_PARTS = ['line1', 'line2', 'city', 'state', 'postalCode', 'country'] as const;
-const SHIPPING_PARTS = ['name', 'email', 'phone', 'organizationName', 'address'] as const;
-
-/** The object at `path.key` of a request, refusing (never dropping) a key that is not one of `parts`. */
-function partsObject(
-  o: Input,
-  key: string,
-  path: string,
-  parts: readonly string[],
-  what: string,
-): { value: Input; field: string } {
-  const field = path ? `${path}.${key}` : key;
-  const value = asObject(o[key], field);
-  for (const k of Object.keys(value)) {
-    if (!parts.includes(k)) throw new ValidationError(`${field}.${k}`, `is not ${what} field; use ${parts.join(', ')}`);
-  }
-  return { value, field };
-}
-
-/**
- * The address at `path.key` of a request: absent is undefined, null is null. Unknown parts are
- * refused (never dropped); `country` is a two-letter ISO 3166-1 code, stored upper-cased.
- */
-export function addressInput(o: Input, key: string, path = ''): CustomerAddress | null | undefined {
-  if (!(key in o)) return undefined;
-  if (o[key] === null) return null;
-  const { value, field } = partsObject(o, key, path, ADDRESS_PARTS, 'an address');
-  const address = {} as CustomerAddress;
-  for (const part of ADDRESS_PARTS)
-    address[part] = optionalString(value, part, field, { max: part === 'country' ? 2 : 200 }) ?? null;
-  if (address.country !== null && !/^[A-Za-z]{2}$/.test(address.country))
-    throw new ValidationError(`${field}.country`, 'must be a two-letter ISO 3166-1 country code');
-  if (address.country !== null) address.country = address.country.toUpperCase();
-  return address;
-}
-
-/**
- * The shipping at `path.key` of a request: absent is undefined, null is null. Unknown parts are
- * refused; a part left out is null. The parts follow the rules of the customer's own fields of the
- * same names (`address` those of `addressInput`).
- */
-export function shippingInput(o: Input, key: string, path = ''): CustomerShipping | null | undefined {
-  if (!(key in o)) return undefined;
-  if (o[key] === null) return null;
-  const { value, field } = partsObject(o, key, path, SHIPPING_PARTS, 'a shipping');
-  const text = (part: string, max: number) => optionalString(value, part, field, { max }) ?? null;
-  const email = text('email', 254);
-  if (email !== null) assertEmail(email, `${field}.email`);
-  const phone = text('phone', 40);
-  if (phone) assertPhone(phone, `${field}.phone`);
-  return {
-    name: text('name', 250),
-    email,
-    phone,
-    organizationName: text('organizationName', 250),
-    address: addressInput(value, 'address', field) ?? null,
-  };
 }
 
 /**

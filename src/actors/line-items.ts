@@ -1,23 +1,12 @@
 import type { PriceSnapshot, SessionLineItem } from '../../machines/checkout-session.types.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { ValidationError } from '../shared/errors.ts';
-import { newId, isUuid, type IdSource } from '../shared/ids.ts';
-import {
-  asObject,
-  optionalArray,
-  optionalEnum,
-  optionalInteger,
-  optionalMetadata,
-  optionalObject,
-  optionalString,
-  requiredAmount,
-  requiredString,
-  type Input,
-} from '../shared/input.ts';
+import { newId, type IdSource } from '../shared/ids.ts';
 import type { AppliedTaxRate } from '../shared/tax.ts';
 import type { CommandContext, CommandHandler } from './command-handler.ts';
 import { priceAggregate, productAggregate, type Price, type Product } from './catalog.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../projections/catalog.projection.ts';
+import type { InlinePrice, LineItemsRequest } from '../read-api/schema/checkout-session-create.ts';
 
 export const CURRENCIES = [
   'usdc',
@@ -46,7 +35,7 @@ export type Resolved = {
   product: Product;
   createPrice: boolean;
   createProduct: boolean;
-  taxRateIds?: unknown;
+  taxRateIds?: string[];
 };
 
 /** The taxes of one line (see `taxLine`). */
@@ -67,9 +56,13 @@ function snapshot(price: Price, product: Product): PriceSnapshot {
 }
 
 export type LineItemResolver = {
-  /** Check every item and resolve its price, giving new prices and products ids from `nextId` (default `newId`); writes nothing. */
+  /**
+   * Resolve every item's price (existing prices and products must be the tenant's and active; the
+   * items share one currency), giving new prices and products ids from `nextId` (default `newId`);
+   * writes nothing. The items' fields were checked by their schema (`LineItemsInput`).
+   */
   resolve(
-    input: unknown,
+    input: LineItemsRequest,
     tenant: { organizationId: string; environment: 'test' | 'live' },
     now: string,
     nextId?: IdSource,
@@ -95,7 +88,6 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
     path: string,
     tenant: { organizationId: string; environment: string },
   ): Promise<Product> {
-    if (!isUuid(id)) throw new ValidationError(path, 'must be a uuid');
     const product = await products.get(id);
     if (
       !product ||
@@ -109,42 +101,29 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
     return product;
   }
 
-  function inlinePrice(
-    o: Input,
-    path: string,
+  const newPrice = (
+    price: InlinePrice,
     tenant: { organizationId: string; environment: 'test' | 'live' },
     productId: string,
     now: string,
     nextId: IdSource,
-  ): Price {
-    const type =
-      optionalEnum(o, 'type', ['one_time', 'recurring'] as const, path) ?? (o.interval ? 'recurring' : 'one_time');
-    const interval = optionalEnum(o, 'interval', INTERVALS, path) ?? null;
-    if (type === 'recurring' && !interval)
-      throw new ValidationError(`${path}.interval`, 'is required for a recurring price', 'parameter_missing');
-    return {
-      id: nextId(),
-      organizationId: tenant.organizationId,
-      environment: tenant.environment,
-      productId,
-      type,
-      currency:
-        optionalEnum(o, 'currency', CURRENCIES, path) ??
-        (() => {
-          throw new ValidationError(`${path}.currency`, 'is required', 'parameter_missing');
-        })(),
-      unitAmount: requiredAmount(o, 'unitAmount', path).toString(),
-      interval: type === 'recurring' ? interval : null,
-      intervalCount:
-        type === 'recurring' ? (optionalInteger(o, 'intervalCount', path, { min: 1, max: 36 }) ?? 1) : null,
-      isActive: true,
-      nickname: null,
-      metadata: {},
-      billingScheme: 'per_unit',
-      createdAt: now,
-      updatedAt: now,
-    };
-  }
+  ): Price => ({
+    id: nextId(),
+    organizationId: tenant.organizationId,
+    environment: tenant.environment,
+    productId,
+    type: price.type,
+    currency: price.currency,
+    unitAmount: price.unitAmount.toString(),
+    interval: price.interval,
+    intervalCount: price.intervalCount,
+    isActive: true,
+    nickname: null,
+    metadata: {},
+    billingScheme: 'per_unit',
+    createdAt: now,
+    updatedAt: now,
+  });
 
   const write: LineItemResolver['write'] = (items, ctx) => {
     // New ids (fresh, or seeded by an idempotent request that may have written them already):
@@ -182,97 +161,52 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
 
   return {
     async resolve(input, tenant, now, nextId = newId) {
-      const lineItems = asObject(input, 'lineItems');
-      const data = optionalArray(lineItems, 'data', 'lineItems', { min: 1, max: 20 });
-      if (!data) throw new ValidationError('lineItems.data', 'is required', 'parameter_missing');
       const resolved: Resolved[] = [];
-      for (const [index, raw] of data.entries()) {
+      for (const [index, item] of input.data.entries()) {
         const path = `lineItems.data[${index}]`;
-        const item = asObject(raw, path);
-        const quantity = optionalInteger(item, 'quantity', path, { min: 1, max: 1_000_000 }) ?? 1;
-        const taxRateIds = item.taxRateIds ?? undefined;
-        const forms = ['priceId', 'price', 'priceData'].filter((k) => item[k] !== undefined && item[k] !== null);
-        if (forms.length !== 1)
-          throw new ValidationError(
-            path,
-            'must have exactly one of priceId, price or priceData',
-            'parameters_exclusive',
-          );
-        if (forms[0] === 'priceId') {
-          const priceId = requiredString(item, 'priceId', path);
-          if (!isUuid(priceId)) throw new ValidationError(`${path}.priceId`, 'must be a uuid');
+        const line = {
+          quantity: item.quantity,
+          ...(item.taxRateIds === undefined ? {} : { taxRateIds: item.taxRateIds }),
+        };
+        if ('priceId' in item) {
+          const { priceId } = item;
           const price = await prices.get(priceId);
           if (!price || price.organizationId !== tenant.organizationId || price.environment !== tenant.environment) {
             throw new ValidationError(`${path}.priceId`, `price ${priceId} does not exist`, 'resource_missing');
           }
           if (!price.isActive) throw new ValidationError(`${path}.priceId`, `price ${priceId} is not active`);
-          resolved.push({
-            quantity,
-            price,
-            product: await findProduct(price.productId, `${path}.priceId`, tenant),
-            createPrice: false,
-            createProduct: false,
-            ...(taxRateIds === undefined ? {} : { taxRateIds }),
-          });
-        } else if (forms[0] === 'price') {
-          const o = optionalObject(item, 'price', path)!;
-          const product = await findProduct(
-            requiredString(o, 'productId', `${path}.price`),
-            `${path}.price.productId`,
-            tenant,
-          );
-          resolved.push({
-            quantity,
-            price: inlinePrice(o, `${path}.price`, tenant, product.id, now, nextId),
-            product,
-            createPrice: true,
-            createProduct: false,
-            ...(taxRateIds === undefined ? {} : { taxRateIds }),
-          });
+          const product = await findProduct(price.productId, `${path}.priceId`, tenant);
+          resolved.push({ ...line, price, product, createPrice: false, createProduct: false });
+        } else if ('price' in item) {
+          const product = await findProduct(item.price.productId, `${path}.price.productId`, tenant);
+          const price = newPrice(item.price, tenant, product.id, now, nextId);
+          resolved.push({ ...line, price, product, createPrice: true, createProduct: false });
+        } else if ('productId' in item.priceData) {
+          const { priceData } = item;
+          const product = await findProduct(priceData.productId, `${path}.priceData.productId`, tenant);
+          const price = newPrice(priceData, tenant, product.id, now, nextId);
+          resolved.push({ ...line, price, product, createPrice: true, createProduct: false });
         } else {
-          const o = optionalObject(item, 'priceData', path)!;
-          const p = `${path}.priceData`;
-          let product: Product;
-          let createProduct = false;
-          const productData = optionalObject(o, 'productData', p);
-          if (o.productId !== undefined && o.productId !== null) {
-            if (productData)
-              throw new ValidationError(p, 'must have productId or productData, not both', 'parameters_exclusive');
-            product = await findProduct(requiredString(o, 'productId', p), `${p}.productId`, tenant);
-          } else if (productData) {
-            const pp = `${p}.productData`;
-            product = {
-              id: nextId(),
-              organizationId: tenant.organizationId,
-              environment: tenant.environment,
-              name: requiredString(productData, 'name', pp, { max: 250 }),
-              description: optionalString(productData, 'description', pp, { max: 2000 }) ?? null,
-              isActive: true,
-              unitLabel: optionalString(productData, 'unitLabel', pp, { max: 40 }) ?? null,
-              url: optionalString(productData, 'url', pp, { max: 2048 }) ?? null,
-              images: (optionalArray(productData, 'images', pp, { max: 8 }) ?? []).map((v, i) => {
-                if (typeof v !== 'string') throw new ValidationError(`${pp}.images[${i}]`, 'must be a string');
-                return v;
-              }),
-              metadata: optionalMetadata(productData, 'metadata', pp) ?? {},
-              visibility: 10,
-              defaultPriceId: null,
-              createdAt: now,
-              updatedAt: now,
-              deleted: false,
-            };
-            createProduct = true;
-          } else {
-            throw new ValidationError(p, 'must have productId or productData', 'parameter_missing');
-          }
-          resolved.push({
-            quantity,
-            price: inlinePrice(o, p, tenant, product.id, now, nextId),
-            product,
-            createPrice: true,
-            createProduct,
-            ...(taxRateIds === undefined ? {} : { taxRateIds }),
-          });
+          const { productData } = item.priceData;
+          const product: Product = {
+            id: nextId(),
+            organizationId: tenant.organizationId,
+            environment: tenant.environment,
+            name: productData.name,
+            description: productData.description ?? null,
+            isActive: true,
+            unitLabel: productData.unitLabel ?? null,
+            url: productData.url ?? null,
+            images: productData.images ?? [],
+            metadata: productData.metadata ?? {},
+            visibility: 10,
+            defaultPriceId: null,
+            createdAt: now,
+            updatedAt: now,
+            deleted: false,
+          };
+          const price = newPrice(item.priceData, tenant, product.id, now, nextId);
+          resolved.push({ ...line, price, product, createPrice: true, createProduct: true });
         }
       }
       const currencies = new Set(resolved.map((r) => r.price.currency));

@@ -177,5 +177,5 @@ export function optionalMetadata(o: Input, key: string, path = ''): Record<strin
   return out;
 }
 
-// Moved to evm-address.ts; re-exported while create-checkout-session.ts still reads them from here.
+// Moved to their own module; re-exported for the readers not switched yet.
 export { EVM_ADDRESS, evmChecksumHolds } from './evm-address.ts';

@@ -11258,6 +11258,7 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description The billing address, when one was asked for */
         Address: {
             city: string | null;
             country: string | null;
@@ -11383,6 +11384,71 @@ export interface components {
             /** @enum {string} */
             type: "evm" | "solana" | "tron";
         };
+        /**
+         * @description The customer's details, prefilled on the hosted page and kept as `customerDetails`
+         * @example {
+         *       "email": "ada@example.com",
+         *       "name": "Ada Lovelace"
+         *     }
+         */
+        CheckoutCustomerData: {
+            address?: components["schemas"]["AddressInput"];
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
+            email?: string | null;
+            name?: string | null;
+            organizationName?: string | null;
+            /** @example +44 20 7946 0958 */
+            phone?: string | null;
+        } | null;
+        /**
+         * @description Only with `customerId`: `auto` copies the collected detail onto the customer when the session completes
+         * @example {
+         *       "name": "auto",
+         *       "address": "auto"
+         *     }
+         */
+        CheckoutCustomerUpdate: {
+            /**
+             * @default never
+             * @enum {string|null}
+             */
+            address: "auto" | "never" | null;
+            /**
+             * @default never
+             * @enum {string|null}
+             */
+            name: "auto" | "never" | null;
+            /**
+             * @default never
+             * @enum {string|null}
+             */
+            shipping: "auto" | "never" | null;
+        } | null;
+        /**
+         * @example {
+         *       "allowedChains": [
+         *         {
+         *           "chainId": 1
+         *         }
+         *       ],
+         *       "preferredChainId": 1
+         *     }
+         */
+        CheckoutPaymentSetting: {
+            /** @description Default: every network with a payment method of the organization */
+            allowedChains?: {
+                /** @example 1 */
+                chainId: number;
+            }[] | null;
+            /** @description Card payments: not offered by Weir (true is refused) */
+            allowFiatPayment?: boolean | null;
+            allowSwap?: boolean | null;
+            /** @description Default: the organization's */
+            preferredChainId?: number;
+        } | null;
         /** @description As GET /api/v1/checkout/sessions/{id} answers it */
         CheckoutSession: {
             id: string;
@@ -11392,59 +11458,93 @@ export interface components {
         /**
          * @example {
          *       "successUrl": "https://shop.example/thanks",
-         *       "lineItems": [
-         *         {
-         *           "priceData": {
-         *             "currency": "usdc",
-         *             "unitAmount": "1500000000",
-         *             "productData": {
-         *               "name": "Tea"
-         *             }
-         *           },
-         *           "quantity": 1
-         *         }
-         *       ]
+         *       "lineItems": {
+         *         "data": [
+         *           {
+         *             "priceData": {
+         *               "currency": "usdc",
+         *               "unitAmount": "1500000000",
+         *               "productData": {
+         *                 "name": "Tea"
+         *               }
+         *             },
+         *             "quantity": 1
+         *           }
+         *         ]
+         *       },
+         *       "customerData": {
+         *         "email": "ada@example.com"
+         *       },
+         *       "paymentSetting": {
+         *         "allowedChains": [
+         *           {
+         *             "chainId": 1
+         *           }
+         *         ]
+         *       }
          *     }
          */
         CheckoutSessionCreate: {
-            /** @enum {string} */
-            afterCompletion?: "redirect" | "hosted_confirmation";
-            afterCompletionConfirmMsg?: string;
-            allowPromotionCodes?: boolean;
-            /** Format: uri */
-            cancelUrl?: string;
-            clientReferenceId?: string;
-            /** @enum {string} */
-            customerCreation?: "if_required" | "always";
-            /** @description `{name, email, phone, organizationName, address}` */
-            customerData?: Record<string, never>;
-            customerId?: string;
-            /** @description `{address, name, shipping}`: auto or never */
-            customerUpdate?: Record<string, never>;
-            /** Format: date-time */
-            expiresAt?: string;
-            /** @description Required: `{priceId, quantity}` or `{priceData: {currency, unitAmount, productData | productId}, quantity}` */
-            lineItems?: Record<string, never>[];
-            metadata?: {
+            /**
+             * @default redirect
+             * @enum {string|null}
+             */
+            afterCompletion: "redirect" | "hosted_confirmation" | null;
+            afterCompletionConfirmMsg?: string | null;
+            /** @default false */
+            allowPromotionCodes: boolean | null;
+            /**
+             * Format: uri
+             * @example https://shop.example/cart
+             */
+            cancelUrl?: string | null;
+            /** @example order-6735 */
+            clientReferenceId?: string | null;
+            /**
+             * @description `always` also creates a customer (from `customerData.email`) for a payment
+             * @default if_required
+             * @enum {string|null}
+             */
+            customerCreation: "if_required" | "always" | null;
+            customerData?: components["schemas"]["CheckoutCustomerData"];
+            /** @description One of the organization's customers in this environment */
+            customerId?: string | null;
+            customerUpdate?: components["schemas"]["CheckoutCustomerUpdate"];
+            /**
+             * Format: date-time
+             * @description From one minute to 30 days ahead; default one hour
+             */
+            expiresAt?: string | null;
+            lineItems: components["schemas"]["LineItemsInput"];
+            /**
+             * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
+             * @default {}
+             * @example {
+             *       "orderId": "6735"
+             *     }
+             */
+            metadata: {
                 [key: string]: string;
             };
             /**
              * @default payment
-             * @enum {string}
+             * @enum {string|null}
              */
-            mode: "payment" | "subscription";
-            /** @description `{allowedChains: [{chainId}], preferredChainId, allowSwap}` */
-            paymentSetting?: Record<string, never>;
-            /** @enum {string} */
-            submitType?: "pay" | "book" | "donate";
+            mode: "payment" | "subscription" | null;
+            paymentSetting?: components["schemas"]["CheckoutPaymentSetting"];
+            /**
+             * @default pay
+             * @enum {string|null}
+             */
+            submitType: "pay" | "book" | "donate" | null;
             /**
              * Format: uri
-             * @description Required: where the payer goes after paying
+             * @description Where the payer goes after paying
+             * @example https://shop.example/thanks
              */
-            successUrl?: string;
-            taxRateIds?: string[];
-        } & {
-            [key: string]: unknown;
+            successUrl: string;
+            /** @description Tax rates of every line that names none of its own */
+            taxRateIds?: string[] | null;
         };
         Coupon: {
             /** @description In the asset's smallest unit */
@@ -11960,6 +12060,66 @@ export interface components {
              * @example sk_test_…
              */
             secretKey: string;
+        };
+        /** @description Exactly one of `priceId`, `price` and `priceData` */
+        LineItemInput: {
+            price?: components["schemas"]["LineItemPriceInput"];
+            priceData?: components["schemas"]["LineItemPriceDataInput"];
+            /**
+             * Format: uuid
+             * @description An existing, active price
+             */
+            priceId?: string | null;
+            /** @description Default 1 */
+            quantity?: number;
+            /** @description The line's own tax rates (else the request's) */
+            taxRateIds?: string[] | null;
+        } & (unknown | unknown | unknown);
+        /** @description A new price, of an existing product (`productId`) or of a new one (`productData`) */
+        LineItemPriceDataInput: ({
+            /** @enum {string} */
+            currency: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc";
+            /** @enum {string|null} */
+            interval?: "day" | "week" | "month" | "year" | null;
+            /** @description Recurring prices only; default 1 */
+            intervalCount?: number;
+            productData?: components["schemas"]["ProductDataInput"];
+            /** Format: uuid */
+            productId?: string | null;
+            /**
+             * @description Default: recurring when `interval` is given
+             * @enum {string|null}
+             */
+            type?: "one_time" | "recurring" | null;
+            /**
+             * @description An amount in the asset's smallest unit, as a digit string
+             * @example 150000000
+             */
+            unitAmount: string;
+        } | null) & (unknown | unknown);
+        /** @description A new price of an existing product */
+        LineItemPriceInput: {
+            /** @enum {string} */
+            currency: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc";
+            /** @enum {string|null} */
+            interval?: "day" | "week" | "month" | "year" | null;
+            /** @description Recurring prices only; default 1 */
+            intervalCount?: number;
+            /** Format: uuid */
+            productId: string;
+            /**
+             * @description Default: recurring when `interval` is given
+             * @enum {string|null}
+             */
+            type?: "one_time" | "recurring" | null;
+            /**
+             * @description An amount in the asset's smallest unit, as a digit string
+             * @example 150000000
+             */
+            unitAmount: string;
+        } | null;
+        LineItemsInput: {
+            data: components["schemas"]["LineItemInput"][];
         };
         /**
          * @example {
@@ -12782,6 +12942,22 @@ export interface components {
             /** @description 10: shown in the dashboard, 20: API only */
             visibility?: number;
         };
+        ProductDataInput: {
+            description?: string | null;
+            images?: string[] | null;
+            /**
+             * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
+             * @example {
+             *       "orderId": "6735"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            name: string;
+            unitLabel?: string | null;
+            url?: string | null;
+        } | null;
         /**
          * @description Only the fields sent change; null clears a text field
          * @example {
@@ -12860,6 +13036,10 @@ export interface components {
             /** @example 0xabababababababababababababababababababababababababababababababab */
             transactionHash: string;
         };
+        SessionAddressDetails: {
+            address: components["schemas"]["Address"];
+            name: string | null;
+        } | null;
         SessionAsset: {
             address: string;
             chainId: number;
@@ -12868,6 +13048,52 @@ export interface components {
             id: string;
             name: string;
             symbol: string;
+        };
+        SessionCustomerDetails: {
+            address: components["schemas"]["Address"];
+            email: string | null;
+            name: string | null;
+            /** @description Only from `customerData` */
+            organizationName?: string | null;
+            phone: string | null;
+        } | null;
+        SessionPayment: {
+            /** @description In the asset's smallest unit */
+            amount: string;
+            /** @description In the asset's chain units */
+            amountRaw: string;
+            asset: components["schemas"]["SessionAsset"];
+            blockHash: string;
+            blockNumber: number;
+            chainId: number;
+            /** Format: date-time */
+            confirmedAt: string | null;
+            /** Format: date-time */
+            detectedAt: string;
+            fromAddress: string;
+            /** @description Confirmed after the session had expired or been canceled */
+            late: boolean;
+            logIndex: number;
+            network: string;
+            /** @enum {string} */
+            status: "pending" | "confirmed" | "withdrawn";
+            toAddress: string;
+            transactionHash: string;
+            transferId: string;
+        };
+        SessionSweep: {
+            /** Format: date-time */
+            at: string;
+            chainId: number;
+            /** @description Native coin spent on that gas, in wei */
+            gasCost: string;
+            /** @description Gas units: this session's share of the transaction */
+            gasUsed: string;
+            network: string;
+            /** @description Mined but reverted: nothing moved, the gas was paid (absent when it went through) */
+            reverted?: boolean;
+            transactionHash: string;
+            transferIds: string[];
         };
         ShippingInput: {
             address?: components["schemas"]["AddressInput"];

@@ -7,8 +7,8 @@ import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collecti
 import { publicCheckoutSession } from '../../projections/public-views.ts';
 import type { Recovery, RecoveryRequest as RecoveryCommand } from '../../chain-ingest/evm/recover-transaction.ts';
 import { NotFoundError, UnprocessableError, ValidationError, WeirError } from '../../shared/errors.ts';
+import { CheckoutSessionCreate } from '../schema/checkout-session-create.ts';
 import {
-  CheckoutSessionCreate,
   CheckoutSessionSchema,
   RecoveryRequest,
   SESSION_LIST_FILTERS,

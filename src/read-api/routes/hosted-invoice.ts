@@ -15,6 +15,8 @@ import { INVOICES, type InvoiceDoc } from '../../projections/invoices.projection
 import { NotFoundError, WeirError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { CheckoutSessionCreate } from '../schema/checkout-session-create.ts';
+import { parseWith } from '../schema/route.ts';
 import { invoicePageUrl, invoicePayUrl } from '../../hosted/urls.ts';
 import { recordOf } from '../../projections/record-document.ts';
 import { idParams } from '../schema/fields.ts';
@@ -220,7 +222,7 @@ export function hostedInvoiceRoutes(
       const tenant = { organizationId: invoice.organizationId, environment: invoice.environment, actor: 'payer' };
       const opened = await deps
         .createCheckoutSession(
-          {
+          parseWith(CheckoutSessionCreate, {
             mode: 'payment',
             // Back to the invoice, not its pay link: that would open another session before the payment is recorded.
             successUrl: invoicePageUrl(deps.publicUrl, invoice.id),
@@ -241,7 +243,7 @@ export function hostedInvoiceRoutes(
                 },
               ],
             },
-          },
+          }),
           tenant,
           { invoiceId: invoice.id, customerId: invoice.customerId },
         )

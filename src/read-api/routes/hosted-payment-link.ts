@@ -14,9 +14,10 @@ import { ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { MAX_PUBLIC_BODY_BYTES, readRequestBody } from '../request-body.ts';
+import { CheckoutSessionCreate } from '../schema/checkout-session-create.ts';
 import { idParams } from '../schema/fields.ts';
 import { PayerFormSchema } from '../schema/hosted.ts';
-import { type PageAnswer, schemaRoutes } from '../schema/route.ts';
+import { type PageAnswer, parseWith, schemaRoutes } from '../schema/route.ts';
 
 /** The posted form (`application/x-www-form-urlencoded`); a repeated name keeps its last value. */
 async function readForm(ctx: ApiContext): Promise<PayerForm> {
@@ -184,7 +185,7 @@ export function hostedPaymentLinkRoutes(
       }
       const tenant = { organizationId: link.organizationId, environment: link.environment, actor: 'payer' };
       const { session, position } = await deps.createCheckoutSession(
-        checkoutRequestFor(link, read.submission.amount, deps.publicUrl),
+        parseWith(CheckoutSessionCreate, checkoutRequestFor(link, read.submission.amount, deps.publicUrl)),
         tenant,
         { paymentLinkId: link.id, collected: read.submission.collected },
       );

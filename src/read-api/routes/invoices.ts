@@ -45,6 +45,7 @@ import {
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
+import { parseLineItems } from '../schema/checkout-session-create.ts';
 import { presentCustomer } from './customers.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -297,7 +298,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
   async function resolveLines(ctx: ApiContext, input: unknown, now: string, defaultTaxRateIds: unknown) {
     const { tenant } = ctx.state;
     const resolved = await lineItemResolver.resolve(
-      input,
+      parseLineItems(input),
       { organizationId: tenant.organizationId, environment: tenant.environment },
       now,
       idsOf(ctx),

@@ -1,4 +1,5 @@
 import type { ListFilters } from '../pagination.ts';
+import { Address as PostalAddress } from './customer.ts';
 import { amountString, bodyObject, requiredText, timestamp, withCode, z } from './fields.ts';
 
 /**
@@ -140,6 +141,89 @@ const PaymentIntentFields = {
   paymentMethodId: z.string().nullable(),
 };
 
+/** An on-chain transfer credited to the session, as the matcher recorded it. */
+const PaymentSchema = z
+  .object({
+    transferId: z.string(),
+    network: z.string(),
+    chainId: z.number().int(),
+    transactionHash: z.string(),
+    logIndex: z.number().int(),
+    blockNumber: z.number().int(),
+    blockHash: z.string(),
+    fromAddress: z.string(),
+    toAddress: z.string(),
+    asset: AssetSchema,
+    amountRaw: amountString().openapi({ description: "In the asset's chain units" }),
+    amount: amountString(),
+    status: z.enum(['pending', 'confirmed', 'withdrawn']),
+    detectedAt: timestamp(),
+    confirmedAt: timestamp().nullable(),
+    late: z.boolean().openapi({ description: 'Confirmed after the session had expired or been canceled' }),
+  })
+  .openapi('SessionPayment');
+
+/** Funds moved from the session's deposit address to the merchant's wallet. */
+const SweepSchema = z
+  .object({
+    network: z.string(),
+    chainId: z.number().int(),
+    transactionHash: z.string(),
+    transferIds: z.array(z.string()),
+    gasUsed: amountString().openapi({ description: "Gas units: this session's share of the transaction" }),
+    gasCost: amountString().openapi({ description: 'Native coin spent on that gas, in wei' }),
+    reverted: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'Mined but reverted: nothing moved, the gas was paid (absent when it went through)' }),
+    at: timestamp(),
+  })
+  .openapi('SessionSweep');
+
+/** The payer as they described themselves on a payment link's page, or as `customerData` prefilled them. */
+const CustomerDetailsSchema = z
+  .object({
+    name: z.string().nullable(),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    organizationName: z.string().nullable().optional().openapi({ description: 'Only from `customerData`' }),
+    address: PostalAddress.nullable().openapi({ description: 'The billing address, when one was asked for' }),
+  })
+  .openapi('SessionCustomerDetails');
+
+/** A billing or shipping address with the name it is for. */
+const AddressDetailsSchema = z
+  .object({ name: z.string().nullable(), address: PostalAddress })
+  .openapi('SessionAddressDetails');
+
+const lengthBounds = { minimumLength: z.number().int().nullable(), maximumLength: z.number().int().nullable() };
+const answer = z.string().nullable().openapi({ description: 'The answer; null for an optional field left empty' });
+const customFieldBase = {
+  key: z.string(),
+  label: z.object({ type: z.literal('custom'), custom: z.string() }),
+  optional: z.boolean(),
+};
+
+/** A payment link's question with the payer's answer under `<type>.value`. */
+const AnsweredCustomFieldSchema = z.discriminatedUnion('type', [
+  z.object({ ...customFieldBase, type: z.literal('text'), text: z.object({ ...lengthBounds, value: answer }) }),
+  z.object({
+    ...customFieldBase,
+    type: z.literal('numeric'),
+    numeric: z.object({
+      ...lengthBounds,
+      minimum: z.string().nullable(),
+      maximum: z.string().nullable(),
+      value: answer,
+    }),
+  }),
+  z.object({
+    ...customFieldBase,
+    type: z.literal('dropdown'),
+    dropdown: z.object({ options: z.array(z.object({ label: z.string(), value: z.string() })), value: answer }),
+  }),
+]);
+
 const SESSION_STATUSES = ['open', 'complete', 'incomplete', 'expired', 'canceled'] as const;
 
 export const CheckoutSessionSchema = z
@@ -200,21 +284,22 @@ export const CheckoutSessionSchema = z
     afterCompletion: z.enum(['redirect', 'hosted_confirmation']),
     afterCompletionConfirmMsg: z.string().nullable(),
     paymentLinkId: z.string().nullable(),
-    customerDetails: z.looseObject({}).nullable().optional(),
-    billingDetails: z.looseObject({}).nullable().optional(),
-    shippingDetails: z.looseObject({}).nullable().optional(),
+    customerDetails: CustomerDetailsSchema.nullable().optional(),
+    billingDetails: AddressDetailsSchema.nullable().optional(),
+    shippingDetails: AddressDetailsSchema.nullable().optional(),
     customFields: z
-      .array(z.looseObject({ key: z.string(), type: z.string() }))
+      .object({ fields: z.array(AnsweredCustomFieldSchema) })
       .nullable()
-      .optional(),
+      .optional()
+      .openapi({ description: "A payment link's questions with the payer's answers" }),
     invoiceId: z.string().nullable(),
     subscriptionId: z.string().nullable(),
     url: z.string(),
     lineItems: z.object({ object: z.literal('list'), data: z.array(LineItemSchema) }),
     addresses: z.array(AddressSchema),
     paymentIntent: z.object(PaymentIntentFields),
-    payments: z.array(z.looseObject({ transferId: z.string(), transactionHash: z.string() })),
-    sweeps: z.array(z.looseObject({ transactionHash: z.string() })),
+    payments: z.array(PaymentSchema),
+    sweeps: z.array(SweepSchema),
     discounts: z.array(
       z.object({
         couponId: z.string(),
@@ -257,58 +342,6 @@ export const SESSION_LIST_FILTERS: ListFilters = {
   status: { values: SESSION_STATUSES },
   paymentStatus: { values: ['unpaid', 'paid'] },
 };
-
-const documented = (openapi: Record<string, unknown>) => z.unknown().optional().openapi(openapi);
-
-/**
- * The create body as the document shows it. The creator (`create-checkout-session.ts` with the
- * line-item resolver) still checks each field, with the messages and paths it always gave: this
- * schema refuses a body that is no object and passes every field on untouched.
- */
-export const CheckoutSessionCreate = z
-  .looseObject(
-    {
-      mode: documented({ type: 'string', enum: ['payment', 'subscription'], default: 'payment' }),
-      successUrl: documented({
-        type: 'string',
-        format: 'uri',
-        description: 'Required: where the payer goes after paying',
-      }),
-      cancelUrl: documented({ type: 'string', format: 'uri' }),
-      lineItems: documented({
-        type: 'array',
-        minItems: 1,
-        description:
-          'Required: `{priceId, quantity}` or `{priceData: {currency, unitAmount, productData | productId}, quantity}`',
-        items: { type: 'object' },
-      }),
-      taxRateIds: documented({ type: 'array', items: { type: 'string' } }),
-      submitType: documented({ type: 'string', enum: ['pay', 'book', 'donate'] }),
-      afterCompletion: documented({ type: 'string', enum: ['redirect', 'hosted_confirmation'] }),
-      afterCompletionConfirmMsg: documented({ type: 'string', maxLength: 500 }),
-      clientReferenceId: documented({ type: 'string', maxLength: 200 }),
-      customerId: documented({ type: 'string' }),
-      customerData: documented({ type: 'object', description: '`{name, email, phone, organizationName, address}`' }),
-      customerCreation: documented({ type: 'string', enum: ['if_required', 'always'] }),
-      customerUpdate: documented({ type: 'object', description: '`{address, name, shipping}`: auto or never' }),
-      metadata: documented({ type: 'object', additionalProperties: { type: 'string' } }),
-      allowPromotionCodes: documented({ type: 'boolean' }),
-      expiresAt: documented({ type: 'string', format: 'date-time' }),
-      paymentSetting: documented({
-        type: 'object',
-        description: '`{allowedChains: [{chainId}], preferredChainId, allowSwap}`',
-      }),
-    },
-    { error: withCode('the request body must be a JSON object') },
-  )
-  .openapi('CheckoutSessionCreate', {
-    example: {
-      successUrl: 'https://shop.example/thanks',
-      lineItems: [
-        { priceData: { currency: 'usdc', unitAmount: '1500000000', productData: { name: 'Tea' } }, quantity: 1 },
-      ],
-    },
-  });
 
 /** What `POST /payment-intents/{id}/payment-receipts/send` answers: the receipt requested. */
 export const PaymentReceiptSchema = z

@@ -87,7 +87,7 @@ export const CustomerUpdate = z
     example: { name: 'Ada L.' },
   });
 
-const Address = z
+export const Address = z
   .object({
     line1: z.string().nullable(),
     line2: z.string().nullable(),

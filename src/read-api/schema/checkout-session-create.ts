@@ -1,0 +1,329 @@
+import { isPhone, PHONE_HINT } from '../../actors/customer.ts';
+import { CURRENCIES, INTERVALS } from '../../actors/line-items.ts';
+import { MAX_TAX_RATES } from '../../actors/tax-rate.ts';
+import { isUuid } from '../../shared/ids.ts';
+import { integer } from './catalog.ts';
+import { chainIdField } from './checkout-session.ts';
+import { AddressInput, email } from './customer.ts';
+import {
+  amount,
+  arrayOf,
+  bodyObject,
+  bool,
+  closedObject,
+  metadata,
+  objectField,
+  oneOf,
+  optional,
+  text,
+  url,
+  withCode,
+  z,
+} from './fields.ts';
+import { parseWith } from './route.ts';
+
+/**
+ * The body of `POST /checkout/sessions` and the line items it shares with invoices. Each field
+ * answers with the message, code and path the hand-written checks gave; what needs the database,
+ * the organization or the clock (prices, customers, tax rates, payment methods, `expiresAt`'s
+ * distance from now) is the creator's (`create-checkout-session.ts`, `line-items.ts`).
+ */
+
+const REQUIRED = withCode('is required', 'parameter_missing');
+const absent = (input: unknown) => input === undefined || input === null;
+
+/** One of `values`, required: absent or null is `is required`. */
+const requiredOneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, {
+    error: (issue) => (absent(issue.input) ? REQUIRED : withCode(`must be one of ${values.join(', ')}`)),
+  });
+
+/** A non-empty string naming a record by its uuid. */
+const uuidText = () => text({ min: 1 }).refine(isUuid, withCode('must be a uuid')).openapi({ format: 'uuid' });
+
+const TAX_RATE_ID = withCode('must be a tax rate id (a uuid)');
+
+/** Tax rate ids as sent: distinct uuids, at most 5 (whether each names an active rate is checked against the store). */
+export const taxRateIds = () =>
+  z
+    .array(z.string({ error: TAX_RATE_ID }).refine(isUuid, TAX_RATE_ID), {
+      error: withCode('must be an array of tax rate ids'),
+    })
+    .max(MAX_TAX_RATES, withCode(`must have at most ${MAX_TAX_RATES} items`))
+    .superRefine((ids, ctx) => {
+      for (const [i, id] of ids.entries())
+        if (ids.indexOf(id) < i)
+          ctx.addIssue({ code: 'custom', path: [i], message: withCode(`tax rate ${id} is listed twice`) });
+    })
+    .openapi({ items: { type: 'string', format: 'uuid' } });
+
+/**
+ * The schedule and amount of a price created with the line: `type` (default recurring when an
+ * `interval` is given), `interval` (required for recurring), `currency`, `unitAmount`, and
+ * `intervalCount` (recurring only, default 1; not read for a one-time price).
+ */
+const priceFields = {
+  type: optional(oneOf(['one_time', 'recurring'] as const)).openapi({
+    description: 'Default: recurring when `interval` is given',
+  }),
+  interval: optional(oneOf(INTERVALS)),
+  currency: requiredOneOf(CURRENCIES),
+  unitAmount: amount(),
+  intervalCount: z.unknown().optional().openapi({
+    type: 'integer',
+    minimum: 1,
+    maximum: 36,
+    description: 'Recurring prices only; default 1',
+  }),
+};
+
+type PriceFields = z.output<z.ZodObject<typeof priceFields>>;
+
+/** An inline price's schedule, settled: what the resolver stores on the new price. */
+export type InlinePrice = {
+  type: 'one_time' | 'recurring';
+  interval: (typeof INTERVALS)[number] | null;
+  intervalCount: number | null;
+  currency: (typeof CURRENCIES)[number];
+  unitAmount: bigint;
+};
+
+const INTERVAL_COUNT = optional(integer({ min: 1, max: 36 }));
+
+function settlePrice(o: PriceFields, ctx: z.core.$RefinementCtx<unknown>): InlinePrice {
+  const type = o.type ?? (o.interval ? 'recurring' : 'one_time');
+  if (type === 'recurring' && !o.interval) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['interval'],
+      message: withCode('is required for a recurring price', 'parameter_missing'),
+    });
+    return z.NEVER;
+  }
+  let intervalCount: number | null = null;
+  if (type === 'recurring') {
+    const count = INTERVAL_COUNT.safeParse(o.intervalCount);
+    if (!count.success) {
+      ctx.addIssue({ code: 'custom', path: ['intervalCount'], message: count.error.issues[0]!.message });
+      return z.NEVER;
+    }
+    intervalCount = count.data ?? 1;
+  }
+  return {
+    type,
+    interval: type === 'recurring' ? (o.interval ?? null) : null,
+    intervalCount,
+    currency: o.currency,
+    unitAmount: o.unitAmount,
+  };
+}
+
+/** A new product made with the line (`priceData.productData`); other keys are ignored, as before. */
+const ProductDataInput = objectField({
+  name: text({ min: 1, max: 250, required: true }),
+  description: optional(text({ max: 2000 })),
+  unitLabel: optional(text({ max: 40 })),
+  url: optional(text({ max: 2048 })),
+  images: optional(arrayOf(z.string({ error: withCode('must be a string') }), { max: 8 })),
+  metadata: optional(metadata()),
+}).openapi('ProductDataInput');
+
+/** `price`: a new price of an existing product. */
+const PriceInput = objectField({ productId: uuidText(), ...priceFields })
+  .transform((o, ctx) => ({ productId: o.productId, ...settlePrice(o, ctx) }))
+  .openapi('LineItemPriceInput', { description: 'A new price of an existing product' });
+
+/** `priceData`: a new price of an existing product (`productId`) or of a new one (`productData`), not both. */
+const PriceDataInput = objectField({
+  productData: optional(ProductDataInput),
+  productId: optional(uuidText()),
+  ...priceFields,
+})
+  .transform((o, ctx) => {
+    const { productData, productId } = o;
+    if (productData !== undefined && productId !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: withCode('must have productId or productData, not both', 'parameters_exclusive'),
+      });
+      return z.NEVER;
+    }
+    const price = settlePrice(o, ctx);
+    if (productId !== undefined) return { productId, ...price };
+    if (productData !== undefined) return { productData, ...price };
+    ctx.addIssue({ code: 'custom', message: withCode('must have productId or productData', 'parameter_missing') });
+    return z.NEVER;
+  })
+  .openapi('LineItemPriceDataInput', {
+    description: 'A new price, of an existing product (`productId`) or of a new one (`productData`)',
+    oneOf: [{ required: ['productId'] }, { required: ['productData'] }],
+  });
+
+const FORMS = ['priceId', 'price', 'priceData'] as const;
+const EXCLUSIVE = withCode('must have exactly one of priceId, price or priceData', 'parameters_exclusive');
+
+/** A line: exactly one of `priceId`, `price` and `priceData`, checked before any of them is read. */
+const LineItemInput = z
+  .preprocess(
+    (value, ctx) => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+      const item = value as Record<string, unknown>;
+      if (FORMS.filter((k) => !absent(item[k])).length !== 1) ctx.addIssue({ code: 'custom', message: EXCLUSIVE });
+      return value;
+    },
+    objectField({
+      quantity: optional(integer({ min: 1, max: 1_000_000 })).openapi({ description: 'Default 1' }),
+      priceId: optional(uuidText()).openapi({ description: 'An existing, active price' }),
+      price: optional(PriceInput),
+      priceData: optional(PriceDataInput),
+      taxRateIds: optional(taxRateIds()).openapi({ description: "The line's own tax rates (else the request's)" }),
+    }).transform(({ quantity = 1, taxRateIds, priceId, price, priceData }) => {
+      const line = { quantity, ...(taxRateIds === undefined ? {} : { taxRateIds }) };
+      if (priceId !== undefined) return { ...line, priceId };
+      if (price !== undefined) return { ...line, price };
+      return { ...line, priceData: priceData! };
+    }),
+  )
+  .openapi('LineItemInput', {
+    description: 'Exactly one of `priceId`, `price` and `priceData`',
+    oneOf: [{ required: ['priceId'] }, { required: ['price'] }, { required: ['priceData'] }],
+  });
+
+const lineItemList = z
+  .array(LineItemInput, {
+    error: (issue) => (absent(issue.input) ? REQUIRED : withCode('must be an array')),
+  })
+  .max(20, withCode('must have at most 20 items'))
+  .min(1, withCode('must have at least 1 item'));
+
+/** `{data: [line, …]}`, 1 to 20 lines; `lineItems` itself absent is the caller's to refuse. */
+export const LineItemsInput = objectField({ data: lineItemList }).openapi('LineItemsInput');
+
+export type LineItemsRequest = z.output<typeof LineItemsInput>;
+
+/** Line items sent as `lineItems` by a route not declared with a schema yet: the API's 400 naming `lineItems…` on failure. */
+const LineItemsField = z.object({ lineItems: LineItemsInput });
+export const parseLineItems = (value: unknown): LineItemsRequest =>
+  parseWith(LineItemsField, { lineItems: value }).lineItems;
+
+/** A field that must be given: absent or null is `is required`, before the field's own schema reads it. */
+const required = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value, ctx) => {
+    if (absent(value)) ctx.addIssue({ code: 'custom', message: REQUIRED });
+    return value;
+  }, schema);
+
+const CUSTOMER_DATA_FIELDS = ['name', 'email', 'phone', 'organizationName', 'address'] as const;
+const TAX_IDS = withCode('is not supported: Weir keeps no tax ids on customers; leave it out');
+/** A prefilled detail: absent or null is null; the empty string is refused. */
+const detail = (max: number) => optional(text({ min: 1, max })).transform((v) => v ?? null);
+
+/**
+ * `customerData`: the customer's details the merchant prefills, kept on the session as
+ * `customerDetails`. Every part is optional; other keys are refused (never dropped), `taxIds`
+ * with its own reason: Weir's customers keep none.
+ */
+const CustomerDataInput = z
+  .strictObject(
+    {
+      name: detail(250),
+      email: optional(email({ min: 1 })).transform((v) => v ?? null),
+      phone: optional(text({ min: 1, max: 40 }).refine(isPhone, withCode(PHONE_HINT)))
+        .transform((v) => v ?? null)
+        .openapi({ example: '+44 20 7946 0958' }),
+      organizationName: detail(250),
+      address: optional(AddressInput).transform((v) => v ?? null),
+    },
+    {
+      error: (issue) => {
+        if (issue.code === 'unrecognized_keys')
+          return issue.keys[0] === 'taxIds'
+            ? TAX_IDS
+            : withCode(`is not a customer data field; use ${CUSTOMER_DATA_FIELDS.join(', ')}`);
+        return issue.code === 'invalid_type' ? withCode('must be an object') : undefined;
+      },
+    },
+  )
+  .openapi('CheckoutCustomerData', {
+    description: "The customer's details, prefilled on the hosted page and kept as `customerDetails`",
+    example: { email: 'ada@example.com', name: 'Ada Lovelace' },
+  });
+
+const updateMode = () =>
+  optional(oneOf(['auto', 'never'] as const))
+    .transform((v) => v ?? 'never')
+    .openapi({ default: 'never' });
+
+/**
+ * `customerUpdate`: which details the session collects (`name`, billing `address`, `shipping`)
+ * are copied onto its `customerId` customer when it completes; a part left out is `never`.
+ */
+const CustomerUpdateInput = closedObject(
+  { address: updateMode(), name: updateMode(), shipping: updateMode() },
+  'a customer update',
+).openapi('CheckoutCustomerUpdate', {
+  description:
+    'Only with `customerId`: `auto` copies the collected detail onto the customer when the session completes',
+  example: { name: 'auto', address: 'auto' },
+});
+
+const NO_CARDS = withCode('card payments need a connected card processor, which this Weir server does not have');
+
+/** `paymentSetting`: the networks the session offers (default: every one with a payment method) and the preferred one. */
+const PaymentSettingInput = objectField({
+  allowedChains: optional(arrayOf(objectField({ chainId: chainIdField('is required') }), { max: 50 })).openapi({
+    description: 'Default: every network with a payment method of the organization',
+  }),
+  preferredChainId: optional(integer({ min: 1 })).openapi({ description: "Default: the organization's" }),
+  allowSwap: optional(bool()),
+  allowFiatPayment: optional(bool().refine((v) => !v, NO_CARDS)).openapi({
+    description: 'Card payments: not offered by Weir (true is refused)',
+  }),
+}).openapi('CheckoutPaymentSetting', { example: { allowedChains: [{ chainId: 1 }], preferredChainId: 1 } });
+
+/** `value ?? fallback` after `schema`, documented as that default. */
+const withDefault = <T extends z.ZodType, D extends z.output<T>>(schema: T, fallback: D) =>
+  optional(schema)
+    .transform((v) => (v ?? fallback) as z.output<T>)
+    .openapi({ default: fallback });
+
+/**
+ * The create body, its fields in the order the API has always checked them (the first fault is
+ * the one reported). Unknown keys are ignored, as they always were.
+ */
+export const CheckoutSessionCreate = bodyObject({
+  mode: withDefault(oneOf(['payment', 'subscription'] as const), 'payment'),
+  successUrl: url({ required: true }).openapi({ description: 'Where the payer goes after paying' }),
+  cancelUrl: optional(url()).openapi({ example: 'https://shop.example/cart' }),
+  submitType: withDefault(oneOf(['pay', 'book', 'donate'] as const), 'pay'),
+  afterCompletion: withDefault(oneOf(['redirect', 'hosted_confirmation'] as const), 'redirect'),
+  clientReferenceId: optional(text({ max: 200 })).openapi({ example: 'order-6735' }),
+  customerId: optional(text({ min: 1, max: 64 })).openapi({
+    description: "One of the organization's customers in this environment",
+  }),
+  customerData: optional(CustomerDataInput),
+  customerCreation: withDefault(oneOf(['if_required', 'always'] as const), 'if_required').openapi({
+    description: '`always` also creates a customer (from `customerData.email`) for a payment',
+  }),
+  customerUpdate: optional(CustomerUpdateInput),
+  metadata: withDefault(metadata(), {}),
+  afterCompletionConfirmMsg: optional(text({ max: 500 })),
+  allowPromotionCodes: withDefault(bool(), false),
+  expiresAt: optional(
+    text({ max: 64 }).refine((v) => !Number.isNaN(Date.parse(v)), withCode('must be an ISO 8601 timestamp')),
+  ).openapi({ format: 'date-time', description: 'From one minute to 30 days ahead; default one hour' }),
+  paymentSetting: optional(PaymentSettingInput),
+  lineItems: required(LineItemsInput),
+  taxRateIds: optional(taxRateIds()).openapi({ description: 'Tax rates of every line that names none of its own' }),
+}).openapi('CheckoutSessionCreate', {
+  example: {
+    successUrl: 'https://shop.example/thanks',
+    lineItems: {
+      data: [{ priceData: { currency: 'usdc', unitAmount: '1500000000', productData: { name: 'Tea' } }, quantity: 1 }],
+    },
+    customerData: { email: 'ada@example.com' },
+    paymentSetting: { allowedChains: [{ chainId: 1 }] },
+  },
+});
+
+export type CheckoutSessionRequest = z.output<typeof CheckoutSessionCreate>;
