@@ -182,7 +182,11 @@ test('rate limits count the address the proxy in front saw (WEIR_TRUST_PROXY): e
 });
 
 test('rate limits: without WEIR_TRUST_PROXY a forged X-Forwarded-For changes nothing; WEIR_RATE_LIMITS=off turns every limit off', async (t) => {
-  const weir = await startTestWeir(t, { rateLimitAuthFailures: { perSecond: 1 / 3600, burst: 1 } }, { clock: createManualClock() });
+  const weir = await startTestWeir(
+    t,
+    { rateLimitAuthFailures: { perSecond: 1 / 3600, burst: 1 } },
+    { clock: createManualClock() },
+  );
   const wrong = apiClient(weir.url, 'sk_test_wrong');
   t.is((await wrong.call('GET', '/api/v1/customers', undefined, { 'x-forwarded-for': '1.1.1.1' })).status, 401);
   t.is((await wrong.call('GET', '/api/v1/customers', undefined, { 'x-forwarded-for': '2.2.2.2' })).status, 429);

@@ -26,7 +26,7 @@ test('an answer that does not match its route in the served document throws, nam
   );
   // Not JSON, or a status the route declares no schema for: nothing to check.
   t.notThrows(() => check('GET', `${weir.url}/checkout/abc`, 200, 'text/html', '<html></html>'));
-  t.notThrows(() => check('POST', `${weir.url}/api/v1/invoices`, 200, json, { anything: true }));
+  t.notThrows(() => check('POST', `${weir.url}/api/v1/invoices`, 201, json, { anything: true }));
 });
 
 test('a delivered webhook that does not match its documented payload throws; other bodies are let be', (t) => {

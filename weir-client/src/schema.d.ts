@@ -2826,12 +2826,33 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/invoices
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * List invoices
+         * @description Newest first; filter by `status`, `customerId`, `invoiceType`, `collectionMethod`, `number`, `ids` and `createdAt` bounds.
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description One of charge_automatically, send_invoice */
+                    collectionMethod?: string;
+                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    "createdAt[gte]"?: string;
+                    /** @description ISO 8601 date or timestamp */
+                    "createdAt[lt]"?: string;
+                    /** @description The customer's id */
+                    customerId?: string;
+                    /** @description Comma-separated invoice ids */
+                    ids?: string;
+                    /** @description One of one_time, recurring */
+                    invoiceType?: string;
+                    /** @description Items per page, 1 to 200 (default 200) */
+                    limit?: string;
+                    /** @description The invoice number */
+                    number?: string;
+                    /** @description Page number, from 1 */
+                    page?: string;
+                    /** @description One of draft, open, paid, void, uncollectible */
+                    status?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -2843,10 +2864,18 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            data: components["schemas"]["Invoice"][];
+                            hasMore: boolean;
+                            limit: number;
+                            page: number;
+                        };
+                    };
                 };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2854,8 +2883,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2876,8 +2905,8 @@ export interface paths {
         };
         put?: never;
         /**
-         * POST /api/v1/invoices
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Create a draft invoice
+         * @description A draft for an existing customer, with 1 to 20 lines in one currency. Its number is the next of the organization’s invoice setting unless `number` is sent; its hosted page (`url`) exists once it is finalized.
          */
         post: {
             parameters: {
@@ -2889,16 +2918,172 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "customerId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "lineItems": {
+                     *         "data": [
+                     *           {
+                     *             "priceData": {
+                     *               "currency": "usdc",
+                     *               "unitAmount": "150000000",
+                     *               "productData": {
+                     *                 "name": "Consulting hour"
+                     *               }
+                     *             },
+                     *             "quantity": 2
+                     *           }
+                     *         ]
+                     *       },
+                     *       "dueDate": "2026-06-01",
+                     *       "memo": "Thank you for your business"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceCreateRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "3b9e4c2a-6d1f-4e8b-a7c5-9f0d2e1b4a63",
+                         *       "organizationId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
+                         *       "createdAt": "2026-05-01T08:00:00.000Z",
+                         *       "updatedAt": "2026-05-01T08:00:00.000Z",
+                         *       "number": "INV-000001",
+                         *       "customerId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                         *       "description": null,
+                         *       "currency": "usdc",
+                         *       "lineItems": {
+                         *         "object": "list",
+                         *         "data": [
+                         *           {
+                         *             "description": "Consulting hour",
+                         *             "priceId": "5d7b1a3e-2f0c-4c1e-9a55-0c7e2b8d4f61",
+                         *             "quantity": 2,
+                         *             "unitAmount": "150000000",
+                         *             "amountTotal": "300000000",
+                         *             "amountSubtotal": "300000000",
+                         *             "amountTax": "0",
+                         *             "taxRates": [],
+                         *             "price": {
+                         *               "id": "5d7b1a3e-2f0c-4c1e-9a55-0c7e2b8d4f61",
+                         *               "organizationId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
+                         *               "environment": "test",
+                         *               "productId": "8c2f6e1d-7a4b-4b0e-8f3d-1e6a9c5b2d70",
+                         *               "type": "one_time",
+                         *               "currency": "usdc",
+                         *               "unitAmount": "150000000",
+                         *               "interval": null,
+                         *               "intervalCount": null,
+                         *               "isActive": true,
+                         *               "nickname": null,
+                         *               "metadata": {},
+                         *               "billingScheme": "per_unit",
+                         *               "createdAt": "2026-05-01T08:00:00.000Z",
+                         *               "updatedAt": "2026-05-01T08:00:00.000Z",
+                         *               "product": {
+                         *                 "id": "8c2f6e1d-7a4b-4b0e-8f3d-1e6a9c5b2d70",
+                         *                 "name": "Consulting hour",
+                         *                 "isActive": true
+                         *               }
+                         *             }
+                         *           }
+                         *         ]
+                         *       },
+                         *       "amountDue": "300000000",
+                         *       "amountPaid": "0",
+                         *       "amountRemaining": "300000000",
+                         *       "dueDate": "2026-06-01T00:00:00.000Z",
+                         *       "issueDate": null,
+                         *       "memo": "Thank you for your business",
+                         *       "footer": null,
+                         *       "invoiceType": "one_time",
+                         *       "recurring": null,
+                         *       "collectionMethod": "send_invoice",
+                         *       "billingReason": "manual",
+                         *       "subscriptionId": null,
+                         *       "paymentMethods": {
+                         *         "chainIds": [],
+                         *         "assetIds": []
+                         *       },
+                         *       "reminders": {
+                         *         "enabled": false,
+                         *         "daysBeforeDue": [],
+                         *         "daysAfterDue": []
+                         *       },
+                         *       "metadata": {},
+                         *       "status": "draft",
+                         *       "url": null,
+                         *       "paid": false,
+                         *       "paidOutOfBand": false,
+                         *       "attempted": false,
+                         *       "attemptCount": 0,
+                         *       "checkoutSessionId": null,
+                         *       "paymentAttempts": [],
+                         *       "transactionHash": null,
+                         *       "remindersSent": [],
+                         *       "remindersSkipped": [],
+                         *       "nextInvoice": null,
+                         *       "finalizedAt": null,
+                         *       "sentAt": null,
+                         *       "paidAt": null,
+                         *       "voidedAt": null,
+                         *       "markedUncollectibleAt": null,
+                         *       "deletedAt": null,
+                         *       "object": "invoice",
+                         *       "livemode": false,
+                         *       "invoiceNumber": "INV-000001",
+                         *       "total": "300000000",
+                         *       "subTotal": "300000000",
+                         *       "totalTax": "0",
+                         *       "taxRateIds": [],
+                         *       "customer": {
+                         *         "id": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                         *         "organizationId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
+                         *         "environment": "test",
+                         *         "email": "ada@example.com",
+                         *         "name": "Ada Lovelace",
+                         *         "phone": null,
+                         *         "organizationName": null,
+                         *         "customerReferenceId": null,
+                         *         "address": null,
+                         *         "metadata": {},
+                         *         "visibility": 10,
+                         *         "customerNumber": "0F8FAD5B",
+                         *         "livemode": false,
+                         *         "createdAt": "2026-05-01T08:00:00.000Z",
+                         *         "updatedAt": "2026-05-01T08:00:00.000Z"
+                         *       },
+                         *       "autoAdvance": false,
+                         *       "paymentSettingId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
+                         *       "paymentSetting": {
+                         *         "id": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
+                         *         "paymentMethodTypes": [
+                         *           "wallet"
+                         *         ],
+                         *         "preferredChainId": null,
+                         *         "preferredCurrency": null,
+                         *         "allowSwap": false,
+                         *         "applyFee": false,
+                         *         "feePercentage": 0,
+                         *         "applyGasFee": false,
+                         *         "allowSplitPayments": false,
+                         *         "slippagePercentage": 10
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Invoice"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2916,16 +3101,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used with another body, or its first request is still running; The invoice number is taken by another invoice. Codes: `idempotency_key_in_use`, `invoice_number_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2985,15 +3161,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /api/v1/invoices/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Read an invoice */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The invoice's id */
                     id: string;
                 };
                 cookie?: never;
@@ -3005,7 +3179,9 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Invoice"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -3016,7 +3192,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3037,28 +3213,35 @@ export interface paths {
             };
         };
         /**
-         * PUT /api/v1/invoices/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Update a draft invoice
+         * @description Only a draft changes; only the fields sent change (null clears a text field). New `lineItems` replace every line; new `taxRateIds` tax the lines again.
          */
         put: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The invoice's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["InvoiceUpdateRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Invoice"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json. Codes: `invalid_json`, `invalid_content_type`, `request_aborted` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it). Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3076,8 +3259,17 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The invoice number is taken by another invoice. Codes: `invoice_number_in_use` */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3124,15 +3316,13 @@ export interface paths {
             };
         };
         post?: never;
-        /**
-         * DELETE /api/v1/invoices/{id}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Delete a draft invoice */
         delete: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The invoice's id */
                     id: string;
                 };
                 cookie?: never;
@@ -3144,7 +3334,18 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["DeletedMessage"];
+                    };
+                };
+                /** @description The invoice's status forbids the operation (the message names it). Codes: `status_transition_invalid` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
@@ -3155,7 +3356,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3199,8 +3400,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /api/v1/invoices/{id}/duplicate
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Duplicate an invoice
+         * @description A new draft with the same customer, lines and settings, a fresh number, due as far ahead as the original was.
          */
         post: {
             parameters: {
@@ -3210,6 +3411,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The invoice's id */
                     id: string;
                 };
                 cookie?: never;
@@ -3221,9 +3423,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Invoice"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3241,7 +3445,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3252,24 +3456,6 @@ export interface paths {
                 };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3313,8 +3499,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /api/v1/invoices/{id}/finalize
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Finalize a draft invoice
+         * @description Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once.
          */
         post: {
             parameters: {
@@ -3324,6 +3510,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The invoice's id */
                     id: string;
                 };
                 cookie?: never;
@@ -3335,9 +3522,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Invoice"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3355,7 +3544,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3366,24 +3555,6 @@ export interface paths {
                 };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3426,10 +3597,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * POST /api/v1/invoices/{id}/mark-uncollectible
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Mark an invoice uncollectible */
         post: {
             parameters: {
                 query?: never;
@@ -3438,6 +3606,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The invoice's id */
                     id: string;
                 };
                 cookie?: never;
@@ -3449,9 +3618,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Invoice"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3469,7 +3640,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3480,24 +3651,6 @@ export interface paths {
                 };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3541,8 +3694,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /api/v1/invoices/{id}/pay
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Mark an invoice paid out of band
+         * @description For an open invoice paid outside Weir: the rest of its amount is recorded as paid.
          */
         post: {
             parameters: {
@@ -3552,6 +3705,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The invoice's id */
                     id: string;
                 };
                 cookie?: never;
@@ -3563,9 +3717,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Invoice"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3583,7 +3739,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3594,24 +3750,6 @@ export interface paths {
                 };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3655,8 +3793,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /api/v1/invoices/{id}/send
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
+         * Send an invoice
+         * @description Finalizes a draft, then mails the invoice with its pay link to `to` (default: the customer's address) and `cc`. An invoice with nothing to pay is paid at finalize and not mailed (its receipt is).
          */
         post: {
             parameters: {
@@ -3666,20 +3804,27 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The invoice's id */
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["InvoiceSendRequest"];
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Invoice"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3697,7 +3842,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3742,6 +3887,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description The mail server refused the mail. Codes: `mail_delivery_failed` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
                 503: {
                     headers: {
@@ -3768,10 +3922,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * POST /api/v1/invoices/{id}/void
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Void an invoice */
         post: {
             parameters: {
                 query?: never;
@@ -3780,6 +3931,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description The invoice's id */
                     id: string;
                 };
                 cookie?: never;
@@ -3791,9 +3943,11 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Invoice"];
+                    };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid` */
+                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3811,7 +3965,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3822,24 +3976,6 @@ export interface paths {
                 };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10604,7 +10740,7 @@ export interface webhooks {
                         /** @description Milliseconds since the epoch */
                         created: number;
                         data: {
-                            object: components["schemas"]["Invoice"];
+                            object: components["schemas"]["InvoiceEventObject"];
                         };
                         id: string;
                         /** @example invoice */
@@ -10660,7 +10796,7 @@ export interface webhooks {
                         /** @description Milliseconds since the epoch */
                         created: number;
                         data: {
-                            object: components["schemas"]["Invoice"];
+                            object: components["schemas"]["InvoiceEventObject"];
                         };
                         id: string;
                         /** @example invoice */
@@ -10716,7 +10852,7 @@ export interface webhooks {
                         /** @description Milliseconds since the epoch */
                         created: number;
                         data: {
-                            object: components["schemas"]["Invoice"];
+                            object: components["schemas"]["InvoiceEventObject"];
                         };
                         id: string;
                         /** @example invoice */
@@ -10772,7 +10908,7 @@ export interface webhooks {
                         /** @description Milliseconds since the epoch */
                         created: number;
                         data: {
-                            object: components["schemas"]["Invoice"];
+                            object: components["schemas"]["InvoiceEventObject"];
                         };
                         id: string;
                         /** @example invoice */
@@ -10828,7 +10964,7 @@ export interface webhooks {
                         /** @description Milliseconds since the epoch */
                         created: number;
                         data: {
-                            object: components["schemas"]["Invoice"];
+                            object: components["schemas"]["InvoiceEventObject"];
                         };
                         id: string;
                         /** @example invoice */
@@ -11286,6 +11422,19 @@ export interface components {
             name: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        AppliedTaxRate: {
+            /** @description In the asset's smallest unit */
+            amount: string;
+            country: string | null;
+            description: string | null;
+            id: string;
+            /** @description Whether it is the invoice's rate rather than the line's own */
+            isDefault: boolean;
+            name: string;
+            percentage: number;
+            /** @enum {string} */
+            type: "exclusive" | "inclusive";
         };
         Asset: {
             /** @description Token contract, or the zero address / `native` for the coin */
@@ -12015,11 +12164,395 @@ export interface components {
             amountRemainingRaw: string;
             assetId: string;
         } | null;
-        /** @description As GET /api/v1/invoices/{id} answers it */
         Invoice: {
+            /** @description In the asset's smallest unit */
+            amountDue: string;
+            /** @description In the asset's smallest unit */
+            amountPaid: string;
+            /** @description In the asset's smallest unit */
+            amountRemaining: string;
+            attemptCount: number;
+            attempted: boolean;
+            /** @description True for the invoices subscription billing makes (finalized and sent without the merchant) */
+            autoAdvance: boolean;
+            /** @enum {string} */
+            billingReason: "subscription_cycle" | "subscription_create" | "subscription_update" | "subscription" | "manual" | "upcoming" | "subscription_threshold";
+            /** @description The latest checkout session opened to pay it */
+            checkoutSessionId: string | null;
+            /** @enum {string} */
+            collectionMethod: "charge_automatically" | "send_invoice";
+            /** Format: date-time */
+            createdAt: string;
+            currency: string;
+            customer: components["schemas"]["Customer"] & (Record<string, never> | null);
+            customerId: string;
+            /** Format: date-time */
+            deletedAt: string | null;
+            description: string | null;
+            /** Format: date-time */
+            dueDate: string;
+            /** Format: date-time */
+            finalizedAt: string | null;
+            footer: string | null;
             id: string;
-        } & {
-            [key: string]: unknown;
+            /** @description The same as `number` (the reference’s name) */
+            invoiceNumber: string;
+            /** @enum {string} */
+            invoiceType: "one_time" | "recurring";
+            /** Format: date-time */
+            issueDate: string | null;
+            lineItems: {
+                data: {
+                    /** @description quantity × unitAmount */
+                    amountSubtotal: string;
+                    /** @description All the tax of the line, inclusive and exclusive */
+                    amountTax: string;
+                    /** @description amountSubtotal plus exclusive tax */
+                    amountTotal: string;
+                    description: string | null;
+                    price: components["schemas"]["Price"] & (Record<string, never> | null);
+                    priceId: string | null;
+                    quantity: number;
+                    taxRates: components["schemas"]["AppliedTaxRate"][];
+                    /** @description In the asset's smallest unit */
+                    unitAmount: string;
+                }[];
+                /** @enum {string} */
+                object: "list";
+            };
+            livemode: boolean;
+            /** Format: date-time */
+            markedUncollectibleAt: string | null;
+            memo: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            nextInvoice: {
+                id: string;
+                /** Format: date-time */
+                issueDate: string;
+            } | null;
+            number: string;
+            /** @enum {string} */
+            object: "invoice";
+            organizationId: string;
+            paid: boolean;
+            /** Format: date-time */
+            paidAt: string | null;
+            paidOutOfBand: boolean;
+            paymentAttempts: {
+                checkoutSessionId: string;
+                /** Format: date-time */
+                endedAt: string | null;
+                failureReason: string | null;
+                /** Format: date-time */
+                startedAt: string;
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+            }[];
+            paymentMethods: {
+                assetIds: string[];
+                chainIds: number[];
+            };
+            /** @description The organization's payment setting it is paid under */
+            paymentSetting: {
+                allowSplitPayments: boolean;
+                allowSwap: boolean;
+                applyFee: boolean;
+                applyGasFee: boolean;
+                feePercentage: number;
+                id: string;
+                paymentMethodTypes: string[];
+                preferredChainId: number | null;
+                preferredCurrency: string | null;
+                slippagePercentage: number;
+            } | null;
+            paymentSettingId: string | null;
+            recurring: {
+                /** @enum {string} */
+                interval: "month";
+                intervalCount: 1 | 3 | 6 | 12;
+            } | null;
+            reminders: {
+                daysAfterDue: number[];
+                daysBeforeDue: number[];
+                enabled: boolean;
+            };
+            remindersSent: {
+                /** Format: date-time */
+                at: string;
+                days: number;
+                /** Format: date-time */
+                dueDate: string;
+                /** @enum {string} */
+                kind: "before_due" | "after_due";
+            }[];
+            remindersSkipped: {
+                /** Format: date-time */
+                at: string;
+                days: number;
+                /** Format: date-time */
+                dueDate: string;
+                /** @enum {string} */
+                kind: "before_due" | "after_due";
+            }[];
+            /** Format: date-time */
+            sentAt: string | null;
+            /** @enum {string} */
+            status: "draft" | "open" | "paid" | "void" | "uncollectible";
+            subscriptionId: string | null;
+            /** @description The lines before exclusive tax */
+            subTotal: string;
+            taxRateIds: string[];
+            /** @description The same as `amountDue` */
+            total: string;
+            /** @description In the asset's smallest unit */
+            totalTax: string;
+            transactionHash: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The hosted invoice page: null while a draft (a draft has no page until it is finalized) */
+            url: string | null;
+            /** Format: date-time */
+            voidedAt: string | null;
+        };
+        /**
+         * @example {
+         *       "customerId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+         *       "lineItems": {
+         *         "data": [
+         *           {
+         *             "priceData": {
+         *               "currency": "usdc",
+         *               "unitAmount": "150000000",
+         *               "productData": {
+         *                 "name": "Consulting hour"
+         *               }
+         *             },
+         *             "quantity": 2
+         *           }
+         *         ]
+         *       },
+         *       "dueDate": "2026-06-01",
+         *       "memo": "Thank you for your business"
+         *     }
+         */
+        InvoiceCreateRequest: {
+            /** @enum {string|null} */
+            collectionMethod?: "charge_automatically" | "send_invoice" | null;
+            /** @example 0f8fad5b-d9cb-469f-a165-70867728950e */
+            customerId: string;
+            daysUntilDue?: number;
+            description?: string | null;
+            /**
+             * @description Default: 30 days from now; or send `daysUntilDue`
+             * @example 2026-05-01
+             */
+            dueDate?: string;
+            footer?: string | null;
+            /**
+             * @description A recurring invoice: month, quarter, half-year or year (or monthly, quarterly, half-yearly, annually)
+             * @example quarter
+             */
+            interval?: string | null;
+            /** @enum {string|null} */
+            invoiceType?: "one_time" | "recurring" | null;
+            /**
+             * @description Default: the day it is finalized; null clears it
+             * @example 2026-05-01
+             */
+            issueDate?: string;
+            lineItems: components["schemas"]["LineItemsInput"];
+            memo?: string | null;
+            /**
+             * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
+             * @example {
+             *       "orderId": "6735"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Default: the next number of the organization’s invoice setting
+             * @example INV-000042
+             */
+            number?: string | null;
+            /** @description What the payer may pay with; empty lists mean everything the organization accepts */
+            paymentMethods?: {
+                assetIds?: string[] | null;
+                chainIds?: number[] | null;
+            } | null;
+            /** @description The reference form of `interval` */
+            recurring?: {
+                interval?: string | null;
+                /** @description With `interval: month`: 1, 3, 6 or 12 */
+                intervalCount?: number;
+            } | null;
+            reminders?: {
+                daysAfterDue?: number[] | null;
+                daysBeforeDue?: number[] | null;
+                enabled?: boolean | null;
+            } | null;
+            /**
+             * @description Tax rates of the lines that name none of their own
+             * @example [
+             *       "0f8fad5b-d9cb-469f-a165-70867728950e"
+             *     ]
+             */
+            taxRateIds?: string[] | null;
+        };
+        /** @description The invoice as its webhook events carry it: as the API answers it, without `customer`, `autoAdvance`, `paymentSetting` and the lines’ `price` */
+        InvoiceEventObject: {
+            /** @description In the asset's smallest unit */
+            amountDue: string;
+            /** @description In the asset's smallest unit */
+            amountPaid: string;
+            /** @description In the asset's smallest unit */
+            amountRemaining: string;
+            attemptCount: number;
+            attempted: boolean;
+            /** @enum {string} */
+            billingReason: "subscription_cycle" | "subscription_create" | "subscription_update" | "subscription" | "manual" | "upcoming" | "subscription_threshold";
+            /** @description The latest checkout session opened to pay it */
+            checkoutSessionId: string | null;
+            /** @enum {string} */
+            collectionMethod: "charge_automatically" | "send_invoice";
+            /** Format: date-time */
+            createdAt: string;
+            currency: string;
+            customerId: string;
+            /** Format: date-time */
+            deletedAt: string | null;
+            description: string | null;
+            /** Format: date-time */
+            dueDate: string;
+            /** Format: date-time */
+            finalizedAt: string | null;
+            footer: string | null;
+            id: string;
+            /** @description The same as `number` (the reference’s name) */
+            invoiceNumber: string;
+            /** @enum {string} */
+            invoiceType: "one_time" | "recurring";
+            /** Format: date-time */
+            issueDate: string | null;
+            lineItems: {
+                data: {
+                    /** @description quantity × unitAmount */
+                    amountSubtotal: string;
+                    /** @description All the tax of the line, inclusive and exclusive */
+                    amountTax: string;
+                    /** @description amountSubtotal plus exclusive tax */
+                    amountTotal: string;
+                    description: string | null;
+                    priceId: string | null;
+                    quantity: number;
+                    taxRates: components["schemas"]["AppliedTaxRate"][];
+                    /** @description In the asset's smallest unit */
+                    unitAmount: string;
+                }[];
+                /** @enum {string} */
+                object: "list";
+            };
+            livemode: boolean;
+            /** Format: date-time */
+            markedUncollectibleAt: string | null;
+            memo: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            nextInvoice: {
+                id: string;
+                /** Format: date-time */
+                issueDate: string;
+            } | null;
+            number: string;
+            /** @enum {string} */
+            object: "invoice";
+            organizationId: string;
+            paid: boolean;
+            /** Format: date-time */
+            paidAt: string | null;
+            paidOutOfBand: boolean;
+            paymentAttempts: {
+                checkoutSessionId: string;
+                /** Format: date-time */
+                endedAt: string | null;
+                failureReason: string | null;
+                /** Format: date-time */
+                startedAt: string;
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+            }[];
+            paymentMethods: {
+                assetIds: string[];
+                chainIds: number[];
+            };
+            recurring: {
+                /** @enum {string} */
+                interval: "month";
+                intervalCount: 1 | 3 | 6 | 12;
+            } | null;
+            reminders: {
+                daysAfterDue: number[];
+                daysBeforeDue: number[];
+                enabled: boolean;
+            };
+            remindersSent: {
+                /** Format: date-time */
+                at: string;
+                days: number;
+                /** Format: date-time */
+                dueDate: string;
+                /** @enum {string} */
+                kind: "before_due" | "after_due";
+            }[];
+            remindersSkipped: {
+                /** Format: date-time */
+                at: string;
+                days: number;
+                /** Format: date-time */
+                dueDate: string;
+                /** @enum {string} */
+                kind: "before_due" | "after_due";
+            }[];
+            /** Format: date-time */
+            sentAt: string | null;
+            /** @enum {string} */
+            status: "draft" | "open" | "paid" | "void" | "uncollectible";
+            subscriptionId: string | null;
+            /** @description The lines before exclusive tax */
+            subTotal: string;
+            taxRateIds: string[];
+            /** @description The same as `amountDue` */
+            total: string;
+            /** @description In the asset's smallest unit */
+            totalTax: string;
+            transactionHash: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The hosted invoice page: null while a draft (a draft has no page until it is finalized) */
+            url: string | null;
+            /** Format: date-time */
+            voidedAt: string | null;
+        };
+        /**
+         * @example {
+         *       "to": "payer@example.com",
+         *       "cc": [
+         *         "accounts@example.com"
+         *       ]
+         *     }
+         */
+        InvoiceSendRequest: {
+            cc?: string[] | null;
+            /**
+             * Format: email
+             * @description Default: the customer's email address
+             * @example payer@example.com
+             */
+            to?: string | null;
         };
         InvoiceSetting: {
             /** Format: date-time */
@@ -12053,6 +12586,77 @@ export interface components {
              * @enum {string|null}
              */
             numberingScheme?: "merchant_level" | "customer_level" | null;
+        };
+        /**
+         * @description A draft only; the fields sent change (null clears a text field)
+         * @example {
+         *       "memo": "Thank you!",
+         *       "daysUntilDue": 14
+         *     }
+         */
+        InvoiceUpdateRequest: {
+            /** @enum {string|null} */
+            collectionMethod?: "charge_automatically" | "send_invoice" | null;
+            customerId?: string;
+            daysUntilDue?: number;
+            description?: string | null;
+            /**
+             * @description Default: 30 days from now; or send `daysUntilDue`
+             * @example 2026-05-01
+             */
+            dueDate?: string;
+            footer?: string | null;
+            /**
+             * @description A recurring invoice: month, quarter, half-year or year (or monthly, quarterly, half-yearly, annually)
+             * @example quarter
+             */
+            interval?: string | null;
+            /** @enum {string|null} */
+            invoiceType?: "one_time" | "recurring" | null;
+            /**
+             * @description Default: the day it is finalized; null clears it
+             * @example 2026-05-01
+             */
+            issueDate?: string;
+            lineItems?: components["schemas"]["LineItemsInput"] & unknown;
+            memo?: string | null;
+            /**
+             * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
+             * @example {
+             *       "orderId": "6735"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Default: the next number of the organization’s invoice setting
+             * @example INV-000042
+             */
+            number?: string | null;
+            /** @description What the payer may pay with; empty lists mean everything the organization accepts */
+            paymentMethods?: {
+                assetIds?: string[] | null;
+                chainIds?: number[] | null;
+            } | null;
+            /** @description The reference form of `interval` */
+            recurring?: {
+                interval?: string | null;
+                /** @description With `interval: month`: 1, 3, 6 or 12 */
+                intervalCount?: number;
+            } | null;
+            reminders?: {
+                daysAfterDue?: number[] | null;
+                daysBeforeDue?: number[] | null;
+                enabled?: boolean | null;
+            } | null;
+            /**
+             * @description Tax rates of the lines that name none of their own; the draft is taxed again
+             * @example [
+             *       "0f8fad5b-d9cb-469f-a165-70867728950e"
+             *     ]
+             */
+            taxRateIds?: string[] | null;
         };
         IssuedApiKey: components["schemas"]["ApiKey"] & {
             /**

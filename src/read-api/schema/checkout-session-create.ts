@@ -19,6 +19,10 @@ import {
   url,
   withCode,
   z,
+  absent,
+  REQUIRED,
+  required,
+  requiredOneOf,
 } from './fields.ts';
 import { parseWith } from './route.ts';
 
@@ -28,15 +32,6 @@ import { parseWith } from './route.ts';
  * the organization or the clock (prices, customers, tax rates, payment methods, `expiresAt`'s
  * distance from now) is the creator's (`create-checkout-session.ts`, `line-items.ts`).
  */
-
-const REQUIRED = withCode('is required', 'parameter_missing');
-const absent = (input: unknown) => input === undefined || input === null;
-
-/** One of `values`, required: absent or null is `is required`. */
-const requiredOneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z.enum(values, {
-    error: (issue) => (absent(issue.input) ? REQUIRED : withCode(`must be one of ${values.join(', ')}`)),
-  });
 
 /** A non-empty string naming a record by its uuid. */
 const uuidText = () => text({ min: 1 }).refine(isUuid, withCode('must be a uuid')).openapi({ format: 'uuid' });
@@ -205,13 +200,6 @@ export type LineItemsRequest = z.output<typeof LineItemsInput>;
 const LineItemsField = z.object({ lineItems: LineItemsInput });
 export const parseLineItems = (value: unknown): LineItemsRequest =>
   parseWith(LineItemsField, { lineItems: value }).lineItems;
-
-/** A field that must be given: absent or null is `is required`, before the field's own schema reads it. */
-const required = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value, ctx) => {
-    if (absent(value)) ctx.addIssue({ code: 'custom', message: REQUIRED });
-    return value;
-  }, schema);
 
 const CUSTOMER_DATA_FIELDS = ['name', 'email', 'phone', 'organizationName', 'address'] as const;
 const TAX_IDS = withCode('is not supported: Weir keeps no tax ids on customers; leave it out');

@@ -108,6 +108,25 @@ const Shipping = z
   })
   .openapi('Shipping');
 
+/** A customer as the API answers it (the documents' example). */
+export const CUSTOMER_EXAMPLE = {
+  id: '0f8fad5b-d9cb-469f-a165-70867728950e',
+  organizationId: 'b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10',
+  environment: 'test',
+  email: 'ada@example.com',
+  name: 'Ada Lovelace',
+  phone: null,
+  organizationName: null,
+  customerReferenceId: null,
+  address: null,
+  metadata: {},
+  visibility: 10,
+  customerNumber: '0F8FAD5B',
+  livemode: false,
+  createdAt: '2026-05-01T08:00:00.000Z',
+  updatedAt: '2026-05-01T08:00:00.000Z',
+};
+
 export const CustomerSchema = z
   .object({
     id: z.string(),
@@ -127,22 +146,4 @@ export const CustomerSchema = z
     createdAt: timestamp(),
     updatedAt: timestamp(),
   })
-  .openapi('Customer', {
-    example: {
-      id: '0f8fad5b-d9cb-469f-a165-70867728950e',
-      organizationId: 'b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10',
-      environment: 'test',
-      email: 'ada@example.com',
-      name: 'Ada Lovelace',
-      phone: null,
-      organizationName: null,
-      customerReferenceId: null,
-      address: null,
-      metadata: {},
-      visibility: 10,
-      customerNumber: '0F8FAD5B',
-      livemode: false,
-      createdAt: '2026-05-01T08:00:00.000Z',
-      updatedAt: '2026-05-01T08:00:00.000Z',
-    },
-  });
+  .openapi('Customer', { example: CUSTOMER_EXAMPLE });

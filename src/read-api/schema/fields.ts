@@ -22,8 +22,21 @@ export function messageAndCode(message: string): { message: string; code: string
   return { code: message.slice(0, at), message: message.slice(at + 1) };
 }
 
-const REQUIRED = withCode('is required', 'parameter_missing');
-const absent = (input: unknown) => input === undefined || input === null;
+export const REQUIRED = withCode('is required', 'parameter_missing');
+export const absent = (input: unknown) => input === undefined || input === null;
+
+/** One of `values`, required: absent or null is `is required`. */
+export const requiredOneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, {
+    error: (issue) => (absent(issue.input) ? REQUIRED : withCode(`must be one of ${values.join(', ')}`)),
+  });
+
+/** A field that must be given: absent or null is `is required`, before the field's own schema reads it. */
+export const required = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value, ctx) => {
+    if (absent(value)) ctx.addIssue({ code: 'custom', message: REQUIRED });
+    return value;
+  }, schema);
 
 /** Absent or null reads as undefined: the API has always taken `null` as "not given" for optional fields. */
 export const optional = <T extends z.ZodType>(schema: T) =>

@@ -2,6 +2,7 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { WEBHOOK_API_VERSION } from '../../webhooks/webhook-events.ts';
 import { TEST_WEBHOOK_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../webhooks/webhook-event-types.ts';
 import { z } from './fields.ts';
+import { InvoiceEventObjectSchema } from './invoice.ts';
 import { SubscriptionSchema } from './resources.ts';
 
 /**
@@ -12,7 +13,6 @@ const pending = (name: string, route: string) =>
   z.looseObject({ id: z.string() }).openapi(name, { description: `As ${route} answers it` });
 
 const CheckoutSession = pending('CheckoutSession', 'GET /api/v1/checkout/sessions/{id}');
-const Invoice = pending('Invoice', 'GET /api/v1/invoices/{id}');
 const PaymentIntent = pending('PaymentIntent', 'the `paymentIntent` of a checkout session');
 const WithdrawalAddress = pending('WithdrawalAddress', 'GET /api/v1/organization/withdrawal-addresses');
 const DeletedWithdrawalAddress = z.object({ id: z.string(), deleted: z.literal(true) });
@@ -31,7 +31,7 @@ function payloadOf(type: string): { schema: z.ZodType; object: string } {
   if (type.startsWith('checkout_session.')) return { schema: CheckoutSession, object: 'checkoutSession' };
   if (type.startsWith('customer.subscription.')) return { schema: SubscriptionSchema, object: 'subscription' };
   if (type.startsWith('payment_intent.')) return { schema: PaymentIntent, object: 'paymentIntent' };
-  if (type.startsWith('invoice.')) return { schema: Invoice, object: 'invoice' };
+  if (type.startsWith('invoice.')) return { schema: InvoiceEventObjectSchema, object: 'invoice' };
   throw new Error(`webhook payloads: no payload schema for ${type}`);
 }
 

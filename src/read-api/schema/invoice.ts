@@ -1,0 +1,494 @@
+import { newInvoiceDraft } from '../../../machines/invoice.decide.ts';
+import type { RecurringIntervalCount } from '../../../machines/invoice.types.ts';
+import { isEmail } from '../../actors/customer.ts';
+import { defaultPaymentSetting } from '../../actors/organization.ts';
+import { MAX_TAX_RATES } from '../../actors/tax-rate.ts';
+import { publicInvoice } from '../../projections/invoices.projection.ts';
+import { isUuid } from '../../shared/ids.ts';
+import { TAX_TYPES } from '../../shared/tax.ts';
+import { parseIsoInstant } from '../pagination.ts';
+import { integer, PriceSchema } from './catalog.ts';
+import { LineItemsInput, type LineItemsRequest } from './checkout-session-create.ts';
+import { CUSTOMER_EXAMPLE, CustomerSchema } from './customer.ts';
+import {
+  amountString,
+  arrayOf,
+  bodyObject,
+  bool,
+  clearable,
+  listQuery,
+  metadata,
+  objectField,
+  oneOf,
+  optional,
+  queryFilter,
+  requiredText,
+  text,
+  timestamp,
+  withCode,
+  z,
+  required,
+} from './fields.ts';
+import { PaymentSettingSchema } from './organization.ts';
+
+/**
+ * Request and answer schemas of invoices. Fields are declared in the order the API checks them,
+ * so a body with one fault gets the 400 it always got (the first issue is the one reported).
+ */
+
+const STATUSES = ['draft', 'open', 'paid', 'void', 'uncollectible'] as const;
+const INVOICE_TYPES = ['one_time', 'recurring'] as const;
+const COLLECTION_METHODS = ['charge_automatically', 'send_invoice'] as const;
+const NUMBER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._/#-]{0,63}$/;
+
+/** Dashboard intervals and their month counts. */
+const INTERVAL_MONTHS: Record<string, RecurringIntervalCount> = {
+  month: 1,
+  monthly: 1,
+  quarter: 3,
+  quarterly: 3,
+  'half-year': 6,
+  half_year: 6,
+  'half-yearly': 6,
+  half_yearly: 6,
+  semiannual: 6,
+  year: 12,
+  yearly: 12,
+  annually: 12,
+  annual: 12,
+};
+const INTERVAL_HINT = 'must be one of month, quarter, half-year, year';
+
+/** A date (`2026-05-01`, midnight UTC) or an ISO 8601 timestamp (no offset: UTC), read as an ISO timestamp. */
+const invoiceDate = () =>
+  text({ max: 64 })
+    .transform((raw, ctx): string => {
+      const time = parseIsoInstant(raw);
+      if (Number.isNaN(time)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: withCode('must be a date (2026-05-01) or an ISO 8601 timestamp (2026-05-01T08:00:00Z)'),
+        });
+        return z.NEVER;
+      }
+      return new Date(time).toISOString();
+    })
+    .openapi({ type: 'string', description: 'A date (midnight UTC) or an ISO 8601 timestamp', example: '2026-05-01' });
+
+/** A list of whole numbers, each checked by `valid` with one message for every fault. */
+const wholeNumbers = (max: number, hint: string, valid: (n: number) => boolean) =>
+  arrayOf(
+    z
+      .number({ error: withCode(hint) })
+      .refine((n) => Number.isSafeInteger(n) && valid(n), withCode(hint))
+      .openapi({ type: 'integer' }),
+    { max },
+  );
+
+/** A list of non-empty strings of at most 200 characters. */
+const nonEmptyStrings = (max: number) =>
+  arrayOf(
+    z
+      .string({ error: withCode('must be a non-empty string') })
+      .min(1, withCode('must be a non-empty string'))
+      .max(200, withCode('must be a non-empty string')),
+    { max },
+  );
+
+const TAX_RATE_ID = withCode('must be a tax rate id (a uuid)');
+
+/** Tax rate ids (checked again, with their existence, when the lines are taxed); each listed once. */
+export const taxRateIdList = () =>
+  z
+    .array(z.string({ error: TAX_RATE_ID }).refine(isUuid, TAX_RATE_ID), {
+      error: withCode('must be an array of tax rate ids'),
+    })
+    .max(MAX_TAX_RATES, withCode(`must have at most ${MAX_TAX_RATES} items`))
+    .superRefine((ids, ctx) => {
+      for (const [i, id] of ids.entries())
+        if (ids.indexOf(id) !== i)
+          ctx.addIssue({ code: 'custom', path: [i], message: withCode(`tax rate ${id} is listed twice`) });
+    })
+    .openapi({ example: ['0f8fad5b-d9cb-469f-a165-70867728950e'] });
+
+// ---- Line items: the checkout session's (`priceId`, `price` or `priceData`), 1 to 20 in one currency. ----
+
+const lineItemsInput = (isRequired: boolean) => (isRequired ? required(LineItemsInput) : LineItemsInput);
+
+export type InvoiceLineItemsInput = LineItemsRequest;
+
+// ---- The invoice's own fields, shared by create and update. ----
+
+const dueFields = {
+  dueDate: optional(invoiceDate()).openapi({ description: 'Default: 30 days from now; or send `daysUntilDue`' }),
+  daysUntilDue: optional(integer({ min: 0, max: 3650 })),
+  issueDate: clearable(invoiceDate()).openapi({ description: 'Default: the day it is finalized; null clears it' }),
+};
+
+const invoiceFields = {
+  description: clearable(text({ max: 5000 })),
+  memo: clearable(text({ max: 5000 })),
+  footer: clearable(text({ max: 5000 })),
+  invoiceType: optional(oneOf(INVOICE_TYPES)),
+  recurring: optional(
+    objectField({
+      interval: optional(text({ max: 20 })),
+      intervalCount: optional(integer()).openapi({ description: 'With `interval: month`: 1, 3, 6 or 12' }),
+    }),
+  ).openapi({ description: 'The reference form of `interval`' }),
+  interval: optional(text({ max: 20 })).openapi({
+    description:
+      'A recurring invoice: month, quarter, half-year or year (or monthly, quarterly, half-yearly, annually)',
+    example: 'quarter',
+  }),
+  collectionMethod: optional(oneOf(COLLECTION_METHODS)),
+  paymentMethods: optional(
+    objectField({
+      chainIds: optional(wholeNumbers(50, 'must be a positive integer', (n) => n >= 1)),
+      assetIds: optional(nonEmptyStrings(50)),
+    }).transform((m) => ({ chainIds: m.chainIds ?? [], assetIds: m.assetIds ?? [] })),
+  ).openapi({ description: 'What the payer may pay with; empty lists mean everything the organization accepts' }),
+  reminders: optional(
+    objectField({
+      enabled: optional(bool()),
+      daysBeforeDue: optional(
+        wholeNumbers(10, 'must be a whole number of days from 1 to 365', (n) => n >= 1 && n <= 365),
+      ),
+      daysAfterDue: optional(
+        wholeNumbers(10, 'must be a whole number of days from 1 to 365', (n) => n >= 1 && n <= 365),
+      ),
+    }).transform((r) => ({
+      enabled: r.enabled ?? true,
+      daysBeforeDue: r.daysBeforeDue ?? [],
+      daysAfterDue: r.daysAfterDue ?? [],
+    })),
+  ),
+  metadata: optional(metadata()),
+  number: optional(
+    text({
+      min: 1,
+      max: 64,
+      pattern: NUMBER_PATTERN,
+      hint: 'must be 1 to 64 letters, digits or . _ / # -, starting with a letter or digit',
+    }),
+  ).openapi({ description: 'Default: the next number of the organization’s invoice setting', example: 'INV-000042' }),
+};
+
+type InvoiceFieldsInput = {
+  dueDate?: string;
+  daysUntilDue?: number;
+  interval?: string;
+  recurring?: { interval?: string; intervalCount?: number };
+};
+
+/**
+ * `dueDate` or `daysUntilDue`, not both; `interval` (or `recurring.interval`, the reference's form)
+ * read as a month count: `recurring.intervalCount` counts months only with `month`.
+ */
+function schedule<T extends InvoiceFieldsInput>(body: T, ctx: z.core.$RefinementCtx<T>) {
+  if (body.dueDate !== undefined && body.daysUntilDue !== undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['dueDate'],
+      message: withCode('send dueDate or daysUntilDue, not both', 'parameters_exclusive'),
+    });
+  const name = body.interval ?? body.recurring?.interval;
+  if (name === undefined) return { ...body, recurring: undefined };
+  const months = INTERVAL_MONTHS[name.toLowerCase()];
+  if (months === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: body.interval !== undefined ? ['interval'] : ['recurring', 'interval'],
+      message: withCode(INTERVAL_HINT),
+    });
+    return z.NEVER;
+  }
+  const count = body.recurring?.intervalCount;
+  const intervalCount = name.toLowerCase() === 'month' && count !== undefined ? count : months;
+  if (![1, 3, 6, 12].includes(intervalCount)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['recurring', 'intervalCount'],
+      message: withCode('must be 1, 3, 6 or 12'),
+    });
+    return z.NEVER;
+  }
+  return { ...body, recurring: { interval: 'month' as const, intervalCount: intervalCount as RecurringIntervalCount } };
+}
+
+/** A request that creates a draft of two hours of consulting, with a new product and price. */
+export const INVOICE_CREATE_EXAMPLE = {
+  customerId: CUSTOMER_EXAMPLE.id,
+  lineItems: {
+    data: [
+      {
+        priceData: { currency: 'usdc', unitAmount: '150000000', productData: { name: 'Consulting hour' } },
+        quantity: 2,
+      },
+    ],
+  },
+  dueDate: '2026-06-01',
+  memo: 'Thank you for your business',
+};
+
+export const InvoiceCreate = bodyObject({
+  customerId: requiredText({ max: 64 }).openapi({ example: '0f8fad5b-d9cb-469f-a165-70867728950e' }),
+  ...dueFields,
+  ...invoiceFields,
+  lineItems: lineItemsInput(true),
+  taxRateIds: optional(taxRateIdList()).openapi({ description: 'Tax rates of the lines that name none of their own' }),
+})
+  .transform(schedule)
+  .openapi('InvoiceCreateRequest', { example: INVOICE_CREATE_EXAMPLE });
+
+export const InvoiceUpdate = bodyObject({
+  ...dueFields,
+  ...invoiceFields,
+  customerId: requiredText({ max: 64 }).optional(),
+  taxRateIds: optional(taxRateIdList()).openapi({
+    description: 'Tax rates of the lines that name none of their own; the draft is taxed again',
+  }),
+  lineItems: lineItemsInput(false).optional().openapi({ description: 'Replaces every line' }),
+})
+  .transform(schedule)
+  .openapi('InvoiceUpdateRequest', {
+    description: 'A draft only; the fields sent change (null clears a text field)',
+    example: { memo: 'Thank you!', daysUntilDue: 14 },
+  });
+
+export const InvoiceSendRequest = bodyObject({
+  // The empty string means "not given" (the customer's address, when there is one).
+  to: optional(text({ max: 254 }).refine((v) => v === '' || isEmail(v), withCode('must be an email address'))).openapi({
+    format: 'email',
+    description: "Default: the customer's email address",
+    example: 'payer@example.com',
+  }),
+  cc: optional(
+    nonEmptyStrings(50).superRefine((list, ctx) => {
+      for (const [i, address] of list.entries())
+        if (!isEmail(address))
+          ctx.addIssue({ code: 'custom', path: [i], message: withCode('must be an email address') });
+    }),
+  ),
+}).openapi('InvoiceSendRequest', { example: { to: 'payer@example.com', cc: ['accounts@example.com'] } });
+
+export const InvoiceListQuery = listQuery({
+  ids: queryFilter('Comma-separated invoice ids'),
+  status: queryFilter(`One of ${STATUSES.join(', ')}`),
+  customerId: queryFilter("The customer's id"),
+  invoiceType: queryFilter(`One of ${INVOICE_TYPES.join(', ')}`),
+  collectionMethod: queryFilter(`One of ${COLLECTION_METHODS.join(', ')}`),
+  number: queryFilter('The invoice number'),
+});
+
+export const INVOICE_LIST_FILTERS = {
+  ids: { field: 'id', kind: 'csv' as const },
+  status: { values: STATUSES },
+  customerId: {},
+  invoiceType: { values: INVOICE_TYPES },
+  collectionMethod: { values: COLLECTION_METHODS },
+  number: {},
+};
+
+// ---- Answers ----
+
+/** A tax rate as applied to a line: its terms when applied, and its tax on the line. */
+export const AppliedTaxRateSchema = z
+  .strictObject({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    country: z.string().nullable(),
+    percentage: z.number(),
+    type: z.enum(TAX_TYPES as readonly ['exclusive', 'inclusive']),
+    isDefault: z.boolean().openapi({ description: "Whether it is the invoice's rate rather than the line's own" }),
+    amount: amountString(),
+  })
+  .openapi('AppliedTaxRate');
+
+const lineFields = {
+  description: z.string().nullable(),
+  priceId: z.string().nullable(),
+  quantity: z.number().int(),
+  unitAmount: amountString(),
+  amountSubtotal: amountString().openapi({ description: 'quantity × unitAmount' }),
+  amountTax: amountString().openapi({ description: 'All the tax of the line, inclusive and exclusive' }),
+  amountTotal: amountString().openapi({ description: 'amountSubtotal plus exclusive tax' }),
+  taxRates: z.array(AppliedTaxRateSchema),
+};
+
+const reminderRecord = z.strictObject({
+  kind: z.enum(['before_due', 'after_due']),
+  days: z.number().int(),
+  dueDate: timestamp(),
+  at: timestamp(),
+});
+
+/** The invoice as its webhook events carry it (`data.object`). */
+const invoiceFieldsOut = {
+  id: z.string(),
+  object: z.literal('invoice'),
+  organizationId: z.string(),
+  livemode: z.boolean(),
+  number: z.string(),
+  invoiceNumber: z.string().openapi({ description: 'The same as `number` (the reference’s name)' }),
+  status: z.enum(STATUSES),
+  customerId: z.string(),
+  description: z.string().nullable(),
+  currency: z.string(),
+  lineItems: z.strictObject({ object: z.literal('list'), data: z.array(z.strictObject(lineFields)) }),
+  taxRateIds: z.array(z.string()),
+  subTotal: amountString().openapi({ description: 'The lines before exclusive tax' }),
+  totalTax: amountString(),
+  amountDue: amountString(),
+  total: amountString().openapi({ description: 'The same as `amountDue`' }),
+  amountPaid: amountString(),
+  amountRemaining: amountString(),
+  dueDate: timestamp(),
+  issueDate: timestamp().nullable(),
+  memo: z.string().nullable(),
+  footer: z.string().nullable(),
+  invoiceType: z.enum(INVOICE_TYPES),
+  recurring: z
+    .strictObject({
+      interval: z.literal('month'),
+      intervalCount: z.union([z.literal(1), z.literal(3), z.literal(6), z.literal(12)]),
+    })
+    .nullable(),
+  collectionMethod: z.enum(COLLECTION_METHODS),
+  billingReason: z.enum([
+    'subscription_cycle',
+    'subscription_create',
+    'subscription_update',
+    'subscription',
+    'manual',
+    'upcoming',
+    'subscription_threshold',
+  ]),
+  subscriptionId: z.string().nullable(),
+  paymentMethods: z.strictObject({ chainIds: z.array(z.number().int()), assetIds: z.array(z.string()) }),
+  reminders: z.strictObject({
+    enabled: z.boolean(),
+    daysBeforeDue: z.array(z.number().int()),
+    daysAfterDue: z.array(z.number().int()),
+  }),
+  metadata: z.record(z.string(), z.string()),
+  url: z.string().nullable().openapi({
+    description: 'The hosted invoice page: null while a draft (a draft has no page until it is finalized)',
+  }),
+  paid: z.boolean(),
+  paidOutOfBand: z.boolean(),
+  attempted: z.boolean(),
+  attemptCount: z.number().int(),
+  checkoutSessionId: z.string().nullable().openapi({ description: 'The latest checkout session opened to pay it' }),
+  paymentAttempts: z.array(
+    z.strictObject({
+      checkoutSessionId: z.string(),
+      status: z.enum(['pending', 'succeeded', 'failed']),
+      startedAt: timestamp(),
+      endedAt: timestamp().nullable(),
+      failureReason: z.string().nullable(),
+    }),
+  ),
+  transactionHash: z.string().nullable(),
+  remindersSent: z.array(reminderRecord),
+  remindersSkipped: z.array(reminderRecord),
+  nextInvoice: z.strictObject({ id: z.string(), issueDate: timestamp() }).nullable(),
+  finalizedAt: timestamp().nullable(),
+  sentAt: timestamp().nullable(),
+  paidAt: timestamp().nullable(),
+  voidedAt: timestamp().nullable(),
+  markedUncollectibleAt: timestamp().nullable(),
+  deletedAt: timestamp().nullable(),
+  createdAt: timestamp(),
+  updatedAt: timestamp(),
+};
+
+export const InvoiceEventObjectSchema = z.strictObject(invoiceFieldsOut).openapi('InvoiceEventObject', {
+  description:
+    'The invoice as its webhook events carry it: as the API answers it, without `customer`, `autoAdvance`, `paymentSetting` and the lines’ `price`',
+});
+
+const { createdAt: _c, updatedAt: _u, ...settingFields } = PaymentSettingSchema.shape;
+
+export const InvoiceSchema = z
+  .strictObject({
+    ...invoiceFieldsOut,
+    lineItems: z.strictObject({
+      object: z.literal('list'),
+      data: z.array(
+        z.strictObject({ ...lineFields, price: PriceSchema.nullable().openapi({ description: 'The catalog price' }) }),
+      ),
+    }),
+    customer: CustomerSchema.nullable(),
+    autoAdvance: z.boolean().openapi({
+      description: 'True for the invoices subscription billing makes (finalized and sent without the merchant)',
+    }),
+    paymentSettingId: z.string().nullable(),
+    paymentSetting: z
+      .strictObject(settingFields)
+      .nullable()
+      .openapi({ description: "The organization's payment setting it is paid under" }),
+  })
+  .openapi('Invoice');
+
+const PRICE_ID = '5d7b1a3e-2f0c-4c1e-9a55-0c7e2b8d4f61';
+const PRODUCT_ID = '8c2f6e1d-7a4b-4b0e-8f3d-1e6a9c5b2d70';
+const { organizationId, createdAt } = CUSTOMER_EXAMPLE;
+
+/** What `INVOICE_CREATE_EXAMPLE` answers: a new draft, as the API presents it. */
+export const INVOICE_EXAMPLE = (() => {
+  const draft = newInvoiceDraft({
+    id: '3b9e4c2a-6d1f-4e8b-a7c5-9f0d2e1b4a63',
+    organizationId,
+    environment: 'test',
+    createdAt,
+  });
+  const view = publicInvoice({
+    ...draft,
+    number: 'INV-000001',
+    customerId: CUSTOMER_EXAMPLE.id,
+    lineItems: {
+      object: 'list',
+      data: [
+        {
+          description: 'Consulting hour',
+          priceId: PRICE_ID,
+          quantity: 2,
+          unitAmount: '150000000',
+          amountTotal: '300000000',
+        },
+      ],
+    },
+    amountDue: '300000000',
+    amountRemaining: '300000000',
+    dueDate: '2026-06-01T00:00:00.000Z',
+    memo: INVOICE_CREATE_EXAMPLE.memo,
+  });
+  const price = {
+    id: PRICE_ID,
+    organizationId,
+    environment: 'test',
+    productId: PRODUCT_ID,
+    type: 'one_time',
+    currency: 'usdc',
+    unitAmount: '150000000',
+    interval: null,
+    intervalCount: null,
+    isActive: true,
+    nickname: null,
+    metadata: {},
+    billingScheme: 'per_unit',
+    createdAt,
+    updatedAt: createdAt,
+    product: { id: PRODUCT_ID, name: 'Consulting hour', isActive: true },
+  };
+  return {
+    ...view,
+    lineItems: { ...view.lineItems, data: view.lineItems.data.map((line) => ({ ...line, price })) },
+    customer: CUSTOMER_EXAMPLE,
+    autoAdvance: false,
+    paymentSettingId: organizationId,
+    paymentSetting: { id: organizationId, ...defaultPaymentSetting },
+  };
+})();
