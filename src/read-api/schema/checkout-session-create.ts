@@ -23,6 +23,7 @@ import {
   REQUIRED,
   required,
   requiredOneOf,
+  requiredText,
 } from './fields.ts';
 import { parseWith } from './route.ts';
 
@@ -34,7 +35,7 @@ import { parseWith } from './route.ts';
  */
 
 /** A non-empty string naming a record by its uuid. */
-const uuidText = () => text({ min: 1 }).refine(isUuid, withCode('must be a uuid')).openapi({ format: 'uuid' });
+const uuidText = () => requiredText().refine(isUuid, withCode('must be a uuid')).openapi({ format: 'uuid' });
 
 const TAX_RATE_ID = withCode('must be a tax rate id (a uuid)');
 
