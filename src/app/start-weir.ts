@@ -33,6 +33,7 @@ import { createDashboardSessions, type SessionLimits } from '../dashboard/auth/s
 import { createSetupToken } from '../dashboard/auth/setup-token.ts';
 import { createSignInThrottle, type SignInThrottleLimits } from '../dashboard/auth/throttle.ts';
 import { createDashboardEvents } from '../dashboard/events.ts';
+import type { DashboardPage } from '../dashboard/page.ts';
 import { USERS } from '../projections/team.projection.ts';
 import { continueWhenRead } from '../read-api/request-body.ts';
 import { createHealth } from './health.ts';
@@ -109,7 +110,12 @@ export type WeirOverrides = {
   /** Wraps the projection runner the whole process uses (tests of read models that lag). */
   wrapProjections?: (runner: ProjectionRunner) => ProjectionRunner;
   /** The dashboard's session expiry and sign-in throttle (tests make them short or tight). */
-  dashboard?: { sessionLimits?: Partial<SessionLimits>; signInLimits?: SignInThrottleLimits };
+  dashboard?: {
+    sessionLimits?: Partial<SessionLimits>;
+    signInLimits?: SignInThrottleLimits;
+    /** Page modules mounted beside those of src/dashboard/pages (tests of the guards). */
+    extraPages?: DashboardPage[];
+  };
 };
 
 /** Open the stores and the bus (in-process defaults when no URL is set). */
@@ -366,30 +372,33 @@ async function startLocked(
       : undefined;
   const health = createHealth({ clock, eventStore, projections, readStore, matcher, timers, followers });
   const dashboardSetup = createSetupToken();
-  const dashboard = createDashboard({
-    clock,
-    eventStore,
-    readStore,
-    commands,
-    projections,
-    rail,
-    secretBox,
-    publicUrl,
-    transactionRecovery,
-    webhookTargets,
-    sessions: createDashboardSessions({
-      commands,
-      readStore,
-      projections,
+  const dashboard = createDashboard(
+    {
       clock,
-      limits: overrides.dashboard?.sessionLimits,
-    }),
-    // Its own key, derived from the master key: forms outlive a restart, and no other use shares it.
-    csrf: createCsrf(Buffer.from(hkdfSync('sha256', masterKey, '', 'weir dashboard csrf', 32))),
-    signInThrottle: createSignInThrottle({ clock, limits: overrides.dashboard?.signInLimits }),
-    setup: dashboardSetup,
-    events: createDashboardEvents({ projections, readStore }),
-  });
+      eventStore,
+      readStore,
+      commands,
+      projections,
+      rail,
+      secretBox,
+      publicUrl,
+      transactionRecovery,
+      webhookTargets,
+      sessions: createDashboardSessions({
+        commands,
+        readStore,
+        projections,
+        clock,
+        limits: overrides.dashboard?.sessionLimits,
+      }),
+      // Its own key, derived from the master key: forms outlive a restart, and no other use shares it.
+      csrf: createCsrf(Buffer.from(hkdfSync('sha256', masterKey, '', 'weir dashboard csrf', 32))),
+      signInThrottle: createSignInThrottle({ clock, limits: overrides.dashboard?.signInLimits }),
+      setup: dashboardSetup,
+      events: createDashboardEvents({ projections, readStore }),
+    },
+    overrides.dashboard?.extraPages,
+  );
   const app = createApiApp({
     dashboard,
     chainProgress: (network) => {

@@ -10,7 +10,7 @@ import { sessionRoutes, signInRoutes } from './auth/sign-in.tsx';
 import type { DashboardContext, DashboardDeps, DashboardState } from './context.ts';
 import { streamEvents } from './events.ts';
 import { COOKIES, environmentOf, isHtmx, isSecure, readForm, sendHtml, setCookie } from './http.ts';
-import { pageRoutes } from './page.ts';
+import { pageRoutes, type DashboardPage } from './page.ts';
 import { DASHBOARD_PAGES } from './pages/registry.ts';
 import { navOf } from './screens.ts';
 import { ErrorPage } from './ui/error-page.tsx';
@@ -38,12 +38,13 @@ const PUBLIC_PATHS = new Set(['/dashboard/login', '/dashboard/setup']);
  * (organization and the environment switch), and the pages, each checking its permission. Errors
  * are pages (or, for htmx, the status with the message), never the API's JSON.
  */
-export function createDashboard(deps: DashboardDeps): Koa.Middleware {
-  const nav = navOf(DASHBOARD_PAGES.flatMap((page) => (page.screen ? [page.screen] : [])));
+export function createDashboard(deps: DashboardDeps, extraPages: readonly DashboardPage[] = []): Koa.Middleware {
+  const pages = [...DASHBOARD_PAGES, ...extraPages];
+  const nav = navOf(pages.flatMap((page) => (page.screen ? [page.screen] : [])));
   const publicRouter = signInRoutes(deps);
   const signedIn = new Router<DashboardState>();
   signedIn.get('/dashboard/events', (ctx) => streamEvents(ctx, deps.events, ctx.state.tenant));
-  for (const page of DASHBOARD_PAGES) page.routes(pageRoutes(signedIn), deps);
+  for (const page of pages) page.routes(pageRoutes(signedIn), deps);
   const publicRoutes = publicRouter.routes();
   const sessionRoutesMiddleware = sessionRoutes(deps).routes();
   const pageRoutesMiddleware = signedIn.routes();
@@ -79,7 +80,11 @@ export function createDashboard(deps: DashboardDeps): Koa.Middleware {
           'csrf_invalid',
         );
     }
-    if (PUBLIC_PATHS.has(ctx.path)) return publicRoutes(ctx, next);
+    if (PUBLIC_PATHS.has(ctx.path)) {
+      await publicRoutes(ctx, async () => {});
+      if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError('page', ctx.path);
+      return;
+    }
     if (!signed) {
       if (SAFE_METHODS.has(ctx.method) && !isHtmx(ctx) && ctx.path !== '/dashboard/events') {
         ctx.status = 303;

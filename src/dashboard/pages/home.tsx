@@ -275,7 +275,7 @@ function WebhookFailures(props: { deliveries: WebhookDeliveryDoc[]; endpoints: M
 async function recentPayments(deps: DashboardDeps, tenant: DashboardTenant) {
   const payments = await deps.readStore
     .collection<PaymentTransactionDoc>(TRANSACTIONS)
-    .find({ ...tenant, type: 'incoming' }, { sort: { createdAt: -1 }, limit: LIST });
+    .find({ ...tenant, type: 'incoming' }, { sort: { createdAt: -1, blockNumber: -1, logIndex: -1 }, limit: LIST });
   const networks = new Map(everyNetwork(deps.rail).map((n) => [n.network, n.name]));
   return <RecentPayments payments={payments} networks={networks} />;
 }
@@ -337,7 +337,7 @@ export const page = definePage({
         <AppLayout ctx={ctx} title="Home" screen="home">
           <OverviewPanel data={data} />
           {payments}
-          <div class="grid grid-2 spaced">
+          <div class="grid grid-2">
             {action}
             {webhooks}
           </div>

@@ -86,10 +86,11 @@ const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
   timeZone: 'UTC',
 });
 
-/** A moment as "25 Nov, 14:03 UTC", in a <time> with its ISO value. */
+/** A moment as "25 Nov, 14:03 UTC", in a <time> with its ISO value (the zone is left out on a phone). */
 export const DateTime = ({ iso }: { iso: string }): JSX.Element => (
-  <time datetime={iso} safe>
-    {`${DATE_TIME.format(new Date(iso))} UTC`}
+  <time datetime={iso}>
+    <span safe>{DATE_TIME.format(new Date(iso))}</span>
+    <span class="tz"> UTC</span>
   </time>
 );
 

@@ -102,7 +102,7 @@ export function AppLayout({
             Skip to content
           </a>
           {test ? (
-            <div class="test-band" role="note">
+            <div class="test-band" role="region" aria-label="Test mode">
               <strong>Test mode</strong> <span>You are looking at test data: testnets and test keys only.</span>
             </div>
           ) : (
