@@ -81,7 +81,7 @@ function OverviewPanel({ data }: { data: Overview }): JSX.Element {
           <span class="stat-value" safe>
             {money(data.volume, currency)}
           </span>
-          <span class="stat-note" safe>
+          <span class="stat-note">
             {data.others.length > 0
               ? `Also ${data.others.map((o) => money(o.volume, o.currency)).join(', ')}`
               : 'Received by completed checkout sessions'}
@@ -91,7 +91,7 @@ function OverviewPanel({ data }: { data: Overview }): JSX.Element {
       </Card>
       <Card title="Payments, last 30 days" id="payments-count">
         <div class="stat">
-          <span class="stat-value">{String(data.count)}</span>
+          <span class="stat-value">{data.count}</span>
           <span class="stat-note">Checkout sessions paid in full</span>
         </div>
         <BarChart days={countDays} summary="Completed checkout sessions per day over the last 30 days" />
@@ -141,11 +141,11 @@ function RecentPayments({ payments, networks }: { payments: PaymentTransactionDo
                     {money(p.amount, p.currency ?? '')}
                   </td>
                   <td class="nowrap">
-                    <Badge tone={PAYMENT_STATUS[p.status].tone}>{PAYMENT_STATUS[p.status].text}</Badge>
+                    <Badge tone={PAYMENT_STATUS[p.status].tone} label={PAYMENT_STATUS[p.status].text} />
                     {p.late ? (
                       <>
                         {' '}
-                        <Badge tone="warning">Late</Badge>
+                        <Badge tone="warning" label="Late" />
                       </>
                     ) : (
                       ''
@@ -199,9 +199,9 @@ function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.Element
                   </td>
                   <td>
                     {reason === 'underpaid' ? (
-                      <Badge tone="warning">Underpaid</Badge>
+                      <Badge tone="warning" label="Underpaid" />
                     ) : (
-                      <Badge tone="danger">Paid after it closed</Badge>
+                      <Badge tone="danger" label="Paid after it closed" />
                     )}
                   </td>
                   <td class="amount" safe>
@@ -216,6 +216,10 @@ function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.Element
     </Card>
   );
 }
+
+/** What the endpoint last answered: its HTTP status, or why there was none. */
+const lastAnswer = (last: WebhookDeliveryDoc['log'][number] | undefined): string =>
+  last ? (last.statusCode ? `HTTP ${last.statusCode}` : (last.error ?? 'no answer')) : '—';
 
 function WebhookFailures(props: { deliveries: WebhookDeliveryDoc[]; endpoints: Map<string, string> }): JSX.Element {
   return (
@@ -251,14 +255,12 @@ function WebhookFailures(props: { deliveries: WebhookDeliveryDoc[]; endpoints: M
                     <td class="hide-narrow" safe>
                       {props.endpoints.get(d.endpointId) ?? d.endpointId}
                     </td>
-                    <td safe>
-                      {last ? (last.statusCode ? `HTTP ${last.statusCode}` : (last.error ?? 'no answer')) : '—'}
-                    </td>
+                    <td safe>{lastAnswer(last)}</td>
                     <td class="nowrap">
                       {d.status === 'failed' ? (
-                        <Badge tone="danger">Failed</Badge>
+                        <Badge tone="danger" label="Failed" />
                       ) : (
-                        <Badge tone="warning">{`Retrying (${d.attempts} tries)`}</Badge>
+                        <Badge tone="warning" label={`Retrying (${d.attempts} tries)`} />
                       )}
                     </td>
                   </tr>
@@ -277,7 +279,7 @@ async function recentPayments(deps: DashboardDeps, tenant: DashboardTenant) {
     .collection<PaymentTransactionDoc>(TRANSACTIONS)
     .find({ ...tenant, type: 'incoming' }, { sort: { createdAt: -1, blockNumber: -1, logIndex: -1 }, limit: LIST });
   const networks = new Map(everyNetwork(deps.rail).map((n) => [n.network, n.name]));
-  return <RecentPayments payments={payments} networks={networks} />;
+  return { payments, networks };
 }
 
 async function needsAction(deps: DashboardDeps, tenant: DashboardTenant) {
@@ -292,7 +294,7 @@ async function needsAction(deps: DashboardDeps, tenant: DashboardTenant) {
     if (session) items.push({ session, reason: 'late', at: payment.createdAt });
   }
   items.sort((a, b) => b.at.localeCompare(a.at));
-  return <SessionsNeedingAction items={items.slice(0, LIST)} />;
+  return { items: items.slice(0, LIST) };
 }
 
 async function webhookFailures(deps: DashboardDeps, tenant: DashboardTenant) {
@@ -305,16 +307,20 @@ async function webhookFailures(deps: DashboardDeps, tenant: DashboardTenant) {
   const endpoints = await deps.readStore
     .collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints)
     .find({ ...tenant, id: { $in: [...new Set(deliveries.map((d) => d.endpointId))] } });
-  return <WebhookFailures deliveries={deliveries} endpoints={new Map(endpoints.map((e) => [e.id, e.url]))} />;
+  return { deliveries, endpoints: new Map(endpoints.map((e) => [e.id, e.url])) };
 }
 
-/** A fragment as htmx asks for it (a panel refreshed live); a full page otherwise. */
+/** A panel as htmx asks for it (refreshed live); the whole page otherwise. */
 const fragment =
-  (render: (deps: DashboardDeps, tenant: DashboardTenant) => Promise<JSX.Element>) =>
+  <T extends object>(
+    load: (deps: DashboardDeps, tenant: DashboardTenant) => Promise<T>,
+    Panel: (props: T) => JSX.Element,
+  ) =>
   (deps: DashboardDeps) =>
   async (ctx: DashboardContext) => {
     if (!isHtmx(ctx)) return ctx.redirect('/dashboard');
-    await sendHtml(ctx, render(deps, ctx.state.tenant));
+    const props: T = await load(deps, ctx.state.tenant);
+    await sendHtml(ctx, <Panel {...props} />);
   };
 
 /**
@@ -336,10 +342,10 @@ export const page = definePage({
         ctx,
         <AppLayout ctx={ctx} title="Home" screen="home">
           <OverviewPanel data={data} />
-          {payments}
+          <RecentPayments {...payments} />
           <div class="grid grid-2">
-            {action}
-            {webhooks}
+            <SessionsNeedingAction {...action} />
+            <WebhookFailures {...webhooks} />
           </div>
         </AppLayout>,
       );
@@ -347,10 +353,10 @@ export const page = definePage({
     routes.get(
       '/dashboard/home/overview',
       'read',
-      fragment(async (d, tenant) => <OverviewPanel data={await overview(d, tenant)} />)(deps),
+      fragment(async (d, tenant) => ({ data: await overview(d, tenant) }), OverviewPanel)(deps),
     );
-    routes.get('/dashboard/home/recent-payments', 'read', fragment(recentPayments)(deps));
-    routes.get('/dashboard/home/needs-action', 'read', fragment(needsAction)(deps));
-    routes.get('/dashboard/home/webhook-failures', 'read', fragment(webhookFailures)(deps));
+    routes.get('/dashboard/home/recent-payments', 'read', fragment(recentPayments, RecentPayments)(deps));
+    routes.get('/dashboard/home/needs-action', 'read', fragment(needsAction, SessionsNeedingAction)(deps));
+    routes.get('/dashboard/home/webhook-failures', 'read', fragment(webhookFailures, WebhookFailures)(deps));
   },
 });

@@ -1,4 +1,4 @@
-import type { PropsWithChildren } from '@kitajs/html';
+import type { Children, PropsWithChildren } from '@kitajs/html';
 import { formatAmount } from '../../shared/money.ts';
 
 /** The hidden CSRF field every state-changing form carries (the area refuses a POST without it). */
@@ -8,7 +8,7 @@ export const CsrfField = ({ token }: { token: string }): JSX.Element => (
 
 /** A card with an optional heading (an h2, labelling the section) and actions beside it. */
 export function Card(
-  props: PropsWithChildren<{ title?: string; id?: string; actions?: JSX.Element; class?: string } & HxProps>,
+  props: PropsWithChildren<{ title?: string; id?: string; actions?: Children; class?: string } & HxProps>,
 ): JSX.Element {
   const { title, actions, children, class: extra, id, ...hx } = props;
   const headingId = id && title ? `${id}-title` : undefined;
@@ -28,7 +28,7 @@ export function Card(
           ) : (
             ''
           )}
-          {actions ?? ''}
+          {actions}
         </header>
       ) : (
         ''
@@ -65,8 +65,10 @@ export const EmptyState = ({ message, hint }: { message: string; hint?: string }
 export type Tone = 'neutral' | 'success' | 'warning' | 'danger' | 'info';
 
 /** A short status word in a coloured pill. */
-export const Badge = ({ tone = 'neutral', children }: PropsWithChildren<{ tone?: Tone }>): JSX.Element => (
-  <span class={`badge badge-${tone}`}>{children}</span>
+export const Badge = ({ tone = 'neutral', label }: { tone?: Tone; label: string }): JSX.Element => (
+  <span class={`badge badge-${tone}`} safe>
+    {label}
+  </span>
 );
 
 /** An API amount (10^8-scaled integer string or bigint) with its currency, in figures with grouping. */

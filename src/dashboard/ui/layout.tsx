@@ -1,9 +1,9 @@
-import type { PropsWithChildren } from '@kitajs/html';
+import type { Children, PropsWithChildren } from '@kitajs/html';
 import { iconUrl } from '../../hosted/assets.ts';
 import { dashboardAssetUrl } from '../assets.ts';
 import type { DashboardContext } from '../context.ts';
 import type { ScreenId } from '../screens.ts';
-import { CsrfField } from './components.tsx';
+import { Badge, CsrfField } from './components.tsx';
 import { Icon } from './icons.tsx';
 
 /** htmx settings: no inline style it would inject (the CSP refuses it), no eval, requests to Weir only. */
@@ -84,7 +84,7 @@ export function AppLayout({
   screen,
   actions,
   children,
-}: PropsWithChildren<{ ctx: DashboardContext; title: string; screen?: ScreenId; actions?: JSX.Element }>): JSX.Element {
+}: PropsWithChildren<{ ctx: DashboardContext; title: string; screen?: ScreenId; actions?: Children }>): JSX.Element {
   const { user, tenant, organization, nav } = ctx.state;
   const test = tenant.environment === 'test';
   const items = nav.filter((item) => test || !item.testOnly);
@@ -136,9 +136,7 @@ export function AppLayout({
                   <span class="user-email" safe>
                     {user.email}
                   </span>
-                  <span class="user-role" safe>
-                    {user.role}
-                  </span>
+                  <span class="user-role">{user.role}</span>
                   <form method="post" action="/dashboard/logout">
                     <CsrfField token={ctx.state.csrfToken} />
                     <button type="submit" class="button-quiet">
@@ -151,8 +149,8 @@ export function AppLayout({
               <main id="content" tabindex="-1">
                 <div class="page-header">
                   <h1 safe>{title}</h1>
-                  {test ? <span class="badge badge-warning">Test mode</span> : ''}
-                  <div class="page-actions">{actions ?? ''}</div>
+                  {test ? <Badge tone="warning" label="Test mode" /> : ''}
+                  <div class="page-actions">{actions}</div>
                 </div>
                 {children}
               </main>
