@@ -19,7 +19,7 @@ export function Card(
       aria-labelledby={headingId}
       {...(hx as Record<string, string | undefined>)}
     >
-      {title || actions ? (
+      {title || actions !== undefined ? (
         <header class="card-header">
           {title ? (
             <h2 id={headingId} safe>
