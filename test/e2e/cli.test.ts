@@ -198,6 +198,15 @@ test('weir user create makes a dashboard user who can sign in; the password come
   const dataDir = await tempDir(t);
   const env = { WEIR_DATA_DIR: dataDir };
   const org = JSON.parse(runWeir(['org', 'create', '--name', 'Quay Books'], env).stdout) as { organizationId: string };
+  // Started before any user exists: it prints the first-run link, and takes users made while it runs.
+  const server = await spawnWeir({ dataDir });
+  t.teardown(() => server.kill());
+  t.regex(
+    server.output(),
+    new RegExp(
+      `no dashboard user yet: create the first owner at ${server.url}/dashboard/setup\\?token=[A-Za-z0-9_-]{32}`,
+    ),
+  );
   const user = (email: string, role: string, input?: string, extra: Record<string, string> = {}) =>
     runWeir(
       [
@@ -231,8 +240,6 @@ test('weir user create makes a dashboard user who can sign in; the password come
   t.regex(user('bo@quay.example', 'viewer', 'short').stderr, /password: must be at least 10 characters/);
   t.is(user('bo@quay.example', 'viewer', undefined, { WEIR_USER_PASSWORD: 'viewer password 1' }).status, 0);
 
-  const server = await spawnWeir({ dataDir });
-  t.teardown(() => server.kill());
   const login = await fetch(`${server.url}/dashboard/login`);
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await login.text())![1]!;
@@ -242,7 +249,7 @@ test('weir user create makes a dashboard user who can sign in; the password come
     headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ _csrf: csrf, email: 'ada@quay.example', password: 'correct horse battery' }),
   });
-  t.is(signIn.status, 303);
+  t.is(signIn.status, 303, 'the user made by the CLI while the server runs signs in at once');
   t.regex(
     signIn.headers.get('set-cookie') ?? '',
     /^weir_session=[0-9a-f-]{36}\.[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Strict$/,

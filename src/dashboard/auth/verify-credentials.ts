@@ -1,4 +1,6 @@
 import { USER_CREDENTIALS, USERS, type UserCredentialDoc, type UserDoc } from '../../projections/team.projection.ts';
+import type { EventStore } from '../../event-store/event-store.ts';
+import type { ProjectionRunner } from '../../projections/projection-runner.ts';
 import type { ReadStore } from '../../read-store/read-store.ts';
 import type { SignInThrottle } from './throttle.ts';
 import { verifyPassword } from './password.ts';
@@ -9,7 +11,7 @@ import { verifyPassword } from './password.ts';
  * same hashing as a wrong password.
  */
 export async function verifyCredentials(
-  deps: { readStore: ReadStore; signInThrottle: SignInThrottle },
+  deps: { readStore: ReadStore; eventStore: EventStore; projections: ProjectionRunner; signInThrottle: SignInThrottle },
   input: { email: string; password: string; clientAddress: string },
 ): Promise<UserDoc | null> {
   const email = input.email.trim().toLowerCase();
