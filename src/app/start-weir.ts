@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +27,14 @@ import { openEventStore } from '../event-store/open-event-store.ts';
 import { ALL_PROJECTIONS, INDEXED_FIELDS } from '../projections/all-projections.ts';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/projection-runner.ts';
 import { createApiApp } from '../read-api/app.ts';
+import { createDashboard } from '../dashboard/app.tsx';
+import { createCsrf } from '../dashboard/auth/csrf.ts';
+import { createDashboardSessions, type SessionLimits } from '../dashboard/auth/sessions.ts';
+import { createSetupToken } from '../dashboard/auth/setup-token.ts';
+import { createSignInThrottle, type SignInThrottleLimits } from '../dashboard/auth/throttle.ts';
+import { createDashboardEvents } from '../dashboard/events.ts';
+import type { DashboardPage } from '../dashboard/page.ts';
+import { USERS } from '../projections/team.projection.ts';
 import { continueWhenRead } from '../read-api/request-body.ts';
 import { createHealth } from './health.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
@@ -72,6 +81,8 @@ export type Weir = {
   projections: ProjectionRunner;
   /** The webhook dispatcher, for its status (queued, in flight). */
   webhooks: Pick<WebhookDispatcher, 'status'>;
+  /** The dashboard's first-run address (with its one-time token), while no dashboard user exists; printed at start. */
+  dashboardSetupUrl: string | null;
   /** Stops everything and lets go of the data dir; `reason` (e.g. the signal) goes in the log line. */
   stop(reason?: string): Promise<void>;
 };
@@ -98,6 +109,13 @@ export type WeirOverrides = {
   wrapReadStore?: (readStore: ReadStore) => ReadStore;
   /** Wraps the projection runner the whole process uses (tests of read models that lag). */
   wrapProjections?: (runner: ProjectionRunner) => ProjectionRunner;
+  /** The dashboard's session expiry and sign-in throttle (tests make them short or tight). */
+  dashboard?: {
+    sessionLimits?: Partial<SessionLimits>;
+    signInLimits?: SignInThrottleLimits;
+    /** Page modules mounted beside those of src/dashboard/pages (tests of the guards). */
+    extraPages?: DashboardPage[];
+  };
 };
 
 /** Open the stores and the bus (in-process defaults when no URL is set). */
@@ -154,9 +172,8 @@ async function startLocked(
   await activity.start();
   const readStore = overrides.wrapReadStore ? overrides.wrapReadStore(stores.readStore) : stores.readStore;
   const bus = await openBus({ natsUrl: config.natsUrl });
-  const secretBox = createSecretBox(
-    loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') }),
-  );
+  const masterKey = loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') });
+  const secretBox = createSecretBox(masterKey);
   // The local chain (test environment only); a devnet file given by the operator replaces it.
   const localChain =
     config.localChain && !config.devnetFile ? await startLocalChainOrWarn({ dataDir: config.dataDir, log }) : null;
@@ -354,7 +371,36 @@ async function startLocked(
         })
       : undefined;
   const health = createHealth({ clock, eventStore, projections, readStore, matcher, timers, followers });
+  const dashboardSetup = createSetupToken();
+  const dashboard = createDashboard(
+    {
+      clock,
+      eventStore,
+      readStore,
+      commands,
+      projections,
+      rail,
+      secretBox,
+      publicUrl,
+      transactionRecovery,
+      webhookTargets,
+      sessions: createDashboardSessions({
+        commands,
+        readStore,
+        projections,
+        clock,
+        limits: overrides.dashboard?.sessionLimits,
+      }),
+      // Its own key, derived from the master key: forms outlive a restart, and no other use shares it.
+      csrf: createCsrf(Buffer.from(hkdfSync('sha256', masterKey, '', 'weir dashboard csrf', 32))),
+      signInThrottle: createSignInThrottle({ clock, limits: overrides.dashboard?.signInLimits }),
+      setup: dashboardSetup,
+      events: createDashboardEvents({ projections, readStore }),
+    },
+    overrides.dashboard?.extraPages,
+  );
   const app = createApiApp({
+    dashboard,
     chainProgress: (network) => {
       const followed = offeredEvm.find((n) => n.network === network);
       const follower = followersByNetwork.get(network);
@@ -383,6 +429,16 @@ async function startLocked(
   server.on('request', handle);
   server.on('checkContinue', continueWhenRead(handle));
   server.keepAliveTimeout = 65_000;
+  // No dashboard user yet: the first owner is made on the first-run page, with a token only this console shows.
+  const dashboardSetupUrl =
+    (await readStore.collection(USERS).count({})) === 0
+      ? `${publicUrl}/dashboard/setup?token=${dashboardSetup.issue()}`
+      : null;
+  if (dashboardSetupUrl)
+    logger.warn(
+      { event: 'dashboard.setup' },
+      `no dashboard user yet: create the first owner at ${dashboardSetupUrl} (the link works once; weir user create does the same)`,
+    );
   logger.info(
     {
       event: 'weir.started',
@@ -410,6 +466,7 @@ async function startLocked(
     commands,
     projections,
     webhooks: dispatcher,
+    dashboardSetupUrl,
     stop(reason) {
       stopping ??= (async () => {
         const stopStarted = performance.now();

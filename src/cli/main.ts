@@ -15,6 +15,9 @@ const USAGE = `Usage: weir <command> [options]
 Commands:
   serve                      API, projections, matcher, webhook dispatcher and timers in one process
   org create --name NAME     create an organization; prints its id and one test and one live secret key (shown once)
+  user create --org ID --email EMAIL --role owner|admin|developer|viewer [--name NAME] [--password-stdin]
+                             a dashboard user; the password from standard input (--password-stdin), else
+                             WEIR_USER_PASSWORD, else asked on the terminal; prints the user's id
   replay                     drop and rebuild every read model from the log
   machines export [--out DIR] write every statechart as JSON for the Stately editor (default ./machines-json)
   health [--url URL]         ask a running Weir's /health (default http://HOST:PORT); prints it; exit 0 while ok
@@ -95,6 +98,46 @@ async function orgCreate(argv: string[]): Promise<void> {
         2,
       )}\n`,
     );
+  } finally {
+    await readStore.close();
+    await eventStore.close();
+  }
+}
+
+async function userCreate(argv: string[]): Promise<void> {
+  const organizationId = option(argv, '--org');
+  const email = option(argv, '--email');
+  const role = option(argv, '--role');
+  if (!organizationId || !email || !role)
+    throw new ConfigError('user create needs --org ID --email EMAIL --role owner|admin|developer|viewer');
+  const { readNewPassword } = await import('./read-password.ts');
+  const password = await readNewPassword({ stdin: argv.includes('--password-stdin'), env: process.env });
+  const { checkNewUser, createUser } = await import('../tenancy/create-user.ts');
+  const { WeirError } = await import('../shared/errors.ts');
+  const name = option(argv, '--name') ?? null;
+  const fail = (error: unknown): never => {
+    if (error instanceof WeirError) throw new ConfigError(`user create: ${error.message}`);
+    throw error;
+  };
+  try {
+    // Checked before anything is opened, so a bad field never touches the data dir.
+    checkNewUser({ email, role, password, name });
+  } catch (error) {
+    fail(error);
+  }
+  const config = readConfig(argv, process.env);
+  privateFiles();
+  if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
+  const { openStores } = await import('../app/start-weir.ts');
+  const { createCommandHandler } = await import('../actors/command-handler.ts');
+  const { createSystemClock } = await import('../shared/clock.ts');
+  const { eventStore, readStore } = await openStores({ ...config, mongoDbUrl: undefined });
+  try {
+    const commands = createCommandHandler({ eventStore, clock: createSystemClock() });
+    const { userId } = await createUser(commands, { organizationId, email, role, password, name, actor: 'cli' }).catch(
+      fail,
+    );
+    process.stdout.write(`${JSON.stringify({ userId, organizationId, email: email.trim(), role }, null, 2)}\n`);
   } finally {
     await readStore.close();
     await eventStore.close();
@@ -184,6 +227,7 @@ async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
   if (command === 'serve') return serve(argv.slice(1));
   if (command === 'org' && sub === 'create') return orgCreate(rest);
+  if (command === 'user' && sub === 'create') return userCreate(rest);
   if (command === 'replay') return replay(argv.slice(1));
   if (command === 'devnet') return devnet(argv.slice(1));
   if (command === 'health') return health(argv.slice(1));

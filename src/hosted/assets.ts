@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import Router, { type RouterContext } from '@koa/router';
 import type { ApiState } from '../read-api/api-context.ts';
+import { IMMUTABLE, loadStaticAssets, serveStaticAsset } from '../read-api/static-assets.ts';
 
 const CSS = 'text/css; charset=utf-8';
 const JS = 'text/javascript; charset=utf-8';
@@ -53,20 +52,14 @@ const FILES = {
 
 export type AssetName = keyof typeof FILES;
 
-type Asset = { body: Buffer; type: string; version: string };
-
-/** Read once at start: a missing file fails the start, not a payer's page. */
-const ASSETS = new Map<string, Asset>(
-  Object.entries(FILES).map(([name, { type, file }]) => {
-    const body = readFileSync(new URL(`./assets/${file}`, import.meta.url));
-    return [name, { body, type, version: createHash('sha256').update(body).digest('hex').slice(0, 16) }];
-  }),
+const ASSETS = loadStaticAssets(
+  Object.fromEntries(
+    Object.entries(FILES).map(([name, { type, file }]) => [
+      name,
+      { type, url: new URL(`./assets/${file}`, import.meta.url) },
+    ]),
+  ),
 );
-
-/** A year: an asset's URL carries its content's hash, so a new version has a new URL. */
-const IMMUTABLE = 'public, max-age=31536000, immutable';
-/** An asset asked for without its current hash (an old page, or a hand-typed URL): briefly. */
-const SHORT = 'public, max-age=300';
 
 /** Where a page finds an asset: its path with the content's hash, cacheable for a year. */
 export const assetUrl = (name: AssetName): string => `/assets/${name}?v=${ASSETS.get(name)!.version}`;
@@ -96,19 +89,7 @@ export function hostedAssetRoutes(): Router<ApiState> {
     ctx.body = `:root { --brand: #${match[1]}; }\n`;
   });
 
-  const serve = (ctx: RouterContext<ApiState>, name: string) => {
-    const asset = ASSETS.get(name);
-    if (!asset) return;
-    ctx.status = 200;
-    ctx.type = asset.type;
-    ctx.etag = asset.version;
-    ctx.set('Cache-Control', ctx.query.v === asset.version ? IMMUTABLE : SHORT);
-    if (ctx.fresh) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.body = asset.body;
-  };
+  const serve = (ctx: RouterContext<ApiState>, name: string) => serveStaticAsset(ctx, ASSETS.get(name));
   router.get('/assets/:name', (ctx) => serve(ctx, ctx.params.name ?? ''));
   router.get('/favicon.ico', (ctx) => serve(ctx, 'icon-favicon.svg'));
 

@@ -12,11 +12,13 @@ import { taxRatesProjection } from './tax-rates.projection.ts';
 import type { Projection } from './projection.ts';
 import { transactionsProjection } from './transactions.projection.ts';
 import { tenancyProjection } from './tenancy.projection.ts';
+import { teamProjection } from './team.projection.ts';
 import { webhooksProjection } from './webhooks.projection.ts';
 
 /** Every read model, in the order they see each event: webhooks last, so payloads are current. */
 export const ALL_PROJECTIONS: Projection[] = [
   tenancyProjection,
+  teamProjection,
   catalogProjection,
   taxRatesProjection,
   customersProjection,

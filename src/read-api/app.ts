@@ -57,6 +57,8 @@ async function healthRoute(ctx: Koa.Context, health: Health): Promise<void> {
 }
 
 export type HttpDeps = ApiDeps & {
+  /** `/dashboard/*` (src/dashboard/app.tsx); absent: no dashboard (tests of the API alone). */
+  dashboard?: Koa.Middleware;
   createCheckoutSession: CreateCheckoutSession;
   mailer: Mailer;
   adminToken?: string;
@@ -192,6 +194,8 @@ export function createApiApp(
     if (ctx.path.startsWith('/assets/') || ctx.path === '/favicon.ico') return assets(ctx, next);
     if (admin && ctx.path.startsWith('/admin/')) return admin(ctx, next);
     if (ctx.path === '/health') return healthRoute(ctx, deps.health);
+    if (deps.dashboard && (ctx.path === '/dashboard' || ctx.path.startsWith('/dashboard/')))
+      return deps.dashboard(ctx, next);
     return next();
   });
   return app;

@@ -13,19 +13,36 @@ export type CreatedOrganization = {
   position: bigint;
 };
 
-/** A new organization with both environments and one secret key for each, shown only here. */
-export async function createOrganization(commands: CommandHandler, name: string): Promise<CreatedOrganization> {
+/**
+ * A new organization, in both environments, without keys (the dashboard's first run: keys are
+ * made on its Developers screen, where they are shown once).
+ */
+export async function recordOrganization(
+  commands: CommandHandler,
+  name: string,
+  actor: string,
+): Promise<{ organizationId: string; position: bigint | null }> {
   const organizationId = newId();
-  const keys = {} as CreatedOrganization['keys'];
-  let position = 0n;
+  let position: bigint | null = null;
   for (const environment of ['test', 'live'] as Environment[]) {
-    const ctx = { organizationId, environment, actor: 'cli' };
-    const org = await commands.handle(
+    const result = await commands.handle(
       organizationAggregate,
       organizationRecordId(organizationId, environment),
       { type: 'CreateOrganization', id: organizationId, environment, name },
-      ctx,
+      { organizationId, environment, actor },
     );
+    position = result.position ?? position;
+  }
+  return { organizationId, position };
+}
+
+/** A new organization with both environments and one secret key for each, shown only here. */
+export async function createOrganization(commands: CommandHandler, name: string): Promise<CreatedOrganization> {
+  const recorded = await recordOrganization(commands, name, 'cli');
+  const { organizationId } = recorded;
+  const keys = {} as CreatedOrganization['keys'];
+  let position = recorded.position ?? 0n;
+  for (const environment of ['test', 'live'] as Environment[]) {
     const secretKey = generateApiKey(environment);
     const id = newId();
     const key = await commands.handle(
@@ -40,10 +57,10 @@ export async function createOrganization(commands: CommandHandler, name: string)
         secretHash: hashSecret(secretKey),
         last4: secretKey.slice(-4),
       },
-      ctx,
+      { organizationId, environment, actor: 'cli' },
     );
     keys[environment] = { id, secretKey };
-    for (const p of [org.position, key.position]) if (p !== null && p > position) position = p;
+    if (key.position !== null && key.position > position) position = key.position;
   }
   return { organizationId, name, keys, position };
 }

@@ -193,3 +193,65 @@ test('weir serve with a secret given twice, or in an empty or missing file, refu
   t.is(notAKey.stderr.trim(), 'weir: WEIR_MASTER_KEY_FILE (--master-key-file) must hold 32 bytes encoded in base64');
   for (const result of [twice, empty, missing, notAKey]) t.false(`${result.stdout}${result.stderr}`.includes('s3cr3t'));
 });
+
+test('weir user create makes a dashboard user who can sign in; the password comes from standard input or WEIR_USER_PASSWORD, never the command line', async (t) => {
+  const dataDir = await tempDir(t);
+  const env = { WEIR_DATA_DIR: dataDir };
+  const org = JSON.parse(runWeir(['org', 'create', '--name', 'Quay Books'], env).stdout) as { organizationId: string };
+  // Started before any user exists: it prints the first-run link, and takes users made while it runs.
+  const server = await spawnWeir({ dataDir });
+  t.teardown(() => server.kill());
+  t.regex(
+    server.output(),
+    new RegExp(
+      `no dashboard user yet: create the first owner at ${server.url}/dashboard/setup\\?token=[A-Za-z0-9_-]{32}`,
+    ),
+  );
+  const user = (email: string, role: string, input?: string, extra: Record<string, string> = {}) =>
+    runWeir(
+      [
+        'user',
+        'create',
+        '--org',
+        org.organizationId,
+        '--email',
+        email,
+        '--role',
+        role,
+        ...(input ? ['--password-stdin'] : []),
+      ],
+      { ...env, ...extra },
+      input,
+    );
+  const none = user('ada@quay.example', 'owner');
+  t.is(none.status, 2);
+  t.regex(none.stderr, /user create needs a password: --password-stdin .*WEIR_USER_PASSWORD/);
+  const created = user('ada@quay.example', 'owner', 'correct horse battery\n');
+  t.is(created.status, 0, created.stderr);
+  t.like(JSON.parse(created.stdout), { organizationId: org.organizationId, email: 'ada@quay.example', role: 'owner' });
+  t.regex(
+    user('Ada@Quay.example', 'viewer', 'another long password').stderr,
+    /email: Ada@Quay.example is already a user's/,
+  );
+  t.regex(
+    user('bo@quay.example', 'boss', 'another long password').stderr,
+    /role: must be one of owner, admin, developer, viewer/,
+  );
+  t.regex(user('bo@quay.example', 'viewer', 'short').stderr, /password: must be at least 10 characters/);
+  t.is(user('bo@quay.example', 'viewer', undefined, { WEIR_USER_PASSWORD: 'viewer password 1' }).status, 0);
+
+  const login = await fetch(`${server.url}/dashboard/login`);
+  const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await login.text())![1]!;
+  const signIn = await fetch(`${server.url}/dashboard/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, email: 'ada@quay.example', password: 'correct horse battery' }),
+  });
+  t.is(signIn.status, 303, 'the user made by the CLI while the server runs signs in at once');
+  t.regex(
+    signIn.headers.get('set-cookie') ?? '',
+    /^weir_session=[0-9a-f-]{36}\.[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Strict$/,
+  );
+});

@@ -105,12 +105,15 @@ async function spawnWeirOnce(options: SpawnWeirOptions): Promise<SpawnedWeir> {
 export function runWeir(
   args: string[],
   env: Record<string, string> = {},
+  /** What the command reads on standard input (nothing: it is closed at once). */
+  input?: string,
 ): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [WEIR_BIN, ...args], {
     cwd: ROOT,
     env: childEnv(env),
     encoding: 'utf8',
     timeout: 60_000,
+    ...(input === undefined ? {} : { input }),
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -1,0 +1,23 @@
+// Weir dashboard: live updates. The page subscribes to /dashboard/events (server-sent events); each
+// message names a topic (payments, checkout-sessions, webhooks, ...) and is dispatched on <body> as
+// `weir:<topic>`, which htmx elements listen to (hx-trigger="weir:payments from:body") to reload
+// their own fragment. Served from Weir itself; the CSP allows no inline script.
+(() => {
+  const body = document.body;
+  const url = body.dataset.events;
+  if (!url || !('EventSource' in window)) return;
+  const source = new EventSource(url);
+  source.addEventListener('open', () => {
+    body.dataset.live = 'on';
+  });
+  source.addEventListener('error', () => {
+    body.dataset.live = 'off';
+  });
+  source.addEventListener('message', (event) => {
+    for (const topic of String(event.data).split(' ')) {
+      if (/^[a-z-]+$/.test(topic)) body.dispatchEvent(new CustomEvent(`weir:${topic}`));
+    }
+  });
+  // A session that ended (signed out elsewhere, expired) answers htmx with HX-Redirect to the login page.
+  window.addEventListener('pagehide', () => source.close());
+})();

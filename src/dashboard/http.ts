@@ -1,0 +1,77 @@
+import type Koa from 'koa';
+import type { Environment } from '../event-store/event-store.ts';
+import { UnsupportedMediaTypeError } from '../shared/errors.ts';
+import { MAX_PUBLIC_BODY_BYTES, readRequestBody } from '../read-api/request-body.ts';
+
+/** The dashboard's cookies, all scoped to /dashboard, httpOnly and SameSite=Strict. */
+export const COOKIES = {
+  /** `<session id>.<secret>` of the signed-in session. */
+  session: 'weir_session',
+  /** `test` or `live`: the environment switch. */
+  environment: 'weir_env',
+  /** A random value that binds the CSRF token of the forms shown before sign-in (login, setup). */
+  form: 'weir_form',
+} as const;
+
+/** Secure when the request came over https (as a trusted proxy says) or Weir's public URL is https. */
+export const isSecure = (ctx: Koa.Context, publicUrl: string): boolean => ctx.secure || publicUrl.startsWith('https:');
+
+/** Set (or with `value` null, clear) one of the dashboard's cookies; a session cookie unless `maxAgeSeconds`. */
+export function setCookie(
+  ctx: Koa.Context,
+  name: string,
+  value: string | null,
+  options: { secure: boolean; maxAgeSeconds?: number },
+): void {
+  const parts = [`${name}=${value ?? ''}`, 'Path=/dashboard', 'HttpOnly', 'SameSite=Strict'];
+  if (options.secure) parts.push('Secure');
+  if (value === null) parts.push('Max-Age=0');
+  else if (options.maxAgeSeconds !== undefined) parts.push(`Max-Age=${options.maxAgeSeconds}`);
+  ctx.append('Set-Cookie', parts.join('; '));
+}
+
+/** The environment the switch is on: test until the user picks live. */
+export const environmentOf = (ctx: Koa.Context): Environment =>
+  ctx.cookies.get(COOKIES.environment) === 'live' ? 'live' : 'test';
+
+/** Whether htmx sent the request (it wants a fragment, not a page). */
+export const isHtmx = (ctx: Koa.Context): boolean => ctx.get('hx-request') === 'true';
+
+/** A page's HTML, never cached (it shows a tenant's data). */
+export async function sendHtml(
+  ctx: Koa.Context,
+  html: JSX.Element | Promise<JSX.Element>,
+  status = 200,
+): Promise<void> {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = await html;
+}
+
+/** After a POST: see the result at `location` (303, so a reload does not post again). */
+export function redirectTo(ctx: Koa.Context, location: string): void {
+  if (isHtmx(ctx)) {
+    ctx.set('HX-Redirect', location);
+    ctx.status = 204;
+    return;
+  }
+  ctx.status = 303;
+  ctx.redirect(location);
+}
+
+/** A place inside the dashboard to go back to, or the home page: never another site. */
+export const safeReturnPath = (path: string | null | undefined): string =>
+  path && /^\/dashboard(?:[/?#]|$)/.test(path) && !path.includes('//') && !path.includes('\\') ? path : '/dashboard';
+
+/** A POST's urlencoded form, at most 64 KiB; any other body is a 415. */
+export async function readForm(ctx: Koa.Context): Promise<URLSearchParams> {
+  const bytes = await readRequestBody(ctx, MAX_PUBLIC_BODY_BYTES, 'the form');
+  if (bytes.length === 0) return new URLSearchParams();
+  if (!ctx.is('application/x-www-form-urlencoded'))
+    throw new UnsupportedMediaTypeError(
+      'the dashboard takes forms as application/x-www-form-urlencoded',
+      'invalid_content_type',
+    );
+  return new URLSearchParams(bytes.toString('utf8'));
+}

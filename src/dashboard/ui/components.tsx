@@ -1,0 +1,162 @@
+import type { Children, PropsWithChildren } from '@kitajs/html';
+import { formatAmount } from '../../shared/money.ts';
+
+/** The hidden CSRF field every state-changing form carries (the area refuses a POST without it). */
+export const CsrfField = ({ token }: { token: string }): JSX.Element => (
+  <input type="hidden" name="_csrf" value={token} />
+);
+
+/** A card with an optional heading (an h2, labelling the section) and actions beside it. */
+export function Card(
+  props: PropsWithChildren<{ title?: string; id?: string; actions?: Children; class?: string } & HxProps>,
+): JSX.Element {
+  const { title, actions, children, class: extra, id, ...hx } = props;
+  const headingId = id && title ? `${id}-title` : undefined;
+  return (
+    <section
+      class={['card', extra]}
+      id={id}
+      aria-labelledby={headingId}
+      {...(hx as Record<string, string | undefined>)}
+    >
+      {title || actions !== undefined ? (
+        <header class="card-header">
+          {title ? (
+            <h2 id={headingId} safe>
+              {title}
+            </h2>
+          ) : (
+            ''
+          )}
+          {actions}
+        </header>
+      ) : (
+        ''
+      )}
+      {children}
+    </section>
+  );
+}
+
+/** htmx attributes a panel takes to refresh itself (see pages/home.tsx for the live pattern). */
+export type HxProps = { 'hx-get'?: string; 'hx-trigger'?: string; 'hx-swap'?: string; 'aria-live'?: 'polite' };
+
+/** Refresh this element from `url` whenever the server announces one of `topics` (see events.ts). */
+export const liveRefresh = (url: string, topics: string[]): HxProps => ({
+  'hx-get': url,
+  'hx-trigger': topics.map((topic) => `weir:${topic} from:body`).join(', '),
+  'hx-swap': 'outerHTML',
+});
+
+/** What a list shows when it has nothing, in a sentence, with an optional hint. */
+export const EmptyState = ({ message, hint }: { message: string; hint?: string }): JSX.Element => (
+  <div class="empty">
+    <p safe>{message}</p>
+    {hint ? (
+      <p class="muted" safe>
+        {hint}
+      </p>
+    ) : (
+      ''
+    )}
+  </div>
+);
+
+export type Tone = 'neutral' | 'success' | 'warning' | 'danger' | 'info';
+
+/** A short status word in a coloured pill. */
+export const Badge = ({ tone = 'neutral', label }: { tone?: Tone; label: string }): JSX.Element => (
+  <span class={`badge badge-${tone}`} safe>
+    {label}
+  </span>
+);
+
+/** An API amount (10^8-scaled integer string or bigint) with its currency, in figures with grouping. */
+export function money(amount: string | bigint, currency: string): string {
+  const text = formatAmount(typeof amount === 'bigint' ? amount : BigInt(amount));
+  const [whole = '0', fraction = ''] = text.replace('-', '').split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const cents = fraction.padEnd(2, '0');
+  return `${text.startsWith('-') ? '−' : ''}${grouped}.${cents} ${currency.toUpperCase()}`;
+}
+
+const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZone: 'UTC',
+});
+
+/** A moment as "25 Nov, 14:03 UTC", in a <time> with its ISO value (the zone is left out on a phone). */
+export const DateTime = ({ iso }: { iso: string }): JSX.Element => (
+  <time datetime={iso}>
+    <span safe>{DATE_TIME.format(new Date(iso))}</span>
+    <span class="tz"> UTC</span>
+  </time>
+);
+
+/** An id or address cut to its ends (the whole in its title), in monospace. */
+export const ShortId = ({ value, keep = 6 }: { value: string; keep?: number }): JSX.Element => (
+  <code class="short-id" title={value} safe>
+    {value.length > keep * 2 + 1 ? `${value.slice(0, keep)}…${value.slice(-4)}` : value}
+  </code>
+);
+
+/** A message above a form or in a page: what went wrong (danger), or what happened (success). */
+export const Alert = ({ tone, children }: PropsWithChildren<{ tone: 'danger' | 'success' | 'info' }>): JSX.Element => (
+  <div class={`alert alert-${tone}`} role={tone === 'danger' ? 'alert' : 'status'}>
+    {children}
+  </div>
+);
+
+/**
+ * A labelled input with its error under it (named by aria-describedby), kept as typed: the
+ * pattern of every dashboard form, so bad input names its field and loses nothing.
+ */
+export function Field(props: {
+  name: string;
+  label: string;
+  type?: string;
+  value?: string | null;
+  error?: string | null;
+  hint?: string;
+  required?: boolean;
+  autocomplete?: string;
+  autofocus?: boolean;
+}): JSX.Element {
+  const id = `field-${props.name}`;
+  const described = [props.hint ? `${id}-hint` : '', props.error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return (
+    <div class={['field', props.error ? 'has-error' : '']}>
+      <label for={id} safe>
+        {props.label}
+      </label>
+      <input
+        id={id}
+        name={props.name}
+        type={props.type ?? 'text'}
+        value={props.type === 'password' ? undefined : (props.value ?? undefined)}
+        required={props.required}
+        autocomplete={props.autocomplete}
+        autofocus={props.autofocus}
+        aria-invalid={props.error ? 'true' : undefined}
+        aria-describedby={described || undefined}
+      />
+      {props.hint ? (
+        <p class="hint" id={`${id}-hint`} safe>
+          {props.hint}
+        </p>
+      ) : (
+        ''
+      )}
+      {props.error ? (
+        <p class="error" id={`${id}-error`} safe>
+          {props.error}
+        </p>
+      ) : (
+        ''
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,201 @@
+import test from 'ava';
+import { guardedPage } from '../support/dashboard-guarded-page.tsx';
+import { watchPage } from '../support/dashboard.ts';
+import {
+  chromiumPerFile,
+  expectAccessible,
+  newPage,
+  PASSWORD,
+  screenshot,
+  signIn,
+  startDashboard,
+} from '../support/dashboard.ts';
+
+const browser = chromiumPerFile(test);
+
+test('first run: the setup link printed at start makes the first owner of a new organization, signs them in, and then works no more', async (t) => {
+  const dash = await startDashboard(t);
+  const setupUrl = dash.weir.dashboardSetupUrl;
+  t.regex(setupUrl ?? '', /\/dashboard\/setup\?token=[A-Za-z0-9_-]{32}$/);
+  const page = await newPage(t, browser());
+  const problems = await watchPage(page);
+
+  t.is((await page.goto(`${dash.url}/dashboard/setup?token=wrong`))?.status(), 403);
+  await page.goto(setupUrl!);
+  await screenshot(t, page, 'setup');
+  await expectAccessible(t, page, 'setup');
+  await page.getByLabel("New organization's name").fill('Harbour Coffee Roasters');
+  await page.getByLabel('Your name').fill('Ada Owner');
+  await page.getByLabel('Email').fill('ada@harbour.example');
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('Password again').fill('something else entirely');
+  await page.getByRole('button', { name: 'Create owner and sign in' }).click();
+  await page.getByText('The two passwords differ.').waitFor();
+  t.is(await page.getByLabel('Email').inputValue(), 'ada@harbour.example', 'the form is kept as typed');
+  t.is(await dash.weir.readStore.collection('users').count({}), 0, 'nothing written');
+
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('Password again').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create owner and sign in' }).click();
+  await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+  t.is(await page.locator('.user-email').textContent(), 'ada@harbour.example');
+  t.is(await page.locator('.org-name').textContent(), 'Harbour Coffee Roasters');
+  t.deepEqual(problems(), []);
+
+  const again = await newPage(t, browser());
+  t.is((await again.goto(setupUrl!))?.status(), 404);
+  await again.getByText('Weir is set up: its dashboard has users. Sign in instead.').waitFor();
+});
+
+test('sign in: a wrong password is refused with the email kept; the right one opens the page asked for; sign-out ends the session', async (t) => {
+  const dash = await startDashboard(t);
+  const owner = await dash.user({ role: 'owner' });
+  const page = await newPage(t, browser());
+  const problems = await watchPage(page);
+
+  await page.goto(`${dash.url}/dashboard`);
+  t.is(new URL(page.url()).pathname, '/dashboard/login', 'not signed in: sent to the login page');
+  await expectAccessible(t, page, 'login');
+  await page.getByLabel('Email').fill(owner.email);
+  await page.getByLabel('Password').fill('not the password');
+  const refused = page.waitForResponse((r) => r.url().endsWith('/dashboard/login') && r.request().method() === 'POST');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  t.is((await refused).status(), 401);
+  await page.getByRole('alert').getByText('That email and password do not match a user.').waitFor();
+  t.is(await page.getByLabel('Email').inputValue(), owner.email);
+  await screenshot(t, page, 'login');
+
+  await page.getByLabel('Password').fill(owner.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+  const cookie = (await page.context().cookies()).find((c) => c.name === 'weir_session')!;
+  t.like(cookie, { httpOnly: true, sameSite: 'Strict', path: '/dashboard', secure: false });
+  t.true(await page.locator('.test-band').isVisible(), 'test mode is marked');
+  await page.locator('body[data-live="on"]').waitFor();
+  t.deepEqual(problems(), [], 'no console error, no CSP violation (htmx and the event stream run under the CSP)');
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL(/\/dashboard\/login$/);
+  // The old cookie, sent again, opens nothing.
+  const replay = await fetch(`${dash.url}/dashboard`, {
+    headers: { cookie: `weir_session=${cookie.value}` },
+    redirect: 'manual',
+  });
+  t.is(replay.status, 303);
+  t.regex(replay.headers.get('location') ?? '', /^\/dashboard\/login\?next=/);
+});
+
+test('failed sign-ins are throttled per account: past the limit even the right password gets a 429 with the time to wait', async (t) => {
+  const dash = await startDashboard(t, {
+    dashboard: {
+      signInLimits: { perAccount: { perSecond: 1 / 60, burst: 3 }, perAddress: { perSecond: 1, burst: 100 } },
+    },
+  });
+  const owner = await dash.user();
+  const page = await newPage(t, browser());
+  for (let i = 0; i < 3; i++) {
+    await page.goto(`${dash.url}/dashboard/login`);
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill(`wrong ${i}`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+  }
+  await page.getByLabel('Password').fill(owner.password);
+  const answer = page.waitForResponse((r) => r.request().method() === 'POST');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const throttled = await answer;
+  t.is(throttled.status(), 429);
+  t.is(await throttled.headerValue('retry-after'), '60');
+  await page.getByRole('alert').getByText('Too many failed sign-ins: for this account; try again in 60 s.').waitFor();
+
+  dash.clock.advanceBy(60_000);
+  await page.getByLabel('Password').fill(owner.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+  t.pass();
+});
+
+test('CSRF: a POST without the token, or with another session’s, is refused and changes nothing; the switch’s own form works', async (t) => {
+  const dash = await startDashboard(t);
+  const owner = await dash.user();
+  const page = await dash.signedIn(browser(), owner);
+  const other = await dash.signedIn(browser(), owner);
+  const otherToken = await other.locator('input[name="_csrf"]').first().inputValue();
+
+  for (const form of [{ environment: 'live' }, { environment: 'live', _csrf: otherToken }] as Record<
+    string,
+    string
+  >[]) {
+    const refused = await page.request.post(`${dash.url}/dashboard/environment`, { form, maxRedirects: 0 });
+    t.is(refused.status(), 403);
+    t.regex(await refused.text(), /This form has expired or did not come from this dashboard/);
+  }
+  const htmx = await page.request.post(`${dash.url}/dashboard/environment`, {
+    form: { environment: 'live' },
+    headers: { 'HX-Request': 'true', 'X-CSRF-Token': 'forged' },
+    maxRedirects: 0,
+  });
+  t.is(htmx.status(), 403);
+  await page.reload();
+  t.true(await page.locator('.test-band').isVisible(), 'still in test mode');
+
+  await page.getByRole('button', { name: 'Live', exact: true }).click();
+  await page.locator('body.live-mode').waitFor();
+  t.false(await page.locator('.test-band').isVisible());
+  t.is(await page.getByRole('button', { name: 'Live', exact: true }).getAttribute('aria-pressed'), 'true');
+});
+
+test('sessions expire on the injected clock: after 30 idle minutes, and 12 hours after sign-in however active', async (t) => {
+  const dash = await startDashboard(t);
+  const owner = await dash.user();
+  const page = await dash.signedIn(browser(), owner);
+  dash.clock.advanceBy(29 * 60_000);
+  await page.reload();
+  t.is(new URL(page.url()).pathname, '/dashboard', 'active within 30 minutes');
+  dash.clock.advanceBy(30 * 60_000);
+  await page.reload();
+  t.is(new URL(page.url()).pathname, '/dashboard/login', 'idle for 30 minutes');
+
+  await signIn(page, dash.url, owner);
+  for (let hour = 0; hour < 12; hour++) {
+    dash.clock.advanceBy(25 * 60_000);
+    await page.reload();
+    dash.clock.advanceBy(25 * 60_000);
+    await page.reload();
+    dash.clock.advanceBy(10 * 60_000);
+  }
+  t.is(new URL(page.url()).pathname, '/dashboard/login', 'used every 25 minutes, ended after 12 hours');
+});
+
+test('roles: a viewer is refused an admin action and a developer action; a developer re-authenticates for a sensitive one', async (t) => {
+  const dash = await startDashboard(t, { dashboard: { extraPages: [guardedPage] } });
+  const viewer = await dash.signedIn(browser(), await dash.user({ role: 'viewer' }));
+  await viewer.goto(`${dash.url}/dashboard/guarded`);
+  const refused = viewer.waitForResponse((r) => r.request().method() === 'POST');
+  await viewer.getByRole('button', { name: 'Admin action' }).click();
+  t.is((await refused).status(), 403);
+  await viewer.getByText('Only an admin or owner can do this; you are a viewer.').waitFor();
+  await viewer.goto(`${dash.url}/dashboard/guarded`);
+  await viewer.getByRole('button', { name: 'Create key' }).click();
+  await viewer.getByText('Only a developer, admin or owner can do this; you are a viewer.').waitFor();
+
+  const developer = await dash.signedIn(browser(), await dash.user({ role: 'developer' }));
+  await developer.goto(`${dash.url}/dashboard/guarded`);
+  await developer.getByRole('button', { name: 'Admin action' }).click();
+  await developer.getByText('Only an admin or owner can do this; you are a developer.').waitFor();
+  await developer.goto(`${dash.url}/dashboard/guarded`);
+  await developer.getByRole('button', { name: 'Create key' }).click();
+  await developer.getByText('To create an API key, enter your password again.').waitFor();
+  await developer.getByLabel('Your password').fill('not my password');
+  await developer.getByRole('button', { name: 'Confirm' }).click();
+  await developer.getByRole('alert').getByText('That password is not right.').waitFor();
+  await developer.getByLabel('Your password').fill(PASSWORD);
+  await developer.getByRole('button', { name: 'Confirm' }).click();
+  await developer.waitForURL(/done=CI%20deploys$/);
+
+  const admin = await dash.signedIn(browser(), await dash.user({ role: 'admin' }));
+  await admin.goto(`${dash.url}/dashboard/guarded`);
+  await admin.getByRole('button', { name: 'Admin action' }).click();
+  await admin.waitForURL(/done=admin$/);
+  t.pass();
+});

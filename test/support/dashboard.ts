@@ -1,0 +1,174 @@
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { ExecutionContext, TestFn } from 'ava';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { WeirOverrides } from '../../src/app/start-weir.ts';
+import type { UserRole } from '../../src/actors/user.ts';
+import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
+import { createUser } from '../../src/tenancy/create-user.ts';
+import { CHROMIUM } from './chromium.ts';
+import { createMerchant, startTestWeir } from './weir-harness.ts';
+
+/**
+ * What the dashboard's browser tests share: a Weir with the test rail on a manual clock (at the
+ * real time, so pages read naturally; move it to expire sessions), users made as `weir user create`
+ * makes them, one Chromium per test file, sign-in, screenshots at 1280 and 390 px, and axe.
+ *
+ *     const browser = chromiumPerFile(test);
+ *     test('…', async (t) => {
+ *       const dash = await startDashboard(t);
+ *       const owner = await dash.user({ role: 'owner' });
+ *       const page = await dash.signedIn(browser(), owner);
+ *       await page.goto(`${dash.url}/dashboard/invoices`);
+ *       await screenshot(t, page, 'invoices');
+ *       await expectAccessible(t, page, 'invoices');
+ *     });
+ */
+export const PASSWORD = 'correct horse battery staple';
+
+export type DashboardUser = { email: string; password: string; role: UserRole; organizationId: string; userId: string };
+
+/** One headless Chromium for the whole file (launching one per test costs a second each). */
+export function chromiumPerFile(test: TestFn): () => Browser {
+  let browser: Browser | null = null;
+  test.before(async () => {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  });
+  test.after.always(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('chromiumPerFile: the browser starts in test.before');
+    return browser;
+  };
+}
+
+/** A page in its own browser context (its own cookies), closed when the test ends. */
+export async function newPage(t: ExecutionContext, browser: Browser, width = 1280): Promise<Page> {
+  const context: BrowserContext = await browser.newContext({ viewport: { width, height: 900 } });
+  t.teardown(() => context.close());
+  return context.newPage();
+}
+
+export async function startDashboard(
+  t: ExecutionContext,
+  options: { dashboard?: WeirOverrides['dashboard']; clock?: ManualClock } = {},
+) {
+  const clock = options.clock ?? createManualClock(Date.now());
+  const weir = await startTestWeir(t, {}, { clock, dashboard: options.dashboard });
+  let merchant: Awaited<ReturnType<typeof createMerchant>> | null = null;
+  /** The organization users are made in: one per Weir, with test and live keys and a test payment method. */
+  const organization = async () => {
+    merchant ??= await createMerchant(weir.url, 'Harbour Coffee Roasters');
+    return merchant;
+  };
+  let count = 0;
+  return {
+    weir,
+    url: weir.url,
+    clock,
+    organization,
+    /** A user of the organization (or `organizationId`), created as the CLI creates one. */
+    async user(input: { role?: UserRole; email?: string; password?: string; organizationId?: string } = {}) {
+      const organizationId = input.organizationId ?? (await organization()).organizationId;
+      const role = input.role ?? 'owner';
+      const email = input.email ?? `${role}${++count}@harbour.example`;
+      const password = input.password ?? PASSWORD;
+      const { userId, position } = await createUser(weir.commands, {
+        organizationId,
+        email,
+        role,
+        password,
+        actor: 'cli',
+      });
+      if (position !== null) await weir.projections.waitFor(position);
+      return { email, password, role, organizationId, userId } satisfies DashboardUser;
+    },
+    /** A new page signed in as `user`, on Home. */
+    async signedIn(browser: Browser, user: DashboardUser, width = 1280): Promise<Page> {
+      const page = await newPage(t, browser, width);
+      await signIn(page, weir.url, user);
+      return page;
+    },
+  };
+}
+
+/** Fills in the login form and waits for the page it leads to. */
+export async function signIn(page: Page, url: string, user: Pick<DashboardUser, 'email' | 'password'>) {
+  await page.goto(`${url}/dashboard/login`);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await Promise.all([
+    page.waitForURL((u) => u.pathname !== '/dashboard/login'),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
+}
+
+/** Where screenshots go: WEIR_SCREENSHOTS, or a folder in the system's temp dir; printed once per run. */
+export const SCREENSHOTS = process.env.WEIR_SCREENSHOTS ?? join(tmpdir(), 'weir-dashboard-screenshots');
+let announced = false;
+
+/** The page at 1280 and at 390 px wide, full length, as `<name>-1280.png` and `<name>-390.png`. */
+export async function screenshot(t: ExecutionContext, page: Page, name: string): Promise<string[]> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  if (!announced) {
+    announced = true;
+    console.log(`dashboard screenshots: ${SCREENSHOTS}`);
+  }
+  const size = page.viewportSize() ?? { width: 1280, height: 900 };
+  const files: string[] = [];
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    const file = join(SCREENSHOTS, `${name}-${width}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    files.push(file);
+  }
+  await page.setViewportSize(size);
+  t.log(`screenshots: ${files.join(', ')}`);
+  return files;
+}
+
+/** axe-core on the page as it is: no serious or critical violation (the others are logged). */
+export async function expectAccessible(t: ExecutionContext, page: Page, name: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze();
+  const grave = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  for (const v of results.violations.filter((x) => !grave.includes(x)))
+    t.log(`${name}: axe ${v.impact}: ${v.id} (${v.nodes.length})`);
+  t.deepEqual(
+    grave.map((v) => `${v.impact}: ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`),
+    [],
+    `${name}: serious or critical accessibility violations`,
+  );
+}
+
+/**
+ * Every console error, uncaught error and CSP violation of a page from its first script on; an
+ * answer's own 4xx status (a refused form, the 403 page), which Chromium logs as a failed
+ * resource, is not one.
+ */
+export async function watchPage(page: Page): Promise<() => string[]> {
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text()))
+      problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await page.exposeFunction('__weirViolation', (text: string) => problems.push(`CSP: ${text}`));
+  await page.addInitScript({
+    content:
+      "document.addEventListener('securitypolicyviolation', (e) => window.__weirViolation(e.violatedDirective + ' ' + e.blockedURI));",
+  });
+  return () => [...problems];
+}
