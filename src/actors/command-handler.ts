@@ -15,6 +15,8 @@ export type CommandContext = {
   organizationId: string;
   environment: Environment;
   actor: string;
+  /** The address of the client that asked (API and dashboard requests), kept for the audit trail. */
+  clientAddress?: string;
   correlationId?: string;
   causationId?: string;
   /**
@@ -108,6 +110,7 @@ export function createCommandHandler(deps: {
           actor: ctx.actor,
           correlationId,
           ...(ctx.causationId ? { causationId: ctx.causationId } : {}),
+          ...(ctx.clientAddress ? { clientAddress: ctx.clientAddress } : {}),
           occurredAt: now,
         },
       }));

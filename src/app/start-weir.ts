@@ -26,6 +26,7 @@ import type { EventStore } from '../event-store/event-store.ts';
 import { openEventStore } from '../event-store/open-event-store.ts';
 import { ALL_PROJECTIONS, INDEXED_FIELDS } from '../projections/all-projections.ts';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/projection-runner.ts';
+import type { ApiBridge } from '../read-api/api-bridge.ts';
 import { createApiApp } from '../read-api/app.ts';
 import { createDashboard } from '../dashboard/app.tsx';
 import { createCsrf } from '../dashboard/auth/csrf.ts';
@@ -372,33 +373,35 @@ async function startLocked(
       : undefined;
   const health = createHealth({ clock, eventStore, projections, readStore, matcher, timers, followers });
   const dashboardSetup = createSetupToken();
-  const dashboard = createDashboard(
-    {
-      clock,
-      eventStore,
-      readStore,
-      commands,
-      projections,
-      rail,
-      secretBox,
-      publicUrl,
-      transactionRecovery,
-      webhookTargets,
-      sessions: createDashboardSessions({
-        commands,
-        readStore,
-        projections,
+  const dashboard = (api: ApiBridge) =>
+    createDashboard(
+      {
+        api,
         clock,
-        limits: overrides.dashboard?.sessionLimits,
-      }),
-      // Its own key, derived from the master key: forms outlive a restart, and no other use shares it.
-      csrf: createCsrf(Buffer.from(hkdfSync('sha256', masterKey, '', 'weir dashboard csrf', 32))),
-      signInThrottle: createSignInThrottle({ clock, limits: overrides.dashboard?.signInLimits }),
-      setup: dashboardSetup,
-      events: createDashboardEvents({ projections, readStore }),
-    },
-    overrides.dashboard?.extraPages,
-  );
+        eventStore,
+        readStore,
+        commands,
+        projections,
+        rail,
+        secretBox,
+        publicUrl,
+        transactionRecovery,
+        webhookTargets,
+        sessions: createDashboardSessions({
+          commands,
+          readStore,
+          projections,
+          clock,
+          limits: overrides.dashboard?.sessionLimits,
+        }),
+        // Its own key, derived from the master key: forms outlive a restart, and no other use shares it.
+        csrf: createCsrf(Buffer.from(hkdfSync('sha256', masterKey, '', 'weir dashboard csrf', 32))),
+        signInThrottle: createSignInThrottle({ clock, limits: overrides.dashboard?.signInLimits }),
+        setup: dashboardSetup,
+        events: createDashboardEvents({ projections, readStore }),
+      },
+      overrides.dashboard?.extraPages,
+    );
   const app = createApiApp({
     dashboard,
     chainProgress: (network) => {

@@ -3,6 +3,7 @@ import type { RouterContext } from '@koa/router';
 import type { Environment } from '../event-store/event-store.ts';
 import type { OrganizationDoc } from '../projections/collections.ts';
 import type { DashboardSessionDoc, UserDoc } from '../projections/team.projection.ts';
+import type { ApiBridge } from '../read-api/api-bridge.ts';
 import type { ApiDeps } from '../read-api/api-context.ts';
 import type { Csrf } from './auth/csrf.ts';
 import type { DashboardSessions } from './auth/sessions.ts';
@@ -13,6 +14,8 @@ import type { NavItem } from './screens.ts';
 
 /** Everything the dashboard needs: the API's own dependencies (same read models, same commands) and its auth parts. */
 export type DashboardDeps = ApiDeps & {
+  /** `/api/v1` in process: every change a page makes goes through the API's own route (see api-bridge.ts). */
+  api: ApiBridge;
   sessions: DashboardSessions;
   csrf: Csrf;
   signInThrottle: SignInThrottle;

@@ -11,6 +11,8 @@ export type EventMetadata = {
   actor: string;
   correlationId: string;
   causationId?: string;
+  /** The client's address, when a request caused it (API or dashboard). */
+  clientAddress?: string;
   /** When the fact happened, ISO 8601 (from the injected clock). */
   occurredAt: string;
 };

@@ -31,7 +31,16 @@ export type ApiDeps = {
   chainProgress?: ChainProgress;
 };
 
-export type Tenant = { organizationId: string; environment: Environment; keyId: string };
+export type Tenant = {
+  organizationId: string;
+  environment: Environment;
+  /** The API key's id; for an in-process call (the dashboard), its actor. Rate limits count by it. */
+  keyId: string;
+  /** Who the log names for what this request writes: `api_key:<id>`, `user:<id>`. */
+  actor: string;
+  /** The client's address, for the audit trail. */
+  clientAddress?: string;
+};
 
 export type ApiState = Koa.DefaultState & {
   tenant: Tenant;

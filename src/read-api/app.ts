@@ -8,6 +8,7 @@ import { idempotencyMiddleware } from './idempotency.ts';
 import { apiKeyAuthentication, errorMiddleware, jsonBodyMiddleware, requestLogMiddleware } from './middleware.ts';
 import type { Logger } from '../shared/logger.ts';
 import { createRateLimiting, DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limits.ts';
+import { type ApiBridge, createApiBridge } from './api-bridge.ts';
 import { bodyLimit, MAX_BODY_BYTES, MAX_PUBLIC_BODY_BYTES } from './request-body.ts';
 import { adminAuthentication, adminRoutes } from './routes/admin.ts';
 import { faucetRoutes } from './routes/faucet.ts';
@@ -57,8 +58,8 @@ async function healthRoute(ctx: Koa.Context, health: Health): Promise<void> {
 }
 
 export type HttpDeps = ApiDeps & {
-  /** `/dashboard/*` (src/dashboard/app.tsx); absent: no dashboard (tests of the API alone). */
-  dashboard?: Koa.Middleware;
+  /** `/dashboard/*` (src/dashboard/app.tsx), given the API in process; absent: no dashboard (tests of the API alone). */
+  dashboard?: (api: ApiBridge) => Koa.Middleware;
   createCheckoutSession: CreateCheckoutSession;
   mailer: Mailer;
   adminToken?: string;
@@ -136,6 +137,7 @@ export function createApiApp(
     allowedMethods<ApiState>(),
   ];
   const routers = httpRouters(deps);
+  const dashboard = deps.dashboard?.(createApiBridge(routers.api));
 
   // Under /api a body whose length says too much is refused unread; then the key is checked
   // before the body is read, so a request without a valid key is a 401 whatever its body; then
@@ -143,7 +145,7 @@ export function createApiApp(
   const api = compose<ApiState>([
     bodyLimit(MAX_BODY_BYTES),
     limits.authentication(async (ctx) => {
-      ctx.state.tenant = await authenticateKey(ctx);
+      ctx.state.tenant = { ...(await authenticateKey(ctx)), clientAddress: ctx.ip };
     }),
     limits.perApiKey,
     jsonBody,
@@ -194,8 +196,7 @@ export function createApiApp(
     if (ctx.path.startsWith('/assets/') || ctx.path === '/favicon.ico') return assets(ctx, next);
     if (admin && ctx.path.startsWith('/admin/')) return admin(ctx, next);
     if (ctx.path === '/health') return healthRoute(ctx, deps.health);
-    if (deps.dashboard && (ctx.path === '/dashboard' || ctx.path.startsWith('/dashboard/')))
-      return deps.dashboard(ctx, next);
+    if (dashboard && (ctx.path === '/dashboard' || ctx.path.startsWith('/dashboard/'))) return dashboard(ctx, next);
     return next();
   });
   return app;

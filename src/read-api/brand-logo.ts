@@ -97,7 +97,7 @@ export function createBrandLogoStore(deps: { eventStore: EventStore; clock: Cloc
               metadata: {
                 organizationId: tenant.organizationId,
                 environment: tenant.environment,
-                actor: `api_key:${tenant.keyId}`,
+                actor: tenant.actor,
                 correlationId: randomUUID(),
                 occurredAt: new Date(deps.clock.now()).toISOString(),
               },

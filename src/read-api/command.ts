@@ -17,7 +17,8 @@ export async function commandFor<TState, TEvent extends DomainEvent, TCommand>(
   const result = await deps.commands.handle(aggregate, id, command, {
     organizationId: tenant.organizationId,
     environment: tenant.environment,
-    actor: `api_key:${tenant.keyId}`,
+    actor: tenant.actor,
+    ...(tenant.clientAddress ? { clientAddress: tenant.clientAddress } : {}),
     correlationId: ctx.get('x-request-id') || undefined,
   });
   if (result.position !== null) await deps.projections.waitFor(result.position);

@@ -66,7 +66,7 @@ export function idempotencyMiddleware(deps: {
       metadata: {
         organizationId: tenant.organizationId,
         environment: tenant.environment,
-        actor: `api_key:${tenant.keyId}`,
+        actor: tenant.actor,
         correlationId: newId(),
         occurredAt: claim.at,
       },

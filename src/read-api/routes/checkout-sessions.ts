@@ -128,7 +128,7 @@ export function checkoutSessionRoutes(
       const { tenant } = ctx.state;
       const { session, position } = await deps.createCheckoutSession(
         body,
-        { ...tenant, actor: `api_key:${tenant.keyId}` },
+        { ...tenant, actor: tenant.actor },
         { newId: idsOf(ctx) },
       );
       if (position !== null) await deps.projections.waitFor(position);

@@ -185,7 +185,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
   const commandContext = (ctx: ApiContext) => ({
     organizationId: ctx.state.tenant.organizationId,
     environment: ctx.state.tenant.environment,
-    actor: `api_key:${ctx.state.tenant.keyId}`,
+    actor: ctx.state.tenant.actor,
   });
 
   /** The lines with their taxes: each line's own `taxRateIds`, else `defaultTaxRateIds` (the invoice's). */
