@@ -1,5 +1,7 @@
 import Router, { type RouterContext } from '@koa/router';
 import type { ApiState } from '../read-api/api-context.ts';
+import { z } from '../read-api/schema/fields.ts';
+import { schemaRoutes } from '../read-api/schema/route.ts';
 import { IMMUTABLE, loadStaticAssets, serveStaticAsset } from '../read-api/static-assets.ts';
 
 const CSS = 'text/css; charset=utf-8';
@@ -79,19 +81,54 @@ export const brandStylesheetUrl = (color: string): string | null =>
  */
 export function hostedAssetRoutes(): Router<ApiState> {
   const router = new Router<ApiState>();
+  const routes = schemaRoutes(router, { tag: 'Static assets', auth: 'public' });
+  const missing = { status: 404, description: 'No such asset' };
 
-  router.get('/assets/brand/:file', (ctx) => {
-    const match = /^([0-9a-f]{3}|[0-9a-f]{6})\.css$/.exec(ctx.params.file ?? '');
-    if (!match) return;
-    ctx.status = 200;
-    ctx.type = CSS;
-    ctx.set('Cache-Control', IMMUTABLE);
-    ctx.body = `:root { --brand: #${match[1]}; }\n`;
-  });
+  routes.route(
+    {
+      method: 'get',
+      path: '/assets/brand/:file',
+      summary: "A brand colour's stylesheet (`<rgb>.css`), which hosted pages link instead of an inline style",
+      params: z.object({ file: z.string() }),
+      produces: 'text/css',
+      pages: [{ status: 200, description: 'The stylesheet, cacheable for a year' }, missing],
+    },
+    (ctx) => {
+      const match = /^([0-9a-f]{3}|[0-9a-f]{6})\.css$/.exec(ctx.params.file ?? '');
+      if (!match) return;
+      ctx.status = 200;
+      ctx.type = CSS;
+      ctx.set('Cache-Control', IMMUTABLE);
+      ctx.body = `:root { --brand: #${match[1]}; }\n`;
+    },
+  );
 
   const serve = (ctx: RouterContext<ApiState>, name: string) => serveStaticAsset(ctx, ASSETS.get(name));
-  router.get('/assets/:name', (ctx) => serve(ctx, ctx.params.name ?? ''));
-  router.get('/favicon.ico', (ctx) => serve(ctx, 'icon-favicon.svg'));
+  routes.route(
+    {
+      method: 'get',
+      path: '/assets/:name',
+      summary: "The hosted pages' scripts, stylesheets and icons, from the package (`?v=` is the content's hash)",
+      params: z.object({ name: z.string() }),
+      produces: ['text/css', 'text/javascript', 'image/svg+xml'],
+      pages: [
+        { status: 200, description: 'The asset, with an ETag' },
+        { status: 304, description: 'Not modified' },
+        missing,
+      ],
+    },
+    (ctx) => serve(ctx, ctx.params.name ?? ''),
+  );
+  routes.route(
+    {
+      method: 'get',
+      path: '/favicon.ico',
+      summary: "Weir's favicon (an SVG), where browsers look for it",
+      produces: 'image/svg+xml',
+      pages: [{ status: 200, description: 'The icon' }],
+    },
+    (ctx) => serve(ctx, 'icon-favicon.svg'),
+  );
 
   return router;
 }

@@ -9171,10 +9171,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /assets/{name}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** The hosted pages' scripts, stylesheets and icons, from the package (`?v=` is the content's hash) */
         get: {
             parameters: {
                 query?: never;
@@ -9186,20 +9183,37 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description The asset, with an ETag */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "image/svg+xml": string;
+                        "text/css": string;
+                        "text/javascript": string;
+                    };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description Not modified */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "image/svg+xml": string;
+                        "text/css": string;
+                        "text/javascript": string;
+                    };
+                };
+                /** @description No such asset */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "image/svg+xml": string;
+                        "text/css": string;
+                        "text/javascript": string;
                     };
                 };
             };
@@ -9219,10 +9233,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /assets/brand/{file}
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** A brand colour's stylesheet (`<rgb>.css`), which hosted pages link instead of an inline style */
         get: {
             parameters: {
                 query?: never;
@@ -9234,20 +9245,22 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description The stylesheet, cacheable for a year */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "text/css": string;
+                    };
                 };
-                /** @description Nothing with this id. Codes: `resource_missing` */
+                /** @description No such asset */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "text/css": string;
                     };
                 };
             };
@@ -9771,10 +9784,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * GET /favicon.ico
-         * @description Not declared with a schema yet: its request and answer bodies are not described here.
-         */
+        /** Weir's favicon (an SVG), where browsers look for it */
         get: {
             parameters: {
                 query?: never;
@@ -9784,20 +9794,13 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description The icon */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
-                };
-                /** @description Nothing with this id. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "image/svg+xml": string;
                     };
                 };
             };

@@ -142,15 +142,24 @@ const pathParams = (names: string[]) =>
 const producedSchema = (type: Produces) =>
   type === 'application/pdf' ? { type: 'string' as const, format: 'binary' } : { type: 'string' as const };
 
+const producedContent = (types: Produces | readonly Produces[]) =>
+  Object.fromEntries(
+    (typeof types === 'string' ? [types] : types).map((type) => [type, { schema: producedSchema(type) }]),
+  );
+
 /** Adds a route's non-JSON answers: pages of its type, and redirects; a status that also has JSON errors gets both. */
-function addPages(responses: Record<number, ResponseConfig>, type: Produces, pages: readonly PageAnswer[]) {
+function addPages(
+  responses: Record<number, ResponseConfig>,
+  type: Produces | readonly Produces[],
+  pages: readonly PageAnswer[],
+) {
   for (const page of pages) {
     const answer = page.redirect
       ? {
           description: page.description,
           headers: { Location: { description: 'Where the browser goes next', schema: { type: 'string' as const } } },
         }
-      : { description: page.description, content: { [type]: { schema: producedSchema(type) } } };
+      : { description: page.description, content: producedContent(type) };
     const json = responses[page.status];
     responses[page.status] = json
       ? {

@@ -11,7 +11,7 @@ export type Auth = 'secretKey' | 'public' | 'admin';
 export type ErrorSpec = { status: number; codes: readonly string[]; description?: string };
 
 /** What a route answers when it is not JSON: a page, a file or a script (documented as a string of that type). */
-export type Produces = 'text/html' | 'application/pdf' | 'text/javascript';
+export type Produces = 'text/html' | 'application/pdf' | 'text/javascript' | 'text/css' | 'image/svg+xml';
 
 /** A non-JSON answer: a page in the route's `produces` type at this status, or a redirect (`Location`). */
 export type PageAnswer = { status: number; description: string; redirect?: true };
@@ -45,7 +45,7 @@ export type RouteSpec<
   /** The 200 answer's schema; a route without one is documented without a body schema. */
   response?: z.ZodType;
   /** The answer's media type when it is not JSON (`response` is then unused). */
-  produces?: Produces;
+  produces?: Produces | readonly Produces[];
   /** With `produces`: every answer it gives in that type, or as a redirect (the 200 among them; default: a 200). */
   pages?: readonly PageAnswer[];
   /**
