@@ -53,8 +53,14 @@ test('sign in: a wrong password is refused with the email kept; the right one op
   const page = await newPage(t, browser());
   const problems = await watchPage(page);
 
-  await page.goto(`${dash.url}/dashboard`);
+  const first = await page.goto(`${dash.url}/dashboard`);
   t.is(new URL(page.url()).pathname, '/dashboard/login', 'not signed in: sent to the login page');
+  const headers = first!.headers();
+  t.is(
+    headers['content-security-policy'],
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: *; connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'",
+  );
+  t.like(headers, { 'x-frame-options': 'DENY', 'cache-control': 'no-store' });
   await expectAccessible(t, page, 'login');
   await page.getByLabel('Email').fill(owner.email);
   await page.getByLabel('Password').fill('not the password');
