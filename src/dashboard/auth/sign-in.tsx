@@ -4,6 +4,7 @@ import { USERS, type UserDoc } from '../../projections/team.projection.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { recordOrganization } from '../../tenancy/create-organization.ts';
 import { checkNewUser, createUser } from '../../tenancy/create-user.ts';
+import { formErrorOf } from '../command.ts';
 import type { DashboardContext, DashboardDeps, DashboardState } from '../context.ts';
 import { COOKIES, isSecure, redirectTo, safeReturnPath, sendHtml, setCookie } from '../http.ts';
 import { Alert, CsrfField, Field } from '../ui/components.tsx';
@@ -271,11 +272,8 @@ export function signInRoutes(deps: DashboardDeps): Router<DashboardState> {
       redirectTo(ctx, '/dashboard');
     } catch (error) {
       if (!(error instanceof WeirError)) throw error;
-      const field = /^(\w+): /.exec(error.message)?.[1];
-      const message = error.message.replace(/^\w+: /, '');
-      if (field && ['email', 'password', 'name'].includes(field))
-        errors[field] = `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
-      else errors.form = error.message;
+      const { field, message } = formErrorOf(error);
+      errors[field && ['email', 'password', 'name'].includes(field) ? field : 'form'] = message;
       return again(error.statusCode);
     } finally {
       settingUp = false;
