@@ -13,15 +13,24 @@ import {
 
 const browser = chromiumPerFile(test);
 
-test('first run: the setup link printed at start makes the first owner of a new organization, signs them in, and then works no more', async (t) => {
+test('first run: the setup token printed at start makes the first owner of a new organization, signs them in, and then works no more', async (t) => {
   const dash = await startDashboard(t);
   const setupUrl = dash.weir.dashboardSetupUrl;
   t.regex(setupUrl ?? '', /\/dashboard\/setup\?token=[A-Za-z0-9_-]{32}$/);
   const page = await newPage(t, browser());
   const problems = await watchPage(page);
 
-  t.is((await page.goto(`${dash.url}/dashboard/setup?token=wrong`))?.status(), 403);
-  await page.goto(setupUrl!);
+  // The token as typed into the page (the console line names the page and the token apart).
+  await page.goto(`${dash.url}/dashboard/setup`);
+  t.false((await page.content()).includes('Harbour'), 'nothing of the organizations shows before the token');
+  await page.getByLabel('Setup token').fill('wrong');
+  const wrong = page.waitForResponse((r) => r.url().includes('/dashboard/setup?token='));
+  await page.getByRole('button', { name: 'Continue' }).click();
+  t.is((await wrong).status(), 403);
+  await page.getByText('That is not the setup token Weir printed at start.').waitFor();
+  await page.getByLabel('Setup token').fill(new URL(setupUrl!).searchParams.get('token')!);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByLabel("New organization's name").waitFor();
   await screenshot(t, page, 'setup');
   await expectAccessible(t, page, 'setup');
   await page.getByLabel("New organization's name").fill('Harbour Coffee Roasters');
