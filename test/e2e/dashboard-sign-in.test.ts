@@ -190,6 +190,8 @@ test('roles: a viewer is refused an admin action and a developer action; a devel
   await viewer.getByRole('button', { name: 'Admin action' }).click();
   t.is((await refused).status(), 403);
   await viewer.getByText('Only an admin or owner can do this; you are a viewer.').waitFor();
+  await screenshot(t, viewer, 'forbidden');
+  await expectAccessible(t, viewer, 'forbidden');
   await viewer.goto(`${dash.url}/dashboard/guarded`);
   await viewer.getByRole('button', { name: 'Create key' }).click();
   await viewer.getByText('Only a developer, admin or owner can do this; you are a viewer.').waitFor();
@@ -201,6 +203,8 @@ test('roles: a viewer is refused an admin action and a developer action; a devel
   await developer.goto(`${dash.url}/dashboard/guarded`);
   await developer.getByRole('button', { name: 'Create key' }).click();
   await developer.getByText('To create an API key, enter your password again.').waitFor();
+  await screenshot(t, developer, 'reauthenticate');
+  await expectAccessible(t, developer, 'reauthenticate');
   await developer.getByLabel('Your password').fill('not my password');
   await developer.getByRole('button', { name: 'Confirm' }).click();
   await developer.getByRole('alert').getByText('That password is not right.').waitFor();
