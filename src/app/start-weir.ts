@@ -433,14 +433,13 @@ async function startLocked(
   server.on('checkContinue', continueWhenRead(handle));
   server.keepAliveTimeout = 65_000;
   // No dashboard user yet: the first owner is made on the first-run page, with a token only this console shows.
-  const dashboardSetupUrl =
-    (await readStore.collection(USERS).count({})) === 0
-      ? `${publicUrl}/dashboard/setup?token=${dashboardSetup.issue()}`
-      : null;
-  if (dashboardSetupUrl)
+  // The line names the page and the token apart: log lines carry no query string.
+  const setupToken = (await readStore.collection(USERS).count({})) === 0 ? dashboardSetup.issue() : null;
+  const dashboardSetupUrl = setupToken ? `${publicUrl}/dashboard/setup?token=${setupToken}` : null;
+  if (setupToken)
     logger.warn(
       { event: 'dashboard.setup' },
-      `no dashboard user yet: create the first owner at ${dashboardSetupUrl} (the link works once; weir user create does the same)`,
+      `no dashboard user yet: open ${publicUrl}/dashboard/setup and enter the one-time setup token ${setupToken} to create the first owner (or use weir user create)`,
     );
   logger.info(
     {

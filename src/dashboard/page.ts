@@ -15,7 +15,22 @@ export type PageRoutes = {
   post(path: string, permission: Permission, handler: PageHandler): void;
 };
 
-/** A dashboard screen as a module: the nav item it adds (if any) and its routes. */
+/**
+ * A dashboard screen as a module: the nav item it adds (if any) and its routes. In
+ * `src/dashboard/pages/invoices.tsx`:
+ *
+ *     export const page = definePage({
+ *       screen: 'invoices',
+ *       routes(routes, deps) {
+ *         routes.get('/dashboard/invoices', 'read', async (ctx) =>
+ *           sendHtml(ctx, <AppLayout ctx={ctx} title="Invoices" screen="invoices">…</AppLayout>));
+ *         routes.post('/dashboard/invoices/:id/void', 'manage', async (ctx) => {
+ *           await dashboardCommand(deps, ctx, invoiceAggregate, ctx.params.id, { type: 'VoidInvoice' });
+ *           redirectTo(ctx, `/dashboard/invoices/${ctx.params.id}`);
+ *         });
+ *       },
+ *     });
+ */
 export type DashboardPage = {
   /** The nav item this module brings (see screens.ts); leave out for a module that only adds routes. */
   screen?: ScreenId;

@@ -204,7 +204,7 @@ test('weir user create makes a dashboard user who can sign in; the password come
   t.regex(
     server.output(),
     new RegExp(
-      `no dashboard user yet: create the first owner at ${server.url}/dashboard/setup\\?token=[A-Za-z0-9_-]{32}`,
+      `no dashboard user yet: open ${server.url}/dashboard/setup and enter the one-time setup token [A-Za-z0-9_-]{32} to create the first owner`,
     ),
   );
   const user = (email: string, role: string, input?: string, extra: Record<string, string> = {}) =>

@@ -13,15 +13,24 @@ import {
 
 const browser = chromiumPerFile(test);
 
-test('first run: the setup link printed at start makes the first owner of a new organization, signs them in, and then works no more', async (t) => {
+test('first run: the setup token printed at start makes the first owner of a new organization, signs them in, and then works no more', async (t) => {
   const dash = await startDashboard(t);
   const setupUrl = dash.weir.dashboardSetupUrl;
   t.regex(setupUrl ?? '', /\/dashboard\/setup\?token=[A-Za-z0-9_-]{32}$/);
   const page = await newPage(t, browser());
   const problems = await watchPage(page);
 
-  t.is((await page.goto(`${dash.url}/dashboard/setup?token=wrong`))?.status(), 403);
-  await page.goto(setupUrl!);
+  // The token as typed into the page (the console line names the page and the token apart).
+  await page.goto(`${dash.url}/dashboard/setup`);
+  t.false((await page.content()).includes('Harbour'), 'nothing of the organizations shows before the token');
+  await page.getByLabel('Setup token').fill('wrong');
+  const wrong = page.waitForResponse((r) => r.url().includes('/dashboard/setup?token='));
+  await page.getByRole('button', { name: 'Continue' }).click();
+  t.is((await wrong).status(), 403);
+  await page.getByText('That is not the setup token Weir printed at start.').waitFor();
+  await page.getByLabel('Setup token').fill(new URL(setupUrl!).searchParams.get('token')!);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByLabel("New organization's name").waitFor();
   await screenshot(t, page, 'setup');
   await expectAccessible(t, page, 'setup');
   await page.getByLabel("New organization's name").fill('Harbour Coffee Roasters');
@@ -53,8 +62,14 @@ test('sign in: a wrong password is refused with the email kept; the right one op
   const page = await newPage(t, browser());
   const problems = await watchPage(page);
 
-  await page.goto(`${dash.url}/dashboard`);
+  const first = await page.goto(`${dash.url}/dashboard`);
   t.is(new URL(page.url()).pathname, '/dashboard/login', 'not signed in: sent to the login page');
+  const headers = first!.headers();
+  t.is(
+    headers['content-security-policy'],
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: *; connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'",
+  );
+  t.like(headers, { 'x-frame-options': 'DENY', 'cache-control': 'no-store' });
   await expectAccessible(t, page, 'login');
   await page.getByLabel('Email').fill(owner.email);
   await page.getByLabel('Password').fill('not the password');
@@ -175,6 +190,8 @@ test('roles: a viewer is refused an admin action and a developer action; a devel
   await viewer.getByRole('button', { name: 'Admin action' }).click();
   t.is((await refused).status(), 403);
   await viewer.getByText('Only an admin or owner can do this; you are a viewer.').waitFor();
+  await screenshot(t, viewer, 'forbidden');
+  await expectAccessible(t, viewer, 'forbidden');
   await viewer.goto(`${dash.url}/dashboard/guarded`);
   await viewer.getByRole('button', { name: 'Create key' }).click();
   await viewer.getByText('Only a developer, admin or owner can do this; you are a viewer.').waitFor();
@@ -186,6 +203,8 @@ test('roles: a viewer is refused an admin action and a developer action; a devel
   await developer.goto(`${dash.url}/dashboard/guarded`);
   await developer.getByRole('button', { name: 'Create key' }).click();
   await developer.getByText('To create an API key, enter your password again.').waitFor();
+  await screenshot(t, developer, 'reauthenticate');
+  await expectAccessible(t, developer, 'reauthenticate');
   await developer.getByLabel('Your password').fill('not my password');
   await developer.getByRole('button', { name: 'Confirm' }).click();
   await developer.getByRole('alert').getByText('That password is not right.').waitFor();

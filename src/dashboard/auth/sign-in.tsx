@@ -4,6 +4,7 @@ import { USERS, type UserDoc } from '../../projections/team.projection.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { recordOrganization } from '../../tenancy/create-organization.ts';
 import { checkNewUser, createUser } from '../../tenancy/create-user.ts';
+import { formErrorOf } from '../command.ts';
 import type { DashboardContext, DashboardDeps, DashboardState } from '../context.ts';
 import { COOKIES, isSecure, redirectTo, safeReturnPath, sendHtml, setCookie } from '../http.ts';
 import { Alert, CsrfField, Field } from '../ui/components.tsx';
@@ -51,7 +52,7 @@ function SetupPage(props: {
   return (
     <AuthLayout title="Set up Weir">
       <h1>Set up Weir</h1>
-      <p class="lead">Create the first owner of the dashboard. This page works once, with the link printed at start.</p>
+      <p class="lead">Create the first owner of the dashboard. This works once, with the token printed at start.</p>
       {errors.form ? (
         <Alert tone="danger">
           <span safe>{errors.form}</span>
@@ -121,6 +122,22 @@ function SetupPage(props: {
   );
 }
 
+/** The first step of the first run: the setup token Weir printed at start (a GET form, so the link form works too). */
+const SetupTokenPage = ({ error }: { error?: string }): JSX.Element => (
+  <AuthLayout title="Set up Weir">
+    <h1>Set up Weir</h1>
+    <p class="lead">
+      Weir printed a one-time setup token on its console when it started. Enter it to create the first owner.
+    </p>
+    <form method="get" action="/dashboard/setup" novalidate>
+      <Field name="token" label="Setup token" error={error} autocomplete="off" required autofocus />
+      <button type="submit" class="button-primary button-block">
+        Continue
+      </button>
+    </form>
+  </AuthLayout>
+);
+
 const SetupClosed = ({ message }: { message: string }): JSX.Element => (
   <AuthLayout title="Setup">
     <h1>Setup</h1>
@@ -139,8 +156,8 @@ async function signIn(ctx: DashboardContext, deps: DashboardDeps, user: UserDoc)
 
 /**
  * The pages before sign-in: `/dashboard/login` (email and password, throttled per account and
- * address) and the first-run page `/dashboard/setup?token=…` (only while no user exists, with the
- * token printed at start).
+ * address) and the first-run page `/dashboard/setup` (only while no user exists, with the token
+ * printed at start; `?token=…` skips asking for it). Nothing of the organizations shows before it.
  */
 export function signInRoutes(deps: DashboardDeps): Router<DashboardState> {
   const router = new Router<DashboardState>();
@@ -194,12 +211,9 @@ export function signInRoutes(deps: DashboardDeps): Router<DashboardState> {
     const closed = await setupOpen();
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
     if (closed) return sendHtml(ctx, <SetupClosed message={closed} />, 404);
+    if (token === '') return sendHtml(ctx, <SetupTokenPage />);
     if (!deps.setup.matches(token))
-      return sendHtml(
-        ctx,
-        <SetupClosed message="This setup link is not valid: use the one Weir printed at start." />,
-        403,
-      );
+      return sendHtml(ctx, <SetupTokenPage error="That is not the setup token Weir printed at start." />, 403);
     const orgs = await organizations();
     await sendHtml(
       ctx,
@@ -220,11 +234,7 @@ export function signInRoutes(deps: DashboardDeps): Router<DashboardState> {
     const closed = await setupOpen();
     if (closed) return sendHtml(ctx, <SetupClosed message={closed} />, 404);
     if (!deps.setup.matches(token))
-      return sendHtml(
-        ctx,
-        <SetupClosed message="This setup link is not valid: use the one Weir printed at start." />,
-        403,
-      );
+      return sendHtml(ctx, <SetupTokenPage error="That is not the setup token Weir printed at start." />, 403);
     const orgs = await organizations();
     const values: SetupValues = {
       organization: form.get('organization') ?? 'new',
@@ -271,11 +281,8 @@ export function signInRoutes(deps: DashboardDeps): Router<DashboardState> {
       redirectTo(ctx, '/dashboard');
     } catch (error) {
       if (!(error instanceof WeirError)) throw error;
-      const field = /^(\w+): /.exec(error.message)?.[1];
-      const message = error.message.replace(/^\w+: /, '');
-      if (field && ['email', 'password', 'name'].includes(field))
-        errors[field] = `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
-      else errors.form = error.message;
+      const { field, message } = formErrorOf(error);
+      errors[field && ['email', 'password', 'name'].includes(field) ? field : 'form'] = message;
       return again(error.statusCode);
     } finally {
       settingUp = false;

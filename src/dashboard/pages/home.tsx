@@ -6,7 +6,7 @@ import type { DashboardContext, DashboardDeps, DashboardTenant } from '../contex
 import { isHtmx, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
 import { BarChart, type ChartDay } from '../ui/chart.tsx';
-import { Badge, Card, DateTime, EmptyState, liveRefresh, money, ShortId } from '../ui/components.tsx';
+import { Badge, Card, DateTime, EmptyState, Live, money, ShortId, TableScroll } from '../ui/components.tsx';
 import { AppLayout } from '../ui/layout.tsx';
 
 const DAY_MS = 86_400_000;
@@ -75,7 +75,7 @@ function OverviewPanel({ data }: { data: Overview }): JSX.Element {
     label: `${d.count} payment${d.count === 1 ? '' : 's'}`,
   }));
   return (
-    <div class="grid grid-2" id="overview" {...liveRefresh('/dashboard/home/overview', ['checkout-sessions'])}>
+    <div class="grid grid-2" id="overview">
       <Card title="Volume, last 30 days" id="volume">
         <div class="stat">
           <span class="stat-value" safe>
@@ -111,8 +111,6 @@ function RecentPayments({ payments, networks }: { payments: PaymentTransactionDo
     <Card
       title="Recent payments"
       id="recent-payments"
-      aria-live="polite"
-      {...liveRefresh('/dashboard/home/recent-payments', ['payments'])}
       actions={
         <span class="live-state">
           <span class="on">Live</span>
@@ -123,7 +121,7 @@ function RecentPayments({ payments, networks }: { payments: PaymentTransactionDo
       {payments.length === 0 ? (
         <EmptyState message="No payments yet." hint="Payments to your checkout sessions show here as they arrive." />
       ) : (
-        <div class="table-wrap">
+        <TableScroll label="Recent payments">
           <table>
             <thead>
               <tr>
@@ -164,7 +162,7 @@ function RecentPayments({ payments, networks }: { payments: PaymentTransactionDo
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </Card>
   );
@@ -174,15 +172,11 @@ type NeedsAction = { session: CheckoutSessionDoc; reason: 'underpaid' | 'late'; 
 
 function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.Element {
   return (
-    <Card
-      title="Sessions needing action"
-      id="needs-action"
-      {...liveRefresh('/dashboard/home/needs-action', ['checkout-sessions', 'payments'])}
-    >
+    <Card title="Sessions needing action" id="needs-action">
       {items.length === 0 ? (
         <EmptyState message="Nothing needs your attention." hint="Underpaid sessions and late payments show here." />
       ) : (
-        <div class="table-wrap">
+        <TableScroll label="Sessions needing action">
           <table>
             <thead>
               <tr>
@@ -211,7 +205,7 @@ function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.Element
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </Card>
   );
@@ -223,52 +217,50 @@ const lastAnswer = (last: WebhookDeliveryDoc['log'][number] | undefined): string
 
 function WebhookFailures(props: { deliveries: WebhookDeliveryDoc[]; endpoints: Map<string, string> }): JSX.Element {
   return (
-    <Card
-      title="Webhook failures"
-      id="webhook-failures"
-      {...liveRefresh('/dashboard/home/webhook-failures', ['webhooks'])}
-    >
+    <Card title="Webhook failures" id="webhook-failures">
       {props.deliveries.length === 0 ? (
         <EmptyState
           message="Every webhook was delivered."
           hint="Deliveries that failed or are being retried show here."
         />
       ) : (
-        <div class="table-wrap">
+        <TableScroll label="Webhook failures">
           <table>
             <thead>
               <tr>
                 <th>Event</th>
-                <th class="hide-narrow">Endpoint</th>
                 <th>Last answer</th>
-                <th>State</th>
               </tr>
             </thead>
             <tbody>
-              {props.deliveries.map((d) => {
-                const last = d.log.at(-1);
-                return (
-                  <tr>
-                    <td>
+              {props.deliveries.map((d) => (
+                <tr>
+                  <td>
+                    <div class="stacked">
                       <code safe>{d.eventType}</code>
-                    </td>
-                    <td class="hide-narrow" safe>
-                      {props.endpoints.get(d.endpointId) ?? d.endpointId}
-                    </td>
-                    <td safe>{lastAnswer(last)}</td>
-                    <td class="nowrap">
+                      <span class="muted small" safe>
+                        {props.endpoints.get(d.endpointId) ?? d.endpointId}
+                      </span>
+                    </div>
+                  </td>
+                  <td>
+                    <div class="stacked">
+                      <span safe>{lastAnswer(d.log.at(-1))}</span>
                       {d.status === 'failed' ? (
                         <Badge tone="danger" label="Failed" />
                       ) : (
-                        <Badge tone="warning" label={`Retrying (${d.attempts} tries)`} />
+                        <Badge
+                          tone="warning"
+                          label={`Retrying (${d.attempts} ${d.attempts === 1 ? 'try' : 'tries'})`}
+                        />
                       )}
-                    </td>
-                  </tr>
-                );
-              })}
+                    </div>
+                  </td>
+                </tr>
+              ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </Card>
   );
@@ -341,11 +333,19 @@ export const page = definePage({
       await sendHtml(
         ctx,
         <AppLayout ctx={ctx} title="Home" screen="home">
-          <OverviewPanel data={data} />
-          <RecentPayments {...payments} />
+          <Live url="/dashboard/home/overview" topics={['checkout-sessions']}>
+            <OverviewPanel data={data} />
+          </Live>
+          <Live url="/dashboard/home/recent-payments" topics={['payments']}>
+            <RecentPayments {...payments} />
+          </Live>
           <div class="grid grid-2">
-            <SessionsNeedingAction {...action} />
-            <WebhookFailures {...webhooks} />
+            <Live url="/dashboard/home/needs-action" topics={['checkout-sessions', 'payments']}>
+              <SessionsNeedingAction {...action} />
+            </Live>
+            <Live url="/dashboard/home/webhook-failures" topics={['webhooks']}>
+              <WebhookFailures {...webhooks} />
+            </Live>
           </div>
         </AppLayout>,
       );

@@ -8,17 +8,12 @@ export const CsrfField = ({ token }: { token: string }): JSX.Element => (
 
 /** A card with an optional heading (an h2, labelling the section) and actions beside it. */
 export function Card(
-  props: PropsWithChildren<{ title?: string; id?: string; actions?: Children; class?: string } & HxProps>,
+  props: PropsWithChildren<{ title?: string; id?: string; actions?: Children; class?: string }>,
 ): JSX.Element {
-  const { title, actions, children, class: extra, id, ...hx } = props;
+  const { title, actions, children, class: extra, id } = props;
   const headingId = id && title ? `${id}-title` : undefined;
   return (
-    <section
-      class={['card', extra]}
-      id={id}
-      aria-labelledby={headingId}
-      {...(hx as Record<string, string | undefined>)}
-    >
+    <section class={['card', extra]} id={id} aria-labelledby={headingId}>
       {title || actions !== undefined ? (
         <header class="card-header">
           {title ? (
@@ -38,15 +33,37 @@ export function Card(
   );
 }
 
-/** htmx attributes a panel takes to refresh itself (see pages/home.tsx for the live pattern). */
-export type HxProps = { 'hx-get'?: string; 'hx-trigger'?: string; 'hx-swap'?: string; 'aria-live'?: 'polite' };
+/**
+ * A part of a page that follows the server's changes: whenever one of `topics` is announced (see
+ * events.ts) its content is reloaded from `url`, a route that answers the content alone. Changes
+ * in a burst are taken together, and one announced while a reload runs is reloaded after it.
+ */
+export const Live = ({
+  url,
+  topics,
+  class: extra,
+  children,
+}: PropsWithChildren<{ url: string; topics: string[]; class?: string }>): JSX.Element => (
+  <div
+    class={['live', extra]}
+    hx-get={url}
+    hx-trigger={topics.map((topic) => `weir:${topic} from:body delay:150ms`).join(', ')}
+    hx-swap="innerHTML"
+    hx-sync="this:queue last"
+  >
+    {children}
+  </div>
+);
 
-/** Refresh this element from `url` whenever the server announces one of `topics` (see events.ts). */
-export const liveRefresh = (url: string, topics: string[]): HxProps => ({
-  'hx-get': url,
-  'hx-trigger': topics.map((topic) => `weir:${topic} from:body`).join(', '),
-  'hx-swap': 'outerHTML',
-});
+/**
+ * A table that scrolls sideways when the card is narrower than it (a phone): focusable and named,
+ * so a keyboard user can scroll it too.
+ */
+export const TableScroll = ({ label, children }: PropsWithChildren<{ label: string }>): JSX.Element => (
+  <div class="table-wrap" role="region" aria-label={label} tabindex="0">
+    {children}
+  </div>
+);
 
 /** What a list shows when it has nothing, in a sentence, with an optional hint. */
 export const EmptyState = ({ message, hint }: { message: string; hint?: string }): JSX.Element => (
