@@ -4,7 +4,8 @@ import { WeirError } from '../shared/errors.ts';
 import type { DashboardContext, DashboardDeps } from './context.ts';
 
 /**
- * Run a command for the signed-in user's tenant, as the API's `commandFor` does for a key: the
+ * For records with no API route (the team's own): run a command for the signed-in user's tenant,
+ * as the API's `commandFor` does for a key (pages change business records through `apiFor`): the
  * same aggregates and rules, recorded as done by `user:<id>`, and waited for until the read models
  * have it, so the page drawn next shows the change.
  */
@@ -20,6 +21,7 @@ export async function dashboardCommand<TState, TEvent extends DomainEvent, TComm
     organizationId: tenant.organizationId,
     environment: tenant.environment,
     actor: `user:${user.id}`,
+    clientAddress: ctx.ip,
   });
   if (result.position !== null) await deps.projections.waitFor(result.position);
   return result;

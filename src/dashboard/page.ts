@@ -25,7 +25,8 @@ export type PageRoutes = {
  *         routes.get('/dashboard/invoices', 'read', async (ctx) =>
  *           sendHtml(ctx, <AppLayout ctx={ctx} title="Invoices" screen="invoices">…</AppLayout>));
  *         routes.post('/dashboard/invoices/:id/void', 'manage', async (ctx) => {
- *           await dashboardCommand(deps, ctx, invoiceAggregate, ctx.params.id, { type: 'VoidInvoice' });
+ *           // Through the API's own route (its rules, its 4xx): see api.ts.
+ *           const answer = await apiFor(ctx, deps)('POST', `/api/v1/invoices/${ctx.params.id}/void`);
  *           redirectTo(ctx, `/dashboard/invoices/${ctx.params.id}`);
  *         });
  *       },
