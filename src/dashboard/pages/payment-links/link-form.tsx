@@ -105,7 +105,8 @@ export function linkBodyOf(form: URLSearchParams): Built {
     if (bad && 'error' in bad) errors.suggestedAmounts = bad.error;
     body.suggestedAmounts = amounts.flatMap((a) => ('amount' in a ? [a.amount] : []));
   }
-  for (const [key] of COLLECTION) body[key] = form.has(key);
+  // Only what is ticked is sent: the API's defaults stand for the rest (a subscription always asks for the email).
+  for (const [key] of COLLECTION) if (form.has(key)) body[key] = true;
   const fields = [];
   for (let i = 0; i < CUSTOM_FIELD_ROWS; i++) {
     const key = textOf(form, `cf${i}_key`);
@@ -215,6 +216,7 @@ export function LinkForm(props: {
             <CheckboxField name={name} label={label} checked={checked(name)} />
           ))}
         </div>
+        <p class="muted small">A subscription always asks for the email address, to send its invoices.</p>
       </fieldset>
       <fieldset>
         <legend>Custom fields</legend>
