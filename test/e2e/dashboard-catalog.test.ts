@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Page } from 'playwright-core';
 import { chromiumPerFile, expectAccessible, screenshot, startDashboard, watchPage } from '../support/dashboard.ts';
 
@@ -27,7 +27,7 @@ async function submit(page: Page, button: string) {
 }
 
 /** Both widths and axe, for a screen as it is now. */
-async function record(t: Parameters<Parameters<typeof test>[1]>[0], page: Page, name: string) {
+async function record(t: ExecutionContext, page: Page, name: string) {
   await expectAccessible(t, page, name);
   await screenshot(t, page, name);
 }

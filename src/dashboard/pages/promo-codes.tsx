@@ -7,7 +7,7 @@ import { can } from '../auth/roles.ts';
 import type { DashboardContext } from '../context.ts';
 import { redirectTo, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
-import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Field, money, type Tone } from '../ui/components.tsx';
+import { Alert, Badge, Card, CsrfField, EmptyState, Field, money, type Tone } from '../ui/components.tsx';
 import {
   decimalAmount,
   type FormErrors,
@@ -34,6 +34,14 @@ const STATUS: Record<string, { tone: Tone; label: string }> = {
 };
 const StatusBadge = ({ status }: { status: string }) => (
   <Badge tone={STATUS[status]?.tone ?? 'neutral'} label={STATUS[status]?.label ?? status} />
+);
+
+const DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+/** A last day of use, with its year (an expiry is often next year): "25 Nov 2027". */
+const Day = ({ iso }: { iso: string }): JSX.Element => (
+  <time datetime={iso} safe>
+    {DAY.format(new Date(iso))}
+  </time>
 );
 
 const discountOf = (c: Coupon): string =>
@@ -285,7 +293,7 @@ async function renderDetail(
               {`${coupon.timesRedeemed}${coupon.maxRedemptions !== null ? ` of at most ${coupon.maxRedemptions}` : ' (no limit)'}`}
             </dd>
             <dt>Redeem by</dt>
-            <dd>{coupon.redeemBy ? <DateTime iso={coupon.redeemBy} /> : 'No end date'}</dd>
+            <dd>{coupon.redeemBy ? <Day iso={coupon.redeemBy} /> : 'No end date'}</dd>
           </dl>
         </Card>
         {manage ? (
@@ -337,7 +345,7 @@ async function renderDetail(
                     <code safe>{p.code}</code>
                   </td>
                   <td safe>{`${p.timesRedeemed}${p.maxRedemptions !== null ? ` of ${p.maxRedemptions}` : ''}`}</td>
-                  <td class="hide-narrow nowrap">{p.expiredAt ? <DateTime iso={p.expiredAt} /> : 'Never'}</td>
+                  <td class="hide-narrow nowrap">{p.expiredAt ? <Day iso={p.expiredAt} /> : 'Never'}</td>
                   <td>
                     <StatusBadge status={p.status} />
                   </td>

@@ -1,7 +1,8 @@
 import type { z } from '../../../read-api/schema/fields.ts';
 import type { PriceSchema } from '../../../read-api/schema/catalog.ts';
 import { CURRENCIES } from '../../../actors/line-items.ts';
-import { Alert, CsrfField, Field, money } from '../../ui/components.tsx';
+import { Alert, CsrfField, Field } from '../../ui/components.tsx';
+import { priceLabel } from '../../ui/price-label.ts';
 import {
   CheckboxField,
   decimalAmount,
@@ -204,7 +205,7 @@ export function LinkForm(props: {
             { value: '', label: 'None' },
             ...props.recurringPrices.map((p) => ({
               value: p.id,
-              label: `${p.product?.name ?? 'Product'}: ${money(p.unitAmount, p.currency)} every ${p.intervalCount && p.intervalCount > 1 ? `${p.intervalCount} ` : ''}${p.interval}${p.intervalCount && p.intervalCount > 1 ? 's' : ''}`,
+              label: `${p.product?.name ?? 'Product'}: ${priceLabel(p)}`,
             })),
           ]}
         />

@@ -11,6 +11,7 @@ import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, money } from '../.
 import { CopyButton } from '../../ui/copy-button.tsx';
 import { type FormErrors, formErrorsOf, refusalMessage, valuesOf } from '../../ui/form-parts.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
+import { priceLabel } from '../../ui/price-label.ts';
 import { LinkForm, linkBodyOf, linkInputOf, type Price } from './link-form.tsx';
 
 type PaymentLink = z.output<typeof PaymentLinkSchema>;
@@ -31,10 +32,7 @@ function priceText(link: PaymentLink): string {
     const max = link.maximumAmount ? `up to ${money(link.maximumAmount, link.currency)}` : '';
     return [min, max].filter(Boolean).join(' ') || `Any amount in ${link.currency.toUpperCase()}`;
   }
-  const amount = money(link.amount ?? '0', link.currency);
-  if (link.pricing !== 'subscription') return amount;
-  const count = link.intervalCount ?? 1;
-  return `${amount} every ${count > 1 ? `${count} ${link.interval}s` : link.interval}`;
+  return priceLabel({ ...link, unitAmount: link.amount ?? '0' });
 }
 
 const ActiveBadge = ({ active }: { active: boolean }) =>

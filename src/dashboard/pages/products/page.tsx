@@ -16,20 +16,13 @@ import {
   valuesOf,
 } from '../../ui/form-parts.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
+import { priceLabel } from '../../ui/price-label.ts';
 import { PriceFields, priceBodyOf, priceInputOf } from './price-fields.tsx';
 
 type Product = z.output<typeof ProductSchema>;
 type Price = z.output<typeof PriceSchema>;
 
 const BASE = '/dashboard/products';
-
-/** "25.00 USDC", or "25.00 USDC every 3 months". */
-export function priceLabel(price: Pick<Price, 'unitAmount' | 'currency' | 'interval' | 'intervalCount'>): string {
-  const amount = money(price.unitAmount, price.currency);
-  if (!price.interval) return amount;
-  const count = price.intervalCount ?? 1;
-  return `${amount} every ${count > 1 ? `${count} ${price.interval}s` : price.interval}`;
-}
 
 const FormAlert = ({ errors }: { errors: FormErrors }) =>
   errors.form ? (
@@ -68,7 +61,7 @@ function ProductList({ products }: { products: Product[] }): JSX.Element {
                     </a>
                   </td>
                   <td class="amount" safe>
-                    {p.defaultPrice ? priceLabel(p.defaultPrice) : '—'}
+                    {priceLabel(p.defaultPrice)}
                   </td>
                   <td>
                     {p.isActive ? <Badge tone="success" label="Active" /> : <Badge tone="neutral" label="Archived" />}
