@@ -6,7 +6,7 @@ import { can } from '../../auth/roles.ts';
 import type { DashboardContext } from '../../context.ts';
 import { redirectTo, sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
-import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Field, money } from '../../ui/components.tsx';
+import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Field } from '../../ui/components.tsx';
 import {
   type FormErrors,
   formErrorsOf,
