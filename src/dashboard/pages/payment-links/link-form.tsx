@@ -1,0 +1,301 @@
+import type { z } from '../../../read-api/schema/fields.ts';
+import type { PriceSchema } from '../../../read-api/schema/catalog.ts';
+import { CURRENCIES } from '../../../actors/line-items.ts';
+import { Alert, CsrfField, Field } from '../../ui/components.tsx';
+import { priceLabel } from '../../ui/price-label.ts';
+import {
+  CheckboxField,
+  decimalAmount,
+  type FormErrors,
+  RadioGroup,
+  SelectField,
+  TextAreaField,
+  textOf,
+} from '../../ui/form-parts.tsx';
+
+/** The form's custom field rows (the API takes up to five; three cover what a payer should be asked). */
+export const CUSTOM_FIELD_ROWS = 3;
+
+export type Price = z.output<typeof PriceSchema>;
+
+const COLLECTION = [
+  ['nameCollection', 'Name'],
+  ['emailCollection', 'Email address'],
+  ['phoneNumberCollection', 'Phone number'],
+  ['billingAddressCollection', 'Billing address'],
+  ['shippingAddressCollection', 'Shipping address'],
+] as const;
+
+const FIELD_TYPES = [
+  { value: 'text', label: 'Text' },
+  { value: 'numeric', label: 'Number' },
+  { value: 'dropdown', label: 'Dropdown' },
+];
+
+/** "Small=s, Large=l" (or "Small, Large") as dropdown options. */
+const optionsOf = (text: string) =>
+  text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const [label = '', value] = part.split('=').map((s) => s.trim());
+      return { label, value: value ?? label.toLowerCase().replace(/[^a-z0-9]+/g, '_') };
+    });
+
+/** Where the API's field path is on this form (`customFields.fields[1].label.custom` → `cf1_label`). */
+export function linkInputOf(field: string): string | undefined {
+  const custom = /^customFields\.fields\[(\d+)\](?:\.(\w+))?/.exec(field);
+  if (custom) {
+    const part = custom[2];
+    const input = part === 'dropdown' ? 'options' : part === 'type' || part === 'label' ? part : 'key';
+    return `cf${custom[1]}_${input}`;
+  }
+  const head = field.replace(/\[\d+\].*$/, '').split('.')[0] ?? '';
+  const inputs: Record<string, string> = {
+    title: 'title',
+    description: 'description',
+    amount: 'amount',
+    currency: 'currency',
+    currencies: 'currency',
+    preferredCurrency: 'currency',
+    priceId: 'priceId',
+    productId: 'priceId',
+    pricing: 'pricing',
+    minimumAmount: 'minimumAmount',
+    maximumAmount: 'maximumAmount',
+    suggestedAmounts: 'suggestedAmounts',
+    afterCompletionRedirectUrl: 'redirectUrl',
+    afterCompletionConfirmMsg: 'confirmMessage',
+    afterCompletion: 'afterCompletion',
+    submitType: 'submitType',
+    image: 'image',
+  };
+  return inputs[head];
+}
+
+type Built = { body: Record<string, unknown> } | { errors: FormErrors };
+
+/** The create body of the form as typed; amounts in currency units become the API's integers here. */
+export function linkBodyOf(form: URLSearchParams): Built {
+  const errors: FormErrors = {};
+  const amountAt = (input: string): string | undefined => {
+    const text = textOf(form, input);
+    if (text === null) return undefined;
+    const parsed = decimalAmount(text);
+    if ('error' in parsed) errors[input] = parsed.error;
+    return 'amount' in parsed ? parsed.amount : undefined;
+  };
+  const pricing = form.get('pricing') ?? 'fixed';
+  const body: Record<string, unknown> = { title: form.get('title') ?? '', pricing };
+  const description = textOf(form, 'description');
+  if (description) body.description = description;
+  if (pricing === 'subscription') {
+    const priceId = textOf(form, 'priceId');
+    if (priceId) body.priceId = priceId;
+  } else {
+    body.currencies = [form.get('currency') ?? 'usdc'];
+  }
+  if (pricing === 'fixed') body.amount = amountAt('amount');
+  if (pricing === 'variable') {
+    body.minimumAmount = amountAt('minimumAmount');
+    body.maximumAmount = amountAt('maximumAmount');
+    const suggested = (textOf(form, 'suggestedAmounts') ?? '').split(/[\s;]+/).filter(Boolean);
+    const amounts = suggested.map((text) => decimalAmount(text));
+    const bad = amounts.find((a) => 'error' in a);
+    if (bad && 'error' in bad) errors.suggestedAmounts = bad.error;
+    body.suggestedAmounts = amounts.flatMap((a) => ('amount' in a ? [a.amount] : []));
+  }
+  // Only what is ticked is sent: the API's defaults stand for the rest (a subscription always asks for the email).
+  for (const [key] of COLLECTION) if (form.has(key)) body[key] = true;
+  const fields = [];
+  for (let i = 0; i < CUSTOM_FIELD_ROWS; i++) {
+    const key = textOf(form, `cf${i}_key`);
+    const label = textOf(form, `cf${i}_label`);
+    if (key === null && label === null) continue;
+    const type = form.get(`cf${i}_type`) ?? 'text';
+    fields.push({
+      key: key ?? '',
+      type,
+      label: { type: 'custom', custom: label ?? '' },
+      optional: form.has(`cf${i}_optional`),
+      ...(type === 'dropdown' ? { dropdown: { options: optionsOf(form.get(`cf${i}_options`) ?? '') } } : {}),
+    });
+  }
+  body.customFields = { fields };
+  body.afterCompletion = form.get('afterCompletion') === 'redirect' ? 'redirect' : 'hosted_confirmation';
+  if (body.afterCompletion === 'redirect') body.afterCompletionRedirectUrl = form.get('redirectUrl')?.trim() ?? '';
+  else {
+    const message = textOf(form, 'confirmMessage');
+    if (message) body.afterCompletionConfirmMsg = message;
+  }
+  body.submitType = form.get('submitType') ?? 'pay';
+  body.type = form.has('singleUse') ? 'one_time' : 'multiple';
+  body.allowPromotionCodes = form.has('allowPromotionCodes');
+  return Object.keys(errors).length > 0 ? { errors } : { body };
+}
+
+/** The create form; `values` as typed (or the defaults), each error at its input. */
+export function LinkForm(props: {
+  csrf: string;
+  values: Record<string, string>;
+  errors: FormErrors;
+  recurringPrices: Price[];
+}): JSX.Element {
+  const { values: v, errors: e } = props;
+  const checked = (name: string) => v[name] !== undefined;
+  return (
+    <form method="post" action="/dashboard/payment-links" novalidate class="stack-form">
+      <CsrfField token={props.csrf} />
+      {e.form ? (
+        <Alert tone="danger">
+          <span safe>{e.form}</span>
+        </Alert>
+      ) : (
+        ''
+      )}
+      <Field name="title" label="Title" value={v.title} error={e.title} hint="What the payer sees as the heading." />
+      <TextAreaField name="description" label="Description" value={v.description} error={e.description} rows={2} />
+      <RadioGroup
+        name="pricing"
+        legend="Price"
+        value={v.pricing ?? 'fixed'}
+        error={e.pricing}
+        options={[
+          { value: 'fixed', label: 'Fixed price', hint: 'Every payer pays the same amount.' },
+          { value: 'variable', label: 'Customer chooses', hint: 'The payer enters the amount, within your limits.' },
+          { value: 'subscription', label: 'Subscription', hint: 'A recurring price from your catalog.' },
+        ]}
+      />
+      <fieldset>
+        <legend>Amount</legend>
+        <div class="form-row">
+          <SelectField
+            name="currency"
+            label="Currency"
+            value={v.currency ?? 'usdc'}
+            error={e.currency}
+            options={CURRENCIES.map((c) => ({ value: c, label: c.toUpperCase() }))}
+            hint="Fixed and customer-chosen prices."
+          />
+          <Field name="amount" label="Amount" value={v.amount} error={e.amount} hint="Fixed price, e.g. 25 or 12.50." />
+        </div>
+        <div class="form-row">
+          <Field name="minimumAmount" label="Least amount" value={v.minimumAmount} error={e.minimumAmount} />
+          <Field name="maximumAmount" label="Most amount" value={v.maximumAmount} error={e.maximumAmount} />
+        </div>
+        <Field
+          name="suggestedAmounts"
+          label="Suggested amounts"
+          value={v.suggestedAmounts}
+          error={e.suggestedAmounts}
+          hint="Customer-chosen price: up to five, separated by spaces."
+        />
+        <SelectField
+          name="priceId"
+          label="Recurring price"
+          value={v.priceId}
+          error={e.priceId}
+          hint={
+            props.recurringPrices.length === 0
+              ? 'Subscriptions: add a recurring price to a product first.'
+              : 'Subscriptions only.'
+          }
+          options={[
+            { value: '', label: 'None' },
+            ...props.recurringPrices.map((p) => ({
+              value: p.id,
+              label: `${p.product?.name ?? 'Product'}: ${priceLabel(p)}`,
+            })),
+          ]}
+        />
+      </fieldset>
+      <fieldset>
+        <legend>Ask the payer for</legend>
+        <div class="check-grid">
+          {COLLECTION.map(([name, label]) => (
+            <CheckboxField name={name} label={label} checked={checked(name)} />
+          ))}
+        </div>
+        <p class="muted small">A subscription always asks for the email address, to send its invoices.</p>
+      </fieldset>
+      <fieldset>
+        <legend>Custom fields</legend>
+        <p class="muted small">Questions of your own. Dropdown options: “Small=s, Large=l”.</p>
+        {Array.from({ length: CUSTOM_FIELD_ROWS }, (_, i) => (
+          <div class="custom-field-row">
+            <Field name={`cf${i}_key`} label={`Field ${i + 1} key`} value={v[`cf${i}_key`]} error={e[`cf${i}_key`]} />
+            <Field
+              name={`cf${i}_label`}
+              label={`Field ${i + 1} label`}
+              value={v[`cf${i}_label`]}
+              error={e[`cf${i}_label`]}
+            />
+            <SelectField
+              name={`cf${i}_type`}
+              label={`Field ${i + 1} type`}
+              value={v[`cf${i}_type`] ?? 'text'}
+              error={e[`cf${i}_type`]}
+              options={FIELD_TYPES}
+            />
+            <Field
+              name={`cf${i}_options`}
+              label={`Field ${i + 1} options`}
+              value={v[`cf${i}_options`]}
+              error={e[`cf${i}_options`]}
+            />
+            <CheckboxField name={`cf${i}_optional`} label="Optional" checked={checked(`cf${i}_optional`)} />
+          </div>
+        ))}
+      </fieldset>
+      <RadioGroup
+        name="afterCompletion"
+        legend="After payment"
+        value={v.afterCompletion ?? 'hosted_confirmation'}
+        error={e.afterCompletion}
+        options={[
+          { value: 'hosted_confirmation', label: 'Show a confirmation message' },
+          { value: 'redirect', label: 'Send the payer to your site' },
+        ]}
+      />
+      <div class="form-row">
+        <Field name="confirmMessage" label="Confirmation message" value={v.confirmMessage} error={e.confirmMessage} />
+        <Field
+          name="redirectUrl"
+          label="Redirect URL"
+          type="url"
+          value={v.redirectUrl}
+          error={e.redirectUrl}
+          hint="https://…"
+        />
+      </div>
+      <div class="form-row">
+        <SelectField
+          name="submitType"
+          label="Button"
+          value={v.submitType ?? 'pay'}
+          error={e.submitType}
+          options={[
+            { value: 'pay', label: 'Pay' },
+            { value: 'book', label: 'Book' },
+            { value: 'donate', label: 'Donate' },
+          ]}
+        />
+      </div>
+      <CheckboxField
+        name="allowPromotionCodes"
+        label="Allow promotion codes"
+        checked={checked('allowPromotionCodes')}
+      />
+      <CheckboxField name="singleUse" label="Single use (closes after one payment)" checked={checked('singleUse')} />
+      <div class="form-actions">
+        <button type="submit" class="button-primary">
+          Create payment link
+        </button>
+        <a class="button-secondary" href="/dashboard/payment-links">
+          Cancel
+        </a>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,285 @@
+import QRCode from 'qrcode';
+import type { PaymentLinkSchema } from '../../../read-api/schema/payment-link.ts';
+import type { z } from '../../../read-api/schema/fields.ts';
+import { apiFor, type PageApi } from '../../api.ts';
+import { readList, readOne } from '../../api-reads.ts';
+import { can } from '../../auth/roles.ts';
+import type { DashboardContext } from '../../context.ts';
+import { redirectTo, sendHtml } from '../../http.ts';
+import { definePage } from '../../page.ts';
+import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, money } from '../../ui/components.tsx';
+import { CopyButton } from '../../ui/copy-button.tsx';
+import { type FormErrors, formErrorsOf, refusalMessage, valuesOf } from '../../ui/form-parts.tsx';
+import { AppLayout } from '../../ui/layout.tsx';
+import { priceLabel } from '../../ui/price-label.ts';
+import { LinkForm, linkBodyOf, linkInputOf, type Price } from './link-form.tsx';
+
+type PaymentLink = z.output<typeof PaymentLinkSchema>;
+
+const BASE = '/dashboard/payment-links';
+const QR = { type: 'svg', margin: 1 } as const;
+
+const PRICING_LABEL: Record<PaymentLink['pricing'], string> = {
+  fixed: 'Fixed',
+  variable: 'Customer chooses',
+  subscription: 'Subscription',
+};
+
+/** What the payer pays, in a few words. */
+function priceText(link: PaymentLink): string {
+  if (link.pricing === 'variable') {
+    const min = link.minimumAmount ? `from ${money(link.minimumAmount, link.currency)}` : '';
+    const max = link.maximumAmount ? `up to ${money(link.maximumAmount, link.currency)}` : '';
+    return [min, max].filter(Boolean).join(' ') || `Any amount in ${link.currency.toUpperCase()}`;
+  }
+  return priceLabel({ ...link, unitAmount: link.amount ?? '0' });
+}
+
+const ActiveBadge = ({ active }: { active: boolean }) =>
+  active ? <Badge tone="success" label="Active" /> : <Badge tone="neutral" label="Inactive" />;
+
+function LinkList({ links }: { links: PaymentLink[] }): JSX.Element {
+  return (
+    <Card title="All payment links" id="payment-links">
+      {links.length === 0 ? (
+        <EmptyState message="No payment links yet." hint="A payment link is a page you share to get paid." />
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>Title</th>
+                <th class="hide-narrow">Pricing</th>
+                <th class="amount">Price</th>
+                <th>Status</th>
+                <th class="hide-narrow">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {links.map((link) => (
+                <tr>
+                  <td>
+                    <a href={`${BASE}/${link.id}`} safe>
+                      {link.title}
+                    </a>
+                  </td>
+                  <td class="hide-narrow" safe>
+                    {PRICING_LABEL[link.pricing]}
+                  </td>
+                  <td class="amount" safe>
+                    {priceText(link)}
+                  </td>
+                  <td>
+                    <ActiveBadge active={link.isActive} />
+                  </td>
+                  <td class="hide-narrow nowrap">
+                    <DateTime iso={link.createdAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Card>
+  );
+}
+
+const yes = (on: boolean) => (on ? 'Yes' : 'No');
+
+/** The link's settings as a description list. */
+function LinkSettings({ link }: { link: PaymentLink }): JSX.Element {
+  const asked = [
+    link.nameCollection && 'name',
+    link.emailCollection && 'email',
+    link.phoneNumberCollection && 'phone',
+    link.billingAddressCollection && 'billing address',
+    link.shippingAddressCollection && 'shipping address',
+  ].filter((s): s is string => typeof s === 'string');
+  const rows: [string, string][] = [
+    ['Pricing', PRICING_LABEL[link.pricing]],
+    ['Price', priceText(link)],
+    ...(link.suggestedAmounts.length > 0
+      ? [['Suggested', link.suggestedAmounts.map((a) => money(a, link.currency)).join(', ')] as [string, string]]
+      : []),
+    ['Asks for', asked.length > 0 ? asked.join(', ') : 'Nothing beyond the payment'],
+    [
+      'Custom fields',
+      link.customFields.fields.length > 0
+        ? link.customFields.fields
+            .map((f) => `${f.label.custom} (${f.type}${f.optional ? ', optional' : ''})`)
+            .join('; ')
+        : 'None',
+    ],
+    [
+      'After payment',
+      link.afterCompletion === 'redirect'
+        ? `Redirect to ${link.afterCompletionRedirectUrl ?? ''}`
+        : (link.afterCompletionConfirmMsg ?? 'The standard confirmation'),
+    ],
+    ['Promotion codes', yes(link.allowPromotionCodes)],
+    ['Use', link.type === 'one_time' ? 'Single payment' : 'Reusable'],
+  ];
+  return (
+    <dl class="details">
+      {rows.map(([term, value]) => (
+        <>
+          <dt safe>{term}</dt>
+          <dd safe>{value}</dd>
+        </>
+      ))}
+    </dl>
+  );
+}
+
+async function renderDetail(ctx: DashboardContext, link: PaymentLink, notice?: string, status = 200) {
+  const qr = await QRCode.toString(link.url, QR);
+  const manage = can(ctx.state.user.role, 'manage');
+  const action = link.isActive ? 'deactivate' : 'activate';
+  await sendHtml(
+    ctx,
+    <AppLayout
+      ctx={ctx}
+      title={link.title}
+      screen="paymentLinks"
+      actions={
+        <a class="button-secondary" href={BASE}>
+          All payment links
+        </a>
+      }
+    >
+      {notice ? (
+        <Alert tone="danger">
+          <span safe>{notice}</span>
+        </Alert>
+      ) : (
+        ''
+      )}
+      <div class="grid grid-2">
+        <Card title="Share" id="share" actions={<ActiveBadge active={link.isActive} />}>
+          <div class="field">
+            <label for="link-url">Link</label>
+            <div class="copy-row">
+              <input id="link-url" type="text" readonly value={link.url} />
+              <CopyButton target="link-url" label="Copy link" />
+            </div>
+          </div>
+          <img
+            class="qr"
+            src={`data:image/svg+xml;base64,${Buffer.from(qr).toString('base64')}`}
+            alt={`QR code of ${link.url}`}
+            width="180"
+            height="180"
+          />
+          {manage ? (
+            <form method="post" action={`${BASE}/${link.id}/${action}`}>
+              <CsrfField token={ctx.state.csrfToken} />
+              <button type="submit" class={link.isActive ? 'button-secondary' : 'button-primary'}>
+                {link.isActive ? 'Deactivate' : 'Activate'}
+              </button>
+            </form>
+          ) : (
+            ''
+          )}
+        </Card>
+        <Card title="Settings" id="settings">
+          <LinkSettings link={link} />
+        </Card>
+      </div>
+    </AppLayout>,
+    status,
+  );
+}
+
+async function renderNew(
+  ctx: DashboardContext,
+  api: PageApi,
+  values: Record<string, string>,
+  errors: FormErrors,
+  status = 200,
+) {
+  const prices = await readList<Price>(api, '/api/v1/prices?type=recurring&isActive=true&limit=100');
+  await sendHtml(
+    ctx,
+    <AppLayout ctx={ctx} title="New payment link" screen="paymentLinks">
+      <Card>
+        <LinkForm
+          csrf={ctx.state.csrfToken}
+          values={values}
+          errors={errors}
+          recurringPrices={prices.filter((p) => p.product?.isActive !== false)}
+        />
+      </Card>
+    </AppLayout>,
+    status,
+  );
+}
+
+/**
+ * Payment links: the list, a create form for fixed, customer-chosen and subscription prices with
+ * every data-collection option, and a detail with the link to copy, its QR code and the switch.
+ */
+export const page = definePage({
+  screen: 'paymentLinks',
+  routes(routes, deps) {
+    routes.get(BASE, 'read', async (ctx) => {
+      const links = await readList<PaymentLink>(apiFor(ctx, deps), '/api/v1/payment-links?limit=200');
+      await sendHtml(
+        ctx,
+        <AppLayout
+          ctx={ctx}
+          title="Payment links"
+          screen="paymentLinks"
+          actions={
+            can(ctx.state.user.role, 'manage') ? (
+              <a class="button-primary" href={`${BASE}/new`}>
+                New payment link
+              </a>
+            ) : (
+              ''
+            )
+          }
+        >
+          <LinkList links={links} />
+        </AppLayout>,
+      );
+    });
+
+    routes.get(`${BASE}/new`, 'manage', async (ctx) => {
+      await renderNew(ctx, apiFor(ctx, deps), {}, {});
+    });
+
+    routes.post(BASE, 'manage', async (ctx) => {
+      const api = apiFor(ctx, deps);
+      const { form } = ctx.state;
+      const built = linkBodyOf(form);
+      if ('errors' in built) return renderNew(ctx, api, valuesOf(form), built.errors, 400);
+      const answer = await api<PaymentLink>('POST', '/api/v1/payment-links', built.body);
+      if (answer.status >= 400)
+        return renderNew(ctx, api, valuesOf(form), formErrorsOf(answer, linkInputOf), answer.status);
+      redirectTo(ctx, `${BASE}/${answer.body.id}`);
+    });
+
+    routes.get(`${BASE}/:id`, 'read', async (ctx) => {
+      const id = ctx.params.id!;
+      const link = await readOne<PaymentLink>(
+        apiFor(ctx, deps),
+        `/api/v1/payment-links/${encodeURIComponent(id)}`,
+        'payment link',
+        id,
+      );
+      await renderDetail(ctx, link);
+    });
+
+    for (const action of ['activate', 'deactivate'] as const) {
+      routes.post(`${BASE}/:id/${action}`, 'manage', async (ctx) => {
+        const api = apiFor(ctx, deps);
+        const id = encodeURIComponent(ctx.params.id!);
+        const answer = await api<PaymentLink>('POST', `/api/v1/payment-links/${id}/${action}`);
+        if (answer.status < 400) return redirectTo(ctx, `${BASE}/${answer.body.id}`);
+        const link = await readOne<PaymentLink>(api, `/api/v1/payment-links/${id}`, 'payment link', ctx.params.id!);
+        await renderDetail(ctx, link, refusalMessage(answer), answer.status);
+      });
+    }
+  },
+});

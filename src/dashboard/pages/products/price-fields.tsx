@@ -1,0 +1,61 @@
+import { CURRENCIES, INTERVALS } from '../../../actors/line-items.ts';
+import { Field } from '../../ui/components.tsx';
+import { decimalAmount, type FormErrors, SelectField, textOf } from '../../ui/form-parts.tsx';
+
+/** A price's inputs: amount as typed, currency, and a schedule (none: one-time). */
+export function PriceFields({ values: v, errors: e }: { values: Record<string, string>; errors: FormErrors }) {
+  return (
+    <div class="form-row">
+      <Field name="unitAmount" label="Price" value={v.unitAmount} error={e.unitAmount} hint="e.g. 25 or 12.50" />
+      <SelectField
+        name="currency"
+        label="Currency"
+        value={v.currency ?? 'usdc'}
+        error={e.currency}
+        options={CURRENCIES.map((c) => ({ value: c, label: c.toUpperCase() }))}
+      />
+      <SelectField
+        name="interval"
+        label="Billing"
+        value={v.interval ?? ''}
+        error={e.interval}
+        options={[{ value: '', label: 'One time' }, ...INTERVALS.map((i) => ({ value: i, label: `Every ${i}` }))]}
+      />
+      <Field
+        name="intervalCount"
+        label="Intervals per period"
+        type="number"
+        value={v.intervalCount}
+        error={e.intervalCount}
+        hint="Recurring only: 3 with month is quarterly."
+      />
+    </div>
+  );
+}
+
+/** The price body of the form (amount converted exactly), or the input that is not a number. */
+export function priceBodyOf(form: URLSearchParams): { body: Record<string, unknown> } | { errors: FormErrors } {
+  const amount = decimalAmount(form.get('unitAmount') ?? '');
+  if ('error' in amount) return { errors: { unitAmount: amount.error } };
+  const body: Record<string, unknown> = { currency: form.get('currency') ?? 'usdc', unitAmount: amount.amount };
+  const interval = textOf(form, 'interval');
+  if (interval) {
+    body.interval = interval;
+    const count = textOf(form, 'intervalCount');
+    if (count !== null) {
+      if (!/^\d+$/.test(count)) return { errors: { intervalCount: 'must be a whole number' } };
+      body.intervalCount = Number(count);
+    }
+  }
+  return { body };
+}
+
+/** The inputs a price's API field path names (`defaultPriceData.unitAmount` → `unitAmount`). */
+export function priceInputOf(field: string): string | undefined {
+  const name = field.replace(/^defaultPriceData\./, '');
+  return ['unitAmount', 'currency', 'interval', 'intervalCount'].includes(name)
+    ? name
+    : name === 'type'
+      ? 'interval'
+      : undefined;
+}

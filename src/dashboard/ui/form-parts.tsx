@@ -1,0 +1,198 @@
+import type { ApiAnswer } from '../../read-api/api-bridge.ts';
+import { parseDecimalAmount } from '../../shared/decimal.ts';
+import { AmountError } from '../../shared/money.ts';
+
+/**
+ * Form parts beside components.tsx's `Field`: a select, a checkbox, a text area, and the mapping
+ * of an API refusal onto a form's inputs, so every screen names the field the same way.
+ */
+
+/** Messages of a form by input name; `form` is shown above the form. */
+export type FormErrors = Record<string, string>;
+
+const described = (id: string, hint?: string, error?: string | null) =>
+  [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+
+function Notes({ id, hint, error }: { id: string; hint?: string; error?: string | null }): JSX.Element {
+  return (
+    <>
+      {hint ? (
+        <p class="hint" id={`${id}-hint`} safe>
+          {hint}
+        </p>
+      ) : (
+        ''
+      )}
+      {error ? (
+        <p class="error" id={`${id}-error`} safe>
+          {error}
+        </p>
+      ) : (
+        ''
+      )}
+    </>
+  );
+}
+
+export type Option = { value: string; label: string };
+
+export function SelectField(props: {
+  name: string;
+  label: string;
+  options: Option[];
+  value?: string | null;
+  error?: string | null;
+  hint?: string;
+}): JSX.Element {
+  const id = `field-${props.name}`;
+  return (
+    <div class={['field', props.error ? 'has-error' : '']}>
+      <label for={id} safe>
+        {props.label}
+      </label>
+      <select
+        id={id}
+        name={props.name}
+        aria-invalid={props.error ? 'true' : undefined}
+        aria-describedby={described(id, props.hint, props.error)}
+      >
+        {props.options.map((o) => (
+          <option value={o.value} selected={o.value === (props.value ?? '')} safe>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      <Notes id={id} hint={props.hint} error={props.error} />
+    </div>
+  );
+}
+
+export function TextAreaField(props: {
+  name: string;
+  label: string;
+  value?: string | null;
+  error?: string | null;
+  hint?: string;
+  rows?: number;
+}): JSX.Element {
+  const id = `field-${props.name}`;
+  return (
+    <div class={['field', props.error ? 'has-error' : '']}>
+      <label for={id} safe>
+        {props.label}
+      </label>
+      <textarea
+        id={id}
+        name={props.name}
+        rows={String(props.rows ?? 3)}
+        aria-invalid={props.error ? 'true' : undefined}
+        aria-describedby={described(id, props.hint, props.error)}
+        safe
+      >
+        {props.value ?? ''}
+      </textarea>
+      <Notes id={id} hint={props.hint} error={props.error} />
+    </div>
+  );
+}
+
+/** A checkbox with its label on the right; sends `value` (default "on") when ticked. */
+export function CheckboxField(props: {
+  name: string;
+  label: string;
+  checked?: boolean;
+  value?: string;
+  error?: string | null;
+}): JSX.Element {
+  const id = `field-${props.name}${props.value ? `-${props.value}` : ''}`;
+  return (
+    <div class={['field', props.error ? 'has-error' : '']}>
+      <label class="choice" for={id}>
+        <input
+          type="checkbox"
+          id={id}
+          name={props.name}
+          value={props.value ?? 'on'}
+          checked={props.checked}
+          aria-describedby={described(id, undefined, props.error)}
+        />
+        <span safe>{props.label}</span>
+      </label>
+      <Notes id={id} error={props.error} />
+    </div>
+  );
+}
+
+/** A radio group in a fieldset, its legend naming it. */
+export function RadioGroup(props: {
+  name: string;
+  legend: string;
+  options: (Option & { hint?: string })[];
+  value: string;
+  error?: string | null;
+}): JSX.Element {
+  return (
+    <fieldset class={props.error ? 'has-error' : undefined}>
+      <legend safe>{props.legend}</legend>
+      {props.options.map((o) => (
+        <label class="choice">
+          <input type="radio" name={props.name} value={o.value} checked={o.value === props.value} />
+          <span>
+            <span safe>{o.label}</span>
+            {o.hint ? (
+              <span class="muted choice-hint" safe>
+                {o.hint}
+              </span>
+            ) : (
+              ''
+            )}
+          </span>
+        </label>
+      ))}
+      {props.error ? (
+        <p class="error" safe>
+          {props.error}
+        </p>
+      ) : (
+        ''
+      )}
+    </fieldset>
+  );
+}
+
+/** The message of an API refusal, without the field path it starts with (the field shows it). */
+export function refusalMessage(answer: ApiAnswer): string {
+  const message = (answer.body as { message?: unknown } | null)?.message;
+  const text = typeof message === 'string' ? message : `the request failed (HTTP ${answer.status})`;
+  return answer.field && text.startsWith(`${answer.field}: `) ? text.slice(answer.field.length + 2) : text;
+}
+
+/**
+ * An API refusal as the errors of a form: at the input `inputOf` maps the field path to, else
+ * above the form with the path named.
+ */
+export function formErrorsOf(answer: ApiAnswer, inputOf: (field: string) => string | undefined): FormErrors {
+  const input = answer.field ? inputOf(answer.field) : undefined;
+  if (input) return { [input]: refusalMessage(answer) };
+  const message = (answer.body as { message?: unknown } | null)?.message;
+  return { form: typeof message === 'string' ? message : refusalMessage(answer) };
+}
+
+/** An amount as a merchant types it (`25`, `12.50`) in the API's 10^8 scale, or the reason it is not one. */
+export function decimalAmount(text: string): { amount: string } | { error: string } {
+  try {
+    return { amount: parseDecimalAmount(text.trim().replaceAll(',', '')).toString() };
+  } catch (error) {
+    if (error instanceof AmountError) return { error: error.message };
+    throw error;
+  }
+}
+
+/** A form's text value, trimmed; null when empty (left out of the API body). */
+export const textOf = (form: URLSearchParams, name: string): string | null => {
+  const value = form.get(name)?.trim() ?? '';
+  return value === '' ? null : value;
+};
+
+/** Every value of a form as strings, to render it back as typed. */
+export const valuesOf = (form: URLSearchParams): Record<string, string> => Object.fromEntries(form.entries());

@@ -1,0 +1,12 @@
+import { money } from './components.tsx';
+
+/** A price in words: "25.00 USDC", or "20.00 USDC every 3 months" when it recurs; "—" for none. */
+export function priceLabel(
+  price: { unitAmount: string; currency: string; interval: string | null; intervalCount: number | null } | null,
+): string {
+  if (!price) return '—';
+  const amount = money(price.unitAmount, price.currency);
+  if (!price.interval) return amount;
+  const count = price.intervalCount ?? 1;
+  return `${amount} every ${count > 1 ? `${count} ${price.interval}s` : price.interval}`;
+}

@@ -1,0 +1,166 @@
+import test, { type ExecutionContext } from 'ava';
+import type { Page } from 'playwright-core';
+import { chromiumPerFile, expectAccessible, screenshot, startDashboard, watchPage } from '../support/dashboard.ts';
+
+const browser = chromiumPerFile(test);
+
+type Price = { unitAmount: string; interval: string | null; intervalCount: number | null };
+type Product = { id: string; name: string; unitLabel: string | null; isActive: boolean; defaultPrice: Price | null };
+type Customer = { id: string; email: string; name: string | null; address: { country: string | null } | null };
+type Coupon = {
+  id: string;
+  name: string;
+  percentOff: number | null;
+  maxRedemptions: number | null;
+  redeemBy: string | null;
+  status: string;
+  promotionCodes: { code: string; maxRedemptions: number | null; expiredAt: string | null }[];
+};
+
+/** Submits the form and waits for the page it answers with. */
+async function submit(page: Page, button: string) {
+  const [response] = await Promise.all([
+    page.waitForNavigation(),
+    page.getByRole('button', { name: button, exact: true }).click(),
+  ]);
+  return response;
+}
+
+/** Both widths and axe, for a screen as it is now. */
+async function record(t: ExecutionContext, page: Page, name: string) {
+  await expectAccessible(t, page, name);
+  await screenshot(t, page, name);
+}
+
+test('Products, customers and promo codes: create, refuse bad input without writing, edit, archive, delete', async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const page = await dash.signedIn(browser(), owner);
+  const problems = await watchPage(page);
+  const list = async <T>(path: string) => (await merchant.api.get<{ data: T[] }>(path)).body.data;
+
+  // Products: no name is refused at the name, the price kept as typed, nothing made.
+  await page.goto(`${dash.url}/dashboard/products/new`);
+  await page.getByLabel('Price', { exact: true }).fill('25');
+  t.is((await submit(page, 'Create product'))?.status(), 400);
+  t.is(await page.locator('#field-name-error').textContent(), 'must not be empty');
+  t.is(await page.getByLabel('Price', { exact: true }).inputValue(), '25');
+  t.deepEqual(await list('/api/v1/products'), []);
+  await page.getByLabel('Name').fill('House blend');
+  await submit(page, 'Create product');
+  const [made] = await list<Product>('/api/v1/products');
+  t.like(made, { name: 'House blend', isActive: true, defaultPrice: { unitAmount: '2500000000', interval: null } });
+  await page.getByLabel('Name').fill('House blend, 1 kg');
+  await page.getByLabel('Unit label').fill('bag');
+  await submit(page, 'Save');
+  await page.getByLabel('Price', { exact: true }).fill('20');
+  await page.getByLabel('Billing').selectOption('month');
+  await page.getByLabel('Intervals per period').fill('3');
+  await submit(page, 'Add price');
+  t.is(await page.locator('#prices tbody tr').count(), 2);
+  await record(t, page, 'product-detail');
+  await submit(page, 'Archive');
+  const product = (await merchant.api.get<Product>(`/api/v1/products/${made!.id}`)).body;
+  t.like(product, { name: 'House blend, 1 kg', unitLabel: 'bag', isActive: false });
+  const prices = await list<Price>(`/api/v1/prices?productId=${made!.id}`);
+  t.deepEqual(prices.map((p) => [p.unitAmount, p.interval, p.intervalCount]).sort(), [
+    ['2000000000', 'month', 3],
+    ['2500000000', null, null],
+  ]);
+  await page.goto(`${dash.url}/dashboard/products`);
+  await record(t, page, 'products');
+
+  // Customers: a bad email is named and nothing made; then create, edit, find, delete.
+  await page.goto(`${dash.url}/dashboard/customers/new`);
+  await page.getByLabel('Email').fill('ada-at-example');
+  await page.getByLabel('Name').fill('Ada Lovelace');
+  t.is((await submit(page, 'Create customer'))?.status(), 400);
+  t.regex((await page.locator('#field-email-error').textContent()) ?? '', /email address/);
+  t.is(await page.getByLabel('Name').inputValue(), 'Ada Lovelace');
+  t.deepEqual(await list('/api/v1/customers'), []);
+  await page.getByLabel('Email').fill('ada@example.com');
+  await submit(page, 'Create customer');
+  await page.getByLabel('Name').fill('Ada King');
+  await page.getByLabel('Country (two letters)').fill('gb');
+  await submit(page, 'Save');
+  const [customer] = await list<Customer>('/api/v1/customers');
+  t.like(customer, { email: 'ada@example.com', name: 'Ada King', address: { country: 'GB' } });
+  await record(t, page, 'customer-detail');
+  await page.goto(`${dash.url}/dashboard/customers?email=ADA%40example.com`);
+  t.is(await page.locator('#customers tbody tr').count(), 1);
+  await record(t, page, 'customers');
+  await page.getByRole('link', { name: 'ada@example.com' }).click();
+  await submit(page, 'Delete customer');
+  t.deepEqual(await list('/api/v1/customers'), []);
+
+  // Promo codes: a code too short is named; then a coupon with limits and expiry, deactivated.
+  const inAYear = new Date(dash.clock.now() + 365 * 86_400_000).toISOString().slice(0, 10);
+  await page.goto(`${dash.url}/dashboard/promo-codes/new`);
+  await page.getByLabel('Name').fill('Launch');
+  await page.getByLabel('Percent off').fill('20');
+  await page.getByLabel('Most redemptions').fill('100');
+  await page.getByLabel('Redeem by').fill(inAYear);
+  await page.getByLabel('Code 1', { exact: true }).fill('L');
+  await page.getByLabel('Code 1 most uses').fill('10');
+  await page.getByLabel('Code 1 expires').fill(inAYear);
+  t.is((await submit(page, 'Create coupon'))?.status(), 400);
+  t.truthy(await page.locator('#field-pc0_code-error').textContent());
+  t.is(await page.getByLabel('Code 1 most uses').inputValue(), '10');
+  t.deepEqual(await list('/api/v1/coupons'), []);
+  await expectAccessible(t, page, 'coupon-new');
+  await page.getByLabel('Code 1', { exact: true }).fill('LAUNCH20');
+  await submit(page, 'Create coupon');
+  const [coupon] = await list<Coupon>('/api/v1/coupons');
+  t.like(coupon, {
+    name: 'Launch',
+    percentOff: 20,
+    maxRedemptions: 100,
+    redeemBy: `${inAYear}T23:59:59.000Z`,
+    status: 'active',
+  });
+  t.deepEqual(
+    coupon!.promotionCodes.map((p) => [p.code, p.maxRedemptions, p.expiredAt]),
+    [['LAUNCH20', 10, `${inAYear}T23:59:59.000Z`]],
+  );
+  await submit(page, 'Deactivate');
+  await page.getByRole('button', { name: 'Activate', exact: true }).waitFor();
+  t.is((await merchant.api.get<Coupon>(`/api/v1/coupons/${coupon!.id}`)).body.status, 'disabled');
+  await record(t, page, 'coupon-detail');
+  await page.goto(`${dash.url}/dashboard/promo-codes`);
+  await record(t, page, 'promo-codes');
+  t.deepEqual(problems(), [], 'no console error or CSP violation');
+});
+
+test('Products, customers and promo codes: a viewer reads them but cannot create', async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const viewer = await dash.user({ role: 'viewer' });
+  const page = await dash.signedIn(browser(), viewer);
+  await page.goto(`${dash.url}/dashboard/customers`);
+  t.is(await page.getByRole('link', { name: 'New customer' }).count(), 0);
+  const token = JSON.parse((await page.locator('body').getAttribute('hx-headers')) ?? '{}')['X-CSRF-Token'] as string;
+  const statuses = await page.evaluate(
+    async (csrf) =>
+      Promise.all(
+        [
+          ['/dashboard/products', { name: 'Sneaky', unitAmount: '1' }],
+          ['/dashboard/customers', { email: 'sneaky@example.com' }],
+          ['/dashboard/promo-codes', { name: 'Sneaky', percentOff: '50', pc0_code: 'SNEAKY' }],
+        ].map(
+          async ([path, fields]) =>
+            (
+              await fetch(path as string, {
+                method: 'POST',
+                headers: { 'content-type': 'application/x-www-form-urlencoded' },
+                body: new URLSearchParams({ _csrf: csrf, ...(fields as Record<string, string>) }),
+              })
+            ).status,
+        ),
+      ),
+    token,
+  );
+  t.deepEqual(statuses, [403, 403, 403]);
+  for (const path of ['/api/v1/products', '/api/v1/customers', '/api/v1/coupons'])
+    t.deepEqual((await merchant.api.get<{ data: unknown[] }>(path)).body.data, [], path);
+});

@@ -1,0 +1,184 @@
+import test from 'ava';
+import type { Page } from 'playwright-core';
+import { chromiumPerFile, expectAccessible, screenshot, startDashboard, watchPage } from '../support/dashboard.ts';
+
+const browser = chromiumPerFile(test);
+
+type Link = {
+  id: string;
+  title: string;
+  pricing: string;
+  amount: string | null;
+  isActive: boolean;
+  nameCollection: boolean;
+  emailCollection: boolean;
+  phoneNumberCollection: boolean;
+  billingAddressCollection: boolean;
+  shippingAddressCollection: boolean;
+  customFields: { fields: { key: string; type: string; optional: boolean; dropdown?: { options: unknown[] } }[] };
+  afterCompletion: string;
+  afterCompletionRedirectUrl: string | null;
+  afterCompletionConfirmMsg: string | null;
+  allowPromotionCodes: boolean;
+  minimumAmount: string | null;
+  maximumAmount: string | null;
+  suggestedAmounts: string[];
+  priceId: string | null;
+};
+
+/** Submits the form and waits for the page it answers with. */
+async function submit(page: Page, button: string) {
+  const [response] = await Promise.all([
+    page.waitForNavigation(),
+    page.getByRole('button', { name: button, exact: true }).click(),
+  ]);
+  return response;
+}
+
+test('Payment links: fixed, customer-chosen and subscription links with custom fields; a bad URL keeps the form; deactivate', async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const plan = await merchant.api.post<{ defaultPriceId: string }>('/api/v1/products', {
+    name: 'Roaster club',
+    defaultPriceData: { currency: 'usdc', unitAmount: '1500000000', interval: 'month' },
+  });
+  t.is(plan.status, 200);
+  const page = await dash.signedIn(browser(), owner);
+  const problems = await watchPage(page);
+  const links = async () => (await merchant.api.get<{ data: Link[] }>('/api/v1/payment-links')).body.data;
+
+  // A fixed-price link asking for everything, with one field of each type, and a redirect URL that is no URL.
+  await page.goto(`${dash.url}/dashboard/payment-links/new`);
+  await page.getByLabel('Title').fill('Espresso tasting');
+  await page.getByLabel('Amount', { exact: true }).fill('12.50');
+  for (const label of ['Name', 'Email address', 'Phone number', 'Billing address', 'Shipping address'])
+    await page.getByLabel(label, { exact: true }).check();
+  const fields = [
+    ['company', 'Company', 'text', ''],
+    ['cups', 'Cups a day', 'numeric', ''],
+    ['grind', 'Grind', 'dropdown', 'Fine=fine, Coarse=coarse'],
+  ];
+  for (const [i, [key, label, type, options]] of fields.entries()) {
+    await page.getByLabel(`Field ${i + 1} key`).fill(key!);
+    await page.getByLabel(`Field ${i + 1} label`).fill(label!);
+    await page.getByLabel(`Field ${i + 1} type`).selectOption(type!);
+    if (options) await page.getByLabel(`Field ${i + 1} options`).fill(options);
+  }
+  await page.getByLabel('Optional').nth(1).check();
+  await page.getByLabel('Send the payer to your site').check();
+  await page.getByLabel('Redirect URL').fill('not a url');
+  await page.getByLabel('Allow promotion codes').check();
+  const refused = await submit(page, 'Create payment link');
+  t.is(refused?.status(), 400);
+  t.regex((await page.locator('#field-redirectUrl-error').textContent()) ?? '', /URL/i);
+  t.is(await page.getByLabel('Title').inputValue(), 'Espresso tasting', 'the form is kept as typed');
+  t.is(await page.getByLabel('Field 3 options').inputValue(), 'Fine=fine, Coarse=coarse');
+  t.true(await page.getByLabel('Shipping address').isChecked());
+  t.deepEqual(await links(), [], 'nothing written');
+  await expectAccessible(t, page, 'payment-link-new');
+  await screenshot(t, page, 'payment-link-new-refused');
+
+  await page.getByLabel('Redirect URL').fill('https://harbour.example/thanks');
+  await submit(page, 'Create payment link');
+  t.regex(page.url(), /\/dashboard\/payment-links\/[0-9a-f-]{36}$/);
+  const url = await page.locator('#link-url').inputValue();
+  t.regex(url, /\/pay\/[0-9a-f-]{36}$/);
+  t.true(await page.locator('img.qr').isVisible());
+  await page.getByRole('button', { name: 'Copy link' }).click();
+  await page.locator('.copy-done:not(:empty)').waitFor();
+  const [fixed] = await links();
+  t.like(fixed, {
+    pricing: 'fixed',
+    amount: '1250000000',
+    nameCollection: true,
+    emailCollection: true,
+    phoneNumberCollection: true,
+    billingAddressCollection: true,
+    shippingAddressCollection: true,
+    afterCompletion: 'redirect',
+    afterCompletionRedirectUrl: 'https://harbour.example/thanks',
+    allowPromotionCodes: true,
+    isActive: true,
+  });
+  t.deepEqual(
+    fixed!.customFields.fields.map((f) => [f.key, f.type, f.optional, f.dropdown?.options.length ?? 0]),
+    [
+      ['company', 'text', false, 0],
+      ['cups', 'numeric', true, 0],
+      ['grind', 'dropdown', false, 2],
+    ],
+  );
+  await expectAccessible(t, page, 'payment-link-detail');
+  await screenshot(t, page, 'payment-link-detail');
+
+  // Deactivate, from the detail.
+  await submit(page, 'Deactivate');
+  await page.getByRole('button', { name: 'Activate', exact: true }).waitFor();
+  t.false((await links()).find((l) => l.id === fixed!.id)?.isActive);
+
+  // The payer chooses the amount, within limits, with a confirmation message.
+  await page.goto(`${dash.url}/dashboard/payment-links/new`);
+  await page.getByLabel('Title').fill('Tip jar');
+  await page.getByLabel('Customer chooses').check();
+  await page.getByLabel('Least amount').fill('1');
+  await page.getByLabel('Most amount').fill('100');
+  await page.getByLabel('Suggested amounts').fill('2 5 10');
+  await page.getByLabel('Field 1 key').fill('note');
+  await page.getByLabel('Field 1 label').fill('A note for the baristas');
+  await page.getByLabel('Confirmation message', { exact: true }).fill('Thank you!');
+  await submit(page, 'Create payment link');
+  // A subscription to a recurring price of the catalog.
+  await page.goto(`${dash.url}/dashboard/payment-links/new`);
+  await page.getByLabel('Title').fill('Roaster club');
+  await page.getByLabel('Subscription').check();
+  await page.getByLabel('Recurring price', { exact: true }).selectOption(plan.body.defaultPriceId);
+  await submit(page, 'Create payment link');
+  const all = await links();
+  t.like(
+    all.find((l) => l.title === 'Tip jar'),
+    {
+      pricing: 'variable',
+      minimumAmount: '100000000',
+      maximumAmount: '10000000000',
+      suggestedAmounts: ['200000000', '500000000', '1000000000'],
+      afterCompletion: 'hosted_confirmation',
+      afterCompletionConfirmMsg: 'Thank you!',
+    },
+  );
+  t.like(
+    all.find((l) => l.title === 'Roaster club'),
+    { pricing: 'subscription', priceId: plan.body.defaultPriceId },
+  );
+
+  await page.goto(`${dash.url}/dashboard/payment-links`);
+  t.is(await page.locator('#payment-links tbody tr').count(), 3);
+  await expectAccessible(t, page, 'payment-links');
+  await screenshot(t, page, 'payment-links');
+  t.deepEqual(problems(), [], 'no console error or CSP violation');
+});
+
+test('Payment links: a viewer sees the list but cannot create one', async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const viewer = await dash.user({ role: 'viewer' });
+  const page = await dash.signedIn(browser(), viewer);
+  await page.goto(`${dash.url}/dashboard/payment-links`);
+  t.is(await page.getByRole('link', { name: 'New payment link' }).count(), 0);
+  const token = JSON.parse((await page.locator('body').getAttribute('hx-headers')) ?? '{}')['X-CSRF-Token'] as string;
+  const status = await page.evaluate(
+    async (csrf) =>
+      (
+        await fetch('/dashboard/payment-links', {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ _csrf: csrf, title: 'Sneaky', amount: '1' }),
+        })
+      ).status,
+    token,
+  );
+  t.is(status, 403);
+  const refused = await page.goto(`${dash.url}/dashboard/payment-links/new`);
+  t.is(refused?.status(), 403);
+  t.is((await merchant.api.get<{ data: unknown[] }>('/api/v1/payment-links')).body.data.length, 0);
+});
