@@ -75,7 +75,15 @@ test('Invoices: create a draft of two lines (a bad amount first), edit, finalize
   await expectAccessible(t, page, 'invoice editor with an error');
   await screenshot(t, page, 'invoices-editor-error');
 
+  // A fault only the API finds: its field path lands on the row's input; the new customer is not made either.
   await page.getByLabel('Line 2 amount').fill('12.50');
+  await page.getByLabel('Line 1 quantity').fill('0');
+  t.is(await submit(page, 'Save draft'), 400);
+  await page.locator('.line-editor .error', { hasText: /^Line 1: / }).waitFor();
+  t.is(await page.getByLabel('Line 1 quantity').getAttribute('aria-invalid'), 'true');
+  t.is((await api.get<List<unknown>>('/api/v1/invoices')).body.count, 0, 'no invoice written');
+  t.is((await api.get<List<unknown>>('/api/v1/customers')).body.count, customersBefore, 'no customer written');
+  await page.getByLabel('Line 1 quantity').fill('2');
   t.is(await submit(page, 'Save draft'), 303);
   await page.getByText('Draft saved.').waitFor();
   const id = new URL(page.url()).pathname.split('/').at(-1)!;

@@ -154,7 +154,7 @@ export function InvoiceEditor(props: {
         ) : (
           ''
         )}
-        <Card title="Customer" id="editor-customer">
+        <Card title="Bill to" id="editor-customer">
           <div class="grid grid-2 tight">
             <SelectField
               name="customerId"

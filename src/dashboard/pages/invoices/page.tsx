@@ -205,7 +205,13 @@ export const page = definePage({
       const list = answer.status === 200 ? answer.body : { page: 1, limit: PAGE_SIZE, count: 0, data: [] };
       await sendHtml(
         ctx,
-        <InvoiceListPage ctx={ctx} list={list} status={status} canManage={can(ctx.state.user.role, 'manage')} />,
+        <InvoiceListPage
+          ctx={ctx}
+          list={list}
+          status={status}
+          canManage={can(ctx.state.user.role, 'manage')}
+          notice={ctx.query.done === 'deleted' ? NOTICES.deleted! : null}
+        />,
       );
     });
 

@@ -29,6 +29,7 @@ export function InvoiceListPage(props: {
   list: InvoiceList;
   status: string;
   canManage: boolean;
+  notice: string | null;
 }): JSX.Element {
   const { ctx, list, status } = props;
   return (
@@ -46,6 +47,13 @@ export function InvoiceListPage(props: {
         )
       }
     >
+      {props.notice ? (
+        <Alert tone="success">
+          <span safe>{props.notice}</span>
+        </Alert>
+      ) : (
+        ''
+      )}
       <Card id="invoices">
         <StatusFilter
           path="/dashboard/invoices"
@@ -68,7 +76,7 @@ export function InvoiceListPage(props: {
               <thead>
                 <tr>
                   <th>Number</th>
-                  <th>Customer</th>
+                  <th class="hide-narrow">Customer</th>
                   <th>Status</th>
                   <th class="amount">Amount</th>
                   <th class="hide-narrow">Due</th>
@@ -77,12 +85,12 @@ export function InvoiceListPage(props: {
               <tbody>
                 {list.data.map((invoice) => (
                   <tr>
-                    <td>
+                    <td class="nowrap">
                       <a href={`/dashboard/invoices/${invoice.id}`} safe>
                         {invoice.number}
                       </a>
                     </td>
-                    <td class="truncate" safe>
+                    <td class="truncate hide-narrow" safe>
                       {customerLabel(invoice)}
                     </td>
                     <td>
@@ -328,7 +336,7 @@ export function InvoiceDetailPage(props: {
             <thead>
               <tr>
                 <th>Description</th>
-                <th class="amount">Unit</th>
+                <th class="amount hide-narrow">Unit</th>
                 <th class="amount">Qty</th>
                 <th class="amount">Total</th>
               </tr>
@@ -337,10 +345,10 @@ export function InvoiceDetailPage(props: {
               {invoice.lineItems.data.map((line) => (
                 <tr>
                   <td safe>{line.description ?? line.price?.product?.name ?? '—'}</td>
-                  <td class="amount" safe>
+                  <td class="amount hide-narrow" safe>
                     {money(line.unitAmount, invoice.currency)}
                   </td>
-                  <td class="amount">{String(line.quantity)}</td>
+                  <td class="amount">{line.quantity}</td>
                   <td class="amount" safe>
                     {money(line.amountTotal, invoice.currency)}
                   </td>
@@ -348,7 +356,8 @@ export function InvoiceDetailPage(props: {
               ))}
               {invoice.totalTax !== '0' ? (
                 <tr>
-                  <td colspan="3">Tax</td>
+                  <td colspan="2">Tax</td>
+                  <td class="hide-narrow" />
                   <td class="amount" safe>
                     {money(invoice.totalTax, invoice.currency)}
                   </td>
@@ -357,7 +366,8 @@ export function InvoiceDetailPage(props: {
                 ''
               )}
               <tr class="total-row">
-                <td colspan="3">Total</td>
+                <td colspan="2">Total</td>
+                <td class="hide-narrow" />
                 <td class="amount" safe>
                   {money(invoice.amountDue, invoice.currency)}
                 </td>

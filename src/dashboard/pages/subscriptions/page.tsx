@@ -177,14 +177,16 @@ function DetailPage(props: {
   error: string | null;
 }): JSX.Element {
   const { ctx, s } = props;
-  const facts: [string, JSX.Element | string][] = [
-    ['Amount', `${money(s.amountTotal, s.currency)} ${everyLabel(s)}`],
+  // Each value is markup (kitajs renders to strings): text goes in a `safe` span.
+  const text = (value: string): JSX.Element => <span safe>{value}</span>;
+  const facts: [string, JSX.Element][] = [
+    ['Amount', text(`${money(s.amountTotal, s.currency)} ${everyLabel(s)}`)],
     ['Started', <DateTime iso={s.startDate} />],
     ['Current period', <PeriodSpan start={s.currentPeriodStart} end={s.currentPeriodEnd} />],
-    ...(s.cancelAt ? ([['Ends', <DateTime iso={s.cancelAt} />]] as [string, JSX.Element][]) : []),
-    ...(s.endedAt ? ([['Ended', <DateTime iso={s.endedAt} />]] as [string, JSX.Element][]) : []),
-    ...(s.cancellationComment ? ([['Reason', s.cancellationComment]] as [string, string][]) : []),
   ];
+  if (s.cancelAt && !s.endedAt) facts.push(['Ends', <DateTime iso={s.cancelAt} />]);
+  if (s.endedAt) facts.push(['Ended', <DateTime iso={s.endedAt} />]);
+  if (s.cancellationComment) facts.push(['Reason', text(s.cancellationComment)]);
   return (
     <AppLayout ctx={ctx} title={planOf(s)} screen="subscriptions" actions={<SubscriptionStatus s={s} />}>
       <p class="back-link">
@@ -210,7 +212,7 @@ function DetailPage(props: {
             {facts.map(([label, value]) => (
               <>
                 <dt safe>{label}</dt>
-                {typeof value === 'string' ? <dd safe>{value}</dd> : <dd>{value}</dd>}
+                <dd>{value}</dd>
               </>
             ))}
           </dl>
@@ -232,7 +234,7 @@ function DetailPage(props: {
               <thead>
                 <tr>
                   <th>Period</th>
-                  <th>Billed by</th>
+                  <th class="hide-narrow">Billed by</th>
                   <th>Status</th>
                   <th class="amount">Amount</th>
                 </tr>
@@ -240,10 +242,10 @@ function DetailPage(props: {
               <tbody>
                 {props.periods.map((bill) => (
                   <tr>
-                    <td class="nowrap">
+                    <td>
                       <PeriodSpan start={bill.periodStart} end={bill.periodEnd} />
                     </td>
-                    <td>
+                    <td class="hide-narrow">
                       {bill.kind === 'invoice' ? (
                         <a href={`/dashboard/invoices/${bill.id}`}>Invoice</a>
                       ) : (
