@@ -1,0 +1,257 @@
+import type { DashboardContext } from '../../context.ts';
+import { Alert, Card, CsrfField, Field } from '../../ui/components.tsx';
+import { CheckboxGroup, type Option, SelectField, TextAreaField } from '../../ui/form-controls.tsx';
+import { AppLayout } from '../../ui/layout.tsx';
+import { type FormErrors, INTERVALS, type InvoiceForm, MAX_ROWS } from './invoice-form.ts';
+
+/** What the editor offers to pick from: customers, catalog prices, currencies and networks. */
+export type EditorChoices = {
+  customers: Option[];
+  prices: Option[];
+  currencies: readonly string[];
+  networks: Option[];
+};
+
+/** The message of one input, the others' errors left out. */
+const errorOf = (errors: FormErrors, name: string): string | null => errors[name] ?? null;
+
+function LineRows({ form, errors, prices }: { form: InvoiceForm; errors: FormErrors; prices: Option[] }) {
+  const priceOptions = [{ value: '', label: 'Ad hoc: name and amount' }, ...prices];
+  return (
+    <div class="table-wrap">
+      <table class="line-editor">
+        <thead>
+          <tr>
+            <th>Product or price</th>
+            <th>Name (ad hoc)</th>
+            <th class="amount">Amount</th>
+            <th class="amount">Quantity</th>
+          </tr>
+        </thead>
+        <tbody>
+          {form.lines.map((row, i) => {
+            const cell = (key: 'price' | 'name' | 'amount' | 'quantity') => {
+              const name = `line-${i}-${key}`;
+              const error = errorOf(errors, name);
+              return { name, id: `field-${name}`, error, invalid: error ? 'true' : undefined };
+            };
+            const price = cell('price');
+            const name = cell('name');
+            const amount = cell('amount');
+            const quantity = cell('quantity');
+            const rowErrors = [price, name, amount, quantity].filter((c) => c.error);
+            return (
+              <>
+                <tr class={rowErrors.length > 0 ? 'has-error' : ''}>
+                  <td>
+                    <label class="visually-hidden" for={price.id} safe>
+                      {`Line ${i + 1} product or price`}
+                    </label>
+                    <select
+                      id={price.id}
+                      name={price.name}
+                      aria-invalid={price.invalid}
+                      aria-describedby={price.error ? `${price.id}-error` : undefined}
+                    >
+                      {priceOptions.map((o) => (
+                        <option value={o.value} selected={o.value === row.price} safe>
+                          {o.label}
+                        </option>
+                      ))}
+                    </select>
+                  </td>
+                  <td>
+                    <label class="visually-hidden" for={name.id} safe>
+                      {`Line ${i + 1} name`}
+                    </label>
+                    <input
+                      id={name.id}
+                      name={name.name}
+                      value={row.name}
+                      aria-invalid={name.invalid}
+                      aria-describedby={name.error ? `${name.id}-error` : undefined}
+                    />
+                  </td>
+                  <td class="amount">
+                    <label class="visually-hidden" for={amount.id} safe>
+                      {`Line ${i + 1} amount`}
+                    </label>
+                    <input
+                      id={amount.id}
+                      name={amount.name}
+                      value={row.amount}
+                      inputmode="decimal"
+                      placeholder="0.00"
+                      aria-invalid={amount.invalid}
+                      aria-describedby={amount.error ? `${amount.id}-error` : undefined}
+                    />
+                  </td>
+                  <td class="amount">
+                    <label class="visually-hidden" for={quantity.id} safe>
+                      {`Line ${i + 1} quantity`}
+                    </label>
+                    <input
+                      id={quantity.id}
+                      name={quantity.name}
+                      value={row.quantity}
+                      inputmode="numeric"
+                      class="quantity"
+                      aria-invalid={quantity.invalid}
+                      aria-describedby={quantity.error ? `${quantity.id}-error` : undefined}
+                    />
+                  </td>
+                </tr>
+                {rowErrors.length > 0 ? (
+                  <tr class="row-error">
+                    <td colspan="4">
+                      {rowErrors.map((c) => (
+                        <p class="error" id={`${c.id}-error`} safe>
+                          {`Line ${i + 1}: ${c.error}`}
+                        </p>
+                      ))}
+                    </td>
+                  </tr>
+                ) : (
+                  ''
+                )}
+              </>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * The draft editor: a form that works without JavaScript. "Add line" posts it back and shows it
+ * again with one more row; "Save draft" creates or updates the draft through the API.
+ */
+export function InvoiceEditor(props: {
+  ctx: DashboardContext;
+  title: string;
+  action: string;
+  cancel: string;
+  form: InvoiceForm;
+  errors: FormErrors;
+  choices: EditorChoices;
+}): JSX.Element {
+  const { ctx, form, errors, choices } = props;
+  const customerOptions = [{ value: '', label: 'New customer (type the email below)' }, ...choices.customers];
+  return (
+    <AppLayout ctx={ctx} title={props.title} screen="invoices">
+      <form method="post" action={props.action} class="invoice-editor" novalidate>
+        <CsrfField token={ctx.state.csrfToken} />
+        <input type="hidden" name="rows" value={String(form.lines.length)} />
+        <input type="hidden" name="daysUntilDueWas" value={form.daysUntilDueWas} />
+        {form.assetIds.map((id) => (
+          <input type="hidden" name="assetId" value={id} />
+        ))}
+        {Object.keys(errors).length > 0 ? (
+          <Alert tone="danger">
+            <p safe>{errors.form ?? 'The invoice was not saved: correct the fields marked below.'}</p>
+          </Alert>
+        ) : (
+          ''
+        )}
+        <Card title="Bill to" id="editor-customer">
+          <div class="grid grid-2 tight">
+            <SelectField
+              name="customerId"
+              label="Customer"
+              value={form.customerId}
+              options={customerOptions}
+              error={errorOf(errors, 'customerId')}
+            />
+            <Field
+              name="customerEmail"
+              label="Or a new customer's email"
+              type="email"
+              value={form.customerEmail}
+              autocomplete="off"
+              hint="Used when no customer is picked; an existing customer with this email is reused."
+              error={errorOf(errors, 'customerEmail')}
+            />
+          </div>
+        </Card>
+        <Card title="Lines" id="editor-lines">
+          <p class="muted hint-line">
+            Pick a product's price, or leave the product on "Ad hoc" and type a name and an amount in the invoice's
+            currency. Blank rows are left out.
+          </p>
+          {errors.lines ? (
+            <p class="error" role="alert" safe>
+              {errors.lines}
+            </p>
+          ) : (
+            ''
+          )}
+          <LineRows form={form} errors={errors} prices={choices.prices} />
+          <div class="editor-row-actions">
+            <button
+              type="submit"
+              name="intent"
+              value="add-line"
+              class="button-secondary"
+              disabled={form.lines.length >= MAX_ROWS}
+            >
+              Add line
+            </button>
+          </div>
+        </Card>
+        <Card title="Terms" id="editor-terms">
+          <div class="grid grid-2 tight">
+            <Field
+              name="number"
+              label="Invoice number"
+              value={form.number}
+              hint="Leave blank for the next number."
+              error={errorOf(errors, 'number')}
+            />
+            <Field
+              name="daysUntilDue"
+              label="Due in (days)"
+              value={form.daysUntilDue}
+              error={errorOf(errors, 'daysUntilDue')}
+            />
+            <SelectField
+              name="currency"
+              label="Currency"
+              value={form.currency}
+              options={choices.currencies.map((c) => ({ value: c, label: c.toUpperCase() }))}
+              hint="Of the ad hoc lines; a product's price has its own."
+              error={errorOf(errors, 'currency')}
+            />
+            <SelectField
+              name="interval"
+              label="Repeats"
+              value={form.interval}
+              options={INTERVALS.map((i) => ({ value: i.value, label: i.label }))}
+              error={errorOf(errors, 'interval')}
+            />
+          </div>
+          <CheckboxGroup
+            name="chainId"
+            legend="Accepted networks"
+            options={choices.networks}
+            checked={form.chainIds}
+            hint="None ticked: every network you accept."
+            error={errorOf(errors, 'chainId')}
+          />
+        </Card>
+        <Card title="Notes" id="editor-notes">
+          <TextAreaField name="memo" label="Memo" value={form.memo} error={errorOf(errors, 'memo')} />
+          <TextAreaField name="footer" label="Footer" value={form.footer} error={errorOf(errors, 'footer')} />
+        </Card>
+        <div class="form-actions">
+          <a class="button-secondary" href={props.cancel}>
+            Cancel
+          </a>
+          <button type="submit" name="intent" value="save" class="button-primary">
+            Save draft
+          </button>
+        </div>
+      </form>
+    </AppLayout>
+  );
+}

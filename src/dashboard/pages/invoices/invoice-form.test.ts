@@ -1,0 +1,120 @@
+import test from 'ava';
+import {
+  blankInvoiceForm,
+  inputOfField,
+  invoiceFormOf,
+  invoiceRequest,
+  MAX_ROWS,
+  messageOf,
+  readInvoiceForm,
+  withAnotherRow,
+} from './invoice-form.ts';
+
+const PRICE = '5d7b1a3e-2f0c-4c1e-9a55-0c7e2b8d4f61';
+
+function typed(fields: Record<string, string | string[]>): URLSearchParams {
+  const form = new URLSearchParams();
+  for (const [name, value] of Object.entries(fields))
+    for (const v of Array.isArray(value) ? value : [value]) form.append(name, v);
+  return form;
+}
+
+test('a create body: catalog and ad hoc lines (blank rows left out), the decimal amount as a 10^8 integer, blanks not sent', (t) => {
+  const form = readInvoiceForm(
+    typed({
+      rows: '4',
+      currency: 'usdc',
+      daysUntilDue: '14',
+      'line-0-price': PRICE,
+      'line-0-quantity': '2',
+      'line-2-name': 'Setup',
+      'line-2-amount': '12.5',
+      'line-2-quantity': '1',
+      interval: 'quarter',
+      chainId: ['7357'],
+      memo: '  ',
+    }),
+  );
+  t.is(form.lines.length, 4);
+  const built = invoiceRequest(form, 'create');
+  if (!built.ok) return t.fail();
+  t.deepEqual(built.request.rows, [0, 2]);
+  t.deepEqual(built.request.body, {
+    lineItems: {
+      data: [
+        { priceId: PRICE, quantity: 2 },
+        { priceData: { currency: 'usdc', unitAmount: '1250000000', productData: { name: 'Setup' } }, quantity: 1 },
+      ],
+    },
+    daysUntilDue: 14,
+    invoiceType: 'recurring',
+    interval: 'quarter',
+    paymentMethods: { chainIds: [7357], assetIds: [] },
+  });
+});
+
+test('an amount that is no decimal number names its row; nothing else is built', (t) => {
+  const form = readInvoiceForm(typed({ rows: '3', currency: 'usdc', 'line-1-name': 'Fee', 'line-1-amount': '1,5' }));
+  t.deepEqual(invoiceRequest(form, 'create'), {
+    ok: false,
+    errors: { 'line-1-amount': 'must be a number such as 25 or 12.50' },
+  });
+  const missing = readInvoiceForm(typed({ rows: '3', 'line-0-name': 'Fee' }));
+  t.deepEqual(invoiceRequest(missing, 'create'), {
+    ok: false,
+    errors: { 'line-0-amount': 'is required for a line without a product' },
+  });
+});
+
+test('an update clears blank notes, stops a repeat, and moves the due date only when its days changed', (t) => {
+  const form = invoiceFormOf(
+    {
+      customerId: 'c1',
+      number: 'INV-7',
+      dueDate: new Date(Date.UTC(2026, 0, 11)).toISOString(),
+      currency: 'usdc',
+      recurring: null,
+      paymentMethods: { chainIds: [], assetIds: ['usdc-7357'] },
+      memo: 'old',
+      footer: null,
+      lineItems: { data: [{ priceId: PRICE, description: 'Beans', unitAmount: '100', quantity: 3 }] },
+    },
+    Date.UTC(2026, 0, 1),
+  );
+  t.is(form.daysUntilDue, '10');
+  t.is(form.lines.length, 3);
+  const built = invoiceRequest({ ...form, memo: '' }, 'update');
+  if (!built.ok) return t.fail();
+  t.deepEqual(built.request.body, {
+    lineItems: { data: [{ priceId: PRICE, quantity: 3 }] },
+    number: 'INV-7',
+    invoiceType: 'one_time',
+    paymentMethods: { chainIds: [], assetIds: ['usdc-7357'] },
+    memo: null,
+    footer: null,
+  });
+  const moved = invoiceRequest({ ...form, daysUntilDue: '20' }, 'update');
+  t.true(moved.ok && moved.request.body.daysUntilDue === 20);
+});
+
+test('rows: at least 3, one more per "add line", at most 20', (t) => {
+  t.is(blankInvoiceForm('usdc').lines.length, 3);
+  t.is(readInvoiceForm(typed({ rows: '999' })).lines.length, MAX_ROWS);
+  let form = readInvoiceForm(typed({ rows: '19' }));
+  form = withAnotherRow(withAnotherRow(form));
+  t.is(form.lines.length, MAX_ROWS);
+});
+
+test('API field paths land on the input of the row they came from', (t) => {
+  const rows = [0, 2];
+  t.is(inputOfField('lineItems.data[1].priceData.unitAmount', rows), 'line-2-amount');
+  t.is(inputOfField('lineItems.data[1].quantity', rows), 'line-2-quantity');
+  t.is(inputOfField('lineItems.data[0].priceId', rows), 'line-0-price');
+  t.is(inputOfField('lineItems.data[1].priceData.productData.name', rows), 'line-2-name');
+  t.is(inputOfField('lineItems.data', rows), 'lines');
+  t.is(inputOfField('paymentMethods.chainIds[0]', rows), 'chainId');
+  t.is(inputOfField('interval', rows), 'interval');
+  t.is(inputOfField('number', rows), 'number');
+  t.is(inputOfField(undefined, rows), 'form');
+  t.is(messageOf('number: is taken', 'number'), 'is taken');
+});

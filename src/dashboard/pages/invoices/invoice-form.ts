@@ -1,0 +1,225 @@
+import { AmountError, formatAmount } from '../../../shared/money.ts';
+import { parseDecimalAmount } from '../../../shared/decimal.ts';
+
+/**
+ * The invoice editor's form: read from a POST as typed, turned into the API's create or update
+ * body, and the API's field paths turned back into the form's inputs. Only conversion lives here
+ * (a decimal amount into its 10^8 integer, blank into "not sent"); every rule is the API's.
+ */
+
+/** Rows the editor shows at least, and at most (the API takes 1 to 20 lines). */
+export const MIN_ROWS = 3;
+export const MAX_ROWS = 20;
+
+export const INTERVALS = [
+  { value: '', label: 'Does not repeat' },
+  { value: 'month', label: 'Every month' },
+  { value: 'quarter', label: 'Every quarter' },
+  { value: 'half-year', label: 'Every half-year' },
+  { value: 'year', label: 'Every year' },
+] as const;
+
+/** A line as typed: a catalog price, or a name and an amount (decimal, in the invoice's currency). */
+export type LineRow = { price: string; name: string; amount: string; quantity: string };
+
+export type InvoiceForm = {
+  customerId: string;
+  customerEmail: string;
+  number: string;
+  daysUntilDue: string;
+  /** The due days the editor opened with: a draft's due date moves only when they are changed. */
+  daysUntilDueWas: string;
+  currency: string;
+  interval: string;
+  chainIds: string[];
+  /** The assets a draft already limits payment to (kept: the editor does not show them). */
+  assetIds: string[];
+  memo: string;
+  footer: string;
+  lines: LineRow[];
+};
+
+/** Errors by input name (`customerId`, `line-2-amount`, …); `form` is for what no input names. */
+export type FormErrors = Record<string, string>;
+
+const blankRow = (): LineRow => ({ price: '', name: '', amount: '', quantity: '1' });
+const isBlank = (row: LineRow): boolean => !row.price && !row.name.trim() && !row.amount.trim();
+
+/** A form with at least MIN_ROWS rows (blank ones added at the end). */
+function padded(lines: LineRow[]): LineRow[] {
+  const rows = [...lines];
+  while (rows.length < MIN_ROWS) rows.push(blankRow());
+  return rows;
+}
+
+export function blankInvoiceForm(currency: string): InvoiceForm {
+  return {
+    customerId: '',
+    customerEmail: '',
+    number: '',
+    daysUntilDue: '30',
+    daysUntilDueWas: '',
+    currency,
+    interval: '',
+    chainIds: [],
+    assetIds: [],
+    memo: '',
+    footer: '',
+    lines: padded([]),
+  };
+}
+
+export function readInvoiceForm(form: URLSearchParams): InvoiceForm {
+  const text = (name: string) => form.get(name) ?? '';
+  const count = Math.min(MAX_ROWS, Math.max(MIN_ROWS, Number.parseInt(text('rows'), 10) || MIN_ROWS));
+  const lines = Array.from({ length: count }, (_, i) => ({
+    price: text(`line-${i}-price`),
+    name: text(`line-${i}-name`),
+    amount: text(`line-${i}-amount`).trim(),
+    quantity: text(`line-${i}-quantity`).trim(),
+  }));
+  return {
+    customerId: text('customerId'),
+    customerEmail: text('customerEmail').trim(),
+    number: text('number').trim(),
+    daysUntilDue: text('daysUntilDue').trim(),
+    daysUntilDueWas: text('daysUntilDueWas'),
+    currency: text('currency'),
+    interval: text('interval'),
+    chainIds: form.getAll('chainId'),
+    assetIds: form.getAll('assetId'),
+    memo: text('memo'),
+    footer: text('footer'),
+    lines,
+  };
+}
+
+/** The form with one more (blank) row, up to MAX_ROWS. */
+export const withAnotherRow = (form: InvoiceForm): InvoiceForm =>
+  form.lines.length >= MAX_ROWS ? form : { ...form, lines: [...form.lines, blankRow()] };
+
+/** What the editor needs of an invoice the API answered, to edit it. */
+export type InvoiceToEdit = {
+  customerId: string;
+  number: string;
+  dueDate: string;
+  currency: string;
+  recurring: { intervalCount: number } | null;
+  paymentMethods: { chainIds: number[]; assetIds: string[] };
+  memo: string | null;
+  footer: string | null;
+  lineItems: { data: { priceId: string | null; description: string | null; unitAmount: string; quantity: number }[] };
+};
+
+const INTERVAL_OF_MONTHS: Record<number, string> = { 1: 'month', 3: 'quarter', 6: 'half-year', 12: 'year' };
+const DAY_MS = 86_400_000;
+
+/** A draft as the editor shows it; its due date as whole days from `nowMs` (rounded up). */
+export function invoiceFormOf(invoice: InvoiceToEdit, nowMs: number): InvoiceForm {
+  const days = String(Math.max(0, Math.ceil((Date.parse(invoice.dueDate) - nowMs) / DAY_MS)));
+  return {
+    customerId: invoice.customerId,
+    customerEmail: '',
+    number: invoice.number,
+    daysUntilDue: days,
+    daysUntilDueWas: days,
+    currency: invoice.currency,
+    interval: invoice.recurring ? (INTERVAL_OF_MONTHS[invoice.recurring.intervalCount] ?? '') : '',
+    chainIds: invoice.paymentMethods.chainIds.map(String),
+    assetIds: [...invoice.paymentMethods.assetIds],
+    memo: invoice.memo ?? '',
+    footer: invoice.footer ?? '',
+    lines: padded(
+      invoice.lineItems.data.map((line) =>
+        line.priceId
+          ? { price: line.priceId, name: '', amount: '', quantity: String(line.quantity) }
+          : {
+              price: '',
+              name: line.description ?? '',
+              amount: formatAmount(BigInt(line.unitAmount)),
+              quantity: String(line.quantity),
+            },
+      ),
+    ),
+  };
+}
+
+/** The body sent and, for each line sent, the form row it came from (to name a line's field). */
+export type InvoiceRequest = { body: Record<string, unknown>; rows: number[] };
+
+/**
+ * The API body of the form, for `create` or `update` (an update sends null to clear a note and
+ * `one_time` to stop a repeat; the due days only when changed). A customer is the caller's to add.
+ * An amount that is no decimal number is refused here, naming its input: the API takes integers.
+ */
+export function invoiceRequest(
+  form: InvoiceForm,
+  mode: 'create' | 'update',
+): { ok: true; request: InvoiceRequest } | { ok: false; errors: FormErrors } {
+  const errors: FormErrors = {};
+  const rows: number[] = [];
+  const data: Record<string, unknown>[] = [];
+  for (const [i, row] of form.lines.entries()) {
+    if (isBlank(row)) continue;
+    // A quantity that is not a whole number goes as typed: the API names what is wrong with it.
+    const quantity = /^[0-9]+$/.test(row.quantity) ? Number(row.quantity) : row.quantity || 1;
+    rows.push(i);
+    if (row.price) {
+      data.push({ priceId: row.price, quantity });
+      continue;
+    }
+    let unitAmount = '';
+    try {
+      unitAmount = parseDecimalAmount(row.amount).toString();
+    } catch (error) {
+      if (!(error instanceof AmountError)) throw error;
+      errors[`line-${i}-amount`] = row.amount ? error.message : 'is required for a line without a product';
+    }
+    data.push({ priceData: { currency: form.currency, unitAmount, productData: { name: row.name } }, quantity });
+  }
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  const body: Record<string, unknown> = {};
+  if (data.length > 0 || mode === 'create') body.lineItems = { data };
+  if (form.number) body.number = form.number;
+  if (form.daysUntilDue !== form.daysUntilDueWas || mode === 'create')
+    body.daysUntilDue = /^[0-9]+$/.test(form.daysUntilDue) ? Number(form.daysUntilDue) : form.daysUntilDue;
+  if (form.interval) Object.assign(body, { invoiceType: 'recurring', interval: form.interval });
+  else if (mode === 'update') body.invoiceType = 'one_time';
+  body.paymentMethods = {
+    chainIds: form.chainIds.map((id) => (/^[0-9]+$/.test(id) ? Number(id) : id)),
+    assetIds: form.assetIds,
+  };
+  for (const note of ['memo', 'footer'] as const) {
+    const value = form[note].trim();
+    if (value) body[note] = value;
+    else if (mode === 'update') body[note] = null;
+  }
+  return { ok: true, request: { body, rows } };
+}
+
+/** The form's input an API field path names (`lineItems.data[1].priceData.unitAmount` → `line-<row>-amount`). */
+export function inputOfField(field: string | undefined, rows: readonly number[]): string {
+  if (!field) return 'form';
+  const line = /^lineItems\.data\[(\d+)\](?:\.(.*))?$/.exec(field);
+  if (line) {
+    const row = rows[Number(line[1])];
+    if (row === undefined) return 'lines';
+    const rest = line[2] ?? '';
+    if (rest.startsWith('quantity')) return `line-${row}-quantity`;
+    if (rest.startsWith('priceId')) return `line-${row}-price`;
+    if (rest.includes('productData')) return `line-${row}-name`;
+    if (rest.includes('currency')) return 'currency';
+    return rest.includes('unitAmount') ? `line-${row}-amount` : `line-${row}-price`;
+  }
+  if (field.startsWith('lineItems')) return 'lines';
+  if (field.startsWith('paymentMethods')) return 'chainId';
+  if (field.startsWith('recurring') || field === 'interval' || field === 'invoiceType') return 'interval';
+  if (field === 'dueDate' || field === 'daysUntilDue') return 'daysUntilDue';
+  if (['customerId', 'number', 'memo', 'footer'].includes(field)) return field;
+  if (field === 'email') return 'customerEmail';
+  return 'form';
+}
+
+/** The API's message without the field path it starts with (the form shows it at the input). */
+export const messageOf = (message: string, field: string | undefined): string =>
+  field && message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;

@@ -1,0 +1,409 @@
+import type { z } from '../../../read-api/schema/fields.ts';
+import type { InvoiceSchema } from '../../../read-api/schema/invoice.ts';
+import type { DashboardContext } from '../../context.ts';
+import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, money, type Tone } from '../../ui/components.tsx';
+import { Pager, StatusFilter } from '../../ui/list-controls.tsx';
+import { AppLayout } from '../../ui/layout.tsx';
+import { INTERVALS } from './invoice-form.ts';
+
+export type InvoiceView = z.output<typeof InvoiceSchema>;
+export type InvoiceList = { page: number; limit: number; count: number; data: InvoiceView[] };
+
+export const INVOICE_STATUSES: Record<InvoiceView['status'], { label: string; tone: Tone }> = {
+  draft: { label: 'Draft', tone: 'neutral' },
+  open: { label: 'Open', tone: 'info' },
+  paid: { label: 'Paid', tone: 'success' },
+  void: { label: 'Void', tone: 'neutral' },
+  uncollectible: { label: 'Uncollectible', tone: 'danger' },
+};
+
+export const InvoiceStatus = ({ status }: { status: InvoiceView['status'] }): JSX.Element => (
+  <Badge tone={INVOICE_STATUSES[status].tone} label={INVOICE_STATUSES[status].label} />
+);
+
+const customerLabel = (invoice: InvoiceView): string =>
+  invoice.customer?.name ?? invoice.customer?.email ?? invoice.customerId;
+
+export function InvoiceListPage(props: {
+  ctx: DashboardContext;
+  list: InvoiceList;
+  status: string;
+  canManage: boolean;
+  notice: string | null;
+}): JSX.Element {
+  const { ctx, list, status } = props;
+  return (
+    <AppLayout
+      ctx={ctx}
+      title="Invoices"
+      screen="invoices"
+      actions={
+        props.canManage ? (
+          <a class="button-primary" href="/dashboard/invoices/new">
+            New invoice
+          </a>
+        ) : (
+          ''
+        )
+      }
+    >
+      {props.notice ? (
+        <Alert tone="success">
+          <span safe>{props.notice}</span>
+        </Alert>
+      ) : (
+        ''
+      )}
+      <Card id="invoices">
+        <StatusFilter
+          path="/dashboard/invoices"
+          label="Invoice status"
+          current={status}
+          statuses={Object.entries(INVOICE_STATUSES).map(([value, s]) => ({ value, label: s.label }))}
+        />
+        {list.data.length === 0 ? (
+          <EmptyState
+            message={
+              status
+                ? `No ${INVOICE_STATUSES[status as InvoiceView['status']].label.toLowerCase()} invoices.`
+                : 'No invoices yet.'
+            }
+            hint="Invoices you create here or over the API show here."
+          />
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th>Number</th>
+                  <th class="hide-narrow">Customer</th>
+                  <th>Status</th>
+                  <th class="amount">Amount</th>
+                  <th class="hide-narrow">Due</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.map((invoice) => (
+                  <tr>
+                    <td class="nowrap">
+                      <a href={`/dashboard/invoices/${invoice.id}`} safe>
+                        {invoice.number}
+                      </a>
+                    </td>
+                    <td class="truncate hide-narrow" safe>
+                      {customerLabel(invoice)}
+                    </td>
+                    <td>
+                      <InvoiceStatus status={invoice.status} />
+                    </td>
+                    <td class="amount" safe>
+                      {money(invoice.amountDue, invoice.currency)}
+                    </td>
+                    <td class="hide-narrow nowrap">
+                      <DateTime iso={invoice.dueDate} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <Pager
+          path="/dashboard/invoices"
+          query={status ? { status } : {}}
+          page={list.page}
+          limit={list.limit}
+          count={list.count}
+        />
+      </Card>
+    </AppLayout>
+  );
+}
+
+/** One action of the detail page: a POST form of one button. */
+function ActionButton(props: {
+  ctx: DashboardContext;
+  invoice: InvoiceView;
+  action: string;
+  label: string;
+  tone?: 'primary' | 'secondary' | 'danger';
+}): JSX.Element {
+  return (
+    <form method="post" action={`/dashboard/invoices/${props.invoice.id}/${props.action}`} class="inline-form">
+      <CsrfField token={props.ctx.state.csrfToken} />
+      <button type="submit" class={`button-${props.tone ?? 'secondary'}`} safe>
+        {props.label}
+      </button>
+    </form>
+  );
+}
+
+/** The actions the invoice's status allows (the API refuses the others anyway). */
+function InvoiceActions({ ctx, invoice }: { ctx: DashboardContext; invoice: InvoiceView }): JSX.Element {
+  const s = invoice.status;
+  const button = (action: string, label: string, tone?: 'primary' | 'secondary' | 'danger') => (
+    <ActionButton ctx={ctx} invoice={invoice} action={action} label={label} tone={tone} />
+  );
+  return (
+    <div class="action-bar">
+      {s === 'draft' ? (
+        <>
+          <a class="button-secondary" href={`/dashboard/invoices/${invoice.id}/edit`}>
+            Edit
+          </a>
+          {button('finalize', 'Finalize', 'primary')}
+        </>
+      ) : (
+        ''
+      )}
+      {s === 'open' || s === 'uncollectible' ? button('pay', 'Mark paid') : ''}
+      {s === 'open' ? button('mark-uncollectible', 'Mark uncollectible') : ''}
+      {button('duplicate', 'Duplicate')}
+      {s === 'open' || s === 'uncollectible' ? button('void', 'Void', 'danger') : ''}
+      {s === 'draft' ? button('delete', 'Delete draft', 'danger') : ''}
+    </div>
+  );
+}
+
+/** Mail the invoice (a draft is finalized first): to the customer's address unless another is typed. */
+function SendForm({ ctx, invoice, error }: { ctx: DashboardContext; invoice: InvoiceView; error: string | null }) {
+  return (
+    <form method="post" action={`/dashboard/invoices/${invoice.id}/send`} class="send-form" novalidate>
+      <CsrfField token={ctx.state.csrfToken} />
+      <div class={['field', error ? 'has-error' : '']}>
+        <label for="field-to">Send to</label>
+        <div class="input-with-button">
+          <input
+            id="field-to"
+            name="to"
+            type="email"
+            placeholder={invoice.customer?.email ?? 'payer@example.com'}
+            aria-describedby={error ? 'field-to-error field-to-hint' : 'field-to-hint'}
+            aria-invalid={error ? 'true' : undefined}
+          />
+          <button type="submit" class="button-primary">
+            {invoice.sentAt ? 'Send again' : 'Send'}
+          </button>
+        </div>
+        <p class="hint" id="field-to-hint">
+          {invoice.status === 'draft'
+            ? "Finalizes the draft, then mails it with its pay link. Blank: the customer's address."
+            : "Mails it with its pay link. Blank: the customer's address."}
+        </p>
+        {error ? (
+          <p class="error" id="field-to-error" safe>
+            {error}
+          </p>
+        ) : (
+          ''
+        )}
+      </div>
+    </form>
+  );
+}
+
+const intervalLabel = (invoice: InvoiceView): string =>
+  invoice.recurring
+    ? (INTERVALS.find(
+        (i) => i.value === { 1: 'month', 3: 'quarter', 6: 'half-year', 12: 'year' }[invoice.recurring!.intervalCount],
+      )?.label ?? 'Repeats')
+    : 'Does not repeat';
+
+export function InvoiceDetailPage(props: {
+  ctx: DashboardContext;
+  invoice: InvoiceView;
+  canManage: boolean;
+  pdfUrl: string;
+  networks: Map<number, string>;
+  notice: string | null;
+  error: { message: string; field: 'to' | null } | null;
+}): JSX.Element {
+  const { ctx, invoice, networks } = props;
+  const dates: [string, string | null][] = [
+    ['Created', invoice.createdAt],
+    ['Due', invoice.dueDate],
+    ['Finalized', invoice.finalizedAt],
+    ['Sent', invoice.sentAt],
+    ['Paid', invoice.paidAt],
+    ['Voided', invoice.voidedAt],
+    ['Marked uncollectible', invoice.markedUncollectibleAt],
+  ];
+  const chains = invoice.paymentMethods.chainIds;
+  return (
+    <AppLayout
+      ctx={ctx}
+      title={`Invoice ${invoice.number}`}
+      screen="invoices"
+      actions={<InvoiceStatus status={invoice.status} />}
+    >
+      <p class="back-link">
+        <a href="/dashboard/invoices">← All invoices</a>
+      </p>
+      {props.notice ? (
+        <Alert tone="success">
+          <span safe>{props.notice}</span>
+        </Alert>
+      ) : (
+        ''
+      )}
+      {props.error && props.error.field === null ? (
+        <Alert tone="danger">
+          <span safe>{props.error.message}</span>
+        </Alert>
+      ) : (
+        ''
+      )}
+      {props.canManage ? (
+        <Card title="Actions" id="invoice-actions">
+          <InvoiceActions ctx={ctx} invoice={invoice} />
+          {invoice.status === 'draft' || invoice.status === 'open' ? (
+            <SendForm ctx={ctx} invoice={invoice} error={props.error?.field === 'to' ? props.error.message : null} />
+          ) : (
+            ''
+          )}
+        </Card>
+      ) : (
+        ''
+      )}
+      <div class="grid grid-2">
+        <Card title="Summary" id="invoice-summary">
+          <dl class="facts">
+            <dt>Customer</dt>
+            <dd>
+              <span safe>{customerLabel(invoice)}</span>
+              {invoice.customer?.name && invoice.customer.email ? (
+                <span class="muted" safe>
+                  {` · ${invoice.customer.email}`}
+                </span>
+              ) : (
+                ''
+              )}
+            </dd>
+            <dt>Amount due</dt>
+            <dd safe>{money(invoice.amountDue, invoice.currency)}</dd>
+            <dt>Paid</dt>
+            <dd safe>{money(invoice.amountPaid, invoice.currency)}</dd>
+            <dt>Repeats</dt>
+            <dd safe>{intervalLabel(invoice)}</dd>
+            <dt>Networks</dt>
+            <dd safe>
+              {chains.length === 0
+                ? 'Every network you accept'
+                : chains.map((c) => networks.get(c) ?? `Chain ${c}`).join(', ')}
+            </dd>
+            {invoice.subscriptionId ? (
+              <>
+                <dt>Subscription</dt>
+                <dd>
+                  <a href={`/dashboard/subscriptions/${invoice.subscriptionId}`}>View subscription</a>
+                </dd>
+              </>
+            ) : (
+              ''
+            )}
+          </dl>
+        </Card>
+        <Card title="Dates and document" id="invoice-dates">
+          <dl class="facts">
+            {dates
+              .filter((d): d is [string, string] => d[1] !== null)
+              .map(([label, iso]) => (
+                <>
+                  <dt safe>{label}</dt>
+                  <dd>
+                    <DateTime iso={iso} />
+                  </dd>
+                </>
+              ))}
+          </dl>
+          {invoice.url ? (
+            <p class="document-links">
+              <a class="button-secondary" href={invoice.url} target="_blank" rel="noopener">
+                Invoice page
+              </a>
+              <a class="button-secondary" href={props.pdfUrl}>
+                Download PDF
+              </a>
+            </p>
+          ) : (
+            <p class="muted">The invoice page and its PDF exist once the draft is finalized.</p>
+          )}
+        </Card>
+      </div>
+      <Card title="Lines" id="invoice-lines">
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>Description</th>
+                <th class="amount hide-narrow">Unit</th>
+                <th class="amount">Qty</th>
+                <th class="amount">Total</th>
+              </tr>
+            </thead>
+            <tbody>
+              {invoice.lineItems.data.map((line) => (
+                <tr>
+                  <td safe>{line.description ?? line.price?.product?.name ?? '—'}</td>
+                  <td class="amount hide-narrow" safe>
+                    {money(line.unitAmount, invoice.currency)}
+                  </td>
+                  <td class="amount">{line.quantity}</td>
+                  <td class="amount" safe>
+                    {money(line.amountTotal, invoice.currency)}
+                  </td>
+                </tr>
+              ))}
+              {invoice.totalTax !== '0' ? (
+                <tr>
+                  <td colspan="2">Tax</td>
+                  <td class="hide-narrow" />
+                  <td class="amount" safe>
+                    {money(invoice.totalTax, invoice.currency)}
+                  </td>
+                </tr>
+              ) : (
+                ''
+              )}
+              <tr class="total-row">
+                <td colspan="2">Total</td>
+                <td class="hide-narrow" />
+                <td class="amount" safe>
+                  {money(invoice.amountDue, invoice.currency)}
+                </td>
+              </tr>
+            </tbody>
+          </table>
+        </div>
+      </Card>
+      {invoice.memo || invoice.footer ? (
+        <Card title="Notes" id="invoice-notes">
+          <dl class="facts">
+            {invoice.memo ? (
+              <>
+                <dt>Memo</dt>
+                <dd class="prewrap" safe>
+                  {invoice.memo}
+                </dd>
+              </>
+            ) : (
+              ''
+            )}
+            {invoice.footer ? (
+              <>
+                <dt>Footer</dt>
+                <dd class="prewrap" safe>
+                  {invoice.footer}
+                </dd>
+              </>
+            ) : (
+              ''
+            )}
+          </dl>
+        </Card>
+      ) : (
+        ''
+      )}
+    </AppLayout>
+  );
+}

@@ -1,0 +1,385 @@
+import type { SubscriptionBill } from '../../../../machines/subscription.types.ts';
+import { INVOICES, type InvoiceDoc } from '../../../projections/invoices.projection.ts';
+import type { z } from '../../../read-api/schema/fields.ts';
+import type { SubscriptionSchema } from '../../../read-api/schema/resources.ts';
+import { NotFoundError } from '../../../shared/errors.ts';
+import { isUuid } from '../../../shared/ids.ts';
+import { apiFor, type PageApi } from '../../api.ts';
+import { can } from '../../auth/roles.ts';
+import type { DashboardContext } from '../../context.ts';
+import { redirectTo, sendHtml } from '../../http.ts';
+import { definePage } from '../../page.ts';
+import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, money, type Tone } from '../../ui/components.tsx';
+import { Pager, StatusFilter, pageOf, withQuery } from '../../ui/list-controls.tsx';
+import { AppLayout } from '../../ui/layout.tsx';
+import { INVOICE_STATUSES, InvoiceStatus } from '../invoices/views.tsx';
+import { billedPeriods } from './periods.ts';
+
+type SubscriptionAnswer = z.output<typeof SubscriptionSchema>;
+type SubscriptionLine = SubscriptionAnswer['lineItems']['data'][number];
+/** The API's subscription; each line's price carries its product (as the reference nests it). */
+type SubscriptionView = Omit<SubscriptionAnswer, 'lineItems'> & {
+  lineItems: { data: (SubscriptionLine & { price: { product?: { name: string } | null } })[] };
+};
+type SubscriptionList = { page: number; limit: number; count: number; data: SubscriptionView[] };
+
+const LIST = '/dashboard/subscriptions';
+const PAGE_SIZE = 20;
+
+const STATUSES: Record<SubscriptionView['status'], { label: string; tone: Tone }> = {
+  active: { label: 'Active', tone: 'success' },
+  trialing: { label: 'Trialing', tone: 'info' },
+  incomplete: { label: 'Incomplete', tone: 'warning' },
+  past_due: { label: 'Past due', tone: 'danger' },
+  unpaid: { label: 'Unpaid', tone: 'danger' },
+  paused: { label: 'Paused', tone: 'neutral' },
+  canceled: { label: 'Canceled', tone: 'neutral' },
+  incomplete_expired: { label: 'Expired', tone: 'neutral' },
+};
+
+const BILL_STATUSES: Record<SubscriptionBill['status'], { label: string; tone: Tone }> = {
+  open: { label: 'Open', tone: 'info' },
+  paid: { label: 'Paid', tone: 'success' },
+  missed: { label: 'Missed', tone: 'danger' },
+  expired: { label: 'Expired', tone: 'neutral' },
+  deleted: { label: 'Not billed', tone: 'neutral' },
+};
+
+const ENDED = new Set<SubscriptionView['status']>(['canceled', 'incomplete_expired']);
+
+const NOTICES: Record<string, string> = {
+  cancel: 'The subscription will end at the end of its period.',
+  resume: 'The subscription was resumed.',
+  end: 'The subscription was ended.',
+};
+
+const SubscriptionStatus = ({ s }: { s: SubscriptionView }): JSX.Element => (
+  <>
+    <Badge tone={STATUSES[s.status].tone} label={STATUSES[s.status].label} />
+    {s.cancelAtPeriodEnd && !ENDED.has(s.status) ? (
+      <>
+        {' '}
+        <Badge tone="warning" label="Ends at period end" />
+      </>
+    ) : (
+      ''
+    )}
+  </>
+);
+
+const planOf = (s: SubscriptionView): string =>
+  s.lineItems.data.map((l) => l.price.product?.name ?? 'Plan').join(', ') || 'Plan';
+
+const everyLabel = (s: SubscriptionView): string =>
+  s.intervalCount === 1 ? `per ${s.interval}` : `every ${s.intervalCount} ${s.interval}s`;
+
+function ListPage(props: { ctx: DashboardContext; list: SubscriptionList; status: string }): JSX.Element {
+  const { ctx, list, status } = props;
+  return (
+    <AppLayout ctx={ctx} title="Subscriptions" screen="subscriptions">
+      <Card id="subscriptions">
+        <StatusFilter
+          path={LIST}
+          label="Subscription status"
+          current={status}
+          statuses={Object.entries(STATUSES).map(([value, s]) => ({ value, label: s.label }))}
+        />
+        {list.data.length === 0 ? (
+          <EmptyState
+            message={status ? 'No subscriptions with this status.' : 'No subscriptions yet.'}
+            hint="Subscription checkouts and recurring invoices start subscriptions."
+          />
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th>Plan</th>
+                  <th>Status</th>
+                  <th class="amount">Amount</th>
+                  <th class="hide-narrow">Current period ends</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.map((s) => (
+                  <tr>
+                    <td>
+                      <a href={`${LIST}/${s.id}`} safe>
+                        {planOf(s)}
+                      </a>
+                    </td>
+                    <td class="nowrap">
+                      <SubscriptionStatus s={s} />
+                    </td>
+                    <td class="amount" safe>
+                      {`${money(s.amountTotal, s.currency)} ${everyLabel(s)}`}
+                    </td>
+                    <td class="hide-narrow nowrap">
+                      <DateTime iso={s.currentPeriodEnd} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <Pager path={LIST} query={status ? { status } : {}} page={list.page} limit={list.limit} count={list.count} />
+      </Card>
+    </AppLayout>
+  );
+}
+
+/** Cancel at period end and end now share the optional comment; resume is its own form. */
+function Actions({ ctx, s }: { ctx: DashboardContext; s: SubscriptionView }): JSX.Element {
+  if (ENDED.has(s.status)) return <p class="muted">The subscription has ended: nothing more can change.</p>;
+  const resumable = s.cancelAtPeriodEnd || s.status === 'paused';
+  return (
+    <>
+      {resumable ? (
+        <form method="post" action={`${LIST}/${s.id}/resume`} class="inline-form">
+          <CsrfField token={ctx.state.csrfToken} />
+          <button type="submit" class="button-primary">
+            Resume
+          </button>
+        </form>
+      ) : (
+        ''
+      )}
+      <form method="post" action={`${LIST}/${s.id}/cancel`} class="cancel-form">
+        <CsrfField token={ctx.state.csrfToken} />
+        <div class="field">
+          <label for="field-comment">Reason (optional)</label>
+          <input id="field-comment" name="comment" maxlength="500" />
+        </div>
+        <div class="action-bar">
+          {s.cancelAtPeriodEnd ? (
+            ''
+          ) : (
+            <button type="submit" class="button-secondary">
+              Cancel at period end
+            </button>
+          )}
+          <button type="submit" class="button-danger" formaction={`${LIST}/${s.id}/end`}>
+            End now
+          </button>
+        </div>
+      </form>
+    </>
+  );
+}
+
+function DetailPage(props: {
+  ctx: DashboardContext;
+  s: SubscriptionView;
+  periods: SubscriptionBill[];
+  invoices: InvoiceDoc[];
+  notice: string | null;
+  error: string | null;
+}): JSX.Element {
+  const { ctx, s } = props;
+  // Each value is markup (kitajs renders to strings): text goes in a `safe` span.
+  const text = (value: string): JSX.Element => <span safe>{value}</span>;
+  const facts: [string, JSX.Element][] = [
+    ['Amount', text(`${money(s.amountTotal, s.currency)} ${everyLabel(s)}`)],
+    ['Started', <DateTime iso={s.startDate} />],
+    ['Current period', <PeriodSpan start={s.currentPeriodStart} end={s.currentPeriodEnd} />],
+  ];
+  if (s.cancelAt && !s.endedAt) facts.push(['Ends', <DateTime iso={s.cancelAt} />]);
+  if (s.endedAt) facts.push(['Ended', <DateTime iso={s.endedAt} />]);
+  if (s.cancellationComment) facts.push(['Reason', text(s.cancellationComment)]);
+  return (
+    <AppLayout ctx={ctx} title={planOf(s)} screen="subscriptions" actions={<SubscriptionStatus s={s} />}>
+      <p class="back-link">
+        <a href={LIST}>← All subscriptions</a>
+      </p>
+      {props.notice ? (
+        <Alert tone="success">
+          <span safe>{props.notice}</span>
+        </Alert>
+      ) : (
+        ''
+      )}
+      {props.error ? (
+        <Alert tone="danger">
+          <span safe>{props.error}</span>
+        </Alert>
+      ) : (
+        ''
+      )}
+      <div class="grid grid-2">
+        <Card title="Summary" id="subscription-summary">
+          <dl class="facts">
+            {facts.map(([label, value]) => (
+              <>
+                <dt safe>{label}</dt>
+                <dd>{value}</dd>
+              </>
+            ))}
+          </dl>
+        </Card>
+        {can(ctx.state.user.role, 'manage') ? (
+          <Card title="Actions" id="subscription-actions">
+            <Actions ctx={ctx} s={s} />
+          </Card>
+        ) : (
+          ''
+        )}
+      </div>
+      <Card title="Periods" id="subscription-periods">
+        {props.periods.length === 0 ? (
+          <EmptyState message="No period billed yet." />
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th>Period</th>
+                  <th class="hide-narrow">Billed by</th>
+                  <th>Status</th>
+                  <th class="amount">Amount</th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.periods.map((bill) => (
+                  <tr>
+                    <td>
+                      <PeriodSpan start={bill.periodStart} end={bill.periodEnd} />
+                    </td>
+                    <td class="hide-narrow">
+                      {bill.kind === 'invoice' ? (
+                        <a href={`/dashboard/invoices/${bill.id}`}>Invoice</a>
+                      ) : (
+                        <span>Checkout session</span>
+                      )}
+                    </td>
+                    <td>
+                      <Badge tone={BILL_STATUSES[bill.status].tone} label={BILL_STATUSES[bill.status].label} />
+                    </td>
+                    <td class="amount" safe>
+                      {money(bill.amountDue, s.currency)}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Card>
+      <Card title="Invoices" id="subscription-invoices">
+        {props.invoices.length === 0 ? (
+          <EmptyState message="No invoices yet." hint="Each renewal is billed by an invoice." />
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th>Number</th>
+                  <th>Status</th>
+                  <th class="amount">Amount</th>
+                  <th class="hide-narrow">Due</th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.invoices.map((invoice) => (
+                  <tr>
+                    <td>
+                      <a href={`/dashboard/invoices/${invoice.id}`} safe>
+                        {invoice.number}
+                      </a>
+                    </td>
+                    <td>
+                      <InvoiceStatus status={invoice.status} />
+                    </td>
+                    <td class="amount" safe>
+                      {money(invoice.amountDue, invoice.currency)}
+                    </td>
+                    <td class="hide-narrow nowrap">
+                      <DateTime iso={invoice.dueDate} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Card>
+    </AppLayout>
+  );
+}
+
+const PeriodSpan = ({ start, end }: { start: string; end: string }): JSX.Element => (
+  <span class="period">
+    <DateTime iso={start} /> – <DateTime iso={end} />
+  </span>
+);
+
+async function loadSubscription(api: PageApi, id: string): Promise<SubscriptionView> {
+  const answer = isUuid(id) ? await api<SubscriptionView>('GET', `/api/v1/subscriptions/${id}`) : null;
+  if (!answer || answer.status !== 200) throw new NotFoundError('subscription', id);
+  return answer.body;
+}
+
+/**
+ * Subscriptions: the list (by status), a subscription with every period it billed and its
+ * invoices, and cancel at period end, resume and end now through the API's own routes.
+ */
+export const page = definePage({
+  screen: 'subscriptions',
+  routes(routes, deps) {
+    const showDetail = async (ctx: DashboardContext, s: SubscriptionView, error: string | null, status = 200) => {
+      const done = typeof ctx.query.done === 'string' ? ctx.query.done : '';
+      const [periods, invoices] = await Promise.all([
+        billedPeriods(deps.eventStore, s.id),
+        deps.readStore
+          .collection<InvoiceDoc>(INVOICES)
+          .find({ ...ctx.state.tenant, subscriptionId: s.id, deletedAt: null }, { sort: { createdAt: -1 } }),
+      ]);
+      await sendHtml(
+        ctx,
+        <DetailPage
+          ctx={ctx}
+          s={s}
+          periods={periods}
+          invoices={invoices.filter((i) => i.status in INVOICE_STATUSES)}
+          notice={error ? null : (NOTICES[done] ?? null)}
+          error={error}
+        />,
+        status,
+      );
+    };
+
+    routes.get(LIST, 'read', async (ctx) => {
+      const status = typeof ctx.query.status === 'string' && ctx.query.status in STATUSES ? ctx.query.status : '';
+      const answer = await apiFor(ctx, deps)<SubscriptionList>(
+        'GET',
+        withQuery('/api/v1/subscriptions', { status, page: pageOf(ctx.query.page), limit: PAGE_SIZE }),
+      );
+      const list = answer.status === 200 ? answer.body : { page: 1, limit: PAGE_SIZE, count: 0, data: [] };
+      await sendHtml(ctx, <ListPage ctx={ctx} list={list} status={status} />);
+    });
+
+    routes.get(`${LIST}/:id`, 'read', async (ctx) => {
+      await showDetail(ctx, await loadSubscription(apiFor(ctx, deps), ctx.params.id!), null);
+    });
+
+    for (const action of ['cancel', 'resume', 'end'] as const)
+      routes.post(`${LIST}/:id/${action}`, 'manage', async (ctx) => {
+        const api = apiFor(ctx, deps);
+        const s = await loadSubscription(api, ctx.params.id!);
+        const comment = ctx.state.form.get('comment')?.trim();
+        const answer = await api<{ message?: string }>(
+          'POST',
+          `/api/v1/subscriptions/${s.id}/${action}`,
+          action !== 'resume' && comment ? { cancellationComment: comment } : undefined,
+        );
+        if (answer.status !== 200)
+          return showDetail(
+            ctx,
+            await loadSubscription(api, s.id),
+            answer.body?.message ?? 'the request was refused',
+            answer.status >= 500 ? 502 : answer.status,
+          );
+        redirectTo(ctx, `${LIST}/${s.id}?done=${action}`);
+      });
+  },
+});

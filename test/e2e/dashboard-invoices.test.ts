@@ -1,0 +1,222 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import test from 'ava';
+import type { Page } from 'playwright-core';
+import { payInFull, type Session } from '../api/helpers.ts';
+import { eventually } from '../support/api-client.ts';
+import { chromiumPerFile, expectAccessible, screenshot, startDashboard, watchPage } from '../support/dashboard.ts';
+
+const browser = chromiumPerFile(test);
+
+type Invoice = {
+  id: string;
+  number: string;
+  status: string;
+  customerId: string;
+  customer: { email: string } | null;
+  amountDue: string;
+  memo: string | null;
+  footer: string | null;
+  sentAt: string | null;
+  recurring: { intervalCount: number } | null;
+  paymentMethods: { chainIds: number[] };
+  lineItems: { data: { description: string | null; quantity: number; unitAmount: string }[] };
+};
+type List<T> = { count: number; data: T[] };
+type Subscription = { id: string; status: string; cancelAtPeriodEnd: boolean; cancellationComment: string | null };
+
+/** Submits the page's form with the button named `name` and answers the POST's status, once the page it leads to is loaded. */
+async function submit(page: Page, name: string): Promise<number> {
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'POST'),
+    page.getByRole('button', { name, exact: true }).click(),
+  ]);
+  await page.waitForLoadState('load');
+  return response.status();
+}
+
+test('Invoices: create a draft of two lines (a bad amount first), edit, finalize, send, mark paid; duplicate and void another; a viewer is refused', async (t) => {
+  const dash = await startDashboard(t);
+  const { api } = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const product = await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
+    name: 'Espresso beans 1 kg',
+    defaultPriceData: { currency: 'usdc', unitAmount: '2400000000' },
+  });
+  t.is(product.status, 200);
+  await api.post('/api/v1/customers', { email: 'existing@harbour.example', name: 'Existing Café' });
+  const customersBefore = (await api.get<List<unknown>>('/api/v1/customers')).body.count;
+
+  const page = await dash.signedIn(browser(), owner);
+  const problems = await watchPage(page);
+  await page.goto(`${dash.url}/dashboard/invoices`);
+  await page.getByText('No invoices yet.').waitFor();
+  await page.getByRole('link', { name: 'New invoice' }).click();
+  await page.getByRole('heading', { name: 'New invoice' }).waitFor();
+
+  // Two lines: a catalog price and an ad hoc line with an amount no decimal reading can take.
+  await page.getByLabel("Or a new customer's email").fill('ada@lovelace.example');
+  await page.getByLabel('Line 1 product or price').selectOption(product.body.defaultPrice.id);
+  await page.getByLabel('Line 1 quantity').fill('2');
+  await page.getByLabel('Line 2 name').fill('Grinder service');
+  await page.getByLabel('Line 2 amount').fill('12,50');
+  await page.getByLabel('Memo').fill('Thank you for your order');
+  t.is(await submit(page, 'Add line'), 200);
+  t.is(await page.locator('.line-editor tbody tr').count(), 4, 'one more row');
+  t.is(await page.getByLabel('Line 2 name').inputValue(), 'Grinder service', 'kept while adding a row');
+  t.is(await submit(page, 'Save draft'), 400);
+  await page.getByText('Line 2: must be a number such as 25 or 12.50').waitFor();
+  t.is(await page.getByLabel('Line 2 amount').getAttribute('aria-invalid'), 'true');
+  t.is(await page.getByLabel('Line 2 amount').inputValue(), '12,50', 'the form is kept as typed');
+  t.is(await page.getByLabel("Or a new customer's email").inputValue(), 'ada@lovelace.example');
+  t.is(await page.getByLabel('Memo').inputValue(), 'Thank you for your order');
+  t.is((await api.get<List<unknown>>('/api/v1/invoices')).body.count, 0, 'no invoice written');
+  t.is((await api.get<List<unknown>>('/api/v1/customers')).body.count, customersBefore, 'no customer written');
+  await expectAccessible(t, page, 'invoice editor with an error');
+  await screenshot(t, page, 'invoices-editor-error');
+
+  // A fault only the API finds: its field path lands on the row's input; the new customer is not made either.
+  await page.getByLabel('Line 2 amount').fill('12.50');
+  await page.getByLabel('Line 1 quantity').fill('0');
+  t.is(await submit(page, 'Save draft'), 400);
+  await page.locator('.line-editor .error', { hasText: /^Line 1: / }).waitFor();
+  t.is(await page.getByLabel('Line 1 quantity').getAttribute('aria-invalid'), 'true');
+  t.is((await api.get<List<unknown>>('/api/v1/invoices')).body.count, 0, 'no invoice written');
+  t.is((await api.get<List<unknown>>('/api/v1/customers')).body.count, customersBefore, 'no customer written');
+  await page.getByLabel('Line 1 quantity').fill('2');
+  t.is(await submit(page, 'Save draft'), 303);
+  await page.getByText('Draft saved.').waitFor();
+  const id = new URL(page.url()).pathname.split('/').at(-1)!;
+  let invoice = (await api.get<Invoice>(`/api/v1/invoices/${id}`)).body;
+  t.like(invoice, { status: 'draft', amountDue: '6050000000', memo: 'Thank you for your order' });
+  t.is(invoice.customer?.email, 'ada@lovelace.example', 'the customer was made from the email');
+  t.deepEqual(
+    invoice.lineItems.data.map((l) => [l.description, l.quantity, l.unitAmount]),
+    [
+      ['Espresso beans 1 kg', 2, '2400000000'],
+      ['Grinder service', 1, '1250000000'],
+    ],
+  );
+
+  // Edit: a footer, a quarterly repeat, the test network only.
+  await page.getByRole('link', { name: 'Edit' }).click();
+  await page.getByRole('heading', { name: `Edit invoice ${invoice.number}` }).waitFor();
+  t.is(await page.getByLabel('Line 1 quantity').inputValue(), '2');
+  await page.getByLabel('Footer').fill('Harbour Coffee Roasters · VAT 123');
+  await page.getByLabel('Repeats').selectOption('quarter');
+  await page.getByLabel('Weir Testnet').check();
+  await page.getByLabel('Line 1 quantity').fill('3');
+  await expectAccessible(t, page, 'invoice editor');
+  await screenshot(t, page, 'invoices-editor');
+  t.is(await submit(page, 'Save draft'), 303);
+  invoice = (await api.get<Invoice>(`/api/v1/invoices/${id}`)).body;
+  t.like(invoice, {
+    amountDue: '8450000000',
+    footer: 'Harbour Coffee Roasters · VAT 123',
+    recurring: { intervalCount: 3 },
+    paymentMethods: { chainIds: [7357] },
+  });
+
+  t.is(await submit(page, 'Finalize'), 303);
+  await page.getByText('Invoice finalized').waitFor();
+  t.is((await api.get<Invoice>(`/api/v1/invoices/${id}`)).body.status, 'open');
+  const pdf = await page.request.get((await page.getByRole('link', { name: 'Download PDF' }).getAttribute('href'))!);
+  t.is(pdf.headers()['content-type'], 'application/pdf');
+  const document = await page.request.get(
+    (await page.getByRole('link', { name: 'Invoice page' }).getAttribute('href'))!,
+  );
+  t.is(document.status(), 200);
+
+  t.is(await submit(page, 'Send'), 303);
+  await page.getByText('Invoice sent.').waitFor();
+  t.truthy((await api.get<Invoice>(`/api/v1/invoices/${id}`)).body.sentAt);
+  t.true((await readdir(join(dash.weir.dataDir, 'outbox'))).length > 0, 'mailed to the outbox');
+  await expectAccessible(t, page, 'invoice detail');
+  await screenshot(t, page, 'invoices-detail');
+
+  t.is(await submit(page, 'Mark paid'), 303);
+  await page.getByText('Invoice marked paid.').waitFor();
+  t.is((await api.get<Invoice>(`/api/v1/invoices/${id}`)).body.status, 'paid');
+
+  // Duplicate: a new draft with a new number; that one is finalized, then voided.
+  t.is(await submit(page, 'Duplicate'), 303);
+  await page.getByText('A new draft was made from the invoice.').waitFor();
+  const copyId = new URL(page.url()).pathname.split('/').at(-1)!;
+  t.not(copyId, id);
+  const copy = (await api.get<Invoice>(`/api/v1/invoices/${copyId}`)).body;
+  t.like(copy, { status: 'draft', amountDue: '8450000000' });
+  t.not(copy.number, invoice.number);
+  t.is(await submit(page, 'Finalize'), 303);
+  t.is(await submit(page, 'Void'), 303);
+  await page.getByText('Invoice voided.').waitFor();
+  t.is((await api.get<Invoice>(`/api/v1/invoices/${copyId}`)).body.status, 'void');
+
+  await page.goto(`${dash.url}/dashboard/invoices?status=paid`);
+  t.is(await page.locator('#invoices tbody tr').count(), 1);
+  await page.goto(`${dash.url}/dashboard/invoices`);
+  t.is(await page.locator('#invoices tbody tr').count(), 2);
+  await expectAccessible(t, page, 'invoices');
+  await screenshot(t, page, 'invoices');
+  t.deepEqual(problems(), [], 'no console error or CSP violation');
+
+  // A viewer reads, but creates and changes nothing.
+  const viewer = await dash.signedIn(browser(), await dash.user({ role: 'viewer' }));
+  await viewer.goto(`${dash.url}/dashboard/invoices/${copyId}`);
+  t.is(await viewer.getByRole('button', { name: 'Duplicate' }).count(), 0);
+  t.is((await viewer.goto(`${dash.url}/dashboard/invoices/new`))?.status(), 403);
+  const csrf = await viewer.locator('input[name=_csrf]').first().inputValue();
+  const refused = await viewer.request.post(`${dash.url}/dashboard/invoices/${id}/void`, { form: { _csrf: csrf } });
+  t.is(refused.status(), 403);
+  t.is((await api.get<Invoice>(`/api/v1/invoices/${id}`)).body.status, 'paid');
+  t.is((await api.get<List<unknown>>('/api/v1/invoices')).body.count, 2);
+});
+
+test('Subscriptions: a paid subscription is listed with its period and invoices; cancel at period end, resume, end now', async (t) => {
+  const dash = await startDashboard(t);
+  const { api } = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const plan = await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
+    name: 'Coffee club',
+    defaultPriceData: { currency: 'usdc', unitAmount: '1900000000', type: 'recurring', interval: 'month' },
+  });
+  const session = await api.post<Session & { subscriptionId: string }>('/api/v1/checkout/sessions', {
+    mode: 'subscription',
+    successUrl: 'https://shop.example/welcome',
+    lineItems: { data: [{ priceId: plan.body.defaultPrice.id, quantity: 1 }] },
+    customerData: { email: 'member@harbour.example' },
+  });
+  t.is(session.status, 200, JSON.stringify(session.body));
+  await payInFull(dash.weir, api, session.body);
+  const id = session.body.subscriptionId;
+  const read = () => api.get<Subscription>(`/api/v1/subscriptions/${id}`).then((r) => r.body);
+  await eventually(async () => ((await read())?.status === 'active' ? true : undefined), 'an active subscription');
+
+  const page = await dash.signedIn(browser(), owner);
+  const problems = await watchPage(page);
+  await page.goto(`${dash.url}/dashboard/subscriptions?status=active`);
+  await page.getByRole('link', { name: 'Coffee club' }).waitFor();
+  await expectAccessible(t, page, 'subscriptions');
+  await screenshot(t, page, 'subscriptions');
+
+  await page.getByRole('link', { name: 'Coffee club' }).click();
+  const periods = page.locator('#subscription-periods tbody tr');
+  t.is(await periods.count(), 1);
+  t.regex((await periods.textContent()) ?? '', /Checkout session.*Paid.*19\.00 USDC/s);
+
+  await page.getByLabel('Reason (optional)').fill('moving abroad');
+  t.is(await submit(page, 'Cancel at period end'), 303);
+  await page.getByText('The subscription will end at the end of its period.').waitFor();
+  t.like(await read(), { status: 'active', cancelAtPeriodEnd: true, cancellationComment: 'moving abroad' });
+  await expectAccessible(t, page, 'subscription detail');
+  await screenshot(t, page, 'subscriptions-detail');
+
+  t.is(await submit(page, 'Resume'), 303);
+  await page.getByText('The subscription was resumed.').waitFor();
+  t.like(await read(), { status: 'active', cancelAtPeriodEnd: false });
+
+  t.is(await submit(page, 'End now'), 303);
+  await page.getByText('The subscription was ended.').waitFor();
+  t.is((await read()).status, 'canceled');
+  await page.getByText('The subscription has ended: nothing more can change.').waitFor();
+  t.deepEqual(problems(), [], 'no console error or CSP violation');
+});
