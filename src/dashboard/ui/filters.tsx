@@ -98,13 +98,16 @@ export function Pager(props: {
   );
 }
 
+/** A fact's value: text (escaped), or markup built by the caller (a badge, a date). */
+export type FactValue = string | (() => JSX.Element);
+
 /** Label and value pairs, in a definition list. */
-export const Facts = ({ items }: { items: readonly [string, JSX.Element | string][] }): JSX.Element => (
+export const Facts = ({ items }: { items: readonly (readonly [string, FactValue])[] }): JSX.Element => (
   <dl class="facts">
     {items.map(([term, value]) => (
       <div>
         <dt safe>{term}</dt>
-        <dd>{typeof value === 'string' ? <span safe>{value}</span> : value}</dd>
+        <dd>{typeof value === 'string' ? <span safe>{value}</span> : value()}</dd>
       </div>
     ))}
   </dl>

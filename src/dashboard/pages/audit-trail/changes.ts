@@ -60,6 +60,8 @@ export function flatten(data: unknown, prefix = ''): [string, string][] {
   return rows;
 }
 
+const TENANT_FIELDS = new Set(['organizationId', 'environment']);
+
 /** The record snapshot an event carries (`{session: {...}}`, `{customer: {...}}`): its single object field. */
 function snapshotOf(data: Record<string, unknown>): Record<string, unknown> | null {
   const objects = Object.values(data).filter(isPlainObject);
@@ -95,14 +97,17 @@ export function changeRows(event: EventLike, earlier: readonly EventLike[] = [])
       rows.push(before === undefined ? { path, after } : { path, before, after });
     }
   } else if (changes !== undefined) rows.push({ path: 'changes', after: formatValue(changes) });
-  for (const [path, after] of flatten(rest)) if (path) rows.push({ path, after });
+  // A creation's snapshot (`{customer: {...}}`) is shown as the record's own fields, less its tenant.
+  const snapshot = changes === undefined ? snapshotOf(rest) : null;
+  for (const [path, after] of flatten(snapshot ?? rest))
+    if (path && !(snapshot && TENANT_FIELDS.has(path))) rows.push({ path, after });
   return rows;
 }
 
 /** `CheckoutSessionCanceled` → `Checkout session canceled`. */
 export const describeType = (type: string): string => {
   const words = type.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
+  return (words.charAt(0).toUpperCase() + words.slice(1)).replace(/\b[Aa]pi\b/g, 'API');
 };
 
 /** `checkout_session` → `Checkout session`. */

@@ -10,6 +10,7 @@ import type { DashboardDeps, DashboardTenant } from '../../context.ts';
 import type { RailNetwork } from '../../../chain-ingest/rail.ts';
 import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Field, liveRefresh, money, ShortId } from '../../ui/components.tsx';
 import { Facts, SelectField } from '../../ui/filters.tsx';
+import { fromChainUnits } from '../../../shared/money.ts';
 import { describeType } from '../audit-trail/changes.ts';
 import { LIST_PATH, STATUS } from './list.tsx';
 
@@ -144,13 +145,13 @@ function Summary({ session }: { session: CheckoutSessionDoc }): JSX.Element {
         items={[
           ['Amount', money(session.amountTotal, c)],
           ['Received', money(session.amountReceived, c)],
-          ...(BigInt(session.amountOverpaid) > 0n ? [['Overpaid', money(session.amountOverpaid, c)] as [string, string]] : []),
+          ...(BigInt(session.amountOverpaid) > 0n ? [['Overpaid', money(session.amountOverpaid, c)] as const] : []),
           ['Fee', money(session.amountFee, c)],
           ['Net', money(session.amountNet, c)],
-          ['Status', <Badge tone={STATUS[session.status].tone} label={STATUS[session.status].text} />],
+          ['Status', () => <Badge tone={STATUS[session.status].tone} label={STATUS[session.status].text} />],
           ['Payment', session.paymentStatus === 'paid' ? 'Paid' : 'Unpaid'],
-          ['Created', <DateTime iso={session.createdAt} />],
-          ['Expires', <DateTime iso={session.expiresAt} />],
+          ['Created', () => <DateTime iso={session.createdAt} />],
+          ['Expires', () => <DateTime iso={session.expiresAt} />],
           ['Customer', session.customerDetails?.email ?? '—'],
           ['Client reference', session.clientReferenceId ?? '—'],
           ['Mode', session.mode],
@@ -167,13 +168,13 @@ function PaymentIntentCard({ detail }: { detail: SessionDetail }): JSX.Element {
     <Card id="payment-intent" title="Payment intent">
       <Facts
         items={[
-          ['Id', <ShortId value={pi.id} keep={10} />],
+          ['Id', () => <ShortId value={pi.id} keep={10} />],
           ['Status', pi.status.replace(/_/g, ' ')],
           ['Amount', money(pi.amount, currency)],
           ['Received', money(pi.amountReceived, currency)],
           ['Paying with', method ? `${method.asset.symbol} on ${networkName(detail.networks, detail.networks.find((n) => n.chainId === method.asset.chainId)?.network ?? String(method.asset.chainId))}` : 'Not chosen yet'],
-          ['Amount due', method ? money(method.amountDue, method.asset.symbol) : '—'],
-          ['Deposit address', method ? <ShortId value={method.accountAddress} keep={10} /> : '—'],
+          ['Amount due', method ? money(fromChainUnits(BigInt(method.amountDue), method.asset.decimals).amount, method.asset.symbol) : '—'],
+          ['Deposit address', method ? () => <ShortId value={method.accountAddress} keep={10} /> : '—'],
         ]}
       />
     </Card>
