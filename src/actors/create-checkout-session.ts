@@ -28,7 +28,7 @@ const MIN_LIFETIME_MS = 60 * 1000;
 const MAX_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 export type CreateCheckoutSession = (
   request: CheckoutSessionRequest,
-  tenant: { organizationId: string; environment: Environment; actor: string },
+  tenant: { organizationId: string; environment: Environment; actor: string; clientAddress?: string },
   extra?: {
     paymentLinkId?: string;
     invoiceId?: string;
@@ -222,6 +222,8 @@ export function createCheckoutSessionCreator(deps: {
       organizationId: tenant.organizationId,
       environment: tenant.environment,
       actor: tenant.actor,
+      // The request's address goes on every record written for it (the audit trail shows it).
+      ...(tenant.clientAddress ? { clientAddress: tenant.clientAddress } : {}),
       assumeNew: true,
     };
     const writes: Promise<unknown>[] = [deps.lineItems.write(items, ctx)];

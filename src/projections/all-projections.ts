@@ -1,3 +1,4 @@
+import { auditTrailProjection } from './audit-trail.projection.ts';
 import { catalogProjection } from './catalog.projection.ts';
 import { couponsProjection } from './coupons.projection.ts';
 import { customersProjection } from './customers.projection.ts';
@@ -32,6 +33,7 @@ export const ALL_PROJECTIONS: Projection[] = [
   transactionsProjection,
   mailsProjection,
   webhooksProjection,
+  auditTrailProjection,
 ];
 
 /**

@@ -98,6 +98,7 @@ export function createBrandLogoStore(deps: { eventStore: EventStore; clock: Cloc
                 organizationId: tenant.organizationId,
                 environment: tenant.environment,
                 actor: tenant.actor,
+                ...(tenant.clientAddress ? { clientAddress: tenant.clientAddress } : {}),
                 correlationId: randomUUID(),
                 occurredAt: new Date(deps.clock.now()).toISOString(),
               },

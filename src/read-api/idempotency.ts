@@ -67,6 +67,7 @@ export function idempotencyMiddleware(deps: {
         organizationId: tenant.organizationId,
         environment: tenant.environment,
         actor: tenant.actor,
+        ...(tenant.clientAddress ? { clientAddress: tenant.clientAddress } : {}),
         correlationId: newId(),
         occurredAt: claim.at,
       },

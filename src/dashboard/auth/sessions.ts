@@ -70,11 +70,13 @@ export function createDashboardSessions(deps: {
   const run = async (
     session: { id: string; userId: string; organizationId: string },
     command: DashboardSessionCommand,
+    clientAddress?: string,
   ) => {
     const result = await deps.commands.handle(dashboardSessionAggregate, session.id, command, {
       organizationId: session.organizationId,
       environment: USER_ENVIRONMENT,
       actor: `user:${session.userId}`,
+      ...(clientAddress ? { clientAddress } : {}),
     });
     if (result.position !== null) await deps.projections.waitFor(result.position);
   };
@@ -104,6 +106,7 @@ export function createDashboardSessions(deps: {
             expiresAt: new Date(now + limits.absoluteMs).toISOString(),
           },
         },
+        clientAddress,
       );
       lastSeen.set(id, now);
       return { token: `${id}.${secret}`, session: (await sessions.get(id))! };

@@ -186,6 +186,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     organizationId: ctx.state.tenant.organizationId,
     environment: ctx.state.tenant.environment,
     actor: ctx.state.tenant.actor,
+    ...(ctx.state.tenant.clientAddress ? { clientAddress: ctx.state.tenant.clientAddress } : {}),
   });
 
   /** The lines with their taxes: each line's own `taxRateIds`, else `defaultTaxRateIds` (the invoice's). */

@@ -1,0 +1,87 @@
+import test from 'ava';
+import { changeRows, describeRecordType, describeType, flatten, formatValue, HIDDEN, knownFields } from './changes.ts';
+
+test('flatten: dotted paths, arrays of objects by index, lists of values joined, secrets hidden at any depth, file bytes by size', (t) => {
+  t.deepEqual(
+    flatten({
+      name: 'Pat',
+      address: { city: 'Lyon', line2: null },
+      tags: ['a', 'b'],
+      empty: [],
+      items: [{ quantity: 2, secretHash: 'abc' }],
+      endpoint: { sealedSecret: 'v1.xyz', url: 'https://shop.example' },
+      user: { passwordHash: '$argon2id$…' },
+      logo: { base64: 'AAAA' },
+      transactionHash: '0xabc',
+    }),
+    [
+      ['name', 'Pat'],
+      ['address.city', 'Lyon'],
+      ['address.line2', '—'],
+      ['tags', 'a, b'],
+      ['empty', 'none'],
+      ['items[0].quantity', '2'],
+      ['items[0].secretHash', HIDDEN],
+      ['endpoint.sealedSecret', HIDDEN],
+      ['endpoint.url', 'https://shop.example'],
+      ['user.passwordHash', HIDDEN],
+      ['logo.base64', '(3 bytes of a file)'],
+      ['transactionHash', '0xabc'],
+    ],
+  );
+});
+
+test('formatValue: long text is cut and says its length; booleans and empty objects in words', (t) => {
+  t.is(formatValue('x'.repeat(130)), `${'x'.repeat(120)}… (130 characters)`);
+  t.is(formatValue(false), 'false');
+  t.is(formatValue({}), 'none');
+  t.is(formatValue(undefined), '—');
+});
+
+test("changeRows: an update's fields with their value before, from the record's creation and earlier updates", (t) => {
+  const earlier = [
+    { type: 'CustomerCreated', data: { customer: { id: 'c1', name: 'Pat', metadata: { tier: 'gold', since: '2024' } } } },
+    { type: 'CustomerUpdated', data: { changes: { name: 'Pat B.' }, at: '2026-01-01T00:00:00Z' } },
+  ];
+  t.deepEqual(
+    changeRows(
+      { type: 'CustomerUpdated', data: { changes: { name: 'Patricia', phone: '+33 1', metadata: { tier: 'gold' } }, at: 'x' } },
+      earlier,
+    ),
+    [
+      { path: 'name', before: 'Pat B.', after: 'Patricia' },
+      { path: 'phone', after: '+33 1' },
+      { path: 'metadata.tier', before: 'gold', after: 'gold' },
+    ],
+  );
+  // A field given whole replaces what was under it: `metadata.since` is gone after that update.
+  t.false(knownFields([...earlier, { type: 'CustomerUpdated', data: { changes: { metadata: { tier: 'x' } } } }]).has('metadata.since'));
+});
+
+test("changeRows: a creation's snapshot as the record's own fields (tenant left out); other events' data as it is, `at` left out", (t) => {
+  t.deepEqual(
+    changeRows({
+      type: 'CustomerCreated',
+      data: { customer: { id: 'c1', organizationId: 'o', environment: 'test', email: 'pat@example.com' } },
+    }),
+    [
+      { path: 'id', after: 'c1' },
+      { path: 'email', after: 'pat@example.com' },
+    ],
+  );
+  t.deepEqual(changeRows({ type: 'CheckoutSessionCanceled', data: { reason: 'canceled by the merchant', at: 'x' } }), [
+    { path: 'reason', after: 'canceled by the merchant' },
+  ]);
+  t.deepEqual(changeRows({ type: 'ApiKeyRegenerated', data: { secretHash: 'h1', previousSecretHash: 'h0', last4: 'abcd' } }), [
+    { path: 'secretHash', after: HIDDEN },
+    { path: 'previousSecretHash', after: HIDDEN },
+    { path: 'last4', after: 'abcd' },
+  ]);
+});
+
+test('describeType and describeRecordType read as words', (t) => {
+  t.is(describeType('CheckoutSessionCanceled'), 'Checkout session canceled');
+  t.is(describeRecordType('checkout_session'), 'Checkout session');
+  t.is(describeRecordType('api_key'), 'API key');
+  t.is(describeType('ApiKeyIssued'), 'API key issued');
+});

@@ -1,0 +1,114 @@
+/**
+ * What an event changed, as rows a person reads: its data flattened to dotted paths (`customer.name`),
+ * credentials hidden, long values cut, and for an update (`data.changes`) each field's value before
+ * it beside the new one, the before taken from the record's earlier events in the log.
+ */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type ChangeRow = { path: string; after: string; before?: string };
+export type EventLike = { type: string; data: Record<string, unknown> };
+
+export const HIDDEN = '•••• hidden';
+const MAX_TEXT = 120;
+
+/**
+ * Credentials and their hashes, at any depth: the log's redaction list (src/shared/logger.ts) less its
+ * personal fields (a merchant's own customers' emails are theirs to see), plus the hashes and sealed
+ * secrets the log keeps. Chain hashes (`transactionHash`, `blockHash`) are public and shown.
+ */
+const SECRET_FIELD =
+  /^(authorization|cookie|apiKey|secretKey|secret|webhookSecret|masterKey|adminToken|sweeperKey|privateKey|password|passwordHash|secretHash|previousSecretHash|tokenHash|sealedSecret|signedTransaction|totpSecret|recoveryCodes?|token)$/i;
+
+export const isSecretField = (name: string): boolean =>
+  SECRET_FIELD.test(name) || /secret|password/i.test(name);
+
+/** One value as text: strings as they are (cut past 120 characters), null as an em dash. */
+export function formatValue(value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'string') return value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT)}… (${value.length} characters)` : value;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (Array.isArray(value)) return value.length === 0 ? 'none' : JSON.stringify(value);
+  return Object.keys(value).length === 0 ? 'none' : JSON.stringify(value);
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `data` as `path → text` pairs, depth first in key order; secrets as "hidden", uploaded bytes by their size. */
+export function flatten(data: unknown, prefix = ''): [string, string][] {
+  const rows: [string, string][] = [];
+  const walk = (value: unknown, path: string, key: string) => {
+    if (key && isSecretField(key)) {
+      rows.push([path, HIDDEN]);
+      return;
+    }
+    if (key === 'base64' && typeof value === 'string') {
+      rows.push([path, `(${Math.floor((value.length * 3) / 4)} bytes of a file)`]);
+      return;
+    }
+    if (isPlainObject(value) && Object.keys(value).length > 0) {
+      for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k, k);
+      return;
+    }
+    if (Array.isArray(value) && value.some((v) => typeof v === 'object' && v !== null)) {
+      value.forEach((v, i) => walk(v, `${path}[${i}]`, ''));
+      return;
+    }
+    rows.push([path, Array.isArray(value) ? (value.length ? value.map(formatValue).join(', ') : 'none') : formatValue(value)]);
+  };
+  walk(data, prefix, '');
+  return rows;
+}
+
+const TENANT_FIELDS = new Set(['organizationId', 'environment']);
+
+/** The record snapshot an event carries (`{session: {...}}`, `{customer: {...}}`): its single object field. */
+function snapshotOf(data: Record<string, unknown>): Record<string, unknown> | null {
+  const objects = Object.values(data).filter(isPlainObject);
+  return objects.length === 1 && Object.keys(data).length <= 3 ? objects[0]! : null;
+}
+
+/** The record's fields as its earlier events left them: a creation's snapshot, then each update's changes. */
+export function knownFields(earlier: readonly EventLike[]): Map<string, string> {
+  const known = new Map<string, string>();
+  for (const event of earlier) {
+    const changes = event.data.changes;
+    const source = isPlainObject(changes) ? changes : event.type.endsWith('Created') ? snapshotOf(event.data) : null;
+    if (!source) continue;
+    // A field given whole replaces what was under it (metadata, an address).
+    for (const key of Object.keys(source))
+      for (const path of [...known.keys()]) if (path === key || path.startsWith(`${key}.`) || path.startsWith(`${key}[`)) known.delete(path);
+    for (const [path, text] of flatten(source)) known.set(path, text);
+  }
+  return known;
+}
+
+/**
+ * The rows of one event: for an update, each changed field with its value before (when the log
+ * knew it); the event's other fields after them; `at` (the event's own time) left out.
+ */
+export function changeRows(event: EventLike, earlier: readonly EventLike[] = []): ChangeRow[] {
+  const { changes, at: _at, ...rest } = event.data;
+  const rows: ChangeRow[] = [];
+  if (isPlainObject(changes)) {
+    const known = knownFields(earlier);
+    for (const [path, after] of flatten(changes)) {
+      const before = known.get(path);
+      rows.push(before === undefined ? { path, after } : { path, before, after });
+    }
+  } else if (changes !== undefined) rows.push({ path: 'changes', after: formatValue(changes) });
+  // A creation's snapshot (`{customer: {...}}`) is shown as the record's own fields, less its tenant.
+  const snapshot = changes === undefined ? snapshotOf(rest) : null;
+  for (const [path, after] of flatten(snapshot ?? rest))
+    if (path && !(snapshot && TENANT_FIELDS.has(path))) rows.push({ path, after });
+  return rows;
+}
+
+/** `CheckoutSessionCanceled` → `Checkout session canceled`. */
+export const describeType = (type: string): string => {
+  const words = type.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return (words.charAt(0).toUpperCase() + words.slice(1)).replace(/\b[Aa]pi\b/g, 'API');
+};
+
+/** `checkout_session` → `Checkout session`. */
+export const describeRecordType = (recordType: string): string => describeType(recordType.replace(/_(\w)/g, (_m, c: string) => c.toUpperCase()));

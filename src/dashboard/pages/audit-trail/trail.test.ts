@@ -1,0 +1,34 @@
+import test from 'ava';
+import { auditFilter, parseAuditQuery } from './trail.ts';
+
+const TENANT = { organizationId: 'org-1', environment: 'live' as const };
+
+test("the trail's filters: the tenant's environment, people and keys only unless asked, actor, record, type and dates", (t) => {
+  const { query, errors } = parseAuditQuery({
+    actor: 'api_key:k1',
+    recordType: 'customer',
+    recordId: 'c1',
+    type: 'CustomerUpdated',
+    from: '2026-05-01',
+    to: '2026-05-01',
+  });
+  t.deepEqual(errors, {});
+  t.deepEqual(auditFilter(TENANT, query), {
+    organizationId: 'org-1',
+    environments: 'live',
+    system: false,
+    actor: 'api_key:k1',
+    recordType: 'customer',
+    recordId: 'c1',
+    type: 'CustomerUpdated',
+    occurredAt: { $gte: '2026-05-01T00:00:00.000Z', $lt: '2026-05-02T00:00:00.000Z' },
+  });
+  t.deepEqual(auditFilter(TENANT, parseAuditQuery({ system: 'show' }).query), { organizationId: 'org-1', environments: 'live' });
+  t.like(auditFilter(TENANT, parseAuditQuery({ system: 'only' }).query), { system: true });
+});
+
+test('a filter that cannot be read is named and left out', (t) => {
+  const { query, errors } = parseAuditQuery({ recordType: 'planet', to: 'soon' });
+  t.deepEqual(errors, { recordType: 'Pick a record type from the list.', to: 'Enter a date as YYYY-MM-DD.' });
+  t.deepEqual(auditFilter(TENANT, query, errors), { organizationId: 'org-1', environments: 'live', system: false });
+});

@@ -1,0 +1,136 @@
+import type { EventStore, RecordedEvent } from '../../../event-store/event-store.ts';
+import { COLLECTIONS, type ApiKeyDoc } from '../../../projections/collections.ts';
+import { AUDIT_TRAIL, type AuditEntryDoc } from '../../../projections/audit-trail.projection.ts';
+import { USERS, type UserDoc } from '../../../projections/team.projection.ts';
+import type { Filter, ReadStore } from '../../../read-store/read-store.ts';
+import { parseIsoInstant } from '../../../read-api/pagination.ts';
+import type { DashboardTenant } from '../../context.ts';
+import { changeRows, type ChangeRow } from './changes.ts';
+
+export const PAGE_SIZE = 25;
+const DAY_MS = 86_400_000;
+
+/** The record types a merchant filters by, in the order the filter lists them. */
+export const RECORD_TYPES = [
+  'checkout_session',
+  'invoice',
+  'subscription',
+  'payment_link',
+  'customer',
+  'product',
+  'price',
+  'coupon',
+  'tax_rate',
+  'webhook_endpoint',
+  'api_key',
+  'organization',
+  'user',
+  'dashboard_session',
+] as const;
+
+export type SystemFilter = 'hide' | 'show' | 'only';
+
+export type AuditQuery = {
+  actor: string;
+  recordType: string;
+  recordId: string;
+  type: string;
+  from: string;
+  to: string;
+  system: SystemFilter;
+  page: number;
+};
+
+type Query = Record<string, string | string[] | undefined>;
+const one = (query: Query, name: string): string => {
+  const value = query[name];
+  return (Array.isArray(value) ? value.at(-1) : value)?.trim() ?? '';
+};
+
+/** The filters as typed, and a message per filter that cannot be read (shown at its field). */
+export function parseAuditQuery(query: Query): { query: AuditQuery; errors: Partial<Record<keyof AuditQuery, string>> } {
+  const errors: Partial<Record<keyof AuditQuery, string>> = {};
+  const system = one(query, 'system');
+  const parsed: AuditQuery = {
+    actor: one(query, 'actor'),
+    recordType: one(query, 'recordType'),
+    recordId: one(query, 'recordId'),
+    type: one(query, 'type'),
+    from: one(query, 'from'),
+    to: one(query, 'to'),
+    system: system === 'show' || system === 'only' ? system : 'hide',
+    page: /^[1-9][0-9]{0,5}$/.test(one(query, 'page')) ? Number(one(query, 'page')) : 1,
+  };
+  for (const name of ['from', 'to'] as const)
+    if (parsed[name] && (!/^\d{4}-\d{2}-\d{2}$/.test(parsed[name]) || Number.isNaN(parseIsoInstant(parsed[name]))))
+      errors[name] = 'Enter a date as YYYY-MM-DD.';
+  if (!errors.from && !errors.to && parsed.from && parsed.to && parsed.from > parsed.to)
+    errors.to = 'The end date is before the start date.';
+  if (parsed.recordType && !(RECORD_TYPES as readonly string[]).includes(parsed.recordType))
+    errors.recordType = 'Pick a record type from the list.';
+  return { query: parsed, errors };
+}
+
+/** The read-store filter of a query (its unreadable parts left out): always the tenant's own entries. */
+export function auditFilter(tenant: DashboardTenant, query: AuditQuery, errors: Partial<Record<keyof AuditQuery, string>> = {}): Filter {
+  const filter: Filter = { organizationId: tenant.organizationId, environments: tenant.environment };
+  if (query.system === 'hide') filter.system = false;
+  if (query.system === 'only') filter.system = true;
+  if (query.actor) filter.actor = query.actor;
+  if (query.recordType && !errors.recordType) filter.recordType = query.recordType;
+  if (query.recordId) filter.recordId = query.recordId;
+  if (query.type) filter.type = query.type;
+  const range: Record<string, string> = {};
+  if (query.from && !errors.from) range.$gte = new Date(parseIsoInstant(query.from)).toISOString();
+  if (query.to && !errors.to) range.$lt = new Date(parseIsoInstant(query.to) + DAY_MS).toISOString();
+  if (Object.keys(range).length) filter.occurredAt = range;
+  return filter;
+}
+
+export type AuditEntry = AuditEntryDoc & { actorName: string | null; rows: ChangeRow[] };
+
+/** Names for actors: a user's email, an API key's name. */
+async function actorNames(readStore: ReadStore, entries: AuditEntryDoc[]): Promise<Map<string, string>> {
+  const ids = (kind: string) => [...new Set(entries.filter((e) => e.actorKind === kind).map((e) => e.actor.slice(kind.length + 1)))];
+  const [users, keys] = await Promise.all([
+    readStore.collection<UserDoc>(USERS).find({ id: { $in: ids('user') } }),
+    readStore.collection<ApiKeyDoc>(COLLECTIONS.apiKeys).find({ id: { $in: ids('api_key') } }),
+  ]);
+  return new Map([
+    ...users.map((u) => [`user:${u.id}`, u.email] as const),
+    ...keys.map((k) => [`api_key:${k.id}`, String(k.name)] as const),
+  ]);
+}
+
+/**
+ * One page of the trail, newest first: the entries from the index, each with its event's data read
+ * from the log (the record's stream, read once per page) as the rows of what changed.
+ */
+export async function loadTrail(
+  deps: { readStore: ReadStore; eventStore: EventStore },
+  tenant: DashboardTenant,
+  query: AuditQuery,
+  errors: Partial<Record<keyof AuditQuery, string>> = {},
+): Promise<{ entries: AuditEntry[]; count: number }> {
+  const index = deps.readStore.collection<AuditEntryDoc>(AUDIT_TRAIL);
+  const filter = auditFilter(tenant, query, errors);
+  const [count, docs] = await Promise.all([
+    index.count(filter),
+    index.find(filter, { sort: { seq: -1 }, skip: (query.page - 1) * PAGE_SIZE, limit: PAGE_SIZE }),
+  ]);
+  const streams = new Map<string, Promise<RecordedEvent[]>>();
+  for (const doc of docs) if (!streams.has(doc.streamId)) streams.set(doc.streamId, deps.eventStore.readStream(doc.streamId));
+  const names = await actorNames(deps.readStore, docs);
+  const entries: AuditEntry[] = [];
+  for (const doc of docs) {
+    const events = await streams.get(doc.streamId)!;
+    const event = events[doc.revision];
+    const earlier = events.slice(0, doc.revision).map((e) => ({ type: e.type, data: e.data }));
+    entries.push({
+      ...doc,
+      actorName: names.get(doc.actor) ?? null,
+      rows: event ? changeRows({ type: event.type, data: event.data }, earlier) : [],
+    });
+  }
+  return { entries, count };
+}

@@ -1,0 +1,382 @@
+import { everyNetwork } from '../../../chain-ingest/rail.ts';
+import type { RecordedEvent } from '../../../event-store/event-store.ts';
+import {
+  COLLECTIONS,
+  type CheckoutSessionDoc,
+  type WebhookDeliveryDoc,
+  type WebhookEndpointDoc,
+} from '../../../projections/collections.ts';
+import type { DashboardDeps, DashboardTenant } from '../../context.ts';
+import type { RailNetwork } from '../../../chain-ingest/rail.ts';
+import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Field, liveRefresh, money, ShortId } from '../../ui/components.tsx';
+import { Facts, SelectField } from '../../ui/filters.tsx';
+import { fromChainUnits } from '../../../shared/money.ts';
+import { describeType } from '../audit-trail/changes.ts';
+import { LIST_PATH, STATUS } from './list.tsx';
+
+export type SessionDetail = {
+  session: CheckoutSessionDoc;
+  timeline: RecordedEvent[];
+  deliveries: WebhookDeliveryDoc[];
+  endpoints: Map<string, string>;
+  networks: RailNetwork[];
+};
+
+/** The session with what the page shows around it: its events from the log, its webhooks and the networks. */
+export async function loadDetail(deps: DashboardDeps, tenant: DashboardTenant, id: string): Promise<SessionDetail | null> {
+  const session = await deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(id);
+  if (!session || session.organizationId !== tenant.organizationId || session.environment !== tenant.environment)
+    return null;
+  const streamId = `checkout_session-${session.id}`;
+  const [timeline, deliveries] = await Promise.all([
+    deps.eventStore.readStream(streamId),
+    deps.readStore
+      .collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries)
+      .find({ ...tenant, 'source.streamId': streamId }, { sort: { createdAt: 1, _id: 1 } }),
+  ]);
+  const endpoints = await deps.readStore
+    .collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints)
+    .find({ ...tenant, id: { $in: [...new Set(deliveries.map((d) => d.endpointId))] } });
+  return {
+    session,
+    timeline,
+    deliveries,
+    endpoints: new Map(endpoints.map((e) => [e.id, e.url])),
+    networks: everyNetwork(deps.rail).filter((n) => n.environment === tenant.environment),
+  };
+}
+
+/** A link to the transaction on the network's explorer (the hash alone when the network is unknown). */
+function TxLink({ hash, network, networks }: { hash: string; network: string; networks: RailNetwork[] }): JSX.Element {
+  const found = networks.find((n) => n.network === network);
+  if (!found?.explorerTxUrl) return <ShortId value={hash} keep={10} />;
+  return (
+    <a href={found.explorerTxUrl.replace('{hash}', hash)} rel="noopener noreferrer" target="_blank">
+      <ShortId value={hash} keep={10} />
+      <span class="visually-hidden"> (opens the explorer)</span>
+    </a>
+  );
+}
+
+const networkName = (networks: RailNetwork[], network: string): string =>
+  networks.find((n) => n.network === network)?.name ?? network;
+
+export type ActionForm = {
+  message?: { tone: 'danger' | 'success'; text: string };
+  recover?: { chainId: string; transactionHash: string; errors: Partial<Record<'chainId' | 'transactionHash', string>> };
+};
+
+function Actions({ detail, csrf, canManage, form }: { detail: SessionDetail; csrf: string; canManage: boolean; form: ActionForm }) {
+  const { session } = detail;
+  const base = `${LIST_PATH}/${encodeURIComponent(session.id)}`;
+  const recover = form.recover ?? { chainId: '', transactionHash: '', errors: {} };
+  return (
+    <Card id="session-actions" title="Actions">
+      {form.message ? <Alert tone={form.message.tone}>{<span safe>{form.message.text}</span>}</Alert> : ''}
+      {!canManage ? (
+        <p class="muted">Only an admin or owner can act on a session.</p>
+      ) : (
+        <>
+          <div class="action-row">
+            {session.status === 'open' ? (
+              <form method="post" action={`${base}/cancel`}>
+                <CsrfField token={csrf} />
+                <button type="submit" class="button button-danger">
+                  Cancel session
+                </button>
+              </form>
+            ) : (
+              ''
+            )}
+            {session.status === 'incomplete' ? (
+              <form method="post" action={`${base}/complete-partial`}>
+                <CsrfField token={csrf} />
+                <button type="submit" class="button button-primary">
+                  Complete with the amount received
+                </button>
+              </form>
+            ) : (
+              ''
+            )}
+            {session.status !== 'open' && session.status !== 'incomplete' ? (
+              <p class="muted">This session can no longer be canceled or completed.</p>
+            ) : (
+              ''
+            )}
+          </div>
+          <form method="post" action={`${base}/recover`} class="recover-form" aria-label="Recover a payment">
+            <h3>Recover a missed payment</h3>
+            <p class="muted small">A transfer Weir did not see: give its network and transaction hash.</p>
+            <CsrfField token={csrf} />
+            <div class="filters-fields">
+              <SelectField
+                name="chainId"
+                label="Network"
+                value={recover.chainId}
+                error={recover.errors.chainId}
+                options={[
+                  { value: '', label: 'Pick a network' },
+                  ...detail.networks.map((n) => ({ value: String(n.chainId), label: n.name })),
+                ]}
+              />
+              <Field
+                name="transactionHash"
+                label="Transaction hash"
+                value={recover.transactionHash}
+                error={recover.errors.transactionHash}
+                hint="0x and 64 hex digits"
+              />
+            </div>
+            <button type="submit" class="button button-secondary">
+              Recover
+            </button>
+          </form>
+        </>
+      )}
+    </Card>
+  );
+}
+
+function Summary({ session }: { session: CheckoutSessionDoc }): JSX.Element {
+  const c = session.currency;
+  return (
+    <Card id="session-summary" title="Summary">
+      <Facts
+        items={[
+          ['Amount', money(session.amountTotal, c)],
+          ['Received', money(session.amountReceived, c)],
+          ...(BigInt(session.amountOverpaid) > 0n ? [['Overpaid', money(session.amountOverpaid, c)] as const] : []),
+          ['Fee', money(session.amountFee, c)],
+          ['Net', money(session.amountNet, c)],
+          ['Status', () => <Badge tone={STATUS[session.status].tone} label={STATUS[session.status].text} />],
+          ['Payment', session.paymentStatus === 'paid' ? 'Paid' : 'Unpaid'],
+          ['Created', () => <DateTime iso={session.createdAt} />],
+          ['Expires', () => <DateTime iso={session.expiresAt} />],
+          ['Customer', session.customerDetails?.email ?? '—'],
+          ['Client reference', session.clientReferenceId ?? '—'],
+          ['Mode', session.mode],
+        ]}
+      />
+    </Card>
+  );
+}
+
+function PaymentIntentCard({ detail }: { detail: SessionDetail }): JSX.Element {
+  const { paymentIntent: pi, currency } = detail.session;
+  const method = pi.paymentMethod;
+  return (
+    <Card id="payment-intent" title="Payment intent">
+      <Facts
+        items={[
+          ['Id', () => <ShortId value={pi.id} keep={10} />],
+          ['Status', pi.status.replace(/_/g, ' ')],
+          ['Amount', money(pi.amount, currency)],
+          ['Received', money(pi.amountReceived, currency)],
+          ['Paying with', method ? `${method.asset.symbol} on ${networkName(detail.networks, detail.networks.find((n) => n.chainId === method.asset.chainId)?.network ?? String(method.asset.chainId))}` : 'Not chosen yet'],
+          ['Amount due', method ? money(fromChainUnits(BigInt(method.amountDue), method.asset.decimals).amount, method.asset.symbol) : '—'],
+          ['Deposit address', method ? () => <ShortId value={method.accountAddress} keep={10} /> : '—'],
+        ]}
+      />
+    </Card>
+  );
+}
+
+function Addresses({ detail }: { detail: SessionDetail }): JSX.Element {
+  return (
+    <Card id="deposit-addresses" title="Deposit addresses">
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th>Network</th>
+              <th>Asset</th>
+              <th>Address</th>
+            </tr>
+          </thead>
+          <tbody>
+            {detail.session.addresses.map((a) => (
+              <tr>
+                <td safe>{networkName(detail.networks, a.network)}</td>
+                <td safe>{a.asset.symbol}</td>
+                <td>
+                  <ShortId value={a.paymentAddress} keep={10} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </Card>
+  );
+}
+
+const PAYMENT_STATUS = {
+  pending: { tone: 'info', text: 'Confirming' },
+  confirmed: { tone: 'success', text: 'Confirmed' },
+  withdrawn: { tone: 'danger', text: 'Withdrawn' },
+} as const;
+
+function Transactions({ detail }: { detail: SessionDetail }): JSX.Element {
+  const { payments } = detail.session;
+  return (
+    <Card id="transactions" title="On-chain payments">
+      {payments.length === 0 ? (
+        <EmptyState message="No payment seen yet." hint="Transfers to the deposit addresses show here as they arrive." />
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th class="amount">Amount</th>
+                <th>Status</th>
+                <th>Transaction</th>
+                <th class="hide-narrow">Network</th>
+                <th class="hide-narrow">From</th>
+                <th class="hide-narrow">Seen</th>
+              </tr>
+            </thead>
+            <tbody>
+              {payments.map((p) => (
+                <tr>
+                  <td class="amount" safe>
+                    {money(p.amount, p.asset.symbol)}
+                  </td>
+                  <td class="nowrap">
+                    <Badge tone={PAYMENT_STATUS[p.status].tone} label={PAYMENT_STATUS[p.status].text} />
+                    {p.late ? (
+                      <>
+                        {' '}
+                        <Badge tone="warning" label="Late" />
+                      </>
+                    ) : (
+                      ''
+                    )}
+                  </td>
+                  <td>
+                    <TxLink hash={p.transactionHash} network={p.network} networks={detail.networks} />
+                  </td>
+                  <td class="hide-narrow" safe>
+                    {networkName(detail.networks, p.network)}
+                  </td>
+                  <td class="hide-narrow">
+                    <ShortId value={p.fromAddress} />
+                  </td>
+                  <td class="hide-narrow nowrap">
+                    <DateTime iso={p.detectedAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Card>
+  );
+}
+
+function Timeline({ events }: { events: RecordedEvent[] }): JSX.Element {
+  return (
+    <Card id="timeline" title="Timeline">
+      <ol class="timeline">
+        {[...events].reverse().map((e) => (
+          <li>
+            <strong safe>{describeType(e.type)}</strong>
+            <span class="muted small">
+              <DateTime iso={e.metadata.occurredAt} /> <span safe>{`· ${e.metadata.actor}`}</span>
+            </span>
+          </li>
+        ))}
+      </ol>
+      <p class="small">
+        <a href={`/dashboard/audit-trail?recordType=checkout_session&system=show&recordId=${encodeURIComponent(events[0]?.streamId.slice('checkout_session-'.length) ?? '')}`}>
+          What each event changed, in the audit trail
+        </a>
+      </p>
+    </Card>
+  );
+}
+
+const DELIVERY_STATUS = {
+  pending: { tone: 'info', text: 'Pending' },
+  succeeded: { tone: 'success', text: 'Delivered' },
+  failed: { tone: 'danger', text: 'Failed' },
+  canceled: { tone: 'neutral', text: 'Canceled' },
+} as const;
+
+function Webhooks({ detail }: { detail: SessionDetail }): JSX.Element {
+  return (
+    <Card id="webhooks" title="Webhooks sent">
+      {detail.deliveries.length === 0 ? (
+        <EmptyState message="No webhook for this session." hint="Events your endpoints subscribe to show here with each attempt." />
+      ) : (
+        <ul class="deliveries">
+          {detail.deliveries.map((d) => (
+            <li>
+              <div class="delivery-head">
+                <code safe>{d.eventType}</code>
+                <Badge tone={DELIVERY_STATUS[d.status].tone} label={DELIVERY_STATUS[d.status].text} />
+                <span class="muted small" safe>
+                  {`to ${detail.endpoints.get(d.endpointId) ?? d.endpointId}`}
+                </span>
+              </div>
+              {d.log.length === 0 ? (
+                <p class="muted small">Not attempted yet.</p>
+              ) : (
+                <table class="attempts">
+                  <caption class="visually-hidden" safe>
+                    {`Attempts of ${d.eventType}`}
+                  </caption>
+                  <thead>
+                    <tr>
+                      <th>Attempt</th>
+                      <th>When</th>
+                      <th>Answer</th>
+                      <th class="amount">Duration</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {d.log.map((a) => (
+                      <tr>
+                        <td>{a.attempt}</td>
+                        <td class="nowrap">
+                          <DateTime iso={a.at} />
+                        </td>
+                        <td safe>{a.statusCode ? `HTTP ${a.statusCode}` : (a.error ?? 'no answer')}</td>
+                        <td class="amount">{`${a.durationMs} ms`}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </Card>
+  );
+}
+
+/** The page body: refreshed as a whole (htmx) when the session, its payments or its webhooks change. */
+export function DetailBody(props: { detail: SessionDetail; csrf: string; canManage: boolean; form: ActionForm }): JSX.Element {
+  const id = props.detail.session.id;
+  return (
+    <div
+      id="session-detail"
+      {...liveRefresh(`${LIST_PATH}/${encodeURIComponent(id)}`, ['checkout-sessions', 'payments', 'webhooks'])}
+    >
+      <div class="grid grid-2">
+        <Summary session={props.detail.session} />
+        <Actions {...props} />
+      </div>
+      <div class="grid grid-2">
+        <PaymentIntentCard detail={props.detail} />
+        <Addresses detail={props.detail} />
+      </div>
+      <Transactions detail={props.detail} />
+      <div class="grid grid-2">
+        <Timeline events={props.detail.timeline} />
+        <Webhooks detail={props.detail} />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,42 @@
+import test from 'ava';
+import { parseSessionsQuery, sessionsFilter } from './list-query.ts';
+
+const TENANT = { organizationId: 'org-1', environment: 'test' as const };
+
+test('the filters as typed: status, payment status, a creation range in whole UTC days, a search over id, client reference and email', (t) => {
+  const { query, errors } = parseSessionsQuery({
+    status: 'open',
+    paymentStatus: 'unpaid',
+    from: '2026-05-01',
+    to: '2026-05-31',
+    q: ' Pat+1@Example.com ',
+    page: '3',
+  });
+  t.deepEqual(errors, {});
+  t.is(query.page, 3);
+  t.deepEqual(sessionsFilter(TENANT, query), {
+    ...TENANT,
+    status: 'open',
+    paymentStatus: 'unpaid',
+    createdAt: { $gte: '2026-05-01T00:00:00.000Z', $lt: '2026-06-01T00:00:00.000Z' },
+    $or: [
+      { _id: 'Pat+1@Example.com' },
+      { clientReferenceId: 'Pat+1@Example.com' },
+      { 'customerDetails.email': { $regex: '^Pat\\+1@Example\\.com$', $options: 'i' } },
+    ],
+  });
+});
+
+test('filters that cannot be used are named and left out; a bad page is the first', (t) => {
+  const { query, errors } = parseSessionsQuery({ status: 'paid', paymentStatus: 'maybe', from: '2026-02-31', page: '-1' });
+  t.deepEqual(errors, {
+    status: 'Pick a status: open, complete, incomplete, expired, canceled.',
+    paymentStatus: 'Pick paid or unpaid.',
+    from: 'Enter a date as YYYY-MM-DD.',
+  });
+  t.is(query.page, 1);
+  t.deepEqual(sessionsFilter(TENANT, query, errors), TENANT);
+  t.deepEqual(parseSessionsQuery({ from: '2026-05-02', to: '2026-05-01' }).errors, {
+    to: 'The end date is before the start date.',
+  });
+});

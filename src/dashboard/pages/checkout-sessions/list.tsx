@@ -1,0 +1,153 @@
+import { COLLECTIONS, type CheckoutSessionDoc } from '../../../projections/collections.ts';
+import { SESSION_STATUS_VALUES } from '../../../read-api/schema/checkout-session.ts';
+import type { ReadStore } from '../../../read-store/read-store.ts';
+import type { DashboardTenant } from '../../context.ts';
+import { Badge, Card, DateTime, EmptyState, Field, liveRefresh, money, ShortId, type Tone } from '../../ui/components.tsx';
+import { FilterForm, Pager, SelectField, withPage } from '../../ui/filters.tsx';
+import {
+  PAGE_SIZE,
+  PAYMENT_STATUSES,
+  SESSIONS_SORT,
+  type SessionsQuery,
+  type SessionsQueryErrors,
+  sessionsFilter,
+} from './list-query.ts';
+
+export const LIST_PATH = '/dashboard/checkout-sessions';
+
+export const STATUS: Record<CheckoutSessionDoc['status'], { tone: Tone; text: string }> = {
+  open: { tone: 'info', text: 'Open' },
+  complete: { tone: 'success', text: 'Complete' },
+  incomplete: { tone: 'warning', text: 'Underpaid' },
+  expired: { tone: 'neutral', text: 'Expired' },
+  canceled: { tone: 'neutral', text: 'Canceled' },
+};
+
+/** One page of the tenant's sessions (count and the page's documents only: never the whole list). */
+export async function loadSessions(
+  readStore: ReadStore,
+  tenant: DashboardTenant,
+  query: SessionsQuery,
+  errors: SessionsQueryErrors,
+): Promise<{ sessions: CheckoutSessionDoc[]; count: number }> {
+  const collection = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  const filter = sessionsFilter(tenant, query, errors);
+  const [count, sessions] = await Promise.all([
+    collection.count(filter),
+    collection.find(filter, { sort: SESSIONS_SORT, skip: (query.page - 1) * PAGE_SIZE, limit: PAGE_SIZE }),
+  ]);
+  return { sessions, count };
+}
+
+export const paramsOf = (query: SessionsQuery): Record<string, string> => ({
+  status: query.status,
+  paymentStatus: query.paymentStatus,
+  from: query.from,
+  to: query.to,
+  q: query.q,
+});
+
+export function SessionsFilters({ query, errors }: { query: SessionsQuery; errors: SessionsQueryErrors }): JSX.Element {
+  return (
+    <FilterForm path={LIST_PATH} label="Filter checkout sessions">
+      <Field
+        name="q"
+        label="Search"
+        value={query.q}
+        hint="Session id, client reference or customer email"
+        error={errors.q}
+      />
+      <SelectField
+        name="status"
+        label="Status"
+        value={query.status}
+        error={errors.status}
+        options={[
+          { value: '', label: 'Any status' },
+          ...SESSION_STATUS_VALUES.map((s) => ({ value: s, label: STATUS[s].text })),
+        ]}
+      />
+      <SelectField
+        name="paymentStatus"
+        label="Payment"
+        value={query.paymentStatus}
+        error={errors.paymentStatus}
+        options={[
+          { value: '', label: 'Paid or not' },
+          ...PAYMENT_STATUSES.map((s) => ({ value: s, label: s === 'paid' ? 'Paid' : 'Unpaid' })),
+        ]}
+      />
+      <Field name="from" label="Created from" type="date" value={query.from} error={errors.from} />
+      <Field name="to" label="Created to" type="date" value={query.to} error={errors.to} />
+    </FilterForm>
+  );
+}
+
+/** Who the session is for: the customer's email, else the client reference. */
+const customerOf = (s: CheckoutSessionDoc): string => s.customerDetails?.email ?? s.clientReferenceId ?? '—';
+
+/** The list as a card that reloads itself (same filters and page) when a session of the tenant changes. */
+export function SessionsTable(props: { sessions: CheckoutSessionDoc[]; count: number; query: SessionsQuery }): JSX.Element {
+  const params = paramsOf(props.query);
+  return (
+    <Card
+      id="sessions"
+      title="Sessions"
+      aria-live="polite"
+      {...liveRefresh(`${LIST_PATH}${withPage(params, props.query.page)}`, ['checkout-sessions'])}
+    >
+      {props.sessions.length === 0 ? (
+        <EmptyState
+          message="No checkout session matches."
+          hint="Sessions created with the API or by payment links and invoices show here."
+        />
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th class="amount">Amount</th>
+                <th>Status</th>
+                <th>Session</th>
+                <th class="hide-narrow">Customer</th>
+                <th class="hide-narrow">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.sessions.map((s) => (
+                <tr>
+                  <td class="amount" safe>
+                    {money(s.amountTotal, s.currency)}
+                  </td>
+                  <td class="nowrap">
+                    <Badge tone={STATUS[s.status].tone} label={STATUS[s.status].text} />
+                    {s.paymentStatus === 'paid' && s.status !== 'complete' ? (
+                      <>
+                        {' '}
+                        <Badge tone="success" label="Paid" />
+                      </>
+                    ) : (
+                      ''
+                    )}
+                  </td>
+                  <td>
+                    <a href={`${LIST_PATH}/${encodeURIComponent(s.id)}`} aria-label={`Session ${s.id}`}>
+                      <ShortId value={s.id} keep={8} />
+                    </a>
+                  </td>
+                  <td class="hide-narrow" safe>
+                    {customerOf(s)}
+                  </td>
+                  <td class="hide-narrow nowrap">
+                    <DateTime iso={s.createdAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager path={LIST_PATH} params={params} page={props.query.page} pageSize={PAGE_SIZE} count={props.count} />
+    </Card>
+  );
+}

@@ -1,0 +1,111 @@
+import test from 'ava';
+import { payInFull, receiveHooks, sessionEvents, type Session } from '../api/helpers.ts';
+import { sessionRequest } from '../support/weir-harness.ts';
+import { chromiumPerFile, expectAccessible, screenshot, startDashboard, watchPage } from '../support/dashboard.ts';
+
+const browser = chromiumPerFile(test);
+const SESSIONS = '/api/v1/checkout/sessions';
+
+test('Checkout sessions: list, filters and search, a paid session with its payment, timeline and webhook attempts, cancel from the dashboard, a refused recovery, live updates', async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const hooks = await receiveHooks(t, merchant.api, ['checkout_session.completed']);
+  const create = async (body: object) => {
+    const created = await merchant.api.post<Session>(SESSIONS, { ...sessionRequest('1250000000', 1), ...body });
+    t.is(created.status, 200, JSON.stringify(created.body));
+    return created.body;
+  };
+  const paid = await create({ clientReferenceId: 'order-1001', customerData: { email: 'pat@example.com' } });
+  await payInFull(dash.weir, merchant.api, paid);
+  await hooks.waitFor(paid.id, ['checkout_session.completed']);
+  const toCancel = await create({ clientReferenceId: 'order-1002' });
+  const open = await create({ clientReferenceId: 'order-1003' });
+
+  const owner = await dash.user({ role: 'owner' });
+  const page = await dash.signedIn(browser(), owner);
+  const problems = await watchPage(page);
+  await page.goto(`${dash.url}/dashboard/checkout-sessions`);
+  await page.locator('body[data-live="on"]').waitFor();
+  const rows = page.locator('#sessions tbody tr');
+  t.is(await rows.count(), 3);
+  await expectAccessible(t, page, 'checkout-sessions');
+  await screenshot(t, page, 'checkout-sessions');
+
+  // A session created while the list is open shows without a reload.
+  await create({ clientReferenceId: 'order-1004' });
+  await page.locator('#sessions tbody tr').nth(3).waitFor();
+  t.is(await rows.count(), 4);
+
+  // Search by the customer's email, then filter by status.
+  await page.getByLabel('Search').fill('PAT@example.com');
+  await Promise.all([page.waitForURL(/q=PAT/), page.getByRole('button', { name: 'Apply' }).click()]);
+  t.is(await rows.count(), 1);
+  t.regex((await rows.first().textContent()) ?? '', /12\.50 USDC.*Complete.*pat@example\.com/s);
+  await page.goto(`${dash.url}/dashboard/checkout-sessions?status=open&q=order-1003`);
+  t.is(await rows.count(), 1);
+  t.is(await rows.first().locator('code').getAttribute('title'), open.id);
+
+  // A date that is no date: named at its field, the list unfiltered by it.
+  const bad = await page.goto(`${dash.url}/dashboard/checkout-sessions?from=2026-02-31`);
+  t.is(bad?.status(), 400);
+  t.is(await page.locator('#field-from-error').textContent(), 'Enter a date as YYYY-MM-DD.');
+
+  // The paid session: its payment with an explorer link, its timeline and the webhook's attempt.
+  await page.goto(`${dash.url}/dashboard/checkout-sessions/${paid.id}`);
+  await page.locator('#webhooks').getByText('HTTP 200').waitFor();
+  const tx = page.locator('#transactions a[href^="http://127.0.0.1/tx/0x"]');
+  t.is(await tx.count(), 1);
+  t.regex((await page.locator('#transactions').textContent()) ?? '', /12\.50 USDC.*Confirmed/s);
+  const timeline = (await page.locator('#timeline').textContent()) ?? '';
+  for (const step of ['Checkout session created', 'Payment detected', 'Checkout session completed'])
+    t.true(timeline.includes(step), step);
+  t.regex((await page.locator('#webhooks').textContent()) ?? '', /checkout_session\.completed.*Delivered/s);
+  await expectAccessible(t, page, 'checkout-session');
+  await screenshot(t, page, 'checkout-session');
+
+  // Cancel from the dashboard: through the API's route, recorded as the user from their address.
+  await page.goto(`${dash.url}/dashboard/checkout-sessions/${toCancel.id}`);
+  await Promise.all([page.waitForURL(/done=canceled/), page.getByRole('button', { name: 'Cancel session' }).click()]);
+  await page.getByText('The session is canceled.').waitFor();
+  t.is((await merchant.api.get<Session>(`${SESSIONS}/${toCancel.id}`)).body.status, 'canceled');
+  const canceled = (await sessionEvents(dash.weir, toCancel.id)).find((e) => e.type === 'CheckoutSessionCanceled');
+  t.like(canceled?.metadata, { actor: `user:${owner.userId}`, clientAddress: '127.0.0.1' });
+
+  // A recovery with a hash that is no hash: named at its field, kept as typed, nothing written.
+  await page.goto(`${dash.url}/dashboard/checkout-sessions/${open.id}`);
+  const before = (await sessionEvents(dash.weir, open.id)).length;
+  await page.getByLabel('Network').selectOption({ label: 'Weir Testnet' });
+  await page.getByLabel('Transaction hash').fill('0x1234');
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/recover')),
+    page.getByRole('button', { name: 'Recover' }).click(),
+  ]);
+  t.is(answer.status(), 400);
+  await page.locator('#field-transactionHash-error').waitFor();
+  t.regex((await page.locator('#field-transactionHash-error').textContent()) ?? '', /transaction hash/);
+  t.is(await page.getByLabel('Transaction hash').inputValue(), '0x1234');
+  t.is(await page.getByLabel('Network').inputValue(), '7357');
+  t.is((await sessionEvents(dash.weir, open.id)).length, before);
+  t.deepEqual(problems(), [], 'no console error or CSP violation');
+});
+
+test('Checkout sessions: a viewer sees a session but cannot cancel it', async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const open = (await merchant.api.post<Session>(SESSIONS, sessionRequest())).body;
+  const viewer = await dash.user({ role: 'viewer' });
+  const page = await dash.signedIn(browser(), viewer);
+  await page.goto(`${dash.url}/dashboard/checkout-sessions/${open.id}`);
+  t.is(await page.getByRole('button', { name: 'Cancel session' }).count(), 0);
+  t.truthy(await page.getByText('Only an admin or owner can act on a session.').count());
+  // The form posted anyway (with the viewer's own CSRF token): refused, nothing written.
+  const headers = JSON.parse((await page.locator('body').getAttribute('hx-headers')) ?? '{}') as Record<string, string>;
+  const refused = await page.request.post(`${dash.url}/dashboard/checkout-sessions/${open.id}/cancel`, {
+    headers,
+    form: { _csrf: headers['X-CSRF-Token'] ?? '' },
+    maxRedirects: 0,
+  });
+  const status = refused.status();
+  t.is(status, 403);
+  t.is((await merchant.api.get<Session>(`${SESSIONS}/${open.id}`)).body.status, 'open');
+});
