@@ -7,7 +7,10 @@ import type { WebhookDeliveryEvent } from './webhook-delivery.machine.ts';
 
 const given = givenWhenThen(webhookDeliveryAggregate);
 const FIRST = Date.parse('2026-01-01T00:00:00.000Z');
-const attempt = (n: number, statusCode: number | null): WebhookDeliveryCommand => ({
+const attempt = (
+  n: number,
+  statusCode: number | null,
+): Extract<WebhookDeliveryCommand, { type: 'RecordDeliveryAttempt' }> => ({
   type: 'RecordDeliveryAttempt',
   attempt: n,
   firstDueAt: FIRST,
@@ -112,4 +115,58 @@ test('given a finished delivery, when its endpoint is gone, then nothing', (t) =
   const ok = given([]).when(attempt(1, 200));
   t.deepEqual(given(ok).when({ type: 'CancelDelivery', reason: 'endpoint_deleted' }), []);
   t.deepEqual(given(failures(10)).when({ type: 'CancelDelivery', reason: 'endpoint_disabled' }), []);
+});
+
+const resend = (by = 'user:u-1'): WebhookDeliveryCommand => ({ type: 'ResendDelivery', by });
+const LATER = '2026-01-02T09:00:00.000Z';
+
+test('given a succeeded delivery, when it is resent, then it is pending with one more attempt due now', (t) => {
+  const ok = given([]).when(attempt(1, 200), at(1));
+  const resent = given(ok).when(resend(), LATER);
+  t.deepEqual(resent, [{ type: 'WebhookDeliveryResent', data: { attempts: 1, at: LATER, by: 'user:u-1' } }]);
+  const state = given([...ok, ...resent]).state();
+  t.is(state.value, 'pending');
+  t.is(state.context.nextAttemptAt, LATER);
+  const second = given([...ok, ...resent]).when({ ...attempt(2, 200), response: 'thanks' }, LATER);
+  t.deepEqual(second, [
+    {
+      type: 'WebhookDeliverySucceeded',
+      data: { attempt: 2, at: LATER, statusCode: 200, error: null, durationMs: 5, response: 'thanks' },
+    },
+  ]);
+  t.is(given([...ok, ...resent, ...second]).state().value, 'succeeded');
+});
+
+test('given a failed or canceled delivery, when a resend fails, then it ends failed at once: no retries', (t) => {
+  for (const ended of [
+    failures(10),
+    [...failures(1), ...given(failures(1)).when({ type: 'CancelDelivery', reason: 'endpoint_disabled' }, at(2))],
+  ]) {
+    const resent = given(ended).when(resend('api_key:k-1'), LATER);
+    const n = given(ended).state().context.attempts + 1;
+    const outcome = given([...ended, ...resent]).when(attempt(n, 500), LATER);
+    t.deepEqual(
+      outcome.map((e) => e.type),
+      ['WebhookDeliveryAttemptFailed', 'WebhookDeliveryFailed'],
+    );
+    t.is((outcome[0]!.data as { nextAttemptAt: string | null }).nextAttemptAt, null);
+    const state = given([...ended, ...resent, ...outcome]).state();
+    t.is(state.value, 'failed');
+    t.false(state.context.resent);
+  }
+});
+
+test('given a delivery waiting for its retry, when it is resent, then the retry is due now and the schedule goes on', (t) => {
+  const two = failures(2);
+  const resent = given(two).when(resend(), at(2));
+  t.is(given([...two, ...resent]).state().context.nextAttemptAt, at(2));
+  const third = given([...two, ...resent]).when(attempt(3, 500), at(2));
+  t.is((third[0]!.data as { nextAttemptAt: string }).nextAttemptAt, at(4));
+  t.is(given([...two, ...resent, ...third]).state().value, 'pending');
+});
+
+test('given a delivery never tried or already due, when it is resent, then nothing (its attempt is coming)', (t) => {
+  t.deepEqual(given([]).when(resend()), []);
+  const one = failures(1);
+  t.deepEqual(given(one).when(resend(), at(2)), []);
 });

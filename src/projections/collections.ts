@@ -58,6 +58,8 @@ export type WebhookAttemptLog = {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  /** The start of the receiver's answer body (attempts recorded before it was kept have none). */
+  response?: string | null;
 };
 export type WebhookDeliveryDoc = ReadDocument & {
   id: string;
@@ -77,4 +79,6 @@ export type WebhookDeliveryDoc = ReadDocument & {
   log: WebhookAttemptLog[];
   /** Why a canceled delivery ended: its endpoint was deleted or disabled before it succeeded. */
   canceled?: { at: string; reason: string };
+  /** Attempts asked for by hand (resend): when, by whom (user or API key) and the attempt it made due. */
+  resends?: { at: string; by: string; attempt: number }[];
 };

@@ -139,6 +139,17 @@ export const webhooksProjection: Projection = {
         case 'WebhookDeliveryFailed':
           await deliveries.put({ ...doc, status: 'failed', nextAttemptAt: null });
           return;
+        case 'WebhookDeliveryResent':
+          await deliveries.put({
+            ...doc,
+            status: 'pending',
+            nextAttemptAt: Date.parse(typed.data.at),
+            resends: [
+              ...(doc.resends ?? []),
+              { at: typed.data.at, by: typed.data.by, attempt: typed.data.attempts + 1 },
+            ],
+          });
+          return;
         case 'WebhookDeliveryCanceled':
           await deliveries.put({
             ...doc,

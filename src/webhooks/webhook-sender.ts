@@ -15,7 +15,23 @@ import {
 
 const MAX_CACHED_TARGETS = 10_000;
 
-export type SendOutcome = { statusCode: number | null; error: string | null; durationMs: number };
+export type SendOutcome = {
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  /** The start of the answer's body (at most RESPONSE_SNIPPET_BYTES), when there was an answer. */
+  response?: string | null;
+};
+
+/** How much of a receiver's answer is kept for the delivery log: enough to see an error page's gist. */
+export const RESPONSE_SNIPPET_BYTES = 256;
+
+/** The kept start of an answer as text: control characters but newlines and tabs dropped, a cut character removed. */
+export const responseSnippet = (bytes: Buffer): string =>
+  bytes
+    .toString('utf8')
+    .replace(/\uFFFD$/, '')
+    .replace(/\p{Cc}/gu, (c) => (c === '\n' || c === '\t' ? c : ''));
 
 export type WebhookRequest = {
   url: string;
@@ -68,13 +84,21 @@ function stopped(attempt: Attempt): void {
 
 function answered(attempt: Attempt, response: IncomingMessage): void {
   const status = response.statusCode ?? 0;
-  // The body is read to its end (and dropped) so the connection can serve the next delivery.
-  response.resume();
+  // The body is read to its end so the connection can serve the next delivery; only its start is kept.
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  response.on('data', (chunk: Buffer) => {
+    if (keptBytes >= RESPONSE_SNIPPET_BYTES) return;
+    const part = chunk.subarray(0, RESPONSE_SNIPPET_BYTES - keptBytes);
+    kept.push(part);
+    keptBytes += part.length;
+  });
   response.on('end', () =>
     settle(attempt, {
       statusCode: status,
       error: status >= 200 && status < 300 ? null : `receiver answered ${status}`,
       durationMs: Math.round(performance.now() - attempt.started),
+      response: keptBytes > 0 ? responseSnippet(Buffer.concat(kept, keptBytes)) : null,
     }),
   );
   response.on('error', (error) => failed(attempt, `request failed: ${error.message}`));

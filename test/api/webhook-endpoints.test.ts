@@ -365,3 +365,64 @@ test('an endpoint gets only the event types it subscribed to', async (t) => {
   );
   t.true(completedHooks.received.every((h) => typeOf(h) === 'checkout_session.completed'));
 });
+
+test('POST /:id/deliveries/:deliveryId/resend makes a new attempt, recorded in the log with its answer', async (t) => {
+  // The first attempt gets a 500, every later one a 200.
+  const hooks = await startWebhookReceiver((_request, index) => (index === 0 ? 500 : 200));
+  t.teardown(() => hooks.close());
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const endpoint = (
+    await api.post<Endpoint>(ENDPOINTS, {
+      description: 'd',
+      url: hooks.url,
+      enabledEvents: { events: ['invoice.paid'] },
+    })
+  ).body;
+  await api.post(`${ENDPOINTS}/${endpoint.id}/test`);
+  type Logged = Delivery & {
+    attemptLog: { attempt: number; statusCode: number | null; durationMs: number; response?: string | null }[];
+    resends: { at: string; by: string; attempt: number }[];
+    nextAttemptAt: string | null;
+  };
+  const deliveryWhen = (ok: (d: Logged) => boolean, what: string) =>
+    eventually(async () => {
+      const [d] = (await api.get<Page<Logged>>(`${ENDPOINTS}/${endpoint.id}/deliveries`)).body.data;
+      return d && ok(d) ? d : undefined;
+    }, what);
+  const failed = await deliveryWhen((d) => d.attempts === 1, 'the first attempt to be recorded');
+  t.is(failed.status, 'pending', 'retried later on its schedule');
+  t.is(failed.attemptLog[0]!.statusCode, 500);
+  t.is(failed.attemptLog[0]!.response, 'ok', 'the start of the answer is kept');
+
+  // Waiting for its retry (30 s on): a resend brings it forward.
+  const resend = `${ENDPOINTS}/${endpoint.id}/deliveries/${failed.id}/resend`;
+  const answer = await api.post<Logged>(resend);
+  t.is(answer.status, 200);
+  t.deepEqual(
+    answer.body.resends.map((r) => r.attempt),
+    [2],
+  );
+  t.regex(answer.body.resends[0]!.by, /^api_key:/);
+  await hooks.waitFor((all) => all.length >= 2);
+  const succeeded = await deliveryWhen((d) => d.status === 'succeeded', 'the resent attempt to succeed');
+  t.deepEqual(
+    succeeded.attemptLog.map((a) => [a.attempt, a.statusCode]),
+    [
+      [1, 500],
+      [2, 200],
+    ],
+  );
+
+  // Ended: a resend is one more attempt, and the delivery ends as that attempt does.
+  t.is((await api.post(resend)).status, 200);
+  await hooks.waitFor((all) => all.length >= 3);
+  const again = await deliveryWhen((d) => d.attempts === 3 && d.status === 'succeeded', 'the third attempt');
+  t.is(again.attemptLog[2]!.statusCode, 200);
+  t.true(again.attemptLog.every((a) => a.durationMs >= 0));
+  t.is(JSON.parse(hooks.received[2]!.body).id, JSON.parse(hooks.received[0]!.body).id, 'the same event, same id');
+
+  assertError(t, await api.post(`${ENDPOINTS}/${endpoint.id}/deliveries/nope/resend`), 404, {
+    code: 'resource_missing',
+  });
+});

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { ExecutionContext, TestFn } from 'ava';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { WeirConfig } from '../../src/app/config.ts';
 import type { WeirOverrides } from '../../src/app/start-weir.ts';
 import type { UserRole } from '../../src/actors/user.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
@@ -64,10 +65,10 @@ export async function newPage(t: ExecutionContext, browser: Browser, width = 128
 
 export async function startDashboard(
   t: ExecutionContext,
-  options: { dashboard?: WeirOverrides['dashboard']; clock?: ManualClock } = {},
+  options: { dashboard?: WeirOverrides['dashboard']; clock?: ManualClock; config?: Partial<WeirConfig> } = {},
 ) {
   const clock = options.clock ?? createManualClock(Date.now());
-  const weir = await startTestWeir(t, {}, { clock, dashboard: options.dashboard });
+  const weir = await startTestWeir(t, options.config ?? {}, { clock, dashboard: options.dashboard });
   let merchant: Awaited<ReturnType<typeof createMerchant>> | null = null;
   /** The organization users are made in: one per Weir, with test and live keys and a test payment method. */
   const organization = async () => {

@@ -8913,6 +8913,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description Makes one more attempt now, recorded in the delivery’s `attemptLog` like the others. On a delivery that ended (succeeded, failed or canceled) it is that one attempt: if it fails, the delivery ends `failed`, with no retries. On a delivery still being retried it brings the next retry forward; the schedule goes on after it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The delivery's id */
+                    deliveryId: string;
+                    /** @description The webhook endpoint's id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDelivery"];
+                    };
+                };
+                /** @description Idempotency-Key is over 255 characters; The endpoint is disabled: enable it first. Codes: `parameter_invalid`, `endpoint_disabled` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No webhook endpoint or delivery with this id in the key's organization and environment. Codes: `resource_missing` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhook-endpoints/{id}/regenerate": {
         parameters: {
             query?: never;
@@ -13917,6 +14018,7 @@ export interface components {
             updatedAt: string;
         };
         WebhookDelivery: {
+            /** @description Each attempt: `attempt`, `at`, `statusCode`, `error`, `durationMs` and `response` (the start of the answer body) */
             attemptLog: {
                 [key: string]: unknown;
             }[];
@@ -13930,6 +14032,13 @@ export interface components {
             id: string;
             /** Format: date-time */
             nextAttemptAt: string | null;
+            /** @description Attempts asked for by hand: when, by whom (`user:<id>` or `api_key:<id>`) and which attempt */
+            resends: {
+                /** Format: date-time */
+                at: string;
+                attempt: number;
+                by: string;
+            }[];
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed" | "canceled";
         };

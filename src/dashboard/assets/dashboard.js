@@ -47,4 +47,29 @@
       },
     );
   });
+// Copy buttons (ui/copy.tsx): shown only where the clipboard can be written; they copy the input
+// they name and say so (for screen readers too, in the field's status line).
+(() => {
+  const wire = (root) => {
+    for (const button of root.querySelectorAll('button[data-copy]')) {
+      if (button.dataset.wired || !navigator.clipboard) continue;
+      button.dataset.wired = 'yes';
+      button.hidden = false;
+      button.addEventListener('click', async () => {
+        const input = document.getElementById(button.dataset.copy);
+        const status = document.querySelector(`[data-copy-status="${button.dataset.copy}"]`);
+        if (!input) return;
+        try {
+          await navigator.clipboard.writeText(input.value);
+          button.textContent = 'Copied';
+          if (status) status.textContent = 'Copied to the clipboard';
+        } catch {
+          input.select();
+          if (status) status.textContent = 'Select the text and copy it';
+        }
+      });
+    }
+  };
+  wire(document);
+  document.body.addEventListener('htmx:afterSwap', (event) => wire(event.target));
 })();

@@ -2,9 +2,15 @@ import Router from '@koa/router';
 import { webhookEndpointAggregate, type WebhookEndpointChanges } from '../../actors/webhook-endpoint.ts';
 import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../../projections/collections.ts';
 import { publicWebhookEndpoint } from '../../projections/public-views.ts';
-import { NotFoundError, ValidationError } from '../../shared/errors.ts';
+import { webhookDeliveryAggregate } from '../../../machines/webhook-delivery.aggregate.ts';
+import { InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { generateWebhookSecret } from '../../tenancy/secrets.ts';
-import { SPEC_EVENT_TYPE_NAMES, WEBHOOK_EVENT_TYPES, isWebhookEventType } from '../../webhooks/webhook-event-types.ts';
+import {
+  SPEC_EVENT_TYPE_NAMES,
+  TEST_WEBHOOK_EVENT_TYPE,
+  WEBHOOK_EVENT_TYPES,
+  isWebhookEventType,
+} from '../../webhooks/webhook-event-types.ts';
 import { checkWebhookTarget, WebhookTargetRefusedError, webhookTargetPolicy } from '../../webhooks/webhook-target.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
@@ -95,6 +101,20 @@ const EndpointUpdate = bodyObject({
   isDisabled: optional(bool()),
   enabledEvents: optional(EnabledEvents),
 }).openapi('WebhookEndpointUpdate', { description: 'Only the fields sent change' });
+
+const presentDelivery = (d: WebhookDeliveryDoc) => ({
+  id: d.id,
+  endpointId: d.endpointId,
+  eventId: d.eventId,
+  eventType: d.eventType,
+  status: d.status,
+  attempts: d.attempts,
+  nextAttemptAt: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt).toISOString(),
+  createdAt: d.createdAt,
+  attemptLog: d.log,
+  canceled: d.canceled ?? null,
+  resends: d.resends ?? [],
+});
 
 /** Webhook endpoints and their delivery logs. */
 export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
@@ -296,19 +316,46 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
       return listPage(ctx, deliveries, {
         base: { endpointId: endpoint.id },
         filters: { status: { values: ['pending', 'succeeded', 'failed', 'canceled'] }, eventType: {}, eventId: {} },
-        present: (d) => ({
-          id: d.id,
-          endpointId: d.endpointId,
-          eventId: d.eventId,
-          eventType: d.eventType,
-          status: d.status,
-          attempts: d.attempts,
-          nextAttemptAt: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt).toISOString(),
-          createdAt: d.createdAt,
-          attemptLog: d.log,
-          canceled: d.canceled ?? null,
-        }),
+        present: presentDelivery,
       });
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/:id/deliveries/:deliveryId/resend',
+      summary: 'Send a delivery again',
+      description:
+        'Makes one more attempt now, recorded in the delivery’s `attemptLog` like the others. On a delivery that ended ' +
+        '(succeeded, failed or canceled) it is that one attempt: if it fails, the delivery ends `failed`, with no ' +
+        'retries. On a delivery still being retried it brings the next retry forward; the schedule goes on after it.',
+      params: params.extend({
+        deliveryId: z
+          .string()
+          .openapi({ description: "The delivery's id", example: '7c9e6679-7425-40de-944b-e07fc1f90ae7' }),
+      }),
+      response: WebhookDeliverySchema,
+      errors: [
+        notFound('webhook endpoint or delivery'),
+        { status: 400, codes: ['endpoint_disabled'], description: 'The endpoint is disabled: enable it first' },
+      ],
+    },
+    async (ctx, { params: { deliveryId } }) => {
+      const endpoint = await load(ctx);
+      const delivery = await deliveries.get(deliveryId);
+      if (!delivery || delivery.endpointId !== endpoint.id) throw new NotFoundError('webhook delivery', deliveryId);
+      // A disabled endpoint takes nothing but tests: the attempt would only be canceled.
+      if (endpoint.isDisabled && delivery.eventType !== TEST_WEBHOOK_EVENT_TYPE)
+        throw new InvalidStateError(
+          `webhook endpoint ${endpoint.id} is disabled: enable it before resending`,
+          'endpoint_disabled',
+        );
+      await commandFor(deps, ctx, webhookDeliveryAggregate, delivery.id, {
+        type: 'ResendDelivery',
+        by: ctx.state.tenant.actor,
+      });
+      return presentDelivery((await deliveries.get(delivery.id))!);
     },
   );
 

@@ -118,8 +118,14 @@ export const WebhookDeliverySchema = z
     attempts: z.number().int(),
     nextAttemptAt: timestamp().nullable(),
     createdAt: timestamp(),
-    attemptLog: z.array(z.looseObject({})),
+    attemptLog: z.array(z.looseObject({})).openapi({
+      description:
+        'Each attempt: `attempt`, `at`, `statusCode`, `error`, `durationMs` and `response` (the start of the answer body)',
+    }),
     canceled: z.unknown().nullable(),
+    resends: z.array(z.object({ at: timestamp(), by: z.string(), attempt: z.number().int() })).openapi({
+      description: 'Attempts asked for by hand: when, by whom (`user:<id>` or `api_key:<id>`) and which attempt',
+    }),
   })
   .openapi('WebhookDelivery');
 

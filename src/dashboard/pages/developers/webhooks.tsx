@@ -1,0 +1,522 @@
+import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../../../projections/collections.ts';
+import { NotFoundError } from '../../../shared/errors.ts';
+import { TEST_WEBHOOK_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../../webhooks/webhook-event-types.ts';
+import { apiFor } from '../../api.ts';
+import { reauthenticate, ReauthFields } from '../../auth/reauth.tsx';
+import type { DashboardContext, DashboardDeps, DashboardTenant } from '../../context.ts';
+import { isHtmx, redirectTo, sendHtml } from '../../http.ts';
+import type { PageRoutes } from '../../page.ts';
+import {
+  Alert,
+  Badge,
+  Card,
+  CsrfField,
+  DateTime,
+  EmptyState,
+  Field,
+  liveRefresh,
+  type Tone,
+} from '../../ui/components.tsx';
+import { CopyField } from '../../ui/copy.tsx';
+import { AppLayout } from '../../ui/layout.tsx';
+import { DEVELOPERS } from './api-keys.tsx';
+import { apiMessage, ConfirmPage, DoneAlert, errorsOf, type FormErrors } from './forms.tsx';
+
+const WEBHOOKS = `${DEVELOPERS}/webhooks`;
+const DELIVERIES_SHOWN = 50;
+
+/** The endpoint form as typed: what a 4xx re-renders. */
+type EndpointForm = { url: string; description: string; events: string[]; enabled: boolean; errors: FormErrors };
+
+/** API field paths → the inputs of the endpoint form. */
+const ENDPOINT_INPUTS = { url: 'url', description: 'description', enabledEvents: 'events', isDisabled: 'enabled' };
+
+export async function listEndpoints(deps: DashboardDeps, tenant: DashboardTenant): Promise<WebhookEndpointDoc[]> {
+  return deps.readStore
+    .collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints)
+    .find({ ...tenant, deleted: false }, { sort: { createdAt: -1 } });
+}
+
+const eventsSummary = (events: string[]): string =>
+  events.includes('*') ? 'All events' : events.length === 1 ? events[0]! : `${events.length} event types`;
+
+/** The endpoints card of the Developers page. */
+export function EndpointsCard({ endpoints }: { endpoints: WebhookEndpointDoc[] }): JSX.Element {
+  return (
+    <Card
+      title="Webhook endpoints"
+      id="webhook-endpoints"
+      actions={
+        <a class="button-secondary" href={`${WEBHOOKS}/new`}>
+          Add endpoint
+        </a>
+      }
+    >
+      {endpoints.length === 0 ? (
+        <EmptyState message="No webhook endpoints." hint="Add one to be told of payments, invoices and more." />
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>URL</th>
+                <th class="hide-narrow">Events</th>
+                <th>State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {endpoints.map((e) => (
+                <tr>
+                  <td class="url-cell">
+                    <a href={`${WEBHOOKS}/${e.id}`} safe>
+                      {e.url}
+                    </a>
+                    <span class="muted cell-note" safe>
+                      {e.description}
+                    </span>
+                  </td>
+                  <td class="hide-narrow" safe>
+                    {eventsSummary(e.enabledEvents.events)}
+                  </td>
+                  <td>
+                    {e.isDisabled ? (
+                      <Badge tone="neutral" label="Disabled" />
+                    ) : (
+                      <Badge tone="success" label="Enabled" />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Card>
+  );
+}
+
+function FormAlert({ errors }: { errors: FormErrors }): JSX.Element {
+  return errors.form ? (
+    <Alert tone="danger">
+      <span safe>{errors.form}</span>
+    </Alert>
+  ) : (
+    ''
+  );
+}
+
+/** URL, description, enabled and the event types (every one as a checkbox, or all with `*`). */
+function EndpointFields({ form }: { form: EndpointForm }): JSX.Element {
+  const error = form.errors.events;
+  return (
+    <>
+      <Field
+        name="url"
+        label="Endpoint URL"
+        type="url"
+        value={form.url}
+        error={form.errors.url}
+        hint="Weir POSTs signed JSON here."
+        required
+      />
+      <Field name="description" label="Description" value={form.description} error={form.errors.description} required />
+      <div class="field">
+        <label class="choice">
+          <input type="checkbox" name="enabled" value="yes" checked={form.enabled} />
+          <span>Enabled (a disabled endpoint gets nothing but test events)</span>
+        </label>
+      </div>
+      <fieldset
+        class={['event-types', error ? 'has-error' : '']}
+        aria-describedby={error ? 'events-error' : undefined}
+        id="field-events"
+      >
+        <legend>Events to send</legend>
+        <label class="choice">
+          <input type="checkbox" name="events" value="*" checked={form.events.includes('*')} />
+          <span>All events, present and future</span>
+        </label>
+        <div class="event-grid">
+          {WEBHOOK_EVENT_TYPES.map((type) => (
+            <label class="choice">
+              <input type="checkbox" name="events" value={type} checked={form.events.includes(type)} />
+              <code safe>{type}</code>
+            </label>
+          ))}
+        </div>
+        {error ? (
+          <p class="error" id="events-error" safe>
+            {error}
+          </p>
+        ) : (
+          ''
+        )}
+      </fieldset>
+    </>
+  );
+}
+
+const formOf = (form: URLSearchParams): EndpointForm => ({
+  url: (form.get('url') ?? '').trim(),
+  description: (form.get('description') ?? '').trim(),
+  events: form.getAll('events'),
+  enabled: form.get('enabled') === 'yes',
+  errors: {},
+});
+
+const bodyOf = (form: EndpointForm) => ({
+  url: form.url,
+  description: form.description,
+  isDisabled: !form.enabled,
+  enabledEvents: { events: form.events },
+});
+
+function NewEndpointPage({ ctx, form }: { ctx: DashboardContext; form: EndpointForm }): JSX.Element {
+  return (
+    <AppLayout ctx={ctx} title="Add a webhook endpoint" screen="developers">
+      <p>
+        <a href={DEVELOPERS}>← Developers</a>
+      </p>
+      <Card>
+        <form method="post" action={WEBHOOKS} id="endpoint-form">
+          <CsrfField token={ctx.state.csrfToken} />
+          <FormAlert errors={form.errors} />
+          <EndpointFields form={form} />
+          <ReauthFields user={ctx.state.user} error={form.errors.reauth} />
+          <button type="submit" class="button-primary">
+            Add endpoint
+          </button>
+        </form>
+      </Card>
+    </AppLayout>
+  );
+}
+
+const DELIVERY_STATUS: Record<WebhookDeliveryDoc['status'], { tone: Tone; text: string }> = {
+  pending: { tone: 'info', text: 'Pending' },
+  succeeded: { tone: 'success', text: 'Delivered' },
+  failed: { tone: 'danger', text: 'Failed' },
+  canceled: { tone: 'neutral', text: 'Canceled' },
+};
+
+const attemptTone = (statusCode: number | null): Tone =>
+  statusCode !== null && statusCode >= 200 && statusCode < 300 ? 'success' : 'danger';
+
+/** The delivery log of one endpoint: each delivery with its attempts (status, duration, answer) and Resend. */
+export function DeliveriesCard(props: {
+  ctx: DashboardContext;
+  endpoint: WebhookEndpointDoc;
+  deliveries: WebhookDeliveryDoc[];
+}): JSX.Element {
+  const { ctx, endpoint, deliveries } = props;
+  return (
+    <Card
+      title="Deliveries"
+      id="deliveries"
+      aria-live="polite"
+      {...liveRefresh(`${WEBHOOKS}/${endpoint.id}/deliveries`, ['webhooks'])}
+    >
+      {deliveries.length === 0 ? (
+        <EmptyState message="Nothing sent yet." hint="Send a test event to see a delivery here." />
+      ) : (
+        <ul class="delivery-list">
+          {deliveries.map((d) => {
+            const resent = new Set((d.resends ?? []).map((r) => r.attempt));
+            return (
+              <li>
+                <details class="delivery" id={`delivery-${d.id}`}>
+                  <summary>
+                    <code safe>{d.eventType}</code>
+                    <Badge {...DELIVERY_STATUS[d.status]} label={DELIVERY_STATUS[d.status].text} />
+                    <span class="muted">{`${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`}</span>
+                    <span class="muted delivery-time">
+                      <DateTime iso={d.createdAt} />
+                    </span>
+                  </summary>
+                  {d.log.length === 0 ? (
+                    <p class="muted">Not tried yet.</p>
+                  ) : (
+                    <div class="table-wrap">
+                      <table class="attempts">
+                        <caption class="visually-hidden" safe>{`Attempts of ${d.eventType}`}</caption>
+                        <thead>
+                          <tr>
+                            <th>#</th>
+                            <th>Answer</th>
+                            <th class="amount">Duration</th>
+                            <th class="hide-narrow">When</th>
+                            <th>Response</th>
+                          </tr>
+                        </thead>
+                        <tbody>
+                          {d.log.map((a) => (
+                            <tr>
+                              <td>{`${a.attempt}${resent.has(a.attempt) ? ' (resent)' : ''}`}</td>
+                              <td class="nowrap">
+                                <Badge
+                                  tone={attemptTone(a.statusCode)}
+                                  label={a.statusCode !== null ? `HTTP ${a.statusCode}` : 'No answer'}
+                                />
+                              </td>
+                              <td class="amount nowrap">{`${a.durationMs} ms`}</td>
+                              <td class="hide-narrow nowrap">
+                                <DateTime iso={a.at} />
+                              </td>
+                              <td class="response-cell">
+                                <code safe>{a.response ?? a.error ?? '—'}</code>
+                              </td>
+                            </tr>
+                          ))}
+                        </tbody>
+                      </table>
+                    </div>
+                  )}
+                  <form method="post" action={`${WEBHOOKS}/${endpoint.id}/deliveries/${d.id}/resend`}>
+                    <CsrfField token={ctx.state.csrfToken} />
+                    <button type="submit" class="button-secondary">
+                      Resend
+                    </button>
+                    <span class="muted">{' Sends the same event again now, as a new attempt.'}</span>
+                  </form>
+                </details>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </Card>
+  );
+}
+
+type EndpointExtra = { form?: EndpointForm; secret?: { value: string; regenerated: boolean }; error?: string };
+
+function EndpointPage(props: {
+  ctx: DashboardContext;
+  endpoint: WebhookEndpointDoc;
+  deliveries: WebhookDeliveryDoc[];
+  extra: EndpointExtra;
+}): JSX.Element {
+  const { ctx, endpoint, deliveries, extra } = props;
+  const base = `${WEBHOOKS}/${endpoint.id}`;
+  const form: EndpointForm = extra.form ?? {
+    url: endpoint.url,
+    description: endpoint.description,
+    events: endpoint.enabledEvents.events,
+    enabled: !endpoint.isDisabled,
+    errors: {},
+  };
+  return (
+    <AppLayout
+      ctx={ctx}
+      title="Webhook endpoint"
+      screen="developers"
+      actions={
+        <form method="post" action={`${base}/test`}>
+          <CsrfField token={ctx.state.csrfToken} />
+          <button type="submit" class="button-primary">
+            Send test event
+          </button>
+        </form>
+      }
+    >
+      <p>
+        <a href={DEVELOPERS}>← Developers</a>
+      </p>
+      <DoneAlert
+        ctx={ctx}
+        messages={{
+          created: 'Endpoint added.',
+          saved: 'Endpoint saved.',
+          test: `Test event (${TEST_WEBHOOK_EVENT_TYPE}) sent: see it under Deliveries.`,
+          resent: 'Sent again: the new attempt shows under Deliveries.',
+        }}
+      />
+      {extra.error ? (
+        <Alert tone="danger">
+          <span safe>{extra.error}</span>
+        </Alert>
+      ) : (
+        ''
+      )}
+      <p class="endpoint-url">
+        <code safe>{endpoint.url}</code>{' '}
+        {endpoint.isDisabled ? <Badge tone="neutral" label="Disabled" /> : <Badge tone="success" label="Enabled" />}
+      </p>
+      <DeliveriesCard ctx={ctx} endpoint={endpoint} deliveries={deliveries} />
+      <div class="grid grid-2">
+        <Card title="Settings" id="endpoint-settings">
+          <form method="post" action={base} id="endpoint-form">
+            <CsrfField token={ctx.state.csrfToken} />
+            <FormAlert errors={form.errors} />
+            <EndpointFields form={form} />
+            <p class="hint">Changing the URL asks for your password again.</p>
+            <button type="submit" class="button-primary">
+              Save
+            </button>
+          </form>
+        </Card>
+        <div>
+          <Card title="Signing secret" id="signing-secret">
+            {extra.secret ? (
+              <>
+                {extra.secret.regenerated ? (
+                  <Alert tone="success">New secret made: deliveries are signed with it from now on.</Alert>
+                ) : (
+                  ''
+                )}
+                <CopyField id="signing-secret-value" label="Signing secret" value={extra.secret.value} />
+              </>
+            ) : (
+              <p class="muted">
+                Deliveries are signed with this secret (see the signature headers). It is hidden: reveal it with your
+                password.
+              </p>
+            )}
+            <div class="button-row">
+              <form method="post" action={`${base}/secret`}>
+                <CsrfField token={ctx.state.csrfToken} />
+                <button type="submit" class="button-secondary">
+                  Reveal secret
+                </button>
+              </form>
+              <form method="post" action={`${base}/regenerate`}>
+                <CsrfField token={ctx.state.csrfToken} />
+                <button type="submit" class="button-secondary">
+                  Regenerate secret
+                </button>
+              </form>
+            </div>
+          </Card>
+          <Card title="Delete endpoint" id="delete-endpoint">
+            <p class="muted">Nothing more is sent to it; deliveries waiting for a retry end.</p>
+            <a class="button-danger" href={`${base}/delete`}>
+              Delete endpoint
+            </a>
+          </Card>
+        </div>
+      </div>
+    </AppLayout>
+  );
+}
+
+/**
+ * Webhook endpoints through `/api/v1/webhook-endpoints`: adding one, changing its URL, revealing or
+ * regenerating its secret ask for the password again; the delivery log refreshes live.
+ */
+export function webhookRoutes(routes: PageRoutes, deps: DashboardDeps): void {
+  const endpoints = deps.readStore.collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints);
+  const deliveries = deps.readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
+  const load = async (ctx: DashboardContext): Promise<WebhookEndpointDoc> => {
+    const doc = await endpoints.get(ctx.params.id!);
+    const { organizationId, environment } = ctx.state.tenant;
+    if (!doc || doc.deleted || doc.organizationId !== organizationId || doc.environment !== environment)
+      throw new NotFoundError('webhook endpoint', ctx.params.id!);
+    return doc;
+  };
+  const deliveriesOf = (ctx: DashboardContext, endpoint: WebhookEndpointDoc) =>
+    deliveries.find(
+      { ...ctx.state.tenant, endpointId: endpoint.id },
+      { sort: { createdAt: -1 }, limit: DELIVERIES_SHOWN },
+    );
+  const show = async (ctx: DashboardContext, extra: EndpointExtra = {}, status = 200) => {
+    const endpoint = await load(ctx);
+    await sendHtml(
+      ctx,
+      <EndpointPage ctx={ctx} endpoint={endpoint} deliveries={await deliveriesOf(ctx, endpoint)} extra={extra} />,
+      status,
+    );
+  };
+
+  routes.get(`${WEBHOOKS}/new`, 'developers', async (ctx) => {
+    const form: EndpointForm = { url: '', description: '', events: [], enabled: true, errors: {} };
+    await sendHtml(ctx, <NewEndpointPage ctx={ctx} form={form} />);
+  });
+
+  routes.post(WEBHOOKS, 'developers', async (ctx) => {
+    if (!(await reauthenticate(ctx, deps, 'add a webhook endpoint'))) return;
+    const form = formOf(ctx.state.form);
+    const answer = await apiFor(ctx, deps)<{ id: string }>('POST', '/api/v1/webhook-endpoints', bodyOf(form));
+    if (answer.status >= 400) {
+      const errors = errorsOf(answer, ENDPOINT_INPUTS);
+      return sendHtml(ctx, <NewEndpointPage ctx={ctx} form={{ ...form, errors }} />, answer.status);
+    }
+    redirectTo(ctx, `${WEBHOOKS}/${answer.body.id}?done=created`);
+  });
+
+  routes.get(`${WEBHOOKS}/:id`, 'developers', (ctx) => show(ctx));
+
+  routes.get(`${WEBHOOKS}/:id/deliveries`, 'developers', async (ctx) => {
+    const endpoint = await load(ctx);
+    if (!isHtmx(ctx)) return ctx.redirect(`${WEBHOOKS}/${endpoint.id}`);
+    await sendHtml(
+      ctx,
+      <DeliveriesCard ctx={ctx} endpoint={endpoint} deliveries={await deliveriesOf(ctx, endpoint)} />,
+    );
+  });
+
+  routes.post(`${WEBHOOKS}/:id`, 'developers', async (ctx) => {
+    const endpoint = await load(ctx);
+    const form = formOf(ctx.state.form);
+    // A new URL sends the tenant's data elsewhere: as sensitive as a new endpoint.
+    if (form.url !== endpoint.url && !(await reauthenticate(ctx, deps, 'change the endpoint URL'))) return;
+    const answer = await apiFor(ctx, deps)('PUT', `/api/v1/webhook-endpoints/${endpoint.id}`, bodyOf(form));
+    if (answer.status >= 400)
+      return show(ctx, { form: { ...form, errors: errorsOf(answer, ENDPOINT_INPUTS) } }, answer.status);
+    redirectTo(ctx, `${WEBHOOKS}/${endpoint.id}?done=saved`);
+  });
+
+  routes.post(`${WEBHOOKS}/:id/secret`, 'developers', async (ctx) => {
+    const endpoint = await load(ctx);
+    if (!(await reauthenticate(ctx, deps, 'see the signing secret'))) return;
+    const answer = await apiFor(ctx, deps)<{ secret: string }>('GET', `/api/v1/webhook-endpoints/${endpoint.id}`);
+    await show(ctx, { secret: { value: answer.body.secret, regenerated: false } }, answer.status);
+  });
+
+  routes.post(`${WEBHOOKS}/:id/regenerate`, 'developers', async (ctx) => {
+    const endpoint = await load(ctx);
+    if (!(await reauthenticate(ctx, deps, 'replace the signing secret'))) return;
+    const answer = await apiFor(ctx, deps)<{ secret: string }>(
+      'POST',
+      `/api/v1/webhook-endpoints/${endpoint.id}/regenerate`,
+    );
+    await show(ctx, { secret: { value: answer.body.secret, regenerated: true } }, answer.status);
+  });
+
+  routes.post(`${WEBHOOKS}/:id/test`, 'developers', async (ctx) => {
+    const endpoint = await load(ctx);
+    const answer = await apiFor(ctx, deps)('POST', `/api/v1/webhook-endpoints/${endpoint.id}/test`);
+    if (answer.status >= 400) return show(ctx, { error: apiMessage(answer) }, answer.status);
+    redirectTo(ctx, `${WEBHOOKS}/${endpoint.id}?done=test`);
+  });
+
+  routes.post(`${WEBHOOKS}/:id/deliveries/:deliveryId/resend`, 'developers', async (ctx) => {
+    const endpoint = await load(ctx);
+    const answer = await apiFor(ctx, deps)(
+      'POST',
+      `/api/v1/webhook-endpoints/${endpoint.id}/deliveries/${encodeURIComponent(ctx.params.deliveryId!)}/resend`,
+    );
+    if (answer.status >= 400) return show(ctx, { error: apiMessage(answer) }, answer.status);
+    redirectTo(ctx, `${WEBHOOKS}/${endpoint.id}?done=resent`);
+  });
+
+  routes.get(`${WEBHOOKS}/:id/delete`, 'developers', async (ctx) => {
+    const endpoint = await load(ctx);
+    await sendHtml(
+      ctx,
+      <ConfirmPage
+        ctx={ctx}
+        title="Delete webhook endpoint"
+        message={`Delete the endpoint ${endpoint.url}? Nothing more is sent to it. This cannot be undone.`}
+        action={`${WEBHOOKS}/${endpoint.id}/delete`}
+        button="Delete endpoint"
+        back={`${WEBHOOKS}/${endpoint.id}`}
+      />,
+    );
+  });
+
+  routes.post(`${WEBHOOKS}/:id/delete`, 'developers', async (ctx) => {
+    const endpoint = await load(ctx);
+    await apiFor(ctx, deps)('DELETE', `/api/v1/webhook-endpoints/${endpoint.id}`);
+    redirectTo(ctx, `${DEVELOPERS}?done=endpoint-deleted`);
+  });
+}

@@ -1,0 +1,241 @@
+import test from 'ava';
+import type { Page } from 'playwright-core';
+import { apiClient, eventually } from '../support/api-client.ts';
+import {
+  chromiumPerFile,
+  expectAccessible,
+  PASSWORD,
+  screenshot,
+  startDashboard,
+  watchPage,
+} from '../support/dashboard.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+
+const browser = chromiumPerFile(test);
+
+type Page_<T> = { data: T[]; count: number };
+
+/** Answers the re-authentication page (the form as posted is carried through it). */
+async function confirmWithPassword(page: Page): Promise<void> {
+  await page.getByRole('heading', { name: "Confirm it's you" }).waitFor();
+  await page.getByLabel('Your password').fill(PASSWORD);
+  await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Confirm' }).click()]);
+}
+
+test('Developers: API keys are created and regenerated after the password, shown once, work against /api/v1, and deleted after a confirmation; a viewer is refused', async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const developer = await dash.user({ role: 'developer' });
+  const page = await dash.signedIn(browser(), developer);
+  const problems = await watchPage(page);
+  await page.goto(`${dash.url}/dashboard/developers`);
+  const keysBefore = (await merchant.api.get<Page_<{ id: string }>>('/api/v1/api-keys')).body.count;
+
+  // Bad input: a name over 100 characters is refused at the field, the form kept, nothing written.
+  const tooLong = 'k'.repeat(101);
+  await page.getByLabel('Key name').fill(tooLong);
+  await page.getByLabel('Your password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await page.locator('#field-name-error').waitFor();
+  t.regex((await page.locator('#field-name-error').textContent()) ?? '', /100/);
+  t.is(await page.getByLabel('Key name').inputValue(), tooLong);
+  t.is((await merchant.api.get<Page_<{ id: string }>>('/api/v1/api-keys')).body.count, keysBefore);
+
+  // Create: the password is asked in the same form; the secret is shown this once and works.
+  await page.getByLabel('Key name').fill('shop backend');
+  await page.getByLabel('Your password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const secretInput = page.locator('#secret-key');
+  await secretInput.waitFor();
+  const secret = await secretInput.inputValue();
+  t.regex(secret, /^sk_test_/);
+  t.true(await page.getByRole('button', { name: 'Copy' }).isVisible(), 'the copy button is shown with JavaScript');
+  t.is((await apiClient(dash.url, secret).get('/api/v1/api-keys')).status, 200, 'the new secret works');
+  await expectAccessible(t, page, 'developers-key-created');
+  await page.goto(`${dash.url}/dashboard/developers`);
+  t.false((await page.content()).includes(secret), 'never shown again');
+  const row = page.locator('#api-keys tbody tr', { hasText: 'shop backend' });
+  t.is(await row.locator('code').textContent(), `sk_test_…${secret.slice(-4)}`);
+
+  // Regenerate: the password again, then the new secret once; the old one stops working.
+  await row.getByRole('button', { name: 'Regenerate shop backend' }).click();
+  await confirmWithPassword(page);
+  const renewed = await page.locator('#secret-key').inputValue();
+  t.not(renewed, secret);
+  t.is((await apiClient(dash.url, secret).get('/api/v1/api-keys')).status, 401);
+  t.is((await apiClient(dash.url, renewed).get('/api/v1/api-keys')).status, 200);
+
+  // Delete: a confirmation page, then gone.
+  await page.goto(`${dash.url}/dashboard/developers`);
+  await page
+    .locator('#api-keys tbody tr', { hasText: 'shop backend' })
+    .getByRole('link', { name: 'Delete shop backend' })
+    .click();
+  await page.getByRole('button', { name: 'Delete key' }).click();
+  await page.getByText('API key deleted.').waitFor();
+  t.is(await page.locator('#api-keys tbody tr', { hasText: 'shop backend' }).count(), 0);
+  t.is((await apiClient(dash.url, renewed).get('/api/v1/api-keys')).status, 401);
+  t.deepEqual(problems(), []);
+  await expectAccessible(t, page, 'developers');
+  await screenshot(t, page, 'developers');
+
+  // A viewer is refused the screen and its actions.
+  const viewer = await dash.user({ role: 'viewer' });
+  const viewing = await dash.signedIn(browser(), viewer);
+  t.is((await viewing.goto(`${dash.url}/dashboard/developers`))?.status(), 403);
+  const csrf = await viewing.locator('input[name=_csrf]').first().inputValue();
+  const refused = await viewing.request.post(`${dash.url}/dashboard/developers/api-keys`, {
+    form: { _csrf: csrf, name: 'sneaky', reauth_password: PASSWORD },
+  });
+  t.is(refused.status(), 403);
+  t.is((await merchant.api.get<Page_<{ id: string }>>('/api/v1/api-keys')).body.count, keysBefore);
+});
+
+test('Developers: a webhook endpoint is added after the password; its test event is delivered, logged with status, duration and answer, and resent as a new attempt', async (t) => {
+  const hooks = await startWebhookReceiver();
+  t.teardown(() => hooks.close());
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const page = await dash.signedIn(browser(), owner);
+  const problems = await watchPage(page);
+  await page.goto(`${dash.url}/dashboard/developers`);
+  await page.getByRole('link', { name: 'Add endpoint' }).click();
+
+  // A URL the API refuses: named at the field, the form kept as typed, nothing written.
+  await page.getByLabel('Endpoint URL').fill('ftp://shop.example/hooks');
+  await page.getByLabel('Description').fill('order fulfilment');
+  await page.getByLabel('checkout_session.completed').check();
+  await page.getByLabel('invoice.paid').check();
+  await page.getByLabel('Your password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Add endpoint' }).click();
+  await page.locator('#field-url-error').waitFor();
+  t.is(await page.getByLabel('Endpoint URL').inputValue(), 'ftp://shop.example/hooks');
+  t.is(await page.getByLabel('Description').inputValue(), 'order fulfilment');
+  t.true(await page.getByLabel('invoice.paid').isChecked());
+  t.is((await merchant.api.get<Page_<{ id: string }>>('/api/v1/webhook-endpoints')).body.count, 0);
+  await expectAccessible(t, page, 'webhook-endpoint-new-error');
+
+  await page.getByLabel('Endpoint URL').fill(hooks.url);
+  await page.getByLabel('Your password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Add endpoint' }).click();
+  await page.getByText('Endpoint added.').waitFor();
+  const [endpoint] = (
+    await merchant.api.get<Page_<{ id: string; url: string; secret: string; enabledEvents: { events: string[] } }>>(
+      '/api/v1/webhook-endpoints',
+    )
+  ).body.data;
+  t.is(endpoint?.url, hooks.url);
+  t.deepEqual(endpoint?.enabledEvents.events, ['checkout_session.completed', 'invoice.paid']);
+
+  // Send a test event: the receiver gets it and the log (refreshed live) shows the attempt.
+  await page.getByRole('button', { name: 'Send test event' }).click();
+  await page.getByText('Test event (webhook_endpoint.test) sent').waitFor();
+  await hooks.waitFor((all) => all.length >= 1);
+  t.is(JSON.parse(hooks.received[0]!.body).type, 'webhook_endpoint.test');
+  const delivery = page.locator('.delivery').first();
+  // Refreshed live once the attempt is recorded (unless it was recorded before the page connected).
+  await page.locator('body[data-live="on"]').waitFor();
+  await eventually(async () => {
+    const d = (
+      await merchant.api.get<Page_<{ status: string }>>(`/api/v1/webhook-endpoints/${endpoint!.id}/deliveries`)
+    ).body.data[0];
+    return d?.status === 'succeeded' ? d : undefined;
+  }, 'the test delivery to be recorded');
+  if ((await delivery.locator('summary', { hasText: 'Delivered' }).count()) === 0) await page.reload();
+  await delivery.locator('summary', { hasText: 'Delivered' }).waitFor();
+  await delivery.locator('summary').click();
+  const attempts = delivery.locator('table.attempts tbody tr');
+  t.is(await attempts.count(), 1);
+  t.regex((await attempts.first().textContent()) ?? '', /HTTP 200.*\d+ ms.*ok/s);
+
+  // Resend: a new attempt of the same event, recorded in the log.
+  await delivery.getByRole('button', { name: 'Resend' }).click();
+  await page.getByText('Sent again').waitFor();
+  await hooks.waitFor((all) => all.length >= 2);
+  t.is(JSON.parse(hooks.received[1]!.body).id, JSON.parse(hooks.received[0]!.body).id);
+  await eventually(async () => {
+    const d = (
+      await merchant.api.get<Page_<{ attempts: number }>>(`/api/v1/webhook-endpoints/${endpoint!.id}/deliveries`)
+    ).body.data[0];
+    return d?.attempts === 2 ? d : undefined;
+  }, 'the second attempt in the log');
+  await page.reload();
+  await page.locator('.delivery summary').first().click();
+  t.is(await page.locator('.delivery').first().locator('table.attempts tbody tr').count(), 2);
+  t.regex((await page.locator('.delivery table.attempts tbody tr').nth(1).textContent()) ?? '', /2 \(resent\)/);
+
+  // Edit the events (the URL unchanged: no password asked).
+  await page.getByLabel('invoice.paid').uncheck();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Endpoint saved.').waitFor();
+  t.deepEqual(
+    (await merchant.api.get<{ enabledEvents: { events: string[] } }>(`/api/v1/webhook-endpoints/${endpoint!.id}`)).body
+      .enabledEvents.events,
+    ['checkout_session.completed'],
+  );
+
+  // Reveal the signing secret: the password first.
+  await page.getByRole('button', { name: 'Reveal secret' }).click();
+  await confirmWithPassword(page);
+  t.is(await page.locator('#signing-secret-value').inputValue(), endpoint!.secret);
+  t.deepEqual(problems(), []);
+  await expectAccessible(t, page, 'webhook-endpoint');
+  await screenshot(t, page, 'webhook-endpoint');
+});
+
+test('Recovery and faucet: test tokens are sent on the local chain, and recovering that transaction says Wrong Claim; an unknown hash and a bad hash are answered at the form', async (t) => {
+  const dash = await startDashboard(t, { config: { localChain: true } });
+  const admin = await dash.user({ role: 'admin' });
+  const page = await dash.signedIn(browser(), admin);
+  const problems = await watchPage(page);
+
+  await page.goto(`${dash.url}/dashboard/faucet`);
+  const wallet = '0x52908400098527886E0F7030069857D2E4169EE7';
+  await page.getByLabel('Wallet address').fill('0x1234');
+  await page.getByRole('button', { name: 'Send tokens' }).click();
+  await page.locator('#field-address-error').waitFor();
+  t.is(await page.getByLabel('Wallet address').inputValue(), '0x1234');
+  await page.getByLabel('Wallet address').fill(wallet);
+  await page.getByLabel('Amount').fill('25.5');
+  await page.getByRole('button', { name: 'Send tokens' }).click();
+  const sent = page.locator('.alert-success');
+  await sent.waitFor();
+  t.regex((await sent.textContent()) ?? '', /Sent 25\.5 USDC/);
+  const hash = ((await sent.locator('code').textContent()) ?? '').trim();
+  t.regex(hash, /^0x[0-9a-f]{64}$/);
+  await expectAccessible(t, page, 'faucet');
+  await screenshot(t, page, 'faucet');
+
+  await page.goto(`${dash.url}/dashboard/recovery`);
+  await page.getByLabel('Network').selectOption('31337');
+  await page.getByLabel('Transaction hash').fill('0x12');
+  await page.getByRole('button', { name: 'Check transaction' }).click();
+  await page.locator('#field-transactionHash-error').waitFor();
+  t.is(await page.getByLabel('Transaction hash').inputValue(), '0x12');
+
+  await page.getByLabel('Transaction hash').fill(`0x${'ab'.repeat(32)}`);
+  await page.getByRole('button', { name: 'Check transaction' }).click();
+  await page.getByRole('alert').filter({ hasText: 'not found' }).waitFor();
+
+  await page.getByLabel('Transaction hash').fill(hash);
+  await page.getByRole('button', { name: 'Check transaction' }).click();
+  const outcome = page.locator('#recovery-outcome');
+  await outcome.waitFor();
+  t.regex(
+    (await outcome.textContent()) ?? '',
+    /Outcome: Wrong Claim.*matches no session.*Use the correct payment link/s,
+  );
+  t.deepEqual(problems(), []);
+  await expectAccessible(t, page, 'recovery');
+  await screenshot(t, page, 'recovery');
+});
+
+test('Faucet without a local chain says so plainly', async (t) => {
+  const dash = await startDashboard(t);
+  const developer = await dash.user({ role: 'developer' });
+  const page = await dash.signedIn(browser(), developer);
+  await page.goto(`${dash.url}/dashboard/faucet`);
+  await page.getByText('No faucet on this server').waitFor();
+  t.true(await page.getByRole('button', { name: 'Send tokens' }).isDisabled());
+});
