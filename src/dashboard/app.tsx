@@ -54,7 +54,10 @@ export function createDashboard(deps: DashboardDeps, extraPages: readonly Dashbo
     const state = ctx.state;
     state.clientAddress = clientAddressKey(ctx.ip);
     state.nav = nav;
-    state.form = SAFE_METHODS.has(ctx.method) ? new URLSearchParams() : await readForm(ctx);
+    Object.assign(
+      state,
+      SAFE_METHODS.has(ctx.method) ? { form: new URLSearchParams(), files: [] } : await readForm(ctx),
+    );
     const signed = await deps.sessions.resolve(ctx.cookies.get(COOKIES.session));
     let binding: string;
     if (signed) {

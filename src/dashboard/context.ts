@@ -4,6 +4,7 @@ import type { Environment } from '../event-store/event-store.ts';
 import type { OrganizationDoc } from '../projections/collections.ts';
 import type { DashboardSessionDoc, UserDoc } from '../projections/team.projection.ts';
 import type { ApiBridge } from '../read-api/api-bridge.ts';
+import type { FormPart } from '../read-api/brand-logo.ts';
 import type { ApiDeps } from '../read-api/api-context.ts';
 import type { Csrf } from './auth/csrf.ts';
 import type { DashboardSessions } from './auth/sessions.ts';
@@ -32,8 +33,10 @@ export type DashboardState = Koa.DefaultState & {
   clientAddress: string;
   /** This request's CSRF token (bound to the session, or before sign-in to the form cookie). */
   csrfToken: string;
-  /** A POST's urlencoded form (empty on other requests). */
+  /** A POST's form fields (empty on other requests). */
   form: URLSearchParams;
+  /** A multipart POST's files (an upload form's); empty otherwise. */
+  files: FormPart[];
   /** Set on every page behind sign-in. */
   user: UserDoc;
   session: DashboardSessionDoc;

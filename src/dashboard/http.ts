@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import type { Environment } from '../event-store/event-store.ts';
 import { UnsupportedMediaTypeError } from '../shared/errors.ts';
+import { type FormPart, MAX_LOGO_BYTES, parseMultipart } from '../read-api/brand-logo.ts';
 import { MAX_PUBLIC_BODY_BYTES, readRequestBody } from '../read-api/request-body.ts';
 
 /** The dashboard's cookies, all scoped to /dashboard, httpOnly and SameSite=Strict. */
@@ -64,14 +65,28 @@ export function redirectTo(ctx: Koa.Context, location: string): void {
 export const safeReturnPath = (path: string | null | undefined): string =>
   path && /^\/dashboard(?:[/?#]|$)/.test(path) && !path.includes('//') && !path.includes('\\') ? path : '/dashboard';
 
-/** A POST's urlencoded form, at most 64 KiB; any other body is a 415. */
-export async function readForm(ctx: Koa.Context): Promise<URLSearchParams> {
-  const bytes = await readRequestBody(ctx, MAX_PUBLIC_BODY_BYTES, 'the form');
-  if (bytes.length === 0) return new URLSearchParams();
+/** An upload form's largest body: a brand logo and a few fields. */
+const MAX_UPLOAD_BODY_BYTES = MAX_LOGO_BYTES + 16 * 1024;
+
+/**
+ * A POST's form: urlencoded (at most 64 KiB), or multipart/form-data (an upload form, at most a
+ * logo and its fields) whose text fields join `form` and whose files are kept aside; any other
+ * body is a 415.
+ */
+export async function readForm(ctx: Koa.Context): Promise<{ form: URLSearchParams; files: FormPart[] }> {
+  const multipart = Boolean(ctx.is('multipart/form-data'));
+  const bytes = await readRequestBody(ctx, multipart ? MAX_UPLOAD_BODY_BYTES : MAX_PUBLIC_BODY_BYTES, 'the form');
+  if (bytes.length === 0) return { form: new URLSearchParams(), files: [] };
+  if (multipart) {
+    const parts = parseMultipart(bytes, ctx.get('content-type'));
+    const form = new URLSearchParams();
+    for (const part of parts) if (part.filename === null) form.append(part.name, part.data.toString('utf8'));
+    return { form, files: parts.filter((part) => part.filename !== null) };
+  }
   if (!ctx.is('application/x-www-form-urlencoded'))
     throw new UnsupportedMediaTypeError(
-      'the dashboard takes forms as application/x-www-form-urlencoded',
+      'the dashboard takes forms as application/x-www-form-urlencoded or multipart/form-data',
       'invalid_content_type',
     );
-  return new URLSearchParams(bytes.toString('utf8'));
+  return { form: new URLSearchParams(bytes.toString('utf8')), files: [] };
 }

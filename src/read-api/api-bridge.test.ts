@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import test from 'ava';
 import type { ApiState } from './api-context.ts';
-import { createApiBridge } from './api-bridge.ts';
+import { createApiBridge, RawBody } from './api-bridge.ts';
 import { bodyObject, requiredText } from './schema/fields.ts';
 import { schemaRoutes } from './schema/route.ts';
 
@@ -18,6 +18,10 @@ function bridge() {
   api.route(
     { method: 'post', path: '/things', summary: 'Make a thing', body: bodyObject({ name: requiredText({ max: 10 }) }) },
     (ctx, { body }) => ({ name: body.name, tenant: ctx.state.tenant }),
+  );
+  api.route(
+    { method: 'put', path: '/uploads', summary: 'Upload', bodyTypes: { 'multipart/form-data': bodyObject({}) } },
+    (ctx) => ({ type: ctx.get('content-type'), bytes: ctx.state.multipart?.toString('latin1') ?? null }),
   );
   return createApiBridge([router]);
 }
@@ -48,4 +52,11 @@ test("bad input answers the API's own 400 naming the field", async (t) => {
 test('an unknown route is the API 404', async (t) => {
   const answer = await bridge()(caller, 'GET', '/api/v1/nothing');
   t.is(answer.status, 404);
+});
+
+test('a RawBody goes as is, with its own Content-Type (an upload form)', async (t) => {
+  const body = new RawBody('multipart/form-data; boundary=b', Buffer.from('--b--\r\n'));
+  const answer = await bridge()(caller, 'PUT', '/api/v1/uploads', body);
+  t.is(answer.status, 200, JSON.stringify(answer.body));
+  t.deepEqual(answer.body, { type: 'multipart/form-data; boundary=b', bytes: '--b--\r\n' });
 });

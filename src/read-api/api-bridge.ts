@@ -18,10 +18,19 @@ export type ApiCaller = { organizationId: string; environment: Environment; acto
  */
 export type ApiAnswer<T = unknown> = { status: number; body: T; field?: string };
 
+/** A body sent as is, not as JSON: the brand form's `multipart/form-data` with its logo file. */
+export class RawBody {
+  constructor(
+    readonly contentType: string,
+    readonly bytes: Buffer,
+  ) {}
+}
+
 /**
  * `/api/v1` called in process, for the dashboard: the same routes (schemas, commands, 400s naming
  * the field) as over HTTP, so no business rule has a second code path. The tenant is handed over
  * beside the request, never in it: this app listens on no port, and each call's id is used once.
+ * A body is sent as JSON, or as is when it is a RawBody (an upload).
  */
 export type ApiBridge = <T = unknown>(
   caller: ApiCaller,
@@ -73,11 +82,17 @@ export function createApiBridge(routers: Router<ApiState>[]): ApiBridge {
     const id = randomUUID();
     callers.set(id, caller);
     try {
+      const payload =
+        body === undefined
+          ? {}
+          : body instanceof RawBody
+            ? { contentType: body.contentType, payload: body.bytes }
+            : { contentType: 'application/json', payload: JSON.stringify(body) };
       const response = await inject(handle, {
         method,
         url: path,
-        headers: { [CALL_HEADER]: id, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+        headers: { [CALL_HEADER]: id, ...(payload.contentType ? { 'content-type': payload.contentType } : {}) },
+        ...(payload.payload === undefined ? {} : { payload: payload.payload }),
       });
       const text = response.payload;
       const field = response.headers[FIELD_HEADER];

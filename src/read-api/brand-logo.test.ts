@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ValidationError } from '../shared/errors.ts';
-import { parseMultipart, sniffImage } from './brand-logo.ts';
+import { encodeMultipart, parseMultipart, sniffImage } from './brand-logo.ts';
 
 const form = (boundary: string, parts: string[]) =>
   Buffer.from(`preamble\r\n${parts.map((p) => `--${boundary}\r\n${p}\r\n`).join('')}--${boundary}--\r\n`, 'latin1');
@@ -42,4 +42,14 @@ test('sniffImage knows PNG, JPEG, GIF and WebP by their bytes, and nothing else'
   t.is(sniffImage(Buffer.from('RIFF\0\0\0\0WEBPVP8 ')), 'image/webp');
   for (const other of ['<svg/>', 'RIFF\0\0\0\0WAVE', 'GIF90a', '', '\x89PNG'])
     t.is(sniffImage(Buffer.from(other, 'latin1')), null, other);
+});
+
+test('encodeMultipart writes what parseMultipart reads back, bytes of a file as they were', (t) => {
+  const file = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x2d, 0x2d, 0x00, 0xff]);
+  const parts = [
+    { name: 'brandColor', filename: null, data: Buffer.from('#123456') },
+    { name: 'brandLogo', filename: 'logo "1".png', data: file },
+  ];
+  const { contentType, bytes } = encodeMultipart(parts);
+  t.deepEqual(parseMultipart(bytes, contentType), [parts[0], { ...parts[1], filename: 'logo _1_.png' }]);
 });

@@ -59,6 +59,25 @@ export function parseMultipart(body: Buffer, contentType: string): FormPart[] {
   }
 }
 
+/** `parts` as a `multipart/form-data` body (the inverse of parseMultipart), with its Content-Type. */
+export function encodeMultipart(parts: readonly FormPart[]): { contentType: string; bytes: Buffer } {
+  const boundary = `weir-${randomUUID()}`;
+  const quoted = (value: string) => value.replace(/["\r\n]/g, '_');
+  const chunks = parts.flatMap((part) => [
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(part.name)}"${
+        part.filename === null ? '' : `; filename="${quoted(part.filename)}"\r\nContent-Type: application/octet-stream`
+      }\r\n\r\n`,
+    ),
+    part.data,
+    Buffer.from('\r\n'),
+  ]);
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    bytes: Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]),
+  };
+}
+
 /** The logo's type, or a 400 naming `field`: empty, too large, or not one of the four image types by its bytes. */
 function checkLogo(bytes: Buffer, field = 'brandLogo'): ImageType {
   if (bytes.length === 0) throw new ValidationError(field, 'is an empty file');

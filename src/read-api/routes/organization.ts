@@ -27,6 +27,7 @@ import {
 } from '../schema/organization.ts';
 import { idParams, invalidFields, notFound, z } from '../schema/fields.ts';
 import { parseWith, schemaRoutes } from '../schema/route.ts';
+import { mountCardProcessor } from './card-processor.ts';
 import { mountInvoiceSetting } from './invoice-setting.ts';
 
 const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
@@ -339,6 +340,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
   );
 
   mountInvoiceSetting(router, deps);
+  mountCardProcessor(router, deps);
 
   return router;
 }
