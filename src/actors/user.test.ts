@@ -75,3 +75,58 @@ test('an email is claimed by one user at a time; released, another may take it',
   t.is(claims([...first, ...released]).when(claim('u-2')).length, 1);
   t.deepEqual(claims(first).when({ type: 'ReleaseUserEmail', userId: 'u-9' }), [], 'only its holder releases it');
 });
+
+const enabled: UserEvent = {
+  type: 'UserTwoFactorEnabled',
+  data: { secretSealed: 'v1.sealed', recoveryCodeHashes: ['h1', 'h2'], step: 100, at: NOW },
+};
+
+test('two-factor: enabled once with its confirming step spent; a TOTP step works once and only forward', (t) => {
+  t.deepEqual(
+    given([created]).when({
+      type: 'EnableTwoFactor',
+      secretSealed: 'v1.sealed',
+      recoveryCodeHashes: ['h1', 'h2'],
+      step: 100,
+    }),
+    [enabled],
+  );
+  t.like(given([created, enabled]).state()?.twoFactor, { lastStep: 100, enabledAt: NOW });
+  t.throws(
+    () =>
+      given([created, enabled]).when({ type: 'EnableTwoFactor', secretSealed: 'x', recoveryCodeHashes: [], step: 1 }),
+    { message: 'two-factor sign-in is on already' },
+  );
+  t.throws(() => given([created, enabled]).when({ type: 'UseTwoFactorCode', step: 100 }), {
+    message: 'that code has been used already',
+  });
+  const used = given([created, enabled]).when({ type: 'UseTwoFactorCode', step: 101 });
+  t.deepEqual(used, [{ type: 'UserTwoFactorCodeUsed', data: { step: 101, at: NOW } }]);
+  t.throws(() => given([created, enabled, ...used]).when({ type: 'UseTwoFactorCode', step: 101 }));
+  t.throws(() => given([created]).when({ type: 'UseTwoFactorCode', step: 101 }), {
+    message: 'two-factor sign-in is off',
+  });
+});
+
+test('two-factor: each recovery code works once; unknown ones never; turning it off forgets them', (t) => {
+  const first = given([created, enabled]).when({ type: 'UseRecoveryCode', hash: 'h2' });
+  t.deepEqual(first, [{ type: 'UserRecoveryCodeUsed', data: { index: 1, remaining: 1, at: NOW } }]);
+  const after = [created, enabled, ...first];
+  t.deepEqual(
+    given(after)
+      .state()
+      ?.twoFactor?.recoveryCodes.map((c) => c.usedAt),
+    [null, NOW],
+  );
+  t.throws(() => given(after).when({ type: 'UseRecoveryCode', hash: 'h2' }), {
+    message: 'that code has been used already',
+  });
+  t.throws(() => given(after).when({ type: 'UseRecoveryCode', hash: 'nope' }), {
+    message: 'that is not one of your recovery codes',
+  });
+  t.is(given(after).when({ type: 'UseRecoveryCode', hash: 'h1' }).length, 1);
+  const off = given(after).when({ type: 'DisableTwoFactor' });
+  t.deepEqual(off, [{ type: 'UserTwoFactorDisabled', data: { at: NOW } }]);
+  t.is(given([...after, ...off]).state()?.twoFactor, null);
+  t.deepEqual(given([...after, ...off]).when({ type: 'DisableTwoFactor' }), [], 'off already');
+});

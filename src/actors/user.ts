@@ -28,13 +28,34 @@ export type User = {
   createdAt: string;
   updatedAt: string;
   removed: boolean;
+  /** Two-factor sign-in (TOTP), once the user has turned it on. */
+  twoFactor: TwoFactor | null;
+};
+
+/**
+ * A user's TOTP: the shared secret sealed with the master key (it must be read back to check a
+ * code), the last step a code was taken at (a code works once), and the recovery codes as hashes,
+ * each spent once.
+ */
+export type TwoFactor = {
+  secretSealed: string;
+  enabledAt: string;
+  lastStep: number;
+  recoveryCodes: { hash: string; usedAt: string | null }[];
 };
 
 export type UserEvent =
-  | { type: 'UserCreated'; data: { user: Omit<User, 'updatedAt' | 'removed'> } }
+  | { type: 'UserCreated'; data: { user: Omit<User, 'updatedAt' | 'removed' | 'twoFactor'> } }
   | { type: 'UserRoleChanged'; data: { role: UserRole; previousRole: UserRole; at: string } }
   | { type: 'UserPasswordChanged'; data: { passwordHash: string; at: string } }
-  | { type: 'UserRemoved'; data: { at: string } };
+  | { type: 'UserRemoved'; data: { at: string } }
+  | {
+      type: 'UserTwoFactorEnabled';
+      data: { secretSealed: string; recoveryCodeHashes: string[]; step: number; at: string };
+    }
+  | { type: 'UserTwoFactorDisabled'; data: { at: string } }
+  | { type: 'UserTwoFactorCodeUsed'; data: { step: number; at: string } }
+  | { type: 'UserRecoveryCodeUsed'; data: { index: number; remaining: number; at: string } };
 
 export type UserCommand =
   | {
@@ -48,11 +69,21 @@ export type UserCommand =
     }
   | { type: 'ChangeUserRole'; role: UserRole }
   | { type: 'ChangeUserPassword'; passwordHash: string }
-  | { type: 'RemoveUser' };
+  | { type: 'RemoveUser' }
+  /** `step`: the step of the code that confirmed the secret (it is spent). */
+  | { type: 'EnableTwoFactor'; secretSealed: string; recoveryCodeHashes: string[]; step: number }
+  | { type: 'DisableTwoFactor' }
+  /** A TOTP code, checked against the secret by the caller, at this step. */
+  | { type: 'UseTwoFactorCode'; step: number }
+  | { type: 'UseRecoveryCode'; hash: string };
+
+const codeRefused = () => new InvalidStateError('that code has been used already', 'two_factor_code_used');
 
 export function evolveUser(user: User | null, event: UserEvent): User | null {
-  if (event.type === 'UserCreated') return { ...event.data.user, updatedAt: event.data.user.createdAt, removed: false };
+  if (event.type === 'UserCreated')
+    return { ...event.data.user, updatedAt: event.data.user.createdAt, removed: false, twoFactor: null };
   if (!user) return null;
+  const twoFactor = user.twoFactor ?? null;
   switch (event.type) {
     case 'UserRoleChanged':
       return { ...user, role: event.data.role, updatedAt: event.data.at };
@@ -60,6 +91,27 @@ export function evolveUser(user: User | null, event: UserEvent): User | null {
       return { ...user, passwordHash: event.data.passwordHash, updatedAt: event.data.at };
     case 'UserRemoved':
       return { ...user, removed: true, updatedAt: event.data.at };
+    case 'UserTwoFactorEnabled': {
+      const { secretSealed, recoveryCodeHashes, step, at } = event.data;
+      const recoveryCodes = recoveryCodeHashes.map((hash) => ({ hash, usedAt: null }));
+      return { ...user, twoFactor: { secretSealed, enabledAt: at, lastStep: step, recoveryCodes }, updatedAt: at };
+    }
+    case 'UserTwoFactorDisabled':
+      return { ...user, twoFactor: null, updatedAt: event.data.at };
+    case 'UserTwoFactorCodeUsed':
+      return twoFactor ? { ...user, twoFactor: { ...twoFactor, lastStep: event.data.step } } : user;
+    case 'UserRecoveryCodeUsed':
+      return twoFactor
+        ? {
+            ...user,
+            twoFactor: {
+              ...twoFactor,
+              recoveryCodes: twoFactor.recoveryCodes.map((code, i) =>
+                i === event.data.index ? { ...code, usedAt: event.data.at } : code,
+              ),
+            },
+          }
+        : user;
   }
 }
 
@@ -88,6 +140,27 @@ export const userAggregate: Aggregate<User | null, UserEvent, UserCommand> = {
         return [{ type: 'UserPasswordChanged', data: { passwordHash: command.passwordHash, at: now } }];
       case 'RemoveUser':
         return [{ type: 'UserRemoved', data: { at: now } }];
+      case 'EnableTwoFactor': {
+        if (user.twoFactor) throw new ConflictError('two-factor sign-in is on already', 'two_factor_enabled');
+        const { secretSealed, recoveryCodeHashes, step } = command;
+        return [{ type: 'UserTwoFactorEnabled', data: { secretSealed, recoveryCodeHashes, step, at: now } }];
+      }
+      case 'DisableTwoFactor':
+        return user.twoFactor ? [{ type: 'UserTwoFactorDisabled', data: { at: now } }] : [];
+      case 'UseTwoFactorCode':
+        if (!user.twoFactor) throw new InvalidStateError('two-factor sign-in is off', 'two_factor_disabled');
+        // One code, one use: a code seen on a shoulder or in a proxy's log is spent.
+        if (command.step <= user.twoFactor.lastStep) throw codeRefused();
+        return [{ type: 'UserTwoFactorCodeUsed', data: { step: command.step, at: now } }];
+      case 'UseRecoveryCode': {
+        if (!user.twoFactor) throw new InvalidStateError('two-factor sign-in is off', 'two_factor_disabled');
+        const codes = user.twoFactor.recoveryCodes;
+        const index = codes.findIndex((code) => code.hash === command.hash);
+        if (index < 0) throw new InvalidStateError('that is not one of your recovery codes', 'two_factor_code_wrong');
+        if (codes[index]!.usedAt) throw codeRefused();
+        const remaining = codes.filter((code) => !code.usedAt).length - 1;
+        return [{ type: 'UserRecoveryCodeUsed', data: { index, remaining, at: now } }];
+      }
     }
   },
 };

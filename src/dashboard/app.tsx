@@ -3,10 +3,14 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import { organizationRecordId } from '../actors/organization.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../projections/collections.ts';
+import type { UserDoc } from '../projections/team.projection.ts';
 import { clientAddressKey } from '../read-api/rate-limits.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError, WeirError } from '../shared/errors.ts';
 import { serveDashboardAsset } from './assets.ts';
-import { sessionRoutes, signInRoutes } from './auth/sign-in.tsx';
+import { inviteRoutes } from './auth/invite.tsx';
+import { sessionRoutes, signIn, signInRoutes } from './auth/sign-in.tsx';
+import { TWO_FACTOR_SIGN_IN_PATH, twoFactorSignInRoutes } from './auth/two-factor-sign-in.tsx';
+import { mustEnrol, openWhileEnrolling, SECURITY_PATH } from './auth/two-factor.ts';
 import type { DashboardContext, DashboardDeps, DashboardState } from './context.ts';
 import { streamEvents } from './events.ts';
 import { COOKIES, environmentOf, isHtmx, isSecure, readForm, sendHtml, setCookie } from './http.ts';
@@ -28,8 +32,9 @@ export const DASHBOARD_HEADERS = {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
-/** The routes anyone may reach (sign-in and first run); every other dashboard route needs a session. */
-const PUBLIC_PATHS = new Set(['/dashboard/login', '/dashboard/setup']);
+/** The routes anyone may reach (sign-in and first run, invite links); every other dashboard route needs a session. */
+const PUBLIC_PATHS = new Set(['/dashboard/login', TWO_FACTOR_SIGN_IN_PATH, '/dashboard/setup']);
+const isPublic = (path: string) => PUBLIC_PATHS.has(path) || path.startsWith('/dashboard/invite/');
 
 /**
  * `/dashboard/*`: sign-in, the first-run page, live updates and every registered screen
@@ -42,6 +47,8 @@ export function createDashboard(deps: DashboardDeps, extraPages: readonly Dashbo
   const pages = [...DASHBOARD_PAGES, ...extraPages];
   const nav = navOf(pages.flatMap((page) => (page.screen ? [page.screen] : [])));
   const publicRouter = signInRoutes(deps);
+  const startSession = (ctx: DashboardContext, user: UserDoc) => signIn(ctx, deps, user);
+  publicRouter.use(twoFactorSignInRoutes(deps, startSession).routes(), inviteRoutes(deps, startSession).routes());
   const signedIn = new Router<DashboardState>();
   signedIn.get('/dashboard/events', (ctx) => streamEvents(ctx, deps.events, ctx.state.tenant));
   for (const page of pages) page.routes(pageRoutes(signedIn), deps);
@@ -83,7 +90,7 @@ export function createDashboard(deps: DashboardDeps, extraPages: readonly Dashbo
           'csrf_invalid',
         );
     }
-    if (PUBLIC_PATHS.has(ctx.path)) {
+    if (isPublic(ctx.path)) {
       await publicRoutes(ctx, async () => {});
       if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError('page', ctx.path);
       return;
@@ -100,6 +107,18 @@ export function createDashboard(deps: DashboardDeps, extraPages: readonly Dashbo
     const environment = environmentOf(ctx);
     state.tenant = { organizationId: signed.user.organizationId, environment };
     state.organization = await organizations.get(organizationRecordId(signed.user.organizationId, environment));
+    // The organization requires two-factor and this user has none: enrolment before anything else.
+    if (!openWhileEnrolling(ctx.path) && (await mustEnrol(deps, signed.user))) {
+      if (isHtmx(ctx)) ctx.set('HX-Redirect', SECURITY_PATH);
+      if (!SAFE_METHODS.has(ctx.method) || isHtmx(ctx))
+        throw new ForbiddenError(
+          'your organization requires two-factor sign-in: turn it on first',
+          'two_factor_required',
+        );
+      ctx.status = 303;
+      ctx.redirect(SECURITY_PATH);
+      return;
+    }
     await sessionRoutesMiddleware(ctx, async () => {
       await pageRoutesMiddleware(ctx, next);
     });

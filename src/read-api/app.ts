@@ -28,6 +28,7 @@ import { invoiceRoutes } from './routes/invoices.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Health } from '../app/health.ts';
 import { customerRoutes } from './routes/customers.ts';
+import { teamRoutes } from './routes/team.ts';
 import { chainRoutes } from './routes/chains.ts';
 import { checkoutSessionRoutes } from './routes/checkout-sessions.ts';
 import { hostedCheckoutRoutes } from './routes/hosted-checkout.ts';
@@ -89,6 +90,7 @@ export function httpRouters(deps: HttpDeps) {
       chainRoutes(deps),
       transactionRoutes(deps),
       paymentIntentRoutes(deps),
+      teamRoutes(deps),
       faucetRoutes({ devnet: deps.devnet ?? null }),
     ],
     /** The hosted checkout page, and its test wallet (test sessions on the local devnet only). */

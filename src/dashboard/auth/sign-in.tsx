@@ -9,6 +9,7 @@ import type { DashboardContext, DashboardDeps, DashboardState } from '../context
 import { COOKIES, isSecure, redirectTo, safeReturnPath, sendHtml, setCookie } from '../http.ts';
 import { Alert, CsrfField, Field } from '../ui/components.tsx';
 import { AuthLayout } from '../ui/layout.tsx';
+import { askSecondFactor } from './two-factor-sign-in.tsx';
 import { verifyCredentials } from './verify-credentials.ts';
 
 type FormErrors = Record<string, string>;
@@ -149,7 +150,7 @@ const SetupClosed = ({ message }: { message: string }): JSX.Element => (
 );
 
 /** Signs `user` in: a new session (a new token, so none from before sign-in survives), its cookie. */
-async function signIn(ctx: DashboardContext, deps: DashboardDeps, user: UserDoc) {
+export async function signIn(ctx: DashboardContext, deps: DashboardDeps, user: UserDoc) {
   const { token } = await deps.sessions.start(user, ctx.state.clientAddress);
   setCookie(ctx, COOKIES.session, token, { secure: isSecure(ctx, deps.publicUrl) });
 }
@@ -182,6 +183,8 @@ export function signInRoutes(deps: DashboardDeps): Router<DashboardState> {
         clientAddress: ctx.state.clientAddress,
       });
       if (!user) return again(401, 'That email and password do not match a user.');
+      // With two-factor on, the password alone opens no session: the code is asked for first.
+      if (user.twoFactorEnabled) return askSecondFactor(ctx, deps, user, next);
       await signIn(ctx, deps, user);
       redirectTo(ctx, next);
     } catch (error) {
