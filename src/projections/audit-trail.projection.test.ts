@@ -2,14 +2,26 @@ import test from 'ava';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import { actorKindOf, auditEntryOf } from './audit-trail.projection.ts';
 
-const event = (streamId: string, type: string, actor: string, extra: Partial<RecordedEvent['metadata']> = {}): RecordedEvent => ({
+const event = (
+  streamId: string,
+  type: string,
+  actor: string,
+  extra: Partial<RecordedEvent['metadata']> = {},
+): RecordedEvent => ({
   id: 'e1',
   type,
   data: {},
   streamId,
   revision: 2,
   position: 41n,
-  metadata: { organizationId: 'org-1', environment: 'test', actor, correlationId: 'c', occurredAt: '2026-05-01T00:00:00Z', ...extra },
+  metadata: {
+    organizationId: 'org-1',
+    environment: 'test',
+    actor,
+    correlationId: 'c',
+    occurredAt: '2026-05-01T00:00:00Z',
+    ...extra,
+  },
 });
 
 test('an entry per tenant event: where it is in the log, its record, actor and address', (t) => {
@@ -29,7 +41,10 @@ test('an entry per tenant event: where it is in the log, its record, actor and a
     clientAddress: '10.0.0.7',
     occurredAt: '2026-05-01T00:00:00Z',
   });
-  t.like(auditEntryOf(event('checkout_session-s1', 'PaymentDetected', 'system:matcher')), { system: true, clientAddress: null });
+  t.like(auditEntryOf(event('checkout_session-s1', 'PaymentDetected', 'system:matcher')), {
+    system: true,
+    clientAddress: null,
+  });
   t.like(auditEntryOf(event('user-u1', 'UserCreated', 'cli')), { environments: ['test', 'live'], system: false });
 });
 

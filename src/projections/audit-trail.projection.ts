@@ -38,7 +38,14 @@ const ORGANIZATION_WIDE = new Set(['user', 'dashboard_session']);
 
 export function actorKindOf(actor: string): ActorKind {
   const kind = actor.split(':', 1)[0];
-  if (kind === 'user' || kind === 'api_key' || kind === 'system' || kind === 'cli' || kind === 'payer' || kind === 'setup')
+  if (
+    kind === 'user' ||
+    kind === 'api_key' ||
+    kind === 'system' ||
+    kind === 'cli' ||
+    kind === 'payer' ||
+    kind === 'setup'
+  )
     return kind;
   return 'other';
 }

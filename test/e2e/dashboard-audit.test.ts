@@ -9,7 +9,10 @@ test("Audit trail: the API key's change and the dashboard user's, each with its 
   const dash = await startDashboard(t);
   const merchant = await dash.organization();
   const owner = await dash.user({ role: 'owner' });
-  const created = await merchant.api.post<{ id: string }>('/api/v1/customers', { email: 'pat@example.com', name: 'Pat' });
+  const created = await merchant.api.post<{ id: string }>('/api/v1/customers', {
+    email: 'pat@example.com',
+    name: 'Pat',
+  });
   t.is(created.status, 200, JSON.stringify(created.body));
   const customerId = created.body.id;
   t.is((await merchant.api.put(`/api/v1/customers/${customerId}`, { name: 'Patricia' })).status, 200);

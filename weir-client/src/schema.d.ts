@@ -641,6 +641,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is calling
+         * @description The dashboard user behind the request with their organization; for a secret key, the key's id (`accountType: api_key`, no email or name) and its organization.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CurrentUser"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/chains": {
         parameters: {
             query?: never;
@@ -2818,6 +2875,387 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's invites
+         * @description Newest first, whatever their status; a pending invite past its `expireAt` reads `expired`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InviteList"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Invite someone to the dashboard
+         * @description Mails a one-time link (valid 7 days) with which they set a password and join with `role`. The link is in this answer only (`inviteUrl`). Owners alone invite owners.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["InviteCreate"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Invite"];
+                    };
+                };
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `email_invalid` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another body, or its first request is still running; The address is a user's already, or has a pending invite (resend that one). Codes: `idempotency_key_in_use`, `user_email_in_use`, `invite_pending` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is over the limit. Codes: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The mail server refused the invite; nothing was recorded. Codes: `mail_delivery_failed` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invites/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invite
+         * @description Its link stops working. An accepted invite stays as it is (remove the user instead).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The invite's id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DeletedMessage"];
+                    };
+                };
+                /** @description The invite was accepted. Codes: `invite_closed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No invite with this id in the key's organization and environment. Codes: `resource_missing` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invites/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an invite again
+         * @description A new link (the old one stops working), valid 7 days from now. Not for an accepted or revoked invite.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The invite's id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Invite"];
+                    };
+                };
+                /** @description Idempotency-Key is over 255 characters; The invite was accepted or revoked. Codes: `parameter_invalid`, `invite_closed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No invite with this id in the key's organization and environment. Codes: `resource_missing` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The mail server refused the invite; nothing was recorded. Codes: `mail_delivery_failed` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/invoices": {
         parameters: {
             query?: never;
@@ -4303,6 +4741,200 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Message"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/card-processor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the card processor keys
+         * @description The publishable key and the last four characters of the secret key; never the secret key.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CardProcessor"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Set the card processor keys
+         * @description Replaces the keys. Test keys belong to the test environment and live keys to live. The secret key is stored sealed and never answered again.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CardProcessorUpdate"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CardProcessor"];
+                    };
+                };
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is over the limit. Codes: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove the card processor keys */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Message"];
+                    };
+                };
+                /** @description No card processor is connected. Codes: `resource_missing` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
@@ -8427,6 +9059,286 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's dashboard users
+         * @description Every member, oldest first (removed users are gone). The same list for a test and a live key.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UserList"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a user
+         * @description Their sessions end at their next request and their email is free again; the last owner cannot be removed.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The user's id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DeletedMessage"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No user with this id in the key's organization and environment. Codes: `resource_missing` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The organization would be left without an owner. Codes: `last_owner` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a user's role
+         * @description Owners alone make or unmake owners; the last owner keeps the role. Takes effect on their next request.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The user's id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UserRoleUpdate"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["User"];
+                    };
+                };
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No user with this id in the key's organization and environment. Codes: `resource_missing` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The organization would be left without an owner. Codes: `last_owner` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is over the limit. Codes: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -11620,6 +12532,54 @@ export interface components {
              */
             websiteUrl?: string | null;
         };
+        /**
+         * @example {
+         *       "object": "card_processor",
+         *       "connected": true,
+         *       "provider": "stripe",
+         *       "publishableKey": "pk_test_51Hx0000000000",
+         *       "secretKeyLast4": "0000",
+         *       "cardPaymentsAvailable": false,
+         *       "connectedAt": "2026-05-01T08:00:00.000Z",
+         *       "updatedAt": "2026-05-01T08:00:00.000Z"
+         *     }
+         */
+        CardProcessor: {
+            /**
+             * @description Whether checkout offers card payments: not yet, as this Weir server runs no card processor integration; the keys wait for it
+             * @enum {boolean}
+             */
+            cardPaymentsAvailable: false;
+            connected: boolean;
+            /** Format: date-time */
+            connectedAt: string | null;
+            /** @enum {string} */
+            object: "card_processor";
+            /** @enum {string|null} */
+            provider: "stripe" | null;
+            publishableKey: string | null;
+            /** @description The secret key is never answered: only these */
+            secretKeyLast4: string | null;
+            /** Format: date-time */
+            updatedAt: string | null;
+        };
+        /**
+         * @example {
+         *       "provider": "stripe",
+         *       "publishableKey": "pk_test_51Hx0000000000",
+         *       "secretKey": "sk_test_51Hx0000000000"
+         *     }
+         */
+        CardProcessorUpdate: {
+            /**
+             * @description The card processor; `stripe` (the default)
+             * @enum {string|null}
+             */
+            provider?: "stripe" | null;
+            publishableKey: string;
+            /** @description Stored sealed; never answered again, only its last four characters */
+            secretKey: string;
+        };
         Chain: {
             assets: components["schemas"]["Asset"][];
             blockExplorerName: string;
@@ -11912,6 +12872,36 @@ export interface components {
              * @example sk_test_…
              */
             testSecretKey: string;
+        };
+        CurrentUser: {
+            /** @enum {string} */
+            accountType: "email" | "api_key";
+            /** @description null for a secret key */
+            email: string | null;
+            firstName: string | null;
+            /** @description The user's id, or for a secret key the key's id */
+            id: string;
+            lastName: string | null;
+            name: string | null;
+            /** @description The organization, as the caller's environment records it; `ownerId` its first owner */
+            organization: {
+                /** Format: date-time */
+                createdAt: string;
+                /** @enum {string} */
+                environment: "test" | "live";
+                id: string;
+                name: string;
+                ownerId: string | null;
+                status: string;
+                type: string;
+                /** Format: date-time */
+                updatedAt: string;
+            };
+            /** @description The user's role; `api_key` for a secret key (it acts as the organization) */
+            role: string;
+            /** @enum {string} */
+            status: "active";
+            twoFactorEnabled: boolean;
         };
         /**
          * @example {
@@ -12268,6 +13258,48 @@ export interface components {
             amountRemainingRaw: string;
             assetId: string;
         } | null;
+        Invite: {
+            acceptedUserId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            email: string;
+            /**
+             * Format: date-time
+             * @description Until when the link works (7 days from the last send)
+             */
+            expireAt: string;
+            id: string;
+            /** @description user:<id> or api_key:<id> */
+            invitedBy: string;
+            /** @description The one-time link, only in the answer that made it (create and resend): Weir keeps its hash, never the link; null elsewhere */
+            inviteUrl: string | null;
+            organizationId: string;
+            /**
+             * @description owner, admin, developer (API keys, webhooks) or viewer
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "viewer";
+            /** @enum {string} */
+            status: "pending" | "expired" | "accepted" | "revoked";
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @example {
+         *       "email": "grace@example.com",
+         *       "role": "developer"
+         *     }
+         */
+        InviteCreate: {
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "developer" | "viewer";
+        };
+        InviteList: components["schemas"]["Invite"][];
         Invoice: {
             /** @description In the asset's smallest unit */
             amountDue: string;
@@ -14016,6 +15048,54 @@ export interface components {
             type: "incoming" | "transfer";
             /** Format: date-time */
             updatedAt: string;
+        };
+        /**
+         * @example {
+         *       "id": "0f8fad5b-d9cb-469f-a165-70867728950e",
+         *       "email": "ada@example.com",
+         *       "name": "Ada Lovelace",
+         *       "firstName": "Ada",
+         *       "lastName": "Lovelace",
+         *       "role": "admin",
+         *       "status": "active",
+         *       "twoFactorEnabled": true,
+         *       "createdAt": "2026-05-01T08:00:00.000Z",
+         *       "updatedAt": "2026-05-01T08:00:00.000Z"
+         *     }
+         */
+        User: {
+            /** Format: date-time */
+            createdAt: string;
+            email: string;
+            /** @description The name's first word ('' when the user gave none) */
+            firstName: string;
+            id: string;
+            /** @description The rest of the name ('' when none) */
+            lastName: string;
+            name: string | null;
+            /**
+             * @description owner, admin, developer (API keys, webhooks) or viewer
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "viewer";
+            /**
+             * @description Removed users are not listed
+             * @enum {string}
+             */
+            status: "active";
+            twoFactorEnabled: boolean;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        UserList: components["schemas"]["User"][];
+        /**
+         * @example {
+         *       "role": "developer"
+         *     }
+         */
+        UserRoleUpdate: {
+            /** @enum {string} */
+            role: "owner" | "admin" | "developer" | "viewer";
         };
         WebhookDelivery: {
             /** @description Each attempt: `attempt`, `at`, `statusCode`, `error`, `durationMs` and `response` (the start of the answer body) */

@@ -38,6 +38,14 @@ export function Card(
  * events.ts) its content is reloaded from `url`, a route that answers the content alone. Changes
  * in a burst are taken together, and one announced while a reload runs is reloaded after it.
  */
+/** Attributes that redraw this element whole (`outerHTML`) from `url` when the server announces one of `topics`. */
+export const liveRefresh = (url: string, topics: string[]) => ({
+  'hx-get': url,
+  'hx-trigger': topics.map((topic) => `weir:${topic} from:body delay:150ms`).join(', '),
+  'hx-swap': 'outerHTML',
+  'hx-sync': 'this:queue last',
+});
+
 export const Live = ({
   url,
   topics,

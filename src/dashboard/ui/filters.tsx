@@ -38,7 +38,15 @@ export function SelectField(props: {
 }
 
 /** A GET form of filters over a list: its fields in a row, Apply, and Clear back to `path`. */
-export const FilterForm = ({ path, label, children }: { path: string; label: string; children: Children }): JSX.Element => (
+export const FilterForm = ({
+  path,
+  label,
+  children,
+}: {
+  path: string;
+  label: string;
+  children: Children;
+}): JSX.Element => (
   <form method="get" action={path} class="filters" aria-label={label}>
     <div class="filters-fields">{children}</div>
     <div class="filters-actions">
@@ -76,7 +84,9 @@ export function Pager(props: {
   return (
     <nav class="pager" aria-label="Pages">
       <span class="muted" safe>
-        {count === 0 ? 'Nothing to show' : `${first.toLocaleString('en')}–${last.toLocaleString('en')} of ${count.toLocaleString('en')}`}
+        {count === 0
+          ? 'Nothing to show'
+          : `${first.toLocaleString('en')}–${last.toLocaleString('en')} of ${count.toLocaleString('en')}`}
       </span>
       <span class="pager-links">
         {page > 1 ? (

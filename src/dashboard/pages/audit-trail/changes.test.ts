@@ -40,12 +40,18 @@ test('formatValue: long text is cut and says its length; booleans and empty obje
 
 test("changeRows: an update's fields with their value before, from the record's creation and earlier updates", (t) => {
   const earlier = [
-    { type: 'CustomerCreated', data: { customer: { id: 'c1', name: 'Pat', metadata: { tier: 'gold', since: '2024' } } } },
+    {
+      type: 'CustomerCreated',
+      data: { customer: { id: 'c1', name: 'Pat', metadata: { tier: 'gold', since: '2024' } } },
+    },
     { type: 'CustomerUpdated', data: { changes: { name: 'Pat B.' }, at: '2026-01-01T00:00:00Z' } },
   ];
   t.deepEqual(
     changeRows(
-      { type: 'CustomerUpdated', data: { changes: { name: 'Patricia', phone: '+33 1', metadata: { tier: 'gold' } }, at: 'x' } },
+      {
+        type: 'CustomerUpdated',
+        data: { changes: { name: 'Patricia', phone: '+33 1', metadata: { tier: 'gold' } }, at: 'x' },
+      },
       earlier,
     ),
     [
@@ -55,7 +61,11 @@ test("changeRows: an update's fields with their value before, from the record's 
     ],
   );
   // A field given whole replaces what was under it: `metadata.since` is gone after that update.
-  t.false(knownFields([...earlier, { type: 'CustomerUpdated', data: { changes: { metadata: { tier: 'x' } } } }]).has('metadata.since'));
+  t.false(
+    knownFields([...earlier, { type: 'CustomerUpdated', data: { changes: { metadata: { tier: 'x' } } } }]).has(
+      'metadata.since',
+    ),
+  );
 });
 
 test("changeRows: a creation's snapshot as the record's own fields (tenant left out); other events' data as it is, `at` left out", (t) => {
@@ -72,11 +82,14 @@ test("changeRows: a creation's snapshot as the record's own fields (tenant left 
   t.deepEqual(changeRows({ type: 'CheckoutSessionCanceled', data: { reason: 'canceled by the merchant', at: 'x' } }), [
     { path: 'reason', after: 'canceled by the merchant' },
   ]);
-  t.deepEqual(changeRows({ type: 'ApiKeyRegenerated', data: { secretHash: 'h1', previousSecretHash: 'h0', last4: 'abcd' } }), [
-    { path: 'secretHash', after: HIDDEN },
-    { path: 'previousSecretHash', after: HIDDEN },
-    { path: 'last4', after: 'abcd' },
-  ]);
+  t.deepEqual(
+    changeRows({ type: 'ApiKeyRegenerated', data: { secretHash: 'h1', previousSecretHash: 'h0', last4: 'abcd' } }),
+    [
+      { path: 'secretHash', after: HIDDEN },
+      { path: 'previousSecretHash', after: HIDDEN },
+      { path: 'last4', after: 'abcd' },
+    ],
+  );
 });
 
 test('describeType and describeRecordType read as words', (t) => {

@@ -18,13 +18,13 @@ const MAX_TEXT = 120;
 const SECRET_FIELD =
   /^(authorization|cookie|apiKey|secretKey|secret|webhookSecret|masterKey|adminToken|sweeperKey|privateKey|password|passwordHash|secretHash|previousSecretHash|tokenHash|sealedSecret|signedTransaction|totpSecret|recoveryCodes?|token)$/i;
 
-export const isSecretField = (name: string): boolean =>
-  SECRET_FIELD.test(name) || /secret|password/i.test(name);
+export const isSecretField = (name: string): boolean => SECRET_FIELD.test(name) || /secret|password/i.test(name);
 
 /** One value as text: strings as they are (cut past 120 characters), null as an em dash. */
 export function formatValue(value: unknown): string {
   if (value === null || value === undefined) return '—';
-  if (typeof value === 'string') return value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT)}… (${value.length} characters)` : value;
+  if (typeof value === 'string')
+    return value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT)}… (${value.length} characters)` : value;
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
   if (Array.isArray(value)) return value.length === 0 ? 'none' : JSON.stringify(value);
@@ -54,7 +54,10 @@ export function flatten(data: unknown, prefix = ''): [string, string][] {
       value.forEach((v, i) => walk(v, `${path}[${i}]`, ''));
       return;
     }
-    rows.push([path, Array.isArray(value) ? (value.length ? value.map(formatValue).join(', ') : 'none') : formatValue(value)]);
+    rows.push([
+      path,
+      Array.isArray(value) ? (value.length ? value.map(formatValue).join(', ') : 'none') : formatValue(value),
+    ]);
   };
   walk(data, prefix, '');
   return rows;
@@ -77,7 +80,8 @@ export function knownFields(earlier: readonly EventLike[]): Map<string, string> 
     if (!source) continue;
     // A field given whole replaces what was under it (metadata, an address).
     for (const key of Object.keys(source))
-      for (const path of [...known.keys()]) if (path === key || path.startsWith(`${key}.`) || path.startsWith(`${key}[`)) known.delete(path);
+      for (const path of [...known.keys()])
+        if (path === key || path.startsWith(`${key}.`) || path.startsWith(`${key}[`)) known.delete(path);
     for (const [path, text] of flatten(source)) known.set(path, text);
   }
   return known;
@@ -111,4 +115,5 @@ export const describeType = (type: string): string => {
 };
 
 /** `checkout_session` → `Checkout session`. */
-export const describeRecordType = (recordType: string): string => describeType(recordType.replace(/_(\w)/g, (_m, c: string) => c.toUpperCase()));
+export const describeRecordType = (recordType: string): string =>
+  describeType(recordType.replace(/_(\w)/g, (_m, c: string) => c.toUpperCase()));

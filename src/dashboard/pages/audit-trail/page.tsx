@@ -132,13 +132,7 @@ type Errors = Partial<Record<keyof AuditQuery, string>>;
 function Filters({ query, errors }: { query: AuditQuery; errors: Errors }): JSX.Element {
   return (
     <FilterForm path={PATH} label="Filter the audit trail">
-      <Field
-        name="actor"
-        label="Actor"
-        value={query.actor}
-        hint="user:<id>, api_key:<id>, cli…"
-        error={errors.actor}
-      />
+      <Field name="actor" label="Actor" value={query.actor} hint="user:<id>, api_key:<id>, cli…" error={errors.actor} />
       <SelectField
         name="recordType"
         label="Record type"

@@ -23,7 +23,10 @@ test("the trail's filters: the tenant's environment, people and keys only unless
     type: 'CustomerUpdated',
     occurredAt: { $gte: '2026-05-01T00:00:00.000Z', $lt: '2026-05-02T00:00:00.000Z' },
   });
-  t.deepEqual(auditFilter(TENANT, parseAuditQuery({ system: 'show' }).query), { organizationId: 'org-1', environments: 'live' });
+  t.deepEqual(auditFilter(TENANT, parseAuditQuery({ system: 'show' }).query), {
+    organizationId: 'org-1',
+    environments: 'live',
+  });
   t.like(auditFilter(TENANT, parseAuditQuery({ system: 'only' }).query), { system: true });
 });
 

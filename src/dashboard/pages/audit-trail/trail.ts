@@ -48,7 +48,10 @@ const one = (query: Query, name: string): string => {
 };
 
 /** The filters as typed, and a message per filter that cannot be read (shown at its field). */
-export function parseAuditQuery(query: Query): { query: AuditQuery; errors: Partial<Record<keyof AuditQuery, string>> } {
+export function parseAuditQuery(query: Query): {
+  query: AuditQuery;
+  errors: Partial<Record<keyof AuditQuery, string>>;
+} {
   const errors: Partial<Record<keyof AuditQuery, string>> = {};
   const system = one(query, 'system');
   const parsed: AuditQuery = {
@@ -72,7 +75,11 @@ export function parseAuditQuery(query: Query): { query: AuditQuery; errors: Part
 }
 
 /** The read-store filter of a query (its unreadable parts left out): always the tenant's own entries. */
-export function auditFilter(tenant: DashboardTenant, query: AuditQuery, errors: Partial<Record<keyof AuditQuery, string>> = {}): Filter {
+export function auditFilter(
+  tenant: DashboardTenant,
+  query: AuditQuery,
+  errors: Partial<Record<keyof AuditQuery, string>> = {},
+): Filter {
   const filter: Filter = { organizationId: tenant.organizationId, environments: tenant.environment };
   if (query.system === 'hide') filter.system = false;
   if (query.system === 'only') filter.system = true;
@@ -91,7 +98,9 @@ export type AuditEntry = AuditEntryDoc & { actorName: string | null; rows: Chang
 
 /** Names for actors: a user's email, an API key's name. */
 async function actorNames(readStore: ReadStore, entries: AuditEntryDoc[]): Promise<Map<string, string>> {
-  const ids = (kind: string) => [...new Set(entries.filter((e) => e.actorKind === kind).map((e) => e.actor.slice(kind.length + 1)))];
+  const ids = (kind: string) => [
+    ...new Set(entries.filter((e) => e.actorKind === kind).map((e) => e.actor.slice(kind.length + 1))),
+  ];
   const [users, keys] = await Promise.all([
     readStore.collection<UserDoc>(USERS).find({ id: { $in: ids('user') } }),
     readStore.collection<ApiKeyDoc>(COLLECTIONS.apiKeys).find({ id: { $in: ids('api_key') } }),
@@ -119,7 +128,8 @@ export async function loadTrail(
     index.find(filter, { sort: { seq: -1 }, skip: (query.page - 1) * PAGE_SIZE, limit: PAGE_SIZE }),
   ]);
   const streams = new Map<string, Promise<RecordedEvent[]>>();
-  for (const doc of docs) if (!streams.has(doc.streamId)) streams.set(doc.streamId, deps.eventStore.readStream(doc.streamId));
+  for (const doc of docs)
+    if (!streams.has(doc.streamId)) streams.set(doc.streamId, deps.eventStore.readStream(doc.streamId));
   const names = await actorNames(deps.readStore, docs);
   const entries: AuditEntry[] = [];
   for (const doc of docs) {

@@ -8,7 +8,18 @@ import {
 } from '../../../projections/collections.ts';
 import type { DashboardDeps, DashboardTenant } from '../../context.ts';
 import type { RailNetwork } from '../../../chain-ingest/rail.ts';
-import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Field, liveRefresh, money, ShortId } from '../../ui/components.tsx';
+import {
+  Alert,
+  Badge,
+  Card,
+  CsrfField,
+  DateTime,
+  EmptyState,
+  Field,
+  liveRefresh,
+  money,
+  ShortId,
+} from '../../ui/components.tsx';
 import { Facts, SelectField } from '../../ui/filters.tsx';
 import { fromChainUnits } from '../../../shared/money.ts';
 import { describeType } from '../audit-trail/changes.ts';
@@ -23,7 +34,11 @@ export type SessionDetail = {
 };
 
 /** The session with what the page shows around it: its events from the log, its webhooks and the networks. */
-export async function loadDetail(deps: DashboardDeps, tenant: DashboardTenant, id: string): Promise<SessionDetail | null> {
+export async function loadDetail(
+  deps: DashboardDeps,
+  tenant: DashboardTenant,
+  id: string,
+): Promise<SessionDetail | null> {
   const session = await deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(id);
   if (!session || session.organizationId !== tenant.organizationId || session.environment !== tenant.environment)
     return null;
@@ -63,10 +78,24 @@ const networkName = (networks: RailNetwork[], network: string): string =>
 
 export type ActionForm = {
   message?: { tone: 'danger' | 'success'; text: string };
-  recover?: { chainId: string; transactionHash: string; errors: Partial<Record<'chainId' | 'transactionHash', string>> };
+  recover?: {
+    chainId: string;
+    transactionHash: string;
+    errors: Partial<Record<'chainId' | 'transactionHash', string>>;
+  };
 };
 
-function Actions({ detail, csrf, canManage, form }: { detail: SessionDetail; csrf: string; canManage: boolean; form: ActionForm }) {
+function Actions({
+  detail,
+  csrf,
+  canManage,
+  form,
+}: {
+  detail: SessionDetail;
+  csrf: string;
+  canManage: boolean;
+  form: ActionForm;
+}) {
   const { session } = detail;
   const base = `${LIST_PATH}/${encodeURIComponent(session.id)}`;
   const recover = form.recover ?? { chainId: '', transactionHash: '', errors: {} };
@@ -172,8 +201,18 @@ function PaymentIntentCard({ detail }: { detail: SessionDetail }): JSX.Element {
           ['Status', pi.status.replace(/_/g, ' ')],
           ['Amount', money(pi.amount, currency)],
           ['Received', money(pi.amountReceived, currency)],
-          ['Paying with', method ? `${method.asset.symbol} on ${networkName(detail.networks, detail.networks.find((n) => n.chainId === method.asset.chainId)?.network ?? String(method.asset.chainId))}` : 'Not chosen yet'],
-          ['Amount due', method ? money(fromChainUnits(BigInt(method.amountDue), method.asset.decimals).amount, method.asset.symbol) : '—'],
+          [
+            'Paying with',
+            method
+              ? `${method.asset.symbol} on ${networkName(detail.networks, detail.networks.find((n) => n.chainId === method.asset.chainId)?.network ?? String(method.asset.chainId))}`
+              : 'Not chosen yet',
+          ],
+          [
+            'Amount due',
+            method
+              ? money(fromChainUnits(BigInt(method.amountDue), method.asset.decimals).amount, method.asset.symbol)
+              : '—',
+          ],
           ['Deposit address', method ? () => <ShortId value={method.accountAddress} keep={10} /> : '—'],
         ]}
       />
@@ -221,7 +260,10 @@ function Transactions({ detail }: { detail: SessionDetail }): JSX.Element {
   return (
     <Card id="transactions" title="On-chain payments">
       {payments.length === 0 ? (
-        <EmptyState message="No payment seen yet." hint="Transfers to the deposit addresses show here as they arrive." />
+        <EmptyState
+          message="No payment seen yet."
+          hint="Transfers to the deposit addresses show here as they arrive."
+        />
       ) : (
         <div class="table-wrap">
           <table>
@@ -288,7 +330,9 @@ function Timeline({ events }: { events: RecordedEvent[] }): JSX.Element {
         ))}
       </ol>
       <p class="small">
-        <a href={`/dashboard/audit-trail?recordType=checkout_session&system=show&recordId=${encodeURIComponent(events[0]?.streamId.slice('checkout_session-'.length) ?? '')}`}>
+        <a
+          href={`/dashboard/audit-trail?recordType=checkout_session&system=show&recordId=${encodeURIComponent(events[0]?.streamId.slice('checkout_session-'.length) ?? '')}`}
+        >
           What each event changed, in the audit trail
         </a>
       </p>
@@ -307,7 +351,10 @@ function Webhooks({ detail }: { detail: SessionDetail }): JSX.Element {
   return (
     <Card id="webhooks" title="Webhooks sent">
       {detail.deliveries.length === 0 ? (
-        <EmptyState message="No webhook for this session." hint="Events your endpoints subscribe to show here with each attempt." />
+        <EmptyState
+          message="No webhook for this session."
+          hint="Events your endpoints subscribe to show here with each attempt."
+        />
       ) : (
         <ul class="deliveries">
           {detail.deliveries.map((d) => (
@@ -357,7 +404,12 @@ function Webhooks({ detail }: { detail: SessionDetail }): JSX.Element {
 }
 
 /** The page body: refreshed as a whole (htmx) when the session, its payments or its webhooks change. */
-export function DetailBody(props: { detail: SessionDetail; csrf: string; canManage: boolean; form: ActionForm }): JSX.Element {
+export function DetailBody(props: {
+  detail: SessionDetail;
+  csrf: string;
+  canManage: boolean;
+  form: ActionForm;
+}): JSX.Element {
   const id = props.detail.session.id;
   return (
     <div

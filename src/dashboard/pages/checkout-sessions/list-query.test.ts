@@ -28,7 +28,12 @@ test('the filters as typed: status, payment status, a creation range in whole UT
 });
 
 test('filters that cannot be used are named and left out; a bad page is the first', (t) => {
-  const { query, errors } = parseSessionsQuery({ status: 'paid', paymentStatus: 'maybe', from: '2026-02-31', page: '-1' });
+  const { query, errors } = parseSessionsQuery({
+    status: 'paid',
+    paymentStatus: 'maybe',
+    from: '2026-02-31',
+    page: '-1',
+  });
   t.deepEqual(errors, {
     status: 'Pick a status: open, complete, incomplete, expired, canceled.',
     paymentStatus: 'Pick paid or unpaid.',

@@ -54,7 +54,11 @@ const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g
  * date (UTC days, `to` included), and a search that matches the session id, the client reference or
  * the customer's email (whole, any case). Filters with an error are left out.
  */
-export function sessionsFilter(tenant: DashboardTenant, query: SessionsQuery, errors: SessionsQueryErrors = {}): Filter {
+export function sessionsFilter(
+  tenant: DashboardTenant,
+  query: SessionsQuery,
+  errors: SessionsQueryErrors = {},
+): Filter {
   const filter: Filter = { organizationId: tenant.organizationId, environment: tenant.environment };
   if (query.status && !errors.status) filter.status = query.status;
   if (query.paymentStatus && !errors.paymentStatus) filter.paymentStatus = query.paymentStatus;

@@ -2,7 +2,17 @@ import { COLLECTIONS, type CheckoutSessionDoc } from '../../../projections/colle
 import { SESSION_STATUS_VALUES } from '../../../read-api/schema/checkout-session.ts';
 import type { ReadStore } from '../../../read-store/read-store.ts';
 import type { DashboardTenant } from '../../context.ts';
-import { Badge, Card, DateTime, EmptyState, Field, liveRefresh, money, ShortId, type Tone } from '../../ui/components.tsx';
+import {
+  Badge,
+  Card,
+  DateTime,
+  EmptyState,
+  Field,
+  liveRefresh,
+  money,
+  ShortId,
+  type Tone,
+} from '../../ui/components.tsx';
 import { FilterForm, Pager, SelectField, withPage } from '../../ui/filters.tsx';
 import {
   PAGE_SIZE,
@@ -87,7 +97,11 @@ export function SessionsFilters({ query, errors }: { query: SessionsQuery; error
 const customerOf = (s: CheckoutSessionDoc): string => s.customerDetails?.email ?? s.clientReferenceId ?? '—';
 
 /** The list as a card that reloads itself (same filters and page) when a session of the tenant changes. */
-export function SessionsTable(props: { sessions: CheckoutSessionDoc[]; count: number; query: SessionsQuery }): JSX.Element {
+export function SessionsTable(props: {
+  sessions: CheckoutSessionDoc[];
+  count: number;
+  query: SessionsQuery;
+}): JSX.Element {
   const params = paramsOf(props.query);
   return (
     <Card

@@ -21,12 +21,7 @@ async function renderDetail(ctx: DashboardContext, deps: DashboardDeps, id: stri
   const detail = await loadDetail(deps, ctx.state.tenant, id);
   if (!detail) throw new NotFoundError('checkout session', id);
   const body = (
-    <DetailBody
-      detail={detail}
-      csrf={ctx.state.csrfToken}
-      canManage={can(ctx.state.user.role, 'manage')}
-      form={form}
-    />
+    <DetailBody detail={detail} csrf={ctx.state.csrfToken} canManage={can(ctx.state.user.role, 'manage')} form={form} />
   );
   if (isHtmx(ctx)) return sendHtml(ctx, body, status);
   await sendHtml(
@@ -61,7 +56,13 @@ const sessionAction =
     );
     if (answer.status === 404) throw new NotFoundError('checkout session', id);
     if (answer.status >= 400)
-      return renderDetail(ctx, deps, id, { message: { tone: 'danger', text: answer.body.message ?? 'Refused.' } }, answer.status);
+      return renderDetail(
+        ctx,
+        deps,
+        id,
+        { message: { tone: 'danger', text: answer.body.message ?? 'Refused.' } },
+        answer.status,
+      );
     redirectTo(ctx, `${LIST_PATH}/${encodeURIComponent(id)}?done=${done}`);
   };
 
@@ -114,8 +115,7 @@ export const page = definePage({
         `/api/v1/checkout/sessions/${encodeURIComponent(id)}/auto-recover`,
         { chainId: /^\d{1,15}$/.test(chainId) ? Number(chainId) : chainId, transactionHash },
       );
-      if (answer.body.code === 'resource_missing')
-        throw new NotFoundError('checkout session', id);
+      if (answer.body.code === 'resource_missing') throw new NotFoundError('checkout session', id);
       if (answer.status < 400) return redirectTo(ctx, `${LIST_PATH}/${encodeURIComponent(id)}?done=recovered`);
       const message = (answer.body.message ?? 'Refused.').replace(/^(chainId|transactionHash): /, '');
       const field = answer.field === 'chainId' || answer.field === 'transactionHash' ? answer.field : null;
