@@ -1,3 +1,5 @@
+import type { PropsWithChildren } from '@kitajs/html';
+
 /**
  * Form controls beside `Field` (components.tsx): a select, a text area and a group of checkboxes,
  * each labelled, with its error under it and named by aria-describedby, kept as typed.
@@ -34,17 +36,27 @@ function Notes({ name, error, hint }: Described): JSX.Element {
 
 export type Option = { value: string; label: string };
 
+/** The frame of one labelled control: its label, the control, its hint and error. */
+function Frame(props: PropsWithChildren<Described & { label: string }>): JSX.Element {
+  const { children } = props;
+  return (
+    <div class={['field', props.error ? 'has-error' : '']}>
+      <label for={`field-${props.name}`} safe>
+        {props.label}
+      </label>
+      {children}
+      <Notes {...props} />
+    </div>
+  );
+}
+
 export function SelectField(
   props: Described & { label: string; value: string; options: Option[]; required?: boolean },
 ): JSX.Element {
-  const id = `field-${props.name}`;
   return (
-    <div class={['field', props.error ? 'has-error' : '']}>
-      <label for={id} safe>
-        {props.label}
-      </label>
+    <Frame {...props}>
       <select
-        id={id}
+        id={`field-${props.name}`}
         name={props.name}
         required={props.required}
         aria-invalid={props.error ? 'true' : undefined}
@@ -56,20 +68,15 @@ export function SelectField(
           </option>
         ))}
       </select>
-      <Notes {...props} />
-    </div>
+    </Frame>
   );
 }
 
 export function TextAreaField(props: Described & { label: string; value: string; rows?: number }): JSX.Element {
-  const id = `field-${props.name}`;
   return (
-    <div class={['field', props.error ? 'has-error' : '']}>
-      <label for={id} safe>
-        {props.label}
-      </label>
+    <Frame {...props}>
       <textarea
-        id={id}
+        id={`field-${props.name}`}
         name={props.name}
         rows={String(props.rows ?? 3)}
         aria-invalid={props.error ? 'true' : undefined}
@@ -78,8 +85,7 @@ export function TextAreaField(props: Described & { label: string; value: string;
       >
         {props.value}
       </textarea>
-      <Notes {...props} />
-    </div>
+    </Frame>
   );
 }
 

@@ -15,6 +15,37 @@ export type EditorChoices = {
 /** The message of one input, the others' errors left out. */
 const errorOf = (errors: FormErrors, name: string): string | null => errors[name] ?? null;
 
+type LineCell = { name: string; id: string; error: string | null; invalid: 'true' | undefined };
+
+/** One text input of a line, in its cell, labelled for screen readers (and shown on a phone). */
+function LineInput(props: {
+  cell: LineCell;
+  label: string;
+  value: string;
+  inputmode?: string;
+  placeholder?: string;
+  class?: string;
+}): JSX.Element {
+  const { cell } = props;
+  return (
+    <td class={props.inputmode ? 'amount' : undefined}>
+      <label class="visually-hidden" for={cell.id} safe>
+        {props.label}
+      </label>
+      <input
+        id={cell.id}
+        name={cell.name}
+        value={props.value}
+        inputmode={props.inputmode}
+        placeholder={props.placeholder}
+        class={props.class}
+        aria-invalid={cell.invalid}
+        aria-describedby={cell.error ? `${cell.id}-error` : undefined}
+      />
+    </td>
+  );
+}
+
 function LineRows({ form, errors, prices }: { form: InvoiceForm; errors: FormErrors; prices: Option[] }) {
   const priceOptions = [{ value: '', label: 'Ad hoc: name and amount' }, ...prices];
   return (
@@ -30,7 +61,7 @@ function LineRows({ form, errors, prices }: { form: InvoiceForm; errors: FormErr
         </thead>
         <tbody>
           {form.lines.map((row, i) => {
-            const cell = (key: 'price' | 'name' | 'amount' | 'quantity') => {
+            const cell = (key: 'price' | 'name' | 'amount' | 'quantity'): LineCell => {
               const name = `line-${i}-${key}`;
               const error = errorOf(errors, name);
               return { name, id: `field-${name}`, error, invalid: error ? 'true' : undefined };
@@ -60,46 +91,21 @@ function LineRows({ form, errors, prices }: { form: InvoiceForm; errors: FormErr
                       ))}
                     </select>
                   </td>
-                  <td>
-                    <label class="visually-hidden" for={name.id} safe>
-                      {`Line ${i + 1} name`}
-                    </label>
-                    <input
-                      id={name.id}
-                      name={name.name}
-                      value={row.name}
-                      aria-invalid={name.invalid}
-                      aria-describedby={name.error ? `${name.id}-error` : undefined}
-                    />
-                  </td>
-                  <td class="amount">
-                    <label class="visually-hidden" for={amount.id} safe>
-                      {`Line ${i + 1} amount`}
-                    </label>
-                    <input
-                      id={amount.id}
-                      name={amount.name}
-                      value={row.amount}
-                      inputmode="decimal"
-                      placeholder="0.00"
-                      aria-invalid={amount.invalid}
-                      aria-describedby={amount.error ? `${amount.id}-error` : undefined}
-                    />
-                  </td>
-                  <td class="amount">
-                    <label class="visually-hidden" for={quantity.id} safe>
-                      {`Line ${i + 1} quantity`}
-                    </label>
-                    <input
-                      id={quantity.id}
-                      name={quantity.name}
-                      value={row.quantity}
-                      inputmode="numeric"
-                      class="quantity"
-                      aria-invalid={quantity.invalid}
-                      aria-describedby={quantity.error ? `${quantity.id}-error` : undefined}
-                    />
-                  </td>
+                  <LineInput cell={name} label={`Line ${i + 1} name`} value={row.name} />
+                  <LineInput
+                    cell={amount}
+                    label={`Line ${i + 1} amount`}
+                    value={row.amount}
+                    inputmode="decimal"
+                    placeholder="0.00"
+                  />
+                  <LineInput
+                    cell={quantity}
+                    label={`Line ${i + 1} quantity`}
+                    value={row.quantity}
+                    inputmode="numeric"
+                    class="quantity"
+                  />
                 </tr>
                 {rowErrors.length > 0 ? (
                   <tr class="row-error">

@@ -24,6 +24,56 @@ export const InvoiceStatus = ({ status }: { status: InvoiceView['status'] }): JS
 const customerLabel = (invoice: InvoiceView): string =>
   invoice.customer?.name ?? invoice.customer?.email ?? invoice.customerId;
 
+/** What a row of invoices shows: the API's invoice, or the read model's (which has no customer). */
+type InvoiceRow = Pick<InvoiceView, 'id' | 'number' | 'status' | 'amountDue' | 'currency' | 'dueDate'> &
+  Partial<Pick<InvoiceView, 'customer' | 'customerId'>>;
+
+/** Invoices as rows linking to each: number, customer (when `customers`), status, amount and due date. */
+export function InvoiceTable({ invoices, customers }: { invoices: InvoiceRow[]; customers?: boolean }): JSX.Element {
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th>Number</th>
+            {customers ? <th class="hide-narrow">Customer</th> : ''}
+            <th>Status</th>
+            <th class="amount">Amount</th>
+            <th class="hide-narrow">Due</th>
+          </tr>
+        </thead>
+        <tbody>
+          {invoices.map((invoice) => (
+            <tr>
+              <td class="nowrap">
+                <a href={`/dashboard/invoices/${invoice.id}`} safe>
+                  {invoice.number}
+                </a>
+              </td>
+              {customers ? (
+                <td class="truncate hide-narrow" safe>
+                  {invoice.customer?.name ?? invoice.customer?.email ?? invoice.customerId ?? ''}
+                </td>
+              ) : (
+                ''
+              )}
+              <td>
+                <InvoiceStatus status={invoice.status} />
+              </td>
+              <td class="amount" safe>
+                {money(invoice.amountDue, invoice.currency)}
+              </td>
+              <td class="hide-narrow nowrap">
+                <DateTime iso={invoice.dueDate} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 export function InvoiceListPage(props: {
   ctx: DashboardContext;
   list: InvoiceList;
@@ -71,42 +121,7 @@ export function InvoiceListPage(props: {
             hint="Invoices you create here or over the API show here."
           />
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>Number</th>
-                  <th class="hide-narrow">Customer</th>
-                  <th>Status</th>
-                  <th class="amount">Amount</th>
-                  <th class="hide-narrow">Due</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((invoice) => (
-                  <tr>
-                    <td class="nowrap">
-                      <a href={`/dashboard/invoices/${invoice.id}`} safe>
-                        {invoice.number}
-                      </a>
-                    </td>
-                    <td class="truncate hide-narrow" safe>
-                      {customerLabel(invoice)}
-                    </td>
-                    <td>
-                      <InvoiceStatus status={invoice.status} />
-                    </td>
-                    <td class="amount" safe>
-                      {money(invoice.amountDue, invoice.currency)}
-                    </td>
-                    <td class="hide-narrow nowrap">
-                      <DateTime iso={invoice.dueDate} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <InvoiceTable invoices={list.data} customers />
         )}
         <Pager
           path="/dashboard/invoices"

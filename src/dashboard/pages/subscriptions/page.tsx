@@ -12,7 +12,7 @@ import { definePage } from '../../page.ts';
 import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, money, type Tone } from '../../ui/components.tsx';
 import { Pager, StatusFilter, pageOf, withQuery } from '../../ui/list-controls.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
-import { INVOICE_STATUSES, InvoiceStatus } from '../invoices/views.tsx';
+import { INVOICE_STATUSES, InvoiceTable } from '../invoices/views.tsx';
 import { billedPeriods } from './periods.ts';
 
 type SubscriptionAnswer = z.output<typeof SubscriptionSchema>;
@@ -269,38 +269,7 @@ function DetailPage(props: {
         {props.invoices.length === 0 ? (
           <EmptyState message="No invoices yet." hint="Each renewal is billed by an invoice." />
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>Number</th>
-                  <th>Status</th>
-                  <th class="amount">Amount</th>
-                  <th class="hide-narrow">Due</th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.invoices.map((invoice) => (
-                  <tr>
-                    <td>
-                      <a href={`/dashboard/invoices/${invoice.id}`} safe>
-                        {invoice.number}
-                      </a>
-                    </td>
-                    <td>
-                      <InvoiceStatus status={invoice.status} />
-                    </td>
-                    <td class="amount" safe>
-                      {money(invoice.amountDue, invoice.currency)}
-                    </td>
-                    <td class="hide-narrow nowrap">
-                      <DateTime iso={invoice.dueDate} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <InvoiceTable invoices={props.invoices} />
         )}
       </Card>
     </AppLayout>
