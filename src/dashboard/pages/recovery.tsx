@@ -96,7 +96,9 @@ function RecoveryPage(props: { ctx: DashboardContext; networks: RailNetwork[]; f
       <Card title="Look up a transaction" id="recovery-form-card">
         {networks.length === 0 ? (
           <Alert tone="info">
-            {`This Weir follows no EVM network in ${ctx.state.tenant.environment} mode, so there is no transaction to look up.`}
+            <span
+              safe
+            >{`This Weir follows no EVM network in ${ctx.state.tenant.environment} mode, so there is no transaction to look up.`}</span>
           </Alert>
         ) : (
           ''

@@ -389,7 +389,7 @@ function Webhooks({ detail }: { detail: SessionDetail }): JSX.Element {
                           <DateTime iso={a.at} />
                         </td>
                         <td safe>{a.statusCode ? `HTTP ${a.statusCode}` : (a.error ?? 'no answer')}</td>
-                        <td class="amount">{`${a.durationMs} ms`}</td>
+                        <td class="amount" safe>{`${a.durationMs} ms`}</td>
                       </tr>
                     ))}
                   </tbody>

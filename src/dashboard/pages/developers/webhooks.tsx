@@ -140,7 +140,7 @@ function EndpointFields({ form }: { form: EndpointForm }): JSX.Element {
           {WEBHOOK_EVENT_TYPES.map((type) => (
             <label class="choice">
               <input type="checkbox" name="events" value={type} checked={form.events.includes(type)} />
-              <code safe>{type}</code>
+              <code>{type}</code>
             </label>
           ))}
         </div>
@@ -228,7 +228,7 @@ export function DeliveriesCard(props: {
                   <summary>
                     <code safe>{d.eventType}</code>
                     <Badge {...DELIVERY_STATUS[d.status]} label={DELIVERY_STATUS[d.status].text} />
-                    <span class="muted">{`${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`}</span>
+                    <span class="muted" safe>{`${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`}</span>
                     <span class="muted delivery-time">
                       <DateTime iso={d.createdAt} />
                     </span>
@@ -251,14 +251,14 @@ export function DeliveriesCard(props: {
                         <tbody>
                           {d.log.map((a) => (
                             <tr>
-                              <td>{`${a.attempt}${resent.has(a.attempt) ? ' (resent)' : ''}`}</td>
+                              <td safe>{`${a.attempt}${resent.has(a.attempt) ? ' (resent)' : ''}`}</td>
                               <td class="nowrap">
                                 <Badge
                                   tone={attemptTone(a.statusCode)}
                                   label={a.statusCode !== null ? `HTTP ${a.statusCode}` : 'No answer'}
                                 />
                               </td>
-                              <td class="amount nowrap">{`${a.durationMs} ms`}</td>
+                              <td class="amount nowrap" safe>{`${a.durationMs} ms`}</td>
                               <td class="hide-narrow nowrap">
                                 <DateTime iso={a.at} />
                               </td>
