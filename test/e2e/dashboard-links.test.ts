@@ -85,8 +85,8 @@ test('Payment links: fixed, customer-chosen and subscription links with custom f
   const url = await page.locator('#link-url').inputValue();
   t.regex(url, /\/pay\/[0-9a-f-]{36}$/);
   t.true(await page.locator('img.qr').isVisible());
-  await page.getByRole('button', { name: 'Copy link' }).click();
-  await page.locator('.copy-done:not(:empty)').waitFor();
+  await page.getByRole('button', { name: 'Copy' }).click();
+  await page.locator('[data-copy-status="link-url"]:not(:empty)').waitFor({ state: 'attached' });
   const [fixed] = await links();
   t.like(fixed, {
     pricing: 'fixed',

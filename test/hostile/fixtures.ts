@@ -24,6 +24,8 @@ export const KINDS = [
   'wallet',
   'chain',
   'asset',
+  'user',
+  'invite',
 ] as const;
 export type Kind = (typeof KINDS)[number];
 
@@ -287,7 +289,20 @@ export function recordMakers(api: Api, tenant: TenantRecords, clock: Clock) {
         )
       ).id,
     );
-  return { product, customer, coupon, taxRate, session, invoice, paymentLink, webhookEndpoint, apiKey, wallet };
+  const invite = async () =>
+    add(
+      'invite',
+      (
+        await must<{ id: string }>(
+          api.post('/api/v1/invites', {
+            email: `${marker.toLowerCase()}-${randomBytes(3).toString('hex')}@example.com`,
+            role: 'developer',
+          }),
+          'invite',
+        )
+      ).id,
+    );
+  return { product, customer, coupon, taxRate, session, invoice, paymentLink, webhookEndpoint, apiKey, wallet, invite };
 }
 
 export type RecordMakers = ReturnType<typeof recordMakers>;
@@ -298,6 +313,8 @@ async function populate(weir: Pick<Weir, 'url' | 'bus'>, api: Api, tenant: Tenan
   const chains = (await api.get<{ data: { id: number; assets: { id: string }[] }[] }>('/api/v1/chains')).body.data;
   tenant.ids.chain.push(...chains.map((c) => String(c.id)));
   tenant.ids.asset.push(...chains.flatMap((c) => c.assets.map((a) => a.id)));
+  tenant.ids.user.push(...(await api.get<{ id: string }[]>('/api/v1/users')).body.map((u) => u.id));
+  await make.invite();
   await make.product();
   await make.product(true);
   await make.customer();

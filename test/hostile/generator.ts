@@ -36,6 +36,8 @@ const ID_KINDS: [RegExp, Kind][] = [
   [/^\/api\/v1\/subscriptions\/:id/, 'subscription'],
   [/^\/api\/v1\/chains\/:id/, 'chain'],
   [/^\/api\/v1\/assets\/:id/, 'asset'],
+  [/^\/api\/v1\/users\/:id/, 'user'],
+  [/^\/api\/v1\/invites\/:id/, 'invite'],
   [/^\/checkout\/:id/, 'session'],
   [/^\/invoices\/:id/, 'invoice'],
   [/^\/pay\/:id/, 'paymentLink'],
@@ -60,6 +62,7 @@ const CREATES: Record<string, Kind> = {
   'POST /api/v1/payment-links': 'paymentLink',
   'POST /api/v1/invoices': 'invoice',
   'POST /api/v1/invoices/:id/duplicate': 'invoice',
+  'POST /api/v1/invites': 'invite',
 };
 
 /** Paths no route has: the edges of each area, and what scanners try. */

@@ -117,6 +117,18 @@ export const TEMPLATES: Record<string, Template> = {
   'DELETE /api/v1/webhook-endpoints/:id': () => undefined,
   'POST /api/v1/webhook-endpoints/:id/regenerate': () => undefined,
   'POST /api/v1/webhook-endpoints/:id/test': () => undefined,
+  'POST /api/v1/webhook-endpoints/:id/deliveries/:deliveryId/resend': () => undefined,
+  'PUT /api/v1/organization/card-processor': (_r, random) => ({
+    provider: 'stripe',
+    publishableKey: `pk_test_${random.int(1e9).toString(36)}hostile`,
+    secretKey: `sk_test_${random.int(1e9).toString(36)}hostile`,
+  }),
+  'PUT /api/v1/users/:id/role': (_r, random) => ({ role: random.pick(['admin', 'developer', 'viewer']) }),
+  'POST /api/v1/invites': (_r, random) => ({
+    email: email(random),
+    role: random.pick(['admin', 'developer', 'viewer']),
+  }),
+  'POST /api/v1/invites/:id/resend': () => undefined,
   'POST /api/v1/products': (_r, random) => ({
     name: 'Hostile product',
     description: 'made by the hostile suite',

@@ -24,9 +24,11 @@ type Row = {
   path: string;
   body?: unknown;
   expect: Expect;
+  /** The organization's, not one environment's (dashboard users and invites): A's live key may. */
+  organizationWide?: true;
 };
 
-type Attacker = { name: string; records: TenantRecords };
+type Attacker = { name: string; records: TenantRecords; sameOrganization?: true };
 
 /** The table: what an attacker tries against the victim's records of each kind. */
 function rows(victim: TenantRecords, attacker: TenantRecords): Row[] {
@@ -47,6 +49,7 @@ function rows(victim: TenantRecords, attacker: TenantRecords): Row[] {
   const key = id('apiKey');
   const wallet = id('wallet');
   const paymentIntent = id('paymentIntent');
+  const invite = id('invite');
   const hash = `0x${'ab'.repeat(32)}`;
   const ownSession = attacker.ids.session[0];
   const ownEndpoint = attacker.ids.webhookEndpoint[0];
@@ -284,6 +287,21 @@ function rows(victim: TenantRecords, attacker: TenantRecords): Row[] {
       path: `/api/v1/webhook-endpoints/${ownEndpoint}/deliveries?eventId=${victim.deliveries[0]}`,
       expect: 'scoped',
     },
+    {
+      resource: 'invite',
+      method: 'POST',
+      path: `/api/v1/invites/${invite}/resend`,
+      expect: 'hidden',
+      organizationWide: true,
+    },
+    {
+      resource: 'invite',
+      method: 'DELETE',
+      path: `/api/v1/invites/${invite}`,
+      expect: 'hidden',
+      organizationWide: true,
+    },
+    { resource: 'invite', method: 'GET', path: '/api/v1/invites', expect: 'scoped', organizationWide: true },
     { resource: 'API key', method: 'GET', path: `/api/v1/api-keys/${key}`, expect: 'hidden' },
     { resource: 'API key', method: 'POST', path: `/api/v1/api-keys/${key}/regenerate`, expect: 'hidden' },
     { resource: 'API key', method: 'DELETE', path: `/api/v1/api-keys/${key}?force=true`, expect: 'hidden' },
@@ -393,7 +411,7 @@ test("the tenancy matrix: each kind of A's test records, read, changed and delet
   const attackers: Attacker[] = [
     { name: "organization B's test key", records: world.foreign },
     { name: "organization B's live key", records: world.foreignLive },
-    { name: "A's own live key", records: world.otherEnv },
+    { name: "A's own live key", records: world.otherEnv, sameOrganization: true },
   ];
 
   const snapshot = async () => {
@@ -413,6 +431,7 @@ test("the tenancy matrix: each kind of A's test records, read, changed and delet
       '/api/v1/organization',
       '/api/v1/organization/payment-setting',
       '/api/v1/organization/invoice-setting',
+      '/api/v1/invites',
       `/api/v1/transactions?checkoutSessionId=${victim.ids.session[0]}`,
     ];
     return Object.fromEntries(await Promise.all(paths.map(async (p) => [p, (await owner.get(p)).body] as const)));
@@ -424,6 +443,7 @@ test("the tenancy matrix: each kind of A's test records, read, changed and delet
   for (const attacker of attackers) {
     const api = apiClient(weir.url, attacker.records.key);
     for (const row of rows(victim, attacker.records)) {
+      if (row.organizationWide && attacker.sameOrganization) continue;
       tried += 1;
       const what = `${attacker.name}: ${row.resource}: ${row.method} ${row.path}`;
       const head = await weir.eventStore.headPosition();
@@ -474,6 +494,7 @@ test('the tenancy matrix names every kind of record', (t) => {
       'checkout session export',
       'coupon',
       'customer',
+      'invite',
       'invoice',
       'organization settings',
       'payment intent',

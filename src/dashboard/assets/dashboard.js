@@ -22,31 +22,6 @@
   window.addEventListener('pagehide', () => source.close());
 })();
 
-// ---- copy to clipboard (payment links; any screen) ----
-// A button with data-copy="<input id>" copies that input's value and says so for a moment;
-// such buttons are hidden until this script runs, so without it the input is selected by hand.
-(() => {
-  for (const button of document.querySelectorAll('button[data-copy]')) button.hidden = false;
-  document.addEventListener('click', (event) => {
-    const button = event.target instanceof Element ? event.target.closest('button[data-copy]') : null;
-    if (!button) return;
-    const input = document.getElementById(button.dataset.copy ?? '');
-    if (!input || !('value' in input)) return;
-    const done = button.querySelector('.copy-done');
-    const say = (text) => {
-      if (done) done.textContent = text;
-      setTimeout(() => {
-        if (done) done.textContent = '';
-      }, 2000);
-    };
-    navigator.clipboard.writeText(input.value).then(
-      () => say('Copied'),
-      () => {
-        input.select();
-        say('Press Ctrl+C to copy');
-      },
-    );
-  });
 // Copy buttons (ui/copy.tsx): shown only where the clipboard can be written; they copy the input
 // they name and say so (for screen readers too, in the field's status line).
 (() => {

@@ -113,7 +113,7 @@ export type FactValue = string | (() => JSX.Element);
 
 /** Label and value pairs, in a definition list. */
 export const Facts = ({ items }: { items: readonly (readonly [string, FactValue])[] }): JSX.Element => (
-  <dl class="facts">
+  <dl class="facts-grid">
     {items.map(([term, value]) => (
       <div>
         <dt safe>{term}</dt>

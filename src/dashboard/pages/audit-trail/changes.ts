@@ -51,7 +51,9 @@ export function flatten(data: unknown, prefix = ''): [string, string][] {
       return;
     }
     if (Array.isArray(value) && value.some((v) => typeof v === 'object' && v !== null)) {
-      value.forEach((v, i) => walk(v, `${path}[${i}]`, ''));
+      value.forEach((v, i) => {
+        walk(v, `${path}[${i}]`, '');
+      });
       return;
     }
     rows.push([

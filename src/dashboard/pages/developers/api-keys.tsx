@@ -103,7 +103,7 @@ export function ApiKeysCard(props: {
           </table>
         </div>
       )}
-      <form method="post" action={`${DEVELOPERS}/api-keys`} class="inline-form" id="create-key">
+      <form method="post" action={`${DEVELOPERS}/api-keys`} class="form-section" id="create-key">
         <h3>Create a key</h3>
         {form.errors.form ? (
           <Alert tone="danger">

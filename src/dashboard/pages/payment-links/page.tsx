@@ -8,7 +8,7 @@ import type { DashboardContext } from '../../context.ts';
 import { redirectTo, sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
 import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, money } from '../../ui/components.tsx';
-import { CopyButton } from '../../ui/copy-button.tsx';
+import { CopyField } from '../../ui/copy.tsx';
 import { type FormErrors, formErrorsOf, refusalMessage, valuesOf } from '../../ui/form-parts.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { priceLabel } from '../../ui/price-label.ts';
@@ -157,13 +157,7 @@ async function renderDetail(ctx: DashboardContext, link: PaymentLink, notice?: s
       )}
       <div class="grid grid-2">
         <Card title="Share" id="share" actions={<ActiveBadge active={link.isActive} />}>
-          <div class="field">
-            <label for="link-url">Link</label>
-            <div class="copy-row">
-              <input id="link-url" type="text" readonly value={link.url} />
-              <CopyButton target="link-url" label="Copy link" />
-            </div>
-          </div>
+          <CopyField id="link-url" label="Link" value={link.url} />
           <img
             class="qr"
             src={`data:image/svg+xml;base64,${Buffer.from(qr).toString('base64')}`}

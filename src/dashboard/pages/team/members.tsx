@@ -139,7 +139,7 @@ async function renderTeam(ctx: DashboardContext, deps: DashboardDeps, view: Team
                     <td>
                       {mayChange(member) ? (
                         <div class="row-actions">
-                          <form method="post" action={`${TEAM_PATH}/members/${member.id}/role`} class="inline-form">
+                          <form method="post" action={`${TEAM_PATH}/members/${member.id}/role`} class="inline-controls">
                             <CsrfField token={ctx.state.csrfToken} />
                             <SelectField
                               name="role"
@@ -153,7 +153,11 @@ async function renderTeam(ctx: DashboardContext, deps: DashboardDeps, view: Team
                               Change role
                             </button>
                           </form>
-                          <form method="post" action={`${TEAM_PATH}/members/${member.id}/remove`} class="inline-form">
+                          <form
+                            method="post"
+                            action={`${TEAM_PATH}/members/${member.id}/remove`}
+                            class="inline-controls"
+                          >
                             <CsrfField token={ctx.state.csrfToken} />
                             <button
                               type="submit"
@@ -205,7 +209,7 @@ async function renderTeam(ctx: DashboardContext, deps: DashboardDeps, view: Team
                   </div>
                   {manage && open.includes(invite) && (owner || invite.role !== 'owner') ? (
                     <div class="row-actions">
-                      <form method="post" action={`${TEAM_PATH}/invites/${invite.id}/resend`} class="inline-form">
+                      <form method="post" action={`${TEAM_PATH}/invites/${invite.id}/resend`} class="inline-controls">
                         <CsrfField token={ctx.state.csrfToken} />
                         <button
                           type="submit"
@@ -215,7 +219,7 @@ async function renderTeam(ctx: DashboardContext, deps: DashboardDeps, view: Team
                           Resend
                         </button>
                       </form>
-                      <form method="post" action={`${TEAM_PATH}/invites/${invite.id}/revoke`} class="inline-form">
+                      <form method="post" action={`${TEAM_PATH}/invites/${invite.id}/revoke`} class="inline-controls">
                         <CsrfField token={ctx.state.csrfToken} />
                         <button type="submit" class="button-quiet" aria-label={`Revoke the invite to ${invite.email}`}>
                           Revoke
