@@ -8,12 +8,16 @@ export const CsrfField = ({ token }: { token: string }): JSX.Element => (
 
 /** A card with an optional heading (an h2, labelling the section) and actions beside it. */
 export function Card(
-  props: PropsWithChildren<{ title?: string; id?: string; actions?: Children; class?: string }>,
+  props: PropsWithChildren<
+    { title?: string; id?: string; actions?: Children; class?: string } & Partial<
+      Record<`hx-${string}` | `aria-${string}`, string>
+    >
+  >,
 ): JSX.Element {
-  const { title, actions, children, class: extra, id } = props;
+  const { title, actions, children, class: extra, id, ...attributes } = props;
   const headingId = id && title ? `${id}-title` : undefined;
   return (
-    <section class={['card', extra]} id={id} aria-labelledby={headingId}>
+    <section class={['card', extra]} id={id} aria-labelledby={headingId} {...attributes}>
       {title || actions !== undefined ? (
         <header class="card-header">
           {title ? (
