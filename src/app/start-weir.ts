@@ -63,6 +63,10 @@ import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, rateLimitsOf, type WeirConfig } from '.
 import { lockDataDir, prepareDataDir } from './data-dir.ts';
 import { createActivityLog } from './activity-log.ts';
 import { createLineLogger, createLogger, logTo, type Log, type Logger } from '../shared/logger.ts';
+import { createPrometheusMetrics } from './prometheus-metrics.ts';
+import { meteredEventStore } from '../event-store/metered-event-store.ts';
+import { registerFollowerMetrics } from '../chain-ingest/evm/follower/follower-metrics.ts';
+import { metricsAccess } from '../read-api/http-metrics.ts';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -167,7 +171,9 @@ async function startLocked(
   const log: Log = logTo(logger);
   const clock = overrides.clock ?? createSystemClock();
   const stores = await openStores(config);
-  const { eventStore } = stores;
+  // One registry for this Weir, handed to each component that reports figures (GET /metrics).
+  const metrics = createPrometheusMetrics();
+  const eventStore = meteredEventStore(stores.eventStore, metrics);
   // Follows the log from here, so what start-up itself records (a recovery, a timer) is logged too.
   const activity = createActivityLog({ eventStore, logger });
   await activity.start();
@@ -201,6 +207,7 @@ async function startLocked(
     projections: [...ALL_PROJECTIONS, watchedProjection],
     clock,
     log,
+    metrics,
   });
   const projections = overrides.wrapProjections ? overrides.wrapProjections(runner) : runner;
   const started = performance.now();
@@ -235,6 +242,7 @@ async function startLocked(
     }),
   );
   const followersByNetwork = new Map(followers.map((follower) => [follower.status().network, follower]));
+  registerFollowerMetrics(metrics, followers, clock);
   const mails = createMailDispatcher({ clock, readStore, projections, commands, mailer, log });
   // Created before the matcher, started after it: a session's expiry and an invoice reminder also
   // wait for the matcher to handle what the followers published, and it wakes the waiting timers.
@@ -250,6 +258,7 @@ async function startLocked(
     readStore,
     projections,
     log,
+    metrics,
     handlers: {
       ...checkoutSessionTimerHandlers(commands, { readStore, gate }),
       ...invoiceTimerHandlers(commands, { readStore, gate }),
@@ -267,6 +276,7 @@ async function startLocked(
     networks: everyNetwork(rail).map((n) => n.network),
     log: (line) => log(`[matcher] ${line}`),
     onHandled: () => timers.retryWaiting(),
+    metrics,
   });
   await matcher.start();
   const webhookTargets = webhookTargetPolicy(config.webhookInternalTargets);
@@ -280,6 +290,7 @@ async function startLocked(
     secretBox,
     send: overrides.webhookSender ?? httpSender!,
     log,
+    metrics,
   });
   await dispatcher.start();
   timers.start();
@@ -326,6 +337,7 @@ async function startLocked(
     executors,
     batchDelayMs: overrides.sweepBatchDelayMs,
     log: (line) => log(`[sweeper] ${line}`),
+    metrics,
   });
   sweeper.start();
 
@@ -427,6 +439,12 @@ async function startLocked(
     rateLimits: rateLimitsOf(config),
     trustProxy: config.trustProxy ?? false,
     logger,
+    metrics,
+    metricsEndpoint: {
+      scrape: metrics.scrape,
+      contentType: metrics.contentType,
+      access: metricsAccess({ host: config.host, trustProxy: config.trustProxy }),
+    },
   });
   const handle = app.callback();
   server.on('request', handle);

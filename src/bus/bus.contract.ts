@@ -211,7 +211,7 @@ export function busContract(test: TestFn, name: string, factory: BusFactory): vo
   });
 
   withBus(
-    'drained: not until every published message was handled and acknowledged; other subjects do not count',
+    'drained and backlog: not drained until every published message was handled and acknowledged, the backlog counts them; other subjects do not count',
     async (t, bus) => {
       let release: () => void = () => undefined;
       const gate = new Promise<void>((resolve) => {
@@ -237,23 +237,29 @@ export function busContract(test: TestFn, name: string, factory: BusFactory): vo
         },
       );
       t.true(await consumer.drained(), 'nothing published yet');
+      t.is(await consumer.backlog(), 0);
       await bus.publish('chain.sol.transfer', bytes('elsewhere'));
       t.true(await consumer.drained(), 'a message outside the filter does not count');
+      t.is(await consumer.backlog(), 0);
 
       await bus.publish('chain.eth.transfer', bytes('one'));
       t.false(await consumer.drained(), 'published, maybe not delivered yet');
+      t.is(await consumer.backlog(), 1);
       await waitUntil(() => entered.includes('one'), 'the handler to start');
       t.false(await consumer.drained(), 'being handled');
+      await bus.publish('chain.eth.transfer', bytes('behind'));
+      t.is(await consumer.backlog(), 2, 'the one being handled and the one behind it');
       release();
-      await waitUntil(() => acknowledged.includes('one'), 'the acknowledgement');
+      await waitUntil(() => acknowledged.includes('behind'), 'the acknowledgements');
       t.true(await consumer.drained(), 'drained as soon as onAcknowledged is called');
+      t.is(await consumer.backlog(), 0);
 
       await bus.publish('chain.eth.transfer', bytes('two'));
       await waitUntil(() => entered.includes('two'), 'the failing delivery');
       t.false(await consumer.drained(), 'refused, waiting for redelivery');
       await waitUntil(() => acknowledged.includes('two'), 'the redelivery to be acknowledged');
       t.true(await consumer.drained());
-      t.deepEqual(acknowledged, ['one', 'two']);
+      t.deepEqual(acknowledged, ['one', 'behind', 'two']);
     },
   );
   withBus(

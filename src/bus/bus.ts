@@ -45,6 +45,11 @@ export type Consumer = {
    * being handled, or waiting for redelivery. Asks the server on JetStream.
    */
   drained(): Promise<boolean>;
+  /**
+   * How many messages `drained()` waits for: those matching the filter not delivered yet, being
+   * handled, or waiting for redelivery (0 exactly when drained). Asks the server on JetStream.
+   */
+  backlog(): Promise<number>;
 };
 
 export type Bus = {

@@ -62,7 +62,7 @@ type DurableState = {
 
 type ActiveConsumer = {
   stop(): Promise<void>;
-  drained(): boolean;
+  backlog(): number;
   wake(): void;
 };
 
@@ -85,13 +85,14 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
     }
   };
 
-  /** Whether a message matching `filterSubject` is at or after the durable's cursor (the one being handled included). */
-  const drained = (durable: DurableState, filterSubject: string): boolean => {
+  /** The messages matching `filterSubject` at or after the durable's cursor (the one being handled included). */
+  const backlog = (durable: DurableState, filterSubject: string): number => {
+    let waiting = 0;
     for (let index = durable.cursor; index < log.length; index++) {
       const candidate = log[index];
-      if (candidate !== undefined && subjectMatchesFilter(filterSubject, candidate.subject)) return false;
+      if (candidate !== undefined && subjectMatchesFilter(filterSubject, candidate.subject)) waiting += 1;
     }
-    return true;
+    return waiting;
   };
 
   const startConsumer = (
@@ -159,7 +160,7 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
     let stopping: Promise<void> | undefined;
     const self: ActiveConsumer = {
       wake,
-      drained: () => drained(durable, filterSubject),
+      backlog: () => backlog(durable, filterSubject),
       stop() {
         stopping ??= (async () => {
           stopped = true;
@@ -209,7 +210,11 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
       }
       const active = startConsumer(durable, filterSubject, handler, consumerOptions.onAcknowledged);
       durable.active = active;
-      return { stop: () => active.stop(), drained: async () => active.drained() };
+      return {
+        stop: () => active.stop(),
+        drained: async () => active.backlog() === 0,
+        backlog: async () => active.backlog(),
+      };
     },
 
     async deleteDurable(durableName: string): Promise<void> {

@@ -235,27 +235,28 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
     /** Whether the last read of the durable's state failed: logged when that starts and when it ends, not per call. */
     let unreadable = false;
     const durable = `durable consumer "${durableName}" of stream "${streamName}" on ${where}`;
+    /** The durable's messages not delivered yet (`num_pending`) and delivered but not acked (`num_ack_pending`: being handled, or nak'd and waiting for redelivery). */
+    const backlog = async (): Promise<number> => {
+      // The stream has every message whose publish resolved.
+      let info: Awaited<ReturnType<typeof jsm.consumers.info>>;
+      try {
+        info = await jsm.consumers.info(streamName, durableName);
+      } catch (error) {
+        if (!unreadable) {
+          unreadable = true;
+          log(`cannot read the state of ${durable}: ${messageOf(error)}; drained() fails until it can`);
+        }
+        throw new BusConnectionError(`cannot read ${durable}: ${messageOf(error)}`, { cause: error });
+      }
+      if (unreadable) {
+        unreadable = false;
+        log(`the state of ${durable} can be read again; drained() answers again`);
+      }
+      return info.num_pending + info.num_ack_pending;
+    };
     const consumer: Consumer = {
-      async drained() {
-        // The stream has every message whose publish resolved; the durable's num_pending counts
-        // those not delivered yet, num_ack_pending those delivered and not acked (being handled,
-        // or nak'd and waiting for redelivery).
-        let info: Awaited<ReturnType<typeof jsm.consumers.info>>;
-        try {
-          info = await jsm.consumers.info(streamName, durableName);
-        } catch (error) {
-          if (!unreadable) {
-            unreadable = true;
-            log(`cannot read the state of ${durable}: ${messageOf(error)}; drained() fails until it can`);
-          }
-          throw new BusConnectionError(`cannot read ${durable}: ${messageOf(error)}`, { cause: error });
-        }
-        if (unreadable) {
-          unreadable = false;
-          log(`the state of ${durable} can be read again; drained() answers again`);
-        }
-        return info.num_pending === 0 && info.num_ack_pending === 0;
-      },
+      backlog,
+      drained: async () => (await backlog()) === 0,
       stop() {
         stopped ??= (async () => {
           stopping = true;

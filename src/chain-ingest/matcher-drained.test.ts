@@ -38,6 +38,7 @@ test('the matcher is drained once it has handled every chain message published s
           askedBus += 1;
           return consumer.drained();
         },
+        backlog: () => consumer.backlog(),
       };
       return counted;
     },

@@ -15,6 +15,7 @@ import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { fromChainUnits } from '../shared/money.ts';
+import { noMetrics, type Metrics } from '../shared/metrics.ts';
 import {
   chainSubjects,
   ChainMessageError,
@@ -105,6 +106,7 @@ export function createMatcher(deps: {
   clock?: Clock;
   /** Called each time the bus has acknowledged a message the matcher handled (e.g. to retry the timers waiting for `drained()`). */
   onHandled?: () => void;
+  metrics?: Metrics;
 }): Matcher {
   const { bus, readStore, commands, projections } = deps;
   const networks = [...new Set(deps.networks)].sort();
@@ -119,6 +121,29 @@ export function createMatcher(deps: {
   let acknowledged = 0;
   const notDrainedAt = new Map<string, number>();
   const failing = new Map<string, FailingChainMessage>();
+  const metrics = deps.metrics ?? noMetrics;
+  // Asked of the bus at scrape time only: the matcher's own path pays nothing for it.
+  metrics.gauge(
+    {
+      name: 'weir_matcher_queue_depth',
+      help: 'Chain messages of a network the matcher has not acknowledged yet (waiting, being handled, or waiting to be redelivered)',
+      labelNames: ['network'],
+    },
+    async () => {
+      const running = consumers;
+      if (running === null) return [];
+      return Promise.all(
+        [...running].map(async ([network, consumer]) => ({ labels: { network }, value: await consumer.backlog() })),
+      );
+    },
+  );
+  metrics.total(
+    {
+      name: 'weir_matcher_messages_handled_total',
+      help: 'Chain messages the matcher handled and the bus acknowledged',
+    },
+    () => [{ labels: {}, value: acknowledged }],
+  );
 
   async function send(
     target: { checkoutSessionId: string; organizationId: string; environment: string },

@@ -5,6 +5,7 @@ import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { ReadModelsBehindError } from '../shared/errors.ts';
 import { categoryOf, type Projection } from './projection.ts';
 import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
+import { noMetrics, secondsBetween, type Metrics } from '../shared/metrics.ts';
 
 const CHECKPOINT = 'projections';
 /** One document per projection that owns collections: the `version` its stored documents were written with. */
@@ -92,6 +93,7 @@ export function createProjectionRunner(deps: {
   batchSize?: number;
   clock?: Clock;
   log?: (line: string) => void;
+  metrics?: Metrics;
 }): ProjectionRunner {
   const { eventStore, readStore, projections } = deps;
   const clock = deps.clock ?? createSystemClock();
@@ -257,6 +259,8 @@ export function createProjectionRunner(deps: {
         });
   }
 
+  registerLagMetrics(deps.metrics ?? noMetrics, eventStore, clock, () => checkpoint);
+
   return {
     async start() {
       checkpoint = readStore.durable ? await readStore.getCheckpoint(CHECKPOINT) : null;
@@ -341,4 +345,46 @@ export function createProjectionRunner(deps: {
       while (running !== null) await running;
     },
   };
+}
+
+/**
+ * How far the read models are behind the log, read when scraped: in log positions (the head's
+ * minus the one processed; on KurrentDB positions are not event counts) and in seconds (how long
+ * ago the oldest event not yet processed happened; 0 when none waits).
+ */
+function registerLagMetrics(
+  metrics: Metrics,
+  eventStore: EventStore,
+  clock: Clock,
+  processed: () => bigint | null,
+): void {
+  const position = (value: bigint | null) => Number(value ?? 0n);
+  metrics.gauge({ name: 'weir_log_head_position', help: "The log's last position (0: empty)" }, async () => [
+    { labels: {}, value: position(await eventStore.headPosition()) },
+  ]);
+  metrics.gauge(
+    { name: 'weir_projection_position', help: 'The log position the read models have processed (0: none yet)' },
+    () => [{ labels: {}, value: position(processed()) }],
+  );
+  metrics.gauge(
+    {
+      name: 'weir_projection_lag_positions',
+      help: "Log positions between the log's head and what the read models processed",
+    },
+    async () => {
+      const head = position(await eventStore.headPosition());
+      return [{ labels: {}, value: Math.max(0, head - position(processed())) }];
+    },
+  );
+  metrics.gauge(
+    {
+      name: 'weir_projection_lag_seconds',
+      help: 'How long ago the oldest event the read models have not processed happened (0: none waits)',
+    },
+    async () => {
+      const [waiting] = await eventStore.readAll(processed(), 1);
+      const value = waiting ? secondsBetween(Date.parse(waiting.metadata.occurredAt), clock.now()) : 0;
+      return [{ labels: {}, value }];
+    },
+  );
 }

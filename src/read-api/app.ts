@@ -39,6 +39,8 @@ import { paymentIntentRoutes } from './routes/payment-intents.ts';
 import { transactionRoutes } from './routes/transactions.ts';
 import { apiDocsRoutes, isDocsPath } from './routes/api-docs.ts';
 import type { MountedAreas } from './schema/openapi-document.ts';
+import { httpMetricsMiddleware, type MetricsEndpoint, metricsRoute } from './http-metrics.ts';
+import { noMetrics, type Metrics } from '../shared/metrics.ts';
 
 /**
  * `GET /health`, for load balancers and operators: 200 while Weir is `ok` or `degraded` (it still
@@ -116,6 +118,10 @@ export function createApiApp(
     trustProxy?: boolean;
     /** Where each request's line and unexpected errors go; unset: no request lines, errors to stderr. */
     logger?: Logger;
+    /** Where request counts and latencies go; unset: nowhere. */
+    metrics?: Metrics;
+    /** `GET /metrics`; unset: no such route (a 404). */
+    metricsEndpoint?: MetricsEndpoint;
   },
 ): Koa<ApiState> {
   const app = new Koa<ApiState>();
@@ -123,6 +129,7 @@ export function createApiApp(
   // The last address of X-Forwarded-For, the one the proxy in front saw: those before it are the client's to write.
   app.maxIpsCount = 1;
   app.silent = true;
+  if (deps.metrics && deps.metrics !== noMetrics) app.use(httpMetricsMiddleware(deps.metrics));
   if (deps.logger) app.use(requestLogMiddleware(deps.logger));
   app.use(errorMiddleware(deps.logger));
   const limits = createRateLimiting({ clock: deps.clock, limits: deps.rateLimits ?? DEFAULT_RATE_LIMITS });
@@ -186,6 +193,12 @@ export function createApiApp(
           ...mounted(routers.admin),
         ])
       : null;
+  const metrics = deps.metricsEndpoint
+    ? metricsRoute(
+        deps.metricsEndpoint,
+        deps.adminToken ? limits.authentication(adminAuthentication(deps.adminToken)) : null,
+      )
+    : null;
 
   // One dispatch by path prefix, so a request only meets the middleware of its own area.
   app.use((ctx, next) => {
@@ -198,6 +211,7 @@ export function createApiApp(
     if (ctx.path.startsWith('/assets/') || ctx.path === '/favicon.ico') return assets(ctx, next);
     if (admin && ctx.path.startsWith('/admin/')) return admin(ctx, next);
     if (ctx.path === '/health') return healthRoute(ctx, deps.health);
+    if (metrics && ctx.path === '/metrics') return metrics(ctx, next);
     if (dashboard && (ctx.path === '/dashboard' || ctx.path.startsWith('/dashboard/'))) return dashboard(ctx, next);
     return next();
   });

@@ -26,6 +26,8 @@ function runRoutes(routes: Route[], index: number, ctx: ApiContext, path: string
   ctx.request.params = params;
   ctx.params = params;
   ctx.router = router;
+  // The route's pattern, as `@koa/router` records it: the request metrics label requests by it.
+  ctx._matchedRoute = layer.path;
   return Promise.resolve(handlers(ctx, () => runRoutes(routes, index + 1, ctx, path, next)));
 }
 
@@ -63,9 +65,9 @@ export function allowedMethods<S>(): Koa.Middleware<S> {
  * params, 405/OPTIONS from `answerAllowedMethods`), but without `@koa/router`'s per-request work: a
  * request is matched only against the routes of its resource (the path's first segment under
  * `/api/v1/`), each route's handlers are composed once rather than per request, and nothing else
- * (host check, matched-route bookkeeping) runs. Routes whose first segment is a pattern, or
- * outside `/api/v1/`, are tried for every resource; a router with router-level middleware
- * (`router.use`) is refused, as this does not reproduce it.
+ * (host check, the list of matched layers) runs but recording the route's pattern. Routes whose
+ * first segment is a pattern, or outside `/api/v1/`, are tried for every resource; a router with
+ * router-level middleware (`router.use`) is refused, as this does not reproduce it.
  */
 export function dispatchByResource(routers: Router<ApiState>[]): Koa.Middleware<ApiState> {
   const everywhere: Route[] = [];

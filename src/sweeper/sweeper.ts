@@ -4,10 +4,11 @@ import type { CommandHandler } from '../actors/command-handler.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import { SWEEPS, type SweepBroadcastDoc, type SweepDoc } from '../projections/sweeps.projection.ts';
-import type { ReadStore } from '../read-store/read-store.ts';
+import type { Collection, ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { createDueWorkLoop } from '../shared/due-work-loop.ts';
 import { doublingDelay } from '../shared/backoff.ts';
+import { noMetrics, type Metrics } from '../shared/metrics.ts';
 import {
   SweepNodeError,
   SweepReceiptLostError,
@@ -195,6 +196,7 @@ export function createSweeper(deps: {
   /** A flush sent but not mined this long after is taken as dropped: its deposits are flushed again if still funded. Default 30 min. */
   dropAfterMs?: number;
   log?: (line: string) => void;
+  metrics?: Metrics;
 }): Sweeper {
   const { clock, readStore, projections, commands, executors } = deps;
   const batchDelayMs = deps.batchDelayMs ?? 5_000;
@@ -212,6 +214,7 @@ export function createSweeper(deps: {
   const inFlight = new Map<string, InFlight>();
   const flightOfDoc = new Map<string, InFlight>();
   let unsubscribe: (() => void) | null = null;
+  const meter = sweepMetrics(deps.metrics ?? noMetrics, sweeps);
 
   const dueAt = (doc: SweepDoc) =>
     Math.max(
@@ -278,6 +281,7 @@ export function createSweeper(deps: {
         },
       });
     }
+    meter.mined(flight.network, mined, flight.parts.length);
     forget(flight);
   }
 
@@ -315,6 +319,7 @@ export function createSweeper(deps: {
     flight.dropping = why;
     const { network, transactionHash } = flight;
     for (const part of flight.parts) await handle(part.doc, { type: 'DropSweepBroadcast', network, transactionHash });
+    meter.dropped(network);
     forget(flight);
     log(
       `sweep transaction ${transactionHash} on ${network} ${why}, its ${flight.parts.length} deposit address(es) are flushed again if they still hold funds`,
@@ -603,6 +608,58 @@ export function createSweeper(deps: {
     async stop() {
       unsubscribe?.();
       await loop.stop();
+    },
+  };
+}
+
+/**
+ * The sweeper's figures: transactions by outcome, deposits swept, gas used and paid (in the
+ * network's smallest unit, wei on EVM) counted once a transaction's outcome is recorded; deposits
+ * waiting to be swept read from the read model at scrape time.
+ */
+function sweepMetrics(metrics: Metrics, sweeps: Collection<SweepDoc>) {
+  const transactions = metrics.counter({
+    name: 'weir_sweep_transactions_total',
+    help: 'Sweep transactions whose outcome is recorded, by network and outcome: swept, reverted (gas paid, nothing moved), dropped (never mined)',
+    labelNames: ['network', 'outcome'],
+  });
+  const deposits = metrics.counter({
+    name: 'weir_sweep_deposits_swept_total',
+    help: 'Deposit addresses emptied into merchant wallets, by network',
+    labelNames: ['network'],
+  });
+  const gasUsed = metrics.counter({
+    name: 'weir_sweep_gas_used_total',
+    help: 'Gas used by mined sweep transactions (swept or reverted), by network',
+    labelNames: ['network'],
+  });
+  const gasCost = metrics.counter({
+    name: 'weir_sweep_gas_cost_wei_total',
+    help: "Fees paid by the sweeper account for mined sweep transactions, in the network coin's smallest unit (wei), by network",
+    labelNames: ['network'],
+  });
+  metrics.gauge(
+    {
+      name: 'weir_sweeps_pending',
+      help: 'Deposit addresses holding confirmed payments not swept yet, by network',
+      labelNames: ['network'],
+    },
+    async () => {
+      const byNetwork = new Map<string, number>();
+      for (const doc of await sweeps.find({ pending: true }))
+        byNetwork.set(doc.network, (byNetwork.get(doc.network) ?? 0) + 1);
+      return [...byNetwork].map(([network, value]) => ({ labels: { network }, value }));
+    },
+  );
+  return {
+    mined(network: string, { transaction, reverted }: MinedSweep, depositCount: number): void {
+      transactions.inc({ network, outcome: reverted ? 'reverted' : 'swept' });
+      if (!reverted) deposits.inc({ network }, depositCount);
+      gasUsed.inc({ network }, Number(transaction.gasUsed));
+      gasCost.inc({ network }, Number(transaction.gasCost));
+    },
+    dropped(network: string): void {
+      transactions.inc({ network, outcome: 'dropped' });
     },
   };
 }

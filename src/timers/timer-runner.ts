@@ -7,6 +7,7 @@ import type { Clock } from '../shared/clock.ts';
 import { createDueWorkLoop } from '../shared/due-work-loop.ts';
 import { doublingDelay } from '../shared/backoff.ts';
 import type { Log } from '../shared/logger.ts';
+import { noMetrics, secondsBetween, type Metrics } from '../shared/metrics.ts';
 
 const RESCAN_DEBOUNCE_MS = 200;
 const BATCH = 500;
@@ -41,6 +42,9 @@ export type TimerRunner = {
   stop(): Promise<void>;
 };
 
+/** How late a timer acted after its time: seconds (a session's expiry waits for the chain followers, see chain-read-gate). */
+const LATENESS_BUCKETS = [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 6 * 3600, 24 * 3600] as const;
+
 /** Identity of one scheduling of a timer: a timer rescheduled (new fire time or version) is looked at again. */
 const scheduling = (timer: TimerDoc): string => `${timer.fireAt}:${timer.version ?? 0}`;
 
@@ -56,9 +60,29 @@ export function createTimerRunner(deps: {
   projections: Pick<ProjectionRunner, 'waitFor' | 'onDocumentsChanged'>;
   handlers: Record<string, TimerHandler>;
   log?: Log;
+  metrics?: Metrics;
 }): TimerRunner {
   const { clock, readStore, projections, handlers } = deps;
   const log: Log = deps.log ?? ((line: string) => console.error(line));
+  const metrics = deps.metrics ?? noMetrics;
+  const fired = metrics.counter({
+    name: 'weir_timers_fired_total',
+    help: 'Timers fired, by kind and outcome: recorded (its command changed the record), no_change, not_yet (put off: what it waits for has not happened), failed',
+    labelNames: ['kind', 'outcome'],
+  });
+  const lateness = metrics.histogram({
+    name: 'weir_timer_lateness_seconds',
+    help: 'How long after its time a timer acted (recorded or no_change), by kind',
+    labelNames: ['kind'],
+    buckets: LATENESS_BUCKETS,
+  });
+  metrics.gauge(
+    {
+      name: 'weir_timers_due',
+      help: 'Timers whose time has come that have not acted yet (being fired, put off, or failing), as of the last look',
+    },
+    () => [{ labels: {}, value: dueNotActed }],
+  );
   const timers = readStore.collection<TimerDoc>(COLLECTIONS.timers);
   /** Timers whose command changed nothing at this scheduling; looked at again only if rescheduled. */
   const spent = new Map<string, string>();
@@ -78,6 +102,8 @@ export function createTimerRunner(deps: {
   let lookAgainAt = Number.NEGATIVE_INFINITY;
   /** While the next look is being found, its find may have missed a timer set meanwhile: each change pokes. */
   let findingNext = false;
+  /** Timers the last pass found due (but spent ones) that have not acted since. */
+  let dueNotActed = 0;
 
   /** Fires `timer`; false when its handler answered `notYet`. */
   async function fire(timer: TimerDoc): Promise<boolean> {
@@ -95,6 +121,8 @@ export function createTimerRunner(deps: {
     };
     const result = await handler(timer, ctx);
     const outcome = 'notYet' in result ? 'not_yet' : result.position === null ? 'no_change' : 'recorded';
+    fired.inc({ kind: timer.kind, outcome });
+    if (outcome !== 'not_yet') lateness.observe({ kind: timer.kind }, secondsBetween(timer.fireAt, clock.now()));
     // A timer put off (`notYet`) is tried again on every chain read: only at debug.
     log(`[timers] ${timer.kind} ${timer._id} fired: ${outcome}`, {
       level: outcome === 'not_yet' ? 'debug' : 'info',
@@ -145,6 +173,7 @@ export function createTimerRunner(deps: {
       const dueIds = new Set(due.map((timer) => timer._id));
       for (const id of failing.keys()) if (!dueIds.has(id)) failing.delete(id);
     }
+    dueNotActed = due.filter((timer) => spent.get(timer._id) !== scheduling(timer)).length;
     for (const timer of due) {
       if (spent.get(timer._id) === scheduling(timer)) continue;
       const failed = failing.get(timer._id);
@@ -153,8 +182,10 @@ export function createTimerRunner(deps: {
       try {
         // Retried from this pass's `now`, so the timers put off together are looked at again together;
         // at once (in the pass `retryWaiting` asked for) if what it waits for changed meanwhile.
-        if (await fire(timer)) failing.delete(timer._id);
-        else
+        if (await fire(timer)) {
+          failing.delete(timer._id);
+          dueNotActed -= 1;
+        } else
           failing.set(timer._id, {
             scheduling: scheduling(timer),
             kind: timer.kind,
@@ -164,6 +195,7 @@ export function createTimerRunner(deps: {
           });
       } catch (error) {
         // One timer whose command fails (a bug, a store outage) must not hold up the others.
+        fired.inc({ kind: timer.kind, outcome: 'failed' });
         const again = failed && failed.scheduling === scheduling(timer) && failed.failures > 0 ? failed : null;
         const failures = again ? again.failures + 1 : 1;
         const retryAt = clock.now() + doublingDelay(failures, FIRST_RETRY_MS, MAX_RETRY_MS);

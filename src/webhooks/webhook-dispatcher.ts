@@ -11,6 +11,7 @@ import { createFairQueue, type FairQueueLimits } from './fair-queue.ts';
 import { TEST_WEBHOOK_EVENT_TYPE } from './webhook-event-types.ts';
 import { renderWebhookBody } from './webhook-events.ts';
 import { scrubUrls, type Log } from '../shared/logger.ts';
+import { noMetrics, type Metrics } from '../shared/metrics.ts';
 import { DeliveryAbortedError, type WebhookSender } from './webhook-sender.ts';
 
 const MAX_CACHED_BODIES = 1000;
@@ -52,6 +53,7 @@ export function createWebhookDispatcher(deps: {
   send: WebhookSender;
   limits?: FairQueueLimits;
   log?: Log;
+  metrics?: Metrics;
 }): WebhookDispatcher {
   const { clock, eventStore, readStore, projections, commands, secretBox, send } = deps;
   const log: Log = deps.log ?? ((line: string) => console.error(line));
@@ -73,6 +75,26 @@ export function createWebhookDispatcher(deps: {
   let timerAt: number | null = null;
   /** Document updates are applied one batch at a time, in the order the projections wrote them. */
   let updates: Promise<void> = Promise.resolve();
+  const metrics = deps.metrics ?? noMetrics;
+  const attemptsRecorded = metrics.counter({
+    name: 'weir_webhook_attempts_total',
+    help: 'Webhook delivery attempts recorded, by outcome: succeeded, retrying, failed (no retry left), canceled (endpoint deleted or disabled)',
+    labelNames: ['outcome'],
+  });
+  metrics.gauge(
+    {
+      name: 'weir_webhook_queue_depth',
+      help: 'Webhook deliveries in the dispatcher: queued (due now or waiting for their retry time) and in flight',
+      labelNames: ['state'],
+    },
+    () => {
+      const size = queue.size();
+      return [
+        { labels: { state: 'queued' }, value: size.queued },
+        { labels: { state: 'in_flight' }, value: size.inFlight },
+      ];
+    },
+  );
 
   const tenantOf = (d: WebhookDeliveryDoc) => `${d.environment}:${d.organizationId}`;
 
@@ -174,8 +196,11 @@ export function createWebhookDispatcher(deps: {
         assumeNew: delivery.attempts === 0,
       });
       recordFailures.delete(delivery.id);
+      if (command.type === 'CancelDelivery') attemptsRecorded.inc({ outcome: 'canceled' });
       if (command.type === 'RecordDeliveryAttempt') {
         const ok = command.error === null && command.statusCode !== null;
+        const outcome = ok ? 'succeeded' : state.value === 'failed' ? 'failed' : 'retrying';
+        attemptsRecorded.inc({ outcome });
         // The endpoint's id, never its URL (a URL may hold a token) nor its secret.
         log(`[webhooks] ${delivery.eventType} to ${delivery.endpointId}: ${command.statusCode ?? 'no answer'}`, {
           level: ok ? 'info' : 'warn',
@@ -189,7 +214,7 @@ export function createWebhookDispatcher(deps: {
           attempt: command.attempt,
           statusCode: command.statusCode,
           durationMs: command.durationMs,
-          outcome: ok ? 'succeeded' : state.value === 'failed' ? 'failed' : 'retrying',
+          outcome,
           ...(command.error && !ok ? { error: scrubUrls(command.error) } : {}),
         });
       }
