@@ -37,7 +37,7 @@ function ask(
   });
 }
 
-test('unknown methods answer 405 with Allow, not 501: PROPFIND, TRACE, QUERY on /api/v1, the hosted pages, /admin and /health', async (t) => {
+test('unknown methods answer 405 with Allow, not 501: PROPFIND, TRACE, QUERY on /api/v1, the hosted pages, /admin, /health and /metrics', async (t) => {
   const weir = await startTestWeir(t);
   const { api, testSecretKey } = await createMerchant(weir.url);
   const session = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body;
@@ -58,6 +58,7 @@ test('unknown methods answer 405 with Allow, not 501: PROPFIND, TRACE, QUERY on 
     ['/invoices/00000000-0000-4000-8000-000000000000/pay', {}, 'HEAD, GET'],
     ['/admin/organizations', { authorization: `Bearer ${ADMIN_TOKEN}` }, 'POST'],
     ['/health', {}, 'GET, HEAD'],
+    ['/metrics', {}, 'GET, HEAD'],
   ];
   for (const method of ['PROPFIND', 'TRACE', 'QUERY', 'MKCOL', 'PURGE']) {
     for (const [path, headers, allowed] of paths) {

@@ -1,6 +1,9 @@
+import { dirname, join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import type { Address } from 'viem';
 import type { WeirOverrides } from '../../src/app/start-weir.ts';
+import { writeDevnetInfo } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
+import { type JsonRpcCall, startRpcProxy } from '../../src/chain-ingest/evm/follower/follower-test-kit.ts';
 import { apiClient } from './api-client.ts';
 import { merchantWallet, startTestDevnet } from './evm-devnet.ts';
 import { startNatsServer } from './nats-server.ts';
@@ -14,12 +17,26 @@ const DEVNET_CHAIN_ID = 31337;
  * stopped at the end of the test. `confirmations` sets the devnet's depth; `overrides` go to
  * `startWeir` after the defaults (sweeps at once, followers polling every 50 ms). `restart` starts
  * Weir again on the same port, data dir, devnet and NATS (API clients and webhook endpoints go on working).
+ * With `refuseRpc`, Weir reaches the devnet's HTTP JSON-RPC through a proxy that answers the calls it
+ * picks with that JSON-RPC error (a node that fails on demand); payers still reach the devnet itself.
  */
 export async function startDevnetWeir(
   t: ExecutionContext,
-  options: { confirmations?: number; chainEnv?: Record<string, string>; overrides?: WeirOverrides } = {},
+  options: {
+    confirmations?: number;
+    chainEnv?: Record<string, string>;
+    overrides?: WeirOverrides;
+    refuseRpc?: (call: JsonRpcCall) => { code: number; message: string } | undefined;
+  } = {},
 ) {
   const devnet = await startTestDevnet(t);
+  let devnetFile = devnet.file;
+  if (options.refuseRpc) {
+    const proxy = await startRpcProxy(devnet.info.rpcUrl, options.refuseRpc);
+    t.teardown(() => proxy.close());
+    devnetFile = join(dirname(devnet.file), 'devnet-through-proxy.json');
+    await writeDevnetInfo(devnetFile, { ...devnet.info, rpcUrl: proxy.url });
+  }
   const nats = await startNatsServer();
   t.teardown(() => nats.stop());
   const receiver = await startWebhookReceiver();
@@ -27,7 +44,7 @@ export async function startDevnetWeir(
   const config = {
     natsUrl: nats.url,
     testRail: false,
-    devnetFile: devnet.file,
+    devnetFile,
     chainEnv: {
       ...(options.confirmations ? { [`WEIR_CONFIRMATIONS_${DEVNET_CHAIN_ID}`]: String(options.confirmations) } : {}),
       ...options.chainEnv,

@@ -28,3 +28,45 @@ export function faultyReadStore(store: ReadStore, faults: { get?: Fault; put?: F
     },
   };
 }
+
+/**
+ * A read store whose writes can be held: while `hold()` is in force every `put` and `delete` waits
+ * (the projections stop advancing, as on a slow MongoDB) until `release()`. Reads go on.
+ */
+export function holdableReadStore() {
+  let held: Promise<void> | null = null;
+  let release = () => {};
+  const waitWhileHeld = async () => {
+    while (held !== null) await held;
+  };
+  return {
+    wrap(store: ReadStore): ReadStore {
+      return {
+        ...store,
+        collection<T extends ReadDocument>(name: string) {
+          const collection = store.collection<T>(name);
+          return {
+            ...collection,
+            put: async (doc: T) => {
+              await waitWhileHeld();
+              return collection.put(doc);
+            },
+            delete: async (id: string) => {
+              await waitWhileHeld();
+              return collection.delete(id);
+            },
+          };
+        },
+      };
+    },
+    hold(): void {
+      held ??= new Promise<void>((resolve) => {
+        release = () => {
+          held = null;
+          resolve();
+        };
+      });
+    },
+    release: () => release(),
+  };
+}
