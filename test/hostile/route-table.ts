@@ -9,7 +9,7 @@ import { ADMIN_TOKEN } from '../support/weir-harness.ts';
 type Routers = ReturnType<typeof httpRouters>;
 
 /** Where a route is mounted (a key of `httpRouters`), which says how a caller authenticates; `none` is no route. */
-export type Area = keyof Routers | 'health' | 'none';
+export type Area = keyof Routers | 'health' | 'metrics' | 'none';
 
 /** One route Weir serves: a method and a path template (`/api/v1/customers/:id`). */
 export type Route = { area: Area; method: string; path: string };
@@ -19,7 +19,7 @@ export const routeKey = (route: Pick<Route, 'method' | 'path'>) => `${route.meth
 /**
  * Every route of the server, read from the routers `createApiApp` mounts (see `httpRouters`), so a
  * route added to a router is in the list without anyone editing the suite. HEAD, which the routers
- * add to every GET, is left to the generator's method choice. `/health` is not a router's.
+ * add to every GET, is left to the generator's method choice. `/health` and `/metrics` are not a router's.
  */
 export function routeTable(
   weir: Pick<Weir, 'url' | 'clock' | 'eventStore' | 'readStore' | 'commands' | 'projections'>,
@@ -51,6 +51,6 @@ export function routeTable(
       }
     }
   }
-  routes.push({ area: 'health', method: 'GET', path: '/health' });
+  routes.push({ area: 'health', method: 'GET', path: '/health' }, { area: 'metrics', method: 'GET', path: '/metrics' });
   return routes;
 }

@@ -272,7 +272,7 @@ function undeclaredOperation(area: string, method: Method, path: string, names: 
   };
 }
 
-/** Routes that no router holds: the health check. */
+/** Routes that no router holds: the health check and the metrics. */
 const EXTRA_ROUTES: RouteConfig[] = [
   {
     method: 'get',
@@ -283,6 +283,29 @@ const EXTRA_ROUTES: RouteConfig[] = [
     responses: {
       200: { description: '`ok` or `degraded`' },
       503: { description: '`failing`' },
+    },
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    summary: "Weir's metrics in the Prometheus text format, for the operator's Prometheus",
+    description:
+      'Open to anyone while Weir listens on a loopback address with no proxy in front (`WEIR_TRUST_PROXY` unset); otherwise the admin token is needed.',
+    tags: ['Operations'],
+    security: [{}, { adminToken: [] }],
+    responses: {
+      200: {
+        description: 'Every family, `text/plain; version=0.0.4`',
+        content: { 'text/plain': { schema: { type: 'string' } } },
+      },
+      ...errorResponses([
+        {
+          status: 401,
+          codes: ['authentication_required'],
+          description: 'Beyond loopback: no admin token, or another one',
+        },
+        { status: 403, codes: ['metrics_need_admin_token'], description: 'Beyond loopback, and no admin token is set' },
+      ]),
     },
   },
 ];
