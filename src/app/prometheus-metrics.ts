@@ -24,8 +24,8 @@ function processMetrics(): Registry {
 /**
  * One registry per Weir (never prom-client's global one), so two Weirs in one process keep their
  * figures apart. Values read at scrape time that fail to read (a store down) leave their family
- * empty for that scrape and count in `weir_metric_read_failures_total`, so one bad read never
- * fails the whole scrape.
+ * empty for that scrape and count in `weir_metric_read_failures_total` (seen from the next scrape:
+ * families are read side by side), so one bad read never fails the whole scrape.
  */
 export function createPrometheusMetrics(): PrometheusMetrics {
   const registry = new Registry();
@@ -40,13 +40,18 @@ export function createPrometheusMetrics(): PrometheusMetrics {
   /** Resets `metric`, then sets each sample `read` answers (`add` for counters, `set` for gauges). */
   const fill =
     <L extends string>(name: string, read: ReadSamples<L>) =>
-    async (metric: { reset(): void }, put: (labels: Record<L, string>, value: number) => void) => {
+    async (
+      metric: { reset(): void; remove(labels: Partial<Record<L, string>>): void },
+      put: (labels: Record<L, string>, value: number) => void,
+    ) => {
       try {
         const samples = await read();
         metric.reset();
         for (const sample of samples) put(sample.labels, sample.value);
       } catch {
+        // reset() leaves a family without labels at 0, which would read as "no lag": no sample at all.
         metric.reset();
+        metric.remove({});
         readFailures.inc({ metric: name });
       }
     };
