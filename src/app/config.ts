@@ -17,7 +17,7 @@ export type WeirConfig = {
   publicUrl?: string;
   /** 32 bytes in base64 to seal webhook secrets (given, or read from `masterKeyFile`); defaults to a key file in the data dir. */
   masterKey?: string;
-  /** Operator token for `/admin` (creating organizations over HTTP; given, or read from `adminTokenFile`); unset: the admin API is off. */
+  /** Operator token for `/admin` (creating organizations over HTTP) and `/metrics` beyond loopback (given, or read from `adminTokenFile`); unset: the admin API is off. */
   adminToken?: string;
   /** JSON written by `weir devnet`: offer that local chain in the test environment. */
   devnetFile?: string;
@@ -99,7 +99,8 @@ export const SETTINGS = {
   adminToken: {
     env: 'WEIR_ADMIN_TOKEN',
     flag: '--admin-token',
-    description: 'operator token for POST /admin/organizations; unset: admin API off',
+    description:
+      'operator token for POST /admin/organizations and, beyond loopback, GET /metrics; unset: admin API off',
   },
   adminTokenFile: {
     env: 'WEIR_ADMIN_TOKEN_FILE',
