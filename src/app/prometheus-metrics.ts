@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Metrics, ReadSamples } from '../shared/metrics.ts';
+import type { Labels, Metrics, ReadSamples } from '../shared/metrics.ts';
 
 /** The metrics port over a prom-client registry of its own, and its text for `GET /metrics`. */
 export type PrometheusMetrics = Metrics & {
@@ -58,8 +58,31 @@ export function createPrometheusMetrics(): PrometheusMetrics {
 
   return {
     counter(spec) {
-      const counter = new Counter({ ...spec, labelNames: spec.labelNames ?? [], registers });
-      return { inc: (labels, by = 1) => counter.inc(labels, by) };
+      // Counted in a map of its own and handed to prom-client at scrape time: a count costs a Map
+      // lookup (prom-client checks and hashes the labels on every inc, several times the cost).
+      const names = spec.labelNames ?? [];
+      const series = new Map<string, { labels: Labels<(typeof names)[number]>; value: number }>();
+      const keyOf =
+        names.length === 1
+          ? (labels: Labels<(typeof names)[number]>) => labels[names[0]!]!
+          : (labels: Labels<(typeof names)[number]>) => names.map((name) => labels[name]).join('\u0000');
+      new Counter({
+        ...spec,
+        labelNames: names,
+        registers,
+        collect() {
+          this.reset();
+          for (const { labels, value } of series.values()) this.inc(labels, value);
+        },
+      });
+      return {
+        inc(labels, by = 1) {
+          const key = keyOf(labels);
+          const known = series.get(key);
+          if (known) known.value += by;
+          else series.set(key, { labels: { ...labels }, value: by });
+        },
+      };
     },
     histogram(spec) {
       const histogram = new Histogram({
