@@ -17,7 +17,7 @@ export type MetricsEndpoint = {
 };
 
 /**
- * Who may read `/metrics`: anyone only when nothing but this machine can reach Weir, that is it
+ * Who may read `/metrics`. Everyone only when nothing but this machine can reach Weir, that is it
  * listens on a loopback address and no proxy forwards to it (a proxy makes loopback public).
  */
 export function metricsAccess(listen: { host: string; trustProxy?: boolean }): MetricsEndpoint['access'] {
