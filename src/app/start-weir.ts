@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createCommandHandler, type CommandHandler } from '../actors/command-handler.ts';
+import { openInspector } from '../inspect/inspector.ts';
+import { createMachineInspection } from '../inspect/machine-inspection.ts';
 import { createCheckoutSessionCreator } from '../actors/create-checkout-session.ts';
 import { createLineItemResolver } from '../actors/line-items.ts';
 import type { Bus } from '../bus/bus.ts';
@@ -192,7 +194,19 @@ async function startLocked(
   });
   const rails = overrides.rails ?? [...(overrides.extraRails ?? []), evmRail];
   const rail = combineRails(rails);
-  const commands = createCommandHandler({ eventStore, clock });
+  const inspector = config.inspect ? openInspector(config.inspect) : null;
+  if (inspector)
+    logger.info(
+      { event: 'weir.inspecting', url: inspector.url, page: inspector.page },
+      inspector.page
+        ? `statecharts shown live: open ${inspector.page} (the Stately inspector)`
+        : `statecharts shown live through the inspector at ${inspector.url}`,
+    );
+  const commands = createCommandHandler({
+    eventStore,
+    clock,
+    ...(inspector ? { observe: createMachineInspection(inspector.sink) } : {}),
+  });
   const watched = createWatchedAddresses();
   const watchedProjection = watchedAddressesProjection(watched);
   const runner = createProjectionRunner({
@@ -498,6 +512,7 @@ async function startLocked(
         await bus.close();
         await readStore.close();
         await eventStore.close();
+        inspector?.stop();
         await releaseLock();
         logger.info(
           {
