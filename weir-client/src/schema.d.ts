@@ -80,6 +80,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/analytics/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run an aggregation pipeline
+         * @description Read only: the tenant's `$match` runs first, only reading stages and operators are taken (no `$out`, `$merge`, `$lookup`, `$unionWith`, `$where`, `$function`), and at most 1000 documents are answered; MongoDB stops it after 5 s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AnalyticsQuery"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                [key: string]: unknown;
+                            }[];
+                            /** @enum {string} */
+                            object: "list";
+                        };
+                    };
+                };
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is over the limit. Codes: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/api-keys": {
         parameters: {
             query?: never;
@@ -7872,6 +7975,85 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reports/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Run a report
+         * @description Reports and their figures: `volume`: payments, grossVolume, fees, gasFees, netVolume (by completedAt; groupBy none, currency, network, product, paymentLink); `conversion`: created, completed, conversionRate (by createdAt; groupBy none, currency, paymentLink); `time-to-pay`: payments, medianSeconds, p95Seconds (by completedAt; groupBy none, currency, network, paymentLink); `payment-issues`: underpaidSessions, latePayments, overpaidSessions (by createdAt; groupBy none, currency, network, paymentLink); `refunds`: refundsMarked, amountRefunded (by paymentIntent.markRefundedAt; groupBy none, currency, network, paymentLink); `subscriptions`: newSubscriptions, churned, pastDue, activeAtEnd, mrr (by createdAt; groupBy none, currency).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `json` (a list), `csv` or `ndjson` (streamed, one row per line) */
+                    format?: "json" | "csv" | "ndjson";
+                    /** @description The first instant counted (inclusive), by the time the report counts by */
+                    from?: string;
+                    /** @description A second key of each row; each report says which it takes */
+                    groupBy?: "none" | "currency" | "network" | "product" | "paymentLink" | "status";
+                    /** @description The period each row covers (weeks start on Monday; UTC) */
+                    interval?: "day" | "week" | "month";
+                    /** @description The last instant counted (inclusive) */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    name: "volume" | "conversion" | "time-to-pay" | "payment-issues" | "refunds" | "subscriptions";
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Report"];
+                    };
+                };
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/subscriptions": {
         parameters: {
             query?: never;
@@ -12427,6 +12609,34 @@ export interface components {
             postalCode?: string | null;
             state?: string | null;
         } | null;
+        /**
+         * @example {
+         *       "collection": "checkout_sessions",
+         *       "pipeline": [
+         *         {
+         *           "$match": {
+         *             "status": "complete"
+         *           }
+         *         },
+         *         {
+         *           "$group": {
+         *             "_id": "$currency",
+         *             "sessions": {
+         *               "$sum": 1
+         *             }
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        AnalyticsQuery: {
+            /** @enum {string} */
+            collection: "checkout_sessions" | "transactions" | "invoices" | "subscriptions" | "customers" | "payment_links";
+            /** @description Aggregation stages run after the tenant's own `$match`, at most 20 */
+            pipeline: {
+                [key: string]: unknown;
+            }[];
+        };
         ApiKey: {
             /** Format: date-time */
             createdAt: string;
@@ -14775,6 +14985,24 @@ export interface components {
             chainId: number;
             /** @example 0xabababababababababababababababababababababababababababababababab */
             transactionHash: string;
+        };
+        Report: {
+            columns: string[];
+            data: components["schemas"]["ReportRow"][];
+            /** @enum {string} */
+            groupBy: "none" | "currency" | "network" | "product" | "paymentLink" | "status";
+            /** @enum {string} */
+            interval: "day" | "week" | "month";
+            /** @enum {string} */
+            name: "volume" | "conversion" | "time-to-pay" | "payment-issues" | "refunds" | "subscriptions";
+            /** @enum {string} */
+            object: "report";
+        };
+        ReportRow: {
+            group: string | null;
+            period: string;
+        } & {
+            [key: string]: string | number | null;
         };
         SessionAddressDetails: {
             address: components["schemas"]["Address"];
