@@ -24,8 +24,11 @@ const NEEDS: Record<Permission, string> = {
   owner: 'an owner',
 };
 
+/** "a viewer", "an admin": the role with its article, as a sentence says it. */
+export const withArticle = (role: UserRole): string => `${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role}`;
+
 /** Throws a 403 saying who may do it, unless `role` grants `permission`. */
 export function requirePermission(role: UserRole, permission: Permission): void {
   if (!can(role, permission))
-    throw new ForbiddenError(`only ${NEEDS[permission]} can do this; you are a ${role}`, 'role_forbidden');
+    throw new ForbiddenError(`only ${NEEDS[permission]} can do this; you are ${withArticle(role)}`, 'role_forbidden');
 }
