@@ -2927,7 +2927,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the dashboard
-         * @description Mails a one-time link (valid 7 days) with which they set a password and join with `role`. The link is in this answer only (`inviteUrl`). Owners alone invite owners.
+         * @description Mails a one-time link (valid 7 days) with which they set a password and join with `role`. The link is in this answer only (`inviteUrl`). Owners alone invite owners. A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
         post: {
             parameters: {
@@ -2972,7 +2972,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3055,7 +3055,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an invite
-         * @description Its link stops working. An accepted invite stays as it is (remove the user instead).
+         * @description Its link stops working. An accepted invite stays as it is (remove the user instead). A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
         delete: {
             parameters: {
@@ -3096,7 +3096,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3150,7 +3150,7 @@ export interface paths {
         put?: never;
         /**
          * Send an invite again
-         * @description A new link (the old one stops working), valid 7 days from now. Not for an accepted or revoked invite.
+         * @description A new link (the old one stops working), valid 7 days from now. Not for an accepted or revoked invite. A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
         post: {
             parameters: {
@@ -3194,7 +3194,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9128,7 +9128,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a user
-         * @description Their sessions end at their next request and their email is free again; the last owner cannot be removed.
+         * @description Their sessions end at their next request and their email is free again; the last owner cannot be removed. A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
         delete: {
             parameters: {
@@ -9160,7 +9160,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9222,7 +9222,7 @@ export interface paths {
         get?: never;
         /**
          * Change a user's role
-         * @description Owners alone make or unmake owners; the last owner keeps the role. Takes effect on their next request.
+         * @description Owners alone make or unmake owners; the last owner keeps the role. Takes effect on their next request. A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
         put: {
             parameters: {
@@ -9267,7 +9267,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -12891,6 +12891,7 @@ export interface components {
                 environment: "test" | "live";
                 id: string;
                 name: string;
+                /** @description The first owner among the organization's dashboard users; null while it has none */
                 ownerId: string | null;
                 status: string;
                 type: string;
@@ -13891,6 +13892,7 @@ export interface components {
             monthlyPaymentVolume: string | null;
             name: string;
             noOfEmployees: string | null;
+            /** @description The first owner among the organization's dashboard users; null while it has none */
             ownerId: string | null;
             phone: string | null;
             privacyUrl: string | null;
