@@ -37,6 +37,19 @@ const nextStep = (dash: Dashboard) => dash.clock.advanceBy(120_000);
 /** The code the user's authenticator app shows now (by the test's own RFC 6238, on Weir's clock). */
 const codeNow = (dash: Dashboard, secret: string) => totpCodeFor(secret, dash.clock.now());
 
+/** The page's width at 390 px: nothing may widen it past the window (a table scrolls inside its card). */
+async function widthAt390(page: Page): Promise<number> {
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 900 });
+  const width = await page.evaluate(
+    () =>
+      (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement
+        .scrollWidth,
+  );
+  if (size) await page.setViewportSize(size);
+  return width;
+}
+
 /** Signs out from any signed-in page. */
 async function signOut(page: Page): Promise<void> {
   await Promise.all([page.waitForURL(/\/dashboard\/login/), page.getByRole('button', { name: 'Sign out' }).click()]);
@@ -151,6 +164,7 @@ test('Team: the owner invites by mail link (bad address named, nothing sent), th
   t.false((await page.content()).includes(invitePath), 'the link is not on the page');
   await expectAccessible(t, page, 'team');
   await screenshot(t, page, 'team');
+  t.is(await widthAt390(page), 390, 'the team page fits a phone');
 
   // The invitee follows the link (a browser of their own), chooses a password and is signed in.
   const invitee = await newPage(t, browser());
@@ -397,6 +411,7 @@ test('Two-factor: set up on the security page; sign-in then asks for the code; a
   await page.goto(`${dash.url}${SECURITY}`);
   await expectAccessible(t, page, 'security');
   await screenshot(t, page, 'security');
+  t.is(await widthAt390(page), 390, 'the security page fits a phone');
   nextStep(dash);
   await page.getByLabel('Code from your authenticator app').fill(codeNow(dash, secret));
   await page.getByRole('button', { name: 'Turn off two-factor' }).click();
