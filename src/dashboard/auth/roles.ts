@@ -2,7 +2,7 @@ import type { UserRole } from '../../actors/user.ts';
 import { ForbiddenError } from '../../shared/errors.ts';
 
 /**
- * What a page or action needs. `read`: any signed-in user. `developers`: API keys and webhook
+ * What a page or action needs. `read`: every signed-in user. `developers`: API keys and webhook
  * endpoints. `manage`: every other change (sessions, invoices, catalog, settings, team but owners).
  * `owner`: the owner's own matters (owners, two-factor policy, the organization itself).
  */
