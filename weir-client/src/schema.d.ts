@@ -3030,7 +3030,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the dashboard
-         * @description Mails a one-time link (valid 7 days) with which they set a password and join with `role`. The link is in this answer only (`inviteUrl`). Owners alone invite owners.
+         * @description Mails a one-time link (valid 7 days) with which they set a password and join with `role`. The link is in this answer only (`inviteUrl`). Owners alone invite owners. A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
         post: {
             parameters: {
@@ -3075,7 +3075,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3158,7 +3158,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an invite
-         * @description Its link stops working. An accepted invite stays as it is (remove the user instead).
+         * @description Its link stops working. An accepted invite stays as it is (remove the user instead). A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
         delete: {
             parameters: {
@@ -3199,7 +3199,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3253,7 +3253,7 @@ export interface paths {
         put?: never;
         /**
          * Send an invite again
-         * @description A new link (the old one stops working), valid 7 days from now. Not for an accepted or revoked invite.
+         * @description A new link (the old one stops working), valid 7 days from now. Not for an accepted or revoked invite. A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
         post: {
             parameters: {
@@ -3297,7 +3297,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9310,7 +9310,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a user
-         * @description Their sessions end at their next request and their email is free again; the last owner cannot be removed.
+         * @description Their sessions end at their next request and their email is free again; the last owner cannot be removed. A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
         delete: {
             parameters: {
@@ -9342,7 +9342,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9404,7 +9404,7 @@ export interface paths {
         get?: never;
         /**
          * Change a user's role
-         * @description Owners alone make or unmake owners; the last owner keeps the role. Takes effect on their next request.
+         * @description Owners alone make or unmake owners; the last owner keeps the role. Takes effect on their next request. A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
         put: {
             parameters: {
@@ -9449,7 +9449,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -13101,6 +13101,7 @@ export interface components {
                 environment: "test" | "live";
                 id: string;
                 name: string;
+                /** @description The first owner among the organization's dashboard users; null while it has none */
                 ownerId: string | null;
                 status: string;
                 type: string;
@@ -14101,6 +14102,7 @@ export interface components {
             monthlyPaymentVolume: string | null;
             name: string;
             noOfEmployees: string | null;
+            /** @description The first owner among the organization's dashboard users; null while it has none */
             ownerId: string | null;
             phone: string | null;
             privacyUrl: string | null;

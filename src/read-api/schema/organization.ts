@@ -140,7 +140,10 @@ export const OrganizationSchema = z
     brandColor: nullableText(),
     brandLogo: nullableText(),
     addresses: z.array(WithdrawalAddressSchema),
-    ownerId: z.string().nullable(),
+    ownerId: z
+      .string()
+      .nullable()
+      .openapi({ description: "The first owner among the organization's dashboard users; null while it has none" }),
     noOfEmployees: nullableText(),
     monthlyPaymentVolume: nullableText(),
     featureAccessRequests: z.array(z.unknown()),
