@@ -1,0 +1,264 @@
+import test, { type ExecutionContext } from 'ava';
+import {
+  AccountRole,
+  appendTransactionMessageInstructions,
+  compressTransactionMessageUsingAddressLookupTables,
+  createSolanaRpc,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getAddressEncoder,
+  getBase64EncodedWireTransaction,
+  lamports,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Address,
+  type Instruction,
+  type KeyPairSigner,
+  type Signature,
+} from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import {
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getTransferCheckedInstruction,
+} from '@solana-program/token';
+import { TOKEN_PROGRAM_ADDRESS } from '../define-network.ts';
+import { newReference } from '../pay-url.ts';
+import { validateSolanaTransfer } from '../validate-transfer.ts';
+import { startLocalSolana } from './rpc-server.ts';
+
+async function localSolana(t: ExecutionContext) {
+  const server = await startLocalSolana({ port: 0, now: () => 1_767_225_600_000 });
+  t.teardown(() => server.stop());
+  const rpc = createSolanaRpc(server.rpcUrl);
+  const payer = await generateKeyPairSigner();
+  const merchant = (await generateKeyPairSigner()).address;
+  await rpc.requestAirdrop(payer.address, lamports(2_000_000_000n)).send();
+  await server.ledger.mintTo(payer.address, 'usdc', 100_000_000n);
+  const usdc = server.ledger.mints.usdc;
+  const ata = async (owner: Address) =>
+    (await findAssociatedTokenPda({ owner, mint: usdc, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+
+  /** Signs `instructions` with the payer and sends them through the RPC, as a wallet does. */
+  const send = async (
+    instructions: Instruction[],
+    options: { skipPreflight?: boolean; lookupTables?: Record<Address, Address[]>; signer?: KeyPairSigner } = {},
+  ): Promise<Signature> => {
+    const { value: blockhash } = await rpc.getLatestBlockhash().send();
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(options.signer ?? payer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
+      (m) => appendTransactionMessageInstructions(instructions, m),
+    );
+    const compressed =
+      options.lookupTables === undefined
+        ? message
+        : compressTransactionMessageUsingAddressLookupTables(message, options.lookupTables);
+    const signed = await signTransactionMessageWithSigners(compressed);
+    return rpc
+      .sendTransaction(getBase64EncodedWireTransaction(signed), {
+        encoding: 'base64',
+        ...(options.skipPreflight ? { skipPreflight: true } : {}),
+      })
+      .send();
+  };
+
+  /** A Solana Pay USDC transfer: the merchant's ATA created if missing, then TransferChecked with the references. */
+  const payUsdc = async (amount: bigint, references: Address[], options: Parameters<typeof send>[1] = {}) => {
+    const transfer = getTransferCheckedInstruction({
+      source: await ata(payer.address),
+      mint: usdc,
+      destination: await ata(merchant),
+      authority: payer,
+      amount,
+      decimals: 6,
+    });
+    return send(
+      [
+        getCreateAssociatedTokenIdempotentInstruction({ payer, ata: await ata(merchant), owner: merchant, mint: usdc }),
+        {
+          ...transfer,
+          accounts: [...transfer.accounts, ...references.map((address) => ({ address, role: AccountRole.READONLY }))],
+        },
+      ],
+      options,
+    );
+  };
+
+  const getTransaction = (signature: Signature, commitment: 'confirmed' | 'finalized' = 'confirmed') =>
+    rpc.getTransaction(signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment }).send();
+
+  return { server, rpc, payer, merchant, usdc, ata, send, payUsdc, getTransaction };
+}
+
+test('a USDC transfer carrying a reference is found by getSignaturesForAddress and validates as a payment', async (t) => {
+  const { server, rpc, merchant, usdc, ata, payUsdc, getTransaction } = await localSolana(t);
+  const reference = newReference();
+  const signature = await payUsdc(1_500_000n, [reference]);
+
+  const confirmed = await rpc.getSignaturesForAddress(reference, { commitment: 'confirmed' }).send();
+  t.is(confirmed.length, 1);
+  t.like(confirmed[0], { signature, err: null, confirmationStatus: 'confirmed', blockTime: 1_767_225_600n });
+  t.deepEqual(await rpc.getSignaturesForAddress(reference, { commitment: 'finalized' }).send(), []);
+
+  const answer = await getTransaction(signature);
+  const check = await validateSolanaTransfer(answer, { recipient: merchant, mint: usdc, references: [reference] });
+  if (!check.valid) return t.fail(check.message);
+  t.like(check.payments, [
+    { id: `${signature}:1`, instructionIndex: 1, amount: 1_500_000n, mint: usdc, destination: await ata(merchant) },
+  ]);
+  t.is(
+    answer?.meta?.preTokenBalances?.length,
+    1,
+    'the merchant ATA had no balance before: created in this transaction',
+  );
+  t.is(String((await rpc.getTokenAccountBalance(await ata(merchant)).send()).value.uiAmountString), '1.5');
+  t.is(await getTransaction(signature, 'finalized'), null, 'not finalized yet');
+
+  server.ledger.finalize();
+  const [finalized] = await rpc.getSignaturesForAddress(reference, { commitment: 'finalized' }).send();
+  t.like(finalized, { signature, confirmationStatus: 'finalized' });
+  const { value } = await rpc.getSignatureStatuses([signature]).send();
+  t.like(value[0], { confirmationStatus: 'finalized', confirmations: null, err: null });
+  t.not(await getTransaction(signature, 'finalized'), null);
+});
+
+test('a transaction that stays confirmed and is dropped disappears and its balances move back', async (t) => {
+  const { server, rpc, merchant, ata, payUsdc, getTransaction } = await localSolana(t);
+  const kept = await payUsdc(1_000_000n, [newReference()]);
+  const reference = newReference();
+  const dropped = await payUsdc(2_000_000n, [reference]);
+  server.ledger.finalize((await getTransaction(kept))?.slot);
+  t.is(String((await rpc.getTokenAccountBalance(await ata(merchant)).send()).value.amount), '3000000');
+
+  server.ledger.drop(dropped);
+  t.deepEqual(await rpc.getSignaturesForAddress(reference, { commitment: 'confirmed' }).send(), []);
+  t.is(await getTransaction(dropped), null);
+  t.deepEqual((await rpc.getSignatureStatuses([dropped]).send()).value, [null]);
+  t.is(String((await rpc.getTokenAccountBalance(await ata(merchant)).send()).value.amount), '1000000');
+  server.ledger.finalize();
+  t.is(await getTransaction(dropped, 'finalized'), null, 'a dropped transaction never finalizes');
+  t.throws(() => server.ledger.drop(kept), { message: /is finalized/ });
+});
+
+test('getSignaturesForAddress pages newest first with limit, before and until', async (t) => {
+  const { rpc, payUsdc } = await localSolana(t);
+  const reference = newReference();
+  const [a, b, c] = [await payUsdc(1n, [reference]), await payUsdc(2n, [reference]), await payUsdc(3n, [reference])];
+  const page = async (options: { limit?: number; before?: Signature; until?: Signature }) =>
+    (await rpc.getSignaturesForAddress(reference, { commitment: 'confirmed', ...options }).send()).map(
+      (s) => s.signature,
+    );
+  t.deepEqual(await page({}), [c, b, a]);
+  t.deepEqual(await page({ limit: 2 }), [c, b]);
+  t.deepEqual(await page({ before: b }), [a]);
+  t.deepEqual(await page({ until: a }), [c, b]);
+  t.deepEqual(await page({ before: c, until: a }), [b]);
+});
+
+test('a failing transfer is refused at preflight; sent without preflight it lands failed and is no payment', async (t) => {
+  const { rpc, merchant, usdc, payUsdc, getTransaction } = await localSolana(t);
+  const reference = newReference();
+  const error = await t.throwsAsync(payUsdc(1_000_000_000_000n, [reference]));
+  t.regex(error.message, /simulation failed|custom program error: 0x1/i);
+  t.deepEqual(await rpc.getSignaturesForAddress(reference, { commitment: 'confirmed' }).send(), []);
+
+  const signature = await payUsdc(1_000_000_000_000n, [reference], { skipPreflight: true });
+  const [listed] = await rpc.getSignaturesForAddress(reference, { commitment: 'confirmed' }).send();
+  t.deepEqual(listed?.err, { InstructionError: [1n, { Custom: 1n }] }, 'kit reads the numbers as bigints');
+  const check = await validateSolanaTransfer(await getTransaction(signature), {
+    recipient: merchant,
+    mint: usdc,
+    references: [reference],
+  });
+  t.like(check, { valid: false, reason: 'failed' });
+});
+
+test('a SOL payment by reference credits the merchant wallet', async (t) => {
+  const { rpc, payer, merchant, send, getTransaction } = await localSolana(t);
+  const reference = newReference();
+  const transfer = getTransferSolInstruction({ source: payer, destination: merchant, amount: 250_000_000n });
+  const signature = await send([
+    { ...transfer, accounts: [...transfer.accounts, { address: reference, role: AccountRole.READONLY }] },
+  ]);
+  const [found] = await rpc.getSignaturesForAddress(reference, { commitment: 'confirmed' }).send();
+  t.is(found?.signature, signature);
+  const check = await validateSolanaTransfer(await getTransaction(signature), {
+    recipient: merchant,
+    mint: 'native',
+    references: [reference],
+  });
+  t.like(check.valid && check.payments[0], { mint: 'native', amount: 250_000_000n, destination: merchant });
+  t.is((await rpc.getBalance(merchant).send()).value, lamports(250_000_000n));
+});
+
+test('a versioned transaction through a lookup table reports loadedAddresses and validates', async (t) => {
+  const { server, merchant, usdc, ata, payUsdc, getTransaction } = await localSolana(t);
+  const table = newReference();
+  const addresses = [await ata(merchant), usdc];
+  // An address lookup table account as the program writes it: active (deactivation slot u64::MAX), extended at slot 0.
+  const data = new Uint8Array(56 + 32 * addresses.length);
+  const view = new DataView(data.buffer);
+  view.setUint32(0, 1, true);
+  view.setBigUint64(4, 0xffff_ffff_ffff_ffffn, true);
+  for (const [i, address] of addresses.entries()) data.set(getAddressEncoder().encode(address), 56 + 32 * i);
+  server.ledger.svm.setAccount({
+    address: table,
+    data,
+    executable: false,
+    lamports: lamports(server.ledger.svm.minimumBalanceForRentExemption(BigInt(data.length))),
+    programAddress: 'AddressLookupTab1e1111111111111111111111111' as Address,
+    space: BigInt(data.length),
+  });
+  await payUsdc(1n, []); // creates the merchant ATA, so the paying transaction can load it as writable
+  const reference = newReference();
+  const signature = await payUsdc(4_000_000n, [reference], { lookupTables: { [table]: addresses } });
+  const answer = await getTransaction(signature);
+  t.deepEqual(answer?.meta?.loadedAddresses, { writable: [await ata(merchant)], readonly: [usdc] });
+  const message = answer?.transaction.message;
+  t.is(message && 'addressTableLookups' in message ? message.addressTableLookups?.[0]?.accountKey : undefined, table);
+  const check = await validateSolanaTransfer(answer, { recipient: merchant, mint: usdc, references: [reference] });
+  t.like(check.valid && check.payments[0], { amount: 4_000_000n, destination: await ata(merchant) });
+});
+
+test('getTransaction of a v0 transaction without maxSupportedTransactionVersion is refused as a node does', async (t) => {
+  const { server, payUsdc } = await localSolana(t);
+  const signature = await payUsdc(1n, []);
+  const response = await fetch(server.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'getTransaction',
+      params: [signature, { commitment: 'confirmed' }],
+    }),
+  });
+  t.like(await response.json(), { id: 7, error: { code: -32015 } });
+});
+
+test('the control methods are reachable over JSON-RPC', async (t) => {
+  const { server, rpc, merchant } = await localSolana(t);
+  const call = async (method: string, params: unknown[]) =>
+    (await (
+      await fetch(server.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      })
+    ).json()) as { result?: unknown; error?: { message: string } };
+  const info = await call('weir_info', []);
+  t.deepEqual(info.result, { faucet: server.ledger.faucet, mints: server.ledger.mints });
+  const minted = await call('weir_mintTo', [merchant, 'usdt', '5000000']);
+  t.is(typeof minted.result, 'string');
+  t.is(
+    (await rpc.getSlot({ commitment: 'finalized' }).send()) < (await rpc.getSlot({ commitment: 'confirmed' }).send()),
+    true,
+  );
+  await call('weir_finalize', []);
+  t.is(await rpc.getSlot({ commitment: 'finalized' }).send(), await rpc.getSlot({ commitment: 'processed' }).send());
+  t.regex((await call('weir_mintTo', [merchant, 'dai', '1'])).error?.message ?? '', /"usdc" or "usdt"/);
+});
