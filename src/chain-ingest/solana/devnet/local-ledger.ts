@@ -14,10 +14,12 @@ import {
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
+  signature as asSignature,
   type Address,
   type Blockhash,
   type Instruction,
   type ReadonlyUint8Array,
+  type Signature,
   type KeyPairSigner,
   type Transaction,
 } from '@solana/kit';
@@ -58,7 +60,7 @@ export type TokenBalanceJson = {
 
 /** A transaction the ledger holds, with what `getTransaction` needs to answer for it. */
 export type StoredTransaction = {
-  signature: string;
+  signature: Signature;
   slot: bigint;
   blockTime: number;
   version: 'legacy' | 0;
@@ -154,7 +156,7 @@ function wrapLedger(
   const slotAt = (commitment: Commitment): bigint =>
     commitment === 'finalized' ? finalizedSlot : commitment === 'confirmed' ? confirmedSlot : slot;
 
-  function sendWireTransaction(wire: Uint8Array, send: { skipPreflight?: boolean } = {}): string {
+  function sendWireTransaction(wire: Uint8Array, send: { skipPreflight?: boolean } = {}): Signature {
     let transaction: Transaction;
     let message: ReturnType<ReturnType<typeof getCompiledTransactionMessageDecoder>['decode']>;
     try {
@@ -168,7 +170,7 @@ function wrapLedger(
     const signatures = Object.values(transaction.signatures).map((s) =>
       s === null ? '1111111111111111111111111111111111111111111111111111111111111111' : base58(s),
     );
-    const signature = signatures[0] ?? '';
+    const signature = asSignature(signatures[0] ?? '');
     if (bySignature.has(signature))
       throw new LocalSolanaRpcError(
         -32002,
@@ -280,7 +282,7 @@ function wrapLedger(
     return signature;
   }
 
-  async function sendInstructions(instructions: readonly Instruction[]): Promise<string> {
+  async function sendInstructions(instructions: readonly Instruction[]): Promise<Signature> {
     // A distinct compute-unit limit per call keeps two equal faucet requests from sharing a signature.
     nonce += 1;
     const limit = new Uint8Array(5);
@@ -351,11 +353,11 @@ function wrapLedger(
       return found;
     },
     /** SOL from the faucet, sent as a real System transfer (so it has a signature and a slot). */
-    airdrop(to: Address, amount: bigint): Promise<string> {
+    airdrop(to: Address, amount: bigint): Promise<Signature> {
       return sendInstructions([getTransferSolInstruction({ source: faucet, destination: to, amount })]);
     },
     /** Test tokens into `owner`'s associated token account (created when missing). */
-    async mintTo(owner: Address, asset: LocalAsset, amount: bigint): Promise<string> {
+    async mintTo(owner: Address, asset: LocalAsset, amount: bigint): Promise<Signature> {
       const mint = mints[asset];
       const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
       return sendInstructions([

@@ -1,4 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
+import { readFileSync } from 'node:fs';
 import {
   AccountRole,
   appendTransactionMessageInstructions,
@@ -24,6 +25,7 @@ import {
   getCreateAssociatedTokenIdempotentInstruction,
   getTransferCheckedInstruction,
 } from '@solana-program/token';
+import { merchantWalletProblem } from '../address.ts';
 import { TOKEN_PROGRAM_ADDRESS } from '../define-network.ts';
 import { newReference } from '../pay-url.ts';
 import { validateSolanaTransfer } from '../validate-transfer.ts';
@@ -261,4 +263,72 @@ test('the control methods are reachable over JSON-RPC', async (t) => {
   await call('weir_finalize', []);
   t.is(await rpc.getSlot({ commitment: 'finalized' }).send(), await rpc.getSlot({ commitment: 'processed' }).send());
   t.regex((await call('weir_mintTo', [merchant, 'dai', '1'])).error?.message ?? '', /"usdc" or "usdt"/);
+});
+
+/** Every key path of a JSON value, array items merged under `[]`, for comparing shapes. */
+function shape(value: unknown, path = ''): string[] {
+  if (Array.isArray(value)) return [`${path}[]`, ...value.flatMap((item) => shape(item, `${path}[]`))];
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).flatMap(([key, v]) => [`${path}.${key}`, ...shape(v, `${path}.${key}`)]);
+  return [];
+}
+
+test('getTransaction answers in the shape of the documented fixtures', async (t) => {
+  const { server, payUsdc } = await localSolana(t);
+  const signature = await payUsdc(1_500_000n, [newReference()]);
+  const response = await fetch(server.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'getTransaction',
+      params: [signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }],
+    }),
+  });
+  const { result } = (await response.json()) as { result: unknown };
+  const documented = JSON.parse(
+    readFileSync(new URL('../fixtures/token2022-transfer.json', import.meta.url), 'utf8'),
+  ) as { result: unknown };
+  const ours = new Set(shape(result));
+  t.true(
+    ours.has('.meta.loadedAddresses.writable[]') && ours.has('.meta.postTokenBalances[].uiTokenAmount.uiAmountString'),
+  );
+  const theirs = new Set(shape(documented.result));
+  t.deepEqual(
+    [...theirs].filter((path) => !ours.has(path) && !path.startsWith('.meta.innerInstructions[]')),
+    [],
+    'every documented field is there',
+  );
+  t.deepEqual(
+    [...ours].filter((path) => !theirs.has(path) && !path.startsWith('.meta.innerInstructions[]')),
+    [],
+    'and nothing else',
+  );
+});
+
+test('a transaction arriving processed is seen only once confirmed', async (t) => {
+  const server = await startLocalSolana({ port: 0, arrival: 'processed' });
+  t.teardown(() => server.stop());
+  const rpc = createSolanaRpc(server.rpcUrl);
+  const owner = (await generateKeyPairSigner()).address;
+  const signature = await server.ledger.mintTo(owner, 'usdt', 1n);
+  const faucetSignatures = () =>
+    rpc.getSignaturesForAddress(server.ledger.faucet, { commitment: 'confirmed', limit: 1 }).send();
+  t.not((await faucetSignatures())[0]?.signature, signature);
+  t.like((await rpc.getSignatureStatuses([signature]).send()).value[0], { confirmationStatus: 'processed' });
+  server.ledger.confirm();
+  t.like((await faucetSignatures())[0], { signature, confirmationStatus: 'confirmed' });
+});
+
+test('a token account given as a merchant wallet is named with the wallet that owns it', async (t) => {
+  const { rpc, payer, merchant, usdc, ata, payUsdc } = await localSolana(t);
+  await payUsdc(1n, []);
+  t.is(await merchantWalletProblem(rpc, merchant), null);
+  t.is(await merchantWalletProblem(rpc, payer.address), null, 'a funded System account');
+  t.is(
+    await merchantWalletProblem(rpc, await ata(merchant)),
+    `is a token account (of mint ${usdc}); give the wallet that owns it, ${merchant}`,
+  );
+  t.is(await merchantWalletProblem(rpc, usdc), 'is a token mint, not a wallet');
 });
