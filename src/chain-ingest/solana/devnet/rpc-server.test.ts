@@ -1,99 +1,33 @@
 import test, { type ExecutionContext } from 'ava';
 import { readFileSync } from 'node:fs';
 import {
-  AccountRole,
-  appendTransactionMessageInstructions,
-  compressTransactionMessageUsingAddressLookupTables,
   createSolanaRpc,
-  createTransactionMessage,
   generateKeyPairSigner,
   getAddressEncoder,
-  getBase64EncodedWireTransaction,
   lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
   type Address,
-  type Instruction,
-  type KeyPairSigner,
   type Signature,
 } from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
-import {
-  findAssociatedTokenPda,
-  getCreateAssociatedTokenIdempotentInstruction,
-  getTransferCheckedInstruction,
-} from '@solana-program/token';
+import { type SendOptions, startTestSolana } from '../../../../test/support/solana-devnet.ts';
 import { merchantWalletProblem } from '../address.ts';
-import { TOKEN_PROGRAM_ADDRESS } from '../define-network.ts';
 import { newReference } from '../pay-url.ts';
 import { validateSolanaTransfer } from '../validate-transfer.ts';
 import { startLocalSolana } from './rpc-server.ts';
 
 async function localSolana(t: ExecutionContext) {
-  const server = await startLocalSolana({ port: 0, now: () => 1_767_225_600_000 });
-  t.teardown(() => server.stop());
-  const rpc = createSolanaRpc(server.rpcUrl);
-  const payer = await generateKeyPairSigner();
+  const solana = await startTestSolana(t, { now: () => 1_767_225_600_000 });
+  const payer = await solana.newPayer();
   const merchant = (await generateKeyPairSigner()).address;
-  await rpc.requestAirdrop(payer.address, lamports(2_000_000_000n)).send();
-  await server.ledger.mintTo(payer.address, 'usdc', 100_000_000n);
-  const usdc = server.ledger.mints.usdc;
-  const ata = async (owner: Address) =>
-    (await findAssociatedTokenPda({ owner, mint: usdc, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
-
-  /** Signs `instructions` with the payer and sends them through the RPC, as a wallet does. */
-  const send = async (
-    instructions: Instruction[],
-    options: { skipPreflight?: boolean; lookupTables?: Record<Address, Address[]>; signer?: KeyPairSigner } = {},
-  ): Promise<Signature> => {
-    const { value: blockhash } = await rpc.getLatestBlockhash().send();
-    const message = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(options.signer ?? payer, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-      (m) => appendTransactionMessageInstructions(instructions, m),
-    );
-    const compressed =
-      options.lookupTables === undefined
-        ? message
-        : compressTransactionMessageUsingAddressLookupTables(message, options.lookupTables);
-    const signed = await signTransactionMessageWithSigners(compressed);
-    return rpc
-      .sendTransaction(getBase64EncodedWireTransaction(signed), {
-        encoding: 'base64',
-        ...(options.skipPreflight ? { skipPreflight: true } : {}),
-      })
-      .send();
+  const usdc = solana.server.ledger.mints.usdc;
+  return {
+    ...solana,
+    payer,
+    merchant,
+    usdc,
+    ata: (owner: Address) => solana.ata(owner, usdc),
+    payUsdc: (amount: bigint, references: Address[], options: SendOptions = {}) =>
+      payer.payToken(usdc, merchant, amount, references, options),
   };
-
-  /** A Solana Pay USDC transfer: the merchant's ATA created if missing, then TransferChecked with the references. */
-  const payUsdc = async (amount: bigint, references: Address[], options: Parameters<typeof send>[1] = {}) => {
-    const transfer = getTransferCheckedInstruction({
-      source: await ata(payer.address),
-      mint: usdc,
-      destination: await ata(merchant),
-      authority: payer,
-      amount,
-      decimals: 6,
-    });
-    return send(
-      [
-        getCreateAssociatedTokenIdempotentInstruction({ payer, ata: await ata(merchant), owner: merchant, mint: usdc }),
-        {
-          ...transfer,
-          accounts: [...transfer.accounts, ...references.map((address) => ({ address, role: AccountRole.READONLY }))],
-        },
-      ],
-      options,
-    );
-  };
-
-  const getTransaction = (signature: Signature, commitment: 'confirmed' | 'finalized' = 'confirmed') =>
-    rpc.getTransaction(signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment }).send();
-
-  return { server, rpc, payer, merchant, usdc, ata, send, payUsdc, getTransaction };
 }
 
 test('a USDC transfer carrying a reference is found by getSignaturesForAddress and validates as a payment', async (t) => {
@@ -180,12 +114,9 @@ test('a failing transfer is refused at preflight; sent without preflight it land
 });
 
 test('a SOL payment by reference credits the merchant wallet', async (t) => {
-  const { rpc, payer, merchant, send, getTransaction } = await localSolana(t);
+  const { rpc, payer, merchant, getTransaction } = await localSolana(t);
   const reference = newReference();
-  const transfer = getTransferSolInstruction({ source: payer, destination: merchant, amount: 250_000_000n });
-  const signature = await send([
-    { ...transfer, accounts: [...transfer.accounts, { address: reference, role: AccountRole.READONLY }] },
-  ]);
+  const signature = await payer.paySol(merchant, 250_000_000n, [reference]);
   const [found] = await rpc.getSignaturesForAddress(reference, { commitment: 'confirmed' }).send();
   t.is(found?.signature, signature);
   const check = await validateSolanaTransfer(await getTransaction(signature), {
