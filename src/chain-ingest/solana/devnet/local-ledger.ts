@@ -23,7 +23,7 @@ import {
   type KeyPairSigner,
   type Transaction,
 } from '@solana/kit';
-import { getCreateAccountInstruction } from '@solana-program/system';
+import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
 import {
   findAssociatedTokenPda,
   getCreateAssociatedTokenIdempotentInstruction,
@@ -31,7 +31,6 @@ import {
   getMintSize,
   getMintToInstruction,
 } from '@solana-program/token';
-import { getTransferSolInstruction } from '@solana-program/system';
 import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from 'litesvm';
 import type { Commitment } from '../define-network.ts';
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '../define-network.ts';
@@ -74,6 +73,8 @@ export type StoredTransaction = {
   /** `meta` of a `json` answer, without `loadedAddresses` (added when the client names a version). */
   metaJson: Record<string, unknown>;
   loadedAddresses: { writable: Address[]; readonly: Address[] };
+  /** Each account's lamports and token balance before and after, by account index (to undo a drop). */
+  states: { before: AccountState[]; after: AccountState[] };
   /** Withdrawn from the chain (its fork abandoned): no query sees it again. */
   dropped: boolean;
 };
@@ -224,6 +225,7 @@ function wrapLedger(
       accountKeys,
       err,
       loadedAddresses: loaded,
+      states: { before, after },
       dropped: false,
       transactionJson: {
         message: {
@@ -392,7 +394,7 @@ function wrapLedger(
 
 const RANK: Record<Commitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
 
-type AccountState = {
+export type AccountState = {
   lamports: bigint;
   token?: { program: Address; mint: Address; owner: Address; amount: bigint; decimals: number };
 };
@@ -481,20 +483,17 @@ function loadAddresses(
 }
 
 function reverseBalances(svm: LiteSVM, tx: StoredTransaction): void {
-  const pre = tx.metaJson['preBalances'] as bigint[];
-  const post = tx.metaJson['postBalances'] as bigint[];
-  const preTokens = tx.metaJson['preTokenBalances'] as TokenBalanceJson[];
-  const postTokens = tx.metaJson['postTokenBalances'] as TokenBalanceJson[];
   tx.accountKeys.forEach((key, index) => {
     const account = svm.getAccount(key);
-    if (!account.exists) return;
-    const lamportsNow = account.lamports + (pre[index] ?? 0n) - (post[index] ?? 0n);
+    const before = tx.states.before[index];
+    const after = tx.states.after[index];
+    if (!account.exists || before === undefined || after === undefined) return;
+    const lamportsNow = account.lamports + before.lamports - after.lamports;
     const data = new Uint8Array(account.data);
-    const tokenAfter = postTokens.find((b) => b.accountIndex === index);
-    if (tokenAfter !== undefined && readTokenAccount(account.programAddress, data) !== undefined) {
-      const before = BigInt(preTokens.find((b) => b.accountIndex === index)?.uiTokenAmount.amount ?? '0');
+    if (after.token !== undefined && readTokenAccount(account.programAddress, data) !== undefined) {
       const view = new DataView(data.buffer, data.byteOffset);
-      view.setBigUint64(64, view.getBigUint64(64, true) + before - BigInt(tokenAfter.uiTokenAmount.amount), true);
+      const amount = view.getBigUint64(64, true) + (before.token?.amount ?? 0n) - after.token.amount;
+      view.setBigUint64(64, amount < 0n ? 0n : amount, true);
     }
     svm.setAccount({ ...account, lamports: lamports(lamportsNow < 0n ? 0n : lamportsNow), data });
   });
