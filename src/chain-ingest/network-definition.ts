@@ -1,3 +1,4 @@
+import type { AssetRef } from '../../machines/checkout-session.types.ts';
 import type { Environment } from '../event-store/event-store.ts';
 
 /**
@@ -120,4 +121,22 @@ function checkTxUrl(txUrl: string, fail: Fail): void {
   }
   if (url && url.protocol !== 'https:' && url.protocol !== 'http:')
     fail(`explorer.txUrl must be http(s), got ${JSON.stringify(txUrl)}`);
+}
+
+/** The asset id (`<network>:<key>`, e.g. `ethereum:usdc`, `polygon:usdc.e`, `solana-mainnet:usdc`). */
+export function assetIdOf(network: { network: string }, asset: AssetDefinitionBase): string {
+  return `${network.network}:${assetKey(asset)}`;
+}
+
+/** The asset as the rest of Weir sees it (`address` is a contract, a mint, or `native`). */
+export function assetRefOf(network: { network: string; chainId: number }, asset: AssetDefinitionBase): AssetRef {
+  return {
+    id: assetIdOf(network, asset),
+    name: asset.name,
+    symbol: asset.symbol,
+    currency: asset.currency,
+    chainId: network.chainId,
+    address: asset.address,
+    decimals: asset.decimals,
+  };
 }

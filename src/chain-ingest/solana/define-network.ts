@@ -2,7 +2,8 @@ import { isAddress, type Address } from '@solana/kit';
 import type { AssetRef } from '../../../machines/checkout-session.types.ts';
 import type { Environment } from '../../event-store/event-store.ts';
 import {
-  assetKey,
+  assetIdOf,
+  assetRefOf,
   checkAssets,
   checkNetworkBase,
   failFor,
@@ -110,26 +111,17 @@ function checkMint(asset: SolanaAssetDefinition, label: string, fail: Fail): voi
     fail(`${label}: tokenProgram must be the Token or Token-2022 program, got ${JSON.stringify(program)}`);
 }
 
-/** The asset id (`<network>:<key>`, e.g. `solana-mainnet:usdc`). */
-export function solanaAssetId(network: Pick<SolanaNetworkDefinition, 'network'>, asset: SolanaAssetDefinition): string {
-  return `${network.network}:${assetKey(asset)}`;
-}
+/** The asset id (`<network>:<key>`). */
+export const solanaAssetId: (
+  network: Pick<SolanaNetworkDefinition, 'network'>,
+  asset: SolanaAssetDefinition,
+) => string = assetIdOf;
 
-/** The asset as the rest of Weir sees it: `address` is the mint, or `native` for SOL. */
-export function toSolanaAssetRef(
+/** The asset as the rest of Weir sees it. */
+export const toSolanaAssetRef: (
   network: Pick<SolanaNetworkDefinition, 'network' | 'chainId'>,
   asset: SolanaAssetDefinition,
-): AssetRef {
-  return {
-    id: solanaAssetId(network, asset),
-    name: asset.name,
-    symbol: asset.symbol,
-    currency: asset.currency,
-    chainId: network.chainId,
-    address: asset.address,
-    decimals: asset.decimals,
-  };
-}
+) => AssetRef = assetRefOf;
 
 /** The network as a rail offers it (`Rail.networks`). */
 export function toSolanaRailNetwork(network: SolanaNetworkDefinition): RailNetwork {

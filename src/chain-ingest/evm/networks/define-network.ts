@@ -2,7 +2,8 @@ import { getAddress, type Address } from 'viem';
 import type { AssetRef } from '../../../../machines/checkout-session.types.ts';
 import type { Environment } from '../../../event-store/event-store.ts';
 import {
-  assetKey,
+  assetIdOf,
+  assetRefOf,
   checkAssets,
   checkNetworkBase,
   failFor,
@@ -94,26 +95,14 @@ export function defineEvmNetwork<const T extends EvmNetworkDefinition>(definitio
   });
 }
 
-/** The asset id (`<network>:<key>`, e.g. `ethereum:usdc`, `polygon:usdc.e`). */
-export function assetId(network: Pick<EvmNetworkDefinition, 'network'>, asset: EvmAssetDefinition): string {
-  return `${network.network}:${assetKey(asset)}`;
-}
+/** The asset id (`<network>:<key>`). */
+export const assetId: (network: Pick<EvmNetworkDefinition, 'network'>, asset: EvmAssetDefinition) => string = assetIdOf;
 
 /** The asset as the rest of Weir sees it. */
-export function toAssetRef(
+export const toAssetRef: (
   network: Pick<EvmNetworkDefinition, 'network' | 'chainId'>,
   asset: EvmAssetDefinition,
-): AssetRef {
-  return {
-    id: assetId(network, asset),
-    name: asset.name,
-    symbol: asset.symbol,
-    currency: asset.currency,
-    chainId: network.chainId,
-    address: asset.address,
-    decimals: asset.decimals,
-  };
-}
+) => AssetRef = assetRefOf;
 
 /** The network as a rail offers it (`Rail.networks`). */
 export function toRailNetwork(network: EvmNetworkDefinition): RailNetwork {
