@@ -40,7 +40,7 @@ const queryColor = (ctx: DashboardContext): string | null => {
 
 /**
  * The hosted checkout page in a frame, in `color`: redrawn (by htmx) as the colour input changes,
- * before anything is saved. Sandboxed: the sample page cannot script, navigate the dashboard or post.
+ * before anything is saved. The sample page runs no script (see PREVIEW_HEADERS).
  */
 function BrandPreview({ color }: { color: string }): JSX.Element {
   return (
@@ -56,7 +56,6 @@ function BrandPreview({ color }: { color: string }): JSX.Element {
       <iframe
         src={`${BASE}/preview?brandColor=${encodeURIComponent(color)}`}
         title="Preview of your checkout page"
-        sandbox=""
       ></iframe>
     </div>
   );
