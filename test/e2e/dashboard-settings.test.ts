@@ -259,6 +259,7 @@ test('Settings: a logo upload shows in the checkout preview and the colour chang
   const preview = page.frameLocator('#brand-preview iframe');
   await preview.getByRole('heading', { name: 'Pay Harbour Coffee Roasters' }).waitFor();
   t.is(await preview.locator('header img.logo').count(), 0);
+  t.is(await preview.locator('script').count(), 0, 'the sample page runs no script');
 
   // A file that is no image is named at its field; the colour picked is kept; nothing written.
   await page.getByLabel('Brand colour').fill('#aa3366');

@@ -68,7 +68,7 @@ function BrandingPage(props: { ctx: DashboardContext; color: string; errors: For
     <SettingsLayout ctx={ctx} section="branding">
       <p class="lede">Your logo and colour on the hosted checkout page, payment links, invoices and receipts.</p>
       <DoneAlert ctx={ctx} messages={{ saved: 'Branding saved.', 'logo-removed': 'Logo removed.' }} />
-      <div class="grid grid-2 branding-grid">
+      <div class="grid grid-2 settings-grid">
         <Card title="Logo and colour" id="brand-settings">
           {logo ? (
             <p class="current-logo">
@@ -111,7 +111,7 @@ function BrandingPage(props: { ctx: DashboardContext; color: string; errors: For
         </Card>
         <Card title="Preview" id="brand-preview-card">
           <BrandPreview color={color} />
-          <p class="hint">The checkout page with a sample item, as payers see it.</p>
+          <p class="muted">The checkout page with a sample item, as payers see it.</p>
         </Card>
       </div>
     </SettingsLayout>

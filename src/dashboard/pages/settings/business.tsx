@@ -14,19 +14,49 @@ export type Organization = z.output<typeof OrganizationSchema>;
 
 const BASE = SECTIONS.business.path;
 
-/** The business details but the name, each as [field, label, input type, hint]: all may be left empty. */
-const DETAILS = [
-  ['email', 'Business email', 'email', ''],
-  ['phone', 'Phone', 'tel', ''],
-  ['supportEmail', 'Support email', 'email', 'Shown to payers instead of the business email.'],
-  ['supportPhone', 'Support phone', 'tel', ''],
-  ['websiteUrl', 'Website', 'url', 'A full address: https://…'],
-  ['supportUrl', 'Support website', 'url', ''],
-  ['privacyUrl', 'Privacy policy', 'url', ''],
-  ['termsUrl', 'Terms of service', 'url', ''],
-  ['companyIdentificationNumber', 'Company number', 'text', ''],
-  ['taxIdentificationNumber', 'Tax number', 'text', 'VAT or other tax id.'],
-] as const;
+type Detail = keyof Pick<
+  Organization,
+  | 'email'
+  | 'phone'
+  | 'supportEmail'
+  | 'supportPhone'
+  | 'websiteUrl'
+  | 'supportUrl'
+  | 'privacyUrl'
+  | 'termsUrl'
+  | 'companyIdentificationNumber'
+  | 'taxIdentificationNumber'
+>;
+
+/** The business details but the name, in groups, each as [field, label, input type, hint]: all may be left empty. */
+const GROUPS: readonly (readonly [string, readonly (readonly [Detail, string, string, string])[]])[] = [
+  [
+    'Contact',
+    [
+      ['email', 'Business email', 'email', ''],
+      ['phone', 'Phone', 'tel', ''],
+      ['supportEmail', 'Support email', 'email', 'Shown to payers instead of the business email.'],
+      ['supportPhone', 'Support phone', 'tel', 'Shown to payers instead of the phone.'],
+    ],
+  ],
+  [
+    'Web pages',
+    [
+      ['websiteUrl', 'Website', 'url', 'A full address: https://…'],
+      ['supportUrl', 'Support website', 'url', ''],
+      ['privacyUrl', 'Privacy policy', 'url', ''],
+      ['termsUrl', 'Terms of service', 'url', ''],
+    ],
+  ],
+  [
+    'Registration',
+    [
+      ['companyIdentificationNumber', 'Company number', 'text', ''],
+      ['taxIdentificationNumber', 'Tax number', 'text', 'VAT or other tax id.'],
+    ],
+  ],
+];
+const DETAILS = GROUPS.flatMap(([, fields]) => fields);
 
 const ADDRESS = [
   ['line1', 'Address line 1'],
@@ -69,21 +99,26 @@ function BusinessPage(props: { ctx: DashboardContext; values: Record<string, str
     <SettingsLayout ctx={ctx} section="business">
       <p class="lede">Shown on your checkout pages, invoices and receipts. Empty a field to remove it.</p>
       <DoneAlert ctx={ctx} messages={{ saved: 'Business details saved.' }} />
-      <Card id="business-details">
+      <Card id="business-details" class="settings-form">
         <SettingsForm ctx={ctx} action={BASE} id="business-form" errors={e}>
           <Field name="name" label="Business name" value={v.name} error={e.name} required />
-          <div class="form-row">
-            {DETAILS.map(([field, label, type, hint]) => (
-              <Field
-                name={field}
-                label={label}
-                type={type}
-                value={v[field]}
-                error={e[field]}
-                hint={hint || undefined}
-              />
-            ))}
-          </div>
+          {GROUPS.map(([legend, fields]) => (
+            <fieldset>
+              <legend safe>{legend}</legend>
+              <div class="form-row">
+                {fields.map(([field, label, type, hint]) => (
+                  <Field
+                    name={field}
+                    label={label}
+                    type={type}
+                    value={v[field]}
+                    error={e[field]}
+                    hint={hint || undefined}
+                  />
+                ))}
+              </div>
+            </fieldset>
+          ))}
           <fieldset>
             <legend>Address</legend>
             <div class="form-row">

@@ -53,7 +53,7 @@ function CardProcessorPage(props: { ctx: DashboardContext; keys: CardProcessor; 
         ctx={ctx}
         messages={{ saved: 'Card processor keys saved.', removed: 'Card processor keys removed.' }}
       />
-      <div class="grid grid-2">
+      <div class="grid grid-2 settings-grid">
         <Card
           title="Connected account"
           id="card-processor"

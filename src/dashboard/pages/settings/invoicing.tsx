@@ -41,7 +41,7 @@ function bodyOf(form: URLSearchParams): Record<string, unknown> {
 function InvoicingPage(props: { ctx: DashboardContext; values: Record<string, string>; errors: FormErrors }) {
   const { ctx, values: v, errors: e } = props;
   return (
-    <SettingsLayout ctx={ctx} section="invoices">
+    <SettingsLayout ctx={ctx} section="invoices" title="Invoice settings">
       <DoneAlert ctx={ctx} messages={{ saved: 'Invoice settings saved.' }} />
       <Card id="invoice-settings" class="narrow-card">
         <SettingsForm ctx={ctx} action={BASE} id="invoicing-form" errors={e}>
