@@ -9,6 +9,7 @@ import {
   watchPage,
 } from '../support/dashboard.ts';
 import { MERCHANT_WALLET } from '../support/weir-harness.ts';
+import { totpCode, totpStepAt } from '../../src/dashboard/auth/totp.ts';
 
 const browser = chromiumPerFile(test);
 
@@ -46,7 +47,7 @@ async function submit(page: Page, button: string): Promise<void> {
   await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: button }).click()]);
 }
 
-test('Settings: wallets are added, made default, changed and removed only after the password; a bad address is named; a developer is refused', async (t) => {
+test('Settings: wallets are added, made default, changed and removed only after the password (or, with two-factor, a code); a bad address is named; a developer is refused', async (t) => {
   const dash = await startDashboard(t);
   const merchant = await dash.organization();
   const owner = await dash.user({ role: 'owner' });
@@ -105,6 +106,7 @@ test('Settings: wallets are added, made default, changed and removed only after 
 
   // Renamed without the password; a new address asks for it.
   await page.getByRole('link', { name: 'Edit Cold storage' }).click();
+  await expectAccessible(t, page, 'settings-wallet-edit');
   await page.getByLabel('Name').fill('Cold vault');
   await submit(page, 'Save wallet');
   await page.getByText('Wallet saved.').waitFor();
@@ -118,6 +120,7 @@ test('Settings: wallets are added, made default, changed and removed only after 
 
   // Removed after a confirmation with the password; the other wallet is the default again.
   await page.getByRole('link', { name: 'Remove Cold vault' }).click();
+  await expectAccessible(t, page, 'settings-wallet-remove');
   await page.getByLabel('Your password').fill(PASSWORD);
   await submit(page, 'Remove wallet');
   await page.getByText('Wallet removed.').waitFor();
@@ -125,6 +128,20 @@ test('Settings: wallets are added, made default, changed and removed only after 
   t.deepEqual(problems(), []);
   await expectAccessible(t, page, 'settings-payment-methods');
   await screenshot(t, page, 'settings-payment-methods');
+
+  // With two-factor on, a code from the authenticator app is asked instead of the password.
+  await page.goto(`${dash.url}/dashboard/settings/security/two-factor`);
+  const key = ((await page.locator('#totp-secret').textContent()) ?? '').replace(/\s/g, '');
+  await page.getByLabel('Code the app shows').fill(totpCode(key, totpStepAt(dash.clock.now())));
+  await page.getByLabel('Your password').fill(PASSWORD);
+  await submit(page, 'Turn on two-factor');
+  dash.clock.advanceBy(30_000); // a code counts once: the next one
+  await page.goto(`${dash.url}/dashboard/settings/payment-methods`);
+  await page.getByLabel('Wallet address').fill(COLD_WALLET);
+  await page.getByLabel('Code from your authenticator app').fill(totpCode(key, totpStepAt(dash.clock.now())));
+  await submit(page, 'Add wallet');
+  await page.getByText('Wallet added.').waitFor();
+  t.is((await wallets()).length, 2);
 
   // A developer reads the wallets but cannot change them, even by posting the form by hand.
   const developer = await dash.user({ role: 'developer' });
@@ -138,12 +155,12 @@ test('Settings: wallets are added, made default, changed and removed only after 
     form: { _csrf: csrf, chainId: '7357', address: COLD_WALLET, reauth_password: PASSWORD },
   });
   t.is(refused.status(), 403);
-  const [only] = await wallets();
-  const refusedDefault = await dev.request.post(`${dash.url}/dashboard/settings/payment-methods/${only!.id}/remove`, {
+  const [added] = await wallets();
+  const refusedRemoval = await dev.request.post(`${dash.url}/dashboard/settings/payment-methods/${added!.id}/remove`, {
     form: { _csrf: csrf, reauth_password: PASSWORD },
   });
-  t.is(refusedDefault.status(), 403);
-  t.is((await wallets()).length, 1, 'nothing written');
+  t.is(refusedRemoval.status(), 403);
+  t.is((await wallets()).length, 2, 'nothing written');
 });
 
 test('Settings: checkout defaults, business details (saved, then a field cleared) and invoice numbering are saved; bad input is named with the form kept; live has its own', async (t) => {

@@ -68,7 +68,7 @@ export const page = definePage({
             : `${plural(org.addresses.length, 'wallet')} on ${plural(chains, 'network')}.`,
         payments: `Default network: ${chainName(p.preferredChainId)} · currency: ${p.preferredCurrency?.toUpperCase() ?? 'none'} · swap ${p.allowSwap ? 'on' : 'off'} · network fee ${p.applyGasFee ? 'added to the total' : 'not added'}.`,
         business: [org.name, org.supportEmail ?? org.email].filter(Boolean).join(' · '),
-        branding: `${org.brandLogo ? 'Logo set' : 'No logo'} · colour ${org.brandColor ?? 'the default'}.`,
+        branding: `${org.brandLogo ? 'Logo set' : 'No logo'} · ${org.brandColor ? `colour ${org.brandColor}` : 'default colour'}.`,
         cards: cards.body.connected ? `Stripe, secret key ending ${cards.body.secretKeyLast4}.` : 'Not connected.',
         invoices: `Next invoice: ${formatInvoiceNumber(invoices.body.nextInvoiceSequence, invoices.body.invoicePrefix)}.`,
         team: 'Members, their roles and invites.',

@@ -180,7 +180,7 @@ function PaymentMethodsPage(props: {
               hint="A wallet you hold the key to: payments are paid out to it."
               required
             />
-            <ReauthFields user={ctx.state.user} error={form.errors.reauth} />
+            <ReauthFields user={ctx.state.user} />
             <button type="submit" class="button-primary">
               Add wallet
             </button>
