@@ -4632,7 +4632,7 @@ export interface paths {
         };
         /**
          * Update business details
-         * @description Only the fields sent change; `addressDetails` changes only the parts it gives.
+         * @description Only the fields sent change; `null` clears a field (all but `name`); `addressDetails` changes only the parts it gives.
          */
         put: {
             parameters: {

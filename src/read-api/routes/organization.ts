@@ -117,7 +117,8 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
       method: 'put',
       path: '/',
       summary: 'Update business details',
-      description: 'Only the fields sent change; `addressDetails` changes only the parts it gives.',
+      description:
+        'Only the fields sent change; `null` clears a field (all but `name`); `addressDetails` changes only the parts it gives.',
       body: BusinessDetailsUpdate,
       response: OrganizationSchema,
       errors: [invalidFields('parameter_invalid_string_empty', 'url_invalid')],
