@@ -1,4 +1,4 @@
-import { assign, not, setup } from 'xstate';
+import { assign, setup } from 'xstate';
 import { evolveCheckoutSession } from './checkout-session.evolve.ts';
 import type { CheckoutSession, CheckoutSessionEvent } from './checkout-session.types.ts';
 
@@ -7,6 +7,9 @@ export type CheckoutSessionMachineContext = { session: CheckoutSession | null };
 const apply = assign<CheckoutSessionMachineContext, CheckoutSessionEvent, undefined, CheckoutSessionEvent, never>(
   ({ context, event }) => ({ session: evolveCheckoutSession(context.session, event) }),
 );
+
+const hasPendingPayment = (session: CheckoutSession | null): boolean =>
+  session?.payments.some((p) => p.status === 'pending') ?? false;
 
 /**
  * Lifecycle of a checkout session and its payment intent. The machine is driven by the session's
@@ -28,7 +31,9 @@ export const checkoutSessionMachine = setup({
   },
   actions: { apply },
   guards: {
-    paymentPending: ({ context }) => context.session?.payments.some((p) => p.status === 'pending') ?? false,
+    hasSession: ({ context }) => context.session !== null,
+    paymentPending: ({ context }) => hasPendingPayment(context.session),
+    noPaymentPending: ({ context }) => !hasPendingPayment(context.session),
     expiresAtReached: ({ context, event }) =>
       event.type === 'CheckoutSessionExpired' &&
       context.session !== null &&
@@ -39,15 +44,15 @@ export const checkoutSessionMachine = setup({
   context: { session: null },
   initial: 'new',
   on: {
-    PaymentDetected: { guard: ({ context }) => context.session !== null, actions: 'apply' },
-    PaymentWithdrawn: { guard: ({ context }) => context.session !== null, actions: 'apply' },
-    PaymentConfirmed: { guard: ({ context }) => context.session !== null, actions: 'apply' },
-    FundsSwept: { guard: ({ context }) => context.session !== null, actions: 'apply' },
-    SweepBroadcast: { guard: ({ context }) => context.session !== null, actions: 'apply' },
-    SweepDropped: { guard: ({ context }) => context.session !== null, actions: 'apply' },
+    PaymentDetected: { guard: 'hasSession', actions: 'apply' },
+    PaymentWithdrawn: { guard: 'hasSession', actions: 'apply' },
+    PaymentConfirmed: { guard: 'hasSession', actions: 'apply' },
+    FundsSwept: { guard: 'hasSession', actions: 'apply' },
+    SweepBroadcast: { guard: 'hasSession', actions: 'apply' },
+    SweepDropped: { guard: 'hasSession', actions: 'apply' },
     // A refund made outside Weir can follow any payment received, whatever the session's state.
-    PaymentMarkedRefunded: { guard: ({ context }) => context.session !== null, actions: 'apply' },
-    PaymentReceiptRequested: { guard: ({ context }) => context.session !== null, actions: 'apply' },
+    PaymentMarkedRefunded: { guard: 'hasSession', actions: 'apply' },
+    PaymentReceiptRequested: { guard: 'hasSession', actions: 'apply' },
   },
   states: {
     new: {
@@ -72,7 +77,7 @@ export const checkoutSessionMachine = setup({
         processing: {
           description:
             'A detected payment waits for its confirmations: expiry waits for it. Confirmed, it completes or part-pays the session; withdrawn (reorg) with nothing else pending, the session expires then if its expiresAt has passed.',
-          always: { guard: not('paymentPending'), target: 'awaitingPayment' },
+          always: { guard: 'noPaymentPending', target: 'awaitingPayment' },
           on: {
             CheckoutSessionExpired: {
               guard: 'expiresAtReached',

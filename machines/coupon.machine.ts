@@ -43,7 +43,7 @@ const statusIn = (event: CouponEvent): CouponStatus | null => {
 
 /** One guarded branch per target status, so the stored fact decides where the coupon goes. */
 const toStatus = <S extends CouponStatus>(status: S) => ({
-  guard: ({ event }: { event: CouponEvent }) => statusIn(event) === status,
+  guard: { type: 'statusIs' as const, params: { status } },
   target: status,
   actions: 'apply' as const,
 });
@@ -65,6 +65,9 @@ export const couponMachine = setup({
     events: {} as CouponEvent,
   },
   actions: { apply },
+  guards: {
+    statusIs: ({ event }, params: { status: CouponStatus }) => statusIn(event) === params.status,
+  },
 }).createMachine({
   id: 'coupon',
   context: { coupon: null, redemptions: {}, released: {} },

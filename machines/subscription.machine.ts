@@ -23,6 +23,10 @@ export const subscriptionMachine = setup({
     events: {} as SubscriptionEvent,
   },
   actions: { apply },
+  guards: {
+    startsTrialing: ({ event }) =>
+      event.type === 'SubscriptionCreated' && event.data.subscription.status === 'trialing',
+  },
 }).createMachine({
   id: 'subscription',
   context: { subscription: null },
@@ -31,7 +35,7 @@ export const subscriptionMachine = setup({
     new: {
       on: {
         SubscriptionCreated: [
-          { guard: ({ event }) => event.data.subscription.status === 'trialing', target: 'trialing', actions: 'apply' },
+          { guard: 'startsTrialing', target: 'trialing', actions: 'apply' },
           { target: 'incomplete', actions: 'apply' },
         ],
       },

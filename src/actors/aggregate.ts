@@ -34,6 +34,8 @@ export type Aggregate<TState, TEvent extends DomainEvent, TCommand> = {
   initialState(): TState;
   evolve(state: TState, event: TEvent): TState;
   decide(state: TState, command: TCommand, ctx: { now: string }): TEvent[];
+  /** The statechart whose snapshots are the state, for a record modelled by one (the inspector shows it). */
+  machine?: AnyStateMachine;
 };
 
 export const streamIdOf = (category: string, id: string): string => `${category}-${id}`;
@@ -77,7 +79,7 @@ export function machineFold<TMachine extends AnyStateMachine>(machine: TMachine)
     scope ??= inertScope(machine);
     return machine.transition(snapshot, event, scope) as State;
   };
-  return { initialState, evolve };
+  return { initialState, evolve, machine };
 }
 
 /** Events cross into the log as JSON. */

@@ -37,6 +37,18 @@ export type CommandResult<TState> = {
   existed: boolean;
 };
 
+/** A command that appended events, as an observer (the live inspector) sees it once it is in the log. */
+export type HandledCommand = {
+  aggregate: Aggregate<unknown, DomainEvent, unknown>;
+  id: string;
+  streamId: string;
+  /** The state before the command, and after each of its events in turn. */
+  before: unknown;
+  steps: { event: DomainEvent; state: unknown }[];
+  existed: boolean;
+  ctx: CommandContext;
+};
+
 export type LoadedRecord<TState> = { state: TState; revision: number | null; events: RecordedEvent[] };
 
 export type CommandHandler = {
@@ -59,8 +71,10 @@ export function createCommandHandler(deps: {
   eventStore: EventStore;
   clock: Clock;
   maxAttempts?: number;
+  /** Told of each command that appended events; what it throws is its own concern, never the command's. */
+  observe?: (handled: HandledCommand) => void;
 }): CommandHandler {
-  const { eventStore, clock } = deps;
+  const { eventStore, clock, observe } = deps;
   const maxAttempts = deps.maxAttempts ?? 50;
 
   const load: CommandHandler['load'] = async (aggregate, id, tenant) => {
@@ -98,7 +112,11 @@ export function createCommandHandler(deps: {
       if (decided.length === 0)
         return { state: loaded.state, events: [], position: null, existed: loaded.revision !== null };
       let state = loaded.state;
-      for (const event of decided) state = aggregate.evolve(state, event);
+      const steps: HandledCommand['steps'] = [];
+      for (const event of decided) {
+        state = aggregate.evolve(state, event);
+        steps.push({ event, state });
+      }
       const correlationId = ctx.correlationId ?? newId();
       const events: NewEvent[] = decided.map((event) => ({
         id: newId(),
@@ -116,7 +134,23 @@ export function createCommandHandler(deps: {
       }));
       try {
         const result = await eventStore.append(streamId, events, loaded.revision ?? 'no_stream');
-        return { state, events, position: result.position, existed: loaded.revision !== null };
+        const existed = loaded.revision !== null;
+        if (observe) {
+          try {
+            observe({
+              aggregate: aggregate as unknown as HandledCommand['aggregate'],
+              id,
+              streamId,
+              before: loaded.state,
+              steps,
+              existed,
+              ctx,
+            });
+          } catch {
+            // An observer is a window on the log, never a reason for a command to fail.
+          }
+        }
+        return { state, events, position: result.position, existed };
       } catch (error) {
         if (error instanceof WrongExpectedRevisionError && attempt < maxAttempts) {
           // Under heavy contention (many payers racing for the last promo code) a short random

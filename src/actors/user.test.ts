@@ -130,3 +130,19 @@ test('two-factor: each recovery code works once; unknown ones never; turning it 
   t.is(given([...after, ...off]).state()?.twoFactor, null);
   t.deepEqual(given([...after, ...off]).when({ type: 'DisableTwoFactor' }), [], 'off already');
 });
+
+test('two-factor: renewed recovery codes replace the old ones, spent or not; only while two-factor is on', (t) => {
+  const spent = given([created, enabled]).when({ type: 'UseRecoveryCode', hash: 'h1' });
+  const renewed = given([created, enabled, ...spent]).when({ type: 'RenewRecoveryCodes', recoveryCodeHashes: ['h3'] });
+  t.deepEqual(renewed, [{ type: 'UserRecoveryCodesRenewed', data: { recoveryCodeHashes: ['h3'], at: NOW } }]);
+  const after = [created, enabled, ...spent, ...renewed];
+  t.deepEqual(given(after).state()?.twoFactor?.recoveryCodes, [{ hash: 'h3', usedAt: null }]);
+  t.like(given(after).state()?.twoFactor, { lastStep: 100 }, 'the TOTP secret and its last step stay');
+  t.throws(() => given(after).when({ type: 'UseRecoveryCode', hash: 'h2' }), {
+    message: 'that is not one of your recovery codes',
+  });
+  t.is(given(after).when({ type: 'UseRecoveryCode', hash: 'h3' }).length, 1);
+  t.throws(() => given([created]).when({ type: 'RenewRecoveryCodes', recoveryCodeHashes: ['h3'] }), {
+    message: 'two-factor sign-in is off',
+  });
+});

@@ -55,7 +55,8 @@ export type UserEvent =
     }
   | { type: 'UserTwoFactorDisabled'; data: { at: string } }
   | { type: 'UserTwoFactorCodeUsed'; data: { step: number; at: string } }
-  | { type: 'UserRecoveryCodeUsed'; data: { index: number; remaining: number; at: string } };
+  | { type: 'UserRecoveryCodeUsed'; data: { index: number; remaining: number; at: string } }
+  | { type: 'UserRecoveryCodesRenewed'; data: { recoveryCodeHashes: string[]; at: string } };
 
 export type UserCommand =
   | {
@@ -75,7 +76,9 @@ export type UserCommand =
   | { type: 'DisableTwoFactor' }
   /** A TOTP code, checked against the secret by the caller, at this step. */
   | { type: 'UseTwoFactorCode'; step: number }
-  | { type: 'UseRecoveryCode'; hash: string };
+  | { type: 'UseRecoveryCode'; hash: string }
+  /** A new set of recovery codes (as hashes); the old ones, spent or not, stop working. */
+  | { type: 'RenewRecoveryCodes'; recoveryCodeHashes: string[] };
 
 const codeRefused = () => new InvalidStateError('that code has been used already', 'two_factor_code_used');
 
@@ -110,6 +113,17 @@ export function evolveUser(user: User | null, event: UserEvent): User | null {
                 i === event.data.index ? { ...code, usedAt: event.data.at } : code,
               ),
             },
+          }
+        : user;
+    case 'UserRecoveryCodesRenewed':
+      return twoFactor
+        ? {
+            ...user,
+            twoFactor: {
+              ...twoFactor,
+              recoveryCodes: event.data.recoveryCodeHashes.map((hash) => ({ hash, usedAt: null })),
+            },
+            updatedAt: event.data.at,
           }
         : user;
   }
@@ -161,6 +175,11 @@ export const userAggregate: Aggregate<User | null, UserEvent, UserCommand> = {
         const remaining = codes.filter((code) => !code.usedAt).length - 1;
         return [{ type: 'UserRecoveryCodeUsed', data: { index, remaining, at: now } }];
       }
+      case 'RenewRecoveryCodes':
+        if (!user.twoFactor) throw new InvalidStateError('two-factor sign-in is off', 'two_factor_disabled');
+        return [
+          { type: 'UserRecoveryCodesRenewed', data: { recoveryCodeHashes: command.recoveryCodeHashes, at: now } },
+        ];
     }
   },
 };

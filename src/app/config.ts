@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Environment } from '../event-store/event-store.ts';
 import { DEFAULT_RATE_LIMITS, RATE_LIMITS_OFF, type RateLimits } from '../read-api/rate-limits.ts';
+import { inspectTargetProblem } from '../inspect/inspect-target.ts';
 import { LOG_LEVELS, type LogLevel } from '../shared/logger.ts';
 import { formatTokenBucketLimit, parseTokenBucketLimit, type TokenBucketLimit } from '../shared/token-buckets.ts';
 
@@ -54,6 +55,8 @@ export type WeirConfig = {
   logLevel?: LogLevel;
   /** Human-readable log lines instead of JSON. */
   logPretty?: boolean;
+  /** Show every record's statechart moving live in the Stately inspector: a ws:// URL of an inspector server, or a port to start one on. */
+  inspect?: string;
 };
 
 export const DEFAULT_CHAIN_WAIT_MAX_SECONDS = 3600;
@@ -196,6 +199,12 @@ export const SETTINGS = {
     description: 'human-readable log lines instead of JSON lines (1/0)',
     default: '0',
   },
+  inspect: {
+    env: 'WEIR_INSPECT',
+    flag: '--inspect',
+    description:
+      "show sessions, invoices and subscriptions moving live in the Stately inspector: a port (starts the inspector's bridge page at http://localhost:PORT, for a development machine) or the ws:// URL of a running inspector server; unset: off",
+  },
 } as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv'> | SecretFileSetting, SettingSpec>;
 
 /** Settings that name a file holding a secret, so the secret is in neither the process list nor the environment. */
@@ -272,6 +281,9 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     throw new ConfigError(
       `${settingName('webhookInternalTargets')} must be test, live, test,live or none, got ${internalTargetsText}`,
     );
+  const inspect = get('inspect');
+  const inspectProblem = inspect === undefined ? null : inspectTargetProblem(inspect);
+  if (inspectProblem) throw new ConfigError(`${settingName('inspect')}: ${inspectProblem}, got ${inspect}`);
   const logLevel = (get('logLevel') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.some((level) => level === logLevel))
     throw new ConfigError(`${settingName('logLevel')} must be one of ${LOG_LEVELS.join(', ')}, got ${logLevel}`);
@@ -322,6 +334,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     rateLimitAuthFailures: limit('rateLimitAuthFailures'),
     logLevel: logLevel as LogLevel,
     logPretty: flag('logPretty', '0', '1', '0'),
+    inspect,
     chainEnv: Object.fromEntries(
       Object.entries(env).filter(
         (e): e is [string, string] =>

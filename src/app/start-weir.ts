@@ -5,10 +5,14 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createCommandHandler, type CommandHandler } from '../actors/command-handler.ts';
+import { openInspector } from '../inspect/inspector.ts';
+import { createMachineInspection } from '../inspect/machine-inspection.ts';
 import { createCheckoutSessionCreator } from '../actors/create-checkout-session.ts';
 import { createLineItemResolver } from '../actors/line-items.ts';
 import type { Bus } from '../bus/bus.ts';
+import { BusConnectionError } from '../bus/errors.ts';
 import { openBus } from '../bus/open-bus.ts';
+import { looksUnreachable, untilReachable } from '../shared/until-reachable.ts';
 import { createMatcher } from '../chain-ingest/matcher.ts';
 import { combineRails, everyNetwork, type Rail } from '../chain-ingest/rail.ts';
 import { createEvmWriteClients } from '../chain-ingest/evm/contracts/clients.ts';
@@ -114,6 +118,8 @@ export type WeirOverrides = {
   wrapReadStore?: (readStore: ReadStore) => ReadStore;
   /** Wraps the projection runner the whole process uses (tests of read models that lag). */
   wrapProjections?: (runner: ProjectionRunner) => ProjectionRunner;
+  /** The first wait before connecting again to a service not up yet (default 0.5 s, doubling to 30 s). */
+  connectRetryFirstDelayMs?: number;
   /** The dashboard's session expiry and sign-in throttle (tests make them short or tight). */
   dashboard?: {
     sessionLimits?: Partial<SessionLimits>;
@@ -123,15 +129,31 @@ export type WeirOverrides = {
   };
 };
 
-/** Open the stores and the bus (in-process defaults when no URL is set). */
-export async function openStores(config: Pick<WeirConfig, 'dataDir' | 'kurrentDbUrl' | 'mongoDbUrl'>) {
-  const eventStore = await openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir });
+/** What a service not up yet is logged as while Weir waits for it. */
+export type WaitingLog = Parameters<typeof untilReachable>[2]['log'];
+
+const stderrWaiting: WaitingLog = (line) => console.error(`[weir] ${line}`);
+
+/**
+ * Open the stores (embedded defaults when no URL is set). A KurrentDB or MongoDB that does not
+ * answer yet (a container starting beside Weir) is waited for, with backoff, and said so.
+ */
+export async function openStores(
+  config: Pick<WeirConfig, 'dataDir' | 'kurrentDbUrl' | 'mongoDbUrl'>,
+  waiting: WaitingLog = stderrWaiting,
+) {
+  const retry = { retryable: looksUnreachable, log: waiting };
+  const eventStore = await untilReachable(
+    'KurrentDB',
+    () => openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir }),
+    { ...retry, retryable: (error) => !!config.kurrentDbUrl && looksUnreachable(error) },
+  );
   // Projections build a new object for every change and never mutate a stored one.
-  const readStore = await openReadStore({
-    mongoDbUrl: config.mongoDbUrl,
-    indexedFields: INDEXED_FIELDS,
-    embeddedWrites: 'trusted',
-  });
+  const readStore = await untilReachable(
+    'MongoDB',
+    () => openReadStore({ mongoDbUrl: config.mongoDbUrl, indexedFields: INDEXED_FIELDS, embeddedWrites: 'trusted' }),
+    { ...retry, retryable: (error) => !!config.mongoDbUrl && looksUnreachable(error) },
+  );
   return { eventStore, readStore };
 }
 
@@ -170,7 +192,8 @@ async function startLocked(
 ): Promise<Weir> {
   const log: Log = logTo(logger);
   const clock = overrides.clock ?? createSystemClock();
-  const stores = await openStores(config);
+  const waiting: WaitingLog = (line, fields) => logger.warn({ event: 'weir.waiting', ...fields }, line);
+  const stores = await openStores(config, waiting);
   // One registry for this Weir, handed to each component that reports figures (GET /metrics).
   const metrics = createPrometheusMetrics();
   const eventStore = meteredEventStore(stores.eventStore, metrics);
@@ -178,7 +201,11 @@ async function startLocked(
   const activity = createActivityLog({ eventStore, logger });
   await activity.start();
   const readStore = overrides.wrapReadStore ? overrides.wrapReadStore(stores.readStore) : stores.readStore;
-  const bus = await openBus({ natsUrl: config.natsUrl });
+  const bus = await untilReachable('NATS', () => openBus({ natsUrl: config.natsUrl }), {
+    retryable: (error) => error instanceof BusConnectionError,
+    log: waiting,
+    ...(overrides.connectRetryFirstDelayMs ? { firstDelayMs: overrides.connectRetryFirstDelayMs } : {}),
+  });
   const masterKey = loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') });
   const secretBox = createSecretBox(masterKey);
   // The local chain (test environment only); a devnet file given by the operator replaces it.
@@ -198,7 +225,19 @@ async function startLocked(
   });
   const rails = overrides.rails ?? [...(overrides.extraRails ?? []), evmRail];
   const rail = combineRails(rails);
-  const commands = createCommandHandler({ eventStore, clock });
+  const inspector = config.inspect ? openInspector(config.inspect) : null;
+  if (inspector)
+    logger.info(
+      { event: 'weir.inspecting', url: inspector.url, page: inspector.page },
+      inspector.page
+        ? `statecharts shown live: open ${inspector.page} (the Stately inspector)`
+        : `statecharts shown live through the inspector at ${inspector.url}`,
+    );
+  const commands = createCommandHandler({
+    eventStore,
+    clock,
+    ...(inspector ? { observe: createMachineInspection(inspector.sink) } : {}),
+  });
   const watched = createWatchedAddresses();
   const watchedProjection = watchedAddressesProjection(watched);
   const runner = createProjectionRunner({
@@ -516,6 +555,7 @@ async function startLocked(
         await bus.close();
         await readStore.close();
         await eventStore.close();
+        inspector?.stop();
         await releaseLock();
         logger.info(
           {

@@ -3,12 +3,15 @@ import { join } from 'node:path';
 import type { AnyStateMachine } from 'xstate';
 
 /**
- * A machine's definition as JSON the Stately editor can import: states, transitions, guards and
- * actions by name (implementations stay in code).
+ * A machine's config as JSON, the form the Stately editor imports: states, transitions, and guards
+ * and actions by name (their implementations stay in code, so none is written inline).
  */
 export function machineJson(machine: AnyStateMachine): unknown {
   return JSON.parse(
-    JSON.stringify(machine.toJSON(), (_key, value: unknown) => (typeof value === 'function' ? undefined : value)),
+    JSON.stringify(machine.config, (key, value: unknown) => {
+      if (typeof value === 'function') throw new Error(`${machine.id}: ${key} is inline code; name it in setup()`);
+      return value;
+    }),
   );
 }
 

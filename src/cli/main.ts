@@ -20,6 +20,10 @@ Commands:
                              WEIR_USER_PASSWORD, else asked on the terminal; prints the user's id
   replay                     drop and rebuild every read model from the log
   machines export [--out DIR] write every statechart as JSON for the Stately editor (default ./machines-json)
+  inspect RECORD_ID [--inspect PORT|URL] [--step-ms N]
+                             replay one session's, invoice's or subscription's events through its statechart in
+                             the Stately inspector, one step every N ms (default 500); --inspect as for serve
+                             (default: the inspector's bridge page on port 8090)
   health [--url URL]         ask a running Weir's /health (default http://HOST:PORT); prints it; exit 0 while ok
                              or degraded, 1 while failing or not answering
   devnet [--port N] [--out FILE] a separate local EVM chain (anvil, chain id 31337, 127.0.0.1) with test USDC/USDT/DAI
@@ -186,6 +190,42 @@ async function replay(argv: string[]): Promise<void> {
   }
 }
 
+async function inspect(argv: string[]): Promise<void> {
+  const id = argv[0];
+  if (!id || id.startsWith('--')) throw new ConfigError(`inspect needs a record id\n\n${USAGE}`);
+  const config = readConfig(argv.slice(1), process.env);
+  const stepText = option(argv, '--step-ms') ?? '500';
+  if (!/^\d{1,6}$/.test(stepText))
+    throw new ConfigError(`--step-ms must be a whole number of milliseconds, got ${stepText}`);
+  // Read only, so beside a running `weir serve` too: the data dir is not locked.
+  const { openStores } = await import('../app/start-weir.ts');
+  const { findMachineRecord } = await import('../inspect/inspected-records.ts');
+  const { openInspector } = await import('../inspect/inspector.ts');
+  const { replayRecord } = await import('../inspect/machine-inspection.ts');
+  const { eventStore, readStore } = await openStores(config);
+  try {
+    const record = await findMachineRecord(eventStore, id);
+    if (!record)
+      throw new ConfigError(`no session, invoice, subscription, payment link, coupon or webhook delivery ${id}`);
+    const inspector = openInspector(config.inspect ?? '8090', { maxDeferred: record.events.length * 2 + 10 });
+    console.error(
+      `[weir] ${record.streamId}: ${record.events.length} events${inspector.page ? `; open ${inspector.page}` : ` to ${inspector.url}`}`,
+    );
+    const step = Number(stepText);
+    await replayRecord(inspector.sink, record, () => new Promise((resolve) => setTimeout(resolve, step)));
+    console.error('[weir] replayed; Ctrl-C to stop');
+    const stop = () => {
+      inspector.stop();
+      process.exit(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  } finally {
+    await readStore.close();
+    await eventStore.close();
+  }
+}
+
 async function devnet(argv: string[]): Promise<void> {
   const portText = option(argv, '--port') ?? '8545';
   const port = Number(portText);
@@ -231,6 +271,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'replay') return replay(argv.slice(1));
   if (command === 'devnet') return devnet(argv.slice(1));
   if (command === 'health') return health(argv.slice(1));
+  if (command === 'inspect') return inspect(argv.slice(1));
   if (command === 'machines' && sub === 'export') {
     const { MACHINES } = await import('../../machines/index.ts');
     const { exportMachines } = await import('./export-machines.ts');

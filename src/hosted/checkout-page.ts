@@ -158,6 +158,8 @@ export function renderCheckoutPage(input: {
   products: ReadonlyMap<string, ProductView>;
   /** The networks and local devnet the wallet actions need; none: no wallet actions. */
   wallet?: WalletContext | null;
+  /** A preview of the page (the dashboard's branding settings): without its script, so nothing follows a session. */
+  preview?: boolean;
 }): string {
   const { session, org, status, names } = input;
   const business = org?.name ?? 'Checkout';
@@ -190,6 +192,6 @@ export function renderCheckoutPage(input: {
     <p id="copied" class="visually-hidden" role="status" aria-live="polite"></p>
   </section>`,
     footer: businessFooter(org),
-    ...(final ? {} : { script: { name: 'checkout.js' as const, data: { session: session.id } } }),
+    ...(final || input.preview ? {} : { script: { name: 'checkout.js' as const, data: { session: session.id } } }),
   });
 }

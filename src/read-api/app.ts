@@ -37,6 +37,7 @@ import { organizationRoutes } from './routes/organization.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { paymentIntentRoutes } from './routes/payment-intents.ts';
 import { transactionRoutes } from './routes/transactions.ts';
+import { analyticsRoutes, reportRoutes } from './routes/reports.ts';
 import { apiDocsRoutes, isDocsPath } from './routes/api-docs.ts';
 import type { MountedAreas } from './schema/openapi-document.ts';
 import { httpMetricsMiddleware, type MetricsEndpoint, metricsRoute } from './http-metrics.ts';
@@ -91,6 +92,8 @@ export function httpRouters(deps: HttpDeps) {
       subscriptionRoutes(deps),
       chainRoutes(deps),
       transactionRoutes(deps),
+      reportRoutes(deps),
+      analyticsRoutes(deps),
       paymentIntentRoutes(deps),
       teamRoutes(deps),
       faucetRoutes({ devnet: deps.devnet ?? null }),

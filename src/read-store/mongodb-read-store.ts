@@ -116,8 +116,10 @@ export const createMongoReadStore = async ({
         await ensureIndexes(name);
         return collection.countDocuments(filter as MongoFilter<ReadDocument>);
       },
-      async aggregate(pipeline) {
-        return collection.aggregate<Record<string, unknown>>(pipeline).toArray();
+      async aggregate(pipeline, options) {
+        return collection
+          .aggregate<Record<string, unknown>>(pipeline, options?.maxTimeMs ? { maxTimeMS: options.maxTimeMs } : {})
+          .toArray();
       },
       async clear() {
         await collection.deleteMany({});

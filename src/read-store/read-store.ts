@@ -20,8 +20,11 @@ export type Collection<T extends ReadDocument = ReadDocument> = {
   delete(id: string): Promise<void>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   count(filter: Filter): Promise<number>;
-  /** Run a MongoDB aggregation pipeline, for analysts and reports. */
-  aggregate(pipeline: Record<string, unknown>[]): Promise<Record<string, unknown>[]>;
+  /**
+   * Run a MongoDB aggregation pipeline, for analysts and reports. `maxTimeMs` stops it on MongoDB
+   * (the embedded store runs a pipeline in one go, over the documents its leading `$match` selects).
+   */
+  aggregate(pipeline: Record<string, unknown>[], options?: { maxTimeMs?: number }): Promise<Record<string, unknown>[]>;
   /** Remove every document. */
   clear(): Promise<void>;
 };

@@ -115,6 +115,22 @@ test('business details: GET and PUT /api/v1/organization, with email and URL fie
   t.is(partial.body.addressDetails.country, 'US');
   t.deepEqual((await api.get<Organization>('/api/v1/organization')).body, partial.body);
 
+  // null clears a field (and an address part); the name cannot be cleared.
+  const cleared = await api.put<Organization>('/api/v1/organization', {
+    phone: null,
+    websiteUrl: null,
+    addressDetails: { line1: null },
+  });
+  t.is(cleared.status, 200, JSON.stringify(cleared.body));
+  t.is(cleared.body.phone, null);
+  t.is(cleared.body.websiteUrl, null);
+  t.is(cleared.body.addressDetails.line1, null);
+  t.is(cleared.body.addressDetails.city, 'Springfield');
+  t.is(cleared.body.email, 'billing@acme.example', 'what was not sent is unchanged');
+  await assertRejectedWithoutWrite(t, weir, () => api.put('/api/v1/organization', { name: null }), {
+    message: /nothing to update/,
+  });
+
   for (const [field, value] of [
     ['email', 'not-an-email'],
     ['email', 'a@b'],

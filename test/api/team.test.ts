@@ -4,6 +4,7 @@ import { teamRoutes } from '../../src/read-api/routes/team.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { createUser } from '../../src/tenancy/create-user.ts';
 import { acceptInvite, openInvite } from '../../src/tenancy/invites.ts';
+import { apiClient } from '../support/api-client.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 
@@ -37,22 +38,122 @@ async function team(t: ExecutionContext) {
     return userId;
   };
   const linkOf = (url: string) => url.slice(url.indexOf('/dashboard/invite/') + '/dashboard/invite/'.length);
-  return { weir, clock, mail, merchant, api: merchant.api, user, linkOf };
+  // Team changes take a live key (a test key only reads the team): `api` is the live one.
+  return { weir, clock, mail, merchant, api: merchant.live, testKey: merchant.api, user, linkOf };
 }
 
-test('/auth/me: a secret key is its own caller, with its organization; the owner appears once there is one', async (t) => {
-  const { api, merchant, user } = await team(t);
-  const before = await api.get<Me>('/api/v1/auth/me');
+test('/auth/me and /organization: a secret key is its own caller, with its organization; the owner appears once there is one', async (t) => {
+  const { testKey, merchant, user, weir } = await team(t);
+  const before = await testKey.get<Me>('/api/v1/auth/me');
   t.is(before.status, 200);
-  t.like(before.body, { accountType: 'api_key', email: null, role: 'api_key' });
-  t.like(before.body.organization, { id: merchant.organizationId, name: 'Harbour Coffee Roasters', ownerId: null });
+  t.like(before.body, { accountType: 'api_key', email: null, role: 'api_key', twoFactorEnabled: false });
+  t.like(before.body.organization, {
+    id: merchant.organizationId,
+    name: 'Harbour Coffee Roasters',
+    ownerId: null,
+    environment: 'test',
+  });
+  t.is((await testKey.get<{ ownerId: string | null }>('/api/v1/organization')).body.ownerId, null);
+  // An admin made first is no owner; the owner is the first member with that role.
+  await user('admin', 'ann@harbour.example');
   const owner = await user('owner', 'ada@harbour.example');
-  t.is((await api.get<Me>('/api/v1/auth/me')).body.organization.ownerId, owner);
-  t.is(
-    (await merchant.live.get<Me>('/api/v1/auth/me')).body.organization.ownerId,
-    owner,
-    'the same team for a live key',
-  );
+  await user('owner', 'otto@harbour.example');
+  t.is((await testKey.get<Me>('/api/v1/auth/me')).body.organization.ownerId, owner);
+  const live = await merchant.live.get<Me>('/api/v1/auth/me');
+  t.like(live.body.organization, { ownerId: owner, environment: 'live' }, 'the same team for a live key');
+  t.not(live.body.id, before.body.id, 'each key is named by its own id');
+  for (const key of [testKey, merchant.live]) {
+    const org = await key.get<{ id: string; ownerId: string | null }>('/api/v1/organization');
+    t.is(org.body.ownerId, owner, 'GET /organization names the owner too');
+  }
+  const renamed = await testKey.put<{ ownerId: string | null }>('/api/v1/organization', { name: 'Harbour Roasters' });
+  t.is(renamed.body.ownerId, owner, 'and so does an update');
+  t.is((await apiClient(weir.url, 'sk_test_nonsense').get('/api/v1/auth/me')).status, 401);
+});
+
+test('a test key reads the team but cannot change it: each write is a 403 naming the live key, nothing written or mailed', async (t) => {
+  const { api, testKey, weir, mail, user } = await team(t);
+  await user('owner', 'ada@harbour.example');
+  const dev = await user('developer', 'grace@harbour.example');
+  const invite = (await api.post<Invite>('/api/v1/invites', { email: 'lin@harbour.example', role: 'viewer' })).body;
+  const head = await weir.eventStore.headPosition();
+  const writes = [
+    () => testKey.post('/api/v1/invites', { email: 'mal@harbour.example', role: 'admin' }),
+    () => testKey.put(`/api/v1/users/${dev}/role`, { role: 'admin' }),
+    () => testKey.delete(`/api/v1/users/${dev}`),
+    () => testKey.post(`/api/v1/invites/${invite.id}/resend`),
+    () => testKey.delete(`/api/v1/invites/${invite.id}`),
+  ];
+  for (const write of writes) {
+    const answer = await write();
+    t.is(answer.status, 403);
+    t.like(answer.body, {
+      code: 'live_key_required',
+      message: 'a test key cannot change the team; use a live key (sk_live_…) or the dashboard',
+    });
+  }
+  t.is(await weir.eventStore.headPosition(), head, 'nothing written');
+  t.is(mail.sent.length, 1, 'only the live key’s invite was mailed');
+  t.is((await testKey.get<User[]>('/api/v1/users')).body.length, 2, 'the test key still reads the members');
+  t.like((await testKey.get<Invite[]>('/api/v1/invites')).body[0], { id: invite.id, status: 'pending' });
+  // The documentation says so, at each write.
+  const doc = (
+    await testKey.get<{ paths: Record<string, Record<string, { description: string }>> }>('/api/v1/openapi.json')
+  ).body;
+  t.regex(doc.paths['/api/v1/invites']!.post!.description, /a test key is refused \(403 `live_key_required`\)/);
+  t.regex(doc.paths['/api/v1/users/{id}/role']!.put!.description, /takes a live key or the dashboard/);
+});
+
+test('another organization’s users and invites do not exist for a key: 404 on each, nothing changed', async (t) => {
+  const { api, weir, user } = await team(t);
+  const owner = await user('owner', 'ada@harbour.example');
+  const dev = await user('developer', 'grace@harbour.example');
+  const invite = (await api.post<Invite>('/api/v1/invites', { email: 'lin@harbour.example', role: 'viewer' })).body;
+  const other = await createMerchant(weir.url, 'Someone Else');
+  const head = await weir.eventStore.headPosition();
+  const attempts = [
+    () => other.live.put(`/api/v1/users/${dev}/role`, { role: 'owner' }),
+    () => other.live.put(`/api/v1/users/${owner}/role`, { role: 'viewer' }),
+    () => other.live.delete(`/api/v1/users/${dev}`),
+    () => other.live.post(`/api/v1/invites/${invite.id}/resend`),
+    () => other.live.delete(`/api/v1/invites/${invite.id}`),
+  ];
+  for (const attempt of attempts) t.is((await attempt()).status, 404);
+  t.regex((await other.live.delete<{ message: string }>(`/api/v1/users/${dev}`)).body.message, new RegExp(dev));
+  t.deepEqual((await other.live.get<User[]>('/api/v1/users')).body, []);
+  t.deepEqual((await other.live.get<Invite[]>('/api/v1/invites')).body, []);
+  t.is((await other.live.get<Me>('/api/v1/auth/me')).body.organization.ownerId, null);
+  t.is(await weir.eventStore.headPosition(), head, 'nothing written');
+  t.like((await api.get<User[]>('/api/v1/users')).body[1], { id: dev, role: 'developer' });
+});
+
+test('bad input to /users and /invites: a 400 naming the field, nothing written', async (t) => {
+  const { api, weir, mail, user } = await team(t);
+  await user('owner', 'ada@harbour.example');
+  const dev = await user('developer', 'grace@harbour.example');
+  const head = await weir.eventStore.headPosition();
+  type Answer = { status: number; body: { message: string } };
+  const cases: [string, () => Promise<Answer>, RegExp][] = [
+    ['no role', () => api.put(`/api/v1/users/${dev}/role`, {}), /^role: /],
+    ['a role of another type', () => api.put(`/api/v1/users/${dev}/role`, { role: 3 }), /^role: /],
+    ['no email', () => api.post('/api/v1/invites', { role: 'viewer' }), /^email: /],
+    ['an empty email', () => api.post('/api/v1/invites', { email: '', role: 'viewer' }), /^email: /],
+    ['no role to invite with', () => api.post('/api/v1/invites', { email: 'x@harbour.example' }), /^role: /],
+    [
+      'a list for a body',
+      () => api.post('/api/v1/invites', [{ email: 'x@harbour.example', role: 'viewer' }]),
+      /JSON object/,
+    ],
+  ];
+  for (const [what, send, field] of cases) {
+    const { status, body } = await send();
+    t.is(status, 400, what);
+    t.regex(body.message, field, what);
+  }
+  t.is(await weir.eventStore.headPosition(), head, 'nothing written');
+  t.is(mail.sent.length, 0);
+  t.is((await api.put('/api/v1/users/not-a-uuid/role', { role: 'viewer' })).status, 404);
+  t.is((await api.post('/api/v1/invites/not-a-uuid/resend')).status, 404);
 });
 
 test('/users lists the members with the reference’s fields; roles change, but the last owner stays one', async (t) => {
@@ -199,7 +300,7 @@ test('in process, a user acts with their role: admins manage members but not own
     role: 'owner',
   });
   t.is(ownerInvite.status, 403);
-  t.like(ownerInvite.body, { code: 'role_forbidden', message: 'only an owner can do this; you are a admin' });
+  t.like(ownerInvite.body, { code: 'role_forbidden', message: 'only an owner can do this; you are an admin' });
   t.is((await bridge(as(admin), 'PUT', `/api/v1/users/${owner}/role`, { role: 'viewer' })).status, 403);
   t.is((await bridge(as(admin), 'DELETE', `/api/v1/users/${owner}`)).status, 403);
   t.is((await bridge(as(admin), 'PUT', `/api/v1/users/${viewer}/role`, { role: 'developer' })).status, 200);

@@ -79,9 +79,10 @@ async function must<T>(response: Promise<{ status: number; body: unknown }>, wha
 
 /**
  * Makers of one record of each kind for a tenant, through the API as a merchant would. The
- * hostile run uses them again to replace what its own requests deleted.
+ * hostile run uses them again to replace what its own requests deleted. Invites are the
+ * organization's and a test key may not send them: `teamApi` is its live key's client.
  */
-export function recordMakers(api: Api, tenant: TenantRecords, clock: Clock) {
+export function recordMakers(api: Api, tenant: TenantRecords, clock: Clock, teamApi: Api = api) {
   const { marker } = tenant;
   const add = (kind: Kind, id: string) => {
     tenant.ids[kind].push(id);
@@ -294,7 +295,7 @@ export function recordMakers(api: Api, tenant: TenantRecords, clock: Clock) {
       'invite',
       (
         await must<{ id: string }>(
-          api.post('/api/v1/invites', {
+          teamApi.post('/api/v1/invites', {
             email: `${marker.toLowerCase()}-${randomBytes(3).toString('hex')}@example.com`,
             role: 'developer',
           }),
@@ -308,8 +309,15 @@ export function recordMakers(api: Api, tenant: TenantRecords, clock: Clock) {
 export type RecordMakers = ReturnType<typeof recordMakers>;
 
 /** One of each kind the environment allows (live has no network here, so no wallet, session or invoice). */
-async function populate(weir: Pick<Weir, 'url' | 'bus'>, api: Api, tenant: TenantRecords, clock: Clock, full: boolean) {
-  const make = recordMakers(api, tenant, clock);
+async function populate(
+  weir: Pick<Weir, 'url' | 'bus'>,
+  api: Api,
+  tenant: TenantRecords,
+  clock: Clock,
+  full: boolean,
+  teamApi: Api = api,
+) {
+  const make = recordMakers(api, tenant, clock, teamApi);
   const chains = (await api.get<{ data: { id: number; assets: { id: string }[] }[] }>('/api/v1/chains')).body.data;
   tenant.ids.chain.push(...chains.map((c) => String(c.id)));
   tenant.ids.asset.push(...chains.flatMap((c) => c.assets.map((a) => a.id)));
@@ -390,9 +398,9 @@ export async function buildWorld(weir: Pick<Weir, 'url' | 'bus'>, clock: Clock):
   const otherEnv = tenantRecords('OrgA live', a.liveSecretKey, a.organizationId, 'live');
   const foreign = tenantRecords('OrgB test', b.testSecretKey, b.organizationId, 'test');
   const foreignLive = tenantRecords('OrgB live', b.liveSecretKey, b.organizationId, 'live');
-  await populate(weir, a.api, own, clock, true);
+  await populate(weir, a.api, own, clock, true, a.live);
   await populate(weir, a.live, otherEnv, clock, false);
-  await populate(weir, b.api, foreign, clock, true);
+  await populate(weir, b.api, foreign, clock, true, b.live);
   await populate(weir, b.live, foreignLive, clock, false);
   return { own, otherEnv, foreign, foreignLive, adminToken: ADMIN_TOKEN };
 }

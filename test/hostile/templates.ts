@@ -129,6 +129,10 @@ export const TEMPLATES: Record<string, Template> = {
     role: random.pick(['admin', 'developer', 'viewer']),
   }),
   'POST /api/v1/invites/:id/resend': () => undefined,
+  'POST /api/v1/analytics/query': (_r, random) => ({
+    collection: random.pick(['checkout_sessions', 'transactions', 'invoices']),
+    pipeline: [{ $match: { status: 'complete' } }, { $group: { _id: '$currency', n: { $sum: 1 } } }],
+  }),
   'POST /api/v1/products': (_r, random) => ({
     name: 'Hostile product',
     description: 'made by the hostile suite',

@@ -7,6 +7,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import type { WeirConfig } from '../../src/app/config.ts';
 import type { WeirOverrides } from '../../src/app/start-weir.ts';
 import type { UserRole } from '../../src/actors/user.ts';
+import type { Mailer } from '../../src/mail/mailer.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 import { createUser } from '../../src/tenancy/create-user.ts';
 import { CHROMIUM } from './chromium.ts';
@@ -65,10 +66,20 @@ export async function newPage(t: ExecutionContext, browser: Browser, width = 128
 
 export async function startDashboard(
   t: ExecutionContext,
-  options: { dashboard?: WeirOverrides['dashboard']; clock?: ManualClock; config?: Partial<WeirConfig> } = {},
+  options: {
+    dashboard?: WeirOverrides['dashboard'];
+    clock?: ManualClock;
+    config?: Partial<WeirConfig>;
+    /** Where mail goes (invites): a recording mailer lets a test follow a link. */
+    mailer?: Mailer;
+  } = {},
 ) {
   const clock = options.clock ?? createManualClock(Date.now());
-  const weir = await startTestWeir(t, options.config ?? {}, { clock, dashboard: options.dashboard });
+  const weir = await startTestWeir(t, options.config ?? {}, {
+    clock,
+    dashboard: options.dashboard,
+    ...(options.mailer ? { mailer: options.mailer } : {}),
+  });
   let merchant: Awaited<ReturnType<typeof createMerchant>> | null = null;
   /** The organization users are made in: one per Weir, with test and live keys and a test payment method. */
   const organization = async () => {

@@ -29,20 +29,20 @@ function natsServerBinary(): string {
 }
 
 /**
- * Starts a throw-away `nats-server` with JetStream on 127.0.0.1, a free port (never 4222) and a
- * fresh store directory. Resolves once the server logs that it is ready; retries on another port
+ * Starts a throw-away `nats-server` with JetStream on 127.0.0.1, a free port (never 4222; or the
+ * `port` given) and a fresh store directory. Resolves once the server logs that it is ready; retries on another port
  * if the chosen one was taken in the meantime.
  */
-export async function startNatsServer(): Promise<NatsServerHandle> {
+export async function startNatsServer(options: { port?: number } = {}): Promise<NatsServerHandle> {
   const failures: string[] = [];
   for (let attempt = 1; attempt <= maxStartAttempts; attempt++) {
-    const port = await findFreePort(host);
+    const port = options.port ?? (await findFreePort(host));
     const storeDir = await mkdtemp(join(tmpdir(), 'weir-nats-'));
     const outcome = await spawnAndWaitUntilReady(port, storeDir);
     if (outcome.type === 'ready') return handleFor(outcome.child, port, storeDir);
     await rm(storeDir, { recursive: true, force: true });
     failures.push(`port ${port}: ${outcome.reason}`);
-    if (!outcome.retryable) break;
+    if (!outcome.retryable || options.port !== undefined) break;
   }
   throw new Error(`startNatsServer: nats-server did not start (${natsServerBinary()}):\n${failures.join('\n')}`);
 }

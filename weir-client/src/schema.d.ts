@@ -80,6 +80,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/analytics/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run an aggregation pipeline
+         * @description Read only: the tenant's `$match` runs first, only reading stages and operators are taken (no `$out`, `$merge`, `$lookup`, `$unionWith`, `$where`, `$function`), and at most 1000 documents are answered; MongoDB stops it after 5 s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AnalyticsQuery"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                [key: string]: unknown;
+                            }[];
+                            /** @enum {string} */
+                            object: "list";
+                        };
+                    };
+                };
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is over the limit. Codes: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/api-keys": {
         parameters: {
             query?: never;
@@ -2927,7 +3030,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the dashboard
-         * @description Mails a one-time link (valid 7 days) with which they set a password and join with `role`. The link is in this answer only (`inviteUrl`). Owners alone invite owners.
+         * @description Mails a one-time link (valid 7 days) with which they set a password and join with `role`. The link is in this answer only (`inviteUrl`). Owners alone invite owners. A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
         post: {
             parameters: {
@@ -2972,7 +3075,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3055,7 +3158,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an invite
-         * @description Its link stops working. An accepted invite stays as it is (remove the user instead).
+         * @description Its link stops working. An accepted invite stays as it is (remove the user instead). A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
         delete: {
             parameters: {
@@ -3096,7 +3199,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3150,7 +3253,7 @@ export interface paths {
         put?: never;
         /**
          * Send an invite again
-         * @description A new link (the old one stops working), valid 7 days from now. Not for an accepted or revoked invite.
+         * @description A new link (the old one stops working), valid 7 days from now. Not for an accepted or revoked invite. A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
         post: {
             parameters: {
@@ -3194,7 +3297,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4529,7 +4632,7 @@ export interface paths {
         };
         /**
          * Update business details
-         * @description Only the fields sent change; `addressDetails` changes only the parts it gives.
+         * @description Only the fields sent change; `null` clears a field (all but `name`); `addressDetails` changes only the parts it gives.
          */
         put: {
             parameters: {
@@ -7872,6 +7975,85 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reports/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Run a report
+         * @description Reports and their figures: `volume`: payments, grossVolume, fees, gasFees, netVolume (by completedAt; groupBy none, currency, network, product, paymentLink); `conversion`: created, completed, conversionRate (by createdAt; groupBy none, currency, paymentLink); `time-to-pay`: payments, medianSeconds, p95Seconds (by completedAt; groupBy none, currency, network, paymentLink); `payment-issues`: underpaidSessions, latePayments, overpaidSessions (by createdAt; groupBy none, currency, network, paymentLink); `refunds`: refundsMarked, amountRefunded (by paymentIntent.markRefundedAt; groupBy none, currency, network, paymentLink); `subscriptions`: newSubscriptions, churned, pastDue, activeAtEnd, mrr (by createdAt; groupBy none, currency).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `json` (a list), `csv` or `ndjson` (streamed, one row per line) */
+                    format?: "json" | "csv" | "ndjson";
+                    /** @description The first instant counted (inclusive), by the time the report counts by */
+                    from?: string;
+                    /** @description A second key of each row; each report says which it takes */
+                    groupBy?: "none" | "currency" | "network" | "product" | "paymentLink" | "status";
+                    /** @description The period each row covers (weeks start on Monday; UTC) */
+                    interval?: "day" | "week" | "month";
+                    /** @description The last instant counted (inclusive) */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    name: "volume" | "conversion" | "time-to-pay" | "payment-issues" | "refunds" | "subscriptions";
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Report"];
+                    };
+                };
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/subscriptions": {
         parameters: {
             query?: never;
@@ -9128,7 +9310,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a user
-         * @description Their sessions end at their next request and their email is free again; the last owner cannot be removed.
+         * @description Their sessions end at their next request and their email is free again; the last owner cannot be removed. A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
         delete: {
             parameters: {
@@ -9160,7 +9342,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9222,7 +9404,7 @@ export interface paths {
         get?: never;
         /**
          * Change a user's role
-         * @description Owners alone make or unmake owners; the last owner keeps the role. Takes effect on their next request.
+         * @description Owners alone make or unmake owners; the last owner keeps the role. Takes effect on their next request. A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
         put: {
             parameters: {
@@ -9267,7 +9449,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -12484,6 +12666,34 @@ export interface components {
             postalCode?: string | null;
             state?: string | null;
         } | null;
+        /**
+         * @example {
+         *       "collection": "checkout_sessions",
+         *       "pipeline": [
+         *         {
+         *           "$match": {
+         *             "status": "complete"
+         *           }
+         *         },
+         *         {
+         *           "$group": {
+         *             "_id": "$currency",
+         *             "sessions": {
+         *               "$sum": 1
+         *             }
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        AnalyticsQuery: {
+            /** @enum {string} */
+            collection: "checkout_sessions" | "transactions" | "invoices" | "subscriptions" | "customers" | "payment_links";
+            /** @description Aggregation stages run after the tenant's own `$match`, at most 20 */
+            pipeline: {
+                [key: string]: unknown;
+            }[];
+        };
         ApiKey: {
             /** Format: date-time */
             createdAt: string;
@@ -12948,6 +13158,7 @@ export interface components {
                 environment: "test" | "live";
                 id: string;
                 name: string;
+                /** @description The first owner among the organization's dashboard users; null while it has none */
                 ownerId: string | null;
                 status: string;
                 type: string;
@@ -13948,6 +14159,7 @@ export interface components {
             monthlyPaymentVolume: string | null;
             name: string;
             noOfEmployees: string | null;
+            /** @description The first owner among the organization's dashboard users; null while it has none */
             ownerId: string | null;
             phone: string | null;
             privacyUrl: string | null;
@@ -14832,6 +15044,24 @@ export interface components {
             chainId: number;
             /** @example 0xabababababababababababababababababababababababababababababababab */
             transactionHash: string;
+        };
+        Report: {
+            columns: string[];
+            data: components["schemas"]["ReportRow"][];
+            /** @enum {string} */
+            groupBy: "none" | "currency" | "network" | "product" | "paymentLink" | "status";
+            /** @enum {string} */
+            interval: "day" | "week" | "month";
+            /** @enum {string} */
+            name: "volume" | "conversion" | "time-to-pay" | "payment-issues" | "refunds" | "subscriptions";
+            /** @enum {string} */
+            object: "report";
+        };
+        ReportRow: {
+            group: string | null;
+            period: string;
+        } & {
+            [key: string]: string | number | null;
         };
         SessionAddressDetails: {
             address: components["schemas"]["Address"];

@@ -19,5 +19,6 @@ test('each role grants what the issue says: viewer reads, developer keys and web
     message: 'only a developer, admin or owner can do this; you are a viewer',
   });
   t.throws(() => requirePermission('developer', 'manage'), { message: /only an admin or owner/ });
+  t.throws(() => requirePermission('admin', 'owner'), { message: 'only an owner can do this; you are an admin' });
   t.notThrows(() => requirePermission('admin', 'manage'));
 });

@@ -2,7 +2,7 @@ import type { UserRole } from '../../actors/user.ts';
 import { ForbiddenError } from '../../shared/errors.ts';
 
 /**
- * What a page or action needs. `read`: any signed-in user. `developers`: API keys and webhook
+ * What a page or action needs. `read`: every signed-in user. `developers`: API keys and webhook
  * endpoints. `manage`: every other change (sessions, invoices, catalog, settings, team but owners).
  * `owner`: the owner's own matters (owners, two-factor policy, the organization itself).
  */
@@ -24,8 +24,11 @@ const NEEDS: Record<Permission, string> = {
   owner: 'an owner',
 };
 
+/** "a viewer", "an admin": the role with its article, as a sentence says it. */
+export const withArticle = (role: UserRole): string => `${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role}`;
+
 /** Throws a 403 saying who may do it, unless `role` grants `permission`. */
 export function requirePermission(role: UserRole, permission: Permission): void {
   if (!can(role, permission))
-    throw new ForbiddenError(`only ${NEEDS[permission]} can do this; you are a ${role}`, 'role_forbidden');
+    throw new ForbiddenError(`only ${NEEDS[permission]} can do this; you are ${withArticle(role)}`, 'role_forbidden');
 }

@@ -67,6 +67,12 @@ export function enrolmentSecret(deps: TwoFactorDeps, user: UserDoc, ticket: stri
   return payload && payload.userId === user.id ? payload.secret : null;
 }
 
+/** Ten new recovery codes for a user: as shown (once) and as the log keeps them. */
+function newRecoveryCodes(user: UserDoc): { codes: string[]; hashes: string[] } {
+  const codes = generateRecoveryCodes();
+  return { codes, hashes: codes.map((c) => hashRecoveryCode(user.id, normalizeRecoveryCode(c)!)) };
+}
+
 /**
  * Turns two-factor on once a code from the new secret is right: the secret is sealed, ten recovery
  * codes are made and kept as hashes. Answers the codes (to show once), or null when the code is wrong.
@@ -80,13 +86,20 @@ export async function enableTwoFactor(
 ): Promise<string[] | null> {
   const step = verifyTotp(secret, code, deps.clock.now());
   if (step === null) return null;
-  const codes = generateRecoveryCodes();
+  const { codes, hashes } = newRecoveryCodes(user);
   await runUserCommand(deps, user, clientAddress, {
     type: 'EnableTwoFactor',
     secretSealed: deps.secretBox.seal(secret),
-    recoveryCodeHashes: codes.map((c) => hashRecoveryCode(user.id, normalizeRecoveryCode(c)!)),
+    recoveryCodeHashes: hashes,
     step,
   });
+  return codes;
+}
+
+/** Ten new recovery codes in place of the old ones (spent or not, they stop working); answers them, to show once. */
+export async function renewRecoveryCodes(deps: TwoFactorDeps, user: UserDoc, clientAddress: string): Promise<string[]> {
+  const { codes, hashes } = newRecoveryCodes(user);
+  await runUserCommand(deps, user, clientAddress, { type: 'RenewRecoveryCodes', recoveryCodeHashes: hashes });
   return codes;
 }
 

@@ -153,6 +153,8 @@ export function Field(props: {
   required?: boolean;
   autocomplete?: string;
   autofocus?: boolean;
+  /** The file types a file input offers to pick. */
+  accept?: string;
 }): JSX.Element {
   const id = `field-${props.name}`;
   const described = [props.hint ? `${id}-hint` : '', props.error ? `${id}-error` : ''].filter(Boolean).join(' ');
@@ -169,6 +171,7 @@ export function Field(props: {
         required={props.required}
         autocomplete={props.autocomplete}
         autofocus={props.autofocus}
+        accept={props.accept}
         aria-invalid={props.error ? 'true' : undefined}
         aria-describedby={described || undefined}
       />

@@ -1,6 +1,7 @@
 import type { Children, PropsWithChildren } from '@kitajs/html';
 import { iconUrl } from '../../hosted/assets.ts';
 import { dashboardAssetUrl } from '../assets.ts';
+import { can } from '../auth/roles.ts';
 import type { DashboardContext } from '../context.ts';
 import type { ScreenId } from '../screens.ts';
 import { Badge, CsrfField } from './components.tsx';
@@ -74,7 +75,7 @@ function EnvironmentSwitch({ ctx }: { ctx: DashboardContext }): JSX.Element {
 }
 
 /**
- * The frame of every signed-in screen: the nav of the registered screens, the organization, the
+ * The frame of every signed-in screen: the nav of the registered screens the user's role may open, the organization, the
  * test/live switch, the user and sign-out, and in test mode a band that says so. `screen` marks the
  * current nav item; the body carries the CSRF header htmx sends and the live-updates address.
  */
@@ -87,7 +88,8 @@ export function AppLayout({
 }: PropsWithChildren<{ ctx: DashboardContext; title: string; screen?: ScreenId; actions?: Children }>): JSX.Element {
   const { user, tenant, organization, nav } = ctx.state;
   const test = tenant.environment === 'test';
-  const items = nav.filter((item) => test || !item.testOnly);
+  // A screen the role cannot open is left out (its page would answer 403 all the same).
+  const items = nav.filter((item) => (test || !item.testOnly) && can(user.role, item.permission));
   return (
     <>
       {'<!doctype html>'}

@@ -9,6 +9,7 @@ import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections
 import { publicOrganization } from '../../projections/public-views.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { EVM_ADDRESS, evmChecksumHolds } from '../../shared/evm-address.ts';
+import { organizationOwnerId } from '../../tenancy/organization-owner.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { createBrandLogoStore, parseMultipart } from '../brand-logo.ts';
 import { commandFor } from '../command.ts';
@@ -48,13 +49,13 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
     return org;
   };
   /**
-   * The organization as the reference shows it. An API key has no user behind it, so there is no
-   * owner (`ownerId` null; the dashboard issue adds users), and Weir gates no feature behind a request.
+   * The organization as the reference shows it: `ownerId` its first owner among the dashboard users
+   * (null while it has none), and Weir gates no feature behind a request.
    */
-  const present = (org: OrganizationDoc) => ({
+  const present = async (org: OrganizationDoc) => ({
     ...publicOrganization(org),
     type: org.kind,
-    ownerId: null,
+    ownerId: await organizationOwnerId(deps.readStore, org.organizationId),
     noOfEmployees: org.noOfEmployees ?? null,
     monthlyPaymentVolume: org.monthlyPaymentVolume ?? null,
     featureAccessRequests: [],
@@ -116,7 +117,8 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
       method: 'put',
       path: '/',
       summary: 'Update business details',
-      description: 'Only the fields sent change; `addressDetails` changes only the parts it gives.',
+      description:
+        'Only the fields sent change; `null` clears a field (all but `name`); `addressDetails` changes only the parts it gives.',
       body: BusinessDetailsUpdate,
       response: OrganizationSchema,
       errors: [invalidFields('parameter_invalid_string_empty', 'url_invalid')],

@@ -17,6 +17,7 @@ import { USER_INVITES, USERS, type UserDoc, type UserInviteDoc } from '../../pro
 import { ConflictError, ForbiddenError, InvalidStateError, NotFoundError, WeirError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { inviteLink, newInviteSecret } from '../../tenancy/invites.ts';
+import { organizationMembers, organizationOwnerId } from '../../tenancy/organization-owner.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { DeletedMessage, idParams, invalidFields, notFound } from '../schema/fields.ts';
 import { type ErrorSpec, schemaRoutes } from '../schema/route.ts';
@@ -45,9 +46,14 @@ const MAIL_FAILED: ErrorSpec = {
 };
 const FORBIDDEN: ErrorSpec = {
   status: 403,
-  codes: ['role_forbidden'],
-  description: "A dashboard user's role does not allow it (owners alone touch owners)",
+  codes: ['role_forbidden', 'live_key_required'],
+  description:
+    "A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard)",
 };
+/** Said by every route that changes the team (the choice is explained at `teamRoutes`). */
+const LIVE_ONLY =
+  ' A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).';
+
 const LAST_OWNER: ErrorSpec = {
   status: 409,
   codes: ['last_owner'],
@@ -94,9 +100,10 @@ export function presentInvite(invite: UserInviteDoc, now: number, link: string |
 /**
  * The organization's dashboard users and invites (the reference's `/users`, `/invites`), and
  * `/auth/me`. Users belong to the organization, not to an environment: a test or a live key sees
- * the same team. A secret key acts as the organization (an owner's authority); a dashboard user
- * calling in process acts with their role: admins manage members, owners alone touch owners, and
- * the last owner can be neither demoted nor removed.
+ * the same team. Changing the team is an act of the organization, not of its test data: a live key
+ * (which acts as the organization, an owner's authority) or a dashboard user in either mode may, a
+ * test key, often kept in CI and laptops, only reads. A dashboard user acts with their role: admins
+ * manage members, owners alone touch owners, and the last owner can be neither demoted nor removed.
  */
 export function teamRoutes(deps: TeamRouteDeps): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1' });
@@ -113,10 +120,15 @@ export function teamRoutes(deps: TeamRouteDeps): Router<ApiState> {
       throw new ForbiddenError('this user is no longer a member of the organization', 'role_forbidden');
     return { kind: 'user', user };
   }
-  /** Throws the 403 of a user whose role does not allow it; a secret key may do everything. */
+  /** Throws the 403 of a user whose role does not allow it, or of a test key; a live key may do everything. */
   async function authorize(ctx: ApiContext, permission: 'manage' | 'owner'): Promise<Caller> {
     const caller = await callerOf(ctx);
     if (caller.kind === 'user') requirePermission(caller.user.role, permission);
+    else if (ctx.state.tenant.environment !== 'live')
+      throw new ForbiddenError(
+        'a test key cannot change the team; use a live key (sk_live_…) or the dashboard',
+        'live_key_required',
+      );
     return caller;
   }
 
@@ -139,8 +151,7 @@ export function teamRoutes(deps: TeamRouteDeps): Router<ApiState> {
     return result;
   }
 
-  const members = (organizationId: string) =>
-    users.find({ organizationId, removed: false }, { sort: { createdAt: 1 }, limit: 1000 });
+  const members = (organizationId: string) => organizationMembers(deps.readStore, organizationId);
   const loadUser = async (ctx: ApiContext, id: string) => {
     const user = isUuid(id) ? await users.get(id) : null;
     if (!user || user.removed || user.organizationId !== ctx.state.tenant.organizationId)
@@ -198,13 +209,12 @@ export function teamRoutes(deps: TeamRouteDeps): Router<ApiState> {
       const { organizationId, environment } = ctx.state.tenant;
       const org = await orgs.get(organizationRecordId(organizationId, environment));
       if (!org) throw new NotFoundError('organization', organizationId);
-      const owner = (await members(organizationId)).find((m) => m.role === 'owner');
       const organization = {
         id: org.id,
         name: org.name,
         type: org.kind,
         status: org.status,
-        ownerId: owner?.id ?? null,
+        ownerId: await organizationOwnerId(deps.readStore, organizationId),
         environment: org.environment,
         createdAt: org.createdAt,
         updatedAt: org.updatedAt,
@@ -244,8 +254,7 @@ export function teamRoutes(deps: TeamRouteDeps): Router<ApiState> {
       method: 'put',
       path: '/users/:id/role',
       summary: "Change a user's role",
-      description:
-        'Owners alone make or unmake owners; the last owner keeps the role. Takes effect on their next request.',
+      description: `Owners alone make or unmake owners; the last owner keeps the role. Takes effect on their next request.${LIVE_ONLY}`,
       params: idParams('user'),
       body: UserRoleUpdate,
       response: UserSchema,
@@ -265,8 +274,7 @@ export function teamRoutes(deps: TeamRouteDeps): Router<ApiState> {
       method: 'delete',
       path: '/users/:id',
       summary: 'Remove a user',
-      description:
-        'Their sessions end at their next request and their email is free again; the last owner cannot be removed.',
+      description: `Their sessions end at their next request and their email is free again; the last owner cannot be removed.${LIVE_ONLY}`,
       params: idParams('user'),
       response: DeletedMessage,
       errors: [notFound('user'), FORBIDDEN, LAST_OWNER],
@@ -306,8 +314,7 @@ export function teamRoutes(deps: TeamRouteDeps): Router<ApiState> {
       method: 'post',
       path: '/invites',
       summary: 'Invite someone to the dashboard',
-      description:
-        'Mails a one-time link (valid 7 days) with which they set a password and join with `role`. The link is in this answer only (`inviteUrl`). Owners alone invite owners.',
+      description: `Mails a one-time link (valid 7 days) with which they set a password and join with \`role\`. The link is in this answer only (\`inviteUrl\`). Owners alone invite owners.${LIVE_ONLY}`,
       body: InviteCreate,
       response: InviteSchema,
       errors: [
@@ -355,8 +362,7 @@ export function teamRoutes(deps: TeamRouteDeps): Router<ApiState> {
       method: 'post',
       path: '/invites/:id/resend',
       summary: 'Send an invite again',
-      description:
-        'A new link (the old one stops working), valid 7 days from now. Not for an accepted or revoked invite.',
+      description: `A new link (the old one stops working), valid 7 days from now. Not for an accepted or revoked invite.${LIVE_ONLY}`,
       params: idParams('invite'),
       response: InviteSchema,
       errors: [
@@ -383,7 +389,7 @@ export function teamRoutes(deps: TeamRouteDeps): Router<ApiState> {
       method: 'delete',
       path: '/invites/:id',
       summary: 'Revoke an invite',
-      description: 'Its link stops working. An accepted invite stays as it is (remove the user instead).',
+      description: `Its link stops working. An accepted invite stays as it is (remove the user instead).${LIVE_ONLY}`,
       params: idParams('invite'),
       response: DeletedMessage,
       errors: [

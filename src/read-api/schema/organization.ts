@@ -4,6 +4,7 @@ import { integer } from './catalog.ts';
 import {
   bodyObject,
   bool,
+  clearable,
   objectField,
   oneOf,
   optional,
@@ -20,11 +21,12 @@ import {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
-const short = () => optional(text({ max: 64 }));
-const emailField = () => optional(text({ max: 254, pattern: EMAIL, hint: 'must be an email address' }));
-const part = () => optional(text({ max: 200 }));
+// Business details other than the name may be cleared: null clears, left out is unchanged.
+const short = () => clearable(text({ max: 64 }));
+const emailField = () => clearable(text({ max: 254, pattern: EMAIL, hint: 'must be an email address' }));
+const part = () => clearable(text({ max: 200 }));
 
-/** Business details, in the order they are checked; a field left out (or null) is unchanged. */
+/** Business details, in the order they are checked; a field left out is unchanged, null clears it (the name cannot be cleared). */
 export const BusinessDetailsUpdate = bodyObject({
   name: optional(text({ min: 1, max: 200 })),
   phone: short(),
@@ -35,10 +37,10 @@ export const BusinessDetailsUpdate = bodyObject({
   monthlyPaymentVolume: short(),
   email: emailField(),
   supportEmail: emailField(),
-  websiteUrl: optional(url()),
-  supportUrl: optional(url()),
-  privacyUrl: optional(url()),
-  termsUrl: optional(url()),
+  websiteUrl: clearable(url()),
+  supportUrl: clearable(url()),
+  privacyUrl: clearable(url()),
+  termsUrl: clearable(url()),
   addressDetails: optional(
     objectField({ line1: part(), line2: part(), city: part(), state: part(), postalCode: part(), country: part() }),
   ),
@@ -140,7 +142,10 @@ export const OrganizationSchema = z
     brandColor: nullableText(),
     brandLogo: nullableText(),
     addresses: z.array(WithdrawalAddressSchema),
-    ownerId: z.string().nullable(),
+    ownerId: z
+      .string()
+      .nullable()
+      .openapi({ description: "The first owner among the organization's dashboard users; null while it has none" }),
     noOfEmployees: nullableText(),
     monthlyPaymentVolume: nullableText(),
     featureAccessRequests: z.array(z.unknown()),

@@ -98,3 +98,11 @@ test('describeType and describeRecordType read as words', (t) => {
   t.is(describeRecordType('api_key'), 'API key');
   t.is(describeType('ApiKeyIssued'), 'API key issued');
 });
+
+test("two-factor events (turned on, codes renewed) show neither the recovery codes' hashes nor the sealed secret", (t) => {
+  t.deepEqual(flatten({ recoveryCodeHashes: ['h1', 'h2'], secretSealed: 'v1.x', step: 3 }), [
+    ['recoveryCodeHashes', HIDDEN],
+    ['secretSealed', HIDDEN],
+    ['step', '3'],
+  ]);
+});

@@ -16,7 +16,7 @@ const MAX_TEXT = 120;
  * secrets the log keeps. Chain hashes (`transactionHash`, `blockHash`) are public and shown.
  */
 const SECRET_FIELD =
-  /^(authorization|cookie|apiKey|secretKey|secret|webhookSecret|masterKey|adminToken|sweeperKey|privateKey|password|passwordHash|secretHash|previousSecretHash|tokenHash|sealedSecret|signedTransaction|totpSecret|recoveryCodes?|token)$/i;
+  /^(authorization|cookie|apiKey|secretKey|secret|webhookSecret|masterKey|adminToken|sweeperKey|privateKey|password|passwordHash|secretHash|previousSecretHash|tokenHash|sealedSecret|signedTransaction|totpSecret|recoveryCodes?|recoveryCodeHashes|token)$/i;
 
 export const isSecretField = (name: string): boolean => SECRET_FIELD.test(name) || /secret|password/i.test(name);
 

@@ -1,6 +1,8 @@
+import type { Children } from '@kitajs/html';
 import type { ApiAnswer } from '../../../read-api/api-bridge.ts';
 import type { DashboardContext } from '../../context.ts';
 import { Alert, CsrfField } from '../../ui/components.tsx';
+import type { ScreenId } from '../../screens.ts';
 import { AppLayout } from '../../ui/layout.tsx';
 
 /** An API error's message for the form: its text without the leading `field: ` the API puts first. */
@@ -39,7 +41,10 @@ export function DoneAlert({ ctx, messages }: { ctx: DashboardContext; messages: 
   );
 }
 
-/** A page that asks before an action that cannot be undone (works without JavaScript). */
+/**
+ * A page that asks before an action that cannot be undone (works without JavaScript); `children`
+ * are more fields of its form (a re-authentication).
+ */
 export function ConfirmPage(props: {
   ctx: DashboardContext;
   title: string;
@@ -47,20 +52,25 @@ export function ConfirmPage(props: {
   action: string;
   button: string;
   back: string;
+  screen?: ScreenId;
+  children?: Children;
 }): JSX.Element {
   const { ctx } = props;
   return (
-    <AppLayout ctx={ctx} title={props.title} screen="developers">
+    <AppLayout ctx={ctx} title={props.title} screen={props.screen ?? 'developers'}>
       <section class="card narrow-card" aria-label={props.title}>
         <p safe>{props.message}</p>
-        <form method="post" action={props.action} class="form-actions">
+        <form method="post" action={props.action}>
           <CsrfField token={ctx.state.csrfToken} />
-          <button type="submit" class="button-danger" safe>
-            {props.button}
-          </button>
-          <a class="button-secondary" href={props.back}>
-            Cancel
-          </a>
+          {props.children ?? ''}
+          <div class="form-actions">
+            <button type="submit" class="button-danger" safe>
+              {props.button}
+            </button>
+            <a class="button-secondary" href={props.back}>
+              Cancel
+            </a>
+          </div>
         </form>
       </section>
     </AppLayout>

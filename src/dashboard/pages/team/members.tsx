@@ -111,7 +111,9 @@ async function renderTeam(ctx: DashboardContext, deps: DashboardDeps, view: Team
                 <th scope="col">Member</th>
                 <th scope="col">Role</th>
                 <th scope="col">Two-factor</th>
-                <th scope="col">Joined</th>
+                <th scope="col" class="hide-narrow">
+                  Joined
+                </th>
                 {manage ? <th scope="col">Actions</th> : ''}
               </tr>
             </thead>
@@ -123,16 +125,22 @@ async function renderTeam(ctx: DashboardContext, deps: DashboardDeps, view: Team
                       {member.name ?? member.email}
                     </span>
                     {member.id === user.id ? <span class="muted"> (you)</span> : ''}
-                    <br />
-                    <span class="muted" safe>
-                      {member.email}
-                    </span>
+                    {member.name ? (
+                      <>
+                        <br />
+                        <span class="muted" safe>
+                          {member.email}
+                        </span>
+                      </>
+                    ) : (
+                      ''
+                    )}
                   </td>
                   <td>
                     <span safe>{ROLE_LABELS[member.role]}</span>
                   </td>
                   <td>{member.twoFactorEnabled ? <Badge tone="success" label="On" /> : <Badge label="Off" />}</td>
-                  <td class="nowrap">
+                  <td class="nowrap hide-narrow">
                     <DateTime iso={member.createdAt} />
                   </td>
                   {manage ? (

@@ -2,12 +2,14 @@ import QRCode from 'qrcode';
 import { teamPolicyAggregate } from '../../../actors/team-policy.ts';
 import { USER_ENVIRONMENT } from '../../../actors/user.ts';
 import { reauthenticate, ReauthFields } from '../../auth/reauth.tsx';
+import { RECOVERY_CODE_COUNT } from '../../auth/recovery-codes.ts';
 import { can } from '../../auth/roles.ts';
 import { otpauthUrl } from '../../auth/totp.ts';
 import {
   disableTwoFactor,
   enableTwoFactor,
   enrolmentSecret,
+  renewRecoveryCodes,
   SECURITY_PATH,
   startEnrolment,
   twoFactorRequired,
@@ -19,6 +21,7 @@ import { Alert, Badge, Card, CsrfField, Field } from '../../ui/components.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 
 const ENROL_PATH = `${SECURITY_PATH}/two-factor`;
+const RENEW_PATH = `${SECURITY_PATH}/recovery-codes`;
 
 const NOTICES: Record<string, string> = {
   off: 'Two-factor sign-in is off.',
@@ -71,7 +74,7 @@ async function renderSecurity(
           <>
             <p>
               Signing in asks for a code from your authenticator app after your password; so do changes that could
-              redirect funds or data. <span safe>{`Recovery codes left: ${user.recoveryCodesLeft} of 10.`}</span>
+              redirect funds or data.
             </p>
             <form method="post" action={`${ENROL_PATH}/disable`} class="narrow-form">
               <CsrfField token={ctx.state.csrfToken} />
@@ -93,6 +96,31 @@ async function renderSecurity(
           </>
         )}
       </Card>
+      {user.twoFactorEnabled ? (
+        <Card
+          title="Recovery codes"
+          id="recovery"
+          actions={
+            <Badge
+              tone={user.recoveryCodesLeft <= 2 ? 'warning' : 'neutral'}
+              label={`${user.recoveryCodesLeft} of ${RECOVERY_CODE_COUNT} left`}
+            />
+          }
+        >
+          <p>
+            Each recovery code signs you in once without your phone. New codes replace these: the old ones, used or not,
+            stop working.
+          </p>
+          <form method="post" action={RENEW_PATH}>
+            <CsrfField token={ctx.state.csrfToken} />
+            <button type="submit" class="button-secondary">
+              Get new recovery codes
+            </button>
+          </form>
+        </Card>
+      ) : (
+        ''
+      )}
       <Card
         title="Required for the organization"
         id="requirement"
@@ -176,10 +204,16 @@ async function renderEnrol(
   );
 }
 
-function RecoveryCodesPage({ ctx, codes }: { ctx: DashboardContext; codes: string[] }): JSX.Element {
+/** Recovery codes, shown this once: after turning two-factor on, or after renewing them. */
+function RecoveryCodesPage(props: { ctx: DashboardContext; codes: string[]; renewed?: boolean }): JSX.Element {
+  const { ctx, codes } = props;
   return (
-    <AppLayout ctx={ctx} title="Two-factor is on" screen="settings">
-      <Alert tone="success">Two-factor sign-in is on. Signing in now asks for a code after your password.</Alert>
+    <AppLayout ctx={ctx} title={props.renewed ? 'New recovery codes' : 'Two-factor is on'} screen="settings">
+      <Alert tone="success">
+        {props.renewed
+          ? 'New recovery codes made: the old ones no longer work.'
+          : 'Two-factor sign-in is on. Signing in now asks for a code after your password.'}
+      </Alert>
       <Card title="Your recovery codes" id="recovery-codes">
         <p>
           Each code signs you in once without your phone. Keep them somewhere safe, such as a password manager:
@@ -202,7 +236,7 @@ function RecoveryCodesPage({ ctx, codes }: { ctx: DashboardContext; codes: strin
 
 /**
  * `/dashboard/settings/security`: the user's own two-factor sign-in (set up with a QR code and a
- * confirming code, recovery codes shown once, turned off with a code), and the organization's
+ * confirming code, recovery codes shown once and renewed after a code, turned off with a code), and the organization's
  * requirement, which owners set. Turning it on asks for the password too (a stolen session must not
  * lock the user out with an app of the thief's).
  */
@@ -230,6 +264,13 @@ export function securityRoutes(routes: PageRoutes, deps: DashboardDeps): void {
         { status: 400, error: 'That code is not right: enter the one the app shows now.' },
       );
     await sendHtml(ctx, <RecoveryCodesPage ctx={ctx} codes={codes} />);
+  });
+
+  routes.post(RENEW_PATH, 'read', async (ctx) => {
+    if (!ctx.state.user.twoFactorEnabled) return redirectTo(ctx, SECURITY_PATH);
+    if (!(await reauthenticate(ctx, deps, 'get new recovery codes'))) return;
+    const codes = await renewRecoveryCodes(deps, ctx.state.user, ctx.state.clientAddress);
+    await sendHtml(ctx, <RecoveryCodesPage ctx={ctx} codes={codes} renewed />);
   });
 
   routes.post(`${ENROL_PATH}/disable`, 'read', async (ctx) => {

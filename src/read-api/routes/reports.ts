@@ -1,0 +1,188 @@
+import { Readable } from 'node:stream';
+import Router from '@koa/router';
+import {
+  AnalyticsQueryError,
+  MAX_RESULTS,
+  MAX_STAGES,
+  QUERYABLE_COLLECTIONS,
+  safePipeline,
+} from '../../reports/analytics-query.ts';
+import { GROUPS, INTERVALS, REPORT_NAMES, REPORTS, type ReportRow } from '../../reports/report-pipelines.ts';
+import { ValidationError } from '../../shared/errors.ts';
+import type { ApiDeps, ApiState } from '../api-context.ts';
+import { csvRow } from '../csv.ts';
+import { parseIsoInstant } from '../pagination.ts';
+import { arrayOf, bodyObject, invalidFields, requiredOneOf, withCode, z } from '../schema/fields.ts';
+import { schemaRoutes } from '../schema/route.ts';
+
+const FORMATS = ['json', 'csv', 'ndjson'] as const;
+
+const ReportParams = z.object({
+  name: z.enum(REPORT_NAMES, { error: withCode(`must be one of ${REPORT_NAMES.join(', ')}`, 'resource_missing') }),
+});
+
+const instant = (description: string) =>
+  z
+    .string()
+    .optional()
+    .refine(
+      (v) => v === undefined || v === '' || !Number.isNaN(parseIsoInstant(v)),
+      withCode('must be an ISO 8601 date or timestamp'),
+    )
+    .openapi({ description });
+
+const ReportQuery = z.object({
+  interval: z
+    .enum(INTERVALS, { error: withCode(`must be one of ${INTERVALS.join(', ')}`) })
+    .default('month')
+    .openapi({ description: 'The period each row covers (weeks start on Monday; UTC)' }),
+  groupBy: z
+    .enum(GROUPS, { error: withCode(`must be one of ${GROUPS.join(', ')}`) })
+    .default('none')
+    .openapi({ description: 'A second key of each row; each report says which it takes' }),
+  from: instant('The first instant counted (inclusive), by the time the report counts by'),
+  to: instant('The last instant counted (inclusive)'),
+  format: z
+    .enum(FORMATS, { error: withCode(`must be one of ${FORMATS.join(', ')}`) })
+    .default('json')
+    .openapi({ description: '`json` (a list), `csv` or `ndjson` (streamed, one row per line)' }),
+});
+
+const ReportRowSchema = z
+  .object({ period: z.string(), group: z.string().nullable() })
+  .catchall(z.union([z.string(), z.number(), z.null()]))
+  .openapi('ReportRow');
+
+const ReportSchema = z
+  .object({
+    object: z.literal('report'),
+    name: z.enum(REPORT_NAMES),
+    interval: z.enum(INTERVALS),
+    groupBy: z.enum(GROUPS),
+    columns: z.array(z.string()),
+    data: z.array(ReportRowSchema),
+  })
+  .openapi('Report');
+
+const iso = (raw: string | undefined) => (raw ? new Date(parseIsoInstant(raw)).toISOString() : undefined);
+
+/**
+ * `GET /reports/{name}`: the analysts' figures over the read models, per period and group, for the
+ * key's organization and environment. Money is an integer string at the 10^8 scale, summed exactly.
+ */
+export function reportRoutes(deps: ApiDeps): Router<ApiState> {
+  const router = new Router<ApiState>({ prefix: '/api/v1/reports' });
+  const api = schemaRoutes(router, { tag: 'Reports', auth: 'secretKey' });
+  const description = REPORT_NAMES.map(
+    (name) =>
+      `\`${name}\`: ${REPORTS[name].figures.join(', ')} (by ${REPORTS[name].time}; groupBy ${REPORTS[name].groups.join(', ')})`,
+  ).join('; ');
+  api.route(
+    {
+      method: 'get',
+      path: '/:name',
+      summary: 'Run a report',
+      description: `Reports and their figures: ${description}.`,
+      params: ReportParams,
+      query: ReportQuery,
+      response: ReportSchema,
+      errors: [invalidFields()],
+    },
+    async (ctx, { params: { name }, query }) => {
+      const report = REPORTS[name];
+      if (!report.groups.includes(query.groupBy))
+        throw new ValidationError('groupBy', `the ${name} report groups by ${report.groups.join(', ')}`);
+      const from = iso(query.from);
+      const to = iso(query.to);
+      if (from && to && from > to) throw new ValidationError('to', 'must not be before from');
+      const { organizationId, environment } = ctx.state.tenant;
+      const params = { organizationId, environment, interval: query.interval, groupBy: query.groupBy, from, to };
+      const docs = await deps.readStore.collection(report.collection).aggregate(report.pipeline(params));
+      const rows = report.rows(docs, params);
+      const columns = ['period', 'group', ...report.figures];
+      if (query.format === 'json')
+        return {
+          object: 'report' as const,
+          name,
+          interval: query.interval,
+          groupBy: query.groupBy,
+          columns,
+          data: rows,
+        };
+      ctx.set('Cache-Control', 'no-store');
+      if (query.format === 'csv') {
+        ctx.set('Content-Type', 'text/csv; charset=utf-8');
+        ctx.set('Content-Disposition', `attachment; filename="${name}-${query.interval}.csv"`);
+        ctx.body = Readable.from(csvLines(columns, rows));
+      } else {
+        ctx.set('Content-Type', 'application/x-ndjson; charset=utf-8');
+        ctx.body = Readable.from(ndjsonLines(rows));
+      }
+      return undefined;
+    },
+  );
+  return router;
+}
+
+function* csvLines(columns: string[], rows: ReportRow[]): Generator<string> {
+  yield csvRow(columns);
+  for (const row of rows) yield csvRow(columns.map((c) => row[c] ?? null));
+}
+
+const AnalyticsQueryBody = bodyObject({
+  collection: requiredOneOf(QUERYABLE_COLLECTIONS),
+  pipeline: arrayOf(z.record(z.string(), z.unknown()), { max: MAX_STAGES }).openapi({
+    description: `Aggregation stages run after the tenant's own \`$match\`, at most ${MAX_STAGES}`,
+  }),
+}).openapi('AnalyticsQuery', {
+  example: {
+    collection: 'checkout_sessions',
+    pipeline: [{ $match: { status: 'complete' } }, { $group: { _id: '$currency', sessions: { $sum: 1 } } }],
+  },
+});
+
+/** How long MongoDB may run an analyst's pipeline. */
+const QUERY_TIME_MS = 5000;
+
+/**
+ * `POST /analytics/query`: an analyst's read-only aggregation pipeline over one read model of the
+ * key's organization and environment (stages and operators from an allow-list; see analytics-query.ts).
+ */
+export function analyticsRoutes(deps: ApiDeps): Router<ApiState> {
+  const router = new Router<ApiState>({ prefix: '/api/v1/analytics' });
+  const api = schemaRoutes(router, { tag: 'Reports', auth: 'secretKey' });
+  api.route(
+    {
+      method: 'post',
+      path: '/query',
+      summary: 'Run an aggregation pipeline',
+      description: `Read only: the tenant's \`$match\` runs first, only reading stages and operators are taken (no \`$out\`, \`$merge\`, \`$lookup\`, \`$unionWith\`, \`$where\`, \`$function\`), and at most ${MAX_RESULTS} documents are answered; MongoDB stops it after ${QUERY_TIME_MS / 1000} s.`,
+      body: AnalyticsQueryBody,
+      response: z.object({ object: z.literal('list'), data: z.array(z.record(z.string(), z.unknown())) }),
+      errors: [invalidFields()],
+      idempotent: false,
+    },
+    async (ctx, { body }) => {
+      let pipeline: Record<string, unknown>[];
+      try {
+        pipeline = safePipeline(body.pipeline, ctx.state.tenant);
+      } catch (error) {
+        if (error instanceof AnalyticsQueryError)
+          throw new ValidationError(error.field, error.message, 'parameter_invalid');
+        throw error;
+      }
+      try {
+        const data = await deps.readStore.collection(body.collection).aggregate(pipeline, { maxTimeMs: QUERY_TIME_MS });
+        return { object: 'list' as const, data };
+      } catch (error) {
+        // A pipeline that passes the allow-list can still be wrong (a bad operand): the analyst's 400.
+        throw new ValidationError('pipeline', `could not run: ${(error as Error).message.slice(0, 200)}`);
+      }
+    },
+  );
+  return router;
+}
+
+function* ndjsonLines(rows: ReportRow[]): Generator<string> {
+  for (const row of rows) yield `${JSON.stringify(row)}\n`;
+}

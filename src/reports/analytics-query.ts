@@ -1,0 +1,101 @@
+/**
+ * An analyst's own aggregation pipeline, made safe to run: only reading stages and expression
+ * operators from an allow-list (no `$out`, `$merge`, `$lookup`, `$unionWith`, `$where`, `$function`
+ * or `$accumulator`), the tenant's `$match` forced first, and a cap on stages and answered documents.
+ */
+
+export const QUERYABLE_COLLECTIONS = [
+  'checkout_sessions',
+  'transactions',
+  'invoices',
+  'subscriptions',
+  'customers',
+  'payment_links',
+] as const;
+export type QueryableCollection = (typeof QUERYABLE_COLLECTIONS)[number];
+
+export const MAX_STAGES = 20;
+export const MAX_RESULTS = 1000;
+
+const STAGES = new Set([
+  '$match',
+  '$group',
+  '$sort',
+  '$limit',
+  '$skip',
+  '$project',
+  '$addFields',
+  '$set',
+  '$unset',
+  '$unwind',
+  '$count',
+  '$bucket',
+  '$sortByCount',
+  '$replaceRoot',
+]);
+
+// Expression, query and accumulator operators that only compute on the documents at hand.
+const OPERATORS = new Set(
+  (
+    '$eq $ne $gt $gte $lt $lte $in $nin $and $or $not $nor $exists $type $regex $options $elemMatch $size $all ' +
+    '$sum $avg $min $max $first $last $push $addToSet $count $median $percentile $stdDevPop $stdDevSamp ' +
+    '$add $subtract $multiply $divide $mod $abs $ceil $floor $round $trunc $sqrt $pow $exp $ln $log10 ' +
+    '$concat $substrCP $strLenCP $toLower $toUpper $trim $split $indexOfCP $toString $toInt $toLong $toDouble ' +
+    '$toDecimal $toDate $toBool $convert $ifNull $cond $switch $literal $dateTrunc $dateToString $dateFromString ' +
+    '$year $month $dayOfMonth $dayOfWeek $week $hour $arrayElemAt $filter $map $reduce $slice $concatArrays ' +
+    '$isArray $objectToArray $arrayToObject $mergeObjects $getField $setUnion $anyElementTrue $allElementsTrue ' +
+    '$expr $input $as $cond $in $initialValue $date $unit $timezone $startOfWeek $format $p $method $onNull ' +
+    '$onError $to $branches $case $then $default $path $preserveNullAndEmptyArrays $includeArrayIndex ' +
+    '$groupBy $boundaries $output $newRoot $field $binSize'
+  ).split(' '),
+);
+
+export class AnalyticsQueryError extends Error {
+  override readonly name = 'AnalyticsQueryError';
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Every `$`-named key in `value`, with where it is, for the allow-list. */
+function* operatorsIn(value: unknown, path: string): Generator<[string, string]> {
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) yield* operatorsIn(item, `${path}[${i}]`);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  for (const [key, inner] of Object.entries(value)) {
+    if (key.startsWith('$')) yield [key, `${path}.${key}`];
+    yield* operatorsIn(inner, `${path}.${key}`);
+  }
+}
+
+/** The pipeline to run: the tenant first, then the analyst's stages as checked, then the cap. */
+export function safePipeline(
+  pipeline: readonly Record<string, unknown>[],
+  tenant: { organizationId: string; environment: string },
+): Record<string, unknown>[] {
+  if (pipeline.length > MAX_STAGES) throw new AnalyticsQueryError('pipeline', `must have at most ${MAX_STAGES} stages`);
+  for (const [i, stage] of pipeline.entries()) {
+    const keys = Object.keys(stage);
+    const name = keys[0];
+    if (keys.length !== 1 || name === undefined)
+      throw new AnalyticsQueryError(`pipeline[${i}]`, 'must be one stage: an object with a single $-named key');
+    if (!STAGES.has(name))
+      throw new AnalyticsQueryError(
+        `pipeline[${i}].${name}`,
+        `is not a stage an analytics query may use (allowed: ${[...STAGES].join(', ')})`,
+      );
+    for (const [operator, where] of operatorsIn(stage[name], `pipeline[${i}].${name}`))
+      if (!OPERATORS.has(operator))
+        throw new AnalyticsQueryError(where, `${operator} is not an operator an analytics query may use`);
+  }
+  return [
+    { $match: { organizationId: tenant.organizationId, environment: tenant.environment } },
+    ...pipeline,
+    { $limit: MAX_RESULTS },
+  ];
+}

@@ -1,0 +1,105 @@
+import test from 'ava';
+import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
+import { REPORTS, type ReportParams } from './report-pipelines.ts';
+
+const TENANT = { organizationId: 'o1', environment: 'test' as const };
+
+/** Subscriptions of organization o1 (and one of another), as the read model holds the fields the report reads. */
+const subscription = (id: string, fields: Record<string, unknown>) => ({
+  _id: id,
+  ...TENANT,
+  status: 'active',
+  currency: 'usdc',
+  interval: 'month',
+  intervalCount: 1,
+  amountTotal: '1000000000',
+  endedAt: null,
+  pastDueSince: null,
+  ...fields,
+});
+
+test('subscriptions by month: new, churned and past due per month, and MRR at each month end with yearly and weekly prices brought to a month', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const subscriptions = store.collection<Record<string, unknown> & { _id: string }>('subscriptions');
+  for (const doc of [
+    subscription('jan-monthly', { createdAt: '2026-01-05T00:00:00Z' }),
+    // 120.00 a year is 10.00 a month.
+    subscription('jan-yearly', { createdAt: '2026-01-20T00:00:00Z', interval: 'year', amountTotal: '12000000000' }),
+    // 3.00 every 2 weeks: 3 × 52 / 12 / 2 = 6.50 a month.
+    subscription('feb-weekly', {
+      createdAt: '2026-02-02T00:00:00Z',
+      interval: 'week',
+      intervalCount: 2,
+      amountTotal: '300000000',
+    }),
+    subscription('feb-ended', {
+      createdAt: '2026-02-10T00:00:00Z',
+      status: 'canceled',
+      endedAt: '2026-03-15T00:00:00Z',
+    }),
+    subscription('mar-late', {
+      createdAt: '2026-03-01T00:00:00Z',
+      status: 'past_due',
+      pastDueSince: '2026-03-31T00:00:00Z',
+    }),
+    subscription('never-paid', { createdAt: '2026-03-02T00:00:00Z', status: 'incomplete' }),
+    { ...subscription('other-org', { createdAt: '2026-01-01T00:00:00Z' }), organizationId: 'o2' },
+  ])
+    await subscriptions.put(doc);
+  const params: ReportParams = { ...TENANT, interval: 'month', groupBy: 'none' };
+  const report = REPORTS.subscriptions;
+  const rows = report.rows(await subscriptions.aggregate(report.pipeline(params)), params);
+  t.deepEqual(rows, [
+    {
+      period: '2026-01-01T00:00:00.000Z',
+      group: null,
+      newSubscriptions: 2,
+      churned: 0,
+      pastDue: 0,
+      activeAtEnd: 2,
+      mrr: '2000000000',
+    },
+    {
+      period: '2026-02-01T00:00:00.000Z',
+      group: null,
+      newSubscriptions: 2,
+      churned: 0,
+      pastDue: 0,
+      activeAtEnd: 4,
+      mrr: '3650000000',
+    },
+    {
+      period: '2026-03-01T00:00:00.000Z',
+      group: null,
+      newSubscriptions: 1,
+      churned: 1,
+      pastDue: 1,
+      activeAtEnd: 4,
+      mrr: '3650000000',
+    },
+  ]);
+});
+
+test('money sums stay exact past 2^53 base units', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  const big = '123456789012345678901';
+  for (const id of ['a', 'b', 'c'])
+    await sessions.put({
+      _id: id,
+      ...TENANT,
+      status: 'complete',
+      currency: 'usdc',
+      createdAt: '2026-03-02T10:00:00Z',
+      completedAt: '2026-03-02T10:05:00Z',
+      amountTotal: big,
+      amountFee: '1',
+      amountGasFee: '99999999',
+      payments: [],
+      paymentLinkId: null,
+    });
+  const params: ReportParams = { ...TENANT, interval: 'day', groupBy: 'none' };
+  const [row] = REPORTS.volume.rows(await sessions.aggregate(REPORTS.volume.pipeline(params)), params);
+  t.is(row?.grossVolume, (3n * BigInt(big)).toString());
+  t.is(row?.netVolume, (3n * BigInt(big) - 3n - 3n * 99999999n).toString());
+});

@@ -1,0 +1,382 @@
+import type { Environment } from '../event-store/event-store.ts';
+
+/**
+ * Analysts' reports as MongoDB aggregation pipelines over the read models, so the same report runs
+ * on the embedded read store (mingo) and on MongoDB. Each pipeline starts with the tenant's
+ * `$match`; money is summed exactly (below) and turned back into integer strings by `rowOf`.
+ */
+
+export const REPORT_NAMES = [
+  'volume',
+  'conversion',
+  'time-to-pay',
+  'payment-issues',
+  'refunds',
+  'subscriptions',
+] as const;
+export type ReportName = (typeof REPORT_NAMES)[number];
+export const INTERVALS = ['day', 'week', 'month'] as const;
+export const GROUPS = ['none', 'currency', 'network', 'product', 'paymentLink', 'status'] as const;
+export type Group = (typeof GROUPS)[number];
+
+export type ReportParams = {
+  organizationId: string;
+  environment: Environment;
+  interval: (typeof INTERVALS)[number];
+  groupBy: Group;
+  /** Inclusive ISO bounds on the time each report counts by. */
+  from?: string;
+  to?: string;
+};
+
+type Stage = Record<string, unknown>;
+type Expression = unknown;
+
+/**
+ * Amounts are integer strings of any length; summing them as numbers would round past 2^53 (90
+ * million at the 10^8 scale). Each is split into its last 8 digits and the rest, each part summed as
+ * a number (exact for tens of millions of rows), and the parts joined with bigint in `moneyOf`.
+ */
+const SPLIT = 8;
+const length = (field: string): Expression => ({ $strLenCP: field });
+const lowDigits = (field: string): Expression => ({
+  $toLong: { $substrCP: [field, { $max: [0, { $subtract: [length(field), SPLIT] }] }, SPLIT] },
+});
+const highDigits = (field: string): Expression => ({
+  $toLong: {
+    $cond: [{ $gt: [length(field), SPLIT] }, { $substrCP: [field, 0, { $subtract: [length(field), SPLIT] }] }, '0'],
+  },
+});
+const sumMoney = (name: string, field: string): Stage => ({
+  [`${name}Hi`]: { $sum: highDigits(field) },
+  [`${name}Lo`]: { $sum: lowDigits(field) },
+});
+const moneyOf = (row: Record<string, unknown>, name: string): string =>
+  (BigInt(Number(row[`${name}Hi`] ?? 0)) * 10n ** BigInt(SPLIT) + BigInt(Number(row[`${name}Lo`] ?? 0))).toString();
+
+const period = (field: string, interval: ReportParams['interval']): Expression => ({
+  $dateTrunc: { date: { $toDate: field }, unit: interval, timezone: '+00:00', startOfWeek: 'monday' },
+});
+
+function within(field: string, p: ReportParams): Stage {
+  const range: Record<string, string> = {};
+  if (p.from) range.$gte = p.from;
+  if (p.to) range.$lte = p.to;
+  return Object.keys(range).length ? { [field]: range } : { [field]: { $ne: null } };
+}
+
+/** The group key of a session for `groupBy`; `product` is a line item's, after `$unwind`. */
+function sessionGroup(groupBy: Group): Expression {
+  switch (groupBy) {
+    case 'none':
+      return null;
+    case 'currency':
+      return '$currency';
+    case 'network':
+      return { $arrayElemAt: ['$payments.network', -1] };
+    case 'product':
+      return '$lineItems.data.price.productId';
+    case 'paymentLink':
+      return '$paymentLinkId';
+    case 'status':
+      return '$status';
+  }
+}
+
+const tenant = (p: ReportParams): Stage => ({ organizationId: p.organizationId, environment: p.environment });
+const byPeriodAndGroup = (time: string, p: ReportParams) => ({
+  period: period(time, p.interval),
+  group: sessionGroup(p.groupBy),
+});
+const sorted: Stage = { $sort: { '_id.period': 1, '_id.group': 1 } };
+
+export type ReportDefinition = {
+  collection: 'checkout_sessions' | 'transactions' | 'subscriptions';
+  /** What the report counts by (for `from` / `to`), said in the API description. */
+  time: string;
+  groups: readonly Group[];
+  /** Each row's figures after `period` and `group`, in order (the CSV's columns). */
+  figures: readonly string[];
+  pipeline(p: ReportParams): Stage[];
+  /** The report's rows from the pipeline's (grouped, so few) documents. */
+  rows(docs: Record<string, unknown>[], p: ReportParams): ReportRow[];
+};
+
+export type ReportRow = { period: string; group: string | null } & Record<string, string | number | null>;
+
+/** One row per pipeline document. */
+const each =
+  (row: (doc: Record<string, unknown>) => ReportRow) =>
+  (docs: Record<string, unknown>[]): ReportRow[] =>
+    docs.map(row);
+
+const periodOf = (doc: Record<string, unknown>): string => {
+  const id = doc._id as { period?: unknown };
+  const value = id?.period;
+  return value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString();
+};
+const groupOf = (doc: Record<string, unknown>): string | null => {
+  const group = (doc._id as { group?: unknown })?.group;
+  return group === null || group === undefined ? null : String(group);
+};
+const base = (doc: Record<string, unknown>) => ({ period: periodOf(doc), group: groupOf(doc) });
+
+/** The nearest-rank percentile of sorted values: the smallest with at least `p` of them at or below it. */
+const nearestRank = (sorted: number[], p: number): number | null =>
+  sorted.length === 0 ? null : sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!;
+
+/** A share as a decimal string with 4 places (0.5 → "0.5000"), exact from the two counts. */
+const ratio = (part: number, whole: number): string | null => (whole === 0 ? null : (part / whole).toFixed(4));
+
+export const REPORTS: Record<ReportName, ReportDefinition> = {
+  volume: {
+    collection: 'checkout_sessions',
+    time: 'completedAt',
+    groups: ['none', 'currency', 'network', 'product', 'paymentLink'],
+    figures: ['payments', 'grossVolume', 'fees', 'gasFees', 'netVolume'],
+    pipeline: (p) => {
+      const product = p.groupBy === 'product';
+      const amount = product ? '$lineItems.data.amountTotal' : '$amountTotal';
+      return [
+        { $match: { ...tenant(p), status: 'complete', ...within('completedAt', p) } },
+        ...(product ? [{ $unwind: '$lineItems.data' }] : []),
+        {
+          $group: {
+            _id: byPeriodAndGroup('$completedAt', p),
+            payments: { $sum: 1 },
+            ...sumMoney('gross', amount),
+            ...sumMoney('fee', product ? '$__none' : '$amountFee'),
+            ...sumMoney('gas', product ? '$__none' : '$amountGasFee'),
+          },
+        },
+        sorted,
+      ];
+    },
+    rows: each((doc) => {
+      const gross = moneyOf(doc, 'gross');
+      const fee = moneyOf(doc, 'fee');
+      const gas = moneyOf(doc, 'gas');
+      return {
+        ...base(doc),
+        payments: Number(doc.payments),
+        grossVolume: gross,
+        fees: fee,
+        gasFees: gas,
+        netVolume: (BigInt(gross) - BigInt(fee) - BigInt(gas)).toString(),
+      };
+    }),
+  },
+  conversion: {
+    collection: 'checkout_sessions',
+    time: 'createdAt',
+    groups: ['none', 'currency', 'paymentLink'],
+    figures: ['created', 'completed', 'conversionRate'],
+    pipeline: (p) => [
+      { $match: { ...tenant(p), ...within('createdAt', p) } },
+      {
+        $group: {
+          _id: byPeriodAndGroup('$createdAt', p),
+          created: { $sum: 1 },
+          completed: { $sum: { $cond: [{ $eq: ['$status', 'complete'] }, 1, 0] } },
+        },
+      },
+      sorted,
+    ],
+    rows: each((doc) => ({
+      ...base(doc),
+      created: Number(doc.created),
+      completed: Number(doc.completed),
+      conversionRate: ratio(Number(doc.completed), Number(doc.created)),
+    })),
+  },
+  'time-to-pay': {
+    collection: 'checkout_sessions',
+    time: 'completedAt',
+    groups: ['none', 'currency', 'network', 'paymentLink'],
+    figures: ['payments', 'medianSeconds', 'p95Seconds'],
+    pipeline: (p) => [
+      { $match: { ...tenant(p), status: 'complete', ...within('completedAt', p) } },
+      {
+        $project: {
+          completedAt: 1,
+          currency: 1,
+          payments: 1,
+          paymentLinkId: 1,
+          seconds: { $divide: [{ $subtract: [{ $toDate: '$completedAt' }, { $toDate: '$createdAt' }] }, 1000] },
+        },
+      },
+      {
+        $group: {
+          _id: byPeriodAndGroup('$completedAt', p),
+          payments: { $sum: 1 },
+          // Percentiles are taken here from each group's times (nearest rank): `$percentile`'s
+          // approximate method answers differently on mingo and on MongoDB for small groups.
+          seconds: { $push: '$seconds' },
+        },
+      },
+      sorted,
+    ],
+    rows: each((doc) => {
+      const seconds = ((doc.seconds as number[] | undefined) ?? []).map(Number).sort((a, b) => a - b);
+      return {
+        ...base(doc),
+        payments: Number(doc.payments),
+        medianSeconds: nearestRank(seconds, 0.5),
+        p95Seconds: nearestRank(seconds, 0.95),
+      };
+    }),
+  },
+  'payment-issues': {
+    collection: 'checkout_sessions',
+    time: 'createdAt',
+    groups: ['none', 'currency', 'network', 'paymentLink'],
+    figures: ['underpaidSessions', 'latePayments', 'overpaidSessions'],
+    pipeline: (p) => [
+      { $match: { ...tenant(p), ...within('createdAt', p) } },
+      {
+        $project: {
+          createdAt: 1,
+          currency: 1,
+          payments: 1,
+          paymentLinkId: 1,
+          amountReceived: 1,
+          underpaid: {
+            $cond: [
+              { $and: [{ $ne: ['$status', 'complete'] }, { $gt: [{ $size: { $ifNull: ['$payments', []] } }, 0] }] },
+              1,
+              0,
+            ],
+          },
+          late: { $size: { $filter: { input: { $ifNull: ['$payments', []] }, cond: { $eq: ['$$this.late', true] } } } },
+          overpaid: { $cond: [{ $ne: ['$amountOverpaid', '0'] }, 1, 0] },
+        },
+      },
+      {
+        $group: {
+          _id: byPeriodAndGroup('$createdAt', p),
+          underpaid: { $sum: '$underpaid' },
+          latePayments: { $sum: '$late' },
+          overpaid: { $sum: '$overpaid' },
+        },
+      },
+      sorted,
+    ],
+    rows: each((doc) => ({
+      ...base(doc),
+      underpaidSessions: Number(doc.underpaid),
+      latePayments: Number(doc.latePayments),
+      overpaidSessions: Number(doc.overpaid),
+    })),
+  },
+  refunds: {
+    collection: 'checkout_sessions',
+    time: 'paymentIntent.markRefundedAt',
+    groups: ['none', 'currency', 'network', 'paymentLink'],
+    figures: ['refundsMarked', 'amountRefunded'],
+    pipeline: (p) => [
+      { $match: { ...tenant(p), 'paymentIntent.isMarkRefunded': true, ...within('paymentIntent.markRefundedAt', p) } },
+      {
+        $group: {
+          _id: byPeriodAndGroup('$paymentIntent.markRefundedAt', p),
+          refunds: { $sum: 1 },
+          ...sumMoney('refunded', '$amountReceived'),
+        },
+      },
+      sorted,
+    ],
+    rows: each((doc) => ({
+      ...base(doc),
+      refundsMarked: Number(doc.refunds),
+      amountRefunded: moneyOf(doc, 'refunded'),
+    })),
+  },
+  subscriptions: {
+    collection: 'subscriptions',
+    time: 'createdAt',
+    groups: ['none', 'currency'],
+    figures: ['newSubscriptions', 'churned', 'pastDue', 'activeAtEnd', 'mrr'],
+    // Cohorts: subscriptions that started (were paid for) in one period and ended in another (or
+    // not yet), by price cadence; the rows roll them up period by period.
+    pipeline: (p) => [
+      { $match: { ...tenant(p), status: { $nin: ['incomplete', 'incomplete_expired'] } } },
+      {
+        $group: {
+          _id: {
+            started: period('$createdAt', p.interval),
+            ended: { $cond: [{ $eq: [{ $ifNull: ['$endedAt', null] }, null] }, null, period('$endedAt', p.interval)] },
+            pastDue: { $cond: [{ $eq: ['$status', 'past_due'] }, period('$pastDueSince', p.interval), null] },
+            group: p.groupBy === 'currency' ? '$currency' : null,
+            interval: '$interval',
+            intervalCount: '$intervalCount',
+          },
+          subscriptions: { $sum: 1 },
+          ...sumMoney('amount', '$amountTotal'),
+        },
+      },
+    ],
+    rows: subscriptionRows,
+  },
+};
+
+/** A month's worth of one billing cycle, as a fraction: a yearly price counts a twelfth, a weekly one 52/12. */
+const MONTHLY: Record<string, [bigint, bigint]> = {
+  day: [365n, 12n],
+  week: [52n, 12n],
+  month: [1n, 1n],
+  year: [1n, 12n],
+};
+
+const isoOf = (value: unknown): string | null =>
+  value === null || value === undefined
+    ? null
+    : (value instanceof Date ? value : new Date(String(value))).toISOString();
+
+/**
+ * New, churned and past-due subscriptions per period, and the monthly recurring revenue at the end
+ * of each: every subscription started by then and not ended by then, its amount brought to a month
+ * (rounded down to the base unit). Only periods within `from` / `to` (by start) are shown.
+ */
+function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): ReportRow[] {
+  type Cohort = {
+    started: string;
+    ended: string | null;
+    pastDue: string | null;
+    group: string | null;
+    count: number;
+    monthly: bigint;
+  };
+  const cohorts: Cohort[] = docs.map((doc) => {
+    const id = doc._id as Record<string, unknown>;
+    const [num, den] = MONTHLY[String(id.interval)] ?? [1n, 1n];
+    const amount = BigInt(moneyOf(doc, 'amount'));
+    return {
+      started: isoOf(id.started)!,
+      ended: isoOf(id.ended),
+      pastDue: isoOf(id.pastDue),
+      group: id.group === null || id.group === undefined ? null : String(id.group),
+      count: Number(doc.subscriptions),
+      monthly: (amount * num) / (den * BigInt(Number(id.intervalCount) || 1)),
+    };
+  });
+  const periods = [...new Set(cohorts.flatMap((c) => [c.started, ...(c.ended ? [c.ended] : [])]))]
+    .filter((at) => (!p.from || at >= isoOf(p.from)!) && (!p.to || at <= isoOf(p.to)!))
+    .sort();
+  const groups = [...new Set(cohorts.map((c) => c.group))].sort();
+  const rows: ReportRow[] = [];
+  for (const at of periods)
+    for (const group of groups) {
+      const mine = cohorts.filter((c) => c.group === group);
+      const sum = (pick: (c: Cohort) => number) => mine.reduce((n, c) => n + pick(c), 0);
+      const active = mine.filter((c) => c.started <= at && (c.ended === null || c.ended > at));
+      rows.push({
+        period: at,
+        group,
+        newSubscriptions: sum((c) => (c.started === at ? c.count : 0)),
+        churned: sum((c) => (c.ended === at ? c.count : 0)),
+        pastDue: sum((c) => (c.pastDue === at ? c.count : 0)),
+        activeAtEnd: active.reduce((n, c) => n + c.count, 0),
+        mrr: active.reduce((n, c) => n + c.monthly, 0n).toString(),
+      });
+    }
+  return rows;
+}

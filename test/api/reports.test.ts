@@ -1,0 +1,153 @@
+import test from 'ava';
+import { createManualClock } from '../../src/shared/clock.ts';
+import { assertError, payInFull, type Session } from './helpers.ts';
+import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+
+type Paid = Session & { paymentIntent: { id: string }; payments: { network: string }[] };
+
+type Report = { object: 'report'; columns: string[]; data: Record<string, string | number | null>[] };
+
+const MINUTE = 60_000;
+
+/**
+ * A known history on a manual clock: Monday 2 March 2026, sessions of 3.00 and 2.50 USDC paid 5 and
+ * 15 minutes after they were made; a week later one of 10.00 paid after 1 minute; one never paid;
+ * the first marked refunded. Another merchant's paid session must count nowhere.
+ */
+async function history(t: Parameters<typeof startTestWeir>[0]) {
+  const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const shop = await createMerchant(weir.url, 'Shop');
+  const other = await createMerchant(weir.url, 'Other');
+  const create = async (api: typeof shop.api, unitAmount: string, quantity: number) => {
+    const made = await api.post<Session>('/api/v1/checkout/sessions', sessionRequest(unitAmount, quantity));
+    t.is(made.status, 200, JSON.stringify(made.body));
+    return made.body;
+  };
+  const a = await create(shop.api, '150000000', 2);
+  const b = await create(shop.api, '250000000', 1);
+  clock.advanceBy(5 * MINUTE);
+  const paidA = (await payInFull(weir, shop.api, a)) as Paid;
+  clock.advanceBy(10 * MINUTE);
+  await payInFull(weir, shop.api, b);
+  await payInFull(weir, other.api, await create(other.api, '999900000000', 1));
+  clock.set(Date.parse('2026-03-10T09:00:00Z'));
+  const c = await create(shop.api, '1000000000', 1);
+  await create(shop.api, '100000000', 1);
+  clock.advanceBy(MINUTE);
+  await payInFull(weir, shop.api, c);
+  const refunded = await shop.api.post(`/api/v1/payment-intents/${paidA.paymentIntent.id}/mark-as-refund`, {});
+  t.is(refunded.status, 200, JSON.stringify(refunded.body));
+  return { weir, shop, other, network: paidA.payments[0]!.network };
+}
+
+test('reports over a known history: volume by month, week and network, conversion, time to pay, refunds; CSV and NDJSON; another tenant counts nowhere; bad parameters named', async (t) => {
+  const { shop, other, network } = await history(t);
+  const report = async (query: string) => {
+    const answer = await shop.api.get<Report>(`/api/v1/reports/${query}`);
+    t.is(answer.status, 200, JSON.stringify(answer.body));
+    return answer.body;
+  };
+
+  const month = await report('volume');
+  t.deepEqual(month.columns, ['period', 'group', 'payments', 'grossVolume', 'fees', 'gasFees', 'netVolume']);
+  t.deepEqual(month.data, [
+    {
+      period: '2026-03-01T00:00:00.000Z',
+      group: null,
+      payments: 3,
+      grossVolume: '1550000000',
+      fees: '0',
+      gasFees: '0',
+      netVolume: '1550000000',
+    },
+  ]);
+  const weeks = await report('volume?interval=week&groupBy=network');
+  t.deepEqual(
+    weeks.data.map((r) => [r.period, r.group, r.payments, r.grossVolume]),
+    [
+      ['2026-03-02T00:00:00.000Z', network, 2, '550000000'],
+      ['2026-03-09T00:00:00.000Z', network, 1, '1000000000'],
+    ],
+  );
+  t.deepEqual(
+    (await report('volume?interval=day&from=2026-03-03')).data.map((r) => [r.period, r.grossVolume]),
+    [['2026-03-10T00:00:00.000Z', '1000000000']],
+  );
+
+  t.deepEqual((await report('conversion')).data, [
+    { period: '2026-03-01T00:00:00.000Z', group: null, created: 4, completed: 3, conversionRate: '0.7500' },
+  ]);
+  const [pay] = (await report('time-to-pay')).data;
+  t.like(pay, { payments: 3, medianSeconds: 300, p95Seconds: 900 });
+  t.deepEqual((await report('refunds')).data, [
+    { period: '2026-03-01T00:00:00.000Z', group: null, refundsMarked: 1, amountRefunded: '300000000' },
+  ]);
+  t.like((await report('payment-issues')).data[0], { underpaidSessions: 0, latePayments: 0, overpaidSessions: 0 });
+
+  const csv = await shop.api.call('GET', '/api/v1/reports/volume?interval=week&format=csv');
+  t.regex(csv.headers.get('content-type') ?? '', /^text\/csv/);
+  t.is(
+    String(csv.body),
+    'period,group,payments,grossVolume,fees,gasFees,netVolume\r\n' +
+      '2026-03-02T00:00:00.000Z,,2,550000000,0,0,550000000\r\n' +
+      '2026-03-09T00:00:00.000Z,,1,1000000000,0,0,1000000000\r\n',
+  );
+  const ndjson = await shop.api.call('GET', '/api/v1/reports/conversion?format=ndjson');
+  t.regex(ndjson.headers.get('content-type') ?? '', /^application\/x-ndjson/);
+  t.deepEqual(
+    // One line is a JSON document too, which the test client parses.
+    (typeof ndjson.body === 'string' ? ndjson.body : JSON.stringify(ndjson.body))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown),
+    (await report('conversion')).data,
+  );
+
+  // The other merchant sees its own one payment only.
+  const theirs = (await other.api.get<Report>('/api/v1/reports/volume')).body.data;
+  t.deepEqual(
+    theirs.map((r) => r.grossVolume),
+    ['999900000000'],
+  );
+
+  assertError(t, await shop.api.get('/api/v1/reports/conversion?groupBy=product'), 400, { field: 'groupBy' });
+  assertError(t, await shop.api.get('/api/v1/reports/volume?interval=year'), 400, { field: 'interval' });
+  assertError(t, await shop.api.get('/api/v1/reports/volume?from=yesterday'), 400, { field: 'from' });
+  assertError(t, await shop.api.get('/api/v1/reports/volume?from=2026-03-05&to=2026-03-01'), 400, { field: 'to' });
+  assertError(t, await shop.api.get('/api/v1/reports/churn'), 400, { field: 'name' });
+});
+
+test('analytics queries: an allowed pipeline runs over the tenant alone; writing stages, joins and code are refused, each named', async (t) => {
+  const { shop } = await history(t);
+  const query = (pipeline: unknown[], collection = 'checkout_sessions') =>
+    shop.api.post<{ data: Record<string, unknown>[] }>('/api/v1/analytics/query', { collection, pipeline });
+  const counted = await query([
+    { $match: { status: 'complete' } },
+    { $group: { _id: '$currency', sessions: { $sum: 1 } } },
+  ]);
+  t.is(counted.status, 200, JSON.stringify(counted.body));
+  t.deepEqual(counted.body.data, [{ _id: 'usdc', sessions: 3 }], "the other merchant's session is not counted");
+  // Even a $match on another organization's id finds nothing: the tenant's $match ran first.
+  const foreign = await query([{ $match: { organizationId: { $ne: 'x' } } }, { $count: 'n' }]);
+  t.deepEqual(foreign.body.data, [{ n: 4 }]);
+
+  const refused: [unknown[], string][] = [
+    [[{ $out: 'stolen' }], 'pipeline[0].$out'],
+    [[{ $merge: { into: 'checkout_sessions' } }], 'pipeline[0].$merge'],
+    [
+      [{ $lookup: { from: 'api_keys', localField: 'organizationId', foreignField: 'organizationId', as: 'k' } }],
+      'pipeline[0].$lookup',
+    ],
+    [[{ $unionWith: 'api_key_secrets' }], 'pipeline[0].$unionWith'],
+    [[{ $match: { $where: 'sleep(1000) || true' } }], 'pipeline[0].$match.$where'],
+    [
+      [{ $match: { $expr: { $function: { body: 'function () { return true }', args: [], lang: 'js' } } } }],
+      'pipeline[0].$match.$expr.$function',
+    ],
+    [[{ $group: { _id: null, x: { $accumulator: {} } } }], 'pipeline[0].$group.x.$accumulator'],
+  ];
+  for (const [pipeline, field] of refused) assertError(t, await query(pipeline), 400, { field });
+  assertError(t, await query([{ $match: {} }], 'api_keys'), 400, { field: 'collection' });
+  assertError(t, await query([{ $match: {}, $limit: 1 }]), 400, { field: 'pipeline[0]' });
+});

@@ -1,0 +1,63 @@
+import type { AddressInfo } from 'node:net';
+import test from 'ava';
+import { WebSocketServer } from 'ws';
+import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
+import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
+import { payInFull, type Session } from '../api/helpers.ts';
+import { eventually } from '../support/api-client.ts';
+import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+
+type Inspection = {
+  type: '@xstate.actor' | '@xstate.event' | '@xstate.snapshot';
+  sessionId: string;
+  sourceId?: string;
+  name?: string;
+  definition?: string;
+  event?: { type: string };
+  snapshot?: { value?: unknown; status?: string };
+};
+
+test('weir serve --inspect: one real checkout shows in the inspector as its machine: the actor with its chart, then each event of its stream and the snapshot after it, in log order', async (t) => {
+  const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  t.teardown(() => server.close());
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const received: Inspection[] = [];
+  server.on('connection', (socket) =>
+    socket.on('message', (data) => received.push(JSON.parse(String(data)) as Inspection)),
+  );
+  const { port } = server.address() as AddressInfo;
+
+  const weir = await startTestWeir(t, { inspect: `ws://127.0.0.1:${port}` });
+  const merchant = await createMerchant(weir.url);
+  const created = await merchant.api.post<Session>('/api/v1/checkout/sessions', sessionRequest());
+  t.is(created.status, 200);
+  await payInFull(weir, merchant.api, created.body);
+
+  const actorId = `checkout_session-${created.body.id}`;
+  const ofSession = await eventually(async () => {
+    const mine = received.filter((m) => m.sessionId === actorId);
+    return mine.at(-1)?.snapshot?.value === 'complete' ? mine : undefined;
+  }, 'the inspector to see the session complete');
+
+  const [actor, ...steps] = ofSession;
+  t.is(actor?.type, '@xstate.actor');
+  t.is(actor?.name, 'checkoutSession');
+  t.regex(actor?.definition ?? '', /"id":"checkoutSession"/);
+  const log = await weir.eventStore.readStream(actorId);
+  t.deepEqual(
+    steps.map((m) => `${m.type} ${m.event?.type}`),
+    log.flatMap((e) => [`@xstate.event ${e.type}`, `@xstate.snapshot ${e.type}`]),
+    'an event and the snapshot after it, for each event in the log, in order',
+  );
+  t.is(steps[0]?.sourceId, log[0]?.metadata.actor as string, 'the event comes from the API key that created it');
+  let state = checkoutSessionAggregate.initialState();
+  const values = log.map((e) => {
+    state = checkoutSessionAggregate.evolve(state, e as unknown as CheckoutSessionEvent);
+    return state.value;
+  });
+  t.deepEqual(
+    steps.filter((m) => m.type === '@xstate.snapshot').map((m) => m.snapshot?.value),
+    values,
+    "each snapshot is the machine's state after that event",
+  );
+});
