@@ -27,8 +27,8 @@ export type Checkpoint = {
   signature: string;
 };
 
-/** A checkpoint as the log holds it: where its own event is. */
-export type LoggedCheckpoint = Checkpoint & { loggedAt: string };
+/** A checkpoint as the log holds it: where its own event is (null: one published elsewhere, given to the verifier). */
+export type LoggedCheckpoint = Checkpoint & { loggedAt: string | null };
 
 /** What is signed: a versioned, line-separated text no field can break out of (decimal, hex, ISO time). */
 export const checkpointMessage = (checkpoint: Pick<Checkpoint, 'position' | 'hash' | 'signedAt'>): string =>
@@ -43,10 +43,8 @@ const text = (value: unknown): value is string => typeof value === 'string' && v
 
 /** The checkpoint an event of the checkpoint stream holds, or null when its data is not one. */
 export function checkpointOf(event: RecordedEvent): LoggedCheckpoint | null {
-  const { position, hash, signedAt, publicKey, signature } = event.data;
-  if (event.type !== CHECKPOINT_SIGNED || !text(position) || !/^\d+$/.test(position) || !isChainHash(hash)) return null;
-  if (!text(signedAt) || !text(publicKey) || !text(signature)) return null;
-  return { position, hash, signedAt, publicKey, signature, loggedAt: String(event.position) };
+  const checkpoint = event.type === CHECKPOINT_SIGNED ? publishedCheckpointOf(event.data) : null;
+  return checkpoint && { ...checkpoint, loggedAt: String(event.position) };
 }
 
 /** Every event of the checkpoint stream, in log order, with the checkpoint it holds (null: malformed). */
@@ -54,6 +52,15 @@ export async function readCheckpoints(
   eventStore: EventStore,
 ): Promise<{ event: RecordedEvent; checkpoint: LoggedCheckpoint | null }[]> {
   return (await eventStore.readStream(CHECKPOINT_STREAM)).map((event) => ({ event, checkpoint: checkpointOf(event) }));
+}
+
+/** A checkpoint published elsewhere, as `weir audit checkpoint` printed it; null when `value` is not one. */
+export function publishedCheckpointOf(value: unknown): LoggedCheckpoint | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { position, hash, signedAt, publicKey, signature } = value as Record<string, unknown>;
+  if (!text(position) || !/^\d+$/.test(position) || !isChainHash(hash)) return null;
+  if (!text(signedAt) || !text(publicKey) || !text(signature)) return null;
+  return { position, hash, signedAt, publicKey, signature, loggedAt: null };
 }
 
 export async function latestCheckpoint(eventStore: EventStore): Promise<LoggedCheckpoint | null> {

@@ -49,6 +49,11 @@ export type ChainProgress = { events: number; position: bigint; head: bigint | n
 const MAX_LISTED = 100;
 const BATCH = 1000;
 
+const describe = (checkpoint: LoggedCheckpoint): string =>
+  checkpoint.loggedAt === null
+    ? `the published checkpoint for position ${checkpoint.position}`
+    : `the checkpoint at ${checkpoint.loggedAt} (for position ${checkpoint.position})`;
+
 const byPosition = (a: ChainProblem, b: ChainProblem): number => {
   if (a.position === b.position) return 0;
   if (a.position === null) return -1;
@@ -67,6 +72,8 @@ const byPosition = (a: ChainProblem, b: ChainProblem): number => {
 export async function verifyChain(deps: {
   eventStore: EventStore;
   trustedKeys: readonly string[];
+  /** Checkpoints published outside the log (they hold even when the log's own are removed). */
+  published?: readonly LoggedCheckpoint[];
   onProgress?: (progress: ChainProgress) => void;
 }): Promise<ChainReport> {
   const { eventStore, trustedKeys } = deps;
@@ -87,24 +94,22 @@ export async function verifyChain(deps: {
   const checkpointsAt = new Map<string, LoggedCheckpoint[]>();
   let latest: LoggedCheckpoint | null = null;
   let checked = 0;
-  for (const { event, checkpoint } of await readCheckpoints(eventStore)) {
-    if (checkpoint === null) {
+  const logged = (await readCheckpoints(eventStore)).flatMap(({ event, checkpoint }) => {
+    if (checkpoint === null)
       problem('checkpoint_malformed', event.position, `the checkpoint event at ${event.position} holds no checkpoint`);
-      continue;
-    }
+    return checkpoint ? [checkpoint] : [];
+  });
+  for (const checkpoint of [...logged, ...(deps.published ?? [])]) {
     checked += 1;
-    latest = checkpoint;
+    if (checkpoint.loggedAt !== null) latest = checkpoint;
+    const where = checkpoint.loggedAt;
     if (!signatureHolds(checkpoint.publicKey, checkpointMessage(checkpoint), checkpoint.signature))
-      problem(
-        'checkpoint_forged',
-        event.position,
-        `the checkpoint at ${event.position} (for position ${checkpoint.position}) has a signature that does not hold`,
-      );
+      problem('checkpoint_forged', where, `${describe(checkpoint)} has a signature that does not hold`);
     else if (trustedKeys.length > 0 && !trustedKeys.includes(checkpoint.publicKey))
       problem(
         'checkpoint_forged',
-        event.position,
-        `the checkpoint at ${event.position} (for position ${checkpoint.position}) is signed by ${checkpoint.publicKey}, not the operator's key`,
+        where,
+        `${describe(checkpoint)} is signed by ${checkpoint.publicKey}, not the operator's key`,
       );
     const atPosition = checkpointsAt.get(checkpoint.position) ?? [];
     atPosition.push(checkpoint);
@@ -190,7 +195,7 @@ export async function verifyChain(deps: {
             problem(
               'checkpoint_mismatch',
               position,
-              `the chain's hash at ${position} is not the one the checkpoint at ${checkpoint.loggedAt} signed: the log up to ${position} was rewritten`,
+              `the chain's hash at ${position} is not the one ${describe(checkpoint)} signed: the log up to ${position} was rewritten`,
             );
       }
     }
@@ -206,8 +211,8 @@ export async function verifyChain(deps: {
         'checkpoint_position_missing',
         position,
         last === null || BigInt(position) > last
-          ? `the log ends at ${last ?? 'nothing'}, before position ${position} that the checkpoint at ${checkpoint.loggedAt} signed: events were removed from its end`
-          : `no event at position ${position} that the checkpoint at ${checkpoint.loggedAt} signed: it was removed`,
+          ? `the log ends at ${last ?? 'nothing'}, before position ${position} that ${describe(checkpoint)} signed: events were removed from its end`
+          : `no event at position ${position} that ${describe(checkpoint)} signed: it was removed`,
       );
 
   problems.sort(byPosition);
