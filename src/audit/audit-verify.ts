@@ -1,5 +1,6 @@
 import type { EventStore } from '../event-store/event-store.ts';
 import type { ReadDocument } from '../read-store/read-store.ts';
+import type { LoggedCheckpoint } from './checkpoints.ts';
 import { verifyChain, type ChainProgress, type ChainReport } from './verify-chain.ts';
 import {
   notCompared,
@@ -28,6 +29,8 @@ export type AuditProgress = ({ phase: 'chain' } & ChainProgress) | ReadModelProg
 export async function verifyAudit(deps: {
   eventStore: EventStore;
   trustedKeys: readonly string[];
+  /** Checkpoints published outside the log. */
+  published?: readonly LoggedCheckpoint[];
   live: LiveReadModels | { absent: string };
   includes?: (doc: ReadDocument) => boolean;
   onProgress?: (progress: AuditProgress) => void;
@@ -39,6 +42,7 @@ export async function verifyAudit(deps: {
   const chain = await verifyChain({
     eventStore: deps.eventStore,
     trustedKeys: deps.trustedKeys,
+    published: deps.published,
     onProgress: (progress) => deps.onProgress?.({ phase: 'chain', ...progress }),
   });
   const readModels =

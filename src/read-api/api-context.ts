@@ -29,6 +29,8 @@ export type ApiDeps = {
   webhookTargets?: WebhookTargetPolicy;
   /** How far each followed chain is, for "n of m confirmations" on the hosted page; unset: m only. */
   chainProgress?: ChainProgress;
+  /** The operator public keys the log's checkpoints must be signed with (`GET /audit/verify`); unset: none known. */
+  auditKeys?: readonly string[];
 };
 
 export type Tenant = {

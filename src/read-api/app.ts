@@ -37,6 +37,7 @@ import { organizationRoutes } from './routes/organization.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { paymentIntentRoutes } from './routes/payment-intents.ts';
 import { transactionRoutes } from './routes/transactions.ts';
+import { auditRoutes } from './routes/audit.ts';
 import { apiDocsRoutes, isDocsPath } from './routes/api-docs.ts';
 import type { MountedAreas } from './schema/openapi-document.ts';
 
@@ -91,6 +92,7 @@ export function httpRouters(deps: HttpDeps) {
       transactionRoutes(deps),
       paymentIntentRoutes(deps),
       teamRoutes(deps),
+      auditRoutes(deps),
       faucetRoutes({ devnet: deps.devnet ?? null }),
     ],
     /** The hosted checkout page, and its test wallet (test sessions on the local devnet only). */
