@@ -16,9 +16,9 @@ export type AuditVerifier = {
 
 /**
  * Verification inside `weir serve`, for `GET /api/v1/audit/verify`. A run replays the whole log
- * into a scratch store, so runs go one at a time (whoever asks), a tenant asking again while its
- * run is under way gets that run, and a tenant's last report is answered again while neither the
- * log nor the live read models have moved since.
+ * into a scratch store, so runs go one at a time (whoever asks), and a tenant asking again while
+ * its run is under way or waiting gets that run. No report is kept for later: a read store
+ * changed behind Weir's back moves no position, so only a new run sees it.
  */
 export function createAuditVerifier(deps: {
   eventStore: EventStore;
@@ -28,33 +28,24 @@ export function createAuditVerifier(deps: {
   trustedKeys: readonly string[];
   now: () => number;
 }): AuditVerifier {
-  type Done = { head: bigint | null; live: bigint | null; report: AuditReport };
-  const done = new Map<string, Done>();
   const running = new Map<string, Promise<AuditReport>>();
   let queue: Promise<unknown> = Promise.resolve();
 
-  const run = async (key: string, organizationId: string, environment: Environment): Promise<AuditReport> => {
-    const head = await deps.eventStore.headPosition();
-    const live = deps.livePosition();
-    const last = done.get(key);
-    if (last && last.head === head && last.live === live) return last.report;
-    const report = await verifyAudit({
+  const run = (organizationId: string, environment: Environment): Promise<AuditReport> =>
+    verifyAudit({
       eventStore: deps.eventStore,
       trustedKeys: deps.trustedKeys,
       live: { readStore: deps.readStore, position: async () => deps.livePosition() },
       includes: (doc) => belongsTo(doc, organizationId, environment),
       now: deps.now,
     });
-    done.set(key, { head, live, report });
-    return report;
-  };
 
   return {
     verify({ organizationId, environment }) {
       const key = `${environment}:${organizationId}`;
       const underWay = running.get(key);
-      if (underWay) return underWay;
-      const next = queue.then(() => run(key, organizationId, environment));
+      if (underWay !== undefined) return underWay;
+      const next = queue.then(() => run(organizationId, environment));
       queue = next.catch(() => undefined);
       running.set(key, next);
       const forget = () => running.delete(key);

@@ -641,6 +641,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the event log and the read models
+         * @description Walks the whole log, recomputes its hash chain and checks every signed checkpoint (the first broken link is `chain.firstProblem`, with its position), then rebuilds every read model from the log in a scratch store and compares the key's organization and environment's documents with the live ones. A run replays the whole log: runs go one at a time, and asking again while a run is under way answers that run.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuditVerification"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/me": {
         parameters: {
             query?: never;
@@ -12463,6 +12520,92 @@ export interface components {
             isPublic: boolean;
             name: string;
             symbol: string;
+        };
+        /** @description The first broken link, in log order */
+        AuditChainProblem: {
+            /** @enum {string} */
+            kind: "content_changed" | "link_broken" | "link_missing" | "seal_broken" | "start_missing" | "checkpoint_forged" | "checkpoint_mismatch" | "checkpoint_position_missing" | "checkpoint_malformed";
+            message: string;
+            /**
+             * @description A log position (decimal)
+             * @example 1042
+             */
+            position: string | null;
+        } | null;
+        AuditCheckpoint: {
+            /** @description The chain's SHA-256 hash at that position (hex) */
+            hash: string;
+            /**
+             * @description The checkpoint's own position in the log
+             * @example 1042
+             */
+            loggedAt: string | null;
+            /**
+             * @description A log position (decimal)
+             * @example 1042
+             */
+            position: string;
+            /** @description The signer's ed25519 public key (base64url, 32 bytes) */
+            publicKey: string;
+            /** @description ed25519 signature (base64url) of the checkpoint message */
+            signature: string;
+            signedAt: string;
+        } | null;
+        AuditReadModelDifference: {
+            collection: string;
+            fields: string[];
+            id: string;
+            /**
+             * @description `missing` from the live read models, `unexpected` in them, or `different` in `fields`
+             * @enum {string}
+             */
+            kind: "missing" | "unexpected" | "different";
+        };
+        AuditVerification: {
+            chain: {
+                checkpoints: {
+                    checked: number;
+                    latest: components["schemas"]["AuditCheckpoint"];
+                };
+                events: number;
+                firstProblem: components["schemas"]["AuditChainProblem"];
+                head: {
+                    hash: string;
+                    /**
+                     * @description A log position (decimal)
+                     * @example 1042
+                     */
+                    position: string;
+                } | null;
+                holds: boolean;
+                problemCount: number;
+                problems: components["schemas"]["AuditChainProblem"][];
+                /** @description Events written before the chain started */
+                unchainedEvents: number;
+                /**
+                 * @description A log position (decimal)
+                 * @example 1042
+                 */
+                unchainedThrough: string | null;
+            };
+            /** @description The chain, every checkpoint and the compared read models hold */
+            holds: boolean;
+            ms: number;
+            readModels: {
+                collections: number;
+                compared: boolean;
+                differenceCount: number;
+                differences: components["schemas"]["AuditReadModelDifference"][];
+                documents: number;
+                holds: boolean;
+                /**
+                 * @description The log position both sides were compared at
+                 * @example 1042
+                 */
+                position: string | null;
+                reason: string | null;
+            };
+            startedAt: string;
         };
         /** @description At least one of the two; no other part is taken */
         BrandForm: {

@@ -25,7 +25,7 @@ export function auditRoutes(deps: ApiDeps): Router<ApiState> {
       path: '/verify',
       summary: 'Verify the event log and the read models',
       description:
-        "Walks the whole log, recomputes its hash chain and checks every signed checkpoint (the first broken link is `chain.firstProblem`, with its position), then rebuilds every read model from the log in a scratch store and compares the key's organization and environment's documents with the live ones. A run replays the whole log: runs go one at a time, and the last report is answered again while nothing has moved.",
+        "Walks the whole log, recomputes its hash chain and checks every signed checkpoint (the first broken link is `chain.firstProblem`, with its position), then rebuilds every read model from the log in a scratch store and compares the key's organization and environment's documents with the live ones. A run replays the whole log: runs go one at a time, and asking again while a run is under way answers that run.",
       response: AuditVerificationSchema,
     },
     async (ctx) => {
