@@ -36,9 +36,7 @@ export type ChainContent = {
 export function chainHash(previous: string, content: ChainContent): string {
   const header = JSON.stringify([content.id, content.streamId, content.revision, content.type]);
   // One string, one update: a third cheaper than an update per part (the append path pays it per event).
-  return createHash('sha256')
-    .update(`${previous}\n${header}\n${content.data}\n${content.metadata}`)
-    .digest('hex');
+  return createHash('sha256').update(`${previous}\n${header}\n${content.data}\n${content.metadata}`).digest('hex');
 }
 
 /** The content of an event as read back from the log (its values written again as JSON text). */

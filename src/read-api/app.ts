@@ -38,6 +38,7 @@ import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { paymentIntentRoutes } from './routes/payment-intents.ts';
 import { transactionRoutes } from './routes/transactions.ts';
 import { auditRoutes } from './routes/audit.ts';
+import { scopeGuard } from './scopes.ts';
 import { apiDocsRoutes, isDocsPath } from './routes/api-docs.ts';
 import type { MountedAreas } from './schema/openapi-document.ts';
 
@@ -152,6 +153,7 @@ export function createApiApp(
       ctx.state.tenant = { ...(await authenticateKey(ctx)), clientAddress: ctx.ip };
     }),
     limits.perApiKey,
+    scopeGuard,
     jsonBody,
     idempotency,
     dispatchByResource(routers.api),

@@ -173,6 +173,12 @@ export interface paths {
                     "application/json": {
                         /** @example shop backend */
                         name?: string | null;
+                        /**
+                         * @description `full` (default): everything; `read`: GET requests only; `audit`: reading plus `/api/v1/audit/*`
+                         * @example read
+                         * @enum {string|null}
+                         */
+                        scope?: "full" | "read" | "audit" | null;
                     };
                 };
             };
@@ -197,6 +203,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -363,6 +378,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No API key with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -445,6 +469,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -672,6 +705,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of the `read` scope: this needs `audit` or a full key. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1034,6 +1076,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
                     headers: {
@@ -1223,6 +1274,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The transaction pays none of the organization's sessions; No checkout session with this id in the key's organization and environment. Codes: `wrong_claim`, `resource_missing` */
                 404: {
                     headers: {
@@ -1346,6 +1406,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -1435,6 +1504,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1613,6 +1691,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1916,6 +2003,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running; A promotion code is already in use (codes are unique regardless of case). Codes: `idempotency_key_in_use`, `promotion_code_in_use` */
                 409: {
                     headers: {
@@ -2074,6 +2170,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -2180,6 +2285,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -2276,6 +2390,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -2365,6 +2488,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2540,6 +2672,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
                     headers: {
@@ -2698,6 +2839,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No customer with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -2773,6 +2923,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2870,7 +3029,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A live key. Codes: `testmode_charges_only` */
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A live key. Codes: `api_key_scope`, `testmode_charges_only` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3029,7 +3188,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners). Codes: `api_key_scope`, `role_forbidden` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3153,7 +3312,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners). Codes: `api_key_scope`, `role_forbidden` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3251,7 +3410,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners). Codes: `api_key_scope`, `role_forbidden` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3596,6 +3755,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running; The invoice number is taken by another invoice. Codes: `idempotency_key_in_use`, `invoice_number_in_use` */
                 409: {
                     headers: {
@@ -3754,6 +3922,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -3851,6 +4028,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -3933,6 +4119,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4039,6 +4234,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -4128,6 +4332,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4234,6 +4447,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -4330,6 +4552,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4453,6 +4684,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4628,6 +4868,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The body is over the limit. Codes: `request_too_large` */
                 413: {
                     headers: {
@@ -4726,6 +4975,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The body is over the limit. Codes: `request_too_large` */
                 413: {
                     headers: {
@@ -4802,6 +5060,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4927,6 +5194,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The body is over the limit. Codes: `request_too_large` */
                 413: {
                     headers: {
@@ -4996,6 +5272,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5121,6 +5406,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The body is over the limit. Codes: `request_too_large` */
                 413: {
                     headers: {
@@ -5199,6 +5493,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5346,6 +5649,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The body is over the limit. Codes: `request_too_large` */
                 413: {
                     headers: {
@@ -5478,6 +5790,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5640,6 +5961,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -5712,6 +6042,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5798,6 +6137,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5915,6 +6263,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No payment intent with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -6025,6 +6382,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6255,6 +6621,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
                     headers: {
@@ -6413,6 +6788,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -6504,6 +6888,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -6573,6 +6966,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6664,6 +7066,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -6747,6 +7158,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -6812,6 +7232,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7002,6 +7431,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -7162,6 +7600,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7348,6 +7795,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
                     headers: {
@@ -7506,6 +7962,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -7578,6 +8043,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7658,6 +8132,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -7723,6 +8206,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7813,6 +8305,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -7878,6 +8379,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8146,6 +8656,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -8257,6 +8776,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8378,6 +8906,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -8470,6 +9007,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8647,6 +9193,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
                     headers: {
@@ -8805,6 +9360,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -8898,6 +9462,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -8966,6 +9539,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9217,7 +9799,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners). Codes: `api_key_scope`, `role_forbidden` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9324,7 +9906,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners). Codes: `role_forbidden` */
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners). Codes: `api_key_scope`, `role_forbidden` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9518,6 +10100,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
                     headers: {
@@ -9673,6 +10264,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -9745,6 +10345,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9939,6 +10548,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No webhook endpoint or delivery with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -10028,6 +10646,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10127,6 +10754,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12493,6 +13129,11 @@ export interface components {
             /** @example sk_test_…a1b2 */
             maskedKey: string;
             name: string;
+            /**
+             * @description `full`: everything; `read`: GET requests only; `audit`: reading plus `/api/v1/audit/*`
+             * @enum {string}
+             */
+            scope: "full" | "read" | "audit";
             /** Format: date-time */
             updatedAt: string;
         };

@@ -3,9 +3,10 @@ import { createAuditVerifier } from '../../audit/audit-verifier.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
 import { AuditVerificationSchema } from '../schema/audit.ts';
 import { schemaRoutes } from '../schema/route.ts';
+import { SCOPE_REFUSED, requireScope } from '../scopes.ts';
 
 /**
- * `GET /audit/verify`: `weir audit verify` for one tenant. The chain and its checkpoints are the
+ * `GET /audit/verify`: `weir audit verify` for one tenant, for its auditors' keys (`audit` scope) and full keys. The chain and its checkpoints are the
  * whole log's (positions and hashes only, nothing of another tenant's events); the read models
  * compared are the key's organization and environment's.
  */
@@ -27,6 +28,14 @@ export function auditRoutes(deps: ApiDeps): Router<ApiState> {
       description:
         "Walks the whole log, recomputes its hash chain and checks every signed checkpoint (the first broken link is `chain.firstProblem`, with its position), then rebuilds every read model from the log in a scratch store and compares the key's organization and environment's documents with the live ones. A run replays the whole log: runs go one at a time, and asking again while a run is under way answers that run.",
       response: AuditVerificationSchema,
+      errors: [
+        {
+          status: 403,
+          codes: [SCOPE_REFUSED],
+          description: 'A key of the `read` scope: this needs `audit` or a full key',
+        },
+      ],
+      before: (ctx) => requireScope(ctx, 'audit'),
     },
     async (ctx) => {
       ctx.set('Cache-Control', 'no-store');
