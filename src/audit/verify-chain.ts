@@ -1,4 +1,4 @@
-import { GENESIS_HASH, chainHash, contentOf } from '../event-store/event-chain.ts';
+import { GENESIS_HASH, chainHash } from '../event-store/event-chain.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { checkpointMessage, readCheckpoints, type LoggedCheckpoint } from './checkpoints.ts';
 import { signatureHolds } from './operator-key.ts';
@@ -139,8 +139,7 @@ export async function verifyChain(deps: {
     if (page.length === 0) break;
     for (const event of page) {
       events += 1;
-      const { position, link } = event;
-      const content = contentOf(event);
+      const { position, link, content } = event;
       let hashHere: string;
       const beforeChain =
         start !== null ? unchainedThrough !== null && position <= unchainedThrough : expected === null && link === null;

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../shared/json.ts';
-import type { ChainLink } from './event-chain.ts';
+import type { ChainContent, ChainLink } from './event-chain.ts';
 
 /** Every record belongs to exactly one tenant environment. */
 export type Environment = 'test' | 'live';
@@ -61,8 +61,12 @@ export class WrongExpectedRevisionError extends Error {
   }
 }
 
-/** An event with its link in the hash chain (see event-chain.ts); null when it carries none. */
-export type ChainedEvent = RecordedEvent & { link: ChainLink | null };
+/**
+ * An event as the hash chain covers it (see event-chain.ts): its position, the content its hash is
+ * over, and the link stored with it (null when it carries none). Unparsed: checking a chain reads
+ * no event's values.
+ */
+export type ChainedEvent = { position: bigint; content: ChainContent; link: ChainLink | null };
 
 /**
  * Where the chain starts. A log written before Weir chained its events keeps them as they are
@@ -77,7 +81,7 @@ export type ChainStart = {
 
 /** The hash chain as the log stores it, for the auditors' checks (appends link their events themselves). */
 export type EventChainReader = {
-  /** Like `readAll`, each event with the link stored with it. */
+  /** Like `readAll`: the events after `after` in log order, as the chain covers them. */
   read(after: bigint | null, limit: number): Promise<ChainedEvent[]>;
   /** The chain's starting point, or null when the log holds no record of it. */
   start(): Promise<ChainStart | null>;

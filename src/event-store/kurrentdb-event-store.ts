@@ -164,8 +164,9 @@ const linkOf = (value: unknown): ChainLink | null => {
   return { previous: value.previous, hash: value.hash };
 };
 
-const toChainedEvent = (event: KurrentRecordedEvent, position: bigint): ChainedEvent => {
-  const { chain, ...metadata } = toJsonObject(event.metadata, event, 'metadata');
+/** The event as written: its link taken out of the metadata again. */
+const toRecordedEvent = (event: KurrentRecordedEvent, position: bigint): RecordedEvent => {
+  const { chain: _chain, ...metadata } = toJsonObject(event.metadata, event, 'metadata');
   return {
     id: event.id,
     type: event.type,
@@ -174,14 +175,14 @@ const toChainedEvent = (event: KurrentRecordedEvent, position: bigint): ChainedE
     streamId: event.streamId,
     revision: Number(event.revision),
     position,
-    link: linkOf(chain),
   };
 };
 
-const toRecordedEvent = (event: KurrentRecordedEvent, position: bigint): RecordedEvent => {
-  const { link: _link, ...recorded } = toChainedEvent(event, position);
-  return recorded;
-};
+const toChainedEvent = (event: KurrentRecordedEvent, position: bigint): ChainedEvent => ({
+  position,
+  content: contentOf(toRecordedEvent(event, position)),
+  link: linkOf(toJsonObject(event.metadata, event, 'metadata').chain),
+});
 
 const positionOf = (event: KurrentRecordedEvent): bigint => {
   const commit = event.position?.commit;
@@ -215,14 +216,19 @@ export function createKurrentDbEventStore({
     return newest === null ? null : positionOf(newest);
   };
 
-  const readChained = async (after: bigint | null, limit: number): Promise<ChainedEvent[]> => {
+  /** Up to `limit` events after `after` in `$all` (system events left out), each as `as` makes it. */
+  const readAfter = async <T>(
+    after: bigint | null,
+    limit: number,
+    as: (event: KurrentRecordedEvent, position: bigint) => T,
+  ): Promise<T[]> => {
     if (!Number.isInteger(limit) || limit < 0)
       throw new RangeError(`readAll: limit must be a non-negative integer, got ${limit}`);
     if (limit === 0) return [];
     // Reading from a position includes the event at that position: ask for one more and drop it.
     const fromPosition: ReadPosition = after === null ? START : { commit: after, prepare: after };
     const maxCount = after === null ? limit : limit + 1;
-    const recorded: ChainedEvent[] = [];
+    const recorded: T[] = [];
     for await (const resolved of client.readAll({
       direction: FORWARDS,
       fromPosition,
@@ -233,11 +239,12 @@ export function createKurrentDbEventStore({
       if (!event || isSystemEventType(event.type)) continue;
       const position = positionOf(event);
       if (after !== null && position <= after) continue;
-      recorded.push(toChainedEvent(event, position));
+      recorded.push(as(event, position));
       if (recorded.length === limit) break;
     }
     return recorded;
   };
+  const readChained = (after: bigint | null, limit: number) => readAfter(after, limit, toChainedEvent);
 
   const chainStart = async (): Promise<ChainStart | null> => {
     let custom: ChainStartMetadata | undefined;
@@ -282,7 +289,10 @@ export function createKurrentDbEventStore({
     for (let after: bigint | null = null; ; ) {
       const page = await readChained(after, 1000);
       if (page.length === 0) break;
-      seal = foldChain(seal, page.map(contentOf));
+      seal = foldChain(
+        seal,
+        page.map((event) => event.content),
+      );
       after = page.at(-1)!.position;
       if (after >= head.position) break;
     }
@@ -446,9 +456,7 @@ export function createKurrentDbEventStore({
       return recorded;
     },
 
-    async readAll(after, limit) {
-      return (await readChained(after, limit)).map(({ link: _link, ...event }) => event);
-    },
+    readAll: (after, limit) => readAfter(after, limit, toRecordedEvent),
 
     headPosition,
 

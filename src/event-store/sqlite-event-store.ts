@@ -117,12 +117,6 @@ const toRecordedEvent = (row: EventRow): RecordedEvent => ({
   position: row[0],
 });
 
-const toChainedEvent = (row: ChainedEventRow): ChainedEvent => {
-  const event = toRecordedEvent(row as unknown as EventRow);
-  const [, , , , , , , previous, hash] = row;
-  return { ...event, link: previous !== null && hash !== null ? { previous, hash } : null };
-};
-
 const rowContent = (row: EventRow): ChainContent => ({
   id: row[1],
   streamId: row[2],
@@ -131,6 +125,16 @@ const rowContent = (row: EventRow): ChainContent => ({
   data: row[5],
   metadata: row[6],
 });
+
+const toChainedEvent = (row: ChainedEventRow): ChainedEvent => {
+  const [position, , , , , , , previous, hash] = row;
+  // The stored text itself: what the writer hashed, byte for byte.
+  return {
+    position,
+    content: rowContent(row as unknown as EventRow),
+    link: previous !== null && hash !== null ? { previous, hash } : null,
+  };
+};
 
 /**
  * Brings a file to the chained schema, once, under the write lock: a file from before the chain
