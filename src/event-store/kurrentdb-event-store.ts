@@ -289,9 +289,11 @@ export function createKurrentDbEventStore({
     for (let after: bigint | null = null; ; ) {
       const page = await readChained(after, 1000);
       if (page.length === 0) break;
+      // Up to the head read above: what was appended since is not part of the seal.
+      const sealed = page.filter((event) => event.position <= head.position);
       seal = foldChain(
         seal,
-        page.map((event) => event.content),
+        sealed.map((event) => event.content),
       );
       after = page.at(-1)!.position;
       if (after >= head.position) break;
