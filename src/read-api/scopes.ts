@@ -8,7 +8,7 @@ export const SCOPE_REFUSED = 'api_key_scope';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** A key of a reading scope (`read`, `audit`) only reads: any other method is a 403 naming its scope. */
+/** A key of a reading scope (`read`, `audit`) only reads; every other method is a 403 naming its scope. */
 export const scopeGuard: Koa.Middleware<ApiState> = (ctx, next) => {
   const scope = ctx.state.tenant?.scope ?? 'full';
   if (scope !== 'full' && !READS.has(ctx.method))
