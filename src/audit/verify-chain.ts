@@ -1,6 +1,7 @@
 import { GENESIS_HASH, chainHash } from '../event-store/event-chain.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { checkpointMessage, readCheckpoints, type LoggedCheckpoint } from './checkpoints.ts';
+import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
 import { signatureHolds } from './operator-key.ts';
 
 export type ChainProblemKind =
@@ -200,6 +201,8 @@ export async function verifyChain(deps: {
     }
     after = page.at(-1)!.position;
     deps.onProgress?.({ events, position: after, head: logHead });
+    // Inside `weir serve` (GET /audit/verify) requests go on meanwhile.
+    await yieldToEventLoop();
   }
   if (expected === null) checkSeal(null);
 

@@ -5,6 +5,7 @@ import { createProjectionRunner } from '../projections/projection-runner.ts';
 import type { Projection } from '../projections/projection.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
+import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
 
 /**
  * One document where the live read store and the rebuild disagree: `missing` from the live store,
@@ -39,6 +40,8 @@ export type ReadModelProgress =
 export type LiveReadModels = { readStore: ReadStore; position: () => Promise<bigint | null> };
 
 const MAX_LISTED = 100;
+/** Documents compared between two turns of the event loop. */
+const YIELD_EVERY = 2000;
 /** Rounds of re-checking differing documents after the live side moved on while it was compared. */
 const SETTLE_ROUNDS = 5;
 
@@ -120,6 +123,8 @@ export async function verifyReadModels(deps: {
       for (const doc of await live.readStore.collection(name).find({})) {
         if (!includes(doc)) continue;
         documents += 1;
+        // Inside `weir serve` (GET /audit/verify) requests go on meanwhile.
+        if (documents % YIELD_EVERY === 0) await yieldToEventLoop();
         const difference = differenceOf(name, doc._id, doc, rebuilt.get(doc._id) ?? null);
         rebuilt.delete(doc._id);
         if (difference) differences.push(difference);
