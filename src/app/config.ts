@@ -18,6 +18,10 @@ export type WeirConfig = {
   publicUrl?: string;
   /** 32 bytes in base64 to seal webhook secrets (given, or read from `masterKeyFile`); defaults to a key file in the data dir. */
   masterKey?: string;
+  /** The operator's ed25519 private key (PKCS#8 PEM) signing the log's checkpoints (given, or read from `auditKeyFile`); defaults to a key file in the data dir. */
+  auditKey?: string;
+  /** Seconds between signed checkpoints of the log's hash chain (written when the log moved); 0: none. Default `DEFAULT_AUDIT_CHECKPOINT_SECONDS`. */
+  auditCheckpointSeconds?: number;
   /** Operator token for `/admin` (creating organizations over HTTP) and `/metrics` beyond loopback (given, or read from `adminTokenFile`); unset: the admin API is off. */
   adminToken?: string;
   /** JSON written by `weir devnet`: offer that local chain in the test environment. */
@@ -60,6 +64,7 @@ export type WeirConfig = {
 };
 
 export const DEFAULT_CHAIN_WAIT_MAX_SECONDS = 3600;
+export const DEFAULT_AUDIT_CHECKPOINT_SECONDS = 3600;
 
 export type SettingSpec = { env: string; flag: string; description: string; default?: string };
 
@@ -98,6 +103,22 @@ export const SETTINGS = {
     env: 'WEIR_MASTER_KEY_FILE',
     flag: '--master-key-file',
     description: 'file holding the master key (instead of --master-key, kept out of the process list)',
+  },
+  auditKey: {
+    env: 'WEIR_AUDIT_KEY',
+    flag: '--audit-key',
+    description: "ed25519 private key (PKCS#8 PEM) signing the log's checkpoints; unset: DATA_DIR/audit-operator.key",
+  },
+  auditKeyFile: {
+    env: 'WEIR_AUDIT_KEY_FILE',
+    flag: '--audit-key-file',
+    description: 'file holding the audit key (instead of --audit-key)',
+  },
+  auditCheckpointSeconds: {
+    env: 'WEIR_AUDIT_CHECKPOINT_INTERVAL',
+    flag: '--audit-checkpoint-interval',
+    description: "seconds between signed checkpoints of the log's hash chain (when it moved); 0: none",
+    default: String(DEFAULT_AUDIT_CHECKPOINT_SECONDS),
   },
   adminToken: {
     env: 'WEIR_ADMIN_TOKEN',
@@ -208,7 +229,8 @@ export const SETTINGS = {
 } as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv'> | SecretFileSetting, SettingSpec>;
 
 /** Settings that name a file holding a secret, so the secret is in neither the process list nor the environment. */
-type SecretFileSetting = 'masterKeyFile' | 'adminTokenFile';
+type SecretFileSetting = 'masterKeyFile' | 'adminTokenFile' | 'auditKeyFile';
+type SecretSetting = 'masterKey' | 'adminToken' | 'auditKey';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -216,7 +238,11 @@ export class ConfigError extends Error {
 
 /** `WEIR_ADMIN_TOKEN (--admin-token)`: how an error names a setting. */
 const settingName = (key: keyof typeof SETTINGS): string => `${SETTINGS[key].env} (${SETTINGS[key].flag})`;
-const describeSecret = (key: 'masterKey' | 'adminToken') => (key === 'masterKey' ? 'master key' : 'admin token');
+const SECRET_NAMES: Record<SecretSetting, string> = {
+  masterKey: 'master key',
+  adminToken: 'admin token',
+  auditKey: 'audit key',
+};
 
 /** Flags win over environment variables, which win over defaults. */
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
@@ -241,13 +267,13 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     return value === undefined || value === '' ? undefined : value;
   };
   /** A secret given as it is, or as a file holding it (never both); errors name the setting, never the secret. */
-  const secret = (key: 'masterKey' | 'adminToken', fileKey: SecretFileSetting): string | undefined => {
+  const secret = (key: SecretSetting, fileKey: SecretFileSetting): string | undefined => {
     const given = get(key);
     const file = get(fileKey);
     if (file === undefined) return given;
     const name = settingName(fileKey);
     if (given !== undefined)
-      throw new ConfigError(`${settingName(key)} and ${name} are both set; give the ${describeSecret(key)} once`);
+      throw new ConfigError(`${settingName(key)} and ${name} are both set; give the ${SECRET_NAMES[key]} once`);
     let text: string;
     try {
       text = readFileSync(resolve(file), 'utf8');
@@ -261,6 +287,12 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
   };
   const adminToken = secret('adminToken', 'adminTokenFile');
   const masterKey = secret('masterKey', 'masterKeyFile');
+  const auditKey = secret('auditKey', 'auditKeyFile');
+  const auditIntervalText = get('auditCheckpointSeconds') ?? String(DEFAULT_AUDIT_CHECKPOINT_SECONDS);
+  if (!/^\d{1,9}$/.test(auditIntervalText))
+    throw new ConfigError(
+      `${settingName('auditCheckpointSeconds')} must be a whole number of seconds, got ${auditIntervalText}`,
+    );
   if (masterKey !== undefined && Buffer.from(masterKey, 'base64').length !== 32)
     throw new ConfigError(
       `${get('masterKeyFile') === undefined ? settingName('masterKey') : settingName('masterKeyFile')} must hold 32 bytes encoded in base64`,
@@ -318,6 +350,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     mongoDbUrl: get('mongoDbUrl'),
     publicUrl: get('publicUrl'),
     masterKey,
+    auditKey,
+    auditCheckpointSeconds: Number(auditIntervalText),
     adminToken,
     devnetFile: get('devnetFile'),
     rpcConfigFile: get('rpcConfigFile'),

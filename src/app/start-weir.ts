@@ -47,6 +47,8 @@ import { openReadStore } from '../read-store/open-read-store.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { settleWithin } from '../shared/settle-within.ts';
 import { createSecretBox, loadMasterKey } from '../tenancy/secrets.ts';
+import { scheduleCheckpoints } from '../audit/checkpoints.ts';
+import { OPERATOR_KEY_FILE, loadOperatorKey } from '../audit/operator-key.ts';
 import { createTimerRunner } from '../timers/timer-runner.ts';
 import { createChainReadGate } from '../timers/chain-read-gate.ts';
 import { checkoutSessionTimerHandlers } from '../timers/checkout-session-timers.ts';
@@ -208,6 +210,7 @@ async function startLocked(
   });
   const masterKey = loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') });
   const secretBox = createSecretBox(masterKey);
+  const operatorKey = loadOperatorKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });
   // The local chain (test environment only); a devnet file given by the operator replaces it.
   const localChain =
     config.localChain && !config.devnetFile ? await startLocalChainOrWarn({ dataDir: config.dataDir, log }) : null;
@@ -423,6 +426,21 @@ async function startLocked(
         })
       : undefined;
   const health = createHealth({ clock, eventStore, projections, readStore, matcher, timers, followers });
+  // Signed checkpoints of the chain, also in the log lines: a copy off this machine is what makes them evidence.
+  const stopCheckpoints = config.auditCheckpointSeconds
+    ? scheduleCheckpoints({
+        eventStore,
+        key: operatorKey,
+        clock,
+        intervalMs: config.auditCheckpointSeconds * 1000,
+        log,
+        onWritten: (checkpoint) =>
+          logger.info(
+            { event: 'audit.checkpoint', ...checkpoint },
+            `signed checkpoint of the log at position ${checkpoint.position}`,
+          ),
+      })
+    : () => undefined;
   const dashboardSetup = createSetupToken();
   const dashboard = (api: ApiBridge) =>
     createDashboard(
@@ -475,6 +493,7 @@ async function startLocked(
     transactionRecovery,
     health,
     webhookTargets,
+    auditKeys: [operatorKey.publicKey],
     rateLimits: rateLimitsOf(config),
     trustProxy: config.trustProxy ?? false,
     logger,
@@ -537,6 +556,7 @@ async function startLocked(
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        stopCheckpoints();
         for (const follower of followers) await follower.stop();
         await matcher.stop();
         await dispatcher.stop();

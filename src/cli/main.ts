@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ConfigError, SETTINGS, readConfig } from '../app/config.ts';
 import { DataDirInUseError, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
 import { checkHealth } from './check-health.ts';
@@ -19,6 +19,12 @@ Commands:
                              a dashboard user; the password from standard input (--password-stdin), else
                              WEIR_USER_PASSWORD, else asked on the terminal; prints the user's id
   replay                     drop and rebuild every read model from the log
+  audit verify [--public-key KEY]... [--checkpoint FILE]... [--json]
+                             walk the whole log: recompute its hash chain, check every signed checkpoint (those in
+                             the log and those published in FILE), rebuild every read model and compare it with the
+                             live one (MongoDB; the embedded store lives inside weir serve: GET /api/v1/audit/verify);
+                             a summary on stderr (--json: the report on stdout); exit 0 only when everything holds
+  audit checkpoint [--write] print the latest signed checkpoint of the log's hash chain (--write: sign the head now)
   machines export [--out DIR] write every statechart as JSON for the Stately editor (default ./machines-json)
   inspect RECORD_ID [--inspect PORT|URL] [--step-ms N]
                              replay one session's, invoice's or subscription's events through its statechart in
@@ -226,6 +232,81 @@ async function inspect(argv: string[]): Promise<void> {
   }
 }
 
+async function auditVerify(argv: string[]): Promise<void> {
+  const config = readConfig(argv, process.env);
+  privateFiles();
+  if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
+  const { openEventStore } = await import('../event-store/open-event-store.ts');
+  const { openReadStore } = await import('../read-store/open-read-store.ts');
+  const { INDEXED_FIELDS } = await import('../projections/all-projections.ts');
+  const { PROJECTIONS_CHECKPOINT } = await import('../projections/projection-runner.ts');
+  const { verifyAudit } = await import('../audit/audit-verify.ts');
+  const audit = await import('./audit.ts');
+  const trustedKeys = audit.trustedKeysOf(config, argv);
+  const published = (
+    await Promise.all(audit.options(argv, '--checkpoint').map((file) => audit.readPublishedCheckpoints(file)))
+  ).flat();
+  if (trustedKeys.length === 0)
+    console.error(
+      'weir audit verify: no operator key (none given, none in the data dir, no --public-key): each checkpoint is checked against the key it names, which says nothing of who signed it',
+    );
+  const eventStore = await openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir });
+  const readStore = config.mongoDbUrl
+    ? await openReadStore({ mongoDbUrl: config.mongoDbUrl, indexedFields: INDEXED_FIELDS })
+    : null;
+  const progress = audit.verifyProgress();
+  try {
+    const report = await verifyAudit({
+      eventStore,
+      trustedKeys,
+      published,
+      live: readStore
+        ? { readStore, position: () => readStore.getCheckpoint(PROJECTIONS_CHECKPOINT) }
+        : {
+            absent:
+              'the embedded read store lives inside weir serve, rebuilt from the log at its start: ask the running server, GET /api/v1/audit/verify',
+          },
+      onProgress: (step) => progress.update(step),
+    });
+    progress.stop();
+    console.error(audit.summaryOf(report));
+    if (argv.includes('--json')) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    process.exitCode = report.holds ? 0 : 1;
+  } finally {
+    progress.stop();
+    await readStore?.close();
+    await eventStore.close();
+  }
+}
+
+async function auditCheckpoint(argv: string[]): Promise<void> {
+  const config = readConfig(argv, process.env);
+  privateFiles();
+  if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
+  const { openEventStore } = await import('../event-store/open-event-store.ts');
+  const { latestCheckpoint, writeCheckpoint } = await import('../audit/checkpoints.ts');
+  const eventStore = await openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir });
+  try {
+    if (argv.includes('--write')) {
+      const { OPERATOR_KEY_FILE, loadOperatorKey } = await import('../audit/operator-key.ts');
+      const { createSystemClock } = await import('../shared/clock.ts');
+      const key = loadOperatorKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });
+      await writeCheckpoint({ eventStore, key, clock: createSystemClock() });
+    }
+    const latest = await latestCheckpoint(eventStore);
+    if (latest === null) {
+      console.error(
+        'weir audit checkpoint: the log holds no signed checkpoint yet (weir audit checkpoint --write signs one)',
+      );
+      process.exitCode = 1;
+      return;
+    }
+    process.stdout.write(`${JSON.stringify(latest, null, 2)}\n`);
+  } finally {
+    await eventStore.close();
+  }
+}
+
 async function devnet(argv: string[]): Promise<void> {
   const portText = option(argv, '--port') ?? '8545';
   const port = Number(portText);
@@ -269,6 +350,8 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'org' && sub === 'create') return orgCreate(rest);
   if (command === 'user' && sub === 'create') return userCreate(rest);
   if (command === 'replay') return replay(argv.slice(1));
+  if (command === 'audit' && sub === 'verify') return auditVerify(rest);
+  if (command === 'audit' && sub === 'checkpoint') return auditCheckpoint(rest);
   if (command === 'devnet') return devnet(argv.slice(1));
   if (command === 'health') return health(argv.slice(1));
   if (command === 'inspect') return inspect(argv.slice(1));

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ExecutionContext, TestFn } from 'ava';
 import type { JsonObject } from '../shared/json.ts';
+import { chainHash, contentOf } from './event-chain.ts';
 import {
   WrongExpectedRevisionError,
+  type ChainedEvent,
   type EventMetadata,
   type EventStore,
   type NewEvent,
@@ -282,6 +284,46 @@ export function eventStoreContract(test: TestFn, name: string, factory: () => Pr
     t.is(calls, callsAtUnsubscribe);
   });
 
+  test(`${name}: every append links its events into the hash chain in log order`, async (t) => {
+    const store = await openStore(t);
+    const before = await store.headPosition();
+    const first = newStreamId('invoice');
+    const second = newStreamId('invoice');
+    const delivery = newStreamId('webhook_delivery');
+    await store.append(first, [newEvent('InvoiceCreated', { amount: '100' }), newEvent('InvoiceSent')], 'no_stream');
+    await Promise.all([
+      store.append(second, [newEvent('InvoiceCreated')], 'no_stream'),
+      store.append(first, [newEvent('InvoicePaid', { note: 'ünïcode “quotes”' })], 1),
+      store.append(delivery, [newEvent('WebhookDeliveryScheduled')], 'any'),
+    ]);
+
+    const chained = await readChainAfter(store, before);
+    const ours = new Set([first, second, delivery]);
+    t.is(chained.filter((event) => ours.has(event.content.streamId)).length, 5);
+    // What the chain covers is what the log gives back (the link is never inside the event).
+    t.deepEqual(
+      chained.map((event) => [event.position, event.content]),
+      (await readAllAfter(store, before)).map((event) => [event.position, contentOf(event)]),
+    );
+    assertChained(t, chained, ours);
+    const head = await store.chain.head();
+    if (head!.position === chained.at(-1)!.position) t.is(head!.hash, chained.at(-1)!.link!.hash);
+  });
+
+  test(`${name}: a rejected append leaves no gap in the chain`, async (t) => {
+    const store = await openStore(t);
+    const before = await store.headPosition();
+    const streamId = newStreamId('checkout_session');
+    await store.append(streamId, [newEvent('CheckoutSessionCreated')], 'no_stream');
+    await t.throwsAsync(store.append(streamId, [newEvent('PaymentDetected'), newEvent('Noted')], 'no_stream'), {
+      instanceOf: WrongExpectedRevisionError,
+    });
+    await store.append(streamId, [newEvent('PaymentDetected')], 0);
+    const chained = await readChainAfter(store, before);
+    t.is(chained.filter((event) => event.content.streamId === streamId).length, 2);
+    assertChained(t, chained, new Set([streamId]));
+  });
+
   test(`${name}: concurrent appends with one expected revision: exactly one wins`, async (t) => {
     const store = await openStore(t);
     const streamId = newStreamId('checkout_session');
@@ -340,6 +382,32 @@ const readAllAfter = async (store: EventStore, after: bigint | null): Promise<Re
     if (page.length === 0) return seen;
     seen.push(...page);
     cursor = page.at(-1)!.position;
+  }
+};
+
+const readChainAfter = async (store: EventStore, after: bigint | null): Promise<ChainedEvent[]> => {
+  const seen: ChainedEvent[] = [];
+  for (let cursor = after; ; ) {
+    const page = await store.chain.read(cursor, 2);
+    if (page.length === 0) return seen;
+    seen.push(...page);
+    cursor = page.at(-1)!.position;
+  }
+};
+
+/**
+ * Each event's hash is its content's after its `previous`, and each of our events follows the
+ * event before it in the log when that one is ours too (on a shared log another process's append
+ * may sit between two of ours; this process's stores take turns).
+ */
+const assertChained = (t: ExecutionContext, chained: ChainedEvent[], ourStreams: ReadonlySet<string>): void => {
+  for (const [index, event] of chained.entries()) {
+    if (!ourStreams.has(event.content.streamId)) continue;
+    t.truthy(event.link, `event at ${event.position} carries a link`);
+    t.is(event.link!.hash, chainHash(event.link!.previous, event.content), `hash at ${event.position}`);
+    const earlier = chained[index - 1];
+    if (earlier && ourStreams.has(earlier.content.streamId))
+      t.is(event.link!.previous, earlier.link!.hash, `link at ${event.position}`);
   }
 };
 

@@ -1,4 +1,5 @@
 import type { JsonObject } from '../shared/json.ts';
+import type { ChainContent, ChainLink } from './event-chain.ts';
 
 /** Every record belongs to exactly one tenant environment. */
 export type Environment = 'test' | 'live';
@@ -60,6 +61,34 @@ export class WrongExpectedRevisionError extends Error {
   }
 }
 
+/**
+ * An event as the hash chain covers it (see event-chain.ts): its position, the content its hash is
+ * over, and the link stored with it (null when it carries none). Unparsed: checking a chain reads
+ * no event's values.
+ */
+export type ChainedEvent = { position: bigint; content: ChainContent; link: ChainLink | null };
+
+/**
+ * Where the chain starts. A log written before Weir chained its events keeps them as they are
+ * (history is never rewritten): the chain starts after them, and its first `previous` is their seal.
+ */
+export type ChainStart = {
+  /** Position of the last event written before the chain existed; null when it starts with the log's first event. */
+  unchainedThrough: bigint | null;
+  /** `foldChain(GENESIS_HASH, …)` over those events (GENESIS_HASH when none): the first chained event's `previous`. */
+  seal: string;
+};
+
+/** The hash chain as the log stores it, for the auditors' checks (appends link their events themselves). */
+export type EventChainReader = {
+  /** Like `readAll`: the events after `after` in log order, as the chain covers them. */
+  read(after: bigint | null, limit: number): Promise<ChainedEvent[]>;
+  /** The chain's starting point, or null when the log holds no record of it. */
+  start(): Promise<ChainStart | null>;
+  /** The last event's position and chain hash (the seal when it was written before the chain), or null on an empty log. */
+  head(): Promise<{ position: bigint; hash: string } | null>;
+};
+
 export type EventStore = {
   /** Append atomically: all events or none. Rejects with WrongExpectedRevisionError on a stale revision. */
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
@@ -74,5 +103,7 @@ export type EventStore = {
    * appended by another process. Returns an unsubscribe function.
    */
   onAppended(listener: () => void): () => void;
+  /** Every append links its events into one hash chain over the global log; this reads it back. */
+  chain: EventChainReader;
   close(): Promise<void>;
 };

@@ -20,8 +20,19 @@ import {
 } from '@kurrent/kurrentdb-client';
 import type { JsonObject } from '../shared/json.ts';
 import {
+  GENESIS_HASH,
+  contentOf,
+  foldChain,
+  isChainHash,
+  linkAfter,
+  newContentOf,
+  type ChainLink,
+} from './event-chain.ts';
+import {
   WrongExpectedRevisionError,
   type AppendResult,
+  type ChainStart,
+  type ChainedEvent,
   type EventMetadata,
   type EventStore,
   type ExpectedRevision,
@@ -53,6 +64,14 @@ import {
  *
  * Retries: KurrentDB is idempotent for an exact retry (same event ids, same expected revision):
  * the retry resolves without writing the events a second time.
+ *
+ * Hash chain (event-chain.ts): each event's link is in its metadata under `chain` (taken out again
+ * when events are read, so callers see the metadata they wrote). KurrentDB orders `$all` at commit,
+ * so an append reads the log's last link and then writes after it: appends through one connection
+ * string are serialized within this process for that. Writers in other processes are not: two
+ * appends that race from two processes fork the chain, and `weir audit verify` reports the fork.
+ * The chain's start (for a log written before it) is kept as custom metadata of the stream
+ * `weir_audit_chain` (`unchainedThrough`, `seal`).
  */
 export type KurrentDbEventStoreOptions = {
   /** e.g. `kurrentdb://localhost:2113?tls=false` */
@@ -86,7 +105,31 @@ export class MissingEventPositionError extends Error {
   }
 }
 
-type WeirEventType = JSONEventType<string, JsonObject, EventMetadata>;
+type StoredMetadata = EventMetadata & { chain?: ChainLink };
+type WeirEventType = JSONEventType<string, JsonObject, StoredMetadata>;
+
+/** The stream whose metadata records where the chain starts. */
+const CHAIN_START_STREAM = 'weir_audit_chain';
+type ChainStartMetadata = { unchainedThrough?: string | null; seal?: string };
+
+/**
+ * Appends through one connection string, one after another within this process: each reads the
+ * last link before it writes. Shared by every store on that string (tests open several at once).
+ */
+const appendQueues = new Map<string, Promise<unknown>>();
+const serialized = <T>(key: string, task: () => Promise<T>): Promise<T> => {
+  const previous = appendQueues.get(key) ?? Promise.resolve();
+  const run = previous.then(task, task);
+  const settled = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  appendQueues.set(key, settled);
+  void settled.then(() => {
+    if (appendQueues.get(key) === settled) appendQueues.delete(key);
+  });
+  return run;
+};
 
 /** The server reports "no position" as the largest unsigned 64-bit value. */
 const NO_POSITION = 2n ** 64n - 1n;
@@ -116,14 +159,29 @@ const toJsonObject = (value: unknown, event: KurrentRecordedEvent, what: string)
   return parsed as JsonObject;
 };
 
-const toRecordedEvent = (event: KurrentRecordedEvent, position: bigint): RecordedEvent => ({
-  id: event.id,
-  type: event.type,
-  data: toJsonObject(event.data, event, 'data'),
-  metadata: toJsonObject(event.metadata, event, 'metadata') as EventMetadata,
-  streamId: event.streamId,
-  revision: Number(event.revision),
+const linkOf = (value: unknown): ChainLink | null => {
+  if (!isPlainObject(value) || !isChainHash(value.previous) || !isChainHash(value.hash)) return null;
+  return { previous: value.previous, hash: value.hash };
+};
+
+/** The event as written: its link taken out of the metadata again. */
+const toRecordedEvent = (event: KurrentRecordedEvent, position: bigint): RecordedEvent => {
+  const { chain: _chain, ...metadata } = toJsonObject(event.metadata, event, 'metadata');
+  return {
+    id: event.id,
+    type: event.type,
+    data: toJsonObject(event.data, event, 'data'),
+    metadata: metadata as EventMetadata,
+    streamId: event.streamId,
+    revision: Number(event.revision),
+    position,
+  };
+};
+
+const toChainedEvent = (event: KurrentRecordedEvent, position: bigint): ChainedEvent => ({
   position,
+  content: contentOf(toRecordedEvent(event, position)),
+  link: linkOf(toJsonObject(event.metadata, event, 'metadata').chain),
 });
 
 const positionOf = (event: KurrentRecordedEvent): bigint => {
@@ -140,7 +198,7 @@ export function createKurrentDbEventStore({
 }: KurrentDbEventStoreOptions): EventStore {
   const client = KurrentDBClient.connectionString(connectionString);
 
-  const headPosition = async (): Promise<bigint | null> => {
+  const newestEvent = async (): Promise<KurrentRecordedEvent | null> => {
     const newestFirst = client.readAll({
       direction: BACKWARDS,
       fromPosition: END,
@@ -148,9 +206,108 @@ export function createKurrentDbEventStore({
       filter: excludeSystemEvents(),
     });
     for await (const resolved of newestFirst) {
-      if (resolved.event && !isSystemEventType(resolved.event.type)) return positionOf(resolved.event);
+      if (resolved.event && !isSystemEventType(resolved.event.type)) return resolved.event;
     }
     return null;
+  };
+
+  const headPosition = async (): Promise<bigint | null> => {
+    const newest = await newestEvent();
+    return newest === null ? null : positionOf(newest);
+  };
+
+  /** Up to `limit` events after `after` in `$all` (system events left out), each as `as` makes it. */
+  const readAfter = async <T>(
+    after: bigint | null,
+    limit: number,
+    as: (event: KurrentRecordedEvent, position: bigint) => T,
+  ): Promise<T[]> => {
+    if (!Number.isInteger(limit) || limit < 0)
+      throw new RangeError(`readAll: limit must be a non-negative integer, got ${limit}`);
+    if (limit === 0) return [];
+    // Reading from a position includes the event at that position: ask for one more and drop it.
+    const fromPosition: ReadPosition = after === null ? START : { commit: after, prepare: after };
+    const maxCount = after === null ? limit : limit + 1;
+    const recorded: T[] = [];
+    for await (const resolved of client.readAll({
+      direction: FORWARDS,
+      fromPosition,
+      maxCount,
+      filter: excludeSystemEvents(),
+    })) {
+      const event = resolved.event;
+      if (!event || isSystemEventType(event.type)) continue;
+      const position = positionOf(event);
+      if (after !== null && position <= after) continue;
+      recorded.push(as(event, position));
+      if (recorded.length === limit) break;
+    }
+    return recorded;
+  };
+  const readChained = (after: bigint | null, limit: number) => readAfter(after, limit, toChainedEvent);
+
+  const chainStart = async (): Promise<ChainStart | null> => {
+    let custom: ChainStartMetadata | undefined;
+    try {
+      custom = (await client.getStreamMetadata<ChainStartMetadata>(CHAIN_START_STREAM)).metadata;
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return null;
+      throw error;
+    }
+    if (!custom || !isChainHash(custom.seal)) return null;
+    const through = custom.unchainedThrough;
+    return { unchainedThrough: typeof through === 'string' ? BigInt(through) : null, seal: custom.seal };
+  };
+
+  /** The chain hash of the log's last event (the seal when it predates the chain), or null on an empty log. */
+  const chainHead = async (): Promise<{ position: bigint; hash: string } | null> => {
+    const newest = await newestEvent();
+    if (newest === null) return null;
+    const position = positionOf(newest);
+    const link = linkOf(toJsonObject(newest.metadata, newest, 'metadata').chain);
+    if (link) return { position, hash: link.hash };
+    const start = await chainStart();
+    const sealed = start?.unchainedThrough;
+    return {
+      position,
+      hash: sealed !== null && sealed !== undefined && position <= sealed ? start!.seal : GENESIS_HASH,
+    };
+  };
+
+  /**
+   * The hash the next append follows. On a log written before the chain (its last event unlinked
+   * and no start recorded), seals what is there first: the fold over every event, recorded once.
+   */
+  const hashToFollow = async (): Promise<string> => {
+    const head = await chainHead();
+    if (head === null) {
+      if ((await chainStart()) === null) await recordChainStart({ unchainedThrough: null, seal: GENESIS_HASH });
+      return GENESIS_HASH;
+    }
+    if (head.hash !== GENESIS_HASH || (await chainStart()) !== null) return head.hash;
+    let seal = GENESIS_HASH;
+    for (let after: bigint | null = null; ; ) {
+      const page = await readChained(after, 1000);
+      if (page.length === 0) break;
+      // Up to the head read above: what was appended since is not part of the seal.
+      const sealed = page.filter((event) => event.position <= head.position);
+      seal = foldChain(
+        seal,
+        sealed.map((event) => event.content),
+      );
+      after = page.at(-1)!.position;
+      if (after >= head.position) break;
+    }
+    await recordChainStart({ unchainedThrough: head.position, seal });
+    return seal;
+  };
+
+  const recordChainStart = async (start: ChainStart): Promise<void> => {
+    const custom: ChainStartMetadata = {
+      unchainedThrough: start.unchainedThrough === null ? null : String(start.unchainedThrough),
+      seal: start.seal,
+    };
+    await client.setStreamMetadata<ChainStartMetadata>(CHAIN_START_STREAM, custom);
   };
 
   /** Position of the newest event of a stream; for appends whose result carries no position. */
@@ -163,6 +320,22 @@ export function createKurrentDbEventStore({
       if (resolved.event) return positionOf(resolved.event);
     }
     return null;
+  };
+
+  /** The revision of a stream's last event, -1 when it does not exist. */
+  const lastRevisionOf = async (streamId: string): Promise<number> => {
+    try {
+      for await (const resolved of client.readStream(streamId, {
+        direction: BACKWARDS,
+        fromRevision: END,
+        maxCount: 1,
+      }))
+        if (resolved.event) return Number(resolved.event.revision);
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return -1;
+      throw error;
+    }
+    return -1;
   };
 
   type Subscription = { listener: () => void };
@@ -237,12 +410,21 @@ export function createKurrentDbEventStore({
   return {
     async append(streamId, events, expected) {
       if (events.length === 0) throw new RangeError(`stream ${streamId}: append needs at least one event`);
-      const eventData = events.map((event: NewEvent) =>
-        jsonEvent<WeirEventType>({ id: event.id, type: event.type, data: event.data, metadata: event.metadata }),
-      );
       let written: KurrentAppendResult;
       try {
-        written = await client.appendToStream(streamId, eventData, { streamState: toStreamState(expected) });
+        written = await serialized(connectionString, async () => {
+          // The revisions the events get when the append succeeds; with `any` the stream is read for it.
+          let revision = expected === 'no_stream' ? -1 : expected === 'any' ? await lastRevisionOf(streamId) : expected;
+          let previous = await hashToFollow();
+          const eventData = events.map((event: NewEvent) => {
+            revision += 1;
+            const link = linkAfter(previous, newContentOf(streamId, revision, event));
+            previous = link.hash;
+            const metadata: StoredMetadata = { ...event.metadata, chain: link };
+            return jsonEvent<WeirEventType>({ id: event.id, type: event.type, data: event.data, metadata });
+          });
+          return client.appendToStream(streamId, eventData, { streamState: toStreamState(expected) });
+        });
       } catch (error) {
         if (error instanceof WrongExpectedVersionError) {
           throw new WrongExpectedRevisionError(streamId, expected, toActualRevision(error.actualState));
@@ -276,31 +458,11 @@ export function createKurrentDbEventStore({
       return recorded;
     },
 
-    async readAll(after, limit) {
-      if (!Number.isInteger(limit) || limit < 0)
-        throw new RangeError(`readAll: limit must be a non-negative integer, got ${limit}`);
-      if (limit === 0) return [];
-      // Reading from a position includes the event at that position: ask for one more and drop it.
-      const fromPosition: ReadPosition = after === null ? START : { commit: after, prepare: after };
-      const maxCount = after === null ? limit : limit + 1;
-      const recorded: RecordedEvent[] = [];
-      for await (const resolved of client.readAll({
-        direction: FORWARDS,
-        fromPosition,
-        maxCount,
-        filter: excludeSystemEvents(),
-      })) {
-        const event = resolved.event;
-        if (!event || isSystemEventType(event.type)) continue;
-        const position = positionOf(event);
-        if (after !== null && position <= after) continue;
-        recorded.push(toRecordedEvent(event, position));
-        if (recorded.length === limit) break;
-      }
-      return recorded;
-    },
+    readAll: (after, limit) => readAfter(after, limit, toRecordedEvent),
 
     headPosition,
+
+    chain: { read: readChained, start: chainStart, head: chainHead },
 
     onAppended(listener) {
       const subscription: Subscription = { listener };

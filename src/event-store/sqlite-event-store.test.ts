@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import Database from 'better-sqlite3';
+import { GENESIS_HASH, chainHash, contentOf, foldChain } from './event-chain.ts';
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type NewEvent } from './event-store.ts';
 import { DuplicateEventIdError, createSqliteEventStore } from './sqlite-event-store.ts';
 
@@ -211,4 +212,64 @@ test('close writes the appends already asked for before it closes the file', asy
   t.teardown(() => reopened.close());
   t.is((await reopened.readStream(streamId)).length, 1);
   await t.throwsAsync(store.append(streamId, [newEvent('InvoiceFinalized')], 0), { message: /closed/ });
+});
+
+test('a log written before the chain keeps its rows as they were and is sealed; the chain goes on after the seal', async (t) => {
+  const directory = await mkdtemp(join(tmpdir(), 'weir-sqlite-event-store-'));
+  const path = join(directory, 'events.sqlite3');
+  t.teardown(() => rm(directory, { recursive: true, force: true }));
+  // The schema and rows as Weir wrote them before the chain.
+  const legacy = new Database(path);
+  legacy.exec(`CREATE TABLE events (
+    position INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, stream_id TEXT NOT NULL,
+    revision INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL,
+    UNIQUE (stream_id, revision))`);
+  const streamId = `invoice-${randomUUID()}`;
+  const old = [newEvent('InvoiceCreated', { amount: '5' }), newEvent('InvoiceSent')];
+  for (const [revision, event] of old.entries())
+    legacy
+      .prepare('INSERT INTO events (id, stream_id, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(event.id, streamId, revision, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata));
+  const rowsBefore = legacy.prepare('SELECT * FROM events ORDER BY position').all();
+  legacy.close();
+
+  const store = createSqliteEventStore({ path });
+  t.teardown(() => store.close());
+  const recorded = await store.readAll(null, 10);
+  const seal = foldChain(GENESIS_HASH, recorded.map(contentOf));
+  t.deepEqual(await store.chain.start(), { unchainedThrough: 2n, seal });
+  t.deepEqual(await store.chain.head(), { position: 2n, hash: seal });
+  t.deepEqual(
+    (await store.chain.read(null, 10)).map((event) => event.link),
+    [null, null],
+  );
+
+  await store.append(streamId, [newEvent('InvoicePaid')], 1);
+  const [paid] = await store.chain.read(2n, 1);
+  t.is(paid!.link!.previous, seal);
+  t.is(paid!.link!.hash, chainHash(seal, paid!.content));
+
+  // Opening it again seals nothing new, and the old rows are byte for byte what they were.
+  await store.close();
+  const again = createSqliteEventStore({ path });
+  t.teardown(() => again.close());
+  t.deepEqual(await again.chain.start(), { unchainedThrough: 2n, seal });
+  const sqlite = new Database(path, { readonly: true });
+  t.teardown(() => sqlite.close());
+  const rowsAfter = sqlite
+    .prepare(
+      'SELECT position, id, stream_id, revision, type, data, metadata FROM events WHERE position <= 2 ORDER BY position',
+    )
+    .all();
+  t.deepEqual(rowsAfter, rowsBefore);
+});
+
+test('a new log starts its chain at genesis', async (t) => {
+  const { store } = await openTemporaryStore(t);
+  t.deepEqual(await store.chain.start(), { unchainedThrough: null, seal: GENESIS_HASH });
+  t.is(await store.chain.head(), null);
+  await store.append(`invoice-${randomUUID()}`, [newEvent('InvoiceCreated')], 'no_stream');
+  const [first] = await store.chain.read(null, 1);
+  t.is(first!.link!.previous, GENESIS_HASH);
+  t.deepEqual(await store.chain.head(), { position: 1n, hash: first!.link!.hash });
 });

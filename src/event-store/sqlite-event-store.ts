@@ -1,8 +1,11 @@
 import Database from 'better-sqlite3';
 import type { JsonObject } from '../shared/json.ts';
+import { GENESIS_HASH, foldChain, linkAfter, newContentOf, type ChainContent } from './event-chain.ts';
 import {
   WrongExpectedRevisionError,
   type AppendResult,
+  type ChainStart,
+  type ChainedEvent,
   type EventMetadata,
   type EventStore,
   type ExpectedRevision,
@@ -31,6 +34,12 @@ import {
  * - Group commit: appends requested in one turn of the event loop are written in one transaction
  *   (one fsync), each in a savepoint of its own, so one append's conflict fails only that append.
  *   Under concurrent writers this turns an fsync per append into an fsync per turn.
+ *
+ * - Hash chain (event-chain.ts): each row carries `previous_hash` and `hash`, written in the append's
+ *   transaction after the last row's hash, so writers in several processes extend one chain. A
+ *   file written before the chain existed gains the columns (its rows keep NULL: history is not
+ *   rewritten) and one `event_chain_start` row: the last unchained position and the seal over those
+ *   rows, which the first chained row follows.
  *
  * Retries: event ids are unique in the whole log. An append whose events are all already in the log,
  * in the same stream, at consecutive revisions, where the expected revision is the one the original
@@ -68,7 +77,14 @@ CREATE TABLE IF NOT EXISTS events (
   type TEXT NOT NULL,
   data TEXT NOT NULL,
   metadata TEXT NOT NULL,
+  previous_hash TEXT,
+  hash TEXT,
   UNIQUE (stream_id, revision)
+);
+CREATE TABLE IF NOT EXISTS event_chain_start (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  unchained_through INTEGER,
+  seal TEXT NOT NULL
 )`;
 
 /** Columns in the order every read statement selects them (raw rows, integers as bigint). */
@@ -84,6 +100,9 @@ type EventRow = [
   data: string,
   metadata: string,
 ];
+type ChainedEventRow = [...EventRow, previousHash: string | null, hash: string | null];
+type ChainStartRow = { unchained_through: bigint | null; seal: string };
+type LastRow = { position: bigint; hash: string | null };
 type StoredEventPlace = { position: bigint; stream_id: string; revision: bigint };
 
 type AppendOutcome = { result: AppendResult; wrote: boolean };
@@ -97,6 +116,62 @@ const toRecordedEvent = (row: EventRow): RecordedEvent => ({
   revision: Number(row[3]),
   position: row[0],
 });
+
+const rowContent = (row: EventRow): ChainContent => ({
+  id: row[1],
+  streamId: row[2],
+  revision: Number(row[3]),
+  type: row[4],
+  data: row[5],
+  metadata: row[6],
+});
+
+const toChainedEvent = (row: ChainedEventRow): ChainedEvent => {
+  const [position, , , , , , , previous, hash] = row;
+  // The stored text itself: what the writer hashed, byte for byte.
+  return {
+    position,
+    content: rowContent(row as unknown as EventRow),
+    link: previous !== null && hash !== null ? { previous, hash } : null,
+  };
+};
+
+/**
+ * Brings a file to the chained schema, once, under the write lock: a file from before the chain
+ * gets the two columns and its start row sealing what it holds; a new file, a start at genesis.
+ * A chained file whose start row is gone keeps it gone (a new seal would hide what changed).
+ */
+function prepareChain(db: Database.Database): void {
+  db.transaction(() => {
+    const columns = db.prepare<[], { name: string }>('PRAGMA table_info(events)').all();
+    const legacy = !columns.some((column) => column.name === 'hash');
+    if (legacy) {
+      db.exec('ALTER TABLE events ADD COLUMN previous_hash TEXT');
+      db.exec('ALTER TABLE events ADD COLUMN hash TEXT');
+    }
+    if (db.prepare('SELECT 1 FROM event_chain_start').get() !== undefined) return;
+    const last = db.prepare<[], bigint | null>('SELECT max(position) FROM events').pluck(true).safeIntegers(true).get();
+    if (last === null || last === undefined) {
+      db.prepare('INSERT INTO event_chain_start (id, unchained_through, seal) VALUES (1, NULL, ?)').run(GENESIS_HASH);
+      return;
+    }
+    if (!legacy) return;
+    const rows = db
+      .prepare<[], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events ORDER BY position`)
+      .raw(true)
+      .safeIntegers(true)
+      .iterate();
+    const seal = foldChain(
+      GENESIS_HASH,
+      (function* () {
+        for (const row of rows) yield rowContent(row);
+      })(),
+    );
+    db.prepare('INSERT INTO event_chain_start (id, unchained_through, seal) VALUES (1, ?, ?)')
+      .safeIntegers(true)
+      .run(last, seal);
+  }).immediate();
+}
 
 const revisionMatches = (expected: ExpectedRevision, currentRevision: number | null): boolean => {
   if (expected === 'any') return true;
@@ -120,8 +195,35 @@ export function createSqliteEventStore({
   // FULL: a resolved append survives power loss, not only a crash of the process.
   db.pragma('synchronous = FULL');
   db.exec(SCHEMA);
+  prepareChain(db);
 
   const readAllStatement = db.prepare<[bigint, number], EventRow>(READ_ALL_SQL).raw(true).safeIntegers(true);
+  const readChainedStatement = db
+    .prepare<[bigint, number], ChainedEventRow>(
+      `SELECT ${EVENT_COLUMNS}, previous_hash, hash FROM events WHERE position > ? ORDER BY position LIMIT ?`,
+    )
+    .raw(true)
+    .safeIntegers(true);
+  const lastRowStatement = db
+    .prepare<[], LastRow>('SELECT position, hash FROM events ORDER BY position DESC LIMIT 1')
+    .safeIntegers(true);
+  const startRow = db
+    .prepare<[], ChainStartRow>('SELECT unchained_through, seal FROM event_chain_start')
+    .safeIntegers(true)
+    .get();
+  const chainStart: ChainStart | null = startRow
+    ? { unchainedThrough: startRow.unchained_through, seal: startRow.seal }
+    : null;
+  /** The chain hash of the log's last event: its own, or the seal when it predates the chain. */
+  const hashAfter = (last: LastRow | undefined): string => {
+    if (last === undefined) return chainStart?.seal ?? GENESIS_HASH;
+    if (last.hash !== null) return last.hash;
+    const sealed = chainStart?.unchainedThrough;
+    // An unchained row past the seal is damage the verifier reports; the chain goes on from genesis.
+    return sealed !== null && sealed !== undefined && last.position <= sealed ? chainStart!.seal : GENESIS_HASH;
+  };
+  /** The hash the next inserted event follows; read from the file at the start of each write transaction. */
+  let chainHead = GENESIS_HASH;
   const readStreamStatement = db
     .prepare<[string], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? ORDER BY revision`)
     .raw(true)
@@ -137,8 +239,8 @@ export function createSqliteEventStore({
     .prepare<[string], StoredEventPlace>('SELECT position, stream_id, revision FROM events WHERE id = ?')
     .safeIntegers(true);
   const insertStatement = db
-    .prepare<[string, string, number, string, string, string]>(
-      'INSERT INTO events (id, stream_id, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
+    .prepare<[string, string, number, string, string, string, string, string]>(
+      'INSERT INTO events (id, stream_id, revision, type, data, metadata, previous_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     )
     .safeIntegers(true);
   const dataVersionStatement = db.prepare<[], number>('PRAGMA data_version').pluck(true);
@@ -172,16 +274,21 @@ export function createSqliteEventStore({
       let position = 0n;
       for (const event of events) {
         revision += 1;
+        const content = newContentOf(streamId, revision, event);
+        const link = linkAfter(chainHead, content);
         try {
           const info = insertStatement.run(
             event.id,
             streamId,
             revision,
             event.type,
-            JSON.stringify(event.data),
-            JSON.stringify(event.metadata),
+            content.data,
+            content.metadata,
+            link.previous,
+            link.hash,
           );
           position = BigInt(info.lastInsertRowid);
+          chainHead = link.hash;
         } catch (error) {
           // Thrown out of the transaction function: SQLite rolls the whole append back.
           if (isUniqueEventIdViolation(error)) throw new DuplicateEventIdError(streamId, event.id);
@@ -236,9 +343,12 @@ export function createSqliteEventStore({
 
   /** One append inside the group's transaction (a savepoint): its outcome, or why it failed. */
   const appendOne = (streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendOutcome => {
+    const headBefore = chainHead;
     try {
       return appendInTransaction(streamId, events, expected);
     } catch (error) {
+      // Its savepoint rolled back: the next append follows the same hash this one did.
+      chainHead = headBefore;
       // With `any` the revision check cannot spot a retry; the id collision does.
       if (error instanceof DuplicateEventIdError && expected === 'any') {
         const retried = findExactRetry(streamId, events, expected);
@@ -256,15 +366,17 @@ export function createSqliteEventStore({
     reject: (error: unknown) => void;
   };
   let queued: QueuedAppend[] = [];
-  const appendGroup = db.transaction((group: QueuedAppend[]) =>
-    group.map((append) => {
+  const appendGroup = db.transaction((group: QueuedAppend[]) => {
+    // Under the write lock: another connection may have appended since this one last did.
+    chainHead = hashAfter(lastRowStatement.get());
+    return group.map((append) => {
       try {
         return { outcome: appendOne(append.streamId, append.events, append.expected) };
       } catch (error) {
         return { error };
       }
-    }),
-  );
+    });
+  });
 
   /** Writes every queued append in one transaction, then settles each one's promise. */
   const flush = () => {
@@ -315,6 +427,22 @@ export function createSqliteEventStore({
 
     async headPosition() {
       return headPositionStatement.get() ?? null;
+    },
+
+    chain: {
+      async read(after, limit) {
+        if (!Number.isInteger(limit) || limit < 0)
+          throw new RangeError(`chain.read: limit must be a non-negative integer, got ${limit}`);
+        if (limit === 0) return [];
+        return readChainedStatement.all(after ?? 0n, limit).map(toChainedEvent);
+      },
+      async start() {
+        return chainStart;
+      },
+      async head() {
+        const last = lastRowStatement.get();
+        return last === undefined ? null : { position: last.position, hash: hashAfter(last) };
+      },
     },
 
     onAppended(listener) {

@@ -1,5 +1,5 @@
 import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
-import type { ApiKey } from '../actors/api-key.ts';
+import type { ApiKey, ApiKeyScope } from '../actors/api-key.ts';
 import type { Organization } from '../actors/organization.ts';
 import type { WebhookEndpoint } from '../actors/webhook-endpoint.ts';
 import type { ReadDocument } from '../read-store/read-store.ts';
@@ -19,7 +19,13 @@ export const COLLECTIONS = {
 
 export type OrganizationDoc = ReadDocument & Organization & { organizationId: string };
 export type ApiKeyDoc = ReadDocument & ApiKey;
-export type ApiKeySecretDoc = ReadDocument & { keyId: string; organizationId: string; environment: string };
+export type ApiKeySecretDoc = ReadDocument & {
+  keyId: string;
+  organizationId: string;
+  environment: string;
+  /** Absent on documents written before scopes: a full key. */
+  scope?: ApiKeyScope;
+};
 export type CheckoutSessionDoc = ReadDocument & CheckoutSession;
 export type DepositAddressDoc = ReadDocument & {
   network: string;

@@ -7,7 +7,8 @@ import { categoryOf, type Projection } from './projection.ts';
 import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
 import { noMetrics, secondsBetween, type Metrics } from '../shared/metrics.ts';
 
-const CHECKPOINT = 'projections';
+/** The read store checkpoint the runner keeps: the log position every projection has processed. */
+export const PROJECTIONS_CHECKPOINT = 'projections';
 /** One document per projection that owns collections: the `version` its stored documents were written with. */
 export const PROJECTION_VERSIONS = 'projection_versions';
 type ProjectionVersionDoc = ReadDocument & { version: number };
@@ -169,7 +170,7 @@ export function createProjectionRunner(deps: {
       for (const projection of projectionsFor(event.streamId)) await projection.apply(event, store);
     }
     checkpoint = events[events.length - 1]!.position;
-    if (readStore.durable) await readStore.setCheckpoint(CHECKPOINT, checkpoint);
+    if (readStore.durable) await readStore.setCheckpoint(PROJECTIONS_CHECKPOINT, checkpoint);
   }
 
   function notify(): void {
@@ -263,7 +264,7 @@ export function createProjectionRunner(deps: {
 
   return {
     async start() {
-      checkpoint = readStore.durable ? await readStore.getCheckpoint(CHECKPOINT) : null;
+      checkpoint = readStore.durable ? await readStore.getCheckpoint(PROJECTIONS_CHECKPOINT) : null;
       if (readStore.durable) {
         const { changes, storedAny } = await versionChanges();
         if (changes.length > 0) {

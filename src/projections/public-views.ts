@@ -43,6 +43,8 @@ export function publicApiKey(key: ApiKey) {
     id: key.id,
     name: key.name,
     environment: key.environment,
+    // Documents written before scopes (on a durable read store) hold none: full keys.
+    scope: key.scope ?? 'full',
     maskedKey: `sk_${key.environment}_…${key.last4}`,
     createdAt: key.createdAt,
     updatedAt: key.updatedAt,

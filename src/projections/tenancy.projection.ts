@@ -37,6 +37,7 @@ export const tenancyProjection: Projection = {
           keyId: next.id,
           organizationId: next.organizationId,
           environment: next.environment,
+          scope: next.scope,
         });
     }
   },

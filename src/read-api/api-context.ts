@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import type { RouterContext } from '@koa/router';
+import type { ApiKeyScope } from '../actors/api-key.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
 import type { TransactionRecovery } from '../chain-ingest/evm/recover-transaction.ts';
 import type { Rail } from '../chain-ingest/rail.ts';
@@ -29,6 +30,8 @@ export type ApiDeps = {
   webhookTargets?: WebhookTargetPolicy;
   /** How far each followed chain is, for "n of m confirmations" on the hosted page; unset: m only. */
   chainProgress?: ChainProgress;
+  /** The operator public keys the log's checkpoints must be signed with (`GET /audit/verify`); unset: none known. */
+  auditKeys?: readonly string[];
 };
 
 export type Tenant = {
@@ -40,6 +43,8 @@ export type Tenant = {
   actor: string;
   /** The client's address, for the audit trail. */
   clientAddress?: string;
+  /** The API key's scope; absent for an in-process call (the dashboard, whose roles decide): full. */
+  scope?: ApiKeyScope;
 };
 
 export type ApiState = Koa.DefaultState & {

@@ -38,6 +38,8 @@ import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { paymentIntentRoutes } from './routes/payment-intents.ts';
 import { transactionRoutes } from './routes/transactions.ts';
 import { analyticsRoutes, reportRoutes } from './routes/reports.ts';
+import { auditRoutes } from './routes/audit.ts';
+import { scopeGuard } from './scopes.ts';
 import { apiDocsRoutes, isDocsPath } from './routes/api-docs.ts';
 import type { MountedAreas } from './schema/openapi-document.ts';
 import { httpMetricsMiddleware, type MetricsEndpoint, metricsRoute } from './http-metrics.ts';
@@ -96,6 +98,7 @@ export function httpRouters(deps: HttpDeps) {
       analyticsRoutes(deps),
       paymentIntentRoutes(deps),
       teamRoutes(deps),
+      auditRoutes(deps),
       faucetRoutes({ devnet: deps.devnet ?? null }),
     ],
     /** The hosted checkout page, and its test wallet (test sessions on the local devnet only). */
@@ -160,6 +163,7 @@ export function createApiApp(
       ctx.state.tenant = { ...(await authenticateKey(ctx)), clientAddress: ctx.ip };
     }),
     limits.perApiKey,
+    scopeGuard,
     jsonBody,
     idempotency,
     dispatchByResource(routers.api),

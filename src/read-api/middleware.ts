@@ -210,7 +210,13 @@ export function apiKeyAuthentication(
       if (knownHeaders.size >= MAX_KNOWN_KEYS) knownHeaders.delete(knownHeaders.keys().next().value!);
       knownHeaders.set(header, { environment, hash });
     }
-    return { organizationId: found.organizationId, environment, keyId: found.keyId, actor: `api_key:${found.keyId}` };
+    return {
+      organizationId: found.organizationId,
+      environment,
+      keyId: found.keyId,
+      actor: `api_key:${found.keyId}`,
+      scope: found.scope ?? 'full',
+    };
   };
 }
 

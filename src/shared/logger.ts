@@ -27,6 +27,7 @@ const SECRET_FIELDS = [
   'secret',
   'webhookSecret',
   'masterKey',
+  'auditKey',
   'adminToken',
   'sweeperKey',
   'privateKey',

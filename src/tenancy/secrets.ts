@@ -68,16 +68,27 @@ export function loadMasterKey(options: { masterKey?: string; keyFile: string }):
     if (key.length !== 32) throw new Error('WEIR_MASTER_KEY must be 32 bytes encoded in base64');
     return key;
   }
-  if (!existsSync(options.keyFile)) {
-    mkdirSync(dirname(options.keyFile), { recursive: true, mode: 0o700 });
+  const key = Buffer.from(
+    readOrCreateKeyFile(options.keyFile, () => randomBytes(32).toString('base64')).trim(),
+    'base64',
+  );
+  if (key.length !== 32) throw new Error(`${options.keyFile} does not hold a 32-byte base64 key`);
+  return key;
+}
+
+/**
+ * The text of a key file in the data directory, written with `create()` (mode 0600) when it does
+ * not exist yet; when two processes race, the first file written wins and both read it.
+ */
+export function readOrCreateKeyFile(keyFile: string, create: () => string): string {
+  if (!existsSync(keyFile)) {
+    mkdirSync(dirname(keyFile), { recursive: true, mode: 0o700 });
     try {
-      writeFileSync(options.keyFile, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+      writeFileSync(keyFile, create(), { mode: 0o600, flag: 'wx' });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
-  chmodSync(options.keyFile, 0o600);
-  const key = Buffer.from(readFileSync(options.keyFile, 'utf8').trim(), 'base64');
-  if (key.length !== 32) throw new Error(`${options.keyFile} does not hold a 32-byte base64 key`);
-  return key;
+  chmodSync(keyFile, 0o600);
+  return readFileSync(keyFile, 'utf8');
 }

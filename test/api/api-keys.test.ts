@@ -171,3 +171,43 @@ test('webhook endpoint secrets are stored sealed, never in plain text', async (t
     t.false(log.includes(secret.slice('whsec_'.length)));
   }
 });
+
+test('scopes: a read key only reads, an audit key reads and verifies the log; each refusal is a 403 naming the scope', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const read = await api.post<ApiKey & { scope: string }>('/api/v1/api-keys', { name: 'analyst', scope: 'read' });
+  const audit = await api.post<ApiKey & { scope: string }>('/api/v1/api-keys', { name: 'auditor', scope: 'audit' });
+  t.is(read.body.scope, 'read');
+  t.is(audit.body.scope, 'audit');
+  t.is((await api.post<ApiKey & { scope: string }>('/api/v1/api-keys')).body.scope, 'full', 'full by default');
+  assertError(t, await api.post('/api/v1/api-keys', { scope: 'admin' }), 400, { field: 'scope' });
+  const reader = apiClient(weir.url, read.body.secretKey);
+  const auditor = apiClient(weir.url, audit.body.secretKey);
+
+  for (const key of [reader, auditor]) {
+    t.is((await key.get<Page<ApiKey>>('/api/v1/api-keys')).status, 200);
+    t.is((await key.get('/api/v1/checkout/sessions')).status, 200);
+    const before = await logText(weir);
+    for (const [method, path] of [
+      ['post', '/api/v1/checkout/sessions'],
+      ['post', '/api/v1/api-keys'],
+      ['delete', `/api/v1/api-keys/${read.body.id}`],
+    ] as const) {
+      const refused = method === 'post' ? await key.post(path, { name: 'x' }) : await key.delete(path);
+      const scope = key === reader ? 'read' : 'audit';
+      assertError(t, refused, 403, {
+        code: 'api_key_scope',
+        message: new RegExp(`scope is ${scope}: it may only read`),
+      });
+    }
+    t.is(await logText(weir), before, 'nothing written');
+  }
+
+  // The log's verification: audit keys and full keys, not read keys.
+  t.is((await auditor.get('/api/v1/audit/verify')).status, 200);
+  t.is((await api.get('/api/v1/audit/verify')).status, 200);
+  assertError(t, await reader.get('/api/v1/audit/verify'), 403, {
+    code: 'api_key_scope',
+    message: /needs an API key with the audit scope \(or a full key\); this key's scope is read/,
+  });
+});

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { assertError, payInFull, type Session } from './helpers.ts';
+import { apiClient } from '../support/api-client.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
 type Paid = Session & { paymentIntent: { id: string }; payments: { network: string }[] };
@@ -118,8 +119,8 @@ test('reports over a known history: volume by month, week and network, conversio
   assertError(t, await shop.api.get('/api/v1/reports/churn'), 400, { field: 'name' });
 });
 
-test('analytics queries: an allowed pipeline runs over the tenant alone; writing stages, joins and code are refused, each named', async (t) => {
-  const { shop } = await history(t);
+test('analytics queries: an allowed pipeline runs over the tenant alone; writing stages, joins and code are refused, each named; a read-only key may query', async (t) => {
+  const { shop, weir } = await history(t);
   const query = (pipeline: unknown[], collection = 'checkout_sessions') =>
     shop.api.post<{ data: Record<string, unknown>[] }>('/api/v1/analytics/query', { collection, pipeline });
   const counted = await query([
@@ -149,5 +150,16 @@ test('analytics queries: an allowed pipeline runs over the tenant alone; writing
   ];
   for (const [pipeline, field] of refused) assertError(t, await query(pipeline), 400, { field });
   assertError(t, await query([{ $match: {} }], 'api_keys'), 400, { field: 'collection' });
+
+  // An analyst's read-only key may query (a POST that only reads).
+  const key = await shop.api.post<{ secretKey: string }>('/api/v1/api-keys', { name: 'analyst', scope: 'read' });
+  t.is(key.status, 200, JSON.stringify(key.body));
+  const analyst = apiClient(weir.url, key.body.secretKey);
+  const asAnalyst = await analyst.post<{ data: unknown[] }>('/api/v1/analytics/query', {
+    collection: 'checkout_sessions',
+    pipeline: [{ $count: 'n' }],
+  });
+  t.is(asAnalyst.status, 200, JSON.stringify(asAnalyst.body));
+  t.is((await analyst.get('/api/v1/reports/volume')).status, 200);
   assertError(t, await query([{ $match: {}, $limit: 1 }]), 400, { field: 'pipeline[0]' });
 });

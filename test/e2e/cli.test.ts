@@ -255,3 +255,34 @@ test('weir user create makes a dashboard user who can sign in; the password come
     /^weir_session=[0-9a-f-]{36}\.[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Strict$/,
   );
 });
+
+test('weir audit checkpoint signs and prints the head; weir audit verify exits 0 on the log as written and 1, naming the position, once a row is edited', async (t) => {
+  const dataDir = await tempDir(t);
+  t.is(runWeir(['org', 'create', '--name', 'Audited'], { WEIR_DATA_DIR: dataDir }).status, 0);
+  t.is(runWeir(['audit', 'checkpoint'], { WEIR_DATA_DIR: dataDir }).status, 1, 'no checkpoint yet');
+  const signed = runWeir(['audit', 'checkpoint', '--write'], { WEIR_DATA_DIR: dataDir });
+  t.is(signed.status, 0, signed.stderr);
+  const checkpoint = JSON.parse(signed.stdout) as { position: string; hash: string; publicKey: string };
+  t.regex(checkpoint.hash, /^[0-9a-f]{64}$/);
+  const published = join(dataDir, 'published-checkpoint.json');
+  await writeFile(published, signed.stdout);
+
+  const verified = runWeir(['audit', 'verify', '--json', '--checkpoint', published], { WEIR_DATA_DIR: dataDir });
+  t.is(verified.status, 0, verified.stderr);
+  t.regex(verified.stderr, /OK: everything checked holds/);
+  const report = JSON.parse(verified.stdout) as { holds: boolean; chain: { checkpoints: { checked: number } } };
+  t.true(report.holds);
+  t.is(report.chain.checkpoints.checked, 2, 'the logged checkpoint and the published copy');
+
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(join(dataDir, 'events.sqlite3'));
+  db.prepare("UPDATE events SET data = json_set(data, '$.name', 'Someone else') WHERE position = 1").run();
+  db.close();
+  const tampered = runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: dataDir });
+  t.is(tampered.status, 1);
+  t.regex(tampered.stderr, /content_changed at 1: /);
+  t.regex(tampered.stderr, /FAILED/);
+  const found = JSON.parse(tampered.stdout) as { chain: { firstProblem: { kind: string; position: string } } };
+  t.deepEqual(found.chain.firstProblem.kind, 'content_changed');
+  t.is(found.chain.firstProblem.position, '1');
+});

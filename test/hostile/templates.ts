@@ -98,7 +98,8 @@ export const TEMPLATES: Record<string, Template> = {
   'PUT /api/v1/organization/withdrawal-addresses/:id': () => ({ name: 'renamed wallet', address: randomEvmAddress() }),
   'DELETE /api/v1/organization/withdrawal-addresses/:id': () => undefined,
   'POST /api/v1/organization/withdrawal-addresses/:id/mark-as-default': () => undefined,
-  'POST /api/v1/api-keys': () => ({ name: 'ci key' }),
+  'POST /api/v1/api-keys': (_r, random) =>
+    random.chance(0.3) ? { name: 'ci key', scope: random.pick(['full', 'read', 'audit']) } : { name: 'ci key' },
   'POST /api/v1/api-keys/:id/regenerate': () => undefined,
   'DELETE /api/v1/api-keys/:id': () => undefined,
   'POST /api/v1/webhook-endpoints': (_r, random) => ({

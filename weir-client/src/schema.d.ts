@@ -139,6 +139,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The body is over the limit. Codes: `request_too_large` */
                 413: {
                     headers: {
@@ -276,6 +285,12 @@ export interface paths {
                     "application/json": {
                         /** @example shop backend */
                         name?: string | null;
+                        /**
+                         * @description `full` (default): everything; `read`: GET requests only; `audit`: reading plus `/api/v1/audit/*`
+                         * @example read
+                         * @enum {string|null}
+                         */
+                        scope?: "full" | "read" | "audit" | null;
                     };
                 };
             };
@@ -300,6 +315,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -466,6 +490,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No API key with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -548,6 +581,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -718,6 +760,72 @@ export interface paths {
                 };
                 /** @description No asset with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the event log and the read models
+         * @description Walks the whole log, recomputes its hash chain and checks every signed checkpoint (the first broken link is `chain.firstProblem`, with its position), then rebuilds every read model from the log in a scratch store and compares the key's organization and environment's documents with the live ones. A run replays the whole log: runs go one at a time, and asking again while a run is under way answers that run.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuditVerification"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of the `read` scope: this needs `audit` or a full key. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1080,6 +1188,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
                     headers: {
@@ -1269,6 +1386,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The transaction pays none of the organization's sessions; No checkout session with this id in the key's organization and environment. Codes: `wrong_claim`, `resource_missing` */
                 404: {
                     headers: {
@@ -1392,6 +1518,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -1481,6 +1616,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1659,6 +1803,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1962,6 +2115,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running; A promotion code is already in use (codes are unique regardless of case). Codes: `idempotency_key_in_use`, `promotion_code_in_use` */
                 409: {
                     headers: {
@@ -2120,6 +2282,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -2226,6 +2397,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -2322,6 +2502,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -2411,6 +2600,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2586,6 +2784,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
                     headers: {
@@ -2744,6 +2951,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No customer with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -2819,6 +3035,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2916,7 +3141,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A live key. Codes: `testmode_charges_only` */
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A live key. Codes: `api_key_scope`, `testmode_charges_only` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3075,7 +3300,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3199,7 +3424,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3297,7 +3522,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3642,6 +3867,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running; The invoice number is taken by another invoice. Codes: `idempotency_key_in_use`, `invoice_number_in_use` */
                 409: {
                     headers: {
@@ -3800,6 +4034,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -3897,6 +4140,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -3979,6 +4231,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4085,6 +4346,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -4174,6 +4444,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4280,6 +4559,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -4376,6 +4664,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4499,6 +4796,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4674,6 +4980,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The body is over the limit. Codes: `request_too_large` */
                 413: {
                     headers: {
@@ -4772,6 +5087,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The body is over the limit. Codes: `request_too_large` */
                 413: {
                     headers: {
@@ -4848,6 +5172,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4973,6 +5306,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The body is over the limit. Codes: `request_too_large` */
                 413: {
                     headers: {
@@ -5042,6 +5384,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5167,6 +5518,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The body is over the limit. Codes: `request_too_large` */
                 413: {
                     headers: {
@@ -5245,6 +5605,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5392,6 +5761,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The body is over the limit. Codes: `request_too_large` */
                 413: {
                     headers: {
@@ -5524,6 +5902,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5686,6 +6073,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -5758,6 +6154,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5844,6 +6249,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5961,6 +6375,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No payment intent with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -6071,6 +6494,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6301,6 +6733,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
                     headers: {
@@ -6459,6 +6900,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -6550,6 +7000,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -6619,6 +7078,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6710,6 +7178,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -6793,6 +7270,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -6858,6 +7344,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7048,6 +7543,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -7208,6 +7712,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7394,6 +7907,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
                     headers: {
@@ -7552,6 +8074,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -7624,6 +8155,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7704,6 +8244,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -7769,6 +8318,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7859,6 +8417,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -7924,6 +8491,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8271,6 +8847,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -8382,6 +8967,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8503,6 +9097,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -8595,6 +9198,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8772,6 +9384,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
                     headers: {
@@ -8930,6 +9551,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -9023,6 +9653,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -9091,6 +9730,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9342,7 +9990,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9449,7 +10097,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `role_forbidden`, `live_key_required` */
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9643,6 +10291,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
                 409: {
                     headers: {
@@ -9798,6 +10455,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -9870,6 +10536,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10064,6 +10739,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No webhook endpoint or delivery with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
                     headers: {
@@ -10153,6 +10837,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10252,6 +10945,15 @@ export interface paths {
                 };
                 /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12703,6 +13405,11 @@ export interface components {
             /** @example sk_test_…a1b2 */
             maskedKey: string;
             name: string;
+            /**
+             * @description `full`: everything; `read`: GET requests only; `audit`: reading plus `/api/v1/audit/*`
+             * @enum {string}
+             */
+            scope: "full" | "read" | "audit";
             /** Format: date-time */
             updatedAt: string;
         };
@@ -12730,6 +13437,92 @@ export interface components {
             isPublic: boolean;
             name: string;
             symbol: string;
+        };
+        /** @description The first broken link, in log order */
+        AuditChainProblem: {
+            /** @enum {string} */
+            kind: "content_changed" | "link_broken" | "link_missing" | "seal_broken" | "start_missing" | "checkpoint_forged" | "checkpoint_mismatch" | "checkpoint_position_missing" | "checkpoint_malformed";
+            message: string;
+            /**
+             * @description A log position (decimal)
+             * @example 1042
+             */
+            position: string | null;
+        } | null;
+        AuditCheckpoint: {
+            /** @description The chain's SHA-256 hash at that position (hex) */
+            hash: string;
+            /**
+             * @description The checkpoint's own position in the log
+             * @example 1042
+             */
+            loggedAt: string | null;
+            /**
+             * @description A log position (decimal)
+             * @example 1042
+             */
+            position: string;
+            /** @description The signer's ed25519 public key (base64url, 32 bytes) */
+            publicKey: string;
+            /** @description ed25519 signature (base64url) of the checkpoint message */
+            signature: string;
+            signedAt: string;
+        } | null;
+        AuditReadModelDifference: {
+            collection: string;
+            fields: string[];
+            id: string;
+            /**
+             * @description `missing` from the live read models, `unexpected` in them, or `different` in `fields`
+             * @enum {string}
+             */
+            kind: "missing" | "unexpected" | "different";
+        };
+        AuditVerification: {
+            chain: {
+                checkpoints: {
+                    checked: number;
+                    latest: components["schemas"]["AuditCheckpoint"];
+                };
+                events: number;
+                firstProblem: components["schemas"]["AuditChainProblem"];
+                head: {
+                    hash: string;
+                    /**
+                     * @description A log position (decimal)
+                     * @example 1042
+                     */
+                    position: string;
+                } | null;
+                holds: boolean;
+                problemCount: number;
+                problems: components["schemas"]["AuditChainProblem"][];
+                /** @description Events written before the chain started */
+                unchainedEvents: number;
+                /**
+                 * @description A log position (decimal)
+                 * @example 1042
+                 */
+                unchainedThrough: string | null;
+            };
+            /** @description The chain, every checkpoint and the compared read models hold */
+            holds: boolean;
+            ms: number;
+            readModels: {
+                collections: number;
+                compared: boolean;
+                differenceCount: number;
+                differences: components["schemas"]["AuditReadModelDifference"][];
+                documents: number;
+                holds: boolean;
+                /**
+                 * @description The log position both sides were compared at
+                 * @example 1042
+                 */
+                position: string | null;
+                reason: string | null;
+            };
+            startedAt: string;
         };
         /** @description At least one of the two; no other part is taken */
         BrandForm: {

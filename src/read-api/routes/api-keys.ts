@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { apiKeyAggregate } from '../../actors/api-key.ts';
+import { API_KEY_SCOPES, apiKeyAggregate } from '../../actors/api-key.ts';
 import { COLLECTIONS, type ApiKeyDoc } from '../../projections/collections.ts';
 import { publicApiKey } from '../../projections/public-views.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
@@ -14,6 +14,7 @@ import {
   listOf,
   listQuery,
   notFound,
+  oneOf,
   optional,
   text,
   z,
@@ -65,7 +66,14 @@ export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
       path: '/',
       summary: 'Create a secret key',
       description: 'The secret is in this answer only: Weir keeps its hash.',
-      body: bodyObject({ name: optional(text({ min: 1, max: 100 })).openapi({ example: 'shop backend' }) }),
+      body: bodyObject({
+        name: optional(text({ min: 1, max: 100 })).openapi({ example: 'shop backend' }),
+        scope: optional(oneOf(API_KEY_SCOPES)).openapi({
+          description:
+            '`full` (default): everything; `read`: GET requests only; `audit`: reading plus `/api/v1/audit/*`',
+          example: 'read',
+        }),
+      }),
       bodyOptional: true,
       response: IssuedApiKeySchema,
       errors: [
@@ -88,6 +96,7 @@ export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
         organizationId: tenant.organizationId,
         environment: tenant.environment,
         name,
+        scope: body.scope ?? 'full',
         secretHash: hashSecret(secret),
         last4: secret.slice(-4),
       });

@@ -5,6 +5,7 @@ import {
   type ResponseConfig,
   type RouteConfig,
 } from '@asteasolutions/zod-to-openapi';
+import { SCOPE_REFUSED } from '../scopes.ts';
 import { ErrorBodySchema, z } from './fields.ts';
 import {
   type Auth,
@@ -65,6 +66,12 @@ function commonErrors(auth: Auth, method: Method, takesBody: boolean, idempotent
       },
       { status: 429, codes: ['rate_limited'], description: "The key's rate limit is spent: see Retry-After" },
     );
+  if (auth === 'secretKey' && method !== 'get')
+    errors.push({
+      status: 403,
+      codes: [SCOPE_REFUSED],
+      description: 'A key of a reading scope (`read`, `audit`): it makes GET requests only',
+    });
   if (auth === 'admin')
     errors.push({
       status: 401,

@@ -1,4 +1,5 @@
 import { TEST_WEBHOOK_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../webhooks/webhook-event-types.ts';
+import { API_KEY_SCOPES } from '../../actors/api-key.ts';
 import { amountString, timestamp, z } from './fields.ts';
 
 /** Answer schemas of the converted resources (what the API sends; extra fields are allowed by the document). */
@@ -8,6 +9,9 @@ export const ApiKeySchema = z
     id: z.string(),
     name: z.string(),
     environment: z.enum(['test', 'live']),
+    scope: z.enum(API_KEY_SCOPES).openapi({
+      description: '`full`: everything; `read`: GET requests only; `audit`: reading plus `/api/v1/audit/*`',
+    }),
     maskedKey: z.string().openapi({ example: 'sk_test_…a1b2' }),
     createdAt: timestamp(),
     updatedAt: timestamp(),

@@ -1,0 +1,232 @@
+import { GENESIS_HASH, chainHash } from '../event-store/event-chain.ts';
+import type { EventStore } from '../event-store/event-store.ts';
+import { checkpointMessage, readCheckpoints, type LoggedCheckpoint } from './checkpoints.ts';
+import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
+import { signatureHolds } from './operator-key.ts';
+
+export type ChainProblemKind =
+  /** The event's content no longer hashes to the hash stored with it: edited. */
+  | 'content_changed'
+  /** The event does not follow the one before it: events removed, inserted or reordered before it. */
+  | 'link_broken'
+  /** An event after the chain's start carries no link: written behind Weir's back, or its link taken away. */
+  | 'link_missing'
+  /** The events written before the chain started no longer fold to the seal recorded then. */
+  | 'seal_broken'
+  /** The log holds no record of where its chain starts. */
+  | 'start_missing'
+  /** A checkpoint whose signature does not hold, or that the operator's key did not sign. */
+  | 'checkpoint_forged'
+  /** The chain's hash at a checkpoint's position is not the hash it signed. */
+  | 'checkpoint_mismatch'
+  /** No event at a checkpoint's position any more (removed, or the log cut short). */
+  | 'checkpoint_position_missing'
+  /** An event of the checkpoint stream that does not hold a checkpoint. */
+  | 'checkpoint_malformed';
+
+/** One finding; `position` is the log position it is located at (null when the whole log is concerned). */
+export type ChainProblem = { kind: ChainProblemKind; position: string | null; message: string };
+
+export type ChainReport = {
+  /** Whether every link, the seal and every checkpoint hold. */
+  holds: boolean;
+  events: number;
+  /** Events written before the chain started: not linked one by one, vouched for as a whole by the seal. */
+  unchainedEvents: number;
+  /** The last unchained position (null: the chain starts at the log's first event). */
+  unchainedThrough: string | null;
+  /** The log's last position and the chain hash there, as recomputed. */
+  head: { position: string; hash: string } | null;
+  checkpoints: { checked: number; latest: LoggedCheckpoint | null };
+  /** The earliest problem in log order: the first broken link. */
+  firstProblem: ChainProblem | null;
+  /** The first `MAX_LISTED` problems in log order; `problemCount` counts them all. */
+  problems: ChainProblem[];
+  problemCount: number;
+};
+
+export type ChainProgress = { events: number; position: bigint; head: bigint | null };
+
+const MAX_LISTED = 100;
+const BATCH = 1000;
+
+const describe = (checkpoint: LoggedCheckpoint): string =>
+  checkpoint.loggedAt === null
+    ? `the published checkpoint for position ${checkpoint.position}`
+    : `the checkpoint at ${checkpoint.loggedAt} (for position ${checkpoint.position})`;
+
+const byPosition = (a: ChainProblem, b: ChainProblem): number => {
+  if (a.position === b.position) return 0;
+  if (a.position === null) return -1;
+  if (b.position === null) return 1;
+  const x = BigInt(a.position);
+  const y = BigInt(b.position);
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+/**
+ * Walks the whole log in order, recomputes every event's hash from its content and the hash
+ * before it, and checks the seal of the events written before the chain started and every signed
+ * checkpoint. `trustedKeys`: the operator public keys a checkpoint must be signed with (empty: each
+ * checkpoint's signature is checked against the key it names, which proves nothing about who).
+ */
+export async function verifyChain(deps: {
+  eventStore: EventStore;
+  trustedKeys: readonly string[];
+  /** Checkpoints published outside the log (they hold even when the log's own are removed). */
+  published?: readonly LoggedCheckpoint[];
+  onProgress?: (progress: ChainProgress) => void;
+}): Promise<ChainReport> {
+  const { eventStore, trustedKeys } = deps;
+  const problems: ChainProblem[] = [];
+  const problem = (kind: ChainProblemKind, position: bigint | string | null, message: string) =>
+    problems.push({ kind, position: position === null ? null : String(position), message });
+
+  const start = await eventStore.chain.start();
+  const logHead = await eventStore.headPosition();
+  if (start === null && logHead !== null)
+    problem(
+      'start_missing',
+      null,
+      'the log holds no record of where its chain starts (its start row or metadata is gone)',
+    );
+
+  // Checkpoints are read first, so each is checked when the walk passes its position.
+  const checkpointsAt = new Map<string, LoggedCheckpoint[]>();
+  let latest: LoggedCheckpoint | null = null;
+  let checked = 0;
+  const logged = (await readCheckpoints(eventStore)).flatMap(({ event, checkpoint }) => {
+    if (checkpoint === null)
+      problem('checkpoint_malformed', event.position, `the checkpoint event at ${event.position} holds no checkpoint`);
+    return checkpoint ? [checkpoint] : [];
+  });
+  for (const checkpoint of [...logged, ...(deps.published ?? [])]) {
+    checked += 1;
+    if (checkpoint.loggedAt !== null) latest = checkpoint;
+    const where = checkpoint.loggedAt;
+    if (!signatureHolds(checkpoint.publicKey, checkpointMessage(checkpoint), checkpoint.signature))
+      problem('checkpoint_forged', where, `${describe(checkpoint)} has a signature that does not hold`);
+    else if (trustedKeys.length > 0 && !trustedKeys.includes(checkpoint.publicKey))
+      problem(
+        'checkpoint_forged',
+        where,
+        `${describe(checkpoint)} is signed by ${checkpoint.publicKey}, not the operator's key`,
+      );
+    const atPosition = checkpointsAt.get(checkpoint.position) ?? [];
+    atPosition.push(checkpoint);
+    checkpointsAt.set(checkpoint.position, atPosition);
+  }
+
+  let events = 0;
+  let unchainedEvents = 0;
+  /** The fold over the unchained events so far. */
+  let sealed = GENESIS_HASH;
+  /** The hash the next chained event must follow; null until the walk reaches the chain. */
+  let expected: string | null = null;
+  let head: { position: string; hash: string } | null = null;
+  const unchainedThrough = start?.unchainedThrough ?? null;
+
+  const checkSeal = (at: bigint | null) => {
+    if (start === null || start.unchainedThrough === null || start.seal === sealed) return;
+    problem(
+      'seal_broken',
+      at,
+      `the ${unchainedEvents} events written before the chain started (through position ${start.unchainedThrough}) have changed since it started`,
+    );
+  };
+
+  for (let after: bigint | null = null; ; ) {
+    const page = await eventStore.chain.read(after, BATCH);
+    if (page.length === 0) break;
+    for (const event of page) {
+      events += 1;
+      const { position, link, content } = event;
+      let hashHere: string;
+      const beforeChain =
+        start !== null ? unchainedThrough !== null && position <= unchainedThrough : expected === null && link === null;
+      if (beforeChain) {
+        sealed = chainHash(sealed, content);
+        unchainedEvents += 1;
+        hashHere = sealed;
+      } else {
+        if (expected === null) {
+          // The first chained event: what came before must still fold to the seal it follows.
+          checkSeal(unchainedThrough);
+          expected = start?.seal ?? link?.previous ?? sealed;
+          if (start === null && link !== null && link.previous !== sealed)
+            problem(
+              'seal_broken',
+              position,
+              `the events before position ${position} are not the ones it was chained to`,
+            );
+        }
+        if (link === null) {
+          problem(
+            'link_missing',
+            position,
+            `the event at ${position} carries no link although the chain started before it`,
+          );
+          hashHere = chainHash(expected, content);
+          expected = hashHere;
+        } else {
+          if (link.previous !== expected)
+            problem(
+              'link_broken',
+              position,
+              `the event at ${position} does not follow the event before it: events were removed, inserted or reordered before it`,
+            );
+          hashHere = chainHash(link.previous, content);
+          if (hashHere !== link.hash)
+            problem(
+              'content_changed',
+              position,
+              `the event at ${position} is not what was written there: its content was changed`,
+            );
+          // On from the stored hash, so one damaged event is one finding, not every event after it.
+          expected = link.hash;
+        }
+      }
+      head = { position: String(position), hash: hashHere };
+      const signed = checkpointsAt.get(String(position));
+      if (signed) {
+        checkpointsAt.delete(String(position));
+        for (const checkpoint of signed)
+          if (checkpoint.hash !== hashHere)
+            problem(
+              'checkpoint_mismatch',
+              position,
+              `the chain's hash at ${position} is not the one ${describe(checkpoint)} signed: the log up to ${position} was rewritten`,
+            );
+      }
+    }
+    after = page.at(-1)!.position;
+    deps.onProgress?.({ events, position: after, head: logHead });
+    // Inside `weir serve` (GET /audit/verify) requests go on meanwhile.
+    await yieldToEventLoop();
+  }
+  if (expected === null) checkSeal(null);
+
+  const last = head === null ? null : BigInt(head.position);
+  for (const [position, signed] of checkpointsAt)
+    for (const checkpoint of signed)
+      problem(
+        'checkpoint_position_missing',
+        position,
+        last === null || BigInt(position) > last
+          ? `the log ends at ${last ?? 'nothing'}, before position ${position} that ${describe(checkpoint)} signed: events were removed from its end`
+          : `no event at position ${position} that ${describe(checkpoint)} signed: it was removed`,
+      );
+
+  problems.sort(byPosition);
+  return {
+    holds: problems.length === 0,
+    events,
+    unchainedEvents,
+    unchainedThrough: unchainedThrough === null ? null : String(unchainedThrough),
+    head,
+    checkpoints: { checked, latest },
+    firstProblem: problems[0] ?? null,
+    problems: problems.slice(0, MAX_LISTED),
+    problemCount: problems.length,
+  };
+}

@@ -1,0 +1,121 @@
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { SingleBar } from 'cli-progress';
+import { ConfigError, type WeirConfig } from '../app/config.ts';
+import type { AuditProgress, AuditReport } from '../audit/audit-verify.ts';
+import { publishedCheckpointOf, type LoggedCheckpoint } from '../audit/checkpoints.ts';
+import { OPERATOR_KEY_FILE, operatorPublicKey } from '../audit/operator-key.ts';
+
+/** Every value of a repeatable option (`--public-key A --public-key B`). */
+export function options(argv: string[], name: string): string[] {
+  const values: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index]!;
+    if (arg.startsWith(`${name}=`)) values.push(arg.slice(name.length + 1));
+    else if (arg === name && argv[index + 1] !== undefined) values.push(argv[++index]!);
+  }
+  return values;
+}
+
+/** Checkpoints published elsewhere: a file of one checkpoint as `weir audit checkpoint` prints it, a JSON array, or JSON lines. */
+export async function readPublishedCheckpoints(file: string): Promise<LoggedCheckpoint[]> {
+  const text = await readFile(resolve(file), 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new ConfigError(`--checkpoint: cannot read ${resolve(file)} (${error.code ?? 'unreadable'})`);
+  });
+  let values: unknown[];
+  try {
+    const parsed: unknown = JSON.parse(text);
+    values = Array.isArray(parsed) ? parsed : [parsed];
+  } catch {
+    try {
+      values = text
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as unknown);
+    } catch {
+      throw new ConfigError(`--checkpoint: ${resolve(file)} is neither JSON nor JSON lines`);
+    }
+  }
+  return values.map((value, index) => {
+    const checkpoint = publishedCheckpointOf(value);
+    if (!checkpoint) throw new ConfigError(`--checkpoint: entry ${index + 1} of ${resolve(file)} is not a checkpoint`);
+    return checkpoint;
+  });
+}
+
+/** The keys checkpoints must be signed with: the operator's (given or in the data dir) and any `--public-key`. */
+export function trustedKeysOf(config: WeirConfig, argv: string[]): string[] {
+  const own = operatorPublicKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });
+  return [...(own ? [own] : []), ...options(argv, '--public-key')];
+}
+
+/** A progress bar on stderr that follows the phases of a verification, one bar per phase. */
+export function verifyProgress(): { update(progress: AuditProgress): void; stop(): void } {
+  const bar = new SingleBar({
+    format: 'audit verify: {phase} [{bar}] {percentage}% | {detail}',
+    stream: process.stderr,
+    noTTYOutput: true,
+    notTTYSchedule: 2000,
+  });
+  let phase: string | null = null;
+  const show = (name: string, total: number, value: number, detail: string) => {
+    if (phase !== name) {
+      if (phase !== null) bar.stop();
+      bar.start(Math.max(total, 1), 0, { phase: name, detail });
+      phase = name;
+    }
+    bar.update(Math.min(value, total), { detail });
+  };
+  return {
+    update(progress) {
+      if (progress.phase === 'compare')
+        show(
+          'comparing read models',
+          progress.of,
+          progress.collections,
+          `${progress.collections} of ${progress.of} collections`,
+        );
+      else {
+        const total = progress.head === null ? 1 : Number(progress.head);
+        show(
+          progress.phase === 'chain' ? 'hash chain' : 'rebuilding read models',
+          total,
+          Number(progress.position),
+          `${progress.events.toLocaleString('en-US')} events`,
+        );
+      }
+    },
+    stop() {
+      if (phase !== null) bar.stop();
+    },
+  };
+}
+
+/** The summary a person reads: what was checked, what holds, and the first thing that does not. */
+export function summaryOf(report: AuditReport): string {
+  const { chain, readModels } = report;
+  const lines = [
+    `log: ${chain.events.toLocaleString('en-US')} events${chain.head ? `, head ${chain.head.position} ${chain.head.hash}` : ''}`,
+    chain.unchainedEvents > 0
+      ? `  ${chain.unchainedEvents.toLocaleString('en-US')} events written before the chain started (through position ${chain.unchainedThrough}): checked as a whole against their seal, not one by one`
+      : null,
+    `hash chain: ${chain.problemCount === 0 ? 'holds' : `${chain.problemCount} problem(s)`}`,
+    `checkpoints: ${chain.checkpoints.checked} checked${chain.checkpoints.latest ? `, latest for position ${chain.checkpoints.latest.position}` : ''}`,
+    ...chain.problems
+      .slice(0, 10)
+      .map((problem) => `  ${problem.kind} at ${problem.position ?? '-'}: ${problem.message}`),
+    chain.problemCount > 10 ? `  … and ${chain.problemCount - 10} more (see the JSON report)` : null,
+    readModels.compared
+      ? `read models: ${readModels.documents.toLocaleString('en-US')} documents in ${readModels.collections} collections at position ${readModels.position ?? '-'}: ${readModels.differenceCount === 0 ? 'match the rebuild' : `${readModels.differenceCount} difference(s)`}`
+      : `read models: not compared (${readModels.reason})`,
+    ...readModels.differences
+      .slice(0, 10)
+      .map(
+        (difference) =>
+          `  ${difference.collection}/${difference.id}: ${difference.kind}${difference.fields.length > 0 ? ` (${difference.fields.join(', ')})` : ''}`,
+      ),
+    readModels.differenceCount > 10 ? `  … and ${readModels.differenceCount - 10} more (see the JSON report)` : null,
+    `${report.holds ? 'OK: everything checked holds' : 'FAILED'} (${(report.ms / 1000).toFixed(1)} s)`,
+  ];
+  return lines.filter((line) => line !== null).join('\n');
+}

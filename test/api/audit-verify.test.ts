@@ -1,0 +1,85 @@
+import test from 'ava';
+import { latestCheckpoint } from '../../src/audit/checkpoints.ts';
+import { COLLECTIONS } from '../../src/projections/collections.ts';
+import type { ReadDocument } from '../../src/read-store/read-store.ts';
+import { createManualClock } from '../../src/shared/clock.ts';
+import { eventually } from '../support/api-client.ts';
+import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+import type { Session } from './helpers.ts';
+
+type Verification = {
+  holds: boolean;
+  chain: {
+    holds: boolean;
+    events: number;
+    head: { position: string; hash: string } | null;
+    checkpoints: { checked: number; latest: { position: string; loggedAt: string | null } | null };
+    firstProblem: { kind: string; position: string | null } | null;
+  };
+  readModels: {
+    compared: boolean;
+    holds: boolean;
+    position: string | null;
+    documents: number;
+    differences: { collection: string; id: string; kind: string; fields: string[] }[];
+    differenceCount: number;
+  };
+};
+
+test('GET /audit/verify: the chain and checkpoints hold, and the tenant’s read models match a rebuild until one is changed behind Weir’s back', async (t) => {
+  const clock = createManualClock(Date.parse('2026-03-01T00:00:00.000Z'));
+  const weir = await startTestWeir(t, { auditCheckpointSeconds: 60 }, { clock });
+  const alice = await createMerchant(weir.url, 'Alice');
+  const bob = await createMerchant(weir.url, 'Bob');
+  const session = (await alice.api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
+  const other = (await alice.api.post<Session>('/api/v1/checkout/sessions', sessionRequest('1000'))).body;
+  await bob.api.post<Session>('/api/v1/checkout/sessions', sessionRequest());
+
+  // A minute on, the log is signed.
+  const head = await weir.eventStore.headPosition();
+  clock.advanceBy(60_000);
+  const checkpoint = await eventually(
+    () => latestCheckpoint(weir.eventStore).then((c) => c ?? undefined),
+    'a checkpoint',
+  );
+  t.is(checkpoint.position, String(head));
+
+  const verified = await alice.api.get<Verification>('/api/v1/audit/verify');
+  t.is(verified.status, 200, JSON.stringify(verified.body));
+  t.true(verified.body.holds, JSON.stringify(verified.body));
+  t.is(verified.body.chain.events, Number(await weir.eventStore.headPosition()));
+  t.is(verified.body.chain.checkpoints.checked, 1);
+  t.is(verified.body.chain.firstProblem, null);
+  t.true(verified.body.readModels.compared);
+  t.true(verified.body.readModels.documents > 0);
+  t.deepEqual(verified.body.readModels.differences, []);
+
+  // Alice's session changed in the read store itself, one of hers removed, one added: each is named.
+  const sessions = weir.readStore.collection<ReadDocument>(COLLECTIONS.checkoutSessions);
+  const stored = (await sessions.get(session.id))!;
+  await sessions.put({ ...stored, status: 'complete', amountTotal: '1' });
+  await sessions.put({ ...stored, _id: 'cs_forged' });
+  await sessions.delete(other.id);
+
+  const tampered = await alice.api.get<Verification>('/api/v1/audit/verify');
+  t.is(tampered.status, 200);
+  t.false(tampered.body.holds);
+  t.true(tampered.body.chain.holds);
+  t.false(tampered.body.readModels.holds);
+  const named = tampered.body.readModels.differences.map(
+    (d) => `${d.collection}/${d.id}:${d.kind}:${d.fields.join(',')}`,
+  );
+  t.deepEqual(
+    named.sort(),
+    [
+      `checkout_sessions/${other.id}:missing:`,
+      `checkout_sessions/${session.id}:different:status,amountTotal`,
+      'checkout_sessions/cs_forged:unexpected:',
+    ].sort(),
+  );
+
+  // Bob's read models are his own: none of Alice's differences is his.
+  const bobs = await bob.api.get<Verification>('/api/v1/audit/verify');
+  t.true(bobs.body.holds, JSON.stringify(bobs.body.readModels.differences));
+  t.is(bobs.body.chain.head?.hash, tampered.body.chain.head?.hash);
+});
