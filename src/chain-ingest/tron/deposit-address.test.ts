@@ -28,7 +28,7 @@ function preimage(prefix: number, deployer: Hex, salt: Hex, initCode: Hex): Uint
   return out;
 }
 
-const lastTwentyBytes = (digest: Hex) => `0x${digest.slice(-40)}`;
+const lastTwentyBytes = (digest: Hex): Hex => `0x${digest.slice(-40)}`;
 
 // EIP-1014, "Examples" 0, 2 and 5 (address, salt, init_code → documented EVM result).
 const eip1014: [string, Hex, Hex, Hex, string][] = [
@@ -100,7 +100,7 @@ test('a session deposit address on the TVM takes the EVM inputs and the 0x41 pre
   const salt = forwarderCreate2Salt(evmMerchant, sessionSaltOf(sessionId));
   const initCode = forwarderCloneInitCode(evmImplementation);
   t.is(utils.address.getCreate2Address({ from: factory, salt, initCode }), pinned);
-  t.is(evmToTron(lastTwentyBytes(keccak256(preimage(0x41, evmFactory, salt, initCode)))), pinned);
+  t.is<string, string>(evmToTron(lastTwentyBytes(keccak256(preimage(0x41, evmFactory, salt, initCode)))), pinned);
   // The EVM derivation of the same session (0xff) is another address.
   const onEvm = deriveDepositAddress({ factoryAddress: evmFactory, merchantAddress: evmMerchant, sessionId });
   t.not(tronToEvm(derived), onEvm);
@@ -146,7 +146,7 @@ for (const [what, change, field, reason] of refusals) {
         } as Parameters<typeof tronDepositAddress>[0]),
       { instanceOf: TronDepositAddressInputError },
     );
-    t.is(error.field, field);
+    t.is<string, string>(error.field, field);
     t.regex(error.reason, reason);
   });
 }
