@@ -64,8 +64,11 @@ const tvm: Record<string, string> = {
 for (const [name, deployer, salt, initCode, evmResult] of eip1014) {
   test(`EIP-1014 ${name} with the TVM's 0x41 prefix`, (t) => {
     // The hand-built layout reproduces EIP-1014's documented answer with 0xff ...
-    t.is(lastTwentyBytes(keccak256(preimage(0xff, deployer, salt, initCode))), evmResult.toLowerCase());
-    t.is(getContractAddress({ opcode: 'CREATE2', from: deployer, salt, bytecode: initCode }), evmResult);
+    t.is<string, string>(lastTwentyBytes(keccak256(preimage(0xff, deployer, salt, initCode))), evmResult.toLowerCase());
+    t.is<string, string>(
+      getContractAddress({ opcode: 'CREATE2', from: deployer, salt, bytecode: initCode }),
+      evmResult,
+    );
     // ... and with 0x41 gives the TVM's address, which differs.
     const expected = evmToTron(lastTwentyBytes(keccak256(preimage(0x41, deployer, salt, initCode))));
     const derived = tronCreate2Address(deployer, salt, keccak256(initCode));
