@@ -1,0 +1,143 @@
+import test from 'ava';
+import { createPublicClient, erc20Abi, http, parseAbiItem } from 'viem';
+import { createEvmWriteClients } from '../../evm/contracts/clients.ts';
+import { createJsonRpc, JsonRpcCallError } from '../../evm/devnet/json-rpc.ts';
+import { deployDevnet } from '../../evm/devnet/start-devnet.ts';
+import { evmToTron, tronToEvm } from '../address.ts';
+import { tronDepositAddress } from '../deposit-address.ts';
+import { TRON_LOCAL_CHAIN_ID } from '../networks.ts';
+import { startLocalTron } from './local-tron.ts';
+
+const transfer = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+
+test('a TRC-20 transfer on the local chain is seen through the proxy, finalized trails the head, and an injected empty answer is observed', async (t) => {
+  const tron = await startLocalTron({ finalizedDepth: 3 });
+  t.teardown(() => tron.stop());
+  const node = tron.node;
+  if (node === undefined) return t.fail('startLocalTron started no anvil');
+  const devnet = await deployDevnet(node);
+  const payerAccount = devnet.accounts.find((a) => a.role === 'payer')!;
+  const payer = createEvmWriteClients({
+    rpcUrl: tron.upstreamUrl,
+    chainId: TRON_LOCAL_CHAIN_ID,
+    privateKey: payerAccount.privateKey,
+  });
+  const reader = createPublicClient({ transport: http(tron.proxy.url, { retryCount: 0 }) });
+  const rpc = createJsonRpc(tron.proxy.url);
+
+  // The proxy answers as a Tron node: its own chain id, which anvil signs with too.
+  t.is(await reader.getChainId(), TRON_LOCAL_CHAIN_ID);
+  t.is(await rpc('net_version'), String(TRON_LOCAL_CHAIN_ID));
+
+  // The payer pays 12.5 test USDT to a session's T… deposit address. (Anvil would deploy the
+  // forwarder elsewhere: it derives CREATE2 with 0xff, the TVM with 0x41. A transfer is a transfer.)
+  const depositAddress = tronDepositAddress({
+    factoryAddress: evmToTron(devnet.contracts.forwarderFactory),
+    implementationAddress: evmToTron(devnet.contracts.forwarderFactory),
+    merchantAddress: evmToTron(devnet.accounts.find((a) => a.role === 'merchant')!.address),
+    sessionId: '0b9e4a8c-1f6d-4c2a-9e57-3d1b2f8a6c40',
+  });
+  const hash = await payer.walletClient.writeContract({
+    address: devnet.contracts.usdt,
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [tronToEvm(depositAddress), 12_500_000n],
+    gas: 120_000n,
+  });
+  const receipt = await payer.publicClient.waitForTransactionReceipt({ hash });
+  const paid = receipt.blockNumber;
+
+  const logsOfPayment = () =>
+    reader.getLogs({
+      address: devnet.contracts.usdt,
+      event: transfer,
+      args: { to: tronToEvm(depositAddress) },
+      fromBlock: paid,
+      toBlock: paid,
+    });
+  const [log, ...more] = await logsOfPayment();
+  t.is(more.length, 0);
+  t.is(log?.transactionHash, hash);
+  t.is<string | undefined, string>(
+    log?.address,
+    devnet.contracts.usdt.toLowerCase(),
+    'a 20-byte 0x address in lower case, as java-tron answers',
+  );
+  t.is(log?.args.value, 12_500_000n);
+  t.is<string | undefined, string>(log?.args.to === undefined ? undefined : evmToTron(log.args.to), depositAddress);
+
+  // finalized = head - 3, and follows the head as blocks come.
+  const head = await reader.getBlockNumber();
+  t.is((await reader.getBlock({ blockTag: 'finalized' })).number, head - 3n);
+  for (let i = 0; i < 4; i++) await createJsonRpc(tron.upstreamUrl)('evm_mine');
+  t.is((await reader.getBlock({ blockTag: 'finalized' })).number, head + 1n);
+  t.true((await reader.getBlock({ blockTag: 'finalized' })).number >= paid, 'the payment is now solidified');
+  await rpc('weir_setFinalizedDepth', [19]);
+  t.is((await reader.getBlock({ blockTag: 'finalized' })).number, head + 4n > 19n ? head + 4n - 19n : 0n);
+  t.is(tron.proxy.finalizedDepth(), 19);
+  // The same resolution for getLogs: 'finalized' as the upper bound finds nothing beyond it.
+  tron.proxy.setFinalizedDepth(0);
+  t.is(
+    (await reader.getLogs({ address: devnet.contracts.usdt, event: transfer, fromBlock: paid, toBlock: 'finalized' }))
+      .length,
+    1,
+  );
+
+  // An empty answer injected once for the paying block: the first ask misses the payment, and
+  // the control method reports it; asking again (a retry) finds it.
+  t.true(
+    (await rpc('weir_emptyLogs', [{ fromBlock: `0x${paid.toString(16)}`, toBlock: `0x${paid.toString(16)}` }])) ===
+      true,
+  );
+  t.deepEqual(await logsOfPayment(), []);
+  t.deepEqual(tron.proxy.emptiedAnswers(), [
+    { requested: { fromBlock: paid, toBlock: paid }, rule: { fromBlock: paid, toBlock: paid } },
+  ]);
+  t.deepEqual(await rpc('weir_emptiedLogs'), [
+    {
+      requested: { fromBlock: `0x${paid.toString(16)}`, toBlock: `0x${paid.toString(16)}` },
+      rule: { fromBlock: `0x${paid.toString(16)}`, toBlock: `0x${paid.toString(16)}` },
+    },
+  ]);
+  t.is((await logsOfPayment()).length, 1, 'the retry finds it');
+  // A rule covers any range overlapping it, and a blockHash filter too.
+  tron.proxy.emptyLogs(paid, paid, 2);
+  t.deepEqual(
+    await reader.getLogs({ address: devnet.contracts.usdt, event: transfer, fromBlock: 0n, toBlock: 'latest' }),
+    [],
+  );
+  t.deepEqual(
+    await reader.getLogs({ address: devnet.contracts.usdt, event: transfer, blockHash: receipt.blockHash }),
+    [],
+  );
+  t.is((await logsOfPayment()).length, 1);
+  // Balances read through the proxy are the chain's (the reconciler's balanceOf).
+  t.is(
+    await reader.readContract({
+      address: devnet.contracts.usdt,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [tronToEvm(depositAddress)],
+      blockTag: 'finalized',
+    }),
+    12_500_000n,
+  );
+});
+
+test('the proxy refuses what java-tron refuses: the pending tag, and malformed control calls', async (t) => {
+  const tron = await startLocalTron({ finalizedDepth: 2 });
+  t.teardown(() => tron.stop());
+  const rpc = createJsonRpc(tron.proxy.url);
+  await t.throwsAsync(rpc('eth_getBlockByNumber', ['pending', false]), {
+    instanceOf: JsonRpcCallError,
+    message: /TAG pending not supported/,
+  });
+  await t.throwsAsync(rpc('eth_getLogs', [{ fromBlock: 'pending' }]), { message: /TAG pending not supported/ });
+  await t.throwsAsync(rpc('weir_emptyLogs', [{ fromBlock: '0x5', toBlock: '0x1' }]), {
+    message: /fromBlock <= toBlock/,
+  });
+  await t.throwsAsync(rpc('weir_emptyLogs', [{ fromBlock: 5 }]), { message: /hex block numbers/ });
+  await t.throwsAsync(rpc('weir_setFinalizedDepth', [-1]), { message: /non-negative integer/ });
+  // Below the depth, finalized is the genesis block.
+  t.like(await rpc('eth_getBlockByNumber', ['finalized', false]), { number: '0x0' });
+});
