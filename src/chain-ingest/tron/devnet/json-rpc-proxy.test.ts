@@ -1,8 +1,8 @@
 import test from 'ava';
-import { createPublicClient, erc20Abi, http, parseAbiItem } from 'viem';
-import { createEvmWriteClients } from '../../evm/contracts/clients.ts';
+import { erc20Abi, parseAbiItem } from 'viem';
+import { startTestLocalTron } from '../../../../test/support/tron-devnet.ts';
+import { forwarderFactoryAbi } from '../../evm/contracts/abis.ts';
 import { createJsonRpc, JsonRpcCallError } from '../../evm/devnet/json-rpc.ts';
-import { deployDevnet } from '../../evm/devnet/start-devnet.ts';
 import { evmToTron, tronToEvm } from '../address.ts';
 import { tronDepositAddress } from '../deposit-address.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../networks.ts';
@@ -11,41 +11,33 @@ import { startLocalTron } from './local-tron.ts';
 const transfer = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
 test('a TRC-20 transfer on the local chain is seen through the proxy, finalized trails the head, and an injected empty answer is observed', async (t) => {
-  const tron = await startLocalTron({ finalizedDepth: 3 });
-  t.teardown(() => tron.stop());
-  const node = tron.node;
-  if (node === undefined) return t.fail('startLocalTron started no anvil');
-  const devnet = await deployDevnet(node);
-  const payerAccount = devnet.accounts.find((a) => a.role === 'payer')!;
-  const payer = createEvmWriteClients({
-    rpcUrl: tron.upstreamUrl,
-    chainId: TRON_LOCAL_CHAIN_ID,
-    privateKey: payerAccount.privateKey,
+  const { tron, devnet, reader, rpc, mine, factory, merchant, payer } = await startTestLocalTron(t, {
+    finalizedDepth: 3,
   });
-  const reader = createPublicClient({ transport: http(tron.proxy.url, { retryCount: 0 }) });
-  const rpc = createJsonRpc(tron.proxy.url);
 
   // The proxy answers as a Tron node: its own chain id, which anvil signs with too.
   t.is(await reader.getChainId(), TRON_LOCAL_CHAIN_ID);
   t.is(await rpc('net_version'), String(TRON_LOCAL_CHAIN_ID));
 
-  // The payer pays 12.5 test USDT to a session's T… deposit address. (Anvil would deploy the
-  // forwarder elsewhere: it derives CREATE2 with 0xff, the TVM with 0x41. A transfer is a transfer.)
+  // The payer pays 12.5 test USDT to a session's T… deposit address, derived as on the TVM from the
+  // factory's implementation read through the proxy. (Anvil would deploy the forwarder elsewhere:
+  // it derives CREATE2 with 0xff, the TVM with 0x41. A transfer to the address is a transfer.)
+  const implementation = await reader.readContract({
+    address: devnet.contracts.forwarderFactory,
+    abi: forwarderFactoryAbi,
+    functionName: 'implementation',
+  });
   const depositAddress = tronDepositAddress({
-    factoryAddress: evmToTron(devnet.contracts.forwarderFactory),
-    implementationAddress: evmToTron(devnet.contracts.forwarderFactory),
-    merchantAddress: evmToTron(devnet.accounts.find((a) => a.role === 'merchant')!.address),
+    factoryAddress: factory,
+    implementationAddress: implementation,
+    merchantAddress: merchant,
     sessionId: '0b9e4a8c-1f6d-4c2a-9e57-3d1b2f8a6c40',
   });
-  const hash = await payer.walletClient.writeContract({
-    address: devnet.contracts.usdt,
-    abi: erc20Abi,
-    functionName: 'transfer',
-    args: [tronToEvm(depositAddress), 12_500_000n],
-    gas: 120_000n,
-  });
-  const receipt = await payer.publicClient.waitForTransactionReceipt({ hash });
-  const paid = receipt.blockNumber;
+  const {
+    hash,
+    blockNumber: paid,
+    blockHash,
+  } = await payer().payTrc20(evmToTron(devnet.contracts.usdt), depositAddress, 12_500_000n);
 
   const logsOfPayment = () =>
     reader.getLogs({
@@ -69,7 +61,7 @@ test('a TRC-20 transfer on the local chain is seen through the proxy, finalized 
   // finalized = head - 3, and follows the head as blocks come.
   const head = await reader.getBlockNumber();
   t.is((await reader.getBlock({ blockTag: 'finalized' })).number, head - 3n);
-  for (let i = 0; i < 4; i++) await createJsonRpc(tron.upstreamUrl)('evm_mine');
+  await mine(4);
   t.is((await reader.getBlock({ blockTag: 'finalized' })).number, head + 1n);
   t.true((await reader.getBlock({ blockTag: 'finalized' })).number >= paid, 'the payment is now solidified');
   await rpc('weir_setFinalizedDepth', [19]);
@@ -106,10 +98,7 @@ test('a TRC-20 transfer on the local chain is seen through the proxy, finalized 
     await reader.getLogs({ address: devnet.contracts.usdt, event: transfer, fromBlock: 0n, toBlock: 'latest' }),
     [],
   );
-  t.deepEqual(
-    await reader.getLogs({ address: devnet.contracts.usdt, event: transfer, blockHash: receipt.blockHash }),
-    [],
-  );
+  t.deepEqual(await reader.getLogs({ address: devnet.contracts.usdt, event: transfer, blockHash }), []);
   t.is((await logsOfPayment()).length, 1);
   // Balances read through the proxy are the chain's (the reconciler's balanceOf).
   t.is(
@@ -140,4 +129,15 @@ test('the proxy refuses what java-tron refuses: the pending tag, and malformed c
   await t.throwsAsync(rpc('weir_setFinalizedDepth', [-1]), { message: /non-negative integer/ });
   // Below the depth, finalized is the genesis block.
   t.like(await rpc('eth_getBlockByNumber', ['finalized', false]), { number: '0x0' });
+});
+
+test("a TRX payment is a value transfer in the block's transactions, read through the proxy", async (t) => {
+  const { reader, payer } = await startTestLocalTron(t, { finalizedDepth: 1 });
+  const to = evmToTron('0x1000000000000000000000000000000000000001');
+  const { hash, blockNumber } = await payer().payTrx(to, 2_000_000n);
+  const block = await reader.getBlock({ blockNumber, includeTransactions: true });
+  const payment = block.transactions.find((tx) => tx.hash === hash);
+  t.is(payment?.to === null || payment?.to === undefined ? undefined : evmToTron(payment.to), to);
+  t.is(payment?.value, 2_000_000n);
+  t.is(await reader.getBalance({ address: tronToEvm(to), blockTag: 'latest' }), 2_000_000n);
 });
