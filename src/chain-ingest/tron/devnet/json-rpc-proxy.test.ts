@@ -122,6 +122,16 @@ test('the proxy refuses what java-tron refuses: the pending tag, and malformed c
     message: /TAG pending not supported/,
   });
   await t.throwsAsync(rpc('eth_getLogs', [{ fromBlock: 'pending' }]), { message: /TAG pending not supported/ });
+  await t.throwsAsync(rpc('eth_getLogs', [{ toBlock: 'safe' }]), { message: /TAG safe not supported/ });
+  await t.throwsAsync(rpc('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x0' }]), {
+    message: /please verify: fromBlock <= toBlock/,
+  });
+  await t.throwsAsync(rpc('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x1389' }]), {
+    message: /exceed max block range: 5000/,
+  });
+  await t.throwsAsync(rpc('eth_getLogs', [{ blockHash: `0x${'00'.repeat(32)}`, fromBlock: '0x0' }]), {
+    message: /cannot specify both BlockHash and FromBlock\/ToBlock/,
+  });
   await t.throwsAsync(rpc('weir_emptyLogs', [{ fromBlock: '0x5', toBlock: '0x1' }]), {
     message: /fromBlock <= toBlock/,
   });

@@ -10,10 +10,14 @@ import { TRON_LOCAL_CHAIN_ID } from '../networks.ts';
  *  - `eth_chainId` answers the Tron chain id (local: TRON_LOCAL_CHAIN_ID, ASCII "TrnL");
  *  - the tag `finalized` is the latest solidified block: here `finalizedDepth` blocks behind the
  *    head (19 on Tron; anvil's own `finalized` would be another depth);
- *  - `pending` is refused on eth_getBlockByNumber and eth_getLogs, as java-tron refuses it;
- *  - addresses: java-tron takes and answers 20-byte `0x…` hex in its eth_ methods (the 0x41 byte
- *    dropped; "eth_call: from/to … with the prefix 41 removed", "eth_getLogs: address"), lowercase,
- *    as anvil does; log addresses are lowercased to hold that whatever the upstream writes.
+ *  - `pending` and `safe` are refused ("TAG pending not supported"), and eth_getLogs refuses
+ *    fromBlock > toBlock, a range over `maxBlockRange` (5000 by default on java-tron) and a
+ *    blockHash given with a range, with java-tron's messages (documentation-en, eth_getLogs);
+ *  - addresses: java-tron takes and answers 20-byte `0x…` hex in its eth_ methods, the 0x41 byte
+ *    dropped ("eth_call: from/to … with the prefix 41 removed"; the real Nile eth_getLogs answer
+ *    in documentation-en shows `"address": "0x9ff8fc48…"`, lowercase), as anvil does, so nothing
+ *    needs converting; log addresses are lowercased to hold that whatever the upstream writes.
+ *    (Tron block hashes begin with the block number; nothing in Weir reads that, so it is not mimicked.)
  * And it misbehaves on request: `weir_emptyLogs` makes eth_getLogs answer [] for ranges that
  * overlap a given one, the way Tron nodes are known to miss logs, to prove a retry and a
  * reconciler. What it cannot be faithful to: CREATE2 addresses (anvil derives with 0xff, the TVM
@@ -31,6 +35,8 @@ export type TronJsonRpcProxyOptions = {
   finalizedDepth?: number;
   /** TCP port on 127.0.0.1; 0 (a free one) unless given. */
   port?: number;
+  /** eth_getLogs refuses a wider range (toBlock - fromBlock); java-tron's default `maxBlockRange`, 5000, unless given. */
+  maxBlockRange?: number;
 };
 
 /** One block range whose eth_getLogs answers are forced empty, `remaining` more times. */
@@ -70,6 +76,7 @@ class ProxyRpcError extends Error {
 }
 
 const TRON_SOLIDIFIED_DEPTH = 19;
+const JAVA_TRON_MAX_BLOCK_RANGE = 5000;
 const MAX_BODY_BYTES = 1_000_000;
 /** Methods whose block parameter sits at this position. */
 const BLOCK_PARAM_POSITION: Record<string, number> = {
@@ -86,6 +93,7 @@ const hexQuantity = /^0x[0-9a-fA-F]+$/;
 export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): Promise<TronJsonRpcProxy> {
   const chainId = options.chainId ?? TRON_LOCAL_CHAIN_ID;
   let depth = checkedDepth(options.finalizedDepth ?? TRON_SOLIDIFIED_DEPTH);
+  const maxBlockRange = options.maxBlockRange ?? JAVA_TRON_MAX_BLOCK_RANGE;
   const rules: EmptyLogsRule[] = [];
   const emptied: EmptiedLogsAnswer[] = [];
   let upstreamId = 0;
@@ -106,9 +114,9 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
   const head = async (): Promise<bigint> => BigInt(String(await upstreamResult('eth_blockNumber', [])));
 
   /** A block tag or number as the upstream should see it: `finalized` becomes a number. */
-  const resolveTag = async (tag: unknown, method: string): Promise<unknown> => {
+  const resolveTag = async (tag: unknown): Promise<unknown> => {
     if (tag === 'pending') throw new ProxyRpcError(-32602, 'TAG pending not supported');
-    if (tag === 'safe') throw new ProxyRpcError(-32602, `invalid block tag "safe" for ${method}`);
+    if (tag === 'safe') throw new ProxyRpcError(-32602, 'TAG safe not supported');
     if (tag !== 'finalized') return tag;
     const latest = await head();
     const solid = latest > BigInt(depth) ? latest - BigInt(depth) : 0n;
@@ -129,15 +137,20 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
     const request: Record<string, unknown> = { ...filter };
     let range: { fromBlock: bigint; toBlock: bigint };
     if (typeof request['blockHash'] === 'string') {
+      if (request['fromBlock'] !== undefined || request['toBlock'] !== undefined)
+        throw new ProxyRpcError(-32602, 'cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other');
       const block = (await upstreamResult('eth_getBlockByHash', [request['blockHash'], false])) as {
         number?: string;
       } | null;
       const number = block?.number === undefined ? -1n : BigInt(block.number);
       range = { fromBlock: number, toBlock: number };
     } else {
-      request['fromBlock'] = await resolveTag(request['fromBlock'] ?? 'latest', 'eth_getLogs');
-      request['toBlock'] = await resolveTag(request['toBlock'] ?? 'latest', 'eth_getLogs');
+      request['fromBlock'] = await resolveTag(request['fromBlock'] ?? 'latest');
+      request['toBlock'] = await resolveTag(request['toBlock'] ?? 'latest');
       range = { fromBlock: await numberOf(request['fromBlock']), toBlock: await numberOf(request['toBlock']) };
+      if (range.fromBlock > range.toBlock) throw new ProxyRpcError(-32602, 'please verify: fromBlock <= toBlock');
+      if (range.toBlock - range.fromBlock > BigInt(maxBlockRange))
+        throw new ProxyRpcError(-32602, `exceed max block range: ${maxBlockRange}`);
     }
     const rule = rules.find((r) => r.remaining > 0 && r.fromBlock <= range.toBlock && range.fromBlock <= r.toBlock);
     if (rule !== undefined) {
@@ -201,7 +214,7 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
       const position = BLOCK_PARAM_POSITION[method];
       const forwarded = [...params];
       if (position !== undefined && position < forwarded.length)
-        forwarded[position] = await resolveTag(forwarded[position], method);
+        forwarded[position] = await resolveTag(forwarded[position]);
       const answer = await upstream(method, forwarded);
       return { ...answer, id };
     } catch (error) {
