@@ -2,6 +2,7 @@ import test from 'ava';
 import { erc20Abi, parseAbiItem } from 'viem';
 import { startTestLocalTron } from '../../../../test/support/tron-devnet.ts';
 import { forwarderFactoryAbi } from '../../evm/contracts/abis.ts';
+import { deriveDepositAddress, sessionSaltOf } from '../../evm/contracts/deposit-address.ts';
 import { createJsonRpc, JsonRpcCallError } from '../../evm/devnet/json-rpc.ts';
 import { evmToTron, tronToEvm } from '../address.ts';
 import { tronDepositAddress } from '../deposit-address.ts';
@@ -33,6 +34,24 @@ test('a TRC-20 transfer on the local chain is seen through the proxy, finalized 
     merchantAddress: merchant,
     sessionId: '0b9e4a8c-1f6d-4c2a-9e57-3d1b2f8a6c40',
   });
+  // Where the local chain cannot be faithful: the factory on anvil predicts with 0xff (the EVM
+  // derivation), not the TVM's 0x41, so its forwarder would land elsewhere. The 0x41 derivation is
+  // proven offline instead (../deposit-address.test.ts), against EIP-1014's examples and tronweb.
+  const predicted = await reader.readContract({
+    address: devnet.contracts.forwarderFactory,
+    abi: forwarderFactoryAbi,
+    functionName: 'predictAddress',
+    args: [tronToEvm(merchant), sessionSaltOf('0b9e4a8c-1f6d-4c2a-9e57-3d1b2f8a6c40')],
+  });
+  t.is(
+    predicted,
+    deriveDepositAddress({
+      factoryAddress: devnet.contracts.forwarderFactory,
+      merchantAddress: tronToEvm(merchant),
+      sessionId: '0b9e4a8c-1f6d-4c2a-9e57-3d1b2f8a6c40',
+    }),
+  );
+  t.not(predicted, tronToEvm(depositAddress));
   const {
     hash,
     blockNumber: paid,
