@@ -18,11 +18,12 @@ const TRX = { name: 'Tronix', symbol: 'TRX', decimals: 6 } as const;
 
 /*
  * Finality: 27 Super Representatives produce a block every 3 s; a block is solidified
- * (irreversible) once 70% of them, i.e. 19, have built on it (TIP-62 "Tron consensus algorithm
- * introduction"; java-tron `ChainConstant.SOLIDIFIED_THRESHOLD` = 70 of `MAX_ACTIVE_WITNESS_NUM`
- * = 27), about 57 s. The node's JSON-RPC answers the tag `finalized` with that latest solidified
- * block (JSON-RPC "eth_getBlockByNumber": finalized = latest solidified block), which the rail
- * uses; 19 is the fallback depth. Nile runs the same consensus code.
+ * (irreversible) once 70% of them, 19 of 27, have produced blocks on top of it (TIP-62 "Tron
+ * consensus algorithm introduction"; java-tron `ChainConstant.SOLIDIFIED_THRESHOLD = 70` with
+ * `MAX_ACTIVE_WITNESS_NUM = 27`: the solid block is the 9th-lowest of the SRs' latest blocks),
+ * about 18-19 blocks (~57 s) behind the head in steady state. The node's JSON-RPC answers the tag
+ * `finalized` with that latest solidified block (documentation-en, eth_getBlockByNumber), which
+ * the rail uses; 19 is the fallback depth. Nile runs the same consensus code.
  */
 const CONFIRMATIONS = 19;
 const CONFIRMATIONS_SOURCE =
@@ -55,7 +56,8 @@ export const tronMainnet = defineTronNetwork({
       address: parseTronAddress('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'),
       decimals: 6,
     },
-    // Circle's USDC on Tron (hex 413487b63d30b5b2c87fb7ffa8bcfade38eaac1abe), 6 decimals. Circle
+    // Circle's USDC on Tron (hex 413487b63d30b5b2c87fb7ffa8bcfade38eaac1abe), 6 decimals, as
+    // Circle's "USDC Contract Addresses" listed it and wallet code still names it. Circle
     // stopped minting it on 2024-02-20 and ended transfers and redemptions through Circle Mint in
     // February 2025 ("Circle to discontinue USDC on TRON"); the contract still moves the tokens
     // in circulation, so it is listed, but merchants should prefer USDT on Tron.
