@@ -1,0 +1,172 @@
+import test from 'ava';
+import { erc20Abi, parseAbiItem } from 'viem';
+import { startTestLocalTron } from '../../../../test/support/tron-devnet.ts';
+import { forwarderFactoryAbi } from '../../evm/contracts/abis.ts';
+import { deriveDepositAddress, sessionSaltOf } from '../../evm/contracts/deposit-address.ts';
+import { createJsonRpc, JsonRpcCallError } from '../../evm/devnet/json-rpc.ts';
+import { evmToTron, tronToEvm } from '../address.ts';
+import { tronDepositAddress } from '../deposit-address.ts';
+import { TRON_LOCAL_CHAIN_ID } from '../networks.ts';
+import { startLocalTron } from './local-tron.ts';
+
+const transfer = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+
+test('a TRC-20 transfer on the local chain is seen through the proxy, finalized trails the head, and an injected empty answer is observed', async (t) => {
+  const { tron, devnet, reader, rpc, mine, factory, merchant, payer } = await startTestLocalTron(t, {
+    finalizedDepth: 3,
+  });
+
+  // The proxy answers as a Tron node: its own chain id, which anvil signs with too.
+  t.is(await reader.getChainId(), TRON_LOCAL_CHAIN_ID);
+  t.is(await rpc('net_version'), String(TRON_LOCAL_CHAIN_ID));
+
+  // The payer pays 12.5 test USDT to a session's T… deposit address, derived as on the TVM from the
+  // factory's implementation read through the proxy. (Anvil would deploy the forwarder elsewhere:
+  // it derives CREATE2 with 0xff, the TVM with 0x41. A transfer to the address is a transfer.)
+  const implementation = await reader.readContract({
+    address: devnet.contracts.forwarderFactory,
+    abi: forwarderFactoryAbi,
+    functionName: 'implementation',
+  });
+  const depositAddress = tronDepositAddress({
+    factoryAddress: factory,
+    implementationAddress: implementation,
+    merchantAddress: merchant,
+    sessionId: '0b9e4a8c-1f6d-4c2a-9e57-3d1b2f8a6c40',
+  });
+  // Where the local chain cannot be faithful: the factory on anvil predicts with 0xff (the EVM
+  // derivation), not the TVM's 0x41, so its forwarder would land elsewhere. The 0x41 derivation is
+  // proven offline instead (../deposit-address.test.ts), against EIP-1014's examples and tronweb.
+  const predicted = await reader.readContract({
+    address: devnet.contracts.forwarderFactory,
+    abi: forwarderFactoryAbi,
+    functionName: 'predictAddress',
+    args: [tronToEvm(merchant), sessionSaltOf('0b9e4a8c-1f6d-4c2a-9e57-3d1b2f8a6c40')],
+  });
+  t.is(
+    predicted,
+    deriveDepositAddress({
+      factoryAddress: devnet.contracts.forwarderFactory,
+      merchantAddress: tronToEvm(merchant),
+      sessionId: '0b9e4a8c-1f6d-4c2a-9e57-3d1b2f8a6c40',
+    }),
+  );
+  t.not(predicted, tronToEvm(depositAddress));
+  const {
+    hash,
+    blockNumber: paid,
+    blockHash,
+  } = await payer().payTrc20(evmToTron(devnet.contracts.usdt), depositAddress, 12_500_000n);
+
+  const logsOfPayment = () =>
+    reader.getLogs({
+      address: devnet.contracts.usdt,
+      event: transfer,
+      args: { to: tronToEvm(depositAddress) },
+      fromBlock: paid,
+      toBlock: paid,
+    });
+  const [log, ...more] = await logsOfPayment();
+  t.is(more.length, 0);
+  t.is(log?.transactionHash, hash);
+  t.is<string | undefined, string>(
+    log?.address,
+    devnet.contracts.usdt.toLowerCase(),
+    'a 20-byte 0x address in lower case, as java-tron answers',
+  );
+  t.is(log?.args.value, 12_500_000n);
+  t.is<string | undefined, string>(log?.args.to === undefined ? undefined : evmToTron(log.args.to), depositAddress);
+
+  // finalized = head - 3, and follows the head as blocks come.
+  const head = await reader.getBlockNumber();
+  t.is((await reader.getBlock({ blockTag: 'finalized' })).number, head - 3n);
+  await mine(4);
+  t.is((await reader.getBlock({ blockTag: 'finalized' })).number, head + 1n);
+  t.true((await reader.getBlock({ blockTag: 'finalized' })).number >= paid, 'the payment is now solidified');
+  await rpc('weir_setFinalizedDepth', [19]);
+  t.is((await reader.getBlock({ blockTag: 'finalized' })).number, head + 4n > 19n ? head + 4n - 19n : 0n);
+  t.is(tron.proxy.finalizedDepth(), 19);
+  // The same resolution for getLogs: 'finalized' as the upper bound finds nothing beyond it.
+  tron.proxy.setFinalizedDepth(0);
+  t.is(
+    (await reader.getLogs({ address: devnet.contracts.usdt, event: transfer, fromBlock: paid, toBlock: 'finalized' }))
+      .length,
+    1,
+  );
+
+  // An empty answer injected once for the paying block: the first ask misses the payment, and
+  // the control method reports it; asking again (a retry) finds it.
+  t.true(
+    (await rpc('weir_emptyLogs', [{ fromBlock: `0x${paid.toString(16)}`, toBlock: `0x${paid.toString(16)}` }])) ===
+      true,
+  );
+  t.deepEqual(await logsOfPayment(), []);
+  t.deepEqual(tron.proxy.emptiedAnswers(), [
+    { requested: { fromBlock: paid, toBlock: paid }, rule: { fromBlock: paid, toBlock: paid } },
+  ]);
+  t.deepEqual(await rpc('weir_emptiedLogs'), [
+    {
+      requested: { fromBlock: `0x${paid.toString(16)}`, toBlock: `0x${paid.toString(16)}` },
+      rule: { fromBlock: `0x${paid.toString(16)}`, toBlock: `0x${paid.toString(16)}` },
+    },
+  ]);
+  t.is((await logsOfPayment()).length, 1, 'the retry finds it');
+  // A rule covers any range overlapping it, and a blockHash filter too.
+  tron.proxy.emptyLogs(paid, paid, 2);
+  t.deepEqual(
+    await reader.getLogs({ address: devnet.contracts.usdt, event: transfer, fromBlock: 0n, toBlock: 'latest' }),
+    [],
+  );
+  t.deepEqual(await reader.getLogs({ address: devnet.contracts.usdt, event: transfer, blockHash }), []);
+  t.is((await logsOfPayment()).length, 1);
+  // Balances read through the proxy are the chain's (the reconciler's balanceOf).
+  t.is(
+    await reader.readContract({
+      address: devnet.contracts.usdt,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [tronToEvm(depositAddress)],
+      blockTag: 'finalized',
+    }),
+    12_500_000n,
+  );
+});
+
+test('the proxy refuses what java-tron refuses: the pending tag, and malformed control calls', async (t) => {
+  const tron = await startLocalTron({ finalizedDepth: 2 });
+  t.teardown(() => tron.stop());
+  const rpc = createJsonRpc(tron.proxy.url);
+  await t.throwsAsync(rpc('eth_getBlockByNumber', ['pending', false]), {
+    instanceOf: JsonRpcCallError,
+    message: /TAG pending not supported/,
+  });
+  await t.throwsAsync(rpc('eth_getLogs', [{ fromBlock: 'pending' }]), { message: /TAG pending not supported/ });
+  await t.throwsAsync(rpc('eth_getLogs', [{ toBlock: 'safe' }]), { message: /TAG safe not supported/ });
+  await t.throwsAsync(rpc('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x0' }]), {
+    message: /please verify: fromBlock <= toBlock/,
+  });
+  await t.throwsAsync(rpc('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x1389' }]), {
+    message: /exceed max block range: 5000/,
+  });
+  await t.throwsAsync(rpc('eth_getLogs', [{ blockHash: `0x${'00'.repeat(32)}`, fromBlock: '0x0' }]), {
+    message: /cannot specify both BlockHash and FromBlock\/ToBlock/,
+  });
+  await t.throwsAsync(rpc('weir_emptyLogs', [{ fromBlock: '0x5', toBlock: '0x1' }]), {
+    message: /fromBlock <= toBlock/,
+  });
+  await t.throwsAsync(rpc('weir_emptyLogs', [{ fromBlock: 5 }]), { message: /hex block numbers/ });
+  await t.throwsAsync(rpc('weir_setFinalizedDepth', [-1]), { message: /non-negative integer/ });
+  // Below the depth, finalized is the genesis block.
+  t.like(await rpc('eth_getBlockByNumber', ['finalized', false]), { number: '0x0' });
+});
+
+test("a TRX payment is a value transfer in the block's transactions, read through the proxy", async (t) => {
+  const { reader, payer } = await startTestLocalTron(t, { finalizedDepth: 1 });
+  const to = evmToTron('0x1000000000000000000000000000000000000001');
+  const { hash, blockNumber } = await payer().payTrx(to, 2_000_000n);
+  const block = await reader.getBlock({ blockNumber, includeTransactions: true });
+  const payment = block.transactions.find((tx) => tx.hash === hash);
+  t.is(payment?.to === null || payment?.to === undefined ? undefined : evmToTron(payment.to), to);
+  t.is(payment?.value, 2_000_000n);
+  t.is(await reader.getBalance({ address: tronToEvm(to), blockTag: 'latest' }), 2_000_000n);
+});

@@ -1,0 +1,303 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TRON_LOCAL_CHAIN_ID } from '../networks.ts';
+
+/*
+ * A Tron-flavoured JSON-RPC in front of a local EVM node (anvil), for tests and `weir devnet`. No
+ * Tron node runs here, so the contracts run on anvil and Weir reads them through this proxy, which
+ * answers as java-tron's JSON-RPC does where Weir depends on it (tronprotocol documentation,
+ * "JSON-RPC API"):
+ *  - `eth_chainId` answers the Tron chain id (local: TRON_LOCAL_CHAIN_ID, ASCII "TrnL");
+ *  - the tag `finalized` is the latest solidified block: here `finalizedDepth` blocks behind the
+ *    head (19 on Tron; anvil's own `finalized` would be another depth);
+ *  - `pending` and `safe` are refused ("TAG pending not supported"), and eth_getLogs refuses
+ *    fromBlock > toBlock, a range over `maxBlockRange` (5000 by default on java-tron) and a
+ *    blockHash given with a range, with java-tron's messages (documentation-en, eth_getLogs);
+ *  - addresses: java-tron takes and answers 20-byte `0x…` hex in its eth_ methods, the 0x41 byte
+ *    dropped ("eth_call: from/to … with the prefix 41 removed"; the real Nile eth_getLogs answer
+ *    in documentation-en shows `"address": "0x9ff8fc48…"`, lowercase), as anvil does, so nothing
+ *    needs converting; log addresses are lowercased to hold that whatever the upstream writes.
+ *    (Tron block hashes begin with the block number; nothing in Weir reads that, so it is not mimicked.)
+ * And it misbehaves on request: `weir_emptyLogs` makes eth_getLogs answer [] for ranges that
+ * overlap a given one, the way Tron nodes are known to miss logs, to prove a retry and a
+ * reconciler. What it cannot be faithful to: CREATE2 addresses (anvil derives with 0xff, the TVM
+ * with 0x41, see ../deposit-address.ts) and CREATE addresses (nonce-derived on anvil, not on the
+ * TVM); energy and bandwidth; TRX transfers (anvil's native value transfers stand in for them).
+ * Sending goes to anvil directly: java-tron's JSON-RPC does not take eth_sendRawTransaction.
+ */
+
+export type TronJsonRpcProxyOptions = {
+  /** The EVM node's HTTP JSON-RPC, e.g. anvil's `http://127.0.0.1:<port>`. */
+  upstreamUrl: string;
+  /** What eth_chainId answers; TRON_LOCAL_CHAIN_ID unless given. The upstream must sign with the same. */
+  chainId?: number;
+  /** How far `finalized` trails the head; 19 (Tron's solidification) unless given. */
+  finalizedDepth?: number;
+  /** TCP port on 127.0.0.1; 0 (a free one) unless given. */
+  port?: number;
+  /** eth_getLogs refuses a wider range (toBlock - fromBlock); java-tron's default `maxBlockRange`, 5000, unless given. */
+  maxBlockRange?: number;
+};
+
+/** One block range whose eth_getLogs answers are forced empty, `remaining` more times. */
+export type EmptyLogsRule = { fromBlock: bigint; toBlock: bigint; remaining: number };
+
+/** An eth_getLogs answer the proxy forced empty: the range asked for and the rule's range. */
+export type EmptiedLogsAnswer = {
+  requested: { fromBlock: bigint; toBlock: bigint };
+  rule: { fromBlock: bigint; toBlock: bigint };
+};
+
+export type TronJsonRpcProxy = {
+  /** `http://127.0.0.1:<port>`: give this to viem and to Weir as the Tron node. */
+  readonly url: string;
+  readonly port: number;
+  readonly chainId: number;
+  finalizedDepth(): number;
+  setFinalizedDepth(depth: number): void;
+  /** Same as the JSON-RPC `weir_emptyLogs`: the next `times` (1) answers overlapping the range are []. */
+  emptyLogs(fromBlock: bigint, toBlock: bigint, times?: number): void;
+  /** Every eth_getLogs answer forced empty so far, oldest first. */
+  emptiedAnswers(): readonly EmptiedLogsAnswer[];
+  stop(): Promise<void>;
+};
+
+type JsonRpcRequest = { jsonrpc?: string; id?: unknown; method?: unknown; params?: unknown };
+type JsonRpcResponse = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: { code: number; message: string } };
+
+/** A JSON-RPC error the proxy answers itself. */
+class ProxyRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const TRON_SOLIDIFIED_DEPTH = 19;
+const JAVA_TRON_MAX_BLOCK_RANGE = 5000;
+const MAX_BODY_BYTES = 1_000_000;
+/** Methods whose block parameter sits at this position. */
+const BLOCK_PARAM_POSITION: Record<string, number> = {
+  eth_getBlockByNumber: 0,
+  eth_getBalance: 1,
+  eth_getCode: 1,
+  eth_call: 1,
+  eth_getTransactionCount: 1,
+  eth_getStorageAt: 2,
+};
+const hexQuantity = /^0x[0-9a-fA-F]+$/;
+
+/** Starts the proxy on 127.0.0.1. Stop it with `stop()`; it does not stop the upstream. */
+export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): Promise<TronJsonRpcProxy> {
+  const chainId = options.chainId ?? TRON_LOCAL_CHAIN_ID;
+  let depth = checkedDepth(options.finalizedDepth ?? TRON_SOLIDIFIED_DEPTH);
+  const maxBlockRange = options.maxBlockRange ?? JAVA_TRON_MAX_BLOCK_RANGE;
+  const rules: EmptyLogsRule[] = [];
+  const emptied: EmptiedLogsAnswer[] = [];
+  let upstreamId = 0;
+
+  const upstream = async (method: string, params: unknown[]): Promise<JsonRpcResponse> => {
+    const response = await fetch(options.upstreamUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++upstreamId, method, params }),
+    });
+    return (await response.json()) as JsonRpcResponse;
+  };
+  const upstreamResult = async (method: string, params: unknown[]): Promise<unknown> => {
+    const answer = await upstream(method, params);
+    if (answer.error !== undefined) throw new ProxyRpcError(answer.error.code, answer.error.message);
+    return answer.result;
+  };
+  const head = async (): Promise<bigint> => BigInt(String(await upstreamResult('eth_blockNumber', [])));
+
+  /** A block tag or number as the upstream should see it: `finalized` becomes a number. */
+  const resolveTag = async (tag: unknown): Promise<unknown> => {
+    if (tag === 'pending') throw new ProxyRpcError(-32602, 'TAG pending not supported');
+    if (tag === 'safe') throw new ProxyRpcError(-32602, 'TAG safe not supported');
+    if (tag !== 'finalized') return tag;
+    const latest = await head();
+    const solid = latest > BigInt(depth) ? latest - BigInt(depth) : 0n;
+    return `0x${solid.toString(16)}`;
+  };
+  /** The block number a resolved tag stands for. */
+  const numberOf = async (tag: unknown): Promise<bigint> => {
+    if (tag === undefined || tag === 'latest') return head();
+    if (tag === 'earliest') return 0n;
+    if (typeof tag === 'string' && hexQuantity.test(tag)) return BigInt(tag);
+    throw new ProxyRpcError(-32602, `invalid block number or tag ${JSON.stringify(tag)}`);
+  };
+
+  const getLogs = async (params: unknown[]): Promise<unknown> => {
+    const filter = params[0];
+    if (typeof filter !== 'object' || filter === null || Array.isArray(filter))
+      throw new ProxyRpcError(-32602, 'eth_getLogs takes a filter object');
+    const request: Record<string, unknown> = { ...filter };
+    let range: { fromBlock: bigint; toBlock: bigint };
+    if (typeof request['blockHash'] === 'string') {
+      if (request['fromBlock'] !== undefined || request['toBlock'] !== undefined)
+        throw new ProxyRpcError(-32602, 'cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other');
+      const block = (await upstreamResult('eth_getBlockByHash', [request['blockHash'], false])) as {
+        number?: string;
+      } | null;
+      const number = block?.number === undefined ? -1n : BigInt(block.number);
+      range = { fromBlock: number, toBlock: number };
+    } else {
+      request['fromBlock'] = await resolveTag(request['fromBlock'] ?? 'latest');
+      request['toBlock'] = await resolveTag(request['toBlock'] ?? 'latest');
+      range = { fromBlock: await numberOf(request['fromBlock']), toBlock: await numberOf(request['toBlock']) };
+      if (range.fromBlock > range.toBlock) throw new ProxyRpcError(-32602, 'please verify: fromBlock <= toBlock');
+      if (range.toBlock - range.fromBlock > BigInt(maxBlockRange))
+        throw new ProxyRpcError(-32602, `exceed max block range: ${maxBlockRange}`);
+    }
+    const rule = rules.find((r) => r.remaining > 0 && r.fromBlock <= range.toBlock && range.fromBlock <= r.toBlock);
+    if (rule !== undefined) {
+      rule.remaining--;
+      emptied.push({ requested: range, rule: { fromBlock: rule.fromBlock, toBlock: rule.toBlock } });
+      return [];
+    }
+    const logs = await upstreamResult('eth_getLogs', [request]);
+    if (!Array.isArray(logs)) return logs;
+    return logs.map((log: unknown) =>
+      typeof log === 'object' && log !== null && 'address' in log && typeof log.address === 'string'
+        ? { ...log, address: log.address.toLowerCase() }
+        : log,
+    );
+  };
+
+  const addRule = (fromBlock: bigint, toBlock: bigint, times = 1): void => {
+    if (fromBlock < 0n || toBlock < fromBlock)
+      throw new ProxyRpcError(-32602, `weir_emptyLogs: need 0 <= fromBlock <= toBlock, got ${fromBlock}..${toBlock}`);
+    if (!Number.isSafeInteger(times) || times < 1)
+      throw new ProxyRpcError(-32602, `weir_emptyLogs: times must be a positive integer, got ${times}`);
+    rules.push({ fromBlock, toBlock, remaining: times });
+  };
+
+  const handle = async (request: JsonRpcRequest): Promise<JsonRpcResponse> => {
+    const id = request.id ?? null;
+    const method = request.method;
+    const params = Array.isArray(request.params) ? request.params : [];
+    try {
+      if (typeof method !== 'string') throw new ProxyRpcError(-32600, 'the request has no method');
+      switch (method) {
+        case 'eth_chainId':
+          return { jsonrpc: '2.0', id, result: `0x${chainId.toString(16)}` };
+        case 'net_version':
+          return { jsonrpc: '2.0', id, result: String(chainId) };
+        case 'eth_getLogs':
+          return { jsonrpc: '2.0', id, result: await getLogs(params) };
+        case 'weir_emptyLogs': {
+          const [rule] = params as [{ fromBlock?: unknown; toBlock?: unknown; times?: unknown } | undefined];
+          const from = rule?.fromBlock;
+          const to = rule?.toBlock;
+          if (typeof from !== 'string' || typeof to !== 'string' || !hexQuantity.test(from) || !hexQuantity.test(to))
+            throw new ProxyRpcError(-32602, 'weir_emptyLogs takes {fromBlock, toBlock, times?} with hex block numbers');
+          addRule(BigInt(from), BigInt(to), typeof rule?.times === 'number' ? rule.times : 1);
+          return { jsonrpc: '2.0', id, result: true };
+        }
+        case 'weir_emptiedLogs':
+          return {
+            jsonrpc: '2.0',
+            id,
+            result: emptied.map((e) => ({
+              requested: { fromBlock: hex(e.requested.fromBlock), toBlock: hex(e.requested.toBlock) },
+              rule: { fromBlock: hex(e.rule.fromBlock), toBlock: hex(e.rule.toBlock) },
+            })),
+          };
+        case 'weir_setFinalizedDepth': {
+          depth = checkedDepth(params[0]);
+          return { jsonrpc: '2.0', id, result: depth };
+        }
+      }
+      const position = BLOCK_PARAM_POSITION[method];
+      const forwarded = [...params];
+      if (position !== undefined && position < forwarded.length)
+        forwarded[position] = await resolveTag(forwarded[position]);
+      const answer = await upstream(method, forwarded);
+      return { ...answer, id };
+    } catch (error) {
+      if (error instanceof ProxyRpcError)
+        return { jsonrpc: '2.0', id, error: { code: error.code, message: error.message } };
+      return {
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32603, message: error instanceof Error ? error.message : String(error) },
+      };
+    }
+  };
+
+  const server = createServer((req, res) => {
+    void serve(req, res, handle);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    chainId,
+    finalizedDepth: () => depth,
+    setFinalizedDepth(value) {
+      depth = checkedDepth(value);
+    },
+    emptyLogs: (fromBlock, toBlock, times) => addRule(fromBlock, toBlock, times),
+    emptiedAnswers: () => emptied.map((e) => ({ requested: { ...e.requested }, rule: { ...e.rule } })),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function checkedDepth(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw new ProxyRpcError(-32602, `finalizedDepth must be a non-negative integer, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function hex(value: bigint): string {
+  return `0x${value.toString(16)}`;
+}
+
+/** Reads one HTTP request (a JSON-RPC call or a batch) and writes the answer. */
+async function serve(
+  req: IncomingMessage,
+  res: ServerResponse,
+  handle: (request: JsonRpcRequest) => Promise<JsonRpcResponse>,
+): Promise<void> {
+  const reply = (status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  if (req.method !== 'POST')
+    return reply(405, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'POST only' } });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES)
+      return reply(413, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'request too large' } });
+    chunks.push(buffer);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return reply(200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } });
+  }
+  const one = (request: unknown) =>
+    typeof request === 'object' && request !== null
+      ? handle(request as JsonRpcRequest)
+      : Promise.resolve<JsonRpcResponse>({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: 'invalid request' },
+        });
+  reply(200, Array.isArray(body) ? await Promise.all(body.map(one)) : await one(body));
+}
