@@ -120,6 +120,14 @@ test('create validates url, description and enabledEvents', async (t) => {
     () => api.post(ENDPOINTS, { ...valid, enabledEvents: { events: ['__proto__'] } }),
     { field: 'enabledEvents.events[0]', message: /is not an event type/ },
   );
+  // A huge value is not echoed back whole: the message names its kind, or quotes the start of a string.
+  const huge = await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post(ENDPOINTS, { ...valid, enabledEvents: { events: [{ x: 'y'.repeat(70_000) }, 'z'.repeat(70_000)] } }),
+    { field: 'enabledEvents.events[0]', message: /^enabledEvents\.events\[0\]: an object is not an event type/ },
+  );
+  t.true(JSON.stringify(huge).length < 1000);
   await assertRejectedWithoutWrite(t, weir, () => api.post(ENDPOINTS, { ...valid, isDisabled: 'no' }), {
     field: 'isDisabled',
   });

@@ -36,13 +36,27 @@ import {
 import { WebhookDeliverySchema, WebhookEndpointSchema, WebhookEventTypeSchema } from '../schema/resources.ts';
 import { schemaRoutes } from '../schema/route.ts';
 
+/** A value as an error message quotes it: a short string as it is, anything else by its kind. */
+function quoted(value: unknown): string {
+  if (typeof value !== 'string')
+    return value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'a list'
+        : typeof value === 'object'
+          ? 'an object'
+          : `a ${typeof value}`;
+  const chars = Array.from(value);
+  return JSON.stringify(chars.length > 64 ? `${chars.slice(0, 64).join('')}…` : value);
+}
+
 /** Why `value` is not an event type an endpoint can subscribe to, or null when it is one. */
 function eventTypeProblem(value: unknown): string | null {
   if (value === '*' || isWebhookEventType(value)) return null;
   const sentAs =
     typeof value === 'string' && Object.hasOwn(SPEC_EVENT_TYPE_NAMES, value) ? SPEC_EVENT_TYPE_NAMES[value] : undefined;
   if (sentAs) return `${JSON.stringify(value)} is sent as ${sentAs}: subscribe to that`;
-  return `${JSON.stringify(value)} is not an event type; use * or one of GET /api/v1/webhook-endpoints/event-types`;
+  return `${quoted(value)} is not an event type; use * or one of GET /api/v1/webhook-endpoints/event-types`;
 }
 
 const eventType = z
