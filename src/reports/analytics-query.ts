@@ -60,16 +60,20 @@ export class AnalyticsQueryError extends Error {
   }
 }
 
+/** How deep a stage may nest (no real query comes near; a deeper one is an attack on the stack). */
+export const MAX_DEPTH = 32;
+
 /** Every `$`-named key in `value`, with where it is, for the allow-list. */
-function* operatorsIn(value: unknown, path: string): Generator<[string, string]> {
+function* operatorsIn(value: unknown, path: string, depth = 0): Generator<[string, string]> {
+  if (value === null || typeof value !== 'object') return;
+  if (depth > MAX_DEPTH) throw new AnalyticsQueryError(path, `nests deeper than ${MAX_DEPTH} levels`);
   if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) yield* operatorsIn(item, `${path}[${i}]`);
+    for (const [i, item] of value.entries()) yield* operatorsIn(item, `${path}[${i}]`, depth + 1);
     return;
   }
-  if (value === null || typeof value !== 'object') return;
   for (const [key, inner] of Object.entries(value)) {
     if (key.startsWith('$')) yield [key, `${path}.${key}`];
-    yield* operatorsIn(inner, `${path}.${key}`);
+    yield* operatorsIn(inner, `${path}.${key}`, depth + 1);
   }
 }
 

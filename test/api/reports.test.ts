@@ -162,4 +162,13 @@ test('analytics queries: an allowed pipeline runs over the tenant alone; writing
   t.is(asAnalyst.status, 200, JSON.stringify(asAnalyst.body));
   t.is((await analyst.get('/api/v1/reports/volume')).status, 200);
   assertError(t, await query([{ $match: {}, $limit: 1 }]), 400, { field: 'pipeline[0]' });
+  // Nested thousands deep (the hostile suite's find): a 400 at the depth limit, not a blown stack.
+  const depth = 2000;
+  const deep = await fetch(`${weir.url}/api/v1/analytics/query`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${shop.testSecretKey}`, 'content-type': 'application/json' },
+    body: `{"collection":"transactions","pipeline":[{"$match":${'[{"a":'.repeat(depth)}1${'}]'.repeat(depth)}}]}`,
+  });
+  t.is(deep.status, 400);
+  t.regex(((await deep.json()) as { message: string }).message, /nests deeper than 32 levels/);
 });
