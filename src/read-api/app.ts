@@ -38,7 +38,7 @@ import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { paymentIntentRoutes } from './routes/payment-intents.ts';
 import { transactionRoutes } from './routes/transactions.ts';
 import { analyticsRoutes, reportRoutes } from './routes/reports.ts';
-import { auditRoutes } from './routes/audit.ts';
+import { auditRoutes, eventRoutes } from './routes/audit.ts';
 import { scopeGuard } from './scopes.ts';
 import { apiDocsRoutes, isDocsPath } from './routes/api-docs.ts';
 import type { MountedAreas } from './schema/openapi-document.ts';
@@ -99,6 +99,7 @@ export function httpRouters(deps: HttpDeps) {
       paymentIntentRoutes(deps),
       teamRoutes(deps),
       auditRoutes(deps),
+      eventRoutes(deps),
       faucetRoutes({ devnet: deps.devnet ?? null }),
     ],
     /** The hosted checkout page, and its test wallet (test sessions on the local devnet only). */

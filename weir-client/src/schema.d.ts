@@ -3085,6 +3085,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's events from the log
+         * @description In log order after `after`, with each event’s stored content and chain link. A JSON page holds up to `limit` events and scans at most 20,000 of the log; continue from `nextAfter` while `hasMore`. NDJSON streams every one up to the log’s head.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only events after this log position (a previous page’s `nextAfter`) */
+                    after?: string;
+                    /** @description `json` (a page) or `ndjson` (every event after `after`, streamed, one per line) */
+                    format?: "json" | "ndjson";
+                    /** @description Events in a JSON page (NDJSON streams them all) */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["LoggedEvent"][];
+                            hasMore: boolean;
+                            nextAfter: string | null;
+                            /** @enum {string} */
+                            object: "list";
+                        };
+                    };
+                };
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A key of the `read` scope: this needs `audit` or a full key. Codes: `api_key_scope` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/faucet": {
         parameters: {
             query?: never;
@@ -14921,6 +15009,21 @@ export interface components {
         } | null;
         LineItemsInput: {
             data: components["schemas"]["LineItemInput"][];
+        };
+        LoggedEvent: {
+            /** @description The event’s data as the log stores it (JSON text) */
+            data: string;
+            /** @description sha256 over `previous` and the content: see the README’s Audit */
+            hash: string | null;
+            id: string;
+            /** @description Its metadata as the log stores it (JSON text) */
+            metadata: string;
+            position: string;
+            /** @description The chain hash before it (null: written before the chain) */
+            previous: string | null;
+            revision: number;
+            streamId: string;
+            type: string;
         };
         /**
          * @example {
