@@ -134,9 +134,10 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     time: 'completedAt',
     groups: ['none', 'currency', 'network', 'product', 'paymentLink'],
     figures: ['payments', 'grossVolume', 'fees', 'gasFees', 'netVolume'],
+    // By product, a session's line items count (their totals); fees and gas are the session's, not
+    // a product's, so they are null there.
     pipeline: (p) => {
       const product = p.groupBy === 'product';
-      const amount = product ? '$lineItems.data.amountTotal' : '$amountTotal';
       return [
         { $match: { ...tenant(p), status: 'complete', ...within('completedAt', p) } },
         ...(product ? [{ $unwind: '$lineItems.data' }] : []),
@@ -144,27 +145,36 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
           $group: {
             _id: byPeriodAndGroup('$completedAt', p),
             payments: { $sum: 1 },
-            ...sumMoney('gross', amount),
-            ...sumMoney('fee', product ? '$__none' : '$amountFee'),
-            ...sumMoney('gas', product ? '$__none' : '$amountGasFee'),
+            ...sumMoney('gross', product ? '$lineItems.data.amountTotal' : '$amountTotal'),
+            ...(product ? {} : { ...sumMoney('fee', '$amountFee'), ...sumMoney('gas', '$amountGasFee') }),
           },
         },
         sorted,
       ];
     },
-    rows: each((doc) => {
-      const gross = moneyOf(doc, 'gross');
-      const fee = moneyOf(doc, 'fee');
-      const gas = moneyOf(doc, 'gas');
-      return {
-        ...base(doc),
-        payments: Number(doc.payments),
-        grossVolume: gross,
-        fees: fee,
-        gasFees: gas,
-        netVolume: (BigInt(gross) - BigInt(fee) - BigInt(gas)).toString(),
-      };
-    }),
+    rows: (docs, p) =>
+      docs.map((doc) => {
+        const gross = moneyOf(doc, 'gross');
+        if (p.groupBy === 'product')
+          return {
+            ...base(doc),
+            payments: Number(doc.payments),
+            grossVolume: gross,
+            fees: null,
+            gasFees: null,
+            netVolume: null,
+          };
+        const fee = moneyOf(doc, 'fee');
+        const gas = moneyOf(doc, 'gas');
+        return {
+          ...base(doc),
+          payments: Number(doc.payments),
+          grossVolume: gross,
+          fees: fee,
+          gasFees: gas,
+          netVolume: (BigInt(gross) - BigInt(fee) - BigInt(gas)).toString(),
+        };
+      }),
   },
   conversion: {
     collection: 'checkout_sessions',

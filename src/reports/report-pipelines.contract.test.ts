@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import test from 'ava';
+import { MongoClient } from 'mongodb';
+import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
+import { createMongoReadStore } from '../read-store/mongodb-read-store.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
+import { GROUPS, INTERVALS, REPORT_NAMES, REPORTS, type ReportParams, type ReportRow } from './report-pipelines.ts';
+
+/**
+ * Every report, at every interval and grouping it takes, over one known set of read documents: the
+ * same rows on the embedded store and, when MONGODB_URL is set, on MongoDB (the pipelines are
+ * MongoDB's; the embedded store runs them with mingo).
+ */
+
+const TENANT = { organizationId: 'o1', environment: 'test' as const };
+type Doc = Record<string, unknown> & { _id: string };
+
+const session = (id: string, fields: Record<string, unknown>): Doc => ({
+  _id: id,
+  ...TENANT,
+  status: 'complete',
+  currency: 'usdc',
+  createdAt: '2026-03-02T10:00:00.000Z',
+  completedAt: '2026-03-02T10:05:00.000Z',
+  amountTotal: '300000000',
+  amountFee: '0',
+  amountGasFee: '1000',
+  amountReceived: '300000000',
+  amountOverpaid: '0',
+  paymentLinkId: null,
+  payments: [{ network: 'base', late: false }],
+  lineItems: { data: [{ amountTotal: '300000000', price: { productId: 'p1' } }] },
+  paymentIntent: { isMarkRefunded: false, markRefundedAt: null },
+  ...fields,
+});
+
+const DOCS: Record<string, Doc[]> = {
+  checkout_sessions: [
+    session('a', {}),
+    session('b', {
+      currency: 'eth',
+      amountTotal: '123456789012345678',
+      completedAt: '2026-03-09T08:00:00.000Z',
+      paymentLinkId: 'l1',
+      payments: [{ network: 'ethereum', late: true }],
+      lineItems: {
+        data: [
+          { amountTotal: '100000000000000000', price: { productId: 'p1' } },
+          { amountTotal: '23456789012345678', price: { productId: 'p2' } },
+        ],
+      },
+    }),
+    session('c', { status: 'open', completedAt: null, payments: [] }),
+    session('d', {
+      status: 'expired',
+      completedAt: null,
+      createdAt: '2026-04-01T00:00:00.000Z',
+      amountReceived: '100',
+      payments: [{ network: 'base', late: false }],
+    }),
+    session('e', {
+      createdAt: '2026-04-02T00:00:00.000Z',
+      completedAt: '2026-04-02T01:00:00.000Z',
+      amountOverpaid: '5',
+      paymentIntent: { isMarkRefunded: true, markRefundedAt: '2026-04-03T00:00:00.000Z' },
+    }),
+    { ...session('foreign', {}), organizationId: 'o2' },
+  ],
+  subscriptions: [
+    {
+      _id: 's1',
+      ...TENANT,
+      status: 'active',
+      currency: 'usdc',
+      interval: 'month',
+      intervalCount: 1,
+      amountTotal: '1000000000',
+      createdAt: '2026-01-05T00:00:00.000Z',
+      endedAt: null,
+      pastDueSince: null,
+    },
+    {
+      _id: 's2',
+      ...TENANT,
+      status: 'canceled',
+      currency: 'usdc',
+      interval: 'year',
+      intervalCount: 1,
+      amountTotal: '12000000000',
+      createdAt: '2026-02-05T00:00:00.000Z',
+      endedAt: '2026-03-05T00:00:00.000Z',
+      pastDueSince: null,
+    },
+  ],
+};
+
+async function rowsOn(store: ReadStore): Promise<Record<string, ReportRow[]>> {
+  for (const [collection, docs] of Object.entries(DOCS))
+    for (const doc of docs) await store.collection<Doc>(collection).put(doc);
+  const out: Record<string, ReportRow[]> = {};
+  for (const name of REPORT_NAMES)
+    for (const interval of INTERVALS)
+      for (const groupBy of GROUPS.filter((g) => REPORTS[name].groups.includes(g))) {
+        const params: ReportParams = { ...TENANT, interval, groupBy };
+        const report = REPORTS[name];
+        out[`${name} ${interval} ${groupBy}`] = report.rows(
+          await store.collection(report.collection).aggregate(report.pipeline(params)),
+          params,
+        );
+      }
+  return out;
+}
+
+test('every report at every interval and grouping runs on the embedded store, the foreign tenant in none', async (t) => {
+  const rows = await rowsOn(createEmbeddedReadStore({}));
+  for (const [key, list] of Object.entries(rows)) t.true(list.length > 0, `${key} has rows`);
+  t.like(
+    rows['volume month product']?.find((r) => r.group === 'p2'),
+    { grossVolume: '23456789012345678' },
+  );
+  t.deepEqual(
+    rows['volume month none']?.map((r) => [r.period, r.payments, r.grossVolume, r.gasFees]),
+    [
+      ['2026-03-01T00:00:00.000Z', 2, '123456789312345678', '2000'],
+      ['2026-04-01T00:00:00.000Z', 1, '300000000', '1000'],
+    ],
+  );
+});
+
+const mongoDbUrl = process.env['MONGODB_URL'];
+if (mongoDbUrl) {
+  test('MongoDB answers every report as the embedded store does', async (t) => {
+    const databaseName = `weir_reports_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+    const mongo = await createMongoReadStore({ url: mongoDbUrl, databaseName });
+    t.teardown(async () => {
+      await mongo.close();
+      const client = new MongoClient(mongoDbUrl);
+      await client.db(databaseName).dropDatabase();
+      await client.close();
+    });
+    t.deepEqual(await rowsOn(mongo), await rowsOn(createEmbeddedReadStore({})));
+  });
+}
