@@ -23,7 +23,9 @@
  *
  * Server time is what the server's own middleware measured from the request's arrival to its body
  * set (Weir: the `ms` of its `http.request` log line, matched by request id; Koa: the same kind of
- * middleware); total is the client's, to the last byte of the body. `--profile` writes a CPU
+ * middleware); total is the client's, to the last byte of the body; CPU is this process's user and
+ * system time over the request (client and server: the Koa row shows the client's and HTTP's
+ * share), which other work on the machine inflates far less than times. `--profile` writes a CPU
  * profile of the measured iterations only (summarize it with bench/cpu-profile-top.ts).
  *
  * Prints a JSON summary and a Markdown table. Not a test: `npm test` never runs bench/.
@@ -83,7 +85,10 @@ const percentiles = (values: number[]): Percentiles => {
 };
 
 /** A bare Koa app on a free loopback port answering `html` to every request, timing itself as Weir does. */
-async function startKoaPage(html: string, timings: Map<string, number>): Promise<{ url: string; stop(): Promise<void> }> {
+async function startKoaPage(
+  html: string,
+  timings: Map<string, number>,
+): Promise<{ url: string; stop(): Promise<void> }> {
   const app = new Koa();
   app.use(async (ctx, next) => {
     const started = performance.now();
@@ -131,7 +136,8 @@ async function main(): Promise<void> {
       log: (line) => {
         if (!line.includes('"http.request"')) return;
         const entry = JSON.parse(line) as { requestId?: string; ms?: number };
-        if (entry.requestId?.startsWith('bench-') && typeof entry.ms === 'number') serverMs.set(entry.requestId, entry.ms);
+        if (entry.requestId?.startsWith('bench-') && typeof entry.ms === 'number')
+          serverMs.set(entry.requestId, entry.ms);
       },
     },
   );
@@ -172,7 +178,8 @@ async function main(): Promise<void> {
     const sessionsCollection = weir.readStore.collection(COLLECTIONS.checkoutSessions);
     const stored = await sessionsCollection.count(tenant);
     const storedCanceled = await sessionsCollection.count({ ...tenant, status: 'canceled' });
-    if (stored !== settings.sessions) throw new Error(`the read store holds ${stored} sessions, not ${settings.sessions}`);
+    if (stored !== settings.sessions)
+      throw new Error(`the read store holds ${stored} sessions, not ${settings.sessions}`);
     const setupS = +((performance.now() - setupStarted) / 1000).toFixed(1);
     process.stderr.write(`${stored} in the read store (${storedCanceled} canceled), ${setupS} s\n`);
 
@@ -207,19 +214,31 @@ async function main(): Promise<void> {
     const query = new URLSearchParams({ status: 'open', paymentStatus: 'unpaid', from: today, to: today, q: searched });
     const weirCases = [
       { key: 'first', label: `Weir GET ${list} (page 1)`, path: list },
-      { key: 'filtered', label: `Weir GET ${list}?status, paymentStatus, from, to, q (an email)`, path: `${list}?${query}` },
+      {
+        key: 'filtered',
+        label: `Weir GET ${list}?status, paymentStatus, from, to, q (an email)`,
+        path: `${list}?${query}`,
+      },
       { key: 'deep', label: `Weir GET ${list}?page=${deepPage}`, path: `${list}?page=${deepPage}` },
     ];
 
     /** One request: its status, body size, total time, and the server time its id was logged with. */
     const get = async (base: string, path: string, requestId: string, cookie?: string) => {
+      const cpuBefore = process.cpuUsage();
       const started = performance.now();
       const response = await fetch(`${base}${path}`, {
         headers: { 'x-request-id': requestId, ...(cookie ? { cookie } : {}) },
       });
       const body = await response.text();
       const totalMs = performance.now() - started;
-      return { status: response.status, body, totalMs, serverMs: serverMs.get(requestId) };
+      const cpu = process.cpuUsage(cpuBefore);
+      return {
+        status: response.status,
+        body,
+        totalMs,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        serverMs: serverMs.get(requestId),
+      };
     };
 
     // Check each page once, outside the measurement: 200, the table, and the rows expected.
@@ -236,8 +255,9 @@ async function main(): Promise<void> {
     koa = await startKoaPage(firstPage.body, serverMs);
     const koaUrl = koa.url;
     const pageBytes = Buffer.byteLength(firstPage.body);
-    const samples = new Map<string, { server: number[]; total: number[]; bytes: number }>();
-    for (const key of ['koa', ...weirCases.map((c) => c.key)]) samples.set(key, { server: [], total: [], bytes: 0 });
+    const samples = new Map<string, { server: number[]; total: number[]; cpu: number[]; bytes: number }>();
+    for (const key of ['koa', ...weirCases.map((c) => c.key)])
+      samples.set(key, { server: [], total: [], cpu: [], bytes: 0 });
 
     let profiler: Session | null = null;
     process.stderr.write(
@@ -260,6 +280,7 @@ async function main(): Promise<void> {
         if (!measured) return;
         sample.server.push(answer.serverMs);
         sample.total.push(answer.totalMs);
+        sample.cpu.push(answer.cpuMs);
       };
       record('koa', await get(koaUrl, '/', `bench-koa-${i}`));
       for (const c of weirCases) record(c.key, await get(weir.url, c.path, `bench-${c.key}-${i}`, sessionCookie));
@@ -287,6 +308,7 @@ async function main(): Promise<void> {
         requests: sample.server.length,
         serverMs: percentiles(sample.server),
         totalMs: percentiles(sample.total),
+        cpuMs: percentiles(sample.cpu),
       };
     });
     const koaCase = cases[0]!;
@@ -312,11 +334,11 @@ async function main(): Promise<void> {
     };
     const ms = (p: Percentiles) => `${p.p50} / ${p.p95} / ${p.p99}`;
     const table = [
-      '| Case | bytes | server ms p50 / p95 / p99 | total ms p50 / p95 / p99 | total p95 vs Koa |',
-      '|---|---:|---:|---:|---:|',
+      '| Case | bytes | server ms p50 / p95 / p99 | total ms p50 / p95 / p99 | CPU ms p50 / p95 / p99 | total p95 vs Koa |',
+      '|---|---:|---:|---:|---:|---:|',
       ...cases.map(
         (c) =>
-          `| ${c.name} | ${c.bytes.toLocaleString('en-US')} | ${ms(c.serverMs)} | ${ms(c.totalMs)} | ${c.key === 'koa' ? '1×' : `${(c.totalMs.p95 / koaCase.totalMs.p95).toFixed(1)}×`} |`,
+          `| ${c.name} | ${c.bytes.toLocaleString('en-US')} | ${ms(c.serverMs)} | ${ms(c.totalMs)} | ${ms(c.cpuMs)} | ${c.key === 'koa' ? '1×' : `${(c.totalMs.p95 / koaCase.totalMs.p95).toFixed(1)}×`} |`,
       ),
     ].join('\n');
     await report(

@@ -1,5 +1,7 @@
 import { Aggregator, ProcessingMode, Query } from 'mingo';
 import { createEqualityIndex, type EqualityIndex } from './equality-index.ts';
+import { compileMatcher } from './native-match.ts';
+import { sortNatively } from './native-sort.ts';
 import type { Collection, Filter, FindOptions, ReadDocument, ReadStore } from './read-store.ts';
 import { assertCollectionName, copyReadDocument, encodeCheckpoint, normalizeFindOptions } from './read-store-checks.ts';
 import { ReadStoreUsageError } from './read-store-usage-error.ts';
@@ -117,11 +119,21 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
     return true;
   };
 
+  /** The documents matching `filter`, in the order of `candidatesFor`. */
+  const matching = (state: CollectionState, filter: Filter): ReadDocument[] => {
+    const matches = compileMatcher(filter, queryFor);
+    const found: ReadDocument[] = [];
+    for (const doc of candidatesFor(state, filter)) if (matches(doc)) found.push(doc);
+    return found;
+  };
+
   const find = (state: CollectionState, filter: Filter, options: FindOptions | undefined): ReadDocument[] => {
     const { sort, skip, limit } = normalizeFindOptions(options);
-    const source = candidatesFor(state, filter);
-    const cursor = queryFor(filter).find<ReadDocument>(source);
-    if (sort !== null) cursor.sort(sort);
+    const found = matching(state, filter);
+    const sorted = sort === null ? found : sortNatively(found, sort);
+    if (sorted !== null) return sorted.slice(skip, limit === null ? undefined : skip + limit);
+    // Values a plain sort cannot order as MongoDB does (mixed types, missing fields, arrays): mingo's sort.
+    const cursor = queryFor({}).find<ReadDocument>(found).sort(sort!);
     if (skip > 0) cursor.skip(skip);
     if (limit !== null) cursor.limit(limit);
     return cursor.all();
@@ -129,10 +141,10 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
 
   const count = (state: CollectionState, filter: Filter): number => {
     if (isEmpty(filter)) return state.docs.size;
-    const query = queryFor(filter);
-    let matching = 0;
-    for (const doc of candidatesFor(state, filter)) if (query.test(doc)) matching++;
-    return matching;
+    const matches = compileMatcher(filter, queryFor);
+    let counted = 0;
+    for (const doc of candidatesFor(state, filter)) if (matches(doc)) counted++;
+    return counted;
   };
 
   /** For $lookup, $graphLookup and $unionWith: clones, as stages may write into them. */
@@ -155,8 +167,7 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
     const options = { processingMode: ProcessingMode.CLONE_INPUT, collectionResolver: resolveCollection };
     if (typeof leadingMatch === 'object' && leadingMatch !== null && !Array.isArray(leadingMatch)) {
       const filter = leadingMatch as Filter;
-      const matches = queryFor(filter).find<ReadDocument>(candidatesFor(state, filter)).all();
-      return new Aggregator(rest, options).run(matches);
+      return new Aggregator(rest, options).run(matching(state, filter));
     }
     return new Aggregator(pipeline, options).run(state.docs.values());
   };
