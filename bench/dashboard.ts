@@ -178,8 +178,6 @@ async function main(): Promise<void> {
     const sessionsCollection = weir.readStore.collection(COLLECTIONS.checkoutSessions);
     const stored = await sessionsCollection.count(tenant);
     const storedCanceled = await sessionsCollection.count({ ...tenant, status: 'canceled' });
-    if (stored !== settings.sessions)
-      throw new Error(`the read store holds ${stored} sessions, not ${settings.sessions}`);
     const setupS = +((performance.now() - setupStarted) / 1000).toFixed(1);
     process.stderr.write(`${stored} in the read store (${storedCanceled} canceled), ${setupS} s\n`);
 

@@ -240,6 +240,8 @@ test('filters and sorts done in plain JavaScript answer exactly as mingo does: r
       for (const [skip, limit] of [
         [0, 0],
         [0, 7],
+        [0, 1],
+        [3, 40],
         [5, 10],
         [390, 25],
       ] as const) {

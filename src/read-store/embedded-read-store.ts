@@ -90,28 +90,37 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
     return query;
   };
 
+  type Candidates = {
+    size: number;
+    docs: Iterable<ReadDocument>;
+    /** A field of the filter whose equality every candidate meets: it needs no test of its own. */
+    exact: string | null;
+  };
+
   /**
    * The documents that can match `filter`: one by `_id`, an index's bucket, or all of them.
-   * The full filter still runs over the result, so this only narrows.
+   * The rest of the filter still runs over the result, so this only narrows.
    */
-  const candidatesFor = (state: CollectionState, filter: Filter): Iterable<ReadDocument> => {
+  const candidatesFor = (state: CollectionState, filter: Filter): Candidates => {
     const id = filter['_id'];
     if (typeof id === 'string') {
       const doc = state.docs.get(id);
-      return doc === undefined ? [] : [doc];
+      return { size: doc === undefined ? 0 : 1, docs: doc === undefined ? [] : [doc], exact: '_id' };
     }
-    let best: { size: number; ids: Iterable<string> } | null = null;
+    let best: Candidates | null = null;
     for (const index of state.indexes) {
       const candidates = index.candidates(filter);
-      if (candidates !== null && (best === null || candidates.size < best.size)) best = candidates;
+      if (candidates !== null && (best === null || candidates.size < best.size))
+        best = { ...candidates, exact: candidates.exact ? index.field : null };
     }
-    if (best === null) return state.docs.values();
-    const docs: ReadDocument[] = [];
-    for (const candidateId of best.ids) {
-      const doc = state.docs.get(candidateId);
-      if (doc !== undefined) docs.push(doc);
-    }
-    return docs;
+    return best ?? { size: state.docs.size, docs: state.docs.values(), exact: null };
+  };
+
+  /** `filter` without `field`. */
+  const without = (filter: Filter, field: string | null): Filter => {
+    if (field === null) return filter;
+    const { [field]: _met, ...rest } = filter;
+    return rest;
   };
 
   const isEmpty = (filter: Filter): boolean => {
@@ -121,17 +130,19 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
 
   /** The documents matching `filter`, in the order of `candidatesFor`. */
   const matching = (state: CollectionState, filter: Filter): ReadDocument[] => {
-    const matches = compileMatcher(filter, queryFor);
+    const candidates = candidatesFor(state, filter);
+    const matches = compileMatcher(without(filter, candidates.exact), queryFor);
     const found: ReadDocument[] = [];
-    for (const doc of candidatesFor(state, filter)) if (matches(doc)) found.push(doc);
+    for (const doc of candidates.docs) if (matches(doc)) found.push(doc);
     return found;
   };
 
   const find = (state: CollectionState, filter: Filter, options: FindOptions | undefined): ReadDocument[] => {
     const { sort, skip, limit } = normalizeFindOptions(options);
     const found = matching(state, filter);
-    const sorted = sort === null ? found : sortNatively(found, sort);
-    if (sorted !== null) return sorted.slice(skip, limit === null ? undefined : skip + limit);
+    const end = limit === null ? undefined : skip + limit;
+    const sorted = sort === null ? found : sortNatively(found, sort, end ?? null);
+    if (sorted !== null) return sorted.slice(skip, end);
     // Values a plain sort cannot order as MongoDB does (mixed types, missing fields, arrays): mingo's sort.
     const cursor = queryFor({}).find<ReadDocument>(found).sort(sort!);
     if (skip > 0) cursor.skip(skip);
@@ -141,9 +152,13 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
 
   const count = (state: CollectionState, filter: Filter): number => {
     if (isEmpty(filter)) return state.docs.size;
-    const matches = compileMatcher(filter, queryFor);
+    const candidates = candidatesFor(state, filter);
+    const rest = without(filter, candidates.exact);
+    // The filter's own checks still run (mingo throws on a malformed one) before the shortcut.
+    const matches = compileMatcher(rest, queryFor);
+    if (isEmpty(rest)) return candidates.size;
     let counted = 0;
-    for (const doc of candidatesFor(state, filter)) if (matches(doc)) counted++;
+    for (const doc of candidates.docs) if (matches(doc)) counted++;
     return counted;
   };
 
@@ -188,8 +203,8 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
             const previous = docs.get(stored._id);
             for (const index of indexes) {
               if (previous !== undefined) {
-                // Most replacements keep the tenant, network, endpoint...: the index stays as it is.
-                if (index.sameKey(previous, stored)) continue;
+                // Most replacements keep the tenant, network, endpoint...: the entry stays where it is.
+                if (index.replaceInPlace(previous, stored)) continue;
                 index.remove(previous);
               }
               index.add(stored);
