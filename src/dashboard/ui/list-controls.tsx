@@ -1,4 +1,5 @@
 import type { Children } from '@kitajs/html';
+import { parseIsoInstant } from '../../read-api/pagination.ts';
 
 /**
  * What a list screen puts around its table: filters (a GET form, or a status filter as links: both
@@ -17,6 +18,26 @@ export function withQuery(path: string, query: Record<string, string | number | 
 /** A page number from the query: a positive integer, else 1. */
 export const pageOf = (raw: unknown): number =>
   typeof raw === 'string' && /^[1-9][0-9]{0,6}$/.test(raw) ? Number(raw) : 1;
+
+/** A list's query string as Koa reads it. */
+export type ListQuery = Record<string, string | string[] | undefined>;
+
+/** One filter of the query as typed, trimmed (the last when given twice); '' when absent. */
+export const queryValue = (query: ListQuery, name: string): string => {
+  const value = query[name];
+  return (Array.isArray(value) ? value.at(-1) : value)?.trim() ?? '';
+};
+
+/** The message of each end of a date range (`from`, `to` as YYYY-MM-DD) that cannot be used. */
+export function dateRangeErrors(range: { from: string; to: string }): { from?: string; to?: string } {
+  const errors: { from?: string; to?: string } = {};
+  for (const name of ['from', 'to'] as const)
+    if (range[name] && (!/^\d{4}-\d{2}-\d{2}$/.test(range[name]) || Number.isNaN(parseIsoInstant(range[name]))))
+      errors[name] = 'Enter a date as YYYY-MM-DD.';
+  if (!errors.from && !errors.to && range.from && range.to && range.from > range.to)
+    errors.to = 'The end date is before the start date.';
+  return errors;
+}
 
 /** A GET form of filters over a list: its fields in a row, Apply, and Clear back to `path`. */
 export const FilterForm = ({
