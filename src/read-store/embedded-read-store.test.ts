@@ -256,3 +256,29 @@ test('filters and sorts done in plain JavaScript answer exactly as mingo does: r
   }
   t.true(natively > 10, 'the data exercises the plain sort');
 });
+
+test('a count and a find of one filter in one turn share a scan, never across a write or a change to the filter', async (t) => {
+  const store = createEmbeddedReadStore({ indexedFields: ['organizationId'] });
+  const orders = store.collection('orders');
+  for (let i = 0; i < 5; i++)
+    await orders.put({ _id: `o${i}`, organizationId: 'org', status: i % 2 ? 'paid' : 'open', n: i % 3 ? i : 'x' });
+  const filter: Filter = { organizationId: 'org', status: 'open' };
+  t.is(await orders.count(filter), 3);
+  await orders.put({ _id: 'o9', organizationId: 'org', status: 'open', n: 9 });
+  t.is(await orders.count(filter), 4, 'a write in between: scanned again');
+  // Mixed types in `n`: mingo sorts the shared scan, which must come back unchanged for the count.
+  t.deepEqual(
+    (await orders.find(filter, { sort: { n: -1 } })).map((o) => o._id),
+    ['o0', 'o9', 'o4', 'o2'],
+  );
+  t.is(await orders.count(filter), 4);
+  filter['status'] = 'paid';
+  t.deepEqual(
+    (await orders.find(filter)).map((o) => o._id),
+    ['o1', 'o3'],
+    'the same object changed in place: scanned again',
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  await orders.delete('o1');
+  t.is(await orders.count(filter), 1);
+});

@@ -42,10 +42,31 @@ const plainEqualityKey = (filter: Filter): string | null => {
 
 const MAX_CACHED_QUERIES = 1000;
 
+/**
+ * The documents one filter matched, kept for the rest of the current turn of the event loop while
+ * the collection does not change: a page's `count` and `find` of one filter object (a list and its
+ * total) then share one scan. Never kept longer, so no later request reads an old answer.
+ */
+type TurnScan = { filter: Filter; text: string; writes: number; found: ReadDocument[] };
+
 type CollectionState = {
   readonly docs: Map<string, ReadDocument>;
   readonly indexes: readonly EqualityIndex[];
   readonly handle: Collection;
+  /** Writes so far (put, delete, clear): a scan from before a write is not reused. */
+  writes: number;
+  scan: TurnScan | null;
+};
+
+/** The filter as text, to see that the object was not changed in place since its scan; null: not comparable. */
+const filterText = (filter: Filter): string | null => {
+  try {
+    return JSON.stringify(filter, (_key, value: unknown) =>
+      value instanceof RegExp ? `RegExp(${value.source}/${value.flags})` : value,
+    );
+  } catch {
+    return null;
+  }
 };
 
 /** A trusted write: the `_id` is checked and the given object itself is frozen (top level) and kept. */
@@ -128,12 +149,20 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
     return true;
   };
 
-  /** The documents matching `filter`, in the order of `candidatesFor`. */
+  /** The documents matching `filter`, in the order of `candidatesFor` (callers copy before changing it). */
   const matching = (state: CollectionState, filter: Filter): ReadDocument[] => {
+    const text = filterText(filter);
+    const { scan } = state;
+    if (scan !== null && scan.filter === filter && scan.writes === state.writes && scan.text === text)
+      return scan.found;
     const candidates = candidatesFor(state, filter);
     const matches = compileMatcher(without(filter, candidates.exact), queryFor);
     const found: ReadDocument[] = [];
     for (const doc of candidates.docs) if (matches(doc)) found.push(doc);
+    if (text !== null) {
+      if (state.scan === null) setImmediate(() => (state.scan = null));
+      state.scan = { filter, text, writes: state.writes, found };
+    }
     return found;
   };
 
@@ -153,13 +182,8 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
   const count = (state: CollectionState, filter: Filter): number => {
     if (isEmpty(filter)) return state.docs.size;
     const candidates = candidatesFor(state, filter);
-    const rest = without(filter, candidates.exact);
-    // The filter's own checks still run (mingo throws on a malformed one) before the shortcut.
-    const matches = compileMatcher(rest, queryFor);
-    if (isEmpty(rest)) return candidates.size;
-    let counted = 0;
-    for (const doc of candidates.docs) if (matches(doc)) counted++;
-    return counted;
+    // Nothing left to test: an exact bucket's size (a plain equality, which mingo never refuses).
+    return isEmpty(without(filter, candidates.exact)) ? candidates.size : matching(state, filter).length;
   };
 
   /** For $lookup, $graphLookup and $unionWith: clones, as stages may write into them. */
@@ -193,6 +217,8 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
     const state: CollectionState = {
       docs,
       indexes,
+      writes: 0,
+      scan: null,
       handle: {
         async get(id) {
           return docs.get(id) ?? null;
@@ -211,12 +237,14 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
             }
           }
           docs.set(stored._id, stored);
+          state.writes++;
         },
         async delete(id) {
           const previous = docs.get(id);
           if (previous === undefined) return;
           for (const index of indexes) index.remove(previous);
           docs.delete(id);
+          state.writes++;
         },
         async find(filter, options) {
           return find(state, filter, options);
@@ -229,6 +257,7 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
         },
         async clear() {
           docs.clear();
+          state.writes++;
           for (const index of indexes) index.clear();
         },
       },
