@@ -143,3 +143,142 @@ test('trusted writes keep the document as given (top level frozen) and still ans
   t.is(await orders.count({ organizationId: 'org-2' }), 1);
   await t.throwsAsync(orders.put({ _id: '' }), { instanceOf: TypeError });
 });
+
+test('filters and sorts done in plain JavaScript answer exactly as mingo does: random documents, filters and sorts', async (t) => {
+  const { Query } = await import('mingo');
+  const random = createRandom(20261126);
+  const pick = <V>(values: readonly V[]): V => values[random(values.length)]!;
+  // Values that take every branch: arrays (matched element-wise), nested objects, null, missing,
+  // mixed types, 0 and -0, strings ordered by code unit (case, accents, astral characters).
+  const values: readonly unknown[] = [
+    'a',
+    'B',
+    'b',
+    'é',
+    '😀',
+    '',
+    0,
+    -0,
+    1,
+    2.5,
+    -3,
+    true,
+    false,
+    null,
+    ['a', 1],
+    { x: 'a' },
+  ];
+  const strings = ['2026-01-01', '2026-01-02', '2026-01-03', 'Z', 'a', 'ä'];
+  const field = (): unknown => (random(3) === 0 ? pick(values) : undefined);
+  const docs: ReadDocument[] = [];
+  for (let i = 0; i < 400; i++) {
+    const doc: ReadDocument = { _id: `doc_${String(random(1000)).padStart(3, '0')}_${i}`, n: random(4) };
+    doc['s'] = pick(strings);
+    doc['k'] = pick(['x', 'y']);
+    // Strings or missing: missing sorts first (as null), never as a string.
+    if (random(4) > 0) doc['m'] = pick(strings);
+    for (const name of ['a', 'b']) {
+      const value = field();
+      if (value !== undefined) doc[name] = value;
+    }
+    const nested = pick<unknown>([{ c: pick(values) }, { c: pick(strings) }, [{ c: 'a' }], 'flat', null, undefined]);
+    if (nested !== undefined) doc['o'] = nested;
+    docs.push(doc);
+  }
+  const filters: Filter[] = [
+    {},
+    { k: 'x' },
+    { k: 'x', n: 1 },
+    { a: 'a' },
+    { a: 1 },
+    { a: 0 },
+    { a: true },
+    { a: null },
+    { 'o.c': 'a' },
+    { 'o.c': 'x', k: 'y' },
+    { k: 'y', a: { $in: ['a', 1] } },
+    { k: 'x', $or: [{ a: 'a' }, { b: { $regex: '^b$', $options: 'i' } }] },
+    { n: 2, s: { $gte: '2026-01-02', $lt: '2026-01-03' } },
+    { 'o.c.d': 'a' },
+    { constructor: 'x' },
+    { a: 'a', b: 'B' },
+    { a: { $gte: 'a' } },
+    { a: { $gt: 0, $lte: 2.5 } },
+    { 'o.c': { $lt: 'b' }, k: 'x' },
+    { b: { $regex: '^[a-z]$' } },
+    { b: { $regex: 'B', $options: 'i' } },
+    { 'o.c': { $regex: '^a', $options: 'g' } },
+    { $or: [{ a: 'a' }, { 'o.c': { $gte: '2026-01-02' } }, { $or: [{ b: true }, { n: { $lt: 1 } }] }] },
+    { $or: [{ a: { $in: [1, 'B'] } }, { b: { $exists: false } }], k: 'y' },
+    {
+      s: { $gte: '2026-01-02', $lt: '2026-01-03' },
+      $or: [{ _id: 'doc_001_1' }, { m: 'Z' }, { a: { $regex: '^A$', $options: 'i' } }],
+    },
+  ];
+  const sorts = [
+    { s: -1, _id: 1 },
+    { s: 1 },
+    { n: -1 },
+    { k: 1, n: -1, _id: -1 },
+    { a: 1 },
+    { 'o.c': -1 },
+    { m: 1, _id: 1 },
+  ] as const;
+  const store = createEmbeddedReadStore({ indexedFields: ['k', 'a'] });
+  const collection = store.collection('docs');
+  for (const doc of docs) await collection.put(doc);
+  const stored = [...(await collection.find({}))];
+  const ids = (found: readonly ReadDocument[]) => found.map((doc) => doc._id);
+  let natively = 0;
+  for (const filter of filters) {
+    const matching = new Query(filter).find<ReadDocument>(stored).all();
+    t.is(await collection.count(filter), matching.length, JSON.stringify(filter));
+    // Unsorted, the matches come in the candidates' order (an index's, here): ties keep that order.
+    const unsorted = await collection.find(filter);
+    t.deepEqual(ids(unsorted).sort(), ids(matching).sort(), JSON.stringify(filter));
+    for (const sort of sorts)
+      for (const [skip, limit] of [
+        [0, 0],
+        [0, 7],
+        [0, 1],
+        [3, 40],
+        [5, 10],
+        [390, 25],
+      ] as const) {
+        const expected = new Query({}).find<ReadDocument>(unsorted).sort(sort);
+        if (skip > 0) expected.skip(skip);
+        if (limit > 0) expected.limit(limit);
+        const label = `${JSON.stringify(filter)} ${JSON.stringify(sort)} ${skip}/${limit}`;
+        const found = await collection.find(filter, { sort, skip, limit });
+        t.deepEqual(ids(found), ids(expected.all()), label);
+        if (sort === sorts[0] && found.length > 1) natively++;
+      }
+  }
+  t.true(natively > 10, 'the data exercises the plain sort');
+});
+
+test('a count and a find of one filter in one turn share a scan, never across a write or a change to the filter', async (t) => {
+  const store = createEmbeddedReadStore({ indexedFields: ['organizationId'] });
+  const orders = store.collection('orders');
+  for (let i = 0; i < 5; i++)
+    await orders.put({ _id: `o${i}`, organizationId: 'org', status: i % 2 ? 'paid' : 'open', n: i % 3 ? i : 'x' });
+  const filter: Filter = { organizationId: 'org', status: 'open' };
+  t.is(await orders.count(filter), 3);
+  await orders.put({ _id: 'o9', organizationId: 'org', status: 'open', n: 9 });
+  t.is(await orders.count(filter), 4, 'a write in between: scanned again');
+  // Mixed types in `n`: mingo sorts the shared scan, which must come back unchanged for the count.
+  t.deepEqual(
+    (await orders.find(filter, { sort: { n: -1 } })).map((o) => o._id),
+    ['o0', 'o9', 'o4', 'o2'],
+  );
+  t.is(await orders.count(filter), 4);
+  filter['status'] = 'paid';
+  t.deepEqual(
+    (await orders.find(filter)).map((o) => o._id),
+    ['o1', 'o3'],
+    'the same object changed in place: scanned again',
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  await orders.delete('o1');
+  t.is(await orders.count(filter), 1);
+});

@@ -1,5 +1,7 @@
 import { Aggregator, ProcessingMode, Query } from 'mingo';
 import { createEqualityIndex, type EqualityIndex } from './equality-index.ts';
+import { compileMatcher } from './native-match.ts';
+import { sortNatively } from './native-sort.ts';
 import type { Collection, Filter, FindOptions, ReadDocument, ReadStore } from './read-store.ts';
 import { assertCollectionName, copyReadDocument, encodeCheckpoint, normalizeFindOptions } from './read-store-checks.ts';
 import { ReadStoreUsageError } from './read-store-usage-error.ts';
@@ -40,10 +42,31 @@ const plainEqualityKey = (filter: Filter): string | null => {
 
 const MAX_CACHED_QUERIES = 1000;
 
+/**
+ * The documents one filter matched, kept for the rest of the current turn of the event loop while
+ * the collection does not change: a page's `count` and `find` of one filter object (a list and its
+ * total) then share one scan. Never kept longer, so no later request reads an old answer.
+ */
+type TurnScan = { filter: Filter; text: string; writes: number; found: ReadDocument[] };
+
 type CollectionState = {
   readonly docs: Map<string, ReadDocument>;
   readonly indexes: readonly EqualityIndex[];
   readonly handle: Collection;
+  /** Writes so far (put, delete, clear): a scan from before a write is not reused. */
+  writes: number;
+  scan: TurnScan | null;
+};
+
+/** The filter as text, to see that the object was not changed in place since its scan; null: not comparable. */
+const filterText = (filter: Filter): string | null => {
+  try {
+    return JSON.stringify(filter, (_key, value: unknown) =>
+      value instanceof RegExp ? `RegExp(${value.source}/${value.flags})` : value,
+    );
+  } catch {
+    return null;
+  }
 };
 
 /** A trusted write: the `_id` is checked and the given object itself is frozen (top level) and kept. */
@@ -88,28 +111,37 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
     return query;
   };
 
+  type Candidates = {
+    size: number;
+    docs: Iterable<ReadDocument>;
+    /** A field of the filter whose equality every candidate meets: it needs no test of its own. */
+    exact: string | null;
+  };
+
   /**
    * The documents that can match `filter`: one by `_id`, an index's bucket, or all of them.
-   * The full filter still runs over the result, so this only narrows.
+   * The rest of the filter still runs over the result, so this only narrows.
    */
-  const candidatesFor = (state: CollectionState, filter: Filter): Iterable<ReadDocument> => {
+  const candidatesFor = (state: CollectionState, filter: Filter): Candidates => {
     const id = filter['_id'];
     if (typeof id === 'string') {
       const doc = state.docs.get(id);
-      return doc === undefined ? [] : [doc];
+      return { size: doc === undefined ? 0 : 1, docs: doc === undefined ? [] : [doc], exact: '_id' };
     }
-    let best: { size: number; ids: Iterable<string> } | null = null;
+    let best: Candidates | null = null;
     for (const index of state.indexes) {
       const candidates = index.candidates(filter);
-      if (candidates !== null && (best === null || candidates.size < best.size)) best = candidates;
+      if (candidates !== null && (best === null || candidates.size < best.size))
+        best = { ...candidates, exact: candidates.exact ? index.field : null };
     }
-    if (best === null) return state.docs.values();
-    const docs: ReadDocument[] = [];
-    for (const candidateId of best.ids) {
-      const doc = state.docs.get(candidateId);
-      if (doc !== undefined) docs.push(doc);
-    }
-    return docs;
+    return best ?? { size: state.docs.size, docs: state.docs.values(), exact: null };
+  };
+
+  /** `filter` without `field`. */
+  const without = (filter: Filter, field: string | null): Filter => {
+    if (field === null) return filter;
+    const { [field]: _met, ...rest } = filter;
+    return rest;
   };
 
   const isEmpty = (filter: Filter): boolean => {
@@ -117,11 +149,31 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
     return true;
   };
 
+  /** The documents matching `filter`, in the order of `candidatesFor` (callers copy before changing it). */
+  const matching = (state: CollectionState, filter: Filter): ReadDocument[] => {
+    const text = filterText(filter);
+    const { scan } = state;
+    if (scan !== null && scan.filter === filter && scan.writes === state.writes && scan.text === text)
+      return scan.found;
+    const candidates = candidatesFor(state, filter);
+    const matches = compileMatcher(without(filter, candidates.exact), queryFor);
+    const found: ReadDocument[] = [];
+    for (const doc of candidates.docs) if (matches(doc)) found.push(doc);
+    if (text !== null) {
+      if (state.scan === null) setImmediate(() => (state.scan = null));
+      state.scan = { filter, text, writes: state.writes, found };
+    }
+    return found;
+  };
+
   const find = (state: CollectionState, filter: Filter, options: FindOptions | undefined): ReadDocument[] => {
     const { sort, skip, limit } = normalizeFindOptions(options);
-    const source = candidatesFor(state, filter);
-    const cursor = queryFor(filter).find<ReadDocument>(source);
-    if (sort !== null) cursor.sort(sort);
+    const found = matching(state, filter);
+    const end = limit === null ? undefined : skip + limit;
+    const sorted = sort === null ? found : sortNatively(found, sort, end ?? null);
+    if (sorted !== null) return sorted.slice(skip, end);
+    // Values a plain sort cannot order as MongoDB does (mixed types, missing fields, arrays): mingo's sort.
+    const cursor = queryFor({}).find<ReadDocument>(found).sort(sort!);
     if (skip > 0) cursor.skip(skip);
     if (limit !== null) cursor.limit(limit);
     return cursor.all();
@@ -129,10 +181,9 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
 
   const count = (state: CollectionState, filter: Filter): number => {
     if (isEmpty(filter)) return state.docs.size;
-    const query = queryFor(filter);
-    let matching = 0;
-    for (const doc of candidatesFor(state, filter)) if (query.test(doc)) matching++;
-    return matching;
+    const candidates = candidatesFor(state, filter);
+    // Nothing left to test: an exact bucket's size (a plain equality, which mingo never refuses).
+    return isEmpty(without(filter, candidates.exact)) ? candidates.size : matching(state, filter).length;
   };
 
   /** For $lookup, $graphLookup and $unionWith: clones, as stages may write into them. */
@@ -155,8 +206,7 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
     const options = { processingMode: ProcessingMode.CLONE_INPUT, collectionResolver: resolveCollection };
     if (typeof leadingMatch === 'object' && leadingMatch !== null && !Array.isArray(leadingMatch)) {
       const filter = leadingMatch as Filter;
-      const matches = queryFor(filter).find<ReadDocument>(candidatesFor(state, filter)).all();
-      return new Aggregator(rest, options).run(matches);
+      return new Aggregator(rest, options).run(matching(state, filter));
     }
     return new Aggregator(pipeline, options).run(state.docs.values());
   };
@@ -167,6 +217,8 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
     const state: CollectionState = {
       docs,
       indexes,
+      writes: 0,
+      scan: null,
       handle: {
         async get(id) {
           return docs.get(id) ?? null;
@@ -177,20 +229,22 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
             const previous = docs.get(stored._id);
             for (const index of indexes) {
               if (previous !== undefined) {
-                // Most replacements keep the tenant, network, endpoint...: the index stays as it is.
-                if (index.sameKey(previous, stored)) continue;
+                // Most replacements keep the tenant, network, endpoint...: the entry stays where it is.
+                if (index.replaceInPlace(previous, stored)) continue;
                 index.remove(previous);
               }
               index.add(stored);
             }
           }
           docs.set(stored._id, stored);
+          state.writes++;
         },
         async delete(id) {
           const previous = docs.get(id);
           if (previous === undefined) return;
           for (const index of indexes) index.remove(previous);
           docs.delete(id);
+          state.writes++;
         },
         async find(filter, options) {
           return find(state, filter, options);
@@ -203,6 +257,7 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
         },
         async clear() {
           docs.clear();
+          state.writes++;
           for (const index of indexes) index.clear();
         },
       },

@@ -31,14 +31,18 @@ export type EqualityIndex = {
   readonly field: string;
   add(doc: ReadDocument): void;
   remove(doc: ReadDocument): void;
-  /** Whether `previous` and `next` sit under the same key, so replacing one by the other leaves the index as it is. */
-  sameKey(previous: ReadDocument, next: ReadDocument): boolean;
+  /**
+   * `next` replaces `previous` (same `_id`): true when both sit under the same key, the index
+   * then holding `next` in `previous`'s place; false leaves the index to `remove` and `add`.
+   */
+  replaceInPlace(previous: ReadDocument, next: ReadDocument): boolean;
   clear(): void;
   /**
-   * Ids of the documents that may match `filter`'s plain equality on this field, or null if
-   * the filter has none (the field absent, or compared with an operator, array or object).
+   * The documents that may match `filter`'s plain equality on this field, or null if the
+   * filter has none (the field absent, or compared with an operator, array or object). `exact`:
+   * every one of them meets that equality (none has an array or object on the field's path).
    */
-  candidates(filter: Filter): { size: number; ids: Iterable<string> } | null;
+  candidates(filter: Filter): { size: number; docs: Iterable<ReadDocument>; exact: boolean } | null;
 };
 
 /**
@@ -52,19 +56,20 @@ export type EqualityIndex = {
  */
 export const createEqualityIndex = (field: string, documents: () => Iterable<ReadDocument>): EqualityIndex => {
   const path = field.split('.');
-  const idsByKey = new Map<IndexKey, Set<string>>();
-  const unindexable = new Set<string>();
+  // The documents themselves, by _id, so a query reads its candidates without a lookup each.
+  const docsByKey = new Map<IndexKey, Map<string, ReadDocument>>();
+  const unindexable = new Map<string, ReadDocument>();
   let built = false;
+
+  const bucketOf = (located: Located): Map<string, ReadDocument> | undefined =>
+    located === UNINDEXABLE ? unindexable : located === CANNOT_MATCH ? undefined : docsByKey.get(located);
 
   const insert = (doc: ReadDocument): void => {
     const located = locate(doc, path);
-    if (located === UNINDEXABLE) {
-      unindexable.add(doc._id);
-    } else if (located !== CANNOT_MATCH) {
-      const ids = idsByKey.get(located);
-      if (ids === undefined) idsByKey.set(located, new Set([doc._id]));
-      else ids.add(doc._id);
-    }
+    if (located === CANNOT_MATCH) return;
+    const bucket = bucketOf(located);
+    if (bucket !== undefined) bucket.set(doc._id, doc);
+    else docsByKey.set(located as IndexKey, new Map([[doc._id, doc]]));
   };
 
   return {
@@ -75,21 +80,22 @@ export const createEqualityIndex = (field: string, documents: () => Iterable<Rea
     remove(doc) {
       if (!built) return;
       const located = locate(doc, path);
-      if (located === UNINDEXABLE) {
-        unindexable.delete(doc._id);
-      } else if (located !== CANNOT_MATCH) {
-        const ids = idsByKey.get(located);
-        if (ids === undefined) return;
-        ids.delete(doc._id);
-        if (ids.size === 0) idsByKey.delete(located);
-      }
+      const bucket = bucketOf(located);
+      if (bucket === undefined) return;
+      bucket.delete(doc._id);
+      if (bucket.size === 0 && bucket !== unindexable) docsByKey.delete(located as IndexKey);
     },
-    sameKey(previous, next) {
+    replaceInPlace(previous, next) {
+      if (!built) return true;
+      const located = locate(previous, path);
       // Same key, or both unindexable or both unmatchable: either way the same entry (by _id).
-      return !built || locate(previous, path) === locate(next, path);
+      if (located !== locate(next, path)) return false;
+      // Replacing a Map entry keeps its place: candidates come in the same order as before.
+      bucketOf(located)?.set(next._id, next);
+      return true;
     },
     clear() {
-      idsByKey.clear();
+      docsByKey.clear();
       unindexable.clear();
       built = false;
     },
@@ -101,11 +107,11 @@ export const createEqualityIndex = (field: string, documents: () => Iterable<Rea
         for (const doc of documents()) insert(doc);
         built = true;
       }
-      const ids = idsByKey.get(wanted);
-      if (unindexable.size === 0) return { size: ids?.size ?? 0, ids: ids ?? [] };
-      const union = new Set(ids);
-      for (const id of unindexable) union.add(id);
-      return { size: union.size, ids: union };
+      const docs = docsByKey.get(wanted);
+      if (unindexable.size === 0) return { size: docs?.size ?? 0, docs: docs?.values() ?? [], exact: true };
+      const union = new Map(docs);
+      for (const [id, doc] of unindexable) union.set(id, doc);
+      return { size: union.size, docs: union.values(), exact: false };
     },
   };
 };

@@ -7,7 +7,7 @@ import { can } from '../auth/roles.ts';
 import type { DashboardContext } from '../context.ts';
 import { redirectTo, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
-import { Alert, Badge, Card, CsrfField, EmptyState, Field, money, type Tone } from '../ui/components.tsx';
+import { Alert, Badge, Card, CsrfField, EmptyState, Facts, Field, money, type Tone } from '../ui/components.tsx';
 import {
   decimalAmount,
   type FormErrors,
@@ -250,6 +250,7 @@ async function renderDetail(
 ) {
   const coupon = await readOne<Coupon>(api, `/api/v1/coupons/${encodeURIComponent(id)}`, 'coupon', id);
   const manage = can(ctx.state.user.role, 'manage');
+  const { redeemBy } = coupon;
   const form = edit ?? {
     values: {
       name: coupon.name,
@@ -285,16 +286,16 @@ async function renderDetail(
     >
       <div class="grid grid-2">
         <Card title="Coupon" id="coupon" actions={<StatusBadge status={coupon.status} />}>
-          <dl class="details">
-            <dt>Discount</dt>
-            <dd safe>{discountOf(coupon)}</dd>
-            <dt>Redeemed</dt>
-            <dd safe>
-              {`${coupon.timesRedeemed}${coupon.maxRedemptions !== null ? ` of at most ${coupon.maxRedemptions}` : ' (no limit)'}`}
-            </dd>
-            <dt>Redeem by</dt>
-            <dd>{coupon.redeemBy ? <Day iso={coupon.redeemBy} /> : 'No end date'}</dd>
-          </dl>
+          <Facts
+            items={[
+              ['Discount', discountOf(coupon)],
+              [
+                'Redeemed',
+                `${coupon.timesRedeemed}${coupon.maxRedemptions !== null ? ` of at most ${coupon.maxRedemptions}` : ' (no limit)'}`,
+              ],
+              ['Redeem by', redeemBy ? () => <Day iso={redeemBy} /> : 'No end date'],
+            ]}
+          />
         </Card>
         {manage ? (
           <Card title="Edit" id="edit-coupon">

@@ -4,7 +4,7 @@ import { apiFor } from '../api.ts';
 import type { DashboardContext } from '../context.ts';
 import { sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
-import { Alert, Card, CsrfField, Field } from '../ui/components.tsx';
+import { Alert, Card, CsrfField, Facts, Field } from '../ui/components.tsx';
 import { AppLayout } from '../ui/layout.tsx';
 import { apiMessage, errorsOf, type FormErrors } from './developers/forms.tsx';
 
@@ -59,26 +59,17 @@ const isOutcome = (value: unknown): value is RecoveryOutcome =>
 
 function OutcomeCard({ result }: { result: Result }): JSX.Element {
   const o = OUTCOMES[result.outcome];
+  const { sessionId } = result;
   return (
     <Card title={`Outcome: ${o.title}`} id="recovery-outcome" class={`outcome outcome-${o.tone}`}>
-      <dl class="outcome-list">
-        <dt>Meaning</dt>
-        <dd safe>{o.meaning}</dd>
-        <dt>Advice</dt>
-        <dd safe>{o.advice}</dd>
-        <dt>Details</dt>
-        <dd safe>{result.message}</dd>
-        {result.sessionId ? (
-          <>
-            <dt>Checkout session</dt>
-            <dd>
-              <code safe>{result.sessionId}</code>
-            </dd>
-          </>
-        ) : (
-          ''
-        )}
-      </dl>
+      <Facts
+        items={[
+          ['Meaning', o.meaning],
+          ['Advice', o.advice],
+          ['Details', result.message],
+          sessionId ? ['Checkout session', () => <code safe>{sessionId}</code>] : null,
+        ]}
+      />
     </Card>
   );
 }

@@ -139,6 +139,46 @@ export const Alert = ({ tone, children }: PropsWithChildren<{ tone: 'danger' | '
   </div>
 );
 
+/** A control's aria-describedby: its hint and its error, when it has them. */
+export const describedBy = (id: string, hint?: string, error?: string | null): string | undefined =>
+  [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+
+/** A control's hint and error, under it (ids as `describedBy` names them). */
+export const FieldNotes = ({ id, hint, error }: { id: string; hint?: string; error?: string | null }): JSX.Element => (
+  <>
+    {hint ? (
+      <p class="hint" id={`${id}-hint`} safe>
+        {hint}
+      </p>
+    ) : (
+      ''
+    )}
+    {error ? (
+      <p class="error" id={`${id}-error`} safe>
+        {error}
+      </p>
+    ) : (
+      ''
+    )}
+  </>
+);
+
+/**
+ * One labelled control with its hint and error under it: the frame of `Field` and of the controls
+ * of form-parts.tsx. `hiddenLabel`: read by screen readers only (a control inside a table row).
+ */
+export const FieldFrame = (
+  props: PropsWithChildren<{ id: string; label: string; hint?: string; error?: string | null; hiddenLabel?: boolean }>,
+): JSX.Element => (
+  <div class={['field', props.error ? 'has-error' : '', props.hiddenLabel ? 'field-inline' : '']}>
+    <label for={props.id} class={props.hiddenLabel ? 'visually-hidden' : undefined} safe>
+      {props.label}
+    </label>
+    {props.children}
+    <FieldNotes id={props.id} hint={props.hint} error={props.error} />
+  </div>
+);
+
 /**
  * A labelled input with its error under it (named by aria-describedby), kept as typed: the
  * pattern of every dashboard form, so bad input names its field and loses nothing.
@@ -157,12 +197,8 @@ export function Field(props: {
   accept?: string;
 }): JSX.Element {
   const id = `field-${props.name}`;
-  const described = [props.hint ? `${id}-hint` : '', props.error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return (
-    <div class={['field', props.error ? 'has-error' : '']}>
-      <label for={id} safe>
-        {props.label}
-      </label>
+    <FieldFrame id={id} label={props.label} hint={props.hint} error={props.error}>
       <input
         id={id}
         name={props.name}
@@ -173,22 +209,33 @@ export function Field(props: {
         autofocus={props.autofocus}
         accept={props.accept}
         aria-invalid={props.error ? 'true' : undefined}
-        aria-describedby={described || undefined}
+        aria-describedby={describedBy(id, props.hint, props.error)}
       />
-      {props.hint ? (
-        <p class="hint" id={`${id}-hint`} safe>
-          {props.hint}
-        </p>
-      ) : (
-        ''
-      )}
-      {props.error ? (
-        <p class="error" id={`${id}-error`} safe>
-          {props.error}
-        </p>
-      ) : (
-        ''
-      )}
-    </div>
+    </FieldFrame>
   );
 }
+
+/** A fact's value: text (escaped), or markup built by the caller (a badge, a date, a link). */
+export type FactValue = string | (() => JSX.Element);
+
+/** Label and value pairs; false and null stand for facts that do not apply. */
+export type FactList = readonly (readonly [term: string, value: FactValue] | false | null)[];
+
+/**
+ * Label and value pairs, in a definition list (two columns; one on a phone). Entries that are
+ * false or null are left out, so a fact can be there only when it applies.
+ */
+export const Facts = ({ items }: { items: FactList }): JSX.Element => (
+  <dl class="facts">
+    {items.map((item) =>
+      item ? (
+        <>
+          <dt safe>{item[0]}</dt>
+          <dd>{typeof item[1] === 'string' ? <span safe>{item[1]}</span> : item[1]()}</dd>
+        </>
+      ) : (
+        ''
+      ),
+    )}
+  </dl>
+);

@@ -1,60 +1,42 @@
 import type { ApiAnswer } from '../../read-api/api-bridge.ts';
 import { parseDecimalAmount } from '../../shared/decimal.ts';
 import { AmountError } from '../../shared/money.ts';
+import { describedBy, FieldFrame, FieldNotes } from './components.tsx';
 
 /**
- * Form parts beside components.tsx's `Field`: a select, a checkbox, a text area, and the mapping
- * of an API refusal onto a form's inputs, so every screen names the field the same way.
+ * Form controls beside components.tsx's `Field` (a select, a text area, a checkbox, checkboxes and
+ * radios of one name), each labelled, with its hint and error under it and kept as typed; and the
+ * mapping of an API refusal onto a form's inputs, so every screen names the field the same way.
  */
 
 /** Messages of a form by input name; `form` is shown above the form. */
 export type FormErrors = Record<string, string>;
 
-const described = (id: string, hint?: string, error?: string | null) =>
-  [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
-
-function Notes({ id, hint, error }: { id: string; hint?: string; error?: string | null }): JSX.Element {
-  return (
-    <>
-      {hint ? (
-        <p class="hint" id={`${id}-hint`} safe>
-          {hint}
-        </p>
-      ) : (
-        ''
-      )}
-      {error ? (
-        <p class="error" id={`${id}-error`} safe>
-          {error}
-        </p>
-      ) : (
-        ''
-      )}
-    </>
-  );
-}
-
 export type Option = { value: string; label: string };
 
+/** A labelled select, the chosen value kept. */
 export function SelectField(props: {
   name: string;
   label: string;
-  options: Option[];
+  options: readonly Option[];
   value?: string | null;
   error?: string | null;
   hint?: string;
+  required?: boolean;
+  /** A distinct id when the same name appears in several forms of a page. */
+  id?: string;
+  /** Label read by screen readers only (a select inside a table row). */
+  hiddenLabel?: boolean;
 }): JSX.Element {
-  const id = `field-${props.name}`;
+  const id = props.id ?? `field-${props.name}`;
   return (
-    <div class={['field', props.error ? 'has-error' : '']}>
-      <label for={id} safe>
-        {props.label}
-      </label>
+    <FieldFrame id={id} label={props.label} hint={props.hint} error={props.error} hiddenLabel={props.hiddenLabel}>
       <select
         id={id}
         name={props.name}
+        required={props.required}
         aria-invalid={props.error ? 'true' : undefined}
-        aria-describedby={described(id, props.hint, props.error)}
+        aria-describedby={describedBy(id, props.hint, props.error)}
       >
         {props.options.map((o) => (
           <option value={o.value} selected={o.value === (props.value ?? '')} safe>
@@ -62,8 +44,7 @@ export function SelectField(props: {
           </option>
         ))}
       </select>
-      <Notes id={id} hint={props.hint} error={props.error} />
-    </div>
+    </FieldFrame>
   );
 }
 
@@ -77,22 +58,18 @@ export function TextAreaField(props: {
 }): JSX.Element {
   const id = `field-${props.name}`;
   return (
-    <div class={['field', props.error ? 'has-error' : '']}>
-      <label for={id} safe>
-        {props.label}
-      </label>
+    <FieldFrame id={id} label={props.label} hint={props.hint} error={props.error}>
       <textarea
         id={id}
         name={props.name}
         rows={String(props.rows ?? 3)}
         aria-invalid={props.error ? 'true' : undefined}
-        aria-describedby={described(id, props.hint, props.error)}
+        aria-describedby={describedBy(id, props.hint, props.error)}
         safe
       >
         {props.value ?? ''}
       </textarea>
-      <Notes id={id} hint={props.hint} error={props.error} />
-    </div>
+    </FieldFrame>
   );
 }
 
@@ -114,12 +91,46 @@ export function CheckboxField(props: {
           name={props.name}
           value={props.value ?? 'on'}
           checked={props.checked}
-          aria-describedby={described(id, undefined, props.error)}
+          aria-describedby={describedBy(id, undefined, props.error)}
         />
         <span safe>{props.label}</span>
       </label>
-      <Notes id={id} error={props.error} />
+      <FieldNotes id={id} error={props.error} />
     </div>
+  );
+}
+
+/** Checkboxes of one name in a fieldset (its legend labels the group). */
+export function CheckboxGroup(props: {
+  name: string;
+  legend: string;
+  options: readonly Option[];
+  checked: readonly string[];
+  error?: string | null;
+  hint?: string;
+}): JSX.Element {
+  const id = `field-${props.name}`;
+  return (
+    <fieldset
+      class={['checkbox-group', props.error ? 'has-error' : '']}
+      id={id}
+      aria-describedby={describedBy(id, props.hint, props.error)}
+    >
+      <legend safe>{props.legend}</legend>
+      {props.options.map((o, i) => (
+        <label class="choice" for={`${id}-${i}`}>
+          <input
+            type="checkbox"
+            id={`${id}-${i}`}
+            name={props.name}
+            value={o.value}
+            checked={props.checked.includes(o.value)}
+          />
+          <span safe>{o.label}</span>
+        </label>
+      ))}
+      <FieldNotes id={id} hint={props.hint} error={props.error} />
+    </fieldset>
   );
 }
 

@@ -1,17 +1,68 @@
+import type { Children } from '@kitajs/html';
+import { parseIsoInstant } from '../../read-api/pagination.ts';
+
 /**
- * What a list screen puts around its table: a status filter as links (works without JavaScript,
- * the current one marked) and page links under it.
+ * What a list screen puts around its table: filters (a GET form, or a status filter as links: both
+ * work without JavaScript) and page links under it, the filters kept from page to page.
  */
 
-/** `path` with `query`, leaving out the empty values. */
+/** `path` with `query` as its query string, empty values and page 1 left out. */
 export function withQuery(path: string, query: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query))
-    if (value !== undefined && value !== '' && value !== 1) params.set(key, String(value));
+    if (value !== undefined && value !== '' && !(key === 'page' && Number(value) === 1)) params.set(key, String(value));
   const text = params.toString();
   return text ? `${path}?${text}` : path;
 }
 
+/** A page number from the query: a positive integer, else 1. */
+export const pageOf = (raw: unknown): number =>
+  typeof raw === 'string' && /^[1-9][0-9]{0,6}$/.test(raw) ? Number(raw) : 1;
+
+/** A list's query string as Koa reads it. */
+export type ListQuery = Record<string, string | string[] | undefined>;
+
+/** One filter of the query as typed, trimmed (the last when given twice); '' when absent. */
+export const queryValue = (query: ListQuery, name: string): string => {
+  const value = query[name];
+  return (Array.isArray(value) ? value.at(-1) : value)?.trim() ?? '';
+};
+
+/** The message of each end of a date range (`from`, `to` as YYYY-MM-DD) that cannot be used. */
+export function dateRangeErrors(range: { from: string; to: string }): { from?: string; to?: string } {
+  const errors: { from?: string; to?: string } = {};
+  for (const name of ['from', 'to'] as const)
+    if (range[name] && (!/^\d{4}-\d{2}-\d{2}$/.test(range[name]) || Number.isNaN(parseIsoInstant(range[name]))))
+      errors[name] = 'Enter a date as YYYY-MM-DD.';
+  if (!errors.from && !errors.to && range.from && range.to && range.from > range.to)
+    errors.to = 'The end date is before the start date.';
+  return errors;
+}
+
+/** A GET form of filters over a list: its fields in a row, Apply, and Clear back to `path`. */
+export const FilterForm = ({
+  path,
+  label,
+  children,
+}: {
+  path: string;
+  label: string;
+  children: Children;
+}): JSX.Element => (
+  <form method="get" action={path} class="filters" aria-label={label}>
+    <div class="filters-fields">{children}</div>
+    <div class="filters-actions">
+      <button type="submit" class="button button-secondary">
+        Apply
+      </button>
+      <a href={path} class="button button-quiet">
+        Clear
+      </a>
+    </div>
+  </form>
+);
+
+/** A status filter as links, "All" first, the current one marked. */
 export function StatusFilter(props: {
   path: string;
   label: string;
@@ -37,42 +88,42 @@ export function StatusFilter(props: {
   );
 }
 
-/** "Page 2 of 5" with previous and next links; nothing when everything fits on one page. */
+/** "21–40 of 10,000" with links to the pages before and after (the filters in `params` kept). */
 export function Pager(props: {
   path: string;
-  query: Record<string, string>;
+  params: Record<string, string>;
   page: number;
-  limit: number;
+  pageSize: number;
   count: number;
 }): JSX.Element {
-  const pages = Math.max(1, Math.ceil(props.count / props.limit));
-  if (pages === 1) return <></>;
-  const link = (page: number) => withQuery(props.path, { ...props.query, page });
+  const { page, pageSize, count } = props;
+  const first = count === 0 ? 0 : (page - 1) * pageSize + 1;
+  const last = Math.min(count, page * pageSize);
+  const pages = Math.max(1, Math.ceil(count / pageSize));
+  const link = (to: number) => withQuery(props.path, { ...props.params, page: to });
   return (
     <nav class="pager" aria-label="Pages">
-      {props.page > 1 ? (
-        <a class="button-secondary" href={link(props.page - 1)} rel="prev">
-          Previous
-        </a>
-      ) : (
-        ''
-      )}
       <span class="muted" safe>
-        {`Page ${props.page} of ${pages}`}
+        {count === 0
+          ? 'Nothing to show'
+          : `${first.toLocaleString('en')}–${last.toLocaleString('en')} of ${count.toLocaleString('en')}`}
       </span>
-      {props.page < pages ? (
-        <a class="button-secondary" href={link(props.page + 1)} rel="next">
-          Next
-        </a>
-      ) : (
-        ''
-      )}
+      <span class="pager-links">
+        {page > 1 ? (
+          <a class="button button-secondary" rel="prev" href={link(page - 1)}>
+            Previous
+          </a>
+        ) : (
+          ''
+        )}
+        {page < pages ? (
+          <a class="button button-secondary" rel="next" href={link(page + 1)}>
+            Next
+          </a>
+        ) : (
+          ''
+        )}
+      </span>
     </nav>
   );
 }
-
-/** A page number from the query: a positive integer, else 1. */
-export const pageOf = (raw: unknown): number => {
-  const n = typeof raw === 'string' && /^[1-9][0-9]{0,6}$/.test(raw) ? Number(raw) : 1;
-  return n;
-};

@@ -1,7 +1,8 @@
 import { sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
 import { Card, DateTime, EmptyState, Field, ShortId } from '../../ui/components.tsx';
-import { FilterForm, Pager, SelectField } from '../../ui/filters.tsx';
+import { SelectField } from '../../ui/form-parts.tsx';
+import { FilterForm, Pager } from '../../ui/list-controls.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { describeRecordType, describeType } from './changes.ts';
 import { type AuditEntry, type AuditQuery, loadTrail, PAGE_SIZE, parseAuditQuery, RECORD_TYPES } from './trail.ts';

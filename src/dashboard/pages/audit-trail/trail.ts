@@ -5,6 +5,7 @@ import { USERS, type UserDoc } from '../../../projections/team.projection.ts';
 import type { Filter, ReadStore } from '../../../read-store/read-store.ts';
 import { parseIsoInstant } from '../../../read-api/pagination.ts';
 import type { DashboardTenant } from '../../context.ts';
+import { dateRangeErrors, type ListQuery, pageOf, queryValue as one } from '../../ui/list-controls.tsx';
 import { changeRows, type ChangeRow } from './changes.ts';
 
 export const PAGE_SIZE = 25;
@@ -41,18 +42,11 @@ export type AuditQuery = {
   page: number;
 };
 
-type Query = Record<string, string | string[] | undefined>;
-const one = (query: Query, name: string): string => {
-  const value = query[name];
-  return (Array.isArray(value) ? value.at(-1) : value)?.trim() ?? '';
-};
-
 /** The filters as typed, and a message per filter that cannot be read (shown at its field). */
-export function parseAuditQuery(query: Query): {
+export function parseAuditQuery(query: ListQuery): {
   query: AuditQuery;
   errors: Partial<Record<keyof AuditQuery, string>>;
 } {
-  const errors: Partial<Record<keyof AuditQuery, string>> = {};
   const system = one(query, 'system');
   const parsed: AuditQuery = {
     actor: one(query, 'actor'),
@@ -62,13 +56,9 @@ export function parseAuditQuery(query: Query): {
     from: one(query, 'from'),
     to: one(query, 'to'),
     system: system === 'show' || system === 'only' ? system : 'hide',
-    page: /^[1-9][0-9]{0,5}$/.test(one(query, 'page')) ? Number(one(query, 'page')) : 1,
+    page: pageOf(one(query, 'page')),
   };
-  for (const name of ['from', 'to'] as const)
-    if (parsed[name] && (!/^\d{4}-\d{2}-\d{2}$/.test(parsed[name]) || Number.isNaN(parseIsoInstant(parsed[name]))))
-      errors[name] = 'Enter a date as YYYY-MM-DD.';
-  if (!errors.from && !errors.to && parsed.from && parsed.to && parsed.from > parsed.to)
-    errors.to = 'The end date is before the start date.';
+  const errors: Partial<Record<keyof AuditQuery, string>> = dateRangeErrors(parsed);
   if (parsed.recordType && !(RECORD_TYPES as readonly string[]).includes(parsed.recordType))
     errors.recordType = 'Pick a record type from the list.';
   return { query: parsed, errors };

@@ -15,12 +15,13 @@ import {
   CsrfField,
   DateTime,
   EmptyState,
+  Facts,
   Field,
   liveRefresh,
   money,
   ShortId,
 } from '../../ui/components.tsx';
-import { Facts, SelectField } from '../../ui/filters.tsx';
+import { SelectField } from '../../ui/form-parts.tsx';
 import { fromChainUnits } from '../../../shared/money.ts';
 import { describeType } from '../audit-trail/changes.ts';
 import { LIST_PATH, STATUS } from './list.tsx';

@@ -2,6 +2,7 @@ import type { Filter } from '../../../read-store/read-store.ts';
 import { parseIsoInstant } from '../../../read-api/pagination.ts';
 import { SESSION_STATUS_VALUES } from '../../../read-api/schema/checkout-session.ts';
 import type { DashboardTenant } from '../../context.ts';
+import { dateRangeErrors, type ListQuery, pageOf, queryValue as one } from '../../ui/list-controls.tsx';
 
 export const PAGE_SIZE = 25;
 const DAY_MS = 86_400_000;
@@ -18,32 +19,21 @@ export type SessionsQuery = {
 };
 export type SessionsQueryErrors = Partial<Record<keyof SessionsQuery, string>>;
 
-type Query = Record<string, string | string[] | undefined>;
-const one = (query: Query, name: string): string => {
-  const value = query[name];
-  return (Array.isArray(value) ? value.at(-1) : value)?.trim() ?? '';
-};
-
 /** The list's filters as typed, with a message per filter that cannot be used (shown at its field). */
-export function parseSessionsQuery(query: Query): { query: SessionsQuery; errors: SessionsQueryErrors } {
+export function parseSessionsQuery(query: ListQuery): { query: SessionsQuery; errors: SessionsQueryErrors } {
   const parsed: SessionsQuery = {
     status: one(query, 'status'),
     paymentStatus: one(query, 'paymentStatus'),
     from: one(query, 'from'),
     to: one(query, 'to'),
     q: one(query, 'q').slice(0, 200),
-    page: /^[1-9][0-9]{0,5}$/.test(one(query, 'page')) ? Number(one(query, 'page')) : 1,
+    page: pageOf(one(query, 'page')),
   };
-  const errors: SessionsQueryErrors = {};
+  const errors: SessionsQueryErrors = dateRangeErrors(parsed);
   if (parsed.status && !(SESSION_STATUS_VALUES as readonly string[]).includes(parsed.status))
     errors.status = `Pick a status: ${SESSION_STATUS_VALUES.join(', ')}.`;
   if (parsed.paymentStatus && !(PAYMENT_STATUSES as readonly string[]).includes(parsed.paymentStatus))
     errors.paymentStatus = 'Pick paid or unpaid.';
-  for (const name of ['from', 'to'] as const)
-    if (parsed[name] && (!/^\d{4}-\d{2}-\d{2}$/.test(parsed[name]) || Number.isNaN(parseIsoInstant(parsed[name]))))
-      errors[name] = 'Enter a date as YYYY-MM-DD.';
-  if (!errors.from && !errors.to && parsed.from && parsed.to && parsed.from > parsed.to)
-    errors.to = 'The end date is before the start date.';
   return { query: parsed, errors };
 }
 

@@ -13,7 +13,8 @@ import {
   ShortId,
   type Tone,
 } from '../../ui/components.tsx';
-import { FilterForm, Pager, SelectField, withPage } from '../../ui/filters.tsx';
+import { SelectField } from '../../ui/form-parts.tsx';
+import { FilterForm, Pager, withQuery } from '../../ui/list-controls.tsx';
 import {
   PAGE_SIZE,
   PAYMENT_STATUSES,
@@ -108,7 +109,7 @@ export function SessionsTable(props: {
       id="sessions"
       title="Sessions"
       aria-live="polite"
-      {...liveRefresh(`${LIST_PATH}${withPage(params, props.query.page)}`, ['checkout-sessions'])}
+      {...liveRefresh(withQuery(LIST_PATH, { ...params, page: props.query.page }), ['checkout-sessions'])}
     >
       {props.sessions.length === 0 ? (
         <EmptyState

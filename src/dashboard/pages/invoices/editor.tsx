@@ -1,6 +1,6 @@
 import type { DashboardContext } from '../../context.ts';
 import { Alert, Card, CsrfField, Field } from '../../ui/components.tsx';
-import { CheckboxGroup, type Option, SelectField, TextAreaField } from '../../ui/form-controls.tsx';
+import { CheckboxGroup, type Option, SelectField, TextAreaField } from '../../ui/form-parts.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { type FormErrors, INTERVALS, type InvoiceForm, MAX_ROWS } from './invoice-form.ts';
 

@@ -1,7 +1,7 @@
 import type { z } from '../../../read-api/schema/fields.ts';
 import type { InvoiceSchema } from '../../../read-api/schema/invoice.ts';
 import type { DashboardContext } from '../../context.ts';
-import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, money, type Tone } from '../../ui/components.tsx';
+import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Facts, money, type Tone } from '../../ui/components.tsx';
 import { Pager, StatusFilter } from '../../ui/list-controls.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { INTERVALS } from './invoice-form.ts';
@@ -19,6 +19,13 @@ export const INVOICE_STATUSES: Record<InvoiceView['status'], { label: string; to
 
 export const InvoiceStatus = ({ status }: { status: InvoiceView['status'] }): JSX.Element => (
   <Badge tone={INVOICE_STATUSES[status].tone} label={INVOICE_STATUSES[status].label} />
+);
+
+/** A note as typed, its line breaks kept. */
+const prewrap = (text: string) => () => (
+  <span class="prewrap" safe>
+    {text}
+  </span>
 );
 
 const customerLabel = (invoice: InvoiceView): string =>
@@ -125,9 +132,9 @@ export function InvoiceListPage(props: {
         )}
         <Pager
           path="/dashboard/invoices"
-          query={status ? { status } : {}}
+          params={status ? { status } : {}}
           page={list.page}
-          limit={list.limit}
+          pageSize={list.limit}
           count={list.count}
         />
       </Card>
@@ -282,55 +289,43 @@ export function InvoiceDetailPage(props: {
       )}
       <div class="grid grid-2">
         <Card title="Summary" id="invoice-summary">
-          <dl class="facts">
-            <dt>Customer</dt>
-            <dd>
-              <span safe>{customerLabel(invoice)}</span>
-              {invoice.customer?.name && invoice.customer.email ? (
-                <span class="muted" safe>
-                  {` · ${invoice.customer.email}`}
-                </span>
-              ) : (
-                ''
-              )}
-            </dd>
-            <dt>Amount due</dt>
-            <dd safe>{money(invoice.amountDue, invoice.currency)}</dd>
-            <dt>Paid</dt>
-            <dd safe>{money(invoice.amountPaid, invoice.currency)}</dd>
-            <dt>Repeats</dt>
-            <dd safe>{intervalLabel(invoice)}</dd>
-            <dt>Networks</dt>
-            <dd safe>
-              {chains.length === 0
-                ? 'Every network you accept'
-                : chains.map((c) => networks.get(c) ?? `Chain ${c}`).join(', ')}
-            </dd>
-            {invoice.subscriptionId ? (
-              <>
-                <dt>Subscription</dt>
-                <dd>
-                  <a href={`/dashboard/subscriptions/${invoice.subscriptionId}`}>View subscription</a>
-                </dd>
-              </>
-            ) : (
-              ''
-            )}
-          </dl>
+          <Facts
+            items={[
+              [
+                'Customer',
+                () => (
+                  <>
+                    <span safe>{customerLabel(invoice)}</span>
+                    {invoice.customer?.name && invoice.customer.email ? (
+                      <span class="muted" safe>
+                        {` · ${invoice.customer.email}`}
+                      </span>
+                    ) : (
+                      ''
+                    )}
+                  </>
+                ),
+              ],
+              ['Amount due', money(invoice.amountDue, invoice.currency)],
+              ['Paid', money(invoice.amountPaid, invoice.currency)],
+              ['Repeats', intervalLabel(invoice)],
+              [
+                'Networks',
+                chains.length === 0
+                  ? 'Every network you accept'
+                  : chains.map((c) => networks.get(c) ?? `Chain ${c}`).join(', '),
+              ],
+              invoice.subscriptionId
+                ? [
+                    'Subscription',
+                    () => <a href={`/dashboard/subscriptions/${invoice.subscriptionId}`}>View subscription</a>,
+                  ]
+                : null,
+            ]}
+          />
         </Card>
         <Card title="Dates and document" id="invoice-dates">
-          <dl class="facts">
-            {dates
-              .filter((d): d is [string, string] => d[1] !== null)
-              .map(([label, iso]) => (
-                <>
-                  <dt safe>{label}</dt>
-                  <dd>
-                    <DateTime iso={iso} />
-                  </dd>
-                </>
-              ))}
-          </dl>
+          <Facts items={dates.map(([label, iso]) => iso !== null && [label, () => <DateTime iso={iso} />])} />
           {invoice.url ? (
             <p class="document-links">
               <a class="button-secondary" href={invoice.url} target="_blank" rel="noopener">
@@ -393,28 +388,12 @@ export function InvoiceDetailPage(props: {
       </Card>
       {invoice.memo || invoice.footer ? (
         <Card title="Notes" id="invoice-notes">
-          <dl class="facts">
-            {invoice.memo ? (
-              <>
-                <dt>Memo</dt>
-                <dd class="prewrap" safe>
-                  {invoice.memo}
-                </dd>
-              </>
-            ) : (
-              ''
-            )}
-            {invoice.footer ? (
-              <>
-                <dt>Footer</dt>
-                <dd class="prewrap" safe>
-                  {invoice.footer}
-                </dd>
-              </>
-            ) : (
-              ''
-            )}
-          </dl>
+          <Facts
+            items={[
+              invoice.memo ? ['Memo', prewrap(invoice.memo)] : null,
+              invoice.footer ? ['Footer', prewrap(invoice.footer)] : null,
+            ]}
+          />
         </Card>
       ) : (
         ''

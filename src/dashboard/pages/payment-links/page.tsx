@@ -7,7 +7,7 @@ import { can } from '../../auth/roles.ts';
 import type { DashboardContext } from '../../context.ts';
 import { redirectTo, sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
-import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, money } from '../../ui/components.tsx';
+import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Facts, money } from '../../ui/components.tsx';
 import { CopyField } from '../../ui/copy.tsx';
 import { type FormErrors, formErrorsOf, refusalMessage, valuesOf } from '../../ui/form-parts.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
@@ -120,16 +120,7 @@ function LinkSettings({ link }: { link: PaymentLink }): JSX.Element {
     ['Promotion codes', yes(link.allowPromotionCodes)],
     ['Use', link.type === 'one_time' ? 'Single payment' : 'Reusable'],
   ];
-  return (
-    <dl class="details">
-      {rows.map(([term, value]) => (
-        <>
-          <dt safe>{term}</dt>
-          <dd safe>{value}</dd>
-        </>
-      ))}
-    </dl>
-  );
+  return <Facts items={rows} />;
 }
 
 async function renderDetail(ctx: DashboardContext, link: PaymentLink, notice?: string, status = 200) {

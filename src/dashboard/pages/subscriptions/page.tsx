@@ -9,7 +9,18 @@ import { can } from '../../auth/roles.ts';
 import type { DashboardContext } from '../../context.ts';
 import { redirectTo, sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
-import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, money, type Tone } from '../../ui/components.tsx';
+import {
+  Alert,
+  Badge,
+  Card,
+  CsrfField,
+  DateTime,
+  EmptyState,
+  type FactList,
+  Facts,
+  money,
+  type Tone,
+} from '../../ui/components.tsx';
 import { Pager, StatusFilter, pageOf, withQuery } from '../../ui/list-controls.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { INVOICE_STATUSES, InvoiceTable } from '../invoices/views.tsx';
@@ -123,7 +134,13 @@ function ListPage(props: { ctx: DashboardContext; list: SubscriptionList; status
             </table>
           </div>
         )}
-        <Pager path={LIST} query={status ? { status } : {}} page={list.page} limit={list.limit} count={list.count} />
+        <Pager
+          path={LIST}
+          params={status ? { status } : {}}
+          page={list.page}
+          pageSize={list.limit}
+          count={list.count}
+        />
       </Card>
     </AppLayout>
   );
@@ -177,16 +194,15 @@ function DetailPage(props: {
   error: string | null;
 }): JSX.Element {
   const { ctx, s } = props;
-  // Each value is markup (kitajs renders to strings): text goes in a `safe` span.
-  const text = (value: string): JSX.Element => <span safe>{value}</span>;
-  const facts: [string, JSX.Element][] = [
-    ['Amount', text(`${money(s.amountTotal, s.currency)} ${everyLabel(s)}`)],
-    ['Started', <DateTime iso={s.startDate} />],
-    ['Current period', <PeriodSpan start={s.currentPeriodStart} end={s.currentPeriodEnd} />],
+  const { cancelAt, endedAt } = s;
+  const facts: FactList = [
+    ['Amount', `${money(s.amountTotal, s.currency)} ${everyLabel(s)}`],
+    ['Started', () => <DateTime iso={s.startDate} />],
+    ['Current period', () => <PeriodSpan start={s.currentPeriodStart} end={s.currentPeriodEnd} />],
+    cancelAt && !endedAt ? ['Ends', () => <DateTime iso={cancelAt} />] : null,
+    endedAt ? ['Ended', () => <DateTime iso={endedAt} />] : null,
+    s.cancellationComment ? ['Reason', s.cancellationComment] : null,
   ];
-  if (s.cancelAt && !s.endedAt) facts.push(['Ends', <DateTime iso={s.cancelAt} />]);
-  if (s.endedAt) facts.push(['Ended', <DateTime iso={s.endedAt} />]);
-  if (s.cancellationComment) facts.push(['Reason', text(s.cancellationComment)]);
   return (
     <AppLayout ctx={ctx} title={planOf(s)} screen="subscriptions" actions={<SubscriptionStatus s={s} />}>
       <p class="back-link">
@@ -208,14 +224,7 @@ function DetailPage(props: {
       )}
       <div class="grid grid-2">
         <Card title="Summary" id="subscription-summary">
-          <dl class="facts">
-            {facts.map(([label, value]) => (
-              <>
-                <dt safe>{label}</dt>
-                <dd>{value}</dd>
-              </>
-            ))}
-          </dl>
+          <Facts items={facts} />
         </Card>
         {can(ctx.state.user.role, 'manage') ? (
           <Card title="Actions" id="subscription-actions">

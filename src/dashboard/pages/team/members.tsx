@@ -7,7 +7,7 @@ import { redirectTo, sendHtml } from '../../http.ts';
 import type { PageRoutes } from '../../page.ts';
 import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Field, type Tone } from '../../ui/components.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
-import { SelectField } from '../../ui/select-field.tsx';
+import { SelectField } from '../../ui/form-parts.tsx';
 
 export const TEAM_PATH = '/dashboard/settings/team';
 
