@@ -350,6 +350,31 @@ function rows(victim: TenantRecords, attacker: TenantRecords): Row[] {
       path: `/api/v1/transactions?checkoutSessionId=${session}`,
       expect: 'scoped',
     },
+    // Reads over the whole read model or log: the caller's tenant only, whatever the pipeline asks.
+    {
+      resource: 'report',
+      method: 'GET',
+      path: '/api/v1/reports/volume?interval=day&groupBy=paymentLink',
+      expect: 'scoped',
+    },
+    {
+      resource: 'analytics query',
+      method: 'POST',
+      path: '/api/v1/analytics/query',
+      body: {
+        collection: 'checkout_sessions',
+        pipeline: [{ $match: { $or: [{ id: session }, { organizationId: { $exists: true } }] } }],
+      },
+      expect: 'scoped',
+    },
+    // A's live key sees its own organization's team events (the suite invites with it): org-wide records.
+    {
+      resource: 'event log',
+      method: 'GET',
+      path: '/api/v1/events?format=ndjson',
+      expect: 'scoped',
+      organizationWide: true,
+    },
     {
       resource: 'checkout session export',
       method: 'GET',
@@ -490,10 +515,12 @@ test('the tenancy matrix names every kind of record', (t) => {
     [...kinds].sort(),
     [
       'API key',
+      'analytics query',
       'checkout session',
       'checkout session export',
       'coupon',
       'customer',
+      'event log',
       'invite',
       'invoice',
       'organization settings',
@@ -502,6 +529,7 @@ test('the tenancy matrix names every kind of record', (t) => {
       'price',
       'product',
       'promotion code',
+      'report',
       'subscription',
       'transaction',
       'wallet',
