@@ -1,4 +1,5 @@
 import type { AssetRef } from '../../machines/checkout-session.types.ts';
+import type { RailNetwork } from './rail.ts';
 import type { Environment } from '../event-store/event-store.ts';
 
 /**
@@ -139,4 +140,40 @@ export function assetRefOf(network: { network: string; chainId: number }, asset:
     address: asset.address,
     decimals: asset.decimals,
   };
+}
+
+/** What a network needs to be offered by a rail: the base, with its coin's symbol, explorer name and assets. */
+type OfferedNetwork = NetworkDefinitionBase & {
+  readonly nativeCurrency: { readonly symbol: string; readonly decimals: number };
+  readonly explorer: { readonly name: string; readonly txUrl: string };
+  readonly assets: readonly AssetDefinitionBase[];
+};
+
+/** The network as a rail offers it (`Rail.networks`), whatever its family. */
+export function railNetworkOf(network: OfferedNetwork, kind: RailNetwork['kind']): RailNetwork {
+  return {
+    network: network.network,
+    chainId: network.chainId,
+    name: network.name,
+    kind,
+    environment: network.environment,
+    nativeCurrency: { symbol: network.nativeCurrency.symbol, decimals: network.nativeCurrency.decimals },
+    explorerTxUrl: network.explorer.txUrl,
+    explorerName: network.explorer.name,
+    assets: network.assets.map((asset) => assetRefOf(network, asset)),
+  };
+}
+
+/** A checked definition frozen deeply (its coin, explorer and each asset), tagged with its family. */
+export function frozenNetwork<T extends OfferedNetwork, K extends RailNetwork['kind']>(
+  definition: T,
+  kind: K,
+): T & { readonly kind: K } {
+  return Object.freeze({
+    ...definition,
+    kind,
+    nativeCurrency: Object.freeze({ ...definition.nativeCurrency }),
+    explorer: Object.freeze({ ...definition.explorer }),
+    assets: Object.freeze(definition.assets.map((asset) => Object.freeze({ ...asset }))),
+  });
 }

@@ -5,6 +5,8 @@ import {
   assetIdOf,
   assetRefOf,
   checkAssets,
+  frozenNetwork,
+  railNetworkOf,
   checkNetworkBase,
   failFor,
   NATIVE_ASSET_ADDRESS,
@@ -95,12 +97,8 @@ export function defineSolanaNetwork<const T extends SolanaNetworkDefinition>(
   checkAssets(definition, (asset, label) => checkMint(asset, label, fail), fail);
 
   return Object.freeze({
-    ...definition,
-    kind: 'solana' as const,
-    nativeCurrency: Object.freeze({ ...definition.nativeCurrency }),
-    explorer: Object.freeze({ ...definition.explorer }),
+    ...frozenNetwork(definition, 'solana'),
     commitment: Object.freeze({ ...definition.commitment }),
-    assets: Object.freeze(definition.assets.map((asset) => Object.freeze({ ...asset }))),
   });
 }
 
@@ -124,16 +122,4 @@ export const toSolanaAssetRef: (
 ) => AssetRef = assetRefOf;
 
 /** The network as a rail offers it (`Rail.networks`). */
-export function toSolanaRailNetwork(network: SolanaNetworkDefinition): RailNetwork {
-  return {
-    network: network.network,
-    chainId: network.chainId,
-    name: network.name,
-    kind: 'solana',
-    environment: network.environment,
-    nativeCurrency: { symbol: network.nativeCurrency.symbol, decimals: network.nativeCurrency.decimals },
-    explorerTxUrl: network.explorer.txUrl,
-    explorerName: network.explorer.name,
-    assets: network.assets.map((asset) => toSolanaAssetRef(network, asset)),
-  };
-}
+export const toSolanaRailNetwork = (network: SolanaNetworkDefinition): RailNetwork => railNetworkOf(network, 'solana');

@@ -1,8 +1,11 @@
 import type { AssetRef } from '../../../machines/checkout-session.types.ts';
 import type { Environment } from '../../event-store/event-store.ts';
 import {
-  assetKey,
+  assetIdOf,
+  assetRefOf,
   checkAssets,
+  frozenNetwork,
+  railNetworkOf,
   checkNetworkBase,
   failFor,
   NATIVE_ASSET_ADDRESS,
@@ -67,13 +70,7 @@ export function defineTronNetwork<const T extends TronNetworkDefinition>(definit
     fail(`blockTimeMs must be a positive number, got ${definition.blockTimeMs}`);
   checkAssets(definition, (asset, label) => checkContract(asset, label, fail), fail);
 
-  return Object.freeze({
-    ...definition,
-    kind: 'tron' as const,
-    nativeCurrency: Object.freeze({ ...definition.nativeCurrency }),
-    explorer: Object.freeze({ ...definition.explorer }),
-    assets: Object.freeze(definition.assets.map((asset) => Object.freeze({ ...asset }))),
-  });
+  return frozenNetwork(definition, 'tron');
 }
 
 function checkContract(asset: TronAssetDefinition, label: string, fail: Fail): void {
@@ -82,37 +79,14 @@ function checkContract(asset: TronAssetDefinition, label: string, fail: Fail): v
 }
 
 /** The asset id (`<network>:<key>`, e.g. `tron-mainnet:usdt`). */
-export function tronAssetId(network: Pick<TronNetworkDefinition, 'network'>, asset: TronAssetDefinition): string {
-  return `${network.network}:${assetKey(asset)}`;
-}
+export const tronAssetId: (network: Pick<TronNetworkDefinition, 'network'>, asset: TronAssetDefinition) => string =
+  assetIdOf;
 
 /** The asset as the rest of Weir sees it: `address` is the T… contract, or `native` for TRX. */
-export function toTronAssetRef(
+export const toTronAssetRef: (
   network: Pick<TronNetworkDefinition, 'network' | 'chainId'>,
   asset: TronAssetDefinition,
-): AssetRef {
-  return {
-    id: tronAssetId(network, asset),
-    name: asset.name,
-    symbol: asset.symbol,
-    currency: asset.currency,
-    chainId: network.chainId,
-    address: asset.address,
-    decimals: asset.decimals,
-  };
-}
+) => AssetRef = assetRefOf;
 
 /** The network as a rail offers it (`Rail.networks`). */
-export function toTronRailNetwork(network: TronNetworkDefinition): RailNetwork {
-  return {
-    network: network.network,
-    chainId: network.chainId,
-    name: network.name,
-    kind: 'tron',
-    environment: network.environment,
-    nativeCurrency: { symbol: network.nativeCurrency.symbol, decimals: network.nativeCurrency.decimals },
-    explorerTxUrl: network.explorer.txUrl,
-    explorerName: network.explorer.name,
-    assets: network.assets.map((asset) => toTronAssetRef(network, asset)),
-  };
-}
+export const toTronRailNetwork = (network: TronNetworkDefinition): RailNetwork => railNetworkOf(network, 'tron');

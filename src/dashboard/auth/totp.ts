@@ -28,7 +28,7 @@ export function base32Encode(bytes: Buffer): string {
   return out;
 }
 
-/** Base32 as people copy it: any case, spaces and padding ignored; null when it holds another character. */
+/** Base32 as people copy it: upper or lower case, spaces and padding ignored; null when it holds another character. */
 export function base32Decode(text: string): Buffer | null {
   const clean = text.replace(/[\s=-]/g, '').toUpperCase();
   const bytes: number[] = [];

@@ -5,6 +5,8 @@ import {
   assetIdOf,
   assetRefOf,
   checkAssets,
+  frozenNetwork,
+  railNetworkOf,
   checkNetworkBase,
   failFor,
   NATIVE_ASSET_ADDRESS,
@@ -86,13 +88,7 @@ export function defineEvmNetwork<const T extends EvmNetworkDefinition>(definitio
     (address) => address.toLowerCase(),
   );
 
-  return Object.freeze({
-    ...definition,
-    kind: 'evm' as const,
-    nativeCurrency: Object.freeze({ ...definition.nativeCurrency }),
-    explorer: Object.freeze({ ...definition.explorer }),
-    assets: Object.freeze(definition.assets.map((asset) => Object.freeze({ ...asset }))),
-  });
+  return frozenNetwork(definition, 'evm');
 }
 
 /** The asset id (`<network>:<key>`). */
@@ -105,19 +101,7 @@ export const toAssetRef: (
 ) => AssetRef = assetRefOf;
 
 /** The network as a rail offers it (`Rail.networks`). */
-export function toRailNetwork(network: EvmNetworkDefinition): RailNetwork {
-  return {
-    network: network.network,
-    chainId: network.chainId,
-    name: network.name,
-    kind: 'evm',
-    environment: network.environment,
-    nativeCurrency: { symbol: network.nativeCurrency.symbol, decimals: network.nativeCurrency.decimals },
-    explorerTxUrl: network.explorer.txUrl,
-    explorerName: network.explorer.name,
-    assets: network.assets.map((asset) => toAssetRef(network, asset)),
-  };
-}
+export const toRailNetwork = (network: EvmNetworkDefinition): RailNetwork => railNetworkOf(network, 'evm');
 
 /** The explorer link for one transaction. */
 export function explorerTxUrl(network: Pick<EvmNetworkDefinition, 'explorer'>, hash: string): string {
