@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { NewPasswordFields } from './sign-in.tsx';
 import { organizationRecordId } from '../../actors/organization.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { USERS, type UserDoc } from '../../projections/team.projection.ts';
@@ -42,23 +43,7 @@ function AcceptPage(props: {
           <input id="invite-email" type="email" value={props.email} autocomplete="username" readonly />
         </div>
         <Field name="name" label="Your name" value={props.name} error={errors.name} autocomplete="name" />
-        <Field
-          name="password"
-          label="Password"
-          type="password"
-          error={errors.password}
-          hint="At least 10 characters."
-          autocomplete="new-password"
-          required
-        />
-        <Field
-          name="passwordConfirm"
-          label="Password again"
-          type="password"
-          error={errors.passwordConfirm}
-          autocomplete="new-password"
-          required
-        />
+        <NewPasswordFields errors={errors} />
         <button type="submit" class="button-primary button-block">
           Join and sign in
         </button>

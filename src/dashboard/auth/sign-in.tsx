@@ -14,6 +14,33 @@ import { verifyCredentials } from './verify-credentials.ts';
 
 type FormErrors = Record<string, string>;
 
+/** A new password, typed twice (first-run setup, an invite's acceptance). */
+export const NewPasswordFields = ({
+  errors,
+}: {
+  errors: { password?: string; passwordConfirm?: string };
+}): JSX.Element => (
+  <>
+    <Field
+      name="password"
+      label="Password"
+      type="password"
+      error={errors.password}
+      hint="At least 10 characters."
+      autocomplete="new-password"
+      required
+    />
+    <Field
+      name="passwordConfirm"
+      label="Password again"
+      type="password"
+      error={errors.passwordConfirm}
+      autocomplete="new-password"
+      required
+    />
+  </>
+);
+
 function LoginPage(props: { csrf: string; email?: string; next: string; error?: string }): JSX.Element {
   return (
     <AuthLayout title="Sign in">
@@ -98,23 +125,7 @@ function SetupPage(props: {
           autocomplete="username"
           required
         />
-        <Field
-          name="password"
-          label="Password"
-          type="password"
-          error={errors.password}
-          hint="At least 10 characters."
-          autocomplete="new-password"
-          required
-        />
-        <Field
-          name="passwordConfirm"
-          label="Password again"
-          type="password"
-          error={errors.passwordConfirm}
-          autocomplete="new-password"
-          required
-        />
+        <NewPasswordFields errors={errors} />
         <button type="submit" class="button-primary button-block">
           Create owner and sign in
         </button>
