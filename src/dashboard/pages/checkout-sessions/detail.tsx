@@ -20,6 +20,7 @@ import {
   liveRefresh,
   money,
   ShortId,
+  TableScroll,
 } from '../../ui/components.tsx';
 import { SelectField } from '../../ui/form-parts.tsx';
 import { fromChainUnits } from '../../../shared/money.ts';
@@ -370,31 +371,33 @@ function Webhooks({ detail }: { detail: SessionDetail }): JSX.Element {
               {d.log.length === 0 ? (
                 <p class="muted small">Not attempted yet.</p>
               ) : (
-                <table class="attempts">
-                  <caption class="visually-hidden" safe>
-                    {`Attempts of ${d.eventType}`}
-                  </caption>
-                  <thead>
-                    <tr>
-                      <th>Attempt</th>
-                      <th>When</th>
-                      <th>Answer</th>
-                      <th class="amount">Duration</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {d.log.map((a) => (
+                <TableScroll label={`Attempts of ${d.eventType}`}>
+                  <table class="attempts">
+                    <caption class="visually-hidden" safe>
+                      {`Attempts of ${d.eventType}`}
+                    </caption>
+                    <thead>
                       <tr>
-                        <td>{a.attempt}</td>
-                        <td class="nowrap">
-                          <DateTime iso={a.at} />
-                        </td>
-                        <td safe>{a.statusCode ? `HTTP ${a.statusCode}` : (a.error ?? 'no answer')}</td>
-                        <td class="amount" safe>{`${a.durationMs} ms`}</td>
+                        <th>Attempt</th>
+                        <th>When</th>
+                        <th>Answer</th>
+                        <th class="amount">Duration</th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {d.log.map((a) => (
+                        <tr>
+                          <td>{a.attempt}</td>
+                          <td class="nowrap">
+                            <DateTime iso={a.at} />
+                          </td>
+                          <td safe>{a.statusCode ? `HTTP ${a.statusCode}` : (a.error ?? 'no answer')}</td>
+                          <td class="amount" safe>{`${a.durationMs} ms`}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </TableScroll>
               )}
             </li>
           ))}
