@@ -96,7 +96,9 @@ export function judge(request: HostileRequest, response: RawResponse, written: R
     request.method === 'POST' &&
     form &&
     bodyBytes > MAX_FORM_BODY &&
-    status === 400
+    status === 400 &&
+    // Node's own 400 for a request line it cannot parse (a path of backslashes) comes before the body is read.
+    headers['content-type'] !== undefined
   ) {
     failures.push({
       cause: 'an oversized body was not refused with 413 and Connection: close',
