@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { auditBundleLines } from '../../src/audit/audit-bundle.ts';
-import { writeCheckpoint } from '../../src/audit/checkpoints.ts';
+import { signCheckpoint, writeCheckpoint } from '../../src/audit/checkpoints.ts';
 import { loadOperatorKey } from '../../src/audit/operator-key.ts';
 import { verifyBundle, type BundleReport } from '../../src/audit/verify-bundle.ts';
 import type { EventMetadata } from '../../src/event-store/event-store.ts';
@@ -167,4 +167,24 @@ test('a line that is neither an event nor a link, and a header that is not one, 
   t.true(kindsAndPositions(await verify(withLines(lines))).includes('line_malformed@2'));
   const headless = await verify(withLines(lines.slice(1)));
   t.deepEqual(kindsAndPositions(headless), ['header_malformed@null']);
+});
+
+test('a checkpoint published elsewhere is checked against the bundle: one that holds, one for a hash the bundle does not have', async (t) => {
+  const lines = await linesOf();
+  const at6 = JSON.parse(lines[6]!) as { position: string; hash: string };
+  const published = signCheckpoint(key, { position: 6n, hash: at6.hash }, new Date(clock.now()));
+  const holds = await verifyBundle({
+    text: await built,
+    trustedKeys: [key.publicKey],
+    published: [{ ...published, loggedAt: null }],
+  });
+  t.true(holds.holds, JSON.stringify(holds.problems));
+  t.is(holds.chain?.checkpoints.checked, 3);
+  const other = signCheckpoint(key, { position: 6n, hash: 'f'.repeat(64) }, new Date(clock.now()));
+  const rewritten = await verifyBundle({
+    text: await built,
+    trustedKeys: [key.publicKey],
+    published: [{ ...other, loggedAt: null }],
+  });
+  t.deepEqual(kindsAndPositions(rewritten), ['checkpoint_mismatch@6']);
 });
