@@ -71,6 +71,8 @@ export function belongsToBundle(scope: BundleScope, content: Pick<ChainContent, 
   return organizationId === scope.organizationId && (scope.environment === null || environment === scope.environment);
 }
 
+export type BundleCounts = { own: number; checkpoints: number; withheld: number };
+
 const linkFields = (link: ChainLink | null) => ({ previous: link?.previous ?? null, hash: link?.hash ?? null });
 
 const BATCH = 1000;
@@ -84,8 +86,8 @@ export async function* auditBundleLines(deps: {
   scope: BundleScope;
   publicKeys: readonly string[];
   now: () => number;
-  /** Told how many events of each kind every batch wrote. */
-  onWritten?: (counts: { held: number; withheld: number }) => void;
+  /** Told how many events of each kind every batch wrote: the organization's, checkpoints, withheld. */
+  onWritten?: (counts: BundleCounts) => void;
 }): AsyncGenerator<string> {
   const { eventStore, scope } = deps;
   const head = await eventStore.chain.head();
@@ -109,14 +111,14 @@ export async function* auditBundleLines(deps: {
     const page = await eventStore.chain.read(after, BATCH);
     if (page.length === 0) return;
     let lines = '';
-    const counts = { held: 0, withheld: 0 };
+    const counts: BundleCounts = { own: 0, checkpoints: 0, withheld: 0 };
     for (const { position, content, link } of page) {
       if (position > head.position) break;
       const held = belongsToBundle(scope, content);
       const line = held
         ? { position: String(position), ...content, ...linkFields(link) }
         : { position: String(position), withheld: true, ...linkFields(link) };
-      counts[held ? 'held' : 'withheld'] += 1;
+      counts[!held ? 'withheld' : content.streamId === CHECKPOINT_STREAM ? 'checkpoints' : 'own'] += 1;
       lines += `${JSON.stringify(line)}\n`;
     }
     deps.onWritten?.(counts);

@@ -1,11 +1,11 @@
 import { createWriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { SingleBar } from 'cli-progress';
 import { ConfigError, type WeirConfig } from '../app/config.ts';
-import { auditBundleLines } from '../audit/audit-bundle.ts';
+import { auditBundleLines, type BundleCounts } from '../audit/audit-bundle.ts';
 import type { AuditProgress, AuditReport } from '../audit/audit-verify.ts';
 import { bundleSummaryOf, verifyBundle } from '../audit/verify-bundle.ts';
 import type { EventStore } from '../event-store/event-store.ts';
@@ -139,20 +139,28 @@ export async function exportBundle(deps: {
   if (environment !== null && environment !== 'test' && environment !== 'live')
     throw new ConfigError(`--environment must be test or live, got ${environment}`);
   const out = deps.option('--out');
-  const totals = { held: 0, withheld: 0 };
+  const totals: BundleCounts = { own: 0, checkpoints: 0, withheld: 0 };
   const lines = auditBundleLines({
     eventStore: deps.eventStore,
     scope: { organizationId, environment },
     publicKeys: deps.publicKeys,
     now: Date.now,
-    onWritten: ({ held, withheld }) => {
-      totals.held += held;
-      totals.withheld += withheld;
+    onWritten: (counts) => {
+      totals.own += counts.own;
+      totals.checkpoints += counts.checkpoints;
+      totals.withheld += counts.withheld;
     },
   });
   await pipeline(Readable.from(lines), out ? createWriteStream(resolve(out)) : process.stdout);
+  if (totals.own === 0) {
+    // Every organization's log starts with its creation: none means a wrong id (or environment).
+    if (out) await rm(resolve(out), { force: true });
+    throw new ConfigError(
+      `weir audit export: the log holds no event of ${organizationId}${environment ? ` in ${environment}` : ''}: check --org`,
+    );
+  }
   console.error(
-    `weir audit export: ${totals.held} events in full (${organizationId}'s and the checkpoints), ${totals.withheld} other events as links only${out ? `, in ${resolve(out)}` : ''}`,
+    `weir audit export: ${totals.own} events of ${organizationId} and ${totals.checkpoints} checkpoints in full, ${totals.withheld} other events as links only${out ? `, in ${resolve(out)}` : ''}`,
   );
   if (deps.publicKeys.length === 0)
     console.error('weir audit export: no operator key (none given, none in the data dir): the bundle names no key');

@@ -304,6 +304,12 @@ test('weir audit export --org writes a bundle of one organization that weir audi
   t.false(text.includes(other), "nothing of the other organization's");
   t.false(text.includes('Someone Else'));
 
+  const unknown = runWeir(['audit', 'export', '--org', 'org_nobody', '--out', join(dataDir, 'none.ndjson')], {
+    WEIR_DATA_DIR: dataDir,
+  });
+  t.is(unknown.status, 2, 'a wrong --org is a usage error');
+  t.regex(unknown.stderr, /the log holds no event of org_nobody: check --org/);
+
   // Offline: another directory, no data dir of its own, the operator's key given.
   const elsewhere = await tempDir(t);
   const verified = runWeir(['audit', 'verify', '--bundle', bundle, '--public-key', publicKey, '--json'], {
