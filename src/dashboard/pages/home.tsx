@@ -169,8 +169,10 @@ function OverviewPanel({ data }: { data: Overview }): JSX.Element {
       </Card>
       <Card title="Conversion, last 30 days" id="conversion">
         <div class="stat">
-          <span class="stat-value">{data.created === 0 ? '—' : percent(data.completed, data.created)}</span>
-          <span class="stat-note">
+          <span class="stat-value" safe>
+            {data.created === 0 ? '—' : percent(data.completed, data.created)}
+          </span>
+          <span class="stat-note" safe>
             {data.created === 0
               ? 'No checkout sessions created yet'
               : `${data.completed} of ${plural(data.created, 'checkout session')} created were paid`}
