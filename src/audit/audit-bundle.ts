@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ChainContent, ChainLink } from '../event-store/event-chain.ts';
+import { type ChainContent, type ChainLink, contentDigest } from '../event-store/event-chain.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { CHECKPOINT_STREAM } from './checkpoints.ts';
 
@@ -7,13 +7,13 @@ import { CHECKPOINT_STREAM } from './checkpoints.ts';
  * An organization's audit bundle: one NDJSON file an auditor checks offline (`weir audit verify
  * --bundle`). The chain runs over the whole log, every tenant's events mixed, so the bundle holds
  * every position: the organization's own events (and the checkpoint events, which are no tenant's)
- * in full with their links, every other event as its position and link only. Own events' hashes
- * are recomputed from their content; the links carry the chain across the withheld ones to the
- * signed checkpoints.
+ * in full with their links, every other event as its position, content digest and link only. Every
+ * link is recomputed (own events from their content, withheld ones from their digest), so an edit
+ * of an own event cannot be hidden by rewriting the withheld links after it.
  *
  * Line 1 is the header; then one line per log position, in log order:
  * - `{position, id, streamId, revision, type, data, metadata, previous, hash}` (as `GET /api/v1/events`)
- * - `{position, withheld: true, previous, hash}`
+ * - `{position, withheld: true, digest, previous, hash}`
  */
 export const BUNDLE_FORMAT = 'weir-audit-bundle';
 export const BUNDLE_VERSION = 1;
@@ -51,6 +51,8 @@ export const BundleEventSchema = z.object({
 export const BundleWithheldSchema = z.object({
   position: Position,
   withheld: z.literal(true),
+  // Required: a withheld link whose digest could be left out would be taken on trust.
+  digest: Hash,
   previous: Hash.nullable(),
   hash: Hash.nullable(),
 });
@@ -117,7 +119,7 @@ export async function* auditBundleLines(deps: {
       const held = belongsToBundle(scope, content);
       const line = held
         ? { position: String(position), ...content, ...linkFields(link) }
-        : { position: String(position), withheld: true, ...linkFields(link) };
+        : { position: String(position), withheld: true, digest: contentDigest(content), ...linkFields(link) };
       counts[!held ? 'withheld' : content.streamId === CHECKPOINT_STREAM ? 'checkpoints' : 'own'] += 1;
       lines += `${JSON.stringify(line)}\n`;
     }

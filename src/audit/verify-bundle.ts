@@ -122,8 +122,8 @@ export async function verifyBundle(deps: {
           message: `the event at ${position} is neither ${header.organizationId}'s nor a checkpoint`,
         });
     } else if (withheld?.success) {
-      const { position, previous, hash } = withheld.data;
-      lines.push({ position: BigInt(position), content: null, link: linkOf(previous, hash) });
+      const { position, digest, previous, hash } = withheld.data;
+      lines.push({ position: BigInt(position), content: null, digest, link: linkOf(previous, hash) });
     } else {
       const position = (value as { position?: unknown } | null)?.position;
       problems.push({

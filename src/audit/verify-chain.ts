@@ -1,4 +1,4 @@
-import { GENESIS_HASH, chainHash } from '../event-store/event-chain.ts';
+import { GENESIS_HASH, chainHash, linkHash } from '../event-store/event-chain.ts';
 import type { ChainLink } from '../event-store/event-chain.ts';
 import type { ChainStart, ChainedEvent, EventStore } from '../event-store/event-store.ts';
 import { checkpointMessage, readCheckpoints, type LoggedCheckpoint } from './checkpoints.ts';
@@ -51,8 +51,17 @@ export type ChainProgress = { events: number; position: bigint; head: bigint | n
 const MAX_LISTED = 100;
 const BATCH = 1000;
 
-/** An event whose content is withheld (another tenant's, in an export bundle): its place and link only. */
-export type WithheldEvent = { position: bigint; content: null; link: ChainLink | null };
+/**
+ * An event whose content is withheld (another tenant's, in an export bundle): its place, its link and
+ * the digest of its content, from which its link is recomputed (null: not given, taken as written).
+ */
+export type WithheldEvent = { position: bigint; content: null; digest: string | null; link: ChainLink | null };
+
+/** The hash of `event` after `previous`, or null when neither its content nor its digest is at hand. */
+const hashAfter = (previous: string, event: ChainedEvent | WithheldEvent): string | null => {
+  if (event.content !== null) return chainHash(previous, event.content);
+  return event.digest === null ? null : linkHash(previous, event.digest);
+};
 
 /** What the walk reads: the live log, or an export bundle where other tenants' events are withheld. */
 export type ChainSource = {
@@ -173,13 +182,14 @@ export async function verifyChain(
   for await (const page of source.pages()) {
     for (const event of page) {
       events += 1;
-      const { position, link, content } = event;
+      const { position, link } = event;
       let hashHere: string;
       const beforeChain =
         start !== null ? unchainedThrough !== null && position <= unchainedThrough : expected === null && link === null;
       if (beforeChain) {
-        if (content === null) sealUnknown = true;
-        else sealed = chainHash(sealed, content);
+        const next = hashAfter(sealed, event);
+        if (next === null) sealUnknown = true;
+        else sealed = next;
         unchainedEvents += 1;
         hashHere = sealed;
       } else {
@@ -201,7 +211,7 @@ export async function verifyChain(
             `the event at ${position} carries no link although the chain started before it`,
           );
           // A withheld event without a link: nothing to follow on from but the hash it should have.
-          hashHere = content === null ? expected : chainHash(expected, content);
+          hashHere = hashAfter(expected, event) ?? expected;
           expected = hashHere;
         } else {
           if (link.previous !== expected)
@@ -210,8 +220,8 @@ export async function verifyChain(
               position,
               `the event at ${position} does not follow the event before it: events were removed, inserted or reordered before it`,
             );
-          // A withheld event's hash is taken as written: without its content it cannot be recomputed.
-          hashHere = content === null ? link.hash : chainHash(link.previous, content);
+          // A withheld event without a digest is taken as written: nothing to recompute it from.
+          hashHere = hashAfter(link.previous, event) ?? link.hash;
           if (hashHere !== link.hash)
             problem(
               'content_changed',

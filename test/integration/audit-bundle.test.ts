@@ -7,6 +7,7 @@ import { auditBundleLines } from '../../src/audit/audit-bundle.ts';
 import { signCheckpoint, writeCheckpoint } from '../../src/audit/checkpoints.ts';
 import { loadOperatorKey } from '../../src/audit/operator-key.ts';
 import { verifyBundle, type BundleReport } from '../../src/audit/verify-bundle.ts';
+import { type ChainContent, chainHash } from '../../src/event-store/event-chain.ts';
 import type { EventMetadata } from '../../src/event-store/event-store.ts';
 import { createSqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
@@ -103,7 +104,7 @@ test('the bundle holds nothing of the other organization: not its id, its stream
   const withheld = lines.slice(1).filter((line) => line.includes('"withheld":true'));
   t.is(withheld.length, 6);
   for (const line of withheld)
-    t.deepEqual(Object.keys(JSON.parse(line)).sort(), ['hash', 'position', 'previous', 'withheld']);
+    t.deepEqual(Object.keys(JSON.parse(line)).sort(), ['digest', 'hash', 'position', 'previous', 'withheld']);
 });
 
 test("an edited event's content is found at its position", async (t) => {
@@ -115,6 +116,33 @@ test("an edited event's content is found at its position", async (t) => {
   const report = await verify(withLines(lines));
   t.false(report.holds);
   t.deepEqual(kindsAndPositions(report), ['content_changed@3']);
+});
+
+test("an edited event cannot hide behind a rewritten withheld link: the withheld event's link is recomputed from its digest", async (t) => {
+  const lines = await linesOf();
+  const own = JSON.parse(lines[3]!) as ChainContent & { previous: string; hash: string };
+  const edited = { ...own, data: own.data.replace('200000000', '900000000') };
+  t.not(edited.data, own.data);
+  // The forger recomputes the edited event's own link and points the next (withheld) line at it,
+  // keeping that line's hash so every link after it still follows.
+  edited.hash = chainHash(edited.previous, edited);
+  const next = JSON.parse(lines[4]!) as { withheld: boolean; previous: string };
+  t.true(next.withheld);
+  next.previous = edited.hash;
+  lines[3] = JSON.stringify(edited);
+  lines[4] = JSON.stringify(next);
+  const report = await verify(withLines(lines));
+  t.false(report.holds);
+  t.deepEqual(kindsAndPositions(report), ['content_changed@4']);
+});
+
+test('a withheld line without its digest is malformed, not taken on trust', async (t) => {
+  const lines = await linesOf();
+  const { digest: _digest, ...stripped } = JSON.parse(lines[4]!) as Record<string, unknown>;
+  lines[4] = JSON.stringify(stripped);
+  const report = await verify(withLines(lines));
+  t.false(report.holds);
+  t.true(kindsAndPositions(report).includes('line_malformed@4'));
 });
 
 test('a deleted event is found: the event after it no longer follows', async (t) => {
