@@ -21,7 +21,8 @@ import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
 import { startLocalChainOrWarn } from '../chain-ingest/evm/devnet/local-chain.ts';
 import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
 import { createEvmSweepExecutor } from '../chain-ingest/evm/evm-sweep-executor.ts';
-import { createWatchedAddresses, watchedAddressesProjection } from '../chain-ingest/watched-addresses.ts';
+import { createWatchedAddresses } from '../chain-ingest/watched-addresses.ts';
+import { createPaymentIntents, watchedAddressesProjection } from './payment-intents.ts';
 import { createSweeper, type SweepExecutor } from '../sweeper/sweeper.ts';
 import { createEvmFollower, followedNetwork } from '../chain-ingest/evm/follower/evm-follower.ts';
 import { createTransactionRecovery } from '../chain-ingest/evm/recover-transaction.ts';
@@ -311,9 +312,7 @@ async function startLocked(
   });
   const matcher = createMatcher({
     bus,
-    readStore,
-    commands,
-    projections,
+    intents: createPaymentIntents({ readStore, commands, projections }),
     clock,
     networks: everyNetwork(rail).map((n) => n.network),
     log: (line) => log(`[matcher] ${line}`),
