@@ -2,9 +2,9 @@ import { checkoutSessionAggregate } from '../../machines/checkout-session.aggreg
 import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
 import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
-import type { PaymentIntents, PaymentTarget, PendingPayment } from '../chain-ingest/payment-intents.ts';
+import type { PaymentIntents, PaymentTarget, PendingPayment, RecoveryReads } from '../chain-ingest/payment-intents.ts';
 import type { WatchedAddresses } from '../chain-ingest/watched-addresses.ts';
-import type { Environment } from '../event-store/event-store.ts';
+import type { Environment, EventStore } from '../event-store/event-store.ts';
 import { depositAddressKey } from '../projections/checkout-sessions.projection.ts';
 import {
   COLLECTIONS,
@@ -74,6 +74,39 @@ export function createPaymentIntents(deps: {
       send(target, { type: 'ConfirmTransfer', transferId }, causationId),
     withdrawTransfer: (target, transferId, reason, causationId) =>
       send(target, { type: 'WithdrawTransfer', transferId, reason }, causationId),
+  };
+}
+
+/** Payment recovery's reads over the read models, and its wait for them to show the matcher's work. */
+export function createRecoveryReads(deps: {
+  readStore: ReadStore;
+  projections: Pick<ProjectionRunner, 'waitFor' | 'onAdvanced'>;
+  eventStore: Pick<EventStore, 'headPosition'>;
+}): RecoveryReads {
+  const { readStore, projections, eventStore } = deps;
+  const depositAddresses = readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
+  const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
+  const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  return {
+    async targetAt(network, address) {
+      const doc = await depositAddresses.get(depositAddressKey(network, address));
+      return doc === null
+        ? null
+        : {
+            checkoutSessionId: doc.checkoutSessionId,
+            organizationId: doc.organizationId,
+            environment: doc.environment,
+          };
+    },
+    session: (checkoutSessionId) => sessions.get(checkoutSessionId),
+    async paymentStatus(transferId) {
+      return (await payments.get(transferId))?.status ?? null;
+    },
+    onAdvanced: (listener) => projections.onAdvanced(() => listener()),
+    async caughtUp(timeoutMs) {
+      const head = await eventStore.headPosition();
+      if (head !== null) await projections.waitFor(head, timeoutMs);
+    },
   };
 }
 

@@ -22,7 +22,7 @@ import { startLocalChainOrWarn } from '../chain-ingest/evm/devnet/local-chain.ts
 import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
 import { createEvmSweepExecutor } from '../chain-ingest/evm/evm-sweep-executor.ts';
 import { createWatchedAddresses } from '../chain-ingest/watched-addresses.ts';
-import { createPaymentIntents, watchedAddressesProjection } from './payment-intents.ts';
+import { createPaymentIntents, createRecoveryReads, watchedAddressesProjection } from './payment-intents.ts';
 import { createSweeper, type SweepExecutor } from '../sweeper/sweeper.ts';
 import { createEvmFollower, followedNetwork } from '../chain-ingest/evm/follower/evm-follower.ts';
 import { createTransactionRecovery } from '../chain-ingest/evm/recover-transaction.ts';
@@ -416,9 +416,7 @@ async function startLocked(
       ? createTransactionRecovery({
           registry: evm.registry,
           bus,
-          readStore,
-          projections,
-          eventStore,
+          reads: createRecoveryReads({ readStore, projections, eventStore }),
           clock,
           followers: followersByNetwork,
           log: (line) => log(`[recovery] ${line}`),

@@ -1,4 +1,4 @@
-import type { SessionAddress, SessionPayment } from '../../machines/checkout-session.types.ts';
+import type { CheckoutSession, SessionAddress, SessionPayment } from '../../machines/checkout-session.types.ts';
 
 /** Whom a deposit address pays: the session and its tenant. */
 export type PaymentTarget = { checkoutSessionId: string; organizationId: string; environment: string };
@@ -29,4 +29,22 @@ export type PaymentIntents = {
   recordTransfer(target: PaymentTarget, payment: CreditedTransfer, causationId: string): Promise<void>;
   confirmTransfer(target: PaymentTarget, transferId: string, causationId: string): Promise<void>;
   withdrawTransfer(target: PaymentTarget, transferId: string, reason: string, causationId: string): Promise<void>;
+};
+
+/** A checkout session as the read models hold it (what the API shows of it). */
+export type SessionRecord = CheckoutSession & { _id: string; [key: string]: unknown };
+
+/**
+ * What payment recovery reads of the payment side, through the same port: sessions by deposit
+ * address and by id, a transfer's status, and a way to wait until the read models show what the
+ * matcher did. Implemented by the app wiring (src/app/payment-intents.ts).
+ */
+export type RecoveryReads = Pick<PaymentIntents, 'targetAt'> & {
+  session(checkoutSessionId: string): Promise<SessionRecord | null>;
+  /** A recorded transfer's status; null when no session records it (yet). */
+  paymentStatus(transferId: string): Promise<'pending' | 'confirmed' | 'withdrawn' | null>;
+  /** Calls `listener` each time the read models move on; returns the call that stops it. */
+  onAdvanced(listener: () => void): () => void;
+  /** Waits (up to `timeoutMs`) until the read models include every event appended so far. */
+  caughtUp(timeoutMs: number): Promise<void>;
 };

@@ -1,16 +1,8 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import type { CheckoutSession } from '../../../machines/checkout-session.types.ts';
 import type { Bus } from '../../bus/bus.ts';
-import type { Environment, EventStore } from '../../event-store/event-store.ts';
-import { depositAddressKey } from '../../projections/checkout-sessions.projection.ts';
-import {
-  COLLECTIONS,
-  type ChainPaymentDoc,
-  type CheckoutSessionDoc,
-  type DepositAddressDoc,
-} from '../../projections/collections.ts';
-import type { ProjectionRunner } from '../../projections/projection-runner.ts';
-import type { ReadStore } from '../../read-store/read-store.ts';
+import type { Environment } from '../../event-store/event-store.ts';
+import type { PaymentTarget, RecoveryReads, SessionRecord } from '../payment-intents.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { ConflictError, UnprocessableError, UpstreamError, ValidationError, WeirError } from '../../shared/errors.ts';
 import { deterministicId } from '../../shared/ids.ts';
@@ -51,7 +43,7 @@ export type Recovery =
   | {
       outcome: 'complete' | 'partial' | 'in_process' | 'late_payment' | 'wrong_token_or_network';
       message: string;
-      session: CheckoutSessionDoc;
+      session: SessionRecord;
     }
   | { outcome: 'wrong_claim'; message: string };
 
@@ -79,9 +71,8 @@ export type TransactionRecovery = {
 export type TransactionRecoveryDeps = {
   registry: Pick<NetworkRegistry, 'offered' | 'all' | 'endpoints'>;
   bus: Bus;
-  readStore: ReadStore;
-  projections: ProjectionRunner;
-  eventStore: Pick<EventStore, 'headPosition'>;
+  /** Sessions by deposit address and id, transfers' status, and the read models' progress (the app wiring's port). */
+  reads: RecoveryReads;
   clock: Pick<Clock, 'now'>;
   /**
    * The running followers by network name. A transfer in a block not final yet is handed to its
@@ -104,17 +95,14 @@ export type TransactionRecoveryDeps = {
 };
 
 /** A transfer of the transaction to a deposit address of the tenant that cannot be credited, and why. */
-type Refused = { session: CheckoutSessionDoc; reason: string };
+type Refused = { session: SessionRecord; reason: string };
 
 export function createTransactionRecovery(deps: TransactionRecoveryDeps): TransactionRecovery {
-  const { registry, bus, readStore, projections, clock } = deps;
+  const { registry, bus, reads, clock } = deps;
   const log = deps.log ?? ((line: string) => console.warn(`[recovery] ${line}`));
   const settleTimeoutMs = deps.settleTimeoutMs ?? 15_000;
   const adoptTimeoutMs = deps.adoptTimeoutMs ?? 30_000;
   const delay = deps.delay ?? ((ms: number, signal: AbortSignal) => wait(ms, undefined, { signal }));
-  const depositAddresses = readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
-  const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
-  const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
   const pools = new Map<number, RpcEndpoints>();
 
   const rpcOf = (network: EvmFollowerNetwork): RpcEndpoints => {
@@ -140,8 +128,8 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
     request: RecoveryRequest,
     network: string,
     to: string,
-  ): Promise<DepositAddressDoc | null> => {
-    const doc = await depositAddresses.get(depositAddressKey(network, to));
+  ): Promise<PaymentTarget | null> => {
+    const doc = await reads.targetAt(network, to);
     const mine =
       doc !== null &&
       doc.organizationId === request.organizationId &&
@@ -233,7 +221,7 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
           checking = false;
         }
       };
-      const unsubscribe = projections.onAdvanced(() => void run());
+      const unsubscribe = reads.onAdvanced(() => void run());
       const timer = setTimeout(() => finish(null, false), settleTimeoutMs);
       void run();
     });
@@ -261,7 +249,7 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
         ...receipt.transferLogs.filter((l) => l.value > 0n),
       ];
       const watched = createWatchedAddresses();
-      const targets = new Map<string, DepositAddressDoc>();
+      const targets = new Map<string, PaymentTarget>();
       for (const to of new Set(moves.map((m) => m.to.toLowerCase()))) {
         const target = await tenantAddress(request, network.network, to);
         if (target) {
@@ -283,10 +271,10 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
         succeededNative: new Set([transaction.hash]),
         observedAt: new Date(clock.now()).toISOString(),
       });
-      const credited: { message: ChainTransferMessage; session: CheckoutSessionDoc }[] = [];
+      const credited: { message: ChainTransferMessage; session: SessionRecord }[] = [];
       const refused: Refused[] = [];
       for (const message of transfers) {
-        const session = await sessions.get(targets.get(message.to.toLowerCase())!.checkoutSessionId);
+        const session = await reads.session(targets.get(message.to.toLowerCase())!.checkoutSessionId);
         if (!session) continue;
         if (acceptedAddress(session, message)) credited.push({ message, session });
         else
@@ -347,15 +335,14 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       const ids = credited.map((c) => transferId(c.message));
       const shown = await settled(async () => {
         for (const id of ids) {
-          const payment = await payments.get(id);
-          if (!payment || (final && payment.status === 'pending')) return false;
+          const status = await reads.paymentStatus(id);
+          if (status === null || (final && status === 'pending')) return false;
         }
         return true;
       });
       // The events that followed the transfer's (completion, late payment) were appended with it: wait for those too.
-      const head = await deps.eventStore.headPosition();
-      if (shown && head !== null) await projections.waitFor(head, settleTimeoutMs);
-      const session = (await sessions.get(credited[0]!.session.id)) ?? credited[0]!.session;
+      if (shown) await reads.caughtUp(settleTimeoutMs);
+      const session = (await reads.session(credited[0]!.session.id)) ?? credited[0]!.session;
       const mine = ids.filter((_, index) => credited[index]!.session.id === session.id);
       return { ...classifyRecovery(session, mine, network.confirmations, follower !== undefined), session };
     },
@@ -424,7 +411,7 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
     request: RecoveryRequest,
     network: EvmFollowerNetwork,
     moves: readonly { token: string; to: string }[],
-    targets: ReadonlyMap<string, DepositAddressDoc>,
+    targets: ReadonlyMap<string, PaymentTarget>,
   ): Promise<Refused[]> {
     const known = new Set([NATIVE, ...network.tokens.map((t) => t.address.toLowerCase())]);
     const others = registry.all().filter((n) => n.environment === request.environment && n.chainId !== network.chainId);
@@ -433,7 +420,7 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       const to = log.to.toLowerCase();
       const here = targets.get(to);
       if (here && !known.has(log.token)) {
-        const session = await sessions.get(here.checkoutSessionId);
+        const session = await reads.session(here.checkoutSessionId);
         if (session)
           refused.push({ session, reason: `token ${log.token}, which Weir does not take on ${network.network}` });
         continue;
@@ -441,7 +428,7 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       if (here) continue;
       for (const other of others) {
         const elsewhere = await tenantAddress(request, other.network, to);
-        const session = elsewhere ? await sessions.get(elsewhere.checkoutSessionId) : null;
+        const session = elsewhere ? await reads.session(elsewhere.checkoutSessionId) : null;
         if (session)
           refused.push({
             session,
