@@ -1,15 +1,15 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import type { CheckoutSession } from '../../../machines/checkout-session.types.ts';
 import type { Bus } from '../../bus/bus.ts';
-import type { Environment } from '../../event-store/event-store.ts';
 import type { PaymentTarget, RecoveryReads, SessionRecord } from '../payment-intents.ts';
+import type { RailFollower, RecoveryRequest, TransactionRecovery } from '../rail.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { ConflictError, UnprocessableError, UpstreamError, ValidationError, WeirError } from '../../shared/errors.ts';
 import { deterministicId } from '../../shared/ids.ts';
 import { encodeChainMessage, transferId, type ChainMessage, type ChainTransferMessage } from '../chain-messages.ts';
 import { acceptedAddress } from '../matcher.ts';
 import { createWatchedAddresses } from '../watched-addresses.ts';
-import { followedNetwork, type EvmFollower, type EvmFollowerNetwork } from './follower/evm-follower.ts';
+import { followedNetwork, type EvmFollowerNetwork } from './follower/evm-follower.ts';
 import { MalformedRpcResponseError, RpcEndpointsError } from './follower/errors.ts';
 import { extractTransfers } from './follower/extract-transfers.ts';
 import { getBlocksWithTransactions } from './follower/get-blocks.ts';
@@ -31,43 +31,16 @@ import type { NetworkRegistry } from './networks/registry.ts';
  * The spec's "Missing Payment Intent" never arises: a Weir session fixes its amount, currency and
  * deposit addresses when it is created, so no address exists before its payment intent does.
  */
-export type RecoveryOutcome =
-  | 'complete'
-  | 'partial'
-  | 'in_process'
-  | 'late_payment'
-  | 'wrong_token_or_network'
-  | 'wrong_claim';
+export type { Recovery, RecoveryOutcome, RecoveryRequest, TransactionRecovery } from '../rail.ts';
 
-export type Recovery =
-  | {
-      outcome: 'complete' | 'partial' | 'in_process' | 'late_payment' | 'wrong_token_or_network';
-      message: string;
-      session: SessionRecord;
-    }
-  | { outcome: 'wrong_claim'; message: string };
-
-export type RecoveryRequest = {
-  organizationId: string;
-  environment: Environment;
-  chainId: number;
-  transactionHash: string;
-  /** Only this session's deposit addresses count (and only its transfers are credited). */
-  checkoutSessionId?: string;
-};
-
-export type TransactionRecovery = {
-  /**
-   * Looks the transaction up on its network and credits its transfers to the tenant's sessions
-   * through the matcher, as the follower would have. Throws a 400 for a chain id the tenant's
-   * environment does not offer, a 404 for a transaction the network does not have, a 422 for a
-   * transaction that failed, a 409 while the chain reorganizes under it, a 502 when the
-   * network's RPC endpoints do not answer and a 503 when the network's follower does not take a
-   * transfer of a block not final yet (refused, or not taken within `adoptTimeoutMs`).
-   */
-  recover(request: RecoveryRequest): Promise<Recovery>;
-};
-
+/**
+ * `recover` looks the transaction up on its network and credits its transfers to the tenant's
+ * sessions through the matcher, as the follower would have. Throws a 400 for a chain id the
+ * tenant's environment does not offer, a 404 for a transaction the network does not have, a 422
+ * for a transaction that failed, a 409 while the chain reorganizes under it, a 502 when the
+ * network's RPC endpoints do not answer and a 503 when the network's follower does not take a
+ * transfer of a block not final yet (refused, or not taken within `adoptTimeoutMs`).
+ */
 export type TransactionRecoveryDeps = {
   registry: Pick<NetworkRegistry, 'offered' | 'all' | 'endpoints'>;
   bus: Bus;
@@ -79,7 +52,7 @@ export type TransactionRecoveryDeps = {
    * network's follower, which confirms it once final (or withdraws it after a reorg) without another
    * recovery; without one it stays pending until it is recovered again once final.
    */
-  followers?: ReadonlyMap<string, Pick<EvmFollower, 'adoptTransfers'>>;
+  followers?: ReadonlyMap<string, Pick<RailFollower, 'adoptTransfers'>>;
   /**
    * How long to wait for a follower to take the transfers (publish them and record their block's
    * `final` as owed) before answering 503 `follower_unavailable`; 30 s unless given. A follower
@@ -306,7 +279,10 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       // leaving the recovered transfer pending.
       // A block not final yet goes to the network's follower, which publishes the transfers and owes
       // the block a `final` as for its own: no second recovery is needed once it is final.
-      const follower = final ? undefined : deps.followers?.get(network.network);
+      const running = final ? undefined : deps.followers?.get(network.network);
+      const follower = running?.adoptTransfers
+        ? { adoptTransfers: (transfers: readonly ChainTransferMessage[]) => running.adoptTransfers!(transfers) }
+        : undefined;
       if (follower) {
         await adopt(
           follower,
@@ -357,7 +333,7 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
    * adopts them again, before or after the late one, changes nothing more.
    */
   async function adopt(
-    follower: Pick<EvmFollower, 'adoptTransfers'>,
+    follower: Required<Pick<RailFollower, 'adoptTransfers'>>,
     network: EvmFollowerNetwork,
     transfers: readonly ChainTransferMessage[],
   ): Promise<void> {
