@@ -15,15 +15,21 @@ import {
 } from './chain-messages.ts';
 import type { PaymentIntents } from './payment-intents.ts';
 
+/** What a transfer names its session by: the Solana Pay reference where the rail uses one, else the address paid. */
+export const paymentTargetOf = (transfer: Pick<ChainTransferMessage, 'to'> & { reference?: string | null }): string =>
+  transfer.reference ?? transfer.to;
+
 /** The session's address that accepts this transfer (its network, deposit address and asset); undefined when the session does not take that asset there. */
 export function acceptedAddress(
   session: { addresses: readonly SessionAddress[] },
-  transfer: Pick<ChainTransferMessage, 'network' | 'to' | 'asset'>,
+  transfer: Pick<ChainTransferMessage, 'network' | 'to' | 'asset'> & { reference?: string | null },
 ): SessionAddress | undefined {
+  // A rail that identifies payments by reference (Solana Pay) names the session by it, not by `to`.
+  const target = paymentTargetOf(transfer);
   return session.addresses.find(
     (a) =>
       a.network === transfer.network &&
-      a.paymentAddress.toLowerCase() === transfer.to.toLowerCase() &&
+      a.paymentAddress.toLowerCase() === target.toLowerCase() &&
       a.asset.address.toLowerCase() === transfer.asset.address.toLowerCase(),
   );
 }
@@ -130,7 +136,7 @@ export function createMatcher(deps: {
   );
 
   async function onTransfer(message: ChainTransferMessage, messageId: string): Promise<void> {
-    const target = await intents.targetAt(message.network, message.to);
+    const target = await intents.targetAt(message.network, paymentTargetOf(message));
     if (!target) return;
     const addresses = await intents.sessionAddresses(target.checkoutSessionId);
     const offered = addresses ? acceptedAddress({ addresses }, message) : undefined;
