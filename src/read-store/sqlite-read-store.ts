@@ -1,0 +1,430 @@
+import Database from 'better-sqlite3';
+import { Aggregator, ProcessingMode, Query } from 'mingo';
+import { CANNOT_MATCH, isIndexKey, locate, UNINDEXABLE, type Located } from './equality-index.ts';
+import { compileMatcher } from './native-match.ts';
+import { sortNatively } from './native-sort.ts';
+import type { Collection, Filter, FindOptions, ReadDocument, ReadStore } from './read-store.ts';
+import {
+  assertCollectionName,
+  copyReadDocument,
+  decodeCheckpoint,
+  encodeCheckpoint,
+  normalizeFindOptions,
+} from './read-store-checks.ts';
+import { ReadStoreUsageError } from './read-store-usage-error.ts';
+
+/** The file the embedded read store keeps in the data dir. */
+export const SQLITE_READ_STORE_FILE = 'read-models.sqlite3';
+
+/** The table layout; a file of another layout (or other indexed fields) is emptied and rebuilt from the log. */
+const LAYOUT_VERSION = 1;
+
+export type SqliteReadStoreOptions = {
+  /** The database file (`:memory:` for one that lives as long as the store). */
+  path: string;
+  /**
+   * Fields (dotted paths allowed) with an exact-match index in every collection: `find`, `count`
+   * and an aggregation's leading `$match` comparing one of them to a string, number or boolean read
+   * only that value's rows. Results are the same with or without (the whole filter always decides).
+   */
+  indexedFields?: readonly string[];
+  /** As `EmbeddedReadStoreOptions.writes`: `trusted` keeps the given object (frozen at the top) as the cached copy. */
+  writes?: 'checked' | 'trusted';
+  /** Parsed documents kept in memory, most recently used first (default 20,000). */
+  cachedDocuments?: number;
+  /** Writes stay in one open transaction until this many were made... (default 20,000) */
+  commitEveryWrites?: number;
+  /** ...or this long has passed since it was opened (default 1,000 ms). */
+  commitEveryMs?: number;
+};
+
+/** A key column's value for a blob marker: a field holding an array or object there (always a candidate). */
+const UNINDEXABLE_KEY = Buffer.from([0]);
+const TRUE_KEY = Buffer.from([1]);
+const FALSE_KEY = Buffer.from([2]);
+
+/** An index key as its column stores it: booleans as blobs, so they never equal a number or a string. */
+const columnKey = (located: Located): string | number | Buffer | null => {
+  if (located === CANNOT_MATCH) return null;
+  if (located === UNINDEXABLE) return UNINDEXABLE_KEY;
+  if (typeof located === 'boolean') return located ? TRUE_KEY : FALSE_KEY;
+  return located;
+};
+
+const isEmpty = (filter: Filter): boolean => {
+  for (const _key in filter) return false;
+  return true;
+};
+
+const deepFreeze = <T>(value: T): T => {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+    Object.freeze(value);
+  }
+  return value;
+};
+
+/** The filter as text, to see that the object was not changed in place since its scan; null: not comparable. */
+const filterText = (filter: Filter): string | null => {
+  try {
+    return JSON.stringify(filter, (_key, value: unknown) =>
+      value instanceof RegExp ? `RegExp(${value.source}/${value.flags})` : value,
+    );
+  } catch {
+    return null;
+  }
+};
+
+type TurnScan = { filter: Filter; text: string; writes: number; found: ReadDocument[] };
+type CollectionState = { readonly name: string; readonly handle: Collection; writes: number; scan: TurnScan | null };
+type Row = [id: string, body: string];
+
+/**
+ * The embedded read store, kept in a SQLite file so read models outlive a restart: `weir serve`
+ * loads nothing at start and follows the log from the position stored with the documents.
+ *
+ * One row per document (collection, `_id`, the JSON body) with one key column per indexed field.
+ * Queries narrow by `_id` or an indexed equality in SQL, then test the whole filter, sort and
+ * page in JavaScript with the same code as the in-memory store (native-match, native-sort, mingo).
+ * Only a bounded cache of parsed documents lives in memory, so memory does not grow with the
+ * read models.
+ *
+ * Writes go into one open transaction, committed together with the checkpoint written after them
+ * once it holds `commitEveryWrites` writes or is `commitEveryMs` old (and at `close`): documents and
+ * the log position that produced them are on disk together or not at all. A crash loses at most
+ * the last uncommitted stretch, which the projections redo from the stored position. The
+ * projection runner applies a batch within one turn of the event loop (every call here is
+ * synchronous under its promise), so the commit timer never lands inside a batch; a writer that
+ * never sets a checkpoint is committed by the timer all the same.
+ */
+export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStore => {
+  const indexedFields = [...new Set(options.indexedFields ?? [])].filter((field) => field !== '_id');
+  const paths = indexedFields.map((field) => field.split('.'));
+  const trusted = options.writes === 'trusted';
+  const cacheLimit = options.cachedDocuments ?? 20_000;
+  const commitEveryWrites = options.commitEveryWrites ?? 20_000;
+  const commitEveryMs = options.commitEveryMs ?? 1000;
+
+  const db = new Database(options.path);
+  db.pragma('journal_mode = WAL');
+  // A commit lost to a power cut is redone from the log: the read models need no fsync per commit.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('cache_size = -32768');
+  db.pragma('busy_timeout = 5000');
+
+  const keyColumns = indexedFields.map((_, i) => `k${i}`);
+  const layout = JSON.stringify({ version: LAYOUT_VERSION, indexedFields });
+  db.exec('CREATE TABLE IF NOT EXISTS layout (id INTEGER PRIMARY KEY CHECK (id = 1), description TEXT NOT NULL)');
+  const storedLayout = db.prepare('SELECT description FROM layout WHERE id = 1').pluck().get() as string | undefined;
+  if (storedLayout !== layout) {
+    // Another layout (or none yet): start empty; the projection runner rebuilds from the log.
+    db.exec('DROP TABLE IF EXISTS documents; DROP TABLE IF EXISTS checkpoints;');
+    db.exec(
+      `CREATE TABLE documents (collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL${keyColumns.map((c) => `, ${c}`).join('')})`,
+    );
+    db.exec('CREATE UNIQUE INDEX documents_by_id ON documents (collection, id)');
+    for (const column of keyColumns) db.exec(`CREATE INDEX documents_${column} ON documents (collection, ${column})`);
+    db.exec('CREATE TABLE checkpoints (name TEXT PRIMARY KEY, position TEXT) WITHOUT ROWID');
+    db.prepare('INSERT OR REPLACE INTO layout (id, description) VALUES (1, ?)').run(layout);
+  }
+
+  const upsert = db.prepare(
+    `INSERT INTO documents (collection, id, body${keyColumns.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?${keyColumns.map(() => ', ?').join('')})
+     ON CONFLICT (collection, id) DO UPDATE SET body = excluded.body${keyColumns.map((c) => `, ${c} = excluded.${c}`).join('')}`,
+  );
+  const removeOne = db.prepare('DELETE FROM documents WHERE collection = ? AND id = ?');
+  const removeCollection = db.prepare('DELETE FROM documents WHERE collection = ?');
+  const selectBody = db.prepare('SELECT body FROM documents WHERE collection = ? AND id = ?').pluck();
+  const countAll = db.prepare('SELECT count(*) FROM documents WHERE collection = ?').pluck();
+  const selectAll = db.prepare('SELECT id, body FROM documents WHERE collection = ?').raw();
+  const selectCheckpoint = db.prepare('SELECT position FROM checkpoints WHERE name = ?').pluck();
+  const upsertCheckpoint = db.prepare(
+    'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position',
+  );
+  /** Statements built for a set of key columns, by their SQL. */
+  const statements = new Map<string, Database.Statement>();
+  const statement = (sql: string): Database.Statement => {
+    let found = statements.get(sql);
+    if (found === undefined) {
+      found = db.prepare(sql);
+      statements.set(sql, found);
+    }
+    return found;
+  };
+
+  // --- the open transaction ---
+  let open = false;
+  let openedAt = 0;
+  let writesInTransaction = 0;
+  /** Written since the last checkpoint: a batch may be under way. */
+  let dirty = false;
+  let dirtyTicks = 0;
+  let timer: NodeJS.Timeout | null = null;
+  let closed = false;
+
+  const commit = (): void => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    if (!open) return;
+    db.exec('COMMIT');
+    open = false;
+    writesInTransaction = 0;
+    dirtyTicks = 0;
+  };
+  const onTimer = (): void => {
+    timer = null;
+    // Three ticks with writes and no checkpoint: a writer that sets none; commit what it wrote.
+    if (dirty && ++dirtyTicks < 3) {
+      timer = setTimeout(onTimer, commitEveryMs);
+      timer.unref();
+      return;
+    }
+    commit();
+  };
+  const begin = (): void => {
+    if (closed) throw new ReadStoreUsageError('closed', 'the read store is closed');
+    if (open) return;
+    db.exec('BEGIN');
+    open = true;
+    openedAt = performance.now();
+    timer = setTimeout(onTimer, commitEveryMs);
+    timer.unref();
+  };
+  const wrote = (): void => {
+    writesInTransaction++;
+    dirty = true;
+  };
+
+  // --- parsed documents, most recently used last ---
+  const cache = new Map<string, ReadDocument>();
+  const cacheKey = (collection: string, id: string) => `${collection}\u0000${id}`;
+  const remember = (key: string, doc: ReadDocument): void => {
+    cache.delete(key);
+    cache.set(key, doc);
+    if (cache.size > cacheLimit) cache.delete(cache.keys().next().value!);
+  };
+  const parse = (body: string): ReadDocument =>
+    trusted ? Object.freeze(JSON.parse(body) as ReadDocument) : deepFreeze(JSON.parse(body) as ReadDocument);
+  const docOf = (collection: string, [id, body]: Row): ReadDocument =>
+    cache.get(cacheKey(collection, id)) ?? parse(body);
+
+  // --- queries ---
+  const queries = new Map<string, Query>();
+  const queryFor = (filter: Filter): Query => {
+    let key: string;
+    try {
+      key = JSON.stringify(filter);
+    } catch {
+      return new Query(filter);
+    }
+    if (filterText(filter) !== key) return new Query(filter);
+    let query = queries.get(key);
+    if (query === undefined) {
+      if (queries.size >= 1000) queries.clear();
+      query = new Query(filter);
+      queries.set(key, query);
+    }
+    return query;
+  };
+
+  /** The indexed fields the filter compares to a string, number or boolean, with their column keys. */
+  const keyConditions = (filter: Filter): { column: string; key: string | number | Buffer }[] => {
+    const conditions: { column: string; key: string | number | Buffer }[] = [];
+    for (let i = 0; i < indexedFields.length; i++) {
+      const field = indexedFields[i]!;
+      if (!Object.hasOwn(filter, field)) continue;
+      const wanted = filter[field];
+      if (isIndexKey(wanted)) conditions.push({ column: keyColumns[i]!, key: columnKey(wanted)! });
+    }
+    return conditions;
+  };
+
+  /** The rows that can match `filter`: one by `_id`, those an indexed equality selects, or all. */
+  const candidateRows = (name: string, filter: Filter): Iterable<Row> => {
+    const id = filter['_id'];
+    if (typeof id === 'string') {
+      const body = selectBody.get(name, id) as string | undefined;
+      return body === undefined ? [] : [[id, body]];
+    }
+    const conditions = keyConditions(filter);
+    if (conditions.length === 0) return selectAll.iterate(name) as Iterable<Row>;
+    const where = conditions.map(({ column }) => `${column} IN (?, x'00')`).join(' AND ');
+    return statement(`SELECT id, body FROM documents WHERE collection = ? AND ${where}`)
+      .raw()
+      .iterate(name, ...conditions.map(({ key }) => key)) as Iterable<Row>;
+  };
+
+  const matching = (state: CollectionState, filter: Filter): ReadDocument[] => {
+    const text = filterText(filter);
+    const { scan } = state;
+    if (scan !== null && scan.filter === filter && scan.writes === state.writes && scan.text === text)
+      return scan.found;
+    // Compiled before reading a row: a bad operator throws whether or not anything is stored.
+    const matches = compileMatcher(filter, queryFor);
+    const found: ReadDocument[] = [];
+    for (const row of candidateRows(state.name, filter)) {
+      const doc = docOf(state.name, row);
+      if (matches(doc)) found.push(doc);
+    }
+    if (text !== null) {
+      if (state.scan === null) setImmediate(() => (state.scan = null));
+      state.scan = { filter, text, writes: state.writes, found };
+    }
+    return found;
+  };
+
+  const find = (state: CollectionState, filter: Filter, options: FindOptions | undefined): ReadDocument[] => {
+    const { sort, skip, limit } = normalizeFindOptions(options);
+    const found = matching(state, filter);
+    const end = limit === null ? undefined : skip + limit;
+    const sorted = sort === null ? found : sortNatively(found, sort, end ?? null);
+    if (sorted !== null) return sorted.slice(skip, end);
+    const cursor = queryFor({}).find<ReadDocument>(found).sort(sort!);
+    if (skip > 0) cursor.skip(skip);
+    if (limit !== null) cursor.limit(limit);
+    return cursor.all();
+  };
+
+  const count = (state: CollectionState, filter: Filter): number => {
+    if (isEmpty(filter)) return countAll.get(state.name) as number;
+    // A filter of nothing but indexed equalities, on fields no row holds an array or object in: counted in SQL.
+    const conditions = keyConditions(filter);
+    if (conditions.length === Object.keys(filter).length) {
+      const unindexable = statement(
+        `SELECT EXISTS (SELECT 1 FROM documents WHERE collection = ? AND (${conditions.map(({ column }) => `${column} = x'00'`).join(' OR ')}))`,
+      )
+        .pluck()
+        .get(state.name);
+      if (unindexable === 0) {
+        const where = conditions.map(({ column }) => `${column} = ?`).join(' AND ');
+        return statement(`SELECT count(*) FROM documents WHERE collection = ? AND ${where}`)
+          .pluck()
+          .get(state.name, ...conditions.map(({ key }) => key)) as number;
+      }
+    }
+    return matching(state, filter).length;
+  };
+
+  const allDocuments = (name: string): ReadDocument[] =>
+    Array.from(selectAll.iterate(name) as Iterable<Row>, (row) => docOf(name, row));
+
+  const aggregate = (state: CollectionState, pipeline: Record<string, unknown>[]): Record<string, unknown>[] => {
+    for (const stage of pipeline) {
+      if (Object.hasOwn(stage, '$out') || Object.hasOwn(stage, '$merge')) {
+        throw new ReadStoreUsageError(
+          'invalid_pipeline',
+          'the embedded read store does not write through $out or $merge; only projections write read models',
+        );
+      }
+    }
+    const [first, ...rest] = pipeline;
+    const leadingMatch = first !== undefined && Object.keys(first).length === 1 ? first['$match'] : undefined;
+    const resolveCollection = (name: string): Record<string, unknown>[] =>
+      allDocuments(name).map((doc) => structuredClone(doc));
+    const options = { processingMode: ProcessingMode.CLONE_INPUT, collectionResolver: resolveCollection };
+    if (typeof leadingMatch === 'object' && leadingMatch !== null && !Array.isArray(leadingMatch))
+      return new Aggregator(rest, options).run(matching(state, leadingMatch as Filter));
+    return new Aggregator(pipeline, options).run(allDocuments(state.name));
+  };
+
+  const stored = (doc: ReadDocument): ReadDocument => {
+    if (!trusted) return copyReadDocument(doc, { freeze: true });
+    if (typeof doc._id !== 'string' || doc._id.length === 0)
+      throw new TypeError('a read document needs a non-empty string _id');
+    return Object.freeze(doc);
+  };
+
+  const collections = new Map<string, CollectionState>();
+  const createCollectionState = (name: string): CollectionState => {
+    const state: CollectionState = {
+      name,
+      writes: 0,
+      scan: null,
+      handle: {
+        async get(id) {
+          const key = cacheKey(name, id);
+          const cached = cache.get(key);
+          if (cached !== undefined) {
+            remember(key, cached);
+            return cached;
+          }
+          const body = selectBody.get(name, id) as string | undefined;
+          if (body === undefined) return null;
+          const doc = parse(body);
+          remember(key, doc);
+          return doc;
+        },
+        async put(doc) {
+          const kept = stored(doc);
+          const body = JSON.stringify(kept);
+          begin();
+          upsert.run(name, kept._id, body, ...paths.map((path) => columnKey(locate(kept, path))));
+          wrote();
+          remember(cacheKey(name, kept._id), kept);
+          state.writes++;
+        },
+        async delete(id) {
+          begin();
+          removeOne.run(name, id);
+          wrote();
+          cache.delete(cacheKey(name, id));
+          state.writes++;
+        },
+        async find(filter, options) {
+          return find(state, filter, options);
+        },
+        async count(filter) {
+          return count(state, filter);
+        },
+        async aggregate(pipeline) {
+          return aggregate(state, pipeline);
+        },
+        async clear() {
+          begin();
+          removeCollection.run(name);
+          wrote();
+          const prefix = cacheKey(name, '');
+          for (const key of cache.keys()) if (key.startsWith(prefix)) cache.delete(key);
+          state.writes++;
+        },
+      },
+    };
+    return state;
+  };
+
+  return {
+    durable: true,
+    collection<T extends ReadDocument = ReadDocument>(name: string): Collection<T> {
+      let state = collections.get(name);
+      if (state === undefined) {
+        assertCollectionName(name);
+        state = createCollectionState(name);
+        collections.set(name, state);
+      }
+      return state.handle as Collection<T>;
+    },
+    async getCheckpoint(name) {
+      return decodeCheckpoint(name, selectCheckpoint.get(name) ?? null);
+    },
+    async setCheckpoint(name, position) {
+      const encoded = encodeCheckpoint(position);
+      begin();
+      upsertCheckpoint.run(name, encoded);
+      dirty = false;
+      if (writesInTransaction >= commitEveryWrites || performance.now() - openedAt >= commitEveryMs) commit();
+    },
+    async dropAll() {
+      begin();
+      db.exec('DELETE FROM documents; DELETE FROM checkpoints;');
+      wrote();
+      cache.clear();
+      for (const state of collections.values()) state.writes++;
+    },
+    async close() {
+      if (closed) return;
+      commit();
+      closed = true;
+      db.close();
+    },
+  };
+};
