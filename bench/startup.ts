@@ -181,7 +181,15 @@ async function main(): Promise<void> {
     sizes: rows,
   };
   const table = markdownTable(
-    ['log events', 'log MiB', 'first start ms', 'start ms (median; runs)', 'x empty log', 'RSS MiB (median)', 'peak RSS MiB'],
+    [
+      'log events',
+      'log MiB',
+      'first start ms',
+      'start ms (median; runs)',
+      'x empty log',
+      'RSS MiB (median)',
+      'peak RSS MiB',
+    ],
     rows.map((row) => [
       fmt(row.events),
       row.logMiB,

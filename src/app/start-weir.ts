@@ -153,7 +153,13 @@ export async function openStores(
   // Projections build a new object for every change and never mutate a stored one.
   const readStore = await untilReachable(
     'MongoDB',
-    () => openReadStore({ mongoDbUrl: config.mongoDbUrl, indexedFields: INDEXED_FIELDS, embeddedWrites: 'trusted' }),
+    () =>
+      openReadStore({
+        mongoDbUrl: config.mongoDbUrl,
+        indexedFields: INDEXED_FIELDS,
+        embeddedWrites: 'trusted',
+        dataDir: config.dataDir,
+      }),
     { ...retry, retryable: (error) => !!config.mongoDbUrl && looksUnreachable(error) },
   );
   return { eventStore, readStore };

@@ -187,7 +187,7 @@ async function replay(argv: string[]): Promise<void> {
         events: result.events,
         seconds: +(result.ms / 1000).toFixed(3),
         eventsPerSecond: perSecond,
-        readStore: config.mongoDbUrl ? 'MongoDB' : 'embedded (in memory; weir serve rebuilds it at start)',
+        readStore: config.mongoDbUrl ? 'MongoDB' : 'embedded (read-models.sqlite3 in the data dir)',
       }),
     );
   } finally {

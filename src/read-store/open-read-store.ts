@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { createEmbeddedReadStore } from './embedded-read-store.ts';
 import { createMongoReadStore } from './mongodb-read-store.ts';
+import { createSqliteReadStore, SQLITE_READ_STORE_FILE } from './sqlite-read-store.ts';
 import type { ReadStore } from './read-store.ts';
 
 export type OpenReadStoreOptions = {
@@ -11,13 +13,27 @@ export type OpenReadStoreOptions = {
   indexedFields?: readonly string[];
   /** Embedded only: see `EmbeddedReadStoreOptions.writes`. */
   embeddedWrites?: 'checked' | 'trusted';
+  /**
+   * Embedded only: the data dir whose SQLite file keeps the read models across restarts
+   * (`read-models.sqlite3`). Without one, the read models live in memory only (tests).
+   */
+  dataDir?: string;
 };
 
-/** The MongoDB read store when a URL is given (connected before resolving), else the embedded one. */
+/**
+ * The MongoDB read store when a URL is given (connected before resolving), else the embedded one:
+ * kept in the data dir when one is given, in memory otherwise.
+ */
 export const openReadStore = async (options: OpenReadStoreOptions = {}): Promise<ReadStore> => {
-  const { mongoDbUrl, mongoDbDatabaseName, indexedFields, embeddedWrites } = options;
+  const { mongoDbUrl, mongoDbDatabaseName, indexedFields, embeddedWrites, dataDir } = options;
   if (mongoDbUrl !== undefined && mongoDbUrl !== '') {
     return createMongoReadStore({ url: mongoDbUrl, databaseName: mongoDbDatabaseName, indexedFields });
   }
+  if (dataDir !== undefined)
+    return createSqliteReadStore({
+      path: join(dataDir, SQLITE_READ_STORE_FILE),
+      indexedFields,
+      writes: embeddedWrites,
+    });
   return createEmbeddedReadStore({ indexedFields: indexedFields, writes: embeddedWrites });
 };
