@@ -17,7 +17,7 @@ import { ReadStoreUsageError } from './read-store-usage-error.ts';
 export const SQLITE_READ_STORE_FILE = 'read-models.sqlite3';
 
 /** The table layout; a file of another layout (or other indexed fields) is emptied and rebuilt from the log. */
-const LAYOUT_VERSION = 1;
+const LAYOUT_VERSION = 2;
 
 export type SqliteReadStoreOptions = {
   /** The database file (`:memory:` for one that lives as long as the store). */
@@ -76,7 +76,14 @@ const filterText = (filter: Filter): string | null => {
 };
 
 type TurnScan = { filter: Filter; text: string; writes: number; found: ReadDocument[] };
-type CollectionState = { readonly name: string; readonly handle: Collection; writes: number; scan: TurnScan | null };
+type CollectionState = {
+  readonly name: string;
+  readonly handle: Collection;
+  /** Puts (the document) and deletes (null) not yet written to SQLite, by `_id`: the last one wins. */
+  readonly pending: Map<string, ReadDocument | null>;
+  writes: number;
+  scan: TurnScan | null;
+};
 type Row = [id: string, body: string];
 
 /**
@@ -89,9 +96,12 @@ type Row = [id: string, body: string];
  * Only a bounded cache of parsed documents lives in memory, so memory does not grow with the
  * read models.
  *
- * Writes go into one open transaction, committed together with the checkpoint written after them
- * once it holds `commitEveryWrites` writes or is `commitEveryMs` old (and at `close`): documents and
- * the log position that produced them are on disk together or not at all. A crash loses at most
+ * Writes are kept per collection and document until a query of that collection or a commit needs
+ * them in SQLite (a replay rewrites a session's document at each of its events: only the last one
+ * is written), into one open transaction. That transaction is committed together with the
+ * checkpoint written after its writes once it holds `commitEveryWrites` writes or is
+ * `commitEveryMs` old (and at `close`): documents and the log position that produced them are on
+ * disk together or not at all. A crash loses at most
  * the last uncommitted stretch, which the projections redo from the stored position. The
  * projection runner applies a batch within one turn of the event loop (every call here is
  * synchronous under its promise), so the commit timer never lands inside a batch; a writer that
@@ -123,7 +133,9 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
       `CREATE TABLE documents (collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL${keyColumns.map((c) => `, ${c}`).join('')})`,
     );
     db.exec('CREATE UNIQUE INDEX documents_by_id ON documents (collection, id)');
-    for (const column of keyColumns) db.exec(`CREATE INDEX documents_${column} ON documents (collection, ${column})`);
+    // Partial: a row without the field (most rows, for most fields) costs its index nothing.
+    for (const column of keyColumns)
+      db.exec(`CREATE INDEX documents_${column} ON documents (collection, ${column}) WHERE ${column} IS NOT NULL`);
     db.exec('CREATE TABLE checkpoints (name TEXT PRIMARY KEY, position TEXT) WITHOUT ROWID');
     db.prepare('INSERT OR REPLACE INTO layout (id, description) VALUES (1, ?)').run(layout);
   }
@@ -162,10 +174,12 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
 
+  const collections = new Map<string, CollectionState>();
   const commit = (): void => {
     if (timer !== null) clearTimeout(timer);
     timer = null;
     if (!open) return;
+    for (const state of collections.values()) flush(state);
     db.exec('COMMIT');
     open = false;
     writesInTransaction = 0;
@@ -193,6 +207,16 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
   const wrote = (): void => {
     writesInTransaction++;
     dirty = true;
+  };
+  /** Write a collection's pending puts and deletes into the open transaction. */
+  const flush = (state: CollectionState): void => {
+    if (state.pending.size === 0) return;
+    begin();
+    for (const [id, doc] of state.pending) {
+      if (doc === null) removeOne.run(state.name, id);
+      else upsert.run(state.name, id, JSON.stringify(doc), ...paths.map((path) => columnKey(locate(doc, path))));
+    }
+    state.pending.clear();
   };
 
   // --- parsed documents, most recently used last ---
@@ -261,6 +285,7 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
       return scan.found;
     // Compiled before reading a row: a bad operator throws whether or not anything is stored.
     const matches = compileMatcher(filter, queryFor);
+    flush(state);
     const found: ReadDocument[] = [];
     for (const row of candidateRows(state.name, filter)) {
       const doc = docOf(state.name, row);
@@ -286,6 +311,7 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
   };
 
   const count = (state: CollectionState, filter: Filter): number => {
+    flush(state);
     if (isEmpty(filter)) return countAll.get(state.name) as number;
     // A filter of nothing but indexed equalities, on fields no row holds an array or object in: counted in SQL.
     const conditions = keyConditions(filter);
@@ -305,8 +331,11 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
     return matching(state, filter).length;
   };
 
-  const allDocuments = (name: string): ReadDocument[] =>
-    Array.from(selectAll.iterate(name) as Iterable<Row>, (row) => docOf(name, row));
+  const allDocuments = (name: string): ReadDocument[] => {
+    const state = collections.get(name);
+    if (state !== undefined) flush(state);
+    return Array.from(selectAll.iterate(name) as Iterable<Row>, (row) => docOf(name, row));
+  };
 
   const aggregate = (state: CollectionState, pipeline: Record<string, unknown>[]): Record<string, unknown>[] => {
     for (const stage of pipeline) {
@@ -334,14 +363,16 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
     return Object.freeze(doc);
   };
 
-  const collections = new Map<string, CollectionState>();
   const createCollectionState = (name: string): CollectionState => {
     const state: CollectionState = {
       name,
+      pending: new Map(),
       writes: 0,
       scan: null,
       handle: {
         async get(id) {
+          const waiting = state.pending.get(id);
+          if (waiting !== undefined) return waiting;
           const key = cacheKey(name, id);
           const cached = cache.get(key);
           if (cached !== undefined) {
@@ -356,16 +387,15 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
         },
         async put(doc) {
           const kept = stored(doc);
-          const body = JSON.stringify(kept);
           begin();
-          upsert.run(name, kept._id, body, ...paths.map((path) => columnKey(locate(kept, path))));
+          state.pending.set(kept._id, kept);
           wrote();
           remember(cacheKey(name, kept._id), kept);
           state.writes++;
         },
         async delete(id) {
           begin();
-          removeOne.run(name, id);
+          state.pending.set(id, null);
           wrote();
           cache.delete(cacheKey(name, id));
           state.writes++;
@@ -381,6 +411,7 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
         },
         async clear() {
           begin();
+          state.pending.clear();
           removeCollection.run(name);
           wrote();
           const prefix = cacheKey(name, '');
@@ -418,7 +449,10 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
       db.exec('DELETE FROM documents; DELETE FROM checkpoints;');
       wrote();
       cache.clear();
-      for (const state of collections.values()) state.writes++;
+      for (const state of collections.values()) {
+        state.pending.clear();
+        state.writes++;
+      }
     },
     async close() {
       if (closed) return;
