@@ -54,7 +54,8 @@ async function main(argv: string[]): Promise<void> {
 
   const storeIndex = argv.indexOf('--read-store');
   const storeFile = storeIndex >= 0 ? argv[storeIndex + 1] : undefined;
-  if (storeFile !== undefined) for (const suffix of ['', '-wal', '-shm']) rmSync(`${storeFile}${suffix}`, { force: true });
+  if (storeFile !== undefined)
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${storeFile}${suffix}`, { force: true });
   const readStore =
     storeFile === undefined
       ? createEmbeddedReadStore({ indexedFields: INDEXED_FIELDS, writes: 'trusted' })

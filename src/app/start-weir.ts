@@ -28,7 +28,7 @@ import { createTransactionRecovery } from '../chain-ingest/evm/recover-transacti
 import { createFileCheckpointStore } from '../chain-ingest/evm/follower/file-checkpoint-store.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { openEventStore } from '../event-store/open-event-store.ts';
-import { ALL_PROJECTIONS, INDEXED_FIELDS } from '../projections/all-projections.ts';
+import { ALL_PROJECTIONS, INDEXED_FIELDS, ORDERED_FIELDS } from '../projections/all-projections.ts';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ApiBridge } from '../read-api/api-bridge.ts';
 import { createApiApp } from '../read-api/app.ts';
@@ -157,6 +157,7 @@ export async function openStores(
       openReadStore({
         mongoDbUrl: config.mongoDbUrl,
         indexedFields: INDEXED_FIELDS,
+        orderedFields: ORDERED_FIELDS,
         embeddedWrites: 'trusted',
         dataDir: config.dataDir,
       }),

@@ -26,6 +26,8 @@ export function createWatchedAddresses(): WatchedAddresses {
   };
 }
 
+const LOAD_PAGE = 5000;
+
 /**
  * Keeps a WatchedAddresses set current: every session's addresses are watched from the moment
  * its creation is in the log. Load existing ones from the read store first (a durable read store
@@ -43,8 +45,17 @@ export function watchedAddressesProjection(
       for (const address of typed.data.session.addresses) watched.add(address.network, address.paymentAddress);
     },
     async load(store) {
-      for (const doc of await store.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses).find({}))
-        watched.add(doc.network, doc.address);
+      // In pages by _id: a million sessions' addresses are never all parsed at once.
+      const addresses = store.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
+      for (let after: string | null = null; ; ) {
+        const page: DepositAddressDoc[] = await addresses.find(after === null ? {} : { _id: { $gt: after } }, {
+          sort: { _id: 1 },
+          limit: LOAD_PAGE,
+        });
+        for (const doc of page) watched.add(doc.network, doc.address);
+        if (page.length < LOAD_PAGE) return;
+        after = page[page.length - 1]!._id;
+      }
     },
   };
 }

@@ -51,3 +51,10 @@ export const INDEXED_FIELDS = [
   'checkoutSessionId',
   'paymentIntent.id',
 ] as const;
+
+/**
+ * Fields lists are sorted by (API lists by `createdAt`, the timer runner by `fireAt`, the webhook
+ * health by `nextAttemptAt`): the SQLite read store keeps each in an indexed column, so a page of
+ * a million documents reads its rows in order instead of reading them all.
+ */
+export const ORDERED_FIELDS = ['createdAt', 'fireAt', 'nextAttemptAt'] as const;

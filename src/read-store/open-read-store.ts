@@ -11,6 +11,8 @@ export type OpenReadStoreOptions = {
   mongoDbDatabaseName?: string;
   /** Fields to index: exact-match indexes in the embedded store, single-field indexes in MongoDB. */
   indexedFields?: readonly string[];
+  /** Embedded in the data dir only: see `SqliteReadStoreOptions.orderedFields`. */
+  orderedFields?: readonly string[];
   /** Embedded only: see `EmbeddedReadStoreOptions.writes`. */
   embeddedWrites?: 'checked' | 'trusted';
   /**
@@ -25,7 +27,7 @@ export type OpenReadStoreOptions = {
  * kept in the data dir when one is given, in memory otherwise.
  */
 export const openReadStore = async (options: OpenReadStoreOptions = {}): Promise<ReadStore> => {
-  const { mongoDbUrl, mongoDbDatabaseName, indexedFields, embeddedWrites, dataDir } = options;
+  const { mongoDbUrl, mongoDbDatabaseName, indexedFields, orderedFields, embeddedWrites, dataDir } = options;
   if (mongoDbUrl !== undefined && mongoDbUrl !== '') {
     return createMongoReadStore({ url: mongoDbUrl, databaseName: mongoDbDatabaseName, indexedFields });
   }

@@ -32,6 +32,7 @@ readStoreContract(test, 'sqlite with indexes', async () => {
   const store = createSqliteReadStore({
     path: join(scratch, `${++files}.sqlite3`),
     indexedFields: ['organizationId', 'status', 'metadata.orderId', 'tags', 'fee'],
+    orderedFields: ['createdAt', 'fee', 'amount'],
   });
   return { store, cleanup: () => store.close() };
 });

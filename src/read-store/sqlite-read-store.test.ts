@@ -221,3 +221,38 @@ test('a file written with other indexed fields is emptied (the runner then rebui
   t.is(await other.collection('counts').count({}), 0);
   await other.close();
 });
+
+test('a sorted page reads rows in the sort order and stops when full; values SQL cannot order fall back to the same answer', async (t) => {
+  const store = createSqliteReadStore({
+    path: join(scratch, `ordered-${++dirs}.sqlite3`),
+    indexedFields: ['organizationId'],
+    orderedFields: ['fireAt'],
+  });
+  t.teardown(() => store.close());
+  const timers = store.collection('timers');
+  for (let i = 0; i < 50; i++)
+    await timers.put({
+      _id: `t${String(i).padStart(2, '0')}`,
+      organizationId: i % 2 ? 'odd' : 'even',
+      fireAt: 1000 - i,
+    });
+  await timers.put({ _id: 'none', organizationId: 'odd' });
+  const ids = (docs: ReadDocument[]) => docs.map((doc) => doc._id);
+  t.deepEqual(ids(await timers.find({ fireAt: { $gt: 960 } }, { sort: { fireAt: 1 }, limit: 3 })), [
+    't39',
+    't38',
+    't37',
+  ]);
+  t.deepEqual(ids(await timers.find({ fireAt: { $lte: 955 } }, { sort: { fireAt: -1 }, skip: 1, limit: 2 })), [
+    't46',
+    't47',
+  ]);
+  t.deepEqual(ids(await timers.find({ organizationId: 'odd' }, { sort: { fireAt: 1, _id: 1 }, limit: 2 })), [
+    'none',
+    't49',
+  ]);
+  t.deepEqual(ids(await timers.find({}, { sort: { _id: -1 }, limit: 2 })), ['t49', 't48']);
+  // A boolean: MongoDB sorts it after strings and numbers; the page is then sorted in JavaScript.
+  await timers.put({ _id: 'odd-one', organizationId: 'odd', fireAt: true });
+  t.deepEqual(ids(await timers.find({}, { sort: { fireAt: -1, _id: 1 }, limit: 2 })), ['odd-one', 't00']);
+});

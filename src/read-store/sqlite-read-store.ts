@@ -17,7 +17,7 @@ import { ReadStoreUsageError } from './read-store-usage-error.ts';
 export const SQLITE_READ_STORE_FILE = 'read-models.sqlite3';
 
 /** The table layout; a file of another layout (or other indexed fields) is emptied and rebuilt from the log. */
-const LAYOUT_VERSION = 2;
+const LAYOUT_VERSION = 3;
 
 export type SqliteReadStoreOptions = {
   /** The database file (`:memory:` for one that lives as long as the store). */
@@ -28,6 +28,13 @@ export type SqliteReadStoreOptions = {
    * only that value's rows. Results are the same with or without (the whole filter always decides).
    */
   indexedFields?: readonly string[];
+  /**
+   * Top-level fields a list is sorted by (`createdAt`, a timer's `fireAt`): each gets a column and
+   * an index, so `find` with a `limit` and a sort on one of them (then `_id`, or nothing) reads rows
+   * in that order and stops once it has the page, instead of reading every candidate. Sorting by
+   * `_id` alone does so too.
+   */
+  orderedFields?: readonly string[];
   /** As `EmbeddedReadStoreOptions.writes`: `trusted` keeps the given object (frozen at the top) as the cached copy. */
   writes?: 'checked' | 'trusted';
   /** Parsed documents kept in memory, most recently used first (default 20,000). */
@@ -50,6 +57,20 @@ const columnKey = (located: Located): string | number | Buffer | null => {
   if (typeof located === 'boolean') return located ? TRUE_KEY : FALSE_KEY;
   return located;
 };
+
+/**
+ * A sort value as its column stores it: a number or a string as itself, null or missing as NULL
+ * (both sort first, as in MongoDB), anything else as the marker blob (SQLite sorts blobs after
+ * strings; a page that meets one is sorted in JavaScript instead).
+ */
+const orderKey = (value: unknown): string | number | Buffer | null => {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string' || typeof value === 'number') return value;
+  return UNINDEXABLE_KEY;
+};
+
+/** Range operators on a sort field that SQL can bound the rows with (the whole filter still decides). */
+const RANGE_SQL: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
 
 const isEmpty = (filter: Filter): boolean => {
   for (const _key in filter) return false;
@@ -123,26 +144,33 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
   db.pragma('busy_timeout = 5000');
 
   const keyColumns = indexedFields.map((_, i) => `k${i}`);
-  const layout = JSON.stringify({ version: LAYOUT_VERSION, indexedFields });
+  const orderedFields = [...new Set(options.orderedFields ?? [])].filter(
+    (field) => !field.includes('.') && field !== '_id',
+  );
+  const orderColumns = orderedFields.map((_, i) => `o${i}`);
+  const columns = [...keyColumns, ...orderColumns];
+  const layout = JSON.stringify({ version: LAYOUT_VERSION, indexedFields, orderedFields });
   db.exec('CREATE TABLE IF NOT EXISTS layout (id INTEGER PRIMARY KEY CHECK (id = 1), description TEXT NOT NULL)');
   const storedLayout = db.prepare('SELECT description FROM layout WHERE id = 1').pluck().get() as string | undefined;
   if (storedLayout !== layout) {
     // Another layout (or none yet): start empty; the projection runner rebuilds from the log.
     db.exec('DROP TABLE IF EXISTS documents; DROP TABLE IF EXISTS checkpoints;');
     db.exec(
-      `CREATE TABLE documents (collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL${keyColumns.map((c) => `, ${c}`).join('')})`,
+      `CREATE TABLE documents (collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL${columns.map((c) => `, ${c}`).join('')})`,
     );
     db.exec('CREATE UNIQUE INDEX documents_by_id ON documents (collection, id)');
     // Partial: a row without the field (most rows, for most fields) costs its index nothing.
     for (const column of keyColumns)
       db.exec(`CREATE INDEX documents_${column} ON documents (collection, ${column}) WHERE ${column} IS NOT NULL`);
+    for (const column of orderColumns)
+      db.exec(`CREATE INDEX documents_${column} ON documents (collection, ${column}, id)`);
     db.exec('CREATE TABLE checkpoints (name TEXT PRIMARY KEY, position TEXT) WITHOUT ROWID');
     db.prepare('INSERT OR REPLACE INTO layout (id, description) VALUES (1, ?)').run(layout);
   }
 
   const upsert = db.prepare(
-    `INSERT INTO documents (collection, id, body${keyColumns.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?${keyColumns.map(() => ', ?').join('')})
-     ON CONFLICT (collection, id) DO UPDATE SET body = excluded.body${keyColumns.map((c) => `, ${c} = excluded.${c}`).join('')}`,
+    `INSERT INTO documents (collection, id, body${columns.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?${columns.map(() => ', ?').join('')})
+     ON CONFLICT (collection, id) DO UPDATE SET body = excluded.body${columns.map((c) => `, ${c} = excluded.${c}`).join('')}`,
   );
   const removeOne = db.prepare('DELETE FROM documents WHERE collection = ? AND id = ?');
   const removeCollection = db.prepare('DELETE FROM documents WHERE collection = ?');
@@ -214,7 +242,14 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
     begin();
     for (const [id, doc] of state.pending) {
       if (doc === null) removeOne.run(state.name, id);
-      else upsert.run(state.name, id, JSON.stringify(doc), ...paths.map((path) => columnKey(locate(doc, path))));
+      else
+        upsert.run(
+          state.name,
+          id,
+          JSON.stringify(doc),
+          ...paths.map((path) => columnKey(locate(doc, path))),
+          ...orderedFields.map((field) => orderKey(doc[field])),
+        );
     }
     state.pending.clear();
   };
@@ -298,8 +333,72 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
     return found;
   };
 
+  /** Candidates an indexed equality selects: above this many, a sorted page reads rows in order instead. */
+  const SMALL_CANDIDATES = 2000;
+
+  /**
+   * A page of a sort on `_id` or on one ordered field (then `_id`): rows read in that order, the
+   * whole filter tested on each, until the page is full. Null when the sort is not of that kind,
+   * when an indexed equality selects few enough rows to sort them all, or when a row's sort value
+   * is not a number or string (SQLite would not order it as MongoDB does).
+   */
+  const orderedPage = (
+    state: CollectionState,
+    filter: Filter,
+    sort: Record<string, 1 | -1>,
+    end: number,
+  ): ReadDocument[] | null => {
+    const keys = Object.keys(sort);
+    const first = keys[0]!;
+    const byId = first === '_id' && keys.length === 1;
+    const index = orderedFields.indexOf(first);
+    if (!byId && (index < 0 || keys.length > 2 || (keys.length === 2 && keys[1] !== '_id'))) return null;
+    if (typeof filter['_id'] === 'string') return null;
+    const conditions = keyConditions(filter);
+    if (conditions.length > 0) {
+      const where = conditions.map(({ column }) => `${column} IN (?, x'00')`).join(' AND ');
+      const few = statement(`SELECT count(*) FROM (SELECT 1 FROM documents WHERE collection = ? AND ${where} LIMIT ?)`)
+        .pluck()
+        .get(state.name, ...conditions.map(({ key }) => key), SMALL_CANDIDATES + 1) as number;
+      if (few <= SMALL_CANDIDATES) return null;
+    }
+    const column = byId ? 'id' : orderColumns[index]!;
+    const bounds: string[] = [];
+    const values: (string | number)[] = [];
+    const range = filter[first];
+    if (typeof range === 'object' && range !== null && !Array.isArray(range)) {
+      for (const [operator, value] of Object.entries(range)) {
+        const sql = RANGE_SQL[operator];
+        if (sql !== undefined && (typeof value === 'number' || typeof value === 'string')) {
+          bounds.push(`${column} ${sql} ?`);
+          values.push(value);
+        }
+      }
+    }
+    const direction = (value: 1 | -1) => (value === 1 ? 'ASC' : 'DESC');
+    const order = byId
+      ? `id ${direction(sort['_id']!)}`
+      : `${column} ${direction(sort[first]!)}, id ${direction(sort['_id'] ?? 1)}`;
+    const sql = `SELECT id, body${byId ? '' : `, ${column}`} FROM documents WHERE collection = ?${bounds.map((b) => ` AND ${b}`).join('')} ORDER BY ${order}`;
+    const matches = compileMatcher(filter, queryFor);
+    flush(state);
+    const found: ReadDocument[] = [];
+    for (const row of statement(sql)
+      .raw()
+      .iterate(state.name, ...values) as Iterable<[string, string, unknown]>) {
+      if (Buffer.isBuffer(row[2])) return null;
+      const doc = docOf(state.name, [row[0], row[1]]);
+      if (matches(doc) && found.push(doc) >= end) break;
+    }
+    return found;
+  };
+
   const find = (state: CollectionState, filter: Filter, options: FindOptions | undefined): ReadDocument[] => {
     const { sort, skip, limit } = normalizeFindOptions(options);
+    if (sort !== null && limit !== null) {
+      const page = orderedPage(state, filter, sort, skip + limit);
+      if (page !== null) return page.slice(skip);
+    }
     const found = matching(state, filter);
     const end = limit === null ? undefined : skip + limit;
     const sorted = sort === null ? found : sortNatively(found, sort, end ?? null);
