@@ -35,6 +35,7 @@ export const openReadStore = async (options: OpenReadStoreOptions = {}): Promise
     return createSqliteReadStore({
       path: join(dataDir, SQLITE_READ_STORE_FILE),
       indexedFields,
+      orderedFields,
       writes: embeddedWrites,
     });
   return createEmbeddedReadStore({ indexedFields: indexedFields, writes: embeddedWrites });
