@@ -399,6 +399,18 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
       const page = orderedPage(state, filter, sort, skip + limit);
       if (page !== null) return page.slice(skip);
     }
+    if (sort === null && limit !== null) {
+      // Any order will do: stop reading once the page is full.
+      const matches = compileMatcher(filter, queryFor);
+      flush(state);
+      const found: ReadDocument[] = [];
+      if (skip + limit === 0) return found;
+      for (const row of candidateRows(state.name, filter)) {
+        const doc = docOf(state.name, row);
+        if (matches(doc) && found.push(doc) >= skip + limit) break;
+      }
+      return found.slice(skip);
+    }
     const found = matching(state, filter);
     const end = limit === null ? undefined : skip + limit;
     const sorted = sort === null ? found : sortNatively(found, sort, end ?? null);
