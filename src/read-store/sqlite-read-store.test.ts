@@ -256,3 +256,30 @@ test('a sorted page reads rows in the sort order and stops when full; values SQL
   await timers.put({ _id: 'odd-one', organizationId: 'odd', fireAt: true });
   t.deepEqual(ids(await timers.find({}, { sort: { fireAt: -1, _id: 1 }, limit: 2 })), ['odd-one', 't00']);
 });
+
+test('killed with SIGKILL in the middle of a batch, a process leaves the last committed position and its documents', async (t) => {
+  const path = join(scratch, `killed-${++dirs}.sqlite3`);
+  const store = new URL('./sqlite-read-store.ts', import.meta.url).href;
+  // Batch 1 committed with its checkpoint; batch 2 half written when the process is killed.
+  const script = `
+    const { createSqliteReadStore } = await import(${JSON.stringify(store)});
+    const live = createSqliteReadStore({ path: ${JSON.stringify(path)}, commitEveryWrites: 1 });
+    const counts = live.collection('counts');
+    for (let i = 0; i < 100; i++) await counts.put({ _id: 'doc-' + i, batch: 1 });
+    await live.setCheckpoint('projections', 100n);
+    for (let i = 0; i < 150; i++) await counts.put({ _id: 'doc-' + i, batch: 2 });
+    await counts.delete('doc-0');
+    process.kill(process.pid, 'SIGKILL');
+  `;
+  const { spawnSync } = await import('node:child_process');
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
+  t.is(child.signal, 'SIGKILL', child.stderr);
+  const after = createSqliteReadStore({ path });
+  t.teardown(() => after.close());
+  t.is(await after.getCheckpoint('projections'), 100n);
+  const docs = await after.collection('counts').find({});
+  t.is(docs.length, 100);
+  t.true(docs.every((doc) => doc['batch'] === 1));
+});
