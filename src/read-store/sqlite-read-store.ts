@@ -6,9 +6,11 @@ import { sortNatively } from './native-sort.ts';
 import type { Collection, Filter, FindOptions, ReadDocument, ReadStore } from './read-store.ts';
 import {
   assertCollectionName,
+  assertReadOnlyPipeline,
   copyReadDocument,
   decodeCheckpoint,
   encodeCheckpoint,
+  filterText,
   normalizeFindOptions,
 } from './read-store-checks.ts';
 import { ReadStoreUsageError } from './read-store-usage-error.ts';
@@ -83,17 +85,6 @@ const deepFreeze = <T>(value: T): T => {
     Object.freeze(value);
   }
   return value;
-};
-
-/** The filter as text, to see that the object was not changed in place since its scan; null: not comparable. */
-const filterText = (filter: Filter): string | null => {
-  try {
-    return JSON.stringify(filter, (_key, value: unknown) =>
-      value instanceof RegExp ? `RegExp(${value.source}/${value.flags})` : value,
-    );
-  } catch {
-    return null;
-  }
 };
 
 type TurnScan = { filter: Filter; text: string; writes: number; found: ReadDocument[] };
@@ -449,14 +440,7 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
   };
 
   const aggregate = (state: CollectionState, pipeline: Record<string, unknown>[]): Record<string, unknown>[] => {
-    for (const stage of pipeline) {
-      if (Object.hasOwn(stage, '$out') || Object.hasOwn(stage, '$merge')) {
-        throw new ReadStoreUsageError(
-          'invalid_pipeline',
-          'the embedded read store does not write through $out or $merge; only projections write read models',
-        );
-      }
-    }
+    assertReadOnlyPipeline(pipeline);
     const [first, ...rest] = pipeline;
     const leadingMatch = first !== undefined && Object.keys(first).length === 1 ? first['$match'] : undefined;
     const resolveCollection = (name: string): Record<string, unknown>[] =>
