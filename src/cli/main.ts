@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { ConfigError, SETTINGS, readConfig } from '../app/config.ts';
-import { DataDirInUseError, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
+import { DataDirInUseError, lockDataDir, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
 import { checkHealth } from './check-health.ts';
 
 // Each command loads what it needs when it runs, so a small one (`weir health`, run by a
@@ -162,7 +162,12 @@ async function replay(argv: string[]): Promise<void> {
   const { ALL_PROJECTIONS } = await import('../projections/all-projections.ts');
   const { createProjectionRunner } = await import('../projections/projection-runner.ts');
   const { SingleBar } = await import('cli-progress');
-  const { eventStore, readStore } = await openStores(config);
+  // The embedded read models are the data dir's: not rebuilt under a running weir serve.
+  const release = config.mongoDbUrl ? null : await lockDataDir(config.dataDir, (line) => console.error(line));
+  const { eventStore, readStore } = await openStores(config).catch(async (error: unknown) => {
+    await release?.();
+    throw error;
+  });
   const runner = createProjectionRunner({ eventStore, readStore, projections: ALL_PROJECTIONS });
   const bar = new SingleBar({
     format: 'replay [{bar}] {percentage}% | {events} events | {eta_formatted} left',
@@ -193,6 +198,7 @@ async function replay(argv: string[]): Promise<void> {
   } finally {
     await readStore.close();
     await eventStore.close();
+    await release?.();
   }
 }
 
