@@ -430,7 +430,14 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
           .get(state.name, ...conditions.map(({ key }) => key)) as number;
       }
     }
-    return matching(state, filter).length;
+    // Counted row by row, keeping none: a tenant's million sessions are never all in memory at once.
+    const { scan } = state;
+    if (scan !== null && scan.filter === filter && scan.writes === state.writes && scan.text === filterText(filter))
+      return scan.found.length;
+    const matches = compileMatcher(filter, queryFor);
+    let counted = 0;
+    for (const row of candidateRows(state.name, filter)) if (matches(docOf(state.name, row))) counted++;
+    return counted;
   };
 
   const allDocuments = (name: string): ReadDocument[] => {
