@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { ConfigError, SETTINGS, readConfig } from '../app/config.ts';
-import { DataDirInUseError, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
+import { DataDirInUseError, lockDataDir, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
 import { checkHealth } from './check-health.ts';
 
 // Each command loads what it needs when it runs, so a small one (`weir health`, run by a
@@ -168,7 +168,12 @@ async function replay(argv: string[]): Promise<void> {
   const { ALL_PROJECTIONS } = await import('../projections/all-projections.ts');
   const { createProjectionRunner } = await import('../projections/projection-runner.ts');
   const { SingleBar } = await import('cli-progress');
-  const { eventStore, readStore } = await openStores(config);
+  // The embedded read models are the data dir's: not rebuilt under a running weir serve.
+  const release = config.mongoDbUrl ? null : await lockDataDir(config.dataDir, (line) => console.error(line));
+  const { eventStore, readStore } = await openStores(config).catch(async (error: unknown) => {
+    await release?.();
+    throw error;
+  });
   const runner = createProjectionRunner({ eventStore, readStore, projections: ALL_PROJECTIONS });
   const bar = new SingleBar({
     format: 'replay [{bar}] {percentage}% | {events} events | {eta_formatted} left',
@@ -193,12 +198,13 @@ async function replay(argv: string[]): Promise<void> {
         events: result.events,
         seconds: +(result.ms / 1000).toFixed(3),
         eventsPerSecond: perSecond,
-        readStore: config.mongoDbUrl ? 'MongoDB' : 'embedded (in memory; weir serve rebuilds it at start)',
+        readStore: config.mongoDbUrl ? 'MongoDB' : 'embedded (read-models.sqlite3 in the data dir)',
       }),
     );
   } finally {
     await readStore.close();
     await eventStore.close();
+    await release?.();
   }
 }
 

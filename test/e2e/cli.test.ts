@@ -88,6 +88,31 @@ test('weir replay rebuilds the read models from the log and reports events per s
   t.is(summary.events, 8);
   t.true(summary.eventsPerSecond > 0);
   t.regex(result.stderr, /replay/);
+  // Rebuilt into the data dir's read store, with the position, for the next weir serve to start from.
+  const { createSqliteReadStore } = await import('../../src/read-store/sqlite-read-store.ts');
+  const { INDEXED_FIELDS, ORDERED_FIELDS } = await import('../../src/projections/all-projections.ts');
+  // With the fields weir opens it with (another layout would be emptied, to be rebuilt).
+  const readModels = createSqliteReadStore({
+    path: join(dataDir, 'read-models.sqlite3'),
+    indexedFields: INDEXED_FIELDS,
+    orderedFields: ORDERED_FIELDS,
+  });
+  try {
+    t.is(await readModels.getCheckpoint('projections'), 8n);
+    const organizations = await readModels.collection('organizations').find({});
+    t.is(new Set(organizations.map((doc) => doc['organizationId'])).size, 2);
+  } finally {
+    await readModels.close();
+  }
+});
+
+test('weir replay refuses the data dir of a running weir serve, whose read models it would rebuild underneath', async (t) => {
+  const dataDir = await tempDir(t);
+  const server = await spawnWeir({ dataDir });
+  t.teardown(() => server.kill());
+  const result = runWeir(['replay'], { WEIR_DATA_DIR: dataDir });
+  t.is(result.status, 1);
+  t.regex(result.stderr, /another weir serve \(pid \d+\) is using the data dir/);
 });
 
 test('weir devnet starts a local chain with test tokens and the factory, prints its JSON, writes --out FILE, and runs until stopped', async (t) => {
