@@ -313,6 +313,35 @@ test('weir audit checkpoint signs and prints the head; weir audit verify exits 0
   t.is(found.chain.firstProblem.position, '1');
 });
 
+test("weir audit verify compares the data dir's read models with a rebuild: they match as written, an edited document is named", async (t) => {
+  const dataDir = await tempDir(t);
+  t.is(runWeir(['org', 'create', '--name', 'Audited models'], { WEIR_DATA_DIR: dataDir }).status, 0);
+  const before = runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: dataDir });
+  t.regex(before.stderr, /read models: not compared \(no read models in /);
+  t.is(runWeir(['replay'], { WEIR_DATA_DIR: dataDir }).status, 0);
+
+  const verified = runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: dataDir });
+  t.is(verified.status, 0, verified.stderr);
+  const report = JSON.parse(verified.stdout) as { readModels: { compared: boolean; documents: number } };
+  t.true(report.readModels.compared);
+  t.true(report.readModels.documents > 0);
+
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(join(dataDir, 'read-models.sqlite3'));
+  const edited = db
+    .prepare(
+      "UPDATE documents SET body = json_set(body, '$.name', 'Someone else') WHERE json_extract(body, '$.name') = 'Audited models'",
+    )
+    .run();
+  db.close();
+  t.true(edited.changes > 0);
+  const tampered = runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: dataDir });
+  t.is(tampered.status, 1);
+  // The organization's test and live documents.
+  t.regex(tampered.stderr, /read models: .* 2 difference\(s\)/);
+  t.regex(tampered.stderr, /: different \(name\)/);
+});
+
 test('weir audit export --org writes a bundle of one organization that weir audit verify --bundle checks offline: exit 0 as written, 1 once an event is edited', async (t) => {
   const dataDir = await tempDir(t);
   const orgIdOf = (stdout: string) => (JSON.parse(stdout) as { organizationId: string }).organizationId;
