@@ -13620,7 +13620,25 @@ export interface components {
             chain: {
                 checkpoints: {
                     checked: number;
-                    latest: components["schemas"]["AuditCheckpoint"] & (Record<string, never> | null);
+                    latest: {
+                        /** @description The chain's SHA-256 hash at that position (hex) */
+                        hash: string;
+                        /**
+                         * @description The checkpoint's own position in the log
+                         * @example 1042
+                         */
+                        loggedAt: string | null;
+                        /**
+                         * @description A log position (decimal)
+                         * @example 1042
+                         */
+                        position: string;
+                        /** @description The signer's ed25519 public key (base64url, 32 bytes) */
+                        publicKey: string;
+                        /** @description ed25519 signature (base64url) of the checkpoint message */
+                        signature: string;
+                        signedAt: string;
+                    } | null;
                 };
                 events: number;
                 firstProblem: components["schemas"]["AuditChainProblem"];
