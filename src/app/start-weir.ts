@@ -17,6 +17,9 @@ import { createMatcher } from '../chain-ingest/matcher.ts';
 import { combineRails, everyNetwork, type Rail } from '../chain-ingest/rail.ts';
 import { createEvmWriteClients } from '../chain-ingest/evm/contracts/clients.ts';
 import { createEvmRail } from '../chain-ingest/evm/evm-rail.ts';
+import { createSolanaIngest, KNOWN_SOLANA_CHAIN_IDS } from '../chain-ingest/solana/solana-ingest.ts';
+import type { SolanaLocalInfo } from '../chain-ingest/solana/solana-setup.ts';
+import { combineRecoveries } from '../chain-ingest/solana/recover-signature.ts';
 import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
 import { startLocalChainOrWarn } from '../chain-ingest/evm/devnet/local-chain.ts';
 import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
@@ -112,6 +115,10 @@ export type WeirOverrides = {
   mailer?: Mailer;
   /** How often followers poll for new heads when no WebSocket is live. */
   followerPollIntervalMs?: number;
+  /** A local Solana cluster to offer (tests, `weir devnet`): its RPC URL and test mints. */
+  solanaLocal?: SolanaLocalInfo;
+  /** How often the Solana followers poll a reference at first (they back off while nothing comes). */
+  solanaPollIntervalMs?: number;
   /** false: start no EVM follower, as if it were down (tests of payments only recovery credits). */
   evmFollowers?: boolean;
   /** How long confirmed payments wait to be swept together (default 5 s). */
@@ -220,13 +227,22 @@ async function startLocked(
     devnet: localChain?.info,
     rpcConfigFile: config.rpcConfigFile,
     sweeperKey: config.sweeperKey,
+    otherChainIds: KNOWN_SOLANA_CHAIN_IDS,
+  });
+  const solana = await createSolanaIngest({
+    env: config.chainEnv ?? {},
+    rpcConfigFile: config.rpcConfigFile,
+    local: overrides.solanaLocal ?? null,
+    bus,
+    pollIntervalMs: overrides.solanaPollIntervalMs,
+    log,
   });
   const evmRail = createEvmRail({
     registry: evm.registry,
     factories: evm.factories,
     sweeper: evm.sweeperKey ? privateKeyToAccount(evm.sweeperKey).address : null,
   });
-  const rails = overrides.rails ?? [...(overrides.extraRails ?? []), evmRail];
+  const rails = overrides.rails ?? [...(overrides.extraRails ?? []), evmRail, solana.rail];
   const rail = combineRails(rails);
   const inspector = config.inspect ? openInspector(config.inspect) : null;
   if (inspector)
@@ -246,7 +262,7 @@ async function startLocked(
   const runner = createProjectionRunner({
     eventStore,
     readStore,
-    projections: [...ALL_PROJECTIONS, watchedProjection],
+    projections: [...ALL_PROJECTIONS, watchedProjection, solana.projection],
     clock,
     log,
     metrics,
@@ -254,6 +270,7 @@ async function startLocked(
   const projections = overrides.wrapProjections ? overrides.wrapProjections(runner) : runner;
   const started = performance.now();
   if (readStore.durable) await watchedProjection.load(readStore);
+  if (readStore.durable) await solana.projection.load(readStore);
   await projections.start();
   log(
     `[weir] read models at log position ${projections.position() ?? 'start'} after ${Math.round(performance.now() - started)} ms`,
@@ -358,6 +375,7 @@ async function startLocked(
     }
   }
   for (const follower of followers) await follower.start();
+  await solana.start();
   // No session before each follower has a starting point that survives a crash (see `ready`):
   // otherwise a payer could pay in a block that a follower started later will never read. A chain
   // that does not answer does not keep Weir down; what is paid before its first look needs recovery.
@@ -412,7 +430,7 @@ async function startLocked(
     publicUrl,
     gasFees,
   });
-  const transactionRecovery =
+  const evmRecovery =
     offeredEvm.length > 0
       ? createTransactionRecovery({
           registry: evm.registry,
@@ -425,6 +443,10 @@ async function startLocked(
           log: (line) => log(`[recovery] ${line}`),
         })
       : undefined;
+  const transactionRecovery = combineRecoveries(
+    solana.recovery({ bus, readStore, projections, eventStore, clock }),
+    evmRecovery,
+  );
   const health = createHealth({ clock, eventStore, projections, readStore, matcher, timers, followers });
   // Signed checkpoints of the chain, also in the log lines: a copy off this machine is what makes them evidence.
   const stopCheckpoints = config.auditCheckpointSeconds
@@ -558,6 +580,7 @@ async function startLocked(
         });
         stopCheckpoints();
         for (const follower of followers) await follower.stop();
+        await solana.stop();
         await matcher.stop();
         await dispatcher.stop();
         httpSender?.close();

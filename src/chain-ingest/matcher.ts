@@ -30,12 +30,14 @@ import {
 /** The session's address that accepts this transfer (its network, deposit address and asset); undefined when the session does not take that asset there. */
 export function acceptedAddress(
   session: CheckoutSessionDoc,
-  transfer: Pick<ChainTransferMessage, 'network' | 'to' | 'asset'>,
+  transfer: Pick<ChainTransferMessage, 'network' | 'to' | 'asset'> & { reference?: string | null },
 ): SessionAddress | undefined {
+  // A rail that identifies payments by reference (Solana Pay) names the session by it, not by `to`.
+  const target = transfer.reference ?? transfer.to;
   return session.addresses.find(
     (a) =>
       a.network === transfer.network &&
-      a.paymentAddress.toLowerCase() === transfer.to.toLowerCase() &&
+      a.paymentAddress.toLowerCase() === target.toLowerCase() &&
       a.asset.address.toLowerCase() === transfer.asset.address.toLowerCase(),
   );
 }
@@ -161,7 +163,7 @@ export function createMatcher(deps: {
   }
 
   async function onTransfer(message: ChainTransferMessage, messageId: string): Promise<void> {
-    const target = await depositAddresses.get(depositAddressKey(message.network, message.to));
+    const target = await depositAddresses.get(depositAddressKey(message.network, message.reference ?? message.to));
     if (!target) return;
     const session = await sessions.get(target.checkoutSessionId);
     const offered = session ? acceptedAddress(session, message) : undefined;

@@ -1,0 +1,65 @@
+import type { Bus } from '../../bus/bus.ts';
+import type { Rail } from '../rail.ts';
+import { createSolanaJsonRpc } from './follower/json-rpc.ts';
+import { createSolanaFollower, type SolanaFollower } from './follower/solana-follower.ts';
+import { createSolanaReferences, solanaReferencesProjection } from './follower/solana-references.ts';
+import { KNOWN_SOLANA_CHAIN_IDS } from './networks.ts';
+import { createSolanaRail } from './solana-rail.ts';
+import { createSolanaTransactionRecovery } from './recover-signature.ts';
+import { loadSolanaSetup, type OfferedSolanaNetwork, type SolanaLocalInfo } from './solana-setup.ts';
+
+export { KNOWN_SOLANA_CHAIN_IDS };
+
+/**
+ * Everything a Weir process needs for Solana, set up from its configuration: the rail, the
+ * projection that tells the followers which references to poll, and one follower per network.
+ */
+export async function createSolanaIngest(input: {
+  env: Readonly<Record<string, string | undefined>>;
+  rpcConfigFile?: string;
+  local?: SolanaLocalInfo | null;
+  bus: Bus;
+  /** Base polling interval; the network's slot time (local: 100 ms) unless given. */
+  pollIntervalMs?: number;
+  log: (line: string) => void;
+}) {
+  const offered: OfferedSolanaNetwork[] = await loadSolanaSetup(input);
+  const references = createSolanaReferences();
+  const projection = solanaReferencesProjection(
+    references,
+    offered.map((o) => o.network.network),
+  );
+  const rail: Rail = createSolanaRail({ networks: offered.map((o) => o.network) });
+  const rpcs = offered.map(({ endpoints }) => createSolanaJsonRpc({ url: endpoints.http[0]! }));
+  const followers: SolanaFollower[] = offered.map(({ network }, index) => {
+    const local = network.cluster === 'localnet';
+    return createSolanaFollower({
+      network,
+      rpc: rpcs[index]!,
+      bus: input.bus,
+      references,
+      pollIntervalMs: input.pollIntervalMs ?? (local ? 100 : Math.max(400, network.slotTimeMs * 2)),
+      ...(local ? { maxPollIntervalMs: 1000 } : {}),
+      log: (line) => input.log(`[ingest ${network.network}] ${line}`),
+    });
+  });
+  return {
+    offered,
+    rail,
+    projection,
+    followers,
+    /** Recovery by signature on these networks (`combineRecoveries` puts it beside the EVM one). */
+    recovery(deps: Omit<Parameters<typeof createSolanaTransactionRecovery>[0], 'networks'>) {
+      return createSolanaTransactionRecovery({
+        ...deps,
+        networks: offered.map(({ network }, index) => ({ network, rpc: rpcs[index]!, follower: followers[index]! })),
+      });
+    },
+    async start() {
+      for (const follower of followers) await follower.start();
+    },
+    async stop() {
+      for (const follower of followers) await follower.stop();
+    },
+  };
+}
