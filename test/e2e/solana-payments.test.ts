@@ -1,6 +1,7 @@
 import anyTest, { type TestFn } from 'ava';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { bodySignature } from '../../src/webhooks/signature.ts';
+import { apiClient } from '../support/api-client.ts';
 import { startSolanaWeir, type SolanaSession } from '../support/solana-weir.ts';
 
 /*
@@ -31,6 +32,18 @@ test.serial(
     const address = s.addresses.find((a) => a.asset.currency === 'usdc')!;
     t.is(address.asset.address, usdcOf(w));
     t.is(address.merchantAddress, w.merchant);
+    // The hosted page's request to pay: a Solana Pay transfer request to the merchant's wallet with the reference, and its QR.
+    const reveal = await apiClient(w.weir.url).post<{ address: string; paymentUri: string; qrSvg: string }>(
+      `/checkout/${s.id}/payment-method`,
+      { assetId: address.asset.id },
+    );
+    t.is(reveal.status, 200, JSON.stringify(reveal.body));
+    t.is(reveal.body.address, w.merchant, 'the payer is shown the wallet the money goes to, not the reference');
+    t.is(
+      reveal.body.paymentUri,
+      `solana:${w.merchant}?amount=25&spl-token=${usdcOf(w)}&reference=${w.referenceOf(s, 'usdc')}`,
+    );
+    t.regex(reveal.body.qrSvg, /<svg/);
     const payer = await w.chain.newPayer();
     const signature = await payer.payToken(usdcOf(w), w.merchant, 25_000_000n, [w.referenceOf(s, 'usdc')]);
     const seen = await w.until(s.id, (x) => x.paymentIntent.transactions.length === 1, 'the payment seen at confirmed');
