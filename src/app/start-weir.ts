@@ -513,6 +513,7 @@ async function startLocked(
     adminToken: config.adminToken,
     devnet: evm.devnet,
     transactionRecovery,
+    ...(solana.payTransactions ? { solanaPay: solana.payTransactions } : {}),
     health,
     webhookTargets,
     auditKeys: [operatorKey.publicKey],

@@ -5,6 +5,7 @@ import { createSolanaFollower, type SolanaFollower } from './follower/solana-fol
 import { createSolanaReferences, solanaReferencesProjection } from './follower/solana-references.ts';
 import { KNOWN_SOLANA_CHAIN_IDS } from './networks.ts';
 import { createSolanaRail } from './solana-rail.ts';
+import { createPayTransactionBuilder } from './pay-transaction.ts';
 import { createSolanaTransactionRecovery } from './recover-signature.ts';
 import { loadSolanaSetup, type OfferedSolanaNetwork, type SolanaLocalInfo } from './solana-setup.ts';
 
@@ -46,6 +47,13 @@ export async function createSolanaIngest(input: {
   return {
     offered,
     rail,
+    /** The transfers payers' Solana wallets sign on the hosted page; undefined when no Solana network is offered. */
+    payTransactions:
+      offered.length === 0
+        ? undefined
+        : createPayTransactionBuilder(
+            offered.map(({ network, endpoints }) => ({ network, rpcUrl: endpoints.http[0]! })),
+          ),
     projection,
     followers,
     /** Recovery by signature on these networks (`combineRecoveries` puts it beside the EVM one). */
