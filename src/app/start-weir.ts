@@ -19,6 +19,7 @@ import { createEvmWriteClients } from '../chain-ingest/evm/contracts/clients.ts'
 import { createEvmRail } from '../chain-ingest/evm/evm-rail.ts';
 import { createSolanaIngest, KNOWN_SOLANA_CHAIN_IDS } from '../chain-ingest/solana/solana-ingest.ts';
 import type { SolanaLocalInfo } from '../chain-ingest/solana/solana-setup.ts';
+import { startLocalSolanaOrWarn } from '../chain-ingest/solana/devnet/local-cluster.ts';
 import { combineRecoveries } from '../chain-ingest/solana/recover-signature.ts';
 import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
 import { startLocalChainOrWarn } from '../chain-ingest/evm/devnet/local-chain.ts';
@@ -229,10 +230,12 @@ async function startLocked(
     sweeperKey: config.sweeperKey,
     otherChainIds: KNOWN_SOLANA_CHAIN_IDS,
   });
+  // The local Solana beside the local chain (in process, in memory), unless a test gives its own.
+  const localSolana = localChain && !overrides.solanaLocal ? await startLocalSolanaOrWarn(log) : null;
   const solana = await createSolanaIngest({
     env: config.chainEnv ?? {},
     rpcConfigFile: config.rpcConfigFile,
-    local: overrides.solanaLocal ?? null,
+    local: overrides.solanaLocal ?? localSolana?.info ?? null,
     bus,
     pollIntervalMs: overrides.solanaPollIntervalMs,
     log,
@@ -594,6 +597,7 @@ async function startLocked(
         mailer.close();
         await sweeper.stop();
         await localChain?.stop();
+        await localSolana?.stop();
         await projections.stop();
         await activity.stop();
         await bus.close();

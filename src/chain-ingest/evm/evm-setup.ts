@@ -73,6 +73,9 @@ export async function loadEvmSetup(input: {
     configPath: input.rpcConfigFile,
     knownChainIds: [...KNOWN_EVM_CHAIN_IDS, ...(input.otherChainIds ?? [])],
   });
+  // Another family's endpoints are read by its own rail, not registered here.
+  const others = new Set(input.otherChainIds ?? []);
+  rpc = Object.fromEntries(Object.entries(rpc).filter(([chainId]) => !others.has(Number(chainId))));
   const networks: EvmNetwork[] = [...EVM_NETWORKS];
   const factories = parseFactoryEnv(input.env);
   if (devnet) {

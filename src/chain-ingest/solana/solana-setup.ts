@@ -2,6 +2,7 @@ import { KNOWN_EVM_CHAIN_IDS } from '../evm/networks/all-networks.ts';
 import type { RpcEndpoints } from '../evm/networks/registry.ts';
 import { loadRpcConfig } from '../evm/networks/rpc-config.ts';
 import type { SolanaNetwork } from './define-network.ts';
+import { localSolanaMints } from './devnet/local-ledger.ts';
 import {
   KNOWN_SOLANA_CHAIN_IDS,
   SOLANA_LOCALNET_CHAIN_ID,
@@ -37,6 +38,11 @@ export async function loadSolanaSetup(input: {
   for (const network of SOLANA_NETWORKS) {
     const endpoints = rpc[network.chainId];
     if (endpoints && endpoints.http.length > 0) offered.push({ network, endpoints });
+  }
+  const localEndpoints = rpc[SOLANA_LOCALNET_CHAIN_ID];
+  if (!input.local && localEndpoints && localEndpoints.http.length > 0) {
+    // A `weir devnet` cluster named by WEIR_RPC_1399811148: its test mints are fixed keys, known here.
+    offered.push({ network: solanaLocalNetwork(await localSolanaMints()), endpoints: localEndpoints });
   }
   if (input.local) {
     const configured = rpc[SOLANA_LOCALNET_CHAIN_ID];
