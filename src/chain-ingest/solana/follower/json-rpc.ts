@@ -101,7 +101,7 @@ export function parseJsonWithBigInts(text: string): unknown {
       while (j < text.length && /[0-9.eE+-]/.test(text[j] as string)) j++;
       const literal = text.slice(i, j);
       if (/^-?[0-9]{16,}$/.test(literal) && !Number.isSafeInteger(Number(literal))) {
-        out += `${text.slice(last, i)}"\u0000${literal}"`;
+        out += `${text.slice(last, i)}"\\u0000${literal}"`;
         last = j;
         marked.add(literal);
       }
