@@ -14,8 +14,7 @@ import { BusConnectionError } from '../bus/errors.ts';
 import { openBus } from '../bus/open-bus.ts';
 import { looksUnreachable, untilReachable } from '../shared/until-reachable.ts';
 import { createMatcher } from '../chain-ingest/matcher.ts';
-import { combineRails, everyNetwork, type Rail } from '../chain-ingest/rail.ts';
-import { createEvmWriteClients } from '../chain-ingest/evm/contracts/clients.ts';
+import { combineRails, combinedRecovery, everyNetwork, type Rail } from '../chain-ingest/rail.ts';
 import { createEvmRail } from '../chain-ingest/evm/evm-rail.ts';
 import { createSolanaIngest, KNOWN_SOLANA_CHAIN_IDS } from '../chain-ingest/solana/solana-ingest.ts';
 import type { SolanaLocalInfo } from '../chain-ingest/solana/solana-setup.ts';
@@ -24,12 +23,9 @@ import { combineRecoveries } from '../chain-ingest/solana/recover-signature.ts';
 import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
 import { startLocalChainOrWarn } from '../chain-ingest/evm/devnet/local-chain.ts';
 import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
-import { createEvmSweepExecutor } from '../chain-ingest/evm/evm-sweep-executor.ts';
-import { createWatchedAddresses, watchedAddressesProjection } from '../chain-ingest/watched-addresses.ts';
-import { createSweeper, type SweepExecutor } from '../sweeper/sweeper.ts';
-import { createEvmFollower, followedNetwork } from '../chain-ingest/evm/follower/evm-follower.ts';
-import { createTransactionRecovery } from '../chain-ingest/evm/recover-transaction.ts';
-import { createFileCheckpointStore } from '../chain-ingest/evm/follower/file-checkpoint-store.ts';
+import { createWatchedAddresses } from '../chain-ingest/watched-addresses.ts';
+import { createPaymentIntents, createRecoveryReads, watchedAddressesProjection } from './payment-intents.ts';
+import { createSweeper } from '../sweeper/sweeper.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { openEventStore } from '../event-store/open-event-store.ts';
 import { ALL_PROJECTIONS, INDEXED_FIELDS } from '../projections/all-projections.ts';
@@ -75,7 +71,6 @@ import { createActivityLog } from './activity-log.ts';
 import { createLineLogger, createLogger, logTo, type Log, type Logger } from '../shared/logger.ts';
 import { createPrometheusMetrics } from './prometheus-metrics.ts';
 import { meteredEventStore } from '../event-store/metered-event-store.ts';
-import { registerFollowerMetrics } from '../chain-ingest/evm/follower/follower-metrics.ts';
 import { metricsAccess } from '../read-api/http-metrics.ts';
 
 const VERSION = (
@@ -244,6 +239,7 @@ async function startLocked(
     registry: evm.registry,
     factories: evm.factories,
     sweeper: evm.sweeperKey ? privateKeyToAccount(evm.sweeperKey).address : null,
+    sweeperKey: evm.sweeperKey,
   });
   const rails = overrides.rails ?? [...(overrides.extraRails ?? []), evmRail, solana.rail];
   const rail = combineRails(rails);
@@ -282,29 +278,26 @@ async function startLocked(
   const mailer = overrides.mailer
     ? { ...overrides.mailer, describe: 'custom', close: () => {} }
     : openMailer({ smtpUrl: config.smtpUrl, outboxDir: join(config.dataDir, 'outbox') });
-  const offeredEvm = [...evm.registry.offered('test'), ...evm.registry.offered('live')].filter((n) =>
-    evm.factories.has(n.chainId),
-  );
-  // One follower per offered EVM network; each is independent, so one failing RPC never stops another.
-  const checkpoints = createFileCheckpointStore(join(config.dataDir, 'ingest'));
-  const followers = (overrides.evmFollowers === false ? [] : offeredEvm).map((network) =>
-    createEvmFollower({
-      network: followedNetwork(network),
-      rpc: evm.registry.endpoints(network.chainId),
-      bus,
-      watched,
-      checkpoints,
-      clock,
-      // A session's expiry and an invoice reminder wait for the followers to read past them (see chain-read-gate).
-      onCaughtUp: () => timers.retryWaiting(),
-      pollIntervalMs:
-        overrides.followerPollIntervalMs ??
-        (network.network === 'devnet' ? 100 : Math.max(250, Math.min(network.blockTimeMs, 4000))),
-      log: (line) => log(`[ingest ${network.network}] ${line}`),
-    }),
-  );
+  // Each rail builds its own followers (one per network); `evmFollowers: false` leaves the EVM rail's out.
+  const followers = rails
+    .filter((r) => !(overrides.evmFollowers === false && r.name === 'evm'))
+    .flatMap(
+      (r) =>
+        r.followers?.({
+          bus,
+          watched,
+          clock,
+          dataDir: config.dataDir,
+          metrics,
+          // A session's expiry and an invoice reminder wait for the followers to read past them (see chain-read-gate).
+          onCaughtUp: () => timers.retryWaiting(),
+          ...(overrides.followerPollIntervalMs === undefined
+            ? {}
+            : { pollIntervalMs: overrides.followerPollIntervalMs }),
+          log,
+        }) ?? [],
+    );
   const followersByNetwork = new Map(followers.map((follower) => [follower.status().network, follower]));
-  registerFollowerMetrics(metrics, followers, clock);
   const mails = createMailDispatcher({ clock, readStore, projections, commands, mailer, log });
   // Created before the matcher, started after it: a session's expiry and an invoice reminder also
   // wait for the matcher to handle what the followers published, and it wakes the waiting timers.
@@ -331,9 +324,7 @@ async function startLocked(
   });
   const matcher = createMatcher({
     bus,
-    readStore,
-    commands,
-    projections,
+    intents: createPaymentIntents({ readStore, commands, projections }),
     clock,
     networks: everyNetwork(rail).map((n) => n.network),
     log: (line) => log(`[matcher] ${line}`),
@@ -360,33 +351,17 @@ async function startLocked(
   invoicePayments.start();
   mails.start();
 
-  const executors = new Map<string, SweepExecutor>();
-  if (evm.sweeperKey) {
-    for (const network of offeredEvm) {
-      const endpoints = evm.registry.endpoints(network.chainId);
-      const clients = createEvmWriteClients({
-        rpcUrl: endpoints.http[0]!,
-        chainId: network.chainId,
-        privateKey: evm.sweeperKey,
-        pollingIntervalMs: network.network === 'devnet' ? 50 : 2000,
-        retryCount: network.network === 'devnet' ? 0 : 3,
-      });
-      executors.set(
-        network.network,
-        createEvmSweepExecutor({ clients, factoryAddress: evm.factories.get(network.chainId)! }),
-      );
-    }
-  }
+  const executors = new Map(rails.flatMap((r) => [...(r.sweepExecutors?.() ?? [])]));
   for (const follower of followers) await follower.start();
   await solana.start();
   // No session before each follower has a starting point that survives a crash (see `ready`):
   // otherwise a payer could pay in a block that a follower started later will never read. A chain
   // that does not answer does not keep Weir down; what is paid before its first look needs recovery.
   await Promise.all(
-    followers.map(async (follower, index) => {
+    followers.map(async (follower) => {
       if ('timedOut' in (await settleWithin(follower.ready(), FOLLOWER_READY_TIMEOUT_MS))) {
         log(
-          `[ingest ${offeredEvm[index]!.network}] no chain head within ${FOLLOWER_READY_TIMEOUT_MS / 1000} s: following from the first head it reads; a payment made before that needs POST /api/v1/checkout/sessions/auto-recover-by-transaction-hash`,
+          `[ingest ${follower.status().network}] no chain head within ${FOLLOWER_READY_TIMEOUT_MS / 1000} s: following from the first head it reads; a payment made before that needs POST /api/v1/checkout/sessions/auto-recover-by-transaction-hash`,
         );
       }
     }),
@@ -433,22 +408,17 @@ async function startLocked(
     publicUrl,
     gasFees,
   });
-  const evmRecovery =
-    offeredEvm.length > 0
-      ? createTransactionRecovery({
-          registry: evm.registry,
-          bus,
-          readStore,
-          projections,
-          eventStore,
-          clock,
-          followers: followersByNetwork,
-          log: (line) => log(`[recovery] ${line}`),
-        })
-      : undefined;
+  const railRecovery = combinedRecovery(rails, {
+    bus,
+    reads: createRecoveryReads({ readStore, projections, eventStore }),
+    clock,
+    followers: followersByNetwork,
+    log: (line) => log(`[recovery] ${line}`),
+  });
+  // Solana's recovery by signature beside the rails' (its rail does not offer one through the interface yet).
   const transactionRecovery = combineRecoveries(
     solana.recovery({ bus, readStore, projections, eventStore, clock }),
-    evmRecovery,
+    railRecovery,
   );
   const health = createHealth({ clock, eventStore, projections, readStore, matcher, timers, followers });
   // Signed checkpoints of the chain, also in the log lines: a copy off this machine is what makes them evidence.
@@ -499,9 +469,8 @@ async function startLocked(
   const app = createApiApp({
     dashboard,
     chainProgress: (network) => {
-      const followed = offeredEvm.find((n) => n.network === network);
       const follower = followersByNetwork.get(network);
-      return followed && follower ? { head: follower.status().head, required: followed.confirmations } : null;
+      return follower ? { head: follower.status().head, required: follower.confirmations } : null;
     },
     clock,
     eventStore,

@@ -25,6 +25,12 @@ Commands:
                              live one (MongoDB; the embedded store lives inside weir serve: GET /api/v1/audit/verify);
                              a summary on stderr (--json: the report on stdout); exit 0 only when everything holds
   audit checkpoint [--write] print the latest signed checkpoint of the log's hash chain (--write: sign the head now)
+  audit export --org ID [--environment test|live] [--out FILE]
+                             the organization's self-verifying bundle (NDJSON, to FILE or stdout): its events in
+                             full with their chain links, other tenants' events as links only, the checkpoints
+  audit verify --bundle FILE [--public-key KEY]... [--checkpoint FILE]... [--json]
+                             check a bundle offline: its events' hashes, the links, the checkpoints; exit 0 only
+                             when it holds
   machines export [--out DIR] write every statechart as JSON for the Stately editor (default ./machines-json)
   inspect RECORD_ID [--inspect PORT|URL] [--step-ms N]
                              replay one session's, invoice's or subscription's events through its statechart in
@@ -235,6 +241,11 @@ async function inspect(argv: string[]): Promise<void> {
 }
 
 async function auditVerify(argv: string[]): Promise<void> {
+  const bundle = option(argv, '--bundle');
+  if (bundle !== undefined) {
+    const { verifyBundleFile } = await import('./audit.ts');
+    return verifyBundleFile(argv, bundle);
+  }
   const config = readConfig(argv, process.env);
   privateFiles();
   if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
@@ -309,6 +320,22 @@ async function auditCheckpoint(argv: string[]): Promise<void> {
   }
 }
 
+async function auditExport(argv: string[]): Promise<void> {
+  const config = readConfig(argv, process.env);
+  privateFiles();
+  if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
+  const { openEventStore } = await import('../event-store/open-event-store.ts');
+  const { OPERATOR_KEY_FILE, operatorPublicKey } = await import('../audit/operator-key.ts');
+  const { exportBundle } = await import('./audit.ts');
+  const own = operatorPublicKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });
+  const eventStore = await openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir });
+  try {
+    await exportBundle({ eventStore, argv, publicKeys: own ? [own] : [], option: (name) => option(argv, name) });
+  } finally {
+    await eventStore.close();
+  }
+}
+
 async function devnet(argv: string[]): Promise<void> {
   const portText = option(argv, '--port') ?? '8545';
   const port = Number(portText);
@@ -370,6 +397,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'replay') return replay(argv.slice(1));
   if (command === 'audit' && sub === 'verify') return auditVerify(rest);
   if (command === 'audit' && sub === 'checkpoint') return auditCheckpoint(rest);
+  if (command === 'audit' && sub === 'export') return auditExport(rest);
   if (command === 'devnet') return devnet(argv.slice(1));
   if (command === 'health') return health(argv.slice(1));
   if (command === 'inspect') return inspect(argv.slice(1));

@@ -287,3 +287,41 @@ test('weir audit checkpoint signs and prints the head; weir audit verify exits 0
   t.deepEqual(found.chain.firstProblem.kind, 'content_changed');
   t.is(found.chain.firstProblem.position, '1');
 });
+
+test('weir audit export --org writes a bundle of one organization that weir audit verify --bundle checks offline: exit 0 as written, 1 once an event is edited', async (t) => {
+  const dataDir = await tempDir(t);
+  const orgIdOf = (stdout: string) => (JSON.parse(stdout) as { organizationId: string }).organizationId;
+  const own = orgIdOf(runWeir(['org', 'create', '--name', 'Audited'], { WEIR_DATA_DIR: dataDir }).stdout);
+  const other = orgIdOf(runWeir(['org', 'create', '--name', 'Someone Else'], { WEIR_DATA_DIR: dataDir }).stdout);
+  const signed = runWeir(['audit', 'checkpoint', '--write'], { WEIR_DATA_DIR: dataDir });
+  t.is(signed.status, 0, signed.stderr);
+  const publicKey = (JSON.parse(signed.stdout) as { publicKey: string }).publicKey;
+  const bundle = join(dataDir, 'bundle.ndjson');
+  const exported = runWeir(['audit', 'export', '--org', own, '--out', bundle], { WEIR_DATA_DIR: dataDir });
+  t.is(exported.status, 0, exported.stderr);
+  const text = await readFile(bundle, 'utf8');
+  t.true(text.includes(own));
+  t.false(text.includes(other), "nothing of the other organization's");
+  t.false(text.includes('Someone Else'));
+
+  const unknown = runWeir(['audit', 'export', '--org', 'org_nobody', '--out', join(dataDir, 'none.ndjson')], {
+    WEIR_DATA_DIR: dataDir,
+  });
+  t.is(unknown.status, 2, 'a wrong --org is a usage error');
+  t.regex(unknown.stderr, /the log holds no event of org_nobody: check --org/);
+
+  // Offline: another directory, no data dir of its own, the operator's key given.
+  const elsewhere = await tempDir(t);
+  const verified = runWeir(['audit', 'verify', '--bundle', bundle, '--public-key', publicKey, '--json'], {
+    WEIR_DATA_DIR: elsewhere,
+  });
+  t.is(verified.status, 0, verified.stderr);
+  t.regex(verified.stderr, /OK: the bundle holds/);
+
+  await writeFile(bundle, text.replace('"Audited', '"Audit3d'));
+  const tampered = runWeir(['audit', 'verify', '--bundle', bundle, '--public-key', publicKey], {
+    WEIR_DATA_DIR: elsewhere,
+  });
+  t.is(tampered.status, 1);
+  t.regex(tampered.stderr, /content_changed at 1: /);
+});

@@ -12304,6 +12304,62 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "audit.checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The audit.checkpoint event */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    "X-Webhook-Signature": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    "X-Weir-Signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        apiVersion: "2026-11-01";
+                        /** @description Milliseconds since the epoch */
+                        created: number;
+                        data: {
+                            object: components["schemas"]["AuditCheckpoint"];
+                        };
+                        id: string;
+                        /** @example auditCheckpoint */
+                        object: string;
+                        /** @enum {string} */
+                        type: "audit.checkpoint";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else is retried */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "checkout_session.canceled": {
         parameters: {
             query?: never;
@@ -13646,25 +13702,19 @@ export interface components {
              */
             position: string | null;
         } | null;
+        /** @description A signed checkpoint of the whole log’s hash chain: keep it off the machine, and check the log against it with `weir audit verify --checkpoint FILE` */
         AuditCheckpoint: {
-            /** @description The chain's SHA-256 hash at that position (hex) */
+            /** @description The chain hash at that position (hex SHA-256) */
             hash: string;
-            /**
-             * @description The checkpoint's own position in the log
-             * @example 1042
-             */
-            loggedAt: string | null;
-            /**
-             * @description A log position (decimal)
-             * @example 1042
-             */
+            /** @description The log position signed for (decimal) */
             position: string;
-            /** @description The signer's ed25519 public key (base64url, 32 bytes) */
+            /** @description The operator’s ed25519 public key (base64url of its 32 bytes) */
             publicKey: string;
-            /** @description ed25519 signature (base64url) of the checkpoint message */
+            /** @description ed25519 signature (base64url) of the text `weir audit checkpoint v1\n<position>\n<hash>\n<signedAt>` */
             signature: string;
+            /** @description When it was signed (ISO 8601) */
             signedAt: string;
-        } | null;
+        };
         AuditReadModelDifference: {
             collection: string;
             fields: string[];
@@ -13679,7 +13729,7 @@ export interface components {
             chain: {
                 checkpoints: {
                     checked: number;
-                    latest: components["schemas"]["AuditCheckpoint"];
+                    latest: components["schemas"]["AuditCheckpoint"] & (Record<string, never> | null);
                 };
                 events: number;
                 firstProblem: components["schemas"]["AuditChainProblem"];
@@ -14312,8 +14362,8 @@ export interface components {
          *     }
          */
         EnabledEvents: {
-            events?: ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed")[];
-        } | ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed")[] | null;
+            events?: ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint")[];
+        } | ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint")[] | null;
         /**
          * @description Every failure: the HTTP status, its name, a message naming the field at fault, and a stable `code`
          * @example {
@@ -16475,10 +16525,10 @@ export interface components {
             url?: string | null;
         };
         /**
-         * @description `*` is every event type
+         * @description `*` is every event type but `audit.checkpoint`: a signed checkpoint of the whole log’s hash chain (no tenant’s; its position tells the log’s size), sent to the endpoints of every organization that name it
          * @enum {string}
          */
-        WebhookEventType: "*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed";
+        WebhookEventType: "*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint";
         /** @description As GET /api/v1/organization/withdrawal-addresses answers it */
         WithdrawalAddress: {
             id: string;
