@@ -62,11 +62,15 @@ test('a Solana wallet (Wallet Standard) pays the hosted checkout: signed by the 
   const url = (await w.get(s.id)) as unknown as { url?: string };
   await page.goto(url.url ?? `${w.weir.url}/checkout/${s.id}`);
   await page.getByRole('button', { name: /USDC/ }).click();
+  await page.locator('#solana-wallet-actions[data-ready="true"]').waitFor({ state: 'attached' });
   await page.getByRole('button', { name: 'Pay with a Solana wallet' }).click();
   const status = page.locator('.solana-wallet-message');
-  await page.waitForFunction("/sent/.test(document.querySelector('.solana-wallet-message')?.textContent ?? '')");
+  await page.locator('.solana-wallet-message', { hasText: 'sent' }).waitFor();
   t.regex((await status.textContent()) ?? '', /^Payment sent/);
-  t.deepEqual(await page.evaluate('window.weirSolanaRequests'), [{ chain: 'solana:localnet', account: payer.address }]);
+  t.deepEqual(
+    await page.evaluate(() => (globalThis as unknown as { weirSolanaRequests: unknown }).weirSolanaRequests),
+    [{ chain: 'solana:localnet', account: payer.address }],
+  );
   t.is(sent.length, 1);
   await w.until(s.id, (x) => x.paymentIntent.transactions.length === 1, 'seen at confirmed');
   w.chain.server.ledger.finalize();

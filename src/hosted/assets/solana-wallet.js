@@ -69,4 +69,6 @@
       button.disabled = false;
     }
   });
+  // Listening from here on (a test waits for it before clicking).
+  root.dataset.ready = 'true';
 })();
