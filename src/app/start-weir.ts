@@ -19,7 +19,6 @@ import { createEvmRail } from '../chain-ingest/evm/evm-rail.ts';
 import { createSolanaIngest, KNOWN_SOLANA_CHAIN_IDS } from '../chain-ingest/solana/solana-ingest.ts';
 import type { SolanaLocalInfo } from '../chain-ingest/solana/solana-setup.ts';
 import { startLocalSolanaOrWarn } from '../chain-ingest/solana/devnet/local-cluster.ts';
-import { combineRecoveries } from '../chain-ingest/solana/recover-signature.ts';
 import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
 import { startLocalChainOrWarn } from '../chain-ingest/evm/devnet/local-chain.ts';
 import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
@@ -408,18 +407,14 @@ async function startLocked(
     publicUrl,
     gasFees,
   });
-  const railRecovery = combinedRecovery(rails, {
+  const transactionRecovery = combinedRecovery(rails, {
     bus,
     reads: createRecoveryReads({ readStore, projections, eventStore }),
     clock,
     followers: followersByNetwork,
     log: (line) => log(`[recovery] ${line}`),
   });
-  // Solana's recovery by signature beside the rails' (its rail does not offer one through the interface yet).
-  const transactionRecovery = combineRecoveries(
-    solana.recovery({ bus, readStore, projections, eventStore, clock }),
-    railRecovery,
-  );
+
   const health = createHealth({ clock, eventStore, projections, readStore, matcher, timers, followers });
   // Signed checkpoints of the chain, also in the log lines: a copy off this machine is what makes them evidence.
   const stopCheckpoints = config.auditCheckpointSeconds

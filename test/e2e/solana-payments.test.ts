@@ -76,6 +76,16 @@ test.serial('SOL by reference completes the session', async (t) => {
   const done = await w.until(s.id, (x) => x.status === 'complete', 'completion');
   t.is(done.transactionHash, signature);
   t.is(done.paymentIntent.transactions[0]!.amountRaw, '500000000');
+  // Recovery by signature answers the spec's outcome and credits nothing twice.
+  const recovered = await w
+    .api()
+    .post<{ recovery?: { outcome: string }; amountReceived: string }>(
+      '/api/v1/checkout/sessions/auto-recover-by-transaction-hash',
+      { chainId: 1_399_811_148, transactionHash: signature },
+    );
+  t.is(recovered.status, 200, JSON.stringify(recovered.body));
+  t.is(recovered.body.recovery?.outcome, 'complete');
+  t.is((await w.get(s.id)).paymentIntent.transactions.length, 1);
 });
 
 test.serial('a partial payment, then one that completes it; an overpayment is recorded as such', async (t) => {

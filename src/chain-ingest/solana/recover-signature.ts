@@ -1,24 +1,11 @@
 import type { Address } from '@solana/kit';
 import type { Bus } from '../../bus/bus.ts';
-import type { EventStore } from '../../event-store/event-store.ts';
-import { depositAddressKey } from '../../projections/checkout-sessions.projection.ts';
-import {
-  COLLECTIONS,
-  type ChainPaymentDoc,
-  type CheckoutSessionDoc,
-  type DepositAddressDoc,
-} from '../../projections/collections.ts';
-import type { ProjectionRunner } from '../../projections/projection-runner.ts';
-import type { ReadStore } from '../../read-store/read-store.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { UnprocessableError, UpstreamError, ValidationError, WeirError } from '../../shared/errors.ts';
 import { encodeChainMessage, transferId, type ChainTransferMessage } from '../chain-messages.ts';
-import {
-  classifyRecovery,
-  type Recovery,
-  type RecoveryRequest,
-  type TransactionRecovery,
-} from '../evm/recover-transaction.ts';
+import { classifyRecovery } from '../evm/recover-transaction.ts';
+import type { RecoveryReads, SessionRecord } from '../payment-intents.ts';
+import type { Recovery, RecoveryRequest, TransactionRecovery } from '../rail.ts';
 import type { SolanaNetwork } from './define-network.ts';
 import type { SolanaJsonRpc } from './follower/json-rpc.ts';
 import type { SolanaFollower } from './follower/solana-follower.ts';
@@ -38,15 +25,11 @@ export const SOLANA_SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,88}$/;
 export function createSolanaTransactionRecovery(deps: {
   networks: readonly { network: SolanaNetwork; rpc: SolanaJsonRpc; follower?: Pick<SolanaFollower, 'adopt'> }[];
   bus: Bus;
-  readStore: ReadStore;
-  projections: ProjectionRunner;
-  eventStore: Pick<EventStore, 'headPosition'>;
+  reads: RecoveryReads;
   clock: Pick<Clock, 'now'>;
   settleTimeoutMs?: number;
-}): TransactionRecovery & { takes(chainId: number): boolean } {
-  const depositAddresses = deps.readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
-  const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
-  const payments = deps.readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
+}): TransactionRecovery {
+  const { reads } = deps;
   const settleTimeoutMs = deps.settleTimeoutMs ?? 15_000;
 
   const settled = (ids: readonly string[], final: boolean) =>
@@ -54,8 +37,8 @@ export function createSolanaTransactionRecovery(deps: {
       let done = false;
       const check = async () => {
         for (const id of ids) {
-          const payment = await payments.get(id);
-          if (!payment || (final && payment.status === 'pending')) return;
+          const status = await reads.paymentStatus(id);
+          if (status === null || (final && status === 'pending')) return;
         }
         finish(true);
       };
@@ -66,13 +49,12 @@ export function createSolanaTransactionRecovery(deps: {
         unsubscribe();
         resolve(ok);
       };
-      const unsubscribe = deps.projections.onAdvanced(() => void check().catch(() => finish(false)));
+      const unsubscribe = reads.onAdvanced(() => void check().catch(() => finish(false)));
       const timer = setTimeout(() => finish(false), settleTimeoutMs);
       void check().catch(() => finish(false));
     });
 
   return {
-    takes: (chainId) => deps.networks.some((n) => n.network.chainId === chainId),
     async recover(request: RecoveryRequest): Promise<Recovery> {
       const found = deps.networks.find(
         (n) => n.network.chainId === request.chainId && n.network.environment === request.environment,
@@ -117,10 +99,10 @@ export function createSolanaTransactionRecovery(deps: {
       if (tx.meta.err !== null && tx.meta.err !== undefined)
         throw new UnprocessableError(`${where} failed and moved nothing`, 'transaction_failed');
 
-      const credited: { message: ChainTransferMessage; session: CheckoutSessionDoc; reference: string }[] = [];
-      const refused: { session: CheckoutSessionDoc; reason: string }[] = [];
+      const credited: { message: ChainTransferMessage; session: SessionRecord; reference: string }[] = [];
+      const refused: { session: SessionRecord; reason: string }[] = [];
       for (const key of new Set(tx.accountKeys)) {
-        const doc = await depositAddresses.get(depositAddressKey(network.network, key));
+        const doc = await reads.targetAt(network.network, key);
         if (
           !doc ||
           doc.organizationId !== request.organizationId ||
@@ -128,7 +110,7 @@ export function createSolanaTransactionRecovery(deps: {
           (request.checkoutSessionId !== undefined && doc.checkoutSessionId !== request.checkoutSessionId)
         )
           continue;
-        const session = await sessions.get(doc.checkoutSessionId);
+        const session = await reads.session(doc.checkoutSessionId);
         if (!session) continue;
         const offered = session.addresses.filter((a) => a.network === network.network && a.paymentAddress === key);
         if (offered.length === 0) continue;
@@ -182,10 +164,9 @@ export function createSolanaTransactionRecovery(deps: {
         for (const { reference } of credited) found.follower?.adopt(signature, tx.slot, reference);
       }
       const ids = credited.map((c) => transferId(c.message));
-      const shown = await settled(ids, finalized);
-      const head = await deps.eventStore.headPosition();
-      if (shown && head !== null) await deps.projections.waitFor(head, settleTimeoutMs);
-      const session = (await sessions.get(credited[0]!.session.id)) ?? credited[0]!.session;
+      // The events that followed the transfer's (completion, late payment) were appended with it: wait for those too.
+      if (await settled(ids, finalized)) await reads.caughtUp(settleTimeoutMs);
+      const session = (await reads.session(credited[0]!.session.id)) ?? credited[0]!.session;
       const mine = ids.filter((_, index) => credited[index]!.session.id === session.id);
       const recovery = classifyRecovery(session, mine, 1, found.follower !== undefined);
       return {
@@ -194,16 +175,5 @@ export function createSolanaTransactionRecovery(deps: {
         session,
       };
     },
-  };
-}
-
-/** One recovery over several: each request goes to the one that follows its chain id. */
-export function combineRecoveries(
-  solana: TransactionRecovery & { takes(chainId: number): boolean },
-  other: TransactionRecovery | undefined,
-): TransactionRecovery {
-  return {
-    recover: (request) =>
-      solana.takes(request.chainId) || other === undefined ? solana.recover(request) : other.recover(request),
   };
 }

@@ -30,7 +30,7 @@ export async function createSolanaIngest(input: {
     references,
     offered.map((o) => o.network.network),
   );
-  const rail: Rail = createSolanaRail({ networks: offered.map((o) => o.network) });
+
   const rpcs = offered.map(({ endpoints }) => createSolanaJsonRpc({ url: endpoints.http[0]! }));
   const followers: SolanaFollower[] = offered.map(({ network }, index) => {
     const local = network.cluster === 'localnet';
@@ -44,6 +44,17 @@ export async function createSolanaIngest(input: {
       log: (line) => input.log(`[ingest ${network.network}] ${line}`),
     });
   });
+  // Recovery by signature through the rail interface; its followers are this module's own (started below).
+  const rail: Rail = {
+    ...createSolanaRail({ networks: offered.map((o) => o.network) }),
+    recovery: (context) =>
+      createSolanaTransactionRecovery({
+        bus: context.bus,
+        reads: context.reads,
+        clock: context.clock,
+        networks: offered.map(({ network }, index) => ({ network, rpc: rpcs[index]!, follower: followers[index]! })),
+      }),
+  };
   return {
     offered,
     rail,
@@ -56,13 +67,6 @@ export async function createSolanaIngest(input: {
           ),
     projection,
     followers,
-    /** Recovery by signature on these networks (`combineRecoveries` puts it beside the EVM one). */
-    recovery(deps: Omit<Parameters<typeof createSolanaTransactionRecovery>[0], 'networks'>) {
-      return createSolanaTransactionRecovery({
-        ...deps,
-        networks: offered.map(({ network }, index) => ({ network, rpc: rpcs[index]!, follower: followers[index]! })),
-      });
-    },
     async start() {
       for (const follower of followers) await follower.start();
     },
