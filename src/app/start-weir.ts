@@ -230,9 +230,7 @@ async function startLocked(
     env: config.chainEnv ?? {},
     rpcConfigFile: config.rpcConfigFile,
     local: overrides.solanaLocal ?? localSolana?.info ?? null,
-    bus,
     pollIntervalMs: overrides.solanaPollIntervalMs,
-    log,
   });
   const evmRail = createEvmRail({
     registry: evm.registry,
@@ -352,7 +350,6 @@ async function startLocked(
 
   const executors = new Map(rails.flatMap((r) => [...(r.sweepExecutors?.() ?? [])]));
   for (const follower of followers) await follower.start();
-  await solana.start();
   // No session before each follower has a starting point that survives a crash (see `ready`):
   // otherwise a payer could pay in a block that a follower started later will never read. A chain
   // that does not answer does not keep Weir down; what is paid before its first look needs recovery.
@@ -548,7 +545,6 @@ async function startLocked(
         });
         stopCheckpoints();
         for (const follower of followers) await follower.stop();
-        await solana.stop();
         await matcher.stop();
         await dispatcher.stop();
         httpSender?.close();

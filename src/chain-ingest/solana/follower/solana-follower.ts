@@ -61,6 +61,10 @@ export function createSolanaFollower(deps: {
   maxPollIntervalMs?: number;
   closedGraceMs?: number;
   now?: () => number;
+  /** Called after each round that read every reference due, with `readClock()` taken at its start. */
+  onRound?: (startedAt: number) => void;
+  /** The clock rounds are dated on for `onRound` (Weir's clock; `now` unless given). */
+  readClock?: () => number;
   log?: (line: string) => void;
 }): SolanaFollower {
   const { network, rpc, bus, references } = deps;
@@ -214,9 +218,11 @@ export function createSolanaFollower(deps: {
       polls.set(watched.reference, state);
       if (state.nextAt <= at) due.push(watched);
     }
+    const startedAt = (deps.readClock ?? now)();
     try {
       await pollReferences(due);
       await settle();
+      deps.onRound?.(startedAt);
     } catch (error) {
       lastError = error instanceof Error ? error.message : String(error);
     }
