@@ -115,6 +115,8 @@ export function createRecoveryReads(deps: {
  * its creation is in the log. Load existing ones from the read store first (a durable read store
  * resumes from a checkpoint, so older sessions never pass through `apply` again).
  */
+const LOAD_PAGE = 5000;
+
 export function watchedAddressesProjection(
   watched: WatchedAddresses,
 ): Projection & { load(store: ReadStore): Promise<void> } {
@@ -127,8 +129,17 @@ export function watchedAddressesProjection(
       for (const address of typed.data.session.addresses) watched.add(address.network, address.paymentAddress);
     },
     async load(store) {
-      for (const doc of await store.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses).find({}))
-        watched.add(doc.network, doc.address);
+      // In pages by _id: a million sessions' addresses are never all parsed at once.
+      const addresses = store.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
+      for (let after: string | null = null; ; ) {
+        const page: DepositAddressDoc[] = await addresses.find(after === null ? {} : { _id: { $gt: after } }, {
+          sort: { _id: 1 },
+          limit: LOAD_PAGE,
+        });
+        for (const doc of page) watched.add(doc.network, doc.address);
+        if (page.length < LOAD_PAGE) return;
+        after = page[page.length - 1]!._id;
+      }
     },
   };
 }

@@ -27,7 +27,7 @@ import { createPaymentIntents, createRecoveryReads, watchedAddressesProjection }
 import { createSweeper } from '../sweeper/sweeper.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { openEventStore } from '../event-store/open-event-store.ts';
-import { ALL_PROJECTIONS, INDEXED_FIELDS } from '../projections/all-projections.ts';
+import { ALL_PROJECTIONS, INDEXED_FIELDS, ORDERED_FIELDS } from '../projections/all-projections.ts';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ApiBridge } from '../read-api/api-bridge.ts';
 import { createApiApp } from '../read-api/app.ts';
@@ -155,7 +155,14 @@ export async function openStores(
   // Projections build a new object for every change and never mutate a stored one.
   const readStore = await untilReachable(
     'MongoDB',
-    () => openReadStore({ mongoDbUrl: config.mongoDbUrl, indexedFields: INDEXED_FIELDS, embeddedWrites: 'trusted' }),
+    () =>
+      openReadStore({
+        mongoDbUrl: config.mongoDbUrl,
+        indexedFields: INDEXED_FIELDS,
+        orderedFields: ORDERED_FIELDS,
+        embeddedWrites: 'trusted',
+        dataDir: config.dataDir,
+      }),
     { ...retry, retryable: (error) => !!config.mongoDbUrl && looksUnreachable(error) },
   );
   return { eventStore, readStore };

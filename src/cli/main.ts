@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, SETTINGS, readConfig } from '../app/config.ts';
-import { DataDirInUseError, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
+import { DataDirInUseError, lockDataDir, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
 import { checkHealth } from './check-health.ts';
 
 // Each command loads what it needs when it runs, so a small one (`weir health`, run by a
@@ -22,7 +23,7 @@ Commands:
   audit verify [--public-key KEY]... [--checkpoint FILE]... [--json]
                              walk the whole log: recompute its hash chain, check every signed checkpoint (those in
                              the log and those published in FILE), rebuild every read model and compare it with the
-                             live one (MongoDB; the embedded store lives inside weir serve: GET /api/v1/audit/verify);
+                             live one (MongoDB, or read-models.sqlite3 in the data dir);
                              a summary on stderr (--json: the report on stdout); exit 0 only when everything holds
   audit checkpoint [--write] print the latest signed checkpoint of the log's hash chain (--write: sign the head now)
   audit export --org ID [--environment test|live] [--out FILE]
@@ -170,7 +171,12 @@ async function replay(argv: string[]): Promise<void> {
   const { ALL_PROJECTIONS } = await import('../projections/all-projections.ts');
   const { createProjectionRunner } = await import('../projections/projection-runner.ts');
   const { SingleBar } = await import('cli-progress');
-  const { eventStore, readStore } = await openStores(config);
+  // The embedded read models are the data dir's: not rebuilt under a running weir serve.
+  const release = config.mongoDbUrl ? null : await lockDataDir(config.dataDir, (line) => console.error(line));
+  const { eventStore, readStore } = await openStores(config).catch(async (error: unknown) => {
+    await release?.();
+    throw error;
+  });
   const runner = createProjectionRunner({ eventStore, readStore, projections: ALL_PROJECTIONS });
   const bar = new SingleBar({
     format: 'replay [{bar}] {percentage}% | {events} events | {eta_formatted} left',
@@ -195,12 +201,13 @@ async function replay(argv: string[]): Promise<void> {
         events: result.events,
         seconds: +(result.ms / 1000).toFixed(3),
         eventsPerSecond: perSecond,
-        readStore: config.mongoDbUrl ? 'MongoDB' : 'embedded (in memory; weir serve rebuilds it at start)',
+        readStore: config.mongoDbUrl ? 'MongoDB' : 'embedded (read-models.sqlite3 in the data dir)',
       }),
     );
   } finally {
     await readStore.close();
     await eventStore.close();
+    await release?.();
   }
 }
 
@@ -251,7 +258,8 @@ async function auditVerify(argv: string[]): Promise<void> {
   if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
   const { openEventStore } = await import('../event-store/open-event-store.ts');
   const { openReadStore } = await import('../read-store/open-read-store.ts');
-  const { INDEXED_FIELDS } = await import('../projections/all-projections.ts');
+  const { INDEXED_FIELDS, ORDERED_FIELDS } = await import('../projections/all-projections.ts');
+  const { SQLITE_READ_STORE_FILE } = await import('../read-store/sqlite-read-store.ts');
   const { PROJECTIONS_CHECKPOINT } = await import('../projections/projection-runner.ts');
   const { verifyAudit } = await import('../audit/audit-verify.ts');
   const audit = await import('./audit.ts');
@@ -264,9 +272,22 @@ async function auditVerify(argv: string[]): Promise<void> {
       'weir audit verify: no operator key (none given, none in the data dir, no --public-key): each checkpoint is checked against the key it names, which says nothing of who signed it',
     );
   const eventStore = await openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir });
-  const readStore = config.mongoDbUrl
-    ? await openReadStore({ mongoDbUrl: config.mongoDbUrl, indexedFields: INDEXED_FIELDS })
-    : null;
+  // The embedded read models are the data dir's file (a running weir serve keeps writing it; SQLite lets both in).
+  const embeddedFile = join(config.dataDir, SQLITE_READ_STORE_FILE);
+  let readStore =
+    config.mongoDbUrl || existsSync(embeddedFile)
+      ? await openReadStore({
+          mongoDbUrl: config.mongoDbUrl,
+          indexedFields: INDEXED_FIELDS,
+          orderedFields: ORDERED_FIELDS,
+          dataDir: config.dataDir,
+        })
+      : null;
+  // A file no projection has written yet (a command opened it) has nothing to compare.
+  if (readStore && !config.mongoDbUrl && (await readStore.getCheckpoint(PROJECTIONS_CHECKPOINT)) === null) {
+    await readStore.close();
+    readStore = null;
+  }
   const progress = audit.verifyProgress();
   try {
     const report = await verifyAudit({
@@ -276,8 +297,7 @@ async function auditVerify(argv: string[]): Promise<void> {
       live: readStore
         ? { readStore, position: () => readStore.getCheckpoint(PROJECTIONS_CHECKPOINT) }
         : {
-            absent:
-              'the embedded read store lives inside weir serve, rebuilt from the log at its start: ask the running server, GET /api/v1/audit/verify',
+            absent: `no read models in ${embeddedFile} yet: weir serve (or weir replay) writes them`,
           },
       onProgress: (step) => progress.update(step),
     });
