@@ -418,7 +418,6 @@ async function startLocked(
     followers: followersByNetwork,
     log: (line) => log(`[recovery] ${line}`),
   });
-
   const health = createHealth({ clock, eventStore, projections, readStore, matcher, timers, followers });
   // Signed checkpoints of the chain, also in the log lines: a copy off this machine is what makes them evidence.
   const stopCheckpoints = config.auditCheckpointSeconds
