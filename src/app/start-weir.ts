@@ -16,6 +16,9 @@ import { looksUnreachable, untilReachable } from '../shared/until-reachable.ts';
 import { createMatcher } from '../chain-ingest/matcher.ts';
 import { combineRails, combinedRecovery, everyNetwork, type Rail } from '../chain-ingest/rail.ts';
 import { createEvmRail } from '../chain-ingest/evm/evm-rail.ts';
+import { createSolanaIngest, KNOWN_SOLANA_CHAIN_IDS } from '../chain-ingest/solana/solana-ingest.ts';
+import type { SolanaLocalInfo } from '../chain-ingest/solana/solana-setup.ts';
+import { startLocalSolanaOrWarn } from '../chain-ingest/solana/devnet/local-cluster.ts';
 import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
 import { startLocalChainOrWarn } from '../chain-ingest/evm/devnet/local-chain.ts';
 import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
@@ -107,6 +110,10 @@ export type WeirOverrides = {
   mailer?: Mailer;
   /** How often followers poll for new heads when no WebSocket is live. */
   followerPollIntervalMs?: number;
+  /** A local Solana cluster to offer (tests, `weir devnet`): its RPC URL and test mints. */
+  solanaLocal?: SolanaLocalInfo;
+  /** How often the Solana followers poll a reference at first (they back off while nothing comes). */
+  solanaPollIntervalMs?: number;
   /** false: start no EVM follower, as if it were down (tests of payments only recovery credits). */
   evmFollowers?: boolean;
   /** How long confirmed payments wait to be swept together (default 5 s). */
@@ -222,6 +229,15 @@ async function startLocked(
     devnet: localChain?.info,
     rpcConfigFile: config.rpcConfigFile,
     sweeperKey: config.sweeperKey,
+    otherChainIds: KNOWN_SOLANA_CHAIN_IDS,
+  });
+  // The local Solana beside the local chain (in process, in memory), unless a test gives its own.
+  const localSolana = localChain && !overrides.solanaLocal ? await startLocalSolanaOrWarn(log) : null;
+  const solana = await createSolanaIngest({
+    env: config.chainEnv ?? {},
+    rpcConfigFile: config.rpcConfigFile,
+    local: overrides.solanaLocal ?? localSolana?.info ?? null,
+    pollIntervalMs: overrides.solanaPollIntervalMs,
   });
   const evmRail = createEvmRail({
     registry: evm.registry,
@@ -229,7 +245,7 @@ async function startLocked(
     sweeper: evm.sweeperKey ? privateKeyToAccount(evm.sweeperKey).address : null,
     sweeperKey: evm.sweeperKey,
   });
-  const rails = overrides.rails ?? [...(overrides.extraRails ?? []), evmRail];
+  const rails = overrides.rails ?? [...(overrides.extraRails ?? []), evmRail, solana.rail];
   const rail = combineRails(rails);
   const inspector = config.inspect ? openInspector(config.inspect) : null;
   if (inspector)
@@ -249,7 +265,7 @@ async function startLocked(
   const runner = createProjectionRunner({
     eventStore,
     readStore,
-    projections: [...ALL_PROJECTIONS, watchedProjection],
+    projections: [...ALL_PROJECTIONS, watchedProjection, solana.projection],
     clock,
     log,
     metrics,
@@ -257,6 +273,7 @@ async function startLocked(
   const projections = overrides.wrapProjections ? overrides.wrapProjections(runner) : runner;
   const started = performance.now();
   if (readStore.durable) await watchedProjection.load(readStore);
+  if (readStore.durable) await solana.projection.load(readStore);
   await projections.start();
   log(
     `[weir] read models at log position ${projections.position() ?? 'start'} after ${Math.round(performance.now() - started)} ms`,
@@ -466,6 +483,7 @@ async function startLocked(
     adminToken: config.adminToken,
     devnet: evm.devnet,
     transactionRecovery,
+    ...(solana.payTransactions ? { solanaPay: solana.payTransactions } : {}),
     health,
     webhookTargets,
     auditKeys: [operatorKey.publicKey],
@@ -545,6 +563,7 @@ async function startLocked(
         mailer.close();
         await sweeper.stop();
         await localChain?.stop();
+        await localSolana?.stop();
         await projections.stop();
         await activity.stop();
         await bus.close();

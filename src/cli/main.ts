@@ -39,8 +39,10 @@ Commands:
                              (default: the inspector's bridge page on port 8090)
   health [--url URL]         ask a running Weir's /health (default http://HOST:PORT); prints it; exit 0 while ok
                              or degraded, 1 while failing or not answering
-  devnet [--port N] [--out FILE] a separate local EVM chain (anvil, chain id 31337, 127.0.0.1) with test USDC/USDT/DAI
-                             and the forwarder factory, for serve --devnet FILE; prints its JSON (and writes FILE);
+  devnet [--port N] [--out FILE] [--solana-port N]
+                             a separate local EVM chain (anvil, chain id 31337, 127.0.0.1) with test USDC/USDT/DAI
+                             and the forwarder factory, for serve --devnet FILE, and a local Solana (127.0.0.1:8899,
+                             chain id 1399811148, WEIR_RPC_1399811148) with test USDC/USDT; prints its JSON (and writes FILE);
                              runs until stopped (serve runs its own local chain unless --local-chain off)
 
 Options (each also an environment variable):
@@ -362,14 +364,30 @@ async function devnet(argv: string[]): Promise<void> {
   const out = option(argv, '--out');
   const { startDevnet } = await import('../chain-ingest/evm/devnet/start-devnet.ts');
   const { writeDevnetInfo } = await import('../chain-ingest/evm/devnet/devnet-info.ts');
+  const { startLocalSolanaCluster } = await import('../chain-ingest/solana/devnet/local-cluster.ts');
+  const { defaultSolanaRpcPort } = await import('../chain-ingest/solana/devnet/rpc-server.ts');
+  const solanaPortText = option(argv, '--solana-port') ?? String(defaultSolanaRpcPort);
+  const solanaPort = Number(solanaPortText);
+  if (!Number.isInteger(solanaPort) || solanaPort < 0 || solanaPort > 65535)
+    throw new ConfigError(`--solana-port must be a port number, got ${solanaPortText}`);
   const net = await startDevnet({ port, node: 'anvil' });
+  // The local Solana beside it (litesvm behind JSON-RPC): Weir offers it with WEIR_RPC_1399811148=<its rpcUrl>.
+  // The default port taken (another cluster, a test validator): a free one, as anvil does for 8545.
+  const solana = await startLocalSolanaCluster({ port: solanaPort }).catch((error: unknown) => {
+    if (option(argv, '--solana-port') === undefined && (error as { code?: string }).code === 'EADDRINUSE')
+      return startLocalSolanaCluster({ port: 0 });
+    throw error;
+  });
   if (out) await writeDevnetInfo(resolve(out), net.info);
   process.stdout.write(`${JSON.stringify(net.info, null, 2)}\n`);
   console.error(
     `[weir] devnet running on ${net.info.rpcUrl}${out ? `; details in ${resolve(out)}` : ''}; Ctrl-C to stop`,
   );
+  console.error(
+    `[weir] local Solana running on ${solana.rpcUrl} (give Weir WEIR_RPC_1399811148=${solana.rpcUrl}): test USDC ${solana.info.mints.usdc}, test USDT ${solana.info.mints.usdt}, faucet ${solana.info.faucet} (requestAirdrop; weir_mintTo(owner, "usdc"|"usdt", amount))`,
+  );
   const stop = () => {
-    net.stop().then(
+    Promise.all([net.stop(), solana.stop()]).then(
       () => process.exit(0),
       () => process.exit(1),
     );

@@ -11530,6 +11530,115 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/checkout/{id}/solana-transaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Build the transfer a Solana wallet signs
+         * @description The unsigned Solana Pay transfer (base64, version 0) of what is still due in the chosen Solana asset, from `account` to the merchant wallet with the session reference, and the Wallet Standard chain to sign it for.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The checkout session's id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["HostedSolanaPayTransactionRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HostedSolanaPayTransaction"];
+                    };
+                };
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `incorrect_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The session is over. Codes: `session_not_open` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No checkout session with this id. Codes: `resource_missing` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Nothing is left to pay. Codes: `nothing_due` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is over the limit. Codes: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The network did not answer. Codes: `chain_unavailable` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/checkout/{id}/status": {
         parameters: {
             query?: never;
@@ -14449,6 +14558,18 @@ export interface components {
          */
         HostedPromotionCodeRequest: {
             code: string;
+        };
+        HostedSolanaPayTransaction: {
+            /** @description The Wallet Standard chain, e.g. `solana:mainnet` */
+            chain: string;
+            /** @description The unsigned transaction, base64 wire format */
+            transaction: string;
+        };
+        HostedSolanaPayTransactionRequest: {
+            /** @description The payer's Solana wallet (base58), which signs and pays the fee */
+            account: string;
+            /** @description The Solana asset chosen on the page (its address or asset id) */
+            assetId: string;
         };
         HostedTestPayment: {
             /** @description In the asset's smallest unit */
