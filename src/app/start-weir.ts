@@ -23,6 +23,7 @@ import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
 import { startLocalChainOrWarn } from '../chain-ingest/evm/devnet/local-chain.ts';
 import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
 import { createWatchedAddresses } from '../chain-ingest/watched-addresses.ts';
+import { solanaReferencesProjection } from './solana-references-projection.ts';
 import { createPaymentIntents, createRecoveryReads, watchedAddressesProjection } from './payment-intents.ts';
 import { createSweeper } from '../sweeper/sweeper.ts';
 import type { EventStore } from '../event-store/event-store.ts';
@@ -239,6 +240,10 @@ async function startLocked(
     local: overrides.solanaLocal ?? localSolana?.info ?? null,
     pollIntervalMs: overrides.solanaPollIntervalMs,
   });
+  const solanaProjection = solanaReferencesProjection(
+    solana.references,
+    solana.offered.map((o) => o.network.network),
+  );
   const evmRail = createEvmRail({
     registry: evm.registry,
     factories: evm.factories,
@@ -265,7 +270,7 @@ async function startLocked(
   const runner = createProjectionRunner({
     eventStore,
     readStore,
-    projections: [...ALL_PROJECTIONS, watchedProjection, solana.projection],
+    projections: [...ALL_PROJECTIONS, watchedProjection, solanaProjection],
     clock,
     log,
     metrics,
@@ -273,7 +278,7 @@ async function startLocked(
   const projections = overrides.wrapProjections ? overrides.wrapProjections(runner) : runner;
   const started = performance.now();
   if (readStore.durable) await watchedProjection.load(readStore);
-  if (readStore.durable) await solana.projection.load(readStore);
+  if (readStore.durable) await solanaProjection.load(readStore);
   await projections.start();
   log(
     `[weir] read models at log position ${projections.position() ?? 'start'} after ${Math.round(performance.now() - started)} ms`,

@@ -1,7 +1,7 @@
 import type { Rail } from '../rail.ts';
 import { createSolanaJsonRpc } from './follower/json-rpc.ts';
 import { solanaRailFollower } from './follower/rail-follower.ts';
-import { createSolanaReferences, solanaReferencesProjection } from './follower/solana-references.ts';
+import { createSolanaReferences } from './follower/solana-references.ts';
 import { KNOWN_SOLANA_CHAIN_IDS } from './networks.ts';
 import { createPayTransactionBuilder } from './pay-transaction.ts';
 import { createSolanaTransactionRecovery } from './recover-signature.ts';
@@ -12,8 +12,8 @@ export { KNOWN_SOLANA_CHAIN_IDS };
 
 /**
  * Everything a Weir process needs for Solana, set up from its configuration: the rail (networks,
- * references, one follower per network, recovery by signature), the projection that tells the
- * followers which references to poll, and the transfers payers' wallets sign on the hosted page.
+ * references, one follower per network, recovery by signature), the references the followers
+ * poll, and the transfers payers' wallets sign on the hosted page.
  */
 export async function createSolanaIngest(input: {
   env: Readonly<Record<string, string | undefined>>;
@@ -24,10 +24,6 @@ export async function createSolanaIngest(input: {
 }) {
   const offered: OfferedSolanaNetwork[] = await loadSolanaSetup(input);
   const references = createSolanaReferences();
-  const projection = solanaReferencesProjection(
-    references,
-    offered.map((o) => o.network.network),
-  );
   const rpcs = offered.map(({ endpoints }) => createSolanaJsonRpc({ url: endpoints.http[0]! }));
   const rail: Rail = {
     ...createSolanaRail({ networks: offered.map((o) => o.network) }),
@@ -71,7 +67,8 @@ export async function createSolanaIngest(input: {
   return {
     offered,
     rail,
-    projection,
+    /** The references the followers poll; the app keeps them current from the log (solana-references-projection.ts). */
+    references,
     /** The transfers payers' Solana wallets sign on the hosted page; undefined when no Solana network is offered. */
     payTransactions:
       offered.length === 0

@@ -1,8 +1,5 @@
 import type { Address } from '@solana/kit';
-import type { CheckoutSessionEvent, SessionAddress } from '../../../../machines/checkout-session.types.ts';
-import type { Projection } from '../../../projections/projection.ts';
-import { COLLECTIONS, type CheckoutSessionDoc } from '../../../projections/collections.ts';
-import type { ReadStore } from '../../../read-store/read-store.ts';
+import type { SessionAddress } from '../../../../machines/checkout-session.types.ts';
 
 /** A session's reference on one Solana network: where it may be paid (the merchant's wallet) and in what. */
 export type WatchedReference = {
@@ -62,45 +59,6 @@ export function createSolanaReferences(): SolanaReferences {
       const left = (bySession.get(watched.checkoutSessionId) ?? []).filter((w) => w !== watched);
       if (left.length === 0) bySession.delete(watched.checkoutSessionId);
       else bySession.set(watched.checkoutSessionId, left);
-    },
-  };
-}
-
-const CLOSING = new Set(['CheckoutSessionCompleted', 'CheckoutSessionExpired', 'CheckoutSessionCanceled']);
-
-/**
- * Keeps `references` current from the log: a session's references on `networks` from its
- * creation, closed when it completes, expires or is canceled (the follower still polls a closed
- * one for a while: late and overpayments are recorded too). `load` reads the sessions a durable
- * read store already holds, as `watchedAddressesProjection` does.
- */
-export function solanaReferencesProjection(
-  references: SolanaReferences,
-  networks: readonly string[],
-  now: () => number = Date.now,
-): Projection & { load(store: ReadStore): Promise<void> } {
-  const solana = new Set(networks);
-  const addAll = (addresses: readonly SessionAddress[]) => {
-    for (const address of addresses) if (solana.has(address.network)) references.add(address);
-  };
-  return {
-    name: 'solana_references',
-    collections: [],
-    categories: ['checkout_session'],
-    async apply(event) {
-      if (event.type === 'CheckoutSessionCreated') {
-        addAll((event as unknown as CheckoutSessionEvent & { type: 'CheckoutSessionCreated' }).data.session.addresses);
-      } else if (CLOSING.has(event.type)) {
-        references.close(event.streamId.slice('checkout_session-'.length), now());
-      }
-    },
-    async load(store) {
-      if (solana.size === 0) return;
-      const sessions = store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
-      for (const session of await sessions.find({ 'addresses.network': { $in: [...solana] } })) {
-        addAll(session.addresses);
-        if (session.status !== 'open') references.close(session.id, now());
-      }
     },
   };
 }
