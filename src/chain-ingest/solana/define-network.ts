@@ -75,6 +75,10 @@ export type SolanaNetwork = SolanaNetworkDefinition & { readonly kind: 'solana' 
 
 const COMMITMENT_ORDER: readonly Commitment[] = ['processed', 'confirmed', 'finalized'];
 
+/** Whether a transaction at `status` (a node's `confirmationStatus`) has reached `level`. */
+export const commitmentReached = (status: string | null | undefined, level: Commitment): boolean =>
+  COMMITMENT_ORDER.indexOf(status as Commitment) >= COMMITMENT_ORDER.indexOf(level);
+
 /**
  * Checks and freezes a Solana network definition, like `defineEvmNetwork`. Throws a
  * `NetworkDefinitionError` for a bad bus name, chain id, explorer URL, commitment, mint address

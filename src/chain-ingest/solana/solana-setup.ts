@@ -1,7 +1,7 @@
 import { KNOWN_EVM_CHAIN_IDS } from '../evm/networks/all-networks.ts';
 import type { RpcEndpoints } from '../evm/networks/registry.ts';
 import { loadRpcConfig } from '../evm/networks/rpc-config.ts';
-import type { SolanaNetwork } from './define-network.ts';
+import { type Commitment, defineSolanaNetwork, type SolanaNetwork } from './define-network.ts';
 import { localSolanaMints } from './devnet/local-ledger.ts';
 import {
   KNOWN_SOLANA_CHAIN_IDS,
@@ -10,6 +10,38 @@ import {
   solanaLocalNetwork,
   type SolanaLocalMints,
 } from './networks.ts';
+
+export const COMMITMENT_ENV_PREFIX = 'WEIR_COMMITMENT_';
+
+/** A setting of the Solana networks that cannot be used; the message names it. */
+export class SolanaConfigError extends Error {
+  override readonly name = 'SolanaConfigError';
+}
+
+/**
+ * `WEIR_COMMITMENT_<chainId>=SEEN,FINAL` (e.g. `confirmed,finalized`, the default): the operator's
+ * own commitment levels for a Solana network, at which a payment is seen and at which it counts.
+ */
+export function withOperatorCommitment(
+  network: SolanaNetwork,
+  env: Readonly<Record<string, string | undefined>>,
+): SolanaNetwork {
+  const name = `${COMMITMENT_ENV_PREFIX}${network.chainId}`;
+  const value = env[name];
+  if (!value) return network;
+  const [seen, final, ...rest] = value.split(',').map((part) => part.trim());
+  if (!seen || !final || rest.length > 0)
+    throw new SolanaConfigError(`${name} must be two commitment levels, SEEN,FINAL (e.g. confirmed,finalized)`);
+  try {
+    return defineSolanaNetwork({
+      ...network,
+      commitment: { seen: seen as Commitment, final: final as Commitment },
+      commitmentSource: `${name} (operator setting)`,
+    });
+  } catch (error) {
+    throw new SolanaConfigError(`${name}: ${(error as Error).message}`);
+  }
+}
 
 /** A Solana network Weir offers, with the endpoints it reads it through. */
 export type OfferedSolanaNetwork = { network: SolanaNetwork; endpoints: RpcEndpoints };
@@ -37,7 +69,8 @@ export async function loadSolanaSetup(input: {
   const offered: OfferedSolanaNetwork[] = [];
   for (const network of SOLANA_NETWORKS) {
     const endpoints = rpc[network.chainId];
-    if (endpoints && endpoints.http.length > 0) offered.push({ network, endpoints });
+    if (endpoints && endpoints.http.length > 0)
+      offered.push({ network: withOperatorCommitment(network, input.env), endpoints });
   }
   const localEndpoints = rpc[SOLANA_LOCALNET_CHAIN_ID];
   if (!input.local && localEndpoints && localEndpoints.http.length > 0) {

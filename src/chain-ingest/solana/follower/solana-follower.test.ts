@@ -3,7 +3,8 @@ import { generateKeyPairSigner } from '@solana/kit';
 import { startTestSolana } from '../../../../test/support/solana-devnet.ts';
 import type { Bus } from '../../../bus/bus.ts';
 import { parseChainMessage, type ChainMessage } from '../../chain-messages.ts';
-import { solanaLocalNetwork } from '../networks.ts';
+import { SOLANA_LOCALNET_CHAIN_ID, solanaLocalNetwork } from '../networks.ts';
+import { withOperatorCommitment } from '../solana-setup.ts';
 import { sessionReference } from '../pay-url.ts';
 import { createSolanaJsonRpc, parseJsonWithBigInts } from './json-rpc.ts';
 import { createSolanaFollower } from './solana-follower.ts';
@@ -11,9 +12,9 @@ import { createSolanaReferences } from './solana-references.ts';
 import { slotBlockHash } from './solana-transfers.ts';
 
 /** A follower of the local Solana whose published messages (and their ids) are kept. */
-async function world(t: Parameters<typeof startTestSolana>[0]) {
+async function world(t: Parameters<typeof startTestSolana>[0], env: Record<string, string> = {}) {
   const chain = await startTestSolana(t);
-  const network = solanaLocalNetwork(chain.server.ledger.mints);
+  const network = withOperatorCommitment(solanaLocalNetwork(chain.server.ledger.mints), env);
   const references = createSolanaReferences();
   const published: { message: ChainMessage; id: string | undefined }[] = [];
   const bus = {
@@ -113,4 +114,20 @@ test('parseJsonWithBigInts reads u64 beyond 2^53 exactly and leaves strings alon
     b: '12345678901234567890',
     c: [1, 2.5, -3],
   });
+});
+
+test('with the operator commitment confirmed,confirmed a payment is final as soon as it is seen', async (t) => {
+  const w = await world(t, { [`WEIR_COMMITMENT_${SOLANA_LOCALNET_CHAIN_ID}`]: 'confirmed,confirmed' });
+  const usdc = w.chain.server.ledger.mints.usdc;
+  const reference = w.watch('s1', [usdc]);
+  const payer = await w.chain.newPayer();
+  const signature = await payer.payToken(usdc, w.merchant, 1_000_000n, [reference]);
+  await w.follower.poll();
+  t.deepEqual(
+    w.published.map((p) => p.message.type),
+    ['transfer', 'final'],
+    'not waiting for finalized',
+  );
+  t.like(w.published[0]!.message, { transactionHash: signature });
+  t.is(w.follower.status().pending, 0);
 });

@@ -5,7 +5,7 @@ import {
   type ChainReorgMessage,
   type ChainTransferMessage,
 } from '../../chain-messages.ts';
-import type { SolanaNetwork } from '../define-network.ts';
+import { commitmentReached, type SolanaNetwork } from '../define-network.ts';
 import type { SolanaJsonRpc } from './json-rpc.ts';
 import { referencePayments, slotBlockHash } from './solana-transfers.ts';
 import type { SolanaReferences, WatchedReference } from './solana-references.ts';
@@ -72,7 +72,7 @@ export function createSolanaFollower(deps: {
   const log = deps.log ?? ((line: string) => console.warn(`[solana ${network.network}] ${line}`));
   const maxInterval = deps.maxPollIntervalMs ?? Math.max(deps.pollIntervalMs, 15_000);
   const closedGraceMs = deps.closedGraceMs ?? 24 * 3600_000;
-  const seen = network.commitment.seen;
+  const { seen, final } = network.commitment;
   const polls = new Map<string, Poll>();
   const owed = new Map<string, Owed>();
   const published = { transfer: 0, reorg: 0, final: 0 };
@@ -126,7 +126,8 @@ export function createSolanaFollower(deps: {
         // Oldest first, so a session sees its payments in the order they were made.
         for (const entry of [...list].reverse()) {
           if (entry.err !== null && entry.err !== undefined) continue;
-          if (!(await take(watched, entry.signature, entry.confirmationStatus === 'finalized'))) failed = true;
+          if (!(await take(watched, entry.signature, commitmentReached(entry.confirmationStatus, final))))
+            failed = true;
         }
         const newest = list[0]?.signature;
         if (!failed && newest !== undefined) poll.until = newest;
@@ -177,7 +178,7 @@ export function createSolanaFollower(deps: {
     for (const [i, signature] of signatures.entries()) {
       const status = statuses[i];
       const entry = owed.get(signature)!;
-      if (status?.confirmationStatus === network.commitment.final) {
+      if (commitmentReached(status?.confirmationStatus, final)) {
         await publish(finalOf(entry.slot), signature);
         owed.delete(signature);
         continue;
