@@ -73,7 +73,7 @@ async function spawnWeirOnce(options: SpawnWeirOptions): Promise<SpawnedWeir> {
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   // Generous: in a fresh clone under a full test run, the first start compiles every module.
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 150_000;
   let lastAnswer = 'none';
   for (;;) {
     if (child.exitCode !== null) throw new Error(`weir serve exited early:\n${output}`);
