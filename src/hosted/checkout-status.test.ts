@@ -1,7 +1,7 @@
 import test from 'ava';
 import { paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, SessionPayment } from '../../machines/checkout-session.types.ts';
-import { payerStatus } from './checkout-status.ts';
+import { paymentWords, payerStatus } from './checkout-status.ts';
 
 const names = (network: string) => (network === 'weir-testnet' ? 'Weir Testnet' : network);
 const NOW = Date.parse('2026-01-01T00:30:00.000Z');
@@ -92,4 +92,23 @@ test('confirming: n of m from the followed chain head (the payment block counts 
   t.like(at(BigInt(seen.blockNumber) - 1n), { confirmations: { current: 0, required: 5 } });
   t.regex(at(null).detail, /waiting for 5 confirmations/);
   t.like(payerStatus(session, names, NOW), { confirmations: { current: null } });
+});
+
+test('the words of a payment request: the organization as label, the items as message (quantities, one line of at most 120 characters)', (t) => {
+  const item = (name: string, quantity: number) =>
+    ({
+      description: null,
+      quantity,
+      price: { product: { name } },
+    }) as unknown as CheckoutSession['lineItems']['data'][number];
+  const session = (items: ReturnType<typeof item>[]) =>
+    ({ lineItems: { object: 'list', data: items } }) as unknown as CheckoutSession;
+  t.deepEqual(paymentWords(session([item('Coffee', 2), item('Cake', 1)]), 'Corner Café'), {
+    label: 'Corner Café',
+    message: 'Coffee ×2, Cake',
+  });
+  t.deepEqual(paymentWords(session([]), null), {});
+  const long = paymentWords(session([item('x'.repeat(200), 1)]), 'Shop').message!;
+  t.is(long.length, 120);
+  t.true(long.endsWith('…'));
 });

@@ -8,10 +8,27 @@ import { isSolanaAddress, payeeAddress, solanaPaymentUri } from './solana-pay.ts
 export const successRedirect = (session: CheckoutSession): string =>
   session.successUrl.replace(/\{CHECKOUT_SESSION_ID\}/g, session.id);
 
+/** What a wallet shows the payer beside a request, where the URI scheme carries it (Solana Pay). */
+export type PaymentWords = { label?: string; message?: string };
+
+/** The words of a session's payment request: who asks (the organization's name) and for what (its items). */
+export function paymentWords(session: CheckoutSession, organizationName: string | null | undefined): PaymentWords {
+  const items = session.lineItems.data.map((item) => {
+    const name = item.price.product.name || item.description || 'item';
+    return item.quantity > 1 ? `${name} ×${item.quantity}` : name;
+  });
+  const message = items.join(', ');
+  return {
+    ...(organizationName ? { label: organizationName } : {}),
+    // Wallets show a line, not a receipt.
+    ...(message ? { message: message.length > 120 ? `${message.slice(0, 119)}…` : message } : {}),
+  };
+}
+
 /** A payment URI wallets understand (EIP-681 on EVM chains, a Solana Pay transfer request on Solana). */
-export function paymentUri(address: SessionAddress, amountDue: string): string {
+export function paymentUri(address: SessionAddress, amountDue: string, words: PaymentWords = {}): string {
   const { asset } = address;
-  if (isSolanaAddress(address)) return solanaPaymentUri(address, amountDue);
+  if (isSolanaAddress(address)) return solanaPaymentUri(address, amountDue, words);
   if (asset.address === 'native') return `ethereum:${address.paymentAddress}@${asset.chainId}?value=${amountDue}`;
   return `ethereum:${asset.address}@${asset.chainId}/transfer?address=${address.paymentAddress}&uint256=${amountDue}`;
 }
@@ -49,6 +66,7 @@ export function payerStatus(
   names: NetworkNames,
   now: number,
   chain: ChainProgress = () => null,
+  words: PaymentWords = {},
 ) {
   const currency = session.currency.toUpperCase();
   const total = BigInt(session.amountTotal);
@@ -131,7 +149,7 @@ export function payerStatus(
       address: payeeAddress(address),
       amountDueRaw: dueRaw.toString(),
       amountDue: formatAmount(dueRaw, address.asset.decimals),
-      paymentUri: paymentUri(address, dueRaw.toString()),
+      paymentUri: paymentUri(address, dueRaw.toString(), words),
     };
   }
 

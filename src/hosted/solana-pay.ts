@@ -11,7 +11,11 @@ export const isSolanaAddress = (address: Pick<SessionAddress, 'asset'>): boolean
  * The Solana Pay transfer request of a session's Solana address for `amountDue` (base units):
  * to the merchant's wallet, in the mint (none for SOL), with the session's reference.
  */
-export function solanaPaymentUri(address: SessionAddress, amountDue: string, label?: string): string {
+export function solanaPaymentUri(
+  address: SessionAddress,
+  amountDue: string,
+  words: { label?: string; message?: string } = {},
+): string {
   const { asset } = address;
   return transferRequestUrl({
     recipient: address.merchantAddress as Address,
@@ -19,7 +23,8 @@ export function solanaPaymentUri(address: SessionAddress, amountDue: string, lab
     decimals: asset.decimals,
     ...(asset.address === 'native' ? {} : { splToken: asset.address as Address }),
     references: [address.paymentAddress as Address],
-    ...(label ? { label } : {}),
+    ...(words.label ? { label: words.label } : {}),
+    ...(words.message ? { message: words.message } : {}),
   });
 }
 

@@ -41,7 +41,8 @@ test.serial(
     t.is(reveal.body.address, w.merchant, 'the payer is shown the wallet the money goes to, not the reference');
     t.is(
       reveal.body.paymentUri,
-      `solana:${w.merchant}?amount=25&spl-token=${usdcOf(w)}&reference=${w.referenceOf(s, 'usdc')}`,
+      `solana:${w.merchant}?amount=25&spl-token=${usdcOf(w)}&reference=${w.referenceOf(s, 'usdc')}&label=Solana%20Shop&message=Thing`,
+      'who asks (the organization) and for what (the items) in the wallet',
     );
     t.regex(reveal.body.qrSvg, /<svg/);
     const payer = await w.chain.newPayer();

@@ -6,7 +6,7 @@ import type { CheckoutSession } from '../../../machines/checkout-session.types.t
 import { organizationRecordId } from '../../actors/organization.ts';
 import { createPromotionCodeApplier } from '../../actors/apply-promotion-code.ts';
 import { renderCheckoutPage, type ProductView } from '../../hosted/checkout-page.ts';
-import { paymentUri, payerStatus } from '../../hosted/checkout-status.ts';
+import { paymentUri, paymentWords, payerStatus } from '../../hosted/checkout-status.ts';
 import { renderErrorPage } from '../../hosted/error-page.ts';
 import { walletDue } from '../../hosted/wallet-actions.ts';
 import { payeeAddress } from '../../hosted/solana-pay.ts';
@@ -46,7 +46,10 @@ export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | nul
   /** A network's name as the registry gives it ("Local Devnet"), the bus name when no rail offers it now. */
   const names = (network: string) =>
     [...deps.rail.networks('test'), ...deps.rail.networks('live')].find((n) => n.network === network)?.name ?? network;
-  const statusOf = (session: CheckoutSession) => payerStatus(session, names, deps.clock.now(), deps.chainProgress);
+  const wordsOf = async (session: CheckoutSession) =>
+    paymentWords(session, (await orgs.get(organizationRecordId(session.organizationId, session.environment)))?.name);
+  const statusOf = async (session: CheckoutSession) =>
+    payerStatus(session, names, deps.clock.now(), deps.chainProgress, await wordsOf(session));
 
   const load = async (id: string): Promise<CheckoutSessionDoc> => {
     const doc = isUuid(id) ? await sessions.get(id) : null;
@@ -103,7 +106,7 @@ export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | nul
       ctx.body = renderCheckoutPage({
         session,
         org,
-        status: statusOf(session),
+        status: await statusOf(session),
         names,
         products: views,
         wallet: { networks: deps.rail.networks(session.environment), devnet: deps.devnet ?? null },
@@ -125,7 +128,7 @@ export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | nul
     async (ctx, { params: { id } }) => {
       const session = await load(id);
       ctx.set('Cache-Control', 'no-store');
-      const status = statusOf(session);
+      const status = await statusOf(session);
       // The QR of what to send now, so the page's request follows payments as they are seen.
       const wallet = walletDue(session);
       return status.payment
@@ -157,7 +160,7 @@ export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | nul
       if (!address) throw new ValidationError('assetId', 'is not offered by this checkout session');
       const updated = await run(session, { type: 'SelectPaymentMethod', addressId: address.id });
       const method = updated.paymentIntent.paymentMethod!;
-      const uri = paymentUri(address, method.amountDue);
+      const uri = paymentUri(address, method.amountDue, await wordsOf(updated));
       return {
         address: payeeAddress(address),
         network: address.network,
