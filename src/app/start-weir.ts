@@ -23,7 +23,7 @@ import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/ev
 import { createEvmSweepExecutor } from '../chain-ingest/evm/evm-sweep-executor.ts';
 import { createWatchedAddresses, watchedAddressesProjection } from '../chain-ingest/watched-addresses.ts';
 import { createSweeper, type SweepExecutor } from '../sweeper/sweeper.ts';
-import { createEvmFollower, followedNetwork } from '../chain-ingest/evm/follower/evm-follower.ts';
+import { createEvmFollower, followedNetwork, type EvmFollower } from '../chain-ingest/evm/follower/evm-follower.ts';
 import { createTransactionRecovery } from '../chain-ingest/evm/recover-transaction.ts';
 import { createFileCheckpointStore } from '../chain-ingest/evm/follower/file-checkpoint-store.ts';
 import type { EventStore } from '../event-store/event-store.ts';
@@ -49,7 +49,7 @@ import { settleWithin } from '../shared/settle-within.ts';
 import { createSecretBox, loadMasterKey } from '../tenancy/secrets.ts';
 import { scheduleCheckpoints } from '../audit/checkpoints.ts';
 import { OPERATOR_KEY_FILE, loadOperatorKey } from '../audit/operator-key.ts';
-import { createTimerRunner } from '../timers/timer-runner.ts';
+import { createTimerRunner, type TimerRunner } from '../timers/timer-runner.ts';
 import { createChainReadGate } from '../timers/chain-read-gate.ts';
 import { checkoutSessionTimerHandlers } from '../timers/checkout-session-timers.ts';
 import { couponTimerHandlers } from '../timers/coupon-timers.ts';
@@ -63,6 +63,16 @@ import { createMailDispatcher } from '../mail/mail-dispatcher.ts';
 import { openMailer } from '../mail/open-mailer.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
+import { openOwnership } from '../ownership/open-ownership.ts';
+import { createSharedMetrics } from '../ownership/shared-metrics.ts';
+import {
+  componentWork,
+  fencedAppends,
+  fencedCommands,
+  fencedMailer,
+  fencedSweepExecutor,
+  fencedWebhookSender,
+} from './owned-work.ts';
 import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook-sender.ts';
 import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
 import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, rateLimitsOf, type WeirConfig } from './config.ts';
@@ -141,13 +151,13 @@ const stderrWaiting: WaitingLog = (line) => console.error(`[weir] ${line}`);
  * answer yet (a container starting beside Weir) is waited for, with backoff, and said so.
  */
 export async function openStores(
-  config: Pick<WeirConfig, 'dataDir' | 'kurrentDbUrl' | 'mongoDbUrl'>,
+  config: Pick<WeirConfig, 'dataDir' | 'kurrentDbUrl' | 'mongoDbUrl' | 'eventStoreFile'>,
   waiting: WaitingLog = stderrWaiting,
 ) {
   const retry = { retryable: looksUnreachable, log: waiting };
   const eventStore = await untilReachable(
     'KurrentDB',
-    () => openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir }),
+    () => openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir, file: config.eventStoreFile }),
     { ...retry, retryable: (error) => !!config.kurrentDbUrl && looksUnreachable(error) },
   );
   // Projections build a new object for every change and never mutate a stored one.
@@ -208,6 +218,17 @@ async function startLocked(
     log: waiting,
     ...(overrides.connectRetryFirstDelayMs ? { firstDelayMs: overrides.connectRetryFirstDelayMs } : {}),
   });
+  const owning = await openOwnership({
+    natsUrl: config.natsUrl,
+    leaseTtlMs: config.leaseTtlSeconds === undefined ? undefined : config.leaseTtlSeconds * 1000,
+    // Real time whatever the domain clock: the NATS server expires the leases in real time.
+    clock: createSystemClock(),
+    log,
+    metrics,
+  });
+  const { ownership } = owning;
+  // Components made again at each takeover register their figures once (see shared-metrics).
+  const shared = createSharedMetrics(metrics);
   const masterKey = loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') });
   const secretBox = createSecretBox(masterKey);
   const operatorKey = loadOperatorKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });
@@ -265,27 +286,16 @@ async function startLocked(
   const offeredEvm = [...evm.registry.offered('test'), ...evm.registry.offered('live')].filter((n) =>
     evm.factories.has(n.chainId),
   );
-  // One follower per offered EVM network; each is independent, so one failing RPC never stops another.
-  const checkpoints = createFileCheckpointStore(join(config.dataDir, 'ingest'));
-  const followers = (overrides.evmFollowers === false ? [] : offeredEvm).map((network) =>
-    createEvmFollower({
-      network: followedNetwork(network),
-      rpc: evm.registry.endpoints(network.chainId),
-      bus,
-      watched,
-      checkpoints,
-      clock,
-      // A session's expiry and an invoice reminder wait for the followers to read past them (see chain-read-gate).
-      onCaughtUp: () => timers.retryWaiting(),
-      pollIntervalMs:
-        overrides.followerPollIntervalMs ??
-        (network.network === 'devnet' ? 100 : Math.max(250, Math.min(network.blockTimeMs, 4000))),
-      log: (line) => log(`[ingest ${network.network}] ${line}`),
-    }),
-  );
-  const followersByNetwork = new Map(followers.map((follower) => [follower.status().network, follower]));
+  // Each kind of background work runs in one instance at a time (the holder of its lease, with
+  // NATS; always this one without): created anew at each acquisition, stopped when the lease moves.
+  const fileCheckpoints = createFileCheckpointStore(join(config.dataDir, 'ingest'));
+  // The followers running here (none on an instance that does not own a network's follower).
+  const followers: EvmFollower[] = [];
+  const followersByNetwork = new Map<string, EvmFollower>();
   registerFollowerMetrics(metrics, followers, clock);
-  const mails = createMailDispatcher({ clock, readStore, projections, commands, mailer, log });
+  // The timer runner while this instance owns the timers (followers and matcher wake it).
+  let timers: TimerRunner | null = null;
+  const mails = { clock, readStore, projections, mailer, log };
   // Created before the matcher, started after it: a session's expiry and an invoice reminder also
   // wait for the matcher to handle what the followers published, and it wakes the waiting timers.
   const gate = createChainReadGate({
@@ -295,20 +305,7 @@ async function startLocked(
     matcherDrained: (networks) => matcher.drained(networks),
     maxWaitMs: (config.chainWaitMaxSeconds ?? DEFAULT_CHAIN_WAIT_MAX_SECONDS) * 1000,
   });
-  const timers = createTimerRunner({
-    clock,
-    readStore,
-    projections,
-    log,
-    metrics,
-    handlers: {
-      ...checkoutSessionTimerHandlers(commands, { readStore, gate }),
-      ...invoiceTimerHandlers(commands, { readStore, gate }),
-      ...couponTimerHandlers(commands),
-      ...subscriptionTimerHandlers(commands, { readStore, gate }),
-      ...mails.timerHandlers,
-    },
-  });
+  // On every instance: with NATS each network's matcher is one durable consumer that hands out one message at a time.
   const matcher = createMatcher({
     bus,
     readStore,
@@ -317,28 +314,80 @@ async function startLocked(
     clock,
     networks: everyNetwork(rail).map((n) => n.network),
     log: (line) => log(`[matcher] ${line}`),
-    onHandled: () => timers.retryWaiting(),
+    onHandled: () => timers?.retryWaiting(),
     metrics,
   });
   await matcher.start();
   const webhookTargets = webhookTargetPolicy(config.webhookInternalTargets);
   const httpSender = overrides.webhookSender ? null : createHttpWebhookSender({ targets: webhookTargets });
-  const dispatcher = createWebhookDispatcher({
-    clock,
-    eventStore,
-    readStore,
-    projections,
-    commands,
-    secretBox,
-    send: overrides.webhookSender ?? httpSender!,
-    log,
-    metrics,
+  let dispatcher: WebhookDispatcher | null = null;
+  await ownership.own('webhooks', async (fence) => {
+    const scope = shared.scoped();
+    const running = createWebhookDispatcher({
+      clock,
+      eventStore,
+      readStore,
+      projections,
+      commands: fencedCommands(commands, fence),
+      secretBox,
+      send: fencedWebhookSender(overrides.webhookSender ?? httpSender!, fence),
+      log,
+      metrics: scope,
+    });
+    await running.start();
+    dispatcher = running;
+    return {
+      async stop() {
+        dispatcher = null;
+        scope.close();
+        await running.stop();
+      },
+    };
   });
-  await dispatcher.start();
-  timers.start();
-  const invoicePayments = createInvoicePaymentLinker({ clock, readStore, projections, commands, log });
-  invoicePayments.start();
-  mails.start();
+  await ownership.own('timers', async (fence) => {
+    const scope = shared.scoped();
+    const owned = fencedCommands(commands, fence);
+    const runner = createTimerRunner({
+      clock,
+      readStore,
+      projections,
+      log,
+      metrics: scope,
+      handlers: {
+        ...checkoutSessionTimerHandlers(owned, { readStore, gate }),
+        ...invoiceTimerHandlers(owned, { readStore, gate }),
+        ...couponTimerHandlers(owned),
+        ...subscriptionTimerHandlers(owned, { readStore, gate }),
+        // A mail's retry is a timer: sent by the timers' owner (the dispatcher below is never started).
+        ...createMailDispatcher({ ...mails, commands: owned, mailer: fencedMailer(mailer, fence) }).timerHandlers,
+      },
+    });
+    runner.start();
+    timers = runner;
+    return {
+      async stop() {
+        timers = null;
+        scope.close();
+        await runner.stop();
+      },
+    };
+  });
+  await ownership.own(
+    'invoice-payments',
+    componentWork((fence) =>
+      createInvoicePaymentLinker({ clock, readStore, projections, commands: fencedCommands(commands, fence), log }),
+    ),
+  );
+  await ownership.own(
+    'mail',
+    componentWork((fence) =>
+      createMailDispatcher({
+        ...mails,
+        commands: fencedCommands(commands, fence),
+        mailer: fencedMailer(mailer, fence),
+      }),
+    ),
+  );
 
   const executors = new Map<string, SweepExecutor>();
   if (evm.sweeperKey) {
@@ -357,31 +406,72 @@ async function startLocked(
       );
     }
   }
-  for (const follower of followers) await follower.start();
-  // No session before each follower has a starting point that survives a crash (see `ready`):
+  // One follower per offered EVM network; each is independent, so one failing RPC never stops another.
+  for (const network of overrides.evmFollowers === false ? [] : offeredEvm) {
+    await ownership.own(`evm-follower.${network.network}`, async (fence) => {
+      const follower = createEvmFollower({
+        network: followedNetwork(network),
+        rpc: evm.registry.endpoints(network.chainId),
+        bus,
+        watched,
+        // Shared through NATS, so the next owner resumes where this one got to.
+        checkpoints: owning.sharedCheckpoints?.(fence, fileCheckpoints) ?? fileCheckpoints,
+        clock,
+        // A session's expiry and an invoice reminder wait for the followers to read past them (see chain-read-gate).
+        onCaughtUp: () => timers?.retryWaiting(),
+        pollIntervalMs:
+          overrides.followerPollIntervalMs ??
+          (network.network === 'devnet' ? 100 : Math.max(250, Math.min(network.blockTimeMs, 4000))),
+        log: (line) => log(`[ingest ${network.network}] ${line}`),
+      });
+      await follower.start();
+      followers.push(follower);
+      followersByNetwork.set(network.network, follower);
+      return {
+        async stop() {
+          followers.splice(followers.indexOf(follower), 1);
+          if (followersByNetwork.get(network.network) === follower) followersByNetwork.delete(network.network);
+          await follower.stop();
+        },
+      };
+    });
+  }
+  // No session before each follower running here has a starting point that survives a crash (see `ready`):
   // otherwise a payer could pay in a block that a follower started later will never read. A chain
   // that does not answer does not keep Weir down; what is paid before its first look needs recovery.
   await Promise.all(
-    followers.map(async (follower, index) => {
+    [...followersByNetwork].map(async ([network, follower]) => {
       if ('timedOut' in (await settleWithin(follower.ready(), FOLLOWER_READY_TIMEOUT_MS))) {
         log(
-          `[ingest ${offeredEvm[index]!.network}] no chain head within ${FOLLOWER_READY_TIMEOUT_MS / 1000} s: following from the first head it reads; a payment made before that needs POST /api/v1/checkout/sessions/auto-recover-by-transaction-hash`,
+          `[ingest ${network}] no chain head within ${FOLLOWER_READY_TIMEOUT_MS / 1000} s: following from the first head it reads; a payment made before that needs POST /api/v1/checkout/sessions/auto-recover-by-transaction-hash`,
         );
       }
     }),
   );
 
-  const sweeper = createSweeper({
-    clock,
-    readStore,
-    projections,
-    commands,
-    executors,
-    batchDelayMs: overrides.sweepBatchDelayMs,
-    log: (line) => log(`[sweeper] ${line}`),
-    metrics,
-  });
-  sweeper.start();
+  // One sweeper per network: its transactions' nonces are the sweeper key's on that chain alone.
+  for (const [network, executor] of executors) {
+    await ownership.own(`sweeper.${network}`, async (fence) => {
+      const scope = shared.scoped();
+      const sweeper = createSweeper({
+        clock,
+        readStore,
+        projections,
+        commands: fencedCommands(commands, fence),
+        executors: new Map([[network, fencedSweepExecutor(executor, fence)]]),
+        batchDelayMs: overrides.sweepBatchDelayMs,
+        log: (line) => log(`[sweeper] ${line}`),
+        metrics: scope,
+      });
+      sweeper.start();
+      return {
+        async stop() {
+          scope.close();
+          await sweeper.stop();
+        },
+      };
+    });
+  }
 
   const server: Server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -391,12 +481,31 @@ async function startLocked(
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const publicUrl = (config.publicUrl ?? url).replace(/\/$/, '');
-  const subscriptionBilling = createSubscriptionBilling({ clock, readStore, projections, commands, publicUrl, log });
-  subscriptionBilling.start();
-  const customerCheckoutUpdates = createCustomerCheckoutUpdates({ clock, readStore, projections, commands, log });
-  customerCheckoutUpdates.start();
-  const promotionCodeReleases = createPromotionCodeReleases({ clock, readStore, projections, commands, log });
-  promotionCodeReleases.start();
+  await ownership.own(
+    'subscription-billing',
+    componentWork((fence) =>
+      createSubscriptionBilling({
+        clock,
+        readStore,
+        projections,
+        commands: fencedCommands(commands, fence),
+        publicUrl,
+        log,
+      }),
+    ),
+  );
+  await ownership.own(
+    'customer-checkout-updates',
+    componentWork((fence) =>
+      createCustomerCheckoutUpdates({ clock, readStore, projections, commands: fencedCommands(commands, fence), log }),
+    ),
+  );
+  await ownership.own(
+    'promotion-code-releases',
+    componentWork((fence) =>
+      createPromotionCodeReleases({ clock, readStore, projections, commands: fencedCommands(commands, fence), log }),
+    ),
+  );
   const lineItems = createLineItemResolver({ readStore, commands });
   const gasFees = createEvmGasFeeQuoter({
     registry: evm.registry,
@@ -425,22 +534,35 @@ async function startLocked(
           log: (line) => log(`[recovery] ${line}`),
         })
       : undefined;
-  const health = createHealth({ clock, eventStore, projections, readStore, matcher, timers, followers });
+  const health = createHealth({
+    clock,
+    eventStore,
+    projections,
+    readStore,
+    matcher,
+    // The timers' health where they run; elsewhere nothing failing here.
+    timers: { status: () => timers?.status() ?? { failing: [] } },
+    followers,
+  });
   // Signed checkpoints of the chain, also in the log lines: a copy off this machine is what makes them evidence.
-  const stopCheckpoints = config.auditCheckpointSeconds
-    ? scheduleCheckpoints({
-        eventStore,
+  if (config.auditCheckpointSeconds) {
+    const every = config.auditCheckpointSeconds * 1000;
+    await ownership.own('audit-checkpoints', async (fence) => {
+      const stop = scheduleCheckpoints({
+        eventStore: fencedAppends(eventStore, fence),
         key: operatorKey,
         clock,
-        intervalMs: config.auditCheckpointSeconds * 1000,
+        intervalMs: every,
         log,
         onWritten: (checkpoint) =>
           logger.info(
             { event: 'audit.checkpoint', ...checkpoint },
             `signed checkpoint of the log at position ${checkpoint.position}`,
           ),
-      })
-    : () => undefined;
+      });
+      return { stop: async () => stop() };
+    });
+  }
   const dashboardSetup = createSetupToken();
   const dashboard = (api: ApiBridge) =>
     createDashboard(
@@ -543,7 +665,7 @@ async function startLocked(
     bus,
     commands,
     projections,
-    webhooks: dispatcher,
+    webhooks: { status: () => dispatcher?.status() ?? { queued: 0, inFlight: 0, awaitingReadModel: 0 } },
     dashboardSetupUrl,
     stop(reason) {
       stopping ??= (async () => {
@@ -556,19 +678,11 @@ async function startLocked(
           server.close(() => resolve());
           server.closeAllConnections();
         });
-        stopCheckpoints();
-        for (const follower of followers) await follower.stop();
+        // Every owned work stops and its lease is released: other instances take it over at once.
+        await owning.close();
         await matcher.stop();
-        await dispatcher.stop();
         httpSender?.close();
-        await timers.stop();
-        await invoicePayments.stop();
-        await subscriptionBilling.stop();
-        await customerCheckoutUpdates.stop();
-        await promotionCodeReleases.stop();
-        await mails.stop();
         mailer.close();
-        await sweeper.stop();
         await localChain?.stop();
         await projections.stop();
         await activity.stop();

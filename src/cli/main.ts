@@ -250,7 +250,11 @@ async function auditVerify(argv: string[]): Promise<void> {
     console.error(
       'weir audit verify: no operator key (none given, none in the data dir, no --public-key): each checkpoint is checked against the key it names, which says nothing of who signed it',
     );
-  const eventStore = await openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir });
+  const eventStore = await openEventStore({
+    kurrentDbUrl: config.kurrentDbUrl,
+    dataDir: config.dataDir,
+    file: config.eventStoreFile,
+  });
   const readStore = config.mongoDbUrl
     ? await openReadStore({ mongoDbUrl: config.mongoDbUrl, indexedFields: INDEXED_FIELDS })
     : null;
@@ -285,7 +289,11 @@ async function auditCheckpoint(argv: string[]): Promise<void> {
   if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
   const { openEventStore } = await import('../event-store/open-event-store.ts');
   const { latestCheckpoint, writeCheckpoint } = await import('../audit/checkpoints.ts');
-  const eventStore = await openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir });
+  const eventStore = await openEventStore({
+    kurrentDbUrl: config.kurrentDbUrl,
+    dataDir: config.dataDir,
+    file: config.eventStoreFile,
+  });
   try {
     if (argv.includes('--write')) {
       const { OPERATOR_KEY_FILE, loadOperatorKey } = await import('../audit/operator-key.ts');
