@@ -481,31 +481,6 @@ async function startLocked(
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const publicUrl = (config.publicUrl ?? url).replace(/\/$/, '');
-  await ownership.own(
-    'subscription-billing',
-    componentWork((fence) =>
-      createSubscriptionBilling({
-        clock,
-        readStore,
-        projections,
-        commands: fencedCommands(commands, fence),
-        publicUrl,
-        log,
-      }),
-    ),
-  );
-  await ownership.own(
-    'customer-checkout-updates',
-    componentWork((fence) =>
-      createCustomerCheckoutUpdates({ clock, readStore, projections, commands: fencedCommands(commands, fence), log }),
-    ),
-  );
-  await ownership.own(
-    'promotion-code-releases',
-    componentWork((fence) =>
-      createPromotionCodeReleases({ clock, readStore, projections, commands: fencedCommands(commands, fence), log }),
-    ),
-  );
   const lineItems = createLineItemResolver({ readStore, commands });
   const gasFees = createEvmGasFeeQuoter({
     registry: evm.registry,
@@ -545,24 +520,6 @@ async function startLocked(
     followers,
   });
   // Signed checkpoints of the chain, also in the log lines: a copy off this machine is what makes them evidence.
-  if (config.auditCheckpointSeconds) {
-    const every = config.auditCheckpointSeconds * 1000;
-    await ownership.own('audit-checkpoints', async (fence) => {
-      const stop = scheduleCheckpoints({
-        eventStore: fencedAppends(eventStore, fence),
-        key: operatorKey,
-        clock,
-        intervalMs: every,
-        log,
-        onWritten: (checkpoint) =>
-          logger.info(
-            { event: 'audit.checkpoint', ...checkpoint },
-            `signed checkpoint of the log at position ${checkpoint.position}`,
-          ),
-      });
-      return { stop: async () => stop() };
-    });
-  }
   const dashboardSetup = createSetupToken();
   const dashboard = (api: ApiBridge) =>
     createDashboard(
@@ -630,6 +587,50 @@ async function startLocked(
   server.on('request', handle);
   server.on('checkContinue', continueWhenRead(handle));
   server.keepAliveTimeout = 65_000;
+  // Only once requests are handled: one that came in before would wait unanswered.
+  if (config.auditCheckpointSeconds) {
+    const every = config.auditCheckpointSeconds * 1000;
+    await ownership.own('audit-checkpoints', async (fence) => {
+      const stop = scheduleCheckpoints({
+        eventStore: fencedAppends(eventStore, fence),
+        key: operatorKey,
+        clock,
+        intervalMs: every,
+        log,
+        onWritten: (checkpoint) =>
+          logger.info(
+            { event: 'audit.checkpoint', ...checkpoint },
+            `signed checkpoint of the log at position ${checkpoint.position}`,
+          ),
+      });
+      return { stop: async () => stop() };
+    });
+  }
+  await ownership.own(
+    'subscription-billing',
+    componentWork((fence) =>
+      createSubscriptionBilling({
+        clock,
+        readStore,
+        projections,
+        commands: fencedCommands(commands, fence),
+        publicUrl,
+        log,
+      }),
+    ),
+  );
+  await ownership.own(
+    'customer-checkout-updates',
+    componentWork((fence) =>
+      createCustomerCheckoutUpdates({ clock, readStore, projections, commands: fencedCommands(commands, fence), log }),
+    ),
+  );
+  await ownership.own(
+    'promotion-code-releases',
+    componentWork((fence) =>
+      createPromotionCodeReleases({ clock, readStore, projections, commands: fencedCommands(commands, fence), log }),
+    ),
+  );
   // No dashboard user yet: the first owner is made on the first-run page, with a token only this console shows.
   // The line names the page and the token apart: log lines carry no query string.
   const setupToken = (await readStore.collection(USERS).count({})) === 0 ? dashboardSetup.issue() : null;
