@@ -318,6 +318,37 @@ async function startLocked(
     metrics,
   });
   await matcher.start();
+  // One follower per offered EVM network; each is independent, so one failing RPC never stops another.
+  // Before the timers: an expiry waits for the follower of its network running here (see chain-read-gate).
+  for (const network of overrides.evmFollowers === false ? [] : offeredEvm) {
+    await ownership.own(`evm-follower.${network.network}`, async (fence) => {
+      const follower = createEvmFollower({
+        network: followedNetwork(network),
+        rpc: evm.registry.endpoints(network.chainId),
+        bus,
+        watched,
+        // Shared through NATS, so the next owner resumes where this one got to.
+        checkpoints: owning.sharedCheckpoints?.(fence, fileCheckpoints) ?? fileCheckpoints,
+        clock,
+        // A session's expiry and an invoice reminder wait for the followers to read past them (see chain-read-gate).
+        onCaughtUp: () => timers?.retryWaiting(),
+        pollIntervalMs:
+          overrides.followerPollIntervalMs ??
+          (network.network === 'devnet' ? 100 : Math.max(250, Math.min(network.blockTimeMs, 4000))),
+        log: (line) => log(`[ingest ${network.network}] ${line}`),
+      });
+      await follower.start();
+      followers.push(follower);
+      followersByNetwork.set(network.network, follower);
+      return {
+        async stop() {
+          followers.splice(followers.indexOf(follower), 1);
+          if (followersByNetwork.get(network.network) === follower) followersByNetwork.delete(network.network);
+          await follower.stop();
+        },
+      };
+    });
+  }
   const webhookTargets = webhookTargetPolicy(config.webhookInternalTargets);
   const httpSender = overrides.webhookSender ? null : createHttpWebhookSender({ targets: webhookTargets });
   let dispatcher: WebhookDispatcher | null = null;
@@ -405,36 +436,6 @@ async function startLocked(
         createEvmSweepExecutor({ clients, factoryAddress: evm.factories.get(network.chainId)! }),
       );
     }
-  }
-  // One follower per offered EVM network; each is independent, so one failing RPC never stops another.
-  for (const network of overrides.evmFollowers === false ? [] : offeredEvm) {
-    await ownership.own(`evm-follower.${network.network}`, async (fence) => {
-      const follower = createEvmFollower({
-        network: followedNetwork(network),
-        rpc: evm.registry.endpoints(network.chainId),
-        bus,
-        watched,
-        // Shared through NATS, so the next owner resumes where this one got to.
-        checkpoints: owning.sharedCheckpoints?.(fence, fileCheckpoints) ?? fileCheckpoints,
-        clock,
-        // A session's expiry and an invoice reminder wait for the followers to read past them (see chain-read-gate).
-        onCaughtUp: () => timers?.retryWaiting(),
-        pollIntervalMs:
-          overrides.followerPollIntervalMs ??
-          (network.network === 'devnet' ? 100 : Math.max(250, Math.min(network.blockTimeMs, 4000))),
-        log: (line) => log(`[ingest ${network.network}] ${line}`),
-      });
-      await follower.start();
-      followers.push(follower);
-      followersByNetwork.set(network.network, follower);
-      return {
-        async stop() {
-          followers.splice(followers.indexOf(follower), 1);
-          if (followersByNetwork.get(network.network) === follower) followersByNetwork.delete(network.network);
-          await follower.stop();
-        },
-      };
-    });
   }
   // No session before each follower running here has a starting point that survives a crash (see `ready`):
   // otherwise a payer could pay in a block that a follower started later will never read. A chain
