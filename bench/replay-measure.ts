@@ -4,12 +4,17 @@
  * `createProjectionRunner({ ALL_PROJECTIONS }).rebuild()` into a fresh embedded read store (the
  * same store, indexes and projections `weir serve` uses at start). Prints one JSON line.
  *
- *   node --import tsx bench/replay-measure.ts PATH/events.sqlite3 [--batch 250] [--skip-read-all]
+ *   node --import tsx bench/replay-measure.ts PATH/events.sqlite3 [--batch 250] [--skip-read-all] [--read-store FILE]
+ *
+ * `--read-store FILE`: rebuild into the SQLite read store `weir serve` keeps in the data dir, at
+ * FILE (emptied first), instead of the in-memory one.
  */
+import { rmSync } from 'node:fs';
 import { createSqliteEventStore } from '../src/event-store/sqlite-event-store.ts';
 import { ALL_PROJECTIONS, INDEXED_FIELDS } from '../src/projections/all-projections.ts';
 import { createProjectionRunner } from '../src/projections/projection-runner.ts';
 import { createEmbeddedReadStore } from '../src/read-store/embedded-read-store.ts';
+import { createSqliteReadStore } from '../src/read-store/sqlite-read-store.ts';
 
 export type ReplayMeasurement = {
   events: number;
@@ -47,20 +52,36 @@ async function main(argv: string[]): Promise<void> {
   }
   const rssAfterReadAll = process.memoryUsage.rss();
 
-  const readStore = createEmbeddedReadStore({ indexedFields: INDEXED_FIELDS, writes: 'trusted' });
+  const storeIndex = argv.indexOf('--read-store');
+  const storeFile = storeIndex >= 0 ? argv[storeIndex + 1] : undefined;
+  if (storeFile !== undefined)
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${storeFile}${suffix}`, { force: true });
+  const readStore =
+    storeFile === undefined
+      ? createEmbeddedReadStore({ indexedFields: INDEXED_FIELDS, writes: 'trusted' })
+      : createSqliteReadStore({ path: storeFile, indexedFields: INDEXED_FIELDS, writes: 'trusted' });
   const runner = createProjectionRunner({ eventStore, readStore, projections: ALL_PROJECTIONS });
   let peak = process.memoryUsage.rss();
   const cpuBefore = process.cpuUsage();
-  const result = await runner.rebuild(() => {
+  const rebuilt = await runner.rebuild(() => {
     const rss = process.memoryUsage.rss();
     if (rss > peak) peak = rss;
   });
+  // The SQLite store's last writes are committed by close: part of the rebuild's time.
+  const closing = performance.now();
+  if (storeFile !== undefined) await readStore.close();
+  const result = { events: rebuilt.events, ms: rebuilt.ms + (performance.now() - closing) };
   const cpu = process.cpuUsage(cpuBefore);
   const rssAfterRebuild = process.memoryUsage.rss();
 
   const documents: Record<string, number> = {};
+  const counted =
+    storeFile === undefined
+      ? readStore
+      : createSqliteReadStore({ path: storeFile, indexedFields: INDEXED_FIELDS, writes: 'trusted' });
   for (const name of ALL_PROJECTIONS.flatMap((projection) => projection.collections))
-    documents[name] = await readStore.collection(name).count({});
+    documents[name] = await counted.collection(name).count({});
+  if (counted !== readStore) await counted.close();
 
   const measurement: ReplayMeasurement = {
     events: result.events,

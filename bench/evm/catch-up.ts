@@ -24,6 +24,13 @@
  * if it processes no block for `--stall-s`: at 10 transfers per block a 2000-block eth_getLogs
  * answer is about 12 MB, over viem's 10 MiB response limit, and the follower does not narrow the
  * range for that error (it does for JSON-RPC errors and timeouts). Prints a JSON summary and a Markdown table.
+ *
+ * Baseline, in the same run (issue 17): before each measured follower run, a bare viem loop reads
+ * the same blocks 0..head from the same node with the same sizes (`eth_getLogs` of the three tokens'
+ * logs over `--max-log-range` blocks, the first 50-block chunk sent with it, then
+ * `eth_getBlockByNumber(n, true)` 50 to a JSON-RPC batch, as raw `client.request`s: JSON parsed,
+ * nothing formatted) and does nothing with them.
+ * The summary gives the follower's blocks/s as a share of the bare loop's (target ≥ 50%).
  * Not a test.
  */
 import { execFileSync } from 'node:child_process';
@@ -32,7 +39,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { encodeFunctionData, erc20Abi, type Address, type Hex } from 'viem';
+import { createPublicClient, encodeFunctionData, erc20Abi, http, type Address, type Hex } from 'viem';
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
 import { createInProcessBus } from '../../src/bus/in-process-bus.ts';
 import { testTokenAbi } from '../../src/chain-ingest/evm/contracts/abis.ts';
@@ -155,7 +162,91 @@ function childCpuSeconds(pattern: RegExp): number {
   }
 }
 
+const TRANSFER_TOPIC: Hex = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+type BareRun = {
+  run: number;
+  seconds: number;
+  blocks: number;
+  logs: number;
+  blocksPerSecond: number;
+  httpRequests: number;
+};
+
+/**
+ * The baseline: viem's public client (http transport, batching) reading blocks 0..`head` with their transactions and the
+ * tokens' logs, as the follower does (one eth_getLogs per `logRange` blocks with the first chunk
+ * beside it, then `batchSize` blocks per JSON-RPC batch), in a plain loop, keeping nothing.
+ */
+async function bareViemRun(parameters: {
+  run: number;
+  rpcUrl: string;
+  tokens: readonly Address[];
+  head: number;
+  logRange: number;
+  batchSize: number;
+}): Promise<BareRun> {
+  const { rpcUrl, tokens, head, logRange, batchSize } = parameters;
+  let httpRequests = 0;
+  const client = createPublicClient({
+    transport: http(rpcUrl, {
+      batch: { batchSize, wait: 0 },
+      retryCount: 0,
+      timeout: 60_000,
+      onFetchRequest: () => {
+        httpRequests += 1;
+      },
+    }),
+  });
+  const quantity = (value: number): Hex => `0x${value.toString(16)}`;
+  // Raw requests (JSON parsed, nothing formatted): the floor the follower's own parsing sits on.
+  const readChunk = (from: number, to: number) =>
+    Promise.all(
+      Array.from({ length: to - from + 1 }, (_, index) =>
+        client.request({ method: 'eth_getBlockByNumber', params: [quantity(from + index), true] }),
+      ),
+    );
+  let blocks = 0;
+  let logs = 0;
+  const started = performance.now();
+  for (let rangeFrom = 0; rangeFrom <= head; rangeFrom += logRange) {
+    const rangeTo = Math.min(head, rangeFrom + logRange - 1);
+    for (let chunkFrom = rangeFrom; chunkFrom <= rangeTo; chunkFrom += batchSize) {
+      const chunkTo = Math.min(rangeTo, chunkFrom + batchSize - 1);
+      if (chunkFrom === rangeFrom) {
+        const [found, read] = await Promise.all([
+          client.request({
+            method: 'eth_getLogs',
+            params: [
+              {
+                address: [...tokens],
+                topics: [TRANSFER_TOPIC],
+                fromBlock: quantity(rangeFrom),
+                toBlock: quantity(rangeTo),
+              },
+            ],
+          }),
+          readChunk(chunkFrom, chunkTo),
+        ]);
+        logs += found.length;
+        blocks += read.length;
+      } else {
+        blocks += (await readChunk(chunkFrom, chunkTo)).length;
+      }
+    }
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    run: parameters.run,
+    seconds: +seconds.toFixed(2),
+    blocks,
+    logs,
+    blocksPerSecond: Math.round(blocks / seconds),
+    httpRequests,
+  };
+}
 
 type RunResult = {
   /** 0: the bounded run with the follower's default eth_getLogs range. */
@@ -313,7 +404,22 @@ async function main(): Promise<void> {
         stallS: settings.stallS,
       })),
     ];
+    const bareRuns: BareRun[] = [];
     for (const { run, maxLogRange, stallS } of plan) {
+      if (run > 0) {
+        const bare = await bareViemRun({
+          run,
+          rpcUrl: info.rpcUrl,
+          tokens: [info.contracts.usdc, info.contracts.usdt, info.contracts.dai],
+          head,
+          logRange: settings.maxLogRange,
+          batchSize: 50,
+        });
+        bareRuns.push(bare);
+        console.error(
+          `[bench] bare viem run ${run}: ${bare.seconds} s, ${fmt(bare.blocksPerSecond)} blocks/s, ${fmt(bare.logs)} logs, ${fmt(bare.httpRequests)} HTTP requests`,
+        );
+      }
       const bus = createInProcessBus();
       const checkpoints = createInMemoryCheckpointStore();
       const logged: string[] = [];
@@ -448,6 +554,20 @@ async function main(): Promise<void> {
     const byTime = measured.filter((run) => run.stalled === null).sort((a, b) => a.seconds - b.seconds);
     const medianRun = byTime[Math.floor((byTime.length - 1) / 2)];
     const defaultRun = runs.find((run) => run.run === 0);
+    const bareByTime = [...bareRuns].sort((a, b) => a.seconds - b.seconds);
+    const medianBare = bareByTime[Math.floor((bareByTime.length - 1) / 2)];
+    const shareOfBare =
+      medianRun === undefined || medianBare === undefined
+        ? null
+        : +(medianRun.blocksPerSecond / medianBare.blocksPerSecond).toFixed(3);
+    // Each follower run against the bare run just before it: less exposed to load that comes and goes.
+    const pairShares = measured
+      .map((run) => {
+        const bare = bareRuns.find((candidate) => candidate.run === run.run);
+        return bare === undefined ? null : +(run.blocksPerSecond / bare.blocksPerSecond).toFixed(3);
+      })
+      .filter((share): share is number => share !== null);
+    const medianPairShare = [...pairShares].sort((a, b) => a - b)[Math.floor((pairShares.length - 1) / 2)] ?? null;
     const summary = {
       benchmark: 'evm-catch-up',
       date: new Date().toISOString(),
@@ -487,6 +607,17 @@ async function main(): Promise<void> {
               seconds: medianRun.seconds,
               transfersPerSecond: medianRun.transfersPerSecond,
               blocksPerSecond: medianRun.blocksPerSecond,
+            },
+      bareViem:
+        medianBare === undefined
+          ? null
+          : {
+              median: medianBare,
+              followerShareOfBareRate: shareOfBare,
+              pairShares,
+              medianPairShare,
+              target: 0.5,
+              runs: bareRuns,
             },
       exactlyOnePerTransfer: measured.length > 0 && measured.every((run) => run.exactlyOnePerTransfer),
       runs,
@@ -541,6 +672,26 @@ async function main(): Promise<void> {
     console.log('');
     if (defaultRun?.stalled !== null && defaultRun !== undefined)
       console.log(`With the follower's default eth_getLogs range: ${defaultRun.stalled}`);
+    if (medianBare !== undefined && medianRun !== undefined && shareOfBare !== null) {
+      console.log(
+        markdownTable(
+          ['Bare viem run', 'seconds', 'blocks', 'logs', 'blocks/s', 'HTTP requests'],
+          bareRuns.map((bare) => [
+            bare.run === medianBare.run ? `${bare.run} (median)` : bare.run,
+            bare.seconds,
+            fmt(bare.blocks),
+            fmt(bare.logs),
+            fmt(bare.blocksPerSecond),
+            fmt(bare.httpRequests),
+          ]),
+          [false, true, true, true, true, true],
+        ),
+      );
+      console.log('');
+      console.log(
+        `Follower median ${fmt(medianRun.blocksPerSecond)} blocks/s = ${(shareOfBare * 100).toFixed(1)}% of the bare viem loop's median ${fmt(medianBare.blocksPerSecond)} blocks/s (target ≥ 50%): ${shareOfBare >= 0.5 ? 'met' : 'NOT met'}. Run by run (each follower run / the bare run before it): ${pairShares.map((share) => `${(share * 100).toFixed(1)}%`).join(', ')}; median ${medianPairShare === null ? '-' : `${(medianPairShare * 100).toFixed(1)}%`}.`,
+      );
+    }
     console.log(
       `Exactly ${fmt(expectedTransfers)} transfer messages published in every measured run: ${summary.exactlyOnePerTransfer ? 'yes' : 'NO'}. Load average (1 min) ${loadBefore} → ${loadAfter}.`,
     );

@@ -14,21 +14,21 @@ import { BusConnectionError } from '../bus/errors.ts';
 import { openBus } from '../bus/open-bus.ts';
 import { looksUnreachable, untilReachable } from '../shared/until-reachable.ts';
 import { createMatcher } from '../chain-ingest/matcher.ts';
-import { combineRails, everyNetwork, type Rail } from '../chain-ingest/rail.ts';
-import { createEvmWriteClients } from '../chain-ingest/evm/contracts/clients.ts';
+import { combineRails, combinedRecovery, everyNetwork, type Rail, type RailFollower } from '../chain-ingest/rail.ts';
 import { createEvmRail } from '../chain-ingest/evm/evm-rail.ts';
+import { createSolanaIngest, KNOWN_SOLANA_CHAIN_IDS } from '../chain-ingest/solana/solana-ingest.ts';
+import type { SolanaLocalInfo } from '../chain-ingest/solana/solana-setup.ts';
+import { startLocalSolanaOrWarn } from '../chain-ingest/solana/devnet/local-cluster.ts';
 import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
 import { startLocalChainOrWarn } from '../chain-ingest/evm/devnet/local-chain.ts';
 import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
-import { createEvmSweepExecutor } from '../chain-ingest/evm/evm-sweep-executor.ts';
-import { createWatchedAddresses, watchedAddressesProjection } from '../chain-ingest/watched-addresses.ts';
-import { createSweeper, type SweepExecutor } from '../sweeper/sweeper.ts';
-import { createEvmFollower, followedNetwork, type EvmFollower } from '../chain-ingest/evm/follower/evm-follower.ts';
-import { createTransactionRecovery } from '../chain-ingest/evm/recover-transaction.ts';
-import { createFileCheckpointStore } from '../chain-ingest/evm/follower/file-checkpoint-store.ts';
+import { createWatchedAddresses } from '../chain-ingest/watched-addresses.ts';
+import { solanaReferencesProjection } from './solana-references-projection.ts';
+import { createPaymentIntents, createRecoveryReads, watchedAddressesProjection } from './payment-intents.ts';
+import { createSweeper } from '../sweeper/sweeper.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { openEventStore } from '../event-store/open-event-store.ts';
-import { ALL_PROJECTIONS, INDEXED_FIELDS } from '../projections/all-projections.ts';
+import { ALL_PROJECTIONS, INDEXED_FIELDS, ORDERED_FIELDS } from '../projections/all-projections.ts';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ApiBridge } from '../read-api/api-bridge.ts';
 import { createApiApp } from '../read-api/app.ts';
@@ -81,7 +81,6 @@ import { createActivityLog } from './activity-log.ts';
 import { createLineLogger, createLogger, logTo, type Log, type Logger } from '../shared/logger.ts';
 import { createPrometheusMetrics } from './prometheus-metrics.ts';
 import { meteredEventStore } from '../event-store/metered-event-store.ts';
-import { registerFollowerMetrics } from '../chain-ingest/evm/follower/follower-metrics.ts';
 import { metricsAccess } from '../read-api/http-metrics.ts';
 
 const VERSION = (
@@ -122,6 +121,10 @@ export type WeirOverrides = {
   mailer?: Mailer;
   /** How often followers poll for new heads when no WebSocket is live. */
   followerPollIntervalMs?: number;
+  /** A local Solana cluster to offer (tests, `weir devnet`): its RPC URL and test mints. */
+  solanaLocal?: SolanaLocalInfo;
+  /** How often the Solana followers poll a reference at first (they back off while nothing comes). */
+  solanaPollIntervalMs?: number;
   /** false: start no EVM follower, as if it were down (tests of payments only recovery credits). */
   evmFollowers?: boolean;
   /** How long confirmed payments wait to be swept together (default 5 s). */
@@ -163,7 +166,14 @@ export async function openStores(
   // Projections build a new object for every change and never mutate a stored one.
   const readStore = await untilReachable(
     'MongoDB',
-    () => openReadStore({ mongoDbUrl: config.mongoDbUrl, indexedFields: INDEXED_FIELDS, embeddedWrites: 'trusted' }),
+    () =>
+      openReadStore({
+        mongoDbUrl: config.mongoDbUrl,
+        indexedFields: INDEXED_FIELDS,
+        orderedFields: ORDERED_FIELDS,
+        embeddedWrites: 'trusted',
+        dataDir: config.dataDir,
+      }),
     { ...retry, retryable: (error) => !!config.mongoDbUrl && looksUnreachable(error) },
   );
   return { eventStore, readStore };
@@ -241,13 +251,27 @@ async function startLocked(
     devnet: localChain?.info,
     rpcConfigFile: config.rpcConfigFile,
     sweeperKey: config.sweeperKey,
+    otherChainIds: KNOWN_SOLANA_CHAIN_IDS,
   });
+  // The local Solana beside the local chain (in process, in memory), unless a test gives its own.
+  const localSolana = localChain && !overrides.solanaLocal ? await startLocalSolanaOrWarn(log) : null;
+  const solana = await createSolanaIngest({
+    env: config.chainEnv ?? {},
+    rpcConfigFile: config.rpcConfigFile,
+    local: overrides.solanaLocal ?? localSolana?.info ?? null,
+    pollIntervalMs: overrides.solanaPollIntervalMs,
+  });
+  const solanaProjection = solanaReferencesProjection(
+    solana.references,
+    solana.offered.map((o) => o.network.network),
+  );
   const evmRail = createEvmRail({
     registry: evm.registry,
     factories: evm.factories,
     sweeper: evm.sweeperKey ? privateKeyToAccount(evm.sweeperKey).address : null,
+    sweeperKey: evm.sweeperKey,
   });
-  const rails = overrides.rails ?? [...(overrides.extraRails ?? []), evmRail];
+  const rails = overrides.rails ?? [...(overrides.extraRails ?? []), evmRail, solana.rail];
   const rail = combineRails(rails);
   const inspector = config.inspect ? openInspector(config.inspect) : null;
   if (inspector)
@@ -267,7 +291,7 @@ async function startLocked(
   const runner = createProjectionRunner({
     eventStore,
     readStore,
-    projections: [...ALL_PROJECTIONS, watchedProjection],
+    projections: [...ALL_PROJECTIONS, watchedProjection, solanaProjection],
     clock,
     log,
     metrics,
@@ -275,6 +299,7 @@ async function startLocked(
   const projections = overrides.wrapProjections ? overrides.wrapProjections(runner) : runner;
   const started = performance.now();
   if (readStore.durable) await watchedProjection.load(readStore);
+  if (readStore.durable) await solanaProjection.load(readStore);
   await projections.start();
   log(
     `[weir] read models at log position ${projections.position() ?? 'start'} after ${Math.round(performance.now() - started)} ms`,
@@ -283,16 +308,11 @@ async function startLocked(
   const mailer = overrides.mailer
     ? { ...overrides.mailer, describe: 'custom', close: () => {} }
     : openMailer({ smtpUrl: config.smtpUrl, outboxDir: join(config.dataDir, 'outbox') });
-  const offeredEvm = [...evm.registry.offered('test'), ...evm.registry.offered('live')].filter((n) =>
-    evm.factories.has(n.chainId),
-  );
   // Each kind of background work runs in one instance at a time (the holder of its lease, with
   // NATS; always this one without): created anew at each acquisition, stopped when the lease moves.
-  const fileCheckpoints = createFileCheckpointStore(join(config.dataDir, 'ingest'));
   // The followers running here (none on an instance that does not own a network's follower).
-  const followers: EvmFollower[] = [];
-  const followersByNetwork = new Map<string, EvmFollower>();
-  registerFollowerMetrics(metrics, followers, clock);
+  const followers: RailFollower[] = [];
+  const followersByNetwork = new Map<string, RailFollower>();
   // The timer runner while this instance owns the timers (followers and matcher wake it).
   let timers: TimerRunner | null = null;
   const mails = { clock, readStore, projections, mailer, log };
@@ -308,9 +328,7 @@ async function startLocked(
   // On every instance: with NATS each network's matcher is one durable consumer that hands out one message at a time.
   const matcher = createMatcher({
     bus,
-    readStore,
-    commands,
-    projections,
+    intents: createPaymentIntents({ readStore, commands, projections }),
     clock,
     networks: everyNetwork(rail).map((n) => n.network),
     log: (line) => log(`[matcher] ${line}`),
@@ -318,36 +336,48 @@ async function startLocked(
     metrics,
   });
   await matcher.start();
-  // One follower per offered EVM network; each is independent, so one failing RPC never stops another.
+  // Each rail's follower of a network runs where that network's lease is held, built anew by the rail
+  // at each acquisition; `evmFollowers: false` leaves the EVM rail's out.
   // Before the timers: an expiry waits for the follower of its network running here (see chain-read-gate).
-  for (const network of overrides.evmFollowers === false ? [] : offeredEvm) {
-    await ownership.own(`evm-follower.${network.network}`, async (fence) => {
-      const follower = createEvmFollower({
-        network: followedNetwork(network),
-        rpc: evm.registry.endpoints(network.chainId),
-        bus,
-        watched,
-        // Shared through NATS, so the next owner resumes where this one got to.
-        checkpoints: owning.sharedCheckpoints?.(fence, fileCheckpoints) ?? fileCheckpoints,
-        clock,
-        // A session's expiry and an invoice reminder wait for the followers to read past them (see chain-read-gate).
-        onCaughtUp: () => timers?.retryWaiting(),
-        pollIntervalMs:
-          overrides.followerPollIntervalMs ??
-          (network.network === 'devnet' ? 100 : Math.max(250, Math.min(network.blockTimeMs, 4000))),
-        log: (line) => log(`[ingest ${network.network}] ${line}`),
+  for (const followed of rails.filter((r) => r.followers && !(overrides.evmFollowers === false && r.name === 'evm'))) {
+    for (const { network } of everyNetwork(followed)) {
+      await ownership.own(`follower.${network}`, async (fence) => {
+        const scope = shared.scoped();
+        const built =
+          followed.followers?.({
+            bus,
+            watched,
+            clock,
+            dataDir: config.dataDir,
+            metrics: scope,
+            network,
+            // Shared through NATS, so the next owner resumes where this one got to.
+            checkpoints: (own) => owning.sharedCheckpoints?.(fence, own) ?? own,
+            // A session's expiry and an invoice reminder wait for the followers to read past them (see chain-read-gate).
+            onCaughtUp: () => timers?.retryWaiting(),
+            ...(overrides.followerPollIntervalMs === undefined
+              ? {}
+              : { pollIntervalMs: overrides.followerPollIntervalMs }),
+            log,
+          }) ?? [];
+        for (const follower of built) {
+          await follower.start();
+          followers.push(follower);
+          followersByNetwork.set(follower.status().network, follower);
+        }
+        return {
+          async stop() {
+            for (const follower of built) {
+              followers.splice(followers.indexOf(follower), 1);
+              const name = follower.status().network;
+              if (followersByNetwork.get(name) === follower) followersByNetwork.delete(name);
+            }
+            scope.close();
+            await Promise.all(built.map((follower) => follower.stop()));
+          },
+        };
       });
-      await follower.start();
-      followers.push(follower);
-      followersByNetwork.set(network.network, follower);
-      return {
-        async stop() {
-          followers.splice(followers.indexOf(follower), 1);
-          if (followersByNetwork.get(network.network) === follower) followersByNetwork.delete(network.network);
-          await follower.stop();
-        },
-      };
-    });
+    }
   }
   const webhookTargets = webhookTargetPolicy(config.webhookInternalTargets);
   const httpSender = overrides.webhookSender ? null : createHttpWebhookSender({ targets: webhookTargets });
@@ -420,23 +450,7 @@ async function startLocked(
     ),
   );
 
-  const executors = new Map<string, SweepExecutor>();
-  if (evm.sweeperKey) {
-    for (const network of offeredEvm) {
-      const endpoints = evm.registry.endpoints(network.chainId);
-      const clients = createEvmWriteClients({
-        rpcUrl: endpoints.http[0]!,
-        chainId: network.chainId,
-        privateKey: evm.sweeperKey,
-        pollingIntervalMs: network.network === 'devnet' ? 50 : 2000,
-        retryCount: network.network === 'devnet' ? 0 : 3,
-      });
-      executors.set(
-        network.network,
-        createEvmSweepExecutor({ clients, factoryAddress: evm.factories.get(network.chainId)! }),
-      );
-    }
-  }
+  const executors = new Map(rails.flatMap((r) => [...(r.sweepExecutors?.() ?? [])]));
   // No session before each follower running here has a starting point that survives a crash (see `ready`):
   // otherwise a payer could pay in a block that a follower started later will never read. A chain
   // that does not answer does not keep Weir down; what is paid before its first look needs recovery.
@@ -497,19 +511,13 @@ async function startLocked(
     publicUrl,
     gasFees,
   });
-  const transactionRecovery =
-    offeredEvm.length > 0
-      ? createTransactionRecovery({
-          registry: evm.registry,
-          bus,
-          readStore,
-          projections,
-          eventStore,
-          clock,
-          followers: followersByNetwork,
-          log: (line) => log(`[recovery] ${line}`),
-        })
-      : undefined;
+  const transactionRecovery = combinedRecovery(rails, {
+    bus,
+    reads: createRecoveryReads({ readStore, projections, eventStore }),
+    clock,
+    followers: followersByNetwork,
+    log: (line) => log(`[recovery] ${line}`),
+  });
   const health = createHealth({
     clock,
     eventStore,
@@ -554,9 +562,8 @@ async function startLocked(
   const app = createApiApp({
     dashboard,
     chainProgress: (network) => {
-      const followed = offeredEvm.find((n) => n.network === network);
       const follower = followersByNetwork.get(network);
-      return followed && follower ? { head: follower.status().head, required: followed.confirmations } : null;
+      return follower ? { head: follower.status().head, required: follower.confirmations } : null;
     },
     clock,
     eventStore,
@@ -571,6 +578,7 @@ async function startLocked(
     adminToken: config.adminToken,
     devnet: evm.devnet,
     transactionRecovery,
+    ...(solana.payTransactions ? { solanaPay: solana.payTransactions } : {}),
     health,
     webhookTargets,
     auditKeys: [operatorKey.publicKey],
@@ -686,6 +694,7 @@ async function startLocked(
         httpSender?.close();
         mailer.close();
         await localChain?.stop();
+        await localSolana?.stop();
         await projections.stop();
         await activity.stop();
         await bus.close();

@@ -1,5 +1,6 @@
-import { GENESIS_HASH, chainHash } from '../event-store/event-chain.ts';
-import type { EventStore } from '../event-store/event-store.ts';
+import { GENESIS_HASH, chainHash, linkHash } from '../event-store/event-chain.ts';
+import type { ChainLink } from '../event-store/event-chain.ts';
+import type { ChainStart, ChainedEvent, EventStore } from '../event-store/event-store.ts';
 import { checkpointMessage, readCheckpoints, type LoggedCheckpoint } from './checkpoints.ts';
 import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
 import { signatureHolds } from './operator-key.ts';
@@ -50,12 +51,51 @@ export type ChainProgress = { events: number; position: bigint; head: bigint | n
 const MAX_LISTED = 100;
 const BATCH = 1000;
 
+/**
+ * An event whose content is withheld (another tenant's, in an export bundle): its place, its link and
+ * the digest of its content, from which its link is recomputed (null: not given, taken as written).
+ */
+export type WithheldEvent = { position: bigint; content: null; digest: string | null; link: ChainLink | null };
+
+/** The hash of `event` after `previous`, or null when neither its content nor its digest is at hand. */
+const hashAfter = (previous: string, event: ChainedEvent | WithheldEvent): string | null => {
+  if (event.content !== null) return chainHash(previous, event.content);
+  return event.digest === null ? null : linkHash(previous, event.digest);
+};
+
+/** What the walk reads: the live log, or an export bundle where other tenants' events are withheld. */
+export type ChainSource = {
+  start(): Promise<ChainStart | null>;
+  headPosition(): Promise<bigint | null>;
+  /** Every event of the checkpoint stream with the checkpoint it holds (null: malformed). */
+  checkpoints(): Promise<{ position: bigint; checkpoint: LoggedCheckpoint | null }[]>;
+  /** The events in the order they are held, a page at a time. */
+  pages(): AsyncIterable<(ChainedEvent | WithheldEvent)[]>;
+};
+
+/** The live log as a chain source. */
+export const chainSourceOf = (eventStore: EventStore): ChainSource => ({
+  start: () => eventStore.chain.start(),
+  headPosition: () => eventStore.headPosition(),
+  checkpoints: async () =>
+    (await readCheckpoints(eventStore)).map(({ event, checkpoint }) => ({ position: event.position, checkpoint })),
+  async *pages() {
+    for (let after: bigint | null = null; ; ) {
+      const page = await eventStore.chain.read(after, BATCH);
+      if (page.length === 0) return;
+      yield page;
+      after = page.at(-1)!.position;
+    }
+  },
+});
+
 const describe = (checkpoint: LoggedCheckpoint): string =>
   checkpoint.loggedAt === null
     ? `the published checkpoint for position ${checkpoint.position}`
     : `the checkpoint at ${checkpoint.loggedAt} (for position ${checkpoint.position})`;
 
-const byPosition = (a: ChainProblem, b: ChainProblem): number => {
+/** Log order of findings; those of the whole log (no position) first. */
+export const byPosition = (a: { position: string | null }, b: { position: string | null }): number => {
   if (a.position === b.position) return 0;
   if (a.position === null) return -1;
   if (b.position === null) return 1;
@@ -70,20 +110,22 @@ const byPosition = (a: ChainProblem, b: ChainProblem): number => {
  * checkpoint. `trustedKeys`: the operator public keys a checkpoint must be signed with (empty: each
  * checkpoint's signature is checked against the key it names, which proves nothing about who).
  */
-export async function verifyChain(deps: {
-  eventStore: EventStore;
-  trustedKeys: readonly string[];
-  /** Checkpoints published outside the log (they hold even when the log's own are removed). */
-  published?: readonly LoggedCheckpoint[];
-  onProgress?: (progress: ChainProgress) => void;
-}): Promise<ChainReport> {
-  const { eventStore, trustedKeys } = deps;
+export async function verifyChain(
+  deps: ({ eventStore: EventStore } | { source: ChainSource }) & {
+    trustedKeys: readonly string[];
+    /** Checkpoints published outside the log (they hold even when the log's own are removed). */
+    published?: readonly LoggedCheckpoint[];
+    onProgress?: (progress: ChainProgress) => void;
+  },
+): Promise<ChainReport> {
+  const { trustedKeys } = deps;
+  const source = 'source' in deps ? deps.source : chainSourceOf(deps.eventStore);
   const problems: ChainProblem[] = [];
   const problem = (kind: ChainProblemKind, position: bigint | string | null, message: string) =>
     problems.push({ kind, position: position === null ? null : String(position), message });
 
-  const start = await eventStore.chain.start();
-  const logHead = await eventStore.headPosition();
+  const start = await source.start();
+  const logHead = await source.headPosition();
   if (start === null && logHead !== null)
     problem(
       'start_missing',
@@ -95,9 +137,9 @@ export async function verifyChain(deps: {
   const checkpointsAt = new Map<string, LoggedCheckpoint[]>();
   let latest: LoggedCheckpoint | null = null;
   let checked = 0;
-  const logged = (await readCheckpoints(eventStore)).flatMap(({ event, checkpoint }) => {
+  const logged = (await source.checkpoints()).flatMap(({ position, checkpoint }) => {
     if (checkpoint === null)
-      problem('checkpoint_malformed', event.position, `the checkpoint event at ${event.position} holds no checkpoint`);
+      problem('checkpoint_malformed', position, `the checkpoint event at ${position} holds no checkpoint`);
     return checkpoint ? [checkpoint] : [];
   });
   for (const checkpoint of [...logged, ...(deps.published ?? [])]) {
@@ -119,6 +161,8 @@ export async function verifyChain(deps: {
 
   let events = 0;
   let unchainedEvents = 0;
+  /** Whether an event before the chain was withheld: then the seal cannot be recomputed (nor denied). */
+  let sealUnknown = false;
   /** The fold over the unchained events so far. */
   let sealed = GENESIS_HASH;
   /** The hash the next chained event must follow; null until the walk reaches the chain. */
@@ -127,7 +171,7 @@ export async function verifyChain(deps: {
   const unchainedThrough = start?.unchainedThrough ?? null;
 
   const checkSeal = (at: bigint | null) => {
-    if (start === null || start.unchainedThrough === null || start.seal === sealed) return;
+    if (sealUnknown || start === null || start.unchainedThrough === null || start.seal === sealed) return;
     problem(
       'seal_broken',
       at,
@@ -135,17 +179,17 @@ export async function verifyChain(deps: {
     );
   };
 
-  for (let after: bigint | null = null; ; ) {
-    const page = await eventStore.chain.read(after, BATCH);
-    if (page.length === 0) break;
+  for await (const page of source.pages()) {
     for (const event of page) {
       events += 1;
-      const { position, link, content } = event;
+      const { position, link } = event;
       let hashHere: string;
       const beforeChain =
         start !== null ? unchainedThrough !== null && position <= unchainedThrough : expected === null && link === null;
       if (beforeChain) {
-        sealed = chainHash(sealed, content);
+        const next = hashAfter(sealed, event);
+        if (next === null) sealUnknown = true;
+        else sealed = next;
         unchainedEvents += 1;
         hashHere = sealed;
       } else {
@@ -153,7 +197,7 @@ export async function verifyChain(deps: {
           // The first chained event: what came before must still fold to the seal it follows.
           checkSeal(unchainedThrough);
           expected = start?.seal ?? link?.previous ?? sealed;
-          if (start === null && link !== null && link.previous !== sealed)
+          if (!sealUnknown && start === null && link !== null && link.previous !== sealed)
             problem(
               'seal_broken',
               position,
@@ -166,7 +210,8 @@ export async function verifyChain(deps: {
             position,
             `the event at ${position} carries no link although the chain started before it`,
           );
-          hashHere = chainHash(expected, content);
+          // A withheld event without a link: nothing to follow on from but the hash it should have.
+          hashHere = hashAfter(expected, event) ?? expected;
           expected = hashHere;
         } else {
           if (link.previous !== expected)
@@ -175,7 +220,8 @@ export async function verifyChain(deps: {
               position,
               `the event at ${position} does not follow the event before it: events were removed, inserted or reordered before it`,
             );
-          hashHere = chainHash(link.previous, content);
+          // A withheld event without a digest is taken as written: nothing to recompute it from.
+          hashHere = hashAfter(link.previous, event) ?? link.hash;
           if (hashHere !== link.hash)
             problem(
               'content_changed',
@@ -199,8 +245,7 @@ export async function verifyChain(deps: {
             );
       }
     }
-    after = page.at(-1)!.position;
-    deps.onProgress?.({ events, position: after, head: logHead });
+    deps.onProgress?.({ events, position: page.at(-1)!.position, head: logHead });
     // Inside `weir serve` (GET /audit/verify) requests go on meanwhile.
     await yieldToEventLoop();
   }

@@ -62,8 +62,9 @@ export const CHAIN_SUBJECTS = 'chain.>';
 /** Every chain message of one network. */
 export const chainSubjects = (network: string) => `chain.${network}.>`;
 
+/** Hex hashes are case-insensitive and keyed lowercase; a base58 Solana signature is case-sensitive and kept. */
 export const transferId = (m: Pick<ChainTransferMessage, 'network' | 'transactionHash' | 'logIndex'>) =>
-  `${m.network}:${m.transactionHash.toLowerCase()}:${m.logIndex}`;
+  `${m.network}:${/^(0x)?[0-9a-fA-F]+$/.test(m.transactionHash) ? m.transactionHash.toLowerCase() : m.transactionHash}:${m.logIndex}`;
 
 export function chainMessageId(message: ChainMessage): string {
   switch (message.type) {

@@ -4,6 +4,7 @@ import type { Bus, Consumer } from '../bus/bus.ts';
 import { createInProcessBus } from '../bus/in-process-bus.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
+import { createPaymentIntents } from '../app/payment-intents.ts';
 import { createMatcher } from './matcher.ts';
 
 const waitUntil = async (condition: () => boolean, what: string): Promise<void> => {
@@ -46,9 +47,11 @@ test('the matcher is drained once it has handled every chain message published s
   let handled = 0;
   const matcher = createMatcher({
     bus,
-    readStore: createEmbeddedReadStore({}),
-    commands: {} as CommandHandler,
-    projections: {} as ProjectionRunner,
+    intents: createPaymentIntents({
+      readStore: createEmbeddedReadStore({}),
+      commands: {} as CommandHandler,
+      projections: {} as ProjectionRunner,
+    }),
     networks: ['sepolia'],
     log: () => {},
     onHandled: () => {

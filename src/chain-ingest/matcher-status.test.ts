@@ -11,6 +11,7 @@ import { createManualClock } from '../shared/clock.ts';
 import { chainPublisher, randomHash } from '../../test/support/chain-publisher.ts';
 import { faultyReadStore } from '../../test/support/faulty-read-store.ts';
 import { startNatsServer } from '../../test/support/nats-server.ts';
+import { createPaymentIntents } from '../app/payment-intents.ts';
 import { createMatcher, matcherDurableName, SHARED_MATCHER_DURABLE_NAME } from './matcher.ts';
 import { TEST_NETWORK } from './test-rail.ts';
 
@@ -35,7 +36,7 @@ const storeWithBrokenLookups = (broken: { on: boolean; network?: string }): Read
 
 const OTHER_NETWORK = { ...TEST_NETWORK, network: 'weir-testnet-b', chainId: 7358 };
 const SOMEWHERE = '0x00000000000000000000000000000000000000aa';
-const unused = { commands: {} as CommandHandler, projections: {} as ProjectionRunner, log: () => {} };
+const unused = { commands: {} as CommandHandler, projections: {} as ProjectionRunner };
 
 test('status() names the chain message that keeps failing (held since its first failure on the clock, with its deliveries) until it is handled', async (t) => {
   const bus = createInProcessBus({ redeliveryDelayMs: 5, maxRedeliveryDelayMs: 20 });
@@ -44,8 +45,8 @@ test('status() names the chain message that keeps failing (held since its first 
   const broken = { on: true };
   const matcher = createMatcher({
     bus,
-    readStore: storeWithBrokenLookups(broken),
-    ...unused,
+    intents: createPaymentIntents({ readStore: storeWithBrokenLookups(broken), ...unused }),
+    log: () => {},
     clock,
     networks: [TEST_NETWORK.network],
   });
@@ -88,8 +89,8 @@ test('a message that keeps failing holds up the later messages of its own networ
   const broken = { on: true, network: TEST_NETWORK.network };
   const matcher = createMatcher({
     bus,
-    readStore: storeWithBrokenLookups(broken),
-    ...unused,
+    intents: createPaymentIntents({ readStore: storeWithBrokenLookups(broken), ...unused }),
+    log: () => {},
     networks: [OTHER_NETWORK.network, TEST_NETWORK.network],
   });
   await matcher.start();
@@ -146,8 +147,8 @@ async function takeOverAndRestart(t: ExecutionContext, bus: Bus): Promise<void> 
   const startMatcher = async () => {
     const started = createMatcher({
       bus,
-      readStore: createEmbeddedReadStore({}),
-      ...unused,
+      intents: createPaymentIntents({ readStore: createEmbeddedReadStore({}), ...unused }),
+      log: () => {},
       networks: [TEST_NETWORK.network, OTHER_NETWORK.network],
     });
     await started.start();

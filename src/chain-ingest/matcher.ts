@@ -1,18 +1,5 @@
-import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
-import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
 import type { SessionAddress } from '../../machines/checkout-session.types.ts';
-import type { CommandHandler } from '../actors/command-handler.ts';
 import type { Bus, BusMessage, Consumer } from '../bus/bus.ts';
-import type { Environment } from '../event-store/event-store.ts';
-import { depositAddressKey } from '../projections/checkout-sessions.projection.ts';
-import {
-  COLLECTIONS,
-  type ChainPaymentDoc,
-  type CheckoutSessionDoc,
-  type DepositAddressDoc,
-} from '../projections/collections.ts';
-import type { ProjectionRunner } from '../projections/projection-runner.ts';
-import type { ReadStore } from '../read-store/read-store.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { fromChainUnits } from '../shared/money.ts';
 import { noMetrics, type Metrics } from '../shared/metrics.ts';
@@ -26,16 +13,23 @@ import {
   type ChainReorgMessage,
   type ChainTransferMessage,
 } from './chain-messages.ts';
+import type { PaymentIntents } from './payment-intents.ts';
+
+/** What a transfer names its session by: the Solana Pay reference where the rail uses one, else the address paid. */
+export const paymentTargetOf = (transfer: Pick<ChainTransferMessage, 'to'> & { reference?: string | null }): string =>
+  transfer.reference ?? transfer.to;
 
 /** The session's address that accepts this transfer (its network, deposit address and asset); undefined when the session does not take that asset there. */
 export function acceptedAddress(
-  session: CheckoutSessionDoc,
-  transfer: Pick<ChainTransferMessage, 'network' | 'to' | 'asset'>,
+  session: { addresses: readonly SessionAddress[] },
+  transfer: Pick<ChainTransferMessage, 'network' | 'to' | 'asset'> & { reference?: string | null },
 ): SessionAddress | undefined {
+  // A rail that identifies payments by reference (Solana Pay) names the session by it, not by `to`.
+  const target = paymentTargetOf(transfer);
   return session.addresses.find(
     (a) =>
       a.network === transfer.network &&
-      a.paymentAddress.toLowerCase() === transfer.to.toLowerCase() &&
+      a.paymentAddress.toLowerCase() === target.toLowerCase() &&
       a.asset.address.toLowerCase() === transfer.asset.address.toLowerCase(),
   );
 }
@@ -96,9 +90,8 @@ export const SHARED_MATCHER_DURABLE_NAME = 'weir-matcher';
  */
 export function createMatcher(deps: {
   bus: Bus;
-  readStore: ReadStore;
-  commands: CommandHandler;
-  projections: ProjectionRunner;
+  /** Sessions by deposit address, pending transfers, and the commands that credit them. */
+  intents: PaymentIntents;
   log?: (line: string) => void;
   /** The networks whose `chain.<network>.*` messages to handle: those the rails offer. */
   networks: readonly string[];
@@ -108,13 +101,10 @@ export function createMatcher(deps: {
   onHandled?: () => void;
   metrics?: Metrics;
 }): Matcher {
-  const { bus, readStore, commands, projections } = deps;
+  const { bus, intents } = deps;
   const networks = [...new Set(deps.networks)].sort();
   const log = deps.log ?? ((line: string) => console.warn(`[matcher] ${line}`));
   const clock = deps.clock ?? createSystemClock();
-  const depositAddresses = readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
-  const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
-  const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   /** Each network's consumer, while started. */
   let consumers: Map<string, Consumer> | null = null;
   /** Messages acknowledged so far; per network, the count when the bus last answered "not drained". */
@@ -145,76 +135,51 @@ export function createMatcher(deps: {
     () => [{ labels: {}, value: acknowledged }],
   );
 
-  async function send(
-    target: { checkoutSessionId: string; organizationId: string; environment: string },
-    command: CheckoutSessionCommand,
-    causationId: string,
-  ) {
-    const result = await commands.handle(checkoutSessionAggregate, target.checkoutSessionId, command, {
-      organizationId: target.organizationId,
-      environment: target.environment as Environment,
-      actor: 'system:matcher',
-      causationId,
-    });
-    // Later messages (finality, reorgs) look transfers up in the read models: wait until they include this one.
-    if (result.position !== null) await projections.waitFor(result.position, 30_000);
-  }
-
   async function onTransfer(message: ChainTransferMessage, messageId: string): Promise<void> {
-    const target = await depositAddresses.get(depositAddressKey(message.network, message.to));
+    const target = await intents.targetAt(message.network, paymentTargetOf(message));
     if (!target) return;
-    const session = await sessions.get(target.checkoutSessionId);
-    const offered = session ? acceptedAddress(session, message) : undefined;
-    if (!session || !offered) {
+    const addresses = await intents.sessionAddresses(target.checkoutSessionId);
+    const offered = addresses ? acceptedAddress({ addresses }, message) : undefined;
+    if (!offered) {
       log(
         `transfer ${transferId(message)} of ${message.asset.symbol} to ${message.to} is not an asset this session accepts; not credited`,
       );
       return;
     }
     const { amount } = fromChainUnits(BigInt(message.amount), offered.asset.decimals);
-    await send(
+    await intents.recordTransfer(
       target,
       {
-        type: 'RecordTransfer',
-        payment: {
-          transferId: transferId(message),
-          network: message.network,
-          chainId: message.chainId,
-          transactionHash: message.transactionHash,
-          logIndex: message.logIndex,
-          blockNumber: message.blockNumber,
-          blockHash: message.blockHash,
-          fromAddress: message.from,
-          toAddress: message.to,
-          asset: offered.asset,
-          amountRaw: message.amount,
-          amount: amount.toString(),
-        },
+        transferId: transferId(message),
+        network: message.network,
+        chainId: message.chainId,
+        transactionHash: message.transactionHash,
+        logIndex: message.logIndex,
+        blockNumber: message.blockNumber,
+        blockHash: message.blockHash,
+        fromAddress: message.from,
+        toAddress: message.to,
+        asset: offered.asset,
+        amountRaw: message.amount,
+        amount: amount.toString(),
       },
       messageId,
     );
   }
 
   async function onReorg(message: ChainReorgMessage, messageId: string): Promise<void> {
-    const hashes = message.removedBlocks.map((b) => b.hash);
-    const affected = await payments.find({ network: message.network, blockHash: { $in: hashes }, status: 'pending' });
-    for (const payment of affected) {
-      await send(payment, { type: 'WithdrawTransfer', transferId: payment._id, reason: 'reorg' }, messageId);
-    }
+    const affected = await intents.pendingInBlocks(
+      message.network,
+      message.removedBlocks.map((b) => b.hash),
+    );
+    for (const payment of affected) await intents.withdrawTransfer(payment, payment.transferId, 'reorg', messageId);
   }
 
   async function onFinal(message: ChainFinalMessage, messageId: string): Promise<void> {
-    const inBlock = await payments.find({
-      network: message.network,
-      blockNumber: message.blockNumber,
-      status: 'pending',
-    });
-    for (const payment of inBlock) {
+    for (const payment of await intents.pendingAtHeight(message.network, message.blockNumber)) {
       const sameBlock = payment.blockHash.toLowerCase() === message.blockHash.toLowerCase();
-      const command: CheckoutSessionCommand = sameBlock
-        ? { type: 'ConfirmTransfer', transferId: payment._id }
-        : { type: 'WithdrawTransfer', transferId: payment._id, reason: 'not in the final block' };
-      await send(payment, command, messageId);
+      if (sameBlock) await intents.confirmTransfer(payment, payment.transferId, messageId);
+      else await intents.withdrawTransfer(payment, payment.transferId, 'not in the final block', messageId);
     }
   }
 

@@ -1,6 +1,14 @@
 import type { AssetRef } from '../../machines/checkout-session.types.ts';
+import type { Bus } from '../bus/bus.ts';
 import type { Environment } from '../event-store/event-store.ts';
+import type { SweepExecutor } from '../sweeper/sweeper.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { Metrics } from '../shared/metrics.ts';
 import { isExactInDecimals } from '../shared/money.ts';
+import type { ChainTransferMessage } from './chain-messages.ts';
+import type { CheckpointStore } from './evm/follower/checkpoint.ts';
+import type { RecoveryReads, SessionRecord } from './payment-intents.ts';
+import type { WatchedAddresses } from './watched-addresses.ts';
 
 /** A network a rail can take payments on. */
 export type RailNetwork = {
@@ -17,10 +25,113 @@ export type RailNetwork = {
   assets: AssetRef[];
 };
 
+/** What a rail's follower shows of itself (health, metrics, the chain-read gate, the status page). */
+export type RailFollowerStatus = {
+  network: string;
+  /** The newest head (slot, block) heard of; null before the first. */
+  head: bigint | null;
+  /** The last height whose transfers are all published; null before the first. */
+  processed: bigint | null;
+  /** Heights with published transfers whose `final` is still owed. */
+  pendingFinal: number;
+  /** When (on the follower's clock) it read the newest head it has since processed through; null before. */
+  caughtUpAt: number | null;
+  /** The RPC endpoint requests go to first. */
+  endpoint: string;
+  headSource: 'websocket' | 'polling';
+  lastError: string | null;
+  running: boolean;
+};
+
 /**
- * A payment rail: which networks it offers, which merchant wallets it can pay out to, and where a
- * session's payer sends money. The address is derived from (network, merchant wallet, session)
- * alone, so it is known at creation.
+ * One network's follower: turns chain data into `transfer | reorg | final` messages on the bus
+ * (`chain.<network>.*`, see chain-messages.ts), resuming from its own checkpoint.
+ */
+export type RailFollower = {
+  start(): Promise<void>;
+  /** Resolves once the follower has a starting point that survives a crash (or on stop()). */
+  ready(): Promise<void>;
+  stop(): Promise<void>;
+  status(): RailFollowerStatus;
+  /** How many heights make a transfer final on this network (the hosted page shows progress against it). */
+  readonly confirmations: number;
+  /** Takes transfers a recovery found as its own (their `final` owed, their withdrawal on a reorg). */
+  adoptTransfers?(transfers: readonly ChainTransferMessage[]): Promise<void>;
+};
+
+/** What the app hands a rail to build its followers. */
+export type RailFollowerContext = {
+  bus: Bus;
+  watched: WatchedAddresses;
+  clock: Clock;
+  /** Weir's data directory: the rail keeps its followers' checkpoints under it. */
+  dataDir: string;
+  metrics: Metrics;
+  /** Called when a follower's `caughtUpAt` moves on. */
+  onCaughtUp(): void;
+  /** How often to poll for heads without a WebSocket, when the app overrides the rail's choice (tests). */
+  pollIntervalMs?: number;
+  /** Only this network's follower (the app runs each network's follower where it holds that network's lease). */
+  network?: string;
+  /** Where followers that keep a checkpoint keep it, given the rail's own store (the app shares it between instances). */
+  checkpoints?(own: CheckpointStore): CheckpointStore;
+  log(line: string): void;
+};
+
+export type RecoveryOutcome =
+  | 'complete'
+  | 'partial'
+  | 'in_process'
+  | 'late_payment'
+  | 'wrong_token_or_network'
+  | 'wrong_claim';
+
+/** What recovering a transaction found (the spec's recovery outcomes; see evm/recover-transaction.ts). */
+export type Recovery =
+  | {
+      outcome: 'complete' | 'partial' | 'in_process' | 'late_payment' | 'wrong_token_or_network';
+      message: string;
+      session: SessionRecord;
+    }
+  | { outcome: 'wrong_claim'; message: string };
+
+export type RecoveryRequest = {
+  organizationId: string;
+  environment: Environment;
+  chainId: number;
+  /** The transaction's id on its chain (hash, signature). */
+  transactionHash: string;
+  /** Only this session's deposit addresses count (and only its transfers are credited). */
+  checkoutSessionId?: string;
+};
+
+export type TransactionRecovery = { recover(request: RecoveryRequest): Promise<Recovery> };
+
+/** What the app hands a rail to build its recovery. */
+export type RailRecoveryContext = {
+  bus: Bus;
+  reads: RecoveryReads;
+  clock: Pick<Clock, 'now'>;
+  /** The running followers by network (all rails'); a rail hands its own transfers to its own. */
+  followers: ReadonlyMap<string, RailFollower>;
+  log(line: string): void;
+};
+
+/**
+ * A payment rail: one chain family behind one interface. The matcher, the hosted page, the
+ * sweeper, recovery and the registry only ever talk to rails, so a new family is its own folder
+ * (`src/chain-ingest/<family>/`) plus one line in start-weir's `rails`.
+ *
+ * - `networks`: the networks and assets it offers per environment (the registry, /chains, the hosted page).
+ * - `depositAddress`: where a session's payer pays (an address or, for Solana Pay, the merchant's
+ *   wallet with a reference), derived from (network, merchant wallet, session) alone.
+ * - `unpayableAddress`: which merchant wallets it refuses, and why.
+ * - `followers`: one follower per network publishing `transfer | reorg | final` on the bus; the
+ *   matcher consumes those and knows nothing of the family.
+ * - `sweepExecutors`: where there is anything to sweep (none when funds go straight to the merchant).
+ * - `recovery`: recovery by transaction id on its networks.
+ * The last three are optional: a rail without them (the test rail) offers networks whose messages
+ * come from elsewhere.
  */
 export type Rail = {
   name: string;
@@ -37,6 +148,10 @@ export type Rail = {
     checkoutSessionId: string;
     merchantAddress: string;
   }): string;
+  followers?(context: RailFollowerContext): RailFollower[];
+  /** Sweep executors by network name. */
+  sweepExecutors?(): ReadonlyMap<string, SweepExecutor>;
+  recovery?(context: RailRecoveryContext): TransactionRecovery;
 };
 
 /** The networks a rail offers in either environment, test first. */
@@ -67,6 +182,29 @@ export function assetsPayingExactly(
     }
   }
   return { payable, unpayable };
+}
+
+/**
+ * Recovery over every rail that offers it: a request goes to the rail offering its chain id in the
+ * request's environment; undefined when no rail offers a network to recover on.
+ */
+export function combinedRecovery(
+  rails: readonly Rail[],
+  context: RailRecoveryContext,
+): TransactionRecovery | undefined {
+  const recoveries = rails.flatMap((rail) =>
+    rail.recovery && everyNetwork(rail).length > 0 ? [{ rail, recovery: rail.recovery(context) }] : [],
+  );
+  if (recoveries.length === 0) return undefined;
+  return {
+    recover(request) {
+      const found = recoveries.find(({ rail }) =>
+        rail.networks(request.environment).some((network) => network.chainId === request.chainId),
+      );
+      // A chain id no rail offers: the first rail's recovery answers it (a 400 naming the chain id).
+      return (found ?? recoveries[0]!).recovery.recover(request);
+    },
+  };
 }
 
 /** Several rails seen as one. */

@@ -1,8 +1,3 @@
-import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
-import type { Projection } from '../projections/projection.ts';
-import { COLLECTIONS, type DepositAddressDoc } from '../projections/collections.ts';
-import type { ReadStore } from '../read-store/read-store.ts';
-
 /** The deposit addresses chain followers watch, per network, in memory (lowercase hex). */
 export type WatchedAddresses = {
   has(network: string, address: string): boolean;
@@ -22,29 +17,6 @@ export function createWatchedAddresses(): WatchedAddresses {
         byNetwork.set(network, set);
       }
       set.add(address.toLowerCase());
-    },
-  };
-}
-
-/**
- * Keeps a WatchedAddresses set current: every session's addresses are watched from the moment
- * its creation is in the log. Load existing ones from the read store first (a durable read store
- * resumes from a checkpoint, so older sessions never pass through `apply` again).
- */
-export function watchedAddressesProjection(
-  watched: WatchedAddresses,
-): Projection & { load(store: ReadStore): Promise<void> } {
-  return {
-    name: 'watched_addresses',
-    collections: [],
-    async apply(event) {
-      if (event.type !== 'CheckoutSessionCreated') return;
-      const typed = event as unknown as CheckoutSessionEvent & { type: 'CheckoutSessionCreated' };
-      for (const address of typed.data.session.addresses) watched.add(address.network, address.paymentAddress);
-    },
-    async load(store) {
-      for (const doc of await store.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses).find({}))
-        watched.add(doc.network, doc.address);
     },
   };
 }

@@ -1,8 +1,14 @@
-import { readFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { SingleBar } from 'cli-progress';
 import { ConfigError, type WeirConfig } from '../app/config.ts';
+import { auditBundleLines, type BundleCounts } from '../audit/audit-bundle.ts';
 import type { AuditProgress, AuditReport } from '../audit/audit-verify.ts';
+import { bundleSummaryOf, verifyBundle } from '../audit/verify-bundle.ts';
+import type { EventStore } from '../event-store/event-store.ts';
 import { publishedCheckpointOf, type LoggedCheckpoint } from '../audit/checkpoints.ts';
 import { OPERATOR_KEY_FILE, operatorPublicKey } from '../audit/operator-key.ts';
 
@@ -118,4 +124,61 @@ export function summaryOf(report: AuditReport): string {
     `${report.holds ? 'OK: everything checked holds' : 'FAILED'} (${(report.ms / 1000).toFixed(1)} s)`,
   ];
   return lines.filter((line) => line !== null).join('\n');
+}
+
+/** `weir audit export --org ID [--environment test|live] [--out FILE]`: the organization's bundle, to FILE or stdout. */
+export async function exportBundle(deps: {
+  eventStore: EventStore;
+  argv: string[];
+  publicKeys: string[];
+  option: (name: string) => string | undefined;
+}): Promise<void> {
+  const organizationId = deps.option('--org');
+  if (!organizationId) throw new ConfigError('weir audit export: --org ID is required');
+  const environment = deps.option('--environment') ?? null;
+  if (environment !== null && environment !== 'test' && environment !== 'live')
+    throw new ConfigError(`--environment must be test or live, got ${environment}`);
+  const out = deps.option('--out');
+  const totals: BundleCounts = { own: 0, checkpoints: 0, withheld: 0 };
+  const lines = auditBundleLines({
+    eventStore: deps.eventStore,
+    scope: { organizationId, environment },
+    publicKeys: deps.publicKeys,
+    now: Date.now,
+    onWritten: (counts) => {
+      totals.own += counts.own;
+      totals.checkpoints += counts.checkpoints;
+      totals.withheld += counts.withheld;
+    },
+  });
+  await pipeline(Readable.from(lines), out ? createWriteStream(resolve(out)) : process.stdout);
+  if (totals.own === 0) {
+    // Every organization's log starts with its creation: none means a wrong id (or environment).
+    if (out) await rm(resolve(out), { force: true });
+    throw new ConfigError(
+      `weir audit export: the log holds no event of ${organizationId}${environment ? ` in ${environment}` : ''}: check --org`,
+    );
+  }
+  console.error(
+    `weir audit export: ${totals.own} events of ${organizationId} and ${totals.checkpoints} checkpoints in full, ${totals.withheld} other events as links only${out ? `, in ${resolve(out)}` : ''}`,
+  );
+  if (deps.publicKeys.length === 0)
+    console.error('weir audit export: no operator key (none given, none in the data dir): the bundle names no key');
+}
+
+/** `weir audit verify --bundle FILE`: offline, from the file alone (and any --public-key / --checkpoint). */
+export async function verifyBundleFile(argv: string[], file: string): Promise<void> {
+  const text = await readFile(resolve(file), 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new ConfigError(`--bundle: cannot read ${resolve(file)} (${error.code ?? 'unreadable'})`);
+  });
+  const trustedKeys = options(argv, '--public-key');
+  const published = (await Promise.all(options(argv, '--checkpoint').map(readPublishedCheckpoints))).flat();
+  if (trustedKeys.length === 0)
+    console.error(
+      "weir audit verify: no --public-key: checkpoints are checked against the key the bundle names, which says nothing of who signed it; pass the operator's published key",
+    );
+  const report = await verifyBundle({ text, trustedKeys, published });
+  console.error(bundleSummaryOf(report));
+  if (argv.includes('--json')) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  process.exitCode = report.holds ? 0 : 1;
 }

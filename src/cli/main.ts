@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, SETTINGS, readConfig } from '../app/config.ts';
-import { DataDirInUseError, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
+import { DataDirInUseError, lockDataDir, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
 import { checkHealth } from './check-health.ts';
 
 // Each command loads what it needs when it runs, so a small one (`weir health`, run by a
@@ -22,9 +23,15 @@ Commands:
   audit verify [--public-key KEY]... [--checkpoint FILE]... [--json]
                              walk the whole log: recompute its hash chain, check every signed checkpoint (those in
                              the log and those published in FILE), rebuild every read model and compare it with the
-                             live one (MongoDB; the embedded store lives inside weir serve: GET /api/v1/audit/verify);
+                             live one (MongoDB, or read-models.sqlite3 in the data dir);
                              a summary on stderr (--json: the report on stdout); exit 0 only when everything holds
   audit checkpoint [--write] print the latest signed checkpoint of the log's hash chain (--write: sign the head now)
+  audit export --org ID [--environment test|live] [--out FILE]
+                             the organization's self-verifying bundle (NDJSON, to FILE or stdout): its events in
+                             full with their chain links, other tenants' events as links only, the checkpoints
+  audit verify --bundle FILE [--public-key KEY]... [--checkpoint FILE]... [--json]
+                             check a bundle offline: its events' hashes, the links, the checkpoints; exit 0 only
+                             when it holds
   machines export [--out DIR] write every statechart as JSON for the Stately editor (default ./machines-json)
   inspect RECORD_ID [--inspect PORT|URL] [--step-ms N]
                              replay one session's, invoice's or subscription's events through its statechart in
@@ -32,8 +39,10 @@ Commands:
                              (default: the inspector's bridge page on port 8090)
   health [--url URL]         ask a running Weir's /health (default http://HOST:PORT); prints it; exit 0 while ok
                              or degraded, 1 while failing or not answering
-  devnet [--port N] [--out FILE] a separate local EVM chain (anvil, chain id 31337, 127.0.0.1) with test USDC/USDT/DAI
-                             and the forwarder factory, for serve --devnet FILE; prints its JSON (and writes FILE);
+  devnet [--port N] [--out FILE] [--solana-port N]
+                             a separate local EVM chain (anvil, chain id 31337, 127.0.0.1) with test USDC/USDT/DAI
+                             and the forwarder factory, for serve --devnet FILE, and a local Solana (127.0.0.1:8899,
+                             chain id 1399811148, WEIR_RPC_1399811148) with test USDC/USDT; prints its JSON (and writes FILE);
                              runs until stopped (serve runs its own local chain unless --local-chain off)
 
 Options (each also an environment variable):
@@ -162,7 +171,12 @@ async function replay(argv: string[]): Promise<void> {
   const { ALL_PROJECTIONS } = await import('../projections/all-projections.ts');
   const { createProjectionRunner } = await import('../projections/projection-runner.ts');
   const { SingleBar } = await import('cli-progress');
-  const { eventStore, readStore } = await openStores(config);
+  // The embedded read models are the data dir's: not rebuilt under a running weir serve.
+  const release = config.mongoDbUrl ? null : await lockDataDir(config.dataDir, (line) => console.error(line));
+  const { eventStore, readStore } = await openStores(config).catch(async (error: unknown) => {
+    await release?.();
+    throw error;
+  });
   const runner = createProjectionRunner({ eventStore, readStore, projections: ALL_PROJECTIONS });
   const bar = new SingleBar({
     format: 'replay [{bar}] {percentage}% | {events} events | {eta_formatted} left',
@@ -187,12 +201,13 @@ async function replay(argv: string[]): Promise<void> {
         events: result.events,
         seconds: +(result.ms / 1000).toFixed(3),
         eventsPerSecond: perSecond,
-        readStore: config.mongoDbUrl ? 'MongoDB' : 'embedded (in memory; weir serve rebuilds it at start)',
+        readStore: config.mongoDbUrl ? 'MongoDB' : 'embedded (read-models.sqlite3 in the data dir)',
       }),
     );
   } finally {
     await readStore.close();
     await eventStore.close();
+    await release?.();
   }
 }
 
@@ -233,12 +248,18 @@ async function inspect(argv: string[]): Promise<void> {
 }
 
 async function auditVerify(argv: string[]): Promise<void> {
+  const bundle = option(argv, '--bundle');
+  if (bundle !== undefined) {
+    const { verifyBundleFile } = await import('./audit.ts');
+    return verifyBundleFile(argv, bundle);
+  }
   const config = readConfig(argv, process.env);
   privateFiles();
   if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
   const { openEventStore } = await import('../event-store/open-event-store.ts');
   const { openReadStore } = await import('../read-store/open-read-store.ts');
-  const { INDEXED_FIELDS } = await import('../projections/all-projections.ts');
+  const { INDEXED_FIELDS, ORDERED_FIELDS } = await import('../projections/all-projections.ts');
+  const { SQLITE_READ_STORE_FILE } = await import('../read-store/sqlite-read-store.ts');
   const { PROJECTIONS_CHECKPOINT } = await import('../projections/projection-runner.ts');
   const { verifyAudit } = await import('../audit/audit-verify.ts');
   const audit = await import('./audit.ts');
@@ -255,9 +276,22 @@ async function auditVerify(argv: string[]): Promise<void> {
     dataDir: config.dataDir,
     file: config.eventStoreFile,
   });
-  const readStore = config.mongoDbUrl
-    ? await openReadStore({ mongoDbUrl: config.mongoDbUrl, indexedFields: INDEXED_FIELDS })
-    : null;
+  // The embedded read models are the data dir's file (a running weir serve keeps writing it; SQLite lets both in).
+  const embeddedFile = join(config.dataDir, SQLITE_READ_STORE_FILE);
+  let readStore =
+    config.mongoDbUrl || existsSync(embeddedFile)
+      ? await openReadStore({
+          mongoDbUrl: config.mongoDbUrl,
+          indexedFields: INDEXED_FIELDS,
+          orderedFields: ORDERED_FIELDS,
+          dataDir: config.dataDir,
+        })
+      : null;
+  // A file no projection has written yet (a command opened it) has nothing to compare.
+  if (readStore && !config.mongoDbUrl && (await readStore.getCheckpoint(PROJECTIONS_CHECKPOINT)) === null) {
+    await readStore.close();
+    readStore = null;
+  }
   const progress = audit.verifyProgress();
   try {
     const report = await verifyAudit({
@@ -267,8 +301,7 @@ async function auditVerify(argv: string[]): Promise<void> {
       live: readStore
         ? { readStore, position: () => readStore.getCheckpoint(PROJECTIONS_CHECKPOINT) }
         : {
-            absent:
-              'the embedded read store lives inside weir serve, rebuilt from the log at its start: ask the running server, GET /api/v1/audit/verify',
+            absent: `no read models in ${embeddedFile} yet: weir serve (or weir replay) writes them`,
           },
       onProgress: (step) => progress.update(step),
     });
@@ -315,6 +348,26 @@ async function auditCheckpoint(argv: string[]): Promise<void> {
   }
 }
 
+async function auditExport(argv: string[]): Promise<void> {
+  const config = readConfig(argv, process.env);
+  privateFiles();
+  if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
+  const { openEventStore } = await import('../event-store/open-event-store.ts');
+  const { OPERATOR_KEY_FILE, operatorPublicKey } = await import('../audit/operator-key.ts');
+  const { exportBundle } = await import('./audit.ts');
+  const own = operatorPublicKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });
+  const eventStore = await openEventStore({
+    kurrentDbUrl: config.kurrentDbUrl,
+    dataDir: config.dataDir,
+    file: config.eventStoreFile,
+  });
+  try {
+    await exportBundle({ eventStore, argv, publicKeys: own ? [own] : [], option: (name) => option(argv, name) });
+  } finally {
+    await eventStore.close();
+  }
+}
+
 async function devnet(argv: string[]): Promise<void> {
   const portText = option(argv, '--port') ?? '8545';
   const port = Number(portText);
@@ -323,14 +376,30 @@ async function devnet(argv: string[]): Promise<void> {
   const out = option(argv, '--out');
   const { startDevnet } = await import('../chain-ingest/evm/devnet/start-devnet.ts');
   const { writeDevnetInfo } = await import('../chain-ingest/evm/devnet/devnet-info.ts');
+  const { startLocalSolanaCluster } = await import('../chain-ingest/solana/devnet/local-cluster.ts');
+  const { defaultSolanaRpcPort } = await import('../chain-ingest/solana/devnet/rpc-server.ts');
+  const solanaPortText = option(argv, '--solana-port') ?? String(defaultSolanaRpcPort);
+  const solanaPort = Number(solanaPortText);
+  if (!Number.isInteger(solanaPort) || solanaPort < 0 || solanaPort > 65535)
+    throw new ConfigError(`--solana-port must be a port number, got ${solanaPortText}`);
   const net = await startDevnet({ port, node: 'anvil' });
+  // The local Solana beside it (litesvm behind JSON-RPC): Weir offers it with WEIR_RPC_1399811148=<its rpcUrl>.
+  // The default port taken (another cluster, a test validator): a free one, as anvil does for 8545.
+  const solana = await startLocalSolanaCluster({ port: solanaPort }).catch((error: unknown) => {
+    if (option(argv, '--solana-port') === undefined && (error as { code?: string }).code === 'EADDRINUSE')
+      return startLocalSolanaCluster({ port: 0 });
+    throw error;
+  });
   if (out) await writeDevnetInfo(resolve(out), net.info);
   process.stdout.write(`${JSON.stringify(net.info, null, 2)}\n`);
   console.error(
     `[weir] devnet running on ${net.info.rpcUrl}${out ? `; details in ${resolve(out)}` : ''}; Ctrl-C to stop`,
   );
+  console.error(
+    `[weir] local Solana running on ${solana.rpcUrl} (give Weir WEIR_RPC_1399811148=${solana.rpcUrl}): test USDC ${solana.info.mints.usdc}, test USDT ${solana.info.mints.usdt}, faucet ${solana.info.faucet} (requestAirdrop; weir_mintTo(owner, "usdc"|"usdt", amount))`,
+  );
   const stop = () => {
-    net.stop().then(
+    Promise.all([net.stop(), solana.stop()]).then(
       () => process.exit(0),
       () => process.exit(1),
     );
@@ -360,6 +429,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'replay') return replay(argv.slice(1));
   if (command === 'audit' && sub === 'verify') return auditVerify(rest);
   if (command === 'audit' && sub === 'checkpoint') return auditCheckpoint(rest);
+  if (command === 'audit' && sub === 'export') return auditExport(rest);
   if (command === 'devnet') return devnet(argv.slice(1));
   if (command === 'health') return health(argv.slice(1));
   if (command === 'inspect') return inspect(argv.slice(1));

@@ -3,10 +3,12 @@ import test from 'ava';
 import {
   GENESIS_HASH,
   chainHash,
+  contentDigest,
   contentOf,
   foldChain,
   isChainHash,
   linkAfter,
+  linkHash,
   newContentOf,
   type ChainContent,
 } from './event-chain.ts';
@@ -21,16 +23,18 @@ const content: ChainContent = {
   metadata: '{"organizationId":"org_1"}',
 };
 
-test('the hash is SHA-256 over the previous hash, a JSON header and the data and metadata text, newline-separated', (t) => {
-  const expected = createHash('sha256')
-    .update(
-      `${GENESIS_HASH}\n["0b5c6f1e-8d2a-4c1b-9e3f-2a7d5c8b1e4f","invoice-1",0,"InvoiceCreated"]\n{"amount":"100"}\n{"organizationId":"org_1"}`,
-    )
-    .digest('hex');
+test("the hash is SHA-256 over the previous hash and the content's digest (SHA-256 of a JSON header, the data and the metadata text), newline-separated", (t) => {
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+  const digest = sha256(
+    '["0b5c6f1e-8d2a-4c1b-9e3f-2a7d5c8b1e4f","invoice-1",0,"InvoiceCreated"]\n{"amount":"100"}\n{"organizationId":"org_1"}',
+  );
+  t.is(contentDigest(content), digest);
+  const expected = sha256(`${GENESIS_HASH}\n${digest}`);
   t.is(chainHash(GENESIS_HASH, content), expected);
+  t.is(linkHash(GENESIS_HASH, digest), expected);
   t.true(isChainHash(expected));
   // Pinned, so a change of the encoding (which would break every stored chain) cannot pass unseen.
-  t.is(expected, '905a671b4e1e2533241cfac273153092a31ed62a502e4e0f5f30c8f6a8a712f0');
+  t.is(expected, '6f63091db7be9e8ef3c93ae06c67c05e2020dbd57b40982599829df375d29edb');
 });
 
 test('every part of the content and the previous hash changes the hash', (t) => {

@@ -3,9 +3,10 @@ import type { NewEvent, RecordedEvent } from './event-store.ts';
 
 /**
  * The hash chain over the global log: each event's `hash` is SHA-256 over the previous event's hash
- * and the event's own content, so an edit, a removal, an insertion or a reordering of events
- * anywhere changes every hash after it, and a signed checkpoint of one hash vouches for everything
- * before it.
+ * and the digest of the event's own content, so an edit, a removal, an insertion or a reordering of
+ * events anywhere changes every hash after it, and a signed checkpoint of one hash vouches for
+ * everything before it. The digest stands apart so a bundle can withhold another tenant's content
+ * and still let the verifier recompute that event's link from its digest.
  *
  * The content is what the writer knows before the append: id, stream, revision, type, data and
  * metadata. Not the position: KurrentDB assigns it at commit, after the hash is written; the order
@@ -29,15 +30,23 @@ export type ChainContent = {
 };
 
 /**
- * The hash of one event after `previous`. The parts are separated by newlines, which none of them
- * holds (the header and the data are JSON text, written without raw newlines), so no two contents
- * hash the same input.
+ * The SHA-256 of one event's content. The parts are separated by newlines, which none of them holds
+ * (the header and the data are JSON text, written without raw newlines), so no two contents hash the
+ * same input.
  */
-export function chainHash(previous: string, content: ChainContent): string {
+export function contentDigest(content: ChainContent): string {
   const header = JSON.stringify([content.id, content.streamId, content.revision, content.type]);
   // One string, one update: a third cheaper than an update per part (the append path pays it per event).
-  return createHash('sha256').update(`${previous}\n${header}\n${content.data}\n${content.metadata}`).digest('hex');
+  return createHash('sha256').update(`${header}\n${content.data}\n${content.metadata}`).digest('hex');
 }
+
+/** The hash of the event whose content has `digest`, after `previous`. */
+export const linkHash = (previous: string, digest: string): string =>
+  createHash('sha256').update(`${previous}\n${digest}`).digest('hex');
+
+/** The hash of one event after `previous`. */
+export const chainHash = (previous: string, content: ChainContent): string =>
+  linkHash(previous, contentDigest(content));
 
 /** The content of an event as read back from the log (its values written again as JSON text). */
 export const contentOf = (event: Omit<RecordedEvent, 'position'>): ChainContent => ({

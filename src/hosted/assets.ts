@@ -36,6 +36,7 @@ const FILES = {
   'checkout.js': { type: JS, file: 'checkout.js' },
   'payment-link.js': { type: JS, file: 'payment-link.js' },
   'wallet.js': { type: JS, file: 'wallet.js' },
+  'solana-wallet.js': { type: JS, file: 'solana-wallet.js' },
   'wallet.css': { type: CSS, file: 'wallet.css' },
   'invoice.css': { type: CSS, file: 'invoice.css' },
   'invoice.js': { type: JS, file: 'invoice.js' },
@@ -45,6 +46,7 @@ const FILES = {
   | 'checkout.js'
   | 'payment-link.js'
   | 'wallet.js'
+  | 'solana-wallet.js'
   | 'wallet.css'
   | 'invoice.css'
   | 'invoice.js'

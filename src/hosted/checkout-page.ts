@@ -7,6 +7,7 @@ import type { NetworkNames, PayerStatus } from './checkout-status.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
 import { assetIconUrl, networkIconUrl } from './icons.ts';
 import { renderWalletActions, type WalletContext } from './wallet-actions.ts';
+import { renderSolanaWalletActions } from './solana-wallet-actions.ts';
 
 export { successRedirect } from './checkout-status.ts';
 
@@ -114,6 +115,7 @@ function payPanel(
         </div>
       </div>
       ${renderWalletActions(session, wallet)}
+      ${renderSolanaWalletActions(session)}
     </section>
     ${
       session.cancelUrl

@@ -2,14 +2,16 @@ import type { CheckoutSession, SessionAddress } from '../../machines/checkout-se
 import { EVM_NETWORKS } from '../chain-ingest/evm/networks/all-networks.ts';
 import { DEVNET_CHAIN_ID } from '../chain-ingest/evm/networks/devnet.ts';
 import { formatAmount, toChainUnitsRoundedUp } from '../shared/money.ts';
+import { isSolanaAddress, payeeAddress, solanaPaymentUri } from './solana-pay.ts';
 
 /** Where the payer goes after completion: the success URL with the session id filled in. */
 export const successRedirect = (session: CheckoutSession): string =>
   session.successUrl.replace(/\{CHECKOUT_SESSION_ID\}/g, session.id);
 
-/** A payment URI wallets understand (EIP-681 on EVM chains). */
+/** A payment URI wallets understand (EIP-681 on EVM chains, a Solana Pay transfer request on Solana). */
 export function paymentUri(address: SessionAddress, amountDue: string): string {
   const { asset } = address;
+  if (isSolanaAddress(address)) return solanaPaymentUri(address, amountDue);
   if (asset.address === 'native') return `ethereum:${address.paymentAddress}@${asset.chainId}?value=${amountDue}`;
   return `ethereum:${asset.address}@${asset.chainId}/transfer?address=${address.paymentAddress}&uint256=${amountDue}`;
 }
@@ -126,7 +128,7 @@ export function payerStatus(
       /** The token contract, or `native` for the chain's coin. */
       assetAddress: address.asset.address,
       decimals: address.asset.decimals,
-      address: address.paymentAddress,
+      address: payeeAddress(address),
       amountDueRaw: dueRaw.toString(),
       amountDue: formatAmount(dueRaw, address.asset.decimals),
       paymentUri: paymentUri(address, dueRaw.toString()),

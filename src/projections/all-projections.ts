@@ -40,9 +40,10 @@ export const ALL_PROJECTIONS: Projection[] = [
  * Fields every read-model collection is indexed on: tenant filters (every list), `status`
  * (pending deliveries for the dispatcher, pending payments for the matcher, list filters) and
  * `subscriptionId` (a subscription's bills, looked up at each renewal), `paymentIntent.id` (a
- * session found by its payment intent, for the payment-intent routes). The embedded store keeps
- * in-memory equality indexes on them, each built by the first query that filters on it; MongoDB
- * gets a single-field index on each.
+ * session found by its payment intent, for the payment-intent routes), `pending` (the sweeper's
+ * deposits not swept yet, read at each of its turns). The in-memory store keeps equality indexes
+ * on them, each built by the first query that filters on it; the SQLite one a key column each;
+ * MongoDB a single-field index on each.
  */
 export const INDEXED_FIELDS = [
   'organizationId',
@@ -50,4 +51,12 @@ export const INDEXED_FIELDS = [
   'subscriptionId',
   'checkoutSessionId',
   'paymentIntent.id',
+  'pending',
 ] as const;
+
+/**
+ * Fields lists are sorted by (API lists by `createdAt`, the timer runner by `fireAt`, the webhook
+ * health by `nextAttemptAt`): the SQLite read store keeps each in an indexed column, so a page of
+ * a million documents reads its rows in order instead of reading them all.
+ */
+export const ORDERED_FIELDS = ['createdAt', 'fireAt', 'nextAttemptAt'] as const;

@@ -9,7 +9,9 @@ import {
 } from './collections.ts';
 import type { Projection } from './projection.ts';
 
-export const depositAddressKey = (network: string, address: string) => `${network}:${address.toLowerCase()}`;
+/** Hex (EVM) addresses are case-insensitive and keyed lowercase; base58 (Solana, Tron) ones are case-sensitive and kept. */
+export const depositAddressKey = (network: string, address: string) =>
+  `${network}:${/^0x/i.test(address) ? address.toLowerCase() : address}`;
 export const EXPIRY_TIMER = 'checkout_session.expire';
 
 /**

@@ -26,7 +26,7 @@ const RETRY_MAX_MS = 60_000;
 
 export type ProjectionRunner = {
   /**
-   * Catch up from the stored checkpoint (from zero on an embedded read store), then follow the log.
+   * Catch up from the stored checkpoint (from zero on the in-memory read store), then follow the log.
    * On a durable store whose documents were written by other versions of the projections (see
    * `Projection.version`), every read model is first dropped and rebuilt from the log.
    */

@@ -26,8 +26,9 @@ export type Projection = {
   /**
    * The version of the documents this projection writes; 1 when left out. Bump it when a change
    * makes documents it already wrote wrong for the new code (a new field, a new meaning): on a
-   * durable read store (MongoDB), whose documents outlive a restart, the runner then rebuilds every
-   * read model from the log at the next start. The embedded store is rebuilt at every start anyway.
+   * durable read store (the data dir's SQLite file, MongoDB), whose documents outlive a restart, the
+   * runner then rebuilds every read model from the log at the next start. The in-memory store
+   * (tests) is rebuilt at every start anyway.
    */
   version?: number;
   apply(event: RecordedEvent, store: ReadStore): Promise<void>;

@@ -1,7 +1,8 @@
 import { evolveWebhookEndpoint, type WebhookEndpointEvent } from '../actors/webhook-endpoint.ts';
 import { deterministicId } from '../shared/ids.ts';
 import type { WebhookDeliveryEvent } from '../../machines/webhook-delivery.machine.ts';
-import { subscribes } from '../webhooks/webhook-event-types.ts';
+import { CHECKPOINT_STREAM } from '../audit/checkpoints.ts';
+import { AUDIT_CHECKPOINT_EVENT_TYPE, subscribes } from '../webhooks/webhook-event-types.ts';
 import { publicEventKindsOf, publicEventOf, testEventOf, type PublicEventRef } from '../webhooks/webhook-events.ts';
 import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from './collections.ts';
 import type { Projection } from './projection.ts';
@@ -69,8 +70,9 @@ async function schedule(
     await deliveries.put({
       _id: id,
       id,
-      organizationId: source.metadata.organizationId,
-      environment: source.metadata.environment,
+      // The endpoint's tenant: a checkpoint (no tenant's) goes to several.
+      organizationId: endpoint.organizationId,
+      environment: endpoint.environment,
       endpointId: endpoint.id,
       eventId: publicEvent.id,
       eventType: publicEvent.type,
@@ -162,12 +164,11 @@ export const webhooksProjection: Projection = {
     }
     const kinds = publicEventKindsOf(event);
     if (kinds.length === 0) return;
-    const candidates = await tenantEndpoints(
-      store,
-      endpoints,
-      event.metadata.organizationId,
-      event.metadata.environment,
-    );
+    // A checkpoint is no tenant's: every endpoint that names it, whatever its organization.
+    const candidates =
+      event.streamId === CHECKPOINT_STREAM
+        ? await endpoints.find({ deleted: false, 'enabledEvents.events': AUDIT_CHECKPOINT_EVENT_TYPE })
+        : await tenantEndpoints(store, endpoints, event.metadata.organizationId, event.metadata.environment);
     for (const kind of kinds) {
       // Ids are hashed only for events some endpoint will receive.
       const receivers = candidates.filter((e) => !e.isDisabled && subscribes(e.enabledEvents.events, kind.type));

@@ -1,3 +1,4 @@
+import type { PayTransactionBuilder } from '../chain-ingest/solana/pay-transaction.ts';
 import type Koa from 'koa';
 import type { RouterContext } from '@koa/router';
 import type { ApiKeyScope } from '../actors/api-key.ts';
@@ -24,6 +25,8 @@ export type ApiDeps = {
   secretBox: SecretBox;
   /** Base URL of this server as payers reach it (hosted pages). */
   publicUrl: string;
+  /** Builds the Solana Pay transfer a payer's Solana wallet signs on the hosted page; absent: no Solana network. */
+  solanaPay?: PayTransactionBuilder;
   /** Payment recovery by transaction hash; absent when this Weir follows no EVM network. */
   transactionRecovery?: TransactionRecovery;
   /** Which environments' webhook endpoints may point at internal addresses; unset: test only. */

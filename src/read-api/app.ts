@@ -33,6 +33,7 @@ import { chainRoutes } from './routes/chains.ts';
 import { checkoutSessionRoutes } from './routes/checkout-sessions.ts';
 import { hostedCheckoutRoutes } from './routes/hosted-checkout.ts';
 import { hostedTestWalletRoutes } from './routes/hosted-test-wallet.ts';
+import { hostedSolanaWalletRoutes } from './routes/hosted-solana-wallet.ts';
 import { organizationRoutes } from './routes/organization.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { paymentIntentRoutes } from './routes/payment-intents.ts';
@@ -103,7 +104,7 @@ export function httpRouters(deps: HttpDeps) {
       faucetRoutes({ devnet: deps.devnet ?? null }),
     ],
     /** The hosted checkout page, and its test wallet (test sessions on the local devnet only). */
-    checkout: [hostedCheckoutRoutes(deps), hostedTestWalletRoutes(deps)],
+    checkout: [hostedCheckoutRoutes(deps), hostedTestWalletRoutes(deps), hostedSolanaWalletRoutes(deps)],
     invoices: hostedInvoiceRoutes(deps),
     pay: hostedPaymentLinkRoutes(deps),
     assets: hostedAssetRoutes(),

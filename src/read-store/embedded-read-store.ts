@@ -3,8 +3,14 @@ import { createEqualityIndex, type EqualityIndex } from './equality-index.ts';
 import { compileMatcher } from './native-match.ts';
 import { sortNatively } from './native-sort.ts';
 import type { Collection, Filter, FindOptions, ReadDocument, ReadStore } from './read-store.ts';
-import { assertCollectionName, copyReadDocument, encodeCheckpoint, normalizeFindOptions } from './read-store-checks.ts';
-import { ReadStoreUsageError } from './read-store-usage-error.ts';
+import {
+  assertCollectionName,
+  assertReadOnlyPipeline,
+  copyReadDocument,
+  encodeCheckpoint,
+  filterText,
+  normalizeFindOptions,
+} from './read-store-checks.ts';
 
 export type EmbeddedReadStoreOptions = {
   /**
@@ -56,17 +62,6 @@ type CollectionState = {
   /** Writes so far (put, delete, clear): a scan from before a write is not reused. */
   writes: number;
   scan: TurnScan | null;
-};
-
-/** The filter as text, to see that the object was not changed in place since its scan; null: not comparable. */
-const filterText = (filter: Filter): string | null => {
-  try {
-    return JSON.stringify(filter, (_key, value: unknown) =>
-      value instanceof RegExp ? `RegExp(${value.source}/${value.flags})` : value,
-    );
-  } catch {
-    return null;
-  }
 };
 
 /** A trusted write: the `_id` is checked and the given object itself is frozen (top level) and kept. */
@@ -191,14 +186,7 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
     Array.from(collections.get(name)?.docs.values() ?? [], (doc) => structuredClone(doc));
 
   const aggregate = (state: CollectionState, pipeline: Record<string, unknown>[]): Record<string, unknown>[] => {
-    for (const stage of pipeline) {
-      if (Object.hasOwn(stage, '$out') || Object.hasOwn(stage, '$merge')) {
-        throw new ReadStoreUsageError(
-          'invalid_pipeline',
-          'the embedded read store does not write through $out or $merge; only projections write read models',
-        );
-      }
-    }
+    assertReadOnlyPipeline(pipeline);
     // Pipeline stages may write into their input documents, so they get clones. A leading
     // $match runs first on the stored documents (using the indexes), so only matches are cloned.
     const [first, ...rest] = pipeline;

@@ -1,21 +1,21 @@
 import type { Filter, ReadDocument } from './read-store.ts';
 
 /** A value an equality index can key on; MongoDB equality on these is JS `===` (0 and -0 aside). */
-type IndexKey = string | number | boolean;
+export type IndexKey = string | number | boolean;
 
-const isIndexKey = (value: unknown): value is IndexKey =>
+export const isIndexKey = (value: unknown): value is IndexKey =>
   typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 
-const CANNOT_MATCH = Symbol('cannot match');
-const UNINDEXABLE = Symbol('unindexable');
-type Located = IndexKey | typeof CANNOT_MATCH | typeof UNINDEXABLE;
+export const CANNOT_MATCH = Symbol('cannot match');
+export const UNINDEXABLE = Symbol('unindexable');
+export type Located = IndexKey | typeof CANNOT_MATCH | typeof UNINDEXABLE;
 
 /**
  * Where a document sits for an equality on `path`. A primitive is a key. A missing field or
  * null cannot equal a primitive. An array on the way (which MongoDB matches element-wise) or
  * an object at the end is "unindexable": always a candidate, the full filter decides.
  */
-const locate = (doc: ReadDocument, path: readonly string[]): Located => {
+export const locate = (doc: ReadDocument, path: readonly string[]): Located => {
   let value: unknown = doc;
   for (const segment of path) {
     if (Array.isArray(value)) return UNINDEXABLE;

@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { createEmbeddedReadStore } from './embedded-read-store.ts';
 import { createMongoReadStore } from './mongodb-read-store.ts';
+import { createSqliteReadStore, SQLITE_READ_STORE_FILE } from './sqlite-read-store.ts';
 import type { ReadStore } from './read-store.ts';
 
 export type OpenReadStoreOptions = {
@@ -9,15 +11,32 @@ export type OpenReadStoreOptions = {
   mongoDbDatabaseName?: string;
   /** Fields to index: exact-match indexes in the embedded store, single-field indexes in MongoDB. */
   indexedFields?: readonly string[];
+  /** Embedded in the data dir only: see `SqliteReadStoreOptions.orderedFields`. */
+  orderedFields?: readonly string[];
   /** Embedded only: see `EmbeddedReadStoreOptions.writes`. */
   embeddedWrites?: 'checked' | 'trusted';
+  /**
+   * Embedded only: the data dir whose SQLite file keeps the read models across restarts
+   * (`read-models.sqlite3`). Without one, the read models live in memory only (tests).
+   */
+  dataDir?: string;
 };
 
-/** The MongoDB read store when a URL is given (connected before resolving), else the embedded one. */
+/**
+ * The MongoDB read store when a URL is given (connected before resolving), else the embedded one:
+ * kept in the data dir when one is given, in memory otherwise.
+ */
 export const openReadStore = async (options: OpenReadStoreOptions = {}): Promise<ReadStore> => {
-  const { mongoDbUrl, mongoDbDatabaseName, indexedFields, embeddedWrites } = options;
+  const { mongoDbUrl, mongoDbDatabaseName, indexedFields, orderedFields, embeddedWrites, dataDir } = options;
   if (mongoDbUrl !== undefined && mongoDbUrl !== '') {
     return createMongoReadStore({ url: mongoDbUrl, databaseName: mongoDbDatabaseName, indexedFields });
   }
+  if (dataDir !== undefined)
+    return createSqliteReadStore({
+      path: join(dataDir, SQLITE_READ_STORE_FILE),
+      indexedFields,
+      orderedFields,
+      writes: embeddedWrites,
+    });
   return createEmbeddedReadStore({ indexedFields: indexedFields, writes: embeddedWrites });
 };

@@ -1,4 +1,4 @@
-import type { FindOptions, ReadDocument, Sort } from './read-store.ts';
+import type { Filter, FindOptions, ReadDocument, Sort } from './read-store.ts';
 import { ReadStoreUsageError } from './read-store-usage-error.ts';
 
 /** The collection the MongoDB adapter keeps checkpoints in; no read model may use the name. */
@@ -157,4 +157,27 @@ export const decodeCheckpoint = (name: string, stored: unknown): bigint | null =
     'invalid_checkpoint',
     `checkpoint "${name}" holds ${JSON.stringify(stored)}, not an integer string`,
   );
+};
+
+/** The filter as text, to see that the object was not changed in place since its scan; null: not comparable. */
+export const filterText = (filter: Filter): string | null => {
+  try {
+    return JSON.stringify(filter, (_key, value: unknown) =>
+      value instanceof RegExp ? `RegExp(${value.source}/${value.flags})` : value,
+    );
+  } catch {
+    return null;
+  }
+};
+
+/** The embedded stores run no stage that writes: only projections write read models. */
+export const assertReadOnlyPipeline = (pipeline: Record<string, unknown>[]): void => {
+  for (const stage of pipeline) {
+    if (Object.hasOwn(stage, '$out') || Object.hasOwn(stage, '$merge')) {
+      throw new ReadStoreUsageError(
+        'invalid_pipeline',
+        'the embedded read store does not write through $out or $merge; only projections write read models',
+      );
+    }
+  }
 };

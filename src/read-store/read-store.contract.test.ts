@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import test from 'ava';
 import { MongoClient } from 'mongodb';
 import { createEmbeddedReadStore } from './embedded-read-store.ts';
 import { createMongoReadStore } from './mongodb-read-store.ts';
 import { readStoreContract } from './read-store.contract.ts';
+import { createSqliteReadStore } from './sqlite-read-store.ts';
 
 readStoreContract(test, 'embedded', async () => ({
   store: createEmbeddedReadStore(),
@@ -15,6 +19,23 @@ readStoreContract(test, 'embedded with indexes', async () => ({
   store: createEmbeddedReadStore({ indexedFields: ['organizationId', 'status', 'metadata.orderId', 'tags', 'fee'] }),
   cleanup: async () => {},
 }));
+
+// The embedded store `weir serve` uses: kept in a SQLite file (here one per test).
+const scratch = mkdtempSync(join(tmpdir(), 'weir-read-store-contract-'));
+test.after.always(() => rmSync(scratch, { recursive: true, force: true }));
+let files = 0;
+readStoreContract(test, 'sqlite', async () => {
+  const store = createSqliteReadStore({ path: join(scratch, `${++files}.sqlite3`) });
+  return { store, cleanup: () => store.close() };
+});
+readStoreContract(test, 'sqlite with indexes', async () => {
+  const store = createSqliteReadStore({
+    path: join(scratch, `${++files}.sqlite3`),
+    indexedFields: ['organizationId', 'status', 'metadata.orderId', 'tags', 'fee'],
+    orderedFields: ['createdAt', 'fee', 'amount'],
+  });
+  return { store, cleanup: () => store.close() };
+});
 
 const mongoDbUrl = process.env['MONGODB_URL'];
 if (mongoDbUrl) {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
-import { REPORTS, type ReportParams } from './report-pipelines.ts';
+import { REPORTS, runReport, type ReportParams } from './report-pipelines.ts';
 
 const TENANT = { organizationId: 'o1', environment: 'test' as const };
 
@@ -102,4 +102,34 @@ test('money sums stay exact past 2^53 base units', async (t) => {
   const [row] = REPORTS.volume.rows(await sessions.aggregate(REPORTS.volume.pipeline(params)), params);
   t.is(row?.grossVolume, (3n * BigInt(big)).toString());
   t.is(row?.netVolume, (3n * BigInt(big) - 3n - 3n * 99999999n).toString());
+});
+
+test('time to pay over the whole range (interval all): one row, its median and p95 over every day’s payments, not a mean of daily medians', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  // Day one: 60 s and 600 s; day two: 120 s. Daily medians 60 and 120; over all three, 120.
+  for (const [id, created, completed] of [
+    ['a', '2026-03-02T10:00:00Z', '2026-03-02T10:01:00Z'],
+    ['b', '2026-03-02T11:00:00Z', '2026-03-02T11:10:00Z'],
+    ['c', '2026-03-03T09:00:00Z', '2026-03-03T09:02:00Z'],
+  ] as const)
+    await sessions.put({
+      _id: id,
+      ...TENANT,
+      status: 'complete',
+      currency: 'usdc',
+      createdAt: created,
+      completedAt: completed,
+    });
+  const from = '2026-03-01T00:00:00.000Z';
+  const rows = await runReport(store, 'time-to-pay', { ...TENANT, interval: 'all', groupBy: 'none', from });
+  t.deepEqual(rows, [{ period: from, group: null, payments: 3, medianSeconds: 120, p95Seconds: 600 }]);
+  const daily = await runReport(store, 'time-to-pay', { ...TENANT, interval: 'day', groupBy: 'none', from });
+  t.deepEqual(
+    daily.map((row) => [row.period, row.medianSeconds]),
+    [
+      ['2026-03-02T00:00:00.000Z', 60],
+      ['2026-03-03T00:00:00.000Z', 120],
+    ],
+  );
 });

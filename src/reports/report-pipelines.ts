@@ -1,4 +1,5 @@
 import type { Environment } from '../event-store/event-store.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
 
 /**
  * Analysts' reports as MongoDB aggregation pipelines over the read models, so the same report runs
@@ -22,7 +23,8 @@ export type Group = (typeof GROUPS)[number];
 export type ReportParams = {
   organizationId: string;
   environment: Environment;
-  interval: (typeof INTERVALS)[number];
+  /** `all`: one row per group over the whole range (its period is `from`), for figures that do not add up across periods (percentiles). */
+  interval: (typeof INTERVALS)[number] | 'all';
   groupBy: Group;
   /** Inclusive ISO bounds on the time each report counts by. */
   from?: string;
@@ -54,9 +56,10 @@ const sumMoney = (name: string, field: string): Stage => ({
 const moneyOf = (row: Record<string, unknown>, name: string): string =>
   (BigInt(Number(row[`${name}Hi`] ?? 0)) * 10n ** BigInt(SPLIT) + BigInt(Number(row[`${name}Lo`] ?? 0))).toString();
 
-const period = (field: string, interval: ReportParams['interval']): Expression => ({
-  $dateTrunc: { date: { $toDate: field }, unit: interval, timezone: '+00:00', startOfWeek: 'monday' },
-});
+const period = (field: string, interval: ReportParams['interval']): Expression =>
+  interval === 'all'
+    ? null
+    : { $dateTrunc: { date: { $toDate: field }, unit: interval, timezone: '+00:00', startOfWeek: 'monday' } };
 
 function within(field: string, p: ReportParams): Stage {
   const range: Record<string, string> = {};
@@ -106,20 +109,21 @@ export type ReportRow = { period: string; group: string | null } & Record<string
 
 /** One row per pipeline document. */
 const each =
-  (row: (doc: Record<string, unknown>) => ReportRow) =>
-  (docs: Record<string, unknown>[]): ReportRow[] =>
-    docs.map(row);
+  (row: (doc: Record<string, unknown>, p: ReportParams) => ReportRow) =>
+  (docs: Record<string, unknown>[], p: ReportParams): ReportRow[] =>
+    docs.map((doc) => row(doc, p));
 
-const periodOf = (doc: Record<string, unknown>): string => {
+const periodOf = (doc: Record<string, unknown>, p: ReportParams): string => {
   const id = doc._id as { period?: unknown };
   const value = id?.period;
+  if (value === null || value === undefined) return p.from ?? '';
   return value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString();
 };
 const groupOf = (doc: Record<string, unknown>): string | null => {
   const group = (doc._id as { group?: unknown })?.group;
   return group === null || group === undefined ? null : String(group);
 };
-const base = (doc: Record<string, unknown>) => ({ period: periodOf(doc), group: groupOf(doc) });
+const base = (doc: Record<string, unknown>, p: ReportParams) => ({ period: periodOf(doc, p), group: groupOf(doc) });
 
 /** The nearest-rank percentile of sorted values: the smallest with at least `p` of them at or below it. */
 const nearestRank = (sorted: number[], p: number): number | null =>
@@ -157,7 +161,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
         const gross = moneyOf(doc, 'gross');
         if (p.groupBy === 'product')
           return {
-            ...base(doc),
+            ...base(doc, p),
             payments: Number(doc.payments),
             grossVolume: gross,
             fees: null,
@@ -167,7 +171,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
         const fee = moneyOf(doc, 'fee');
         const gas = moneyOf(doc, 'gas');
         return {
-          ...base(doc),
+          ...base(doc, p),
           payments: Number(doc.payments),
           grossVolume: gross,
           fees: fee,
@@ -192,8 +196,8 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
       },
       sorted,
     ],
-    rows: each((doc) => ({
-      ...base(doc),
+    rows: each((doc, p) => ({
+      ...base(doc, p),
       created: Number(doc.created),
       completed: Number(doc.completed),
       conversionRate: ratio(Number(doc.completed), Number(doc.created)),
@@ -226,10 +230,10 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
       },
       sorted,
     ],
-    rows: each((doc) => {
+    rows: each((doc, p) => {
       const seconds = ((doc.seconds as number[] | undefined) ?? []).map(Number).sort((a, b) => a - b);
       return {
-        ...base(doc),
+        ...base(doc, p),
         payments: Number(doc.payments),
         medianSeconds: nearestRank(seconds, 0.5),
         p95Seconds: nearestRank(seconds, 0.95),
@@ -271,8 +275,8 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
       },
       sorted,
     ],
-    rows: each((doc) => ({
-      ...base(doc),
+    rows: each((doc, p) => ({
+      ...base(doc, p),
       underpaidSessions: Number(doc.underpaid),
       latePayments: Number(doc.latePayments),
       overpaidSessions: Number(doc.overpaid),
@@ -294,8 +298,8 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
       },
       sorted,
     ],
-    rows: each((doc) => ({
-      ...base(doc),
+    rows: each((doc, p) => ({
+      ...base(doc, p),
       refundsMarked: Number(doc.refunds),
       amountRefunded: moneyOf(doc, 'refunded'),
     })),
@@ -327,6 +331,12 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     rows: subscriptionRows,
   },
 };
+
+/** A report's rows for one tenant: the one way the API, its exports and the dashboard run it. */
+export async function runReport(readStore: ReadStore, name: ReportName, params: ReportParams): Promise<ReportRow[]> {
+  const report = REPORTS[name];
+  return report.rows(await readStore.collection(report.collection).aggregate(report.pipeline(params)), params);
+}
 
 /** A month's worth of one billing cycle, as a fraction: a yearly price counts a twelfth, a weekly one 52/12. */
 const MONTHLY: Record<string, [bigint, bigint]> = {

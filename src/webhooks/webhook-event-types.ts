@@ -1,4 +1,11 @@
-/** Event kinds an endpoint may subscribe to (the reference API's enum; `*` means all). */
+/**
+ * A signed checkpoint of the log's hash chain (see src/audit/checkpoints.ts). It is no tenant's: it
+ * goes to every organization's endpoints that name it, never through `*`, since its position tells
+ * the size of the whole log, every tenant's events counted.
+ */
+export const AUDIT_CHECKPOINT_EVENT_TYPE = 'audit.checkpoint';
+
+/** Event kinds an endpoint may subscribe to (the reference API's enum and Weir's own; `*` means all but `audit.checkpoint`). */
 export const WEBHOOK_EVENT_TYPES = [
   'withdrawal_address.created',
   'withdrawal_address.updated',
@@ -21,6 +28,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'invoice.marked_as_paid',
   'invoice.marked_uncollectible',
   'invoice.payment_failed',
+  AUDIT_CHECKPOINT_EVENT_TYPE,
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -36,5 +44,8 @@ export const SPEC_EVENT_TYPE_NAMES: Readonly<Record<string, WebhookEventType>> =
 export const isWebhookEventType = (value: unknown): value is WebhookEventType =>
   typeof value === 'string' && (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
 
+/** Kinds an endpoint receives only when it names them: `*` does not take them in. */
+const NAMED_ONLY: readonly string[] = [AUDIT_CHECKPOINT_EVENT_TYPE];
+
 export const subscribes = (enabled: string[], type: string): boolean =>
-  type === TEST_WEBHOOK_EVENT_TYPE || enabled.includes('*') || enabled.includes(type);
+  type === TEST_WEBHOOK_EVENT_TYPE || enabled.includes(type) || (enabled.includes('*') && !NAMED_ONLY.includes(type));

@@ -5,7 +5,8 @@ import { evolveWebhookEndpoint, type WebhookEndpoint, type WebhookEndpointEvent 
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import { publicCheckoutSession } from '../projections/public-views.ts';
 import { deterministicId } from '../shared/ids.ts';
-import { TEST_WEBHOOK_EVENT_TYPE } from './webhook-event-types.ts';
+import { CHECKPOINT_SIGNED, CHECKPOINT_STREAM, type Checkpoint } from '../audit/checkpoints.ts';
+import { AUDIT_CHECKPOINT_EVENT_TYPE, TEST_WEBHOOK_EVENT_TYPE } from './webhook-event-types.ts';
 import { INVOICE_STREAM_PREFIX, invoicePayloadOf, invoiceWebhookTypeOf } from './invoice-webhook-events.ts';
 import {
   SUBSCRIPTION_STREAM_PREFIX,
@@ -50,6 +51,8 @@ const SESSION_EVENTS: Record<string, [string, string][]> = {
 /** A withdrawal that leaves the intent needing a payment again (see `PaymentWithdrawn.paymentFailed`). */
 const PAYMENT_FAILED = { type: 'payment_intent.payment_failed', object: 'paymentIntent' } as const;
 
+const AUDIT_CHECKPOINT = { type: AUDIT_CHECKPOINT_EVENT_TYPE, object: 'auditCheckpoint' } as const;
+
 const ORGANIZATION_EVENTS: Record<string, string> = {
   WithdrawalAddressAdded: 'withdrawal_address.created',
   WithdrawalAddressUpdated: 'withdrawal_address.updated',
@@ -80,6 +83,7 @@ export function publicEventKindsOf(event: RecordedEvent): { type: string; object
     const type = subscriptionWebhookTypeOf(event);
     return type ? [{ type, object: 'subscription' }] : [];
   }
+  if (event.streamId === CHECKPOINT_STREAM && event.type === CHECKPOINT_SIGNED) return [AUDIT_CHECKPOINT];
   return [];
 }
 
@@ -156,6 +160,10 @@ function payloadOf(history: RecordedEvent[], source: RecordedEvent, type: string
   }
   if (source.streamId.startsWith(INVOICE_STREAM_PREFIX)) return invoicePayloadOf(history);
   if (source.streamId.startsWith(SUBSCRIPTION_STREAM_PREFIX)) return subscriptionPayloadOf(history);
+  if (source.streamId === CHECKPOINT_STREAM) {
+    const { position, hash, signedAt, publicKey, signature } = source.data as Checkpoint;
+    return { position, hash, signedAt, publicKey, signature };
+  }
   throw new Error(`no public payload for events of ${source.streamId}`);
 }
 

@@ -88,6 +88,31 @@ test('weir replay rebuilds the read models from the log and reports events per s
   t.is(summary.events, 8);
   t.true(summary.eventsPerSecond > 0);
   t.regex(result.stderr, /replay/);
+  // Rebuilt into the data dir's read store, with the position, for the next weir serve to start from.
+  const { createSqliteReadStore } = await import('../../src/read-store/sqlite-read-store.ts');
+  const { INDEXED_FIELDS, ORDERED_FIELDS } = await import('../../src/projections/all-projections.ts');
+  // With the fields weir opens it with (another layout would be emptied, to be rebuilt).
+  const readModels = createSqliteReadStore({
+    path: join(dataDir, 'read-models.sqlite3'),
+    indexedFields: INDEXED_FIELDS,
+    orderedFields: ORDERED_FIELDS,
+  });
+  try {
+    t.is(await readModels.getCheckpoint('projections'), 8n);
+    const organizations = await readModels.collection('organizations').find({});
+    t.is(new Set(organizations.map((doc) => doc['organizationId'])).size, 2);
+  } finally {
+    await readModels.close();
+  }
+});
+
+test('weir replay refuses the data dir of a running weir serve, whose read models it would rebuild underneath', async (t) => {
+  const dataDir = await tempDir(t);
+  const server = await spawnWeir({ dataDir });
+  t.teardown(() => server.kill());
+  const result = runWeir(['replay'], { WEIR_DATA_DIR: dataDir });
+  t.is(result.status, 1);
+  t.regex(result.stderr, /another weir serve \(pid \d+\) is using the data dir/);
 });
 
 test('weir devnet starts a local chain with test tokens and the factory, prints its JSON, writes --out FILE, and runs until stopped', async (t) => {
@@ -286,4 +311,71 @@ test('weir audit checkpoint signs and prints the head; weir audit verify exits 0
   const found = JSON.parse(tampered.stdout) as { chain: { firstProblem: { kind: string; position: string } } };
   t.deepEqual(found.chain.firstProblem.kind, 'content_changed');
   t.is(found.chain.firstProblem.position, '1');
+});
+
+test("weir audit verify compares the data dir's read models with a rebuild: they match as written, an edited document is named", async (t) => {
+  const dataDir = await tempDir(t);
+  t.is(runWeir(['org', 'create', '--name', 'Audited models'], { WEIR_DATA_DIR: dataDir }).status, 0);
+  const before = runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: dataDir });
+  t.regex(before.stderr, /read models: not compared \(no read models in /);
+  t.is(runWeir(['replay'], { WEIR_DATA_DIR: dataDir }).status, 0);
+
+  const verified = runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: dataDir });
+  t.is(verified.status, 0, verified.stderr);
+  const report = JSON.parse(verified.stdout) as { readModels: { compared: boolean; documents: number } };
+  t.true(report.readModels.compared);
+  t.true(report.readModels.documents > 0);
+
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(join(dataDir, 'read-models.sqlite3'));
+  const edited = db
+    .prepare(
+      "UPDATE documents SET body = json_set(body, '$.name', 'Someone else') WHERE json_extract(body, '$.name') = 'Audited models'",
+    )
+    .run();
+  db.close();
+  t.true(edited.changes > 0);
+  const tampered = runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: dataDir });
+  t.is(tampered.status, 1);
+  // The organization's test and live documents.
+  t.regex(tampered.stderr, /read models: .* 2 difference\(s\)/);
+  t.regex(tampered.stderr, /: different \(name\)/);
+});
+
+test('weir audit export --org writes a bundle of one organization that weir audit verify --bundle checks offline: exit 0 as written, 1 once an event is edited', async (t) => {
+  const dataDir = await tempDir(t);
+  const orgIdOf = (stdout: string) => (JSON.parse(stdout) as { organizationId: string }).organizationId;
+  const own = orgIdOf(runWeir(['org', 'create', '--name', 'Audited'], { WEIR_DATA_DIR: dataDir }).stdout);
+  const other = orgIdOf(runWeir(['org', 'create', '--name', 'Someone Else'], { WEIR_DATA_DIR: dataDir }).stdout);
+  const signed = runWeir(['audit', 'checkpoint', '--write'], { WEIR_DATA_DIR: dataDir });
+  t.is(signed.status, 0, signed.stderr);
+  const publicKey = (JSON.parse(signed.stdout) as { publicKey: string }).publicKey;
+  const bundle = join(dataDir, 'bundle.ndjson');
+  const exported = runWeir(['audit', 'export', '--org', own, '--out', bundle], { WEIR_DATA_DIR: dataDir });
+  t.is(exported.status, 0, exported.stderr);
+  const text = await readFile(bundle, 'utf8');
+  t.true(text.includes(own));
+  t.false(text.includes(other), "nothing of the other organization's");
+  t.false(text.includes('Someone Else'));
+
+  const unknown = runWeir(['audit', 'export', '--org', 'org_nobody', '--out', join(dataDir, 'none.ndjson')], {
+    WEIR_DATA_DIR: dataDir,
+  });
+  t.is(unknown.status, 2, 'a wrong --org is a usage error');
+  t.regex(unknown.stderr, /the log holds no event of org_nobody: check --org/);
+
+  // Offline: another directory, no data dir of its own, the operator's key given.
+  const elsewhere = await tempDir(t);
+  const verified = runWeir(['audit', 'verify', '--bundle', bundle, '--public-key', publicKey, '--json'], {
+    WEIR_DATA_DIR: elsewhere,
+  });
+  t.is(verified.status, 0, verified.stderr);
+  t.regex(verified.stderr, /OK: the bundle holds/);
+
+  await writeFile(bundle, text.replace('"Audited', '"Audit3d'));
+  const tampered = runWeir(['audit', 'verify', '--bundle', bundle, '--public-key', publicKey], {
+    WEIR_DATA_DIR: elsewhere,
+  });
+  t.is(tampered.status, 1);
+  t.regex(tampered.stderr, /content_changed at 1: /);
 });

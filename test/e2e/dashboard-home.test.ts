@@ -10,11 +10,17 @@ test('Home: a session paid while the page is open shows in recent payments, the 
   const dash = await startDashboard(t);
   const merchant = await dash.organization();
   const owner = await dash.user({ role: 'owner' });
-  // Two payments before the page is opened: the chart and the list have something to show.
-  for (const amount of ['1250000000', '480000000']) {
+  // Two payments before the page is opened, 4 and 10 minutes after their sessions were created,
+  // and a session never paid: the charts and the list have something to show.
+  for (const [amount, minutes] of [
+    ['1250000000', 4],
+    ['480000000', 10],
+  ] as const) {
     const created = (await merchant.api.post<Session>('/api/v1/checkout/sessions', sessionRequest(amount, 1))).body;
+    dash.clock.advanceBy(minutes * 60_000);
     await payInFull(dash.weir, merchant.api, created);
   }
+  await merchant.api.post<Session>('/api/v1/checkout/sessions', sessionRequest('990000000', 1));
   const page = await dash.signedIn(browser(), owner);
   const problems = await watchPage(page);
   await page.reload();
@@ -22,6 +28,32 @@ test('Home: a session paid while the page is open shows in recent payments, the 
   const recent = page.locator('#recent-payments');
   t.is(await recent.locator('tbody tr').count(), 2);
   t.regex((await page.locator('#volume .stat-value').textContent()) ?? '', /^17\.30 USDC$/);
+  // Conversion: 2 of the 3 sessions were paid; time to pay: 4 and 10 minutes (nearest rank: the median is the lower).
+  t.is(await page.locator('#conversion .stat-value').textContent(), '66.7%');
+  t.is(await page.locator('#conversion .stat-note').textContent(), '2 of 3 checkout sessions created were paid');
+  t.is(await page.locator('#time-to-pay .stat-value').textContent(), '4 min');
+  t.is(
+    await page.locator('#time-to-pay .stat-note').textContent(),
+    'Median from creation to payment; p95 10 min, over 2 payments',
+  );
+  // Each chart is an image named for what it shows, with today's bar and a table of the days' figures.
+  const today = new Date(dash.clock.now()).toISOString().slice(0, 10);
+  const todayShort = new Date(`${today}T00:00:00Z`).toLocaleDateString('en-GB', {
+    day: 'numeric',
+    month: 'short',
+    timeZone: 'UTC',
+  });
+  t.is(
+    await page.locator('#volume svg[role="img"]').getAttribute('aria-label'),
+    'Gross volume per day over the last 30 days, in USDC',
+  );
+  t.is(await page.locator('#volume svg rect').count(), 30);
+  t.is(await page.locator('#volume svg rect.bar title').textContent(), `${todayShort}: 17.30 USDC`);
+  t.is(await page.locator('#payments-count svg rect.bar title').textContent(), `${todayShort}: 2 payments`);
+  t.is(await page.locator('#conversion svg rect.bar title').textContent(), `${todayShort}: 2 of 3 paid (66.7%)`);
+  t.is(await page.locator('#time-to-pay svg rect.bar title').textContent(), `${todayShort}: median 4 min, p95 10 min`);
+  await page.locator('#volume .chart-figures summary').click();
+  t.deepEqual(await page.locator('#volume .chart-figures tbody td').allTextContents(), [todayShort, '17.30 USDC']);
 
   // A receiver that is down: the completion's webhook fails, and is retried.
   const receiver = await startWebhookReceiver(() => 503);
@@ -33,10 +65,17 @@ test('Home: a session paid while the page is open shows in recent payments, the 
   });
   t.is(endpoint.status, 200, JSON.stringify(endpoint.body));
   const created = (await merchant.api.post<Session>('/api/v1/checkout/sessions', sessionRequest('150000000', 2))).body;
+  dash.clock.advanceBy(2 * 60_000);
   await payInFull(dash.weir, merchant.api, created);
   await recent.getByText('3.00 USDC').waitFor();
   await page.locator('#volume .stat-value', { hasText: '20.30 USDC' }).waitFor();
   t.is(await page.locator('#payments-count .stat-value').textContent(), '3');
+  await page.locator('#conversion .stat-value', { hasText: '75.0%' }).waitFor();
+  t.is(await page.locator('#time-to-pay .stat-value').textContent(), '4 min');
+  t.is(
+    await page.locator('#time-to-pay .stat-note').textContent(),
+    'Median from creation to payment; p95 10 min, over 3 payments',
+  );
   t.is(await recent.locator('tbody tr').count(), 3);
   const failures = page.locator('#webhook-failures');
   await failures.getByText('HTTP 503').waitFor();
@@ -45,6 +84,9 @@ test('Home: a session paid while the page is open shows in recent payments, the 
   t.is(await failures.locator('.badge').textContent(), 'Retrying (1 try)');
   t.deepEqual(problems(), [], 'no console error or CSP violation, live updates included');
 
+  // The figures behind one chart open (the live refresh closed them), as the screenshots show them.
+  await page.locator('#time-to-pay .chart-figures summary').click();
+  await page.locator('#time-to-pay .chart-figures table').waitFor();
   await expectAccessible(t, page, 'home');
   await screenshot(t, page, 'home');
 });

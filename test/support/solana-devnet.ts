@@ -35,7 +35,7 @@ export type SendOptions = {
 };
 
 /** The local Solana on a free port with a kit RPC client, stopped when the test ends. */
-export async function startTestSolana(t: ExecutionContext, options: LocalSolanaOptions = {}) {
+export async function startTestSolana(t: Pick<ExecutionContext, 'teardown'>, options: LocalSolanaOptions = {}) {
   const server = await startLocalSolana({ port: 0, ...options });
   t.teardown(() => server.stop());
   const rpc = createSolanaRpc(server.rpcUrl);

@@ -11530,6 +11530,115 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/checkout/{id}/solana-transaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Build the transfer a Solana wallet signs
+         * @description The unsigned Solana Pay transfer (base64, version 0) of what is still due in the chosen Solana asset, from `account` to the merchant wallet with the session reference, and the Wallet Standard chain to sign it for.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The checkout session's id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["HostedSolanaPayTransactionRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HostedSolanaPayTransaction"];
+                    };
+                };
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `incorrect_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The session is over. Codes: `session_not_open` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No checkout session with this id. Codes: `resource_missing` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Nothing is left to pay. Codes: `nothing_due` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is over the limit. Codes: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The network did not answer. Codes: `chain_unavailable` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/checkout/{id}/status": {
         parameters: {
             query?: never;
@@ -12195,6 +12304,62 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "audit.checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The audit.checkpoint event */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    "X-Webhook-Signature": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    "X-Weir-Signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        apiVersion: "2026-11-01";
+                        /** @description Milliseconds since the epoch */
+                        created: number;
+                        data: {
+                            object: components["schemas"]["AuditCheckpoint"];
+                        };
+                        id: string;
+                        /** @example auditCheckpoint */
+                        object: string;
+                        /** @enum {string} */
+                        type: "audit.checkpoint";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else is retried */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "checkout_session.canceled": {
         parameters: {
             query?: never;
@@ -13537,25 +13702,19 @@ export interface components {
              */
             position: string | null;
         } | null;
+        /** @description A signed checkpoint of the whole log’s hash chain: keep it off the machine, and check the log against it with `weir audit verify --checkpoint FILE` */
         AuditCheckpoint: {
-            /** @description The chain's SHA-256 hash at that position (hex) */
+            /** @description The chain hash at that position (hex SHA-256) */
             hash: string;
-            /**
-             * @description The checkpoint's own position in the log
-             * @example 1042
-             */
-            loggedAt: string | null;
-            /**
-             * @description A log position (decimal)
-             * @example 1042
-             */
+            /** @description The log position signed for (decimal) */
             position: string;
-            /** @description The signer's ed25519 public key (base64url, 32 bytes) */
+            /** @description The operator’s ed25519 public key (base64url of its 32 bytes) */
             publicKey: string;
-            /** @description ed25519 signature (base64url) of the checkpoint message */
+            /** @description ed25519 signature (base64url) of the text `weir audit checkpoint v1\n<position>\n<hash>\n<signedAt>` */
             signature: string;
+            /** @description When it was signed (ISO 8601) */
             signedAt: string;
-        } | null;
+        };
         AuditReadModelDifference: {
             collection: string;
             fields: string[];
@@ -13570,7 +13729,25 @@ export interface components {
             chain: {
                 checkpoints: {
                     checked: number;
-                    latest: components["schemas"]["AuditCheckpoint"];
+                    latest: {
+                        /** @description The chain's SHA-256 hash at that position (hex) */
+                        hash: string;
+                        /**
+                         * @description The checkpoint's own position in the log
+                         * @example 1042
+                         */
+                        loggedAt: string | null;
+                        /**
+                         * @description A log position (decimal)
+                         * @example 1042
+                         */
+                        position: string;
+                        /** @description The signer's ed25519 public key (base64url, 32 bytes) */
+                        publicKey: string;
+                        /** @description ed25519 signature (base64url) of the checkpoint message */
+                        signature: string;
+                        signedAt: string;
+                    } | null;
                 };
                 events: number;
                 firstProblem: components["schemas"]["AuditChainProblem"];
@@ -14203,8 +14380,8 @@ export interface components {
          *     }
          */
         EnabledEvents: {
-            events?: ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed")[];
-        } | ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed")[] | null;
+            events?: ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint")[];
+        } | ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint")[] | null;
         /**
          * @description Every failure: the HTTP status, its name, a message naming the field at fault, and a stable `code`
          * @example {
@@ -14381,6 +14558,18 @@ export interface components {
          */
         HostedPromotionCodeRequest: {
             code: string;
+        };
+        HostedSolanaPayTransaction: {
+            /** @description The Wallet Standard chain, e.g. `solana:mainnet` */
+            chain: string;
+            /** @description The unsigned transaction, base64 wire format */
+            transaction: string;
+        };
+        HostedSolanaPayTransactionRequest: {
+            /** @description The payer's Solana wallet (base58), which signs and pays the fee */
+            account: string;
+            /** @description The Solana asset chosen on the page (its address or asset id) */
+            assetId: string;
         };
         HostedTestPayment: {
             /** @description In the asset's smallest unit */
@@ -16354,10 +16543,10 @@ export interface components {
             url?: string | null;
         };
         /**
-         * @description `*` is every event type
+         * @description `*` is every event type but `audit.checkpoint`: a signed checkpoint of the whole log’s hash chain (no tenant’s; its position tells the log’s size), sent to the endpoints of every organization that name it
          * @enum {string}
          */
-        WebhookEventType: "*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed";
+        WebhookEventType: "*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint";
         /** @description As GET /api/v1/organization/withdrawal-addresses answers it */
         WithdrawalAddress: {
             id: string;

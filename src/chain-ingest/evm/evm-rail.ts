@@ -1,5 +1,13 @@
-import type { Address } from 'viem';
-import type { Rail } from '../rail.ts';
+import { join } from 'node:path';
+import type { Address, Hex } from 'viem';
+import type { SweepExecutor } from '../../sweeper/sweeper.ts';
+import type { Rail, RailFollower } from '../rail.ts';
+import { createEvmWriteClients } from './contracts/clients.ts';
+import { createEvmSweepExecutor } from './evm-sweep-executor.ts';
+import { createEvmFollower, followedNetwork } from './follower/evm-follower.ts';
+import { createFileCheckpointStore } from './follower/file-checkpoint-store.ts';
+import { registerFollowerMetrics } from './follower/follower-metrics.ts';
+import { createTransactionRecovery } from './recover-transaction.ts';
 import { deriveDepositAddress, forwarderImplementationAddress } from './contracts/deposit-address.ts';
 import type { NetworkRegistry } from './networks/registry.ts';
 import { evmUnpayableAddress, type EvmMachinery } from './unpayable-address.ts';
@@ -15,8 +23,13 @@ export function createEvmRail(deps: {
   factories: ReadonlyMap<number, Address>;
   /** The account that sends sweeps (it pays their gas), when this server sweeps. */
   sweeper?: Address | null;
+  /** The sweeper account's key: with it the rail offers sweep executors. */
+  sweeperKey?: Hex | null;
 }): Rail {
   const { registry, factories } = deps;
+  /** Offered networks that have a ForwarderFactory: the ones sessions can get deposit addresses on. */
+  const followed = () =>
+    [...registry.offered('test'), ...registry.offered('live')].filter((network) => factories.has(network.chainId));
   const machineryOn = (chainId: number): EvmMachinery[] => {
     const factory = factories.get(chainId);
     return [
@@ -39,5 +52,60 @@ export function createEvmRail(deps: {
       if (!factoryAddress) throw new Error(`no ForwarderFactory is configured for chain ${network.chainId}`);
       return deriveDepositAddress({ factoryAddress, merchantAddress, sessionId: checkoutSessionId });
     },
+    // One follower per network; each is independent, so one failing RPC never stops another.
+    followers(context) {
+      const own = createFileCheckpointStore(join(context.dataDir, 'ingest'));
+      const checkpoints = context.checkpoints?.(own) ?? own;
+      const only = followed().filter((network) => context.network === undefined || network.network === context.network);
+      const followers = only.map((network) => {
+        const follower = createEvmFollower({
+          network: followedNetwork(network),
+          rpc: registry.endpoints(network.chainId),
+          bus: context.bus,
+          watched: context.watched,
+          checkpoints,
+          clock: context.clock,
+          onCaughtUp: () => context.onCaughtUp(),
+          pollIntervalMs:
+            context.pollIntervalMs ??
+            (network.network === 'devnet' ? 100 : Math.max(250, Math.min(network.blockTimeMs, 4000))),
+          log: (line) => context.log(`[ingest ${network.network}] ${line}`),
+        });
+        return { follower, confirmations: network.confirmations };
+      });
+      registerFollowerMetrics(
+        context.metrics,
+        followers.map(({ follower }) => follower),
+        context.clock,
+      );
+      return followers.map(({ follower, confirmations }): RailFollower => ({ ...follower, confirmations }));
+    },
+    sweepExecutors() {
+      const executors = new Map<string, SweepExecutor>();
+      if (!deps.sweeperKey) return executors;
+      for (const network of followed()) {
+        const clients = createEvmWriteClients({
+          rpcUrl: registry.endpoints(network.chainId).http[0]!,
+          chainId: network.chainId,
+          privateKey: deps.sweeperKey,
+          pollingIntervalMs: network.network === 'devnet' ? 50 : 2000,
+          retryCount: network.network === 'devnet' ? 0 : 3,
+        });
+        executors.set(
+          network.network,
+          createEvmSweepExecutor({ clients, factoryAddress: factories.get(network.chainId)! }),
+        );
+      }
+      return executors;
+    },
+    recovery: (context) =>
+      createTransactionRecovery({
+        registry,
+        bus: context.bus,
+        reads: context.reads,
+        clock: context.clock,
+        followers: context.followers,
+        log: context.log,
+      }),
   };
 }

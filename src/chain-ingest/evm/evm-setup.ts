@@ -64,13 +64,18 @@ export async function loadEvmSetup(input: {
   devnet?: DevnetInfo | null;
   rpcConfigFile?: string;
   sweeperKey?: string;
+  /** Chain ids of other rail families the same variables and file may name (left for their rails). */
+  otherChainIds?: readonly number[];
 }): Promise<EvmSetup> {
   const devnet = input.devnetFile ? await readDevnetInfo(input.devnetFile) : (input.devnet ?? null);
   let rpc: RpcEndpointsByChainId = await loadRpcConfig({
     env: input.env,
     configPath: input.rpcConfigFile,
-    knownChainIds: KNOWN_EVM_CHAIN_IDS,
+    knownChainIds: [...KNOWN_EVM_CHAIN_IDS, ...(input.otherChainIds ?? [])],
   });
+  // Another family's endpoints are read by its own rail, not registered here.
+  const others = new Set(input.otherChainIds ?? []);
+  rpc = Object.fromEntries(Object.entries(rpc).filter(([chainId]) => !others.has(Number(chainId))));
   const networks: EvmNetwork[] = [...EVM_NETWORKS];
   const factories = parseFactoryEnv(input.env);
   if (devnet) {

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createRecoveryReads } from '../../app/payment-intents.ts';
 import test, { type ExecutionContext } from 'ava';
 import { sessionFixture } from '../../../machines/checkout-session.fixture.ts';
 import { createInProcessBus } from '../../bus/in-process-bus.ts';
@@ -233,9 +234,7 @@ async function world(t: ExecutionContext) {
   const recovery = createTransactionRecovery({
     registry: createNetworkRegistry({ networks: [network], rpc: { [CHAIN_ID]: { http: [rpcUrl], ws: [] } } }),
     bus,
-    readStore,
-    projections,
-    eventStore: { headPosition: async () => null },
+    reads: createRecoveryReads({ readStore, projections, eventStore: { headPosition: async () => null } }),
     clock: { now: () => Date.parse('2026-01-01T00:30:00.000Z') },
     followers: new Map([[NETWORK, follower]]),
     delay: time.delay,

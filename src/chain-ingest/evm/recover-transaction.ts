@@ -1,23 +1,15 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import type { CheckoutSession } from '../../../machines/checkout-session.types.ts';
 import type { Bus } from '../../bus/bus.ts';
-import type { Environment, EventStore } from '../../event-store/event-store.ts';
-import { depositAddressKey } from '../../projections/checkout-sessions.projection.ts';
-import {
-  COLLECTIONS,
-  type ChainPaymentDoc,
-  type CheckoutSessionDoc,
-  type DepositAddressDoc,
-} from '../../projections/collections.ts';
-import type { ProjectionRunner } from '../../projections/projection-runner.ts';
-import type { ReadStore } from '../../read-store/read-store.ts';
+import type { PaymentTarget, RecoveryReads, SessionRecord } from '../payment-intents.ts';
+import type { RailFollower, RecoveryRequest, TransactionRecovery } from '../rail.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { ConflictError, UnprocessableError, UpstreamError, ValidationError, WeirError } from '../../shared/errors.ts';
 import { deterministicId } from '../../shared/ids.ts';
 import { encodeChainMessage, transferId, type ChainMessage, type ChainTransferMessage } from '../chain-messages.ts';
 import { acceptedAddress } from '../matcher.ts';
 import { createWatchedAddresses } from '../watched-addresses.ts';
-import { followedNetwork, type EvmFollower, type EvmFollowerNetwork } from './follower/evm-follower.ts';
+import { followedNetwork, type EvmFollowerNetwork } from './follower/evm-follower.ts';
 import { MalformedRpcResponseError, RpcEndpointsError } from './follower/errors.ts';
 import { extractTransfers } from './follower/extract-transfers.ts';
 import { getBlocksWithTransactions } from './follower/get-blocks.ts';
@@ -39,56 +31,28 @@ import type { NetworkRegistry } from './networks/registry.ts';
  * The spec's "Missing Payment Intent" never arises: a Weir session fixes its amount, currency and
  * deposit addresses when it is created, so no address exists before its payment intent does.
  */
-export type RecoveryOutcome =
-  | 'complete'
-  | 'partial'
-  | 'in_process'
-  | 'late_payment'
-  | 'wrong_token_or_network'
-  | 'wrong_claim';
+export type { Recovery, RecoveryOutcome, RecoveryRequest, TransactionRecovery } from '../rail.ts';
 
-export type Recovery =
-  | {
-      outcome: 'complete' | 'partial' | 'in_process' | 'late_payment' | 'wrong_token_or_network';
-      message: string;
-      session: CheckoutSessionDoc;
-    }
-  | { outcome: 'wrong_claim'; message: string };
-
-export type RecoveryRequest = {
-  organizationId: string;
-  environment: Environment;
-  chainId: number;
-  transactionHash: string;
-  /** Only this session's deposit addresses count (and only its transfers are credited). */
-  checkoutSessionId?: string;
-};
-
-export type TransactionRecovery = {
-  /**
-   * Looks the transaction up on its network and credits its transfers to the tenant's sessions
-   * through the matcher, as the follower would have. Throws a 400 for a chain id the tenant's
-   * environment does not offer, a 404 for a transaction the network does not have, a 422 for a
-   * transaction that failed, a 409 while the chain reorganizes under it, a 502 when the
-   * network's RPC endpoints do not answer and a 503 when the network's follower does not take a
-   * transfer of a block not final yet (refused, or not taken within `adoptTimeoutMs`).
-   */
-  recover(request: RecoveryRequest): Promise<Recovery>;
-};
-
+/**
+ * `recover` looks the transaction up on its network and credits its transfers to the tenant's
+ * sessions through the matcher, as the follower would have. Throws a 400 for a chain id the
+ * tenant's environment does not offer, a 404 for a transaction the network does not have, a 422
+ * for a transaction that failed, a 409 while the chain reorganizes under it, a 502 when the
+ * network's RPC endpoints do not answer and a 503 when the network's follower does not take a
+ * transfer of a block not final yet (refused, or not taken within `adoptTimeoutMs`).
+ */
 export type TransactionRecoveryDeps = {
   registry: Pick<NetworkRegistry, 'offered' | 'all' | 'endpoints'>;
   bus: Bus;
-  readStore: ReadStore;
-  projections: ProjectionRunner;
-  eventStore: Pick<EventStore, 'headPosition'>;
+  /** Sessions by deposit address and id, transfers' status, and the read models' progress (the app wiring's port). */
+  reads: RecoveryReads;
   clock: Pick<Clock, 'now'>;
   /**
    * The running followers by network name. A transfer in a block not final yet is handed to its
    * network's follower, which confirms it once final (or withdraws it after a reorg) without another
    * recovery; without one it stays pending until it is recovered again once final.
    */
-  followers?: ReadonlyMap<string, Pick<EvmFollower, 'adoptTransfers'>>;
+  followers?: ReadonlyMap<string, Pick<RailFollower, 'adoptTransfers'>>;
   /**
    * How long to wait for a follower to take the transfers (publish them and record their block's
    * `final` as owed) before answering 503 `follower_unavailable`; 30 s unless given. A follower
@@ -104,17 +68,14 @@ export type TransactionRecoveryDeps = {
 };
 
 /** A transfer of the transaction to a deposit address of the tenant that cannot be credited, and why. */
-type Refused = { session: CheckoutSessionDoc; reason: string };
+type Refused = { session: SessionRecord; reason: string };
 
 export function createTransactionRecovery(deps: TransactionRecoveryDeps): TransactionRecovery {
-  const { registry, bus, readStore, projections, clock } = deps;
+  const { registry, bus, reads, clock } = deps;
   const log = deps.log ?? ((line: string) => console.warn(`[recovery] ${line}`));
   const settleTimeoutMs = deps.settleTimeoutMs ?? 15_000;
   const adoptTimeoutMs = deps.adoptTimeoutMs ?? 30_000;
   const delay = deps.delay ?? ((ms: number, signal: AbortSignal) => wait(ms, undefined, { signal }));
-  const depositAddresses = readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
-  const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
-  const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
   const pools = new Map<number, RpcEndpoints>();
 
   const rpcOf = (network: EvmFollowerNetwork): RpcEndpoints => {
@@ -140,8 +101,8 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
     request: RecoveryRequest,
     network: string,
     to: string,
-  ): Promise<DepositAddressDoc | null> => {
-    const doc = await depositAddresses.get(depositAddressKey(network, to));
+  ): Promise<PaymentTarget | null> => {
+    const doc = await reads.targetAt(network, to);
     const mine =
       doc !== null &&
       doc.organizationId === request.organizationId &&
@@ -233,7 +194,7 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
           checking = false;
         }
       };
-      const unsubscribe = projections.onAdvanced(() => void run());
+      const unsubscribe = reads.onAdvanced(() => void run());
       const timer = setTimeout(() => finish(null, false), settleTimeoutMs);
       void run();
     });
@@ -261,7 +222,7 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
         ...receipt.transferLogs.filter((l) => l.value > 0n),
       ];
       const watched = createWatchedAddresses();
-      const targets = new Map<string, DepositAddressDoc>();
+      const targets = new Map<string, PaymentTarget>();
       for (const to of new Set(moves.map((m) => m.to.toLowerCase()))) {
         const target = await tenantAddress(request, network.network, to);
         if (target) {
@@ -283,10 +244,10 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
         succeededNative: new Set([transaction.hash]),
         observedAt: new Date(clock.now()).toISOString(),
       });
-      const credited: { message: ChainTransferMessage; session: CheckoutSessionDoc }[] = [];
+      const credited: { message: ChainTransferMessage; session: SessionRecord }[] = [];
       const refused: Refused[] = [];
       for (const message of transfers) {
-        const session = await sessions.get(targets.get(message.to.toLowerCase())!.checkoutSessionId);
+        const session = await reads.session(targets.get(message.to.toLowerCase())!.checkoutSessionId);
         if (!session) continue;
         if (acceptedAddress(session, message)) credited.push({ message, session });
         else
@@ -318,7 +279,10 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       // leaving the recovered transfer pending.
       // A block not final yet goes to the network's follower, which publishes the transfers and owes
       // the block a `final` as for its own: no second recovery is needed once it is final.
-      const follower = final ? undefined : deps.followers?.get(network.network);
+      const running = final ? undefined : deps.followers?.get(network.network);
+      const follower = running?.adoptTransfers
+        ? { adoptTransfers: (transfers: readonly ChainTransferMessage[]) => running.adoptTransfers!(transfers) }
+        : undefined;
       if (follower) {
         await adopt(
           follower,
@@ -347,15 +311,14 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       const ids = credited.map((c) => transferId(c.message));
       const shown = await settled(async () => {
         for (const id of ids) {
-          const payment = await payments.get(id);
-          if (!payment || (final && payment.status === 'pending')) return false;
+          const status = await reads.paymentStatus(id);
+          if (status === null || (final && status === 'pending')) return false;
         }
         return true;
       });
       // The events that followed the transfer's (completion, late payment) were appended with it: wait for those too.
-      const head = await deps.eventStore.headPosition();
-      if (shown && head !== null) await projections.waitFor(head, settleTimeoutMs);
-      const session = (await sessions.get(credited[0]!.session.id)) ?? credited[0]!.session;
+      if (shown) await reads.caughtUp(settleTimeoutMs);
+      const session = (await reads.session(credited[0]!.session.id)) ?? credited[0]!.session;
       const mine = ids.filter((_, index) => credited[index]!.session.id === session.id);
       return { ...classifyRecovery(session, mine, network.confirmations, follower !== undefined), session };
     },
@@ -370,7 +333,7 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
    * adopts them again, before or after the late one, changes nothing more.
    */
   async function adopt(
-    follower: Pick<EvmFollower, 'adoptTransfers'>,
+    follower: Required<Pick<RailFollower, 'adoptTransfers'>>,
     network: EvmFollowerNetwork,
     transfers: readonly ChainTransferMessage[],
   ): Promise<void> {
@@ -424,7 +387,7 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
     request: RecoveryRequest,
     network: EvmFollowerNetwork,
     moves: readonly { token: string; to: string }[],
-    targets: ReadonlyMap<string, DepositAddressDoc>,
+    targets: ReadonlyMap<string, PaymentTarget>,
   ): Promise<Refused[]> {
     const known = new Set([NATIVE, ...network.tokens.map((t) => t.address.toLowerCase())]);
     const others = registry.all().filter((n) => n.environment === request.environment && n.chainId !== network.chainId);
@@ -433,7 +396,7 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       const to = log.to.toLowerCase();
       const here = targets.get(to);
       if (here && !known.has(log.token)) {
-        const session = await sessions.get(here.checkoutSessionId);
+        const session = await reads.session(here.checkoutSessionId);
         if (session)
           refused.push({ session, reason: `token ${log.token}, which Weir does not take on ${network.network}` });
         continue;
@@ -441,7 +404,7 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       if (here) continue;
       for (const other of others) {
         const elsewhere = await tenantAddress(request, other.network, to);
-        const session = elsewhere ? await sessions.get(elsewhere.checkoutSessionId) : null;
+        const session = elsewhere ? await reads.session(elsewhere.checkoutSessionId) : null;
         if (session)
           refused.push({
             session,

@@ -1,4 +1,5 @@
 import type { CheckoutSessionDoc, WebhookDeliveryDoc, WebhookEndpointDoc } from '../../projections/collections.ts';
+import { runReport } from '../../reports/report-pipelines.ts';
 import { COLLECTIONS } from '../../projections/collections.ts';
 import { TRANSACTIONS, type PaymentTransactionDoc } from '../../projections/transactions.projection.ts';
 import { everyNetwork } from '../../chain-ingest/rail.ts';
@@ -13,54 +14,99 @@ const DAY_MS = 86_400_000;
 const DAYS = 30;
 const LIST = 8;
 
-type Overview = {
-  currency: string | null;
-  days: { day: string; volume: bigint; count: number }[];
+type Day = {
+  day: string;
   volume: bigint;
-  count: number;
-  /** Volume in the other currencies, when payments came in more than one. */
-  others: { currency: string; volume: bigint }[];
+  payments: number;
+  created: number;
+  completed: number;
+  medianSeconds: number | null;
+  p95Seconds: number | null;
 };
 
-/** Completed sessions of the last 30 days (today included, UTC), by day, in the currency with the most volume. */
+type Overview = {
+  currency: string | null;
+  days: Day[];
+  volume: bigint;
+  payments: number;
+  /** Volume in the other currencies, when payments came in more than one. */
+  others: { currency: string; volume: bigint }[];
+  created: number;
+  completed: number;
+  timeToPay: { payments: number; medianSeconds: number | null; p95Seconds: number | null };
+};
+
+const number = (value: string | number | null | undefined): number => Number(value ?? 0);
+const seconds = (value: string | number | null | undefined): number | null =>
+  value === null || value === undefined ? null : Number(value);
+
+/**
+ * The last 30 days (today included, UTC) from the analysts' reports (`GET /api/v1/reports/*`, the
+ * same pipelines): volume by day in the currency with the most, payments, conversion and time to pay.
+ */
 async function overview(deps: DashboardDeps, tenant: DashboardTenant): Promise<Overview> {
   const today = Math.floor(deps.clock.now() / DAY_MS) * DAY_MS;
-  const first = new Date(today - (DAYS - 1) * DAY_MS).toISOString();
-  const rows = await deps.readStore
-    .collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions)
-    .aggregate([
-      { $match: { ...tenant, status: 'complete', completedAt: { $gte: first } } },
-      { $project: { _id: 0, completedAt: 1, currency: 1, amountReceived: 1 } },
-    ]);
-  const byCurrency = new Map<string, Map<string, { volume: bigint; count: number }>>();
-  for (const row of rows as { completedAt: string; currency: string; amountReceived: string }[]) {
-    const days = byCurrency.get(row.currency) ?? new Map<string, { volume: bigint; count: number }>();
-    byCurrency.set(row.currency, days);
-    const day = row.completedAt.slice(0, 10);
-    const cell = days.get(day) ?? { volume: 0n, count: 0 };
-    days.set(day, { volume: cell.volume + BigInt(row.amountReceived), count: cell.count + 1 });
-  }
-  const totals = [...byCurrency].map(([currency, days]) => ({
-    currency,
-    volume: [...days.values()].reduce((sum, d) => sum + d.volume, 0n),
-  }));
-  totals.sort((a, b) => (b.volume > a.volume ? 1 : b.volume < a.volume ? -1 : 0));
-  const main = totals[0]?.currency ?? null;
-  const counts = new Map<string, number>();
-  for (const days of byCurrency.values())
-    for (const [day, cell] of days) counts.set(day, (counts.get(day) ?? 0) + cell.count);
-  const days = Array.from({ length: DAYS }, (_, i) => {
+  const from = new Date(today - (DAYS - 1) * DAY_MS).toISOString();
+  const params = { ...tenant, interval: 'day', groupBy: 'none', from } as const;
+  const [volume, conversion, timeToPay, whole] = await Promise.all([
+    runReport(deps.readStore, 'volume', { ...params, groupBy: 'currency' }),
+    runReport(deps.readStore, 'conversion', params),
+    runReport(deps.readStore, 'time-to-pay', params),
+    runReport(deps.readStore, 'time-to-pay', { ...params, interval: 'all' }),
+  ]);
+  const totals = new Map<string, bigint>();
+  for (const row of volume)
+    totals.set(row.group ?? '', (totals.get(row.group ?? '') ?? 0n) + BigInt(row.grossVolume ?? 0));
+  const ranked = [...totals].map(([currency, amount]) => ({ currency, volume: amount }));
+  ranked.sort((a, b) => (b.volume > a.volume ? 1 : b.volume < a.volume ? -1 : 0));
+  const main = ranked[0]?.currency ?? null;
+  const dayOf = (row: { period: string }) => row.period.slice(0, 10);
+  const days = Array.from({ length: DAYS }, (_, i): Day => {
     const day = new Date(today - (DAYS - 1 - i) * DAY_MS).toISOString().slice(0, 10);
-    return { day, volume: (main && byCurrency.get(main)?.get(day)?.volume) || 0n, count: counts.get(day) ?? 0 };
+    const sales = volume.filter((row) => dayOf(row) === day);
+    const converted = conversion.find((row) => dayOf(row) === day);
+    const paid = timeToPay.find((row) => dayOf(row) === day);
+    return {
+      day,
+      volume: BigInt(sales.find((row) => row.group === main)?.grossVolume ?? 0),
+      payments: sales.reduce((sum, row) => sum + number(row.payments), 0),
+      created: number(converted?.created),
+      completed: number(converted?.completed),
+      medianSeconds: seconds(paid?.medianSeconds),
+      p95Seconds: seconds(paid?.p95Seconds),
+    };
   });
+  const sum = (pick: (day: Day) => number) => days.reduce((total, day) => total + pick(day), 0);
   return {
     currency: main,
     days,
-    volume: totals[0]?.volume ?? 0n,
-    count: rows.length,
-    others: totals.slice(1),
+    volume: ranked[0]?.volume ?? 0n,
+    payments: sum((d) => d.payments),
+    others: ranked.slice(1),
+    created: sum((d) => d.created),
+    completed: sum((d) => d.completed),
+    timeToPay: {
+      payments: number(whole[0]?.payments),
+      medianSeconds: seconds(whole[0]?.medianSeconds),
+      p95Seconds: seconds(whole[0]?.p95Seconds),
+    },
   };
 }
+
+/** A duration as a person says it: 45 s, 4 min 10 s, 2 h 5 min, 3 d 4 h. */
+function duration(total: number): string {
+  const s = Math.round(total);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return s % 60 === 0 ? `${s / 60} min` : `${Math.floor(s / 60)} min ${s % 60} s`;
+  const m = Math.round(s / 60);
+  if (m < 24 * 60) return m % 60 === 0 ? `${m / 60} h` : `${Math.floor(m / 60)} h ${m % 60} min`;
+  const h = Math.round(m / 60);
+  return h % 24 === 0 ? `${h / 24} d` : `${Math.floor(h / 24)} d ${h % 24} h`;
+}
+
+/** A share of two counts with one decimal, from integers (2 of 3: 66.7%). */
+const percent = (part: number, whole: number): string => `${((part * 100) / whole).toFixed(1)}%`;
+const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 function OverviewPanel({ data }: { data: Overview }): JSX.Element {
   const currency = data.currency ?? 'usdc';
@@ -71,9 +117,26 @@ function OverviewPanel({ data }: { data: Overview }): JSX.Element {
   }));
   const countDays: ChartDay[] = data.days.map((d) => ({
     day: d.day,
-    value: BigInt(d.count),
-    label: `${d.count} payment${d.count === 1 ? '' : 's'}`,
+    value: BigInt(d.payments),
+    label: plural(d.payments, 'payment'),
   }));
+  const conversionDays: ChartDay[] = data.days.map((d) => ({
+    day: d.day,
+    // Per mille of the day's sessions paid, in integers.
+    value: d.created === 0 ? 0n : (BigInt(d.completed) * 1000n) / BigInt(d.created),
+    label: d.created === 0 ? 'no sessions' : `${d.completed} of ${d.created} paid (${percent(d.completed, d.created)})`,
+    happened: d.created > 0,
+  }));
+  const timeDays: ChartDay[] = data.days.map((d) => ({
+    day: d.day,
+    value: BigInt(Math.round(d.medianSeconds ?? 0)),
+    label:
+      d.medianSeconds === null
+        ? 'no payments'
+        : `median ${duration(d.medianSeconds)}, p95 ${duration(d.p95Seconds ?? d.medianSeconds)}`,
+    happened: d.medianSeconds !== null,
+  }));
+  const { timeToPay } = data;
   return (
     <div class="grid grid-2" id="overview">
       <Card title="Volume, last 30 days" id="volume">
@@ -84,17 +147,59 @@ function OverviewPanel({ data }: { data: Overview }): JSX.Element {
           <span class="stat-note">
             {data.others.length > 0
               ? `Also ${data.others.map((o) => money(o.volume, o.currency)).join(', ')}`
-              : 'Received by completed checkout sessions'}
+              : 'Gross volume of completed checkout sessions'}
           </span>
         </div>
-        <BarChart days={volumeDays} summary={`Volume per day over the last 30 days, in ${currency.toUpperCase()}`} />
+        <BarChart
+          days={volumeDays}
+          summary={`Gross volume per day over the last 30 days, in ${currency.toUpperCase()}`}
+          figures="Gross volume"
+        />
       </Card>
       <Card title="Payments, last 30 days" id="payments-count">
         <div class="stat">
-          <span class="stat-value">{data.count}</span>
+          <span class="stat-value">{data.payments}</span>
           <span class="stat-note">Checkout sessions paid in full</span>
         </div>
-        <BarChart days={countDays} summary="Completed checkout sessions per day over the last 30 days" />
+        <BarChart
+          days={countDays}
+          summary="Completed checkout sessions per day over the last 30 days"
+          figures="Payments"
+        />
+      </Card>
+      <Card title="Conversion, last 30 days" id="conversion">
+        <div class="stat">
+          <span class="stat-value" safe>
+            {data.created === 0 ? '—' : percent(data.completed, data.created)}
+          </span>
+          <span class="stat-note" safe>
+            {data.created === 0
+              ? 'No checkout sessions created yet'
+              : `${data.completed} of ${plural(data.created, 'checkout session')} created were paid`}
+          </span>
+        </div>
+        <BarChart
+          days={conversionDays}
+          summary="Share of the day's checkout sessions that were paid, per day over the last 30 days"
+          figures="Paid"
+        />
+      </Card>
+      <Card title="Time to pay, last 30 days" id="time-to-pay">
+        <div class="stat">
+          <span class="stat-value" safe>
+            {timeToPay.medianSeconds === null ? '—' : duration(timeToPay.medianSeconds)}
+          </span>
+          <span class="stat-note" safe>
+            {timeToPay.medianSeconds === null
+              ? 'From a session’s creation to its payment'
+              : `Median from creation to payment; p95 ${duration(timeToPay.p95Seconds ?? timeToPay.medianSeconds)}, over ${plural(timeToPay.payments, 'payment')}`}
+          </span>
+        </div>
+        <BarChart
+          days={timeDays}
+          summary="Median time from a checkout session's creation to its payment, per day over the last 30 days"
+          figures="Time to pay"
+        />
       </Card>
     </div>
   );
@@ -316,7 +421,7 @@ const fragment =
   };
 
 /**
- * Home: volume and payment count over 30 days, recent payments, sessions needing action (underpaid,
+ * Home: volume, payment count, conversion and time to pay over 30 days, recent payments, sessions needing action (underpaid,
  * paid after they closed) and webhook failures, each panel refreshed live when its read model changes.
  */
 export const page = definePage({

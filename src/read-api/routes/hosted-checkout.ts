@@ -9,6 +9,7 @@ import { renderCheckoutPage, type ProductView } from '../../hosted/checkout-page
 import { paymentUri, payerStatus } from '../../hosted/checkout-status.ts';
 import { renderErrorPage } from '../../hosted/error-page.ts';
 import { walletDue } from '../../hosted/wallet-actions.ts';
+import { payeeAddress } from '../../hosted/solana-pay.ts';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
 import { PRODUCTS, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
@@ -158,7 +159,7 @@ export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | nul
       const method = updated.paymentIntent.paymentMethod!;
       const uri = paymentUri(address, method.amountDue);
       return {
-        address: address.paymentAddress,
+        address: payeeAddress(address),
         network: address.network,
         networkName: names(address.network),
         chainId: address.asset.chainId,

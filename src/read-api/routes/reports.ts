@@ -7,7 +7,7 @@ import {
   QUERYABLE_COLLECTIONS,
   safePipeline,
 } from '../../reports/analytics-query.ts';
-import { GROUPS, INTERVALS, REPORT_NAMES, REPORTS, type ReportRow } from '../../reports/report-pipelines.ts';
+import { GROUPS, INTERVALS, REPORT_NAMES, REPORTS, runReport, type ReportRow } from '../../reports/report-pipelines.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
 import { csvRow } from '../csv.ts';
@@ -97,8 +97,7 @@ export function reportRoutes(deps: ApiDeps): Router<ApiState> {
       if (from && to && from > to) throw new ValidationError('to', 'must not be before from');
       const { organizationId, environment } = ctx.state.tenant;
       const params = { organizationId, environment, interval: query.interval, groupBy: query.groupBy, from, to };
-      const docs = await deps.readStore.collection(report.collection).aggregate(report.pipeline(params));
-      const rows = report.rows(docs, params);
+      const rows = await runReport(deps.readStore, name, params);
       const columns = ['period', 'group', ...report.figures];
       if (query.format === 'json')
         return {

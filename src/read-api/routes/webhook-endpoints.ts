@@ -66,7 +66,11 @@ const eventType = z
     if (problem) ctx.addIssue({ code: 'custom', message: withCode(problem) });
   })
   .transform((value) => value as string)
-  .openapi({ type: 'string', enum: ['*', ...WEBHOOK_EVENT_TYPES] });
+  .openapi({
+    type: 'string',
+    enum: ['*', ...WEBHOOK_EVENT_TYPES],
+    description: '`*` is every event type but `audit.checkpoint`, sent only to endpoints that name it',
+  });
 
 const events = arrayOf(eventType, { min: 1, max: 50 }).transform((list) => [...new Set(list)]);
 

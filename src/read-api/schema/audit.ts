@@ -4,16 +4,16 @@ import { z } from './fields.ts';
 
 const PositionText = z.string().openapi({ description: 'A log position (decimal)', example: '1042' });
 
-export const AuditCheckpointSchema = z
-  .object({
-    position: PositionText,
-    hash: z.string().openapi({ description: "The chain's SHA-256 hash at that position (hex)" }),
-    signedAt: z.string(),
-    publicKey: z.string().openapi({ description: "The signer's ed25519 public key (base64url, 32 bytes)" }),
-    signature: z.string().openapi({ description: 'ed25519 signature (base64url) of the checkpoint message' }),
-    loggedAt: PositionText.nullable().openapi({ description: "The checkpoint's own position in the log" }),
-  })
-  .openapi('AuditCheckpoint');
+const checkpointFields = {
+  position: PositionText,
+  hash: z.string().openapi({ description: "The chain's SHA-256 hash at that position (hex)" }),
+  signedAt: z.string(),
+  publicKey: z.string().openapi({ description: "The signer's ed25519 public key (base64url, 32 bytes)" }),
+  signature: z.string().openapi({ description: 'ed25519 signature (base64url) of the checkpoint message' }),
+  loggedAt: PositionText.nullable().openapi({ description: "The checkpoint's own position in the log" }),
+};
+
+export const AuditCheckpointSchema = z.object(checkpointFields).openapi('AuditCheckpoint');
 
 const ChainProblemSchema = z
   .object({
@@ -55,7 +55,8 @@ export const AuditVerificationSchema = z
       unchainedEvents: z.number().int().openapi({ description: 'Events written before the chain started' }),
       unchainedThrough: PositionText.nullable(),
       head: z.object({ position: PositionText, hash: z.string() }).nullable(),
-      checkpoints: z.object({ checked: z.number().int(), latest: AuditCheckpointSchema.nullable() }),
+      // Inline: a nullable reference to a component is generated as allOf, which refuses null.
+      checkpoints: z.object({ checked: z.number().int(), latest: z.object(checkpointFields).nullable() }),
       firstProblem: ChainProblemSchema.nullable().openapi({ description: 'The first broken link, in log order' }),
       problems: z.array(ChainProblemSchema),
       problemCount: z.number().int(),

@@ -170,3 +170,19 @@ export const PayerFormSchema = z
     description:
       'Input name to value; `custom.<key>` answers a custom field of the link. A repeated name keeps its last value.',
   });
+
+export const SolanaPayTransactionRequest = bodyObject({
+  assetId: requiredText({ max: 200 }).openapi({
+    description: 'The Solana asset chosen on the page (its address or asset id)',
+  }),
+  account: requiredText({ max: 64 }).openapi({
+    description: "The payer's Solana wallet (base58), which signs and pays the fee",
+  }),
+}).openapi('HostedSolanaPayTransactionRequest');
+
+export const SolanaPayTransactionAnswer = z
+  .object({
+    transaction: z.string().openapi({ description: 'The unsigned transaction, base64 wire format' }),
+    chain: z.string().openapi({ description: 'The Wallet Standard chain, e.g. `solana:mainnet`' }),
+  })
+  .openapi('HostedSolanaPayTransaction');

@@ -95,9 +95,10 @@ export const SubscriptionSchema = z
   })
   .openapi('Subscription');
 
-export const WebhookEventTypeSchema = z
-  .enum(['*', ...WEBHOOK_EVENT_TYPES])
-  .openapi('WebhookEventType', { description: '`*` is every event type' });
+export const WebhookEventTypeSchema = z.enum(['*', ...WEBHOOK_EVENT_TYPES]).openapi('WebhookEventType', {
+  description:
+    '`*` is every event type but `audit.checkpoint`: a signed checkpoint of the whole log’s hash chain (no tenant’s; its position tells the log’s size), sent to the endpoints of every organization that name it',
+});
 
 export const WebhookEndpointSchema = z
   .object({

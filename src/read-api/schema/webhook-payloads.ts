@@ -1,6 +1,10 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { WEBHOOK_API_VERSION } from '../../webhooks/webhook-events.ts';
-import { TEST_WEBHOOK_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../webhooks/webhook-event-types.ts';
+import {
+  AUDIT_CHECKPOINT_EVENT_TYPE,
+  TEST_WEBHOOK_EVENT_TYPE,
+  WEBHOOK_EVENT_TYPES,
+} from '../../webhooks/webhook-event-types.ts';
 import { z } from './fields.ts';
 import { InvoiceEventObjectSchema } from './invoice.ts';
 import { SubscriptionSchema } from './resources.ts';
@@ -22,10 +26,26 @@ const TestPayload = z.object({
   description: z.string(),
   message: z.string(),
 });
+const AuditCheckpoint = z
+  .object({
+    position: z.string().openapi({ description: 'The log position signed for (decimal)' }),
+    hash: z.string().openapi({ description: 'The chain hash at that position (hex SHA-256)' }),
+    signedAt: z.string().openapi({ description: 'When it was signed (ISO 8601)' }),
+    publicKey: z.string().openapi({ description: 'The operator’s ed25519 public key (base64url of its 32 bytes)' }),
+    signature: z.string().openapi({
+      description:
+        'ed25519 signature (base64url) of the text `weir audit checkpoint v1\\n<position>\\n<hash>\\n<signedAt>`',
+    }),
+  })
+  .openapi('AuditCheckpoint', {
+    description:
+      'A signed checkpoint of the whole log’s hash chain: keep it off the machine, and check the log against it with `weir audit verify --checkpoint FILE`',
+  });
 
 /** The `data.object` of an event type, and the name of its `object`. */
 function payloadOf(type: string): { schema: z.ZodType; object: string } {
   if (type === TEST_WEBHOOK_EVENT_TYPE) return { schema: TestPayload, object: 'webhookEndpoint' };
+  if (type === AUDIT_CHECKPOINT_EVENT_TYPE) return { schema: AuditCheckpoint, object: 'auditCheckpoint' };
   if (type === 'withdrawal_address.deleted') return { schema: DeletedWithdrawalAddress, object: 'withdrawalAddress' };
   if (type.startsWith('withdrawal_address.')) return { schema: WithdrawalAddress, object: 'withdrawalAddress' };
   if (type.startsWith('checkout_session.')) return { schema: CheckoutSession, object: 'checkoutSession' };

@@ -100,6 +100,14 @@ export type LocalSolana = ReturnType<typeof wrapLedger>;
  */
 const seed = (name: string) => createHash('sha256').update(`weir/solana-devnet/${name}`).digest();
 
+/** The test mints every local cluster creates (fixed keys): known without asking it. */
+export async function localSolanaMints(): Promise<Record<LocalAsset, Address>> {
+  const [usdc, usdt] = await Promise.all(
+    ['usdc-mint', 'usdt-mint'].map((name) => createKeyPairSignerFromPrivateKeyBytes(seed(name))),
+  );
+  return { usdc: usdc!.address, usdt: usdt!.address };
+}
+
 /**
  * A local Solana cluster over litesvm (the real System, SPL Token, Token-2022 and ATA programs in
  * process), keeping what a node's RPC reads back: transactions by slot with pre/post balances and

@@ -134,7 +134,10 @@ function EndpointFields({ form }: { form: EndpointForm }): JSX.Element {
         <legend>Events to send</legend>
         <label class="choice">
           <input type="checkbox" name="events" value="*" checked={form.events.includes('*')} />
-          <span>All events, present and future</span>
+          <span>
+            All events, present and future, but <code>audit.checkpoint</code> (the whole log's signed checkpoints: tick
+            it by name)
+          </span>
         </label>
         <div class="event-grid">
           {WEBHOOK_EVENT_TYPES.map((type) => (

@@ -1,0 +1,145 @@
+import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
+import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
+import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
+import type { CommandHandler } from '../actors/command-handler.ts';
+import type { PaymentIntents, PaymentTarget, PendingPayment, RecoveryReads } from '../chain-ingest/payment-intents.ts';
+import type { WatchedAddresses } from '../chain-ingest/watched-addresses.ts';
+import type { Environment, EventStore } from '../event-store/event-store.ts';
+import { depositAddressKey } from '../projections/checkout-sessions.projection.ts';
+import {
+  COLLECTIONS,
+  type ChainPaymentDoc,
+  type CheckoutSessionDoc,
+  type DepositAddressDoc,
+} from '../projections/collections.ts';
+import type { Projection } from '../projections/projection.ts';
+import type { ProjectionRunner } from '../projections/projection-runner.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
+
+/**
+ * chain-ingest's payment port over the read models (deposit addresses, sessions, chain payments)
+ * and the checkout session's commands, sent as `system:matcher`.
+ */
+export function createPaymentIntents(deps: {
+  readStore: ReadStore;
+  commands: CommandHandler;
+  projections: Pick<ProjectionRunner, 'waitFor'>;
+}): PaymentIntents {
+  const { readStore, commands, projections } = deps;
+  const depositAddresses = readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
+  const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
+  const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  const pending = (docs: ChainPaymentDoc[]): PendingPayment[] =>
+    docs.map((doc) => ({
+      transferId: doc._id,
+      blockHash: doc.blockHash,
+      checkoutSessionId: doc.checkoutSessionId,
+      organizationId: doc.organizationId,
+      environment: doc.environment,
+    }));
+
+  async function send(target: PaymentTarget, command: CheckoutSessionCommand, causationId: string): Promise<void> {
+    const result = await commands.handle(checkoutSessionAggregate, target.checkoutSessionId, command, {
+      organizationId: target.organizationId,
+      environment: target.environment as Environment,
+      actor: 'system:matcher',
+      causationId,
+    });
+    // Later messages (finality, reorgs) look transfers up in the read models: wait until they include this one.
+    if (result.position !== null) await projections.waitFor(result.position, 30_000);
+  }
+
+  return {
+    async targetAt(network, address) {
+      const doc = await depositAddresses.get(depositAddressKey(network, address));
+      return doc === null
+        ? null
+        : {
+            checkoutSessionId: doc.checkoutSessionId,
+            organizationId: doc.organizationId,
+            environment: doc.environment,
+          };
+    },
+    async sessionAddresses(checkoutSessionId) {
+      return (await sessions.get(checkoutSessionId))?.addresses ?? null;
+    },
+    async pendingInBlocks(network, blockHashes) {
+      return pending(await payments.find({ network, blockHash: { $in: [...blockHashes] }, status: 'pending' }));
+    },
+    async pendingAtHeight(network, blockNumber) {
+      return pending(await payments.find({ network, blockNumber, status: 'pending' }));
+    },
+    recordTransfer: (target, payment, causationId) => send(target, { type: 'RecordTransfer', payment }, causationId),
+    confirmTransfer: (target, transferId, causationId) =>
+      send(target, { type: 'ConfirmTransfer', transferId }, causationId),
+    withdrawTransfer: (target, transferId, reason, causationId) =>
+      send(target, { type: 'WithdrawTransfer', transferId, reason }, causationId),
+  };
+}
+
+/** Payment recovery's reads over the read models, and its wait for them to show the matcher's work. */
+export function createRecoveryReads(deps: {
+  readStore: ReadStore;
+  projections: Pick<ProjectionRunner, 'waitFor' | 'onAdvanced'>;
+  eventStore: Pick<EventStore, 'headPosition'>;
+}): RecoveryReads {
+  const { readStore, projections, eventStore } = deps;
+  const depositAddresses = readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
+  const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
+  const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  return {
+    async targetAt(network, address) {
+      const doc = await depositAddresses.get(depositAddressKey(network, address));
+      return doc === null
+        ? null
+        : {
+            checkoutSessionId: doc.checkoutSessionId,
+            organizationId: doc.organizationId,
+            environment: doc.environment,
+          };
+    },
+    session: (checkoutSessionId) => sessions.get(checkoutSessionId),
+    async paymentStatus(transferId) {
+      return (await payments.get(transferId))?.status ?? null;
+    },
+    onAdvanced: (listener) => projections.onAdvanced(() => listener()),
+    async caughtUp(timeoutMs) {
+      const head = await eventStore.headPosition();
+      if (head !== null) await projections.waitFor(head, timeoutMs);
+    },
+  };
+}
+
+/**
+ * Keeps a WatchedAddresses set current: every session's addresses are watched from the moment
+ * its creation is in the log. Load existing ones from the read store first (a durable read store
+ * resumes from a checkpoint, so older sessions never pass through `apply` again).
+ */
+const LOAD_PAGE = 5000;
+
+export function watchedAddressesProjection(
+  watched: WatchedAddresses,
+): Projection & { load(store: ReadStore): Promise<void> } {
+  return {
+    name: 'watched_addresses',
+    collections: [],
+    async apply(event) {
+      if (event.type !== 'CheckoutSessionCreated') return;
+      const typed = event as unknown as CheckoutSessionEvent & { type: 'CheckoutSessionCreated' };
+      for (const address of typed.data.session.addresses) watched.add(address.network, address.paymentAddress);
+    },
+    async load(store) {
+      // In pages by _id: a million sessions' addresses are never all parsed at once.
+      const addresses = store.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
+      for (let after: string | null = null; ; ) {
+        const page: DepositAddressDoc[] = await addresses.find(after === null ? {} : { _id: { $gt: after } }, {
+          sort: { _id: 1 },
+          limit: LOAD_PAGE,
+        });
+        for (const doc of page) watched.add(doc.network, doc.address);
+        if (page.length < LOAD_PAGE) return;
+        after = page[page.length - 1]!._id;
+      }
+    },
+  };
+}

@@ -1,0 +1,209 @@
+import type { ChainedEvent } from '../event-store/event-store.ts';
+import {
+  BundleEventSchema,
+  BundleHeaderSchema,
+  BundleWithheldSchema,
+  belongsToBundle,
+  type BundleHeader,
+} from './audit-bundle.ts';
+import { CHECKPOINT_SIGNED, CHECKPOINT_STREAM, publishedCheckpointOf, type LoggedCheckpoint } from './checkpoints.ts';
+import {
+  byPosition,
+  verifyChain,
+  type ChainProblemKind,
+  type ChainReport,
+  type ChainSource,
+  type WithheldEvent,
+} from './verify-chain.ts';
+
+export type BundleProblemKind =
+  | ChainProblemKind
+  /** The first line is not a bundle header: nothing else can be checked. */
+  | 'header_malformed'
+  /** A line that is neither an event nor a withheld link (its `position` is the line number's event, when readable). */
+  | 'line_malformed'
+  /** The bundle does not end at the head its header names: events cut from its end, or added. */
+  | 'head_mismatch'
+  /** An event in full that is neither the organization's nor a checkpoint: another tenant's content. */
+  | 'foreign_event';
+
+export type BundleProblem = { kind: BundleProblemKind; position: string | null; message: string };
+
+export type BundleReport = {
+  /** The header reads, every own hash recomputes, every link follows, every checkpoint holds. */
+  holds: boolean;
+  header: BundleHeader | null;
+  /** Events held in full (the organization's and the checkpoints): each hash recomputed from its content. */
+  events: number;
+  /** Other tenants' events: position and link only, their hashes taken as written. */
+  withheld: number;
+  /** The organization's events after the last checkpoint position: no signature vouches for them yet. */
+  unsigned: number;
+  /** Every problem in log order (chain and bundle), the first `firstProblem`. */
+  problems: BundleProblem[];
+  firstProblem: BundleProblem | null;
+  chain: ChainReport | null;
+};
+
+type Line = ChainedEvent | WithheldEvent;
+
+const linkOf = (previous: string | null, hash: string | null) =>
+  previous !== null && hash !== null ? { previous, hash } : null;
+
+const checkpointIn = (event: ChainedEvent): LoggedCheckpoint | null => {
+  if (event.content.type !== CHECKPOINT_SIGNED) return null;
+  try {
+    const checkpoint = publishedCheckpointOf(JSON.parse(event.content.data));
+    return checkpoint && { ...checkpoint, loggedAt: String(event.position) };
+  } catch {
+    return null;
+  }
+};
+
+const PAGE = 1000;
+
+/**
+ * Checks a bundle (`auditBundleLines`) offline: the same walk as `weir audit verify` over the
+ * bundle's lines in the order they are written, so a removed, inserted or reordered line breaks a
+ * link where it is. `trustedKeys`: the keys checkpoints must be signed with; empty: the header's.
+ */
+export async function verifyBundle(deps: {
+  text: string;
+  trustedKeys: readonly string[];
+  published?: readonly LoggedCheckpoint[];
+}): Promise<BundleReport> {
+  const problems: BundleProblem[] = [];
+  const [first = '', ...rest] = deps.text.split('\n');
+  const parsedHeader = (() => {
+    try {
+      return BundleHeaderSchema.safeParse(JSON.parse(first));
+    } catch {
+      return null;
+    }
+  })();
+  if (!parsedHeader?.success) {
+    const problem: BundleProblem = {
+      kind: 'header_malformed',
+      position: null,
+      message: 'the first line is not a weir audit bundle header (format weir-audit-bundle, version 1)',
+    };
+    return {
+      holds: false,
+      header: null,
+      events: 0,
+      withheld: 0,
+      unsigned: 0,
+      problems: [problem],
+      firstProblem: problem,
+      chain: null,
+    };
+  }
+  const header = parsedHeader.data;
+  const scope = { organizationId: header.organizationId, environment: header.environment };
+
+  const lines: Line[] = [];
+  rest.forEach((text, index) => {
+    if (text.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = null;
+    }
+    const event = BundleEventSchema.safeParse(value);
+    const withheld = event.success ? null : BundleWithheldSchema.safeParse(value);
+    if (event.success) {
+      const { position, previous, hash, ...content } = event.data;
+      lines.push({ position: BigInt(position), content, link: linkOf(previous, hash) });
+      if (!belongsToBundle(scope, content))
+        problems.push({
+          kind: 'foreign_event',
+          position,
+          message: `the event at ${position} is neither ${header.organizationId}'s nor a checkpoint`,
+        });
+    } else if (withheld?.success) {
+      const { position, digest, previous, hash } = withheld.data;
+      lines.push({ position: BigInt(position), content: null, digest, link: linkOf(previous, hash) });
+    } else {
+      const position = (value as { position?: unknown } | null)?.position;
+      problems.push({
+        kind: 'line_malformed',
+        position: typeof position === 'string' ? position : null,
+        message: `line ${index + 2} is neither an event nor a withheld link`,
+      });
+    }
+  });
+
+  const held = lines.filter((line): line is ChainedEvent => line.content !== null);
+  const source: ChainSource = {
+    start: async () =>
+      header.chainStart && {
+        unchainedThrough:
+          header.chainStart.unchainedThrough === null ? null : BigInt(header.chainStart.unchainedThrough),
+        seal: header.chainStart.seal,
+      },
+    headPosition: async () => lines.at(-1)?.position ?? null,
+    checkpoints: async () =>
+      held
+        .filter((event) => event.content.streamId === CHECKPOINT_STREAM)
+        .map((event) => ({ position: event.position, checkpoint: checkpointIn(event) })),
+    async *pages() {
+      for (let index = 0; index < lines.length; index += PAGE) yield lines.slice(index, index + PAGE);
+    },
+  };
+  const chain = await verifyChain({
+    source,
+    trustedKeys: deps.trustedKeys.length > 0 ? deps.trustedKeys : header.publicKeys,
+    published: deps.published,
+  });
+
+  const endsAt = chain.head;
+  if (endsAt?.position !== header.head?.position || endsAt?.hash !== header.head?.hash)
+    problems.push({
+      kind: 'head_mismatch',
+      position: endsAt?.position ?? null,
+      message: `the bundle ends at ${endsAt ? `${endsAt.position} (${endsAt.hash})` : 'nothing'}, its header at ${header.head ? `${header.head.position} (${header.head.hash})` : 'nothing'}: lines were cut from its end or added`,
+    });
+
+  const signedThrough = [...(await source.checkpoints()).map((c) => c.checkpoint), ...(deps.published ?? [])]
+    .map((checkpoint) => (checkpoint ? BigInt(checkpoint.position) : -1n))
+    .reduce((a, b) => (a > b ? a : b), -1n);
+  const unsigned = held.filter(
+    (event) => event.content.streamId !== CHECKPOINT_STREAM && event.position > signedThrough,
+  ).length;
+
+  const all = [...chain.problems, ...problems].sort(byPosition);
+  return {
+    holds: chain.holds && problems.length === 0,
+    header,
+    events: held.length,
+    withheld: lines.length - held.length,
+    unsigned,
+    problems: all,
+    firstProblem: all[0] ?? null,
+    chain,
+  };
+}
+
+/** The summary a person reads. */
+export function bundleSummaryOf(report: BundleReport): string {
+  const { header, chain } = report;
+  const lines = [
+    header
+      ? `bundle: ${header.organizationId}${header.environment ? ` (${header.environment})` : ''}, exported ${header.exportedAt}, head ${header.head ? `${header.head.position} ${header.head.hash}` : '-'}`
+      : 'bundle: unreadable header',
+    `events: ${report.events.toLocaleString('en-US')} held in full (hashes recomputed), ${report.withheld.toLocaleString('en-US')} other tenants' withheld (links only)`,
+    chain
+      ? `checkpoints: ${chain.checkpoints.checked} checked${chain.checkpoints.latest ? `, latest for position ${chain.checkpoints.latest.position}` : ''}`
+      : null,
+    report.unsigned > 0
+      ? `  ${report.unsigned} of the organization's events come after the last checkpoint: no signature covers them yet`
+      : null,
+    ...report.problems
+      .slice(0, 10)
+      .map((problem) => `  ${problem.kind} at ${problem.position ?? '-'}: ${problem.message}`),
+    report.problems.length > 10 ? `  … and ${report.problems.length - 10} more (see the JSON report)` : null,
+    report.holds ? 'OK: the bundle holds' : 'FAILED',
+  ];
+  return lines.filter((line) => line !== null).join('\n');
+}

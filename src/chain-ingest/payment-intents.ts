@@ -1,0 +1,50 @@
+import type { CheckoutSession, SessionAddress, SessionPayment } from '../../machines/checkout-session.types.ts';
+
+/** Whom a deposit address pays: the session and its tenant. */
+export type PaymentTarget = { checkoutSessionId: string; organizationId: string; environment: string };
+
+/** A transfer recorded on a session whose block is not final yet. */
+export type PendingPayment = PaymentTarget & { transferId: string; blockHash: string };
+
+/** A transfer as a session records it. */
+export type CreditedTransfer = Omit<SessionPayment, 'status' | 'detectedAt' | 'confirmedAt' | 'late'>;
+
+/**
+ * The port through which chain-ingest reaches the payment side (the matcher today, recovery
+ * through the same lookups): find the session a deposit address pays, find the transfers pending
+ * in blocks, and credit, confirm or withdraw a transfer. The app wiring implements it over the read
+ * models and the command handler (src/app/payment-intents.ts), so chain-ingest reads no projection
+ * and loads no aggregate. Each command returns once the read models show it: later chain messages
+ * look the transfer up there.
+ */
+export type PaymentIntents = {
+  /** The session paid at `address` on `network`, or null when it is no deposit address. */
+  targetAt(network: string, address: string): Promise<PaymentTarget | null>;
+  /** The addresses (network, deposit address, asset) the session takes; null for an unknown session. */
+  sessionAddresses(checkoutSessionId: string): Promise<readonly SessionAddress[] | null>;
+  /** Pending transfers of `network` in the blocks with these hashes. */
+  pendingInBlocks(network: string, blockHashes: readonly string[]): Promise<PendingPayment[]>;
+  /** Pending transfers of `network` at height `blockNumber` (in whichever block). */
+  pendingAtHeight(network: string, blockNumber: number): Promise<PendingPayment[]>;
+  recordTransfer(target: PaymentTarget, payment: CreditedTransfer, causationId: string): Promise<void>;
+  confirmTransfer(target: PaymentTarget, transferId: string, causationId: string): Promise<void>;
+  withdrawTransfer(target: PaymentTarget, transferId: string, reason: string, causationId: string): Promise<void>;
+};
+
+/** A checkout session as the read models hold it (what the API shows of it). */
+export type SessionRecord = CheckoutSession & { _id: string; [key: string]: unknown };
+
+/**
+ * What payment recovery reads of the payment side, through the same port: sessions by deposit
+ * address and by id, a transfer's status, and a way to wait until the read models show what the
+ * matcher did. Implemented by the app wiring (src/app/payment-intents.ts).
+ */
+export type RecoveryReads = Pick<PaymentIntents, 'targetAt'> & {
+  session(checkoutSessionId: string): Promise<SessionRecord | null>;
+  /** A recorded transfer's status; null when no session records it (yet). */
+  paymentStatus(transferId: string): Promise<'pending' | 'confirmed' | 'withdrawn' | null>;
+  /** Calls `listener` each time the read models move on; returns the call that stops it. */
+  onAdvanced(listener: () => void): () => void;
+  /** Waits (up to `timeoutMs`) until the read models include every event appended so far. */
+  caughtUp(timeoutMs: number): Promise<void>;
+};

@@ -1,0 +1,73 @@
+import type { ChainTransferMessage } from '../../chain-messages.ts';
+import type { RailFollower, RailFollowerContext } from '../../rail.ts';
+import type { SolanaNetwork } from '../define-network.ts';
+import type { SolanaJsonRpc } from './json-rpc.ts';
+import { createSolanaFollower, type SolanaFollower } from './solana-follower.ts';
+import type { SolanaReferences } from './solana-references.ts';
+
+/**
+ * A Solana follower as the rail interface shows followers (health, the chain-read gate, recovery's
+ * adoption): `caughtUpAt` is when (on Weir's clock) its last complete round began, so an expiry
+ * waits until every reference was read after it; a slot has no confirmation depth here (`final`
+ * is the cluster's `finalized`), so `confirmations` is 1 and `head` stays null.
+ */
+export function solanaRailFollower(input: {
+  network: SolanaNetwork;
+  rpc: SolanaJsonRpc;
+  endpoint: string;
+  references: SolanaReferences;
+  context: RailFollowerContext;
+  pollIntervalMs: number;
+  maxPollIntervalMs?: number;
+}): RailFollower & { solana: SolanaFollower } {
+  const { context } = input;
+  let caughtUpAt: number | null = null;
+  let firstRound: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => {
+    firstRound = resolve;
+  });
+  const follower = createSolanaFollower({
+    network: input.network,
+    rpc: input.rpc,
+    bus: context.bus,
+    references: input.references,
+    pollIntervalMs: input.pollIntervalMs,
+    ...(input.maxPollIntervalMs === undefined ? {} : { maxPollIntervalMs: input.maxPollIntervalMs }),
+    readClock: () => context.clock.now(),
+    onRound: (startedAt) => {
+      caughtUpAt = startedAt;
+      firstRound();
+      context.onCaughtUp();
+    },
+    log: (line) => context.log(`[ingest ${input.network.network}] ${line}`),
+  });
+  return {
+    solana: follower,
+    confirmations: 1,
+    start: () => follower.start(),
+    ready: () => ready,
+    async stop() {
+      await follower.stop();
+      firstRound();
+    },
+    status() {
+      const own = follower.status();
+      return {
+        network: own.network,
+        head: null,
+        processed: null,
+        pendingFinal: own.pending,
+        caughtUpAt,
+        endpoint: input.endpoint,
+        headSource: 'polling',
+        lastError: own.lastError,
+        running: own.running,
+      };
+    },
+    async adoptTransfers(transfers: readonly ChainTransferMessage[]) {
+      for (const transfer of transfers)
+        if (transfer.reference !== null)
+          follower.adopt(transfer.transactionHash, BigInt(transfer.blockNumber), transfer.reference);
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import test from 'ava';
+import { generateKeyPairSigner } from '@solana/kit';
+import { startTestSolana } from '../../../../test/support/solana-devnet.ts';
+import type { Bus } from '../../../bus/bus.ts';
+import { parseChainMessage, type ChainMessage } from '../../chain-messages.ts';
+import { solanaLocalNetwork } from '../networks.ts';
+import { sessionReference } from '../pay-url.ts';
+import { createSolanaJsonRpc, parseJsonWithBigInts } from './json-rpc.ts';
+import { createSolanaFollower } from './solana-follower.ts';
+import { createSolanaReferences } from './solana-references.ts';
+import { slotBlockHash } from './solana-transfers.ts';
+
+/** A follower of the local Solana whose published messages (and their ids) are kept. */
+async function world(t: Parameters<typeof startTestSolana>[0]) {
+  const chain = await startTestSolana(t);
+  const network = solanaLocalNetwork(chain.server.ledger.mints);
+  const references = createSolanaReferences();
+  const published: { message: ChainMessage; id: string | undefined }[] = [];
+  const bus = {
+    publish: async (subject: string, data: Uint8Array, options?: { messageId?: string }) => {
+      published.push({ message: parseChainMessage(subject, data), id: options?.messageId });
+    },
+  } as unknown as Bus;
+  const rpc = createSolanaJsonRpc({ url: chain.server.rpcUrl });
+  const follower = createSolanaFollower({ network, rpc, bus, references, pollIntervalMs: 1, log: () => undefined });
+  const merchant = (await generateKeyPairSigner()).address;
+  const watch = (session: string, mints: string[]) => {
+    const reference = sessionReference({
+      network: network.network,
+      organizationId: 'org',
+      checkoutSessionId: session,
+      merchantAddress: merchant,
+    });
+    for (const address of mints)
+      references.add({
+        network: network.network,
+        paymentAddress: reference,
+        merchantAddress: merchant,
+        asset: { address } as never,
+        checkoutSessionId: session,
+      });
+    return reference;
+  };
+  return { chain, network, follower, published, merchant, watch, rpc };
+}
+
+test('a payment by reference: transfer at confirmed keyed by (signature, instruction), final at finalized, nothing twice', async (t) => {
+  const w = await world(t);
+  const usdc = w.chain.server.ledger.mints.usdc;
+  const reference = w.watch('s1', [usdc]);
+  const payer = await w.chain.newPayer();
+  const signature = await payer.payToken(usdc, w.merchant, 2_500_000n, [reference]);
+  await w.follower.poll();
+  const [transfer] = w.published;
+  t.is(w.published.length, 1);
+  t.like(transfer!.message, {
+    type: 'transfer',
+    transactionHash: signature,
+    logIndex: 1,
+    amount: '2500000',
+    reference,
+    to: await w.chain.ata(w.merchant, usdc),
+    from: payer.address,
+  });
+  await w.follower.poll();
+  t.is(w.published.length, 1, 'a signature already seen is not read again (until)');
+  t.is(w.follower.status().pending, 1);
+  w.chain.server.ledger.finalize();
+  await w.follower.poll();
+  t.is(w.published.length, 2);
+  const final = w.published[1]!;
+  t.like(final.message, {
+    type: 'final',
+    blockHash: slotBlockHash((transfer!.message as { blockNumber: number }).blockNumber),
+  });
+  t.true(final.id?.endsWith(`:${signature}`), 'a final per signature: not dropped as a duplicate of the slot');
+  t.is(w.follower.status().pending, 0);
+});
+
+test('a payment in a mint the session does not take publishes nothing; a dropped one is withdrawn once the cluster finalized past it', async (t) => {
+  const w = await world(t);
+  const { usdc, usdt } = w.chain.server.ledger.mints;
+  const reference = w.watch('s2', [usdc]);
+  const payer = await w.chain.newPayer();
+  await payer.payToken(usdt, w.merchant, 1_000_000n, [reference]);
+  await w.follower.poll();
+  t.is(w.published.length, 0);
+  const signature = await payer.payToken(usdc, w.merchant, 1_000_000n, [reference]);
+  await w.follower.poll();
+  t.is(w.published.length, 1);
+  w.chain.server.ledger.drop(signature);
+  await w.follower.poll();
+  t.is(w.published.length, 1, 'not yet: the cluster has not finalized its slot');
+  w.chain.server.ledger.finalize();
+  await w.follower.poll();
+  t.like(w.published[1]!.message, { type: 'reorg' });
+  t.is(w.follower.status().pending, 0);
+});
+
+test('idle references back off, and one batch serves every reference', async (t) => {
+  const w = await world(t);
+  for (let i = 0; i < 150; i++) w.watch(`idle-${i}`, ['native']);
+  const before = w.rpc.counts();
+  await w.follower.poll();
+  const after = w.rpc.counts();
+  t.is(after.calls - before.calls, 150);
+  t.is(after.requests - before.requests, 2, 'batches of 100 calls');
+});
+
+test('parseJsonWithBigInts reads u64 beyond 2^53 exactly and leaves strings alone', (t) => {
+  t.deepEqual(parseJsonWithBigInts('{"a":18446744073709551615,"b":"12345678901234567890","c":[1,2.5,-3]}'), {
+    a: 18446744073709551615n,
+    b: '12345678901234567890',
+    c: [1, 2.5, -3],
+  });
+});

@@ -1,0 +1,64 @@
+import type { Address } from '@solana/kit';
+import type { SessionAddress } from '../../../../machines/checkout-session.types.ts';
+
+/** A session's reference on one Solana network: where it may be paid (the merchant's wallet) and in what. */
+export type WatchedReference = {
+  reference: Address;
+  network: string;
+  checkoutSessionId: string;
+  /** The merchant's wallet. */
+  recipient: Address;
+  /** The mints the session takes there (`native` for SOL). */
+  mints: string[];
+  /** When the follower learned the session closed (complete, expired, canceled); null while open. */
+  closedAt: number | null;
+};
+
+/** The references the Solana followers poll, per network, in memory (case kept: base58). */
+export type SolanaReferences = {
+  of(network: string): WatchedReference[];
+  add(
+    address: Pick<SessionAddress, 'network' | 'paymentAddress' | 'merchantAddress' | 'asset' | 'checkoutSessionId'>,
+  ): void;
+  close(checkoutSessionId: string, at: number): void;
+  /** Stop polling a reference (closed long enough ago). */
+  forget(network: string, reference: string): void;
+};
+
+export function createSolanaReferences(): SolanaReferences {
+  const byNetwork = new Map<string, Map<string, WatchedReference>>();
+  const bySession = new Map<string, WatchedReference[]>();
+  return {
+    of: (network) => [...(byNetwork.get(network)?.values() ?? [])],
+    add(address) {
+      const references = byNetwork.get(address.network) ?? new Map<string, WatchedReference>();
+      byNetwork.set(address.network, references);
+      const known = references.get(address.paymentAddress);
+      if (known) {
+        if (!known.mints.includes(address.asset.address)) known.mints.push(address.asset.address);
+        return;
+      }
+      const watched: WatchedReference = {
+        reference: address.paymentAddress as Address,
+        network: address.network,
+        checkoutSessionId: address.checkoutSessionId,
+        recipient: address.merchantAddress as Address,
+        mints: [address.asset.address],
+        closedAt: null,
+      };
+      references.set(address.paymentAddress, watched);
+      bySession.set(address.checkoutSessionId, [...(bySession.get(address.checkoutSessionId) ?? []), watched]);
+    },
+    close(checkoutSessionId, at) {
+      for (const watched of bySession.get(checkoutSessionId) ?? []) watched.closedAt ??= at;
+    },
+    forget(network, reference) {
+      const watched = byNetwork.get(network)?.get(reference);
+      if (!watched) return;
+      byNetwork.get(network)?.delete(reference);
+      const left = (bySession.get(watched.checkoutSessionId) ?? []).filter((w) => w !== watched);
+      if (left.length === 0) bySession.delete(watched.checkoutSessionId);
+      else bySession.set(watched.checkoutSessionId, left);
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import type { Address } from '@solana/kit';
+import type { ChainTransferMessage } from '../../chain-messages.ts';
+import { NATIVE_ASSET_ADDRESS } from '../../network-definition.ts';
+import type { SolanaNetwork } from '../define-network.ts';
+import { validateSolanaTransfer, type TransferCheck } from '../validate-transfer.ts';
+import type { WatchedReference } from './solana-references.ts';
+
+/**
+ * The bus's `blockHash` of a slot: the bus contract keys finality by (block number, block hash),
+ * and a Solana slot holds at most one block that can reach `confirmed`, so the slot alone names
+ * it. Every transfer of a slot carries the same value, so one `final` of the slot confirms them
+ * all and one withdrawal withdraws them all, as for an EVM block.
+ */
+export const slotBlockHash = (slot: bigint | number): string =>
+  `0x${createHash('sha256').update(`solana-slot:${slot}`).digest('hex')}`;
+
+/** What a transaction pays a watched reference: the transfer messages to publish, or why none. */
+export type ReferencePayments =
+  | { ok: true; messages: ChainTransferMessage[]; slot: bigint }
+  | { ok: false; check: TransferCheck & { valid: false } };
+
+/**
+ * The payments `answer` (a `getTransaction` json answer) makes to `watched`, checked as
+ * `validateSolanaTransfer` does against each mint the session takes there: a payment in a mint
+ * the session does not take (or to another wallet) is no payment, and the check says why.
+ */
+export async function referencePayments(
+  network: SolanaNetwork,
+  answer: unknown,
+  watched: WatchedReference,
+  observedAt: string,
+): Promise<ReferencePayments> {
+  let check: TransferCheck | undefined;
+  for (const mint of watched.mints) {
+    check = await validateSolanaTransfer(answer, {
+      recipient: watched.recipient,
+      mint: mint as Address | typeof NATIVE_ASSET_ADDRESS,
+      references: [watched.reference],
+    });
+    if (check.valid || check.reason !== 'wrong-token') break;
+    // Another mint the session takes there: check against that one.
+    const observed = check.rejected.find((r) => r.reason === 'wrong-token')?.observedMint;
+    if (observed === undefined || !watched.mints.includes(observed)) break;
+  }
+  if (check === undefined || !check.valid)
+    return {
+      ok: false,
+      check: (check ?? {
+        valid: false,
+        reason: 'reference-not-found',
+        message: 'the session takes no asset there',
+        rejected: [],
+      }) as TransferCheck & { valid: false },
+    };
+  const messages = check.payments.flatMap((payment): ChainTransferMessage[] => {
+    const asset = network.assets.find((a) => a.address === payment.mint);
+    if (!asset) return [];
+    return [
+      {
+        type: 'transfer',
+        network: network.network,
+        chainId: network.chainId,
+        transactionHash: payment.signature,
+        logIndex: payment.instructionIndex,
+        blockNumber: Number(payment.slot),
+        blockHash: slotBlockHash(payment.slot),
+        from: payment.payer,
+        to: payment.destination,
+        asset: { address: asset.address, symbol: asset.symbol, decimals: asset.decimals },
+        amount: payment.amount.toString(),
+        reference: watched.reference,
+        observedAt,
+      },
+    ];
+  });
+  return { ok: true, messages, slot: check.payments[0]?.slot ?? 0n };
+}

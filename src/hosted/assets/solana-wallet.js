@@ -1,0 +1,74 @@
+// "Pay with a Solana wallet" on the hosted checkout page, through the Wallet Standard: wallets
+// register themselves on `wallet-standard:register-wallet`; the page announces itself with
+// `wallet-standard:app-ready`. The transfer is built by Weir (POST /checkout/{id}/solana-transaction)
+// for the connected account, then signed and sent by the wallet (`solana:signAndSendTransaction`).
+(() => {
+  const root = document.getElementById('solana-wallet-actions');
+  if (!root) return;
+  const base = `/checkout/${root.dataset.session}`;
+  const solanaAssets = new Set(root.dataset.assets.split(' '));
+  const message = root.querySelector('.solana-wallet-message');
+  const button = root.querySelector('[data-solana-action="pay"]');
+  const wallets = [];
+  const api = {
+    register(...registered) {
+      wallets.push(...registered);
+      return () => undefined;
+    },
+  };
+  window.addEventListener('wallet-standard:register-wallet', (event) => event.detail(api));
+  window.dispatchEvent(new CustomEvent('wallet-standard:app-ready', { detail: api }));
+
+  const say = (text) => {
+    message.textContent = text;
+  };
+  const usable = () =>
+    wallets.filter((w) => w.features['standard:connect'] && w.features['solana:signAndSendTransaction']);
+  const chosenAsset = () => {
+    const chosen = document.querySelector('.asset[aria-pressed="true"]');
+    if (chosen && solanaAssets.has(chosen.dataset.asset)) return chosen.dataset.asset;
+    const first = [...document.querySelectorAll('.asset[data-asset]')].find((b) => solanaAssets.has(b.dataset.asset));
+    return first ? first.dataset.asset : null;
+  };
+  const base64ToBytes = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+
+  button.addEventListener('click', async () => {
+    const wallet = usable()[0];
+    if (!wallet) {
+      say('No Solana wallet found in this browser. Scan the code with a wallet app instead.');
+      return;
+    }
+    const assetId = chosenAsset();
+    if (!assetId) {
+      say('Choose a Solana asset first.');
+      return;
+    }
+    button.disabled = true;
+    try {
+      say(`Connecting to ${wallet.name}…`);
+      const { accounts } = await wallet.features['standard:connect'].connect();
+      const account = accounts[0];
+      if (!account) throw new Error('the wallet gave no account');
+      const res = await fetch(`${base}/solana-transaction`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ assetId, account: account.address }),
+      });
+      const body = await res.json();
+      if (!res.ok) throw new Error(body.message);
+      say(`Approve the payment in ${wallet.name}…`);
+      const [sent] = await wallet.features['solana:signAndSendTransaction'].signAndSendTransaction({
+        account,
+        chain: body.chain,
+        transaction: base64ToBytes(body.transaction),
+      });
+      say(sent ? 'Payment sent: this page updates once the network confirms it.' : 'Payment sent.');
+    } catch (error) {
+      say(`The payment was not sent: ${error && error.message ? error.message : String(error)}`);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  // Listening from here on (a test waits for it before clicking).
+  root.dataset.ready = 'true';
+})();

@@ -1,0 +1,285 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import type { RecordedEvent } from '../event-store/event-store.ts';
+import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
+import { createProjectionRunner, PROJECTIONS_CHECKPOINT } from '../projections/projection-runner.ts';
+import type { Projection } from '../projections/projection.ts';
+import type { ReadDocument } from './read-store.ts';
+import { createSqliteReadStore } from './sqlite-read-store.ts';
+
+const scratch = mkdtempSync(join(tmpdir(), 'weir-sqlite-read-store-'));
+test.after.always(() => rmSync(scratch, { recursive: true, force: true }));
+let dirs = 0;
+const freshDir = () => {
+  const dir = join(scratch, String(++dirs));
+  mkdirSync(dir);
+  return { dir, events: join(dir, 'events.sqlite3'), readModels: join(dir, 'read-models.sqlite3') };
+};
+
+type CountDoc = ReadDocument & { organizationId: string; events: number; label: string };
+
+/** Counts each stream's events; `label` stands for what another version writes differently. */
+function counting(version: number, label: string, seen: RecordedEvent[]): Projection {
+  return {
+    name: 'counts',
+    collections: ['counts'],
+    version,
+    async apply(event, store) {
+      seen.push(event);
+      const counts = store.collection<CountDoc>('counts');
+      const current = await counts.get(event.streamId);
+      await counts.put({ _id: event.streamId, organizationId: 'org', events: (current?.events ?? 0) + 1, label });
+    },
+  };
+}
+
+async function append(eventStore: ReturnType<typeof createSqliteEventStore>, stream: string, count: number) {
+  for (let i = 0; i < count; i++) {
+    await eventStore.append(
+      stream,
+      [
+        {
+          id: crypto.randomUUID(),
+          type: 'Happened',
+          data: { i },
+          metadata: {
+            organizationId: 'org',
+            environment: 'test',
+            actor: 'test',
+            correlationId: 'c',
+            occurredAt: '2026-01-01T00:00:00.000Z',
+          },
+        },
+      ],
+      'any',
+    );
+  }
+}
+
+test('a restart keeps the documents and the log position, and follows the log from there', async (t) => {
+  const paths = freshDir();
+  const eventStore = createSqliteEventStore({ path: paths.events });
+  t.teardown(() => eventStore.close());
+  await append(eventStore, 'a-1', 3);
+  await append(eventStore, 'b-1', 2);
+
+  const firstSeen: RecordedEvent[] = [];
+  const first = createSqliteReadStore({ path: paths.readModels, indexedFields: ['organizationId'] });
+  const firstRunner = createProjectionRunner({
+    eventStore,
+    readStore: first,
+    projections: [counting(1, 'v1', firstSeen)],
+    log: () => {},
+  });
+  await firstRunner.start();
+  t.is(firstSeen.length, 5);
+  await firstRunner.stop();
+  await first.close();
+
+  await append(eventStore, 'a-1', 1);
+  const secondSeen: RecordedEvent[] = [];
+  const second = createSqliteReadStore({ path: paths.readModels, indexedFields: ['organizationId'] });
+  t.teardown(() => second.close());
+  t.is(await second.getCheckpoint(PROJECTIONS_CHECKPOINT), 5n, 'the position stored with the documents');
+  const secondRunner = createProjectionRunner({
+    eventStore,
+    readStore: second,
+    projections: [counting(1, 'v1', secondSeen)],
+    log: () => {},
+  });
+  await secondRunner.start();
+  t.deepEqual(
+    secondSeen.map((event) => event.position),
+    [6n],
+    'only the event appended since is applied',
+  );
+  t.deepEqual(await second.collection<CountDoc>('counts').get('a-1'), {
+    _id: 'a-1',
+    organizationId: 'org',
+    events: 4,
+    label: 'v1',
+  });
+  t.is(await second.collection('counts').count({ organizationId: 'org' }), 2);
+  await secondRunner.stop();
+});
+
+test('read models written by an older projection version are discarded and rebuilt from the log', async (t) => {
+  const paths = freshDir();
+  const eventStore = createSqliteEventStore({ path: paths.events });
+  t.teardown(() => eventStore.close());
+  await append(eventStore, 'a-1', 2);
+  await append(eventStore, 'gone-1', 1);
+
+  const old = createSqliteReadStore({ path: paths.readModels });
+  const oldRunner = createProjectionRunner({
+    eventStore,
+    readStore: old,
+    projections: [counting(1, 'v1', [])],
+    log: () => {},
+  });
+  await oldRunner.start();
+  await oldRunner.stop();
+  // A document the new version would never write: it must not survive the rebuild.
+  await old.collection('counts').put({ _id: 'stale', organizationId: 'org', events: 99, label: 'v1' });
+  await old.close();
+
+  const seen: RecordedEvent[] = [];
+  const lines: string[] = [];
+  const store = createSqliteReadStore({ path: paths.readModels });
+  t.teardown(() => store.close());
+  const runner = createProjectionRunner({
+    eventStore,
+    readStore: store,
+    projections: [counting(2, 'v2', seen)],
+    log: (line) => lines.push(line),
+  });
+  await runner.start();
+  t.is(seen.length, 3, 'every event applied again');
+  t.regex(lines.join('\n'), /counts \(version 1 -> 2\); rebuilding every read model from the log/);
+  t.is(await store.collection('counts').get('stale'), null);
+  t.deepEqual(
+    (await store.collection<CountDoc>('counts').find({}, { sort: { _id: 1 } })).map((doc) => [doc._id, doc.label]),
+    [
+      ['a-1', 'v2'],
+      ['gone-1', 'v2'],
+    ],
+  );
+  await runner.stop();
+});
+
+test('a crash in the middle of a batch leaves the position and the documents of the last commit, together', async (t) => {
+  const path = join(scratch, `crash-${++dirs}.sqlite3`);
+  // Every checkpoint commits at once here, so the test sees exactly what a crash would leave.
+  const live = createSqliteReadStore({ path, commitEveryWrites: 1 });
+  const counts = live.collection<CountDoc>('counts');
+  await counts.put({ _id: 'a', organizationId: 'org', events: 1, label: 'batch 1' });
+  await live.setCheckpoint(PROJECTIONS_CHECKPOINT, 1n);
+  // Batch 2 is under way: documents written, its checkpoint not yet.
+  await counts.put({ _id: 'a', organizationId: 'org', events: 2, label: 'batch 2' });
+  await counts.put({ _id: 'b', organizationId: 'org', events: 1, label: 'batch 2' });
+  await counts.delete('a');
+
+  // What another process (a restart after kill -9) reads from the file now.
+  const afterCrash = createSqliteReadStore({ path });
+  t.is(await afterCrash.getCheckpoint(PROJECTIONS_CHECKPOINT), 1n);
+  t.deepEqual(
+    (await afterCrash.collection<CountDoc>('counts').find({})).map((doc) => [doc._id, doc.label]),
+    [['a', 'batch 1']],
+  );
+  await afterCrash.close();
+
+  // Batch 2's checkpoint commits its documents with it.
+  await live.setCheckpoint(PROJECTIONS_CHECKPOINT, 2n);
+  const afterCommit = createSqliteReadStore({ path });
+  t.is(await afterCommit.getCheckpoint(PROJECTIONS_CHECKPOINT), 2n);
+  t.deepEqual(
+    (await afterCommit.collection<CountDoc>('counts').find({})).map((doc) => [doc._id, doc.label]),
+    [['b', 'batch 2']],
+  );
+  await afterCommit.close();
+  await live.close();
+});
+
+test('writes stay in one transaction until a checkpoint finds it big or old enough; close commits the rest', async (t) => {
+  const path = join(scratch, `batching-${++dirs}.sqlite3`);
+  const live = createSqliteReadStore({ path, commitEveryWrites: 3, commitEveryMs: 60_000 });
+  const counts = live.collection<CountDoc>('counts');
+  const committed = async () => {
+    const reader = createSqliteReadStore({ path });
+    try {
+      return { position: await reader.getCheckpoint('p'), documents: await reader.collection('counts').count({}) };
+    } finally {
+      await reader.close();
+    }
+  };
+  await counts.put({ _id: 'a', organizationId: 'org', events: 1, label: '' });
+  await live.setCheckpoint('p', 1n);
+  t.deepEqual(await committed(), { position: null, documents: 0 }, 'one write: still open');
+  await counts.put({ _id: 'b', organizationId: 'org', events: 1, label: '' });
+  await counts.put({ _id: 'c', organizationId: 'org', events: 1, label: '' });
+  await live.setCheckpoint('p', 3n);
+  t.deepEqual(await committed(), { position: 3n, documents: 3 }, 'three writes: committed with their checkpoint');
+  await counts.put({ _id: 'd', organizationId: 'org', events: 1, label: '' });
+  await live.setCheckpoint('p', 4n);
+  await live.close();
+  t.deepEqual(await committed(), { position: 4n, documents: 4 });
+});
+
+test('a file written with other indexed fields is emptied (the runner then rebuilds it from the log)', async (t) => {
+  const path = join(scratch, `layout-${++dirs}.sqlite3`);
+  const before = createSqliteReadStore({ path, indexedFields: ['organizationId'] });
+  await before.collection('counts').put({ _id: 'a', organizationId: 'org' });
+  await before.setCheckpoint('p', 7n);
+  await before.close();
+  const same = createSqliteReadStore({ path, indexedFields: ['organizationId'] });
+  t.is(await same.getCheckpoint('p'), 7n);
+  await same.close();
+  const other = createSqliteReadStore({ path, indexedFields: ['organizationId', 'status'] });
+  t.is(await other.getCheckpoint('p'), null);
+  t.is(await other.collection('counts').count({}), 0);
+  await other.close();
+});
+
+test('a sorted page reads rows in the sort order and stops when full; values SQL cannot order fall back to the same answer', async (t) => {
+  const store = createSqliteReadStore({
+    path: join(scratch, `ordered-${++dirs}.sqlite3`),
+    indexedFields: ['organizationId'],
+    orderedFields: ['fireAt'],
+  });
+  t.teardown(() => store.close());
+  const timers = store.collection('timers');
+  for (let i = 0; i < 50; i++)
+    await timers.put({
+      _id: `t${String(i).padStart(2, '0')}`,
+      organizationId: i % 2 ? 'odd' : 'even',
+      fireAt: 1000 - i,
+    });
+  await timers.put({ _id: 'none', organizationId: 'odd' });
+  const ids = (docs: ReadDocument[]) => docs.map((doc) => doc._id);
+  t.deepEqual(ids(await timers.find({ fireAt: { $gt: 960 } }, { sort: { fireAt: 1 }, limit: 3 })), [
+    't39',
+    't38',
+    't37',
+  ]);
+  t.deepEqual(ids(await timers.find({ fireAt: { $lte: 955 } }, { sort: { fireAt: -1 }, skip: 1, limit: 2 })), [
+    't46',
+    't47',
+  ]);
+  t.deepEqual(ids(await timers.find({ organizationId: 'odd' }, { sort: { fireAt: 1, _id: 1 }, limit: 2 })), [
+    'none',
+    't49',
+  ]);
+  t.deepEqual(ids(await timers.find({}, { sort: { _id: -1 }, limit: 2 })), ['t49', 't48']);
+  // A boolean: MongoDB sorts it after strings and numbers; the page is then sorted in JavaScript.
+  await timers.put({ _id: 'odd-one', organizationId: 'odd', fireAt: true });
+  t.deepEqual(ids(await timers.find({}, { sort: { fireAt: -1, _id: 1 }, limit: 2 })), ['odd-one', 't00']);
+});
+
+test('killed with SIGKILL in the middle of a batch, a process leaves the last committed position and its documents', async (t) => {
+  const path = join(scratch, `killed-${++dirs}.sqlite3`);
+  const store = new URL('./sqlite-read-store.ts', import.meta.url).href;
+  // Batch 1 committed with its checkpoint; batch 2 half written when the process is killed.
+  const script = `
+    const { createSqliteReadStore } = await import(${JSON.stringify(store)});
+    const live = createSqliteReadStore({ path: ${JSON.stringify(path)}, commitEveryWrites: 1 });
+    const counts = live.collection('counts');
+    for (let i = 0; i < 100; i++) await counts.put({ _id: 'doc-' + i, batch: 1 });
+    await live.setCheckpoint('projections', 100n);
+    for (let i = 0; i < 150; i++) await counts.put({ _id: 'doc-' + i, batch: 2 });
+    await counts.delete('doc-0');
+    process.kill(process.pid, 'SIGKILL');
+  `;
+  const { spawnSync } = await import('node:child_process');
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
+  t.is(child.signal, 'SIGKILL', child.stderr);
+  const after = createSqliteReadStore({ path });
+  t.teardown(() => after.close());
+  t.is(await after.getCheckpoint('projections'), 100n);
+  const docs = await after.collection('counts').find({});
+  t.is(docs.length, 100);
+  t.true(docs.every((doc) => doc['batch'] === 1));
+});

@@ -1,0 +1,566 @@
+import Database from 'better-sqlite3';
+import { Aggregator, ProcessingMode, Query } from 'mingo';
+import { CANNOT_MATCH, isIndexKey, locate, UNINDEXABLE, type Located } from './equality-index.ts';
+import { compileMatcher } from './native-match.ts';
+import { sortNatively } from './native-sort.ts';
+import type { Collection, Filter, FindOptions, ReadDocument, ReadStore } from './read-store.ts';
+import {
+  assertCollectionName,
+  assertReadOnlyPipeline,
+  copyReadDocument,
+  decodeCheckpoint,
+  encodeCheckpoint,
+  filterText,
+  normalizeFindOptions,
+} from './read-store-checks.ts';
+import { ReadStoreUsageError } from './read-store-usage-error.ts';
+
+/** The file the embedded read store keeps in the data dir. */
+export const SQLITE_READ_STORE_FILE = 'read-models.sqlite3';
+
+/** The table layout; a file of another layout (or other indexed fields) is emptied and rebuilt from the log. */
+const LAYOUT_VERSION = 3;
+
+export type SqliteReadStoreOptions = {
+  /** The database file (`:memory:` for one that lives as long as the store). */
+  path: string;
+  /**
+   * Fields (dotted paths allowed) with an exact-match index in every collection: `find`, `count`
+   * and an aggregation's leading `$match` comparing one of them to a string, number or boolean read
+   * only that value's rows. Results are the same with or without (the whole filter always decides).
+   */
+  indexedFields?: readonly string[];
+  /**
+   * Top-level fields a list is sorted by (`createdAt`, a timer's `fireAt`): each gets a column and
+   * an index, so `find` with a `limit` and a sort on one of them (then `_id`, or nothing) reads rows
+   * in that order and stops once it has the page, instead of reading every candidate. Sorting by
+   * `_id` alone does so too.
+   */
+  orderedFields?: readonly string[];
+  /** As `EmbeddedReadStoreOptions.writes`: `trusted` keeps the given object (frozen at the top) as the cached copy. */
+  writes?: 'checked' | 'trusted';
+  /** Parsed documents kept in memory, most recently used first (default 20,000). */
+  cachedDocuments?: number;
+  /** Writes stay in one open transaction until this many were made... (default 20,000) */
+  commitEveryWrites?: number;
+  /** ...or this long has passed since it was opened (default 1,000 ms). */
+  commitEveryMs?: number;
+};
+
+/** A key column's value for a blob marker: a field holding an array or object there (always a candidate). */
+const UNINDEXABLE_KEY = Buffer.from([0]);
+const TRUE_KEY = Buffer.from([1]);
+const FALSE_KEY = Buffer.from([2]);
+
+/** An index key as its column stores it: booleans as blobs, so they never equal a number or a string. */
+const columnKey = (located: Located): string | number | Buffer | null => {
+  if (located === CANNOT_MATCH) return null;
+  if (located === UNINDEXABLE) return UNINDEXABLE_KEY;
+  if (typeof located === 'boolean') return located ? TRUE_KEY : FALSE_KEY;
+  return located;
+};
+
+/**
+ * A sort value as its column stores it: a number or a string as itself, null or missing as NULL
+ * (both sort first, as in MongoDB), anything else as the marker blob (SQLite sorts blobs after
+ * strings; a page that meets one is sorted in JavaScript instead).
+ */
+const orderKey = (value: unknown): string | number | Buffer | null => {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string' || typeof value === 'number') return value;
+  return UNINDEXABLE_KEY;
+};
+
+/** Range operators on a sort field that SQL can bound the rows with (the whole filter still decides). */
+const RANGE_SQL: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
+
+const isEmpty = (filter: Filter): boolean => {
+  for (const _key in filter) return false;
+  return true;
+};
+
+const deepFreeze = <T>(value: T): T => {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+    Object.freeze(value);
+  }
+  return value;
+};
+
+type TurnScan = { filter: Filter; text: string; writes: number; found: ReadDocument[] };
+type CollectionState = {
+  readonly name: string;
+  readonly handle: Collection;
+  /** Puts (the document) and deletes (null) not yet written to SQLite, by `_id`: the last one wins. */
+  readonly pending: Map<string, ReadDocument | null>;
+  writes: number;
+  scan: TurnScan | null;
+};
+type Row = [id: string, body: string];
+
+/**
+ * The embedded read store, kept in a SQLite file so read models outlive a restart: `weir serve`
+ * loads nothing at start and follows the log from the position stored with the documents.
+ *
+ * One row per document (collection, `_id`, the JSON body) with one key column per indexed field.
+ * Queries narrow by `_id` or an indexed equality in SQL, then test the whole filter, sort and
+ * page in JavaScript with the same code as the in-memory store (native-match, native-sort, mingo).
+ * Only a bounded cache of parsed documents lives in memory, so memory does not grow with the
+ * read models.
+ *
+ * Writes are kept per collection and document until a query of that collection or a commit needs
+ * them in SQLite (a replay rewrites a session's document at each of its events: only the last one
+ * is written), into one open transaction. That transaction is committed together with the
+ * checkpoint written after its writes once it holds `commitEveryWrites` writes or is
+ * `commitEveryMs` old (and at `close`): documents and the log position that produced them are on
+ * disk together or not at all. A crash loses at most
+ * the last uncommitted stretch, which the projections redo from the stored position. The
+ * projection runner applies a batch within one turn of the event loop (every call here is
+ * synchronous under its promise), so the commit timer never lands inside a batch; a writer that
+ * never sets a checkpoint is committed by the timer all the same.
+ */
+export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStore => {
+  const indexedFields = [...new Set(options.indexedFields ?? [])].filter((field) => field !== '_id');
+  const paths = indexedFields.map((field) => field.split('.'));
+  const trusted = options.writes === 'trusted';
+  const cacheLimit = options.cachedDocuments ?? 20_000;
+  const commitEveryWrites = options.commitEveryWrites ?? 20_000;
+  const commitEveryMs = options.commitEveryMs ?? 1000;
+
+  const db = new Database(options.path);
+  db.pragma('journal_mode = WAL');
+  // A commit lost to a power cut is redone from the log: the read models need no fsync per commit.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('cache_size = -32768');
+  db.pragma('busy_timeout = 5000');
+
+  const keyColumns = indexedFields.map((_, i) => `k${i}`);
+  const orderedFields = [...new Set(options.orderedFields ?? [])].filter(
+    (field) => !field.includes('.') && field !== '_id',
+  );
+  const orderColumns = orderedFields.map((_, i) => `o${i}`);
+  const columns = [...keyColumns, ...orderColumns];
+  const layout = JSON.stringify({ version: LAYOUT_VERSION, indexedFields, orderedFields });
+  db.exec('CREATE TABLE IF NOT EXISTS layout (id INTEGER PRIMARY KEY CHECK (id = 1), description TEXT NOT NULL)');
+  const storedLayout = db.prepare('SELECT description FROM layout WHERE id = 1').pluck().get() as string | undefined;
+  if (storedLayout !== layout) {
+    // Another layout (or none yet): start empty; the projection runner rebuilds from the log.
+    db.exec('DROP TABLE IF EXISTS documents; DROP TABLE IF EXISTS checkpoints;');
+    db.exec(
+      `CREATE TABLE documents (collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL${columns.map((c) => `, ${c}`).join('')})`,
+    );
+    db.exec('CREATE UNIQUE INDEX documents_by_id ON documents (collection, id)');
+    // Partial: a row without the field (most rows, for most fields) costs its index nothing.
+    for (const column of keyColumns)
+      db.exec(`CREATE INDEX documents_${column} ON documents (collection, ${column}) WHERE ${column} IS NOT NULL`);
+    for (const column of orderColumns)
+      db.exec(`CREATE INDEX documents_${column} ON documents (collection, ${column}, id)`);
+    db.exec('CREATE TABLE checkpoints (name TEXT PRIMARY KEY, position TEXT) WITHOUT ROWID');
+    db.prepare('INSERT OR REPLACE INTO layout (id, description) VALUES (1, ?)').run(layout);
+  }
+
+  const upsert = db.prepare(
+    `INSERT INTO documents (collection, id, body${columns.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?${columns.map(() => ', ?').join('')})
+     ON CONFLICT (collection, id) DO UPDATE SET body = excluded.body${columns.map((c) => `, ${c} = excluded.${c}`).join('')}`,
+  );
+  const removeOne = db.prepare('DELETE FROM documents WHERE collection = ? AND id = ?');
+  const removeCollection = db.prepare('DELETE FROM documents WHERE collection = ?');
+  const selectBody = db.prepare('SELECT body FROM documents WHERE collection = ? AND id = ?').pluck();
+  const countAll = db.prepare('SELECT count(*) FROM documents WHERE collection = ?').pluck();
+  const selectAll = db.prepare('SELECT id, body FROM documents WHERE collection = ?').raw();
+  const selectCheckpoint = db.prepare('SELECT position FROM checkpoints WHERE name = ?').pluck();
+  const upsertCheckpoint = db.prepare(
+    'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position',
+  );
+  /** Statements built for a set of key columns, by their SQL. */
+  const statements = new Map<string, Database.Statement>();
+  const statement = (sql: string): Database.Statement => {
+    let found = statements.get(sql);
+    if (found === undefined) {
+      found = db.prepare(sql);
+      statements.set(sql, found);
+    }
+    return found;
+  };
+
+  // --- the open transaction ---
+  let open = false;
+  let openedAt = 0;
+  let writesInTransaction = 0;
+  /** Written since the last checkpoint: a batch may be under way. */
+  let dirty = false;
+  let dirtyTicks = 0;
+  let timer: NodeJS.Timeout | null = null;
+  let closed = false;
+
+  const collections = new Map<string, CollectionState>();
+  const commit = (): void => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    if (!open) return;
+    for (const state of collections.values()) flush(state);
+    db.exec('COMMIT');
+    open = false;
+    writesInTransaction = 0;
+    dirtyTicks = 0;
+  };
+  const onTimer = (): void => {
+    timer = null;
+    // Three ticks with writes and no checkpoint: a writer that sets none; commit what it wrote.
+    if (dirty && ++dirtyTicks < 3) {
+      timer = setTimeout(onTimer, commitEveryMs);
+      timer.unref();
+      return;
+    }
+    commit();
+  };
+  const begin = (): void => {
+    if (closed) throw new ReadStoreUsageError('closed', 'the read store is closed');
+    if (open) return;
+    db.exec('BEGIN');
+    open = true;
+    openedAt = performance.now();
+    timer = setTimeout(onTimer, commitEveryMs);
+    timer.unref();
+  };
+  const wrote = (): void => {
+    writesInTransaction++;
+    dirty = true;
+  };
+  /** Write a collection's pending puts and deletes into the open transaction. */
+  const flush = (state: CollectionState): void => {
+    if (state.pending.size === 0) return;
+    begin();
+    for (const [id, doc] of state.pending) {
+      if (doc === null) removeOne.run(state.name, id);
+      else
+        upsert.run(
+          state.name,
+          id,
+          JSON.stringify(doc),
+          ...paths.map((path) => columnKey(locate(doc, path))),
+          ...orderedFields.map((field) => orderKey(doc[field])),
+        );
+    }
+    state.pending.clear();
+  };
+
+  // --- parsed documents, most recently used last ---
+  const cache = new Map<string, ReadDocument>();
+  const cacheKey = (collection: string, id: string) => `${collection}\u0000${id}`;
+  const remember = (key: string, doc: ReadDocument): void => {
+    cache.delete(key);
+    cache.set(key, doc);
+    if (cache.size > cacheLimit) cache.delete(cache.keys().next().value!);
+  };
+  const parse = (body: string): ReadDocument =>
+    trusted ? Object.freeze(JSON.parse(body) as ReadDocument) : deepFreeze(JSON.parse(body) as ReadDocument);
+  const docOf = (collection: string, [id, body]: Row): ReadDocument =>
+    cache.get(cacheKey(collection, id)) ?? parse(body);
+
+  // --- queries ---
+  const queries = new Map<string, Query>();
+  const queryFor = (filter: Filter): Query => {
+    let key: string;
+    try {
+      key = JSON.stringify(filter);
+    } catch {
+      return new Query(filter);
+    }
+    if (filterText(filter) !== key) return new Query(filter);
+    let query = queries.get(key);
+    if (query === undefined) {
+      if (queries.size >= 1000) queries.clear();
+      query = new Query(filter);
+      queries.set(key, query);
+    }
+    return query;
+  };
+
+  /** The indexed fields the filter compares to a string, number or boolean, with their column keys. */
+  const keyConditions = (filter: Filter): { column: string; key: string | number | Buffer }[] => {
+    const conditions: { column: string; key: string | number | Buffer }[] = [];
+    for (let i = 0; i < indexedFields.length; i++) {
+      const field = indexedFields[i]!;
+      if (!Object.hasOwn(filter, field)) continue;
+      const wanted = filter[field];
+      if (isIndexKey(wanted)) conditions.push({ column: keyColumns[i]!, key: columnKey(wanted)! });
+    }
+    return conditions;
+  };
+
+  /** The rows that can match `filter`: one by `_id`, those an indexed equality selects, or all. */
+  const candidateRows = (name: string, filter: Filter): Iterable<Row> => {
+    const id = filter['_id'];
+    if (typeof id === 'string') {
+      const body = selectBody.get(name, id) as string | undefined;
+      return body === undefined ? [] : [[id, body]];
+    }
+    const conditions = keyConditions(filter);
+    if (conditions.length === 0) return selectAll.iterate(name) as Iterable<Row>;
+    const where = conditions.map(({ column }) => `${column} IN (?, x'00')`).join(' AND ');
+    return statement(`SELECT id, body FROM documents WHERE collection = ? AND ${where}`)
+      .raw()
+      .iterate(name, ...conditions.map(({ key }) => key)) as Iterable<Row>;
+  };
+
+  const matching = (state: CollectionState, filter: Filter): ReadDocument[] => {
+    const text = filterText(filter);
+    const { scan } = state;
+    if (scan !== null && scan.filter === filter && scan.writes === state.writes && scan.text === text)
+      return scan.found;
+    // Compiled before reading a row: a bad operator throws whether or not anything is stored.
+    const matches = compileMatcher(filter, queryFor);
+    flush(state);
+    const found: ReadDocument[] = [];
+    for (const row of candidateRows(state.name, filter)) {
+      const doc = docOf(state.name, row);
+      if (matches(doc)) found.push(doc);
+    }
+    if (text !== null) {
+      if (state.scan === null) setImmediate(() => (state.scan = null));
+      state.scan = { filter, text, writes: state.writes, found };
+    }
+    return found;
+  };
+
+  /** Candidates an indexed equality selects: above this many, a sorted page reads rows in order instead. */
+  const SMALL_CANDIDATES = 2000;
+
+  /**
+   * A page of a sort on `_id` or on one ordered field (then `_id`): rows read in that order, the
+   * whole filter tested on each, until the page is full. Null when the sort is not of that kind,
+   * when an indexed equality selects few enough rows to sort them all, or when a row's sort value
+   * is not a number or string (SQLite would not order it as MongoDB does).
+   */
+  const orderedPage = (
+    state: CollectionState,
+    filter: Filter,
+    sort: Record<string, 1 | -1>,
+    end: number,
+  ): ReadDocument[] | null => {
+    const keys = Object.keys(sort);
+    const first = keys[0]!;
+    const byId = first === '_id' && keys.length === 1;
+    const index = orderedFields.indexOf(first);
+    if (!byId && (index < 0 || keys.length > 2 || (keys.length === 2 && keys[1] !== '_id'))) return null;
+    if (typeof filter['_id'] === 'string') return null;
+    const conditions = keyConditions(filter);
+    if (conditions.length > 0) {
+      const where = conditions.map(({ column }) => `${column} IN (?, x'00')`).join(' AND ');
+      const few = statement(`SELECT count(*) FROM (SELECT 1 FROM documents WHERE collection = ? AND ${where} LIMIT ?)`)
+        .pluck()
+        .get(state.name, ...conditions.map(({ key }) => key), SMALL_CANDIDATES + 1) as number;
+      if (few <= SMALL_CANDIDATES) return null;
+    }
+    const column = byId ? 'id' : orderColumns[index]!;
+    const bounds: string[] = [];
+    const values: (string | number)[] = [];
+    const range = filter[first];
+    if (typeof range === 'object' && range !== null && !Array.isArray(range)) {
+      for (const [operator, value] of Object.entries(range)) {
+        const sql = RANGE_SQL[operator];
+        if (sql !== undefined && (typeof value === 'number' || typeof value === 'string')) {
+          bounds.push(`${column} ${sql} ?`);
+          values.push(value);
+        }
+      }
+    }
+    const direction = (value: 1 | -1) => (value === 1 ? 'ASC' : 'DESC');
+    const order = byId
+      ? `id ${direction(sort['_id']!)}`
+      : `${column} ${direction(sort[first]!)}, id ${direction(sort['_id'] ?? 1)}`;
+    const sql = `SELECT id, body${byId ? '' : `, ${column}`} FROM documents WHERE collection = ?${bounds.map((b) => ` AND ${b}`).join('')} ORDER BY ${order}`;
+    const matches = compileMatcher(filter, queryFor);
+    flush(state);
+    const found: ReadDocument[] = [];
+    for (const row of statement(sql)
+      .raw()
+      .iterate(state.name, ...values) as Iterable<[string, string, unknown]>) {
+      if (Buffer.isBuffer(row[2])) return null;
+      const doc = docOf(state.name, [row[0], row[1]]);
+      if (matches(doc) && found.push(doc) >= end) break;
+    }
+    return found;
+  };
+
+  const find = (state: CollectionState, filter: Filter, options: FindOptions | undefined): ReadDocument[] => {
+    const { sort, skip, limit } = normalizeFindOptions(options);
+    if (sort !== null && limit !== null) {
+      const page = orderedPage(state, filter, sort, skip + limit);
+      if (page !== null) return page.slice(skip);
+    }
+    if (sort === null && limit !== null) {
+      // Any order will do: stop reading once the page is full.
+      const matches = compileMatcher(filter, queryFor);
+      flush(state);
+      const found: ReadDocument[] = [];
+      if (skip + limit === 0) return found;
+      for (const row of candidateRows(state.name, filter)) {
+        const doc = docOf(state.name, row);
+        if (matches(doc) && found.push(doc) >= skip + limit) break;
+      }
+      return found.slice(skip);
+    }
+    const found = matching(state, filter);
+    const end = limit === null ? undefined : skip + limit;
+    const sorted = sort === null ? found : sortNatively(found, sort, end ?? null);
+    if (sorted !== null) return sorted.slice(skip, end);
+    const cursor = queryFor({}).find<ReadDocument>(found).sort(sort!);
+    if (skip > 0) cursor.skip(skip);
+    if (limit !== null) cursor.limit(limit);
+    return cursor.all();
+  };
+
+  const count = (state: CollectionState, filter: Filter): number => {
+    flush(state);
+    if (isEmpty(filter)) return countAll.get(state.name) as number;
+    // A filter of nothing but indexed equalities, on fields no row holds an array or object in: counted in SQL.
+    const conditions = keyConditions(filter);
+    if (conditions.length === Object.keys(filter).length) {
+      const unindexable = statement(
+        `SELECT EXISTS (SELECT 1 FROM documents WHERE collection = ? AND (${conditions.map(({ column }) => `${column} = x'00'`).join(' OR ')}))`,
+      )
+        .pluck()
+        .get(state.name);
+      if (unindexable === 0) {
+        const where = conditions.map(({ column }) => `${column} = ?`).join(' AND ');
+        return statement(`SELECT count(*) FROM documents WHERE collection = ? AND ${where}`)
+          .pluck()
+          .get(state.name, ...conditions.map(({ key }) => key)) as number;
+      }
+    }
+    // Counted row by row, keeping none: a tenant's million sessions are never all in memory at once.
+    const { scan } = state;
+    if (scan !== null && scan.filter === filter && scan.writes === state.writes && scan.text === filterText(filter))
+      return scan.found.length;
+    const matches = compileMatcher(filter, queryFor);
+    let counted = 0;
+    for (const row of candidateRows(state.name, filter)) if (matches(docOf(state.name, row))) counted++;
+    return counted;
+  };
+
+  const allDocuments = (name: string): ReadDocument[] => {
+    const state = collections.get(name);
+    if (state !== undefined) flush(state);
+    return Array.from(selectAll.iterate(name) as Iterable<Row>, (row) => docOf(name, row));
+  };
+
+  const aggregate = (state: CollectionState, pipeline: Record<string, unknown>[]): Record<string, unknown>[] => {
+    assertReadOnlyPipeline(pipeline);
+    const [first, ...rest] = pipeline;
+    const leadingMatch = first !== undefined && Object.keys(first).length === 1 ? first['$match'] : undefined;
+    const resolveCollection = (name: string): Record<string, unknown>[] =>
+      allDocuments(name).map((doc) => structuredClone(doc));
+    const options = { processingMode: ProcessingMode.CLONE_INPUT, collectionResolver: resolveCollection };
+    if (typeof leadingMatch === 'object' && leadingMatch !== null && !Array.isArray(leadingMatch))
+      return new Aggregator(rest, options).run(matching(state, leadingMatch as Filter));
+    return new Aggregator(pipeline, options).run(allDocuments(state.name));
+  };
+
+  const stored = (doc: ReadDocument): ReadDocument => {
+    if (!trusted) return copyReadDocument(doc, { freeze: true });
+    if (typeof doc._id !== 'string' || doc._id.length === 0)
+      throw new TypeError('a read document needs a non-empty string _id');
+    return Object.freeze(doc);
+  };
+
+  const createCollectionState = (name: string): CollectionState => {
+    const state: CollectionState = {
+      name,
+      pending: new Map(),
+      writes: 0,
+      scan: null,
+      handle: {
+        async get(id) {
+          const waiting = state.pending.get(id);
+          if (waiting !== undefined) return waiting;
+          const key = cacheKey(name, id);
+          const cached = cache.get(key);
+          if (cached !== undefined) {
+            remember(key, cached);
+            return cached;
+          }
+          const body = selectBody.get(name, id) as string | undefined;
+          if (body === undefined) return null;
+          const doc = parse(body);
+          remember(key, doc);
+          return doc;
+        },
+        async put(doc) {
+          const kept = stored(doc);
+          begin();
+          state.pending.set(kept._id, kept);
+          wrote();
+          remember(cacheKey(name, kept._id), kept);
+          state.writes++;
+        },
+        async delete(id) {
+          begin();
+          state.pending.set(id, null);
+          wrote();
+          cache.delete(cacheKey(name, id));
+          state.writes++;
+        },
+        async find(filter, options) {
+          return find(state, filter, options);
+        },
+        async count(filter) {
+          return count(state, filter);
+        },
+        async aggregate(pipeline) {
+          return aggregate(state, pipeline);
+        },
+        async clear() {
+          begin();
+          state.pending.clear();
+          removeCollection.run(name);
+          wrote();
+          const prefix = cacheKey(name, '');
+          for (const key of cache.keys()) if (key.startsWith(prefix)) cache.delete(key);
+          state.writes++;
+        },
+      },
+    };
+    return state;
+  };
+
+  return {
+    durable: true,
+    collection<T extends ReadDocument = ReadDocument>(name: string): Collection<T> {
+      let state = collections.get(name);
+      if (state === undefined) {
+        assertCollectionName(name);
+        state = createCollectionState(name);
+        collections.set(name, state);
+      }
+      return state.handle as Collection<T>;
+    },
+    async getCheckpoint(name) {
+      return decodeCheckpoint(name, selectCheckpoint.get(name) ?? null);
+    },
+    async setCheckpoint(name, position) {
+      const encoded = encodeCheckpoint(position);
+      begin();
+      upsertCheckpoint.run(name, encoded);
+      dirty = false;
+      if (writesInTransaction >= commitEveryWrites || performance.now() - openedAt >= commitEveryMs) commit();
+    },
+    async dropAll() {
+      begin();
+      db.exec('DELETE FROM documents; DELETE FROM checkpoints;');
+      wrote();
+      cache.clear();
+      for (const state of collections.values()) {
+        state.pending.clear();
+        state.writes++;
+      }
+    },
+    async close() {
+      if (closed) return;
+      commit();
+      closed = true;
+      db.close();
+    },
+  };
+};
