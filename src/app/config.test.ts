@@ -30,6 +30,25 @@ test('a bad WEIR_CHAIN_WAIT_MAX is refused with an error naming the setting', (t
   });
 });
 
+test('WEIR_EVENT_STORE_FILE names a shared SQLite log outside the data dir; WEIR_LEASE_TTL is 5 s unless set, and refused below half a second', (t) => {
+  t.is(readConfig([], {}).eventStoreFile, undefined);
+  t.is(
+    readConfig([], { WEIR_EVENT_STORE_FILE: '/srv/weir/events.sqlite3' }).eventStoreFile,
+    '/srv/weir/events.sqlite3',
+  );
+  t.is(
+    readConfig(['--event-store-file', 'shared/log.sqlite3'], {}).eventStoreFile,
+    join(process.cwd(), 'shared/log.sqlite3'),
+  );
+  t.is(readConfig([], {}).leaseTtlSeconds, 5);
+  t.is(readConfig(['--lease-ttl', '1.5'], {}).leaseTtlSeconds, 1.5);
+  for (const value of ['0', '0.1', 'soon', '-3'])
+    t.throws(() => readConfig([], { WEIR_LEASE_TTL: value }), {
+      instanceOf: ConfigError,
+      message: /^WEIR_LEASE_TTL \(--lease-ttl\)/,
+    });
+});
+
 const secretFile = (t: ExecutionContext, content: string, mode = 0o600): string => {
   const dir = mkdtempSync(join(tmpdir(), 'weir-config-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));

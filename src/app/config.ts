@@ -13,6 +13,10 @@ export type WeirConfig = {
   dataDir: string;
   natsUrl?: string;
   kurrentDbUrl?: string;
+  /** The embedded SQLite log's file when it is not `<dataDir>/events.sqlite3`: several instances share one (WAL). */
+  eventStoreFile?: string;
+  /** Seconds a work lease lasts unrenewed (with NATS): how soon another instance takes over work whose owner died. */
+  leaseTtlSeconds?: number;
   mongoDbUrl?: string;
   /** Base URL payers use to reach the hosted pages; defaults to http://HOST:PORT. */
   publicUrl?: string;
@@ -82,6 +86,17 @@ export const SETTINGS = {
     env: 'KURRENTDB_URL',
     flag: '--kurrentdb-url',
     description: 'KurrentDB/EventStoreDB connection string; unset: SQLite in the data dir',
+  },
+  eventStoreFile: {
+    env: 'WEIR_EVENT_STORE_FILE',
+    flag: '--event-store-file',
+    description: 'SQLite event store file shared by several instances (WAL); unset: DATA_DIR/events.sqlite3',
+  },
+  leaseTtlSeconds: {
+    env: 'WEIR_LEASE_TTL',
+    flag: '--lease-ttl',
+    description: 'seconds before another instance takes over work whose owner stopped renewing (with NATS)',
+    default: '5',
   },
   mongoDbUrl: {
     env: 'MONGODB_URL',
@@ -306,6 +321,12 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     throw new ConfigError(
       `WEIR_CHAIN_WAIT_MAX (--chain-wait-max) must be a whole number of seconds, got ${chainWaitText}`,
     );
+  const leaseTtlText = get('leaseTtlSeconds') ?? '5';
+  if (!/^\d{1,4}(\.\d{1,3})?$/.test(leaseTtlText) || Number(leaseTtlText) < 0.5)
+    throw new ConfigError(
+      `${settingName('leaseTtlSeconds')} must be a number of seconds, at least 0.5, got ${leaseTtlText}`,
+    );
+  const eventStoreFile = get('eventStoreFile');
   const internalTargetsText = get('webhookInternalTargets') ?? 'test';
   const webhookInternalTargets =
     internalTargetsText === 'none' ? [] : [...new Set(internalTargetsText.split(',').map((e) => e.trim()))];
@@ -347,6 +368,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     dataDir: resolve(get('dataDir') ?? './data'),
     natsUrl: get('natsUrl'),
     kurrentDbUrl: get('kurrentDbUrl'),
+    ...(eventStoreFile ? { eventStoreFile: resolve(eventStoreFile) } : {}),
+    leaseTtlSeconds: Number(leaseTtlText),
     mongoDbUrl: get('mongoDbUrl'),
     publicUrl: get('publicUrl'),
     masterKey,

@@ -14,7 +14,7 @@ import { BusConnectionError } from '../bus/errors.ts';
 import { openBus } from '../bus/open-bus.ts';
 import { looksUnreachable, untilReachable } from '../shared/until-reachable.ts';
 import { createMatcher } from '../chain-ingest/matcher.ts';
-import { combineRails, combinedRecovery, everyNetwork, type Rail } from '../chain-ingest/rail.ts';
+import { combineRails, combinedRecovery, everyNetwork, type Rail, type RailFollower } from '../chain-ingest/rail.ts';
 import { createEvmRail } from '../chain-ingest/evm/evm-rail.ts';
 import { createSolanaIngest, KNOWN_SOLANA_CHAIN_IDS } from '../chain-ingest/solana/solana-ingest.ts';
 import type { SolanaLocalInfo } from '../chain-ingest/solana/solana-setup.ts';
@@ -49,7 +49,7 @@ import { settleWithin } from '../shared/settle-within.ts';
 import { createSecretBox, loadMasterKey } from '../tenancy/secrets.ts';
 import { scheduleCheckpoints } from '../audit/checkpoints.ts';
 import { OPERATOR_KEY_FILE, loadOperatorKey } from '../audit/operator-key.ts';
-import { createTimerRunner } from '../timers/timer-runner.ts';
+import { createTimerRunner, type TimerRunner } from '../timers/timer-runner.ts';
 import { createChainReadGate } from '../timers/chain-read-gate.ts';
 import { checkoutSessionTimerHandlers } from '../timers/checkout-session-timers.ts';
 import { couponTimerHandlers } from '../timers/coupon-timers.ts';
@@ -63,6 +63,16 @@ import { createMailDispatcher } from '../mail/mail-dispatcher.ts';
 import { openMailer } from '../mail/open-mailer.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
+import { openOwnership } from '../ownership/open-ownership.ts';
+import { createSharedMetrics } from '../ownership/shared-metrics.ts';
+import {
+  componentWork,
+  fencedAppends,
+  fencedCommands,
+  fencedMailer,
+  fencedSweepExecutor,
+  fencedWebhookSender,
+} from './owned-work.ts';
 import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook-sender.ts';
 import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
 import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, rateLimitsOf, type WeirConfig } from './config.ts';
@@ -144,13 +154,13 @@ const stderrWaiting: WaitingLog = (line) => console.error(`[weir] ${line}`);
  * answer yet (a container starting beside Weir) is waited for, with backoff, and said so.
  */
 export async function openStores(
-  config: Pick<WeirConfig, 'dataDir' | 'kurrentDbUrl' | 'mongoDbUrl'>,
+  config: Pick<WeirConfig, 'dataDir' | 'kurrentDbUrl' | 'mongoDbUrl' | 'eventStoreFile'>,
   waiting: WaitingLog = stderrWaiting,
 ) {
   const retry = { retryable: looksUnreachable, log: waiting };
   const eventStore = await untilReachable(
     'KurrentDB',
-    () => openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir }),
+    () => openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir, file: config.eventStoreFile }),
     { ...retry, retryable: (error) => !!config.kurrentDbUrl && looksUnreachable(error) },
   );
   // Projections build a new object for every change and never mutate a stored one.
@@ -218,6 +228,17 @@ async function startLocked(
     log: waiting,
     ...(overrides.connectRetryFirstDelayMs ? { firstDelayMs: overrides.connectRetryFirstDelayMs } : {}),
   });
+  const owning = await openOwnership({
+    natsUrl: config.natsUrl,
+    leaseTtlMs: config.leaseTtlSeconds === undefined ? undefined : config.leaseTtlSeconds * 1000,
+    // Real time whatever the domain clock: the NATS server expires the leases in real time.
+    clock: createSystemClock(),
+    log,
+    metrics,
+  });
+  const { ownership } = owning;
+  // Components made again at each takeover register their figures once (see shared-metrics).
+  const shared = createSharedMetrics(metrics);
   const masterKey = loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') });
   const secretBox = createSecretBox(masterKey);
   const operatorKey = loadOperatorKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });
@@ -287,27 +308,14 @@ async function startLocked(
   const mailer = overrides.mailer
     ? { ...overrides.mailer, describe: 'custom', close: () => {} }
     : openMailer({ smtpUrl: config.smtpUrl, outboxDir: join(config.dataDir, 'outbox') });
-  // Each rail builds its own followers (one per network); `evmFollowers: false` leaves the EVM rail's out.
-  const followers = rails
-    .filter((r) => !(overrides.evmFollowers === false && r.name === 'evm'))
-    .flatMap(
-      (r) =>
-        r.followers?.({
-          bus,
-          watched,
-          clock,
-          dataDir: config.dataDir,
-          metrics,
-          // A session's expiry and an invoice reminder wait for the followers to read past them (see chain-read-gate).
-          onCaughtUp: () => timers.retryWaiting(),
-          ...(overrides.followerPollIntervalMs === undefined
-            ? {}
-            : { pollIntervalMs: overrides.followerPollIntervalMs }),
-          log,
-        }) ?? [],
-    );
-  const followersByNetwork = new Map(followers.map((follower) => [follower.status().network, follower]));
-  const mails = createMailDispatcher({ clock, readStore, projections, commands, mailer, log });
+  // Each kind of background work runs in one instance at a time (the holder of its lease, with
+  // NATS; always this one without): created anew at each acquisition, stopped when the lease moves.
+  // The followers running here (none on an instance that does not own a network's follower).
+  const followers: RailFollower[] = [];
+  const followersByNetwork = new Map<string, RailFollower>();
+  // The timer runner while this instance owns the timers (followers and matcher wake it).
+  let timers: TimerRunner | null = null;
+  const mails = { clock, readStore, projections, mailer, log };
   // Created before the matcher, started after it: a session's expiry and an invoice reminder also
   // wait for the matcher to handle what the followers published, and it wakes the waiting timers.
   const gate = createChainReadGate({
@@ -317,75 +325,168 @@ async function startLocked(
     matcherDrained: (networks) => matcher.drained(networks),
     maxWaitMs: (config.chainWaitMaxSeconds ?? DEFAULT_CHAIN_WAIT_MAX_SECONDS) * 1000,
   });
-  const timers = createTimerRunner({
-    clock,
-    readStore,
-    projections,
-    log,
-    metrics,
-    handlers: {
-      ...checkoutSessionTimerHandlers(commands, { readStore, gate }),
-      ...invoiceTimerHandlers(commands, { readStore, gate }),
-      ...couponTimerHandlers(commands),
-      ...subscriptionTimerHandlers(commands, { readStore, gate }),
-      ...mails.timerHandlers,
-    },
-  });
+  // On every instance: with NATS each network's matcher is one durable consumer that hands out one message at a time.
   const matcher = createMatcher({
     bus,
     intents: createPaymentIntents({ readStore, commands, projections }),
     clock,
     networks: everyNetwork(rail).map((n) => n.network),
     log: (line) => log(`[matcher] ${line}`),
-    onHandled: () => timers.retryWaiting(),
+    onHandled: () => timers?.retryWaiting(),
     metrics,
   });
   await matcher.start();
+  // Each rail's follower of a network runs where that network's lease is held, built anew by the rail
+  // at each acquisition; `evmFollowers: false` leaves the EVM rail's out.
+  // Before the timers: an expiry waits for the follower of its network running here (see chain-read-gate).
+  for (const followed of rails.filter((r) => r.followers && !(overrides.evmFollowers === false && r.name === 'evm'))) {
+    for (const { network } of everyNetwork(followed)) {
+      await ownership.own(`follower.${network}`, async (fence) => {
+        const scope = shared.scoped();
+        const built =
+          followed.followers?.({
+            bus,
+            watched,
+            clock,
+            dataDir: config.dataDir,
+            metrics: scope,
+            network,
+            // Shared through NATS, so the next owner resumes where this one got to.
+            checkpoints: (own) => owning.sharedCheckpoints?.(fence, own) ?? own,
+            // A session's expiry and an invoice reminder wait for the followers to read past them (see chain-read-gate).
+            onCaughtUp: () => timers?.retryWaiting(),
+            ...(overrides.followerPollIntervalMs === undefined
+              ? {}
+              : { pollIntervalMs: overrides.followerPollIntervalMs }),
+            log,
+          }) ?? [];
+        for (const follower of built) {
+          await follower.start();
+          followers.push(follower);
+          followersByNetwork.set(follower.status().network, follower);
+        }
+        return {
+          async stop() {
+            for (const follower of built) {
+              followers.splice(followers.indexOf(follower), 1);
+              const name = follower.status().network;
+              if (followersByNetwork.get(name) === follower) followersByNetwork.delete(name);
+            }
+            scope.close();
+            await Promise.all(built.map((follower) => follower.stop()));
+          },
+        };
+      });
+    }
+  }
   const webhookTargets = webhookTargetPolicy(config.webhookInternalTargets);
   const httpSender = overrides.webhookSender ? null : createHttpWebhookSender({ targets: webhookTargets });
-  const dispatcher = createWebhookDispatcher({
-    clock,
-    eventStore,
-    readStore,
-    projections,
-    commands,
-    secretBox,
-    send: overrides.webhookSender ?? httpSender!,
-    log,
-    metrics,
+  let dispatcher: WebhookDispatcher | null = null;
+  await ownership.own('webhooks', async (fence) => {
+    const scope = shared.scoped();
+    const running = createWebhookDispatcher({
+      clock,
+      eventStore,
+      readStore,
+      projections,
+      commands: fencedCommands(commands, fence),
+      secretBox,
+      send: fencedWebhookSender(overrides.webhookSender ?? httpSender!, fence),
+      log,
+      metrics: scope,
+    });
+    await running.start();
+    dispatcher = running;
+    return {
+      async stop() {
+        dispatcher = null;
+        scope.close();
+        await running.stop();
+      },
+    };
   });
-  await dispatcher.start();
-  timers.start();
-  const invoicePayments = createInvoicePaymentLinker({ clock, readStore, projections, commands, log });
-  invoicePayments.start();
-  mails.start();
+  await ownership.own('timers', async (fence) => {
+    const scope = shared.scoped();
+    const owned = fencedCommands(commands, fence);
+    const runner = createTimerRunner({
+      clock,
+      readStore,
+      projections,
+      log,
+      metrics: scope,
+      handlers: {
+        ...checkoutSessionTimerHandlers(owned, { readStore, gate }),
+        ...invoiceTimerHandlers(owned, { readStore, gate }),
+        ...couponTimerHandlers(owned),
+        ...subscriptionTimerHandlers(owned, { readStore, gate }),
+        // A mail's retry is a timer: sent by the timers' owner (the dispatcher below is never started).
+        ...createMailDispatcher({ ...mails, commands: owned, mailer: fencedMailer(mailer, fence) }).timerHandlers,
+      },
+    });
+    runner.start();
+    timers = runner;
+    return {
+      async stop() {
+        timers = null;
+        scope.close();
+        await runner.stop();
+      },
+    };
+  });
+  await ownership.own(
+    'invoice-payments',
+    componentWork((fence) =>
+      createInvoicePaymentLinker({ clock, readStore, projections, commands: fencedCommands(commands, fence), log }),
+    ),
+  );
+  await ownership.own(
+    'mail',
+    componentWork((fence) =>
+      createMailDispatcher({
+        ...mails,
+        commands: fencedCommands(commands, fence),
+        mailer: fencedMailer(mailer, fence),
+      }),
+    ),
+  );
 
   const executors = new Map(rails.flatMap((r) => [...(r.sweepExecutors?.() ?? [])]));
-  for (const follower of followers) await follower.start();
-  // No session before each follower has a starting point that survives a crash (see `ready`):
+  // No session before each follower running here has a starting point that survives a crash (see `ready`):
   // otherwise a payer could pay in a block that a follower started later will never read. A chain
   // that does not answer does not keep Weir down; what is paid before its first look needs recovery.
   await Promise.all(
-    followers.map(async (follower) => {
+    [...followersByNetwork].map(async ([network, follower]) => {
       if ('timedOut' in (await settleWithin(follower.ready(), FOLLOWER_READY_TIMEOUT_MS))) {
         log(
-          `[ingest ${follower.status().network}] no chain head within ${FOLLOWER_READY_TIMEOUT_MS / 1000} s: following from the first head it reads; a payment made before that needs POST /api/v1/checkout/sessions/auto-recover-by-transaction-hash`,
+          `[ingest ${network}] no chain head within ${FOLLOWER_READY_TIMEOUT_MS / 1000} s: following from the first head it reads; a payment made before that needs POST /api/v1/checkout/sessions/auto-recover-by-transaction-hash`,
         );
       }
     }),
   );
 
-  const sweeper = createSweeper({
-    clock,
-    readStore,
-    projections,
-    commands,
-    executors,
-    batchDelayMs: overrides.sweepBatchDelayMs,
-    log: (line) => log(`[sweeper] ${line}`),
-    metrics,
-  });
-  sweeper.start();
+  // One sweeper per network: its transactions' nonces are the sweeper key's on that chain alone.
+  for (const [network, executor] of executors) {
+    await ownership.own(`sweeper.${network}`, async (fence) => {
+      const scope = shared.scoped();
+      const sweeper = createSweeper({
+        clock,
+        readStore,
+        projections,
+        commands: fencedCommands(commands, fence),
+        executors: new Map([[network, fencedSweepExecutor(executor, fence)]]),
+        batchDelayMs: overrides.sweepBatchDelayMs,
+        log: (line) => log(`[sweeper] ${line}`),
+        metrics: scope,
+      });
+      sweeper.start();
+      return {
+        async stop() {
+          scope.close();
+          await sweeper.stop();
+        },
+      };
+    });
+  }
 
   const server: Server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -395,12 +496,6 @@ async function startLocked(
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const publicUrl = (config.publicUrl ?? url).replace(/\/$/, '');
-  const subscriptionBilling = createSubscriptionBilling({ clock, readStore, projections, commands, publicUrl, log });
-  subscriptionBilling.start();
-  const customerCheckoutUpdates = createCustomerCheckoutUpdates({ clock, readStore, projections, commands, log });
-  customerCheckoutUpdates.start();
-  const promotionCodeReleases = createPromotionCodeReleases({ clock, readStore, projections, commands, log });
-  promotionCodeReleases.start();
   const lineItems = createLineItemResolver({ readStore, commands });
   const gasFees = createEvmGasFeeQuoter({
     registry: evm.registry,
@@ -423,22 +518,17 @@ async function startLocked(
     followers: followersByNetwork,
     log: (line) => log(`[recovery] ${line}`),
   });
-  const health = createHealth({ clock, eventStore, projections, readStore, matcher, timers, followers });
+  const health = createHealth({
+    clock,
+    eventStore,
+    projections,
+    readStore,
+    matcher,
+    // The timers' health where they run; elsewhere nothing failing here.
+    timers: { status: () => timers?.status() ?? { failing: [] } },
+    followers,
+  });
   // Signed checkpoints of the chain, also in the log lines: a copy off this machine is what makes them evidence.
-  const stopCheckpoints = config.auditCheckpointSeconds
-    ? scheduleCheckpoints({
-        eventStore,
-        key: operatorKey,
-        clock,
-        intervalMs: config.auditCheckpointSeconds * 1000,
-        log,
-        onWritten: (checkpoint) =>
-          logger.info(
-            { event: 'audit.checkpoint', ...checkpoint },
-            `signed checkpoint of the log at position ${checkpoint.position}`,
-          ),
-      })
-    : () => undefined;
   const dashboardSetup = createSetupToken();
   const dashboard = (api: ApiBridge) =>
     createDashboard(
@@ -506,6 +596,50 @@ async function startLocked(
   server.on('request', handle);
   server.on('checkContinue', continueWhenRead(handle));
   server.keepAliveTimeout = 65_000;
+  // Only once requests are handled: one that came in before would wait unanswered.
+  if (config.auditCheckpointSeconds) {
+    const every = config.auditCheckpointSeconds * 1000;
+    await ownership.own('audit-checkpoints', async (fence) => {
+      const stop = scheduleCheckpoints({
+        eventStore: fencedAppends(eventStore, fence),
+        key: operatorKey,
+        clock,
+        intervalMs: every,
+        log,
+        onWritten: (checkpoint) =>
+          logger.info(
+            { event: 'audit.checkpoint', ...checkpoint },
+            `signed checkpoint of the log at position ${checkpoint.position}`,
+          ),
+      });
+      return { stop: async () => stop() };
+    });
+  }
+  await ownership.own(
+    'subscription-billing',
+    componentWork((fence) =>
+      createSubscriptionBilling({
+        clock,
+        readStore,
+        projections,
+        commands: fencedCommands(commands, fence),
+        publicUrl,
+        log,
+      }),
+    ),
+  );
+  await ownership.own(
+    'customer-checkout-updates',
+    componentWork((fence) =>
+      createCustomerCheckoutUpdates({ clock, readStore, projections, commands: fencedCommands(commands, fence), log }),
+    ),
+  );
+  await ownership.own(
+    'promotion-code-releases',
+    componentWork((fence) =>
+      createPromotionCodeReleases({ clock, readStore, projections, commands: fencedCommands(commands, fence), log }),
+    ),
+  );
   // No dashboard user yet: the first owner is made on the first-run page, with a token only this console shows.
   // The line names the page and the token apart: log lines carry no query string.
   const setupToken = (await readStore.collection(USERS).count({})) === 0 ? dashboardSetup.issue() : null;
@@ -541,7 +675,7 @@ async function startLocked(
     bus,
     commands,
     projections,
-    webhooks: dispatcher,
+    webhooks: { status: () => dispatcher?.status() ?? { queued: 0, inFlight: 0, awaitingReadModel: 0 } },
     dashboardSetupUrl,
     stop(reason) {
       stopping ??= (async () => {
@@ -554,19 +688,11 @@ async function startLocked(
           server.close(() => resolve());
           server.closeAllConnections();
         });
-        stopCheckpoints();
-        for (const follower of followers) await follower.stop();
+        // Every owned work stops and its lease is released: other instances take it over at once.
+        await owning.close();
         await matcher.stop();
-        await dispatcher.stop();
         httpSender?.close();
-        await timers.stop();
-        await invoicePayments.stop();
-        await subscriptionBilling.stop();
-        await customerCheckoutUpdates.stop();
-        await promotionCodeReleases.stop();
-        await mails.stop();
         mailer.close();
-        await sweeper.stop();
         await localChain?.stop();
         await localSolana?.stop();
         await projections.stop();

@@ -6,6 +6,7 @@ import type { Clock } from '../shared/clock.ts';
 import type { Metrics } from '../shared/metrics.ts';
 import { isExactInDecimals } from '../shared/money.ts';
 import type { ChainTransferMessage } from './chain-messages.ts';
+import type { CheckpointStore } from './evm/follower/checkpoint.ts';
 import type { RecoveryReads, SessionRecord } from './payment-intents.ts';
 import type { WatchedAddresses } from './watched-addresses.ts';
 
@@ -70,6 +71,10 @@ export type RailFollowerContext = {
   onCaughtUp(): void;
   /** How often to poll for heads without a WebSocket, when the app overrides the rail's choice (tests). */
   pollIntervalMs?: number;
+  /** Only this network's follower (the app runs each network's follower where it holds that network's lease). */
+  network?: string;
+  /** Where followers that keep a checkpoint keep it, given the rail's own store (the app shares it between instances). */
+  checkpoints?(own: CheckpointStore): CheckpointStore;
   log(line: string): void;
 };
 

@@ -271,7 +271,11 @@ async function auditVerify(argv: string[]): Promise<void> {
     console.error(
       'weir audit verify: no operator key (none given, none in the data dir, no --public-key): each checkpoint is checked against the key it names, which says nothing of who signed it',
     );
-  const eventStore = await openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir });
+  const eventStore = await openEventStore({
+    kurrentDbUrl: config.kurrentDbUrl,
+    dataDir: config.dataDir,
+    file: config.eventStoreFile,
+  });
   // The embedded read models are the data dir's file (a running weir serve keeps writing it; SQLite lets both in).
   const embeddedFile = join(config.dataDir, SQLITE_READ_STORE_FILE);
   let readStore =
@@ -318,7 +322,11 @@ async function auditCheckpoint(argv: string[]): Promise<void> {
   if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
   const { openEventStore } = await import('../event-store/open-event-store.ts');
   const { latestCheckpoint, writeCheckpoint } = await import('../audit/checkpoints.ts');
-  const eventStore = await openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir });
+  const eventStore = await openEventStore({
+    kurrentDbUrl: config.kurrentDbUrl,
+    dataDir: config.dataDir,
+    file: config.eventStoreFile,
+  });
   try {
     if (argv.includes('--write')) {
       const { OPERATOR_KEY_FILE, loadOperatorKey } = await import('../audit/operator-key.ts');
@@ -348,7 +356,11 @@ async function auditExport(argv: string[]): Promise<void> {
   const { OPERATOR_KEY_FILE, operatorPublicKey } = await import('../audit/operator-key.ts');
   const { exportBundle } = await import('./audit.ts');
   const own = operatorPublicKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });
-  const eventStore = await openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir });
+  const eventStore = await openEventStore({
+    kurrentDbUrl: config.kurrentDbUrl,
+    dataDir: config.dataDir,
+    file: config.eventStoreFile,
+  });
   try {
     await exportBundle({ eventStore, argv, publicKeys: own ? [own] : [], option: (name) => option(argv, name) });
   } finally {

@@ -1,5 +1,5 @@
 import { mkdir, open } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { EventStore } from './event-store.ts';
 import { createKurrentDbEventStore } from './kurrentdb-event-store.ts';
 import { createSqliteEventStore } from './sqlite-event-store.ts';
@@ -9,6 +9,8 @@ export type OpenEventStoreOptions = {
   kurrentDbUrl?: string;
   /** Where the embedded SQLite log lives when no KurrentDB url is given: `<dataDir>/events.sqlite3`. */
   dataDir: string;
+  /** The SQLite file instead of `<dataDir>/events.sqlite3` (WEIR_EVENT_STORE_FILE): several instances may share it. */
+  file?: string | undefined;
 };
 
 /** The file name of the embedded log inside the data directory. */
@@ -18,10 +20,10 @@ export const SQLITE_EVENT_STORE_FILE = 'events.sqlite3';
  * KurrentDB when a url is given, otherwise the embedded SQLite file, made for its owner alone
  * (the data directory 0700, the file 0600: SQLite gives its -wal and -shm files the file's mode).
  */
-export async function openEventStore({ kurrentDbUrl, dataDir }: OpenEventStoreOptions): Promise<EventStore> {
+export async function openEventStore({ kurrentDbUrl, dataDir, file }: OpenEventStoreOptions): Promise<EventStore> {
   if (kurrentDbUrl) return createKurrentDbEventStore({ connectionString: kurrentDbUrl });
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const path = join(dataDir, SQLITE_EVENT_STORE_FILE);
+  await mkdir(file ? dirname(file) : dataDir, { recursive: true, mode: 0o700 });
+  const path = file ?? join(dataDir, SQLITE_EVENT_STORE_FILE);
   await (await open(path, 'a', 0o600)).close();
   return createSqliteEventStore({ path });
 }

@@ -54,8 +54,10 @@ export function createEvmRail(deps: {
     },
     // One follower per network; each is independent, so one failing RPC never stops another.
     followers(context) {
-      const checkpoints = createFileCheckpointStore(join(context.dataDir, 'ingest'));
-      const followers = followed().map((network) => {
+      const own = createFileCheckpointStore(join(context.dataDir, 'ingest'));
+      const checkpoints = context.checkpoints?.(own) ?? own;
+      const only = followed().filter((network) => context.network === undefined || network.network === context.network);
+      const followers = only.map((network) => {
         const follower = createEvmFollower({
           network: followedNetwork(network),
           rpc: registry.endpoints(network.chainId),

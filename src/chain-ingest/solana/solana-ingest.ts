@@ -28,7 +28,8 @@ export async function createSolanaIngest(input: {
   const rail: Rail = {
     ...createSolanaRail({ networks: offered.map((o) => o.network) }),
     followers: (context) =>
-      offered.map(({ network, endpoints }, index) => {
+      offered.flatMap(({ network, endpoints }, index) => {
+        if (context.network !== undefined && network.network !== context.network) return [];
         const local = network.cluster === 'localnet';
         return solanaRailFollower({
           network,
@@ -45,23 +46,21 @@ export async function createSolanaIngest(input: {
         bus: context.bus,
         reads: context.reads,
         clock: context.clock,
-        networks: offered.map(({ network }, index) => {
-          const follower = context.followers.get(network.network);
-          return {
-            network,
-            rpc: rpcs[index]!,
-            ...(follower?.adoptTransfers
-              ? {
-                  follower: {
-                    adopt: (signature: string, slot: bigint, reference: string) =>
-                      void follower.adoptTransfers!([
-                        { transactionHash: signature, blockNumber: Number(slot), reference } as never,
-                      ]),
-                  },
-                }
-              : {}),
-          };
-        }),
+        networks: offered.map(({ network }, index) => ({
+          network,
+          rpc: rpcs[index]!,
+          // Looked up at each recovery: the network's follower runs where its lease is held, and that moves.
+          get follower() {
+            const follower = context.followers.get(network.network);
+            if (!follower?.adoptTransfers) return undefined;
+            return {
+              adopt: (signature: string, slot: bigint, reference: string) =>
+                void follower.adoptTransfers!([
+                  { transactionHash: signature, blockNumber: Number(slot), reference } as never,
+                ]),
+            };
+          },
+        })),
       }),
   };
   return {
