@@ -297,6 +297,11 @@ async function startLocked(
     metrics,
   });
   const projections = overrides.wrapProjections ? overrides.wrapProjections(runner) : runner;
+  // The watched addresses hold every session in the log as of now: its head, read here, reached.
+  const watchedCurrent = async () => {
+    const head = await eventStore.headPosition();
+    if (head !== null) await projections.waitFor(head, 10_000);
+  };
   const started = performance.now();
   if (readStore.durable) await watchedProjection.load(readStore);
   if (readStore.durable) await solanaProjection.load(readStore);
@@ -347,6 +352,7 @@ async function startLocked(
           followed.followers?.({
             bus,
             watched,
+            watchedCurrent,
             clock,
             dataDir: config.dataDir,
             metrics: scope,

@@ -63,6 +63,13 @@ export type RailFollower = {
 export type RailFollowerContext = {
   bus: Bus;
   watched: WatchedAddresses;
+  /**
+   * Resolves once `watched` holds every address whose session was in the log when it was called
+   * (this instance's read models caught up with the log's head); rejects when they cannot in time,
+   * and the follower reads the batch again. With several instances a session may be created through
+   * another one a moment before its payment is mined: without this the follower would miss it.
+   */
+  watchedCurrent?(): Promise<void>;
   clock: Clock;
   /** Weir's data directory: the rail keeps its followers' checkpoints under it. */
   dataDir: string;

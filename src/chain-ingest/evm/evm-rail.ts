@@ -63,6 +63,7 @@ export function createEvmRail(deps: {
           rpc: registry.endpoints(network.chainId),
           bus: context.bus,
           watched: context.watched,
+          ...(context.watchedCurrent ? { watchedCurrent: context.watchedCurrent } : {}),
           checkpoints,
           clock: context.clock,
           onCaughtUp: () => context.onCaughtUp(),

@@ -75,6 +75,8 @@ export type EvmFollowerDeps = {
   rpc: { http: readonly string[]; ws: readonly string[] };
   bus: Bus;
   watched: WatchedAddresses;
+  /** See BatchFetcherDeps.watchedCurrent. */
+  watchedCurrent?(): Promise<void>;
   checkpoints: CheckpointStore;
   /** Where to start when there is no checkpoint: a block number, or the head at the first look ('latest', the default). */
   startBlock?: bigint | 'latest';
@@ -235,6 +237,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     network,
     tokens,
     watched: deps.watched,
+    ...(deps.watchedCurrent ? { watchedCurrent: deps.watchedCurrent } : {}),
     blockBatchSize: config.blockBatchSize,
     logRange,
     signal,

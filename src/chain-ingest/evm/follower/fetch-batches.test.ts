@@ -127,3 +127,32 @@ test('leaving early (a reorg in the current batch) waits for the read ahead, so 
   await leaving;
   t.true(returned);
 });
+
+test('each batch waits, once its blocks and logs are read, for the watched addresses to be current; a refusal fails the batch', async (t) => {
+  const node = fakeNode(100);
+  const calls: string[] = [];
+  let refuse = false;
+  const fetcher = createBatchFetcher({
+    rpc: node.rpc,
+    network: 'testnet',
+    tokens: [{ address: TOKEN, symbol: 'USDC', decimals: 6 }],
+    watched: createWatchedAddresses(),
+    blockBatchSize: 4,
+    logRange: createAdaptiveRange(10),
+    signal: new AbortController().signal,
+    log: () => {},
+    async watchedCurrent() {
+      // What the node had been asked when the fetcher asked: the batch's blocks and logs, all read.
+      calls.push(node.asked.join(','));
+      if (refuse) throw new Error('read models behind');
+    },
+  });
+  const batches = fetcher.batches(0, () => 3);
+  const first = await batches.next();
+  t.deepEqual(first.value && [first.value.from, first.value.to], [0, 3]);
+  t.deepEqual(calls, ['logs 0..3,block 0,block 1,block 2,block 3']);
+  await batches.return(undefined);
+
+  refuse = true;
+  await t.throwsAsync(fetcher.batches(4, () => 7).next(), { message: 'read models behind' });
+});

@@ -25,6 +25,11 @@ export type BatchFetcherDeps = {
   logRange: AdaptiveRange;
   signal: AbortSignal;
   log(line: string): void;
+  /**
+   * Resolves once `watched` holds every address created before now (see RailFollowerContext): asked
+   * after a batch's blocks are read, so a payment in them was sent to an address already watched.
+   */
+  watchedCurrent?(): Promise<void>;
 };
 
 export type BatchFetcher = {
@@ -144,6 +149,7 @@ export function createBatchFetcher(deps: BatchFetcherDeps): BatchFetcher {
     // Blocks read before the log range shrank are cut to it: a block is never processed without its logs.
     const blocks = (await reading).filter((block) => block.number <= to);
     const logs = spanLogs.filter((entry) => entry.blockNumber >= from && entry.blockNumber <= to);
+    await deps.watchedCurrent?.();
     const [rechecked, statuses] = await Promise.all([
       recheckByBloom(blocks, logs),
       receipts(receiptsNeeded(network, blocks, watched)),
