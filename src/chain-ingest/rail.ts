@@ -1,4 +1,4 @@
-import type { AssetRef } from '../../machines/checkout-session.types.ts';
+import type { AssetRef, SessionAddress } from '../../machines/checkout-session.types.ts';
 import type { Bus } from '../bus/bus.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import type { SweepExecutor } from '../sweeper/sweeper.ts';
@@ -24,6 +24,15 @@ export type RailNetwork = {
   explorerName?: string;
   assets: AssetRef[];
 };
+
+/** What a wallet shows the payer beside a request, where the scheme carries it (Solana Pay does). */
+export type PaymentWords = { label?: string; message?: string };
+
+/** A request to pay `amountDue` (the asset's chain units) at one of a session's addresses. */
+export type PaymentRequestInput = { address: SessionAddress; amountDue: bigint; words: PaymentWords };
+
+/** What the payer's wallet is handed: the URI it opens (and the QR shows) and where the money goes. */
+export type PaymentRequest = { uri: string; payee: string };
 
 /** What a rail's follower shows of itself (health, metrics, the chain-read gate, the status page). */
 export type RailFollowerStatus = {
@@ -133,6 +142,7 @@ export type RailRecoveryContext = {
  * - `depositAddress`: where a session's payer pays (an address or, for Solana Pay, the merchant's
  *   wallet with a reference), derived from (network, merchant wallet, session) alone.
  * - `unpayableAddress`: which merchant wallets it refuses, and why.
+ * - `paymentRequest`: what the hosted page hands the payer's wallet (URI, QR) and where money goes.
  * - `followers`: one follower per network publishing `transfer | reorg | final` on the bus; the
  *   matcher consumes those and knows nothing of the family.
  * - `sweepExecutors`: where there is anything to sweep (none when funds go straight to the merchant).
@@ -155,6 +165,7 @@ export type Rail = {
     checkoutSessionId: string;
     merchantAddress: string;
   }): string;
+  paymentRequest(input: PaymentRequestInput): PaymentRequest;
   followers?(context: RailFollowerContext): RailFollower[];
   /** Sweep executors by network name. */
   sweepExecutors?(): ReadonlyMap<string, SweepExecutor>;
@@ -228,6 +239,11 @@ export function combineRails(rails: Rail[]): Rail & { railFor(network: string): 
       const rail = railFor(input.network.network);
       if (!rail) throw new Error(`no rail offers network ${input.network.network}`);
       return rail.depositAddress(input);
+    },
+    paymentRequest(input) {
+      const rail = railFor(input.address.network);
+      if (!rail) throw new Error(`no rail offers network ${input.address.network}`);
+      return rail.paymentRequest(input);
     },
     railFor,
   };

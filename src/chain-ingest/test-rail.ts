@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { evmPaymentRequest } from './evm/payment-request.ts';
 import { evmUnpayableAddress } from './evm/unpayable-address.ts';
 import type { Rail, RailNetwork } from './rail.ts';
 
@@ -53,6 +54,7 @@ export function createTestRail(): Rail {
     networks: (environment) => (environment === 'test' ? [TEST_NETWORK] : []),
     // The test network takes EVM addresses: the EVM rule, with no contracts of Weir's own on it.
     unpayableAddress: ({ network, address }) => evmUnpayableAddress({ network, address }),
+    paymentRequest: evmPaymentRequest,
     depositAddress({ network, checkoutSessionId, merchantAddress }) {
       const digest = createHash('sha256')
         .update(`${network.network}:${merchantAddress.toLowerCase()}:${checkoutSessionId}`)

@@ -1,7 +1,11 @@
 import test from 'ava';
 import { paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, SessionPayment } from '../../machines/checkout-session.types.ts';
-import { paymentWords, payerStatus } from './checkout-status.ts';
+import { createTestRail } from '../chain-ingest/test-rail.ts';
+import { type PayAt, paymentWords, payerStatus } from './checkout-status.ts';
+
+const rail = createTestRail();
+const pay: PayAt = (address, amountDue) => rail.paymentRequest({ address, amountDue, words: {} });
 
 const names = (network: string) => (network === 'weir-testnet' ? 'Weir Testnet' : network);
 const NOW = Date.parse('2026-01-01T00:30:00.000Z');
@@ -55,7 +59,7 @@ test('the payer is told the state in words: waiting, confirming, partly paid, pa
 });
 
 test('once an asset is chosen, the request asks for what remains, in the asset units, with a matching EIP-681 URI', (t) => {
-  const before = payerStatus(chosen(sessionFixture()), names, NOW);
+  const before = payerStatus(chosen(sessionFixture()), names, NOW, undefined, pay);
   t.like(before.payment, { amountDueRaw: '3000000', amountDue: '3', networkName: 'Weir Testnet', symbol: 'USDC' });
   const after = payerStatus(
     chosen(
@@ -67,6 +71,8 @@ test('once an asset is chosen, the request asks for what remains, in the asset u
     ),
     names,
     NOW,
+    undefined,
+    pay,
   );
   t.like(after.payment, { amountDueRaw: '1750000', amountDue: '1.75' });
   t.is(
@@ -74,11 +80,17 @@ test('once an asset is chosen, the request asks for what remains, in the asset u
     'ethereum:0x00000000000000000000000000000000000a11ce@7357/transfer?address=0x00000000000000000000000000000000000d3b05&uint256=1750000',
   );
   // A payment seen but not confirmed is not asked for twice.
-  const seen = payerStatus(chosen(sessionFixture({ payments: [payment('100000000', 'pending')] })), names, NOW);
+  const seen = payerStatus(
+    chosen(sessionFixture({ payments: [payment('100000000', 'pending')] })),
+    names,
+    NOW,
+    undefined,
+    pay,
+  );
   t.like(seen, { amountRemaining: '300000000', amountToSend: '200000000' });
   t.like(seen.payment, { amountDueRaw: '2000000' });
   // A finished session asks for nothing.
-  t.is(payerStatus(chosen(sessionFixture({ status: 'expired' })), names, NOW).payment, null);
+  t.is(payerStatus(chosen(sessionFixture({ status: 'expired' })), names, NOW, undefined, pay).payment, null);
 });
 
 test('confirming: n of m from the followed chain head (the payment block counts as one), m from the network as configured', (t) => {

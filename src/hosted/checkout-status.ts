@@ -1,15 +1,12 @@
 import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
+import type { PaymentRequest, PaymentWords } from '../chain-ingest/rail.ts';
 import { EVM_NETWORKS } from '../chain-ingest/evm/networks/all-networks.ts';
 import { DEVNET_CHAIN_ID } from '../chain-ingest/evm/networks/devnet.ts';
 import { formatAmount, toChainUnitsRoundedUp } from '../shared/money.ts';
-import { isSolanaAddress, payeeAddress, solanaPaymentUri } from './solana-pay.ts';
 
 /** Where the payer goes after completion: the success URL with the session id filled in. */
 export const successRedirect = (session: CheckoutSession): string =>
   session.successUrl.replace(/\{CHECKOUT_SESSION_ID\}/g, session.id);
-
-/** What a wallet shows the payer beside a request, where the URI scheme carries it (Solana Pay). */
-export type PaymentWords = { label?: string; message?: string };
 
 /** The words of a session's payment request: who asks (the organization's name) and for what (its items). */
 export function paymentWords(session: CheckoutSession, organizationName: string | null | undefined): PaymentWords {
@@ -25,13 +22,8 @@ export function paymentWords(session: CheckoutSession, organizationName: string 
   };
 }
 
-/** A payment URI wallets understand (EIP-681 on EVM chains, a Solana Pay transfer request on Solana). */
-export function paymentUri(address: SessionAddress, amountDue: string, words: PaymentWords = {}): string {
-  const { asset } = address;
-  if (isSolanaAddress(address)) return solanaPaymentUri(address, amountDue, words);
-  if (asset.address === 'native') return `ethereum:${address.paymentAddress}@${asset.chainId}?value=${amountDue}`;
-  return `ethereum:${asset.address}@${asset.chainId}/transfer?address=${address.paymentAddress}&uint256=${amountDue}`;
-}
+/** The request a rail makes of the payer's wallet for `amountDue` (chain units) at a session's address. */
+export type PayAt = (address: SessionAddress, amountDue: bigint) => PaymentRequest;
 
 /** What the payer is told, in the words of the page (`state` picks them). */
 export type PayerState = 'waiting' | 'confirming' | 'partly_paid' | 'paid' | 'expired' | 'canceled';
@@ -66,7 +58,8 @@ export function payerStatus(
   names: NetworkNames,
   now: number,
   chain: ChainProgress = () => null,
-  words: PaymentWords = {},
+  /** The rail's payment request (none: a preview, nothing to pay). */
+  pay?: PayAt,
 ) {
   const currency = session.currency.toUpperCase();
   const total = BigInt(session.amountTotal);
@@ -133,9 +126,10 @@ export function payerStatus(
   }
 
   let payment = null;
-  if (address && method && (session.status === 'open' || session.status === 'incomplete')) {
+  if (pay && address && method && (session.status === 'open' || session.status === 'incomplete')) {
     // Rounded up: a 6-decimal token cannot carry every 10^-8 of the rest, and paying less leaves it open.
     const dueRaw = toChainUnitsRoundedUp(toSend, address.asset.decimals);
+    const request = pay(address, dueRaw);
     payment = {
       assetId: address.id,
       symbol: address.asset.symbol,
@@ -146,10 +140,10 @@ export function payerStatus(
       /** The token contract, or `native` for the chain's coin. */
       assetAddress: address.asset.address,
       decimals: address.asset.decimals,
-      address: payeeAddress(address),
+      address: request.payee,
       amountDueRaw: dueRaw.toString(),
       amountDue: formatAmount(dueRaw, address.asset.decimals),
-      paymentUri: paymentUri(address, dueRaw.toString(), words),
+      paymentUri: request.uri,
     };
   }
 

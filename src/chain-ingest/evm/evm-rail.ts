@@ -7,6 +7,7 @@ import { createEvmSweepExecutor } from './evm-sweep-executor.ts';
 import { createEvmFollower, followedNetwork } from './follower/evm-follower.ts';
 import { createFileCheckpointStore } from './follower/file-checkpoint-store.ts';
 import { registerFollowerMetrics } from './follower/follower-metrics.ts';
+import { evmPaymentRequest } from './payment-request.ts';
 import { createTransactionRecovery } from './recover-transaction.ts';
 import { deriveDepositAddress, forwarderImplementationAddress } from './contracts/deposit-address.ts';
 import type { NetworkRegistry } from './networks/registry.ts';
@@ -47,6 +48,7 @@ export function createEvmRail(deps: {
     networks: (environment) => registry.railNetworks(environment).filter((n) => factories.has(n.chainId)),
     unpayableAddress: ({ network, address }) =>
       evmUnpayableAddress({ network, address, machinery: machineryOn(network.chainId) }),
+    paymentRequest: evmPaymentRequest,
     depositAddress({ network, checkoutSessionId, merchantAddress }) {
       const factoryAddress = factories.get(network.chainId);
       if (!factoryAddress) throw new Error(`no ForwarderFactory is configured for chain ${network.chainId}`);

@@ -40,6 +40,7 @@ import { deriveDepositAddress } from './contracts/deposit-address.ts';
 import { ForwarderFlushError } from './contracts/errors.ts';
 import { nodeHasTransaction } from './contracts/flush-forwarders.ts';
 import { createEvmSweepExecutor, sweepFailureOf } from './evm-sweep-executor.ts';
+import { evmPaymentRequest } from './payment-request.ts';
 import { evmUnpayableAddress } from './unpayable-address.ts';
 
 const url = 'http://127.0.0.1:8545';
@@ -308,6 +309,7 @@ async function sweeperOnNode(t: ExecutionContext) {
     name: 'hardhat',
     networks: (environment) => (environment === 'test' ? [network] : []),
     unpayableAddress: ({ network: on, address }) => evmUnpayableAddress({ network: on, address }),
+    paymentRequest: evmPaymentRequest,
     depositAddress: ({ checkoutSessionId, merchantAddress }) =>
       deriveDepositAddress({
         factoryAddress: factory,

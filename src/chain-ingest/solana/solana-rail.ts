@@ -2,6 +2,7 @@ import type { Rail } from '../rail.ts';
 import { walletAddressProblem } from './address.ts';
 import { toSolanaRailNetwork, type SolanaNetwork } from './define-network.ts';
 import { sessionReference } from './pay-url.ts';
+import { solanaPaymentRequest } from './payment-request.ts';
 
 /**
  * The Solana rail: payments are Solana Pay transfer requests straight to the merchant's wallet
@@ -19,5 +20,6 @@ export function createSolanaRail(deps: { networks: readonly SolanaNetwork[] }): 
     unpayableAddress: ({ address }) => walletAddressProblem(address),
     depositAddress: ({ network, organizationId, checkoutSessionId, merchantAddress }) =>
       sessionReference({ network: network.network, organizationId, checkoutSessionId, merchantAddress }),
+    paymentRequest: solanaPaymentRequest,
   };
 }

@@ -6,10 +6,9 @@ import type { CheckoutSession } from '../../../machines/checkout-session.types.t
 import { organizationRecordId } from '../../actors/organization.ts';
 import { createPromotionCodeApplier } from '../../actors/apply-promotion-code.ts';
 import { renderCheckoutPage, type ProductView } from '../../hosted/checkout-page.ts';
-import { paymentUri, paymentWords, payerStatus } from '../../hosted/checkout-status.ts';
+import { type PayAt, paymentWords, payerStatus } from '../../hosted/checkout-status.ts';
 import { renderErrorPage } from '../../hosted/error-page.ts';
 import { walletDue } from '../../hosted/wallet-actions.ts';
-import { payeeAddress } from '../../hosted/solana-pay.ts';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
 import { PRODUCTS, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
@@ -29,8 +28,6 @@ import {
 } from '../schema/hosted.ts';
 import { schemaRoutes } from '../schema/route.ts';
 
-export { paymentUri } from '../../hosted/checkout-status.ts';
-
 const QR = { type: 'svg', margin: 1 } as const;
 
 /**
@@ -48,8 +45,13 @@ export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | nul
     [...deps.rail.networks('test'), ...deps.rail.networks('live')].find((n) => n.network === network)?.name ?? network;
   const wordsOf = async (session: CheckoutSession) =>
     paymentWords(session, (await orgs.get(organizationRecordId(session.organizationId, session.environment)))?.name);
+  /** The rail's request to pay at one of the session's addresses, in the session's words. */
+  const payAt = async (session: CheckoutSession): Promise<PayAt> => {
+    const words = await wordsOf(session);
+    return (address, amountDue) => deps.rail.paymentRequest({ address, amountDue, words });
+  };
   const statusOf = async (session: CheckoutSession) =>
-    payerStatus(session, names, deps.clock.now(), deps.chainProgress, await wordsOf(session));
+    payerStatus(session, names, deps.clock.now(), deps.chainProgress, await payAt(session));
 
   const load = async (id: string): Promise<CheckoutSessionDoc> => {
     const doc = isUuid(id) ? await sessions.get(id) : null;
@@ -160,9 +162,9 @@ export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | nul
       if (!address) throw new ValidationError('assetId', 'is not offered by this checkout session');
       const updated = await run(session, { type: 'SelectPaymentMethod', addressId: address.id });
       const method = updated.paymentIntent.paymentMethod!;
-      const uri = paymentUri(address, method.amountDue, await wordsOf(updated));
+      const { uri, payee } = (await payAt(updated))(address, BigInt(method.amountDue));
       return {
-        address: payeeAddress(address),
+        address: payee,
         network: address.network,
         networkName: names(address.network),
         chainId: address.asset.chainId,
