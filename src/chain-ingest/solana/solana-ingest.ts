@@ -30,6 +30,7 @@ export async function createSolanaIngest(input: {
     followers: (context) =>
       offered.map(({ network, endpoints }, index) => {
         const local = network.cluster === 'localnet';
+        const wsUrl = endpoints.ws[0];
         return solanaRailFollower({
           network,
           rpc: rpcs[index]!,
@@ -38,6 +39,7 @@ export async function createSolanaIngest(input: {
           context,
           pollIntervalMs: input.pollIntervalMs ?? (local ? 100 : Math.max(400, network.slotTimeMs * 2)),
           ...(local ? { maxPollIntervalMs: 1000 } : {}),
+          ...(wsUrl === undefined ? {} : { wsUrl }),
         });
       }),
     recovery: (context) =>
