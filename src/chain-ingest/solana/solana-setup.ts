@@ -81,7 +81,8 @@ export async function loadSolanaSetup(input: {
     const configured = rpc[SOLANA_LOCALNET_CHAIN_ID];
     offered.push({
       network: solanaLocalNetwork(input.local.mints, { rpcUrl: input.local.rpcUrl }),
-      endpoints: configured && configured.http.length > 0
+      endpoints:
+        configured && configured.http.length > 0
           ? configured
           : { http: [input.local.rpcUrl], ws: input.local.wsUrl ? [input.local.wsUrl] : [] },
     });

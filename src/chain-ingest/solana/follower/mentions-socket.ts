@@ -67,7 +67,8 @@ export function createMentionsSocket(deps: {
     try {
       message = JSON.parse(String(data));
     } catch {
-      return deps.log(`${deps.url} sent a message that is not JSON`);
+      deps.log(`${deps.url} sent a message that is not JSON`);
+      return;
     }
     if (message.method === 'logsNotification') {
       const params = message.params as { subscription?: unknown; result?: { value?: { signature?: unknown } } };

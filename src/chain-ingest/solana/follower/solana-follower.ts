@@ -7,7 +7,12 @@ import {
 } from '../../chain-messages.ts';
 import { commitmentReached, type SolanaNetwork } from '../define-network.ts';
 import type { SolanaJsonRpc } from './json-rpc.ts';
-import { createMentionsSocket, type Mention, type MentionsSocket, type MentionsSocketEvent } from './mentions-socket.ts';
+import {
+  createMentionsSocket,
+  type Mention,
+  type MentionsSocket,
+  type MentionsSocketEvent,
+} from './mentions-socket.ts';
 import { referencePayments, slotBlockHash } from './solana-transfers.ts';
 import type { SolanaReferences, WatchedReference } from './solana-references.ts';
 
@@ -108,7 +113,7 @@ export function createSolanaFollower(deps: {
     const poll = polls.get(reference);
     if (poll) poll.nextAt = 0;
     if (!running) return;
-    if (current) {
+    if (current !== null) {
       again = true;
       return;
     }
@@ -245,7 +250,11 @@ export function createSolanaFollower(deps: {
     rounds += 1;
     const at = now();
     const due: WatchedReference[] = [];
-    for (const watched of references.of(network.network)) {
+    const watchedNow = references.of(network.network);
+    // A reference forgotten elsewhere (its session gone) is no longer polled nor subscribed to.
+    const names = new Set<string>(watchedNow.map((w) => w.reference));
+    for (const reference of polls.keys()) if (!names.has(reference)) polls.delete(reference);
+    for (const watched of watchedNow) {
       if (watched.closedAt !== null && at - watched.closedAt > closedGraceMs) {
         references.forget(network.network, watched.reference);
         polls.delete(watched.reference);
@@ -260,6 +269,8 @@ export function createSolanaFollower(deps: {
     try {
       await pollReferences(due);
       await settle();
+      // What the round found owed (or settled) changes the finality subscriptions.
+      syncSubscriptions();
       deps.onRound?.(startedAt);
     } catch (error) {
       lastError = error instanceof Error ? error.message : String(error);
@@ -303,7 +314,9 @@ export function createSolanaFollower(deps: {
           // What landed before the node took the subscription went unnotified: read it now.
           onSubscribed: (address) => wake(address),
           ...(deps.onSocketEvent ? { onEvent: deps.onSocketEvent } : {}),
-          ...(deps.socketBackoffMs ? { minBackoffMs: deps.socketBackoffMs.min, maxBackoffMs: deps.socketBackoffMs.max } : {}),
+          ...(deps.socketBackoffMs
+            ? { minBackoffMs: deps.socketBackoffMs.min, maxBackoffMs: deps.socketBackoffMs.max }
+            : {}),
           log,
         });
       run();
