@@ -18,7 +18,10 @@ const NEVER = 600_000;
  * only a notification (or a subscription's acknowledgement) can start a round. `until(check)`
  * waits for a round or socket event after which `check` holds.
  */
-async function world(t: Parameters<typeof startTestSolana>[0]) {
+async function world(
+  t: Parameters<typeof startTestSolana>[0],
+  timing: { now?: () => number; pollIntervalMs?: number; maxPollIntervalMs?: number; socketIdlePollMs?: number } = {},
+) {
   const chain = await startTestSolana(t);
   const network = solanaLocalNetwork(chain.server.ledger.mints);
   const references = createSolanaReferences();
@@ -45,14 +48,16 @@ async function world(t: Parameters<typeof startTestSolana>[0]) {
   } as unknown as Bus;
   const events: MentionsSocketEvent[] = [];
   let roundsDone = 0;
+  const rpc = createSolanaJsonRpc({ url: chain.server.rpcUrl });
   const follower = createSolanaFollower({
     network,
-    rpc: createSolanaJsonRpc({ url: chain.server.rpcUrl }),
+    rpc,
     bus,
     references,
     pollIntervalMs: NEVER,
     maxPollIntervalMs: NEVER,
     socketIdlePollMs: NEVER,
+    ...timing,
     wsUrl: chain.server.wsUrl,
     socketBackoffMs: { min: 10, max: 100 },
     onRound: () => {
@@ -101,6 +106,7 @@ async function world(t: Parameters<typeof startTestSolana>[0]) {
     until,
     settled,
     rounds: () => roundsDone,
+    rpc,
   };
 }
 
@@ -169,4 +175,22 @@ test('a notification for a transaction that pays nothing valid credits nothing',
   await w.until(() => w.published.length >= 1);
   t.is(w.published.length, 1);
   t.like(w.published[0], { type: 'transfer', transactionHash: signature, amount: '1000000' });
+});
+
+test('while its subscription is live an idle reference is polled once a minute, not at its backoff', async (t) => {
+  let now = 0;
+  // A 10 s base interval and a 15 s cap (virtual time): polling alone would read it ~40 times in 10 minutes.
+  const w = await world(t, {
+    now: () => now,
+    pollIntervalMs: 10_000,
+    maxPollIntervalMs: 15_000,
+    socketIdlePollMs: 60_000,
+  });
+  w.watch('s4', w.chain.server.ledger.mints.usdc);
+  await w.follower.start();
+  await w.settled(1);
+  const before = w.rpc.counts().calls;
+  for (now = 0; now <= 10 * 60_000; now += 1000) await w.follower.poll();
+  const calls = w.rpc.counts().calls - before;
+  t.true(calls >= 9 && calls <= 12, `${calls} getSignaturesForAddress calls in 10 minutes`);
 });

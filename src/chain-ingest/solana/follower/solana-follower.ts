@@ -313,7 +313,12 @@ export function createSolanaFollower(deps: {
           onMention: (address) => wake(address),
           // What landed before the node took the subscription went unnotified: read it now.
           onSubscribed: (address) => wake(address),
-          ...(deps.onSocketEvent ? { onEvent: deps.onSocketEvent } : {}),
+          onEvent: (event) => {
+            // Without the socket, idle references go back to their polling interval, not the minute.
+            if (event === 'closed')
+              for (const poll of polls.values()) poll.nextAt = Math.min(poll.nextAt, now() + poll.intervalMs);
+            deps.onSocketEvent?.(event);
+          },
           ...(deps.socketBackoffMs
             ? { minBackoffMs: deps.socketBackoffMs.min, maxBackoffMs: deps.socketBackoffMs.max }
             : {}),
