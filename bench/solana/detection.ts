@@ -15,8 +15,8 @@
  *    over 10 minutes of virtual time (the follower's clock is injected; the RPC is the local node).
  *
  * With `--ws` Weir is also given the node's WebSocket endpoint: the follower subscribes to each
- * reference (`logsSubscribe` by mention) and a notification starts a round at once; `--no-cost`
- * skips the polling-cost figures.
+ * reference (`logsSubscribe` by mention) and a notification starts a round at once, and the
+ * polling cost is that of idle references with a live subscription; `--no-cost` skips the cost.
  *
  *   node --import tsx bench/solana/detection.ts [--payments 200] [--poll-ms 100] [--ws] [--no-cost]   (npm run bench:solana-detection)
  */
@@ -177,7 +177,13 @@ async function pollingCost(sessions: number) {
     maxPollIntervalMs: 15_000,
     now: () => now,
     log: () => undefined,
+    ...(WS ? { wsUrl: chain.server.wsUrl } : {}),
   });
+  if (WS) {
+    // Subscribed (each acknowledgement wakes a round at virtual time 0) before the clock moves.
+    await follower.start();
+    while ((follower.status().socket?.subscribed ?? 0) < sessions) await new Promise((r) => setTimeout(r, 10));
+  }
   const minutes = 10;
   let atHalf = { calls: 0, requests: 0 };
   for (; now <= minutes * 60_000; now += 100) {
@@ -185,6 +191,7 @@ async function pollingCost(sessions: number) {
     await follower.poll();
   }
   const end = rpc.counts();
+  await follower.stop();
   for (const fn of cleanups.reverse()) await fn();
   const perSessionMinute = (n: number) => n / sessions / minutes;
   const steady = (n: number, m: number) => (n - m) / sessions / (minutes / 2);
