@@ -14,7 +14,11 @@
  *    idle sessions, with the public clusters' settings (poll every 800 ms, backing off to 15 s),
  *    over 10 minutes of virtual time (the follower's clock is injected; the RPC is the local node).
  *
- *   node --import tsx bench/solana/detection.ts [--payments 200] [--poll-ms 100]   (npm run bench:solana-detection)
+ * With `--ws` Weir is also given the node's WebSocket endpoint: the follower subscribes to each
+ * reference (`logsSubscribe` by mention) and a notification starts a round at once, and the
+ * polling cost is that of idle references with a live subscription; `--no-cost` skips the cost.
+ *
+ *   node --import tsx bench/solana/detection.ts [--payments 200] [--poll-ms 100] [--ws] [--no-cost]   (npm run bench:solana-detection)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -37,6 +41,8 @@ const arg = (name: string, fallback: number) => {
 };
 const PAYMENTS = arg('payments', 200);
 const POLL_MS = arg('poll-ms', 100);
+const WS = process.argv.includes('--ws');
+const COST = !process.argv.includes('--no-cost');
 const pct = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -65,7 +71,11 @@ async function latency() {
     { port: 0, host: '127.0.0.1', dataDir, adminToken: 'bench-admin-token-0123456789', chainEnv: {} },
     {
       logger: silentLogger(),
-      solanaLocal: { rpcUrl: chain.server.rpcUrl, mints: chain.server.ledger.mints },
+      solanaLocal: {
+        rpcUrl: chain.server.rpcUrl,
+        ...(WS ? { wsUrl: chain.server.wsUrl } : {}),
+        mints: chain.server.ledger.mints,
+      },
       solanaPollIntervalMs: POLL_MS,
     },
   );
@@ -167,7 +177,13 @@ async function pollingCost(sessions: number) {
     maxPollIntervalMs: 15_000,
     now: () => now,
     log: () => undefined,
+    ...(WS ? { wsUrl: chain.server.wsUrl } : {}),
   });
+  if (WS) {
+    // Subscribed (each acknowledgement wakes a round at virtual time 0) before the clock moves.
+    await follower.start();
+    while ((follower.status().socket?.subscribed ?? 0) < sessions) await new Promise((r) => setTimeout(r, 10));
+  }
   const minutes = 10;
   let atHalf = { calls: 0, requests: 0 };
   for (; now <= minutes * 60_000; now += 100) {
@@ -175,6 +191,7 @@ async function pollingCost(sessions: number) {
     await follower.poll();
   }
   const end = rpc.counts();
+  await follower.stop();
   for (const fn of cleanups.reverse()) await fn();
   const perSessionMinute = (n: number) => n / sessions / minutes;
   const steady = (n: number, m: number) => (n - m) / sessions / (minutes / 2);
@@ -190,7 +207,7 @@ async function pollingCost(sessions: number) {
 const started = new Date().toISOString();
 const { latencies, rpcAnswers } = await latency();
 const costs = [];
-for (const n of [10, 100, 1000]) costs.push(await pollingCost(n));
+if (COST) for (const n of [10, 100, 1000]) costs.push(await pollingCost(n));
 const p50 = pct(latencies, 50);
 const p99 = pct(latencies, 99);
 const r50 = pct(rpcAnswers, 50);
@@ -202,6 +219,7 @@ console.log(
     load: loadavg(),
     payments: latencies.length,
     POLL_MS,
+    WS,
     p50,
     p99,
     r50,
@@ -214,7 +232,7 @@ console.log(
     .map((l) => l.toFixed(2))
     .join(' ')}`,
 );
-console.log(`| ${latencies.length} payments, poll ${POLL_MS} ms | p50 | p99 |`);
+console.log(`| ${latencies.length} payments, poll ${POLL_MS} ms${WS ? ', logsSubscribe' : ''} | p50 | p99 |`);
 console.log('|---|---|---|');
 console.log(`| finalized → completed webhook | ${ms(p50)} | ${ms(p99)} |`);
 console.log(`| RPC's own answer (getSignatureStatuses says finalized) | ${ms(r50)} | ${ms(r99)} |`);

@@ -57,7 +57,7 @@ export async function startSolanaWeir(overrides: WeirOverrides = {}) {
   const receiver = await startWebhookReceiver();
   cleanup.teardown(() => receiver.close());
   const dataDir = await mkdtemp(join(tmpdir(), 'weir-solana-'));
-  const solanaLocal = { rpcUrl: chain.server.rpcUrl, mints: chain.server.ledger.mints };
+  const solanaLocal = { rpcUrl: chain.server.rpcUrl, wsUrl: chain.server.wsUrl, mints: chain.server.ledger.mints };
   const start = (port = 0, more: WeirOverrides = {}) =>
     startWeir(
       { port, host: '127.0.0.1', dataDir, adminToken: ADMIN_TOKEN, chainEnv: {}, natsUrl: nats.url },

@@ -31,6 +31,7 @@ export async function createSolanaIngest(input: {
       offered.flatMap(({ network, endpoints }, index) => {
         if (context.network !== undefined && network.network !== context.network) return [];
         const local = network.cluster === 'localnet';
+        const wsUrl = endpoints.ws[0];
         return solanaRailFollower({
           network,
           rpc: rpcs[index]!,
@@ -39,6 +40,7 @@ export async function createSolanaIngest(input: {
           context,
           pollIntervalMs: input.pollIntervalMs ?? (local ? 100 : Math.max(400, network.slotTimeMs * 2)),
           ...(local ? { maxPollIntervalMs: 1000 } : {}),
+          ...(wsUrl === undefined ? {} : { wsUrl }),
         });
       }),
     recovery: (context) =>

@@ -47,7 +47,7 @@ export function withOperatorCommitment(
 export type OfferedSolanaNetwork = { network: SolanaNetwork; endpoints: RpcEndpoints };
 
 /** The local cluster a process runs (`weir devnet`, `npm start`, tests): where it answers and its test mints. */
-export type SolanaLocalInfo = { rpcUrl: string; mints: SolanaLocalMints };
+export type SolanaLocalInfo = { rpcUrl: string; wsUrl?: string; mints: SolanaLocalMints };
 
 /**
  * The Solana networks this server offers: each public cluster with an endpoint in
@@ -81,7 +81,10 @@ export async function loadSolanaSetup(input: {
     const configured = rpc[SOLANA_LOCALNET_CHAIN_ID];
     offered.push({
       network: solanaLocalNetwork(input.local.mints, { rpcUrl: input.local.rpcUrl }),
-      endpoints: configured && configured.http.length > 0 ? configured : { http: [input.local.rpcUrl], ws: [] },
+      endpoints:
+        configured && configured.http.length > 0
+          ? configured
+          : { http: [input.local.rpcUrl], ws: input.local.wsUrl ? [input.local.wsUrl] : [] },
     });
   }
   return offered;

@@ -2,7 +2,7 @@ import { startLocalSolana, type LocalSolanaServer } from './rpc-server.ts';
 
 export type LocalSolanaCluster = LocalSolanaServer & {
   /** What `weir devnet` prints and Weir offers: RPC URL, test mints and faucet. */
-  info: { rpcUrl: string; mints: { usdc: string; usdt: string }; faucet: string };
+  info: { rpcUrl: string; wsUrl: string; mints: { usdc: string; usdt: string }; faucet: string };
 };
 
 /**
@@ -19,7 +19,7 @@ export async function startLocalSolanaCluster(
   timer.unref();
   return {
     ...server,
-    info: { rpcUrl: server.rpcUrl, mints: server.ledger.mints, faucet: server.ledger.faucet },
+    info: { rpcUrl: server.rpcUrl, wsUrl: server.wsUrl, mints: server.ledger.mints, faucet: server.ledger.faucet },
     async stop() {
       clearInterval(timer);
       await server.stop();

@@ -57,6 +57,8 @@ export type TokenBalanceJson = {
   uiTokenAmount: { amount: string; decimals: number; uiAmount: number | null; uiAmountString: string };
 };
 
+export type ReachedListener = (commitment: Commitment, txs: readonly StoredTransaction[]) => void;
+
 /** A transaction the ledger holds, with what `getTransaction` needs to answer for it. */
 export type StoredTransaction = {
   signature: Signature;
@@ -156,6 +158,14 @@ function wrapLedger(
   let finalizedSlot = 1n;
   let nonce = 0;
   svm.warpToSlot(slot);
+  const listeners = new Set<ReachedListener>();
+  /** Tells the listeners (the PubSub server) which transactions have just reached `commitment`. */
+  const reached = (commitment: Commitment, txs: readonly StoredTransaction[]) => {
+    const live = txs.filter((tx) => !tx.dropped);
+    if (live.length > 0) for (const listener of listeners) listener(commitment, live);
+  };
+  /** Transactions whose slot is in (from, to]: one per slot, in slot order. */
+  const inSlots = (from: bigint, to: bigint) => transactions.filter((tx) => tx.slot > from && tx.slot <= to);
 
   const statusOf = (tx: StoredTransaction): Commitment =>
     tx.slot <= finalizedSlot ? 'finalized' : tx.slot <= confirmedSlot ? 'confirmed' : 'processed';
@@ -289,6 +299,8 @@ function wrapLedger(
     };
     transactions.push(stored);
     bySignature.set(signature, stored);
+    for (const level of ['processed', 'confirmed', 'finalized'] as const)
+      if (RANK[arrival] >= RANK[level]) reached(level, [stored]);
     return signature;
   }
 
@@ -377,13 +389,23 @@ function wrapLedger(
     },
     /** Marks transactions up to `upTo` (default: all) confirmed. */
     confirm(upTo: bigint = slot): void {
+      const was = confirmedSlot;
       if (upTo > confirmedSlot) confirmedSlot = upTo > slot ? slot : upTo;
+      reached('confirmed', inSlots(was, confirmedSlot));
     },
     /** Marks transactions up to `upTo` (default: all) finalized, and so confirmed. */
     finalize(upTo: bigint = slot): void {
       const target = upTo > slot ? slot : upTo;
+      const was = { confirmed: confirmedSlot, finalized: finalizedSlot };
       if (target > finalizedSlot) finalizedSlot = target;
       if (finalizedSlot > confirmedSlot) confirmedSlot = finalizedSlot;
+      reached('confirmed', inSlots(was.confirmed, confirmedSlot));
+      reached('finalized', inSlots(was.finalized, finalizedSlot));
+    },
+    /** Calls `listener` with the transactions that reach a commitment as they reach it; returns its removal. */
+    onReached(listener: ReachedListener): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     /**
      * Withdraws a transaction not yet finalized, as when the fork holding it is abandoned: no

@@ -11,6 +11,7 @@ import {
   type LocalSolana,
   type LocalSolanaOptions,
 } from './local-ledger.ts';
+import { attachLocalSolanaPubSub, type LocalSolanaPubSub } from './pubsub-server.ts';
 
 /** The port `solana-test-validator` answers on; `weir devnet` uses it unless told otherwise. */
 export const defaultSolanaRpcPort = 8899;
@@ -19,6 +20,9 @@ export type LocalSolanaServer = {
   ledger: LocalSolana;
   /** `http://127.0.0.1:<port>`. */
   rpcUrl: string;
+  /** `ws://127.0.0.1:<port>`: Solana's PubSub (`logsSubscribe`) on the same port. */
+  wsUrl: string;
+  pubsub: LocalSolanaPubSub;
   port: number;
   stop(): Promise<void>;
 };
@@ -32,7 +36,8 @@ export type LocalSolanaServer = {
  * `getBalance`, `getTokenAccountBalance`, `getMinimumBalanceForRentExemption`,
  * `requestAirdrop`, `getHealth`, `getVersion` and `getGenesisHash`. Control methods for tests
  * and `weir devnet`: `weir_confirm([slot])`, `weir_finalize([slot])`, `weir_drop(signature)`,
- * `weir_mintTo(owner, "usdc"|"usdt", amount)` and `weir_info()`.
+ * `weir_mintTo(owner, "usdc"|"usdt", amount)` and `weir_info()`. The same port takes WebSocket
+ * connections for `logsSubscribe` (pubsub-server.ts).
  */
 export async function startLocalSolana(
   options: LocalSolanaOptions & { port?: number; host?: '127.0.0.1' } = {},
@@ -46,7 +51,17 @@ export async function startLocalSolana(
     server.listen({ port: options.port ?? defaultSolanaRpcPort, host: options.host ?? '127.0.0.1' }, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  return { ledger, rpcUrl: `http://127.0.0.1:${port}`, port, stop: () => close(server) };
+  const pubsub = attachLocalSolanaPubSub(server, ledger);
+  return {
+    ledger,
+    rpcUrl: `http://127.0.0.1:${port}`,
+    wsUrl: `ws://127.0.0.1:${port}`,
+    pubsub,
+    port,
+    async stop() {
+      await Promise.all([pubsub.stop(), close(server)]);
+    },
+  };
 }
 
 function close(server: Server): Promise<void> {

@@ -19,6 +19,8 @@ export function solanaRailFollower(input: {
   context: RailFollowerContext;
   pollIntervalMs: number;
   maxPollIntervalMs?: number;
+  /** The network's `ws://`/`wss://` endpoint: references are also subscribed to (`logsSubscribe`). */
+  wsUrl?: string;
 }): RailFollower & { solana: SolanaFollower } {
   const { context } = input;
   let caughtUpAt: number | null = null;
@@ -39,6 +41,7 @@ export function solanaRailFollower(input: {
       firstRound();
       context.onCaughtUp();
     },
+    ...(input.wsUrl === undefined ? {} : { wsUrl: input.wsUrl }),
     log: (line) => context.log(`[ingest ${input.network.network}] ${line}`),
   });
   return {
@@ -59,7 +62,7 @@ export function solanaRailFollower(input: {
         pendingFinal: own.pending,
         caughtUpAt,
         endpoint: input.endpoint,
-        headSource: 'polling',
+        headSource: own.socket?.connected ? 'websocket' : 'polling',
         lastError: own.lastError,
         running: own.running,
       };

@@ -7,6 +7,12 @@ import {
 } from '../../chain-messages.ts';
 import { commitmentReached, type SolanaNetwork } from '../define-network.ts';
 import type { SolanaJsonRpc } from './json-rpc.ts';
+import {
+  createMentionsSocket,
+  type Mention,
+  type MentionsSocket,
+  type MentionsSocketEvent,
+} from './mentions-socket.ts';
 import { referencePayments, slotBlockHash } from './solana-transfers.ts';
 import type { SolanaReferences, WatchedReference } from './solana-references.ts';
 
@@ -22,6 +28,8 @@ export type SolanaFollowerStatus = {
   lastError: string | null;
   /** RPC calls and HTTP requests made so far. */
   rpc: { calls: number; requests: number };
+  /** The `logsSubscribe` socket, when the network has a WebSocket endpoint. */
+  socket: { connected: boolean; subscribed: number; notifications: number; reconnects: number } | null;
 };
 
 export type SolanaFollower = {
@@ -51,6 +59,12 @@ type Owed = { slot: bigint; reference: string };
  * `closedGraceMs` more (late and overpayments), then forgotten. Nothing is checkpointed: after a
  * restart every reference is read from its start again and what was published is published again
  * (the bus and the matcher drop the repeats).
+ *
+ * With `wsUrl` (the network's `ws://`/`wss://` endpoint) each reference is also subscribed to
+ * (`logsSubscribe` by mention at the `seen` commitment, and at `final` while it has a payment owed
+ * its finality): a notification makes the reference due and starts a round at once. It is only a
+ * wake-up: the round reads and checks the transaction as a poll does. While a reference's
+ * subscription is live an idle reference is polled every `socketIdlePollMs` at most (the safety net).
  */
 export function createSolanaFollower(deps: {
   network: SolanaNetwork;
@@ -66,6 +80,14 @@ export function createSolanaFollower(deps: {
   /** The clock rounds are dated on for `onRound` (Weir's clock; `now` unless given). */
   readClock?: () => number;
   log?: (line: string) => void;
+  /** The network's PubSub endpoint; polling alone without it. */
+  wsUrl?: string;
+  /** How often an idle reference with a live subscription is still polled (60 s unless given). */
+  socketIdlePollMs?: number;
+  /** Backoff of the socket's reconnection (tests shorten it). */
+  socketBackoffMs?: { min: number; max: number };
+  /** Socket events, for tests to wait on. */
+  onSocketEvent?: (event: MentionsSocketEvent) => void;
 }): SolanaFollower {
   const { network, rpc, bus, references } = deps;
   const now = deps.now ?? Date.now;
@@ -81,6 +103,24 @@ export function createSolanaFollower(deps: {
   let running = false;
   let timer: NodeJS.Timeout | null = null;
   let current: Promise<void> | null = null;
+  /** A wake-up came during a round: another round follows it at once. */
+  let again = false;
+  let socket: MentionsSocket | null = null;
+  const socketIdlePollMs = deps.socketIdlePollMs ?? 60_000;
+
+  /** Makes `reference` due and starts a round now (or right after the current one). */
+  const wake = (reference: string) => {
+    const poll = polls.get(reference);
+    if (poll) poll.nextAt = 0;
+    if (!running) return;
+    if (current !== null) {
+      again = true;
+      return;
+    }
+    if (timer) clearTimeout(timer);
+    timer = null;
+    run();
+  };
 
   const publish = async (message: ChainTransferMessage | ChainFinalMessage | ChainReorgMessage, key?: string) => {
     const encoded = encodeChainMessage(message);
@@ -132,7 +172,8 @@ export function createSolanaFollower(deps: {
         const newest = list[0]?.signature;
         if (!failed && newest !== undefined) poll.until = newest;
         poll.intervalMs = list.length > 0 ? deps.pollIntervalMs : Math.min(maxInterval, poll.intervalMs * 1.5);
-        poll.nextAt = now() + poll.intervalMs;
+        const live = list.length === 0 && socket?.subscribed({ address: watched.reference, commitment: seen });
+        poll.nextAt = now() + (live ? Math.max(poll.intervalMs, socketIdlePollMs) : poll.intervalMs);
       }),
     );
   }
@@ -209,7 +250,11 @@ export function createSolanaFollower(deps: {
     rounds += 1;
     const at = now();
     const due: WatchedReference[] = [];
-    for (const watched of references.of(network.network)) {
+    const watchedNow = references.of(network.network);
+    // A reference forgotten elsewhere (its session gone) is no longer polled nor subscribed to.
+    const names = new Set<string>(watchedNow.map((w) => w.reference));
+    for (const reference of polls.keys()) if (!names.has(reference)) polls.delete(reference);
+    for (const watched of watchedNow) {
       if (watched.closedAt !== null && at - watched.closedAt > closedGraceMs) {
         references.forget(network.network, watched.reference);
         polls.delete(watched.reference);
@@ -220,36 +265,71 @@ export function createSolanaFollower(deps: {
       if (state.nextAt <= at) due.push(watched);
     }
     const startedAt = (deps.readClock ?? now)();
+    syncSubscriptions();
     try {
       await pollReferences(due);
       await settle();
+      // What the round found owed (or settled) changes the finality subscriptions.
+      syncSubscriptions();
       deps.onRound?.(startedAt);
     } catch (error) {
       lastError = error instanceof Error ? error.message : String(error);
     }
   }
 
+  /** Each watched reference at `seen`, and at `final` while one of its payments awaits finality. */
+  function syncSubscriptions(): void {
+    if (!socket) return;
+    const wanted: Mention[] = [];
+    const references = new Set(polls.keys());
+    for (const reference of references) wanted.push({ address: reference, commitment: seen });
+    if (final !== seen)
+      for (const reference of new Set([...owed.values()].map((o) => o.reference)))
+        if (references.has(reference)) wanted.push({ address: reference, commitment: final });
+    socket.sync(wanted);
+  }
+
+  const run = () => {
+    again = false;
+    current = poll().finally(() => {
+      current = null;
+      if (again && running) run();
+      else schedule();
+    });
+  };
+
   const schedule = () => {
     if (!running) return;
-    timer = setTimeout(() => {
-      current = poll().finally(() => {
-        current = null;
-        schedule();
-      });
-    }, deps.pollIntervalMs);
+    timer = setTimeout(run, deps.pollIntervalMs);
   };
 
   return {
     async start() {
       if (running) return;
       running = true;
-      current = poll().finally(() => {
-        current = null;
-        schedule();
-      });
+      if (deps.wsUrl !== undefined && socket === null)
+        socket = createMentionsSocket({
+          url: deps.wsUrl,
+          onMention: (address) => wake(address),
+          // What landed before the node took the subscription went unnotified: read it now.
+          onSubscribed: (address) => wake(address),
+          onEvent: (event) => {
+            // Without the socket, idle references go back to their polling interval, not the minute.
+            if (event === 'closed')
+              for (const poll of polls.values()) poll.nextAt = Math.min(poll.nextAt, now() + poll.intervalMs);
+            deps.onSocketEvent?.(event);
+          },
+          ...(deps.socketBackoffMs
+            ? { minBackoffMs: deps.socketBackoffMs.min, maxBackoffMs: deps.socketBackoffMs.max }
+            : {}),
+          log,
+        });
+      run();
     },
     async stop() {
       running = false;
+      socket?.close();
+      socket = null;
       if (timer) clearTimeout(timer);
       timer = null;
       await current;
@@ -267,6 +347,7 @@ export function createSolanaFollower(deps: {
       rounds,
       lastError,
       rpc: rpc.counts(),
+      socket: socket?.status() ?? null,
     }),
   };
 }

@@ -1,0 +1,196 @@
+import test from 'ava';
+import { generateKeyPairSigner } from '@solana/kit';
+import { startTestSolana } from '../../../../test/support/solana-devnet.ts';
+import type { Bus } from '../../../bus/bus.ts';
+import { parseChainMessage, type ChainMessage } from '../../chain-messages.ts';
+import { solanaLocalNetwork } from '../networks.ts';
+import { sessionReference } from '../pay-url.ts';
+import { createSolanaJsonRpc } from './json-rpc.ts';
+import type { MentionsSocketEvent } from './mentions-socket.ts';
+import { createSolanaFollower } from './solana-follower.ts';
+import { createSolanaReferences } from './solana-references.ts';
+
+/** Ten minutes: no timer-driven round or idle poll happens within a test, only wake-ups. */
+const NEVER = 600_000;
+
+/**
+ * A running follower of the local Solana with its `logsSubscribe` socket, polling so rarely that
+ * only a notification (or a subscription's acknowledgement) can start a round. `until(check)`
+ * waits for a round or socket event after which `check` holds.
+ */
+async function world(
+  t: Parameters<typeof startTestSolana>[0],
+  timing: { now?: () => number; pollIntervalMs?: number; maxPollIntervalMs?: number; socketIdlePollMs?: number } = {},
+) {
+  const chain = await startTestSolana(t);
+  const network = solanaLocalNetwork(chain.server.ledger.mints);
+  const references = createSolanaReferences();
+  const published: ChainMessage[] = [];
+  const waiters = new Set<() => void>();
+  const signal = () => {
+    for (const waiter of waiters) waiter();
+  };
+  const until = (check: () => boolean) =>
+    new Promise<void>((resolve) => {
+      const waiter = () => {
+        if (!check()) return;
+        waiters.delete(waiter);
+        resolve();
+      };
+      waiters.add(waiter);
+      waiter();
+    });
+  const bus = {
+    publish: async (subject: string, data: Uint8Array) => {
+      published.push(parseChainMessage(subject, data));
+      signal();
+    },
+  } as unknown as Bus;
+  const events: MentionsSocketEvent[] = [];
+  let roundsDone = 0;
+  const rpc = createSolanaJsonRpc({ url: chain.server.rpcUrl });
+  const follower = createSolanaFollower({
+    network,
+    rpc,
+    bus,
+    references,
+    pollIntervalMs: NEVER,
+    maxPollIntervalMs: NEVER,
+    socketIdlePollMs: NEVER,
+    ...timing,
+    wsUrl: chain.server.wsUrl,
+    socketBackoffMs: { min: 10, max: 100 },
+    onRound: () => {
+      roundsDone += 1;
+      signal();
+    },
+    onSocketEvent: (event) => {
+      events.push(event);
+      signal();
+    },
+    log: () => undefined,
+  });
+  t.teardown(() => follower.stop());
+  const merchant = (await generateKeyPairSigner()).address;
+  const watch = (session: string, mint: string) => {
+    const reference = sessionReference({
+      network: network.network,
+      organizationId: 'org',
+      checkoutSessionId: session,
+      merchantAddress: merchant,
+    });
+    references.add({
+      network: network.network,
+      paymentAddress: reference,
+      merchantAddress: merchant,
+      asset: { address: mint } as never,
+      checkoutSessionId: session,
+    });
+    return reference;
+  };
+  /** Started, subscribed, and the round the acknowledgement started is over: from here only notifications wake it. */
+  const settled = async (subscriptions: number) => {
+    await until(() => (follower.status().socket?.subscribed ?? 0) >= subscriptions);
+    const after = events.filter((e) => e === 'subscribed').length + 1;
+    await until(() => roundsDone >= after);
+  };
+  return {
+    chain,
+    network,
+    references,
+    follower,
+    published,
+    events,
+    merchant,
+    watch,
+    until,
+    settled,
+    rounds: () => roundsDone,
+    rpc,
+  };
+}
+
+test('a payment is picked up by its logsNotification, long before the idle poll would read it', async (t) => {
+  const w = await world(t);
+  const usdc = w.chain.server.ledger.mints.usdc;
+  const reference = w.watch('s1', usdc);
+  await w.follower.start();
+  await w.settled(1);
+  const rounds = w.rounds();
+  const payer = await w.chain.newPayer();
+  const signature = await payer.payToken(usdc, w.merchant, 1_500_000n, [reference]);
+  await w.until(() => w.published.length >= 1 && w.rounds() > rounds);
+  t.like(w.published[0], { type: 'transfer', transactionHash: signature, amount: '1500000', reference });
+  t.true((w.follower.status().socket?.notifications ?? 0) >= 1);
+  // Owed its finality, the reference is also subscribed at finalized: finalizing wakes it too.
+  await w.until(() => (w.follower.status().socket?.subscribed ?? 0) >= 2);
+  const beforeFinal = w.rounds();
+  w.chain.server.ledger.finalize();
+  await w.until(() => w.published.some((m) => m.type === 'final') && w.rounds() > beforeFinal);
+  t.is(w.follower.status().pending, 0);
+});
+
+test('the socket dropping is followed by a reconnection that subscribes again; forgetting a reference unsubscribes it', async (t) => {
+  const w = await world(t);
+  const usdc = w.chain.server.ledger.mints.usdc;
+  const reference = w.watch('s2', usdc);
+  await w.follower.start();
+  await w.settled(1);
+  w.chain.server.pubsub.dropConnections();
+  await w.until(() => w.events.includes('closed'));
+  await w.until(() => w.follower.status().socket?.reconnects === 1 && w.follower.status().socket?.subscribed === 1);
+  await w.settled(1);
+  t.is(w.chain.server.pubsub.subscriptions(), 1, 'the node holds the new subscription only');
+  const payer = await w.chain.newPayer();
+  const signature = await payer.payToken(usdc, w.merchant, 1_000_000n, [reference]);
+  await w.until(() => w.published.length >= 1);
+  t.like(w.published[0], { type: 'transfer', transactionHash: signature });
+
+  w.chain.server.ledger.finalize();
+  await w.until(() => w.published.some((m) => m.type === 'final'));
+  await w.until(() => w.follower.status().pending === 0);
+  const unsubscribed = () => w.events.filter((e) => e === 'unsubscribed').length;
+  await w.follower.poll();
+  const before = unsubscribed();
+  w.references.forget(w.network.network, reference);
+  await w.follower.poll();
+  t.is(w.follower.status().socket?.subscribed, 0);
+  await w.until(() => unsubscribed() > before);
+  t.is(w.chain.server.pubsub.subscriptions(), 0);
+});
+
+test('a notification for a transaction that pays nothing valid credits nothing', async (t) => {
+  const w = await world(t);
+  const { usdc, usdt } = w.chain.server.ledger.mints;
+  const reference = w.watch('s3', usdc);
+  await w.follower.start();
+  await w.settled(1);
+  const payer = await w.chain.newPayer();
+  // The wrong mint, then a transfer that fails on chain (more than the payer holds): both name the reference.
+  await payer.payToken(usdt, w.merchant, 1_000_000n, [reference]);
+  await payer.payToken(usdc, w.merchant, 10_000_000_000n, [reference], { skipPreflight: true });
+  const rounds = w.rounds();
+  await w.until(() => (w.follower.status().socket?.notifications ?? 0) >= 2 && w.rounds() > rounds);
+  const signature = await payer.payToken(usdc, w.merchant, 1_000_000n, [reference]);
+  await w.until(() => w.published.length >= 1);
+  t.is(w.published.length, 1);
+  t.like(w.published[0], { type: 'transfer', transactionHash: signature, amount: '1000000' });
+});
+
+test('while its subscription is live an idle reference is polled once a minute, not at its backoff', async (t) => {
+  let now = 0;
+  // A 10 s base interval and a 15 s cap (virtual time): polling alone would read it ~40 times in 10 minutes.
+  const w = await world(t, {
+    now: () => now,
+    pollIntervalMs: 10_000,
+    maxPollIntervalMs: 15_000,
+    socketIdlePollMs: 60_000,
+  });
+  w.watch('s4', w.chain.server.ledger.mints.usdc);
+  await w.follower.start();
+  await w.settled(1);
+  const before = w.rpc.counts().calls;
+  for (now = 0; now <= 10 * 60_000; now += 1000) await w.follower.poll();
+  const calls = w.rpc.counts().calls - before;
+  t.true(calls >= 9 && calls <= 12, `${calls} getSignaturesForAddress calls in 10 minutes`);
+});
