@@ -396,7 +396,7 @@ async function devnet(argv: string[]): Promise<void> {
     `[weir] devnet running on ${net.info.rpcUrl}${out ? `; details in ${resolve(out)}` : ''}; Ctrl-C to stop`,
   );
   console.error(
-    `[weir] local Solana running on ${solana.rpcUrl} (give Weir WEIR_RPC_1399811148=${solana.rpcUrl}): test USDC ${solana.info.mints.usdc}, test USDT ${solana.info.mints.usdt}, faucet ${solana.info.faucet} (requestAirdrop; weir_mintTo(owner, "usdc"|"usdt", amount))`,
+    `[weir] local Solana running on ${solana.rpcUrl} (give Weir WEIR_RPC_1399811148=${solana.rpcUrl},${solana.info.wsUrl}): test USDC ${solana.info.mints.usdc}, test USDT ${solana.info.mints.usdt}, faucet ${solana.info.faucet} (requestAirdrop; weir_mintTo(owner, "usdc"|"usdt", amount))`,
   );
   const stop = () => {
     Promise.all([net.stop(), solana.stop()]).then(
