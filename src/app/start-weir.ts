@@ -25,7 +25,8 @@ import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/ev
 import { createWatchedAddresses } from '../chain-ingest/watched-addresses.ts';
 import { solanaReferencesProjection } from './solana-references-projection.ts';
 import { createPaymentIntents, createRecoveryReads, watchedAddressesProjection } from './payment-intents.ts';
-import { createSweeper } from '../sweeper/sweeper.ts';
+import { createSweeper, sweepMetrics } from '../sweeper/sweeper.ts';
+import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { openEventStore } from '../event-store/open-event-store.ts';
 import { ALL_PROJECTIONS, INDEXED_FIELDS, ORDERED_FIELDS } from '../projections/all-projections.ts';
@@ -65,6 +66,7 @@ import type { Mailer } from '../mail/mailer.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { openOwnership } from '../ownership/open-ownership.ts';
 import { createSharedMetrics } from '../ownership/shared-metrics.ts';
+import { registerFollowerMetrics } from '../chain-ingest/evm/follower/follower-metrics.ts';
 import {
   componentWork,
   fencedAppends,
@@ -239,6 +241,9 @@ async function startLocked(
   const { ownership } = owning;
   // Components made again at each takeover register their figures once (see shared-metrics).
   const shared = createSharedMetrics(metrics);
+  // The follower families exist before (and without) a follower running here, as Prometheus expects.
+  registerFollowerMetrics(shared.scoped(), [], clock);
+  sweepMetrics(shared.scoped(), readStore.collection<SweepDoc>(SWEEPS), []);
   const masterKey = loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') });
   const secretBox = createSecretBox(masterKey);
   const operatorKey = loadOperatorKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });

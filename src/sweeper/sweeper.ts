@@ -214,7 +214,7 @@ export function createSweeper(deps: {
   const inFlight = new Map<string, InFlight>();
   const flightOfDoc = new Map<string, InFlight>();
   let unsubscribe: (() => void) | null = null;
-  const meter = sweepMetrics(deps.metrics ?? noMetrics, sweeps);
+  const meter = sweepMetrics(deps.metrics ?? noMetrics, sweeps, [...deps.executors.keys()]);
 
   const dueAt = (doc: SweepDoc) =>
     Math.max(
@@ -617,7 +617,7 @@ export function createSweeper(deps: {
  * network's smallest unit, wei on EVM) counted once a transaction's outcome is recorded; deposits
  * waiting to be swept read from the read model at scrape time.
  */
-function sweepMetrics(metrics: Metrics, sweeps: Collection<SweepDoc>) {
+export function sweepMetrics(metrics: Metrics, sweeps: Collection<SweepDoc>, networks: readonly string[]) {
   const transactions = metrics.counter({
     name: 'weir_sweep_transactions_total',
     help: 'Sweep transactions whose outcome is recorded, by network and outcome: swept, reverted (gas paid, nothing moved), dropped (never mined)',
@@ -646,8 +646,9 @@ function sweepMetrics(metrics: Metrics, sweeps: Collection<SweepDoc>) {
     },
     async () => {
       const byNetwork = new Map<string, number>();
+      // Its own networks only: one sweeper per network reads into one family.
       for (const doc of await sweeps.find({ pending: true }))
-        byNetwork.set(doc.network, (byNetwork.get(doc.network) ?? 0) + 1);
+        if (networks.includes(doc.network)) byNetwork.set(doc.network, (byNetwork.get(doc.network) ?? 0) + 1);
       return [...byNetwork].map(([network, value]) => ({ labels: { network }, value }));
     },
   );

@@ -287,6 +287,11 @@ export const TEMPLATES: Record<string, Template> = {
     code: random.chance(0.6) ? some(random, r.codes.slice(-4), 'NOPE') : some(random, r.codes, 'NOPE'),
   }),
   'POST /checkout/:id/cancel': () => undefined,
+  // The hostile Weir offers no Solana network: a well-formed request is refused as not payable there.
+  'POST /checkout/:id/solana-transaction': (_r, random) => ({
+    assetId: random.chance(0.5) ? 'weir-testnet:usdc' : 'solana-devnet:usdc',
+    account: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM',
+  }),
   // The hostile Weir has no devnet: always refused, and must never be a 5xx.
   'POST /checkout/:id/test-payment': (_r, random) =>
     random.chance(0.5) ? { assetId: 'weir-testnet:usdc' } : undefined,
