@@ -341,6 +341,7 @@ test('a crash after the subscription expired and before its first invoice was vo
     ['SubscriptionIncompleteExpired'],
   );
   t.deepEqual(await voidsOf(stores, invoice.id), []);
+  await stores.readStore.close();
   await stores.eventStore.close();
 
   const second = await weir.start();
@@ -623,6 +624,7 @@ test('a crash between the end and the void: the restart voids the open renewal o
   );
   await commands.handle(subscriptionAggregate, later.subscriptionId, { type: 'EndSubscription', comment: null }, ctx);
   t.deepEqual(await voidsOf(stores, renewal.id), []);
+  await stores.readStore.close();
   await stores.eventStore.close();
 
   const second = await weir.start();
@@ -747,6 +749,8 @@ async function crashBetweenCreateAndSend(t: ExecutionContext, then: 'nothing' | 
       ctx,
     );
   if (then === 'delete the draft') await commands.handle(invoiceAggregate, renewalId, { type: 'DeleteInvoice' }, ctx);
+  // Both: the read models are a file in the data dir, and one left open holds its lock against the restart.
+  await stores.readStore.close();
   await stores.eventStore.close();
   return { weir, clock, testSecretKey, series, renewalId };
 }
