@@ -23,6 +23,8 @@ const RECORD_RETRY_MAX_MS = 60_000;
  * In flight at once: 512 in all, 64 per tenant, 16 per endpoint. A tenant whose endpoints hang for
  * the whole 10 s timeout holds at most 64 slots, and one endpoint at most 16 of them.
  */
+const STOP_GRACE_MS = 5_000;
+
 export const DEFAULT_DELIVERY_LIMITS: FairQueueLimits = { total: 512, perTenant: 64, perEndpoint: 16 };
 
 export type WebhookDispatcher = {
@@ -52,6 +54,8 @@ export function createWebhookDispatcher(deps: {
   secretBox: SecretBox;
   send: WebhookSender;
   limits?: FairQueueLimits;
+  /** How long a stop lets requests in flight finish and be recorded before aborting them (default 5 s). */
+  stopGraceMs?: number;
   log?: Log;
   metrics?: Metrics;
 }): WebhookDispatcher {
@@ -299,8 +303,16 @@ export function createWebhookDispatcher(deps: {
       for (const unsubscribe of unsubscribes) unsubscribe();
       cancelTimer?.();
       await updates;
+      // A request the receiver already has, aborted unrecorded, would go out again from the next owner.
+      const settled = Promise.allSettled([...inFlight.values()]);
+      let cancelGrace: () => void = () => {};
+      const grace = new Promise<void>((resolve) => {
+        cancelGrace = clock.schedule(clock.now() + (deps.stopGraceMs ?? STOP_GRACE_MS), resolve);
+      });
+      await Promise.race([settled, grace]);
+      cancelGrace();
       stopping.abort();
-      await Promise.allSettled([...inFlight.values()]);
+      await settled;
     },
     status: () => ({ ...queue.size(), awaitingReadModel: recorded.size }),
   };

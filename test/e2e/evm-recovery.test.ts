@@ -188,15 +188,11 @@ test('a final block whose final message went out a moment ago (for another trans
   );
 });
 
-// Skipped since work ownership landed (2026-11-28): under full-suite load it failed in 2 of 3 CI runs,
-// once with the completed webhooks not delivered within 15 s of the second restart, once with an event
-// id delivered twice. Passes alone. Suspect: the webhook dispatcher's fenced sends and records around
-// a graceful restart (src/ownership, src/app/owned-work.ts). Unskip with the fix.
-test.skip('a payment recovered before its block is final is confirmed by the follower once final, with no second call, also across a restart; webhooks go out once', async (t) => {
+test('a payment recovered before its block is final is confirmed by the follower once final, with no second call, also across a restart; webhooks go out once', async (t) => {
   // The payments are made while Weir runs without its follower; the follower then starts after their blocks, so it never reads them.
   const w = await recoveryWorld(t, { confirmations: 5 });
   const shop = await w.merchant('Patient Shop');
-  await shop.api.post('/api/v1/webhook-endpoints', {
+  const endpoint = await shop.api.post<{ id: string }>('/api/v1/webhook-endpoints', {
     description: 'shop',
     url: w.receiver.url,
     enabledEvents: { events: ['*'] },
@@ -268,7 +264,16 @@ test.skip('a payment recovered before its block is final is confirmed by the fol
   const again = await w.recover(shop.api, paidA.hash);
   t.is(again.body.recovery?.outcome, 'complete', 'recovering it once complete changes nothing');
   t.is(again.body.paymentIntent.transactions.length, 1);
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // Every delivery recorded as done, and every request the receiver had is one of those attempts.
+  await eventually(async () => {
+    const { data } = (
+      await shop.api.get<{ data: { status: string; attempts: number }[] }>(
+        `/api/v1/webhook-endpoints/${endpoint.body.id}/deliveries?limit=100`,
+      )
+    ).body;
+    const done = data.every((d) => d.status === 'succeeded');
+    return done && data.reduce((sum, d) => sum + d.attempts, 0) === w.receiver.received.length ? true : undefined;
+  }, 'every delivery recorded, each request one of their attempts');
   const ids = w.receiver.received.map((hook) => (JSON.parse(hook.body) as { id: string }).id);
   t.is(new Set(ids).size, ids.length, 'each webhook event id is delivered once');
   t.is(hooksOfType(w.receiver.received, 'checkout_session.completed').length, 2);

@@ -1,7 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import test from 'ava';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { attemptDueAt } from '../../src/webhooks/retry-schedule.ts';
-import { eventually } from '../support/api-client.ts';
+import { apiClient, eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
@@ -124,4 +129,48 @@ test('a receiver that recovers is done at its first 2xx; a timeout counts as a f
   clock.set(attemptDueAt(first, 3));
   const three = await byAttempts(3);
   t.is(three.status, 'succeeded');
+});
+
+test('a graceful stop lets a request in flight finish and records it: the next start does not send it again', async (t) => {
+  let answer: (() => void) | null = null;
+  const received: string[] = [];
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push(Buffer.concat(chunks).toString('utf8'));
+      // Held until the test lets it go, while Weir is stopping.
+      answer = () => res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => receiver.close());
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-graceful-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+
+  const first = await startTestWeir(t, { dataDir });
+  const { api, testSecretKey } = await createMerchant(first.url);
+  const endpoint = (
+    await api.post<{ id: string }>('/api/v1/webhook-endpoints', {
+      description: 'd',
+      url,
+      enabledEvents: { events: ['checkout_session.completed'] },
+    })
+  ).body;
+  await paidSession(first, api);
+  const reached = await eventually(async () => answer ?? undefined, 'the request to reach the receiver');
+  const stopped = first.stop();
+  setImmediate(reached);
+  await stopped;
+
+  const second = await startTestWeir(t, { dataDir });
+  const again = apiClient(second.url, testSecretKey);
+  const delivery = await eventually(async () => {
+    const d = (await again.get<{ data: Delivery[] }>(`/api/v1/webhook-endpoints/${endpoint.id}/deliveries`)).body
+      .data[0];
+    return d?.status === 'succeeded' ? d : undefined;
+  }, 'the delivery recorded as succeeded');
+  t.is(delivery.attempts, 1, 'recorded by the instance that sent it, before it stopped');
+  t.is(received.length, 1, 'sent once');
 });
