@@ -14,7 +14,17 @@ import {
 } from '../projections/collections.ts';
 import type { Projection } from '../projections/projection.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
-import type { ReadStore } from '../read-store/read-store.ts';
+import type { Collection, ReadStore } from '../read-store/read-store.ts';
+
+/** The session a deposit address belongs to, by network and address. */
+const targetLookup =
+  (depositAddresses: Collection<DepositAddressDoc>) =>
+  async (network: string, address: string): Promise<PaymentTarget | null> => {
+    const doc = await depositAddresses.get(depositAddressKey(network, address));
+    return doc === null
+      ? null
+      : { checkoutSessionId: doc.checkoutSessionId, organizationId: doc.organizationId, environment: doc.environment };
+  };
 
 /**
  * chain-ingest's payment port over the read models (deposit addresses, sessions, chain payments)
@@ -50,16 +60,7 @@ export function createPaymentIntents(deps: {
   }
 
   return {
-    async targetAt(network, address) {
-      const doc = await depositAddresses.get(depositAddressKey(network, address));
-      return doc === null
-        ? null
-        : {
-            checkoutSessionId: doc.checkoutSessionId,
-            organizationId: doc.organizationId,
-            environment: doc.environment,
-          };
-    },
+    targetAt: targetLookup(depositAddresses),
     async sessionAddresses(checkoutSessionId) {
       return (await sessions.get(checkoutSessionId))?.addresses ?? null;
     },
@@ -88,16 +89,7 @@ export function createRecoveryReads(deps: {
   const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
   const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   return {
-    async targetAt(network, address) {
-      const doc = await depositAddresses.get(depositAddressKey(network, address));
-      return doc === null
-        ? null
-        : {
-            checkoutSessionId: doc.checkoutSessionId,
-            organizationId: doc.organizationId,
-            environment: doc.environment,
-          };
-    },
+    targetAt: targetLookup(depositAddresses),
     session: (checkoutSessionId) => sessions.get(checkoutSessionId),
     async paymentStatus(transferId) {
       return (await payments.get(transferId))?.status ?? null;

@@ -2,7 +2,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import Database from 'better-sqlite3';
 import { erc20Abi, getAddress, type Address, type Hex } from 'viem';
 import { testTokenAbi } from '../../src/chain-ingest/evm/contracts/abis.ts';
 import { createEvmWriteClients } from '../../src/chain-ingest/evm/contracts/clients.ts';
@@ -11,6 +10,7 @@ import { hardhatAccounts } from '../../src/chain-ingest/evm/devnet/hardhat-accou
 import { SQLITE_EVENT_STORE_FILE } from '../../src/event-store/open-event-store.ts';
 import { settleWithin } from '../../src/shared/settle-within.ts';
 import { merchantWallet, startTestDevnet } from '../support/evm-devnet.ts';
+import { openSessionEventCounts } from '../support/session-event-counts.ts';
 import { startNatsServer } from '../support/nats-server.ts';
 import { startWebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.ts';
 import { ADMIN_TOKEN } from '../support/weir-harness.ts';
@@ -421,20 +421,7 @@ test('weir serve on NATS killed with SIGKILL three times while 300 sessions are 
   }
 
   // The log: one CheckoutSessionCompleted and one FundsSwept that moved funds per session, no session twice.
-  const db = new Database(join(dataDir, SQLITE_EVENT_STORE_FILE), { readonly: true });
-  const perSession = (type: string) =>
-    new Map(
-      (
-        db
-          .prepare(
-            `SELECT substr(stream_id, 18) AS id, count(*) AS n FROM events
-             WHERE stream_id LIKE 'checkout_session-%' AND type = ?
-               AND coalesce(json_extract(data, '$.sweep.reverted'), 0) = 0
-             GROUP BY stream_id`,
-          )
-          .all(type) as { id: string; n: number }[]
-      ).map((row) => [row.id, row.n]),
-    );
+  const { db, perSession } = openSessionEventCounts(join(dataDir, SQLITE_EVENT_STORE_FILE));
   const completions = perSession('CheckoutSessionCompleted');
   const sweeps = perSession('FundsSwept');
   const streams = db

@@ -3,11 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import Database from 'better-sqlite3';
 import { erc20Abi, getAddress, type Address, type Hex } from 'viem';
 import { createEvmWriteClients } from '../../src/chain-ingest/evm/contracts/clients.ts';
 import { devnetAccount } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
 import { merchantWallet, startTestDevnet } from '../support/evm-devnet.ts';
+import { openSessionEventCounts } from '../support/session-event-counts.ts';
 import { startNatsServer } from '../support/nats-server.ts';
 import { scrapeMetrics } from '../support/metrics-scrape.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
@@ -302,20 +302,7 @@ test(`three weir serve on one NATS and one event store file, one killed -9 every
   await killer;
 
   // The shared log: one completion, one sweep and one expiry per session, and no sweep that failed on a taken nonce.
-  const db = new Database(eventStoreFile, { readonly: true });
-  const perSession = (type: string) =>
-    new Map(
-      (
-        db
-          .prepare(
-            `SELECT substr(stream_id, 18) AS id, count(*) AS n FROM events
-             WHERE stream_id LIKE 'checkout_session-%' AND type = ?
-               AND coalesce(json_extract(data, '$.sweep.reverted'), 0) = 0
-             GROUP BY stream_id`,
-          )
-          .all(type) as { id: string; n: number }[]
-      ).map((row) => [row.id, row.n]),
-    );
+  const { db, perSession } = openSessionEventCounts(eventStoreFile);
   const completions = perSession('CheckoutSessionCompleted');
   const sweeps = perSession('FundsSwept');
   const expiries = perSession('CheckoutSessionExpired');
