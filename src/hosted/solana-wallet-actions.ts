@@ -15,6 +15,7 @@ export function renderSolanaWalletActions(session: CheckoutSession): string {
   if (solana.length === 0) return '';
   const assets = solana.map((a) => `${a.id} ${a.asset.id}`).join(' ');
   return `<div id="solana-wallet-actions" class="wallet-actions" data-session="${escapeHtml(session.id)}" data-assets="${escapeHtml(assets)}">
+    <link rel="stylesheet" href="${assetUrl('wallet.css')}">
     <div class="wallet-buttons">
       <button type="button" class="wallet-button" data-solana-action="pay">Pay with a Solana wallet</button>
     </div>
