@@ -65,6 +65,7 @@ import { openMailer } from '../mail/open-mailer.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { openOwnership } from '../ownership/open-ownership.ts';
+import { publicKeyFingerprint, secretKeyFingerprint } from '../ownership/shared-keys.ts';
 import { createSharedMetrics } from '../ownership/shared-metrics.ts';
 import { registerFollowerMetrics } from '../chain-ingest/evm/follower/follower-metrics.ts';
 import {
@@ -247,6 +248,19 @@ async function startLocked(
   const masterKey = loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') });
   const secretBox = createSecretBox(masterKey);
   const operatorKey = loadOperatorKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });
+  await owning
+    .agreeOnKeys([
+      { setting: 'WEIR_MASTER_KEY', fingerprint: secretKeyFingerprint(masterKey) },
+      { setting: 'WEIR_AUDIT_KEY', fingerprint: publicKeyFingerprint(operatorKey.publicKey) },
+    ])
+    .catch(async (error: unknown) => {
+      await owning.close();
+      await activity.stop();
+      await bus.close();
+      await readStore.close();
+      await eventStore.close();
+      throw error;
+    });
   // The local chain (test environment only); a devnet file given by the operator replaces it.
   const localChain =
     config.localChain && !config.devnetFile ? await startLocalChainOrWarn({ dataDir: config.dataDir, log }) : null;

@@ -8,6 +8,7 @@ import type { Metrics } from '../shared/metrics.ts';
 import { createKvCheckpointStore } from './kv-checkpoint-store.ts';
 import { createNatsLeaseStore } from './nats-lease-store.ts';
 import { openKvBucket } from './nats-kv.ts';
+import { agreeOnKeys } from './shared-keys.ts';
 import { createOwnership, type Fence, type Ownership } from './ownership.ts';
 
 /** Default TTL of a work lease: how soon work whose owner died is taken over. */
@@ -17,6 +18,8 @@ export type OpenedOwnership = {
   ownership: Ownership;
   /** The followers' checkpoints shared through NATS (fenced by their owner); null without NATS (the data dir's files). */
   sharedCheckpoints: ((fence: Fence, fallback?: CheckpointStore) => CheckpointStore) | null;
+  /** With NATS: refuses (throws) when this instance's keys differ from the other instances' (see shared-keys.ts). */
+  agreeOnKeys(keys: readonly { setting: string; fingerprint: string }[]): Promise<void>;
   /** Stops every owned work, releases the leases and closes the connection. */
   close(): Promise<void>;
 };
@@ -50,6 +53,9 @@ export async function openOwnership(deps: {
   return {
     ownership,
     sharedCheckpoints,
+    async agreeOnKeys(keys) {
+      if (nc) await agreeOnKeys(await openKvBucket(nc, { name: 'weir-instance-keys' }), keys);
+    },
     async close() {
       await ownership.stop();
       await nc?.close();

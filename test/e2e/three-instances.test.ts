@@ -8,6 +8,7 @@ import { createEvmWriteClients } from '../../src/chain-ingest/evm/contracts/clie
 import { devnetAccount } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
 import { merchantWallet, startTestDevnet } from '../support/evm-devnet.ts';
 import { openSessionEventCounts } from '../support/session-event-counts.ts';
+import { sharedInstanceKeys } from '../support/instance-keys.ts';
 import { startNatsServer } from '../support/nats-server.ts';
 import { scrapeMetrics } from '../support/metrics-scrape.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
@@ -69,6 +70,7 @@ test(`three weir serve on one NATS and one event store file, one killed -9 every
   t.teardown(() => rm(root, { recursive: true, force: true }));
   const eventStoreFile = join(root, 'shared', 'events.sqlite3');
   const env = {
+    ...sharedInstanceKeys(),
     NATS_URL: nats.url,
     WEIR_EVENT_STORE_FILE: eventStoreFile,
     WEIR_LEASE_TTL: '2',

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
+import { sharedInstanceKeys } from '../support/instance-keys.ts';
 import { startNatsServer } from '../support/nats-server.ts';
 import { scrapeMetrics } from '../support/metrics-scrape.ts';
 import { ADMIN_TOKEN } from '../support/weir-harness.ts';
@@ -41,6 +42,7 @@ test('two weir serve on one NATS and one event store file: each work runs once, 
   const root = await mkdtemp(join(tmpdir(), 'weir-two-'));
   t.teardown(() => rm(root, { recursive: true, force: true }));
   const env = {
+    ...sharedInstanceKeys(),
     NATS_URL: nats.url,
     WEIR_EVENT_STORE_FILE: join(root, 'shared', 'events.sqlite3'),
     WEIR_LEASE_TTL: '1',
@@ -50,6 +52,12 @@ test('two weir serve on one NATS and one event store file: each work runs once, 
   t.teardown(() => a.kill('SIGKILL'));
   const b = await spawnWeir({ dataDir: join(root, 'b'), env });
   t.teardown(() => b.kill('SIGKILL'));
+
+  // A third with a master key of its own (its data dir's) would fail on the first webhook secret: refused at start.
+  const refused = await t.throwsAsync(
+    spawnWeir({ dataDir: join(root, 'c'), env: { ...env, WEIR_MASTER_KEY: sharedInstanceKeys().WEIR_MASTER_KEY } }),
+  );
+  t.regex(refused?.message ?? '', /WEIR_MASTER_KEY differs from the one the other Weir instances on this NATS use/);
 
   t.deepEqual(await owned(a.url), KINDS, 'the first up owns every work');
   t.deepEqual(await owned(b.url), [], 'the second stands by');
