@@ -5,6 +5,7 @@ import { categoryOf } from '../projections/projection.ts';
 import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import { doublingDelay } from '../shared/backoff.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { Log } from '../shared/logger.ts';
 import { InvalidStateError, NotFoundError } from '../shared/errors.ts';
 import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
 import type { Workflow, WorkflowCommand } from './workflow.ts';
@@ -65,7 +66,7 @@ export type WorkflowRunnerDeps = {
   readStore: ReadStore;
   commands: Pick<CommandHandler, 'handle'>;
   clock: Clock;
-  log?: (line: string) => void;
+  log?: Log;
   batchSize?: number;
 };
 
@@ -73,7 +74,7 @@ export function createWorkflowRunner<TState>(
   deps: WorkflowRunnerDeps & { workflow: Workflow<TState> },
 ): WorkflowRunner {
   const { workflow, eventStore, readStore, commands, clock } = deps;
-  const log = deps.log ?? ((line: string) => console.error(line));
+  const log: Log = deps.log ?? ((line: string) => console.error(line));
   const name = workflow.name;
   const instances = readStore.collection<WorkflowInstanceDoc>(workflowInstances(name));
   const links = readStore.collection<StreamLinkDoc>(`${workflowInstances(name)}_links`);
@@ -133,6 +134,7 @@ export function createWorkflowRunner<TState>(
     if (failure !== null)
       log(
         `[workflow ${name}] instance ${doc._id}: ${rest[0]!.command.type} of ${rest[0]!.aggregate} ${rest[0]!.id} failed (attempt ${failures}); retrying at ${new Date(retryAt!).toISOString()}: ${reasonOf(failure)}`,
+        { level: 'warn', event: 'workflow.failed', workflow: name },
       );
     if (sent > 0 || failure !== null) await instances.put(next);
     return next;
