@@ -123,6 +123,8 @@ export function createWorkflowRunner<TState>(
         }
         log(
           `[workflow ${name}] ${command.command.type} of ${command.aggregate} ${command.id} refused: ${error.message}`,
+          // Expected when the record moved on first, and at every replay of the log: not a warning.
+          { level: 'debug', event: 'workflow.refused', workflow: name },
         );
       }
       sent++;
