@@ -239,3 +239,70 @@ test('states of another workflow version are dropped and rebuilt from the log', 
   t.deepEqual(calls, ['Reserve o1:a'], 'decided again from the log (its decider answers nothing)');
   t.is((await eventStore.readStream('stock-o1:a')).length, 1);
 });
+
+test('an event correlated with another stream’s instance (`sameAs`), and later events of its stream, reach that instance; a stream never correlated is not the workflow’s', async (t) => {
+  const { eventStore, calls, readStore, commands } = setUp();
+  /** An order's refund streams name their order once; the workflow releases its stock at the refund's end. */
+  const refunds: Workflow<OrderState> = {
+    ...orders,
+    name: 'test-refunds',
+    categories: ['order', 'refund'],
+    correlate(event) {
+      if (event.streamId.startsWith(ORDER)) return event.streamId.slice(ORDER.length);
+      if (event.type === 'RefundOpened') return { sameAs: `${ORDER}${(event.data as { order: string }).order}` };
+      return event.type === 'RefundDone' ? null : false;
+    },
+    decide(event, state) {
+      if (event.type !== 'RefundDone') return orders.decide(event, state);
+      return state.lines.map((line) =>
+        commandFor(
+          stockAggregate,
+          `o1:${line}`,
+          { type: 'Release' },
+          {
+            organizationId: 'org-1',
+            environment: 'test',
+            actor: 'system:test',
+            causationId: event.streamId,
+          },
+        ),
+      );
+    },
+  };
+  const appendTo = async (stream: string, type: string, data: object = {}) => {
+    const existing = await eventStore.readStream(stream);
+    await eventStore.append(
+      stream,
+      [
+        {
+          id: `00000000-0000-4000-9000-${String(++nextEventId).padStart(12, '0')}`,
+          type,
+          data: data as RecordedEvent['data'],
+          metadata: {
+            organizationId: 'org-1',
+            environment: 'test',
+            actor: 'test',
+            correlationId: 'c',
+            occurredAt: '2026-01-01T00:00:00.000Z',
+          },
+        },
+      ],
+      existing.length ? existing.length - 1 : 'no_stream',
+    );
+  };
+  await append(eventStore, 'o1', 'OrderPlaced', { lines: ['a'] });
+  await appendTo('refund-r1', 'RefundOpened', { order: 'o1' });
+  await appendTo('refund-r1', 'RefundDone');
+  await appendTo('refund-stray', 'RefundDone');
+  await createWorkflowRunner({
+    workflow: refunds,
+    eventStore,
+    readStore,
+    commands: {
+      handle: (a, id, c, ctx) => (calls.push(`${(c as { type: string }).type} ${id}`), commands.handle(a, id, c, ctx)),
+    },
+    clock: createManualClock(),
+    log: () => {},
+  }).runOnce();
+  t.deepEqual(calls, ['Reserve o1:a', 'Release o1:a']);
+});
