@@ -1,17 +1,11 @@
-import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import type { Environment } from '../event-store/event-store.ts';
-import {
-  INVOICE_PAYMENT_OUTCOMES,
-  INVOICE_SESSIONS_TO_CLOSE,
-  type InvoicePaymentOutcomeDoc,
-  type InvoiceSessionToCloseDoc,
-} from '../projections/invoices.projection.ts';
+import { INVOICE_PAYMENT_OUTCOMES, type InvoicePaymentOutcomeDoc } from '../projections/invoices.projection.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { CommandContext, CommandHandler } from './command-handler.ts';
-import { combineWorkQueues, createWorkQueue, type WorkQueue } from './work-queue.ts';
+import { createWorkQueue, type WorkQueue } from './work-queue.ts';
 
 export type InvoicePaymentLinker = WorkQueue;
 
@@ -26,17 +20,12 @@ const contextOf = (doc: { organizationId: string; environment: string }, causati
 });
 
 /**
- * Process manager between checkout sessions and invoices, with two work lists (read models of
- * the invoices projection, so a restart resumes where it was; the deciders answer nothing for a
- * repeat, so a redelivery changes nothing):
- * - outcomes: when a session opened for an invoice completes, the invoice records the payment
- *   (and becomes paid); when it expires or is canceled, the invoice records the failed attempt;
- * - sessions to close: once the invoice is paid (through another session or marked as paid) or
- *   voided, each of its sessions still open is canceled with the session's own cancel command
- *   (`checkout_session.canceled` and `payment_intent.canceled` follow), so it can no longer be
- *   paid a second time. Money that still reaches a canceled session's deposit address is recorded
- *   on the session as a late payment and changes nothing on the invoice. A session that was paid
- *   (even partly) before it could be canceled is left as it is: its decider refuses the cancel.
+ * Process manager between checkout sessions and invoices, with a work list of outcomes (a read
+ * model of the invoices projection, so a restart resumes where it was; the deciders answer
+ * nothing for a repeat, so a redelivery changes nothing): when a session opened for an invoice
+ * completes, the invoice records the payment (and becomes paid); when it expires or is canceled,
+ * the invoice records the failed attempt. The other way (a settled invoice cancels its sessions
+ * still open) is the invoice session closing workflow (`workflows/invoice-session-closing.ts`).
  */
 export function createInvoicePaymentLinker(deps: {
   clock: Clock;
@@ -79,20 +68,5 @@ export function createInvoicePaymentLinker(deps: {
       return result.position;
     },
   });
-  const closings = createWorkQueue<InvoiceSessionToCloseDoc>({
-    ...deps,
-    name: 'invoice-sessions',
-    collection: INVOICE_SESSIONS_TO_CLOSE,
-    sortBy: 'at',
-    async work(item) {
-      const result = await commands.handle(
-        checkoutSessionAggregate,
-        item.checkoutSessionId,
-        { type: 'CancelCheckoutSession', reason: item.reason },
-        contextOf(item, item.invoiceId),
-      );
-      return result.position;
-    },
-  });
-  return combineWorkQueues(outcomes, closings);
+  return outcomes;
 }

@@ -307,7 +307,7 @@ export function createSubscriptionBilling(deps: {
    * at once or at period end, from trialing, active, past due, unpaid or paused), with the
    * invoice's own void command: the period it bills will not be served. What follows every void
    * follows: its pending invoice and reminder mails are dropped, its pay page answers that it was
-   * voided, and each checkout session still open for it is canceled by the invoice payment linker
+   * voided, and each checkout session still open for it is canceled by the invoice session closing workflow
    * (money sent there afterwards is a late payment of that session). Voiding twice answers nothing.
    * An invoice paid in full in the meantime stays paid (the subscription ignores the payment; the
    * projection of the payment removes this work). One partly paid stays open: the money is

@@ -66,6 +66,7 @@ import type { Mailer } from '../mail/mailer.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { openOwnership } from '../ownership/open-ownership.ts';
 import { publicKeyFingerprint, secretKeyFingerprint } from '../ownership/shared-keys.ts';
+import { ownWorkflows, type WorkflowPositions } from '../workflows/all-workflows.ts';
 import { createSharedMetrics } from '../ownership/shared-metrics.ts';
 import { registerFollowerMetrics } from '../chain-ingest/evm/follower/follower-metrics.ts';
 import {
@@ -102,6 +103,8 @@ export type Weir = {
   bus: Bus;
   commands: CommandHandler;
   projections: ProjectionRunner;
+  /** Where each workflow is in the log, where it runs (null elsewhere). */
+  workflows: WorkflowPositions;
   /** The webhook dispatcher, for its status (queued, in flight). */
   webhooks: Pick<WebhookDispatcher, 'status'>;
   /** The dashboard's first-run address (with its one-time token), while no dashboard user exists; printed at start. */
@@ -464,6 +467,7 @@ async function startLocked(
       createInvoicePaymentLinker({ clock, readStore, projections, commands: fencedCommands(commands, fence), log }),
     ),
   );
+  const workflows = await ownWorkflows(ownership, { eventStore, readStore, commands, clock, log });
   await ownership.own(
     'mail',
     componentWork((fence) =>
@@ -700,6 +704,7 @@ async function startLocked(
     bus,
     commands,
     projections,
+    workflows,
     webhooks: { status: () => dispatcher?.status() ?? { queued: 0, inFlight: 0, awaitingReadModel: 0 } },
     dashboardSetupUrl,
     stop(reason) {

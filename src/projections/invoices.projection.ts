@@ -4,6 +4,7 @@ import type { CheckoutSessionEvent } from '../../machines/checkout-session.types
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type TimerDoc } from './collections.ts';
+import { LEAVES_OPEN } from '../workflows/invoice-session-closing.ts';
 import { setReminderTimers } from './invoice-reminder-timers.ts';
 import type { Projection } from './projection.ts';
 import { foldIntoDocument, type RecordDoc } from './record-document.ts';
@@ -11,8 +12,6 @@ import { foldIntoDocument, type RecordDoc } from './record-document.ts';
 export const INVOICES = 'invoices';
 /** Ended checkout sessions of invoices whose outcome the invoice has not recorded yet. */
 export const INVOICE_PAYMENT_OUTCOMES = 'invoice_payment_outcomes';
-/** Open checkout sessions of invoices that can no longer take a payment (paid or void): to cancel. */
-export const INVOICE_SESSIONS_TO_CLOSE = 'invoice_sessions_to_close';
 
 export type InvoiceDoc = RecordDoc<Invoice>;
 
@@ -26,17 +25,6 @@ export type InvoicePaymentOutcomeDoc = ReadDocument & {
   amountReceived: string;
   transactionHash: string | null;
   reason: string | null;
-  at: string;
-};
-
-/** An open checkout session of an invoice that can no longer be paid; the `_id` is the session id. */
-export type InvoiceSessionToCloseDoc = ReadDocument & {
-  checkoutSessionId: string;
-  invoiceId: string;
-  organizationId: string;
-  environment: string;
-  /** Why it is canceled, recorded on its `CheckoutSessionCanceled`. */
-  reason: string;
   at: string;
 };
 
@@ -57,21 +45,7 @@ const REMINDER_CHANGES: ReadonlySet<InvoiceEvent['type']> = new Set<InvoiceEvent
 /** Whether the invoice can no longer take a payment: no session opened for it may still be paid. */
 const isSettled = (invoice: Invoice): boolean => invoice.status === 'paid' || invoice.status === 'void';
 
-/** Why the open sessions of a settled invoice are canceled. */
-function closingReason(invoice: Invoice): string {
-  if (invoice.status === 'void') return 'the invoice was voided';
-  return invoice.paidOutOfBand
-    ? 'the invoice was marked as paid'
-    : 'the invoice was paid through another checkout session';
-}
-
-/** A session that leaves `open` this way can no longer be canceled, so it is no longer to close. */
-export const LEAVES_OPEN: ReadonlySet<CheckoutSessionEvent['type']> = new Set<CheckoutSessionEvent['type']>([
-  'CheckoutSessionPartiallyPaid',
-  'CheckoutSessionCompleted',
-  'CheckoutSessionExpired',
-  'CheckoutSessionCanceled',
-]);
+export { LEAVES_OPEN };
 
 const SESSION_ENDINGS: Partial<
   Record<CheckoutSessionEvent['type'], { outcome: 'paid' | 'failed'; reason: string | null }>
@@ -82,20 +56,20 @@ const SESSION_ENDINGS: Partial<
 };
 
 /**
- * Invoices (one document per invoice, the `evolveInvoice` result), plus two work lists of the
- * invoice payment linker. The pending outcomes of checkout sessions opened to pay them: a
- * session's end is recorded here until the invoice's own stream records it (or the invoice is
- * paid or voided). The sessions to close: once an invoice is paid, marked as paid or voided, each
- * of its sessions still open is listed until it leaves `open` (canceled by the linker, or paid or
- * expired first); a session opened for an invoice that is already settled is listed at once. Must
- * run after the checkout sessions projection (it reads the session documents as of this event).
- * An open invoice also keeps one durable timer per reminder still to send (see `pendingReminders`).
+ * Invoices (one document per invoice, the `evolveInvoice` result), plus the work list of the
+ * invoice payment linker: the pending outcomes of checkout sessions opened to pay them (a
+ * session's end is recorded here until the invoice's own stream records it, or the invoice is
+ * paid or voided). Closing the sessions of a settled invoice is a workflow
+ * (`workflows/invoice-session-closing.ts`). Must run after the checkout sessions projection (it
+ * reads the session documents as of this event). An open invoice also keeps one durable timer per
+ * reminder still to send (see `pendingReminders`).
  */
 export const invoicesProjection: Projection = {
   name: 'invoices',
   // 2: the sessions to close. 3: invoices hold `remindersSkipped`. 4: a void invoice announces no `nextInvoice`.
-  version: 4,
-  collections: [INVOICES, INVOICE_PAYMENT_OUTCOMES, INVOICE_SESSIONS_TO_CLOSE, COLLECTIONS.timers],
+  // 5: the sessions to close are the invoice session closing workflow's.
+  version: 5,
+  collections: [INVOICES, INVOICE_PAYMENT_OUTCOMES, COLLECTIONS.timers],
   categories: ['checkout_session', 'invoice'],
   async apply(event, store) {
     if (event.streamId.startsWith(SESSION_PREFIX)) return applySessionEvent(event, store);
@@ -114,53 +88,23 @@ export const invoicesProjection: Projection = {
         return;
       case 'InvoicePaid':
       case 'InvoiceMarkedAsPaid':
-      case 'InvoiceVoided': {
+      case 'InvoiceVoided':
         for (const pending of await outcomes.find({ invoiceId: id })) await outcomes.delete(pending._id);
-        const open = await store
-          .collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions)
-          .find({ organizationId: next.organizationId, environment: next.environment, invoiceId: id, status: 'open' });
-        for (const session of open) await listSessionToClose(store, session, next, event);
         return;
-      }
       default:
         return;
     }
   },
 };
 
-async function listSessionToClose(
-  store: ReadStore,
-  session: CheckoutSessionDoc,
-  invoice: Invoice,
-  event: RecordedEvent,
-): Promise<void> {
-  await store.collection<InvoiceSessionToCloseDoc>(INVOICE_SESSIONS_TO_CLOSE).put({
-    _id: session._id,
-    checkoutSessionId: session._id,
-    invoiceId: invoice.id,
-    organizationId: session.organizationId,
-    environment: session.environment,
-    reason: closingReason(invoice),
-    at: event.metadata.occurredAt,
-  });
-}
-
-/** A session opened for an invoice: listed to close when its invoice is settled; its end is an outcome for the invoice. */
+/** A session opened for an invoice: its end is an outcome for the invoice. */
 async function applySessionEvent(event: RecordedEvent, store: ReadStore): Promise<void> {
   const type = event.type as CheckoutSessionEvent['type'];
-  if (type !== 'CheckoutSessionCreated' && !LEAVES_OPEN.has(type)) return;
+  if (!LEAVES_OPEN.has(type)) return;
   const id = event.streamId.slice(SESSION_PREFIX.length);
   const session = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(id);
   if (!session?.invoiceId) return;
   const invoice = await store.collection<InvoiceDoc>(INVOICES).get(session.invoiceId);
-  if (type === 'CheckoutSessionCreated') {
-    // Opened as the invoice was settled (a pay page that raced a void or a payment).
-    const sameTenant =
-      invoice?.organizationId === session.organizationId && invoice.environment === session.environment;
-    if (invoice && sameTenant && isSettled(invoice)) await listSessionToClose(store, session, invoice, event);
-    return;
-  }
-  await store.collection<InvoiceSessionToCloseDoc>(INVOICE_SESSIONS_TO_CLOSE).delete(id);
   const ending = SESSION_ENDINGS[type];
   if (!ending) return;
   // An outcome the invoice already holds (a replay) or no longer needs is not work.

@@ -1,0 +1,308 @@
+import test from 'ava';
+import type { Aggregate } from '../actors/aggregate.ts';
+import { createCommandHandler, type CommandHandler } from '../actors/command-handler.ts';
+import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
+import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
+import { createSqliteReadStore } from '../read-store/sqlite-read-store.ts';
+import { createManualClock } from '../shared/clock.ts';
+import { InvalidStateError } from '../shared/errors.ts';
+import { commandFor, type Workflow } from './workflow.ts';
+import { createWorkflowRunner, type WorkflowInstanceDoc, workflowInstances } from './workflow-runner.ts';
+
+/*
+ * The runner over a real SQLite log, a real SQLite read store and the real command handler, with a
+ * toy domain: an order reserves stock per line, and releases it when canceled.
+ */
+
+type Stock = { reserved: boolean; released: boolean };
+type StockEvent = { type: 'StockReserved'; data: object } | { type: 'StockReleased'; data: object };
+type StockCommand = { type: 'Reserve' } | { type: 'Release' };
+
+const stockAggregate: Aggregate<Stock, StockEvent, StockCommand> = {
+  category: 'stock',
+  initialState: () => ({ reserved: false, released: false }),
+  evolve: (stock, event) =>
+    event.type === 'StockReserved' ? { ...stock, reserved: true } : { ...stock, released: true },
+  decide(stock, command) {
+    if (command.type === 'Reserve') return stock.reserved ? [] : [{ type: 'StockReserved', data: {} }];
+    if (!stock.reserved) throw new InvalidStateError('nothing is reserved');
+    return stock.released ? [] : [{ type: 'StockReleased', data: {} }];
+  },
+};
+
+type OrderState = { lines: string[] };
+const ORDER = 'order-';
+
+const orders: Workflow<OrderState> = {
+  name: 'test-orders',
+  version: 1,
+  categories: ['order'],
+  aggregates: [stockAggregate],
+  correlate: (event) => event.streamId.slice(ORDER.length),
+  initialState: () => ({ lines: [] }),
+  evolve: (state, event) =>
+    event.type === 'OrderPlaced' ? { lines: (event.data as { lines: string[] }).lines } : state,
+  decide(event, state) {
+    const order = event.streamId.slice(ORDER.length);
+    const context = { organizationId: 'org-1', environment: 'test' as const, actor: 'system:test', causationId: order };
+    if (event.type === 'OrderPlaced' && state.lines.length === 0)
+      return (event.data as { lines: string[] }).lines.map((line) =>
+        commandFor(stockAggregate, `${order}:${line}`, { type: 'Reserve' }, context),
+      );
+    if (event.type === 'OrderCanceled')
+      return [...state.lines, 'never-reserved'].map((line) =>
+        commandFor(stockAggregate, `${order}:${line}`, { type: 'Release' }, context),
+      );
+    return [];
+  },
+};
+
+let nextEventId = 0;
+async function append(eventStore: EventStore, order: string, type: string, data: object = {}): Promise<void> {
+  const stream = `${ORDER}${order}`;
+  const existing = await eventStore.readStream(stream);
+  await eventStore.append(
+    stream,
+    [
+      {
+        id: `00000000-0000-4000-8000-${String(++nextEventId).padStart(12, '0')}`,
+        type,
+        data: data as RecordedEvent['data'],
+        metadata: {
+          organizationId: 'org-1',
+          environment: 'test',
+          actor: 'test',
+          correlationId: 'c',
+          occurredAt: '2026-01-01T00:00:00.000Z',
+        },
+      },
+    ],
+    existing.length ? existing.length - 1 : 'no_stream',
+  );
+}
+
+function setUp() {
+  const clock = createManualClock(Date.parse('2026-01-01T00:00:00.000Z'));
+  const eventStore = createSqliteEventStore({ path: ':memory:' });
+  const readStore = createSqliteReadStore({ path: ':memory:', indexedFields: ['pending'] });
+  const commands = createCommandHandler({ eventStore, clock });
+  /** Every command sent, as `Reserve o1:a`. */
+  const calls: string[] = [];
+  const lines: string[] = [];
+  const counting = (handle: CommandHandler['handle']): Pick<CommandHandler, 'handle'> => ({
+    handle(aggregate, id, command, ctx) {
+      calls.push(`${(command as { type: string }).type} ${id}`);
+      return handle(aggregate, id, command, ctx);
+    },
+  });
+  const runner = (handle: CommandHandler['handle'] = commands.handle) =>
+    createWorkflowRunner({
+      workflow: orders,
+      eventStore,
+      readStore,
+      commands: counting(handle),
+      clock,
+      log: (line) => lines.push(line),
+      batchSize: 2,
+    });
+  const stockLog = async () =>
+    (await eventStore.readAll(null, 1000))
+      .filter((e) => e.streamId.startsWith('stock-'))
+      .map((e) => `${e.streamId.slice('stock-'.length)} ${e.type}`)
+      .sort();
+  const instance = (id: string) => readStore.collection<WorkflowInstanceDoc>(workflowInstances(orders.name)).get(id);
+  return { clock, eventStore, readStore, commands, calls, lines, runner, stockLog, instance };
+}
+
+/** Lets promises run, no time passing on any clock, until `done()` holds. */
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let turn = 0; turn < 500 && !done(); turn++) await new Promise((resolve) => setImmediate(resolve));
+  if (!done()) throw new Error(`expected ${what}`);
+}
+
+test('a crash after the state and its commands were stored, before they were all sent: the next run sends them, decides nothing twice, and each effect happens once', async (t) => {
+  const { eventStore, calls, lines, runner, stockLog, instance, readStore } = setUp();
+  await append(eventStore, 'o1', 'OrderPlaced', { lines: ['a', 'b', 'c'] });
+  await append(eventStore, 'o1', 'OrderCanceled');
+  await append(eventStore, 'o2', 'OrderPlaced', { lines: ['d'] });
+
+  // The first run dies while sending its second command: it never answers.
+  const crashing = runner((aggregate, id, command, ctx) =>
+    id === 'o1:b'
+      ? new Promise(() => {})
+      : createCommandHandler({ eventStore, clock: createManualClock() }).handle(aggregate, id, command, ctx),
+  );
+  void crashing.runOnce();
+  await until(() => calls.includes('Reserve o1:b'), 'the second command sent');
+  t.deepEqual(await stockLog(), ['o1:a StockReserved']);
+  t.like(await instance('o1'), { pending: true, position: '1' });
+  t.deepEqual(
+    (await instance('o1'))!.commands.map((c) => `${c.command.type} ${c.id}`),
+    ['Reserve o1:a', 'Reserve o1:b', 'Reserve o1:c'],
+  );
+  t.is(await readStore.getCheckpoint('workflow:test-orders'), null, 'the batch never finished');
+
+  // The next run (a restart on the same stores).
+  calls.length = 0;
+  const next = runner();
+  await next.runOnce();
+  t.deepEqual(calls, [
+    // What the crash left unsent, from its first command (sent again: its decider answers nothing).
+    'Reserve o1:a',
+    'Reserve o1:b',
+    'Reserve o1:c',
+    // The events after: o1's placement is not decided again.
+    'Release o1:a',
+    'Release o1:b',
+    'Release o1:c',
+    'Release o1:never-reserved',
+    'Reserve o2:d',
+  ]);
+  t.deepEqual(await stockLog(), [
+    'o1:a StockReleased',
+    'o1:a StockReserved',
+    'o1:b StockReleased',
+    'o1:b StockReserved',
+    'o1:c StockReleased',
+    'o1:c StockReserved',
+    'o2:d StockReserved',
+  ]);
+  t.true(lines.some((l) => l.includes('Release of stock o1:never-reserved refused: nothing is reserved')));
+  t.like(await instance('o1'), { pending: false, commands: [] });
+  t.is(next.position(), await eventStore.headPosition());
+  t.is(await readStore.getCheckpoint('workflow:test-orders'), await eventStore.headPosition());
+
+  // Run again over the same log: nothing is sent.
+  calls.length = 0;
+  await next.runOnce();
+  t.deepEqual(calls, []);
+});
+
+test('a command that fails is tried again on the clock, backing off, holding back its instance’s later commands while others go on; it follows the log once started', async (t) => {
+  const { clock, eventStore, calls, lines, runner, stockLog, commands } = setUp();
+  let failuresLeft = 2;
+  const flaky = runner((aggregate, id, command, ctx) => {
+    if (id === 'o1:a' && failuresLeft > 0) {
+      failuresLeft--;
+      return Promise.reject(new Error('the event store is unreachable'));
+    }
+    return commands.handle(aggregate, id, command, ctx);
+  });
+  await append(eventStore, 'o1', 'OrderPlaced', { lines: ['a', 'b'] });
+  await append(eventStore, 'o2', 'OrderPlaced', { lines: ['c'] });
+  await flaky.start();
+  t.teardown(() => flaky.stop());
+  await until(() => calls.includes('Reserve o2:c'), 'the other order handled');
+  await flaky.runOnce();
+  t.deepEqual(await stockLog(), ['o2:c StockReserved'], 'o1:b waits behind o1:a');
+  t.true(lines.some((l) => l.includes('Reserve of stock o1:a failed (attempt 1)')));
+
+  // Followed live: a new order is handled while o1 waits.
+  await append(eventStore, 'o3', 'OrderPlaced', { lines: ['e'] });
+  await until(() => calls.includes('Reserve o3:e'), 'the live order handled');
+
+  clock.advanceBy(1000);
+  await until(() => lines.some((l) => l.includes('failed (attempt 2)')), 'the second try');
+  clock.advanceBy(1999);
+  await flaky.runOnce();
+  t.false((await stockLog()).includes('o1:a StockReserved'), 'not before the doubled wait');
+  clock.advanceBy(1);
+  await until(() => calls.filter((c) => c === 'Reserve o1:b').length === 1, 'o1 sent in order');
+  await flaky.runOnce();
+  t.deepEqual(await stockLog(), [
+    'o1:a StockReserved',
+    'o1:b StockReserved',
+    'o2:c StockReserved',
+    'o3:e StockReserved',
+  ]);
+});
+
+test('states of another workflow version are dropped and rebuilt from the log', async (t) => {
+  const { eventStore, calls, runner, readStore } = setUp();
+  await append(eventStore, 'o1', 'OrderPlaced', { lines: ['a'] });
+  await runner().runOnce();
+  calls.length = 0;
+  const rebuilt = createWorkflowRunner({
+    workflow: { ...orders, version: 2 },
+    eventStore,
+    readStore,
+    commands: {
+      handle: (a, id, c, ctx) => (
+        calls.push(`${(c as { type: string }).type} ${id}`),
+        createCommandHandler({ eventStore, clock: createManualClock() }).handle(a, id, c, ctx)
+      ),
+    },
+    clock: createManualClock(),
+    log: () => {},
+  });
+  await rebuilt.runOnce();
+  t.deepEqual(calls, ['Reserve o1:a'], 'decided again from the log (its decider answers nothing)');
+  t.is((await eventStore.readStream('stock-o1:a')).length, 1);
+});
+
+test('an event correlated with another stream’s instance (`sameAs`), and later events of its stream, reach that instance; a stream never correlated is not the workflow’s', async (t) => {
+  const { eventStore, calls, readStore, commands } = setUp();
+  /** An order's refund streams name their order once; the workflow releases its stock at the refund's end. */
+  const refunds: Workflow<OrderState> = {
+    ...orders,
+    name: 'test-refunds',
+    categories: ['order', 'refund'],
+    correlate(event) {
+      if (event.streamId.startsWith(ORDER)) return event.streamId.slice(ORDER.length);
+      if (event.type === 'RefundOpened') return { sameAs: `${ORDER}${(event.data as { order: string }).order}` };
+      return event.type === 'RefundDone' ? null : false;
+    },
+    decide(event, state) {
+      if (event.type !== 'RefundDone') return orders.decide(event, state);
+      return state.lines.map((line) =>
+        commandFor(
+          stockAggregate,
+          `o1:${line}`,
+          { type: 'Release' },
+          {
+            organizationId: 'org-1',
+            environment: 'test',
+            actor: 'system:test',
+            causationId: event.streamId,
+          },
+        ),
+      );
+    },
+  };
+  const appendTo = async (stream: string, type: string, data: object = {}) => {
+    const existing = await eventStore.readStream(stream);
+    await eventStore.append(
+      stream,
+      [
+        {
+          id: `00000000-0000-4000-9000-${String(++nextEventId).padStart(12, '0')}`,
+          type,
+          data: data as RecordedEvent['data'],
+          metadata: {
+            organizationId: 'org-1',
+            environment: 'test',
+            actor: 'test',
+            correlationId: 'c',
+            occurredAt: '2026-01-01T00:00:00.000Z',
+          },
+        },
+      ],
+      existing.length ? existing.length - 1 : 'no_stream',
+    );
+  };
+  await append(eventStore, 'o1', 'OrderPlaced', { lines: ['a'] });
+  await appendTo('refund-r1', 'RefundOpened', { order: 'o1' });
+  await appendTo('refund-r1', 'RefundDone');
+  await appendTo('refund-stray', 'RefundDone');
+  await createWorkflowRunner({
+    workflow: refunds,
+    eventStore,
+    readStore,
+    commands: {
+      handle: (a, id, c, ctx) => (calls.push(`${(c as { type: string }).type} ${id}`), commands.handle(a, id, c, ctx)),
+    },
+    clock: createManualClock(),
+    log: () => {},
+  }).runOnce();
+  t.deepEqual(calls, ['Reserve o1:a', 'Release o1:a']);
+});

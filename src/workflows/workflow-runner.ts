@@ -1,0 +1,291 @@
+import type { Aggregate, DomainEvent } from '../actors/aggregate.ts';
+import type { CommandHandler } from '../actors/command-handler.ts';
+import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
+import { categoryOf } from '../projections/projection.ts';
+import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
+import { doublingDelay } from '../shared/backoff.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { Log } from '../shared/logger.ts';
+import { InvalidStateError, NotFoundError } from '../shared/errors.ts';
+import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
+import type { Workflow, WorkflowCommand } from './workflow.ts';
+
+const FIRST_RETRY_MS = 1000;
+const MAX_RETRY_MS = 5 * 60_000;
+const BATCH = 250;
+/** Instances whose commands wait, sent per pass (the rest in the next one). */
+const RESEND_BATCH = 200;
+
+/** One instance of a workflow: its state as of log position `position`, and its commands not sent yet, in order. */
+export type WorkflowInstanceDoc = ReadDocument & {
+  state: unknown;
+  position: string;
+  commands: WorkflowCommand[];
+  /** Whether `commands` holds any (an indexed field: a start finds what a crash left unsent). */
+  pending: boolean;
+  /** Unexpected failures in a row of its first command, and when it is tried again (ms). */
+  failures: number;
+  retryAt: number | null;
+};
+
+/** A stream the workflow has correlated, and the instance its events go to. */
+type StreamLinkDoc = ReadDocument & { instance: string };
+/** The version of each workflow whose states are stored. */
+type WorkflowVersionDoc = ReadDocument & { version: number };
+
+/** The read store collection holding a workflow's instances. */
+export const workflowInstances = (name: string): string => `workflow_${name.replace(/-/g, '_')}`;
+const WORKFLOW_VERSIONS = 'workflow_versions';
+const checkpointOf = (name: string): string => `workflow:${name}`;
+
+export type WorkflowRunner = {
+  /** Resume from the stored checkpoint (sending first what a crash left unsent), then follow the log. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** The log position every event up to has been folded and decided. */
+  position(): bigint | null;
+  /** Run one pass now and wait for it (tests). */
+  runOnce(): Promise<void>;
+};
+
+/**
+ * Runs a workflow over the log. Each event of its categories is folded into its instance's state
+ * and decided; the state and the decided commands are stored together (the read store, one
+ * document per instance) before the commands are sent through the command handler in order, and
+ * the checkpoint moves after each batch. A crash therefore resumes at the checkpoint: an event
+ * already folded is skipped (its instance's position says so), and commands stored but not sent
+ * are sent at the start. A command may thus be sent twice; the deciders answer nothing for a
+ * repeat. A refusal of the domain (InvalidStateError, NotFoundError: the record moved on, e.g. a
+ * session paid before it could be canceled) is logged and the command dropped; any other failure
+ * is tried again on the clock (1 s doubling to 5 min) while other instances go on, and holds back
+ * that instance's later commands, so they keep their order. A stored state of another workflow
+ * version is dropped and rebuilt from the log.
+ */
+export type WorkflowRunnerDeps = {
+  eventStore: Pick<EventStore, 'readAll' | 'onAppended'>;
+  readStore: ReadStore;
+  commands: Pick<CommandHandler, 'handle'>;
+  clock: Clock;
+  log?: Log;
+  batchSize?: number;
+};
+
+export function createWorkflowRunner<TState>(
+  deps: WorkflowRunnerDeps & { workflow: Workflow<TState> },
+): WorkflowRunner {
+  const { workflow, eventStore, readStore, commands, clock } = deps;
+  const log: Log = deps.log ?? ((line: string) => console.error(line));
+  const name = workflow.name;
+  const instances = readStore.collection<WorkflowInstanceDoc>(workflowInstances(name));
+  const links = readStore.collection<StreamLinkDoc>(`${workflowInstances(name)}_links`);
+  const categories = new Set(workflow.categories);
+  const aggregates = new Map(
+    workflow.aggregates.map((a) => [a.category, a as unknown as Aggregate<unknown, DomainEvent, unknown>]),
+  );
+  let checkpoint: bigint | null = null;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+  /** The stored version checked and the checkpoint read, once (by `start`, or a `runOnce` without it). */
+  let prepared: Promise<void> | null = null;
+  let passFailure: { failures: number; retryAt: number } | null = null;
+  let cancelRetry: (() => void) | null = null;
+  let unsubscribe: (() => void) | null = null;
+
+  const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+  async function instanceOf(event: RecordedEvent): Promise<string | null> {
+    const correlation = workflow.correlate(event);
+    let instance: string | null;
+    if (correlation === false) return null;
+    if (correlation === null) return (await links.get(event.streamId))?.instance ?? null;
+    if (typeof correlation === 'string') instance = correlation;
+    else instance = (await links.get(correlation.sameAs))?.instance ?? null;
+    if (instance !== null && (await links.get(event.streamId))?.instance !== instance)
+      await links.put({ _id: event.streamId, instance });
+    return instance;
+  }
+
+  /** Send the instance's commands in order until one fails unexpectedly; answers the document as it is then. */
+  async function send(doc: WorkflowInstanceDoc): Promise<WorkflowInstanceDoc> {
+    let sent = 0;
+    let failure: unknown = null;
+    for (const command of doc.commands) {
+      if (stopped) break;
+      const aggregate = aggregates.get(command.aggregate);
+      try {
+        if (!aggregate) throw new Error(`workflow ${name} has no aggregate ${command.aggregate}`);
+        await commands.handle(aggregate, command.id, command.command, command.context);
+      } catch (error) {
+        if (!(error instanceof InvalidStateError || error instanceof NotFoundError)) {
+          failure = error;
+          break;
+        }
+        log(
+          `[workflow ${name}] ${command.command.type} of ${command.aggregate} ${command.id} refused: ${error.message}`,
+          // Expected when the record moved on first, and at every replay of the log: not a warning.
+          { level: 'debug', event: 'workflow.refused', workflow: name },
+        );
+      }
+      sent++;
+    }
+    const rest = doc.commands.slice(sent);
+    const failures = failure === null ? 0 : doc.failures + 1;
+    const retryAt = failure === null ? null : clock.now() + doublingDelay(failures, FIRST_RETRY_MS, MAX_RETRY_MS);
+    const next: WorkflowInstanceDoc = { ...doc, commands: rest, pending: rest.length > 0, failures, retryAt };
+    if (failure !== null)
+      log(
+        `[workflow ${name}] instance ${doc._id}: ${rest[0]!.command.type} of ${rest[0]!.aggregate} ${rest[0]!.id} failed (attempt ${failures}); retrying at ${new Date(retryAt!).toISOString()}: ${reasonOf(failure)}`,
+        { level: 'warn', event: 'workflow.failed', workflow: name },
+      );
+    if (sent > 0 || failure !== null) await instances.put(next);
+    return next;
+  }
+
+  const due = (doc: WorkflowInstanceDoc, now: number): boolean => doc.retryAt === null || doc.retryAt <= now;
+
+  /** Send what waits: left by a crash, or held back by a failure whose retry is due. */
+  async function resend(): Promise<void> {
+    const now = clock.now();
+    const waiting = await instances.find({ pending: true }, { limit: RESEND_BATCH });
+    for (const doc of waiting) {
+      if (stopped) return;
+      if (due(doc, now)) await send(doc);
+    }
+  }
+
+  async function apply(event: RecordedEvent): Promise<void> {
+    if (!categories.has(categoryOf(event.streamId))) return;
+    const instance = await instanceOf(event);
+    if (instance === null) return;
+    const doc: WorkflowInstanceDoc = (await instances.get(instance)) ?? {
+      _id: instance,
+      state: workflow.initialState(),
+      position: '-1',
+      commands: [],
+      pending: false,
+      failures: 0,
+      retryAt: null,
+    };
+    // Folded before a crash that came before the checkpoint moved.
+    if (BigInt(doc.position) >= event.position) return;
+    const state = doc.state as TState;
+    const decided = workflow.decide(event, state);
+    const commandsNow = [...doc.commands, ...decided];
+    const next: WorkflowInstanceDoc = {
+      ...doc,
+      state: workflow.evolve(state, event),
+      position: event.position.toString(),
+      commands: commandsNow,
+      pending: commandsNow.length > 0,
+    };
+    await instances.put(next);
+    if (decided.length > 0 && due(next, clock.now())) await send(next);
+  }
+
+  async function pass(): Promise<void> {
+    await resend();
+    for (;;) {
+      if (stopped) return;
+      const events = await eventStore.readAll(checkpoint, deps.batchSize ?? BATCH);
+      if (events.length === 0) return;
+      for (const event of events) {
+        if (stopped) return;
+        await apply(event);
+        checkpoint = event.position;
+      }
+      await readStore.setCheckpoint(checkpointOf(name), checkpoint);
+      await yieldToEventLoop();
+    }
+  }
+
+  /** Wake up on the clock for the earliest retry, if any. */
+  async function scheduleRetry(): Promise<void> {
+    cancelRetry?.();
+    cancelRetry = null;
+    if (stopped) return;
+    let at = passFailure?.retryAt ?? Number.POSITIVE_INFINITY;
+    try {
+      const [first] = await instances.find({ pending: true, failures: { $gt: 0 } }, { sort: { retryAt: 1 }, limit: 1 });
+      if (first?.retryAt != null) at = Math.min(at, first.retryAt);
+    } catch {
+      // The store is failing: the pass failure's retry (if any) stands.
+    }
+    if (Number.isFinite(at) && !stopped)
+      cancelRetry = clock.schedule(at, () => {
+        cancelRetry = null;
+        void poke();
+      });
+  }
+
+  async function prepare(): Promise<void> {
+    await checkVersion();
+    checkpoint = await readStore.getCheckpoint(checkpointOf(name));
+  }
+
+  function poke(): Promise<void> {
+    if (stopped || (passFailure && passFailure.retryAt > clock.now())) return running ?? Promise.resolve();
+    if (running !== null) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      try {
+        for (;;) {
+          again = false;
+          await pass();
+          if (!again || stopped) break;
+        }
+        passFailure = null;
+      } catch (error) {
+        // The log or the store could not be read or written: the whole pass backs off.
+        const failures = (passFailure?.failures ?? 0) + 1;
+        passFailure = { failures, retryAt: clock.now() + doublingDelay(failures, FIRST_RETRY_MS, MAX_RETRY_MS) };
+        log(
+          `[workflow ${name}] pass from log position ${checkpoint ?? 'start'} failed (attempt ${failures}); retrying at ${new Date(passFailure.retryAt).toISOString()}: ${reasonOf(error)}`,
+        );
+      } finally {
+        running = null;
+        void scheduleRetry();
+      }
+    })();
+    return running;
+  }
+
+  /** States of another version are dropped with the streams they correlated: rebuilt from the log. */
+  async function checkVersion(): Promise<void> {
+    const versions = readStore.collection<WorkflowVersionDoc>(WORKFLOW_VERSIONS);
+    const stored = await versions.get(name);
+    if (stored?.version === workflow.version) return;
+    if (stored) log(`[workflow ${name}] version ${stored.version} -> ${workflow.version}: rebuilding its states`);
+    await instances.clear();
+    await links.clear();
+    await readStore.setCheckpoint(checkpointOf(name), null);
+    await versions.put({ _id: name, version: workflow.version });
+  }
+
+  return {
+    async start() {
+      stopped = false;
+      prepared ??= prepare();
+      await prepared;
+      unsubscribe = eventStore.onAppended(() => void poke());
+      void poke();
+    },
+    position: () => checkpoint,
+    async runOnce() {
+      prepared ??= prepare();
+      await prepared;
+      // A pass asked for while one ran (`again`) has run too once this resolves.
+      await poke();
+    },
+    async stop() {
+      stopped = true;
+      unsubscribe?.();
+      unsubscribe = null;
+      cancelRetry?.();
+      cancelRetry = null;
+      while (running !== null) await running;
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import type { Aggregate, DomainEvent } from '../actors/aggregate.ts';
+import type { Environment, RecordedEvent } from '../event-store/event-store.ts';
+import type { JsonObject } from '../shared/json.ts';
+
+/*
+ * A workflow (process manager) as a pure decider over the events it reacts to: its state per
+ * instance is folded from those events (`evolve`), and each event may decide commands for other
+ * records (`decide`, on the state before the event). It reads no read model and sends nothing
+ * itself: the runner (workflow-runner.ts) feeds it from the log and sends what it decides through
+ * the command handler. Nothing here does I/O, so its tests are given / when / then on events.
+ */
+
+/** Who a workflow's command acts for (the tenant of the record it goes to) and why. */
+export type WorkflowContext = {
+  organizationId: string;
+  environment: Environment;
+  actor: string;
+  causationId: string;
+};
+
+/**
+ * A command of a workflow for one record: the aggregate's category, the record's id (derived, so a
+ * repeat names the same record) and the command, as plain JSON so it can wait in the state store.
+ */
+export type WorkflowCommand = {
+  aggregate: string;
+  id: string;
+  command: JsonObject;
+  context: WorkflowContext;
+};
+
+/** The workflow command `command` for record `id` of `aggregate`, type-checked against that aggregate's commands. */
+export function commandFor<TState, TEvent extends DomainEvent, TCommand extends object>(
+  aggregate: Aggregate<TState, TEvent, TCommand>,
+  id: string,
+  command: TCommand,
+  context: WorkflowContext,
+): WorkflowCommand {
+  return { aggregate: aggregate.category, id, command: command as unknown as JsonObject, context };
+}
+
+/**
+ * How a workflow is correlated with an event: the id of its instance the event belongs to, or
+ * `{ sameAs: streamId }` (the instance of another stream the workflow has already seen, e.g. the
+ * subscription a renewal invoice bills), or null: the event's stream decides (the instance its
+ * first correlated event named; an event of a stream never correlated is not the workflow's), or
+ * false: not an event the workflow reacts to.
+ */
+export type Correlation = string | { sameAs: string } | null | false;
+
+export type Workflow<TState> = {
+  /** Names its checkpoint, its state store and its lease. */
+  name: string;
+  /** Bumped when `evolve` changes: stored states of another version are dropped and rebuilt from the log. */
+  version: number;
+  /** The stream categories whose events it reads (`invoice`, `checkout_session`, ...). */
+  categories: readonly string[];
+  /** The aggregates its commands go to. */
+  aggregates: readonly Aggregate<unknown, DomainEvent, never>[];
+  correlate(event: RecordedEvent): Correlation;
+  initialState(): TState;
+  evolve(state: TState, event: RecordedEvent): TState;
+  /** The commands `event` calls for, given the instance's state before it; [] for a repeat. */
+  decide(event: RecordedEvent, state: TState): WorkflowCommand[];
+};
+
+/**
+ * Workflow tests in given / when / then form: fold the given events into the state, then decide
+ * the `when` event on it. Events are built by the test (see `recorded` in workflow-test-events.ts).
+ */
+export function givenWhenThenWorkflow<TState>(workflow: Workflow<TState>) {
+  return (given: RecordedEvent[]) => {
+    const state = given.reduce((s, event) => workflow.evolve(s, event), workflow.initialState());
+    return {
+      state: () => state,
+      when: (event: RecordedEvent): WorkflowCommand[] => workflow.decide(event, state),
+      /** The `when` event decided, then decided again once folded in (a redelivery): both lists. */
+      whenTwice(event: RecordedEvent): [WorkflowCommand[], WorkflowCommand[]] {
+        return [workflow.decide(event, state), workflow.decide(event, workflow.evolve(state, event))];
+      },
+    };
+  };
+}
