@@ -100,10 +100,10 @@ test('sign in: a wrong password is refused with the email kept; the right one op
   t.regex(replay.headers.get('location') ?? '', /^\/dashboard\/login\?next=/);
 });
 
-test('failed sign-ins are throttled per account: past the limit even the right password gets a 429 with the time to wait', async (t) => {
+test('failed sign-ins are throttled per account and per address: past a limit even the right password gets a 429 with the time to wait', async (t) => {
   const dash = await startDashboard(t, {
     dashboard: {
-      signInLimits: { perAccount: { perSecond: 1 / 60, burst: 3 }, perAddress: { perSecond: 1, burst: 100 } },
+      signInLimits: { perAccount: { perSecond: 1 / 60, burst: 3 }, perAddress: { perSecond: 1 / 10, burst: 5 } },
     },
   });
   const owner = await dash.user();
@@ -123,11 +123,75 @@ test('failed sign-ins are throttled per account: past the limit even the right p
   t.is(await throttled.headerValue('retry-after'), '60');
   await page.getByRole('alert').getByText('Too many failed sign-ins: for this account; try again in 60 s.').waitFor();
 
+  // Per address: failures spread over accounts (an unknown one among them) spend the address's
+  // tries, and then even another member's right password from that address waits.
+  const other = await dash.user({ role: 'viewer' });
+  for (const email of ['nobody@harbour.example', other.email]) {
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('wrong again');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('That email and password do not match a user.').waitFor();
+  }
+  await page.getByLabel('Email').fill(other.email);
+  await page.getByLabel('Password').fill(other.password);
+  const fromAddress = page.waitForResponse((r) => r.request().method() === 'POST');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  t.is((await fromAddress).status(), 429);
+  await page.getByRole('alert').getByText(/Too many failed sign-ins: from this address; try again in \d+ s\./).waitFor();
+
   dash.clock.advanceBy(60_000);
+  await page.getByLabel('Email').fill(owner.email);
   await page.getByLabel('Password').fill(owner.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
   t.pass();
+});
+
+/** The Set-Cookie lines of a sign-in through the login form, made with fetch as a browser would. */
+async function signInCookies(url: string, user: { email: string; password: string }, headers: Record<string, string> = {}) {
+  const form = await fetch(`${url}/dashboard/login`, { headers });
+  const formCookies = form.headers.getSetCookie();
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
+  const answer = await fetch(`${url}/dashboard/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      ...headers,
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: formCookies.map((c) => c.split(';')[0]).join('; '),
+    },
+    body: new URLSearchParams({ _csrf: csrf, email: user.email, password: user.password }),
+  });
+  return { status: answer.status, form: formCookies, signedIn: answer.headers.getSetCookie() };
+}
+
+test('the session cookie is Secure when Weir is served over https (its public URL, or a trusted proxy saying so), and not over plain http', async (t) => {
+  const secureParts = (line: string | undefined) =>
+    (line ?? '')
+      .split(';')
+      .slice(1)
+      .map((p) => p.trim())
+      .sort();
+  const https = await startDashboard(t, { config: { publicUrl: 'https://pay.harbour.example' } });
+  const owner = await https.user();
+  const overHttps = await signInCookies(https.url, owner);
+  t.is(overHttps.status, 303);
+  const session = overHttps.signedIn.find((c) => c.startsWith('weir_session='));
+  t.deepEqual(
+    secureParts(session).filter((p) => !/^Max-Age|^Expires/i.test(p)),
+    ['HttpOnly', 'Path=/dashboard', 'SameSite=Strict', 'Secure'],
+  );
+  t.true(overHttps.form.every((c) => c.includes('; Secure')), 'the pre-sign-in form cookie too');
+
+  const proxied = await startDashboard(t, { config: { trustProxy: true } });
+  const member = await proxied.user();
+  const viaProxy = await signInCookies(proxied.url, member, { 'x-forwarded-proto': 'https' });
+  t.true(viaProxy.signedIn.find((c) => c.startsWith('weir_session='))?.includes('; Secure'));
+  const plain = await signInCookies(proxied.url, member);
+  const plainSession = plain.signedIn.find((c) => c.startsWith('weir_session='));
+  t.truthy(plainSession);
+  t.false(plainSession!.includes('Secure'), 'plain http: a Secure cookie would never come back');
+  t.true(plainSession!.includes('HttpOnly') && plainSession!.includes('SameSite=Strict'));
 });
 
 test('CSRF: a POST without the token, or with another session’s, is refused and changes nothing; the switch’s own form works', async (t) => {

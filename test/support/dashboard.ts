@@ -139,6 +139,7 @@ export async function screenshot(t: ExecutionContext, page: Page, name: string):
     announced = true;
     console.log(`dashboard screenshots: ${SCREENSHOTS}`);
   }
+  await expectEnvironmentShown(t, page, name);
   const size = page.viewportSize() ?? { width: 1280, height: 900 };
   const files: string[] = [];
   for (const width of [1280, 390]) {
@@ -150,6 +151,19 @@ export async function screenshot(t: ExecutionContext, page: Page, name: string):
   await page.setViewportSize(size);
   t.log(`screenshots: ${files.join(', ')}`);
   return files;
+}
+
+/**
+ * A signed-in screen (one with the dashboard's nav) has the test/live switch, pressed on the mode
+ * it shows, and test mode is marked by its band; the pages before sign-in have neither.
+ */
+export async function expectEnvironmentShown(t: ExecutionContext, page: Page, name: string): Promise<void> {
+  if ((await page.locator('nav[aria-label="Dashboard"]').count()) === 0) return;
+  const live = (await page.locator('body.live-mode').count()) > 0;
+  const pressed = page.locator('form.env-switch button[aria-pressed="true"]');
+  t.is(await pressed.count(), 1, `${name}: the test/live switch`);
+  t.is((await pressed.textContent())?.trim(), live ? 'Live' : 'Test', `${name}: the switch shows the mode`);
+  t.is(await page.locator('.test-band').isVisible(), !live, `${name}: test mode marked, live not`);
 }
 
 /** axe-core on the page as it is: no serious or critical violation (the others are logged). */
