@@ -1,5 +1,6 @@
 import test from 'ava';
 import { guardedPage } from '../support/dashboard-guarded-page.tsx';
+import { sessionRequest } from '../support/weir-harness.ts';
 import { watchPage } from '../support/dashboard.ts';
 import {
   chromiumPerFile,
@@ -281,4 +282,55 @@ test('roles: a viewer is refused an admin action and a developer action; a devel
   await admin.getByRole('button', { name: 'Admin action' }).click();
   await admin.waitForURL(/done=admin$/);
   t.pass();
+});
+
+test('without JavaScript the forms do the work: sign in, the test/live switch, a bad customer named and a good one made, a session filtered and canceled, sign out', async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const owner = await dash.user();
+  const session = (
+    await merchant.api.post<{ id: string; status: string }>('/api/v1/checkout/sessions', {
+      ...sessionRequest(),
+      clientReferenceId: 'order-nojs',
+    })
+  ).body;
+  const context = await browser().newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 900 } });
+  t.teardown(() => context.close());
+  const page = await context.newPage();
+  await signIn(page, dash.url, owner);
+  await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+  t.is(await page.locator('body[data-live="on"]').count(), 0, "no script runs (it would open the page's event stream)");
+
+  // The switch is a form: Live, then Test again.
+  await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Live', exact: true }).click()]);
+  t.is(await page.locator('body.live-mode').count(), 1);
+  await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Test', exact: true }).click()]);
+  t.true(await page.locator('.test-band').isVisible());
+
+  await page.goto(`${dash.url}/dashboard/customers/new`);
+  await page.getByLabel('Email').fill('ada-at-example');
+  await page.getByLabel('Name').fill('Ada Lovelace');
+  await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Create customer' }).click()]);
+  t.regex((await page.locator('#field-email-error').textContent()) ?? '', /email address/);
+  t.is(await page.getByLabel('Name').inputValue(), 'Ada Lovelace');
+  await page.getByLabel('Email').fill('ada@example.com');
+  await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Create customer' }).click()]);
+  const customers = (await merchant.api.get<{ data: { email: string }[] }>('/api/v1/customers')).body.data;
+  t.deepEqual(
+    customers.map((c) => c.email),
+    ['ada@example.com'],
+  );
+
+  await page.goto(`${dash.url}/dashboard/checkout-sessions`);
+  await page.getByLabel('Search').fill('order-nojs');
+  await Promise.all([page.waitForURL(/q=order-nojs/), page.getByRole('button', { name: 'Apply' }).click()]);
+  t.is(await page.locator('#sessions tbody tr').count(), 1);
+  await page.goto(`${dash.url}/dashboard/checkout-sessions/${session.id}`);
+  await Promise.all([page.waitForURL(/done=canceled/), page.getByRole('button', { name: 'Cancel session' }).click()]);
+  await page.getByText('The session is canceled.').waitFor();
+  t.is(
+    (await merchant.api.get<{ status: string }>(`/api/v1/checkout/sessions/${session.id}`)).body.status,
+    'canceled',
+  );
+  await Promise.all([page.waitForURL(/\/dashboard\/login/), page.getByRole('button', { name: 'Sign out' }).click()]);
 });
