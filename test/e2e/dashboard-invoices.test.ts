@@ -166,9 +166,9 @@ test('Invoices: create a draft of two lines (a bad amount first), edit, finalize
   await page.getByLabel('Currency').selectOption('dai');
   t.is(await submit(page, 'Save draft'), 303);
   const thirdId = new URL(page.url()).pathname.split('/').at(-1)!;
-  const third = (await api.get<Invoice & { currency: string; dueDate: string; createdAt: string }>(
-    `/api/v1/invoices/${thirdId}`,
-  )).body;
+  const third = (
+    await api.get<Invoice & { currency: string; dueDate: string; createdAt: string }>(`/api/v1/invoices/${thirdId}`)
+  ).body;
   t.like(third, { number: 'HC-CUSTOM-7', currency: 'dai', customerId: existing.body.id, amountDue: '3000000000' });
   t.is(Math.round((Date.parse(third.dueDate) - dash.clock.now()) / 86_400_000), 14, 'due in 14 days');
 

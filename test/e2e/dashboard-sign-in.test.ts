@@ -138,7 +138,10 @@ test('failed sign-ins are throttled per account and per address: past a limit ev
   const fromAddress = page.waitForResponse((r) => r.request().method() === 'POST');
   await page.getByRole('button', { name: 'Sign in' }).click();
   t.is((await fromAddress).status(), 429);
-  await page.getByRole('alert').getByText(/Too many failed sign-ins: from this address; try again in \d+ s\./).waitFor();
+  await page
+    .getByRole('alert')
+    .getByText(/Too many failed sign-ins: from this address; try again in \d+ s\./)
+    .waitFor();
 
   dash.clock.advanceBy(60_000);
   await page.getByLabel('Email').fill(owner.email);
@@ -149,7 +152,11 @@ test('failed sign-ins are throttled per account and per address: past a limit ev
 });
 
 /** The Set-Cookie lines of a sign-in through the login form, made with fetch as a browser would. */
-async function signInCookies(url: string, user: { email: string; password: string }, headers: Record<string, string> = {}) {
+async function signInCookies(
+  url: string,
+  user: { email: string; password: string },
+  headers: Record<string, string> = {},
+) {
   const form = await fetch(`${url}/dashboard/login`, { headers });
   const formCookies = form.headers.getSetCookie();
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
@@ -182,7 +189,10 @@ test('the session cookie is Secure when Weir is served over https (its public UR
     secureParts(session).filter((p) => !/^Max-Age|^Expires/i.test(p)),
     ['HttpOnly', 'Path=/dashboard', 'SameSite=Strict', 'Secure'],
   );
-  t.true(overHttps.form.every((c) => c.includes('; Secure')), 'the pre-sign-in form cookie too');
+  t.true(
+    overHttps.form.every((c) => c.includes('; Secure')),
+    'the pre-sign-in form cookie too',
+  );
 
   const proxied = await startDashboard(t, { config: { trustProxy: true } });
   const member = await proxied.user();
@@ -328,9 +338,6 @@ test('without JavaScript the forms do the work: sign in, the test/live switch, a
   await page.goto(`${dash.url}/dashboard/checkout-sessions/${session.id}`);
   await Promise.all([page.waitForURL(/done=canceled/), page.getByRole('button', { name: 'Cancel session' }).click()]);
   await page.getByText('The session is canceled.').waitFor();
-  t.is(
-    (await merchant.api.get<{ status: string }>(`/api/v1/checkout/sessions/${session.id}`)).body.status,
-    'canceled',
-  );
+  t.is((await merchant.api.get<{ status: string }>(`/api/v1/checkout/sessions/${session.id}`)).body.status, 'canceled');
   await Promise.all([page.waitForURL(/\/dashboard\/login/), page.getByRole('button', { name: 'Sign out' }).click()]);
 });
