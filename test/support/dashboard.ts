@@ -132,7 +132,7 @@ export async function signIn(page: Page, url: string, user: Pick<DashboardUser, 
 export const SCREENSHOTS = process.env.WEIR_SCREENSHOTS ?? join(tmpdir(), 'weir-dashboard-screenshots');
 let announced = false;
 
-/** The page at 1280 and at 390 px wide, full length, as `<name>-1280.png` and `<name>-390.png`. */
+/** The page at 1280 and at 390 px wide, full length, as `<name>-1280.png` and `<name>-390.png`; it must fit each width. */
 export async function screenshot(t: ExecutionContext, page: Page, name: string): Promise<string[]> {
   await mkdir(SCREENSHOTS, { recursive: true });
   if (!announced) {
@@ -147,6 +147,13 @@ export async function screenshot(t: ExecutionContext, page: Page, name: string):
     const file = join(SCREENSHOTS, `${name}-${width}.png`);
     await page.screenshot({ path: file, fullPage: true });
     files.push(file);
+    // Nothing may widen the page past the window (a wide table scrolls inside its card).
+    const scrollWidth = await page.evaluate(
+      () =>
+        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement
+          .scrollWidth,
+    );
+    t.true(scrollWidth <= width, `${name}: ${scrollWidth} px wide in a ${width} px window`);
   }
   await page.setViewportSize(size);
   t.log(`screenshots: ${files.join(', ')}`);
