@@ -92,7 +92,7 @@ test('Developers: API keys are created and regenerated after the password, shown
   t.is((await merchant.api.get<Page_<{ id: string }>>('/api/v1/api-keys')).body.count, keysBefore);
 });
 
-test('Developers: a webhook endpoint is added after the password; its test event is delivered, logged with status, duration and answer, and resent as a new attempt; its events edited, its secret revealed and regenerated after the password', async (t) => {
+test('Developers: a webhook endpoint is added after the password; its test event is delivered, logged with status, duration and answer, and resent as a new attempt; its events edited; a new URL asks for the password and a bad one is named; its secret revealed and regenerated after the password', async (t) => {
   const hooks = await startWebhookReceiver();
   t.teardown(() => hooks.close());
   const dash = await startDashboard(t);
@@ -176,6 +176,14 @@ test('Developers: a webhook endpoint is added after the password; its test event
       .enabledEvents.events,
     ['checkout_session.completed'],
   );
+
+  // A new URL asks for the password; one the API refuses is then named at its field, kept as typed, nothing saved.
+  await page.getByLabel('Endpoint URL').fill('ftp://shop.example/other');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await confirmWithPassword(page);
+  await page.locator('#field-url-error').waitFor();
+  t.is(await page.getByLabel('Endpoint URL').inputValue(), 'ftp://shop.example/other');
+  t.is((await merchant.api.get<{ url: string }>(`/api/v1/webhook-endpoints/${endpoint!.id}`)).body.url, hooks.url);
 
   // Reveal the signing secret: the password first.
   await page.getByRole('button', { name: 'Reveal secret' }).click();
