@@ -47,6 +47,7 @@ test('Products, customers and promo codes: create, refuse bad input without writ
   t.is(await page.locator('#field-name-error').textContent(), 'must not be empty');
   t.is(await page.getByLabel('Price', { exact: true }).inputValue(), '25');
   t.deepEqual(await list('/api/v1/products'), []);
+  await record(t, page, 'product-new');
   await page.getByLabel('Name').fill('House blend');
   await submit(page, 'Create product');
   const [made] = await list<Product>('/api/v1/products');
@@ -54,9 +55,15 @@ test('Products, customers and promo codes: create, refuse bad input without writ
   await page.getByLabel('Name').fill('House blend, 1 kg');
   await page.getByLabel('Unit label').fill('bag');
   await submit(page, 'Save');
-  await page.getByLabel('Price', { exact: true }).fill('20');
+  // A price that is no number: named at its field, the rest kept as typed, no price added.
+  await page.getByLabel('Price', { exact: true }).fill('twenty');
   await page.getByLabel('Billing').selectOption('month');
   await page.getByLabel('Intervals per period').fill('3');
+  t.is((await submit(page, 'Add price'))?.status(), 400);
+  t.truthy(await page.locator('#field-unitAmount-error').textContent());
+  t.is(await page.getByLabel('Intervals per period').inputValue(), '3');
+  t.is((await list(`/api/v1/prices?productId=${made!.id}`)).length, 1, 'no price added');
+  await page.getByLabel('Price', { exact: true }).fill('20');
   await submit(page, 'Add price');
   t.is(await page.locator('#prices tbody tr').count(), 2);
   await record(t, page, 'product-detail');
@@ -79,6 +86,7 @@ test('Products, customers and promo codes: create, refuse bad input without writ
   t.regex((await page.locator('#field-email-error').textContent()) ?? '', /email address/);
   t.is(await page.getByLabel('Name').inputValue(), 'Ada Lovelace');
   t.deepEqual(await list('/api/v1/customers'), []);
+  await record(t, page, 'customer-new');
   await page.getByLabel('Email').fill('ada@example.com');
   await submit(page, 'Create customer');
   await page.getByLabel('Name').fill('Ada King');
@@ -109,6 +117,7 @@ test('Products, customers and promo codes: create, refuse bad input without writ
   t.is(await page.getByLabel('Code 1 most uses').inputValue(), '10');
   t.deepEqual(await list('/api/v1/coupons'), []);
   await expectAccessible(t, page, 'coupon-new');
+  await screenshot(t, page, 'coupon-new');
   await page.getByLabel('Code 1', { exact: true }).fill('LAUNCH20');
   await submit(page, 'Create coupon');
   const [coupon] = await list<Coupon>('/api/v1/coupons');

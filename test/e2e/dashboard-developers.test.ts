@@ -52,6 +52,7 @@ test('Developers: API keys are created and regenerated after the password, shown
   t.true(await page.getByRole('button', { name: 'Copy' }).isVisible(), 'the copy button is shown with JavaScript');
   t.is((await apiClient(dash.url, secret).get('/api/v1/api-keys')).status, 200, 'the new secret works');
   await expectAccessible(t, page, 'developers-key-created');
+  await screenshot(t, page, 'developers-key-created');
   await page.goto(`${dash.url}/dashboard/developers`);
   t.false((await page.content()).includes(secret), 'never shown again');
   const row = page.locator('#api-keys tbody tr', { hasText: 'shop backend' });
@@ -91,7 +92,7 @@ test('Developers: API keys are created and regenerated after the password, shown
   t.is((await merchant.api.get<Page_<{ id: string }>>('/api/v1/api-keys')).body.count, keysBefore);
 });
 
-test('Developers: a webhook endpoint is added after the password; its test event is delivered, logged with status, duration and answer, and resent as a new attempt', async (t) => {
+test('Developers: a webhook endpoint is added after the password; its test event is delivered, logged with status, duration and answer, and resent as a new attempt; its events edited; a new URL asks for the password and a bad one is named; its secret revealed and regenerated after the password', async (t) => {
   const hooks = await startWebhookReceiver();
   t.teardown(() => hooks.close());
   const dash = await startDashboard(t);
@@ -115,6 +116,7 @@ test('Developers: a webhook endpoint is added after the password; its test event
   t.true(await page.getByLabel('invoice.paid').isChecked());
   t.is((await merchant.api.get<Page_<{ id: string }>>('/api/v1/webhook-endpoints')).body.count, 0);
   await expectAccessible(t, page, 'webhook-endpoint-new-error');
+  await screenshot(t, page, 'webhook-endpoint-new-error');
 
   await page.getByLabel('Endpoint URL').fill(hooks.url);
   await page.getByLabel('Your password').fill(PASSWORD);
@@ -175,6 +177,14 @@ test('Developers: a webhook endpoint is added after the password; its test event
     ['checkout_session.completed'],
   );
 
+  // A new URL asks for the password; one the API refuses is then named at its field, kept as typed, nothing saved.
+  await page.getByLabel('Endpoint URL').fill('ftp://shop.example/other');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await confirmWithPassword(page);
+  await page.locator('#field-url-error').waitFor();
+  t.is(await page.getByLabel('Endpoint URL').inputValue(), 'ftp://shop.example/other');
+  t.is((await merchant.api.get<{ url: string }>(`/api/v1/webhook-endpoints/${endpoint!.id}`)).body.url, hooks.url);
+
   // Reveal the signing secret: the password first.
   await page.getByRole('button', { name: 'Reveal secret' }).click();
   await confirmWithPassword(page);
@@ -182,6 +192,21 @@ test('Developers: a webhook endpoint is added after the password; its test event
   t.deepEqual(problems(), []);
   await expectAccessible(t, page, 'webhook-endpoint');
   await screenshot(t, page, 'webhook-endpoint');
+
+  // Regenerate it: the password again, then the new secret, shown this once; the old one is gone.
+  await page.goto(`${dash.url}/dashboard/developers/webhooks/${endpoint!.id}`);
+  await page.getByRole('button', { name: 'Regenerate secret' }).click();
+  await confirmWithPassword(page);
+  await page.getByText('New secret made: deliveries are signed with it from now on.').waitFor();
+  const regenerated = await page.locator('#signing-secret-value').inputValue();
+  t.not(regenerated, endpoint!.secret);
+  t.is(
+    (await merchant.api.get<{ secret: string }>(`/api/v1/webhook-endpoints/${endpoint!.id}`)).body.secret,
+    regenerated,
+  );
+  await page.goto(`${dash.url}/dashboard/developers/webhooks/${endpoint!.id}`);
+  t.false((await page.content()).includes(regenerated), 'hidden again on the next visit');
+  t.deepEqual(problems(), []);
 });
 
 test('Recovery and faucet: test tokens are sent on the local chain, and recovering that transaction says Wrong Claim; an unknown hash and a bad hash are answered at the form', async (t) => {
@@ -206,6 +231,20 @@ test('Recovery and faucet: test tokens are sent on the local chain, and recoveri
   t.regex(hash, /^0x[0-9a-f]{64}$/);
   await expectAccessible(t, page, 'faucet');
   await screenshot(t, page, 'faucet');
+
+  // Live mode: the faucet says it is for test only, its form is off, and a post anyway sends nothing.
+  await page.getByRole('button', { name: 'Live', exact: true }).click();
+  await page.getByText('The faucet gives test tokens only: switch to Test to use it.').waitFor();
+  t.true(await page.getByRole('button', { name: 'Send tokens' }).isDisabled());
+  await screenshot(t, page, 'faucet-live');
+  const csrf = await page.locator('input[name=_csrf]').first().inputValue();
+  const refusedLive = await page.request.post(`${dash.url}/dashboard/faucet`, {
+    form: { _csrf: csrf, address: wallet, asset: 'usdc', amount: '1' },
+  });
+  t.true(refusedLive.status() >= 400 && refusedLive.status() < 500, `refused: ${refusedLive.status()}`);
+  t.false((await refusedLive.text()).includes('Sent 1 USDC'));
+  await page.getByRole('button', { name: 'Test', exact: true }).click();
+  await page.locator('.test-band').waitFor();
 
   await page.goto(`${dash.url}/dashboard/recovery`);
   await page.getByLabel('Network').selectOption('31337');

@@ -35,7 +35,7 @@ async function submit(page: Page, name: string): Promise<number> {
   return response.status();
 }
 
-test('Invoices: create a draft of two lines (a bad amount first), edit, finalize, send, mark paid; duplicate and void another; a viewer is refused', async (t) => {
+test('Invoices: create a draft of two lines (a bad amount first), edit, finalize, send, mark paid; duplicate, mark uncollectible and void another; a third with its number, due date and currency set by hand; the audit trail has each change; a viewer is refused', async (t) => {
   const dash = await startDashboard(t);
   const { api } = await dash.organization();
   const owner = await dash.user({ role: 'owner' });
@@ -44,7 +44,10 @@ test('Invoices: create a draft of two lines (a bad amount first), edit, finalize
     defaultPriceData: { currency: 'usdc', unitAmount: '2400000000' },
   });
   t.is(product.status, 200);
-  await api.post('/api/v1/customers', { email: 'existing@harbour.example', name: 'Existing Café' });
+  const existing = await api.post<{ id: string }>('/api/v1/customers', {
+    email: 'existing@harbour.example',
+    name: 'Existing Café',
+  });
   const customersBefore = (await api.get<List<unknown>>('/api/v1/customers')).body.count;
 
   const page = await dash.signedIn(browser(), owner);
@@ -147,16 +150,56 @@ test('Invoices: create a draft of two lines (a bad amount first), edit, finalize
   t.like(copy, { status: 'draft', amountDue: '8450000000' });
   t.not(copy.number, invoice.number);
   t.is(await submit(page, 'Finalize'), 303);
+  t.is(await submit(page, 'Mark uncollectible'), 303);
+  t.is((await api.get<Invoice>(`/api/v1/invoices/${copyId}`)).body.status, 'uncollectible');
   t.is(await submit(page, 'Void'), 303);
   await page.getByText('Invoice voided.').waitFor();
   t.is((await api.get<Invoice>(`/api/v1/invoices/${copyId}`)).body.status, 'void');
 
+  // A third, for a customer already known: an ad hoc line in DAI, its number typed, due in 14 days.
+  await page.goto(`${dash.url}/dashboard/invoices/new`);
+  await page.getByLabel('Customer', { exact: true }).selectOption(existing.body.id);
+  await page.getByLabel('Line 1 name').fill('Cupping session');
+  await page.getByLabel('Line 1 amount').fill('30');
+  await page.getByLabel('Invoice number').fill('HC-CUSTOM-7');
+  await page.getByLabel('Due in (days)').fill('14');
+  await page.getByLabel('Currency').selectOption('dai');
+  t.is(await submit(page, 'Save draft'), 303);
+  const thirdId = new URL(page.url()).pathname.split('/').at(-1)!;
+  const third = (
+    await api.get<Invoice & { currency: string; dueDate: string; createdAt: string }>(`/api/v1/invoices/${thirdId}`)
+  ).body;
+  t.like(third, { number: 'HC-CUSTOM-7', currency: 'dai', customerId: existing.body.id, amountDue: '3000000000' });
+  t.is(Math.round((Date.parse(third.dueDate) - dash.clock.now()) / 86_400_000), 14, 'due in 14 days');
+
   await page.goto(`${dash.url}/dashboard/invoices?status=paid`);
   t.is(await page.locator('#invoices tbody tr').count(), 1);
   await page.goto(`${dash.url}/dashboard/invoices`);
-  t.is(await page.locator('#invoices tbody tr').count(), 2);
+  t.is(await page.locator('#invoices tbody tr').count(), 3);
   await expectAccessible(t, page, 'invoices');
   await screenshot(t, page, 'invoices');
+
+  // The audit trail has each of the first invoice's changes, made by the owner from their address.
+  await page.goto(`${dash.url}/dashboard/audit-trail?recordType=invoice&recordId=${id}`);
+  const changes = page.locator('#audit-trail tbody tr');
+  const titles = await changes.locator('td:nth-child(3) strong').allTextContents();
+  t.deepEqual(titles, [
+    'Invoice marked as paid',
+    'Invoice sent',
+    'Next recurring invoice scheduled',
+    'Invoice finalized',
+    'Invoice updated',
+    'Invoice created',
+  ]);
+  const edit = changes.filter({ hasText: 'Invoice updated' });
+  t.true(
+    (await edit.locator('ins').allTextContents()).some((v) => v.includes('Harbour Coffee Roasters · VAT 123')),
+    'what the edit changed: the footer as typed',
+  );
+  for (const text of await changes.allTextContents()) {
+    t.true(text.includes(owner.email), `by the owner: ${text}`);
+    t.true(text.includes('from 127.0.0.1'), `from their address: ${text}`);
+  }
   t.deepEqual(problems(), [], 'no console error or CSP violation');
 
   // A viewer reads, but creates and changes nothing.
@@ -168,7 +211,7 @@ test('Invoices: create a draft of two lines (a bad amount first), edit, finalize
   const refused = await viewer.request.post(`${dash.url}/dashboard/invoices/${id}/void`, { form: { _csrf: csrf } });
   t.is(refused.status(), 403);
   t.is((await api.get<Invoice>(`/api/v1/invoices/${id}`)).body.status, 'paid');
-  t.is((await api.get<List<unknown>>('/api/v1/invoices')).body.count, 2);
+  t.is((await api.get<List<unknown>>('/api/v1/invoices')).body.count, 3);
 });
 
 test('Subscriptions: a paid subscription is listed with its period and invoices; cancel at period end, resume, end now', async (t) => {

@@ -35,7 +35,7 @@ async function submit(page: Page, button: string) {
   return response;
 }
 
-test('Payment links: fixed, customer-chosen and subscription links with custom fields; a bad URL keeps the form; deactivate', async (t) => {
+test('Payment links: fixed, customer-chosen and subscription links with custom fields; a bad URL keeps the form; copy and QR; deactivate and activate again', async (t) => {
   const dash = await startDashboard(t);
   const merchant = await dash.organization();
   const owner = await dash.user({ role: 'owner' });
@@ -116,6 +116,9 @@ test('Payment links: fixed, customer-chosen and subscription links with custom f
   await submit(page, 'Deactivate');
   await page.getByRole('button', { name: 'Activate', exact: true }).waitFor();
   t.false((await links()).find((l) => l.id === fixed!.id)?.isActive);
+  await submit(page, 'Activate');
+  await page.getByRole('button', { name: 'Deactivate', exact: true }).waitFor();
+  t.true((await links()).find((l) => l.id === fixed!.id)?.isActive);
 
   // The payer chooses the amount, within limits, with a confirmation message.
   await page.goto(`${dash.url}/dashboard/payment-links/new`);

@@ -1,5 +1,7 @@
 import test from 'ava';
-import { payInFull, receiveHooks, sessionEvents, type Session } from '../api/helpers.ts';
+import { getSession, payInFull, payLate, receiveHooks, reveal, sessionEvents, type Session } from '../api/helpers.ts';
+import { eventually } from '../support/api-client.ts';
+import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { sessionRequest } from '../support/weir-harness.ts';
 import { chromiumPerFile, expectAccessible, screenshot, startDashboard, watchPage } from '../support/dashboard.ts';
 
@@ -108,4 +110,59 @@ test('Checkout sessions: a viewer sees a session but cannot cancel it', async (t
   const status = refused.status();
   t.is(status, 403);
   t.is((await merchant.api.get<Session>(`${SESSIONS}/${open.id}`)).body.status, 'open');
+});
+
+test('Checkout sessions: a session paid in part and a payment after its session closed show on Home as needing action; the part-paid one is completed from its page', async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const create = async () => (await merchant.api.post<Session>(SESSIONS, sessionRequest('1000000000', 1))).body;
+
+  // A third of the amount reaches the deposit address, and its block is final: the session is incomplete.
+  const underpaid = await create();
+  const shown = await reveal(dash.weir, merchant.api, underpaid.id);
+  const chain = chainPublisher(dash.weir.bus);
+  const blockHash = randomHash();
+  await chain.transfer({
+    to: shown.address,
+    amount: (BigInt(shown.amountDueRaw) / 3n).toString(),
+    blockNumber: 700_000,
+    blockHash,
+  });
+  await chain.final(700_000, blockHash);
+  await eventually(
+    async () => ((await getSession(merchant.api, underpaid.id)).status === 'incomplete' ? true : undefined),
+    'the part payment',
+  );
+  // The payer of another session pays after the merchant canceled it.
+  const closed = await create();
+  const closedShown = await reveal(dash.weir, merchant.api, closed.id);
+  t.is((await merchant.api.post(`${SESSIONS}/${closed.id}/cancel`)).status, 200);
+  await payLate(dash.weir, merchant.api, closed.id, closedShown);
+
+  const owner = await dash.user({ role: 'owner' });
+  const page = await dash.signedIn(browser(), owner);
+  const problems = await watchPage(page);
+  const needs = page.locator('#needs-action tbody tr');
+  t.is(await needs.count(), 2);
+  const rowOf = (id: string) => needs.filter({ has: page.locator(`code[title="${id}"]`) });
+  t.regex((await rowOf(underpaid.id).textContent()) ?? '', /Underpaid.*3\.333333 USDC of 10\.00 USDC/s);
+  t.regex((await rowOf(closed.id).textContent()) ?? '', /Paid after it closed/);
+
+  await page.goto(`${dash.url}/dashboard/checkout-sessions/${underpaid.id}`);
+  await expectAccessible(t, page, 'checkout-session-underpaid');
+  await screenshot(t, page, 'checkout-session-underpaid');
+  await Promise.all([
+    page.waitForURL(/done=completed/),
+    page.getByRole('button', { name: 'Complete with the amount received' }).click(),
+  ]);
+  await page.getByText('The session is complete with the amount received.').waitFor();
+  t.like(await getSession(merchant.api, underpaid.id), { status: 'complete' });
+  const completed = (await sessionEvents(dash.weir, underpaid.id)).at(-1);
+  t.like(completed?.metadata, { actor: `user:${owner.userId}`, clientAddress: '127.0.0.1' });
+
+  // Home no longer lists it; the late payment stays until someone acts on it.
+  await page.goto(`${dash.url}/dashboard`);
+  t.is(await needs.count(), 1);
+  t.is(await rowOf(closed.id).count(), 1);
+  t.deepEqual(problems(), []);
 });

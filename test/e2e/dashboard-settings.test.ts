@@ -47,7 +47,7 @@ async function submit(page: Page, button: string): Promise<void> {
   await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: button }).click()]);
 }
 
-test('Settings: wallets are added, made default, changed and removed only after the password (or, with two-factor, a code); a bad address is named; a developer is refused', async (t) => {
+test('Settings: wallets are added, made default, changed and removed only after the password (or, with two-factor, a code); a bad address is named; the audit trail has each change; a developer is refused', async (t) => {
   const dash = await startDashboard(t);
   const merchant = await dash.organization();
   const owner = await dash.user({ role: 'owner' });
@@ -80,6 +80,7 @@ test('Settings: wallets are added, made default, changed and removed only after 
   t.is(await page.getByLabel('Name').inputValue(), 'Cold storage');
   t.is((await wallets()).length, 1);
   await expectAccessible(t, page, 'settings-wallet-error');
+  await screenshot(t, page, 'settings-wallet-error');
 
   // A wrong password writes nothing either.
   await page.getByLabel('Wallet address').fill(COLD_WALLET);
@@ -107,6 +108,7 @@ test('Settings: wallets are added, made default, changed and removed only after 
   // Renamed without the password; a new address asks for it.
   await page.getByRole('link', { name: 'Edit Cold storage' }).click();
   await expectAccessible(t, page, 'settings-wallet-edit');
+  await screenshot(t, page, 'settings-wallet-edit');
   await page.getByLabel('Name').fill('Cold vault');
   await submit(page, 'Save wallet');
   await page.getByText('Wallet saved.').waitFor();
@@ -121,6 +123,7 @@ test('Settings: wallets are added, made default, changed and removed only after 
   // Removed after a confirmation with the password; the other wallet is the default again.
   await page.getByRole('link', { name: 'Remove Cold vault' }).click();
   await expectAccessible(t, page, 'settings-wallet-remove');
+  await screenshot(t, page, 'settings-wallet-remove');
   await page.getByLabel('Your password').fill(PASSWORD);
   await submit(page, 'Remove wallet');
   await page.getByText('Wallet removed.').waitFor();
@@ -142,6 +145,28 @@ test('Settings: wallets are added, made default, changed and removed only after 
   await submit(page, 'Add wallet');
   await page.getByText('Wallet added.').waitFor();
   t.is((await wallets()).length, 2);
+
+  // The audit trail has each wallet change, by the owner from their address; the new address beside the old.
+  await page.goto(`${dash.url}/dashboard/audit-trail?actor=${encodeURIComponent(`user:${owner.userId}`)}`);
+  const changes = page.locator('#audit-trail tbody tr');
+  const titles = await changes.locator('td:nth-child(3) strong').allTextContents();
+  for (const title of [
+    'Withdrawal address added',
+    'Withdrawal address marked default',
+    'Withdrawal address updated',
+    'Withdrawal address removed',
+  ])
+    t.true(titles.includes(title), `${title} in ${titles.join(', ')}`);
+  for (const text of await changes.allTextContents()) t.true(text.includes('from 127.0.0.1'), text);
+  const moved = changes.filter({ hasText: 'Withdrawal address updated' }).filter({ has: page.locator('ins') });
+  t.true(
+    (await moved.locator('ins').allTextContents()).some((v) => v.toLowerCase() === OTHER_WALLET),
+    'the new address',
+  );
+  t.true(
+    (await moved.locator('del').allTextContents()).some((v) => v.toLowerCase() === COLD_WALLET),
+    'the old one',
+  );
 
   // A developer reads the wallets but cannot change them, even by posting the form by hand.
   const developer = await dash.user({ role: 'developer' });
@@ -210,6 +235,7 @@ test('Settings: checkout defaults, business details (saved, then a field cleared
   t.is(await page.getByLabel('City').inputValue(), 'Bristol');
   t.is((await organization()).name, 'Harbour Coffee Roasters', 'nothing written');
   await expectAccessible(t, page, 'settings-business-error');
+  await screenshot(t, page, 'settings-business-error');
   await page.getByLabel('Website', { exact: true }).fill('https://harbour.example');
   await submit(page, 'Save business details');
   await page.getByText('Business details saved.').waitFor();
@@ -288,6 +314,7 @@ test('Settings: a logo upload shows in the checkout preview and the colour chang
   t.is(await page.getByLabel('Brand colour').inputValue(), '#aa3366');
   t.like(await organization(), { brandColor: null, brandLogo: null });
   await expectAccessible(t, page, 'settings-branding-error');
+  await screenshot(t, page, 'settings-branding-error');
 
   // The logo uploaded (the API's multipart form): it shows in the preview.
   await page
@@ -344,6 +371,8 @@ test('Settings: a logo upload shows in the checkout preview and the colour chang
   // Live keys are live's: the test keys are not there.
   await page.getByRole('button', { name: 'Live', exact: true }).click();
   await page.getByText('No card processor keys yet.').waitFor();
+  await expectAccessible(t, page, 'settings-card-processor-live');
+  await screenshot(t, page, 'settings-card-processor-live');
   await page.getByRole('button', { name: 'Test', exact: true }).click();
 
   await page.getByRole('link', { name: 'Remove keys' }).click();

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { guardedPage } from '../support/dashboard-guarded-page.tsx';
+import { sessionRequest } from '../support/weir-harness.ts';
 import { watchPage } from '../support/dashboard.ts';
 import {
   chromiumPerFile,
@@ -100,10 +101,10 @@ test('sign in: a wrong password is refused with the email kept; the right one op
   t.regex(replay.headers.get('location') ?? '', /^\/dashboard\/login\?next=/);
 });
 
-test('failed sign-ins are throttled per account: past the limit even the right password gets a 429 with the time to wait', async (t) => {
+test('failed sign-ins are throttled per account and per address: past a limit even the right password gets a 429 with the time to wait', async (t) => {
   const dash = await startDashboard(t, {
     dashboard: {
-      signInLimits: { perAccount: { perSecond: 1 / 60, burst: 3 }, perAddress: { perSecond: 1, burst: 100 } },
+      signInLimits: { perAccount: { perSecond: 1 / 60, burst: 3 }, perAddress: { perSecond: 1 / 10, burst: 5 } },
     },
   });
   const owner = await dash.user();
@@ -123,11 +124,85 @@ test('failed sign-ins are throttled per account: past the limit even the right p
   t.is(await throttled.headerValue('retry-after'), '60');
   await page.getByRole('alert').getByText('Too many failed sign-ins: for this account; try again in 60 s.').waitFor();
 
+  // Per address: failures spread over accounts (an unknown one among them) spend the address's
+  // tries, and then even another member's right password from that address waits.
+  const other = await dash.user({ role: 'viewer' });
+  for (const email of ['nobody@harbour.example', other.email]) {
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('wrong again');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('That email and password do not match a user.').waitFor();
+  }
+  await page.getByLabel('Email').fill(other.email);
+  await page.getByLabel('Password').fill(other.password);
+  const fromAddress = page.waitForResponse((r) => r.request().method() === 'POST');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  t.is((await fromAddress).status(), 429);
+  await page
+    .getByRole('alert')
+    .getByText(/Too many failed sign-ins: from this address; try again in \d+ s\./)
+    .waitFor();
+
   dash.clock.advanceBy(60_000);
+  await page.getByLabel('Email').fill(owner.email);
   await page.getByLabel('Password').fill(owner.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
   t.pass();
+});
+
+/** The Set-Cookie lines of a sign-in through the login form, made with fetch as a browser would. */
+async function signInCookies(
+  url: string,
+  user: { email: string; password: string },
+  headers: Record<string, string> = {},
+) {
+  const form = await fetch(`${url}/dashboard/login`, { headers });
+  const formCookies = form.headers.getSetCookie();
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
+  const answer = await fetch(`${url}/dashboard/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      ...headers,
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: formCookies.map((c) => c.split(';')[0]).join('; '),
+    },
+    body: new URLSearchParams({ _csrf: csrf, email: user.email, password: user.password }),
+  });
+  return { status: answer.status, form: formCookies, signedIn: answer.headers.getSetCookie() };
+}
+
+test('the session cookie is Secure when Weir is served over https (its public URL, or a trusted proxy saying so), and not over plain http', async (t) => {
+  const secureParts = (line: string | undefined) =>
+    (line ?? '')
+      .split(';')
+      .slice(1)
+      .map((p) => p.trim())
+      .sort();
+  const https = await startDashboard(t, { config: { publicUrl: 'https://pay.harbour.example' } });
+  const owner = await https.user();
+  const overHttps = await signInCookies(https.url, owner);
+  t.is(overHttps.status, 303);
+  const session = overHttps.signedIn.find((c) => c.startsWith('weir_session='));
+  t.deepEqual(
+    secureParts(session).filter((p) => !/^Max-Age|^Expires/i.test(p)),
+    ['HttpOnly', 'Path=/dashboard', 'SameSite=Strict', 'Secure'],
+  );
+  t.true(
+    overHttps.form.every((c) => c.includes('; Secure')),
+    'the pre-sign-in form cookie too',
+  );
+
+  const proxied = await startDashboard(t, { config: { trustProxy: true } });
+  const member = await proxied.user();
+  const viaProxy = await signInCookies(proxied.url, member, { 'x-forwarded-proto': 'https' });
+  t.true(viaProxy.signedIn.find((c) => c.startsWith('weir_session='))?.includes('; Secure'));
+  const plain = await signInCookies(proxied.url, member);
+  const plainSession = plain.signedIn.find((c) => c.startsWith('weir_session='));
+  t.truthy(plainSession);
+  t.false(plainSession!.includes('Secure'), 'plain http: a Secure cookie would never come back');
+  t.true(plainSession!.includes('HttpOnly') && plainSession!.includes('SameSite=Strict'));
 });
 
 test('CSRF: a POST without the token, or with another session’s, is refused and changes nothing; the switch’s own form works', async (t) => {
@@ -217,4 +292,52 @@ test('roles: a viewer is refused an admin action and a developer action; a devel
   await admin.getByRole('button', { name: 'Admin action' }).click();
   await admin.waitForURL(/done=admin$/);
   t.pass();
+});
+
+test('without JavaScript the forms do the work: sign in, the test/live switch, a bad customer named and a good one made, a session filtered and canceled, sign out', async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const owner = await dash.user();
+  const session = (
+    await merchant.api.post<{ id: string; status: string }>('/api/v1/checkout/sessions', {
+      ...sessionRequest(),
+      clientReferenceId: 'order-nojs',
+    })
+  ).body;
+  const context = await browser().newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 900 } });
+  t.teardown(() => context.close());
+  const page = await context.newPage();
+  await signIn(page, dash.url, owner);
+  await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+  t.is(await page.locator('body[data-live="on"]').count(), 0, "no script runs (it would open the page's event stream)");
+
+  // The switch is a form: Live, then Test again.
+  await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Live', exact: true }).click()]);
+  t.is(await page.locator('body.live-mode').count(), 1);
+  await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Test', exact: true }).click()]);
+  t.true(await page.locator('.test-band').isVisible());
+
+  await page.goto(`${dash.url}/dashboard/customers/new`);
+  await page.getByLabel('Email').fill('ada-at-example');
+  await page.getByLabel('Name').fill('Ada Lovelace');
+  await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Create customer' }).click()]);
+  t.regex((await page.locator('#field-email-error').textContent()) ?? '', /email address/);
+  t.is(await page.getByLabel('Name').inputValue(), 'Ada Lovelace');
+  await page.getByLabel('Email').fill('ada@example.com');
+  await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Create customer' }).click()]);
+  const customers = (await merchant.api.get<{ data: { email: string }[] }>('/api/v1/customers')).body.data;
+  t.deepEqual(
+    customers.map((c) => c.email),
+    ['ada@example.com'],
+  );
+
+  await page.goto(`${dash.url}/dashboard/checkout-sessions`);
+  await page.getByLabel('Search').fill('order-nojs');
+  await Promise.all([page.waitForURL(/q=order-nojs/), page.getByRole('button', { name: 'Apply' }).click()]);
+  t.is(await page.locator('#sessions tbody tr').count(), 1);
+  await page.goto(`${dash.url}/dashboard/checkout-sessions/${session.id}`);
+  await Promise.all([page.waitForURL(/done=canceled/), page.getByRole('button', { name: 'Cancel session' }).click()]);
+  await page.getByText('The session is canceled.').waitFor();
+  t.is((await merchant.api.get<{ status: string }>(`/api/v1/checkout/sessions/${session.id}`)).body.status, 'canceled');
+  await Promise.all([page.waitForURL(/\/dashboard\/login/), page.getByRole('button', { name: 'Sign out' }).click()]);
 });

@@ -330,6 +330,7 @@ test('Two-factor: set up on the security page; sign-in then asks for the code; a
   // Set up: the key from the page, a wrong code refused, then the recovery codes shown once.
   const { secret, recoveryCodes } = await enrol(t, page, dash, true);
   await expectAccessible(t, page, 'recovery-codes');
+  await screenshot(t, page, 'recovery-codes');
   await page.getByRole('link', { name: 'I have saved them' }).click();
   await page.locator('#two-factor').getByText('On', { exact: true }).waitFor();
   t.is(await page.locator('#recovery').getByText('10 of 10 left').count(), 1);

@@ -132,13 +132,14 @@ export async function signIn(page: Page, url: string, user: Pick<DashboardUser, 
 export const SCREENSHOTS = process.env.WEIR_SCREENSHOTS ?? join(tmpdir(), 'weir-dashboard-screenshots');
 let announced = false;
 
-/** The page at 1280 and at 390 px wide, full length, as `<name>-1280.png` and `<name>-390.png`. */
+/** The page at 1280 and at 390 px wide, full length, as `<name>-1280.png` and `<name>-390.png`; it must fit each width. */
 export async function screenshot(t: ExecutionContext, page: Page, name: string): Promise<string[]> {
   await mkdir(SCREENSHOTS, { recursive: true });
   if (!announced) {
     announced = true;
     console.log(`dashboard screenshots: ${SCREENSHOTS}`);
   }
+  await expectEnvironmentShown(t, page, name);
   const size = page.viewportSize() ?? { width: 1280, height: 900 };
   const files: string[] = [];
   for (const width of [1280, 390]) {
@@ -146,10 +147,30 @@ export async function screenshot(t: ExecutionContext, page: Page, name: string):
     const file = join(SCREENSHOTS, `${name}-${width}.png`);
     await page.screenshot({ path: file, fullPage: true });
     files.push(file);
+    // Nothing may widen the page past the window (a wide table scrolls inside its card).
+    const scrollWidth = await page.evaluate(
+      () =>
+        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement
+          .scrollWidth,
+    );
+    t.true(scrollWidth <= width, `${name}: ${scrollWidth} px wide in a ${width} px window`);
   }
   await page.setViewportSize(size);
   t.log(`screenshots: ${files.join(', ')}`);
   return files;
+}
+
+/**
+ * A signed-in screen (one with the dashboard's nav) has the test/live switch, pressed on the mode
+ * it shows, and test mode is marked by its band; the pages before sign-in have neither.
+ */
+export async function expectEnvironmentShown(t: ExecutionContext, page: Page, name: string): Promise<void> {
+  if ((await page.locator('nav[aria-label="Dashboard"]').count()) === 0) return;
+  const live = (await page.locator('body.live-mode').count()) > 0;
+  const pressed = page.locator('form.env-switch button[aria-pressed="true"]');
+  t.is(await pressed.count(), 1, `${name}: the test/live switch`);
+  t.is((await pressed.textContent())?.trim(), live ? 'Live' : 'Test', `${name}: the switch shows the mode`);
+  t.is(await page.locator('.test-band').isVisible(), !live, `${name}: test mode marked, live not`);
 }
 
 /** axe-core on the page as it is: no serious or critical violation (the others are logged). */

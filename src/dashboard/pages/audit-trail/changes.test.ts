@@ -106,3 +106,27 @@ test("two-factor events (turned on, codes renewed) show neither the recovery cod
     ['step', '3'],
   ]);
 });
+
+test("changeRows: an item updated whole (a wallet of the organization) shows each changed field beside its value before, from the same item's earlier events", (t) => {
+  const earlier = [
+    { type: 'WithdrawalAddressAdded', data: { id: 'w1', name: 'Cold', address: '0xaaa', chainId: 1, at: 'a' } },
+    { type: 'WithdrawalAddressAdded', data: { id: 'w2', name: 'Hot', address: '0xbbb', chainId: 1, at: 'b' } },
+    { type: 'WithdrawalAddressUpdated', data: { id: 'w1', name: 'Cold vault', address: '0xaaa', at: 'c' } },
+  ];
+  t.deepEqual(
+    changeRows(
+      { type: 'WithdrawalAddressUpdated', data: { id: 'w1', name: 'Cold vault', address: '0xccc', at: 'd' } },
+      earlier,
+    ),
+    [
+      { path: 'id', after: 'w1' },
+      { path: 'name', after: 'Cold vault' },
+      { path: 'address', before: '0xaaa', after: '0xccc' },
+    ],
+  );
+  // An item Weir has no earlier event of: its fields as they are.
+  t.deepEqual(changeRows({ type: 'WithdrawalAddressUpdated', data: { id: 'w9', address: '0xddd' } }, earlier), [
+    { path: 'id', after: 'w9' },
+    { path: 'address', after: '0xddd' },
+  ]);
+});

@@ -90,6 +90,20 @@ export function knownFields(earlier: readonly EventLike[]): Map<string, string> 
 }
 
 /**
+ * An item of a record updated whole (a wallet of an organization: `{id, name, address}`, no
+ * `changes`): its fields as the events about the same `id` before it left them.
+ */
+export function knownItemFields(id: string, earlier: readonly EventLike[]): Map<string, string> {
+  const known = new Map<string, string>();
+  for (const event of earlier) {
+    if (event.data.id !== id) continue;
+    const { at: _at, ...data } = event.data;
+    for (const [path, text] of flatten(data)) known.set(path, text);
+  }
+  return known;
+}
+
+/**
  * The rows of one event: for an update, each changed field with its value before (when the log
  * knew it); the event's other fields after them; `at` (the event's own time) left out.
  */
@@ -105,8 +119,16 @@ export function changeRows(event: EventLike, earlier: readonly EventLike[] = [])
   } else if (changes !== undefined) rows.push({ path: 'changes', after: formatValue(changes) });
   // A creation's snapshot (`{customer: {...}}`) is shown as the record's own fields, less its tenant.
   const snapshot = changes === undefined ? snapshotOf(rest) : null;
-  for (const [path, after] of flatten(snapshot ?? rest))
-    if (path && !(snapshot && TENANT_FIELDS.has(path))) rows.push({ path, after });
+  // An item updated whole: a field that differs from the item's earlier events shows its value before.
+  const item =
+    changes === undefined && event.type.endsWith('Updated') && typeof rest.id === 'string'
+      ? knownItemFields(rest.id, earlier)
+      : null;
+  for (const [path, after] of flatten(snapshot ?? rest)) {
+    if (!path || (snapshot && TENANT_FIELDS.has(path))) continue;
+    const before = item?.get(path);
+    rows.push(before !== undefined && before !== after ? { path, before, after } : { path, after });
+  }
   return rows;
 }
 
