@@ -26,6 +26,7 @@ import { startLocalChainOrWarn } from '../chain-ingest/evm/devnet/local-chain.ts
 import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
 import { createWatchedAddresses } from '../chain-ingest/watched-addresses.ts';
 import { solanaReferencesProjection } from './solana-references-projection.ts';
+import { tronOpenDeposits } from './tron-open-deposits.ts';
 import { createPaymentIntents, createRecoveryReads, watchedAddressesProjection } from './payment-intents.ts';
 import { createSweeper, sweepMetrics } from '../sweeper/sweeper.ts';
 import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
@@ -131,6 +132,8 @@ export type WeirOverrides = {
   solanaPollIntervalMs?: number;
   /** A local Tron (anvil behind the Tron-flavoured proxy) to offer (tests): its endpoints, contracts and sweeper. */
   tronLocal?: TronLocalInfo;
+  /** How often the Tron reconciler compares deposit balances with credits (default 60 s). */
+  tronReconcileIntervalMs?: number;
   /** false: start no EVM follower, as if it were down (tests of payments only recovery credits). */
   evmFollowers?: boolean;
   /** How long confirmed payments wait to be swept together (default 5 s). */
@@ -284,6 +287,10 @@ async function startLocked(
     env: config.chainEnv ?? {},
     rpcConfigFile: config.rpcConfigFile,
     local: overrides.tronLocal ?? null,
+    openDeposits: tronOpenDeposits(readStore),
+    ...(overrides.tronReconcileIntervalMs === undefined
+      ? {}
+      : { reconcileIntervalMs: overrides.tronReconcileIntervalMs }),
   });
   const rails = overrides.rails ?? [...(overrides.extraRails ?? []), evmRail, solana.rail, tron.rail];
   const rail = combineRails(rails);

@@ -160,3 +160,24 @@ test('a Tron wallet that fails its checksum, or a hex address, is a 400 naming t
   t.is(hex.status, 400);
   t.regex(JSON.stringify(hex.body), /address/);
 });
+
+test('logs the node never answers for the paying block: the reconciler credits the deposit balance once, as found by reconciliation, and it is swept', async (t) => {
+  const w = await startTronWeir(t, { finalizedDepth: DEPTH, overrides: { tronReconcileIntervalMs: 200 } });
+  const s = await w.session('usdt', '700000000'); // 7 USDT
+  const block = await w.nextBlock();
+  // Every eth_getLogs answer touching the paying block is [], the follower's and the solidified re-read's.
+  w.tron.proxy.emptyLogs(block, block, 1_000_000);
+  const paid = await w.payer().payTrc20(w.tokens.usdt, w.addressOf(s, 'usdt'), 7_000_000n);
+  t.is(paid.blockNumber, block);
+  await w.mine(DEPTH + 1);
+  const done = await w.until(s.id, (x) => x.status === 'complete', 'completion through reconciliation');
+  t.is(done.amountReceived, '700000000');
+  t.is(done.paymentIntent.transactions.length, 1);
+  t.regex(done.paymentIntent.transactions[0]!.transactionHash, /^reconciliation-[0-9a-f]{64}$/);
+  t.true(w.tron.proxy.emptiedAnswers().length >= 2, 'the follower and the re-read both met the empty answer');
+  await w.until(s.id, (x) => x.sweeps.length === 1, 'the sweep');
+  t.is(await w.tokenBalance(w.tokens.usdt, w.addressOf(s, 'usdt')), 0n);
+  // Passes after the sweep credit nothing more.
+  await w.mine(DEPTH);
+  t.is((await w.get(s.id)).paymentIntent.transactions.length, 1);
+});

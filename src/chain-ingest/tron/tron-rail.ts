@@ -14,6 +14,7 @@ import { evmToTron, tronToEvm, tronWalletAddressProblem } from './address.ts';
 import { toTronRailNetwork } from './define-network.ts';
 import { tronDepositAddress } from './deposit-address.ts';
 import { tronPaymentRequest } from './payment-request.ts';
+import { createTronReconciler, type OpenDeposit } from './reconciler.ts';
 import { createSolidifiedLogs } from './solidified-logs.ts';
 import { tronBus, tronWatched } from './tron-address-layer.ts';
 import type { OfferedTronNetwork } from './tron-setup.ts';
@@ -52,6 +53,10 @@ export function createTronRail(deps: {
   offered: readonly OfferedTronNetwork[];
   /** Where the local chain's sweeps are sent (its EVM node) and with which key. */
   localSweeper?: { sendUrl: string; key: Hex } | null;
+  /** The open deposits of a network, for the reconciler; without it no reconciler runs. */
+  openDeposits?: (network: string) => Promise<OpenDeposit[]>;
+  /** How often the reconciler compares balances with credits; 60 s unless given. */
+  reconcileIntervalMs?: number;
 }): Rail {
   const { offered } = deps;
   const byNetwork = new Map(offered.map((o) => [o.network.network, o]));
@@ -101,7 +106,7 @@ export function createTronRail(deps: {
       const own = createFileCheckpointStore(join(context.dataDir, 'ingest'));
       const checkpoints = context.checkpoints?.(own) ?? own;
       const only = offered.filter((o) => context.network === undefined || o.network.network === context.network);
-      const followers = only.map((o) => tronFollower(o, context, checkpoints));
+      const followers = only.map((o) => tronFollower(o, context, checkpoints, deps));
       registerFollowerMetrics(
         context.metrics,
         followers.map((f) => f.evm),
@@ -148,10 +153,33 @@ function evmFormSweeps(executor: SweepExecutor): SweepExecutor {
   };
 }
 
+/** Runs `step` every `intervalMs` (after the previous one ended) until stopped. */
+function repeating(step: () => Promise<void>, intervalMs: number) {
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const schedule = () => {
+    timer = setTimeout(() => {
+      running = step().finally(() => {
+        if (!stopped) schedule();
+      });
+    }, intervalMs);
+  };
+  return {
+    start: schedule,
+    async stop() {
+      stopped = true;
+      if (timer !== null) clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
 function tronFollower(
   offered: OfferedTronNetwork,
   context: RailFollowerContext,
   checkpoints: ReturnType<typeof createFileCheckpointStore>,
+  options: { openDeposits?: (network: string) => Promise<OpenDeposit[]>; reconcileIntervalMs?: number },
 ) {
   const followed = tronFollowedNetwork(offered);
   const name = followed.network;
@@ -184,26 +212,28 @@ function tronFollower(
     now: () => new Date(context.clock.now()),
     log,
   });
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> = Promise.resolve();
-  const schedule = () => {
-    timer = setTimeout(() => {
-      running = solid.step().finally(() => {
-        if (timer !== null) schedule();
-      });
-    }, pollIntervalMs);
-  };
+  const loops = [repeating(() => solid.step(), pollIntervalMs)];
+  if (options.openDeposits) {
+    const reconciler = createTronReconciler({
+      network: name,
+      chainId: followed.chainId,
+      rpcUrl: offered.endpoints.http[0]!,
+      openDeposits: options.openDeposits,
+      adopt: (transfers) => evm.adoptTransfers(transfers),
+      now: () => new Date(context.clock.now()),
+      log,
+    });
+    loops.push(repeating(() => reconciler.step(), options.reconcileIntervalMs ?? 60_000));
+  }
   const rail: RailFollower = {
     confirmations: followed.confirmations,
     async start() {
       await evm.start();
-      schedule();
+      for (const loop of loops) loop.start();
     },
     ready: () => evm.ready(),
     async stop() {
-      if (timer !== null) clearTimeout(timer);
-      timer = null;
-      await running;
+      for (const loop of loops) await loop.stop();
       await evm.stop();
     },
     status: () => evm.status(),
