@@ -35,6 +35,15 @@ test('a USDT payment completes the session with T… addresses everywhere, the s
   );
   t.is(reveal.body.amountDueRaw, '25000000');
   t.is(reveal.body.paymentUri, `tron:${usdt.paymentAddress}?amount=25&token=${w.tokens.usdt}`);
+  t.is(reveal.body.address, usdt.paymentAddress);
+  // The hosted page offers the Tron assets by name with their icons (address, QR and copy come with the reveal above).
+  const page = await fetch(`${w.weir.url}/checkout/${s.id}`);
+  const html = await page.text();
+  t.is(page.status, 200);
+  t.regex(html, /Local Tron/);
+  t.regex(html, /USDT/);
+  t.regex(html, /icon-tron\.svg/);
+  t.regex(html, /icon-usdt\.svg/);
 
   const merchantBefore = await w.tokenBalance(w.tokens.usdt, w.merchant);
   const payer = w.payer();
