@@ -37,8 +37,8 @@ export function createSolidifiedLogs(deps: {
   /** 0x… contracts with their symbols, as the follower follows them. */
   tokens: readonly FollowedToken[];
   watched: WatchedAddresses;
-  /** Ids of transfers the follower published (T… form). */
-  published: ReadonlySet<string>;
+  /** Transfers the follower published, by id, with their block; pruned once their block is rechecked. */
+  published: Map<string, number>;
   /** The last block the follower processed; nothing above it is rechecked. */
   processed(): bigint | null;
   adopt(transfers: readonly ChainTransferMessage[]): Promise<void>;
@@ -135,6 +135,7 @@ export function createSolidifiedLogs(deps: {
           requests += 1;
           next = to + 1;
           await save(next);
+          for (const [id, block] of deps.published) if (block < next) deps.published.delete(id);
         }
       } catch (error) {
         counters.errors += 1;

@@ -37,16 +37,17 @@ export function tronWatched(watched: WatchedAddresses): WatchedAddresses {
 
 /**
  * The bus as the follower publishes on it: transfers of `network` leave in T… form, and their ids
- * are remembered (`published`), so the solidified re-read credits only what the follower missed.
+ * are remembered with their block (`published`), so the solidified re-read credits only what the
+ * follower missed (it forgets them once their block is rechecked).
  */
-export function tronBus(bus: Bus, network: string, published: Set<string>): Bus {
+export function tronBus(bus: Bus, network: string, published: Map<string, number>): Bus {
   const transferSubject = chainSubject(network, 'transfer');
   return {
     async publish(subject, data, options) {
       if (subject !== transferSubject) return bus.publish(subject, data, options);
       const message = tronTransfer(JSON.parse(Buffer.from(data).toString('utf8')) as ChainTransferMessage);
       await bus.publish(subject, Buffer.from(JSON.stringify(message)), options);
-      published.add(transferId(message));
+      published.set(transferId(message), message.blockNumber);
     },
     consume: (options, handler) => bus.consume(options, handler),
     deleteDurable: (name) => bus.deleteDurable(name),

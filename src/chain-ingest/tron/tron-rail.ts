@@ -183,7 +183,7 @@ function tronFollower(
 ) {
   const followed = tronFollowedNetwork(offered);
   const name = followed.network;
-  const published = new Set<string>();
+  const published = new Map<string, number>();
   const log = (line: string) => context.log(`[ingest ${name}] ${line}`);
   const local = offered.deployment.create2 === 'evm';
   const pollIntervalMs = context.pollIntervalMs ?? (local ? 100 : Math.max(250, offered.network.blockTimeMs));
