@@ -19,11 +19,14 @@ import { createEvmRail } from '../chain-ingest/evm/evm-rail.ts';
 import { createSolanaIngest, KNOWN_SOLANA_CHAIN_IDS } from '../chain-ingest/solana/solana-ingest.ts';
 import type { SolanaLocalInfo } from '../chain-ingest/solana/solana-setup.ts';
 import { startLocalSolanaOrWarn } from '../chain-ingest/solana/devnet/local-cluster.ts';
+import { createTronIngest, KNOWN_TRON_CHAIN_IDS } from '../chain-ingest/tron/tron-ingest.ts';
+import type { TronLocalInfo } from '../chain-ingest/tron/tron-setup.ts';
 import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
 import { startLocalChainOrWarn } from '../chain-ingest/evm/devnet/local-chain.ts';
 import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
 import { createWatchedAddresses } from '../chain-ingest/watched-addresses.ts';
 import { solanaReferencesProjection } from './solana-references-projection.ts';
+import { tronOpenDeposits } from './tron-open-deposits.ts';
 import { createPaymentIntents, createRecoveryReads, watchedAddressesProjection } from './payment-intents.ts';
 import { createSweeper, sweepMetrics } from '../sweeper/sweeper.ts';
 import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
@@ -131,6 +134,10 @@ export type WeirOverrides = {
   solanaLocal?: SolanaLocalInfo;
   /** How often the Solana followers poll a reference at first (they back off while nothing comes). */
   solanaPollIntervalMs?: number;
+  /** A local Tron (anvil behind the Tron-flavoured proxy) to offer (tests): its endpoints, contracts and sweeper. */
+  tronLocal?: TronLocalInfo;
+  /** How often the Tron reconciler compares deposit balances with credits (default 60 s). */
+  tronReconcileIntervalMs?: number;
   /** false: start no EVM follower, as if it were down (tests of payments only recovery credits). */
   evmFollowers?: boolean;
   /** How long confirmed payments wait to be swept together (default 5 s). */
@@ -273,7 +280,7 @@ async function startLocked(
     devnet: localChain?.info,
     rpcConfigFile: config.rpcConfigFile,
     sweeperKey: config.sweeperKey,
-    otherChainIds: KNOWN_SOLANA_CHAIN_IDS,
+    otherChainIds: [...KNOWN_SOLANA_CHAIN_IDS, ...KNOWN_TRON_CHAIN_IDS],
   });
   // The local Solana beside the local chain (in process, in memory), unless a test gives its own.
   const localSolana = localChain && !overrides.solanaLocal ? await startLocalSolanaOrWarn(log) : null;
@@ -293,7 +300,16 @@ async function startLocked(
     sweeper: evm.sweeperKey ? privateKeyToAccount(evm.sweeperKey).address : null,
     sweeperKey: evm.sweeperKey,
   });
-  const rails = overrides.rails ?? [...(overrides.extraRails ?? []), evmRail, solana.rail];
+  const tron = await createTronIngest({
+    env: config.chainEnv ?? {},
+    rpcConfigFile: config.rpcConfigFile,
+    local: overrides.tronLocal ?? null,
+    openDeposits: tronOpenDeposits(readStore),
+    ...(overrides.tronReconcileIntervalMs === undefined
+      ? {}
+      : { reconcileIntervalMs: overrides.tronReconcileIntervalMs }),
+  });
+  const rails = overrides.rails ?? [...(overrides.extraRails ?? []), evmRail, solana.rail, tron.rail];
   const rail = combineRails(rails);
   const inspector = config.inspect ? openInspector(config.inspect) : null;
   if (inspector)

@@ -24,6 +24,8 @@ const ICONS = [
   'arbitrum',
   'optimism',
   'bsc',
+  'tron',
+  'trx',
 ] as const;
 export type IconName = (typeof ICONS)[number];
 

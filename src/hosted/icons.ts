@@ -10,6 +10,7 @@ const ASSET_ICONS: Record<string, IconName> = {
   weth: 'eth',
   pol: 'polygon',
   bnb: 'bsc',
+  trx: 'trx',
 };
 
 export const assetIconUrl = (asset: Pick<AssetRef, 'currency'>): string =>
@@ -26,6 +27,8 @@ export function networkIconUrl(network: string, chainId: number): string {
     arbitrum: 'arbitrum',
     optimism: 'optimism',
     bsc: 'bsc',
+    // Mainnet, Nile and the local Tron (whose name says it is local).
+    tron: 'tron',
   };
   return iconUrl(known[family] ?? 'network');
 }

@@ -37,11 +37,16 @@ export function parseFactoryEnv(env: Readonly<Record<string, string | undefined>
 }
 
 /** `WEIR_CONFIRMATIONS_<chainId>=N`: the operator's own confirmation depth for a network. */
-export function parseConfirmationsEnv(env: Readonly<Record<string, string | undefined>>): Map<number, number> {
+export function parseConfirmationsEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  /** Chain ids of other families whose rails read the same variable (Tron's), left to them. */
+  otherChainIds: readonly number[] = [],
+): Map<number, number> {
   const depths = new Map<number, number>();
   for (const [name, value] of Object.entries(env)) {
     if (!name.startsWith(CONFIRMATIONS_ENV_PREFIX) || !value) continue;
     const chainId = Number(name.slice(CONFIRMATIONS_ENV_PREFIX.length));
+    if (otherChainIds.includes(chainId)) continue;
     if (!Number.isSafeInteger(chainId) || !KNOWN_EVM_CHAIN_IDS.includes(chainId))
       throw new EvmConfigError(`${name}: ${name.slice(CONFIRMATIONS_ENV_PREFIX.length)} is not a known EVM chain id`);
     const depth = Number(value);
@@ -95,7 +100,7 @@ export async function loadEvmSetup(input: {
   } else if (devnet) {
     sweeperKey = devnetAccount(devnet, 'sweeper').privateKey;
   }
-  const depths = parseConfirmationsEnv(input.env);
+  const depths = parseConfirmationsEnv(input.env, input.otherChainIds);
   const configured = networks.map((n) => {
     const confirmations = depths.get(n.chainId);
     return confirmations === undefined

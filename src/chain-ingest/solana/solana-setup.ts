@@ -1,6 +1,7 @@
 import { KNOWN_EVM_CHAIN_IDS } from '../evm/networks/all-networks.ts';
 import type { RpcEndpoints } from '../evm/networks/registry.ts';
 import { loadRpcConfig } from '../evm/networks/rpc-config.ts';
+import { KNOWN_TRON_CHAIN_IDS } from '../tron/networks.ts';
 import { type Commitment, defineSolanaNetwork, type SolanaNetwork } from './define-network.ts';
 import { localSolanaMints } from './devnet/local-ledger.ts';
 import {
@@ -64,7 +65,7 @@ export async function loadSolanaSetup(input: {
   const rpc = await loadRpcConfig({
     env: input.env,
     configPath: input.rpcConfigFile,
-    knownChainIds: [...KNOWN_EVM_CHAIN_IDS, ...KNOWN_SOLANA_CHAIN_IDS],
+    knownChainIds: [...KNOWN_EVM_CHAIN_IDS, ...KNOWN_SOLANA_CHAIN_IDS, ...KNOWN_TRON_CHAIN_IDS],
   });
   const offered: OfferedSolanaNetwork[] = [];
   for (const network of SOLANA_NETWORKS) {

@@ -18,6 +18,8 @@ import { TRON_LOCAL_CHAIN_ID } from '../networks.ts';
  *    in documentation-en shows `"address": "0x9ff8fc48…"`, lowercase), as anvil does, so nothing
  *    needs converting; log addresses are lowercased to hold that whatever the upstream writes.
  *    (Tron block hashes begin with the block number; nothing in Weir reads that, so it is not mimicked.)
+ *  - blocks carry an all-zero `logsBloom` (java-tron's BlockResult fills it with 256 zero bytes), so
+ *    a reader cannot use the bloom to notice logs an eth_getLogs answer left out;
  * And it misbehaves on request: `weir_emptyLogs` makes eth_getLogs answer [] for ranges that
  * overlap a given one, the way Tron nodes are known to miss logs, to prove a retry and a
  * reconciler. What it cannot be faithful to: CREATE2 addresses (anvil derives with 0xff, the TVM
@@ -216,6 +218,8 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
       if (position !== undefined && position < forwarded.length)
         forwarded[position] = await resolveTag(forwarded[position]);
       const answer = await upstream(method, forwarded);
+      if ((method === 'eth_getBlockByNumber' || method === 'eth_getBlockByHash') && isBlock(answer.result))
+        return { ...answer, id, result: { ...answer.result, logsBloom: ZERO_BLOOM } };
       return { ...answer, id };
     } catch (error) {
       if (error instanceof ProxyRpcError)
@@ -252,6 +256,12 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
         server.close(() => resolve());
       }),
   };
+}
+
+const ZERO_BLOOM = `0x${'00'.repeat(256)}`;
+
+function isBlock(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && 'logsBloom' in value;
 }
 
 function checkedDepth(value: unknown): number {

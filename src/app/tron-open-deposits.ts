@@ -1,0 +1,55 @@
+import type { OpenDeposit } from '../chain-ingest/tron/reconciler.ts';
+import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
+
+/** Sessions read per query; the reconciler pages through them. */
+const PAGE = 500;
+/** Sessions still waiting for money: the ones a missed log would leave short. */
+const OPEN = ['open', 'incomplete'];
+
+/**
+ * The Tron reconciler's view of the read models: every deposit (address and asset) of the open
+ * sessions on `network`, with what was credited there (pending or confirmed transfers) and
+ * whether a sweep left from it.
+ */
+export function tronOpenDeposits(readStore: ReadStore): (network: string) => Promise<OpenDeposit[]> {
+  return async (network) => {
+    const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+    const filter = { 'addresses.network': network, status: { $in: OPEN } };
+    const deposits: OpenDeposit[] = [];
+    for (let after: string | null = null, pages = 0; pages < 10_000; pages++) {
+      const page: CheckoutSessionDoc[] = await sessions.find(
+        after === null ? filter : { ...filter, _id: { $gt: after } },
+        {
+          sort: { _id: 1 },
+          limit: PAGE,
+        },
+      );
+      for (const session of page) {
+        const swept = session.sweeps.length > 0 || (session.sweepsBroadcast?.length ?? 0) > 0;
+        for (const address of session.addresses) {
+          if (address.network !== network) continue;
+          const credited = session.payments
+            .filter(
+              (p) =>
+                p.status !== 'withdrawn' &&
+                p.network === network &&
+                p.toAddress === address.paymentAddress &&
+                p.asset.address === address.asset.address,
+            )
+            .reduce((sum, p) => sum + BigInt(p.amountRaw), 0n);
+          deposits.push({
+            checkoutSessionId: session.id,
+            paymentAddress: address.paymentAddress,
+            asset: address.asset,
+            credited,
+            swept,
+          });
+        }
+      }
+      if (page.length < PAGE) break;
+      after = page[page.length - 1]!._id;
+    }
+    return deposits;
+  };
+}

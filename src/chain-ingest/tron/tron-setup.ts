@@ -1,0 +1,139 @@
+import type { Hex } from 'viem';
+import { KNOWN_EVM_CHAIN_IDS } from '../evm/networks/all-networks.ts';
+import type { RpcEndpoints } from '../evm/networks/registry.ts';
+import { loadRpcConfig } from '../evm/networks/rpc-config.ts';
+import { KNOWN_SOLANA_CHAIN_IDS } from '../solana/networks.ts';
+import { tronAddressProblem } from './address.ts';
+import { defineTronNetwork, type TronNetwork } from './define-network.ts';
+import {
+  KNOWN_TRON_CHAIN_IDS,
+  TRON_LOCAL_CHAIN_ID,
+  TRON_NETWORKS,
+  tronLocalNetwork,
+  type TronLocalTokens,
+} from './networks.ts';
+
+export const TRON_FACTORY_ENV_PREFIX = 'WEIR_TRON_FACTORY_';
+export const TRON_FORWARDER_ENV_PREFIX = 'WEIR_TRON_FORWARDER_';
+export const TRON_CONFIRMATIONS_ENV_PREFIX = 'WEIR_CONFIRMATIONS_';
+
+/** A setting of the Tron networks that cannot be used; the message names it. */
+export class TronConfigError extends Error {
+  override readonly name = 'TronConfigError';
+}
+
+/**
+ * How a network derives its deposit addresses. `tvm`: the TVM's CREATE2 (prefix 0x41) from the
+ * factory and the implementation it deployed (read from `implementation()` once: the TVM's CREATE
+ * does not derive from a nonce). `evm`: the local chain, whose node (anvil) derives with 0xff and
+ * from the factory's nonce, as the EVM devnet does.
+ */
+export type TronDeployment =
+  | { create2: 'tvm'; factory: string; implementation: string }
+  | { create2: 'evm'; factory: string };
+
+/** A Tron network Weir offers: its definition, where it reads it, and its ForwarderFactory. */
+export type OfferedTronNetwork = {
+  network: TronNetwork;
+  /** The full node's Ethereum-compatible JSON-RPC (`https://<node>/jsonrpc`). */
+  endpoints: RpcEndpoints;
+  deployment: TronDeployment;
+};
+
+/** The local Tron a process runs (tests, `weir devnet`): the proxy it reads, the node it sends to, its contracts. */
+export type TronLocalInfo = {
+  /** The Tron-flavoured JSON-RPC proxy (what a full node's /jsonrpc would answer). */
+  rpcUrl: string;
+  /** The EVM node behind it, where the sweeper sends (java-tron's JSON-RPC takes no transactions). */
+  sendUrl: string;
+  tokens: TronLocalTokens;
+  /** The ForwarderFactory, T… form. */
+  factory: string;
+  /** The account that sends sweeps on the local chain. */
+  sweeperKey: Hex;
+  /** The proxy's finalized depth. */
+  confirmations?: number;
+};
+
+function checkedTronAddress(name: string, value: string): string {
+  const problem = tronAddressProblem(value);
+  if (problem !== null) throw new TronConfigError(`${name} ${problem}`);
+  return value;
+}
+
+/** `WEIR_TRON_FACTORY_<chainId>=T…` and `WEIR_TRON_FORWARDER_<chainId>=T…` (the factory's `implementation()`). */
+export function parseTronDeploymentEnv(env: Readonly<Record<string, string | undefined>>): Map<number, TronDeployment> {
+  const deployments = new Map<number, TronDeployment>();
+  const publicIds = TRON_NETWORKS.map((n) => n.chainId);
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith(TRON_FACTORY_ENV_PREFIX) || !value) continue;
+    const suffix = name.slice(TRON_FACTORY_ENV_PREFIX.length);
+    const chainId = Number(suffix);
+    if (!/^[0-9]+$/.test(suffix) || !publicIds.includes(chainId))
+      throw new TronConfigError(`${name}: ${suffix} is not a public Tron chain id (${publicIds.join(', ')})`);
+    const forwarderName = `${TRON_FORWARDER_ENV_PREFIX}${suffix}`;
+    const forwarder = env[forwarderName];
+    if (!forwarder)
+      throw new TronConfigError(
+        `${forwarderName} must be set beside ${name}: the Forwarder the factory deployed (its implementation()), which the TVM does not let Weir derive`,
+      );
+    deployments.set(chainId, {
+      create2: 'tvm',
+      factory: checkedTronAddress(name, value),
+      implementation: checkedTronAddress(forwarderName, forwarder),
+    });
+  }
+  return deployments;
+}
+
+/** The operator's `WEIR_CONFIRMATIONS_<chainId>` for a Tron network, when given. */
+function withOperatorConfirmations(
+  network: TronNetwork,
+  env: Readonly<Record<string, string | undefined>>,
+): TronNetwork {
+  const name = `${TRON_CONFIRMATIONS_ENV_PREFIX}${network.chainId}`;
+  const value = env[name];
+  if (!value) return network;
+  const depth = Number(value);
+  if (!Number.isInteger(depth) || depth < 1 || depth > 10_000)
+    throw new TronConfigError(`${name} must be a whole number of blocks from 1 to 10000`);
+  return defineTronNetwork({ ...network, confirmations: depth, confirmationsSource: `${name} (operator setting)` });
+}
+
+/**
+ * The Tron networks this server offers: mainnet and Nile, each when it has an endpoint
+ * (`WEIR_RPC_728126428`, `WEIR_RPC_3448148188` or the RPC config file) and a deployed factory
+ * (`WEIR_TRON_FACTORY_<chainId>` with `WEIR_TRON_FORWARDER_<chainId>`); plus the local chain
+ * (test environment only) when one runs.
+ */
+export async function loadTronSetup(input: {
+  env: Readonly<Record<string, string | undefined>>;
+  rpcConfigFile?: string;
+  local?: TronLocalInfo | null;
+}): Promise<OfferedTronNetwork[]> {
+  const rpc = await loadRpcConfig({
+    env: input.env,
+    configPath: input.rpcConfigFile,
+    knownChainIds: [...KNOWN_EVM_CHAIN_IDS, ...KNOWN_SOLANA_CHAIN_IDS, ...KNOWN_TRON_CHAIN_IDS],
+  });
+  const deployments = parseTronDeploymentEnv(input.env);
+  const offered: OfferedTronNetwork[] = [];
+  for (const network of TRON_NETWORKS) {
+    const endpoints = rpc[network.chainId];
+    const deployment = deployments.get(network.chainId);
+    if (endpoints && endpoints.http.length > 0 && deployment)
+      offered.push({ network: withOperatorConfirmations(network, input.env), endpoints, deployment });
+  }
+  if (input.local) {
+    const local = input.local;
+    offered.push({
+      network: tronLocalNetwork(
+        local.tokens,
+        local.confirmations === undefined ? {} : { confirmations: local.confirmations },
+      ),
+      endpoints: rpc[TRON_LOCAL_CHAIN_ID] ?? { http: [local.rpcUrl], ws: [] },
+      deployment: { create2: 'evm', factory: checkedTronAddress('the local Tron factory', local.factory) },
+    });
+  }
+  return offered;
+}
