@@ -67,6 +67,7 @@ import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/web
 import { openOwnership } from '../ownership/open-ownership.ts';
 import { createSharedMetrics } from '../ownership/shared-metrics.ts';
 import { registerFollowerMetrics } from '../chain-ingest/evm/follower/follower-metrics.ts';
+import { registerProcessorMetrics } from '../processing/processor.ts';
 import {
   componentWork,
   fencedAppends,
@@ -243,6 +244,7 @@ async function startLocked(
   const shared = createSharedMetrics(metrics);
   // The follower families exist before (and without) a follower running here, as Prometheus expects.
   registerFollowerMetrics(shared.scoped(), [], clock);
+  registerProcessorMetrics(shared.scoped());
   sweepMetrics(shared.scoped(), readStore.collection<SweepDoc>(SWEEPS), []);
   const masterKey = loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') });
   const secretBox = createSecretBox(masterKey);
