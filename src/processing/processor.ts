@@ -220,8 +220,11 @@ export function createProcessor(deps: {
       failure: null,
     };
     current = run;
-    await run.work.open?.();
-    if (run.stopped) return run;
+    // Without a checkpoint to load the first pass starts at once, within `start()` (no extra turn).
+    if (run.work.open) {
+      await run.work.open();
+      if (run.stopped) return run;
+    }
     run.unsubscribe = run.work.subscribe?.(() => void pokeRun(run)) ?? null;
     await pokeRun(run);
     return run;
