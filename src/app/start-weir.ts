@@ -301,7 +301,8 @@ async function startLocked(
     projections: [...ALL_PROJECTIONS, watchedProjection, solanaProjection],
     clock,
     log,
-    metrics,
+    // Through the shared registry: the processor families are shared with the owned processors.
+    metrics: shared.scoped(),
   });
   const projections = overrides.wrapProjections ? overrides.wrapProjections(runner) : runner;
   // The watched addresses hold every session in the log as of now: its head, read here, reached.
