@@ -30,7 +30,8 @@ export type PassResult = {
  * (a batch of the log after its checkpoint, or the items due at `now`). Passes never overlap.
  */
 export type ProcessorWork = {
-  pass(now: number): Promise<PassResult>;
+  /** `run.stopped` turns true when the processor stops (or its lease is lost): a long pass checks it between items. */
+  pass(now: number, run: { readonly stopped: boolean }): Promise<PassResult>;
   /** Before the first pass of a run (of each ownership spell): load a checkpoint. */
   open?(): Promise<void>;
   /** Calls `poke` whenever new work may be there (an append, a read model written); answers its unsubscribe. */
@@ -123,6 +124,11 @@ export function createProcessor(deps: {
   random?: () => number;
   work: ProcessorWork | ((fence: Fence) => ProcessorWork);
   ownership?: ProcessorOwnership;
+  /**
+   * After a failed pass: 'run' (default) passes on any poke, as new work may mean the trouble is
+   * over; 'wait' ignores pokes until the retry time, so a flood of new work does not hammer a store that is down.
+   */
+  pokesWhileFailing?: 'run' | 'wait';
   /** Its position, when it keeps one (shown in `status()`). */
   position?: () => bigint | null;
   log?: (line: string) => void;
@@ -178,6 +184,7 @@ export function createProcessor(deps: {
 
   function pokeRun(run: Run): Promise<void> {
     if (run.stopped) return Promise.resolve();
+    if (deps.pokesWhileFailing === 'wait' && run.failure && run.failure.retryAt > clock.now()) return Promise.resolve();
     if (run.running !== null) {
       run.again = true;
       return run.running;
@@ -187,7 +194,7 @@ export function createProcessor(deps: {
         let next: PassResult;
         for (;;) {
           run.again = false;
-          next = await run.work.pass(clock.now());
+          next = await run.work.pass(clock.now(), run);
           if (run.stopped) return;
           if (!next.more && !run.again) break;
           await yieldToEventLoop();
