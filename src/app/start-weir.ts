@@ -72,6 +72,7 @@ import { publicKeyFingerprint, secretKeyFingerprint } from '../ownership/shared-
 import { ownWorkflows, type WorkflowPositions } from '../workflows/all-workflows.ts';
 import { createSharedMetrics } from '../ownership/shared-metrics.ts';
 import { registerFollowerMetrics } from '../chain-ingest/evm/follower/follower-metrics.ts';
+import { registerProcessorMetrics } from '../processing/processor.ts';
 import {
   componentWork,
   fencedAppends,
@@ -254,6 +255,7 @@ async function startLocked(
   const shared = createSharedMetrics(metrics);
   // The follower families exist before (and without) a follower running here, as Prometheus expects.
   registerFollowerMetrics(shared.scoped(), [], clock);
+  registerProcessorMetrics(shared.scoped());
   sweepMetrics(shared.scoped(), readStore.collection<SweepDoc>(SWEEPS), []);
   const masterKey = loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') });
   const secretBox = createSecretBox(masterKey);
@@ -332,7 +334,8 @@ async function startLocked(
     projections: [...ALL_PROJECTIONS, watchedProjection, solanaProjection],
     clock,
     log,
-    metrics,
+    // Through the shared registry: the processor families are shared with the owned processors.
+    metrics: shared.scoped(),
   });
   const projections = overrides.wrapProjections ? overrides.wrapProjections(runner) : runner;
   // The watched addresses hold every session in the log as of now: its head, read here, reached.

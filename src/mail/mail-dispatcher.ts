@@ -1,13 +1,13 @@
 import type { CommandHandler } from '../actors/command-handler.ts';
 import { mailAggregate } from '../actors/mail.ts';
 import { organizationRecordId } from '../actors/organization.ts';
-import { createWorkQueue, type WorkQueue } from '../actors/work-queue.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../projections/collections.ts';
 import { CUSTOMERS, type CustomerDoc } from '../projections/customers.projection.ts';
 import { INVOICES, type InvoiceDoc } from '../projections/invoices.projection.ts';
 import { MAIL_RETRY_TIMER, PENDING_MAILS, type PendingMailDoc } from '../projections/mails.projection.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
+import { createReadModelQueue, type ReadModelQueue } from '../processing/read-model-queue.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { TimerHandler } from '../timers/timer-runner.ts';
@@ -15,7 +15,7 @@ import { renderInvoiceMail } from './invoice-mail.ts';
 import type { Mailer } from './mailer.ts';
 import { renderPaymentReceiptMail } from './payment-receipt-mail.ts';
 
-export type MailDispatcher = WorkQueue & {
+export type MailDispatcher = ReadModelQueue & {
   /** The `mail.retry` timer's handler: the next attempt of a mail whose last one failed. */
   timerHandlers: Record<string, TimerHandler>;
 };
@@ -117,7 +117,8 @@ export function createMailDispatcher(deps: {
       .position;
   }
 
-  const queue = createWorkQueue<PendingMailDoc>({
+  // The pending mails, on the processor (see read-model-queue).
+  const queue = createReadModelQueue<PendingMailDoc>({
     ...deps,
     name: 'mail',
     collection: PENDING_MAILS,

@@ -1,6 +1,6 @@
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import type { Collection, ReadDocument, ReadStore } from '../read-store/read-store.ts';
-import { doublingDelay } from '../shared/backoff.ts';
+import { createProcessor, logWork } from '../processing/processor.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { ReadModelsBehindError } from '../shared/errors.ts';
 import { categoryOf, type Projection } from './projection.ts';
@@ -21,8 +21,7 @@ export type AdvanceListener = (position: bigint, touched: ReadonlySet<string>) =
 export type ProjectionFailure = { error: string; since: number; attempts: number };
 
 /** First and longest wait before catching up again after a failure. */
-const RETRY_FIRST_MS = 1000;
-const RETRY_MAX_MS = 60_000;
+const RETRY = { firstMs: 1000, maxMs: 60_000 };
 
 export type ProjectionRunner = {
   /**
@@ -111,14 +110,7 @@ export function createProjectionRunner(deps: {
   const changed = new Map<string, Set<string>>();
   const documentListeners = new Map<string, Set<(ids: ReadonlySet<string>) => void>>();
   const store = trackingStore(readStore, touched, changed);
-  let checkpoint: bigint | null = null;
-  let running: Promise<void> | null = null;
-  let again = false;
   let stopped = false;
-  let unsubscribe: (() => void) | null = null;
-  /** Set while catching up fails; `cause` is the last error itself. */
-  let failure: (ProjectionFailure & { cause: unknown }) | null = null;
-  let cancelRetry: (() => void) | null = null;
 
   // The projections that read a category's events, in order (see `Projection.categories`).
   const projectionsByCategory = new Map<string, Projection[]>();
@@ -138,7 +130,7 @@ export function createProjectionRunner(deps: {
   /** Drop every read model, and record that what is rebuilt is written by these projections' versions. */
   async function dropReadModels(): Promise<void> {
     await readStore.dropAll();
-    checkpoint = null;
+    work.reset(null);
     if (!readStore.durable) return;
     const stored = readStore.collection<ProjectionVersionDoc>(PROJECTION_VERSIONS);
     for (const [name, version] of versions) await stored.put({ _id: name, version });
@@ -165,16 +157,14 @@ export function createProjectionRunner(deps: {
     return { changes, storedAny: stored.size > 0 };
   }
 
-  async function applyBatch(events: RecordedEvent[]): Promise<void> {
+  async function applyBatch(events: readonly RecordedEvent[]): Promise<void> {
     for (const event of events) {
       for (const projection of projectionsFor(event.streamId)) await projection.apply(event, store);
     }
-    checkpoint = events[events.length - 1]!.position;
-    if (readStore.durable) await readStore.setCheckpoint(PROJECTIONS_CHECKPOINT, checkpoint);
   }
 
   function notify(): void {
-    const current = checkpoint;
+    const current = work.position();
     if (current === null) return;
     const written = new Set(touched);
     touched.clear();
@@ -192,79 +182,52 @@ export function createProjectionRunner(deps: {
     for (const listener of listeners) listener(current, written);
   }
 
-  async function catchUp(onProgress?: (processed: number, position: bigint) => void): Promise<number> {
-    let processed = 0;
-    for (;;) {
-      const events = await eventStore.readAll(checkpoint, batchSize);
-      if (events.length === 0) return processed;
-      await applyBatch(events);
-      processed += events.length;
-      onProgress?.(processed, checkpoint!);
-      notify();
-      if (stopped) return processed;
-      await yieldToEventLoop();
-    }
-  }
+  // The log after the checkpoint, a batch per pass; the checkpoint is the read store's when durable.
+  const work = logWork<RecordedEvent>({
+    checkpoint: {
+      load: async () => (readStore.durable ? await readStore.getCheckpoint(PROJECTIONS_CHECKPOINT) : null),
+      save: async (position) => {
+        if (readStore.durable) await readStore.setCheckpoint(PROJECTIONS_CHECKPOINT, position);
+      },
+    },
+    // Loaded by `start`, which first compares the projection versions (and may drop everything).
+    loadOnOpen: false,
+    read: (after, limit) => eventStore.readAll(after, limit),
+    positionOf: (event) => event.position,
+    batchSize,
+    handle: applyBatch,
+    afterBatch: () => notify(),
+    subscribe: (poke) => eventStore.onAppended(poke),
+  });
+  const processor = createProcessor({
+    name: 'projections',
+    clock,
+    retry: RETRY,
+    work,
+    position: work.position,
+    log,
+    metrics: deps.metrics,
+    failureLine: ({ error, attempts, waitMs }) => {
+      // The stack once per failing spell: enough to find a projection's bug without a trace per retry.
+      const stack = attempts === 1 && error instanceof Error && error.stack ? `\n${error.stack}` : '';
+      const message = error instanceof Error ? error.message : String(error);
+      return `[projections] catching up from log position ${work.position() ?? 'start'} failed (attempt ${attempts}): ${message}; retrying in ${waitMs / 1000} s${stack}`;
+    },
+    recoveryLine: ({ attempts, since }) =>
+      `[projections] caught up again after ${attempts + 1} attempts (failing since ${new Date(since).toISOString()})`,
+  });
+  /** Set while catching up fails (the processor retries on its own and on every append). */
+  const failure = (): ProjectionFailure | null => {
+    const failing = processor.status().failing;
+    return failing && { error: failing.error, since: failing.since, attempts: failing.attempts };
+  };
 
-  /** Run catch-up once at a time; a wake-up during a run schedules one more run. */
-  function wake(): Promise<void> {
-    if (stopped) return Promise.resolve();
-    if (running !== null) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      try {
-        do {
-          again = false;
-          await catchUp();
-        } while (again && !stopped);
-        if (failure) {
-          log(
-            `[projections] caught up again after ${failure.attempts + 1} attempts (failing since ${new Date(failure.since).toISOString()})`,
-          );
-          failure = null;
-          cancelRetry?.();
-          cancelRetry = null;
-        }
-      } catch (error) {
-        failed(error);
-      } finally {
-        running = null;
-      }
-    })();
-    return running;
-  }
-
-  /** Record a failed pass and try again later; appends in between also try again. */
-  function failed(error: unknown): void {
-    const attempts = (failure?.attempts ?? 0) + 1;
-    failure = {
-      error: error instanceof Error ? error.message : String(error),
-      since: failure?.since ?? clock.now(),
-      attempts,
-      cause: error,
-    };
-    const waitMs = doublingDelay(attempts, RETRY_FIRST_MS, RETRY_MAX_MS);
-    // The stack once per failing spell: enough to find a projection's bug without a trace per retry.
-    const stack = attempts === 1 && error instanceof Error && error.stack ? `\n${error.stack}` : '';
-    log(
-      `[projections] catching up from log position ${checkpoint ?? 'start'} failed (attempt ${attempts}): ${failure.error}; retrying in ${waitMs / 1000} s${stack}`,
-    );
-    cancelRetry?.();
-    cancelRetry = stopped
-      ? null
-      : clock.schedule(clock.now() + waitMs, () => {
-          cancelRetry = null;
-          void wake();
-        });
-  }
-
-  registerLagMetrics(deps.metrics ?? noMetrics, eventStore, clock, () => checkpoint);
+  registerLagMetrics(deps.metrics ?? noMetrics, eventStore, clock, work.position);
 
   return {
     async start() {
-      checkpoint = readStore.durable ? await readStore.getCheckpoint(PROJECTIONS_CHECKPOINT) : null;
+      const checkpoint = readStore.durable ? await readStore.getCheckpoint(PROJECTIONS_CHECKPOINT) : null;
+      work.reset(checkpoint);
       if (readStore.durable) {
         const { changes, storedAny } = await versionChanges();
         if (changes.length > 0) {
@@ -277,13 +240,11 @@ export function createProjectionRunner(deps: {
           await dropReadModels();
         }
       }
-      unsubscribe = eventStore.onAppended(() => {
-        void wake();
-      });
-      await wake();
-      if (failure) throw failure.cause;
+      await processor.start();
+      if (processor.status().failing) throw processor.failureCause();
     },
     waitFor(position, timeoutMs = 5000) {
+      const checkpoint = work.position();
       if (checkpoint !== null && checkpoint >= position) return Promise.resolve();
       return new Promise((resolve, reject) => {
         const waiter = {
@@ -295,7 +256,8 @@ export function createProjectionRunner(deps: {
         };
         const timer = setTimeout(() => {
           waiters.delete(waiter);
-          const why = failure ? `: catching up fails (${failure.error})` : '';
+          const failing = failure();
+          const why = failing ? `: catching up fails (${failing.error})` : '';
           reject(
             new ReadModelsBehindError(
               `read models did not reach log position ${position} within ${timeoutMs} ms${why}; what was written stays written: send the same request with the same Idempotency-Key again`,
@@ -303,16 +265,26 @@ export function createProjectionRunner(deps: {
           );
         }, timeoutMs);
         waiters.add(waiter);
-        void wake();
+        void processor.poke();
       });
     },
-    async rebuild(onProgress) {
-      while (running !== null) await running;
-      const started = performance.now();
-      await dropReadModels();
-      const head = await eventStore.headPosition();
-      const events = await catchUp((n, position) => onProgress?.({ events: n, position, head }));
-      return { events, ms: performance.now() - started };
+    rebuild(onProgress) {
+      // Between passes of the processor (when started): a pass meanwhile would read from a dropped checkpoint.
+      return processor.exclusive(async () => {
+        const started = performance.now();
+        await dropReadModels();
+        const head = await eventStore.headPosition();
+        let events = 0;
+        for (;;) {
+          const handled = await work.step();
+          if (handled === 0) break;
+          events += handled;
+          onProgress?.({ events, position: work.position()!, head });
+          if (stopped) break;
+          await yieldToEventLoop();
+        }
+        return { events, ms: performance.now() - started };
+      });
     },
     onAdvanced(listener) {
       listeners.add(listener);
@@ -333,17 +305,11 @@ export function createProjectionRunner(deps: {
         changed.delete(collection);
       };
     },
-    position: () => checkpoint,
-    health() {
-      const failing = failure && { error: failure.error, since: failure.since, attempts: failure.attempts };
-      return { position: checkpoint?.toString() ?? null, failing };
-    },
+    position: () => work.position(),
+    health: () => ({ position: work.position()?.toString() ?? null, failing: failure() }),
     async stop() {
       stopped = true;
-      cancelRetry?.();
-      cancelRetry = null;
-      unsubscribe?.();
-      while (running !== null) await running;
+      await processor.stop();
     },
   };
 }

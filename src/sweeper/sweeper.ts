@@ -6,7 +6,7 @@ import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import { SWEEPS, type SweepBroadcastDoc, type SweepDoc } from '../projections/sweeps.projection.ts';
 import type { Collection, ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
-import { createDueWorkLoop } from '../shared/due-work-loop.ts';
+import { createProcessor, dueWork } from '../processing/processor.ts';
 import { doublingDelay } from '../shared/backoff.ts';
 import { noMetrics, type Metrics } from '../shared/metrics.ts';
 import {
@@ -213,7 +213,6 @@ export function createSweeper(deps: {
   /** Sweep transactions sent whose outcome is not recorded, by hash, and by the sweep document (`_id`) of each of their deposits. */
   const inFlight = new Map<string, InFlight>();
   const flightOfDoc = new Map<string, InFlight>();
-  let unsubscribe: (() => void) | null = null;
   const meter = sweepMetrics(deps.metrics ?? noMetrics, sweeps, [...deps.executors.keys()]);
 
   const dueAt = (doc: SweepDoc) =>
@@ -567,46 +566,53 @@ export function createSweeper(deps: {
     flightOfDoc.set(doc._id, flight);
   }
 
-  const loop = createDueWorkLoop({
-    name: 'sweeper',
+  const networks = [...executors.keys()];
+  // A round whose pending sweeps cannot be read looks again after a second, doubling to five minutes.
+  const loop = createProcessor({
+    // One per network in Weir (its ownership kind); the name labels its figures.
+    name: networks.length === 1 ? `sweeper.${networks[0]}` : 'sweeper',
     clock,
-    async runDue(now) {
-      const pending = await sweeps.find({ pending: true }, { sort: { updatedAt: 1 } });
-      // A deposit swept meanwhile (or whose money was otherwise accounted for) owes no backoff.
-      const pendingIds = new Set(pending.map((d) => d._id));
-      for (const id of depositBackoff.keys()) if (!pendingIds.has(id)) depositBackoff.delete(id);
-      for (const [id, flight] of flightOfDoc) {
-        if (pendingIds.has(id)) continue;
-        flightOfDoc.delete(id);
-        flight.parts = flight.parts.filter((part) => part.doc._id !== id);
-        if (flight.parts.length === 0) inFlight.delete(flight.transactionHash);
-      }
-      // Sent before a restart (or by this process, recorded): known from the read model.
-      for (const doc of pending) if (doc.broadcast && !flightOfDoc.has(doc._id)) adopt(doc, doc.broadcast);
-      const byNetwork = new Map<string, SweepDoc[]>();
-      for (const doc of pending) {
-        if (!executors.has(doc.network) || dueAt(doc) > now) continue;
-        const list = byNetwork.get(doc.network) ?? [];
-        if (list.length < batchSize) list.push(doc);
-        byNetwork.set(doc.network, list);
-      }
-      await Promise.all([...byNetwork].map(([network, batch]) => sweepNetwork(network, batch)));
-    },
-    async nextDue() {
-      const pending = (await sweeps.find({ pending: true })).filter((d) => executors.has(d.network));
-      return pending.length ? Math.min(...pending.map(dueAt)) : null;
-    },
+    metrics: deps.metrics,
+    retry: { firstMs: 1_000, maxMs: 5 * 60_000 },
+    work: dueWork({
+      async runDue(now) {
+        const pending = await sweeps.find({ pending: true }, { sort: { updatedAt: 1 } });
+        // A deposit swept meanwhile (or whose money was otherwise accounted for) owes no backoff.
+        const pendingIds = new Set(pending.map((d) => d._id));
+        for (const id of depositBackoff.keys()) if (!pendingIds.has(id)) depositBackoff.delete(id);
+        for (const [id, flight] of flightOfDoc) {
+          if (pendingIds.has(id)) continue;
+          flightOfDoc.delete(id);
+          flight.parts = flight.parts.filter((part) => part.doc._id !== id);
+          if (flight.parts.length === 0) inFlight.delete(flight.transactionHash);
+        }
+        // Sent before a restart (or by this process, recorded): known from the read model.
+        for (const doc of pending) if (doc.broadcast && !flightOfDoc.has(doc._id)) adopt(doc, doc.broadcast);
+        const byNetwork = new Map<string, SweepDoc[]>();
+        for (const doc of pending) {
+          if (!executors.has(doc.network) || dueAt(doc) > now) continue;
+          const list = byNetwork.get(doc.network) ?? [];
+          if (list.length < batchSize) list.push(doc);
+          byNetwork.set(doc.network, list);
+        }
+        await Promise.all([...byNetwork].map(([network, batch]) => sweepNetwork(network, batch)));
+      },
+      async nextDue() {
+        const pending = (await sweeps.find({ pending: true })).filter((d) => executors.has(d.network));
+        return pending.length ? Math.min(...pending.map(dueAt)) : null;
+      },
+      subscribe: (poke) =>
+        projections.onAdvanced((_p, touched) => {
+          if (touched.has(SWEEPS)) poke();
+        }),
+    }),
   });
 
   return {
     start() {
-      unsubscribe = projections.onAdvanced((_p, touched) => {
-        if (touched.has(SWEEPS)) loop.poke();
-      });
-      loop.poke();
+      void loop.start();
     },
     async stop() {
-      unsubscribe?.();
       await loop.stop();
     },
   };

@@ -4,7 +4,7 @@ import { COLLECTIONS, type TimerDoc } from '../projections/collections.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
-import { createDueWorkLoop } from '../shared/due-work-loop.ts';
+import { createProcessor, dueWork } from '../processing/processor.ts';
 import { doublingDelay } from '../shared/backoff.ts';
 import type { Log } from '../shared/logger.ts';
 import { noMetrics, secondsBetween, type Metrics } from '../shared/metrics.ts';
@@ -140,27 +140,32 @@ export function createTimerRunner(deps: {
     return true;
   }
 
-  const loop = createDueWorkLoop({
+  // The pass looks a second after a failure of the pass itself (the timers read model), doubling to five minutes.
+  const loop = createProcessor({
     name: 'timers',
     clock,
     log,
-    async runDue(now) {
-      passRunning = true;
-      try {
-        await runPass(now);
-      } finally {
-        passRunning = false;
-      }
-    },
-    async nextDue() {
-      findingNext = true;
-      const upcoming = await timers.find({ fireAt: { $gt: clock.now() } }, { sort: { fireAt: 1 }, limit: 1 });
-      const retries = [...failing.values()].map((f) => f.retryAt);
-      const next = Math.min(upcoming[0]?.fireAt ?? Infinity, ...retries);
-      lookAgainAt = next;
-      findingNext = false;
-      return Number.isFinite(next) ? next : null;
-    },
+    metrics,
+    retry: { firstMs: 1_000, maxMs: 5 * 60_000 },
+    work: dueWork({
+      async runDue(now) {
+        passRunning = true;
+        try {
+          await runPass(now);
+        } finally {
+          passRunning = false;
+        }
+      },
+      async nextDue() {
+        findingNext = true;
+        const upcoming = await timers.find({ fireAt: { $gt: clock.now() } }, { sort: { fireAt: 1 }, limit: 1 });
+        const retries = [...failing.values()].map((f) => f.retryAt);
+        const next = Math.min(upcoming[0]?.fireAt ?? Infinity, ...retries);
+        lookAgainAt = next;
+        findingNext = false;
+        return Number.isFinite(next) ? next : null;
+      },
+    }),
   });
 
   /** Fires the due timers, but not those spent at this scheduling or waiting for their retry. */
@@ -235,18 +240,18 @@ export function createTimerRunner(deps: {
             if (!sooner || pending) return;
             pending = setTimeout(() => {
               pending = null;
-              loop.poke();
+              void loop.poke();
             }, RESCAN_DEBOUNCE_MS);
             pending.unref();
           },
-          () => loop.poke(),
+          () => void loop.poke(),
         );
       });
       unsubscribe = () => {
         off();
         if (pending) clearTimeout(pending);
       };
-      loop.poke();
+      void loop.start();
     },
     status() {
       const list: FailingTimer[] = [];
@@ -263,7 +268,7 @@ export function createTimerRunner(deps: {
         entry.retryAt = clock.now();
         waiting = true;
       }
-      if (waiting) loop.poke();
+      if (waiting) void loop.poke();
     },
     async stop() {
       unsubscribe?.();

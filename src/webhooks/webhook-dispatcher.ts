@@ -4,6 +4,7 @@ import type { Environment, EventStore } from '../event-store/event-store.ts';
 import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../projections/collections.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
+import { createProcessor } from '../processing/processor.ts';
 import { doublingDelay } from '../shared/backoff.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { SecretBox } from '../tenancy/secrets.ts';
@@ -75,8 +76,6 @@ export function createWebhookDispatcher(deps: {
   const bodies = new Map<string, string>();
   const unsubscribes: (() => void)[] = [];
   let stopped = false;
-  let cancelTimer: (() => void) | null = null;
-  let timerAt: number | null = null;
   /** Document updates are applied one batch at a time, in the order the projections wrote them. */
   let updates: Promise<void> = Promise.resolve();
   const metrics = deps.metrics ?? noMetrics;
@@ -248,27 +247,34 @@ export function createWebhookDispatcher(deps: {
     }
   }
 
+  /**
+   * Each pass starts whatever may start now (the sends run on their own, each poking when done) and
+   * wakes up when the next delivery falls due. Taking from the queue cannot fail: a delivery's own
+   * failures back off in `run`, so the processor's retry policy is only a backstop.
+   */
+  const processor = createProcessor({
+    name: 'webhooks',
+    clock,
+    log,
+    metrics,
+    retry: { firstMs: RECORD_RETRY_FIRST_MS, maxMs: RECORD_RETRY_MAX_MS },
+    work: {
+      async pass(now) {
+        for (const item of queue.take(now)) {
+          const done = run(item, stopping.signal).finally(() => {
+            inFlight.delete(item.id);
+            pump();
+          });
+          inFlight.set(item.id, done);
+        }
+        return { nextAt: queue.nextDueAt() };
+      },
+    },
+  });
+
   /** Start whatever may start now, and wake up when the next delivery falls due. */
   function pump(): void {
-    if (stopped) return;
-    for (const item of queue.take(clock.now())) {
-      const done = run(item, stopping.signal).finally(() => {
-        inFlight.delete(item.id);
-        pump();
-      });
-      inFlight.set(item.id, done);
-    }
-    const next = queue.nextDueAt();
-    if (next === timerAt) return;
-    cancelTimer?.();
-    cancelTimer = null;
-    timerAt = next;
-    if (next !== null)
-      cancelTimer = clock.schedule(next, () => {
-        timerAt = null;
-        cancelTimer = null;
-        pump();
-      });
+    if (!stopped) void processor.poke();
   }
 
   /** Applies a batch of changed documents in order after the ones before it. */
@@ -296,12 +302,12 @@ export function createWebhookDispatcher(deps: {
       // Watching before reading: a delivery written in between is seen twice, never missed.
       const pending = await deliveries.find({ status: 'pending' });
       for (const doc of pending) follow(doc, doc.id);
-      pump();
+      await processor.start();
     },
     async stop() {
       stopped = true;
       for (const unsubscribe of unsubscribes) unsubscribe();
-      cancelTimer?.();
+      await processor.stop();
       await updates;
       // A request the receiver already has, aborted unrecorded, would go out again from the next owner.
       const settled = Promise.allSettled([...inFlight.values()]);
