@@ -47,6 +47,8 @@ export const ALL_PROJECTIONS: Projection[] = [
  */
 export const INDEXED_FIELDS = [
   'organizationId',
+  // Every tenant's list filters by it: a count of a tenant's documents is then one SQL count.
+  'environment',
   'status',
   'subscriptionId',
   'checkoutSessionId',

@@ -255,8 +255,22 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
   };
   const parse = (body: string): ReadDocument =>
     trusted ? Object.freeze(JSON.parse(body) as ReadDocument) : deepFreeze(JSON.parse(body) as ReadDocument);
-  const docOf = (collection: string, [id, body]: Row): ReadDocument =>
-    cache.get(cacheKey(collection, id)) ?? parse(body);
+  /** A row's document, parsed once while it stays among the most recently used. */
+  const docOf = (collection: string, [id, body]: Row): ReadDocument => {
+    const key = cacheKey(collection, id);
+    const cached = cache.get(key);
+    if (cached !== undefined) return cached;
+    const doc = parse(body);
+    remember(key, doc);
+    return doc;
+  };
+  /** A document by id for a row read without its body (a sorted page's ids). */
+  const docById = (collection: string, id: string): ReadDocument | null => {
+    const cached = cache.get(cacheKey(collection, id));
+    if (cached !== undefined) return cached;
+    const body = selectBody.get(collection, id) as string | undefined;
+    return body === undefined ? null : docOf(collection, [id, body]);
+  };
 
   // --- queries ---
   const queries = new Map<string, Query>();
@@ -370,16 +384,17 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
     const order = byId
       ? `id ${direction(sort['_id']!)}`
       : `${column} ${direction(sort[first]!)}, id ${direction(sort['_id'] ?? 1)}`;
-    const sql = `SELECT id, body${byId ? '' : `, ${column}`} FROM documents WHERE collection = ?${bounds.map((b) => ` AND ${b}`).join('')} ORDER BY ${order}`;
+    // Ids and sort values only: SQLite sorts small rows when no index has the sort's directions.
+    const sql = `SELECT id${byId ? '' : `, ${column}`} FROM documents WHERE collection = ?${bounds.map((b) => ` AND ${b}`).join('')} ORDER BY ${order}`;
     const matches = compileMatcher(filter, queryFor);
     flush(state);
     const found: ReadDocument[] = [];
     for (const row of statement(sql)
       .raw()
-      .iterate(state.name, ...values) as Iterable<[string, string, unknown]>) {
-      if (Buffer.isBuffer(row[2])) return null;
-      const doc = docOf(state.name, [row[0], row[1]]);
-      if (matches(doc) && found.push(doc) >= end) break;
+      .iterate(state.name, ...values) as Iterable<[string, unknown]>) {
+      if (Buffer.isBuffer(row[1])) return null;
+      const doc = docById(state.name, row[0]);
+      if (doc !== null && matches(doc) && found.push(doc) >= end) break;
     }
     return found;
   };
