@@ -30,7 +30,8 @@ import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { openEventStore } from '../event-store/open-event-store.ts';
 import { ALL_PROJECTIONS, INDEXED_FIELDS, ORDERED_FIELDS } from '../projections/all-projections.ts';
-import { createProjectionRunner, type ProjectionRunner } from '../projections/projection-runner.ts';
+import { createProjectionRunner, registerLagMetrics, type ProjectionRunner } from '../projections/projection-runner.ts';
+import { createSharedProjections } from '../projections/shared-projections.ts';
 import type { ApiBridge } from '../read-api/api-bridge.ts';
 import { createApiApp } from '../read-api/app.ts';
 import { createDashboard } from '../dashboard/app.tsx';
@@ -131,6 +132,12 @@ export type WeirOverrides = {
   evmFollowers?: boolean;
   /** How long confirmed payments wait to be swept together (default 5 s). */
   sweepBatchDelayMs?: number;
+  /**
+   * A read store this instance shares with others, as MongoDB is shared (tests: one store handed to
+   * two instances in one process). Its projections are then written by the owner of the
+   * `projections` work only. Not closed by `stop`: it is the caller's.
+   */
+  sharedReadStore?: ReadStore;
   /** Wraps the read store the whole process uses (tests of a store outage). */
   wrapReadStore?: (readStore: ReadStore) => ReadStore;
   /** Wraps the projection runner the whole process uses (tests of read models that lag). */
@@ -158,6 +165,8 @@ const stderrWaiting: WaitingLog = (line) => console.error(`[weir] ${line}`);
 export async function openStores(
   config: Pick<WeirConfig, 'dataDir' | 'kurrentDbUrl' | 'mongoDbUrl' | 'eventStoreFile'>,
   waiting: WaitingLog = stderrWaiting,
+  /** A read store given instead of opening one. */
+  given?: ReadStore,
 ) {
   const retry = { retryable: looksUnreachable, log: waiting };
   const eventStore = await untilReachable(
@@ -165,6 +174,7 @@ export async function openStores(
     () => openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir, file: config.eventStoreFile }),
     { ...retry, retryable: (error) => !!config.kurrentDbUrl && looksUnreachable(error) },
   );
+  if (given) return { eventStore, readStore: given };
   // Projections build a new object for every change and never mutate a stored one.
   const readStore = await untilReachable(
     'MongoDB',
@@ -217,7 +227,9 @@ async function startLocked(
   const log: Log = logTo(logger);
   const clock = overrides.clock ?? createSystemClock();
   const waiting: WaitingLog = (line, fields) => logger.warn({ event: 'weir.waiting', ...fields }, line);
-  const stores = await openStores(config, waiting);
+  const stores = await openStores(config, waiting, overrides.sharedReadStore);
+  // MongoDB is shared by every instance: one of them projects into it (the `projections` work).
+  const sharedReadModels = overrides.sharedReadStore !== undefined || !!config.mongoDbUrl;
   // One registry for this Weir, handed to each component that reports figures (GET /metrics).
   const metrics = createPrometheusMetrics();
   const eventStore = meteredEventStore(stores.eventStore, metrics);
@@ -293,14 +305,21 @@ async function startLocked(
   });
   const watched = createWatchedAddresses();
   const watchedProjection = watchedAddressesProjection(watched);
-  const runner = createProjectionRunner({
-    eventStore,
-    readStore,
-    projections: [...ALL_PROJECTIONS, watchedProjection, solanaProjection],
-    clock,
-    log,
-    metrics,
-  });
+  const localProjections = [watchedProjection, solanaProjection];
+  const sharedRunner = sharedReadModels
+    ? createSharedProjections({ eventStore, readStore, local: localProjections, clock, log })
+    : null;
+  const runner =
+    sharedRunner ??
+    createProjectionRunner({
+      eventStore,
+      readStore,
+      projections: [...ALL_PROJECTIONS, ...localProjections],
+      clock,
+      log,
+      metrics,
+    });
+  if (sharedRunner) registerLagMetrics(metrics, eventStore, clock, () => sharedRunner.position());
   const projections = overrides.wrapProjections ? overrides.wrapProjections(runner) : runner;
   // The watched addresses hold every session in the log as of now: its head, read here, reached.
   const watchedCurrent = async () => {
@@ -310,9 +329,34 @@ async function startLocked(
   const started = performance.now();
   if (readStore.durable) await watchedProjection.load(readStore);
   if (readStore.durable) await solanaProjection.load(readStore);
+  if (sharedRunner) {
+    // Written by one instance at a time, its checkpoint and journal fenced by the lease; read by all (see shared-projections).
+    await ownership.own('projections', async (fence) => {
+      const writer = createProjectionRunner({
+        eventStore,
+        readStore,
+        projections: ALL_PROJECTIONS,
+        clock,
+        log,
+        journal: true,
+        commit: fence,
+      });
+      const off = writer.onAdvanced(() => sharedRunner.nudge());
+      sharedRunner.writing(writer);
+      // A writer that cannot catch up keeps retrying (its health says so) rather than letting the lease go.
+      await writer.start().catch((error: unknown) => log(`[projections] ${(error as Error).message}`));
+      return {
+        async stop() {
+          off();
+          sharedRunner.writing(null);
+          await writer.stop();
+        },
+      };
+    });
+  }
   await projections.start();
   log(
-    `[weir] read models at log position ${projections.position() ?? 'start'} after ${Math.round(performance.now() - started)} ms`,
+    `[weir] read models at log position ${projections.position() ?? 'start'} after ${Math.round(performance.now() - started)} ms${sharedRunner ? ' (shared: written by the owner of the projections work)' : ''}`,
   );
 
   const mailer = overrides.mailer
@@ -709,7 +753,7 @@ async function startLocked(
         await projections.stop();
         await activity.stop();
         await bus.close();
-        await readStore.close();
+        if (!overrides.sharedReadStore) await readStore.close();
         await eventStore.close();
         inspector?.stop();
         await releaseLock();
