@@ -85,6 +85,9 @@ import { createLineLogger, createLogger, logTo, type Log, type Logger } from '..
 import { createPrometheusMetrics } from './prometheus-metrics.ts';
 import { meteredEventStore } from '../event-store/metered-event-store.ts';
 import { metricsAccess } from '../read-api/http-metrics.ts';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-node';
+import { noTracer, openTracing } from '../shared/tracing.ts';
+import { tracedAppends, tracedCommands, tracedSweepExecutor, tracedWebhookSender } from './traced-work.ts';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -138,6 +141,8 @@ export type WeirOverrides = {
    * `projections` work only. Not closed by `stop`: it is the caller's.
    */
   sharedReadStore?: ReadStore;
+  /** Where spans go instead of OTLP/HTTP (tests: an InMemorySpanExporter); tracing is on with one. */
+  spanExporter?: SpanExporter;
   /** Wraps the read store the whole process uses (tests of a store outage). */
   wrapReadStore?: (readStore: ReadStore) => ReadStore;
   /** Wraps the projection runner the whole process uses (tests of read models that lag). */
@@ -232,7 +237,16 @@ async function startLocked(
   const sharedReadModels = overrides.sharedReadStore !== undefined || !!config.mongoDbUrl;
   // One registry for this Weir, handed to each component that reports figures (GET /metrics).
   const metrics = createPrometheusMetrics();
-  const eventStore = meteredEventStore(stores.eventStore, metrics);
+  // Traces only when OTEL_EXPORTER_OTLP_ENDPOINT is set (or a test gives an exporter).
+  const tracing = openTracing({
+    endpoint: process.env['OTEL_EXPORTER_OTLP_ENDPOINT'],
+    exporter: overrides.spanExporter,
+    version: VERSION,
+  });
+  const tracer = tracing?.tracer ?? noTracer;
+  const eventStore = tracing
+    ? tracedAppends(meteredEventStore(stores.eventStore, metrics), tracer)
+    : meteredEventStore(stores.eventStore, metrics);
   // Follows the log from here, so what start-up itself records (a recovery, a timer) is logged too.
   const activity = createActivityLog({ eventStore, logger });
   await activity.start();
@@ -298,11 +312,12 @@ async function startLocked(
         ? `statecharts shown live: open ${inspector.page} (the Stately inspector)`
         : `statecharts shown live through the inspector at ${inspector.url}`,
     );
-  const commands = createCommandHandler({
+  const handler = createCommandHandler({
     eventStore,
     clock,
     ...(inspector ? { observe: createMachineInspection(inspector.sink) } : {}),
   });
+  const commands = tracing ? tracedCommands(handler, tracer) : handler;
   const watched = createWatchedAddresses();
   const watchedProjection = watchedAddressesProjection(watched);
   const localProjections = [watchedProjection, solanaProjection];
@@ -446,7 +461,7 @@ async function startLocked(
       projections,
       commands: fencedCommands(commands, fence),
       secretBox,
-      send: fencedWebhookSender(overrides.webhookSender ?? httpSender!, fence),
+      send: fencedWebhookSender(tracedWebhookSender(overrides.webhookSender ?? httpSender!, tracer), fence),
       log,
       metrics: scope,
     });
@@ -528,7 +543,7 @@ async function startLocked(
         readStore,
         projections,
         commands: fencedCommands(commands, fence),
-        executors: new Map([[network, fencedSweepExecutor(executor, fence)]]),
+        executors: new Map([[network, fencedSweepExecutor(tracedSweepExecutor(executor, network, tracer), fence)]]),
         batchDelayMs: overrides.sweepBatchDelayMs,
         log: (line) => log(`[sweeper] ${line}`),
         metrics: scope,
@@ -641,6 +656,7 @@ async function startLocked(
     trustProxy: config.trustProxy ?? false,
     logger,
     metrics,
+    ...(tracing ? { tracer } : {}),
     metricsEndpoint: {
       scrape: metrics.scrape,
       contentType: metrics.contentType,
@@ -755,6 +771,7 @@ async function startLocked(
         await bus.close();
         if (!overrides.sharedReadStore) await readStore.close();
         await eventStore.close();
+        await tracing?.shutdown();
         inspector?.stop();
         await releaseLock();
         logger.info(
