@@ -14,6 +14,7 @@ COPY package.json tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
 COPY machines ./machines
+COPY --chmod=0755 deploy/docker-entrypoint.sh /usr/local/bin/weir-entrypoint
 # npm ci --omit=dev keeps anvil (@foundry-rs/anvil is a dependency), but an image is for deployments:
 # no local test chain unless asked for with -e WEIR_LOCAL_CHAIN=on.
 ENV HOST=0.0.0.0 PORT=8080 WEIR_DATA_DIR=/data WEIR_LOCAL_CHAIN=off
@@ -23,4 +24,6 @@ VOLUME /data
 EXPOSE 8080
 # 0 while ok or degraded, 1 while failing (the log or the read models) or not answering.
 HEALTHCHECK --interval=30s --timeout=10s --start-period=120s --retries=3 CMD ["node", "bin/weir.js", "health"]
+# Picks a replica's own data dir under a shared volume when WEIR_REPLICA_DATA_ROOT is set (compose does).
+ENTRYPOINT ["/usr/local/bin/weir-entrypoint"]
 CMD ["node", "bin/weir.js", "serve"]

@@ -6,9 +6,12 @@
  *   node --import tsx bench/startup.ts [--events 0,100000,1000000] [--runs 3] [--logs DIR] [--json FILE]
  *   (npm run bench:startup)
  *
- * 1. Per size, a realistic log (bench/support/realistic-log.ts, the replay bench's builder).
- *    `--logs DIR` keeps each in DIR/events-<n>.sqlite3 and reuses it when there, so two runs
- *    (before and after a change) start on the very same logs.
+ * 1. Per size, a realistic log: up to 100,000 events written through the real write side
+ *    (bench/support/realistic-log.ts, the replay bench's builder); larger ones, which would take
+ *    hours that way on a busy host, are a 20,000-event seed written so and its closed sessions
+ *    copied under new ids straight into the file, chained (bench/support/replicated-log.ts).
+ *    `--logs DIR` keeps each in DIR/events-<n>.sqlite3 (and the seed) and reuses it when there, so
+ *    two runs (before and after a change) start on the very same logs.
  * 2. Per size, a fresh data dir holding a copy of the log; one first start (which builds the read
  *    models: a persisted read store writes them there) stopped with SIGTERM; then `--runs` starts,
  *    each measured to `/health` ok, with VmRSS and VmHWM at that moment.
@@ -28,11 +31,15 @@ import { loadAverage1m, machineInfo, markdownTable, fmt } from './evm/support/be
 import { cliArgs } from './support/cli-args.ts';
 import { report } from './support/report.ts';
 import { writeRealisticLog } from './support/realistic-log.ts';
+import { writeReplicatedLog } from './support/replicated-log.ts';
 
 const WEIR_BIN = fileURLToPath(new URL('../bin/weir.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Longest wait for one start (the in-memory store rebuilt 1M events in about 20 s). */
 const START_TIMEOUT_MS = 600_000;
+
+/** Logs larger than this are copied from a seed (see replicated-log.ts) rather than written through commands. */
+const REPLICATE_ABOVE = 100_000;
 
 type Start = { ms: number; rssMiB: number; peakRssMiB: number };
 
@@ -58,6 +65,19 @@ async function logFile(events: number, logs: string | null, scratch: string): Pr
   const path = join(logs ?? scratch, `events-${events}.sqlite3`);
   if (existsSync(path)) return path;
   process.stderr.write(`[bench:startup] writing about ${fmt(events)} events into ${path} ...\n`);
+  if (events > REPLICATE_ABOVE) {
+    const started = performance.now();
+    const written = await writeReplicatedLog({
+      path,
+      targetEvents: events,
+      seedFile: join(logs ?? scratch, 'seed-20000.sqlite3'),
+      onProgress: (n) => process.stderr.write(`[bench:startup]   ${fmt(n)} events\n`),
+    });
+    process.stderr.write(
+      `[bench:startup] wrote ${fmt(written.events)} events (${fmt(written.copies)} copied sessions) in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+    );
+    return path;
+  }
   const eventStore = createSqliteEventStore({ path });
   const started = performance.now();
   let reported = 0;

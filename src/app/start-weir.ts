@@ -33,7 +33,8 @@ import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { openEventStore } from '../event-store/open-event-store.ts';
 import { ALL_PROJECTIONS, INDEXED_FIELDS, ORDERED_FIELDS } from '../projections/all-projections.ts';
-import { createProjectionRunner, type ProjectionRunner } from '../projections/projection-runner.ts';
+import { createProjectionRunner, registerLagMetrics, type ProjectionRunner } from '../projections/projection-runner.ts';
+import { createSharedProjections } from '../projections/shared-projections.ts';
 import type { ApiBridge } from '../read-api/api-bridge.ts';
 import { createApiApp } from '../read-api/app.ts';
 import { createDashboard } from '../dashboard/app.tsx';
@@ -90,6 +91,9 @@ import { createLineLogger, createLogger, logTo, type Log, type Logger } from '..
 import { createPrometheusMetrics } from './prometheus-metrics.ts';
 import { meteredEventStore } from '../event-store/metered-event-store.ts';
 import { metricsAccess } from '../read-api/http-metrics.ts';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-node';
+import { noTracer, openTracing } from '../shared/tracing.ts';
+import { tracedAppends, tracedCommands, tracedSweepExecutor, tracedWebhookSender } from './traced-work.ts';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -143,6 +147,14 @@ export type WeirOverrides = {
   evmFollowers?: boolean;
   /** How long confirmed payments wait to be swept together (default 5 s). */
   sweepBatchDelayMs?: number;
+  /**
+   * A read store this instance shares with others, as MongoDB is shared (tests: one store handed to
+   * two instances in one process). Its projections are then written by the owner of the
+   * `projections` work only. Not closed by `stop`: it is the caller's.
+   */
+  sharedReadStore?: ReadStore;
+  /** Where spans go instead of OTLP/HTTP (tests: an InMemorySpanExporter); tracing is on with one. */
+  spanExporter?: SpanExporter;
   /** Wraps the read store the whole process uses (tests of a store outage). */
   wrapReadStore?: (readStore: ReadStore) => ReadStore;
   /** Wraps the projection runner the whole process uses (tests of read models that lag). */
@@ -170,6 +182,8 @@ const stderrWaiting: WaitingLog = (line) => console.error(`[weir] ${line}`);
 export async function openStores(
   config: Pick<WeirConfig, 'dataDir' | 'kurrentDbUrl' | 'mongoDbUrl' | 'eventStoreFile'>,
   waiting: WaitingLog = stderrWaiting,
+  /** A read store given instead of opening one. */
+  given?: ReadStore,
 ) {
   const retry = { retryable: looksUnreachable, log: waiting };
   const eventStore = await untilReachable(
@@ -177,6 +191,7 @@ export async function openStores(
     () => openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir, file: config.eventStoreFile }),
     { ...retry, retryable: (error) => !!config.kurrentDbUrl && looksUnreachable(error) },
   );
+  if (given) return { eventStore, readStore: given };
   // Projections build a new object for every change and never mutate a stored one.
   const readStore = await untilReachable(
     'MongoDB',
@@ -229,10 +244,21 @@ async function startLocked(
   const log: Log = logTo(logger);
   const clock = overrides.clock ?? createSystemClock();
   const waiting: WaitingLog = (line, fields) => logger.warn({ event: 'weir.waiting', ...fields }, line);
-  const stores = await openStores(config, waiting);
+  const stores = await openStores(config, waiting, overrides.sharedReadStore);
+  // MongoDB is shared by every instance: one of them projects into it (the `projections` work).
+  const sharedReadModels = overrides.sharedReadStore !== undefined || !!config.mongoDbUrl;
   // One registry for this Weir, handed to each component that reports figures (GET /metrics).
   const metrics = createPrometheusMetrics();
-  const eventStore = meteredEventStore(stores.eventStore, metrics);
+  // Traces only when OTEL_EXPORTER_OTLP_ENDPOINT is set (or a test gives an exporter).
+  const tracing = openTracing({
+    endpoint: process.env['OTEL_EXPORTER_OTLP_ENDPOINT'],
+    exporter: overrides.spanExporter,
+    version: VERSION,
+  });
+  const tracer = tracing?.tracer ?? noTracer;
+  const eventStore = tracing
+    ? tracedAppends(meteredEventStore(stores.eventStore, metrics), tracer)
+    : meteredEventStore(stores.eventStore, metrics);
   // Follows the log from here, so what start-up itself records (a recovery, a timer) is logged too.
   const activity = createActivityLog({ eventStore, logger });
   await activity.start();
@@ -321,22 +347,30 @@ async function startLocked(
         ? `statecharts shown live: open ${inspector.page} (the Stately inspector)`
         : `statecharts shown live through the inspector at ${inspector.url}`,
     );
-  const commands = createCommandHandler({
+  const handler = createCommandHandler({
     eventStore,
     clock,
     ...(inspector ? { observe: createMachineInspection(inspector.sink) } : {}),
   });
+  const commands = tracing ? tracedCommands(handler, tracer) : handler;
   const watched = createWatchedAddresses();
   const watchedProjection = watchedAddressesProjection(watched);
-  const runner = createProjectionRunner({
-    eventStore,
-    readStore,
-    projections: [...ALL_PROJECTIONS, watchedProjection, solanaProjection],
-    clock,
-    log,
-    // Through the shared registry: the processor families are shared with the owned processors.
-    metrics: shared.scoped(),
-  });
+  const localProjections = [watchedProjection, solanaProjection];
+  const sharedRunner = sharedReadModels
+    ? createSharedProjections({ eventStore, readStore, local: localProjections, clock, log })
+    : null;
+  const runner =
+    sharedRunner ??
+    createProjectionRunner({
+      eventStore,
+      readStore,
+      projections: [...ALL_PROJECTIONS, ...localProjections],
+      clock,
+      log,
+      // Through the shared registry: the processor families are shared with the owned processors.
+      metrics: shared.scoped(),
+    });
+  if (sharedRunner) registerLagMetrics(metrics, eventStore, clock, () => sharedRunner.position());
   const projections = overrides.wrapProjections ? overrides.wrapProjections(runner) : runner;
   // The watched addresses hold every session in the log as of now: its head, read here, reached.
   const watchedCurrent = async () => {
@@ -346,9 +380,34 @@ async function startLocked(
   const started = performance.now();
   if (readStore.durable) await watchedProjection.load(readStore);
   if (readStore.durable) await solanaProjection.load(readStore);
+  if (sharedRunner) {
+    // Written by one instance at a time, its checkpoint and journal fenced by the lease; read by all (see shared-projections).
+    await ownership.own('projections', async (fence) => {
+      const writer = createProjectionRunner({
+        eventStore,
+        readStore,
+        projections: ALL_PROJECTIONS,
+        clock,
+        log,
+        journal: true,
+        commit: fence,
+      });
+      const off = writer.onAdvanced(() => sharedRunner.nudge());
+      sharedRunner.writing(writer);
+      // A writer that cannot catch up keeps retrying (its health says so) rather than letting the lease go.
+      await writer.start().catch((error: unknown) => log(`[projections] ${(error as Error).message}`));
+      return {
+        async stop() {
+          off();
+          sharedRunner.writing(null);
+          await writer.stop();
+        },
+      };
+    });
+  }
   await projections.start();
   log(
-    `[weir] read models at log position ${projections.position() ?? 'start'} after ${Math.round(performance.now() - started)} ms`,
+    `[weir] read models at log position ${projections.position() ?? 'start'} after ${Math.round(performance.now() - started)} ms${sharedRunner ? ' (shared: written by the owner of the projections work)' : ''}`,
   );
 
   const mailer = overrides.mailer
@@ -438,7 +497,7 @@ async function startLocked(
       projections,
       commands: fencedCommands(commands, fence),
       secretBox,
-      send: fencedWebhookSender(overrides.webhookSender ?? httpSender!, fence),
+      send: fencedWebhookSender(tracedWebhookSender(overrides.webhookSender ?? httpSender!, tracer), fence),
       log,
       metrics: scope,
     });
@@ -521,7 +580,7 @@ async function startLocked(
         readStore,
         projections,
         commands: fencedCommands(commands, fence),
-        executors: new Map([[network, fencedSweepExecutor(executor, fence)]]),
+        executors: new Map([[network, fencedSweepExecutor(tracedSweepExecutor(executor, network, tracer), fence)]]),
         batchDelayMs: overrides.sweepBatchDelayMs,
         log: (line) => log(`[sweeper] ${line}`),
         metrics: scope,
@@ -634,6 +693,7 @@ async function startLocked(
     trustProxy: config.trustProxy ?? false,
     logger,
     metrics,
+    ...(tracing ? { tracer } : {}),
     metricsEndpoint: {
       scrape: metrics.scrape,
       contentType: metrics.contentType,
@@ -747,8 +807,9 @@ async function startLocked(
         await projections.stop();
         await activity.stop();
         await bus.close();
-        await readStore.close();
+        if (!overrides.sharedReadStore) await readStore.close();
         await eventStore.close();
+        await tracing?.shutdown();
         inspector?.stop();
         await releaseLock();
         logger.info(

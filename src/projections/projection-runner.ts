@@ -6,6 +6,13 @@ import { ReadModelsBehindError } from '../shared/errors.ts';
 import { categoryOf, type Projection } from './projection.ts';
 import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
 import { noMetrics, secondsBetween, type Metrics } from '../shared/metrics.ts';
+import {
+  PROJECTION_CHANGES,
+  PROJECTION_CHANGES_KEPT_MS,
+  positionKey,
+  trimProjectionChanges,
+  type ProjectionChangesDoc,
+} from './projection-changes.ts';
 
 /** The read store checkpoint the runner keeps: the log position every projection has processed. */
 export const PROJECTIONS_CHECKPOINT = 'projections';
@@ -58,7 +65,24 @@ export type ProjectionRunner = {
  * A read store whose writes are recorded, so listeners learn which collections a batch touched,
  * and which documents of the collections someone watches (`changed`, keyed by collection).
  */
-function trackingStore(store: ReadStore, touched: Set<string>, changed: Map<string, Set<string>>): ReadStore {
+function trackingStore(
+  store: ReadStore,
+  touched: Set<string>,
+  changed: Map<string, Set<string>>,
+  /** Every collection's ids, when the runner keeps the changes journal. */
+  journaled: Map<string, Set<string>> | null,
+): ReadStore {
+  const record = (name: string, id: string) => {
+    touched.add(name);
+    changed.get(name)?.add(id);
+    if (!journaled) return;
+    let ids = journaled.get(name);
+    if (!ids) {
+      ids = new Set();
+      journaled.set(name, ids);
+    }
+    ids.add(id);
+  };
   const cache = new Map<string, Collection<ReadDocument>>();
   return {
     ...store,
@@ -69,13 +93,11 @@ function trackingStore(store: ReadStore, touched: Set<string>, changed: Map<stri
         tracked = {
           ...inner,
           put: (doc) => {
-            touched.add(name);
-            changed.get(name)?.add(doc._id);
+            record(name, doc._id);
             return inner.put(doc);
           },
           delete: (id) => {
-            touched.add(name);
-            changed.get(name)?.add(id);
+            record(name, id);
             return inner.delete(id);
           },
         };
@@ -94,8 +116,19 @@ export function createProjectionRunner(deps: {
   clock?: Clock;
   log?: (line: string) => void;
   metrics?: Metrics;
+  /**
+   * Keep the changes journal (`projection_changes`) beside the checkpoint: the read store is shared
+   * by instances that do not project (see shared-projections.ts).
+   */
+  journal?: boolean;
+  /** Guards each batch's checkpoint (and journal entry) write: the projections' lease, when owned. */
+  commit?: <T>(write: () => Promise<T>) => Promise<T>;
 }): ProjectionRunner {
   const { eventStore, readStore, projections } = deps;
+  const commit = deps.commit ?? ((write) => write());
+  const journaled = deps.journal ? new Map<string, Set<string>>() : null;
+  /** Journal entries this runner wrote (position, when), to trim the old ones. */
+  const written: { position: bigint; at: number }[] = [];
   const clock = deps.clock ?? createSystemClock();
   const log = deps.log ?? ((line: string) => console.warn(line));
   // Events read per batch. Small on purpose: the whole batch stays alive until its last event is
@@ -109,7 +142,7 @@ export function createProjectionRunner(deps: {
   /** Ids written per watched collection since the last notice; only watched collections are tracked. */
   const changed = new Map<string, Set<string>>();
   const documentListeners = new Map<string, Set<(ids: ReadonlySet<string>) => void>>();
-  const store = trackingStore(readStore, touched, changed);
+  const store = trackingStore(readStore, touched, changed, journaled);
   let stopped = false;
 
   // The projections that read a category's events, in order (see `Projection.categories`).
@@ -161,6 +194,30 @@ export function createProjectionRunner(deps: {
     for (const event of events) {
       for (const projection of projectionsFor(event.streamId)) await projection.apply(event, store);
     }
+    if (!journaled) return;
+    // The journal entry first, then (logWork's save) the checkpoint: a follower never sees a position without its changes.
+    const reached = events[events.length - 1]!.position;
+    const entry: ProjectionChangesDoc = {
+      _id: positionKey(reached),
+      from: positionKey(work.position()),
+      changed: Object.fromEntries([...journaled].map(([name, ids]) => [name, [...ids]])),
+      at: new Date(clock.now()).toISOString(),
+    };
+    journaled.clear();
+    await commit(() => readStore.collection<ProjectionChangesDoc>(PROJECTION_CHANGES).put(entry));
+    written.push({ position: reached, at: clock.now() });
+    if (written.length % 200 === 0) await trimJournal();
+  }
+
+  /** Drops the journal entries older than PROJECTION_CHANGES_KEPT_MS (other owners' before them too). */
+  async function trimJournal(): Promise<void> {
+    const cutoff = clock.now() - PROJECTION_CHANGES_KEPT_MS;
+    let last = -1;
+    while (last + 1 < written.length && written[last + 1]!.at <= cutoff) last++;
+    if (last < 0) return;
+    const upTo = written[last]!.position;
+    written.splice(0, last + 1);
+    await trimProjectionChanges(readStore, upTo);
   }
 
   function notify(): void {
@@ -187,7 +244,7 @@ export function createProjectionRunner(deps: {
     checkpoint: {
       load: async () => (readStore.durable ? await readStore.getCheckpoint(PROJECTIONS_CHECKPOINT) : null),
       save: async (position) => {
-        if (readStore.durable) await readStore.setCheckpoint(PROJECTIONS_CHECKPOINT, position);
+        if (readStore.durable) await commit(() => readStore.setCheckpoint(PROJECTIONS_CHECKPOINT, position));
       },
     },
     // Loaded by `start`, which first compares the projection versions (and may drop everything).
@@ -319,7 +376,7 @@ export function createProjectionRunner(deps: {
  * minus the one processed; on KurrentDB positions are not event counts) and in seconds (how long
  * ago the oldest event not yet processed happened; 0 when none waits).
  */
-function registerLagMetrics(
+export function registerLagMetrics(
   metrics: Metrics,
   eventStore: EventStore,
   clock: Clock,

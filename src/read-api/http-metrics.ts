@@ -32,7 +32,7 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 const AREAS = new Set(['api', 'checkout', 'invoices', 'pay', 'assets', 'admin', 'dashboard', 'docs']);
 
 /** The route's pattern (`/api/v1/checkout/sessions/:id`), or the area of a request no route took (`/api/*`, a 401 before routing). */
-function routeOf(ctx: Koa.Context): string {
+export function routeOf(ctx: Koa.Context): string {
   const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
   if (matched !== undefined) return String(matched);
   const path = ctx.path;
