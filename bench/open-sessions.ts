@@ -16,14 +16,12 @@
  *
  * Target (issue 20): under 1 GB resident with 1,000,000 open sessions. Not a test.
  */
-import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { freeLoopbackPort } from '../src/chain-ingest/evm/devnet/anvil-node.ts';
 import { SQLITE_EVENT_STORE_FILE } from '../src/event-store/open-event-store.ts';
 import { INDEXED_FIELDS, ORDERED_FIELDS } from '../src/projections/all-projections.ts';
 import { COLLECTIONS } from '../src/projections/collections.ts';
@@ -33,67 +31,25 @@ import { createSqliteReadStore, SQLITE_READ_STORE_FILE } from '../src/read-store
 import { fmt, loadAverage1m, machineInfo, markdownTable } from './evm/support/bench-env.ts';
 import { cliArgs } from './support/cli-args.ts';
 import { report } from './support/report.ts';
+import { type Memory, memoryOf, serveEnv, serveUntilHealthy } from './support/serve-until-healthy.ts';
 
 const run = promisify(execFile);
 const WEIR_BIN = fileURLToPath(new URL('../bin/weir.js', import.meta.url));
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SETTLE_MS = 15_000;
-const START_TIMEOUT_MS = 600_000;
 
-type Memory = { rssMiB: number; peakRssMiB: number };
 type Serve = { ms: number; atHealth: Memory; settled: Memory };
 
-function memoryOf(pid: number): Memory {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
-  return { rssMiB: +(kib('VmRSS') / 1024).toFixed(1), peakRssMiB: +(kib('VmHWM') / 1024).toFixed(1) };
-}
-
-const serveEnv = (dataDir: string, port: number) => ({
-  ...process.env,
-  PORT: String(port),
-  HOST: '127.0.0.1',
-  WEIR_DATA_DIR: dataDir,
-  MONGODB_URL: '',
-  KURRENTDB_URL: '',
-  NATS_URL: '',
-  LOG_LEVEL: 'warn',
-});
-
-async function serve(dataDir: string): Promise<Serve> {
-  const port = await freeLoopbackPort();
-  const started = performance.now();
-  const child = spawn(process.execPath, [WEIR_BIN, 'serve', '--local-chain', 'off'], {
-    cwd: ROOT,
-    env: serveEnv(dataDir, port),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    while (performance.now() - started < START_TIMEOUT_MS) {
-      if (child.exitCode !== null) throw new Error(`weir serve exited: ${stderr}`);
-      const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
-        (response) => response.ok,
-        () => false,
-      );
-      if (ok) {
-        const ms = Math.round(performance.now() - started);
-        const atHealth = memoryOf(child.pid!);
-        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-        return { ms, atHealth, settled: memoryOf(child.pid!) };
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`weir serve did not answer /health within ${START_TIMEOUT_MS / 1000} s: ${stderr}`);
-  } finally {
-    child.kill('SIGTERM');
-    await exited;
-  }
-}
+/** `weir serve` on `dataDir`: start time, memory at /health and after settling. */
+const serve = (dataDir: string): Promise<Serve> =>
+  serveUntilHealthy(
+    dataDir,
+    async (pid) => {
+      const atHealth = memoryOf(pid);
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      return { atHealth, settled: memoryOf(pid) };
+    },
+    { pollMs: 20 },
+  );
 
 /** Adds `sessions` open sessions (copies of one in the read models) with their address and expiry timer. */
 async function addOpenSessions(path: string, sessions: number): Promise<number> {

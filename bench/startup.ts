@@ -1,30 +1,7 @@
-/**
- * Start-up against the size of the log: `weir serve` (embedded stores, no local chain) from spawn
- * to `/health` answering 200, and its resident memory then, for logs of several sizes, each with
- * the empty log's figure of the same run.
- *
- *   node --import tsx bench/startup.ts [--events 0,100000,1000000] [--runs 3] [--logs DIR] [--json FILE]
- *   (npm run bench:startup)
- *
- * 1. Per size, a realistic log: up to 100,000 events written through the real write side
- *    (bench/support/realistic-log.ts, the replay bench's builder); larger ones, which would take
- *    hours that way on a busy host, are a 20,000-event seed written so and its closed sessions
- *    copied under new ids straight into the file, chained (bench/support/replicated-log.ts).
- *    `--logs DIR` keeps each in DIR/events-<n>.sqlite3 (and the seed) and reuses it when there, so
- *    two runs (before and after a change) start on the very same logs.
- * 2. Per size, a fresh data dir holding a copy of the log; one first start (which builds the read
- *    models: a persisted read store writes them there) stopped with SIGTERM; then `--runs` starts,
- *    each measured to `/health` ok, with VmRSS and VmHWM at that moment.
- *
- * Target (issue 20): the largest log's start at most 2x the empty log's. Not a test.
- */
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { freeLoopbackPort } from '../src/chain-ingest/evm/devnet/anvil-node.ts';
 import { SQLITE_EVENT_STORE_FILE } from '../src/event-store/open-event-store.ts';
 import { createSqliteEventStore } from '../src/event-store/sqlite-event-store.ts';
 import { loadAverage1m, machineInfo, markdownTable, fmt } from './evm/support/bench-env.ts';
@@ -32,11 +9,9 @@ import { cliArgs } from './support/cli-args.ts';
 import { report } from './support/report.ts';
 import { writeRealisticLog } from './support/realistic-log.ts';
 import { writeReplicatedLog } from './support/replicated-log.ts';
+import { memoryOf, serveUntilHealthy } from './support/serve-until-healthy.ts';
 
-const WEIR_BIN = fileURLToPath(new URL('../bin/weir.js', import.meta.url));
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Longest wait for one start (the in-memory store rebuilt 1M events in about 20 s). */
-const START_TIMEOUT_MS = 600_000;
 
 /** Logs larger than this are copied from a seed (see replicated-log.ts) rather than written through commands. */
 const REPLICATE_ABOVE = 100_000;
@@ -51,12 +26,6 @@ function readSettings(argv: string[]) {
     return n;
   });
   return { sizes, runs: integer('--runs', 3, 20), logs: value('--logs') ?? null, jsonOut: value('--json') ?? null };
-}
-
-function memoryOf(pid: number): { rssMiB: number; peakRssMiB: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
-  return { rssMiB: +(kib('VmRSS') / 1024).toFixed(1), peakRssMiB: +(kib('VmHWM') / 1024).toFixed(1) };
 }
 
 /** The log of about `events` events: from `logs` when kept there, else written (and kept there if asked). */
@@ -99,44 +68,7 @@ async function logFile(events: number, logs: string | null, scratch: string): Pr
 }
 
 /** One `weir serve` on `dataDir`: ms from spawn to /health 200, memory then; stopped with SIGTERM. */
-async function startOnce(dataDir: string): Promise<Start> {
-  const port = await freeLoopbackPort();
-  const started = performance.now();
-  const child = spawn(process.execPath, [WEIR_BIN, 'serve', '--local-chain', 'off'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      WEIR_DATA_DIR: dataDir,
-      MONGODB_URL: '',
-      KURRENTDB_URL: '',
-      NATS_URL: '',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    while (performance.now() - started < START_TIMEOUT_MS) {
-      if (child.exitCode !== null) throw new Error(`weir serve exited: ${stderr}`);
-      const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
-        (response) => response.ok,
-        () => false,
-      );
-      if (ok) return { ms: Math.round(performance.now() - started), ...memoryOf(child.pid!) };
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    throw new Error(`weir serve did not answer /health within ${START_TIMEOUT_MS / 1000} s: ${stderr}`);
-  } finally {
-    child.kill('SIGTERM');
-    await exited;
-  }
-}
+const startOnce = (dataDir: string): Promise<Start> => serveUntilHealthy(dataDir, async (pid) => memoryOf(pid));
 
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
