@@ -1,0 +1,91 @@
+import test from 'ava';
+import { getAddress, type Address } from 'viem';
+import { createUser } from '../../src/tenancy/create-user.ts';
+import { apiClient } from '../support/api-client.ts';
+import { chromiumPerFile, expectAccessible, newPage, screenshot, signIn, watchPage } from '../support/dashboard.ts';
+import { startDevnetWeir } from '../support/devnet-weir.ts';
+import { devnetPayer, merchantWallet } from '../support/evm-devnet.ts';
+import { ADMIN_TOKEN } from '../support/weir-harness.ts';
+
+/*
+ * The session page's "Recover" on a real chain: the payment is made while no follower runs, so only
+ * a recovery by its hash can credit it (the test rail of the other dashboard tests has no chain to
+ * look a hash up on).
+ */
+const browser = chromiumPerFile(test);
+
+type Session = {
+  id: string;
+  status: string;
+  amountReceived: string;
+  addresses: { paymentAddress: string }[];
+  paymentIntent: { transactions: { transactionHash: string; status: string }[] };
+};
+
+test('Checkout sessions: a payment the follower missed is recovered from the session page by its hash; the session completes once', async (t) => {
+  const { devnet, weir } = await startDevnetWeir(t, { confirmations: 2, overrides: { evmFollowers: false } });
+  const created = (
+    await apiClient(weir.url, ADMIN_TOKEN).post<{ organizationId: string; testSecretKey: string }>(
+      '/admin/organizations',
+      { name: 'Harbour Coffee Roasters' },
+    )
+  ).body;
+  const api = apiClient(weir.url, created.testSecretKey);
+  const wallet = await api.post('/api/v1/organization/withdrawal-addresses', {
+    chainId: devnet.info.chainId,
+    address: merchantWallet(devnet.info),
+    name: 'treasury',
+  });
+  t.is(wallet.status, 200, JSON.stringify(wallet.body));
+  const session = (
+    await api.post<Session>('/api/v1/checkout/sessions', {
+      successUrl: 'https://shop.example/ok',
+      lineItems: {
+        data: [
+          { priceData: { currency: 'usdc', unitAmount: '1200000000', productData: { name: 'Beans' } }, quantity: 1 },
+        ],
+      },
+    })
+  ).body;
+  const paid = await devnetPayer(devnet.info).payToken(
+    devnet.info.contracts.usdc,
+    getAddress(session.addresses[0]!.paymentAddress) as Address,
+    12_000_000n,
+  );
+  await devnet.mine(2);
+  t.is((await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body.status, 'open', 'nothing follows');
+
+  await createUser(weir.commands, {
+    organizationId: created.organizationId,
+    email: 'owner@harbour.example',
+    role: 'owner',
+    password: 'correct horse battery staple',
+    actor: 'cli',
+  });
+  const page = await newPage(t, browser());
+  const problems = await watchPage(page);
+  await signIn(page, weir.url, { email: 'owner@harbour.example', password: 'correct horse battery staple' });
+  await page.goto(`${weir.url}/dashboard/checkout-sessions/${session.id}`);
+  await page.getByLabel('Network').selectOption({ value: String(devnet.info.chainId) });
+  await page.getByLabel('Transaction hash').fill(paid.hash);
+  await Promise.all([page.waitForURL(/done=recovered/), page.getByRole('button', { name: 'Recover' }).click()]);
+  await page.getByText('The payment is found and credited to this session.').waitFor();
+  t.regex((await page.locator('#transactions').textContent()) ?? '', /12\.00 USDC.*Confirmed/s);
+  await expectAccessible(t, page, 'checkout-session-recovered');
+  await screenshot(t, page, 'checkout-session-recovered');
+
+  const after = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
+  t.is(after.status, 'complete');
+  t.is(after.amountReceived, '1200000000');
+  t.deepEqual(
+    after.paymentIntent.transactions.map((x) => [x.transactionHash, x.status]),
+    [[paid.hash, 'confirmed']],
+  );
+  const events = await weir.eventStore.readStream(`checkout_session-${session.id}`);
+  // Credited as the follower would have: through the matcher, once.
+  t.deepEqual(
+    events.map((e) => e.type).filter((type) => type === 'PaymentDetected' || type === 'PaymentConfirmed'),
+    ['PaymentDetected', 'PaymentConfirmed'],
+  );
+  t.deepEqual(problems(), [], 'no console error or CSP violation');
+});
