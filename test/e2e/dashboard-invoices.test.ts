@@ -214,7 +214,7 @@ test('Invoices: create a draft of two lines (a bad amount first), edit, finalize
   t.is((await api.get<List<unknown>>('/api/v1/invoices')).body.count, 3);
 });
 
-test('Subscriptions: a paid subscription is listed with its period and invoices; cancel at period end, resume, end now', async (t) => {
+test('Subscriptions: a paid subscription is listed with its period and invoices; a reason too long is named and kept; cancel at period end, resume, end now', async (t) => {
   const dash = await startDashboard(t);
   const { api } = await dash.organization();
   const owner = await dash.user({ role: 'owner' });
@@ -245,6 +245,15 @@ test('Subscriptions: a paid subscription is listed with its period and invoices;
   const periods = page.locator('#subscription-periods tbody tr');
   t.is(await periods.count(), 1);
   t.regex((await periods.textContent()) ?? '', /Checkout session.*Paid.*19\.00 USDC/s);
+
+  // A reason over the API's 500 characters (past the field's own limit, as a script could send it): named, kept, nothing written.
+  const tooLong = 'x'.repeat(501);
+  await page.getByLabel('Reason (optional)').evaluate((input) => input.removeAttribute('maxlength'));
+  await page.getByLabel('Reason (optional)').fill(tooLong);
+  t.is(await submit(page, 'Cancel at period end'), 400);
+  t.regex((await page.locator('#field-comment-error').textContent()) ?? '', /the reason/);
+  t.is(await page.getByLabel('Reason (optional)').inputValue(), tooLong);
+  t.like(await read(), { status: 'active', cancelAtPeriodEnd: false, cancellationComment: null });
 
   await page.getByLabel('Reason (optional)').fill('moving abroad');
   t.is(await submit(page, 'Cancel at period end'), 303);

@@ -195,6 +195,7 @@ export function Field(props: {
   autofocus?: boolean;
   /** The file types a file input offers to pick. */
   accept?: string;
+  maxlength?: number;
 }): JSX.Element {
   const id = `field-${props.name}`;
   return (
@@ -208,6 +209,7 @@ export function Field(props: {
         autocomplete={props.autocomplete}
         autofocus={props.autofocus}
         accept={props.accept}
+        maxlength={props.maxlength}
         aria-invalid={props.error ? 'true' : undefined}
         aria-describedby={describedBy(id, props.hint, props.error)}
       />

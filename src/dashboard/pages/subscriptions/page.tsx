@@ -18,6 +18,7 @@ import {
   EmptyState,
   type FactList,
   Facts,
+  Field,
   money,
   type Tone,
 } from '../../ui/components.tsx';
@@ -147,7 +148,15 @@ function ListPage(props: { ctx: DashboardContext; list: SubscriptionList; status
 }
 
 /** Cancel at period end and end now share the optional comment; resume is its own form. */
-function Actions({ ctx, s }: { ctx: DashboardContext; s: SubscriptionView }): JSX.Element {
+function Actions({
+  ctx,
+  s,
+  comment,
+}: {
+  ctx: DashboardContext;
+  s: SubscriptionView;
+  comment?: { value: string; error: string | null } | undefined;
+}): JSX.Element {
   if (ENDED.has(s.status)) return <p class="muted">The subscription has ended: nothing more can change.</p>;
   const resumable = s.cancelAtPeriodEnd || s.status === 'paused';
   return (
@@ -164,10 +173,7 @@ function Actions({ ctx, s }: { ctx: DashboardContext; s: SubscriptionView }): JS
       )}
       <form method="post" action={`${LIST}/${s.id}/cancel`} class="cancel-form">
         <CsrfField token={ctx.state.csrfToken} />
-        <div class="field">
-          <label for="field-comment">Reason (optional)</label>
-          <input id="field-comment" name="comment" maxlength="500" />
-        </div>
+        <Field name="comment" label="Reason (optional)" maxlength={500} value={comment?.value} error={comment?.error} />
         <div class="action-bar">
           {s.cancelAtPeriodEnd ? (
             ''
@@ -192,6 +198,8 @@ function DetailPage(props: {
   invoices: InvoiceDoc[];
   notice: string | null;
   error: string | null;
+  /** The reason as typed and what was wrong with it, when the API refused it. */
+  comment?: { value: string; error: string | null };
 }): JSX.Element {
   const { ctx, s } = props;
   const { cancelAt, endedAt } = s;
@@ -228,7 +236,7 @@ function DetailPage(props: {
         </Card>
         {can(ctx.state.user.role, 'manage') ? (
           <Card title="Actions" id="subscription-actions">
-            <Actions ctx={ctx} s={s} />
+            <Actions ctx={ctx} s={s} comment={props.comment} />
           </Card>
         ) : (
           ''
@@ -304,7 +312,13 @@ async function loadSubscription(api: PageApi, id: string): Promise<SubscriptionV
 export const page = definePage({
   screen: 'subscriptions',
   routes(routes, deps) {
-    const showDetail = async (ctx: DashboardContext, s: SubscriptionView, error: string | null, status = 200) => {
+    const showDetail = async (
+      ctx: DashboardContext,
+      s: SubscriptionView,
+      error: string | null,
+      status = 200,
+      comment?: { value: string; error: string | null },
+    ) => {
       const done = typeof ctx.query.done === 'string' ? ctx.query.done : '';
       const [periods, invoices] = await Promise.all([
         billedPeriods(deps.eventStore, s.id),
@@ -321,6 +335,7 @@ export const page = definePage({
           invoices={invoices.filter((i) => i.status in INVOICE_STATUSES)}
           notice={error ? null : (NOTICES[done] ?? null)}
           error={error}
+          comment={comment}
         />,
         status,
       );
@@ -350,13 +365,18 @@ export const page = definePage({
           `/api/v1/subscriptions/${s.id}/${action}`,
           action !== 'resume' && comment ? { cancellationComment: comment } : undefined,
         );
-        if (answer.status !== 200)
+        if (answer.status !== 200) {
+          const message = answer.body?.message ?? 'the request was refused';
+          // A refused reason is named at its field and kept as typed.
+          const atComment = /cancellationComment/.test(message);
           return showDetail(
             ctx,
             await loadSubscription(api, s.id),
-            answer.body?.message ?? 'the request was refused',
+            atComment ? null : message,
             answer.status >= 500 ? 502 : answer.status,
+            { value: comment ?? '', error: atComment ? message.replace('cancellationComment', 'the reason') : null },
           );
+        }
         redirectTo(ctx, `${LIST}/${s.id}?done=${action}`);
       });
   },
