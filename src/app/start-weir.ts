@@ -175,6 +175,18 @@ export type WaitingLog = Parameters<typeof untilReachable>[2]['log'];
 
 const stderrWaiting: WaitingLog = (line) => console.error(`[weir] ${line}`);
 
+/** The event log, waited for while a configured KurrentDB is unreachable. */
+export function openEventLog(
+  config: Pick<WeirConfig, 'dataDir' | 'kurrentDbUrl' | 'eventStoreFile'>,
+  waiting: WaitingLog = stderrWaiting,
+) {
+  return untilReachable(
+    'KurrentDB',
+    () => openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir, file: config.eventStoreFile }),
+    { retryable: (error) => !!config.kurrentDbUrl && looksUnreachable(error), log: waiting },
+  );
+}
+
 /**
  * Open the stores (embedded defaults when no URL is set). A KurrentDB or MongoDB that does not
  * answer yet (a container starting beside Weir) is waited for, with backoff, and said so.
@@ -186,11 +198,7 @@ export async function openStores(
   given?: ReadStore,
 ) {
   const retry = { retryable: looksUnreachable, log: waiting };
-  const eventStore = await untilReachable(
-    'KurrentDB',
-    () => openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir, file: config.eventStoreFile }),
-    { ...retry, retryable: (error) => !!config.kurrentDbUrl && looksUnreachable(error) },
-  );
+  const eventStore = await openEventLog(config, waiting);
   if (given) return { eventStore, readStore: given };
   // Projections build a new object for every change and never mutate a stored one.
   const readStore = await untilReachable(

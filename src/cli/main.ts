@@ -91,11 +91,10 @@ async function orgCreate(argv: string[]): Promise<void> {
   const config = readConfig(argv, process.env);
   privateFiles();
   if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
-  const { openStores } = await import('../app/start-weir.ts');
   const { createCommandHandler } = await import('../actors/command-handler.ts');
   const { createOrganization } = await import('../tenancy/create-organization.ts');
   const { createSystemClock } = await import('../shared/clock.ts');
-  const { eventStore, readStore } = await openStores({ ...config, mongoDbUrl: undefined });
+  const eventStore = await openCommandLog(config);
   try {
     const created = await createOrganization(
       createCommandHandler({ eventStore, clock: createSystemClock() }),
@@ -118,7 +117,6 @@ async function orgCreate(argv: string[]): Promise<void> {
       )}\n`,
     );
   } finally {
-    await readStore.close();
     await eventStore.close();
   }
 }
@@ -147,10 +145,9 @@ async function userCreate(argv: string[]): Promise<void> {
   const config = readConfig(argv, process.env);
   privateFiles();
   if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
-  const { openStores } = await import('../app/start-weir.ts');
   const { createCommandHandler } = await import('../actors/command-handler.ts');
   const { createSystemClock } = await import('../shared/clock.ts');
-  const { eventStore, readStore } = await openStores({ ...config, mongoDbUrl: undefined });
+  const eventStore = await openCommandLog(config);
   try {
     const commands = createCommandHandler({ eventStore, clock: createSystemClock() });
     const { userId } = await createUser(commands, { organizationId, email, role, password, name, actor: 'cli' }).catch(
@@ -158,9 +155,17 @@ async function userCreate(argv: string[]): Promise<void> {
     );
     process.stdout.write(`${JSON.stringify({ userId, organizationId, email: email.trim(), role }, null, 2)}\n`);
   } finally {
-    await readStore.close();
     await eventStore.close();
   }
+}
+
+/**
+ * The event log alone, for commands that only append: the read models are the running server's
+ * to write (it projects what the command appended), so a command never opens them beside it.
+ */
+async function openCommandLog(config: ReturnType<typeof readConfig>) {
+  const { openEventLog } = await import('../app/start-weir.ts');
+  return openEventLog(config);
 }
 
 async function replay(argv: string[]): Promise<void> {

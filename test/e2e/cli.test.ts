@@ -266,7 +266,10 @@ test('weir user create makes a dashboard user who can sign in; the password come
   t.regex(user('bo@quay.example', 'viewer', 'short').stderr, /password: must be at least 10 characters/);
   t.is(user('bo@quay.example', 'viewer', undefined, { WEIR_USER_PASSWORD: 'viewer password 1' }).status, 0);
 
-  const login = await fetch(`${server.url}/dashboard/login`);
+  // A server gone meanwhile says why in its output.
+  const login = await fetch(`${server.url}/dashboard/login`).catch((error: unknown) => {
+    throw new Error(`GET /dashboard/login failed (${String(error)}); the server printed:\n${server.output()}`);
+  });
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await login.text())![1]!;
   const signIn = await fetch(`${server.url}/dashboard/login`, {
