@@ -336,15 +336,20 @@ export function logWork<T>(deps: {
   subscribe?(poke: () => void): () => void;
   /** Load the checkpoint at `open` (default true; false when the owner loads it itself and calls `reset`). */
   loadOnOpen?: boolean;
+  /** Runs a batch's handling and its checkpoint save as one unit (a read store's `atomically`). */
+  atomically?: <R>(work: () => Promise<R>) => Promise<R>;
 }): LogWork {
   let position: bigint | null = null;
+  const atomically = deps.atomically ?? ((work) => work());
   const step = async (): Promise<number> => {
     const batch = await deps.read(position, deps.batchSize);
     if (batch.length === 0) return 0;
-    await deps.handle(batch);
     const last = deps.positionOf(batch[batch.length - 1]!);
-    position = last;
-    await deps.checkpoint.save(last);
+    await atomically(async () => {
+      await deps.handle(batch);
+      position = last;
+      await deps.checkpoint.save(last);
+    });
     deps.afterBatch?.(last, batch);
     return batch.length;
   };

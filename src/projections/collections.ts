@@ -26,7 +26,8 @@ export type ApiKeySecretDoc = ReadDocument & {
   /** Absent on documents written before scopes: a full key. */
   scope?: ApiKeyScope;
 };
-export type CheckoutSessionDoc = ReadDocument & CheckoutSession;
+/** `_revision`: the session stream's revision the document reflects. */
+export type CheckoutSessionDoc = ReadDocument & CheckoutSession & { _revision?: number };
 export type DepositAddressDoc = ReadDocument & {
   network: string;
   address: string;

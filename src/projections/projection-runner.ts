@@ -255,6 +255,8 @@ export function createProjectionRunner(deps: {
     handle: applyBatch,
     afterBatch: () => notify(),
     subscribe: (poke) => eventStore.onAppended(poke),
+    // Documents and the position that produced them are committed together, whatever else writes the store.
+    atomically: (batch) => readStore.atomically(batch),
   });
   const processor = createProcessor({
     name: 'projections',

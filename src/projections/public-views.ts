@@ -4,8 +4,8 @@ import type { Organization } from '../actors/organization.ts';
 import type { WebhookEndpoint } from '../actors/webhook-endpoint.ts';
 
 /** The checkout session as merchants see it (API responses and webhook payloads). */
-export function publicCheckoutSession(session: CheckoutSession & { _id?: string }) {
-  const { environment: _environment, _id, ...rest } = session;
+export function publicCheckoutSession(session: CheckoutSession & { _id?: string; _revision?: number }) {
+  const { environment: _environment, _id, _revision, ...rest } = session;
   return {
     ...rest,
     livemode: session.environment === 'live',

@@ -273,6 +273,8 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
     async setCheckpoint(name, position) {
       checkpoints.set(name, encodeCheckpoint(position));
     },
+    // In memory: nothing is committed, so nothing can be half-committed.
+    atomically: (work) => work(),
     async dropAll() {
       // Handles already given out stay valid and see empty collections.
       for (const state of collections.values()) await state.handle.clear();

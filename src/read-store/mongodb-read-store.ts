@@ -146,6 +146,8 @@ export const createMongoReadStore = async ({
     async setCheckpoint(name, position) {
       await checkpoints.replaceOne({ _id: name }, { position: encodeCheckpoint(position) }, { upsert: true });
     },
+    // Each write stands alone here: a batch repeated after a crash must leave what it wrote unchanged.
+    atomically: (work) => work(),
     async dropAll() {
       await Promise.all(indexesCreated.values());
       const existing = await db.listCollections({}, { nameOnly: true }).toArray();

@@ -387,6 +387,28 @@ export const readStoreContract = (test: TestFn, name: string, factory: () => Pro
       t.is(await store.getCheckpoint(other), 9007199254740993n);
     }));
 
+  test(`${name}: atomically answers what its work answers, rethrows its error, and what it wrote reads back`, (t) =>
+    withStore(t, 'atomically', async (store) => {
+      const checkpoint = uniqueCollectionName('projection');
+      const docs = store.collection(uniqueCollectionName('batch'));
+      const answer = await store.atomically(async () => {
+        await docs.put({ _id: 'a' });
+        await store.setCheckpoint(checkpoint, 3n);
+        return 'done';
+      });
+      t.is(answer, 'done');
+      t.deepEqual(await docs.get('a'), { _id: 'a' });
+      t.is(await store.getCheckpoint(checkpoint), 3n);
+      await t.throwsAsync(
+        store.atomically(async () => {
+          throw new Error('the batch failed');
+        }),
+        { message: 'the batch failed' },
+      );
+      // Not stuck after a failed batch: the next runs.
+      t.is(await store.atomically(async () => docs.count({})), 1);
+    }));
+
   test(`${name}: dropAll removes documents and checkpoints`, (t) =>
     withPayments(t, 'drop_all', async (payment, store) => {
       const other = store.collection(uniqueCollectionName('other'));

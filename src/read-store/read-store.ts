@@ -34,6 +34,12 @@ export type ReadStore = {
   /** The log position every projection has processed, stored with the read models. */
   getCheckpoint(name: string): Promise<bigint | null>;
   setCheckpoint(name: string, position: bigint | null): Promise<void>;
+  /**
+   * Runs `work` (a batch's writes and the checkpoint after them) so that they are on disk together
+   * or not at all: no commit falls inside it, whoever else writes meanwhile. Where the store cannot
+   * promise that (MongoDB), it simply runs `work`, and what a batch writes must bear repeating.
+   */
+  atomically<T>(work: () => Promise<T>): Promise<T>;
   /** Whether documents survive a restart (MongoDB) or must be rebuilt from the log (embedded). */
   readonly durable: boolean;
   /** Drop every collection and checkpoint. */

@@ -182,6 +182,38 @@ test('a crash in the middle of a batch leaves the position and the documents of 
   await live.close();
 });
 
+test("another writer's checkpoint during a batch run atomically does not commit half of it: the batch and its position commit together", async (t) => {
+  const path = join(scratch, `atomic-${++dirs}.sqlite3`);
+  // Every checkpoint would commit at once here.
+  const live = createSqliteReadStore({ path, commitEveryWrites: 1 });
+  const counts = live.collection<CountDoc>('counts');
+  const committed = async () => {
+    const reader = createSqliteReadStore({ path });
+    try {
+      const ids = (await reader.collection<CountDoc>('counts').find({})).map((doc) => doc._id);
+      return {
+        projections: await reader.getCheckpoint(PROJECTIONS_CHECKPOINT),
+        workflow: await reader.getCheckpoint('w'),
+        ids,
+      };
+    } finally {
+      await reader.close();
+    }
+  };
+  let midBatch: Awaited<ReturnType<typeof committed>> | undefined;
+  await live.atomically(async () => {
+    await counts.put({ _id: 'a', organizationId: 'org', events: 1, label: 'batch' });
+    // A workflow's pass, interleaved with the batch, saves its own position.
+    await live.setCheckpoint('w', 7n);
+    await counts.put({ _id: 'b', organizationId: 'org', events: 1, label: 'batch' });
+    midBatch = await committed();
+    await live.setCheckpoint(PROJECTIONS_CHECKPOINT, 2n);
+  });
+  t.deepEqual(midBatch, { projections: null, workflow: null, ids: [] }, 'a kill -9 here leaves nothing of the batch');
+  t.deepEqual(await committed(), { projections: 2n, workflow: 7n, ids: ['a', 'b'] });
+  await live.close();
+});
+
 test('writes stay in one transaction until a checkpoint finds it big or old enough; close commits the rest', async (t) => {
   const path = join(scratch, `batching-${++dirs}.sqlite3`);
   const live = createSqliteReadStore({ path, commitEveryWrites: 3, commitEveryMs: 60_000 });

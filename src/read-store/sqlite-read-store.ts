@@ -114,10 +114,10 @@ type Row = [id: string, body: string];
  * checkpoint written after its writes once it holds `commitEveryWrites` writes or is
  * `commitEveryMs` old (and at `close`): documents and the log position that produced them are on
  * disk together or not at all. A crash loses at most
- * the last uncommitted stretch, which the projections redo from the stored position. The
- * projection runner applies a batch within one turn of the event loop (every call here is
- * synchronous under its promise), so the commit timer never lands inside a batch; a writer that
- * never sets a checkpoint is committed by the timer all the same.
+ * the last uncommitted stretch, which the projections redo from the stored position. A batch and
+ * its checkpoint run in `atomically`: a commit that falls due meanwhile (the timer, another
+ * writer's checkpoint, such as a workflow's) waits for it to end. A writer that never sets a
+ * checkpoint is committed by the timer all the same.
  */
 export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStore => {
   const indexedFields = [...new Set(options.indexedFields ?? [])].filter((field) => field !== '_id');
@@ -192,17 +192,26 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
   let dirtyTicks = 0;
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
+  /** Batches under way (see `atomically`): a commit wanted meanwhile waits for the last to end. */
+  let holds = 0;
+  let commitWanted = false;
 
   const collections = new Map<string, CollectionState>();
   const commit = (): void => {
     if (timer !== null) clearTimeout(timer);
     timer = null;
+    commitWanted = false;
     if (!open) return;
     for (const state of collections.values()) flush(state);
     db.exec('COMMIT');
     open = false;
     writesInTransaction = 0;
     dirtyTicks = 0;
+  };
+  /** Commits now, or once no batch is under way: one writer's checkpoint never commits half of another's batch. */
+  const commitWhenFree = (): void => {
+    if (holds === 0) commit();
+    else commitWanted = true;
   };
   const onTimer = (): void => {
     timer = null;
@@ -212,7 +221,7 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
       timer.unref();
       return;
     }
-    commit();
+    commitWhenFree();
   };
   const begin = (): void => {
     if (closed) throw new ReadStoreUsageError('closed', 'the read store is closed');
@@ -559,7 +568,16 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
       begin();
       upsertCheckpoint.run(name, encoded);
       dirty = false;
-      if (writesInTransaction >= commitEveryWrites || performance.now() - openedAt >= commitEveryMs) commit();
+      if (writesInTransaction >= commitEveryWrites || performance.now() - openedAt >= commitEveryMs) commitWhenFree();
+    },
+    async atomically(work) {
+      holds++;
+      try {
+        return await work();
+      } finally {
+        holds--;
+        if (holds === 0 && commitWanted && !closed) commit();
+      }
     },
     async dropAll() {
       begin();

@@ -189,12 +189,17 @@ export function createWorkflowRunner<TState>(
       if (stopped) return;
       const events = await eventStore.readAll(checkpoint, deps.batchSize ?? BATCH);
       if (events.length === 0) return;
-      for (const event of events) {
-        if (stopped) return;
-        await apply(event);
-        checkpoint = event.position;
-      }
-      await readStore.setCheckpoint(checkpointOf(name), checkpoint);
+      // The states a batch moved and the position after it are committed together.
+      const halted = await readStore.atomically(async () => {
+        for (const event of events) {
+          if (stopped) return true;
+          await apply(event);
+          checkpoint = event.position;
+        }
+        await readStore.setCheckpoint(checkpointOf(name), checkpoint);
+        return false;
+      });
+      if (halted) return;
       await yieldToEventLoop();
     }
   }

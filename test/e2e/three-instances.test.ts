@@ -43,8 +43,7 @@ type WebhookEvent = { id: string; type: string; data: { object: { id: string } }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// Skipped 2026-11-28 21:55: failed in the last clean-clone run (60 sessions, kills every 6 s) after the processor, workflow and shared-projection merges; not yet diagnosed. Unskip with the fix.
-test.skip(`three weir serve on one NATS and one event store file, one killed -9 every ${KILL_EVERY_MS / 1000} s: ${SESSIONS} sessions complete once, swept once, their webhooks arrive, expiries fire once`, async (t) => {
+test(`three weir serve on one NATS and one event store file, one killed -9 every ${KILL_EVERY_MS / 1000} s: ${SESSIONS} sessions complete once, swept once, their webhooks arrive, expiries fire once`, async (t) => {
   t.timeout(BUDGET_MS + 120_000, 'the three-instance run went past its budget');
   const devnet = await startTestDevnet(t);
   const { chainId, rpcUrl } = devnet.info;
