@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { SQLITE_EVENT_STORE_FILE } from '../src/event-store/open-event-store.ts';
-import { INDEXED_FIELDS, ORDERED_FIELDS } from '../src/projections/all-projections.ts';
+import { READ_MODEL_INDEXES } from '../src/projections/all-projections.ts';
 import { COLLECTIONS } from '../src/projections/collections.ts';
 import { PROJECTIONS_CHECKPOINT } from '../src/projections/projection-runner.ts';
 import type { ReadDocument } from '../src/read-store/read-store.ts';
@@ -55,8 +55,7 @@ const serve = (dataDir: string): Promise<Serve> =>
 async function addOpenSessions(path: string, sessions: number): Promise<number> {
   const store = createSqliteReadStore({
     path,
-    indexedFields: INDEXED_FIELDS,
-    orderedFields: ORDERED_FIELDS,
+    ...READ_MODEL_INDEXES,
     writes: 'trusted',
     commitEveryWrites: 50_000,
   });

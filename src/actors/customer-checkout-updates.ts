@@ -5,7 +5,7 @@ import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { CommandHandler } from './command-handler.ts';
 import { customerAggregate } from './customer.ts';
-import { createWorkQueue, type WorkQueue } from './work-queue.ts';
+import { createReadModelQueue, type ReadModelQueue } from '../processing/read-model-queue.ts';
 
 /**
  * The process manager of the reference's `customerUpdate`: when a checkout session created with
@@ -21,8 +21,8 @@ export function createCustomerCheckoutUpdates(deps: {
   projections: Pick<ProjectionRunner, 'waitFor' | 'onAdvanced'>;
   commands: CommandHandler;
   log?: (line: string) => void;
-}): WorkQueue {
-  return createWorkQueue<CustomerCheckoutUpdateDoc>({
+}): ReadModelQueue {
+  return createReadModelQueue<CustomerCheckoutUpdateDoc>({
     ...deps,
     name: 'customer-checkout-updates',
     collection: CUSTOMER_CHECKOUT_UPDATES,

@@ -5,9 +5,9 @@ import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { CommandContext, CommandHandler } from './command-handler.ts';
-import { createWorkQueue, type WorkQueue } from './work-queue.ts';
+import { createReadModelQueue, type ReadModelQueue } from '../processing/read-model-queue.ts';
 
-export type InvoicePaymentLinker = WorkQueue;
+export type InvoicePaymentLinker = ReadModelQueue;
 
 const ACTOR = 'system:invoice-payments';
 
@@ -35,7 +35,7 @@ export function createInvoicePaymentLinker(deps: {
   log?: (line: string) => void;
 }): InvoicePaymentLinker {
   const { commands } = deps;
-  const outcomes = createWorkQueue<InvoicePaymentOutcomeDoc>({
+  const outcomes = createReadModelQueue<InvoicePaymentOutcomeDoc>({
     ...deps,
     name: 'invoice-payments',
     collection: INVOICE_PAYMENT_OUTCOMES,

@@ -10,7 +10,7 @@ import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { CommandContext, CommandHandler } from './command-handler.ts';
 import { redemptionFate, type SessionRedemption } from './promotion-code-redemption-fate.ts';
-import { createWorkQueue, type WorkQueue } from './work-queue.ts';
+import { createReadModelQueue, type ReadModelQueue } from '../processing/read-model-queue.ts';
 
 const ACTOR = 'system:promotion-code-releases';
 
@@ -62,8 +62,8 @@ export function createPromotionCodeReleases(deps: {
   projections: Pick<ProjectionRunner, 'waitFor' | 'onAdvanced'>;
   commands: CommandHandler;
   log?: (line: string) => void;
-}): WorkQueue {
-  return createWorkQueue<PromotionCodeReleaseDoc>({
+}): ReadModelQueue {
+  return createReadModelQueue<PromotionCodeReleaseDoc>({
     ...deps,
     name: 'promotion-code-releases',
     collection: PROMOTION_CODE_RELEASES,

@@ -41,7 +41,7 @@ import type { CommandContext, CommandHandler } from './command-handler.ts';
 import { customerAggregate, customerFromDetails } from './customer.ts';
 import { claimInvoiceNumber } from './invoice-number-claim.ts';
 import { subscriptionItemsOf } from './subscription-items.ts';
-import { createWorkQueue, type WorkQueue } from './work-queue.ts';
+import { createReadModelQueue, type ReadModelQueue } from '../processing/read-model-queue.ts';
 
 /** Days a renewal invoice of a subscription started at checkout may stay unpaid before it is past due. */
 export const SESSION_SUBSCRIPTION_DAYS_UNTIL_DUE = 7;
@@ -95,7 +95,7 @@ export function createSubscriptionBilling(deps: {
   commands: CommandHandler;
   publicUrl: string;
   log?: (line: string) => void;
-}): WorkQueue {
+}): ReadModelQueue {
   const { readStore, commands } = deps;
   const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const invoices = readStore.collection<InvoiceDoc>(INVOICES);
@@ -385,7 +385,7 @@ export function createSubscriptionBilling(deps: {
     );
   }
 
-  return createWorkQueue<SubscriptionWorkDoc>({
+  return createReadModelQueue<SubscriptionWorkDoc>({
     ...deps,
     name: 'subscription-billing',
     collection: SUBSCRIPTION_WORK,

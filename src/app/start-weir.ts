@@ -32,7 +32,7 @@ import { createSweeper, sweepMetrics } from '../sweeper/sweeper.ts';
 import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { openEventStore } from '../event-store/open-event-store.ts';
-import { ALL_PROJECTIONS, INDEXED_FIELDS, ORDERED_FIELDS } from '../projections/all-projections.ts';
+import { ALL_PROJECTIONS, READ_MODEL_INDEXES } from '../projections/all-projections.ts';
 import { createProjectionRunner, registerLagMetrics, type ProjectionRunner } from '../projections/projection-runner.ts';
 import { createSharedProjections } from '../projections/shared-projections.ts';
 import type { ApiBridge } from '../read-api/api-bridge.ts';
@@ -206,8 +206,7 @@ export async function openStores(
     () =>
       openReadStore({
         mongoDbUrl: config.mongoDbUrl,
-        indexedFields: INDEXED_FIELDS,
-        orderedFields: ORDERED_FIELDS,
+        ...READ_MODEL_INDEXES,
         embeddedWrites: 'trusted',
         dataDir: config.dataDir,
       }),

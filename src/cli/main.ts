@@ -263,7 +263,7 @@ async function auditVerify(argv: string[]): Promise<void> {
   if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
   const { openEventStore } = await import('../event-store/open-event-store.ts');
   const { openReadStore } = await import('../read-store/open-read-store.ts');
-  const { INDEXED_FIELDS, ORDERED_FIELDS } = await import('../projections/all-projections.ts');
+  const { READ_MODEL_INDEXES } = await import('../projections/all-projections.ts');
   const { SQLITE_READ_STORE_FILE } = await import('../read-store/sqlite-read-store.ts');
   const { PROJECTIONS_CHECKPOINT } = await import('../projections/projection-runner.ts');
   const { verifyAudit } = await import('../audit/audit-verify.ts');
@@ -287,8 +287,7 @@ async function auditVerify(argv: string[]): Promise<void> {
     config.mongoDbUrl || existsSync(embeddedFile)
       ? await openReadStore({
           mongoDbUrl: config.mongoDbUrl,
-          indexedFields: INDEXED_FIELDS,
-          orderedFields: ORDERED_FIELDS,
+          ...READ_MODEL_INDEXES,
           dataDir: config.dataDir,
         })
       : null;

@@ -4,7 +4,7 @@ import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import type { Collection, ReadStore } from '../read-store/read-store.ts';
 import { createManualClock } from '../shared/clock.ts';
 import { InvalidStateError } from '../shared/errors.ts';
-import { createReadModelQueue as createWorkQueue } from './read-model-queue.ts';
+import { createReadModelQueue } from './read-model-queue.ts';
 
 const T0 = Date.parse('2026-06-01T00:00:00.000Z');
 const COLLECTION = 'work';
@@ -32,7 +32,7 @@ function setUp(options: { readStore?: (store: ReadStore) => ReadStore } = {}) {
   const calls: [string, number][] = [];
   const lines: string[] = [];
   let advanced: AdvanceListener | null = null;
-  const queue = createWorkQueue<WorkDoc>({
+  const queue = createReadModelQueue<WorkDoc>({
     name: 'test-queue',
     collection: COLLECTION,
     clock,

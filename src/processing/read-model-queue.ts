@@ -11,7 +11,7 @@ const BATCH = 200;
 export type ReadModelQueue = {
   start(): void;
   stop(): Promise<void>;
-  /** Run one pass now (tests): joins the pass under way and runs one more after it. */
+  /** Run one pass now (tests; it starts the queue if need be): joins the pass under way and runs one more after it. */
   runOnce(): Promise<void>;
 };
 
@@ -26,8 +26,7 @@ type Failure = { failures: number; retryAt: number };
  * is then left alone in this process). A refusal of the domain (InvalidStateError, NotFoundError)
  * is logged and never retried; any other error of one document's work is tried again on the
  * clock, backing off, while the other documents go on; when the list itself cannot be read, the
- * processor retries the pass the same way. (The same contract as src/actors/work-queue.ts, whose
- * users move here one by one.)
+ * processor retries the pass the same way.
  */
 export function createReadModelQueue<TDoc extends ReadDocument>(deps: {
   name: string;
@@ -107,11 +106,17 @@ export function createReadModelQueue<TDoc extends ReadDocument>(deps: {
     },
   });
 
+  let started = false;
   return {
     start() {
+      started = true;
       void processor.start();
     },
-    runOnce: () => processor.poke(),
+    runOnce() {
+      if (started) return processor.poke();
+      started = true;
+      return processor.start();
+    },
     stop: () => processor.stop(),
   };
 }

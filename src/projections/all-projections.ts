@@ -62,3 +62,15 @@ export const INDEXED_FIELDS = [
  * a million documents reads its rows in order instead of reading them all.
  */
 export const ORDERED_FIELDS = ['createdAt', 'fireAt', 'nextAttemptAt'] as const;
+
+/**
+ * How every opener of the read models indexes them (the server, the CLI, benches and tests alike):
+ * the SQLite file records its layout and is rebuilt from the log when an opener's differs. The
+ * compound index serves what nearly every list asks: a tenant's documents in one environment,
+ * often of one status.
+ */
+export const READ_MODEL_INDEXES = {
+  indexedFields: INDEXED_FIELDS,
+  orderedFields: ORDERED_FIELDS,
+  compoundIndex: ['organizationId', 'environment', 'status'],
+} as const;

@@ -13,6 +13,8 @@ export type OpenReadStoreOptions = {
   indexedFields?: readonly string[];
   /** Embedded in the data dir only: see `SqliteReadStoreOptions.orderedFields`. */
   orderedFields?: readonly string[];
+  /** Embedded in the data dir only: see `SqliteReadStoreOptions.compoundIndex`. */
+  compoundIndex?: readonly string[];
   /** Embedded only: see `EmbeddedReadStoreOptions.writes`. */
   embeddedWrites?: 'checked' | 'trusted';
   /**
@@ -27,7 +29,8 @@ export type OpenReadStoreOptions = {
  * kept in the data dir when one is given, in memory otherwise.
  */
 export const openReadStore = async (options: OpenReadStoreOptions = {}): Promise<ReadStore> => {
-  const { mongoDbUrl, mongoDbDatabaseName, indexedFields, orderedFields, embeddedWrites, dataDir } = options;
+  const { mongoDbUrl, mongoDbDatabaseName, indexedFields, orderedFields, compoundIndex, embeddedWrites, dataDir } =
+    options;
   if (mongoDbUrl !== undefined && mongoDbUrl !== '') {
     return createMongoReadStore({ url: mongoDbUrl, databaseName: mongoDbDatabaseName, indexedFields });
   }
@@ -36,6 +39,7 @@ export const openReadStore = async (options: OpenReadStoreOptions = {}): Promise
       path: join(dataDir, SQLITE_READ_STORE_FILE),
       indexedFields,
       orderedFields,
+      compoundIndex,
       writes: embeddedWrites,
     });
   return createEmbeddedReadStore({ indexedFields: indexedFields, writes: embeddedWrites });

@@ -4,6 +4,7 @@ export type ReadStoreUsageErrorCode =
   | 'invalid_find_options'
   | 'invalid_pipeline'
   | 'invalid_checkpoint'
+  | 'invalid_options'
   | 'closed';
 
 /**

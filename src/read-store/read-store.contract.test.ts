@@ -33,6 +33,7 @@ readStoreContract(test, 'sqlite with indexes', async () => {
     path: join(scratch, `${++files}.sqlite3`),
     indexedFields: ['organizationId', 'status', 'metadata.orderId', 'tags', 'fee'],
     orderedFields: ['createdAt', 'fee', 'amount'],
+    compoundIndex: ['organizationId', 'status'],
   });
   return { store, cleanup: () => store.close() };
 });

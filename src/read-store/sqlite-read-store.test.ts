@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import test from 'ava';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
@@ -252,6 +253,109 @@ test('a file written with other indexed fields is emptied (the runner then rebui
   t.is(await other.getCheckpoint('p'), null);
   t.is(await other.collection('counts').count({}), 0);
   await other.close();
+});
+
+test("a compound index answers a tenant's counts and lists in SQL (no row read), with the same results; a field not indexed is refused", async (t) => {
+  const path = join(scratch, `compound-${++dirs}.sqlite3`);
+  const options = {
+    path,
+    indexedFields: ['organizationId', 'environment', 'status', 'pending'],
+    compoundIndex: ['organizationId', 'environment', 'status'],
+  };
+  const store = createSqliteReadStore(options);
+  const docs = store.collection('sessions');
+  for (let i = 0; i < 30; i++)
+    await docs.put({
+      _id: `s-${i}`,
+      organizationId: i % 3 === 0 ? 'org-b' : 'org-a',
+      environment: i % 2 === 0 ? 'test' : 'live',
+      status: i % 5 === 0 ? 'expired' : 'open',
+    });
+  // One document holds an array where the others hold a string: it stays a candidate of every filter.
+  await docs.put({ _id: 'odd', organizationId: 'org-a', environment: ['test'], status: 'open' });
+  await store.setCheckpoint('p', 1n);
+  await store.close();
+
+  const reader = new Database(path, { readonly: true });
+  const plan = (sql: string) =>
+    (reader.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((row) => row.detail).join('; ');
+  t.regex(
+    plan(`SELECT count(*) FROM documents WHERE collection = 'sessions' AND k0 = 'org-a' AND k1 = 'test'`),
+    /COVERING INDEX documents_compound/,
+  );
+  t.regex(
+    plan(
+      `SELECT id FROM documents WHERE collection = 'sessions' AND k0 IN ('org-a', x'00') AND k1 IN ('test', x'00') AND k2 IN ('open', x'00')`,
+    ),
+    /COVERING INDEX documents_compound/,
+  );
+  reader.close();
+
+  const reopened = createSqliteReadStore(options);
+  t.is(await reopened.getCheckpoint('p'), 1n, 'the same layout: kept');
+  const sessions = reopened.collection('sessions');
+  const expected = (org: string, env: string, status?: string) =>
+    Array.from({ length: 30 }, (_, i) => i).filter(
+      (i) =>
+        (i % 3 === 0 ? 'org-b' : 'org-a') === org &&
+        (i % 2 === 0 ? 'test' : 'live') === env &&
+        (status === undefined || (i % 5 === 0 ? 'expired' : 'open') === status),
+    ).length;
+  t.is(await sessions.count({ organizationId: 'org-a', environment: 'live' }), expected('org-a', 'live'));
+  t.is(
+    await sessions.count({ organizationId: 'org-a', environment: 'test', status: 'open' }),
+    expected('org-a', 'test', 'open') + 1,
+    'the document with an array matches as MongoDB would',
+  );
+  t.is((await sessions.find({ organizationId: 'org-b', environment: 'test' })).length, expected('org-b', 'test'));
+  await reopened.close();
+
+  t.throws(
+    () => createSqliteReadStore({ path: ':memory:', indexedFields: ['status'], compoundIndex: ['organizationId'] }),
+    {
+      message: 'organizationId is in compoundIndex but not in indexedFields',
+    },
+  );
+});
+
+test('a search counted then listed in one turn gives the page a read in order gives, also after a write between them', async (t) => {
+  const store = createSqliteReadStore({
+    path: ':memory:',
+    indexedFields: ['organizationId'],
+    orderedFields: ['createdAt'],
+  });
+  const docs = store.collection('sessions');
+  // More candidates than a page reads in order, few of them matching the search.
+  for (let i = 0; i < 2500; i++)
+    await docs.put({
+      _id: `s-${String(i).padStart(4, '0')}`,
+      organizationId: 'org',
+      createdAt: i % 7,
+      email: i % 500 === 3 ? 'pat@example.com' : `b${i}@example.com`,
+    });
+  const sort = { createdAt: -1, _id: 1 } as const;
+  const search = () => ({ organizationId: 'org', email: { $regex: '^PAT@example\\.com$', $options: 'i' } });
+  const alone = (await docs.find(search(), { sort, skip: 1, limit: 3 })).map((doc) => doc._id);
+  t.is(alone.length, 3);
+  const filter = search();
+  const [count, page] = await Promise.all([docs.count(filter), docs.find(filter, { sort, skip: 1, limit: 3 })]);
+  t.is(count, 5);
+  t.deepEqual(
+    page.map((doc) => doc._id),
+    alone,
+  );
+  const again = search();
+  const counted = docs.count(again);
+  const written = docs.put({ _id: 's-9999', organizationId: 'org', createdAt: 99, email: 'Pat@example.com' });
+  const listed = docs.find(again, { sort, limit: 1 });
+  t.is(await counted, 5);
+  await written;
+  t.deepEqual(
+    (await listed).map((doc) => doc._id),
+    ['s-9999'],
+    "the count's matches are not reused across a write",
+  );
+  await store.close();
 });
 
 test('a sorted page reads rows in the sort order and stops when full; values SQL cannot order fall back to the same answer', async (t) => {

@@ -19,7 +19,7 @@ import { ReadStoreUsageError } from './read-store-usage-error.ts';
 export const SQLITE_READ_STORE_FILE = 'read-models.sqlite3';
 
 /** The table layout; a file of another layout (or other indexed fields) is emptied and rebuilt from the log. */
-const LAYOUT_VERSION = 3;
+const LAYOUT_VERSION = 4;
 
 export type SqliteReadStoreOptions = {
   /** The database file (`:memory:` for one that lives as long as the store). */
@@ -37,6 +37,12 @@ export type SqliteReadStoreOptions = {
    * `_id` alone does so too.
    */
   orderedFields?: readonly string[];
+  /**
+   * Indexed fields nearly every query compares together, in order (a tenant, its environment, a
+   * status): one index over their columns and the id answers a count of them, and the ids of their
+   * candidates, without reading a row.
+   */
+  compoundIndex?: readonly string[];
   /** As `EmbeddedReadStoreOptions.writes`: `trusted` keeps the given object (frozen at the top) as the cached copy. */
   writes?: 'checked' | 'trusted';
   /** Parsed documents kept in memory, most recently used first (default 20,000). */
@@ -140,14 +146,21 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
   );
   const orderColumns = orderedFields.map((_, i) => `o${i}`);
   const columns = [...keyColumns, ...orderColumns];
-  const layout = JSON.stringify({ version: LAYOUT_VERSION, indexedFields, orderedFields });
+  const compound = (options.compoundIndex ?? []).map((field) => {
+    const at = indexedFields.indexOf(field);
+    if (at < 0)
+      throw new ReadStoreUsageError('invalid_options', `${field} is in compoundIndex but not in indexedFields`);
+    return keyColumns[at]!;
+  });
+  const layout = JSON.stringify({ version: LAYOUT_VERSION, indexedFields, orderedFields, compound });
   db.exec('CREATE TABLE IF NOT EXISTS layout (id INTEGER PRIMARY KEY CHECK (id = 1), description TEXT NOT NULL)');
   const storedLayout = db.prepare('SELECT description FROM layout WHERE id = 1').pluck().get() as string | undefined;
   if (storedLayout !== layout) {
     // Another layout (or none yet): start empty; the projection runner rebuilds from the log.
     db.exec('DROP TABLE IF EXISTS documents; DROP TABLE IF EXISTS checkpoints;');
     db.exec(
-      `CREATE TABLE documents (collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL${columns.map((c) => `, ${c}`).join('')})`,
+      // The key and order columns before the body: a filter tests them without reading a large body's overflow pages.
+      `CREATE TABLE documents (collection TEXT NOT NULL, id TEXT NOT NULL${columns.map((c) => `, ${c}`).join('')}, body TEXT NOT NULL)`,
     );
     db.exec('CREATE UNIQUE INDEX documents_by_id ON documents (collection, id)');
     // Partial: a row without the field (most rows, for most fields) costs its index nothing.
@@ -155,6 +168,8 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
       db.exec(`CREATE INDEX documents_${column} ON documents (collection, ${column}) WHERE ${column} IS NOT NULL`);
     for (const column of orderColumns)
       db.exec(`CREATE INDEX documents_${column} ON documents (collection, ${column}, id)`);
+    if (compound.length > 0)
+      db.exec(`CREATE INDEX documents_compound ON documents (collection, ${compound.join(', ')}, id)`);
     db.exec('CREATE TABLE checkpoints (name TEXT PRIMARY KEY, position TEXT) WITHOUT ROWID');
     db.prepare('INSERT OR REPLACE INTO layout (id, description) VALUES (1, ?)').run(layout);
   }
@@ -312,43 +327,64 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
     return conditions;
   };
 
-  /** The rows that can match `filter`: one by `_id`, those an indexed equality selects, or all. */
-  const candidateRows = (name: string, filter: Filter): Iterable<Row> => {
+  /**
+   * The documents that can match `filter`: one by `_id`, those an indexed equality selects, or all.
+   * Rows are read by id and a body only when its document is not cached: a list filtered over a
+   * tenant's sessions tests thousands of documents, and reading their JSON again cost the most.
+   */
+  function* candidates(name: string, filter: Filter): Generator<ReadDocument> {
     const id = filter['_id'];
     if (typeof id === 'string') {
-      const body = selectBody.get(name, id) as string | undefined;
-      return body === undefined ? [] : [[id, body]];
+      const doc = docById(name, id);
+      if (doc !== null) yield doc;
+      return;
     }
     const conditions = keyConditions(filter);
-    if (conditions.length === 0) return selectAll.iterate(name) as Iterable<Row>;
+    if (conditions.length === 0) {
+      for (const row of selectAll.iterate(name) as Iterable<Row>) yield docOf(name, row);
+      return;
+    }
     const where = conditions.map(({ column }) => `${column} IN (?, x'00')`).join(' AND ');
-    return statement(`SELECT id, body FROM documents WHERE collection = ? AND ${where}`)
-      .raw()
-      .iterate(name, ...conditions.map(({ key }) => key)) as Iterable<Row>;
+    const ids = statement(`SELECT id FROM documents WHERE collection = ? AND ${where}`)
+      .pluck()
+      .iterate(name, ...conditions.map(({ key }) => key)) as Iterable<string>;
+    for (const candidate of ids) {
+      const doc = docById(name, candidate);
+      if (doc !== null) yield doc;
+    }
+  }
+
+  /** What a scan of this very filter object found earlier in this turn of the event loop, if nothing was written since. */
+  const scanned = (state: CollectionState, filter: Filter): ReadDocument[] | null => {
+    const { scan } = state;
+    return scan !== null && scan.filter === filter && scan.writes === state.writes && scan.text === filterText(filter)
+      ? scan.found
+      : null;
+  };
+  /** Keeps a scan's matches for the rest of the turn (a list's count, then its page). */
+  const keepScan = (state: CollectionState, filter: Filter, found: ReadDocument[]): void => {
+    const text = filterText(filter);
+    if (text === null) return;
+    if (state.scan === null) setImmediate(() => (state.scan = null));
+    state.scan = { filter, text, writes: state.writes, found };
   };
 
   const matching = (state: CollectionState, filter: Filter): ReadDocument[] => {
-    const text = filterText(filter);
-    const { scan } = state;
-    if (scan !== null && scan.filter === filter && scan.writes === state.writes && scan.text === text)
-      return scan.found;
+    const kept = scanned(state, filter);
+    if (kept !== null) return kept;
     // Compiled before reading a row: a bad operator throws whether or not anything is stored.
     const matches = compileMatcher(filter, queryFor);
     flush(state);
     const found: ReadDocument[] = [];
-    for (const row of candidateRows(state.name, filter)) {
-      const doc = docOf(state.name, row);
-      if (matches(doc)) found.push(doc);
-    }
-    if (text !== null) {
-      if (state.scan === null) setImmediate(() => (state.scan = null));
-      state.scan = { filter, text, writes: state.writes, found };
-    }
+    for (const doc of candidates(state.name, filter)) if (matches(doc)) found.push(doc);
+    keepScan(state, filter, found);
     return found;
   };
 
   /** Candidates an indexed equality selects: above this many, a sorted page reads rows in order instead. */
   const SMALL_CANDIDATES = 2000;
+  /** Matches a count keeps for the turn (see `count`). */
+  const KEPT_MATCHES = 1000;
 
   /**
    * A page of a sort on `_id` or on one ordered field (then `_id`): rows read in that order, the
@@ -410,7 +446,8 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
 
   const find = (state: CollectionState, filter: Filter, options: FindOptions | undefined): ReadDocument[] => {
     const { sort, skip, limit } = normalizeFindOptions(options);
-    if (sort !== null && limit !== null) {
+    // Read in order unless a count just found the few matches.
+    if (sort !== null && limit !== null && scanned(state, filter) === null) {
       const page = orderedPage(state, filter, sort, skip + limit);
       if (page !== null) return page.slice(skip);
     }
@@ -420,10 +457,7 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
       flush(state);
       const found: ReadDocument[] = [];
       if (skip + limit === 0) return found;
-      for (const row of candidateRows(state.name, filter)) {
-        const doc = docOf(state.name, row);
-        if (matches(doc) && found.push(doc) >= skip + limit) break;
-      }
+      for (const doc of candidates(state.name, filter)) if (matches(doc) && found.push(doc) >= skip + limit) break;
       return found.slice(skip);
     }
     const found = matching(state, filter);
@@ -442,11 +476,12 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
     // A filter of nothing but indexed equalities, on fields no row holds an array or object in: counted in SQL.
     const conditions = keyConditions(filter);
     if (conditions.length === Object.keys(filter).length) {
+      // One EXISTS per column, each answered by its index (an OR of them scanned the collection).
       const unindexable = statement(
-        `SELECT EXISTS (SELECT 1 FROM documents WHERE collection = ? AND (${conditions.map(({ column }) => `${column} = x'00'`).join(' OR ')}))`,
+        `SELECT ${conditions.map(({ column }) => `EXISTS (SELECT 1 FROM documents WHERE collection = ? AND ${column} = x'00')`).join(' OR ')}`,
       )
         .pluck()
-        .get(state.name);
+        .get(...conditions.map(() => state.name));
       if (unindexable === 0) {
         const where = conditions.map(({ column }) => `${column} = ?`).join(' AND ');
         return statement(`SELECT count(*) FROM documents WHERE collection = ? AND ${where}`)
@@ -454,13 +489,16 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
           .get(state.name, ...conditions.map(({ key }) => key)) as number;
       }
     }
-    // Counted row by row, keeping none: a tenant's million sessions are never all in memory at once.
-    const { scan } = state;
-    if (scan !== null && scan.filter === filter && scan.writes === state.writes && scan.text === filterText(filter))
-      return scan.found.length;
+    const kept = scanned(state, filter);
+    if (kept !== null) return kept.length;
+    // Counted row by row, keeping at most a few matches: a tenant's million sessions are never all
+    // in memory at once. A few are kept for the turn, so a search's page is sorted from them
+    // instead of reading every row in order for its one match.
     const matches = compileMatcher(filter, queryFor);
+    const few: ReadDocument[] = [];
     let counted = 0;
-    for (const row of candidateRows(state.name, filter)) if (matches(docOf(state.name, row))) counted++;
+    for (const doc of candidates(state.name, filter)) if (matches(doc) && ++counted <= KEPT_MATCHES) few.push(doc);
+    if (counted <= KEPT_MATCHES) keepScan(state, filter, few);
     return counted;
   };
 

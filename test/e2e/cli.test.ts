@@ -90,12 +90,11 @@ test('weir replay rebuilds the read models from the log and reports events per s
   t.regex(result.stderr, /replay/);
   // Rebuilt into the data dir's read store, with the position, for the next weir serve to start from.
   const { createSqliteReadStore } = await import('../../src/read-store/sqlite-read-store.ts');
-  const { INDEXED_FIELDS, ORDERED_FIELDS } = await import('../../src/projections/all-projections.ts');
+  const { READ_MODEL_INDEXES } = await import('../../src/projections/all-projections.ts');
   // With the fields weir opens it with (another layout would be emptied, to be rebuilt).
   const readModels = createSqliteReadStore({
     path: join(dataDir, 'read-models.sqlite3'),
-    indexedFields: INDEXED_FIELDS,
-    orderedFields: ORDERED_FIELDS,
+    ...READ_MODEL_INDEXES,
   });
   try {
     t.is(await readModels.getCheckpoint('projections'), 8n);

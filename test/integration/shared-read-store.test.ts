@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { INDEXED_FIELDS, ORDERED_FIELDS } from '../../src/projections/all-projections.ts';
+import { READ_MODEL_INDEXES } from '../../src/projections/all-projections.ts';
 import type { Collection, ReadDocument, ReadStore } from '../../src/read-store/read-store.ts';
 import { createSqliteReadStore } from '../../src/read-store/sqlite-read-store.ts';
 import { scrapeMetrics } from '../support/metrics-scrape.ts';
@@ -62,8 +62,7 @@ test('two instances sharing one read store: only the projections lease owner wri
   t.teardown(() => rm(root, { recursive: true, force: true }));
   const store = createSqliteReadStore({
     path: join(root, 'shared-read-models.sqlite3'),
-    indexedFields: INDEXED_FIELDS,
-    orderedFields: ORDERED_FIELDS,
+    ...READ_MODEL_INDEXES,
   });
   t.teardown(() => store.close());
   const keys = sharedInstanceKeys();
