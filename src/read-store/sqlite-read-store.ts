@@ -345,7 +345,9 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
       return;
     }
     const where = conditions.map(({ column }) => `${column} IN (?, x'00')`).join(' AND ');
-    const ids = statement(`SELECT id FROM documents WHERE collection = ? AND ${where}`)
+    // In the order they were first written, as the partial indexes gave them before the compound
+    // one: a sort's ties (two users made in the same millisecond) keep that order.
+    const ids = statement(`SELECT id FROM documents WHERE collection = ? AND ${where} ORDER BY rowid`)
       .pluck()
       .iterate(name, ...conditions.map(({ key }) => key)) as Iterable<string>;
     for (const candidate of ids) {
