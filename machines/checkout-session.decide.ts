@@ -12,6 +12,7 @@ import type {
   SessionSweep,
   RecordedSweepBroadcast,
 } from './checkout-session.types.ts';
+import { RECONCILIATION_TRANSACTION_PREFIX } from './checkout-session.types.ts';
 
 export type CheckoutSessionCommand =
   | { type: 'CreateCheckoutSession'; session: CheckoutSession }
@@ -47,6 +48,35 @@ function expiresNow(snapshot: CheckoutSessionSnapshot, now: string): CheckoutSes
 /** Whether `transactionHash` was broadcast for the session and its outcome is not recorded yet. */
 const isBroadcast = (session: CheckoutSession, transactionHash: string): boolean =>
   (session.sweepsBroadcast ?? []).some((b) => b.transactionHash === transactionHash);
+
+/**
+ * The reconciliation credit that already holds a transfer's money, if any: a credit at the same
+ * address and asset read from a balance at or after the transfer's block, with room left for it
+ * beside the transfers it already covers. That balance included the transfer, so crediting its
+ * log as well would count the same money twice.
+ */
+function reconciliationCovering(
+  session: CheckoutSession,
+  payment: Omit<SessionPayment, 'status' | 'detectedAt' | 'confirmedAt' | 'late'>,
+): string | null {
+  if (payment.transactionHash.startsWith(RECONCILIATION_TRANSACTION_PREFIX)) return null;
+  for (const credit of session.payments) {
+    if (
+      !credit.transactionHash.startsWith(RECONCILIATION_TRANSACTION_PREFIX) ||
+      credit.status === 'withdrawn' ||
+      credit.network !== payment.network ||
+      credit.toAddress !== payment.toAddress ||
+      credit.asset.id !== payment.asset.id ||
+      credit.blockNumber < payment.blockNumber
+    )
+      continue;
+    const covered = (session.reconciledTransfers ?? [])
+      .filter((t) => t.coveredBy === credit.transferId)
+      .reduce((sum, t) => sum + BigInt(t.amountRaw), 0n);
+    if (covered + BigInt(payment.amountRaw) <= BigInt(credit.amountRaw)) return credit.transferId;
+  }
+  return null;
+}
 
 function requireSession(snapshot: CheckoutSessionSnapshot): CheckoutSession {
   const session = snapshot.context.session;
@@ -152,7 +182,19 @@ export function decideCheckoutSession(
       ];
     }
     case 'RecordTransfer': {
-      if (session.payments.some((p) => p.transferId === command.payment.transferId)) return [];
+      const { payment } = command;
+      if (session.payments.some((p) => p.transferId === payment.transferId)) return [];
+      if (session.reconciledTransfers?.some((t) => t.transferId === payment.transferId)) return [];
+      const coveredBy = reconciliationCovering(session, payment);
+      if (coveredBy !== null) {
+        const { transferId, transactionHash, blockNumber, amountRaw } = payment;
+        return [
+          {
+            type: 'TransferAlreadyReconciled',
+            data: { transfer: { transferId, transactionHash, blockNumber, amountRaw, coveredBy, at: ctx.now } },
+          },
+        ];
+      }
       return [
         {
           type: 'PaymentDetected',

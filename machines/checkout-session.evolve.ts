@@ -149,6 +149,12 @@ export function evolveCheckoutSession(
         },
       };
     }
+    case 'TransferAlreadyReconciled':
+      return {
+        ...session,
+        updatedAt: event.data.transfer.at,
+        reconciledTransfers: [...(session.reconciledTransfers ?? []), event.data.transfer],
+      };
     case 'LatePaymentReceived':
       return {
         ...session,

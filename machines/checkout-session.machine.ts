@@ -47,6 +47,7 @@ export const checkoutSessionMachine = setup({
     PaymentDetected: { guard: 'hasSession', actions: 'apply' },
     PaymentWithdrawn: { guard: 'hasSession', actions: 'apply' },
     PaymentConfirmed: { guard: 'hasSession', actions: 'apply' },
+    TransferAlreadyReconciled: { guard: 'hasSession', actions: 'apply' },
     FundsSwept: { guard: 'hasSession', actions: 'apply' },
     SweepBroadcast: { guard: 'hasSession', actions: 'apply' },
     SweepDropped: { guard: 'hasSession', actions: 'apply' },

@@ -723,3 +723,85 @@ test('given a late payment on an expired session, when marked refunded, then rec
   });
   t.regex(error.message, /nothing to refund/);
 });
+
+test('a transfer whose log comes after a reconciliation credit already counted its money is recorded against the credit, never credited again', (t) => {
+  // The Tron reconciler credited 3 USDC at block 20 from the deposit's balance (the logs had shown nothing).
+  const credit = {
+    ...paymentFixture('r1', '300000000'),
+    transactionHash: 'reconciliation-abc',
+    fromAddress: 'reconciliation',
+    logIndex: -1,
+    blockNumber: 20,
+  };
+  const reconciled: CheckoutSessionEvent = {
+    type: 'PaymentDetected',
+    data: { payment: { ...credit, status: 'pending', detectedAt: NOW, confirmedAt: null, late: false } },
+  };
+  const history = [created(), reconciled, confirmed('r1'), completedEvent('300000000', '0', null)];
+  // Then the node's log of the real transfer arrives: block 18, 1 USDC, then 2 USDC, within the credit.
+  const first = given(history).when(
+    { type: 'RecordTransfer', payment: { ...paymentFixture('t1', '100000000'), blockNumber: 18 } },
+    NOW,
+  );
+  t.deepEqual(first, [
+    {
+      type: 'TransferAlreadyReconciled',
+      data: {
+        transfer: {
+          transferId: 't1',
+          transactionHash: paymentFixture('t1', '100000000').transactionHash,
+          blockNumber: 18,
+          amountRaw: '1000000',
+          coveredBy: 'r1',
+          at: NOW,
+        },
+      },
+    },
+  ]);
+  t.deepEqual(
+    given([...history, ...first]).when({
+      type: 'RecordTransfer',
+      payment: { ...paymentFixture('t1', '100000000'), blockNumber: 18 },
+    }),
+    [],
+    'the same log again: nothing',
+  );
+  const second = given([...history, ...first]).when(
+    { type: 'RecordTransfer', payment: { ...paymentFixture('t2', '200000000'), blockNumber: 20 } },
+    NOW,
+  );
+  t.is(second[0]?.type, 'TransferAlreadyReconciled');
+  const after = given([...history, ...first, ...second]).state().context.session!;
+  t.is(after.amountReceived, '300000000', 'the money is counted once');
+  t.deepEqual(
+    after.payments.map((p) => p.transferId),
+    ['r1'],
+  );
+  t.deepEqual(
+    after.reconciledTransfers?.map((r) => [r.transferId, r.coveredBy]),
+    [
+      ['t1', 'r1'],
+      ['t2', 'r1'],
+    ],
+  );
+
+  // The credit is used up: more money, or money after the credit's block, is a payment of its own.
+  const beyond = given([...history, ...first, ...second]).when(
+    { type: 'RecordTransfer', payment: { ...paymentFixture('t3', '100000000'), blockNumber: 19 } },
+    NOW,
+  );
+  t.is(beyond[0]?.type, 'PaymentDetected');
+  const later = given([...history, ...first]).when(
+    { type: 'RecordTransfer', payment: { ...paymentFixture('t4', '100000000'), blockNumber: 21 } },
+    NOW,
+  );
+  t.is(later[0]?.type, 'PaymentDetected', 'a block after the balance read: new money');
+  const elsewhere = given([...history]).when(
+    {
+      type: 'RecordTransfer',
+      payment: { ...paymentFixture('t5', '100000000'), blockNumber: 18, toAddress: '0xother' },
+    },
+    NOW,
+  );
+  t.is(elsewhere[0]?.type, 'PaymentDetected', 'another address: not covered');
+});

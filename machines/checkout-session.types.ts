@@ -132,6 +132,25 @@ export type SessionPayment = {
   late: boolean;
 };
 
+/**
+ * The transaction id of a transfer the Tron reconciler credited from a deposit's balance because
+ * the node's logs never showed it (no transaction is known).
+ */
+export const RECONCILIATION_TRANSACTION_PREFIX = 'reconciliation-';
+
+/**
+ * A transfer whose log arrived after a reconciliation credit already counted its money (`coveredBy`,
+ * the credit's transfer id): recorded for the audit, never credited again.
+ */
+export type ReconciledTransfer = {
+  transferId: string;
+  transactionHash: string;
+  blockNumber: number;
+  amountRaw: string;
+  coveredBy: string;
+  at: string;
+};
+
 export type PaymentIntent = {
   id: string;
   organizationId: string;
@@ -237,6 +256,8 @@ export type CheckoutSession = {
   addresses: SessionAddress[];
   paymentIntent: PaymentIntent;
   payments: SessionPayment[];
+  /** Transfers a reconciliation credit already held when their logs came; absent on sessions that never had one. */
+  reconciledTransfers?: ReconciledTransfer[];
   sweeps: SessionSweep[];
   /** Sweep transactions broadcast whose outcome is not recorded yet; absent on sessions that never had one. */
   sweepsBroadcast?: SessionSweepBroadcast[];
@@ -272,6 +293,7 @@ export type CheckoutSessionEvent =
       data: { transferId: string; reason: string; at: string; paymentFailed?: true };
     }
   | { type: 'PaymentConfirmed'; data: { transferId: string; at: string } }
+  | { type: 'TransferAlreadyReconciled'; data: { transfer: ReconciledTransfer } }
   | { type: 'CheckoutSessionPartiallyPaid'; data: { amountReceived: string; at: string } }
   | {
       type: 'CheckoutSessionCompleted';

@@ -89,6 +89,13 @@ const DESCRIBED: Record<string, { event?: string; fields?: (data: Json) => Field
     level: 'warn',
     fields: (d) => ({ transferId: str(d.transferId), reason: str(d.reason), paymentFailed: d.paymentFailed === true }),
   },
+  TransferAlreadyReconciled: {
+    event: 'payment.already_reconciled',
+    fields: (d) => {
+      const t = obj(d.transfer);
+      return { transferId: str(t.transferId), coveredBy: str(t.coveredBy), amountRaw: str(t.amountRaw) };
+    },
+  },
   LatePaymentReceived: {
     event: 'payment.late',
     fields: (d) => ({ transferId: str(d.transferId), amount: str(d.amount) }),

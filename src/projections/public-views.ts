@@ -5,7 +5,8 @@ import type { WebhookEndpoint } from '../actors/webhook-endpoint.ts';
 
 /** The checkout session as merchants see it (API responses and webhook payloads). */
 export function publicCheckoutSession(session: CheckoutSession & { _id?: string; _revision?: number }) {
-  const { environment: _environment, _id, _revision, ...rest } = session;
+  // Transfers a reconciliation credit already held are the log's and the dashboard's, not the reference's shape.
+  const { environment: _environment, _id, _revision, reconciledTransfers: _reconciled, ...rest } = session;
   return {
     ...rest,
     livemode: session.environment === 'live',

@@ -1,5 +1,5 @@
 import { encodeFunctionData, erc20Abi, keccak256, stringToHex } from 'viem';
-import type { AssetRef } from '../../../machines/checkout-session.types.ts';
+import { type AssetRef, RECONCILIATION_TRANSACTION_PREFIX } from '../../../machines/checkout-session.types.ts';
 import type { ChainTransferMessage } from '../chain-messages.ts';
 import { createJsonRpc } from '../evm/devnet/json-rpc.ts';
 import { rpcValueReader, toQuantity } from '../evm/follower/rpc-values.ts';
@@ -16,9 +16,9 @@ import { tronToEvm } from './address.ts';
  * (its block is solidified already) and swept like any other.
  *
  * A shortfall is credited only when two passes in a row saw the same balance and credit: the
- * matcher may not yet have recorded a transfer the follower just published. What a late real
- * log of the same money would add is not netted against it (a known limit: reconciliation is
- * for logs the node lost).
+ * matcher may not yet have recorded a transfer the follower just published. A real log of the
+ * same money that arrives later (its block at or before the credit's) is recorded against the
+ * credit and not counted again (`TransferAlreadyReconciled`, see the session's decider).
  */
 
 /** An open deposit on the network: the session's address for one asset, what was credited there, whether anything was swept. */
@@ -94,7 +94,7 @@ export function createTronReconciler(deps: {
             type: 'transfer',
             network: deps.network,
             chainId: deps.chainId,
-            transactionHash: `reconciliation-${id}`,
+            transactionHash: `${RECONCILIATION_TRANSACTION_PREFIX}${id}`,
             logIndex: -1,
             blockNumber: number,
             blockHash: hash,
