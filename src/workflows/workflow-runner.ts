@@ -3,15 +3,14 @@ import type { CommandHandler } from '../actors/command-handler.ts';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import { categoryOf } from '../projections/projection.ts';
 import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
-import { doublingDelay } from '../shared/backoff.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/logger.ts';
 import { InvalidStateError, NotFoundError } from '../shared/errors.ts';
-import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
+import { createProcessor, retryDelay, type PassResult, type RetryPolicy } from '../processing/processor.ts';
 import type { Workflow, WorkflowCommand } from './workflow.ts';
 
-const FIRST_RETRY_MS = 1000;
-const MAX_RETRY_MS = 5 * 60_000;
+/** A failed command of an instance, and a failed pass, back off 1 s doubling to 5 min. */
+const RETRY: RetryPolicy = { firstMs: 1000, maxMs: 5 * 60_000 };
 const BATCH = 250;
 /** Instances whose commands wait, sent per pass (the rest in the next one). */
 const RESEND_BATCH = 200;
@@ -83,14 +82,9 @@ export function createWorkflowRunner<TState>(
     workflow.aggregates.map((a) => [a.category, a as unknown as Aggregate<unknown, DomainEvent, unknown>]),
   );
   let checkpoint: bigint | null = null;
-  let running: Promise<void> | null = null;
-  let again = false;
   let stopped = false;
   /** The stored version checked and the checkpoint read, once (by `start`, or a `runOnce` without it). */
   let prepared: Promise<void> | null = null;
-  let passFailure: { failures: number; retryAt: number } | null = null;
-  let cancelRetry: (() => void) | null = null;
-  let unsubscribe: (() => void) | null = null;
 
   const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
@@ -131,7 +125,7 @@ export function createWorkflowRunner<TState>(
     }
     const rest = doc.commands.slice(sent);
     const failures = failure === null ? 0 : doc.failures + 1;
-    const retryAt = failure === null ? null : clock.now() + doublingDelay(failures, FIRST_RETRY_MS, MAX_RETRY_MS);
+    const retryAt = failure === null ? null : clock.now() + retryDelay(RETRY, failures);
     const next: WorkflowInstanceDoc = { ...doc, commands: rest, pending: rest.length > 0, failures, retryAt };
     if (failure !== null)
       log(
@@ -183,44 +177,29 @@ export function createWorkflowRunner<TState>(
     if (decided.length > 0 && due(next, clock.now())) await send(next);
   }
 
-  async function pass(): Promise<void> {
+  /** One pass: what waits is sent, then one batch of the log is folded and decided. */
+  async function pass(): Promise<PassResult> {
     await resend();
-    for (;;) {
-      if (stopped) return;
-      const events = await eventStore.readAll(checkpoint, deps.batchSize ?? BATCH);
-      if (events.length === 0) return;
+    if (stopped) return {};
+    const events = await eventStore.readAll(checkpoint, deps.batchSize ?? BATCH);
+    if (events.length > 0) {
       // The states a batch moved and the position after it are committed together.
-      const halted = await readStore.atomically(async () => {
+      await readStore.atomically(async () => {
         for (const event of events) {
-          if (stopped) return true;
+          if (stopped) return;
           await apply(event);
           checkpoint = event.position;
         }
         await readStore.setCheckpoint(checkpointOf(name), checkpoint);
-        return false;
       });
-      if (halted) return;
-      await yieldToEventLoop();
     }
+    return { more: events.length > 0 && !stopped, nextAt: await nextRetryAt() };
   }
 
-  /** Wake up on the clock for the earliest retry, if any. */
-  async function scheduleRetry(): Promise<void> {
-    cancelRetry?.();
-    cancelRetry = null;
-    if (stopped) return;
-    let at = passFailure?.retryAt ?? Number.POSITIVE_INFINITY;
-    try {
-      const [first] = await instances.find({ pending: true, failures: { $gt: 0 } }, { sort: { retryAt: 1 }, limit: 1 });
-      if (first?.retryAt != null) at = Math.min(at, first.retryAt);
-    } catch {
-      // The store is failing: the pass failure's retry (if any) stands.
-    }
-    if (Number.isFinite(at) && !stopped)
-      cancelRetry = clock.schedule(at, () => {
-        cancelRetry = null;
-        void poke();
-      });
+  /** When the earliest instance held back by a failure is due again, if any. */
+  async function nextRetryAt(): Promise<number | null> {
+    const [first] = await instances.find({ pending: true, failures: { $gt: 0 } }, { sort: { retryAt: 1 }, limit: 1 });
+    return first?.retryAt ?? null;
   }
 
   async function prepare(): Promise<void> {
@@ -228,34 +207,23 @@ export function createWorkflowRunner<TState>(
     checkpoint = await readStore.getCheckpoint(checkpointOf(name));
   }
 
-  function poke(): Promise<void> {
-    if (stopped || (passFailure && passFailure.retryAt > clock.now())) return running ?? Promise.resolve();
-    if (running !== null) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      try {
-        for (;;) {
-          again = false;
-          await pass();
-          if (!again || stopped) break;
-        }
-        passFailure = null;
-      } catch (error) {
-        // The log or the store could not be read or written: the whole pass backs off.
-        const failures = (passFailure?.failures ?? 0) + 1;
-        passFailure = { failures, retryAt: clock.now() + doublingDelay(failures, FIRST_RETRY_MS, MAX_RETRY_MS) };
-        log(
-          `[workflow ${name}] pass from log position ${checkpoint ?? 'start'} failed (attempt ${failures}); retrying at ${new Date(passFailure.retryAt).toISOString()}: ${reasonOf(error)}`,
-        );
-      } finally {
-        running = null;
-        void scheduleRetry();
-      }
-    })();
-    return running;
-  }
+  const processor = createProcessor({
+    name: `workflow ${name}`,
+    clock,
+    retry: RETRY,
+    // A log or store that is down is not hammered by every append meanwhile.
+    pokesWhileFailing: 'wait',
+    position: () => checkpoint,
+    log: (line) => log(line, { level: 'warn', event: 'workflow.pass_failed', workflow: name }),
+    failureLine: ({ error, attempts, waitMs }) =>
+      `[workflow ${name}] pass from log position ${checkpoint ?? 'start'} failed (attempt ${attempts}); retrying at ${new Date(clock.now() + waitMs).toISOString()}: ${reasonOf(error)}`,
+    work: {
+      open: () => (prepared ??= prepare()),
+      subscribe: (poke) => eventStore.onAppended(poke),
+      pass: () => pass(),
+    },
+  });
+  let started = false;
 
   /** States of another version are dropped with the streams they correlated: rebuilt from the log. */
   async function checkVersion(): Promise<void> {
@@ -271,26 +239,20 @@ export function createWorkflowRunner<TState>(
 
   return {
     async start() {
-      stopped = false;
-      prepared ??= prepare();
-      await prepared;
-      unsubscribe = eventStore.onAppended(() => void poke());
-      void poke();
+      started = true;
+      // Resolves once prepared, not caught up: a long log is followed in the background, as the processor's passes.
+      void processor.start().catch(() => {});
+      await (prepared ??= prepare());
     },
     position: () => checkpoint,
     async runOnce() {
-      prepared ??= prepare();
-      await prepared;
-      // A pass asked for while one ran (`again`) has run too once this resolves.
-      await poke();
+      if (started) return processor.poke();
+      started = true;
+      return processor.start();
     },
     async stop() {
       stopped = true;
-      unsubscribe?.();
-      unsubscribe = null;
-      cancelRetry?.();
-      cancelRetry = null;
-      while (running !== null) await running;
+      await processor.stop();
     },
   };
 }
