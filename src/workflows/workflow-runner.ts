@@ -208,7 +208,7 @@ export function createWorkflowRunner<TState>(
   }
 
   const processor = createProcessor({
-    name: `workflow ${name}`,
+    name: `workflow.${name}`,
     clock,
     retry: RETRY,
     // A log or store that is down is not hammered by every append meanwhile.
