@@ -207,6 +207,11 @@ export function createWorkflowRunner<TState>(
     checkpoint = await readStore.getCheckpoint(checkpointOf(name));
   }
 
+  const prepareOnce = (): Promise<void> => {
+    prepared ??= prepare();
+    return prepared;
+  };
+
   const processor = createProcessor({
     name: `workflow.${name}`,
     clock,
@@ -218,7 +223,7 @@ export function createWorkflowRunner<TState>(
     failureLine: ({ error, attempts, waitMs }) =>
       `[workflow ${name}] pass from log position ${checkpoint ?? 'start'} failed (attempt ${attempts}); retrying at ${new Date(clock.now() + waitMs).toISOString()}: ${reasonOf(error)}`,
     work: {
-      open: () => (prepared ??= prepare()),
+      open: () => prepareOnce(),
       subscribe: (poke) => eventStore.onAppended(poke),
       pass: () => pass(),
     },
@@ -242,7 +247,7 @@ export function createWorkflowRunner<TState>(
       started = true;
       // Resolves once prepared, not caught up: a long log is followed in the background, as the processor's passes.
       void processor.start().catch(() => {});
-      await (prepared ??= prepare());
+      await prepareOnce();
     },
     position: () => checkpoint,
     async runOnce() {
