@@ -376,6 +376,7 @@ async function startLocked(
       log,
       // Through the shared registry: the processor families are shared with the owned processors.
       metrics: shared.scoped(),
+      ...(tracing ? { tracer } : {}),
     });
   if (sharedRunner) registerLagMetrics(metrics, eventStore, clock, () => sharedRunner.position());
   const projections = overrides.wrapProjections ? overrides.wrapProjections(runner) : runner;
@@ -398,6 +399,7 @@ async function startLocked(
         log,
         journal: true,
         commit: fence,
+        ...(tracing ? { tracer } : {}),
       });
       const off = writer.onAdvanced(() => sharedRunner.nudge());
       sharedRunner.writing(writer);
@@ -468,6 +470,7 @@ async function startLocked(
             checkpoints: (own) => owning.sharedCheckpoints?.(fence, own) ?? own,
             // A session's expiry and an invoice reminder wait for the followers to read past them (see chain-read-gate).
             onCaughtUp: () => timers?.retryWaiting(),
+            ...(tracing ? { tracer } : {}),
             ...(overrides.followerPollIntervalMs === undefined
               ? {}
               : { pollIntervalMs: overrides.followerPollIntervalMs }),
@@ -552,7 +555,14 @@ async function startLocked(
       createInvoicePaymentLinker({ clock, readStore, projections, commands: fencedCommands(commands, fence), log }),
     ),
   );
-  const workflows = await ownWorkflows(ownership, { eventStore, readStore, commands, clock, log });
+  const workflows = await ownWorkflows(ownership, {
+    eventStore,
+    readStore,
+    commands,
+    clock,
+    log,
+    ...(tracing ? { tracer } : {}),
+  });
   await ownership.own(
     'mail',
     componentWork((fence) =>

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { AssetRef, SessionAddress } from '../../machines/checkout-session.types.ts';
 import type { Bus } from '../bus/bus.ts';
 import type { Environment } from '../event-store/event-store.ts';
@@ -91,6 +92,8 @@ export type RailFollowerContext = {
   network?: string;
   /** Where followers that keep a checkpoint keep it, given the rail's own store (the app shares it between instances). */
   checkpoints?(own: CheckpointStore): CheckpointStore;
+  /** Where followers that work in batches trace each one (when tracing is on). */
+  tracer?: Tracer;
   log(line: string): void;
 };
 

@@ -1,7 +1,9 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { Fence, Ownership } from '../ownership/ownership.ts';
 import { doublingDelay } from '../shared/backoff.ts';
 import type { Clock } from '../shared/clock.ts';
 import { noMetrics, type Metrics } from '../shared/metrics.ts';
+import { inSpan, noTracer } from '../shared/tracing.ts';
 import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
 
 /**
@@ -338,18 +340,28 @@ export function logWork<T>(deps: {
   loadOnOpen?: boolean;
   /** Runs a batch's handling and its checkpoint save as one unit (a read store's `atomically`). */
   atomically?: <R>(work: () => Promise<R>) => Promise<R>;
+  /** Each batch handled is a span of this name (with its size and log positions). */
+  trace?: { tracer: Tracer; name: string };
 }): LogWork {
   let position: bigint | null = null;
   const atomically = deps.atomically ?? ((work) => work());
+  const { tracer, name } = deps.trace ?? { tracer: noTracer, name: 'log batch' };
   const step = async (): Promise<number> => {
     const batch = await deps.read(position, deps.batchSize);
     if (batch.length === 0) return 0;
     const last = deps.positionOf(batch[batch.length - 1]!);
-    await atomically(async () => {
-      await deps.handle(batch);
-      position = last;
-      await deps.checkpoint.save(last);
-    });
+    const attributes = {
+      'weir.events': batch.length,
+      'weir.log_position.first': deps.positionOf(batch[0]!).toString(),
+      'weir.log_position.last': last.toString(),
+    };
+    await inSpan(tracer, name, attributes, () =>
+      atomically(async () => {
+        await deps.handle(batch);
+        position = last;
+        await deps.checkpoint.save(last);
+      }),
+    );
     deps.afterBatch?.(last, batch);
     return batch.length;
   };

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import type { Collection, ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import { createProcessor, logWork } from '../processing/processor.ts';
@@ -123,6 +124,8 @@ export function createProjectionRunner(deps: {
   journal?: boolean;
   /** Guards each batch's checkpoint (and journal entry) write: the projections' lease, when owned. */
   commit?: <T>(write: () => Promise<T>) => Promise<T>;
+  /** Each batch projected is a span ('projections batch'). */
+  tracer?: Tracer;
 }): ProjectionRunner {
   const { eventStore, readStore, projections } = deps;
   const commit = deps.commit ?? ((write) => write());
@@ -257,6 +260,7 @@ export function createProjectionRunner(deps: {
     subscribe: (poke) => eventStore.onAppended(poke),
     // Documents and the position that produced them are committed together, whatever else writes the store.
     atomically: (batch) => readStore.atomically(batch),
+    ...(deps.tracer ? { trace: { tracer: deps.tracer, name: 'projections batch' } } : {}),
   });
   const processor = createProcessor({
     name: 'projections',

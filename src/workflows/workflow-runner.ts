@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { Aggregate, DomainEvent } from '../actors/aggregate.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
@@ -6,6 +7,7 @@ import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/logger.ts';
 import { InvalidStateError, NotFoundError } from '../shared/errors.ts';
+import { inSpan, noTracer } from '../shared/tracing.ts';
 import { createProcessor, retryDelay, type PassResult, type RetryPolicy } from '../processing/processor.ts';
 import type { Workflow, WorkflowCommand } from './workflow.ts';
 
@@ -67,6 +69,8 @@ export type WorkflowRunnerDeps = {
   clock: Clock;
   log?: Log;
   batchSize?: number;
+  /** Each batch folded and decided is a span ('workflow <name> batch'); the commands it sends are its children. */
+  tracer?: Tracer;
 };
 
 export function createWorkflowRunner<TState>(
@@ -183,15 +187,18 @@ export function createWorkflowRunner<TState>(
     if (stopped) return {};
     const events = await eventStore.readAll(checkpoint, deps.batchSize ?? BATCH);
     if (events.length > 0) {
+      const attributes = { 'weir.events': events.length, 'weir.log_position.last': events.at(-1)!.position.toString() };
       // The states a batch moved and the position after it are committed together.
-      await readStore.atomically(async () => {
-        for (const event of events) {
-          if (stopped) return;
-          await apply(event);
-          checkpoint = event.position;
-        }
-        await readStore.setCheckpoint(checkpointOf(name), checkpoint);
-      });
+      await inSpan(deps.tracer ?? noTracer, `workflow ${name} batch`, attributes, () =>
+        readStore.atomically(async () => {
+          for (const event of events) {
+            if (stopped) return;
+            await apply(event);
+            checkpoint = event.position;
+          }
+          await readStore.setCheckpoint(checkpointOf(name), checkpoint);
+        }),
+      );
     }
     return { more: events.length > 0 && !stopped, nextAt: await nextRetryAt() };
   }

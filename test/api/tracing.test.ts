@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import test from 'ava';
 import { inSpan, openTracing } from '../../src/shared/tracing.ts';
+import { eventually } from '../support/api-client.ts';
 import { ADMIN_TOKEN, startTestWeir } from '../support/weir-harness.ts';
 
 test("a request's span is in the caller's trace (traceparent), named for its route with its status, and its command and append are its children", async (t) => {
@@ -35,6 +36,19 @@ test("a request's span is in the caller's trace (traceparent), named for its rou
   );
   t.truthy(append, "the append is the command's child");
   t.is(append!.attributes['weir.stream_category'], 'organization');
+  // The background work that follows the log traces each batch it handles: the projections' and each workflow's.
+  const position = append!.attributes['weir.log_position'] ?? command!.attributes['weir.log_position'];
+  const batchHolding = (name: string) =>
+    exporter
+      .getFinishedSpans()
+      .find(
+        (s) =>
+          s.name === name &&
+          BigInt(String(s.attributes['weir.log_position.last'])) >= BigInt(String(position)) &&
+          Number(s.attributes['weir.events']) >= 1,
+      );
+  await eventually(async () => batchHolding('projections batch'), 'a projections batch span reaching the append');
+  await eventually(async () => batchHolding('workflow invoice-session-closing batch'), "the workflow's batch span");
 
   // A 404 is a span too, named for the area, not the path.
   exporter.reset();

@@ -73,6 +73,7 @@ export function createEvmRail(deps: {
             context.pollIntervalMs ??
             (network.network === 'devnet' ? 100 : Math.max(250, Math.min(network.blockTimeMs, 4000))),
           log: (line) => context.log(`[ingest ${network.network}] ${line}`),
+          ...(context.tracer ? { tracer: context.tracer } : {}),
         });
         return { follower, confirmations: network.confirmations };
       });

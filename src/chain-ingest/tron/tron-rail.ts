@@ -198,6 +198,7 @@ function tronFollower(
     onCaughtUp: () => context.onCaughtUp(),
     pollIntervalMs,
     log,
+    ...(context.tracer ? { tracer: context.tracer } : {}),
   });
   const solid = createSolidifiedLogs({
     network: name,

@@ -1,6 +1,8 @@
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import test, { type ExecutionContext } from 'ava';
 import { parseEther } from 'viem';
 import { createInProcessBus } from '../../../bus/in-process-bus.ts';
+import { openTracing } from '../../../shared/tracing.ts';
 import { createWatchedAddresses, type WatchedAddresses } from '../../watched-addresses.ts';
 import { createInMemoryCheckpointStore, type CheckpointStore } from './checkpoint.ts';
 import { createEvmFollower, type EvmFollower, type EvmFollowerDeps } from './evm-follower.ts';
@@ -77,7 +79,10 @@ async function started(follower: EvmFollower): Promise<bigint> {
 test.serial(
   'a native payment to a watched address is published once, with its amount, hash and block; one to an unwatched address is not',
   async (t) => {
-    const { chain, bus, spy, watched, follower } = setUp(t, { confirmations: 2 });
+    const spans = new InMemorySpanExporter();
+    const tracing = openTracing({ exporter: spans })!;
+    t.teardown(() => tracing.shutdown());
+    const { chain, bus, spy, watched, follower } = setUp(t, { confirmations: 2, deps: { tracer: tracing.tracer } });
     const payTo = randomAddress();
     const stranger = randomAddress();
     watched.add(network, payTo);
@@ -113,6 +118,17 @@ test.serial(
     t.false(
       transfers.some((message) => message.transactionHash === ignored.hash),
       'the unwatched payment is not published',
+    );
+    // Each batch of blocks synced is a span naming its network and range; one holds the payment's block.
+    const batches = spans.getFinishedSpans().filter((span) => span.name === 'follower batch');
+    t.true(
+      batches.some(
+        (span) =>
+          span.attributes['weir.network'] === network &&
+          Number(span.attributes['weir.block.first']) <= paid.blockNumber &&
+          paid.blockNumber <= Number(span.attributes['weir.block.last']),
+      ),
+      JSON.stringify(batches.map((span) => span.attributes)),
     );
 
     // What consumers see on the bus, read through a durable consumer.

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { Bus } from '../../../bus/bus.ts';
 import type { Clock } from '../../../shared/clock.ts';
 import type { ChainAsset, ChainTransferMessage } from '../../chain-messages.ts';
@@ -30,6 +31,7 @@ import { getBlockHeader } from './get-blocks.ts';
 import { getChainId } from './get-chain-head.ts';
 import { createAdaptiveRange } from './get-transfer-logs.ts';
 import { createHeadSource, type HeadUpdate } from './head-source.ts';
+import { inSpan, noTracer } from '../../../shared/tracing.ts';
 import { jitteredBackoff } from './jittered-backoff.ts';
 import { createRpcEndpoints, type RpcCounters } from './rpc-endpoints.ts';
 import {
@@ -83,6 +85,8 @@ export type EvmFollowerDeps = {
   /** How often to poll eth_blockNumber when there is no live WebSocket; 1000 ms unless given. */
   pollIntervalMs?: number;
   log?: (line: string) => void;
+  /** Each batch of blocks synced is a span ('follower batch', with the network and block range). */
+  tracer?: Tracer;
   /** Widest eth_getLogs block range when catching up; 2000 unless given. */
   maxLogRange?: bigint;
   /** Blocks read per JSON-RPC batch (with full transactions); 50 unless given. */
@@ -207,6 +211,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   const { network, chainId, confirmations } = deps.network;
   const { checkpoints } = deps;
   const clock = deps.clock ?? { now: () => Date.now() };
+  const tracer = deps.tracer ?? noTracer;
   const log = (line: string): void =>
     (deps.log ?? ((text: string) => console.warn(`[evm-follower] ${text}`)))(`${network}: ${line}`);
   const nativeAsset: ChainAsset = {
@@ -347,7 +352,12 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   const followBatches = async (from: number): Promise<'progress' | 'waiting'> => {
     for await (const fetched of fetcher.batches(from, () => heads.latest() ?? from)) {
       if (lifecycle !== 'running') return 'progress';
-      const outcome = await syncFetched(fetched);
+      const outcome = await inSpan(
+        tracer,
+        'follower batch',
+        { 'weir.network': network, 'weir.block.first': fetched.from, 'weir.block.last': fetched.to },
+        () => syncFetched(fetched),
+      );
       if (outcome !== 'next') return outcome;
       // Hand-overs wait for a batch, not a whole catch-up.
       if (adoptions.length > 0) return 'progress';

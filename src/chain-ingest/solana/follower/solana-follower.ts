@@ -1,3 +1,5 @@
+import type { Tracer } from '@opentelemetry/api';
+import { inSpan, noTracer } from '../../../shared/tracing.ts';
 import type { Bus } from '../../../bus/bus.ts';
 import {
   encodeChainMessage,
@@ -80,6 +82,8 @@ export function createSolanaFollower(deps: {
   /** The clock rounds are dated on for `onRound` (Weir's clock; `now` unless given). */
   readClock?: () => number;
   log?: (line: string) => void;
+  /** Each round that reads references is a span ('follower round', with the network and how many). */
+  tracer?: Tracer;
   /** The network's PubSub endpoint; polling alone without it. */
   wsUrl?: string;
   /** How often an idle reference with a live subscription is still polled (60 s unless given). */
@@ -267,8 +271,19 @@ export function createSolanaFollower(deps: {
     const startedAt = (deps.readClock ?? now)();
     syncSubscriptions();
     try {
-      await pollReferences(due);
-      await settle();
+      const round = async () => {
+        await pollReferences(due);
+        await settle();
+      };
+      // Rounds with references to read are traced; an idle tick is not worth a span.
+      if (due.length === 0) await round();
+      else
+        await inSpan(
+          deps.tracer ?? noTracer,
+          'follower round',
+          { 'weir.network': network.network, 'weir.references': due.length },
+          round,
+        );
       // What the round found owed (or settled) changes the finality subscriptions.
       syncSubscriptions();
       deps.onRound?.(startedAt);
