@@ -39,6 +39,7 @@ const FILES = {
   'payment-link.js': { type: JS, file: 'payment-link.js' },
   'wallet.js': { type: JS, file: 'wallet.js' },
   'solana-wallet.js': { type: JS, file: 'solana-wallet.js' },
+  'tron-wallet.js': { type: JS, file: 'tron-wallet.js' },
   'wallet.css': { type: CSS, file: 'wallet.css' },
   'invoice.css': { type: CSS, file: 'invoice.css' },
   'invoice.js': { type: JS, file: 'invoice.js' },
@@ -49,6 +50,7 @@ const FILES = {
   | 'payment-link.js'
   | 'wallet.js'
   | 'solana-wallet.js'
+  | 'tron-wallet.js'
   | 'wallet.css'
   | 'invoice.css'
   | 'invoice.js'

@@ -8,6 +8,7 @@ import { escapeHtml as e, hostedPage } from './html.ts';
 import { assetIconUrl, networkIconUrl } from './icons.ts';
 import { renderWalletActions, type WalletContext } from './wallet-actions.ts';
 import { renderSolanaWalletActions } from './solana-wallet-actions.ts';
+import { renderTronWalletActions } from './tron-wallet-actions.ts';
 
 export { successRedirect } from './checkout-status.ts';
 
@@ -116,6 +117,7 @@ function payPanel(
       </div>
       ${renderWalletActions(session, wallet)}
       ${renderSolanaWalletActions(session)}
+      ${renderTronWalletActions(session, wallet)}
     </section>
     ${
       session.cancelUrl

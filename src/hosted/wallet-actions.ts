@@ -34,7 +34,8 @@ export const PUBLIC_RPC_URLS: Readonly<Record<number, string>> = Object.freeze({
 });
 
 /** Sessions a payer can still pay. */
-const payable = (session: CheckoutSession): boolean => session.status === 'open' || session.status === 'incomplete';
+export const payable = (session: CheckoutSession): boolean =>
+  session.status === 'open' || session.status === 'incomplete';
 
 /** Whether the test wallet can pay `address`: a test session, on the local devnet Weir knows. */
 export const testWalletPays = (session: CheckoutSession, address: SessionAddress, context: WalletContext): boolean =>

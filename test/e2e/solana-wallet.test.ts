@@ -1,7 +1,3 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import anyTest, { type TestFn } from 'ava';
 import {
   getBase64Decoder,
@@ -10,7 +6,7 @@ import {
   getTransactionDecoder,
   signTransaction,
 } from '@solana/kit';
-import { launchChromium } from '../support/chromium.ts';
+import { launchChromium, screenshotsWithAxe } from '../support/chromium.ts';
 import { startSolanaWeir } from '../support/solana-weir.ts';
 
 /*
@@ -68,18 +64,7 @@ test('a Solana wallet (Wallet Standard) pays the hosted checkout: signed by the 
   await page.getByRole('button', { name: /USDC/ }).click();
   await page.locator('#solana-wallet-actions[data-ready="true"]').waitFor({ state: 'attached' });
   // The Solana state of the page (Solana Pay link and QR, the wallet button) at both widths, checked by axe.
-  const shots = await mkdtemp(join(tmpdir(), 'weir-solana-page-'));
-  t.log(`screenshots: ${shots}`);
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: join(shots, `solana-${width}.png`), fullPage: true });
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    t.deepEqual(
-      violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
-      [],
-      `axe at ${width} px`,
-    );
-  }
+  await screenshotsWithAxe(t, page, 'solana');
   await page.getByRole('button', { name: 'Pay with a Solana wallet' }).click();
   const status = page.locator('.solana-wallet-message');
   await page.locator('.solana-wallet-message', { hasText: 'sent' }).waitFor();

@@ -1,6 +1,10 @@
 import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { ExecutionContext } from 'ava';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's Chromium, which the browser tests drive through playwright-core. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -23,4 +27,23 @@ export async function launchChromium(t: ExecutionContext): Promise<Browser> {
   });
   t.teardown(() => browser.close());
   return browser;
+}
+
+/**
+ * The page as it is now at 1280 and 390 px: a full-page screenshot of each (in a new folder, its
+ * path logged) and axe run at each width, asserting no serious or critical violation.
+ */
+export async function screenshotsWithAxe(t: ExecutionContext, page: Page, name: string): Promise<void> {
+  const shots = await mkdtemp(join(tmpdir(), `weir-${name}-page-`));
+  t.log(`screenshots: ${shots}`);
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true });
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    t.deepEqual(
+      violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
+      [],
+      `axe at ${width} px`,
+    );
+  }
 }

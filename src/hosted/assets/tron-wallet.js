@@ -1,0 +1,91 @@
+// "Pay with TronLink" on the hosted checkout page: the injected provider (TIP-1193 `window.tron`,
+// or `window.tronLink`) gives the account; its `tronWeb` builds the TRC-20 transfer(address,uint256)
+// (or the TRX transfer) of what is left to pay, signs it and broadcasts it. What is left is read
+// fresh from the page's status before paying, as the other wallet buttons do.
+(() => {
+  const root = document.getElementById('tron-wallet-actions');
+  if (!root) return;
+  const base = `/checkout/${root.dataset.session}`;
+  const message = root.querySelector('.tron-wallet-message');
+  const button = root.querySelector('[data-tron-action="pay"]');
+  const targets = new Map(
+    [...root.querySelectorAll('.tron-targets [data-address]')].map((t) => [t.dataset.address, t.dataset]),
+  );
+  // A TRC-20 transfer burns at most this much TRX (in sun) for energy the payer lacks.
+  const FEE_LIMIT = 100_000_000;
+
+  const say = (text) => {
+    message.textContent = text;
+  };
+  const provider = () => window.tron ?? window.tronLink ?? null;
+
+  async function account(wallet) {
+    if (typeof wallet.request === 'function') {
+      const method = wallet === window.tron ? 'eth_requestAccounts' : 'tron_requestAccounts';
+      const answer = await wallet.request({ method });
+      if (answer && (answer.code === 4001 || answer.code === 4000)) {
+        throw Object.assign(new Error('declined'), {
+          weirMessage: 'You declined the request in TronLink. Nothing was sent.',
+        });
+      }
+    }
+    const tronWeb = wallet.tronWeb ?? window.tronWeb;
+    const from = tronWeb?.defaultAddress?.base58;
+    if (!from)
+      throw Object.assign(new Error('locked'), {
+        weirMessage: 'Unlock TronLink and choose an account, then try again.',
+      });
+    return { tronWeb, from };
+  }
+
+  button.addEventListener('click', async () => {
+    const wallet = provider();
+    if (!wallet) {
+      say('TronLink was not found in this browser. Scan the code with a Tron wallet app instead.');
+      return;
+    }
+    button.disabled = true;
+    try {
+      const res = await fetch(`${base}/status`, { cache: 'no-store' });
+      if (!res.ok) throw new Error('the checkout session could not be read');
+      const due = (await res.json()).wallet;
+      const target = due ? targets.get(due.addressId) : undefined;
+      if (!due || !target) {
+        say('Choose a Tron asset first.');
+        return;
+      }
+      const amount = BigInt(due.amountRemainingRaw);
+      if (amount === 0n) {
+        say('Nothing is left to pay: the payment sent is waiting for confirmation.');
+        return;
+      }
+      say('Connecting to TronLink…');
+      const { tronWeb, from } = await account(wallet);
+      say(`Approve the payment of ${target.symbol} in TronLink…`);
+      const transaction = target.token
+        ? (
+            await tronWeb.transactionBuilder.triggerSmartContract(
+              target.token,
+              'transfer(address,uint256)',
+              { feeLimit: FEE_LIMIT },
+              [
+                { type: 'address', value: target.to },
+                { type: 'uint256', value: amount.toString() },
+              ],
+              from,
+            )
+          ).transaction
+        : await tronWeb.transactionBuilder.sendTrx(target.to, Number(amount), from);
+      const signed = await tronWeb.trx.sign(transaction);
+      const sent = await tronWeb.trx.sendRawTransaction(signed);
+      if (!sent || sent.result !== true) throw new Error(sent?.message ?? sent?.code ?? 'the network refused it');
+      say('Payment sent: this page updates once the network confirms it.');
+    } catch (error) {
+      say(error?.weirMessage ?? `The payment was not sent: ${error?.message ?? String(error)}`);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  // Listening from here on (a test waits for it before clicking).
+  root.dataset.ready = 'true';
+})();

@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto';
+import test, { type ExecutionContext } from 'ava';
+import { recoverAddress, type Hex } from 'viem';
+import { evmToTron } from '../../src/chain-ingest/tron/address.ts';
+import { launchChromium, screenshotsWithAxe } from '../support/chromium.ts';
+import { startTronWeir } from '../support/tron-weir.ts';
+
+/*
+ * "Pay with TronLink" on the hosted page in Chromium. The provider TronLink injects (TIP-1193
+ * `window.tron` with its `tronWeb`) is stood in for by a script: it builds the transaction the page
+ * asks for, has the payer's test key sign it (the same signer as a Tron payer's, over its txID)
+ * and broadcasts it. No Tron node runs here, so the broadcast checks the signature and makes the
+ * same transfer on the local Tron (anvil behind the Tron-flavoured proxy), where Weir sees it.
+ */
+
+const DEPTH = 3;
+
+type Built = { contract: string; selector: string; to: string; amount: string; from: string };
+
+/** A TIP-1193 provider for `address` whose signing and broadcast are the test's exposed functions. */
+const injectedTronLink = (address: string) => `(() => {
+  const hex = (text) => Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, '0')).join('');
+  const build = async (raw) => {
+    const raw_data_hex = hex(JSON.stringify(raw));
+    return { raw_data: raw, raw_data_hex, txID: await window.weirTronTxId(raw_data_hex), visible: true };
+  };
+  const tronWeb = {
+    defaultAddress: { base58: null },
+    transactionBuilder: {
+      triggerSmartContract: async (contract, selector, options, params, from) => ({
+        result: { result: true },
+        transaction: await build({ contract, selector, to: params[0].value, amount: params[1].value, from, feeLimit: options.feeLimit }),
+      }),
+      sendTrx: async (to, amount, from) => build({ contract: 'TRX', selector: 'TransferContract', to, amount: String(amount), from }),
+    },
+    trx: {
+      sign: (transaction) => window.weirTronSign(transaction),
+      sendRawTransaction: async (signed) => ({ result: true, txid: await window.weirTronBroadcast(signed) }),
+    },
+  };
+  window.tron = {
+    isTronLink: true,
+    tronWeb,
+    request: async ({ method }) => {
+      window.weirTronRequests = [...(window.weirTronRequests || []), method];
+      tronWeb.defaultAddress.base58 = ${JSON.stringify(address)};
+      return [${JSON.stringify(address)}];
+    },
+  };
+})();`;
+
+/** Chromium with the stand-in TronLink for the devnet payer, on the session's hosted page; what it broadcast. */
+async function pageWithTronLink(t: ExecutionContext, w: Awaited<ReturnType<typeof startTronWeir>>, sessionId: string) {
+  const payer = w.payer();
+  const browser = await launchChromium(t);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const broadcast: Built[] = [];
+  await context.exposeFunction('weirTronTxId', (rawHex: string) =>
+    createHash('sha256').update(Buffer.from(rawHex, 'hex')).digest('hex'),
+  );
+  await context.exposeFunction('weirTronSign', (transaction: { txID: string; raw_data_hex: string; raw_data: Built }) =>
+    payer.signer.signTransaction(transaction),
+  );
+  await context.exposeFunction(
+    'weirTronBroadcast',
+    async (signed: { txID: string; raw_data: Built; signature: string[] }) => {
+      // What a node would check: the signature over the txID is the sender's.
+      const signer = await recoverAddress({ hash: `0x${signed.txID}`, signature: `0x${signed.signature[0]}` as Hex });
+      if (evmToTron(signer) !== signed.raw_data.from) throw new Error(`signed by ${evmToTron(signer)}, not the sender`);
+      broadcast.push(signed.raw_data);
+      const { contract, to, amount } = signed.raw_data;
+      const paid =
+        contract === 'TRX'
+          ? await payer.payTrx(to, BigInt(amount))
+          : await payer.payTrc20(contract, to, BigInt(amount));
+      return paid.hash;
+    },
+  );
+  await context.addInitScript(injectedTronLink(payer.address));
+  const page = await context.newPage();
+  await page.goto(`${w.weir.url}/checkout/${sessionId}`);
+  return { page, broadcast, payer };
+}
+
+test('TronLink (an injected TIP-1193 provider) pays a USDT session from the hosted page: signed by the payer, seen, completed', async (t) => {
+  const w = await startTronWeir(t, { finalizedDepth: DEPTH });
+  const s = await w.session('usdt', '700000000'); // 7 USDT
+  const deposit = w.addressOf(s, 'usdt');
+  const { page, broadcast, payer } = await pageWithTronLink(t, w, s.id);
+  await page.getByRole('button', { name: /USDT/ }).click();
+  await page.locator('#tron-wallet-actions[data-ready="true"]').waitFor({ state: 'attached' });
+  await page.locator('#address', { hasText: deposit }).waitFor();
+  // The Tron state of the page (the T… address, QR, the TronLink button) at both widths, checked by axe.
+  await screenshotsWithAxe(t, page, 'tron');
+  await page.getByRole('button', { name: 'Pay with TronLink' }).click();
+  await page.locator('.tron-wallet-message', { hasText: 'sent' }).waitFor();
+  t.regex((await page.locator('.tron-wallet-message').textContent()) ?? '', /^Payment sent/);
+  t.deepEqual(await page.evaluate(() => (globalThis as unknown as { weirTronRequests: unknown }).weirTronRequests), [
+    'eth_requestAccounts',
+  ]);
+  t.deepEqual(
+    broadcast.map(({ contract, selector, to, amount, from }) => ({ contract, selector, to, amount, from })),
+    [
+      {
+        contract: w.tokens.usdt,
+        selector: 'transfer(address,uint256)',
+        to: deposit,
+        amount: '7000000',
+        from: payer.address,
+      },
+    ],
+    "a TRC-20 transfer of what is due, to the session's T… address, from the TronLink account",
+  );
+  await w.until(s.id, (x) => x.paymentIntent.transactions.length === 1, 'the payment seen');
+  await w.mine(DEPTH + 1);
+  const done = await w.until(s.id, (x) => x.status === 'complete', 'completion');
+  t.is(done.paymentIntent.transactions[0]!.amountRaw, '7000000');
+
+  // Once paid, the page no longer offers to pay.
+  await page.reload();
+  t.is(await page.locator('#tron-wallet-actions').count(), 0);
+});
+
+test('TronLink pays a TRX session: a TRX transfer of what is due, in sun', async (t) => {
+  const w = await startTronWeir(t, { finalizedDepth: DEPTH });
+  const s = await w.session('trx', '1250000000'); // 12.5 TRX
+  const { page, broadcast, payer } = await pageWithTronLink(t, w, s.id);
+  await page.getByRole('button', { name: /TRX/ }).click();
+  await page.locator('#tron-wallet-actions[data-ready="true"]').waitFor({ state: 'attached' });
+  await page.locator('#address', { hasText: w.addressOf(s, 'trx') }).waitFor();
+  await page.getByRole('button', { name: 'Pay with TronLink' }).click();
+  await page.locator('.tron-wallet-message', { hasText: 'sent' }).waitFor();
+  t.deepEqual(
+    broadcast.map(({ contract, to, amount, from }) => ({ contract, to, amount, from })),
+    [{ contract: 'TRX', to: w.addressOf(s, 'trx'), amount: '12500000', from: payer.address }],
+  );
+  await w.mine(DEPTH + 1);
+  const done = await w.until(s.id, (x) => x.status === 'complete', 'completion');
+  t.is(done.paymentIntent.transactions[0]!.amountRaw, '12500000');
+});
