@@ -58,8 +58,11 @@ const orders: Workflow<OrderState> = {
 };
 
 let nextEventId = 0;
-async function append(eventStore: EventStore, order: string, type: string, data: object = {}): Promise<void> {
-  const stream = `${ORDER}${order}`;
+/** One event appended to order `order`'s stream. */
+const append = (eventStore: EventStore, order: string, type: string, data: object = {}): Promise<void> =>
+  appendTo(eventStore, `${ORDER}${order}`, type, data);
+
+async function appendTo(eventStore: EventStore, stream: string, type: string, data: object = {}): Promise<void> {
   const existing = await eventStore.readStream(stream);
   await eventStore.append(
     stream,
@@ -95,9 +98,9 @@ function setUp() {
       return handle(aggregate, id, command, ctx);
     },
   });
-  const runner = (handle: CommandHandler['handle'] = commands.handle) =>
+  const runner = (handle: CommandHandler['handle'] = commands.handle, workflow: Workflow<OrderState> = orders) =>
     createWorkflowRunner({
-      workflow: orders,
+      workflow,
       eventStore,
       readStore,
       commands: counting(handle),
@@ -218,30 +221,17 @@ test('a command that fails is tried again on the clock, backing off, holding bac
 });
 
 test('states of another workflow version are dropped and rebuilt from the log', async (t) => {
-  const { eventStore, calls, runner, readStore } = setUp();
+  const { eventStore, calls, runner } = setUp();
   await append(eventStore, 'o1', 'OrderPlaced', { lines: ['a'] });
   await runner().runOnce();
   calls.length = 0;
-  const rebuilt = createWorkflowRunner({
-    workflow: { ...orders, version: 2 },
-    eventStore,
-    readStore,
-    commands: {
-      handle: (a, id, c, ctx) => (
-        calls.push(`${(c as { type: string }).type} ${id}`),
-        createCommandHandler({ eventStore, clock: createManualClock() }).handle(a, id, c, ctx)
-      ),
-    },
-    clock: createManualClock(),
-    log: () => {},
-  });
-  await rebuilt.runOnce();
+  await runner(undefined, { ...orders, version: 2 }).runOnce();
   t.deepEqual(calls, ['Reserve o1:a'], 'decided again from the log (its decider answers nothing)');
   t.is((await eventStore.readStream('stock-o1:a')).length, 1);
 });
 
 test('an event correlated with another stream’s instance (`sameAs`), and later events of its stream, reach that instance; a stream never correlated is not the workflow’s', async (t) => {
-  const { eventStore, calls, readStore, commands } = setUp();
+  const { eventStore, calls, runner } = setUp();
   /** An order's refund streams name their order once; the workflow releases its stock at the refund's end. */
   const refunds: Workflow<OrderState> = {
     ...orders,
@@ -269,40 +259,10 @@ test('an event correlated with another stream’s instance (`sameAs`), and later
       );
     },
   };
-  const appendTo = async (stream: string, type: string, data: object = {}) => {
-    const existing = await eventStore.readStream(stream);
-    await eventStore.append(
-      stream,
-      [
-        {
-          id: `00000000-0000-4000-9000-${String(++nextEventId).padStart(12, '0')}`,
-          type,
-          data: data as RecordedEvent['data'],
-          metadata: {
-            organizationId: 'org-1',
-            environment: 'test',
-            actor: 'test',
-            correlationId: 'c',
-            occurredAt: '2026-01-01T00:00:00.000Z',
-          },
-        },
-      ],
-      existing.length ? existing.length - 1 : 'no_stream',
-    );
-  };
   await append(eventStore, 'o1', 'OrderPlaced', { lines: ['a'] });
-  await appendTo('refund-r1', 'RefundOpened', { order: 'o1' });
-  await appendTo('refund-r1', 'RefundDone');
-  await appendTo('refund-stray', 'RefundDone');
-  await createWorkflowRunner({
-    workflow: refunds,
-    eventStore,
-    readStore,
-    commands: {
-      handle: (a, id, c, ctx) => (calls.push(`${(c as { type: string }).type} ${id}`), commands.handle(a, id, c, ctx)),
-    },
-    clock: createManualClock(),
-    log: () => {},
-  }).runOnce();
+  await appendTo(eventStore, 'refund-r1', 'RefundOpened', { order: 'o1' });
+  await appendTo(eventStore, 'refund-r1', 'RefundDone');
+  await appendTo(eventStore, 'refund-stray', 'RefundDone');
+  await runner(undefined, refunds).runOnce();
   t.deepEqual(calls, ['Reserve o1:a', 'Release o1:a']);
 });
