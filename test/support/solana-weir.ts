@@ -5,33 +5,13 @@ import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { startWeir, type Weir, type WeirOverrides } from '../../src/app/start-weir.ts';
 import { SOLANA_LOCALNET_CHAIN_ID } from '../../src/chain-ingest/solana/networks.ts';
 import { silentLogger } from '../../src/shared/logger.ts';
-import { apiClient, eventually } from './api-client.ts';
+import { openChainShop, type ChainSession } from './chain-shop.ts';
 import { startNatsServer } from './nats-server.ts';
 import { startTestSolana } from './solana-devnet.ts';
 import { startWebhookReceiver } from './webhook-receiver.ts';
 import { ADMIN_TOKEN } from './weir-harness.ts';
 
-export type SolanaSession = {
-  id: string;
-  status: string;
-  paymentStatus: string;
-  amountTotal: string;
-  amountReceived: string;
-  amountOverpaid: string;
-  transactionHash: string | null;
-  addresses: {
-    id: string;
-    network: string;
-    asset: { id: string; currency: string; address: string; decimals: number; chainId: number };
-    paymentAddress: string;
-    merchantAddress: string;
-  }[];
-  paymentIntent: {
-    status: string;
-    amountReceived: string;
-    transactions: { transactionHash: string; amountRaw: string; status: string; late: boolean }[];
-  };
-};
+export type SolanaSession = ChainSession;
 
 /** Cleanups run in reverse when the world is torn down (one world serves a whole test file). */
 export function teardowns() {
@@ -69,43 +49,15 @@ export async function startSolanaWeir(overrides: WeirOverrides = {}) {
     await rm(dataDir, { recursive: true, force: true });
   });
   const merchant = (await generateKeyPairSigner()).address;
-  const created = (
-    await apiClient(weir.url, ADMIN_TOKEN).post<{ testSecretKey: string }>('/admin/organizations', {
-      name: 'Solana Shop',
-    })
-  ).body;
-  const api = () => apiClient(weir.url, created.testSecretKey);
-  const added = await api().post('/api/v1/organization/withdrawal-addresses', {
+  const shop = await openChainShop<SolanaSession>({
+    url: () => weir.url,
+    name: 'Solana Shop',
     chainId: SOLANA_LOCALNET_CHAIN_ID,
-    address: merchant,
-    name: 'treasury',
+    merchant,
+    receiverUrl: receiver.url,
+    untilTimeoutMs: 20_000,
   });
-  if (added.status !== 200) throw new Error(`wallet: ${JSON.stringify(added.body)}`);
-  const endpoint = await api().post<{ secret: string }>('/api/v1/webhook-endpoints', {
-    description: 'shop',
-    url: receiver.url,
-    enabledEvents: { events: ['*'] },
-  });
-  if (endpoint.status !== 200) throw new Error(`endpoint: ${JSON.stringify(endpoint.body)}`);
-
-  const session = async (currency: string, unitAmount: string) => {
-    const r = await api().post<SolanaSession>('/api/v1/checkout/sessions', {
-      successUrl: 'https://shop.example/ok',
-      lineItems: { data: [{ priceData: { currency, unitAmount, productData: { name: 'Thing' } }, quantity: 1 }] },
-    });
-    if (r.status !== 200) throw new Error(`session: ${JSON.stringify(r.body)}`);
-    return r.body;
-  };
-  const get = async (id: string) => (await api().get<SolanaSession>(`/api/v1/checkout/sessions/${id}`)).body;
-  const until = (id: string, predicate: (s: SolanaSession) => boolean, what: string, timeoutMs = 20_000) =>
-    eventually(
-      async () => {
-        const s = await get(id);
-        return predicate(s) ? s : undefined;
-      },
-      what,
-      timeoutMs,
-    );
+  const { api, session, get, until } = shop;
   /** The session's reference (its payment address) for `currency`. */
   const referenceOf = (s: SolanaSession, currency: string) =>
     s.addresses.find((a) => a.asset.currency === currency)!.paymentAddress as Address;
@@ -115,7 +67,7 @@ export async function startSolanaWeir(overrides: WeirOverrides = {}) {
     nats,
     receiver,
     merchant,
-    endpointSecret: endpoint.body.secret,
+    endpointSecret: shop.endpointSecret,
     get weir() {
       return weir;
     },
