@@ -135,7 +135,7 @@ try {
         address: tokens.usdt,
         decimals: 6,
       },
-      credited: 0n,
+      credits: [],
       swept: false,
     }));
     const reconciler = createTronReconciler({

@@ -9,7 +9,7 @@ const OPEN = ['open', 'incomplete'];
 
 /**
  * The Tron reconciler's view of the read models: every deposit (address and asset) of the open
- * sessions on `network`, with what was credited there (pending or confirmed transfers) and
+ * sessions on `network`, with what was credited there (pending or confirmed transfers, each with its block) and
  * whether a sweep left from it.
  */
 export function tronOpenDeposits(readStore: ReadStore): (network: string) => Promise<OpenDeposit[]> {
@@ -29,7 +29,7 @@ export function tronOpenDeposits(readStore: ReadStore): (network: string) => Pro
         const swept = session.sweeps.length > 0 || (session.sweepsBroadcast?.length ?? 0) > 0;
         for (const address of session.addresses) {
           if (address.network !== network) continue;
-          const credited = session.payments
+          const credits = session.payments
             .filter(
               (p) =>
                 p.status !== 'withdrawn' &&
@@ -37,12 +37,12 @@ export function tronOpenDeposits(readStore: ReadStore): (network: string) => Pro
                 p.toAddress === address.paymentAddress &&
                 p.asset.address === address.asset.address,
             )
-            .reduce((sum, p) => sum + BigInt(p.amountRaw), 0n);
+            .map((p) => ({ amount: BigInt(p.amountRaw), blockNumber: p.blockNumber }));
           deposits.push({
             checkoutSessionId: session.id,
             paymentAddress: address.paymentAddress,
             asset: address.asset,
-            credited,
+            credits,
             swept,
           });
         }

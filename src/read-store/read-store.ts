@@ -37,7 +37,9 @@ export type ReadStore = {
   /**
    * Runs `work` (a batch's writes and the checkpoint after them) so that they are on disk together
    * or not at all: no commit falls inside it, whoever else writes meanwhile. Where the store cannot
-   * promise that (MongoDB), it simply runs `work`, and what a batch writes must bear repeating.
+   * promise that (MongoDB), it simply runs `work`. Nothing is rolled back when `work` throws (other
+   * writers share the transaction): what it wrote stays, so a batch retried must bear repeating,
+   * as the projections that fold a record's events do by its revision.
    */
   atomically<T>(work: () => Promise<T>): Promise<T>;
   /** Whether documents survive a restart (MongoDB) or must be rebuilt from the log (embedded). */

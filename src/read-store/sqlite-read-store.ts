@@ -338,8 +338,9 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
    * The documents that can match `filter`: one by `_id`, those an indexed equality selects, or all.
    * Rows are read by id and a body only when its document is not cached: a list filtered over a
    * tenant's sessions tests thousands of documents, and reading their JSON again cost the most.
+   * `inAnyOrder`: the caller takes the first few that match, whatever their order (no sort of all).
    */
-  function* candidates(name: string, filter: Filter): Generator<ReadDocument> {
+  function* candidates(name: string, filter: Filter, inAnyOrder = false): Generator<ReadDocument> {
     const id = filter['_id'];
     if (typeof id === 'string') {
       const doc = docById(name, id);
@@ -354,7 +355,9 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
     const where = conditions.map(({ column }) => `${column} IN (?, x'00')`).join(' AND ');
     // In the order they were first written, as the partial indexes gave them before the compound
     // one: a sort's ties (two users made in the same millisecond) keep that order.
-    const ids = statement(`SELECT id FROM documents WHERE collection = ? AND ${where} ORDER BY rowid`)
+    const ids = statement(
+      `SELECT id FROM documents WHERE collection = ? AND ${where}${inAnyOrder ? '' : ' ORDER BY rowid'}`,
+    )
       .pluck()
       .iterate(name, ...conditions.map(({ key }) => key)) as Iterable<string>;
     for (const candidate of ids) {
@@ -477,7 +480,8 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
       flush(state);
       const found: ReadDocument[] = [];
       if (skip + limit === 0) return found;
-      for (const doc of candidates(state.name, filter)) if (matches(doc) && found.push(doc) >= skip + limit) break;
+      for (const doc of candidates(state.name, filter, true))
+        if (matches(doc) && found.push(doc) >= skip + limit) break;
       return found.slice(skip);
     }
     const found = matching(state, filter);
@@ -649,6 +653,8 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
     },
     async close() {
       if (closed) return;
+      // A batch still under way (its owner should have stopped first) is let finish, a while at most.
+      for (let waited = 0; holds > 0 && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10));
       commit();
       closed = true;
       db.close();

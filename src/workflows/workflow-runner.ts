@@ -145,17 +145,22 @@ export function createWorkflowRunner<TState>(
   /** Send what waits: left by a crash, or held back by a failure whose retry is due. */
   async function resend(): Promise<void> {
     const now = clock.now();
-    const waiting = await instances.find({ pending: true }, { limit: RESEND_BATCH });
+    // Only the due ones: a page of instances backing off must not hide one whose retry is due.
+    const waiting = await instances.find(
+      { pending: true, $or: [{ retryAt: null }, { retryAt: { $lte: now } }] },
+      { limit: RESEND_BATCH },
+    );
     for (const doc of waiting) {
       if (stopped) return;
       if (due(doc, now)) await send(doc);
     }
   }
 
-  async function apply(event: RecordedEvent): Promise<void> {
-    if (!categories.has(categoryOf(event.streamId))) return;
+  /** Folds and decides `event` in its instance; answers the instance when it decided commands now due. */
+  async function apply(event: RecordedEvent): Promise<string | null> {
+    if (!categories.has(categoryOf(event.streamId))) return null;
     const instance = await instanceOf(event);
-    if (instance === null) return;
+    if (instance === null) return null;
     const doc: WorkflowInstanceDoc = (await instances.get(instance)) ?? {
       _id: instance,
       state: workflow.initialState(),
@@ -166,7 +171,7 @@ export function createWorkflowRunner<TState>(
       retryAt: null,
     };
     // Folded before a crash that came before the checkpoint moved.
-    if (BigInt(doc.position) >= event.position) return;
+    if (BigInt(doc.position) >= event.position) return null;
     const state = doc.state as TState;
     const decided = workflow.decide(event, state);
     const commandsNow = [...doc.commands, ...decided];
@@ -178,7 +183,7 @@ export function createWorkflowRunner<TState>(
       pending: commandsNow.length > 0,
     };
     await instances.put(next);
-    if (decided.length > 0 && due(next, clock.now())) await send(next);
+    return decided.length > 0 && due(next, clock.now()) ? instance : null;
   }
 
   /** One pass: what waits is sent, then one batch of the log is folded and decided. */
@@ -188,17 +193,25 @@ export function createWorkflowRunner<TState>(
     const events = await eventStore.readAll(checkpoint, deps.batchSize ?? BATCH);
     if (events.length > 0) {
       const attributes = { 'weir.events': events.length, 'weir.log_position.last': events.at(-1)!.position.toString() };
-      // The states a batch moved and the position after it are committed together.
-      await inSpan(deps.tracer ?? noTracer, `workflow ${name} batch`, attributes, () =>
-        readStore.atomically(async () => {
+      await inSpan(deps.tracer ?? noTracer, `workflow ${name} batch`, attributes, async () => {
+        const decided = new Set<string>();
+        // The states a batch moved and the position after it are committed together.
+        await readStore.atomically(async () => {
           for (const event of events) {
             if (stopped) return;
-            await apply(event);
+            const instance = await apply(event);
+            if (instance !== null) decided.add(instance);
             checkpoint = event.position;
           }
           await readStore.setCheckpoint(checkpointOf(name), checkpoint);
-        }),
-      );
+        });
+        // Sent once stored, outside the batch: an append waiting on the network holds back no commit.
+        for (const id of decided) {
+          if (stopped) return;
+          const doc = await instances.get(id);
+          if (doc?.pending && due(doc, clock.now())) await send(doc);
+        }
+      });
     }
     return { more: events.length > 0 && !stopped, nextAt: await nextRetryAt() };
   }

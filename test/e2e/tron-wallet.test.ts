@@ -95,6 +95,7 @@ test('TronLink (an injected TIP-1193 provider) pays a USDT session from the host
   await page.getByRole('button', { name: 'Pay with TronLink' }).click();
   await page.locator('.tron-wallet-message', { hasText: 'sent' }).waitFor();
   t.regex((await page.locator('.tron-wallet-message').textContent()) ?? '', /^Payment sent/);
+  t.true(await page.getByRole('button', { name: 'Pay with TronLink' }).isDisabled(), 'not offered twice');
   t.deepEqual(await page.evaluate(() => (globalThis as unknown as { weirTronRequests: unknown }).weirTronRequests), [
     'eth_requestAccounts',
   ]);

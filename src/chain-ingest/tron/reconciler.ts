@@ -26,8 +26,12 @@ export type OpenDeposit = {
   checkoutSessionId: string;
   paymentAddress: string;
   asset: AssetRef;
-  /** Chain units credited at this address in this asset (pending or confirmed). */
-  credited: bigint;
+  /**
+   * What was credited at this address in this asset (pending or confirmed), each with its block:
+   * a balance read at block B is compared with the credits of blocks up to B only, so money seen
+   * after B is not taken for money missing before it.
+   */
+  credits: readonly { amount: bigint; blockNumber: number }[];
   /** A sweep was sent from the address: its balance no longer shows all that arrived. */
   swept: boolean;
 };
@@ -83,12 +87,15 @@ export function createTronReconciler(deps: {
         for (const deposit of deposits) {
           counters.depositsRead += 1;
           const balance = await balanceAt(deposit, toQuantity(number));
-          if (balance <= deposit.credited) continue;
+          const credited = deposit.credits
+            .filter((c) => c.blockNumber <= number)
+            .reduce((sum, c) => sum + c.amount, 0n);
+          if (balance <= credited) continue;
           const key = `${deposit.paymentAddress} ${deposit.asset.address}`;
-          const state = `${balance} ${deposit.credited}`;
+          const state = `${balance} ${credited}`;
           seen.set(key, state);
           if (previous.get(key) !== state) continue;
-          const missing = balance - deposit.credited;
+          const missing = balance - credited;
           const id = keccak256(stringToHex(`${deps.network}:${key}:${balance}`)).slice(2);
           found.push({
             type: 'transfer',

@@ -32,6 +32,7 @@
   };
   const base64ToBytes = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 
+  let paid = false;
   button.addEventListener('click', async () => {
     const wallet = usable()[0];
     if (!wallet) {
@@ -62,11 +63,13 @@
         chain: body.chain,
         transaction: base64ToBytes(body.transaction),
       });
+      paid = true;
       say(sent ? 'Payment sent: this page updates once the network confirms it.' : 'Payment sent.');
     } catch (error) {
       say(`The payment was not sent: ${error && error.message ? error.message : String(error)}`);
     } finally {
-      button.disabled = false;
+      // Not again once sent: until the network shows it, the page still asks for the whole amount.
+      button.disabled = paid;
     }
   });
   // Listening from here on (a test waits for it before clicking).

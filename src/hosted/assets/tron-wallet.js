@@ -22,12 +22,15 @@
   async function account(wallet) {
     if (typeof wallet.request === 'function') {
       const method = wallet === window.tron ? 'eth_requestAccounts' : 'tron_requestAccounts';
-      const answer = await wallet.request({ method });
-      if (answer && (answer.code === 4001 || answer.code === 4000)) {
-        throw Object.assign(new Error('declined'), {
+      const declined = () =>
+        Object.assign(new Error('declined'), {
           weirMessage: 'You declined the request in TronLink. Nothing was sent.',
         });
-      }
+      // TIP-1193 rejects with code 4001; window.tronLink answers { code: 4001 } instead.
+      const answer = await wallet.request({ method }).catch((error) => {
+        throw error?.code === 4001 ? declined() : error;
+      });
+      if (answer && (answer.code === 4001 || answer.code === 4000)) throw declined();
     }
     const tronWeb = wallet.tronWeb ?? window.tronWeb;
     const from = tronWeb?.defaultAddress?.base58;
@@ -38,6 +41,7 @@
     return { tronWeb, from };
   }
 
+  let paid = false;
   button.addEventListener('click', async () => {
     const wallet = provider();
     if (!wallet) {
@@ -79,11 +83,13 @@
       const signed = await tronWeb.trx.sign(transaction);
       const sent = await tronWeb.trx.sendRawTransaction(signed);
       if (!sent || sent.result !== true) throw new Error(sent?.message ?? sent?.code ?? 'the network refused it');
+      paid = true;
       say('Payment sent: this page updates once the network confirms it.');
     } catch (error) {
       say(error?.weirMessage ?? `The payment was not sent: ${error?.message ?? String(error)}`);
     } finally {
-      button.disabled = false;
+      // Not again once sent: until the network shows it, the page still asks for the whole amount.
+      button.disabled = paid;
     }
   });
   // Listening from here on (a test waits for it before clicking).
