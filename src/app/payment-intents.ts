@@ -34,8 +34,20 @@ export function createPaymentIntents(deps: {
   readStore: ReadStore;
   commands: CommandHandler;
   projections: Pick<ProjectionRunner, 'waitFor'>;
+  /** The log's head: finality and reorgs are looked up once the read models include everything recorded before them. */
+  eventStore?: Pick<EventStore, 'headPosition'>;
 }): PaymentIntents {
   const { readStore, commands, projections } = deps;
+  /**
+   * Waits until these read models hold the whole log as of now. A transfer recorded by another
+   * instance (or by this one before a kill, its message then redelivered as a repeat that appends
+   * nothing) is in the log but maybe not yet here: its final must not find it missing and leave it
+   * pending for good. A timeout throws, so the message is delivered again.
+   */
+  const caughtUp = async (): Promise<void> => {
+    const head = await deps.eventStore?.headPosition();
+    if (head !== undefined && head !== null) await projections.waitFor(head, 30_000);
+  };
   const depositAddresses = readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
   const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
   const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
@@ -65,9 +77,11 @@ export function createPaymentIntents(deps: {
       return (await sessions.get(checkoutSessionId))?.addresses ?? null;
     },
     async pendingInBlocks(network, blockHashes) {
+      await caughtUp();
       return pending(await payments.find({ network, blockHash: { $in: [...blockHashes] }, status: 'pending' }));
     },
     async pendingAtHeight(network, blockNumber) {
+      await caughtUp();
       return pending(await payments.find({ network, blockNumber, status: 'pending' }));
     },
     recordTransfer: (target, payment, causationId) => send(target, { type: 'RecordTransfer', payment }, causationId),

@@ -442,7 +442,7 @@ async function startLocked(
   // On every instance: with NATS each network's matcher is one durable consumer that hands out one message at a time.
   const matcher = createMatcher({
     bus,
-    intents: createPaymentIntents({ readStore, commands, projections }),
+    intents: createPaymentIntents({ readStore, commands, projections, eventStore }),
     clock,
     networks: everyNetwork(rail).map((n) => n.network),
     log: (line) => log(`[matcher] ${line}`),

@@ -1,0 +1,48 @@
+import test from 'ava';
+import type { CommandHandler } from '../actors/command-handler.ts';
+import { COLLECTIONS, type ChainPaymentDoc } from '../projections/collections.ts';
+import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
+import { createPaymentIntents } from './payment-intents.ts';
+
+const noCommands: CommandHandler = {
+  handle: () => Promise.reject(new Error('no command is sent here')),
+  load: () => Promise.reject(new Error('nothing is loaded here')),
+};
+
+test('finality and reorgs look transfers up once the read models hold the whole log: one recorded elsewhere (or before a kill) is found, not left pending', async (t) => {
+  const readStore = createEmbeddedReadStore();
+  const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
+  const waited: bigint[] = [];
+  // These read models reach the log's head (7) only when asked to: the transfer at height 5 arrives then.
+  const projections = {
+    async waitFor(position: bigint) {
+      waited.push(position);
+      await payments.put({
+        _id: 'devnet:0xabc:0',
+        network: 'devnet',
+        blockNumber: 5,
+        blockHash: '0xb5',
+        status: 'pending',
+        organizationId: 'org-1',
+        environment: 'test',
+        checkoutSessionId: 's-1',
+      });
+    },
+  };
+  const intents = createPaymentIntents({
+    readStore,
+    commands: noCommands,
+    projections,
+    eventStore: { headPosition: async () => 7n },
+  });
+  t.deepEqual(
+    (await intents.pendingAtHeight('devnet', 5)).map((p) => p.transferId),
+    ['devnet:0xabc:0'],
+  );
+  t.deepEqual(waited, [7n]);
+  t.deepEqual(
+    (await intents.pendingInBlocks('devnet', ['0xb5'])).map((p) => p.transferId),
+    ['devnet:0xabc:0'],
+  );
+  t.deepEqual(waited, [7n, 7n]);
+});
