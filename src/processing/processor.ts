@@ -110,7 +110,7 @@ export const registerProcessorMetrics = (metrics: Metrics): void => void process
 
 /**
  * The one way Weir runs a background consumer (projections, timers, the sweeper, the webhook
- * dispatcher's due deliveries): a named loop over `work` with its retry policy and ownership.
+ * dispatcher's due deliveries, the chain followers): a named loop over `work` with its retry policy and ownership.
  * Passes never overlap; a poke during one causes one more after it; a pass that says there is
  * `more` is followed by another after a turn of the event loop, so no consumer starves the process.
  * A pass that throws is retried on the injected clock after `retryDelay` (also on any poke

@@ -74,6 +74,7 @@ export function createEvmRail(deps: {
             (network.network === 'devnet' ? 100 : Math.max(250, Math.min(network.blockTimeMs, 4000))),
           log: (line) => context.log(`[ingest ${network.network}] ${line}`),
           ...(context.tracer ? { tracer: context.tracer } : {}),
+          metrics: context.metrics,
         });
         return { follower, confirmations: network.confirmations };
       });

@@ -199,6 +199,7 @@ function tronFollower(
     pollIntervalMs,
     log,
     ...(context.tracer ? { tracer: context.tracer } : {}),
+    metrics: context.metrics,
   });
   const solid = createSolidifiedLogs({
     network: name,

@@ -1,4 +1,5 @@
 import type { Tracer } from '@opentelemetry/api';
+import type { Metrics } from '../../../shared/metrics.ts';
 import type { Bus } from '../../../bus/bus.ts';
 import type { Clock } from '../../../shared/clock.ts';
 import type { ChainAsset, ChainTransferMessage } from '../../chain-messages.ts';
@@ -31,8 +32,9 @@ import { getBlockHeader } from './get-blocks.ts';
 import { getChainId } from './get-chain-head.ts';
 import { createAdaptiveRange } from './get-transfer-logs.ts';
 import { createHeadSource, type HeadUpdate } from './head-source.ts';
+import { createProcessor, type Processor } from '../../../processing/processor.ts';
+import { createSystemClock } from '../../../shared/clock.ts';
 import { inSpan, noTracer } from '../../../shared/tracing.ts';
-import { jitteredBackoff } from './jittered-backoff.ts';
 import { createRpcEndpoints, type RpcCounters } from './rpc-endpoints.ts';
 import {
   findAncestor,
@@ -87,6 +89,8 @@ export type EvmFollowerDeps = {
   log?: (line: string) => void;
   /** Each batch of blocks synced is a span ('follower batch', with the network and block range). */
   tracer?: Tracer;
+  /** Where its processor counts failed passes (`weir_processor_failures_total`, `weir_processor_failing`). */
+  metrics?: Metrics;
   /** Widest eth_getLogs block range when catching up; 2000 unless given. */
   maxLogRange?: bigint;
   /** Blocks read per JSON-RPC batch (with full transactions); 50 unless given. */
@@ -200,8 +204,8 @@ export type EvmFollower = {
  * Not seen: value moved to a watched address by a contract (internal transactions), since that
  * needs a trace API most endpoints lack; payers must send native coin in a top-level transaction.
  *
- * Three stages: the head source (head-source.ts, WebSocket or polling) is an async iterable of
- * heads; for each, the batch fetcher (fetch-batches.ts) reads batch after batch up to the head, one
+ * Three stages, run as passes of a processor: the head source (head-source.ts, WebSocket or
+ * polling) gives the head and pokes on news; for each, the batch fetcher (fetch-batches.ts) reads batch after batch up to the head, one
  * batch ahead of the pure sync step (sync-step.ts), which turns state plus fetched data into
  * `transfer | reorg | final` messages and the next state; the sink (follower-sink.ts) saves the
  * checkpoint and publishes them. This closure only sequences them and owns the state.
@@ -275,10 +279,11 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     onError: (message) => {
       lastError = message;
     },
+    onWake: () => void loop?.poke(),
   });
 
   let lifecycle: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
-  let loop: Promise<void> | undefined;
+  let loop: Processor | undefined;
   let stopping: Promise<void> | undefined;
 
   let state: FollowerState | undefined;
@@ -294,8 +299,6 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   // Transfers handed over by a recovery, taken by the loop between its steps (it alone changes `state`).
   type Adoption = { transfers: readonly ChainTransferMessage[]; resolve(): void; reject(error: unknown): void };
   const adoptions: Adoption[] = [];
-  /** Ends a retry's back-off early when transfers are handed over. */
-  let interruptBackoff: (() => void) | undefined;
 
   const context = (): SyncContext => ({
     network,
@@ -311,7 +314,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
   // Following: heads in, sync steps over fetched batches, plans out through the sink.
   // ------------------------------------------------------------------------------------------
 
-  const onHead = async (update: HeadUpdate & { type: 'head' }): Promise<void> => {
+  const onHead = async (update: HeadUpdate): Promise<void> => {
     if (state === undefined) {
       const start = config.startBlock === 'latest' ? update.number : config.startBlock;
       const fresh = initialState(start);
@@ -474,44 +477,39 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     }
   };
 
-  const backoffPause = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      if (signal.aborted || adoptions.length > 0) {
-        resolve();
-        return;
-      }
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        interruptBackoff = undefined;
-        resolve();
-      }
-      signal.addEventListener('abort', done, { once: true });
-      interruptBackoff = done;
+  /**
+   * Each pass takes the transfers handed over (they need no working endpoint), looks at the head
+   * and follows to it. The processor retries a failed pass with jittered doubling back-off, passes
+   * again on a socket's head or a hand-over, and else after the poll interval or heartbeat, on real
+   * time (as the node's blocks come; `clock` may be a test's).
+   */
+  const followingProcessor = (): Processor => {
+    const timers = createSystemClock();
+    return createProcessor({
+      name: `follower.${network}`,
+      clock: timers,
+      retry: { firstMs: config.pollIntervalMs, maxMs: config.maxBackoffMs, jitter: 0.2 },
+      log,
+      ...(deps.metrics ? { metrics: deps.metrics } : {}),
+      failureLine: ({ error, waitMs }) => `${describe(error)} (retrying in ${waitMs} ms)`,
+      work: {
+        pass: async () => {
+          await takeAdoptions();
+          if (lifecycle !== 'running') return {};
+          try {
+            const update = await heads.look();
+            if (lifecycle !== 'running') return {};
+            await onHead(update);
+          } catch (error) {
+            if (lifecycle !== 'running') return {};
+            errorCount += 1;
+            lastError = `${now().toISOString()} ${describe(error)}`;
+            throw error;
+          }
+          return { nextAt: timers.now() + heads.interval() };
+        },
+      },
     });
-
-  const run = async (): Promise<void> => {
-    let failures = 0;
-    for await (const update of heads) {
-      if (lifecycle !== 'running') break;
-      try {
-        if (update.type === 'error') throw update.error;
-        await onHead(update);
-        failures = 0;
-      } catch (error) {
-        if (lifecycle !== 'running') break;
-        failures += 1;
-        errorCount += 1;
-        const delay = jitteredBackoff(failures, config.pollIntervalMs, config.maxBackoffMs);
-        lastError = `${now().toISOString()} ${describe(error)}`;
-        log(`${describe(error)} (retrying in ${delay} ms)`);
-        await backoffPause(delay);
-        // Transfers handed over meanwhile need no working RPC endpoint: take them now.
-        await takeAdoptions();
-        heads.wake();
-      }
-    }
   };
 
   return {
@@ -538,7 +536,9 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
         );
       }
       heads.start();
-      loop = run();
+      loop = followingProcessor();
+      // The first pass may be a long catch-up: start returns before it (ready() tells the starting point).
+      void loop.start();
     },
 
     ready: () => readiness,
@@ -565,8 +565,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
         );
       return new Promise<void>((resolve, reject) => {
         adoptions.push({ transfers, resolve, reject });
-        heads.wake();
-        interruptBackoff?.();
+        void loop?.poke();
       });
     },
 
@@ -580,7 +579,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
         lifecycle = 'stopping';
         stopController.abort(new Error('the follower is stopping'));
         const closing = heads.close();
-        await loop;
+        await loop?.stop();
         for (const adoption of adoptions.splice(0))
           adoption.reject(
             new EvmFollowerStateError(network, 'the follower stopped before it published the adopted transfers'),

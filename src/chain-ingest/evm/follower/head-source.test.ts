@@ -37,43 +37,29 @@ const sourceOn = (rpc: RpcEndpoints, now: () => number, pollIntervalMs = 60_000)
     beforePoll: async () => {},
     log: () => {},
     onError: () => {},
+    onWake: () => {},
   });
 
-test('without a WebSocket the heads are polled: the first at once, the next after wake(), each with the time it was asked', async (t) => {
+test('without a WebSocket each look polls the head, with the time it was asked; the next look is due after the poll interval', async (t) => {
   const node = polledNode([7, 9]);
   let time = 1_000;
-  const heads = sourceOn(node.rpc, () => time);
-  const pulls = heads[Symbol.asyncIterator]();
-  t.deepEqual((await pulls.next()).value, { type: 'head', number: 7, at: 1_000 });
+  const heads = sourceOn(node.rpc, () => time, 60_000);
+  t.deepEqual(await heads.look(), { number: 7, at: 1_000 });
   t.is(heads.latest(), 7);
   t.is(heads.kind(), 'polling');
+  t.is(heads.interval(), 60_000);
   time = 2_000;
-  // The poll interval is a minute: only wake() lets the next pull through now.
-  const second = pulls.next();
-  heads.wake();
-  t.deepEqual((await second).value, { type: 'head', number: 9, at: 2_000 });
-  await heads.close();
-  t.true((await pulls.next()).done, 'closing ends the iteration');
-});
-
-test('a failed head read is handed over as an error, and the next pull asks again', async (t) => {
-  const node = polledNode([new Error('connection refused'), 12]);
-  const heads = sourceOn(node.rpc, () => 0);
-  const pulls = heads[Symbol.asyncIterator]();
-  const failed = (await pulls.next()).value;
-  t.is(failed?.type, 'error');
-  t.is(heads.latest(), undefined);
-  heads.wake();
-  t.deepEqual((await pulls.next()).value, { type: 'head', number: 12, at: 0 });
+  t.deepEqual(await heads.look(), { number: 9, at: 2_000 });
   t.is(node.asked(), 2);
   await heads.close();
 });
 
-test('close() while a pull waits for the poll interval ends it at once', async (t) => {
-  const heads = sourceOn(polledNode([3]).rpc, () => 0);
-  const pulls = heads[Symbol.asyncIterator]();
-  await pulls.next();
-  const waiting = pulls.next();
+test('a failed head read throws, keeps the last head, and the next look asks again', async (t) => {
+  const node = polledNode([new Error('connection refused'), 12]);
+  const heads = sourceOn(node.rpc, () => 0);
+  await t.throwsAsync(heads.look(), { message: /connection refused/ });
+  t.is(heads.latest(), undefined);
+  t.deepEqual(await heads.look(), { number: 12, at: 0 });
+  t.is(node.asked(), 2);
   await heads.close();
-  t.true((await waiting).done);
 });

@@ -4,24 +4,25 @@ import { subscribeNewHeads, type NewHead, type NewHeadsSubscription } from './ne
 import type { RpcEndpoints } from './rpc-endpoints.ts';
 import { jitteredBackoff } from './jittered-backoff.ts';
 
-/**
- * What the head source hands the follower each time there is something to look at: the newest head
- * and when it was read (on the clock), or the error met reading it over HTTP (the follower backs off
- * and asks again).
- */
-export type HeadUpdate = { type: 'head'; number: number; at: number } | { type: 'error'; error: unknown };
+/** A head read: its number and when it was read (on the clock). */
+export type HeadUpdate = { number: number; at: number };
 
-export type HeadSource = AsyncIterable<HeadUpdate> & {
+export type HeadSource = {
+  /**
+   * The newest head: read over HTTP when there is no live socket, no head yet, or a heartbeat is
+   * due, else the last one the socket announced. Throws what the HTTP read met.
+   */
+  look(): Promise<HeadUpdate>;
+  /** How long until the next look is due (a heartbeat with a live socket, the poll interval without). */
+  interval(): number;
   /** The newest head heard of, undefined before the first. */
   latest(): number | undefined;
   /** A head the WebSocket announced since last asked, once: the follower checks it for a same-height reorg. */
   takeTip(): NewHead | undefined;
-  /** The next pull returns at once (transfers to adopt, a retry after back-off). */
-  wake(): void;
   kind(): 'websocket' | 'polling';
   counters(): { subscriptions: number; failures: number; heads: number };
   start(): void;
-  /** Ends the iteration, unsubscribes and cancels the reconnect timer. */
+  /** Unsubscribes and cancels the reconnect timer; no `onWake` after. */
   close(): Promise<void>;
 };
 
@@ -40,13 +41,15 @@ export type HeadSourceDeps = {
   log(line: string): void;
   /** A WebSocket failure, for the follower's status. */
   onError(message: string): void;
+  /** Time to look now: the socket announced a head, or it failed (polling takes over). */
+  onWake(): void;
 };
 
 /**
- * The chain heads, as an async iterable: `eth_subscribe("newHeads")` over a WebSocket when one is
- * live, with `eth_blockNumber` over HTTP as a heartbeat every `heartbeatMs`, or `eth_blockNumber`
- * every `pollIntervalMs` without one. Each pull waits for a reason to look (a head announced, the
- * interval, `wake()`), reads the head over HTTP when that is due, and yields it. A socket that
+ * The chain heads: `eth_subscribe("newHeads")` over a WebSocket when one is live, with
+ * `eth_blockNumber` over HTTP as a heartbeat every `heartbeatMs`, or `eth_blockNumber` every
+ * `pollIntervalMs` without one. The follower looks when `onWake` says so or `interval()` has
+ * passed; `look()` reads the head over HTTP when that is due. A socket that
  * fails, or stalls (polling shows a head it has not announced within a heartbeat), is dropped for
  * polling and tried again after a doubling delay, on the next endpoint.
  */
@@ -61,11 +64,8 @@ export function createHeadSource(deps: HeadSourceDeps): HeadSource {
   /** A head announced with its hash: checked once for a same-height reorg. */
   let tip: NewHead | undefined;
 
-  let wakeRequested = false;
-  let wakeWaiter: (() => void) | undefined;
   const wake = (): void => {
-    wakeRequested = true;
-    wakeWaiter?.();
+    if (!closed) deps.onWake();
   };
 
   let socket: NewHeadsSubscription | undefined;
@@ -176,26 +176,8 @@ export function createHeadSource(deps: HeadSourceDeps): HeadSource {
     }
   };
 
-  const waitForWork = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      if (wakeRequested || closed) {
-        wakeRequested = false;
-        resolve();
-        return;
-      }
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        wakeWaiter = undefined;
-        wakeRequested = false;
-        resolve();
-      }
-      wakeWaiter = done;
-    });
-
-  /** Reads the head over HTTP when there is no live socket, no head yet, or a heartbeat is due. */
-  const look = async (): Promise<HeadUpdate> => {
-    try {
+  return {
+    async look() {
       await deps.beforePoll();
       const pollDue = socket === undefined || head === undefined || Date.now() - lastHttpHeadAt >= deps.heartbeatMs;
       if (pollDue) {
@@ -207,29 +189,15 @@ export function createHeadSource(deps: HeadSourceDeps): HeadSource {
         checkSocketStall(httpHead, clock.now());
         head = httpHead;
       }
-    } catch (error) {
-      return { type: 'error', error };
-    }
-    return { type: 'head', number: head!, at: headAt };
-  };
-
-  return {
-    async *[Symbol.asyncIterator]() {
-      let first = true;
-      while (!closed) {
-        if (!first) await waitForWork(socket !== undefined ? deps.heartbeatMs : deps.pollIntervalMs);
-        first = false;
-        if (closed) return;
-        yield await look();
-      }
+      return { number: head!, at: headAt };
     },
+    interval: () => (socket !== undefined ? deps.heartbeatMs : deps.pollIntervalMs),
     latest: () => head,
     takeTip() {
       const taken = tip;
       tip = undefined;
       return taken;
     },
-    wake,
     kind: () => (socket !== undefined ? 'websocket' : 'polling'),
     counters: () => ({ ...counts }),
     start() {
@@ -240,7 +208,6 @@ export function createHeadSource(deps: HeadSourceDeps): HeadSource {
       closed = true;
       clearTimeout(socketRetry);
       socketRetry = undefined;
-      wake();
       await socketConnecting;
       const open = socket;
       socket = undefined;

@@ -44,6 +44,7 @@ export function solanaRailFollower(input: {
     ...(input.wsUrl === undefined ? {} : { wsUrl: input.wsUrl }),
     log: (line) => context.log(`[ingest ${input.network.network}] ${line}`),
     ...(context.tracer ? { tracer: context.tracer } : {}),
+    metrics: context.metrics,
   });
   return {
     solana: follower,

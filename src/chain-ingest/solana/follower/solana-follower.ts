@@ -1,4 +1,7 @@
 import type { Tracer } from '@opentelemetry/api';
+import type { Metrics } from '../../../shared/metrics.ts';
+import { createProcessor, type Processor } from '../../../processing/processor.ts';
+import { createSystemClock } from '../../../shared/clock.ts';
 import { inSpan, noTracer } from '../../../shared/tracing.ts';
 import type { Bus } from '../../../bus/bus.ts';
 import {
@@ -84,6 +87,8 @@ export function createSolanaFollower(deps: {
   log?: (line: string) => void;
   /** Each round that reads references is a span ('follower round', with the network and how many). */
   tracer?: Tracer;
+  /** Where its processor counts failed passes (`weir_processor_failures_total`, `weir_processor_failing`). */
+  metrics?: Metrics;
   /** The network's PubSub endpoint; polling alone without it. */
   wsUrl?: string;
   /** How often an idle reference with a live subscription is still polled (60 s unless given). */
@@ -105,10 +110,9 @@ export function createSolanaFollower(deps: {
   let rounds = 0;
   let lastError: string | null = null;
   let running = false;
-  let timer: NodeJS.Timeout | null = null;
-  let current: Promise<void> | null = null;
-  /** A wake-up came during a round: another round follows it at once. */
-  let again = false;
+  // Rounds run on the processor, on real time as the RPC node's blocks do (`now` may be a test's clock).
+  const timers = createSystemClock();
+  let loop: Processor | null = null;
   let socket: MentionsSocket | null = null;
   const socketIdlePollMs = deps.socketIdlePollMs ?? 60_000;
 
@@ -116,14 +120,7 @@ export function createSolanaFollower(deps: {
   const wake = (reference: string) => {
     const poll = polls.get(reference);
     if (poll) poll.nextAt = 0;
-    if (!running) return;
-    if (current !== null) {
-      again = true;
-      return;
-    }
-    if (timer) clearTimeout(timer);
-    timer = null;
-    run();
+    if (running) void loop?.poke();
   };
 
   const publish = async (message: ChainTransferMessage | ChainFinalMessage | ChainReorgMessage, key?: string) => {
@@ -304,19 +301,21 @@ export function createSolanaFollower(deps: {
     socket.sync(wanted);
   }
 
-  const run = () => {
-    again = false;
-    current = poll().finally(() => {
-      current = null;
-      if (again && running) run();
-      else schedule();
+  /** One round per pass, the next after `pollIntervalMs` or at once on a wake-up; a round keeps its own errors (per reference). */
+  const roundProcessor = (): Processor =>
+    createProcessor({
+      name: `follower.${network.network}`,
+      clock: timers,
+      retry: { firstMs: deps.pollIntervalMs, maxMs: maxInterval, jitter: 0.2 },
+      log,
+      ...(deps.metrics ? { metrics: deps.metrics } : {}),
+      work: {
+        pass: async () => {
+          await poll();
+          return { nextAt: timers.now() + deps.pollIntervalMs };
+        },
+      },
     });
-  };
-
-  const schedule = () => {
-    if (!running) return;
-    timer = setTimeout(run, deps.pollIntervalMs);
-  };
 
   return {
     async start() {
@@ -339,15 +338,15 @@ export function createSolanaFollower(deps: {
             : {}),
           log,
         });
-      run();
+      loop = roundProcessor();
+      void loop.start();
     },
     async stop() {
       running = false;
       socket?.close();
       socket = null;
-      if (timer) clearTimeout(timer);
-      timer = null;
-      await current;
+      await loop?.stop();
+      loop = null;
     },
     poll,
     adopt(signature, slot, reference) {
