@@ -1,6 +1,6 @@
 import type { EventStore } from '../event-store/event-store.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
-import { doublingDelay } from '../shared/backoff.ts';
+import { createProcessor } from '../processing/processor.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { ReadModelsBehindError } from '../shared/errors.ts';
 import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
@@ -55,13 +55,8 @@ export function createSharedProjections(deps: {
   const waiters = new Set<{ position: bigint; resolve: () => void }>();
   let checkpoint: bigint | null = null;
   let writer: Pick<ProjectionRunner, 'health'> | null = null;
-  let running: Promise<void> | null = null;
-  let again = false;
   let stopped = false;
-  let unsubscribe: (() => void) | null = null;
   let pollTimer: NodeJS.Timeout | null = null;
-  let failure: ProjectionFailure | null = null;
-  let cancelRetry: (() => void) | null = null;
 
   const localFor = (streamId: string) => {
     const category = categoryOf(streamId);
@@ -150,56 +145,41 @@ export function createSharedProjections(deps: {
     pollTimer.unref();
   }
 
-  function wake(): Promise<void> {
-    if (stopped) return Promise.resolve();
-    if (running !== null) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      try {
-        do {
-          again = false;
-          await sync();
-        } while (again && !stopped);
-        if (failure) {
-          log(`[projections] the shared read models are read again (after ${failure.attempts} failures)`);
-          failure = null;
-          cancelRetry?.();
-          cancelRetry = null;
-        }
+  /**
+   * Reads the shared checkpoint on each pass: poked by appends here, by the writer here, and (on
+   * real time, `pollMs`) while the log is ahead of it or someone waits; a failed read is retried on
+   * the clock with doubling waits.
+   */
+  const reader = createProcessor({
+    name: 'shared-projections',
+    clock,
+    retry: { firstMs: RETRY_FIRST_MS, maxMs: RETRY_MAX_MS },
+    log,
+    failureLine: ({ error, attempts, waitMs }) =>
+      `[projections] reading the shared read models' checkpoint failed (attempt ${attempts}): ${error instanceof Error ? error.message : String(error)}; retrying in ${waitMs / 1000} s`,
+    recoveryLine: ({ attempts }) => `[projections] the shared read models are read again (after ${attempts} failures)`,
+    work: {
+      subscribe: (poke) => eventStore.onAppended(poke),
+      pass: async () => {
+        await sync();
         // Behind the log (the writer is at work) or someone waits: the checkpoint is read again soon.
         const head = await eventStore.headPosition();
         if (waiters.size > 0 || (head !== null && (checkpoint === null || head > checkpoint))) schedulePoll();
-      } catch (error) {
-        const attempts = (failure?.attempts ?? 0) + 1;
-        failure = {
-          error: error instanceof Error ? error.message : String(error),
-          since: failure?.since ?? clock.now(),
-          attempts,
-        };
-        const waitMs = doublingDelay(attempts, RETRY_FIRST_MS, RETRY_MAX_MS);
-        log(
-          `[projections] reading the shared read models' checkpoint failed (attempt ${attempts}): ${failure.error}; retrying in ${waitMs / 1000} s`,
-        );
-        cancelRetry?.();
-        cancelRetry = clock.schedule(clock.now() + waitMs, () => {
-          cancelRetry = null;
-          void wake();
-        });
-      } finally {
-        running = null;
-      }
-    })();
-    return running;
-  }
+        return {};
+      },
+    },
+  });
+  const wake = (): Promise<void> => (stopped ? Promise.resolve() : reader.poke());
+  const failure = (): ProjectionFailure | null => {
+    const failing = reader.status().failing;
+    return failing ? { error: failing.error, since: failing.since, attempts: failing.attempts } : null;
+  };
 
   return {
     async start() {
       // What the shared store holds is current to its checkpoint: the in-memory projections were loaded from it.
       checkpoint = await readStore.getCheckpoint(PROJECTIONS_CHECKPOINT);
-      unsubscribe = eventStore.onAppended(() => void wake());
-      await wake();
+      await reader.start();
     },
     waitFor(position, timeoutMs = 5000) {
       if (checkpoint !== null && checkpoint >= position) return Promise.resolve();
@@ -214,10 +194,11 @@ export function createSharedProjections(deps: {
         const timer = setTimeout(() => {
           waiters.delete(waiter);
           const writing = writer?.health().failing;
+          const reading = failure();
           const why = writing
             ? `: catching up fails (${writing.error})`
-            : failure
-              ? `: reading them fails (${failure.error})`
+            : reading
+              ? `: reading them fails (${reading.error})`
               : writer
                 ? ''
                 : ' (the shared read models are written by the instance that owns the projections)';
@@ -252,7 +233,7 @@ export function createSharedProjections(deps: {
     },
     position: () => checkpoint,
     health() {
-      const failing = writer?.health().failing ?? failure;
+      const failing = writer?.health().failing ?? failure();
       return { position: checkpoint?.toString() ?? null, failing: failing ?? null };
     },
     writing(running_) {
@@ -261,12 +242,9 @@ export function createSharedProjections(deps: {
     nudge: () => void wake(),
     async stop() {
       stopped = true;
-      cancelRetry?.();
-      cancelRetry = null;
       if (pollTimer !== null) clearTimeout(pollTimer);
       pollTimer = null;
-      unsubscribe?.();
-      while (running !== null) await running;
+      await reader.stop();
     },
   };
 }

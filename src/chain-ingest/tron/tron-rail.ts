@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { createProcessor } from '../../processing/processor.ts';
+import { createSystemClock } from '../../shared/clock.ts';
 import type { SweepExecutor, SweepRequest } from '../../sweeper/sweeper.ts';
 import { createEvmWriteClients } from '../evm/contracts/clients.ts';
 import { deriveDepositAddress, forwarderImplementationAddress } from '../evm/contracts/deposit-address.ts';
@@ -153,26 +155,22 @@ function evmFormSweeps(executor: SweepExecutor): SweepExecutor {
   };
 }
 
-/** Runs `step` every `intervalMs` (after the previous one ended) until stopped. */
-function repeating(step: () => Promise<void>, intervalMs: number) {
-  let timer: NodeJS.Timeout | null = null;
-  let stopped = false;
-  let running: Promise<void> = Promise.resolve();
-  const schedule = () => {
-    timer = setTimeout(() => {
-      running = step().finally(() => {
-        if (!stopped) schedule();
-      });
-    }, intervalMs);
-  };
-  return {
-    start: schedule,
-    async stop() {
-      stopped = true;
-      if (timer !== null) clearTimeout(timer);
-      await running;
+/** A processor running `step` every `intervalMs` after the previous one ended, on real time (as the node's blocks come). */
+function repeating(name: string, step: () => Promise<void>, intervalMs: number, context: RailFollowerContext) {
+  const timers = createSystemClock();
+  return createProcessor({
+    name,
+    clock: timers,
+    retry: { firstMs: intervalMs, maxMs: Math.max(intervalMs, 30_000), jitter: 0.2 },
+    metrics: context.metrics,
+    log: context.log,
+    work: {
+      pass: async () => {
+        await step();
+        return { nextAt: timers.now() + intervalMs };
+      },
     },
-  };
+  });
 }
 
 function tronFollower(
@@ -214,7 +212,7 @@ function tronFollower(
     now: () => new Date(context.clock.now()),
     log,
   });
-  const loops = [repeating(() => solid.step(), pollIntervalMs)];
+  const loops = [repeating(`tron-solidified-logs.${name}`, () => solid.step(), pollIntervalMs, context)];
   if (options.openDeposits) {
     const reconciler = createTronReconciler({
       network: name,
@@ -225,13 +223,15 @@ function tronFollower(
       now: () => new Date(context.clock.now()),
       log,
     });
-    loops.push(repeating(() => reconciler.step(), options.reconcileIntervalMs ?? 60_000));
+    loops.push(
+      repeating(`tron-reconciler.${name}`, () => reconciler.step(), options.reconcileIntervalMs ?? 60_000, context),
+    );
   }
   const rail: RailFollower = {
     confirmations: followed.confirmations,
     async start() {
       await evm.start();
-      for (const loop of loops) loop.start();
+      for (const loop of loops) void loop.start();
     },
     ready: () => evm.ready(),
     async stop() {
