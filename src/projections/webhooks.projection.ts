@@ -142,6 +142,8 @@ export const webhooksProjection: Projection = {
           await deliveries.put({ ...doc, status: 'failed', nextAttemptAt: null });
           return;
         case 'WebhookDeliveryResent':
+          // Each resend makes the next attempt due: one listed already is this event repeated after a crash.
+          if (doc.resends?.some((r) => r.attempt === typed.data.attempts + 1)) return;
           await deliveries.put({
             ...doc,
             status: 'pending',
