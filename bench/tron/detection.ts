@@ -71,6 +71,7 @@ try {
       sweepBatchDelayMs: 3_600_000,
       tronLocal: {
         rpcUrl: tron.proxy.url,
+        solidityRpcUrl: tron.proxy.solidityUrl,
         sendUrl: tron.upstreamUrl,
         tokens,
         factory: evmToTron(devnet.contracts.forwarderFactory),
@@ -141,7 +142,7 @@ try {
     const reconciler = createTronReconciler({
       network: 'tron-local',
       chainId: TRON_LOCAL_CHAIN_ID,
-      rpcUrl: tron.proxy.url,
+      rpcUrl: tron.proxy.solidityUrl,
       openDeposits: async () => deposits,
       adopt: async () => {},
       now: () => new Date(),

@@ -31,6 +31,7 @@ export async function startTronWeir(
   t.teardown(() => receiver.close());
   const tronLocal: TronLocalInfo = {
     rpcUrl: chain.tron.proxy.url,
+    solidityRpcUrl: chain.tron.proxy.solidityUrl,
     sendUrl: chain.tron.upstreamUrl,
     tokens: chain.tokens,
     factory: chain.factory,

@@ -5,8 +5,8 @@ import type { ChainTransferMessage } from '../chain-messages.ts';
 import { evmToTron } from './address.ts';
 import { createTronReconciler, type OpenDeposit } from './reconciler.ts';
 
-/** A node answering the reconciler's three calls: the finalized block, and a balance read at it. */
-async function fakeNode(t: { teardown(fn: () => unknown): void }, finalized: number, balance: bigint) {
+/** A node answering the reconciler's calls as java-tron does: balances at `latest` only, and the latest block. */
+async function fakeNode(t: { teardown(fn: () => unknown): void }, latest: number, balance: bigint) {
   const reads: unknown[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -15,14 +15,17 @@ async function fakeNode(t: { teardown(fn: () => unknown): void }, finalized: num
     });
     req.on('end', () => {
       const { id, method, params } = JSON.parse(body) as { id: number; method: string; params: unknown[] };
-      let result: unknown;
-      if (method === 'eth_getBlockByNumber')
-        result = { number: `0x${finalized.toString(16)}`, hash: `0x${'ab'.repeat(32)}` };
+      let answer: { result: unknown } | { error: { code: number; message: string } };
+      if (method === 'eth_getBlockByNumber') {
+        reads.push(`block ${String(params[0])}`);
+        answer = { result: { number: `0x${latest.toString(16)}`, hash: `0x${'ab'.repeat(32)}` } };
+      } else if (params[1] !== 'latest')
+        answer = { error: { code: -32602, message: 'QUANTITY not supported, just support TAG as latest' } };
       else {
-        reads.push(params[1]);
-        result = `0x${balance.toString(16).padStart(64, '0')}`;
+        reads.push(`${method} ${String(params[1])}`);
+        answer = { result: `0x${balance.toString(16).padStart(64, '0')}` };
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, ...answer }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -47,8 +50,8 @@ const deposit = (credits: OpenDeposit['credits']): OpenDeposit => ({
   swept: false,
 });
 
-test('the balance at the finalized block is compared with the credits of blocks up to it only: money seen after it does not hide money missing before it', async (t) => {
-  // 150 held at block 15; 50 of it credited at block 10, and 50 more credited from block 20 (after the read).
+test('the balance (at latest: Tron keeps no history) is compared with the credits of blocks up to the block read after it only: money seen after it does not hide money missing before it', async (t) => {
+  // 150 held, block 15 read after; 50 of it credited at block 10, and 50 more credited from block 20 (after the read).
   const node = await fakeNode(t, 15, 150n);
   const adopted: ChainTransferMessage[] = [];
   const reconciler = createTronReconciler({
@@ -68,7 +71,7 @@ test('the balance at the finalized block is compared with the credits of blocks 
   await reconciler.step();
   t.is(adopted.length, 0, 'a shortfall is credited only once two passes agree');
   await reconciler.step();
-  t.is(node.reads[0], '0xf', 'the balance is read at the finalized block');
+  t.deepEqual(node.reads.slice(0, 2), ['eth_call latest', 'block latest'], 'the balance is read first, then the block');
   t.is(adopted.length, 1);
   t.like(adopted[0], { amount: '100', blockNumber: 15, from: 'reconciliation', to: deposit([]).paymentAddress });
   t.regex(adopted[0]!.transactionHash, /^reconciliation-[0-9a-f]{64}$/);

@@ -2,18 +2,24 @@ import { encodeFunctionData, erc20Abi, keccak256, stringToHex } from 'viem';
 import { type AssetRef, RECONCILIATION_TRANSACTION_PREFIX } from '../../../machines/checkout-session.types.ts';
 import type { ChainTransferMessage } from '../chain-messages.ts';
 import { createJsonRpc } from '../evm/devnet/json-rpc.ts';
-import { rpcValueReader, toQuantity } from '../evm/follower/rpc-values.ts';
+import { rpcValueReader } from '../evm/follower/rpc-values.ts';
 import { NATIVE_ASSET_ADDRESS } from '../network-definition.ts';
 import { tronToEvm } from './address.ts';
 
 /*
  * The reconciler: what a Tron node's eth_getLogs never answers (an empty answer that stays
  * empty, so the solidified re-read finds nothing either) still shows in the deposit's balance.
- * For each open, unswept deposit it reads the balance at the latest solidified block and compares
- * it with what the session credited at that address; money the logs missed is credited as a
+ * For each open, unswept deposit it reads the balance and compares it with what the session
+ * credited at that address up to the block read right after (so every block the balance reflects
+ * is at or below it); money the logs missed is credited as a
  * transfer found by reconciliation: its transaction id reads `reconciliation-…` (no transaction
  * is known) and its sender `reconciliation`. It is handed to the follower, so it is confirmed
  * (its block is solidified already) and swept like any other.
+ *
+ * Tron keeps no historical state: its JSON-RPC reads balances at `latest` only. Given a Solidity
+ * node's JSON-RPC (`latest` is the latest solidified block) the balance and the block are final;
+ * given the full node's, the block is the head and the follower owes the credit's `final` (it is
+ * handed over like a recovered transfer).
  *
  * A shortfall is credited only when two passes in a row saw the same balance and credit: the
  * matcher may not yet have recorded a transfer the follower just published. A real log of the
@@ -43,6 +49,7 @@ export type TronReconciler = { step(): Promise<void>; counters(): ReconcilerCoun
 export function createTronReconciler(deps: {
   network: string;
   chainId: number;
+  /** Where balances are read: a Solidity node's JSON-RPC when there is one, else the full node's. */
   rpcUrl: string;
   /** The open deposits on this network (from the read models). */
   openDeposits(network: string): Promise<OpenDeposit[]>;
@@ -59,13 +66,13 @@ export function createTronReconciler(deps: {
     return rpc(method, params);
   };
 
-  const balanceAt = async (deposit: OpenDeposit, block: string): Promise<bigint> => {
+  const balanceOf = async (deposit: OpenDeposit): Promise<bigint> => {
     const read = rpcValueReader(deps.network, 'balance');
     const owner = tronToEvm(deposit.paymentAddress);
     if (deposit.asset.address === NATIVE_ASSET_ADDRESS)
-      return read.quantity(await call('eth_getBalance', [owner, block]), 'balance');
+      return read.quantity(await call('eth_getBalance', [owner, 'latest']), 'balance');
     const data = encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
-    const answer = await call('eth_call', [{ to: tronToEvm(deposit.asset.address), data }, block]);
+    const answer = await call('eth_call', [{ to: tronToEvm(deposit.asset.address), data }, 'latest']);
     return read.quantity(answer, 'balanceOf');
   };
 
@@ -78,15 +85,19 @@ export function createTronReconciler(deps: {
           previous = new Map();
           return;
         }
-        const read = rpcValueReader(deps.network, 'eth_getBlockByNumber');
-        const block = read.record(await call('eth_getBlockByNumber', ['finalized', false]), 'the finalized block');
-        const number = read.smallQuantity(block.number, 'finalized block number');
-        const hash = read.hash(block.hash, 'finalized block hash');
-        const seen = new Map<string, string>();
-        const found: ChainTransferMessage[] = [];
+        const balances: bigint[] = [];
         for (const deposit of deposits) {
           counters.depositsRead += 1;
-          const balance = await balanceAt(deposit, toQuantity(number));
+          balances.push(await balanceOf(deposit));
+        }
+        const read = rpcValueReader(deps.network, 'eth_getBlockByNumber');
+        const block = read.record(await call('eth_getBlockByNumber', ['latest', false]), 'the latest block');
+        const number = read.smallQuantity(block.number, 'latest block number');
+        const hash = read.hash(block.hash, 'latest block hash');
+        const seen = new Map<string, string>();
+        const found: ChainTransferMessage[] = [];
+        for (const [index, deposit] of deposits.entries()) {
+          const balance = balances[index]!;
           const credited = deposit.credits
             .filter((c) => c.blockNumber <= number)
             .reduce((sum, c) => sum + c.amount, 0n);

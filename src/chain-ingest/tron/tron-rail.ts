@@ -202,7 +202,7 @@ function tronFollower(
   const solid = createSolidifiedLogs({
     network: name,
     chainId: followed.chainId,
-    rpcUrl: offered.endpoints.http[0]!,
+    rpcUrl: offered.solidityRpc ?? offered.endpoints.http[0]!,
     tokens: followed.tokens,
     watched: context.watched,
     published,
@@ -217,7 +217,7 @@ function tronFollower(
     const reconciler = createTronReconciler({
       network: name,
       chainId: followed.chainId,
-      rpcUrl: offered.endpoints.http[0]!,
+      rpcUrl: offered.solidityRpc ?? offered.endpoints.http[0]!,
       openDeposits: options.openDeposits,
       adopt: (transfers) => evm.adoptTransfers(transfers),
       now: () => new Date(context.clock.now()),

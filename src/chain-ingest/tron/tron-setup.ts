@@ -16,6 +16,7 @@ import {
 export const TRON_FACTORY_ENV_PREFIX = 'WEIR_TRON_FACTORY_';
 export const TRON_FORWARDER_ENV_PREFIX = 'WEIR_TRON_FORWARDER_';
 export const TRON_CONFIRMATIONS_ENV_PREFIX = 'WEIR_CONFIRMATIONS_';
+export const TRON_SOLIDITY_RPC_ENV_PREFIX = 'WEIR_TRON_SOLIDITY_RPC_';
 
 /** A setting of the Tron networks that cannot be used; the message names it. */
 export class TronConfigError extends Error {
@@ -37,6 +38,8 @@ export type OfferedTronNetwork = {
   network: TronNetwork;
   /** The full node's Ethereum-compatible JSON-RPC (`https://<node>/jsonrpc`). */
   endpoints: RpcEndpoints;
+  /** A Solidity node's JSON-RPC (`latest` is the latest solidified block), where the reconciler reads balances; else the full node's. */
+  solidityRpc?: string;
   deployment: TronDeployment;
 };
 
@@ -44,6 +47,8 @@ export type OfferedTronNetwork = {
 export type TronLocalInfo = {
   /** The Tron-flavoured JSON-RPC proxy (what a full node's /jsonrpc would answer). */
   rpcUrl: string;
+  /** The proxy's Solidity-node view (`latest` is solidified), for the reconciler. */
+  solidityRpcUrl?: string;
   /** The EVM node behind it, where the sweeper sends (java-tron's JSON-RPC takes no transactions). */
   sendUrl: string;
   tokens: TronLocalTokens;
@@ -86,6 +91,15 @@ export function parseTronDeploymentEnv(env: Readonly<Record<string, string | und
   return deployments;
 }
 
+/** `WEIR_TRON_SOLIDITY_RPC_<chainId>`: a Solidity node's JSON-RPC (java-tron's port 8555, `…/jsonrpc`), when given. */
+function solidityEndpoint(env: Readonly<Record<string, string | undefined>>, chainId: number): string | undefined {
+  const name = `${TRON_SOLIDITY_RPC_ENV_PREFIX}${chainId}`;
+  const value = env[name];
+  if (!value) return undefined;
+  if (!/^https?:\/\/\S+$/.test(value)) throw new TronConfigError(`${name} must be an http(s) URL, got ${value}`);
+  return value;
+}
+
 /** The operator's `WEIR_CONFIRMATIONS_<chainId>` for a Tron network, when given. */
 function withOperatorConfirmations(
   network: TronNetwork,
@@ -121,8 +135,14 @@ export async function loadTronSetup(input: {
   for (const network of TRON_NETWORKS) {
     const endpoints = rpc[network.chainId];
     const deployment = deployments.get(network.chainId);
+    const solidityRpc = solidityEndpoint(input.env, network.chainId);
     if (endpoints && endpoints.http.length > 0 && deployment)
-      offered.push({ network: withOperatorConfirmations(network, input.env), endpoints, deployment });
+      offered.push({
+        network: withOperatorConfirmations(network, input.env),
+        endpoints,
+        ...(solidityRpc ? { solidityRpc } : {}),
+        deployment,
+      });
   }
   if (input.local) {
     const local = input.local;
@@ -132,6 +152,7 @@ export async function loadTronSetup(input: {
         local.confirmations === undefined ? {} : { confirmations: local.confirmations },
       ),
       endpoints: rpc[TRON_LOCAL_CHAIN_ID] ?? { http: [local.rpcUrl], ws: [] },
+      ...(local.solidityRpcUrl ? { solidityRpc: local.solidityRpcUrl } : {}),
       deployment: { create2: 'evm', factory: checkedTronAddress('the local Tron factory', local.factory) },
     });
   }

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { erc20Abi, parseAbiItem } from 'viem';
+import { createPublicClient, encodeFunctionData, erc20Abi, http, parseAbiItem } from 'viem';
 import { startTestLocalTron } from '../../../../test/support/tron-devnet.ts';
 import { forwarderFactoryAbi } from '../../evm/contracts/abis.ts';
 import { deriveDepositAddress, sessionSaltOf } from '../../evm/contracts/deposit-address.ts';
@@ -119,14 +119,14 @@ test('a TRC-20 transfer on the local chain is seen through the proxy, finalized 
   );
   t.deepEqual(await reader.getLogs({ address: devnet.contracts.usdt, event: transfer, blockHash }), []);
   t.is((await logsOfPayment()).length, 1);
-  // Balances read through the proxy are the chain's (the reconciler's balanceOf).
+  // Balances read through the proxy's Solidity view are the chain's at its solidified block (the reconciler's balanceOf).
+  const solidity = createPublicClient({ transport: http(tron.proxy.solidityUrl, { retryCount: 0 }) });
   t.is(
-    await reader.readContract({
+    await solidity.readContract({
       address: devnet.contracts.usdt,
       abi: erc20Abi,
       functionName: 'balanceOf',
       args: [tronToEvm(depositAddress)],
-      blockTag: 'finalized',
     }),
     12_500_000n,
   );
@@ -158,6 +158,36 @@ test('the proxy refuses what java-tron refuses: the pending tag, and malformed c
   await t.throwsAsync(rpc('weir_setFinalizedDepth', [-1]), { message: /non-negative integer/ });
   // Below the depth, finalized is the genesis block.
   t.like(await rpc('eth_getBlockByNumber', ['finalized', false]), { number: '0x0' });
+  // Tron keeps no historical state: state is read at latest only.
+  const someone = `0x${'22'.repeat(20)}`;
+  await t.throwsAsync(rpc('eth_getBalance', [someone, '0x0']), {
+    message: /QUANTITY not supported, just support TAG as latest/,
+  });
+  await t.throwsAsync(rpc('eth_call', [{ to: someone, data: '0x' }, 'finalized']), {
+    message: /TAG \[earliest \| pending \| finalized\] not supported/,
+  });
+  await t.throwsAsync(rpc('eth_getCode', [someone, 'soon']), { message: /invalid block number/ });
+  t.is(await rpc('eth_getBalance', [someone, 'latest']), '0x0');
+});
+
+test("the proxy's Solidity view answers at the latest solidified block: its head, its blocks and the state it reads", async (t) => {
+  const { tron, devnet, rpc, mine, payer } = await startTestLocalTron(t, { finalizedDepth: 2 });
+  const solidity = createJsonRpc(tron.proxy.solidityUrl);
+  const someone = `0x${'33'.repeat(20)}` as const;
+  await mine(3);
+  const head = BigInt(String(await rpc('eth_blockNumber')));
+  t.is(BigInt(String(await solidity('eth_blockNumber'))), head - 2n);
+  t.like(await solidity('eth_getBlockByNumber', ['latest', false]), { number: `0x${(head - 2n).toString(16)}` });
+
+  // 5 test USDT arrive in a new block: the full node shows them at once, the Solidity view once it is solidified.
+  await payer().payTrc20(evmToTron(devnet.contracts.usdt), evmToTron(someone), 5_000_000n);
+  const data = encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [someone] });
+  const balanceOn = async (call: typeof rpc) =>
+    BigInt(String(await call('eth_call', [{ to: devnet.contracts.usdt, data }, 'latest'])));
+  t.is(await balanceOn(rpc), 5_000_000n);
+  t.is(await balanceOn(solidity), 0n);
+  await mine(2);
+  t.is(await balanceOn(solidity), 5_000_000n);
 });
 
 test("a TRX payment is a value transfer in the block's transactions, read through the proxy", async (t) => {

@@ -10,6 +10,11 @@ import { TRON_LOCAL_CHAIN_ID } from '../networks.ts';
  *  - `eth_chainId` answers the Tron chain id (local: TRON_LOCAL_CHAIN_ID, ASCII "TrnL");
  *  - the tag `finalized` is the latest solidified block: here `finalizedDepth` blocks behind the
  *    head (19 on Tron; anvil's own `finalized` would be another depth);
+ *  - state is read at `latest` only: eth_getBalance, eth_call, eth_getCode and eth_getStorageAt
+ *    refuse a block number ("QUANTITY not supported, just support TAG as latest") and other tags
+ *    (documentation-en, eth_getBalance), as Tron keeps no historical state;
+ *  - `<url>/solidity` answers as a Solidity node's JSON-RPC (port 8555): its `latest` is the latest
+ *    solidified block, for eth_blockNumber, eth_getBlockByNumber and the state reads alike;
  *  - `pending` and `safe` are refused ("TAG pending not supported"), and eth_getLogs refuses
  *    fromBlock > toBlock, a range over `maxBlockRange` (5000 by default on java-tron) and a
  *    blockHash given with a range, with java-tron's messages (documentation-en, eth_getLogs);
@@ -53,6 +58,8 @@ export type EmptiedLogsAnswer = {
 export type TronJsonRpcProxy = {
   /** `http://127.0.0.1:<port>`: give this to viem and to Weir as the Tron node. */
   readonly url: string;
+  /** `<url>/solidity`: the Solidity node's JSON-RPC, whose `latest` is the latest solidified block. */
+  readonly solidityUrl: string;
   readonly port: number;
   readonly chainId: number;
   finalizedDepth(): number;
@@ -89,7 +96,19 @@ const BLOCK_PARAM_POSITION: Record<string, number> = {
   eth_getTransactionCount: 1,
   eth_getStorageAt: 2,
 };
+/** Methods that read state: java-tron answers them at `latest` only (it keeps no historical state). */
+const LATEST_ONLY = new Set(['eth_getBalance', 'eth_getCode', 'eth_call', 'eth_getStorageAt']);
 const hexQuantity = /^0x[0-9a-fA-F]+$/;
+
+/** java-tron's refusal of a state read at anything but `latest` (TronJsonRpcImpl, documentation-en eth_getBalance). */
+function latestOnly(tag: unknown): void {
+  if (tag === undefined || tag === 'latest') return;
+  if (tag === 'earliest' || tag === 'pending' || tag === 'finalized')
+    throw new ProxyRpcError(-32602, 'TAG [earliest | pending | finalized] not supported');
+  if (typeof tag === 'string' && hexQuantity.test(tag))
+    throw new ProxyRpcError(-32602, 'QUANTITY not supported, just support TAG as latest');
+  throw new ProxyRpcError(-32602, 'invalid block number');
+}
 
 /** Starts the proxy on 127.0.0.1. Stop it with `stop()`; it does not stop the upstream. */
 export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): Promise<TronJsonRpcProxy> {
@@ -115,14 +134,16 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
   };
   const head = async (): Promise<bigint> => BigInt(String(await upstreamResult('eth_blockNumber', [])));
 
-  /** A block tag or number as the upstream should see it: `finalized` becomes a number. */
-  const resolveTag = async (tag: unknown): Promise<unknown> => {
+  const solidified = async (): Promise<bigint> => {
+    const latest = await head();
+    return latest > BigInt(depth) ? latest - BigInt(depth) : 0n;
+  };
+  /** A block tag or number as the upstream should see it: `finalized` (and `latest` on the Solidity view) becomes a number. */
+  const resolveTag = async (tag: unknown, solidity = false): Promise<unknown> => {
     if (tag === 'pending') throw new ProxyRpcError(-32602, 'TAG pending not supported');
     if (tag === 'safe') throw new ProxyRpcError(-32602, 'TAG safe not supported');
-    if (tag !== 'finalized') return tag;
-    const latest = await head();
-    const solid = latest > BigInt(depth) ? latest - BigInt(depth) : 0n;
-    return `0x${solid.toString(16)}`;
+    if (tag === 'finalized' || (solidity && (tag === 'latest' || tag === undefined))) return hex(await solidified());
+    return tag;
   };
   /** The block number a resolved tag stands for. */
   const numberOf = async (tag: unknown): Promise<bigint> => {
@@ -177,7 +198,7 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
     rules.push({ fromBlock, toBlock, remaining: times });
   };
 
-  const handle = async (request: JsonRpcRequest): Promise<JsonRpcResponse> => {
+  const handle = async (request: JsonRpcRequest, solidity: boolean): Promise<JsonRpcResponse> => {
     const id = request.id ?? null;
     const method = request.method;
     const params = Array.isArray(request.params) ? request.params : [];
@@ -186,6 +207,9 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
       switch (method) {
         case 'eth_chainId':
           return { jsonrpc: '2.0', id, result: `0x${chainId.toString(16)}` };
+        case 'eth_blockNumber':
+          if (solidity) return { jsonrpc: '2.0', id, result: hex(await solidified()) };
+          break;
         case 'net_version':
           return { jsonrpc: '2.0', id, result: String(chainId) };
         case 'eth_getLogs':
@@ -215,8 +239,9 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
       }
       const position = BLOCK_PARAM_POSITION[method];
       const forwarded = [...params];
-      if (position !== undefined && position < forwarded.length)
-        forwarded[position] = await resolveTag(forwarded[position]);
+      if (position !== undefined && LATEST_ONLY.has(method)) latestOnly(forwarded[position]);
+      if (position !== undefined && (position < forwarded.length || solidity))
+        forwarded[position] = await resolveTag(forwarded[position], solidity);
       const answer = await upstream(method, forwarded);
       if ((method === 'eth_getBlockByNumber' || method === 'eth_getBlockByHash') && isBlock(answer.result))
         return { ...answer, id, result: { ...answer.result, logsBloom: ZERO_BLOOM } };
@@ -233,7 +258,8 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
   };
 
   const server = createServer((req, res) => {
-    void serve(req, res, handle);
+    const solidity = req.url === '/solidity' || req.url?.startsWith('/solidity/') === true;
+    void serve(req, res, (request) => handle(request, solidity));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -242,6 +268,7 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
+    solidityUrl: `http://127.0.0.1:${port}/solidity`,
     port,
     chainId,
     finalizedDepth: () => depth,
