@@ -71,6 +71,11 @@ test('Checkout sessions: a payment the follower missed is recovered from the ses
   await Promise.all([page.waitForURL(/done=recovered/), page.getByRole('button', { name: 'Recover' }).click()]);
   await page.getByText('The payment is found and credited to this session.').waitFor();
   t.regex((await page.locator('#transactions').textContent()) ?? '', /12\.00 USDC.*Confirmed/s);
+  t.regex(
+    (await page.locator('#payment-intent').textContent()) ?? '',
+    /Paying with\s*USDC on .+ \(paid without choosing on the page\)/,
+    'the payment tells what it was paid with',
+  );
   await expectAccessible(t, page, 'checkout-session-recovered');
   await screenshot(t, page, 'checkout-session-recovered');
 

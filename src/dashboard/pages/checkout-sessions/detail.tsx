@@ -192,9 +192,15 @@ function Summary({ session }: { session: CheckoutSessionDoc }): JSX.Element {
   );
 }
 
+/** "USDC on Base": an asset by its symbol and network's name. */
+const assetOn = (detail: SessionDetail, symbol: string, network: string): string =>
+  `${symbol} on ${networkName(detail.networks, network)}`;
+
 function PaymentIntentCard({ detail }: { detail: SessionDetail }): JSX.Element {
-  const { paymentIntent: pi, currency } = detail.session;
+  const { paymentIntent: pi, currency, payments } = detail.session;
   const method = pi.paymentMethod;
+  // A payer may pay without choosing on the page (an address reused, a recovery): the payment tells the asset.
+  const paidWith = payments.find((p) => p.status !== 'withdrawn');
   return (
     <Card id="payment-intent" title="Payment intent">
       <Facts
@@ -206,8 +212,15 @@ function PaymentIntentCard({ detail }: { detail: SessionDetail }): JSX.Element {
           [
             'Paying with',
             method
-              ? `${method.asset.symbol} on ${networkName(detail.networks, detail.networks.find((n) => n.chainId === method.asset.chainId)?.network ?? String(method.asset.chainId))}`
-              : 'Not chosen yet',
+              ? assetOn(
+                  detail,
+                  method.asset.symbol,
+                  detail.networks.find((n) => n.chainId === method.asset.chainId)?.network ??
+                    String(method.asset.chainId),
+                )
+              : paidWith
+                ? `${assetOn(detail, paidWith.asset.symbol, paidWith.network)} (paid without choosing on the page)`
+                : 'Not chosen yet',
           ],
           [
             'Amount due',
@@ -215,7 +228,12 @@ function PaymentIntentCard({ detail }: { detail: SessionDetail }): JSX.Element {
               ? money(fromChainUnits(BigInt(method.amountDue), method.asset.decimals).amount, method.asset.symbol)
               : '—',
           ],
-          ['Deposit address', method ? () => <ShortId value={method.accountAddress} keep={10} /> : '—'],
+          [
+            'Deposit address',
+            method || paidWith
+              ? () => <ShortId value={method?.accountAddress ?? paidWith!.toAddress} keep={10} />
+              : '—',
+          ],
         ]}
       />
     </Card>
