@@ -23,7 +23,14 @@ import {
 import type { SubscriptionEvent } from '../../machines/subscription.types.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import { createTestLog } from '../projections/test-log.ts';
+import { createCommandHandler } from '../actors/command-handler.ts';
+import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
+import { createSqliteReadStore } from '../read-store/sqlite-read-store.ts';
+import { createManualClock } from '../shared/clock.ts';
+import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
+import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
 import { firstSessionClosing, subscriptionBilling } from './subscription-billing.ts';
+import { createWorkflowRunner, workflowInstances } from './workflow-runner.ts';
 import { eventsOfInstance, givenWhenThenWorkflow, type WorkflowCommand } from './workflow.ts';
 
 const AT = '2026-01-02T00:00:00.000Z';
@@ -357,4 +364,57 @@ test('events of no subscription are not the workflow’s', (t) => {
   });
   t.false(subscriptionBilling.correlate(plain));
   t.false(subscriptionBilling.correlate(log.invoice('inv-9', { type: 'InvoiceSent', data: { to: null, at: AT } })));
+});
+
+test('over the real deciders: an ended subscription’s payable first invoice is voided, saying who and why; one paid in the meantime refuses the void, which is dropped without a warning', async (t) => {
+  const clock = createManualClock(Date.parse('2026-01-05T00:00:00.000Z'));
+  const eventStore = createSqliteEventStore({ path: ':memory:' });
+  const readStore = createSqliteReadStore({ path: ':memory:', indexedFields: ['pending'] });
+  const commands = createCommandHandler({ eventStore, clock });
+  const warnings: string[] = [];
+  const runner = createWorkflowRunner({
+    workflow: subscriptionBilling,
+    eventStore,
+    readStore,
+    commands,
+    clock,
+    log: (line, fields) => {
+      if (fields?.level !== 'debug') warnings.push(line);
+    },
+  });
+  t.teardown(async () => {
+    await runner.stop();
+    await eventStore.close();
+  });
+  const ctx = { organizationId: 'org-1', environment: 'test' as const, actor: 'test' };
+  /** A subscription billed first by the open recurring invoice `invoiceId`, ended by the merchant while incomplete. */
+  async function endedOver(invoiceId: string): Promise<string> {
+    const invoice = invoiceFixture({
+      id: invoiceId,
+      invoiceType: 'recurring',
+      recurring: { interval: 'month', intervalCount: 1 },
+    });
+    await commands.handle(invoiceAggregate, invoiceId, { type: 'CreateInvoice', invoice }, ctx);
+    await commands.handle(invoiceAggregate, invoiceId, { type: 'FinalizeInvoice', url: 'http://weir.test/pay' }, ctx);
+    const id = subscriptionIdOfInvoice(invoiceId);
+    const subscription = subscriptionFixture({
+      id,
+      firstBill: { id: invoiceId, kind: 'invoice', dueAt: '2026-01-11T00:00:00.000Z' },
+    });
+    await commands.handle(subscriptionAggregate, id, { type: 'CreateSubscription', subscription }, ctx);
+    await commands.handle(subscriptionAggregate, id, { type: 'EndSubscription', comment: null }, ctx);
+    return id;
+  }
+  const voided = await endedOver('inv-a');
+  await endedOver('inv-b');
+  await commands.handle(invoiceAggregate, 'inv-b', { type: 'MarkInvoicePaid' }, ctx);
+  await runner.runOnce();
+  const ends = async (invoiceId: string) =>
+    (await eventStore.readStream(`invoice-${invoiceId}`))
+      .filter((e) => e.type === 'InvoiceVoided')
+      .map((e) => [e.metadata.actor, e.metadata.causationId]);
+  t.deepEqual(await ends('inv-a'), [['system:subscription-billing', voided]]);
+  t.deepEqual(await ends('inv-b'), [], 'paid before its void: it stays paid');
+  t.deepEqual(warnings, []);
+  t.is(await readStore.collection(workflowInstances(subscriptionBilling.name)).count({ pending: true }), 0);
 });

@@ -206,7 +206,13 @@ function evolveSession(state: SubscriptionBillingState, event: RecordedEvent): S
   }
   const known = state.sessions[id];
   const status = SESSION_STATUS[typed.type];
-  return known && status ? { ...state, sessions: { ...state.sessions, [id]: { ...known, status } } } : state;
+  if (!known || !status) return state;
+  // A pay page matters only while it may hold part of a payment: one that ended is forgotten.
+  if (known.invoiceId !== null && status !== 'incomplete') {
+    const { [id]: _ended, ...sessions } = state.sessions;
+    return { ...state, sessions };
+  }
+  return { ...state, sessions: { ...state.sessions, [id]: { ...known, status } } };
 }
 
 const tenantOf = (state: SubscriptionBillingState, event: RecordedEvent): SubscriptionBillingState =>
