@@ -47,9 +47,9 @@ function invoiceRecurringOf(s: Subscription): InvoiceRecurring | null {
 }
 
 /**
- * The process manager of subscription billing. Its work list is the `subscription_work` read
- * model, so a crash between any two steps resumes where it was, and every step is idempotent
- * (derived ids, deciders that answer nothing for a repeat):
+ * The work queue of subscription billing that creates subscriptions and issues renewals. Its work
+ * list is the `subscription_work` read model, so a crash between any two steps resumes where it
+ * was, and every step is idempotent (derived ids, deciders that answer nothing for a repeat):
  * - a `mode: subscription` checkout session creates its subscription (and the customer from the
  *   payer's email, collected by a payment link page or given as `customerData.email`, when the
  *   session named no `customerId`), the session collecting the first period;

@@ -88,7 +88,7 @@ test('each state waits on exactly the timers whose command would act', async (t)
   t.deepEqual((await project([created(), started(), paused()])).timers, []);
 });
 
-test('the renewal timer names the invoice to issue; a renewal becomes work for the billing process manager', async (t) => {
+test('the renewal timer names the invoice to issue; a renewal becomes work for the billing work queue', async (t) => {
   const { store } = await project([created(), started(), issued()]);
   const work = await store.collection<SubscriptionWorkDoc>(SUBSCRIPTION_WORK).find({});
   t.deepEqual(
