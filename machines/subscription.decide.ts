@@ -1,5 +1,6 @@
 import type { Environment } from '../src/event-store/event-store.ts';
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
+import { deterministicId } from '../src/shared/ids.ts';
 import { addDays, addInterval, periodEndAfter } from './billing-calendar.ts';
 import type { SubscriptionSnapshot } from './subscription.aggregate.ts';
 import type {
@@ -57,6 +58,15 @@ export const UNPAID_AFTER_DAYS = 7;
  */
 export const isBillSettled = (bill: SubscriptionBill | null): boolean =>
   !bill || bill.status === 'paid' || bill.status === 'deleted';
+
+/** A subscription in one of these statuses has ended for good (both are final states of its machine). */
+export const ENDED_STATUSES: readonly SubscriptionStatus[] = ['canceled', 'incomplete_expired'];
+const ENDED: ReadonlySet<SubscriptionStatus> = new Set(ENDED_STATUSES);
+export const hasEnded = (s: Pick<Subscription, 'status'>): boolean => ENDED.has(s.status);
+
+/** The subscription a recurring invoice (the first of its series) creates. */
+export const subscriptionIdOfInvoice = (invoiceId: string): string =>
+  deterministicId(`subscription:invoice:${invoiceId}`);
 
 const statusOf = (snapshot: SubscriptionSnapshot): SubscriptionStatus | 'new' =>
   snapshot.value as SubscriptionStatus | 'new';

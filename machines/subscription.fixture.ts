@@ -119,3 +119,21 @@ export const HISTORIES = {
   paused: [created(), started(), paused()],
   canceled: [created(), started(), canceled()],
 } satisfies Record<Subscription['status'], SubscriptionEvent[]>;
+
+export const ENDED_AT = '2026-02-02T00:00:00.000Z';
+/** Every way the fixture ends after it started, over its open renewal invoice `inv-2`, at ENDED_AT. */
+export const ENDINGS_AFTER_START: Record<string, SubscriptionEvent[]> = {
+  'ended while active': [created(), started(), issued(), canceled(ENDED_AT)],
+  'ended while past due': [created(), started(), issued(), missed(), canceled(ENDED_AT)],
+  'ended while unpaid': [created(), started(), issued(), missed(), markedUnpaid(), canceled(ENDED_AT)],
+  'ended while paused': [created(), started(), issued(), paused('2026-02-01T12:00:00.000Z'), canceled(ENDED_AT)],
+  'ended while trialing': [created(trialFixture()), issued(), canceled(ENDED_AT)],
+  'canceled at period end': [
+    created(),
+    started(),
+    issued(),
+    missed(),
+    cancelScheduled('2026-02-01T12:00:00.000Z', ENDED_AT),
+    canceled(ENDED_AT, true),
+  ],
+};

@@ -64,7 +64,3 @@ export function subscriptionItemsOf(lines: RecurringLine[], field = 'lineItems')
 /** The subscription a `mode: subscription` checkout session creates: derived, so a retry names the same one. */
 export const subscriptionIdOfSession = (checkoutSessionId: string): string =>
   deterministicId(`subscription:checkout_session:${checkoutSessionId}`);
-
-/** The subscription a recurring invoice (the first of its series) creates. */
-export const subscriptionIdOfInvoice = (invoiceId: string): string =>
-  deterministicId(`subscription:invoice:${invoiceId}`);

@@ -2,6 +2,7 @@ import type { Ownership } from '../ownership/ownership.ts';
 import { componentWork, fencedCommands } from '../app/owned-work.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
 import { invoiceSessionClosing } from './invoice-session-closing.ts';
+import { subscriptionBilling } from './subscription-billing.ts';
 import type { Workflow } from './workflow.ts';
 import { createWorkflowRunner, type WorkflowRunner, type WorkflowRunnerDeps } from './workflow-runner.ts';
 
@@ -13,7 +14,10 @@ const runnable = <TState>(workflow: Workflow<TState>): RunnableWorkflow => ({
 });
 
 /** Every workflow Weir runs (each in one instance at a time). */
-export const ALL_WORKFLOWS: readonly RunnableWorkflow[] = [runnable(invoiceSessionClosing)];
+export const ALL_WORKFLOWS: readonly RunnableWorkflow[] = [
+  runnable(invoiceSessionClosing),
+  runnable(subscriptionBilling),
+];
 
 /** Where each workflow stands in this instance: its log position, or null when it does not run here. */
 export type WorkflowPositions = { position(name: string): bigint | null };

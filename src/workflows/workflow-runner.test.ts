@@ -6,7 +6,7 @@ import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { createSqliteReadStore } from '../read-store/sqlite-read-store.ts';
 import { createManualClock } from '../shared/clock.ts';
 import { InvalidStateError } from '../shared/errors.ts';
-import { commandFor, type Workflow } from './workflow.ts';
+import { commandFor, eventsOfInstance, type Workflow } from './workflow.ts';
 import { createWorkflowRunner, type WorkflowInstanceDoc, workflowInstances } from './workflow-runner.ts';
 
 /*
@@ -267,4 +267,40 @@ test('an event correlated with another stream’s instance (`sameAs`), and later
   await appendTo(eventStore, 'refund-stray', 'RefundDone');
   await runner(undefined, refunds).runOnce();
   t.deepEqual(calls, ['Reserve o1:a', 'Release o1:a']);
+});
+
+test('a stream stays with the instance its first correlated event named, though a later event names another (as `eventsOfInstance` folds it)', async (t) => {
+  const { eventStore, calls, runner } = setUp();
+  /** A refund names its order once; a later note on the refund names another order by mistake. */
+  const refunds: Workflow<OrderState> = {
+    ...orders,
+    name: 'test-refund-notes',
+    categories: ['order', 'refund'],
+    correlate(event) {
+      if (event.streamId.startsWith(ORDER)) return event.streamId.slice(ORDER.length);
+      if (event.type === 'RefundOpened') return (event.data as { order: string }).order;
+      return event.type === 'RefundNoted' ? 'o2' : null;
+    },
+    decide(event, state) {
+      if (event.type !== 'RefundNoted') return orders.decide(event, state);
+      const context = {
+        organizationId: 'org-1',
+        environment: 'test' as const,
+        actor: 'system:test',
+        causationId: 'r1',
+      };
+      return state.lines.map((line) => commandFor(stockAggregate, `o1:${line}`, { type: 'Release' }, context));
+    },
+  };
+  await append(eventStore, 'o1', 'OrderPlaced', { lines: ['a'] });
+  await append(eventStore, 'o2', 'OrderPlaced', { lines: ['b'] });
+  await appendTo(eventStore, 'refund-r1', 'RefundOpened', { order: 'o1' });
+  await appendTo(eventStore, 'refund-r1', 'RefundNoted');
+  await runner(undefined, refunds).runOnce();
+  t.deepEqual(calls, ['Reserve o1:a', 'Reserve o2:b', 'Release o1:a'], 'the note reached o1, whose lines it released');
+  const log = await eventStore.readAll(null, 100);
+  t.deepEqual(
+    eventsOfInstance(refunds, log, 'o1').map((e) => e.type),
+    ['OrderPlaced', 'RefundOpened', 'RefundNoted'],
+  );
 });

@@ -96,11 +96,13 @@ export function createWorkflowRunner<TState>(
     const correlation = workflow.correlate(event);
     let instance: string | null;
     if (correlation === false) return null;
-    if (correlation === null) return (await links.get(event.streamId))?.instance ?? null;
+    const linked = (await links.get(event.streamId))?.instance ?? null;
+    if (correlation === null) return linked;
+    // A stream stays with the instance its first correlated event named (a later event may name another).
+    if (linked !== null) return linked;
     if (typeof correlation === 'string') instance = correlation;
     else instance = (await links.get(correlation.sameAs))?.instance ?? null;
-    if (instance !== null && (await links.get(event.streamId))?.instance !== instance)
-      await links.put({ _id: event.streamId, instance });
+    if (instance !== null) await links.put({ _id: event.streamId, instance });
     return instance;
   }
 

@@ -1,5 +1,6 @@
 import type { Aggregate, DomainEvent } from '../actors/aggregate.ts';
 import type { Environment, RecordedEvent } from '../event-store/event-store.ts';
+import { categoryOf } from '../projections/projection.ts';
 import type { JsonObject } from '../shared/json.ts';
 
 /*
@@ -44,7 +45,8 @@ export function commandFor<TState, TEvent extends DomainEvent, TCommand extends 
  * `{ sameAs: streamId }` (the instance of another stream the workflow has already seen, e.g. the
  * subscription a renewal invoice bills), or null: the event's stream decides (the instance its
  * first correlated event named; an event of a stream never correlated is not the workflow's), or
- * false: not an event the workflow reacts to.
+ * false: not an event the workflow reacts to. A stream stays with the instance its first correlated
+ * event named: a later event naming another is folded into that first one.
  */
 export type Correlation = string | { sameAs: string } | null | false;
 
@@ -80,4 +82,27 @@ export function givenWhenThenWorkflow<TState>(workflow: Workflow<TState>) {
       },
     };
   };
+}
+
+/**
+ * The events of `events` (a log, in order) that the runner would fold into `instance`, following
+ * the workflow's correlation as the runner does (a stream stays with the instance its first
+ * correlated event named; `sameAs` follows a stream already seen): the `given` of a workflow test.
+ */
+export function eventsOfInstance<TState>(
+  workflow: Workflow<TState>,
+  events: readonly RecordedEvent[],
+  instance: string,
+): RecordedEvent[] {
+  const links = new Map<string, string>();
+  return events.filter((event) => {
+    if (!workflow.categories.includes(categoryOf(event.streamId))) return false;
+    const correlation = workflow.correlate(event);
+    if (correlation === false) return false;
+    let found = links.get(event.streamId) ?? null;
+    if (found === null && correlation !== null)
+      found = typeof correlation === 'string' ? correlation : (links.get(correlation.sameAs) ?? null);
+    if (found !== null) links.set(event.streamId, found);
+    return found === instance;
+  });
 }

@@ -5,6 +5,8 @@ import type { ExecutionContext } from 'ava';
 import type { Weir } from '../../src/app/start-weir.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import { SUBSCRIPTION_WORK } from '../../src/projections/subscriptions.projection.ts';
+import { subscriptionBilling } from '../../src/workflows/subscription-billing.ts';
+import { workflowInstances } from '../../src/workflows/workflow-runner.ts';
 import type { ManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually, type ApiResponse } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
@@ -233,11 +235,21 @@ export async function restartableWeir(t: ExecutionContext, clock: ManualClock, m
   return { dataDir, start: () => startTestWeir(t, { dataDir }, { clock, ...(mailer ? { mailer } : {}) }) };
 }
 
-/** Every event in the log has been projected, and the subscription billing work list is empty. */
-export async function settled(weir: Pick<Weir, 'eventStore' | 'projections' | 'readStore'>): Promise<void> {
-  await weir.projections.waitFor((await weir.eventStore.headPosition())!);
-  await eventually(
-    async () => ((await weir.readStore.collection(SUBSCRIPTION_WORK).find({})).length === 0 ? true : undefined),
-    'the billing work list to be empty',
-  );
+/**
+ * Every event in the log has been projected and folded by the subscription billing workflow, its
+ * commands have been sent, and the subscription billing work list is empty (checked again until
+ * nothing more was appended meanwhile).
+ */
+export async function settled(
+  weir: Pick<Weir, 'eventStore' | 'projections' | 'readStore' | 'workflows'>,
+): Promise<void> {
+  const pending = weir.readStore.collection(workflowInstances(subscriptionBilling.name));
+  await eventually(async () => {
+    const head = (await weir.eventStore.headPosition())!;
+    await weir.projections.waitFor(head);
+    const billing = weir.workflows.position(subscriptionBilling.name);
+    if (billing === null || billing < head || (await pending.count({ pending: true })) > 0) return undefined;
+    if ((await weir.readStore.collection(SUBSCRIPTION_WORK).count({})) > 0) return undefined;
+    return (await weir.eventStore.headPosition()) === head ? true : undefined;
+  }, 'the subscription billing to settle');
 }

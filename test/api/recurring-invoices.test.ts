@@ -4,7 +4,7 @@ import { nextInvoiceIdOf } from '../../machines/invoice.decide.ts';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
 import { createCommandHandler, type CommandHandler } from '../../src/actors/command-handler.ts';
 import { createSubscriptionBilling } from '../../src/actors/subscription-billing.ts';
-import { subscriptionIdOfInvoice } from '../../src/actors/subscription-items.ts';
+import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
 import { openStores, type Weir } from '../../src/app/start-weir.ts';
 import { ALL_PROJECTIONS } from '../../src/projections/all-projections.ts';
 import { COLLECTIONS, type TimerDoc } from '../../src/projections/collections.ts';
@@ -826,10 +826,15 @@ test('a renewal draft left by a crash before its send is deleted once its subscr
 
 test('a renewal draft left by a crash before its send and deleted by the merchant while the subscription goes on: that period is not billed, nothing is retried or logged across restarts, and the next period is', async (t) => {
   const { weir, clock, testSecretKey, series, renewalId } = await crashBetweenCreateAndSend(t, 'delete the draft');
+  // The billing work queue's lines, and its workflow's.
   const billingLines = () =>
-    weir.logged.filter((line) => (JSON.parse(line) as { component?: string }).component === 'subscription-billing');
+    weir.logged.filter((line) =>
+      ['subscription-billing', 'workflow subscription-billing'].includes(
+        String((JSON.parse(line) as { component?: string }).component),
+      ),
+    );
   const renewedAt = new Date(clock.now()).toISOString();
-  const notBilled = async (weirNow: Pick<Weir, 'url' | 'eventStore' | 'projections' | 'readStore'>) => {
+  const notBilled = async (weirNow: Pick<Weir, 'url' | 'eventStore' | 'projections' | 'readStore' | 'workflows'>) => {
     // Its work list emptied, or a line logged (the work refused, left on the list for the next restart).
     await weirNow.projections.waitFor((await weirNow.eventStore.headPosition())!);
     await eventually(

@@ -7,6 +7,8 @@ import { createCommandHandler } from '../../src/actors/command-handler.ts';
 import type { Weir } from '../../src/app/start-weir.ts';
 import { openEventStore } from '../../src/event-store/open-event-store.ts';
 import { SUBSCRIPTION_WORK } from '../../src/projections/subscriptions.projection.ts';
+import { subscriptionBilling } from '../../src/workflows/subscription-billing.ts';
+import { workflowInstances } from '../../src/workflows/workflow-runner.ts';
 import { CUSTOMER_DELETED_COMMENT } from '../../src/read-api/routes/customers.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
@@ -149,12 +151,17 @@ test('an unpaid first checkout session expires the subscription: incomplete_expi
   const expired = await until(api, subscription.id, 'incomplete_expired');
   t.is(expired.endedAt, new Date(clock.now()).toISOString());
   // Only a first invoice is voided: the expired session takes no payment, so there is nothing to void.
-  await weir.projections.waitFor((await weir.eventStore.headPosition())!);
+  await settled(weir);
   t.like((await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body, { status: 'expired' });
   t.deepEqual(
     await weir.readStore.collection(SUBSCRIPTION_WORK).find({}),
     [],
-    'no work is left for the billing process manager',
+    'no work is left for the billing work queue',
+  );
+  t.is(
+    await weir.readStore.collection(workflowInstances(subscriptionBilling.name)).count({ pending: true }),
+    0,
+    'nor commands for its workflow',
   );
   t.deepEqual(
     (await weir.eventStore.readAll(null, 100_000)).filter((e) => e.type.startsWith('Invoice')),

@@ -1,0 +1,420 @@
+import test from 'ava';
+import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
+import { deleted, finalized, invoiceFixture, paid, voided } from '../../machines/invoice.fixture.ts';
+import type { Invoice, InvoiceEvent } from '../../machines/invoice.types.ts';
+import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
+import {
+  canceled,
+  created,
+  incompleteExpired,
+  issued,
+  markedUnpaid,
+  missed,
+  paused,
+  renewalPaid,
+  started,
+  ENDED_AT,
+  ENDINGS_AFTER_START,
+  SUBSCRIPTION_ID,
+  subscriptionFixture,
+  trialFixture,
+} from '../../machines/subscription.fixture.ts';
+import type { SubscriptionEvent } from '../../machines/subscription.types.ts';
+import type { RecordedEvent } from '../event-store/event-store.ts';
+import { createTestLog } from '../projections/test-log.ts';
+import { createCommandHandler } from '../actors/command-handler.ts';
+import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
+import { createSqliteReadStore } from '../read-store/sqlite-read-store.ts';
+import { createManualClock } from '../shared/clock.ts';
+import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
+import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
+import { firstSessionClosing, subscriptionBilling } from './subscription-billing.ts';
+import { createWorkflowRunner, workflowInstances } from './workflow-runner.ts';
+import { eventsOfInstance, givenWhenThenWorkflow, type WorkflowCommand } from './workflow.ts';
+
+const AT = '2026-01-02T00:00:00.000Z';
+const FIRST_INVOICE = 'inv-1';
+const BY_INVOICE = subscriptionIdOfInvoice(FIRST_INVOICE);
+
+const completed: CheckoutSessionEvent = {
+  type: 'CheckoutSessionCompleted',
+  data: { amountReceived: '1000000000', amountOverpaid: '0', transactionHash: '0xabc', partial: false, at: AT },
+};
+const partlyPaid: CheckoutSessionEvent = {
+  type: 'CheckoutSessionPartiallyPaid',
+  data: { amountReceived: '100000000', at: AT },
+};
+const sessionExpired: CheckoutSessionEvent = { type: 'CheckoutSessionExpired', data: { at: AT } };
+
+/**
+ * A little log around one subscription: its own events, its first checkout session `cs-1`, its
+ * invoices and their pay pages (tenant `org-1` unless told). `history()` is what the runner folds
+ * into the subscription's instance; `when` appends the event decided on it.
+ */
+function logOf(subscriptionId = SUBSCRIPTION_ID) {
+  const { events, append } = createTestLog(AT);
+  return {
+    events,
+    subscription: (event: SubscriptionEvent) => append(`subscription-${subscriptionId}`, event),
+    invoice: (id: string, event: InvoiceEvent) => append(`invoice-${id}`, event),
+    session: (id: string, event: CheckoutSessionEvent) => append(`checkout_session-${id}`, event),
+    firstSession: () =>
+      append('checkout_session-cs-1', {
+        type: 'CheckoutSessionCreated',
+        data: { session: sessionFixture({ id: 'cs-1', mode: 'subscription', subscriptionId }) },
+      }),
+    renewal: (overrides: Partial<Invoice> = {}) =>
+      append('invoice-inv-2', {
+        type: 'InvoiceCreated',
+        data: { invoice: invoiceFixture({ id: 'inv-2', subscriptionId, ...overrides }) },
+      }),
+    payPage: (id: string, invoiceId: string, organizationId = 'org-1') =>
+      append(
+        `checkout_session-${id}`,
+        { type: 'CheckoutSessionCreated', data: { session: sessionFixture({ id, invoiceId, organizationId }) } },
+        organizationId,
+      ),
+    history: () => eventsOfInstance(subscriptionBilling, events, subscriptionId),
+  };
+}
+
+const given = givenWhenThenWorkflow(subscriptionBilling);
+/** The given history, then `when` decided on it: the commands in short [aggregate, id, type, actor, cause]. */
+const decided = (history: RecordedEvent[], when: RecordedEvent) => short(given(history).when(when));
+const short = (commands: WorkflowCommand[]) =>
+  commands.map((c) => [c.aggregate, c.id, c.command.type, c.context.actor, c.context.causationId]);
+/** The event decided once, and again once folded in (a redelivery): the second must decide nothing. */
+function once(t: import('ava').ExecutionContext, history: RecordedEvent[], when: RecordedEvent, message: string) {
+  const [first, again] = given(history).whenTwice(when);
+  t.deepEqual(again, [], `${message}: a repeat decides nothing`);
+  return short(first);
+}
+
+const RECORD_CS1 = ['subscription', SUBSCRIPTION_ID, 'RecordSubscriptionPayment', 'system:subscriptions', 'cs-1'];
+const VOID_FIRST = ['invoice', FIRST_INVOICE, 'VoidInvoice', 'system:subscription-billing', BY_INVOICE];
+const VOID_RENEWAL = ['invoice', 'inv-2', 'VoidInvoice', 'system:subscription-billing', SUBSCRIPTION_ID];
+const DELETE_RENEWAL = ['invoice', 'inv-2', 'DeleteInvoice', 'system:subscription-billing', SUBSCRIPTION_ID];
+
+test('a paid first checkout session is recorded on its subscription, once; paid before the subscription existed, at its creation', (t) => {
+  const log = logOf();
+  log.firstSession();
+  log.subscription(created());
+  const history = log.history();
+  const paidNow = log.session('cs-1', completed);
+  t.deepEqual(once(t, history, paidNow, 'completed'), [RECORD_CS1]);
+  t.like(given(history).when(paidNow)[0], {
+    command: { type: 'RecordSubscriptionPayment', invoiceId: 'cs-1' },
+    context: { organizationId: 'org-1', environment: 'test' },
+  });
+
+  const fast = logOf();
+  fast.firstSession();
+  fast.session('cs-1', completed);
+  t.deepEqual(once(t, fast.history(), fast.subscription(created()), 'created'), [RECORD_CS1]);
+  // Partly paid, or expired, before: nothing to record.
+  for (const end of [partlyPaid, sessionExpired]) {
+    const before = logOf();
+    before.firstSession();
+    before.session('cs-1', end);
+    t.deepEqual(decided(before.history(), before.subscription(created())), [], end.type);
+  }
+});
+
+test('a paid renewal invoice is recorded on the subscription; one paid after the end, or not its latest bill, is not', (t) => {
+  const log = logOf();
+  log.firstSession();
+  for (const event of [created(), started(), issued()]) log.subscription(event);
+  log.renewal();
+  log.invoice('inv-2', finalized());
+  const history = log.history();
+  const paidNow = log.invoice('inv-2', paid('cs-8', '1000000000', AT));
+  t.deepEqual(once(t, history, paidNow, 'paid'), [
+    ['subscription', SUBSCRIPTION_ID, 'RecordSubscriptionPayment', 'system:subscriptions', 'inv-2'],
+  ]);
+  const marked = log.invoice('inv-2', { type: 'InvoiceMarkedAsPaid', data: { amountPaid: '1000000000', at: AT } });
+  t.is(decided(history, marked).length, 1, 'marked as paid is a payment too');
+
+  const ended = logOf();
+  ended.firstSession();
+  for (const event of [created(), started(), issued(), canceled(ENDED_AT)]) ended.subscription(event);
+  ended.renewal();
+  ended.invoice('inv-2', finalized());
+  t.deepEqual(decided(ended.history(), ended.invoice('inv-2', paid('cs-8'))), [], 'ended first: ignored');
+
+  const recorded = logOf();
+  recorded.firstSession();
+  for (const event of [created(), started(), issued(), renewalPaid()]) recorded.subscription(event);
+  recorded.renewal();
+  t.deepEqual(decided(recorded.history(), recorded.invoice('inv-2', paid('cs-8'))), [], 'recorded already');
+});
+
+/** A subscription whose first bill is the recurring invoice `inv-1`, its status before the subscription exists. */
+function byInvoice(invoiceEvents: InvoiceEvent[]) {
+  const log = logOf(BY_INVOICE);
+  const invoice = invoiceFixture({
+    id: FIRST_INVOICE,
+    invoiceType: 'recurring',
+    recurring: { interval: 'month', intervalCount: 1 },
+  });
+  log.invoice(FIRST_INVOICE, { type: 'InvoiceCreated', data: { invoice } });
+  for (const event of invoiceEvents) log.invoice(FIRST_INVOICE, event);
+  log.subscription(
+    created(
+      subscriptionFixture({
+        id: BY_INVOICE,
+        firstBill: { id: FIRST_INVOICE, kind: 'invoice', dueAt: '2026-01-11T00:00:00.000Z' },
+      }),
+    ),
+  );
+  return log;
+}
+
+test('a subscription that leaves incomplete unpaid (expired, or ended by the merchant) voids its first invoice still payable, once', (t) => {
+  const expired: SubscriptionEvent = {
+    type: 'SubscriptionIncompleteExpired',
+    data: { invoiceId: FIRST_INVOICE, at: '2026-01-11T00:00:00.000Z' },
+  };
+  for (const ending of [expired, canceled('2026-01-05T00:00:00.000Z')]) {
+    for (const payable of [
+      [finalized()],
+      [finalized(), { type: 'InvoiceMarkedUncollectible', data: { at: AT } }],
+    ] as InvoiceEvent[][]) {
+      const log = byInvoice(payable);
+      t.deepEqual(once(t, log.history(), log.subscription(ending), ending.type), [VOID_FIRST]);
+    }
+    for (const [status, events] of Object.entries({
+      paid: [finalized(), paid('cs-9')],
+      void: [finalized(), voided()],
+    })) {
+      const log = byInvoice(events);
+      t.deepEqual(
+        decided(log.history(), log.subscription(ending)),
+        [],
+        `${ending.type} over a ${status} first invoice`,
+      );
+    }
+  }
+  // Paid before it was created: recorded at its creation (no void), by the invoice as cause.
+  const fast = byInvoice([finalized(), paid('cs-9')]);
+  const history = fast.history();
+  t.deepEqual(short(given(history.slice(0, -1)).when(history.at(-1)!)), [
+    ['subscription', BY_INVOICE, 'RecordSubscriptionPayment', 'system:subscriptions', FIRST_INVOICE],
+  ]);
+  // Started: nothing to close.
+  const paidLater = byInvoice([finalized()]);
+  t.deepEqual(decided(paidLater.history(), paidLater.subscription(started(FIRST_INVOICE))), []);
+});
+
+test('a draft made recurring is the first invoice of its subscription; a renewal stays with its subscription when updated', (t) => {
+  const log = logOf(BY_INVOICE);
+  log.invoice(FIRST_INVOICE, { type: 'InvoiceCreated', data: { invoice: invoiceFixture({ id: FIRST_INVOICE }) } });
+  t.false(subscriptionBilling.correlate(log.events[0]!), 'a one-time invoice is not a subscription’s');
+  const update = log.invoice(FIRST_INVOICE, {
+    type: 'InvoiceUpdated',
+    data: { changes: { invoiceType: 'recurring' }, at: AT },
+  });
+  t.is(subscriptionBilling.correlate(update), BY_INVOICE);
+  log.invoice(FIRST_INVOICE, finalized());
+  t.deepEqual(
+    log.history().map((e) => e.type),
+    ['InvoiceUpdated', 'InvoiceFinalized'],
+  );
+  const renewal = logOf();
+  renewal.renewal();
+  renewal.invoice('inv-2', { type: 'InvoiceUpdated', data: { changes: { invoiceType: 'recurring' }, at: AT } });
+  t.deepEqual(
+    renewal.history().map((e) => e.type),
+    ['InvoiceCreated', 'InvoiceUpdated'],
+  );
+});
+
+test('a subscription that ends while incomplete closes its first checkout session still open: canceled when ended, expired when it expired; one that left open first is left alone', (t) => {
+  t.deepEqual(firstSessionClosing('incomplete_expired'), { type: 'ExpireCheckoutSession' });
+  t.deepEqual(firstSessionClosing('canceled'), {
+    type: 'CancelCheckoutSession',
+    reason: 'the subscription was canceled',
+  });
+  for (const [ending, type] of [
+    [incompleteExpired(), 'ExpireCheckoutSession'],
+    [canceled('2026-01-01T00:30:00.000Z'), 'CancelCheckoutSession'],
+  ] as const) {
+    const log = logOf();
+    log.firstSession();
+    log.subscription(created());
+    t.deepEqual(once(t, log.history(), log.subscription(ending), ending.type), [
+      ['checkout_session', 'cs-1', type, 'system:subscription-billing', SUBSCRIPTION_ID],
+    ]);
+    for (const end of [completed, partlyPaid, sessionExpired]) {
+      const left = logOf();
+      left.firstSession();
+      left.subscription(created());
+      left.session('cs-1', end);
+      t.deepEqual(decided(left.history(), left.subscription(ending)), [], `${ending.type} after ${end.type}`);
+    }
+  }
+  const log = logOf();
+  log.firstSession();
+  log.subscription(created());
+  t.deepEqual(decided(log.history(), log.subscription(started())), [], 'started: nothing to close');
+});
+
+/** The subscription's life up to (not including) its end, with its renewal `inv-2` through `renewal` events. */
+function endingOver(how: string, renewal: InvoiceEvent[] | null, payPage: CheckoutSessionEvent[] | null = null) {
+  const events = ENDINGS_AFTER_START[how]!;
+  const log = logOf();
+  log.firstSession();
+  for (const event of events.slice(0, -1)) log.subscription(event);
+  if (renewal) {
+    log.renewal();
+    for (const event of renewal) log.invoice('inv-2', event);
+  }
+  if (payPage) {
+    log.payPage('cs-2', 'inv-2');
+    for (const event of payPage) log.session('cs-2', event);
+  }
+  return { log, end: () => log.subscription(events.at(-1)!) };
+}
+
+test('a subscription that ends after it started voids its payable renewal that received nothing and deletes one left a draft, whichever way it ends, once', (t) => {
+  for (const how of Object.keys(ENDINGS_AFTER_START)) {
+    for (const renewal of [
+      [finalized()],
+      [finalized(), { type: 'InvoiceMarkedUncollectible', data: { at: AT } }],
+    ] as InvoiceEvent[][]) {
+      const { log, end } = endingOver(how, renewal);
+      t.deepEqual(once(t, log.history(), end(), how), [VOID_RENEWAL], `${how}: voided`);
+    }
+    const { log, end } = endingOver(how, []);
+    t.deepEqual(once(t, log.history(), end(), how), [DELETE_RENEWAL], `${how}: a draft (its issue crashed) is deleted`);
+  }
+  const how = 'ended while active';
+  for (const [what, renewal] of Object.entries({
+    paid: [finalized(), paid('cs-2', '1000000000', AT)],
+    void: [finalized(), voided()],
+    'deleted by the merchant': [deleted()],
+    'not issued yet': null,
+  })) {
+    const { log, end } = endingOver(how, renewal);
+    t.deepEqual(decided(log.history(), end()), [], what);
+  }
+  // A pay page that received nothing does not keep it open; one partly paid does, with the money on it.
+  for (const [what, payPage, expected] of [
+    ['an open pay page', [], [VOID_RENEWAL]],
+    ['an expired pay page', [sessionExpired], [VOID_RENEWAL]],
+    ['a partly paid pay page', [partlyPaid], []],
+    ['a pay page partly paid then completed', [partlyPaid, completed], [VOID_RENEWAL]],
+  ] as const) {
+    const { log, end } = endingOver(how, [finalized()], [...payPage]);
+    t.deepEqual(decided(log.history(), end()), expected, what);
+  }
+  // A pay page of another tenant naming the invoice is not its pay page.
+  const { log, end } = endingOver(how, [finalized()]);
+  log.payPage('cs-3', 'inv-2', 'org-2');
+  log.session('cs-3', partlyPaid);
+  t.deepEqual(decided(log.history(), end()), [VOID_RENEWAL]);
+});
+
+test('a renewal created or opened after its subscription ended (its issue under way) is deleted as a draft, voided once open; one created while it goes on is left to its issue', (t) => {
+  const { log, end } = endingOver('ended while active', null);
+  end();
+  const createdAfter = log.renewal();
+  t.deepEqual(once(t, log.history().slice(0, -1), createdAfter, 'created'), [DELETE_RENEWAL]);
+  t.deepEqual(once(t, log.history(), log.invoice('inv-2', finalized()), 'finalized'), [VOID_RENEWAL]);
+
+  const going = endingOver('ended while active', null).log;
+  const createdBefore = going.renewal();
+  t.deepEqual(decided(going.history().slice(0, -1), createdBefore), []);
+  t.deepEqual(decided(going.history(), going.invoice('inv-2', finalized())), []);
+});
+
+test('a renewal draft the merchant deletes while its subscription goes on is recorded on the subscription, once; one deleted after the end, or by the end, is not', (t) => {
+  const GOING_ON: Record<string, SubscriptionEvent[]> = {
+    active: [created(), started(), issued()],
+    'past due': [created(), started(), issued(), missed()],
+    unpaid: [created(), started(), issued(), missed(), markedUnpaid()],
+    paused: [created(), started(), issued(), paused('2026-02-01T12:00:00.000Z')],
+    trialing: [created(trialFixture()), issued()],
+  };
+  for (const [how, events] of Object.entries(GOING_ON)) {
+    const log = logOf();
+    log.firstSession();
+    for (const event of events) log.subscription(event);
+    log.renewal();
+    t.deepEqual(once(t, log.history(), log.invoice('inv-2', deleted()), how), [
+      ['subscription', SUBSCRIPTION_ID, 'RecordRenewalInvoiceDeleted', 'system:subscriptions', 'inv-2'],
+    ]);
+  }
+  const { log, end } = endingOver('ended while active', []);
+  end();
+  t.deepEqual(
+    decided(log.history(), log.invoice('inv-2', deleted())),
+    [],
+    'deleted by the billing process after the end',
+  );
+});
+
+test('events of no subscription are not the workflow’s', (t) => {
+  const log = logOf();
+  t.deepEqual(subscriptionBilling.correlate(log.payPage('cs-x', 'some-invoice')), { sameAs: 'invoice-some-invoice' });
+  t.deepEqual(log.history(), [], 'a pay page of an invoice of no subscription');
+  const plain = log.session('cs-plain', {
+    type: 'CheckoutSessionCreated',
+    data: { session: sessionFixture({ id: 'cs-plain' }) },
+  });
+  t.false(subscriptionBilling.correlate(plain));
+  t.false(subscriptionBilling.correlate(log.invoice('inv-9', { type: 'InvoiceSent', data: { to: null, at: AT } })));
+});
+
+test('over the real deciders: an ended subscription’s payable first invoice is voided, saying who and why; one paid in the meantime refuses the void, which is dropped without a warning', async (t) => {
+  const clock = createManualClock(Date.parse('2026-01-05T00:00:00.000Z'));
+  const eventStore = createSqliteEventStore({ path: ':memory:' });
+  const readStore = createSqliteReadStore({ path: ':memory:', indexedFields: ['pending'] });
+  const commands = createCommandHandler({ eventStore, clock });
+  const warnings: string[] = [];
+  const runner = createWorkflowRunner({
+    workflow: subscriptionBilling,
+    eventStore,
+    readStore,
+    commands,
+    clock,
+    log: (line, fields) => {
+      if (fields?.level !== 'debug') warnings.push(line);
+    },
+  });
+  t.teardown(async () => {
+    await runner.stop();
+    await eventStore.close();
+  });
+  const ctx = { organizationId: 'org-1', environment: 'test' as const, actor: 'test' };
+  /** A subscription billed first by the open recurring invoice `invoiceId`, ended by the merchant while incomplete. */
+  async function endedOver(invoiceId: string): Promise<string> {
+    const invoice = invoiceFixture({
+      id: invoiceId,
+      invoiceType: 'recurring',
+      recurring: { interval: 'month', intervalCount: 1 },
+    });
+    await commands.handle(invoiceAggregate, invoiceId, { type: 'CreateInvoice', invoice }, ctx);
+    await commands.handle(invoiceAggregate, invoiceId, { type: 'FinalizeInvoice', url: 'http://weir.test/pay' }, ctx);
+    const id = subscriptionIdOfInvoice(invoiceId);
+    const subscription = subscriptionFixture({
+      id,
+      firstBill: { id: invoiceId, kind: 'invoice', dueAt: '2026-01-11T00:00:00.000Z' },
+    });
+    await commands.handle(subscriptionAggregate, id, { type: 'CreateSubscription', subscription }, ctx);
+    await commands.handle(subscriptionAggregate, id, { type: 'EndSubscription', comment: null }, ctx);
+    return id;
+  }
+  const voided = await endedOver('inv-a');
+  await endedOver('inv-b');
+  await commands.handle(invoiceAggregate, 'inv-b', { type: 'MarkInvoicePaid' }, ctx);
+  await runner.runOnce();
+  const ends = async (invoiceId: string) =>
+    (await eventStore.readStream(`invoice-${invoiceId}`))
+      .filter((e) => e.type === 'InvoiceVoided')
+      .map((e) => [e.metadata.actor, e.metadata.causationId]);
+  t.deepEqual(await ends('inv-a'), [['system:subscription-billing', voided]]);
+  t.deepEqual(await ends('inv-b'), [], 'paid before its void: it stays paid');
+  t.deepEqual(warnings, []);
+  t.is(await readStore.collection(workflowInstances(subscriptionBilling.name)).count({ pending: true }), 0);
+});

@@ -1,0 +1,293 @@
+import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
+import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
+import type { CheckoutSessionEvent, CheckoutSessionStatus } from '../../machines/checkout-session.types.ts';
+import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
+import type { InvoiceCommand } from '../../machines/invoice.decide.ts';
+import type { InvoiceEvent, InvoiceStatus } from '../../machines/invoice.types.ts';
+import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
+import {
+  hasEnded,
+  isBillSettled,
+  subscriptionIdOfInvoice,
+  type SubscriptionCommand,
+} from '../../machines/subscription.decide.ts';
+import { evolveSubscription } from '../../machines/subscription.evolve.ts';
+import type { Subscription, SubscriptionEvent, SubscriptionStatus } from '../../machines/subscription.types.ts';
+import type { Environment, RecordedEvent } from '../event-store/event-store.ts';
+import { commandFor, type Correlation, type Workflow, type WorkflowCommand, type WorkflowContext } from './workflow.ts';
+
+/** An invoice of the subscription: the first of its recurring series, or a renewal it issued. */
+type BillingInvoice = { status: InvoiceStatus | 'deleted'; renewal: boolean };
+/** A checkout session of the subscription: its first bill (`invoiceId` null), or a pay page of one of its invoices. */
+type BillingSession = { status: CheckoutSessionStatus; invoiceId: string | null };
+
+/** One subscription as its billing sees it: the subscription (null until created) and the state of its bills. */
+export type SubscriptionBillingState = {
+  tenant: { organizationId: string; environment: Environment } | null;
+  subscription: Subscription | null;
+  invoices: Record<string, BillingInvoice>;
+  sessions: Record<string, BillingSession>;
+};
+
+const SUBSCRIPTION_PREFIX = 'subscription-';
+const INVOICE_PREFIX = 'invoice-';
+const SESSION_PREFIX = 'checkout_session-';
+
+/** What a session's event makes of its status (the events that move it; the others leave it). */
+const SESSION_STATUS: Partial<Record<CheckoutSessionEvent['type'], CheckoutSessionStatus>> = {
+  CheckoutSessionPartiallyPaid: 'incomplete',
+  CheckoutSessionCompleted: 'complete',
+  CheckoutSessionExpired: 'expired',
+  CheckoutSessionCanceled: 'canceled',
+};
+/** What an invoice's event makes of its status (InvoiceCreated takes the status it was created with). */
+const INVOICE_STATUS: Partial<Record<InvoiceEvent['type'], BillingInvoice['status']>> = {
+  InvoiceFinalized: 'open',
+  InvoicePaid: 'paid',
+  InvoiceMarkedAsPaid: 'paid',
+  InvoiceVoided: 'void',
+  InvoiceMarkedUncollectible: 'uncollectible',
+  InvoiceDeleted: 'deleted',
+};
+/** Invoice statuses that can still take a payment (the merchant may void both). */
+const PAYABLE: ReadonlySet<BillingInvoice['status']> = new Set<BillingInvoice['status']>(['open', 'uncollectible']);
+
+const idIn = (event: RecordedEvent, prefix: string): string => event.streamId.slice(prefix.length);
+const sameTenant = (state: SubscriptionBillingState, event: RecordedEvent): boolean =>
+  state.tenant !== null &&
+  state.tenant.organizationId === event.metadata.organizationId &&
+  state.tenant.environment === event.metadata.environment;
+
+/**
+ * How the billing process closes the still open checkout session that was the first bill of a
+ * subscription that ended before it started: expired with it (`incomplete_expired`, at or after the
+ * session's own expiry), or canceled (ended by the merchant).
+ */
+export function firstSessionClosing(status: SubscriptionStatus): CheckoutSessionCommand {
+  return status === 'incomplete_expired'
+    ? { type: 'ExpireCheckoutSession' }
+    : { type: 'CancelCheckoutSession', reason: 'the subscription was canceled' };
+}
+
+/** Who acts on `id` for the subscription `s`, and because of what. */
+const contextOf = (s: Subscription, actor: string, causationId: string): WorkflowContext => ({
+  organizationId: s.organizationId,
+  environment: s.environment,
+  actor,
+  causationId,
+});
+
+/** A payment or a deletion of the bill `billId` reported to the subscription (on behalf of the bill). */
+const toSubscription = (s: Subscription, billId: string, command: SubscriptionCommand): WorkflowCommand =>
+  commandFor(subscriptionAggregate, s.id, command, contextOf(s, 'system:subscriptions', billId));
+
+/** A bill of the ended subscription `s` closed with its own command, by the billing process because of that subscription. */
+const closeInvoice = (s: Subscription, invoiceId: string, command: InvoiceCommand): WorkflowCommand =>
+  commandFor(invoiceAggregate, invoiceId, command, contextOf(s, 'system:subscription-billing', s.id));
+const closeSession = (s: Subscription, sessionId: string, command: CheckoutSessionCommand): WorkflowCommand =>
+  commandFor(checkoutSessionAggregate, sessionId, command, contextOf(s, 'system:subscription-billing', s.id));
+
+/** Whether the bill `billId` was paid in full: its checkout session complete, or its invoice paid. */
+const isPaid = (state: SubscriptionBillingState, billId: string): boolean =>
+  state.sessions[billId]?.status === 'complete' || state.invoices[billId]?.status === 'paid';
+
+/**
+ * A bill of the subscription was paid: the subscription records it, when the bill is its latest
+ * and not recorded yet. A subscription that has ended (expired while incomplete, or canceled)
+ * records no payment (its decider would ignore it).
+ */
+function paymentOf(s: Subscription | null, billId: string): WorkflowCommand[] {
+  const bill = s?.latestInvoice;
+  if (!s || bill?.id !== billId || bill.status === 'paid' || bill.status === 'expired' || hasEnded(s)) return [];
+  return [toSubscription(s, billId, { type: 'RecordSubscriptionPayment', invoiceId: billId })];
+}
+
+/**
+ * Whether part of the invoice was paid: a checkout session opened to pay it received less than
+ * its amount and waits for the rest (`incomplete`); the invoice becomes paid once it completes.
+ */
+const isPartlyPaid = (state: SubscriptionBillingState, invoiceId: string): boolean =>
+  Object.values(state.sessions).some((session) => session.invoiceId === invoiceId && session.status === 'incomplete');
+
+/**
+ * The renewal invoice `invoiceId` of the ended subscription is removed the way a merchant removes
+ * an invoice: a draft (its issue stopped between creating and sending it, so it was never mailed
+ * nor payable) is deleted, since only a draft can be; one that can still be paid and has received
+ * nothing is voided; one partly paid stays open, the merchant's to settle.
+ */
+function closeRenewal(state: SubscriptionBillingState, s: Subscription, invoiceId: string): WorkflowCommand[] {
+  const invoice = state.invoices[invoiceId];
+  if (!invoice?.renewal) return [];
+  if (invoice.status === 'draft') return [closeInvoice(s, invoiceId, { type: 'DeleteInvoice' })];
+  if (!PAYABLE.has(invoice.status) || isPartlyPaid(state, invoiceId)) return [];
+  return [closeInvoice(s, invoiceId, { type: 'VoidInvoice' })];
+}
+
+/**
+ * The subscription left `incomplete` without starting: it expired unpaid (`incomplete_expired`)
+ * or the merchant ended it (`canceled`). Stripe's rule: the first bill of a subscription that
+ * never started is closed, so the customer cannot pay for it: a first invoice still payable is
+ * voided, a first checkout session still open is expired or canceled. One that has left `open`
+ * (paid, partly paid, expired) is left as it is; a payment of it is ignored by the subscription.
+ */
+function leftIncomplete(state: SubscriptionBillingState, s: Subscription): WorkflowCommand[] {
+  const bill = s.latestInvoice;
+  if (!bill || !hasEnded(s)) return [];
+  if (bill.kind === 'invoice') {
+    const status = state.invoices[bill.id]?.status;
+    return status && PAYABLE.has(status) ? [closeInvoice(s, bill.id, { type: 'VoidInvoice' })] : [];
+  }
+  return state.sessions[bill.id]?.status === 'open' ? [closeSession(s, bill.id, firstSessionClosing(s.status))] : [];
+}
+
+/** What an event of the subscription's own log calls for, given the subscription before (`was`) and after it. */
+function decideSubscriptionEvent(
+  state: SubscriptionBillingState,
+  next: SubscriptionBillingState,
+  event: RecordedEvent,
+): WorkflowCommand[] {
+  const was = state.subscription;
+  const s = next.subscription;
+  if (!s) return [];
+  // Paid before the subscription existed (a fast payer, or a crash in between): recorded now.
+  if (event.type === 'SubscriptionCreated')
+    return was === null && s.latestInvoice && isPaid(next, s.latestInvoice.id) ? paymentOf(s, s.latestInvoice.id) : [];
+  if (was === null || was.status === s.status) return [];
+  if (was.status === 'incomplete') return leftIncomplete(next, s);
+  // Ended after it started (at once, or at period end): its renewals bill periods that will not be served.
+  if (!hasEnded(was) && hasEnded(s)) return Object.keys(next.invoices).flatMap((id) => closeRenewal(next, s, id));
+  return [];
+}
+
+function decideInvoiceEvent(
+  state: SubscriptionBillingState,
+  next: SubscriptionBillingState,
+  event: RecordedEvent,
+): WorkflowCommand[] {
+  const id = idIn(event, INVOICE_PREFIX);
+  const before = state.invoices[id];
+  const after = next.invoices[id];
+  const s = next.subscription;
+  if (!after || before?.status === after.status || !s) return [];
+  if (after.status === 'paid') return paymentOf(s, id);
+  if (!after.renewal) return [];
+  // Created (a draft) or opened after its subscription ended: its issue was under way at the end.
+  if (hasEnded(s)) return after.status === 'draft' || after.status === 'open' ? closeRenewal(next, s, id) : [];
+  // The merchant deleted the draft of the latest renewal while the subscription goes on: that period is not billed.
+  const bill = s.latestInvoice;
+  if (after.status === 'deleted' && bill?.id === id && !isBillSettled(bill))
+    return [toSubscription(s, id, { type: 'RecordRenewalInvoiceDeleted', invoiceId: id })];
+  return [];
+}
+
+function evolveInvoice(state: SubscriptionBillingState, event: RecordedEvent): SubscriptionBillingState {
+  const id = idIn(event, INVOICE_PREFIX);
+  const typed = event as unknown as InvoiceEvent;
+  const known = state.invoices[id];
+  let invoice: BillingInvoice | undefined;
+  if (typed.type === 'InvoiceCreated')
+    invoice = { status: typed.data.invoice.status, renewal: typed.data.invoice.subscriptionId !== null };
+  else if (typed.type === 'InvoiceUpdated') invoice = known ?? { status: 'draft', renewal: false };
+  else {
+    const status = INVOICE_STATUS[typed.type];
+    invoice = known && status ? { ...known, status } : known;
+  }
+  return invoice === known || !invoice ? state : { ...state, invoices: { ...state.invoices, [id]: invoice } };
+}
+
+function evolveSession(state: SubscriptionBillingState, event: RecordedEvent): SubscriptionBillingState {
+  const id = idIn(event, SESSION_PREFIX);
+  const typed = event as unknown as CheckoutSessionEvent;
+  if (typed.type === 'CheckoutSessionCreated') {
+    // A pay page of one of the subscription's invoices counts only within the subscription's tenant.
+    const invoiceId = typed.data.session.invoiceId ?? null;
+    if (state.sessions[id] || (invoiceId !== null && !sameTenant(state, event))) return state;
+    return { ...state, sessions: { ...state.sessions, [id]: { status: 'open', invoiceId } } };
+  }
+  const known = state.sessions[id];
+  const status = SESSION_STATUS[typed.type];
+  if (!known || !status) return state;
+  // A pay page matters only while it may hold part of a payment: one that ended is forgotten.
+  if (known.invoiceId !== null && status !== 'incomplete') {
+    const { [id]: _ended, ...sessions } = state.sessions;
+    return { ...state, sessions };
+  }
+  return { ...state, sessions: { ...state.sessions, [id]: { ...known, status } } };
+}
+
+const tenantOf = (state: SubscriptionBillingState, event: RecordedEvent): SubscriptionBillingState =>
+  state.tenant
+    ? state
+    : { ...state, tenant: { organizationId: event.metadata.organizationId, environment: event.metadata.environment } };
+
+/**
+ * Subscription billing, per subscription: what happens to its bills (its first checkout session or
+ * the first invoice of its recurring series, and its renewal invoices) is reported to the
+ * subscription, and what the subscription's end means is done to its bills, each with its own
+ * command (its decider answers nothing for a repeat, so a redelivery or a replay of the log does
+ * nothing twice):
+ * - a paid bill (a checkout session completed, an invoice paid or marked as paid) is recorded on
+ *   the subscription (`RecordSubscriptionPayment`), at its creation when it was paid before;
+ * - the first bill of a subscription that never started (it expired unpaid, or the merchant ended
+ *   it while incomplete) is closed: a payable invoice voided, a session still open expired or
+ *   canceled (see `firstSessionClosing`);
+ * - the renewal invoices of a subscription that ended after it started, and those created or
+ *   opened after the end (their issue was under way), are removed: a draft deleted, a payable one
+ *   that received nothing voided;
+ * - a renewal draft the merchant deleted while its subscription goes on is recorded on it
+ *   (`RecordRenewalInvoiceDeleted`): that period is not billed.
+ * A bill that moved on first (paid before its void, a session paid before its close) refuses the
+ * command, which is then dropped. Creating subscriptions and issuing renewal invoices read the
+ * catalog and claim invoice numbers: they stay with the billing work queue (`actors/subscription-billing.ts`).
+ */
+export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
+  name: 'subscription-billing',
+  version: 1,
+  categories: ['subscription', 'invoice', 'checkout_session'],
+  aggregates: [subscriptionAggregate, invoiceAggregate, checkoutSessionAggregate],
+  correlate(event): Correlation {
+    if (event.streamId.startsWith(SUBSCRIPTION_PREFIX)) return idIn(event, SUBSCRIPTION_PREFIX);
+    if (event.streamId.startsWith(INVOICE_PREFIX)) {
+      const typed = event as unknown as InvoiceEvent;
+      const id = idIn(event, INVOICE_PREFIX);
+      if (typed.type === 'InvoiceCreated') {
+        const invoice = typed.data.invoice;
+        if (invoice.subscriptionId) return invoice.subscriptionId;
+        return invoice.invoiceType === 'recurring' ? subscriptionIdOfInvoice(id) : false;
+      }
+      // A draft made recurring becomes the first invoice of a series, and so of its subscription.
+      if (typed.type === 'InvoiceUpdated')
+        return typed.data.changes.invoiceType === 'recurring' ? subscriptionIdOfInvoice(id) : null;
+      return INVOICE_STATUS[typed.type] ? null : false;
+    }
+    const typed = event as unknown as CheckoutSessionEvent;
+    if (typed.type === 'CheckoutSessionCreated') {
+      const session = typed.data.session;
+      if (session.invoiceId) return { sameAs: `${INVOICE_PREFIX}${session.invoiceId}` };
+      return session.mode === 'subscription' && session.subscriptionId ? session.subscriptionId : false;
+    }
+    return SESSION_STATUS[typed.type] ? null : false;
+  },
+  initialState: () => ({ tenant: null, subscription: null, invoices: {}, sessions: {} }),
+  evolve(state, event) {
+    if (event.streamId.startsWith(SUBSCRIPTION_PREFIX)) {
+      const subscription = evolveSubscription(state.subscription, event as unknown as SubscriptionEvent);
+      return { ...tenantOf(state, event), subscription };
+    }
+    if (event.streamId.startsWith(INVOICE_PREFIX)) return evolveInvoice(tenantOf(state, event), event);
+    const typed = event as unknown as CheckoutSessionEvent;
+    return evolveSession(
+      typed.type === 'CheckoutSessionCreated' && !typed.data.session.invoiceId ? tenantOf(state, event) : state,
+      event,
+    );
+  },
+  decide(event, state) {
+    const next = subscriptionBilling.evolve(state, event);
+    if (event.streamId.startsWith(SUBSCRIPTION_PREFIX)) return decideSubscriptionEvent(state, next, event);
+    if (event.streamId.startsWith(INVOICE_PREFIX)) return decideInvoiceEvent(state, next, event);
+    const id = idIn(event, SESSION_PREFIX);
+    // A first checkout session paid in full: a payment of the subscription.
+    const paid = state.sessions[id]?.status !== 'complete' && next.sessions[id]?.status === 'complete';
+    return paid && next.sessions[id]!.invoiceId === null ? paymentOf(next.subscription, id) : [];
+  },
+};
