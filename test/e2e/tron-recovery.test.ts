@@ -26,6 +26,15 @@ const eventTypes = async (w: World, id: string) =>
 const hooksFor = (w: World, type: string, id: string) =>
   w.receiver.received.filter((h) => h.body.includes(`"${type}"`) && h.body.includes(id));
 
+/** Pays USDT in a block whose logs the node never answers: every eth_getLogs answer touching it is [] (the follower's, the solidified re-read's). */
+async function payUnlogged(t: ExecutionContext, w: World, s: TronSession, amount: bigint) {
+  const block = await w.nextBlock();
+  w.tron.proxy.emptyLogs(block, block, 1_000_000);
+  const paid = await w.payer().payTrc20(w.tokens.usdt, w.addressOf(s, 'usdt'), amount);
+  t.is(paid.blockNumber, block);
+  return paid;
+}
+
 function assertError(t: ExecutionContext, r: ApiResponse<unknown>, status: number, code: string, message: RegExp) {
   const body = r.body as ErrorBody;
   t.is(r.status, status, JSON.stringify(r.body));
@@ -36,11 +45,7 @@ function assertError(t: ExecutionContext, r: ApiResponse<unknown>, status: numbe
 test('a USDT payment whose logs the node never answers is recovered by its Tron id: in process, confirmed by the follower, complete; recovering again changes nothing', async (t) => {
   const w = await startTronWeir(t, { finalizedDepth: DEPTH });
   const s = await w.session('usdt', '2500000000'); // 25 USDT
-  const block = await w.nextBlock();
-  // Every eth_getLogs answer touching the paying block is [], the follower's and the solidified re-read's.
-  w.tron.proxy.emptyLogs(block, block, 1_000_000);
-  const paid = await w.payer().payTrc20(w.tokens.usdt, w.addressOf(s, 'usdt'), 25_000_000n);
-  t.is(paid.blockNumber, block);
+  const paid = await payUnlogged(t, w, s, 25_000_000n);
   await eventually(
     async () => (w.tron.proxy.emptiedAnswers().length > 0 ? true : undefined),
     'the follower meeting the empty answer',
@@ -136,4 +141,28 @@ test('a TRX payment made while no Tron follower runs is recovered by its Tron id
     /^transactionHash: must be a Tron transaction id on tron-local: 64 hex digits, with or without 0x/,
   );
   assertError(t, await recover(w, '12'.repeat(32)), 404, 'transaction_not_found', /not found/);
+});
+
+test('a USDT payment the reconciler credited from the deposit balance, recovered later by its id, is not counted twice', async (t) => {
+  const w = await startTronWeir(t, { finalizedDepth: DEPTH, overrides: { tronReconcileIntervalMs: 200 } });
+  const s = await w.session('usdt', '700000000'); // 7 USDT
+  const paid = await payUnlogged(t, w, s, 7_000_000n);
+  await w.mine(DEPTH + 1);
+  const reconciled = await w.until(s.id, (x) => x.status === 'complete', 'completion through reconciliation');
+  t.regex(reconciled.paymentIntent.transactions[0]!.transactionHash, /^reconciliation-[0-9a-f]{64}$/);
+  await w.until(s.id, (x) => x.sweeps.length === 1, 'the sweep');
+
+  // The real transfer is recorded against the reconciliation credit; the answer is the session's outcome.
+  const recovered = await recover(w, paid.hash.slice(2));
+  t.is(recovered.status, 200, JSON.stringify(recovered.body));
+  t.is(recovered.body.recovery?.outcome, 'complete');
+  t.is(recovered.body.amountReceived, '700000000');
+  t.is(recovered.body.paymentIntent.transactions.length, 1);
+  const events = await eventTypes(w, s.id);
+  t.is(events.filter((type) => type === 'TransferAlreadyReconciled').length, 1);
+  t.is(events.filter((type) => type === 'PaymentDetected').length, 1);
+
+  const again = await recover(w, paid.hash);
+  t.is(again.body.recovery?.outcome, 'complete');
+  t.deepEqual(await eventTypes(w, s.id), events, 'no new event on the session');
 });

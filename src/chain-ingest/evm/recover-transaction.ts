@@ -366,9 +366,16 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
         }
       }
       const ids = credited.map((c) => transferId(c.message));
+      // A transfer a reconciliation credit already counted (Tron) is recorded as covered by it, not as a payment: it stands as that credit.
+      const standing = async (index: number): Promise<string> => {
+        const id = ids[index]!;
+        if ((await reads.paymentStatus(id)) !== null) return id;
+        const session = await reads.session(credited[index]!.session.id);
+        return session ? coveredBy(session, id) : id;
+      };
       const shown = await settled(async () => {
-        for (const id of ids) {
-          const status = await reads.paymentStatus(id);
+        for (const index of ids.keys()) {
+          const status = await reads.paymentStatus(await standing(index));
           if (status === null || (final && status === 'pending')) return false;
         }
         return true;
@@ -376,7 +383,9 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       // The events that followed the transfer's (completion, late payment) were appended with it: wait for those too.
       if (shown) await reads.caughtUp(settleTimeoutMs);
       const session = (await reads.session(credited[0]!.session.id)) ?? credited[0]!.session;
-      const mine = ids.filter((_, index) => credited[index]!.session.id === session.id);
+      const mine = ids
+        .filter((_, index) => credited[index]!.session.id === session.id)
+        .map((id) => coveredBy(session, id));
       return { ...classifyRecovery(session, mine, network.confirmations, follower !== undefined), session };
     },
   };
@@ -474,6 +483,11 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
     }
     return refused;
   }
+}
+
+/** The reconciliation credit that counted transfer `id`'s money on `session`, or `id` when none did. */
+function coveredBy(session: CheckoutSession, id: string): string {
+  return session.reconciledTransfers?.find((t) => t.transferId === id)?.coveredBy ?? id;
 }
 
 /** How a hand-over of recovered transfers to a follower ended. */

@@ -27,11 +27,16 @@ const USDT_HEX = '0x00000000000000000000000000000000000a5d70';
 const PAYER_HEX = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
 const DEPOSIT = evmToTron(DEPOSIT_HEX);
 const USDT = evmToTron(USDT_HEX);
+const USDC_HEX = `0x${'0c'.repeat(20)}`;
+const UNLISTED_HEX = `0x${'0e'.repeat(20)}`;
 const USDT_TX = `0x${'ab'.repeat(32)}`;
 const TRX_TX = `0x${'cd'.repeat(32)}`;
+const USDC_TX = `0x${'a1'.repeat(32)}`;
+const UNLISTED_TX = `0x${'a2'.repeat(32)}`;
+const ELSEWHERE_TX = `0x${'a3'.repeat(32)}`;
 const BLOCK_HASH = `0x${'ef'.repeat(32)}`;
 const BLOCK = 20;
-const NETWORK = tronLocalNetwork({ usdt: USDT, usdc: evmToTron(`0x${'0c'.repeat(20)}`) }, { confirmations: 3 });
+const NETWORK = tronLocalNetwork({ usdt: USDT, usdc: evmToTron(USDC_HEX) }, { confirmations: 3 });
 const word = (value: string) => `0x${value.replace(/^0x/, '').padStart(64, '0')}`;
 
 /** The node: receipts and the block by the ids it knows, and a head the test moves. */
@@ -44,29 +49,42 @@ async function startNode(t: ExecutionContext) {
     status: '0x1',
     logs,
   });
+  /** A TRC-20 Transfer of 25 units of `token` to the deposit address, the `index`th transaction of the block. */
+  const transferLog = (token: string, hash: string, index: number) => ({
+    address: token,
+    topics: [ERC20_TRANSFER_TOPIC, word(PAYER_HEX), word(DEPOSIT_HEX)],
+    data: word((25_000_000).toString(16)),
+    blockNumber: `0x${BLOCK.toString(16)}`,
+    blockHash: BLOCK_HASH,
+    transactionHash: hash,
+    transactionIndex: `0x${index.toString(16)}`,
+    logIndex: `0x${index.toString(16)}`,
+    removed: false,
+  });
   const receipts: Record<string, unknown> = {
-    [USDT_TX]: receipt(USDT_TX, [
-      {
-        address: USDT_HEX,
-        topics: [ERC20_TRANSFER_TOPIC, word(PAYER_HEX), word(DEPOSIT_HEX)],
-        data: word((25_000_000).toString(16)),
-        blockNumber: `0x${BLOCK.toString(16)}`,
-        blockHash: BLOCK_HASH,
-        transactionHash: USDT_TX,
-        transactionIndex: '0x0',
-        logIndex: '0x0',
-        removed: false,
-      },
-    ]),
+    [USDT_TX]: receipt(USDT_TX, [transferLog(USDT_HEX, USDT_TX, 0)]),
     [TRX_TX]: receipt(TRX_TX, []),
+    [USDC_TX]: receipt(USDC_TX, [transferLog(USDC_HEX, USDC_TX, 2)]),
+    [UNLISTED_TX]: receipt(UNLISTED_TX, [transferLog(UNLISTED_HEX, UNLISTED_TX, 3)]),
+    [ELSEWHERE_TX]: receipt(ELSEWHERE_TX, []),
   };
+  const sent = (hash: string, index: number, to: string, value = '0x0') => ({
+    hash,
+    transactionIndex: `0x${index.toString(16)}`,
+    from: PAYER_HEX,
+    to,
+    value,
+  });
   const block = {
     number: `0x${BLOCK.toString(16)}`,
     hash: BLOCK_HASH,
     parentHash: `0x${'12'.repeat(32)}`,
     transactions: [
-      { hash: USDT_TX, transactionIndex: '0x0', from: PAYER_HEX, to: USDT_HEX, value: '0x0' },
-      { hash: TRX_TX, transactionIndex: '0x1', from: PAYER_HEX, to: DEPOSIT_HEX, value: '0x989680' },
+      sent(USDT_TX, 0, USDT_HEX),
+      sent(TRX_TX, 1, DEPOSIT_HEX, '0x989680'),
+      sent(USDC_TX, 2, USDC_HEX),
+      sent(UNLISTED_TX, 3, UNLISTED_HEX),
+      sent(ELSEWHERE_TX, 4, `0x${'99'.repeat(20)}`, '0x989680'),
     ],
   };
   const asked: string[] = [];
@@ -287,4 +305,21 @@ test('a malformed Tron id is a 400 naming the field; an unknown one is a 404 as 
   t.is(missing?.code, 'transaction_not_found');
   t.regex(missing?.message ?? '', /not found/);
   t.is(w.published.length, 0);
+});
+
+test('what the session does not take is a wrong token, named in T… form; a transaction paying no deposit address is a wrong claim', async (t) => {
+  const w = await world(t);
+  const usdc = await w.railRecovery.recover(w.request(USDC_TX));
+  t.is(usdc.outcome, 'wrong_token_or_network');
+  t.regex(usdc.message, /the transaction sent USDC on tron-local, which checkout session \S+ does not accept there/);
+  const unlisted = await w.railRecovery.recover(w.request(UNLISTED_TX));
+  t.is(unlisted.outcome, 'wrong_token_or_network');
+  t.true(
+    unlisted.message.includes(`token ${evmToTron(UNLISTED_HEX)}, which Weir does not take on tron-local`),
+    unlisted.message,
+  );
+  const elsewhere = await w.railRecovery.recover(w.request(ELSEWHERE_TX));
+  t.is(elsewhere.outcome, 'wrong_claim');
+  t.regex(elsewhere.message, /pays no checkout session of this organization/);
+  t.deepEqual(w.published, [], 'nothing is credited');
 });
