@@ -11,7 +11,6 @@ import { encodeChainMessage, transferId, type ChainMessage, type ChainTransferMe
 import { acceptedAddress } from '../matcher.ts';
 import { createWatchedAddresses } from '../watched-addresses.ts';
 import { followedNetwork, type EvmFollowerNetwork } from './follower/evm-follower.ts';
-import type { RpcEndpoints as RpcUrls } from './networks/registry.ts';
 import { MalformedRpcResponseError, RpcEndpointsError } from './follower/errors.ts';
 import { extractTransfers } from './follower/extract-transfers.ts';
 import { getBlocksWithTransactions } from './follower/get-blocks.ts';
@@ -19,7 +18,7 @@ import { getBlockNumber } from './follower/get-chain-head.ts';
 import { getTransactionReceipt } from './follower/get-receipt-statuses.ts';
 import { createRpcEndpoints, type RpcEndpoints } from './follower/rpc-endpoints.ts';
 import { NATIVE_ASSET_ADDRESS as NATIVE } from './networks/define-network.ts';
-import type { NetworkRegistry } from './networks/registry.ts';
+import type { NetworkRegistry, RpcEndpoints as RpcUrls } from './networks/registry.ts';
 
 /**
  * What recovering a transaction found, with the outcome names of the spec's recovery tool:
@@ -88,7 +87,7 @@ export function evmRecoveryRail(registry: Pick<NetworkRegistry, 'offered' | 'all
 /**
  * `recover` looks the transaction up on its network and credits its transfers to the tenant's
  * sessions through the matcher, as the follower would have. Throws a 400 for a chain id the
- * tenant's environment does not offer, a 404 for a transaction the network does not have, a 422
+ * tenant's environment does not offer or an id not in the network's form, a 404 for a transaction the network does not have, a 422
  * for a transaction that failed, a 409 while the chain reorganizes under it, a 502 when the
  * network's RPC endpoints do not answer and a 503 when the network's follower does not take a
  * transfer of a block not final yet (refused, or not taken within `adoptTimeoutMs`).
