@@ -145,6 +145,8 @@ export type WeirOverrides = {
   tronReconcileIntervalMs?: number;
   /** false: start no EVM follower, as if it were down (tests of payments only recovery credits). */
   evmFollowers?: boolean;
+  /** false: start no Tron follower, as `evmFollowers` (tests of TRX payments only recovery credits). */
+  tronFollowers?: boolean;
   /** How long confirmed payments wait to be swept together (default 5 s). */
   sweepBatchDelayMs?: number;
   /**
@@ -451,9 +453,11 @@ async function startLocked(
   });
   await matcher.start();
   // Each rail's follower of a network runs where that network's lease is held, built anew by the rail
-  // at each acquisition; `evmFollowers: false` leaves the EVM rail's out.
+  // at each acquisition; `evmFollowers: false` (`tronFollowers: false`) leaves the EVM (Tron) rail's out.
   // Before the timers: an expiry waits for the follower of its network running here (see chain-read-gate).
-  for (const followed of rails.filter((r) => r.followers && !(overrides.evmFollowers === false && r.name === 'evm'))) {
+  const followerOff = (r: Rail) =>
+    (overrides.evmFollowers === false && r.name === 'evm') || (overrides.tronFollowers === false && r.name === 'tron');
+  for (const followed of rails.filter((r) => r.followers && !followerOff(r))) {
     for (const { network } of everyNetwork(followed)) {
       await ownership.own(`follower.${network}`, async (fence) => {
         const scope = shared.scoped();

@@ -466,6 +466,14 @@ test('bad input is a 400 naming the field; unknown, failed and other-environment
     'parameter_invalid',
     /^transactionHash: must be a transaction hash/,
   );
+  // A Tron transaction id's form (no 0x) passes the body's check; the EVM rail names the form it takes.
+  assertError(
+    t,
+    await w.recover(shop.api, hash.slice(2)),
+    400,
+    'parameter_invalid',
+    /^transactionHash: must be a transaction hash on devnet: 0x and 64 hex digits/,
+  );
   assertError(t, await shop.api.post(BY_HASH, 'not json'), 400, 'invalid_json');
   assertError(
     t,

@@ -8,7 +8,7 @@ import { createEvmFollower, followedNetwork } from './follower/evm-follower.ts';
 import { createFileCheckpointStore } from './follower/file-checkpoint-store.ts';
 import { registerFollowerMetrics } from './follower/follower-metrics.ts';
 import { evmPaymentRequest } from './payment-request.ts';
-import { createTransactionRecovery } from './recover-transaction.ts';
+import { createTransactionRecovery, evmRecoveryRail } from './recover-transaction.ts';
 import { deriveDepositAddress, forwarderImplementationAddress } from './contracts/deposit-address.ts';
 import type { NetworkRegistry } from './networks/registry.ts';
 import { evmUnpayableAddress, type EvmMachinery } from './unpayable-address.ts';
@@ -105,7 +105,7 @@ export function createEvmRail(deps: {
     },
     recovery: (context) =>
       createTransactionRecovery({
-        registry,
+        rail: evmRecoveryRail(registry),
         bus: context.bus,
         reads: context.reads,
         clock: context.clock,

@@ -1,5 +1,4 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startFakeJsonRpc } from '../../../test/support/fake-json-rpc.ts';
 import { createRecoveryReads } from '../../app/payment-intents.ts';
 import test, { type ExecutionContext } from 'ava';
 import { sessionFixture } from '../../../machines/checkout-session.fixture.ts';
@@ -17,7 +16,7 @@ import { WeirError } from '../../shared/errors.ts';
 import { transferId, type ChainTransferMessage } from '../chain-messages.ts';
 import { defineEvmNetwork } from './networks/define-network.ts';
 import { createNetworkRegistry } from './networks/registry.ts';
-import { createTransactionRecovery } from './recover-transaction.ts';
+import { createTransactionRecovery, evmRecoveryRail } from './recover-transaction.ts';
 
 /**
  * A recovery hands a transfer in a block not final yet to the network's follower. A follower that
@@ -72,31 +71,10 @@ async function startChain(t: ExecutionContext): Promise<string> {
     },
     eth_blockNumber: '0xa',
   };
-  const answer = (call: { id: unknown; method: string }) =>
-    call.method in results
-      ? { jsonrpc: '2.0', id: call.id, result: results[call.method] }
-      : { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: `${call.method} is not served here` } };
-  const server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => {
-      body += chunk.toString('utf8');
-    });
-    request.on('end', () => {
-      const parsed: unknown = JSON.parse(body);
-      const calls = (Array.isArray(parsed) ? parsed : [parsed]) as { id: unknown; method: string }[];
-      response.setHeader('content-type', 'application/json');
-      response.end(JSON.stringify(Array.isArray(parsed) ? calls.map(answer) : answer(calls[0]!)));
-    });
+  return startFakeJsonRpc(t, (method) => {
+    if (!(method in results)) throw new Error(`${method} is not served here`);
+    return results[method];
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 /** Items in the order they came, and a wait for the nth: the test waits on events, never on time. */
@@ -232,7 +210,9 @@ async function world(t: ExecutionContext) {
   const time = controlledDelay();
   const lines = recorded<string>();
   const recovery = createTransactionRecovery({
-    registry: createNetworkRegistry({ networks: [network], rpc: { [CHAIN_ID]: { http: [rpcUrl], ws: [] } } }),
+    rail: evmRecoveryRail(
+      createNetworkRegistry({ networks: [network], rpc: { [CHAIN_ID]: { http: [rpcUrl], ws: [] } } }),
+    ),
     bus,
     reads: createRecoveryReads({ readStore, projections, eventStore: { headPosition: async () => null } }),
     clock: { now: () => Date.parse('2026-01-01T00:30:00.000Z') },

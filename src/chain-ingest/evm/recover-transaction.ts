@@ -1,6 +1,7 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import type { CheckoutSession } from '../../../machines/checkout-session.types.ts';
 import type { Bus } from '../../bus/bus.ts';
+import type { Environment } from '../../event-store/event-store.ts';
 import type { PaymentTarget, RecoveryReads, SessionRecord } from '../payment-intents.ts';
 import type { RailFollower, RecoveryRequest, TransactionRecovery } from '../rail.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -17,7 +18,7 @@ import { getBlockNumber } from './follower/get-chain-head.ts';
 import { getTransactionReceipt } from './follower/get-receipt-statuses.ts';
 import { createRpcEndpoints, type RpcEndpoints } from './follower/rpc-endpoints.ts';
 import { NATIVE_ASSET_ADDRESS as NATIVE } from './networks/define-network.ts';
-import type { NetworkRegistry } from './networks/registry.ts';
+import type { NetworkRegistry, RpcEndpoints as RpcUrls } from './networks/registry.ts';
 
 /**
  * What recovering a transaction found, with the outcome names of the spec's recovery tool:
@@ -33,16 +34,67 @@ import type { NetworkRegistry } from './networks/registry.ts';
  */
 export type { Recovery, RecoveryOutcome, RecoveryRequest, TransactionRecovery } from '../rail.ts';
 
+/** A network recovery reads: as its follower sees it (tokens in the node's form) and where its node is. */
+export type RecoveryNetwork = { followed: EvmFollowerNetwork; endpoints: RpcUrls };
+
+/**
+ * What a rail whose node speaks the eth_ JSON-RPC gives the recovery: its networks and its address
+ * layer. The node answers addresses in 0x… hex; Weir keys sessions, deposit addresses and chain
+ * messages in the rail's own form (lowercase hex on EVM, T… on Tron), so every address read from
+ * the node passes through `address` before a lookup and every transfer through `transfer` before
+ * it is credited or published.
+ */
+export type RecoveryRail = {
+  /** The offered network of `environment` with chain id `chainId`; undefined when there is none. */
+  network(environment: Environment, chainId: number): RecoveryNetwork | undefined;
+  /** The bus names of the rail's other networks of `environment`, offered or not (a deposit address can recur there). */
+  others(environment: Environment, chainId: number): string[];
+  /** The transaction id as given, in the form the node takes and the follower publishes; a ValidationError when malformed. */
+  transactionHash(given: string, network: RecoveryNetwork): string;
+  /** An address as the node answers it, in the rail's own form. */
+  address(nodeAddress: string): string;
+  /** A transfer extracted from the node's answers, as the rail's follower publishes it. */
+  transfer(message: ChainTransferMessage): ChainTransferMessage;
+};
+
+const EVM_TRANSACTION_HASH = /^0x[0-9a-fA-F]{64}$/;
+
+/** The EVM rail's side of a recovery: the registry's offered networks; addresses are lowercase hex. */
+export function evmRecoveryRail(registry: Pick<NetworkRegistry, 'offered' | 'all' | 'endpoints'>): RecoveryRail {
+  return {
+    network(environment, chainId) {
+      const definition = registry.offered(environment).find((n) => n.chainId === chainId);
+      return definition && { followed: followedNetwork(definition), endpoints: registry.endpoints(chainId) };
+    },
+    others: (environment, chainId) =>
+      registry
+        .all()
+        .filter((n) => n.environment === environment && n.chainId !== chainId)
+        .map((n) => n.network),
+    transactionHash(given, { followed }) {
+      if (!EVM_TRANSACTION_HASH.test(given))
+        throw new ValidationError(
+          'transactionHash',
+          `must be a transaction hash on ${followed.network}: 0x and 64 hex digits`,
+        );
+      return given.toLowerCase();
+    },
+    address: (nodeAddress) => nodeAddress.toLowerCase(),
+    transfer: (message) => message,
+  };
+}
+
 /**
  * `recover` looks the transaction up on its network and credits its transfers to the tenant's
  * sessions through the matcher, as the follower would have. Throws a 400 for a chain id the
- * tenant's environment does not offer, a 404 for a transaction the network does not have, a 422
+ * tenant's environment does not offer or an id not in the network's form, a 404 for a transaction the network does not have, a 422
  * for a transaction that failed, a 409 while the chain reorganizes under it, a 502 when the
  * network's RPC endpoints do not answer and a 503 when the network's follower does not take a
  * transfer of a block not final yet (refused, or not taken within `adoptTimeoutMs`).
  */
 export type TransactionRecoveryDeps = {
-  registry: Pick<NetworkRegistry, 'offered' | 'all' | 'endpoints'>;
+  /** The rail's networks and address layer (`evmRecoveryRail(registry)` on EVM). */
+  rail: RecoveryRail;
   bus: Bus;
   /** Sessions by deposit address and id, transfers' status, and the read models' progress (the app wiring's port). */
   reads: RecoveryReads;
@@ -71,19 +123,19 @@ export type TransactionRecoveryDeps = {
 type Refused = { session: SessionRecord; reason: string };
 
 export function createTransactionRecovery(deps: TransactionRecoveryDeps): TransactionRecovery {
-  const { registry, bus, reads, clock } = deps;
+  const { rail, bus, reads, clock } = deps;
   const log = deps.log ?? ((line: string) => console.warn(`[recovery] ${line}`));
   const settleTimeoutMs = deps.settleTimeoutMs ?? 15_000;
   const adoptTimeoutMs = deps.adoptTimeoutMs ?? 30_000;
   const delay = deps.delay ?? ((ms: number, signal: AbortSignal) => wait(ms, undefined, { signal }));
   const pools = new Map<number, RpcEndpoints>();
 
-  const rpcOf = (network: EvmFollowerNetwork): RpcEndpoints => {
+  const rpcOf = ({ followed: network, endpoints }: RecoveryNetwork): RpcEndpoints => {
     let pool = pools.get(network.chainId);
     if (!pool) {
       pool = createRpcEndpoints({
         network: network.network,
-        urls: registry.endpoints(network.chainId).http,
+        urls: endpoints.http,
         timeoutMs: deps.rpcTimeoutMs ?? 10_000,
         batchSize: 10,
         preferredRetryMs: 60_000,
@@ -112,8 +164,9 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
   };
 
   /** Reads what the chain says about the transaction: its block, the transaction and its receipt, and the head. */
-  async function readTransaction(network: EvmFollowerNetwork, transactionHash: string) {
-    const rpc = rpcOf(network);
+  async function readTransaction(offered: RecoveryNetwork, transactionHash: string) {
+    const rpc = rpcOf(offered);
+    const network = offered.followed;
     const where = `transaction ${transactionHash} on ${network.network} (chain ${network.chainId})`;
     try {
       const receipt = await getTransactionReceipt(rpc, { network: network.network, transactionHash });
@@ -202,29 +255,31 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
 
   return {
     async recover(request) {
-      const definition = registry.offered(request.environment).find((n) => n.chainId === request.chainId);
-      if (!definition) {
+      const offered = rail.network(request.environment, request.chainId);
+      if (!offered) {
         throw new ValidationError(
           'chainId',
           `no ${request.environment} network with chain id ${request.chainId} is followed by this Weir${request.environment === 'test' ? ' (test keys see testnets only)' : ' (live keys see mainnets only)'}`,
           'chain_unsupported',
         );
       }
-      const network = followedNetwork(definition);
-      const { receipt, block, final } = await readTransaction(network, request.transactionHash);
+      const network = offered.followed;
+      const transactionHash = rail.transactionHash(request.transactionHash, offered);
+      const { receipt, block, final } = await readTransaction(offered, transactionHash);
       const transaction = block.transactions[0]!;
 
-      // Every address the transaction moves value to (native value, then Transfer logs of any token).
+      // Every address the transaction moves value to (native value, then Transfer logs of any token), in the node's form.
       const moves = [
         ...(transaction.to !== null && transaction.value > 0n
           ? [{ token: NATIVE, to: transaction.to, value: transaction.value }]
           : []),
         ...receipt.transferLogs.filter((l) => l.value > 0n),
       ];
+      // Watched and keyed in the node's form (what extraction reads); looked up in the rail's.
       const watched = createWatchedAddresses();
       const targets = new Map<string, PaymentTarget>();
       for (const to of new Set(moves.map((m) => m.to.toLowerCase()))) {
-        const target = await tenantAddress(request, network.network, to);
+        const target = await tenantAddress(request, network.network, rail.address(to));
         if (target) {
           watched.add(network.network, to);
           targets.set(to, target);
@@ -246,9 +301,10 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       });
       const credited: { message: ChainTransferMessage; session: SessionRecord }[] = [];
       const refused: Refused[] = [];
-      for (const message of transfers) {
-        const session = await reads.session(targets.get(message.to.toLowerCase())!.checkoutSessionId);
+      for (const extracted of transfers) {
+        const session = await reads.session(targets.get(extracted.to.toLowerCase())!.checkoutSessionId);
         if (!session) continue;
+        const message = rail.transfer(extracted);
         if (acceptedAddress(session, message)) credited.push({ message, session });
         else
           refused.push({
@@ -309,9 +365,16 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
         }
       }
       const ids = credited.map((c) => transferId(c.message));
+      // A transfer a reconciliation credit already counted (Tron) is recorded as covered by it, not as a payment: it stands as that credit.
+      const standing = async (index: number): Promise<string> => {
+        const id = ids[index]!;
+        if ((await reads.paymentStatus(id)) !== null) return id;
+        const session = await reads.session(credited[index]!.session.id);
+        return session ? coveredBy(session, id) : id;
+      };
       const shown = await settled(async () => {
-        for (const id of ids) {
-          const status = await reads.paymentStatus(id);
+        for (const index of ids.keys()) {
+          const status = await reads.paymentStatus(await standing(index));
           if (status === null || (final && status === 'pending')) return false;
         }
         return true;
@@ -319,7 +382,9 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       // The events that followed the transfer's (completion, late payment) were appended with it: wait for those too.
       if (shown) await reads.caughtUp(settleTimeoutMs);
       const session = (await reads.session(credited[0]!.session.id)) ?? credited[0]!.session;
-      const mine = ids.filter((_, index) => credited[index]!.session.id === session.id);
+      const mine = ids
+        .filter((_, index) => credited[index]!.session.id === session.id)
+        .map((id) => coveredBy(session, id));
       return { ...classifyRecovery(session, mine, network.confirmations, follower !== undefined), session };
     },
   };
@@ -390,7 +455,7 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
     targets: ReadonlyMap<string, PaymentTarget>,
   ): Promise<Refused[]> {
     const known = new Set([NATIVE, ...network.tokens.map((t) => t.address.toLowerCase())]);
-    const others = registry.all().filter((n) => n.environment === request.environment && n.chainId !== network.chainId);
+    const others = rail.others(request.environment, network.chainId);
     const refused: Refused[] = [];
     for (const log of moves) {
       const to = log.to.toLowerCase();
@@ -398,22 +463,30 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       if (here && !known.has(log.token)) {
         const session = await reads.session(here.checkoutSessionId);
         if (session)
-          refused.push({ session, reason: `token ${log.token}, which Weir does not take on ${network.network}` });
+          refused.push({
+            session,
+            reason: `token ${rail.address(log.token)}, which Weir does not take on ${network.network}`,
+          });
         continue;
       }
       if (here) continue;
       for (const other of others) {
-        const elsewhere = await tenantAddress(request, other.network, to);
+        const elsewhere = await tenantAddress(request, other, rail.address(to));
         const session = elsewhere ? await reads.session(elsewhere.checkoutSessionId) : null;
         if (session)
           refused.push({
             session,
-            reason: `funds on ${network.network} to the deposit address checkout session ${session.id} has on ${other.network}`,
+            reason: `funds on ${network.network} to the deposit address checkout session ${session.id} has on ${other}`,
           });
       }
     }
     return refused;
   }
+}
+
+/** The reconciliation credit that counted transfer `id`'s money on `session`, or `id` when none did. */
+function coveredBy(session: CheckoutSession, id: string): string {
+  return session.reconciledTransfers?.find((t) => t.transferId === id)?.coveredBy ?? id;
 }
 
 /** How a hand-over of recovered transfers to a follower ended. */

@@ -8,6 +8,7 @@ import { createEvmWriteClients } from '../evm/contracts/clients.ts';
 import { deriveDepositAddress, forwarderImplementationAddress } from '../evm/contracts/deposit-address.ts';
 import { createEvmSweepExecutor } from '../evm/evm-sweep-executor.ts';
 import { createEvmFollower, type EvmFollowerNetwork } from '../evm/follower/evm-follower.ts';
+import { createTransactionRecovery } from '../evm/recover-transaction.ts';
 import { createFileCheckpointStore } from '../evm/follower/file-checkpoint-store.ts';
 import { registerFollowerMetrics } from '../evm/follower/follower-metrics.ts';
 import { NATIVE_ASSET_ADDRESS } from '../network-definition.ts';
@@ -17,6 +18,7 @@ import { toTronRailNetwork } from './define-network.ts';
 import { tronDepositAddress } from './deposit-address.ts';
 import { tronPaymentRequest } from './payment-request.ts';
 import { createTronReconciler, type OpenDeposit } from './reconciler.ts';
+import { tronRecoveryRail } from './recover-transaction.ts';
 import { createSolidifiedLogs } from './solidified-logs.ts';
 import { tronBus, tronWatched } from './tron-address-layer.ts';
 import type { OfferedTronNetwork } from './tron-setup.ts';
@@ -135,6 +137,16 @@ export function createTronRail(deps: {
       }
       return executors;
     },
+    // The EVM recovery behind the address layer: TRC-20 Transfer logs of the receipt, TRX from the transaction.
+    recovery: (context) =>
+      createTransactionRecovery({
+        rail: tronRecoveryRail(offered, tronFollowedNetwork),
+        bus: context.bus,
+        reads: context.reads,
+        clock: context.clock,
+        followers: context.followers,
+        log: context.log,
+      }),
   };
 }
 

@@ -89,7 +89,7 @@ function RecoveryPage(props: { ctx: DashboardContext; networks: RailNetwork[]; f
           <Alert tone="info">
             <span
               safe
-            >{`This Weir follows no EVM network in ${ctx.state.tenant.environment} mode, so there is no transaction to look up.`}</span>
+            >{`This Weir follows no EVM or Tron network in ${ctx.state.tenant.environment} mode, so there is no transaction to look up.`}</span>
           </Alert>
         ) : (
           ''
@@ -131,7 +131,7 @@ function RecoveryPage(props: { ctx: DashboardContext; networks: RailNetwork[]; f
             label="Transaction hash"
             value={form.transactionHash}
             error={form.errors.transactionHash}
-            hint="0x and 64 hex digits, as the payer's wallet or the explorer shows it."
+            hint="0x and 64 hex digits, as the payer's wallet or the explorer shows it (a Tron transaction id: 64 hex digits, 0x optional)."
             required
           />
           <button type="submit" class="button-primary" disabled={networks.length === 0}>
@@ -151,7 +151,7 @@ export const page = definePage({
   screen: 'recovery',
   routes(routes, deps) {
     const networksOf = (ctx: DashboardContext) =>
-      deps.rail.networks(ctx.state.tenant.environment).filter((n) => n.kind === 'evm');
+      deps.rail.networks(ctx.state.tenant.environment).filter((n) => n.kind === 'evm' || n.kind === 'tron');
     routes.get('/dashboard/recovery', 'manage', async (ctx) => {
       await sendHtml(
         ctx,

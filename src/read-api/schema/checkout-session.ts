@@ -25,9 +25,10 @@ export const chainIdField = (missing: string) =>
 export const RecoveryRequest = bodyObject({
   chainId: chainIdField('is required: the chain id of the network the transaction is on, e.g. 1 for Ethereum'),
   transactionHash: requiredText({
-    // An EVM transaction hash, or a Solana signature (base58 of 64 bytes).
-    pattern: /^(0x[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{64,88})$/,
-    hint: 'must be a transaction hash: 0x and 64 hex digits (a Solana signature: base58)',
+    // An EVM transaction hash, a Tron transaction id (0x optional) or a Solana signature (base58 of 64 bytes);
+    // the network's rail checks the form its chain uses.
+    pattern: /^((0x)?[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{64,88})$/,
+    hint: 'must be a transaction hash: 0x and 64 hex digits (a Tron transaction id: 64 hex digits; a Solana signature: base58)',
   }).openapi({ example: `0x${'ab'.repeat(32)}` }),
 }).openapi('RecoveryRequest');
 

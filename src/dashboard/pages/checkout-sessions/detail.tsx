@@ -155,7 +155,7 @@ function Actions({
                 label="Transaction hash"
                 value={recover.transactionHash}
                 error={recover.errors.transactionHash}
-                hint="0x and 64 hex digits"
+                hint="0x and 64 hex digits (a Tron transaction id: 64 hex digits, 0x optional)"
               />
             </div>
             <button type="submit" class="button button-secondary">

@@ -1,0 +1,45 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ExecutionContext } from 'ava';
+
+/**
+ * A JSON-RPC server of a test on 127.0.0.1, single calls and batches: `result(method, params)`
+ * answers each call; what it throws is answered as a JSON-RPC error. Closed when the test ends.
+ */
+export async function startFakeJsonRpc(
+  t: Pick<ExecutionContext, 'teardown'>,
+  result: (method: string, params: unknown[]) => unknown,
+): Promise<string> {
+  const answer = (call: { id: unknown; method: string; params?: unknown[] }) => {
+    try {
+      return { jsonrpc: '2.0', id: call.id, result: result(call.method, call.params ?? []) };
+    } catch (error) {
+      return { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: (error as Error).message } };
+    }
+  };
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => {
+      body += chunk.toString('utf8');
+    });
+    request.on('end', () => {
+      const parsed: unknown = JSON.parse(body);
+      const calls = (Array.isArray(parsed) ? parsed : [parsed]) as {
+        id: unknown;
+        method: string;
+        params?: unknown[];
+      }[];
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify(Array.isArray(parsed) ? calls.map(answer) : answer(calls[0]!)));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
