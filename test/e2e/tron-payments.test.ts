@@ -72,6 +72,21 @@ test('a USDT payment completes the session with T… addresses everywhere, the s
   await w.until(s.id, (x) => x.sweeps.length === 1, 'the sweep');
   t.is((await w.tokenBalance(w.tokens.usdt, w.merchant)) - merchantBefore, 25_000_000n);
   t.is(await w.tokenBalance(w.tokens.usdt, usdt.paymentAddress), 0n);
+  // Burnt for energy (the sweeper has none of its own; the free 600 bandwidth covers the bytes), in sun.
+  const [sweep] = (await w.get(s.id)).sweeps;
+  t.is(sweep!.tron?.energySource, 'burn');
+  t.is(sweep!.tron?.energyUsed, sweep!.gasUsed);
+  t.is(sweep!.tron?.trxBurnt, (BigInt(sweep!.gasUsed) * 210n).toString());
+  t.is<string | undefined, string | undefined>(sweep!.gasCost, sweep!.tron?.trxBurnt);
+  const listed = await w
+    .api()
+    .get<{ data: { type: string; trxBurnt?: string | null }[] }>(
+      `/api/v1/transactions?checkoutSessionId=${s.id}&type=transfer`,
+    );
+  t.deepEqual(
+    listed.body.data.map((x) => x.trxBurnt),
+    [sweep!.tron?.trxBurnt],
+  );
   // Swept by the Tron forwarder (balance-checked), the USDT having returned false.
   const forwarder = { address: tronToEvm(usdt.paymentAddress), abi: forwarderAbi } as const;
   t.true(await w.reader.readContract({ ...forwarder, functionName: 'checksBalanceChange' }));
