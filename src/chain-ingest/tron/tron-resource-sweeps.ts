@@ -182,6 +182,11 @@ export function withTronResources(
       contexts.delete(transactionHash);
       return { ...mined, transaction: priced(mined.transaction, context) };
     },
-    rebroadcast: (hash, signed) => executor.rebroadcast(hash, signed),
+    async rebroadcast(hash, signed) {
+      const state = await executor.rebroadcast(hash, signed);
+      // Absent: the sweeper drops it, and it is never looked up again.
+      if (state === 'absent') contexts.delete(hash);
+      return state;
+    },
   };
 }
