@@ -7,10 +7,19 @@ pragma solidity 0.8.28;
 /// to one merchant wallet in the deploying transaction. From then on it can send what it holds
 /// (the native coin and any ERC-20) to that merchant and nowhere else. Anyone may trigger a
 /// flush: the destination is fixed, so no access control is needed.
+///
+/// A token transfer is judged by its return value (true or nothing) on the EVM; on Tron, where
+/// mainnet USDT returns false from a transfer that succeeded, by this forwarder's balance instead
+/// (`checksBalanceChange`, set by the factory for every clone at once).
 contract Forwarder {
     /// @notice The factory that deployed the implementation; the only caller of `initialize`.
     /// Immutable, so it lives in the implementation's code and every clone sees the same value.
     address public immutable factory;
+
+    /// @notice true: a token transfer succeeded when it did not revert and this forwarder's balance
+    /// fell by the amount, whatever it returned (Tron). false: when it returned true or nothing (EVM).
+    /// Immutable like `factory`: every clone judges transfers the same way.
+    bool public immutable checksBalanceChange;
 
     /// @notice The wallet every flush pays. Zero until the factory initializes the clone.
     address public merchant;
@@ -26,8 +35,9 @@ contract Forwarder {
     error TokenTransferFailed(address token, address merchant, uint256 amount);
     error NotAToken(address token);
 
-    constructor() {
+    constructor(bool checksBalanceChange_) {
         factory = msg.sender;
+        checksBalanceChange = checksBalanceChange_;
     }
 
     /// @notice Binds this forwarder to `merchant_`. Callable once, only by the factory (which does
@@ -57,7 +67,8 @@ contract Forwarder {
         address to = _merchant();
         amount = _balanceOf(token);
         if (amount == 0) return 0;
-        _safeTransfer(token, to, amount);
+        if (checksBalanceChange) _balanceCheckedTransfer(token, to, amount);
+        else _safeTransfer(token, to, amount);
         emit Flushed(token, to, amount);
     }
 
@@ -78,6 +89,13 @@ contract Forwarder {
         (bool ok, bytes memory ret) = token.staticcall(abi.encodeWithSelector(0x70a08231, address(this)));
         if (!ok || ret.length < 32) revert NotAToken(token);
         return abi.decode(ret, (uint256));
+    }
+
+    /// @dev transfer(to, amount) of the whole balance (`amount`) that ignores what the token returns
+    /// (Tron USDT returns false on success) and checks that the balance fell by `amount`, i.e. to zero.
+    function _balanceCheckedTransfer(address token, address to, uint256 amount) private {
+        (bool ok,) = token.call(abi.encodeWithSelector(0xa9059cbb, to, amount));
+        if (!ok || _balanceOf(token) != 0) revert TokenTransferFailed(token, to, amount);
     }
 
     /// @dev transfer(to, amount) that accepts tokens returning `true` and tokens returning nothing

@@ -10,6 +10,12 @@ import {Forwarder} from "./Forwarder.sol";
 /// computed here from the merchant, so an address derived for merchant M can only ever be
 /// deployed bound to M: the clone is initialized with M in the same transaction. Addresses are
 /// known (and can receive funds) before anything is deployed.
+///
+/// Tron: one source for both chains, set at deployment. `create2Prefix` is 0xff on the EVM and
+/// 0x41 on the TVM; `checksBalanceChange` makes the forwarder check its balance rather than a
+/// token's return value. Constructor parameters rather than a Tron variant: the contract cannot
+/// tell which CREATE2 its chain runs, and the local Tron (an EVM node) needs the Tron forwarder
+/// with 0xff, so the two choices are independent; one audited source covers every combination.
 contract ForwarderFactory {
     /// @notice One forwarder to sweep: deploy it if needed, then flush the native coin (when
     /// `native`) and each of `tokens` to its merchant.
@@ -21,19 +27,27 @@ contract ForwarderFactory {
     }
 
     /// @notice The Forwarder every clone delegates to, deployed by this factory's constructor
-    /// (so it is the CREATE address of this factory with nonce 1).
+    /// (on the EVM the CREATE address of this factory with nonce 1; on the TVM, CREATE derives
+    /// from the transaction id, so read it from here).
     address public immutable implementation;
 
     /// @notice keccak256 of the 55-byte EIP-1167 creation code of a clone of `implementation`.
     bytes32 public immutable forwarderInitCodeHash;
 
+    /// @notice The first byte of the CREATE2 preimage this chain hashes: 0xff on the EVM
+    /// (EIP-1014), 0x41 on the TVM (TIP-26). A wrong one makes every `deploy` revert DeployFailed.
+    bytes1 public immutable create2Prefix;
+
     event ForwarderDeployed(address indexed forwarder, address indexed merchant, bytes32 indexed sessionSalt);
 
     error ZeroMerchant();
     error DeployFailed(address merchant, bytes32 sessionSalt);
+    error UnknownCreate2Prefix(bytes1 prefix);
 
-    constructor() {
-        address impl = address(new Forwarder());
+    constructor(bytes1 create2Prefix_, bool checksBalanceChange) {
+        if (create2Prefix_ != 0xff && create2Prefix_ != 0x41) revert UnknownCreate2Prefix(create2Prefix_);
+        create2Prefix = create2Prefix_;
+        address impl = address(new Forwarder(checksBalanceChange));
         implementation = impl;
         forwarderInitCodeHash = keccak256(_cloneCode(impl));
     }
@@ -46,7 +60,7 @@ contract ForwarderFactory {
     /// @notice The deposit address of (merchant, sessionSalt), deployed or not.
     function predictAddress(address merchant, bytes32 sessionSalt) public view returns (address) {
         bytes32 digest = keccak256(
-            abi.encodePacked(bytes1(0xff), address(this), saltFor(merchant, sessionSalt), forwarderInitCodeHash)
+            abi.encodePacked(create2Prefix, address(this), saltFor(merchant, sessionSalt), forwarderInitCodeHash)
         );
         return address(uint160(uint256(digest)));
     }

@@ -41,6 +41,19 @@ export type SessionDiscount = {
   at: string;
 };
 
+/**
+ * What a Tron sweep used of the sweeper account's resources, this session's share, integer strings:
+ * energy units, bandwidth bytes, and the TRX burnt (sun) for what the account's own did not cover
+ * (also the sweep's `gasCost`); where its energy came from; what renting it cost (sun), if rented.
+ */
+export type SessionSweepTron = {
+  energyUsed: string;
+  bandwidthUsed: string;
+  trxBurnt: string;
+  energySource: 'burn' | 'staked' | 'rented';
+  rentalCost?: string;
+};
+
 /** Funds moved from a deposit address to the merchant wallet by the sweeper. */
 export type SessionSweep = {
   network: string;
@@ -51,6 +64,8 @@ export type SessionSweep = {
   gasUsed: string;
   /** Native coin spent on gas for this session, in wei. */
   gasCost: string;
+  /** Tron: this session's share of the sweep's energy and bandwidth and of the TRX burnt for them. Absent elsewhere. */
+  tron?: SessionSweepTron;
   /**
    * The transaction was mined but reverted: nothing moved (`transferIds` is empty), yet its gas
    * was paid. Absent on a sweep that went through (and on every sweep recorded before this field).

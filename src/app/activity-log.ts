@@ -126,6 +126,7 @@ const DESCRIBED: Record<string, { event?: string; fields?: (data: Json) => Field
         outcome: sweep.reverted === true ? 'reverted' : 'swept',
         gasUsed: str(sweep.gasUsed),
         gasCost: str(sweep.gasCost),
+        ...(typeof sweep.tron === 'object' && sweep.tron !== null ? { trxBurnt: str(obj(sweep.tron).trxBurnt) } : {}),
       };
     },
   },

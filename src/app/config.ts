@@ -395,7 +395,9 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     chainEnv: Object.fromEntries(
       Object.entries(env).filter(
         (e): e is [string, string] =>
-          /^WEIR_(RPC|FACTORY|CONFIRMATIONS)_\d+$|^WEIR_NATIVE_PRICE_\d+_[A-Z0-9.]+$/.test(e[0]) && !!e[1],
+          /^WEIR_(RPC|FACTORY|CONFIRMATIONS)_\d+$|^WEIR_NATIVE_PRICE_\d+_[A-Z0-9.]+$|^WEIR_TRON_ENERGY_[A-Z_]+$/.test(
+            e[0],
+          ) && !!e[1],
       ),
     ),
   };

@@ -52,6 +52,8 @@ export type SweepTransactionDoc = TransactionBase & {
   deposits: SweptDeposit[];
   gasUsed: string | null;
   gasCost: string | null;
+  /** Tron: TRX burnt (sun) for the sweep's energy and bandwidth, this session's share; null elsewhere and until mined. */
+  trxBurnt: string | null;
   reverted: boolean;
 };
 
@@ -142,6 +144,7 @@ function sweepDoc(
     status: 'broadcast',
     gasUsed: null,
     gasCost: null,
+    trxBurnt: null,
     reverted: false,
     createdAt: current?.createdAt ?? sweep.at,
     updatedAt: sweep.at,
@@ -202,6 +205,7 @@ export const transactionsProjection: Projection = {
           status: sweep.reverted ? 'reverted' : 'swept',
           gasUsed: sweep.gasUsed,
           gasCost: sweep.gasCost,
+          trxBurnt: sweep.tron?.trxBurnt ?? null,
           reverted: sweep.reverted === true,
         });
         return;

@@ -1,5 +1,17 @@
-/** A sweep transaction as mined: its hash and what the operator paid for it. */
-export type SweepTransaction = { transactionHash: string; gasUsed: bigint; gasCost: bigint };
+/**
+ * Tron: what a sweep used of the sweeper account's energy and bandwidth, the TRX burnt for what
+ * its own did not cover (sun), where its energy came from, and what renting it cost (sun).
+ */
+export type TronSweepResources = {
+  energyUsed: bigint;
+  bandwidthUsed: bigint;
+  trxBurnt: bigint;
+  energySource: 'burn' | 'staked' | 'rented';
+  rentalCost?: bigint;
+};
+
+/** A sweep transaction as mined: its hash and what the operator paid for it (`gasCost` in the coin's smallest unit; on Tron, the sun burnt). */
+export type SweepTransaction = { transactionHash: string; gasUsed: bigint; gasCost: bigint; tron?: TronSweepResources };
 
 /**
  * A flush was mined but reverted: nothing moved, yet the operator paid for the transaction. The
@@ -20,10 +32,18 @@ export class SweepRevertedError extends Error {
  * failure says nothing about the deposits, so none is blamed; the network's round backs off.
  */
 export class SweepNodeError extends Error {
-  override readonly name = 'SweepNodeError';
+  override readonly name: string = 'SweepNodeError';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }
+}
+
+/**
+ * The sweeping account lacks a resource the operator chose to wait for (Tron's staked energy):
+ * nothing was signed. Like a node failure it blames no deposit, and the network's round backs off.
+ */
+export class SweepResourcesShortError extends SweepNodeError {
+  override readonly name = 'SweepResourcesShortError';
 }
 
 /**

@@ -1,5 +1,6 @@
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
+import type { SessionSweepTron } from '../../machines/checkout-session.types.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
@@ -15,6 +16,7 @@ import {
   SweepRejectedError,
   SweepRevertedError,
   type SweepTransaction,
+  type TronSweepResources,
 } from './sweep-errors.ts';
 
 export type SweepRequest = {
@@ -67,6 +69,18 @@ export type Sweeper = { start(): void; stop(): Promise<void> };
 export function shareOf(total: bigint, parts: number, index: number): bigint {
   const share = total / BigInt(parts);
   return index === 0 ? share + (total - share * BigInt(parts)) : share;
+}
+
+/** A session's share of a Tron sweep's resources and fees, as the log keeps them (integer strings). */
+export function tronShareOf(tron: TronSweepResources, parts: number, index: number): SessionSweepTron {
+  const share = (total: bigint) => shareOf(total, parts, index).toString();
+  return {
+    energyUsed: share(tron.energyUsed),
+    bandwidthUsed: share(tron.bandwidthUsed),
+    trxBurnt: share(tron.trxBurnt),
+    energySource: tron.energySource,
+    ...(tron.rentalCost === undefined ? {} : { rentalCost: share(tron.rentalCost) }),
+  };
 }
 
 /** A deposit whose flush failed on its own `failures` times in a row: not tried again before `retryAt`. */
@@ -276,6 +290,7 @@ export function createSweeper(deps: {
           transferIds: reverted ? [] : part.transferIds,
           gasUsed: shareOf(transaction.gasUsed, part.count, part.index).toString(),
           gasCost: shareOf(transaction.gasCost, part.count, part.index).toString(),
+          ...(transaction.tron ? { tron: tronShareOf(transaction.tron, part.count, part.index) } : {}),
           ...(reverted ? { reverted: true } : {}),
         },
       });
@@ -644,6 +659,26 @@ export function sweepMetrics(metrics: Metrics, sweeps: Collection<SweepDoc>, net
     help: "Fees paid by the sweeper account for mined sweep transactions, in the network coin's smallest unit (wei), by network",
     labelNames: ['network'],
   });
+  const energyUsed = metrics.counter({
+    name: 'weir_sweep_tron_energy_used_total',
+    help: 'Tron: energy used by mined sweep transactions, by network and energy source (burn, staked, rented)',
+    labelNames: ['network', 'source'],
+  });
+  const bandwidthUsed = metrics.counter({
+    name: 'weir_sweep_tron_bandwidth_used_total',
+    help: 'Tron: bandwidth (bytes) used by mined sweep transactions, by network',
+    labelNames: ['network'],
+  });
+  const trxBurnt = metrics.counter({
+    name: 'weir_sweep_tron_trx_burnt_sun_total',
+    help: "Tron: TRX burnt (sun) for the energy and bandwidth mined sweeps used beyond the sweeper account's own, by network",
+    labelNames: ['network'],
+  });
+  const rentalCost = metrics.counter({
+    name: 'weir_sweep_tron_energy_rental_sun_total',
+    help: 'Tron: paid (sun) to the energy rental provider for mined sweeps, by network',
+    labelNames: ['network'],
+  });
   metrics.gauge(
     {
       name: 'weir_sweeps_pending',
@@ -664,6 +699,13 @@ export function sweepMetrics(metrics: Metrics, sweeps: Collection<SweepDoc>, net
       if (!reverted) deposits.inc({ network }, depositCount);
       gasUsed.inc({ network }, Number(transaction.gasUsed));
       gasCost.inc({ network }, Number(transaction.gasCost));
+      const tron = transaction.tron;
+      if (tron) {
+        energyUsed.inc({ network, source: tron.energySource }, Number(tron.energyUsed));
+        bandwidthUsed.inc({ network }, Number(tron.bandwidthUsed));
+        trxBurnt.inc({ network }, Number(tron.trxBurnt));
+        if (tron.rentalCost !== undefined) rentalCost.inc({ network }, Number(tron.rentalCost));
+      }
     },
     dropped(network: string): void {
       transactions.inc({ network, outcome: 'dropped' });

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { apiClient } from '../support/api-client.ts';
-import { tronAddressProblem } from '../../src/chain-ingest/tron/address.ts';
+import { forwarderAbi } from '../../src/chain-ingest/evm/contracts/abis.ts';
+import { tronAddressProblem, tronToEvm } from '../../src/chain-ingest/tron/address.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../../src/chain-ingest/tron/networks.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { bodySignature } from '../../src/webhooks/signature.ts';
@@ -13,6 +14,8 @@ import { startTronWeir, type TronSession } from '../support/tron-weir.ts';
  * faithful: anvil derives CREATE2 with the prefix 0xff, so on the local chain the deposit
  * address is the 0xff one (the one the factory deploys to there); the TVM's 0x41 derivation is
  * proven against Tron's documented examples in src/chain-ingest/tron/deposit-address.test.ts.
+ * The local USDT returns false from a transfer that succeeded, as Tron mainnet's does, and the
+ * factory is built with the Tron forwarder, which checks its balance instead of that value.
  * Energy and bandwidth do not exist on anvil (the sweep's gas stands in for them).
  */
 
@@ -69,6 +72,24 @@ test('a USDT payment completes the session with T… addresses everywhere, the s
   await w.until(s.id, (x) => x.sweeps.length === 1, 'the sweep');
   t.is((await w.tokenBalance(w.tokens.usdt, w.merchant)) - merchantBefore, 25_000_000n);
   t.is(await w.tokenBalance(w.tokens.usdt, usdt.paymentAddress), 0n);
+  // Burnt for energy (the sweeper has none of its own; the free 600 bandwidth covers the bytes), in sun.
+  const [sweep] = (await w.get(s.id)).sweeps;
+  t.is(sweep!.tron?.energySource, 'burn');
+  t.is(sweep!.tron?.energyUsed, sweep!.gasUsed);
+  t.is(sweep!.tron?.trxBurnt, (BigInt(sweep!.gasUsed) * 210n).toString());
+  t.is<string | undefined, string | undefined>(sweep!.gasCost, sweep!.tron?.trxBurnt);
+  const listed = await w
+    .api()
+    .get<{ data: { type: string; trxBurnt?: string | null }[] }>(
+      `/api/v1/transactions?checkoutSessionId=${s.id}&type=transfer`,
+    );
+  t.deepEqual(
+    listed.body.data.map((x) => x.trxBurnt),
+    [sweep!.tron?.trxBurnt],
+  );
+  // Swept by the Tron forwarder (balance-checked), the USDT having returned false.
+  const forwarder = { address: tronToEvm(usdt.paymentAddress), abi: forwarderAbi } as const;
+  t.true(await w.reader.readContract({ ...forwarder, functionName: 'checksBalanceChange' }));
 });
 
 test("a TRX payment is read from the block's transactions and completes the session", async (t) => {

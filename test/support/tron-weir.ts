@@ -2,7 +2,7 @@ import type { ExecutionContext } from 'ava';
 import { erc20Abi } from 'viem';
 import type { WeirOverrides } from '../../src/app/start-weir.ts';
 import { devnetAccount } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
-import { tronToEvm } from '../../src/chain-ingest/tron/address.ts';
+import { evmToTron, tronToEvm } from '../../src/chain-ingest/tron/address.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../../src/chain-ingest/tron/networks.ts';
 import type { TronLocalInfo } from '../../src/chain-ingest/tron/tron-setup.ts';
 import { openChainShop, type ChainSession } from './chain-shop.ts';
@@ -11,7 +11,14 @@ import { startTestLocalTron } from './tron-devnet.ts';
 import { startWebhookReceiver } from './webhook-receiver.ts';
 import { startTestWeir } from './weir-harness.ts';
 
-export type TronSession = ChainSession & { sweeps: { transactionHash: string; gasUsed: string; gasCost: string }[] };
+export type TronSession = ChainSession & {
+  sweeps: {
+    transactionHash: string;
+    gasUsed: string;
+    gasCost: string;
+    tron?: { energyUsed: string; bandwidthUsed: string; trxBurnt: string; energySource: string; rentalCost?: string };
+  }[];
+};
 
 /**
  * The local Tron (anvil behind the Tron-flavoured proxy, finalized `finalizedDepth` blocks behind
@@ -21,7 +28,7 @@ export type TronSession = ChainSession & { sweeps: { transactionHash: string; ga
  */
 export async function startTronWeir(
   t: ExecutionContext,
-  options: { finalizedDepth?: number; overrides?: WeirOverrides } = {},
+  options: { finalizedDepth?: number; overrides?: WeirOverrides; chainEnv?: Record<string, string> } = {},
 ) {
   const finalizedDepth = options.finalizedDepth ?? 3;
   const chain = await startTestLocalTron(t, { finalizedDepth });
@@ -38,7 +45,7 @@ export async function startTronWeir(
     sweeperKey: devnetAccount(chain.devnet, 'sweeper').privateKey,
     confirmations: finalizedDepth,
   };
-  const config = { natsUrl: nats.url, testRail: false };
+  const config = { natsUrl: nats.url, testRail: false, ...(options.chainEnv ? { chainEnv: options.chainEnv } : {}) };
   const defaults: WeirOverrides = {
     sweepBatchDelayMs: 0,
     followerPollIntervalMs: 50,
@@ -68,6 +75,8 @@ export async function startTronWeir(
 
   return {
     ...chain,
+    /** The account the local Tron's sweeps are sent from, T… form (its energy: `tron.proxy.setAccountResource`). */
+    sweeper: evmToTron(devnetAccount(chain.devnet, 'sweeper').address),
     nats,
     receiver,
     endpointSecret: shop.endpointSecret,

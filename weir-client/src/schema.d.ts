@@ -16197,7 +16197,7 @@ export interface components {
             /** Format: date-time */
             at: string;
             chainId: number;
-            /** @description Native coin spent on that gas, in wei */
+            /** @description Native coin spent on that gas, in the coin's smallest unit (wei; on Tron, the sun burnt) */
             gasCost: string;
             /** @description Gas units: this session's share of the transaction */
             gasUsed: string;
@@ -16206,6 +16206,19 @@ export interface components {
             reverted?: boolean;
             transactionHash: string;
             transferIds: string[];
+            /** @description Tron only: the resources the sweep used and the TRX it burnt */
+            tron?: {
+                /** @description Bandwidth (bytes): this session's share */
+                bandwidthUsed: string;
+                /** @enum {string} */
+                energySource: "burn" | "staked" | "rented";
+                /** @description Energy units: this session's share */
+                energyUsed: string;
+                /** @description Paid to the energy rental provider (sun) */
+                rentalCost?: string;
+                /** @description TRX burnt (sun) for the energy and bandwidth the sweeper account's own did not cover */
+                trxBurnt: string;
+            };
         };
         ShippingInput: {
             address?: components["schemas"]["AddressInput"];
@@ -16416,6 +16429,8 @@ export interface components {
             toAddress: string;
             transactionHash: string;
             transactionUrl: string | null;
+            /** @description Tron sweeps (`transfer`): TRX burnt (sun) for the energy and bandwidth the sweeper account's own did not cover, this session's share; null until mined */
+            trxBurnt?: string | null;
             /** @enum {string} */
             type: "incoming" | "transfer";
             /** Format: date-time */

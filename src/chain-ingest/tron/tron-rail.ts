@@ -16,11 +16,15 @@ import type { Rail, RailFollower, RailFollowerContext } from '../rail.ts';
 import { evmToTron, tronToEvm, tronWalletAddressProblem } from './address.ts';
 import { toTronRailNetwork } from './define-network.ts';
 import { tronDepositAddress } from './deposit-address.ts';
+import type { EnergyRental } from './energy-rental.ts';
 import { tronPaymentRequest } from './payment-request.ts';
 import { createTronReconciler, type OpenDeposit } from './reconciler.ts';
 import { tronRecoveryRail } from './recover-transaction.ts';
 import { createSolidifiedLogs } from './solidified-logs.ts';
 import { tronBus, tronWatched } from './tron-address-layer.ts';
+import { createTronResourceNode } from './tron-resource-node.ts';
+import { withTronResources } from './tron-resource-sweeps.ts';
+import type { TronEnergyPolicy } from './tron-resources.ts';
 import type { OfferedTronNetwork } from './tron-setup.ts';
 
 /** The follower's view of a Tron network: its TRC-20 contracts in the 20-byte form the eth_ JSON-RPC uses. */
@@ -57,6 +61,10 @@ export function createTronRail(deps: {
   offered: readonly OfferedTronNetwork[];
   /** Where the local chain's sweeps are sent (its EVM node) and with which key. */
   localSweeper?: { sendUrl: string; key: Hex } | null;
+  /** Where sweeps take their energy (burn unless given) and, with `rented`, the provider. */
+  energy?: { policy: TronEnergyPolicy; rental: EnergyRental | null };
+  /** Logs the energy decisions; console.warn unless given. */
+  log?: (line: string) => void;
   /** The open deposits of a network, for the reconciler; without it no reconciler runs. */
   openDeposits?: (network: string) => Promise<OpenDeposit[]>;
   /** How often the reconciler compares balances with credits; 60 s unless given. */
@@ -130,9 +138,21 @@ export function createTronRail(deps: {
           privateKey: local.key,
           pollingIntervalMs: 50,
         });
+        // Sent on the EVM node; energy, bandwidth and prices read from the Tron node (the proxy) as from a real one.
         executors.set(
           o.network.network,
-          evmFormSweeps(createEvmSweepExecutor({ clients, factoryAddress: tronToEvm(o.deployment.factory) })),
+          withTronResources(
+            evmFormSweeps(createEvmSweepExecutor({ clients, factoryAddress: tronToEvm(o.deployment.factory) })),
+            {
+              network: o.network.network,
+              sweeper: evmToTron(clients.walletClient.account.address),
+              factory: o.deployment.factory,
+              node: createTronResourceNode(o.endpoints.http[0]!),
+              policy: deps.energy?.policy ?? { source: 'burn' },
+              rental: deps.energy?.rental ?? null,
+              log: deps.log ?? ((line) => console.warn(`[sweeper] ${line}`)),
+            },
+          ),
         );
       }
       return executors;

@@ -5,6 +5,7 @@ import { loadRpcConfig } from '../evm/networks/rpc-config.ts';
 import { KNOWN_SOLANA_CHAIN_IDS } from '../solana/networks.ts';
 import { tronAddressProblem } from './address.ts';
 import { defineTronNetwork, type TronNetwork } from './define-network.ts';
+import type { TronEnergyPolicy } from './tron-resources.ts';
 import {
   KNOWN_TRON_CHAIN_IDS,
   TRON_LOCAL_CHAIN_ID,
@@ -17,6 +18,54 @@ export const TRON_FACTORY_ENV_PREFIX = 'WEIR_TRON_FACTORY_';
 export const TRON_FORWARDER_ENV_PREFIX = 'WEIR_TRON_FORWARDER_';
 export const TRON_CONFIRMATIONS_ENV_PREFIX = 'WEIR_CONFIRMATIONS_';
 export const TRON_SOLIDITY_RPC_ENV_PREFIX = 'WEIR_TRON_SOLIDITY_RPC_';
+export const TRON_ENERGY_SOURCE_ENV = 'WEIR_TRON_ENERGY_SOURCE';
+export const TRON_ENERGY_WHEN_SHORT_ENV = 'WEIR_TRON_ENERGY_WHEN_SHORT';
+export const TRON_ENERGY_RENTAL_URL_ENV = 'WEIR_TRON_ENERGY_RENTAL_URL';
+
+/** Where Tron sweeps take their energy, and the rental provider's URL with `rented`. */
+export type TronEnergySettings = { policy: TronEnergyPolicy; rentalUrl: string | null };
+
+/**
+ * `WEIR_TRON_ENERGY_SOURCE` = `burn` (default) | `staked` | `rented`; with `staked`,
+ * `WEIR_TRON_ENERGY_WHEN_SHORT` = `burn` (default: funds keep moving) | `wait`; with `rented`,
+ * `WEIR_TRON_ENERGY_RENTAL_URL` (http or https), the provider's endpoint.
+ */
+export function parseTronEnergyEnv(env: Readonly<Record<string, string | undefined>>): TronEnergySettings {
+  const source = env[TRON_ENERGY_SOURCE_ENV] || 'burn';
+  const whenShort = env[TRON_ENERGY_WHEN_SHORT_ENV] || 'burn';
+  const rentalUrl = env[TRON_ENERGY_RENTAL_URL_ENV] || null;
+  if (whenShort !== 'burn' && whenShort !== 'wait')
+    throw new TronConfigError(`${TRON_ENERGY_WHEN_SHORT_ENV} must be burn or wait, got ${JSON.stringify(whenShort)}`);
+  if (env[TRON_ENERGY_WHEN_SHORT_ENV] && source !== 'staked')
+    throw new TronConfigError(`${TRON_ENERGY_WHEN_SHORT_ENV} applies to ${TRON_ENERGY_SOURCE_ENV}=staked only`);
+  if (rentalUrl !== null && source !== 'rented')
+    throw new TronConfigError(`${TRON_ENERGY_RENTAL_URL_ENV} applies to ${TRON_ENERGY_SOURCE_ENV}=rented only`);
+  switch (source) {
+    case 'burn':
+      return { policy: { source }, rentalUrl: null };
+    case 'staked':
+      return { policy: { source, whenShort }, rentalUrl: null };
+    case 'rented': {
+      if (rentalUrl === null)
+        throw new TronConfigError(
+          `${TRON_ENERGY_SOURCE_ENV}=rented needs ${TRON_ENERGY_RENTAL_URL_ENV}, the provider's endpoint`,
+        );
+      let url: URL;
+      try {
+        url = new URL(rentalUrl);
+      } catch {
+        throw new TronConfigError(`${TRON_ENERGY_RENTAL_URL_ENV} is not a URL`);
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw new TronConfigError(`${TRON_ENERGY_RENTAL_URL_ENV} must be an http or https URL`);
+      return { policy: { source }, rentalUrl };
+    }
+    default:
+      throw new TronConfigError(
+        `${TRON_ENERGY_SOURCE_ENV} must be burn, staked or rented, got ${JSON.stringify(source)}`,
+      );
+  }
+}
 
 /** A setting of the Tron networks that cannot be used; the message names it. */
 export class TronConfigError extends Error {

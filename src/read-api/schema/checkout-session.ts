@@ -173,7 +173,21 @@ const SweepSchema = z
     transactionHash: z.string(),
     transferIds: z.array(z.string()),
     gasUsed: amountString().openapi({ description: "Gas units: this session's share of the transaction" }),
-    gasCost: amountString().openapi({ description: 'Native coin spent on that gas, in wei' }),
+    gasCost: amountString().openapi({
+      description: "Native coin spent on that gas, in the coin's smallest unit (wei; on Tron, the sun burnt)",
+    }),
+    tron: z
+      .object({
+        energyUsed: amountString().openapi({ description: "Energy units: this session's share" }),
+        bandwidthUsed: amountString().openapi({ description: "Bandwidth (bytes): this session's share" }),
+        trxBurnt: amountString().openapi({
+          description: "TRX burnt (sun) for the energy and bandwidth the sweeper account's own did not cover",
+        }),
+        energySource: z.enum(['burn', 'staked', 'rented']),
+        rentalCost: amountString().optional().openapi({ description: 'Paid to the energy rental provider (sun)' }),
+      })
+      .optional()
+      .openapi({ description: 'Tron only: the resources the sweep used and the TRX it burnt' }),
     reverted: z
       .boolean()
       .optional()
@@ -387,6 +401,10 @@ export const TransactionSchema = z
     amountRaw: amountString().nullable(),
     amount: amountString(),
     transactionUrl: z.string().nullable(),
+    trxBurnt: amountString().nullable().optional().openapi({
+      description:
+        "Tron sweeps (`transfer`): TRX burnt (sun) for the energy and bandwidth the sweeper account's own did not cover, this session's share; null until mined",
+    }),
     createdAt: timestamp(),
     updatedAt: timestamp(),
   })

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { forwarderAbi, forwarderFactoryAbi, testTokenAbi, tetherLikeTokenAbi } from './abis.ts';
+import { falseReturningTokenAbi, forwarderAbi, forwarderFactoryAbi, testTokenAbi, tetherLikeTokenAbi } from './abis.ts';
 import { artifactsDirectory, renderArtifactFiles } from './artifact-files.ts';
 import { forwarderFactoryBytecode } from './bytecodes.ts';
 import {
@@ -38,7 +38,13 @@ test('artifacts record the pinned compiler and the sha256 of every source', (t) 
   const expectedHashes = Object.fromEntries(
     Object.entries(sources).map(([name, text]) => [name, createHash('sha256').update(text, 'utf8').digest('hex')]),
   );
-  t.deepEqual(Object.keys(compiled), ['Forwarder', 'ForwarderFactory', 'TestToken', 'TetherLikeToken']);
+  t.deepEqual(Object.keys(compiled), [
+    'FalseReturningToken',
+    'Forwarder',
+    'ForwarderFactory',
+    'TestToken',
+    'TetherLikeToken',
+  ]);
   for (const name of Object.keys(compiled)) {
     const committed = JSON.parse(
       readFileSync(join(here, artifactsDirectory, `${name}.json`), 'utf8'),
@@ -73,6 +79,10 @@ test('the typed ABIs and bytecodes are the compiled ones', (t) => {
   // The no-return token really returns nothing from transfer: the safe-transfer path is exercised.
   const transfer = tetherLikeTokenAbi.find((item) => item.type === 'function' && item.name === 'transfer');
   t.deepEqual(transfer?.type === 'function' ? transfer.outputs : undefined, []);
+  // The Tron-USDT-like token declares a bool it sets false: the balance-checked path is exercised.
+  const falseTransfer = falseReturningTokenAbi.find((item) => item.type === 'function' && item.name === 'transfer');
+  t.deepEqual(falseTransfer?.type === 'function' ? falseTransfer.outputs.map((o) => o.type) : undefined, ['bool']);
+  t.deepEqual(falseReturningTokenAbi, compiled['FalseReturningToken']?.abi);
 });
 
 test('a source that does not compile gives a SolidityCompileError naming the problem', (t) => {

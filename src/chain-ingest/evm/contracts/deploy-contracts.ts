@@ -1,6 +1,11 @@
 import { getAddress, type Address, type Hash } from 'viem';
-import { forwarderFactoryAbi, testTokenAbi, tetherLikeTokenAbi } from './abis.ts';
-import { forwarderFactoryBytecode, testTokenBytecode, tetherLikeTokenBytecode } from './bytecodes.ts';
+import { falseReturningTokenAbi, forwarderFactoryAbi, testTokenAbi, tetherLikeTokenAbi } from './abis.ts';
+import {
+  falseReturningTokenBytecode,
+  forwarderFactoryBytecode,
+  testTokenBytecode,
+  tetherLikeTokenBytecode,
+} from './bytecodes.ts';
 import type { EvmWriteClients } from './clients.ts';
 import { forwarderImplementationAddress } from './deposit-address.ts';
 import { ContractDeployError } from './errors.ts';
@@ -9,18 +14,37 @@ import { ContractDeployError } from './errors.ts';
 export type DeployedContract = { address: Address; transactionHash: Hash; gasUsed: bigint };
 
 /**
+ * How a factory is built for its chain. `create2Prefix`: what the chain's CREATE2 hashes first,
+ * 0xff on the EVM, 0x41 on the TVM. `checksBalanceChange`: the forwarders judge a token transfer
+ * by their balance, not its return value (Tron, whose USDT returns false on success).
+ */
+export type ForwarderFactoryFlavour = { create2Prefix: '0xff' | '0x41'; checksBalanceChange: boolean };
+
+/** The EVM factory: 0xff, return values trusted. Its deposit addresses are the ones Weir always derived. */
+export const evmFactoryFlavour: ForwarderFactoryFlavour = { create2Prefix: '0xff', checksBalanceChange: false };
+
+/**
+ * The factory for the local Tron: its node is an EVM one, so 0xff, with the Tron forwarder. On
+ * real Tron it is `{ create2Prefix: '0x41', checksBalanceChange: true }`, deployed with Tron's own
+ * tools (the TVM takes no eth_sendRawTransaction, and its CREATE is not nonce-derived).
+ */
+export const localTronFactoryFlavour: ForwarderFactoryFlavour = { create2Prefix: '0xff', checksBalanceChange: true };
+
+/**
  * Deploys a ForwarderFactory (which deploys its Forwarder implementation) from the wallet
  * client's account and waits for the receipt. `implementation` is read back and checked against
- * the offline derivation, so deposit addresses derived for this factory are right.
+ * the offline derivation (CREATE at nonce 1, as EVM nodes derive it), so deposit addresses derived
+ * for this factory are right.
  */
 export async function deployForwarderFactory(
   clients: EvmWriteClients,
+  flavour: ForwarderFactoryFlavour = evmFactoryFlavour,
 ): Promise<DeployedContract & { implementation: Address }> {
   const { publicClient, walletClient } = clients;
   const transactionHash = await walletClient.deployContract({
     abi: forwarderFactoryAbi,
     bytecode: forwarderFactoryBytecode,
-    args: [],
+    args: [flavour.create2Prefix, flavour.checksBalanceChange],
   });
   const deployed = await confirmDeployment(clients, 'ForwarderFactory', transactionHash);
   const implementation = await publicClient.readContract({
@@ -42,11 +66,20 @@ export type TestTokenParameters = {
   name: string;
   symbol: string;
   decimals: number;
-  /** `tether-like`: transfer/transferFrom/approve return nothing, as USDT does. */
-  kind?: 'standard' | 'tether-like';
+  /**
+   * `tether-like`: transfer/transferFrom/approve return nothing, as USDT does on Ethereum.
+   * `false-returning`: transfer/transferFrom move the tokens and return false, as USDT does on Tron.
+   */
+  kind?: 'standard' | 'tether-like' | 'false-returning';
 };
 
-/** Deploys a TestToken (or TetherLikeToken) owned by the wallet client's account, which alone may `mint`. */
+const tokenContractName = {
+  standard: 'TestToken',
+  'tether-like': 'TetherLikeToken',
+  'false-returning': 'FalseReturningToken',
+};
+
+/** Deploys a TestToken (TetherLikeToken, FalseReturningToken) owned by the wallet client's account, which alone may `mint`. */
 export async function deployTestToken(
   clients: EvmWriteClients,
   parameters: TestTokenParameters,
@@ -55,23 +88,20 @@ export async function deployTestToken(
   if (!Number.isInteger(decimals) || decimals < 0 || decimals > 255) {
     throw new ContractDeployError(symbol, `decimals must be an integer in 0..255, got ${decimals}`);
   }
+  const kind = parameters.kind ?? 'standard';
+  const args = [name, symbol, decimals] as const;
+  const { walletClient } = clients;
   const transactionHash =
-    parameters.kind === 'tether-like'
-      ? await clients.walletClient.deployContract({
-          abi: tetherLikeTokenAbi,
-          bytecode: tetherLikeTokenBytecode,
-          args: [name, symbol, decimals],
-        })
-      : await clients.walletClient.deployContract({
-          abi: testTokenAbi,
-          bytecode: testTokenBytecode,
-          args: [name, symbol, decimals],
-        });
-  return confirmDeployment(
-    clients,
-    parameters.kind === 'tether-like' ? `TetherLikeToken ${symbol}` : `TestToken ${symbol}`,
-    transactionHash,
-  );
+    kind === 'tether-like'
+      ? await walletClient.deployContract({ abi: tetherLikeTokenAbi, bytecode: tetherLikeTokenBytecode, args })
+      : kind === 'false-returning'
+        ? await walletClient.deployContract({
+            abi: falseReturningTokenAbi,
+            bytecode: falseReturningTokenBytecode,
+            args,
+          })
+        : await walletClient.deployContract({ abi: testTokenAbi, bytecode: testTokenBytecode, args });
+  return confirmDeployment(clients, `${tokenContractName[kind]} ${symbol}`, transactionHash);
 }
 
 async function confirmDeployment(

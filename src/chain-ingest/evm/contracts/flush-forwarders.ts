@@ -61,6 +61,20 @@ export type FlushForwardersReturnType = {
   transfers: ForwardedTransfer[];
 };
 
+function flushArgsOf(requests: readonly ForwarderFlushRequest[]) {
+  return requests.map((request) => ({
+    merchant: request.merchantAddress,
+    sessionSalt: sessionSaltOf(request.sessionId),
+    tokens: [...(request.tokens ?? [])],
+    native: request.native ?? true,
+  }));
+}
+
+/** The call data of `ForwarderFactory.flush` for `requests`: what a sweep sends (Tron prices its bytes as bandwidth). */
+export function flushCallData(requests: readonly ForwarderFlushRequest[]): Hex {
+  return encodeFunctionData({ abi: factoryAndForwarderAbi, functionName: 'flush', args: [flushArgsOf(requests)] });
+}
+
 /**
  * Sweeps deposit addresses in one transaction through `ForwarderFactory.flush`: each forwarder is
  * deployed if needed, then its native coin (unless `native: false`) and `tokens` go to its
@@ -85,18 +99,13 @@ export async function flushForwarders(
   const forwarders = requests.map((request) =>
     deriveDepositAddress({ factoryAddress, merchantAddress: request.merchantAddress, sessionId: request.sessionId }),
   );
-  const args = requests.map((request) => ({
-    merchant: request.merchantAddress,
-    sessionSalt: sessionSaltOf(request.sessionId),
-    tokens: [...(request.tokens ?? [])],
-    native: request.native ?? true,
-  }));
+  const args = flushArgsOf(requests);
 
   let signed: SignedFlush;
   try {
     const request = await clients.walletClient.prepareTransactionRequest({
       to: factoryAddress,
-      data: encodeFunctionData({ abi: factoryAndForwarderAbi, functionName: 'flush', args: [args] }),
+      data: flushCallData(requests),
     });
     const serializedTransaction = await clients.walletClient.signTransaction(request);
     signed = { transactionHash: keccak256(serializedTransaction), serializedTransaction };

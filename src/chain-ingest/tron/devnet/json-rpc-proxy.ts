@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tronAddressBytes } from '../address.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../networks.ts';
 
 /*
@@ -29,8 +30,19 @@ import { TRON_LOCAL_CHAIN_ID } from '../networks.ts';
  * overlap a given one, the way Tron nodes are known to miss logs, to prove a retry and a
  * reconciler. What it cannot be faithful to: CREATE2 addresses (anvil derives with 0xff, the TVM
  * with 0x41, see ../deposit-address.ts) and CREATE addresses (nonce-derived on anvil, not on the
- * TVM); energy and bandwidth; TRX transfers (anvil's native value transfers stand in for them).
+ * TVM); TRX transfers (anvil's native value transfers stand in for them).
  * Sending goes to anvil directly: java-tron's JSON-RPC does not take eth_sendRawTransaction.
+ *
+ * Energy and bandwidth: beside its JSON-RPC, a full node serves the HTTP API (`/wallet/…`). The
+ * proxy answers the two calls Weir's sweeper reads, shaped as java-tron answers them (zero fields
+ * left out): `POST /wallet/getaccountresource` `{address, visible}` with an account's limits and
+ * use (every account has the free 600 bandwidth; energy and staked bandwidth are what
+ * `weir_setAccountResource` set), and `POST /wallet/getchainparameters` with `getEnergyFee` (210
+ * sun per unit) and `getTransactionFee` (1000 sun per byte): stand-ins, a real node answers the
+ * chain's current values, which Weir reads rather than assumes. Anvil's
+ * gas stands in for energy (eth_estimateGas answers it, as java-tron's answers energy). What is
+ * not modelled: the proxy does not see sends (they go to anvil), so an account's resources do
+ * not go down as it spends them, nor regenerate; a test sets them.
  */
 
 export type TronJsonRpcProxyOptions = {
@@ -66,10 +78,29 @@ export type TronJsonRpcProxy = {
   setFinalizedDepth(depth: number): void;
   /** Same as the JSON-RPC `weir_emptyLogs`: the next `times` (1) answers overlapping the range are []. */
   emptyLogs(fromBlock: bigint, toBlock: bigint, times?: number): void;
+  /** Same as the JSON-RPC `weir_setAccountResource`: what `wallet/getaccountresource` answers for `address`. */
+  setAccountResource(address: string, resource: AccountResource): void;
   /** Every eth_getLogs answer forced empty so far, oldest first. */
   emptiedAnswers(): readonly EmptiedLogsAnswer[];
   stop(): Promise<void>;
 };
+
+/** An account's resources as java-tron names them (`wallet/getaccountresource`); absent means 0. */
+export type AccountResource = {
+  EnergyLimit?: number;
+  EnergyUsed?: number;
+  NetLimit?: number;
+  NetUsed?: number;
+  freeNetUsed?: number;
+};
+
+const RESOURCE_FIELDS = ['EnergyLimit', 'EnergyUsed', 'NetLimit', 'NetUsed', 'freeNetUsed'] as const;
+const FREE_NET_LIMIT = 600;
+/** java-tron's chain parameters the sweeper reads (sun): energy price, and bandwidth price per byte. */
+const CHAIN_PARAMETERS = [
+  { key: 'getTransactionFee', value: 1000 },
+  { key: 'getEnergyFee', value: 210 },
+];
 
 type JsonRpcRequest = { jsonrpc?: string; id?: unknown; method?: unknown; params?: unknown };
 type JsonRpcResponse = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: { code: number; message: string } };
@@ -117,7 +148,42 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
   const maxBlockRange = options.maxBlockRange ?? JAVA_TRON_MAX_BLOCK_RANGE;
   const rules: EmptyLogsRule[] = [];
   const emptied: EmptiedLogsAnswer[] = [];
+  /** By the account's 20 bytes, lowercase hex. */
+  const resources = new Map<string, AccountResource>();
   let upstreamId = 0;
+
+  const setResource = (address: unknown, resource: unknown): void => {
+    if (typeof address !== 'string') throw new ProxyRpcError(-32602, 'weir_setAccountResource takes an address');
+    let key: string;
+    try {
+      key = tronAddressBytes(address);
+    } catch {
+      throw new ProxyRpcError(-32602, `weir_setAccountResource: ${JSON.stringify(address)} is not an address`);
+    }
+    const given = (typeof resource === 'object' && resource !== null ? resource : {}) as Record<string, unknown>;
+    const clean: AccountResource = {};
+    for (const field of RESOURCE_FIELDS) {
+      const value = given[field];
+      if (value === undefined) continue;
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+        throw new ProxyRpcError(-32602, `weir_setAccountResource: ${field} must be a non-negative integer`);
+      if (value > 0) clean[field] = value;
+    }
+    resources.set(key, clean);
+  };
+
+  /** java-tron's HTTP API, the calls Weir reads; `null` for a path it does not serve. */
+  const wallet = (path: string, body: Record<string, unknown>): { status: number; body: unknown } | null => {
+    if (path === '/wallet/getchainparameters') return { status: 200, body: { chainParameter: CHAIN_PARAMETERS } };
+    if (path !== '/wallet/getaccountresource') return null;
+    let key: string;
+    try {
+      key = tronAddressBytes(String(body['address']));
+    } catch {
+      return { status: 200, body: { Error: 'class java.lang.IllegalArgumentException : Invalid address' } };
+    }
+    return { status: 200, body: { freeNetLimit: FREE_NET_LIMIT, ...resources.get(key) } };
+  };
 
   const upstream = async (method: string, params: unknown[]): Promise<JsonRpcResponse> => {
     const response = await fetch(options.upstreamUrl, {
@@ -232,6 +298,11 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
               rule: { fromBlock: hex(e.rule.fromBlock), toBlock: hex(e.rule.toBlock) },
             })),
           };
+        case 'weir_setAccountResource': {
+          const [address, resource] = params;
+          setResource(address, resource);
+          return { jsonrpc: '2.0', id, result: true };
+        }
         case 'weir_setFinalizedDepth': {
           depth = checkedDepth(params[0]);
           return { jsonrpc: '2.0', id, result: depth };
@@ -259,7 +330,7 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
 
   const server = createServer((req, res) => {
     const solidity = req.url === '/solidity' || req.url?.startsWith('/solidity/') === true;
-    void serve(req, res, (request) => handle(request, solidity));
+    void serve(req, res, (request) => handle(request, solidity), wallet);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -276,6 +347,7 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
       depth = checkedDepth(value);
     },
     emptyLogs: (fromBlock, toBlock, times) => addRule(fromBlock, toBlock, times),
+    setAccountResource: (address, resource) => setResource(address, resource),
     emptiedAnswers: () => emptied.map((e) => ({ requested: { ...e.requested }, rule: { ...e.rule } })),
     stop: () =>
       new Promise<void>((resolve) => {
@@ -301,11 +373,12 @@ function hex(value: bigint): string {
   return `0x${value.toString(16)}`;
 }
 
-/** Reads one HTTP request (a JSON-RPC call or a batch) and writes the answer. */
+/** Reads one HTTP request (a JSON-RPC call or a batch, or a `/wallet/…` call) and writes the answer. */
 async function serve(
   req: IncomingMessage,
   res: ServerResponse,
   handle: (request: JsonRpcRequest) => Promise<JsonRpcResponse>,
+  wallet: (path: string, body: Record<string, unknown>) => { status: number; body: unknown } | null,
 ): Promise<void> {
   const reply = (status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -327,6 +400,11 @@ async function serve(
     body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
     return reply(200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } });
+  }
+  const path = new URL(req.url ?? '/', 'http://proxy').pathname;
+  if (path.startsWith('/wallet/')) {
+    const answer = wallet(path, typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {});
+    return answer === null ? reply(404, { Error: `${path} is not served here` }) : reply(answer.status, answer.body);
   }
   const one = (request: unknown) =>
     typeof request === 'object' && request !== null
