@@ -220,3 +220,18 @@ test('logs: info and JSON unless set; WEIR_LOG_LEVEL and --log-level name a pino
   });
   t.throws(() => readConfig([], { WEIR_LOG_PRETTY: 'yes' }), { instanceOf: ConfigError, message: /WEIR_LOG_PRETTY/ });
 });
+
+test("the chain settings reach the rails, every family's: EVM, Solana's commitment, Tron's contracts, Solidity node and energy; others stay out", (t) => {
+  const chainEnv = {
+    WEIR_RPC_84532: 'https://base-sepolia.example',
+    WEIR_FACTORY_84532: '0x0000000000000000000000000000000000000001',
+    WEIR_CONFIRMATIONS_84532: '3',
+    WEIR_COMMITMENT_1399811148: 'confirmed,finalized',
+    WEIR_TRON_FACTORY_3448148188: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
+    WEIR_TRON_FORWARDER_3448148188: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
+    WEIR_TRON_SOLIDITY_RPC_3448148188: 'https://nile.example/solidity/jsonrpc',
+    WEIR_TRON_ENERGY_SOURCE: 'staked',
+    WEIR_NATIVE_PRICE_1_USDC: '3000',
+  };
+  t.deepEqual(readConfig([], { ...chainEnv, WEIR_ADMIN_TOKEN_X: 'no', WEIR_RPC_: 'no' }).chainEnv, chainEnv);
+});

@@ -260,6 +260,10 @@ const SECRET_NAMES: Record<SecretSetting, string> = {
 };
 
 /** Flags win over environment variables, which win over defaults. */
+/** The per-chain settings the rails read (every family's: EVM, Solana's commitment, Tron's contracts, Solidity node and energy). */
+const CHAIN_SETTING =
+  /^WEIR_(RPC|FACTORY|CONFIRMATIONS|COMMITMENT|TRON_FACTORY|TRON_FORWARDER|TRON_SOLIDITY_RPC)_\d+$|^WEIR_NATIVE_PRICE_\d+_[A-Z0-9.]+$|^WEIR_TRON_ENERGY_[A-Z_]+$/;
+
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
@@ -393,12 +397,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     logPretty: flag('logPretty', '0', '1', '0'),
     inspect,
     chainEnv: Object.fromEntries(
-      Object.entries(env).filter(
-        (e): e is [string, string] =>
-          /^WEIR_(RPC|FACTORY|CONFIRMATIONS)_\d+$|^WEIR_NATIVE_PRICE_\d+_[A-Z0-9.]+$|^WEIR_TRON_ENERGY_[A-Z_]+$/.test(
-            e[0],
-          ) && !!e[1],
-      ),
+      Object.entries(env).filter((e): e is [string, string] => CHAIN_SETTING.test(e[0]) && !!e[1]),
     ),
   };
 }
