@@ -23,6 +23,7 @@ import { createTronIngest, KNOWN_TRON_CHAIN_IDS } from '../chain-ingest/tron/tro
 import type { TronLocalInfo } from '../chain-ingest/tron/tron-setup.ts';
 import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
 import { startLocalChainOrWarn } from '../chain-ingest/evm/devnet/local-chain.ts';
+import { startEmbeddedLocalTronOrWarn } from '../chain-ingest/tron/devnet/tron-devnet.ts';
 import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
 import { createWatchedAddresses } from '../chain-ingest/watched-addresses.ts';
 import { solanaReferencesProjection } from './solana-references-projection.ts';
@@ -139,7 +140,7 @@ export type WeirOverrides = {
   solanaLocal?: SolanaLocalInfo;
   /** How often the Solana followers poll a reference at first (they back off while nothing comes). */
   solanaPollIntervalMs?: number;
-  /** A local Tron (anvil behind the Tron-flavoured proxy) to offer (tests): its endpoints, contracts and sweeper. */
+  /** A local Tron (anvil behind the Tron-flavoured proxy) to offer (tests) instead of the embedded one: its endpoints, contracts and sweeper. */
   tronLocal?: TronLocalInfo;
   /** How often the Tron reconciler compares deposit balances with credits (default 60 s). */
   tronReconcileIntervalMs?: number;
@@ -306,9 +307,14 @@ async function startLocked(
       await eventStore.close();
       throw error;
     });
-  // The local chain (test environment only); a devnet file given by the operator replaces it.
-  const localChain =
-    config.localChain && !config.devnetFile ? await startLocalChainOrWarn({ dataDir: config.dataDir, log }) : null;
+  // The local chains (test environment only), started together; a devnet file given by the operator
+  // replaces them. The local Solana runs in process, in memory; a test may give its own Solana or Tron.
+  const embedded = config.localChain && !config.devnetFile;
+  const [localChain, localSolana, localTron] = await Promise.all([
+    embedded ? startLocalChainOrWarn({ dataDir: config.dataDir, log }) : null,
+    embedded && !overrides.solanaLocal ? startLocalSolanaOrWarn(log) : null,
+    embedded && !overrides.tronLocal ? startEmbeddedLocalTronOrWarn({ dataDir: config.dataDir, log }) : null,
+  ]);
   const evm = await loadEvmSetup({
     env: config.chainEnv ?? {},
     devnetFile: config.devnetFile,
@@ -317,8 +323,6 @@ async function startLocked(
     sweeperKey: config.sweeperKey,
     otherChainIds: [...KNOWN_SOLANA_CHAIN_IDS, ...KNOWN_TRON_CHAIN_IDS],
   });
-  // The local Solana beside the local chain (in process, in memory), unless a test gives its own.
-  const localSolana = localChain && !overrides.solanaLocal ? await startLocalSolanaOrWarn(log) : null;
   const solana = await createSolanaIngest({
     env: config.chainEnv ?? {},
     rpcConfigFile: config.rpcConfigFile,
@@ -338,7 +342,7 @@ async function startLocked(
   const tron = await createTronIngest({
     env: config.chainEnv ?? {},
     rpcConfigFile: config.rpcConfigFile,
-    local: overrides.tronLocal ?? null,
+    local: overrides.tronLocal ?? localTron?.info ?? null,
     openDeposits: tronOpenDeposits(readStore),
     ...(overrides.tronReconcileIntervalMs === undefined
       ? {}
@@ -701,6 +705,7 @@ async function startLocked(
     mailer,
     adminToken: config.adminToken,
     devnet: evm.devnet,
+    tronDevnet: localTron?.devnet ?? null,
     transactionRecovery,
     ...(solana.payTransactions ? { solanaPay: solana.payTransactions } : {}),
     health,
@@ -821,6 +826,7 @@ async function startLocked(
         mailer.close();
         await localChain?.stop();
         await localSolana?.stop();
+        await localTron?.stop();
         await projections.stop();
         await activity.stop();
         await bus.close();

@@ -1,7 +1,6 @@
 import type { ExecutionContext } from 'ava';
 import { erc20Abi } from 'viem';
 import type { WeirOverrides } from '../../src/app/start-weir.ts';
-import { devnetAccount } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
 import { tronToEvm } from '../../src/chain-ingest/tron/address.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../../src/chain-ingest/tron/networks.ts';
 import type { TronLocalInfo } from '../../src/chain-ingest/tron/tron-setup.ts';
@@ -29,14 +28,7 @@ export async function startTronWeir(
   t.teardown(() => nats.stop());
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());
-  const tronLocal: TronLocalInfo = {
-    rpcUrl: chain.tron.proxy.url,
-    sendUrl: chain.tron.upstreamUrl,
-    tokens: chain.tokens,
-    factory: chain.factory,
-    sweeperKey: devnetAccount(chain.devnet, 'sweeper').privateKey,
-    confirmations: finalizedDepth,
-  };
+  const tronLocal: TronLocalInfo = chain.info;
   const config = { natsUrl: nats.url, testRail: false };
   const defaults: WeirOverrides = {
     sweepBatchDelayMs: 0,
