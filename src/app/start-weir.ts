@@ -23,7 +23,7 @@ import { createTronIngest, KNOWN_TRON_CHAIN_IDS } from '../chain-ingest/tron/tro
 import type { TronLocalInfo } from '../chain-ingest/tron/tron-setup.ts';
 import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
 import { startLocalChainOrWarn } from '../chain-ingest/evm/devnet/local-chain.ts';
-import { startEmbeddedLocalTronOrWarn } from '../chain-ingest/tron/devnet/tron-devnet.ts';
+import { startEmbeddedLocalTronOrWarn, tronOfDevnetFile } from '../chain-ingest/tron/devnet/tron-devnet.ts';
 import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
 import { createWatchedAddresses } from '../chain-ingest/watched-addresses.ts';
 import { solanaReferencesProjection } from './solana-references-projection.ts';
@@ -339,10 +339,12 @@ async function startLocked(
     sweeper: evm.sweeperKey ? privateKeyToAccount(evm.sweeperKey).address : null,
     sweeperKey: evm.sweeperKey,
   });
+  // Or the local Tron `weir devnet` runs, named by the devnet file given.
+  const offeredTron = localTron ?? (evm.devnet && !overrides.tronLocal ? tronOfDevnetFile(evm.devnet) : null);
   const tron = await createTronIngest({
     env: config.chainEnv ?? {},
     rpcConfigFile: config.rpcConfigFile,
-    local: overrides.tronLocal ?? localTron?.info ?? null,
+    local: overrides.tronLocal ?? offeredTron?.info ?? null,
     openDeposits: tronOpenDeposits(readStore),
     ...(overrides.tronReconcileIntervalMs === undefined
       ? {}
@@ -705,7 +707,7 @@ async function startLocked(
     mailer,
     adminToken: config.adminToken,
     devnet: evm.devnet,
-    tronDevnet: localTron?.devnet ?? null,
+    tronDevnet: offeredTron?.devnet ?? null,
     transactionRecovery,
     ...(solana.payTransactions ? { solanaPay: solana.payTransactions } : {}),
     health,

@@ -11,7 +11,8 @@ import { apiClient, eventually } from '../support/api-client.ts';
 import type { ChainSession } from '../support/chain-shop.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { ADMIN_TOKEN } from '../support/weir-harness.ts';
-import { spawnWeir } from '../support/weir-process.ts';
+import { spawnWeir, spawnWeirDevnet } from '../support/weir-process.ts';
+import { findFreePort } from '../support/free-port.ts';
 import { payTrc20WithoutFee } from '../support/tron-devnet.ts';
 
 type Chain = { id: number; network: string; assets: { currency: string }[] };
@@ -112,4 +113,36 @@ test("npm start's embedded chains offer a local Tron to test keys (not live): th
   t.is(byWallet.amountReceived, '250000000');
   const testPayer = devnet.accounts.filter((a) => a.role === 'payer').at(-1)!.address;
   t.is(byWallet.paymentIntent.transactions[0]!.fromAddress, evmToTron(testPayer), "the local Tron's last funded payer");
+});
+
+test('weir devnet runs a local Tron beside its chain and writes it in the devnet file; serve --devnet FILE offers it to test keys, with its faucet', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'weir-devnet-tron-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'devnet.json');
+  const devnet = spawnWeirDevnet(t, ['--port', String(await findFreePort()), '--solana-port', '0', '--out', file]);
+  const { child } = devnet;
+  await eventually(
+    async () => (devnet.stderr().includes('local Tron running on') ? true : undefined),
+    'the line',
+    150_000,
+  );
+  const stderr = devnet.stderr();
+  const info = parseDevnetInfo(JSON.parse(await readFile(file, 'utf8')));
+  t.truthy(info.tron, stderr);
+  t.true(stderr.includes(`local Tron running on ${info.tron!.rpcUrl}`));
+
+  const weir = await spawnWeir({ dataDir: join(dir, 'data'), args: ['--devnet', file] });
+  t.teardown(() => weir.kill());
+  const created = (
+    await apiClient(weir.url, ADMIN_TOKEN).post<{ testSecretKey: string }>('/admin/organizations', { name: 'Shop' })
+  ).body;
+  const api = apiClient(weir.url, created.testSecretKey);
+  const chains = (await api.get<{ data: Chain[] }>('/api/v1/chains')).body.data.map((c) => c.id);
+  t.true(chains.includes(TRON_LOCAL_CHAIN_ID), JSON.stringify(chains));
+  const payer = evmToTron(privateKeyToAccount(generatePrivateKey()).address);
+  const funded = await api.post('/api/v1/faucet', { address: payer, asset: 'trx' });
+  t.like(funded, { status: 200, body: { address: payer, chainId: TRON_LOCAL_CHAIN_ID } });
+  await weir.kill('SIGTERM');
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
 });

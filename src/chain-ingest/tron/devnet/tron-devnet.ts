@@ -6,6 +6,14 @@ import { TRON_LOCAL_CHAIN_ID, type TronLocalTokens } from '../networks.ts';
 import type { TronLocalInfo } from '../tron-setup.ts';
 import { startLocalTron, type LocalTron } from './local-tron.ts';
 
+/** The local Tron's test tokens and factory in T… form (its anvil runs the devnet's contracts, 0x form). */
+function tronDevnetContracts(devnet: DevnetInfo): { tokens: TronLocalTokens; factory: TronAddress } {
+  return {
+    tokens: { usdt: evmToTron(devnet.contracts.usdt), usdc: evmToTron(devnet.contracts.usdc) },
+    factory: evmToTron(devnet.contracts.forwarderFactory),
+  };
+}
+
 /**
  * The local Tron's devnet contracts and merchant account in T… form. The devnet's contracts and
  * accounts (0x form, as anvil runs them) are those of the EVM devnet: same deployer, same nonces.
@@ -15,16 +23,12 @@ export function tronDevnetAddresses(devnet: DevnetInfo): {
   factory: TronAddress;
   merchant: TronAddress;
 } {
-  return {
-    tokens: { usdt: evmToTron(devnet.contracts.usdt), usdc: evmToTron(devnet.contracts.usdc) },
-    factory: evmToTron(devnet.contracts.forwarderFactory),
-    merchant: evmToTron(devnetAccount(devnet, 'merchant').address),
-  };
+  return { ...tronDevnetContracts(devnet), merchant: evmToTron(devnetAccount(devnet, 'merchant').address) };
 }
 
 /** What Weir's Tron rail needs of a local Tron whose anvil (`devnet.rpcUrl`) runs the devnet contracts behind the proxy at `proxyUrl`. */
 export function tronLocalInfo(devnet: DevnetInfo, proxyUrl: string, confirmations?: number): TronLocalInfo {
-  const { tokens, factory } = tronDevnetAddresses(devnet);
+  const { tokens, factory } = tronDevnetContracts(devnet);
   return {
     rpcUrl: proxyUrl,
     sendUrl: devnet.rpcUrl,
@@ -79,6 +83,30 @@ export async function startLocalTronDevnet(
     await tron.stop();
     throw error;
   }
+}
+
+/** The same accounts as the chain's, so a devnet file's local Tron is the chain's document with its own node and contracts. */
+function withTron(info: DevnetInfo, tron: { sendUrl: string; contracts: DevnetInfo['contracts'] }): DevnetInfo {
+  const { tron: _beside, ...chain } = info;
+  return {
+    ...chain,
+    chainId: TRON_LOCAL_CHAIN_ID,
+    rpcUrl: tron.sendUrl,
+    wsUrl: tron.sendUrl.replace(/^http/, 'ws'),
+    contracts: tron.contracts,
+  };
+}
+
+/** What `weir devnet` writes of its local Tron into the devnet file (DevnetInfo's `tron`). */
+export function devnetFileTron(tron: TronDevnet): NonNullable<DevnetInfo['tron']> {
+  return { rpcUrl: tron.proxyUrl, sendUrl: tron.devnet.rpcUrl, contracts: tron.devnet.contracts };
+}
+
+/** The local Tron a devnet file names (`weir devnet --out FILE`, then `serve --devnet FILE`), or null when it names none. */
+export function tronOfDevnetFile(info: DevnetInfo): Pick<TronDevnet, 'info' | 'devnet'> | null {
+  if (info.tron === undefined) return null;
+  const devnet = withTron(info, info.tron);
+  return { devnet, info: tronLocalInfo(devnet, info.tron.rpcUrl, DEVELOPMENT_CONFIRMATIONS) };
 }
 
 /** The local Tron's anvil in the data dir: DATA_DIR/local-tron, read by the follower of `tron-local`. */
