@@ -68,6 +68,12 @@ test("npm start's embedded chains offer a local Tron to test keys (not live): th
   const wrong = await api.post<{ message: string }>('/api/v1/faucet', { address: payer, asset: 'eth' });
   t.is(wrong.status, 400);
   t.regex(wrong.body.message, /trx, usdt, usdc on the local Tron/);
+  // A T… address whose checksum fails is named, and nothing is sent.
+  const typo = await api.post<{ message: string }>('/api/v1/faucet', {
+    address: `${payer.slice(0, -1)}${payer.endsWith('1') ? '2' : '1'}`,
+  });
+  t.is(typo.status, 400);
+  t.regex(typo.body.message, /^address: .*checksum/);
 
   const session = async () => {
     const s = (await api.post<ChainSession>('/api/v1/checkout/sessions', usdtSession)).body;

@@ -106,10 +106,16 @@ export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
           throw error;
         }
       };
-      const answer = (transactionHash: string, address: string, asset: string, raw: bigint, chainId: number) => ({
+      const answer = (
+        transactionHash: string,
+        address: string,
+        asset: FaucetAsset | TronFaucetAsset,
+        raw: bigint,
+        chainId: number,
+      ) => ({
         transactionHash,
         address,
-        asset: asset as (typeof ALL_ASSETS)[number],
+        asset,
         amount: amount.toString(),
         amountRaw: raw.toString(),
         chainId,
