@@ -23,6 +23,7 @@ import { createTronIngest, KNOWN_TRON_CHAIN_IDS } from '../chain-ingest/tron/tro
 import type { TronLocalInfo } from '../chain-ingest/tron/tron-setup.ts';
 import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
 import { startLocalChainOrWarn } from '../chain-ingest/evm/devnet/local-chain.ts';
+import { startEmbeddedLocalTronOrWarn, tronOfDevnetFile } from '../chain-ingest/tron/devnet/tron-devnet.ts';
 import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
 import { createWatchedAddresses } from '../chain-ingest/watched-addresses.ts';
 import { solanaReferencesProjection } from './solana-references-projection.ts';
@@ -139,7 +140,7 @@ export type WeirOverrides = {
   solanaLocal?: SolanaLocalInfo;
   /** How often the Solana followers poll a reference at first (they back off while nothing comes). */
   solanaPollIntervalMs?: number;
-  /** A local Tron (anvil behind the Tron-flavoured proxy) to offer (tests): its endpoints, contracts and sweeper. */
+  /** A local Tron (anvil behind the Tron-flavoured proxy) to offer (tests) instead of the embedded one: its endpoints, contracts and sweeper. */
   tronLocal?: TronLocalInfo;
   /** How often the Tron reconciler compares deposit balances with credits (default 60 s). */
   tronReconcileIntervalMs?: number;
@@ -308,9 +309,14 @@ async function startLocked(
       await eventStore.close();
       throw error;
     });
-  // The local chain (test environment only); a devnet file given by the operator replaces it.
-  const localChain =
-    config.localChain && !config.devnetFile ? await startLocalChainOrWarn({ dataDir: config.dataDir, log }) : null;
+  // The local chains (test environment only), started together; a devnet file given by the operator
+  // replaces them. The local Solana runs in process, in memory; a test may give its own Solana or Tron.
+  const embedded = config.localChain && !config.devnetFile;
+  const [localChain, localSolana, localTron] = await Promise.all([
+    embedded ? startLocalChainOrWarn({ dataDir: config.dataDir, log }) : null,
+    embedded && !overrides.solanaLocal ? startLocalSolanaOrWarn(log) : null,
+    embedded && !overrides.tronLocal ? startEmbeddedLocalTronOrWarn({ dataDir: config.dataDir, log }) : null,
+  ]);
   const evm = await loadEvmSetup({
     env: config.chainEnv ?? {},
     devnetFile: config.devnetFile,
@@ -319,8 +325,6 @@ async function startLocked(
     sweeperKey: config.sweeperKey,
     otherChainIds: [...KNOWN_SOLANA_CHAIN_IDS, ...KNOWN_TRON_CHAIN_IDS],
   });
-  // The local Solana beside the local chain (in process, in memory), unless a test gives its own.
-  const localSolana = localChain && !overrides.solanaLocal ? await startLocalSolanaOrWarn(log) : null;
   const solana = await createSolanaIngest({
     env: config.chainEnv ?? {},
     rpcConfigFile: config.rpcConfigFile,
@@ -337,10 +341,12 @@ async function startLocked(
     sweeper: evm.sweeperKey ? privateKeyToAccount(evm.sweeperKey).address : null,
     sweeperKey: evm.sweeperKey,
   });
+  // Or the local Tron `weir devnet` runs, named by the devnet file given.
+  const offeredTron = localTron ?? (evm.devnet && !overrides.tronLocal ? tronOfDevnetFile(evm.devnet) : null);
   const tron = await createTronIngest({
     env: config.chainEnv ?? {},
     rpcConfigFile: config.rpcConfigFile,
-    local: overrides.tronLocal ?? null,
+    local: overrides.tronLocal ?? offeredTron?.info ?? null,
     openDeposits: tronOpenDeposits(readStore),
     ...(overrides.tronReconcileIntervalMs === undefined
       ? {}
@@ -705,6 +711,7 @@ async function startLocked(
     mailer,
     adminToken: config.adminToken,
     devnet: evm.devnet,
+    tronDevnet: offeredTron?.devnet ?? null,
     transactionRecovery,
     ...(solana.payTransactions ? { solanaPay: solana.payTransactions } : {}),
     health,
@@ -825,6 +832,7 @@ async function startLocked(
         mailer.close();
         await localChain?.stop();
         await localSolana?.stop();
+        await localTron?.stop();
         await projections.stop();
         await activity.stop();
         await bus.close();

@@ -39,11 +39,12 @@ Commands:
                              (default: the inspector's bridge page on port 8090)
   health [--url URL]         ask a running Weir's /health (default http://HOST:PORT); prints it; exit 0 while ok
                              or degraded, 1 while failing or not answering
-  devnet [--port N] [--out FILE] [--solana-port N]
+  devnet [--port N] [--out FILE] [--solana-port N] [--tron-port N]
                              a separate local EVM chain (anvil, chain id 31337, 127.0.0.1) with test USDC/USDT/DAI
-                             and the forwarder factory, for serve --devnet FILE, and a local Solana (127.0.0.1:8899,
-                             chain id 1399811148, WEIR_RPC_1399811148) with test USDC/USDT; prints its JSON (and writes FILE);
-                             runs until stopped (serve runs its own local chain unless --local-chain off)
+                             and the forwarder factory, for serve --devnet FILE, a local Solana (127.0.0.1:8899,
+                             chain id 1399811148, WEIR_RPC_1399811148) with test USDC/USDT, and a local Tron (chain
+                             id 1416785484, a free port unless given; in FILE) with test USDT/USDC; prints its JSON
+                             (and writes FILE); runs until stopped (serve runs its own local chains unless --local-chain off)
 
 Options (each also an environment variable):
 ${Object.values(SETTINGS)
@@ -372,38 +373,64 @@ async function auditExport(argv: string[]): Promise<void> {
   }
 }
 
-async function devnet(argv: string[]): Promise<void> {
-  const portText = option(argv, '--port') ?? '8545';
-  const port = Number(portText);
+/** A port number option, or `fallback` when not given; a bad value is a ConfigError naming the option. */
+function portOption(argv: string[], name: string, fallback: number): number {
+  const text = option(argv, name) ?? String(fallback);
+  const port = Number(text);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError(`--port must be a port number, got ${portText}`);
+    throw new ConfigError(`${name} must be a port number, got ${text}`);
+  return port;
+}
+
+async function devnet(argv: string[]): Promise<void> {
+  const port = portOption(argv, '--port', 8545);
   const out = option(argv, '--out');
   const { startDevnet } = await import('../chain-ingest/evm/devnet/start-devnet.ts');
   const { writeDevnetInfo } = await import('../chain-ingest/evm/devnet/devnet-info.ts');
   const { startLocalSolanaCluster } = await import('../chain-ingest/solana/devnet/local-cluster.ts');
   const { defaultSolanaRpcPort } = await import('../chain-ingest/solana/devnet/rpc-server.ts');
-  const solanaPortText = option(argv, '--solana-port') ?? String(defaultSolanaRpcPort);
-  const solanaPort = Number(solanaPortText);
-  if (!Number.isInteger(solanaPort) || solanaPort < 0 || solanaPort > 65535)
-    throw new ConfigError(`--solana-port must be a port number, got ${solanaPortText}`);
-  const net = await startDevnet({ port, node: 'anvil' });
-  // The local Solana beside it (litesvm behind JSON-RPC): Weir offers it with WEIR_RPC_1399811148=<its rpcUrl>.
-  // The default port taken (another cluster, a test validator): a free one, as anvil does for 8545.
-  const solana = await startLocalSolanaCluster({ port: solanaPort }).catch((error: unknown) => {
-    if (option(argv, '--solana-port') === undefined && (error as { code?: string }).code === 'EADDRINUSE')
-      return startLocalSolanaCluster({ port: 0 });
-    throw error;
-  });
-  if (out) await writeDevnetInfo(resolve(out), net.info);
-  process.stdout.write(`${JSON.stringify(net.info, null, 2)}\n`);
+  const { devnetFileTron, startLocalTronDevnet, tronDevnetAddresses } = await import(
+    '../chain-ingest/tron/devnet/tron-devnet.ts'
+  );
+  const solanaPort = portOption(argv, '--solana-port', defaultSolanaRpcPort);
+  const tronPort = portOption(argv, '--tron-port', 0);
+  // The three chains start together. The local Solana (litesvm behind JSON-RPC): Weir offers it with
+  // WEIR_RPC_1399811148=<its rpcUrl>; its default port taken (another cluster, a test validator): a free
+  // one, as anvil does for 8545. The local Tron (anvil behind the Tron-flavoured proxy) goes in the file.
+  const started = await Promise.allSettled([
+    startDevnet({ port, node: 'anvil' }),
+    startLocalSolanaCluster({ port: solanaPort }).catch((error: unknown) => {
+      if (option(argv, '--solana-port') === undefined && (error as { code?: string }).code === 'EADDRINUSE')
+        return startLocalSolanaCluster({ port: 0 });
+      throw error;
+    }),
+    startLocalTronDevnet({ port: tronPort }),
+  ]);
+  const [net, solana, tron] = started.map((result) => (result.status === 'fulfilled' ? result.value : null)) as [
+    Awaited<ReturnType<typeof startDevnet>> | null,
+    Awaited<ReturnType<typeof startLocalSolanaCluster>> | null,
+    Awaited<ReturnType<typeof startLocalTronDevnet>> | null,
+  ];
+  if (!net || !solana || !tron) {
+    // One could not start: the others stop too (anvil runs in its own process group and would outlive us).
+    await Promise.all([net?.stop(), solana?.stop(), tron?.stop()]);
+    throw started.find((result) => result.status === 'rejected')?.reason;
+  }
+  const info = { ...net.info, tron: devnetFileTron(tron) };
+  if (out) await writeDevnetInfo(resolve(out), info);
+  process.stdout.write(`${JSON.stringify(info, null, 2)}\n`);
   console.error(
     `[weir] devnet running on ${net.info.rpcUrl}${out ? `; details in ${resolve(out)}` : ''}; Ctrl-C to stop`,
   );
   console.error(
     `[weir] local Solana running on ${solana.rpcUrl} (give Weir WEIR_RPC_1399811148=${solana.rpcUrl},${solana.info.wsUrl}): test USDC ${solana.info.mints.usdc}, test USDT ${solana.info.mints.usdt}, faucet ${solana.info.faucet} (requestAirdrop; weir_mintTo(owner, "usdc"|"usdt", amount))`,
   );
+  const tronTokens = tronDevnetAddresses(tron.devnet).tokens;
+  console.error(
+    `[weir] local Tron running on ${tron.proxyUrl} (chain id 1416785484, test environment only; serve --devnet FILE offers it): test USDT ${tronTokens.usdt}, test USDC ${tronTokens.usdc}; its node (payments, no fee) ${tron.devnet.rpcUrl}`,
+  );
   const stop = () => {
-    Promise.all([net.stop(), solana.stop()]).then(
+    Promise.all([net.stop(), solana.stop(), tron.stop()]).then(
       () => process.exit(0),
       () => process.exit(1),
     );

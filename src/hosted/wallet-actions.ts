@@ -11,6 +11,8 @@ export type WalletContext = {
   networks: readonly RailNetwork[];
   /** The local devnet Weir runs or follows, whose funded test account the test wallet pays from. */
   devnet: { chainId: number; rpcUrl: string } | null;
+  /** The local Tron Weir runs, whose funded test account the test wallet pays from (tron-wallet-actions.ts). */
+  tronDevnet?: { chainId: number } | null;
 };
 
 /**

@@ -73,6 +73,8 @@ export type HttpDeps = ApiDeps & {
   mailer: Mailer;
   adminToken?: string;
   devnet?: DevnetInfo | null;
+  /** The local Tron's anvil and accounts (0x form, as it runs them): its faucet and test wallet. */
+  tronDevnet?: DevnetInfo | null;
 };
 
 /**
@@ -103,7 +105,7 @@ export function httpRouters(deps: HttpDeps) {
       teamRoutes(deps),
       auditRoutes(deps),
       eventRoutes(deps),
-      faucetRoutes({ devnet: deps.devnet ?? null }),
+      faucetRoutes({ devnet: deps.devnet ?? null, tronDevnet: deps.tronDevnet ?? null }),
     ],
     /** The hosted checkout page, and its test wallet (test sessions on the local devnet only). */
     checkout: [hostedCheckoutRoutes(deps), hostedTestWalletRoutes(deps), hostedSolanaWalletRoutes(deps)],

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import test from 'ava';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { findAssociatedTokenPda } from '@solana-program/token';
@@ -7,7 +6,7 @@ import { localSolanaMints } from '../../src/chain-ingest/solana/devnet/local-led
 import { SOLANA_LOCALNET_CHAIN_ID } from '../../src/chain-ingest/solana/networks.ts';
 import { eventually } from '../support/api-client.ts';
 import { findFreePort } from '../support/free-port.ts';
-import { ROOT, WEIR_BIN } from '../support/weir-process.ts';
+import { spawnWeirDevnet } from '../support/weir-process.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 
 const rpc = async (url: string, method: string, params: unknown[] = []) => {
@@ -58,28 +57,18 @@ test('a Weir given WEIR_RPC_1399811148 offers that local Solana to test keys wit
 
 test('weir devnet runs a local Solana beside the EVM chain, with its test mints and faucet, until stopped', async (t) => {
   const [port, solanaPort] = [await findFreePort(), await findFreePort()];
-  const child = spawn(
-    process.execPath,
-    [WEIR_BIN, 'devnet', '--port', String(port), '--solana-port', String(solanaPort)],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  t.teardown(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
+  const devnet = spawnWeirDevnet(t, ['--port', String(port), '--solana-port', String(solanaPort)]);
+  const { child } = devnet;
   const url = `http://127.0.0.1:${solanaPort}`;
   await eventually(
-    async () => (stderr.includes(`local Solana running on ${url}`) ? true : undefined),
+    async () => (devnet.stderr().includes(`local Solana running on ${url}`) ? true : undefined),
     'the line',
     150_000,
   );
   t.is(await rpc(url, 'getHealth'), 'ok');
   const info = (await rpc(url, 'weir_info')) as { mints: { usdc: string; usdt: string } };
   t.deepEqual(info.mints, await localSolanaMints());
-  t.true(stderr.includes(`WEIR_RPC_1399811148=${url}`));
+  t.true(devnet.stderr().includes(`WEIR_RPC_1399811148=${url}`));
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
   t.pass();

@@ -1,43 +1,37 @@
 import type { ExecutionContext } from 'ava';
-import { createPublicClient, http } from 'viem';
-import { devnetAccount, type DevnetInfo } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
+import { createPublicClient, erc20Abi, http, type Hex, type TransactionReceipt } from 'viem';
+import { createEvmWriteClients } from '../../src/chain-ingest/evm/contracts/clients.ts';
+import type { DevnetInfo } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
 import { createJsonRpc } from '../../src/chain-ingest/evm/devnet/json-rpc.ts';
-import { deployDevnet } from '../../src/chain-ingest/evm/devnet/start-devnet.ts';
 import { evmToTron, tronToEvm, type TronAddress } from '../../src/chain-ingest/tron/address.ts';
-import { deployLocalTronContracts } from '../../src/chain-ingest/tron/devnet/local-tron-contracts.ts';
-import { startLocalTron, type LocalTron } from '../../src/chain-ingest/tron/devnet/local-tron.ts';
-import { tronLocalNetwork } from '../../src/chain-ingest/tron/networks.ts';
+import { startLocalTronDevnet, tronDevnetAddresses } from '../../src/chain-ingest/tron/devnet/tron-devnet.ts';
+import { TRON_LOCAL_CHAIN_ID, tronLocalNetwork } from '../../src/chain-ingest/tron/networks.ts';
 import { tronPayerSigner } from '../../src/chain-ingest/tron/payer-signer.ts';
 import { devnetPayer } from './evm-devnet.ts';
 
 /**
- * A local Tron for a test: anvil with the EVM devnet's contracts (factory, test USDC, USDT, DAI;
- * payers funded) behind the Tron-flavoured proxy, stopped when the test ends. Weir reads through
- * `tron.proxy.url`; payers send on anvil. Addresses in what this returns are in T… form. The
- * Tron network's factory and USDT are the local Tron's own (local-tron-contracts.ts): the Tron
- * forwarder, and a USDT whose transfer returns false as Tron mainnet's does.
+ * A local Tron for a test (startLocalTronDevnet: anvil with the EVM devnet's contracts behind the
+ * Tron-flavoured proxy, finalized at the head unless `finalizedDepth` is given), stopped when the test ends. Weir reads
+ * through `tron.proxy.url`; payers send on anvil. Addresses in what this returns are in T… form.
  */
 export async function startTestLocalTron(t: ExecutionContext, options: { finalizedDepth?: number } = {}) {
-  const tron: LocalTron = await startLocalTron(options);
-  t.teardown(() => tron.stop());
-  if (tron.node === undefined) throw new Error('startLocalTron started no anvil');
-  const devnet: DevnetInfo = await deployDevnet(tron.node);
-  const own = await deployLocalTronContracts(
-    tron.node,
-    devnet.accounts.filter((a) => a.role === 'payer').map((a) => a.address),
-  );
+  const started = await startLocalTronDevnet(options);
+  t.teardown(() => started.stop());
+  const { tron, devnet } = started;
   const upstream = createJsonRpc(tron.upstreamUrl);
-  const tokens = { usdt: evmToTron(own.usdt), usdc: evmToTron(devnet.contracts.usdc) };
+  const { tokens, factory, merchant } = tronDevnetAddresses(devnet);
   return {
     tron,
     devnet,
+    /** What Weir offers it with (`overrides.tronLocal`). */
+    info: started.info,
     network: tronLocalNetwork(
       tokens,
       options.finalizedDepth === undefined ? {} : { confirmations: options.finalizedDepth },
     ),
     tokens,
-    factory: evmToTron(own.forwarderFactory),
-    merchant: evmToTron(devnetAccount(devnet, 'merchant').address),
+    factory,
+    merchant,
     /** viem reading through the proxy, as the rail will. */
     reader: createPublicClient({ transport: http(tron.proxy.url, { retryCount: 0 }) }),
     /** JSON-RPC to the proxy, for its control methods (`weir_emptyLogs`, ...). */
@@ -61,4 +55,28 @@ export function tronDevnetPayer(devnet: DevnetInfo, index = 0) {
     /** TRX stands as anvil's native coin: one wei for one sun. */
     payTrx: (to: string, sun: bigint) => evm.payNative(tronToEvm(to), sun),
   };
+}
+
+/**
+ * A TRC-20 transfer on the local Tron (`devnet`: its anvil) from `privateKey`, T… addresses, with
+ * gas price 0: a payer holding only what the faucet gave pays no fee there. Resolves with its receipt.
+ */
+export async function payTrc20WithoutFee(
+  devnet: DevnetInfo,
+  privateKey: Hex,
+  payment: { token: string; to: string; amount: bigint },
+): Promise<TransactionReceipt> {
+  const { walletClient, publicClient } = createEvmWriteClients({
+    rpcUrl: devnet.rpcUrl,
+    chainId: TRON_LOCAL_CHAIN_ID,
+    privateKey,
+  });
+  const hash = await walletClient.writeContract({
+    address: tronToEvm(payment.token),
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [tronToEvm(payment.to), payment.amount],
+    gasPrice: 0n,
+  });
+  return publicClient.waitForTransactionReceipt({ hash });
 }

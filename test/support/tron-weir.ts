@@ -36,15 +36,7 @@ export async function startTronWeir(
   t.teardown(() => nats.stop());
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());
-  const tronLocal: TronLocalInfo = {
-    rpcUrl: chain.tron.proxy.url,
-    solidityRpcUrl: chain.tron.proxy.solidityUrl,
-    sendUrl: chain.tron.upstreamUrl,
-    tokens: chain.tokens,
-    factory: chain.factory,
-    sweeperKey: devnetAccount(chain.devnet, 'sweeper').privateKey,
-    confirmations: finalizedDepth,
-  };
+  const tronLocal: TronLocalInfo = chain.info;
   const config = { natsUrl: nats.url, testRail: false, ...(options.chainEnv ? { chainEnv: options.chainEnv } : {}) };
   const defaults: WeirOverrides = {
     sweepBatchDelayMs: 0,

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { findFreePort } from './free-port.ts';
+import type { ExecutionContext } from 'ava';
 import { ADMIN_TOKEN } from './weir-harness.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -116,4 +117,20 @@ export function runWeir(
     ...(input === undefined ? {} : { input }),
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** `weir devnet ARGS` as a child process, killed when the test ends; what it wrote to stderr so far. */
+export function spawnWeirDevnet(t: ExecutionContext, args: string[]) {
+  const child = spawn(process.execPath, [WEIR_BIN, 'devnet', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  return { child, stderr: () => stderr };
 }

@@ -3184,7 +3184,7 @@ export interface paths {
         put?: never;
         /**
          * Fund a wallet with test tokens
-         * @description On the local chain or devnet, for test keys only. `amount` is 10^8-scaled (default 100 tokens).
+         * @description On the local chain or devnet, for test keys only; a Tron address (T…) is funded on the local Tron (`trx`, `usdt` (its default) or `usdc`). `amount` is 10^8-scaled (default 100 tokens).
          */
         post: {
             parameters: {
@@ -11701,7 +11701,7 @@ export interface paths {
         put?: never;
         /**
          * Pay with the test wallet
-         * @description Test sessions on the local devnet only: pays what is still due in the chosen asset from a funded devnet account, once mined. A live session has no test wallet (404).
+         * @description Test sessions on the local devnet or local Tron only: pays what is still due in the chosen asset from a funded account of that chain, once mined (addresses answered in the chain's own form: T… on Tron). A live session has no test wallet (404).
          */
         post: {
             parameters: {
@@ -11737,7 +11737,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description No devnet here, the chosen asset is not on it, or the session is over. Codes: `test_wallet_unavailable`, `session_not_open` */
+                /** @description No local chain here, the chosen asset is not on one, or the session is over. Codes: `test_wallet_unavailable`, `session_not_open` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -14404,7 +14404,7 @@ export interface components {
             /** @description In the token's own units */
             amountRaw: string;
             /** @enum {string} */
-            asset: "eth" | "usdc" | "usdt" | "dai";
+            asset: "eth" | "usdc" | "usdt" | "dai" | "trx";
             chainId: number;
             transactionHash: string;
         };
@@ -14422,7 +14422,7 @@ export interface components {
              */
             amount?: string;
             /** @enum {string|null} */
-            asset?: "eth" | "usdc" | "usdt" | "dai" | null;
+            asset?: "eth" | "usdc" | "usdt" | "dai" | "trx" | null;
         };
         HostedCheckoutCanceled: {
             /** @description The session's cancel URL, where the page sends the payer */

@@ -1,7 +1,8 @@
 // "Pay with TronLink" on the hosted checkout page: the injected provider (TIP-1193 `window.tron`,
 // or `window.tronLink`) gives the account; its `tronWeb` builds the TRC-20 transfer(address,uint256)
 // (or the TRX transfer) of what is left to pay, signs it and broadcasts it. What is left is read
-// fresh from the page's status before paying, as the other wallet buttons do.
+// fresh from the page's status before paying, as the other wallet buttons do. "Pay with test wallet"
+// (test sessions on the local Tron) asks Weir to pay the chosen local-Tron asset from a funded account.
 (() => {
   const root = document.getElementById('tron-wallet-actions');
   if (!root) return;
@@ -41,6 +42,14 @@
     return { tronWeb, from };
   }
 
+  /** What is left to pay in the chosen asset and its target, read fresh from the session's status. */
+  async function chosen() {
+    const res = await fetch(`${base}/status`, { cache: 'no-store' });
+    if (!res.ok) throw new Error('the checkout session could not be read');
+    const due = (await res.json()).wallet;
+    return { due, target: due ? targets.get(due.addressId) : undefined };
+  }
+
   let paid = false;
   button.addEventListener('click', async () => {
     const wallet = provider();
@@ -50,10 +59,7 @@
     }
     button.disabled = true;
     try {
-      const res = await fetch(`${base}/status`, { cache: 'no-store' });
-      if (!res.ok) throw new Error('the checkout session could not be read');
-      const due = (await res.json()).wallet;
-      const target = due ? targets.get(due.addressId) : undefined;
+      const { due, target } = await chosen();
       if (!due || !target) {
         say('Choose a Tron asset first.');
         return;
@@ -90,6 +96,39 @@
     } finally {
       // Not again once sent: until the network shows it, the page still asks for the whole amount.
       button.disabled = paid;
+    }
+  });
+  const testButton = root.querySelector('[data-tron-action="test"]');
+  /** The test button shows while the chosen asset is one the test wallet pays (checkout.js's status poll says which). */
+  const showTest = (status) => {
+    const target = status?.wallet ? targets.get(status.wallet.addressId) : undefined;
+    if (testButton) testButton.hidden = !(target && target.testWallet === 'true');
+  };
+  document.addEventListener('weir:status', (event) => showTest(event.detail));
+  testButton?.addEventListener('click', async () => {
+    testButton.disabled = true;
+    try {
+      const { due, target } = await chosen();
+      if (!due || !target || target.testWallet !== 'true') {
+        say('Choose a local Tron asset first.');
+        return;
+      }
+      say('Sending the test payment…');
+      const sent = await fetch(`${base}/test-payment`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ assetId: due.addressId }),
+      });
+      const body = await sent.json();
+      say(
+        sent.ok
+          ? `Test payment sent: ${body.transactionHash}. Waiting for the network to confirm it…`
+          : (body.message ?? 'The test payment could not be sent.'),
+      );
+    } catch (error) {
+      say(`The test payment could not be sent: ${error?.message ?? String(error)}`);
+    } finally {
+      testButton.disabled = false;
     }
   });
   // Listening from here on (a test waits for it before clicking).

@@ -2,6 +2,12 @@ import Router from '@koa/router';
 import { getAddress } from 'viem';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
 import { faucetAssets, fundFromFaucet, type FaucetAsset } from '../../chain-ingest/evm/devnet/faucet.ts';
+import { tronAddressProblem } from '../../chain-ingest/tron/address.ts';
+import {
+  fundFromTronFaucet,
+  tronFaucetAssets,
+  type TronFaucetAsset,
+} from '../../chain-ingest/tron/devnet/tron-faucet.ts';
 import { ForbiddenError, ValidationError } from '../../shared/errors.ts';
 import { EVM_ADDRESS } from '../../shared/evm-address.ts';
 import { toChainUnits, AmountError } from '../../shared/money.ts';
@@ -19,12 +25,19 @@ import {
 } from '../schema/fields.ts';
 import { schemaRoutes } from '../schema/route.ts';
 
-const DECIMALS: Record<FaucetAsset, number> = { eth: 18, usdc: 6, usdt: 6, dai: 18 };
+const DECIMALS: Record<FaucetAsset | TronFaucetAsset, number> = { eth: 18, trx: 6, usdc: 6, usdt: 6, dai: 18 };
 const MAX_FAUCET_AMOUNT = 10_000n * 10n ** 8n;
+/** Every asset some faucet gives: the EVM devnet's, then the local Tron's TRX. */
+const ALL_ASSETS = [...faucetAssets, 'trx'] as const;
+/** An EVM address, or a Tron one (T…, checked in full by the route): the address says which chain. */
+const FAUCET_ADDRESS = new RegExp(`${EVM_ADDRESS.source}|^T[1-9A-HJ-NP-Za-km-z]{33}$`);
 
 const FaucetRequest = bodyObject({
-  address: requiredText({ pattern: EVM_ADDRESS, hint: 'must be an EVM address (0x and 40 hex digits)' }),
-  asset: optional(oneOf(faucetAssets)),
+  address: requiredText({
+    pattern: FAUCET_ADDRESS,
+    hint: 'must be an EVM address (0x and 40 hex digits), or a Tron address (T…) for the local Tron',
+  }),
+  asset: optional(oneOf(ALL_ASSETS)),
   amount: amount()
     .refine(
       (v) => v > 0n && v <= MAX_FAUCET_AMOUNT,
@@ -33,11 +46,14 @@ const FaucetRequest = bodyObject({
     .optional(),
 }).openapi('FaucetRequest', { example: { address: '0x52908400098527886e0f7030069857d2e4169ee7', asset: 'usdc' } });
 
+/** The local chains the faucet gives on, 0x form as their nodes run them: the EVM devnet and the local Tron. */
+export type FaucetDevnets = { devnet: DevnetInfo | null; tronDevnet?: DevnetInfo | null };
+
 const FaucetAnswer = z
   .object({
     transactionHash: z.string(),
     address: z.string(),
-    asset: z.enum(faucetAssets),
+    asset: z.enum(ALL_ASSETS),
     amount: amountString(),
     amountRaw: z.string().openapi({ description: "In the token's own units" }),
     chainId: z.number().int(),
@@ -45,10 +61,11 @@ const FaucetAnswer = z
   .openapi('FaucetAnswer');
 
 /**
- * `POST /api/v1/faucet {address, asset, amount}`: test tokens on the devnet for test keys. A live
- * key is refused with 403. `amount` is 10^8-scaled like every API amount (default 100 tokens).
+ * `POST /api/v1/faucet {address, asset, amount}`: test tokens on the devnet for test keys; a T…
+ * address is funded on the local Tron (TRX, USDT by default, USDC). A live key is refused with 403.
+ * `amount` is 10^8-scaled like every API amount (default 100 tokens).
  */
-export function faucetRoutes(deps: { devnet: DevnetInfo | null }): Router<ApiState> {
+export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1/faucet' });
   const api = schemaRoutes(router, { tag: 'Faucet', auth: 'secretKey' });
   api.route(
@@ -56,7 +73,8 @@ export function faucetRoutes(deps: { devnet: DevnetInfo | null }): Router<ApiSta
       method: 'post',
       path: '/',
       summary: 'Fund a wallet with test tokens',
-      description: 'On the local chain or devnet, for test keys only. `amount` is 10^8-scaled (default 100 tokens).',
+      description:
+        'On the local chain or devnet, for test keys only; a Tron address (T…) is funded on the local Tron (`trx`, `usdt` (its default) or `usdc`). `amount` is 10^8-scaled (default 100 tokens).',
       // A live key, or a server without a chain, is answered before the body is read.
       before: (ctx) => {
         if (ctx.state.tenant.environment !== 'test')
@@ -64,7 +82,7 @@ export function faucetRoutes(deps: { devnet: DevnetInfo | null }): Router<ApiSta
             'the faucet gives test tokens only; use a test key (sk_test_…)',
             'testmode_charges_only',
           );
-        if (!deps.devnet)
+        if (!deps.devnet && !deps.tronDevnet)
           throw new ValidationError(
             null,
             'no faucet on this server: start Weir with its local chain (WEIR_LOCAL_CHAIN=on, the default) or with --devnet FILE',
@@ -79,27 +97,59 @@ export function faucetRoutes(deps: { devnet: DevnetInfo | null }): Router<ApiSta
       ],
     },
     async (_ctx, { body }) => {
-      const devnet = deps.devnet!;
-      const asset = body.asset ?? 'usdc';
       const amount = body.amount ?? 100n * 10n ** 8n;
-      let units: bigint;
-      try {
-        units = toChainUnits(amount, DECIMALS[asset]);
-      } catch (error) {
-        if (error instanceof AmountError) throw new ValidationError('amount', error.message);
-        throw error;
-      }
-      const address = getAddress(body.address);
-      const transactionHash = await fundFromFaucet(devnet, { to: address, asset, amount: units });
-      return {
+      const units = (asset: FaucetAsset | TronFaucetAsset) => {
+        try {
+          return toChainUnits(amount, DECIMALS[asset]);
+        } catch (error) {
+          if (error instanceof AmountError) throw new ValidationError('amount', error.message);
+          throw error;
+        }
+      };
+      const answer = (
+        transactionHash: string,
+        address: string,
+        asset: FaucetAsset | TronFaucetAsset,
+        raw: bigint,
+        chainId: number,
+      ) => ({
         transactionHash,
         address,
         asset,
         amount: amount.toString(),
-        amountRaw: units.toString(),
-        chainId: devnet.chainId,
-      };
+        amountRaw: raw.toString(),
+        chainId,
+      });
+      if (body.address.startsWith('T')) {
+        const tron = onChain(deps.tronDevnet, 'the local Tron');
+        const problem = tronAddressProblem(body.address);
+        if (problem !== null) throw new ValidationError('address', problem);
+        const asset = body.asset ?? 'usdt';
+        if (!isTronAsset(asset))
+          throw new ValidationError('asset', `must be one of ${tronFaucetAssets.join(', ')} on the local Tron`);
+        const raw = units(asset);
+        const hash = await fundFromTronFaucet(tron, { to: body.address, asset, amount: raw });
+        return answer(hash, body.address, asset, raw, tron.chainId);
+      }
+      const devnet = onChain(deps.devnet, 'the local chain');
+      const asset = body.asset ?? 'usdc';
+      if (!isEvmAsset(asset))
+        throw new ValidationError('asset', `must be one of ${faucetAssets.join(', ')} on the local chain`);
+      const raw = units(asset);
+      const address = getAddress(body.address);
+      const hash = await fundFromFaucet(devnet, { to: address, asset, amount: raw });
+      return answer(hash, address, asset, raw, devnet.chainId);
     },
   );
   return router;
+}
+
+const isTronAsset = (asset: string): asset is TronFaucetAsset =>
+  (tronFaucetAssets as readonly string[]).includes(asset);
+const isEvmAsset = (asset: string): asset is FaucetAsset => (faucetAssets as readonly string[]).includes(asset);
+
+/** The chain an address is funded on, or a 400 naming what this server lacks. */
+function onChain(devnet: DevnetInfo | null | undefined, name: string): DevnetInfo {
+  if (devnet) return devnet;
+  throw new ValidationError('address', `no faucet for it on this server: ${name} is not running`, 'faucet_unavailable');
 }

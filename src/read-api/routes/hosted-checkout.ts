@@ -34,7 +34,9 @@ const QR = { type: 'svg', margin: 1 } as const;
  * Public routes of the hosted checkout page. They need no key: a session id is an unguessable
  * uuid, and each route acts on that one session only.
  */
-export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | null }): Router<ApiState> {
+export function hostedCheckoutRoutes(
+  deps: ApiDeps & { devnet?: DevnetInfo | null; tronDevnet?: DevnetInfo | null },
+): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/checkout' });
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
@@ -111,7 +113,11 @@ export function hostedCheckoutRoutes(deps: ApiDeps & { devnet?: DevnetInfo | nul
         status: await statusOf(session),
         names,
         products: views,
-        wallet: { networks: deps.rail.networks(session.environment), devnet: deps.devnet ?? null },
+        wallet: {
+          networks: deps.rail.networks(session.environment),
+          devnet: deps.devnet ?? null,
+          tronDevnet: deps.tronDevnet ?? null,
+        },
       });
     },
   );

@@ -6,6 +6,8 @@ import type { Hash } from 'viem';
 import { paymentFixture, sessionFixture } from '../../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, SessionAddress } from '../../../machines/checkout-session.types.ts';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
+import { evmToTron } from '../../chain-ingest/tron/address.ts';
+import { TRON_LOCAL_CHAIN_ID } from '../../chain-ingest/tron/networks.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
 import { createEmbeddedReadStore } from '../../read-store/embedded-read-store.ts';
 import { createManualClock } from '../../shared/clock.ts';
@@ -76,11 +78,18 @@ const chosen = (address: SessionAddress, overrides: Partial<CheckoutSession> = {
 };
 
 /** The route on a server of its own, with a read store holding `session` and a sender that records instead of sending. */
-async function route(t: ExecutionContext, session: CheckoutSession, devnet: DevnetInfo | null = DEVNET) {
+async function route(
+  t: ExecutionContext,
+  session: CheckoutSession,
+  devnet: DevnetInfo | null = DEVNET,
+  tronDevnet: DevnetInfo | null = null,
+) {
   const readStore = createEmbeddedReadStore();
   const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   await sessions.put({ _id: session.id, ...session });
   const sent: TestPayment[] = [];
+  /** The chain each payment was sent on. */
+  const chains: number[] = [];
   let hashes = 0;
   const app = new Koa<ApiState>();
   app.silent = true;
@@ -90,8 +99,10 @@ async function route(t: ExecutionContext, session: CheckoutSession, devnet: Devn
     readStore,
     clock: createManualClock(Date.parse('2026-01-01T00:05:00Z')),
     devnet,
-    sendTestPayment: async (_devnet, payment) => {
+    tronDevnet,
+    sendTestPayment: async (on, payment) => {
       sent.push(payment);
+      chains.push(on.chainId);
       hashes += 1;
       return `0x${hashes.toString(16).padStart(64, '0')}` as Hash;
     },
@@ -110,7 +121,7 @@ async function route(t: ExecutionContext, session: CheckoutSession, devnet: Devn
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   const update = (next: CheckoutSession) => sessions.put({ _id: next.id, ...next });
-  return { pay, sent, update };
+  return { pay, sent, chains, update };
 }
 
 test('the test wallet pays what is left of the chosen devnet asset, once, and nothing when nothing is left', async (t) => {
@@ -167,6 +178,40 @@ test('a native coin is sent as value', async (t) => {
   const { pay, sent } = await route(t, chosen(eth));
   t.is((await pay()).status, 200);
   t.deepEqual(sent, [{ to: DEPOSIT, token: null, amount: 3n * 10n ** 18n }]);
+});
+
+test('on the local Tron, the test wallet pays from its devnet: T… deposit and token turned into 0x for the node, answered in T… form', async (t) => {
+  const tronDevnet: DevnetInfo = { ...DEVNET, chainId: TRON_LOCAL_CHAIN_ID, rpcUrl: 'http://127.0.0.1:2' };
+  const tronUsdt: SessionAddress = {
+    ...devnetUsdc,
+    id: 'addr-tron-usdt',
+    network: 'tron-local',
+    asset: {
+      ...devnetUsdc.asset,
+      id: 'tron-local:usdt',
+      symbol: 'USDT',
+      currency: 'usdt',
+      chainId: TRON_LOCAL_CHAIN_ID,
+      address: evmToTron(DEVNET.contracts.usdt),
+    },
+    paymentAddress: evmToTron(DEPOSIT),
+  };
+  const { pay, sent, chains } = await route(t, chosen(tronUsdt), DEVNET, tronDevnet);
+  const answer = await pay();
+  t.is(answer.status, 200, JSON.stringify(answer.body));
+  t.like(answer.body, {
+    to: evmToTron(DEPOSIT),
+    from: evmToTron(DEVNET.accounts[0]!.address),
+    assetId: 'tron-local:usdt',
+    chainId: TRON_LOCAL_CHAIN_ID,
+    amountRaw: '3000000',
+  });
+  t.deepEqual(sent, [{ to: DEPOSIT, token: DEVNET.contracts.usdt, amount: 3_000_000n }]);
+  t.deepEqual(chains, [TRON_LOCAL_CHAIN_ID]);
+  // Without the local Tron, its asset is refused (the EVM devnet alone is not enough).
+  const without = await route(t, chosen(tronUsdt), DEVNET, null);
+  t.like((await without.pay()).body, { code: 'test_wallet_unavailable' });
+  t.is(without.sent.length, 0);
 });
 
 test('refused, with nothing sent: a live session (404), no devnet, another chain, a session that is over, no asset chosen', async (t) => {

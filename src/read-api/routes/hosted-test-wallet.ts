@@ -3,6 +3,8 @@ import { BaseError, erc20Abi, getAddress, type Address, type Hash } from 'viem';
 import type { CheckoutSession, SessionAddress } from '../../../machines/checkout-session.types.ts';
 import { createEvmWriteClients } from '../../chain-ingest/evm/contracts/clients.ts';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
+import { evmToTron, tronToEvm } from '../../chain-ingest/tron/address.ts';
+import { TRON_LOCAL_CHAIN_ID } from '../../chain-ingest/tron/networks.ts';
 import { remainingChainUnits } from '../../hosted/wallet-actions.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
 import {
@@ -76,15 +78,30 @@ const MAX_IN_FLIGHT = 1_000;
 const IN_FLIGHT_MS = 60_000;
 
 /**
+ * How a chain's addresses read: T… on the local Tron (its anvil takes the 0x form, so they are
+ * turned at this edge only), checksummed 0x elsewhere.
+ */
+const addressForm = (chainId: number) =>
+  chainId === TRON_LOCAL_CHAIN_ID
+    ? { toNode: (address: string) => tronToEvm(address), shown: (address: string) => evmToTron(address) }
+    : { toNode: (address: string) => getAddress(address), shown: (address: string) => getAddress(address) };
+
+/**
  * `POST /checkout/{id}/test-payment {assetId?}`: the hosted page's "Pay with test wallet". Pays what
- * is still due in the chosen asset from a funded account of the local devnet to the session's
- * deposit address, and answers the transaction hash. Only for a test session, an open one, whose
- * chosen asset is on the local devnet Weir knows; otherwise refused and nothing is sent. A live
- * session never has it: 404, as if the route did not exist.
+ * is still due in the chosen asset from a funded account of the local devnet (or of the local
+ * Tron) to the session's deposit address, and answers the transaction hash. Only for a test
+ * session, an open one, whose chosen asset is on a local chain Weir knows; otherwise refused and
+ * nothing is sent. A live session never has it: 404, as if the route did not exist.
  */
 export function hostedTestWalletRoutes(
-  deps: Pick<ApiDeps, 'readStore' | 'clock'> & { devnet?: DevnetInfo | null; sendTestPayment?: SendTestPayment },
+  deps: Pick<ApiDeps, 'readStore' | 'clock'> & {
+    devnet?: DevnetInfo | null;
+    /** The local Tron's anvil and accounts (0x form, as it runs them). */
+    tronDevnet?: DevnetInfo | null;
+    sendTestPayment?: SendTestPayment;
+  },
 ): Router<ApiState> {
+  const devnets = [deps.devnet, deps.tronDevnet].filter((d): d is DevnetInfo => !!d);
   const router = new Router<ApiState>({ prefix: '/checkout' });
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const sendTestPayment = deps.sendTestPayment ?? createDevnetSender();
@@ -92,12 +109,11 @@ export function hostedTestWalletRoutes(
   // id: a second click before the follower saw the first must not pay twice.
   const inFlight = new Map<string, { hash: Hash | null; at: number }>();
 
-  /** The chosen deposit address, when the test wallet may pay it; throws saying why not. */
+  /** The chosen deposit address and the local chain it is on, when the test wallet may pay it; throws saying why not. */
   const payableAddress = (
     session: CheckoutSession,
-    devnet: DevnetInfo,
     assetId: string | undefined,
-  ): SessionAddress => {
+  ): { address: SessionAddress; devnet: DevnetInfo } => {
     if (session.status !== 'open' && session.status !== 'incomplete')
       throw new ForbiddenError(
         `this checkout session is ${session.status}: there is nothing to pay`,
@@ -111,27 +127,27 @@ export function hostedTestWalletRoutes(
       throw new ValidationError('assetId', 'is not the payment method chosen on the page; choose it first');
     const address = session.addresses.find((a) => a.id === method.id);
     if (!address) throw new ValidationError('assetId', 'is not offered by this checkout session');
-    if (address.asset.chainId !== devnet.chainId)
+    const devnet = devnets.find((d) => d.chainId === address.asset.chainId);
+    if (!devnet)
       throw new ForbiddenError(
-        `the test wallet pays on the local devnet only; ${address.asset.symbol} on ${address.network} is not on it`,
+        `the test wallet pays on the local chains only; ${address.asset.symbol} on ${address.network} is not on one`,
         'test_wallet_unavailable',
       );
-    return address;
+    return { address, devnet };
   };
 
-  /** The session, when it has a test wallet at all (a live one is a 404), and the devnet it pays on. */
-  const walletSession = async (id: string): Promise<{ session: CheckoutSessionDoc; devnet: DevnetInfo }> => {
+  /** The session, when it has a test wallet at all (a live one is a 404 whatever this server runs). */
+  const walletSession = async (id: string): Promise<CheckoutSessionDoc> => {
     const session = isUuid(id) ? await sessions.get(id) : null;
     if (!session) throw new NotFoundError('checkout session', id);
     if (session.environment !== 'test')
       throw new WeirError(404, 'Not Found', 'resource_missing', 'there is no test wallet for a live checkout session');
-    const devnet = deps.devnet;
-    if (!devnet)
+    if (devnets.length === 0)
       throw new ForbiddenError(
-        'no local devnet on this server: the test wallet pays on the local devnet only',
+        'no local devnet on this server: the test wallet pays on the local chains only',
         'test_wallet_unavailable',
       );
-    return { session, devnet };
+    return session;
   };
 
   schemaRoutes(router, { tag: 'Hosted checkout', auth: 'public' }).route(
@@ -140,7 +156,7 @@ export function hostedTestWalletRoutes(
       path: '/:id/test-payment',
       summary: 'Pay with the test wallet',
       description:
-        'Test sessions on the local devnet only: pays what is still due in the chosen asset from a funded devnet account, once mined. A live session has no test wallet (404).',
+        "Test sessions on the local devnet or local Tron only: pays what is still due in the chosen asset from a funded account of that chain, once mined (addresses answered in the chain's own form: T… on Tron). A live session has no test wallet (404).",
       params: idParams('checkout session'),
       // Read once the session is known to have a test wallet: a live session is a 404 whatever the body.
       bodyTypes: { 'application/json': TestPaymentRequest },
@@ -151,7 +167,7 @@ export function hostedTestWalletRoutes(
         {
           status: 403,
           codes: ['test_wallet_unavailable', 'session_not_open'],
-          description: 'No devnet here, the chosen asset is not on it, or the session is over',
+          description: 'No local chain here, the chosen asset is not on one, or the session is over',
         },
         hostedNotFound('checkout session'),
         {
@@ -163,9 +179,10 @@ export function hostedTestWalletRoutes(
       ],
     },
     async (ctx, { params: { id } }) => {
-      const { session, devnet } = await walletSession(id);
+      const session = await walletSession(id);
       const { assetId } = parseWith(TestPaymentRequest, ctx.state.body ?? {});
-      const address = payableAddress(session, devnet, assetId);
+      const { address, devnet } = payableAddress(session, assetId);
+      const form = addressForm(devnet.chainId);
 
       const sent = inFlight.get(session.id);
       const seen = (hash: Hash | null) =>
@@ -183,22 +200,24 @@ export function hostedTestWalletRoutes(
           'nothing_due',
         );
 
-      const token = address.asset.address === 'native' ? null : getAddress(address.asset.address);
+      const token = address.asset.address === 'native' ? null : form.toNode(address.asset.address);
+      const to = form.toNode(address.paymentAddress);
       // Marked before sending, so a second click while this one is on its way is refused.
       inFlight.set(session.id, { hash: null, at: deps.clock.now() });
       if (inFlight.size > MAX_IN_FLIGHT) inFlight.delete(inFlight.keys().next().value!);
       let hash: Hash;
       try {
-        hash = await sendTestPayment(devnet, { to: getAddress(address.paymentAddress), token, amount });
+        hash = await sendTestPayment(devnet, { to, token, amount });
       } catch (error) {
         inFlight.delete(session.id);
         throw error;
       }
       inFlight.set(session.id, { hash, at: deps.clock.now() });
+      const from = testWalletAccount(devnet)?.address;
       return {
         transactionHash: hash,
-        from: testWalletAccount(devnet)?.address ?? null,
-        to: getAddress(address.paymentAddress),
+        from: from === undefined ? null : form.shown(from),
+        to: form.shown(to),
         assetId: address.asset.id,
         amountRaw: amount.toString(),
         chainId: devnet.chainId,

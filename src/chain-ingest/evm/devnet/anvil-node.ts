@@ -19,6 +19,8 @@ export type AnvilNodeOptions = {
   stateIntervalSeconds?: number;
   /** How long to wait for `eth_chainId` to answer; 30 s unless given. */
   startTimeoutMs?: number;
+  /** Base fee 0, so a transaction may pay no gas (gas price 0; the local Tron, whose wei are sun). */
+  zeroFees?: boolean;
 };
 
 /** A running anvil: the same handle as a hardhat node (`stop` is SIGTERM, so anvil writes its state). */
@@ -98,6 +100,7 @@ export async function startAnvilNode(options: AnvilNodeOptions = {}): Promise<An
   // Not --silent: anvil says "Listening on" only once it has bound the port, which tells our anvil
   // from another one already answering there (the same chain id, so eth_chainId cannot).
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId)];
+  if (options.zeroFees) args.push('--base-fee', '0');
   if (options.stateFile !== undefined) {
     args.push('--state', options.stateFile);
     if (options.stateIntervalSeconds !== undefined) args.push('--state-interval', String(options.stateIntervalSeconds));

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { devnetAccount, parseDevnetInfo, readDevnetInfo, writeDevnetInfo, type DevnetInfo } from './devnet-info.ts';
 import { DevnetInfoError } from './errors.ts';
 import { hardhatAccounts } from './hardhat-accounts.ts';
+import { evmToTron } from '../../tron/address.ts';
+import { tronOfDevnetFile } from '../../tron/devnet/tron-devnet.ts';
+import { TRON_LOCAL_CHAIN_ID } from '../../tron/networks.ts';
 
 const valid: DevnetInfo = {
   chainId: 31337,
@@ -28,6 +31,27 @@ test('a valid document parses to itself, with addresses checksummed', (t) => {
   const lowercase = { ...valid, contracts: { ...valid.contracts, usdc: valid.contracts.usdc.toLowerCase() } };
   t.is(parseDevnetInfo(lowercase).contracts.usdc, valid.contracts.usdc);
   t.is(devnetAccount(valid, 'sweeper').address, hardhatAccounts[1].address);
+});
+
+test("weir devnet's local Tron, when the document names one, parses with it (and what is wrong in it is named); tronOfDevnetFile offers it with the same accounts", (t) => {
+  const tron = { rpcUrl: 'http://127.0.0.1:9001', sendUrl: 'http://127.0.0.1:9002', contracts: valid.contracts };
+  const parsed = parseDevnetInfo({ ...structuredClone(valid), tron });
+  t.deepEqual(parsed.tron, tron);
+  const offered = tronOfDevnetFile(parsed)!;
+  t.like(offered.devnet, { chainId: TRON_LOCAL_CHAIN_ID, rpcUrl: tron.sendUrl, wsUrl: 'ws://127.0.0.1:9002' });
+  t.false('tron' in offered.devnet);
+  t.deepEqual(offered.devnet.accounts, valid.accounts);
+  t.like(offered.info, {
+    rpcUrl: tron.rpcUrl,
+    sendUrl: tron.sendUrl,
+    factory: evmToTron(valid.contracts.forwarderFactory),
+  });
+  t.is(tronOfDevnetFile(valid), null);
+  const error = t.throws(() => parseDevnetInfo({ ...valid, tron: { ...tron, sendUrl: 'ws://x', contracts: {} } }), {
+    instanceOf: DevnetInfoError,
+  });
+  t.regex(error.message, /tron\.sendUrl must be a http:\/\/ or https:\/\/ URL/);
+  t.regex(error.message, /tron\.contracts\.usdt must be/);
 });
 
 test('every problem is reported at once, each naming its field', (t) => {

@@ -31,6 +31,13 @@ export type DevnetContractAddresses = {
   dai: Address;
 };
 
+/**
+ * The local Tron `weir devnet` runs beside the chain: the Tron-flavoured JSON-RPC Weir reads, the
+ * anvil behind it (chain id "TrnL") where payments and sweeps are sent, and its contracts (0x form,
+ * deployed as on the chain, by the same accounts).
+ */
+export type DevnetTronInfo = { rpcUrl: string; sendUrl: string; contracts: DevnetContractAddresses };
+
 /** The document `startDevnet` returns and writes: everything needed to use a running devnet. */
 export type DevnetInfo = {
   chainId: number;
@@ -42,6 +49,8 @@ export type DevnetInfo = {
   accounts: DevnetAccount[];
   /** ISO-8601 time the devnet was ready. */
   startedAt: string;
+  /** The local Tron beside it, when one runs (`weir devnet`). */
+  tron?: DevnetTronInfo;
 };
 
 const contractKeys = [
@@ -69,15 +78,18 @@ export function parseDevnetInfo(value: unknown, source = 'document'): DevnetInfo
   const rpcUrl = checkUrl(value['rpcUrl'], 'rpcUrl', ['http:', 'https:'], problems);
   const wsUrl = checkUrl(value['wsUrl'], 'wsUrl', ['ws:', 'wss:'], problems);
 
-  const contracts: Partial<Record<keyof DevnetContractAddresses, Address>> = {};
-  const rawContracts = value['contracts'];
-  if (!isRecord(rawContracts)) {
-    problems.push(`contracts must be an object with ${contractKeys.join(', ')}, got ${describe(rawContracts)}`);
-  } else {
-    for (const key of contractKeys) {
-      const address = checkAddress(rawContracts[key], `contracts.${key}`, problems);
-      if (address !== undefined) contracts[key] = address;
-    }
+  const contracts = checkContracts(value['contracts'], 'contracts', problems);
+  const rawTron = value['tron'];
+  let tron: DevnetTronInfo | undefined;
+  if (rawTron !== undefined) {
+    if (!isRecord(rawTron))
+      problems.push(`tron must be an object with rpcUrl, sendUrl and contracts, got ${describe(rawTron)}`);
+    else
+      tron = {
+        rpcUrl: checkUrl(rawTron['rpcUrl'], 'tron.rpcUrl', ['http:', 'https:'], problems) as string,
+        sendUrl: checkUrl(rawTron['sendUrl'], 'tron.sendUrl', ['http:', 'https:'], problems) as string,
+        contracts: checkContracts(rawTron['contracts'], 'tron.contracts', problems),
+      };
   }
 
   const accounts: DevnetAccount[] = [];
@@ -104,10 +116,25 @@ export function parseDevnetInfo(value: unknown, source = 'document'): DevnetInfo
     chainId: chainId as number,
     rpcUrl: rpcUrl as string,
     wsUrl: wsUrl as string,
-    contracts: contracts as DevnetContractAddresses,
+    contracts,
     accounts,
     startedAt: startedAt as string,
+    ...(tron === undefined ? {} : { tron }),
   };
+}
+
+/** The four contract addresses under `field`, checksummed; what is wrong goes to `problems`. */
+function checkContracts(raw: unknown, field: string, problems: string[]): DevnetContractAddresses {
+  const contracts: Partial<Record<keyof DevnetContractAddresses, Address>> = {};
+  if (!isRecord(raw)) {
+    problems.push(`${field} must be an object with ${contractKeys.join(', ')}, got ${describe(raw)}`);
+  } else {
+    for (const key of contractKeys) {
+      const address = checkAddress(raw[key], `${field}.${key}`, problems);
+      if (address !== undefined) contracts[key] = address;
+    }
+  }
+  return contracts as DevnetContractAddresses;
 }
 
 /** Reads and checks the devnet info file `startDevnet` wrote. Throws {@link DevnetInfoError}. */

@@ -4,11 +4,40 @@ import { createFileCheckpointStore } from '../follower/file-checkpoint-store.ts'
 import { startAnvilNode, freeLoopbackPort, type AnvilNode } from './anvil-node.ts';
 import { parseDevnetInfo, writeDevnetInfo, type DevnetInfo } from './devnet-info.ts';
 import { HardhatNodeStartError } from './errors.ts';
+import type { HardhatNode } from './hardhat-node.ts';
 import { createJsonRpc } from './json-rpc.ts';
 import { defaultDevnetPort, deployDevnet, devnetChainId } from './start-devnet.ts';
 
 /** The embedded chain's files inside the data dir. */
 export const LOCAL_CHAIN_DIR = 'local-chain';
+/**
+ * Which local chain: its folder in the data dir, chain id, preferred port, the follower checkpoint
+ * that reads it and the name its log lines go under. The EVM one unless given; the local Tron's
+ * anvil is the other (src/chain-ingest/tron/devnet/embedded-tron.ts).
+ */
+export type LocalChainKind = {
+  dir: string;
+  chainId: number;
+  /** 0: any free port. */
+  port: number;
+  /** The follower's checkpoint key (its network name). */
+  checkpoint: string;
+  label: string;
+  /** anvil's `zeroFees`. */
+  zeroFees?: boolean;
+  /** Deploys its contracts on a new chain (the EVM devnet's unless given). */
+  deploy?: (node: Pick<HardhatNode, 'rpcUrl' | 'wsUrl' | 'chainId'>) => Promise<DevnetInfo>;
+};
+
+/** The local EVM chain: `devnet` (31337) on 8545 when free, in DATA_DIR/local-chain. */
+export const LOCAL_EVM_CHAIN: LocalChainKind = {
+  dir: LOCAL_CHAIN_DIR,
+  chainId: devnetChainId,
+  port: defaultDevnetPort,
+  checkpoint: 'devnet',
+  label: 'local chain',
+};
+
 /** Seconds between anvil's state writes while running: a kill -9 of anvil loses at most about this much. */
 const STATE_INTERVAL_SECONDS = 1;
 
@@ -23,8 +52,10 @@ export type LocalChain = {
 export type StartLocalChainOptions = {
   dataDir: string;
   log: (line: string) => void;
-  /** Port to listen on at 127.0.0.1: 8545 when free, else one the OS picks. */
+  /** Port to listen on at 127.0.0.1: the kind's when free, else one the OS picks. */
   port?: number;
+  /** {@link LOCAL_EVM_CHAIN} unless given. */
+  kind?: LocalChainKind;
 };
 
 /**
@@ -39,8 +70,10 @@ export type StartLocalChainOptions = {
  * grow past its checkpoint while new payments land below it.
  */
 export async function startLocalChain(options: StartLocalChainOptions): Promise<LocalChain> {
-  const { dataDir, log } = options;
-  const dir = join(dataDir, LOCAL_CHAIN_DIR);
+  const { dataDir } = options;
+  const kind = options.kind ?? LOCAL_EVM_CHAIN;
+  const log = (line: string) => options.log(`[${kind.label}] ${line}`);
+  const dir = join(dataDir, kind.dir);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const pidFile = join(dir, 'anvil.pid');
   const stateFile = join(dir, 'state.json');
@@ -48,11 +81,17 @@ export async function startLocalChain(options: StartLocalChainOptions): Promise<
   await stopLeftOver(pidFile, stateFile, log);
 
   const on = async (port: number) =>
-    startAnvilNode({ chainId: devnetChainId, port, stateFile, stateIntervalSeconds: STATE_INTERVAL_SECONDS });
+    startAnvilNode({
+      chainId: kind.chainId,
+      zeroFees: kind.zeroFees,
+      port,
+      stateFile,
+      stateIntervalSeconds: STATE_INTERVAL_SECONDS,
+    });
   // The preferred port can be taken between the check and anvil's bind (another Weir starting): then any free one.
   const start = async () => {
     try {
-      return await on(await freeLoopbackPort(options.port ?? defaultDevnetPort));
+      return await on(await freeLoopbackPort(options.port ?? kind.port));
     } catch (error) {
       if (!(error instanceof HardhatNodeStartError && error.retryable)) throw error;
       return on(await freeLoopbackPort(0));
@@ -66,7 +105,7 @@ export async function startLocalChain(options: StartLocalChainOptions): Promise<
     if (!(error instanceof HardhatNodeStartError && /failed to parse/i.test(error.log))) throw error;
     const aside = `${stateFile}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     await rename(stateFile, aside);
-    log(`[local chain] anvil cannot read its state file (moved to ${aside}): starting a new chain`);
+    log(`anvil cannot read its state file (moved to ${aside}): starting a new chain`);
     node = await start();
   }
   try {
@@ -77,16 +116,14 @@ export async function startLocalChain(options: StartLocalChainOptions): Promise<
     if (known !== null && (await deployed(rpc, known))) {
       info = { ...known, rpcUrl: node.rpcUrl, wsUrl: node.wsUrl, startedAt: new Date().toISOString() };
     } else {
-      info = await deployDevnet(node);
+      info = await (kind.deploy ?? deployDevnet)(node);
       log(
-        `[local chain] deployed the forwarder factory and test USDC, USDT and DAI; funded ${info.accounts.filter((a) => a.role === 'payer').length} payer accounts`,
+        `deployed the forwarder factory and test USDC, USDT and DAI; funded ${info.accounts.filter((a) => a.role === 'payer').length} payer accounts`,
       );
     }
     await writeDevnetInfo(infoFile, info);
-    await catchUpWithFollower(rpc, dataDir, log);
-    log(
-      `[local chain] anvil on ${node.rpcUrl} (chain id ${devnetChainId}, test environment only; state in ${stateFile})`,
-    );
+    await catchUpWithFollower(rpc, dataDir, kind, log);
+    log(`anvil on ${node.rpcUrl} (chain id ${kind.chainId}, test environment only; state in ${stateFile})`);
     return { info, stop: () => stopNode(node, pidFile), kill: node.kill };
   } catch (error) {
     await stopNode(node, pidFile);
@@ -103,7 +140,7 @@ export async function startLocalChainOrWarn(options: StartLocalChainOptions): Pr
     return await startLocalChain(options);
   } catch (error) {
     options.log(
-      `[local chain] could not start, so test keys have no local chain: ${error instanceof Error ? error.message : String(error)} (WEIR_LOCAL_CHAIN=off turns it off)`,
+      `[${(options.kind ?? LOCAL_EVM_CHAIN).label}] could not start, so test keys have no ${(options.kind ?? LOCAL_EVM_CHAIN).label}: ${error instanceof Error ? error.message : String(error)} (WEIR_LOCAL_CHAIN=off turns it off)`,
     );
     return null;
   }
@@ -148,7 +185,7 @@ async function stopLeftOver(pidFile: string, stateFile: string, log: (line: stri
     return;
   }
   if (!commandLine.includes('anvil') || !commandLine.includes(stateFile)) return;
-  log(`[local chain] stopping the anvil (pid ${pid}) a previous weir serve left running; it writes its state first`);
+  log(`stopping the anvil (pid ${pid}) a previous weir serve left running; it writes its state first`);
   process.kill(pid, 'SIGTERM');
   for (let waited = 0; waited < 10_000 && alive(pid); waited += 50) await new Promise((r) => setTimeout(r, 50));
   if (alive(pid)) process.kill(pid, 'SIGKILL');
@@ -168,12 +205,13 @@ function alive(pid: number): boolean {
 async function catchUpWithFollower(
   rpc: ReturnType<typeof createJsonRpc>,
   dataDir: string,
+  kind: LocalChainKind,
   log: (line: string) => void,
 ): Promise<void> {
   const checkpoint = await createFileCheckpointStore(join(dataDir, 'ingest'))
-    .get('devnet')
+    .get(kind.checkpoint)
     .catch(() => undefined);
-  if (checkpoint === undefined || checkpoint.chainId !== devnetChainId) return;
+  if (checkpoint === undefined || checkpoint.chainId !== kind.chainId) return;
   const readUpTo = Math.max(checkpoint.nextBlock - 1, ...checkpoint.window.map((block) => block.number));
   const head = Number.parseInt(String(await rpc('eth_blockNumber')), 16);
   if (head > readUpTo) return;
@@ -183,6 +221,6 @@ async function catchUpWithFollower(
   const missing = readUpTo + 1 - head;
   await rpc('anvil_mine', [`0x${missing.toString(16)}`]);
   log(
-    `[local chain] the chain is at block ${head} but Weir had read up to block ${readUpTo} (anvil stopped before writing its state): mined ${missing} empty blocks so the follower reports the lost blocks as a reorg`,
+    `the chain is at block ${head} but Weir had read up to block ${readUpTo} (anvil stopped before writing its state): mined ${missing} empty blocks so the follower reports the lost blocks as a reorg`,
   );
 }

@@ -15,13 +15,18 @@ export type LocalTron = {
 
 /**
  * Starts anvil with the local Tron chain id (so what it signs matches what the proxy answers) and
+ * base fee 0 (TRX is its native coin, one wei a sun: gas at gwei prices would cost millions of TRX,
+ * so a payer the faucet gave a few TRX sends with gas price 0; Tron's energy is not modelled), and
  * the proxy in front of it; or only the proxy, in front of `upstreamUrl`, whose chain id must then
  * be `TRON_LOCAL_CHAIN_ID` too. `stop` stops what this started.
  */
 export async function startLocalTron(
   options: { finalizedDepth?: number; upstreamUrl?: string; port?: number } = {},
 ): Promise<LocalTron> {
-  const node = options.upstreamUrl === undefined ? await startAnvilNode({ chainId: TRON_LOCAL_CHAIN_ID }) : undefined;
+  const node =
+    options.upstreamUrl === undefined
+      ? await startAnvilNode({ chainId: TRON_LOCAL_CHAIN_ID, zeroFees: true })
+      : undefined;
   const upstreamUrl = options.upstreamUrl ?? node?.rpcUrl ?? '';
   let proxy: TronJsonRpcProxy;
   try {
