@@ -12,6 +12,7 @@ const ASSETS = [
   { value: 'usdt', label: 'USDT (test)' },
   { value: 'dai', label: 'DAI (test)' },
   { value: 'eth', label: 'ETH (gas)' },
+  { value: 'trx', label: 'TRX (local Tron)' },
 ] as const;
 
 type Form = { address: string; asset: string; amount: string; errors: FormErrors };
@@ -22,7 +23,9 @@ function FaucetPage(props: { ctx: DashboardContext; available: boolean; form: Fo
   const test = ctx.state.tenant.environment === 'test';
   return (
     <AppLayout ctx={ctx} title="Faucet" screen="faucet">
-      <p class="lede">Test tokens for a wallet on the local chain, to try a payment end to end. Test mode only.</p>
+      <p class="lede">
+        Test tokens for a wallet on the local chain or the local Tron, to try a payment end to end. Test mode only.
+      </p>
       {sent ? (
         <Alert tone="success">
           <span safe>{`Sent ${form.amount || '100'} ${sent.asset.toUpperCase()} to ${sent.address}.`}</span>{' '}
@@ -60,7 +63,7 @@ function FaucetPage(props: { ctx: DashboardContext; available: boolean; form: Fo
               label="Wallet address"
               value={form.address}
               error={form.errors.address}
-              hint="An EVM address: 0x and 40 hex digits."
+              hint="On the local chain, 0x and 40 hex digits; on the local Tron, a T… address."
               autocomplete="off"
               required
             />
