@@ -262,7 +262,7 @@ const SECRET_NAMES: Record<SecretSetting, string> = {
 /** Flags win over environment variables, which win over defaults. */
 /** The per-chain settings the rails read (every family's: EVM, Solana's commitment, Tron's contracts, Solidity node and energy). */
 const CHAIN_SETTING =
-  /^WEIR_(RPC|FACTORY|CONFIRMATIONS|COMMITMENT|TRON_FACTORY|TRON_FORWARDER|TRON_SOLIDITY_RPC)_\d+$|^WEIR_NATIVE_PRICE_\d+_[A-Z0-9.]+$|^WEIR_TRON_ENERGY_[A-Z_]+$/;
+  /^WEIR_(RPC|FACTORY|CONFIRMATIONS|COMMITMENT|TRON_FACTORY|TRON_FORWARDER|TRON_SOLIDITY_RPC)_\d+$|^WEIR_NATIVE_PRICE_\d+_[A-Z0-9.]+$|^WEIR_TRON_ENERGY_[A-Z_]+$|^WEIR_TRON_MAX_FEE_LIMIT_SUN$/;
 
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
   const flags = new Map<string, string>();

@@ -347,6 +347,7 @@ async function startLocked(
     env: config.chainEnv ?? {},
     rpcConfigFile: config.rpcConfigFile,
     local: overrides.tronLocal ?? offeredTron?.info ?? null,
+    sweeperKey: evm.sweeperKey,
     openDeposits: tronOpenDeposits(readStore),
     ...(overrides.tronReconcileIntervalMs === undefined
       ? {}

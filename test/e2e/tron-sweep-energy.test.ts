@@ -67,3 +67,39 @@ test('rented energy: the shortfall is rented for the sweeper before the sweep (a
   const used = BigInt(sweep.gasUsed);
   t.is(BigInt(sweep.tron!.trxBurnt), used > rented ? (used - rented) * 210n : 0n);
 });
+
+/** What the node (the proxy's `/wallet/…`) answers about a transaction. */
+async function walletCall(url: string, path: string, value: string): Promise<Record<string, unknown>> {
+  const response = await fetch(`${url}/wallet/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ value }),
+  });
+  return (await response.json()) as Record<string, unknown>;
+}
+
+test('native sweeps: built, signed and broadcast through /wallet/…, and the TRX burnt is the node’s fee', async (t) => {
+  const w = await startTronWeir(t, { finalizedDepth: DEPTH, nativeSweeps: true });
+  // Some staked energy, less than the sweep needs: the node's fee is the burnt remainder, not an estimate.
+  w.tron.proxy.setAccountResource(w.sweeper, { EnergyLimit: 20_000 });
+  const s = await w.session('usdt', '500000000');
+  const merchantBefore = await w.tokenBalance(w.tokens.usdt, w.merchant);
+  await w.payer().payTrc20(w.tokens.usdt, w.addressOf(s, 'usdt'), 5_000_000n);
+  await w.mine(DEPTH);
+  const swept = await w.until(s.id, (x) => x.sweeps.length === 1, 'the sweep');
+  const sweep = swept.sweeps[0]!;
+  // A Tron txID (64 hex digits, no 0x), known to the node's HTTP API.
+  t.regex(sweep.transactionHash, /^[0-9a-f]{64}$/);
+  const transaction = await walletCall(w.tron.proxy.url, 'gettransactionbyid', sweep.transactionHash);
+  t.is(transaction['txID'], sweep.transactionHash);
+  t.deepEqual(transaction['ret'], [{ contractRet: 'SUCCESS' }]);
+  const info = await walletCall(w.tron.proxy.url, 'gettransactioninfobyid', sweep.transactionHash);
+  const receipt = info['receipt'] as { energy_usage_total: number; energy_fee: number; result: string };
+  t.is(receipt.result, 'SUCCESS');
+  t.is(sweep.tron?.trxBurnt, String(info['fee']));
+  t.is(sweep.gasCost, String(info['fee']));
+  t.is(sweep.gasUsed, String(receipt.energy_usage_total));
+  t.is(receipt.energy_fee, (receipt.energy_usage_total - 20_000) * 210);
+  t.is((await w.tokenBalance(w.tokens.usdt, w.merchant)) - merchantBefore, 5_000_000n);
+  t.is(await w.tokenBalance(w.tokens.usdt, w.addressOf(s, 'usdt')), 0n);
+});

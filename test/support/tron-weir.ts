@@ -28,7 +28,13 @@ export type TronSession = ChainSession & {
  */
 export async function startTronWeir(
   t: ExecutionContext,
-  options: { finalizedDepth?: number; overrides?: WeirOverrides; chainEnv?: Record<string, string> } = {},
+  options: {
+    finalizedDepth?: number;
+    overrides?: WeirOverrides;
+    chainEnv?: Record<string, string>;
+    /** Sweep through the proxy's `/wallet/…` calls (the real-node path) instead of straight to anvil. */
+    nativeSweeps?: boolean;
+  } = {},
 ) {
   const finalizedDepth = options.finalizedDepth ?? 3;
   const chain = await startTestLocalTron(t, { finalizedDepth });
@@ -36,7 +42,7 @@ export async function startTronWeir(
   t.teardown(() => nats.stop());
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());
-  const tronLocal: TronLocalInfo = chain.info;
+  const tronLocal: TronLocalInfo = options.nativeSweeps ? { ...chain.info, nativeSweeps: true } : chain.info;
   const config = { natsUrl: nats.url, testRail: false, ...(options.chainEnv ? { chainEnv: options.chainEnv } : {}) };
   const defaults: WeirOverrides = {
     sweepBatchDelayMs: 0,

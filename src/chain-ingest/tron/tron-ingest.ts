@@ -3,7 +3,14 @@ import { KNOWN_TRON_CHAIN_IDS } from './networks.ts';
 import type { OpenDeposit } from './reconciler.ts';
 import { createTronRail } from './tron-rail.ts';
 import { httpEnergyRental } from './energy-rental.ts';
-import { loadTronSetup, parseTronEnergyEnv, type OfferedTronNetwork, type TronLocalInfo } from './tron-setup.ts';
+import type { Hex } from 'viem';
+import {
+  loadTronSetup,
+  parseTronEnergyEnv,
+  parseTronMaxFeeLimitEnv,
+  type OfferedTronNetwork,
+  type TronLocalInfo,
+} from './tron-setup.ts';
 
 export { KNOWN_TRON_CHAIN_IDS };
 
@@ -12,6 +19,8 @@ export async function createTronIngest(input: {
   env: Readonly<Record<string, string | undefined>>;
   rpcConfigFile?: string;
   local?: TronLocalInfo | null;
+  /** The operator's sweeper key (WEIR_SWEEPER_KEY): it sweeps the real Tron networks. */
+  sweeperKey?: Hex | null;
   openDeposits?: (network: string) => Promise<OpenDeposit[]>;
   reconcileIntervalMs?: number;
 }): Promise<{ offered: OfferedTronNetwork[]; rail: Rail }> {
@@ -22,7 +31,11 @@ export async function createTronIngest(input: {
     offered,
     rail: createTronRail({
       offered,
-      localSweeper: local ? { sendUrl: local.sendUrl, key: local.sweeperKey } : null,
+      localSweeper: local
+        ? { sendUrl: local.sendUrl, key: local.sweeperKey, native: local.nativeSweeps === true }
+        : null,
+      sweeperKey: input.sweeperKey ?? null,
+      maxFeeLimitSun: parseTronMaxFeeLimitEnv(input.env),
       energy: {
         policy: energy.policy,
         rental: energy.rentalUrl === null ? null : httpEnergyRental(energy.rentalUrl),

@@ -13,7 +13,7 @@ import { createFileCheckpointStore } from '../evm/follower/file-checkpoint-store
 import { registerFollowerMetrics } from '../evm/follower/follower-metrics.ts';
 import { NATIVE_ASSET_ADDRESS } from '../network-definition.ts';
 import type { Rail, RailFollower, RailFollowerContext } from '../rail.ts';
-import { evmToTron, tronToEvm, tronWalletAddressProblem } from './address.ts';
+import { evmToTron, tronToEvm, tronWalletAddressProblem, type TronAddress } from './address.ts';
 import { toTronRailNetwork } from './define-network.ts';
 import { tronDepositAddress } from './deposit-address.ts';
 import type { EnergyRental } from './energy-rental.ts';
@@ -22,6 +22,7 @@ import { createTronReconciler, type OpenDeposit } from './reconciler.ts';
 import { tronRecoveryRail } from './recover-transaction.ts';
 import { createSolidifiedLogs } from './solidified-logs.ts';
 import { tronBus, tronWatched } from './tron-address-layer.ts';
+import { createTronNativeSweepExecutor } from './tron-native-sweep-executor.ts';
 import { createTronResourceNode } from './tron-resource-node.ts';
 import { withTronResources } from './tron-resource-sweeps.ts';
 import type { TronEnergyPolicy } from './tron-resources.ts';
@@ -59,8 +60,15 @@ function implementationOf(offered: OfferedTronNetwork): string {
  */
 export function createTronRail(deps: {
   offered: readonly OfferedTronNetwork[];
-  /** Where the local chain's sweeps are sent (its EVM node) and with which key. */
-  localSweeper?: { sendUrl: string; key: Hex } | null;
+  /**
+   * Where the local chain's sweeps are sent (its EVM node) and with which key; `native`: through
+   * the proxy's `/wallet/…` calls as on a real node instead.
+   */
+  localSweeper?: { sendUrl: string; key: Hex; native?: boolean } | null;
+  /** The key that sweeps the real Tron networks (through the node's HTTP API); without it they are not swept. */
+  sweeperKey?: Hex | null;
+  /** The operator's cap on a sweep's fee limit (sun); the executor's default unless given. */
+  maxFeeLimitSun?: bigint | null;
   /** Where sweeps take their energy (burn unless given) and, with `rented`, the provider. */
   energy?: { policy: TronEnergyPolicy; rental: EnergyRental | null };
   /** Logs the energy decisions; console.warn unless given. */
@@ -77,7 +85,9 @@ export function createTronRail(deps: {
     if (!found) throw new Error(`the Tron rail does not offer network ${network}`);
     return found;
   };
-  const sweeper = deps.localSweeper ? evmToTron(privateKeyToAccount(deps.localSweeper.key).address) : null;
+  const sweeperOf = (key: Hex | null | undefined) => (key ? evmToTron(privateKeyToAccount(key).address) : null);
+  const localSweeperAddress = sweeperOf(deps.localSweeper?.key);
+  const realSweeperAddress = sweeperOf(deps.sweeperKey);
 
   return {
     name: 'tron',
@@ -90,8 +100,8 @@ export function createTronRail(deps: {
       if (!found) return null;
       if (address === found.deployment.factory) return "is Weir's ForwarderFactory";
       if (address === implementationOf(found)) return "is the Forwarder contract of Weir's factory";
-      if (sweeper !== null && address === sweeper && found.deployment.create2 === 'evm')
-        return "is Weir's sweeper account";
+      const sweeper = found.deployment.create2 === 'evm' ? localSweeperAddress : realSweeperAddress;
+      if (sweeper !== null && address === sweeper) return "is Weir's sweeper account";
       return null;
     },
     depositAddress({ network, checkoutSessionId, merchantAddress }) {
@@ -129,9 +139,37 @@ export function createTronRail(deps: {
     sweepExecutors() {
       const executors = new Map<string, SweepExecutor>();
       const local = deps.localSweeper;
-      if (!local) return executors;
+      const clock = createSystemClock();
       for (const o of offered) {
-        if (o.deployment.create2 !== 'evm') continue;
+        const isLocal = o.deployment.create2 === 'evm';
+        const key = isLocal ? local?.key : deps.sweeperKey;
+        if (!key) continue;
+        const node = createTronResourceNode(o.endpoints.http[0]!);
+        const withResources = (executor: SweepExecutor, sweeper: TronAddress) =>
+          withTronResources(executor, {
+            network: o.network.network,
+            sweeper,
+            factory: o.deployment.factory,
+            node,
+            policy: deps.energy?.policy ?? { source: 'burn' },
+            rental: deps.energy?.rental ?? null,
+            log: deps.log ?? ((line) => console.warn(`[sweeper] ${line}`)),
+          });
+        if (!isLocal || local?.native === true) {
+          // Built, signed and broadcast through the node's HTTP API (the proxy's, on the local chain).
+          const native = createTronNativeSweepExecutor({
+            jsonRpcUrl: o.endpoints.http[0]!,
+            key,
+            factory: o.deployment.factory,
+            node,
+            clock,
+            ...(deps.maxFeeLimitSun ? { maxFeeLimitSun: deps.maxFeeLimitSun } : {}),
+            ...(isLocal ? { receiptPollMs: 100 } : {}),
+          });
+          executors.set(o.network.network, withResources(native, sweeperOf(key)!));
+          continue;
+        }
+        if (!local) continue;
         const clients = createEvmWriteClients({
           rpcUrl: local.sendUrl,
           chainId: o.network.chainId,
@@ -141,17 +179,9 @@ export function createTronRail(deps: {
         // Sent on the EVM node; energy, bandwidth and prices read from the Tron node (the proxy) as from a real one.
         executors.set(
           o.network.network,
-          withTronResources(
+          withResources(
             evmFormSweeps(createEvmSweepExecutor({ clients, factoryAddress: tronToEvm(o.deployment.factory) })),
-            {
-              network: o.network.network,
-              sweeper: evmToTron(clients.walletClient.account.address),
-              factory: o.deployment.factory,
-              node: createTronResourceNode(o.endpoints.http[0]!),
-              policy: deps.energy?.policy ?? { source: 'burn' },
-              rental: deps.energy?.rental ?? null,
-              log: deps.log ?? ((line) => console.warn(`[sweeper] ${line}`)),
-            },
+            evmToTron(clients.walletClient.account.address),
           ),
         );
       }

@@ -29,6 +29,15 @@ type SendContext = {
   rentalCost?: bigint;
 };
 
+/** Sweep requests (T… addresses) as `ForwarderFactory.flush` takes them (20-byte addresses). */
+export const tronFlushRequests = (requests: SweepRequest[]) =>
+  requests.map((r) => ({
+    merchantAddress: tronToEvm(r.merchantAddress),
+    sessionId: r.checkoutSessionId,
+    tokens: r.assets.filter((a) => a !== NATIVE_ASSET_ADDRESS).map((a) => tronToEvm(a)),
+    native: r.assets.includes(NATIVE_ASSET_ADDRESS),
+  }));
+
 const nothingAvailable: TronAccountResources = { energy: 0n, stakedBandwidth: 0n, freeBandwidth: 0n };
 
 /**
@@ -40,7 +49,8 @@ const nothingAvailable: TronAccountResources = { energy: 0n, stakedBandwidth: 0n
  * own energy and bandwidth did not cover is computed and returned as the sweep's `gasCost` (sun)
  * and in `tron`. A flush found mined after a restart is priced with what is known then: the
  * account's resources before it are not, so all of its energy and bandwidth count as burnt (an
- * upper bound).
+ * upper bound). When the executor gives the node's own figures (`tron` on its transaction, from
+ * `wallet/gettransactioninfobyid`), those win: the burnt TRX is the node's `fee`.
  */
 export function withTronResources(
   executor: SweepExecutor,
@@ -64,13 +74,7 @@ export function withTronResources(
   /** Sent by this process, by hash, until recorded: how to price it. */
   const contexts = new Map<string, SendContext>();
 
-  const evmRequests = (requests: SweepRequest[]) =>
-    requests.map((r) => ({
-      merchantAddress: tronToEvm(r.merchantAddress),
-      sessionId: r.checkoutSessionId,
-      tokens: r.assets.filter((a) => a !== NATIVE_ASSET_ADDRESS).map((a) => tronToEvm(a)),
-      native: r.assets.includes(NATIVE_ASSET_ADDRESS),
-    }));
+  const evmRequests = tronFlushRequests;
 
   async function neededEnergy(requests: SweepRequest[], data: `0x${string}`): Promise<bigint> {
     const estimated = await node.estimateEnergy({ from: tronToEvm(sweeper), to: factory, data });
@@ -123,6 +127,19 @@ export function withTronResources(
   }
 
   function priced(transaction: SweepTransaction, context: SendContext): SweepTransaction {
+    // The node's own figures (wallet/gettransactioninfobyid, the native executor): its fee is what was burnt.
+    const exact = transaction.tron;
+    if (exact !== undefined)
+      return {
+        ...transaction,
+        gasCost: exact.trxBurnt,
+        tron: {
+          ...exact,
+          bandwidthUsed: exact.bandwidthUsed > 0n ? exact.bandwidthUsed : context.bandwidth,
+          energySource: context.source,
+          ...(context.rentalCost === undefined ? {} : { rentalCost: context.rentalCost }),
+        },
+      };
     const fee = tronSweepFee({
       energyUsed: transaction.gasUsed,
       bandwidthUsed: context.bandwidth,
@@ -166,6 +183,14 @@ export function withTronResources(
       const mined = await executor.minedSweep(transactionHash);
       if (mined === null) return null;
       let context = contexts.get(transactionHash);
+      if (context === undefined && mined.transaction.tron !== undefined)
+        // The node's exact figures need no prices; the account's resources before it are not known.
+        context = {
+          available: nothingAvailable,
+          prices: { energySun: 0n, bandwidthSun: 0n },
+          bandwidth: 0n,
+          source: policy.source,
+        };
       if (context === undefined) {
         try {
           const bytes = await node.callDataBytes(transactionHash);

@@ -67,6 +67,17 @@ export function parseTronEnergyEnv(env: Readonly<Record<string, string | undefin
   }
 }
 
+/** `WEIR_TRON_MAX_FEE_LIMIT_SUN`: the operator's cap on a sweep's fee limit (sun), or null for the executor's default. */
+export function parseTronMaxFeeLimitEnv(env: Readonly<Record<string, string | undefined>>): bigint | null {
+  const value = env['WEIR_TRON_MAX_FEE_LIMIT_SUN'];
+  if (!value) return null;
+  if (!/^[1-9][0-9]{0,15}$/.test(value))
+    throw new TronConfigError(
+      `WEIR_TRON_MAX_FEE_LIMIT_SUN must be a positive whole number of sun, got ${JSON.stringify(value)}`,
+    );
+  return BigInt(value);
+}
+
 /** A setting of the Tron networks that cannot be used; the message names it. */
 export class TronConfigError extends Error {
   override readonly name = 'TronConfigError';
@@ -105,6 +116,8 @@ export type TronLocalInfo = {
   factory: string;
   /** The account that sends sweeps on the local chain. */
   sweeperKey: Hex;
+  /** Sweep as on a real node, through the proxy's `/wallet/…` transaction calls, instead of straight to the EVM node. */
+  nativeSweeps?: boolean;
   /** The proxy's finalized depth. */
   confirmations?: number;
 };

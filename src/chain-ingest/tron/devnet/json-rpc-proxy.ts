@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tronAddressBytes } from '../address.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../networks.ts';
+import { createWalletTransactions } from './wallet-transactions.ts';
 
 /*
  * A Tron-flavoured JSON-RPC in front of a local EVM node (anvil), for tests and `weir devnet`. No
@@ -40,9 +41,10 @@ import { TRON_LOCAL_CHAIN_ID } from '../networks.ts';
  * `weir_setAccountResource` set), and `POST /wallet/getchainparameters` with `getEnergyFee` (210
  * sun per unit) and `getTransactionFee` (1000 sun per byte): stand-ins, a real node answers the
  * chain's current values, which Weir reads rather than assumes. Anvil's
- * gas stands in for energy (eth_estimateGas answers it, as java-tron's answers energy). What is
- * not modelled: the proxy does not see sends (they go to anvil), so an account's resources do
- * not go down as it spends them, nor regenerate; a test sets them.
+ * gas stands in for energy (eth_estimateGas answers it, as java-tron's answers energy). Sends:
+ * `/wallet/triggersmartcontract`, `broadcasttransaction`, `gettransactionbyid` and
+ * `gettransactioninfobyid` build, check and run a Tron transaction on anvil (wallet-transactions.ts);
+ * those consume the account's resources. Sends straight to anvil are not seen, and nothing regenerates.
  */
 
 export type TronJsonRpcProxyOptions = {
@@ -56,6 +58,8 @@ export type TronJsonRpcProxyOptions = {
   port?: number;
   /** eth_getLogs refuses a wider range (toBlock - fromBlock); java-tron's default `maxBlockRange`, 5000, unless given. */
   maxBlockRange?: number;
+  /** The time transactions are built and expire by (ms since epoch); Date.now unless given. */
+  now?: () => number;
 };
 
 /** One block range whose eth_getLogs answers are forced empty, `remaining` more times. */
@@ -97,9 +101,11 @@ export type AccountResource = {
 const RESOURCE_FIELDS = ['EnergyLimit', 'EnergyUsed', 'NetLimit', 'NetUsed', 'freeNetUsed'] as const;
 const FREE_NET_LIMIT = 600;
 /** java-tron's chain parameters the sweeper reads (sun): energy price, and bandwidth price per byte. */
+const TRANSACTION_FEE = 1000;
+const ENERGY_FEE = 210;
 const CHAIN_PARAMETERS = [
-  { key: 'getTransactionFee', value: 1000 },
-  { key: 'getEnergyFee', value: 210 },
+  { key: 'getTransactionFee', value: TRANSACTION_FEE },
+  { key: 'getEnergyFee', value: ENERGY_FEE },
 ];
 
 type JsonRpcRequest = { jsonrpc?: string; id?: unknown; method?: unknown; params?: unknown };
@@ -172,10 +178,16 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
     resources.set(key, clean);
   };
 
-  /** java-tron's HTTP API, the calls Weir reads; `null` for a path it does not serve. */
-  const wallet = (path: string, body: Record<string, unknown>): { status: number; body: unknown } | null => {
+  /** java-tron's HTTP API, the calls Weir reads and its sweeps send; `null` for a path it does not serve. */
+  const wallet = async (
+    path: string,
+    body: Record<string, unknown>,
+  ): Promise<{ status: number; body: unknown } | null> => {
     if (path === '/wallet/getchainparameters') return { status: 200, body: { chainParameter: CHAIN_PARAMETERS } };
-    if (path !== '/wallet/getaccountresource') return null;
+    if (path !== '/wallet/getaccountresource') {
+      const answer = await transactions(path, body);
+      return answer === null ? null : { status: 200, body: answer };
+    }
     let key: string;
     try {
       key = tronAddressBytes(String(body['address']));
@@ -198,6 +210,12 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
     if (answer.error !== undefined) throw new ProxyRpcError(answer.error.code, answer.error.message);
     return answer.result;
   };
+  const transactions = createWalletTransactions({
+    upstreamResult,
+    resources: { get: (key) => resources.get(key) ?? {}, set: (key, value) => resources.set(key, value) },
+    prices: { energySun: ENERGY_FEE, bandwidthSun: TRANSACTION_FEE },
+    now: options.now ?? (() => Date.now()),
+  });
   const head = async (): Promise<bigint> => BigInt(String(await upstreamResult('eth_blockNumber', [])));
 
   const solidified = async (): Promise<bigint> => {
@@ -378,7 +396,7 @@ async function serve(
   req: IncomingMessage,
   res: ServerResponse,
   handle: (request: JsonRpcRequest) => Promise<JsonRpcResponse>,
-  wallet: (path: string, body: Record<string, unknown>) => { status: number; body: unknown } | null,
+  wallet: (path: string, body: Record<string, unknown>) => Promise<{ status: number; body: unknown } | null>,
 ): Promise<void> {
   const reply = (status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -403,7 +421,13 @@ async function serve(
   }
   const path = new URL(req.url ?? '/', 'http://proxy').pathname;
   if (path.startsWith('/wallet/')) {
-    const answer = wallet(path, typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {});
+    let answer: { status: number; body: unknown } | null;
+    try {
+      answer = await wallet(path, typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {});
+    } catch (error) {
+      // java-tron answers a failure inside a call as 200 with an Error field.
+      return reply(200, { Error: error instanceof Error ? error.message : String(error) });
+    }
     return answer === null ? reply(404, { Error: `${path} is not served here` }) : reply(answer.status, answer.body);
   }
   const one = (request: unknown) =>
