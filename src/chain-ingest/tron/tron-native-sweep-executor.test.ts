@@ -15,6 +15,7 @@ import { evmToTron, tronToEvm } from './address.ts';
 import { createTronNativeSweepExecutor, FLUSH_FUNCTION_SELECTOR } from './tron-native-sweep-executor.ts';
 import type { TronResourceNode } from './tron-resource-node.ts';
 import { withTronResources } from './tron-resource-sweeps.ts';
+import { parseTronMaxFeeLimitEnv, TronConfigError } from './tron-setup.ts';
 
 const KEY = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6' as const;
 const sweeper = evmToTron(privateKeyToAccount(KEY).address);
@@ -299,4 +300,11 @@ test('wrapped in the resource accounting, the node’s exact fee is the TRX burn
   // Found mined later (a restart): the same exact figures.
   const mined = await wrapped.minedSweep(result.transactionHash);
   t.is(mined?.transaction.gasCost, 13_650_000n);
+});
+
+test('WEIR_TRON_MAX_FEE_LIMIT_SUN: a positive whole number of sun, or unset', (t) => {
+  t.is(parseTronMaxFeeLimitEnv({}), null);
+  t.is(parseTronMaxFeeLimitEnv({ WEIR_TRON_MAX_FEE_LIMIT_SUN: '150000000' }), 150_000_000n);
+  for (const bad of ['0', '-1', '1.5', '100 TRX'])
+    t.throws(() => parseTronMaxFeeLimitEnv({ WEIR_TRON_MAX_FEE_LIMIT_SUN: bad }), { instanceOf: TronConfigError });
 });

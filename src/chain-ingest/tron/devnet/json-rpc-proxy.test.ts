@@ -1,10 +1,20 @@
 import test from 'ava';
-import { createPublicClient, encodeFunctionData, erc20Abi, http, parseAbiItem } from 'viem';
+import { createHash } from 'node:crypto';
+import {
+  createPublicClient,
+  encodeAbiParameters,
+  encodeFunctionData,
+  erc20Abi,
+  http,
+  parseAbiItem,
+  parseAbiParameters,
+} from 'viem';
 import { startTestLocalTron } from '../../../../test/support/tron-devnet.ts';
 import { forwarderFactoryAbi } from '../../evm/contracts/abis.ts';
 import { deriveDepositAddress, sessionSaltOf } from '../../evm/contracts/deposit-address.ts';
 import { createJsonRpc, JsonRpcCallError } from '../../evm/devnet/json-rpc.ts';
-import { evmToTron, tronToEvm } from '../address.ts';
+import { evmToTron, tronToEvm, tronToHex } from '../address.ts';
+import type { UnsignedTronTransaction } from '../payer-signer.ts';
 import { tronDepositAddress } from '../deposit-address.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../networks.ts';
 import { startLocalTron } from './local-tron.ts';
@@ -199,4 +209,86 @@ test("a TRX payment is a value transfer in the block's transactions, read throug
   t.is(payment?.to === null || payment?.to === undefined ? undefined : evmToTron(payment.to), to);
   t.is(payment?.value, 2_000_000n);
   t.is(await reader.getBalance({ address: tronToEvm(to), blockTag: 'latest' }), 2_000_000n);
+});
+
+test('/wallet/ transactions: built by triggersmartcontract, checked and run by broadcasttransaction, answered by gettransactioninfobyid and gettransactionbyid with java-tron fees', async (t) => {
+  const { tron, tokens, merchant, reader, payer } = await startTestLocalTron(t, {});
+  const wallet = async (path: string, body: unknown) =>
+    (await (
+      await fetch(`${tron.proxy.url}/wallet/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    ).json()) as Record<string, unknown>;
+  const text = (hex: unknown) => Buffer.from(String(hex), 'hex').toString('utf8');
+  const from = payer(0);
+  const other = payer(1);
+  const balance = (owner: string) =>
+    reader.readContract({
+      address: tronToEvm(tokens.usdt),
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [tronToEvm(owner)],
+    });
+  const merchantBefore = await balance(merchant);
+  tron.proxy.setAccountResource(from.address, { EnergyLimit: 10_000 });
+
+  const built = await wallet('triggersmartcontract', {
+    owner_address: tronToHex(from.address).slice(2),
+    contract_address: tronToHex(tokens.usdt).slice(2),
+    function_selector: 'transfer(address,uint256)',
+    parameter: encodeAbiParameters(parseAbiParameters('address, uint256'), [tronToEvm(merchant), 1_500_000n]).slice(2),
+    fee_limit: 100_000_000,
+    call_value: 0,
+    visible: false,
+  });
+  t.deepEqual(built['result'], { result: true });
+  const transaction = built['transaction'] as UnsignedTronTransaction & {
+    raw_data: { expiration: number; timestamp: number };
+  };
+  t.is(transaction.raw_data.expiration - transaction.raw_data.timestamp, 60_000);
+
+  // Signed by another key: refused, nothing run.
+  const forged = await wallet('broadcasttransaction', other.signer.signTransaction(transaction));
+  t.is(forged['code'], 'SIGERROR');
+  t.deepEqual(await wallet('gettransactionbyid', { value: transaction.txID }), {});
+
+  const signed = from.signer.signTransaction(transaction);
+  t.like(await wallet('broadcasttransaction', signed), { result: true, txid: transaction.txID });
+  const again = await wallet('broadcasttransaction', signed);
+  t.is(again['code'], 'DUP_TRANSACTION_ERROR');
+
+  const info = await wallet('gettransactioninfobyid', { value: transaction.txID });
+  const receipt = info['receipt'] as Record<string, number | string>;
+  t.is(receipt['result'], 'SUCCESS');
+  const energy = Number(receipt['energy_usage_total']);
+  // 10k of the account's own energy, the rest burnt at 210 sun; the bandwidth from the free 600.
+  t.is(receipt['energy_usage'], 10_000);
+  t.is(info['fee'], (energy - 10_000) * 210);
+  t.is(receipt['net_usage'], 68 + 280);
+  t.is(receipt['net_fee'], undefined);
+  t.like(await wallet('getaccountresource', { address: from.address, visible: true }), {
+    EnergyLimit: 10_000,
+    EnergyUsed: 10_000,
+    freeNetUsed: 348,
+  });
+  t.like(await wallet('gettransactionbyid', { value: transaction.txID }), {
+    txID: transaction.txID,
+    ret: [{ contractRet: 'SUCCESS' }],
+  });
+  t.is((await balance(merchant)) - merchantBefore, 1_500_000n);
+  t.deepEqual(await wallet('gettransactioninfobyid', { value: 'ab'.repeat(32) }), {});
+
+  // Expired: refused with java-tron's code, even well signed.
+  const stale = { ...transaction.raw_data, expiration: Date.now() - 1_000 };
+  const staleHex = Buffer.from(JSON.stringify(stale)).toString('hex');
+  const staleTx = from.signer.signTransaction({
+    txID: createHash('sha256').update(Buffer.from(staleHex, 'hex')).digest('hex'),
+    raw_data: stale,
+    raw_data_hex: staleHex,
+  });
+  const expired = await wallet('broadcasttransaction', staleTx);
+  t.is(expired['code'], 'TRANSACTION_EXPIRATION_ERROR');
+  t.regex(text(expired['message']), /expiration/);
 });

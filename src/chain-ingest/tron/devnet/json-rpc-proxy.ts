@@ -32,7 +32,8 @@ import { createWalletTransactions } from './wallet-transactions.ts';
  * reconciler. What it cannot be faithful to: CREATE2 addresses (anvil derives with 0xff, the TVM
  * with 0x41, see ../deposit-address.ts) and CREATE addresses (nonce-derived on anvil, not on the
  * TVM); TRX transfers (anvil's native value transfers stand in for them).
- * Sending goes to anvil directly: java-tron's JSON-RPC does not take eth_sendRawTransaction.
+ * Sending goes to anvil directly (java-tron's JSON-RPC does not take eth_sendRawTransaction), or,
+ * as on a real node, through the `/wallet/…` transaction calls below.
  *
  * Energy and bandwidth: beside its JSON-RPC, a full node serves the HTTP API (`/wallet/…`). The
  * proxy answers the two calls Weir's sweeper reads, shaped as java-tron answers them (zero fields
