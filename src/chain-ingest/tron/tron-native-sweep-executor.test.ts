@@ -15,6 +15,7 @@ import { evmToTron, tronToEvm } from './address.ts';
 import { createTronNativeSweepExecutor, FLUSH_FUNCTION_SELECTOR } from './tron-native-sweep-executor.ts';
 import type { TronResourceNode } from './tron-resource-node.ts';
 import { withTronResources } from './tron-resource-sweeps.ts';
+import { encodeTronTriggerRaw, TRIGGER_SMART_CONTRACT, type TronTriggerRaw } from './tron-raw-transaction.ts';
 import { parseTronMaxFeeLimitEnv, TronConfigError } from './tron-setup.ts';
 
 const KEY = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6' as const;
@@ -56,15 +57,27 @@ function fakeNode(handlers: Record<string, (body: Record<string, unknown>) => An
   return { fetchImpl, calls };
 }
 
-/** What triggersmartcontract answers: a transaction whose txID is sha256(raw_data_hex), expiring 60 s after `now`. */
-function built(body: Record<string, unknown>, now: number) {
-  const raw_data = {
-    contract: [{ parameter: { value: body } }],
-    expiration: now + 60_000,
-    fee_limit: body['fee_limit'],
+/** What triggersmartcontract answers: the call asked for (or `tamper`ed), protobuf raw_data_hex, txID = its sha256, expiring 60 s after `now`. */
+function built(body: Record<string, unknown>, now: number, tamper: Partial<TronTriggerRaw['contracts'][number]> = {}) {
+  const call = {
+    type: TRIGGER_SMART_CONTRACT,
+    owner: String(body['owner_address']),
+    contract: String(body['contract_address']),
+    callValue: 0n,
+    data: `${toFunctionSelector(String(body['function_selector'])).slice(2)}${String(body['parameter'])}`,
+    ...tamper,
   };
-  const raw_data_hex = Buffer.from(JSON.stringify(raw_data)).toString('hex');
+  const raw: TronTriggerRaw = {
+    refBlockBytes: '1234',
+    refBlockHash: '0102030405060708',
+    expiration: BigInt(now + 60_000),
+    timestamp: BigInt(now),
+    feeLimit: BigInt(Number(body['fee_limit'])),
+    contracts: [call],
+  };
+  const raw_data_hex = encodeTronTriggerRaw(raw);
   const txID = createHash('sha256').update(Buffer.from(raw_data_hex, 'hex')).digest('hex');
+  const raw_data = { contract: [{ parameter: { value: body } }], expiration: now + 60_000 };
   return { result: { result: true }, transaction: { visible: false, txID, raw_data, raw_data_hex } };
 }
 
@@ -307,4 +320,19 @@ test('WEIR_TRON_MAX_FEE_LIMIT_SUN: a positive whole number of sun, or unset', (t
   t.is(parseTronMaxFeeLimitEnv({ WEIR_TRON_MAX_FEE_LIMIT_SUN: '150000000' }), 150_000_000n);
   for (const bad of ['0', '-1', '1.5', '100 TRX'])
     t.throws(() => parseTronMaxFeeLimitEnv({ WEIR_TRON_MAX_FEE_LIMIT_SUN: bad }), { instanceOf: TronConfigError });
+});
+
+test('a transaction the node built other than the flush asked for is not signed: SweepNodeError', async (t) => {
+  const attacker = `41${'66'.repeat(20)}`;
+  for (const tamper of [{ contract: attacker }, { callValue: 1n }, { data: 'a9059cbb00' }, { owner: attacker }]) {
+    const { executor, signed, beforeSend, calls } = executorOver({
+      triggersmartcontract: (body) => built(body, START, tamper),
+    });
+    await t.throwsAsync(executor.flush([request], beforeSend), {
+      instanceOf: SweepNodeError,
+      message: /not the one asked for/,
+    });
+    t.is(signed.length, 0);
+    t.false(calls.some((c) => c.path === 'broadcasttransaction'));
+  }
 });

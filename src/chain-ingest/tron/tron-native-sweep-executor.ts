@@ -12,6 +12,7 @@ import { flushCallData } from '../evm/contracts/flush-forwarders.ts';
 import { NATIVE_ASSET_ADDRESS } from '../network-definition.ts';
 import { tronToEvm, tronToHex } from './address.ts';
 import { tronPayerSigner, type SignedTronTransaction } from './payer-signer.ts';
+import { decodeTronTriggerRaw, TRIGGER_SMART_CONTRACT, type TronTriggerRaw } from './tron-raw-transaction.ts';
 import { tronHttpApiBase, type TronResourceNode } from './tron-resource-node.ts';
 import { tronFlushRequests } from './tron-resource-sweeps.ts';
 
@@ -71,6 +72,32 @@ export function sweepOfInfo(txID: string, info: TransactionInfo): { transaction:
     },
     reverted: receipt.result !== undefined && receipt.result !== 'SUCCESS',
   };
+}
+
+/**
+ * Why the transaction a node built (its protobuf `raw_data_hex`, what the txID hashes) is not the
+ * flush asked for, or null when it is: one TriggerSmartContract from the sweeper to the factory,
+ * no TRX with it, the call data and fee limit asked for.
+ */
+export function builtProblem(
+  rawDataHex: string,
+  expected: { owner: string; factory: string; data: string; feeLimit: bigint },
+): string | null {
+  let raw: TronTriggerRaw;
+  try {
+    raw = decodeTronTriggerRaw(rawDataHex);
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  const [call, ...more] = raw.contracts;
+  if (call === undefined || more.length > 0) return `${raw.contracts.length} contracts`;
+  if (call.type !== TRIGGER_SMART_CONTRACT) return `contract type ${call.type}`;
+  if (call.owner.toLowerCase() !== expected.owner.toLowerCase()) return `owner ${call.owner}`;
+  if (call.contract.toLowerCase() !== expected.factory.toLowerCase()) return `contract ${call.contract}`;
+  if (call.callValue !== 0n) return `call value ${call.callValue}`;
+  if (call.data.toLowerCase() !== expected.data.toLowerCase()) return 'other call data';
+  if (raw.feeLimit !== expected.feeLimit) return `fee limit ${raw.feeLimit}`;
+  return null;
 }
 
 /**
@@ -209,13 +236,15 @@ export function createTronNativeSweepExecutor(deps: {
       if (requests.length === 0) throw new Error('a Tron flush takes at least one deposit');
       const data = flushCallData(tronFlushRequests(requests));
       let built: Record<string, unknown>;
+      let limit: bigint;
       try {
+        limit = await feeLimit(data);
         built = await wallet('triggersmartcontract', {
           owner_address: owner,
           contract_address: factory,
           function_selector: FLUSH_FUNCTION_SELECTOR,
           parameter: data.slice(10),
-          fee_limit: Number(await feeLimit(data)),
+          fee_limit: Number(limit),
           call_value: 0,
           visible: false,
         });
@@ -230,7 +259,16 @@ export function createTronNativeSweepExecutor(deps: {
           `the node refused to build the sweep: ${String(result?.code ?? 'no transaction')} ${tronMessageText(result?.message)}`.trim(),
         );
       const { signature: _unsigned, ...unsigned } = transaction;
-      const signed = signer.signTransaction(unsigned);
+      const problem = builtProblem(unsigned.raw_data_hex, { owner, factory, data: data.slice(2), feeLimit: limit });
+      if (problem !== null)
+        // The node's error, not the deposits': what it built is not the flush asked for, so it is not signed.
+        throw new SweepNodeError(`the node built a sweep that is not the one asked for (${problem}): not signed`);
+      let signed: SignedTronTransaction;
+      try {
+        signed = signer.signTransaction(unsigned);
+      } catch (error) {
+        throw nodeError(error, 'the node built a sweep that cannot be signed');
+      }
       const txID = signed.txID;
       await beforeSend({ transactionHash: txID, signedTransaction: JSON.stringify(signed) });
       let sent: Awaited<ReturnType<typeof broadcast>>;
@@ -268,10 +306,9 @@ export function createTronNativeSweepExecutor(deps: {
         const known = await wallet('gettransactionbyid', { value: txID });
         if (typeof known['txID'] === 'string') return 'pending';
         if (signedTransaction === null) return 'absent';
-        const signed = JSON.parse(signedTransaction) as SignedTronTransaction & { raw_data?: { expiration?: number } };
-        const expiration = signed.raw_data?.expiration;
-        // Expired: no node will ever take it, so it can never be mined.
-        if (typeof expiration === 'number' && expiration <= deps.clock.now()) return 'absent';
+        const signed = JSON.parse(signedTransaction) as SignedTronTransaction;
+        // Expired (by the signed bytes): no node will ever take it, so it can never be mined.
+        if (decodeTronTriggerRaw(signed.raw_data_hex).expiration <= BigInt(deps.clock.now())) return 'absent';
         const sent = await broadcast(signed);
         if (sent.outcome === 'taken') return 'resent';
         if (sent.outcome === 'busy') throw new TronHttpFailure(`the node did not take sweep ${txID} now: ${sent.why}`);

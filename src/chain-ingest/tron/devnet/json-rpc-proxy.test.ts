@@ -15,6 +15,7 @@ import { deriveDepositAddress, sessionSaltOf } from '../../evm/contracts/deposit
 import { createJsonRpc, JsonRpcCallError } from '../../evm/devnet/json-rpc.ts';
 import { evmToTron, tronToEvm, tronToHex } from '../address.ts';
 import type { UnsignedTronTransaction } from '../payer-signer.ts';
+import { decodeTronTriggerRaw, encodeTronTriggerRaw } from '../tron-raw-transaction.ts';
 import { tronDepositAddress } from '../deposit-address.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../networks.ts';
 import { startLocalTron } from './local-tron.ts';
@@ -281,11 +282,10 @@ test('/wallet/ transactions: built by triggersmartcontract, checked and run by b
   t.deepEqual(await wallet('gettransactioninfobyid', { value: 'ab'.repeat(32) }), {});
 
   // Expired: refused with java-tron's code, even well signed.
-  const stale = { ...transaction.raw_data, expiration: Date.now() - 1_000 };
-  const staleHex = Buffer.from(JSON.stringify(stale)).toString('hex');
+  const stale = { ...decodeTronTriggerRaw(transaction.raw_data_hex), expiration: BigInt(Date.now() - 1_000) };
+  const staleHex = encodeTronTriggerRaw(stale);
   const staleTx = from.signer.signTransaction({
     txID: createHash('sha256').update(Buffer.from(staleHex, 'hex')).digest('hex'),
-    raw_data: stale,
     raw_data_hex: staleHex,
   });
   const expired = await wallet('broadcasttransaction', staleTx);

@@ -1,14 +1,20 @@
 import { createHash } from 'node:crypto';
 import { recoverAddress, toFunctionSelector, type Hex } from 'viem';
 import { tronAddressBytes } from '../address.ts';
+import {
+  decodeTronTriggerRaw,
+  encodeTronTriggerRaw,
+  TRIGGER_SMART_CONTRACT,
+  type TronTriggerRaw,
+} from '../tron-raw-transaction.ts';
 import { tronBandwidthOf } from '../tron-resources.ts';
 
 /*
  * java-tron's transaction calls of the HTTP API, over anvil, for the local Tron (tronprotocol
  * documentation-en, "HTTP API": triggersmartcontract, broadcasttransaction, gettransactionbyid,
  * gettransactioninfobyid). Request and answer shapes are java-tron's; what is underneath is not:
- *  - `raw_data_hex` is the UTF-8 bytes of `raw_data`'s JSON, not java-tron's protobuf. Weir only
- *    hashes it (txID = sha256(raw_data_hex)) and signs the txID, so any deterministic bytes do.
+ *  - `raw_data_hex` is the protobuf of `raw_data` (../tron-raw-transaction.ts, checked against
+ *    tronweb's encoder), as java-tron's; Weir reads it back before signing txID = sha256(raw_data_hex).
  *  - a broadcast checks the signature recovers `owner_address` and the expiration, then runs the
  *    call on anvil as the owner (impersonated, gas price 0: its base fee is 0), with the gas limit
  *    the fee limit buys at the energy price; energy is anvil's gas.
@@ -112,7 +118,22 @@ export function createWalletTransactions(deps: {
       fee_limit: feeLimit,
       timestamp: now,
     };
-    const raw_data_hex = Buffer.from(JSON.stringify(raw_data), 'utf8').toString('hex');
+    const raw_data_hex = encodeTronTriggerRaw({
+      refBlockBytes: raw_data.ref_block_bytes,
+      refBlockHash: raw_data.ref_block_hash,
+      expiration: BigInt(raw_data.expiration),
+      timestamp: BigInt(raw_data.timestamp),
+      feeLimit: BigInt(raw_data.fee_limit),
+      contracts: [
+        {
+          type: TRIGGER_SMART_CONTRACT,
+          owner: ownerHex,
+          contract: contractHex,
+          callValue: 0n,
+          data: raw_data.contract[0]!.parameter.value.data,
+        },
+      ],
+    });
     return {
       result: { result: true },
       transaction: { visible: false, txID: sha256(raw_data_hex), raw_data, raw_data_hex },
@@ -132,14 +153,35 @@ export function createWalletTransactions(deps: {
     if (!/^(?:[0-9a-fA-F]{2})+$/.test(rawHex) || sha256(rawHex) !== txID)
       return refuse('SIGERROR', 'txID is not the hash of raw_data');
     if (known.has(txID)) return refuse('DUP_TRANSACTION_ERROR', 'dup transaction');
-    const raw = JSON.parse(Buffer.from(rawHex, 'hex').toString('utf8')) as RawData;
-    if (raw.expiration <= deps.now())
+    let decoded: TronTriggerRaw;
+    try {
+      decoded = decodeTronTriggerRaw(rawHex);
+    } catch {
+      return refuse('OTHER_ERROR', 'raw_data_hex is not a transaction');
+    }
+    if (decoded.expiration <= BigInt(deps.now()))
       return refuse(
         'TRANSACTION_EXPIRATION_ERROR',
-        `Transaction expiration, transaction expiration time is ${raw.expiration}`,
+        `Transaction expiration, transaction expiration time is ${decoded.expiration}`,
       );
-    const call = raw.contract[0]?.parameter.value;
-    if (call === undefined) return refuse('CONTRACT_VALIDATE_ERROR', 'no contract');
+    const triggered = decoded.contracts[0];
+    if (decoded.contracts.length !== 1 || triggered?.type !== TRIGGER_SMART_CONTRACT)
+      return refuse('CONTRACT_VALIDATE_ERROR', 'only one TriggerSmartContract is served here');
+    const call = { owner_address: triggered.owner, contract_address: triggered.contract, data: triggered.data };
+    // The JSON form beside the bytes, as java-tron gives it back (gettransactionbyid).
+    const raw: RawData = {
+      contract: [
+        {
+          parameter: { value: call, type_url: 'type.googleapis.com/protocol.TriggerSmartContract' },
+          type: 'TriggerSmartContract',
+        },
+      ],
+      ref_block_bytes: decoded.refBlockBytes,
+      ref_block_hash: decoded.refBlockHash,
+      expiration: Number(decoded.expiration),
+      fee_limit: Number(decoded.feeLimit),
+      timestamp: Number(decoded.timestamp),
+    };
     const from = `0x${call.owner_address.slice(2)}` as Hex;
     let signer: string;
     try {
