@@ -283,6 +283,8 @@ test('rebroadcast: pending when the node has it, resent when it takes it again, 
   clock.advanceBy(61_000);
   t.is(await executor.rebroadcast(transactionHash, signedTransaction), 'absent');
   t.false(calls.slice(before).some((c) => c.path === 'broadcasttransaction'));
+  // A signed form that is no Tron transaction (an EVM one, from the other sender): it cannot be sent.
+  t.is(await executor.rebroadcast(transactionHash, '0x02f86b0180'), 'absent');
   known = { txID: transactionHash, raw_data: {} };
   t.is(await executor.rebroadcast(transactionHash, signedTransaction), 'pending');
 });

@@ -74,6 +74,18 @@ export function sweepOfInfo(txID: string, info: TransactionInfo): { transaction:
   };
 }
 
+/** The signed form `beforeSend` got (the transaction JSON), or null when it is not one. */
+function readSigned(text: string): SignedTronTransaction | null {
+  try {
+    const parsed = JSON.parse(text) as Partial<SignedTronTransaction>;
+    if (typeof parsed.txID !== 'string' || typeof parsed.raw_data_hex !== 'string') return null;
+    decodeTronTriggerRaw(parsed.raw_data_hex);
+    return parsed as SignedTronTransaction;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Why the transaction a node built (its protobuf `raw_data_hex`, what the txID hashes) is not the
  * flush asked for, or null when it is: one TriggerSmartContract from the sweeper to the factory,
@@ -306,7 +318,9 @@ export function createTronNativeSweepExecutor(deps: {
         const known = await wallet('gettransactionbyid', { value: txID });
         if (typeof known['txID'] === 'string') return 'pending';
         if (signedTransaction === null) return 'absent';
-        const signed = JSON.parse(signedTransaction) as SignedTronTransaction;
+        const signed = readSigned(signedTransaction);
+        // Not a Tron transaction this executor signed (another sender's form): it cannot send it, so it is absent.
+        if (signed === null) return 'absent';
         // Expired (by the signed bytes): no node will ever take it, so it can never be mined.
         if (decodeTronTriggerRaw(signed.raw_data_hex).expiration <= BigInt(deps.clock.now())) return 'absent';
         const sent = await broadcast(signed);

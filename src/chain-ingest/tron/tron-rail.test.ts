@@ -1,4 +1,5 @@
 import test from 'ava';
+import { privateKeyToAccount } from 'viem/accounts';
 import { deriveDepositAddress } from '../evm/contracts/deposit-address.ts';
 import { RpcConfigError } from '../evm/networks/rpc-config.ts';
 import { loadSolanaSetup } from '../solana/solana-setup.ts';
@@ -168,4 +169,25 @@ test('configuration: Tron chain ids are accepted for RPC by every family; a fact
   await t.throwsAsync(loadTronSetup({ env: { WEIR_RPC_999999: 'https://x.example' } }), { instanceOf: RpcConfigError });
   const deeper = await loadTronSetup({ env: { ...mainnetEnv, [`WEIR_CONFIRMATIONS_${TRON_MAINNET_CHAIN_ID}`]: '27' } });
   t.is(deeper[0]!.network.confirmations, 27);
+});
+
+test('sweepers: a real Tron network is swept with the operator key (natively), not without; the local one with its own key', async (t) => {
+  const offered = await loadTronSetup({ env: mainnetEnv, local });
+  const bare = createTronRail({ offered }).sweepExecutors?.() ?? new Map();
+  t.deepEqual([...bare.keys()], []);
+  const localOnly = createTronRail({ offered, localSweeper: { sendUrl: local.sendUrl, key: local.sweeperKey } });
+  t.deepEqual([...(localOnly.sweepExecutors?.() ?? new Map()).keys()], ['tron-local']);
+  const key = `0x${'22'.repeat(32)}` as const;
+  const both = createTronRail({
+    offered,
+    localSweeper: { sendUrl: local.sendUrl, key: local.sweeperKey, native: true },
+    sweeperKey: key,
+  });
+  t.deepEqual([...(both.sweepExecutors?.() ?? new Map()).keys()].sort(), ['tron-local', 'tron-mainnet']);
+  // The operator's sweeper is Weir machinery on the real network: no merchant wallet.
+  const [mainnet] = both.networks('live') as [RailNetwork];
+  t.is(
+    both.unpayableAddress({ network: mainnet, address: evmToTron(privateKeyToAccount(key).address) }),
+    "is Weir's sweeper account",
+  );
 });
