@@ -88,12 +88,13 @@ test('native sweeps: built, signed and broadcast through /wallet/…, and the TR
   await w.mine(DEPTH);
   const swept = await w.until(s.id, (x) => x.sweeps.length === 1, 'the sweep');
   const sweep = swept.sweeps[0]!;
-  // A Tron txID (64 hex digits, no 0x), known to the node's HTTP API.
-  t.regex(sweep.transactionHash, /^[0-9a-f]{64}$/);
-  const transaction = await walletCall(w.tron.proxy.url, 'gettransactionbyid', sweep.transactionHash);
-  t.is(transaction['txID'], sweep.transactionHash);
+  // A Tron txID (recorded 0x + 64 hex digits, as Weir records Tron payments), known to the node's HTTP API.
+  t.regex(sweep.transactionHash, /^0x[0-9a-f]{64}$/);
+  const txID = sweep.transactionHash.slice(2);
+  const transaction = await walletCall(w.tron.proxy.url, 'gettransactionbyid', txID);
+  t.is(transaction['txID'], txID);
   t.deepEqual(transaction['ret'], [{ contractRet: 'SUCCESS' }]);
-  const info = await walletCall(w.tron.proxy.url, 'gettransactioninfobyid', sweep.transactionHash);
+  const info = await walletCall(w.tron.proxy.url, 'gettransactioninfobyid', txID);
   const receipt = info['receipt'] as { energy_usage_total: number; energy_fee: number; result: string };
   t.is(receipt.result, 'SUCCESS');
   t.is(sweep.tron?.trxBurnt, String(info['fee']));

@@ -134,11 +134,11 @@ test('a flush is built by triggersmartcontract, signed over its txID, broadcast 
   // The signed form is the transaction JSON the node takes; its signature recovers the sweeper.
   t.is(signed.length, 1);
   const tx = JSON.parse(signed[0]!.signedTransaction) as { txID: string; signature: string[] };
-  t.is(signed[0]!.transactionHash, tx.txID);
+  t.is(signed[0]!.transactionHash, `0x${tx.txID}`);
   const signer = await recoverAddress({ hash: `0x${tx.txID}`, signature: `0x${tx.signature[0]}` });
   t.is(signer, privateKeyToAccount(KEY).address);
   t.deepEqual(calls[1]!.body, JSON.parse(signed[0]!.signedTransaction));
-  t.is(result.transactionHash, tx.txID);
+  t.is(result.transactionHash, `0x${tx.txID}`);
   t.is(result.gasUsed, 65_000n);
   t.is(result.gasCost, 13_650_000n);
   t.is(result.tron?.trxBurnt, 13_650_000n);
@@ -285,7 +285,7 @@ test('rebroadcast: pending when the node has it, resent when it takes it again, 
   t.false(calls.slice(before).some((c) => c.path === 'broadcasttransaction'));
   // A signed form that is no Tron transaction (an EVM one, from the other sender): it cannot be sent.
   t.is(await executor.rebroadcast(transactionHash, '0x02f86b0180'), 'absent');
-  known = { txID: transactionHash, raw_data: {} };
+  known = { txID: transactionHash.slice(2), raw_data: {} };
   t.is(await executor.rebroadcast(transactionHash, signedTransaction), 'pending');
 });
 

@@ -64,7 +64,7 @@ export function sweepOfInfo(txID: string, info: TransactionInfo): { transaction:
   const fee = count(info.fee);
   return {
     transaction: {
-      transactionHash: txID,
+      transactionHash: `0x${txID.toLowerCase()}`,
       gasUsed: energyUsed,
       gasCost: fee,
       // The node's own figures; the resource wrapper keeps them over its estimate (exact: true).
@@ -281,20 +281,22 @@ export function createTronNativeSweepExecutor(deps: {
       } catch (error) {
         throw nodeError(error, 'the node built a sweep that cannot be signed');
       }
-      const txID = signed.txID;
-      await beforeSend({ transactionHash: txID, signedTransaction: JSON.stringify(signed) });
+      const txID = signed.txID.toLowerCase();
+      // Recorded as Weir records Tron transaction ids (0x + lowercase, as the eth_ JSON-RPC writes them); the node's /wallet/ calls take them bare.
+      const hash = `0x${txID}`;
+      await beforeSend({ transactionHash: hash, signedTransaction: JSON.stringify(signed) });
       let sent: Awaited<ReturnType<typeof broadcast>>;
       try {
         sent = await broadcast(signed);
       } catch (error) {
-        throw new SweepReceiptLostError(`broadcasting sweep ${txID}: no answer`, txID, { cause: error });
+        throw new SweepReceiptLostError(`broadcasting sweep ${txID}: no answer`, hash, { cause: error });
       }
-      if (sent.outcome === 'refused') throw new SweepRejectedError(`the node refused sweep ${txID}: ${sent.why}`, txID);
+      if (sent.outcome === 'refused') throw new SweepRejectedError(`the node refused sweep ${txID}: ${sent.why}`, hash);
       if (sent.outcome === 'busy')
-        throw new SweepReceiptLostError(`the node did not take sweep ${txID} now: ${sent.why}`, txID);
+        throw new SweepReceiptLostError(`the node did not take sweep ${txID} now: ${sent.why}`, hash);
       const mined = await awaitInfo(txID);
       if (mined === null)
-        throw new SweepReceiptLostError(`sweep ${txID} was broadcast; its outcome is not known yet`, txID);
+        throw new SweepReceiptLostError(`sweep ${txID} was broadcast; its outcome is not known yet`, hash);
       const swept = sweepOfInfo(txID, mined);
       if (swept.reverted)
         throw new SweepRevertedError(
