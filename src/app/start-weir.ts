@@ -347,7 +347,8 @@ async function startLocked(
     env: config.chainEnv ?? {},
     rpcConfigFile: config.rpcConfigFile,
     local: overrides.tronLocal ?? offeredTron?.info ?? null,
-    sweeperKey: evm.sweeperKey,
+    // Mainnet and Nile sweep with the operator's key only, never the devnet's well-known one (the local Tron has its own).
+    sweeperKey: config.sweeperKey ? evm.sweeperKey : null,
     openDeposits: tronOpenDeposits(readStore),
     ...(overrides.tronReconcileIntervalMs === undefined
       ? {}
