@@ -9,7 +9,7 @@ import {
   SweepRejectedError,
   SweepRevertedError,
 } from '../../sweeper/sweep-errors.ts';
-import type { SignedSweep, SweepRequest } from '../../sweeper/sweeper.ts';
+import type { SignedSweep } from '../../sweeper/sweeper.ts';
 import { flushCallData } from '../evm/contracts/flush-forwarders.ts';
 import { evmToTron, tronToEvm } from './address.ts';
 import { createTronNativeSweepExecutor, FLUSH_FUNCTION_SELECTOR } from './tron-native-sweep-executor.ts';
@@ -17,17 +17,13 @@ import type { TronResourceNode } from './tron-resource-node.ts';
 import { withTronResources } from './tron-resource-sweeps.ts';
 import { encodeTronTriggerRaw, TRIGGER_SMART_CONTRACT, type TronTriggerRaw } from './tron-raw-transaction.ts';
 import { parseTronMaxFeeLimitEnv, TronConfigError } from './tron-setup.ts';
+import { fixtureFactory, fixtureSweepRequest, fixtureUsdt } from './tron-sweep.fixture.ts';
 
 const KEY = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6' as const;
 const sweeper = evmToTron(privateKeyToAccount(KEY).address);
-const factory = evmToTron('0x5FbDB2315678afecb367f032d93F642f64180aa3');
-const usdt = evmToTron('0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512');
-const request: SweepRequest = {
-  checkoutSessionId: '0b9e4a8c-1f6d-4c2a-9e57-3d1b2f8a6c40',
-  depositAddress: evmToTron('0x08D6D6121c3C897FF76b3BECb02b2A5b75fF6979'),
-  merchantAddress: evmToTron('0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc'),
-  assets: [usdt],
-};
+const factory = fixtureFactory;
+const usdt = fixtureUsdt;
+const request = fixtureSweepRequest;
 const START = Date.parse('2026-01-01T00:00:00Z');
 
 const resourceNode: TronResourceNode = {

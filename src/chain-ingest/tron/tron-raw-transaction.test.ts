@@ -43,8 +43,7 @@ test('the protobuf of a TriggerSmartContract transaction is what tronweb encodes
       timestamp: Number(raw.timestamp),
     },
   };
-  // biome-ignore lint/suspicious/noExplicitAny: tronweb's transaction helpers take its own loose JSON type.
-  const reference = utils.transaction.txPbToRawDataHex(utils.transaction.txJsonToPb(json as any)).toLowerCase();
+  const reference = utils.transaction.txPbToRawDataHex(utils.transaction.txJsonToPb(json)).toLowerCase();
   t.is(encodeTronTriggerRaw(raw), reference);
   t.deepEqual(decodeTronTriggerRaw(reference), raw);
 });

@@ -116,8 +116,9 @@ export function decodeTronTriggerRaw(rawDataHex: string): TronTriggerRaw {
       .map((f) => {
         const contract = fieldsOf(f.bytes!);
         const type = Number(intOf(one(contract, 1)));
-        const any = fieldsOf(one(contract, 2)?.bytes ?? Buffer.alloc(0));
-        const value = type === TRIGGER_SMART_CONTRACT ? fieldsOf(one(any, 2)?.bytes ?? Buffer.alloc(0)) : [];
+        // The contract's `parameter` is a protobuf Any: its field 2 holds the call's bytes.
+        const parameter = fieldsOf(one(contract, 2)?.bytes ?? Buffer.alloc(0));
+        const value = type === TRIGGER_SMART_CONTRACT ? fieldsOf(one(parameter, 2)?.bytes ?? Buffer.alloc(0)) : [];
         return {
           type,
           owner: hexOf(one(value, 1)),

@@ -6,16 +6,11 @@ import type { EnergyRental } from './energy-rental.ts';
 import type { TronResourceNode } from './tron-resource-node.ts';
 import { withTronResources } from './tron-resource-sweeps.ts';
 import type { TronAccountResources, TronEnergyPolicy } from './tron-resources.ts';
+import { fixtureFactory, fixtureSweepRequest } from './tron-sweep.fixture.ts';
 
 const sweeper = evmToTron('0x90F79bf6EB2c4f870365E785982E1f101E93b906');
-const factory = evmToTron('0x5FbDB2315678afecb367f032d93F642f64180aa3');
-const usdt = evmToTron('0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512');
-const request: SweepRequest = {
-  checkoutSessionId: '0b9e4a8c-1f6d-4c2a-9e57-3d1b2f8a6c40',
-  depositAddress: evmToTron('0x08D6D6121c3C897FF76b3BECb02b2A5b75fF6979'),
-  merchantAddress: evmToTron('0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc'),
-  assets: [usdt],
-};
+const factory = fixtureFactory;
+const request = fixtureSweepRequest;
 
 /** A node whose account holds `held`, estimating `estimate` (null: no estimate), prices 210/1000. */
 function fakeNode(held: TronAccountResources[], estimate: bigint | null) {
