@@ -9,7 +9,7 @@ import { tronDevnetAddresses } from '../../src/chain-ingest/tron/devnet/tron-dev
 import { TRON_LOCAL_CHAIN_ID } from '../../src/chain-ingest/tron/networks.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import type { ChainSession } from '../support/chain-shop.ts';
-import { launchChromium } from '../support/chromium.ts';
+import { launchChromium, screenshotsWithAxe } from '../support/chromium.ts';
 import { ADMIN_TOKEN } from '../support/weir-harness.ts';
 import { spawnWeir, spawnWeirDevnet } from '../support/weir-process.ts';
 import { findFreePort } from '../support/free-port.ts';
@@ -113,6 +113,8 @@ test("npm start's embedded chains offer a local Tron to test keys (not live): th
   const page = await context.newPage();
   await page.goto(`${weir.url}/checkout/${second.id}`);
   await page.getByRole('button', { name: /Tether.*Local Tron/ }).click();
+  await page.getByRole('button', { name: 'Pay with test wallet' }).waitFor();
+  await screenshotsWithAxe(t, page, 'tron-local-test-wallet');
   await page.getByRole('button', { name: 'Pay with test wallet' }).click();
   await page.waitForURL(`https://shop.example/thanks?session=${second.id}`, { timeout: 30_000 });
   const byWallet = await completed(second.id);
