@@ -61,7 +61,6 @@ import { checkoutSessionTimerHandlers } from '../timers/checkout-session-timers.
 import { couponTimerHandlers } from '../timers/coupon-timers.ts';
 import { invoiceTimerHandlers } from '../timers/invoice-timers.ts';
 import { createInvoicePaymentLinker } from '../actors/invoice-payments.ts';
-import { createSubscriptionBilling } from '../actors/subscription-billing.ts';
 import { createCustomerCheckoutUpdates } from '../actors/customer-checkout-updates.ts';
 import { createPromotionCodeReleases } from '../actors/promotion-code-releases.ts';
 import { subscriptionTimerHandlers } from '../timers/subscription-timers.ts';
@@ -567,14 +566,6 @@ async function startLocked(
       createInvoicePaymentLinker({ clock, readStore, projections, commands: fencedCommands(commands, fence), log }),
     ),
   );
-  const workflows = await ownWorkflows(ownership, {
-    eventStore,
-    readStore,
-    commands,
-    clock,
-    log,
-    ...(tracing ? { tracer } : {}),
-  });
   await ownership.own(
     'mail',
     componentWork((fence) =>
@@ -753,19 +744,16 @@ async function startLocked(
       return { stop: async () => stop() };
     });
   }
-  await ownership.own(
-    'subscription-billing',
-    componentWork((fence) =>
-      createSubscriptionBilling({
-        clock,
-        readStore,
-        projections,
-        commands: fencedCommands(commands, fence),
-        publicUrl,
-        log,
-      }),
-    ),
-  );
+  // After the server listens: effects link to hosted pages at the public address.
+  const workflows = await ownWorkflows(ownership, {
+    eventStore,
+    readStore,
+    commands,
+    clock,
+    log,
+    publicUrl,
+    ...(tracing ? { tracer } : {}),
+  });
   await ownership.own(
     'customer-checkout-updates',
     componentWork((fence) =>

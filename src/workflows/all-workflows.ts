@@ -3,20 +3,31 @@ import { componentWork, fencedCommands } from '../app/owned-work.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
 import { invoiceSessionClosing } from './invoice-session-closing.ts';
 import { subscriptionBilling } from './subscription-billing.ts';
-import type { Workflow } from './workflow.ts';
+import { subscriptionBillingEffects } from './subscription-billing.effects.ts';
+import type { EffectHandler, Workflow } from './workflow.ts';
 import { createWorkflowRunner, type WorkflowRunner, type WorkflowRunnerDeps } from './workflow-runner.ts';
 
+/** What the runners of the workflows are given, effect handlers included (they send through `commands`). */
+export type WorkflowDeps = Omit<WorkflowRunnerDeps, 'commands' | 'effects'> & {
+  commands: CommandHandler;
+  /** Where hosted pages are served (links in what effects create). */
+  publicUrl: string;
+};
+
 /** A workflow ready to run, its state type hidden. */
-type RunnableWorkflow = { name: string; run(deps: WorkflowRunnerDeps): WorkflowRunner };
-const runnable = <TState>(workflow: Workflow<TState>): RunnableWorkflow => ({
+type RunnableWorkflow = { name: string; run(deps: WorkflowDeps): WorkflowRunner };
+const runnable = <TState>(
+  workflow: Workflow<TState>,
+  effects?: (deps: WorkflowDeps) => Record<string, EffectHandler>,
+): RunnableWorkflow => ({
   name: workflow.name,
-  run: (deps) => createWorkflowRunner({ ...deps, workflow }),
+  run: (deps) => createWorkflowRunner({ ...deps, workflow, ...(effects ? { effects: effects(deps) } : {}) }),
 });
 
 /** Every workflow Weir runs (each in one instance at a time). */
 export const ALL_WORKFLOWS: readonly RunnableWorkflow[] = [
   runnable(invoiceSessionClosing),
-  runnable(subscriptionBilling),
+  runnable(subscriptionBilling, subscriptionBillingEffects),
 ];
 
 /** Where each workflow stands in this instance: its log position, or null when it does not run here. */
@@ -28,10 +39,7 @@ export type WorkflowPositions = { position(name: string): bigint | null };
  * instance's read store, so a new owner resumes from where it last got to (sending again what it
  * decided since then: the deciders answer nothing for a repeat).
  */
-export async function ownWorkflows(
-  ownership: Pick<Ownership, 'own'>,
-  deps: Omit<WorkflowRunnerDeps, 'commands'> & { commands: CommandHandler },
-): Promise<WorkflowPositions> {
+export async function ownWorkflows(ownership: Pick<Ownership, 'own'>, deps: WorkflowDeps): Promise<WorkflowPositions> {
   const running = new Map<string, WorkflowRunner>();
   for (const workflow of ALL_WORKFLOWS) {
     await ownership.own(

@@ -56,7 +56,7 @@ function cancel(state: InvoiceSessionsState, invoiceId: string, sessionId: strin
  * canceled is left as it is: its decider refuses the cancel. Only sessions of the invoice's own
  * tenant are its sessions.
  */
-export const invoiceSessionClosing: Workflow<InvoiceSessionsState> = {
+export const invoiceSessionClosing: Workflow<InvoiceSessionsState, WorkflowCommand> = {
   name: 'invoice-session-closing',
   version: 1,
   categories: ['invoice', 'checkout_session'],

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
-import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
+import type { CheckoutSessionEvent, SessionLineItem } from '../../machines/checkout-session.types.ts';
+import { deterministicId } from '../shared/ids.ts';
 import { deleted, finalized, invoiceFixture, paid, voided } from '../../machines/invoice.fixture.ts';
 import type { Invoice, InvoiceEvent } from '../../machines/invoice.types.ts';
 import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
@@ -29,9 +30,15 @@ import { createSqliteReadStore } from '../read-store/sqlite-read-store.ts';
 import { createManualClock } from '../shared/clock.ts';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
-import { firstSessionClosing, subscriptionBilling } from './subscription-billing.ts';
+import {
+  firstSessionClosing,
+  SESSION_SUBSCRIPTION_DAYS_UNTIL_DUE,
+  SUBSCRIPTION_BILLING_EFFECTS,
+  subscriptionBilling,
+} from './subscription-billing.ts';
+import { subscriptionBillingEffects } from './subscription-billing.effects.ts';
 import { createWorkflowRunner, workflowInstances } from './workflow-runner.ts';
-import { eventsOfInstance, givenWhenThenWorkflow, type WorkflowCommand } from './workflow.ts';
+import { eventsOfInstance, givenWhenThenWorkflow, isEffect, type WorkflowStep } from './workflow.ts';
 
 const AT = '2026-01-02T00:00:00.000Z';
 const FIRST_INVOICE = 'inv-1';
@@ -82,8 +89,12 @@ function logOf(subscriptionId = SUBSCRIPTION_ID) {
 const given = givenWhenThenWorkflow(subscriptionBilling);
 /** The given history, then `when` decided on it: the commands in short [aggregate, id, type, actor, cause]. */
 const decided = (history: RecordedEvent[], when: RecordedEvent) => short(given(history).when(when));
-const short = (commands: WorkflowCommand[]) =>
-  commands.map((c) => [c.aggregate, c.id, c.command.type, c.context.actor, c.context.causationId]);
+const short = (steps: WorkflowStep[]) =>
+  steps.map((c) =>
+    isEffect(c)
+      ? ['effect', c.effect, c.input, c.context.actor, c.context.causationId]
+      : [c.aggregate, c.id, c.command.type, c.context.actor, c.context.causationId],
+  );
 /** The event decided once, and again once folded in (a redelivery): the second must decide nothing. */
 function once(t: import('ava').ExecutionContext, history: RecordedEvent[], when: RecordedEvent, message: string) {
   const [first, again] = given(history).whenTwice(when);
@@ -354,6 +365,136 @@ test('a renewal draft the merchant deletes while its subscription goes on is rec
   );
 });
 
+/** A line of a monthly price of 5 USDC, `quantity` of them. */
+const monthly = (quantity = 2): SessionLineItem => ({
+  description: 'Pro',
+  quantity,
+  price: {
+    id: 'price-1',
+    productId: 'prod-1',
+    product: { id: 'prod-1', name: 'Pro', description: null, isActive: true },
+    type: 'recurring',
+    currency: 'usdc',
+    unitAmount: '500000000',
+    interval: 'month',
+    intervalCount: 1,
+    isActive: true,
+  },
+  amountSubtotal: (500000000n * BigInt(quantity)).toString(),
+  amountTotal: (500000000n * BigInt(quantity)).toString(),
+  currency: 'usdc',
+});
+
+test('a mode: subscription checkout session creates its subscription, billed first by the session; without a customerId, first a customer from the payer’s email; once', (t) => {
+  const CREATE = ['subscription', SUBSCRIPTION_ID, 'CreateSubscription', 'system:subscriptions', 'cs-1'];
+  const sessionWith = (overrides: Parameters<typeof sessionFixture>[0]) => {
+    const log = logOf();
+    const session = sessionFixture({
+      id: 'cs-1',
+      mode: 'subscription',
+      subscriptionId: SUBSCRIPTION_ID,
+      lineItems: { object: 'list', data: [monthly()] },
+      ...overrides,
+    });
+    return log.session('cs-1', { type: 'CheckoutSessionCreated', data: { session } });
+  };
+  const named = sessionWith({ customerId: 'cus-7' });
+  t.deepEqual(once(t, [], named, 'created'), [CREATE]);
+  t.like(given([]).when(named)[0], {
+    command: {
+      type: 'CreateSubscription',
+      subscription: {
+        id: SUBSCRIPTION_ID,
+        status: 'incomplete',
+        customerId: 'cus-7',
+        daysUntilDue: SESSION_SUBSCRIPTION_DAYS_UNTIL_DUE,
+        amountTotal: '1000000000',
+        items: [{ priceId: 'price-1', productId: 'prod-1', quantity: 2, interval: 'month' }],
+        latestInvoice: { id: 'cs-1', kind: 'checkout_session' },
+      },
+    },
+    context: { organizationId: 'org-1', environment: 'test' },
+  });
+
+  const customerId = deterministicId(`customer:subscription:${SUBSCRIPTION_ID}`);
+  const payer = sessionWith({
+    customerId: null,
+    customerDetails: { name: 'Ada', email: 'ada@example.com', phone: null, address: null },
+  });
+  t.deepEqual(once(t, [], payer, 'created with a payer'), [
+    ['customer', customerId, 'CreateCustomer', 'system:subscriptions', 'cs-1'],
+    CREATE,
+  ]);
+  t.like(given([]).when(payer)[1], { command: { subscription: { customerId } } });
+  t.like(given([]).when(payer)[0], { command: { customer: { email: 'ada@example.com', name: 'Ada' } } });
+  // Its lines are checked by the same rule when it is created: one that fails it bills nothing.
+  t.deepEqual(decided([], sessionWith({ lineItems: { object: 'list', data: [] } })), []);
+});
+
+test('the first invoice of a recurring series, once finalized, creates its subscription (an effect: its products are in the catalog); a draft made one-time again does not', (t) => {
+  const EFFECT = [
+    'effect',
+    SUBSCRIPTION_BILLING_EFFECTS.createFromInvoice,
+    { invoiceId: FIRST_INVOICE, subscriptionId: BY_INVOICE },
+    'system:subscriptions',
+    FIRST_INVOICE,
+  ];
+  const recurring = invoiceFixture({
+    id: FIRST_INVOICE,
+    invoiceType: 'recurring',
+    recurring: { interval: 'month', intervalCount: 1 },
+  });
+  const log = logOf(BY_INVOICE);
+  log.invoice(FIRST_INVOICE, { type: 'InvoiceCreated', data: { invoice: recurring } });
+  const history = log.history();
+  t.deepEqual(once(t, history, log.invoice(FIRST_INVOICE, finalized()), 'finalized'), [EFFECT]);
+
+  const madeRecurring = logOf(BY_INVOICE);
+  madeRecurring.invoice(FIRST_INVOICE, {
+    type: 'InvoiceCreated',
+    data: { invoice: invoiceFixture({ id: FIRST_INVOICE }) },
+  });
+  madeRecurring.invoice(FIRST_INVOICE, {
+    type: 'InvoiceUpdated',
+    data: { changes: { invoiceType: 'recurring' }, at: AT },
+  });
+  const made = madeRecurring.history();
+  t.deepEqual(decided(made, madeRecurring.invoice(FIRST_INVOICE, finalized())), [EFFECT], 'a draft made recurring');
+
+  const oneTimeAgain = logOf(BY_INVOICE);
+  oneTimeAgain.invoice(FIRST_INVOICE, { type: 'InvoiceCreated', data: { invoice: recurring } });
+  oneTimeAgain.invoice(FIRST_INVOICE, {
+    type: 'InvoiceUpdated',
+    data: { changes: { invoiceType: 'one_time' }, at: AT },
+  });
+  const again = oneTimeAgain.history();
+  t.deepEqual(decided(again, oneTimeAgain.invoice(FIRST_INVOICE, finalized())), [], 'made one-time again');
+});
+
+test('a renewal the subscription issues becomes its invoice (an effect: a number claimed, created and sent), from its series’ first invoice when it has one; once', (t) => {
+  const log = logOf();
+  log.firstSession();
+  log.subscription(created());
+  log.subscription(started());
+  const history = log.history();
+  t.deepEqual(once(t, history, log.subscription(issued()), 'issued'), [
+    [
+      'effect',
+      SUBSCRIPTION_BILLING_EFFECTS.issueRenewal,
+      { subscriptionId: SUBSCRIPTION_ID, invoiceId: 'inv-2', templateId: null },
+      'system:subscriptions',
+      'inv-2',
+    ],
+  ]);
+  const series = byInvoice([finalized(), paid('cs-9')]);
+  series.subscription(started(FIRST_INVOICE));
+  const seriesHistory = series.history();
+  t.like(given(seriesHistory).when(series.subscription(issued()))[0], {
+    effect: SUBSCRIPTION_BILLING_EFFECTS.issueRenewal,
+    input: { subscriptionId: BY_INVOICE, templateId: FIRST_INVOICE },
+  });
+});
+
 test('events of no subscription are not the workflow’s', (t) => {
   const log = logOf();
   t.deepEqual(subscriptionBilling.correlate(log.payPage('cs-x', 'some-invoice')), { sameAs: 'invoice-some-invoice' });
@@ -378,6 +519,7 @@ test('over the real deciders: an ended subscription’s payable first invoice is
     readStore,
     commands,
     clock,
+    effects: subscriptionBillingEffects({ commands, readStore, publicUrl: 'http://weir.test' }),
     log: (line, fields) => {
       if (fields?.level !== 'debug') warnings.push(line);
     },

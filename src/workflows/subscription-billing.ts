@@ -1,6 +1,10 @@
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
-import type { CheckoutSessionEvent, CheckoutSessionStatus } from '../../machines/checkout-session.types.ts';
+import type {
+  CheckoutSession,
+  CheckoutSessionEvent,
+  CheckoutSessionStatus,
+} from '../../machines/checkout-session.types.ts';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import type { InvoiceCommand } from '../../machines/invoice.decide.ts';
 import type { InvoiceEvent, InvoiceStatus } from '../../machines/invoice.types.ts';
@@ -8,16 +12,31 @@ import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts'
 import {
   hasEnded,
   isBillSettled,
+  newSubscription,
   subscriptionIdOfInvoice,
   type SubscriptionCommand,
 } from '../../machines/subscription.decide.ts';
 import { evolveSubscription } from '../../machines/subscription.evolve.ts';
 import type { Subscription, SubscriptionEvent, SubscriptionStatus } from '../../machines/subscription.types.ts';
+import { customerAggregate, customerFromDetails } from '../actors/customer.ts';
+import { subscriptionItemsOf } from '../actors/subscription-items.ts';
 import type { Environment, RecordedEvent } from '../event-store/event-store.ts';
-import { commandFor, type Correlation, type Workflow, type WorkflowCommand, type WorkflowContext } from './workflow.ts';
+import { deterministicId } from '../shared/ids.ts';
+import {
+  commandFor,
+  type Correlation,
+  type Workflow,
+  type WorkflowCommand,
+  type WorkflowContext,
+  type WorkflowEffect,
+  type WorkflowStep,
+} from './workflow.ts';
 
-/** An invoice of the subscription: the first of its recurring series, or a renewal it issued. */
-type BillingInvoice = { status: InvoiceStatus | 'deleted'; renewal: boolean };
+/**
+ * An invoice of the subscription: a renewal it issued, or the first of its recurring series
+ * (`recurring`: still a recurring invoice, so its finalize creates the subscription).
+ */
+type BillingInvoice = { status: InvoiceStatus | 'deleted'; renewal: boolean; recurring: boolean };
 /** A checkout session of the subscription: its first bill (`invoiceId` null), or a pay page of one of its invoices. */
 type BillingSession = { status: CheckoutSessionStatus; invoiceId: string | null };
 
@@ -28,6 +47,17 @@ export type SubscriptionBillingState = {
   invoices: Record<string, BillingInvoice>;
   sessions: Record<string, BillingSession>;
 };
+
+/** The effects the billing decides: they read the catalog and claim invoice numbers (`subscription-billing.effects.ts`). */
+export const SUBSCRIPTION_BILLING_EFFECTS = {
+  /** The first invoice of a recurring series was finalized: its subscription is created. */
+  createFromInvoice: 'create-subscription-from-invoice',
+  /** The subscription issued a renewal: its invoice is created and sent. */
+  issueRenewal: 'issue-renewal-invoice',
+} as const;
+
+/** Days a renewal invoice of a subscription started at checkout may stay unpaid before it is past due. */
+export const SESSION_SUBSCRIPTION_DAYS_UNTIL_DUE = 7;
 
 const SUBSCRIPTION_PREFIX = 'subscription-';
 const INVOICE_PREFIX = 'invoice-';
@@ -140,15 +170,90 @@ function leftIncomplete(state: SubscriptionBillingState, s: Subscription): Workf
   return state.sessions[bill.id]?.status === 'open' ? [closeSession(s, bill.id, firstSessionClosing(s.status))] : [];
 }
 
+/** An effect of the billing, acting for the tenant of `event` because of `causationId`. */
+const effect = (
+  name: string,
+  input: WorkflowEffect['input'],
+  event: RecordedEvent,
+  causationId: string,
+): WorkflowEffect => ({
+  effect: name,
+  input,
+  context: {
+    organizationId: event.metadata.organizationId,
+    environment: event.metadata.environment,
+    actor: 'system:subscriptions',
+    causationId,
+  },
+});
+
+/** The renewal `invoiceId` the subscription issued becomes an invoice, as its series' first invoice when it has one. */
+function issueRenewal(state: SubscriptionBillingState, s: Subscription, invoiceId: string): WorkflowEffect {
+  const template = Object.entries(state.invoices).find(([, invoice]) => !invoice.renewal)?.[0] ?? null;
+  return {
+    effect: SUBSCRIPTION_BILLING_EFFECTS.issueRenewal,
+    input: { subscriptionId: s.id, invoiceId, templateId: template },
+    context: contextOf(s, 'system:subscriptions', invoiceId),
+  };
+}
+
+/**
+ * A `mode: subscription` checkout session creates its subscription, the session collecting the
+ * first period; with no `customerId`, the payer's email (collected by a payment link page, or the
+ * API's `customerData`) becomes its customer first, so renewal invoices reach them.
+ */
+function subscriptionOfSession(session: CheckoutSession): WorkflowCommand[] {
+  const subscriptionId = session.subscriptionId;
+  if (session.mode !== 'subscription' || !subscriptionId) return [];
+  let items: ReturnType<typeof subscriptionItemsOf>;
+  try {
+    items = subscriptionItemsOf(session.lineItems.data);
+  } catch {
+    // Checked by the same rule when the session was created: a session that fails it bills nothing.
+    return [];
+  }
+  const context: WorkflowContext = {
+    organizationId: session.organizationId,
+    environment: session.environment,
+    actor: 'system:subscriptions',
+    causationId: session.id,
+  };
+  const steps: WorkflowCommand[] = [];
+  let customerId = session.customerId;
+  const details = session.customerDetails;
+  if (!customerId && details?.email) {
+    customerId = deterministicId(`customer:subscription:${subscriptionId}`);
+    const create = customerFromDetails(customerId, session, { ...details, email: details.email });
+    steps.push(commandFor(customerAggregate, customerId, create, context));
+  }
+  const subscription = newSubscription({
+    id: subscriptionId,
+    organizationId: session.organizationId,
+    environment: session.environment,
+    customerId,
+    items,
+    createdAt: session.createdAt,
+    daysUntilDue: SESSION_SUBSCRIPTION_DAYS_UNTIL_DUE,
+    firstBill: { id: session.id, kind: 'checkout_session', dueAt: session.expiresAt },
+    clientReferenceId: session.clientReferenceId,
+    metadata: session.metadata,
+  });
+  steps.push(commandFor(subscriptionAggregate, subscriptionId, { type: 'CreateSubscription', subscription }, context));
+  return steps;
+}
+
 /** What an event of the subscription's own log calls for, given the subscription before (`was`) and after it. */
 function decideSubscriptionEvent(
   state: SubscriptionBillingState,
   next: SubscriptionBillingState,
   event: RecordedEvent,
-): WorkflowCommand[] {
+): WorkflowStep[] {
   const was = state.subscription;
   const s = next.subscription;
   if (!s) return [];
+  const typed = event as unknown as SubscriptionEvent;
+  if (typed.type === 'RenewalInvoiceIssued')
+    return was?.latestInvoice?.id === typed.data.invoice.id ? [] : [issueRenewal(next, s, typed.data.invoice.id)];
   // Paid before the subscription existed (a fast payer, or a crash in between): recorded now.
   if (event.type === 'SubscriptionCreated')
     return was === null && s.latestInvoice && isPaid(next, s.latestInvoice.id) ? paymentOf(s, s.latestInvoice.id) : [];
@@ -163,12 +268,23 @@ function decideInvoiceEvent(
   state: SubscriptionBillingState,
   next: SubscriptionBillingState,
   event: RecordedEvent,
-): WorkflowCommand[] {
+): WorkflowStep[] {
   const id = idIn(event, INVOICE_PREFIX);
   const before = state.invoices[id];
   const after = next.invoices[id];
   const s = next.subscription;
-  if (!after || before?.status === after.status || !s) return [];
+  if (!after || before?.status === after.status) return [];
+  // The first invoice of a recurring series finalized: its subscription is created (the effect reads the catalog).
+  if (!s && after.status === 'open' && after.recurring && !after.renewal)
+    return [
+      effect(
+        SUBSCRIPTION_BILLING_EFFECTS.createFromInvoice,
+        { invoiceId: id, subscriptionId: subscriptionIdOfInvoice(id) },
+        event,
+        id,
+      ),
+    ];
+  if (!s) return [];
   if (after.status === 'paid') return paymentOf(s, id);
   if (!after.renewal) return [];
   // Created (a draft) or opened after its subscription ended: its issue was under way at the end.
@@ -185,10 +301,19 @@ function evolveInvoice(state: SubscriptionBillingState, event: RecordedEvent): S
   const typed = event as unknown as InvoiceEvent;
   const known = state.invoices[id];
   let invoice: BillingInvoice | undefined;
-  if (typed.type === 'InvoiceCreated')
-    invoice = { status: typed.data.invoice.status, renewal: typed.data.invoice.subscriptionId !== null };
-  else if (typed.type === 'InvoiceUpdated') invoice = known ?? { status: 'draft', renewal: false };
-  else {
+  if (typed.type === 'InvoiceCreated') {
+    const created = typed.data.invoice;
+    invoice = {
+      status: created.status,
+      renewal: created.subscriptionId !== null,
+      recurring: created.invoiceType === 'recurring',
+    };
+  } else if (typed.type === 'InvoiceUpdated') {
+    const type = typed.data.changes.invoiceType;
+    invoice = known ?? { status: 'draft', renewal: false, recurring: false };
+    if (type !== undefined && invoice.recurring !== (type === 'recurring'))
+      invoice = { ...invoice, recurring: type === 'recurring' };
+  } else {
     const status = INVOICE_STATUS[typed.type];
     invoice = known && status ? { ...known, status } : known;
   }
@@ -242,9 +367,11 @@ const tenantOf = (state: SubscriptionBillingState, event: RecordedEvent): Subscr
  */
 export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
   name: 'subscription-billing',
-  version: 1,
+  // 2: it creates subscriptions and issues renewals (it follows whether a first invoice is still recurring).
+  version: 2,
   categories: ['subscription', 'invoice', 'checkout_session'],
-  aggregates: [subscriptionAggregate, invoiceAggregate, checkoutSessionAggregate],
+  aggregates: [subscriptionAggregate, invoiceAggregate, checkoutSessionAggregate, customerAggregate],
+  effects: Object.values(SUBSCRIPTION_BILLING_EFFECTS),
   correlate(event): Correlation {
     if (event.streamId.startsWith(SUBSCRIPTION_PREFIX)) return idIn(event, SUBSCRIPTION_PREFIX);
     if (event.streamId.startsWith(INVOICE_PREFIX)) {
@@ -286,6 +413,11 @@ export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
     if (event.streamId.startsWith(SUBSCRIPTION_PREFIX)) return decideSubscriptionEvent(state, next, event);
     if (event.streamId.startsWith(INVOICE_PREFIX)) return decideInvoiceEvent(state, next, event);
     const id = idIn(event, SESSION_PREFIX);
+    const typed = event as unknown as CheckoutSessionEvent;
+    if (typed.type === 'CheckoutSessionCreated')
+      return state.sessions[id] || state.subscription || typed.data.session.invoiceId
+        ? []
+        : subscriptionOfSession(typed.data.session);
     // A first checkout session paid in full: a payment of the subscription.
     const paid = state.sessions[id]?.status !== 'complete' && next.sessions[id]?.status === 'complete';
     return paid && next.sessions[id]!.invoiceId === null ? paymentOf(next.subscription, id) : [];

@@ -5,8 +5,8 @@ import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { createSqliteReadStore } from '../read-store/sqlite-read-store.ts';
 import { createManualClock } from '../shared/clock.ts';
-import { InvalidStateError } from '../shared/errors.ts';
-import { commandFor, eventsOfInstance, type Workflow } from './workflow.ts';
+import { InvalidStateError, NotFoundError } from '../shared/errors.ts';
+import { commandFor, eventsOfInstance, isEffect, type EffectHandler, type Workflow } from './workflow.ts';
 import { createWorkflowRunner, type WorkflowInstanceDoc, workflowInstances } from './workflow-runner.ts';
 
 /*
@@ -98,7 +98,11 @@ function setUp() {
       return handle(aggregate, id, command, ctx);
     },
   });
-  const runner = (handle: CommandHandler['handle'] = commands.handle, workflow: Workflow<OrderState> = orders) =>
+  const runner = (
+    handle: CommandHandler['handle'] = commands.handle,
+    workflow: Workflow<OrderState> = orders,
+    effects?: Record<string, EffectHandler>,
+  ) =>
     createWorkflowRunner({
       workflow,
       eventStore,
@@ -107,6 +111,7 @@ function setUp() {
       clock,
       log: (line) => lines.push(line),
       batchSize: 2,
+      ...(effects ? { effects } : {}),
     });
   const stockLog = async () =>
     (await eventStore.readAll(null, 1000))
@@ -150,7 +155,7 @@ test('a crash after the state and its commands were stored, before they were all
     'Release o1:never-reserved',
   ];
   t.deepEqual(
-    (await instance('o1'))!.commands.map((c) => `${c.command.type} ${c.id}`),
+    (await instance('o1'))!.commands.map((c) => (isEffect(c) ? c.effect : `${c.command.type} ${c.id}`)),
     decidedForO1,
   );
   t.is(await readStore.getCheckpoint('workflow:test-orders'), 2n, 'o2 was never read');
@@ -303,4 +308,53 @@ test('a stream stays with the instance its first correlated event named, though 
     eventsOfInstance(refunds, log, 'o1').map((e) => e.type),
     ['OrderPlaced', 'RefundOpened', 'RefundNoted'],
   );
+});
+
+test('an effect (a step that looks something up first) runs through its handler in order with the commands: a refusal is dropped, a failure retried on the clock holding back what follows; a handler it names must be given', async (t) => {
+  const { clock, eventStore, calls, lines, runner, readStore } = setUp();
+  /** Placing an order prices it first (an effect, as a catalog lookup would), then reserves its lines. */
+  const priced: Workflow<OrderState> = {
+    ...orders,
+    name: 'test-priced-orders',
+    effects: ['price-order'],
+    decide(event, state) {
+      const decided = orders.decide(event, state);
+      if (event.type !== 'OrderPlaced' || decided.length === 0) return decided;
+      const order = event.streamId.slice(ORDER.length);
+      const context = {
+        organizationId: 'org-1',
+        environment: 'test' as const,
+        actor: 'system:test',
+        causationId: order,
+      };
+      return [{ effect: 'price-order', input: { order }, context }, ...decided];
+    },
+  };
+  t.throws(() => runner(undefined, priced), { message: /needs handlers for its effects price-order/ });
+
+  const instance = (id: string) => readStore.collection<WorkflowInstanceDoc>(workflowInstances(priced.name)).get(id);
+  const pricedOrders: string[] = [];
+  let failing = true;
+  const effects: Record<string, EffectHandler> = {
+    async 'price-order'(input, context) {
+      if (input.order === 'o-gone') throw new NotFoundError('catalog price', 'p-1');
+      if (input.order === 'o-flaky' && failing) throw new Error('the catalog is down');
+      pricedOrders.push(`${input.order} for ${context.organizationId}`);
+    },
+  };
+  for (const order of ['o1', 'o-gone', 'o-flaky']) await append(eventStore, order, 'OrderPlaced', { lines: ['a'] });
+  const running = runner(undefined, priced, effects);
+  await running.runOnce();
+  t.deepEqual(pricedOrders, ['o1 for org-1']);
+  t.deepEqual(calls, ['Reserve o1:a', 'Reserve o-gone:a'], 'refused: dropped, its instance goes on; failed: held back');
+  t.like(await instance('o-flaky'), { pending: true, failures: 1 });
+  t.true(lines.some((line) => /effect price-order failed \(attempt 1\).*the catalog is down/.test(line)));
+
+  failing = false;
+  clock.advanceBy(1000);
+  await running.runOnce();
+  t.deepEqual(pricedOrders, ['o1 for org-1', 'o-flaky for org-1']);
+  t.deepEqual(calls.at(-1), 'Reserve o-flaky:a', 'what it held back follows it');
+  t.like(await instance('o-flaky'), { pending: false, failures: 0 });
+  await running.stop();
 });

@@ -9,7 +9,7 @@ import type { Log } from '../shared/logger.ts';
 import { InvalidStateError, NotFoundError } from '../shared/errors.ts';
 import { inSpan, noTracer } from '../shared/tracing.ts';
 import { createProcessor, retryDelay, type PassResult, type RetryPolicy } from '../processing/processor.ts';
-import type { Workflow, WorkflowCommand } from './workflow.ts';
+import { isEffect, type EffectHandler, type Workflow, type WorkflowStep } from './workflow.ts';
 
 /** A failed command of an instance, and a failed pass, back off 1 s doubling to 5 min. */
 const RETRY: RetryPolicy = { firstMs: 1000, maxMs: 5 * 60_000 };
@@ -17,11 +17,11 @@ const BATCH = 250;
 /** Instances whose commands wait, sent per pass (the rest in the next one). */
 const RESEND_BATCH = 200;
 
-/** One instance of a workflow: its state as of log position `position`, and its commands not sent yet, in order. */
+/** One instance of a workflow: its state as of log position `position`, and its steps not run yet, in order. */
 export type WorkflowInstanceDoc = ReadDocument & {
   state: unknown;
   position: string;
-  commands: WorkflowCommand[];
+  commands: WorkflowStep[];
   /** Whether `commands` holds any (an indexed field: a start finds what a crash left unsent). */
   pending: boolean;
   /** Unexpected failures in a row of its first command, and when it is tried again (ms). */
@@ -36,7 +36,8 @@ type WorkflowVersionDoc = ReadDocument & { version: number };
 
 /** The read store collection holding a workflow's instances. */
 export const workflowInstances = (name: string): string => `workflow_${name.replace(/-/g, '_')}`;
-const WORKFLOW_VERSIONS = 'workflow_versions';
+/** The version of each workflow whose states are stored (cleared: every workflow rebuilds from the log). */
+export const WORKFLOW_VERSIONS = 'workflow_versions';
 const checkpointOf = (name: string): string => `workflow:${name}`;
 
 export type WorkflowRunner = {
@@ -59,7 +60,9 @@ export type WorkflowRunner = {
  * repeat. A refusal of the domain (InvalidStateError, NotFoundError: the record moved on, e.g. a
  * session paid before it could be canceled) is logged and the command dropped; any other failure
  * is tried again on the clock (1 s doubling to 5 min) while other instances go on, and holds back
- * that instance's later commands, so they keep their order. A stored state of another workflow
+ * that instance's later commands, so they keep their order. An effect (a step that looks something
+ * up before it sends its commands) runs through its handler in the same order, by the same rules.
+ * A stored state of another workflow
  * version is dropped and rebuilt from the log.
  */
 export type WorkflowRunnerDeps = {
@@ -71,6 +74,8 @@ export type WorkflowRunnerDeps = {
   batchSize?: number;
   /** Each batch folded and decided is a span ('workflow <name> batch'); the commands it sends are its children. */
   tracer?: Tracer;
+  /** The handlers of the effects the workflow decides, by name (each it names is required). */
+  effects?: Readonly<Record<string, EffectHandler>>;
 };
 
 export function createWorkflowRunner<TState>(
@@ -85,12 +90,24 @@ export function createWorkflowRunner<TState>(
   const aggregates = new Map(
     workflow.aggregates.map((a) => [a.category, a as unknown as Aggregate<unknown, DomainEvent, unknown>]),
   );
+  const effects = deps.effects ?? {};
+  const unhandled = (workflow.effects ?? []).filter((effect) => !effects[effect]);
+  if (unhandled.length > 0) throw new Error(`workflow ${name} needs handlers for its effects ${unhandled.join(', ')}`);
   let checkpoint: bigint | null = null;
   let stopped = false;
   /** The stored version checked and the checkpoint read, once (by `start`, or a `runOnce` without it). */
   let prepared: Promise<void> | null = null;
 
   const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+  const describe = (step: WorkflowStep): string =>
+    isEffect(step) ? `effect ${step.effect}` : `${step.command.type} of ${step.aggregate} ${step.id}`;
+
+  async function run(step: WorkflowStep): Promise<void> {
+    if (isEffect(step)) return effects[step.effect]!(step.input, step.context);
+    const aggregate = aggregates.get(step.aggregate);
+    if (!aggregate) throw new Error(`workflow ${name} has no aggregate ${step.aggregate}`);
+    await commands.handle(aggregate, step.id, step.command, step.context);
+  }
 
   async function instanceOf(event: RecordedEvent): Promise<string | null> {
     const correlation = workflow.correlate(event);
@@ -110,19 +127,17 @@ export function createWorkflowRunner<TState>(
   async function send(doc: WorkflowInstanceDoc): Promise<WorkflowInstanceDoc> {
     let sent = 0;
     let failure: unknown = null;
-    for (const command of doc.commands) {
+    for (const step of doc.commands) {
       if (stopped) break;
-      const aggregate = aggregates.get(command.aggregate);
       try {
-        if (!aggregate) throw new Error(`workflow ${name} has no aggregate ${command.aggregate}`);
-        await commands.handle(aggregate, command.id, command.command, command.context);
+        await run(step);
       } catch (error) {
         if (!(error instanceof InvalidStateError || error instanceof NotFoundError)) {
           failure = error;
           break;
         }
         log(
-          `[workflow ${name}] ${command.command.type} of ${command.aggregate} ${command.id} refused: ${error.message}`,
+          `[workflow ${name}] ${describe(step)} refused: ${error.message}`,
           // Expected when the record moved on first, and at every replay of the log: not a warning.
           { level: 'debug', event: 'workflow.refused', workflow: name },
         );
@@ -135,7 +150,7 @@ export function createWorkflowRunner<TState>(
     const next: WorkflowInstanceDoc = { ...doc, commands: rest, pending: rest.length > 0, failures, retryAt };
     if (failure !== null)
       log(
-        `[workflow ${name}] instance ${doc._id}: ${rest[0]!.command.type} of ${rest[0]!.aggregate} ${rest[0]!.id} failed (attempt ${failures}); retrying at ${new Date(retryAt!).toISOString()}: ${reasonOf(failure)}`,
+        `[workflow ${name}] instance ${doc._id}: ${describe(rest[0]!)} failed (attempt ${failures}); retrying at ${new Date(retryAt!).toISOString()}: ${reasonOf(failure)}`,
         { level: 'warn', event: 'workflow.failed', workflow: name },
       );
     if (sent > 0 || failure !== null) await instances.put(next);

@@ -30,6 +30,27 @@ export type WorkflowCommand = {
   context: WorkflowContext;
 };
 
+/**
+ * A step a workflow decides that needs more than the log tells it (a catalog lookup, an invoice
+ * number claimed): the runner hands `input` to the handler registered under `effect`, which looks
+ * up what it needs and sends its commands itself. Like a command it is stored before it runs, runs
+ * in order with the instance's commands, and may run twice: a handler checks the records it would
+ * create or change first and does nothing for a repeat.
+ */
+export type WorkflowEffect = {
+  effect: string;
+  input: JsonObject;
+  context: WorkflowContext;
+};
+
+/** What a workflow decides: commands for records, and effects for what needs a lookup first. */
+export type WorkflowStep = WorkflowCommand | WorkflowEffect;
+
+export const isEffect = (step: WorkflowStep): step is WorkflowEffect => 'effect' in step;
+
+/** Runs an effect: throws InvalidStateError or NotFoundError when the domain refuses it (dropped), anything else to retry. */
+export type EffectHandler = (input: JsonObject, context: WorkflowContext) => Promise<void>;
+
 /** The workflow command `command` for record `id` of `aggregate`, type-checked against that aggregate's commands. */
 export function commandFor<TState, TEvent extends DomainEvent, TCommand extends object>(
   aggregate: Aggregate<TState, TEvent, TCommand>,
@@ -50,7 +71,8 @@ export function commandFor<TState, TEvent extends DomainEvent, TCommand extends 
  */
 export type Correlation = string | { sameAs: string } | null | false;
 
-export type Workflow<TState> = {
+/** `TStep`: what its decide answers (commands only, unless it decides effects too). */
+export type Workflow<TState, TStep extends WorkflowStep = WorkflowStep> = {
   /** Names its checkpoint, its state store and its lease. */
   name: string;
   /** Bumped when `evolve` changes: stored states of another version are dropped and rebuilt from the log. */
@@ -59,25 +81,27 @@ export type Workflow<TState> = {
   categories: readonly string[];
   /** The aggregates its commands go to. */
   aggregates: readonly Aggregate<unknown, DomainEvent, never>[];
+  /** The effects it decides, each run by the handler of that name the runner is given. */
+  effects?: readonly string[];
   correlate(event: RecordedEvent): Correlation;
   initialState(): TState;
   evolve(state: TState, event: RecordedEvent): TState;
-  /** The commands `event` calls for, given the instance's state before it; [] for a repeat. */
-  decide(event: RecordedEvent, state: TState): WorkflowCommand[];
+  /** The commands and effects `event` calls for, given the instance's state before it; [] for a repeat. */
+  decide(event: RecordedEvent, state: TState): TStep[];
 };
 
 /**
  * Workflow tests in given / when / then form: fold the given events into the state, then decide
  * the `when` event on it. Events are built by the test (see `recorded` in workflow-test-events.ts).
  */
-export function givenWhenThenWorkflow<TState>(workflow: Workflow<TState>) {
+export function givenWhenThenWorkflow<TState, TStep extends WorkflowStep>(workflow: Workflow<TState, TStep>) {
   return (given: RecordedEvent[]) => {
     const state = given.reduce((s, event) => workflow.evolve(s, event), workflow.initialState());
     return {
       state: () => state,
-      when: (event: RecordedEvent): WorkflowCommand[] => workflow.decide(event, state),
+      when: (event: RecordedEvent): TStep[] => workflow.decide(event, state),
       /** The `when` event decided, then decided again once folded in (a redelivery): both lists. */
-      whenTwice(event: RecordedEvent): [WorkflowCommand[], WorkflowCommand[]] {
+      whenTwice(event: RecordedEvent): [TStep[], TStep[]] {
         return [workflow.decide(event, state), workflow.decide(event, workflow.evolve(state, event))];
       },
     };

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import type { Weir } from '../../src/app/start-weir.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
-import { SUBSCRIPTION_WORK } from '../../src/projections/subscriptions.projection.ts';
 import { subscriptionBilling } from '../../src/workflows/subscription-billing.ts';
 import { workflowInstances } from '../../src/workflows/workflow-runner.ts';
 import type { ManualClock } from '../../src/shared/clock.ts';
@@ -236,9 +235,8 @@ export async function restartableWeir(t: ExecutionContext, clock: ManualClock, m
 }
 
 /**
- * Every event in the log has been projected and folded by the subscription billing workflow, its
- * commands have been sent, and the subscription billing work list is empty (checked again until
- * nothing more was appended meanwhile).
+ * Every event in the log has been projected and folded by the subscription billing workflow, and
+ * its commands and effects have run (checked again until nothing more was appended meanwhile).
  */
 export async function settled(
   weir: Pick<Weir, 'eventStore' | 'projections' | 'readStore' | 'workflows'>,
@@ -249,7 +247,6 @@ export async function settled(
     await weir.projections.waitFor(head);
     const billing = weir.workflows.position(subscriptionBilling.name);
     if (billing === null || billing < head || (await pending.count({ pending: true })) > 0) return undefined;
-    if ((await weir.readStore.collection(SUBSCRIPTION_WORK).count({})) > 0) return undefined;
     return (await weir.eventStore.headPosition()) === head ? true : undefined;
   }, 'the subscription billing to settle');
 }

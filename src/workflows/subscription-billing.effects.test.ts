@@ -1,0 +1,220 @@
+import test from 'ava';
+import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
+import { invoiceFixture } from '../../machines/invoice.fixture.ts';
+import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
+import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
+import { itemFixture, SUBSCRIPTION_ID, subscriptionFixture } from '../../machines/subscription.fixture.ts';
+import { createCommandHandler } from '../actors/command-handler.ts';
+import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
+import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../projections/catalog.projection.ts';
+import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
+import { createManualClock } from '../shared/clock.ts';
+import { SUBSCRIPTION_BILLING_EFFECTS } from './subscription-billing.ts';
+import { subscriptionBillingEffects } from './subscription-billing.effects.ts';
+import type { WorkflowContext } from './workflow.ts';
+
+const T0 = '2026-01-01T00:00:00.000Z';
+const PERIOD_END = '2026-02-01T00:00:00.000Z';
+const tenant = { organizationId: 'org-1', environment: 'test' as const };
+const by = (causationId: string): WorkflowContext => ({ ...tenant, actor: 'system:subscriptions', causationId });
+
+/** The effects over a real log and a catalog of one monthly price (`price-1` of product `prod-1`, "Pro"). */
+async function billing(t: import('ava').ExecutionContext) {
+  const clock = createManualClock(Date.parse(T0));
+  const eventStore = createSqliteEventStore({ path: ':memory:' });
+  t.teardown(() => eventStore.close());
+  const readStore = createEmbeddedReadStore({});
+  const commands = createCommandHandler({ eventStore, clock });
+  const product: ProductDoc = {
+    _id: 'prod-1',
+    id: 'prod-1',
+    ...tenant,
+    name: 'Pro',
+    description: null,
+    isActive: true,
+    unitLabel: null,
+    url: null,
+    images: [],
+    metadata: {},
+    visibility: 10,
+    defaultPriceId: 'price-1',
+    createdAt: T0,
+    updatedAt: T0,
+    deleted: false,
+  };
+  const price: PriceDoc = {
+    _id: 'price-1',
+    id: 'price-1',
+    ...tenant,
+    productId: 'prod-1',
+    type: 'recurring',
+    currency: 'usdc',
+    unitAmount: '1000000000',
+    interval: 'month',
+    intervalCount: 1,
+    isActive: true,
+    nickname: null,
+    metadata: {},
+    billingScheme: 'per_unit',
+    createdAt: T0,
+    updatedAt: T0,
+  };
+  await readStore.collection<ProductDoc>(PRODUCTS).put(product);
+  await readStore.collection<PriceDoc>(PRICES).put(price);
+  const effects = subscriptionBillingEffects({ commands, readStore, publicUrl: 'http://weir.test' });
+  const stream = async (id: string) =>
+    (await eventStore.readStream(id)).map((e) => [e.type, e.metadata.actor, e.metadata.causationId]);
+  /** A subscription started by its paid checkout session, renewed at its period end with invoice `inv-2`. */
+  async function renewed(subscription = subscriptionFixture()) {
+    const ctx = { ...tenant, actor: 'test' };
+    await commands.handle(subscriptionAggregate, subscription.id, { type: 'CreateSubscription', subscription }, ctx);
+    await commands.handle(
+      subscriptionAggregate,
+      subscription.id,
+      { type: 'RecordSubscriptionPayment', invoiceId: 'cs-1' },
+      ctx,
+    );
+    clock.set(Date.parse(PERIOD_END));
+    await commands.handle(
+      subscriptionAggregate,
+      subscription.id,
+      { type: 'RenewSubscription', invoiceId: 'inv-2' },
+      ctx,
+    );
+  }
+  const issue = (templateId: string | null = null) =>
+    effects[SUBSCRIPTION_BILLING_EFFECTS.issueRenewal]!(
+      { subscriptionId: SUBSCRIPTION_ID, invoiceId: 'inv-2', templateId },
+      by('inv-2'),
+    );
+  return { clock, eventStore, commands, effects, stream, renewed, issue };
+}
+
+test('a renewal is issued as an invoice: a number claimed, its lines named from the catalog, created and sent with its page; a second run changes nothing', async (t) => {
+  const { eventStore, stream, renewed, issue } = await billing(t);
+  await renewed(subscriptionFixture({ items: [itemFixture({ quantity: 2 })] }));
+  await issue();
+  const events = await eventStore.readStream('invoice-inv-2');
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['InvoiceCreated', 'InvoiceFinalized', 'NextRecurringInvoiceScheduled', 'InvoiceSent'],
+  );
+  t.like(events[0]!.data, {
+    invoice: {
+      number: 'INV-000001',
+      subscriptionId: SUBSCRIPTION_ID,
+      billingReason: 'subscription_cycle',
+      customerId: 'cus-1',
+      dueDate: '2026-02-04T00:00:00.000Z',
+      lineItems: { data: [{ description: 'Pro', priceId: 'price-1', quantity: 2, amountTotal: '2000000000' }] },
+    },
+  });
+  t.like(events[1]!.data, { url: 'http://weir.test/invoices/inv-2' });
+  t.true(events.every((e) => e.metadata.actor === 'system:subscriptions' && e.metadata.causationId === 'inv-2'));
+  const before = await stream('invoice-inv-2');
+  await issue();
+  t.deepEqual(await stream('invoice-inv-2'), before, 'a repeat (a redelivery, a replay of the log) does nothing');
+});
+
+test('a renewal of a series is issued as its first invoice (lines, memo, metadata); one whose subscription ended, whose draft the merchant deleted, or billed by a later renewal, is not', async (t) => {
+  const series = await billing(t);
+  const template = invoiceFixture({
+    id: 'inv-1',
+    memo: 'thanks',
+    metadata: { plan: 'gold' },
+    lineItems: {
+      object: 'list',
+      data: [{ description: 'Gold', priceId: null, quantity: 1, unitAmount: '700000000', amountTotal: '700000000' }],
+    },
+  });
+  await series.commands.handle(
+    invoiceAggregate,
+    'inv-1',
+    { type: 'CreateInvoice', invoice: template },
+    { ...tenant, actor: 'test' },
+  );
+  await series.renewed();
+  await series.issue('inv-1');
+  t.like((await series.eventStore.readStream('invoice-inv-2'))[0]!.data, {
+    invoice: {
+      memo: 'thanks',
+      metadata: { plan: 'gold' },
+      lineItems: { data: [{ description: 'Gold', unitAmount: '700000000' }] },
+    },
+  });
+
+  const ended = await billing(t);
+  await ended.renewed();
+  await ended.commands.handle(
+    subscriptionAggregate,
+    SUBSCRIPTION_ID,
+    { type: 'EndSubscription', comment: null },
+    { ...tenant, actor: 'test' },
+  );
+  await ended.issue();
+  t.deepEqual(await ended.stream('invoice-inv-2'), [], 'ended: not issued');
+
+  const deleted = await billing(t);
+  await deleted.renewed();
+  const draft = invoiceFixture({ id: 'inv-2', subscriptionId: SUBSCRIPTION_ID });
+  const ctx = { ...tenant, actor: 'test' };
+  await deleted.commands.handle(invoiceAggregate, 'inv-2', { type: 'CreateInvoice', invoice: draft }, ctx);
+  await deleted.commands.handle(invoiceAggregate, 'inv-2', { type: 'DeleteInvoice' }, ctx);
+  await deleted.issue();
+  t.deepEqual(
+    (await deleted.stream('invoice-inv-2')).map(([type]) => type),
+    ['InvoiceCreated', 'InvoiceDeleted'],
+    'a deleted draft stays deleted',
+  );
+
+  const later = await billing(t);
+  await later.renewed();
+  await later.effects[SUBSCRIPTION_BILLING_EFFECTS.issueRenewal]!(
+    { subscriptionId: SUBSCRIPTION_ID, invoiceId: 'inv-older', templateId: null },
+    by('inv-older'),
+  );
+  t.deepEqual(await later.stream('invoice-inv-older'), [], 'not the latest bill: not issued');
+});
+
+test('the first invoice of a recurring series creates its subscription, its items’ products from the catalog; again, or for an invoice no longer recurring, nothing', async (t) => {
+  const { commands, effects, stream } = await billing(t);
+  const ctx = { ...tenant, actor: 'test' };
+  const create = (invoiceId: string) =>
+    effects[SUBSCRIPTION_BILLING_EFFECTS.createFromInvoice]!(
+      { invoiceId, subscriptionId: subscriptionIdOfInvoice(invoiceId) },
+      by(invoiceId),
+    );
+  const line = {
+    description: 'Pro',
+    priceId: 'price-1',
+    quantity: 3,
+    unitAmount: '1000000000',
+    amountTotal: '3000000000',
+  };
+  for (const [id, invoiceType] of [
+    ['inv-r', 'recurring'],
+    ['inv-o', 'one_time'],
+  ] as const) {
+    const invoice = invoiceFixture({
+      id,
+      invoiceType,
+      recurring: invoiceType === 'recurring' ? { interval: 'month', intervalCount: 3 } : null,
+      lineItems: { object: 'list', data: [line] },
+    });
+    await commands.handle(invoiceAggregate, id, { type: 'CreateInvoice', invoice }, ctx);
+    await commands.handle(invoiceAggregate, id, { type: 'FinalizeInvoice', url: 'http://weir.test/pay' }, ctx);
+    await create(id);
+  }
+  const id = subscriptionIdOfInvoice('inv-r');
+  const { state } = await commands.load(subscriptionAggregate, id, tenant);
+  t.like(state.context.subscription, {
+    status: 'incomplete',
+    intervalCount: 3,
+    items: [{ priceId: 'price-1', productId: 'prod-1', quantity: 3 }],
+    latestInvoice: { id: 'inv-r', kind: 'invoice' },
+  });
+  t.deepEqual(await stream(`subscription-${id}`), [['SubscriptionCreated', 'system:subscriptions', 'inv-r']]);
+  await create('inv-r');
+  t.is((await stream(`subscription-${id}`)).length, 1, 'created once');
+  t.deepEqual(await stream(`subscription-${subscriptionIdOfInvoice('inv-o')}`), [], 'a one-time invoice: none');
+});

@@ -1,0 +1,175 @@
+import type {
+  Invoice,
+  InvoiceLineItem,
+  InvoiceRecurring,
+  RecurringIntervalCount,
+} from '../../machines/invoice.types.ts';
+import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
+import { newInvoiceDraft } from '../../machines/invoice.decide.ts';
+import { hasEnded, newSubscription } from '../../machines/subscription.decide.ts';
+import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
+import type { Subscription, SubscriptionItem } from '../../machines/subscription.types.ts';
+import type { CommandHandler } from '../actors/command-handler.ts';
+import { claimInvoiceNumber } from '../actors/invoice-number-claim.ts';
+import { invoicePageUrl } from '../hosted/urls.ts';
+import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../projections/catalog.projection.ts';
+import { INVOICES, type InvoiceDoc } from '../projections/invoices.projection.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
+import type { JsonObject } from '../shared/json.ts';
+import { SUBSCRIPTION_BILLING_EFFECTS } from './subscription-billing.ts';
+import type { EffectHandler, WorkflowContext } from './workflow.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const RECURRING_COUNTS: readonly number[] = [1, 3, 6, 12];
+
+/** The recurring schedule of a renewal invoice, when the invoice schedules can express it. */
+function invoiceRecurringOf(s: Subscription): InvoiceRecurring | null {
+  const months = s.interval === 'year' ? 12 * s.intervalCount : s.intervalCount;
+  return RECURRING_COUNTS.includes(months)
+    ? { interval: 'month', intervalCount: months as RecurringIntervalCount }
+    : null;
+}
+
+/** A string of the effect's input (the workflow wrote it, so anything else is a bug, retried and logged). */
+function text(input: JsonObject, key: string): string {
+  const value = input[key];
+  if (typeof value !== 'string') throw new Error(`effect input ${key} is not a string`);
+  return value;
+}
+
+const tenantOf = (ctx: WorkflowContext) => ({ organizationId: ctx.organizationId, environment: ctx.environment });
+
+/**
+ * The two steps of subscription billing that need more than the log (`workflows/subscription-billing.ts`
+ * decides when): the subscription of a recurring series' first invoice (its items' products from
+ * the catalog), and a renewal invoice issued (an invoice number claimed, its lines' names from the
+ * catalog, its page's address), created and sent. Each reads the records it acts on from the log
+ * first and does nothing when there is nothing left to do (created, sent or deleted already, the
+ * subscription ended, a later bill), so a repeat or a replay of the log changes nothing.
+ */
+export function subscriptionBillingEffects(deps: {
+  commands: CommandHandler;
+  readStore: ReadStore;
+  publicUrl: string;
+}): Record<string, EffectHandler> {
+  const { commands, readStore } = deps;
+  const invoices = readStore.collection<InvoiceDoc>(INVOICES);
+  const products = readStore.collection<ProductDoc>(PRODUCTS);
+  const prices = readStore.collection<PriceDoc>(PRICES);
+
+  const invoiceOf = async (id: string, ctx: WorkflowContext): Promise<Invoice | null> =>
+    (await commands.load(invoiceAggregate, id, tenantOf(ctx))).state.context.invoice;
+
+  async function createFromInvoice(input: JsonObject, ctx: WorkflowContext): Promise<void> {
+    const invoice = await invoiceOf(text(input, 'invoiceId'), ctx);
+    const recurring = invoice?.recurring;
+    if (!invoice || invoice.subscriptionId || invoice.invoiceType !== 'recurring' || !recurring) return;
+    const issueDate = invoice.issueDate ?? invoice.finalizedAt ?? invoice.createdAt;
+    const items: SubscriptionItem[] = await Promise.all(
+      invoice.lineItems.data.map(async (line) => ({
+        priceId: line.priceId ?? '',
+        productId: line.priceId ? ((await prices.get(line.priceId))?.productId ?? '') : '',
+        quantity: line.quantity,
+        unitAmount: line.unitAmount,
+        currency: invoice.currency,
+        interval: 'month' as const,
+        intervalCount: recurring.intervalCount,
+      })),
+    );
+    const subscription = newSubscription({
+      id: text(input, 'subscriptionId'),
+      organizationId: invoice.organizationId,
+      environment: invoice.environment,
+      customerId: invoice.customerId,
+      items,
+      createdAt: issueDate,
+      daysUntilDue: Math.max(0, Math.round((Date.parse(invoice.dueDate) - Date.parse(issueDate)) / DAY_MS)),
+      firstBill: { id: invoice.id, kind: 'invoice', dueAt: invoice.dueDate },
+      description: invoice.description,
+      metadata: invoice.metadata,
+    });
+    await commands.handle(subscriptionAggregate, subscription.id, { type: 'CreateSubscription', subscription }, ctx);
+  }
+
+  async function lineItemsOf(s: Subscription): Promise<InvoiceLineItem[]> {
+    return Promise.all(
+      s.items.map(async (item) => ({
+        description: (await products.get(item.productId))?.name ?? item.productName ?? null,
+        priceId: item.priceId || null,
+        quantity: item.quantity,
+        unitAmount: item.unitAmount,
+        amountTotal: (BigInt(item.unitAmount) * BigInt(item.quantity)).toString(),
+      })),
+    );
+  }
+
+  /** The draft of renewal `bill` of `s`: as the series' first invoice (`template`) when there is one, else the subscription's items. */
+  async function renewalDraft(s: Subscription, template: Invoice | null, ctx: WorkflowContext): Promise<Invoice> {
+    const bill = s.latestInvoice!;
+    const recurring = template?.recurring ?? invoiceRecurringOf(s);
+    const number = await claimInvoiceNumber({ commands, invoices }, ctx, bill.id, undefined);
+    return {
+      ...newInvoiceDraft({
+        id: bill.id,
+        organizationId: s.organizationId,
+        environment: s.environment,
+        createdAt: bill.issuedAt,
+      }),
+      number,
+      customerId: s.customerId ?? '',
+      description: template?.description ?? s.description,
+      currency: s.currency,
+      lineItems: {
+        object: 'list',
+        data: template ? template.lineItems.data.map((line) => ({ ...line })) : await lineItemsOf(s),
+      },
+      // A series taxes each renewal as its first invoice (its lines carry their rates).
+      ...(template?.taxRateIds ? { taxRateIds: [...template.taxRateIds] } : {}),
+      dueDate: bill.dueAt,
+      issueDate: bill.periodStart,
+      memo: template?.memo ?? null,
+      footer: template?.footer ?? null,
+      invoiceType: recurring ? 'recurring' : 'one_time',
+      recurring,
+      billingReason: 'subscription_cycle',
+      subscriptionId: s.id,
+      paymentMethods: template?.paymentMethods ?? { chainIds: [], assetIds: [] },
+      metadata: { ...(template?.metadata ?? s.metadata) },
+      ...(template ? { reminders: template.reminders } : {}),
+    };
+  }
+
+  async function issueRenewal(input: JsonObject, ctx: WorkflowContext): Promise<void> {
+    const invoiceId = text(input, 'invoiceId');
+    const loaded = await commands.load(subscriptionAggregate, text(input, 'subscriptionId'), tenantOf(ctx));
+    const subscription = loaded.state.context.subscription;
+    // Ended since (its workflow closes a renewal issued), or billed by a later renewal: nothing to issue.
+    if (!subscription || subscription.latestInvoice?.id !== invoiceId || hasEnded(subscription)) return;
+    const existing = await invoiceOf(invoiceId, ctx);
+    // Sent, paid at its finalize, or deleted as a draft by the merchant: its issue is done.
+    if (existing && (existing.status !== 'draft' || existing.sentAt !== null || existing.deletedAt !== null)) return;
+    if (!existing) {
+      const templateId = input.templateId;
+      const template = typeof templateId === 'string' ? await invoiceOf(templateId, ctx) : null;
+      const invoice = await renewalDraft(subscription, template, ctx);
+      await commands.handle(invoiceAggregate, invoiceId, { type: 'CreateInvoice', invoice }, ctx);
+    }
+    await commands.handle(
+      invoiceAggregate,
+      invoiceId,
+      {
+        type: 'SendInvoice',
+        to: null,
+        url: invoicePageUrl(deps.publicUrl, invoiceId),
+        mailed: false,
+        nextIssueDate: subscription.latestInvoice.periodEnd,
+      },
+      ctx,
+    );
+  }
+
+  return {
+    [SUBSCRIPTION_BILLING_EFFECTS.createFromInvoice]: createFromInvoice,
+    [SUBSCRIPTION_BILLING_EFFECTS.issueRenewal]: issueRenewal,
+  };
+}
