@@ -60,7 +60,6 @@ import { createChainReadGate } from '../timers/chain-read-gate.ts';
 import { checkoutSessionTimerHandlers } from '../timers/checkout-session-timers.ts';
 import { couponTimerHandlers } from '../timers/coupon-timers.ts';
 import { invoiceTimerHandlers } from '../timers/invoice-timers.ts';
-import { createInvoicePaymentLinker } from '../actors/invoice-payments.ts';
 import { createCustomerCheckoutUpdates } from '../actors/customer-checkout-updates.ts';
 import { createPromotionCodeReleases } from '../actors/promotion-code-releases.ts';
 import { subscriptionTimerHandlers } from '../timers/subscription-timers.ts';
@@ -560,12 +559,6 @@ async function startLocked(
       },
     };
   });
-  await ownership.own(
-    'invoice-payments',
-    componentWork((fence) =>
-      createInvoicePaymentLinker({ clock, readStore, projections, commands: fencedCommands(commands, fence), log }),
-    ),
-  );
   await ownership.own(
     'mail',
     componentWork((fence) =>

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import { createCommandHandler } from '../../src/actors/command-handler.ts';
-import { createInvoicePaymentLinker } from '../../src/actors/invoice-payments.ts';
+import { invoicePayments } from '../../src/workflows/invoice-payments.ts';
+import type { Workflow } from '../../src/workflows/workflow.ts';
 import type { Weir } from '../../src/app/start-weir.ts';
 import { openEventStore } from '../../src/event-store/open-event-store.ts';
 import { createEmbeddedReadStore } from '../../src/read-store/embedded-read-store.ts';
@@ -161,20 +162,17 @@ test('an invoice paid through one session cancels its other open session, once, 
     'the invoice session closing workflow at the head of the log',
   );
   t.is(await second.readStore.collection(workflowInstances(invoiceSessionClosing.name)).count({ pending: true }), 0);
-  await createInvoicePaymentLinker({
-    clock,
-    readStore: second.readStore,
-    projections: second.projections,
-    commands: second.commands,
-  }).runOnce();
-  await createWorkflowRunner({
-    workflow: invoiceSessionClosing,
-    eventStore: second.eventStore,
-    readStore: createEmbeddedReadStore({}),
-    commands: second.commands,
-    clock,
-    log: () => {},
-  }).runOnce();
+  const replay = <TState>(workflow: Workflow<TState>) =>
+    createWorkflowRunner({
+      workflow,
+      eventStore: second.eventStore,
+      readStore: createEmbeddedReadStore({}),
+      commands: second.commands,
+      clock,
+      log: () => {},
+    }).runOnce();
+  await replay(invoicePayments);
+  await replay(invoiceSessionClosing);
   t.deepEqual(await recordsLog(second), before);
   t.is(hooks.about(b).filter((type) => type === 'checkout_session.canceled').length, 1);
 });

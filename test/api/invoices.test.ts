@@ -6,7 +6,9 @@ import { startInvoiceTestApp } from '../support/invoice-test-app.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
-import { createInvoicePaymentLinker } from '../../src/actors/invoice-payments.ts';
+import { createEmbeddedReadStore } from '../../src/read-store/embedded-read-store.ts';
+import { invoicePayments } from '../../src/workflows/invoice-payments.ts';
+import { createWorkflowRunner } from '../../src/workflows/workflow-runner.ts';
 import { assertError, createCustomer, logLength, payInFull, type Page, type Session } from './helpers.ts';
 
 type Invoice = {
@@ -251,13 +253,15 @@ test('invoices: paying on the hosted page through a checkout session on the test
   const after = await payer.get<string>(`/invoices/${draft.id}/pay`);
   t.is(after.status, 200);
   t.true(after.body.includes('was paid'));
-  // The linker's work list is empty once the invoice recorded the payment; a second pass changes nothing.
+  // The invoice payments workflow run again over the whole log (a redelivery of everything) records nothing.
   const before = (await app.eventStore.readAll(null, 100_000)).length;
-  await createInvoicePaymentLinker({
-    clock: app.clock,
-    readStore: app.readStore,
-    projections: app.projections,
+  await createWorkflowRunner({
+    workflow: invoicePayments,
+    eventStore: app.eventStore,
+    readStore: createEmbeddedReadStore({}),
     commands: app.commands,
+    clock: app.clock,
+    log: () => {},
   }).runOnce();
   t.is((await app.eventStore.readAll(null, 100_000)).length, before);
 });

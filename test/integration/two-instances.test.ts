@@ -12,7 +12,7 @@ import { spawnWeir } from '../support/weir-process.ts';
 const KINDS = [
   'webhooks',
   'timers',
-  'invoice-payments',
+  'workflow.invoice-payments',
   'mail',
   'workflow.invoice-session-closing',
   'workflow.subscription-billing',
