@@ -58,7 +58,7 @@ export type CreateCheckoutSession = (
  * what it collects). With `customerCreation: always` and no `customerId`, a payment session also
  * gets a customer, created from `customerData.email` with the session (`if_required`, the
  * default, creates none for a payment). `customerUpdate` says which details the session collects
- * are copied onto the `customerId` customer when it completes (`customer-checkout-updates.ts`).
+ * are copied onto the `customerId` customer when it completes (`workflows/customer-checkout-updates.ts`).
  */
 export function createCheckoutSessionCreator(deps: {
   clock: Clock;

@@ -60,7 +60,6 @@ import { createChainReadGate } from '../timers/chain-read-gate.ts';
 import { checkoutSessionTimerHandlers } from '../timers/checkout-session-timers.ts';
 import { couponTimerHandlers } from '../timers/coupon-timers.ts';
 import { invoiceTimerHandlers } from '../timers/invoice-timers.ts';
-import { createCustomerCheckoutUpdates } from '../actors/customer-checkout-updates.ts';
 import { createPromotionCodeReleases } from '../actors/promotion-code-releases.ts';
 import { subscriptionTimerHandlers } from '../timers/subscription-timers.ts';
 import { createMailDispatcher } from '../mail/mail-dispatcher.ts';
@@ -747,12 +746,6 @@ async function startLocked(
     publicUrl,
     ...(tracing ? { tracer } : {}),
   });
-  await ownership.own(
-    'customer-checkout-updates',
-    componentWork((fence) =>
-      createCustomerCheckoutUpdates({ clock, readStore, projections, commands: fencedCommands(commands, fence), log }),
-    ),
-  );
   await ownership.own(
     'promotion-code-releases',
     componentWork((fence) =>

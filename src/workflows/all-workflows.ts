@@ -1,6 +1,7 @@
 import type { Ownership } from '../ownership/ownership.ts';
 import { componentWork, fencedCommands } from '../app/owned-work.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
+import { customerCheckoutUpdates } from './customer-checkout-updates.ts';
 import { invoicePayments } from './invoice-payments.ts';
 import { invoiceSessionClosing } from './invoice-session-closing.ts';
 import { subscriptionBilling } from './subscription-billing.ts';
@@ -28,6 +29,7 @@ const runnable = <TState>(
 /** Every workflow Weir runs (each in one instance at a time). */
 export const ALL_WORKFLOWS: readonly RunnableWorkflow[] = [
   runnable(invoicePayments),
+  runnable(customerCheckoutUpdates),
   runnable(invoiceSessionClosing),
   runnable(subscriptionBilling, subscriptionBillingEffects),
 ];

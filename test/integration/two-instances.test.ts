@@ -16,7 +16,7 @@ const KINDS = [
   'mail',
   'workflow.invoice-session-closing',
   'workflow.subscription-billing',
-  'customer-checkout-updates',
+  'workflow.customer-checkout-updates',
   'promotion-code-releases',
   'audit-checkpoints',
 ];
