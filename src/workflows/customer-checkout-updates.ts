@@ -1,6 +1,6 @@
 import type { CheckoutSession, CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import { customerAggregate, customerChangesFromCheckout, type CheckoutCustomerChanges } from '../actors/customer.ts';
-import { commandFor, type Correlation, type Workflow, type WorkflowCommand } from './workflow.ts';
+import { actingFor, commandFor, type Correlation, type Workflow, type WorkflowCommand } from './workflow.ts';
 
 /** A checkout session whose customer takes what it collected: who, what, and whether its completion was decided. */
 export type CustomerCheckoutUpdateState = {
@@ -53,13 +53,7 @@ export const customerCheckoutUpdates: Workflow<CustomerCheckoutUpdateState, Work
       completedAt: typed.data.at,
       changes: state.changes,
     } as const;
-    return [
-      commandFor(customerAggregate, state.customerId, command, {
-        organizationId: event.metadata.organizationId,
-        environment: event.metadata.environment,
-        actor: 'system:customer-update',
-        causationId: checkoutSessionId,
-      }),
-    ];
+    const context = actingFor(event, 'system:customer-update', checkoutSessionId);
+    return [commandFor(customerAggregate, state.customerId, command, context)];
   },
 };

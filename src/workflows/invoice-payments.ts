@@ -1,7 +1,7 @@
 import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import type { InvoiceCommand } from '../../machines/invoice.decide.ts';
-import { commandFor, type Correlation, type Workflow, type WorkflowCommand } from './workflow.ts';
+import { actingFor, commandFor, type Correlation, type Workflow, type WorkflowCommand } from './workflow.ts';
 
 /** A checkout session opened to pay an invoice: the invoice (null for another session), and whether its end was decided. */
 export type InvoicePaymentState = { invoiceId: string | null; ended: boolean };
@@ -57,12 +57,12 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
         : { type: 'RecordInvoicePaymentFailure', checkoutSessionId, reason: FAILURE_REASONS[typed.type]! };
     // Acting for the session's tenant: an invoice of another tenant is not found, and the command dropped.
     return [
-      commandFor(invoiceAggregate, state.invoiceId, command, {
-        organizationId: event.metadata.organizationId,
-        environment: event.metadata.environment,
-        actor: 'system:invoice-payments',
-        causationId: checkoutSessionId,
-      }),
+      commandFor(
+        invoiceAggregate,
+        state.invoiceId,
+        command,
+        actingFor(event, 'system:invoice-payments', checkoutSessionId),
+      ),
     ];
   },
 };

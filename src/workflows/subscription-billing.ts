@@ -23,6 +23,7 @@ import { subscriptionItemsOf } from '../actors/subscription-items.ts';
 import type { Environment, RecordedEvent } from '../event-store/event-store.ts';
 import { deterministicId } from '../shared/ids.ts';
 import {
+  actingFor,
   commandFor,
   type Correlation,
   type Workflow,
@@ -179,12 +180,7 @@ const effect = (
 ): WorkflowEffect => ({
   effect: name,
   input,
-  context: {
-    organizationId: event.metadata.organizationId,
-    environment: event.metadata.environment,
-    actor: 'system:subscriptions',
-    causationId,
-  },
+  context: actingFor(event, 'system:subscriptions', causationId),
 });
 
 /** The renewal `invoiceId` the subscription issued becomes an invoice, as its series' first invoice when it has one. */

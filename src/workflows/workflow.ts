@@ -19,6 +19,14 @@ export type WorkflowContext = {
   causationId: string;
 };
 
+/** A context acting for the tenant of `event` (the tenant of the record it came from), as `actor`, because of `causationId`. */
+export const actingFor = (event: RecordedEvent, actor: string, causationId: string): WorkflowContext => ({
+  organizationId: event.metadata.organizationId,
+  environment: event.metadata.environment,
+  actor,
+  causationId,
+});
+
 /**
  * A command of a workflow for one record: the aggregate's category, the record's id (derived, so a
  * repeat names the same record) and the command, as plain JSON so it can wait in the state store.
