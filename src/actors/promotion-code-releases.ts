@@ -1,16 +1,8 @@
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import { couponAggregate } from '../../machines/coupon.aggregate.ts';
 import type { Environment } from '../event-store/event-store.ts';
-import {
-  PROMOTION_CODE_RELEASES,
-  type PromotionCodeReleaseDoc,
-} from '../projections/promotion-code-redemptions.projection.ts';
-import type { ProjectionRunner } from '../projections/projection-runner.ts';
-import type { ReadStore } from '../read-store/read-store.ts';
-import type { Clock } from '../shared/clock.ts';
 import type { CommandContext, CommandHandler } from './command-handler.ts';
 import { redemptionFate, type SessionRedemption } from './promotion-code-redemption-fate.ts';
-import { createReadModelQueue, type ReadModelQueue } from '../processing/read-model-queue.ts';
 
 const ACTOR = 'system:promotion-code-releases';
 
@@ -47,27 +39,4 @@ export async function releaseIfUnusable(
   const fate = redemptionFate(session, redemption);
   if (fate.kind !== 'release') return null;
   return release(commands, tenant, redemption.couponId, checkoutSessionId, fate.reason);
-}
-
-/**
- * The process manager that gives back the redemptions checkout sessions can never use (canceled,
- * expired unpaid, paid without the discount, or another code applied). Its work list is the
- * `promotion_code_releases` read model, so a restart resumes where it was, and the coupon's decider
- * gives a redemption back at most once (a repeat appends nothing); the projection of the release
- * takes the work off the list.
- */
-export function createPromotionCodeReleases(deps: {
-  clock: Clock;
-  readStore: ReadStore;
-  projections: Pick<ProjectionRunner, 'waitFor' | 'onAdvanced'>;
-  commands: CommandHandler;
-  log?: (line: string) => void;
-}): ReadModelQueue {
-  return createReadModelQueue<PromotionCodeReleaseDoc>({
-    ...deps,
-    name: 'promotion-code-releases',
-    collection: PROMOTION_CODE_RELEASES,
-    sortBy: 'at',
-    work: (doc) => release(deps.commands, doc, doc.couponId, doc.checkoutSessionId, doc.reason),
-  });
 }

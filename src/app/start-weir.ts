@@ -60,7 +60,6 @@ import { createChainReadGate } from '../timers/chain-read-gate.ts';
 import { checkoutSessionTimerHandlers } from '../timers/checkout-session-timers.ts';
 import { couponTimerHandlers } from '../timers/coupon-timers.ts';
 import { invoiceTimerHandlers } from '../timers/invoice-timers.ts';
-import { createPromotionCodeReleases } from '../actors/promotion-code-releases.ts';
 import { subscriptionTimerHandlers } from '../timers/subscription-timers.ts';
 import { createMailDispatcher } from '../mail/mail-dispatcher.ts';
 import { openMailer } from '../mail/open-mailer.ts';
@@ -746,12 +745,6 @@ async function startLocked(
     publicUrl,
     ...(tracing ? { tracer } : {}),
   });
-  await ownership.own(
-    'promotion-code-releases',
-    componentWork((fence) =>
-      createPromotionCodeReleases({ clock, readStore, projections, commands: fencedCommands(commands, fence), log }),
-    ),
-  );
   // No dashboard user yet: the first owner is made on the first-run page, with a token only this console shows.
   // The line names the page and the token apart: log lines carry no query string.
   const setupToken = (await readStore.collection(USERS).count({})) === 0 ? dashboardSetup.issue() : null;

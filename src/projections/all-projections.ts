@@ -5,7 +5,6 @@ import { customersProjection } from './customers.projection.ts';
 import { invoicesProjection } from './invoices.projection.ts';
 import { mailsProjection } from './mails.projection.ts';
 import { paymentLinksProjection } from './payment-links.projection.ts';
-import { promotionCodeRedemptionsProjection } from './promotion-code-redemptions.projection.ts';
 import { checkoutSessionsProjection } from './checkout-sessions.projection.ts';
 import { subscriptionsProjection } from './subscriptions.projection.ts';
 import { sweepsProjection } from './sweeps.projection.ts';
@@ -25,7 +24,6 @@ export const ALL_PROJECTIONS: Projection[] = [
   customersProjection,
   couponsProjection,
   checkoutSessionsProjection,
-  promotionCodeRedemptionsProjection,
   invoicesProjection,
   subscriptionsProjection,
   paymentLinksProjection,

@@ -3,6 +3,7 @@ import { componentWork, fencedCommands } from '../app/owned-work.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
 import { customerCheckoutUpdates } from './customer-checkout-updates.ts';
 import { invoicePayments } from './invoice-payments.ts';
+import { promotionCodeReleases } from './promotion-code-releases.ts';
 import { invoiceSessionClosing } from './invoice-session-closing.ts';
 import { subscriptionBilling } from './subscription-billing.ts';
 import { subscriptionBillingEffects } from './subscription-billing.effects.ts';
@@ -30,6 +31,7 @@ const runnable = <TState>(
 export const ALL_WORKFLOWS: readonly RunnableWorkflow[] = [
   runnable(invoicePayments),
   runnable(customerCheckoutUpdates),
+  runnable(promotionCodeReleases),
   runnable(invoiceSessionClosing),
   runnable(subscriptionBilling, subscriptionBillingEffects),
 ];

@@ -342,11 +342,16 @@ const tenantOf = (state: SubscriptionBillingState, event: RecordedEvent): Subscr
     : { ...state, tenant: { organizationId: event.metadata.organizationId, environment: event.metadata.environment } };
 
 /**
- * Subscription billing, per subscription: what happens to its bills (its first checkout session or
- * the first invoice of its recurring series, and its renewal invoices) is reported to the
- * subscription, and what the subscription's end means is done to its bills, each with its own
- * command (its decider answers nothing for a repeat, so a redelivery or a replay of the log does
- * nothing twice):
+ * Subscription billing, per subscription: the subscription is created from its first bill, its
+ * renewals become invoices, what happens to its bills (its first checkout session or the first
+ * invoice of its recurring series, and its renewal invoices) is reported to the subscription, and
+ * what the subscription's end means is done to its bills, each with its own command (its decider
+ * answers nothing for a repeat, so a redelivery or a replay of the log does nothing twice):
+ * - a `mode: subscription` checkout session creates its subscription (and first its customer from
+ *   the payer's email when it names none); the first invoice of a recurring series, once
+ *   finalized, creates its subscription (an effect: its items' products are in the catalog);
+ * - a renewal the subscription issues is created as an invoice and sent (an effect: an invoice
+ *   number claimed, its lines named from the catalog; see `subscription-billing.effects.ts`);
  * - a paid bill (a checkout session completed, an invoice paid or marked as paid) is recorded on
  *   the subscription (`RecordSubscriptionPayment`), at its creation when it was paid before;
  * - the first bill of a subscription that never started (it expired unpaid, or the merchant ended
@@ -358,8 +363,7 @@ const tenantOf = (state: SubscriptionBillingState, event: RecordedEvent): Subscr
  * - a renewal draft the merchant deleted while its subscription goes on is recorded on it
  *   (`RecordRenewalInvoiceDeleted`): that period is not billed.
  * A bill that moved on first (paid before its void, a session paid before its close) refuses the
- * command, which is then dropped. Creating subscriptions and issuing renewal invoices read the
- * catalog and claim invoice numbers: they stay with the billing work queue (`actors/subscription-billing.ts`).
+ * command, which is then dropped.
  */
 export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
   name: 'subscription-billing',

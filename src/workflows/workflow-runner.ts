@@ -113,6 +113,8 @@ export function createWorkflowRunner<TState>(
     const correlation = workflow.correlate(event);
     let instance: string | null;
     if (correlation === false) return null;
+    // For this event alone: its stream is linked to no instance.
+    if (correlation !== null && typeof correlation === 'object' && 'only' in correlation) return correlation.only;
     const linked = (await links.get(event.streamId))?.instance ?? null;
     if (correlation === null) return linked;
     // A stream stays with the instance its first correlated event named (a later event may name another).

@@ -72,12 +72,14 @@ export function commandFor<TState, TEvent extends DomainEvent, TCommand extends 
 /**
  * How a workflow is correlated with an event: the id of its instance the event belongs to, or
  * `{ sameAs: streamId }` (the instance of another stream the workflow has already seen, e.g. the
- * subscription a renewal invoice bills), or null: the event's stream decides (the instance its
- * first correlated event named; an event of a stream never correlated is not the workflow's), or
- * false: not an event the workflow reacts to. A stream stays with the instance its first correlated
- * event named: a later event naming another is folded into that first one.
+ * subscription a renewal invoice bills), or `{ only: id }` (that instance, for this event alone: a
+ * stream shared by many instances, such as a coupon's redemptions of many sessions), or null: the
+ * event's stream decides (the instance its first correlated event named; an event of a stream
+ * never correlated is not the workflow's), or false: not an event the workflow reacts to. A stream
+ * stays with the instance its first correlated event named: a later event naming another is
+ * folded into that first one.
  */
-export type Correlation = string | { sameAs: string } | null | false;
+export type Correlation = string | { sameAs: string } | { only: string } | null | false;
 
 /** `TStep`: what its decide answers (commands only, unless it decides effects too). */
 export type Workflow<TState, TStep extends WorkflowStep = WorkflowStep> = {
@@ -131,6 +133,8 @@ export function eventsOfInstance<TState>(
     if (!workflow.categories.includes(categoryOf(event.streamId))) return false;
     const correlation = workflow.correlate(event);
     if (correlation === false) return false;
+    if (correlation !== null && typeof correlation === 'object' && 'only' in correlation)
+      return correlation.only === instance;
     let found = links.get(event.streamId) ?? null;
     if (found === null && correlation !== null)
       found = typeof correlation === 'string' ? correlation : (links.get(correlation.sameAs) ?? null);

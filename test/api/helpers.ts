@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
-import type { Weir } from '../../src/app/start-weir.ts';
+import { openStores, type Weir } from '../../src/app/start-weir.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import { subscriptionBilling } from '../../src/workflows/subscription-billing.ts';
-import { workflowInstances } from '../../src/workflows/workflow-runner.ts';
+import { WORKFLOW_VERSIONS, workflowInstances } from '../../src/workflows/workflow-runner.ts';
 import type { ManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually, type ApiResponse } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
@@ -249,4 +249,17 @@ export async function settled(
     if (billing === null || billing < head || (await pending.count({ pending: true })) > 0) return undefined;
     return (await weir.eventStore.headPosition()) === head ? true : undefined;
   }, 'the subscription billing to settle');
+}
+
+/**
+ * The workflows of the stopped Weir on `dataDir` forget what they decided, as after a change of
+ * their version: its next start folds and decides the whole log again. Answers the log's length.
+ */
+export async function forgetWorkflows(dataDir: string): Promise<number> {
+  const stores = await openStores({ dataDir });
+  await stores.readStore.collection(WORKFLOW_VERSIONS).clear();
+  const events = (await stores.eventStore.readAll(null, 100_000)).length;
+  await stores.readStore.close();
+  await stores.eventStore.close();
+  return events;
 }

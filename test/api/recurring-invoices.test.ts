@@ -13,7 +13,7 @@ import { createProjectionRunner } from '../../src/projections/projection-runner.
 import { SUBSCRIPTION_TIMERS } from '../../src/projections/subscriptions.projection.ts';
 import { subscriptionBilling } from '../../src/workflows/subscription-billing.ts';
 import { subscriptionBillingEffects } from '../../src/workflows/subscription-billing.effects.ts';
-import { createWorkflowRunner, WORKFLOW_VERSIONS } from '../../src/workflows/workflow-runner.ts';
+import { createWorkflowRunner } from '../../src/workflows/workflow-runner.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 import type { MailMessage } from '../../src/mail/mailer.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
@@ -30,6 +30,7 @@ import {
   payLate,
   restartableWeir,
   reveal,
+  forgetWorkflows,
   settled,
   untilCanceled,
   type Api,
@@ -762,19 +763,6 @@ async function crashBetweenCreateAndSend(t: ExecutionContext, then: 'nothing' | 
   await stores.readStore.close();
   await stores.eventStore.close();
   return { weir, clock, testSecretKey, series, renewalId };
-}
-
-/**
- * The workflows of the stopped Weir on `dataDir` forget what they decided, as after a change of
- * their version: its next start folds and decides the whole log again. Answers the log's length.
- */
-async function forgetWorkflows(dataDir: string): Promise<number> {
-  const stores = await openStores({ dataDir });
-  await stores.readStore.collection(WORKFLOW_VERSIONS).clear();
-  const events = (await stores.eventStore.readAll(null, 100_000)).length;
-  await stores.readStore.close();
-  await stores.eventStore.close();
-  return events;
 }
 
 test('a crash between creating a renewal invoice and sending it: the restart finalizes and mails the draft, once, and a replay of the whole log by the billing workflow changes nothing', async (t) => {

@@ -17,7 +17,7 @@ const KINDS = [
   'workflow.invoice-session-closing',
   'workflow.subscription-billing',
   'workflow.customer-checkout-updates',
-  'promotion-code-releases',
+  'workflow.promotion-code-releases',
   'audit-checkpoints',
 ];
 
