@@ -218,3 +218,17 @@ test('the first invoice of a recurring series creates its subscription, its item
   t.is((await stream(`subscription-${id}`)).length, 1, 'created once');
   t.deepEqual(await stream(`subscription-${subscriptionIdOfInvoice('inv-o')}`), [], 'a one-time invoice: none');
 });
+
+test('a renewal created and then finalized by the merchant while its send waited for a retry is still sent, once', async (t) => {
+  const { commands, stream, renewed, issue } = await billing(t);
+  await renewed();
+  const ctx = { ...tenant, actor: 'merchant' };
+  const draft = invoiceFixture({ id: 'inv-2', subscriptionId: SUBSCRIPTION_ID });
+  await commands.handle(invoiceAggregate, 'inv-2', { type: 'CreateInvoice', invoice: draft }, ctx);
+  await commands.handle(invoiceAggregate, 'inv-2', { type: 'FinalizeInvoice', url: 'http://weir.test/pay' }, ctx);
+  await issue();
+  const sent = (await stream('invoice-inv-2')).filter(([type]) => type === 'InvoiceSent');
+  t.deepEqual(sent, [['InvoiceSent', 'system:subscriptions', 'inv-2']]);
+  await issue();
+  t.is((await stream('invoice-inv-2')).filter(([type]) => type === 'InvoiceSent').length, 1, 'sent once');
+});

@@ -146,8 +146,10 @@ export function subscriptionBillingEffects(deps: {
     // Ended since (its workflow closes a renewal issued), or billed by a later renewal: nothing to issue.
     if (!subscription || subscription.latestInvoice?.id !== invoiceId || hasEnded(subscription)) return;
     const existing = await invoiceOf(invoiceId, ctx);
-    // Sent, paid at its finalize, or deleted as a draft by the merchant: its issue is done.
-    if (existing && (existing.status !== 'draft' || existing.sentAt !== null || existing.deletedAt !== null)) return;
+    // Sent, deleted as a draft by the merchant, or no longer payable (paid at its finalize, voided): its issue is done.
+    // One the merchant finalized while its send waited for a retry is still sent.
+    const issued = existing && (existing.sentAt !== null || existing.deletedAt !== null);
+    if (existing && (issued || (existing.status !== 'draft' && existing.status !== 'open'))) return;
     if (!existing) {
       const templateId = input.templateId;
       const template = typeof templateId === 'string' ? await invoiceOf(templateId, ctx) : null;

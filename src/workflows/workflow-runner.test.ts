@@ -358,3 +358,19 @@ test('an effect (a step that looks something up first) runs through its handler 
   t.like(await instance('o-flaky'), { pending: false, failures: 0 });
   await running.stop();
 });
+
+test('the read models dropped under a running workflow (a shared store rebuilt by the projections’ owner): it folds the log again from the start, so what it knew is not lost', async (t) => {
+  const { eventStore, readStore, calls, lines, runner, stockLog } = setUp();
+  const running = runner();
+  await append(eventStore, 'o1', 'OrderPlaced', { lines: ['a'] });
+  await running.runOnce();
+  t.deepEqual(calls, ['Reserve o1:a']);
+
+  await readStore.dropAll();
+  await append(eventStore, 'o1', 'OrderCanceled');
+  await running.runOnce();
+  t.true(calls.includes('Release o1:a'), 'the order’s lines, folded again, are released');
+  t.deepEqual(await stockLog(), ['o1:a StockReleased', 'o1:a StockReserved']);
+  t.true(lines.some((line) => /dropped with the read models: rebuilding/.test(line)));
+  await running.stop();
+});

@@ -207,6 +207,13 @@ export function createWorkflowRunner<TState>(
 
   /** One pass: what waits is sent, then one batch of the log is folded and decided. */
   async function pass(): Promise<PassResult> {
+    // The read models were dropped under it (a rebuild of a shared store by the projections' owner,
+    // or `weir replay`): its states and links went with them, so it folds the log again from the start.
+    if ((await readStore.collection<WorkflowVersionDoc>(WORKFLOW_VERSIONS).get(name)) === null) {
+      log(`[workflow ${name}] its states were dropped with the read models: rebuilding them from the log`);
+      await checkVersion();
+      checkpoint = null;
+    }
     await resend();
     if (stopped) return {};
     const events = await eventStore.readAll(checkpoint, deps.batchSize ?? BATCH);

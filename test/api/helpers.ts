@@ -235,21 +235,26 @@ export async function restartableWeir(t: ExecutionContext, clock: ManualClock, m
 }
 
 /**
- * Every event in the log has been projected and folded by the subscription billing workflow, and
- * its commands and effects have run (checked again until nothing more was appended meanwhile).
+ * Every event in the log has been projected and folded by the workflow `name`, and its commands
+ * and effects have run (checked again until nothing more was appended meanwhile).
  */
-export async function settled(
+export async function workflowSettled(
   weir: Pick<Weir, 'eventStore' | 'projections' | 'readStore' | 'workflows'>,
+  name: string,
 ): Promise<void> {
-  const pending = weir.readStore.collection(workflowInstances(subscriptionBilling.name));
+  const pending = weir.readStore.collection(workflowInstances(name));
   await eventually(async () => {
     const head = (await weir.eventStore.headPosition())!;
     await weir.projections.waitFor(head);
-    const billing = weir.workflows.position(subscriptionBilling.name);
-    if (billing === null || billing < head || (await pending.count({ pending: true })) > 0) return undefined;
+    const at = weir.workflows.position(name);
+    if (at === null || at < head || (await pending.count({ pending: true })) > 0) return undefined;
     return (await weir.eventStore.headPosition()) === head ? true : undefined;
-  }, 'the subscription billing to settle');
+  }, `the workflow ${name} to settle`);
 }
+
+/** The subscription billing workflow has settled (see `workflowSettled`). */
+export const settled = (weir: Pick<Weir, 'eventStore' | 'projections' | 'readStore' | 'workflows'>): Promise<void> =>
+  workflowSettled(weir, subscriptionBilling.name);
 
 /**
  * The workflows of the stopped Weir on `dataDir` forget what they decided, as after a change of
