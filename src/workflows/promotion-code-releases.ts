@@ -4,7 +4,7 @@ import { couponAggregate } from '../../machines/coupon.aggregate.ts';
 import type { CouponEvent } from '../../machines/coupon.types.ts';
 import { redemptionFate } from '../actors/promotion-code-redemption-fate.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
-import { commandFor, type Correlation, type Workflow, type WorkflowCommand } from './workflow.ts';
+import { actingFor, commandFor, type Correlation, type Workflow, type WorkflowCommand } from './workflow.ts';
 
 /** A redemption of a coupon's promotion code for the session, and whether the coupon gave it back. */
 type Redemption = { promotionCodeId: string; released: boolean };
@@ -87,12 +87,7 @@ export const promotionCodeReleases: Workflow<PromotionCodeReleasesState, Workflo
     return Object.keys(next.redemptions).flatMap((couponId) => {
       const reason = releaseReason(next, couponId);
       if (reason === null || releaseReason(state, couponId) !== null) return [];
-      const context = {
-        organizationId: session.organizationId,
-        environment: session.environment,
-        actor: 'system:promotion-code-releases',
-        causationId: session.id,
-      };
+      const context = actingFor(event, 'system:promotion-code-releases', session.id);
       const command = { type: 'ReleasePromotionCodeRedemption', redemptionId: session.id, reason } as const;
       return [commandFor(couponAggregate, couponId, command, context)];
     });

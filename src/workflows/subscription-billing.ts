@@ -100,13 +100,12 @@ export function firstSessionClosing(status: SubscriptionStatus): CheckoutSession
     : { type: 'CancelCheckoutSession', reason: 'the subscription was canceled' };
 }
 
-/** Who acts on `id` for the subscription `s`, and because of what. */
-const contextOf = (s: Subscription, actor: string, causationId: string): WorkflowContext => ({
-  organizationId: s.organizationId,
-  environment: s.environment,
-  actor,
-  causationId,
-});
+/** Who acts for the tenant of `tenant` (a subscription, a session), and because of what. */
+const contextOf = (
+  tenant: { organizationId: string; environment: Environment },
+  actor: string,
+  causationId: string,
+): WorkflowContext => ({ organizationId: tenant.organizationId, environment: tenant.environment, actor, causationId });
 
 /** A payment or a deletion of the bill `billId` reported to the subscription (on behalf of the bill). */
 const toSubscription = (s: Subscription, billId: string, command: SubscriptionCommand): WorkflowCommand =>
@@ -208,12 +207,7 @@ function subscriptionOfSession(session: CheckoutSession): WorkflowCommand[] {
     // Checked by the same rule when the session was created: a session that fails it bills nothing.
     return [];
   }
-  const context: WorkflowContext = {
-    organizationId: session.organizationId,
-    environment: session.environment,
-    actor: 'system:subscriptions',
-    causationId: session.id,
-  };
+  const context = contextOf(session, 'system:subscriptions', session.id);
   const steps: WorkflowCommand[] = [];
   let customerId = session.customerId;
   const details = session.customerDetails;
