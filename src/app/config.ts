@@ -159,7 +159,8 @@ export const SETTINGS = {
   sweeperKey: {
     env: 'WEIR_SWEEPER_KEY',
     flag: '--sweeper-key',
-    description: 'operator key paying sweep gas (0x…); with --devnet defaults to its sweeper account',
+    description:
+      'operator key paying sweep gas (0x…), the only one live networks sweep with; the devnet falls back to its own sweeper account',
   },
   smtpUrl: {
     env: 'WEIR_SMTP_URL',

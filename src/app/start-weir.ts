@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { privateKeyToAccount } from 'viem/accounts';
 import { createCommandHandler, type CommandHandler } from '../actors/command-handler.ts';
 import { openInspector } from '../inspect/inspector.ts';
 import { createMachineInspection } from '../inspect/machine-inspection.ts';
@@ -334,8 +333,8 @@ async function startLocked(
   const evmRail = createEvmRail({
     registry: evm.registry,
     factories: evm.factories,
-    sweeper: evm.sweeperKey ? privateKeyToAccount(evm.sweeperKey).address : null,
     sweeperKey: evm.sweeperKey,
+    devnetSweeperKey: evm.devnetSweeperKey,
   });
   // Or the local Tron `weir devnet` runs, named by the devnet file given.
   const offeredTron = localTron ?? (evm.devnet && !overrides.tronLocal ? tronOfDevnetFile(evm.devnet) : null);
@@ -344,7 +343,7 @@ async function startLocked(
     rpcConfigFile: config.rpcConfigFile,
     local: overrides.tronLocal ?? offeredTron?.info ?? null,
     // Mainnet and Nile sweep with the operator's key only, never the devnet's well-known one (the local Tron has its own).
-    sweeperKey: config.sweeperKey ? evm.sweeperKey : null,
+    sweeperKey: evm.sweeperKey,
     openDeposits: tronOpenDeposits(readStore),
     ...(overrides.tronReconcileIntervalMs === undefined
       ? {}
@@ -582,6 +581,15 @@ async function startLocked(
     }),
   );
 
+  const unswept = rails
+    .filter((rail) => rail.sweepExecutors)
+    .flatMap((rail) => [...rail.networks('test'), ...rail.networks('live')])
+    .filter((network) => !executors.has(network.network));
+  if (unswept.length > 0)
+    log(
+      `[sweeper] no WEIR_SWEEPER_KEY: deposits on ${unswept.map((n) => n.name).join(', ')} are not swept until one is set (anyone may flush a deposit to its wallet: nothing is lost)`,
+      { level: 'warn', event: 'sweeper.no_key' },
+    );
   // One sweeper per network: its transactions' nonces are the sweeper key's on that chain alone.
   for (const [network, executor] of executors) {
     await ownership.own(`sweeper.${network}`, async (fence) => {

@@ -1,23 +1,39 @@
 import test from 'ava';
-import type { Address } from 'viem';
+import type { Address, Hex } from 'viem';
 import { combineRails } from '../rail.ts';
 import { createTestRail, TEST_NETWORK } from '../test-rail.ts';
 import { forwarderImplementationAddress } from './contracts/deposit-address.ts';
 import { createEvmRail } from './evm-rail.ts';
 import { EVM_NETWORKS } from './networks/all-networks.ts';
 import { base } from './networks/base.ts';
+import { devnetNetwork } from './networks/devnet.ts';
 import { createNetworkRegistry } from './networks/registry.ts';
 
 const FACTORY: Address = '0x00000000000000000000000000000000000fac70';
+/** Anvil's account 1: a key everyone knows, as the devnet's sweeper's is. */
+const SWEEPER_KEY: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 const SWEEPER: Address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const DEVNET_TOKENS = {
+  usdc: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+  usdt: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
+  dai: '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
+};
 const WALLET = '0x5Ea1Fee5EA1fEe5EA1feE5EA1Fee5Ea1Fee5Ea1F';
 
-function rail() {
+/** Base (live) and the local devnet, each with a factory; the keys as given. */
+function rail(keys: { sweeperKey?: Hex; devnetSweeperKey?: Hex } = { sweeperKey: SWEEPER_KEY }) {
   const registry = createNetworkRegistry({
-    networks: EVM_NETWORKS,
-    rpc: { 8453: { http: ['https://base.example'], ws: [] } },
+    networks: [...EVM_NETWORKS, devnetNetwork(DEVNET_TOKENS)],
+    rpc: { 8453: { http: ['https://base.example'], ws: [] }, 31337: { http: ['http://127.0.0.1:1'], ws: [] } },
   });
-  return createEvmRail({ registry, factories: new Map([[8453, FACTORY]]), sweeper: SWEEPER });
+  return createEvmRail({
+    registry,
+    factories: new Map([
+      [8453, FACTORY],
+      [31337, FACTORY],
+    ]),
+    ...keys,
+  });
 }
 const baseNetwork = () => rail().networks('live')[0]!;
 
@@ -76,4 +92,16 @@ test('combined rails ask the rail that offers the network; the test rail follows
   );
   t.is(combined.unpayableAddress({ network: TEST_NETWORK, address: FACTORY }), null, 'no factory on the test network');
   t.regex(combined.unpayableAddress({ network: baseNetwork(), address: FACTORY }) ?? '', /ForwarderFactory/);
+});
+
+test("live networks sweep with the operator's key only: the devnet's public key sweeps the devnet alone", (t) => {
+  const devnetOnly = rail({ devnetSweeperKey: SWEEPER_KEY });
+  t.deepEqual([...(devnetOnly.sweepExecutors?.() ?? new Map()).keys()], ['devnet']);
+  const devnet = devnetOnly.networks('test').find((n) => n.network === 'devnet')!;
+  t.regex(devnetOnly.unpayableAddress({ network: devnet, address: SWEEPER }) ?? '', /sweeper account/);
+  // On Base that account is nothing of Weir's: it sends nothing there.
+  t.is(devnetOnly.unpayableAddress({ network: baseNetwork(), address: SWEEPER }), null);
+  t.deepEqual([...(rail({}).sweepExecutors?.() ?? new Map()).keys()], []);
+  const operator = rail({ sweeperKey: SWEEPER_KEY, devnetSweeperKey: SWEEPER_KEY });
+  t.deepEqual([...(operator.sweepExecutors?.() ?? new Map()).keys()].sort(), ['base', 'devnet']);
 });

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Address, Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import type { SweepExecutor } from '../../sweeper/sweeper.ts';
 import type { Rail, RailFollower } from '../rail.ts';
 import { createEvmWriteClients } from './contracts/clients.ts';
@@ -10,6 +11,7 @@ import { registerFollowerMetrics } from './follower/follower-metrics.ts';
 import { evmPaymentRequest } from './payment-request.ts';
 import { createTransactionRecovery, evmRecoveryRail } from './recover-transaction.ts';
 import { deriveDepositAddress, forwarderImplementationAddress } from './contracts/deposit-address.ts';
+import { DEVNET_CHAIN_ID } from './networks/devnet.ts';
 import type { NetworkRegistry } from './networks/registry.ts';
 import { evmUnpayableAddress, type EvmMachinery } from './unpayable-address.ts';
 
@@ -18,21 +20,29 @@ import { evmUnpayableAddress, type EvmMachinery } from './unpayable-address.ts';
  * (the network's ForwarderFactory, the merchant wallet, the session id). A network is offered only
  * when it has an RPC endpoint and a factory. A merchant wallet is refused when funds sent there
  * are lost or when it is Weir's own machinery: the factory, its Forwarder, the sweeper account.
+ * Live networks sweep only with the operator's key: the devnet's well-known one sweeps the devnet alone.
  */
 export function createEvmRail(deps: {
   registry: NetworkRegistry;
   factories: ReadonlyMap<number, Address>;
-  /** The account that sends sweeps (it pays their gas), when this server sweeps. */
-  sweeper?: Address | null;
-  /** The sweeper account's key: with it the rail offers sweep executors. */
+  /** The operator's sweeper key (its account pays sweep gas): with it the rail offers sweep executors. */
   sweeperKey?: Hex | null;
+  /** The devnet's own sweeper key, public: used on the devnet alone, when the operator gave no key. */
+  devnetSweeperKey?: Hex | null;
 }): Rail {
   const { registry, factories } = deps;
+  const sweeperKeyOf = (chainId: number): Hex | null =>
+    deps.sweeperKey ?? (chainId === DEVNET_CHAIN_ID ? (deps.devnetSweeperKey ?? null) : null);
+  const accountOf = (key: Hex | null | undefined): Address | null => (key ? privateKeyToAccount(key).address : null);
+  const sweepers = { operator: accountOf(deps.sweeperKey), devnet: accountOf(deps.devnetSweeperKey) };
+  const sweeperOf = (chainId: number): Address | null =>
+    sweepers.operator ?? (chainId === DEVNET_CHAIN_ID ? sweepers.devnet : null);
   /** Offered networks that have a ForwarderFactory: the ones sessions can get deposit addresses on. */
   const followed = () =>
     [...registry.offered('test'), ...registry.offered('live')].filter((network) => factories.has(network.chainId));
   const machineryOn = (chainId: number): EvmMachinery[] => {
     const factory = factories.get(chainId);
+    const sweeper = sweeperOf(chainId);
     return [
       ...(factory
         ? [
@@ -40,7 +50,7 @@ export function createEvmRail(deps: {
             { address: forwarderImplementationAddress(factory), what: "the Forwarder contract of Weir's factory" },
           ]
         : []),
-      ...(deps.sweeper ? [{ address: deps.sweeper, what: "Weir's sweeper account" }] : []),
+      ...(sweeper ? [{ address: sweeper, what: "Weir's sweeper account" }] : []),
     ];
   };
   return {
@@ -87,12 +97,13 @@ export function createEvmRail(deps: {
     },
     sweepExecutors() {
       const executors = new Map<string, SweepExecutor>();
-      if (!deps.sweeperKey) return executors;
       for (const network of followed()) {
+        const privateKey = sweeperKeyOf(network.chainId);
+        if (!privateKey) continue;
         const clients = createEvmWriteClients({
           rpcUrl: registry.endpoints(network.chainId).http[0]!,
           chainId: network.chainId,
-          privateKey: deps.sweeperKey,
+          privateKey,
           pollingIntervalMs: network.network === 'devnet' ? 50 : 2000,
           retryCount: network.network === 'devnet' ? 0 : 3,
         });

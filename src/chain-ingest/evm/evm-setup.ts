@@ -18,7 +18,10 @@ export type EvmSetup = {
   /** ForwarderFactory per chain id; a network without one is not offered. */
   factories: Map<number, Address>;
   devnet: DevnetInfo | null;
+  /** The operator's key paying sweep gas (`WEIR_SWEEPER_KEY`): the only key live networks sweep with. */
   sweeperKey: Hex | null;
+  /** The devnet's own sweeper account: its key is public, so it sweeps the devnet alone, when the operator gave none. */
+  devnetSweeperKey: Hex | null;
 };
 
 /** `WEIR_FACTORY_<chainId>=0x…`: where the ForwarderFactory is deployed on each network. */
@@ -97,9 +100,8 @@ export async function loadEvmSetup(input: {
     if (!/^0x[0-9a-fA-F]{64}$/.test(input.sweeperKey))
       throw new EvmConfigError('WEIR_SWEEPER_KEY must be a private key: 0x and 64 hex digits');
     sweeperKey = input.sweeperKey as Hex;
-  } else if (devnet) {
-    sweeperKey = devnetAccount(devnet, 'sweeper').privateKey;
   }
+  const devnetSweeperKey = devnet ? devnetAccount(devnet, 'sweeper').privateKey : null;
   const depths = parseConfirmationsEnv(input.env, input.otherChainIds);
   const configured = networks.map((n) => {
     const confirmations = depths.get(n.chainId);
@@ -107,5 +109,11 @@ export async function loadEvmSetup(input: {
       ? n
       : { ...n, confirmations, confirmationsSource: `WEIR_CONFIRMATIONS_${n.chainId} (operator setting)` };
   });
-  return { registry: createNetworkRegistry({ networks: configured, rpc }), factories, devnet, sweeperKey };
+  return {
+    registry: createNetworkRegistry({ networks: configured, rpc }),
+    factories,
+    devnet,
+    sweeperKey,
+    devnetSweeperKey,
+  };
 }

@@ -8,7 +8,8 @@ import {
   tronFaucetAssets,
   type TronFaucetAsset,
 } from '../../chain-ingest/tron/devnet/tron-faucet.ts';
-import { ForbiddenError, ValidationError } from '../../shared/errors.ts';
+import { FaucetError } from '../../chain-ingest/evm/devnet/errors.ts';
+import { ForbiddenError, UpstreamError, ValidationError } from '../../shared/errors.ts';
 import { EVM_ADDRESS } from '../../shared/evm-address.ts';
 import { toChainUnits, AmountError } from '../../shared/money.ts';
 import type { ApiState } from '../api-context.ts';
@@ -94,6 +95,7 @@ export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
       errors: [
         invalidFields('parameter_invalid_integer', 'faucet_unavailable'),
         { status: 403, codes: ['testmode_charges_only'], description: 'A live key' },
+        { status: 502, codes: ['faucet_failed'], description: 'The local chain did not take or mine the transfer' },
       ],
     },
     async (_ctx, { body }) => {
@@ -128,7 +130,7 @@ export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
         if (!isTronAsset(asset))
           throw new ValidationError('asset', `must be one of ${tronFaucetAssets.join(', ')} on the local Tron`);
         const raw = units(asset);
-        const hash = await fundFromTronFaucet(tron, { to: body.address, asset, amount: raw });
+        const hash = await upstream(fundFromTronFaucet(tron, { to: body.address, asset, amount: raw }));
         return answer(hash, body.address, asset, raw, tron.chainId);
       }
       const devnet = onChain(deps.devnet, 'the local chain');
@@ -137,7 +139,7 @@ export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
         throw new ValidationError('asset', `must be one of ${faucetAssets.join(', ')} on the local chain`);
       const raw = units(asset);
       const address = getAddress(body.address);
-      const hash = await fundFromFaucet(devnet, { to: address, asset, amount: raw });
+      const hash = await upstream(fundFromFaucet(devnet, { to: address, asset, amount: raw }));
       return answer(hash, address, asset, raw, devnet.chainId);
     },
   );
@@ -147,6 +149,16 @@ export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
 const isTronAsset = (asset: string): asset is TronFaucetAsset =>
   (tronFaucetAssets as readonly string[]).includes(asset);
 const isEvmAsset = (asset: string): asset is FaucetAsset => (faucetAssets as readonly string[]).includes(asset);
+
+/** The input was checked first: a faucet failing now is the chain's doing (down, or the transfer reverted), a 502. */
+async function upstream<T>(funding: Promise<T>): Promise<T> {
+  try {
+    return await funding;
+  } catch (error) {
+    if (error instanceof FaucetError) throw new UpstreamError(error.message, 'faucet_failed');
+    throw error;
+  }
+}
 
 /** The chain an address is funded on, or a 400 naming what this server lacks. */
 function onChain(devnet: DevnetInfo | null | undefined, name: string): DevnetInfo {

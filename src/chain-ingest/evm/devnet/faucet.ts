@@ -74,13 +74,17 @@ async function send(
         'Is that devnet still running, and is the info file from this run of it?',
     );
   }
-  const receipt = await publicClient.waitForTransactionReceipt({ hash });
+  const receipt = await publicClient.waitForTransactionReceipt({ hash }).catch((error: unknown) => {
+    throw new FaucetError(`the faucet sent ${hash} but saw no receipt for it at ${info.rpcUrl}: ${reasonOf(error)}`);
+  });
   if (receipt.status !== 'success')
     throw new FaucetError(`the faucet transaction ${hash} (${amount} ${asset} to ${to}) reverted`);
   return hash;
 }
 
+/** The error's own words, without a closing period: the faucet's message goes on after them. */
 function reasonOf(error: unknown): string {
-  if (error instanceof BaseError) return error.shortMessage;
-  return error instanceof Error ? error.message : String(error);
+  const reason =
+    error instanceof BaseError ? error.shortMessage : error instanceof Error ? error.message : String(error);
+  return reason.replace(/\.$/, '');
 }

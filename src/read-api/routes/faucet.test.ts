@@ -1,0 +1,71 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import test, { type ExecutionContext } from 'ava';
+import Koa from 'koa';
+import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
+import type { ApiState } from '../api-context.ts';
+import { errorMiddleware, jsonBodyMiddleware } from '../middleware.ts';
+import { faucetRoutes } from './faucet.ts';
+
+/** A devnet whose node is gone: nothing listens on port 1. */
+const GONE: DevnetInfo = {
+  chainId: 31337,
+  rpcUrl: 'http://127.0.0.1:1',
+  wsUrl: 'ws://127.0.0.1:1',
+  contracts: {
+    forwarderFactory: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+    usdc: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
+    usdt: '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
+    dai: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9',
+  },
+  accounts: [
+    {
+      address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+      privateKey: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+      role: 'deployer',
+    },
+  ],
+  startedAt: '2026-01-01T00:00:00.000Z',
+};
+
+/** The faucet route on a server of its own, called with a test key's tenant. */
+async function faucet(t: ExecutionContext, devnet: DevnetInfo) {
+  const app = new Koa<ApiState>();
+  app.silent = true;
+  app.use(errorMiddleware());
+  app.use(jsonBodyMiddleware());
+  app.use(async (ctx, next) => {
+    ctx.state.tenant = { organizationId: 'org_1', environment: 'test', keyId: 'key_1', actor: 'api_key:key_1' };
+    await next();
+  });
+  app.use(faucetRoutes({ devnet, tronDevnet: devnet }).routes());
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/faucet`;
+  return async (body: unknown) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+}
+
+test('a faucet whose chain is down answers 502 faucet_failed naming the node, not a 500', async (t) => {
+  const fund = await faucet(t, GONE);
+  for (const address of ['0x52908400098527886E0F7030069857D2E4169EE7', 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8']) {
+    const answer = await fund({ address });
+    t.is(answer.status, 502, JSON.stringify(answer.body));
+    t.is(answer.body['code'], 'faucet_failed');
+    t.regex(String(answer.body['message']), /127\.0\.0\.1:1/);
+  }
+});
+
+test('a bad faucet request is still a 400 before the chain is asked', async (t) => {
+  const fund = await faucet(t, GONE);
+  const answer = await fund({ address: '0x52908400098527886E0F7030069857D2E4169EE7', asset: 'trx' });
+  t.is(answer.status, 400);
+  t.regex(String(answer.body['message']), /asset/);
+});
