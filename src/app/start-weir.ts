@@ -17,7 +17,6 @@ import { combineRails, combinedRecovery, everyNetwork, type Rail, type RailFollo
 import { createEvmRail } from '../chain-ingest/evm/evm-rail.ts';
 import { createSolanaIngest, KNOWN_SOLANA_CHAIN_IDS } from '../chain-ingest/solana/solana-ingest.ts';
 import type { SolanaLocalInfo } from '../chain-ingest/solana/solana-setup.ts';
-import { startLocalSolanaOrWarn } from '../chain-ingest/solana/devnet/local-cluster.ts';
 import { createTronIngest, KNOWN_TRON_CHAIN_IDS } from '../chain-ingest/tron/tron-ingest.ts';
 import type { TronLocalInfo } from '../chain-ingest/tron/tron-setup.ts';
 import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
@@ -255,7 +254,7 @@ async function startLocked(
   // One registry for this Weir, handed to each component that reports figures (GET /metrics).
   const metrics = createPrometheusMetrics();
   // Traces only when OTEL_EXPORTER_OTLP_ENDPOINT is set (or a test gives an exporter).
-  const tracing = openTracing({
+  const tracing = await openTracing({
     endpoint: process.env['OTEL_EXPORTER_OTLP_ENDPOINT'],
     exporter: overrides.spanExporter,
     version: VERSION,
@@ -309,7 +308,10 @@ async function startLocked(
   const embedded = config.localChain && !config.devnetFile;
   const [localChain, localSolana, localTron] = await Promise.all([
     embedded ? startLocalChainOrWarn({ dataDir: config.dataDir, log }) : null,
-    embedded && !overrides.solanaLocal ? startLocalSolanaOrWarn(log) : null,
+    // litesvm loads only for a local Solana to run.
+    embedded && !overrides.solanaLocal
+      ? import('../chain-ingest/solana/devnet/local-cluster.ts').then((m) => m.startLocalSolanaOrWarn(log))
+      : null,
     embedded && !overrides.tronLocal ? startEmbeddedLocalTronOrWarn({ dataDir: config.dataDir, log }) : null,
   ]);
   const evm = await loadEvmSetup({
@@ -685,6 +687,7 @@ async function startLocked(
       },
       overrides.dashboard?.extraPages,
     );
+  const requestTracing = tracing ? (await import('../read-api/http-tracing.ts')).httpTracingMiddleware(tracer) : null;
   const app = createApiApp({
     dashboard,
     chainProgress: (network) => {
@@ -713,7 +716,7 @@ async function startLocked(
     trustProxy: config.trustProxy ?? false,
     logger,
     metrics,
-    ...(tracing ? { tracer } : {}),
+    ...(requestTracing ? { requestTracing } : {}),
     metricsEndpoint: {
       scrape: metrics.scrape,
       contentType: metrics.contentType,

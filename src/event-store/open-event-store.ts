@@ -1,7 +1,6 @@
 import { mkdir, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { EventStore } from './event-store.ts';
-import { createKurrentDbEventStore } from './kurrentdb-event-store.ts';
 import { createSqliteEventStore } from './sqlite-event-store.ts';
 
 export type OpenEventStoreOptions = {
@@ -21,7 +20,11 @@ export const SQLITE_EVENT_STORE_FILE = 'events.sqlite3';
  * (the data directory 0700, the file 0600: SQLite gives its -wal and -shm files the file's mode).
  */
 export async function openEventStore({ kurrentDbUrl, dataDir, file }: OpenEventStoreOptions): Promise<EventStore> {
-  if (kurrentDbUrl) return createKurrentDbEventStore({ connectionString: kurrentDbUrl });
+  if (kurrentDbUrl) {
+    // Its client takes a third of a second to load: only a server that uses it pays for that.
+    const { createKurrentDbEventStore } = await import('./kurrentdb-event-store.ts');
+    return createKurrentDbEventStore({ connectionString: kurrentDbUrl });
+  }
   await mkdir(file ? dirname(file) : dataDir, { recursive: true, mode: 0o700 });
   const path = file ?? join(dataDir, SQLITE_EVENT_STORE_FILE);
   await (await open(path, 'a', 0o600)).close();

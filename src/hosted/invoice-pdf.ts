@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import type { InvoiceDocument } from './invoice-document.ts';
 
 const PAGE = { width: 595.28, height: 841.89 };
@@ -36,10 +35,12 @@ function embeddableLogo(logo: string | null): Buffer | null {
  * branding, dates, billed-to, line items, totals, memo, footer, and the pay link while it is
  * payable. `compress: false` leaves the text readable in the file (tests).
  */
-export function renderInvoicePdf(
+export async function renderInvoicePdf(
   doc: InvoiceDocument,
   options: { payUrl: string | null; createdAt: Date; compress?: boolean },
 ): Promise<Buffer> {
+  // PDFKit and its fonts load at the first PDF asked for, not with every server.
+  const { default: PDFDocument } = await import('pdfkit');
   const pdf = new PDFDocument({
     size: 'A4',
     margin: MARGIN,

@@ -44,8 +44,6 @@ import { scopeGuard } from './scopes.ts';
 import { apiDocsRoutes, isDocsPath } from './routes/api-docs.ts';
 import type { MountedAreas } from './schema/openapi-document.ts';
 import { httpMetricsMiddleware, type MetricsEndpoint, metricsRoute } from './http-metrics.ts';
-import { httpTracingMiddleware } from './http-tracing.ts';
-import type { Tracer } from '@opentelemetry/api';
 import { noMetrics, type Metrics } from '../shared/metrics.ts';
 
 /**
@@ -134,8 +132,8 @@ export function createApiApp(
     metrics?: Metrics;
     /** `GET /metrics`; unset: no such route (a 404). */
     metricsEndpoint?: MetricsEndpoint;
-    /** A span per request (OpenTelemetry); unset: no tracing. */
-    tracer?: Tracer;
+    /** A span per request (http-tracing.ts, when tracing is on); unset: no tracing. */
+    requestTracing?: Koa.Middleware<ApiState>;
   },
 ): Koa<ApiState> {
   const app = new Koa<ApiState>();
@@ -143,7 +141,7 @@ export function createApiApp(
   // The last address of X-Forwarded-For, the one the proxy in front saw: those before it are the client's to write.
   app.maxIpsCount = 1;
   app.silent = true;
-  if (deps.tracer) app.use(httpTracingMiddleware(deps.tracer));
+  if (deps.requestTracing) app.use(deps.requestTracing);
   if (deps.metrics && deps.metrics !== noMetrics) app.use(httpMetricsMiddleware(deps.metrics));
   if (deps.logger) app.use(requestLogMiddleware(deps.logger));
   app.use(errorMiddleware(deps.logger));

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { createEmbeddedReadStore } from './embedded-read-store.ts';
-import { createMongoReadStore } from './mongodb-read-store.ts';
 import { createSqliteReadStore, SQLITE_READ_STORE_FILE } from './sqlite-read-store.ts';
 import type { ReadStore } from './read-store.ts';
 
@@ -32,6 +31,8 @@ export const openReadStore = async (options: OpenReadStoreOptions = {}): Promise
   const { mongoDbUrl, mongoDbDatabaseName, indexedFields, orderedFields, compoundIndex, embeddedWrites, dataDir } =
     options;
   if (mongoDbUrl !== undefined && mongoDbUrl !== '') {
+    // The driver loads only for a server that uses it.
+    const { createMongoReadStore } = await import('./mongodb-read-store.ts');
     return createMongoReadStore({ url: mongoDbUrl, databaseName: mongoDbDatabaseName, indexedFields });
   }
   if (dataDir !== undefined)

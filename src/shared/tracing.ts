@@ -1,15 +1,6 @@
 import { context, type Attributes, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BatchSpanProcessor,
-  NodeTracerProvider,
-  SimpleSpanProcessor,
-  type SpanExporter,
-} from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import type { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-node';
 
 /**
  * Traces (OpenTelemetry), off unless asked for: a span per HTTP request and child spans for what
@@ -31,14 +22,25 @@ let contextManager: AsyncLocalStorageContextManager | null = null;
  * in batches; or to `exporter` span by span (tests). Null when neither is given: tracing is off.
  * The active span follows async calls (AsyncLocalStorage, installed once per process).
  */
-export function openTracing(options: {
+export async function openTracing(options: {
   endpoint?: string;
   exporter?: SpanExporter;
   serviceName?: string;
   version?: string;
-}): Tracing | null {
+}): Promise<Tracing | null> {
   const endpoint = options.endpoint?.trim();
   if (!endpoint && !options.exporter) return null;
+  // The SDK and its exporter load only when tracing is on: a server without it starts without them.
+  const [{ AsyncLocalStorageContextManager }, { OTLPTraceExporter }, { resourceFromAttributes }, sdk, conventions] =
+    await Promise.all([
+      import('@opentelemetry/context-async-hooks'),
+      import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/sdk-trace-node'),
+      import('@opentelemetry/semantic-conventions'),
+    ]);
+  const { BatchSpanProcessor, NodeTracerProvider, SimpleSpanProcessor } = sdk;
+  const { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } = conventions;
   if (!contextManager) {
     contextManager = new AsyncLocalStorageContextManager().enable();
     context.setGlobalContextManager(contextManager);
@@ -75,15 +77,4 @@ export async function inSpan<T>(
       span.end();
     }
   });
-}
-
-const propagator = new W3CTraceContextPropagator();
-
-/** Runs `work` in the trace a request's `traceparent` (and `tracestate`) header names, if any. */
-export function withRemoteParent<T>(headers: Record<string, string | string[] | undefined>, work: () => T): T {
-  const parent = propagator.extract(context.active(), headers, {
-    get: (carrier, key) => carrier[key],
-    keys: (carrier) => Object.keys(carrier),
-  });
-  return context.with(parent, work);
 }

@@ -74,12 +74,12 @@ test('with OTEL_EXPORTER_OTLP_ENDPOINT, spans are exported over OTLP/HTTP to /v1
   });
   await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
   t.teardown(() => collector.close());
-  const tracing = openTracing({ endpoint: `http://127.0.0.1:${(collector.address() as AddressInfo).port}/` });
+  const tracing = await openTracing({ endpoint: `http://127.0.0.1:${(collector.address() as AddressInfo).port}/` });
   t.truthy(tracing);
   await inSpan(tracing!.tracer, 'exported span', { 'weir.test': 'yes' }, async () => {});
   await tracing!.shutdown();
   t.is(received.length, 1);
   t.is(received[0]!.path, '/v1/traces');
   t.true(received[0]!.bytes > 0);
-  t.is(openTracing({ endpoint: '' }), null, 'off without an endpoint');
+  t.is(await openTracing({ endpoint: '' }), null, 'off without an endpoint');
 });

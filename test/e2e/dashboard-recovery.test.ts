@@ -4,7 +4,15 @@ import type { Weir } from '../../src/app/start-weir.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../../src/chain-ingest/tron/networks.ts';
 import { createUser } from '../../src/tenancy/create-user.ts';
 import { apiClient } from '../support/api-client.ts';
-import { chromiumPerFile, expectAccessible, newPage, screenshot, signIn, watchPage } from '../support/dashboard.ts';
+import {
+  chromiumPerFile,
+  expectAccessible,
+  newPage,
+  recoverOnPage,
+  screenshot,
+  signIn,
+  watchPage,
+} from '../support/dashboard.ts';
 import { startDevnetWeir } from '../support/devnet-weir.ts';
 import { devnetPayer, merchantWallet } from '../support/evm-devnet.ts';
 import { startTronWeir } from '../support/tron-weir.ts';
@@ -133,14 +141,9 @@ test('Recovery: a TRX payment the follower missed is recovered by its Tron id (n
   await w.mine(2);
 
   const { page, problems } = await signInOwner();
-  await page.goto(`${w.weir.url}/dashboard/recovery`);
-  await page.getByLabel('Network').selectOption({ value: String(TRON_LOCAL_CHAIN_ID) });
-  await page.getByLabel('Transaction hash').fill(paid.hash.slice(2));
-  await page.getByRole('button', { name: 'Check transaction' }).click();
-  const outcome = page.locator('#recovery-outcome');
-  await outcome.waitFor();
-  t.regex((await outcome.textContent()) ?? '', /Complete Payment/);
-  t.regex((await outcome.textContent()) ?? '', new RegExp(session.id));
+  const outcome = await recoverOnPage(page, w.weir.url, TRON_LOCAL_CHAIN_ID, paid.hash.slice(2));
+  t.regex(outcome, /Complete Payment/);
+  t.regex(outcome, new RegExp(session.id));
   await expectAccessible(t, page, 'recovery-tron');
 
   const after = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;

@@ -1,7 +1,10 @@
 import anyTest, { type TestFn } from 'ava';
+import { SOLANA_LOCALNET_CHAIN_ID } from '../../src/chain-ingest/solana/networks.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { bodySignature } from '../../src/webhooks/signature.ts';
+import { createUser } from '../../src/tenancy/create-user.ts';
 import { apiClient } from '../support/api-client.ts';
+import { chromiumPerFile, expectAccessible, newPage, recoverOnPage, signIn, watchPage } from '../support/dashboard.ts';
 import { startSolanaWeir, type SolanaSession } from '../support/solana-weir.ts';
 
 /*
@@ -17,6 +20,7 @@ test.before(async (t) => {
   t.context = { clock, w: await startSolanaWeir({ clock }) };
 });
 test.after.always((t) => t.context.w?.teardown());
+const browser = chromiumPerFile(test as TestFn);
 
 const usdcOf = (w: World) => w.chain.server.ledger.mints.usdc;
 const usdtOf = (w: World) => w.chain.server.ledger.mints.usdt;
@@ -88,6 +92,31 @@ test.serial('SOL by reference completes the session', async (t) => {
   t.is(recovered.body.recovery?.outcome, 'complete');
   t.is((await w.get(s.id)).paymentIntent.transactions.length, 1);
 });
+
+test.serial(
+  "the dashboard's recovery page offers the Solana network and looks a payment up by its signature",
+  async (t) => {
+    const { w } = t.context;
+    const s = await w.session('usdc', '200000000'); // 2 USDC
+    const payer = await w.chain.newPayer();
+    const signature = await payer.payToken(usdcOf(w), w.merchant, 2_000_000n, [w.referenceOf(s, 'usdc')]);
+    await w.until(s.id, (x) => x.paymentIntent.transactions.length === 1, 'seen');
+    finalize(w);
+    await w.until(s.id, (x) => x.status === 'complete', 'completion');
+
+    const owner = { email: 'owner@solana.example', password: 'correct horse battery staple' };
+    await createUser(w.weir.commands, { organizationId: w.organizationId, ...owner, role: 'owner', actor: 'cli' });
+    const page = await newPage(t, browser());
+    const problems = await watchPage(page);
+    await signIn(page, w.weir.url, owner);
+    const outcome = await recoverOnPage(page, w.weir.url, SOLANA_LOCALNET_CHAIN_ID, signature);
+    t.regex(outcome, /Complete Payment/);
+    t.regex(outcome, new RegExp(s.id));
+    await expectAccessible(t, page, 'recovery-solana');
+    t.is((await w.get(s.id)).paymentIntent.transactions.length, 1, 'credited once');
+    t.deepEqual(problems(), [], 'no console error or CSP violation');
+  },
+);
 
 test.serial('a partial payment, then one that completes it; an overpayment is recorded as such', async (t) => {
   const { w } = t.context;

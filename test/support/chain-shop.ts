@@ -39,9 +39,12 @@ export async function openChainShop<S extends { id: string } = ChainSession>(opt
   untilTimeoutMs: number;
 }) {
   const created = (
-    await apiClient(options.url(), ADMIN_TOKEN).post<{ testSecretKey: string }>('/admin/organizations', {
-      name: options.name,
-    })
+    await apiClient(options.url(), ADMIN_TOKEN).post<{ organizationId: string; testSecretKey: string }>(
+      '/admin/organizations',
+      {
+        name: options.name,
+      },
+    )
   ).body;
   const api = () => apiClient(options.url(), created.testSecretKey);
   const added = await api().post('/api/v1/organization/withdrawal-addresses', {
@@ -75,5 +78,5 @@ export async function openChainShop<S extends { id: string } = ChainSession>(opt
       what,
       timeoutMs,
     );
-  return { api, endpointSecret: endpoint.body.secret, session, get, until };
+  return { organizationId: created.organizationId, api, endpointSecret: endpoint.body.secret, session, get, until };
 }

@@ -205,3 +205,19 @@ export async function watchPage(page: Page): Promise<() => string[]> {
   });
   return () => [...problems];
 }
+
+/** The recovery page asked about `transactionHash` on `chainId`: the outcome card's text once it shows. */
+export async function recoverOnPage(
+  page: Page,
+  url: string,
+  chainId: number,
+  transactionHash: string,
+): Promise<string> {
+  await page.goto(`${url}/dashboard/recovery`);
+  await page.getByLabel('Network').selectOption({ value: String(chainId) });
+  await page.getByLabel('Transaction hash').fill(transactionHash);
+  await page.getByRole('button', { name: 'Check transaction' }).click();
+  const outcome = page.locator('#recovery-outcome');
+  await outcome.waitFor();
+  return (await outcome.textContent()) ?? '';
+}

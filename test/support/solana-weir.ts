@@ -67,6 +67,7 @@ export async function startSolanaWeir(overrides: WeirOverrides = {}) {
     nats,
     receiver,
     merchant,
+    organizationId: shop.organizationId,
     endpointSecret: shop.endpointSecret,
     get weir() {
       return weir;

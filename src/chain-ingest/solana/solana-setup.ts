@@ -3,7 +3,6 @@ import type { RpcEndpoints } from '../evm/networks/registry.ts';
 import { loadRpcConfig } from '../evm/networks/rpc-config.ts';
 import { KNOWN_TRON_CHAIN_IDS } from '../tron/networks.ts';
 import { type Commitment, defineSolanaNetwork, type SolanaNetwork } from './define-network.ts';
-import { localSolanaMints } from './devnet/local-ledger.ts';
 import {
   KNOWN_SOLANA_CHAIN_IDS,
   SOLANA_LOCALNET_CHAIN_ID,
@@ -76,6 +75,8 @@ export async function loadSolanaSetup(input: {
   const localEndpoints = rpc[SOLANA_LOCALNET_CHAIN_ID];
   if (!input.local && localEndpoints && localEndpoints.http.length > 0) {
     // A `weir devnet` cluster named by WEIR_RPC_1399811148: its test mints are fixed keys, known here.
+    // litesvm loads only here, for a `weir devnet` cluster: a server without one never needs it.
+    const { localSolanaMints } = await import('./devnet/local-ledger.ts');
     offered.push({ network: solanaLocalNetwork(await localSolanaMints()), endpoints: localEndpoints });
   }
   if (input.local) {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { utils } from 'tronweb';
+import { createRequire } from 'node:module';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmToTron, type TronAddress } from './address.ts';
@@ -40,6 +40,14 @@ export type TronPayerSigner = {
 
 const hash32 = /^(?:0x)?[0-9a-fA-F]{64}$/;
 
+type TronUtils = typeof import('tronweb')['utils'];
+let loaded: TronUtils | null = null;
+/** tronweb takes over half a second to load: it is loaded at the first signature, not on every start. */
+const tronUtils = (): TronUtils => {
+  loaded ??= (createRequire(import.meta.url)('tronweb') as typeof import('tronweb')).utils;
+  return loaded;
+};
+
 /** A payer that signs with `privateKey` (32 bytes of hex, with or without 0x). */
 export function tronPayerSigner(privateKey: string): TronPayerSigner {
   const key = privateKey.replace(/^0x/, '');
@@ -48,6 +56,7 @@ export function tronPayerSigner(privateKey: string): TronPayerSigner {
   const signHash = (hash: string): string => {
     if (!hash32.test(hash))
       throw new TronSigningError(`a hash to sign is 32 bytes of hex, got ${JSON.stringify(hash)}`);
+    const utils = tronUtils();
     const bytes = (hex: string) => utils.code.hexStr2byteArray(hex.replace(/^0x/, ''));
     // tronweb writes v in upper case ("1C"); lower case throughout, as the node answers.
     return utils.crypto.ECKeySign(bytes(hash), bytes(key)).toLowerCase();
@@ -67,7 +76,7 @@ export function tronPayerSigner(privateKey: string): TronPayerSigner {
       return { ...transaction, signature: [signHash(id)] };
     },
     signMessage(message) {
-      return utils.message.signMessage(message, key) as Hex;
+      return tronUtils().message.signMessage(message, key) as Hex;
     },
   };
 }

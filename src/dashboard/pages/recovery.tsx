@@ -6,6 +6,7 @@ import { sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
 import { Alert, Card, CsrfField, Facts, Field } from '../ui/components.tsx';
 import { AppLayout } from '../ui/layout.tsx';
+import { HASH_FORMATS } from '../ui/form-parts.tsx';
 import { apiMessage, errorsOf, type FormErrors } from './developers/forms.tsx';
 
 /** The spec's recovery outcomes in its words (Weir adds late payment), keyed by the API's outcome. */
@@ -80,8 +81,8 @@ function RecoveryPage(props: { ctx: DashboardContext; networks: RailNetwork[]; f
   return (
     <AppLayout ctx={ctx} title="Recovery" screen="recovery">
       <p class="lede">
-        A payment was sent but its checkout session does not show it? Give the network and the transaction hash: Weir
-        looks the transaction up and credits what it finds to the session it paid.
+        A payment was sent but its checkout session does not show it? Give the network and the transaction hash (a
+        Solana signature): Weir looks the transaction up and credits what it finds to the session it paid.
       </p>
       {props.result ? <OutcomeCard result={props.result} /> : ''}
       <Card title="Look up a transaction" id="recovery-form-card">
@@ -89,7 +90,7 @@ function RecoveryPage(props: { ctx: DashboardContext; networks: RailNetwork[]; f
           <Alert tone="info">
             <span
               safe
-            >{`This Weir follows no EVM or Tron network in ${ctx.state.tenant.environment} mode, so there is no transaction to look up.`}</span>
+            >{`This Weir follows no network in ${ctx.state.tenant.environment} mode, so there is no transaction to look up.`}</span>
           </Alert>
         ) : (
           ''
@@ -131,7 +132,7 @@ function RecoveryPage(props: { ctx: DashboardContext; networks: RailNetwork[]; f
             label="Transaction hash"
             value={form.transactionHash}
             error={form.errors.transactionHash}
-            hint="0x and 64 hex digits, as the payer's wallet or the explorer shows it (a Tron transaction id: 64 hex digits, 0x optional)."
+            hint={`As the payer's wallet or the explorer shows it: ${HASH_FORMATS}.`}
             required
           />
           <button type="submit" class="button-primary" disabled={networks.length === 0}>
@@ -150,8 +151,7 @@ function RecoveryPage(props: { ctx: DashboardContext; networks: RailNetwork[]; f
 export const page = definePage({
   screen: 'recovery',
   routes(routes, deps) {
-    const networksOf = (ctx: DashboardContext) =>
-      deps.rail.networks(ctx.state.tenant.environment).filter((n) => n.kind === 'evm' || n.kind === 'tron');
+    const networksOf = (ctx: DashboardContext) => deps.rail.networks(ctx.state.tenant.environment);
     routes.get('/dashboard/recovery', 'manage', async (ctx) => {
       await sendHtml(
         ctx,

@@ -207,3 +207,7 @@ export const textOf = (form: URLSearchParams, name: string): string | null => {
 
 /** Every value of a form as strings, to render it back as typed. */
 export const valuesOf = (form: URLSearchParams): Record<string, string> => Object.fromEntries(form.entries());
+
+/** What a transaction hash looks like on each kind of network, for the forms that ask for one. */
+export const HASH_FORMATS =
+  '0x and 64 hex digits (EVM); 64 hex digits, 0x optional (Tron); a base58 signature (Solana)';

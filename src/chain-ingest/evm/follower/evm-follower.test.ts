@@ -80,7 +80,7 @@ test.serial(
   'a native payment to a watched address is published once, with its amount, hash and block; one to an unwatched address is not',
   async (t) => {
     const spans = new InMemorySpanExporter();
-    const tracing = openTracing({ exporter: spans })!;
+    const tracing = (await openTracing({ exporter: spans }))!;
     t.teardown(() => tracing.shutdown());
     const { chain, bus, spy, watched, follower } = setUp(t, { confirmations: 2, deps: { tracer: tracing.tracer } });
     const payTo = randomAddress();

@@ -8,6 +8,7 @@ import {
 } from '../../../projections/collections.ts';
 import type { DashboardDeps, DashboardTenant } from '../../context.ts';
 import type { RailNetwork } from '../../../chain-ingest/rail.ts';
+import { HASH_FORMATS } from '../../ui/form-parts.tsx';
 import {
   Alert,
   Badge,
@@ -155,7 +156,7 @@ function Actions({
                 label="Transaction hash"
                 value={recover.transactionHash}
                 error={recover.errors.transactionHash}
-                hint="0x and 64 hex digits (a Tron transaction id: 64 hex digits, 0x optional)"
+                hint={HASH_FORMATS}
               />
             </div>
             <button type="submit" class="button button-secondary">
