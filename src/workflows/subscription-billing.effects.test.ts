@@ -61,7 +61,13 @@ async function billing(t: import('ava').ExecutionContext) {
   };
   await readStore.collection<ProductDoc>(PRODUCTS).put(product);
   await readStore.collection<PriceDoc>(PRICES).put(price);
-  const effects = subscriptionBillingEffects({ commands, readStore, publicUrl: 'http://weir.test' });
+  const logged: { line: string; level: string | undefined }[] = [];
+  const effects = subscriptionBillingEffects({
+    commands,
+    readStore,
+    publicUrl: 'http://weir.test',
+    log: (line, fields) => logged.push({ line, level: fields?.level }),
+  });
   const stream = async (id: string) =>
     (await eventStore.readStream(id)).map((e) => [e.type, e.metadata.actor, e.metadata.causationId]);
   /** A subscription started by its paid checkout session, renewed at its period end with invoice `inv-2`. */
@@ -87,8 +93,28 @@ async function billing(t: import('ava').ExecutionContext) {
       { subscriptionId: SUBSCRIPTION_ID, invoiceId: 'inv-2', templateId },
       by('inv-2'),
     );
-  return { clock, eventStore, commands, effects, stream, renewed, issue };
+  return { clock, eventStore, commands, effects, stream, renewed, issue, logged };
 }
+
+test('a subscription session whose lines make no subscription is reported as a warning naming it, and nothing is written', async (t) => {
+  const { effects, eventStore, logged } = await billing(t);
+  const before = await eventStore.headPosition();
+  await effects[SUBSCRIPTION_BILLING_EFFECTS.reportUnbillable]!(
+    {
+      checkoutSessionId: 'cs-9',
+      subscriptionId: SUBSCRIPTION_ID,
+      reason: 'a subscription bills recurring prices only',
+    },
+    by('cs-9'),
+  );
+  t.is(logged.length, 1);
+  t.is(logged[0]!.level, 'warn');
+  t.regex(
+    logged[0]!.line,
+    new RegExp(`cs-9 makes no subscription ${SUBSCRIPTION_ID}: a subscription bills recurring prices only`),
+  );
+  t.is(await eventStore.headPosition(), before);
+});
 
 test('a renewal is issued as an invoice: a number claimed, its lines named from the catalog, created and sent with its page; a second run changes nothing', async (t) => {
   const { eventStore, stream, renewed, issue } = await billing(t);

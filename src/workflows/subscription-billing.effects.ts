@@ -16,6 +16,7 @@ import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../projections
 import { INVOICES, type InvoiceDoc } from '../projections/invoices.projection.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { JsonObject } from '../shared/json.ts';
+import type { Log } from '../shared/logger.ts';
 import { SUBSCRIPTION_BILLING_EFFECTS } from './subscription-billing.ts';
 import type { EffectHandler, WorkflowContext } from './workflow.ts';
 
@@ -51,6 +52,8 @@ export function subscriptionBillingEffects(deps: {
   commands: CommandHandler;
   readStore: ReadStore;
   publicUrl: string;
+  /** Where a session that bills nothing is reported (default stderr). */
+  log?: Log;
 }): Record<string, EffectHandler> {
   const { commands, readStore } = deps;
   const invoices = readStore.collection<InvoiceDoc>(INVOICES);
@@ -170,8 +173,17 @@ export function subscriptionBillingEffects(deps: {
     );
   }
 
+  async function reportUnbillable(input: JsonObject): Promise<void> {
+    const log: Log = deps.log ?? ((line: string) => console.error(line));
+    log(
+      `[workflow subscription-billing] checkout session ${text(input, 'checkoutSessionId')} makes no subscription ${text(input, 'subscriptionId')}: ${text(input, 'reason')}`,
+      { level: 'warn', event: 'subscription.unbillable' },
+    );
+  }
+
   return {
     [SUBSCRIPTION_BILLING_EFFECTS.createFromInvoice]: createFromInvoice,
     [SUBSCRIPTION_BILLING_EFFECTS.issueRenewal]: issueRenewal,
+    [SUBSCRIPTION_BILLING_EFFECTS.reportUnbillable]: reportUnbillable,
   };
 }

@@ -427,8 +427,20 @@ test('a mode: subscription checkout session creates its subscription, billed fir
   ]);
   t.like(given([]).when(payer)[1], { command: { subscription: { customerId } } });
   t.like(given([]).when(payer)[0], { command: { customer: { email: 'ada@example.com', name: 'Ada' } } });
-  // Its lines are checked by the same rule when it is created: one that fails it bills nothing.
-  t.deepEqual(decided([], sessionWith({ lineItems: { object: 'list', data: [] } })), []);
+  // Its lines are checked by the same rule when it is created: one that fails it bills nothing, and says so.
+  const [report, ...rest] = decided(
+    [],
+    sessionWith({
+      lineItems: { object: 'list', data: [{ ...monthly(), price: { ...monthly().price, type: 'one_time' } }] },
+    }),
+  );
+  t.deepEqual(rest, []);
+  t.like(report, [
+    'effect',
+    SUBSCRIPTION_BILLING_EFFECTS.reportUnbillable,
+    { checkoutSessionId: 'cs-1', subscriptionId: SUBSCRIPTION_ID },
+  ]);
+  t.regex(String((report![2] as { reason: string }).reason), /recurring prices only/);
 });
 
 test('the first invoice of a recurring series, once finalized, creates its subscription (an effect: its products are in the catalog); a draft made one-time again does not', (t) => {

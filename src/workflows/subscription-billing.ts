@@ -55,6 +55,8 @@ export const SUBSCRIPTION_BILLING_EFFECTS = {
   createFromInvoice: 'create-subscription-from-invoice',
   /** The subscription issued a renewal: its invoice is created and sent. */
   issueRenewal: 'issue-renewal-invoice',
+  /** A subscription session whose lines cannot make a subscription (checked at its creation, so a bug): said to the operator. */
+  reportUnbillable: 'report-unbillable-session',
 } as const;
 
 /** Days a renewal invoice of a subscription started at checkout may stay unpaid before it is past due. */
@@ -197,17 +199,20 @@ function issueRenewal(state: SubscriptionBillingState, s: Subscription, invoiceI
  * first period; with no `customerId`, the payer's email (collected by a payment link page, or the
  * API's `customerData`) becomes its customer first, so renewal invoices reach them.
  */
-function subscriptionOfSession(session: CheckoutSession): WorkflowCommand[] {
+function subscriptionOfSession(session: CheckoutSession): WorkflowStep[] {
   const subscriptionId = session.subscriptionId;
   if (session.mode !== 'subscription' || !subscriptionId) return [];
+  const context = contextOf(session, 'system:subscriptions', session.id);
   let items: ReturnType<typeof subscriptionItemsOf>;
   try {
     items = subscriptionItemsOf(session.lineItems.data);
-  } catch {
-    // Checked by the same rule when the session was created: a session that fails it bills nothing.
-    return [];
+  } catch (error) {
+    // Checked by the same rule when the session was created: one that fails it bills nothing, and a
+    // pure decide cannot log, so an effect says so.
+    const reason = error instanceof Error ? error.message : String(error);
+    const input = { checkoutSessionId: session.id, subscriptionId, reason };
+    return [{ effect: SUBSCRIPTION_BILLING_EFFECTS.reportUnbillable, input, context }];
   }
-  const context = contextOf(session, 'system:subscriptions', session.id);
   const steps: WorkflowCommand[] = [];
   let customerId = session.customerId;
   const details = session.customerDetails;
