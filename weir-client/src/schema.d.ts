@@ -3274,6 +3274,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description The local chain did not take or mine the transfer. Codes: `faucet_failed` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
                 503: {
                     headers: {
