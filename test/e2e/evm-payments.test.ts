@@ -260,7 +260,11 @@ test("chains and assets are served for the key's environment", async (t) => {
 });
 
 test('with gas collection on, the estimated sweep gas is added to the amount due as amountGasFee', async (t) => {
-  const w = await evmWorld(t, { chainEnv: { WEIR_NATIVE_PRICE_31337_USDC: '2000' } });
+  // Weir's clock stands still: the gas price it read stays cached for both sessions, however slow the run.
+  const w = await evmWorld(t, {
+    chainEnv: { WEIR_NATIVE_PRICE_31337_USDC: '2000' },
+    clock: createManualClock(Date.now()),
+  });
   const setting = await w.api.PUT('/api/v1/organization/payment-setting', { body: { applyGasFee: true } as never });
   t.is(setting.response.status, 200);
   const s = await w.session('eth', '10000000'); // 0.1 ETH
