@@ -63,3 +63,41 @@ test('the hosted page shows the order, reveals the address and QR for the chosen
   await page.waitForURL(`${shopUrl}/thanks?session=${session.id}`, { timeout: 15_000 });
   t.regex((await page.textContent('body')) ?? '', new RegExp(session.id));
 });
+
+test('a cancel confirmed while the page’s status poll already sees the session canceled still returns the payer to the cancel URL', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  // The shop's page, answered by the browser's router: nothing leaves loopback.
+  const cancelUrl = 'https://shop.example/cart';
+  const session = (
+    await api.post<{ id: string; url: string }>('/api/v1/checkout/sessions', {
+      ...sessionRequest('250000000', 1),
+      cancelUrl,
+    })
+  ).body;
+  const browser = await launchChromium(t);
+  const page = await browser.newPage();
+  await page.route('https://shop.example/**', (route) => route.fulfill({ body: 'the cart' }));
+  await page.goto(session.url);
+  // The race, made certain: the cancel's answer is held until status polls have answered "canceled"
+  // twice, the second from whichever page polls then (a page reloaded under the cancel would be a new one).
+  let canceledPolls = 0;
+  const pollSawIt = page.waitForResponse(
+    async (r) =>
+      r.url().endsWith(`/checkout/${session.id}/status`) &&
+      ((await r.json()) as { status?: string }).status === 'canceled' &&
+      ++canceledPolls === 2,
+  );
+  await page.route(`**/checkout/${session.id}/cancel`, async (route) => {
+    const answer = await route.fetch();
+    await pollSawIt;
+    await route.fulfill({ response: answer });
+  });
+  await page.getByRole('button', { name: 'Cancel payment' }).click();
+  await page
+    .getByRole('dialog', { name: 'Cancel this payment?' })
+    .getByRole('button', { name: 'Cancel payment' })
+    .click();
+  await page.waitForURL(cancelUrl, { timeout: 15_000 });
+  t.is((await api.get<{ status: string }>(`/api/v1/checkout/sessions/${session.id}`)).body.status, 'canceled');
+});

@@ -8,6 +8,8 @@ const json = { 'content-type': 'application/json' };
 const FINAL = ['complete', 'expired', 'canceled'];
 let chosen = document.querySelector('.asset[aria-pressed="true"]');
 let shownRemaining = null;
+/** A cancel is on its way: its answer says where the payer goes, so the poll must not reload the page under it. */
+let leaving = false;
 let shownUri = null;
 
 /** The request to pay: amount, QR and wallet link, as the server gives them (`payment` of the status, or the chosen method). */
@@ -97,12 +99,19 @@ if (cancel && dialog) {
   });
   $('cancel-keep').addEventListener('click', () => dialog.close());
   $('cancel-confirm').addEventListener('click', async () => {
-    const res = await fetch(`${base}/cancel`, { method: 'POST' });
-    const body = await res.json();
-    dialog.close();
-    if (res.ok && body.redirectUrl) location.assign(body.redirectUrl);
-    else if (res.ok) location.reload();
-    else say('Could not cancel', body.message);
+    leaving = true;
+    try {
+      const res = await fetch(`${base}/cancel`, { method: 'POST' });
+      const body = await res.json();
+      dialog.close();
+      if (res.ok && body.redirectUrl) return location.assign(body.redirectUrl);
+      if (res.ok) return location.reload();
+      say('Could not cancel', body.message);
+    } catch {
+      dialog.close();
+      say('Could not cancel', 'The connection failed: try again.');
+    }
+    leaving = false;
   });
 }
 
@@ -144,8 +153,9 @@ async function poll(again = true) {
       setTimeout(() => location.assign(s.redirectUrl), 1500);
       return;
     }
-    // A finished session is shown by the server's page: no controls, the way back.
-    if (FINAL.includes(s.status)) {
+    // A finished session is shown by the server's page: no controls, the way back. Not while a
+    // cancel's answer is awaited: a poll that saw the cancel first would keep the payer from its cancel URL.
+    if (FINAL.includes(s.status) && !leaving) {
       location.reload();
       return;
     }
