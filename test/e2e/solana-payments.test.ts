@@ -4,7 +4,15 @@ import { createManualClock } from '../../src/shared/clock.ts';
 import { bodySignature } from '../../src/webhooks/signature.ts';
 import { createUser } from '../../src/tenancy/create-user.ts';
 import { apiClient } from '../support/api-client.ts';
-import { chromiumPerFile, expectAccessible, newPage, recoverOnPage, signIn, watchPage } from '../support/dashboard.ts';
+import {
+  chromiumPerFile,
+  expectAccessible,
+  newPage,
+  recoverOnPage,
+  screenshot,
+  signIn,
+  watchPage,
+} from '../support/dashboard.ts';
 import { startSolanaWeir, type SolanaSession } from '../support/solana-weir.ts';
 
 /*
@@ -113,6 +121,7 @@ test.serial(
     t.regex(outcome, /Complete Payment/);
     t.regex(outcome, new RegExp(s.id));
     await expectAccessible(t, page, 'recovery-solana');
+    await screenshot(t, page, 'recovery-solana');
     t.is((await w.get(s.id)).paymentIntent.transactions.length, 1, 'credited once');
     t.deepEqual(problems(), [], 'no console error or CSP violation');
   },

@@ -3,30 +3,13 @@ import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
 import Koa from 'koa';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
+import { devnetAccountFixture, devnetInfoFixture } from '../../chain-ingest/evm/devnet/devnet-info.fixture.ts';
 import type { ApiState } from '../api-context.ts';
 import { errorMiddleware, jsonBodyMiddleware } from '../middleware.ts';
 import { faucetRoutes } from './faucet.ts';
 
 /** A devnet whose node is gone: nothing listens on port 1. */
-const GONE: DevnetInfo = {
-  chainId: 31337,
-  rpcUrl: 'http://127.0.0.1:1',
-  wsUrl: 'ws://127.0.0.1:1',
-  contracts: {
-    forwarderFactory: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
-    usdc: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
-    usdt: '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
-    dai: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9',
-  },
-  accounts: [
-    {
-      address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
-      privateKey: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
-      role: 'deployer',
-    },
-  ],
-  startedAt: '2026-01-01T00:00:00.000Z',
-};
+const GONE: DevnetInfo = devnetInfoFixture([devnetAccountFixture(0, 'deployer')]);
 
 /** The faucet route on a server of its own, called with a test key's tenant. */
 async function faucet(t: ExecutionContext, devnet: DevnetInfo) {

@@ -6,6 +6,7 @@ import type { Hash } from 'viem';
 import { paymentFixture, sessionFixture } from '../../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, SessionAddress } from '../../../machines/checkout-session.types.ts';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
+import { devnetAccountFixture, devnetInfoFixture } from '../../chain-ingest/evm/devnet/devnet-info.fixture.ts';
 import { evmToTron } from '../../chain-ingest/tron/address.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../../chain-ingest/tron/networks.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
@@ -15,25 +16,7 @@ import type { ApiState } from '../api-context.ts';
 import { errorMiddleware, jsonBodyMiddleware } from '../middleware.ts';
 import { hostedTestWalletRoutes, type TestPayment } from './hosted-test-wallet.ts';
 
-const DEVNET: DevnetInfo = {
-  chainId: 31337,
-  rpcUrl: 'http://127.0.0.1:1',
-  wsUrl: 'ws://127.0.0.1:1',
-  contracts: {
-    forwarderFactory: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
-    usdc: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
-    usdt: '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
-    dai: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9',
-  },
-  accounts: [
-    {
-      address: '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
-      privateKey: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
-      role: 'payer',
-    },
-  ],
-  startedAt: '2026-01-01T00:00:00.000Z',
-};
+const DEVNET: DevnetInfo = devnetInfoFixture([devnetAccountFixture(3, 'payer')]);
 
 const DEPOSIT = '0x00000000000000000000000000000000000D3B05';
 /** A devnet USDC deposit address, chosen on the page (3 USDC due). */

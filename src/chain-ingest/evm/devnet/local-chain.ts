@@ -18,7 +18,7 @@ export const LOCAL_CHAIN_DIR = 'local-chain';
 export type LocalChainKind = {
   dir: string;
   chainId: number;
-  /** 0: any free port. */
+  /** 0: a free port, chosen by the system. */
   port: number;
   /** The follower's checkpoint key (its network name). */
   checkpoint: string;
