@@ -10,12 +10,12 @@ import type { Clock } from '../shared/clock.ts';
 import type { SecretBox } from '../tenancy/secrets.ts';
 import { createFairQueue, type FairQueueLimits } from './fair-queue.ts';
 import { TEST_WEBHOOK_EVENT_TYPE } from './webhook-event-types.ts';
+import { createWebhookBodies } from './webhook-bodies.ts';
 import { renderWebhookBody } from './webhook-events.ts';
 import { scrubUrls, type Log } from '../shared/logger.ts';
 import { noMetrics, type Metrics } from '../shared/metrics.ts';
 import { DeliveryAbortedError, type WebhookSender } from './webhook-sender.ts';
 
-const MAX_CACHED_BODIES = 1000;
 /** A delivery whose outcome could not be recorded is tried again after 1 s, doubling up to a minute. */
 const RECORD_RETRY_FIRST_MS = 1_000;
 const RECORD_RETRY_MAX_MS = 60_000;
@@ -73,7 +73,7 @@ export function createWebhookDispatcher(deps: {
   /** Failures in a row to record a delivery's outcome (store trouble), for its backoff. */
   const recordFailures = new Map<string, number>();
   const endpoints = new Map<string, Endpoint>();
-  const bodies = new Map<string, string>();
+  const bodies = createWebhookBodies();
   const unsubscribes: (() => void)[] = [];
   let stopped = false;
   /** Document updates are applied one batch at a time, in the order the projections wrote them. */
@@ -146,21 +146,16 @@ export function createWebhookDispatcher(deps: {
     queue.dueNow(id, clock.now(), (item) => endsNow(item.delivery));
   }
 
-  /** Bodies are rendered from the log once per public event (all its endpoints get the same bytes). */
-  async function bodyOf(delivery: WebhookDeliveryDoc): Promise<string> {
-    let body = bodies.get(delivery.eventId);
-    if (body === undefined) {
-      body = await renderWebhookBody(eventStore, delivery.source, {
+  /** Rendered from the log once per public event: all its endpoints get the same bytes. */
+  const bodyOf = (delivery: WebhookDeliveryDoc): Promise<string> =>
+    bodies.bodyOf(delivery.eventId, () =>
+      renderWebhookBody(eventStore, delivery.source, {
         id: delivery.eventId,
         type: delivery.eventType,
         object: delivery.eventObject,
         created: delivery.firstDueAt,
-      });
-      if (bodies.size >= MAX_CACHED_BODIES) bodies.delete(bodies.keys().next().value!);
-      bodies.set(delivery.eventId, body);
-    }
-    return body;
-  }
+      }),
+    );
 
   /** What to record for a delivery: its endpoint is gone, or the outcome of sending it now. */
   async function attemptOf(delivery: WebhookDeliveryDoc, signal: AbortSignal): Promise<WebhookDeliveryCommand> {
