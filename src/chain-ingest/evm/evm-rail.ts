@@ -31,18 +31,20 @@ export function createEvmRail(deps: {
   devnetSweeperKey?: Hex | null;
 }): Rail {
   const { registry, factories } = deps;
-  const sweeperKeyOf = (chainId: number): Hex | null =>
-    deps.sweeperKey ?? (chainId === DEVNET_CHAIN_ID ? (deps.devnetSweeperKey ?? null) : null);
-  const accountOf = (key: Hex | null | undefined): Address | null => (key ? privateKeyToAccount(key).address : null);
-  const sweepers = { operator: accountOf(deps.sweeperKey), devnet: accountOf(deps.devnetSweeperKey) };
-  const sweeperOf = (chainId: number): Address | null =>
-    sweepers.operator ?? (chainId === DEVNET_CHAIN_ID ? sweepers.devnet : null);
+  const sweeperAddresses = new Map<Hex, Address>(
+    [deps.sweeperKey, deps.devnetSweeperKey].flatMap((key) => (key ? [[key, privateKeyToAccount(key).address]] : [])),
+  );
+  /** The key that sweeps on a chain, and its account: the operator's anywhere, the devnet's on the devnet alone. */
+  const sweeperOn = (chainId: number): { key: Hex; address: Address } | null => {
+    const key = deps.sweeperKey ?? (chainId === DEVNET_CHAIN_ID ? deps.devnetSweeperKey : null);
+    return key ? { key, address: sweeperAddresses.get(key)! } : null;
+  };
   /** Offered networks that have a ForwarderFactory: the ones sessions can get deposit addresses on. */
   const followed = () =>
     [...registry.offered('test'), ...registry.offered('live')].filter((network) => factories.has(network.chainId));
   const machineryOn = (chainId: number): EvmMachinery[] => {
     const factory = factories.get(chainId);
-    const sweeper = sweeperOf(chainId);
+    const sweeper = sweeperOn(chainId)?.address;
     return [
       ...(factory
         ? [
@@ -98,7 +100,7 @@ export function createEvmRail(deps: {
     sweepExecutors() {
       const executors = new Map<string, SweepExecutor>();
       for (const network of followed()) {
-        const privateKey = sweeperKeyOf(network.chainId);
+        const privateKey = sweeperOn(network.chainId)?.key;
         if (!privateKey) continue;
         const clients = createEvmWriteClients({
           rpcUrl: registry.endpoints(network.chainId).http[0]!,
