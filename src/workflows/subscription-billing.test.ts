@@ -206,6 +206,16 @@ test('a subscription that leaves incomplete unpaid (expired, or ended by the mer
       );
     }
   }
+  // A pay page of the first invoice partly paid keeps it open, with the money on it; one that received nothing does not.
+  for (const [what, payPage, expected] of [
+    ['an open pay page', [], [VOID_FIRST]],
+    ['a partly paid pay page', [partlyPaid], []],
+  ] as const) {
+    const log = byInvoice([finalized()]);
+    log.payPage('cs-2', FIRST_INVOICE);
+    for (const event of payPage) log.session('cs-2', event);
+    t.deepEqual(decided(log.history(), log.subscription(expired)), expected, what);
+  }
   // Paid before it was created: recorded at its creation (no void), by the invoice as cause.
   const fast = byInvoice([finalized(), paid('cs-9')]);
   const history = fast.history();

@@ -159,15 +159,17 @@ function closeRenewal(state: SubscriptionBillingState, s: Subscription, invoiceI
  * The subscription left `incomplete` without starting: it expired unpaid (`incomplete_expired`)
  * or the merchant ended it (`canceled`). Stripe's rule: the first bill of a subscription that
  * never started is closed, so the customer cannot pay for it: a first invoice still payable is
- * voided, a first checkout session still open is expired or canceled. One that has left `open`
- * (paid, partly paid, expired) is left as it is; a payment of it is ignored by the subscription.
+ * voided, unless partly paid; a first checkout session still open is expired or canceled. One that
+ * has left `open` (paid, partly paid, expired) is left as it is; a payment of it is ignored by the subscription.
  */
 function leftIncomplete(state: SubscriptionBillingState, s: Subscription): WorkflowCommand[] {
   const bill = s.latestInvoice;
   if (!bill || !hasEnded(s)) return [];
   if (bill.kind === 'invoice') {
     const status = state.invoices[bill.id]?.status;
-    return status && PAYABLE.has(status) ? [closeInvoice(s, bill.id, { type: 'VoidInvoice' })] : [];
+    // Partly paid, it stays open with the money on it, the merchant's to settle (as a renewal does).
+    if (!status || !PAYABLE.has(status) || isPartlyPaid(state, bill.id)) return [];
+    return [closeInvoice(s, bill.id, { type: 'VoidInvoice' })];
   }
   return state.sessions[bill.id]?.status === 'open' ? [closeSession(s, bill.id, firstSessionClosing(s.status))] : [];
 }
