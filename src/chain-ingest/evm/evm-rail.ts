@@ -107,7 +107,7 @@ export function createEvmRail(deps: {
           chainId: network.chainId,
           privateKey,
           pollingIntervalMs: network.network === 'devnet' ? 50 : 2000,
-          retryCount: network.network === 'devnet' ? 0 : 3,
+          node: network.network === 'devnet' ? 'local' : 'remote',
         });
         executors.set(
           network.network,

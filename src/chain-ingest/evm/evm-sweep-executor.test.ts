@@ -7,7 +7,6 @@ import {
   defineChain,
   erc20Abi,
   getAddress,
-  http,
   HttpRequestError,
   keccak256,
   TimeoutError,
@@ -36,6 +35,7 @@ import { TEST_NETWORK } from '../test-rail.ts';
 import { testTokenAbi } from './contracts/abis.ts';
 import { createEvmWriteClients, type EvmWriteClients } from './contracts/clients.ts';
 import { deployForwarderFactory, deployTestToken } from './contracts/deploy-contracts.ts';
+import { localNodeTransport } from './devnet/local-node-transport.ts';
 import { deriveDepositAddress } from './contracts/deposit-address.ts';
 import { ForwarderFlushError } from './contracts/errors.ts';
 import { nodeHasTransaction } from './contracts/flush-forwarders.ts';
@@ -265,7 +265,7 @@ function clientsThrough(wire: Wire): EvmWriteClients {
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [node.rpcUrl] } },
   });
-  const direct = http(node.rpcUrl, { retryCount: 0 })({ chain: chainOfNode, retryCount: 0 });
+  const direct = localNodeTransport(node.rpcUrl)({ chain: chainOfNode, retryCount: 0 });
   const forward = (request: { method: string; params?: unknown }) =>
     direct.request(request as Parameters<typeof direct.request>[0]);
   const transport = custom(

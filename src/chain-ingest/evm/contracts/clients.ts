@@ -11,6 +11,7 @@ import {
   type WalletClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { localNodeTransport } from '../devnet/local-node-transport.ts';
 
 /** What an operation that sends transactions needs: a reader and a signer on the same chain. */
 export type EvmWriteClients = {
@@ -26,10 +27,11 @@ export type CreateEvmWriteClientsParameters = {
   /** Receipt polling interval; 50 ms unless given (a local automining node answers at once). */
   pollingIntervalMs?: number;
   /**
-   * Retries of a failed request; 0 unless given. A local node does not fail transiently, and viem
-   * would otherwise retry every revert (hardhat reports them as internal errors) with back-off.
+   * `local` (the default): a node on this machine, through {@link localNodeTransport} (a connection
+   * per request, no retries). `remote`: a provider's endpoint, kept-alive connections and up to 3
+   * retries with back-off.
    */
-  retryCount?: number;
+  node?: 'local' | 'remote';
 };
 
 /** HTTP public and wallet clients for a chain known only by id and URL (a devnet, a test node). */
@@ -41,7 +43,8 @@ export function createEvmWriteClients(parameters: CreateEvmWriteClientsParameter
     rpcUrls: { default: { http: [parameters.rpcUrl] } },
   });
   const pollingInterval = parameters.pollingIntervalMs ?? 50;
-  const transport = http(parameters.rpcUrl, { retryCount: parameters.retryCount ?? 0 });
+  const transport =
+    parameters.node === 'remote' ? http(parameters.rpcUrl, { retryCount: 3 }) : localNodeTransport(parameters.rpcUrl);
   return {
     publicClient: createPublicClient({ chain, transport, pollingInterval }),
     walletClient: createWalletClient({

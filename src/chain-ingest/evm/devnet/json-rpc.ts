@@ -1,3 +1,5 @@
+import { connectionPerRequest } from './local-node-transport.ts';
+
 /** Thrown when a node answers a JSON-RPC call with an error object. */
 export class JsonRpcCallError extends Error {
   override readonly name = 'JsonRpcCallError';
@@ -24,7 +26,7 @@ export function createJsonRpc(
     try {
       const response = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...connectionPerRequest },
         body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
         signal: controller.signal,
       });

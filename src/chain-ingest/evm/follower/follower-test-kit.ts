@@ -8,7 +8,6 @@ import {
   createPublicClient,
   createWalletClient,
   defineChain,
-  http,
   keccak256,
   type Address,
   type Hash,
@@ -21,6 +20,7 @@ import { createEvmWriteClients } from '../contracts/clients.ts';
 import { deployTestToken } from '../contracts/deploy-contracts.ts';
 import type { Bus, Consumer } from '../../../bus/bus.ts';
 import { createJsonRpc } from '../devnet/json-rpc.ts';
+import { localNodeTransport } from '../devnet/local-node-transport.ts';
 import {
   CHAIN_SUBJECTS,
   parseChainMessage,
@@ -65,7 +65,7 @@ export async function startTestChain(): Promise<TestChain> {
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [node.rpcUrl] } },
   });
-  const transport = http(node.rpcUrl, { retryCount: 0 });
+  const transport = localNodeTransport(node.rpcUrl);
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 });
   const call = createJsonRpc(node.rpcUrl);
   return {
