@@ -46,6 +46,9 @@ export async function startLocalSolana(
   const server = createServer((request, response) => {
     void answer(ledger, request, response);
   });
+  // Idle connections stay open long past a client's own keep-alive (fetch drops them 2 s before the
+  // server's announced timeout): with Node's 5 s, a client whose loop stalls 3 s sends on a closed socket.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen({ port: options.port ?? defaultSolanaRpcPort, host: options.host ?? '127.0.0.1' }, () => resolve());

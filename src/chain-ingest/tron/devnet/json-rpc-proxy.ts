@@ -351,6 +351,9 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
     const solidity = req.url === '/solidity' || req.url?.startsWith('/solidity/') === true;
     void serve(req, res, (request) => handle(request, solidity), wallet);
   });
+  // Idle connections stay open long past a client's own keep-alive (fetch drops them 2 s before the
+  // server's announced timeout): with Node's 5 s, a client whose loop stalls 3 s sends on a closed socket.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
