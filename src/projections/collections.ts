@@ -17,7 +17,8 @@ export const COLLECTIONS = {
   webhookDeliveries: 'webhook_deliveries',
 } as const;
 
-export type OrganizationDoc = ReadDocument & Organization & { organizationId: string };
+/** `_revision`: the organization stream's revision it reflects. */
+export type OrganizationDoc = ReadDocument & Organization & { organizationId: string; _revision?: number };
 export type ApiKeyDoc = ReadDocument & ApiKey;
 export type ApiKeySecretDoc = ReadDocument & {
   keyId: string;
@@ -58,7 +59,8 @@ export type TimerDoc = ReadDocument & {
   version?: number;
   args?: Record<string, string | number>;
 };
-export type WebhookEndpointDoc = ReadDocument & WebhookEndpoint;
+/** `_position`: the log position of the last event of the endpoint folded in (a decimal string). */
+export type WebhookEndpointDoc = ReadDocument & WebhookEndpoint & { _position?: string };
 export type WebhookAttemptLog = {
   attempt: number;
   at: string;
@@ -88,4 +90,6 @@ export type WebhookDeliveryDoc = ReadDocument & {
   canceled?: { at: string; reason: string };
   /** Attempts asked for by hand (resend): when, by whom (user or API key) and the attempt it made due. */
   resends?: { at: string; by: string; attempt: number }[];
+  /** The delivery stream's revision it reflects; absent before its first event. */
+  _revision?: number;
 };

@@ -41,14 +41,14 @@ export const couponsProjection: Projection = {
     const coupons = store.collection<CouponDoc>(COUPONS);
     const id = event.streamId.slice(PREFIX.length);
     const typed = event as unknown as CouponEvent;
-    const next = await foldIntoDocument<Coupon, CouponEvent>(coupons, id, event, evolveCoupon);
-    if (!next) return;
-    // A redemption never changes when the coupon or a code expires.
-    if (typed.type !== 'PromotionCodeRedeemed')
-      await setCouponExpiryTimers(store.collection<TimerDoc>(COLLECTIONS.timers), next, event.revision);
-    const codes = store.collection<PromotionCodeDoc>(PROMOTION_CODES);
-    for (const code of next.promotionCodes) {
-      await codes.put({ ...code, codeLower: code.code.toLowerCase(), _id: promotionCodeKey(next, code.code) });
-    }
+    await foldIntoDocument<Coupon, CouponEvent>(coupons, id, event, evolveCoupon, async (next) => {
+      // A redemption never changes when the coupon or a code expires.
+      if (typed.type !== 'PromotionCodeRedeemed')
+        await setCouponExpiryTimers(store.collection<TimerDoc>(COLLECTIONS.timers), next, event.revision);
+      const codes = store.collection<PromotionCodeDoc>(PROMOTION_CODES);
+      for (const code of next.promotionCodes) {
+        await codes.put({ ...code, codeLower: code.code.toLowerCase(), _id: promotionCodeKey(next, code.code) });
+      }
+    });
   },
 };

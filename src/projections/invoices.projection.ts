@@ -41,10 +41,10 @@ export const invoicesProjection: Projection = {
     const invoices = store.collection<InvoiceDoc>(INVOICES);
     const typed = event as unknown as InvoiceEvent;
     const id = event.streamId.slice(INVOICE_PREFIX.length);
-    const next = await foldIntoDocument<Invoice, InvoiceEvent>(invoices, id, event, evolveInvoice);
-    if (!next) return;
-    if (REMINDER_CHANGES.has(typed.type))
-      await setReminderTimers(store.collection<TimerDoc>(COLLECTIONS.timers), next, event.revision);
+    await foldIntoDocument<Invoice, InvoiceEvent>(invoices, id, event, evolveInvoice, async (next) => {
+      if (REMINDER_CHANGES.has(typed.type))
+        await setReminderTimers(store.collection<TimerDoc>(COLLECTIONS.timers), next, event.revision);
+    });
   },
 };
 

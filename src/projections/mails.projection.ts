@@ -89,12 +89,15 @@ async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promis
   const invoiceId = event.streamId.slice(INVOICE_PREFIX.length);
   if (CLOSING.has(typed.type)) {
     for (const stale of await pending.find({ invoiceId, kind: { $in: ['invoice', 'reminder'] } })) {
-      await pending.delete(stale._id);
+      // The timer first: once the mail is gone, a retried batch no longer finds it to delete its timer.
       await store.collection<TimerDoc>(COLLECTIONS.timers).delete(mailRetryTimerId(stale._id));
+      await pending.delete(stale._id);
     }
   }
   const mail = mailFor(typed);
   if (!mail) return;
+  // Written already (a retried batch): the customer read now may have changed address since the event.
+  if (await pending.get(mailIdOf(event.id))) return;
   // The invoices projection runs first, so this is the invoice as of this event.
   const invoice = await store.collection<InvoiceDoc>(INVOICES).get(invoiceId);
   if (!invoice) return;
@@ -146,8 +149,9 @@ async function applyMailEvent(event: RecordedEvent, store: ReadStore): Promise<v
   const doc = await pending.get(mailId);
   if (!doc) return;
   if (typed.type === 'MailSent') {
-    await pending.delete(mailId);
+    // The timer first, as when an invoice closes.
     if (doc.attempts > 0) await timers.delete(mailRetryTimerId(mailId));
+    await pending.delete(mailId);
     return;
   }
   const { attempt, error, retryAt } = typed.data;

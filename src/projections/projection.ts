@@ -10,7 +10,9 @@ export const categoryOf = (streamId: string): string => {
 /**
  * A read model: a pure function of the log. `apply` is called once per event in log order and
  * must be idempotent (re-applying an event leaves the same documents), so the runner may repeat
- * a batch after a crash and a read model can be dropped and rebuilt from zero.
+ * a batch after a crash and a read model can be dropped and rebuilt from zero. A repeated batch
+ * meets whatever its failed attempt wrote, later events' effects included (retried-batches.test.ts
+ * holds every projection to this).
  */
 export type Projection = {
   name: string;

@@ -34,8 +34,8 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
   };
 }
 
-export function publicOrganization(org: Organization & { _id?: string; organizationId?: string }) {
-  const { paymentSetting: _ps, withdrawalAddresses, _id, organizationId: _org, ...rest } = org;
+export function publicOrganization(org: Organization & { _id?: string; organizationId?: string; _revision?: number }) {
+  const { paymentSetting: _ps, withdrawalAddresses, _id, organizationId: _org, _revision, ...rest } = org;
   return { ...rest, addresses: withdrawalAddresses };
 }
 

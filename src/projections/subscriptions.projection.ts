@@ -61,9 +61,12 @@ export function subscriptionTimers(s: Subscription): { kind: string; fireAt: str
 async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): Promise<void> {
   const subscriptions = store.collection<SubscriptionDoc>(SUBSCRIPTIONS);
   const id = event.streamId.slice(SUBSCRIPTION_PREFIX.length);
-  const next = await foldIntoDocument<Subscription, SubscriptionEvent>(subscriptions, id, event, evolveSubscription);
-  if (!next) return;
+  await foldIntoDocument<Subscription, SubscriptionEvent>(subscriptions, id, event, evolveSubscription, (next) =>
+    setSubscriptionTimers(store, id, next, event.revision),
+  );
+}
 
+async function setSubscriptionTimers(store: ReadStore, id: string, next: Subscription, version: number) {
   const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
   const wanted = subscriptionTimers(next);
   for (const kind of Object.values(SUBSCRIPTION_TIMERS)) {
@@ -78,7 +81,7 @@ async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): P
             organizationId: next.organizationId,
             environment: next.environment,
             fireAt: Date.parse(timer.fireAt),
-            version: event.revision,
+            version,
             ...(timer.args ? { args: timer.args } : {}),
           }
         : null,

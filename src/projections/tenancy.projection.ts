@@ -9,6 +9,8 @@ const idOf = (event: RecordedEvent) => event.streamId.slice(event.streamId.index
 /** Organizations (one document per organization and environment) and API keys with their hash index. */
 export const tenancyProjection: Projection = {
   name: 'tenancy',
+  // 2: organizations hold the `_revision` they reflect.
+  version: 2,
   collections: [COLLECTIONS.organizations, COLLECTIONS.apiKeys, COLLECTIONS.apiKeySecrets],
   categories: ['organization', 'api_key'],
   async apply(event, store) {
@@ -16,8 +18,10 @@ export const tenancyProjection: Projection = {
       const orgs = store.collection<OrganizationDoc>(COLLECTIONS.organizations);
       const id = idOf(event);
       const current = await orgs.get(id);
+      // Already folded in (a retried batch): a withdrawal address would be listed twice.
+      if (current?._revision !== undefined && current._revision >= event.revision) return;
       const next = evolveOrganization(current, event as unknown as OrganizationEvent);
-      if (next) await orgs.put({ ...next, _id: id, organizationId: next.id });
+      if (next) await orgs.put({ ...next, _id: id, organizationId: next.id, _revision: event.revision });
       return;
     }
     if (event.streamId.startsWith('api_key-')) {

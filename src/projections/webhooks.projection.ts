@@ -65,6 +65,9 @@ async function schedule(
   for (const endpoint of endpoints) {
     if (endpoint.deleted || endpoint.isDisabled || !subscribes(endpoint.enabledEvents.events, publicEvent.type))
       continue;
+    // Changed after this event (a retried batch meets it so): what it was then decided, and that
+    // delivery, if any, was scheduled before the change.
+    if (endpoint._position !== undefined && BigInt(endpoint._position) > source.position) continue;
     const id = deliveryIdOf(publicEvent.id, endpoint.id);
     if (await deliveries.get(id)) continue;
     await deliveries.put({
@@ -94,34 +97,42 @@ async function schedule(
  */
 export const webhooksProjection: Projection = {
   name: 'webhooks',
+  // 2: endpoints hold the `_position` of their last change, deliveries the `_revision` of theirs.
+  version: 2,
   collections: [COLLECTIONS.webhookEndpoints, COLLECTIONS.webhookDeliveries],
   async apply(event, store) {
     const endpoints = store.collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints);
     if (event.streamId.startsWith('webhook_endpoint-')) {
       const id = event.streamId.slice('webhook_endpoint-'.length);
       const typed = event as unknown as WebhookEndpointEvent;
-      const next = evolveWebhookEndpoint(await endpoints.get(id), typed);
+      const stored = await endpoints.get(id);
+      // Already folded in (a retried batch): applied again, it would bring back what later events changed.
+      if (stored?._position !== undefined && BigInt(stored._position) >= event.position) return;
+      const next = evolveWebhookEndpoint(stored, typed);
       if (!next) return;
-      await putEndpoint(endpoints, { ...next, _id: id });
-      if (typed.type === 'WebhookEndpointTestRequested') {
-        // A test goes to this endpoint only, even while it is disabled.
+      const doc = { ...next, _id: id, _position: event.position.toString() };
+      // A test goes to this endpoint only, even while it is disabled; scheduled before the endpoint
+      // is written, whose position then says it was.
+      if (typed.type === 'WebhookEndpointTestRequested')
         await schedule(store, event, testEventOf(event as RecordedEvent & { data: { testId?: unknown } }), [
-          { ...next, _id: id, isDisabled: false },
+          { ...doc, isDisabled: false },
         ]);
-      }
+      await putEndpoint(endpoints, doc);
       return;
     }
     if (event.streamId.startsWith('webhook_delivery-')) {
       const deliveries = store.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
       const doc = await deliveries.get(event.streamId.slice('webhook_delivery-'.length));
-      if (!doc) return;
+      // Already folded in (a retried batch): a failure or cancel applied again would undo a later resend's outcome.
+      if (!doc || (doc._revision !== undefined && doc._revision >= event.revision)) return;
       const typed = event as unknown as WebhookDeliveryEvent;
+      const update = (changes: Partial<WebhookDeliveryDoc>) =>
+        deliveries.put({ ...doc, ...changes, _revision: event.revision });
       switch (typed.type) {
         case 'WebhookDeliveryAttemptFailed': {
           const { nextAttemptAt, ...entry } = typed.data;
           if (doc.log.some((l) => l.attempt === entry.attempt)) return;
-          await deliveries.put({
-            ...doc,
+          await update({
             attempts: entry.attempt,
             nextAttemptAt: nextAttemptAt ? Date.parse(nextAttemptAt) : null,
             log: [...doc.log, entry],
@@ -130,8 +141,7 @@ export const webhooksProjection: Projection = {
         }
         case 'WebhookDeliverySucceeded':
           if (doc.log.some((l) => l.attempt === typed.data.attempt)) return;
-          await deliveries.put({
-            ...doc,
+          await update({
             status: 'succeeded',
             attempts: typed.data.attempt,
             nextAttemptAt: null,
@@ -139,13 +149,12 @@ export const webhooksProjection: Projection = {
           });
           return;
         case 'WebhookDeliveryFailed':
-          await deliveries.put({ ...doc, status: 'failed', nextAttemptAt: null });
+          await update({ status: 'failed', nextAttemptAt: null });
           return;
         case 'WebhookDeliveryResent':
           // Each resend makes the next attempt due: one listed already is this event repeated after a crash.
           if (doc.resends?.some((r) => r.attempt === typed.data.attempts + 1)) return;
-          await deliveries.put({
-            ...doc,
+          await update({
             status: 'pending',
             nextAttemptAt: Date.parse(typed.data.at),
             resends: [
@@ -155,8 +164,7 @@ export const webhooksProjection: Projection = {
           });
           return;
         case 'WebhookDeliveryCanceled':
-          await deliveries.put({
-            ...doc,
+          await update({
             status: 'canceled',
             nextAttemptAt: null,
             canceled: { at: typed.data.at, reason: typed.data.reason },
