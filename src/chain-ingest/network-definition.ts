@@ -10,6 +10,15 @@ import type { Environment } from '../event-store/event-store.ts';
 /** The address an asset definition gives the chain's native coin instead of a contract or mint. */
 export const NATIVE_ASSET_ADDRESS = 'native';
 
+/** The explorer a local chain names: a placeholder, since no explorer runs beside it (nothing answers there). */
+export const LOCAL_EXPLORER_TX_URL = 'http://127.0.0.1/tx/{hash}';
+
+/** The explorer page of a transaction; null when the network has none (a local chain's placeholder). */
+export function explorerLinkOf(network: Pick<RailNetwork, 'explorerTxUrl'>, hash: string): string | null {
+  const template = network.explorerTxUrl;
+  return template === '' || template === LOCAL_EXPLORER_TX_URL ? null : template.replace('{hash}', hash);
+}
+
 /** A network definition is malformed; the message names the network and the offending field. */
 export class NetworkDefinitionError extends Error {
   override name = 'NetworkDefinitionError';

@@ -454,6 +454,11 @@ async function health(argv: string[]): Promise<void> {
 
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
+  // `weir serve --help` asks for help: it must not start a server (on ./data and port 8080) instead.
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    return;
+  }
   if (command === 'serve') return serve(argv.slice(1));
   if (command === 'org' && sub === 'create') return orgCreate(rest);
   if (command === 'user' && sub === 'create') return userCreate(rest);
@@ -471,7 +476,7 @@ async function main(argv: string[]): Promise<void> {
     for (const file of files) console.log(file);
     return;
   }
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+  if (command === undefined || command === 'help') {
     process.stdout.write(USAGE);
     return;
   }

@@ -5,6 +5,9 @@ import type { InvoiceDocument } from './invoice-document.ts';
 /** Where the page's actions go: the pay link, the PDF; `payOnline`: the pay link in full, printed on paper. */
 export type InvoicePageLinks = { pay: string; pdf: string; payOnline?: string };
 
+/** The invoice page's header badge: a test invoice says so, as the checkout page does. */
+export type InvoicePageOptions = { testMode?: boolean };
+
 const lines = (values: string[], className = 'lines-of-text'): string =>
   values.length ? `<p class="${className}">${values.map(e).join('<br>')}</p>` : '';
 
@@ -159,12 +162,14 @@ export function renderInvoicePage(
   org: Organization | null,
   links: InvoicePageLinks,
   notice: string | null = null,
+  options: InvoicePageOptions = {},
 ): string {
   return hostedPage({
     title: `Invoice ${doc.number} · ${doc.business.name}`,
     kind: 'invoice',
     org,
     business: doc.business.name,
+    ...(options.testMode ? { badge: 'Test mode' } : {}),
     stylesheets: ['invoice.css'],
     script: { name: 'invoice.js' },
     main: `<div class="invoice-layout">

@@ -11,13 +11,14 @@ const SUBMIT_WORDS = { pay: 'Pay', book: 'Book', donate: 'Donate' } as const;
 /** A payment link page shows what the payer typed: never cached. (Security headers: headers.ts.) */
 export const PAYMENT_LINK_PAGE_HEADERS = { 'Cache-Control': 'no-store' } as const;
 
-function shell(org: Organization | null, title: string, main: string, withScript = false): string {
+function shell(org: Organization | null, title: string, main: string, withScript = false, testMode = false): string {
   return hostedPage({
     title,
     kind: 'payment-link',
     org,
     business: org?.name ?? 'Payment',
     main,
+    ...(testMode ? { badge: 'Test mode' } : {}),
     footer: businessFooter(org),
     ...(withScript ? { script: { name: 'payment-link.js' as const } } : {}),
   });
@@ -112,7 +113,7 @@ export function renderPaymentLinkPage(
 ${problems}  <form method="post" action="/pay/${e(link.id)}" novalidate>${parts.join('')}
     <button type="submit">${e(SUBMIT_WORDS[link.submitType])}${link.amount ? ` ${e(money(link.amount, link.currency))}` : ''}</button>
   </form>`;
-  return shell(org, link.title, main, link.suggestedAmounts.length > 0);
+  return shell(org, link.title, main, link.suggestedAmounts.length > 0, link.environment === 'test');
 }
 
 /** A label, its control, and the problem with the payer's input under it, if any. */

@@ -127,6 +127,10 @@ test('the hosted invoice page shows the invoice as a document: number, dates, bi
   t.true(html.includes('href="https://northwind.example/terms"'), 'terms link');
   t.true(html.includes('href="https://northwind.example/privacy"'), 'privacy link');
   t.true(html.includes('href="/assets/brand/7c3aed.css"'), 'brand colour');
+  t.true(
+    html.includes('<span class="badge">Test mode</span>'),
+    "a test invoice says so, as a test session's page does",
+  );
   t.regex(html, /<link rel="stylesheet" href="\/assets\/invoice\.css\?v=[0-9a-f]+">/);
   // Status in words and the pay action.
   has('Invoice from Northwind Studio 1,701.00 USDC Due February 1, 2030', 'status');

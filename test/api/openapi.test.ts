@@ -42,6 +42,39 @@ test('the served document is valid OpenAPI 3.1 and lists every route Weir serves
   t.truthy(document.components.securitySchemes.secretKey);
 });
 
+test("amounts are documented as scaled by 10^8, as the API reads them, not in the asset's smallest unit (1.50 USDC is 150000000, not 1500000); chain units only where they are", async (t) => {
+  const weir = await startTestWeir(t);
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document & {
+    info: { description: string };
+  };
+  t.regex(document.info.description, /scaled by 10\^8/);
+  t.notRegex(document.info.description, /smallest unit/);
+  const described = new Map<string, Set<string>>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) for (const item of node) walk(item);
+    else if (node && typeof node === 'object') {
+      const properties = (node as { properties?: Record<string, { description?: string }> }).properties;
+      if (properties && typeof properties === 'object')
+        for (const [name, schema] of Object.entries(properties))
+          if (typeof schema?.description === 'string')
+            described.set(name, (described.get(name) ?? new Set()).add(schema.description));
+      for (const value of Object.values(node)) walk(value);
+    }
+  };
+  walk(document);
+  for (const name of ['unitAmount', 'amountTotal', 'amountReceived', 'amountRemaining', 'minimumAmount']) {
+    const descriptions = [...(described.get(name) ?? [])];
+    t.true(
+      descriptions.some((d) => d.includes('10^8')),
+      `${name}: ${descriptions.join(' | ')}`,
+    );
+    for (const description of descriptions) t.notRegex(description, /smallest unit/, name);
+  }
+  for (const name of ['amountRaw', 'amountDueRaw', 'amountRemainingRaw'])
+    for (const description of described.get(name) ?? [])
+      t.regex(description, /chain units|own units/, `${name}: ${description}`);
+});
+
 test('declared routes carry their errors with codes and examples, the Idempotency-Key header, and the key scheme', async (t) => {
   const weir = await startTestWeir(t);
   const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;

@@ -158,6 +158,7 @@ test('the page shows what is sold and a form for what the link collects; its tex
   t.regex(page.headers.get('content-security-policy') ?? '', /default-src 'none'/);
   t.regex(page.html, /<h1>Workshop seat<\/h1>/);
   t.regex(page.html, /Corner &lt;Coffee&gt;/);
+  t.regex(page.html, /<span class="badge">Test mode<\/span>/, "a test link says so, as a test session's page does");
   t.regex(page.html, /A day of &lt;b&gt;TypeScript&lt;\/b&gt;/);
   t.regex(page.html, /<p class="price" id="price">25 USDC<\/p>/);
   t.regex(page.html, new RegExp(`<form method="post" action="/pay/${link.id}" novalidate>`));

@@ -60,6 +60,17 @@ test('weir org create without a name fails with a clear message', (t) => {
   t.regex(result.stderr, /--name/);
 });
 
+test('--help after a command prints the usage and starts nothing (weir serve --help used to start a server)', async (t) => {
+  const dataDir = await tempDir(t);
+  for (const args of [['serve', '--help'], ['org', 'create', '-h'], ['--help']]) {
+    const result = runWeir(args, { WEIR_DATA_DIR: join(dataDir, 'data'), PORT: '0', WEIR_LOCAL_CHAIN: 'off' });
+    t.is(result.status, 0, `${args.join(' ')}: ${result.stderr}`);
+    t.regex(result.stdout, /^Usage: weir <command> \[options\]/, args.join(' '));
+    t.regex(result.stdout, /--data-dir/, 'the options are listed');
+  }
+  await t.throwsAsync(stat(join(dataDir, 'data')), { code: 'ENOENT' }, 'no data dir was created');
+});
+
 test('weir machines export writes Stately-importable JSON for every machine', async (t) => {
   const out = await tempDir(t);
   const result = runWeir(['machines', 'export', '--out', out]);

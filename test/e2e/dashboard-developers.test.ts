@@ -209,6 +209,25 @@ test('Developers: a webhook endpoint is added after the password; its test event
   t.deepEqual(problems(), []);
 });
 
+test('Developers: every checkbox of the webhook form keeps its size at 390 and 1280 px (the All events one, beside a long label, was squeezed to a sliver)', async (t) => {
+  const dash = await startDashboard(t);
+  await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const page = await dash.signedIn(browser(), owner);
+  await page.goto(`${dash.url}/dashboard/developers/webhooks/new`);
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    const widths = await page
+      .locator('#field-events input[type="checkbox"]')
+      .evaluateAll((inputs) =>
+        inputs.map((input) => [input.getAttribute('value'), input.getBoundingClientRect().width] as const),
+      );
+    const [, natural = 0] = widths.find(([value]) => value === 'checkout_session.completed') ?? [];
+    t.true(natural >= 12, `${width}: a checkbox is ${natural}px wide`);
+    for (const [value, w] of widths) t.is(w, natural, `${width}: the ${value} checkbox is as wide as the others`);
+  }
+});
+
 test('Recovery and faucet: test tokens are sent on the local chain, and recovering that transaction says Wrong Claim; an unknown hash and a bad hash are answered at the form', async (t) => {
   const dash = await startDashboard(t, { config: { localChain: true } });
   const admin = await dash.user({ role: 'admin' });

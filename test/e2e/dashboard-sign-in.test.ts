@@ -21,8 +21,10 @@ test('first run: the setup token printed at start makes the first owner of a new
   const page = await newPage(t, browser());
   const problems = await watchPage(page);
 
-  // The token as typed into the page (the console line names the page and the token apart).
-  await page.goto(`${dash.url}/dashboard/setup`);
+  // The token as typed into the page (the console line names the page and the token apart). The
+  // dashboard's address leads there while no one can sign in, not to a sign-in form.
+  await page.goto(`${dash.url}/dashboard`);
+  t.is(new URL(page.url()).pathname, '/dashboard/setup');
   t.false((await page.content()).includes('Harbour'), 'nothing of the organizations shows before the token');
   await page.getByLabel('Setup token').fill('wrong');
   const wrong = page.waitForResponse((r) => r.url().includes('/dashboard/setup?token='));
@@ -55,6 +57,8 @@ test('first run: the setup token printed at start makes the first owner of a new
   const again = await newPage(t, browser());
   t.is((await again.goto(setupUrl!))?.status(), 404);
   await again.getByText('Weir is set up: its dashboard has users. Sign in instead.').waitFor();
+  await again.goto(`${dash.url}/dashboard`);
+  await again.getByRole('heading', { name: 'Sign in' }).waitFor();
 });
 
 test('sign in: a wrong password is refused with the email kept; the right one opens the page asked for; sign-out ends the session', async (t) => {

@@ -13676,7 +13676,7 @@ export interface components {
             updatedAt: string;
         };
         AppliedTaxRate: {
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amount: string;
             country: string | null;
             description: string | null;
@@ -14094,7 +14094,7 @@ export interface components {
             taxRateIds?: string[] | null;
         };
         Coupon: {
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountOff: string | null;
             /** Format: date-time */
             archivedAt: string | null;
@@ -14136,7 +14136,7 @@ export interface components {
          */
         CouponCreateRequest: {
             /**
-             * @description An amount in the asset's smallest unit, as a digit string
+             * @description A digit string. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency
              * @example 150000000
              */
             amountOff?: string;
@@ -14408,7 +14408,7 @@ export interface components {
         };
         FaucetAnswer: {
             address: string;
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amount: string;
             /** @description In the token's own units */
             amountRaw: string;
@@ -14426,7 +14426,7 @@ export interface components {
         FaucetRequest: {
             address: string;
             /**
-             * @description An amount in the asset's smallest unit, as a digit string
+             * @description A digit string. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency
              * @example 150000000
              */
             amount?: string;
@@ -14440,18 +14440,18 @@ export interface components {
             status: "open" | "complete" | "incomplete" | "expired" | "canceled";
         };
         HostedCheckoutStatus: {
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountPending: string;
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountReceived: string;
             amountReceivedFormatted: string;
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountRemaining: string;
             amountRemainingFormatted: string;
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountToSend: string;
             amountToSendFormatted: string;
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountTotal: string;
             amountTotalFormatted: string;
             confirmations: {
@@ -14475,7 +14475,7 @@ export interface components {
             payment: {
                 address: string;
                 amountDue: string;
-                /** @description In the asset's smallest unit */
+                /** @description In the asset's chain units (its own decimals) */
                 amountDueRaw: string;
                 /** @description The token contract, or `native` for the coin */
                 assetAddress: string;
@@ -14504,7 +14504,7 @@ export interface components {
         HostedPaymentMethod: {
             address: string;
             amountDue: string;
-            /** @description In the asset's smallest unit */
+            /** @description In the asset's chain units (its own decimals) */
             amountDueRaw: string;
             asset: components["schemas"]["SessionAsset"];
             assetName: string;
@@ -14528,33 +14528,33 @@ export interface components {
         };
         HostedPromotionCode: {
             amountDetails: {
-                /** @description In the asset's smallest unit */
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                 amountDiscount: string;
-                /** @description In the asset's smallest unit */
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                 amountFee: string;
-                /** @description In the asset's smallest unit */
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                 amountGasFee: string;
-                /** @description In the asset's smallest unit */
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                 amountSubtotal: string;
-                /** @description In the asset's smallest unit */
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                 amountTax: string;
-                /** @description In the asset's smallest unit */
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                 amountTotal: string;
                 applyFee: boolean;
                 applyGasFee: boolean;
                 currency: string;
                 discountAmounts: {
-                    /** @description In the asset's smallest unit */
+                    /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                     amount: string;
                     promotionCodeId: string | null;
                 }[];
                 feePercentage: number;
             };
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountDiscount: string;
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountSubtotal: string;
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountTotal: string;
             code: string;
             /** @enum {string} */
@@ -14581,7 +14581,7 @@ export interface components {
             assetId: string;
         };
         HostedTestPayment: {
-            /** @description In the asset's smallest unit */
+            /** @description In the asset's chain units (its own decimals) */
             amountRaw: string;
             assetId: string;
             chainId: number;
@@ -14601,7 +14601,7 @@ export interface components {
         /** @description What is left to pay, in the chosen asset's chain units */
         HostedWalletDue: {
             addressId: string;
-            /** @description In the asset's smallest unit */
+            /** @description In the asset's chain units (its own decimals) */
             amountRemainingRaw: string;
             assetId: string;
         } | null;
@@ -14648,11 +14648,11 @@ export interface components {
         };
         InviteList: components["schemas"]["Invite"][];
         Invoice: {
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountDue: string;
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountPaid: string;
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountRemaining: string;
             attemptCount: number;
             attempted: boolean;
@@ -14697,7 +14697,7 @@ export interface components {
                     priceId: string | null;
                     quantity: number;
                     taxRates: components["schemas"]["AppliedTaxRate"][];
-                    /** @description In the asset's smallest unit */
+                    /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                     unitAmount: string;
                 }[];
                 /** @enum {string} */
@@ -14789,7 +14789,7 @@ export interface components {
             taxRateIds: string[];
             /** @description The same as `amountDue` */
             total: string;
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             totalTax: string;
             transactionHash: string | null;
             /** Format: date-time */
@@ -14887,11 +14887,11 @@ export interface components {
         };
         /** @description The invoice as its webhook events carry it: as the API answers it, without `customer`, `autoAdvance`, `paymentSetting` and the lines’ `price` */
         InvoiceEventObject: {
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountDue: string;
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountPaid: string;
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountRemaining: string;
             attemptCount: number;
             attempted: boolean;
@@ -14932,7 +14932,7 @@ export interface components {
                     priceId: string | null;
                     quantity: number;
                     taxRates: components["schemas"]["AppliedTaxRate"][];
-                    /** @description In the asset's smallest unit */
+                    /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                     unitAmount: string;
                 }[];
                 /** @enum {string} */
@@ -15010,7 +15010,7 @@ export interface components {
             taxRateIds: string[];
             /** @description The same as `amountDue` */
             total: string;
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             totalTax: string;
             transactionHash: string | null;
             /** Format: date-time */
@@ -15179,7 +15179,7 @@ export interface components {
              */
             type?: "one_time" | "recurring" | null;
             /**
-             * @description An amount in the asset's smallest unit, as a digit string
+             * @description A digit string. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency
              * @example 150000000
              */
             unitAmount: string;
@@ -15200,7 +15200,7 @@ export interface components {
              */
             type?: "one_time" | "recurring" | null;
             /**
-             * @description An amount in the asset's smallest unit, as a digit string
+             * @description A digit string. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency
              * @example 150000000
              */
             unitAmount: string;
@@ -15352,12 +15352,12 @@ export interface components {
             intervalCount: number | null;
             isActive: boolean;
             livemode: boolean;
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             maximumAmount: string | null;
             metadata: {
                 [key: string]: string;
             };
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             minimumAmount: string | null;
             nameCollection: boolean;
             organizationId: string;
@@ -15879,7 +15879,7 @@ export interface components {
             productId: string;
             /** @enum {string} */
             type: "one_time" | "recurring";
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             unitAmount: string;
             /** Format: date-time */
             updatedAt: string;
@@ -15962,7 +15962,7 @@ export interface components {
                 productId: string;
                 /** @enum {string} */
                 type: "one_time" | "recurring";
-                /** @description In the asset's smallest unit */
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                 unitAmount: string;
                 /** Format: date-time */
                 updatedAt: string;
@@ -16016,7 +16016,7 @@ export interface components {
                  */
                 type?: "one_time" | "recurring";
                 /**
-                 * @description Required: in the asset's smallest unit
+                 * @description Required. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency
                  * @example 150000000
                  */
                 unitAmount?: string;
@@ -16179,9 +16179,9 @@ export interface components {
             phone: string | null;
         } | null;
         SessionPayment: {
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amount: string;
-            /** @description In the asset's chain units */
+            /** @description In the asset's chain units (its own decimals) */
             amountRaw: string;
             asset: components["schemas"]["SessionAsset"];
             blockHash: string;
@@ -16242,7 +16242,7 @@ export interface components {
             phone?: string | null;
         } | null;
         Subscription: {
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountTotal: string;
             /** Format: date-time */
             billingCycleAnchor: string;
@@ -16277,9 +16277,9 @@ export interface components {
             latestInvoiceId: string | null;
             lineItems: {
                 data: {
-                    /** @description In the asset's smallest unit */
+                    /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                     amountSubtotal: string;
-                    /** @description In the asset's smallest unit */
+                    /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                     amountTotal: string;
                     currency: string;
                     price: {
@@ -16291,7 +16291,7 @@ export interface components {
                         productId: string;
                         /** @enum {string} */
                         type: "recurring";
-                        /** @description In the asset's smallest unit */
+                        /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                         unitAmount: string;
                     };
                     quantity: number;
@@ -16412,9 +16412,9 @@ export interface components {
             type?: string;
         };
         Transaction: {
-            /** @description In the asset's smallest unit */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amount: string;
-            /** @description In the asset's smallest unit */
+            /** @description In the asset's chain units (its own decimals) */
             amountRaw: string | null;
             asset: components["schemas"]["SessionAsset"] & (Record<string, never> | null);
             assetId: string | null;

@@ -1,4 +1,4 @@
-import { NetworkDefinitionError } from '../network-definition.ts';
+import { LOCAL_EXPLORER_TX_URL, NetworkDefinitionError } from '../network-definition.ts';
 import { parseTronAddress, tronAddressProblem, type TronAddress } from './address.ts';
 import { defineTronNetwork, type TronNetwork } from './define-network.ts';
 
@@ -135,7 +135,7 @@ export function tronLocalNetwork(
     name: 'Local Tron',
     environment: 'test',
     nativeCurrency: TRX,
-    explorer: { name: 'Local chain', txUrl: options.explorerTxUrl ?? 'http://127.0.0.1/tx/{hash}' },
+    explorer: { name: 'Local chain', txUrl: options.explorerTxUrl ?? LOCAL_EXPLORER_TX_URL },
     confirmations: options.confirmations ?? CONFIRMATIONS,
     confirmationsSource: 'local chain: the proxy answers finalized this many blocks behind the head',
     blockTimeMs: BLOCK_TIME_MS,

@@ -177,6 +177,8 @@ export function signInRoutes(deps: DashboardDeps): Router<DashboardState> {
 
   router.get('/dashboard/login', async (ctx) => {
     if (ctx.state.user) return redirectTo(ctx, '/dashboard');
+    // First run: no one can sign in yet, so the way in is the setup page, not a sign-in form.
+    if (deps.setup.active() && (await users.count({})) === 0) return redirectTo(ctx, '/dashboard/setup');
     const next = safeReturnPath(typeof ctx.query.next === 'string' ? ctx.query.next : null);
     await sendHtml(ctx, <LoginPage csrf={ctx.state.csrfToken} next={next} />);
   });

@@ -12,3 +12,10 @@ test('anything else is refused', (t) => {
   for (const typed of ['', '-1', '1e3', '1.123456789', 'abc', '.5', '1.', '0x10'])
     t.is(decimalToAmount(typed), null, typed);
 });
+
+test('a decimal comma is refused, not read as a thousands separator (1,50 is not 150)', (t) => {
+  for (const typed of ['1,50', '12,5', '1,5000', ',100', '1,000,00', '1,00.5'])
+    t.is(decimalToAmount(typed), null, typed);
+  t.is(decimalToAmount('1,500'), '150000000000', 'whole thousands groups still read');
+  t.is(decimalToAmount('12,345,678.5'), '1234567850000000');
+});

@@ -1,6 +1,7 @@
 import type { ApiAnswer } from '../../read-api/api-bridge.ts';
 import { parseDecimalAmount } from '../../shared/decimal.ts';
 import { AmountError } from '../../shared/money.ts';
+import { withoutThousandsCommas } from './decimal-amount.ts';
 import { describedBy, FieldFrame, FieldNotes } from './components.tsx';
 
 /**
@@ -192,7 +193,9 @@ export function formErrorsOf(answer: ApiAnswer, inputOf: (field: string) => stri
 /** An amount as a merchant types it (`25`, `12.50`) in the API's 10^8 scale, or the reason it is not one. */
 export function decimalAmount(text: string): { amount: string } | { error: string } {
   try {
-    return { amount: parseDecimalAmount(text.trim().replaceAll(',', '')).toString() };
+    const plain = withoutThousandsCommas(text);
+    if (plain === null) return { error: 'must be a number such as 25 or 12.50 (a point before the decimals)' };
+    return { amount: parseDecimalAmount(plain).toString() };
   } catch (error) {
     if (error instanceof AmountError) return { error: error.message };
     throw error;

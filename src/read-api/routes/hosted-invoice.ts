@@ -129,6 +129,7 @@ export function hostedInvoiceRoutes(
         payOnline: invoicePayUrl(deps.publicUrl, invoice.id),
       },
       notice,
+      { testMode: invoice.environment === 'test' },
     );
   }
 

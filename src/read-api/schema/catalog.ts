@@ -94,7 +94,7 @@ export const priceInput = (error: string) =>
         unitAmount: later({
           type: 'string',
           pattern: '^\\d+$',
-          description: "Required: in the asset's smallest unit",
+          description: 'Required. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency',
           example: '150000000',
         }),
         intervalCount: later({

@@ -1,6 +1,6 @@
 import type { ListFilters } from '../pagination.ts';
 import { Address as PostalAddress } from './customer.ts';
-import { amountString, bodyObject, requiredText, timestamp, withCode, z } from './fields.ts';
+import { amountString, bodyObject, chainAmountString, requiredText, timestamp, withCode, z } from './fields.ts';
 
 /**
  * Answer schemas of checkout sessions and their payment intents (`sessionPresenter`, built on
@@ -103,7 +103,7 @@ const IntentTransactionSchema = z.object({
   toAddress: z.string(),
   currency: z.string(),
   amount: amountString(),
-  amountRaw: amountString(),
+  amountRaw: chainAmountString(),
   assetId: z.string(),
   asset: PresentedAssetSchema,
   chainId: z.number().int(),
@@ -156,7 +156,7 @@ const PaymentSchema = z
     fromAddress: z.string(),
     toAddress: z.string(),
     asset: AssetSchema,
-    amountRaw: amountString().openapi({ description: "In the asset's chain units" }),
+    amountRaw: chainAmountString(),
     amount: amountString(),
     status: z.enum(['pending', 'confirmed', 'withdrawn']),
     detectedAt: timestamp(),
@@ -398,7 +398,7 @@ export const TransactionSchema = z
     currency: z.string().nullable(),
     assetId: z.string().nullable(),
     asset: AssetSchema.nullable(),
-    amountRaw: amountString().nullable(),
+    amountRaw: chainAmountString().nullable(),
     amount: amountString(),
     transactionUrl: z.string().nullable(),
     trxBurnt: amountString().nullable().optional().openapi({

@@ -91,9 +91,12 @@ export function url(options: { required?: boolean } = {}) {
     .openapi({ format: 'uri', example: 'https://shop.example/thanks' });
 }
 
+/** How every API amount is scaled, whatever the asset's own decimals (`API_DECIMALS`). */
+export const AMOUNT_SCALE = 'Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency';
+
 /**
- * An amount in the asset's smallest unit: a digit string (or a safe integer number) on the wire,
- * a bigint inside. Documented as the digit string the API answers with.
+ * An amount scaled by 10^8: a digit string (or a safe integer number) on the wire, a bigint
+ * inside. Documented as the digit string the API answers with.
  */
 export function amount() {
   return z
@@ -114,14 +117,20 @@ export function amount() {
     .openapi({
       type: 'string',
       pattern: '^\\d+$',
-      description: "An amount in the asset's smallest unit, as a digit string",
+      description: `A digit string. ${AMOUNT_SCALE}`,
       example: '150000000',
     });
 }
 
 /** A digit string as the API answers amounts (responses). */
-export const amountString = () =>
-  z.string().regex(/^\d+$/).openapi({ pattern: '^\\d+$', description: "In the asset's smallest unit" });
+export const amountString = () => z.string().regex(/^\d+$/).openapi({ pattern: '^\\d+$', description: AMOUNT_SCALE });
+
+/** A digit string in an asset's own chain units (its decimals: 10^6 for USDC), as on chain. */
+export const chainAmountString = () =>
+  z
+    .string()
+    .regex(/^\d+$/)
+    .openapi({ pattern: '^\\d+$', description: "In the asset's chain units (its own decimals)" });
 
 /** Free-form metadata: at most 50 keys, keys up to 40 characters, string values up to 500 (numbers and booleans taken as text). */
 export function metadata() {

@@ -1,7 +1,7 @@
 import type { PayerState } from '../../hosted/checkout-status.ts';
 import { ADDRESS_INPUTS, INPUT } from '../../hosted/payment-link-form.ts';
 import { AssetSchema, CheckoutSessionSchema } from './checkout-session.ts';
-import { amountString, bodyObject, optional, requiredText, text, timestamp, z } from './fields.ts';
+import { amountString, bodyObject, chainAmountString, optional, requiredText, text, timestamp, z } from './fields.ts';
 
 /** Request and answer schemas of the public hosted pages' JSON routes (the checkout page's script calls them). */
 
@@ -25,7 +25,7 @@ export const hostedNotFound = (what: string) => ({
 
 /** The chosen payment method and what is left to pay in it (null when none is chosen or the session is over). */
 const WalletDueSchema = z
-  .object({ addressId: z.string(), assetId: z.string(), amountRemainingRaw: amountString() })
+  .object({ addressId: z.string(), assetId: z.string(), amountRemainingRaw: chainAmountString() })
   .nullable()
   .openapi('HostedWalletDue', { description: "What is left to pay, in the chosen asset's chain units" });
 
@@ -68,7 +68,7 @@ export const PayerStatusSchema = z
         assetAddress: z.string().openapi({ description: 'The token contract, or `native` for the coin' }),
         decimals: z.number().int(),
         address: z.string(),
-        amountDueRaw: amountString(),
+        amountDueRaw: chainAmountString(),
         amountDue: z.string(),
         paymentUri: z.string(),
         qrSvg: qrSvg(),
@@ -96,7 +96,7 @@ export const PaymentMethodAnswer = z
     symbol: z.string(),
     assetName: z.string(),
     asset: AssetSchema,
-    amountDueRaw: amountString(),
+    amountDueRaw: chainAmountString(),
     amountDue: z.string(),
     paymentUri: z.string(),
     qrSvg: qrSvg(),
@@ -141,7 +141,7 @@ export const TestPaymentAnswer = z
     from: z.string().nullable(),
     to: z.string(),
     assetId: z.string(),
-    amountRaw: amountString(),
+    amountRaw: chainAmountString(),
     chainId: z.number().int(),
   })
   .openapi('HostedTestPayment');

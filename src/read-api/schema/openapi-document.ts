@@ -372,7 +372,7 @@ export function openApiDocument(areas: MountedAreas, info: { version: string; se
       title: 'Weir API',
       version: info.version,
       description:
-        'Weir is a self-hostable crypto payment gateway. Amounts are digit strings in the smallest unit of their asset (the reference API documents them as integers; Weir keeps them exact). Every error answers `{statusCode, error, message, code}`; a 400 names the field path at fault.',
+        "Weir is a self-hostable crypto payment gateway. Amounts (`unitAmount`, `amountTotal` and the like) are digit strings scaled by 10^8 whatever the asset's own decimals: `150000000` is 1.50 USDC, or 1.50 ETH, or 1.50 DAI (the reference API documents them as integers; Weir keeps them exact). Fields in an asset's chain units say so (`amountRaw`; gas in wei). Every error answers `{statusCode, error, message, code}`; a 400 names the field path at fault.",
     },
     ...(info.serverUrl ? { servers: [{ url: info.serverUrl }] } : {}),
   });

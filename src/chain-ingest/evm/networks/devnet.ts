@@ -1,4 +1,5 @@
 import { getAddress, isAddress, type Address } from 'viem';
+import { LOCAL_EXPLORER_TX_URL } from '../../network-definition.ts';
 import { defineEvmNetwork, NetworkDefinitionError, type EvmNetwork } from './define-network.ts';
 
 /** Hardhat's and Anvil's default chain id. */
@@ -24,7 +25,7 @@ export function devnetNetwork(contracts: DevnetContracts, options: { explorerTxU
     name: 'Local Devnet',
     environment: 'test',
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    explorer: { name: 'Local explorer', txUrl: options.explorerTxUrl ?? 'http://127.0.0.1/tx/{hash}' },
+    explorer: { name: 'Local explorer', txUrl: options.explorerTxUrl ?? LOCAL_EXPLORER_TX_URL },
     confirmations: 1,
     confirmationsSource: 'local automining node: a single block producer that never reorgs, so mined is final',
     blockTimeMs: 1_000,

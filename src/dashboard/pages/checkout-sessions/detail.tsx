@@ -1,4 +1,5 @@
 import { everyNetwork } from '../../../chain-ingest/rail.ts';
+import { explorerLinkOf } from '../../../chain-ingest/network-definition.ts';
 import type { RecordedEvent } from '../../../event-store/event-store.ts';
 import {
   COLLECTIONS,
@@ -64,12 +65,13 @@ export async function loadDetail(
   };
 }
 
-/** A link to the transaction on the network's explorer (the hash alone when the network is unknown). */
+/** A link to the transaction on the network's explorer (the hash alone when the network is unknown or has none). */
 function TxLink({ hash, network, networks }: { hash: string; network: string; networks: RailNetwork[] }): JSX.Element {
   const found = networks.find((n) => n.network === network);
-  if (!found?.explorerTxUrl) return <ShortId value={hash} keep={10} />;
+  const href = found ? explorerLinkOf(found, hash) : null;
+  if (!href) return <ShortId value={hash} keep={10} />;
   return (
-    <a href={found.explorerTxUrl.replace('{hash}', hash)} rel="noopener noreferrer" target="_blank">
+    <a href={href} rel="noopener noreferrer" target="_blank">
       <ShortId value={hash} keep={10} />
       <span class="visually-hidden"> (opens the explorer)</span>
     </a>

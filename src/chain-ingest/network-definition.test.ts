@@ -1,0 +1,28 @@
+import test from 'ava';
+import { devnetNetwork } from './evm/networks/devnet.ts';
+import { base } from './evm/networks/base.ts';
+import { explorerLinkOf } from './network-definition.ts';
+import { tronLocalNetwork } from './tron/networks.ts';
+
+const HASH = `0x${'ab'.repeat(32)}`;
+
+test("a transaction links to its network's explorer; a local chain's placeholder explorer (http://127.0.0.1/tx/…, nothing answers there) is no link", (t) => {
+  t.is(explorerLinkOf({ explorerTxUrl: base.explorer.txUrl }, HASH), `https://basescan.org/tx/${HASH}`);
+  const devnet = devnetNetwork({
+    usdc: `0x${'1'.repeat(40)}`,
+    usdt: `0x${'2'.repeat(40)}`,
+    dai: `0x${'3'.repeat(40)}`,
+  });
+  t.is(explorerLinkOf({ explorerTxUrl: devnet.explorer.txUrl }, HASH), null);
+  const tron = tronLocalNetwork({
+    usdt: 'TSjxdduKVgnZpztqYQDzCw4dkgysvEWvv2',
+    usdc: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+  });
+  t.is(explorerLinkOf({ explorerTxUrl: tron.explorer.txUrl }, HASH), null);
+  t.is(
+    explorerLinkOf({ explorerTxUrl: 'https://explorer.local.example/tx/{hash}' }, HASH),
+    `https://explorer.local.example/tx/${HASH}`,
+    'one given to the local chain is linked',
+  );
+  t.is(explorerLinkOf({ explorerTxUrl: '' }, HASH), null);
+});
