@@ -12,6 +12,10 @@ const tempDir = async (t: import('ava').ExecutionContext) => {
   return dir;
 };
 
+/** A failed fetch with its cause (undici's TypeError says only 'fetch failed'). */
+const failure = (error: unknown) =>
+  error instanceof Error && error.cause !== undefined ? `${String(error)}: ${String(error.cause)}` : String(error);
+
 test('weir org create on the data dir of a running weir serve: the server picks the organization up without a restart', async (t) => {
   const dataDir = await tempDir(t);
   const server = await spawnWeir({ dataDir });
@@ -278,7 +282,7 @@ test('weir user create makes a dashboard user who can sign in; the password come
 
   // A server gone meanwhile says why in its output.
   const login = await fetch(`${server.url}/dashboard/login`).catch((error: unknown) => {
-    throw new Error(`GET /dashboard/login failed (${String(error)}); the server printed:\n${server.output()}`);
+    throw new Error(`GET /dashboard/login failed (${failure(error)}); the server printed:\n${server.output()}`);
   });
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await login.text())![1]!;
@@ -287,6 +291,8 @@ test('weir user create makes a dashboard user who can sign in; the password come
     redirect: 'manual',
     headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ _csrf: csrf, email: 'ada@quay.example', password: 'correct horse battery' }),
+  }).catch((error: unknown) => {
+    throw new Error(`POST /dashboard/login failed (${failure(error)}); the server printed:\n${server.output()}`);
   });
   t.is(signIn.status, 303, 'the user made by the CLI while the server runs signs in at once');
   t.regex(

@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { connectionPerRequest } from '../../src/chain-ingest/evm/devnet/local-node-transport.ts';
 import { fileURLToPath } from 'node:url';
 import { findFreePort } from './free-port.ts';
 import type { ExecutionContext } from 'ava';
@@ -79,9 +80,12 @@ async function spawnWeirOnce(options: SpawnWeirOptions): Promise<SpawnedWeir> {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`weir serve exited early:\n${output}`);
     try {
-      const response = await fetch(`${url}/health`);
+      // No kept-alive connection is left behind: a test that then blocks its loop (spawnSync) past the
+      // server's idle timeout would send its next request on a socket the server has closed.
+      const response = await fetch(`${url}/health`, { headers: connectionPerRequest });
+      const text = await response.text();
       if (response.ok) break;
-      lastAnswer = `${response.status} ${await response.text()}`;
+      lastAnswer = `${response.status} ${text}`;
     } catch {
       /* not listening yet */
     }
