@@ -1,11 +1,11 @@
 import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
 import type { Organization } from '../actors/organization.ts';
-import { formatAmount } from '../shared/money.ts';
 import { taxSummary } from '../shared/tax.ts';
 import { businessFooter } from './business-footer.ts';
 import type { NetworkNames, PayerStatus } from './checkout-status.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
 import { assetIconUrl, networkIconUrl } from './icons.ts';
+import { documentAmount } from './invoice-document.ts';
 import { renderWalletActions, type WalletContext } from './wallet-actions.ts';
 import { renderSolanaWalletActions } from './solana-wallet-actions.ts';
 import { renderTronWalletActions } from './tron-wallet-actions.ts';
@@ -27,7 +27,7 @@ function lineItems(session: CheckoutSession, products: ReadonlyMap<string, Produ
       const name = item.description ?? item.price.product.name;
       const description = product?.description ?? item.price.product.description;
       const image = imageUrl(product?.images[0]);
-      const unit = `${formatAmount(BigInt(item.price.unitAmount))} ${currency}`;
+      const unit = `${documentAmount(BigInt(item.price.unitAmount))} ${currency}`;
       return `
       <li class="item">
         ${image ? `<img class="item-image" src="${e(image)}" alt="" width="56" height="56">` : ''}
@@ -36,7 +36,7 @@ function lineItems(session: CheckoutSession, products: ReadonlyMap<string, Produ
           ${description ? `<span class="item-description">${e(description)}</span>` : ''}
           ${item.quantity > 1 ? `<span class="item-unit">${e(unit)} each</span>` : ''}
         </div>
-        <span class="item-amount">${e(formatAmount(BigInt(item.amountSubtotal)))} ${e(currency)}</span>
+        <span class="item-amount">${e(documentAmount(BigInt(item.amountSubtotal)))} ${e(currency)}</span>
       </li>`;
     })
     .join('');
@@ -47,18 +47,18 @@ function totals(session: CheckoutSession, status: PayerStatus): string {
   const d = session.amountDetails;
   const row = (label: string, amount: string, id?: string, cls = '') =>
     `<div class="row${cls ? ` ${cls}` : ''}"><dt>${label}</dt><dd><span${id ? ` id="${id}"` : ''}>${e(amount)}</span> ${e(c)}</dd></div>`;
-  const rows = [row('Subtotal', formatAmount(BigInt(session.amountSubtotal)), 'subtotal')];
+  const rows = [row('Subtotal', documentAmount(BigInt(session.amountSubtotal)), 'subtotal')];
   if (BigInt(d.amountDiscount ?? '0') > 0n) {
     const codes = session.discounts.map((x) => x.code).join(', ');
-    rows.push(row(codes ? `Discount (${e(codes)})` : 'Discount', `−${formatAmount(BigInt(d.amountDiscount))}`));
+    rows.push(row(codes ? `Discount (${e(codes)})` : 'Discount', `−${documentAmount(BigInt(d.amountDiscount))}`));
   }
   // One row per tax rate: exclusive rates add to the total, inclusive ones are only shown as contained.
   for (const tax of taxSummary(session.lineItems.data)) {
     const label = `${e(tax.name)} (${e(String(tax.percentage))}%${tax.type === 'inclusive' ? ', included' : ''})`;
-    rows.push(row(label, formatAmount(tax.amount), undefined, tax.type === 'inclusive' ? 'tax-included' : 'tax'));
+    rows.push(row(label, documentAmount(tax.amount), undefined, tax.type === 'inclusive' ? 'tax-included' : 'tax'));
   }
   if (BigInt(session.amountGasFee ?? '0') > 0n)
-    rows.push(row('Network fee', formatAmount(BigInt(session.amountGasFee))));
+    rows.push(row('Network fee', documentAmount(BigInt(session.amountGasFee))));
   rows.push(row('Total due', status.amountTotalFormatted, 'total-due', 'strong'));
   rows.push(row('Paid', status.amountReceivedFormatted, 'paid'));
   rows.push(row('Remaining', status.amountRemainingFormatted, 'remaining', 'strong remaining'));
@@ -78,6 +78,13 @@ function assetChoices(session: CheckoutSession, names: NetworkNames, chosen: str
     .join('');
 }
 
+/**
+ * What was sent covers the rest and waits for its confirmations (or the session is paid): the page
+ * offers nothing to choose, send or cancel, so the payer is not invited to pay twice. checkout.js
+ * shows the controls again if such a payment is withdrawn.
+ */
+const nothingToSend = (status: PayerStatus): boolean => BigInt(status.amountToSend) === 0n;
+
 /** The payment panel while the session takes payments: asset choice, the revealed address and QR, cancel. */
 function payPanel(
   session: CheckoutSession,
@@ -86,7 +93,7 @@ function payPanel(
   wallet: WalletContext | null,
 ): string {
   const chosen = status.payment?.assetId ?? null;
-  return `
+  return `<div id="pay-controls"${nothingToSend(status) ? ' hidden' : ''}>
     <h2 id="pay-title">Choose how to pay</h2>
     <div id="assets" class="assets" role="group" aria-labelledby="pay-title">${assetChoices(session, names, chosen)}
     </div>
@@ -131,7 +138,8 @@ function payPanel(
       </div>
     </dialog>`
         : ''
-    }`;
+    }
+    </div>`;
 }
 
 /** The panel of a session that is over: what happened, and the way back to the merchant. */
@@ -171,7 +179,7 @@ export function renderCheckoutPage(input: {
   const final = FINAL.has(session.status);
   const countdown = final
     ? ''
-    : `<p class="countdown" id="countdown">Expires in <time id="expires" datetime="${e(session.expiresAt)}" data-now="${e(status.now)}">${e(session.expiresAt.slice(11, 16))} UTC</time></p>`;
+    : `<p class="countdown" id="countdown"${nothingToSend(status) ? ' hidden' : ''}>Expires in <time id="expires" datetime="${e(session.expiresAt)}" data-now="${e(status.now)}">${e(session.expiresAt.slice(11, 16))} UTC</time></p>`;
   return hostedPage({
     title: `Pay ${business}`,
     kind: 'checkout',

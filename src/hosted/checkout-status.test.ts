@@ -44,8 +44,8 @@ test('the payer is told the state in words: waiting, confirming, partly paid, pa
     payments: [payment('100000000', 'confirmed')],
   });
   const s = payerStatus(partly, names, NOW);
-  t.like(s, { state: 'partly_paid', amountRemaining: '200000000', amountRemainingFormatted: '2' });
-  t.is(s.detail, '1 USDC of 3 USDC received. Send the remaining 2 USDC to finish.');
+  t.like(s, { state: 'partly_paid', amountRemaining: '200000000', amountRemainingFormatted: '2.00' });
+  t.is(s.detail, '1.00 USDC of 3.00 USDC received. Send the remaining 2.00 USDC to finish.');
   t.like(payerStatus(sessionFixture({ status: 'complete', paymentStatus: 'paid' }), names, NOW), {
     state: 'paid',
     redirectUrl: 'https://shop.example/ok',

@@ -3,6 +3,7 @@ import type { PaymentRequest, PaymentWords } from '../chain-ingest/rail.ts';
 import { EVM_NETWORKS } from '../chain-ingest/evm/networks/all-networks.ts';
 import { DEVNET_CHAIN_ID } from '../chain-ingest/evm/networks/devnet.ts';
 import { formatAmount, toChainUnitsRoundedUp } from '../shared/money.ts';
+import { documentAmount } from './invoice-document.ts';
 
 /** Where the payer goes after completion: the success URL with the session id filled in. */
 export const successRedirect = (session: CheckoutSession): string =>
@@ -82,7 +83,7 @@ export function payerStatus(
             .map((p) => confirmationsSoFar(progress.head!, p.blockNumber, required)),
         )
       : null;
-  const money = (amount: bigint) => `${formatAmount(amount)} ${currency}`;
+  const money = (amount: bigint) => `${documentAmount(amount)} ${currency}`;
 
   let state: PayerState;
   let title: string;
@@ -107,14 +108,20 @@ export function payerStatus(
     detail = 'This checkout was canceled. Do not send a payment to its address.';
   } else if (pending.length > 0) {
     state = 'confirming';
-    title = 'Confirming your payment';
-    detail = `${money(pendingAmount)} seen on the network, ${
-      required === null
-        ? 'waiting for its confirmations'
-        : current === null
-          ? `waiting for ${required} confirmation${required === 1 ? '' : 's'}`
-          : `${current} of ${required} confirmation${required === 1 ? '' : 's'}`
-    }. ${toSend > 0n ? `Send the remaining ${money(toSend)} to finish.` : 'Nothing more to send; you can keep this page open.'}`;
+    const plural = (n: number) => `${n} confirmation${n === 1 ? '' : 's'}`;
+    const count = required === null ? null : current === null ? plural(required) : `${current} of ${plural(required)}`;
+    if (toSend > 0n) {
+      title = 'Confirming your payment';
+      detail = `${money(pendingAmount)} seen on the network, ${
+        count === null ? 'waiting for its confirmations' : current === null ? `waiting for ${count}` : count
+      }. Send the remaining ${money(toSend)} to finish.`;
+    } else {
+      // The full amount is on its way: the payer is told it arrived, not asked again, and not yet told "paid".
+      title = 'Payment received';
+      detail = `${money(pendingAmount)} received, waiting for the network to confirm it${
+        count === null ? '' : ` (${count})`
+      }. Nothing more to send; this page updates by itself.`;
+    }
   } else if (received > 0n) {
     state = 'partly_paid';
     title = 'Partly paid';
@@ -142,6 +149,7 @@ export function payerStatus(
       decimals: address.asset.decimals,
       address: request.payee,
       amountDueRaw: dueRaw.toString(),
+      // Exact, in the asset's units: copied into wallets as it is, never padded or grouped.
       amountDue: formatAmount(dueRaw, address.asset.decimals),
       paymentUri: request.uri,
     };
@@ -156,13 +164,14 @@ export function payerStatus(
     detail,
     currency,
     amountTotal: session.amountTotal,
-    amountTotalFormatted: formatAmount(total),
+    amountTotalFormatted: documentAmount(total),
     amountReceived: session.amountReceived,
-    amountReceivedFormatted: formatAmount(received),
+    amountReceivedFormatted: documentAmount(received),
     amountRemaining: remaining.toString(),
-    amountRemainingFormatted: formatAmount(remaining),
+    amountRemainingFormatted: documentAmount(remaining),
     amountPending: pendingAmount.toString(),
     amountToSend: toSend.toString(),
+    // What to send stays a plain exact figure (no grouping), like the request's own amountDue.
     amountToSendFormatted: formatAmount(toSend),
     confirmations: { pending: pending.length, current, required },
     expiresAt: session.expiresAt,

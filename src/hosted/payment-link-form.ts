@@ -8,7 +8,8 @@ import { MAX_ANSWER_LENGTH } from '../../machines/payment-link.decide.ts';
 import type { PaymentLink } from '../../machines/payment-link.types.ts';
 import { isEmail, isPhone, PHONE_HINT, type CustomerAddress } from '../actors/customer.ts';
 import { compareDecimals, DECIMAL, digitCount, parseDecimalAmount } from '../shared/decimal.ts';
-import { AmountError, formatAmount } from '../shared/money.ts';
+import { AmountError } from '../shared/money.ts';
+import { documentAmount } from './invoice-document.ts';
 
 /** The page's form as posted: input name → value. */
 export type PayerForm = Record<string, string>;
@@ -45,8 +46,9 @@ export const INPUT = {
 
 export const addressTitle = (kind: 'billing' | 'shipping') =>
   kind === 'billing' ? 'Billing address' : 'Shipping address';
+// As the page around the message shows the bounds (`Between 1.00 USDC and 500.00 USDC`).
 const money = (amount: bigint | string, currency: string) =>
-  `${formatAmount(BigInt(amount))} ${currency.toUpperCase()}`;
+  `${documentAmount(BigInt(amount))} ${currency.toUpperCase()}`;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The problem with the length of a text or numeric answer, if any. */

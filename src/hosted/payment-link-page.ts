@@ -4,6 +4,7 @@ import type { Organization } from '../actors/organization.ts';
 import { formatAmount } from '../shared/money.ts';
 import { businessFooter } from './business-footer.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
+import { documentAmount } from './invoice-document.ts';
 import { ADDRESS_INPUTS, addressTitle, INPUT, type FormProblem, type PayerForm } from './payment-link-form.ts';
 
 const SUBMIT_WORDS = { pay: 'Pay', book: 'Book', donate: 'Donate' } as const;
@@ -29,7 +30,8 @@ export function renderPaymentLinkNotice(org: Organization | null, heading: strin
   return shell(org, heading, `  <h1>${e(heading)}</h1>\n  <p id="notice">${e(message)}</p>`);
 }
 
-const money = (amount: string, currency: string) => `${formatAmount(BigInt(amount))} ${currency.toUpperCase()}`;
+// Prices read as the invoice and the dashboard show them (`1.50 USDC`); a suggested amount fills the input plainly.
+const money = (amount: string, currency: string) => `${documentAmount(BigInt(amount))} ${currency.toUpperCase()}`;
 
 function priceLine(link: PaymentLink): string {
   if (link.amount === null) return '';

@@ -160,7 +160,7 @@ test('the page shows what is sold and a form for what the link collects; its tex
   t.regex(page.html, /Corner &lt;Coffee&gt;/);
   t.regex(page.html, /<span class="badge">Test mode<\/span>/, "a test link says so, as a test session's page does");
   t.regex(page.html, /A day of &lt;b&gt;TypeScript&lt;\/b&gt;/);
-  t.regex(page.html, /<p class="price" id="price">25 USDC<\/p>/);
+  t.regex(page.html, /<p class="price" id="price">25\.00 USDC<\/p>/);
   t.regex(page.html, new RegExp(`<form method="post" action="/pay/${link.id}" novalidate>`));
   for (const name of [
     'name',
@@ -179,7 +179,7 @@ test('the page shows what is sold and a form for what the link collects; its tex
     /<select id="[^"]+" name="custom\.size"><option value="">Choose…<\/option><option value="s">Small<\/option><option value="l">Large<\/option><\/select>/,
   );
   t.regex(page.html, /T-shirt size <span class="muted">\(optional\)<\/span>/);
-  t.regex(page.html, /<button type="submit">Pay 25 USDC<\/button>/);
+  t.regex(page.html, /<button type="submit">Pay 25\.00 USDC<\/button>/);
   t.notRegex(page.html, /name="amount"/, 'a fixed price takes no amount');
 });
 
@@ -377,9 +377,9 @@ test('a variable-price link: the payer enters an amount within the bounds; sugge
   const page = await open(link.url);
   t.regex(
     page.html,
-    /<button type="button" class="suggested" data-amount="5">5 USDC<\/button><button type="button" class="suggested" data-amount="10">10 USDC<\/button>/,
+    /<button type="button" class="suggested" data-amount="5">5\.00 USDC<\/button><button type="button" class="suggested" data-amount="10">10\.00 USDC<\/button>/,
   );
-  t.regex(page.html, /<p class="muted" id="bounds">Between 1 USDC and 500 USDC<\/p>/);
+  t.regex(page.html, /<p class="muted" id="bounds">Between 1\.00 USDC and 500\.00 USDC<\/p>/);
   t.regex(page.html, /<button type="submit">Donate<\/button>/);
 
   const email = 'giver@example.com';
@@ -390,8 +390,8 @@ test('a variable-price link: the payer enters an amount within the bounds; sugge
     ['1,5', 'Amount: must be a number such as 25 or 12.50'],
     ['0', 'Amount: must be more than 0'],
     ['0.00', 'Amount: must be more than 0'],
-    ['0.5', 'Amount: must be at least 1 USDC'],
-    ['500.01', 'Amount: must be at most 500 USDC'],
+    ['0.5', 'Amount: must be at least 1.00 USDC'],
+    ['500.01', 'Amount: must be at most 500.00 USDC'],
     ['1.123456789', 'Amount: must have at most 8 decimals'],
     ['99999999999999999999', 'Amount: is too large'],
   ];
@@ -440,7 +440,7 @@ test('a subscription link opens a subscription session for its recurring price',
     allowedChains: [{ chainId: 7357, isPreferred: true }],
   });
   const page = await open(link.url);
-  t.regex(page.html, /<p class="price" id="price">10 USDC every month<\/p>/);
+  t.regex(page.html, /<p class="price" id="price">10\.00 USDC every month<\/p>/);
   t.deepEqual(problemsOf((await submit(link.url, { email: 'x' })).html), [
     'Email: must be an email address, such as payer@example.com',
   ]);

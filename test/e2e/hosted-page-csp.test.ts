@@ -103,7 +103,7 @@ test('hosted pages in Chromium: no CSP violation or console error on any page wh
       });
     }
     if (hosted.name === 'payment link page') {
-      await page.getByRole('button', { name: '15 USDC' }).click();
+      await page.getByRole('button', { name: '15.00 USDC' }).click();
       t.is(await page.getByLabel(/Amount/).inputValue(), '15', 'a suggested amount fills the amount');
     }
     if (hosted.branded !== false)

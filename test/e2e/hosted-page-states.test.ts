@@ -192,12 +192,12 @@ test('the hosted checkout in every state at 390 px and 1280 px: names and icons,
     // Open, choosing an asset: names from the registry, bundled icons, due/paid/remaining, a countdown.
     const session = await newSession();
     await page.goto(session.url);
-    t.is(await page.locator('#amount').textContent(), '2.5');
+    t.is(await page.locator('#amount').textContent(), '2.50');
     const usdc = page.getByRole('button', { name: /USD Coin/ });
     t.regex((await usdc.textContent()) ?? '', /USD Coin\s+USDC\s+on Weir Testnet/);
     t.regex((await usdc.locator('img').first().getAttribute('src')) ?? '', /^\/assets\/icon-usdc\.svg\?v=/);
-    t.is(await page.locator('#remaining').textContent(), '2.5');
-    t.is(await page.locator('#paid').textContent(), '0');
+    t.is(await page.locator('#remaining').textContent(), '2.50');
+    t.is(await page.locator('#paid').textContent(), '0.00');
     t.is(await page.locator('#status-title').textContent(), 'Waiting for payment');
     await page.waitForFunction(() =>
       /^\d\d:\d\d$|^\d+:\d\d:\d\d$/.test(
@@ -257,7 +257,7 @@ test('the hosted checkout in every state at 390 px and 1280 px: names and icons,
     await stateIs(page, 'confirming');
     t.regex(
       (await page.locator('#status-detail').textContent()) ?? '',
-      /1 USDC seen on the network.*Send the remaining 1\.5 USDC/,
+      /1\.00 USDC seen on the network.*Send the remaining 1\.50 USDC/,
     );
     // What is seen is not asked for twice: the request is for the rest already.
     await page.waitForFunction(
@@ -267,7 +267,7 @@ test('the hosted checkout in every state at 390 px and 1280 px: names and icons,
         ).document.getElementById('due').textContent === '1.5',
     );
     t.regex((await page.locator('#open-wallet').getAttribute('href')) ?? '', /uint256=1500000$/);
-    t.is(await page.locator('#remaining').textContent(), '2.5', 'remaining counts confirmed payments');
+    t.is(await page.locator('#remaining').textContent(), '2.50', 'remaining counts confirmed payments');
     await check(page, at('3-confirming'));
 
     // Confirmed: partly paid, and the request follows the remaining 1.5 USDC.
@@ -279,8 +279,8 @@ test('the hosted checkout in every state at 390 px and 1280 px: names and icons,
           globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }
         ).document.getElementById('due').textContent === '1.5',
     );
-    t.is(await page.locator('#paid').textContent(), '1');
-    t.is(await page.locator('#remaining').textContent(), '1.5');
+    t.is(await page.locator('#paid').textContent(), '1.00');
+    t.is(await page.locator('#remaining').textContent(), '1.50');
     t.regex((await page.locator('#open-wallet').getAttribute('href')) ?? '', /uint256=1500000$/);
     const status = (await (await fetch(`${session.url}/status`)).json()) as { payment: { amountDueRaw: string } };
     t.is(status.payment.amountDueRaw, '1500000');
@@ -295,11 +295,30 @@ test('the hosted checkout in every state at 390 px and 1280 px: names and icons,
       blockNumber: block,
       blockHash: second,
     });
+    // The rest seen, not yet confirmed: received, and nothing invites a second payment.
+    await page.locator('#pay-controls').waitFor({ state: 'hidden', timeout: 15_000 });
+    t.is(await page.locator('#status-title').textContent(), 'Payment received');
+    t.regex(
+      (await page.locator('#status-detail').textContent()) ?? '',
+      /^1\.50 USDC received, waiting for the network/,
+    );
+    for (const selector of ['#reveal', '#qr', '#open-wallet', '#assets', '#cancel', '#countdown'])
+      t.false(await page.locator(selector).isVisible(), `received: ${selector} hidden`);
+    await check(page, at('4b-received'));
     await chain.final(block, second);
+    // Paid, in the moment before the page goes back to the shop: still no request to pay.
+    await page.waitForFunction(() => {
+      const d = (
+        globalThis as unknown as {
+          document: { getElementById(id: string): { dataset: Record<string, string>; hidden: boolean } };
+        }
+      ).document;
+      return d.getElementById('status').dataset.status === 'complete' && d.getElementById('pay-controls').hidden;
+    });
     await page.waitForURL(`${shop}/thanks?session=${session.id}`, { timeout: 15_000 });
     await page.goto(session.url);
     t.is(await page.locator('#status').getAttribute('data-state'), 'paid');
-    t.is(await page.locator('#remaining').textContent(), '0');
+    t.is(await page.locator('#remaining').textContent(), '0.00');
     t.is(await page.locator('#return-link').getAttribute('href'), `${shop}/thanks?session=${session.id}`);
     await noControls(page, at('complete'));
     await check(page, at('5-complete'));

@@ -31,7 +31,7 @@ test('the hosted page shows the order, reveals the address and QR for the chosen
   const page = await browser.newPage();
   await page.goto(session.url);
   t.is(await page.locator('header strong').textContent(), 'Corner Coffee');
-  t.is(await page.locator('#amount').textContent(), '2.5');
+  t.is(await page.locator('#amount').textContent(), '2.50');
   t.regex((await page.locator('main').textContent()) ?? '', /Weir T-shirt × 1/);
   t.is(
     await page

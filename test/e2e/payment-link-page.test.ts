@@ -39,7 +39,7 @@ test("a payer fills a payment link's form in a browser, is told what is wrong, c
   await page.goto(link.url);
   t.is(await page.locator('h1').textContent(), 'Support the roastery');
   t.is(await page.locator('header strong').textContent(), 'Corner Coffee');
-  t.is(await page.locator('#bounds').textContent(), 'Between 1 USDC and 100 USDC');
+  t.is(await page.locator('#bounds').textContent(), 'Between 1.00 USDC and 100.00 USDC');
 
   // Bad input: an amount over the maximum, an email without a domain, no beans chosen.
   await page.getByLabel('Amount (USDC)').fill('250');
@@ -49,7 +49,7 @@ test("a payer fills a payment link's form in a browser, is told what is wrong, c
   await page.locator('#problems').waitFor();
   const problems = await page.locator('#problems li').allTextContents();
   t.deepEqual(problems, [
-    'Amount: must be at most 100 USDC',
+    'Amount: must be at most 100.00 USDC',
     'Email: must be an email address, such as payer@example.com',
     'Favourite beans: is required',
   ]);
@@ -58,13 +58,13 @@ test("a payer fills a payment link's form in a browser, is told what is wrong, c
   await page.screenshot({ path: join(tmpdir(), 'weir-payment-link-refused.png') });
 
   // A suggested amount fills the amount; good input goes to the checkout page of a new session.
-  await page.getByRole('button', { name: '15 USDC' }).click();
+  await page.getByRole('button', { name: '15.00 USDC' }).click();
   t.is(await page.getByLabel('Amount (USDC)').inputValue(), '15');
   await page.getByLabel('Email').fill('grace@example.com');
   await page.getByLabel('Favourite beans').selectOption('co');
   await page.getByRole('button', { name: 'Pay' }).click();
   await page.waitForURL(new RegExp(`^${weir.url}/checkout/[0-9a-f-]{36}$`));
-  t.is(await page.locator('#amount').textContent(), '15');
+  t.is(await page.locator('#amount').textContent(), '15.00');
   t.regex((await page.locator('main').textContent()) ?? '', /Support the roastery × 1/);
   await page.screenshot({ path: join(tmpdir(), 'weir-payment-link-checkout.png') });
 

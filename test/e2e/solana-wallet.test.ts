@@ -67,7 +67,7 @@ test('a Solana wallet (Wallet Standard) pays the hosted checkout: signed by the 
   await screenshotsWithAxe(t, page, 'solana');
   await page.getByRole('button', { name: 'Pay with a Solana wallet' }).click();
   const status = page.locator('.solana-wallet-message');
-  await page.locator('.solana-wallet-message', { hasText: 'sent' }).waitFor();
+  await page.locator('.solana-wallet-message', { hasText: 'sent' }).waitFor({ state: 'attached' });
   t.regex((await status.textContent()) ?? '', /^Payment sent/);
   t.deepEqual(
     await page.evaluate(() => (globalThis as unknown as { weirSolanaRequests: unknown }).weirSolanaRequests),

@@ -93,7 +93,7 @@ test('TronLink (an injected TIP-1193 provider) pays a USDT session from the host
   // The Tron state of the page (the T… address, QR, the TronLink button) at both widths, checked by axe.
   await screenshotsWithAxe(t, page, 'tron');
   await page.getByRole('button', { name: 'Pay with TronLink' }).click();
-  await page.locator('.tron-wallet-message', { hasText: 'sent' }).waitFor();
+  await page.locator('.tron-wallet-message', { hasText: 'sent' }).waitFor({ state: 'attached' });
   t.regex((await page.locator('.tron-wallet-message').textContent()) ?? '', /^Payment sent/);
   t.true(await page.getByRole('button', { name: 'Pay with TronLink' }).isDisabled(), 'not offered twice');
   t.deepEqual(await page.evaluate(() => (globalThis as unknown as { weirTronRequests: unknown }).weirTronRequests), [
@@ -130,7 +130,7 @@ test('TronLink pays a TRX session: a TRX transfer of what is due, in sun', async
   await page.locator('#tron-wallet-actions[data-ready="true"]').waitFor({ state: 'attached' });
   await page.locator('#address', { hasText: w.addressOf(s, 'trx') }).waitFor();
   await page.getByRole('button', { name: 'Pay with TronLink' }).click();
-  await page.locator('.tron-wallet-message', { hasText: 'sent' }).waitFor();
+  await page.locator('.tron-wallet-message', { hasText: 'sent' }).waitFor({ state: 'attached' });
   t.deepEqual(
     broadcast.map(({ contract, to, amount, from }) => ({ contract, to, amount, from })),
     [{ contract: 'TRX', to: w.addressOf(s, 'trx'), amount: '12500000', from: payer.address }],

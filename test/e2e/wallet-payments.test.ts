@@ -78,7 +78,7 @@ test('"Pay with test wallet" completes a checkout in the browser without any wal
   const pay = w.page.getByRole('button', { name: 'Pay with test wallet' });
   await pay.waitFor({ state: 'visible' });
   await pay.click();
-  await w.page.locator('.wallet-message[data-kind="sent"]').waitFor();
+  await w.page.locator('.wallet-message[data-kind="sent"]').waitFor({ state: 'attached' });
   t.regex((await w.page.locator('.wallet-message').textContent()) ?? '', /Test payment sent: 0x[0-9a-f]{64}/);
   await screenshot(t, w.page, 'weir-wallet-test-payment-sent.png');
   await w.page.waitForURL(`${w.shopUrl}/thanks?session=${w.session.id}`, { timeout: 30_000 });
@@ -169,7 +169,7 @@ test('"Connect wallet": a declined payment changes nothing; then the wallet adds
     wallet.walletSwitchTo('0x1');
   });
   await w.page.getByRole('button', { name: 'Connect wallet' }).click();
-  await w.page.locator('.wallet-message[data-kind="sent"]').waitFor();
+  await w.page.locator('.wallet-message[data-kind="sent"]').waitFor({ state: 'attached' });
   t.regex((await w.page.locator('.wallet-message').textContent()) ?? '', /Payment sent: 0x[0-9a-f]{64}/);
   t.deepEqual(await calls(), [
     'eth_requestAccounts',
@@ -213,7 +213,7 @@ test('"Connect wallet" with a wallet at window.ethereum pays a native coin as th
   await w.page.getByRole('button', { name: /ETH/ }).click();
   await w.page.locator('#reveal').waitFor({ state: 'visible' });
   await w.page.getByRole('button', { name: 'Connect wallet' }).click();
-  await w.page.locator('.wallet-message[data-kind="sent"]').waitFor();
+  await w.page.locator('.wallet-message[data-kind="sent"]').waitFor({ state: 'attached' });
   const sent = await w.page.evaluate(
     () =>
       (globalThis as unknown as WalletWindow).walletCalls.find((c) => c.method === 'eth_sendTransaction')!.params as {

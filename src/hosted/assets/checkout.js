@@ -11,6 +11,8 @@ let shownRemaining = null;
 /** A cancel is on its way: its answer says where the payer goes, so the poll must not reload the page under it. */
 let leaving = false;
 let shownUri = null;
+/** What was sent covers the rest (or the session is paid): the page asks for nothing (see checkout-page.ts). */
+let nothingToSend = $('pay-controls').hidden;
 
 /** The request to pay: amount, QR and wallet link, as the server gives them (`payment` of the status, or the chosen method). */
 function request(p) {
@@ -51,7 +53,7 @@ async function choose(button, focus = false) {
   void poll(false);
 }
 for (const b of document.querySelectorAll('.asset[data-asset]')) b.addEventListener('click', () => choose(b, true));
-if (chosen) void choose(chosen);
+if (chosen && !nothingToSend) void choose(chosen);
 
 // Copy buttons: the text of the element they name, announced for screen readers.
 for (const button of document.querySelectorAll('button.copy[data-copy]')) {
@@ -148,6 +150,13 @@ async function poll(again = true) {
     if (shownRemaining !== null && shownRemaining !== s.amountRemaining && chosen && !FINAL.includes(s.status))
       void choose(chosen);
     shownRemaining = s.amountRemaining;
+    // Once what was sent covers the rest, nothing invites a second payment; a payment withdrawn asks again.
+    const covered = s.amountToSend === '0';
+    $('pay-controls').hidden = covered;
+    if (expires) $('countdown').hidden = covered;
+    if (covered && dialog?.open) dialog.close();
+    if (nothingToSend && !covered && chosen && !FINAL.includes(s.status)) void choose(chosen);
+    nothingToSend = covered;
     if (s.payment && s.payment.paymentUri !== shownUri && !$('reveal').hidden) request(s.payment);
     if (s.status === 'complete' && s.redirectUrl) {
       setTimeout(() => location.assign(s.redirectUrl), 1500);

@@ -1,0 +1,115 @@
+import test from 'ava';
+import { paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import type { CheckoutSession, SessionLineItem, SessionPayment } from '../../machines/checkout-session.types.ts';
+import { createTestRail } from '../chain-ingest/test-rail.ts';
+import { renderCheckoutPage } from './checkout-page.ts';
+import { type PayAt, payerStatus } from './checkout-status.ts';
+
+const rail = createTestRail();
+const pay: PayAt = (address, amountDue) => rail.paymentRequest({ address, amountDue, words: {} });
+const names = (network: string) => (network === 'weir-testnet' ? 'Weir Testnet' : network);
+const NOW = Date.parse('2026-01-01T00:30:00.000Z');
+
+/** Two of a 1.50 USDC flat white: the fixture's 3 USDC. */
+const flatWhites: SessionLineItem = {
+  description: null,
+  quantity: 2,
+  price: {
+    id: 'price-1',
+    productId: 'prod-1',
+    product: { id: 'prod-1', name: 'Flat white', description: null, isActive: true },
+    type: 'one_time',
+    currency: 'usdc',
+    unitAmount: '150000000',
+    interval: null,
+    intervalCount: null,
+    isActive: true,
+  },
+  amountSubtotal: '300000000',
+  amountTotal: '300000000',
+  currency: 'usdc',
+};
+
+/** The session with USDC chosen as the payment method. */
+const chosen = (overrides: Partial<CheckoutSession> = {}): CheckoutSession => {
+  const session = sessionFixture({ lineItems: { object: 'list', data: [flatWhites] }, ...overrides });
+  return {
+    ...session,
+    paymentIntent: {
+      ...session.paymentIntent,
+      paymentMethod: {
+        id: 'addr-usdc',
+        type: 'wallet',
+        accountAddress: session.addresses[0]!.paymentAddress,
+        asset: session.addresses[0]!.asset,
+        amountDue: '3000000',
+        options: { wallet: { assetId: 'weir-testnet:usdc', transactionHash: null, contractAddress: '0xa11ce' } },
+      },
+    },
+  };
+};
+const payment = (amount: string, status: SessionPayment['status']): SessionPayment => ({
+  ...paymentFixture(`t${amount}${status}`, amount),
+  status,
+  detectedAt: '2026-01-01T00:10:00.000Z',
+  confirmedAt: status === 'confirmed' ? '2026-01-01T00:11:00.000Z' : null,
+  late: false,
+});
+const render = (session: CheckoutSession) => {
+  const status = payerStatus(session, names, NOW, undefined, pay);
+  return { status, html: renderCheckoutPage({ session, org: null, status, names, products: new Map() }) };
+};
+const text = (html: string, id: string) => new RegExp(`id="${id}"[^>]*>([^<]*)<`).exec(html)?.[1];
+const isHidden = (html: string, id: string) => new RegExp(`id="${id}"[^>]* hidden`).test(html);
+
+test('prices and totals read as on the invoice and the dashboard (1.50 USDC), while the amount to send stays exact and unpadded', (t) => {
+  const { status, html } = render(chosen());
+  t.is(text(html, 'amount'), '3.00');
+  t.regex(html, /<span class="item-unit">1\.50 USDC each<\/span>/);
+  t.regex(html, /<span class="item-amount">3\.00 USDC<\/span>/);
+  t.is(text(html, 'subtotal'), '3.00');
+  t.is(text(html, 'total-due'), '3.00');
+  t.is(text(html, 'paid'), '0.00');
+  t.is(text(html, 'remaining'), '3.00');
+  // What the payer copies into a wallet, and the wallet request: the exact chain amount, as before.
+  t.like(status.payment, { amountDue: '3', amountDueRaw: '3000000' });
+  t.regex(status.payment?.paymentUri ?? '', /uint256=3000000$/);
+  t.is(status.amountToSendFormatted, '3');
+
+  const partly = render(
+    chosen({ status: 'incomplete', amountReceived: '100000001', payments: [payment('100000001', 'confirmed')] }),
+  );
+  t.is(text(partly.html, 'paid'), '1.00000001');
+  t.is(text(partly.html, 'remaining'), '1.99999999');
+  t.is(partly.status.detail, '1.00000001 USDC of 3.00 USDC received. Send the remaining 1.99999999 USDC to finish.');
+  // USDC has 6 decimals: the request is rounded up so that paying it covers the rest.
+  t.like(partly.status.payment, { amountDue: '2', amountDueRaw: '2000000' });
+});
+
+test('once the full amount is seen and waits for confirmation, the page says it was received and asks for nothing more: no asset choice, address, QR, wallet link, cancel or countdown', (t) => {
+  const { status, html } = render(
+    chosen({ cancelUrl: 'https://shop.example/cart', payments: [payment('300000000', 'pending')] }),
+  );
+  t.like(status, { state: 'confirming', title: 'Payment received', amountToSend: '0' });
+  t.is(
+    status.detail,
+    '3.00 USDC received, waiting for the network to confirm it. Nothing more to send; this page updates by itself.',
+  );
+  t.notRegex(status.title, /Paid/);
+  t.is(text(html, 'status-title'), 'Payment received');
+  t.true(isHidden(html, 'pay-controls'), 'the asset choice and the request are hidden');
+  t.true(isHidden(html, 'countdown'), 'an expiry that no longer applies is not counted down');
+  t.regex(html, /<div id="pay-controls" hidden>[\s\S]*id="reveal"[\s\S]*id="open-wallet"[\s\S]*id="cancel"/);
+});
+
+test('a payment that covers only part of the rest still shows the request for what is left', (t) => {
+  const { status, html } = render(chosen({ payments: [payment('100000000', 'pending')] }));
+  t.like(status, { state: 'confirming', title: 'Confirming your payment', amountToSend: '200000000' });
+  t.regex(
+    status.detail,
+    /^1\.00 USDC seen on the network, waiting for its confirmations\. Send the remaining 2\.00 USDC/,
+  );
+  t.like(status.payment, { amountDue: '2', amountDueRaw: '2000000' });
+  t.false(isHidden(html, 'pay-controls'));
+  t.false(isHidden(html, 'countdown'));
+});
