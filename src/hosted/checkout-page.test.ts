@@ -71,6 +71,7 @@ test('prices and totals read as on the invoice and the dashboard (1.50 USDC), wh
   t.is(text(html, 'total-due'), '3.00');
   t.is(text(html, 'paid'), '0.00');
   t.is(text(html, 'remaining'), '3.00');
+  t.true(isHidden(html, 'confirming-row'), 'nothing confirming');
   // What the payer copies into a wallet, and the wallet request: the exact chain amount, as before.
   t.like(status.payment, { amountDue: '3', amountDueRaw: '3000000' });
   t.regex(status.payment?.paymentUri ?? '', /uint256=3000000$/);
@@ -97,6 +98,11 @@ test('once the full amount is seen and waits for confirmation, the page says it 
   );
   t.notRegex(status.title, /Paid/);
   t.is(text(html, 'status-title'), 'Payment received');
+  // Paid, Confirming and Remaining make the total: nothing is left to send.
+  t.is(text(html, 'paid'), '0.00');
+  t.is(text(html, 'confirming'), '3.00');
+  t.false(isHidden(html, 'confirming-row'));
+  t.is(text(html, 'remaining'), '0.00');
   t.true(isHidden(html, 'pay-controls'), 'the asset choice and the request are hidden');
   t.true(isHidden(html, 'countdown'), 'an expiry that no longer applies is not counted down');
   t.regex(html, /<div id="pay-controls" hidden>[\s\S]*id="reveal"[\s\S]*id="open-wallet"[\s\S]*id="cancel"/);

@@ -45,8 +45,8 @@ function lineItems(session: CheckoutSession, products: ReadonlyMap<string, Produ
 function totals(session: CheckoutSession, status: PayerStatus): string {
   const c = status.currency;
   const d = session.amountDetails;
-  const row = (label: string, amount: string, id?: string, cls = '') =>
-    `<div class="row${cls ? ` ${cls}` : ''}"><dt>${label}</dt><dd><span${id ? ` id="${id}"` : ''}>${e(amount)}</span> ${e(c)}</dd></div>`;
+  const row = (label: string, amount: string, id?: string, cls = '', hidden = false) =>
+    `<div class="row${cls ? ` ${cls}` : ''}"${id ? ` id="${id}-row"` : ''}${hidden ? ' hidden' : ''}><dt>${label}</dt><dd><span${id ? ` id="${id}"` : ''}>${e(amount)}</span> ${e(c)}</dd></div>`;
   const rows = [row('Subtotal', documentAmount(BigInt(session.amountSubtotal)), 'subtotal')];
   if (BigInt(d.amountDiscount ?? '0') > 0n) {
     const codes = session.discounts.map((x) => x.code).join(', ');
@@ -61,7 +61,9 @@ function totals(session: CheckoutSession, status: PayerStatus): string {
     rows.push(row('Network fee', documentAmount(BigInt(session.amountGasFee))));
   rows.push(row('Total due', status.amountTotalFormatted, 'total-due', 'strong'));
   rows.push(row('Paid', status.amountReceivedFormatted, 'paid'));
-  rows.push(row('Remaining', status.amountRemainingFormatted, 'remaining', 'strong remaining'));
+  // Seen, not confirmed: shown apart, so Paid + Confirming + Remaining make the total due.
+  rows.push(row('Confirming', status.amountPendingFormatted, 'confirming', '', status.amountPending === '0'));
+  rows.push(row('Remaining', status.amountLeftFormatted, 'remaining', 'strong remaining'));
   return `<dl class="totals" id="totals">${rows.join('')}</dl>`;
 }
 

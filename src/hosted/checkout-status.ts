@@ -170,9 +170,11 @@ export function payerStatus(
     amountRemaining: remaining.toString(),
     amountRemainingFormatted: documentAmount(remaining),
     amountPending: pendingAmount.toString(),
+    amountPendingFormatted: documentAmount(pendingAmount),
     amountToSend: toSend.toString(),
     // What to send stays a plain exact figure (no grouping), like the request's own amountDue.
     amountToSendFormatted: formatAmount(toSend),
+    amountLeftFormatted: documentAmount(toSend),
     confirmations: { pending: pending.length, current, required },
     expiresAt: session.expiresAt,
     now: new Date(now).toISOString(),

@@ -267,7 +267,11 @@ test('the hosted checkout in every state at 390 px and 1280 px: names and icons,
         ).document.getElementById('due').textContent === '1.5',
     );
     t.regex((await page.locator('#open-wallet').getAttribute('href')) ?? '', /uint256=1500000$/);
-    t.is(await page.locator('#remaining').textContent(), '2.50', 'remaining counts confirmed payments');
+    // Paid, Confirming and Remaining make the total: what is seen is shown apart, not asked for again.
+    t.is(await page.locator('#paid').textContent(), '0.00');
+    t.is(await page.locator('#confirming').textContent(), '1.00');
+    t.true(await page.locator('#confirming-row').isVisible());
+    t.is(await page.locator('#remaining').textContent(), '1.50');
     await check(page, at('3-confirming'));
 
     // Confirmed: partly paid, and the request follows the remaining 1.5 USDC.
@@ -280,6 +284,7 @@ test('the hosted checkout in every state at 390 px and 1280 px: names and icons,
         ).document.getElementById('due').textContent === '1.5',
     );
     t.is(await page.locator('#paid').textContent(), '1.00');
+    t.false(await page.locator('#confirming-row').isVisible(), 'nothing confirming');
     t.is(await page.locator('#remaining').textContent(), '1.50');
     t.regex((await page.locator('#open-wallet').getAttribute('href')) ?? '', /uint256=1500000$/);
     const status = (await (await fetch(`${session.url}/status`)).json()) as { payment: { amountDueRaw: string } };
@@ -302,6 +307,8 @@ test('the hosted checkout in every state at 390 px and 1280 px: names and icons,
       (await page.locator('#status-detail').textContent()) ?? '',
       /^1\.50 USDC received, waiting for the network/,
     );
+    t.is(await page.locator('#confirming').textContent(), '1.50');
+    t.is(await page.locator('#remaining').textContent(), '0.00', 'nothing left to send');
     for (const selector of ['#reveal', '#qr', '#open-wallet', '#assets', '#cancel', '#countdown'])
       t.false(await page.locator(selector).isVisible(), `received: ${selector} hidden`);
     await check(page, at('4b-received'));

@@ -14440,8 +14440,12 @@ export interface components {
             status: "open" | "complete" | "incomplete" | "expired" | "canceled";
         };
         HostedCheckoutStatus: {
+            /** @description What is left to send (the remaining amount less what is confirming), as the Remaining row of the page shows it */
+            amountLeftFormatted: string;
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountPending: string;
+            /** @description Seen on the network, not yet confirmed: the page shows it as Confirming */
+            amountPendingFormatted: string;
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountReceived: string;
             amountReceivedFormatted: string;

@@ -145,7 +145,9 @@ async function poll(again = true) {
     $('amount').textContent = s.amountTotalFormatted;
     $('total-due').textContent = s.amountTotalFormatted;
     $('paid').textContent = s.amountReceivedFormatted;
-    $('remaining').textContent = s.amountRemainingFormatted;
+    $('confirming').textContent = s.amountPendingFormatted;
+    $('confirming-row').hidden = s.amountPending === '0';
+    $('remaining').textContent = s.amountLeftFormatted;
     // After a partial payment the request (amount, QR, wallet link) follows what is left to pay.
     if (shownRemaining !== null && shownRemaining !== s.amountRemaining && chosen && !FINAL.includes(s.status))
       void choose(chosen);

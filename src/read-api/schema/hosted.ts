@@ -48,8 +48,15 @@ export const PayerStatusSchema = z
     amountRemaining: amountString(),
     amountRemainingFormatted: z.string(),
     amountPending: amountString(),
+    amountPendingFormatted: z
+      .string()
+      .openapi({ description: 'Seen on the network, not yet confirmed: the page shows it as Confirming' }),
     amountToSend: amountString(),
     amountToSendFormatted: z.string(),
+    amountLeftFormatted: z.string().openapi({
+      description:
+        'What is left to send (the remaining amount less what is confirming), as the Remaining row of the page shows it',
+    }),
     confirmations: z.object({
       pending: z.number().int(),
       current: z.number().int().nullable(),
