@@ -124,8 +124,8 @@ test('Payment links: fixed, customer-chosen and subscription links with custom f
   await page.goto(`${dash.url}/dashboard/payment-links/new`);
   await page.getByLabel('Title').fill('Tip jar');
   await page.getByLabel('Customer chooses').check();
-  await page.getByLabel('Least amount').fill('1');
-  await page.getByLabel('Most amount').fill('100');
+  await page.getByLabel('Minimum amount').fill('1');
+  await page.getByLabel('Maximum amount').fill('100');
   await page.getByLabel('Suggested amounts').fill('2 5 10');
   await page.getByLabel('Field 1 key').fill('note');
   await page.getByLabel('Field 1 label').fill('A note for the baristas');

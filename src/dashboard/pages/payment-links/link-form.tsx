@@ -181,8 +181,8 @@ export function LinkForm(props: {
           <Field name="amount" label="Amount" value={v.amount} error={e.amount} hint="Fixed price, e.g. 25 or 12.50." />
         </div>
         <div class="form-row">
-          <Field name="minimumAmount" label="Least amount" value={v.minimumAmount} error={e.minimumAmount} />
-          <Field name="maximumAmount" label="Most amount" value={v.maximumAmount} error={e.maximumAmount} />
+          <Field name="minimumAmount" label="Minimum amount" value={v.minimumAmount} error={e.minimumAmount} />
+          <Field name="maximumAmount" label="Maximum amount" value={v.maximumAmount} error={e.maximumAmount} />
         </div>
         <Field
           name="suggestedAmounts"
