@@ -1,11 +1,11 @@
 import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
+import { documentAmount } from '../shared/money.ts';
 import type { Organization } from '../actors/organization.ts';
 import { taxSummary } from '../shared/tax.ts';
 import { businessFooter } from './business-footer.ts';
 import type { NetworkNames, PayerStatus } from './checkout-status.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
 import { assetIconUrl, networkIconUrl } from './icons.ts';
-import { documentAmount } from './invoice-document.ts';
 import { renderWalletActions, type WalletContext } from './wallet-actions.ts';
 import { renderSolanaWalletActions } from './solana-wallet-actions.ts';
 import { renderTronWalletActions } from './tron-wallet-actions.ts';

@@ -2,8 +2,7 @@ import type { CheckoutSession, SessionAddress } from '../../machines/checkout-se
 import type { PaymentRequest, PaymentWords } from '../chain-ingest/rail.ts';
 import { EVM_NETWORKS } from '../chain-ingest/evm/networks/all-networks.ts';
 import { DEVNET_CHAIN_ID } from '../chain-ingest/evm/networks/devnet.ts';
-import { formatAmount, toChainUnitsRoundedUp } from '../shared/money.ts';
-import { documentAmount } from './invoice-document.ts';
+import { documentAmount, formatAmount, toChainUnitsRoundedUp } from '../shared/money.ts';
 
 /** Where the payer goes after completion: the success URL with the session id filled in. */
 export const successRedirect = (session: CheckoutSession): string =>

@@ -2,7 +2,8 @@ import test from 'ava';
 import { invoiceFixture } from '../../machines/invoice.fixture.ts';
 import type { Invoice } from '../../machines/invoice.types.ts';
 import type { Organization } from '../actors/organization.ts';
-import { documentAmount, invoiceDocument } from './invoice-document.ts';
+import { documentAmount } from '../shared/money.ts';
+import { invoiceDocument } from './invoice-document.ts';
 
 const DUE = '2030-02-01T00:00:00.000Z';
 const BEFORE_DUE = Date.parse('2030-01-15T00:00:00.000Z');

@@ -2,7 +2,7 @@ import { taxSummary } from '../shared/tax.ts';
 import type { Invoice } from '../../machines/invoice.types.ts';
 import type { AddressDetails, Organization } from '../actors/organization.ts';
 import type { Customer } from '../actors/customer.ts';
-import { formatAmount } from '../shared/money.ts';
+import { documentMoney } from '../shared/money.ts';
 
 /**
  * What an invoice shows its payer, already in words: the one view the hosted page and the PDF
@@ -73,21 +73,6 @@ const imageUrl = (value: string | null | undefined): string | null =>
 const DATE = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', year: 'numeric', month: 'long', day: 'numeric' });
 /** `2030-02-01T…` → `February 1, 2030` (UTC: the day the merchant chose, wherever the payer is). */
 export const documentDate = (iso: string): string => DATE.format(new Date(iso));
-
-/**
- * An amount as a document shows it: thousands grouped and at least two decimals, every digit the
- * 10^8 scale holds kept (`450000000` → `4.50`, `123456789012` → `1,234.56789012`).
- */
-export function documentAmount(amount: bigint): string {
-  const [whole = '0', fraction = ''] = formatAmount(amount).split('.');
-  const negative = whole.startsWith('-');
-  const digits = negative ? whole.slice(1) : whole;
-  const grouped = digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${negative ? '-' : ''}${grouped}.${fraction.padEnd(2, '0')}`;
-}
-
-export const documentMoney = (amount: string | bigint, currency: string): string =>
-  `${documentAmount(BigInt(amount))} ${currency.toUpperCase()}`;
 
 const REGIONS = new Intl.DisplayNames(['en'], { type: 'region' });
 /** `US` → `United States`; anything that is not a two-letter code is shown as given. */

@@ -8,8 +8,7 @@ import { MAX_ANSWER_LENGTH } from '../../machines/payment-link.decide.ts';
 import type { PaymentLink } from '../../machines/payment-link.types.ts';
 import { isEmail, isPhone, PHONE_HINT, type CustomerAddress } from '../actors/customer.ts';
 import { compareDecimals, DECIMAL, digitCount, parseDecimalAmount } from '../shared/decimal.ts';
-import { AmountError } from '../shared/money.ts';
-import { documentAmount } from './invoice-document.ts';
+import { AmountError, documentAmount } from '../shared/money.ts';
 
 /** The page's form as posted: input name → value. */
 export type PayerForm = Record<string, string>;

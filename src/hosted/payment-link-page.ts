@@ -1,10 +1,9 @@
 import type { CustomField } from '../../machines/collected-data.types.ts';
 import type { PaymentLink } from '../../machines/payment-link.types.ts';
 import type { Organization } from '../actors/organization.ts';
-import { formatAmount } from '../shared/money.ts';
+import { documentAmount, formatAmount } from '../shared/money.ts';
 import { businessFooter } from './business-footer.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
-import { documentAmount } from './invoice-document.ts';
 import { ADDRESS_INPUTS, addressTitle, INPUT, type FormProblem, type PayerForm } from './payment-link-form.ts';
 
 const SUBMIT_WORDS = { pay: 'Pay', book: 'Book', donate: 'Donate' } as const;

@@ -2,7 +2,7 @@ import { taxSummary } from '../shared/tax.ts';
 import type { Invoice } from '../../machines/invoice.types.ts';
 import type { Organization } from '../actors/organization.ts';
 import { escapeHtml } from '../hosted/html.ts';
-import { formatAmount } from '../shared/money.ts';
+import { documentMoney } from '../shared/money.ts';
 
 export type InvoiceMailKind = 'invoice' | 'reminder' | 'receipt';
 
@@ -22,7 +22,7 @@ export type InvoiceMailInput = {
 
 const HEX_COLOR = /^#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?$/;
 const day = (iso: string | null) => (iso ? iso.slice(0, 10) : '');
-const money = (amount: string, currency: string) => `${formatAmount(BigInt(amount))} ${currency.toUpperCase()}`;
+const money = documentMoney;
 const httpUrl = (value: string | null): string | null => (value && /^https?:\/\//i.test(value) ? value : null);
 
 function addressLines(org: Organization | null): string[] {

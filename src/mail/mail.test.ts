@@ -40,7 +40,7 @@ test('invoice mail carries the business details, branding and the pay link, esca
     payUrl: 'http://127.0.0.1/invoices/x/pay',
     now: Date.parse('2026-01-05T00:00:00Z'),
   });
-  t.is(mail.subject, 'Invoice INV-0001 from Acme <Studio> & Co: 3 USDC due 2026-02-01');
+  t.is(mail.subject, 'Invoice INV-0001 from Acme <Studio> & Co: 3.00 USDC due 2026-02-01');
   for (const part of [
     'Acme <Studio> & Co',
     '1 Main Street',
@@ -74,7 +74,7 @@ test('invoice mail carries the business details, branding and the pay link, esca
     organization: null,
     payUrl: 'http://x/pay',
   });
-  t.regex(receipt.text, /received 3 USDC for invoice INV-0001 on 2026-01-10/);
+  t.regex(receipt.text, /received 3.00 USDC for invoice INV-0001 on 2026-01-10/);
   t.false(receipt.text.includes('Pay online'));
 });
 

@@ -1,7 +1,7 @@
 import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
 import type { Organization } from '../actors/organization.ts';
 import { escapeHtml } from '../hosted/html.ts';
-import { formatAmount } from '../shared/money.ts';
+import { documentMoney } from '../shared/money.ts';
 
 export type PaymentReceiptMailInput = {
   session: CheckoutSession;
@@ -12,7 +12,7 @@ export type PaymentReceiptMailInput = {
 };
 
 const HEX_COLOR = /^#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?$/;
-const money = (amount: string, currency: string) => `${formatAmount(BigInt(amount))} ${currency.toUpperCase()}`;
+const money = documentMoney;
 
 /**
  * The receipt of a paid checkout session, mailed to its payer on the merchant's request: what

@@ -70,3 +70,19 @@ export function formatAmount(amount: bigint, decimals: number = API_DECIMALS): s
   const fraction = (abs % base).toString().padStart(decimals, '0').replace(/0+$/, '');
   return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
 }
+
+/**
+ * An amount as documents, pages and mails show it: thousands grouped and at least two decimals,
+ * every digit the 10^8 scale holds kept (`450000000` → `4.50`, `123456789012` → `1,234.56789012`).
+ */
+export function documentAmount(amount: bigint, minus = '-'): string {
+  const [whole = '0', fraction = ''] = formatAmount(amount).split('.');
+  const negative = whole.startsWith('-');
+  const digits = negative ? whole.slice(1) : whole;
+  const grouped = digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${negative ? minus : ''}${grouped}.${fraction.padEnd(2, '0')}`;
+}
+
+/** `documentAmount` with its currency: `4.50 USDC`. */
+export const documentMoney = (amount: string | bigint, currency: string): string =>
+  `${documentAmount(BigInt(amount))} ${currency.toUpperCase()}`;

@@ -58,7 +58,7 @@ test('an invoice the system sends (mailed: false) is mailed by the dispatcher, o
   t.like(result.events[1]!.data, { to: null, mailed: false });
   const mail = await eventually(async () => sent[0], 'the invoice mail');
   t.is(mail.to, 'ada@example.com');
-  t.is(mail.subject, `Invoice ${draft.number} from Acme Studio: 3 USDC due 2026-03-31`);
+  t.is(mail.subject, `Invoice ${draft.number} from Acme Studio: 3.00 USDC due 2026-03-31`);
   t.true(mail.text.includes(`Pay online: ${weir.url}/invoices/${draft.id}`));
   t.like((await api.get<Invoice>(`/api/v1/invoices/${draft.id}`)).body, {
     status: 'open',

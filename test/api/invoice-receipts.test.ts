@@ -55,7 +55,7 @@ test('an invoice paid on chain through its checkout session: the customer is mai
   const receipt = await eventually(async () => sent[0], 'the receipt');
   t.is(receipt.to, 'ada@example.com');
   t.is(receipt.subject, `Receipt for invoice ${invoice.number} from Acme Studio`);
-  t.regex(receipt.text, new RegExp(`we received 3 USDC for invoice ${invoice.number} on 2026-03-01`));
+  t.regex(receipt.text, new RegExp(`we received 3.00 USDC for invoice ${invoice.number} on 2026-03-01`));
   for (const part of ['Hello Ada,', 'help@acme.example', 'Tax no.: PT123456789'])
     t.true(receipt.text.includes(part), part);
   t.false(receipt.text.includes('Pay online'), 'a receipt asks for nothing');
@@ -79,5 +79,5 @@ test('an invoice marked as paid out of band: the customer is mailed a receipt', 
   const receipt = await eventually(async () => sent[0], 'the receipt');
   t.is(receipt.to, 'ada@example.com');
   t.regex(receipt.subject, /^Receipt for invoice /);
-  t.regex(receipt.text, /we received 3 USDC/);
+  t.regex(receipt.text, /we received 3.00 USDC/);
 });

@@ -223,7 +223,7 @@ test('a clock jump over several reminder times mails only the latest one due, re
   );
   t.true(
     mailOf(three)[0]!.text.includes(
-      `This is a reminder that invoice ${three.number} for 3 USDC was due on 2026-03-10.`,
+      `This is a reminder that invoice ${three.number} for 3.00 USDC was due on 2026-03-10.`,
     ),
   );
   t.deepEqual(

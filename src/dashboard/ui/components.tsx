@@ -1,5 +1,5 @@
 import type { Children, PropsWithChildren } from '@kitajs/html';
-import { formatAmount } from '../../shared/money.ts';
+import { documentAmount } from '../../shared/money.ts';
 
 /** The hidden CSRF field every state-changing form carries (the area refuses a POST without it). */
 export const CsrfField = ({ token }: { token: string }): JSX.Element => (
@@ -101,13 +101,8 @@ export const Badge = ({ tone = 'neutral', label }: { tone?: Tone; label: string 
 );
 
 /** An API amount (10^8-scaled integer string or bigint) with its currency, in figures with grouping. */
-export function money(amount: string | bigint, currency: string): string {
-  const text = formatAmount(typeof amount === 'bigint' ? amount : BigInt(amount));
-  const [whole = '0', fraction = ''] = text.replace('-', '').split('.');
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  const cents = fraction.padEnd(2, '0');
-  return `${text.startsWith('-') ? '−' : ''}${grouped}.${cents} ${currency.toUpperCase()}`;
-}
+export const money = (amount: string | bigint, currency: string): string =>
+  `${documentAmount(BigInt(amount), '−')} ${currency.toUpperCase()}`;
 
 const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
   day: 'numeric',
