@@ -152,7 +152,7 @@ test('the README, followed as written: npm start on a fresh data dir, an organiz
 
   // 5. Choose the asset, press "Pay with test wallet", end on the success URL.
   const [asset, network, payButton, , paid] = boldWordsOfStep(steps, 5);
-  t.deepEqual([asset, network, payButton, paid], ['USD Coin', 'Local Devnet', 'Pay with test wallet', 'Paid']);
+  t.deepEqual([asset, network, payButton, paid], ['Test USD Coin', 'Local Devnet', 'Pay with test wallet', 'Paid']);
   const page = await context.newPage();
   await page.goto(session.url);
   await choose(page, asset!, network!);
