@@ -101,7 +101,7 @@ test('payment-receipts/send mails the payer a receipt of a paid session; a 400 w
   const mail = await eventually(async () => sent[before], 'the receipt mail');
   t.is(mail.to, 'ada@example.com');
   t.true(mail.subject.includes(receipt.body.receiptNumber));
-  t.regex(mail.text, /3\.00000000? USDC|3 USDC/);
+  t.regex(mail.text, /received 3\.00 USDC\b/);
   // Sending again sends it again, with the same number.
   const again = await alice.api.post<{ receiptNumber: string }>(send(withCustomer));
   t.is(again.body.receiptNumber, receipt.body.receiptNumber);
