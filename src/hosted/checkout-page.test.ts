@@ -1,14 +1,9 @@
 import test from 'ava';
-import { paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
-import type { CheckoutSession, SessionLineItem, SessionPayment } from '../../machines/checkout-session.types.ts';
-import { createTestRail } from '../chain-ingest/test-rail.ts';
+import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import type { CheckoutSession, SessionLineItem } from '../../machines/checkout-session.types.ts';
 import { renderCheckoutPage } from './checkout-page.ts';
-import { type PayAt, payerStatus } from './checkout-status.ts';
-
-const rail = createTestRail();
-const pay: PayAt = (address, amountDue) => rail.paymentRequest({ address, amountDue, words: {} });
-const names = (network: string) => (network === 'weir-testnet' ? 'Weir Testnet' : network);
-const NOW = Date.parse('2026-01-01T00:30:00.000Z');
+import { payerStatus } from './checkout-status.ts';
+import { NOW, names, pay, payment, withUsdcChosen } from './payer-status.fixture.ts';
 
 /** Two of a 1.50 USDC flat white: the fixture's 3 USDC. */
 const flatWhites: SessionLineItem = {
@@ -30,31 +25,9 @@ const flatWhites: SessionLineItem = {
   currency: 'usdc',
 };
 
-/** The session with USDC chosen as the payment method. */
-const chosen = (overrides: Partial<CheckoutSession> = {}): CheckoutSession => {
-  const session = sessionFixture({ lineItems: { object: 'list', data: [flatWhites] }, ...overrides });
-  return {
-    ...session,
-    paymentIntent: {
-      ...session.paymentIntent,
-      paymentMethod: {
-        id: 'addr-usdc',
-        type: 'wallet',
-        accountAddress: session.addresses[0]!.paymentAddress,
-        asset: session.addresses[0]!.asset,
-        amountDue: '3000000',
-        options: { wallet: { assetId: 'weir-testnet:usdc', transactionHash: null, contractAddress: '0xa11ce' } },
-      },
-    },
-  };
-};
-const payment = (amount: string, status: SessionPayment['status']): SessionPayment => ({
-  ...paymentFixture(`t${amount}${status}`, amount),
-  status,
-  detectedAt: '2026-01-01T00:10:00.000Z',
-  confirmedAt: status === 'confirmed' ? '2026-01-01T00:11:00.000Z' : null,
-  late: false,
-});
+/** The session of the flat whites with USDC chosen as the payment method. */
+const chosen = (overrides: Partial<CheckoutSession> = {}): CheckoutSession =>
+  withUsdcChosen(sessionFixture({ lineItems: { object: 'list', data: [flatWhites] }, ...overrides }));
 const render = (session: CheckoutSession) => {
   const status = payerStatus(session, names, NOW, undefined, pay);
   return { status, html: renderCheckoutPage({ session, org: null, status, names, products: new Map() }) };

@@ -1,35 +1,8 @@
 import test from 'ava';
-import { paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
-import type { CheckoutSession, SessionPayment } from '../../machines/checkout-session.types.ts';
-import { createTestRail } from '../chain-ingest/test-rail.ts';
-import { type PayAt, paymentWords, payerStatus } from './checkout-status.ts';
-
-const rail = createTestRail();
-const pay: PayAt = (address, amountDue) => rail.paymentRequest({ address, amountDue, words: {} });
-
-const names = (network: string) => (network === 'weir-testnet' ? 'Weir Testnet' : network);
-const NOW = Date.parse('2026-01-01T00:30:00.000Z');
-const chosen = (session: CheckoutSession): CheckoutSession => ({
-  ...session,
-  paymentIntent: {
-    ...session.paymentIntent,
-    paymentMethod: {
-      id: 'addr-usdc',
-      type: 'wallet',
-      accountAddress: session.addresses[0]!.paymentAddress,
-      asset: session.addresses[0]!.asset,
-      amountDue: '3000000',
-      options: { wallet: { assetId: 'weir-testnet:usdc', transactionHash: null, contractAddress: '0xa11ce' } },
-    },
-  },
-});
-const payment = (amount: string, status: SessionPayment['status']): SessionPayment => ({
-  ...paymentFixture(`t${amount}${status}`, amount),
-  status,
-  detectedAt: '2026-01-01T00:10:00.000Z',
-  confirmedAt: status === 'confirmed' ? '2026-01-01T00:11:00.000Z' : null,
-  late: false,
-});
+import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
+import { paymentWords, payerStatus } from './checkout-status.ts';
+import { NOW, names, pay, payment, withUsdcChosen as chosen } from './payer-status.fixture.ts';
 
 test('the payer is told the state in words: waiting, confirming, partly paid, paid, expired, canceled', (t) => {
   const open = sessionFixture();
