@@ -248,6 +248,15 @@ async function startLocked(
   const log: Log = logTo(logger);
   const clock = overrides.clock ?? createSystemClock();
   const waiting: WaitingLog = (line, fields) => logger.warn({ event: 'weir.waiting', ...fields }, line);
+  // First, so that its port being taken fails the start before anything else is running.
+  const inspector = config.inspect ? await openInspector(config.inspect) : null;
+  if (inspector)
+    logger.info(
+      { event: 'weir.inspecting', url: inspector.url, page: inspector.page },
+      inspector.page
+        ? `statecharts shown live: open ${inspector.page} (the Stately inspector)`
+        : `statecharts shown live through the inspector at ${inspector.url}`,
+    );
   const stores = await openStores(config, waiting, overrides.sharedReadStore);
   // MongoDB is shared by every instance: one of them projects into it (the `projections` work).
   const sharedReadModels = overrides.sharedReadStore !== undefined || !!config.mongoDbUrl;
@@ -353,14 +362,6 @@ async function startLocked(
   });
   const rails = overrides.rails ?? [...(overrides.extraRails ?? []), evmRail, solana.rail, tron.rail];
   const rail = combineRails(rails);
-  const inspector = config.inspect ? openInspector(config.inspect) : null;
-  if (inspector)
-    logger.info(
-      { event: 'weir.inspecting', url: inspector.url, page: inspector.page },
-      inspector.page
-        ? `statecharts shown live: open ${inspector.page} (the Stately inspector)`
-        : `statecharts shown live through the inspector at ${inspector.url}`,
-    );
   const handler = createCommandHandler({
     eventStore,
     clock,
@@ -819,7 +820,7 @@ async function startLocked(
         if (!overrides.sharedReadStore) await readStore.close();
         await eventStore.close();
         await tracing?.shutdown();
-        inspector?.stop();
+        await inspector?.stop();
         await releaseLock();
         logger.info(
           {

@@ -234,17 +234,14 @@ async function inspect(argv: string[]): Promise<void> {
     const record = await findMachineRecord(eventStore, id);
     if (!record)
       throw new ConfigError(`no session, invoice, subscription, payment link, coupon or webhook delivery ${id}`);
-    const inspector = openInspector(config.inspect ?? '8090', { maxDeferred: record.events.length * 2 + 10 });
+    const inspector = await openInspector(config.inspect ?? '8090', { maxDeferred: record.events.length * 2 + 10 });
     console.error(
       `[weir] ${record.streamId}: ${record.events.length} events${inspector.page ? `; open ${inspector.page}` : ` to ${inspector.url}`}`,
     );
     const step = Number(stepText);
     await replayRecord(inspector.sink, record, () => new Promise((resolve) => setTimeout(resolve, step)));
     console.error('[weir] replayed; Ctrl-C to stop');
-    const stop = () => {
-      inspector.stop();
-      process.exit(0);
-    };
+    const stop = () => void inspector.stop().then(() => process.exit(0));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   } finally {

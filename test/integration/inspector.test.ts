@@ -1,10 +1,12 @@
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import { WebSocketServer } from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import { payInFull, type Session } from '../api/helpers.ts';
 import { eventually } from '../support/api-client.ts';
+import { findFreePort } from '../support/free-port.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
 type Inspection = {
@@ -59,5 +61,32 @@ test('weir serve --inspect: one real checkout shows in the inspector as its mach
     steps.filter((m) => m.type === '@xstate.snapshot').map((m) => m.snapshot?.value),
     values,
     "each snapshot is the machine's state after that event",
+  );
+});
+
+test("weir serve --inspect PORT: the bridge page's socket, on loopback, gets a new session's actor and events", async (t) => {
+  const port = await findFreePort();
+  const weir = await startTestWeir(t, { inspect: String(port) });
+  const page = new WebSocket(`ws://127.0.0.1:${port}`, { origin: `http://localhost:${port}` });
+  t.teardown(() => page.close());
+  const received: Inspection[] = [];
+  page.on('message', (data) => received.push(JSON.parse(String(data)) as Inspection));
+  await once(page, 'open');
+
+  const merchant = await createMerchant(weir.url);
+  const created = await merchant.api.post<Session>('/api/v1/checkout/sessions', sessionRequest());
+  t.is(created.status, 200);
+  const actorId = `checkout_session-${created.body.id}`;
+  const seen = await eventually(async () => {
+    const mine = received.filter((m) => m.sessionId === actorId);
+    return mine.some((m) => m.type === '@xstate.snapshot') ? mine : undefined;
+  }, 'the page to see the session');
+  t.deepEqual(
+    seen.map((m) => `${m.type} ${m.event?.type ?? m.name}`),
+    [
+      '@xstate.actor checkoutSession',
+      '@xstate.event CheckoutSessionCreated',
+      '@xstate.snapshot CheckoutSessionCreated',
+    ],
   );
 });

@@ -1,0 +1,162 @@
+import { once } from 'node:events';
+import { createServer, request } from 'node:http';
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { createWebSocketInspector } from '@statelyai/inspect';
+import test, { type ExecutionContext } from 'ava';
+import WebSocket from 'ws';
+import { launchChromium } from '../../test/support/chromium.ts';
+import { eventually } from '../../test/support/api-client.ts';
+import { type InspectorBridge, startInspectorBridge } from './inspector-bridge.ts';
+
+async function bridge(t: ExecutionContext, keep?: number, inspectorUrl?: string) {
+  const started = await startInspectorBridge({
+    port: 0,
+    ...(keep ? { keep } : {}),
+    ...(inspectorUrl ? { inspectorUrl } : {}),
+  });
+  t.teardown(() => started.stop());
+  return started;
+}
+
+function get(port: number, host: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/', headers: { host } }, (res) => {
+      let body = '';
+      res.on('data', (chunk) => {
+        body += String(chunk);
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A socket to the bridge, as a page of `origin` (or a process: no Origin) opens it; its messages as they come. */
+async function socketTo(started: InspectorBridge, origin?: string): Promise<{ socket: WebSocket; got: unknown[] }> {
+  const socket = new WebSocket(started.url, origin ? { origin } : {});
+  const got: unknown[] = [];
+  socket.on('message', (data) => got.push(JSON.parse(String(data))));
+  await once(socket, 'open');
+  return { socket, got };
+}
+
+function refusal(started: InspectorBridge, origin: string): Promise<number> {
+  const socket = new WebSocket(started.url, { origin });
+  return new Promise((resolve, reject) => {
+    socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    socket.on('open', () => reject(new Error(`a socket from ${origin} was taken`)));
+  });
+}
+
+test('the bridge listens on loopback only, answers only its own host names, and its page runs no inline script and cannot be framed', async (t) => {
+  const started = await bridge(t);
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal);
+  if (external) {
+    const socket = connect({ host: external.address, port: started.port });
+    const [error] = (await once(socket, 'error')) as [NodeJS.ErrnoException];
+    t.is(error.code, 'ECONNREFUSED', `nothing listens on ${external.address}`);
+  } else t.log('no interface but loopback here: the listening address is checked alone');
+
+  const page = await get(started.port, `localhost:${started.port}`);
+  t.is(page.status, 200);
+  const policy = String(page.headers['content-security-policy']);
+  t.regex(policy, /script-src 'self'/);
+  t.regex(policy, /frame-ancestors 'none'/);
+  t.notRegex(policy, /unsafe-inline/);
+  t.notRegex(page.body, /<script(?![^>]*\bsrc=)/, 'no inline script');
+  t.regex(page.body, /src="https:\/\/stately\.ai\/inspect"/, 'it embeds the Stately inspector');
+
+  t.is((await get(started.port, `rebound.example:${started.port}`)).status, 421, 'a rebound host name is refused');
+});
+
+test("sockets are taken from the bridge's own page and from processes, never from another site's page", async (t) => {
+  const started = await bridge(t);
+  t.is(await refusal(started, 'https://evil.example'), 401);
+  t.is(await refusal(started, `http://localhost:${started.port + 1}`), 401);
+  const own = await socketTo(started, `http://localhost:${started.port}`);
+  const process = await socketTo(started);
+  t.teardown(() => {
+    own.socket.close();
+    process.socket.close();
+  });
+  process.socket.send(JSON.stringify({ type: '@xstate.event', sessionId: 'a', event: { type: 'X' } }));
+  await eventually(async () => (own.got.length === 1 ? true : undefined), 'the page to get the event');
+  t.deepEqual(own.got, [{ type: '@xstate.event', sessionId: 'a', event: { type: 'X' } }]);
+});
+
+test('a page opened late gets the last messages kept, preceded by the actor each of them belongs to', async (t) => {
+  const started = await bridge(t, 3);
+  const weir = await socketTo(started);
+  const watching = await socketTo(started, `http://127.0.0.1:${started.port}`);
+  t.teardown(() => {
+    weir.socket.close();
+    watching.socket.close();
+  });
+  const sent = [
+    { type: '@xstate.actor', sessionId: 'a', name: 'first' },
+    { type: '@xstate.event', sessionId: 'a', event: { type: 'A1' } },
+    { type: '@xstate.event', sessionId: 'a', event: { type: 'A2' } },
+    { type: '@xstate.actor', sessionId: 'b', name: 'second' },
+    { type: '@xstate.event', sessionId: 'b', event: { type: 'B1' } },
+  ];
+  for (const message of sent) weir.socket.send(JSON.stringify(message));
+  // A message is kept before it is relayed: once a page open all along has them, the bridge keeps them.
+  await eventually(async () => (watching.got.length === sent.length ? true : undefined), 'the open page to get all');
+
+  const late = await socketTo(started, `http://127.0.0.1:${started.port}`);
+  t.teardown(() => late.socket.close());
+  await eventually(async () => (late.got.length === 4 ? true : undefined), 'the replay');
+  t.deepEqual(late.got, [sent[0], sent[2], sent[3], sent[4]], "a's chart first: its event is still kept");
+});
+
+test('in Chromium, the bridge page relays what Weir sends into the embedded inspector, under its CSP', async (t) => {
+  // A stand-in for the Stately inspector: says it is connected, then lists what it is sent.
+  const inspector = createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    res.end(`<!doctype html><title>inspector</title><script>
+      window.received = [];
+      window.addEventListener('message', (e) => window.received.push(e.data));
+      window.parent.postMessage({ type: '@statelyai.connected' }, '*');
+    </script>`);
+  });
+  inspector.listen(0, '127.0.0.1');
+  await once(inspector, 'listening');
+  t.teardown(() => inspector.close());
+  const inspectorUrl = `http://127.0.0.1:${(inspector.address() as AddressInfo).port}/inspect`;
+  const started = await bridge(t, undefined, inspectorUrl);
+
+  const browser = await launchChromium(t);
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(started.page);
+  await page.locator('#socket', { hasText: 'connected' }).waitFor();
+
+  const sink = createWebSocketInspector({ url: started.url });
+  t.teardown(() => sink.stop());
+  sink.actor('checkout_session-s1');
+  sink.event('checkout_session-s1', { type: 'CheckoutSessionCreated' }, { source: 'api_key:k1' });
+
+  const frame = await eventually(
+    async () => page.frames().find((f) => f.url() === inspectorUrl),
+    'the inspector frame',
+  );
+  const received = await eventually(async () => {
+    const got = (await frame.evaluate('window.received')) as { type: string; sessionId: string }[];
+    return got.length >= 2 ? got : undefined;
+  }, 'the inspector to get the actor and its event');
+  t.deepEqual(
+    received.map((m) => `${m.type} ${m.sessionId}`),
+    ['@xstate.actor checkout_session-s1', '@xstate.event checkout_session-s1'],
+  );
+  t.is(await page.locator('#count').textContent(), '2');
+  t.deepEqual(problems, [], 'no console error, CSP refusals among them');
+});

@@ -1,0 +1,178 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type WebSocket, WebSocketServer } from 'ws';
+
+/** Where the inspector's interface is served from; the bridge page embeds it. */
+export const STATELY_INSPECTOR_URL = 'https://stately.ai/inspect';
+
+const SCRIPT = readFileSync(new URL('./bridge.js', import.meta.url));
+const STYLE = `html, body { height: 100%; margin: 0; font: 14px/1.4 system-ui, sans-serif; }
+body { display: flex; flex-direction: column; }
+header { padding: 6px 12px; background: #2f5a61; color: #fff; }
+iframe { flex: 1; width: 100%; border: 0; }
+`;
+
+export type InspectorBridge = {
+  /** The page to open, and the socket Weir sends its inspection events to. */
+  page: string;
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+};
+
+export type InspectorBridgeOptions = {
+  port: number;
+  /** The inspector's interface, embedded in the page (a local stand-in in tests). */
+  inspectorUrl?: string;
+  /** How many messages a page opened late is sent first (the actors they belong to are kept too). */
+  keep?: number;
+};
+
+/**
+ * The page an engineer opens to watch the machines, relaying Weir's inspection events to the Stately
+ * inspector it embeds. `@statelyai/inspect`'s own bridge listens on every interface and lets any web
+ * page's script open its socket; these events carry customers' data, so this one listens on loopback
+ * only, answers only its own host names, and takes sockets from its own page or from a process (no Origin).
+ */
+export async function startInspectorBridge(options: InspectorBridgeOptions): Promise<InspectorBridge> {
+  const inspectorUrl = new URL(options.inspectorUrl ?? STATELY_INSPECTOR_URL);
+  const kept = keptMessages(options.keep ?? 2000);
+  let port = options.port;
+  const hosts = () => [`127.0.0.1:${port}`, `localhost:${port}`];
+  const origins = () => hosts().map((host) => `http://${host}`);
+
+  const http = createServer((req, res) => {
+    if (!hosts().includes(req.headers.host ?? '')) return answer(res, 421, 'text/plain', 'unknown host\n');
+    if (req.method !== 'GET' && req.method !== 'HEAD') return answer(res, 405, 'text/plain', 'method not allowed\n');
+    const path = new URL(req.url ?? '/', 'http://bridge').pathname;
+    if (path === '/')
+      return answer(res, 200, 'text/html; charset=utf-8', page(inspectorUrl), security(inspectorUrl, hosts()));
+    if (path === '/bridge.js') return answer(res, 200, 'text/javascript; charset=utf-8', SCRIPT);
+    if (path === '/bridge.css') return answer(res, 200, 'text/css; charset=utf-8', STYLE);
+    return answer(res, 404, 'text/plain', 'not found\n');
+  });
+  const sockets = new WebSocketServer({
+    server: http,
+    verifyClient: ({ req }: { req: IncomingMessage }) =>
+      hosts().includes(req.headers.host ?? '') &&
+      (req.headers.origin === undefined || origins().includes(req.headers.origin)),
+  });
+  sockets.on('connection', (socket: WebSocket) => {
+    for (const message of kept.replay()) socket.send(message);
+    socket.on('message', (data) => {
+      const message = String(data);
+      kept.add(message);
+      for (const other of sockets.clients) if (other !== socket && other.readyState === other.OPEN) other.send(message);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`the inspector's port ${options.port} is in use: choose another with --inspect PORT`)
+          : error,
+      ),
+    );
+    http.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  port = (http.address() as AddressInfo).port;
+  return {
+    page: `http://localhost:${port}`,
+    url: `ws://127.0.0.1:${port}`,
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets.clients) socket.terminate();
+        sockets.close();
+        http.close(() => resolve());
+      }),
+  };
+}
+
+function answer(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'Content-Type': type, 'X-Content-Type-Options': 'nosniff', ...headers });
+  res.end(body);
+}
+
+function security(inspector: URL, hosts: string[]): Record<string, string> {
+  const policy = [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `connect-src ${hosts.map((host) => `ws://${host}`).join(' ')}`,
+    `frame-src ${inspector.origin}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  return { 'Content-Security-Policy': policy, 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' };
+}
+
+function page(inspector: URL): string {
+  const src = inspector.href.replaceAll('&', '&amp;').replaceAll('"', '&quot;');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Weir: statecharts, live</title>
+<link rel="stylesheet" href="/bridge.css">
+<script src="/bridge.js" defer></script>
+</head>
+<body>
+<header><strong>Weir</strong>, statecharts live: <span id="count">0</span> messages, socket <span id="socket">connecting</span>.
+The inspector below loads from ${inspector.host}; it stays blank where this browser cannot reach it.</header>
+<iframe id="inspector" title="Stately inspector" src="${src}"></iframe>
+</body>
+</html>
+`;
+}
+
+/**
+ * The last `limit` messages, for a page opened late, and the actor message of every actor they name
+ * (the inspector needs an actor's chart before its events), however long ago it came.
+ */
+function keptMessages(limit: number) {
+  type Kept = { message: string; actor: string | null; isActor: boolean };
+  const ring: Kept[] = [];
+  const actors = new Map<string, { message: string; inRing: boolean; references: number }>();
+  return {
+    add(message: string): void {
+      const { actor, isActor } = describe(message);
+      ring.push({ message, actor, isActor });
+      if (actor) {
+        const known = actors.get(actor);
+        if (isActor) actors.set(actor, { message, inRing: true, references: (known?.references ?? 0) + 1 });
+        else if (known) known.references += 1;
+      }
+      if (ring.length <= limit) return;
+      const dropped = ring.shift();
+      const known = dropped?.actor ? actors.get(dropped.actor) : undefined;
+      if (!dropped?.actor || !known) return;
+      if (dropped.isActor && dropped.message === known.message) known.inRing = false;
+      known.references -= 1;
+      if (known.references <= 0) actors.delete(dropped.actor);
+    },
+    replay(): string[] {
+      const outside = [...actors.values()].filter((a) => !a.inRing).map((a) => a.message);
+      return [...outside, ...ring.map((k) => k.message)];
+    },
+  };
+}
+
+function describe(message: string): { actor: string | null; isActor: boolean } {
+  try {
+    const parsed = JSON.parse(message) as { type?: unknown; sessionId?: unknown };
+    const actor = typeof parsed.sessionId === 'string' ? parsed.sessionId : null;
+    return { actor, isActor: parsed.type === '@xstate.actor' };
+  } catch {
+    return { actor: null, isActor: false };
+  }
+}
