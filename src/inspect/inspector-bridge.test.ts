@@ -160,3 +160,10 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
   t.is(await page.locator('#count').textContent(), '2');
   t.deepEqual(problems, [], 'no console error, CSP refusals among them');
 });
+
+test('a port already taken is a clear error, not a crash', async (t) => {
+  const first = await bridge(t);
+  await t.throwsAsync(startInspectorBridge({ port: first.port }), {
+    message: `the inspector's port ${first.port} is in use: choose another with --inspect PORT`,
+  });
+});

@@ -52,21 +52,6 @@ export async function startInspectorBridge(options: InspectorBridgeOptions): Pro
     if (path === '/bridge.css') return answer(res, 200, 'text/css; charset=utf-8', STYLE);
     return answer(res, 404, 'text/plain', 'not found\n');
   });
-  const sockets = new WebSocketServer({
-    server: http,
-    verifyClient: ({ req }: { req: IncomingMessage }) =>
-      hosts().includes(req.headers.host ?? '') &&
-      (req.headers.origin === undefined || origins().includes(req.headers.origin)),
-  });
-  sockets.on('connection', (socket: WebSocket) => {
-    for (const message of kept.replay()) socket.send(message);
-    socket.on('message', (data) => {
-      const message = String(data);
-      kept.add(message);
-      for (const other of sockets.clients) if (other !== socket && other.readyState === other.OPEN) other.send(message);
-    });
-  });
-
   await new Promise<void>((resolve, reject) => {
     http.once('error', (error: NodeJS.ErrnoException) =>
       reject(
@@ -78,6 +63,23 @@ export async function startInspectorBridge(options: InspectorBridgeOptions): Pro
     http.listen(options.port, '127.0.0.1', () => resolve());
   });
   port = (http.address() as AddressInfo).port;
+  // Made once listening: ws re-emits the server's errors, a taken port among them.
+  const sockets = new WebSocketServer({
+    server: http,
+    verifyClient: ({ req }: { req: IncomingMessage }) =>
+      hosts().includes(req.headers.host ?? '') &&
+      (req.headers.origin === undefined || origins().includes(req.headers.origin)),
+  });
+  sockets.on('connection', (socket: WebSocket) => {
+    // A malformed frame ends that socket, never the process.
+    socket.on('error', () => socket.terminate());
+    for (const message of kept.replay()) socket.send(message);
+    socket.on('message', (data) => {
+      const message = String(data);
+      kept.add(message);
+      for (const other of sockets.clients) if (other !== socket && other.readyState === other.OPEN) other.send(message);
+    });
+  });
   return {
     page: `http://localhost:${port}`,
     url: `ws://127.0.0.1:${port}`,
