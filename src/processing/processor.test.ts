@@ -334,6 +334,55 @@ test('a batch that goes through ends a spell of failures: in a long catch-up, a 
   t.is(log.saved(), 4n);
 });
 
+test('a checkpoint save that fails leaves the position at the stored checkpoint: the retry handles that batch again', async (t) => {
+  const clock = createManualClock(0);
+  const log = numberedLog(5);
+  let saveFailures = 1;
+  const checkpoint: Checkpoint = {
+    load: log.checkpoint.load,
+    async save(position) {
+      if (saveFailures-- > 0) throw new Error('checkpoint store unreachable');
+      await log.checkpoint.save(position);
+    },
+  };
+  // A store whose batch is one unit with its checkpoint: what the failed unit wrote is undone.
+  const kept = new Set<bigint>();
+  let staged: bigint[] = [];
+  const handled: bigint[][] = [];
+  const work = logWork<bigint>({
+    checkpoint,
+    batchSize: 3,
+    read: log.read,
+    positionOf: (p) => p,
+    async handle(batch) {
+      handled.push([...batch]);
+      staged.push(...batch);
+    },
+    async atomically(unit) {
+      staged = [];
+      const result = await unit();
+      for (const item of staged) kept.add(item);
+      return result;
+    },
+  });
+  const processor = consumerOf(clock, work);
+  t.teardown(() => processor.stop());
+  await processor.start();
+  t.like(processor.status(), { position: null, failing: { error: 'checkpoint store unreachable' } });
+  t.is(log.saved(), null);
+
+  clock.advanceTo(1_000);
+  await settle();
+  t.deepEqual(handled, [
+    [1n, 2n, 3n],
+    [1n, 2n, 3n],
+    [4n, 5n],
+  ]);
+  t.deepEqual([...kept], [1n, 2n, 3n, 4n, 5n]);
+  t.like(processor.status(), { position: '5', failing: null });
+  t.is(log.saved(), 5n);
+});
+
 test('owned, a processor runs only where its lease is held, is rebuilt with the fence at takeover, and a stale owner is fenced off', async (t) => {
   const TTL = 3_000;
   const clock = createManualClock(0);

@@ -364,10 +364,12 @@ export function logWork<T>(deps: {
     await inSpan(tracer, name, attributes, () =>
       atomically(async () => {
         await deps.handle(batch);
-        position = last;
         await deps.checkpoint.save(last);
       }),
     );
+    // Only once saved (and the unit committed): a failed save leaves the position at the stored
+    // checkpoint, so the retry handles this batch again instead of skipping what the failure undid.
+    position = last;
     deps.afterBatch?.(last, batch);
     return batch.length;
   };
