@@ -1,7 +1,7 @@
 import { taxSummary } from '../shared/tax.ts';
 import type { Invoice } from '../../machines/invoice.types.ts';
-import type { Organization } from '../actors/organization.ts';
 import { escapeHtml } from '../hosted/html.ts';
+import type { MailSender } from './mail-sender.ts';
 import { documentMoney } from '../shared/money.ts';
 
 export type InvoiceMailKind = 'invoice' | 'reminder' | 'receipt';
@@ -11,8 +11,8 @@ export type InvoiceMailContent = { subject: string; text: string; html: string }
 export type InvoiceMailInput = {
   kind: InvoiceMailKind;
   invoice: Invoice;
-  /** The organization's record (business details and branding); null renders a plain mail. */
-  organization: Organization | null;
+  /** The organization's business details and branding; null renders a plain mail. */
+  organization: MailSender | null;
   customerName?: string | null;
   /** Where the customer pays (the invoice's hosted page). */
   payUrl: string | null;
@@ -25,7 +25,7 @@ const day = (iso: string | null) => (iso ? iso.slice(0, 10) : '');
 const money = documentMoney;
 const httpUrl = (value: string | null): string | null => (value && /^https?:\/\//i.test(value) ? value : null);
 
-function addressLines(org: Organization | null): string[] {
+function addressLines(org: MailSender | null): string[] {
   if (!org) return [];
   const a = org.addressDetails;
   const cityLine = [a.postalCode, a.city, a.state].filter(Boolean).join(' ');

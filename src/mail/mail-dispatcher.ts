@@ -1,10 +1,6 @@
 import type { CommandHandler } from '../actors/command-handler.ts';
 import { mailAggregate } from '../actors/mail.ts';
-import { organizationRecordId } from '../actors/organization.ts';
 import type { Environment } from '../event-store/event-store.ts';
-import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../projections/collections.ts';
-import { CUSTOMERS, type CustomerDoc } from '../projections/customers.projection.ts';
-import { INVOICES, type InvoiceDoc } from '../projections/invoices.projection.ts';
 import { MAIL_RETRY_TIMER, PENDING_MAILS, type PendingMailDoc } from '../projections/mails.projection.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
 import { createReadModelQueue, type ReadModelQueue } from '../processing/read-model-queue.ts';
@@ -15,6 +11,29 @@ import { renderInvoiceMail } from './invoice-mail.ts';
 import type { Mailer } from './mailer.ts';
 import { renderPaymentReceiptMail } from './payment-receipt-mail.ts';
 
+/**
+ * What a pending mail says: the invoice (or session), the customer's name and the sender as of
+ * the event it follows from, which its document holds, never the records as they are when it goes
+ * out; a reminder is worded (due or overdue) as of that event too.
+ */
+export function renderPendingMail(mail: PendingMailDoc): { subject: string; text: string; html: string } {
+  if (mail.kind === 'payment_receipt')
+    return renderPaymentReceiptMail({
+      session: mail.session,
+      receiptNumber: mail.receiptNumber,
+      organization: mail.sender,
+      customerName: mail.customerName,
+    });
+  return renderInvoiceMail({
+    kind: mail.kind,
+    invoice: mail.invoice,
+    organization: mail.sender,
+    customerName: mail.customerName,
+    payUrl: mail.invoice.url,
+    now: Date.parse(mail.createdAt),
+  });
+}
+
 export type MailDispatcher = ReadModelQueue & {
   /** The `mail.retry` timer's handler: the next attempt of a mail whose last one failed. */
   timerHandlers: Record<string, TimerHandler>;
@@ -22,9 +41,8 @@ export type MailDispatcher = ReadModelQueue & {
 
 /**
  * Sends the mails that follow from events (the `pending_mails` read model): renders each from
- * the invoice, the organization's business details and branding and the customer's name, hands
- * it to the mailer, and records in the mail's own stream that it was sent, which removes it from
- * the list. A restart therefore resumes with what is still pending and never repeats what was
+ * what its document holds (see `renderPendingMail`), hands it to the mailer, and records in the
+ * mail's own stream that it was sent, which removes it from the list. A restart therefore resumes with what is still pending and never repeats what was
  * recorded. A failed attempt is recorded too, with when to try again; that next attempt is a
  * durable timer, so one mail that cannot be delivered holds up no other, and a mail server that
  * is down is retried on the clock (1 min doubling to 1 h, never given up) until it takes the mail.
@@ -37,50 +55,9 @@ export function createMailDispatcher(deps: {
   mailer: Mailer;
   log?: (line: string) => void;
 }): MailDispatcher {
-  const { clock, readStore, commands, mailer } = deps;
+  const { readStore, commands, mailer } = deps;
   const log = deps.log ?? ((line: string) => console.error(line));
   const pending = readStore.collection<PendingMailDoc>(PENDING_MAILS);
-  const invoices = readStore.collection<InvoiceDoc>(INVOICES);
-  const customers = readStore.collection<CustomerDoc>(CUSTOMERS);
-  const organizations = readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
-  const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
-
-  const organizationOf = (mail: PendingMailDoc) =>
-    organizations.get(organizationRecordId(mail.organizationId, mail.environment as Environment));
-
-  /** The mail's subject and bodies, from the records as they are now; null (left pending, logged) when one is missing. */
-  async function render(mail: PendingMailDoc): Promise<{ subject: string; text: string; html: string } | null> {
-    if (mail.kind === 'payment_receipt') {
-      const session = mail.checkoutSessionId ? await sessions.get(mail.checkoutSessionId) : null;
-      if (!session) {
-        log(`[mail] ${mail._id}: checkout session ${mail.checkoutSessionId} is not in the read model; left pending`);
-        return null;
-      }
-      const customer = session.customerId ? await customers.get(session.customerId) : null;
-      return renderPaymentReceiptMail({
-        session,
-        receiptNumber: mail.receiptNumber ?? '',
-        organization: await organizationOf(mail),
-        customerName:
-          session.customerDetails?.name ??
-          (customer && customer.organizationId === session.organizationId ? customer.name : null),
-      });
-    }
-    const invoice = await invoices.get(mail.invoiceId);
-    if (!invoice) {
-      log(`[mail] ${mail._id}: invoice ${mail.invoiceId} is not in the read model; left pending`);
-      return null;
-    }
-    const customer = await customers.get(invoice.customerId);
-    return renderInvoiceMail({
-      kind: mail.kind,
-      invoice,
-      organization: await organizationOf(mail),
-      customerName: customer && customer.organizationId === invoice.organizationId ? customer.name : null,
-      payUrl: invoice.url,
-      now: clock.now(),
-    });
-  }
 
   /** One attempt: answers the log position of what it recorded, or null when nothing was to be done. */
   async function attempt(mail: PendingMailDoc): Promise<bigint | null> {
@@ -92,8 +69,7 @@ export function createMailDispatcher(deps: {
     };
     // Recorded as sent already (the read model has not caught up): never a second time.
     if ((await commands.load(mailAggregate, mail._id, null)).state.sent) return null;
-    const content = await render(mail);
-    if (!content) return null;
+    const content = renderPendingMail(mail);
     let messageId: string;
     try {
       // Keyed by the mail: a second hand-over (the first one's answer lost, or a crash before

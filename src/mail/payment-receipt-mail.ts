@@ -1,13 +1,13 @@
 import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
-import type { Organization } from '../actors/organization.ts';
 import { escapeHtml } from '../hosted/html.ts';
+import type { MailSender } from './mail-sender.ts';
 import { documentMoney } from '../shared/money.ts';
 
 export type PaymentReceiptMailInput = {
   session: CheckoutSession;
   receiptNumber: string;
-  /** The organization's record (business details and branding); null renders a plain mail. */
-  organization: Organization | null;
+  /** The organization's business details and branding; null renders a plain mail. */
+  organization: MailSender | null;
   customerName: string | null;
 };
 

@@ -3,8 +3,16 @@ import { createPrometheusMetrics } from '../app/prometheus-metrics.ts';
 import { createMemoryLeaseStore } from '../ownership/lease-store.ts';
 import { LeaseLostError } from '../ownership/lease.ts';
 import { createOwnership } from '../ownership/ownership.ts';
-import { createManualClock } from '../shared/clock.ts';
-import { createProcessor, dueWork, logWork, retryDelay, type Checkpoint, type ProcessorWork } from './processor.ts';
+import { createManualClock, type Clock } from '../shared/clock.ts';
+import {
+  createProcessor,
+  dueWork,
+  logWork,
+  retryDelay,
+  type Checkpoint,
+  type LogWork,
+  type ProcessorWork,
+} from './processor.ts';
 
 /** Let pending promises run (no time passes on the clock). */
 const settle = async () => {
@@ -240,8 +248,22 @@ function numberedLog(count: number) {
       saved = position;
     },
   };
-  return { items, checkpoint, saved: () => saved };
+  const read = async (after: bigint | null, limit: number) =>
+    items.filter((p) => after === null || p > after).slice(0, limit);
+  return { items, checkpoint, read, saved: () => saved };
 }
+
+/** A processor over a log consumer's work, showing its position; a second's wait after a failure unless told. */
+const consumerOf = (clock: Clock, work: LogWork, options: Partial<Parameters<typeof createProcessor>[0]> = {}) =>
+  createProcessor({
+    name: 'consumer',
+    clock,
+    retry: { firstMs: 1_000, maxMs: 1_000 },
+    log: () => {},
+    work,
+    position: work.position,
+    ...options,
+  });
 
 test('a log consumer handles batches after its checkpoint, saves each batch position, and resumes from it', async (t) => {
   const clock = createManualClock(0);
@@ -252,21 +274,14 @@ test('a log consumer handles batches after its checkpoint, saves each batch posi
     const work = logWork<bigint>({
       checkpoint: log.checkpoint,
       batchSize: 3,
-      read: async (after, limit) => log.items.filter((p) => after === null || p > after).slice(0, limit),
+      read: log.read,
       positionOf: (p) => p,
       async handle(batch) {
         if (failOn !== null && batch.includes(failOn)) throw new Error(`cannot handle ${failOn}`);
         handled.push([...batch]);
       },
     });
-    return createProcessor({
-      name: 'consumer',
-      clock,
-      retry: { firstMs: 1_000, maxMs: 1_000 },
-      log: () => {},
-      work,
-      position: work.position,
-    });
+    return consumerOf(clock, work);
   };
   const first = consumer();
   await first.start();
@@ -282,6 +297,90 @@ test('a log consumer handles batches after its checkpoint, saves each batch posi
   await second.start();
   t.deepEqual(handled, [[1n, 2n, 3n], [4n, 5n, 6n], [7n]]);
   t.like(second.status(), { position: '7', failing: null });
+});
+
+test('a batch that goes through ends a spell of failures: in a long catch-up, a failure after progress waits the first step again', async (t) => {
+  const clock = createManualClock(0);
+  const log = numberedLog(4);
+  const failOnce = new Set([1n, 3n]);
+  const waits: number[] = [];
+  const work = logWork<bigint>({
+    checkpoint: log.checkpoint,
+    batchSize: 1,
+    read: log.read,
+    positionOf: (p) => p,
+    async handle([item]) {
+      if (failOnce.delete(item!)) throw new Error(`cannot handle ${item}`);
+    },
+  });
+  const processor = consumerOf(clock, work, {
+    retry: { firstMs: 1_000, maxMs: 60_000 },
+    failureLine: ({ waitMs }) => String(waitMs),
+    log: (line) => waits.push(Number(line)),
+  });
+  t.teardown(() => processor.stop());
+  await processor.start();
+  t.deepEqual(waits, [1_000]);
+
+  // Batches 1 and 2 go through, batch 3 fails: the log is not caught up, yet the spell began anew.
+  clock.advanceTo(1_000);
+  await settle();
+  t.deepEqual(waits, [1_000, 1_000]);
+  t.like(processor.status(), { position: '2', failing: { attempts: 1, since: 1_000, retryAt: 2_000 } });
+
+  clock.advanceTo(2_000);
+  await settle();
+  t.like(processor.status(), { position: '4', failing: null });
+  t.is(log.saved(), 4n);
+});
+
+test('a checkpoint save that fails leaves the position at the stored checkpoint: the retry handles that batch again', async (t) => {
+  const clock = createManualClock(0);
+  const log = numberedLog(5);
+  let saveFailures = 1;
+  const checkpoint: Checkpoint = {
+    load: log.checkpoint.load,
+    async save(position) {
+      if (saveFailures-- > 0) throw new Error('checkpoint store unreachable');
+      await log.checkpoint.save(position);
+    },
+  };
+  // A store whose batch is one unit with its checkpoint: what the failed unit wrote is undone.
+  const kept = new Set<bigint>();
+  let staged: bigint[] = [];
+  const handled: bigint[][] = [];
+  const work = logWork<bigint>({
+    checkpoint,
+    batchSize: 3,
+    read: log.read,
+    positionOf: (p) => p,
+    async handle(batch) {
+      handled.push([...batch]);
+      staged.push(...batch);
+    },
+    async atomically(unit) {
+      staged = [];
+      const result = await unit();
+      for (const item of staged) kept.add(item);
+      return result;
+    },
+  });
+  const processor = consumerOf(clock, work);
+  t.teardown(() => processor.stop());
+  await processor.start();
+  t.like(processor.status(), { position: null, failing: { error: 'checkpoint store unreachable' } });
+  t.is(log.saved(), null);
+
+  clock.advanceTo(1_000);
+  await settle();
+  t.deepEqual(handled, [
+    [1n, 2n, 3n],
+    [1n, 2n, 3n],
+    [4n, 5n],
+  ]);
+  t.deepEqual([...kept], [1n, 2n, 3n, 4n, 5n]);
+  t.like(processor.status(), { position: '5', failing: null });
+  t.is(log.saved(), 5n);
 });
 
 test('owned, a processor runs only where its lease is held, is rebuilt with the fence at takeover, and a stale owner is fenced off', async (t) => {

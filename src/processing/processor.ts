@@ -9,7 +9,8 @@ import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
 /**
  * How a processor waits after a failed pass: `firstMs`, doubling per failure in a row up to `maxMs`
  * (see `doublingDelay`), each wait drawn within ±`jitter` of that (0.2: 80–120 %) so instances and
- * networks that fail together do not retry in step. A successful pass resets it.
+ * networks that fail together do not retry in step. A successful pass resets it, even one that
+ * leaves more to do (a batch of a catch-up).
  */
 export type RetryPolicy = { firstMs: number; maxMs: number; jitter?: number };
 
@@ -136,7 +137,7 @@ export function createProcessor(deps: {
   log?: (line: string) => void;
   /** The line for a failed pass (default: the name, the count in a row, the wait and the stack). */
   failureLine?: (notice: FailureNotice) => string;
-  /** The line when a pass succeeds after a spell of failures (default: none). */
+  /** The line when a pass succeeds after a spell of failures, caught up or not (default: none). */
   recoveryLine?: (spell: { attempts: number; since: number }) => string | null;
   metrics?: Metrics;
 }): Processor {
@@ -184,6 +185,13 @@ export function createProcessor(deps: {
     schedule(run, retryAt);
   }
 
+  function recovered(run: Run): void {
+    if (!run.failure) return;
+    const line = deps.recoveryLine?.({ attempts: run.failure.attempts, since: run.failure.since });
+    if (line) log(line);
+    run.failure = null;
+  }
+
   function pokeRun(run: Run): Promise<void> {
     if (run.stopped) return Promise.resolve();
     if (deps.pokesWhileFailing === 'wait' && run.failure && run.failure.retryAt > clock.now()) return Promise.resolve();
@@ -198,14 +206,12 @@ export function createProcessor(deps: {
           run.again = false;
           next = await run.work.pass(clock.now(), run);
           if (run.stopped) return;
+          // Each pass that succeeds ends the spell, caught up or not: a long catch-up whose batches
+          // fail now and then must not double its wait across the batches that went through.
+          recovered(run);
           if (!next.more && !run.again) break;
           await yieldToEventLoop();
           if (run.stopped) return;
-        }
-        if (run.failure) {
-          const line = deps.recoveryLine?.({ attempts: run.failure.attempts, since: run.failure.since });
-          if (line) log(line);
-          run.failure = null;
         }
         schedule(run, next.nextAt);
       } catch (error) {
@@ -358,10 +364,12 @@ export function logWork<T>(deps: {
     await inSpan(tracer, name, attributes, () =>
       atomically(async () => {
         await deps.handle(batch);
-        position = last;
         await deps.checkpoint.save(last);
       }),
     );
+    // Only once saved (and the unit committed): a failed save leaves the position at the stored
+    // checkpoint, so the retry handles this batch again instead of skipping what the failure undid.
+    position = last;
     deps.afterBatch?.(last, batch);
     return batch.length;
   };

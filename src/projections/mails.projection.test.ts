@@ -4,12 +4,16 @@ import { created, finalized, INVOICE_ID, invoiceFixture, paid, voided } from '..
 import type { InvoiceEvent } from '../../machines/invoice.types.ts';
 import type { CustomerEvent } from '../actors/customer.ts';
 import type { MailEvent } from '../actors/mail.ts';
+import { organizationRecordId, type OrganizationEvent } from '../actors/organization.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
+import { renderPendingMail } from '../mail/mail-dispatcher.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
 import { COLLECTIONS, type TimerDoc } from './collections.ts';
 import { checkoutSessionsProjection } from './checkout-sessions.projection.ts';
 import { customersProjection } from './customers.projection.ts';
 import { invoicesProjection } from './invoices.projection.ts';
+import { tenancyProjection } from './tenancy.projection.ts';
 import { createTestLog } from './test-log.ts';
 import {
   MAIL_RETRY_TIMER,
@@ -23,11 +27,12 @@ import {
 const AT = '2026-01-20T00:00:00.000Z';
 const CUSTOMER_ID = 'cus-1';
 
-/** A little log of one invoice, its customers and mails. */
+/** A little log of one invoice, its customers and mails, and its business. */
 function logOf() {
   const { events, append } = createTestLog(AT);
   return {
     events,
+    organization: (event: OrganizationEvent) => append(`organization-${organizationRecordId('org-1', 'test')}`, event),
     invoice: (event: InvoiceEvent) => append(`invoice-${INVOICE_ID}`, event),
     customer: (event: CustomerEvent, id = CUSTOMER_ID, organizationId = 'org-1') =>
       append(`customer-${id}`, event, organizationId),
@@ -60,11 +65,15 @@ const reminderSent: InvoiceEvent = {
   data: { kind: 'before_due', days: 3, dueDate: '2026-02-01T00:00:00.000Z', at: AT },
 };
 
-async function project(events: RecordedEvent[]) {
-  const store = createEmbeddedReadStore({});
+/** Applies `events` as the runner does (each to every projection, in the order of ALL_PROJECTIONS). */
+async function applyTo(store: ReadStore, events: RecordedEvent[]) {
   for (const event of events)
-    for (const projection of [customersProjection, invoicesProjection, mailsProjection])
+    for (const projection of [tenancyProjection, customersProjection, invoicesProjection, mailsProjection])
       await projection.apply(event, store);
+}
+
+async function project(events: RecordedEvent[], store = createEmbeddedReadStore({})) {
+  await applyTo(store, events);
   const pending = await store.collection<PendingMailDoc>(PENDING_MAILS).find({}, { sort: { createdAt: 1, _id: 1 } });
   const timers = await store.collection<TimerDoc>(COLLECTIONS.timers).find({ kind: MAIL_RETRY_TIMER });
   return { pending, timers, store };
@@ -210,6 +219,7 @@ test('a payment receipt the merchant asked for is a pending mail to the address 
     receiptNumber: 'RCPT-0123456789',
     organizationId: session.organizationId,
     attempts: 0,
+    session: { id: session.id, status: session.status },
   });
   const sent = append(`mail-${mailIdOf(requested.id)}`, {
     type: 'MailSent',
@@ -217,4 +227,69 @@ test('a payment receipt the merchant asked for is a pending mail to the address 
   });
   await apply([sent]);
   t.is(await pending.count({}), 0);
+});
+
+test('a pending mail says what was so at its event: a rebuild after later changes, or a batch applied again over them, writes the live document', async (t) => {
+  const LATER = '2026-01-25T00:00:00.000Z';
+  const log = logOf();
+  log.organization({
+    type: 'OrganizationCreated',
+    data: { id: 'org-1', environment: 'test', name: 'Acme Studio', at: AT },
+  });
+  log.customer(customerCreated('ada@example.com'));
+  log.invoice(created());
+  log.invoice(finalized());
+  const sent = log.invoice({ type: 'InvoiceSent', data: { to: null, at: AT, mailed: false } });
+  const mailId = mailIdOf(sent.id);
+  // The mail server is down: the mail waits for its retry while the records change.
+  log.mail(mailId, {
+    type: 'MailDeliveryFailed',
+    data: { to: 'ada@example.com', attempt: 1, error: 'connection refused', retryAt: LATER, at: AT },
+  });
+  const live = createEmbeddedReadStore({});
+  const asSent = (await project(log.events, live)).pending;
+  t.like(asSent[0], {
+    _id: mailId,
+    attempts: 1,
+    customerName: 'Ada',
+    sender: { name: 'Acme Studio', brandColor: null },
+    invoice: { status: 'open', sentAt: AT, remindersSent: [] },
+  });
+  const liveMail = renderPendingMail(asSent[0]!);
+  t.true(liveMail.text.startsWith('Hello Ada,\n'));
+  t.true(liveMail.text.includes('--\nAcme Studio'));
+
+  const changes = [
+    log.customer({ type: 'CustomerUpdated', data: { changes: { name: 'Ada Lovelace' }, at: LATER } }),
+    log.organization({ type: 'BusinessDetailsUpdated', data: { changes: { name: 'Acme Ltd' }, at: LATER } }),
+    log.organization({ type: 'BrandingUpdated', data: { brandColor: '#ff6600', brandLogo: null, at: LATER } }),
+    log.invoice({ type: 'InvoiceReminderSent', data: { ...reminderSent.data, at: LATER } }),
+  ];
+  const { pending } = await project(changes, live);
+  t.deepEqual(pending[0], asSent[0], 'later changes leave the pending mail as it was');
+  t.like(pending[1], { kind: 'reminder', customerName: 'Ada Lovelace', sender: { name: 'Acme Ltd' } });
+
+  const rebuilt = await project(log.events);
+  t.deepEqual(rebuilt.pending, pending);
+  t.deepEqual(renderPendingMail(rebuilt.pending[0]!), liveMail);
+  // The runner retries a failed batch from its checkpoint, over what the failed attempt wrote.
+  const retried = await project(log.events, (await project(log.events)).store);
+  t.deepEqual(retried.pending, pending);
+});
+
+test('applied again after later events of its invoice (a batch retried partway), an invoice event writes no mail from the invoice as it is later', async (t) => {
+  const log = logOf();
+  log.customer(customerCreated('ada@example.com'));
+  log.invoice(created());
+  log.invoice(finalized());
+  const sent = log.invoice({ type: 'InvoiceSent', data: { to: null, at: AT, mailed: false } });
+  log.mail(mailIdOf(sent.id), { type: 'MailSent', data: { to: 'ada@example.com', messageId: 'm-1', at: AT } });
+  const reminder = log.invoice(reminderSent);
+  const { store } = await project(log.events);
+  // The retry reaches the send again before its MailSent: the mail is not written anew with the invoice of the reminder.
+  const { pending } = await project([sent], store);
+  t.deepEqual(
+    pending.map((m) => m._id),
+    [mailIdOf(reminder.id)],
+  );
 });

@@ -1,38 +1,55 @@
+import type { CheckoutSession, CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import type { Invoice, InvoiceEvent } from '../../machines/invoice.types.ts';
 import { isEmail } from '../actors/customer.ts';
 import type { MailEvent } from '../actors/mail.ts';
-import type { RecordedEvent } from '../event-store/event-store.ts';
+import { organizationRecordId } from '../actors/organization.ts';
+import type { Environment, RecordedEvent } from '../event-store/event-store.ts';
 import type { InvoiceMailKind } from '../mail/invoice-mail.ts';
+import { mailSenderOf, type MailSender } from '../mail/mail-sender.ts';
 import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import { deterministicId } from '../shared/ids.ts';
-import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
-import { COLLECTIONS, type CheckoutSessionDoc, type TimerDoc } from './collections.ts';
+import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc, type TimerDoc } from './collections.ts';
 import { CUSTOMERS, type CustomerDoc } from './customers.projection.ts';
 import { INVOICES, type InvoiceDoc } from './invoices.projection.ts';
 import type { Projection } from './projection.ts';
+import { recordOf } from './record-document.ts';
 
 export const PENDING_MAILS = 'pending_mails';
 export const MAIL_RETRY_TIMER = 'mail.retry';
 
-/** A mail that follows from an event and is not sent yet; `_id` is the mail's id (its stream is `mail-<id>`). */
-export type PendingMailDoc = ReadDocument & {
-  /** An invoice mail, or the receipt of a checkout session's payment (`payment_receipt`). */
-  kind: InvoiceMailKind | 'payment_receipt';
+/**
+ * A mail that follows from an event and is not sent yet; `_id` is the mail's id (its stream is
+ * `mail-<id>`). It holds what the mail says as of that event (the invoice or session, the
+ * customer's name, the sender), so a retry, a restart or a rebuild sends the same mail.
+ */
+type PendingMailFields = ReadDocument & {
   /** The invoice the mail is about; for a payment receipt, the session's invoice or ''. */
   invoiceId: string;
-  /** A payment receipt's session and number; absent on invoice mails. */
-  checkoutSessionId?: string;
-  receiptNumber?: string;
   to: string;
   organizationId: string;
   environment: string;
-  /** When the fact it follows from happened: mails go out oldest first. */
+  /** When the fact it follows from happened: mails go out oldest first, and a reminder is worded as of then. */
   createdAt: string;
   /** Failed attempts so far. The first attempt is the dispatcher's work; the next ones are `mail.retry` timers. */
   attempts: number;
   lastError: string | null;
   retryAt: string | null;
+  /** The business's details and branding; null when its record was not in the read models. */
+  sender: MailSender | null;
+  customerName: string | null;
 };
+
+export type PendingInvoiceMailDoc = PendingMailFields & { kind: InvoiceMailKind; invoice: Invoice };
+
+/** The receipt of a checkout session's payment, which the merchant asked for. */
+export type PendingReceiptMailDoc = PendingMailFields & {
+  kind: 'payment_receipt';
+  checkoutSessionId: string;
+  receiptNumber: string;
+  session: CheckoutSession;
+};
+
+export type PendingMailDoc = PendingInvoiceMailDoc | PendingReceiptMailDoc;
 
 const INVOICE_PREFIX = 'invoice-';
 const SESSION_PREFIX = 'checkout_session-';
@@ -70,17 +87,54 @@ const CLOSING: ReadonlySet<InvoiceEvent['type']> = new Set<InvoiceEvent['type']>
   'InvoiceMarkedUncollectible',
 ]);
 
-/** The customer's address, when the invoice's customer is known to its tenant, not deleted, and has one. */
-async function customerAddress(store: ReadStore, invoice: Invoice): Promise<string | null> {
-  const customer = await store.collection<CustomerDoc>(CUSTOMERS).get(invoice.customerId);
-  if (
-    !customer ||
-    customer.deleted ||
-    customer.organizationId !== invoice.organizationId ||
-    customer.environment !== invoice.environment
-  )
-    return null;
-  return isEmail(customer.email) ? customer.email : null;
+/** The customer of a record, when known to the record's tenant (deleted or not). */
+async function tenantCustomer(
+  store: ReadStore,
+  record: { customerId: string | null; organizationId: string; environment: string },
+): Promise<CustomerDoc | null> {
+  const customer = record.customerId ? await store.collection<CustomerDoc>(CUSTOMERS).get(record.customerId) : null;
+  return customer?.organizationId === record.organizationId && customer.environment === record.environment
+    ? customer
+    : null;
+}
+
+/** The customer's address, when not deleted and it has one. */
+const addressOf = (customer: CustomerDoc | null): string | null =>
+  customer && !customer.deleted && isEmail(customer.email) ? customer.email : null;
+
+/** The fields every pending mail starts with: its tenant, recipient, time, and sender as of `event`. */
+async function newMail(
+  store: ReadStore,
+  event: RecordedEvent,
+  record: { organizationId: string; environment: Environment },
+  to: string,
+  customerName: string | null,
+) {
+  const org = await store
+    .collection<OrganizationDoc>(COLLECTIONS.organizations)
+    .get(organizationRecordId(record.organizationId, record.environment));
+  return {
+    _id: mailIdOf(event.id),
+    to,
+    organizationId: record.organizationId,
+    environment: record.environment,
+    createdAt: (event.data as { at: string }).at,
+    attempts: 0,
+    lastError: null,
+    retryAt: null,
+    sender: org ? mailSenderOf(org) : null,
+    customerName,
+  };
+}
+
+/**
+ * The record's document as of `event` (its own projection, run before this one, has just folded it
+ * in), or null. One holding later events means a batch retried after its failed attempt went past
+ * this event: that attempt wrote the event's mail, and the later events, applied again, redo what
+ * they did to it; a mail written now would carry later data.
+ */
+function asOf<T extends { _revision?: number }>(doc: T | null, event: RecordedEvent): T | null {
+  return doc && (doc._revision ?? event.revision) <= event.revision ? doc : null;
 }
 
 async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promise<void> {
@@ -98,23 +152,18 @@ async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promis
   if (!mail) return;
   // Written already (a retried batch): the customer read now may have changed address since the event.
   if (await pending.get(mailIdOf(event.id))) return;
-  // The invoices projection runs first, so this is the invoice as of this event.
-  const invoice = await store.collection<InvoiceDoc>(INVOICES).get(invoiceId);
-  if (!invoice) return;
+  const doc = asOf(await store.collection<InvoiceDoc>(INVOICES).get(invoiceId), event);
+  if (!doc) return;
+  const invoice = recordOf<Invoice>(doc);
+  const customer = await tenantCustomer(store, invoice);
   // A mail with nobody to send it to is not pending work.
-  const to = mail.to ?? (await customerAddress(store, invoice));
+  const to = mail.to ?? addressOf(customer);
   if (!to) return;
   await pending.put({
-    _id: mailIdOf(event.id),
+    ...(await newMail(store, event, invoice, to, customer?.name ?? null)),
     kind: mail.kind,
     invoiceId,
-    to,
-    organizationId: invoice.organizationId,
-    environment: invoice.environment,
-    createdAt: (typed.data as { at: string }).at,
-    attempts: 0,
-    lastError: null,
-    retryAt: null,
+    invoice,
   });
 }
 
@@ -122,22 +171,21 @@ async function applyInvoiceEvent(event: RecordedEvent, store: ReadStore): Promis
 async function applySessionEvent(event: RecordedEvent, store: ReadStore): Promise<void> {
   const typed = event as unknown as CheckoutSessionEvent;
   if (typed.type !== 'PaymentReceiptRequested') return;
+  const pending = store.collection<PendingMailDoc>(PENDING_MAILS);
+  // Written already (a retried batch), maybe with failed attempts since.
+  if (await pending.get(mailIdOf(event.id))) return;
   const sessionId = event.streamId.slice(SESSION_PREFIX.length);
-  const session = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(sessionId);
-  if (!session) return;
-  await store.collection<PendingMailDoc>(PENDING_MAILS).put({
-    _id: mailIdOf(event.id),
+  const doc = asOf(await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(sessionId), event);
+  if (!doc) return;
+  const session = recordOf<CheckoutSession>(doc);
+  const customerName = session.customerDetails?.name ?? (await tenantCustomer(store, session))?.name ?? null;
+  await pending.put({
+    ...(await newMail(store, event, session, typed.data.to, customerName)),
     kind: 'payment_receipt',
     invoiceId: session.invoiceId ?? '',
     checkoutSessionId: sessionId,
     receiptNumber: typed.data.receiptNumber,
-    to: typed.data.to,
-    organizationId: session.organizationId,
-    environment: session.environment,
-    createdAt: typed.data.at,
-    attempts: 0,
-    lastError: null,
-    retryAt: null,
+    session,
   });
 }
 
@@ -172,10 +220,12 @@ async function applyMailEvent(event: RecordedEvent, store: ReadStore): Promise<v
  * retry timer for each whose last attempt failed. A mail leaves the list when its own stream
  * records `MailSent`, or when its invoice is closed before an invoice or reminder mail went out.
  * A payment receipt the merchant asks for (`PaymentReceiptRequested`) is one too. Runs after the
- * invoices, customers and checkout sessions projections (it reads them).
+ * tenancy, customers, checkout sessions and invoices projections (it copies from them what a mail says).
  */
 export const mailsProjection: Projection = {
   name: 'mails',
+  // 2: pending mails hold what they say as of their event (the invoice or session, the customer's name, the sender).
+  version: 2,
   collections: [PENDING_MAILS, COLLECTIONS.timers],
   categories: ['invoice', 'mail', 'checkout_session'],
   async apply(event, store) {

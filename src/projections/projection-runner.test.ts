@@ -204,7 +204,7 @@ test('a catch-up that fails is retried on the clock, with a doubling wait, until
   await waiting;
   await eventually(() => runner.health().failing === null);
   t.deepEqual(runner.health(), { position: position!.toString(), failing: null });
-  t.regex(lines.at(-1)!, /caught up again after 3 attempts/);
+  t.regex(lines.at(-1)!, /projecting again after 3 attempts/);
 });
 
 test('a wait that times out while the read models fail says why', async (t) => {

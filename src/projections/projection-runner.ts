@@ -276,8 +276,9 @@ export function createProjectionRunner(deps: {
       const message = error instanceof Error ? error.message : String(error);
       return `[projections] catching up from log position ${work.position() ?? 'start'} failed (attempt ${attempts}): ${message}; retrying in ${waitMs / 1000} s${stack}`;
     },
+    // Said once a batch goes through, which may be before the log is caught up.
     recoveryLine: ({ attempts, since }) =>
-      `[projections] caught up again after ${attempts + 1} attempts (failing since ${new Date(since).toISOString()})`,
+      `[projections] projecting again after ${attempts + 1} attempts (failing since ${new Date(since).toISOString()})`,
   });
   /** Set while catching up fails (the processor retries on its own and on every append). */
   const failure = (): ProjectionFailure | null => {

@@ -133,10 +133,14 @@ test('a mail server failure is recorded and retried on the clock until it takes 
     ['2026-03-01T00:01:00.000Z', '2026-03-01T00:01:00.000Z'],
   );
 
+  // Renamed while the mail waits: the retry says what the mail said when the invoice was sent.
+  t.is((await api.put(`/api/v1/customers/${customer.id}`, { name: 'Ada Lovelace' })).status, 200);
+  t.is((await api.put('/api/v1/organization', { name: 'Acme Ltd' })).status, 200);
   clock.advanceTo(T0 + 60_000);
   const delivered = await eventually(async () => up.sent[0], 'the retried mail');
   t.is(delivered.to, 'ada@example.com');
   t.regex(delivered.subject, new RegExp(`^Invoice ${invoice.number} from Acme Studio`));
+  t.true(delivered.text.startsWith('Hello Ada,\n'), delivered.text);
   t.truthy(delivered.key);
   t.is(delivered.key, down.attempts[0]!.key, 'the retry is the same message (one Message-ID), not a new one');
   t.is(delivered.key, failed.stream.slice('mail-'.length), 'keyed by the mail');
