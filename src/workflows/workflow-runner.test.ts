@@ -227,6 +227,38 @@ test('a command that fails is tried again on the clock, backing off, holding bac
   ]);
 });
 
+test('a batch whose checkpoint cannot be saved is undone and folded again on the retry: what it decided is not skipped', async (t) => {
+  const { clock, eventStore, readStore, commands, lines, stockLog } = setUp();
+  let saveFailures = 1;
+  const fullDisk: typeof readStore = {
+    ...readStore,
+    async setCheckpoint(name, position) {
+      if (name.startsWith('workflow:') && position !== null && saveFailures-- > 0) throw new Error('disk full');
+      return readStore.setCheckpoint(name, position);
+    },
+  };
+  const running = createWorkflowRunner({
+    workflow: orders,
+    eventStore,
+    readStore: fullDisk,
+    commands,
+    clock,
+    log: (line) => lines.push(line),
+    batchSize: 2,
+  });
+  t.teardown(() => running.stop());
+  await append(eventStore, 'o1', 'OrderPlaced', { lines: ['a'] });
+  await running.runOnce();
+  t.true(lines.some((l) => l.includes('failed (attempt 1)') && l.includes('disk full')));
+  t.is(running.position(), null, 'the position stays at the stored checkpoint');
+  t.deepEqual(await stockLog(), []);
+
+  clock.advanceBy(1000);
+  await until(() => running.position() !== null, 'the retry');
+  await running.runOnce();
+  t.deepEqual(await stockLog(), ['o1:a StockReserved'], 'the order placed in the undone batch is reserved');
+});
+
 test('states of another workflow version are dropped and rebuilt from the log', async (t) => {
   const { eventStore, calls, runner } = setUp();
   await append(eventStore, 'o1', 'OrderPlaced', { lines: ['a'] });

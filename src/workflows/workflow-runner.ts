@@ -221,16 +221,19 @@ export function createWorkflowRunner<TState>(
       const attributes = { 'weir.events': events.length, 'weir.log_position.last': events.at(-1)!.position.toString() };
       await inSpan(deps.tracer ?? noTracer, `workflow ${name} batch`, attributes, async () => {
         const decided = new Set<string>();
+        let reached = checkpoint;
         // The states a batch moved and the position after it are committed together.
         await readStore.atomically(async () => {
           for (const event of events) {
             if (stopped) return;
             const instance = await apply(event);
             if (instance !== null) decided.add(instance);
-            checkpoint = event.position;
+            reached = event.position;
           }
-          await readStore.setCheckpoint(checkpointOf(name), checkpoint);
+          await readStore.setCheckpoint(checkpointOf(name), reached);
         });
+        // Only once committed: a batch undone by a failure is read again, not skipped with what it decided.
+        checkpoint = reached;
         // Sent once stored, outside the batch: an append waiting on the network holds back no commit.
         for (const id of decided) {
           if (stopped) return;
