@@ -66,10 +66,32 @@ export class SweepReceiptLostError extends Error {
 /**
  * A flush signed and recorded as broadcast (`transactionHash`) was refused by the node, which does
  * not have it (its nonce taken, the account unable to pay for it): it was never sent. The sweeper
- * records it dropped at once and treats the flush as failed.
+ * records it dropped at once and treats the flush as failed; `nonceUsed` when another transaction
+ * of the account was mined with its nonce, which says nothing of the deposits: they are flushed
+ * again at once, with the account's next nonce.
  */
 export class SweepRejectedError extends Error {
   override readonly name = 'SweepRejectedError';
+  readonly nonceUsed: boolean;
+  constructor(
+    message: string,
+    readonly transactionHash: string,
+    options?: { cause?: unknown; nonceUsed?: boolean },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.nonceUsed = options?.nonceUsed ?? false;
+  }
+}
+
+/**
+ * A flush signed and recorded as broadcast (`transactionHash`) that the node did not take for now:
+ * another pending transaction of the account has its nonce ("replacement transaction
+ * underpriced"), or the node's answers disagree. It may yet be mined, so the sweeper handles it as
+ * a {@link SweepReceiptLostError}: its deposits are not flushed again while it is looked up and
+ * sent again (the very same transaction) until mined, or dropped once its nonce is used.
+ */
+export class SweepWaitingError extends Error {
+  override readonly name = 'SweepWaitingError';
   constructor(
     message: string,
     readonly transactionHash: string,

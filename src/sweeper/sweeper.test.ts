@@ -1,11 +1,12 @@
 import test, { type ExecutionContext } from 'ava';
 import { eventually } from '../../test/support/api-client.ts';
 import { chainPublisher, randomHash } from '../../test/support/chain-publisher.ts';
+import { recordingClock } from '../../test/support/sweep-events.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../../test/support/weir-harness.ts';
 import { TEST_NETWORK } from '../chain-ingest/test-rail.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections.ts';
 import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
-import { createManualClock, type Clock } from '../shared/clock.ts';
+import { createManualClock } from '../shared/clock.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
 import { SweepNodeError, SweepReceiptLostError, SweepRejectedError, SweepRevertedError } from './sweep-errors.ts';
 import { createSweeper, type MinedSweep, type SweepExecutor, type SweepRequest, type SweepResult } from './sweeper.ts';
@@ -27,8 +28,9 @@ type Flush = {
 /**
  * How the double answers a flush: sweep, refuse before signing (throws, nothing signed), revert
  * (mined, gas paid), lose the receipt of a mined flush, leave it unmined in the node's pool (until
- * `mineUnmined`), have the node refuse the signed transaction (never sent), or lose the send
- * itself (the node never had it, its outcome not known to the sweeper).
+ * `mineUnmined`), have the node refuse the signed transaction (never sent; `nonceUsed` when
+ * another transaction took its nonce), or lose the send itself (the node never had it, its
+ * outcome not known to the sweeper).
  */
 type FlushAnswer =
   | { kind: 'sweep' }
@@ -37,6 +39,7 @@ type FlushAnswer =
   | { kind: 'receiptLost' }
   | { kind: 'unmined' }
   | { kind: 'reject' }
+  | { kind: 'nonceUsed' }
   | { kind: 'sendLost' };
 
 /** What the double's node holds of a signed transaction: the deposits it sweeps and what it costs. */
@@ -93,12 +96,19 @@ function createRefusingSweepExecutorDouble() {
         flushes.push({ depositAddresses, result: null, unsent: transaction });
         throw error;
       }
-      if (answered.kind === 'reject' || answered.kind === 'sendLost') {
+      if (answered.kind === 'reject' || answered.kind === 'nonceUsed' || answered.kind === 'sendLost') {
         flushes.push({ depositAddresses, result: null, unsent: transaction });
         if (answered.kind === 'reject') {
           throw new SweepRejectedError(
             `sweep transaction ${transactionHash} was refused by the node, which does not have it: it was never sent (nonce too low)`,
             transactionHash,
+          );
+        }
+        if (answered.kind === 'nonceUsed') {
+          throw new SweepRejectedError(
+            `sweep transaction ${transactionHash} was refused by the node: its nonce was used by another transaction (nonce too low)`,
+            transactionHash,
+            { nonceUsed: true },
           );
         }
         throw new SweepReceiptLostError(
@@ -202,6 +212,10 @@ function createRefusingSweepExecutorDouble() {
     rejectNext() {
       answerNext({ kind: 'reject' });
     },
+    /** Every flush, once signed, finds its nonce used by another transaction of the account (the account is used elsewhere). */
+    nonceUsedEverytime() {
+      answer = () => ({ kind: 'nonceUsed' });
+    },
     /** The next flush, signed, never reaches the node and the sweeper does not know it (no answer to the send). */
     loseNextSend() {
       answerNext({ kind: 'sendLost' });
@@ -232,14 +246,7 @@ async function sweeperWorld(t: ExecutionContext) {
   const merchant = await createMerchant(weir.url);
   const chain = chainPublisher(weir.bus);
   const double = createRefusingSweepExecutorDouble();
-  const lookAgainAt: number[] = [];
-  const sweeperClock: Clock = {
-    now: () => clock.now(),
-    schedule: (at, fire) => {
-      lookAgainAt.push(at);
-      return clock.schedule(at, fire);
-    },
-  };
+  const { clock: sweeperClock, scheduled: lookAgainAt } = recordingClock(clock);
   const logged: string[] = [];
   /** Sessions whose next sweep recording (RecordSweep) fails (the event store refuses it), once each. */
   const failNextRecording = new Set<string>();
@@ -872,6 +879,34 @@ test('a flush the node refuses once signed is recorded as dropped at once and it
     ),
     w.logged.join('\n'),
   );
+});
+
+test('a flush whose nonce another transaction used is flushed again at once, unsplit; when that one loses its nonce too, the network backs off, blaming no deposit', async (t) => {
+  const w = await sweeperWorld(t);
+  const opened = await paidSessions(w, 2);
+  w.double.nonceUsedEverytime();
+  const t0 = w.clock.now();
+
+  w.sweeper.start();
+  t.is(await w.settledUntil(t0 + 1_000, 'the network backoff of 1 s'), 2, 'signed again once, for both deposits');
+  t.deepEqual(
+    w.double.flushes.map((f) => [f.depositAddresses.length, f.unsent !== undefined]),
+    [
+      [2, true],
+      [2, true],
+    ],
+  );
+  t.regex(w.logged.at(-1)!, /^the node of weir-testnet failed sweeping 2 deposit address\(es\), retrying in 1 s: /);
+  t.false(
+    w.logged.some((line) => line.includes('failed on its own')),
+    'no deposit blamed',
+  );
+  t.true((await sweepStateOf(w, opened)).every((s) => s.pending && s.broadcast.length === 0));
+
+  w.double.acceptEverything();
+  w.clock.advanceTo(t0 + 1_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'swept');
+  assertRecordedOnce(t, await sweepStateOf(w, opened), w.double.flushes[2]!.result!);
 });
 
 test('after a restart, a flush recorded whose send never reached the node is sent again, the very same transaction, and recorded once mined', async (t) => {

@@ -15,6 +15,7 @@ import {
   SweepReceiptLostError,
   SweepRejectedError,
   SweepRevertedError,
+  SweepWaitingError,
   type SweepTransaction,
   type TronSweepResources,
 } from './sweep-errors.ts';
@@ -47,6 +48,7 @@ export type SweepExecutor = {
    * waits for its receipt. If `beforeSend` throws, nothing is sent and its error is thrown as it
    * came. Throws {@link SweepRevertedError} when the transaction was mined but reverted,
    * {@link SweepRejectedError} when the node refused it and does not have it (never sent),
+   * {@link SweepWaitingError} when the node did not take it for now but it may yet be mined,
    * {@link SweepReceiptLostError} (with the hash) when it was sent, or may have been, and its
    * receipt could not be had, {@link SweepNodeError} when the node failed before anything was signed.
    */
@@ -56,11 +58,15 @@ export type SweepExecutor = {
   /**
    * For a transaction not mined: 'pending' when the node has it; otherwise `signedTransaction`
    * (the very same transaction, so it is mined once at most) is handed to the node again:
-   * 'resent' when it takes it, 'absent' when it refuses it (its nonce taken, the account unable to
-   * pay). Without `signedTransaction`, 'absent' when the node does not have it. Throws
-   * {@link SweepNodeError} when the node failed.
+   * 'resent' when it takes it, 'waiting' when it does not for now but it may yet be mined (another
+   * pending transaction of the account has its nonce), 'absent' when it refuses it for good (its
+   * nonce taken, the account unable to pay). Without `signedTransaction`, 'absent' when the node
+   * does not have it. Throws {@link SweepNodeError} when the node failed.
    */
-  rebroadcast(transactionHash: string, signedTransaction: string | null): Promise<'pending' | 'resent' | 'absent'>;
+  rebroadcast(
+    transactionHash: string,
+    signedTransaction: string | null,
+  ): Promise<'pending' | 'resent' | 'waiting' | 'absent'>;
 };
 
 export type Sweeper = { start(): void; stop(): Promise<void> };
@@ -125,8 +131,8 @@ function isComplete(flight: InFlight): boolean {
   return count !== undefined && new Set(flight.parts.map((part) => part.index)).size === count;
 }
 
-/** A flush sent (or maybe sent) whose receipt was not had, and why. */
-type ReceiptLost = { flight: InFlight; reason: string };
+/** A flush sent (or maybe sent) whose receipt was not had, or one the node did not take for now (`waiting`), and why. */
+type ReceiptLost = { flight: InFlight; reason: string; waiting: boolean };
 
 /**
  * What a batch came to: the deposits swept (and recorded), those that failed even alone, with why,
@@ -189,7 +195,9 @@ const seconds = (ms: number) => `${ms / 1000} s`;
  * recorded once mined, without flushing its deposits again; one the node does not have is sent
  * again, the very same signed transaction, so it is mined once at most. One the node refuses (its
  * nonce taken by another, the account unable to pay) is recorded as dropped at once, as is one
- * never mined within `dropAfterMs`; their deposits are flushed again if still funded. Before a
+ * never mined within `dropAfterMs`; their deposits are flushed again if still funded (at once, in
+ * one flush, when another transaction took the nonce). One the node does not take for now (another
+ * pending transaction of the account has its nonce) waits like one whose receipt was lost. Before a
  * flush, after a failure whose outcome is not known, the deposits are read on chain and the empty
  * ones left out; a flush with nothing left to sweep is not sent. Flushes on one network are sent
  * one at a time, each with the node's pending nonce, so signing ahead leaves no gap: a signed
@@ -366,7 +374,7 @@ export function createSweeper(deps: {
     // was lost. The same signed transaction is sent again; one recorded on only some of its
     // deposits was never sent. A broadcast recorded without it (before Weir kept it) only waits.
     const complete = isComplete(flight);
-    let state: 'pending' | 'resent' | 'absent' = 'pending';
+    let state: 'pending' | 'resent' | 'waiting' | 'absent' = 'pending';
     if (!complete || flight.signed !== null)
       state = await executor.rebroadcast(transactionHash, complete ? flight.signed : null);
     if (state === 'absent') {
@@ -379,10 +387,14 @@ export function createSweeper(deps: {
       return true;
     }
     flight.lookAt = Math.min(now + retryAfterMs, flight.sentAt + dropAfterMs);
+    const why = {
+      pending: '',
+      resent: ' (the node did not have it: sent again)',
+      waiting: ' (the node did not take it again: another pending transaction of the account has its nonce)',
+    }[state];
     log(
       `sweep transaction ${transactionHash} on ${network} is not mined ${seconds(now - flight.sentAt)} after it was sent` +
-        `${state === 'resent' ? ' (the node did not have it: sent again)' : ''}; not flushing its ` +
-        `${flight.parts.length} deposit address(es) again, looking it up again in ${seconds(flight.lookAt - now)}`,
+        `${why}; not flushing its ${flight.parts.length} deposit address(es) again, looking it up again in ${seconds(flight.lookAt - now)}`,
     );
     return false;
   }
@@ -394,12 +406,15 @@ export function createSweeper(deps: {
    * flushes in a run (99 for a batch of 50), and one bad deposit among n about 2·log2(n) + 1.
    * With `readFirst`, the deposits are read on chain first and the empty ones left out: at the
    * start of a round, and after a failure other than a revert (the transaction may have been mined).
+   * A flush refused because another transaction took its nonce is no deposit's failure: the same
+   * deposits are flushed again at once with the next nonce, once (`nonceRetried` after that).
    */
   async function flushIsolatingFailures(
     executor: SweepExecutor,
     network: string,
     docs: SweepDoc[],
     readFirst: boolean,
+    nonceRetried = false,
   ): Promise<BatchOutcome> {
     let part = docs;
     let seenEmpty: SweepDoc[] = [];
@@ -437,18 +452,39 @@ export function createSweeper(deps: {
       if (signing.recordingFailed) throw error;
       const reverted = error instanceof SweepRevertedError;
       const rejected = error instanceof SweepRejectedError;
-      // Sent or maybe sent, outcome not known: not flushed again until it is looked up (see settle).
+      // Sent or maybe sent, outcome not known, or waiting behind another transaction with its
+      // nonce: not flushed again until it is looked up (see settle), which sends it again.
+      const waiting = error instanceof SweepWaitingError;
       const lostHash =
-        error instanceof SweepReceiptLostError ? error.transactionHash : (signing.recorded?.transactionHash ?? null);
+        error instanceof SweepReceiptLostError || waiting
+          ? error.transactionHash
+          : (signing.recorded?.transactionHash ?? null);
       if (!reverted && !rejected && lostHash !== null)
         return {
           ...nothingSwept,
           seenEmpty,
-          receiptLost: [{ flight: flightOf(network, lostHash, parts), reason: reasonOf(error) }],
+          receiptLost: [{ flight: flightOf(network, lostHash, parts), reason: reasonOf(error), waiting }],
         };
       // Refused, never sent: its record must not hold the deposits back; the flush failed like every other.
       if (rejected)
-        await drop(flightOf(network, error.transactionHash, parts), 'was refused by the node, which does not have it');
+        await drop(
+          flightOf(network, error.transactionHash, parts),
+          error.nonceUsed
+            ? 'was refused by the node: another transaction of the sweeping account was mined with its nonce, so it can never be'
+            : 'was refused by the node, which does not have it',
+        );
+      // Signed again with the next nonce, the balances read first: the transaction that took the
+      // nonce may have emptied some. A second time, the node or the account is at fault, not a deposit.
+      if (rejected && error.nonceUsed) {
+        if (nonceRetried)
+          return {
+            ...nothingSwept,
+            seenEmpty,
+            failedAlone: part.map((doc) => ({ doc, reason: reasonOf(error), byNode: true })),
+          };
+        const again = await flushIsolatingFailures(executor, network, part, true, true);
+        return joined([{ ...nothingSwept, seenEmpty }, again]);
+      }
       if (reverted)
         await record(flightOf(network, error.transaction.transactionHash, parts), {
           transaction: error.transaction,
@@ -507,9 +543,10 @@ export function createSweeper(deps: {
       log(`${what} failed, retrying in ${seconds(retryAfterMs)}: ${reasonOf(error)}`);
       return;
     }
-    for (const { flight, reason } of outcome.receiptLost) {
+    for (const { flight, reason, waiting } of outcome.receiptLost) {
+      const which = `sweep transaction ${flight.transactionHash} (${flight.parts.length} deposit address(es)) on ${network}`;
       log(
-        `the receipt of sweep transaction ${flight.transactionHash} (${flight.parts.length} deposit address(es)) on ${network} was not had; ` +
+        `${waiting ? `${which} was not taken by the node for now` : `the receipt of ${which} was not had`}; ` +
           `not flushing them again, looking it up in ${seconds(flight.lookAt - clock.now())}: ${reason}`,
       );
     }

@@ -17,6 +17,8 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { eventually } from '../../../test/support/api-client.ts';
 import { chainPublisher, randomHash } from '../../../test/support/chain-publisher.ts';
+import { forwarderTestRail } from '../../../test/support/forwarder-rail.ts';
+import { sweepEventsOf as sweepEventsOfStream } from '../../../test/support/sweep-events.ts';
 import { hardhatAccounts, startHardhatNode, type HardhatNode } from '../../../test/support/hardhat-node.ts';
 import { createMerchant, MERCHANT_WALLET, sessionRequest, startTestWeir } from '../../../test/support/weir-harness.ts';
 import type { CommandHandler } from '../../actors/command-handler.ts';
@@ -30,7 +32,6 @@ import {
   SweepRevertedError,
 } from '../../sweeper/sweep-errors.ts';
 import { createSweeper, type SignedSweep } from '../../sweeper/sweeper.ts';
-import type { Rail, RailNetwork } from '../rail.ts';
 import { TEST_NETWORK } from '../test-rail.ts';
 import { testTokenAbi } from './contracts/abis.ts';
 import { createEvmWriteClients, type EvmWriteClients } from './contracts/clients.ts';
@@ -40,8 +41,6 @@ import { deriveDepositAddress } from './contracts/deposit-address.ts';
 import { ForwarderFlushError } from './contracts/errors.ts';
 import { nodeHasTransaction } from './contracts/flush-forwarders.ts';
 import { createEvmSweepExecutor, sweepFailureOf } from './evm-sweep-executor.ts';
-import { evmPaymentRequest } from './payment-request.ts';
-import { evmUnpayableAddress } from './unpayable-address.ts';
 
 const url = 'http://127.0.0.1:8545';
 const rejected = (cause: unknown) =>
@@ -85,7 +84,7 @@ test('a signed flush the node refused (and does not have) is a SweepRejectedErro
   const refused = sweepFailureOf(
     new ForwarderFlushError('sweep transaction 0xab was refused by the node', '0xab', undefined, {
       cause: new Error('nonce too low'),
-      refused: true,
+      refusal: 'refused',
     }),
   );
   t.true(refused instanceof SweepRejectedError);
@@ -299,24 +298,7 @@ function clientsThrough(wire: Wire): EvmWriteClients {
  */
 async function sweeperOnNode(t: ExecutionContext) {
   const { node, factory, usdc } = onChain();
-  const network: RailNetwork = {
-    ...TEST_NETWORK,
-    assets: TEST_NETWORK.assets
-      .filter((a) => a.currency === 'usdc')
-      .map((a) => ({ ...a, address: usdc.toLowerCase() })),
-  };
-  const rail: Rail = {
-    name: 'hardhat',
-    networks: (environment) => (environment === 'test' ? [network] : []),
-    unpayableAddress: ({ network: on, address }) => evmUnpayableAddress({ network: on, address }),
-    paymentRequest: evmPaymentRequest,
-    depositAddress: ({ checkoutSessionId, merchantAddress }) =>
-      deriveDepositAddress({
-        factoryAddress: factory,
-        merchantAddress: getAddress(merchantAddress),
-        sessionId: checkoutSessionId,
-      }),
-  };
+  const { network, rail } = forwarderTestRail(factory, usdc);
   const clock = createManualClock();
   const weir = await startTestWeir(t, {}, { clock, rails: [rail] });
   const merchant = await createMerchant(weir.url);
@@ -376,19 +358,7 @@ async function sweeperOnNode(t: ExecutionContext) {
     );
     return opened;
   };
-  /** The sweep events of a session's stream, in order: [type, transaction hash]. */
-  const sweepEventsOf = async (id: string) =>
-    (await weir.eventStore.readStream(`checkout_session-${id}`)).flatMap((event) => {
-      const data = event.data as {
-        broadcast?: { transactionHash: string };
-        sweep?: { transactionHash: string };
-        transactionHash?: string;
-      };
-      if (event.type === 'SweepBroadcast') return [[event.type, data.broadcast!.transactionHash]];
-      if (event.type === 'FundsSwept') return [[event.type, data.sweep!.transactionHash]];
-      if (event.type === 'SweepDropped') return [[event.type, data.transactionHash!]];
-      return [];
-    });
+  const sweepEventsOf = (id: string) => sweepEventsOfStream(weir.eventStore, id);
   const untilSwept = (opened: { id: string }[], what: string) =>
     eventually(
       async () => {

@@ -15,6 +15,7 @@ import {
   SweepReceiptLostError,
   SweepRejectedError,
   SweepRevertedError,
+  SweepWaitingError,
 } from '../../sweeper/sweep-errors.ts';
 import type { SweepExecutor } from '../../sweeper/sweeper.ts';
 import type { EvmWriteClients } from './contracts/clients.ts';
@@ -64,15 +65,21 @@ export function isNodeFailure(error: unknown): boolean {
 
 /**
  * A flush's failure as the sweeper's port names it: a mined revert with its gas, a signed flush the
- * node refused (never sent), a flush sent or maybe sent whose receipt was not had (with its hash),
- * the node's failure, or as it came.
+ * node refused (never sent; `nonceUsed` when another transaction took its nonce), one it did not
+ * take for now (another pending transaction has its nonce), a flush sent or maybe sent whose
+ * receipt was not had (with its hash), the node's failure, or as it came.
  */
 export function sweepFailureOf(error: unknown): unknown {
   if (error instanceof ForwarderFlushError && error.transactionHash !== undefined) {
-    if (error.paid !== undefined)
-      return new SweepRevertedError(error.message, { transactionHash: error.transactionHash, ...error.paid });
-    if (error.refused) return new SweepRejectedError(error.message, error.transactionHash, { cause: error });
-    return new SweepReceiptLostError(error.message, error.transactionHash, { cause: error });
+    const { transactionHash, refusal } = error;
+    if (error.paid !== undefined) return new SweepRevertedError(error.message, { transactionHash, ...error.paid });
+    if (refusal === 'nonce-held') return new SweepWaitingError(error.message, transactionHash, { cause: error });
+    if (refusal !== null)
+      return new SweepRejectedError(error.message, transactionHash, {
+        cause: error,
+        nonceUsed: refusal === 'nonce-used',
+      });
+    return new SweepReceiptLostError(error.message, transactionHash, { cause: error });
   }
   if (isNodeFailure(error))
     return new SweepNodeError(error instanceof Error ? error.message : String(error), { cause: error });

@@ -22,24 +22,32 @@ export class ContractDeployError extends Error {
 }
 
 /**
+ * Why a node did not take a signed flush it answered with an error: `refused` outright (it does not
+ * have it: never sent), `nonce-used` (another transaction of the account with its nonce was mined:
+ * it never can be), `nonce-held` (another one with its nonce is pending, or the node's answers
+ * disagree: it may yet be mined, sent again once that one goes).
+ */
+export type FlushRefusal = 'refused' | 'nonce-used' | 'nonce-held';
+
+/**
  * A batched flush (sweep) of forwarders did not go through, or its outcome is not known. Without
  * `transactionHash` nothing was signed (the node refused to prepare it, say a revert at estimate
  * time). When it was mined and reverted, `transactionHash` and `paid` (its gas units and their cost
- * in wei) say what it cost. With `refused`, the node answered the send with an error and does not
- * have the transaction: it was never sent. With `transactionHash` alone it was sent, or may have
- * been (the node did not answer), and its receipt was not had (the cause says why): it may still be
- * mined, look it up by that hash.
+ * in wei) say what it cost. With `refusal`, the node answered the send with an error and does not
+ * have the transaction (see {@link FlushRefusal}). With `transactionHash` alone it was sent, or may
+ * have been (the node did not answer), and its receipt was not had (the cause says why): it may
+ * still be mined, look it up by that hash.
  */
 export class ForwarderFlushError extends Error {
   override readonly name = 'ForwarderFlushError';
-  readonly refused: boolean;
+  readonly refusal: FlushRefusal | null;
   constructor(
     message: string,
     readonly transactionHash?: `0x${string}`,
     readonly paid?: { gasUsed: bigint; gasCost: bigint },
-    options?: { cause?: unknown; refused?: boolean },
+    options?: { cause?: unknown; refusal?: FlushRefusal },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.refused = options?.refused ?? false;
+    this.refusal = options?.refusal ?? null;
   }
 }

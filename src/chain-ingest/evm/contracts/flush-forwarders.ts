@@ -6,6 +6,8 @@ import {
   getContractError,
   keccak256,
   parseEventLogs,
+  parseTransaction,
+  recoverTransactionAddress,
   RpcRequestError,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
@@ -14,11 +16,12 @@ import {
   type Hash,
   type Hex,
   type TransactionReceipt,
+  type TransactionSerialized,
 } from 'viem';
 import { forwarderAbi, forwarderFactoryAbi } from './abis.ts';
 import type { EvmWriteClients } from './clients.ts';
 import { deriveDepositAddress, sessionSaltOf } from './deposit-address.ts';
-import { ForwarderFlushError } from './errors.ts';
+import { ForwarderFlushError, type FlushRefusal } from './errors.ts';
 
 export type ForwarderFlushRequest = {
   merchantAddress: Address;
@@ -83,11 +86,12 @@ export function flushCallData(requests: readonly ForwarderFlushRequest[]): Hex {
  * The transaction is prepared (nonce from the node's pending count, gas estimated) and signed
  * first, `beforeSend` is awaited with it, and only then is it sent. Throws
  * {@link ForwarderFlushError}: without a hash when it could not be prepared (a revert at estimate
- * time, the node's error: nothing was signed); with its hash and `refused` when the node answered
- * the send with an error and does not have it (never sent); with its hash and `paid` when it was
- * mined and reverted; with its hash alone when it was sent, or may have been (the node did not
- * answer), and its receipt could not be had ({@link findFlush} looks it up later). An error of
- * `beforeSend` is thrown as it came.
+ * time, the node's error: nothing was signed); with its hash and a `refusal` when the node answered
+ * the send with an error and does not have it (see {@link handOver}); with its hash and `paid` when
+ * it was mined and reverted; with its hash alone when it was sent, or may have been (the node did
+ * not answer), and its receipt could not be had ({@link findFlush} looks it up later). A node that
+ * answers that it has the transaction already ("already known", or "nonce too low" with it mined)
+ * took it: its receipt is waited for. An error of `beforeSend` is thrown as it came.
  */
 export async function flushForwarders(
   clients: EvmWriteClients,
@@ -140,13 +144,11 @@ export async function flushForwarders(
       { cause: error },
     );
   }
-  if (handed.refused) {
-    throw new ForwarderFlushError(
-      `sweep transaction ${transactionHash} was refused by the node, which does not have it: it was never sent (${handed.reason})`,
-      transactionHash,
-      undefined,
-      { cause: handed.error, refused: true },
-    );
+  if (handed.kind === 'refused') {
+    throw new ForwarderFlushError(`sweep transaction ${transactionHash} ${handed.reason}`, transactionHash, undefined, {
+      cause: handed.error,
+      refusal: handed.refusal,
+    });
   }
   let receipt: TransactionReceipt;
   try {
@@ -173,25 +175,86 @@ export async function flushForwarders(
   return { transactionHash, gasUsed: mined.gasUsed, gasCost: mined.gasCost, forwarders, transfers: mined.transfers };
 }
 
-/** What the node made of a signed transaction handed to it: taken (or had already), or refused with `error` (its message `reason`). */
-type HandOver = { refused: false } | { refused: true; error: unknown; reason: string };
+/**
+ * What a node's error answer to eth_sendRawTransaction says of the transaction. No JSON-RPC code
+ * tells these apart (geth answers all three with -32000, anvil with -32003), and viem's
+ * NonceTooLowError takes "already known" for "nonce too low": the node's words decide, as geth,
+ * erigon, reth, anvil, hardhat, Besu, Nethermind and OpenEthereum put them.
+ */
+export type SendErrorKind = 'already-known' | 'nonce-too-low' | 'replacement-underpriced' | 'other';
+
+const sendErrorWords: readonly (readonly [Exclude<SendErrorKind, 'other'>, RegExp])[] = [
+  ['already-known', /already known|already imported|\bknown transaction|existing tx with same hash|AlreadyKnown/i],
+  ['nonce-too-low', /nonce too low|nonce is too low|OldNonce|stale nonce/i],
+  [
+    'replacement-underpriced',
+    /replacement transaction underpriced|replacement underpriced|could not replace existing tx|another transaction with (the )?same nonce|ReplacementNotAllowed/i,
+  ],
+];
+
+/** The kind of a node's error message (and data) answering eth_sendRawTransaction. */
+export function sendErrorKindOf(message: string): SendErrorKind {
+  return sendErrorWords.find(([, words]) => words.test(message))?.[0] ?? 'other';
+}
 
 /**
- * Hands `signed` to the node. Taken when the node accepts it or already has it (pending, or mined:
- * "already known", or "nonce too low" for the transaction itself); refused when the node answers
- * with a JSON-RPC error and does not have it. Throws when the node gave no answer (no connection,
- * a timeout, an HTTP error): it may have the transaction.
+ * What the node made of a signed transaction handed to it: took it now, had it already (pending
+ * or mined), or did not take it, why (a {@link FlushRefusal}) with its answer.
+ */
+type HandOver =
+  | { kind: 'taken' }
+  | { kind: 'had' }
+  | { kind: 'refused'; refusal: FlushRefusal; error: unknown; reason: string };
+
+/**
+ * Hands `signed` to the node. The hash is known before sending, so an error answer is checked
+ * against it: "already known" means the node has this very transaction; otherwise a node that
+ * shows it (pending or mined) had it. "nonce too low" is a refusal for good only when the account's
+ * mined nonce is past it and this transaction is not the one mined with it; "replacement
+ * transaction underpriced" leaves it waiting behind the pending one. Throws when the node gave no
+ * answer (no connection, a timeout, an HTTP error): it may have the transaction.
  */
 async function handOver(clients: EvmWriteClients, signed: SignedFlush): Promise<HandOver> {
   try {
     await clients.walletClient.sendRawTransaction({ serializedTransaction: signed.serializedTransaction });
-    return { refused: false };
+    return { kind: 'taken' };
   } catch (error) {
     const answered = error instanceof BaseError && error.walk((cause) => cause instanceof RpcRequestError);
     if (!(answered instanceof RpcRequestError)) throw error;
-    if (await nodeHasTransaction(clients, signed.transactionHash)) return { refused: false };
-    return { refused: true, error, reason: answered.details };
+    const said = typeof answered.data === 'string' ? `${answered.details} (${answered.data})` : answered.details;
+    const kind = sendErrorKindOf(said);
+    // Some nodes (and providers balancing several) do not show a pending transaction by hash.
+    if (kind === 'already-known' || (await nodeHasTransaction(clients, signed.transactionHash))) return { kind: 'had' };
+    const refused = (refusal: FlushRefusal, reason: string): HandOver => ({ kind: 'refused', refusal, error, reason });
+    if (kind === 'replacement-underpriced')
+      return refused(
+        'nonce-held',
+        `was not taken by the node: another pending transaction of the account has its nonce (${said}). ` +
+          'It may yet be mined once that one goes: look it up by its hash, and send it again, before sweeping these deposit addresses again.',
+      );
+    if (kind !== 'nonce-too-low')
+      return refused('refused', `was refused by the node, which does not have it: it was never sent (${said})`);
+    const { nonce, from } = await nonceAndSenderOf(signed);
+    // The mined count first: once past the nonce, the receipt of a transaction mined with it is there.
+    const minedCount = await clients.publicClient.getTransactionCount({ address: from, blockTag: 'latest' });
+    if ((await findFlush(clients, signed.transactionHash)) !== null) return { kind: 'had' };
+    if (minedCount > nonce)
+      return refused(
+        'nonce-used',
+        `was refused by the node: its nonce ${nonce} was used by another transaction of ${from}, so it can never be mined (${said})`,
+      );
+    return refused(
+      'nonce-held',
+      `was not taken by the node, which answered "${said}" yet counts ${minedCount} transaction(s) of ${from} mined, ` +
+        `so nonce ${nonce} is not used as far as it shows (its answers disagree). Look it up by its hash, and send it again, before sweeping these deposit addresses again.`,
+    );
   }
+}
+
+async function nonceAndSenderOf(signed: SignedFlush): Promise<{ nonce: number; from: Address }> {
+  const serializedTransaction = signed.serializedTransaction as TransactionSerialized;
+  const nonce = parseTransaction(serializedTransaction).nonce ?? 0;
+  return { nonce, from: await recoverTransactionAddress({ serializedTransaction }) };
 }
 
 /** Whether the node knows the transaction `transactionHash`, pending or mined. Node failures are thrown as viem raises them. */
@@ -211,21 +274,24 @@ export async function nodeHasTransaction(
 /**
  * Makes sure the node has a flush signed earlier (by {@link flushForwarders}, which handed it to
  * `beforeSend`): 'pending' when the node has it already (pending or mined), 'resent' when it did
- * not and took it now, 'refused' when it did not and refused it (another transaction of the
- * account took its nonce, or the account cannot pay for it): it is then not sent. The very same
- * signed transaction, so it is mined once at most whatever happens. Node failures are thrown as
- * viem raises them.
+ * not and took it now, 'waiting' when it did not take it for now (another pending transaction of
+ * the account has its nonce: it may yet be mined), 'refused' when it did not and never will (its
+ * nonce used by another transaction, the account unable to pay for it): it is then not sent. The
+ * very same signed transaction, so it is mined once at most whatever happens. Node failures are
+ * thrown as viem raises them.
  */
 export async function sendFlushAgain(
   clients: EvmWriteClients,
   signed: SignedFlush,
-): Promise<'pending' | 'resent' | 'refused'> {
+): Promise<'pending' | 'resent' | 'waiting' | 'refused'> {
   if (keccak256(signed.serializedTransaction) !== signed.transactionHash)
     throw new ForwarderFlushError(
       `sendFlushAgain: the signed transaction given is not ${signed.transactionHash} (its hash is ${keccak256(signed.serializedTransaction)})`,
     );
   if (await nodeHasTransaction(clients, signed.transactionHash)) return 'pending';
-  return (await handOver(clients, signed)).refused ? 'refused' : 'resent';
+  const handed = await handOver(clients, signed);
+  if (handed.kind === 'refused') return handed.refusal === 'nonce-held' ? 'waiting' : 'refused';
+  return handed.kind === 'had' ? 'pending' : 'resent';
 }
 
 /** A flush transaction as mined: whether it reverted, its gas, and the transfers it made (none when reverted). */
