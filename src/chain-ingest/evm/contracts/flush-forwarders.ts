@@ -161,6 +161,14 @@ export async function flushForwarders(
       { cause: error },
     );
   }
+  // viem answers with the receipt of a transaction that took our nonce in its place: no sweep of ours.
+  if (receipt.transactionHash !== transactionHash)
+    throw new ForwarderFlushError(
+      `sweep transaction ${transactionHash} was replaced by ${receipt.transactionHash}, mined with its nonce; nothing of it moved`,
+      transactionHash,
+      undefined,
+      { refusal: 'nonce-used' },
+    );
   const mined = minedFlushOf(receipt);
   if (mined.reverted) {
     throw new ForwarderFlushError(
