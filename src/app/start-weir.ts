@@ -110,8 +110,11 @@ export type Weir = {
   workflows: WorkflowPositions;
   /** The webhook dispatcher, for its status (queued, in flight). */
   webhooks: Pick<WebhookDispatcher, 'status'>;
-  /** The dashboard's first-run address (with its one-time token), while no dashboard user exists; printed at start. */
-  dashboardSetupUrl: string | null;
+  /**
+   * The dashboard's one-time first-run token, while no dashboard user exists; printed at start
+   * beside the page's address, never in it (it is posted on the page).
+   */
+  dashboardSetupToken: string | null;
   /** Stops everything and lets go of the data dir; `reason` (e.g. the signal) goes in the log line. */
   stop(reason?: string): Promise<void>;
 };
@@ -758,9 +761,8 @@ async function startLocked(
     ...(tracing ? { tracer } : {}),
   });
   // No dashboard user yet: the first owner is made on the first-run page, with a token only this console shows.
-  // The line names the page and the token apart: log lines carry no query string.
+  // The line names the page and the token apart: the page takes the token posted, never in its address.
   const setupToken = (await readStore.collection(USERS).count({})) === 0 ? dashboardSetup.issue() : null;
-  const dashboardSetupUrl = setupToken ? `${publicUrl}/dashboard/setup?token=${setupToken}` : null;
   if (setupToken)
     logger.warn(
       { event: 'dashboard.setup' },
@@ -794,7 +796,7 @@ async function startLocked(
     projections,
     workflows,
     webhooks: { status: () => dispatcher?.status() ?? { queued: 0, inFlight: 0, awaitingReadModel: 0 } },
-    dashboardSetupUrl,
+    dashboardSetupToken: setupToken,
     stop(reason) {
       stopping ??= (async () => {
         const stopStarted = performance.now();

@@ -92,14 +92,18 @@ test('Developers: API keys are created and regenerated after the password, shown
   t.is((await merchant.api.get<Page_<{ id: string }>>('/api/v1/api-keys')).body.count, keysBefore);
 });
 
-test('Developers: a webhook endpoint is added after the password; its test event is delivered, logged with status, duration and answer, and resent as a new attempt; its events edited; a new URL asks for the password and a bad one is named; its secret revealed and regenerated after the password', async (t) => {
+test('Developers: a webhook endpoint is added after the password and its signing secret shown this once (never in an address or the log); its test event is delivered, logged with status, duration and answer, and resent as a new attempt; its events edited; a new URL asks for the password and a bad one is named; its secret revealed and regenerated after the password', async (t) => {
   const hooks = await startWebhookReceiver();
   t.teardown(() => hooks.close());
-  const dash = await startDashboard(t);
+  const logLines: string[] = [];
+  const dash = await startDashboard(t, { config: { logLevel: 'debug' }, log: (line) => logLines.push(line) });
   const merchant = await dash.organization();
   const owner = await dash.user({ role: 'owner' });
   const page = await dash.signedIn(browser(), owner);
   const problems = await watchPage(page);
+  // Every address the browser asks for (and its referrer): what history and request logs hold.
+  const addresses: string[] = [];
+  page.on('request', (request) => addresses.push(request.url(), request.headers().referer ?? ''));
   await page.goto(`${dash.url}/dashboard/developers`);
   await page.getByRole('link', { name: 'Add endpoint' }).click();
 
@@ -129,6 +133,18 @@ test('Developers: a webhook endpoint is added after the password; its test event
   ).body.data;
   t.is(endpoint?.url, hooks.url);
   t.deepEqual(endpoint?.enabledEvents.events, ['checkout_session.completed', 'invoice.paid']);
+
+  // The signing secret, shown this once on the new endpoint's page, says so and how to see it later.
+  t.is(await page.locator('#new-signing-secret').inputValue(), endpoint!.secret);
+  t.regex((await page.locator('#issued-secret').textContent()) ?? '', /shown this once.*Reveal secret.*password/s);
+  // The address is the endpoint's (history holds no form post), so a reload neither posts again nor shows it.
+  await page.waitForURL(`${dash.url}/dashboard/developers/webhooks/${endpoint!.id}`);
+  await expectAccessible(t, page, 'webhook-endpoint-created');
+  await screenshot(t, page, 'webhook-endpoint-created');
+  await page.reload();
+  await page.getByRole('heading', { name: 'Webhook endpoint' }).waitFor();
+  t.false((await page.content()).includes(endpoint!.secret), 'not shown again');
+  t.is((await merchant.api.get<Page_<{ id: string }>>('/api/v1/webhook-endpoints')).body.count, 1);
 
   // Send a test event: the receiver gets it and the log (refreshed live) shows the attempt.
   await page.getByRole('button', { name: 'Send test event' }).click();
@@ -207,6 +223,22 @@ test('Developers: a webhook endpoint is added after the password; its test event
   await page.goto(`${dash.url}/dashboard/developers/webhooks/${endpoint!.id}`);
   t.false((await page.content()).includes(regenerated), 'hidden again on the next visit');
   t.deepEqual(problems(), []);
+  t.true(
+    logLines.some((line) => line.includes('POST /dashboard/developers/webhooks 200')),
+    'the log of the creation is read',
+  );
+  for (const secret of [endpoint!.secret, regenerated]) {
+    t.deepEqual(
+      addresses.filter((address) => address.includes(secret)),
+      [],
+      'no address or referrer holds a secret',
+    );
+    t.deepEqual(
+      logLines.filter((line) => line.includes(secret)),
+      [],
+      'no log line holds a secret',
+    );
+  }
 });
 
 test('Developers: every checkbox of the webhook form keeps its size at 390 and 1280 px (the All events one, beside a long label, was squeezed to a sliver)', async (t) => {

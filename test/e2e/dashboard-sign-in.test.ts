@@ -14,12 +14,15 @@ import {
 
 const browser = chromiumPerFile(test);
 
-test('first run: the setup token printed at start makes the first owner of a new organization, signs them in, and then works no more', async (t) => {
+test('first run: the setup token printed at start makes the first owner of a new organization, signs them in, and then works no more; it travels in POST bodies only, never in an address', async (t) => {
   const dash = await startDashboard(t);
-  const setupUrl = dash.weir.dashboardSetupUrl;
-  t.regex(setupUrl ?? '', /\/dashboard\/setup\?token=[A-Za-z0-9_-]{32}$/);
+  const token = dash.weir.dashboardSetupToken;
+  t.regex(token ?? '', /^[A-Za-z0-9_-]{32}$/);
   const page = await newPage(t, browser());
   const problems = await watchPage(page);
+  // Every address the browser asks for: what history, referrers and request logs hold.
+  const addresses: string[] = [];
+  page.on('request', (request) => addresses.push(request.url(), request.headers().referer ?? ''));
 
   // The token as typed into the page (the console line names the page and the token apart). The
   // dashboard's address leads there while no one can sign in, not to a sign-in form.
@@ -27,13 +30,22 @@ test('first run: the setup token printed at start makes the first owner of a new
   t.is(new URL(page.url()).pathname, '/dashboard/setup');
   t.false((await page.content()).includes('Harbour'), 'nothing of the organizations shows before the token');
   await page.getByLabel('Setup token').fill('wrong');
-  const wrong = page.waitForResponse((r) => r.url().includes('/dashboard/setup?token='));
+  const wrong = page.waitForResponse(
+    (r) => r.url() === `${dash.url}/dashboard/setup` && r.request().method() === 'POST',
+  );
   await page.getByRole('button', { name: 'Continue' }).click();
   t.is((await wrong).status(), 403);
   await page.getByText('That is not the setup token Weir printed at start.').waitFor();
-  await page.getByLabel('Setup token').fill(new URL(setupUrl!).searchParams.get('token')!);
+  await screenshot(t, page, 'setup-token-wrong');
+  await expectAccessible(t, page, 'setup-token-wrong');
+  await page.getByLabel('Setup token').fill(token!);
+  const right = page.waitForRequest((r) => r.url() === `${dash.url}/dashboard/setup` && r.method() === 'POST');
   await page.getByRole('button', { name: 'Continue' }).click();
+  const body = new URLSearchParams((await right).postData() ?? '');
+  t.is(body.get('token'), token, 'sent in the body');
+  t.truthy(body.get('_csrf'), 'with the CSRF token of the forms before sign-in');
   await page.getByLabel("New organization's name").waitFor();
+  t.is(page.url(), `${dash.url}/dashboard/setup`);
   await screenshot(t, page, 'setup');
   await expectAccessible(t, page, 'setup');
   await page.getByLabel("New organization's name").fill('Harbour Coffee Roasters');
@@ -46,6 +58,15 @@ test('first run: the setup token printed at start makes the first owner of a new
   t.is(await page.getByLabel('Email').inputValue(), 'ada@harbour.example', 'the form is kept as typed');
   t.is(await dash.weir.readStore.collection('users').count({}), 0, 'nothing written');
 
+  // A link with the token in its address (as Weir once printed) is not taken: the browser is sent
+  // straight to the address without it, which asks for the token.
+  const linked = await newPage(t, browser());
+  await linked.goto(`${dash.url}/dashboard/setup?token=${token}`);
+  t.is(linked.url(), `${dash.url}/dashboard/setup`);
+  await linked.getByLabel('Setup token').waitFor();
+  t.is(await linked.getByLabel("New organization's name").count(), 0);
+  t.false((await linked.content()).includes(token!));
+
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
   await page.getByLabel('Password again').fill(PASSWORD);
   await page.getByRole('button', { name: 'Create owner and sign in' }).click();
@@ -53,9 +74,14 @@ test('first run: the setup token printed at start makes the first owner of a new
   t.is(await page.locator('.user-email').textContent(), 'ada@harbour.example');
   t.is(await page.locator('.org-name').textContent(), 'Harbour Coffee Roasters');
   t.deepEqual(problems(), []);
+  t.deepEqual(
+    addresses.filter((address) => address.includes(token!)),
+    [],
+    'the token is in no address or referrer',
+  );
 
   const again = await newPage(t, browser());
-  t.is((await again.goto(setupUrl!))?.status(), 404);
+  t.is((await again.goto(`${dash.url}/dashboard/setup`))?.status(), 404);
   await again.getByText('Weir is set up: its dashboard has users. Sign in instead.').waitFor();
   await again.goto(`${dash.url}/dashboard`);
   await again.getByRole('heading', { name: 'Sign in' }).waitFor();

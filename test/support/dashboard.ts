@@ -72,6 +72,8 @@ export async function startDashboard(
     config?: Partial<WeirConfig>;
     /** Where mail goes (invites): a recording mailer lets a test follow a link. */
     mailer?: Mailer;
+    /** Every log line (JSON), for a test that checks what is logged; dropped otherwise. */
+    log?: (line: string) => void;
   } = {},
 ) {
   const clock = options.clock ?? createManualClock(Date.now());
@@ -79,6 +81,7 @@ export async function startDashboard(
     clock,
     dashboard: options.dashboard,
     ...(options.mailer ? { mailer: options.mailer } : {}),
+    ...(options.log ? { log: options.log } : {}),
   });
   let merchant: Awaited<ReturnType<typeof createMerchant>> | null = null;
   /** The organization users are made in: one per Weir, with test and live keys and a test payment method. */

@@ -48,3 +48,11 @@
   wire(document);
   document.body.addEventListener('htmx:afterSwap', (event) => wire(event.target));
 })();
+
+// A page that answers a form post names its own address (AppLayout's `location`): it replaces the
+// post in the address bar and history, so a reload reads the page (a secret shown once stays
+// hidden) instead of posting the form again.
+(() => {
+  const path = document.body.dataset.location;
+  if (path && path !== window.location.pathname) window.history.replaceState(null, '', path);
+})();

@@ -51,6 +51,9 @@ const TOTP: ReauthMethod = {
 /** The methods this user re-authenticates with (the first one present in a form is used; the first is asked for). */
 const methodsFor = (user: UserDoc): ReauthMethod[] => (user.twoFactorEnabled ? [TOTP] : [PASSWORD]);
 
+/** What confirming it is them asks of this user ("enter your password again"), for a page to tell ahead. */
+export const reauthPrompt = (user: UserDoc): string => methodsFor(user)[0]!.prompt;
+
 /** The re-authentication field(s), to put inside a sensitive form so it is asked for in one step. */
 export function ReauthFields({ user, error }: { user: UserDoc; error?: string }): JSX.Element {
   const [method] = methodsFor(user);

@@ -134,14 +134,22 @@ function SetupPage(props: {
   );
 }
 
-/** The first step of the first run: the setup token Weir printed at start (a GET form, so the link form works too). */
-const SetupTokenPage = ({ error }: { error?: string }): JSX.Element => (
+/** Marks the token form's POST apart from the owner form's (both post to the setup page). */
+const TOKEN_STEP = 'token';
+
+/**
+ * The first step of the first run: the setup token Weir printed at start. Posted, so it stays out
+ * of history, referrers and request logs.
+ */
+const SetupTokenPage = ({ csrf, error }: { csrf: string; error?: string }): JSX.Element => (
   <AuthLayout title="Set up Weir">
     <h1>Set up Weir</h1>
     <p class="lead">
       Weir printed a one-time setup token on its console when it started. Enter it to create the first owner.
     </p>
-    <form method="get" action="/dashboard/setup" novalidate>
+    <form method="post" action="/dashboard/setup" novalidate>
+      <CsrfField token={csrf} />
+      <input type="hidden" name="step" value={TOKEN_STEP} />
       <Field name="token" label="Setup token" error={error} autocomplete="off" required autofocus />
       <button type="submit" class="button-primary button-block">
         Continue
@@ -169,7 +177,7 @@ export async function signIn(ctx: DashboardContext, deps: DashboardDeps, user: U
 /**
  * The pages before sign-in: `/dashboard/login` (email and password, throttled per account and
  * address) and the first-run page `/dashboard/setup` (only while no user exists, with the token
- * printed at start; `?token=…` skips asking for it). Nothing of the organizations shows before it.
+ * printed at start, posted). Nothing of the organizations shows before it.
  */
 export function signInRoutes(deps: DashboardDeps): Router<DashboardState> {
   const router = new Router<DashboardState>();
@@ -224,23 +232,12 @@ export function signInRoutes(deps: DashboardDeps): Router<DashboardState> {
   };
 
   router.get('/dashboard/setup', async (ctx) => {
+    // An address that carries a token (an old `?token=` link) is not read: the token is in history
+    // and logs already, and the clean address, which asks for it, replaces it in the address bar.
+    if (ctx.querystring !== '') return redirectTo(ctx, '/dashboard/setup');
     const closed = await setupOpen();
-    const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
     if (closed) return sendHtml(ctx, <SetupClosed message={closed} />, 404);
-    if (token === '') return sendHtml(ctx, <SetupTokenPage />);
-    if (!deps.setup.matches(token))
-      return sendHtml(ctx, <SetupTokenPage error="That is not the setup token Weir printed at start." />, 403);
-    const orgs = await organizations();
-    await sendHtml(
-      ctx,
-      <SetupPage
-        csrf={ctx.state.csrfToken}
-        token={token}
-        organizations={orgs}
-        values={{ organization: orgs[0]?.id ?? 'new', organizationName: '', email: '', name: '' }}
-        errors={{}}
-      />,
-    );
+    await sendHtml(ctx, <SetupTokenPage csrf={ctx.state.csrfToken} />);
   });
 
   let settingUp = false;
@@ -250,8 +247,23 @@ export function signInRoutes(deps: DashboardDeps): Router<DashboardState> {
     const closed = await setupOpen();
     if (closed) return sendHtml(ctx, <SetupClosed message={closed} />, 404);
     if (!deps.setup.matches(token))
-      return sendHtml(ctx, <SetupTokenPage error="That is not the setup token Weir printed at start." />, 403);
+      return sendHtml(
+        ctx,
+        <SetupTokenPage csrf={ctx.state.csrfToken} error="That is not the setup token Weir printed at start." />,
+        403,
+      );
     const orgs = await organizations();
+    if (form.get('step') === TOKEN_STEP)
+      return sendHtml(
+        ctx,
+        <SetupPage
+          csrf={ctx.state.csrfToken}
+          token={token}
+          organizations={orgs}
+          values={{ organization: orgs[0]?.id ?? 'new', organizationName: '', email: '', name: '' }}
+          errors={{}}
+        />,
+      );
     const values: SetupValues = {
       organization: form.get('organization') ?? 'new',
       organizationName: (form.get('organizationName') ?? '').trim(),

@@ -1,3 +1,6 @@
+import type { Children } from '@kitajs/html';
+import { Alert } from './components.tsx';
+
 /**
  * A value to copy (a secret shown once, a link): read-only text the user can select, and a Copy
  * button that dashboard.js wires up (`data-copy` names the input). Without JavaScript the button
@@ -31,6 +34,25 @@ export function CopyField(props: { id: string; label: string; value: string; hin
         ''
       )}
       <p class="copy-status visually-hidden" role="status" data-copy-status={props.id}></p>
+    </div>
+  );
+}
+
+/**
+ * A secret just made, in the one answer that shows it: what happened and that it is shown this
+ * once (`children`), then the value to copy.
+ */
+export function SecretShownOnce(props: {
+  id: string;
+  label: string;
+  value: string;
+  hint?: string;
+  children: Children;
+}): JSX.Element {
+  return (
+    <div class="issued-secret" id="issued-secret">
+      <Alert tone="success">{props.children}</Alert>
+      <CopyField id={props.id} label={props.label} value={props.value} hint={props.hint} />
     </div>
   );
 }

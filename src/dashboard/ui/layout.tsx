@@ -57,13 +57,13 @@ export function AuthLayout({ title, children }: PropsWithChildren<{ title: strin
   );
 }
 
-/** The test/live switch: a form of two buttons, so it works without JavaScript. */
-function EnvironmentSwitch({ ctx }: { ctx: DashboardContext }): JSX.Element {
+/** The test/live switch: a form of two buttons, so it works without JavaScript; it comes back to `location`. */
+function EnvironmentSwitch({ ctx, location }: { ctx: DashboardContext; location: string }): JSX.Element {
   const current = ctx.state.tenant.environment;
   return (
     <form method="post" action="/dashboard/environment" class="env-switch" aria-label="Environment">
       <CsrfField token={ctx.state.csrfToken} />
-      <input type="hidden" name="return" value={ctx.originalUrl} />
+      <input type="hidden" name="return" value={location} />
       <button type="submit" name="environment" value="test" aria-pressed={String(current === 'test')}>
         Test
       </button>
@@ -78,14 +78,23 @@ function EnvironmentSwitch({ ctx }: { ctx: DashboardContext }): JSX.Element {
  * The frame of every signed-in screen: the nav of the registered screens the user's role may open, the organization, the
  * test/live switch, the user and sign-out, and in test mode a band that says so. `screen` marks the
  * current nav item; the body carries the CSRF header htmx sends and the live-updates address.
+ * `location`: the page's own address when it answers a form post (a secret shown once there):
+ * dashboard.js puts it in the address bar, so a reload reads the page instead of posting again.
  */
 export function AppLayout({
   ctx,
   title,
   screen,
   actions,
+  location,
   children,
-}: PropsWithChildren<{ ctx: DashboardContext; title: string; screen?: ScreenId; actions?: Children }>): JSX.Element {
+}: PropsWithChildren<{
+  ctx: DashboardContext;
+  title: string;
+  screen?: ScreenId;
+  actions?: Children;
+  location?: string;
+}>): JSX.Element {
   const { user, tenant, organization, nav } = ctx.state;
   const test = tenant.environment === 'test';
   // A screen the role cannot open is left out (its page would answer 403 all the same).
@@ -99,6 +108,7 @@ export function AppLayout({
           class={['app', test ? 'test-mode' : 'live-mode']}
           hx-headers={JSON.stringify({ 'X-CSRF-Token': ctx.state.csrfToken })}
           data-events="/dashboard/events"
+          data-location={location}
         >
           <a class="skip-link" href="#content">
             Skip to content
@@ -133,7 +143,7 @@ export function AppLayout({
             </aside>
             <div class="main-column">
               <header class="topbar">
-                <EnvironmentSwitch ctx={ctx} />
+                <EnvironmentSwitch ctx={ctx} location={location ?? ctx.originalUrl} />
                 <div class="user-menu">
                   <span class="user-email" safe>
                     {user.email}

@@ -7,7 +7,7 @@ import type { DashboardContext, DashboardDeps, DashboardTenant } from '../../con
 import { redirectTo, sendHtml } from '../../http.ts';
 import type { PageRoutes } from '../../page.ts';
 import { Alert, Card, CsrfField, DateTime, EmptyState, Field } from '../../ui/components.tsx';
-import { CopyField } from '../../ui/copy.tsx';
+import { SecretShownOnce } from '../../ui/copy.tsx';
 import { ConfirmPage, errorsOf, type FormErrors } from './forms.tsx';
 
 export type ApiKeyRow = ReturnType<typeof publicApiKey>;
@@ -26,19 +26,16 @@ export async function listApiKeys(deps: DashboardDeps, tenant: DashboardTenant):
 
 function IssuedSecret({ issued }: { issued: IssuedKey }): JSX.Element {
   return (
-    <div class="issued-secret" id="issued-secret">
-      <Alert tone="success">
-        <strong safe>{`${issued.regenerated ? 'New secret for' : 'Created'} “${issued.name}”.`}</strong> Copy it now: it
-        is shown this once and Weir keeps only its hash.
-        {issued.regenerated ? ' The old secret no longer works.' : ''}
-      </Alert>
-      <CopyField
-        id="secret-key"
-        label="Secret key"
-        value={issued.secretKey}
-        hint="Send it as Authorization: Bearer <key> to /api/v1."
-      />
-    </div>
+    <SecretShownOnce
+      id="secret-key"
+      label="Secret key"
+      value={issued.secretKey}
+      hint="Send it as Authorization: Bearer <key> to /api/v1."
+    >
+      <strong safe>{`${issued.regenerated ? 'New secret for' : 'Created'} “${issued.name}”.`}</strong> Copy it now: it
+      is shown this once and Weir keeps only its hash.
+      {issued.regenerated ? ' The old secret no longer works.' : ''}
+    </SecretShownOnce>
   );
 }
 

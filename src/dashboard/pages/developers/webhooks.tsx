@@ -2,7 +2,7 @@ import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '.
 import { NotFoundError } from '../../../shared/errors.ts';
 import { TEST_WEBHOOK_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../../webhooks/webhook-event-types.ts';
 import { apiFor } from '../../api.ts';
-import { reauthenticate, ReauthFields } from '../../auth/reauth.tsx';
+import { reauthenticate, ReauthFields, reauthPrompt } from '../../auth/reauth.tsx';
 import type { DashboardContext, DashboardDeps, DashboardTenant } from '../../context.ts';
 import { isHtmx, redirectTo, sendHtml } from '../../http.ts';
 import type { PageRoutes } from '../../page.ts';
@@ -17,7 +17,7 @@ import {
   liveRefresh,
   type Tone,
 } from '../../ui/components.tsx';
-import { CopyField } from '../../ui/copy.tsx';
+import { CopyField, SecretShownOnce } from '../../ui/copy.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { DEVELOPERS } from './api-keys.tsx';
 import { apiMessage, ConfirmPage, DoneAlert, errorsOf, type FormErrors } from './forms.tsx';
@@ -291,7 +291,31 @@ export function DeliveriesCard(props: {
   );
 }
 
-type EndpointExtra = { form?: EndpointForm; secret?: { value: string; regenerated: boolean }; error?: string };
+/**
+ * What a page answering a form shows beyond the endpoint: the form as typed, the secret revealed
+ * or regenerated (in its card), the new endpoint's secret (`created`, once, above all), an error.
+ */
+type EndpointExtra = {
+  form?: EndpointForm;
+  secret?: { value: string; regenerated: boolean };
+  created?: { secret: string };
+  error?: string;
+};
+
+/** The new endpoint's signing secret, in the answer to its creation only, and how to see it again. */
+function CreatedSecret({ ctx, secret }: { ctx: DashboardContext; secret: string }): JSX.Element {
+  return (
+    <SecretShownOnce
+      id="new-signing-secret"
+      label="Signing secret"
+      value={secret}
+      hint="Verify the signature headers of each delivery with it (x-weir-signature, x-webhook-signature)."
+    >
+      <strong>Endpoint added.</strong> Copy its signing secret now: it is shown this once. To see it later, use Reveal
+      secret under Signing secret below; it asks you to <span safe>{reauthPrompt(ctx.state.user)}</span>.
+    </SecretShownOnce>
+  );
+}
 
 function EndpointPage(props: {
   ctx: DashboardContext;
@@ -313,6 +337,7 @@ function EndpointPage(props: {
       ctx={ctx}
       title="Webhook endpoint"
       screen="developers"
+      location={base}
       actions={
         <form method="post" action={`${base}/test`}>
           <CsrfField token={ctx.state.csrfToken} />
@@ -325,10 +350,10 @@ function EndpointPage(props: {
       <p>
         <a href={DEVELOPERS}>← Developers</a>
       </p>
+      {extra.created ? <CreatedSecret ctx={ctx} secret={extra.created.secret} /> : ''}
       <DoneAlert
         ctx={ctx}
         messages={{
-          created: 'Endpoint added.',
           saved: 'Endpoint saved.',
           test: `Test event (${TEST_WEBHOOK_EVENT_TYPE}) sent: see it under Deliveries.`,
           resent: 'Sent again: the new attempt shows under Deliveries.',
@@ -409,11 +434,11 @@ function EndpointPage(props: {
 export function webhookRoutes(routes: PageRoutes, deps: DashboardDeps): void {
   const endpoints = deps.readStore.collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints);
   const deliveries = deps.readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
-  const load = async (ctx: DashboardContext): Promise<WebhookEndpointDoc> => {
-    const doc = await endpoints.get(ctx.params.id!);
+  const load = async (ctx: DashboardContext, id = ctx.params.id!): Promise<WebhookEndpointDoc> => {
+    const doc = await endpoints.get(id);
     const { organizationId, environment } = ctx.state.tenant;
     if (!doc || doc.deleted || doc.organizationId !== organizationId || doc.environment !== environment)
-      throw new NotFoundError('webhook endpoint', ctx.params.id!);
+      throw new NotFoundError('webhook endpoint', id);
     return doc;
   };
   const deliveriesOf = (ctx: DashboardContext, endpoint: WebhookEndpointDoc) =>
@@ -421,8 +446,8 @@ export function webhookRoutes(routes: PageRoutes, deps: DashboardDeps): void {
       { ...ctx.state.tenant, endpointId: endpoint.id },
       { sort: { createdAt: -1 }, limit: DELIVERIES_SHOWN },
     );
-  const show = async (ctx: DashboardContext, extra: EndpointExtra = {}, status = 200) => {
-    const endpoint = await load(ctx);
+  const show = async (ctx: DashboardContext, extra: EndpointExtra = {}, status = 200, id = ctx.params.id!) => {
+    const endpoint = await load(ctx, id);
     await sendHtml(
       ctx,
       <EndpointPage ctx={ctx} endpoint={endpoint} deliveries={await deliveriesOf(ctx, endpoint)} extra={extra} />,
@@ -438,12 +463,18 @@ export function webhookRoutes(routes: PageRoutes, deps: DashboardDeps): void {
   routes.post(WEBHOOKS, 'developers', async (ctx) => {
     if (!(await reauthenticate(ctx, deps, 'add a webhook endpoint'))) return;
     const form = formOf(ctx.state.form);
-    const answer = await apiFor(ctx, deps)<{ id: string }>('POST', '/api/v1/webhook-endpoints', bodyOf(form));
+    const answer = await apiFor(ctx, deps)<{ id: string; secret: string }>(
+      'POST',
+      '/api/v1/webhook-endpoints',
+      bodyOf(form),
+    );
     if (answer.status >= 400) {
       const errors = errorsOf(answer, ENDPOINT_INPUTS);
       return sendHtml(ctx, <NewEndpointPage ctx={ctx} form={{ ...form, errors }} />, answer.status);
     }
-    redirectTo(ctx, `${WEBHOOKS}/${answer.body.id}?done=created`);
+    // The endpoint's page in this answer, not after a redirect: the secret is never in an address
+    // or kept anywhere to be shown later (the page names its own address for a reload).
+    await show(ctx, { created: { secret: answer.body.secret } }, 200, answer.body.id);
   });
 
   routes.get(`${WEBHOOKS}/:id`, 'developers', (ctx) => show(ctx));
