@@ -23,7 +23,8 @@ export const page = definePage({
       const [keys, endpoints] = await Promise.all([listApiKeys(deps, tenant), listEndpoints(deps, tenant)]);
       await sendHtml(
         ctx,
-        <AppLayout ctx={ctx} title="Developers" screen="developers">
+        // Its own address: a key shown once after a form post is not created again by a reload.
+        <AppLayout ctx={ctx} title="Developers" screen="developers" location={DEVELOPERS}>
           <DoneAlert
             ctx={ctx}
             messages={{ 'key-deleted': 'API key deleted.', 'endpoint-deleted': 'Webhook endpoint deleted.' }}
