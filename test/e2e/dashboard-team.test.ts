@@ -410,6 +410,9 @@ test('Two-factor: set up on the security page; sign-in then asks for the code; a
   await page.getByRole('button', { name: 'Add endpoint' }).click();
   await page.getByText('Endpoint added.').waitFor();
   t.is(await endpoints(), 2);
+  // The endpoint's page tells what its protected actions will ask of this user: a code, not the password.
+  for (const card of ['#signing-secret', '#endpoint-settings'])
+    t.regex((await page.locator(card).textContent()) ?? '', /6-digit code your authenticator app shows/, card);
 
   // Turning it off takes a code too; then signing in is the password alone again.
   await page.goto(`${dash.url}${SECURITY}`);

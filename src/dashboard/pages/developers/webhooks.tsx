@@ -377,7 +377,9 @@ function EndpointPage(props: {
             <CsrfField token={ctx.state.csrfToken} />
             <FormAlert errors={form.errors} />
             <EndpointFields form={form} />
-            <p class="hint">Changing the URL asks for your password again.</p>
+            <p class="hint">
+              Changing the URL asks you to <span safe>{reauthPrompt(ctx.state.user)}</span>.
+            </p>
             <button type="submit" class="button-primary">
               Save
             </button>
@@ -396,8 +398,8 @@ function EndpointPage(props: {
               </>
             ) : (
               <p class="muted">
-                Deliveries are signed with this secret (see the signature headers). It is hidden: reveal it with your
-                password.
+                Deliveries are signed with this secret (see the signature headers). It is hidden: Reveal secret asks you
+                to <span safe>{reauthPrompt(ctx.state.user)}</span>.
               </p>
             )}
             <div class="button-row">
