@@ -14475,7 +14475,7 @@ export interface components {
             message: string | null;
             /** Format: date-time */
             now: string;
-            /** @description Where and how much to send now, once an asset is chosen and while it is open */
+            /** @description Where and how much to send now, once an asset is chosen and while it is open; null while nothing is left to send (`amountToSend` is 0: a payment seen covers the rest and waits for its confirmations) */
             payment: {
                 address: string;
                 amountDue: string;
