@@ -1,4 +1,6 @@
 import type { PriceSnapshot, SessionLineItem } from '../../machines/checkout-session.types.ts';
+import type { Rail } from '../chain-ingest/rail.ts';
+import type { Environment } from '../event-store/event-store.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { newId, type IdSource } from '../shared/ids.ts';
@@ -24,6 +26,16 @@ export const CURRENCIES = [
   'btc',
 ] as const;
 export const INTERVALS = ['day', 'week', 'month', 'year'] as const;
+
+/**
+ * The currencies a price can be paid in, in `environment`: those of CURRENCIES that an asset of an
+ * offered network has (as `GET /assets` lists them, and as checkout session creation demands), in
+ * CURRENCIES' order. A product priced in another is one no payer can pay.
+ */
+export function offeredCurrencies(rail: Pick<Rail, 'networks'>, environment: Environment): string[] {
+  const taken = new Set(rail.networks(environment).flatMap((n) => n.assets.map((a) => a.currency)));
+  return CURRENCIES.filter((c) => taken.has(c));
+}
 
 /**
  * A line item resolved to an existing price, or to a price (and product) still to be created.

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { devnetNetwork } from './evm/networks/devnet.ts';
 import { base } from './evm/networks/base.ts';
-import { explorerLinkOf } from './network-definition.ts';
+import { explorerLinkOf, explorerTemplateOf } from './network-definition.ts';
 import { tronLocalNetwork } from './tron/networks.ts';
 
 const HASH = `0x${'ab'.repeat(32)}`;
@@ -25,4 +25,8 @@ test("a transaction links to its network's explorer; a local chain's placeholder
     'one given to the local chain is linked',
   );
   t.is(explorerLinkOf({ explorerTxUrl: '' }, HASH), null);
+  // The template the API's chains and the hosted page give, by the same rule.
+  t.is(explorerTemplateOf({ explorerTxUrl: base.explorer.txUrl }), 'https://basescan.org/tx/{hash}');
+  t.is(explorerTemplateOf({ explorerTxUrl: devnet.explorer.txUrl }), null);
+  t.is(explorerTemplateOf({ explorerTxUrl: tron.explorer.txUrl }), null);
 });

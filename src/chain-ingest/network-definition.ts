@@ -13,10 +13,18 @@ export const NATIVE_ASSET_ADDRESS = 'native';
 /** The explorer a local chain names: a placeholder, since no explorer runs beside it (nothing answers there). */
 export const LOCAL_EXPLORER_TX_URL = 'http://127.0.0.1/tx/{hash}';
 
+/**
+ * The network's explorer as a transaction URL template (`…/tx/{hash}`); null when it has none: no
+ * template, or a local chain's placeholder. The one rule of the API, the dashboard and the hosted page.
+ */
+export function explorerTemplateOf(network: Pick<RailNetwork, 'explorerTxUrl'>): string | null {
+  const template = network.explorerTxUrl;
+  return template === '' || template === LOCAL_EXPLORER_TX_URL ? null : template;
+}
+
 /** The explorer page of a transaction; null when the network has none (a local chain's placeholder). */
 export function explorerLinkOf(network: Pick<RailNetwork, 'explorerTxUrl'>, hash: string): string | null {
-  const template = network.explorerTxUrl;
-  return template === '' || template === LOCAL_EXPLORER_TX_URL ? null : template.replace('{hash}', hash);
+  return explorerTemplateOf(network)?.replace('{hash}', hash) ?? null;
 }
 
 /** A network definition is malformed; the message names the network and the offending field. */

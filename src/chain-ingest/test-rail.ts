@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { evmPaymentRequest } from './evm/payment-request.ts';
 import { evmUnpayableAddress } from './evm/unpayable-address.ts';
+import { LOCAL_EXPLORER_TX_URL } from './network-definition.ts';
 import type { Rail, RailNetwork } from './rail.ts';
 
 /**
@@ -16,7 +17,7 @@ export const TEST_NETWORK: RailNetwork = {
   kind: 'evm',
   environment: 'test',
   nativeCurrency: { symbol: 'TEST', decimals: 18 },
-  explorerTxUrl: 'http://127.0.0.1/tx/{hash}',
+  explorerTxUrl: LOCAL_EXPLORER_TX_URL,
   assets: [
     {
       id: 'weir-testnet:usdc',

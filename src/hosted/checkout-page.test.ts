@@ -64,7 +64,7 @@ test('once the full amount is seen and waits for confirmation, the page says it 
   const { status, html } = render(
     chosen({ cancelUrl: 'https://shop.example/cart', payments: [payment('300000000', 'pending')] }),
   );
-  t.like(status, { state: 'confirming', title: 'Payment received', amountToSend: '0' });
+  t.like(status, { state: 'confirming', title: 'Payment received', amountToSend: '0', payment: null });
   t.is(
     status.detail,
     '3.00 USDC received, waiting for the network to confirm it. Nothing more to send; this page updates by itself.',
@@ -79,6 +79,8 @@ test('once the full amount is seen and waits for confirmation, the page says it 
   t.true(isHidden(html, 'pay-controls'), 'the asset choice and the request are hidden');
   t.true(isHidden(html, 'countdown'), 'an expiry that no longer applies is not counted down');
   t.regex(html, /<div id="pay-controls" hidden>[\s\S]*id="reveal"[\s\S]*id="open-wallet"[\s\S]*id="cancel"/);
+  // The choice stays pressed though there is no request: checkout.js asks for it again if the payment is withdrawn.
+  t.regex(html, /data-asset="addr-usdc" aria-pressed="true"/);
 });
 
 test('a payment that covers only part of the rest still shows the request for what is left', (t) => {

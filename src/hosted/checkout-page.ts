@@ -94,7 +94,9 @@ function payPanel(
   names: NetworkNames,
   wallet: WalletContext | null,
 ): string {
-  const chosen = status.payment?.assetId ?? null;
+  // The session's choice, not the status's request: that is null while nothing is left to send, and the
+  // choice must stay pressed so that checkout.js asks again for it if the payment covering the rest is withdrawn.
+  const chosen = session.paymentIntent.paymentMethod?.id ?? null;
   return `<div id="pay-controls"${nothingToSend(status) ? ' hidden' : ''}>
     <h2 id="pay-title">Choose how to pay</h2>
     <div id="assets" class="assets" role="group" aria-labelledby="pay-title">${assetChoices(session, names, chosen)}

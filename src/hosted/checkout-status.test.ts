@@ -32,38 +32,34 @@ test('the payer is told the state in words: waiting, confirming, partly paid, pa
 });
 
 test('once an asset is chosen, the request asks for what remains, in the asset units, with a matching EIP-681 URI', (t) => {
-  const before = payerStatus(chosen(sessionFixture()), names, NOW, undefined, pay);
+  /** The status of the session as `overrides` leave it, with USDC chosen, as its page asks for it. */
+  const statusOf = (overrides: Partial<CheckoutSession> = {}) =>
+    payerStatus(chosen(sessionFixture(overrides)), names, NOW, undefined, pay);
+  const before = statusOf();
   t.like(before.payment, { amountDueRaw: '3000000', amountDue: '3', networkName: 'Weir Testnet', symbol: 'USDC' });
-  const after = payerStatus(
-    chosen(
-      sessionFixture({
-        status: 'incomplete',
-        amountReceived: '125000000',
-        payments: [payment('125000000', 'confirmed')],
-      }),
-    ),
-    names,
-    NOW,
-    undefined,
-    pay,
-  );
+  const after = statusOf({
+    status: 'incomplete',
+    amountReceived: '125000000',
+    payments: [payment('125000000', 'confirmed')],
+  });
   t.like(after.payment, { amountDueRaw: '1750000', amountDue: '1.75' });
   t.is(
     after.payment?.paymentUri,
     'ethereum:0x00000000000000000000000000000000000a11ce@7357/transfer?address=0x00000000000000000000000000000000000d3b05&uint256=1750000',
   );
   // A payment seen but not confirmed is not asked for twice.
-  const seen = payerStatus(
-    chosen(sessionFixture({ payments: [payment('100000000', 'pending')] })),
-    names,
-    NOW,
-    undefined,
-    pay,
-  );
+  const seen = statusOf({ payments: [payment('100000000', 'pending')] });
   t.like(seen, { amountRemaining: '300000000', amountToSend: '200000000' });
   t.like(seen.payment, { amountDueRaw: '2000000' });
+  // A payment seen that covers the rest leaves nothing to send: no request (one for 0 would invite a payment).
+  t.like(statusOf({ payments: [payment('300000000', 'pending')] }), {
+    state: 'confirming',
+    amountRemaining: '300000000',
+    amountToSend: '0',
+    payment: null,
+  });
   // A finished session asks for nothing.
-  t.is(payerStatus(chosen(sessionFixture({ status: 'expired' })), names, NOW, undefined, pay).payment, null);
+  t.is(statusOf({ status: 'expired' }).payment, null);
 });
 
 test('confirming: n of m from the followed chain head (the payment block counts as one), m from the network as configured', (t) => {

@@ -51,7 +51,7 @@ export function confirmationsSoFar(head: bigint, blockNumber: number, required: 
  * The session as the payer's page shows it, and as `GET /checkout/{id}/status` answers: the
  * amounts due, paid (confirmed) and remaining, the status in words, and, once an asset is chosen,
  * where and how much to send now (the remaining amount less what is seen but not yet confirmed,
- * in the asset's units).
+ * in the asset's units; none while that is nothing).
  */
 export function payerStatus(
   session: CheckoutSession,
@@ -132,7 +132,8 @@ export function payerStatus(
   }
 
   let payment = null;
-  if (pay && address && method && (session.status === 'open' || session.status === 'incomplete')) {
+  // No request while what was sent covers the rest: a request for 0 is no request (the page asks for nothing).
+  if (pay && address && method && toSend > 0n && (session.status === 'open' || session.status === 'incomplete')) {
     // Rounded up: a 6-decimal token cannot carry every 10^-8 of the rest, and paying less leaves it open.
     const dueRaw = toChainUnitsRoundedUp(toSend, address.asset.decimals);
     const request = pay(address, dueRaw);

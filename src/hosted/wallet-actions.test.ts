@@ -8,13 +8,12 @@ import { devnetNetwork } from '../chain-ingest/evm/networks/devnet.ts';
 import { TEST_NETWORK } from '../chain-ingest/test-rail.ts';
 import { PUBLIC_RPC_URLS, remainingChainUnits, renderWalletActions, walletDue } from './wallet-actions.ts';
 
-const devnet = toRailNetwork(
-  devnetNetwork({
-    usdc: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
-    usdt: '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
-    dai: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9',
-  }),
-);
+const DEVNET_CONTRACTS = {
+  usdc: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
+  usdt: '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
+  dai: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9',
+} as const;
+const devnet = toRailNetwork(devnetNetwork(DEVNET_CONTRACTS));
 const devnetUsdc: SessionAddress = {
   ...sessionFixture().addresses[0]!,
   id: 'addr-devnet',
@@ -94,6 +93,16 @@ test('the test wallet is offered on a test session with a devnet address only, n
   t.is(
     renderWalletActions(sessionFixture({ status: 'complete', addresses: [devnetUsdc] }), context),
     '<div id="wallet-actions"></div>',
+  );
+});
+
+test("a local chain's placeholder explorer is no link after paying, on the devnet and any other local chain; one given to it is", (t) => {
+  t.regex(renderWalletActions(sessionFixture(), context), /data-explorer-tx-url="" data-explorer-url=""/);
+  const explored = toRailNetwork(devnetNetwork(DEVNET_CONTRACTS, { explorerTxUrl: 'http://127.0.0.1:4000/tx/{hash}' }));
+  const html = renderWalletActions(sessionFixture({ addresses: [devnetUsdc] }), { ...context, networks: [explored] });
+  t.regex(
+    html,
+    /data-explorer-tx-url="http:\/\/127.0.0.1:4000\/tx\/\{hash\}" data-explorer-url="http:\/\/127.0.0.1:4000"/,
   );
 });
 

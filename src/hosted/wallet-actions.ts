@@ -1,5 +1,6 @@
 import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
 import { totalOf } from '../../machines/checkout-session.evolve.ts';
+import { explorerTemplateOf } from '../chain-ingest/network-definition.ts';
 import type { RailNetwork } from '../chain-ingest/rail.ts';
 import { assetUrl } from './assets.ts';
 import { toChainUnitsRoundedUp } from '../shared/money.ts';
@@ -87,6 +88,7 @@ function addressTarget(session: CheckoutSession, address: SessionAddress, contex
   const network = context.networks.find((n) => n.chainId === address.asset.chainId && n.kind === 'evm');
   if (!network) return '';
   const isDevnet = context.devnet !== null && network.chainId === context.devnet.chainId;
+  const explorer = explorerTemplateOf(network);
   const native = network.assets.find((a) => a.address === 'native');
   const data: Record<string, string> = {
     address: address.id,
@@ -97,9 +99,9 @@ function addressTarget(session: CheckoutSession, address: SessionAddress, contex
     'native-decimals': String(network.nativeCurrency.decimals),
     // The devnet's own RPC for a wallet in the same browser; a public one for real networks, when there is one.
     'rpc-url': isDevnet ? context.devnet!.rpcUrl : (PUBLIC_RPC_URLS[network.chainId] ?? ''),
-    // A devnet has no explorer (the registry's local one is a placeholder).
-    'explorer-tx-url': isDevnet ? '' : network.explorerTxUrl,
-    'explorer-url': isDevnet ? '' : explorerHome(network.explorerTxUrl),
+    // A local chain has no explorer (its registry entry is a placeholder): the hash is shown unlinked.
+    'explorer-tx-url': explorer ?? '',
+    'explorer-url': explorer ? explorerHome(explorer) : '',
     token: address.asset.address === 'native' ? '' : address.asset.address,
     decimals: String(address.asset.decimals),
     symbol: address.asset.symbol,

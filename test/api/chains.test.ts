@@ -1,12 +1,13 @@
 import test from 'ava';
-import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
+import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import { assertError, type Page } from './helpers.ts';
 
 type Asset = { id: string; chainId: number; currency: string; isEIP5827Supported: boolean; isPublic: boolean };
 type Chain = {
   id: number;
   icon: string;
-  blockExplorerName: string;
+  blockExplorerTransactionUrl: string | null;
+  blockExplorerName: string | null;
   isBeta: boolean;
   isEIP1559Supported: boolean;
   hasMonitoring: boolean;
@@ -23,13 +24,21 @@ test('chains and assets are pages that honour limit and page; a chain has its ic
   t.is(chains.body.count, chains.body.data.length);
   const chain = chains.body.data.find((c) => c.id === 7357)!;
   t.like(chain, { isBeta: false, isEIP1559Supported: true, hasMonitoring: true, isPublic: true });
-  t.is(typeof chain.blockExplorerName, 'string');
+  // A local chain (the test network) has no explorer: null, not its placeholder http://127.0.0.1/tx/{hash}.
+  t.like(chain, { blockExplorerTransactionUrl: null, blockExplorerName: null });
   // The icon is the hosted page's own bundled image, served by this Weir.
   t.true(chain.icon.startsWith(`${weir.url}/assets/icon-`), chain.icon);
   const icon = await fetch(chain.icon);
   t.is(icon.status, 200);
   t.regex(icon.headers.get('content-type') ?? '', /^image\/svg\+xml/);
   t.deepEqual((await api.get<Chain>('/api/v1/chains/7357')).body, chain);
+  // A session's assets name their chain as GET /chains/{id} does (without its assets): no explorer there either.
+  const session = await api.post<{ addresses: { asset: { chain: unknown } }[] }>(
+    '/api/v1/checkout/sessions',
+    sessionRequest(),
+  );
+  const { assets: _assets, ...slim } = chain;
+  t.deepEqual(session.body.addresses[0]?.asset.chain, slim);
 
   const assets = await api.get<Page<Asset>>('/api/v1/assets');
   t.true(assets.body.count >= 2);

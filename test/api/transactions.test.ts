@@ -56,7 +56,8 @@ test('GET /transactions lists payments and sweeps with their filters; another te
   t.is(payment!.late, false);
   t.is(payment!.livemode, false);
   t.is(typeof payment!.logIndex, 'number');
-  t.is(payment!.transactionUrl, `http://127.0.0.1/tx/${payment!.transactionHash}`);
+  // The test network is a local chain: it has no explorer, so no link (its placeholder leads nowhere).
+  t.is(payment!.transactionUrl, null);
   t.false('_id' in payment! || 'environment' in payment!);
 
   // A sweep of that deposit: broadcast, then mined.

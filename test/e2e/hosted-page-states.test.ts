@@ -311,6 +311,11 @@ test('the hosted checkout in every state at 390 px and 1280 px: names and icons,
     t.is(await page.locator('#remaining').textContent(), '0.00', 'nothing left to send');
     for (const selector of ['#reveal', '#qr', '#open-wallet', '#assets', '#cancel', '#countdown'])
       t.false(await page.locator(selector).isVisible(), `received: ${selector} hidden`);
+    const received = (await (await fetch(`${session.url}/status`)).json()) as {
+      amountToSend: string;
+      payment: unknown;
+    };
+    t.like(received, { amountToSend: '0', payment: null }, 'no request to send 0');
     await check(page, at('4b-received'));
     await chain.final(block, second);
     // Paid, in the moment before the page goes back to the shop: still no request to pay.

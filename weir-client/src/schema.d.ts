@@ -13916,8 +13916,16 @@ export interface components {
         };
         Chain: {
             assets: components["schemas"]["Asset"][];
-            blockExplorerName: string;
-            blockExplorerTransactionUrl: string;
+            /**
+             * @description The explorer's name; null when the chain has no explorer (as `blockExplorerTransactionUrl`)
+             * @example Basescan
+             */
+            blockExplorerName: string | null;
+            /**
+             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+             * @example https://basescan.org/tx/{hash}
+             */
+            blockExplorerTransactionUrl: string | null;
             currency: string;
             hasMonitoring: boolean;
             icon: string;
@@ -14475,7 +14483,7 @@ export interface components {
             message: string | null;
             /** Format: date-time */
             now: string;
-            /** @description Where and how much to send now, once an asset is chosen and while it is open */
+            /** @description Where and how much to send now, once an asset is chosen and while it is open; null while nothing is left to send (`amountToSend` is 0: a payment seen covers the rest and waits for its confirmations) */
             payment: {
                 address: string;
                 amountDue: string;
@@ -16441,6 +16449,7 @@ export interface components {
             subscriptionId: string | null;
             toAddress: string;
             transactionHash: string;
+            /** @description The transaction on its network's explorer; null when the network has none (a local chain: the devnet, a local Tron) or is no longer offered */
             transactionUrl: string | null;
             /** @description Tron sweeps (`transfer`): TRX burnt (sun) for the energy and bandwidth the sweeper account's own did not cover, this session's share; null until mined */
             trxBurnt?: string | null;

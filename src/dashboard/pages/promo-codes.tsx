@@ -1,10 +1,10 @@
-import { CURRENCIES } from '../../actors/line-items.ts';
+import { offeredCurrencies } from '../../actors/line-items.ts';
 import type { CouponSchema } from '../../read-api/schema/coupon.ts';
 import type { z } from '../../read-api/schema/fields.ts';
 import { apiFor, type PageApi } from '../api.ts';
 import { readList, readOne } from '../api-reads.ts';
 import { can } from '../auth/roles.ts';
-import type { DashboardContext } from '../context.ts';
+import type { DashboardContext, DashboardDeps } from '../context.ts';
 import { redirectTo, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
 import { Alert, Badge, Card, CsrfField, EmptyState, Facts, Field, money, type Tone } from '../ui/components.tsx';
@@ -14,10 +14,10 @@ import {
   formErrorsOf,
   RadioGroup,
   refusalMessage,
-  SelectField,
   textOf,
   valuesOf,
 } from '../ui/form-parts.tsx';
+import { CurrencyField } from '../ui/currency-field.tsx';
 import { AppLayout } from '../ui/layout.tsx';
 
 type Coupon = z.output<typeof CouponSchema>;
@@ -104,7 +104,13 @@ const FormAlert = ({ errors }: { errors: FormErrors }) =>
     ''
   );
 
-async function renderNew(ctx: DashboardContext, values: Record<string, string>, errors: FormErrors, status = 200) {
+async function renderNew(
+  ctx: DashboardContext,
+  deps: DashboardDeps,
+  values: Record<string, string>,
+  errors: FormErrors,
+  status = 200,
+) {
   const v = values;
   const e = errors;
   await sendHtml(
@@ -127,12 +133,12 @@ async function renderNew(ctx: DashboardContext, values: Record<string, string>, 
           <div class="form-row">
             <Field name="percentOff" label="Percent off" value={v.percentOff} error={e.percentOff} hint="e.g. 25" />
             <Field name="amountOff" label="Amount off" value={v.amountOff} error={e.amountOff} hint="e.g. 5 or 2.50" />
-            <SelectField
-              name="currency"
+            {/* An amount off applies to sessions in its currency: one no network takes would never apply. */}
+            <CurrencyField
+              offered={offeredCurrencies(deps.rail, ctx.state.tenant.environment)}
               label="Currency of the amount"
-              value={v.currency ?? 'usdc'}
+              value={v.currency}
               error={e.currency}
-              options={CURRENCIES.map((c) => ({ value: c, label: c.toUpperCase() }))}
             />
           </div>
           <fieldset>
@@ -388,15 +394,15 @@ export const page = definePage({
       );
     });
 
-    routes.get(`${BASE}/new`, 'manage', (ctx) => renderNew(ctx, {}, {}));
+    routes.get(`${BASE}/new`, 'manage', (ctx) => renderNew(ctx, deps, {}, {}));
 
     routes.post(BASE, 'manage', async (ctx) => {
       const { form } = ctx.state;
       const built = couponBodyOf(form);
-      if ('errors' in built) return renderNew(ctx, valuesOf(form), built.errors, 400);
+      if ('errors' in built) return renderNew(ctx, deps, valuesOf(form), built.errors, 400);
       const answer = await apiFor(ctx, deps)<Coupon>('POST', '/api/v1/coupons', built.body);
       if (answer.status >= 400)
-        return renderNew(ctx, valuesOf(form), formErrorsOf(answer, couponInputOf), answer.status);
+        return renderNew(ctx, deps, valuesOf(form), formErrorsOf(answer, couponInputOf), answer.status);
       redirectTo(ctx, `${BASE}/${answer.body.id}`);
     });
 

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { explorerTemplateOf } from '../../chain-ingest/network-definition.ts';
 import type { RailNetwork } from '../../chain-ingest/rail.ts';
 import { networkIconUrl } from '../../hosted/icons.ts';
 import { NotFoundError } from '../../shared/errors.ts';
@@ -9,13 +10,14 @@ import { arrayListQuery, AssetSchema, ChainSchema } from '../schema/chain.ts';
 import { idParams, invalidFields, listOf, notFound, z } from '../schema/fields.ts';
 import { schemaRoutes } from '../schema/route.ts';
 
-/** The explorer's name, or its host when the network definition gives none. */
-function explorerName(n: RailNetwork): string {
+/** The explorer's name, or its host when the network definition gives none; null when there is no explorer. */
+function explorerName(n: RailNetwork, template: string | null): string | null {
+  if (template === null) return null;
   if (n.explorerName) return n.explorerName;
   try {
-    return new URL(n.explorerTxUrl.replace('{hash}', '0')).hostname;
+    return new URL(template.replace('{hash}', '0')).hostname;
   } catch {
-    return n.explorerTxUrl;
+    return template;
   }
 }
 
@@ -27,24 +29,28 @@ export const presentAsset = (asset: AssetRef) => ({ ...asset, isEIP5827Supported
 
 /**
  * A network as the reference shows it. Weir watches every network it offers (`hasMonitoring`),
- * offers none as a beta, and offers each to every merchant of the environment (`isPublic`).
+ * offers none as a beta, and offers each to every merchant of the environment (`isPublic`). A
+ * local chain has no explorer: its explorer fields are null, not a placeholder that leads nowhere.
  */
-export const presentChain = (n: RailNetwork, publicUrl: string) => ({
-  id: n.chainId,
-  name: n.name,
-  icon: `${publicUrl}${networkIconUrl(n.network, n.chainId)}`,
-  network: n.network,
-  type: n.kind,
-  currency: n.nativeCurrency.symbol.toLowerCase(),
-  blockExplorerTransactionUrl: n.explorerTxUrl,
-  blockExplorerName: explorerName(n),
-  isTestnet: n.environment === 'test',
-  isBeta: false,
-  isEIP1559Supported: n.kind === 'evm',
-  hasMonitoring: true,
-  isPublic: true,
-  assets: n.assets.map(presentAsset),
-});
+export const presentChain = (n: RailNetwork, publicUrl: string) => {
+  const template = explorerTemplateOf(n);
+  return {
+    id: n.chainId,
+    name: n.name,
+    icon: `${publicUrl}${networkIconUrl(n.network, n.chainId)}`,
+    network: n.network,
+    type: n.kind,
+    currency: n.nativeCurrency.symbol.toLowerCase(),
+    blockExplorerTransactionUrl: template,
+    blockExplorerName: explorerName(n, template),
+    isTestnet: n.environment === 'test',
+    isBeta: false,
+    isEIP1559Supported: n.kind === 'evm',
+    hasMonitoring: true,
+    isPublic: true,
+    assets: n.assets.map(presentAsset),
+  };
+};
 
 /**
  * Networks and assets offered to the key's environment (test keys: testnets; live keys: mainnets),

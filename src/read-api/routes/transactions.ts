@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { explorerLinkOf } from '../../chain-ingest/network-definition.ts';
 import type { Environment } from '../../event-store/event-store.ts';
 import { TRANSACTIONS, type TransactionDoc } from '../../projections/transactions.projection.ts';
 import type { Filter } from '../../read-store/read-store.ts';
@@ -61,7 +62,7 @@ export function transactionRoutes(deps: ApiDeps): Router<ApiState> {
 
   const explorerUrl = (environment: Environment, doc: TransactionDoc): string | null => {
     const network = deps.rail.networks(environment).find((n) => n.network === doc.network);
-    return network?.explorerTxUrl ? network.explorerTxUrl.replace('{hash}', doc.transactionHash) : null;
+    return network ? explorerLinkOf(network, doc.transactionHash) : null;
   };
 
   const api = schemaRoutes(router, { tag: 'Transactions', auth: 'secretKey' });

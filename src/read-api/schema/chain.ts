@@ -16,24 +16,33 @@ export const AssetSchema = z
   })
   .openapi('Asset');
 
-export const ChainSchema = z
-  .object({
-    id: z.number().int(),
-    name: z.string(),
-    icon: z.string(),
-    network: z.string(),
-    type: z.enum(['evm', 'solana', 'tron']),
-    currency: z.string(),
-    blockExplorerTransactionUrl: z.string(),
-    blockExplorerName: z.string(),
-    isTestnet: z.boolean(),
-    isBeta: z.boolean(),
-    isEIP1559Supported: z.boolean(),
-    hasMonitoring: z.boolean(),
-    isPublic: z.boolean(),
-    assets: z.array(AssetSchema),
-  })
-  .openapi('Chain');
+/** A network's fields as the reference shows them, but its assets: what a session's asset names as its `chain`. */
+export const chainFields = {
+  id: z.number().int(),
+  name: z.string(),
+  icon: z.string(),
+  network: z.string(),
+  type: z.enum(['evm', 'solana', 'tron']),
+  currency: z.string(),
+  // Deliberate difference: the reference says string; a local chain has no explorer, and a
+  // placeholder URL would be a dead link in every client that shows it.
+  blockExplorerTransactionUrl: z.string().nullable().openapi({
+    description:
+      "The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)",
+    example: 'https://basescan.org/tx/{hash}',
+  }),
+  blockExplorerName: z.string().nullable().openapi({
+    description: "The explorer's name; null when the chain has no explorer (as `blockExplorerTransactionUrl`)",
+    example: 'Basescan',
+  }),
+  isTestnet: z.boolean(),
+  isBeta: z.boolean(),
+  isEIP1559Supported: z.boolean(),
+  hasMonitoring: z.boolean(),
+  isPublic: z.boolean(),
+};
+
+export const ChainSchema = z.object({ ...chainFields, assets: z.array(AssetSchema) }).openapi('Chain');
 
 /** `page`, `limit` and `ids` of the in-memory lists (checked by `arrayPage` itself; documented here). */
 export const arrayListQuery = z.looseObject({

@@ -1,4 +1,5 @@
 import type { ListFilters } from '../pagination.ts';
+import { chainFields } from './chain.ts';
 import { Address as PostalAddress } from './customer.ts';
 import { amountString, bodyObject, chainAmountString, requiredText, timestamp, withCode, z } from './fields.ts';
 
@@ -44,11 +45,14 @@ export const AssetSchema = z
   })
   .openapi('SessionAsset');
 
-/** An asset as a session shows it: with its flags and network (null for a network no longer offered). */
+/**
+ * An asset as a session shows it: with its flags and network, as `GET /chains/{id}` shows it without
+ * its assets (null for a network no longer offered). Inline: a nullable component reference refuses null.
+ */
 const PresentedAssetSchema = AssetSchema.extend({
   isEIP5827Supported: z.boolean(),
   isPublic: z.boolean(),
-  chain: z.object({ id: z.number().int(), name: z.string(), network: z.string() }).nullable(),
+  chain: z.object(chainFields).nullable(),
 });
 
 const PriceSnapshotSchema = z.object({
@@ -400,7 +404,10 @@ export const TransactionSchema = z
     asset: AssetSchema.nullable(),
     amountRaw: chainAmountString().nullable(),
     amount: amountString(),
-    transactionUrl: z.string().nullable(),
+    transactionUrl: z.string().nullable().openapi({
+      description:
+        "The transaction on its network's explorer; null when the network has none (a local chain: the devnet, a local Tron) or is no longer offered",
+    }),
     trxBurnt: amountString().nullable().optional().openapi({
       description:
         "Tron sweeps (`transfer`): TRX burnt (sun) for the energy and bandwidth the sweeper account's own did not cover, this session's share; null until mined",

@@ -81,7 +81,10 @@ export const PayerStatusSchema = z
         qrSvg: qrSvg(),
       })
       .nullable()
-      .openapi({ description: 'Where and how much to send now, once an asset is chosen and while it is open' }),
+      .openapi({
+        description:
+          'Where and how much to send now, once an asset is chosen and while it is open; null while nothing is left to send (`amountToSend` is 0: a payment seen covers the rest and waits for its confirmations)',
+      }),
     wallet: WalletDueSchema,
     redirectUrl: z.string().nullable(),
     returnUrl: z.string().nullable(),

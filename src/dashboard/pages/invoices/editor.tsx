@@ -1,10 +1,11 @@
 import type { DashboardContext } from '../../context.ts';
 import { Alert, Card, CsrfField, Field } from '../../ui/components.tsx';
+import { CurrencyField } from '../../ui/currency-field.tsx';
 import { CheckboxGroup, type Option, SelectField, TextAreaField } from '../../ui/form-parts.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { type FormErrors, INTERVALS, type InvoiceForm, MAX_ROWS } from './invoice-form.ts';
 
-/** What the editor offers to pick from: customers, catalog prices, currencies and networks. */
+/** What the editor offers to pick from: customers, catalog prices, currencies (those a network takes) and networks. */
 export type EditorChoices = {
   customers: Option[];
   prices: Option[];
@@ -220,11 +221,9 @@ export function InvoiceEditor(props: {
               value={form.daysUntilDue}
               error={errorOf(errors, 'daysUntilDue')}
             />
-            <SelectField
-              name="currency"
-              label="Currency"
+            <CurrencyField
+              offered={choices.currencies}
               value={form.currency}
-              options={choices.currencies.map((c) => ({ value: c, label: c.toUpperCase() }))}
               hint="Of the ad hoc lines; a product's price has its own."
               error={errorOf(errors, 'currency')}
             />

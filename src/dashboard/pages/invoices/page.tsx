@@ -1,4 +1,4 @@
-import { CURRENCIES } from '../../../actors/line-items.ts';
+import { offeredCurrencies } from '../../../actors/line-items.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../../projections/catalog.projection.ts';
 import { NotFoundError } from '../../../shared/errors.ts';
 import { isUuid } from '../../../shared/ids.ts';
@@ -71,7 +71,7 @@ async function editorChoices(deps: DashboardDeps, ctx: DashboardContext, api: Pa
     prices: prices
       .filter((p) => names.has(p.productId))
       .map((p) => ({ value: p.id, label: `${names.get(p.productId)} · ${money(p.unitAmount, p.currency)}` })),
-    currencies: CURRENCIES,
+    currencies: offeredCurrencies(deps.rail, tenant.environment),
     networks: deps.rail.networks(tenant.environment).map((n) => ({ value: String(n.chainId), label: n.name })),
   };
 }
@@ -215,7 +215,12 @@ export const page = definePage({
       );
     });
 
-    routes.get(`${LIST}/new`, 'manage', (ctx) => showEditor(ctx, { form: blankInvoiceForm('usdc') }));
+    // The first currency a network takes (USDC where one does), as the product and link forms choose it.
+    routes.get(`${LIST}/new`, 'manage', (ctx) =>
+      showEditor(ctx, {
+        form: blankInvoiceForm(offeredCurrencies(deps.rail, ctx.state.tenant.environment)[0] ?? 'usdc'),
+      }),
+    );
 
     routes.post(`${LIST}/new`, 'manage', async (ctx) => {
       const form = readInvoiceForm(ctx.state.form);

@@ -1,7 +1,7 @@
 import type { z } from '../../../read-api/schema/fields.ts';
 import type { PriceSchema } from '../../../read-api/schema/catalog.ts';
-import { CURRENCIES } from '../../../actors/line-items.ts';
 import { Alert, CsrfField, Field } from '../../ui/components.tsx';
+import { CurrencyField } from '../../ui/currency-field.tsx';
 import { priceLabel } from '../../ui/price-label.ts';
 import {
   CheckboxField,
@@ -141,6 +141,8 @@ export function LinkForm(props: {
   values: Record<string, string>;
   errors: FormErrors;
   recurringPrices: Price[];
+  /** Those a network takes (`offeredCurrencies`). */
+  currencies: readonly string[];
 }): JSX.Element {
   const { values: v, errors: e } = props;
   const checked = (name: string) => v[name] !== undefined;
@@ -170,12 +172,10 @@ export function LinkForm(props: {
       <fieldset>
         <legend>Amount</legend>
         <div class="form-row">
-          <SelectField
-            name="currency"
-            label="Currency"
-            value={v.currency ?? 'usdc'}
+          <CurrencyField
+            offered={props.currencies}
+            value={v.currency}
             error={e.currency}
-            options={CURRENCIES.map((c) => ({ value: c, label: c.toUpperCase() }))}
             hint="Fixed and customer-chosen prices."
           />
           <Field name="amount" label="Amount" value={v.amount} error={e.amount} hint="Fixed price, e.g. 25 or 12.50." />

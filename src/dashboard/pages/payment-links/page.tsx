@@ -1,10 +1,11 @@
 import QRCode from 'qrcode';
+import { offeredCurrencies } from '../../../actors/line-items.ts';
 import type { PaymentLinkSchema } from '../../../read-api/schema/payment-link.ts';
 import type { z } from '../../../read-api/schema/fields.ts';
-import { apiFor, type PageApi } from '../../api.ts';
+import { apiFor } from '../../api.ts';
 import { readList, readOne } from '../../api-reads.ts';
 import { can } from '../../auth/roles.ts';
-import type { DashboardContext } from '../../context.ts';
+import type { DashboardContext, DashboardDeps } from '../../context.ts';
 import { redirectTo, sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
 import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Facts, money } from '../../ui/components.tsx';
@@ -178,12 +179,12 @@ async function renderDetail(ctx: DashboardContext, link: PaymentLink, notice?: s
 
 async function renderNew(
   ctx: DashboardContext,
-  api: PageApi,
+  deps: DashboardDeps,
   values: Record<string, string>,
   errors: FormErrors,
   status = 200,
 ) {
-  const prices = await readList<Price>(api, '/api/v1/prices?type=recurring&isActive=true&limit=100');
+  const prices = await readList<Price>(apiFor(ctx, deps), '/api/v1/prices?type=recurring&isActive=true&limit=100');
   await sendHtml(
     ctx,
     <AppLayout ctx={ctx} title="New payment link" screen="paymentLinks">
@@ -193,6 +194,7 @@ async function renderNew(
           values={values}
           errors={errors}
           recurringPrices={prices.filter((p) => p.product?.isActive !== false)}
+          currencies={offeredCurrencies(deps.rail, ctx.state.tenant.environment)}
         />
       </Card>
     </AppLayout>,
@@ -231,17 +233,17 @@ export const page = definePage({
     });
 
     routes.get(`${BASE}/new`, 'manage', async (ctx) => {
-      await renderNew(ctx, apiFor(ctx, deps), {}, {});
+      await renderNew(ctx, deps, {}, {});
     });
 
     routes.post(BASE, 'manage', async (ctx) => {
       const api = apiFor(ctx, deps);
       const { form } = ctx.state;
       const built = linkBodyOf(form);
-      if ('errors' in built) return renderNew(ctx, api, valuesOf(form), built.errors, 400);
+      if ('errors' in built) return renderNew(ctx, deps, valuesOf(form), built.errors, 400);
       const answer = await api<PaymentLink>('POST', '/api/v1/payment-links', built.body);
       if (answer.status >= 400)
-        return renderNew(ctx, api, valuesOf(form), formErrorsOf(answer, linkInputOf), answer.status);
+        return renderNew(ctx, deps, valuesOf(form), formErrorsOf(answer, linkInputOf), answer.status);
       redirectTo(ctx, `${BASE}/${answer.body.id}`);
     });
 

@@ -1,9 +1,10 @@
+import { offeredCurrencies } from '../../../actors/line-items.ts';
 import type { PriceSchema, ProductSchema } from '../../../read-api/schema/catalog.ts';
 import type { z } from '../../../read-api/schema/fields.ts';
-import { apiFor, type PageApi } from '../../api.ts';
+import { apiFor } from '../../api.ts';
 import { readList, readOne } from '../../api-reads.ts';
 import { can } from '../../auth/roles.ts';
-import type { DashboardContext } from '../../context.ts';
+import type { DashboardContext, DashboardDeps } from '../../context.ts';
 import { redirectTo, sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
 import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Field } from '../../ui/components.tsx';
@@ -79,7 +80,17 @@ function ProductList({ products }: { products: Product[] }): JSX.Element {
   );
 }
 
-async function renderNew(ctx: DashboardContext, values: Record<string, string>, errors: FormErrors, status = 200) {
+/** The currencies a price can be in, in the tenant's environment: those a network takes. */
+const currenciesOf = (ctx: DashboardContext, deps: DashboardDeps) =>
+  offeredCurrencies(deps.rail, ctx.state.tenant.environment);
+
+async function renderNew(
+  ctx: DashboardContext,
+  deps: DashboardDeps,
+  values: Record<string, string>,
+  errors: FormErrors,
+  status = 200,
+) {
   await sendHtml(
     ctx,
     <AppLayout ctx={ctx} title="New product" screen="products">
@@ -91,7 +102,7 @@ async function renderNew(ctx: DashboardContext, values: Record<string, string>, 
           <TextAreaField name="description" label="Description" value={values.description} error={errors.description} />
           <fieldset>
             <legend>Price</legend>
-            <PriceFields values={values} errors={errors} />
+            <PriceFields values={values} errors={errors} currencies={currenciesOf(ctx, deps)} />
           </fieldset>
           <div class="form-actions">
             <button type="submit" class="button-primary">
@@ -115,7 +126,14 @@ type DetailForms = {
   price?: { values: Record<string, string>; errors: FormErrors };
 };
 
-async function renderDetail(ctx: DashboardContext, api: PageApi, id: string, forms: DetailForms = {}, status = 200) {
+async function renderDetail(
+  ctx: DashboardContext,
+  deps: DashboardDeps,
+  id: string,
+  forms: DetailForms = {},
+  status = 200,
+) {
+  const api = apiFor(ctx, deps);
   const product = await readOne<Product>(api, `/api/v1/products/${encodeURIComponent(id)}`, 'product', id);
   const prices = await readList<Price>(api, `/api/v1/prices?productId=${encodeURIComponent(product.id)}&limit=200`);
   const manage = can(ctx.state.user.role, 'manage');
@@ -235,7 +253,7 @@ async function renderDetail(ctx: DashboardContext, api: PageApi, id: string, for
             <form method="post" action={`${BASE}/${product.id}/prices`} novalidate>
               <CsrfField token={ctx.state.csrfToken} />
               <FormAlert errors={price.errors} />
-              <PriceFields values={price.values} errors={price.errors} />
+              <PriceFields values={price.values} errors={price.errors} currencies={currenciesOf(ctx, deps)} />
               <button type="submit" class="button-primary">
                 Add price
               </button>
@@ -277,7 +295,7 @@ export const page = definePage({
       );
     });
 
-    routes.get(`${BASE}/new`, 'manage', (ctx) => renderNew(ctx, {}, {}));
+    routes.get(`${BASE}/new`, 'manage', (ctx) => renderNew(ctx, deps, {}, {}));
 
     routes.post(BASE, 'manage', async (ctx) => {
       const { form } = ctx.state;
@@ -286,16 +304,16 @@ export const page = definePage({
       if (description) body.description = description;
       if (textOf(form, 'unitAmount') !== null) {
         const price = priceBodyOf(form);
-        if ('errors' in price) return renderNew(ctx, valuesOf(form), price.errors, 400);
+        if ('errors' in price) return renderNew(ctx, deps, valuesOf(form), price.errors, 400);
         body.defaultPriceData = price.body;
       }
       const answer = await apiFor(ctx, deps)<Product>('POST', '/api/v1/products', body);
       if (answer.status >= 400)
-        return renderNew(ctx, valuesOf(form), formErrorsOf(answer, productInputOf), answer.status);
+        return renderNew(ctx, deps, valuesOf(form), formErrorsOf(answer, productInputOf), answer.status);
       redirectTo(ctx, `${BASE}/${answer.body.id}`);
     });
 
-    routes.get(`${BASE}/:id`, 'read', (ctx) => renderDetail(ctx, apiFor(ctx, deps), ctx.params.id!));
+    routes.get(`${BASE}/:id`, 'read', (ctx) => renderDetail(ctx, deps, ctx.params.id!));
 
     routes.post(`${BASE}/:id`, 'manage', async (ctx) => {
       const api = apiFor(ctx, deps);
@@ -311,7 +329,7 @@ export const page = definePage({
       if (answer.status >= 400)
         return renderDetail(
           ctx,
-          api,
+          deps,
           id,
           { edit: { values: valuesOf(form), errors: formErrorsOf(answer, productInputOf) } },
           answer.status,
@@ -328,7 +346,7 @@ export const page = definePage({
       const errors =
         'errors' in built ? built.errors : answer && answer.status >= 400 ? formErrorsOf(answer, priceInputOf) : null;
       if (errors)
-        return renderDetail(ctx, api, id, { price: { values: valuesOf(form), errors } }, answer?.status ?? 400);
+        return renderDetail(ctx, deps, id, { price: { values: valuesOf(form), errors } }, answer?.status ?? 400);
       redirectTo(ctx, `${BASE}/${id}`);
     });
 
@@ -340,7 +358,7 @@ export const page = definePage({
         const api = apiFor(ctx, deps);
         const id = ctx.params.id!;
         const answer = await api('POST', `/api/v1/products/${encodeURIComponent(id)}/${call}`);
-        if (answer.status >= 400) return renderDetail(ctx, api, id, { notice: refusalMessage(answer) }, answer.status);
+        if (answer.status >= 400) return renderDetail(ctx, deps, id, { notice: refusalMessage(answer) }, answer.status);
         redirectTo(ctx, `${BASE}/${id}`);
       });
     }

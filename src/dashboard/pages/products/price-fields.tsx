@@ -1,19 +1,19 @@
-import { CURRENCIES, INTERVALS } from '../../../actors/line-items.ts';
+import { INTERVALS } from '../../../actors/line-items.ts';
 import { Field } from '../../ui/components.tsx';
+import { CurrencyField } from '../../ui/currency-field.tsx';
 import { decimalAmount, type FormErrors, SelectField, textOf } from '../../ui/form-parts.tsx';
 
-/** A price's inputs: amount as typed, currency, and a schedule (none: one-time). */
-export function PriceFields({ values: v, errors: e }: { values: Record<string, string>; errors: FormErrors }) {
+/** A price's inputs: amount as typed, currency (of those a network takes), and a schedule (none: one-time). */
+export function PriceFields(props: {
+  values: Record<string, string>;
+  errors: FormErrors;
+  currencies: readonly string[];
+}) {
+  const { values: v, errors: e } = props;
   return (
     <div class="form-row">
       <Field name="unitAmount" label="Price" value={v.unitAmount} error={e.unitAmount} hint="e.g. 25 or 12.50" />
-      <SelectField
-        name="currency"
-        label="Currency"
-        value={v.currency ?? 'usdc'}
-        error={e.currency}
-        options={CURRENCIES.map((c) => ({ value: c, label: c.toUpperCase() }))}
-      />
+      <CurrencyField offered={props.currencies} value={v.currency} error={e.currency} />
       <SelectField
         name="interval"
         label="Billing"

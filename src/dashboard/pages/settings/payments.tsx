@@ -1,3 +1,4 @@
+import { offeredCurrencies } from '../../../actors/line-items.ts';
 import type { PaymentSettingWithChainsSchema } from '../../../read-api/schema/organization.ts';
 import type { z } from '../../../read-api/schema/fields.ts';
 import { apiFor } from '../../api.ts';
@@ -49,7 +50,8 @@ function PaymentsPage(props: {
   const networks = props.deps.rail.networks(ctx.state.tenant.environment);
   const none = { value: '', label: 'No preference' };
   const chains = networks.map((n) => ({ value: String(n.chainId), label: `${n.name} (chain ${n.chainId})` }));
-  const currencies = [...new Set(networks.flatMap((n) => n.assets.map((a) => a.currency)))].map((c) => ({
+  // Those the API takes as a preference and a network takes (`weth` is an asset's currency, not a price's).
+  const currencies = offeredCurrencies(props.deps.rail, ctx.state.tenant.environment).map((c) => ({
     value: c,
     label: c.toUpperCase(),
   }));
