@@ -63,6 +63,9 @@ import { createMailDispatcher } from '../mail/mail-dispatcher.ts';
 import { openMailer } from '../mail/open-mailer.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
+import type { RecordPresenters } from '../webhooks/webhook-events.ts';
+import { sessionPresenter } from '../read-api/routes/checkout-sessions.ts';
+import { paymentIntentPresenter } from '../read-api/routes/payment-intents.ts';
 import { openOwnership } from '../ownership/open-ownership.ts';
 import { publicKeyFingerprint, secretKeyFingerprint } from '../ownership/shared-keys.ts';
 import { ownWorkflows, type WorkflowPositions } from '../workflows/all-workflows.ts';
@@ -508,6 +511,22 @@ async function startLocked(
       });
     }
   }
+  // Webhook bodies show sessions as the API does, network icons at the public URL: known once listening.
+  let listening: (publicUrl: string) => void = () => {};
+  const presenters = new Promise<{
+    session: ReturnType<typeof sessionPresenter>;
+    intent: ReturnType<typeof paymentIntentPresenter>;
+  }>((resolve) => {
+    listening = (publicUrl) =>
+      resolve({
+        session: sessionPresenter({ rail, publicUrl }),
+        intent: paymentIntentPresenter({ rail, publicUrl }),
+      });
+  });
+  const present: RecordPresenters = {
+    checkoutSession: async (session) => (await presenters).session(session),
+    paymentIntent: async (session) => (await presenters).intent(session),
+  };
   const webhookTargets = webhookTargetPolicy(config.webhookInternalTargets);
   const httpSender = overrides.webhookSender ? null : createHttpWebhookSender({ targets: webhookTargets });
   let dispatcher: WebhookDispatcher | null = null;
@@ -521,6 +540,7 @@ async function startLocked(
       commands: fencedCommands(commands, fence),
       secretBox,
       send: fencedWebhookSender(tracedWebhookSender(overrides.webhookSender ?? httpSender!, tracer), fence),
+      present,
       log,
       metrics: scope,
     });
@@ -628,6 +648,7 @@ async function startLocked(
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const publicUrl = (config.publicUrl ?? url).replace(/\/$/, '');
+  listening(publicUrl);
   const lineItems = createLineItemResolver({ readStore, commands });
   const gasFees = createEvmGasFeeQuoter({
     registry: evm.registry,

@@ -11,7 +11,7 @@ import type { SecretBox } from '../tenancy/secrets.ts';
 import { createFairQueue, type FairQueueLimits } from './fair-queue.ts';
 import { TEST_WEBHOOK_EVENT_TYPE } from './webhook-event-types.ts';
 import { createWebhookBodies } from './webhook-bodies.ts';
-import { renderWebhookBody } from './webhook-events.ts';
+import { type RecordPresenters, renderWebhookBody } from './webhook-events.ts';
 import { scrubUrls, type Log } from '../shared/logger.ts';
 import { noMetrics, type Metrics } from '../shared/metrics.ts';
 import { DeliveryAbortedError, type WebhookSender } from './webhook-sender.ts';
@@ -54,6 +54,8 @@ export function createWebhookDispatcher(deps: {
   commands: CommandHandler;
   secretBox: SecretBox;
   send: WebhookSender;
+  /** Bodies carry sessions and payment intents as the API shows them. */
+  present: RecordPresenters;
   limits?: FairQueueLimits;
   /** How long a stop lets requests in flight finish and be recorded before aborting them (default 5 s). */
   stopGraceMs?: number;
@@ -149,12 +151,17 @@ export function createWebhookDispatcher(deps: {
   /** Rendered from the log once per public event: all its endpoints get the same bytes. */
   const bodyOf = (delivery: WebhookDeliveryDoc): Promise<string> =>
     bodies.bodyOf(delivery.eventId, () =>
-      renderWebhookBody(eventStore, delivery.source, {
-        id: delivery.eventId,
-        type: delivery.eventType,
-        object: delivery.eventObject,
-        created: delivery.firstDueAt,
-      }),
+      renderWebhookBody(
+        eventStore,
+        delivery.source,
+        {
+          id: delivery.eventId,
+          type: delivery.eventType,
+          object: delivery.eventObject,
+          created: delivery.firstDueAt,
+        },
+        deps.present,
+      ),
     );
 
   /** What to record for a delivery: its endpoint is gone, or the outcome of sending it now. */

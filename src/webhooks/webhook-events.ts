@@ -3,7 +3,6 @@ import type { CheckoutSession, CheckoutSessionEvent } from '../../machines/check
 import { evolveOrganization, type Organization, type OrganizationEvent } from '../actors/organization.ts';
 import { evolveWebhookEndpoint, type WebhookEndpoint, type WebhookEndpointEvent } from '../actors/webhook-endpoint.ts';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
-import { publicCheckoutSession } from '../projections/public-views.ts';
 import { deterministicId } from '../shared/ids.ts';
 import { CHECKPOINT_SIGNED, CHECKPOINT_STREAM, type Checkpoint } from '../audit/checkpoints.ts';
 import { AUDIT_CHECKPOINT_EVENT_TYPE, TEST_WEBHOOK_EVENT_TYPE } from './webhook-event-types.ts';
@@ -15,6 +14,16 @@ import {
 } from './subscription-webhook-events.ts';
 
 export const WEBHOOK_API_VERSION = '2026-11-01';
+
+/**
+ * How the API shows a checkout session and its payment intent (the networks of its assets, from the
+ * configuration): a webhook's `data.object` is the same object the API answers.
+ */
+export type RecordPresenters = {
+  checkoutSession(session: CheckoutSession): Promise<PresentedSession>;
+  paymentIntent(session: CheckoutSession): Promise<object>;
+};
+type PresentedSession = { id: string; paymentIntent: { transactions: readonly { transactionHash: string | null }[] } };
 
 /** A public event without its payload: what a delivery needs to be scheduled. */
 export type PublicEventRef = { id: string; type: string; object: string; created: number };
@@ -121,15 +130,20 @@ function fold<S, E>(events: RecordedEvent[], evolve: (state: S | null, event: E)
   return state;
 }
 
-/** The payload of a public event: the record as it was right after the source event. */
-function payloadOf(history: RecordedEvent[], source: RecordedEvent, type: string): unknown {
+/** The payload of a public event: the record as it was right after the source event, as the API shows it. */
+async function payloadOf(
+  history: RecordedEvent[],
+  source: RecordedEvent,
+  type: string,
+  present: RecordPresenters,
+): Promise<unknown> {
   if (source.streamId.startsWith('checkout_session-')) {
     const session = fold<CheckoutSession, CheckoutSessionEvent>(history, evolveCheckoutSession);
     if (!session) throw new Error(`${source.streamId} has no session at revision ${source.revision}`);
-    const view = publicCheckoutSession(session);
     if (type === PAYMENT_FAILED.type)
-      return { ...view.paymentIntent, checkoutSessionId: view.id, lastPaymentError: withdrawalError(session, source) };
-    if (type.startsWith('payment_intent.')) return { ...view.paymentIntent, checkoutSessionId: view.id };
+      return { ...(await present.paymentIntent(session)), lastPaymentError: withdrawalError(session, source) };
+    if (type.startsWith('payment_intent.')) return present.paymentIntent(session);
+    const view = await present.checkoutSession(session);
     if (type === 'checkout_session.late_payment') {
       const transferId = (source.data as { transferId?: string }).transferId;
       const payment = session.payments.find((p) => p.transferId === transferId);
@@ -175,12 +189,13 @@ export async function renderWebhookBody(
   eventStore: EventStore,
   source: PublicEventSource,
   event: PublicEventRef,
+  present: RecordPresenters,
 ): Promise<string> {
   const history = (await eventStore.readStream(source.streamId)).filter((e) => e.revision <= source.revision);
   const last = history[history.length - 1];
   if (!last || last.revision !== source.revision)
     throw new Error(`${source.streamId} has no event at revision ${source.revision}`);
-  const object = payloadOf(history, last, event.type);
+  const object = await payloadOf(history, last, event.type, present);
   return JSON.stringify({
     id: event.id,
     apiVersion: WEBHOOK_API_VERSION,

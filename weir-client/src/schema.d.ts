@@ -14004,11 +14004,336 @@ export interface components {
             /** @description Default: the organization's */
             preferredChainId?: number;
         } | null;
-        /** @description As GET /api/v1/checkout/sessions/{id} answers it */
         CheckoutSession: {
+            addresses: {
+                asset: components["schemas"]["SessionAsset"] & {
+                    chain: {
+                        /**
+                         * @description The explorer's name; null when the chain has no explorer (as `blockExplorerTransactionUrl`)
+                         * @example Basescan
+                         */
+                        blockExplorerName: string | null;
+                        /**
+                         * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                         * @example https://basescan.org/tx/{hash}
+                         */
+                        blockExplorerTransactionUrl: string | null;
+                        currency: string;
+                        hasMonitoring: boolean;
+                        icon: string;
+                        id: number;
+                        isBeta: boolean;
+                        isEIP1559Supported: boolean;
+                        isPublic: boolean;
+                        isTestnet: boolean;
+                        name: string;
+                        network: string;
+                        /** @enum {string} */
+                        type: "evm" | "solana" | "tron";
+                    } | null;
+                    isEIP5827Supported: boolean;
+                    isPublic: boolean;
+                };
+                checkoutSessionId: string;
+                gas: string;
+                gasAmount: string;
+                id: string;
+                merchantAddress: string;
+                network: string;
+                paymentAddress: string;
+            }[];
+            /** @enum {string} */
+            afterCompletion: "redirect" | "hosted_confirmation";
+            afterCompletionConfirmMsg: string | null;
+            allowPromotionCodes?: boolean;
+            amountDetails: {
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                amountDiscount: string;
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                amountFee: string;
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                amountGasFee: string;
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                amountSubtotal: string;
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                amountTax: string;
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                amountTotal: string;
+                applyFee: boolean;
+                applyGasFee: boolean;
+                currency: string;
+                discountAmounts: {
+                    /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                    amount: string;
+                    promotionCodeId: string | null;
+                }[];
+                feePercentage: number;
+            };
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+            amountFee: string;
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+            amountGasFee: string;
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+            amountNet: string;
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+            amountOverpaid: string;
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+            amountReceived: string;
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+            amountSubtotal: string;
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+            amountTotal: string;
+            billingDetails?: components["schemas"]["SessionAddressDetails"];
+            /** Format: date-time */
+            canceledAt: string | null;
+            cancelUrl: string | null;
+            clientReferenceId: string | null;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            currency: string;
+            /** @enum {string} */
+            customerCreation?: "if_required" | "always";
+            customerDetails?: components["schemas"]["SessionCustomerDetails"];
+            customerId: string | null;
+            customerUpdate?: {
+                /** @enum {string} */
+                address: "auto" | "never";
+                /** @enum {string} */
+                name: "auto" | "never";
+                /** @enum {string} */
+                shipping: "auto" | "never";
+            };
+            /** @description A payment link's questions with the payer's answers */
+            customFields?: {
+                fields: ({
+                    key: string;
+                    label: {
+                        custom: string;
+                        /** @enum {string} */
+                        type: "custom";
+                    };
+                    optional: boolean;
+                    text: {
+                        maximumLength: number | null;
+                        minimumLength: number | null;
+                        /** @description The answer; null for an optional field left empty */
+                        value: string | null;
+                    };
+                    /** @enum {string} */
+                    type: "text";
+                } | {
+                    key: string;
+                    label: {
+                        custom: string;
+                        /** @enum {string} */
+                        type: "custom";
+                    };
+                    numeric: {
+                        maximum: string | null;
+                        maximumLength: number | null;
+                        minimum: string | null;
+                        minimumLength: number | null;
+                        /** @description The answer; null for an optional field left empty */
+                        value: string | null;
+                    };
+                    optional: boolean;
+                    /** @enum {string} */
+                    type: "numeric";
+                } | {
+                    dropdown: {
+                        options: {
+                            label: string;
+                            value: string;
+                        }[];
+                        /** @description The answer; null for an optional field left empty */
+                        value: string | null;
+                    };
+                    key: string;
+                    label: {
+                        custom: string;
+                        /** @enum {string} */
+                        type: "custom";
+                    };
+                    optional: boolean;
+                    /** @enum {string} */
+                    type: "dropdown";
+                })[];
+            } | null;
+            discounts: {
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                amountDiscount: string;
+                /** Format: date-time */
+                at: string;
+                code: string;
+                couponId: string;
+                promotionCodeId: string;
+            }[];
+            /** Format: date-time */
+            expiredAt: string | null;
+            /** Format: date-time */
+            expiresAt: string;
             id: string;
-        } & {
-            [key: string]: unknown;
+            invoiceId: string | null;
+            isManualPayment: boolean;
+            lineItems: {
+                data: {
+                    /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                    amountSubtotal: string;
+                    /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                    amountTax?: string;
+                    /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                    amountTotal: string;
+                    currency: string;
+                    description: string | null;
+                    price: {
+                        currency: string;
+                        id: string;
+                        interval: string | null;
+                        intervalCount: number | null;
+                        isActive: boolean;
+                        product: {
+                            description: string | null;
+                            id: string;
+                            isActive: boolean;
+                            name: string;
+                        };
+                        productId: string;
+                        /** @enum {string} */
+                        type: "one_time" | "recurring";
+                        /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                        unitAmount: string;
+                    };
+                    quantity: number;
+                    taxRates?: {
+                        /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                        amount: string;
+                        country: string | null;
+                        description: string | null;
+                        id: string;
+                        isDefault: boolean;
+                        name: string;
+                        percentage: number;
+                        type: string;
+                    }[];
+                }[];
+                /** @enum {string} */
+                object: "list";
+            };
+            livemode: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            mode: "payment" | "subscription";
+            organizationId: string;
+            paymentIntent: {
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                amount: string;
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                amountReceived: string;
+                /** Format: date-time */
+                createdAt: string;
+                currency: string;
+                id: string;
+                organizationId: string;
+                paymentMethod: {
+                    accountAddress: string;
+                    /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                    amountDue: string;
+                    asset: components["schemas"]["SessionAsset"];
+                    id: string;
+                    options: {
+                        wallet: {
+                            assetId: string;
+                            contractAddress: string;
+                            transactionHash: string | null;
+                        };
+                    };
+                    /** @enum {string} */
+                    type: "wallet";
+                } | null;
+                paymentMethodId: string | null;
+                paymentMethodTypes: string[];
+                /** @enum {string} */
+                status: "requires_payment_method" | "processing" | "succeeded" | "canceled";
+                transactions: {
+                    /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                    amount: string;
+                    /** @description In the asset's chain units (its own decimals) */
+                    amountRaw: string;
+                    asset: components["schemas"]["SessionAsset"] & {
+                        chain: {
+                            /**
+                             * @description The explorer's name; null when the chain has no explorer (as `blockExplorerTransactionUrl`)
+                             * @example Basescan
+                             */
+                            blockExplorerName: string | null;
+                            /**
+                             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                             * @example https://basescan.org/tx/{hash}
+                             */
+                            blockExplorerTransactionUrl: string | null;
+                            currency: string;
+                            hasMonitoring: boolean;
+                            icon: string;
+                            id: number;
+                            isBeta: boolean;
+                            isEIP1559Supported: boolean;
+                            isPublic: boolean;
+                            isTestnet: boolean;
+                            name: string;
+                            network: string;
+                            /** @enum {string} */
+                            type: "evm" | "solana" | "tron";
+                        } | null;
+                        isEIP5827Supported: boolean;
+                        isPublic: boolean;
+                    };
+                    assetId: string;
+                    blockNumber: number;
+                    chainId: number;
+                    /** Format: date-time */
+                    createdAt: string;
+                    currency: string;
+                    fromAddress: string;
+                    late: boolean;
+                    /** @enum {string} */
+                    status: "pending" | "confirmed";
+                    toAddress: string;
+                    transactionHash: string;
+                    /** @enum {string} */
+                    type: "incoming";
+                }[];
+                /** Format: date-time */
+                updatedAt: string;
+            };
+            paymentLinkId: string | null;
+            paymentMethodTypes: string[];
+            payments: components["schemas"]["SessionPayment"][];
+            paymentSetting: {
+                allowedChains: {
+                    chainId: number;
+                }[];
+                allowFiatPayment: boolean;
+                allowSwap: boolean;
+                paymentMethodTypes: string[];
+                preferredChainId: number | null;
+            };
+            /** @enum {string} */
+            paymentStatus: "unpaid" | "paid";
+            shippingDetails?: components["schemas"]["SessionAddressDetails"];
+            /** @enum {string} */
+            status: "open" | "complete" | "incomplete" | "expired" | "canceled";
+            submitType: string;
+            subscriptionId: string | null;
+            successUrl: string;
+            sweeps: components["schemas"]["SessionSweep"][];
+            transactionHash: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+            url: string;
         };
         /**
          * @example {
@@ -15288,11 +15613,93 @@ export interface components {
         OrganizationCreate: {
             name: string;
         };
-        /** @description As the `paymentIntent` of a checkout session answers it */
         PaymentIntent: {
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+            amount: string;
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+            amountReceived: string;
+            checkoutSessionId: string;
+            /** Format: date-time */
+            createdAt: string;
+            currency: string;
             id: string;
-        } & {
-            [key: string]: unknown;
+            isMarkRefunded: boolean;
+            /** Format: date-time */
+            markRefundedAt: string | null;
+            markRefundedComment: string | null;
+            /** @enum {string} */
+            object: "payment_intent";
+            organizationId: string;
+            paymentMethod: {
+                accountAddress: string;
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                amountDue: string;
+                asset: components["schemas"]["SessionAsset"];
+                id: string;
+                options: {
+                    wallet: {
+                        assetId: string;
+                        contractAddress: string;
+                        transactionHash: string | null;
+                    };
+                };
+                /** @enum {string} */
+                type: "wallet";
+            } | null;
+            paymentMethodId: string | null;
+            paymentMethodTypes: string[];
+            /** @enum {string} */
+            status: "requires_payment_method" | "processing" | "succeeded" | "canceled";
+            transactions: {
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                amount: string;
+                /** @description In the asset's chain units (its own decimals) */
+                amountRaw: string;
+                asset: components["schemas"]["SessionAsset"] & {
+                    chain: {
+                        /**
+                         * @description The explorer's name; null when the chain has no explorer (as `blockExplorerTransactionUrl`)
+                         * @example Basescan
+                         */
+                        blockExplorerName: string | null;
+                        /**
+                         * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                         * @example https://basescan.org/tx/{hash}
+                         */
+                        blockExplorerTransactionUrl: string | null;
+                        currency: string;
+                        hasMonitoring: boolean;
+                        icon: string;
+                        id: number;
+                        isBeta: boolean;
+                        isEIP1559Supported: boolean;
+                        isPublic: boolean;
+                        isTestnet: boolean;
+                        name: string;
+                        network: string;
+                        /** @enum {string} */
+                        type: "evm" | "solana" | "tron";
+                    } | null;
+                    isEIP5827Supported: boolean;
+                    isPublic: boolean;
+                };
+                assetId: string;
+                blockNumber: number;
+                chainId: number;
+                /** Format: date-time */
+                createdAt: string;
+                currency: string;
+                fromAddress: string;
+                late: boolean;
+                /** @enum {string} */
+                status: "pending" | "confirmed";
+                toAddress: string;
+                transactionHash: string;
+                /** @enum {string} */
+                type: "incoming";
+            }[];
+            /** Format: date-time */
+            updatedAt: string;
         };
         /**
          * @example {
@@ -16584,11 +16991,16 @@ export interface components {
          * @enum {string}
          */
         WebhookEventType: "*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint";
-        /** @description As GET /api/v1/organization/withdrawal-addresses answers it */
         WithdrawalAddress: {
+            address: string;
+            chainId: number;
+            /** Format: date-time */
+            createdAt: string;
             id: string;
-        } & {
-            [key: string]: unknown;
+            isDefault: boolean;
+            name: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         /**
          * @example {

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { checkoutSessionAggregate } from '../../../machines/checkout-session.aggregate.ts';
+import type { CheckoutSession } from '../../../machines/checkout-session.types.ts';
 import { isEmail } from '../../actors/customer.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
@@ -19,6 +20,22 @@ export const receiptNumberOf = (paymentIntentId: string): string =>
     .slice(0, 10)
     .toUpperCase()}`;
 
+/** A session's payment intent as `/payment-intents` shows it: with its session's id and refund record. */
+export function paymentIntentPresenter(deps: Pick<ApiDeps, 'rail' | 'publicUrl'>) {
+  const presentSession = sessionPresenter(deps);
+  return (session: CheckoutSession) => {
+    const { paymentIntent } = presentSession(session);
+    return {
+      ...paymentIntent,
+      object: 'payment_intent' as const,
+      checkoutSessionId: session.id,
+      isMarkRefunded: paymentIntent.isMarkRefunded ?? false,
+      markRefundedAt: paymentIntent.markRefundedAt ?? null,
+      markRefundedComment: paymentIntent.markRefundedComment ?? null,
+    };
+  };
+}
+
 /**
  * The payment intents of the tenant's checkout sessions (each session has one, shown on it as
  * `paymentIntent`): mark one refunded, and mail its payer a receipt (through the mail outbox:
@@ -37,18 +54,7 @@ export function paymentIntentRoutes(deps: ApiDeps): Router<ApiState> {
     return session;
   };
 
-  const presentSession = sessionPresenter(deps);
-  const present = (session: CheckoutSessionDoc) => {
-    const { paymentIntent } = presentSession(session);
-    return {
-      ...paymentIntent,
-      object: 'payment_intent',
-      checkoutSessionId: session.id,
-      isMarkRefunded: paymentIntent.isMarkRefunded ?? false,
-      markRefundedAt: paymentIntent.markRefundedAt ?? null,
-      markRefundedComment: paymentIntent.markRefundedComment ?? null,
-    };
-  };
+  const present = paymentIntentPresenter(deps);
 
   const api = schemaRoutes(router, { tag: 'Payment intents', auth: 'secretKey' });
   const params = idParams('payment intent');

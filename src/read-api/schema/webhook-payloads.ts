@@ -6,19 +6,11 @@ import {
   WEBHOOK_EVENT_TYPES,
 } from '../../webhooks/webhook-event-types.ts';
 import { z } from './fields.ts';
+import { CheckoutSessionSchema, PaymentIntentSchema } from './checkout-session.ts';
 import { InvoiceEventObjectSchema } from './invoice.ts';
+import { WithdrawalAddressSchema } from './organization.ts';
 import { SubscriptionSchema } from './resources.ts';
 
-/**
- * Records whose routes are not declared with a schema yet: named so the webhooks can point at
- * them, and described in full once their routes are converted.
- */
-const pending = (name: string, route: string) =>
-  z.looseObject({ id: z.string() }).openapi(name, { description: `As ${route} answers it` });
-
-const CheckoutSession = pending('CheckoutSession', 'GET /api/v1/checkout/sessions/{id}');
-const PaymentIntent = pending('PaymentIntent', 'the `paymentIntent` of a checkout session');
-const WithdrawalAddress = pending('WithdrawalAddress', 'GET /api/v1/organization/withdrawal-addresses');
 const DeletedWithdrawalAddress = z.object({ id: z.string(), deleted: z.literal(true) });
 const TestPayload = z.object({
   id: z.string(),
@@ -47,10 +39,10 @@ function payloadOf(type: string): { schema: z.ZodType; object: string } {
   if (type === TEST_WEBHOOK_EVENT_TYPE) return { schema: TestPayload, object: 'webhookEndpoint' };
   if (type === AUDIT_CHECKPOINT_EVENT_TYPE) return { schema: AuditCheckpoint, object: 'auditCheckpoint' };
   if (type === 'withdrawal_address.deleted') return { schema: DeletedWithdrawalAddress, object: 'withdrawalAddress' };
-  if (type.startsWith('withdrawal_address.')) return { schema: WithdrawalAddress, object: 'withdrawalAddress' };
-  if (type.startsWith('checkout_session.')) return { schema: CheckoutSession, object: 'checkoutSession' };
+  if (type.startsWith('withdrawal_address.')) return { schema: WithdrawalAddressSchema, object: 'withdrawalAddress' };
+  if (type.startsWith('checkout_session.')) return { schema: CheckoutSessionSchema, object: 'checkoutSession' };
   if (type.startsWith('customer.subscription.')) return { schema: SubscriptionSchema, object: 'subscription' };
-  if (type.startsWith('payment_intent.')) return { schema: PaymentIntent, object: 'paymentIntent' };
+  if (type.startsWith('payment_intent.')) return { schema: PaymentIntentSchema, object: 'paymentIntent' };
   if (type.startsWith('invoice.')) return { schema: InvoiceEventObjectSchema, object: 'invoice' };
   throw new Error(`webhook payloads: no payload schema for ${type}`);
 }
