@@ -103,6 +103,13 @@ test('Checkout sessions: a payment the follower missed is recovered from the ses
   await page.getByLabel('Transaction hash').fill(paid.hash);
   await Promise.all([page.waitForURL(/done=recovered/), page.getByRole('button', { name: 'Recover' }).click()]);
   await page.getByText('The payment is found and credited to this session.').waitFor();
+  // A live refresh (the session moving on) redraws the body, not what the action said.
+  await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith(`/dashboard/checkout-sessions/${session.id}`) && r.ok()),
+    page.evaluate("document.body.dispatchEvent(new Event('weir:checkout-sessions'))"),
+  ]);
+  await page.locator('#session-detail').waitFor();
+  t.true(await page.getByText('The payment is found and credited to this session.').isVisible(), 'still said');
   t.regex((await page.locator('#transactions').textContent()) ?? '', /12\.00 USDC.*Confirmed/s);
   t.regex(
     (await page.locator('#payment-intent').textContent()) ?? '',

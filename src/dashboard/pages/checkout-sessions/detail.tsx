@@ -11,7 +11,6 @@ import type { DashboardDeps, DashboardTenant } from '../../context.ts';
 import type { RailNetwork } from '../../../chain-ingest/rail.ts';
 import { HASH_FORMATS } from '../../ui/form-parts.tsx';
 import {
-  Alert,
   Badge,
   Card,
   CsrfField,
@@ -106,7 +105,6 @@ function Actions({
   const recover = form.recover ?? { chainId: '', transactionHash: '', errors: {} };
   return (
     <Card id="session-actions" title="Actions">
-      {form.message ? <Alert tone={form.message.tone}>{<span safe>{form.message.text}</span>}</Alert> : ''}
       {!canManage ? (
         <p class="muted">Only an admin or owner can act on a session.</p>
       ) : (

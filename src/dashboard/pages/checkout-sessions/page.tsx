@@ -4,7 +4,7 @@ import { can } from '../../auth/roles.ts';
 import type { DashboardContext, DashboardDeps } from '../../context.ts';
 import { isHtmx, redirectTo, sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
-import { Card, ShortId } from '../../ui/components.tsx';
+import { Alert, Card, ShortId } from '../../ui/components.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { type ActionForm, DetailBody, loadDetail } from './detail.tsx';
 import { LIST_PATH, loadSessions, SessionsFilters, SessionsTable } from './list.tsx';
@@ -39,6 +39,8 @@ async function renderDetail(ctx: DashboardContext, deps: DashboardDeps, id: stri
       <p class="lead">
         <ShortId value={detail.session.id} keep={40} />
       </p>
+      {/* Outside the live body: a refresh when the session moves must not wipe what the action said. */}
+      {form.message ? <Alert tone={form.message.tone}>{<span safe>{form.message.text}</span>}</Alert> : ''}
       {body}
     </AppLayout>,
     status,
