@@ -1,11 +1,12 @@
 import test from 'ava';
-import { createTestClient, type Hash, parseGwei } from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, custom, type Hash, parseGwei } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { eventually } from '../../../../test/support/api-client.ts';
 import { hardhatAccounts } from '../../../../test/support/hardhat-node.ts';
 import { startAnvilNode } from '../devnet/anvil-node.ts';
 import { localNodeTransport } from '../devnet/local-node-transport.ts';
 import { testTokenAbi } from './abis.ts';
-import { createEvmWriteClients } from './clients.ts';
+import { createEvmWriteClients, type EvmWriteClients } from './clients.ts';
 import { deployForwarderFactory, deployTestToken } from './deploy-contracts.ts';
 import { deriveDepositAddress } from './deposit-address.ts';
 import { ForwarderFlushError } from './errors.ts';
@@ -20,12 +21,30 @@ test('on anvil, a pending flush replaced by another transaction of the sweeper w
     chainId: anvil.chainId,
     privateKey: deployerAccount.privateKey,
   });
-  const sweeper = createEvmWriteClients({
-    rpcUrl: anvil.rpcUrl,
-    chainId: anvil.chainId,
-    privateKey: sweeperAccount.privateKey,
-    pollingIntervalMs: 10,
+  // viem spots a replacement by the nonce of the transaction it read: the test replaces it only once
+  // the flush's wait has read it from the node (under load, that read can come late).
+  let read!: () => void;
+  const readByTheWait = new Promise<void>((resolve) => {
+    read = resolve;
   });
+  const chain = deployer.publicClient.chain;
+  const node = localNodeTransport(anvil.rpcUrl)({ chain, retryCount: 0 });
+  const transport = custom({
+    async request(request: { method: string; params?: unknown }) {
+      const answer = await node.request(request as Parameters<typeof node.request>[0]);
+      if (request.method === 'eth_getTransactionByHash' && answer) read();
+      return answer;
+    },
+  });
+  const sweeper: EvmWriteClients = {
+    publicClient: createPublicClient({ chain, transport, pollingInterval: 10 }),
+    walletClient: createWalletClient({
+      chain,
+      transport,
+      pollingInterval: 10,
+      account: privateKeyToAccount(sweeperAccount.privateKey),
+    }),
+  };
   const factoryAddress = (await deployForwarderFactory(deployer)).address;
   const usdc = (await deployTestToken(deployer, { name: 'Test USD Coin', symbol: 'USDC', decimals: 6 })).address;
   const request = {
@@ -62,6 +81,7 @@ test('on anvil, a pending flush replaced by another transaction of the sweeper w
     if (!ours) return undefined;
     return deployer.publicClient.getTransaction({ hash: ours }).catch(() => undefined);
   }, 'the flush pending on anvil');
+  await readByTheWait;
   // The operator's own transaction with that nonce, paying more: anvil keeps it in the flush's place.
   await sweeper.walletClient.sendTransaction({
     to: sweeperAccount.address,
