@@ -39,7 +39,7 @@ import { createApiApp } from '../read-api/app.ts';
 import { createDashboard } from '../dashboard/app.tsx';
 import { createCsrf } from '../dashboard/auth/csrf.ts';
 import { createDashboardSessions, type SessionLimits } from '../dashboard/auth/sessions.ts';
-import { createSetupToken } from '../dashboard/auth/setup-token.ts';
+import { createSetupToken, SETUP_TOKEN_FILE } from '../dashboard/auth/setup-token.ts';
 import { createSignInThrottle, type SignInThrottleLimits } from '../dashboard/auth/throttle.ts';
 import { createDashboardEvents } from '../dashboard/events.ts';
 import type { DashboardPage } from '../dashboard/page.ts';
@@ -102,6 +102,8 @@ const FOLLOWER_READY_TIMEOUT_MS = 15_000;
 
 export type Weir = {
   url: string;
+  /** The address payers and links are given (`PUBLIC_URL`, else `url`). */
+  publicUrl: string;
   port: number;
   clock: Clock;
   eventStore: EventStore;
@@ -114,8 +116,8 @@ export type Weir = {
   /** The webhook dispatcher, for its status (queued, in flight). */
   webhooks: Pick<WebhookDispatcher, 'status'>;
   /**
-   * The dashboard's one-time first-run token, while no dashboard user exists; printed at start
-   * beside the page's address, never in it (it is posted on the page).
+   * The dashboard's one-time first-run token, while no dashboard user exists; kept in the data dir's
+   * `dashboard-setup-token` file, never in a log line or an address (it is posted on the page).
    */
   dashboardSetupToken: string | null;
   /** Stops everything and lets go of the data dir; `reason` (e.g. the signal) goes in the log line. */
@@ -681,8 +683,8 @@ async function startLocked(
     timers: { status: () => timers?.status() ?? { failing: [] } },
     followers,
   });
-  // Signed checkpoints of the chain, also in the log lines: a copy off this machine is what makes them evidence.
-  const dashboardSetup = createSetupToken();
+  const setupTokenFile = join(config.dataDir, SETUP_TOKEN_FILE);
+  const dashboardSetup = createSetupToken(setupTokenFile);
   const dashboard = (api: ApiBridge) =>
     createDashboard(
       {
@@ -781,14 +783,15 @@ async function startLocked(
     publicUrl,
     ...(tracing ? { tracer } : {}),
   });
-  // No dashboard user yet: the first owner is made on the first-run page, with a token only this console shows.
-  // The line names the page and the token apart: the page takes the token posted, never in its address.
+  // No dashboard user yet: the first owner is made on the first-run page, with a token kept in a file only
+  // the data dir's owner reads; the log names the file, never the token (logs travel further than the data dir).
   const setupToken = (await readStore.collection(USERS).count({})) === 0 ? dashboardSetup.issue() : null;
   if (setupToken)
     logger.warn(
-      { event: 'dashboard.setup' },
-      `no dashboard user yet: open ${publicUrl}/dashboard/setup and enter the one-time setup token ${setupToken} to create the first owner (or use weir user create)`,
+      { event: 'dashboard.setup', setupTokenFile },
+      `no dashboard user yet: open ${publicUrl}/dashboard/setup and enter the one-time setup token in ${setupTokenFile} to create the first owner (or use weir user create)`,
     );
+  else dashboardSetup.spend();
   logger.info(
     {
       event: 'weir.started',
@@ -808,6 +811,7 @@ async function startLocked(
   let stopping: Promise<void> | null = null;
   return {
     url,
+    publicUrl,
     port,
     clock,
     eventStore,
@@ -829,6 +833,8 @@ async function startLocked(
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        // The token dies with this process: its file would only mislead.
+        dashboardSetup.spend();
         // Every owned work stops and its lease is released: other instances take it over at once.
         await owning.close();
         await matcher.stop();

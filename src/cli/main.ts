@@ -72,6 +72,11 @@ async function serve(argv: string[]): Promise<void> {
   privateFiles();
   const { startWeir } = await import('../app/start-weir.ts');
   const weir = await startWeir(config);
+  // A person at a terminal gets the first-run token on screen; a collected log only names its file.
+  if (weir.dashboardSetupToken && process.stderr.isTTY)
+    process.stderr.write(
+      `\n  Dashboard first run: open ${weir.publicUrl}/dashboard/setup and enter ${weir.dashboardSetupToken}\n\n`,
+    );
   const shutdown = (signal: string) => {
     weir.stop(signal).then(
       () => process.exit(0),

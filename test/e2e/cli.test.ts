@@ -241,12 +241,19 @@ test('weir user create makes a dashboard user who can sign in; the password come
   // Started before any user exists: it prints the first-run link, and takes users made while it runs.
   const server = await spawnWeir({ dataDir });
   t.teardown(() => server.kill());
-  t.regex(
-    server.output(),
-    new RegExp(
-      `no dashboard user yet: open ${server.url}/dashboard/setup and enter the one-time setup token [A-Za-z0-9_-]{32} to create the first owner`,
-    ),
+  // The log names the token's file (its owner's alone), never the token.
+  const tokenFile = join(dataDir, 'dashboard-setup-token');
+  t.true(
+    server
+      .output()
+      .includes(
+        `no dashboard user yet: open ${server.url}/dashboard/setup and enter the one-time setup token in ${tokenFile} to create the first owner`,
+      ),
   );
+  const setupToken = (await readFile(tokenFile, 'utf8')).trim();
+  t.regex(setupToken, /^[A-Za-z0-9_-]{32}$/);
+  t.is((await stat(tokenFile)).mode & 0o777, 0o600);
+  t.false(server.output().includes(setupToken));
   const user = (email: string, role: string, input?: string, extra: Record<string, string> = {}) =>
     runWeir(
       [
@@ -299,6 +306,9 @@ test('weir user create makes a dashboard user who can sign in; the password come
     signIn.headers.get('set-cookie') ?? '',
     /^weir_session=[0-9a-f-]{36}\.[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Strict$/,
   );
+  // The token dies with the server, and its file with it.
+  await server.kill('SIGTERM');
+  await t.throwsAsync(stat(tokenFile), { code: 'ENOENT' });
 });
 
 test('weir audit checkpoint signs and prints the head; weir audit verify exits 0 on the log as written and 1, naming the position, once a row is edited', async (t) => {

@@ -14,7 +14,7 @@ import {
 
 const browser = chromiumPerFile(test);
 
-test('first run: the setup token printed at start makes the first owner of a new organization, signs them in, and then works no more; it travels in POST bodies only, never in an address', async (t) => {
+test('first run: the setup token issued at start makes the first owner of a new organization, signs them in, and then works no more; it travels in POST bodies only, never in an address', async (t) => {
   const dash = await startDashboard(t);
   const token = dash.weir.dashboardSetupToken;
   t.regex(token ?? '', /^[A-Za-z0-9_-]{32}$/);
@@ -35,7 +35,7 @@ test('first run: the setup token printed at start makes the first owner of a new
   );
   await page.getByRole('button', { name: 'Continue' }).click();
   t.is((await wrong).status(), 403);
-  await page.getByText('That is not the setup token Weir printed at start.').waitFor();
+  await page.getByText('That is not the setup token Weir issued at start.').waitFor();
   await screenshot(t, page, 'setup-token-wrong');
   await expectAccessible(t, page, 'setup-token-wrong');
   await page.getByLabel('Setup token').fill(token!);

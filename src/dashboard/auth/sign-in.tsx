@@ -80,7 +80,9 @@ function SetupPage(props: {
   return (
     <AuthLayout title="Set up Weir">
       <h1>Set up Weir</h1>
-      <p class="lead">Create the first owner of the dashboard. This works once, with the token printed at start.</p>
+      <p class="lead">
+        Create the first owner of the dashboard. This works once, with the setup token issued at start.
+      </p>
       {errors.form ? (
         <Alert tone="danger">
           <span safe>{errors.form}</span>
@@ -138,14 +140,15 @@ function SetupPage(props: {
 const TOKEN_STEP = 'token';
 
 /**
- * The first step of the first run: the setup token Weir printed at start. Posted, so it stays out
+ * The first step of the first run: the setup token Weir issued at start. Posted, so it stays out
  * of history, referrers and request logs.
  */
 const SetupTokenPage = ({ csrf, error }: { csrf: string; error?: string }): JSX.Element => (
   <AuthLayout title="Set up Weir">
     <h1>Set up Weir</h1>
     <p class="lead">
-      Weir printed a one-time setup token on its console when it started. Enter it to create the first owner.
+      Weir keeps a one-time setup token in the file <code>dashboard-setup-token</code> of its data directory (and shows
+      it on the terminal that started it). Enter it to create the first owner.
     </p>
     <form method="post" action="/dashboard/setup" novalidate>
       <CsrfField token={csrf} />
@@ -177,7 +180,7 @@ export async function signIn(ctx: DashboardContext, deps: DashboardDeps, user: U
 /**
  * The pages before sign-in: `/dashboard/login` (email and password, throttled per account and
  * address) and the first-run page `/dashboard/setup` (only while no user exists, with the token
- * printed at start, posted). Nothing of the organizations shows before it.
+ * issued at start, posted). Nothing of the organizations shows before it.
  */
 export function signInRoutes(deps: DashboardDeps): Router<DashboardState> {
   const router = new Router<DashboardState>();
@@ -249,7 +252,7 @@ export function signInRoutes(deps: DashboardDeps): Router<DashboardState> {
     if (!deps.setup.matches(token))
       return sendHtml(
         ctx,
-        <SetupTokenPage csrf={ctx.state.csrfToken} error="That is not the setup token Weir printed at start." />,
+        <SetupTokenPage csrf={ctx.state.csrfToken} error="That is not the setup token Weir issued at start." />,
         403,
       );
     const orgs = await organizations();
