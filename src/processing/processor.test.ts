@@ -5,6 +5,7 @@ import { LeaseLostError } from '../ownership/lease.ts';
 import { createOwnership } from '../ownership/ownership.ts';
 import { createManualClock, type Clock } from '../shared/clock.ts';
 import {
+  createPollingProcessor,
   createProcessor,
   dueWork,
   logWork,
@@ -481,4 +482,54 @@ test('failures are counted per processor, and the failures in a row read at scra
   text = await metrics.scrape();
   t.regex(text, /weir_processor_failing\{processor="timers"\} 0/);
   t.regex(text, /weir_processor_failures_total\{processor="timers"\} 2/);
+});
+
+test('a polling processor steps every interval after the last step ended, backs off from its first wait when a step fails, and waits for a poke while idle', async (t) => {
+  const clock = createManualClock();
+  const steps: number[] = [];
+  let fail = false;
+  let idle = false;
+  const processor = createPollingProcessor({
+    name: 'poller',
+    clock,
+    random: () => 0.5,
+    intervalMs: () => 100,
+    backoff: { firstMs: 50, maxMs: 400 },
+    idle: () => idle,
+    log: () => {},
+    step: async () => {
+      steps.push(clock.now() - start);
+      if (fail) throw new Error('node down');
+    },
+  });
+  const start = clock.now();
+  t.teardown(() => processor.stop());
+  await processor.start();
+  await settle();
+  t.deepEqual(steps, [0]);
+  clock.advanceBy(99);
+  await settle();
+  t.deepEqual(steps, [0], 'not before the interval');
+  clock.advanceBy(1);
+  await settle();
+  t.deepEqual(steps, [0, 100]);
+  fail = true;
+  clock.advanceBy(100);
+  await settle();
+  clock.advanceBy(50);
+  await settle();
+  clock.advanceBy(100);
+  await settle();
+  t.deepEqual(steps, [0, 100, 200, 250, 350], 'failures wait 50, then 100 ms');
+  fail = false;
+  idle = true;
+  clock.advanceBy(200);
+  await settle();
+  t.deepEqual(steps, [0, 100, 200, 250, 350, 550]);
+  clock.advanceBy(10_000);
+  await settle();
+  t.is(steps.length, 6, 'idle: no timer set, so no step however long the clock runs');
+  await processor.poke();
+  await settle();
+  t.is(steps.length, 7, 'a poke steps it');
 });

@@ -1,7 +1,7 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { Fence, Ownership } from '../ownership/ownership.ts';
 import { doublingDelay } from '../shared/backoff.ts';
-import type { Clock } from '../shared/clock.ts';
+import { type Clock, createSystemClock } from '../shared/clock.ts';
 import { noMetrics, type Metrics } from '../shared/metrics.ts';
 import { inSpan, noTracer } from '../shared/tracing.ts';
 import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
@@ -399,3 +399,38 @@ export const dueWork = (deps: {
   },
   ...(deps.subscribe ? { subscribe: deps.subscribe } : {}),
 });
+
+/**
+ * A processor that polls on real time, as a chain follower does (a node's blocks come on the wall
+ * clock): `step` each pass, the next `intervalMs()` after it ended or at once when poked; a failing
+ * step is retried after `backoff` (jittered). While `idle()` (it is stopping) it waits for a poke instead.
+ */
+export function createPollingProcessor(deps: {
+  name: string;
+  step: () => Promise<void>;
+  idle?: () => boolean;
+  intervalMs: () => number;
+  backoff: { firstMs: number; maxMs: number };
+  clock?: Clock;
+  random?: () => number;
+  log?: (line: string) => void;
+  failureLine?: (notice: FailureNotice) => string;
+  metrics?: Metrics;
+}): Processor {
+  const clock = deps.clock ?? createSystemClock();
+  return createProcessor({
+    name: deps.name,
+    clock,
+    retry: { ...deps.backoff, jitter: 0.2 },
+    ...(deps.random ? { random: deps.random } : {}),
+    ...(deps.log ? { log: deps.log } : {}),
+    ...(deps.failureLine ? { failureLine: deps.failureLine } : {}),
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    work: {
+      pass: async () => {
+        await deps.step();
+        return deps.idle?.() ? {} : { nextAt: clock.now() + deps.intervalMs() };
+      },
+    },
+  });
+}

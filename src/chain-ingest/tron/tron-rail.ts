@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { createProcessor } from '../../processing/processor.ts';
+import { createPollingProcessor } from '../../processing/processor.ts';
 import { createSystemClock } from '../../shared/clock.ts';
 import type { SweepExecutor, SweepRequest } from '../../sweeper/sweeper.ts';
 import { createEvmWriteClients } from '../evm/contracts/clients.ts';
@@ -218,22 +218,15 @@ function evmFormSweeps(executor: SweepExecutor): SweepExecutor {
 }
 
 /** A processor running `step` every `intervalMs` after the previous one ended, on real time (as the node's blocks come). */
-function repeating(name: string, step: () => Promise<void>, intervalMs: number, context: RailFollowerContext) {
-  const timers = createSystemClock();
-  return createProcessor({
+const repeating = (name: string, step: () => Promise<void>, intervalMs: number, context: RailFollowerContext) =>
+  createPollingProcessor({
     name,
-    clock: timers,
-    retry: { firstMs: intervalMs, maxMs: Math.max(intervalMs, 30_000), jitter: 0.2 },
+    step,
+    intervalMs: () => intervalMs,
+    backoff: { firstMs: intervalMs, maxMs: Math.max(intervalMs, 30_000) },
     metrics: context.metrics,
     log: context.log,
-    work: {
-      pass: async () => {
-        await step();
-        return { nextAt: timers.now() + intervalMs };
-      },
-    },
   });
-}
 
 function tronFollower(
   offered: OfferedTronNetwork,

@@ -32,8 +32,7 @@ import { getBlockHeader } from './get-blocks.ts';
 import { getChainId } from './get-chain-head.ts';
 import { createAdaptiveRange } from './get-transfer-logs.ts';
 import { createHeadSource, type HeadUpdate } from './head-source.ts';
-import { createProcessor, type Processor } from '../../../processing/processor.ts';
-import { createSystemClock } from '../../../shared/clock.ts';
+import { createPollingProcessor, type Processor } from '../../../processing/processor.ts';
 import { inSpan, noTracer } from '../../../shared/tracing.ts';
 import { createRpcEndpoints, type RpcCounters } from './rpc-endpoints.ts';
 import {
@@ -483,34 +482,30 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
    * again on a socket's head or a hand-over, and else after the poll interval or heartbeat, on real
    * time (as the node's blocks come; `clock` may be a test's).
    */
-  const followingProcessor = (): Processor => {
-    const timers = createSystemClock();
-    return createProcessor({
+  const followingProcessor = (): Processor =>
+    createPollingProcessor({
       name: `follower.${network}`,
-      clock: timers,
-      retry: { firstMs: config.pollIntervalMs, maxMs: config.maxBackoffMs, jitter: 0.2 },
+      intervalMs: () => heads.interval(),
+      backoff: { firstMs: config.pollIntervalMs, maxMs: config.maxBackoffMs },
       log,
       ...(deps.metrics ? { metrics: deps.metrics } : {}),
       failureLine: ({ error, waitMs }) => `${describe(error)} (retrying in ${waitMs} ms)`,
-      work: {
-        pass: async () => {
-          await takeAdoptions();
-          if (lifecycle !== 'running') return {};
-          try {
-            const update = await heads.look();
-            if (lifecycle !== 'running') return {};
-            await onHead(update);
-          } catch (error) {
-            if (lifecycle !== 'running') return {};
-            errorCount += 1;
-            lastError = `${now().toISOString()} ${describe(error)}`;
-            throw error;
-          }
-          return { nextAt: timers.now() + heads.interval() };
-        },
+      idle: () => lifecycle !== 'running',
+      step: async () => {
+        await takeAdoptions();
+        if (lifecycle !== 'running') return;
+        try {
+          const update = await heads.look();
+          if (lifecycle !== 'running') return;
+          await onHead(update);
+        } catch (error) {
+          if (lifecycle !== 'running') return;
+          errorCount += 1;
+          lastError = `${now().toISOString()} ${describe(error)}`;
+          throw error;
+        }
       },
     });
-  };
 
   return {
     async start() {

@@ -1,6 +1,6 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { Metrics } from '../../../shared/metrics.ts';
-import { createProcessor, type Processor } from '../../../processing/processor.ts';
+import { createPollingProcessor, type Processor } from '../../../processing/processor.ts';
 import { createSystemClock } from '../../../shared/clock.ts';
 import { inSpan, noTracer } from '../../../shared/tracing.ts';
 import type { Bus } from '../../../bus/bus.ts';
@@ -303,18 +303,14 @@ export function createSolanaFollower(deps: {
 
   /** One round per pass, the next after `pollIntervalMs` or at once on a wake-up; a round keeps its own errors (per reference). */
   const roundProcessor = (): Processor =>
-    createProcessor({
+    createPollingProcessor({
       name: `follower.${network.network}`,
       clock: timers,
-      retry: { firstMs: deps.pollIntervalMs, maxMs: maxInterval, jitter: 0.2 },
+      step: poll,
+      intervalMs: () => deps.pollIntervalMs,
+      backoff: { firstMs: deps.pollIntervalMs, maxMs: maxInterval },
       log,
       ...(deps.metrics ? { metrics: deps.metrics } : {}),
-      work: {
-        pass: async () => {
-          await poll();
-          return { nextAt: timers.now() + deps.pollIntervalMs };
-        },
-      },
     });
 
   return {
