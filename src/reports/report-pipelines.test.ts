@@ -104,15 +104,11 @@ test('money sums stay exact past 2^53 base units', async (t) => {
   t.is(row?.netVolume, (3n * BigInt(big) - 3n - 3n * 99999999n).toString());
 });
 
-test('time to pay over the whole range (interval all): one row, its median and p95 over every day’s payments, not a mean of daily medians', async (t) => {
+/** Completed sessions, each `[id, createdAt, completedAt]`, in a fresh store. */
+async function paidSessions(times: readonly (readonly [string, string, string])[]) {
   const store = createEmbeddedReadStore({});
   const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
-  // Day one: 60 s and 600 s; day two: 120 s. Daily medians 60 and 120; over all three, 120.
-  for (const [id, created, completed] of [
-    ['a', '2026-03-02T10:00:00Z', '2026-03-02T10:01:00Z'],
-    ['b', '2026-03-02T11:00:00Z', '2026-03-02T11:10:00Z'],
-    ['c', '2026-03-03T09:00:00Z', '2026-03-03T09:02:00Z'],
-  ] as const)
+  for (const [id, created, completed] of times)
     await sessions.put({
       _id: id,
       ...TENANT,
@@ -121,6 +117,16 @@ test('time to pay over the whole range (interval all): one row, its median and p
       createdAt: created,
       completedAt: completed,
     });
+  return store;
+}
+
+test('time to pay over the whole range (interval all): one row, its median and p95 over every day’s payments, not a mean of daily medians', async (t) => {
+  // Day one: 60 s and 600 s; day two: 120 s. Daily medians 330 and 120; over all three, 120.
+  const store = await paidSessions([
+    ['a', '2026-03-02T10:00:00Z', '2026-03-02T10:01:00Z'],
+    ['b', '2026-03-02T11:00:00Z', '2026-03-02T11:10:00Z'],
+    ['c', '2026-03-03T09:00:00Z', '2026-03-03T09:02:00Z'],
+  ]);
   const from = '2026-03-01T00:00:00.000Z';
   const rows = await runReport(store, 'time-to-pay', { ...TENANT, interval: 'all', groupBy: 'none', from });
   t.deepEqual(rows, [{ period: from, group: null, payments: 3, medianSeconds: 120, p95Seconds: 600 }]);
@@ -128,8 +134,44 @@ test('time to pay over the whole range (interval all): one row, its median and p
   t.deepEqual(
     daily.map((row) => [row.period, row.medianSeconds]),
     [
-      ['2026-03-02T00:00:00.000Z', 60],
+      ['2026-03-02T00:00:00.000Z', 330],
       ['2026-03-03T00:00:00.000Z', 120],
     ],
   );
+});
+
+test('the median of an even count is the mean of the two middle times (not the lower one); p95 stays nearest rank, a real payment’s time', async (t) => {
+  const from = '2026-03-01T00:00:00.000Z';
+  const params = { ...TENANT, interval: 'all', groupBy: 'none', from } as const;
+  const two = await paidSessions([
+    ['a', '2026-03-02T10:00:00Z', '2026-03-02T10:04:00Z'],
+    ['b', '2026-03-02T11:00:00Z', '2026-03-02T11:10:00Z'],
+  ]);
+  t.like((await runReport(two, 'time-to-pay', params))[0], { payments: 2, medianSeconds: 420, p95Seconds: 600 });
+  const four = await paidSessions([
+    ['a', '2026-03-02T10:00:00Z', '2026-03-02T10:10:00Z'],
+    ['b', '2026-03-02T11:00:00Z', '2026-03-02T11:01:00Z'],
+    ['c', '2026-03-02T12:00:00Z', '2026-03-02T12:03:00Z'],
+    ['d', '2026-03-02T13:00:00Z', '2026-03-02T13:02:00Z'],
+  ]);
+  t.like((await runReport(four, 'time-to-pay', params))[0], { payments: 4, medianSeconds: 150, p95Seconds: 600 });
+  // Times are whole milliseconds: a mean that falls on half a millisecond rounds up to the next.
+  const halves = await paidSessions([
+    ['a', '2026-03-02T10:00:00.000Z', '2026-03-02T10:00:01.001Z'],
+    ['b', '2026-03-02T11:00:00.000Z', '2026-03-02T11:00:01.002Z'],
+  ]);
+  t.like((await runReport(halves, 'time-to-pay', params))[0], { medianSeconds: 1.002, p95Seconds: 1.002 });
+});
+
+test('the median of an odd count is the middle time', async (t) => {
+  const from = '2026-03-01T00:00:00.000Z';
+  const five = await paidSessions([
+    ['a', '2026-03-02T10:00:00Z', '2026-03-02T10:10:00Z'],
+    ['b', '2026-03-02T11:00:00Z', '2026-03-02T11:01:00Z'],
+    ['c', '2026-03-02T12:00:00Z', '2026-03-02T12:03:00Z'],
+    ['d', '2026-03-02T13:00:00Z', '2026-03-02T13:02:00Z'],
+    ['e', '2026-03-02T14:00:00.000Z', '2026-03-02T14:02:30.250Z'],
+  ]);
+  const [row] = await runReport(five, 'time-to-pay', { ...TENANT, interval: 'all', groupBy: 'none', from });
+  t.like(row, { payments: 5, medianSeconds: 150.25, p95Seconds: 600 });
 });

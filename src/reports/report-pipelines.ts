@@ -100,6 +100,8 @@ export type ReportDefinition = {
   groups: readonly Group[];
   /** Each row's figures after `period` and `group`, in order (the CSV's columns). */
   figures: readonly string[];
+  /** How a figure is worked out where its name does not say, in the API description. */
+  about?: string;
   pipeline(p: ReportParams): Stage[];
   /** The report's rows from the pipeline's (grouped, so few) documents. */
   rows(docs: Record<string, unknown>[], p: ReportParams): ReportRow[];
@@ -128,6 +130,16 @@ const base = (doc: Record<string, unknown>, p: ReportParams) => ({ period: perio
 /** The nearest-rank percentile of sorted values: the smallest with at least `p` of them at or below it. */
 const nearestRank = (sorted: number[], p: number): number | null =>
   sorted.length === 0 ? null : sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!;
+
+/**
+ * The median of sorted whole numbers: the middle one, or for an even count the mean of the two
+ * middle ones, rounded half up to a whole number (an analyst expects 4 and 10 to give 7, not 4).
+ */
+const median = (sorted: number[]): number | null => {
+  if (sorted.length === 0) return null;
+  const upper = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[upper]! : Math.round((sorted[upper - 1]! + sorted[upper]!) / 2);
+};
 
 /** A share as a decimal string with 4 places (0.5 → "0.5000"), exact from the two counts. */
 const ratio = (part: number, whole: number): string | null => (whole === 0 ? null : (part / whole).toFixed(4));
@@ -208,6 +220,8 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     time: 'completedAt',
     groups: ['none', 'currency', 'network', 'paymentLink'],
     figures: ['payments', 'medianSeconds', 'p95Seconds'],
+    about:
+      'times are whole milliseconds from creation to completion; medianSeconds is the middle time, or for an even count the mean of the two middle ones rounded half up to the millisecond; p95Seconds is the nearest rank, the shortest time that at least 95% of payments took no longer than (always a real payment’s time)',
     pipeline: (p) => [
       { $match: { ...tenant(p), status: 'complete', ...within('completedAt', p) } },
       {
@@ -216,27 +230,28 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
           currency: 1,
           payments: 1,
           paymentLinkId: 1,
-          seconds: { $divide: [{ $subtract: [{ $toDate: '$completedAt' }, { $toDate: '$createdAt' }] }, 1000] },
+          ms: { $subtract: [{ $toDate: '$completedAt' }, { $toDate: '$createdAt' }] },
         },
       },
       {
         $group: {
           _id: byPeriodAndGroup('$completedAt', p),
           payments: { $sum: 1 },
-          // Percentiles are taken here from each group's times (nearest rank): `$percentile`'s
-          // approximate method answers differently on mingo and on MongoDB for small groups.
-          seconds: { $push: '$seconds' },
+          // The median and p95 are taken in `rows` from each group's times: `$median` and
+          // `$percentile` approximate, and answer differently on mingo and on MongoDB for small groups.
+          ms: { $push: '$ms' },
         },
       },
       sorted,
     ],
     rows: each((doc, p) => {
-      const seconds = ((doc.seconds as number[] | undefined) ?? []).map(Number).sort((a, b) => a - b);
+      const ms = ((doc.ms as number[] | undefined) ?? []).map(Number).sort((a, b) => a - b);
+      const seconds = (value: number | null) => (value === null ? null : value / 1000);
       return {
         ...base(doc, p),
         payments: Number(doc.payments),
-        medianSeconds: nearestRank(seconds, 0.5),
-        p95Seconds: nearestRank(seconds, 0.95),
+        medianSeconds: seconds(median(ms)),
+        p95Seconds: seconds(nearestRank(ms, 0.95)),
       };
     }),
   },
