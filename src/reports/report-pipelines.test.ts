@@ -80,28 +80,85 @@ test('subscriptions by month: new, churned and past due per month, and MRR at ea
   ]);
 });
 
+/** A complete session of organization o1, paid 5 minutes after it was made, as the reports read it. */
+const completeSession = (id: string, fields: Record<string, unknown>) => ({
+  _id: id,
+  ...TENANT,
+  status: 'complete',
+  currency: 'usdc',
+  createdAt: '2026-03-02T10:00:00Z',
+  completedAt: '2026-03-02T10:05:00Z',
+  ...fields,
+});
+
 test('money sums stay exact past 2^53 base units', async (t) => {
   const store = createEmbeddedReadStore({});
   const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
   const big = '123456789012345678901';
   for (const id of ['a', 'b', 'c'])
-    await sessions.put({
-      _id: id,
-      ...TENANT,
-      status: 'complete',
-      currency: 'usdc',
-      createdAt: '2026-03-02T10:00:00Z',
-      completedAt: '2026-03-02T10:05:00Z',
-      amountTotal: big,
-      amountFee: '1',
-      amountGasFee: '99999999',
-      payments: [],
-      paymentLinkId: null,
-    });
+    await sessions.put(
+      completeSession(id, {
+        amountTotal: big,
+        amountFee: '1',
+        amountGasFee: '99999999',
+        payments: [],
+        paymentLinkId: null,
+      }),
+    );
   const params: ReportParams = { ...TENANT, interval: 'day', groupBy: 'none' };
   const [row] = REPORTS.volume.rows(await sessions.aggregate(REPORTS.volume.pipeline(params)), params);
   t.is(row?.grossVolume, (3n * BigInt(big)).toString());
   t.is(row?.netVolume, (3n * BigInt(big) - 3n - 3n * 99999999n).toString());
+});
+
+test('volume: gasFees is the network fee payers paid on top of the price; operatorSweepGas, by network only, is what the sweeper paid to sweep those deposits, exact past 2^53', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  // Wei: 6 ETH of sweep gas per session, more than 2^53 wei once summed.
+  const wei = '6000000000000000000';
+  const sweep = (network: string, gasCost: string, fields: Record<string, unknown> = {}) => ({
+    network,
+    chainId: 1,
+    transactionHash: `0x${network}${gasCost}`,
+    transferIds: ['tr'],
+    gasUsed: '21000',
+    gasCost,
+    at: '2026-03-02T11:00:00Z',
+    ...fields,
+  });
+  for (const [id, network, amountGasFee, sweeps] of [
+    ['a', 'base', '25000', [sweep('base', wei)]],
+    // A reverted sweep's gas was paid too, and the deposit swept again.
+    ['b', 'base', '0', [sweep('base', '7', { reverted: true, transferIds: [] }), sweep('base', wei)]],
+    // Paid on Tron: its sweep cost sun, never added to Base's wei.
+    ['c', 'tron', '0', [sweep('tron', '3500000')]],
+    // Not swept yet: no gas.
+    ['d', 'base', '0', []],
+  ] as const)
+    await sessions.put(
+      completeSession(id, {
+        amountTotal: '100000000',
+        amountFee: '0',
+        amountGasFee,
+        payments: [{ network }],
+        sweeps,
+        paymentLinkId: null,
+      }),
+    );
+  const params = { ...TENANT, interval: 'all', from: '2026-03-01T00:00:00.000Z' } as const;
+  const byNetwork = await runReport(store, 'volume', { ...params, groupBy: 'network' });
+  t.deepEqual(
+    byNetwork.map((row) => [row.group, row.grossVolume, row.gasFees, row.netVolume, row.operatorSweepGas]),
+    [
+      ['base', '300000000', '25000', '299975000', (2n * BigInt(wei) + 7n).toString()],
+      ['tron', '100000000', '0', '100000000', '3500000'],
+    ],
+  );
+  // Wei and sun do not add up: across networks the figure is not given.
+  const [all] = await runReport(store, 'volume', { ...params, groupBy: 'currency' });
+  t.like(all, { group: 'usdc', gasFees: '25000', operatorSweepGas: null });
+  t.regex(REPORTS.volume.about ?? '', /gasFees is the network fee payers paid on top of the price/);
+  t.regex(REPORTS.volume.about ?? '', /operatorSweepGas/);
 });
 
 /** Completed sessions, each `[id, createdAt, completedAt]`, in a fresh store. */
@@ -109,14 +166,7 @@ async function paidSessions(times: readonly (readonly [string, string, string])[
   const store = createEmbeddedReadStore({});
   const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
   for (const [id, created, completed] of times)
-    await sessions.put({
-      _id: id,
-      ...TENANT,
-      status: 'complete',
-      currency: 'usdc',
-      createdAt: created,
-      completedAt: completed,
-    });
+    await sessions.put(completeSession(id, { createdAt: created, completedAt: completed }));
   return store;
 }
 

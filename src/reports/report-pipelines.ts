@@ -53,6 +53,11 @@ const sumMoney = (name: string, field: string): Stage => ({
   [`${name}Hi`]: { $sum: highDigits(field) },
   [`${name}Lo`]: { $sum: lowDigits(field) },
 });
+/** `sumMoney` over an array of each document: the `field` (`$$this.…`) of every item of `items`. */
+const sumMoneyOver = (name: string, items: Expression, field: string): Stage => ({
+  [`${name}Hi`]: { $sum: { $sum: { $map: { input: items, in: highDigits(field) } } } },
+  [`${name}Lo`]: { $sum: { $sum: { $map: { input: items, in: lowDigits(field) } } } },
+});
 const moneyOf = (row: Record<string, unknown>, name: string): string =>
   (BigInt(Number(row[`${name}Hi`] ?? 0)) * 10n ** BigInt(SPLIT) + BigInt(Number(row[`${name}Lo`] ?? 0))).toString();
 
@@ -149,11 +154,20 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     collection: 'checkout_sessions',
     time: 'completedAt',
     groups: ['none', 'currency', 'network', 'product', 'paymentLink'],
-    figures: ['payments', 'grossVolume', 'fees', 'gasFees', 'netVolume'],
+    figures: ['payments', 'grossVolume', 'fees', 'gasFees', 'netVolume', 'operatorSweepGas'],
+    about:
+      'grossVolume is what payers paid; gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); netVolume is grossVolume less fees and gasFees; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid so far to sweep these sessions’ deposits (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency',
     // By product, a session's line items count (their totals); fees and gas are the session's, not
     // a product's, so they are null there.
     pipeline: (p) => {
       const product = p.groupBy === 'product';
+      // A session's sweeps on the network it is counted under (the group).
+      const sweeps = {
+        $filter: {
+          input: { $ifNull: ['$sweeps', []] },
+          cond: { $eq: ['$$this.network', sessionGroup('network')] },
+        },
+      };
       return [
         { $match: { ...tenant(p), status: 'complete', ...within('completedAt', p) } },
         ...(product ? [{ $unwind: '$lineItems.data' }] : []),
@@ -163,6 +177,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
             payments: { $sum: 1 },
             ...sumMoney('gross', product ? '$lineItems.data.amountTotal' : '$amountTotal'),
             ...(product ? {} : { ...sumMoney('fee', '$amountFee'), ...sumMoney('gas', '$amountGasFee') }),
+            ...(p.groupBy === 'network' ? sumMoneyOver('sweepGas', sweeps, '$$this.gasCost') : {}),
           },
         },
         sorted,
@@ -171,6 +186,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     rows: (docs, p) =>
       docs.map((doc) => {
         const gross = moneyOf(doc, 'gross');
+        const operatorSweepGas = p.groupBy === 'network' ? moneyOf(doc, 'sweepGas') : null;
         if (p.groupBy === 'product')
           return {
             ...base(doc, p),
@@ -179,6 +195,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
             fees: null,
             gasFees: null,
             netVolume: null,
+            operatorSweepGas,
           };
         const fee = moneyOf(doc, 'fee');
         const gas = moneyOf(doc, 'gas');
@@ -189,6 +206,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
           fees: fee,
           gasFees: gas,
           netVolume: (BigInt(gross) - BigInt(fee) - BigInt(gas)).toString(),
+          operatorSweepGas,
         };
       }),
   },
