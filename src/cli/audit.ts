@@ -55,22 +55,32 @@ export function trustedKeysOf(config: WeirConfig, argv: string[]): string[] {
   return [...(own ? [own] : []), ...options(argv, '--public-key')];
 }
 
-/** A progress bar on stderr that follows the phases of a verification, one bar per phase. */
-export function verifyProgress(): { update(progress: AuditProgress): void; stop(): void } {
-  const bar = new SingleBar({
-    format: 'audit verify: {phase} [{bar}] {percentage}% | {detail}',
-    stream: process.stderr,
-    noTTYOutput: true,
-    notTTYSchedule: 2000,
-  });
+/**
+ * Bars only on a terminal: a log or a pipe keeps every frame a bar draws (its 0% and 100% lines),
+ * so off a terminal progress is one plain line per phase.
+ */
+export function progressStyle(stream: { isTTY?: boolean }): 'bars' | 'lines' {
+  return stream.isTTY === true ? 'bars' : 'lines';
+}
+
+/** The phases of a verification on stderr: one bar per phase on a terminal, one line per phase elsewhere. */
+export function verifyProgress(stream: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr): {
+  update(progress: AuditProgress): void;
+  stop(): void;
+} {
+  const bar =
+    progressStyle(stream) === 'bars'
+      ? new SingleBar({ format: 'audit verify: {phase} [{bar}] {percentage}% | {detail}', stream })
+      : null;
   let phase: string | null = null;
   const show = (name: string, total: number, value: number, detail: string) => {
     if (phase !== name) {
-      if (phase !== null) bar.stop();
-      bar.start(Math.max(total, 1), 0, { phase: name, detail });
+      if (phase !== null) bar?.stop();
+      if (bar) bar.start(Math.max(total, 1), 0, { phase: name, detail });
+      else stream.write(`audit verify: ${name}\n`);
       phase = name;
     }
-    bar.update(Math.min(value, total), { detail });
+    bar?.update(Math.min(value, total), { detail });
   };
   return {
     update(progress) {
@@ -92,7 +102,7 @@ export function verifyProgress(): { update(progress: AuditProgress): void; stop(
       }
     },
     stop() {
-      if (phase !== null) bar.stop();
+      if (phase !== null) bar?.stop();
     },
   };
 }

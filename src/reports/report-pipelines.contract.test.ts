@@ -29,6 +29,7 @@ const session = (id: string, fields: Record<string, unknown>): Doc => ({
   amountOverpaid: '0',
   paymentLinkId: null,
   payments: [{ network: 'base', late: false }],
+  sweeps: [{ network: 'base', gasCost: '9007199254740993' }],
   lineItems: { data: [{ amountTotal: '300000000', price: { productId: 'p1' } }] },
   paymentIntent: { isMarkRefunded: false, markRefundedAt: null },
   ...fields,
@@ -43,6 +44,7 @@ const DOCS: Record<string, Doc[]> = {
       completedAt: '2026-03-09T08:00:00.000Z',
       paymentLinkId: 'l1',
       payments: [{ network: 'ethereum', late: true }],
+      sweeps: [],
       lineItems: {
         data: [
           { amountTotal: '100000000000000000', price: { productId: 'p1' } },
@@ -117,6 +119,14 @@ test('every report at every interval and grouping runs on the embedded store, th
   t.like(
     rows['volume month product']?.find((r) => r.group === 'p2'),
     { grossVolume: '23456789012345678' },
+  );
+  t.deepEqual(
+    rows['volume month network']?.map((r) => [r.period, r.group, r.operatorSweepGas]),
+    [
+      ['2026-03-01T00:00:00.000Z', 'base', '9007199254740993'],
+      ['2026-03-01T00:00:00.000Z', 'ethereum', '0'],
+      ['2026-04-01T00:00:00.000Z', 'base', '9007199254740993'],
+    ],
   );
   t.deepEqual(
     rows['volume month none']?.map((r) => [r.period, r.payments, r.grossVolume, r.gasFees]),

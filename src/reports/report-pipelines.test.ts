@@ -80,47 +80,103 @@ test('subscriptions by month: new, churned and past due per month, and MRR at ea
   ]);
 });
 
+/** A complete session of organization o1, paid 5 minutes after it was made, as the reports read it. */
+const completeSession = (id: string, fields: Record<string, unknown>) => ({
+  _id: id,
+  ...TENANT,
+  status: 'complete',
+  currency: 'usdc',
+  createdAt: '2026-03-02T10:00:00Z',
+  completedAt: '2026-03-02T10:05:00Z',
+  ...fields,
+});
+
 test('money sums stay exact past 2^53 base units', async (t) => {
   const store = createEmbeddedReadStore({});
   const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
   const big = '123456789012345678901';
   for (const id of ['a', 'b', 'c'])
-    await sessions.put({
-      _id: id,
-      ...TENANT,
-      status: 'complete',
-      currency: 'usdc',
-      createdAt: '2026-03-02T10:00:00Z',
-      completedAt: '2026-03-02T10:05:00Z',
-      amountTotal: big,
-      amountFee: '1',
-      amountGasFee: '99999999',
-      payments: [],
-      paymentLinkId: null,
-    });
+    await sessions.put(
+      completeSession(id, {
+        amountTotal: big,
+        amountFee: '1',
+        amountGasFee: '99999999',
+        payments: [],
+        paymentLinkId: null,
+      }),
+    );
   const params: ReportParams = { ...TENANT, interval: 'day', groupBy: 'none' };
   const [row] = REPORTS.volume.rows(await sessions.aggregate(REPORTS.volume.pipeline(params)), params);
   t.is(row?.grossVolume, (3n * BigInt(big)).toString());
   t.is(row?.netVolume, (3n * BigInt(big) - 3n - 3n * 99999999n).toString());
 });
 
-test('time to pay over the whole range (interval all): one row, its median and p95 over every day’s payments, not a mean of daily medians', async (t) => {
+test('volume: gasFees is the network fee payers paid on top of the price; operatorSweepGas, by network only, is what the sweeper paid to sweep those deposits, exact past 2^53', async (t) => {
   const store = createEmbeddedReadStore({});
   const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
-  // Day one: 60 s and 600 s; day two: 120 s. Daily medians 60 and 120; over all three, 120.
-  for (const [id, created, completed] of [
+  // Wei: 6 ETH of sweep gas per session, more than 2^53 wei once summed.
+  const wei = '6000000000000000000';
+  const sweep = (network: string, gasCost: string, fields: Record<string, unknown> = {}) => ({
+    network,
+    chainId: 1,
+    transactionHash: `0x${network}${gasCost}`,
+    transferIds: ['tr'],
+    gasUsed: '21000',
+    gasCost,
+    at: '2026-03-02T11:00:00Z',
+    ...fields,
+  });
+  for (const [id, network, amountGasFee, sweeps] of [
+    ['a', 'base', '25000', [sweep('base', wei)]],
+    // A reverted sweep's gas was paid too, and the deposit swept again.
+    ['b', 'base', '0', [sweep('base', '7', { reverted: true, transferIds: [] }), sweep('base', wei)]],
+    // Paid on Tron: its sweep cost sun, never added to Base's wei.
+    ['c', 'tron', '0', [sweep('tron', '3500000')]],
+    // Not swept yet: no gas.
+    ['d', 'base', '0', []],
+  ] as const)
+    await sessions.put(
+      completeSession(id, {
+        amountTotal: '100000000',
+        amountFee: '0',
+        amountGasFee,
+        payments: [{ network }],
+        sweeps,
+        paymentLinkId: null,
+      }),
+    );
+  const params = { ...TENANT, interval: 'all', from: '2026-03-01T00:00:00.000Z' } as const;
+  const byNetwork = await runReport(store, 'volume', { ...params, groupBy: 'network' });
+  t.deepEqual(
+    byNetwork.map((row) => [row.group, row.grossVolume, row.gasFees, row.netVolume, row.operatorSweepGas]),
+    [
+      ['base', '300000000', '25000', '299975000', (2n * BigInt(wei) + 7n).toString()],
+      ['tron', '100000000', '0', '100000000', '3500000'],
+    ],
+  );
+  // Wei and sun do not add up: across networks the figure is not given.
+  const [all] = await runReport(store, 'volume', { ...params, groupBy: 'currency' });
+  t.like(all, { group: 'usdc', gasFees: '25000', operatorSweepGas: null });
+  t.regex(REPORTS.volume.about ?? '', /gasFees is the network fee payers paid on top of the price/);
+  t.regex(REPORTS.volume.about ?? '', /operatorSweepGas/);
+});
+
+/** Completed sessions, each `[id, createdAt, completedAt]`, in a fresh store. */
+async function paidSessions(times: readonly (readonly [string, string, string])[]) {
+  const store = createEmbeddedReadStore({});
+  const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  for (const [id, created, completed] of times)
+    await sessions.put(completeSession(id, { createdAt: created, completedAt: completed }));
+  return store;
+}
+
+test('time to pay over the whole range (interval all): one row, its median and p95 over every day’s payments, not a mean of daily medians', async (t) => {
+  // Day one: 60 s and 600 s; day two: 120 s. Daily medians 330 and 120; over all three, 120.
+  const store = await paidSessions([
     ['a', '2026-03-02T10:00:00Z', '2026-03-02T10:01:00Z'],
     ['b', '2026-03-02T11:00:00Z', '2026-03-02T11:10:00Z'],
     ['c', '2026-03-03T09:00:00Z', '2026-03-03T09:02:00Z'],
-  ] as const)
-    await sessions.put({
-      _id: id,
-      ...TENANT,
-      status: 'complete',
-      currency: 'usdc',
-      createdAt: created,
-      completedAt: completed,
-    });
+  ]);
   const from = '2026-03-01T00:00:00.000Z';
   const rows = await runReport(store, 'time-to-pay', { ...TENANT, interval: 'all', groupBy: 'none', from });
   t.deepEqual(rows, [{ period: from, group: null, payments: 3, medianSeconds: 120, p95Seconds: 600 }]);
@@ -128,8 +184,44 @@ test('time to pay over the whole range (interval all): one row, its median and p
   t.deepEqual(
     daily.map((row) => [row.period, row.medianSeconds]),
     [
-      ['2026-03-02T00:00:00.000Z', 60],
+      ['2026-03-02T00:00:00.000Z', 330],
       ['2026-03-03T00:00:00.000Z', 120],
     ],
   );
+});
+
+test('the median of an even count is the mean of the two middle times (not the lower one); p95 stays nearest rank, a real payment’s time', async (t) => {
+  const from = '2026-03-01T00:00:00.000Z';
+  const params = { ...TENANT, interval: 'all', groupBy: 'none', from } as const;
+  const two = await paidSessions([
+    ['a', '2026-03-02T10:00:00Z', '2026-03-02T10:04:00Z'],
+    ['b', '2026-03-02T11:00:00Z', '2026-03-02T11:10:00Z'],
+  ]);
+  t.like((await runReport(two, 'time-to-pay', params))[0], { payments: 2, medianSeconds: 420, p95Seconds: 600 });
+  const four = await paidSessions([
+    ['a', '2026-03-02T10:00:00Z', '2026-03-02T10:10:00Z'],
+    ['b', '2026-03-02T11:00:00Z', '2026-03-02T11:01:00Z'],
+    ['c', '2026-03-02T12:00:00Z', '2026-03-02T12:03:00Z'],
+    ['d', '2026-03-02T13:00:00Z', '2026-03-02T13:02:00Z'],
+  ]);
+  t.like((await runReport(four, 'time-to-pay', params))[0], { payments: 4, medianSeconds: 150, p95Seconds: 600 });
+  // Times are whole milliseconds: a mean that falls on half a millisecond rounds up to the next.
+  const halves = await paidSessions([
+    ['a', '2026-03-02T10:00:00.000Z', '2026-03-02T10:00:01.001Z'],
+    ['b', '2026-03-02T11:00:00.000Z', '2026-03-02T11:00:01.002Z'],
+  ]);
+  t.like((await runReport(halves, 'time-to-pay', params))[0], { medianSeconds: 1.002, p95Seconds: 1.002 });
+});
+
+test('the median of an odd count is the middle time', async (t) => {
+  const from = '2026-03-01T00:00:00.000Z';
+  const five = await paidSessions([
+    ['a', '2026-03-02T10:00:00Z', '2026-03-02T10:10:00Z'],
+    ['b', '2026-03-02T11:00:00Z', '2026-03-02T11:01:00Z'],
+    ['c', '2026-03-02T12:00:00Z', '2026-03-02T12:03:00Z'],
+    ['d', '2026-03-02T13:00:00Z', '2026-03-02T13:02:00Z'],
+    ['e', '2026-03-02T14:00:00.000Z', '2026-03-02T14:02:30.250Z'],
+  ]);
+  const [row] = await runReport(five, 'time-to-pay', { ...TENANT, interval: 'all', groupBy: 'none', from });
+  t.like(row, { payments: 5, medianSeconds: 150.25, p95Seconds: 600 });
 });

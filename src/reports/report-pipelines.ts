@@ -53,6 +53,11 @@ const sumMoney = (name: string, field: string): Stage => ({
   [`${name}Hi`]: { $sum: highDigits(field) },
   [`${name}Lo`]: { $sum: lowDigits(field) },
 });
+/** `sumMoney` over an array of each document: the `field` (`$$this.…`) of every item of `items`. */
+const sumMoneyOver = (name: string, items: Expression, field: string): Stage => ({
+  [`${name}Hi`]: { $sum: { $sum: { $map: { input: items, in: highDigits(field) } } } },
+  [`${name}Lo`]: { $sum: { $sum: { $map: { input: items, in: lowDigits(field) } } } },
+});
 const moneyOf = (row: Record<string, unknown>, name: string): string =>
   (BigInt(Number(row[`${name}Hi`] ?? 0)) * 10n ** BigInt(SPLIT) + BigInt(Number(row[`${name}Lo`] ?? 0))).toString();
 
@@ -100,6 +105,8 @@ export type ReportDefinition = {
   groups: readonly Group[];
   /** Each row's figures after `period` and `group`, in order (the CSV's columns). */
   figures: readonly string[];
+  /** How a figure is worked out where its name does not say, in the API description. */
+  about?: string;
   pipeline(p: ReportParams): Stage[];
   /** The report's rows from the pipeline's (grouped, so few) documents. */
   rows(docs: Record<string, unknown>[], p: ReportParams): ReportRow[];
@@ -129,6 +136,16 @@ const base = (doc: Record<string, unknown>, p: ReportParams) => ({ period: perio
 const nearestRank = (sorted: number[], p: number): number | null =>
   sorted.length === 0 ? null : sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!;
 
+/**
+ * The median of sorted whole numbers: the middle one, or for an even count the mean of the two
+ * middle ones, rounded half up to a whole number (an analyst expects 4 and 10 to give 7, not 4).
+ */
+const median = (sorted: number[]): number | null => {
+  if (sorted.length === 0) return null;
+  const upper = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[upper]! : Math.round((sorted[upper - 1]! + sorted[upper]!) / 2);
+};
+
 /** A share as a decimal string with 4 places (0.5 → "0.5000"), exact from the two counts. */
 const ratio = (part: number, whole: number): string | null => (whole === 0 ? null : (part / whole).toFixed(4));
 
@@ -137,11 +154,20 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     collection: 'checkout_sessions',
     time: 'completedAt',
     groups: ['none', 'currency', 'network', 'product', 'paymentLink'],
-    figures: ['payments', 'grossVolume', 'fees', 'gasFees', 'netVolume'],
+    figures: ['payments', 'grossVolume', 'fees', 'gasFees', 'netVolume', 'operatorSweepGas'],
+    about:
+      'grossVolume is what payers paid; gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); netVolume is grossVolume less fees and gasFees; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid so far to sweep these sessions’ deposits (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency',
     // By product, a session's line items count (their totals); fees and gas are the session's, not
     // a product's, so they are null there.
     pipeline: (p) => {
       const product = p.groupBy === 'product';
+      // A session's sweeps on the network it is counted under (the group).
+      const sweeps = {
+        $filter: {
+          input: { $ifNull: ['$sweeps', []] },
+          cond: { $eq: ['$$this.network', sessionGroup('network')] },
+        },
+      };
       return [
         { $match: { ...tenant(p), status: 'complete', ...within('completedAt', p) } },
         ...(product ? [{ $unwind: '$lineItems.data' }] : []),
@@ -151,6 +177,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
             payments: { $sum: 1 },
             ...sumMoney('gross', product ? '$lineItems.data.amountTotal' : '$amountTotal'),
             ...(product ? {} : { ...sumMoney('fee', '$amountFee'), ...sumMoney('gas', '$amountGasFee') }),
+            ...(p.groupBy === 'network' ? sumMoneyOver('sweepGas', sweeps, '$$this.gasCost') : {}),
           },
         },
         sorted,
@@ -159,6 +186,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     rows: (docs, p) =>
       docs.map((doc) => {
         const gross = moneyOf(doc, 'gross');
+        const operatorSweepGas = p.groupBy === 'network' ? moneyOf(doc, 'sweepGas') : null;
         if (p.groupBy === 'product')
           return {
             ...base(doc, p),
@@ -167,6 +195,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
             fees: null,
             gasFees: null,
             netVolume: null,
+            operatorSweepGas,
           };
         const fee = moneyOf(doc, 'fee');
         const gas = moneyOf(doc, 'gas');
@@ -177,6 +206,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
           fees: fee,
           gasFees: gas,
           netVolume: (BigInt(gross) - BigInt(fee) - BigInt(gas)).toString(),
+          operatorSweepGas,
         };
       }),
   },
@@ -208,6 +238,8 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     time: 'completedAt',
     groups: ['none', 'currency', 'network', 'paymentLink'],
     figures: ['payments', 'medianSeconds', 'p95Seconds'],
+    about:
+      'times are whole milliseconds from creation to completion; medianSeconds is the middle time, or for an even count the mean of the two middle ones rounded half up to the millisecond; p95Seconds is the nearest rank, the shortest time that at least 95% of payments took no longer than (always a real payment’s time)',
     pipeline: (p) => [
       { $match: { ...tenant(p), status: 'complete', ...within('completedAt', p) } },
       {
@@ -216,27 +248,28 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
           currency: 1,
           payments: 1,
           paymentLinkId: 1,
-          seconds: { $divide: [{ $subtract: [{ $toDate: '$completedAt' }, { $toDate: '$createdAt' }] }, 1000] },
+          ms: { $subtract: [{ $toDate: '$completedAt' }, { $toDate: '$createdAt' }] },
         },
       },
       {
         $group: {
           _id: byPeriodAndGroup('$completedAt', p),
           payments: { $sum: 1 },
-          // Percentiles are taken here from each group's times (nearest rank): `$percentile`'s
-          // approximate method answers differently on mingo and on MongoDB for small groups.
-          seconds: { $push: '$seconds' },
+          // The median and p95 are taken in `rows` from each group's times: `$median` and
+          // `$percentile` approximate, and answer differently on mingo and on MongoDB for small groups.
+          ms: { $push: '$ms' },
         },
       },
       sorted,
     ],
     rows: each((doc, p) => {
-      const seconds = ((doc.seconds as number[] | undefined) ?? []).map(Number).sort((a, b) => a - b);
+      const ms = ((doc.ms as number[] | undefined) ?? []).map(Number).sort((a, b) => a - b);
+      const seconds = (value: number | null) => (value === null ? null : value / 1000);
       return {
         ...base(doc, p),
         payments: Number(doc.payments),
-        medianSeconds: nearestRank(seconds, 0.5),
-        p95Seconds: nearestRank(seconds, 0.95),
+        medianSeconds: seconds(median(ms)),
+        p95Seconds: seconds(nearestRank(ms, 0.95)),
       };
     }),
   },

@@ -51,7 +51,16 @@ test('reports over a known history: volume by month, week and network, conversio
   };
 
   const month = await report('volume');
-  t.deepEqual(month.columns, ['period', 'group', 'payments', 'grossVolume', 'fees', 'gasFees', 'netVolume']);
+  t.deepEqual(month.columns, [
+    'period',
+    'group',
+    'payments',
+    'grossVolume',
+    'fees',
+    'gasFees',
+    'netVolume',
+    'operatorSweepGas',
+  ]);
   t.deepEqual(month.data, [
     {
       period: '2026-03-01T00:00:00.000Z',
@@ -61,6 +70,7 @@ test('reports over a known history: volume by month, week and network, conversio
       fees: '0',
       gasFees: '0',
       netVolume: '1550000000',
+      operatorSweepGas: null,
     },
   ]);
   const weeks = await report('volume?interval=week&groupBy=network');
@@ -71,6 +81,8 @@ test('reports over a known history: volume by month, week and network, conversio
       ['2026-03-09T00:00:00.000Z', network, 1, '1000000000'],
     ],
   );
+  // The sweeper's gas, in the network's coin, is given per network alone.
+  for (const row of weeks.data) t.regex(String(row.operatorSweepGas), /^\d+$/);
   t.deepEqual(
     (await report('volume?interval=day&from=2026-03-03')).data.map((r) => [r.period, r.grossVolume]),
     [['2026-03-10T00:00:00.000Z', '1000000000']],
@@ -90,9 +102,9 @@ test('reports over a known history: volume by month, week and network, conversio
   t.regex(csv.headers.get('content-type') ?? '', /^text\/csv/);
   t.is(
     String(csv.body),
-    'period,group,payments,grossVolume,fees,gasFees,netVolume\r\n' +
-      '2026-03-02T00:00:00.000Z,,2,550000000,0,0,550000000\r\n' +
-      '2026-03-09T00:00:00.000Z,,1,1000000000,0,0,1000000000\r\n',
+    'period,group,payments,grossVolume,fees,gasFees,netVolume,operatorSweepGas\r\n' +
+      '2026-03-02T00:00:00.000Z,,2,550000000,0,0,550000000,\r\n' +
+      '2026-03-09T00:00:00.000Z,,1,1000000000,0,0,1000000000,\r\n',
   );
   const ndjson = await shop.api.call('GET', '/api/v1/reports/conversion?format=ndjson');
   t.regex(ndjson.headers.get('content-type') ?? '', /^application\/x-ndjson/);

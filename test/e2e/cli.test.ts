@@ -371,6 +371,24 @@ test("weir audit verify compares the data dir's read models with a rebuild: they
   t.regex(tampered.stderr, /: different \(name\)/);
 });
 
+test('weir audit verify into a piped stderr (a CI log) prints no progress bars: at most a plain line per phase, no redrawn 0% and 100% frames', async (t) => {
+  const dataDir = await tempDir(t);
+  t.is(runWeir(['org', 'create', '--name', 'Piped'], { WEIR_DATA_DIR: dataDir }).status, 0);
+  t.is(runWeir(['replay'], { WEIR_DATA_DIR: dataDir }).status, 0);
+  const verified = runWeir(['audit', 'verify'], { WEIR_DATA_DIR: dataDir });
+  t.is(verified.status, 0, verified.stderr);
+  t.regex(verified.stderr, /OK: everything checked holds/);
+  // No bar, no percentage, no escape or carriage return, no blank line a stopped bar leaves.
+  t.notRegex(verified.stderr, /[[\]%\r]|={3,}|-{3,}|\n\n/);
+  t.false(verified.stderr.includes('\u001b'), 'no escape sequence');
+  const phases = verified.stderr.split('\n').filter((line) => line.startsWith('audit verify: '));
+  t.deepEqual(phases, [
+    'audit verify: hash chain',
+    'audit verify: rebuilding read models',
+    'audit verify: comparing read models',
+  ]);
+});
+
 test('weir audit export --org writes a bundle of one organization that weir audit verify --bundle checks offline: exit 0 as written, 1 once an event is edited', async (t) => {
   const dataDir = await tempDir(t);
   const orgIdOf = (stdout: string) => (JSON.parse(stdout) as { organizationId: string }).organizationId;

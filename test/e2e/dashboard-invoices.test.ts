@@ -68,7 +68,9 @@ test('Invoices: create a draft of two lines (a bad amount first), edit, finalize
   t.is(await page.locator('.line-editor tbody tr').count(), 4, 'one more row');
   t.is(await page.getByLabel('Line 2 name').inputValue(), 'Grinder service', 'kept while adding a row');
   t.is(await submit(page, 'Save draft'), 400);
-  await page.getByText('Line 2: must be a number such as 25 or 12.50').waitFor();
+  await page
+    .getByText('Line 2: must be written with a dot for decimals and no separators, such as 1500 or 1.5')
+    .waitFor();
   t.is(await page.getByLabel('Line 2 amount').getAttribute('aria-invalid'), 'true');
   t.is(await page.getByLabel('Line 2 amount').inputValue(), '12,50', 'the form is kept as typed');
   t.is(await page.getByLabel("Or a new customer's email").inputValue(), 'ada@lovelace.example');

@@ -3,9 +3,9 @@ import type { DashboardContext } from '../context.ts';
 import { sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
 import { Alert, Card, CsrfField, Field } from '../ui/components.tsx';
+import { decimalAmount } from '../ui/form-parts.tsx';
 import { AppLayout } from '../ui/layout.tsx';
 import { errorsOf, type FormErrors } from './developers/forms.tsx';
-import { decimalToAmount } from '../ui/decimal-amount.ts';
 
 const ASSETS = [
   { value: 'usdc', label: 'USDC (test)' },
@@ -114,15 +114,15 @@ export const page = definePage({
         amount: (posted.get('amount') ?? '').trim(),
         errors: {},
       };
-      const amount = form.amount === '' ? undefined : decimalToAmount(form.amount);
-      if (amount === null) {
-        const errors = { amount: 'must be a number of tokens, e.g. 100 or 2.5, with at most 8 decimals' };
+      const parsed = form.amount === '' ? null : decimalAmount(form.amount);
+      if (parsed && 'error' in parsed) {
+        const errors = { amount: parsed.error };
         return sendHtml(ctx, <FaucetPage ctx={ctx} available={available()} form={{ ...form, errors }} />, 400);
       }
       const answer = await apiFor(ctx, deps)<Sent>('POST', '/api/v1/faucet', {
         address: form.address,
         asset: form.asset,
-        ...(amount !== undefined ? { amount } : {}),
+        ...(parsed ? { amount: parsed.amount } : {}),
       });
       if (answer.status >= 400) {
         const errors = errorsOf(answer, { address: 'address', amount: 'amount', asset: 'asset' });

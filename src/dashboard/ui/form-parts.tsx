@@ -1,7 +1,6 @@
 import type { ApiAnswer } from '../../read-api/api-bridge.ts';
 import { parseDecimalAmount } from '../../shared/decimal.ts';
 import { AmountError } from '../../shared/money.ts';
-import { withoutThousandsCommas } from './decimal-amount.ts';
 import { describedBy, FieldFrame, FieldNotes } from './components.tsx';
 
 /**
@@ -190,11 +189,18 @@ export function formErrorsOf(answer: ApiAnswer, inputOf: (field: string) => stri
   return { form: typeof message === 'string' ? message : refusalMessage(answer) };
 }
 
+/**
+ * A comma, apostrophe, underscore or space between digits: `1,500` is 1500 to some merchants and
+ * 1.5 to others, and a money gateway guesses neither.
+ */
+const SEPARATOR = /[,'’_\s]/;
+
 /** An amount as a merchant types it (`25`, `12.50`) in the API's 10^8 scale, or the reason it is not one. */
 export function decimalAmount(text: string): { amount: string } | { error: string } {
+  const plain = text.trim();
+  if (SEPARATOR.test(plain))
+    return { error: 'must be written with a dot for decimals and no separators, such as 1500 or 1.5' };
   try {
-    const plain = withoutThousandsCommas(text);
-    if (plain === null) return { error: 'must be a number such as 25 or 12.50 (a point before the decimals)' };
     return { amount: parseDecimalAmount(plain).toString() };
   } catch (error) {
     if (error instanceof AmountError) return { error: error.message };

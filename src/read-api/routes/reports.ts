@@ -75,7 +75,7 @@ export function reportRoutes(deps: ApiDeps): Router<ApiState> {
   const api = schemaRoutes(router, { tag: 'Reports', auth: 'secretKey' });
   const description = REPORT_NAMES.map(
     (name) =>
-      `\`${name}\`: ${REPORTS[name].figures.join(', ')} (by ${REPORTS[name].time}; groupBy ${REPORTS[name].groups.join(', ')})`,
+      `\`${name}\`: ${REPORTS[name].figures.join(', ')} (by ${REPORTS[name].time}; groupBy ${REPORTS[name].groups.join(', ')}${REPORTS[name].about ? `; ${REPORTS[name].about}` : ''})`,
   ).join('; ');
   api.route(
     {

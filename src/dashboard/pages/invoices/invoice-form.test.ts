@@ -54,11 +54,21 @@ test('a create body: catalog and ad hoc lines (blank rows left out), the decimal
 });
 
 test('an amount that is no decimal number names its row; nothing else is built', (t) => {
-  const form = readInvoiceForm(typed({ rows: '3', currency: 'usdc', 'line-1-name': 'Fee', 'line-1-amount': '1,5' }));
+  const form = readInvoiceForm(typed({ rows: '3', currency: 'usdc', 'line-1-name': 'Fee', 'line-1-amount': 'ten' }));
   t.deepEqual(invoiceRequest(form, 'create'), {
     ok: false,
     errors: { 'line-1-amount': 'must be a number such as 25 or 12.50' },
   });
+  // 1,500 is 1500 to some and 1.5 to others: the form says how to write it rather than guess.
+  for (const amount of ['1,5', '1,500', '1 500'])
+    t.deepEqual(
+      invoiceRequest(readInvoiceForm(typed({ rows: '3', 'line-1-name': 'Fee', 'line-1-amount': amount })), 'create'),
+      {
+        ok: false,
+        errors: { 'line-1-amount': 'must be written with a dot for decimals and no separators, such as 1500 or 1.5' },
+      },
+      amount,
+    );
   const missing = readInvoiceForm(typed({ rows: '3', 'line-0-name': 'Fee' }));
   t.deepEqual(invoiceRequest(missing, 'create'), {
     ok: false,

@@ -1,5 +1,5 @@
-import { AmountError, formatAmount } from '../../../shared/money.ts';
-import { parseDecimalAmount } from '../../../shared/decimal.ts';
+import { formatAmount } from '../../../shared/money.ts';
+import { decimalAmount } from '../../ui/form-parts.tsx';
 
 /**
  * The invoice editor's form: read from a POST as typed, turned into the API's create or update
@@ -168,13 +168,9 @@ export function invoiceRequest(
       data.push({ priceId: row.price, quantity });
       continue;
     }
-    let unitAmount = '';
-    try {
-      unitAmount = parseDecimalAmount(row.amount).toString();
-    } catch (error) {
-      if (!(error instanceof AmountError)) throw error;
-      errors[`line-${i}-amount`] = row.amount ? error.message : 'is required for a line without a product';
-    }
+    const parsed = row.amount ? decimalAmount(row.amount) : { error: 'is required for a line without a product' };
+    if ('error' in parsed) errors[`line-${i}-amount`] = parsed.error;
+    const unitAmount = 'amount' in parsed ? parsed.amount : '';
     data.push({ priceData: { currency: form.currency, unitAmount, productData: { name: row.name } }, quantity });
   }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
