@@ -1,4 +1,3 @@
-import { offeredCurrencies } from '../../actors/line-items.ts';
 import type { CouponSchema } from '../../read-api/schema/coupon.ts';
 import type { z } from '../../read-api/schema/fields.ts';
 import { apiFor, type PageApi } from '../api.ts';
@@ -17,7 +16,7 @@ import {
   textOf,
   valuesOf,
 } from '../ui/form-parts.tsx';
-import { CurrencyField } from '../ui/currency-field.tsx';
+import { CurrencyField, currenciesOf } from '../ui/currency-field.tsx';
 import { AppLayout } from '../ui/layout.tsx';
 
 type Coupon = z.output<typeof CouponSchema>;
@@ -133,9 +132,9 @@ async function renderNew(
           <div class="form-row">
             <Field name="percentOff" label="Percent off" value={v.percentOff} error={e.percentOff} hint="e.g. 25" />
             <Field name="amountOff" label="Amount off" value={v.amountOff} error={e.amountOff} hint="e.g. 5 or 2.50" />
-            {/* An amount off applies to sessions in its currency: one no network takes would never apply. */}
+            {/* An amount off applies to sessions in its currency: one no wallet receives would never apply. */}
             <CurrencyField
-              offered={offeredCurrencies(deps.rail, ctx.state.tenant.environment)}
+              offered={currenciesOf(ctx, deps)}
               label="Currency of the amount"
               value={v.currency}
               error={e.currency}

@@ -141,7 +141,7 @@ export function LinkForm(props: {
   values: Record<string, string>;
   errors: FormErrors;
   recurringPrices: Price[];
-  /** Those a network takes (`offeredCurrencies`). */
+  /** Those a wallet of the merchant receives (`currenciesOf`). */
   currencies: readonly string[];
 }): JSX.Element {
   const { values: v, errors: e } = props;

@@ -1,5 +1,4 @@
 import QRCode from 'qrcode';
-import { offeredCurrencies } from '../../../actors/line-items.ts';
 import type { PaymentLinkSchema } from '../../../read-api/schema/payment-link.ts';
 import type { z } from '../../../read-api/schema/fields.ts';
 import { apiFor } from '../../api.ts';
@@ -10,6 +9,7 @@ import { redirectTo, sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
 import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Facts, money } from '../../ui/components.tsx';
 import { CopyField } from '../../ui/copy.tsx';
+import { currenciesOf } from '../../ui/currency-field.tsx';
 import { type FormErrors, formErrorsOf, refusalMessage, valuesOf } from '../../ui/form-parts.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { priceLabel } from '../../ui/price-label.ts';
@@ -194,7 +194,7 @@ async function renderNew(
           values={values}
           errors={errors}
           recurringPrices={prices.filter((p) => p.product?.isActive !== false)}
-          currencies={offeredCurrencies(deps.rail, ctx.state.tenant.environment)}
+          currencies={currenciesOf(ctx, deps)}
         />
       </Card>
     </AppLayout>,

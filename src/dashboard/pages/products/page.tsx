@@ -1,4 +1,3 @@
-import { offeredCurrencies } from '../../../actors/line-items.ts';
 import type { PriceSchema, ProductSchema } from '../../../read-api/schema/catalog.ts';
 import type { z } from '../../../read-api/schema/fields.ts';
 import { apiFor } from '../../api.ts';
@@ -16,6 +15,7 @@ import {
   textOf,
   valuesOf,
 } from '../../ui/form-parts.tsx';
+import { currenciesOf } from '../../ui/currency-field.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { priceLabel } from '../../ui/price-label.ts';
 import { PriceFields, priceBodyOf, priceInputOf } from './price-fields.tsx';
@@ -79,10 +79,6 @@ function ProductList({ products }: { products: Product[] }): JSX.Element {
     </Card>
   );
 }
-
-/** The currencies a price can be in, in the tenant's environment: those a network takes. */
-const currenciesOf = (ctx: DashboardContext, deps: DashboardDeps) =>
-  offeredCurrencies(deps.rail, ctx.state.tenant.environment);
 
 async function renderNew(
   ctx: DashboardContext,

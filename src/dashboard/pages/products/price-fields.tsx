@@ -3,7 +3,7 @@ import { Field } from '../../ui/components.tsx';
 import { CurrencyField } from '../../ui/currency-field.tsx';
 import { decimalAmount, type FormErrors, SelectField, textOf } from '../../ui/form-parts.tsx';
 
-/** A price's inputs: amount as typed, currency (of those a network takes), and a schedule (none: one-time). */
+/** A price's inputs: amount as typed, currency (of those a wallet of the merchant receives), and a schedule (none: one-time). */
 export function PriceFields(props: {
   values: Record<string, string>;
   errors: FormErrors;
