@@ -69,6 +69,10 @@ test('Checkout sessions: list, filters and search, a paid session with its payme
   t.regex((await page.locator('#webhooks').textContent()) ?? '', /checkout_session\.completed.*Delivered/s);
   await expectAccessible(t, page, 'checkout-session');
   await screenshot(t, page, 'checkout-session');
+  // The cards of the live body stand apart as the page's other cards do (1rem).
+  const payments = await page.locator('#transactions').boundingBox();
+  const timelineBox = await page.locator('#timeline').boundingBox();
+  t.true(timelineBox!.y - (payments!.y + payments!.height) >= 15, 'a gap between the payments and the timeline');
 
   // Cancel from the dashboard: through the API's route, recorded as the user from their address.
   await page.goto(`${dash.url}/dashboard/checkout-sessions/${toCancel.id}`);
