@@ -1,5 +1,5 @@
 import type { PriceSnapshot, SessionLineItem } from '../../machines/checkout-session.types.ts';
-import type { Rail } from '../chain-ingest/rail.ts';
+import type { Rail, RailNetwork } from '../chain-ingest/rail.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { ValidationError } from '../shared/errors.ts';
@@ -7,6 +7,7 @@ import { newId, type IdSource } from '../shared/ids.ts';
 import type { AppliedTaxRate } from '../shared/tax.ts';
 import type { CommandContext, CommandHandler } from './command-handler.ts';
 import { priceAggregate, productAggregate, type Price, type Product } from './catalog.ts';
+import type { WithdrawalAddress } from './organization.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../projections/catalog.projection.ts';
 import type { InlinePrice, LineItemsRequest } from '../read-api/schema/checkout-session-create.ts';
 
@@ -35,6 +36,23 @@ export const INTERVALS = ['day', 'week', 'month', 'year'] as const;
 export function offeredCurrencies(rail: Pick<Rail, 'networks'>, environment: Environment): string[] {
   const taken = new Set(rail.networks(environment).flatMap((n) => n.assets.map((a) => a.currency)));
   return CURRENCIES.filter((c) => taken.has(c));
+}
+
+/**
+ * The currencies an organization can be paid in, in `environment`: those of `offeredCurrencies` that
+ * a network takes on which its default wallet is one the rail accepts. Checkout session creation
+ * gives a payer no other network, so a price in another currency is refused there.
+ */
+export function payableCurrencies(
+  rail: Pick<Rail, 'networks' | 'unpayableAddress'>,
+  environment: Environment,
+  wallets: readonly Pick<WithdrawalAddress, 'chainId' | 'address' | 'isDefault'>[],
+): string[] {
+  const paid = (network: RailNetwork) =>
+    wallets.some(
+      (w) => w.isDefault && w.chainId === network.chainId && !rail.unpayableAddress({ network, address: w.address }),
+    );
+  return offeredCurrencies({ networks: (env) => rail.networks(env).filter(paid) }, environment);
 }
 
 /**

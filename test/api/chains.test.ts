@@ -7,7 +7,7 @@ type Chain = {
   id: number;
   icon: string;
   blockExplorerTransactionUrl: string | null;
-  blockExplorerName: string | null;
+  blockExplorerName: string;
   isBeta: boolean;
   isEIP1559Supported: boolean;
   hasMonitoring: boolean;
@@ -24,8 +24,9 @@ test('chains and assets are pages that honour limit and page; a chain has its ic
   t.is(chains.body.count, chains.body.data.length);
   const chain = chains.body.data.find((c) => c.id === 7357)!;
   t.like(chain, { isBeta: false, isEIP1559Supported: true, hasMonitoring: true, isPublic: true });
-  // A local chain (the test network) has no explorer: null, not its placeholder http://127.0.0.1/tx/{hash}.
-  t.like(chain, { blockExplorerTransactionUrl: null, blockExplorerName: null });
+  // A local chain (the test network) has no explorer: no URL, not its placeholder http://127.0.0.1/tx/{hash};
+  // its name is a string, as the reference types it, that says so.
+  t.like(chain, { blockExplorerTransactionUrl: null, blockExplorerName: 'No explorer' });
   // The icon is the hosted page's own bundled image, served by this Weir.
   t.true(chain.icon.startsWith(`${weir.url}/assets/icon-`), chain.icon);
   const icon = await fetch(chain.icon);

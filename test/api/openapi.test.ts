@@ -150,7 +150,7 @@ test('the document has a webhook for every event type Weir sends, with its data.
   t.regex(JSON.stringify(document.webhooks['customer.subscription.created']), /#\/components\/schemas\/Subscription/);
 });
 
-test('/docs renders the document offline: the page and its script are served by Weir, with no CSP violation, console error or request to another origin', async (t) => {
+test('/docs renders the document offline: the page and its script are served by Weir, with no CSP violation, console error, request to another origin or failed request (a source map named but not served)', async (t) => {
   const weir = await startTestWeir(t);
   const page = await fetch(`${weir.url}/docs`);
   t.is(page.status, 200);
@@ -172,6 +172,13 @@ test('/docs renders the document offline: the page and its script are served by 
   });
   const failed: string[] = [];
   tab.on('requestfailed', (request) => failed.push(`${request.url()}: ${request.failure()?.errorText}`));
+  // The source maps the scripts name, which the browser asks for once its developer tools are open.
+  const devtools = await tab.context().newCDPSession(tab);
+  const maps: string[] = [];
+  devtools.on('Debugger.scriptParsed', ({ url, sourceMapURL }) => {
+    if (sourceMapURL && !sourceMapURL.startsWith('data:')) maps.push(new URL(sourceMapURL, url).href);
+  });
+  await devtools.send('Debugger.enable');
   await tab.goto(`${weir.url}/docs`);
   await tab.getByRole('heading', { name: 'Create a customer' }).first().waitFor({ timeout: 20_000 });
   // Redoc draws its footer's logo in an effect after the footer shows: two frames later it has been
@@ -182,6 +189,13 @@ test('/docs renders the document offline: the page and its script are served by 
     `Promise.all([...document.images].map((image) => image.complete || new Promise((done) => { image.addEventListener('load', done); image.addEventListener('error', done); })))`,
   );
   if (process.env.DOCS_SCREENSHOT) await tab.screenshot({ path: process.env.DOCS_SCREENSHOT });
+  for (const map of maps) {
+    const answer = await fetch(map).catch(() => null);
+    if (answer?.status !== 200) failed.push(`${map}: ${answer?.status ?? 'not loaded'}`);
+  }
+  // Nor does the search worker Redoc makes from a blob name one (nothing could answer it there).
+  const script = await (await fetch(`${weir.url}/docs/redoc.standalone.js`)).text();
+  t.deepEqual(script.match(/sourceMappingURL=(?!data:)[^\s'"\\]+/g), null);
   t.deepEqual(outside, []);
   t.deepEqual(failed, []);
   t.deepEqual(problems(), []);

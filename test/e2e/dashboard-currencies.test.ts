@@ -1,6 +1,10 @@
 import test from 'ava';
 import type { Page } from 'playwright-core';
+import type { Rail, RailNetwork } from '../../src/chain-ingest/rail.ts';
+import { createTestRail, TEST_NETWORK } from '../../src/chain-ingest/test-rail.ts';
 import { chromiumPerFile, expectAccessible, screenshot, startDashboard, watchPage } from '../support/dashboard.ts';
+import { apiClient } from '../support/api-client.ts';
+import { ADMIN_TOKEN, MERCHANT_WALLET, sessionRequest } from '../support/weir-harness.ts';
 
 const browser = chromiumPerFile(test);
 
@@ -15,7 +19,7 @@ async function choicesOf(page: Page, label: string) {
   return { options, selected: await select.inputValue() };
 }
 
-test('Product, payment link, invoice and coupon forms offer only the currencies a network takes; a draft in one no network takes keeps it', async (t) => {
+test('Product, payment link, invoice and coupon forms offer only the currencies a network takes; a draft in one no wallet receives keeps it', async (t) => {
   const dash = await startDashboard(t);
   const { api } = await dash.organization();
   const owner = await dash.user({ role: 'owner' });
@@ -61,7 +65,7 @@ test('Product, payment link, invoice and coupon forms offer only the currencies 
   await page.goto(`${dash.url}/dashboard/invoices/${made.body.id}/edit`);
   await page.getByRole('heading', { name: `Edit invoice ${made.body.number}` }).waitFor();
   t.deepEqual(await choicesOf(page, 'Currency'), {
-    options: [...offered.options, ['usdt', 'USDT (no network takes it)']],
+    options: [...offered.options, ['usdt', 'USDT (no wallet)']],
     selected: 'usdt',
   });
   await expectAccessible(t, page, 'currencies-invoice-kept');
@@ -73,5 +77,100 @@ test('Product, payment link, invoice and coupon forms offer only the currencies 
   ]);
   t.like((await api.get<Invoice>(`/api/v1/invoices/${made.body.id}`)).body, { currency: 'usdt', status: 'draft' });
 
+  t.deepEqual(problems(), []);
+});
+
+/** A second test network, which takes USDT alone. */
+const TETHER_NETWORK: RailNetwork = {
+  ...TEST_NETWORK,
+  network: 'weir-testnet-tether',
+  chainId: 7358,
+  name: 'Weir Tether Testnet',
+  assets: [
+    {
+      ...TEST_NETWORK.assets[0]!,
+      id: 'weir-testnet-tether:usdt',
+      name: 'Tether USD',
+      symbol: 'USDT',
+      currency: 'usdt',
+      chainId: 7358,
+    },
+  ],
+};
+const tetherRail = (): Rail => ({
+  ...createTestRail(),
+  name: 'tether',
+  networks: (environment) => (environment === 'test' ? [TETHER_NETWORK] : []),
+});
+
+const FORMS = [
+  ['products/new', 'Currency'],
+  ['payment-links/new', 'Currency'],
+  ['invoices/new', 'Currency'],
+  ['promo-codes/new', 'Currency of the amount'],
+] as const;
+
+test("The currency forms offer what the merchant's wallets can be paid in: with a wallet on one network, only what that network takes; a wallet on another adds its currencies", async (t) => {
+  const dash = await startDashboard(t, { extraRails: [tetherRail()] });
+  // Its one wallet is on Weir Testnet (USDC, DAI, ETH); the Tether network is offered too.
+  const { api } = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const page = await dash.signedIn(browser(), owner);
+  const problems = await watchPage(page);
+  const assets = (await api.get<{ data: { currency: string }[] }>('/api/v1/assets')).body.data;
+  t.deepEqual([...new Set(assets.map((a) => a.currency))].sort(), ['dai', 'eth', 'usdc', 'usdt']);
+  // A session in USDT is refused: no wallet of the merchant's is on a network that takes it.
+  const usdt = sessionRequest();
+  usdt.lineItems.data[0]!.priceData.currency = 'usdt';
+  t.true((await api.post('/api/v1/checkout/sessions', usdt)).status >= 400);
+
+  const choices = (currencies: string[]) => ({
+    options: currencies.map((c) => [c, c.toUpperCase()]),
+    selected: 'usdc',
+  });
+  for (const [path, label] of FORMS) {
+    await page.goto(`${dash.url}/dashboard/${path}`);
+    t.deepEqual(await choicesOf(page, label), choices(['usdc', 'dai', 'eth']), path);
+  }
+  await page.goto(`${dash.url}/dashboard/settings/payments`);
+  t.deepEqual(
+    (await choicesOf(page, 'Default currency')).options.map(([value]) => value),
+    ['', 'usdc', 'dai', 'eth'],
+  );
+
+  // A wallet on the Tether network: USDT is offered, and a session in it is made.
+  const wallet = await api.post('/api/v1/organization/withdrawal-addresses', {
+    chainId: TETHER_NETWORK.chainId,
+    address: MERCHANT_WALLET,
+    name: 'tether',
+  });
+  t.is(wallet.status, 200, JSON.stringify(wallet.body));
+  t.is((await api.post('/api/v1/checkout/sessions', usdt)).status, 200);
+  for (const [path, label] of FORMS) {
+    await page.goto(`${dash.url}/dashboard/${path}`);
+    t.deepEqual(await choicesOf(page, label), choices(['usdc', 'usdt', 'dai', 'eth']), path);
+  }
+  await screenshot(t, page, 'currencies-two-wallets');
+  await page.goto(`${dash.url}/dashboard/settings/payments`);
+  t.deepEqual(
+    (await choicesOf(page, 'Default currency')).options.map(([value]) => value),
+    ['', 'usdc', 'usdt', 'dai', 'eth'],
+  );
+
+  // A shop with no wallet yet: nothing to offer, and the field says what to do.
+  const empty = await apiClient(dash.url, ADMIN_TOKEN).post<{ organizationId: string }>('/admin/organizations', {
+    name: 'Empty Shelf',
+  });
+  const newcomer = await dash.signedIn(browser(), await dash.user({ organizationId: empty.body.organizationId }));
+  await newcomer.goto(`${dash.url}/dashboard/products/new`);
+  t.deepEqual(await choicesOf(newcomer, 'Currency'), {
+    options: [['usdc', 'USDC (no wallet)']],
+    selected: 'usdc',
+  });
+  t.regex(
+    (await newcomer.locator('#field-currency-hint').textContent()) ?? '',
+    /add a wallet under Settings → Payment methods/,
+  );
+  await screenshot(t, newcomer, 'currencies-no-wallet');
   t.deepEqual(problems(), []);
 });

@@ -3,6 +3,7 @@ import { getSession, payInFull, payLate, receiveHooks, reveal, sessionEvents, ty
 import { eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { sessionRequest } from '../support/weir-harness.ts';
+import type { Page } from 'playwright-core';
 import { chromiumPerFile, expectAccessible, screenshot, startDashboard, watchPage } from '../support/dashboard.ts';
 
 const browser = chromiumPerFile(test);
@@ -68,6 +69,10 @@ test('Checkout sessions: list, filters and search, a paid session with its payme
   t.regex((await page.locator('#webhooks').textContent()) ?? '', /checkout_session\.completed.*Delivered/s);
   await expectAccessible(t, page, 'checkout-session');
   await screenshot(t, page, 'checkout-session');
+  // The cards of the live body stand apart as the page's other cards do (1rem).
+  const payments = await page.locator('#transactions').boundingBox();
+  const timelineBox = await page.locator('#timeline').boundingBox();
+  t.true(timelineBox!.y - (payments!.y + payments!.height) >= 15, 'a gap between the payments and the timeline');
 
   // Cancel from the dashboard: through the API's route, recorded as the user from their address.
   await page.goto(`${dash.url}/dashboard/checkout-sessions/${toCancel.id}`);
@@ -169,4 +174,44 @@ test('Checkout sessions: a session paid in part and a payment after its session 
   t.is(await needs.count(), 1);
   t.is(await rowOf(closed.id).count(), 1);
   t.deepEqual(problems(), []);
+});
+
+test('Checkout sessions: a recovery being typed keeps its value and focus through the live refresh when the session is paid meanwhile (with and without moveBefore)', async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const activeId = (page: Page) =>
+    page.evaluate(
+      () =>
+        (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id,
+    );
+  // Browsers without Element.moveBefore: htmx puts the kept form back by a plain move, which drops focus.
+  for (const moveBefore of [true, false]) {
+    const session = (await merchant.api.post<Session>(SESSIONS, sessionRequest('1250000000', 1))).body;
+    const page = await dash.signedIn(browser(), owner);
+    if (!moveBefore)
+      await page.addInitScript({
+        content: 'for (const p of [Element, Document, DocumentFragment]) delete p.prototype.moveBefore;',
+      });
+    const problems = await watchPage(page);
+    await page.goto(`${dash.url}/dashboard/checkout-sessions/${session.id}`);
+    await page.locator('body[data-live="on"]').waitFor();
+    await page.getByLabel('Network').selectOption({ label: 'Weir Testnet' });
+    const hash = page.getByLabel('Transaction hash');
+    await hash.pressSequentially('0xabc123');
+    await hash.press('ArrowLeft');
+
+    await payInFull(dash.weir, merchant.api, session);
+    // The refresh is seen: the body now shows the session complete.
+    await page.locator('#timeline').getByText('Checkout session completed').waitFor();
+    t.is(await page.locator('#session-summary .badge').textContent(), 'Complete', `moveBefore ${moveBefore}`);
+
+    t.is(await hash.inputValue(), '0xabc123', `the hash as typed (moveBefore ${moveBefore})`);
+    t.is(await page.getByLabel('Network').inputValue(), '7357');
+    t.is(await activeId(page), 'field-transactionHash', `still focused (moveBefore ${moveBefore})`);
+    // Typing goes on where the caret was.
+    await page.keyboard.type('d');
+    t.is(await hash.inputValue(), '0xabc12d3');
+    t.deepEqual(problems(), []);
+  }
 });

@@ -5,6 +5,8 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { ExecutionContext, TestFn } from 'ava';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { WeirConfig } from '../../src/app/config.ts';
+import type { Rail } from '../../src/chain-ingest/rail.ts';
+import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
 import type { WeirOverrides } from '../../src/app/start-weir.ts';
 import type { UserRole } from '../../src/actors/user.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
@@ -74,6 +76,8 @@ export async function startDashboard(
     mailer?: Mailer;
     /** Every log line (JSON), for a test that checks what is logged; dropped otherwise. */
     log?: (line: string) => void;
+    /** Rails offered beside the test rail (a second test network). */
+    extraRails?: Rail[];
   } = {},
 ) {
   const clock = options.clock ?? createManualClock(Date.now());
@@ -82,6 +86,7 @@ export async function startDashboard(
     dashboard: options.dashboard,
     ...(options.mailer ? { mailer: options.mailer } : {}),
     ...(options.log ? { log: options.log } : {}),
+    ...(options.extraRails ? { extraRails: [createTestRail(), ...options.extraRails] } : {}),
   });
   let merchant: Awaited<ReturnType<typeof createMerchant>> | null = null;
   /** The organization users are made in: one per Weir, with test and live keys and a test payment method. */

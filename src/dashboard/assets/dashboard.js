@@ -56,3 +56,29 @@
   const path = document.body.dataset.location;
   if (path && path !== window.location.pathname) window.history.replaceState(null, '', path);
 })();
+
+// A form kept through a live refresh (hx-preserve) keeps its values; where the browser has no
+// Element.moveBefore, htmx moves it out and back, which drops focus: give the field its focus and caret again.
+(() => {
+  let kept = null;
+  document.body.addEventListener('htmx:beforeSwap', () => {
+    const field = document.activeElement;
+    kept = field?.closest('[hx-preserve]')
+      ? { field, start: field.selectionStart ?? null, end: field.selectionEnd ?? null }
+      : null;
+  });
+  document.body.addEventListener('htmx:afterSwap', () => {
+    if (!kept) return;
+    const { field, start, end } = kept;
+    kept = null;
+    if (!field.isConnected || document.activeElement === field) return;
+    field.focus({ preventScroll: true });
+    if (start !== null && field.setSelectionRange) {
+      try {
+        field.setSelectionRange(start, end);
+      } catch {
+        // a select or another control without a caret
+      }
+    }
+  });
+})();

@@ -8,7 +8,8 @@ import { redirectTo, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
 import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Field, money, ShortId } from '../ui/components.tsx';
 import { type FormErrors, formErrorsOf, refusalMessage, textOf, valuesOf } from '../ui/form-parts.tsx';
-import { AppLayout } from '../ui/layout.tsx';
+import { AppLayout, NewButton } from '../ui/layout.tsx';
+import { createRoutes, type NewForm } from '../create-routes.ts';
 
 type Customer = z.output<typeof CustomerSchema>;
 /** The parts of a customer's sessions, invoices and subscriptions the detail shows. */
@@ -281,7 +282,7 @@ async function renderDetail(
   );
 }
 
-async function renderNew(ctx: DashboardContext, values: Record<string, string>, errors: FormErrors, status = 200) {
+async function renderNew(ctx: DashboardContext, { values, errors, status }: NewForm) {
   await sendHtml(
     ctx,
     <AppLayout ctx={ctx} title="New customer" screen="customers">
@@ -313,32 +314,22 @@ export const page = definePage({
           ctx={ctx}
           title="Customers"
           screen="customers"
-          actions={
-            can(ctx.state.user.role, 'manage') ? (
-              <a class="button-primary" href={`${BASE}/new`}>
-                New customer
-              </a>
-            ) : (
-              ''
-            )
-          }
+          actions={<NewButton ctx={ctx} href={`${BASE}/new`} label="New customer" />}
         >
           <CustomerList customers={customers} email={email} />
         </AppLayout>,
       );
     });
 
-    routes.get(`${BASE}/new`, 'manage', (ctx) => renderNew(ctx, {}, {}));
-
-    routes.post(BASE, 'manage', async (ctx) => {
-      const { form } = ctx.state;
-      const body = customerBodyOf(form);
+    createRoutes(routes, deps, {
+      base: BASE,
+      apiPath: '/api/v1/customers',
       // A new customer has nothing to clear: empty fields are left out.
-      const created = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null));
-      const answer = await apiFor(ctx, deps)<Customer>('POST', '/api/v1/customers', created);
-      if (answer.status >= 400)
-        return renderNew(ctx, valuesOf(form), formErrorsOf(answer, customerInputOf), answer.status);
-      redirectTo(ctx, `${BASE}/${answer.body.id}`);
+      build: (form) => ({
+        body: Object.fromEntries(Object.entries(customerBodyOf(form)).filter(([, v]) => v !== null)),
+      }),
+      inputOf: customerInputOf,
+      show: renderNew,
     });
 
     routes.get(`${BASE}/:id`, 'read', (ctx) => renderDetail(ctx, apiFor(ctx, deps), ctx.params.id!));

@@ -1,4 +1,3 @@
-import { offeredCurrencies } from '../../actors/line-items.ts';
 import type { CouponSchema } from '../../read-api/schema/coupon.ts';
 import type { z } from '../../read-api/schema/fields.ts';
 import { apiFor, type PageApi } from '../api.ts';
@@ -17,8 +16,9 @@ import {
   textOf,
   valuesOf,
 } from '../ui/form-parts.tsx';
-import { CurrencyField } from '../ui/currency-field.tsx';
-import { AppLayout } from '../ui/layout.tsx';
+import { CurrencyField, currenciesOf } from '../ui/currency-field.tsx';
+import { AppLayout, NewButton } from '../ui/layout.tsx';
+import { type Built, createRoutes, type NewForm } from '../create-routes.ts';
 
 type Coupon = z.output<typeof CouponSchema>;
 
@@ -56,7 +56,7 @@ const dayOf = (iso: string | null): string => (iso ? iso.slice(0, 10) : '');
 const count = (text: string | null): number | string | undefined =>
   text === null ? undefined : /^\d+$/.test(text) ? Number(text) : text;
 
-function couponBodyOf(form: URLSearchParams): { body: Record<string, unknown> } | { errors: FormErrors } {
+function couponBodyOf(form: URLSearchParams): Built {
   const body: Record<string, unknown> = { name: form.get('name')?.trim() ?? '' };
   if (form.get('discount') === 'amount') {
     const amount = decimalAmount(form.get('amountOff') ?? '');
@@ -104,15 +104,7 @@ const FormAlert = ({ errors }: { errors: FormErrors }) =>
     ''
   );
 
-async function renderNew(
-  ctx: DashboardContext,
-  deps: DashboardDeps,
-  values: Record<string, string>,
-  errors: FormErrors,
-  status = 200,
-) {
-  const v = values;
-  const e = errors;
+async function renderNew(ctx: DashboardContext, deps: DashboardDeps, { values: v, errors: e, status }: NewForm) {
   await sendHtml(
     ctx,
     <AppLayout ctx={ctx} title="New coupon" screen="promoCodes">
@@ -133,9 +125,9 @@ async function renderNew(
           <div class="form-row">
             <Field name="percentOff" label="Percent off" value={v.percentOff} error={e.percentOff} hint="e.g. 25" />
             <Field name="amountOff" label="Amount off" value={v.amountOff} error={e.amountOff} hint="e.g. 5 or 2.50" />
-            {/* An amount off applies to sessions in its currency: one no network takes would never apply. */}
+            {/* An amount off applies to sessions in its currency: one no wallet receives would never apply. */}
             <CurrencyField
-              offered={offeredCurrencies(deps.rail, ctx.state.tenant.environment)}
+              offered={currenciesOf(ctx, deps)}
               label="Currency of the amount"
               value={v.currency}
               error={e.currency}
@@ -379,31 +371,19 @@ export const page = definePage({
           ctx={ctx}
           title="Promo codes"
           screen="promoCodes"
-          actions={
-            can(ctx.state.user.role, 'manage') ? (
-              <a class="button-primary" href={`${BASE}/new`}>
-                New coupon
-              </a>
-            ) : (
-              ''
-            )
-          }
+          actions={<NewButton ctx={ctx} href={`${BASE}/new`} label="New coupon" />}
         >
           <CouponList coupons={coupons} />
         </AppLayout>,
       );
     });
 
-    routes.get(`${BASE}/new`, 'manage', (ctx) => renderNew(ctx, deps, {}, {}));
-
-    routes.post(BASE, 'manage', async (ctx) => {
-      const { form } = ctx.state;
-      const built = couponBodyOf(form);
-      if ('errors' in built) return renderNew(ctx, deps, valuesOf(form), built.errors, 400);
-      const answer = await apiFor(ctx, deps)<Coupon>('POST', '/api/v1/coupons', built.body);
-      if (answer.status >= 400)
-        return renderNew(ctx, deps, valuesOf(form), formErrorsOf(answer, couponInputOf), answer.status);
-      redirectTo(ctx, `${BASE}/${answer.body.id}`);
+    createRoutes(routes, deps, {
+      base: BASE,
+      apiPath: '/api/v1/coupons',
+      build: couponBodyOf,
+      inputOf: couponInputOf,
+      show: (ctx, form) => renderNew(ctx, deps, form),
     });
 
     routes.get(`${BASE}/:id`, 'read', (ctx) => renderDetail(ctx, apiFor(ctx, deps), ctx.params.id!));

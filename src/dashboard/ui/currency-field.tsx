@@ -1,16 +1,28 @@
+import { payableCurrencies } from '../../actors/line-items.ts';
+import type { DashboardContext, DashboardDeps } from '../context.ts';
 import { type Option, SelectField } from './form-parts.tsx';
 
 /**
- * The choices of a currency select: the currencies some network takes (`offeredCurrencies`), and
- * `current` when none does (the networks changed since it was chosen), so it shows as it is rather
+ * The currencies the tenant's forms offer: those it can be paid in (`payableCurrencies`), a network
+ * taking each where a wallet of theirs is. Checkout refuses the others, so a price in one could not be paid.
+ */
+export const currenciesOf = (ctx: DashboardContext, deps: Pick<DashboardDeps, 'rail'>): string[] =>
+  payableCurrencies(deps.rail, ctx.state.tenant.environment, ctx.state.organization?.withdrawalAddresses ?? []);
+
+/**
+ * The choices of a currency select: the currencies offered (`currenciesOf`), and `current` when it
+ * is not one (the wallets or networks changed since it was chosen), so it shows as it is rather
  * than the first choice being sent in its place.
  */
 export function currencyOptions(offered: readonly string[], current: string): Option[] {
   const options = offered.map((c) => ({ value: c, label: c.toUpperCase() }));
   return !current || offered.includes(current)
     ? options
-    : [...options, { value: current, label: `${current.toUpperCase()} (no network takes it)` }];
+    : [...options, { value: current, label: `${current.toUpperCase()} (no wallet)` }];
 }
+
+/** Said at the field when no currency can be offered: what to do about it. */
+const NO_WALLET = 'None offered yet: add a wallet under Settings → Payment methods.';
 
 /** A currency select of a form: the offered currencies, the first chosen by default, `value` kept. */
 export function CurrencyField(props: {
@@ -20,7 +32,7 @@ export function CurrencyField(props: {
   error?: string | null | undefined;
   hint?: string;
 }): JSX.Element {
-  // With no network at all, USDC (the API's default) is shown as what it is: taken by none.
+  // With nothing offered, USDC (the API's default) is shown as what it is: received by no wallet.
   const value = props.value ?? props.offered[0] ?? 'usdc';
   return (
     <SelectField
@@ -28,7 +40,7 @@ export function CurrencyField(props: {
       label={props.label ?? 'Currency'}
       value={value}
       error={props.error}
-      hint={props.hint}
+      hint={props.offered.length === 0 ? NO_WALLET : props.hint}
       options={currencyOptions(props.offered, value)}
     />
   );

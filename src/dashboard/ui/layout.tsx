@@ -173,3 +173,13 @@ export function AppLayout({
     </>
   );
 }
+
+/** A list page's "New …" button (AppLayout's `actions`), shown to those who may create. */
+export const NewButton = ({ ctx, href, label }: { ctx: DashboardContext; href: string; label: string }): JSX.Element =>
+  can(ctx.state.user.role, 'manage') ? (
+    <a class="button-primary" href={href} safe>
+      {label}
+    </a>
+  ) : (
+    ''
+  );

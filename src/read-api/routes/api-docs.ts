@@ -39,13 +39,19 @@ const PAGE = `<!doctype html>
  */
 const REDOC_CDN = /https:\/\/cdn\.redoc\.ly\/[^"'`\s]*/g;
 
-/** Redoc's browser bundle, from its npm package, without its CDN address (read once, on first use). */
+/**
+ * The source maps the bundle names, its own and its search worker's (inside a string, after an
+ * escaped newline): Weir serves neither (the worker runs from a blob, where none could be), so a
+ * browser's developer tools would ask for them in vain. Inline (`data:`) maps are kept.
+ */
+const SOURCE_MAP_COMMENT = /(?:\n|\\n)\/\/# sourceMappingURL=[\w.-]+\.map/g;
+
+/** Redoc's browser bundle, from its npm package, without its CDN address or source map comments (read once, on first use). */
 let redocBundle: string | undefined;
 const bundle = () =>
-  (redocBundle ??= readFileSync(
-    createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'),
-    'utf8',
-  ).replace(REDOC_CDN, 'data:,'));
+  (redocBundle ??= readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8')
+    .replace(REDOC_CDN, 'data:,')
+    .replace(SOURCE_MAP_COMMENT, ''));
 
 /**
  * `GET /api/v1/openapi.json` (no key needed): the OpenAPI 3.1 document of every route `areas`

@@ -10,9 +10,12 @@ import { arrayListQuery, AssetSchema, ChainSchema } from '../schema/chain.ts';
 import { idParams, invalidFields, listOf, notFound, z } from '../schema/fields.ts';
 import { schemaRoutes } from '../schema/route.ts';
 
-/** The explorer's name, or its host when the network definition gives none; null when there is no explorer. */
-function explorerName(n: RailNetwork, template: string | null): string | null {
-  if (template === null) return null;
+/** What a chain without an explorer (a local chain) names as its explorer: a string, as the reference types it. */
+const NO_EXPLORER = 'No explorer';
+
+/** The explorer's name, or its host when the network definition gives none; NO_EXPLORER when there is no explorer. */
+function explorerName(n: RailNetwork, template: string | null): string {
+  if (template === null) return NO_EXPLORER;
   if (n.explorerName) return n.explorerName;
   try {
     return new URL(template.replace('{hash}', '0')).hostname;
@@ -30,7 +33,8 @@ export const presentAsset = (asset: AssetRef) => ({ ...asset, isEIP5827Supported
 /**
  * A network as the reference shows it. Weir watches every network it offers (`hasMonitoring`),
  * offers none as a beta, and offers each to every merchant of the environment (`isPublic`). A
- * local chain has no explorer: its explorer fields are null, not a placeholder that leads nowhere.
+ * local chain has no explorer: its explorer URL is null, not a placeholder that leads nowhere, and
+ * its explorer's name says there is none.
  */
 export const presentChain = (n: RailNetwork, publicUrl: string) => {
   const template = explorerTemplateOf(n);

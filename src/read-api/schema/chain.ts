@@ -31,8 +31,9 @@ export const chainFields = {
       "The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)",
     example: 'https://basescan.org/tx/{hash}',
   }),
-  blockExplorerName: z.string().nullable().openapi({
-    description: "The explorer's name; null when the chain has no explorer (as `blockExplorerTransactionUrl`)",
+  blockExplorerName: z.string().openapi({
+    description:
+      "The explorer's name; `No explorer` for a chain that has none (a local chain, whose `blockExplorerTransactionUrl` is null)",
     example: 'Basescan',
   }),
   isTestnet: z.boolean(),

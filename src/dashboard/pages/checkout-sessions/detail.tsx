@@ -136,7 +136,15 @@ function Actions({
               ''
             )}
           </div>
-          <form method="post" action={`${base}/recover`} class="recover-form" aria-label="Recover a payment">
+          {/* Kept as it is when the live body is redrawn: a hash being typed keeps its value and focus. */}
+          <form
+            id="recover-form"
+            hx-preserve="true"
+            method="post"
+            action={`${base}/recover`}
+            class="recover-form"
+            aria-label="Recover a payment"
+          >
             <h3>Recover a missed payment</h3>
             <p class="muted small">A transfer Weir did not see: give its network and transaction hash.</p>
             <CsrfField token={csrf} />
@@ -426,7 +434,10 @@ function Webhooks({ detail }: { detail: SessionDetail }): JSX.Element {
   );
 }
 
-/** The page body: refreshed as a whole (htmx) when the session, its payments or its webhooks change. */
+/**
+ * The page body: refreshed as a whole (htmx) when the session, its payments or its webhooks change,
+ * all but the recovery form (hx-preserve), which may be half typed.
+ */
 export function DetailBody(props: {
   detail: SessionDetail;
   csrf: string;

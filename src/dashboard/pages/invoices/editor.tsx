@@ -5,7 +5,7 @@ import { CheckboxGroup, type Option, SelectField, TextAreaField } from '../../ui
 import { AppLayout } from '../../ui/layout.tsx';
 import { type FormErrors, INTERVALS, type InvoiceForm, MAX_ROWS } from './invoice-form.ts';
 
-/** What the editor offers to pick from: customers, catalog prices, currencies (those a network takes) and networks. */
+/** What the editor offers to pick from: customers, catalog prices, currencies (those a wallet of the merchant receives) and networks. */
 export type EditorChoices = {
   customers: Option[];
   prices: Option[];

@@ -1,4 +1,3 @@
-import { offeredCurrencies } from '../../../actors/line-items.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../../projections/catalog.projection.ts';
 import { NotFoundError } from '../../../shared/errors.ts';
 import { isUuid } from '../../../shared/ids.ts';
@@ -8,6 +7,7 @@ import type { DashboardContext, DashboardDeps } from '../../context.ts';
 import { redirectTo, sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
 import { money } from '../../ui/components.tsx';
+import { currenciesOf } from '../../ui/currency-field.tsx';
 import { pageOf, withQuery } from '../../ui/list-controls.tsx';
 import { type EditorChoices, InvoiceEditor } from './editor.tsx';
 import {
@@ -71,7 +71,7 @@ async function editorChoices(deps: DashboardDeps, ctx: DashboardContext, api: Pa
     prices: prices
       .filter((p) => names.has(p.productId))
       .map((p) => ({ value: p.id, label: `${names.get(p.productId)} · ${money(p.unitAmount, p.currency)}` })),
-    currencies: offeredCurrencies(deps.rail, tenant.environment),
+    currencies: currenciesOf(ctx, deps),
     networks: deps.rail.networks(tenant.environment).map((n) => ({ value: String(n.chainId), label: n.name })),
   };
 }
@@ -215,10 +215,10 @@ export const page = definePage({
       );
     });
 
-    // The first currency a network takes (USDC where one does), as the product and link forms choose it.
+    // The first currency offered (USDC where a wallet receives it), as the product and link forms choose it.
     routes.get(`${LIST}/new`, 'manage', (ctx) =>
       showEditor(ctx, {
-        form: blankInvoiceForm(offeredCurrencies(deps.rail, ctx.state.tenant.environment)[0] ?? 'usdc'),
+        form: blankInvoiceForm(currenciesOf(ctx, deps)[0] ?? 'usdc'),
       }),
     );
 

@@ -12,6 +12,7 @@ import {
   TextAreaField,
   textOf,
 } from '../../ui/form-parts.tsx';
+import type { Built } from '../../create-routes.ts';
 
 /** The form's custom field rows (the API takes up to five; three cover what a payer should be asked). */
 export const CUSTOM_FIELD_ROWS = 3;
@@ -73,8 +74,6 @@ export function linkInputOf(field: string): string | undefined {
   };
   return inputs[head];
 }
-
-type Built = { body: Record<string, unknown> } | { errors: FormErrors };
 
 /** The create body of the form as typed; amounts in currency units become the API's integers here. */
 export function linkBodyOf(form: URLSearchParams): Built {
@@ -141,7 +140,7 @@ export function LinkForm(props: {
   values: Record<string, string>;
   errors: FormErrors;
   recurringPrices: Price[];
-  /** Those a network takes (`offeredCurrencies`). */
+  /** Those a wallet of the merchant receives (`currenciesOf`). */
   currencies: readonly string[];
 }): JSX.Element {
   const { values: v, errors: e } = props;

@@ -1,5 +1,4 @@
 import QRCode from 'qrcode';
-import { offeredCurrencies } from '../../../actors/line-items.ts';
 import type { PaymentLinkSchema } from '../../../read-api/schema/payment-link.ts';
 import type { z } from '../../../read-api/schema/fields.ts';
 import { apiFor } from '../../api.ts';
@@ -10,10 +9,12 @@ import { redirectTo, sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
 import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Facts, money } from '../../ui/components.tsx';
 import { CopyField } from '../../ui/copy.tsx';
-import { type FormErrors, formErrorsOf, refusalMessage, valuesOf } from '../../ui/form-parts.tsx';
-import { AppLayout } from '../../ui/layout.tsx';
+import { currenciesOf } from '../../ui/currency-field.tsx';
+import { refusalMessage } from '../../ui/form-parts.tsx';
+import { AppLayout, NewButton } from '../../ui/layout.tsx';
 import { priceLabel } from '../../ui/price-label.ts';
 import { LinkForm, linkBodyOf, linkInputOf, type Price } from './link-form.tsx';
+import { createRoutes, type NewForm } from '../../create-routes.ts';
 
 type PaymentLink = z.output<typeof PaymentLinkSchema>;
 
@@ -177,13 +178,7 @@ async function renderDetail(ctx: DashboardContext, link: PaymentLink, notice?: s
   );
 }
 
-async function renderNew(
-  ctx: DashboardContext,
-  deps: DashboardDeps,
-  values: Record<string, string>,
-  errors: FormErrors,
-  status = 200,
-) {
+async function renderNew(ctx: DashboardContext, deps: DashboardDeps, { values, errors, status }: NewForm) {
   const prices = await readList<Price>(apiFor(ctx, deps), '/api/v1/prices?type=recurring&isActive=true&limit=100');
   await sendHtml(
     ctx,
@@ -194,7 +189,7 @@ async function renderNew(
           values={values}
           errors={errors}
           recurringPrices={prices.filter((p) => p.product?.isActive !== false)}
-          currencies={offeredCurrencies(deps.rail, ctx.state.tenant.environment)}
+          currencies={currenciesOf(ctx, deps)}
         />
       </Card>
     </AppLayout>,
@@ -217,34 +212,19 @@ export const page = definePage({
           ctx={ctx}
           title="Payment links"
           screen="paymentLinks"
-          actions={
-            can(ctx.state.user.role, 'manage') ? (
-              <a class="button-primary" href={`${BASE}/new`}>
-                New payment link
-              </a>
-            ) : (
-              ''
-            )
-          }
+          actions={<NewButton ctx={ctx} href={`${BASE}/new`} label="New payment link" />}
         >
           <LinkList links={links} />
         </AppLayout>,
       );
     });
 
-    routes.get(`${BASE}/new`, 'manage', async (ctx) => {
-      await renderNew(ctx, deps, {}, {});
-    });
-
-    routes.post(BASE, 'manage', async (ctx) => {
-      const api = apiFor(ctx, deps);
-      const { form } = ctx.state;
-      const built = linkBodyOf(form);
-      if ('errors' in built) return renderNew(ctx, deps, valuesOf(form), built.errors, 400);
-      const answer = await api<PaymentLink>('POST', '/api/v1/payment-links', built.body);
-      if (answer.status >= 400)
-        return renderNew(ctx, deps, valuesOf(form), formErrorsOf(answer, linkInputOf), answer.status);
-      redirectTo(ctx, `${BASE}/${answer.body.id}`);
+    createRoutes(routes, deps, {
+      base: BASE,
+      apiPath: '/api/v1/payment-links',
+      build: linkBodyOf,
+      inputOf: linkInputOf,
+      show: (ctx, form) => renderNew(ctx, deps, form),
     });
 
     routes.get(`${BASE}/:id`, 'read', async (ctx) => {

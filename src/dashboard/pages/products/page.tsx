@@ -1,4 +1,3 @@
-import { offeredCurrencies } from '../../../actors/line-items.ts';
 import type { PriceSchema, ProductSchema } from '../../../read-api/schema/catalog.ts';
 import type { z } from '../../../read-api/schema/fields.ts';
 import { apiFor } from '../../api.ts';
@@ -16,9 +15,11 @@ import {
   textOf,
   valuesOf,
 } from '../../ui/form-parts.tsx';
-import { AppLayout } from '../../ui/layout.tsx';
+import { currenciesOf } from '../../ui/currency-field.tsx';
+import { AppLayout, NewButton } from '../../ui/layout.tsx';
 import { priceLabel } from '../../ui/price-label.ts';
 import { PriceFields, priceBodyOf, priceInputOf } from './price-fields.tsx';
+import { type Built, createRoutes, type NewForm } from '../../create-routes.ts';
 
 type Product = z.output<typeof ProductSchema>;
 type Price = z.output<typeof PriceSchema>;
@@ -80,17 +81,17 @@ function ProductList({ products }: { products: Product[] }): JSX.Element {
   );
 }
 
-/** The currencies a price can be in, in the tenant's environment: those a network takes. */
-const currenciesOf = (ctx: DashboardContext, deps: DashboardDeps) =>
-  offeredCurrencies(deps.rail, ctx.state.tenant.environment);
+/** The create body: the product, and its first price when an amount is typed. */
+function productBodyOf(form: URLSearchParams): Built {
+  const body: Record<string, unknown> = { name: form.get('name')?.trim() ?? '' };
+  const description = textOf(form, 'description');
+  if (description) body.description = description;
+  if (textOf(form, 'unitAmount') === null) return { body };
+  const price = priceBodyOf(form);
+  return 'errors' in price ? price : { body: { ...body, defaultPriceData: price.body } };
+}
 
-async function renderNew(
-  ctx: DashboardContext,
-  deps: DashboardDeps,
-  values: Record<string, string>,
-  errors: FormErrors,
-  status = 200,
-) {
+async function renderNew(ctx: DashboardContext, deps: DashboardDeps, { values, errors, status }: NewForm) {
   await sendHtml(
     ctx,
     <AppLayout ctx={ctx} title="New product" screen="products">
@@ -280,37 +281,19 @@ export const page = definePage({
           ctx={ctx}
           title="Products"
           screen="products"
-          actions={
-            can(ctx.state.user.role, 'manage') ? (
-              <a class="button-primary" href={`${BASE}/new`}>
-                New product
-              </a>
-            ) : (
-              ''
-            )
-          }
+          actions={<NewButton ctx={ctx} href={`${BASE}/new`} label="New product" />}
         >
           <ProductList products={products} />
         </AppLayout>,
       );
     });
 
-    routes.get(`${BASE}/new`, 'manage', (ctx) => renderNew(ctx, deps, {}, {}));
-
-    routes.post(BASE, 'manage', async (ctx) => {
-      const { form } = ctx.state;
-      const body: Record<string, unknown> = { name: form.get('name')?.trim() ?? '' };
-      const description = textOf(form, 'description');
-      if (description) body.description = description;
-      if (textOf(form, 'unitAmount') !== null) {
-        const price = priceBodyOf(form);
-        if ('errors' in price) return renderNew(ctx, deps, valuesOf(form), price.errors, 400);
-        body.defaultPriceData = price.body;
-      }
-      const answer = await apiFor(ctx, deps)<Product>('POST', '/api/v1/products', body);
-      if (answer.status >= 400)
-        return renderNew(ctx, deps, valuesOf(form), formErrorsOf(answer, productInputOf), answer.status);
-      redirectTo(ctx, `${BASE}/${answer.body.id}`);
+    createRoutes(routes, deps, {
+      base: BASE,
+      apiPath: '/api/v1/products',
+      build: productBodyOf,
+      inputOf: productInputOf,
+      show: (ctx, form) => renderNew(ctx, deps, form),
     });
 
     routes.get(`${BASE}/:id`, 'read', (ctx) => renderDetail(ctx, deps, ctx.params.id!));

@@ -2,8 +2,9 @@ import { INTERVALS } from '../../../actors/line-items.ts';
 import { Field } from '../../ui/components.tsx';
 import { CurrencyField } from '../../ui/currency-field.tsx';
 import { decimalAmount, type FormErrors, SelectField, textOf } from '../../ui/form-parts.tsx';
+import type { Built } from '../../create-routes.ts';
 
-/** A price's inputs: amount as typed, currency (of those a network takes), and a schedule (none: one-time). */
+/** A price's inputs: amount as typed, currency (of those a wallet of the merchant receives), and a schedule (none: one-time). */
 export function PriceFields(props: {
   values: Record<string, string>;
   errors: FormErrors;
@@ -34,7 +35,7 @@ export function PriceFields(props: {
 }
 
 /** The price body of the form (amount converted exactly), or the input that is not a number. */
-export function priceBodyOf(form: URLSearchParams): { body: Record<string, unknown> } | { errors: FormErrors } {
+export function priceBodyOf(form: URLSearchParams): Built {
   const amount = decimalAmount(form.get('unitAmount') ?? '');
   if ('error' in amount) return { errors: { unitAmount: amount.error } };
   const body: Record<string, unknown> = { currency: form.get('currency') ?? 'usdc', unitAmount: amount.amount };

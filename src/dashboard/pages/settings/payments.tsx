@@ -1,4 +1,3 @@
-import { offeredCurrencies } from '../../../actors/line-items.ts';
 import type { PaymentSettingWithChainsSchema } from '../../../read-api/schema/organization.ts';
 import type { z } from '../../../read-api/schema/fields.ts';
 import { apiFor } from '../../api.ts';
@@ -6,6 +5,7 @@ import type { DashboardContext, DashboardDeps } from '../../context.ts';
 import { redirectTo, sendHtml } from '../../http.ts';
 import type { PageRoutes } from '../../page.ts';
 import { Card, Field } from '../../ui/components.tsx';
+import { currenciesOf } from '../../ui/currency-field.tsx';
 import { CheckboxField, type FormErrors, formErrorsOf, SelectField, valuesOf } from '../../ui/form-parts.tsx';
 import { DoneAlert } from '../developers/forms.tsx';
 import { SECTIONS, SettingsForm, SettingsLayout } from './frame.tsx';
@@ -50,8 +50,8 @@ function PaymentsPage(props: {
   const networks = props.deps.rail.networks(ctx.state.tenant.environment);
   const none = { value: '', label: 'No preference' };
   const chains = networks.map((n) => ({ value: String(n.chainId), label: `${n.name} (chain ${n.chainId})` }));
-  // Those the API takes as a preference and a network takes (`weth` is an asset's currency, not a price's).
-  const currencies = offeredCurrencies(props.deps.rail, ctx.state.tenant.environment).map((c) => ({
+  // Those the API takes as a preference and a wallet of theirs receives (`weth` is an asset's currency, not a price's).
+  const currencies = currenciesOf(ctx, props.deps).map((c) => ({
     value: c,
     label: c.toUpperCase(),
   }));
