@@ -39,20 +39,34 @@ export function offeredCurrencies(rail: Pick<Rail, 'networks'>, environment: Env
 }
 
 /**
+ * The networks an organization can be paid on, in `environment`: those on which its default wallet
+ * is one the rail accepts. Checkout session creation gives a payer no other network.
+ */
+export function payableNetworks(
+  rail: Pick<Rail, 'networks' | 'unpayableAddress'>,
+  environment: Environment,
+  wallets: readonly Pick<WithdrawalAddress, 'chainId' | 'address' | 'isDefault'>[],
+): RailNetwork[] {
+  return rail
+    .networks(environment)
+    .filter((network) =>
+      wallets.some(
+        (w) => w.isDefault && w.chainId === network.chainId && !rail.unpayableAddress({ network, address: w.address }),
+      ),
+    );
+}
+
+/**
  * The currencies an organization can be paid in, in `environment`: those of `offeredCurrencies` that
- * a network takes on which its default wallet is one the rail accepts. Checkout session creation
- * gives a payer no other network, so a price in another currency is refused there.
+ * a `payableNetworks` network takes; a price in another currency is refused at session creation.
  */
 export function payableCurrencies(
   rail: Pick<Rail, 'networks' | 'unpayableAddress'>,
   environment: Environment,
   wallets: readonly Pick<WithdrawalAddress, 'chainId' | 'address' | 'isDefault'>[],
 ): string[] {
-  const paid = (network: RailNetwork) =>
-    wallets.some(
-      (w) => w.isDefault && w.chainId === network.chainId && !rail.unpayableAddress({ network, address: w.address }),
-    );
-  return offeredCurrencies({ networks: (env) => rail.networks(env).filter(paid) }, environment);
+  const payable = payableNetworks(rail, environment, wallets);
+  return offeredCurrencies({ networks: () => payable }, environment);
 }
 
 /**

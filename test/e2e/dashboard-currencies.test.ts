@@ -137,6 +137,23 @@ test("The currency forms offer what the merchant's wallets can be paid in: with 
     (await choicesOf(page, 'Default currency')).options.map(([value]) => value),
     ['', 'usdc', 'dai', 'eth'],
   );
+  // The invoice's accepted networks: only one a wallet is on; an invoice naming another keeps it, marked.
+  const networksOf = async () => (await page.locator('#field-chainId label').allTextContents()).map((l) => l.trim());
+  await page.goto(`${dash.url}/dashboard/invoices/new`);
+  t.deepEqual(await networksOf(), ['Weir Testnet']);
+  const customer = await api.post<{ id: string }>('/api/v1/customers', { email: 'nets@example.com' });
+  const named = await api.post<Invoice>('/api/v1/invoices', {
+    customerId: customer.body.id,
+    lineItems: {
+      data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Tea' } }, quantity: 1 }],
+    },
+    dueDate: new Date(dash.clock.now() + 30 * 86_400_000).toISOString().slice(0, 10),
+    paymentMethods: { chainIds: [TETHER_NETWORK.chainId] },
+  });
+  t.is(named.status, 200, JSON.stringify(named.body));
+  await page.goto(`${dash.url}/dashboard/invoices/${named.body.id}/edit`);
+  t.deepEqual(await networksOf(), ['Weir Testnet', 'Weir Tether Testnet (no wallet)']);
+  t.true(await page.getByLabel('Weir Tether Testnet (no wallet)').isChecked());
 
   // A wallet on the Tether network: USDT is offered, and a session in it is made.
   const wallet = await api.post('/api/v1/organization/withdrawal-addresses', {
@@ -151,6 +168,8 @@ test("The currency forms offer what the merchant's wallets can be paid in: with 
     t.deepEqual(await choicesOf(page, label), choices(['usdc', 'usdt', 'dai', 'eth']), path);
   }
   await screenshot(t, page, 'currencies-two-wallets');
+  await page.goto(`${dash.url}/dashboard/invoices/new`);
+  t.deepEqual(await networksOf(), ['Weir Testnet', 'Weir Tether Testnet']);
   await page.goto(`${dash.url}/dashboard/settings/payments`);
   t.deepEqual(
     (await choicesOf(page, 'Default currency')).options.map(([value]) => value),

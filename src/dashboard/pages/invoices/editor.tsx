@@ -5,13 +5,22 @@ import { CheckboxGroup, type Option, SelectField, TextAreaField } from '../../ui
 import { AppLayout } from '../../ui/layout.tsx';
 import { type FormErrors, INTERVALS, type InvoiceForm, MAX_ROWS } from './invoice-form.ts';
 
-/** What the editor offers to pick from: customers, catalog prices, currencies (those a wallet of the merchant receives) and networks. */
+/**
+ * What the editor offers to pick from: customers, catalog prices, currencies and networks (those a
+ * wallet of the merchant receives; `payable` false for the others).
+ */
 export type EditorChoices = {
   customers: Option[];
   prices: Option[];
   currencies: readonly string[];
-  networks: Option[];
+  networks: (Option & { payable: boolean })[];
 };
+
+/** The payable networks, and any other the invoice already names, marked, so saving keeps it as it is. */
+const networkOptions = (networks: EditorChoices['networks'], checked: readonly string[]): Option[] =>
+  networks
+    .filter((n) => n.payable || checked.includes(n.value))
+    .map((n) => ({ value: n.value, label: n.payable ? n.label : `${n.label} (no wallet)` }));
 
 /** The message of one input, the others' errors left out. */
 const errorOf = (errors: FormErrors, name: string): string | null => errors[name] ?? null;
@@ -238,7 +247,7 @@ export function InvoiceEditor(props: {
           <CheckboxGroup
             name="chainId"
             legend="Accepted networks"
-            options={choices.networks}
+            options={networkOptions(choices.networks, form.chainIds)}
             checked={form.chainIds}
             hint="None ticked: every network you accept."
             error={errorOf(errors, 'chainId')}

@@ -9,6 +9,7 @@ import { definePage } from '../../page.ts';
 import { money } from '../../ui/components.tsx';
 import { currenciesOf } from '../../ui/currency-field.tsx';
 import { pageOf, withQuery } from '../../ui/list-controls.tsx';
+import { payableNetworks } from '../../../actors/line-items.ts';
 import { type EditorChoices, InvoiceEditor } from './editor.tsx';
 import {
   blankInvoiceForm,
@@ -53,6 +54,17 @@ const NOTICES: Record<string, string> = {
   deleted: 'Draft deleted.',
 };
 
+/** Every network, `payable` where a wallet of the merchant's is on it: a session of the invoice offers no other. */
+function networkChoices(deps: DashboardDeps, ctx: DashboardContext): EditorChoices['networks'] {
+  const { environment } = ctx.state.tenant;
+  const payable = new Set(
+    payableNetworks(deps.rail, environment, ctx.state.organization?.withdrawalAddresses ?? []).map((n) => n.chainId),
+  );
+  return deps.rail
+    .networks(environment)
+    .map((n) => ({ value: String(n.chainId), label: n.name, payable: payable.has(n.chainId) }));
+}
+
 async function editorChoices(deps: DashboardDeps, ctx: DashboardContext, api: PageApi): Promise<EditorChoices> {
   const { tenant } = ctx.state;
   const [customers, prices, products] = await Promise.all([
@@ -72,7 +84,7 @@ async function editorChoices(deps: DashboardDeps, ctx: DashboardContext, api: Pa
       .filter((p) => names.has(p.productId))
       .map((p) => ({ value: p.id, label: `${names.get(p.productId)} · ${money(p.unitAmount, p.currency)}` })),
     currencies: currenciesOf(ctx, deps),
-    networks: deps.rail.networks(tenant.environment).map((n) => ({ value: String(n.chainId), label: n.name })),
+    networks: networkChoices(deps, ctx),
   };
 }
 
