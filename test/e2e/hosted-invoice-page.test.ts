@@ -3,10 +3,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import test from 'ava';
 import type { Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium.ts';
+import { axeOf, launchChromium } from '../support/chromium.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 
 type Window = { __violations: string[] };
@@ -47,7 +46,7 @@ async function startLogoSite(): Promise<{ url: string; close: () => void }> {
 
 /** Serious and critical accessibility violations axe-core finds on the page as it is now. */
 async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
+  const results = await axeOf(page);
   return results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);

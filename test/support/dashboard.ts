@@ -1,7 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { ExecutionContext, TestFn } from 'ava';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { WeirConfig } from '../../src/app/config.ts';
@@ -12,7 +11,7 @@ import type { UserRole } from '../../src/actors/user.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 import { createUser } from '../../src/tenancy/create-user.ts';
-import { CHROMIUM } from './chromium.ts';
+import { axeOf, CHROMIUM } from './chromium.ts';
 import { createMerchant, startTestWeir } from './weir-harness.ts';
 
 /**
@@ -183,7 +182,7 @@ export async function expectEnvironmentShown(t: ExecutionContext, page: Page, na
 
 /** axe-core on the page as it is: no serious or critical violation (the others are logged). */
 export async function expectAccessible(t: ExecutionContext, page: Page, name: string): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
+  const results = await axeOf(page);
   const grave = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   for (const v of results.violations.filter((x) => !grave.includes(x)))
     t.log(`${name}: axe ${v.impact}: ${v.id} (${v.nodes.length})`);

@@ -3,13 +3,12 @@ import { mkdtemp } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { ExecutionContext } from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { DEFAULT_SESSION_LIFETIME_MS } from '../../src/actors/create-checkout-session.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { chainPublisher, randomHash } from './chain-publisher.ts';
-import { launchChromium } from './chromium.ts';
+import { axeOf, launchChromium } from './chromium.ts';
 import { createMerchant, startTestWeir } from './weir-harness.ts';
 
 /** The shop the payer comes from and returns to, and where its product image lives, on loopback. */
@@ -161,10 +160,7 @@ export async function checkoutInEveryState(t: ExecutionContext, width: number): 
   /** A screenshot of the whole page, and axe's serious and critical findings on it (none allowed). */
   const check = async (page: Page, name: string) => {
     await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-    // Legacy mode runs axe in the page itself: the default opens a blank page and injects axe twice
-    // more to gather its results, which cost twice the time. Without frames (these pages have
-    // none) both find the same, rule by rule and node by node.
-    const results = await new AxeBuilder({ page }).setLegacyMode().analyze();
+    const results = await axeOf(page);
     const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     t.deepEqual(
       bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
