@@ -63,7 +63,7 @@ import { createMailDispatcher } from '../mail/mail-dispatcher.ts';
 import { openMailer } from '../mail/open-mailer.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
-import type { RecordPresenters } from '../webhooks/webhook-events.ts';
+import { presentersOnceKnown } from '../webhooks/webhook-events.ts';
 import { sessionPresenter } from '../read-api/routes/checkout-sessions.ts';
 import { paymentIntentPresenter } from '../read-api/routes/payment-intents.ts';
 import { openOwnership } from '../ownership/open-ownership.ts';
@@ -172,6 +172,12 @@ export type WeirOverrides = {
     extraPages?: DashboardPage[];
   };
 };
+
+const listenUrlOf = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/** Where payers and receivers reach Weir: the configured public URL, else where it listens. */
+const publicUrlOf = (config: Pick<WeirConfig, 'publicUrl' | 'host'>, port: number) =>
+  (config.publicUrl ?? listenUrlOf(config.host, port)).replace(/\/$/, '');
 
 /** What a service not up yet is logged as while Weir waits for it. */
 export type WaitingLog = Parameters<typeof untilReachable>[2]['log'];
@@ -511,22 +517,15 @@ async function startLocked(
       });
     }
   }
-  // Webhook bodies show sessions as the API does, network icons at the public URL: known once listening.
-  let listening: (publicUrl: string) => void = () => {};
-  const presenters = new Promise<{
-    session: ReturnType<typeof sessionPresenter>;
-    intent: ReturnType<typeof paymentIntentPresenter>;
-  }>((resolve) => {
-    listening = (publicUrl) =>
-      resolve({
-        session: sessionPresenter({ rail, publicUrl }),
-        intent: paymentIntentPresenter({ rail, publicUrl }),
-      });
-  });
-  const present: RecordPresenters = {
-    checkoutSession: async (session) => (await presenters).session(session),
-    paymentIntent: async (session) => (await presenters).intent(session),
-  };
+  // Webhook bodies show sessions as the API does, network icons at the public URL: known at once
+  // unless the system picks the port, then once listening.
+  const presenting = presentersOnceKnown(
+    (publicUrl) => ({
+      checkoutSession: sessionPresenter({ rail, publicUrl }),
+      paymentIntent: paymentIntentPresenter({ rail, publicUrl }),
+    }),
+    config.publicUrl !== undefined || config.port !== 0 ? publicUrlOf(config, config.port) : null,
+  );
   const webhookTargets = webhookTargetPolicy(config.webhookInternalTargets);
   const httpSender = overrides.webhookSender ? null : createHttpWebhookSender({ targets: webhookTargets });
   let dispatcher: WebhookDispatcher | null = null;
@@ -540,7 +539,7 @@ async function startLocked(
       commands: fencedCommands(commands, fence),
       secretBox,
       send: fencedWebhookSender(tracedWebhookSender(overrides.webhookSender ?? httpSender!, tracer), fence),
-      present,
+      present: presenting.present,
       log,
       metrics: scope,
     });
@@ -646,9 +645,9 @@ async function startLocked(
     server.listen(config.port, config.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  const publicUrl = (config.publicUrl ?? url).replace(/\/$/, '');
-  listening(publicUrl);
+  const url = listenUrlOf(config.host, port);
+  const publicUrl = publicUrlOf(config, port);
+  presenting.listening(publicUrl);
   const lineItems = createLineItemResolver({ readStore, commands });
   const gasFees = createEvmGasFeeQuoter({
     registry: evm.registry,
