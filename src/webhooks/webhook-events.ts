@@ -213,8 +213,9 @@ async function payloadOf(
 }
 
 /**
- * The exact bytes delivered for a public event, rendered from the log (the source stream folded
- * up to the source event), so they are the same on every attempt, after a restart and a replay.
+ * The exact bytes delivered for a public event, rendered from the log (the source stream folded up
+ * to the source event) and the configuration the presenters show (public URL, networks offered):
+ * the same on every attempt while that configuration stays, after a restart and a replay too.
  */
 export async function renderWebhookBody(
   eventStore: EventStore,
