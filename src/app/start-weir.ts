@@ -261,7 +261,7 @@ async function startLocked(
   const clock = overrides.clock ?? createSystemClock();
   const waiting: WaitingLog = (line, fields) => logger.warn({ event: 'weir.waiting', ...fields }, line);
   // First, so that its port being taken fails the start before anything else is running.
-  const inspector = config.inspect ? await openInspector(config.inspect) : null;
+  const inspector = config.inspect ? await openInspector(config.inspect, { logger }) : null;
   if (inspector)
     logger.info(
       { event: 'weir.inspecting', url: inspector.url, page: inspector.page },
