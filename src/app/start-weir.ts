@@ -63,7 +63,7 @@ import { createMailDispatcher } from '../mail/mail-dispatcher.ts';
 import { openMailer } from '../mail/open-mailer.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
-import type { RecordPresenters } from '../webhooks/webhook-events.ts';
+import { presentersOnceKnown } from '../webhooks/webhook-events.ts';
 import { sessionPresenter } from '../read-api/routes/checkout-sessions.ts';
 import { paymentIntentPresenter } from '../read-api/routes/payment-intents.ts';
 import { openOwnership } from '../ownership/open-ownership.ts';
@@ -85,6 +85,7 @@ import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
 import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, rateLimitsOf, type WeirConfig } from './config.ts';
 import { lockDataDir, prepareDataDir } from './data-dir.ts';
 import { createActivityLog } from './activity-log.ts';
+import { createShutdownStack, type ShutdownStack } from './shutdown-stack.ts';
 import { createLineLogger, createLogger, logTo, type Log, type Logger } from '../shared/logger.ts';
 import { createPrometheusMetrics } from './prometheus-metrics.ts';
 import { meteredEventStore } from '../event-store/metered-event-store.ts';
@@ -175,6 +176,12 @@ export type WeirOverrides = {
   };
 };
 
+const listenUrlOf = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/** Where payers and receivers reach Weir: the configured public URL, else where it listens. */
+const publicUrlOf = (config: Pick<WeirConfig, 'publicUrl' | 'host'>, port: number) =>
+  (config.publicUrl ?? listenUrlOf(config.host, port)).replace(/\/$/, '');
+
 /** What a service not up yet is logged as while Weir waits for it. */
 export type WaitingLog = Parameters<typeof untilReachable>[2]['log'];
 
@@ -238,34 +245,43 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
   );
   await prepareDataDir(config.dataDir, log);
   const releaseLock = await lockDataDir(config.dataDir, log);
+  const opened = createShutdownStack((error) =>
+    logger.error({ event: 'weir.close_failed', err: error }, `could not close: ${(error as Error).message}`),
+  );
   try {
-    return await startLocked(config, overrides, logger, releaseLock);
+    return await startLocked(config, overrides, logger, releaseLock, opened);
   } catch (error) {
+    // What opened before the failure closes first: an embedder that catches it keeps no port, connection or child.
+    await opened.close();
     await releaseLock();
     throw error;
   }
 }
 
-/** startWeir once the data dir is this process's; `stop` lets go of it last. */
+/** startWeir once the data dir is this process's: what opens is added to `opened`; `stop` closes it, then lets go of the data dir. */
 async function startLocked(
   config: WeirConfig,
   overrides: WeirOverrides,
   logger: Logger,
   releaseLock: () => Promise<void>,
+  opened: ShutdownStack,
 ): Promise<Weir> {
   const log: Log = logTo(logger);
   const clock = overrides.clock ?? createSystemClock();
   const waiting: WaitingLog = (line, fields) => logger.warn({ event: 'weir.waiting', ...fields }, line);
   // First, so that its port being taken fails the start before anything else is running.
-  const inspector = config.inspect ? await openInspector(config.inspect) : null;
-  if (inspector)
+  const inspector = config.inspect ? await openInspector(config.inspect, { logger }) : null;
+  if (inspector) {
+    opened.add(() => inspector.stop());
     logger.info(
       { event: 'weir.inspecting', url: inspector.url, page: inspector.page },
       inspector.page
         ? `statecharts shown live: open ${inspector.page} (the Stately inspector)`
         : `statecharts shown live through the inspector at ${inspector.url}`,
     );
+  }
   const stores = await openStores(config, waiting, overrides.sharedReadStore);
+  opened.add(() => stores.eventStore.close());
   // MongoDB is shared by every instance: one of them projects into it (the `projections` work).
   const sharedReadModels = overrides.sharedReadStore !== undefined || !!config.mongoDbUrl;
   // One registry for this Weir, handed to each component that reports figures (GET /metrics).
@@ -276,6 +292,7 @@ async function startLocked(
     exporter: overrides.spanExporter,
     version: VERSION,
   });
+  if (tracing) opened.add(() => tracing.shutdown());
   const tracer = tracing?.tracer ?? noTracer;
   const eventStore = tracing
     ? tracedAppends(meteredEventStore(stores.eventStore, metrics), tracer)
@@ -283,12 +300,16 @@ async function startLocked(
   // Follows the log from here, so what start-up itself records (a recovery, a timer) is logged too.
   const activity = createActivityLog({ eventStore, logger });
   await activity.start();
+  opened.add(() => activity.stop());
   const readStore = overrides.wrapReadStore ? overrides.wrapReadStore(stores.readStore) : stores.readStore;
+  // A shared read store is the caller's.
+  if (!overrides.sharedReadStore) opened.add(() => readStore.close());
   const bus = await untilReachable('NATS', () => openBus({ natsUrl: config.natsUrl }), {
     retryable: (error) => error instanceof BusConnectionError,
     log: waiting,
     ...(overrides.connectRetryFirstDelayMs ? { firstDelayMs: overrides.connectRetryFirstDelayMs } : {}),
   });
+  opened.add(() => bus.close());
   const owning = await openOwnership({
     natsUrl: config.natsUrl,
     leaseTtlMs: config.leaseTtlSeconds === undefined ? undefined : config.leaseTtlSeconds * 1000,
@@ -297,6 +318,7 @@ async function startLocked(
     log,
     metrics,
   });
+  opened.add(() => owning.close());
   const { ownership } = owning;
   // Components made again at each takeover register their figures once (see shared-metrics).
   const shared = createSharedMetrics(metrics);
@@ -307,19 +329,10 @@ async function startLocked(
   const masterKey = loadMasterKey({ masterKey: config.masterKey, keyFile: join(config.dataDir, 'master.key') });
   const secretBox = createSecretBox(masterKey);
   const operatorKey = loadOperatorKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });
-  await owning
-    .agreeOnKeys([
-      { setting: 'WEIR_MASTER_KEY', fingerprint: secretKeyFingerprint(masterKey) },
-      { setting: 'WEIR_AUDIT_KEY', fingerprint: publicKeyFingerprint(operatorKey.publicKey) },
-    ])
-    .catch(async (error: unknown) => {
-      await owning.close();
-      await activity.stop();
-      await bus.close();
-      await readStore.close();
-      await eventStore.close();
-      throw error;
-    });
+  await owning.agreeOnKeys([
+    { setting: 'WEIR_MASTER_KEY', fingerprint: secretKeyFingerprint(masterKey) },
+    { setting: 'WEIR_AUDIT_KEY', fingerprint: publicKeyFingerprint(operatorKey.publicKey) },
+  ]);
   // The local chains (test environment only), started together; a devnet file given by the operator
   // replaces them. The local Solana runs in process, in memory; a test may give its own Solana or Tron.
   const embedded = config.localChain && !config.devnetFile;
@@ -331,6 +344,7 @@ async function startLocked(
       : null,
     embedded && !overrides.tronLocal ? startEmbeddedLocalTronOrWarn({ dataDir: config.dataDir, log }) : null,
   ]);
+  for (const local of [localChain, localSolana, localTron]) if (local) opened.add(() => local.stop());
   const evm = await loadEvmSetup({
     env: config.chainEnv ?? {},
     devnetFile: config.devnetFile,
@@ -430,6 +444,7 @@ async function startLocked(
       };
     });
   }
+  opened.add(() => projections.stop());
   await projections.start();
   log(
     `[weir] read models at log position ${projections.position() ?? 'start'} after ${Math.round(performance.now() - started)} ms${sharedRunner ? ' (shared: written by the owner of the projections work)' : ''}`,
@@ -438,6 +453,10 @@ async function startLocked(
   const mailer = overrides.mailer
     ? { ...overrides.mailer, describe: 'custom', close: () => {} }
     : openMailer({ smtpUrl: config.smtpUrl, outboxDir: join(config.dataDir, 'outbox') });
+  opened.add(() => mailer.close());
+  const webhookTargets = webhookTargetPolicy(config.webhookInternalTargets);
+  const httpSender = overrides.webhookSender ? null : createHttpWebhookSender({ targets: webhookTargets });
+  if (httpSender) opened.add(() => httpSender.close());
   // Each kind of background work runs in one instance at a time (the holder of its lease, with
   // NATS; always this one without): created anew at each acquisition, stopped when the lease moves.
   // The followers running here (none on an instance that does not own a network's follower).
@@ -466,6 +485,9 @@ async function startLocked(
     metrics,
   });
   await matcher.start();
+  opened.add(() => matcher.stop());
+  // The owned work (started from here on) stops first: it uses everything opened before.
+  opened.add(() => ownership.stop());
   // Each rail's follower of a network runs where that network's lease is held, built anew by the rail
   // at each acquisition; `evmFollowers: false` (`tronFollowers: false`) leaves the EVM (Tron) rail's out.
   // Before the timers: an expiry waits for the follower of its network running here (see chain-read-gate).
@@ -513,24 +535,15 @@ async function startLocked(
       });
     }
   }
-  // Webhook bodies show sessions as the API does, network icons at the public URL: known once listening.
-  let listening: (publicUrl: string) => void = () => {};
-  const presenters = new Promise<{
-    session: ReturnType<typeof sessionPresenter>;
-    intent: ReturnType<typeof paymentIntentPresenter>;
-  }>((resolve) => {
-    listening = (publicUrl) =>
-      resolve({
-        session: sessionPresenter({ rail, publicUrl }),
-        intent: paymentIntentPresenter({ rail, publicUrl }),
-      });
-  });
-  const present: RecordPresenters = {
-    checkoutSession: async (session) => (await presenters).session(session),
-    paymentIntent: async (session) => (await presenters).intent(session),
-  };
-  const webhookTargets = webhookTargetPolicy(config.webhookInternalTargets);
-  const httpSender = overrides.webhookSender ? null : createHttpWebhookSender({ targets: webhookTargets });
+  // Webhook bodies show sessions as the API does, network icons at the public URL: known at once
+  // unless the system picks the port, then once listening.
+  const presenting = presentersOnceKnown(
+    (publicUrl) => ({
+      checkoutSession: sessionPresenter({ rail, publicUrl }),
+      paymentIntent: paymentIntentPresenter({ rail, publicUrl }),
+    }),
+    config.publicUrl !== undefined || config.port !== 0 ? publicUrlOf(config, config.port) : null,
+  );
   let dispatcher: WebhookDispatcher | null = null;
   await ownership.own('webhooks', async (fence) => {
     const scope = shared.scoped();
@@ -542,7 +555,7 @@ async function startLocked(
       commands: fencedCommands(commands, fence),
       secretBox,
       send: fencedWebhookSender(tracedWebhookSender(overrides.webhookSender ?? httpSender!, tracer), fence),
-      present,
+      present: presenting.present,
       log,
       metrics: scope,
     });
@@ -645,12 +658,26 @@ async function startLocked(
   const server: Server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
+  // Once listening, a server error (EMFILE on accept) is logged: the process goes on serving.
+  server.on('error', (error) =>
+    logger.error({ event: 'http.server_error', err: error }, `HTTP server: ${error.message}`),
+  );
+  opened.add(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  const publicUrl = (config.publicUrl ?? url).replace(/\/$/, '');
-  listening(publicUrl);
+  const url = listenUrlOf(config.host, port);
+  const publicUrl = publicUrlOf(config, port);
+  presenting.listening(publicUrl);
   const lineItems = createLineItemResolver({ readStore, commands });
   const gasFees = createEvmGasFeeQuoter({
     registry: evm.registry,
@@ -685,6 +712,8 @@ async function startLocked(
   });
   const setupTokenFile = join(config.dataDir, SETUP_TOKEN_FILE);
   const dashboardSetup = createSetupToken(setupTokenFile);
+  // The token dies with this process: its file would only mislead.
+  opened.add(() => dashboardSetup.spend());
   const dashboard = (api: ApiBridge) =>
     createDashboard(
       {
@@ -829,27 +858,9 @@ async function startLocked(
           { event: 'weir.stopping', version: VERSION, dataDir: config.dataDir, port, reason },
           reason ? `${reason}: stopping` : 'stopping',
         );
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
-        // The token dies with this process: its file would only mislead.
-        dashboardSetup.spend();
-        // Every owned work stops and its lease is released: other instances take it over at once.
-        await owning.close();
-        await matcher.stop();
-        httpSender?.close();
-        mailer.close();
-        await localChain?.stop();
-        await localSolana?.stop();
-        await localTron?.stop();
-        await projections.stop();
-        await activity.stop();
-        await bus.close();
-        if (!overrides.sharedReadStore) await readStore.close();
-        await eventStore.close();
-        await tracing?.shutdown();
-        await inspector?.stop();
+        // The server closes, every owned work stops and lets its lease go (other instances take it over
+        // at once), then what they used closes.
+        await opened.close();
         await releaseLock();
         logger.info(
           {

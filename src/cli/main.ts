@@ -234,12 +234,16 @@ async function inspect(argv: string[]): Promise<void> {
   const { findMachineRecord } = await import('../inspect/inspected-records.ts');
   const { openInspector } = await import('../inspect/inspector.ts');
   const { replayRecord } = await import('../inspect/machine-inspection.ts');
+  const { createLogger } = await import('../shared/logger.ts');
   const { eventStore, readStore } = await openStores(config);
   try {
     const record = await findMachineRecord(eventStore, id);
     if (!record)
       throw new ConfigError(`no session, invoice, subscription, payment link, coupon or webhook delivery ${id}`);
-    const inspector = await openInspector(config.inspect ?? '8090', { maxDeferred: record.events.length * 2 + 10 });
+    const inspector = await openInspector(config.inspect ?? '8090', {
+      logger: createLogger({ level: config.logLevel, pretty: config.logPretty }),
+      maxDeferred: record.events.length * 2 + 10,
+    });
     console.error(
       `[weir] ${record.streamId}: ${record.events.length} events${inspector.page ? `; open ${inspector.page}` : ` to ${inspector.url}`}`,
     );

@@ -1,5 +1,6 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { once } from 'node:events';
-import { createServer, request } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -8,11 +9,16 @@ import test, { type ExecutionContext } from 'ava';
 import WebSocket from 'ws';
 import { launchChromium } from '../../test/support/chromium.ts';
 import { eventually } from '../../test/support/api-client.ts';
+import { createLineLogger } from '../shared/logger.ts';
 import { type InspectorBridge, startInspectorBridge } from './inspector-bridge.ts';
 
-async function bridge(t: ExecutionContext, keep?: number, inspectorUrl?: string) {
+/** Log lines of the bridges started here, dropped unless a test looks. */
+const quiet = createLineLogger(() => {});
+
+async function bridge(t: ExecutionContext, keep?: number, inspectorUrl?: string, logger = quiet) {
   const started = await startInspectorBridge({
     port: 0,
+    logger,
     ...(keep ? { keep } : {}),
     ...(inspectorUrl ? { inspectorUrl } : {}),
   });
@@ -163,7 +169,35 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
 
 test('a port already taken is a clear error, not a crash', async (t) => {
   const first = await bridge(t);
-  await t.throwsAsync(startInspectorBridge({ port: first.port }), {
+  await t.throwsAsync(startInspectorBridge({ port: first.port, logger: quiet }), {
     message: `the inspector's port ${first.port} is in use: choose another with --inspect PORT`,
   });
+});
+
+test('an error of the listening server (EMFILE on accept) is logged, and the bridge serves on', async (t) => {
+  const lines: string[] = [];
+  const started = await bridge(
+    t,
+    undefined,
+    undefined,
+    createLineLogger((line) => lines.push(line)),
+  );
+  // The bridge's own server, as the request it answers names it.
+  let server: Server | undefined;
+  const seen = (message: unknown) => {
+    server = (message as { server: Server }).server;
+  };
+  subscribe('http.server.request.start', seen);
+  t.teardown(() => unsubscribe('http.server.request.start', seen));
+  t.is((await get(started.port, `localhost:${started.port}`)).status, 200);
+
+  const emfile = () => Object.assign(new Error('accept EMFILE'), { code: 'EMFILE', syscall: 'accept' });
+  // Unheard (by the bridge or its socket server), an error is thrown here: in Weir, an uncaught exception.
+  t.notThrows(() => server!.emit('error', emfile()));
+  t.notThrows(() => server!.emit('error', emfile()));
+  t.is(lines.length, 2, 'each error logged once');
+  t.like(JSON.parse(lines[0]!), { level: 50, event: 'inspector.error', err: { code: 'EMFILE' } });
+  t.is((await get(started.port, `localhost:${started.port}`)).status, 200);
+  const { socket } = await socketTo(started);
+  socket.close();
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
+import type { Logger } from '../shared/logger.ts';
 
 /** Where the inspector's interface is served from; the bridge page embeds it. */
 export const STATELY_INSPECTOR_URL = 'https://stately.ai/inspect';
@@ -23,6 +24,8 @@ export type InspectorBridge = {
 
 export type InspectorBridgeOptions = {
   port: number;
+  /** Where an error of the bridge's server once listening goes (it keeps serving, and the process runs on). */
+  logger: Logger;
   /** The inspector's interface, embedded in the page (a local stand-in in tests). */
   inspectorUrl?: string;
   /** How many messages a page opened late is sent first (the actors they belong to are kept too). */
@@ -53,16 +56,28 @@ export async function startInspectorBridge(options: InspectorBridgeOptions): Pro
     return answer(res, 404, 'text/plain', 'not found\n');
   });
   await new Promise<void>((resolve, reject) => {
-    http.once('error', (error: NodeJS.ErrnoException) =>
+    const failed = (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'EADDRINUSE'
           ? new Error(`the inspector's port ${options.port} is in use: choose another with --inspect PORT`)
           : error,
-      ),
-    );
-    http.listen(options.port, '127.0.0.1', () => resolve());
+      );
+    http.once('error', failed);
+    http.listen(options.port, '127.0.0.1', () => {
+      http.off('error', failed);
+      resolve();
+    });
   });
   port = (http.address() as AddressInfo).port;
+  // Once listening, an error (EMFILE on accept) is logged and the bridge goes on: an unheard one would end
+  // the process. ws re-emits the server's errors: each is logged once.
+  const logged = new WeakSet<Error>();
+  const logError = (error: Error) => {
+    if (logged.has(error)) return;
+    logged.add(error);
+    options.logger.error({ event: 'inspector.error', err: error }, `the inspector's bridge: ${error.message}`);
+  };
+  http.on('error', logError);
   // Made once listening: ws re-emits the server's errors, a taken port among them.
   const sockets = new WebSocketServer({
     server: http,
@@ -70,6 +85,7 @@ export async function startInspectorBridge(options: InspectorBridgeOptions): Pro
       hosts().includes(req.headers.host ?? '') &&
       (req.headers.origin === undefined || origins().includes(req.headers.origin)),
   });
+  sockets.on('error', logError);
   sockets.on('connection', (socket: WebSocket) => {
     // A malformed frame ends that socket, never the process.
     socket.on('error', () => socket.terminate());

@@ -50,7 +50,7 @@ export function createWebhookDispatcher(deps: {
   clock: Clock;
   eventStore: EventStore;
   readStore: ReadStore;
-  projections: ProjectionRunner;
+  projections: Pick<ProjectionRunner, 'onDocumentsChanged'>;
   commands: CommandHandler;
   secretBox: SecretBox;
   send: WebhookSender;
@@ -78,6 +78,15 @@ export function createWebhookDispatcher(deps: {
   const bodies = createWebhookBodies();
   const unsubscribes: (() => void)[] = [];
   let stopped = false;
+  /**
+   * Rejects as the dispatcher starts stopping: a body still rendering (its presenters may wait for a
+   * server that never listens) has not gone out, so it is given up and sent by the next owner.
+   */
+  let halt: () => void = () => {};
+  const halted = new Promise<never>((_, reject) => {
+    halt = () => reject(new DeliveryAbortedError('the dispatcher stopped before the body was rendered'));
+  });
+  halted.catch(() => {});
   /** Document updates are applied one batch at a time, in the order the projections wrote them. */
   let updates: Promise<void> = Promise.resolve();
   const metrics = deps.metrics ?? noMetrics;
@@ -173,7 +182,7 @@ export function createWebhookDispatcher(deps: {
       return { type: 'CancelDelivery', reason: 'endpoint_disabled' };
     const outcome = await send({
       url: endpoint.doc.url,
-      body: await bodyOf(delivery),
+      body: await Promise.race([bodyOf(delivery), halted]),
       secret: endpoint.secret,
       eventId: delivery.eventId,
       nowMs: clock.now(),
@@ -308,6 +317,7 @@ export function createWebhookDispatcher(deps: {
     },
     async stop() {
       stopped = true;
+      halt();
       for (const unsubscribe of unsubscribes) unsubscribe();
       await processor.stop();
       await updates;

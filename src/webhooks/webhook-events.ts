@@ -25,6 +25,37 @@ export type RecordPresenters = {
 };
 type PresentedSession = { id: string; paymentIntent: { transactions: readonly { transactionHash: string | null }[] } };
 
+/** The API's presenters of a configuration: they need its public URL (network icons live there). */
+export type PresentersAt = (publicUrl: string) => {
+  checkoutSession(session: CheckoutSession): PresentedSession;
+  paymentIntent(session: CheckoutSession): object;
+};
+
+/**
+ * Presenters built at once when the public URL is known before the server listens (configured, or a
+ * fixed port), else once `listening` tells it: renders wait till then (the dispatcher gives up a render
+ * still waiting when it stops).
+ */
+export function presentersOnceKnown(
+  build: PresentersAt,
+  publicUrl: string | null,
+): { present: RecordPresenters; listening(publicUrl: string): void } {
+  let known: (url: string) => void = () => {};
+  const presenters =
+    publicUrl === null
+      ? new Promise<string>((resolve) => {
+          known = resolve;
+        }).then(build)
+      : Promise.resolve(build(publicUrl));
+  return {
+    present: {
+      checkoutSession: async (session) => (await presenters).checkoutSession(session),
+      paymentIntent: async (session) => (await presenters).paymentIntent(session),
+    },
+    listening: (url) => known(url),
+  };
+}
+
 /** A public event without its payload: what a delivery needs to be scheduled. */
 export type PublicEventRef = { id: string; type: string; object: string; created: number };
 
@@ -182,8 +213,9 @@ async function payloadOf(
 }
 
 /**
- * The exact bytes delivered for a public event, rendered from the log (the source stream folded
- * up to the source event), so they are the same on every attempt, after a restart and a replay.
+ * The exact bytes delivered for a public event, rendered from the log (the source stream folded up
+ * to the source event) and the configuration the presenters show (public URL, networks offered):
+ * the same on every attempt while that configuration stays, after a restart and a replay too.
  */
 export async function renderWebhookBody(
   eventStore: EventStore,

@@ -1,5 +1,8 @@
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import test from 'ava';
 import WebSocket, { WebSocketServer } from 'ws';
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
@@ -89,4 +92,29 @@ test("weir serve --inspect PORT: the bridge page's socket, on loopback, gets a n
       '@xstate.snapshot CheckoutSessionCreated',
     ],
   );
+});
+
+const listening = async (port: number): Promise<Server> => {
+  const server = createServer();
+  server.listen(port, '127.0.0.1');
+  await once(server, 'listening');
+  return server;
+};
+
+test('a start that fails after the bridge is up (the HTTP port taken) closes the bridge and lets go of the data dir before the error comes out', async (t) => {
+  const taken = await listening(0);
+  t.teardown(() => taken.close());
+  const bridgePort = await findFreePort();
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-failed-start-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+
+  await t.throwsAsync(
+    startTestWeir(t, { dataDir, port: (taken.address() as AddressInfo).port, inspect: String(bridgePort) }),
+    { code: 'EADDRINUSE' },
+  );
+  // Listening there now fails with EADDRINUSE if the bridge (or its process) still holds it.
+  (await listening(bridgePort)).close();
+  // The data dir's lock, and so the log and read models in it, were let go too: the next start takes them.
+  const weir = await startTestWeir(t, { dataDir, inspect: String(bridgePort) });
+  t.is((await fetch(`${weir.url}/health`)).status, 200);
 });

@@ -12567,7 +12567,57 @@ export interface webhooks {
                         /** @description Milliseconds since the epoch */
                         created: number;
                         data: {
-                            object: components["schemas"]["CheckoutSession"];
+                            object: components["schemas"]["CheckoutSession"] & {
+                                /** @description The transfer received after the session ended, as `paymentIntent.transactions` shows it */
+                                latePayment: {
+                                    /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                                    amount: string;
+                                    /** @description In the asset's chain units (its own decimals) */
+                                    amountRaw: string;
+                                    asset: components["schemas"]["SessionAsset"] & {
+                                        chain: {
+                                            /**
+                                             * @description The explorer's name; null when the chain has no explorer (as `blockExplorerTransactionUrl`)
+                                             * @example Basescan
+                                             */
+                                            blockExplorerName: string | null;
+                                            /**
+                                             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                                             * @example https://basescan.org/tx/{hash}
+                                             */
+                                            blockExplorerTransactionUrl: string | null;
+                                            currency: string;
+                                            hasMonitoring: boolean;
+                                            icon: string;
+                                            id: number;
+                                            isBeta: boolean;
+                                            isEIP1559Supported: boolean;
+                                            isPublic: boolean;
+                                            isTestnet: boolean;
+                                            name: string;
+                                            network: string;
+                                            /** @enum {string} */
+                                            type: "evm" | "solana" | "tron";
+                                        } | null;
+                                        isEIP5827Supported: boolean;
+                                        isPublic: boolean;
+                                    };
+                                    assetId: string;
+                                    blockNumber: number;
+                                    chainId: number;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    currency: string;
+                                    fromAddress: string;
+                                    late: boolean;
+                                    /** @enum {string} */
+                                    status: "pending" | "confirmed";
+                                    toAddress: string;
+                                    transactionHash: string;
+                                    /** @enum {string} */
+                                    type: "incoming";
+                                } | null;
+                            };
                         };
                         id: string;
                         /** @example checkoutSession */
@@ -13295,7 +13345,18 @@ export interface webhooks {
                         /** @description Milliseconds since the epoch */
                         created: number;
                         data: {
-                            object: components["schemas"]["PaymentIntent"];
+                            object: components["schemas"]["PaymentIntent"] & {
+                                lastPaymentError: {
+                                    blockNumber: number | null;
+                                    /** @enum {string} */
+                                    code: "payment_withdrawn";
+                                    message: string;
+                                    network: string | null;
+                                    transactionHash: string | null;
+                                    /** @enum {string} */
+                                    type: "chain_error";
+                                };
+                            };
                         };
                         id: string;
                         /** @example paymentIntent */

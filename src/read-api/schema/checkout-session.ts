@@ -100,7 +100,8 @@ const AddressSchema = z.object({
   gasAmount: z.string(),
 });
 
-const IntentTransactionSchema = z.object({
+/** A transfer credited to the payment intent, as its `transactions` show it. */
+export const IntentTransactionSchema = z.object({
   type: z.literal('incoming'),
   transactionHash: z.string(),
   fromAddress: z.string(),

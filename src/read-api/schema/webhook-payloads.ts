@@ -6,7 +6,7 @@ import {
   WEBHOOK_EVENT_TYPES,
 } from '../../webhooks/webhook-event-types.ts';
 import { z } from './fields.ts';
-import { CheckoutSessionSchema, PaymentIntentSchema } from './checkout-session.ts';
+import { CheckoutSessionSchema, IntentTransactionSchema, PaymentIntentSchema } from './checkout-session.ts';
 import { InvoiceEventObjectSchema } from './invoice.ts';
 import { WithdrawalAddressSchema } from './organization.ts';
 import { SubscriptionSchema } from './resources.ts';
@@ -34,13 +34,33 @@ const AuditCheckpoint = z
       'A signed checkpoint of the whole log’s hash chain: keep it off the machine, and check the log against it with `weir audit verify --checkpoint FILE`',
   });
 
+/** The session with the transfer that came after it ended (null when the intent no longer shows it). */
+const LatePaymentSession = CheckoutSessionSchema.extend({
+  latePayment: IntentTransactionSchema.nullable().openapi({
+    description: 'The transfer received after the session ended, as `paymentIntent.transactions` shows it',
+  }),
+});
+/** The intent with why its attempt failed: the transfer it waited for was withdrawn from the chain. */
+const FailedPaymentIntent = PaymentIntentSchema.extend({
+  lastPaymentError: z.object({
+    type: z.literal('chain_error'),
+    code: z.literal('payment_withdrawn'),
+    message: z.string(),
+    transactionHash: z.string().nullable(),
+    network: z.string().nullable(),
+    blockNumber: z.number().int().nullable(),
+  }),
+});
+
 /** The `data.object` of an event type, and the name of its `object`. */
 function payloadOf(type: string): { schema: z.ZodType; object: string } {
   if (type === TEST_WEBHOOK_EVENT_TYPE) return { schema: TestPayload, object: 'webhookEndpoint' };
   if (type === AUDIT_CHECKPOINT_EVENT_TYPE) return { schema: AuditCheckpoint, object: 'auditCheckpoint' };
   if (type === 'withdrawal_address.deleted') return { schema: DeletedWithdrawalAddress, object: 'withdrawalAddress' };
   if (type.startsWith('withdrawal_address.')) return { schema: WithdrawalAddressSchema, object: 'withdrawalAddress' };
+  if (type === 'checkout_session.late_payment') return { schema: LatePaymentSession, object: 'checkoutSession' };
   if (type.startsWith('checkout_session.')) return { schema: CheckoutSessionSchema, object: 'checkoutSession' };
+  if (type === 'payment_intent.payment_failed') return { schema: FailedPaymentIntent, object: 'paymentIntent' };
   if (type.startsWith('customer.subscription.')) return { schema: SubscriptionSchema, object: 'subscription' };
   if (type.startsWith('payment_intent.')) return { schema: PaymentIntentSchema, object: 'paymentIntent' };
   if (type.startsWith('invoice.')) return { schema: InvoiceEventObjectSchema, object: 'invoice' };

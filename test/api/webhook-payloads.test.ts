@@ -1,0 +1,94 @@
+import test from 'ava';
+import { createManualClock } from '../../src/shared/clock.ts';
+import { eventually } from '../support/api-client.ts';
+import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
+import { checkWebhookBody } from '../support/response-check.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+import { getSession, payLate, reveal, untilCanceled } from './helpers.ts';
+
+type Schema = { $ref?: string; allOf?: Schema[]; properties?: Record<string, Schema> };
+type Document = {
+  webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: Schema }> } } }>;
+  components: { schemas: Record<string, Schema> };
+};
+type Hook = { type: string; data: { object: Record<string, unknown> } };
+
+/** The properties a schema names, through its references and `allOf` parts. */
+function propertiesOf(document: Document, schema: Schema): string[] {
+  if (schema.$ref) return propertiesOf(document, document.components.schemas[schema.$ref.split('/').pop()!]!);
+  return [
+    ...Object.keys(schema.properties ?? {}),
+    ...(schema.allOf ?? []).flatMap((part) => propertiesOf(document, part)),
+  ];
+}
+
+/** The schema of an event's `data.object` in the served document. */
+const dataObjectOf = (document: Document, type: string) =>
+  document.webhooks[type]!.post.requestBody.content['application/json']!.schema.properties!.data!.properties!.object!;
+
+test('the late payment and failed payment webhooks, as delivered, match their documented schemas, which name latePayment and lastPaymentError', async (t) => {
+  const clock = createManualClock(Date.parse('2026-05-01T08:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url);
+  // Each body it receives is checked against the document: a mismatch fails `waitFor`.
+  const receiver = await startWebhookReceiver();
+  t.teardown(() => receiver.close());
+  await api.post('/api/v1/webhook-endpoints', {
+    description: 'd',
+    url: receiver.url,
+    enabledEvents: { events: ['checkout_session.late_payment', 'payment_intent.payment_failed'] },
+  });
+  const chain = chainPublisher(weir.bus);
+
+  // A payment detected, then its block reorganized away: the intent needs a payment again.
+  const withdrawnFrom = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body.id;
+  const shown = await reveal(weir, api, withdrawnFrom);
+  const blockHash = randomHash();
+  const transfer = await chain.transfer({
+    to: shown.address,
+    amount: shown.amountDueRaw,
+    blockNumber: 7000,
+    blockHash,
+  });
+  await eventually(
+    async () => ((await getSession(api, withdrawnFrom)).paymentIntent.status === 'processing' ? true : undefined),
+    'the transfer to be detected',
+  );
+  await chain.reorg([{ number: 7000, hash: blockHash }]);
+
+  // A session canceled, then paid anyway.
+  const canceled = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body.id;
+  const shownOnCanceled = await reveal(weir, api, canceled);
+  await api.post(`/api/v1/checkout/sessions/${canceled}/cancel`);
+  await untilCanceled(api, canceled);
+  await payLate(weir, api, canceled, shownOnCanceled);
+
+  const typeOf = (body: string) => (JSON.parse(body) as Hook).type;
+  const received = await receiver.waitFor((all) =>
+    ['payment_intent.payment_failed', 'checkout_session.late_payment'].every((type) =>
+      all.some((hook) => typeOf(hook.body) === type),
+    ),
+  );
+  const bodyOf = (type: string) => received.find((hook) => typeOf(hook.body) === type)!.body;
+  for (const type of ['payment_intent.payment_failed', 'checkout_session.late_payment'])
+    t.notThrows(() => checkWebhookBody(bodyOf(type)), type);
+
+  const failed = (JSON.parse(bodyOf('payment_intent.payment_failed')) as Hook).data.object;
+  t.is(failed['checkoutSessionId'], withdrawnFrom);
+  t.like(failed['lastPaymentError'], {
+    type: 'chain_error',
+    code: 'payment_withdrawn',
+    transactionHash: transfer.transactionHash,
+    blockNumber: 7000,
+  });
+  const latePaid = (JSON.parse(bodyOf('checkout_session.late_payment')) as Hook).data.object;
+  t.is(latePaid['id'], canceled);
+  const paidLate = latePaid['paymentIntent'] as { transactions: { late: boolean }[] };
+  t.deepEqual(latePaid['latePayment'], paidLate.transactions[0]);
+  t.like(latePaid['latePayment'], { late: true });
+
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;
+  t.true(propertiesOf(document, dataObjectOf(document, 'payment_intent.payment_failed')).includes('lastPaymentError'));
+  t.true(propertiesOf(document, dataObjectOf(document, 'checkout_session.late_payment')).includes('latePayment'));
+});
