@@ -78,7 +78,7 @@ export type WebhookDeliveryDoc = ReadDocument & {
   eventId: string;
   eventType: string;
   eventObject: string;
-  /** The log event the payload is rendered from (the same bytes on every attempt). */
+  /** The log event the payload is rendered from (the same bytes on every attempt while the configuration stays). */
   source: { streamId: string; revision: number };
   createdAt: string;
   firstDueAt: number;
