@@ -223,7 +223,11 @@ export async function openStores(
         dataDir: config.dataDir,
       }),
     { ...retry, retryable: (error) => !!config.mongoDbUrl && looksUnreachable(error) },
-  );
+  ).catch(async (error: unknown) => {
+    // The log opened first is closed: a failed open leaves nothing open behind it.
+    await eventStore.close();
+    throw error;
+  });
   return { eventStore, readStore };
 }
 
