@@ -51,10 +51,17 @@ export type SweepExecutor = {
    * {@link SweepWaitingError} when the node did not take it for now but it may yet be mined,
    * {@link SweepReceiptLostError} (with the hash) when it was sent, or may have been, and its
    * receipt could not be had, {@link SweepNodeError} when the node failed before anything was signed.
+   * The transaction mined (returned, or reverted) may be a repriced copy of the one signed, mined in
+   * its place under another hash.
    */
   flush(requests: SweepRequest[], beforeSend: (signed: SignedSweep) => Promise<void>): Promise<SweepResult>;
-  /** The transaction `transactionHash` as mined, or null when it is not (yet, or ever). Throws {@link SweepNodeError} when the node failed. */
-  minedSweep(transactionHash: string): Promise<MinedSweep | null>;
+  /**
+   * The transaction `transactionHash` as mined, or null when it is not (yet, or ever). Given it as
+   * signed (`signedTransaction`), a repriced copy of it mined in its place (the same call with the
+   * same nonce at a higher fee: sped up in a wallet) is the sweep mined, under the copy's hash.
+   * Throws {@link SweepNodeError} when the node failed.
+   */
+  minedSweep(transactionHash: string, signedTransaction: string | null): Promise<MinedSweep | null>;
   /**
    * For a transaction not mined: 'pending' when the node has it; otherwise `signedTransaction`
    * (the very same transaction, so it is mined once at most) is handed to the node again:
@@ -192,7 +199,9 @@ const seconds = (ms: number) => `${ms / 1000} s`;
  * the last with the signed transaction), and only then sent; if recording fails, it is not sent.
  * A flush whose receipt was lost, whose recording failed, or that was recorded before a restart
  * (sent or not: the process may have died before the node had it) is looked up by its hash and
- * recorded once mined, without flushing its deposits again; one the node does not have is sent
+ * recorded once mined, without flushing its deposits again (or once a repriced copy of it, the same
+ * call sped up in the operator's wallet, is mined in its place: the copy is the sweep, recorded
+ * with its own hash and gas as replacing it); one the node does not have is sent
  * again, the very same signed transaction, so it is mined once at most. One the node refuses (its
  * nonce taken by another, the account unable to pay) is recorded as dropped at once, as is one
  * never mined within `dropAfterMs`; their deposits are flushed again if still funded (at once, in
@@ -282,8 +291,9 @@ export function createSweeper(deps: {
 
   /**
    * Records the mined `flight` on each of its sessions (FundsSwept with its share of the gas; a
-   * reverted one with no transfers), then forgets it. On a failure it stays, with `mined`, for the
-   * next round, and the failure is thrown; sessions already recorded then record nothing twice.
+   * reverted one with no transfers; one mined under another hash, a repriced copy, replaces it),
+   * then forgets it. On a failure it stays, with `mined`, for the next round, and the failure is
+   * thrown; sessions already recorded then record nothing twice.
    */
   async function record(flight: InFlight, mined: MinedSweep): Promise<void> {
     flight.mined = mined;
@@ -300,6 +310,7 @@ export function createSweeper(deps: {
           gasCost: shareOf(transaction.gasCost, part.count, part.index).toString(),
           ...(transaction.tron ? { tron: tronShareOf(transaction.tron, part.count, part.index) } : {}),
           ...(reverted ? { reverted: true } : {}),
+          ...(transaction.transactionHash === flight.transactionHash ? {} : { replaces: flight.transactionHash }),
         },
       });
     }
@@ -360,7 +371,7 @@ export function createSweeper(deps: {
       await drop(flight, flight.dropping);
       return true;
     }
-    const mined = flight.mined ?? (await executor.minedSweep(flight.transactionHash));
+    const mined = flight.mined ?? (await executor.minedSweep(flight.transactionHash, flight.signed));
     if (mined) {
       await record(flight, mined);
       return mined.reverted;
@@ -485,8 +496,9 @@ export function createSweeper(deps: {
         const again = await flushIsolatingFailures(executor, network, part, true, true);
         return joined([{ ...nothingSwept, seenEmpty }, again]);
       }
+      // The flight is the transaction signed; the one mined may be a repriced copy of it.
       if (reverted)
-        await record(flightOf(network, error.transaction.transactionHash, parts), {
+        await record(flightOf(network, signing.recorded?.transactionHash ?? error.transaction.transactionHash, parts), {
           transaction: error.transaction,
           reverted: true,
         });
@@ -503,7 +515,10 @@ export function createSweeper(deps: {
       const second = await flushIsolatingFailures(executor, network, part.slice(middle), !movedNothing);
       return joined([{ ...nothingSwept, seenEmpty }, first, second]);
     }
-    await record(flightOf(network, result.transactionHash, parts), { transaction: result, reverted: false });
+    await record(flightOf(network, signing.recorded?.transactionHash ?? result.transactionHash, parts), {
+      transaction: result,
+      reverted: false,
+    });
     return { ...nothingSwept, swept: part, seenEmpty };
   }
 

@@ -147,10 +147,17 @@ export function createEvmSweepExecutor(deps: { clients: EvmWriteClients; factory
         throw sweepFailureOf(error);
       }
     },
-    async minedSweep(transactionHash) {
+    async minedSweep(transactionHash, signedTransaction) {
+      const hash = transactionHash as Hash;
       let mined: MinedFlush | null;
       try {
-        mined = await findFlush(deps.clients, transactionHash as Hash);
+        mined = await findFlush(
+          deps.clients,
+          hash,
+          signedTransaction === null
+            ? undefined
+            : { transactionHash: hash, serializedTransaction: signedTransaction as Hex },
+        );
       } catch (error) {
         throw sweepFailureOf(error);
       }

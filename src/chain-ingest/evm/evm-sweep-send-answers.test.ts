@@ -143,6 +143,7 @@ async function sweeperWorld(
     sweeper,
     paidSessions,
     sweepEventsOf: (id: string) => sweepEventsOf(weir.eventStore, id),
+    sessionOf: async (id: string) => (await sessions.get(id))!,
     /** Waits until the sweeper asks to look again at `at`: it has done what was due until then. */
     settledUntil: (at: number, what: string) => until(async () => (lookAgainAt.at(-1) === at ? true : undefined), what),
     untilSwept: (opened: { id: string }[], what: string) =>
@@ -390,7 +391,12 @@ test('"nonce too low" from a node that counts the nonce unused (its answers disa
   t.is(node.sends.length, 1);
 });
 
-test('on anvil, a flush whose first send reached the node unanswered is sent again, the very same transaction, answered "transaction already imported", and recorded swept once', async (t) => {
+/**
+ * A sweeper world on anvil whose first send reaches the node and its answer is lost; the node's
+ * answers to sends are kept (`sends`); pending transactions are not shown by hash, as some
+ * providers do. Two sessions are paid (3 USDC each) and anvil's automine is turned off.
+ */
+async function anvilWithLostFirstAnswer(t: ExecutionContext) {
   const anvil = await startAnvilNode({ chainId: TEST_NETWORK.chainId });
   t.teardown(() => anvil.stop());
   const deployer = createEvmWriteClients({
@@ -403,8 +409,6 @@ test('on anvil, a flush whose first send reached the node unanswered is sent aga
   const chain = testChain(anvil.rpcUrl);
   const testClient = createTestClient({ chain, mode: 'anvil', transport: localNodeTransport(anvil.rpcUrl) });
 
-  // The wire to anvil: the first send reaches it and its answer is lost; the node's answers to
-  // sends are kept; pending transactions are not shown by hash, as some providers do.
   const direct = localNodeTransport(anvil.rpcUrl)({ chain, retryCount: 0 });
   const sends: { raw: Hex; answer: string }[] = [];
   const transport = custom(
@@ -442,6 +446,15 @@ test('on anvil, a flush whose first send reached the node unanswered is sent aga
   const opened = await w.paidSessions(2);
   const nonceBefore = await deployer.publicClient.getTransactionCount({ address: sweeperAddress });
   await testClient.setAutomine(false);
+  const balanceOf = (holder: Address) =>
+    deployer.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [holder] });
+  // The operator's own wallet on the sweeper key, straight to anvil (not through the sweeper's wire).
+  const operator = createEvmWriteClients({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, privateKey: SWEEPER_KEY });
+  return { w, opened, sends, testClient, deployer, operator, nonceBefore, balanceOf };
+}
+
+test('on anvil, a flush whose first send reached the node unanswered is sent again, the very same transaction, answered "transaction already imported", and recorded swept once', async (t) => {
+  const { w, opened, sends, testClient, deployer, nonceBefore, balanceOf } = await anvilWithLostFirstAnswer(t);
   const t0 = w.clock.now();
 
   w.sweeper.start();
@@ -469,13 +482,57 @@ test('on anvil, a flush whose first send reached the node unanswered is sent aga
     nonceBefore + 1,
     'one transaction mined',
   );
-  t.is(
-    await deployer.publicClient.readContract({
-      address: usdc,
-      abi: erc20Abi,
-      functionName: 'balanceOf',
-      args: [getAddress(MERCHANT_WALLET)],
-    }),
-    6_000_000n,
+  t.is(await balanceOf(getAddress(MERCHANT_WALLET)), 6_000_000n);
+});
+
+test('on anvil, a flush sped up by the operator (the same call, nonce and gas at a higher fee) while its outcome is looked up is recorded swept by the copy mined, with its gas, replacing the flush broadcast', async (t) => {
+  const { w, opened, sends, testClient, deployer, operator, nonceBefore, balanceOf } =
+    await anvilWithLostFirstAnswer(t);
+  const t0 = w.clock.now();
+
+  w.sweeper.start();
+  await w.settledUntil(t0 + 1_000, 'the look-up in 1 s');
+  const ours = keccak256(sends[0]!.raw);
+  const flush = parseTransaction(sends[0]!.raw as Parameters<typeof parseTransaction>[0]);
+  // The operator's wallet speeds it up: the same call with the same nonce and gas limit, paying more.
+  const copy = await operator.walletClient.sendTransaction({
+    to: flush.to!,
+    data: flush.data,
+    value: 0n,
+    nonce: flush.nonce!,
+    gas: flush.gas!,
+    maxFeePerGas: flush.maxFeePerGas! * 2n,
+    maxPriorityFeePerGas: flush.maxPriorityFeePerGas! * 2n + 1n,
+  });
+  await testClient.mine({ blocks: 1 });
+  const receipt = await deployer.publicClient.getTransactionReceipt({ hash: copy });
+  t.is(receipt.status, 'success');
+
+  w.clock.advanceTo(t0 + 1_000);
+  await w.untilSwept(opened, 'swept by the copy');
+  await assertSweepEvents(t, w, opened, [
+    ['SweepBroadcast', ours],
+    ['FundsSwept', copy],
+  ]);
+  const swept = await Promise.all(opened.map(({ id }) => w.sessionOf(id)));
+  t.deepEqual(
+    swept.map((session) => session.sweeps.map(({ transactionHash, replaces }) => ({ transactionHash, replaces }))),
+    [[{ transactionHash: copy, replaces: ours }], [{ transactionHash: copy, replaces: ours }]],
   );
+  t.deepEqual(
+    swept.map((session) => session.sweepsBroadcast),
+    [[], []],
+    'the flush broadcast ends with the copy',
+  );
+  const gasOf = (field: 'gasUsed' | 'gasCost') =>
+    swept.reduce((sum, session) => sum + BigInt(session.sweeps[0]![field]), 0n);
+  t.is(gasOf('gasUsed'), receipt.gasUsed, 'its actual gas, shared');
+  t.is(gasOf('gasCost'), receipt.gasUsed * receipt.effectiveGasPrice);
+  t.deepEqual(
+    sends.map(({ raw }) => keccak256(raw)),
+    [ours],
+    'nothing flushed again',
+  );
+  t.is(await deployer.publicClient.getTransactionCount({ address: sweeperAddress }), nonceBefore + 1);
+  t.is(await balanceOf(getAddress(MERCHANT_WALLET)), 6_000_000n);
 });

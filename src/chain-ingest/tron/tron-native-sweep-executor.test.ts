@@ -245,13 +245,13 @@ test('a failing beforeSend is thrown as it came, and nothing is broadcast', asyn
 test('minedSweep: null while the node answers {}, else the node’s figures; a node failure is SweepNodeError', async (t) => {
   let answer: Answer = {};
   const { executor } = executorOver({ gettransactioninfobyid: () => answer });
-  t.is(await executor.minedSweep('ab'.repeat(32)), null);
+  t.is(await executor.minedSweep('ab'.repeat(32), null), null);
   answer = minedInfo('OUT_OF_ENERGY');
-  const mined = await executor.minedSweep('ab'.repeat(32));
+  const mined = await executor.minedSweep('ab'.repeat(32), null);
   t.true(mined?.reverted);
   t.is(mined?.transaction.gasCost, 13_650_000n);
   answer = 'unreachable';
-  await t.throwsAsync(executor.minedSweep('ab'.repeat(32)), { instanceOf: SweepNodeError });
+  await t.throwsAsync(executor.minedSweep('ab'.repeat(32), null), { instanceOf: SweepNodeError });
 });
 
 test('rebroadcast: pending when the node has it, resent when it takes it again, absent once expired or refused', async (t) => {
@@ -309,7 +309,7 @@ test('wrapped in the resource accounting, the node’s exact fee is the TRX burn
   t.is(result.tron?.energyUsed, 65_000n);
   t.is(result.tron?.energySource, 'staked');
   // Found mined later (a restart): the same exact figures.
-  const mined = await wrapped.minedSweep(result.transactionHash);
+  const mined = await wrapped.minedSweep(result.transactionHash, null);
   t.is(mined?.transaction.gasCost, 13_650_000n);
 });
 
