@@ -28,7 +28,7 @@ import { createMerchant, MERCHANT_WALLET, sessionRequest, startTestWeir } from '
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
 import { SWEEPS, type SweepDoc } from '../../projections/sweeps.projection.ts';
 import { createManualClock } from '../../shared/clock.ts';
-import { SweepWaitingError } from '../../sweeper/sweep-errors.ts';
+import { SweepReceiptLostError, SweepWaitingError } from '../../sweeper/sweep-errors.ts';
 import { createSweeper } from '../../sweeper/sweeper.ts';
 import { TEST_NETWORK } from '../test-rail.ts';
 import { testTokenAbi } from './contracts/abis.ts';
@@ -78,6 +78,17 @@ function fakeNode() {
   return { node, clients: sweeperClients(node.transport, testChain('http://fake')) };
 }
 
+/** A flush request for one deposit (of a session paid in USDC), for the executor alone. */
+const oneRequest = () => ({
+  checkoutSessionId: randomUUID(),
+  depositAddress: '0x0000000000000000000000000000000000000001',
+  merchantAddress: MERCHANT_WALLET,
+  assets: [USDC],
+});
+
+/** A receipt is waited for this long at most here: a flush left pending is then looked up by its hash. */
+const RECEIPT_TIMEOUT_MS = 2_000;
+
 const nonceOf = (raw: Hex) => parseTransaction(raw as Parameters<typeof parseTransaction>[0]).nonce;
 
 /**
@@ -102,7 +113,14 @@ async function sweeperWorld(
     projections: weir.projections,
     commands: weir.commands,
     executors: new Map([
-      [network.network, createEvmSweepExecutor({ clients: chainSide.clients, factoryAddress: chainSide.factory })],
+      [
+        network.network,
+        createEvmSweepExecutor({
+          clients: chainSide.clients,
+          factoryAddress: chainSide.factory,
+          receiptTimeoutMs: RECEIPT_TIMEOUT_MS,
+        }),
+      ],
     ]),
     batchDelayMs: 0,
     retryAfterMs: 1_000,
@@ -372,18 +390,26 @@ test('"replacement transaction underpriced": the flush waits for the pending one
   await assertSweptOnceBy(t, w, opened, ours, node.sends);
 });
 
+test('a flush taken by the node and never mined is given up waiting for after the receipt bound injected: its receipt lost, its hash known', async (t) => {
+  t.timeout(10_000, 'far less than the default bound of 180 s');
+  const { node, clients } = fakeNode();
+  node.settings.automine = false;
+  const executor = createEvmSweepExecutor({ clients, factoryAddress: FACTORY, receiptTimeoutMs: 50 });
+  const error = await t.throwsAsync(
+    executor.flush([oneRequest()], async () => {}),
+    { instanceOf: SweepReceiptLostError },
+  );
+  t.is(error.transactionHash, keccak256(node.sends[0]!));
+  t.regex(error.message, /was sent but its receipt could not be had/);
+  t.is(node.sends.length, 1);
+});
+
 test('"nonce too low" from a node that counts the nonce unused (its answers disagree) is no refusal: the flush waits, its hash known', async (t) => {
   const { node, clients } = fakeNode();
   node.answerNextSends({ kind: 'error', code: -32000, message: 'nonce too low', take: false });
   const executor = createEvmSweepExecutor({ clients, factoryAddress: FACTORY });
-  const request = {
-    checkoutSessionId: randomUUID(),
-    depositAddress: '0x0000000000000000000000000000000000000001',
-    merchantAddress: MERCHANT_WALLET,
-    assets: [USDC],
-  };
   const error = await t.throwsAsync(
-    executor.flush([request], async () => {}),
+    executor.flush([oneRequest()], async () => {}),
     { instanceOf: SweepWaitingError },
   );
   t.is(error.transactionHash, keccak256(node.sends[0]!));

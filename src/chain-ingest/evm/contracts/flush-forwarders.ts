@@ -48,7 +48,15 @@ export type FlushForwardersParameters = {
    * {@link sendFlushAgain}). If it throws, nothing is sent and its error is thrown as it came.
    */
   beforeSend?: (signed: SignedFlush) => Promise<void>;
+  /**
+   * How long to wait for the receipt once sent; {@link DEFAULT_RECEIPT_TIMEOUT_MS} unless given.
+   * Past it the flush is thrown as sent with its receipt not had: to be looked up by its hash.
+   */
+  receiptTimeoutMs?: number;
 };
+
+/** A sweep's receipt waited for at most this long (viem's own default): a few blocks even on slow chains. */
+export const DEFAULT_RECEIPT_TIMEOUT_MS = 180_000;
 
 /** The factory's ABI plus the forwarder's, so reverts inside a forwarder (NativeTransferFailed, ...) are decoded too. */
 const factoryAndForwarderAbi = [...forwarderFactoryAbi, ...forwarderAbi] as const;
@@ -159,7 +167,10 @@ export async function flushForwarders(
   let receipt: TransactionReceipt;
   let taker: Transaction | undefined;
   try {
-    receipt = await clients.publicClient.waitForTransactionReceipt({ hash: transactionHash });
+    receipt = await clients.publicClient.waitForTransactionReceipt({
+      hash: transactionHash,
+      timeout: parameters.receiptTimeoutMs ?? DEFAULT_RECEIPT_TIMEOUT_MS,
+    });
     // viem answers with the receipt of a transaction that took our nonce in its place.
     if (receipt.transactionHash !== transactionHash)
       taker = await clients.publicClient.getTransaction({ hash: receipt.transactionHash });
