@@ -114,7 +114,9 @@ const partsOf = (docs: SweepDoc[]): SweepPart[] =>
  * known never to be mined (why; a failed recording of the drop is finished on the next round);
  * otherwise looked up by its hash from `lookAt` on, sent again (`signed`) when the node does not
  * have it, and dropped (its deposits flushed again if still funded) once not mined for
- * `dropAfterMs` after `sentAt`.
+ * `dropAfterMs` after `sentAt`. One `waiting` (the node does not take it for now: another pending
+ * transaction of the account has its nonce) is not dropped for its age: its `sentAt` is when the
+ * node takes it.
  */
 type InFlight = {
   network: string;
@@ -126,6 +128,7 @@ type InFlight = {
   signed: string | null;
   mined: MinedSweep | null;
   dropping: string | null;
+  waiting: boolean;
 };
 
 /**
@@ -206,7 +209,8 @@ const seconds = (ms: number) => `${ms / 1000} s`;
  * nonce taken by another, the account unable to pay) is recorded as dropped at once, as is one
  * never mined within `dropAfterMs`; their deposits are flushed again if still funded (at once, in
  * one flush, when another transaction took the nonce). One the node does not take for now (another
- * pending transaction of the account has its nonce) waits like one whose receipt was lost. Before a
+ * pending transaction of the account has its nonce) waits like one whose receipt was lost, however
+ * long: dropping it would only queue a new flush behind that same transaction. Before a
  * flush, after a failure whose outcome is not known, the deposits are read on chain and the empty
  * ones left out; a flush with nothing left to sweep is not sent. Flushes on one network are sent
  * one at a time, each with the node's pending nonce, so signing ahead leaves no gap: a signed
@@ -224,7 +228,11 @@ export function createSweeper(deps: {
   retryAfterMs?: number;
   /** Ceiling of a deposit's doubling wait. Default 1 h. */
   maxRetryAfterMs?: number;
-  /** A flush sent but not mined this long after is taken as dropped: its deposits are flushed again if still funded. Default 30 min. */
+  /**
+   * A flush sent but not mined this long after is taken as dropped: its deposits are flushed again if
+   * still funded. One the node does not take, behind another pending transaction with its nonce, is
+   * not: it waits, counted from when the node takes it. Default 30 min.
+   */
   dropAfterMs?: number;
   log?: (line: string) => void;
   metrics?: Metrics;
@@ -268,9 +276,15 @@ export function createSweeper(deps: {
       signed: null,
       mined: null,
       dropping: null,
+      waiting: false,
     };
     inFlight.set(transactionHash, flight);
     for (const part of parts) flightOfDoc.set(part.doc._id, flight);
+    return flight;
+  }
+
+  function waitingIf(flight: InFlight, waiting: boolean): InFlight {
+    flight.waiting = waiting;
     return flight;
   }
 
@@ -377,7 +391,10 @@ export function createSweeper(deps: {
       return mined.reverted;
     }
     const { network, transactionHash } = flight;
-    if (now >= flight.sentAt + dropAfterMs) {
+    // One not taken for now, behind another pending transaction with its nonce, may yet be mined,
+    // and dropping it would only queue a new flush behind that same one: it waits, however long,
+    // until the node takes it (its age counted from then) or its nonce is used (refused: dropped).
+    if (!flight.waiting && now >= flight.sentAt + dropAfterMs) {
       await drop(flight, `was not mined ${seconds(dropAfterMs)} after it was sent: taken as dropped`);
       return true;
     }
@@ -388,6 +405,8 @@ export function createSweeper(deps: {
     let state: 'pending' | 'resent' | 'waiting' | 'absent' = 'pending';
     if (!complete || flight.signed !== null)
       state = await executor.rebroadcast(transactionHash, complete ? flight.signed : null);
+    if (flight.waiting && state !== 'waiting') flight.sentAt = now;
+    flight.waiting = state === 'waiting';
     if (state === 'absent') {
       await drop(
         flight,
@@ -397,7 +416,7 @@ export function createSweeper(deps: {
       );
       return true;
     }
-    flight.lookAt = Math.min(now + retryAfterMs, flight.sentAt + dropAfterMs);
+    flight.lookAt = flight.waiting ? now + retryAfterMs : Math.min(now + retryAfterMs, flight.sentAt + dropAfterMs);
     const why = {
       pending: '',
       resent: ' (the node did not have it: sent again)',
@@ -474,7 +493,9 @@ export function createSweeper(deps: {
         return {
           ...nothingSwept,
           seenEmpty,
-          receiptLost: [{ flight: flightOf(network, lostHash, parts), reason: reasonOf(error), waiting }],
+          receiptLost: [
+            { flight: waitingIf(flightOf(network, lostHash, parts), waiting), reason: reasonOf(error), waiting },
+          ],
         };
       // Refused, never sent: its record must not hold the deposits back; the flush failed like every other.
       if (rejected)
@@ -626,6 +647,7 @@ export function createSweeper(deps: {
       signed: null,
       mined: null,
       dropping: null,
+      waiting: false,
     };
     inFlight.set(flight.transactionHash, flight);
     flight.parts.push({ doc, transferIds: broadcast.transferIds, ...broadcast.share });

@@ -360,6 +360,23 @@ async function waitingBehindAnother(t: ExecutionContext) {
   return { node, w, opened, t0, ours, other: other! };
 }
 
+/**
+ * The pending transaction that held the flush's nonce leaves the pool unmined; the flush, looked
+ * up at `at`, is sent again and taken, then recorded swept: the same transaction, once.
+ */
+async function sweptOnceTheOtherLeaves(
+  t: ExecutionContext,
+  { node, w, opened, ours, other }: Omit<Awaited<ReturnType<typeof waitingBehindAnother>>, 't0'>,
+  at: number,
+) {
+  node.evict(other);
+  node.settings.automine = true;
+  w.clock.advanceTo(at);
+  await w.settledUntil(at + 1_000, 'sent again, taken');
+  w.clock.advanceTo(at + 1_000);
+  await assertSweptOnceBy(t, w, opened, ours, node.sends);
+}
+
 test('"replacement transaction underpriced": the flush waits for the pending one; once that one is mined, it is dropped and the deposits flushed with the next nonce', async (t) => {
   const { node, w, opened, t0, ours, other } = await waitingBehindAnother(t);
   node.mine();
@@ -380,14 +397,25 @@ test('"replacement transaction underpriced": the flush waits for the pending one
 });
 
 test('"replacement transaction underpriced": the flush waits for the pending one; once that one leaves the pool unmined, the same flush is taken and recorded swept', async (t) => {
-  const { node, w, opened, t0, ours, other } = await waitingBehindAnother(t);
-  node.evict(other);
-  node.settings.automine = true;
+  const waiting = await waitingBehindAnother(t);
+  await sweptOnceTheOtherLeaves(t, waiting, waiting.t0 + 2_000);
+});
 
-  w.clock.advanceTo(t0 + 2_000);
-  await w.settledUntil(t0 + 3_000, 'sent again, taken');
-  w.clock.advanceTo(t0 + 3_000);
-  await assertSweptOnceBy(t, w, opened, ours, node.sends);
+test('"replacement transaction underpriced": a flush waiting behind a pending one past the drop delay is not dropped: it keeps waiting, and once that one leaves the pool it is taken and recorded swept', async (t) => {
+  const { node, w, opened, t0, ours, other } = await waitingBehindAnother(t);
+  // The other stays pending past the drop delay (60 s here): the flush still waits, nothing signed anew.
+  w.clock.advanceTo(t0 + 60_000);
+  await w.settledUntil(t0 + 61_000, 'still waiting, looked up again in 1 s');
+  t.regex(
+    w.logged.at(-1)!,
+    new RegExp(
+      `^sweep transaction ${ours} on weir-testnet is not mined 60 s after it was sent \\(the node did not take it again`,
+    ),
+  );
+  await assertSweepEvents(t, w, opened, [['SweepBroadcast', ours]]);
+  t.deepEqual([...new Set(node.sends)], [node.sends[0]], 'nothing signed anew');
+
+  await sweptOnceTheOtherLeaves(t, { node, w, opened, ours, other }, t0 + 61_000);
 });
 
 test('a flush taken by the node and never mined is given up waiting for after the receipt bound injected: its receipt lost, its hash known', async (t) => {
