@@ -262,11 +262,15 @@ async function handOver(clients: EvmWriteClients, signed: SignedFlush): Promise<
     // Some nodes (and providers balancing several) do not show a pending transaction by hash.
     if (kind === 'already-known' || (await nodeHasTransaction(clients, signed.transactionHash))) return { kind: 'had' };
     const refused = (refusal: FlushRefusal, reason: string): HandOver => ({ kind: 'refused', refusal, error, reason });
-    if (kind === 'replacement-underpriced')
-      return refused(
+    // Not taken for now, yet it may be mined: what to do about it is the same whatever the reason.
+    const held = (reason: string): HandOver =>
+      refused(
         'nonce-held',
-        `was not taken by the node: another pending transaction of the account has its nonce (${said}). ` +
-          'It may yet be mined once that one goes: look it up by its hash, and send it again, before sweeping these deposit addresses again.',
+        `${reason} It may yet be mined: look it up by its hash, and send it again, before sweeping these deposit addresses again.`,
+      );
+    if (kind === 'replacement-underpriced')
+      return held(
+        `was not taken by the node: another pending transaction of the account has its nonce (${said}), and may go.`,
       );
     if (kind !== 'nonce-too-low')
       return refused('refused', `was refused by the node, which does not have it: it was never sent (${said})`);
@@ -281,10 +285,9 @@ async function handOver(clients: EvmWriteClients, signed: SignedFlush): Promise<
         'nonce-used',
         `was refused by the node: its nonce ${nonce} was used by another transaction of ${from}, so it can never be mined (${said})`,
       );
-    return refused(
-      'nonce-held',
+    return held(
       `was not taken by the node, which answered "${said}" yet counts ${minedCount} transaction(s) of ${from} mined, ` +
-        `so nonce ${nonce} is not used as far as it shows (its answers disagree). Look it up by its hash, and send it again, before sweeping these deposit addresses again.`,
+        `so nonce ${nonce} is not used as far as it shows (its answers disagree).`,
     );
   }
 }
