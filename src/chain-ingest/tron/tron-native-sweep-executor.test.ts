@@ -8,6 +8,7 @@ import {
   SweepReceiptLostError,
   SweepRejectedError,
   SweepRevertedError,
+  SweepWaitingError,
 } from '../../sweeper/sweep-errors.ts';
 import type { SignedSweep } from '../../sweeper/sweeper.ts';
 import { flushCallData } from '../evm/contracts/flush-forwarders.ts';
@@ -204,6 +205,17 @@ test('no answer to the broadcast, or no info before the deadline, is SweepReceip
     instanceOf: SweepReceiptLostError,
   });
   t.is(infoError.transactionHash, lostInfo.signed[0]!.transactionHash);
+});
+
+test('a broadcast the node did not take now (SERVER_BUSY) is SweepWaitingError with the txID, not a lost receipt: never sent, it may yet be, sent again until it expires', async (t) => {
+  const busy = executorOver({
+    broadcasttransaction: () => ({ result: false, code: 'SERVER_BUSY', message: Buffer.from('busy').toString('hex') }),
+  });
+  const error = await t.throwsAsync(busy.executor.flush([request], busy.beforeSend), {
+    instanceOf: SweepWaitingError,
+  });
+  t.is(error.transactionHash, busy.signed[0]!.transactionHash);
+  t.regex(error.message, /did not take sweep [0-9a-f]+ now: SERVER_BUSY busy/);
 });
 
 test('the info is polled on the injected clock until it comes', async (t) => {
