@@ -46,7 +46,7 @@ function expiresNow(snapshot: CheckoutSessionSnapshot, now: string): CheckoutSes
 }
 
 /** Whether `transactionHash` was broadcast for the session and its outcome is not recorded yet. */
-const isBroadcast = (session: CheckoutSession, transactionHash: string): boolean =>
+const isBroadcast = (session: CheckoutSession, transactionHash: string | undefined): boolean =>
   (session.sweepsBroadcast ?? []).some((b) => b.transactionHash === transactionHash);
 
 /**
@@ -295,8 +295,10 @@ export function decideCheckoutSession(
       const confirmedIds = new Set(session.payments.filter((p) => p.status === 'confirmed').map((p) => p.transferId));
       const already = new Set((session.sweeps ?? []).flatMap((s) => s.transferIds));
       const transferIds = command.sweep.transferIds.filter((id) => confirmedIds.has(id) && !already.has(id));
-      // A transaction broadcast for this session is recorded even if it swept nothing new: its gas was paid.
-      if (transferIds.length === 0 && !isBroadcast(session, command.sweep.transactionHash)) return [];
+      // A transaction broadcast for this session (or mined in its place) is recorded even if it swept nothing new: its gas was paid.
+      const { transactionHash, replaces } = command.sweep;
+      if (transferIds.length === 0 && !isBroadcast(session, transactionHash) && !isBroadcast(session, replaces))
+        return [];
       return [{ type: 'FundsSwept', data: { sweep: { ...command.sweep, transferIds, at: ctx.now } } }];
     }
     case 'RecordSweepBroadcast': {

@@ -34,10 +34,13 @@ function withTotals(session: CheckoutSession, at: string): CheckoutSession {
   };
 }
 
-/** The session without the broadcast of `transactionHash` (its outcome is recorded); a session that never had one is left as it was. */
-const withoutBroadcast = (session: CheckoutSession, transactionHash: string): CheckoutSession =>
+/** The session without the broadcasts of `transactionHashes` (their outcome is recorded); a session that never had one is left as it was. */
+const withoutBroadcast = (session: CheckoutSession, ...transactionHashes: (string | undefined)[]): CheckoutSession =>
   session.sweepsBroadcast
-    ? { ...session, sweepsBroadcast: session.sweepsBroadcast.filter((b) => b.transactionHash !== transactionHash) }
+    ? {
+        ...session,
+        sweepsBroadcast: session.sweepsBroadcast.filter((b) => !transactionHashes.includes(b.transactionHash)),
+      }
     : session;
 
 /**
@@ -188,7 +191,7 @@ export function evolveCheckoutSession(
     }
     case 'FundsSwept':
       return {
-        ...withoutBroadcast(session, event.data.sweep.transactionHash),
+        ...withoutBroadcast(session, event.data.sweep.transactionHash, event.data.sweep.replaces),
         updatedAt: event.data.sweep.at,
         sweeps: [...(session.sweeps ?? []), event.data.sweep],
       };

@@ -436,6 +436,39 @@ test('given a sweep broadcast, when it is recorded mined, then FundsSwept ends i
   );
 });
 
+test('given a sweep broadcast, when a repriced copy of it is recorded mined in its place, then FundsSwept with the copy ends the broadcast too, even if it swept nothing new', (t) => {
+  const share = { index: 0, count: 1 };
+  const broadcastOf = (transactionHash: string): CheckoutSessionEvent => ({
+    type: 'SweepBroadcast',
+    data: {
+      broadcast: { network: 'weir-testnet', chainId: 7357, transactionHash, transferIds: ['t1'], share, at: NOW },
+    },
+  });
+  const sweptOf = (transactionHash: string, transferIds: string[], replaces?: string) => ({
+    network: 'weir-testnet',
+    chainId: 7357,
+    transactionHash,
+    transferIds,
+    gasUsed: '30000',
+    gasCost: '600000000000000',
+    ...(replaces === undefined ? {} : { replaces }),
+  });
+  const paid = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')];
+  const history = [...paid, broadcastOf('0xsent')];
+  const sweep = sweptOf('0xcopy', ['t1'], '0xsent');
+  const swept = given(history).when({ type: 'RecordSweep', sweep }, NOW);
+  t.deepEqual(swept, [{ type: 'FundsSwept', data: { sweep: { ...sweep, at: NOW } } }]);
+  t.deepEqual(given([...history, ...swept]).state().context.session?.sweepsBroadcast, []);
+  // t1 swept meanwhile by another transaction: the copy still records its gas, as the broadcast would.
+  const other: CheckoutSessionEvent = {
+    type: 'FundsSwept',
+    data: { sweep: { ...sweptOf('0xother', ['t1']), at: NOW } },
+  };
+  t.deepEqual(given([...history, other]).when({ type: 'RecordSweep', sweep }, NOW), [
+    { type: 'FundsSwept', data: { sweep: { ...sweep, transferIds: [], at: NOW } } },
+  ]);
+});
+
 test('given a sweep broadcast recorded with its signed transaction, then the log keeps it and the session (and its API) does not', (t) => {
   const history = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')];
   const broadcast = {

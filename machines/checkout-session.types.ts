@@ -71,6 +71,12 @@ export type SessionSweep = {
    * was paid. Absent on a sweep that went through (and on every sweep recorded before this field).
    */
   reverted?: boolean;
+  /**
+   * The sweep transaction broadcast for the session that this one was mined in place of: the same
+   * call with the same nonce at a higher fee (sped up in a wallet). Its broadcast ends here, never
+   * mined. Absent on a sweep mined as broadcast.
+   */
+  replaces?: string;
   at: string;
 };
 

@@ -29,7 +29,7 @@ export const fencedWebhookSender =
 export const fencedSweepExecutor = (executor: SweepExecutor, fence: Fence): SweepExecutor => ({
   funded: (requests) => executor.funded(requests),
   flush: (requests, beforeSend) => executor.flush(requests, (signed) => fence(() => beforeSend(signed))),
-  minedSweep: (hash) => executor.minedSweep(hash),
+  minedSweep: (hash, signed) => executor.minedSweep(hash, signed),
   rebroadcast: (hash, signed) => fence(() => executor.rebroadcast(hash, signed)),
 });
 

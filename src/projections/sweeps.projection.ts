@@ -102,9 +102,11 @@ export const sweepsProjection: Projection = {
       return;
     }
     const { network, transactionHash } = typed.type === 'SweepDropped' ? typed.data : typed.data.sweep;
+    // A sweep mined in place of the one broadcast (the same call repriced) ends that one too.
+    const ended = [transactionHash, typed.type === 'FundsSwept' ? typed.data.sweep.replaces : undefined];
     const current = await sweeps.get(sweepId(sessionId, network));
     if (!current) return;
-    const broadcast = current.broadcast?.transactionHash === transactionHash ? null : (current.broadcast ?? null);
+    const broadcast = ended.includes(current.broadcast?.transactionHash) ? null : (current.broadcast ?? null);
     // A dropped transaction, or a reverted one, moved nothing: the money still waits, as it did.
     if (typed.type === 'SweepDropped' || typed.data.sweep.reverted) {
       await sweeps.put({ ...current, broadcast });

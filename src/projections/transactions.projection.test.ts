@@ -118,3 +118,16 @@ test('payments and sweeps of a session, each with its outcome; applying the log 
   await project(rebuilt, events);
   t.deepEqual(await all(rebuilt), docs);
 });
+
+test('a sweep mined in place of the one broadcast (a repriced copy) shows swept, and the one it replaces dropped', async (t) => {
+  const store = createEmbeddedReadStore({ writes: 'trusted' });
+  const log = createTestLog('2026-01-01T00:00:00.000Z');
+  const copy = swept(2, ['t1']);
+  if (copy.type === 'FundsSwept') copy.data.sweep.replaces = hash(1);
+  for (const event of [created(), detected('t1', '100000000'), confirmed('t1'), broadcast(1, ['t1']), copy])
+    log.append(STREAM, event);
+  await project(store, log.events);
+  const byId = new Map((await all(store)).map((d) => [d._id, d]));
+  t.like(byId.get(`sweep:${SESSION.id}:${hash(1)}`), { status: 'dropped', gasUsed: null });
+  t.like(byId.get(`sweep:${SESSION.id}:${hash(2)}`), { status: 'swept', amount: '100000000', gasUsed: '21000' });
+});

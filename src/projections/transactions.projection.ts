@@ -173,6 +173,14 @@ export const transactionsProjection: Projection = {
       const current = await transactions.get(paymentTransactionId(transferId));
       if (s && payment) await transactions.put(paymentDoc(s, payment, current?.createdAt ?? payment.detectedAt));
     };
+    /** A sweep broadcast never mined: dropped, or replaced by a repriced copy mined in its place. */
+    const neverMined = async (transactionHash: string, at: string) => {
+      const current = (await transactions.get(
+        sweepTransactionId(sessionId, transactionHash),
+      )) as SweepTransactionDoc | null;
+      if (current && current.status === 'broadcast')
+        await transactions.put({ ...current, status: 'dropped', updatedAt: at });
+    };
     switch (typed.type) {
       case 'PaymentDetected':
         return refreshPayment(typed.data.payment.transferId);
@@ -198,8 +206,13 @@ export const transactionsProjection: Projection = {
         const { sweep } = typed.data;
         const id = sweepTransactionId(sessionId, sweep.transactionHash);
         const current = (await transactions.get(id)) as SweepTransactionDoc | null;
-        // A reverted sweep moved nothing: it still shows what it was sent to move.
-        const transferIds = sweep.reverted && current ? current.deposits.map((d) => d.transferId) : sweep.transferIds;
+        // A reverted sweep moved nothing: it still shows what it (or the one it was mined in place of) was sent to move.
+        const sent =
+          current ??
+          (sweep.replaces === undefined
+            ? null
+            : ((await transactions.get(sweepTransactionId(sessionId, sweep.replaces))) as SweepTransactionDoc | null));
+        const transferIds = sweep.reverted && sent ? sent.deposits.map((d) => d.transferId) : sweep.transferIds;
         await transactions.put({
           ...sweepDoc(s, current, { ...sweep, transferIds }),
           status: sweep.reverted ? 'reverted' : 'swept',
@@ -208,16 +221,11 @@ export const transactionsProjection: Projection = {
           trxBurnt: sweep.tron?.trxBurnt ?? null,
           reverted: sweep.reverted === true,
         });
+        if (sweep.replaces !== undefined) await neverMined(sweep.replaces, sweep.at);
         return;
       }
-      case 'SweepDropped': {
-        const current = (await transactions.get(
-          sweepTransactionId(sessionId, typed.data.transactionHash),
-        )) as SweepTransactionDoc | null;
-        if (current && current.status === 'broadcast')
-          await transactions.put({ ...current, status: 'dropped', updatedAt: typed.data.at });
-        return;
-      }
+      case 'SweepDropped':
+        return neverMined(typed.data.transactionHash, typed.data.at);
       default:
         return;
     }

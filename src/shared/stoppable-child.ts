@@ -5,11 +5,35 @@ import { rmSync } from 'node:fs';
 const atExit = new Set<() => void>();
 let exitHookInstalled = false;
 
-function onProcessExit(task: () => void): () => void {
+/** Signals that end a process which does not handle them, without its 'exit' event (a test runner's timeout sends SIGTERM). */
+const endingSignals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+function runAtExit(): void {
+  for (const run of atExit) run();
+  atExit.clear();
+}
+
+/**
+ * A signal that would end this process unhandled (no other listener): the tasks run, then the
+ * signal is raised again to end it as it would have. One another listener handles (a graceful
+ * shutdown) is left to it: it stops its children itself.
+ */
+function onEndingSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
+  runAtExit();
+  for (const each of endingSignals) process.removeListener(each, onEndingSignal);
+  process.kill(process.pid, signal);
+}
+
+/**
+ * Runs `task` (synchronous: kill a child, remove a folder) if this process exits, or is ended by a
+ * signal nobody handles, before the returned function is called. Listening first to the signals,
+ * it sees whether another listener is there to handle them.
+ */
+export function onProcessExit(task: () => void): () => void {
   if (!exitHookInstalled) {
-    process.once('exit', () => {
-      for (const run of atExit) run();
-    });
+    process.once('exit', runAtExit);
+    for (const signal of endingSignals) process.prependListener(signal, onEndingSignal);
     exitHookInstalled = true;
   }
   atExit.add(task);

@@ -47,20 +47,28 @@ export class SweepResourcesShortError extends SweepNodeError {
 }
 
 /**
- * A flush was sent, or may have been (`transactionHash`), but its outcome is not known: the node did
- * not answer the send, or waiting for its receipt failed. It may be mined later, or never: the
- * sweeper does not flush its deposits again but looks the transaction up by its hash
- * (SweepExecutor.minedSweep, SweepExecutor.rebroadcast) until it is mined or dropped.
+ * A flush signed and recorded as broadcast (`transactionHash`) that did not come to a receipt: the
+ * sweeper settles it by that hash (see the subclasses for how).
  */
-export class SweepReceiptLostError extends Error {
-  override readonly name = 'SweepReceiptLostError';
+export class SweepFlightError extends Error {
+  override readonly name: string = 'SweepFlightError';
   constructor(
     message: string,
     readonly transactionHash: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
   }
+}
+
+/**
+ * A flush was sent, or may have been (`transactionHash`), but its outcome is not known: the node did
+ * not answer the send, or waiting for its receipt failed. It may be mined later, or never: the
+ * sweeper does not flush its deposits again but looks the transaction up by its hash
+ * (SweepExecutor.minedSweep, SweepExecutor.rebroadcast) until it is mined or dropped.
+ */
+export class SweepReceiptLostError extends SweepFlightError {
+  override readonly name = 'SweepReceiptLostError';
 }
 
 /**
@@ -70,15 +78,11 @@ export class SweepReceiptLostError extends Error {
  * of the account was mined with its nonce, which says nothing of the deposits: they are flushed
  * again at once, with the account's next nonce.
  */
-export class SweepRejectedError extends Error {
+export class SweepRejectedError extends SweepFlightError {
   override readonly name = 'SweepRejectedError';
   readonly nonceUsed: boolean;
-  constructor(
-    message: string,
-    readonly transactionHash: string,
-    options?: { cause?: unknown; nonceUsed?: boolean },
-  ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+  constructor(message: string, transactionHash: string, options?: { cause?: unknown; nonceUsed?: boolean }) {
+    super(message, transactionHash, options);
     this.nonceUsed = options?.nonceUsed ?? false;
   }
 }
@@ -90,13 +94,6 @@ export class SweepRejectedError extends Error {
  * a {@link SweepReceiptLostError}: its deposits are not flushed again while it is looked up and
  * sent again (the very same transaction) until mined, or dropped once its nonce is used.
  */
-export class SweepWaitingError extends Error {
+export class SweepWaitingError extends SweepFlightError {
   override readonly name = 'SweepWaitingError';
-  constructor(
-    message: string,
-    readonly transactionHash: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }

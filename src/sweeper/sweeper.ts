@@ -51,10 +51,17 @@ export type SweepExecutor = {
    * {@link SweepWaitingError} when the node did not take it for now but it may yet be mined,
    * {@link SweepReceiptLostError} (with the hash) when it was sent, or may have been, and its
    * receipt could not be had, {@link SweepNodeError} when the node failed before anything was signed.
+   * The transaction mined (returned, or reverted) may be a repriced copy of the one signed, mined in
+   * its place under another hash.
    */
   flush(requests: SweepRequest[], beforeSend: (signed: SignedSweep) => Promise<void>): Promise<SweepResult>;
-  /** The transaction `transactionHash` as mined, or null when it is not (yet, or ever). Throws {@link SweepNodeError} when the node failed. */
-  minedSweep(transactionHash: string): Promise<MinedSweep | null>;
+  /**
+   * The transaction `transactionHash` as mined, or null when it is not (yet, or ever). Given it as
+   * signed (`signedTransaction`), a repriced copy of it mined in its place (the same call with the
+   * same nonce at a higher fee: sped up in a wallet) is the sweep mined, under the copy's hash.
+   * Throws {@link SweepNodeError} when the node failed.
+   */
+  minedSweep(transactionHash: string, signedTransaction: string | null): Promise<MinedSweep | null>;
   /**
    * For a transaction not mined: 'pending' when the node has it; otherwise `signedTransaction`
    * (the very same transaction, so it is mined once at most) is handed to the node again:
@@ -107,7 +114,9 @@ const partsOf = (docs: SweepDoc[]): SweepPart[] =>
  * known never to be mined (why; a failed recording of the drop is finished on the next round);
  * otherwise looked up by its hash from `lookAt` on, sent again (`signed`) when the node does not
  * have it, and dropped (its deposits flushed again if still funded) once not mined for
- * `dropAfterMs` after `sentAt`.
+ * `dropAfterMs` after `sentAt`. One `waiting` (the node does not take it for now: another pending
+ * transaction of the account has its nonce) is not dropped for its age: its `sentAt` is when the
+ * node takes it.
  */
 type InFlight = {
   network: string;
@@ -119,6 +128,7 @@ type InFlight = {
   signed: string | null;
   mined: MinedSweep | null;
   dropping: string | null;
+  waiting: boolean;
 };
 
 /**
@@ -192,12 +202,15 @@ const seconds = (ms: number) => `${ms / 1000} s`;
  * the last with the signed transaction), and only then sent; if recording fails, it is not sent.
  * A flush whose receipt was lost, whose recording failed, or that was recorded before a restart
  * (sent or not: the process may have died before the node had it) is looked up by its hash and
- * recorded once mined, without flushing its deposits again; one the node does not have is sent
+ * recorded once mined, without flushing its deposits again (or once a repriced copy of it, the same
+ * call sped up in the operator's wallet, is mined in its place: the copy is the sweep, recorded
+ * with its own hash and gas as replacing it); one the node does not have is sent
  * again, the very same signed transaction, so it is mined once at most. One the node refuses (its
  * nonce taken by another, the account unable to pay) is recorded as dropped at once, as is one
  * never mined within `dropAfterMs`; their deposits are flushed again if still funded (at once, in
  * one flush, when another transaction took the nonce). One the node does not take for now (another
- * pending transaction of the account has its nonce) waits like one whose receipt was lost. Before a
+ * pending transaction of the account has its nonce) waits like one whose receipt was lost, however
+ * long: dropping it would only queue a new flush behind that same transaction. Before a
  * flush, after a failure whose outcome is not known, the deposits are read on chain and the empty
  * ones left out; a flush with nothing left to sweep is not sent. Flushes on one network are sent
  * one at a time, each with the node's pending nonce, so signing ahead leaves no gap: a signed
@@ -215,7 +228,11 @@ export function createSweeper(deps: {
   retryAfterMs?: number;
   /** Ceiling of a deposit's doubling wait. Default 1 h. */
   maxRetryAfterMs?: number;
-  /** A flush sent but not mined this long after is taken as dropped: its deposits are flushed again if still funded. Default 30 min. */
+  /**
+   * A flush sent but not mined this long after is taken as dropped: its deposits are flushed again if
+   * still funded. One the node does not take, behind another pending transaction with its nonce, is
+   * not: it waits, counted from when the node takes it. Default 30 min.
+   */
   dropAfterMs?: number;
   log?: (line: string) => void;
   metrics?: Metrics;
@@ -259,9 +276,15 @@ export function createSweeper(deps: {
       signed: null,
       mined: null,
       dropping: null,
+      waiting: false,
     };
     inFlight.set(transactionHash, flight);
     for (const part of parts) flightOfDoc.set(part.doc._id, flight);
+    return flight;
+  }
+
+  function waitingIf(flight: InFlight, waiting: boolean): InFlight {
+    flight.waiting = waiting;
     return flight;
   }
 
@@ -282,8 +305,9 @@ export function createSweeper(deps: {
 
   /**
    * Records the mined `flight` on each of its sessions (FundsSwept with its share of the gas; a
-   * reverted one with no transfers), then forgets it. On a failure it stays, with `mined`, for the
-   * next round, and the failure is thrown; sessions already recorded then record nothing twice.
+   * reverted one with no transfers; one mined under another hash, a repriced copy, replaces it),
+   * then forgets it. On a failure it stays, with `mined`, for the next round, and the failure is
+   * thrown; sessions already recorded then record nothing twice.
    */
   async function record(flight: InFlight, mined: MinedSweep): Promise<void> {
     flight.mined = mined;
@@ -300,6 +324,7 @@ export function createSweeper(deps: {
           gasCost: shareOf(transaction.gasCost, part.count, part.index).toString(),
           ...(transaction.tron ? { tron: tronShareOf(transaction.tron, part.count, part.index) } : {}),
           ...(reverted ? { reverted: true } : {}),
+          ...(transaction.transactionHash === flight.transactionHash ? {} : { replaces: flight.transactionHash }),
         },
       });
     }
@@ -360,13 +385,16 @@ export function createSweeper(deps: {
       await drop(flight, flight.dropping);
       return true;
     }
-    const mined = flight.mined ?? (await executor.minedSweep(flight.transactionHash));
+    const mined = flight.mined ?? (await executor.minedSweep(flight.transactionHash, flight.signed));
     if (mined) {
       await record(flight, mined);
       return mined.reverted;
     }
     const { network, transactionHash } = flight;
-    if (now >= flight.sentAt + dropAfterMs) {
+    // One not taken for now, behind another pending transaction with its nonce, may yet be mined,
+    // and dropping it would only queue a new flush behind that same one: it waits, however long,
+    // until the node takes it (its age counted from then) or its nonce is used (refused: dropped).
+    if (!flight.waiting && now >= flight.sentAt + dropAfterMs) {
       await drop(flight, `was not mined ${seconds(dropAfterMs)} after it was sent: taken as dropped`);
       return true;
     }
@@ -377,6 +405,8 @@ export function createSweeper(deps: {
     let state: 'pending' | 'resent' | 'waiting' | 'absent' = 'pending';
     if (!complete || flight.signed !== null)
       state = await executor.rebroadcast(transactionHash, complete ? flight.signed : null);
+    if (flight.waiting && state !== 'waiting') flight.sentAt = now;
+    flight.waiting = state === 'waiting';
     if (state === 'absent') {
       await drop(
         flight,
@@ -386,7 +416,7 @@ export function createSweeper(deps: {
       );
       return true;
     }
-    flight.lookAt = Math.min(now + retryAfterMs, flight.sentAt + dropAfterMs);
+    flight.lookAt = flight.waiting ? now + retryAfterMs : Math.min(now + retryAfterMs, flight.sentAt + dropAfterMs);
     const why = {
       pending: '',
       resent: ' (the node did not have it: sent again)',
@@ -463,7 +493,9 @@ export function createSweeper(deps: {
         return {
           ...nothingSwept,
           seenEmpty,
-          receiptLost: [{ flight: flightOf(network, lostHash, parts), reason: reasonOf(error), waiting }],
+          receiptLost: [
+            { flight: waitingIf(flightOf(network, lostHash, parts), waiting), reason: reasonOf(error), waiting },
+          ],
         };
       // Refused, never sent: its record must not hold the deposits back; the flush failed like every other.
       if (rejected)
@@ -485,8 +517,9 @@ export function createSweeper(deps: {
         const again = await flushIsolatingFailures(executor, network, part, true, true);
         return joined([{ ...nothingSwept, seenEmpty }, again]);
       }
+      // The flight is the transaction signed; the one mined may be a repriced copy of it.
       if (reverted)
-        await record(flightOf(network, error.transaction.transactionHash, parts), {
+        await record(flightOf(network, signing.recorded?.transactionHash ?? error.transaction.transactionHash, parts), {
           transaction: error.transaction,
           reverted: true,
         });
@@ -503,7 +536,10 @@ export function createSweeper(deps: {
       const second = await flushIsolatingFailures(executor, network, part.slice(middle), !movedNothing);
       return joined([{ ...nothingSwept, seenEmpty }, first, second]);
     }
-    await record(flightOf(network, result.transactionHash, parts), { transaction: result, reverted: false });
+    await record(flightOf(network, signing.recorded?.transactionHash ?? result.transactionHash, parts), {
+      transaction: result,
+      reverted: false,
+    });
     return { ...nothingSwept, swept: part, seenEmpty };
   }
 
@@ -611,6 +647,7 @@ export function createSweeper(deps: {
       signed: null,
       mined: null,
       dropping: null,
+      waiting: false,
     };
     inFlight.set(flight.transactionHash, flight);
     flight.parts.push({ doc, transferIds: broadcast.transferIds, ...broadcast.share });

@@ -16691,6 +16691,8 @@ export interface components {
             /** @description Gas units: this session's share of the transaction */
             gasUsed: string;
             network: string;
+            /** @description The sweep transaction broadcast that this one was mined in place of: the same call with the same nonce at a higher fee (sped up in a wallet); absent when mined as broadcast */
+            replaces?: string;
             /** @description Mined but reverted: nothing moved, the gas was paid (absent when it went through) */
             reverted?: boolean;
             transactionHash: string;

@@ -89,8 +89,13 @@ export function sweepFailureOf(error: unknown): unknown {
 /**
  * Sweeps through the network's ForwarderFactory with the operator's gas key (never a merchant
  * key): deploys each forwarder if needed and flushes its tokens and native coin to its merchant.
+ * A flush's receipt is waited for `receiptTimeoutMs` at most (see {@link flushForwarders}).
  */
-export function createEvmSweepExecutor(deps: { clients: EvmWriteClients; factoryAddress: Address }): SweepExecutor {
+export function createEvmSweepExecutor(deps: {
+  clients: EvmWriteClients;
+  factoryAddress: Address;
+  receiptTimeoutMs?: number;
+}): SweepExecutor {
   const { publicClient } = deps.clients;
   /** Whether the deposit holds a nonzero balance of one of `assets` ('native' for the coin). */
   async function holdsFunds(depositAddress: string, assets: string[]): Promise<boolean> {
@@ -123,6 +128,7 @@ export function createEvmSweepExecutor(deps: { clients: EvmWriteClients; factory
       try {
         const result = await flushForwarders(deps.clients, {
           factoryAddress: deps.factoryAddress,
+          receiptTimeoutMs: deps.receiptTimeoutMs,
           beforeSend: async (signed) => {
             try {
               await beforeSend({
@@ -147,10 +153,17 @@ export function createEvmSweepExecutor(deps: { clients: EvmWriteClients; factory
         throw sweepFailureOf(error);
       }
     },
-    async minedSweep(transactionHash) {
+    async minedSweep(transactionHash, signedTransaction) {
+      const hash = transactionHash as Hash;
       let mined: MinedFlush | null;
       try {
-        mined = await findFlush(deps.clients, transactionHash as Hash);
+        mined = await findFlush(
+          deps.clients,
+          hash,
+          signedTransaction === null
+            ? undefined
+            : { transactionHash: hash, serializedTransaction: signedTransaction as Hex },
+        );
       } catch (error) {
         throw sweepFailureOf(error);
       }

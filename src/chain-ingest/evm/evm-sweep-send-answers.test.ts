@@ -28,7 +28,7 @@ import { createMerchant, MERCHANT_WALLET, sessionRequest, startTestWeir } from '
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
 import { SWEEPS, type SweepDoc } from '../../projections/sweeps.projection.ts';
 import { createManualClock } from '../../shared/clock.ts';
-import { SweepWaitingError } from '../../sweeper/sweep-errors.ts';
+import { SweepReceiptLostError, SweepWaitingError } from '../../sweeper/sweep-errors.ts';
 import { createSweeper } from '../../sweeper/sweeper.ts';
 import { TEST_NETWORK } from '../test-rail.ts';
 import { testTokenAbi } from './contracts/abis.ts';
@@ -78,6 +78,17 @@ function fakeNode() {
   return { node, clients: sweeperClients(node.transport, testChain('http://fake')) };
 }
 
+/** A flush request for one deposit (of a session paid in USDC), for the executor alone. */
+const oneRequest = () => ({
+  checkoutSessionId: randomUUID(),
+  depositAddress: '0x0000000000000000000000000000000000000001',
+  merchantAddress: MERCHANT_WALLET,
+  assets: [USDC],
+});
+
+/** A receipt is waited for this long at most here: a flush left pending is then looked up by its hash. */
+const RECEIPT_TIMEOUT_MS = 2_000;
+
 const nonceOf = (raw: Hex) => parseTransaction(raw as Parameters<typeof parseTransaction>[0]).nonce;
 
 /**
@@ -102,7 +113,14 @@ async function sweeperWorld(
     projections: weir.projections,
     commands: weir.commands,
     executors: new Map([
-      [network.network, createEvmSweepExecutor({ clients: chainSide.clients, factoryAddress: chainSide.factory })],
+      [
+        network.network,
+        createEvmSweepExecutor({
+          clients: chainSide.clients,
+          factoryAddress: chainSide.factory,
+          receiptTimeoutMs: RECEIPT_TIMEOUT_MS,
+        }),
+      ],
     ]),
     batchDelayMs: 0,
     retryAfterMs: 1_000,
@@ -143,6 +161,7 @@ async function sweeperWorld(
     sweeper,
     paidSessions,
     sweepEventsOf: (id: string) => sweepEventsOf(weir.eventStore, id),
+    sessionOf: async (id: string) => (await sessions.get(id))!,
     /** Waits until the sweeper asks to look again at `at`: it has done what was due until then. */
     settledUntil: (at: number, what: string) => until(async () => (lookAgainAt.at(-1) === at ? true : undefined), what),
     untilSwept: (opened: { id: string }[], what: string) =>
@@ -341,6 +360,23 @@ async function waitingBehindAnother(t: ExecutionContext) {
   return { node, w, opened, t0, ours, other: other! };
 }
 
+/**
+ * The pending transaction that held the flush's nonce leaves the pool unmined; the flush, looked
+ * up at `at`, is sent again and taken, then recorded swept: the same transaction, once.
+ */
+async function sweptOnceTheOtherLeaves(
+  t: ExecutionContext,
+  { node, w, opened, ours, other }: Omit<Awaited<ReturnType<typeof waitingBehindAnother>>, 't0'>,
+  at: number,
+) {
+  node.evict(other);
+  node.settings.automine = true;
+  w.clock.advanceTo(at);
+  await w.settledUntil(at + 1_000, 'sent again, taken');
+  w.clock.advanceTo(at + 1_000);
+  await assertSweptOnceBy(t, w, opened, ours, node.sends);
+}
+
 test('"replacement transaction underpriced": the flush waits for the pending one; once that one is mined, it is dropped and the deposits flushed with the next nonce', async (t) => {
   const { node, w, opened, t0, ours, other } = await waitingBehindAnother(t);
   node.mine();
@@ -361,28 +397,47 @@ test('"replacement transaction underpriced": the flush waits for the pending one
 });
 
 test('"replacement transaction underpriced": the flush waits for the pending one; once that one leaves the pool unmined, the same flush is taken and recorded swept', async (t) => {
-  const { node, w, opened, t0, ours, other } = await waitingBehindAnother(t);
-  node.evict(other);
-  node.settings.automine = true;
+  const waiting = await waitingBehindAnother(t);
+  await sweptOnceTheOtherLeaves(t, waiting, waiting.t0 + 2_000);
+});
 
-  w.clock.advanceTo(t0 + 2_000);
-  await w.settledUntil(t0 + 3_000, 'sent again, taken');
-  w.clock.advanceTo(t0 + 3_000);
-  await assertSweptOnceBy(t, w, opened, ours, node.sends);
+test('"replacement transaction underpriced": a flush waiting behind a pending one past the drop delay is not dropped: it keeps waiting, and once that one leaves the pool it is taken and recorded swept', async (t) => {
+  const { node, w, opened, t0, ours, other } = await waitingBehindAnother(t);
+  // The other stays pending past the drop delay (60 s here): the flush still waits, nothing signed anew.
+  w.clock.advanceTo(t0 + 60_000);
+  await w.settledUntil(t0 + 61_000, 'still waiting, looked up again in 1 s');
+  t.regex(
+    w.logged.at(-1)!,
+    new RegExp(
+      `^sweep transaction ${ours} on weir-testnet is not mined 60 s after it was sent \\(the node did not take it again`,
+    ),
+  );
+  await assertSweepEvents(t, w, opened, [['SweepBroadcast', ours]]);
+  t.deepEqual([...new Set(node.sends)], [node.sends[0]], 'nothing signed anew');
+
+  await sweptOnceTheOtherLeaves(t, { node, w, opened, ours, other }, t0 + 61_000);
+});
+
+test('a flush taken by the node and never mined is given up waiting for after the receipt bound injected: its receipt lost, its hash known', async (t) => {
+  t.timeout(10_000, 'far less than the default bound of 180 s');
+  const { node, clients } = fakeNode();
+  node.settings.automine = false;
+  const executor = createEvmSweepExecutor({ clients, factoryAddress: FACTORY, receiptTimeoutMs: 50 });
+  const error = await t.throwsAsync(
+    executor.flush([oneRequest()], async () => {}),
+    { instanceOf: SweepReceiptLostError },
+  );
+  t.is(error.transactionHash, keccak256(node.sends[0]!));
+  t.regex(error.message, /was sent but its receipt could not be had/);
+  t.is(node.sends.length, 1);
 });
 
 test('"nonce too low" from a node that counts the nonce unused (its answers disagree) is no refusal: the flush waits, its hash known', async (t) => {
   const { node, clients } = fakeNode();
   node.answerNextSends({ kind: 'error', code: -32000, message: 'nonce too low', take: false });
   const executor = createEvmSweepExecutor({ clients, factoryAddress: FACTORY });
-  const request = {
-    checkoutSessionId: randomUUID(),
-    depositAddress: '0x0000000000000000000000000000000000000001',
-    merchantAddress: MERCHANT_WALLET,
-    assets: [USDC],
-  };
   const error = await t.throwsAsync(
-    executor.flush([request], async () => {}),
+    executor.flush([oneRequest()], async () => {}),
     { instanceOf: SweepWaitingError },
   );
   t.is(error.transactionHash, keccak256(node.sends[0]!));
@@ -390,7 +445,12 @@ test('"nonce too low" from a node that counts the nonce unused (its answers disa
   t.is(node.sends.length, 1);
 });
 
-test('on anvil, a flush whose first send reached the node unanswered is sent again, the very same transaction, answered "transaction already imported", and recorded swept once', async (t) => {
+/**
+ * A sweeper world on anvil whose first send reaches the node and its answer is lost; the node's
+ * answers to sends are kept (`sends`); pending transactions are not shown by hash, as some
+ * providers do. Two sessions are paid (3 USDC each) and anvil's automine is turned off.
+ */
+async function anvilWithLostFirstAnswer(t: ExecutionContext) {
   const anvil = await startAnvilNode({ chainId: TEST_NETWORK.chainId });
   t.teardown(() => anvil.stop());
   const deployer = createEvmWriteClients({
@@ -403,8 +463,6 @@ test('on anvil, a flush whose first send reached the node unanswered is sent aga
   const chain = testChain(anvil.rpcUrl);
   const testClient = createTestClient({ chain, mode: 'anvil', transport: localNodeTransport(anvil.rpcUrl) });
 
-  // The wire to anvil: the first send reaches it and its answer is lost; the node's answers to
-  // sends are kept; pending transactions are not shown by hash, as some providers do.
   const direct = localNodeTransport(anvil.rpcUrl)({ chain, retryCount: 0 });
   const sends: { raw: Hex; answer: string }[] = [];
   const transport = custom(
@@ -442,6 +500,15 @@ test('on anvil, a flush whose first send reached the node unanswered is sent aga
   const opened = await w.paidSessions(2);
   const nonceBefore = await deployer.publicClient.getTransactionCount({ address: sweeperAddress });
   await testClient.setAutomine(false);
+  const balanceOf = (holder: Address) =>
+    deployer.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [holder] });
+  // The operator's own wallet on the sweeper key, straight to anvil (not through the sweeper's wire).
+  const operator = createEvmWriteClients({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, privateKey: SWEEPER_KEY });
+  return { w, opened, sends, testClient, deployer, operator, nonceBefore, balanceOf };
+}
+
+test('on anvil, a flush whose first send reached the node unanswered is sent again, the very same transaction, answered "transaction already imported", and recorded swept once', async (t) => {
+  const { w, opened, sends, testClient, deployer, nonceBefore, balanceOf } = await anvilWithLostFirstAnswer(t);
   const t0 = w.clock.now();
 
   w.sweeper.start();
@@ -469,13 +536,57 @@ test('on anvil, a flush whose first send reached the node unanswered is sent aga
     nonceBefore + 1,
     'one transaction mined',
   );
-  t.is(
-    await deployer.publicClient.readContract({
-      address: usdc,
-      abi: erc20Abi,
-      functionName: 'balanceOf',
-      args: [getAddress(MERCHANT_WALLET)],
-    }),
-    6_000_000n,
+  t.is(await balanceOf(getAddress(MERCHANT_WALLET)), 6_000_000n);
+});
+
+test('on anvil, a flush sped up by the operator (the same call, nonce and gas at a higher fee) while its outcome is looked up is recorded swept by the copy mined, with its gas, replacing the flush broadcast', async (t) => {
+  const { w, opened, sends, testClient, deployer, operator, nonceBefore, balanceOf } =
+    await anvilWithLostFirstAnswer(t);
+  const t0 = w.clock.now();
+
+  w.sweeper.start();
+  await w.settledUntil(t0 + 1_000, 'the look-up in 1 s');
+  const ours = keccak256(sends[0]!.raw);
+  const flush = parseTransaction(sends[0]!.raw as Parameters<typeof parseTransaction>[0]);
+  // The operator's wallet speeds it up: the same call with the same nonce and gas limit, paying more.
+  const copy = await operator.walletClient.sendTransaction({
+    to: flush.to!,
+    data: flush.data,
+    value: 0n,
+    nonce: flush.nonce!,
+    gas: flush.gas!,
+    maxFeePerGas: flush.maxFeePerGas! * 2n,
+    maxPriorityFeePerGas: flush.maxPriorityFeePerGas! * 2n + 1n,
+  });
+  await testClient.mine({ blocks: 1 });
+  const receipt = await deployer.publicClient.getTransactionReceipt({ hash: copy });
+  t.is(receipt.status, 'success');
+
+  w.clock.advanceTo(t0 + 1_000);
+  await w.untilSwept(opened, 'swept by the copy');
+  await assertSweepEvents(t, w, opened, [
+    ['SweepBroadcast', ours],
+    ['FundsSwept', copy],
+  ]);
+  const swept = await Promise.all(opened.map(({ id }) => w.sessionOf(id)));
+  t.deepEqual(
+    swept.map((session) => session.sweeps.map(({ transactionHash, replaces }) => ({ transactionHash, replaces }))),
+    [[{ transactionHash: copy, replaces: ours }], [{ transactionHash: copy, replaces: ours }]],
   );
+  t.deepEqual(
+    swept.map((session) => session.sweepsBroadcast),
+    [[], []],
+    'the flush broadcast ends with the copy',
+  );
+  const gasOf = (field: 'gasUsed' | 'gasCost') =>
+    swept.reduce((sum, session) => sum + BigInt(session.sweeps[0]![field]), 0n);
+  t.is(gasOf('gasUsed'), receipt.gasUsed, 'its actual gas, shared');
+  t.is(gasOf('gasCost'), receipt.gasUsed * receipt.effectiveGasPrice);
+  t.deepEqual(
+    sends.map(({ raw }) => keccak256(raw)),
+    [ours],
+    'nothing flushed again',
+  );
+  t.is(await deployer.publicClient.getTransactionCount({ address: sweeperAddress }), nonceBefore + 1);
+  t.is(await balanceOf(getAddress(MERCHANT_WALLET)), 6_000_000n);
 });

@@ -8,6 +8,7 @@ import {
   SweepReceiptLostError,
   SweepRejectedError,
   SweepRevertedError,
+  SweepWaitingError,
 } from '../../sweeper/sweep-errors.ts';
 import type { SignedSweep } from '../../sweeper/sweeper.ts';
 import { flushCallData } from '../evm/contracts/flush-forwarders.ts';
@@ -206,6 +207,17 @@ test('no answer to the broadcast, or no info before the deadline, is SweepReceip
   t.is(infoError.transactionHash, lostInfo.signed[0]!.transactionHash);
 });
 
+test('a broadcast the node did not take now (SERVER_BUSY) is SweepWaitingError with the txID, not a lost receipt: never sent, it may yet be, sent again until it expires', async (t) => {
+  const busy = executorOver({
+    broadcasttransaction: () => ({ result: false, code: 'SERVER_BUSY', message: Buffer.from('busy').toString('hex') }),
+  });
+  const error = await t.throwsAsync(busy.executor.flush([request], busy.beforeSend), {
+    instanceOf: SweepWaitingError,
+  });
+  t.is(error.transactionHash, busy.signed[0]!.transactionHash);
+  t.regex(error.message, /did not take sweep [0-9a-f]+ now: SERVER_BUSY busy/);
+});
+
 test('the info is polled on the injected clock until it comes', async (t) => {
   let polls = 0;
   const { executor, clock, beforeSend } = executorOver(
@@ -245,13 +257,13 @@ test('a failing beforeSend is thrown as it came, and nothing is broadcast', asyn
 test('minedSweep: null while the node answers {}, else the node’s figures; a node failure is SweepNodeError', async (t) => {
   let answer: Answer = {};
   const { executor } = executorOver({ gettransactioninfobyid: () => answer });
-  t.is(await executor.minedSweep('ab'.repeat(32)), null);
+  t.is(await executor.minedSweep('ab'.repeat(32), null), null);
   answer = minedInfo('OUT_OF_ENERGY');
-  const mined = await executor.minedSweep('ab'.repeat(32));
+  const mined = await executor.minedSweep('ab'.repeat(32), null);
   t.true(mined?.reverted);
   t.is(mined?.transaction.gasCost, 13_650_000n);
   answer = 'unreachable';
-  await t.throwsAsync(executor.minedSweep('ab'.repeat(32)), { instanceOf: SweepNodeError });
+  await t.throwsAsync(executor.minedSweep('ab'.repeat(32), null), { instanceOf: SweepNodeError });
 });
 
 test('rebroadcast: pending when the node has it, resent when it takes it again, absent once expired or refused', async (t) => {
@@ -309,7 +321,7 @@ test('wrapped in the resource accounting, the node’s exact fee is the TRX burn
   t.is(result.tron?.energyUsed, 65_000n);
   t.is(result.tron?.energySource, 'staked');
   // Found mined later (a restart): the same exact figures.
-  const mined = await wrapped.minedSweep(result.transactionHash);
+  const mined = await wrapped.minedSweep(result.transactionHash, null);
   t.is(mined?.transaction.gasCost, 13_650_000n);
 });
 

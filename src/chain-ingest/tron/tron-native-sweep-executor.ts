@@ -5,6 +5,7 @@ import {
   SweepReceiptLostError,
   SweepRejectedError,
   SweepRevertedError,
+  SweepWaitingError,
   type SweepTransaction,
 } from '../../sweeper/sweep-errors.ts';
 import type { SweepExecutor, SweepRequest } from '../../sweeper/sweeper.ts';
@@ -292,8 +293,9 @@ export function createTronNativeSweepExecutor(deps: {
         throw new SweepReceiptLostError(`broadcasting sweep ${txID}: no answer`, hash, { cause: error });
       }
       if (sent.outcome === 'refused') throw new SweepRejectedError(`the node refused sweep ${txID}: ${sent.why}`, hash);
+      // Not taken for now, never sent: it may yet be, sent again until it expires (see rebroadcast).
       if (sent.outcome === 'busy')
-        throw new SweepReceiptLostError(`the node did not take sweep ${txID} now: ${sent.why}`, hash);
+        throw new SweepWaitingError(`the node did not take sweep ${txID} now: ${sent.why}`, hash);
       const mined = await awaitInfo(txID);
       if (mined === null)
         throw new SweepReceiptLostError(`sweep ${txID} was broadcast; its outcome is not known yet`, hash);

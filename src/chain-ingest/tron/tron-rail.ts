@@ -212,7 +212,7 @@ function evmFormSweeps(executor: SweepExecutor): SweepExecutor {
   return {
     funded: (requests) => executor.funded(evmForm(requests)),
     flush: (requests, beforeSend) => executor.flush(evmForm(requests), beforeSend),
-    minedSweep: (hash) => executor.minedSweep(hash),
+    minedSweep: (hash, signed) => executor.minedSweep(hash, signed),
     rebroadcast: (hash, signed) => executor.rebroadcast(hash, signed),
   };
 }

@@ -155,7 +155,7 @@ test('a revert burns energy too; a sweep found mined after a restart counts all 
   );
   t.is(error.transaction.tron?.trxBurnt, 0n, '40k of the 100k staked: nothing burnt');
   const { executor } = fakeExecutor(118_000n);
-  const mined = await wrap(executor, node, { source: 'staked', whenShort: 'burn' }).wrapped.minedSweep('0x123');
+  const mined = await wrap(executor, node, { source: 'staked', whenShort: 'burn' }).wrapped.minedSweep('0x123', null);
   t.is(mined?.transaction.tron?.bandwidthUsed, 540n);
   t.is(mined?.transaction.tron?.trxBurnt, 118_000n * 210n + 540n * 1000n);
 });

@@ -179,8 +179,8 @@ export function withTronResources(
         throw error;
       }
     },
-    async minedSweep(transactionHash) {
-      const mined = await executor.minedSweep(transactionHash);
+    async minedSweep(transactionHash, signedTransaction) {
+      const mined = await executor.minedSweep(transactionHash, signedTransaction);
       if (mined === null) return null;
       let context = contexts.get(transactionHash);
       if (context === undefined && mined.transaction.tron !== undefined)

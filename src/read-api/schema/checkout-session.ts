@@ -197,6 +197,10 @@ const SweepSchema = z
       .boolean()
       .optional()
       .openapi({ description: 'Mined but reverted: nothing moved, the gas was paid (absent when it went through)' }),
+    replaces: z.string().optional().openapi({
+      description:
+        'The sweep transaction broadcast that this one was mined in place of: the same call with the same nonce at a higher fee (sped up in a wallet); absent when mined as broadcast',
+    }),
     at: timestamp(),
   })
   .openapi('SessionSweep');

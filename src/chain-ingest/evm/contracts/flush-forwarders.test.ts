@@ -1,5 +1,14 @@
-import test from 'ava';
-import { createPublicClient, createTestClient, createWalletClient, custom, type Hash, parseGwei } from 'viem';
+import test, { type ExecutionContext } from 'ava';
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  custom,
+  parseGwei,
+  type Address,
+  type Hash,
+  type Hex,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { eventually } from '../../../../test/support/api-client.ts';
 import { hardhatAccounts } from '../../../../test/support/hardhat-node.ts';
@@ -12,7 +21,12 @@ import { deriveDepositAddress } from './deposit-address.ts';
 import { ForwarderFlushError } from './errors.ts';
 import { flushForwarders } from './flush-forwarders.ts';
 
-test('on anvil, a pending flush replaced by another transaction of the sweeper with its nonce is no sweep: the nonce is used, and the deposit keeps its funds', async (t) => {
+/**
+ * On anvil (automine off): a flush of a deposit holding 3 USDC, pending, its receipt waited for by
+ * `flushForwarders`, and `replace`, which sends another transaction of the sweeper with the flush's
+ * nonce paying more (anvil keeps it in the flush's place) and mines it.
+ */
+async function pendingFlush(t: ExecutionContext) {
   const anvil = await startAnvilNode();
   t.teardown(() => anvil.stop());
   const [deployerAccount, sweeperAccount, merchant] = hardhatAccounts;
@@ -77,30 +91,66 @@ test('on anvil, a pending flush replaced by another transaction of the sweeper w
       ours = signed.transactionHash;
     },
   });
+  // Settled with whatever comes, so that an early failure is not unhandled while the test replaces it.
+  flushed.catch(() => undefined);
   const pending = await eventually(async () => {
     if (!ours) return undefined;
     return deployer.publicClient.getTransaction({ hash: ours }).catch(() => undefined);
   }, 'the flush pending on anvil');
   await readByTheWait;
-  // The operator's own transaction with that nonce, paying more: anvil keeps it in the flush's place.
-  await sweeper.walletClient.sendTransaction({
-    to: sweeperAccount.address,
-    value: 0n,
-    nonce: pending.nonce,
-    maxFeePerGas: (pending.maxFeePerGas ?? 0n) * 2n + parseGwei('1'),
-    maxPriorityFeePerGas: (pending.maxPriorityFeePerGas ?? 0n) * 2n + parseGwei('1'),
-  });
-  await testClient.mine({ blocks: 1 });
+  const balanceOf = (holder: Address) =>
+    deployer.publicClient.readContract({ address: usdc, abi: testTokenAbi, functionName: 'balanceOf', args: [holder] });
+  return {
+    flushed,
+    ours: pending.hash,
+    /** The flush as the node shows it. */
+    flush: pending,
+    deposit,
+    merchant: merchant.address,
+    balanceOf,
+    /** The operator's own transaction with the flush's nonce, paying more, mined in its place: its hash. */
+    async replace(call: { to: Address; data?: Hex; gas?: bigint }): Promise<Hash> {
+      const hash = await sweeper.walletClient.sendTransaction({
+        ...call,
+        value: 0n,
+        nonce: pending.nonce,
+        maxFeePerGas: (pending.maxFeePerGas ?? 0n) * 2n + parseGwei('1'),
+        maxPriorityFeePerGas: (pending.maxPriorityFeePerGas ?? 0n) * 2n + parseGwei('1'),
+      });
+      await testClient.mine({ blocks: 1 });
+      return hash;
+    },
+    receiptOf: (hash: Hash) => deployer.publicClient.getTransactionReceipt({ hash }),
+    sweeperAddress: sweeperAccount.address,
+  };
+}
+
+test('on anvil, a pending flush replaced by another transaction of the sweeper with its nonce is no sweep: the nonce is used, and the deposit keeps its funds', async (t) => {
+  const { flushed, ours, deposit, balanceOf, replace, sweeperAddress } = await pendingFlush(t);
+  await replace({ to: sweeperAddress });
 
   const error = await t.throwsAsync(flushed, { instanceOf: ForwarderFlushError });
   t.is(error?.refusal, 'nonce-used');
   t.is(error?.transactionHash, ours);
   t.regex(error?.message ?? '', /replaced/);
-  const balance = await deployer.publicClient.readContract({
-    address: usdc,
-    abi: testTokenAbi,
-    functionName: 'balanceOf',
-    args: [deposit],
-  });
-  t.is(balance, 3_000_000n, 'nothing was swept');
+  t.is(await balanceOf(deposit), 3_000_000n, 'nothing was swept');
+});
+
+test('on anvil, a pending flush sped up (the same call repriced, mined with its nonce) is the sweep: its hash, its gas, and the flush it replaces', async (t) => {
+  const { flushed, ours, flush, deposit, merchant, balanceOf, replace, receiptOf } = await pendingFlush(t);
+  // As a wallet speeds it up: the same call and gas limit (an estimate now would run on the pending flush).
+  const copy = await replace({ to: flush.to!, data: flush.input, gas: flush.gas });
+  t.not(copy, ours);
+
+  const swept = await flushed;
+  const receipt = await receiptOf(copy);
+  t.is(swept.transactionHash, copy);
+  t.is(swept.replaces, ours);
+  t.is(swept.gasUsed, receipt.gasUsed);
+  t.is(swept.gasCost, receipt.gasUsed * receipt.effectiveGasPrice);
+  t.deepEqual(swept.transfers, [
+    { forwarder: deposit, merchant, token: swept.transfers[0]?.token, amount: 3_000_000n },
+  ]);
+  t.is(await balanceOf(deposit), 0n);
+  t.is(await balanceOf(merchant), 3_000_000n);
 });

@@ -4,6 +4,7 @@ import {
   encodeFunctionData,
   getAddress,
   getContractError,
+  isAddressEqual,
   keccak256,
   parseEventLogs,
   parseTransaction,
@@ -15,6 +16,7 @@ import {
   type Address,
   type Hash,
   type Hex,
+  type Transaction,
   type TransactionReceipt,
   type TransactionSerialized,
 } from 'viem';
@@ -46,7 +48,15 @@ export type FlushForwardersParameters = {
    * {@link sendFlushAgain}). If it throws, nothing is sent and its error is thrown as it came.
    */
   beforeSend?: (signed: SignedFlush) => Promise<void>;
+  /**
+   * How long to wait for the receipt once sent; {@link DEFAULT_RECEIPT_TIMEOUT_MS} unless given.
+   * Past it the flush is thrown as sent with its receipt not had: to be looked up by its hash.
+   */
+  receiptTimeoutMs?: number;
 };
+
+/** A sweep's receipt waited for at most this long (viem's own default): a few blocks even on slow chains. */
+export const DEFAULT_RECEIPT_TIMEOUT_MS = 180_000;
 
 /** The factory's ABI plus the forwarder's, so reverts inside a forwarder (NativeTransferFailed, ...) are decoded too. */
 const factoryAndForwarderAbi = [...forwarderFactoryAbi, ...forwarderAbi] as const;
@@ -55,7 +65,10 @@ const factoryAndForwarderAbi = [...forwarderFactoryAbi, ...forwarderAbi] as cons
 export type ForwardedTransfer = { forwarder: Address; merchant: Address; token: Address | null; amount: bigint };
 
 export type FlushForwardersReturnType = {
+  /** The transaction mined: the flush signed, or a repriced copy of it mined in its place (see `replaces`). */
   transactionHash: Hash;
+  /** The flush signed, when a repriced copy of it (the same call, nonce and sender: sped up in a wallet) was mined instead. */
+  replaces?: Hash;
   gasUsed: bigint;
   /** gasUsed × effective gas price, in wei. */
   gasCost: bigint;
@@ -150,9 +163,17 @@ export async function flushForwarders(
       refusal: handed.refusal,
     });
   }
+  if (handed.kind === 'repriced') return sweptBy(handed.mined, transactionHash, forwarders);
   let receipt: TransactionReceipt;
+  let taker: Transaction | undefined;
   try {
-    receipt = await clients.publicClient.waitForTransactionReceipt({ hash: transactionHash });
+    receipt = await clients.publicClient.waitForTransactionReceipt({
+      hash: transactionHash,
+      timeout: parameters.receiptTimeoutMs ?? DEFAULT_RECEIPT_TIMEOUT_MS,
+    });
+    // viem answers with the receipt of a transaction that took our nonce in its place.
+    if (receipt.transactionHash !== transactionHash)
+      taker = await clients.publicClient.getTransaction({ hash: receipt.transactionHash });
   } catch (error) {
     throw new ForwarderFlushError(
       `sweep transaction ${transactionHash} was sent but its receipt could not be had: ${reasonOf(error)}. It may still be mined: look it up by its hash before sweeping these deposit addresses again.`,
@@ -161,26 +182,31 @@ export async function flushForwarders(
       { cause: error },
     );
   }
-  // viem answers with the receipt of a transaction that took our nonce in its place: no sweep of ours.
-  if (receipt.transactionHash !== transactionHash)
+  // The sweep itself when the one that took our nonce is the same call repriced (sped up in a
+  // wallet), else no sweep of ours.
+  if (taker !== undefined && !isRepricedCopy(parseSigned(signed), taker))
     throw new ForwarderFlushError(
       `sweep transaction ${transactionHash} was replaced by ${receipt.transactionHash}, mined with its nonce; nothing of it moved`,
       transactionHash,
       undefined,
       { refusal: 'nonce-used' },
     );
-  const mined = minedFlushOf(receipt);
+  return sweptBy(minedFlushOf(receipt), transactionHash, forwarders);
+}
+
+/** What `mined` (the flush `signed`, or a repriced copy of it) swept; thrown with its gas when it reverted. */
+function sweptBy(mined: MinedFlush, signed: Hash, forwarders: Address[]): FlushForwardersReturnType {
+  const { transactionHash, gasUsed, gasCost } = mined;
+  const replaces = transactionHash === signed ? {} : { replaces: signed };
   if (mined.reverted) {
+    const copy = transactionHash === signed ? '' : `, mined in place of ${signed} (the same call repriced),`;
     throw new ForwarderFlushError(
-      `sweep transaction ${transactionHash} reverted; nothing moved, retry after checking the requests`,
+      `sweep transaction ${transactionHash}${copy} reverted; nothing moved, retry after checking the requests`,
       transactionHash,
-      {
-        gasUsed: mined.gasUsed,
-        gasCost: mined.gasCost,
-      },
+      { gasUsed, gasCost },
     );
   }
-  return { transactionHash, gasUsed: mined.gasUsed, gasCost: mined.gasCost, forwarders, transfers: mined.transfers };
+  return { transactionHash, ...replaces, gasUsed, gasCost, forwarders, transfers: mined.transfers };
 }
 
 /**
@@ -212,13 +238,15 @@ export function sendErrorKindOf(message: string): SendErrorKind {
 type HandOver =
   | { kind: 'taken' }
   | { kind: 'had' }
+  | { kind: 'repriced'; mined: MinedFlush }
   | { kind: 'refused'; refusal: FlushRefusal; error: unknown; reason: string };
 
 /**
  * Hands `signed` to the node. The hash is known before sending, so an error answer is checked
  * against it: "already known" means the node has this very transaction; otherwise a node that
  * shows it (pending or mined) had it. "nonce too low" is a refusal for good only when the account's
- * mined nonce is past it and this transaction is not the one mined with it; "replacement
+ * mined nonce is past it and neither this transaction nor a repriced copy of it (the same call at
+ * another fee) is the one mined with it; "replacement
  * transaction underpriced" leaves it waiting behind the pending one. Throws when the node gave no
  * answer (no connection, a timeout, an HTTP error): it may have the transaction.
  */
@@ -234,11 +262,15 @@ async function handOver(clients: EvmWriteClients, signed: SignedFlush): Promise<
     // Some nodes (and providers balancing several) do not show a pending transaction by hash.
     if (kind === 'already-known' || (await nodeHasTransaction(clients, signed.transactionHash))) return { kind: 'had' };
     const refused = (refusal: FlushRefusal, reason: string): HandOver => ({ kind: 'refused', refusal, error, reason });
-    if (kind === 'replacement-underpriced')
-      return refused(
+    // Not taken for now, yet it may be mined: what to do about it is the same whatever the reason.
+    const held = (reason: string): HandOver =>
+      refused(
         'nonce-held',
-        `was not taken by the node: another pending transaction of the account has its nonce (${said}). ` +
-          'It may yet be mined once that one goes: look it up by its hash, and send it again, before sweeping these deposit addresses again.',
+        `${reason} It may yet be mined: look it up by its hash, and send it again, before sweeping these deposit addresses again.`,
+      );
+    if (kind === 'replacement-underpriced')
+      return held(
+        `was not taken by the node: another pending transaction of the account has its nonce (${said}), and may go.`,
       );
     if (kind !== 'nonce-too-low')
       return refused('refused', `was refused by the node, which does not have it: it was never sent (${said})`);
@@ -246,15 +278,16 @@ async function handOver(clients: EvmWriteClients, signed: SignedFlush): Promise<
     // The mined count first: once past the nonce, the receipt of a transaction mined with it is there.
     const minedCount = await clients.publicClient.getTransactionCount({ address: from, blockTag: 'latest' });
     if ((await findFlush(clients, signed.transactionHash)) !== null) return { kind: 'had' };
+    const copy = minedCount > nonce ? await repricedCopyMined(clients, signed) : null;
+    if (copy !== null) return { kind: 'repriced', mined: copy };
     if (minedCount > nonce)
       return refused(
         'nonce-used',
         `was refused by the node: its nonce ${nonce} was used by another transaction of ${from}, so it can never be mined (${said})`,
       );
-    return refused(
-      'nonce-held',
+    return held(
       `was not taken by the node, which answered "${said}" yet counts ${minedCount} transaction(s) of ${from} mined, ` +
-        `so nonce ${nonce} is not used as far as it shows (its answers disagree). Look it up by its hash, and send it again, before sweeping these deposit addresses again.`,
+        `so nonce ${nonce} is not used as far as it shows (its answers disagree).`,
     );
   }
 }
@@ -263,6 +296,78 @@ async function nonceAndSenderOf(signed: SignedFlush): Promise<{ nonce: number; f
   const serializedTransaction = signed.serializedTransaction as TransactionSerialized;
   const nonce = parseTransaction(serializedTransaction).nonce ?? 0;
   return { nonce, from: await recoverTransactionAddress({ serializedTransaction }) };
+}
+
+const parseSigned = (signed: SignedFlush) => parseTransaction(signed.serializedTransaction as TransactionSerialized);
+
+/**
+ * Whether `mined` is the signed flush `parsed` repriced: another transaction with its nonce (the
+ * sender is the caller's to check) making the same call (target, value, calldata), as a wallet's
+ * "speed up" sends it. viem's `onReplaced` calls this `repriced`.
+ */
+function isRepricedCopy(parsed: ReturnType<typeof parseSigned>, mined: Transaction): boolean {
+  return (
+    mined.nonce === parsed.nonce &&
+    parsed.to != null &&
+    mined.to !== null &&
+    isAddressEqual(mined.to, parsed.to) &&
+    mined.value === (parsed.value ?? 0n) &&
+    mined.input === (parsed.data ?? '0x')
+  );
+}
+
+/**
+ * The transaction of `from` mined with `nonce`, or null when none is mined, or the node cannot
+ * show the account's past nonce counts (a node that keeps only recent state). The block that mined
+ * it is the first whose count is past `nonce`: found stepping back from the newest block, doubling
+ * the step, then halving the gap, so a nonce used lately costs few reads. Failures of the node to
+ * answer are thrown as viem raises them.
+ */
+async function minedWithNonce(
+  clients: Pick<EvmWriteClients, 'publicClient'>,
+  from: Address,
+  nonce: number,
+): Promise<Transaction | null> {
+  const { publicClient } = clients;
+  const usedAt = async (blockNumber: bigint) =>
+    (await publicClient.getTransactionCount({ address: from, blockNumber })) > nonce;
+  try {
+    let used = await publicClient.getBlockNumber({ cacheTime: 0 });
+    if (!(await usedAt(used))) return null;
+    let unused = used;
+    for (let step = 1n; ; step *= 2n) {
+      if (used === 0n) return null;
+      unused = used > step ? used - step : 0n;
+      if (!(await usedAt(unused))) break;
+      used = unused;
+    }
+    while (used - unused > 1n) {
+      const middle = (used + unused) / 2n;
+      if (await usedAt(middle)) used = middle;
+      else unused = middle;
+    }
+    const block = await publicClient.getBlock({ blockNumber: used, includeTransactions: true });
+    return block.transactions.find((tx) => tx.nonce === nonce && isAddressEqual(tx.from, from)) ?? null;
+  } catch (error) {
+    // The node answered with an error (say, state it no longer keeps): it cannot tell.
+    if (error instanceof BaseError && error.walk((cause) => cause instanceof RpcRequestError)) return null;
+    throw error;
+  }
+}
+
+/**
+ * A repriced copy of the flush `signed` (see {@link isRepricedCopy}) mined with its nonce in its
+ * place, as mined; null when none is (its nonce unused, or used by another transaction).
+ */
+async function repricedCopyMined(
+  clients: Pick<EvmWriteClients, 'publicClient'>,
+  signed: SignedFlush,
+): Promise<MinedFlush | null> {
+  const { nonce, from } = await nonceAndSenderOf(signed);
+  const taker = await minedWithNonce(clients, from, nonce);
+  if (taker === null || taker.hash === signed.transactionHash || !isRepricedCopy(parseSigned(signed), taker))
+    return null;
+  return minedFlushOf(await clients.publicClient.getTransactionReceipt({ hash: taker.hash }));
 }
 
 /** Whether the node knows the transaction `transactionHash`, pending or mined. Node failures are thrown as viem raises them. */
@@ -281,7 +386,8 @@ export async function nodeHasTransaction(
 
 /**
  * Makes sure the node has a flush signed earlier (by {@link flushForwarders}, which handed it to
- * `beforeSend`): 'pending' when the node has it already (pending or mined), 'resent' when it did
+ * `beforeSend`): 'pending' when the node has it already (pending or mined; or a repriced copy of it
+ * mined in its place, which {@link findFlush} finds), 'resent' when it did
  * not and took it now, 'waiting' when it did not take it for now (another pending transaction of
  * the account has its nonce: it may yet be mined), 'refused' when it did not and never will (its
  * nonce used by another transaction, the account unable to pay for it): it is then not sent. The
@@ -299,7 +405,8 @@ export async function sendFlushAgain(
   if (await nodeHasTransaction(clients, signed.transactionHash)) return 'pending';
   const handed = await handOver(clients, signed);
   if (handed.kind === 'refused') return handed.refusal === 'nonce-held' ? 'waiting' : 'refused';
-  return handed.kind === 'had' ? 'pending' : 'resent';
+  // A repriced copy mined in its place: {@link findFlush} given the signed transaction finds it.
+  return handed.kind === 'taken' ? 'resent' : 'pending';
 }
 
 /** A flush transaction as mined: whether it reverted, its gas, and the transfers it made (none when reverted). */
@@ -332,19 +439,21 @@ function minedFlushOf(receipt: TransactionReceipt): MinedFlush {
 
 /**
  * The flush `transactionHash` as mined, or null when it is not mined (not yet, or never: dropped
- * or replaced). For a flush whose receipt {@link flushForwarders} could not get. Node failures are
- * thrown as viem raises them.
+ * or replaced). For a flush whose receipt {@link flushForwarders} could not get. Given the flush
+ * as signed (`signed`), a repriced copy of it mined in its place (the same call sped up in a wallet)
+ * is the flush mined, under the copy's hash. Node failures are thrown as viem raises them.
  */
 export async function findFlush(
   clients: Pick<EvmWriteClients, 'publicClient'>,
   transactionHash: Hash,
+  signed?: SignedFlush,
 ): Promise<MinedFlush | null> {
   try {
     return minedFlushOf(await clients.publicClient.getTransactionReceipt({ hash: transactionHash }));
   } catch (error) {
-    if (error instanceof TransactionReceiptNotFoundError) return null;
-    throw error;
+    if (!(error instanceof TransactionReceiptNotFoundError)) throw error;
   }
+  return signed === undefined ? null : repricedCopyMined(clients, signed);
 }
 
 /** viem's short message, with the decoded custom error (e.g. `NativeTransferFailed(0x…, 1000)`) when there is one. */

@@ -1,8 +1,11 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
+import { eventually } from '../../../../test/support/api-client.ts';
 import { freeLoopbackPort, startAnvilNode } from './anvil-node.ts';
 import { HardhatNodeStartError } from './errors.ts';
 import { createJsonRpc } from './json-rpc.ts';
@@ -37,4 +40,45 @@ test('a taken port: freeLoopbackPort picks another; anvil told to use it fails w
   t.not(await freeLoopbackPort(taken), taken);
   const error = await t.throwsAsync(startAnvilNode({ port: taken }), { instanceOf: HardhatNodeStartError });
   t.true(error?.retryable, error?.message);
+});
+
+test('anvil, in its own process group, is stopped with the process that started it when that one is ended by a signal it does not handle (a test runner timing out)', async (t) => {
+  // A process that starts anvil, says its pid, and waits: as a test file's worker does.
+  const starter = spawn(
+    process.execPath,
+    [
+      '--import=tsx',
+      '--input-type=module',
+      '-e',
+      `const { startAnvilNode } = await import(${JSON.stringify(new URL('./anvil-node.ts', import.meta.url).href)});
+       const anvil = await startAnvilNode();
+       console.log(anvil.pid);
+       setInterval(() => {}, 1_000);`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const anvilPid = Number(
+    await new Promise<string>((resolve, reject) => {
+      starter.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8').trim()));
+      starter.once('exit', (code) => reject(new Error(`the starter exited (${String(code)}) before anvil started`)));
+    }),
+  );
+  const groupAlive = () => {
+    try {
+      process.kill(-anvilPid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  t.teardown(() => {
+    if (groupAlive()) process.kill(-anvilPid, 'SIGKILL');
+  });
+  t.true(groupAlive());
+
+  starter.kill('SIGTERM');
+  const [, signal] = (await once(starter, 'exit')) as [number | null, NodeJS.Signals | null];
+  t.is(signal, 'SIGTERM', 'ended by the signal, as it would have been');
+  await eventually(async () => (groupAlive() ? undefined : true), "anvil's process group gone", 10_000);
+  t.false(groupAlive());
 });

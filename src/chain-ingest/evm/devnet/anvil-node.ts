@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
+import { onProcessExit } from '../../../shared/stoppable-child.ts';
 import { HardhatNodeStartError } from './errors.ts';
 import type { HardhatNode } from './hardhat-node.ts';
 import { createJsonRpc } from './json-rpc.ts';
@@ -181,34 +182,49 @@ async function waitForChainId(
   );
 }
 
-/** stop: SIGTERM (anvil writes its state and exits), SIGKILL after 10 s. If this process exits first, anvil gets SIGTERM too. */
+/**
+ * `signal` to anvil's whole process group (its own, see startAnvilNode): nothing it started is
+ * left behind; to anvil alone where it has no group of its own (Windows).
+ */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (process.platform !== 'win32' && child.pid !== undefined) {
+    try {
+      process.kill(-child.pid, signal);
+      return;
+    } catch {
+      // The group is gone already (or was never made): anvil alone, if it is still there.
+    }
+  }
+  child.kill(signal);
+}
+
+/**
+ * stop: SIGTERM to anvil's process group (anvil writes its state and exits), SIGKILL after 10 s.
+ * If this process exits first, or is ended by a signal it does not handle (a test runner's
+ * timeout), the group gets SIGTERM too: in its own group, nothing else would reach it.
+ */
 function handleFor(child: ChildProcess): Pick<HardhatNode, 'stop' | 'kill'> {
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once('exit', () => resolve());
   });
   child.on('error', () => undefined);
-  const onExit = (): void => {
-    child.kill('SIGTERM');
-  };
-  process.once('exit', onExit);
+  const forget = onProcessExit(() => signalGroup(child, 'SIGTERM'));
   let stopping: Promise<void> | undefined;
   return {
     stop() {
       stopping ??= (async () => {
-        child.kill('SIGTERM');
-        const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        signalGroup(child, 'SIGTERM');
+        const force = setTimeout(() => signalGroup(child, 'SIGKILL'), 10_000);
         await exited;
         clearTimeout(force);
-        process.removeListener('exit', onExit);
+        forget();
       })();
       return stopping;
     },
     kill() {
-      child.kill('SIGKILL');
-      stopping ??= exited.then(() => {
-        process.removeListener('exit', onExit);
-      });
+      signalGroup(child, 'SIGKILL');
+      stopping ??= exited.then(forget);
     },
   };
 }
