@@ -12577,10 +12577,10 @@ export interface webhooks {
                                     asset: components["schemas"]["SessionAsset"] & {
                                         chain: {
                                             /**
-                                             * @description The explorer's name; null when the chain has no explorer (as `blockExplorerTransactionUrl`)
+                                             * @description The explorer's name; `No explorer` for a chain that has none (a local chain, whose `blockExplorerTransactionUrl` is null)
                                              * @example Basescan
                                              */
-                                            blockExplorerName: string | null;
+                                            blockExplorerName: string;
                                             /**
                                              * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
                                              * @example https://basescan.org/tx/{hash}
