@@ -226,6 +226,15 @@ const sendErrorWords: readonly (readonly [Exclude<SendErrorKind, 'other'>, RegEx
   ],
 ];
 
+/** Words of a node that keeps no state for an older block (not an archive node): it cannot tell, then or later. */
+const noHistoryWords =
+  /missing trie node|\bpruned\b|archive (node|state)|world state unavailable|historical state (is )?(not available|unavailable)/i;
+
+/** Whether a node's error answer says it keeps no state for the block asked (see `noHistoryWords`). */
+export function keepsNoHistory(message: string): boolean {
+  return noHistoryWords.test(message);
+}
+
 /** The kind of a node's error message (and data) answering eth_sendRawTransaction. */
 export function sendErrorKindOf(message: string): SendErrorKind {
   return sendErrorWords.find(([, words]) => words.test(message))?.[0] ?? 'other';
@@ -317,13 +326,13 @@ function isRepricedCopy(parsed: ReturnType<typeof parseSigned>, mined: Transacti
 }
 
 /**
- * The transaction of `from` mined with `nonce`, or null when none is mined, or the node cannot
- * show the account's past nonce counts (a node that keeps only recent state). The block that mined
+ * The transaction of `from` mined with `nonce`, or null when none is mined, or the node says it keeps
+ * no state that old (see `keepsNoHistory`): it cannot show the account's past nonce counts. The block that mined
  * it is the first whose count is past `nonce`: found stepping back from the newest block, doubling
  * the step, then halving the gap, so a nonce used lately costs few reads. Failures of the node to
  * answer are thrown as viem raises them.
  */
-async function minedWithNonce(
+export async function minedWithNonce(
   clients: Pick<EvmWriteClients, 'publicClient'>,
   from: Address,
   nonce: number,
@@ -349,8 +358,10 @@ async function minedWithNonce(
     const block = await publicClient.getBlock({ blockNumber: used, includeTransactions: true });
     return block.transactions.find((tx) => tx.nonce === nonce && isAddressEqual(tx.from, from)) ?? null;
   } catch (error) {
-    // The node answered with an error (say, state it no longer keeps): it cannot tell.
-    if (error instanceof BaseError && error.walk((cause) => cause instanceof RpcRequestError)) return null;
+    // A node that keeps no state that old cannot tell; any other error (a rate limit, a backend
+    // lagging behind a balancer) is thrown, so the look-up is tried again rather than the sweep missed.
+    const answered = error instanceof BaseError && error.walk((cause) => cause instanceof RpcRequestError);
+    if (answered instanceof RpcRequestError && keepsNoHistory(answered.details)) return null;
     throw error;
   }
 }
