@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { SQLITE_READ_STORE_FILE } from '../read-store/sqlite-read-store.ts';
-import { openStores } from './start-weir.ts';
+import { silentLogger } from '../shared/logger.ts';
+import { openStores, startWeir } from './start-weir.ts';
 
 test('a read store that cannot open closes the log opened before it: nothing is left open behind the error', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'weir-open-stores-'));
@@ -18,4 +19,27 @@ test('a read store that cannot open closes the log opened before it: nothing is 
   // The log runs in WAL mode: its -wal file is there while a connection is open, removed by the last close.
   t.true(existsSync(join(dataDir, 'events.sqlite3')));
   t.false(existsSync(join(dataDir, 'events.sqlite3-wal')), 'the log was closed');
+});
+
+test('a start that fails after the stores opened closes both: the log and the read models', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-failed-start-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const failing = new Error('the read store wrapper failed');
+  await t.throwsAsync(
+    startWeir(
+      { port: 0, host: '127.0.0.1', dataDir, chainEnv: {}, localChain: false },
+      {
+        logger: silentLogger(),
+        wrapReadStore: () => {
+          throw failing;
+        },
+      },
+    ),
+    { is: failing },
+  );
+  // Both run in WAL mode: a -wal file is there while a connection is open, removed by the last close.
+  for (const file of ['events.sqlite3', SQLITE_READ_STORE_FILE]) {
+    t.true(existsSync(join(dataDir, file)), file);
+    t.false(existsSync(join(dataDir, `${file}-wal`)), `${file} closed`);
+  }
 });

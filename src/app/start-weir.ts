@@ -98,6 +98,10 @@ const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
+/** What a start that may have failed gave: null when it failed (its reason is thrown elsewhere). */
+const startedOf = <T>(settled: PromiseSettledResult<T>): T | null =>
+  settled.status === 'fulfilled' ? settled.value : null;
+
 /** How long `startWeir` waits for each chain follower's starting point before taking requests anyway. */
 const FOLLOWER_READY_TIMEOUT_MS = 15_000;
 
@@ -286,6 +290,8 @@ async function startLocked(
   }
   const stores = await openStores(config, waiting, overrides.sharedReadStore);
   opened.add(() => stores.eventStore.close());
+  // A shared read store is the caller's.
+  if (!overrides.sharedReadStore) opened.add(() => stores.readStore.close());
   // MongoDB is shared by every instance: one of them projects into it (the `projections` work).
   const sharedReadModels = overrides.sharedReadStore !== undefined || !!config.mongoDbUrl;
   // One registry for this Weir, handed to each component that reports figures (GET /metrics).
@@ -306,8 +312,6 @@ async function startLocked(
   await activity.start();
   opened.add(() => activity.stop());
   const readStore = overrides.wrapReadStore ? overrides.wrapReadStore(stores.readStore) : stores.readStore;
-  // A shared read store is the caller's.
-  if (!overrides.sharedReadStore) opened.add(() => readStore.close());
   const bus = await untilReachable('NATS', () => openBus({ natsUrl: config.natsUrl }), {
     retryable: (error) => error instanceof BusConnectionError,
     log: waiting,
@@ -340,7 +344,7 @@ async function startLocked(
   // The local chains (test environment only), started together; a devnet file given by the operator
   // replaces them. The local Solana runs in process, in memory; a test may give its own Solana or Tron.
   const embedded = config.localChain && !config.devnetFile;
-  const [localChain, localSolana, localTron] = await Promise.all([
+  const locals = await Promise.allSettled([
     embedded ? startLocalChainOrWarn({ dataDir: config.dataDir, log }) : null,
     // litesvm loads only for a local Solana to run.
     embedded && !overrides.solanaLocal
@@ -348,7 +352,11 @@ async function startLocked(
       : null,
     embedded && !overrides.tronLocal ? startEmbeddedLocalTronOrWarn({ dataDir: config.dataDir, log }) : null,
   ]);
+  // Those that started are stopped with the rest, also when another of them failed to start.
+  const [localChain, localSolana, localTron] = [startedOf(locals[0]), startedOf(locals[1]), startedOf(locals[2])];
   for (const local of [localChain, localSolana, localTron]) if (local) opened.add(() => local.stop());
+  const failedLocal = locals.find((local) => local.status === 'rejected');
+  if (failedLocal) throw failedLocal.reason;
   const evm = await loadEvmSetup({
     env: config.chainEnv ?? {},
     devnetFile: config.devnetFile,
