@@ -137,6 +137,10 @@ test("The currency forms offer what the merchant's wallets can be paid in: with 
     (await choicesOf(page, 'Default currency')).options.map(([value]) => value),
     ['', 'usdc', 'dai', 'eth'],
   );
+  t.deepEqual((await choicesOf(page, 'Default network')).options, [
+    ['', 'No preference'],
+    ['7357', 'Weir Testnet (chain 7357)'],
+  ]);
   // The invoice's accepted networks: only one a wallet is on; an invoice naming another keeps it, marked.
   const networksOf = async () => (await page.locator('#field-chainId label').allTextContents()).map((l) => l.trim());
   await page.goto(`${dash.url}/dashboard/invoices/new`);
@@ -174,6 +178,10 @@ test("The currency forms offer what the merchant's wallets can be paid in: with 
   t.deepEqual(
     (await choicesOf(page, 'Default currency')).options.map(([value]) => value),
     ['', 'usdc', 'usdt', 'dai', 'eth'],
+  );
+  t.deepEqual(
+    (await choicesOf(page, 'Default network')).options.map(([value]) => value),
+    ['', '7357', '7358'],
   );
 
   // A shop with no wallet yet: nothing to offer, and the field says what to do.

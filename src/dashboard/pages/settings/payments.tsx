@@ -1,3 +1,5 @@
+import { payableNetworks } from '../../../actors/line-items.ts';
+import type { RailNetwork } from '../../../chain-ingest/rail.ts';
 import type { PaymentSettingWithChainsSchema } from '../../../read-api/schema/organization.ts';
 import type { z } from '../../../read-api/schema/fields.ts';
 import { apiFor } from '../../api.ts';
@@ -47,21 +49,33 @@ function PaymentsPage(props: {
   errors: FormErrors;
 }): JSX.Element {
   const { ctx, values: v, errors: e } = props;
-  const networks = props.deps.rail.networks(ctx.state.tenant.environment);
+  const { environment } = ctx.state.tenant;
   const none = { value: '', label: 'No preference' };
-  const chains = networks.map((n) => ({ value: String(n.chainId), label: `${n.name} (chain ${n.chainId})` }));
+  const chainLabel = (n: RailNetwork) => `${n.name} (chain ${n.chainId})`;
+  // Networks a wallet of theirs is on: a session offers no other.
+  const chains = payableNetworks(props.deps.rail, environment, ctx.state.organization?.withdrawalAddresses ?? []).map(
+    (n) => ({ value: String(n.chainId), label: chainLabel(n) }),
+  );
+  const networkNamed = (value: string) => {
+    const network = props.deps.rail.networks(environment).find((n) => String(n.chainId) === value);
+    return network ? `${chainLabel(network)} (no wallet)` : value;
+  };
   // Those the API takes as a preference and a wallet of theirs receives (`weth` is an asset's currency, not a price's).
   const currencies = currenciesOf(ctx, props.deps).map((c) => ({
     value: c,
     label: c.toUpperCase(),
   }));
   // Once chosen, a preference can be changed but not unset (the API keeps one); a value no longer offered stays shown.
-  const withCurrent = (options: { value: string; label: string }[], current: string | undefined) =>
+  const withCurrent = (
+    options: { value: string; label: string }[],
+    current: string | undefined,
+    labelOf = (value: string) => value,
+  ) =>
     !current
       ? [none, ...options]
       : options.some((o) => o.value === current)
         ? options
-        : [...options, { value: current, label: current }];
+        : [...options, { value: current, label: labelOf(current) }];
   return (
     <SettingsLayout ctx={ctx} section="payments">
       <DoneAlert ctx={ctx} messages={{ saved: 'Checkout defaults saved.' }} />
@@ -70,7 +84,7 @@ function PaymentsPage(props: {
           <SelectField
             name="preferredChainId"
             label="Default network"
-            options={withCurrent(chains, v.preferredChainId)}
+            options={withCurrent(chains, v.preferredChainId, networkNamed)}
             value={v.preferredChainId}
             error={e.preferredChainId}
             hint="New checkout sessions take it as their preferred network."
