@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
+import { SETUP_TOKEN_FILE } from '../dashboard/auth/setup-token.ts';
 import { SQLITE_READ_STORE_FILE } from '../read-store/sqlite-read-store.ts';
 import { silentLogger } from '../shared/logger.ts';
 import { openStores, startWeir } from './start-weir.ts';
@@ -42,4 +43,20 @@ test('a start that fails after the stores opened closes both: the log and the re
     t.true(existsSync(join(dataDir, file)), file);
     t.false(existsSync(join(dataDir, `${file}-wal`)), `${file} closed`);
   }
+});
+
+test('with no dashboard user, a start keeps the setup token in its file for the owner alone, and the stop removes it', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-setup-file-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const lines: string[] = [];
+  const weir = await startWeir(
+    { port: 0, host: '127.0.0.1', dataDir, chainEnv: {}, localChain: false },
+    { log: (line) => lines.push(line) },
+  );
+  const file = join(dataDir, SETUP_TOKEN_FILE);
+  t.is((await readFile(file, 'utf8')).trim(), weir.dashboardSetupToken ?? 'no token');
+  t.is((await stat(file)).mode & 0o777, 0o600);
+  t.false(lines.join('\n').includes(String(weir.dashboardSetupToken)), 'never in a log line');
+  await weir.stop();
+  t.false(existsSync(file));
 });

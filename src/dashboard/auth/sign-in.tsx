@@ -229,8 +229,12 @@ export function signInRoutes(deps: DashboardDeps): Router<DashboardState> {
   const setupOpen = async (): Promise<string | null> => {
     const head = await deps.eventStore.headPosition();
     if (head !== null) await deps.projections.waitFor(head, 2_000).catch(() => {});
-    if ((await users.count({})) > 0) return 'Weir is set up: its dashboard has users. Sign in instead.';
-    if (!deps.setup.active()) return 'There is no setup link now. Restart Weir to print a new one.';
+    if ((await users.count({})) > 0) {
+      // Users made meanwhile (weir user create): the token is of no more use, nor its file.
+      deps.setup.spend();
+      return 'Weir is set up: its dashboard has users. Sign in instead.';
+    }
+    if (!deps.setup.active()) return 'There is no setup token now. Restart Weir to issue a new one.';
     return null;
   };
 
