@@ -175,3 +175,20 @@ test('a node that fails while preparing is a node failure, before anything is si
   });
   t.is(flushed.length, 0);
 });
+
+test('a flush mined as a sped-up copy (another hash) lets go of what it kept under the hash it signed', async (t) => {
+  const { node } = fakeNode([free(100_000n)], 120_000n);
+  const executor: SweepExecutor = {
+    ...fakeExecutor(40_000n).executor,
+    async flush(_requests, beforeSend) {
+      await beforeSend({ transactionHash: '0xsigned', signedTransaction: '0xdef' });
+      return { transactionHash: '0xcopy', gasUsed: 40_000n, gasCost: 1n };
+    },
+  };
+  const { wrapped } = wrap(executor, node, { source: 'staked', whenShort: 'burn' });
+  const swept = await wrapped.flush([request], noHook);
+  t.is(swept.tron?.trxBurnt, 0n, 'priced with what the flush prepared: 40k of the 100k staked');
+  // Looked up later by the signed hash, nothing kept from the flush is left: priced from the node, all burnt.
+  const later = await wrapped.minedSweep('0xsigned', null);
+  t.is(later?.transaction.tron?.trxBurnt, 40_000n * 210n + 540n * 1000n);
+});

@@ -163,17 +163,20 @@ export function withTronResources(
     funded: (requests) => executor.funded(requests),
     async flush(requests, beforeSend) {
       const context = await prepare(requests);
+      // Kept under the hash signed, which a copy mined in its place (sped up) does not carry.
+      let signedHash: string | null = null;
       try {
         const result = await executor.flush(requests, async (signed) => {
+          signedHash = signed.transactionHash;
           contexts.set(signed.transactionHash, context);
           await beforeSend(signed);
         });
-        contexts.delete(result.transactionHash);
+        if (signedHash !== null) contexts.delete(signedHash);
         return priced(result, context);
       } catch (error) {
         // A revert burns energy too.
         if (error instanceof SweepRevertedError) {
-          contexts.delete(error.transaction.transactionHash);
+          if (signedHash !== null) contexts.delete(signedHash);
           throw new SweepRevertedError(error.message, priced(error.transaction, context));
         }
         throw error;
