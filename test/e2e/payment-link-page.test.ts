@@ -2,18 +2,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { launchChromium } from '../support/chromium.ts';
+import { SUPPORT_LINK } from '../support/hosted-pages.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 
 test("a payer fills a payment link's form in a browser, is told what is wrong, corrects it and lands on the checkout page", async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url, 'Corner Coffee');
   const created = await api.post<{ id: string; url: string }>('/api/v1/payment-links', {
-    title: 'Support the roastery',
-    currency: 'usdc',
-    suggestedAmounts: ['500000000', '1500000000'],
-    minimumAmount: '100000000',
-    maximumAmount: '10000000000',
-    nameCollection: true,
+    ...SUPPORT_LINK,
     emailCollection: true,
     customFields: {
       fields: [

@@ -9,6 +9,7 @@ import { DEFAULT_SESSION_LIFETIME_MS } from '../../src/actors/create-checkout-se
 import { createManualClock } from '../../src/shared/clock.ts';
 import { chainPublisher, randomHash } from './chain-publisher.ts';
 import { axeOf, launchChromium } from './chromium.ts';
+import { SUPPORT_LINK } from './hosted-pages.ts';
 import { createMerchant, startTestWeir } from './weir-harness.ts';
 
 /** The shop the payer comes from and returns to, and where its product image lives, on loopback. */
@@ -106,17 +107,7 @@ export async function checkoutInEveryState(t: ExecutionContext, width: number): 
     );
 
   // The other hosted pages: a payment link (and one deactivated), an invoice's page once paid.
-  const link = await ok(
-    api.post<{ url: string }>('/api/v1/payment-links', {
-      title: 'Support the roastery',
-      currency: 'usdc',
-      suggestedAmounts: ['500000000', '1500000000'],
-      minimumAmount: '100000000',
-      maximumAmount: '10000000000',
-      nameCollection: true,
-    }),
-    'payment link',
-  );
+  const link = await ok(api.post<{ url: string }>('/api/v1/payment-links', SUPPORT_LINK), 'payment link');
   const inactive = await ok(
     api.post<{ id: string; url: string }>('/api/v1/payment-links', {
       title: 'Sold out',

@@ -2,6 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { createMerchant, sessionRequest } from './weir-harness.ts';
 
 /** One hosted answer: where, and what it should answer (`form`: a POST of that form, as a browser sends it). */
+/** A pay-what-you-want payment link with suggested amounts and bounds, as the hosted-page tests make it. */
+export const SUPPORT_LINK = {
+  title: 'Support the roastery',
+  currency: 'usdc',
+  suggestedAmounts: ['500000000', '1500000000'],
+  minimumAmount: '100000000',
+  maximumAmount: '10000000000',
+  nameCollection: true,
+};
+
 export type HostedPage = {
   name: string;
   url: string;
@@ -32,17 +42,7 @@ export async function everyHostedPage(baseUrl: string, logoUrl: string) {
     }),
     'session',
   );
-  const link = ok(
-    await api.post<{ id: string; url: string }>('/api/v1/payment-links', {
-      title: 'Support the roastery',
-      currency: 'usdc',
-      suggestedAmounts: ['500000000', '1500000000'],
-      minimumAmount: '100000000',
-      maximumAmount: '10000000000',
-      nameCollection: true,
-    }),
-    'payment link',
-  );
+  const link = ok(await api.post<{ id: string; url: string }>('/api/v1/payment-links', SUPPORT_LINK), 'payment link');
   const inactive = ok(
     await api.post<{ id: string; url: string }>('/api/v1/payment-links', {
       title: 'Sold out',
