@@ -13,6 +13,7 @@ import { CUSTOMERS, type CustomerDoc } from './customers.projection.ts';
 import { INVOICES, type InvoiceDoc } from './invoices.projection.ts';
 import type { Projection } from './projection.ts';
 import { recordOf } from './record-document.ts';
+import { isTenants } from '../tenancy/same-tenant.ts';
 
 export const PENDING_MAILS = 'pending_mails';
 export const MAIL_RETRY_TIMER = 'mail.retry';
@@ -93,9 +94,7 @@ async function tenantCustomer(
   record: { customerId: string | null; organizationId: string; environment: string },
 ): Promise<CustomerDoc | null> {
   const customer = record.customerId ? await store.collection<CustomerDoc>(CUSTOMERS).get(record.customerId) : null;
-  return customer?.organizationId === record.organizationId && customer.environment === record.environment
-    ? customer
-    : null;
+  return isTenants(customer, record) ? customer : null;
 }
 
 /** The customer's address, when not deleted and it has one. */

@@ -1,6 +1,7 @@
 import type { Aggregate, DomainEvent } from '../actors/aggregate.ts';
 import type { CommandResult } from '../actors/command-handler.ts';
 import type { ApiContext, ApiDeps } from './api-context.ts';
+import { isTenants } from '../tenancy/same-tenant.ts';
 
 /**
  * Run a command for the request's tenant and wait until the read models include its events, so
@@ -30,6 +31,5 @@ export function ownedBy<T extends { organizationId: string; environment: string 
   ctx: ApiContext,
   doc: T | null,
 ): doc is T {
-  const { tenant } = ctx.state;
-  return doc !== null && doc.organizationId === tenant.organizationId && doc.environment === tenant.environment;
+  return isTenants(doc, ctx.state.tenant);
 }

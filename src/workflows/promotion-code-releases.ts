@@ -1,4 +1,5 @@
 import { evolveCheckoutSession } from '../../machines/checkout-session.evolve.ts';
+import { isTenants } from '../tenancy/same-tenant.ts';
 import type { CheckoutSession, CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import { couponAggregate } from '../../machines/coupon.aggregate.ts';
 import type { CouponEvent } from '../../machines/coupon.types.ts';
@@ -34,9 +35,7 @@ function evolveCoupon(state: PromotionCodeReleasesState, event: RecordedEvent): 
   const session = state.session;
   if (typed.type === 'PromotionCodeRedeemed') {
     // Only a session of the coupon's own tenant redeems it.
-    const ownTenant =
-      session?.organizationId === event.metadata.organizationId && session.environment === event.metadata.environment;
-    if (!ownTenant || state.redemptions[couponId]) return state;
+    if (!isTenants(session, event.metadata) || state.redemptions[couponId]) return state;
     const redemption = { promotionCodeId: typed.data.promotionCodeId, released: false };
     return { ...state, redemptions: { ...state.redemptions, [couponId]: redemption } };
   }

@@ -22,6 +22,7 @@ import { recordOf } from '../../projections/record-document.ts';
 import { idParams } from '../schema/fields.ts';
 import { hostedNotFound } from '../schema/hosted.ts';
 import { type PageAnswer, schemaRoutes } from '../schema/route.ts';
+import { isTenants, type TenantOf } from '../../tenancy/same-tenant.ts';
 
 /** Session refusals that come from the merchant's setup (no payment method for the currency), not the payer. */
 const MERCHANT_SETUP_CODES: ReadonlySet<string> = new Set(['payment_method_not_available', 'payment_method_invalid']);
@@ -90,8 +91,7 @@ export function hostedInvoiceRoutes(
 
   /** Everything the document shows beyond the invoice: its organization, customer and products, of its own tenant only. */
   async function documentOf(invoice: Invoice) {
-    const ownsIt = <T extends { organizationId: string; environment: string }>(record: T | null): record is T =>
-      record !== null && record.organizationId === invoice.organizationId && record.environment === invoice.environment;
+    const ownsIt = <T extends TenantOf>(record: T | null): record is T => isTenants(record, invoice);
     const org = await orgs.get(organizationRecordId(invoice.organizationId, invoice.environment));
     const customer = await customers.get(invoice.customerId);
     const productDetails = new Map<string, string>();
