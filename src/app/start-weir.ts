@@ -811,7 +811,7 @@ async function startLocked(
             `signed checkpoint of the log at position ${checkpoint.position}`,
           ),
       });
-      return { stop: async () => stop() };
+      return { stop };
     });
   }
   // After the server listens: effects link to hosted pages at the public address.

@@ -1,7 +1,7 @@
 import { GENESIS_HASH, chainHash, linkHash } from '../event-store/event-chain.ts';
 import type { ChainLink } from '../event-store/event-chain.ts';
 import type { ChainStart, ChainedEvent, EventStore } from '../event-store/event-store.ts';
-import { checkpointMessage, readCheckpoints, type LoggedCheckpoint } from './checkpoints.ts';
+import { CHECKPOINT_STREAM, checkpointMessage, readCheckpoints, type LoggedCheckpoint } from './checkpoints.ts';
 import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
 import { signatureHolds } from './operator-key.ts';
 
@@ -39,6 +39,11 @@ export type ChainReport = {
   /** The log's last position and the chain hash there, as recomputed. */
   head: { position: string; hash: string } | null;
   checkpoints: { checked: number; latest: LoggedCheckpoint | null };
+  /**
+   * Events after the highest position a checkpoint signed (all of them when none did), checkpoints'
+   * own events aside: the chain alone cannot tell whether events were cut from the log's end there.
+   */
+  unsigned: number;
   /** The earliest problem in log order: the first broken link. */
   firstProblem: ChainProblem | null;
   /** The first `MAX_LISTED` problems in log order; `problemCount` counts them all. */
@@ -137,6 +142,7 @@ export async function verifyChain(
   const checkpointsAt = new Map<string, LoggedCheckpoint[]>();
   let latest: LoggedCheckpoint | null = null;
   let checked = 0;
+  let signedThrough: bigint | null = null;
   const logged = (await source.checkpoints()).flatMap(({ position, checkpoint }) => {
     if (checkpoint === null)
       problem('checkpoint_malformed', position, `the checkpoint event at ${position} holds no checkpoint`);
@@ -154,12 +160,15 @@ export async function verifyChain(
         where,
         `${describe(checkpoint)} is signed by ${checkpoint.publicKey}, not the operator's key`,
       );
+    if (signedThrough === null || BigInt(checkpoint.position) > signedThrough)
+      signedThrough = BigInt(checkpoint.position);
     const atPosition = checkpointsAt.get(checkpoint.position) ?? [];
     atPosition.push(checkpoint);
     checkpointsAt.set(checkpoint.position, atPosition);
   }
 
   let events = 0;
+  let unsigned = 0;
   let unchainedEvents = 0;
   /** Whether an event before the chain was withheld: then the seal cannot be recomputed (nor denied). */
   let sealUnknown = false;
@@ -183,6 +192,9 @@ export async function verifyChain(
     for (const event of page) {
       events += 1;
       const { position, link } = event;
+      // A checkpoint's own event comes after the position it signs: it is no gap in the signatures.
+      if ((signedThrough === null || position > signedThrough) && event.content?.streamId !== CHECKPOINT_STREAM)
+        unsigned += 1;
       let hashHere: string;
       const beforeChain =
         start !== null ? unchainedThrough !== null && position <= unchainedThrough : expected === null && link === null;
@@ -270,6 +282,7 @@ export async function verifyChain(
     unchainedThrough: unchainedThrough === null ? null : String(unchainedThrough),
     head,
     checkpoints: { checked, latest },
+    unsigned,
     firstProblem: problems[0] ?? null,
     problems: problems.slice(0, MAX_LISTED),
     problemCount: problems.length,

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import test from 'ava';
-import type { AuditProgress } from '../audit/audit-verify.ts';
-import { progressStyle, verifyProgress } from './audit.ts';
+import type { AuditProgress, AuditReport } from '../audit/audit-verify.ts';
+import { progressStyle, summaryOf, verifyProgress } from './audit.ts';
 
 /** A stream that keeps what is written to it, a terminal or not. */
 function capture(isTTY: boolean) {
@@ -47,4 +47,42 @@ test('on a terminal the verification draws its bars', (t) => {
   progress.stop();
   t.regex(text(), /audit verify: hash chain \[=+\] 100%/);
   t.regex(text(), /comparing read models \[=+\] 100% \| 27 of 27 collections/);
+});
+
+const holding = (unsigned: number, checked: number): AuditReport => ({
+  holds: true,
+  startedAt: '2026-03-02T00:00:00.000Z',
+  ms: 1200,
+  chain: {
+    holds: true,
+    events: 293,
+    unchainedEvents: 0,
+    unchainedThrough: null,
+    head: { position: '293', hash: 'h' },
+    checkpoints: { checked, latest: null },
+    unsigned,
+    firstProblem: null,
+    problems: [],
+    problemCount: 0,
+  },
+  readModels: {
+    compared: true,
+    reason: null,
+    holds: true,
+    position: '293',
+    collections: 27,
+    documents: 120,
+    differences: [],
+    differenceCount: 0,
+  },
+});
+
+test('the summary says how many events no signature covers, where a cut from the end would go unseen, and its OK says so', (t) => {
+  const summary = summaryOf(holding(141, 0));
+  t.regex(summary, /141 events come after the last checkpoint: no signature covers them/);
+  t.regex(summary, /weir audit checkpoint --write/);
+  t.regex(summary, /^OK: everything checked holds \(no signature covers the last 141 events yet\)/m);
+  const signed = summaryOf(holding(0, 2));
+  t.notRegex(signed, /no signature covers/);
+  t.regex(signed, /^OK: everything checked holds \(1\.2 s\)$/m);
 });

@@ -117,6 +117,9 @@ export function summaryOf(report: AuditReport): string {
       : null,
     `hash chain: ${chain.problemCount === 0 ? 'holds' : `${chain.problemCount} problem(s)`}`,
     `checkpoints: ${chain.checkpoints.checked} checked${chain.checkpoints.latest ? `, latest for position ${chain.checkpoints.latest.position}` : ''}`,
+    chain.unsigned > 0
+      ? `  ${chain.unsigned.toLocaleString('en-US')} events come after the last checkpoint: no signature covers them, so events cut from the log's end there would go unseen (sign the head: weir audit checkpoint --write)`
+      : null,
     ...chain.problems
       .slice(0, 10)
       .map((problem) => `  ${problem.kind} at ${problem.position ?? '-'}: ${problem.message}`),
@@ -131,7 +134,7 @@ export function summaryOf(report: AuditReport): string {
           `  ${difference.collection}/${difference.id}: ${difference.kind}${difference.fields.length > 0 ? ` (${difference.fields.join(', ')})` : ''}`,
       ),
     readModels.differenceCount > 10 ? `  … and ${readModels.differenceCount - 10} more (see the JSON report)` : null,
-    `${report.holds ? 'OK: everything checked holds' : 'FAILED'} (${(report.ms / 1000).toFixed(1)} s)`,
+    `${report.holds ? `OK: everything checked holds${chain.unsigned > 0 ? ` (no signature covers the last ${chain.unsigned.toLocaleString('en-US')} events yet)` : ''}` : 'FAILED'} (${(report.ms / 1000).toFixed(1)} s)`,
   ];
   return lines.filter((line) => line !== null).join('\n');
 }

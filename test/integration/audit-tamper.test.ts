@@ -118,6 +118,7 @@ test('the untouched log holds: every link, both checkpoints', async (t) => {
   t.is(report.events, Number(head));
   t.is(report.unchainedEvents, 0);
   t.is(report.checkpoints.checked, 2);
+  t.is(report.unsigned, 0, 'the second checkpoint signs every event but its own');
   t.is(report.head?.position, String(head));
   t.is(report.firstProblem, null);
 });
@@ -290,6 +291,18 @@ test('events cut from the end are found by a published checkpoint past the new e
   );
   t.deepEqual(kindsAndPositions(report), [`checkpoint_position_missing@${second.position}`]);
   t.regex(report.firstProblem!.message, new RegExp(`the log ends at ${cutAfter}`));
+});
+
+test('events cut from the end with no checkpoint past the new end: the chain holds, and the events no signature covers are counted', async (t) => {
+  const { first } = await built;
+  const cutAfter = BigInt(first.position) + 6n;
+  const report = await verifyTampered((db) => {
+    db.prepare('DELETE FROM events WHERE position > ?').run(cutAfter);
+  });
+  t.true(report.holds, 'a cut tail breaks no link: only a signature past it would tell');
+  t.is(report.checkpoints.checked, 1);
+  // Six events after the first checkpoint's position, one of them that checkpoint's own.
+  t.is(report.unsigned, 5);
 });
 
 test('a log sealed when the chain started: an edit before the seal is found, located at the seal', async (t) => {

@@ -13839,6 +13839,8 @@ export interface components {
                  * @example 1042
                  */
                 unchainedThrough: string | null;
+                /** @description Events after the highest position a checkpoint signed (all when none did): a cut from the end there goes unseen */
+                unsigned: number;
             };
             /** @description The chain, every checkpoint and the compared read models hold */
             holds: boolean;

@@ -57,6 +57,10 @@ export const AuditVerificationSchema = z
       head: z.object({ position: PositionText, hash: z.string() }).nullable(),
       // Inline: a nullable reference to a component is generated as allOf, which refuses null.
       checkpoints: z.object({ checked: z.number().int(), latest: z.object(checkpointFields).nullable() }),
+      unsigned: z.number().int().openapi({
+        description:
+          'Events after the highest position a checkpoint signed (all when none did): a cut from the end there goes unseen',
+      }),
       firstProblem: ChainProblemSchema.nullable().openapi({ description: 'The first broken link, in log order' }),
       problems: z.array(ChainProblemSchema),
       problemCount: z.number().int(),
