@@ -91,7 +91,7 @@ export interface paths {
         put?: never;
         /**
          * Run an aggregation pipeline
-         * @description Read only: the tenant's `$match` runs first, only reading stages and operators are taken (no `$out`, `$merge`, `$lookup`, `$unionWith`, `$where`, `$function`), and at most 1000 documents are answered; MongoDB stops it after 5 s.
+         * @description Read only: the tenant's `$match` runs first, only reading stages and operators are taken (no `$out`, `$merge`, `$lookup`, `$unionWith`, `$where`, `$function`), and at most 1000 documents are answered; MongoDB stops it after 5 s. `$median` and `$percentile` are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; `GET /reports/time-to-pay` gives exact medians and p95 of time to pay, and a `$push` of the values lets you take any other median exactly.
          */
         post: {
             parameters: {
