@@ -1,6 +1,4 @@
 import type { ApiAnswer } from '../../read-api/api-bridge.ts';
-import { parseDecimalAmount } from '../../shared/decimal.ts';
-import { AmountError } from '../../shared/money.ts';
 import { describedBy, FieldFrame, FieldNotes } from './components.tsx';
 
 /**
@@ -189,24 +187,8 @@ export function formErrorsOf(answer: ApiAnswer, inputOf: (field: string) => stri
   return { form: typeof message === 'string' ? message : refusalMessage(answer) };
 }
 
-/**
- * A comma, apostrophe, underscore or space between digits: `1,500` is 1500 to some merchants and
- * 1.5 to others, and a money gateway guesses neither.
- */
-const SEPARATOR = /[,'’_\s]/;
-
-/** An amount as a merchant types it (`25`, `12.50`) in the API's 10^8 scale, or the reason it is not one. */
-export function decimalAmount(text: string): { amount: string } | { error: string } {
-  const plain = text.trim();
-  if (SEPARATOR.test(plain))
-    return { error: 'must be written with a dot for decimals and no separators, such as 1500 or 1.5' };
-  try {
-    return { amount: parseDecimalAmount(plain).toString() };
-  } catch (error) {
-    if (error instanceof AmountError) return { error: error.message };
-    throw error;
-  }
-}
+// The amount parser is shared with the hosted payment-link page, so both name a problem alike.
+export { decimalAmount } from '../../shared/decimal.ts';
 
 /** A form's text value, trimmed; null when empty (left out of the API body). */
 export const textOf = (form: URLSearchParams, name: string): string | null => {
