@@ -1,5 +1,5 @@
 import type { ApiAnswer } from '../../read-api/api-bridge.ts';
-import { describedBy, FieldFrame, FieldNotes } from './components.tsx';
+import { describedBy, Field, FieldFrame, FieldNotes } from './components.tsx';
 
 /**
  * Form controls beside components.tsx's `Field` (a select, a text area, a checkbox, checkboxes and
@@ -189,6 +189,32 @@ export function formErrorsOf(answer: ApiAnswer, inputOf: (field: string) => stri
 
 // The amount parser is shared with the hosted payment-link page, so both name a problem alike.
 export { decimalAmount } from '../../shared/decimal.ts';
+
+/**
+ * Said beside every amount field: `1.500` meant as fifteen hundred is read as 1.5, and no form can
+ * tell which was meant, so the merchant is told the one way amounts are written.
+ */
+export const AMOUNT_HINT = 'Use a dot for decimals and no thousands separators: 1500 or 12.50, not 1,500 or 1.500.';
+
+/** An amount in currency units, read by `decimalAmount`: a `Field` with AMOUNT_HINT after its own hint. */
+export function AmountField(props: {
+  name: string;
+  label: string;
+  value?: string | null;
+  error?: string | null;
+  hint?: string;
+}): JSX.Element {
+  return (
+    <Field
+      name={props.name}
+      label={props.label}
+      value={props.value}
+      error={props.error}
+      inputmode="decimal"
+      hint={props.hint ? `${props.hint} ${AMOUNT_HINT}` : AMOUNT_HINT}
+    />
+  );
+}
 
 /** A form's text value, trimmed; null when empty (left out of the API body). */
 export const textOf = (form: URLSearchParams, name: string): string | null => {

@@ -4,6 +4,7 @@ import { Alert, CsrfField, Field } from '../../ui/components.tsx';
 import { CurrencyField } from '../../ui/currency-field.tsx';
 import { priceLabel } from '../../ui/price-label.ts';
 import {
+  AmountField,
   CheckboxField,
   decimalAmount,
   type FormErrors,
@@ -199,11 +200,11 @@ export function LinkForm(props: {
             error={e.currency}
             hint="Fixed and customer-chosen prices."
           />
-          <Field name="amount" label="Amount" value={v.amount} error={e.amount} hint="Fixed price, e.g. 25 or 12.50." />
+          <AmountField name="amount" label="Amount" value={v.amount} error={e.amount} hint="Fixed price." />
         </div>
         <div class="form-row">
-          <Field name="minimumAmount" label="Minimum amount" value={v.minimumAmount} error={e.minimumAmount} />
-          <Field name="maximumAmount" label="Maximum amount" value={v.maximumAmount} error={e.maximumAmount} />
+          <AmountField name="minimumAmount" label="Minimum amount" value={v.minimumAmount} error={e.minimumAmount} />
+          <AmountField name="maximumAmount" label="Maximum amount" value={v.maximumAmount} error={e.maximumAmount} />
         </div>
         <Field
           name="suggestedAmounts"
