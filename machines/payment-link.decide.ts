@@ -90,9 +90,9 @@ function validatePricing(link: NewPaymentLink): void {
     if (link.suggestedAmounts.indexOf(amount) !== i)
       throw new ValidationError(field, `repeats ${money(amount, currency)}`);
     if (min !== null && BigInt(amount) < BigInt(min))
-      throw new ValidationError(field, `must be at least minimumAmount (${money(min, currency)})`);
+      throw new ValidationError(field, `${money(amount, currency)} is below minimumAmount (${money(min, currency)})`);
     if (max !== null && BigInt(amount) > BigInt(max))
-      throw new ValidationError(field, `must be at most maximumAmount (${money(max, currency)})`);
+      throw new ValidationError(field, `${money(amount, currency)} is above maximumAmount (${money(max, currency)})`);
   });
 }
 

@@ -205,7 +205,7 @@ test('an update is checked against the whole link it makes', (t) => {
     () => given(variable).when({ type: 'UpdatePaymentLink', changes: { maximumAmount: '700000000' } }, LATER),
     { instanceOf: ValidationError },
   );
-  t.regex(outOfBounds.message, /^suggestedAmounts\[1\]: must be at most maximumAmount \(7 USDC\)/);
+  t.regex(outOfBounds.message, /^suggestedAmounts\[1\]: 10 USDC is above maximumAmount \(7 USDC\)/);
 });
 
 // --- the three kinds --------------------------------------------------------------------------
@@ -273,7 +273,11 @@ test('when created with rules it breaks, then a validation error naming the fiel
     [variableLink({ suggestedAmounts: ['500000000', '500000000'] }), /^suggestedAmounts\[1\]: repeats 5 USDC/],
     [
       variableLink({ suggestedAmounts: ['50000000'] }),
-      /^suggestedAmounts\[0\]: must be at least minimumAmount \(1 USDC\)/,
+      /^suggestedAmounts\[0\]: 0\.5 USDC is below minimumAmount \(1 USDC\)/,
+    ],
+    [
+      variableLink({ suggestedAmounts: ['500000000', '90000000000'], maximumAmount: '50000000000' }),
+      /^suggestedAmounts\[1\]: 900 USDC is above maximumAmount \(500 USDC\)/,
     ],
     [
       variableLink({ suggestedAmounts: ['1', '2', '3', '4', '5', '6'], minimumAmount: null }),

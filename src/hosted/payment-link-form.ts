@@ -7,8 +7,8 @@ import type {
 import { MAX_ANSWER_LENGTH } from '../../machines/payment-link.decide.ts';
 import type { PaymentLink } from '../../machines/payment-link.types.ts';
 import { isEmail, isPhone, PHONE_HINT, type CustomerAddress } from '../actors/customer.ts';
-import { compareDecimals, DECIMAL, digitCount, parseDecimalAmount } from '../shared/decimal.ts';
-import { AmountError, documentAmount } from '../shared/money.ts';
+import { compareDecimals, DECIMAL, decimalAmount, digitCount } from '../shared/decimal.ts';
+import { documentAmount, isExactInDecimals } from '../shared/money.ts';
 
 /** The page's form as posted: input name → value. */
 export type PayerForm = Record<string, string>;
@@ -90,11 +90,27 @@ function answered(field: CustomField, value: string | null): AnsweredCustomField
 }
 
 /**
- * Check what a payer posted on a link's page against what the link asks for: the amount of a
- * variable-price link (positive, within its bounds), name, email, phone, the required parts of
- * each address, and every custom field's rules. Every problem is reported, each naming its input.
+ * The problem with an amount the payer entered, parsed: none (null), 0, finer than the currency's
+ * `decimals` (the finest of its assets the link may be paid in; null when none is offered, which
+ * the session then refuses), or outside the link's bounds.
  */
-export function readPayerForm(link: PaymentLink, form: PayerForm): ReadPayerForm {
+function amountProblem(link: PaymentLink, amount: bigint, decimals: number | null): string | null {
+  const { currency, minimumAmount: min, maximumAmount: max } = link;
+  if (amount === 0n) return 'must be more than 0';
+  if (decimals !== null && !isExactInDecimals(amount, decimals))
+    return `must have at most ${plural(decimals, 'decimal')} for ${currency.toUpperCase()}`;
+  if (min !== null && amount < BigInt(min)) return `must be at least ${money(min, currency)}`;
+  if (max !== null && amount > BigInt(max)) return `must be at most ${money(max, currency)}`;
+  return null;
+}
+
+/**
+ * Check what a payer posted on a link's page against what the link asks for: the amount of a
+ * variable-price link (a number as the dashboard's amount fields take it, payable in the currency's
+ * `decimals`, within its bounds), name, email, phone, the required parts of each address, and every
+ * custom field's rules. Every problem is reported, each naming its input.
+ */
+export function readPayerForm(link: PaymentLink, form: PayerForm, decimals: number | null = null): ReadPayerForm {
   const problems: FormProblem[] = [];
   const problem = (input: string, label: string, message: string) =>
     problems.push({ input, message: `${label}: ${message}` });
@@ -111,17 +127,10 @@ export function readPayerForm(link: PaymentLink, form: PayerForm): ReadPayerForm
   let amount: bigint | null = null;
   if (link.pricing === 'variable') {
     const raw = text(INPUT.amount);
-    const { currency, minimumAmount: min, maximumAmount: max } = link;
-    try {
-      if (raw === '') throw new AmountError('is required');
-      amount = parseDecimalAmount(raw);
-      if (amount === 0n) throw new AmountError('must be more than 0');
-      if (min !== null && amount < BigInt(min)) throw new AmountError(`must be at least ${money(min, currency)}`);
-      if (max !== null && amount > BigInt(max)) throw new AmountError(`must be at most ${money(max, currency)}`);
-    } catch (error) {
-      if (!(error instanceof AmountError)) throw error;
-      problem(INPUT.amount, 'Amount', error.message);
-    }
+    const parsed = raw === '' ? { error: 'is required' } : decimalAmount(raw);
+    const wrong = 'error' in parsed ? parsed.error : amountProblem(link, BigInt(parsed.amount), decimals);
+    if (wrong !== null) problem(INPUT.amount, 'Amount', wrong);
+    else if ('amount' in parsed) amount = BigInt(parsed.amount);
   }
 
   const name = link.nameCollection ? required(INPUT.name, 'Name', 250) : '';

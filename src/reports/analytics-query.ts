@@ -38,17 +38,25 @@ const STAGES = new Set([
 const OPERATORS = new Set(
   (
     '$eq $ne $gt $gte $lt $lte $in $nin $and $or $not $nor $exists $type $regex $options $elemMatch $size $all ' +
-    '$sum $avg $min $max $first $last $push $addToSet $count $median $percentile $stdDevPop $stdDevSamp ' +
+    '$sum $avg $min $max $first $last $push $addToSet $count $stdDevPop $stdDevSamp ' +
     '$add $subtract $multiply $divide $mod $abs $ceil $floor $round $trunc $sqrt $pow $exp $ln $log10 ' +
     '$concat $substrCP $strLenCP $toLower $toUpper $trim $split $indexOfCP $toString $toInt $toLong $toDouble ' +
     '$toDecimal $toDate $toBool $convert $ifNull $cond $switch $literal $dateTrunc $dateToString $dateFromString ' +
     '$year $month $dayOfMonth $dayOfWeek $week $hour $arrayElemAt $filter $map $reduce $slice $concatArrays ' +
     '$isArray $objectToArray $arrayToObject $mergeObjects $getField $setUnion $anyElementTrue $allElementsTrue ' +
-    '$expr $input $as $cond $in $initialValue $date $unit $timezone $startOfWeek $format $p $method $onNull ' +
+    '$expr $input $as $cond $in $initialValue $date $unit $timezone $startOfWeek $format $onNull ' +
     '$onError $to $branches $case $then $default $path $preserveNullAndEmptyArrays $includeArrayIndex ' +
     '$groupBy $boundaries $output $newRoot $field $binSize'
   ).split(' '),
 );
+
+/**
+ * Refused with their reason: MongoDB's `$median` and `$percentile` are approximate by definition
+ * (`method: 'approximate'` is the only one), and the embedded store answers them differently.
+ */
+export const APPROXIMATE_OPERATORS = ['$median', '$percentile'] as const;
+const approximate = (operator: string) =>
+  `${operator} is approximate (MongoDB knows only method 'approximate') and answers differently on the embedded read store, so it is refused: for exact times to pay (the median, and p95 by nearest rank) use GET /api/v1/reports/time-to-pay (interval=all for one row over the range); for other figures $push the values in a $group and take the median of the answer`;
 
 export class AnalyticsQueryError extends Error {
   override readonly name = 'AnalyticsQueryError';
@@ -94,7 +102,9 @@ export function safePipeline(
         `is not a stage an analytics query may use (allowed: ${[...STAGES].join(', ')})`,
       );
     for (const [operator, where] of operatorsIn(stage[name], `pipeline[${i}].${name}`))
-      if (!OPERATORS.has(operator))
+      if ((APPROXIMATE_OPERATORS as readonly string[]).includes(operator))
+        throw new AnalyticsQueryError(where, approximate(operator));
+      else if (!OPERATORS.has(operator))
         throw new AnalyticsQueryError(where, `${operator} is not an operator an analytics query may use`);
   }
   return [

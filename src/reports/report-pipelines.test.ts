@@ -1,4 +1,8 @@
 import test from 'ava';
+import { created, detected, paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import type { CheckoutSessionEvent, SessionSweep } from '../../machines/checkout-session.types.ts';
+import { checkoutSessionsProjection } from '../projections/checkout-sessions.projection.ts';
+import { createTestLog } from '../projections/test-log.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { REPORTS, runReport, type ReportParams } from './report-pipelines.ts';
 
@@ -159,6 +163,91 @@ test('volume: gasFees is the network fee payers paid on top of the price; operat
   t.like(all, { group: 'usdc', gasFees: '25000', operatorSweepGas: null });
   t.regex(REPORTS.volume.about ?? '', /gasFees is the network fee payers paid on top of the price/);
   t.regex(REPORTS.volume.about ?? '', /operatorSweepGas/);
+});
+
+test('volume by network: every FundsSwept of the history counts its gas once, under the network it was paid on, where a session paid on two networks last paid on one', async (t) => {
+  const { events, append } = createTestLog('2026-03-02T10:00:00.000Z');
+  const swept = (network: string, gasCost: string, fields: Partial<SessionSweep> = {}): CheckoutSessionEvent => ({
+    type: 'FundsSwept',
+    data: {
+      sweep: {
+        network,
+        chainId: network === 'tron' ? 728126428 : 7357,
+        transactionHash: `0x${network}${gasCost}`,
+        transferIds: ['t'],
+        gasUsed: '21000',
+        gasCost,
+        at: '2026-03-02T11:00:00.000Z',
+        ...fields,
+      },
+    },
+  });
+  const completed: CheckoutSessionEvent = {
+    type: 'CheckoutSessionCompleted',
+    data: {
+      amountReceived: '300000000',
+      amountOverpaid: '0',
+      transactionHash: null,
+      partial: false,
+      at: '2026-03-02T10:05:00.000Z',
+    },
+  };
+  // Session one: paid part on Tron, the rest (last) on weir-testnet; each deposit swept on its own network.
+  const one = sessionFixture({ id: 'one', organizationId: 'o1' });
+  const onTron: CheckoutSessionEvent = {
+    type: 'PaymentDetected',
+    data: {
+      payment: {
+        ...paymentFixture('t-tron', '100000000'),
+        network: 'tron',
+        chainId: 728126428,
+        status: 'pending',
+        detectedAt: '2026-03-02T10:01:00.000Z',
+        confirmedAt: null,
+        late: false,
+      },
+    },
+  };
+  for (const event of [
+    created(one),
+    onTron,
+    detected('t-evm', '200000000', '2026-03-02T10:02:00.000Z'),
+    completed,
+    swept('tron', '3500000', {
+      tron: { energyUsed: '1', bandwidthUsed: '1', trxBurnt: '3500000', energySource: 'rented', rentalCost: '900000' },
+    }),
+    // A reverted sweep's gas was paid too.
+    swept('weir-testnet', '7', { reverted: true, transferIds: [] }),
+    swept('weir-testnet', '6000000000000000000'),
+  ])
+    append('checkout_session-one', event, 'o1');
+  // Session two: paid and swept on weir-testnet only.
+  const two = sessionFixture({ id: 'two', organizationId: 'o1' });
+  for (const event of [created(two), detected('t-two', '300000000'), completed, swept('weir-testnet', '5')])
+    append('checkout_session-two', event, 'o1');
+  const store = createEmbeddedReadStore({});
+  for (const event of events) await checkoutSessionsProjection.apply(event, store);
+
+  const gasByNetwork = new Map<string, bigint>();
+  for (const event of events)
+    if (event.type === 'FundsSwept') {
+      const { sweep } = event.data as { sweep: SessionSweep };
+      gasByNetwork.set(sweep.network, (gasByNetwork.get(sweep.network) ?? 0n) + BigInt(sweep.gasCost));
+    }
+  const rows = await runReport(store, 'volume', { ...TENANT, interval: 'all', groupBy: 'network' });
+  t.deepEqual(
+    rows.map((row) => [row.group, row.operatorSweepGas]),
+    [...gasByNetwork].sort(([a], [b]) => a.localeCompare(b)).map(([network, gas]) => [network, gas.toString()]),
+  );
+  // The sessions are counted once, under the network each last paid on; Tron's row holds its sweep's gas only.
+  t.like(
+    rows.find((row) => row.group === 'weir-testnet'),
+    { payments: 2, grossVolume: '600000000' },
+  );
+  t.like(
+    rows.find((row) => row.group === 'tron'),
+    { payments: 0, grossVolume: '0', operatorSweepGas: '3500000' },
+  );
 });
 
 /** Completed sessions, each `[id, createdAt, completedAt]`, in a fresh store. */

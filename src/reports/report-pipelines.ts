@@ -53,11 +53,6 @@ const sumMoney = (name: string, field: string): Stage => ({
   [`${name}Hi`]: { $sum: highDigits(field) },
   [`${name}Lo`]: { $sum: lowDigits(field) },
 });
-/** `sumMoney` over an array of each document: the `field` (`$$this.…`) of every item of `items`. */
-const sumMoneyOver = (name: string, items: Expression, field: string): Stage => ({
-  [`${name}Hi`]: { $sum: { $sum: { $map: { input: items, in: highDigits(field) } } } },
-  [`${name}Lo`]: { $sum: { $sum: { $map: { input: items, in: lowDigits(field) } } } },
-});
 const moneyOf = (row: Record<string, unknown>, name: string): string =>
   (BigInt(Number(row[`${name}Hi`] ?? 0)) * 10n ** BigInt(SPLIT) + BigInt(Number(row[`${name}Lo`] ?? 0))).toString();
 
@@ -149,6 +144,64 @@ const median = (sorted: number[]): number | null => {
 /** A share as a decimal string with 4 places (0.5 → "0.5000"), exact from the two counts. */
 const ratio = (part: number, whole: number): string | null => (whole === 0 ? null : (part / whole).toFixed(4));
 
+/**
+ * By network, a session is counted under the network it last paid on, but each of its sweeps under
+ * the network the sweep paid gas on (a session paid on two networks is swept on both): each session
+ * becomes one entry for its payment and one per sweep, each entry carrying only its own figures.
+ */
+const bySweepNetwork: Stage[] = [
+  {
+    $project: {
+      completedAt: 1,
+      entries: {
+        $concatArrays: [
+          [
+            {
+              network: sessionGroup('network'),
+              payments: { $literal: 1 },
+              amountTotal: '$amountTotal',
+              amountFee: '$amountFee',
+              amountGasFee: '$amountGasFee',
+              gasCost: { $literal: '0' },
+            },
+          ],
+          {
+            $map: {
+              input: { $ifNull: ['$sweeps', []] },
+              in: {
+                network: '$$this.network',
+                payments: { $literal: 0 },
+                amountTotal: { $literal: '0' },
+                amountFee: { $literal: '0' },
+                amountGasFee: { $literal: '0' },
+                gasCost: '$$this.gasCost',
+              },
+            },
+          },
+        ],
+      },
+    },
+  },
+  { $unwind: '$entries' },
+];
+
+/** The volume report's `$group`, over the fields under `prefix` (`$` for a session, `$entries.` by network). */
+function volumeGroup(p: ReportParams, prefix: string): Stage {
+  const product = p.groupBy === 'product';
+  const network = p.groupBy === 'network';
+  return {
+    $group: {
+      _id: network
+        ? { period: period('$completedAt', p.interval), group: `${prefix}network` }
+        : byPeriodAndGroup('$completedAt', p),
+      payments: network ? { $sum: `${prefix}payments` } : { $sum: 1 },
+      ...sumMoney('gross', product ? '$lineItems.data.amountTotal' : `${prefix}amountTotal`),
+      ...(product ? {} : { ...sumMoney('fee', `${prefix}amountFee`), ...sumMoney('gas', `${prefix}amountGasFee`) }),
+      ...(network ? sumMoney('sweepGas', `${prefix}gasCost`) : {}),
+    },
+  };
+}
+
 export const REPORTS: Record<ReportName, ReportDefinition> = {
   volume: {
     collection: 'checkout_sessions',
@@ -156,32 +209,14 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     groups: ['none', 'currency', 'network', 'product', 'paymentLink'],
     figures: ['payments', 'grossVolume', 'fees', 'gasFees', 'netVolume', 'operatorSweepGas'],
     about:
-      'grossVolume is what payers paid; gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); netVolume is grossVolume less fees and gasFees; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid so far to sweep these sessions’ deposits (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
+      'grossVolume is what payers paid; gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); netVolume is grossVolume less fees and gasFees; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid so far to sweep these sessions’ deposits (reverted sweeps included, each session’s share of a batch), each sweep under the network it was made on, where a session (its payments and volume) counts under the network it last paid on, so a session paid on two networks gives its other network’s row that sweep’s gas and no payment, in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
     // By product, a session's line items count (their totals); fees and gas are the session's, not
     // a product's, so they are null there.
     pipeline: (p) => {
       const product = p.groupBy === 'product';
-      // A session's sweeps on the network it is counted under (the group).
-      const sweeps = {
-        $filter: {
-          input: { $ifNull: ['$sweeps', []] },
-          cond: { $eq: ['$$this.network', sessionGroup('network')] },
-        },
-      };
-      return [
-        { $match: { ...tenant(p), status: 'complete', ...within('completedAt', p) } },
-        ...(product ? [{ $unwind: '$lineItems.data' }] : []),
-        {
-          $group: {
-            _id: byPeriodAndGroup('$completedAt', p),
-            payments: { $sum: 1 },
-            ...sumMoney('gross', product ? '$lineItems.data.amountTotal' : '$amountTotal'),
-            ...(product ? {} : { ...sumMoney('fee', '$amountFee'), ...sumMoney('gas', '$amountGasFee') }),
-            ...(p.groupBy === 'network' ? sumMoneyOver('sweepGas', sweeps, '$$this.gasCost') : {}),
-          },
-        },
-        sorted,
-      ];
+      const completed = { $match: { ...tenant(p), status: 'complete', ...within('completedAt', p) } };
+      if (p.groupBy === 'network') return [completed, ...bySweepNetwork, volumeGroup(p, '$entries.'), sorted];
+      return [completed, ...(product ? [{ $unwind: '$lineItems.data' }] : []), volumeGroup(p, '$'), sorted];
     },
     rows: (docs, p) =>
       docs.map((doc) => {

@@ -37,3 +37,25 @@ export function parseDecimalAmount(text: string): bigint {
   if (amount > MAX_AMOUNT) throw new AmountError('is too large');
   return amount;
 }
+
+/**
+ * A comma, apostrophe, underscore or space between digits: `1,500` is 1500 to some merchants and
+ * 1.5 to others, and a money gateway guesses neither.
+ */
+const SEPARATOR = /[,'’_\s]/;
+
+/**
+ * An amount as a person types it (`25`, `12.50`) in the API's 10^8 scale, or the reason it is not
+ * one: the dashboard's amount fields and the hosted payment-link page's amount.
+ */
+export function decimalAmount(text: string): { amount: string } | { error: string } {
+  const plain = text.trim();
+  if (SEPARATOR.test(plain))
+    return { error: 'must be written with a dot for decimals and no separators, such as 1500 or 1.5' };
+  try {
+    return { amount: parseDecimalAmount(plain).toString() };
+  } catch (error) {
+    if (error instanceof AmountError) return { error: error.message };
+    throw error;
+  }
+}

@@ -162,6 +162,26 @@ test('analytics queries: an allowed pipeline runs over the tenant alone; writing
   ];
   for (const [pipeline, field] of refused) assertError(t, await query(pipeline), 400, { field });
   assertError(t, await query([{ $match: {} }], 'api_keys'), 400, { field: 'collection' });
+  // MongoDB's $median and $percentile are approximate: refused, pointing to the report whose medians are exact.
+  const approximate: [unknown[], string][] = [
+    [[{ $group: { _id: null, m: { $median: { input: '$amountTotal', method: 'approximate' } } } }], '$median'],
+    [
+      [{ $group: { _id: null, p: { $percentile: { input: '$amountTotal', p: [0.95], method: 'approximate' } } } }],
+      '$percentile',
+    ],
+  ];
+  for (const [pipeline, operator] of approximate)
+    assertError(t, await query(pipeline), 400, {
+      field: `pipeline[0].$group.${operator === '$median' ? 'm' : 'p'}.${operator}`,
+      message: new RegExp(`\\${operator} is approximate.*/api/v1/reports/time-to-pay`),
+    });
+  const openapi = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as {
+    paths: Record<string, { post?: { description?: string } }>;
+  };
+  t.regex(
+    openapi.paths['/api/v1/analytics/query']?.post?.description ?? '',
+    /`\$median` and `\$percentile` are refused.*approximate.*time-to-pay/,
+  );
 
   // An analyst's read-only key may query (a POST that only reads).
   const key = await shop.api.post<{ secretKey: string }>('/api/v1/api-keys', { name: 'analyst', scope: 'read' });

@@ -3,7 +3,7 @@ import type { DashboardContext } from '../context.ts';
 import { sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
 import { Alert, Card, CsrfField, Field } from '../ui/components.tsx';
-import { decimalAmount } from '../ui/form-parts.tsx';
+import { AmountField, decimalAmount } from '../ui/form-parts.tsx';
 import { AppLayout } from '../ui/layout.tsx';
 import { errorsOf, type FormErrors } from './developers/forms.tsx';
 
@@ -78,12 +78,12 @@ function FaucetPage(props: { ctx: DashboardContext; available: boolean; form: Fo
                   ))}
                 </select>
               </div>
-              <Field
+              <AmountField
                 name="amount"
                 label="Amount"
                 value={form.amount}
                 error={form.errors.amount}
-                hint="In tokens, e.g. 100 or 2.5 (up to 10000)."
+                hint="In tokens, up to 10000."
               />
             </div>
             <button type="submit" class="button-primary">

@@ -8,6 +8,7 @@ import { redirectTo, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
 import { Alert, Badge, Card, CsrfField, EmptyState, Facts, Field, money, type Tone } from '../ui/components.tsx';
 import {
+  AmountField,
   decimalAmount,
   type FormErrors,
   formErrorsOf,
@@ -124,7 +125,7 @@ async function renderNew(ctx: DashboardContext, deps: DashboardDeps, { values: v
           />
           <div class="form-row">
             <Field name="percentOff" label="Percent off" value={v.percentOff} error={e.percentOff} hint="e.g. 25" />
-            <Field name="amountOff" label="Amount off" value={v.amountOff} error={e.amountOff} hint="e.g. 5 or 2.50" />
+            <AmountField name="amountOff" label="Amount off" value={v.amountOff} error={e.amountOff} />
             {/* An amount off applies to sessions in its currency: one no wallet receives would never apply. */}
             <CurrencyField
               offered={currenciesOf(ctx, deps)}

@@ -191,6 +191,8 @@ export function Field(props: {
   /** The file types a file input offers to pick. */
   accept?: string;
   maxlength?: number;
+  /** The keyboard a touch screen shows (`decimal` for amounts). */
+  inputmode?: 'decimal' | 'numeric';
 }): JSX.Element {
   const id = `field-${props.name}`;
   return (
@@ -205,6 +207,7 @@ export function Field(props: {
         autofocus={props.autofocus}
         accept={props.accept}
         maxlength={props.maxlength}
+        inputmode={props.inputmode}
         aria-invalid={props.error ? 'true' : undefined}
         aria-describedby={describedBy(id, props.hint, props.error)}
       />

@@ -1,7 +1,5 @@
 import type { ApiAnswer } from '../../read-api/api-bridge.ts';
-import { parseDecimalAmount } from '../../shared/decimal.ts';
-import { AmountError } from '../../shared/money.ts';
-import { describedBy, FieldFrame, FieldNotes } from './components.tsx';
+import { describedBy, Field, FieldFrame, FieldNotes } from './components.tsx';
 
 /**
  * Form controls beside components.tsx's `Field` (a select, a text area, a checkbox, checkboxes and
@@ -189,23 +187,33 @@ export function formErrorsOf(answer: ApiAnswer, inputOf: (field: string) => stri
   return { form: typeof message === 'string' ? message : refusalMessage(answer) };
 }
 
-/**
- * A comma, apostrophe, underscore or space between digits: `1,500` is 1500 to some merchants and
- * 1.5 to others, and a money gateway guesses neither.
- */
-const SEPARATOR = /[,'’_\s]/;
+// The amount parser is shared with the hosted payment-link page, so both name a problem alike.
+export { decimalAmount } from '../../shared/decimal.ts';
 
-/** An amount as a merchant types it (`25`, `12.50`) in the API's 10^8 scale, or the reason it is not one. */
-export function decimalAmount(text: string): { amount: string } | { error: string } {
-  const plain = text.trim();
-  if (SEPARATOR.test(plain))
-    return { error: 'must be written with a dot for decimals and no separators, such as 1500 or 1.5' };
-  try {
-    return { amount: parseDecimalAmount(plain).toString() };
-  } catch (error) {
-    if (error instanceof AmountError) return { error: error.message };
-    throw error;
-  }
+/**
+ * Said beside every amount field: `1.500` meant as fifteen hundred is read as 1.5, and no form can
+ * tell which was meant, so the merchant is told the one way amounts are written.
+ */
+export const AMOUNT_HINT = 'Use a dot for decimals and no thousands separators: 1500 or 12.50, not 1,500 or 1.500.';
+
+/** An amount in currency units, read by `decimalAmount`: a `Field` with AMOUNT_HINT after its own hint. */
+export function AmountField(props: {
+  name: string;
+  label: string;
+  value?: string | null;
+  error?: string | null;
+  hint?: string;
+}): JSX.Element {
+  return (
+    <Field
+      name={props.name}
+      label={props.label}
+      value={props.value}
+      error={props.error}
+      inputmode="decimal"
+      hint={props.hint ? `${props.hint} ${AMOUNT_HINT}` : AMOUNT_HINT}
+    />
+  );
 }
 
 /** A form's text value, trimmed; null when empty (left out of the API body). */

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { PaymentLink } from '../../../machines/payment-link.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
+import { payableNetworks } from '../../actors/line-items.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
 import { readPayerForm, type FormProblem, type PayerForm } from '../../hosted/payment-link-form.ts';
 import {
@@ -143,6 +144,18 @@ export function hostedPaymentLinkRoutes(
     return { link, org };
   }
 
+  /**
+   * The decimals an amount of the link's currency may have: the finest of its assets on the networks
+   * the link's session may be paid on (null when none, which opening the session refuses itself).
+   */
+  function currencyDecimals(link: PaymentLink, org: OrganizationDoc | null): number | null {
+    const chains = link.allowedChains.map((c) => c.chainId);
+    const decimals = payableNetworks(deps.rail, link.environment, org?.withdrawalAddresses ?? [])
+      .filter((network) => chains.length === 0 || chains.includes(network.chainId))
+      .flatMap((network) => network.assets.filter((a) => a.currency === link.currency).map((a) => a.decimals));
+    return decimals.length > 0 ? Math.max(...decimals) : null;
+  }
+
   const pages = schemaRoutes(router, { tag: 'Hosted payment links', auth: 'public' });
   const params = idParams('payment link');
   /** The link's notices: what a payer sees instead of its form. */
@@ -178,7 +191,7 @@ export function hostedPaymentLinkRoutes(
     let form: PayerForm = {};
     try {
       form = await readForm(ctx);
-      const read = readPayerForm(link, form);
+      const read = readPayerForm(link, form, currencyDecimals(link, org));
       if (!read.ok) {
         refuse(form, read.problems);
         return;

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import {
   AnalyticsQueryError,
+  APPROXIMATE_OPERATORS,
   MAX_RESULTS,
   MAX_STAGES,
   QUERYABLE_COLLECTIONS,
@@ -155,7 +156,7 @@ export function analyticsRoutes(deps: ApiDeps): Router<ApiState> {
       method: 'post',
       path: '/query',
       summary: 'Run an aggregation pipeline',
-      description: `Read only: the tenant's \`$match\` runs first, only reading stages and operators are taken (no \`$out\`, \`$merge\`, \`$lookup\`, \`$unionWith\`, \`$where\`, \`$function\`), and at most ${MAX_RESULTS} documents are answered; MongoDB stops it after ${QUERY_TIME_MS / 1000} s.`,
+      description: `Read only: the tenant's \`$match\` runs first, only reading stages and operators are taken (no \`$out\`, \`$merge\`, \`$lookup\`, \`$unionWith\`, \`$where\`, \`$function\`), and at most ${MAX_RESULTS} documents are answered; MongoDB stops it after ${QUERY_TIME_MS / 1000} s. ${APPROXIMATE_OPERATORS.map((o) => `\`${o}\``).join(' and ')} are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; \`GET /reports/time-to-pay\` gives exact medians and p95 of time to pay, and a \`$push\` of the values lets you take any other median exactly.`,
       body: AnalyticsQueryBody,
       response: z.object({ object: z.literal('list'), data: z.array(z.record(z.string(), z.unknown())) }),
       errors: [invalidFields()],

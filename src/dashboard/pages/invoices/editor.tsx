@@ -1,7 +1,7 @@
 import type { DashboardContext } from '../../context.ts';
 import { Alert, Card, CsrfField, Field } from '../../ui/components.tsx';
 import { CurrencyField } from '../../ui/currency-field.tsx';
-import { CheckboxGroup, type Option, SelectField, TextAreaField } from '../../ui/form-parts.tsx';
+import { AMOUNT_HINT, CheckboxGroup, type Option, SelectField, TextAreaField } from '../../ui/form-parts.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { type FormErrors, INTERVALS, type InvoiceForm, MAX_ROWS } from './invoice-form.ts';
 
@@ -35,6 +35,8 @@ function LineInput(props: {
   inputmode?: string;
   placeholder?: string;
   class?: string;
+  /** The id of a hint said once for the column (the amounts'). */
+  hint?: string;
 }): JSX.Element {
   const { cell } = props;
   return (
@@ -50,13 +52,17 @@ function LineInput(props: {
         placeholder={props.placeholder}
         class={props.class}
         aria-invalid={cell.invalid}
-        aria-describedby={cell.error ? `${cell.id}-error` : undefined}
+        aria-describedby={[props.hint, cell.error ? `${cell.id}-error` : ''].filter(Boolean).join(' ') || undefined}
       />
     </td>
   );
 }
 
-function LineRows({ form, errors, prices }: { form: InvoiceForm; errors: FormErrors; prices: Option[] }) {
+/** The id of the amount column's hint (AMOUNT_HINT, said once under the table). */
+const LINE_AMOUNT_HINT = 'line-amount-hint';
+
+/** The line rows of the editor, each error under its row; the amount hint once under the table. */
+export function LineRows({ form, errors, prices }: { form: InvoiceForm; errors: FormErrors; prices: Option[] }) {
   const priceOptions = [{ value: '', label: 'Ad hoc: name and amount' }, ...prices];
   return (
     <div class="table-wrap">
@@ -108,6 +114,7 @@ function LineRows({ form, errors, prices }: { form: InvoiceForm; errors: FormErr
                     value={row.amount}
                     inputmode="decimal"
                     placeholder="0.00"
+                    hint={LINE_AMOUNT_HINT}
                   />
                   <LineInput
                     cell={quantity}
@@ -135,6 +142,9 @@ function LineRows({ form, errors, prices }: { form: InvoiceForm; errors: FormErr
           })}
         </tbody>
       </table>
+      <p class="hint" id={LINE_AMOUNT_HINT}>
+        {`Amounts: ${AMOUNT_HINT}`}
+      </p>
     </div>
   );
 }

@@ -4,6 +4,7 @@ import { Alert, CsrfField, Field } from '../../ui/components.tsx';
 import { CurrencyField } from '../../ui/currency-field.tsx';
 import { priceLabel } from '../../ui/price-label.ts';
 import {
+  AmountField,
   CheckboxField,
   decimalAmount,
   type FormErrors,
@@ -75,6 +76,30 @@ export function linkInputOf(field: string): string | undefined {
   return inputs[head];
 }
 
+/**
+ * Suggested amounts as typed, with commas or whitespace between them (`5, 10, 25`), each read as the
+ * amount fields read one; or the first bad one named with its problem. A comma between digits with
+ * three after it (`1,500`) may be a thousands separator or two amounts: refused, not guessed.
+ */
+export function suggestedAmountsOf(text: string): { amounts: string[] } | { error: string } {
+  const grouped = /[0-9.]*[0-9],[0-9]{3}(?![0-9])/.exec(text);
+  if (grouped)
+    return {
+      error: `${grouped[0]} may be one amount with a thousands separator or two amounts: write amounts without separators (${grouped[0].replace(',', '')}) and put a space after each comma (${grouped[0].replace(',', ', ')})`,
+    };
+  const amounts: string[] = [];
+  const typed: string[] = [];
+  for (const piece of text.split(/[\s,]+/).filter(Boolean)) {
+    const parsed = decimalAmount(piece);
+    if ('error' in parsed) return { error: `${piece}: ${parsed.error}` };
+    const earlier = amounts.indexOf(parsed.amount);
+    if (earlier !== -1) return { error: `${piece} repeats ${typed[earlier]}: give each amount once` };
+    amounts.push(parsed.amount);
+    typed.push(piece);
+  }
+  return { amounts };
+}
+
 /** The create body of the form as typed; amounts in currency units become the API's integers here. */
 export function linkBodyOf(form: URLSearchParams): Built {
   const errors: FormErrors = {};
@@ -99,11 +124,9 @@ export function linkBodyOf(form: URLSearchParams): Built {
   if (pricing === 'variable') {
     body.minimumAmount = amountAt('minimumAmount');
     body.maximumAmount = amountAt('maximumAmount');
-    const suggested = (textOf(form, 'suggestedAmounts') ?? '').split(/[\s;]+/).filter(Boolean);
-    const amounts = suggested.map((text) => decimalAmount(text));
-    const bad = amounts.find((a) => 'error' in a);
-    if (bad && 'error' in bad) errors.suggestedAmounts = bad.error;
-    body.suggestedAmounts = amounts.flatMap((a) => ('amount' in a ? [a.amount] : []));
+    const suggested = suggestedAmountsOf(form.get('suggestedAmounts') ?? '');
+    if ('error' in suggested) errors.suggestedAmounts = suggested.error;
+    else body.suggestedAmounts = suggested.amounts;
   }
   // Only what is ticked is sent: the API's defaults stand for the rest (a subscription always asks for the email).
   for (const [key] of COLLECTION) if (form.has(key)) body[key] = true;
@@ -177,18 +200,18 @@ export function LinkForm(props: {
             error={e.currency}
             hint="Fixed and customer-chosen prices."
           />
-          <Field name="amount" label="Amount" value={v.amount} error={e.amount} hint="Fixed price, e.g. 25 or 12.50." />
+          <AmountField name="amount" label="Amount" value={v.amount} error={e.amount} hint="Fixed price." />
         </div>
         <div class="form-row">
-          <Field name="minimumAmount" label="Minimum amount" value={v.minimumAmount} error={e.minimumAmount} />
-          <Field name="maximumAmount" label="Maximum amount" value={v.maximumAmount} error={e.maximumAmount} />
+          <AmountField name="minimumAmount" label="Minimum amount" value={v.minimumAmount} error={e.minimumAmount} />
+          <AmountField name="maximumAmount" label="Maximum amount" value={v.maximumAmount} error={e.maximumAmount} />
         </div>
         <Field
           name="suggestedAmounts"
           label="Suggested amounts"
           value={v.suggestedAmounts}
           error={e.suggestedAmounts}
-          hint="Customer-chosen price: up to five, separated by spaces."
+          hint="Customer-chosen price: up to five, separated by commas or spaces, such as 5, 10, 25."
         />
         <SelectField
           name="priceId"

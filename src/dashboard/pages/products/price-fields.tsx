@@ -1,7 +1,7 @@
 import { INTERVALS } from '../../../actors/line-items.ts';
 import { Field } from '../../ui/components.tsx';
 import { CurrencyField } from '../../ui/currency-field.tsx';
-import { decimalAmount, type FormErrors, SelectField, textOf } from '../../ui/form-parts.tsx';
+import { AmountField, decimalAmount, type FormErrors, SelectField, textOf } from '../../ui/form-parts.tsx';
 import type { Built } from '../../create-routes.ts';
 
 /** A price's inputs: amount as typed, currency (of those a wallet of the merchant receives), and a schedule (none: one-time). */
@@ -13,7 +13,7 @@ export function PriceFields(props: {
   const { values: v, errors: e } = props;
   return (
     <div class="form-row">
-      <Field name="unitAmount" label="Price" value={v.unitAmount} error={e.unitAmount} hint="e.g. 25 or 12.50" />
+      <AmountField name="unitAmount" label="Price" value={v.unitAmount} error={e.unitAmount} />
       <CurrencyField offered={props.currencies} value={v.currency} error={e.currency} />
       <SelectField
         name="interval"
