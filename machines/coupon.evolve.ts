@@ -75,9 +75,14 @@ export function evolveCoupon(coupon: Coupon | null, event: CouponEvent): Coupon 
 
 /**
  * The discount a coupon gives on a subtotal (10^8 units): percent-off rounds down, amount-off is
- * the amount; never more than the subtotal, never negative.
+ * the amount; never more than the subtotal, never negative. Rounded down to a multiple of
+ * 10^-`decimals` (the currency's coarsest asset), so every asset can still take the total exactly.
  */
-export function discountFor(coupon: Pick<Coupon, 'percentOff' | 'amountOff'>, amountSubtotal: bigint): bigint {
+export function discountFor(
+  coupon: Pick<Coupon, 'percentOff' | 'amountOff'>,
+  amountSubtotal: bigint,
+  decimals = 8,
+): bigint {
   if (amountSubtotal <= 0n) return 0n;
   let discount = 0n;
   if (coupon.percentOff !== null) {
@@ -88,5 +93,7 @@ export function discountFor(coupon: Pick<Coupon, 'percentOff' | 'amountOff'>, am
     discount = BigInt(coupon.amountOff);
   }
   if (discount < 0n) return 0n;
-  return discount > amountSubtotal ? amountSubtotal : discount;
+  if (discount >= amountSubtotal) return amountSubtotal;
+  const unit = 10n ** BigInt(8 - Math.min(Math.max(decimals, 0), 8));
+  return (discount / unit) * unit;
 }

@@ -518,6 +518,16 @@ test('the machine refuses events its state does not accept', (t) => {
 
 // --- discount -----------------------------------------------------------------------------
 
+test('discountFor: rounded down to the unit of the coarsest asset, so a 6-decimal asset can still take the total', (t) => {
+  const percent = (p: number) => ({ percentOff: p, amountOff: null });
+  // 15% of 1.234567 USDC is 0.18518505: 0.185185 on a 6-decimal currency, the total 1.049382.
+  t.is(discountFor(percent(15), 123_456_700n, 6), 18_518_500n);
+  t.is(discountFor(percent(15), 123_456_700n), 18_518_505n, 'an 8-decimal currency keeps every unit');
+  t.is(discountFor({ percentOff: null, amountOff: '12345678' }, 500_000_000n, 6), 12_345_600n);
+  t.is(discountFor(percent(100), 123_456_700n, 6), 123_456_700n, 'all of it is the whole subtotal');
+  t.is(discountFor(percent(15), 100n, 6), 0n);
+});
+
 test('discountFor: percent rounds down, amount is capped at the subtotal', (t) => {
   const percent = (p: number): Pick<Coupon, 'percentOff' | 'amountOff'> => ({ percentOff: p, amountOff: null });
   const amount = (a: string): Pick<Coupon, 'percentOff' | 'amountOff'> => ({ percentOff: null, amountOff: a });

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
+import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import { InvalidStateError, ValidationError } from '../shared/errors.ts';
 import { createPromotionCodeApplier } from './apply-promotion-code.ts';
 import type { CommandHandler } from './command-handler.ts';
@@ -90,4 +91,30 @@ test('the same code applied twice at once counts once and applies once', async (
     (await world.commands.load(checkoutSessionAggregate, session.id, TENANT)).state.context.session!.discounts.length,
     1,
   );
+});
+
+test('a percent-off code on an amount a 6-decimal asset takes is rounded so the asset still takes the total: USDC can then be chosen', async (t) => {
+  const world = await promotionCodeWorld(t);
+  await world.coupon('FIFTEEN', { percentOff: 15 });
+  const amount = '123456700'; // 1.234567 USDC
+  const base = sessionFixture();
+  const session = await world.session({
+    amountSubtotal: amount,
+    amountTotal: amount,
+    amountNet: amount,
+    amountDetails: { ...base.amountDetails, amountSubtotal: amount, amountTotal: amount },
+    paymentIntent: { ...base.paymentIntent, amount },
+  });
+  const applied = await createPromotionCodeApplier(world)({ ...session, ...TENANT }, 'FIFTEEN');
+  // 15% is 0.18518505 USDC: 0.185185, so the total is 1.049382, not 1.04938195.
+  t.is(applied.amountDiscount, '18518500');
+  await world.commands.handle(
+    checkoutSessionAggregate,
+    session.id,
+    { type: 'SelectPaymentMethod', addressId: 'addr-usdc' },
+    MERCHANT,
+  );
+  const after = (await world.commands.load(checkoutSessionAggregate, session.id, TENANT)).state.context.session!;
+  t.is(after.amountTotal, '104938200');
+  t.is(after.paymentIntent.paymentMethod?.id, 'addr-usdc');
 });

@@ -9,6 +9,8 @@ import { findPromotionCode } from '../projections/coupons.projection.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
+import { taxDecimals } from '../shared/tax.ts';
+import type { Rail } from '../chain-ingest/rail.ts';
 import type { CommandHandler } from './command-handler.ts';
 import { releaseIfUnusable } from './promotion-code-releases.ts';
 
@@ -35,7 +37,12 @@ export type AppliedPromotionCode = {
  * between) is given back at once when the session can never use it; if that fails too, or the
  * process stops in between, the promotion code releases (driven from the log) give it back.
  */
-export function createPromotionCodeApplier(deps: { commands: CommandHandler; readStore: ReadStore; clock: Clock }) {
+export function createPromotionCodeApplier(deps: {
+  commands: CommandHandler;
+  readStore: ReadStore;
+  clock: Clock;
+  rail: Pick<Rail, 'networks'>;
+}) {
   const { commands } = deps;
 
   /** 1. Every step decided on the records as loaded, by the deciders the writes run: the first refusal answers. */
@@ -59,7 +66,9 @@ export function createPromotionCodeApplier(deps: { commands: CommandHandler; rea
       throw new ValidationError('code', `${text} is not a valid promotion code`, 'promotion_code_invalid');
 
     const now = { now: new Date(deps.clock.now()).toISOString() };
-    const amountDiscount = discountFor(terms, BigInt(session.amountSubtotal)).toString();
+    // Rounded as tax is, to the currency's coarsest asset: a discount no asset can take leaves an unpayable total.
+    const decimals = taxDecimals(deps.rail.networks(target.environment), session.currency);
+    const amountDiscount = discountFor(terms, BigInt(session.amountSubtotal), decimals).toString();
     const apply: CheckoutSessionCommand = {
       type: 'ApplyDiscount',
       discount: { couponId: terms.id, promotionCodeId: promotion.id, code: promotion.code, amountDiscount },

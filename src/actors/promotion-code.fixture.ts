@@ -5,6 +5,7 @@ import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
 import { couponAggregate } from '../../machines/coupon.aggregate.ts';
 import type { NewCoupon } from '../../machines/coupon.decide.ts';
 import type { CouponEvent } from '../../machines/coupon.types.ts';
+import { createTestRail } from '../chain-ingest/test-rail.ts';
 import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { ALL_PROJECTIONS } from '../projections/all-projections.ts';
 import { createProjectionRunner } from '../projections/projection-runner.ts';
@@ -76,5 +77,17 @@ export async function promotionCodeWorld(t: ExecutionContext) {
   const couponEvents = async (id: string) =>
     (await eventStore.readStream(`coupon-${id}`)).map((e) => e as unknown as CouponEvent & { metadata: unknown });
 
-  return { clock, eventStore, readStore, commands, projections, settled, coupon, session, couponState, couponEvents };
+  return {
+    clock,
+    eventStore,
+    readStore,
+    commands,
+    projections,
+    settled,
+    coupon,
+    session,
+    couponState,
+    couponEvents,
+    rail: createTestRail(),
+  };
 }
