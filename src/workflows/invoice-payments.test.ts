@@ -1,13 +1,17 @@
 import test from 'ava';
 import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
-import { INVOICE_ID } from '../../machines/invoice.fixture.ts';
+import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
+import type { InvoiceCommand } from '../../machines/invoice.decide.ts';
+import { attemptStarted, created, finalized, INVOICE_ID } from '../../machines/invoice.fixture.ts';
+import { givenWhenThen } from '../actors/given-when-then.ts';
 import { createTestLog } from '../projections/test-log.ts';
 import { invoicePayments } from './invoice-payments.ts';
 import { eventsOfInstance, givenWhenThenWorkflow, type WorkflowCommand } from './workflow.ts';
 
 const AT = '2026-01-03T00:00:00.000Z';
 const given = givenWhenThenWorkflow(invoicePayments);
+const givenInvoice = givenWhenThen(invoiceAggregate);
 
 /** Checkout session `id` of tenant `organizationId`, opened to pay `invoiceId` (or a plain one), and its events. */
 function sessionOf(id: string, invoiceId: string | null = INVOICE_ID, organizationId = 'org-1') {
@@ -78,4 +82,34 @@ test('a session of no invoice is not the workflow’s; an invoice’s session ac
       late.session({ type: 'LatePaymentReceived', data: { transferId: 't-1', amount: '1', at: AT } }),
     ),
   );
+});
+
+test('a pay page partly paid records what it has received on its invoice, each time more arrives; the invoice’s decider answers nothing for a repeat', (t) => {
+  const pay = sessionOf('cs-part');
+  const partial = (amountReceived: string) =>
+    pay.session({ type: 'CheckoutSessionPartiallyPaid', data: { amountReceived, at: AT } });
+  const first = given(pay.history()).when(partial('100000000'));
+  t.deepEqual(short(first), [
+    [INVOICE_ID, 'RecordInvoicePartialPayment', 'system:invoice-payments', 'cs-part', 'org-1'],
+  ]);
+  t.deepEqual(first[0]!.command, {
+    type: 'RecordInvoicePartialPayment',
+    checkoutSessionId: 'cs-part',
+    amountReceived: '100000000',
+  });
+  t.deepEqual(
+    given(pay.history()).when(partial('250000000'))[0]?.command,
+    { type: 'RecordInvoicePartialPayment', checkoutSessionId: 'cs-part', amountReceived: '250000000' },
+    'all it has received so far',
+  );
+
+  // Folded into the invoice, the same command again (a redelivery, a replay of the log) is nothing.
+  const opened = [created(), finalized(), attemptStarted('cs-part')];
+  const command = first[0]!.command as unknown as InvoiceCommand;
+  const recorded = givenInvoice(opened).when(command, AT);
+  t.deepEqual(
+    recorded.map((e) => e.type),
+    ['InvoicePartialPaymentReceived'],
+  );
+  t.deepEqual(givenInvoice([...opened, ...recorded]).when(command, AT), []);
 });
