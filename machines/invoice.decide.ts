@@ -30,6 +30,11 @@ export type InvoiceCommand =
   | { type: 'StartInvoicePaymentAttempt'; checkoutSessionId: string }
   /** A linked checkout session completed; `amountReceived` is what it received, 10^8-scaled. */
   | { type: 'RecordInvoicePayment'; checkoutSessionId: string; transactionHash: string | null; amountReceived: string }
+  /**
+   * A linked checkout session received part of its amount and waits for the rest; `amountReceived`
+   * is all it has received so far (10^8-scaled), so a repeat, or an older amount, records nothing.
+   */
+  | { type: 'RecordInvoicePartialPayment'; checkoutSessionId: string; amountReceived: string }
   | { type: 'RecordInvoicePaymentFailure'; checkoutSessionId: string; reason: string }
   | { type: 'MarkInvoicePaid' }
   | { type: 'VoidInvoice' }
@@ -120,6 +125,13 @@ function requireInvoice(snapshot: InvoiceSnapshot): Invoice {
 const refuse = (status: InvoiceState, rule: string): never => {
   throw new InvalidStateError(`invoice is ${status}; ${rule}`);
 };
+
+/**
+ * Whether money has arrived for the invoice (a session's partial payment, while it is open or
+ * uncollectible): it cannot be voided then, as Stripe refuses to void an invoice with a partial
+ * payment; it is paid (its session completed, or marked paid) or written off instead.
+ */
+export const hasReceivedPayment = (invoice: Invoice): boolean => BigInt(invoice.amountPaid) > 0n;
 
 /** Whether the invoice has nothing to pay: its finalize settles it (see `finalize`). */
 const isZeroTotal = (invoice: Invoice): boolean => BigInt(invoice.amountDue) === 0n;
@@ -253,6 +265,26 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
             paid,
           ];
     }
+    case 'RecordInvoicePartialPayment': {
+      const received = amount(command.amountReceived, 'amountReceived');
+      // Paid or void meanwhile: the money stays recorded on its checkout session, as a payment does.
+      if (status === 'paid' || status === 'void') return [];
+      if (status !== 'open' && status !== 'uncollectible')
+        return refuse(status, 'a payment can only be recorded while the invoice is open or uncollectible');
+      const attempt = invoice.paymentAttempts.find((a) => a.checkoutSessionId === command.checkoutSessionId);
+      // A repeat, or a redelivery older than what is recorded.
+      if (received === 0n || (attempt && BigInt(attempt.amountReceived) >= received)) return [];
+      const partial: InvoiceEvent = {
+        type: 'InvoicePartialPaymentReceived',
+        data: { checkoutSessionId: command.checkoutSessionId, amountReceived: received.toString(), at: now },
+      };
+      return attempt
+        ? [partial]
+        : [
+            { type: 'InvoicePaymentAttemptStarted', data: { checkoutSessionId: command.checkoutSessionId, at: now } },
+            partial,
+          ];
+    }
     case 'RecordInvoicePaymentFailure': {
       if (status === 'paid' || status === 'void') return [];
       if (status !== 'open' && status !== 'uncollectible')
@@ -282,6 +314,11 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
             : 'only an open or uncollectible invoice can be voided',
         );
       }
+      if (hasReceivedPayment(invoice))
+        throw new InvalidStateError(
+          `invoice is ${status} and has received ${invoice.amountPaid} of its ${invoice.amountDue} (10^8 units) through a checkout session; an invoice with a partial payment cannot be voided: mark it paid or uncollectible instead`,
+          'invoice_partially_paid',
+        );
       return [{ type: 'InvoiceVoided', data: { at: now } }];
     }
     case 'MarkInvoiceUncollectible': {

@@ -10,12 +10,16 @@ export const remainingOf = (amountDue: string, amountPaid: string): string => {
   return (rest > 0n ? rest : 0n).toString();
 };
 
-const endAttempt = (
+const changeAttempt = (
   attempts: InvoicePaymentAttempt[],
   checkoutSessionId: string | null,
   change: Partial<InvoicePaymentAttempt>,
 ): InvoicePaymentAttempt[] =>
   attempts.map((a) => (a.checkoutSessionId === checkoutSessionId ? { ...a, ...change } : a));
+
+/** What the attempt through `checkoutSessionId` has received so far (0 for none, or an attempt recorded before partial payments were). */
+const receivedOn = (attempts: InvoicePaymentAttempt[], checkoutSessionId: string | null): bigint =>
+  BigInt(attempts.find((a) => a.checkoutSessionId === checkoutSessionId)?.amountReceived ?? '0');
 
 /**
  * The one place that computes an invoice's data from its events. The statechart calls it from
@@ -67,11 +71,28 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
             startedAt: event.data.at,
             endedAt: null,
             failureReason: null,
+            amountReceived: '0',
           },
         ],
       };
+    case 'InvoicePartialPaymentReceived': {
+      // What the session had received is counted already: only the difference is new.
+      const before = receivedOn(invoice.paymentAttempts, event.data.checkoutSessionId);
+      const amountPaid = (BigInt(invoice.amountPaid) - before + BigInt(event.data.amountReceived)).toString();
+      return {
+        ...invoice,
+        amountPaid,
+        amountRemaining: remainingOf(invoice.amountDue, amountPaid),
+        paymentAttempts: changeAttempt(invoice.paymentAttempts, event.data.checkoutSessionId, {
+          amountReceived: event.data.amountReceived,
+        }),
+        updatedAt: event.data.at,
+      };
+    }
     case 'InvoicePaid': {
-      const amountPaid = (BigInt(invoice.amountPaid) + BigInt(event.data.amountPaid)).toString();
+      // The session's amount is all it received, its partial payments included (counted already).
+      const before = receivedOn(invoice.paymentAttempts, event.data.checkoutSessionId);
+      const amountPaid = (BigInt(invoice.amountPaid) - before + BigInt(event.data.amountPaid)).toString();
       return {
         ...invoice,
         status: 'paid',
@@ -80,9 +101,10 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
         amountRemaining: remainingOf(invoice.amountDue, amountPaid),
         checkoutSessionId: event.data.checkoutSessionId,
         transactionHash: event.data.transactionHash,
-        paymentAttempts: endAttempt(invoice.paymentAttempts, event.data.checkoutSessionId, {
+        paymentAttempts: changeAttempt(invoice.paymentAttempts, event.data.checkoutSessionId, {
           status: 'succeeded',
           endedAt: event.data.at,
+          amountReceived: event.data.amountPaid,
         }),
         updatedAt: event.data.at,
         paidAt: event.data.at,
@@ -92,7 +114,7 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
       return {
         ...invoice,
         updatedAt: event.data.at,
-        paymentAttempts: endAttempt(invoice.paymentAttempts, event.data.checkoutSessionId, {
+        paymentAttempts: changeAttempt(invoice.paymentAttempts, event.data.checkoutSessionId, {
           status: 'failed',
           endedAt: event.data.at,
           failureReason: event.data.reason,

@@ -93,6 +93,15 @@ export const paid = (
   type: 'InvoicePaid',
   data: { checkoutSessionId, transactionHash: `0x${'a'.repeat(64)}`, amountPaid, at },
 });
+/** The session `checkoutSessionId` received `amountReceived` in all so far, less than its amount. */
+export const partlyPaid = (
+  checkoutSessionId: string,
+  amountReceived = '100000000',
+  at = '2026-01-03T00:05:00.000Z',
+): InvoiceEvent => ({
+  type: 'InvoicePartialPaymentReceived',
+  data: { checkoutSessionId, amountReceived, at },
+});
 export const voided = (at = '2026-01-04T00:00:00.000Z'): InvoiceEvent => ({ type: 'InvoiceVoided', data: { at } });
 export const markedUncollectible = (at = '2026-01-04T00:00:00.000Z'): InvoiceEvent => ({
   type: 'InvoiceMarkedUncollectible',

@@ -17,7 +17,8 @@ const apply = assign<InvoiceMachineContext, InvoiceEvent, undefined, InvoiceEven
  * Only a draft can be edited or deleted. Finalizing opens it for payment (and, for a recurring
  * invoice, schedules the next one); one with nothing to pay is paid at once. An open invoice is paid on chain through a checkout session
  * or marked paid out of band; it can be voided or written off as uncollectible, and an
- * uncollectible one can still be paid or voided.
+ * uncollectible one can still be paid or voided. Once part of it is paid (a session's partial
+ * payment) it is no longer voided: the decider refuses.
  */
 export const invoiceMachine = setup({
   types: {
@@ -51,6 +52,7 @@ export const invoiceMachine = setup({
         InvoiceReminderSent: { actions: 'apply' },
         InvoiceReminderSkipped: { actions: 'apply' },
         InvoicePaymentAttemptStarted: { actions: 'apply' },
+        InvoicePartialPaymentReceived: { actions: 'apply' },
         InvoicePaymentFailed: { actions: 'apply' },
         InvoicePaid: { target: 'paid', actions: 'apply' },
         InvoiceMarkedAsPaid: { target: 'paid', actions: 'apply' },
@@ -61,6 +63,7 @@ export const invoiceMachine = setup({
     uncollectible: {
       on: {
         InvoicePaymentAttemptStarted: { actions: 'apply' },
+        InvoicePartialPaymentReceived: { actions: 'apply' },
         InvoicePaymentFailed: { actions: 'apply' },
         InvoicePaid: { target: 'paid', actions: 'apply' },
         InvoiceMarkedAsPaid: { target: 'paid', actions: 'apply' },

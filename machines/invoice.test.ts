@@ -18,6 +18,7 @@ import {
   invoiceFixture,
   markedUncollectible,
   paid,
+  partlyPaid,
   recurringInvoiceFixture,
   voided,
 } from './invoice.fixture.ts';
@@ -52,6 +53,7 @@ const COMMANDS = {
     transactionHash: `0x${'b'.repeat(64)}`,
     amountReceived: '300000000',
   },
+  recordPartialPayment: { type: 'RecordInvoicePartialPayment', checkoutSessionId: 'cs-1', amountReceived: '100000000' },
   recordPaymentFailure: {
     type: 'RecordInvoicePaymentFailure',
     checkoutSessionId: 'cs-1',
@@ -131,6 +133,15 @@ const TABLE: Record<CommandName, Record<InvoiceState, Outcome>> = {
     paid: same('paid'),
     void: same('void'),
     uncollectible: { events: ['InvoicePaid'], next: 'paid' },
+    deleted: R,
+  },
+  recordPartialPayment: {
+    new: R,
+    draft: R,
+    open: { events: ['InvoicePartialPaymentReceived'], next: 'open' },
+    paid: same('paid'),
+    void: same('void'),
+    uncollectible: { events: ['InvoicePartialPaymentReceived'], next: 'uncollectible' },
     deleted: R,
   },
   recordPaymentFailure: {
@@ -623,6 +634,100 @@ test('given an open invoice, when voided or written off, then the time is record
   t.is(given([...HISTORIES.open, markedUncollectible(NOW)]).state().context.invoice!.markedUncollectibleAt, NOW);
 });
 
+test('given an open invoice, when its session is partly paid, then the amount received counts as paid, it stays open, and a repeat or an older amount changes nothing', (t) => {
+  const command: InvoiceCommand = {
+    type: 'RecordInvoicePartialPayment',
+    checkoutSessionId: 'cs-1',
+    amountReceived: '100000000',
+  };
+  const events = given(HISTORIES.open).when(command, NOW);
+  t.deepEqual(events, [
+    {
+      type: 'InvoicePartialPaymentReceived',
+      data: { checkoutSessionId: 'cs-1', amountReceived: '100000000', at: NOW },
+    },
+  ]);
+  const history = [...HISTORIES.open, ...events];
+  const state = given(history).state();
+  t.is(state.value, 'open');
+  t.like(state.context.invoice, {
+    status: 'open',
+    paid: false,
+    paidAt: null,
+    amountPaid: '100000000',
+    amountRemaining: '200000000',
+  });
+  t.like(state.context.invoice!.paymentAttempts[0], { status: 'pending', amountReceived: '100000000' });
+  t.deepEqual(given(history).when(command), [], 'a repeat');
+  t.deepEqual(given(history).when({ ...command, amountReceived: '50000000' }), [], 'an older, smaller amount');
+  t.deepEqual(given(HISTORIES.open).when({ ...command, amountReceived: '0' }), [], 'nothing received');
+  t.throws(() => given(HISTORIES.open).when({ ...command, amountReceived: '1.5' }), {
+    instanceOf: ValidationError,
+    message: /amountReceived/,
+  });
+
+  // More arrives on the same session: only the difference is new.
+  const more = given(history).when({ ...command, amountReceived: '250000000' }, NOW);
+  t.like(given([...history, ...more]).state().context.invoice, {
+    amountPaid: '250000000',
+    amountRemaining: '50000000',
+  });
+});
+
+test('given a partly paid invoice, when its session completes, then paid for what the session received in all, not counted twice', (t) => {
+  const history = [...HISTORIES.open, partlyPaid('cs-1', '100000000')];
+  const events = given(history).when(
+    { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: '0xfeed', amountReceived: '300000000' },
+    NOW,
+  );
+  const invoice = given([...history, ...events]).state().context.invoice!;
+  t.like(invoice, { status: 'paid', amountPaid: '300000000', amountRemaining: '0' });
+  t.like(invoice.paymentAttempts[0], { status: 'succeeded', amountReceived: '300000000' });
+  // Paid through another session (the rest): both sessions' money counts.
+  const other = [...history, attemptStarted('cs-2'), paid('cs-2', '200000000')];
+  t.like(given(other).state().context.invoice, { status: 'paid', amountPaid: '300000000', amountRemaining: '0' });
+});
+
+test('given an open invoice, when a session it never linked is partly paid, then the session is linked and the payment recorded', (t) => {
+  const events = given([created(), finalized()]).when(
+    { type: 'RecordInvoicePartialPayment', checkoutSessionId: 'cs-9', amountReceived: '1' },
+    NOW,
+  );
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['InvoicePaymentAttemptStarted', 'InvoicePartialPaymentReceived'],
+  );
+  t.like(given([created(), finalized(), ...events]).state().context.invoice, {
+    amountPaid: '1',
+    checkoutSessionId: 'cs-9',
+  });
+});
+
+test('given a partly paid invoice, open or uncollectible, when voided, then refused saying it received part of its amount; it can be marked paid (the rest) or uncollectible', (t) => {
+  for (const history of [
+    [...HISTORIES.open, partlyPaid('cs-1')],
+    [...HISTORIES.open, partlyPaid('cs-1'), markedUncollectible()],
+    [...HISTORIES.uncollectible, partlyPaid('cs-1')],
+  ]) {
+    const status = given(history).state().value as string;
+    const error = t.throws(() => given(history).when({ type: 'VoidInvoice' }, NOW), { instanceOf: InvalidStateError });
+    t.is(error.statusCode, 400);
+    t.is(error.code, 'invoice_partially_paid');
+    t.regex(error.message, new RegExp(`invoice is ${status} and has received 100000000 of its 300000000`));
+    t.regex(error.message, /partial payment cannot be voided: mark it paid or uncollectible instead/);
+
+    const marked = given(history).when({ type: 'MarkInvoicePaid' }, NOW);
+    t.deepEqual(marked, [{ type: 'InvoiceMarkedAsPaid', data: { amountPaid: '200000000', at: NOW } }], 'the rest');
+    t.like(given([...history, ...marked]).state().context.invoice, { status: 'paid', amountPaid: '300000000' });
+  }
+  t.deepEqual(
+    given([...HISTORIES.open, partlyPaid('cs-1')])
+      .when({ type: 'MarkInvoiceUncollectible' }, NOW)
+      .map((e) => e.type),
+    ['InvoiceMarkedUncollectible'],
+  );
+});
+
 test('given a draft, when voided, then refused with a hint to delete it', (t) => {
   t.throws(() => given(HISTORIES.draft).when({ type: 'VoidInvoice' }), {
     instanceOf: InvalidStateError,
@@ -809,6 +914,8 @@ test('the machine refuses facts its state cannot take', (t) => {
     [created(recurringInvoiceFixture()), finalized(), scheduled, scheduled],
     [...HISTORIES.paid, voided()],
     [...HISTORIES.void, paid('cs-1')],
+    [...HISTORIES.void, partlyPaid('cs-1')],
+    [created(), partlyPaid('cs-1')],
     [...HISTORIES.uncollectible, markedUncollectible()],
     [...HISTORIES.deleted, finalized()],
   ];

@@ -56,6 +56,8 @@ export type InvoicePaymentAttempt = {
   startedAt: string;
   endedAt: string | null;
   failureReason: string | null;
+  /** What the session has received so far, 10^8-scaled: part of the amount while it waits for the rest, all of it once paid. */
+  amountReceived: string;
 };
 
 export type Invoice = {
@@ -74,7 +76,10 @@ export type Invoice = {
   taxRateIds?: string[];
   /** Sum of the line items (with their exclusive tax), 10^8-scaled. */
   amountDue: string;
-  /** Received so far (on chain, or the rest when marked paid out of band), 10^8-scaled. */
+  /**
+   * Received so far, 10^8-scaled: on chain (a session's partial payment counts while the invoice is
+   * still open), or the rest when marked paid out of band.
+   */
   amountPaid: string;
   /** max(0, amountDue − amountPaid), 10^8-scaled. */
   amountRemaining: string;
@@ -152,6 +157,12 @@ export type InvoiceEvent =
    */
   | { type: 'InvoiceSent'; data: { to: string | null; at: string; mailed?: boolean } }
   | { type: 'InvoicePaymentAttemptStarted'; data: { checkoutSessionId: string; at: string } }
+  /**
+   * A checkout session of the invoice received part of its amount and waits for the rest;
+   * `amountReceived` is all it has received so far (10^8-scaled). Money has arrived: the invoice
+   * can no longer be voided, only paid (completed, or marked paid) or written off.
+   */
+  | { type: 'InvoicePartialPaymentReceived'; data: { checkoutSessionId: string; amountReceived: string; at: string } }
   /** `checkoutSessionId` null: paid at its finalize, having nothing to pay (amountPaid 0). */
   | {
       type: 'InvoicePaid';

@@ -146,6 +146,9 @@ const DESCRIBED: Record<string, { event?: string; fields?: (data: Json) => Field
   // `to` is the customer's address: only whether it was mailed.
   InvoiceSent: { fields: (d) => ({ mailed: d.mailed === true }) },
   InvoicePaymentAttemptStarted: { fields: (d) => ({ checkoutSessionId: str(d.checkoutSessionId) }) },
+  InvoicePartialPaymentReceived: {
+    fields: (d) => ({ checkoutSessionId: str(d.checkoutSessionId), amountReceived: str(d.amountReceived) }),
+  },
   InvoicePaid: {
     fields: (d) => ({
       checkoutSessionId: str(d.checkoutSessionId),

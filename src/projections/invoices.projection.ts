@@ -33,7 +33,8 @@ export const invoicesProjection: Projection = {
   // 2: the sessions to close. 3: invoices hold `remindersSkipped`. 4: a void invoice announces no `nextInvoice`.
   // 5: the sessions to close are the invoice session closing workflow's.
   // 6: the sessions' outcomes are the invoice payments workflow's (no work list).
-  version: 6,
+  // 7: each payment attempt holds what its session received (a partial payment counts as paid).
+  version: 7,
   collections: [INVOICES, COLLECTIONS.timers],
   categories: ['invoice'],
   async apply(event, store) {

@@ -1,13 +1,24 @@
 import test from 'ava';
 import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
-import { INVOICE_ID } from '../../machines/invoice.fixture.ts';
+import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
+import type { InvoiceCommand } from '../../machines/invoice.decide.ts';
+import { attemptStarted, created, finalized, INVOICE_ID, invoiceFixture } from '../../machines/invoice.fixture.ts';
+import { createCommandHandler } from '../actors/command-handler.ts';
+import { givenWhenThen } from '../actors/given-when-then.ts';
+import type { RecordedEvent } from '../event-store/event-store.ts';
+import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
+import { createSqliteReadStore } from '../read-store/sqlite-read-store.ts';
+import { createManualClock } from '../shared/clock.ts';
+import { InvalidStateError } from '../shared/errors.ts';
 import { createTestLog } from '../projections/test-log.ts';
 import { invoicePayments } from './invoice-payments.ts';
 import { eventsOfInstance, givenWhenThenWorkflow, type WorkflowCommand } from './workflow.ts';
+import { createWorkflowRunner } from './workflow-runner.ts';
 
 const AT = '2026-01-03T00:00:00.000Z';
 const given = givenWhenThenWorkflow(invoicePayments);
+const givenInvoice = givenWhenThen(invoiceAggregate);
 
 /** Checkout session `id` of tenant `organizationId`, opened to pay `invoiceId` (or a plain one), and its events. */
 function sessionOf(id: string, invoiceId: string | null = INVOICE_ID, organizationId = 'org-1') {
@@ -78,4 +89,78 @@ test('a session of no invoice is not the workflow’s; an invoice’s session ac
       late.session({ type: 'LatePaymentReceived', data: { transferId: 't-1', amount: '1', at: AT } }),
     ),
   );
+});
+
+test('a pay page partly paid records what it has received on its invoice, each time more arrives; the invoice’s decider answers nothing for a repeat', (t) => {
+  const pay = sessionOf('cs-part');
+  const partial = (amountReceived: string) =>
+    pay.session({ type: 'CheckoutSessionPartiallyPaid', data: { amountReceived, at: AT } });
+  const first = given(pay.history()).when(partial('100000000'));
+  t.deepEqual(short(first), [
+    [INVOICE_ID, 'RecordInvoicePartialPayment', 'system:invoice-payments', 'cs-part', 'org-1'],
+  ]);
+  t.deepEqual(first[0]!.command, {
+    type: 'RecordInvoicePartialPayment',
+    checkoutSessionId: 'cs-part',
+    amountReceived: '100000000',
+  });
+  t.deepEqual(
+    given(pay.history()).when(partial('250000000'))[0]?.command,
+    { type: 'RecordInvoicePartialPayment', checkoutSessionId: 'cs-part', amountReceived: '250000000' },
+    'all it has received so far',
+  );
+
+  // Folded into the invoice, the same command again (a redelivery, a replay of the log) is nothing.
+  const opened = [created(), finalized(), attemptStarted('cs-part')];
+  const command = first[0]!.command as unknown as InvoiceCommand;
+  const recorded = givenInvoice(opened).when(command, AT);
+  t.deepEqual(
+    recorded.map((e) => e.type),
+    ['InvoicePartialPaymentReceived'],
+  );
+  t.deepEqual(givenInvoice([...opened, ...recorded]).when(command, AT), []);
+});
+
+test('over the real log: a session partly paid before its invoice recorded partial payments is recorded when the workflow folds the log again (as its version 2 does at the next start), once; the invoice then refuses its void', async (t) => {
+  const clock = createManualClock(Date.parse(AT));
+  const eventStore = createSqliteEventStore({ path: ':memory:' });
+  t.teardown(() => eventStore.close());
+  const commands = createCommandHandler({ eventStore, clock });
+  const ctx = { organizationId: 'org-1', environment: 'test' as const, actor: 'test' };
+  await commands.handle(invoiceAggregate, INVOICE_ID, { type: 'CreateInvoice', invoice: invoiceFixture() }, ctx);
+  await commands.handle(invoiceAggregate, INVOICE_ID, { type: 'FinalizeInvoice', url: 'http://weir.test/pay' }, ctx);
+  // The session's events, as recorded before: the invoice was never told of the part payment.
+  const session: CheckoutSessionEvent[] = [
+    { type: 'CheckoutSessionCreated', data: { session: sessionFixture({ id: 'cs-old', invoiceId: INVOICE_ID }) } },
+    { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: AT } },
+  ];
+  await eventStore.append(
+    'checkout_session-cs-old',
+    session.map((event, i) => ({
+      id: `00000000-0000-4000-8000-00000000000${i}`,
+      type: event.type,
+      data: event.data as unknown as RecordedEvent['data'],
+      metadata: { ...ctx, correlationId: 'c', occurredAt: AT },
+    })),
+    'no_stream',
+  );
+  const fold = () =>
+    createWorkflowRunner({
+      workflow: invoicePayments,
+      eventStore,
+      readStore: createSqliteReadStore({ path: ':memory:', indexedFields: ['pending'] }),
+      commands,
+      clock,
+      log: () => {},
+    }).runOnce();
+  const invoiceEvents = async () => (await eventStore.readStream(`invoice-${INVOICE_ID}`)).map((e) => e.type);
+
+  await fold();
+  t.deepEqual((await invoiceEvents()).slice(2), ['InvoicePaymentAttemptStarted', 'InvoicePartialPaymentReceived']);
+  await fold();
+  t.is((await invoiceEvents()).length, 4, 'folded again from the start: nothing more');
+  await t.throwsAsync(commands.handle(invoiceAggregate, INVOICE_ID, { type: 'VoidInvoice' }, ctx), {
+    instanceOf: InvalidStateError,
+    message: /partial payment cannot be voided/,
+  });
 });

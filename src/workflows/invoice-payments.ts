@@ -15,25 +15,30 @@ export const FAILURE_REASONS: Partial<Record<CheckoutSessionEvent['type'], strin
 };
 
 const ends = (type: string): boolean => type === 'CheckoutSessionCompleted' || type in FAILURE_REASONS;
+const PARTIAL = 'CheckoutSessionPartiallyPaid';
 
 /**
  * Invoice payments, per checkout session opened to pay an invoice (its pay page): when the session
- * completes, the invoice records the payment (`RecordInvoicePayment`, and becomes paid); when it
- * expires or is canceled, the invoice records the failed attempt. The invoice's decider answers
+ * receives part of its amount, the invoice records it (`RecordInvoicePartialPayment`: it stays
+ * open, and can no longer be voided); when the session completes, the invoice records the payment
+ * (`RecordInvoicePayment`, and becomes paid); when it expires or is canceled, the invoice records
+ * the failed attempt. The invoice's decider answers
  * nothing for a repeat, and keeps a payment to an invoice paid or voided meanwhile on its session
  * alone, so a redelivery or a replay of the log changes nothing. The other way (a settled invoice
  * cancels its sessions still open) is the invoice session closing workflow.
  */
 export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
   name: 'invoice-payments',
-  version: 1,
+  // 2: a partial payment is recorded on the invoice (folded again from the log, so an invoice
+  // partly paid before is told too; the decider answers nothing for what it has).
+  version: 2,
   categories: ['checkout_session'],
   aggregates: [invoiceAggregate],
   correlate(event): Correlation {
     const typed = event as unknown as CheckoutSessionEvent;
     if (typed.type === 'CheckoutSessionCreated')
       return typed.data.session.invoiceId ? event.streamId.slice(SESSION_PREFIX.length) : false;
-    return ends(typed.type) ? null : false;
+    return ends(typed.type) || typed.type === PARTIAL ? null : false;
   },
   initialState: () => ({ invoiceId: null, ended: false }),
   evolve(state, event) {
@@ -44,7 +49,7 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
   },
   decide(event, state) {
     const typed = event as unknown as CheckoutSessionEvent;
-    if (!ends(typed.type) || state.ended || state.invoiceId === null) return [];
+    if (!(ends(typed.type) || typed.type === PARTIAL) || state.ended || state.invoiceId === null) return [];
     const checkoutSessionId = event.streamId.slice(SESSION_PREFIX.length);
     const command: InvoiceCommand =
       typed.type === 'CheckoutSessionCompleted'
@@ -54,7 +59,9 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
             transactionHash: typed.data.transactionHash,
             amountReceived: typed.data.amountReceived,
           }
-        : { type: 'RecordInvoicePaymentFailure', checkoutSessionId, reason: FAILURE_REASONS[typed.type]! };
+        : typed.type === PARTIAL
+          ? { type: 'RecordInvoicePartialPayment', checkoutSessionId, amountReceived: typed.data.amountReceived }
+          : { type: 'RecordInvoicePaymentFailure', checkoutSessionId, reason: FAILURE_REASONS[typed.type]! };
     // Acting for the session's tenant: an invoice of another tenant is not found, and the command dropped.
     return [
       commandFor(

@@ -582,3 +582,79 @@ test('over the real deciders: an ended subscription’s payable first invoice is
   t.deepEqual(warnings, []);
   t.is(await readStore.collection(workflowInstances(subscriptionBilling.name)).count({ pending: true }), 0);
 });
+
+test('over the real deciders: a first invoice whose partial payment reached it before the workflow saw any (a race, a replay) refuses the void; it stays open with the money, and the runner goes on to the next', async (t) => {
+  const clock = createManualClock(Date.parse('2026-01-05T00:00:00.000Z'));
+  const eventStore = createSqliteEventStore({ path: ':memory:' });
+  const readStore = createSqliteReadStore({ path: ':memory:', indexedFields: ['pending'] });
+  const commands = createCommandHandler({ eventStore, clock });
+  const warnings: string[] = [];
+  const refused: string[] = [];
+  const runner = createWorkflowRunner({
+    workflow: subscriptionBilling,
+    eventStore,
+    readStore,
+    commands,
+    clock,
+    effects: subscriptionBillingEffects({ commands, readStore, publicUrl: 'http://weir.test' }),
+    log: (line, fields) => {
+      if (fields?.level !== 'debug') warnings.push(line);
+      if (fields?.event === 'workflow.refused') refused.push(line);
+    },
+  });
+  t.teardown(async () => {
+    await runner.stop();
+    await eventStore.close();
+  });
+  const ctx = { organizationId: 'org-1', environment: 'test' as const, actor: 'test' };
+  /** A subscription billed first by the open recurring invoice `invoiceId` (partly paid first when told), ended while incomplete. */
+  async function endedOver(invoiceId: string, partlyPaidBy: string | null): Promise<void> {
+    const invoice = invoiceFixture({
+      id: invoiceId,
+      invoiceType: 'recurring',
+      recurring: { interval: 'month', intervalCount: 1 },
+    });
+    await commands.handle(invoiceAggregate, invoiceId, { type: 'CreateInvoice', invoice }, ctx);
+    await commands.handle(invoiceAggregate, invoiceId, { type: 'FinalizeInvoice', url: 'http://weir.test/pay' }, ctx);
+    // What the invoice payments workflow records; this workflow has seen no event of the session.
+    if (partlyPaidBy)
+      await commands.handle(
+        invoiceAggregate,
+        invoiceId,
+        { type: 'RecordInvoicePartialPayment', checkoutSessionId: partlyPaidBy, amountReceived: '100000000' },
+        ctx,
+      );
+    const id = subscriptionIdOfInvoice(invoiceId);
+    const subscription = subscriptionFixture({
+      id,
+      firstBill: { id: invoiceId, kind: 'invoice', dueAt: '2026-01-11T00:00:00.000Z' },
+    });
+    await commands.handle(subscriptionAggregate, id, { type: 'CreateSubscription', subscription }, ctx);
+    await commands.handle(subscriptionAggregate, id, { type: 'EndSubscription', comment: null }, ctx);
+  }
+  await endedOver('inv-partly', 'cs-partly');
+  await endedOver('inv-after', null);
+  await runner.runOnce();
+  const types = async (invoiceId: string) =>
+    (await eventStore.readStream(`invoice-${invoiceId}`))
+      .map((e) => e.type)
+      .filter((type) => type !== 'InvoiceCreated');
+  t.deepEqual(await types('inv-partly'), [
+    'InvoiceFinalized',
+    'NextRecurringInvoiceScheduled',
+    'InvoicePaymentAttemptStarted',
+    'InvoicePartialPaymentReceived',
+  ]);
+  t.is(refused.length, 1);
+  t.regex(refused[0]!, /VoidInvoice of invoice inv-partly refused: .*partial payment cannot be voided/);
+  t.is(
+    (await types('inv-after')).at(-1),
+    'InvoiceVoided',
+    'the next subscription’s first invoice is voided: the refusal held nothing back',
+  );
+  t.deepEqual(warnings, []);
+  t.is(await readStore.collection(workflowInstances(subscriptionBilling.name)).count({ pending: true }), 0);
+  // Run again (a later pass): the refused void is not tried again.
+  await runner.runOnce();
+  t.is(refused.length, 1);
+});

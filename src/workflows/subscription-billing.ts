@@ -137,6 +137,8 @@ function paymentOf(s: Subscription | null, billId: string): WorkflowCommand[] {
 /**
  * Whether part of the invoice was paid: a checkout session opened to pay it received less than
  * its amount and waits for the rest (`incomplete`); the invoice becomes paid once it completes.
+ * This state may not have seen the partial payment yet (a race, a replay of the log): the
+ * invoice's decider, which records it, refuses the void then, and the runner drops it.
  */
 const isPartlyPaid = (state: SubscriptionBillingState, invoiceId: string): boolean =>
   Object.values(state.sessions).some((session) => session.invoiceId === invoiceId && session.status === 'incomplete');

@@ -208,6 +208,33 @@ export async function receiveHooks(t: ExecutionContext, api: Api, types: string[
   };
 }
 
+/**
+ * A part (1/`of`) of what the session asks reaches its USDC deposit address, and its block becomes
+ * final: the session is `incomplete`, waiting for the rest. Resolves with the session then.
+ */
+export async function payPart(
+  weir: Pick<Weir, 'url' | 'bus'>,
+  api: Api,
+  sessionId: string,
+  of = 3n,
+): Promise<SessionView> {
+  const shown = await reveal(weir, api, sessionId);
+  const chain = chainPublisher(weir.bus);
+  const blockNumber = nextBlock++;
+  const blockHash = randomHash();
+  await chain.transfer({
+    to: shown.address,
+    amount: (BigInt(shown.amountDueRaw) / of).toString(),
+    blockNumber,
+    blockHash,
+  });
+  await chain.final(blockNumber, blockHash);
+  return eventually(async () => {
+    const s = await getSession(api, sessionId);
+    return s.status === 'incomplete' ? s : undefined;
+  }, `session ${sessionId} to be partly paid`);
+}
+
 /** Money sent to a deposit address the payer was shown, after its session ended. */
 export async function payLate(
   weir: Pick<Weir, 'bus'>,

@@ -979,6 +979,13 @@ export async function writeEveryRecordLog(options: {
           system('invoice-payments'),
         );
         yield;
+        // Part of it first: the session waits for the rest.
+        await handle(
+          paid,
+          { type: 'RecordInvoicePartialPayment', checkoutSessionId: paying, amountReceived: '100000000' },
+          system('invoice-payments'),
+        );
+        yield;
         await handle(
           paid,
           {

@@ -4857,7 +4857,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Void an invoice */
+        /**
+         * Void an invoice
+         * @description For an open or uncollectible invoice that has received nothing: once money has arrived (a partial payment), it is marked paid or uncollectible instead.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4882,7 +4885,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invoice"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
+                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it); A checkout session of the invoice has received part of its amount: it cannot be voided; mark it paid or uncollectible instead. Codes: `parameter_invalid`, `status_transition_invalid`, `invoice_partially_paid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -15050,9 +15053,9 @@ export interface components {
         Invoice: {
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountDue: string;
-            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+            /** @description Received so far: what its checkout sessions received (a partial payment counts while the invoice is still open), or the rest when marked paid out of band. An invoice that has received anything cannot be voided */
             amountPaid: string;
-            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+            /** @description What is still owed: `amountDue` − `amountPaid`, never below 0 */
             amountRemaining: string;
             attemptCount: number;
             attempted: boolean;
@@ -15124,6 +15127,8 @@ export interface components {
             paidAt: string | null;
             paidOutOfBand: boolean;
             paymentAttempts: {
+                /** @description What the session has received so far: part of its amount while it waits for the rest */
+                amountReceived: string;
                 checkoutSessionId: string;
                 /** Format: date-time */
                 endedAt: string | null;
@@ -15289,9 +15294,9 @@ export interface components {
         InvoiceEventObject: {
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountDue: string;
-            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+            /** @description Received so far: what its checkout sessions received (a partial payment counts while the invoice is still open), or the rest when marked paid out of band. An invoice that has received anything cannot be voided */
             amountPaid: string;
-            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+            /** @description What is still owed: `amountDue` − `amountPaid`, never below 0 */
             amountRemaining: string;
             attemptCount: number;
             attempted: boolean;
@@ -15359,6 +15364,8 @@ export interface components {
             paidAt: string | null;
             paidOutOfBand: boolean;
             paymentAttempts: {
+                /** @description What the session has received so far: part of its amount while it waits for the rest */
+                amountReceived: string;
                 checkoutSessionId: string;
                 /** Format: date-time */
                 endedAt: string | null;

@@ -87,6 +87,12 @@ const STATUS_ERRORS: ErrorSpec = {
   codes: ['status_transition_invalid'],
   description: "The invoice's status forbids the operation (the message names it)",
 };
+const PARTIALLY_PAID: ErrorSpec = {
+  status: 400,
+  codes: ['invoice_partially_paid'],
+  description:
+    'A checkout session of the invoice has received part of its amount: it cannot be voided; mark it paid or uncollectible instead',
+};
 const NOT_PAYABLE: ErrorSpec = {
   status: 400,
   codes: ['amount_not_payable'],
@@ -558,7 +564,16 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       description: 'For an open invoice paid outside Weir: the rest of its amount is recorded as paid.',
     },
   );
-  transition('/:id/void', 'Void an invoice', { type: 'VoidInvoice' });
+  transition(
+    '/:id/void',
+    'Void an invoice',
+    { type: 'VoidInvoice' },
+    {
+      description:
+        'For an open or uncollectible invoice that has received nothing: once money has arrived (a partial payment), it is marked paid or uncollectible instead.',
+      errors: [PARTIALLY_PAID],
+    },
+  );
   transition('/:id/mark-uncollectible', 'Mark an invoice uncollectible', { type: 'MarkInvoiceUncollectible' });
 
   api.route(

@@ -342,8 +342,13 @@ const invoiceFieldsOut = {
   totalTax: amountString(),
   amountDue: amountString(),
   total: amountString().openapi({ description: 'The same as `amountDue`' }),
-  amountPaid: amountString(),
-  amountRemaining: amountString(),
+  amountPaid: amountString().openapi({
+    description:
+      'Received so far: what its checkout sessions received (a partial payment counts while the invoice is still open), or the rest when marked paid out of band. An invoice that has received anything cannot be voided',
+  }),
+  amountRemaining: amountString().openapi({
+    description: 'What is still owed: `amountDue` − `amountPaid`, never below 0',
+  }),
   dueDate: timestamp(),
   issueDate: timestamp().nullable(),
   memo: z.string().nullable(),
@@ -388,6 +393,9 @@ const invoiceFieldsOut = {
       startedAt: timestamp(),
       endedAt: timestamp().nullable(),
       failureReason: z.string().nullable(),
+      amountReceived: amountString().openapi({
+        description: 'What the session has received so far: part of its amount while it waits for the rest',
+      }),
     }),
   ),
   transactionHash: z.string().nullable(),

@@ -166,24 +166,35 @@ function InvoiceActions({ ctx, invoice }: { ctx: DashboardContext; invoice: Invo
   const button = (action: string, label: string, tone?: 'primary' | 'secondary' | 'danger') => (
     <ActionButton ctx={ctx} invoice={invoice} action={action} label={label} tone={tone} />
   );
+  // Money has arrived for it (a partial payment): the API refuses its void, so it is not offered.
+  const partlyPaid = (s === 'open' || s === 'uncollectible') && BigInt(invoice.amountPaid) > 0n;
   return (
-    <div class="action-bar">
-      {s === 'draft' ? (
-        <>
-          <a class="button-secondary" href={`/dashboard/invoices/${invoice.id}/edit`}>
-            Edit
-          </a>
-          {button('finalize', 'Finalize', 'primary')}
-        </>
+    <>
+      <div class="action-bar">
+        {s === 'draft' ? (
+          <>
+            <a class="button-secondary" href={`/dashboard/invoices/${invoice.id}/edit`}>
+              Edit
+            </a>
+            {button('finalize', 'Finalize', 'primary')}
+          </>
+        ) : (
+          ''
+        )}
+        {s === 'open' || s === 'uncollectible' ? button('pay', 'Mark paid') : ''}
+        {s === 'open' ? button('mark-uncollectible', 'Mark uncollectible') : ''}
+        {button('duplicate', 'Duplicate')}
+        {(s === 'open' || s === 'uncollectible') && !partlyPaid ? button('void', 'Void', 'danger') : ''}
+        {s === 'draft' ? button('delete', 'Delete draft', 'danger') : ''}
+      </div>
+      {partlyPaid ? (
+        <p class="hint" id="void-refused" safe>
+          {`${money(invoice.amountPaid, invoice.currency)} of it has been paid, so it cannot be voided: mark it paid or uncollectible instead.`}
+        </p>
       ) : (
         ''
       )}
-      {s === 'open' || s === 'uncollectible' ? button('pay', 'Mark paid') : ''}
-      {s === 'open' ? button('mark-uncollectible', 'Mark uncollectible') : ''}
-      {button('duplicate', 'Duplicate')}
-      {s === 'open' || s === 'uncollectible' ? button('void', 'Void', 'danger') : ''}
-      {s === 'draft' ? button('delete', 'Delete draft', 'danger') : ''}
-    </div>
+    </>
   );
 }
 
