@@ -35,6 +35,10 @@ test('an invoice whose pay page received part of its amount cannot be voided (40
     return invoice.amountPaid !== '0' ? invoice : undefined;
   }, 'the part payment to reach the invoice');
   t.is((await getSession(api, sessionId)).status, 'incomplete');
+  // Back on the pay link, the payer is sent to the partly paid session, which asks for the rest, not to a new one for it.
+  const again = await fetch(`${app.url}/invoices/${draft.id}/pay`, { redirect: 'manual' });
+  t.is(again.status, 302);
+  t.is(again.headers.get('location')!.split('/').pop(), sessionId);
   t.like(partly, {
     status: 'open',
     paid: false,

@@ -149,17 +149,28 @@ export function hostedInvoiceRoutes(
     return pdf;
   }
 
+  /**
+   * The session the pay link sends the payer back to: one partly paid first (the money already
+   * there waits for the rest at its address; a new session would ask for the rest a second time),
+   * else the newest still open long enough to pay.
+   */
   async function reusableSession(invoice: Invoice): Promise<CheckoutSessionDoc | null> {
     const pending = invoice.paymentAttempts
       .filter((a) => a.status === 'pending')
       .map((a) => a.checkoutSessionId)
       .reverse();
+    let open: CheckoutSessionDoc | null = null;
     for (const id of pending) {
       const session = await sessions.get(id);
-      if (session && session.status === 'open' && Date.parse(session.expiresAt) - deps.clock.now() > MIN_REMAINING_MS)
-        return session;
+      if (session?.status === 'incomplete') return session;
+      if (
+        open === null &&
+        session?.status === 'open' &&
+        Date.parse(session.expiresAt) - deps.clock.now() > MIN_REMAINING_MS
+      )
+        open = session;
     }
-    return null;
+    return open;
   }
 
   const pages = schemaRoutes(router, { tag: 'Hosted invoices', auth: 'public' });
