@@ -8,7 +8,13 @@ import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections
 import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
 import { createManualClock } from '../shared/clock.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
-import { SweepNodeError, SweepReceiptLostError, SweepRejectedError, SweepRevertedError } from './sweep-errors.ts';
+import {
+  SweepNodeError,
+  SweepReceiptLostError,
+  SweepRejectedError,
+  SweepRevertedError,
+  SweepWaitingError,
+} from './sweep-errors.ts';
 import { createSweeper, type MinedSweep, type SweepExecutor, type SweepRequest, type SweepResult } from './sweeper.ts';
 
 /**
@@ -29,8 +35,9 @@ type Flush = {
  * How the double answers a flush: sweep, refuse before signing (throws, nothing signed), revert
  * (mined, gas paid), lose the receipt of a mined flush, leave it unmined in the node's pool (until
  * `mineUnmined`), have the node refuse the signed transaction (never sent; `nonceUsed` when
- * another transaction took its nonce), or lose the send itself (the node never had it, its
- * outcome not known to the sweeper).
+ * another transaction took its nonce), lose the send itself (the node never had it, its
+ * outcome not known to the sweeper), or not take it for now (`held`: another pending transaction
+ * has its nonce, until `releaseHeld`).
  */
 type FlushAnswer =
   | { kind: 'sweep' }
@@ -40,7 +47,8 @@ type FlushAnswer =
   | { kind: 'unmined' }
   | { kind: 'reject' }
   | { kind: 'nonceUsed' }
-  | { kind: 'sendLost' };
+  | { kind: 'sendLost' }
+  | { kind: 'held' };
 
 /** What the double's node holds of a signed transaction: the deposits it sweeps and what it costs. */
 type SignedByDouble = { depositAddresses: string[]; transaction: SweepResult };
@@ -61,6 +69,8 @@ function createRefusingSweepExecutorDouble() {
   const signedTransactions = new Map<string, SignedByDouble>();
   const pool = new Map<string, SignedByDouble>();
   const nonceTaken = new Set<string>();
+  /** Signed transactions the node does not take for now: another pending transaction has their nonce. */
+  const held = new Set<string>();
   const rebroadcasts: { transactionHash: string; signed: boolean; answer: string }[] = [];
   let answer: (requests: SweepRequest[]) => FlushAnswer = () => ({ kind: 'sweep' });
   let readFailure: Error | null = null;
@@ -95,6 +105,14 @@ function createRefusingSweepExecutorDouble() {
       } catch (error) {
         flushes.push({ depositAddresses, result: null, unsent: transaction });
         throw error;
+      }
+      if (answered.kind === 'held') {
+        held.add(transactionHash);
+        flushes.push({ depositAddresses, result: null, unsent: transaction });
+        throw new SweepWaitingError(
+          `sweep transaction ${transactionHash} was not taken by the node: another pending transaction of the account has its nonce`,
+          transactionHash,
+        );
       }
       if (answered.kind === 'reject' || answered.kind === 'nonceUsed' || answered.kind === 'sendLost') {
         flushes.push({ depositAddresses, result: null, unsent: transaction });
@@ -147,9 +165,10 @@ function createRefusingSweepExecutorDouble() {
       if (readFailure) throw readFailure;
       const known = mined.has(transactionHash) || pool.has(transactionHash);
       const sent = signedTransactions.get(transactionHash);
-      let answered: 'pending' | 'resent' | 'absent' = 'pending';
+      let answered: 'pending' | 'resent' | 'waiting' | 'absent' = 'pending';
       if (!known) {
         if (signedTransaction === null || nonceTaken.has(transactionHash) || !sent) answered = 'absent';
+        else if (held.has(transactionHash)) answered = 'waiting';
         else if (signedTransaction !== signedOf(transactionHash))
           throw new Error(`not the transaction ${transactionHash}`);
         else {
@@ -219,6 +238,14 @@ function createRefusingSweepExecutorDouble() {
     /** The next flush, signed, never reaches the node and the sweeper does not know it (no answer to the send). */
     loseNextSend() {
       answerNext({ kind: 'sendLost' });
+    },
+    /** The node does not take the next flush for now (another pending transaction has its nonce), until `releaseHeld`. */
+    holdNextFlush() {
+      answerNext({ kind: 'held' });
+    },
+    /** The transaction that held the nonces goes: the node takes the held flushes when they are sent again. */
+    releaseHeld() {
+      held.clear();
     },
     /** Another transaction of the account took the nonce of `transactionHash`: sent again, it is refused. */
     takeNonceOf(transactionHash: string) {
@@ -970,4 +997,45 @@ test('after a restart, a flush recorded on only some of its deposits (the proces
   t.is(w.double.flushes.length, 2);
   t.deepEqual(w.double.flushes[1]!.depositAddresses.length, 2);
   assertRecordedOnce(t, await sweepStateOf(w, opened), w.double.flushes[1]!.result!);
+});
+
+test('after a restart, a flush the node still does not take (another pending transaction has its nonce) is asked about before its age counts: it waits, never dropped, and is recorded once mined', async (t) => {
+  const { w, opened, t0 } = await startedOnTwoDeposits(
+    t,
+    (world) => {
+      world.double.holdNextFlush();
+    },
+    'the look-up of the waiting transaction in 1 s',
+  );
+  const waiting = w.double.flushes[0]!.unsent!;
+  // Past dropAfterMs (3 s) while waiting: the sweeper before the restart keeps it (it knows it waits).
+  w.clock.advanceTo(t0 + 4_000);
+  await w.settledUntil(t0 + 5_000, 'still waiting, looked up again in 1 s');
+  await w.restartSweeper();
+  const waitedOn = () => w.logged.filter((line) => line.includes('did not take it again')).length;
+  await w.until(async () => (waitedOn() === 2 ? true : undefined), 'the restarted sweeper asks the node, and waits');
+  t.deepEqual(
+    w.double.rebroadcasts.map((r) => r.answer),
+    ['waiting', 'waiting'],
+    'asked by the sweeper before the restart, then by the restarted one',
+  );
+  t.false(
+    w.logged.some((line) => line.includes('taken as dropped')),
+    w.logged.join('\n'),
+  );
+  t.is(w.double.flushes.length, 1, 'its deposits not flushed again');
+  t.deepEqual(
+    (await sweepStateOf(w, opened)).map((s) => s.readModelBroadcast),
+    [waiting.transactionHash, waiting.transactionHash],
+  );
+
+  // The nonce is freed: sent again, taken, mined, recorded.
+  w.double.releaseHeld();
+  w.clock.advanceTo(t0 + 5_000);
+  await w.settledUntil(t0 + 6_000, 'sent again, looked up in 1 s');
+  w.double.mineUnmined();
+  w.clock.advanceTo(t0 + 6_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'recorded once mined');
+  t.is(w.double.flushes.length, 1);
+  assertRecordedOnce(t, await sweepStateOf(w, opened), waiting);
 });

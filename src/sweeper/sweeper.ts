@@ -391,22 +391,25 @@ export function createSweeper(deps: {
       return mined.reverted;
     }
     const { network, transactionHash } = flight;
-    // One not taken for now, behind another pending transaction with its nonce, may yet be mined,
-    // and dropping it would only queue a new flush behind that same one: it waits, however long,
-    // until the node takes it (its age counted from then) or its nonce is used (refused: dropped).
-    if (!flight.waiting && now >= flight.sentAt + dropAfterMs) {
-      await drop(flight, `was not mined ${seconds(dropAfterMs)} after it was sent: taken as dropped`);
-      return true;
-    }
     // Recorded before it was sent: the process may have died before the node had it, or the send
     // was lost. The same signed transaction is sent again; one recorded on only some of its
     // deposits was never sent. A broadcast recorded without it (before Weir kept it) only waits.
+    // Asked before its age counts: whether it was waiting is kept in memory only, so after a
+    // restart only the node's answer tells a waiting flush from one not mined in time.
     const complete = isComplete(flight);
     let state: 'pending' | 'resent' | 'waiting' | 'absent' = 'pending';
     if (!complete || flight.signed !== null)
       state = await executor.rebroadcast(transactionHash, complete ? flight.signed : null);
-    if (flight.waiting && state !== 'waiting') flight.sentAt = now;
+    // Its age counts from when the node takes it: after waiting, or sent again (it did not have it).
+    if (state === 'resent' || (flight.waiting && state !== 'waiting')) flight.sentAt = now;
     flight.waiting = state === 'waiting';
+    // One not taken for now, behind another pending transaction with its nonce, may yet be mined,
+    // and dropping it would only queue a new flush behind that same one: it waits, however long,
+    // until the node takes it (its age counted from then) or its nonce is used (refused: dropped).
+    if (state !== 'absent' && !flight.waiting && now >= flight.sentAt + dropAfterMs) {
+      await drop(flight, `was not mined ${seconds(dropAfterMs)} after it was sent: taken as dropped`);
+      return true;
+    }
     if (state === 'absent') {
       await drop(
         flight,
