@@ -71,6 +71,8 @@ function createRefusingSweepExecutorDouble() {
   const nonceTaken = new Set<string>();
   /** Signed transactions the node does not take for now: another pending transaction has their nonce. */
   const held = new Set<string>();
+  /** A signed transaction's hash → the one mined with its nonce in its place, the same call (a copy, as a wallet's speed-up). */
+  const minedInPlaceOf = new Map<string, string>();
   const rebroadcasts: { transactionHash: string; signed: boolean; answer: string }[] = [];
   let answer: (requests: SweepRequest[]) => FlushAnswer = () => ({ kind: 'sweep' });
   let readFailure: Error | null = null;
@@ -157,9 +159,10 @@ function createRefusingSweepExecutorDouble() {
       }
       return transaction;
     },
-    async minedSweep(transactionHash) {
+    async minedSweep(transactionHash, signedTransaction) {
       if (readFailure) throw readFailure;
-      return mined.get(transactionHash) ?? null;
+      const copy = signedTransaction === null ? undefined : minedInPlaceOf.get(transactionHash);
+      return mined.get(transactionHash) ?? (copy === undefined ? null : (mined.get(copy) ?? null));
     },
     async rebroadcast(transactionHash, signedTransaction) {
       if (readFailure) throw readFailure;
@@ -250,6 +253,13 @@ function createRefusingSweepExecutorDouble() {
     /** Another transaction of the account took the nonce of `transactionHash`: sent again, it is refused. */
     takeNonceOf(transactionHash: string) {
       nonceTaken.add(transactionHash);
+    },
+    /** `miner`, in the node's pool, is mined with the nonce of `replaced` (the same call, a copy of it): `replaced` never will be. */
+    mineInPlace(replaced: string, miner: string) {
+      const { depositAddresses, transaction } = pool.get(miner)!;
+      mineSweep(depositAddresses, transaction);
+      pool.delete(replaced);
+      minedInPlaceOf.set(replaced, miner);
     },
     /** The transactions in the node's pool are mined now, sweeping their deposits. */
     mineUnmined() {
@@ -946,7 +956,11 @@ test('after a restart, a flush recorded whose send never reached the node is sen
   );
   const recorded = w.double.flushes[0]!.unsent!;
   await w.restartSweeper();
-  await w.settledUntil(t0 + 1_000, 'looked up at once, sent again, looked up again in 1 s');
+  // The sweeper before the restart already asked to look again at t0 + 1 s: the restarted one's log says it is done.
+  await w.until(
+    async () => (w.logged.at(-1)?.includes('sent again') ? true : undefined),
+    'looked up at once, sent again, looked up again in 1 s',
+  );
   t.deepEqual(w.double.rebroadcasts, [{ transactionHash: recorded.transactionHash, signed: true, answer: 'resent' }]);
   t.regex(w.logged.at(-1)!, /\(the node did not have it: sent again\); not flushing its 2 deposit address\(es\) again/);
   w.double.mineUnmined();
@@ -1038,4 +1052,80 @@ test('after a restart, a flush the node still does not take (another pending tra
   await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'recorded once mined');
   t.is(w.double.flushes.length, 1);
   assertRecordedOnce(t, await sweepStateOf(w, opened), waiting);
+});
+
+/**
+ * A flush left unmined past dropAfterMs (3 s), so dropped at t0 + 3 s, and its re-flush left
+ * unmined too: both in the node's pool, the drop looked up again from t0 + 4 s.
+ */
+async function droppedAndFlushedAgain(t: ExecutionContext) {
+  const { w, opened, t0 } = await startedOnTwoDeposits(
+    t,
+    (world) => {
+      world.double.leaveNextUnmined();
+    },
+    'the first look-up in 1 s',
+  );
+  const dropped = w.double.flushes[0]!.unmined!;
+  w.double.leaveNextUnmined();
+  w.clock.advanceTo(t0 + 3_000);
+  await w.until(async () => (w.double.flushes.length === 2 ? true : undefined), 'dropped, flushed again');
+  await w.settledUntil(t0 + 4_000, 'the re-flush looked up in 1 s');
+  const again = w.double.flushes[1]!.unmined!;
+  t.truthy(again, 'the re-flush is in the pool too');
+  return { w, opened, t0, dropped, again };
+}
+
+/** The sessions' sweeps as [transaction, transfers], and what their shares of gas and cost add up to. */
+async function recordedSweepsOf(w: Awaited<ReturnType<typeof sweeperWorld>>, opened: { id: string }[]) {
+  const states = await sweepStateOf(w, opened);
+  return {
+    sweeps: states.map((s) => s.sweeps.map((sweep) => [sweep.transactionHash, sweep.transfers])),
+    gasUsed: states.flatMap((s) => s.sweeps).reduce((sum, sweep) => sum + sweep.gasUsed, 0n),
+    gasCost: states.flatMap((s) => s.sweeps).reduce((sum, sweep) => sum + sweep.gasCost, 0n),
+    open: states.map((s) => [s.pending, s.broadcast, s.readModelBroadcast]),
+  };
+}
+
+test('a flush dropped as not mined in time that the node mines after all (its re-flush mined too, at the next nonce) is recorded with its gas, once, beside the re-flush', async (t) => {
+  const { w, opened, t0, dropped, again } = await droppedAndFlushedAgain(t);
+  w.double.mineUnmined();
+  w.clock.advanceTo(t0 + 4_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'both recorded');
+  const recorded = await recordedSweepsOf(w, opened);
+  t.deepEqual(
+    recorded.sweeps,
+    opened.map(() => [
+      [dropped.transactionHash, 1],
+      [again.transactionHash, 0],
+    ]),
+    'the dropped flush swept the transfers; the re-flush, mined after it, only paid its gas',
+  );
+  t.is(recorded.gasUsed, dropped.gasUsed + again.gasUsed);
+  t.is(recorded.gasCost, dropped.gasCost + again.gasCost);
+  t.true(
+    w.logged.some((line) => line.startsWith(`sweep transaction ${dropped.transactionHash} on weir-testnet, dropped`)),
+    w.logged.join('\n'),
+  );
+  t.is(w.double.flushes.length, 2);
+});
+
+test('a flush dropped as not mined in time, then mined with the nonce of its re-flush (the same call), is recorded once with its gas, and the re-flush ends as dropped', async (t) => {
+  const { w, opened, t0, dropped, again } = await droppedAndFlushedAgain(t);
+  w.double.mineInPlace(again.transactionHash, dropped.transactionHash);
+  w.clock.advanceTo(t0 + 4_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'recorded');
+  const recorded = await recordedSweepsOf(w, opened);
+  t.deepEqual(
+    recorded.sweeps,
+    opened.map(() => [[dropped.transactionHash, 1]]),
+  );
+  t.is(recorded.gasUsed, dropped.gasUsed, 'its gas counted once');
+  t.is(recorded.gasCost, dropped.gasCost);
+  t.deepEqual(
+    recorded.open,
+    opened.map(() => [false, [], null]),
+    'the re-flush is no longer shown as being swept',
+  );
+  t.is(w.double.flushes.length, 2);
 });

@@ -210,7 +210,11 @@ const seconds = (ms: number) => `${ms / 1000} s`;
  * never mined within `dropAfterMs`; their deposits are flushed again if still funded (at once, in
  * one flush, when another transaction took the nonce). One the node does not take for now (another
  * pending transaction of the account has its nonce) waits like one whose receipt was lost, however
- * long: dropping it would only queue a new flush behind that same transaction. Before a
+ * long: dropping it would only queue a new flush behind that same transaction. One dropped for
+ * its age may still be mined (the node held it): it is looked up until then, or until a later flush
+ * of the network is mined (its nonce used by then), and recorded with its gas if found mined, once
+ * (the sessions record a transaction once; a copy of it mined in a re-flush's place ends that
+ * re-flush as dropped). Before a
  * flush, after a failure whose outcome is not known, the deposits are read on chain and the empty
  * ones left out; a flush with nothing left to sweep is not sent. Flushes on one network are sent
  * one at a time, each with the node's pending nonce, so signing ahead leaves no gap: a signed
@@ -252,6 +256,15 @@ export function createSweeper(deps: {
   /** Sweep transactions sent whose outcome is not recorded, by hash, and by the sweep document (`_id`) of each of their deposits. */
   const inFlight = new Map<string, InFlight>();
   const flightOfDoc = new Map<string, InFlight>();
+  /**
+   * Flushes dropped for their age, by hash: the node may still mine one (it held it), its gas paid.
+   * Looked up from `lookAt` on until found mined (recorded then) or until a flush of the network
+   * sent after it is recorded mined (`lastLook`): by then its nonce is used, by it or another.
+   * Kept in memory only: a restart forgets them.
+   */
+  const lateDrops = new Map<string, { flight: InFlight; droppedAt: number; lookAt: number; lastLook: boolean }>();
+  /** Late drops found mined and recorded, whose gas a flush mined as their copy must not count again. */
+  const recordedLate = new Set<string>();
   const meter = sweepMetrics(deps.metrics ?? noMetrics, sweeps, [...deps.executors.keys()]);
 
   const dueAt = (doc: SweepDoc) =>
@@ -261,6 +274,9 @@ export function createSweeper(deps: {
       depositBackoff.get(doc._id)?.retryAt ?? 0,
       flightOfDoc.get(doc._id)?.lookAt ?? 0,
     );
+
+  const lateDueAt = (late: { flight: InFlight; lookAt: number }) =>
+    Math.max(late.lookAt, networkRetryAt.get(late.flight.network) ?? 0);
 
   /** The flight of `transactionHash`, known or new (signed now for `parts`). */
   function flightOf(network: string, transactionHash: string, parts: SweepPart[]): InFlight {
@@ -328,8 +344,37 @@ export function createSweeper(deps: {
         },
       });
     }
-    meter.mined(flight.network, mined, flight.parts.length);
+    if (!recordedLate.delete(transaction.transactionHash)) meter.mined(flight.network, mined, flight.parts.length);
     forget(flight);
+    // A dropped flush mined as this one's copy is recorded here; the others' nonces are used by now.
+    lateDrops.delete(transaction.transactionHash);
+    for (const late of lateDrops.values())
+      if (late.flight.network === flight.network && late.droppedAt <= flight.sentAt) late.lastLook = true;
+  }
+
+  /**
+   * Looks up the flushes of `network` dropped for their age: one found mined is recorded as any
+   * mined flush (FundsSwept with its gas; the sessions record it once). A copy mined in its place
+   * that is one of the flights is theirs to record.
+   */
+  async function lookUpLateDrops(executor: SweepExecutor, network: string, now: number): Promise<void> {
+    for (const [hash, late] of lateDrops) {
+      if (late.flight.network !== network || late.lookAt > now) continue;
+      const mined = await executor.minedSweep(hash, late.flight.signed);
+      const minedHash = mined?.transaction.transactionHash;
+      const copyInFlight = minedHash !== undefined && minedHash !== hash && inFlight.has(minedHash);
+      if (mined === null || copyInFlight) {
+        if (late.lastLook || copyInFlight) lateDrops.delete(hash);
+        else late.lookAt = now + retryAfterMs;
+        continue;
+      }
+      await record(late.flight, mined);
+      lateDrops.delete(hash);
+      recordedLate.add(mined.transaction.transactionHash);
+      log(
+        `sweep transaction ${hash} on ${network}, dropped as not mined in time, was mined after all: recorded with its gas on its ${late.flight.parts.length} deposit address(es)`,
+      );
+    }
   }
 
   /**
@@ -408,6 +453,8 @@ export function createSweeper(deps: {
     // until the node takes it (its age counted from then) or its nonce is used (refused: dropped).
     if (state !== 'absent' && !flight.waiting && now >= flight.sentAt + dropAfterMs) {
       await drop(flight, `was not mined ${seconds(dropAfterMs)} after it was sent: taken as dropped`);
+      // The node may mine it yet: its gas is recorded then.
+      lateDrops.set(transactionHash, { flight, droppedAt: now, lookAt: now + retryAfterMs, lastLook: false });
       return true;
     }
     if (state === 'absent') {
@@ -561,6 +608,9 @@ export function createSweeper(deps: {
     let outcome: BatchOutcome;
     let batch = due;
     try {
+      // Dropped ones first: one found mined ends before a copy of it in flight is settled.
+      await lookUpLateDrops(executor, network, clock.now());
+      if (due.length === 0) return;
       // Sent but not recorded as mined (or dropped): settle those first; their deposits are not
       // flushed this round unless the transaction was dropped or reverted.
       const held = new Set<string>();
@@ -681,6 +731,8 @@ export function createSweeper(deps: {
         // Sent before a restart (or by this process, recorded): known from the read model.
         for (const doc of pending) if (doc.broadcast && !flightOfDoc.has(doc._id)) adopt(doc, doc.broadcast);
         const byNetwork = new Map<string, SweepDoc[]>();
+        for (const late of lateDrops.values())
+          if (lateDueAt(late) <= now) byNetwork.set(late.flight.network, byNetwork.get(late.flight.network) ?? []);
         for (const doc of pending) {
           if (!executors.has(doc.network) || dueAt(doc) > now) continue;
           const list = byNetwork.get(doc.network) ?? [];
@@ -691,7 +743,8 @@ export function createSweeper(deps: {
       },
       async nextDue() {
         const pending = (await sweeps.find({ pending: true })).filter((d) => executors.has(d.network));
-        return pending.length ? Math.min(...pending.map(dueAt)) : null;
+        const due = [...pending.map(dueAt), ...[...lateDrops.values()].map(lateDueAt)];
+        return due.length ? Math.min(...due) : null;
       },
       subscribe: (poke) =>
         projections.onAdvanced((_p, touched) => {
