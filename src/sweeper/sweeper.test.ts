@@ -6,7 +6,9 @@ import { createMerchant, sessionRequest, startTestWeir } from '../../test/suppor
 import { TEST_NETWORK } from '../chain-ingest/test-rail.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections.ts';
 import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
+import { createPrometheusMetrics } from '../app/prometheus-metrics.ts';
 import { createManualClock } from '../shared/clock.ts';
+import type { Metrics } from '../shared/metrics.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
 import {
   SweepNodeError,
@@ -277,7 +279,7 @@ function createRefusingSweepExecutorDouble() {
  * clock, and a sweeper over its read models with the executor double for the test network. The
  * sweeper's clock records when it asks to look again.
  */
-async function sweeperWorld(t: ExecutionContext) {
+async function sweeperWorld(t: ExecutionContext, metrics?: Metrics) {
   const clock = createManualClock();
   const weir = await startTestWeir(t, {}, { clock });
   const merchant = await createMerchant(weir.url);
@@ -312,6 +314,7 @@ async function sweeperWorld(t: ExecutionContext) {
       maxRetryAfterMs: 4_000,
       dropAfterMs: 3_000,
       log: (line) => logged.push(line),
+      ...(metrics ? { metrics } : {}),
     });
     t.teardown(() => created.stop());
     return created;
@@ -1128,4 +1131,36 @@ test('a flush dropped as not mined in time, then mined with the nonce of its re-
     'the re-flush is no longer shown as being swept',
   );
   t.is(w.double.flushes.length, 2);
+});
+
+test('flushes the node does not take for now are counted, with how long the oldest has waited, in the metrics (weir_sweep_flushes_waiting, weir_sweep_flush_waiting_seconds)', async (t) => {
+  const metrics = createPrometheusMetrics();
+  const w = await sweeperWorld(t, metrics);
+  await paidSessions(w, 2);
+  const waitingFigures = async () =>
+    (await metrics.scrape())
+      .split('\n')
+      .filter((line) => /^weir_sweep_(flushes_waiting|flush_waiting_seconds)\{/.test(line));
+  t.deepEqual(await waitingFigures(), [
+    'weir_sweep_flushes_waiting{network="weir-testnet"} 0',
+    'weir_sweep_flush_waiting_seconds{network="weir-testnet"} 0',
+  ]);
+  w.double.holdNextFlush();
+  const t0 = w.clock.now();
+  w.sweeper.start();
+  await w.settledUntil(t0 + 1_000, 'waiting: looked up in 1 s');
+  w.clock.advanceTo(t0 + 4_000);
+  await w.settledUntil(t0 + 5_000, 'still waiting, past dropAfterMs');
+  t.deepEqual(await waitingFigures(), [
+    'weir_sweep_flushes_waiting{network="weir-testnet"} 1',
+    'weir_sweep_flush_waiting_seconds{network="weir-testnet"} 4',
+  ]);
+
+  w.double.releaseHeld();
+  w.clock.advanceTo(t0 + 5_000);
+  await w.settledUntil(t0 + 6_000, 'taken: looked up in 1 s');
+  t.deepEqual(await waitingFigures(), [
+    'weir_sweep_flushes_waiting{network="weir-testnet"} 0',
+    'weir_sweep_flush_waiting_seconds{network="weir-testnet"} 0',
+  ]);
 });

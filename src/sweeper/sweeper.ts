@@ -9,7 +9,7 @@ import type { Collection, ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { createProcessor, dueWork } from '../processing/processor.ts';
 import { doublingDelay } from '../shared/backoff.ts';
-import { noMetrics, type Metrics } from '../shared/metrics.ts';
+import { noMetrics, secondsBetween, type Metrics } from '../shared/metrics.ts';
 import {
   SweepNodeError,
   SweepReceiptLostError,
@@ -265,7 +265,10 @@ export function createSweeper(deps: {
   const lateDrops = new Map<string, { flight: InFlight; droppedAt: number; lookAt: number; lastLook: boolean }>();
   /** Late drops found mined and recorded, whose gas a flush mined as their copy must not count again. */
   const recordedLate = new Set<string>();
-  const meter = sweepMetrics(deps.metrics ?? noMetrics, sweeps, [...deps.executors.keys()]);
+  const meter = sweepMetrics(deps.metrics ?? noMetrics, sweeps, [...deps.executors.keys()], {
+    flights: () => inFlight.values(),
+    now: () => clock.now(),
+  });
 
   const dueAt = (doc: SweepDoc) =>
     Math.max(
@@ -768,7 +771,12 @@ export function createSweeper(deps: {
  * network's smallest unit, wei on EVM) counted once a transaction's outcome is recorded; deposits
  * waiting to be swept read from the read model at scrape time.
  */
-export function sweepMetrics(metrics: Metrics, sweeps: Collection<SweepDoc>, networks: readonly string[]) {
+export function sweepMetrics(
+  metrics: Metrics,
+  sweeps: Collection<SweepDoc>,
+  networks: readonly string[],
+  inFlight?: { flights: () => Iterable<Pick<InFlight, 'network' | 'sentAt' | 'waiting'>>; now: () => number },
+) {
   const transactions = metrics.counter({
     name: 'weir_sweep_transactions_total',
     help: 'Sweep transactions whose outcome is recorded, by network and outcome: swept, reverted (gas paid, nothing moved), dropped (never mined)',
@@ -822,6 +830,37 @@ export function sweepMetrics(metrics: Metrics, sweeps: Collection<SweepDoc>, net
         if (networks.includes(doc.network)) byNetwork.set(doc.network, (byNetwork.get(doc.network) ?? 0) + 1);
       return [...byNetwork].map(([network, value]) => ({ labels: { network }, value }));
     },
+  );
+  // A flush the node does not take for now waits however long (see settle): only these tell an operator.
+  const waitingFlushes = () => {
+    const byNetwork = new Map(networks.map((network) => [network, { count: 0, oldestSentAt: null as number | null }]));
+    for (const flight of inFlight?.flights() ?? []) {
+      const figures = byNetwork.get(flight.network);
+      if (!flight.waiting || !figures) continue;
+      figures.count += 1;
+      figures.oldestSentAt = Math.min(figures.oldestSentAt ?? flight.sentAt, flight.sentAt);
+    }
+    return [...byNetwork];
+  };
+  metrics.gauge(
+    {
+      name: 'weir_sweep_flushes_waiting',
+      help: 'Sweep transactions the node does not take for now (another pending transaction of the sweeper account has their nonce): they wait, never dropped for their age, by network',
+      labelNames: ['network'],
+    },
+    () => waitingFlushes().map(([network, { count }]) => ({ labels: { network }, value: count })),
+  );
+  metrics.gauge(
+    {
+      name: 'weir_sweep_flush_waiting_seconds',
+      help: 'Seconds since the oldest waiting sweep transaction (see weir_sweep_flushes_waiting) was sent, 0 when none waits, by network',
+      labelNames: ['network'],
+    },
+    () =>
+      waitingFlushes().map(([network, { oldestSentAt }]) => ({
+        labels: { network },
+        value: oldestSentAt === null || !inFlight ? 0 : secondsBetween(oldestSentAt, inFlight.now()),
+      })),
   );
   return {
     mined(network: string, { transaction, reverted }: MinedSweep, depositCount: number): void {
