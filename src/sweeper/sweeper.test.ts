@@ -263,6 +263,11 @@ function createRefusingSweepExecutorDouble() {
       pool.delete(replaced);
       minedInPlaceOf.set(replaced, miner);
     },
+    /** `transactionHash`, in the node's pool, is mined now; the others stay. */
+    mineOne(transactionHash: string) {
+      const { depositAddresses, transaction } = pool.get(transactionHash)!;
+      mineSweep(depositAddresses, transaction);
+    },
     /** The transactions in the node's pool are mined now, sweeping their deposits. */
     mineUnmined() {
       for (const { depositAddresses, transaction } of [...pool.values()]) mineSweep(depositAddresses, transaction);
@@ -692,8 +697,9 @@ async function startedOnTwoDeposits(
   t: ExecutionContext,
   arrange: (world: Awaited<ReturnType<typeof sweeperWorld>>, opened: { id: string }[]) => void,
   firstLook: string,
+  metrics?: Metrics,
 ) {
-  const w = await sweeperWorld(t);
+  const w = await sweeperWorld(t, metrics);
   const opened = await paidSessions(w, 2);
   arrange(w, opened);
   const t0 = w.clock.now();
@@ -1061,13 +1067,14 @@ test('after a restart, a flush the node still does not take (another pending tra
  * A flush left unmined past dropAfterMs (3 s), so dropped at t0 + 3 s, and its re-flush left
  * unmined too: both in the node's pool, the drop looked up again from t0 + 4 s.
  */
-async function droppedAndFlushedAgain(t: ExecutionContext) {
+async function droppedAndFlushedAgain(t: ExecutionContext, metrics?: Metrics) {
   const { w, opened, t0 } = await startedOnTwoDeposits(
     t,
     (world) => {
       world.double.leaveNextUnmined();
     },
     'the first look-up in 1 s',
+    metrics,
   );
   const dropped = w.double.flushes[0]!.unmined!;
   w.double.leaveNextUnmined();
@@ -1114,7 +1121,8 @@ test('a flush dropped as not mined in time that the node mines after all (its re
 });
 
 test('a flush dropped as not mined in time, then mined with the nonce of its re-flush (the same call), is recorded once with its gas, and the re-flush ends as dropped', async (t) => {
-  const { w, opened, t0, dropped, again } = await droppedAndFlushedAgain(t);
+  const metrics = createPrometheusMetrics();
+  const { w, opened, t0, dropped, again } = await droppedAndFlushedAgain(t, metrics);
   w.double.mineInPlace(again.transactionHash, dropped.transactionHash);
   w.clock.advanceTo(t0 + 4_000);
   await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'recorded');
@@ -1131,6 +1139,9 @@ test('a flush dropped as not mined in time, then mined with the nonce of its re-
     'the re-flush is no longer shown as being swept',
   );
   t.is(w.double.flushes.length, 2);
+  const scraped = (await metrics.scrape()).split('\n');
+  t.true(scraped.includes('weir_sweep_transactions_total{network="weir-testnet",outcome="swept"} 1'), 'counted once');
+  t.true(scraped.includes(`weir_sweep_gas_used_total{network="weir-testnet"} ${dropped.gasUsed}`));
 });
 
 test('flushes the node does not take for now are counted, with how long the oldest has waited, in the metrics (weir_sweep_flushes_waiting, weir_sweep_flush_waiting_seconds)', async (t) => {
@@ -1163,4 +1174,33 @@ test('flushes the node does not take for now are counted, with how long the olde
     'weir_sweep_flushes_waiting{network="weir-testnet"} 0',
     'weir_sweep_flush_waiting_seconds{network="weir-testnet"} 0',
   ]);
+});
+
+test('a flush dropped as not mined in time and mined later is recorded; its re-flush, never mined, is dropped in turn and nothing is flushed for deposits already swept', async (t) => {
+  const { w, opened, t0, dropped, again } = await droppedAndFlushedAgain(t);
+  w.double.mineOne(dropped.transactionHash);
+  w.clock.advanceTo(t0 + 4_000);
+  await w.until(
+    async () => ((await recordedSweepsOf(w, opened)).sweeps.every((s) => s.length === 1) ? true : undefined),
+    'the dropped flush recorded',
+  );
+  t.deepEqual(
+    (await recordedSweepsOf(w, opened)).open,
+    opened.map(() => [true, [again.transactionHash], again.transactionHash]),
+    'still shown as being swept by the re-flush, whose gas is not known yet',
+  );
+  // dropAfterMs after the re-flush was sent: dropped, and nothing is left to flush.
+  w.clock.advanceTo(t0 + 6_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'the re-flush dropped');
+  const recorded = await recordedSweepsOf(w, opened);
+  t.deepEqual(
+    recorded.sweeps,
+    opened.map(() => [[dropped.transactionHash, 1]]),
+  );
+  t.is(recorded.gasUsed, dropped.gasUsed);
+  t.is(w.double.flushes.length, 2, 'no flush for deposits already swept');
+  t.false(
+    w.logged.some((line) => line.includes('holds nothing on chain')),
+    w.logged.join('\n'),
+  );
 });

@@ -263,8 +263,11 @@ export function createSweeper(deps: {
    * Kept in memory only: a restart forgets them.
    */
   const lateDrops = new Map<string, { flight: InFlight; droppedAt: number; lookAt: number; lastLook: boolean }>();
-  /** Late drops found mined and recorded, whose gas a flush mined as their copy must not count again. */
-  const recordedLate = new Set<string>();
+  /**
+   * Late drops found mined and recorded (hash → network), whose gas a flight mined as their copy must
+   * not count again; let go once the network has no flight (one signed later has another nonce).
+   */
+  const recordedLate = new Map<string, string>();
   const meter = sweepMetrics(deps.metrics ?? noMetrics, sweeps, [...deps.executors.keys()], {
     flights: () => inFlight.values(),
     now: () => clock.now(),
@@ -361,6 +364,8 @@ export function createSweeper(deps: {
    * that is one of the flights is theirs to record.
    */
   async function lookUpLateDrops(executor: SweepExecutor, network: string, now: number): Promise<void> {
+    if (![...inFlight.values()].some((flight) => flight.network === network))
+      for (const [hash, of] of recordedLate) if (of === network) recordedLate.delete(hash);
     for (const [hash, late] of lateDrops) {
       if (late.flight.network !== network || late.lookAt > now) continue;
       const mined = await executor.minedSweep(hash, late.flight.signed);
@@ -373,7 +378,7 @@ export function createSweeper(deps: {
       }
       await record(late.flight, mined);
       lateDrops.delete(hash);
-      recordedLate.add(mined.transaction.transactionHash);
+      recordedLate.set(mined.transaction.transactionHash, network);
       log(
         `sweep transaction ${hash} on ${network}, dropped as not mined in time, was mined after all: recorded with its gas on its ${late.flight.parts.length} deposit address(es)`,
       );
@@ -621,7 +626,8 @@ export function createSweeper(deps: {
       for (const flight of flights) {
         if (!(await settle(executor, flight, clock.now()))) for (const part of flight.parts) held.add(part.doc._id);
       }
-      batch = due.filter((doc) => !held.has(doc._id));
+      // A deposit pending only for a broadcast's outcome (its transfers swept by a drop mined late) has nothing to flush.
+      batch = due.filter((doc) => !held.has(doc._id) && doc.transferIds.length > 0);
       outcome = batch.length ? await flushIsolatingFailures(executor, network, batch, true) : nothingSwept;
     } catch (error) {
       // Only recording and looking a flight up throw (the flushes' failures are caught above):
