@@ -45,6 +45,10 @@ function expiresNow(snapshot: CheckoutSessionSnapshot, now: string): CheckoutSes
   return snapshot.matches({ open: 'awaitingPayment' }) && snapshot.can(expiry) ? [expiry] : [];
 }
 
+/** Whether `transactionHash` was broadcast for the session and recorded as dropped (it may still be found mined). */
+const wasDropped = (session: CheckoutSession, transactionHash: string | undefined): boolean =>
+  transactionHash !== undefined && (session.sweepsDropped ?? []).includes(transactionHash);
+
 /** Whether `transactionHash` was broadcast for the session and its outcome is not recorded yet. */
 const isBroadcast = (session: CheckoutSession, transactionHash: string | undefined): boolean =>
   (session.sweepsBroadcast ?? []).some((b) => b.transactionHash === transactionHash);
@@ -292,13 +296,22 @@ export function decideCheckoutSession(
         if ((session.sweeps ?? []).some((s) => s.transactionHash === command.sweep.transactionHash)) return [];
         return [{ type: 'FundsSwept', data: { sweep: { ...command.sweep, transferIds: [], at: ctx.now } } }];
       }
+      const { transactionHash, replaces } = command.sweep;
+      // A transaction is recorded once. Found mined in place of another broadcast (a copy at its
+      // nonce) after it was recorded on its own, it ends that broadcast, never mined.
+      if ((session.sweeps ?? []).some((s) => s.transactionHash === transactionHash)) {
+        if (replaces === undefined || !isBroadcast(session, replaces)) return [];
+        return [
+          { type: 'SweepDropped', data: { network: command.sweep.network, transactionHash: replaces, at: ctx.now } },
+        ];
+      }
       const confirmedIds = new Set(session.payments.filter((p) => p.status === 'confirmed').map((p) => p.transferId));
       const already = new Set((session.sweeps ?? []).flatMap((s) => s.transferIds));
       const transferIds = command.sweep.transferIds.filter((id) => confirmedIds.has(id) && !already.has(id));
-      // A transaction broadcast for this session (or mined in its place) is recorded even if it swept nothing new: its gas was paid.
-      const { transactionHash, replaces } = command.sweep;
-      if (transferIds.length === 0 && !isBroadcast(session, transactionHash) && !isBroadcast(session, replaces))
-        return [];
+      // A transaction broadcast for this session (or mined in its place, or dropped and found mined
+      // later) is recorded even if it swept nothing new: its gas was paid.
+      const ours = [transactionHash, replaces].some((hash) => isBroadcast(session, hash) || wasDropped(session, hash));
+      if (transferIds.length === 0 && !ours) return [];
       return [{ type: 'FundsSwept', data: { sweep: { ...command.sweep, transferIds, at: ctx.now } } }];
     }
     case 'RecordSweepBroadcast': {

@@ -205,7 +205,11 @@ export function evolveCheckoutSession(
       };
     }
     case 'SweepDropped':
-      return { ...withoutBroadcast(session, event.data.transactionHash), updatedAt: event.data.at };
+      return {
+        ...withoutBroadcast(session, event.data.transactionHash),
+        sweepsDropped: [...(session.sweepsDropped ?? []), event.data.transactionHash],
+        updatedAt: event.data.at,
+      };
     case 'PaymentMarkedRefunded':
       return {
         ...session,

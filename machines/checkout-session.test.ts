@@ -469,6 +469,57 @@ test('given a sweep broadcast, when a repriced copy of it is recorded mined in i
   ]);
 });
 
+test('given a sweep broadcast dropped as not mined in time, when it is found mined later, then FundsSwept with its gas even if its transfers were swept meanwhile; once only; a copy of it recorded in place of the re-flush then drops the re-flush', (t) => {
+  const share = { index: 0, count: 1 };
+  const broadcastOf = (transactionHash: string): CheckoutSessionEvent => ({
+    type: 'SweepBroadcast',
+    data: {
+      broadcast: { network: 'weir-testnet', chainId: 7357, transactionHash, transferIds: ['t1'], share, at: NOW },
+    },
+  });
+  const sweptOf = (transactionHash: string, transferIds: string[], replaces?: string) => ({
+    network: 'weir-testnet',
+    chainId: 7357,
+    transactionHash,
+    transferIds,
+    gasUsed: '30000',
+    gasCost: '600000000000000',
+    ...(replaces === undefined ? {} : { replaces }),
+  });
+  const paid = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')];
+  const dropped: CheckoutSessionEvent = {
+    type: 'SweepDropped',
+    data: { network: 'weir-testnet', transactionHash: '0xfirst', at: NOW },
+  };
+  const reflushed = [...paid, broadcastOf('0xfirst'), dropped, broadcastOf('0xagain')];
+  // The re-flush, mined at the next nonce, was recorded first with the transfer.
+  const again = given(reflushed).when({ type: 'RecordSweep', sweep: sweptOf('0xagain', ['t1']) }, NOW);
+  t.is(again.length, 1);
+  const late = sweptOf('0xfirst', ['t1']);
+  const lateSwept = given([...reflushed, ...again]).when({ type: 'RecordSweep', sweep: late }, NOW);
+  t.deepEqual(lateSwept, [{ type: 'FundsSwept', data: { sweep: { ...late, transferIds: [], at: NOW } } }]);
+  t.deepEqual(given([...reflushed, ...again, ...lateSwept]).when({ type: 'RecordSweep', sweep: late }), [], 'once');
+  t.deepEqual(
+    given([...paid, broadcastOf('0xother')]).when({ type: 'RecordSweep', sweep: sweptOf('0xfirst', []) }),
+    [],
+    'a transaction neither broadcast nor dropped for the session records nothing on it',
+  );
+
+  // The dropped one mined with the re-flush's nonce, found first: recorded on its own, then again
+  // as the copy mined in the re-flush's place, which ends the re-flush, never mined.
+  const first = given(reflushed).when({ type: 'RecordSweep', sweep: late }, NOW);
+  t.deepEqual(first, [{ type: 'FundsSwept', data: { sweep: { ...late, at: NOW } } }]);
+  const copy = sweptOf('0xfirst', ['t1'], '0xagain');
+  const ended = given([...reflushed, ...first]).when({ type: 'RecordSweep', sweep: copy }, NOW);
+  t.deepEqual(ended, [
+    { type: 'SweepDropped', data: { network: 'weir-testnet', transactionHash: '0xagain', at: NOW } },
+  ]);
+  const after = given([...reflushed, ...first, ...ended]);
+  t.deepEqual(after.state().context.session?.sweepsBroadcast, []);
+  t.is(after.state().context.session?.sweeps.length, 1);
+  t.deepEqual(after.when({ type: 'RecordSweep', sweep: copy }), []);
+});
+
 test('given a sweep broadcast recorded with its signed transaction, then the log keeps it and the session (and its API) does not', (t) => {
   const history = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')];
   const broadcast = {

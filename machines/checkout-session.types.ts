@@ -282,6 +282,11 @@ export type CheckoutSession = {
   sweeps: SessionSweep[];
   /** Sweep transactions broadcast whose outcome is not recorded yet; absent on sessions that never had one. */
   sweepsBroadcast?: SessionSweepBroadcast[];
+  /**
+   * Sweep transactions broadcast for the session and recorded as dropped (not mined in time): one
+   * found mined later is still recorded, its gas paid. Absent on sessions that never had one.
+   */
+  sweepsDropped?: string[];
   discounts: SessionDiscount[];
   isManualPayment: boolean;
   completedAt: string | null;

@@ -30,6 +30,21 @@ test('a bad WEIR_CHAIN_WAIT_MAX is refused with an error naming the setting', (t
   });
 });
 
+test('WEIR_SWEEP_RECEIPT_TIMEOUT: seconds a sweep waits for its receipt, unset unless given (each rail its own); the flag wins; a bad value is refused naming the setting', (t) => {
+  t.is(readConfig([], {}).sweepReceiptTimeoutSeconds, undefined);
+  t.is(readConfig([], { WEIR_SWEEP_RECEIPT_TIMEOUT: '' }).sweepReceiptTimeoutSeconds, undefined, 'empty is unset');
+  t.is(readConfig([], { WEIR_SWEEP_RECEIPT_TIMEOUT: '600' }).sweepReceiptTimeoutSeconds, 600);
+  t.is(
+    readConfig(['--sweep-receipt-timeout', '30'], { WEIR_SWEEP_RECEIPT_TIMEOUT: '600' }).sweepReceiptTimeoutSeconds,
+    30,
+  );
+  for (const value of ['0', '3m', '-5', '1.5', '1000000']) {
+    const error = t.throws(() => readConfig([], { WEIR_SWEEP_RECEIPT_TIMEOUT: value }), { instanceOf: ConfigError });
+    t.regex(error.message, /^WEIR_SWEEP_RECEIPT_TIMEOUT \(--sweep-receipt-timeout\) must be a whole number of seconds/);
+    t.true(error.message.endsWith(value), error.message);
+  }
+});
+
 test('WEIR_EVENT_STORE_FILE names a shared SQLite log outside the data dir; WEIR_LEASE_TTL is 5 s unless set, and refused below half a second', (t) => {
   t.is(readConfig([], {}).eventStoreFile, undefined);
   t.is(

@@ -48,6 +48,11 @@ export type WeirConfig = {
    * read that far (endpoint down, far behind); then it goes ahead. Default `DEFAULT_CHAIN_WAIT_MAX_SECONDS`.
    */
   chainWaitMaxSeconds?: number;
+  /**
+   * Seconds a sweep waits for its receipt once sent; past it, it is looked up by its hash in later
+   * rounds. Unset: each rail's own (180 s on EVM networks, 90 s on Tron).
+   */
+  sweepReceiptTimeoutSeconds?: number;
   /** Environments whose webhooks may go to loopback, private and link-local addresses (default: test only). */
   webhookInternalTargets?: Environment[];
   /** Behind a reverse proxy: the client address is the last one of `X-Forwarded-For` (rate limits count by it). */
@@ -180,6 +185,12 @@ export const SETTINGS = {
     description:
       'seconds an expiry or invoice reminder waits for a chain follower behind it; then it goes ahead (a payment read later is late)',
     default: String(DEFAULT_CHAIN_WAIT_MAX_SECONDS),
+  },
+  sweepReceiptTimeoutSeconds: {
+    env: 'WEIR_SWEEP_RECEIPT_TIMEOUT',
+    flag: '--sweep-receipt-timeout',
+    description:
+      'seconds a sweep waits for its receipt once sent; then it is looked up by its hash in later rounds. Unset: 180 on EVM networks, 90 on Tron',
   },
   webhookInternalTargets: {
     env: 'WEIR_WEBHOOK_INTERNAL_TARGETS',
@@ -326,6 +337,11 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     throw new ConfigError(
       `WEIR_CHAIN_WAIT_MAX (--chain-wait-max) must be a whole number of seconds, got ${chainWaitText}`,
     );
+  const sweepReceiptTimeoutText = get('sweepReceiptTimeoutSeconds');
+  if (sweepReceiptTimeoutText !== undefined && !/^[1-9]\d{0,5}$/.test(sweepReceiptTimeoutText))
+    throw new ConfigError(
+      `WEIR_SWEEP_RECEIPT_TIMEOUT (--sweep-receipt-timeout) must be a whole number of seconds from 1 to 999999, got ${sweepReceiptTimeoutText}`,
+    );
   const leaseTtlText = get('leaseTtlSeconds') ?? '5';
   if (!/^\d{1,4}(\.\d{1,3})?$/.test(leaseTtlText) || Number(leaseTtlText) < 0.5)
     throw new ConfigError(
@@ -387,6 +403,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     smtpUrl: get('smtpUrl'),
     localChain: flag('localChain', 'on', 'on', 'off'),
     chainWaitMaxSeconds: Number(chainWaitText),
+    ...(sweepReceiptTimeoutText === undefined ? {} : { sweepReceiptTimeoutSeconds: Number(sweepReceiptTimeoutText) }),
     webhookInternalTargets,
     trustProxy: flag('trustProxy', '0', '1', '0'),
     rateLimits: flag('rateLimits', 'on', 'on', 'off'),

@@ -375,11 +375,16 @@ async function startLocked(
     solana.references,
     solana.offered.map((o) => o.network.network),
   );
+  const receiptTimeout =
+    config.sweepReceiptTimeoutSeconds === undefined
+      ? {}
+      : { receiptTimeoutMs: config.sweepReceiptTimeoutSeconds * 1000 };
   const evmRail = createEvmRail({
     registry: evm.registry,
     factories: evm.factories,
     sweeperKey: evm.sweeperKey,
     devnetSweeperKey: evm.devnetSweeperKey,
+    ...receiptTimeout,
   });
   // Or the local Tron `weir devnet` runs, named by the devnet file given.
   const offeredTron = localTron ?? (evm.devnet && !overrides.tronLocal ? tronOfDevnetFile(evm.devnet) : null);
@@ -390,6 +395,7 @@ async function startLocked(
     // Mainnet and Nile sweep with the operator's key only, never the devnet's well-known one (the local Tron has its own).
     sweeperKey: evm.sweeperKey,
     openDeposits: tronOpenDeposits(readStore),
+    ...receiptTimeout,
     ...(overrides.tronReconcileIntervalMs === undefined
       ? {}
       : { reconcileIntervalMs: overrides.tronReconcileIntervalMs }),

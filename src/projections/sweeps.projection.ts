@@ -18,7 +18,10 @@ export type SweepDoc = ReadDocument & {
   assets: string[];
   /** Confirmed transfers not yet swept. */
   transferIds: string[];
-  /** Confirmed money not recorded as swept: still in the deposit, or moved by `broadcast` whose outcome is not recorded yet. */
+  /**
+   * Confirmed money not recorded as swept (still in the deposit, or moved by `broadcast` whose
+   * outcome is not recorded yet), or a `broadcast` whose outcome, its gas, is not recorded yet.
+   */
   pending: boolean;
   /**
    * The sweep transaction sent for this deposit whose outcome (mined or dropped) is not recorded
@@ -109,11 +112,14 @@ export const sweepsProjection: Projection = {
     const broadcast = ended.includes(current.broadcast?.transactionHash) ? null : (current.broadcast ?? null);
     // A dropped transaction, or a reverted one, moved nothing: the money still waits, as it did.
     if (typed.type === 'SweepDropped' || typed.data.sweep.reverted) {
-      await sweeps.put({ ...current, broadcast });
+      await sweeps.put({ ...current, pending: current.transferIds.length > 0 || broadcast !== null, broadcast });
       return;
     }
     const { sweep } = typed.data;
     const transferIds = current.transferIds.filter((t) => !sweep.transferIds.includes(t));
-    await sweeps.put({ ...current, transferIds, pending: transferIds.length > 0, broadcast, updatedAt: sweep.at });
+    // A broadcast still open (a dropped flush was found mined, its re-flush not): pending until its
+    // outcome is recorded, its gas with it.
+    const pending = transferIds.length > 0 || broadcast !== null;
+    await sweeps.put({ ...current, transferIds, pending, broadcast, updatedAt: sweep.at });
   },
 };

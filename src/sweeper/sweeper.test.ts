@@ -6,9 +6,17 @@ import { createMerchant, sessionRequest, startTestWeir } from '../../test/suppor
 import { TEST_NETWORK } from '../chain-ingest/test-rail.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections.ts';
 import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
+import { createPrometheusMetrics } from '../app/prometheus-metrics.ts';
 import { createManualClock } from '../shared/clock.ts';
+import type { Metrics } from '../shared/metrics.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
-import { SweepNodeError, SweepReceiptLostError, SweepRejectedError, SweepRevertedError } from './sweep-errors.ts';
+import {
+  SweepNodeError,
+  SweepReceiptLostError,
+  SweepRejectedError,
+  SweepRevertedError,
+  SweepWaitingError,
+} from './sweep-errors.ts';
 import { createSweeper, type MinedSweep, type SweepExecutor, type SweepRequest, type SweepResult } from './sweeper.ts';
 
 /**
@@ -29,8 +37,9 @@ type Flush = {
  * How the double answers a flush: sweep, refuse before signing (throws, nothing signed), revert
  * (mined, gas paid), lose the receipt of a mined flush, leave it unmined in the node's pool (until
  * `mineUnmined`), have the node refuse the signed transaction (never sent; `nonceUsed` when
- * another transaction took its nonce), or lose the send itself (the node never had it, its
- * outcome not known to the sweeper).
+ * another transaction took its nonce), lose the send itself (the node never had it, its
+ * outcome not known to the sweeper), or not take it for now (`held`: another pending transaction
+ * has its nonce, until `releaseHeld`).
  */
 type FlushAnswer =
   | { kind: 'sweep' }
@@ -40,7 +49,8 @@ type FlushAnswer =
   | { kind: 'unmined' }
   | { kind: 'reject' }
   | { kind: 'nonceUsed' }
-  | { kind: 'sendLost' };
+  | { kind: 'sendLost' }
+  | { kind: 'held' };
 
 /** What the double's node holds of a signed transaction: the deposits it sweeps and what it costs. */
 type SignedByDouble = { depositAddresses: string[]; transaction: SweepResult };
@@ -61,6 +71,10 @@ function createRefusingSweepExecutorDouble() {
   const signedTransactions = new Map<string, SignedByDouble>();
   const pool = new Map<string, SignedByDouble>();
   const nonceTaken = new Set<string>();
+  /** Signed transactions the node does not take for now: another pending transaction has their nonce. */
+  const held = new Set<string>();
+  /** A signed transaction's hash → the one mined with its nonce in its place, the same call (a copy, as a wallet's speed-up). */
+  const minedInPlaceOf = new Map<string, string>();
   const rebroadcasts: { transactionHash: string; signed: boolean; answer: string }[] = [];
   let answer: (requests: SweepRequest[]) => FlushAnswer = () => ({ kind: 'sweep' });
   let readFailure: Error | null = null;
@@ -95,6 +109,14 @@ function createRefusingSweepExecutorDouble() {
       } catch (error) {
         flushes.push({ depositAddresses, result: null, unsent: transaction });
         throw error;
+      }
+      if (answered.kind === 'held') {
+        held.add(transactionHash);
+        flushes.push({ depositAddresses, result: null, unsent: transaction });
+        throw new SweepWaitingError(
+          `sweep transaction ${transactionHash} was not taken by the node: another pending transaction of the account has its nonce`,
+          transactionHash,
+        );
       }
       if (answered.kind === 'reject' || answered.kind === 'nonceUsed' || answered.kind === 'sendLost') {
         flushes.push({ depositAddresses, result: null, unsent: transaction });
@@ -139,17 +161,19 @@ function createRefusingSweepExecutorDouble() {
       }
       return transaction;
     },
-    async minedSweep(transactionHash) {
+    async minedSweep(transactionHash, signedTransaction) {
       if (readFailure) throw readFailure;
-      return mined.get(transactionHash) ?? null;
+      const copy = signedTransaction === null ? undefined : minedInPlaceOf.get(transactionHash);
+      return mined.get(transactionHash) ?? (copy === undefined ? null : (mined.get(copy) ?? null));
     },
     async rebroadcast(transactionHash, signedTransaction) {
       if (readFailure) throw readFailure;
       const known = mined.has(transactionHash) || pool.has(transactionHash);
       const sent = signedTransactions.get(transactionHash);
-      let answered: 'pending' | 'resent' | 'absent' = 'pending';
+      let answered: 'pending' | 'resent' | 'waiting' | 'absent' = 'pending';
       if (!known) {
         if (signedTransaction === null || nonceTaken.has(transactionHash) || !sent) answered = 'absent';
+        else if (held.has(transactionHash)) answered = 'waiting';
         else if (signedTransaction !== signedOf(transactionHash))
           throw new Error(`not the transaction ${transactionHash}`);
         else {
@@ -220,9 +244,29 @@ function createRefusingSweepExecutorDouble() {
     loseNextSend() {
       answerNext({ kind: 'sendLost' });
     },
+    /** The node does not take the next flush for now (another pending transaction has its nonce), until `releaseHeld`. */
+    holdNextFlush() {
+      answerNext({ kind: 'held' });
+    },
+    /** The transaction that held the nonces goes: the node takes the held flushes when they are sent again. */
+    releaseHeld() {
+      held.clear();
+    },
     /** Another transaction of the account took the nonce of `transactionHash`: sent again, it is refused. */
     takeNonceOf(transactionHash: string) {
       nonceTaken.add(transactionHash);
+    },
+    /** `miner`, in the node's pool, is mined with the nonce of `replaced` (the same call, a copy of it): `replaced` never will be. */
+    mineInPlace(replaced: string, miner: string) {
+      const { depositAddresses, transaction } = pool.get(miner)!;
+      mineSweep(depositAddresses, transaction);
+      pool.delete(replaced);
+      minedInPlaceOf.set(replaced, miner);
+    },
+    /** `transactionHash`, in the node's pool, is mined now; the others stay. */
+    mineOne(transactionHash: string) {
+      const { depositAddresses, transaction } = pool.get(transactionHash)!;
+      mineSweep(depositAddresses, transaction);
     },
     /** The transactions in the node's pool are mined now, sweeping their deposits. */
     mineUnmined() {
@@ -240,7 +284,7 @@ function createRefusingSweepExecutorDouble() {
  * clock, and a sweeper over its read models with the executor double for the test network. The
  * sweeper's clock records when it asks to look again.
  */
-async function sweeperWorld(t: ExecutionContext) {
+async function sweeperWorld(t: ExecutionContext, metrics?: Metrics) {
   const clock = createManualClock();
   const weir = await startTestWeir(t, {}, { clock });
   const merchant = await createMerchant(weir.url);
@@ -275,6 +319,7 @@ async function sweeperWorld(t: ExecutionContext) {
       maxRetryAfterMs: 4_000,
       dropAfterMs: 3_000,
       log: (line) => logged.push(line),
+      ...(metrics ? { metrics } : {}),
     });
     t.teardown(() => created.stop());
     return created;
@@ -652,8 +697,9 @@ async function startedOnTwoDeposits(
   t: ExecutionContext,
   arrange: (world: Awaited<ReturnType<typeof sweeperWorld>>, opened: { id: string }[]) => void,
   firstLook: string,
+  metrics?: Metrics,
 ) {
-  const w = await sweeperWorld(t);
+  const w = await sweeperWorld(t, metrics);
   const opened = await paidSessions(w, 2);
   arrange(w, opened);
   const t0 = w.clock.now();
@@ -919,7 +965,11 @@ test('after a restart, a flush recorded whose send never reached the node is sen
   );
   const recorded = w.double.flushes[0]!.unsent!;
   await w.restartSweeper();
-  await w.settledUntil(t0 + 1_000, 'looked up at once, sent again, looked up again in 1 s');
+  // The sweeper before the restart already asked to look again at t0 + 1 s: the restarted one's log says it is done.
+  await w.until(
+    async () => (w.logged.at(-1)?.includes('sent again') ? true : undefined),
+    'looked up at once, sent again, looked up again in 1 s',
+  );
   t.deepEqual(w.double.rebroadcasts, [{ transactionHash: recorded.transactionHash, signed: true, answer: 'resent' }]);
   t.regex(w.logged.at(-1)!, /\(the node did not have it: sent again\); not flushing its 2 deposit address\(es\) again/);
   w.double.mineUnmined();
@@ -970,4 +1020,187 @@ test('after a restart, a flush recorded on only some of its deposits (the proces
   t.is(w.double.flushes.length, 2);
   t.deepEqual(w.double.flushes[1]!.depositAddresses.length, 2);
   assertRecordedOnce(t, await sweepStateOf(w, opened), w.double.flushes[1]!.result!);
+});
+
+test('after a restart, a flush the node still does not take (another pending transaction has its nonce) is asked about before its age counts: it waits, never dropped, and is recorded once mined', async (t) => {
+  const { w, opened, t0 } = await startedOnTwoDeposits(
+    t,
+    (world) => {
+      world.double.holdNextFlush();
+    },
+    'the look-up of the waiting transaction in 1 s',
+  );
+  const waiting = w.double.flushes[0]!.unsent!;
+  // Past dropAfterMs (3 s) while waiting: the sweeper before the restart keeps it (it knows it waits).
+  w.clock.advanceTo(t0 + 4_000);
+  await w.settledUntil(t0 + 5_000, 'still waiting, looked up again in 1 s');
+  await w.restartSweeper();
+  const waitedOn = () => w.logged.filter((line) => line.includes('did not take it again')).length;
+  await w.until(async () => (waitedOn() === 2 ? true : undefined), 'the restarted sweeper asks the node, and waits');
+  t.deepEqual(
+    w.double.rebroadcasts.map((r) => r.answer),
+    ['waiting', 'waiting'],
+    'asked by the sweeper before the restart, then by the restarted one',
+  );
+  t.false(
+    w.logged.some((line) => line.includes('taken as dropped')),
+    w.logged.join('\n'),
+  );
+  t.is(w.double.flushes.length, 1, 'its deposits not flushed again');
+  t.deepEqual(
+    (await sweepStateOf(w, opened)).map((s) => s.readModelBroadcast),
+    [waiting.transactionHash, waiting.transactionHash],
+  );
+
+  // The nonce is freed: sent again, taken, mined, recorded.
+  w.double.releaseHeld();
+  w.clock.advanceTo(t0 + 5_000);
+  await w.settledUntil(t0 + 6_000, 'sent again, looked up in 1 s');
+  w.double.mineUnmined();
+  w.clock.advanceTo(t0 + 6_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'recorded once mined');
+  t.is(w.double.flushes.length, 1);
+  assertRecordedOnce(t, await sweepStateOf(w, opened), waiting);
+});
+
+/**
+ * A flush left unmined past dropAfterMs (3 s), so dropped at t0 + 3 s, and its re-flush left
+ * unmined too: both in the node's pool, the drop looked up again from t0 + 4 s.
+ */
+async function droppedAndFlushedAgain(t: ExecutionContext, metrics?: Metrics) {
+  const { w, opened, t0 } = await startedOnTwoDeposits(
+    t,
+    (world) => {
+      world.double.leaveNextUnmined();
+    },
+    'the first look-up in 1 s',
+    metrics,
+  );
+  const dropped = w.double.flushes[0]!.unmined!;
+  w.double.leaveNextUnmined();
+  w.clock.advanceTo(t0 + 3_000);
+  await w.until(async () => (w.double.flushes.length === 2 ? true : undefined), 'dropped, flushed again');
+  await w.settledUntil(t0 + 4_000, 'the re-flush looked up in 1 s');
+  const again = w.double.flushes[1]!.unmined!;
+  t.truthy(again, 'the re-flush is in the pool too');
+  return { w, opened, t0, dropped, again };
+}
+
+/** The sessions' sweeps as [transaction, transfers], and what their shares of gas and cost add up to. */
+async function recordedSweepsOf(w: Awaited<ReturnType<typeof sweeperWorld>>, opened: { id: string }[]) {
+  const states = await sweepStateOf(w, opened);
+  return {
+    sweeps: states.map((s) => s.sweeps.map((sweep) => [sweep.transactionHash, sweep.transfers])),
+    gasUsed: states.flatMap((s) => s.sweeps).reduce((sum, sweep) => sum + sweep.gasUsed, 0n),
+    gasCost: states.flatMap((s) => s.sweeps).reduce((sum, sweep) => sum + sweep.gasCost, 0n),
+    open: states.map((s) => [s.pending, s.broadcast, s.readModelBroadcast]),
+  };
+}
+
+test('a flush dropped as not mined in time that the node mines after all (its re-flush mined too, at the next nonce) is recorded with its gas, once, beside the re-flush', async (t) => {
+  const { w, opened, t0, dropped, again } = await droppedAndFlushedAgain(t);
+  w.double.mineUnmined();
+  w.clock.advanceTo(t0 + 4_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'both recorded');
+  const recorded = await recordedSweepsOf(w, opened);
+  t.deepEqual(
+    recorded.sweeps,
+    opened.map(() => [
+      [dropped.transactionHash, 1],
+      [again.transactionHash, 0],
+    ]),
+    'the dropped flush swept the transfers; the re-flush, mined after it, only paid its gas',
+  );
+  t.is(recorded.gasUsed, dropped.gasUsed + again.gasUsed);
+  t.is(recorded.gasCost, dropped.gasCost + again.gasCost);
+  t.true(
+    w.logged.some((line) => line.startsWith(`sweep transaction ${dropped.transactionHash} on weir-testnet, dropped`)),
+    w.logged.join('\n'),
+  );
+  t.is(w.double.flushes.length, 2);
+});
+
+test('a flush dropped as not mined in time, then mined with the nonce of its re-flush (the same call), is recorded once with its gas, and the re-flush ends as dropped', async (t) => {
+  const metrics = createPrometheusMetrics();
+  const { w, opened, t0, dropped, again } = await droppedAndFlushedAgain(t, metrics);
+  w.double.mineInPlace(again.transactionHash, dropped.transactionHash);
+  w.clock.advanceTo(t0 + 4_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'recorded');
+  const recorded = await recordedSweepsOf(w, opened);
+  t.deepEqual(
+    recorded.sweeps,
+    opened.map(() => [[dropped.transactionHash, 1]]),
+  );
+  t.is(recorded.gasUsed, dropped.gasUsed, 'its gas counted once');
+  t.is(recorded.gasCost, dropped.gasCost);
+  t.deepEqual(
+    recorded.open,
+    opened.map(() => [false, [], null]),
+    'the re-flush is no longer shown as being swept',
+  );
+  t.is(w.double.flushes.length, 2);
+  const scraped = (await metrics.scrape()).split('\n');
+  t.true(scraped.includes('weir_sweep_transactions_total{network="weir-testnet",outcome="swept"} 1'), 'counted once');
+  t.true(scraped.includes(`weir_sweep_gas_used_total{network="weir-testnet"} ${dropped.gasUsed}`));
+});
+
+test('flushes the node does not take for now are counted, with how long the oldest has waited, in the metrics (weir_sweep_flushes_waiting, weir_sweep_flush_waiting_seconds)', async (t) => {
+  const metrics = createPrometheusMetrics();
+  const w = await sweeperWorld(t, metrics);
+  await paidSessions(w, 2);
+  const waitingFigures = async () =>
+    (await metrics.scrape())
+      .split('\n')
+      .filter((line) => /^weir_sweep_(flushes_waiting|flush_waiting_seconds)\{/.test(line));
+  t.deepEqual(await waitingFigures(), [
+    'weir_sweep_flushes_waiting{network="weir-testnet"} 0',
+    'weir_sweep_flush_waiting_seconds{network="weir-testnet"} 0',
+  ]);
+  w.double.holdNextFlush();
+  const t0 = w.clock.now();
+  w.sweeper.start();
+  await w.settledUntil(t0 + 1_000, 'waiting: looked up in 1 s');
+  w.clock.advanceTo(t0 + 4_000);
+  await w.settledUntil(t0 + 5_000, 'still waiting, past dropAfterMs');
+  t.deepEqual(await waitingFigures(), [
+    'weir_sweep_flushes_waiting{network="weir-testnet"} 1',
+    'weir_sweep_flush_waiting_seconds{network="weir-testnet"} 4',
+  ]);
+
+  w.double.releaseHeld();
+  w.clock.advanceTo(t0 + 5_000);
+  await w.settledUntil(t0 + 6_000, 'taken: looked up in 1 s');
+  t.deepEqual(await waitingFigures(), [
+    'weir_sweep_flushes_waiting{network="weir-testnet"} 0',
+    'weir_sweep_flush_waiting_seconds{network="weir-testnet"} 0',
+  ]);
+});
+
+test('a flush dropped as not mined in time and mined later is recorded; its re-flush, never mined, is dropped in turn and nothing is flushed for deposits already swept', async (t) => {
+  const { w, opened, t0, dropped, again } = await droppedAndFlushedAgain(t);
+  w.double.mineOne(dropped.transactionHash);
+  w.clock.advanceTo(t0 + 4_000);
+  await w.until(
+    async () => ((await recordedSweepsOf(w, opened)).sweeps.every((s) => s.length === 1) ? true : undefined),
+    'the dropped flush recorded',
+  );
+  t.deepEqual(
+    (await recordedSweepsOf(w, opened)).open,
+    opened.map(() => [true, [again.transactionHash], again.transactionHash]),
+    'still shown as being swept by the re-flush, whose gas is not known yet',
+  );
+  // dropAfterMs after the re-flush was sent: dropped, and nothing is left to flush.
+  w.clock.advanceTo(t0 + 6_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'the re-flush dropped');
+  const recorded = await recordedSweepsOf(w, opened);
+  t.deepEqual(
+    recorded.sweeps,
+    opened.map(() => [[dropped.transactionHash, 1]]),
+  );
+  t.is(recorded.gasUsed, dropped.gasUsed);
+  t.is(w.double.flushes.length, 2, 'no flush for deposits already swept');
+  t.false(
+    w.logged.some((line) => line.includes('holds nothing on chain')),
+    w.logged.join('\n'),
+  );
 });

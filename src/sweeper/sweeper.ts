@@ -9,7 +9,7 @@ import type { Collection, ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { createProcessor, dueWork } from '../processing/processor.ts';
 import { doublingDelay } from '../shared/backoff.ts';
-import { noMetrics, type Metrics } from '../shared/metrics.ts';
+import { noMetrics, secondsBetween, type Metrics } from '../shared/metrics.ts';
 import {
   SweepNodeError,
   SweepReceiptLostError,
@@ -210,7 +210,11 @@ const seconds = (ms: number) => `${ms / 1000} s`;
  * never mined within `dropAfterMs`; their deposits are flushed again if still funded (at once, in
  * one flush, when another transaction took the nonce). One the node does not take for now (another
  * pending transaction of the account has its nonce) waits like one whose receipt was lost, however
- * long: dropping it would only queue a new flush behind that same transaction. Before a
+ * long: dropping it would only queue a new flush behind that same transaction. One dropped for
+ * its age may still be mined (the node held it): it is looked up until then, or until a later flush
+ * of the network is mined (its nonce used by then), and recorded with its gas if found mined, once
+ * (the sessions record a transaction once; a copy of it mined in a re-flush's place ends that
+ * re-flush as dropped). Before a
  * flush, after a failure whose outcome is not known, the deposits are read on chain and the empty
  * ones left out; a flush with nothing left to sweep is not sent. Flushes on one network are sent
  * one at a time, each with the node's pending nonce, so signing ahead leaves no gap: a signed
@@ -252,7 +256,22 @@ export function createSweeper(deps: {
   /** Sweep transactions sent whose outcome is not recorded, by hash, and by the sweep document (`_id`) of each of their deposits. */
   const inFlight = new Map<string, InFlight>();
   const flightOfDoc = new Map<string, InFlight>();
-  const meter = sweepMetrics(deps.metrics ?? noMetrics, sweeps, [...deps.executors.keys()]);
+  /**
+   * Flushes dropped for their age, by hash: the node may still mine one (it held it), its gas paid.
+   * Looked up from `lookAt` on until found mined (recorded then) or until a flush of the network
+   * sent after it is recorded mined (`lastLook`): by then its nonce is used, by it or another.
+   * Kept in memory only: a restart forgets them.
+   */
+  const lateDrops = new Map<string, { flight: InFlight; droppedAt: number; lookAt: number; lastLook: boolean }>();
+  /**
+   * Late drops found mined and recorded (hash → network), whose gas a flight mined as their copy must
+   * not count again; let go once the network has no flight (one signed later has another nonce).
+   */
+  const recordedLate = new Map<string, string>();
+  const meter = sweepMetrics(deps.metrics ?? noMetrics, sweeps, [...deps.executors.keys()], {
+    flights: () => inFlight.values(),
+    now: () => clock.now(),
+  });
 
   const dueAt = (doc: SweepDoc) =>
     Math.max(
@@ -261,6 +280,9 @@ export function createSweeper(deps: {
       depositBackoff.get(doc._id)?.retryAt ?? 0,
       flightOfDoc.get(doc._id)?.lookAt ?? 0,
     );
+
+  const lateDueAt = (late: { flight: InFlight; lookAt: number }) =>
+    Math.max(late.lookAt, networkRetryAt.get(late.flight.network) ?? 0);
 
   /** The flight of `transactionHash`, known or new (signed now for `parts`). */
   function flightOf(network: string, transactionHash: string, parts: SweepPart[]): InFlight {
@@ -328,8 +350,39 @@ export function createSweeper(deps: {
         },
       });
     }
-    meter.mined(flight.network, mined, flight.parts.length);
+    if (!recordedLate.delete(transaction.transactionHash)) meter.mined(flight.network, mined, flight.parts.length);
     forget(flight);
+    // A dropped flush mined as this one's copy is recorded here; the others' nonces are used by now.
+    lateDrops.delete(transaction.transactionHash);
+    for (const late of lateDrops.values())
+      if (late.flight.network === flight.network && late.droppedAt <= flight.sentAt) late.lastLook = true;
+  }
+
+  /**
+   * Looks up the flushes of `network` dropped for their age: one found mined is recorded as any
+   * mined flush (FundsSwept with its gas; the sessions record it once). A copy mined in its place
+   * that is one of the flights is theirs to record.
+   */
+  async function lookUpLateDrops(executor: SweepExecutor, network: string, now: number): Promise<void> {
+    if (![...inFlight.values()].some((flight) => flight.network === network))
+      for (const [hash, of] of recordedLate) if (of === network) recordedLate.delete(hash);
+    for (const [hash, late] of lateDrops) {
+      if (late.flight.network !== network || late.lookAt > now) continue;
+      const mined = await executor.minedSweep(hash, late.flight.signed);
+      const minedHash = mined?.transaction.transactionHash;
+      const copyInFlight = minedHash !== undefined && minedHash !== hash && inFlight.has(minedHash);
+      if (mined === null || copyInFlight) {
+        if (late.lastLook || copyInFlight) lateDrops.delete(hash);
+        else late.lookAt = now + retryAfterMs;
+        continue;
+      }
+      await record(late.flight, mined);
+      lateDrops.delete(hash);
+      recordedLate.set(mined.transaction.transactionHash, network);
+      log(
+        `sweep transaction ${hash} on ${network}, dropped as not mined in time, was mined after all: recorded with its gas on its ${late.flight.parts.length} deposit address(es)`,
+      );
+    }
   }
 
   /**
@@ -391,22 +444,27 @@ export function createSweeper(deps: {
       return mined.reverted;
     }
     const { network, transactionHash } = flight;
-    // One not taken for now, behind another pending transaction with its nonce, may yet be mined,
-    // and dropping it would only queue a new flush behind that same one: it waits, however long,
-    // until the node takes it (its age counted from then) or its nonce is used (refused: dropped).
-    if (!flight.waiting && now >= flight.sentAt + dropAfterMs) {
-      await drop(flight, `was not mined ${seconds(dropAfterMs)} after it was sent: taken as dropped`);
-      return true;
-    }
     // Recorded before it was sent: the process may have died before the node had it, or the send
     // was lost. The same signed transaction is sent again; one recorded on only some of its
     // deposits was never sent. A broadcast recorded without it (before Weir kept it) only waits.
+    // Asked before its age counts: whether it was waiting is kept in memory only, so after a
+    // restart only the node's answer tells a waiting flush from one not mined in time.
     const complete = isComplete(flight);
     let state: 'pending' | 'resent' | 'waiting' | 'absent' = 'pending';
     if (!complete || flight.signed !== null)
       state = await executor.rebroadcast(transactionHash, complete ? flight.signed : null);
-    if (flight.waiting && state !== 'waiting') flight.sentAt = now;
+    // Its age counts from when the node takes it: after waiting, or sent again (it did not have it).
+    if (state === 'resent' || (flight.waiting && state !== 'waiting')) flight.sentAt = now;
     flight.waiting = state === 'waiting';
+    // One not taken for now, behind another pending transaction with its nonce, may yet be mined,
+    // and dropping it would only queue a new flush behind that same one: it waits, however long,
+    // until the node takes it (its age counted from then) or its nonce is used (refused: dropped).
+    if (state !== 'absent' && !flight.waiting && now >= flight.sentAt + dropAfterMs) {
+      await drop(flight, `was not mined ${seconds(dropAfterMs)} after it was sent: taken as dropped`);
+      // The node may mine it yet: its gas is recorded then.
+      lateDrops.set(transactionHash, { flight, droppedAt: now, lookAt: now + retryAfterMs, lastLook: false });
+      return true;
+    }
     if (state === 'absent') {
       await drop(
         flight,
@@ -558,6 +616,9 @@ export function createSweeper(deps: {
     let outcome: BatchOutcome;
     let batch = due;
     try {
+      // Dropped ones first: one found mined ends before a copy of it in flight is settled.
+      await lookUpLateDrops(executor, network, clock.now());
+      if (due.length === 0) return;
       // Sent but not recorded as mined (or dropped): settle those first; their deposits are not
       // flushed this round unless the transaction was dropped or reverted.
       const held = new Set<string>();
@@ -565,7 +626,8 @@ export function createSweeper(deps: {
       for (const flight of flights) {
         if (!(await settle(executor, flight, clock.now()))) for (const part of flight.parts) held.add(part.doc._id);
       }
-      batch = due.filter((doc) => !held.has(doc._id));
+      // A deposit pending only for a broadcast's outcome (its transfers swept by a drop mined late) has nothing to flush.
+      batch = due.filter((doc) => !held.has(doc._id) && doc.transferIds.length > 0);
       outcome = batch.length ? await flushIsolatingFailures(executor, network, batch, true) : nothingSwept;
     } catch (error) {
       // Only recording and looking a flight up throw (the flushes' failures are caught above):
@@ -678,6 +740,8 @@ export function createSweeper(deps: {
         // Sent before a restart (or by this process, recorded): known from the read model.
         for (const doc of pending) if (doc.broadcast && !flightOfDoc.has(doc._id)) adopt(doc, doc.broadcast);
         const byNetwork = new Map<string, SweepDoc[]>();
+        for (const late of lateDrops.values())
+          if (lateDueAt(late) <= now) byNetwork.set(late.flight.network, byNetwork.get(late.flight.network) ?? []);
         for (const doc of pending) {
           if (!executors.has(doc.network) || dueAt(doc) > now) continue;
           const list = byNetwork.get(doc.network) ?? [];
@@ -688,7 +752,8 @@ export function createSweeper(deps: {
       },
       async nextDue() {
         const pending = (await sweeps.find({ pending: true })).filter((d) => executors.has(d.network));
-        return pending.length ? Math.min(...pending.map(dueAt)) : null;
+        const due = [...pending.map(dueAt), ...[...lateDrops.values()].map(lateDueAt)];
+        return due.length ? Math.min(...due) : null;
       },
       subscribe: (poke) =>
         projections.onAdvanced((_p, touched) => {
@@ -712,7 +777,12 @@ export function createSweeper(deps: {
  * network's smallest unit, wei on EVM) counted once a transaction's outcome is recorded; deposits
  * waiting to be swept read from the read model at scrape time.
  */
-export function sweepMetrics(metrics: Metrics, sweeps: Collection<SweepDoc>, networks: readonly string[]) {
+export function sweepMetrics(
+  metrics: Metrics,
+  sweeps: Collection<SweepDoc>,
+  networks: readonly string[],
+  inFlight?: { flights: () => Iterable<Pick<InFlight, 'network' | 'sentAt' | 'waiting'>>; now: () => number },
+) {
   const transactions = metrics.counter({
     name: 'weir_sweep_transactions_total',
     help: 'Sweep transactions whose outcome is recorded, by network and outcome: swept, reverted (gas paid, nothing moved), dropped (never mined)',
@@ -766,6 +836,37 @@ export function sweepMetrics(metrics: Metrics, sweeps: Collection<SweepDoc>, net
         if (networks.includes(doc.network)) byNetwork.set(doc.network, (byNetwork.get(doc.network) ?? 0) + 1);
       return [...byNetwork].map(([network, value]) => ({ labels: { network }, value }));
     },
+  );
+  // A flush the node does not take for now waits however long (see settle): only these tell an operator.
+  const waitingFlushes = () => {
+    const byNetwork = new Map(networks.map((network) => [network, { count: 0, oldestSentAt: null as number | null }]));
+    for (const flight of inFlight?.flights() ?? []) {
+      const figures = byNetwork.get(flight.network);
+      if (!flight.waiting || !figures) continue;
+      figures.count += 1;
+      figures.oldestSentAt = Math.min(figures.oldestSentAt ?? flight.sentAt, flight.sentAt);
+    }
+    return [...byNetwork];
+  };
+  metrics.gauge(
+    {
+      name: 'weir_sweep_flushes_waiting',
+      help: 'Sweep transactions the node does not take for now (another pending transaction of the sweeper account has their nonce): they wait, never dropped for their age, by network',
+      labelNames: ['network'],
+    },
+    () => waitingFlushes().map(([network, { count }]) => ({ labels: { network }, value: count })),
+  );
+  metrics.gauge(
+    {
+      name: 'weir_sweep_flush_waiting_seconds',
+      help: 'Seconds since the oldest waiting sweep transaction (see weir_sweep_flushes_waiting) was sent, 0 when none waits, by network',
+      labelNames: ['network'],
+    },
+    () =>
+      waitingFlushes().map(([network, { oldestSentAt }]) => ({
+        labels: { network },
+        value: oldestSentAt === null || !inFlight ? 0 : secondsBetween(oldestSentAt, inFlight.now()),
+      })),
   );
   return {
     mined(network: string, { transaction, reverted }: MinedSweep, depositCount: number): void {

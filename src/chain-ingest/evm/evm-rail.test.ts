@@ -1,5 +1,10 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import type { Address, Hex } from 'viem';
+import { RpcRequestError, type Address, type Hex } from 'viem';
+import { createFakeEvmNode } from '../../../test/support/fake-evm-node.ts';
+import { SweepReceiptLostError } from '../../sweeper/sweep-errors.ts';
 import { combineRails } from '../rail.ts';
 import { createTestRail, TEST_NETWORK } from '../test-rail.ts';
 import { forwarderImplementationAddress } from './contracts/deposit-address.ts';
@@ -104,4 +109,64 @@ test("live networks sweep with the operator's key only: the devnet's public key 
   t.deepEqual([...(rail({}).sweepExecutors?.() ?? new Map()).keys()], []);
   const operator = rail({ sweeperKey: SWEEPER_KEY, devnetSweeperKey: SWEEPER_KEY });
   t.deepEqual([...(operator.sweepExecutors?.() ?? new Map()).keys()].sort(), ['base', 'devnet']);
+});
+
+test("the rail's receipt timeout (WEIR_SWEEP_RECEIPT_TIMEOUT) reaches its sweeps: a flush the node takes and never mines is given up waiting for after the time set, its receipt lost", async (t) => {
+  t.timeout(10_000, 'far less than the default bound of 180 s');
+  const node = createFakeEvmNode({ chainId: 8453, factory: FACTORY });
+  node.settings.automine = false;
+  const { request } = node.transport({ retryCount: 0 });
+  // The fake node over HTTP, as the rail reaches a real one.
+  const server = createServer((incoming, answer) => {
+    let body = '';
+    incoming.on('data', (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    incoming.on('end', async () => {
+      const call = async ({ id, method, params }: { id: number; method: string; params: unknown }) => {
+        try {
+          return { jsonrpc: '2.0', id, result: await request({ method, params } as never) };
+        } catch (error) {
+          const code = error instanceof RpcRequestError ? error.code : -32603;
+          const message = error instanceof RpcRequestError ? error.details : String(error);
+          return { jsonrpc: '2.0', id, error: { code, message } };
+        }
+      };
+      const parsed = JSON.parse(body) as Parameters<typeof call>[0] | Parameters<typeof call>[0][];
+      const result = Array.isArray(parsed) ? await Promise.all(parsed.map(call)) : await call(parsed);
+      answer.setHeader('content-type', 'application/json');
+      answer.end(JSON.stringify(result));
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  const registry = createNetworkRegistry({
+    networks: EVM_NETWORKS,
+    rpc: { 8453: { http: [`http://127.0.0.1:${(server.address() as AddressInfo).port}`], ws: [] } },
+  });
+  const rail = createEvmRail({
+    registry,
+    factories: new Map([[8453, FACTORY]]),
+    sweeperKey: SWEEPER_KEY,
+    receiptTimeoutMs: 50,
+  });
+  const executor = rail.sweepExecutors?.().get('base');
+  t.truthy(executor);
+  const error = await t.throwsAsync(
+    executor!.flush(
+      [
+        {
+          checkoutSessionId: '0b9c3d4e-1f2a-4b3c-8d4e-5f6a7b8c9d0e',
+          depositAddress: '0x0000000000000000000000000000000000000001',
+          merchantAddress: WALLET,
+          assets: ['0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'],
+        },
+      ],
+      async () => {},
+    ),
+    { instanceOf: SweepReceiptLostError },
+  );
+  t.regex(error.message, /was sent but its receipt could not be had/);
+  t.is(node.sends.length, 1);
 });

@@ -29,6 +29,8 @@ export function createEvmRail(deps: {
   sweeperKey?: Hex | null;
   /** The devnet's own sweeper key, public: used on the devnet alone, when the operator gave no key. */
   devnetSweeperKey?: Hex | null;
+  /** How long a sweep waits for its receipt once sent; the executor's default (180 s) unless given. */
+  receiptTimeoutMs?: number;
 }): Rail {
   const { registry, factories } = deps;
   const sweeperAddresses = new Map<Hex, Address>(
@@ -111,7 +113,11 @@ export function createEvmRail(deps: {
         });
         executors.set(
           network.network,
-          createEvmSweepExecutor({ clients, factoryAddress: factories.get(network.chainId)! }),
+          createEvmSweepExecutor({
+            clients,
+            factoryAddress: factories.get(network.chainId)!,
+            receiptTimeoutMs: deps.receiptTimeoutMs,
+          }),
         );
       }
       return executors;

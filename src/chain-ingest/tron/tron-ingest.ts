@@ -23,6 +23,8 @@ export async function createTronIngest(input: {
   sweeperKey?: Hex | null;
   openDeposits?: (network: string) => Promise<OpenDeposit[]>;
   reconcileIntervalMs?: number;
+  /** How long a sweep waits for its receipt once sent (WEIR_SWEEP_RECEIPT_TIMEOUT); the executors' defaults unless given. */
+  receiptTimeoutMs?: number;
 }): Promise<{ offered: OfferedTronNetwork[]; rail: Rail }> {
   const offered = await loadTronSetup(input);
   const energy = parseTronEnergyEnv(input.env);
@@ -36,6 +38,7 @@ export async function createTronIngest(input: {
         : null,
       sweeperKey: input.sweeperKey ?? null,
       maxFeeLimitSun: parseTronMaxFeeLimitEnv(input.env),
+      ...(input.receiptTimeoutMs === undefined ? {} : { receiptTimeoutMs: input.receiptTimeoutMs }),
       energy: {
         policy: energy.policy,
         rental: energy.rentalUrl === null ? null : httpEnergyRental(energy.rentalUrl),

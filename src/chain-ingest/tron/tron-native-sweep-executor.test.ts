@@ -297,6 +297,21 @@ test('rebroadcast: pending when the node has it, resent when it takes it again, 
   t.is(await executor.rebroadcast(transactionHash, signedTransaction), 'pending');
 });
 
+test('rebroadcast: a node too busy to take it again (SERVER_BUSY, NO_CONNECTION) is waiting, as on the first send, not a node failure', async (t) => {
+  let broadcast: Answer = { result: true };
+  const { executor, signed, beforeSend } = executorOver({
+    broadcasttransaction: () => broadcast,
+    gettransactioninfobyid: () => ({}),
+    gettransactionbyid: () => ({}),
+  });
+  await t.throwsAsync(executor.flush([request], beforeSend), { instanceOf: SweepReceiptLostError });
+  const { transactionHash, signedTransaction } = signed[0]!;
+  for (const code of ['SERVER_BUSY', 'NO_CONNECTION', 'NOT_ENOUGH_EFFECTIVE_CONNECTION']) {
+    broadcast = { result: false, code, message: Buffer.from('busy').toString('hex') };
+    t.is(await executor.rebroadcast(transactionHash, signedTransaction), 'waiting', code);
+  }
+});
+
 test('wrapped in the resource accounting, the node’s exact fee is the TRX burnt, not the estimate', async (t) => {
   const { executor, beforeSend } = executorOver({
     broadcasttransaction: () => ({ result: true }),

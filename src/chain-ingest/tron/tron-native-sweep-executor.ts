@@ -329,7 +329,8 @@ export function createTronNativeSweepExecutor(deps: {
         if (decodeTronTriggerRaw(signed.raw_data_hex).expiration <= BigInt(deps.clock.now())) return 'absent';
         const sent = await broadcast(signed);
         if (sent.outcome === 'taken') return 'resent';
-        if (sent.outcome === 'busy') throw new TronHttpFailure(`the node did not take sweep ${txID} now: ${sent.why}`);
+        // Not taken for now, as on the first send: it may yet be, sent again until it expires.
+        if (sent.outcome === 'busy') return 'waiting';
         return 'absent';
       } catch (error) {
         throw nodeError(error, `resending sweep ${txID}`);

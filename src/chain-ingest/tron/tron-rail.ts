@@ -69,6 +69,8 @@ export function createTronRail(deps: {
   sweeperKey?: Hex | null;
   /** The operator's cap on a sweep's fee limit (sun); the executor's default unless given. */
   maxFeeLimitSun?: bigint | null;
+  /** How long a sweep waits for its receipt once sent; each executor's default (90 s native, 180 s EVM form) unless given. */
+  receiptTimeoutMs?: number;
   /** Where sweeps take their energy (burn unless given) and, with `rented`, the provider. */
   energy?: { policy: TronEnergyPolicy; rental: EnergyRental | null };
   /** Logs the energy decisions; console.warn unless given. */
@@ -164,6 +166,7 @@ export function createTronRail(deps: {
             node,
             clock,
             ...(deps.maxFeeLimitSun ? { maxFeeLimitSun: deps.maxFeeLimitSun } : {}),
+            ...(deps.receiptTimeoutMs === undefined ? {} : { receiptTimeoutMs: deps.receiptTimeoutMs }),
             ...(isLocal ? { receiptPollMs: 100 } : {}),
           });
           executors.set(o.network.network, withResources(native, sweeperOf(key)!));
@@ -180,7 +183,13 @@ export function createTronRail(deps: {
         executors.set(
           o.network.network,
           withResources(
-            evmFormSweeps(createEvmSweepExecutor({ clients, factoryAddress: tronToEvm(o.deployment.factory) })),
+            evmFormSweeps(
+              createEvmSweepExecutor({
+                clients,
+                factoryAddress: tronToEvm(o.deployment.factory),
+                receiptTimeoutMs: deps.receiptTimeoutMs,
+              }),
+            ),
             evmToTron(clients.walletClient.account.address),
           ),
         );
