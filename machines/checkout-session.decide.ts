@@ -1,7 +1,8 @@
 import { transition } from 'xstate';
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
-import { toChainUnits } from '../src/shared/money.ts';
+import { exactToApi, isExactInDecimals, owedInChainUnits } from '../src/shared/money.ts';
 import { confirmedAmount, totalOf } from './checkout-session.evolve.ts';
+import { confirmedExact, outstandingExact } from './checkout-session.received.ts';
 import type { CheckoutSessionSnapshot } from './checkout-session.aggregate.ts';
 import { checkoutSessionMachine } from './checkout-session.machine.ts';
 import type {
@@ -101,16 +102,19 @@ function afterConfirmation(
       p.transferId === payment.transferId ? { ...p, status: 'confirmed' as const } : p,
     ),
   };
+  // Paid or not is decided on the exact sum (no dust is forgiven: the spec has no tolerance); the
+  // 10^8 figures recorded are rounded down, what arrived and what was sent over never overstated.
+  const outstanding = outstandingExact(BigInt(session.amountTotal), confirmedExact(confirmed.payments));
   const received = confirmedAmount(confirmed.payments);
-  const due = BigInt(session.amountTotal);
+  const overpaid = exactToApi({ ...outstanding, units: -outstanding.units }, 'down');
   if (status === 'open' || status === 'incomplete') {
-    if (received >= due) {
+    if (outstanding.units <= 0n) {
       return [
         {
           type: 'CheckoutSessionCompleted',
           data: {
             amountReceived: received.toString(),
-            amountOverpaid: (received - due).toString(),
+            amountOverpaid: overpaid.toString(),
             transactionHash: payment.transactionHash,
             partial: false,
             at: now,
@@ -127,7 +131,7 @@ function afterConfirmation(
         data: {
           transferId: payment.transferId,
           amount: payment.amount,
-          amountOverpaid: (received - due).toString(),
+          amountOverpaid: overpaid.toString(),
           at: now,
         },
       },
@@ -162,15 +166,16 @@ export function decideCheckoutSession(
       if (!address) throw new ValidationError('assetId', 'is not offered by this checkout session');
       // With gas collection on, the chosen address's sweep gas is part of what the payer owes.
       const gasFee = BigInt(address.gasAmount ?? '0');
-      const outstanding =
-        totalOf({ ...session, amountDetails: { ...session.amountDetails, amountGasFee: gasFee.toString() } }) -
-        confirmedAmount(session.payments);
-      let amountDue: bigint;
-      try {
-        amountDue = toChainUnits(outstanding > 0n ? outstanding : 0n, address.asset.decimals);
-      } catch {
+      const outstanding = outstandingExact(
+        totalOf({ ...session, amountDetails: { ...session.amountDetails, amountGasFee: gasFee.toString() } }),
+        confirmedExact(session.payments),
+      );
+      // The 10^8 figure the payer is shown must be payable in the asset, as before; what the
+      // wallet is asked for is the exact rest in chain units (1 wei short asks for 1 wei).
+      const shown = exactToApi(outstanding, 'up');
+      if (shown > 0n && !isExactInDecimals(shown, address.asset.decimals))
         throw new ValidationError('assetId', `${address.asset.symbol} cannot represent the amount due exactly`);
-      }
+      const amountDue = owedInChainUnits(outstanding, address.asset.decimals);
       const current = session.paymentIntent.paymentMethod;
       if (current && current.id === address.id && current.amountDue === amountDue.toString()) return [];
       return [
@@ -335,7 +340,7 @@ export function decideCheckoutSession(
     case 'MarkPaymentRefunded': {
       // Once recorded, asking again changes nothing (the first comment stays).
       if (session.paymentIntent.isMarkRefunded) return [];
-      if (confirmedAmount(session.payments) === 0n)
+      if (confirmedExact(session.payments).units === 0n)
         throw new InvalidStateError(
           `checkout session is ${status} and has received no confirmed payment; there is nothing to refund`,
         );

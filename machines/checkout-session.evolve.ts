@@ -1,8 +1,12 @@
+import { exactToApi } from '../src/shared/money.ts';
+import { confirmedExact } from './checkout-session.received.ts';
 import type { CheckoutSession, CheckoutSessionEvent, SessionPayment } from './checkout-session.types.ts';
 
-/** Sum of the 10^8 amounts of the confirmed payments. */
-export const confirmedAmount = (payments: SessionPayment[]): bigint =>
-  payments.reduce((sum, p) => (p.status === 'confirmed' ? sum + BigInt(p.amount) : sum), 0n);
+/**
+ * The confirmed payments on the 10^8 scale, summed exactly in their chain units and then rounded
+ * down: never shown as more than arrived (a session 1 wei short shows 10^-8 still owed).
+ */
+export const confirmedAmount = (payments: SessionPayment[]): bigint => exactToApi(confirmedExact(payments), 'down');
 
 const replacePayment = (
   payments: SessionPayment[],
@@ -101,7 +105,7 @@ export function evolveCheckoutSession(
       const payments = replacePayment(session.payments, event.data.transferId, { status: 'withdrawn' });
       const stillPending = payments.some((p) => p.status === 'pending');
       const intentStatus =
-        session.paymentIntent.status === 'processing' && !stillPending && confirmedAmount(payments) === 0n
+        session.paymentIntent.status === 'processing' && !stillPending && confirmedExact(payments).units === 0n
           ? 'requires_payment_method'
           : session.paymentIntent.status;
       return {

@@ -147,3 +147,39 @@ export const confirmed = (transferId: string, at = '2026-01-01T00:11:00.000Z'): 
   type: 'PaymentConfirmed',
   data: { transferId, at },
 });
+
+const DAI = {
+  id: 'weir-testnet:dai',
+  name: 'Dai Stablecoin',
+  symbol: 'DAI',
+  currency: 'dai',
+  chainId: 7357,
+  address: '0x0000000000000000000000000000000000000da1',
+  decimals: 18,
+};
+
+/** A session of 0.00013993 DAI (18 decimals, finer than the 10^8 scale), otherwise as `sessionFixture`. */
+export function daiSessionFixture(): CheckoutSession {
+  const base = sessionFixture();
+  const total = '13993';
+  return sessionFixture({
+    currency: 'dai',
+    amountSubtotal: total,
+    amountTotal: total,
+    amountNet: total,
+    amountDetails: { ...base.amountDetails, currency: 'dai', amountTotal: total, amountSubtotal: total },
+    addresses: [{ ...base.addresses[0]!, id: 'addr-dai', asset: DAI }],
+    paymentIntent: { ...base.paymentIntent, amount: total, currency: 'dai' },
+  });
+}
+
+/** A transfer of `amountRaw` wei of DAI to the DAI session's address, its `amount` cut to 10^8 as the matcher does. */
+export const daiPaymentFixture = (
+  transferId: string,
+  amountRaw: string,
+): Omit<SessionPayment, 'status' | 'detectedAt' | 'confirmedAt' | 'late'> => ({
+  ...paymentFixture(transferId, '0'),
+  asset: DAI,
+  amountRaw,
+  amount: (BigInt(amountRaw) / 10n ** 10n).toString(),
+});

@@ -3,7 +3,15 @@ import { IllegalEventError } from '../src/actors/aggregate.ts';
 import { givenWhenThen } from '../src/actors/given-when-then.ts';
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { checkoutSessionAggregate } from './checkout-session.aggregate.ts';
-import { confirmed, created, detected, paymentFixture, sessionFixture } from './checkout-session.fixture.ts';
+import {
+  confirmed,
+  created,
+  daiPaymentFixture,
+  daiSessionFixture,
+  detected,
+  paymentFixture,
+  sessionFixture,
+} from './checkout-session.fixture.ts';
 import type { CheckoutSessionEvent } from './checkout-session.types.ts';
 
 const given = givenWhenThen(checkoutSessionAggregate);
@@ -888,4 +896,72 @@ test('a transfer whose log comes after a reconciliation credit already counted i
     NOW,
   );
   t.is(elsewhere[0]?.type, 'PaymentDetected', 'another address: not covered');
+});
+
+const daiDetected = (transferId: string, amountRaw: string): CheckoutSessionEvent => ({
+  type: 'PaymentDetected',
+  data: {
+    payment: {
+      ...daiPaymentFixture(transferId, amountRaw),
+      status: 'pending',
+      detectedAt: NOW,
+      confirmedAt: null,
+      late: false,
+    },
+  },
+});
+
+test('given a DAI session paid 1 wei short, then it stays incomplete owing 10^-8 shown, the wallet is asked for that 1 wei, and paying it completes it with nothing over', (t) => {
+  // 0.00013993 DAI is 139930000000000 wei.
+  const history = [created(daiSessionFixture()), daiDetected('t1', '139929999999999')];
+  const short = given(history).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW);
+  t.deepEqual(short, [
+    confirmed('t1', NOW),
+    { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '13992', at: NOW } },
+  ]);
+  const incomplete = given([...history, ...short]).state();
+  t.is(incomplete.value, 'incomplete');
+  // Shown rounded up: the page's smallest amount, 0.00000001 DAI, still owed.
+  t.is(incomplete.context.session!.amountReceived, '13992');
+  const picked = given([...history, ...short]).when({ type: 'SelectPaymentMethod', addressId: 'addr-dai' }, NOW);
+  t.deepEqual(picked, [
+    { type: 'PaymentMethodSelected', data: { addressId: 'addr-dai', amountDue: '1', amountGasFee: '0', at: NOW } },
+  ]);
+  const rest = [...history, ...short, ...picked, daiDetected('t2', '1')];
+  t.deepEqual(given(rest).when({ type: 'ConfirmTransfer', transferId: 't2' }, NOW), [
+    confirmed('t2', NOW),
+    completedEvent('13993', '0', `0x${'t2'.padStart(64, '0')}`),
+  ]);
+});
+
+test('given DAI transfers whose parts below 10^-8 add up, then they count: the session completes, what was sent over is shown rounded down and kept exact in the payments', (t) => {
+  // Each is 0.000069965 DAI and a wei or none: together 1 wei more than the 0.00013993 due.
+  const history = [
+    created(daiSessionFixture()),
+    daiDetected('t1', '69965000000001'),
+    confirmed('t1'),
+    { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '6996', at: NOW } } as CheckoutSessionEvent,
+    daiDetected('t2', '69965000000000'),
+  ];
+  const events = given(history).when({ type: 'ConfirmTransfer', transferId: 't2' }, NOW);
+  t.deepEqual(events, [confirmed('t2', NOW), completedEvent('13993', '0', `0x${'t2'.padStart(64, '0')}`)]);
+  const session = given([...history, ...events]).state().context.session!;
+  t.is(session.amountReceived, '13993');
+  t.deepEqual(
+    session.payments.map((p) => p.amountRaw),
+    ['69965000000001', '69965000000000'],
+  );
+  // Paid again by 9,999,999,998 wei: 9,999,999,999 wei over in all, under 10^-8, shown as 0 over;
+  // kept exact, so one more wei makes it 0.00000001 over.
+  const again = [...history, ...events, daiDetected('t3', '9999999998')];
+  const overByLessThanAUnit = given(again).when({ type: 'ConfirmTransfer', transferId: 't3' }, NOW);
+  t.like(overByLessThanAUnit[1], {
+    type: 'OverpaymentReceived',
+    data: { transferId: 't3', amount: '0', amountOverpaid: '0' },
+  });
+  const oneMore = [...again, ...overByLessThanAUnit, daiDetected('t4', '1')];
+  t.like(given(oneMore).when({ type: 'ConfirmTransfer', transferId: 't4' }, NOW)[1], {
+    type: 'OverpaymentReceived',
+    data: { transferId: 't4', amount: '0', amountOverpaid: '1' },
+  });
 });

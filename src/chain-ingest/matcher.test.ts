@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import { createManualClock } from '../shared/clock.ts';
-import { eventually } from '../../test/support/api-client.ts';
+import { apiClient, eventually } from '../../test/support/api-client.ts';
 import { chainPublisher, randomHash } from '../../test/support/chain-publisher.ts';
 import { startWebhookReceiver } from '../../test/support/webhook-receiver.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../../test/support/weir-harness.ts';
@@ -11,15 +11,19 @@ type Session = {
   paymentStatus: string;
   amountReceived: string;
   amountOverpaid: string;
-  addresses: { paymentAddress: string; asset: { currency: string } }[];
+  addresses: { paymentAddress: string; asset: { id: string; currency: string } }[];
   paymentIntent: { status: string; transactions: { status: string; late: boolean }[] };
   payments: { status: string }[];
 };
 
-async function setup(t: ExecutionContext, clock = createManualClock(Date.parse('2026-06-01T00:00:00Z'))) {
+async function setup(
+  t: ExecutionContext,
+  clock = createManualClock(Date.parse('2026-06-01T00:00:00Z')),
+  request: object = sessionRequest(),
+) {
   const weir = await startTestWeir(t, {}, { clock });
   const merchant = await createMerchant(weir.url);
-  const session = (await merchant.api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
+  const session = (await merchant.api.post<Session>('/api/v1/checkout/sessions', request)).body;
   const get = async () => (await merchant.api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
   const until = (predicate: (s: Session) => boolean, what: string) =>
     eventually(async () => {
@@ -81,6 +85,34 @@ test('more than due completes the session and records the overpaid amount', asyn
   await chain.final(1, b);
   const done = await until((s) => s.status === 'complete', 'complete');
   t.is(done.amountOverpaid, '50000000');
+});
+
+test('a DAI transfer 1 wei short leaves the session incomplete and its payer is asked for that 1 wei, which completes it with nothing over', async (t) => {
+  const dai = {
+    ...sessionRequest(),
+    lineItems: {
+      data: [{ priceData: { currency: 'dai', unitAmount: '13993', productData: { name: 'A sticker' } }, quantity: 1 }],
+    },
+  };
+  const { weir, chain, to, until, session } = await setup(t, undefined, dai);
+  // 0.00013993 DAI is 139930000000000 wei (18 decimals).
+  const b1 = randomHash();
+  await chain.transfer({ to, amount: '139929999999999', asset: 'dai', blockNumber: 1, blockHash: b1 });
+  await chain.final(1, b1);
+  const short = await until((s) => s.status === 'incomplete', 'incomplete');
+  t.is(short.amountReceived, '13992');
+  const revealed = await apiClient(weir.url).post<{ amountDueRaw: string; paymentUri: string }>(
+    `/checkout/${session.id}/payment-method`,
+    { assetId: session.addresses[0]!.asset.id },
+  );
+  t.is(revealed.status, 200);
+  t.is(revealed.body.amountDueRaw, '1');
+  t.regex(revealed.body.paymentUri, /uint256=1$/);
+  const b2 = randomHash();
+  await chain.transfer({ to, amount: revealed.body.amountDueRaw, asset: 'dai', blockNumber: 2, blockHash: b2 });
+  await chain.final(2, b2);
+  const done = await until((s) => s.status === 'complete', 'complete');
+  t.like(done, { paymentStatus: 'paid', amountReceived: '13993', amountOverpaid: '0' });
 });
 
 test('a reorg that removes the paying block before finality leaves the session unpaid; a later real payment completes it', async (t) => {

@@ -3,7 +3,7 @@ import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, SessionLineItem } from '../../machines/checkout-session.types.ts';
 import { renderCheckoutPage } from './checkout-page.ts';
 import { payerStatus } from './checkout-status.ts';
-import { NOW, names, pay, payment, withUsdcChosen } from './payer-status.fixture.ts';
+import { NOW, fineGrainedPayment, names, pay, payment, withUsdcChosen } from './payer-status.fixture.ts';
 
 /** Two of a 1.50 USDC flat white: the fixture's 3 USDC. */
 const flatWhites: SessionLineItem = {
@@ -51,7 +51,11 @@ test('prices and totals read as on the invoice and the dashboard (1.50 USDC), wh
   t.is(status.amountToSendFormatted, '3');
 
   const partly = render(
-    chosen({ status: 'incomplete', amountReceived: '100000001', payments: [payment('100000001', 'confirmed')] }),
+    chosen({
+      status: 'incomplete',
+      amountReceived: '100000001',
+      payments: [fineGrainedPayment('100000001', 'confirmed')],
+    }),
   );
   t.is(text(partly.html, 'paid'), '1.00000001');
   t.is(text(partly.html, 'remaining'), '1.99999999');

@@ -1,6 +1,6 @@
 import test from 'ava';
-import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
-import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
+import { daiPaymentFixture, daiSessionFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import type { CheckoutSession, SessionPayment } from '../../machines/checkout-session.types.ts';
 import { paymentWords, payerStatus } from './checkout-status.ts';
 import { NOW, names, pay, payment, withUsdcChosen as chosen } from './payer-status.fixture.ts';
 
@@ -92,4 +92,47 @@ test('the words of a payment request: the organization as label, the items as me
   const long = paymentWords(session([item('x'.repeat(200), 1)]), 'Shop').message!;
   t.is(long.length, 120);
   t.true(long.endsWith('…'));
+});
+
+test('a DAI session 1 wei short shows 0.00000001 DAI left (the least the page shows), and its request asks for exactly that 1 wei', (t) => {
+  const dai = daiSessionFixture();
+  const address = dai.addresses[0]!;
+  const withDaiChosen = (session: CheckoutSession): CheckoutSession => ({
+    ...session,
+    paymentIntent: {
+      ...session.paymentIntent,
+      paymentMethod: {
+        id: address.id,
+        type: 'wallet',
+        accountAddress: address.paymentAddress,
+        asset: address.asset,
+        amountDue: '1',
+        options: {
+          wallet: { assetId: address.asset.id, transactionHash: null, contractAddress: address.asset.address },
+        },
+      },
+    },
+  });
+  const paid = (status: SessionPayment['status']): SessionPayment => ({
+    ...daiPaymentFixture(`short-${status}`, '139929999999999'),
+    status,
+    detectedAt: '2026-01-01T00:10:00.000Z',
+    confirmedAt: status === 'confirmed' ? '2026-01-01T00:11:00.000Z' : null,
+    late: false,
+  });
+  const short = payerStatus(
+    withDaiChosen({ ...dai, status: 'incomplete', amountReceived: '13992', payments: [paid('confirmed')] }),
+    names,
+    NOW,
+    undefined,
+    pay,
+  );
+  t.like(short, { state: 'partly_paid', amountRemaining: '1', amountToSend: '1', amountToSendFormatted: '0.00000001' });
+  t.is(short.detail, '0.00013992 DAI of 0.00013993 DAI received. Send the remaining 0.00000001 DAI to finish.');
+  t.like(short.payment, { amountDueRaw: '1', amountDue: '0.000000000000000001' });
+  t.regex(short.payment?.paymentUri ?? '', /uint256=1$/);
+  // Seen but not confirmed yet: the same 1 wei is what is left to send.
+  const seen = payerStatus(withDaiChosen({ ...dai, payments: [paid('pending')] }), names, NOW, undefined, pay);
+  t.like(seen, { state: 'confirming', amountToSend: '1' });
+  t.like(seen.payment, { amountDueRaw: '1' });
 });

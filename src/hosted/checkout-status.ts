@@ -2,7 +2,8 @@ import type { CheckoutSession, SessionAddress } from '../../machines/checkout-se
 import type { PaymentRequest, PaymentWords } from '../chain-ingest/rail.ts';
 import { EVM_NETWORKS } from '../chain-ingest/evm/networks/all-networks.ts';
 import { DEVNET_CHAIN_ID } from '../chain-ingest/evm/networks/devnet.ts';
-import { documentAmount, formatAmount, toChainUnitsRoundedUp } from '../shared/money.ts';
+import { documentAmount, exactToApi, formatAmount, owedInChainUnits, subtractExact } from '../shared/money.ts';
+import { confirmedExact, outstandingExact, sumOfPayments } from '../../machines/checkout-session.received.ts';
 
 /** Where the payer goes after completion: the success URL with the session id filled in. */
 export const successRedirect = (session: CheckoutSession): string =>
@@ -66,9 +67,13 @@ export function payerStatus(
   const received = BigInt(session.amountReceived);
   const remaining = total > received ? total - received : 0n;
   const pending = session.payments.filter((p) => p.status === 'pending');
-  const pendingAmount = pending.reduce((sum, p) => sum + BigInt(p.amount), 0n);
-  // What to send now: a payment seen but not confirmed yet is not asked for twice.
-  const toSend = remaining > pendingAmount ? remaining - pendingAmount : 0n;
+  const pendingExact = sumOfPayments(session.payments, ['pending']);
+  const pendingAmount = exactToApi(pendingExact, 'down');
+  // What to send now: a payment seen but not confirmed yet is not asked for twice. Exact in chain
+  // units; shown on the 10^8 scale rounded up, so a wei still owed shows as 0.00000001.
+  const toSendExact = subtractExact(outstandingExact(total, confirmedExact(session.payments)), pendingExact);
+  const toSendShown = exactToApi(toSendExact, 'up');
+  const toSend = toSendShown > 0n ? toSendShown : 0n;
   const method = session.paymentIntent.paymentMethod;
   const address = method ? session.addresses.find((a) => a.id === method.id) : undefined;
   const progress = pending[0] ? chain(pending[0].network) : null;
@@ -134,8 +139,9 @@ export function payerStatus(
   let payment = null;
   // No request while what was sent covers the rest: a request for 0 is no request (the page asks for nothing).
   if (pay && address && method && toSend > 0n && (session.status === 'open' || session.status === 'incomplete')) {
-    // Rounded up: a 6-decimal token cannot carry every 10^-8 of the rest, and paying less leaves it open.
-    const dueRaw = toChainUnitsRoundedUp(toSend, address.asset.decimals);
+    // Rounded up: a 6-decimal token cannot carry every 10^-8 of the rest, and paying less leaves it
+    // open. From the exact rest: an 18-decimal token 1 wei short is asked for 1 wei, not 10^10.
+    const dueRaw = owedInChainUnits(toSendExact, address.asset.decimals);
     const request = pay(address, dueRaw);
     payment = {
       assetId: address.id,

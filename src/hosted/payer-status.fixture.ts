@@ -33,3 +33,12 @@ export const payment = (amount: string, status: SessionPayment['status']): Sessi
   confirmedAt: status === 'confirmed' ? '2026-01-01T00:11:00.000Z' : null,
   late: false,
 });
+
+/**
+ * `payment`, but in an 18-decimal token of the currency (as USDC is on BNB Chain), which can carry
+ * any 10^8 amount: the session's 6-decimal USDC cannot have sent 1.00000001.
+ */
+export const fineGrainedPayment = (amount: string, status: SessionPayment['status']): SessionPayment => {
+  const paid = payment(amount, status);
+  return { ...paid, asset: { ...paid.asset, decimals: 18 }, amountRaw: (BigInt(amount) * 10n ** 10n).toString() };
+};

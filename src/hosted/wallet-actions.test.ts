@@ -1,6 +1,11 @@
 import test from 'ava';
 import * as chains from 'viem/chains';
-import { paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import {
+  daiPaymentFixture,
+  daiSessionFixture,
+  paymentFixture,
+  sessionFixture,
+} from '../../machines/checkout-session.fixture.ts';
 import type { SessionAddress } from '../../machines/checkout-session.types.ts';
 import { EVM_NETWORKS } from '../chain-ingest/evm/networks/all-networks.ts';
 import { toRailNetwork } from '../chain-ingest/evm/networks/define-network.ts';
@@ -30,21 +35,35 @@ test('what is left counts pending and confirmed payments, not withdrawn ones, an
     confirmedAt: null,
     late: false,
   });
+  const usdc = sessionFixture().addresses[0]!;
+  const dai = { ...usdc, asset: { ...usdc.asset, decimals: 18 } };
   const session = sessionFixture({
     payments: [
       seen('a', '100000000', 'confirmed'),
-      seen('b', '50000001', 'pending'),
+      // In an 18-decimal token of the currency: 6-decimal USDC cannot send 0.50000001.
+      { ...seen('b', '50000001', 'pending'), asset: dai.asset, amountRaw: '500000010000000000' },
       seen('c', '100000000', 'withdrawn'),
     ],
   });
-  const usdc = session.addresses[0]!;
-  const dai = { ...usdc, asset: { ...usdc.asset, decimals: 18 } };
   // 3 - 1 - 0.50000001 = 1.49999999: 1.5 USDC (6 decimals), exactly that in DAI (18).
   t.is(remainingChainUnits(session, usdc), 1_500_000n);
   t.is(remainingChainUnits(session, dai), 1_499_999_990_000_000_000n);
   // An address whose sweep gas the payer pays owes that too (0.02 here).
   t.is(remainingChainUnits(session, { ...usdc, gasAmount: '2000000' }), 1_520_000n);
   t.is(remainingChainUnits(sessionFixture({ payments: [seen('d', '400000000', 'pending')] }), usdc), 0n);
+});
+
+test('what is left of a DAI session paid 1 wei short is 1 wei, not the 10^10 wei of 0.00000001 DAI', (t) => {
+  const dai = daiSessionFixture();
+  const shortBy = (status: 'pending' | 'confirmed') => ({
+    ...daiPaymentFixture(`short-${status}`, '139929999999999'),
+    status,
+    detectedAt: '2026-01-01T00:01:00.000Z',
+    confirmedAt: null,
+    late: false,
+  });
+  t.is(remainingChainUnits({ ...dai, payments: [shortBy('confirmed')] }, dai.addresses[0]!), 1n);
+  t.is(remainingChainUnits({ ...dai, payments: [shortBy('pending')] }, dai.addresses[0]!), 1n);
 });
 
 test('walletDue names the chosen method and what is left; nothing before a choice or after the end', (t) => {

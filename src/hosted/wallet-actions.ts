@@ -3,7 +3,8 @@ import { totalOf } from '../../machines/checkout-session.evolve.ts';
 import { explorerTemplateOf } from '../chain-ingest/network-definition.ts';
 import type { RailNetwork } from '../chain-ingest/rail.ts';
 import { assetUrl } from './assets.ts';
-import { toChainUnitsRoundedUp } from '../shared/money.ts';
+import { owedInChainUnits } from '../shared/money.ts';
+import { outstandingExact, sumOfPayments } from '../../machines/checkout-session.received.ts';
 import { escapeHtml } from './html.ts';
 
 /** What the wallet actions need besides the session: the networks it can be paid on, and the local devnet if any. */
@@ -58,9 +59,9 @@ export function remainingChainUnits(
     ...session,
     amountDetails: { ...session.amountDetails, amountGasFee: address.gasAmount ?? '0' },
   });
-  const seen = session.payments.reduce((sum, p) => (p.status === 'withdrawn' ? sum : sum + BigInt(p.amount)), 0n);
-  const outstanding = total - seen;
-  return outstanding <= 0n ? 0n : toChainUnitsRoundedUp(outstanding, address.asset.decimals);
+  // Summed exactly in chain units: 1 wei short asks for 1 wei, not the 10^-8 the API scale shows.
+  const seen = sumOfPayments(session.payments, ['pending', 'confirmed']);
+  return owedInChainUnits(outstandingExact(total, seen), address.asset.decimals);
 }
 
 /** The chosen payment method and what is left to pay in it, for the page's JSON answers; null when none is chosen or the session is over. */

@@ -61,6 +61,59 @@ export function fromChainUnits(raw: bigint, decimals: number): { amount: bigint;
   return { amount: raw / divisor, remainder: raw % divisor };
 }
 
+/**
+ * An exact amount of a currency in units of 10^-decimals. Chain amounts of assets with different
+ * decimals (DAI's 18, USDC's 6) add up without losing a wei at the finer of their scales; the 10^8
+ * API scale is only how a sum is shown, rounded the way that never loses the merchant money.
+ */
+export type ExactAmount = { units: bigint; decimals: number };
+
+export const ZERO_EXACT: ExactAmount = { units: 0n, decimals: API_DECIMALS };
+
+/** An API (10^8) amount, exactly. */
+export const exactOfApi = (amount: bigint): ExactAmount => ({ units: amount, decimals: API_DECIMALS });
+
+/** The units of `a` at a scale at least as fine as its own. */
+const unitsAt = (a: ExactAmount, decimals: number): bigint => a.units * 10n ** BigInt(decimals - a.decimals);
+
+/** `a + sign·b`, exact at the finer of the two scales. */
+function combine(a: ExactAmount, b: ExactAmount, sign: 1n | -1n): ExactAmount {
+  const decimals = Math.max(a.decimals, b.decimals);
+  return { units: unitsAt(a, decimals) + sign * unitsAt(b, decimals), decimals };
+}
+
+export const addExact = (a: ExactAmount, b: ExactAmount): ExactAmount => combine(a, b, 1n);
+export const subtractExact = (a: ExactAmount, b: ExactAmount): ExactAmount => combine(a, b, -1n);
+
+/** -1, 0 or 1 as `a` is below, equal to or above `b`. */
+export function compareExact(a: ExactAmount, b: ExactAmount): -1 | 0 | 1 {
+  const { units } = subtractExact(a, b);
+  return units < 0n ? -1 : units > 0n ? 1 : 0;
+}
+
+/** `units` at `decimals`, rounded toward minus infinity (`down`) or plus infinity (`up`) where the scale is coarser. */
+function rescaled(a: ExactAmount, decimals: number, rounding: 'down' | 'up'): bigint {
+  if (decimals >= a.decimals) return unitsAt(a, decimals);
+  const divisor = 10n ** BigInt(a.decimals - decimals);
+  const quotient = a.units / divisor;
+  const rest = a.units % divisor;
+  if (rest === 0n) return quotient;
+  // bigint division truncates toward zero: below zero that already rounded up.
+  if (rounding === 'down') return a.units < 0n ? quotient - 1n : quotient;
+  return a.units > 0n ? quotient + 1n : quotient;
+}
+
+/**
+ * An exact amount on the API's 10^8 scale: `down` for what was received or overpaid (never shown
+ * as more than arrived), `up` for what is still owed (never shown as less than is owed).
+ */
+export const exactToApi = (a: ExactAmount, rounding: 'down' | 'up'): bigint => rescaled(a, API_DECIMALS, rounding);
+
+/** What is still owed, in an asset's chain units: rounded up, so paying it always covers the rest; 0 when nothing is owed. */
+export function owedInChainUnits(owed: ExactAmount, decimals: number): bigint {
+  return owed.units <= 0n ? 0n : rescaled(owed, decimals, 'up');
+}
+
 /** Human form of an API amount: `150000000` -> `1.5`. */
 export function formatAmount(amount: bigint, decimals: number = API_DECIMALS): string {
   const negative = amount < 0n;
