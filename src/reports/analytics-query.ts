@@ -113,3 +113,29 @@ export function safePipeline(
     { $limit: MAX_RESULTS },
   ];
 }
+
+/**
+ * The first number in `rows` that JSON cannot carry exactly (an integer past 2^53 − 1: a sum of
+ * 10^8-scaled amounts past about 90 million), with where it is; null when every number is exact.
+ * Such a total is wrong in its last digits, so it is refused rather than answered.
+ */
+export function inexactNumberIn(value: unknown, path = 'data'): { path: string; value: number } | null {
+  if (typeof value === 'number')
+    return Number.isInteger(value) && !Number.isSafeInteger(value) ? { path, value } : null;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = inexactNumberIn(item, `${path}[${i}]`);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === 'object')
+    for (const [key, inner] of Object.entries(value)) {
+      const found = inexactNumberIn(inner, `${path}.${key}`);
+      if (found) return found;
+    }
+  return null;
+}
+
+export const inexactMessage = (found: { path: string; value: number }) =>
+  `the answer's ${found.path} is ${found.value}, past 2^53 - 1, where a number can no longer be answered exact to the unit: sum amounts split in high and low digits (as GET /api/v1/reports/volume does, exactly) or group them finer`;

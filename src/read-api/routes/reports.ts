@@ -7,6 +7,8 @@ import {
   MAX_STAGES,
   QUERYABLE_COLLECTIONS,
   safePipeline,
+  inexactMessage,
+  inexactNumberIn,
 } from '../../reports/analytics-query.ts';
 import { GROUPS, INTERVALS, REPORT_NAMES, REPORTS, runReport, type ReportRow } from '../../reports/report-pipelines.ts';
 import { ValidationError } from '../../shared/errors.ts';
@@ -156,10 +158,10 @@ export function analyticsRoutes(deps: ApiDeps): Router<ApiState> {
       method: 'post',
       path: '/query',
       summary: 'Run an aggregation pipeline',
-      description: `Read only: the tenant's \`$match\` runs first, only reading stages and operators are taken (no \`$out\`, \`$merge\`, \`$lookup\`, \`$unionWith\`, \`$where\`, \`$function\`), and at most ${MAX_RESULTS} documents are answered; MongoDB stops it after ${QUERY_TIME_MS / 1000} s. ${APPROXIMATE_OPERATORS.map((o) => `\`${o}\``).join(' and ')} are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; \`GET /reports/time-to-pay\` gives exact medians and p95 of time to pay, and a \`$push\` of the values lets you take any other median exactly.`,
+      description: `Read only: the tenant's \`$match\` runs first, only reading stages and operators are taken (no \`$out\`, \`$merge\`, \`$lookup\`, \`$unionWith\`, \`$where\`, \`$function\`), and at most ${MAX_RESULTS} documents are answered; MongoDB stops it after ${QUERY_TIME_MS / 1000} s. ${APPROXIMATE_OPERATORS.map((o) => `\`${o}\``).join(' and ')} are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; an answer holding an integer past 2^53 − 1, which JSON cannot carry exact to the unit, is refused too (400 \`analytics_inexact_number\` naming where it is); \`GET /reports/time-to-pay\` gives exact medians and p95 of time to pay, and a \`$push\` of the values lets you take any other median exactly.`,
       body: AnalyticsQueryBody,
       response: z.object({ object: z.literal('list'), data: z.array(z.record(z.string(), z.unknown())) }),
-      errors: [invalidFields()],
+      errors: [invalidFields('analytics_inexact_number')],
       idempotent: false,
     },
     async (ctx, { body }) => {
@@ -171,13 +173,17 @@ export function analyticsRoutes(deps: ApiDeps): Router<ApiState> {
           throw new ValidationError(error.field, error.message, 'parameter_invalid');
         throw error;
       }
+      let data: Record<string, unknown>[];
       try {
-        const data = await deps.readStore.collection(body.collection).aggregate(pipeline, { maxTimeMs: QUERY_TIME_MS });
-        return { object: 'list' as const, data };
+        data = await deps.readStore.collection(body.collection).aggregate(pipeline, { maxTimeMs: QUERY_TIME_MS });
       } catch (error) {
         // A pipeline that passes the allow-list can still be wrong (a bad operand): the analyst's 400.
         throw new ValidationError('pipeline', `could not run: ${(error as Error).message.slice(0, 200)}`);
       }
+      // A total past 2^53 is wrong in its last digits: refused, never answered as if exact.
+      const inexact = inexactNumberIn(data);
+      if (inexact) throw new ValidationError('pipeline', inexactMessage(inexact), 'analytics_inexact_number');
+      return { object: 'list' as const, data };
     },
   );
   return router;
