@@ -472,6 +472,8 @@ test('coupons: invalid requests are 400s naming the field and write nothing', as
     [{ name: 'x', amountOff: '1.5', currency: 'usdc', promotionCodeData: { data: [{ code: 'A1' }] } }, 'amountOff'],
     [{ name: 'x', amountOff: '100', promotionCodeData: { data: [{ code: 'A1' }] } }, 'currency'],
     [{ name: 'x', percentOff: 10 }, 'promotionCodeData'],
+    // A duration Weir does not know would be dropped unseen: refused, naming it.
+    [{ name: 'x', percentOff: 10, duration: 'once', promotionCodeData: { data: [{ code: 'A1' }] } }, 'duration'],
     [{ name: 'x', percentOff: 10, promotionCodeData: { data: [] } }, 'promotionCodeData.data'],
     [
       { name: 'x', percentOff: 10, promotionCodeData: { data: [{ code: 'bad code!' }] } },

@@ -109,6 +109,12 @@ test('tax rates: validation names the field', async (t) => {
     );
   assertError(t, await api.post(RATES, { name: 'x', percentage: 5, type: 'both' }), 400, { field: 'type' });
   assertError(t, await api.post(RATES, { name: 'x', percentage: 5, country: 'USA' }), 400, { field: 'country' });
+  // Stripe's `inclusive` would be dropped unseen and the rate added on top: refused, naming it and the field to use.
+  assertError(t, await api.post(RATES, { name: 'VAT', percentage: 19, inclusive: true }), 400, {
+    field: 'inclusive',
+    message: /is not a tax rate field; use .*\btype\b/,
+  });
+  t.is((await api.get<{ data: unknown[] }>(RATES)).body.data.length, 0, 'nothing was created');
   t.is((await api.post<TaxRate>(RATES, { name: 'zero', percentage: 0 })).body.percentage, 0);
   t.is((await api.post<TaxRate>(RATES, { name: 'all', percentage: 100 })).body.percentage, 100);
   t.is((await api.get(`${RATES}/not-a-uuid`)).status, 404);

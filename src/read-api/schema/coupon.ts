@@ -4,7 +4,7 @@ import {
   amount,
   amountString,
   arrayOf,
-  bodyObject,
+  closedBody,
   bool,
   clearable,
   metadata,
@@ -57,25 +57,28 @@ const PromotionCodeInput = objectField({
 
 const codeList = () => optional(arrayOf(PromotionCodeInput, { min: 1, max: MAX_CODES }));
 
-export const CouponCreate = bodyObject({
-  promotionCodeData: optional(objectField({ data: codeList() })).openapi({
-    description: 'The coupon\'s promotion codes: `{"data": [{"code": "SUMMER"}]}` (or `promotionCodes`)',
-  }),
-  promotionCodes: codeList().openapi({ description: 'The same codes as a plain array' }),
-  name: requiredText({ max: 250 }).openapi({ example: 'Summer sale' }),
-  percentOff: optional(
-    z
-      .number({ error: withCode('must be a number') })
-      .min(0, withCode('must be at least 0'))
-      .max(100, withCode('must be at most 100')),
-  ),
-  amountOff: optional(amount().refine((v) => v > 0n, { message: withCode('must be more than 0') })),
-  currency: optional(oneOf(CURRENCIES)),
-  maxRedemptions: optional(integer(1)),
-  redeemBy: instant(),
-  metadata: optional(metadata()),
-  isEnable: optional(bool()),
-})
+export const CouponCreate = closedBody(
+  {
+    promotionCodeData: optional(objectField({ data: codeList() })).openapi({
+      description: 'The coupon\'s promotion codes: `{"data": [{"code": "SUMMER"}]}` (or `promotionCodes`)',
+    }),
+    promotionCodes: codeList().openapi({ description: 'The same codes as a plain array' }),
+    name: requiredText({ max: 250 }).openapi({ example: 'Summer sale' }),
+    percentOff: optional(
+      z
+        .number({ error: withCode('must be a number') })
+        .min(0, withCode('must be at least 0'))
+        .max(100, withCode('must be at most 100')),
+    ),
+    amountOff: optional(amount().refine((v) => v > 0n, { message: withCode('must be more than 0') })),
+    currency: optional(oneOf(CURRENCIES)),
+    maxRedemptions: optional(integer(1)),
+    redeemBy: instant(),
+    metadata: optional(metadata()),
+    isEnable: optional(bool()),
+  },
+  'a coupon',
+)
   .superRefine((body, ctx) => {
     const codes = body.promotionCodeData ? body.promotionCodeData.data : body.promotionCodes;
     if (!codes)
@@ -89,14 +92,17 @@ export const CouponCreate = bodyObject({
     example: { name: 'Summer sale', percentOff: 25, promotionCodeData: { data: [{ code: 'SUMMER25' }] } },
   });
 
-export const CouponUpdate = bodyObject({
-  name: optional(text({ min: 1, max: 250 })),
-  // null clears the limit, and metadata.
-  maxRedemptions: clearable(integer(1)),
-  redeemBy: instant(),
-  metadata: clearable(metadata()),
-  isEnable: optional(bool()),
-}).openapi('CouponUpdateRequest', { example: { name: 'Summer sale (extended)', redeemBy: '2026-09-30T23:59:59Z' } });
+export const CouponUpdate = closedBody(
+  {
+    name: optional(text({ min: 1, max: 250 })),
+    // null clears the limit, and metadata.
+    maxRedemptions: clearable(integer(1)),
+    redeemBy: instant(),
+    metadata: clearable(metadata()),
+    isEnable: optional(bool()),
+  },
+  'a coupon',
+).openapi('CouponUpdateRequest', { example: { name: 'Summer sale (extended)', redeemBy: '2026-09-30T23:59:59Z' } });
 
 const PromotionCodeSchema = z
   .object({

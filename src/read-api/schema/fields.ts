@@ -189,6 +189,20 @@ export function closedObject<S extends z.ZodRawShape>(shape: S, what: string) {
 export const bodyObject = <S extends z.ZodRawShape>(shape: S) =>
   z.object(shape, { error: withCode('the request body must be a JSON object') });
 
+/**
+ * A request body whose keys are only `shape`'s, for records where a field dropped unseen changes
+ * money (a tax rate's `inclusive`, a coupon's `duration`): another key is refused, naming it.
+ */
+export function closedBody<S extends z.ZodRawShape>(shape: S, what: string) {
+  const names = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? withCode(`is not ${what} field; use ${names}`)
+        : withCode('the request body must be a JSON object'),
+  });
+}
+
 /** A nested object field: anything else is `must be an object`. */
 export const objectField = <S extends z.ZodRawShape>(shape: S) =>
   z.object(shape, { error: withCode('must be an object') });

@@ -1,7 +1,7 @@
 import { parsePercentage, TAX_TYPES } from '../../shared/tax.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import {
-  bodyObject,
+  closedBody,
   bool,
   clearable,
   metadata,
@@ -55,26 +55,32 @@ const fixed = () =>
     .openapi({ type: 'string', not: {}, description: 'Cannot be changed: create a new tax rate instead' })
     .optional();
 
-export const TaxRateCreate = bodyObject({
-  percentage: percentage(),
-  name: requiredText({ max: 100 }).openapi({ example: 'VAT' }),
-  description: optional(text({ max: 500 })),
-  country: country(),
-  type: optional(oneOf(TYPES)).openapi({ description: 'exclusive (added to the price, the default) or inclusive' }),
-  isActive: optional(bool()),
-  metadata: optional(metadata()),
-}).openapi('TaxRateCreateRequest', { example: { name: 'VAT', percentage: 19, type: 'exclusive', country: 'DE' } });
+export const TaxRateCreate = closedBody(
+  {
+    percentage: percentage(),
+    name: requiredText({ max: 100 }).openapi({ example: 'VAT' }),
+    description: optional(text({ max: 500 })),
+    country: country(),
+    type: optional(oneOf(TYPES)).openapi({ description: 'exclusive (added to the price, the default) or inclusive' }),
+    isActive: optional(bool()),
+    metadata: optional(metadata()),
+  },
+  'a tax rate',
+).openapi('TaxRateCreateRequest', { example: { name: 'VAT', percentage: 19, type: 'exclusive', country: 'DE' } });
 
-export const TaxRateUpdate = bodyObject({
-  percentage: fixed(),
-  type: fixed(),
-  name: optional(text({ min: 1, max: 100 })),
-  description: clearable(text({ max: 500 })),
-  country: country(),
-  isActive: optional(bool()),
-  // null clears it.
-  metadata: clearable(metadata()),
-}).openapi('TaxRateUpdateRequest', { example: { name: 'Sales tax' } });
+export const TaxRateUpdate = closedBody(
+  {
+    percentage: fixed(),
+    type: fixed(),
+    name: optional(text({ min: 1, max: 100 })),
+    description: clearable(text({ max: 500 })),
+    country: country(),
+    isActive: optional(bool()),
+    // null clears it.
+    metadata: clearable(metadata()),
+  },
+  'a tax rate',
+).openapi('TaxRateUpdateRequest', { example: { name: 'Sales tax' } });
 
 export const TaxRateSchema = z
   .object({
