@@ -20,6 +20,8 @@ export const EXPIRY_TIMER = 'checkout_session.expire';
  */
 export const checkoutSessionsProjection: Projection = {
   name: 'checkout_sessions',
+  // 2: a complete session's amountNet is of what payers sent, not of what was asked.
+  version: 2,
   collections: [
     COLLECTIONS.checkoutSessions,
     COLLECTIONS.depositAddresses,

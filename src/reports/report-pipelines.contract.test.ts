@@ -41,6 +41,7 @@ const DOCS: Record<string, Doc[]> = {
     session('b', {
       currency: 'eth',
       amountTotal: '123456789012345678',
+      amountReceived: '123456789012345678',
       completedAt: '2026-03-09T08:00:00.000Z',
       paymentLinkId: 'l1',
       payments: [{ network: 'ethereum', late: true }],
@@ -63,6 +64,7 @@ const DOCS: Record<string, Doc[]> = {
     session('e', {
       createdAt: '2026-04-02T00:00:00.000Z',
       completedAt: '2026-04-02T01:00:00.000Z',
+      amountReceived: '300000005',
       amountOverpaid: '5',
       paymentIntent: { isMarkRefunded: true, markRefundedAt: '2026-04-03T00:00:00.000Z' },
     }),
@@ -132,7 +134,7 @@ test('every report at every interval and grouping runs on the embedded store, th
     rows['volume month none']?.map((r) => [r.period, r.payments, r.grossVolume, r.gasFees]),
     [
       ['2026-03-01T00:00:00.000Z', 2, '123456789312345678', '2000'],
-      ['2026-04-01T00:00:00.000Z', 1, '300000000', '1000'],
+      ['2026-04-01T00:00:00.000Z', 1, '300000005', '1000'],
     ],
   );
 });

@@ -1,5 +1,11 @@
 import test from 'ava';
-import { created, detected, paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import {
+  confirmed,
+  created,
+  detected,
+  paymentFixture,
+  sessionFixture,
+} from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionEvent, SessionSweep } from '../../machines/checkout-session.types.ts';
 import { checkoutSessionsProjection } from '../projections/checkout-sessions.projection.ts';
 import { createTestLog } from '../projections/test-log.ts';
@@ -103,6 +109,7 @@ test('money sums stay exact past 2^53 base units', async (t) => {
     await sessions.put(
       completeSession(id, {
         amountTotal: big,
+        amountReceived: big,
         amountFee: '1',
         amountGasFee: '99999999',
         payments: [],
@@ -142,6 +149,7 @@ test('volume: gasFees is the network fee payers paid on top of the price; operat
     await sessions.put(
       completeSession(id, {
         amountTotal: '100000000',
+        amountReceived: '100000000',
         amountFee: '0',
         amountGasFee,
         payments: [{ network }],
@@ -313,4 +321,51 @@ test('the median of an odd count is the middle time', async (t) => {
   ]);
   const [row] = await runReport(five, 'time-to-pay', { ...TENANT, interval: 'all', groupBy: 'none', from });
   t.like(row, { payments: 5, medianSeconds: 150.25, p95Seconds: 600 });
+});
+
+test('volume counts what payers sent, not what was asked: a session completed partly paid counts its part, an overpaid one all it received (later overpayments too); its amountNet follows', async (t) => {
+  const { events, append } = createTestLog('2026-03-02T10:00:00.000Z');
+  const at = '2026-03-02T10:05:00.000Z';
+  const completed = (amountReceived: string, amountOverpaid: string, partial: boolean): CheckoutSessionEvent => ({
+    type: 'CheckoutSessionCompleted',
+    data: { amountReceived, amountOverpaid, transactionHash: null, partial, at },
+  });
+  // 1.00 of 3.00 USDC, completed as is by the merchant.
+  for (const event of [
+    created(sessionFixture({ id: 'part', organizationId: 'o1' })),
+    detected('t-part', '100000000'),
+    confirmed('t-part'),
+    { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at } } as CheckoutSessionEvent,
+    completed('100000000', '0', true),
+  ])
+    append('checkout_session-part', event, 'o1');
+  // 5.00 DAI for 3.00, then 0.50 more after it completed.
+  const dai = sessionFixture({ id: 'over', organizationId: 'o1', currency: 'dai' });
+  for (const event of [
+    created(dai),
+    detected('t-over', '500000000'),
+    confirmed('t-over'),
+    completed('500000000', '200000000', false),
+    detected('t-more', '50000000'),
+    confirmed('t-more'),
+    {
+      type: 'OverpaymentReceived',
+      data: { transferId: 't-more', amount: '50000000', amountOverpaid: '250000000', at },
+    } as CheckoutSessionEvent,
+  ])
+    append('checkout_session-over', event, 'o1');
+  const store = createEmbeddedReadStore({});
+  for (const event of events) await checkoutSessionsProjection.apply(event, store);
+
+  const rows = await runReport(store, 'volume', { ...TENANT, interval: 'all', groupBy: 'currency' });
+  t.deepEqual(
+    rows.map((row) => [row.group, row.payments, row.grossVolume, row.netVolume]),
+    [
+      ['dai', 1, '550000000', '550000000'],
+      ['usdc', 1, '100000000', '100000000'],
+    ],
+  );
+  const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  t.like(await sessions.get('part'), { amountTotal: '300000000', amountReceived: '100000000', amountNet: '100000000' });
+  t.like(await sessions.get('over'), { amountTotal: '300000000', amountReceived: '550000000', amountNet: '550000000' });
 });

@@ -159,7 +159,7 @@ const bySweepNetwork: Stage[] = [
             {
               network: sessionGroup('network'),
               payments: { $literal: 1 },
-              amountTotal: '$amountTotal',
+              amountReceived: '$amountReceived',
               amountFee: '$amountFee',
               amountGasFee: '$amountGasFee',
               gasCost: { $literal: '0' },
@@ -171,7 +171,7 @@ const bySweepNetwork: Stage[] = [
               in: {
                 network: '$$this.network',
                 payments: { $literal: 0 },
-                amountTotal: { $literal: '0' },
+                amountReceived: { $literal: '0' },
                 amountFee: { $literal: '0' },
                 amountGasFee: { $literal: '0' },
                 gasCost: '$$this.gasCost',
@@ -195,7 +195,7 @@ function volumeGroup(p: ReportParams, prefix: string): Stage {
         ? { period: period('$completedAt', p.interval), group: `${prefix}network` }
         : byPeriodAndGroup('$completedAt', p),
       payments: network ? { $sum: `${prefix}payments` } : { $sum: 1 },
-      ...sumMoney('gross', product ? '$lineItems.data.amountTotal' : `${prefix}amountTotal`),
+      ...sumMoney('gross', product ? '$lineItems.data.amountTotal' : `${prefix}amountReceived`),
       ...(product ? {} : { ...sumMoney('fee', `${prefix}amountFee`), ...sumMoney('gas', `${prefix}amountGasFee`) }),
       ...(network ? sumMoney('sweepGas', `${prefix}gasCost`) : {}),
     },
@@ -209,9 +209,9 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     groups: ['none', 'currency', 'network', 'product', 'paymentLink'],
     figures: ['payments', 'grossVolume', 'fees', 'gasFees', 'netVolume', 'operatorSweepGas'],
     about:
-      'grossVolume is what payers paid; gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); netVolume is grossVolume less fees and gasFees; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid so far to sweep these sessions’ deposits (reverted sweeps included, each session’s share of a batch), each sweep under the network it was made on, where a session (its payments and volume) counts under the network it last paid on, so a session paid on two networks gives its other network’s row that sweep’s gas and no payment, in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
-    // By product, a session's line items count (their totals); fees and gas are the session's, not
-    // a product's, so they are null there.
+      'grossVolume is what payers paid (each session’s amountReceived: a session completed partly paid counts its part, an overpaid one all it received), but by product the line items’ totals (what was sold: a session’s payment is not split between its lines); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); netVolume is grossVolume less fees and gasFees; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid so far to sweep these sessions’ deposits (reverted sweeps included, each session’s share of a batch), each sweep under the network it was made on, where a session (its payments and volume) counts under the network it last paid on, so a session paid on two networks gives its other network’s row that sweep’s gas and no payment, in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
+    // By product, a session's line items count (their totals: what was received is the session's, not
+    // split between lines); fees and gas are the session's, not a product's, so they are null there.
     pipeline: (p) => {
       const product = p.groupBy === 'product';
       const completed = { $match: { ...tenant(p), status: 'complete', ...within('completedAt', p) } };

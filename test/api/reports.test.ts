@@ -1,7 +1,8 @@
 import test from 'ava';
 import { createManualClock } from '../../src/shared/clock.ts';
-import { assertError, payInFull, type Session } from './helpers.ts';
-import { apiClient } from '../support/api-client.ts';
+import { assertError, getSession, payInFull, reveal, type Session } from './helpers.ts';
+import { apiClient, eventually } from '../support/api-client.ts';
+import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
 type Paid = Session & { paymentIntent: { id: string }; payments: { network: string }[] };
@@ -129,6 +130,30 @@ test('reports over a known history: volume by month, week and network, conversio
   assertError(t, await shop.api.get('/api/v1/reports/volume?from=yesterday'), 400, { field: 'from' });
   assertError(t, await shop.api.get('/api/v1/reports/volume?from=2026-03-05&to=2026-03-01'), 400, { field: 'to' });
   assertError(t, await shop.api.get('/api/v1/reports/churn'), 400, { field: 'name' });
+});
+
+test('volume counts what payers sent: a session completed partly paid adds its 1.00 of 2.234566, not what was asked, and shows that as its net', async (t) => {
+  const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url, 'Shop');
+  const made = await api.post<Session>('/api/v1/checkout/sessions', sessionRequest('223456600', 1));
+  t.is(made.status, 200, JSON.stringify(made.body));
+  const shown = await reveal(weir, api, made.body.id);
+  // 1.00 USDC (6 decimals on chain) reaches the deposit address.
+  const chain = chainPublisher(weir.bus);
+  const blockHash = randomHash();
+  await chain.transfer({ to: shown.address, amount: '1000000', blockNumber: 700_000, blockHash });
+  await chain.final(700_000, blockHash);
+  await eventually(
+    async () => ((await getSession(api, made.body.id)).status === 'incomplete' ? true : undefined),
+    'the part payment',
+  );
+  const completed = await api.post(`/api/v1/checkout/sessions/${made.body.id}/complete-partial-checkout-session`, {});
+  t.is(completed.status, 200, JSON.stringify(completed.body));
+  t.like(completed.body, { amountTotal: '223456600', amountReceived: '100000000', amountNet: '100000000' });
+  const volume = await api.get<Report>('/api/v1/reports/volume?groupBy=currency');
+  t.is(volume.status, 200, JSON.stringify(volume.body));
+  t.like(volume.body.data[0], { group: 'usdc', payments: 1, grossVolume: '100000000', netVolume: '100000000' });
 });
 
 test('analytics queries: an allowed pipeline runs over the tenant alone; writing stages, joins and code are refused, each named; a read-only key may query', async (t) => {
