@@ -123,18 +123,20 @@ test('every report at every interval and grouping runs on the embedded store, th
     { grossVolume: '23456789012345678' },
   );
   t.deepEqual(
-    rows['volume month network']?.map((r) => [r.period, r.group, r.operatorSweepGas]),
+    rows['volume month network']?.map((r) => [r.period, r.group, r.currency, r.operatorSweepGas]),
     [
-      ['2026-03-01T00:00:00.000Z', 'base', '9007199254740993'],
-      ['2026-03-01T00:00:00.000Z', 'ethereum', '0'],
-      ['2026-04-01T00:00:00.000Z', 'base', '9007199254740993'],
+      ['2026-03-01T00:00:00.000Z', 'base', 'usdc', '9007199254740993'],
+      ['2026-03-01T00:00:00.000Z', 'ethereum', 'eth', '0'],
+      ['2026-04-01T00:00:00.000Z', 'base', 'usdc', '9007199254740993'],
     ],
   );
+  // ETH and USDC never add up: a row per currency.
   t.deepEqual(
-    rows['volume month none']?.map((r) => [r.period, r.payments, r.grossVolume, r.gasFees]),
+    rows['volume month none']?.map((r) => [r.period, r.currency, r.payments, r.grossVolume, r.gasFees]),
     [
-      ['2026-03-01T00:00:00.000Z', 2, '123456789312345678', '2000'],
-      ['2026-04-01T00:00:00.000Z', 1, '300000005', '1000'],
+      ['2026-03-01T00:00:00.000Z', 'eth', 1, '123456789012345678', '1000'],
+      ['2026-03-01T00:00:00.000Z', 'usdc', 1, '300000000', '1000'],
+      ['2026-04-01T00:00:00.000Z', 'usdc', 1, '300000005', '1000'],
     ],
   );
 });

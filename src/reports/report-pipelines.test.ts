@@ -63,6 +63,7 @@ test('subscriptions by month: new, churned and past due per month, and MRR at ea
     {
       period: '2026-01-01T00:00:00.000Z',
       group: null,
+      currency: 'usdc',
       newSubscriptions: 2,
       churned: 0,
       pastDue: 0,
@@ -72,6 +73,7 @@ test('subscriptions by month: new, churned and past due per month, and MRR at ea
     {
       period: '2026-02-01T00:00:00.000Z',
       group: null,
+      currency: 'usdc',
       newSubscriptions: 2,
       churned: 0,
       pastDue: 0,
@@ -81,6 +83,7 @@ test('subscriptions by month: new, churned and past due per month, and MRR at ea
     {
       period: '2026-03-01T00:00:00.000Z',
       group: null,
+      currency: 'usdc',
       newSubscriptions: 1,
       churned: 1,
       pastDue: 1,
@@ -368,4 +371,85 @@ test('volume counts what payers sent, not what was asked: a session completed pa
   const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
   t.like(await sessions.get('part'), { amountTotal: '300000000', amountReceived: '100000000', amountNet: '100000000' });
   t.like(await sessions.get('over'), { amountTotal: '300000000', amountReceived: '550000000', amountNet: '550000000' });
+});
+
+test('amounts of different currencies are never added: volume (by none, network, paymentLink, product), refunds and subscriptions give a row per currency within each group', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  const paid = (id: string, currency: string, amount: string) =>
+    completeSession(id, {
+      currency,
+      amountTotal: amount,
+      amountReceived: amount,
+      amountFee: '0',
+      amountGasFee: '0',
+      payments: [{ network: 'base' }],
+      sweeps: [{ network: 'base', gasCost: '7' }],
+      paymentLinkId: 'l1',
+      lineItems: { data: [{ amountTotal: amount, price: { productId: 'p1' } }] },
+      paymentIntent: { isMarkRefunded: true, markRefundedAt: '2026-03-03T00:00:00Z' },
+    });
+  for (const doc of [
+    paid('a', 'usdc', '100000000'),
+    paid('b', 'usdc', '200000000'),
+    paid('c', 'eth', '5000000000'),
+    paid('d', 'dai', '40000000'),
+  ])
+    await sessions.put(doc);
+  const params = { ...TENANT, interval: 'all', from: '2026-03-01T00:00:00.000Z' } as const;
+  const byCurrency = [
+    ['dai', 1, '40000000'],
+    ['eth', 1, '5000000000'],
+    ['usdc', 2, '300000000'],
+  ];
+  for (const [groupBy, group] of [
+    ['none', null],
+    ['network', 'base'],
+    ['paymentLink', 'l1'],
+    ['product', 'p1'],
+  ] as const) {
+    const rows = await runReport(store, 'volume', { ...params, groupBy });
+    t.deepEqual(
+      rows.map((row) => [row.currency, row.payments, row.grossVolume]),
+      byCurrency,
+      `volume by ${groupBy}`,
+    );
+    t.true(
+      rows.every((row) => row.group === group),
+      `volume by ${groupBy}`,
+    );
+  }
+  // Each currency's sessions' share of the sweeps' gas, in the network's coin.
+  t.deepEqual(
+    (await runReport(store, 'volume', { ...params, groupBy: 'network' })).map((row) => row.operatorSweepGas),
+    ['7', '7', '14'],
+  );
+  t.deepEqual(
+    (await runReport(store, 'refunds', { ...params, groupBy: 'none' })).map((row) => [
+      row.currency,
+      row.refundsMarked,
+      row.amountRefunded,
+    ]),
+    [
+      ['dai', 1, '40000000'],
+      ['eth', 1, '5000000000'],
+      ['usdc', 2, '300000000'],
+    ],
+  );
+
+  const subscriptions = store.collection<Record<string, unknown> & { _id: string }>('subscriptions');
+  for (const doc of [
+    subscription('usdc-1', { createdAt: '2026-03-05T00:00:00Z' }),
+    subscription('usdc-2', { createdAt: '2026-03-06T00:00:00Z' }),
+    subscription('dai-1', { createdAt: '2026-03-07T00:00:00Z', currency: 'dai', amountTotal: '700000000' }),
+  ])
+    await subscriptions.put(doc);
+  const monthly = await runReport(store, 'subscriptions', { ...TENANT, interval: 'month', groupBy: 'none' });
+  t.deepEqual(
+    monthly.map((row) => [row.period, row.group, row.currency, row.activeAtEnd, row.mrr]),
+    [
+      ['2026-03-01T00:00:00.000Z', null, 'dai', 1, '700000000'],
+      ['2026-03-01T00:00:00.000Z', null, 'usdc', 2, '2000000000'],
+    ],
+  );
 });

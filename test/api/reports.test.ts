@@ -55,6 +55,7 @@ test('reports over a known history: volume by month, week and network, conversio
   t.deepEqual(month.columns, [
     'period',
     'group',
+    'currency',
     'payments',
     'grossVolume',
     'fees',
@@ -66,6 +67,7 @@ test('reports over a known history: volume by month, week and network, conversio
     {
       period: '2026-03-01T00:00:00.000Z',
       group: null,
+      currency: 'usdc',
       payments: 3,
       grossVolume: '1550000000',
       fees: '0',
@@ -95,7 +97,13 @@ test('reports over a known history: volume by month, week and network, conversio
   const [pay] = (await report('time-to-pay')).data;
   t.like(pay, { payments: 3, medianSeconds: 300, p95Seconds: 900 });
   t.deepEqual((await report('refunds')).data, [
-    { period: '2026-03-01T00:00:00.000Z', group: null, refundsMarked: 1, amountRefunded: '300000000' },
+    {
+      period: '2026-03-01T00:00:00.000Z',
+      group: null,
+      currency: 'usdc',
+      refundsMarked: 1,
+      amountRefunded: '300000000',
+    },
   ]);
   t.like((await report('payment-issues')).data[0], { underpaidSessions: 0, latePayments: 0, overpaidSessions: 0 });
 
@@ -103,9 +111,9 @@ test('reports over a known history: volume by month, week and network, conversio
   t.regex(csv.headers.get('content-type') ?? '', /^text\/csv/);
   t.is(
     String(csv.body),
-    'period,group,payments,grossVolume,fees,gasFees,netVolume,operatorSweepGas\r\n' +
-      '2026-03-02T00:00:00.000Z,,2,550000000,0,0,550000000,\r\n' +
-      '2026-03-09T00:00:00.000Z,,1,1000000000,0,0,1000000000,\r\n',
+    'period,group,currency,payments,grossVolume,fees,gasFees,netVolume,operatorSweepGas\r\n' +
+      '2026-03-02T00:00:00.000Z,,usdc,2,550000000,0,0,550000000,\r\n' +
+      '2026-03-09T00:00:00.000Z,,usdc,1,1000000000,0,0,1000000000,\r\n',
   );
   const ndjson = await shop.api.call('GET', '/api/v1/reports/conversion?format=ndjson');
   t.regex(ndjson.headers.get('content-type') ?? '', /^application\/x-ndjson/);
@@ -154,6 +162,57 @@ test('volume counts what payers sent: a session completed partly paid adds its 1
   const volume = await api.get<Report>('/api/v1/reports/volume?groupBy=currency');
   t.is(volume.status, 200, JSON.stringify(volume.body));
   t.like(volume.body.data[0], { group: 'usdc', payments: 1, grossVolume: '100000000', netVolume: '100000000' });
+});
+
+test('amounts of different currencies are never added: volume by network or none gives a row per currency, and the schema names it', async (t) => {
+  const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url, 'Shop');
+  const chain = chainPublisher(weir.bus);
+  const pay = async (currency: 'usdc' | 'dai', unitAmount: string, blockNumber: number) => {
+    const request = sessionRequest(unitAmount, 1);
+    request.lineItems.data[0]!.priceData.currency = currency;
+    const made = await api.post<Session>('/api/v1/checkout/sessions', request);
+    t.is(made.status, 200, JSON.stringify(made.body));
+    const address = made.body.addresses.find((a) => a.asset.currency === currency)!;
+    const shown = await apiClient(weir.url).post<{ address: string; amountDueRaw: string }>(
+      `/checkout/${made.body.id}/payment-method`,
+      { assetId: address.asset.id },
+    );
+    t.is(shown.status, 200, JSON.stringify(shown.body));
+    const blockHash = randomHash();
+    await chain.transfer({
+      to: shown.body.address,
+      amount: shown.body.amountDueRaw,
+      asset: currency,
+      blockNumber,
+      blockHash,
+    });
+    await chain.final(blockNumber, blockHash);
+    await eventually(
+      async () => ((await getSession(api, made.body.id)).status === 'complete' ? true : undefined),
+      `the ${currency} payment`,
+    );
+  };
+  await pay('usdc', '300000000', 710_000);
+  await pay('dai', '50000000000', 710_001);
+  for (const groupBy of ['none', 'network']) {
+    const volume = await api.get<Report>(`/api/v1/reports/volume?groupBy=${groupBy}`);
+    t.is(volume.status, 200, JSON.stringify(volume.body));
+    t.deepEqual(volume.body.columns.slice(0, 3), ['period', 'group', 'currency']);
+    t.deepEqual(
+      volume.body.data.map((r) => [r.currency, r.payments, r.grossVolume]),
+      [
+        ['dai', 1, '50000000000'],
+        ['usdc', 1, '300000000'],
+      ],
+      `by ${groupBy}`,
+    );
+  }
+  const openapi = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as {
+    components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+  };
+  t.truthy(openapi.components.schemas.ReportRow?.properties?.currency, 'ReportRow names the currency');
 });
 
 test('analytics queries: an allowed pipeline runs over the tenant alone; writing stages, joins and code are refused, each named; a read-only key may query', async (t) => {

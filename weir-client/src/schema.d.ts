@@ -8666,7 +8666,7 @@ export interface paths {
                     format?: "json" | "csv" | "ndjson";
                     /** @description The first instant counted (inclusive), by the time the report counts by */
                     from?: string;
-                    /** @description A second key of each row; each report says which it takes */
+                    /** @description A second key of each row; each report says which it takes. The reports that sum money also key each row by its currency */
                     groupBy?: "none" | "currency" | "network" | "product" | "paymentLink" | "status";
                     /** @description The period each row covers (weeks start on Monday; UTC) */
                     interval?: "day" | "week" | "month";
@@ -16634,6 +16634,8 @@ export interface components {
             object: "report";
         };
         ReportRow: {
+            /** @description The currency of the row's amounts, in the reports that sum money (volume, refunds, subscriptions): amounts of different currencies are never added, so each period and group has a row per currency */
+            currency?: string;
             group: string | null;
             period: string;
         } & {
