@@ -95,6 +95,23 @@ const DOCS: Record<string, Doc[]> = {
       endedAt: '2026-03-05T00:00:00.000Z',
       pastDueSince: null,
     },
+    {
+      _id: 's3',
+      ...TENANT,
+      status: 'paused',
+      currency: 'dai',
+      interval: 'month',
+      intervalCount: 1,
+      amountTotal: '500000000',
+      createdAt: '2026-01-10T00:00:00.000Z',
+      endedAt: null,
+      pastDueSince: null,
+      pausedAt: '2026-03-20T00:00:00.000Z',
+      pauses: [
+        { pausedAt: '2026-01-12T00:00:00.000Z', resumedAt: '2026-02-01T00:00:00.000Z' },
+        { pausedAt: '2026-03-20T00:00:00.000Z', resumedAt: null },
+      ],
+    },
   ],
 };
 
@@ -137,6 +154,18 @@ test('every report at every interval and grouping runs on the embedded store, th
       ['2026-03-01T00:00:00.000Z', 'eth', 1, '123456789012345678', '1000'],
       ['2026-03-01T00:00:00.000Z', 'usdc', 1, '300000000', '1000'],
       ['2026-04-01T00:00:00.000Z', 'usdc', 1, '300000005', '1000'],
+    ],
+  );
+  // The DAI subscription is paused at the end of January and of March: no MRR then.
+  t.deepEqual(
+    rows['subscriptions month none']?.map((r) => [r.period, r.currency, r.activeAtEnd, r.mrr]),
+    [
+      ['2026-01-01T00:00:00.000Z', 'dai', 0, '0'],
+      ['2026-01-01T00:00:00.000Z', 'usdc', 1, '1000000000'],
+      ['2026-02-01T00:00:00.000Z', 'dai', 1, '500000000'],
+      ['2026-02-01T00:00:00.000Z', 'usdc', 2, '2000000000'],
+      ['2026-03-01T00:00:00.000Z', 'dai', 0, '0'],
+      ['2026-03-01T00:00:00.000Z', 'usdc', 1, '1000000000'],
     ],
   );
 });

@@ -453,3 +453,41 @@ test('amounts of different currencies are never added: volume (by none, network,
     ],
   );
 });
+
+test('subscriptions: one paused at a period’s end is not active then and brings no MRR; resumed, it counts again from the period it resumed in', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const subscriptions = store.collection<Record<string, unknown> & { _id: string }>('subscriptions');
+  for (const doc of [
+    subscription('steady', { createdAt: '2026-01-05T00:00:00Z' }),
+    // Paused in February, resumed in April: inactive at the end of February and March.
+    subscription('break', {
+      createdAt: '2026-01-06T00:00:00Z',
+      amountTotal: '300000000',
+      pauses: [{ pausedAt: '2026-02-10T00:00:00Z', resumedAt: '2026-04-02T00:00:00Z' }],
+    }),
+    // Paused and resumed within January, then paused again in March and still paused.
+    subscription('paused', {
+      createdAt: '2026-01-07T00:00:00Z',
+      status: 'paused',
+      amountTotal: '50000000',
+      pausedAt: '2026-03-03T00:00:00Z',
+      pauses: [
+        { pausedAt: '2026-01-10T00:00:00Z', resumedAt: '2026-01-20T00:00:00Z' },
+        { pausedAt: '2026-03-03T00:00:00Z', resumedAt: null },
+      ],
+    }),
+    subscription('april', { createdAt: '2026-04-01T00:00:00Z', amountTotal: '7' }),
+  ])
+    await subscriptions.put(doc);
+  const rows = await runReport(store, 'subscriptions', { ...TENANT, interval: 'month', groupBy: 'none' });
+  t.deepEqual(
+    rows.map((row) => [row.period.slice(0, 7), row.activeAtEnd, row.mrr]),
+    [
+      ['2026-01', 3, '1350000000'],
+      ['2026-02', 2, '1050000000'],
+      ['2026-03', 1, '1000000000'],
+      ['2026-04', 3, '1300000007'],
+    ],
+  );
+  t.regex(REPORTS.subscriptions.about ?? '', /paused/);
+});

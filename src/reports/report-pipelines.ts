@@ -399,6 +399,8 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     perCurrency: true,
     groups: ['none', 'currency'],
     figures: ['newSubscriptions', 'churned', 'pastDue', 'activeAtEnd', 'mrr'],
+    about:
+      'activeAtEnd and mrr count the subscriptions started by the period’s end and neither ended nor paused then: a paused subscription brings no MRR while paused (one paused and resumed within a period is active at its end)',
     // Cohorts: subscriptions that started (were paid for) in one period and ended in another (or
     // not yet), by price cadence; the rows roll them up period by period.
     pipeline: (p) => [
@@ -409,6 +411,22 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
             started: period('$createdAt', p.interval),
             ended: { $cond: [{ $eq: [{ $ifNull: ['$endedAt', null] }, null] }, null, period('$endedAt', p.interval)] },
             pastDue: { $cond: [{ $eq: ['$status', 'past_due'] }, period('$pastDueSince', p.interval), null] },
+            // Each pause as the periods it began and ended in (null while it lasts).
+            paused: {
+              $map: {
+                input: { $ifNull: ['$pauses', []] },
+                in: {
+                  from: period('$$this.pausedAt', p.interval),
+                  to: {
+                    $cond: [
+                      { $eq: [{ $ifNull: ['$$this.resumedAt', null] }, null] },
+                      null,
+                      period('$$this.resumedAt', p.interval),
+                    ],
+                  },
+                },
+              },
+            },
             group: p.groupBy === 'currency' ? '$currency' : null,
             currency: '$currency',
             interval: '$interval',
@@ -444,7 +462,7 @@ const isoOf = (value: unknown): string | null =>
 
 /**
  * New, churned and past-due subscriptions per period, and the monthly recurring revenue at the end
- * of each: every subscription started by then and not ended by then, its amount brought to a month
+ * of each: every subscription started by then and neither ended nor paused then, its amount brought to a month
  * (rounded down to the base unit). Only periods within `from` / `to` (by start) are shown.
  */
 function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): ReportRow[] {
@@ -452,6 +470,7 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
     started: string;
     ended: string | null;
     pastDue: string | null;
+    paused: { from: string; to: string | null }[];
     group: string | null;
     currency: string;
     count: number;
@@ -465,13 +484,25 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
       started: isoOf(id.started)!,
       ended: isoOf(id.ended),
       pastDue: isoOf(id.pastDue),
+      paused: ((id.paused as { from: unknown; to: unknown }[] | undefined) ?? []).map((pause) => ({
+        from: isoOf(pause.from)!,
+        to: isoOf(pause.to),
+      })),
       group: id.group === null || id.group === undefined ? null : String(id.group),
       currency: String(id.currency),
       count: Number(doc.subscriptions),
       monthly: (amount * num) / (den * BigInt(Number(id.intervalCount) || 1)),
     };
   });
-  const periods = [...new Set(cohorts.flatMap((c) => [c.started, ...(c.ended ? [c.ended] : [])]))]
+  const periods = [
+    ...new Set(
+      cohorts.flatMap((c) => [
+        c.started,
+        ...(c.ended ? [c.ended] : []),
+        ...c.paused.flatMap((pause) => [pause.from, ...(pause.to ? [pause.to] : [])]),
+      ]),
+    ),
+  ]
     .filter((at) => (!p.from || at >= isoOf(p.from)!) && (!p.to || at <= isoOf(p.to)!))
     .sort();
   // Each group's rows per currency: amounts of different currencies never add up.
@@ -483,7 +514,9 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
     for (const { group, currency } of keys) {
       const mine = cohorts.filter((c) => c.group === group && c.currency === currency);
       const sum = (pick: (c: Cohort) => number) => mine.reduce((n, c) => n + pick(c), 0);
-      const active = mine.filter((c) => c.started <= at && (c.ended === null || c.ended > at));
+      const pausedAt = (c: Cohort) =>
+        c.paused.some((pause) => pause.from <= at && (pause.to === null || pause.to > at));
+      const active = mine.filter((c) => c.started <= at && (c.ended === null || c.ended > at) && !pausedAt(c));
       rows.push({
         period: at,
         group,

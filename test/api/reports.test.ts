@@ -215,6 +215,52 @@ test('amounts of different currencies are never added: volume by network or none
   t.truthy(openapi.components.schemas.ReportRow?.properties?.currency, 'ReportRow names the currency');
 });
 
+test('subscriptions report: a paused subscription is not active at the period end and brings no MRR; resumed, it is again', async (t) => {
+  const clock = createManualClock(Date.parse('2026-05-10T12:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url, 'Shop');
+  const product = await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
+    name: 'Pro',
+    defaultPriceData: {
+      currency: 'usdc',
+      unitAmount: '1000000000',
+      type: 'recurring',
+      interval: 'month',
+      intervalCount: 1,
+    },
+  });
+  t.is(product.status, 200, JSON.stringify(product.body));
+  const session = await api.post<Session & { subscriptionId: string }>('/api/v1/checkout/sessions', {
+    mode: 'subscription',
+    successUrl: 'https://shop.example/welcome',
+    lineItems: { data: [{ priceId: product.body.defaultPrice.id, quantity: 1 }] },
+    customerData: { email: 'subscriber@example.com' },
+  });
+  t.is(session.status, 200, JSON.stringify(session.body));
+  const id = session.body.subscriptionId;
+  await payInFull(weir, api, session.body);
+  await eventually(
+    async () =>
+      (await api.get<{ status: string }>(`/api/v1/subscriptions/${id}`)).body.status === 'active' ? true : undefined,
+    'the subscription to be active',
+  );
+  const figures = async () => {
+    const report = await api.get<Report>('/api/v1/reports/subscriptions');
+    t.is(report.status, 200, JSON.stringify(report.body));
+    return report.body.data.map((r) => [r.period, r.activeAtEnd, r.mrr]);
+  };
+  t.deepEqual(await figures(), [['2026-05-01T00:00:00.000Z', 1, '1000000000']]);
+  clock.advanceBy(24 * 60 * MINUTE);
+  t.is((await api.post(`/api/v1/subscriptions/${id}/pause`)).status, 200);
+  t.deepEqual(await figures(), [['2026-05-01T00:00:00.000Z', 0, '0']]);
+  clock.set(Date.parse('2026-06-03T12:00:00Z'));
+  t.is((await api.post(`/api/v1/subscriptions/${id}/resume`)).status, 200);
+  t.deepEqual(await figures(), [
+    ['2026-05-01T00:00:00.000Z', 0, '0'],
+    ['2026-06-01T00:00:00.000Z', 1, '1000000000'],
+  ]);
+});
+
 test('analytics queries: an allowed pipeline runs over the tenant alone; writing stages, joins and code are refused, each named; a read-only key may query', async (t) => {
   const { shop, weir } = await history(t);
   const query = (pipeline: unknown[], collection = 'checkout_sessions') =>
