@@ -25,13 +25,22 @@ export const totalOf = (session: Pick<CheckoutSession, 'amountSubtotal' | 'amoun
   exclusiveTaxOfSession(session) +
   BigInt(session.amountDetails.amountGasFee);
 
+/**
+ * What the merchant nets after Weir's fee: once complete, of what payers sent (a session completed
+ * partly paid nets its part, an overpaid one all of it); until then, of what is asked.
+ */
+const netOf = (session: Pick<CheckoutSession, 'status' | 'amountTotal' | 'amountReceived' | 'amountFee'>): string =>
+  (
+    BigInt(session.status === 'complete' ? session.amountReceived : session.amountTotal) - BigInt(session.amountFee)
+  ).toString();
+
 /** The session with its totals recomputed after a change of discount or gas fee. */
 function withTotals(session: CheckoutSession, at: string): CheckoutSession {
   const total = totalOf(session).toString();
   return {
     ...session,
     amountTotal: total,
-    amountNet: total,
+    amountNet: netOf({ ...session, amountTotal: total }),
     amountDetails: { ...session.amountDetails, amountTotal: total },
     paymentIntent: { ...session.paymentIntent, amount: total, updatedAt: at },
     updatedAt: at,
@@ -126,6 +135,7 @@ export function evolveCheckoutSession(
         updatedAt: event.data.at,
         payments,
         amountReceived: received,
+        amountNet: netOf({ ...session, amountReceived: received }),
         paymentIntent: { ...session.paymentIntent, amountReceived: received, updatedAt: event.data.at },
       };
     }
@@ -140,6 +150,7 @@ export function evolveCheckoutSession(
         updatedAt: event.data.at,
         completedAt: event.data.at,
         amountReceived: event.data.amountReceived,
+        amountNet: netOf({ ...session, status: 'complete', amountReceived: event.data.amountReceived }),
         amountOverpaid: event.data.amountOverpaid,
         transactionHash: event.data.transactionHash,
         paymentIntent: {

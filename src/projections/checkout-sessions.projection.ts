@@ -20,7 +20,8 @@ export const EXPIRY_TIMER = 'checkout_session.expire';
  */
 export const checkoutSessionsProjection: Projection = {
   name: 'checkout_sessions',
-  // 2: what a session received is summed exactly in the asset's units (18-decimal tokens lost their dust before).
+  // 2: what a session received is summed exactly in the asset's units (18-decimal tokens lost their dust
+  // before), and a complete session's amountNet is of what payers sent, not of what was asked.
   version: 2,
   collections: [
     COLLECTIONS.checkoutSessions,

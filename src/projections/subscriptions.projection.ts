@@ -23,7 +23,28 @@ export const SUBSCRIPTION_TIMERS = {
   unpaid: 'subscription.unpaid',
 } as const;
 
-export type SubscriptionDoc = RecordDoc<Subscription>;
+/** One pause of a subscription; `resumedAt` is null while it lasts. */
+export type SubscriptionPause = { pausedAt: string; resumedAt: string | null };
+
+/**
+ * The read model's subscription: the record, and every pause it had (the record keeps only the
+ * current one's `pausedAt`), so the subscriptions report can tell whether it was paused at a past
+ * period's end. Not shown to merchants.
+ */
+export type SubscriptionRecord = Subscription & { pauses?: SubscriptionPause[] };
+export type SubscriptionDoc = RecordDoc<SubscriptionRecord>;
+
+function pausesAfter(pauses: SubscriptionPause[], event: SubscriptionEvent): SubscriptionPause[] {
+  if (event.type === 'SubscriptionPaused') return [...pauses, { pausedAt: event.data.at, resumedAt: null }];
+  if (event.type === 'SubscriptionResumed')
+    return pauses.map((p) => (p.resumedAt === null ? { ...p, resumedAt: event.data.at } : p));
+  return pauses;
+}
+
+const evolveRecord = (record: SubscriptionRecord | null, event: SubscriptionEvent): SubscriptionRecord | null => {
+  const next = evolveSubscription(record, event);
+  return next && { ...next, pauses: pausesAfter(record?.pauses ?? [], event) };
+};
 
 const SUBSCRIPTION_PREFIX = 'subscription-';
 
@@ -61,7 +82,7 @@ export function subscriptionTimers(s: Subscription): { kind: string; fireAt: str
 async function applySubscriptionEvent(event: RecordedEvent, store: ReadStore): Promise<void> {
   const subscriptions = store.collection<SubscriptionDoc>(SUBSCRIPTIONS);
   const id = event.streamId.slice(SUBSCRIPTION_PREFIX.length);
-  await foldIntoDocument<Subscription, SubscriptionEvent>(subscriptions, id, event, evolveSubscription, (next) =>
+  await foldIntoDocument<SubscriptionRecord, SubscriptionEvent>(subscriptions, id, event, evolveRecord, (next) =>
     setSubscriptionTimers(store, id, next, event.revision),
   );
 }
@@ -102,7 +123,8 @@ export const subscriptionsProjection: Projection = {
   // 5: a paid renewal invoice is no longer work to issue (one with nothing to pay is paid at its finalize, never sent).
   // 6: payments to record and bills to close are the subscription billing workflow's, no longer work.
   // 7: subscriptions to create and renewals to issue are the workflow's too (no work list, no bill index).
-  version: 7,
+  // 8: each subscription keeps its pauses (for the subscriptions report).
+  version: 8,
   collections: [SUBSCRIPTIONS],
   categories: ['subscription'],
   async apply(event, store) {
@@ -111,8 +133,8 @@ export const subscriptionsProjection: Projection = {
 };
 
 /** The subscription as merchants see it (API responses and webhook payloads), with the reference API's names. */
-export function publicSubscription(subscription: Subscription & { _id?: string; _revision?: number }) {
-  const { environment: _environment, _id, _revision, items, ...rest } = subscription;
+export function publicSubscription(subscription: SubscriptionRecord & { _id?: string; _revision?: number }) {
+  const { environment: _environment, _id, _revision, pauses: _pauses, items, ...rest } = subscription;
   return {
     ...rest,
     object: 'subscription' as const,

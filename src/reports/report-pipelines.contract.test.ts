@@ -41,6 +41,7 @@ const DOCS: Record<string, Doc[]> = {
     session('b', {
       currency: 'eth',
       amountTotal: '123456789012345678',
+      amountReceived: '123456789012345678',
       completedAt: '2026-03-09T08:00:00.000Z',
       paymentLinkId: 'l1',
       payments: [{ network: 'ethereum', late: true }],
@@ -63,6 +64,7 @@ const DOCS: Record<string, Doc[]> = {
     session('e', {
       createdAt: '2026-04-02T00:00:00.000Z',
       completedAt: '2026-04-02T01:00:00.000Z',
+      amountReceived: '300000005',
       amountOverpaid: '5',
       paymentIntent: { isMarkRefunded: true, markRefundedAt: '2026-04-03T00:00:00.000Z' },
     }),
@@ -93,6 +95,23 @@ const DOCS: Record<string, Doc[]> = {
       endedAt: '2026-03-05T00:00:00.000Z',
       pastDueSince: null,
     },
+    {
+      _id: 's3',
+      ...TENANT,
+      status: 'paused',
+      currency: 'dai',
+      interval: 'month',
+      intervalCount: 1,
+      amountTotal: '500000000',
+      createdAt: '2026-01-10T00:00:00.000Z',
+      endedAt: null,
+      pastDueSince: null,
+      pausedAt: '2026-03-20T00:00:00.000Z',
+      pauses: [
+        { pausedAt: '2026-01-12T00:00:00.000Z', resumedAt: '2026-02-01T00:00:00.000Z' },
+        { pausedAt: '2026-03-20T00:00:00.000Z', resumedAt: null },
+      ],
+    },
   ],
 };
 
@@ -121,18 +140,32 @@ test('every report at every interval and grouping runs on the embedded store, th
     { grossVolume: '23456789012345678' },
   );
   t.deepEqual(
-    rows['volume month network']?.map((r) => [r.period, r.group, r.operatorSweepGas]),
+    rows['volume month network']?.map((r) => [r.period, r.group, r.currency, r.operatorSweepGas]),
     [
-      ['2026-03-01T00:00:00.000Z', 'base', '9007199254740993'],
-      ['2026-03-01T00:00:00.000Z', 'ethereum', '0'],
-      ['2026-04-01T00:00:00.000Z', 'base', '9007199254740993'],
+      ['2026-03-01T00:00:00.000Z', 'base', 'usdc', '9007199254740993'],
+      ['2026-03-01T00:00:00.000Z', 'ethereum', 'eth', '0'],
+      ['2026-04-01T00:00:00.000Z', 'base', 'usdc', '9007199254740993'],
     ],
   );
+  // ETH and USDC never add up: a row per currency.
   t.deepEqual(
-    rows['volume month none']?.map((r) => [r.period, r.payments, r.grossVolume, r.gasFees]),
+    rows['volume month none']?.map((r) => [r.period, r.currency, r.payments, r.grossVolume, r.gasFees]),
     [
-      ['2026-03-01T00:00:00.000Z', 2, '123456789312345678', '2000'],
-      ['2026-04-01T00:00:00.000Z', 1, '300000000', '1000'],
+      ['2026-03-01T00:00:00.000Z', 'eth', 1, '123456789012345678', '1000'],
+      ['2026-03-01T00:00:00.000Z', 'usdc', 1, '300000000', '1000'],
+      ['2026-04-01T00:00:00.000Z', 'usdc', 1, '300000005', '1000'],
+    ],
+  );
+  // The DAI subscription is paused at the end of January and of March: no MRR then.
+  t.deepEqual(
+    rows['subscriptions month none']?.map((r) => [r.period, r.currency, r.activeAtEnd, r.mrr]),
+    [
+      ['2026-01-01T00:00:00.000Z', 'dai', 0, '0'],
+      ['2026-01-01T00:00:00.000Z', 'usdc', 1, '1000000000'],
+      ['2026-02-01T00:00:00.000Z', 'dai', 1, '500000000'],
+      ['2026-02-01T00:00:00.000Z', 'usdc', 2, '2000000000'],
+      ['2026-03-01T00:00:00.000Z', 'dai', 0, '0'],
+      ['2026-03-01T00:00:00.000Z', 'usdc', 1, '1000000000'],
     ],
   );
 });

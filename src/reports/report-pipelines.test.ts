@@ -1,5 +1,11 @@
 import test from 'ava';
-import { created, detected, paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import {
+  confirmed,
+  created,
+  detected,
+  paymentFixture,
+  sessionFixture,
+} from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionEvent, SessionSweep } from '../../machines/checkout-session.types.ts';
 import { checkoutSessionsProjection } from '../projections/checkout-sessions.projection.ts';
 import { createTestLog } from '../projections/test-log.ts';
@@ -57,6 +63,7 @@ test('subscriptions by month: new, churned and past due per month, and MRR at ea
     {
       period: '2026-01-01T00:00:00.000Z',
       group: null,
+      currency: 'usdc',
       newSubscriptions: 2,
       churned: 0,
       pastDue: 0,
@@ -66,6 +73,7 @@ test('subscriptions by month: new, churned and past due per month, and MRR at ea
     {
       period: '2026-02-01T00:00:00.000Z',
       group: null,
+      currency: 'usdc',
       newSubscriptions: 2,
       churned: 0,
       pastDue: 0,
@@ -75,6 +83,7 @@ test('subscriptions by month: new, churned and past due per month, and MRR at ea
     {
       period: '2026-03-01T00:00:00.000Z',
       group: null,
+      currency: 'usdc',
       newSubscriptions: 1,
       churned: 1,
       pastDue: 1,
@@ -103,6 +112,7 @@ test('money sums stay exact past 2^53 base units', async (t) => {
     await sessions.put(
       completeSession(id, {
         amountTotal: big,
+        amountReceived: big,
         amountFee: '1',
         amountGasFee: '99999999',
         payments: [],
@@ -142,6 +152,7 @@ test('volume: gasFees is the network fee payers paid on top of the price; operat
     await sessions.put(
       completeSession(id, {
         amountTotal: '100000000',
+        amountReceived: '100000000',
         amountFee: '0',
         amountGasFee,
         payments: [{ network }],
@@ -313,4 +324,170 @@ test('the median of an odd count is the middle time', async (t) => {
   ]);
   const [row] = await runReport(five, 'time-to-pay', { ...TENANT, interval: 'all', groupBy: 'none', from });
   t.like(row, { payments: 5, medianSeconds: 150.25, p95Seconds: 600 });
+});
+
+test('volume counts what payers sent, not what was asked: a session completed partly paid counts its part, an overpaid one all it received (later overpayments too); its amountNet follows', async (t) => {
+  const { events, append } = createTestLog('2026-03-02T10:00:00.000Z');
+  const at = '2026-03-02T10:05:00.000Z';
+  const completed = (amountReceived: string, amountOverpaid: string, partial: boolean): CheckoutSessionEvent => ({
+    type: 'CheckoutSessionCompleted',
+    data: { amountReceived, amountOverpaid, transactionHash: null, partial, at },
+  });
+  // 1.00 of 3.00 USDC, completed as is by the merchant.
+  for (const event of [
+    created(sessionFixture({ id: 'part', organizationId: 'o1' })),
+    detected('t-part', '100000000'),
+    confirmed('t-part'),
+    { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at } } as CheckoutSessionEvent,
+    completed('100000000', '0', true),
+  ])
+    append('checkout_session-part', event, 'o1');
+  // 5.00 DAI for 3.00, then 0.50 more after it completed.
+  const dai = sessionFixture({ id: 'over', organizationId: 'o1', currency: 'dai' });
+  for (const event of [
+    created(dai),
+    detected('t-over', '500000000'),
+    confirmed('t-over'),
+    completed('500000000', '200000000', false),
+    detected('t-more', '50000000'),
+    confirmed('t-more'),
+    {
+      type: 'OverpaymentReceived',
+      data: { transferId: 't-more', amount: '50000000', amountOverpaid: '250000000', at },
+    } as CheckoutSessionEvent,
+  ])
+    append('checkout_session-over', event, 'o1');
+  const store = createEmbeddedReadStore({});
+  for (const event of events) await checkoutSessionsProjection.apply(event, store);
+
+  const rows = await runReport(store, 'volume', { ...TENANT, interval: 'all', groupBy: 'currency' });
+  t.deepEqual(
+    rows.map((row) => [row.group, row.payments, row.grossVolume, row.netVolume]),
+    [
+      ['dai', 1, '550000000', '550000000'],
+      ['usdc', 1, '100000000', '100000000'],
+    ],
+  );
+  const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  t.like(await sessions.get('part'), { amountTotal: '300000000', amountReceived: '100000000', amountNet: '100000000' });
+  t.like(await sessions.get('over'), { amountTotal: '300000000', amountReceived: '550000000', amountNet: '550000000' });
+});
+
+test('amounts of different currencies are never added: volume (by none, network, paymentLink, product), refunds and subscriptions give a row per currency within each group', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  const paid = (id: string, currency: string, amount: string) =>
+    completeSession(id, {
+      currency,
+      amountTotal: amount,
+      amountReceived: amount,
+      amountFee: '0',
+      amountGasFee: '0',
+      payments: [{ network: 'base' }],
+      sweeps: [{ network: 'base', gasCost: '7' }],
+      paymentLinkId: 'l1',
+      lineItems: { data: [{ amountTotal: amount, price: { productId: 'p1' } }] },
+      paymentIntent: { isMarkRefunded: true, markRefundedAt: '2026-03-03T00:00:00Z' },
+    });
+  for (const doc of [
+    paid('a', 'usdc', '100000000'),
+    paid('b', 'usdc', '200000000'),
+    paid('c', 'eth', '5000000000'),
+    paid('d', 'dai', '40000000'),
+  ])
+    await sessions.put(doc);
+  const params = { ...TENANT, interval: 'all', from: '2026-03-01T00:00:00.000Z' } as const;
+  const byCurrency = [
+    ['dai', 1, '40000000'],
+    ['eth', 1, '5000000000'],
+    ['usdc', 2, '300000000'],
+  ];
+  for (const [groupBy, group] of [
+    ['none', null],
+    ['network', 'base'],
+    ['paymentLink', 'l1'],
+    ['product', 'p1'],
+  ] as const) {
+    const rows = await runReport(store, 'volume', { ...params, groupBy });
+    t.deepEqual(
+      rows.map((row) => [row.currency, row.payments, row.grossVolume]),
+      byCurrency,
+      `volume by ${groupBy}`,
+    );
+    t.true(
+      rows.every((row) => row.group === group),
+      `volume by ${groupBy}`,
+    );
+  }
+  // Each currency's sessions' share of the sweeps' gas, in the network's coin.
+  t.deepEqual(
+    (await runReport(store, 'volume', { ...params, groupBy: 'network' })).map((row) => row.operatorSweepGas),
+    ['7', '7', '14'],
+  );
+  t.deepEqual(
+    (await runReport(store, 'refunds', { ...params, groupBy: 'none' })).map((row) => [
+      row.currency,
+      row.refundsMarked,
+      row.amountRefunded,
+    ]),
+    [
+      ['dai', 1, '40000000'],
+      ['eth', 1, '5000000000'],
+      ['usdc', 2, '300000000'],
+    ],
+  );
+
+  const subscriptions = store.collection<Record<string, unknown> & { _id: string }>('subscriptions');
+  for (const doc of [
+    subscription('usdc-1', { createdAt: '2026-03-05T00:00:00Z' }),
+    subscription('usdc-2', { createdAt: '2026-03-06T00:00:00Z' }),
+    subscription('dai-1', { createdAt: '2026-03-07T00:00:00Z', currency: 'dai', amountTotal: '700000000' }),
+  ])
+    await subscriptions.put(doc);
+  const monthly = await runReport(store, 'subscriptions', { ...TENANT, interval: 'month', groupBy: 'none' });
+  t.deepEqual(
+    monthly.map((row) => [row.period, row.group, row.currency, row.activeAtEnd, row.mrr]),
+    [
+      ['2026-03-01T00:00:00.000Z', null, 'dai', 1, '700000000'],
+      ['2026-03-01T00:00:00.000Z', null, 'usdc', 2, '2000000000'],
+    ],
+  );
+});
+
+test('subscriptions: one paused at a period’s end is not active then and brings no MRR; resumed, it counts again from the period it resumed in', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const subscriptions = store.collection<Record<string, unknown> & { _id: string }>('subscriptions');
+  for (const doc of [
+    subscription('steady', { createdAt: '2026-01-05T00:00:00Z' }),
+    // Paused in February, resumed in April: inactive at the end of February and March.
+    subscription('break', {
+      createdAt: '2026-01-06T00:00:00Z',
+      amountTotal: '300000000',
+      pauses: [{ pausedAt: '2026-02-10T00:00:00Z', resumedAt: '2026-04-02T00:00:00Z' }],
+    }),
+    // Paused and resumed within January, then paused again in March and still paused.
+    subscription('paused', {
+      createdAt: '2026-01-07T00:00:00Z',
+      status: 'paused',
+      amountTotal: '50000000',
+      pausedAt: '2026-03-03T00:00:00Z',
+      pauses: [
+        { pausedAt: '2026-01-10T00:00:00Z', resumedAt: '2026-01-20T00:00:00Z' },
+        { pausedAt: '2026-03-03T00:00:00Z', resumedAt: null },
+      ],
+    }),
+    subscription('april', { createdAt: '2026-04-01T00:00:00Z', amountTotal: '7' }),
+  ])
+    await subscriptions.put(doc);
+  const rows = await runReport(store, 'subscriptions', { ...TENANT, interval: 'month', groupBy: 'none' });
+  t.deepEqual(
+    rows.map((row) => [row.period.slice(0, 7), row.activeAtEnd, row.mrr]),
+    [
+      ['2026-01', 3, '1350000000'],
+      ['2026-02', 2, '1050000000'],
+      ['2026-03', 1, '1000000000'],
+      ['2026-04', 3, '1300000007'],
+    ],
+  );
+  t.regex(REPORTS.subscriptions.about ?? '', /paused/);
 });

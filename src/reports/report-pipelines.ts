@@ -91,7 +91,12 @@ const byPeriodAndGroup = (time: string, p: ReportParams) => ({
   period: period(time, p.interval),
   group: sessionGroup(p.groupBy),
 });
-const sorted: Stage = { $sort: { '_id.period': 1, '_id.group': 1 } };
+/** A money report's key: amounts of different currencies never add up, so each group has a row per currency. */
+const byPeriodGroupAndCurrency = (time: string, p: ReportParams) => ({
+  ...byPeriodAndGroup(time, p),
+  currency: '$currency',
+});
+const sorted: Stage = { $sort: { '_id.period': 1, '_id.group': 1, '_id.currency': 1 } };
 
 export type ReportDefinition = {
   collection: 'checkout_sessions' | 'transactions' | 'subscriptions';
@@ -102,12 +107,17 @@ export type ReportDefinition = {
   figures: readonly string[];
   /** How a figure is worked out where its name does not say, in the API description. */
   about?: string;
+  /** Its figures sum money: each row is of one `currency` within its group (a column after `group`). */
+  perCurrency: boolean;
   pipeline(p: ReportParams): Stage[];
   /** The report's rows from the pipeline's (grouped, so few) documents. */
   rows(docs: Record<string, unknown>[], p: ReportParams): ReportRow[];
 };
 
-export type ReportRow = { period: string; group: string | null } & Record<string, string | number | null>;
+export type ReportRow = { period: string; group: string | null; currency?: string } & Record<
+  string,
+  string | number | null
+>;
 
 /** One row per pipeline document. */
 const each =
@@ -126,6 +136,11 @@ const groupOf = (doc: Record<string, unknown>): string | null => {
   return group === null || group === undefined ? null : String(group);
 };
 const base = (doc: Record<string, unknown>, p: ReportParams) => ({ period: periodOf(doc, p), group: groupOf(doc) });
+/** A money report's row key: its period, group and currency. */
+const moneyBase = (doc: Record<string, unknown>, p: ReportParams) => ({
+  ...base(doc, p),
+  currency: String((doc._id as { currency?: unknown }).currency),
+});
 
 /** The nearest-rank percentile of sorted values: the smallest with at least `p` of them at or below it. */
 const nearestRank = (sorted: number[], p: number): number | null =>
@@ -153,13 +168,14 @@ const bySweepNetwork: Stage[] = [
   {
     $project: {
       completedAt: 1,
+      currency: 1,
       entries: {
         $concatArrays: [
           [
             {
               network: sessionGroup('network'),
               payments: { $literal: 1 },
-              amountTotal: '$amountTotal',
+              amountReceived: '$amountReceived',
               amountFee: '$amountFee',
               amountGasFee: '$amountGasFee',
               gasCost: { $literal: '0' },
@@ -171,7 +187,7 @@ const bySweepNetwork: Stage[] = [
               in: {
                 network: '$$this.network',
                 payments: { $literal: 0 },
-                amountTotal: { $literal: '0' },
+                amountReceived: { $literal: '0' },
                 amountFee: { $literal: '0' },
                 amountGasFee: { $literal: '0' },
                 gasCost: '$$this.gasCost',
@@ -192,10 +208,10 @@ function volumeGroup(p: ReportParams, prefix: string): Stage {
   return {
     $group: {
       _id: network
-        ? { period: period('$completedAt', p.interval), group: `${prefix}network` }
-        : byPeriodAndGroup('$completedAt', p),
+        ? { period: period('$completedAt', p.interval), group: `${prefix}network`, currency: '$currency' }
+        : byPeriodGroupAndCurrency('$completedAt', p),
       payments: network ? { $sum: `${prefix}payments` } : { $sum: 1 },
-      ...sumMoney('gross', product ? '$lineItems.data.amountTotal' : `${prefix}amountTotal`),
+      ...sumMoney('gross', product ? '$lineItems.data.amountTotal' : `${prefix}amountReceived`),
       ...(product ? {} : { ...sumMoney('fee', `${prefix}amountFee`), ...sumMoney('gas', `${prefix}amountGasFee`) }),
       ...(network ? sumMoney('sweepGas', `${prefix}gasCost`) : {}),
     },
@@ -207,11 +223,12 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     collection: 'checkout_sessions',
     time: 'completedAt',
     groups: ['none', 'currency', 'network', 'product', 'paymentLink'],
+    perCurrency: true,
     figures: ['payments', 'grossVolume', 'fees', 'gasFees', 'netVolume', 'operatorSweepGas'],
     about:
-      'grossVolume is what payers paid; gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); netVolume is grossVolume less fees and gasFees; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid so far to sweep these sessions’ deposits (reverted sweeps included, each session’s share of a batch), each sweep under the network it was made on, where a session (its payments and volume) counts under the network it last paid on, so a session paid on two networks gives its other network’s row that sweep’s gas and no payment, in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
-    // By product, a session's line items count (their totals); fees and gas are the session's, not
-    // a product's, so they are null there.
+      'grossVolume is what payers paid (each session’s amountReceived: a session completed partly paid counts its part, an overpaid one all it received), but by product the line items’ totals (what was sold: a session’s payment is not split between its lines); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); netVolume is grossVolume less fees and gasFees; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid so far to sweep these sessions’ deposits (reverted sweeps included, each session’s share of a batch), each sweep under the network it was made on, where a session (its payments and volume) counts under the network it last paid on, so a session paid on two networks gives its other network’s row that sweep’s gas and no payment, in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
+    // By product, a session's line items count (their totals: what was received is the session's, not
+    // split between lines); fees and gas are the session's, not a product's, so they are null there.
     pipeline: (p) => {
       const product = p.groupBy === 'product';
       const completed = { $match: { ...tenant(p), status: 'complete', ...within('completedAt', p) } };
@@ -224,7 +241,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
         const operatorSweepGas = p.groupBy === 'network' ? moneyOf(doc, 'sweepGas') : null;
         if (p.groupBy === 'product')
           return {
-            ...base(doc, p),
+            ...moneyBase(doc, p),
             payments: Number(doc.payments),
             grossVolume: gross,
             fees: null,
@@ -235,7 +252,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
         const fee = moneyOf(doc, 'fee');
         const gas = moneyOf(doc, 'gas');
         return {
-          ...base(doc, p),
+          ...moneyBase(doc, p),
           payments: Number(doc.payments),
           grossVolume: gross,
           fees: fee,
@@ -248,6 +265,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
   conversion: {
     collection: 'checkout_sessions',
     time: 'createdAt',
+    perCurrency: false,
     groups: ['none', 'currency', 'paymentLink'],
     figures: ['created', 'completed', 'conversionRate'],
     pipeline: (p) => [
@@ -271,6 +289,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
   'time-to-pay': {
     collection: 'checkout_sessions',
     time: 'completedAt',
+    perCurrency: false,
     groups: ['none', 'currency', 'network', 'paymentLink'],
     figures: ['payments', 'medianSeconds', 'p95Seconds'],
     about:
@@ -311,6 +330,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
   'payment-issues': {
     collection: 'checkout_sessions',
     time: 'createdAt',
+    perCurrency: false,
     groups: ['none', 'currency', 'network', 'paymentLink'],
     figures: ['underpaidSessions', 'latePayments', 'overpaidSessions'],
     pipeline: (p) => [
@@ -353,13 +373,14 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
   refunds: {
     collection: 'checkout_sessions',
     time: 'paymentIntent.markRefundedAt',
+    perCurrency: true,
     groups: ['none', 'currency', 'network', 'paymentLink'],
     figures: ['refundsMarked', 'amountRefunded'],
     pipeline: (p) => [
       { $match: { ...tenant(p), 'paymentIntent.isMarkRefunded': true, ...within('paymentIntent.markRefundedAt', p) } },
       {
         $group: {
-          _id: byPeriodAndGroup('$paymentIntent.markRefundedAt', p),
+          _id: byPeriodGroupAndCurrency('$paymentIntent.markRefundedAt', p),
           refunds: { $sum: 1 },
           ...sumMoney('refunded', '$amountReceived'),
         },
@@ -367,7 +388,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
       sorted,
     ],
     rows: each((doc, p) => ({
-      ...base(doc, p),
+      ...moneyBase(doc, p),
       refundsMarked: Number(doc.refunds),
       amountRefunded: moneyOf(doc, 'refunded'),
     })),
@@ -375,8 +396,11 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
   subscriptions: {
     collection: 'subscriptions',
     time: 'createdAt',
+    perCurrency: true,
     groups: ['none', 'currency'],
     figures: ['newSubscriptions', 'churned', 'pastDue', 'activeAtEnd', 'mrr'],
+    about:
+      'activeAtEnd and mrr count the subscriptions started by the period’s end and neither ended nor paused then: a paused subscription brings no MRR while paused (one paused and resumed within a period is active at its end)',
     // Cohorts: subscriptions that started (were paid for) in one period and ended in another (or
     // not yet), by price cadence; the rows roll them up period by period.
     pipeline: (p) => [
@@ -387,7 +411,24 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
             started: period('$createdAt', p.interval),
             ended: { $cond: [{ $eq: [{ $ifNull: ['$endedAt', null] }, null] }, null, period('$endedAt', p.interval)] },
             pastDue: { $cond: [{ $eq: ['$status', 'past_due'] }, period('$pastDueSince', p.interval), null] },
+            // Each pause as the periods it began and ended in (null while it lasts).
+            paused: {
+              $map: {
+                input: { $ifNull: ['$pauses', []] },
+                in: {
+                  from: period('$$this.pausedAt', p.interval),
+                  to: {
+                    $cond: [
+                      { $eq: [{ $ifNull: ['$$this.resumedAt', null] }, null] },
+                      null,
+                      period('$$this.resumedAt', p.interval),
+                    ],
+                  },
+                },
+              },
+            },
             group: p.groupBy === 'currency' ? '$currency' : null,
+            currency: '$currency',
             interval: '$interval',
             intervalCount: '$intervalCount',
           },
@@ -421,7 +462,7 @@ const isoOf = (value: unknown): string | null =>
 
 /**
  * New, churned and past-due subscriptions per period, and the monthly recurring revenue at the end
- * of each: every subscription started by then and not ended by then, its amount brought to a month
+ * of each: every subscription started by then and neither ended nor paused then, its amount brought to a month
  * (rounded down to the base unit). Only periods within `from` / `to` (by start) are shown.
  */
 function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): ReportRow[] {
@@ -429,7 +470,9 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
     started: string;
     ended: string | null;
     pastDue: string | null;
+    paused: { from: string; to: string | null }[];
     group: string | null;
+    currency: string;
     count: number;
     monthly: bigint;
   };
@@ -441,24 +484,43 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
       started: isoOf(id.started)!,
       ended: isoOf(id.ended),
       pastDue: isoOf(id.pastDue),
+      paused: ((id.paused as { from: unknown; to: unknown }[] | undefined) ?? []).map((pause) => ({
+        from: isoOf(pause.from)!,
+        to: isoOf(pause.to),
+      })),
       group: id.group === null || id.group === undefined ? null : String(id.group),
+      currency: String(id.currency),
       count: Number(doc.subscriptions),
       monthly: (amount * num) / (den * BigInt(Number(id.intervalCount) || 1)),
     };
   });
-  const periods = [...new Set(cohorts.flatMap((c) => [c.started, ...(c.ended ? [c.ended] : [])]))]
+  const periods = [
+    ...new Set(
+      cohorts.flatMap((c) => [
+        c.started,
+        ...(c.ended ? [c.ended] : []),
+        ...c.paused.flatMap((pause) => [pause.from, ...(pause.to ? [pause.to] : [])]),
+      ]),
+    ),
+  ]
     .filter((at) => (!p.from || at >= isoOf(p.from)!) && (!p.to || at <= isoOf(p.to)!))
     .sort();
-  const groups = [...new Set(cohorts.map((c) => c.group))].sort();
+  // Each group's rows per currency: amounts of different currencies never add up.
+  const keys = [...new Map(cohorts.map((c) => [`${c.group ?? ''}\u0000${c.currency}`, c])).entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, c]) => ({ group: c.group, currency: c.currency }));
   const rows: ReportRow[] = [];
   for (const at of periods)
-    for (const group of groups) {
-      const mine = cohorts.filter((c) => c.group === group);
+    for (const { group, currency } of keys) {
+      const mine = cohorts.filter((c) => c.group === group && c.currency === currency);
       const sum = (pick: (c: Cohort) => number) => mine.reduce((n, c) => n + pick(c), 0);
-      const active = mine.filter((c) => c.started <= at && (c.ended === null || c.ended > at));
+      const pausedAt = (c: Cohort) =>
+        c.paused.some((pause) => pause.from <= at && (pause.to === null || pause.to > at));
+      const active = mine.filter((c) => c.started <= at && (c.ended === null || c.ended > at) && !pausedAt(c));
       rows.push({
         period: at,
         group,
+        currency,
         newSubscriptions: sum((c) => (c.started === at ? c.count : 0)),
         churned: sum((c) => (c.ended === at ? c.count : 0)),
         pastDue: sum((c) => (c.pastDue === at ? c.count : 0)),

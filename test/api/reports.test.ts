@@ -1,7 +1,8 @@
 import test from 'ava';
 import { createManualClock } from '../../src/shared/clock.ts';
-import { assertError, payInFull, type Session } from './helpers.ts';
-import { apiClient } from '../support/api-client.ts';
+import { assertError, getSession, payInFull, reveal, type Session } from './helpers.ts';
+import { apiClient, eventually } from '../support/api-client.ts';
+import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
 type Paid = Session & { paymentIntent: { id: string }; payments: { network: string }[] };
@@ -54,6 +55,7 @@ test('reports over a known history: volume by month, week and network, conversio
   t.deepEqual(month.columns, [
     'period',
     'group',
+    'currency',
     'payments',
     'grossVolume',
     'fees',
@@ -65,6 +67,7 @@ test('reports over a known history: volume by month, week and network, conversio
     {
       period: '2026-03-01T00:00:00.000Z',
       group: null,
+      currency: 'usdc',
       payments: 3,
       grossVolume: '1550000000',
       fees: '0',
@@ -94,7 +97,13 @@ test('reports over a known history: volume by month, week and network, conversio
   const [pay] = (await report('time-to-pay')).data;
   t.like(pay, { payments: 3, medianSeconds: 300, p95Seconds: 900 });
   t.deepEqual((await report('refunds')).data, [
-    { period: '2026-03-01T00:00:00.000Z', group: null, refundsMarked: 1, amountRefunded: '300000000' },
+    {
+      period: '2026-03-01T00:00:00.000Z',
+      group: null,
+      currency: 'usdc',
+      refundsMarked: 1,
+      amountRefunded: '300000000',
+    },
   ]);
   t.like((await report('payment-issues')).data[0], { underpaidSessions: 0, latePayments: 0, overpaidSessions: 0 });
 
@@ -102,9 +111,9 @@ test('reports over a known history: volume by month, week and network, conversio
   t.regex(csv.headers.get('content-type') ?? '', /^text\/csv/);
   t.is(
     String(csv.body),
-    'period,group,payments,grossVolume,fees,gasFees,netVolume,operatorSweepGas\r\n' +
-      '2026-03-02T00:00:00.000Z,,2,550000000,0,0,550000000,\r\n' +
-      '2026-03-09T00:00:00.000Z,,1,1000000000,0,0,1000000000,\r\n',
+    'period,group,currency,payments,grossVolume,fees,gasFees,netVolume,operatorSweepGas\r\n' +
+      '2026-03-02T00:00:00.000Z,,usdc,2,550000000,0,0,550000000,\r\n' +
+      '2026-03-09T00:00:00.000Z,,usdc,1,1000000000,0,0,1000000000,\r\n',
   );
   const ndjson = await shop.api.call('GET', '/api/v1/reports/conversion?format=ndjson');
   t.regex(ndjson.headers.get('content-type') ?? '', /^application\/x-ndjson/);
@@ -129,6 +138,127 @@ test('reports over a known history: volume by month, week and network, conversio
   assertError(t, await shop.api.get('/api/v1/reports/volume?from=yesterday'), 400, { field: 'from' });
   assertError(t, await shop.api.get('/api/v1/reports/volume?from=2026-03-05&to=2026-03-01'), 400, { field: 'to' });
   assertError(t, await shop.api.get('/api/v1/reports/churn'), 400, { field: 'name' });
+});
+
+test('volume counts what payers sent: a session completed partly paid adds its 1.00 of 2.234566, not what was asked, and shows that as its net', async (t) => {
+  const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url, 'Shop');
+  const made = await api.post<Session>('/api/v1/checkout/sessions', sessionRequest('223456600', 1));
+  t.is(made.status, 200, JSON.stringify(made.body));
+  const shown = await reveal(weir, api, made.body.id);
+  // 1.00 USDC (6 decimals on chain) reaches the deposit address.
+  const chain = chainPublisher(weir.bus);
+  const blockHash = randomHash();
+  await chain.transfer({ to: shown.address, amount: '1000000', blockNumber: 700_000, blockHash });
+  await chain.final(700_000, blockHash);
+  await eventually(
+    async () => ((await getSession(api, made.body.id)).status === 'incomplete' ? true : undefined),
+    'the part payment',
+  );
+  const completed = await api.post(`/api/v1/checkout/sessions/${made.body.id}/complete-partial-checkout-session`, {});
+  t.is(completed.status, 200, JSON.stringify(completed.body));
+  t.like(completed.body, { amountTotal: '223456600', amountReceived: '100000000', amountNet: '100000000' });
+  const volume = await api.get<Report>('/api/v1/reports/volume?groupBy=currency');
+  t.is(volume.status, 200, JSON.stringify(volume.body));
+  t.like(volume.body.data[0], { group: 'usdc', payments: 1, grossVolume: '100000000', netVolume: '100000000' });
+});
+
+test('amounts of different currencies are never added: volume by network or none gives a row per currency, and the schema names it', async (t) => {
+  const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url, 'Shop');
+  const chain = chainPublisher(weir.bus);
+  const pay = async (currency: 'usdc' | 'dai', unitAmount: string, blockNumber: number) => {
+    const request = sessionRequest(unitAmount, 1);
+    request.lineItems.data[0]!.priceData.currency = currency;
+    const made = await api.post<Session>('/api/v1/checkout/sessions', request);
+    t.is(made.status, 200, JSON.stringify(made.body));
+    const address = made.body.addresses.find((a) => a.asset.currency === currency)!;
+    const shown = await apiClient(weir.url).post<{ address: string; amountDueRaw: string }>(
+      `/checkout/${made.body.id}/payment-method`,
+      { assetId: address.asset.id },
+    );
+    t.is(shown.status, 200, JSON.stringify(shown.body));
+    const blockHash = randomHash();
+    await chain.transfer({
+      to: shown.body.address,
+      amount: shown.body.amountDueRaw,
+      asset: currency,
+      blockNumber,
+      blockHash,
+    });
+    await chain.final(blockNumber, blockHash);
+    await eventually(
+      async () => ((await getSession(api, made.body.id)).status === 'complete' ? true : undefined),
+      `the ${currency} payment`,
+    );
+  };
+  await pay('usdc', '300000000', 710_000);
+  await pay('dai', '50000000000', 710_001);
+  for (const groupBy of ['none', 'network']) {
+    const volume = await api.get<Report>(`/api/v1/reports/volume?groupBy=${groupBy}`);
+    t.is(volume.status, 200, JSON.stringify(volume.body));
+    t.deepEqual(volume.body.columns.slice(0, 3), ['period', 'group', 'currency']);
+    t.deepEqual(
+      volume.body.data.map((r) => [r.currency, r.payments, r.grossVolume]),
+      [
+        ['dai', 1, '50000000000'],
+        ['usdc', 1, '300000000'],
+      ],
+      `by ${groupBy}`,
+    );
+  }
+  const openapi = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as {
+    components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+  };
+  t.truthy(openapi.components.schemas.ReportRow?.properties?.currency, 'ReportRow names the currency');
+});
+
+test('subscriptions report: a paused subscription is not active at the period end and brings no MRR; resumed, it is again', async (t) => {
+  const clock = createManualClock(Date.parse('2026-05-10T12:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url, 'Shop');
+  const product = await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
+    name: 'Pro',
+    defaultPriceData: {
+      currency: 'usdc',
+      unitAmount: '1000000000',
+      type: 'recurring',
+      interval: 'month',
+      intervalCount: 1,
+    },
+  });
+  t.is(product.status, 200, JSON.stringify(product.body));
+  const session = await api.post<Session & { subscriptionId: string }>('/api/v1/checkout/sessions', {
+    mode: 'subscription',
+    successUrl: 'https://shop.example/welcome',
+    lineItems: { data: [{ priceId: product.body.defaultPrice.id, quantity: 1 }] },
+    customerData: { email: 'subscriber@example.com' },
+  });
+  t.is(session.status, 200, JSON.stringify(session.body));
+  const id = session.body.subscriptionId;
+  await payInFull(weir, api, session.body);
+  await eventually(
+    async () =>
+      (await api.get<{ status: string }>(`/api/v1/subscriptions/${id}`)).body.status === 'active' ? true : undefined,
+    'the subscription to be active',
+  );
+  const figures = async () => {
+    const report = await api.get<Report>('/api/v1/reports/subscriptions');
+    t.is(report.status, 200, JSON.stringify(report.body));
+    return report.body.data.map((r) => [r.period, r.activeAtEnd, r.mrr]);
+  };
+  t.deepEqual(await figures(), [['2026-05-01T00:00:00.000Z', 1, '1000000000']]);
+  clock.advanceBy(24 * 60 * MINUTE);
+  t.is((await api.post(`/api/v1/subscriptions/${id}/pause`)).status, 200);
+  t.deepEqual(await figures(), [['2026-05-01T00:00:00.000Z', 0, '0']]);
+  clock.set(Date.parse('2026-06-03T12:00:00Z'));
+  t.is((await api.post(`/api/v1/subscriptions/${id}/resume`)).status, 200);
+  t.deepEqual(await figures(), [
+    ['2026-05-01T00:00:00.000Z', 0, '0'],
+    ['2026-06-01T00:00:00.000Z', 1, '1000000000'],
+  ]);
 });
 
 test('analytics queries: an allowed pipeline runs over the tenant alone; writing stages, joins and code are refused, each named; a read-only key may query', async (t) => {

@@ -56,7 +56,7 @@ async function overview(deps: DashboardDeps, tenant: DashboardTenant): Promise<O
   ]);
   const totals = new Map<string, bigint>();
   for (const row of volume)
-    totals.set(row.group ?? '', (totals.get(row.group ?? '') ?? 0n) + BigInt(row.grossVolume ?? 0));
+    totals.set(row.currency ?? '', (totals.get(row.currency ?? '') ?? 0n) + BigInt(row.grossVolume ?? 0));
   const ranked = [...totals].map(([currency, amount]) => ({ currency, volume: amount }));
   ranked.sort((a, b) => (b.volume > a.volume ? 1 : b.volume < a.volume ? -1 : 0));
   const main = ranked[0]?.currency ?? null;
@@ -68,7 +68,7 @@ async function overview(deps: DashboardDeps, tenant: DashboardTenant): Promise<O
     const paid = timeToPay.find((row) => dayOf(row) === day);
     return {
       day,
-      volume: BigInt(sales.find((row) => row.group === main)?.grossVolume ?? 0),
+      volume: BigInt(sales.find((row) => row.currency === main)?.grossVolume ?? 0),
       payments: sales.reduce((sum, row) => sum + number(row.payments), 0),
       created: number(converted?.created),
       completed: number(converted?.completed),

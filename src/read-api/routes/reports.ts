@@ -42,7 +42,10 @@ const ReportQuery = z.object({
   groupBy: z
     .enum(GROUPS, { error: withCode(`must be one of ${GROUPS.join(', ')}`) })
     .default('none')
-    .openapi({ description: 'A second key of each row; each report says which it takes' }),
+    .openapi({
+      description:
+        'A second key of each row; each report says which it takes. The reports that sum money also key each row by its currency',
+    }),
   from: instant('The first instant counted (inclusive), by the time the report counts by'),
   to: instant('The last instant counted (inclusive)'),
   format: z
@@ -52,7 +55,14 @@ const ReportQuery = z.object({
 });
 
 const ReportRowSchema = z
-  .object({ period: z.string(), group: z.string().nullable() })
+  .object({
+    period: z.string(),
+    group: z.string().nullable(),
+    currency: z.string().optional().openapi({
+      description:
+        "The currency of the row's amounts, in the reports that sum money (volume, refunds, subscriptions): amounts of different currencies are never added, so each period and group has a row per currency",
+    }),
+  })
   .catchall(z.union([z.string(), z.number(), z.null()]))
   .openapi('ReportRow');
 
@@ -101,7 +111,7 @@ export function reportRoutes(deps: ApiDeps): Router<ApiState> {
       const { organizationId, environment } = ctx.state.tenant;
       const params = { organizationId, environment, interval: query.interval, groupBy: query.groupBy, from, to };
       const rows = await runReport(deps.readStore, name, params);
-      const columns = ['period', 'group', ...report.figures];
+      const columns = ['period', 'group', ...(report.perCurrency ? ['currency'] : []), ...report.figures];
       if (query.format === 'json')
         return {
           object: 'report' as const,
