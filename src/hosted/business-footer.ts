@@ -4,6 +4,19 @@ import { escapeHtml as e } from './html.ts';
 /** Only http(s) links are shown: a `javascript:` URL in the merchant's settings is never a link. */
 const safeUrl = (url: string | null | undefined): string | null => (url && /^https?:\/\//i.test(url) ? url : null);
 
+/** How a payer reaches the business, as links: its support email and phone, the general ones when it has none. */
+export function contactLinks(org: Partial<BusinessDetails>): string[] {
+  const contact: string[] = [];
+  const email = org.supportEmail ?? org.email;
+  if (email) contact.push(`<a href="mailto:${e(email)}">${e(email)}</a>`);
+  const phone = org.supportPhone ?? org.phone;
+  if (phone) contact.push(`<a href="tel:${e(phone.replace(/[^+0-9]/g, ''))}">${e(phone)}</a>`);
+  return contact;
+}
+
+/** The merchant's support page, when it is an http(s) link. */
+export const supportUrlOf = (org: Partial<BusinessDetails>): string | null => safeUrl(org.supportUrl);
+
 /**
  * The business details the spec puts on checkout pages (name, address, support email and phone,
  * website, terms and privacy), as the page's footer; parts the merchant left empty are left out.
@@ -14,15 +27,11 @@ export function businessFooter(org: (Partial<BusinessDetails> & { name: string }
   const address = a
     ? [a.line1, a.line2, [a.postalCode, a.city].filter(Boolean).join(' '), a.state, a.country].filter(Boolean)
     : [];
-  const contact: string[] = [];
-  const email = org.supportEmail ?? org.email;
-  if (email) contact.push(`<a href="mailto:${e(email)}">${e(email)}</a>`);
-  const phone = org.supportPhone ?? org.phone;
-  if (phone) contact.push(`<a href="tel:${e(phone.replace(/[^+0-9]/g, ''))}">${e(phone)}</a>`);
+  const contact = contactLinks(org);
   const links: string[] = [];
   const website = safeUrl(org.websiteUrl);
   if (website) links.push(`<a href="${e(website)}">Website</a>`);
-  const support = safeUrl(org.supportUrl);
+  const support = supportUrlOf(org);
   if (support) links.push(`<a href="${e(support)}">Support</a>`);
   const terms = safeUrl(org.termsUrl);
   if (terms) links.push(`<a href="${e(terms)}">Terms</a>`);

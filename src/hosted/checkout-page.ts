@@ -1,14 +1,16 @@
-import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
+import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
 import { documentAmount } from '../shared/money.ts';
 import type { Organization } from '../actors/organization.ts';
 import { taxSummary } from '../shared/tax.ts';
-import { businessFooter } from './business-footer.ts';
-import type { NetworkNames, PayerStatus } from './checkout-status.ts';
+import { businessFooter, contactLinks, supportUrlOf } from './business-footer.ts';
+import { latePaid, type NetworkNames, type PayerStatus } from './checkout-status.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
 import { assetIconUrl, networkIconUrl } from './icons.ts';
 import { renderWalletActions, type WalletContext } from './wallet-actions.ts';
 import { renderSolanaWalletActions } from './solana-wallet-actions.ts';
+import { isSolanaAddress } from './solana-pay.ts';
 import { renderTronWalletActions } from './tron-wallet-actions.ts';
+import { recurrence } from './recurrence.ts';
 
 export { successRedirect } from './checkout-status.ts';
 
@@ -27,6 +29,7 @@ function lineItems(session: CheckoutSession, products: ReadonlyMap<string, Produ
       const name = item.description ?? item.price.product.name;
       const description = product?.description ?? item.price.product.description;
       const image = imageUrl(product?.images[0]);
+      const every = recurrence(item.price.interval, item.price.intervalCount);
       const unit = `${documentAmount(BigInt(item.price.unitAmount))} ${currency}`;
       return `
       <li class="item">
@@ -36,17 +39,30 @@ function lineItems(session: CheckoutSession, products: ReadonlyMap<string, Produ
           ${description ? `<span class="item-description">${e(description)}</span>` : ''}
           ${item.quantity > 1 ? `<span class="item-unit">${e(unit)} each</span>` : ''}
         </div>
-        <span class="item-amount">${e(documentAmount(BigInt(item.amountSubtotal)))} ${e(currency)}</span>
+        <span class="item-amount">${e(documentAmount(BigInt(item.amountSubtotal)))} ${e(currency)}${every ? ` <span class="recurrence">${e(every)}</span>` : ''}</span>
       </li>`;
     })
     .join('');
 }
 
+/**
+ * How often the whole total recurs: the period every line shares when all of them are recurring
+ * ("every month"); '' when any is one-time or the periods differ (each line says its own).
+ */
+function totalRecurrence(session: CheckoutSession): string {
+  const periods = new Set(session.lineItems.data.map((i) => recurrence(i.price.interval, i.price.intervalCount)));
+  const [only] = [...periods];
+  return periods.size === 1 && only ? only : '';
+}
+
+/** The period after an amount, outside the figure checkout.js rewrites. */
+const every = (period: string) => (period ? ` <span class="recurrence">${e(period)}</span>` : '');
+
 function totals(session: CheckoutSession, status: PayerStatus): string {
   const c = status.currency;
   const d = session.amountDetails;
-  const row = (label: string, amount: string, id?: string, cls = '', hidden = false) =>
-    `<div class="row${cls ? ` ${cls}` : ''}"${id ? ` id="${id}-row"` : ''}${hidden ? ' hidden' : ''}><dt>${label}</dt><dd><span${id ? ` id="${id}"` : ''}>${e(amount)}</span> ${e(c)}</dd></div>`;
+  const row = (label: string, amount: string, id?: string, cls = '', hidden = false, period = '') =>
+    `<div class="row${cls ? ` ${cls}` : ''}"${id ? ` id="${id}-row"` : ''}${hidden ? ' hidden' : ''}><dt>${label}</dt><dd><span${id ? ` id="${id}"` : ''}>${e(amount)}</span> ${e(c)}${every(period)}</dd></div>`;
   const rows = [row('Subtotal', documentAmount(BigInt(session.amountSubtotal)), 'subtotal')];
   if (BigInt(d.amountDiscount ?? '0') > 0n) {
     const codes = session.discounts.map((x) => x.code).join(', ');
@@ -59,7 +75,7 @@ function totals(session: CheckoutSession, status: PayerStatus): string {
   }
   if (BigInt(session.amountGasFee ?? '0') > 0n)
     rows.push(row('Network fee', documentAmount(BigInt(session.amountGasFee))));
-  rows.push(row('Total due', status.amountTotalFormatted, 'total-due', 'strong'));
+  rows.push(row('Total due', status.amountTotalFormatted, 'total-due', 'strong', false, totalRecurrence(session)));
   rows.push(row('Paid', status.amountReceivedFormatted, 'paid'));
   // Seen, not confirmed: shown apart, so Paid + Confirming + Remaining make the total due.
   rows.push(row('Confirming', status.amountPendingFormatted, 'confirming', '', status.amountPending === '0'));
@@ -67,11 +83,22 @@ function totals(session: CheckoutSession, status: PayerStatus): string {
   return `<dl class="totals" id="totals">${rows.join('')}</dl>`;
 }
 
-function assetChoices(session: CheckoutSession, names: NetworkNames, chosen: string | null): string {
+/** The wallets that pay an address: its network's kind (evm, solana, tron); '' when no wallet action serves it. */
+function familyOf(address: SessionAddress, wallet: WalletContext | null): string {
+  if (isSolanaAddress(address)) return 'solana';
+  return wallet?.networks.find((n) => n.chainId === address.asset.chainId)?.kind ?? '';
+}
+
+function assetChoices(
+  session: CheckoutSession,
+  names: NetworkNames,
+  chosen: string | null,
+  wallet: WalletContext | null,
+): string {
   return session.addresses
     .map(
       (a) => `
-        <button type="button" class="asset" data-asset="${e(a.id)}" aria-pressed="${a.id === chosen}">
+        <button type="button" class="asset" data-asset="${e(a.id)}" aria-pressed="${a.id === chosen}" data-family="${e(familyOf(a, wallet))}">
           <img class="asset-icon" src="${e(assetIconUrl(a.asset))}" alt="" width="32" height="32">
           <span class="asset-text"><span class="asset-name">${e(a.asset.name)} <span class="asset-symbol">${e(a.asset.symbol)}</span></span>
           <span class="asset-network"><img src="${e(networkIconUrl(a.network, a.asset.chainId))}" alt="" width="14" height="14"> on ${e(names(a.network))}</span></span>
@@ -97,9 +124,14 @@ function payPanel(
   // The session's choice, not the status's request: that is null while nothing is left to send, and the
   // choice must stay pressed so that checkout.js asks again for it if the payment covering the rest is withdrawn.
   const chosen = session.paymentIntent.paymentMethod?.id ?? null;
+  const chosenAddress = session.addresses.find((a) => a.id === chosen);
+  const chosenFamily = chosenAddress ? familyOf(chosenAddress, wallet) : null;
+  // Only the wallets of the chosen asset's network show; checkout.js shows another family when the payer switches.
+  const family = (name: string, actions: string) =>
+    `<div class="wallet-family" data-wallet-family="${name}"${name === chosenFamily ? '' : ' hidden'}>${actions}</div>`;
   return `<div id="pay-controls"${nothingToSend(status) ? ' hidden' : ''}>
     <h2 id="pay-title">Choose how to pay</h2>
-    <div id="assets" class="assets" role="group" aria-labelledby="pay-title">${assetChoices(session, names, chosen)}
+    <div id="assets" class="assets" role="group" aria-labelledby="pay-title">${assetChoices(session, names, chosen, wallet)}
     </div>
     ${
       session.allowPromotionCodes
@@ -126,9 +158,9 @@ function payPanel(
           <p class="muted">Scan the code with a wallet app, or open the request in a wallet on this device.</p>
         </div>
       </div>
-      ${renderWalletActions(session, wallet)}
-      ${renderSolanaWalletActions(session)}
-      ${renderTronWalletActions(session, wallet)}
+      ${family('evm', renderWalletActions(session, wallet))}
+      ${family('solana', renderSolanaWalletActions(session))}
+      ${family('tron', renderTronWalletActions(session, wallet))}
     </section>
     ${
       session.cancelUrl
@@ -146,9 +178,20 @@ function payPanel(
     </div>`;
 }
 
+/** Whom to ask about a payment that came after the close: the business's support contact, when it has one. */
+function lateContact(org: Organization | null, business: string): string {
+  if (!org) return '';
+  const links = contactLinks(org);
+  const page = supportUrlOf(org);
+  if (page) links.push(`<a href="${e(page)}">support page</a>`);
+  if (links.length === 0) return '';
+  return `<p id="late-contact">Questions about this payment: contact ${e(business)} at ${links.join(' · ')}.</p>`;
+}
+
 /** The panel of a session that is over: what happened, and the way back to the merchant. */
-function finalPanel(session: CheckoutSession, status: PayerStatus, business: string): string {
+function finalPanel(session: CheckoutSession, status: PayerStatus, org: Organization | null, business: string): string {
   const message = status.message ? `<p id="confirmation-message">${e(status.message)}</p>` : '';
+  const late = session.status !== 'complete' && latePaid(session) > 0n ? lateContact(org, business) : '';
   const back = status.returnUrl
     ? `<p><a id="return-link" class="button" href="${e(status.returnUrl)}">Return to ${e(business)}</a></p>`
     : '';
@@ -156,7 +199,7 @@ function finalPanel(session: CheckoutSession, status: PayerStatus, business: str
     session.status === 'complete' && session.completedAt
       ? `<p class="muted">Paid on <time datetime="${e(session.completedAt)}">${e(session.completedAt.slice(0, 10))}</time>.</p>`
       : '';
-  return `${message}${when}${back}`;
+  return `${message}${when}${late}${back}`;
 }
 
 /**
@@ -192,7 +235,7 @@ export function renderCheckoutPage(input: {
     ...(session.environment === 'test' ? { badge: 'Test mode' } : {}),
     main: `  <section class="summary" aria-labelledby="summary-title">
     <h1 id="summary-title" class="muted-heading">Pay ${e(business)}</h1>
-    <p class="total"><span id="amount">${e(status.amountTotalFormatted)}</span> ${e(currency)}</p>
+    <p class="total"><span id="amount">${e(status.amountTotalFormatted)}</span> ${e(currency)}${every(totalRecurrence(session))}</p>
     <ul class="items">${lineItems(session, input.products, currency)}
     </ul>
     ${totals(session, status)}
@@ -204,7 +247,7 @@ export function renderCheckoutPage(input: {
       <span id="status-detail">${e(status.detail)}</span></span>
     </div>
     ${countdown}
-    ${final ? finalPanel(session, status, business) : payPanel(session, status, names, input.wallet ?? null)}
+    ${final ? finalPanel(session, status, org, business) : payPanel(session, status, names, input.wallet ?? null)}
     <p id="copied" class="visually-hidden" role="status" aria-live="polite"></p>
   </section>`,
     footer: businessFooter(org),

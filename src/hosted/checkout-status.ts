@@ -26,6 +26,13 @@ export function paymentWords(session: CheckoutSession, organizationName: string 
 /** The request a rail makes of the payer's wallet for `amountDue` (chain units) at a session's address. */
 export type PayAt = (address: SessionAddress, amountDue: bigint) => PaymentRequest;
 
+/**
+ * What was confirmed after the session expired or was canceled (LatePaymentReceived, 10^8-scaled):
+ * the merchant is told by the `checkout_session.late_payment` webhook and settles it apart.
+ */
+export const latePaid = (session: CheckoutSession): bigint =>
+  session.payments.filter((p) => p.late && p.status === 'confirmed').reduce((sum, p) => sum + BigInt(p.amount), 0n);
+
 /** What the payer is told, in the words of the page (`state` picks them). */
 export type PayerState = 'waiting' | 'confirming' | 'partly_paid' | 'paid' | 'expired' | 'canceled';
 
@@ -88,6 +95,7 @@ export function payerStatus(
         )
       : null;
   const money = (amount: bigint) => `${documentAmount(amount)} ${currency}`;
+  const lateAmount = latePaid(session);
 
   let state: PayerState;
   let title: string;
@@ -99,6 +107,11 @@ export function payerStatus(
       BigInt(session.amountOverpaid) > 0n
         ? `Payment received, thank you. You sent ${money(BigInt(session.amountOverpaid))} more than was due; contact the business about it.`
         : 'Payment received, thank you.';
+  } else if ((session.status === 'expired' || session.status === 'canceled') && lateAmount > 0n) {
+    // Money that came after the close: the payer must learn it arrived and what happens to it, not only "do not pay".
+    state = session.status;
+    title = 'Payment received after closing';
+    detail = `Your payment of ${money(lateAmount)} was received after this checkout was ${session.status}. The business has been notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;
   } else if (session.status === 'expired') {
     state = 'expired';
     title = 'Expired';

@@ -4,6 +4,7 @@ import type { Organization } from '../actors/organization.ts';
 import { documentAmount, formatAmount } from '../shared/money.ts';
 import { businessFooter } from './business-footer.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
+import { recurrence } from './recurrence.ts';
 import { ADDRESS_INPUTS, addressTitle, INPUT, type FormProblem, type PayerForm } from './payment-link-form.ts';
 
 const SUBMIT_WORDS = { pay: 'Pay', book: 'Book', donate: 'Donate' } as const;
@@ -34,11 +35,8 @@ const money = (amount: string, currency: string) => `${documentAmount(BigInt(amo
 
 function priceLine(link: PaymentLink): string {
   if (link.amount === null) return '';
-  const every =
-    link.interval === null
-      ? ''
-      : ` every ${link.intervalCount && link.intervalCount > 1 ? `${link.intervalCount} ${link.interval}s` : link.interval}`;
-  return `<p class="price" id="price">${e(money(link.amount, link.currency))}${e(every)}</p>`;
+  const every = recurrence(link.interval, link.intervalCount);
+  return `<p class="price" id="price">${e(money(link.amount, link.currency))}${every ? ` ${e(every)}` : ''}</p>`;
 }
 
 /**

@@ -101,3 +101,44 @@ test('a cancel confirmed while the page’s status poll already sees the session
   await page.waitForURL(cancelUrl, { timeout: 15_000 });
   t.is((await api.get<{ status: string }>(`/api/v1/checkout/sessions/${session.id}`)).body.status, 'canceled');
 });
+
+test('a refused asset choice stays said through the status polls until the payer chooses again; choosing again that succeeds replaces it', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const session = (
+    await api.post<{ id: string; url: string }>('/api/v1/checkout/sessions', sessionRequest('250000000', 1))
+  ).body;
+  const browser = await launchChromium(t);
+  const page = await browser.newPage();
+  // The first choice is refused as the API refuses an asset that cannot carry the amount; the next goes through.
+  let refused = false;
+  await page.route(`**/checkout/${session.id}/payment-method`, async (route) => {
+    if (refused) return route.fallback();
+    refused = true;
+    await route.fulfill({
+      status: 400,
+      contentType: 'application/json',
+      body: JSON.stringify({
+        statusCode: 400,
+        error: 'Bad Request',
+        code: 'parameter_invalid',
+        message: 'assetId: USDC cannot represent the amount due exactly',
+      }),
+    });
+  });
+  await page.goto(session.url);
+  await page.getByRole('button', { name: /USDC/ }).click();
+  await page.getByText('This asset cannot be used').waitFor();
+
+  // Two polls answered after it: the first has been applied to the page before the second was asked for.
+  let polls = 0;
+  await page.waitForResponse((r) => r.url().endsWith(`/checkout/${session.id}/status`) && ++polls === 2);
+  t.is(await page.locator('#status-title').textContent(), 'This asset cannot be used');
+  t.is(await page.locator('#status-detail').textContent(), 'assetId: USDC cannot represent the amount due exactly');
+  t.true(await page.locator('#reveal').isHidden(), 'no request to pay in the refused asset');
+
+  await page.getByRole('button', { name: /USDC/ }).click();
+  await page.locator('#reveal').waitFor({ state: 'visible' });
+  await page.getByText('Waiting for payment').waitFor();
+  t.is(await page.locator('#status-detail').textContent(), 'Send the amount below; this page updates by itself.');
+});

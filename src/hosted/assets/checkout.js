@@ -33,6 +33,16 @@ function say(title, detail) {
   $('status-detail').textContent = detail;
 }
 
+/**
+ * A refusal the payer must read, and the state the session was in when it was shown (null: none): the
+ * status poll leaves it until the payer acts again, or the session itself moves on (a payment, the end).
+ */
+let problem = null;
+function sayProblem(title, detail) {
+  problem = statusEl.dataset.state;
+  say(title, detail);
+}
+
 async function choose(button, focus = false) {
   for (const b of document.querySelectorAll('.asset[data-asset]')) b.setAttribute('aria-pressed', String(b === button));
   chosen = button;
@@ -43,15 +53,22 @@ async function choose(button, focus = false) {
   });
   const body = await res.json();
   if (!res.ok) {
-    say('This asset cannot be used', body.message);
+    // The request shown before was for another asset: hidden, so nothing invites paying what was refused.
+    $('reveal').hidden = true;
+    sayProblem('This asset cannot be used', body.message);
     return;
   }
+  problem = null;
   request(body);
+  // Only the wallets of the chosen asset's network (EVM, Solana or Tron), as the server renders them.
+  for (const el of document.querySelectorAll('[data-wallet-family]'))
+    el.hidden = el.dataset.walletFamily !== button.dataset.family;
   $('reveal').hidden = false;
   // The payer chose: take them (and a screen reader) to what to send.
   if (focus) $('reveal-title').focus();
   void poll(false);
 }
+// Choosing (again) is the payer acting: a problem shown stays until then, and the new answer replaces it.
 for (const b of document.querySelectorAll('.asset[data-asset]')) b.addEventListener('click', () => choose(b, true));
 if (chosen && !nothingToSend) void choose(chosen);
 
@@ -108,10 +125,10 @@ if (cancel && dialog) {
       dialog.close();
       if (res.ok && body.redirectUrl) return location.assign(body.redirectUrl);
       if (res.ok) return location.reload();
-      say('Could not cancel', body.message);
+      sayProblem('Could not cancel', body.message);
     } catch {
       dialog.close();
-      say('Could not cancel', 'The connection failed: try again.');
+      sayProblem('Could not cancel', 'The connection failed: try again.');
     }
     leaving = false;
   });
@@ -141,7 +158,8 @@ async function poll(again = true) {
     offset = Date.parse(s.now) - Date.now();
     statusEl.dataset.status = s.status;
     statusEl.dataset.state = s.state;
-    say(s.title, s.detail);
+    if (problem !== null && problem !== s.state) problem = null;
+    if (problem === null) say(s.title, s.detail);
     $('amount').textContent = s.amountTotalFormatted;
     $('total-due').textContent = s.amountTotalFormatted;
     $('paid').textContent = s.amountReceivedFormatted;

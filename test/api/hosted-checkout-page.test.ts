@@ -1,0 +1,204 @@
+import test from 'ava';
+import type { Rail } from '../../src/chain-ingest/rail.ts';
+import { solanaLocalNetwork } from '../../src/chain-ingest/solana/networks.ts';
+import { toSolanaRailNetwork } from '../../src/chain-ingest/solana/define-network.ts';
+import { toTronRailNetwork } from '../../src/chain-ingest/tron/define-network.ts';
+import { TRON_LOCAL_CHAIN_ID, tronLocalNetwork } from '../../src/chain-ingest/tron/networks.ts';
+import { SOLANA_LOCALNET_CHAIN_ID } from '../../src/chain-ingest/solana/networks.ts';
+import { apiClient } from '../support/api-client.ts';
+import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
+import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+import { payLate, reveal, type Api, type Session } from './helpers.ts';
+
+/** The hosted checkout page `/checkout/{id}` over HTTP, as the server renders it. */
+
+const page = async (url: string) => {
+  const response = await fetch(url);
+  if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
+  return response.text();
+};
+/** The text of the element with `id`, tags dropped and spaces collapsed. */
+const textOf = (html: string, id: string): string | undefined => {
+  const open = new RegExp(`<(\\w+)[^>]* id="${id}"[^>]*>`).exec(html);
+  if (!open) return undefined;
+  const rest = html.slice(open.index + open[0].length);
+  const close = rest.indexOf(`</${open[1]}>`);
+  return rest
+    .slice(0, close)
+    .replace(/<\/?(dt|dd|div)[^>]*>/g, ' ')
+    .replace(/<[^>]+>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+};
+/** The row of the totals whose amount has `id` (label, amount and what follows it). */
+const rowOf = (html: string, id: string) => textOf(html, `${id}-row`);
+
+async function plan(api: Api, name: string, interval: string, intervalCount: number, unitAmount = '1000000000') {
+  const product = await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
+    name,
+    defaultPriceData: { currency: 'usdc', unitAmount, type: 'recurring', interval, intervalCount },
+  });
+  if (product.status !== 200) throw new Error(JSON.stringify(product.body));
+  return product.body.defaultPrice.id;
+}
+
+test('a subscription checkout says the total recurs: "10.00 USDC every month" beside the line, the total and the total due; "every 3 months" for a quarterly plan; a one-time checkout says nothing of it', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const subscribe = async (priceId: string) => {
+    const created = await api.post<Session>('/api/v1/checkout/sessions', {
+      mode: 'subscription',
+      successUrl: 'https://shop.example/welcome',
+      customerData: { email: 'subscriber@example.com' },
+      lineItems: { data: [{ priceId, quantity: 1 }] },
+    });
+    if (created.status !== 200) throw new Error(JSON.stringify(created.body));
+    return page((created.body as Session & { url: string }).url);
+  };
+
+  const monthly = await subscribe(await plan(api, 'Pro plan', 'month', 1));
+  t.regex(monthly, /<span class="item-amount">10\.00 USDC <span class="recurrence">every month<\/span><\/span>/);
+  t.is(textOf(monthly, 'summary-title'), 'Pay Corner Coffee');
+  t.regex(
+    monthly,
+    /<p class="total"><span id="amount">10\.00<\/span> USDC <span class="recurrence">every month<\/span>/,
+  );
+  t.is(rowOf(monthly, 'total-due'), 'Total due 10.00 USDC every month');
+  // What is paid and left refers to this payment only.
+  t.is(rowOf(monthly, 'remaining'), 'Remaining 10.00 USDC');
+
+  const quarterly = await subscribe(await plan(api, 'Quarterly plan', 'month', 3, '2500000000'));
+  t.regex(quarterly, /<span class="item-amount">25\.00 USDC <span class="recurrence">every 3 months<\/span><\/span>/);
+  t.is(rowOf(quarterly, 'total-due'), 'Total due 25.00 USDC every 3 months');
+
+  const once = await api.post<Session & { url: string }>('/api/v1/checkout/sessions', sessionRequest());
+  const oneTime = await page(once.body.url);
+  t.is(rowOf(oneTime, 'total-due'), 'Total due 3.00 USDC');
+  t.notRegex(oneTime, /every/);
+});
+
+test('a payment confirmed after the checkout was canceled: the page says it was received late, how much, that the business was notified and will refund or credit it, and how to reach its support; not without one, and not on a session canceled with nothing late', async (t) => {
+  const weir = await startTestWeir(t);
+  const withSupport = await createMerchant(weir.url, 'Corner Coffee');
+  const put = await withSupport.api.put('/api/v1/organization', {
+    supportEmail: 'help@corner.example',
+    supportPhone: '+44 20 7946 0000',
+    supportUrl: 'https://corner.example/help',
+  });
+  t.is(put.status, 200, JSON.stringify(put.body));
+  const without = await createMerchant(weir.url, 'Quiet Shop');
+
+  const canceledThenPaid = async (api: Api) => {
+    const session = (
+      await api.post<Session & { url: string }>('/api/v1/checkout/sessions', sessionRequest('5223456700', 1))
+    ).body;
+    const revealed = await reveal(weir, api, session.id);
+    const canceled = await apiClient(weir.url).post(`/checkout/${session.id}/cancel`, {});
+    t.is(canceled.status, 200, JSON.stringify(canceled.body));
+    await payLate(weir, api, session.id, revealed);
+    return page(session.url);
+  };
+
+  const html = await canceledThenPaid(withSupport.api);
+  t.is(textOf(html, 'status-title'), 'Payment received after closing');
+  t.is(
+    textOf(html, 'status-detail'),
+    'Your payment of 52.234567 USDC was received after this checkout was canceled. The business has been notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.',
+  );
+  t.is(
+    textOf(html, 'late-contact'),
+    'Questions about this payment: contact Corner Coffee at help@corner.example · +44 20 7946 0000 · support page.',
+  );
+  t.regex(
+    html,
+    /id="late-contact">[\s\S]*href="mailto:help@corner\.example"[\s\S]*href="https:\/\/corner\.example\/help"/,
+  );
+
+  const quiet = await canceledThenPaid(without.api);
+  t.is(textOf(quiet, 'status-title'), 'Payment received after closing');
+  t.is(textOf(quiet, 'late-contact'), undefined, 'no contact to show');
+
+  const nothingLate = (await without.api.post<Session & { url: string }>('/api/v1/checkout/sessions', sessionRequest()))
+    .body;
+  t.is((await apiClient(weir.url).post(`/checkout/${nothingLate.id}/cancel`, {})).status, 200);
+  const plain = await page(nothingLate.url);
+  t.is(textOf(plain, 'status-title'), 'Canceled');
+  t.is(textOf(plain, 'status-detail'), 'This checkout was canceled. Do not send a payment to its address.');
+});
+
+// The local Tron and Solana networks, offered by a rail of the test's own: the page is rendered, nothing is paid.
+const TRON_LOCAL = toTronRailNetwork(
+  tronLocalNetwork({ usdt: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL', usdc: 'TBDCyrZ1hT1PDDFf2yRABwPrFica5qqPUX' }),
+);
+const SOLANA_LOCAL = toSolanaRailNetwork(
+  solanaLocalNetwork({
+    usdc: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    usdt: 'Es9vMFrzaCERmJfrF4H5twhTbrhXJWJLdBiTNrDRUsZ8',
+  }),
+);
+const otherFamilies: Rail = {
+  name: 'tron+solana (test)',
+  networks: (environment) => (environment === 'test' ? [TRON_LOCAL, SOLANA_LOCAL] : []),
+  unpayableAddress: () => null,
+  depositAddress: ({ network }) =>
+    network.kind === 'tron' ? 'TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb' : '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM',
+  paymentRequest: ({ address, amountDue }) => ({
+    uri: `${address.network}:${address.paymentAddress}?amount=${amountDue}`,
+    payee: address.paymentAddress,
+  }),
+};
+
+test('the wallet buttons shown are those of the chosen network only: TronLink for a Tron asset, "Connect wallet" for an EVM one, the Solana wallet for a Solana one; each asset says its family for the page script', async (t) => {
+  const weir = await startTestWeir(t, { testRail: false }, { extraRails: [createTestRail(), otherFamilies] });
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  for (const [chainId, address] of [
+    [TRON_LOCAL_CHAIN_ID, 'TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb'],
+    [SOLANA_LOCALNET_CHAIN_ID, '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM'],
+  ] as const) {
+    const added = await api.post('/api/v1/organization/withdrawal-addresses', { chainId, address, name: 'wallet' });
+    t.is(added.status, 200, JSON.stringify(added.body));
+  }
+  type Addressed = { id: string; url: string; addresses: { id: string; network: string; asset: { id: string } }[] };
+  const session = (await api.post<Addressed>('/api/v1/checkout/sessions', sessionRequest())).body;
+  const networkOf = (network: string) => session.addresses.find((a) => a.network === network)!;
+  t.deepEqual(session.addresses.map((a) => a.network).sort(), ['solana-localnet', 'tron-local', 'weir-testnet']);
+
+  /** Which wallet families the page shows (its section not hidden) once the asset on `network` is chosen. */
+  const shownAfterChoosing = async (network: string) => {
+    const chosen = await apiClient(weir.url).post(`/checkout/${session.id}/payment-method`, {
+      assetId: networkOf(network).asset.id,
+    });
+    t.is(chosen.status, 200, JSON.stringify(chosen.body));
+    const html = await page(session.url);
+    const families = [...html.matchAll(/<div class="wallet-family" data-wallet-family="(\w+)"( hidden)?>/g)];
+    t.is(families.length, 3, 'one section per family, for the script to switch between');
+    return { html, shown: families.filter((f) => !f[2]).map((f) => f[1]) };
+  };
+  const visible = (html: string, family: string) =>
+    new RegExp(`data-wallet-family="${family}">`).test(html) ? html.split(`data-wallet-family="${family}">`)[1]! : '';
+
+  const tron = await shownAfterChoosing('tron-local');
+  t.deepEqual(tron.shown, ['tron']);
+  t.regex(visible(tron.html, 'tron'), /^\s*<div id="tron-wallet-actions"[\s\S]*Pay with TronLink/);
+  t.regex(tron.html, /data-wallet-family="evm" hidden>\s*<div id="wallet-actions"[\s\S]*Connect wallet/);
+  t.regex(tron.html, /data-wallet-family="solana" hidden>\s*<div id="solana-wallet-actions"/);
+
+  const evm = await shownAfterChoosing('weir-testnet');
+  t.deepEqual(evm.shown, ['evm']);
+  t.regex(visible(evm.html, 'evm'), /^\s*<div id="wallet-actions"[\s\S]*Connect wallet/);
+
+  const solana = await shownAfterChoosing('solana-localnet');
+  t.deepEqual(solana.shown, ['solana']);
+  t.regex(visible(solana.html, 'solana'), /^\s*<div id="solana-wallet-actions"[\s\S]*Pay with a Solana wallet/);
+
+  // The asset buttons carry their family: checkout.js shows that family's section when the payer switches.
+  for (const [network, family] of [
+    ['weir-testnet', 'evm'],
+    ['tron-local', 'tron'],
+    ['solana-localnet', 'solana'],
+  ] as const)
+    t.regex(
+      solana.html,
+      new RegExp(`data-asset="${networkOf(network).id}" aria-pressed="\\w+" data-family="${family}"`),
+    );
+});
