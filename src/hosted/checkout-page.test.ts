@@ -62,6 +62,9 @@ test('prices and totals read as on the invoice and the dashboard (1.50 USDC), wh
   t.is(partly.status.detail, '1.00000001 USDC of 3.00 USDC received. Send the remaining 1.99999999 USDC to finish.');
   // USDC has 6 decimals: the request is rounded up so that paying it covers the rest.
   t.like(partly.status.payment, { amountDue: '2', amountDueRaw: '2000000' });
+  // Partly paid, the session no longer expires (it waits for the rest): no countdown runs out over the request.
+  t.false(isHidden(partly.html, 'pay-controls'));
+  t.true(isHidden(partly.html, 'countdown'));
 });
 
 test('once the full amount is seen and waits for confirmation, the page says it was received and asks for nothing more: no asset choice, address, QR, wallet link, cancel or countdown', (t) => {

@@ -226,7 +226,7 @@ export function renderCheckoutPage(input: {
   const final = FINAL.has(session.status);
   const countdown = final
     ? ''
-    : `<p class="countdown" id="countdown"${nothingToSend(status) ? ' hidden' : ''}>Expires in <time id="expires" datetime="${e(session.expiresAt)}" data-now="${e(status.now)}">${e(session.expiresAt.slice(11, 16))} UTC</time></p>`;
+    : `<p class="countdown" id="countdown"${nothingToSend(status) || session.status === 'incomplete' ? ' hidden' : ''}>Expires in <time id="expires" datetime="${e(session.expiresAt)}" data-now="${e(status.now)}">${e(session.expiresAt.slice(11, 16))} UTC</time></p>`;
   return hostedPage({
     title: `Pay ${business}`,
     kind: 'checkout',

@@ -173,7 +173,8 @@ async function poll(again = true) {
     // Once what was sent covers the rest, nothing invites a second payment; a payment withdrawn asks again.
     const covered = s.amountToSend === '0';
     $('pay-controls').hidden = covered;
-    if (expires) $('countdown').hidden = covered;
+    // A partly paid session no longer expires: it waits for the rest, so no countdown runs out over it.
+    if (expires) $('countdown').hidden = covered || s.status === 'incomplete';
     if (covered && dialog?.open) dialog.close();
     if (nothingToSend && !covered && chosen && !FINAL.includes(s.status)) void choose(chosen);
     nothingToSend = covered;
