@@ -10,7 +10,7 @@ import { renderWalletActions, type WalletContext } from './wallet-actions.ts';
 import { renderSolanaWalletActions } from './solana-wallet-actions.ts';
 import { isSolanaAddress } from './solana-pay.ts';
 import { renderTronWalletActions } from './tron-wallet-actions.ts';
-import { recurrence } from './recurrence.ts';
+import { recurrence } from '../shared/recurrence.ts';
 
 export { successRedirect } from './checkout-status.ts';
 

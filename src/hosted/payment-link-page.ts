@@ -4,7 +4,7 @@ import type { Organization } from '../actors/organization.ts';
 import { documentAmount, formatAmount } from '../shared/money.ts';
 import { businessFooter } from './business-footer.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
-import { recurrence } from './recurrence.ts';
+import { recurrence } from '../shared/recurrence.ts';
 import { ADDRESS_INPUTS, addressTitle, INPUT, type FormProblem, type PayerForm } from './payment-link-form.ts';
 
 const SUBMIT_WORDS = { pay: 'Pay', book: 'Book', donate: 'Donate' } as const;

@@ -1,3 +1,4 @@
+import { recurrence } from '../../shared/recurrence.ts';
 import { money } from './components.tsx';
 
 /** A price in words: "25.00 USDC", or "20.00 USDC every 3 months" when it recurs; "—" for none. */
@@ -7,6 +8,5 @@ export function priceLabel(
   if (!price) return '—';
   const amount = money(price.unitAmount, price.currency);
   if (!price.interval) return amount;
-  const count = price.intervalCount ?? 1;
-  return `${amount} every ${count > 1 ? `${count} ${price.interval}s` : price.interval}`;
+  return `${amount} ${recurrence(price.interval, price.intervalCount)}`;
 }

@@ -1,6 +1,6 @@
 /**
- * How a hosted page words a recurring price's period: "every month", "every 3 months"; '' for a
- * one-time price. The payment link page and the checkout page say it the same way.
+ * How Weir words a recurring price's period: "every month", "every 3 months"; '' for a one-time
+ * price. The hosted pages and the dashboard say it the same way.
  */
 export function recurrence(interval: string | null | undefined, intervalCount: number | null | undefined): string {
   if (!interval) return '';
