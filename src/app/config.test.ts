@@ -38,7 +38,7 @@ test('WEIR_SWEEP_RECEIPT_TIMEOUT: seconds a sweep waits for its receipt, unset u
     readConfig(['--sweep-receipt-timeout', '30'], { WEIR_SWEEP_RECEIPT_TIMEOUT: '600' }).sweepReceiptTimeoutSeconds,
     30,
   );
-  for (const value of ['0', '3m', '-5', '1.5', '1000000']) {
+  for (const value of ['0', '3m', '-5', '1.5', '601', '1000000']) {
     const error = t.throws(() => readConfig([], { WEIR_SWEEP_RECEIPT_TIMEOUT: value }), { instanceOf: ConfigError });
     t.regex(error.message, /^WEIR_SWEEP_RECEIPT_TIMEOUT \(--sweep-receipt-timeout\) must be a whole number of seconds/);
     t.true(error.message.endsWith(value), error.message);

@@ -73,6 +73,8 @@ export type WeirConfig = {
 };
 
 export const DEFAULT_CHAIN_WAIT_MAX_SECONDS = 3600;
+/** The longest a sweep may wait for its receipt: a stop waits for it. */
+export const MAX_SWEEP_RECEIPT_SECONDS = 600;
 export const DEFAULT_AUDIT_CHECKPOINT_SECONDS = 3600;
 
 export type SettingSpec = { env: string; flag: string; description: string; default?: string };
@@ -190,7 +192,7 @@ export const SETTINGS = {
     env: 'WEIR_SWEEP_RECEIPT_TIMEOUT',
     flag: '--sweep-receipt-timeout',
     description:
-      'seconds a sweep waits for its receipt once sent; then it is looked up by its hash in later rounds. Unset: 180 on EVM networks, 90 on Tron',
+      'seconds a sweep waits for its receipt once sent (at most 600); then it is looked up by its hash in later rounds. Unset: 180 on EVM networks, 90 on Tron',
   },
   webhookInternalTargets: {
     env: 'WEIR_WEBHOOK_INTERNAL_TARGETS',
@@ -338,9 +340,13 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
       `WEIR_CHAIN_WAIT_MAX (--chain-wait-max) must be a whole number of seconds, got ${chainWaitText}`,
     );
   const sweepReceiptTimeoutText = get('sweepReceiptTimeoutSeconds');
-  if (sweepReceiptTimeoutText !== undefined && !/^[1-9]\d{0,5}$/.test(sweepReceiptTimeoutText))
+  // At most 10 minutes: a stop waits for a sweep's receipt, and a later round looks a slow one up anyway.
+  if (
+    sweepReceiptTimeoutText !== undefined &&
+    (!/^[1-9]\d{0,3}$/.test(sweepReceiptTimeoutText) || Number(sweepReceiptTimeoutText) > MAX_SWEEP_RECEIPT_SECONDS)
+  )
     throw new ConfigError(
-      `WEIR_SWEEP_RECEIPT_TIMEOUT (--sweep-receipt-timeout) must be a whole number of seconds from 1 to 999999, got ${sweepReceiptTimeoutText}`,
+      `WEIR_SWEEP_RECEIPT_TIMEOUT (--sweep-receipt-timeout) must be a whole number of seconds from 1 to ${MAX_SWEEP_RECEIPT_SECONDS}, got ${sweepReceiptTimeoutText}`,
     );
   const leaseTtlText = get('leaseTtlSeconds') ?? '5';
   if (!/^\d{1,4}(\.\d{1,3})?$/.test(leaseTtlText) || Number(leaseTtlText) < 0.5)

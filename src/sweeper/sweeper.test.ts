@@ -76,6 +76,8 @@ function createRefusingSweepExecutorDouble() {
   /** A signed transaction's hash → the one mined with its nonce in its place, the same call (a copy, as a wallet's speed-up). */
   const minedInPlaceOf = new Map<string, string>();
   const rebroadcasts: { transactionHash: string; signed: boolean; answer: string }[] = [];
+  /** Whether the node forgets what it is sent (a provider behind a load balancer, or one evicting it for its fee). */
+  let forgets = false;
   let answer: (requests: SweepRequest[]) => FlushAnswer = () => ({ kind: 'sweep' });
   let readFailure: Error | null = null;
   const transactionOf = (depositAddresses: string[]): SweepResult => {
@@ -177,7 +179,7 @@ function createRefusingSweepExecutorDouble() {
         else if (signedTransaction !== signedOf(transactionHash))
           throw new Error(`not the transaction ${transactionHash}`);
         else {
-          pool.set(transactionHash, sent);
+          if (!forgets) pool.set(transactionHash, sent);
           answered = 'resent';
         }
       }
@@ -231,6 +233,11 @@ function createRefusingSweepExecutorDouble() {
     /** The next flush is sent but not mined (its receipt is not had) until `mineUnmined`, or never (dropped). */
     leaveNextUnmined() {
       answerNext({ kind: 'unmined' });
+    },
+    /** The node forgets the transactions it has and each one sent again: none is ever found pending. */
+    forgetSent() {
+      forgets = true;
+      pool.clear();
     },
     /** The node refuses the next flush once signed (say its nonce was taken meanwhile): never sent. */
     rejectNext() {
@@ -827,6 +834,33 @@ test('a flush sent but never mined is looked up until it is taken as dropped, th
       ),
     ),
   );
+});
+
+test('a flush the node forgets each time it is sent again is dropped dropAfterMs after it was first sent again, not sent again for ever', async (t) => {
+  const { w, opened, t0 } = await startedOnTwoDeposits(
+    t,
+    (world) => {
+      world.double.leaveNextUnmined();
+    },
+    'the first look-up in 1 s',
+  );
+  const forgotten = w.double.flushes[0]!.unmined!;
+  w.double.forgetSent();
+  const resent = () => w.logged.filter((line) => line.includes('the node did not have it: sent again')).length;
+  const dropped = () =>
+    w.logged.some((line) => line.includes(`${forgotten.transactionHash} on weir-testnet was not mined`));
+  for (const at of [t0 + 1_000, t0 + 2_000, t0 + 3_000]) {
+    w.clock.advanceTo(at);
+    await w.settledUntil(at + 1_000, 'sent again, looked up again in 1 s');
+  }
+  t.is(resent(), 3);
+  // dropAfterMs (3 s) after it was first sent again, whatever the node answers since: dropped, its deposits flushed again.
+  w.clock.advanceTo(t0 + 4_000);
+  await w.until(async () => (dropped() || resent() === 4 ? true : undefined), 'dropped, or sent again once more');
+  t.true(dropped(), w.logged.join('\n'));
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'swept by a new flush');
+  t.is(w.double.flushes.length, 2);
+  assertRecordedOnce(t, await sweepStateOf(w, opened), w.double.flushes[1]!.result!);
 });
 
 test('after a restart, a flush mined whose recording failed is found by its hash and recorded, with its share of the gas', async (t) => {

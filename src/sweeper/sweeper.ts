@@ -129,6 +129,8 @@ type InFlight = {
   mined: MinedSweep | null;
   dropping: string | null;
   waiting: boolean;
+  /** Whether it was sent again once: its age restarts then, never again (a node may forget it every time). */
+  resent: boolean;
 };
 
 /**
@@ -299,6 +301,7 @@ export function createSweeper(deps: {
       mined: null,
       dropping: null,
       waiting: false,
+      resent: false,
     };
     inFlight.set(transactionHash, flight);
     for (const part of parts) flightOfDoc.set(part.doc._id, flight);
@@ -453,8 +456,10 @@ export function createSweeper(deps: {
     let state: 'pending' | 'resent' | 'waiting' | 'absent' = 'pending';
     if (!complete || flight.signed !== null)
       state = await executor.rebroadcast(transactionHash, complete ? flight.signed : null);
-    // Its age counts from when the node takes it: after waiting, or sent again (it did not have it).
-    if (state === 'resent' || (flight.waiting && state !== 'waiting')) flight.sentAt = now;
+    // Its age counts from when the node takes it: after waiting, or first sent again (it did not have it,
+    // say after a restart); only once, or a node that forgets it each time would keep it young for ever.
+    if ((state === 'resent' && !flight.resent) || (flight.waiting && state !== 'waiting')) flight.sentAt = now;
+    if (state === 'resent') flight.resent = true;
     flight.waiting = state === 'waiting';
     // One not taken for now, behind another pending transaction with its nonce, may yet be mined,
     // and dropping it would only queue a new flush behind that same one: it waits, however long,
@@ -710,6 +715,7 @@ export function createSweeper(deps: {
       mined: null,
       dropping: null,
       waiting: false,
+      resent: false,
     };
     inFlight.set(flight.transactionHash, flight);
     flight.parts.push({ doc, transferIds: broadcast.transferIds, ...broadcast.share });
