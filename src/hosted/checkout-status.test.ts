@@ -1,8 +1,8 @@
 import test from 'ava';
 import { daiPaymentFixture, daiSessionFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, SessionPayment } from '../../machines/checkout-session.types.ts';
-import { paymentWords, payerStatus } from './checkout-status.ts';
-import { NOW, names, pay, payment, withUsdcChosen as chosen } from './payer-status.fixture.ts';
+import { latePaid, paymentWords, payerStatus } from './checkout-status.ts';
+import { NOW, fineGrainedPayment, names, pay, payment, withUsdcChosen as chosen } from './payer-status.fixture.ts';
 
 test('the payer is told the state in words: waiting, confirming, partly paid, paid, expired, canceled', (t) => {
   const open = sessionFixture();
@@ -135,4 +135,16 @@ test('a DAI session 1 wei short shows 0.00000001 DAI left (the least the page sh
   const seen = payerStatus(withDaiChosen({ ...dai, payments: [paid('pending')] }), names, NOW, undefined, pay);
   t.like(seen, { state: 'confirming', amountToSend: '1' });
   t.like(seen.payment, { amountDueRaw: '1' });
+});
+
+test('what was received late is summed exactly: two DAI payments of half a 10^-8 unit each are one unit, not nothing', (t) => {
+  const half = { ...fineGrainedPayment('0', 'confirmed'), amountRaw: '5000000000', late: true };
+  const session = sessionFixture({
+    status: 'canceled',
+    payments: [
+      { ...half, transferId: 'a' },
+      { ...half, transferId: 'b' },
+    ],
+  });
+  t.is(latePaid(session), 1n);
 });

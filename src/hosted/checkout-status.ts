@@ -31,7 +31,13 @@ export type PayAt = (address: SessionAddress, amountDue: bigint) => PaymentReque
  * the merchant is told by the `checkout_session.late_payment` webhook and settles it apart.
  */
 export const latePaid = (session: CheckoutSession): bigint =>
-  session.payments.filter((p) => p.late && p.status === 'confirmed').reduce((sum, p) => sum + BigInt(p.amount), 0n);
+  exactToApi(
+    sumOfPayments(
+      session.payments.filter((p) => p.late),
+      ['confirmed'],
+    ),
+    'down',
+  );
 
 /** What the payer is told, in the words of the page (`state` picks them). */
 export type PayerState = 'waiting' | 'confirming' | 'partly_paid' | 'paid' | 'expired' | 'canceled';

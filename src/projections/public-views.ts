@@ -5,8 +5,17 @@ import type { WebhookEndpoint } from '../actors/webhook-endpoint.ts';
 
 /** The checkout session as merchants see it (API responses and webhook payloads). */
 export function publicCheckoutSession(session: CheckoutSession & { _id?: string; _revision?: number }) {
-  // Transfers a reconciliation credit already held are the log's and the dashboard's, not the reference's shape.
-  const { environment: _environment, _id, _revision, reconciledTransfers: _reconciled, ...rest } = session;
+  // Transfers a reconciliation credit already held, and the sweeper's broadcasts and drops, are the log's
+  // and the operator's, not the reference's shape.
+  const {
+    environment: _environment,
+    _id,
+    _revision,
+    reconciledTransfers: _reconciled,
+    sweepsBroadcast: _broadcast,
+    sweepsDropped: _dropped,
+    ...rest
+  } = session;
   return {
     ...rest,
     livemode: session.environment === 'live',

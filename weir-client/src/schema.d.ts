@@ -91,7 +91,7 @@ export interface paths {
         put?: never;
         /**
          * Run an aggregation pipeline
-         * @description Read only: the tenant's `$match` runs first, only reading stages and operators are taken (no `$out`, `$merge`, `$lookup`, `$unionWith`, `$where`, `$function`), and at most 1000 documents are answered; MongoDB stops it after 5 s. `$median` and `$percentile` are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; an answer holding an integer past 2^53 − 1, which JSON cannot carry exact to the unit, is refused too (400 `analytics_inexact_number` naming where it is); `GET /reports/time-to-pay` gives exact medians and p95 of time to pay, and a `$push` of the values lets you take any other median exactly.
+         * @description Read only: the tenant's `$match` runs first, only reading stages and operators are taken (no `$out`, `$merge`, `$lookup`, `$unionWith`, `$where`, `$function`), and at most 1000 documents are answered; MongoDB stops it after 5 s. `$median` and `$percentile` are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; an answer holding an integer past 2^53 − 1, which JSON cannot carry exact to the unit, is refused too (400 `analytics_inexact_number` naming where it is; only integers are checked: divide amounts after summing them, not before); `GET /reports/time-to-pay` gives exact medians and p95 of time to pay, and a `$push` of the values lets you take any other median exactly.
          */
         post: {
             parameters: {
@@ -14139,11 +14139,11 @@ export interface components {
             amountFee: string;
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountGasFee: string;
-            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency. What the merchant keeps after Weir's fee: of amountTotal while the session is open, of amountReceived once it is complete (a session completed partly paid nets its part) */
             amountNet: string;
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountOverpaid: string;
-            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency. What payers sent, summed exactly in each asset's own units and rounded down to this scale (an 18-decimal token's dust below 10^-8 is kept on the payments' amountRaw) */
             amountReceived: string;
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountSubtotal: string;

@@ -1,7 +1,16 @@
 import type { ListFilters } from '../pagination.ts';
 import { chainFields } from './chain.ts';
 import { Address as PostalAddress } from './customer.ts';
-import { amountString, bodyObject, chainAmountString, requiredText, timestamp, withCode, z } from './fields.ts';
+import {
+  AMOUNT_SCALE,
+  amountString,
+  bodyObject,
+  chainAmountString,
+  requiredText,
+  timestamp,
+  withCode,
+  z,
+} from './fields.ts';
 
 /**
  * Answer schemas of checkout sessions and their payment intents (`sessionPresenter`, built on
@@ -266,9 +275,13 @@ export const CheckoutSessionSchema = z
     amountSubtotal: amountString(),
     amountTotal: amountString(),
     amountFee: amountString(),
-    amountNet: amountString(),
+    amountNet: amountString().openapi({
+      description: `${AMOUNT_SCALE}. What the merchant keeps after Weir's fee: of amountTotal while the session is open, of amountReceived once it is complete (a session completed partly paid nets its part)`,
+    }),
     amountGasFee: amountString(),
-    amountReceived: amountString(),
+    amountReceived: amountString().openapi({
+      description: `${AMOUNT_SCALE}. What payers sent, summed exactly in each asset's own units and rounded down to this scale (an 18-decimal token's dust below 10^-8 is kept on the payments' amountRaw)`,
+    }),
     amountOverpaid: amountString(),
     amountDetails: z.object({
       currency: z.string(),
