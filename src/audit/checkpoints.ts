@@ -109,7 +109,7 @@ export async function writeCheckpoint(deps: {
 /**
  * Writes a checkpoint every `intervalMs` on the clock (when the log moved); a failure is logged and
  * the next round tries again. Returns the function that stops it, which signs the head one last
- * time, so a clean stop leaves no unsigned tail for `weir audit verify` to report.
+ * time, so a clean stop leaves at most what other work appends while it stops unsigned.
  */
 export function scheduleCheckpoints(deps: {
   eventStore: EventStore;

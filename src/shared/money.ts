@@ -44,13 +44,6 @@ export function toChainUnits(amount: bigint, decimals: number): bigint {
   return amount / 10n ** BigInt(API_DECIMALS - decimals);
 }
 
-/** An API amount in chain units, rounded up where the asset is coarser, so paying it always covers the amount. */
-export function toChainUnitsRoundedUp(amount: bigint, decimals: number): bigint {
-  if (decimals >= API_DECIMALS) return amount * 10n ** BigInt(decimals - API_DECIMALS);
-  const divisor = 10n ** BigInt(API_DECIMALS - decimals);
-  return (amount + divisor - 1n) / divisor;
-}
-
 /**
  * Convert chain units into the API scale. Digits below 10^-8 (possible only for assets with more
  * than 8 decimals) are returned separately so nothing is silently dropped.

@@ -172,15 +172,18 @@ export function metadata() {
     });
 }
 
-/** An object whose keys are only `shape`'s: every other key is refused (never dropped) with `is not <what> field; use …`. */
-export function closedObject<S extends z.ZodRawShape>(shape: S, what: string) {
+/**
+ * An object whose keys are only `shape`'s: every other key is refused (never dropped) with `is not
+ * <what> field; use …`; anything not an object is `notObject`.
+ */
+export function closedObject<S extends z.ZodRawShape>(shape: S, what: string, notObject = 'must be an object') {
   const names = Object.keys(shape).join(', ');
   return z.strictObject(shape, {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
         ? withCode(`is not ${what} field; use ${names}`)
         : issue.code === 'invalid_type'
-          ? withCode('must be an object')
+          ? withCode(notObject)
           : undefined,
   });
 }
@@ -193,15 +196,8 @@ export const bodyObject = <S extends z.ZodRawShape>(shape: S) =>
  * A request body whose keys are only `shape`'s, for records where a field dropped unseen changes
  * money (a tax rate's `inclusive`, a coupon's `duration`): another key is refused, naming it.
  */
-export function closedBody<S extends z.ZodRawShape>(shape: S, what: string) {
-  const names = Object.keys(shape).join(', ');
-  return z.strictObject(shape, {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys'
-        ? withCode(`is not ${what} field; use ${names}`)
-        : withCode('the request body must be a JSON object'),
-  });
-}
+export const closedBody = <S extends z.ZodRawShape>(shape: S, what: string) =>
+  closedObject(shape, what, 'the request body must be a JSON object');
 
 /** A nested object field: anything else is `must be an object`. */
 export const objectField = <S extends z.ZodRawShape>(shape: S) =>
