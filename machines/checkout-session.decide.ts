@@ -192,7 +192,10 @@ export function decideCheckoutSession(
     }
     case 'RecordTransfer': {
       const { payment } = command;
-      if (session.payments.some((p) => p.transferId === payment.transferId)) return [];
+      // A transfer withdrawn with its block (reorg) may be mined again in another: the same money, seen again.
+      const known = session.payments.find((p) => p.transferId === payment.transferId);
+      if (known && !(known.status === 'withdrawn' && known.blockHash.toLowerCase() !== payment.blockHash.toLowerCase()))
+        return [];
       if (session.reconciledTransfers?.some((t) => t.transferId === payment.transferId)) return [];
       const coveredBy = reconciliationCovering(session, payment);
       if (coveredBy !== null) {

@@ -101,7 +101,10 @@ export function evolveCheckoutSession(
       return {
         ...session,
         updatedAt: payment.detectedAt,
-        payments: [...session.payments, payment],
+        // Detected again after its block was reorged away: it takes the withdrawn record's place.
+        payments: session.payments.some((p) => p.transferId === payment.transferId)
+          ? replacePayment(session.payments, payment.transferId, payment)
+          : [...session.payments, payment],
         paymentIntent: {
           ...session.paymentIntent,
           updatedAt: payment.detectedAt,

@@ -156,6 +156,35 @@ test('given a withdrawn transfer, when it is confirmed, then nothing (it can nev
   );
 });
 
+test('given a transfer withdrawn by a reorg, when the same transfer is mined again in another block, then it is detected again and completes the session once', (t) => {
+  const withdrawn: CheckoutSessionEvent = {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't1', reason: 'reorg', at: NOW, paymentFailed: true },
+  };
+  const history = [created(), detected('t1', '300000000'), withdrawn];
+  const remined = { ...paymentFixture('t1', '300000000'), blockNumber: 11, blockHash: '0xb10d' };
+  // The removed block's own message again: still gone.
+  t.deepEqual(given(history).when({ type: 'RecordTransfer', payment: paymentFixture('t1', '300000000') }, NOW), []);
+  const events = given(history).when({ type: 'RecordTransfer', payment: remined }, NOW);
+  t.deepEqual(events, [
+    {
+      type: 'PaymentDetected',
+      data: { payment: { ...remined, status: 'pending', detectedAt: NOW, confirmedAt: null, late: false } },
+    },
+  ]);
+  const again = [...history, ...events];
+  t.deepEqual(
+    given(again)
+      .state()
+      .context.session?.payments.map((p) => [p.transferId, p.status, p.blockHash]),
+    [['t1', 'pending', '0xb10d']],
+  );
+  t.deepEqual(given(again).when({ type: 'RecordTransfer', payment: remined }, NOW), []);
+  const done = given(again).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW);
+  t.deepEqual(done, [confirmed('t1', NOW), completedEvent('300000000', '0', `0x${'t1'.padStart(64, '0')}`)]);
+  t.is(given([...again, ...done]).state().context.session?.amountReceived, '300000000');
+});
+
 test('given a confirmed transfer, when a reorg withdraws it, then nothing (finality is final)', (t) => {
   t.deepEqual(
     given([created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')]).when({

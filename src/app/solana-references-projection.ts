@@ -7,6 +7,8 @@ import type { ReadStore } from '../read-store/read-store.ts';
 const LOAD_PAGE = 5000;
 
 const CLOSING = new Set(['CheckoutSessionCompleted', 'CheckoutSessionExpired', 'CheckoutSessionCanceled']);
+/** The statuses those events leave: an incomplete (partly paid) session still waits for the rest, as an open one. */
+const CLOSED = new Set(['complete', 'expired', 'canceled']);
 
 /**
  * Keeps `references` current from the log: a session's references on `networks` from its
@@ -49,7 +51,7 @@ export function solanaReferencesProjection(
         );
         for (const session of page) {
           addAll(session.addresses);
-          if (session.status !== 'open') references.close(session.id, now());
+          if (CLOSED.has(session.status)) references.close(session.id, now());
         }
         if (page.length < LOAD_PAGE) return;
         after = page[page.length - 1]!._id;

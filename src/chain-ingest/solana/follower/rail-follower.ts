@@ -7,8 +7,8 @@ import type { SolanaReferences } from './solana-references.ts';
 
 /**
  * A Solana follower as the rail interface shows followers (health, the chain-read gate, recovery's
- * adoption): `caughtUpAt` is when (on Weir's clock) its last complete round began, so an expiry
- * waits until every reference was read after it; a slot has no confirmation depth here (`final`
+ * adoption): `caughtUpAt` is when (on Weir's clock) the open reference read longest ago was last
+ * read (see the follower's onRound), so an expiry waits until every reference was read after it; a slot has no confirmation depth here (`final`
  * is the cluster's `finalized`), so `confirmations` is 1 and `head` stays null.
  */
 export function solanaRailFollower(input: {
@@ -36,8 +36,8 @@ export function solanaRailFollower(input: {
     pollIntervalMs: input.pollIntervalMs,
     ...(input.maxPollIntervalMs === undefined ? {} : { maxPollIntervalMs: input.maxPollIntervalMs }),
     readClock: () => context.clock.now(),
-    onRound: (startedAt) => {
-      caughtUpAt = startedAt;
+    onRound: (readThrough) => {
+      if (readThrough !== null) caughtUpAt = readThrough;
       firstRound();
       context.onCaughtUp();
     },

@@ -131,3 +131,54 @@ test('with the operator commitment confirmed,confirmed a payment is final as soo
   t.like(w.published[0]!.message, { transactionHash: signature });
   t.is(w.follower.status().pending, 0);
 });
+
+test('a round that skips a backed-off reference does not say the chain was read past that reference: an expiry waits for a payment made in time', async (t) => {
+  const chain = await startTestSolana(t);
+  const network = solanaLocalNetwork(chain.server.ledger.mints);
+  const references = createSolanaReferences();
+  const published: ChainMessage[] = [];
+  const bus = {
+    publish: async (subject: string, data: Uint8Array) => void published.push(parseChainMessage(subject, data)),
+  } as unknown as Bus;
+  let clock = 0;
+  const rounds: number[] = [];
+  const follower = createSolanaFollower({
+    network,
+    rpc: createSolanaJsonRpc({ url: chain.server.rpcUrl }),
+    bus,
+    references,
+    pollIntervalMs: 1_000,
+    maxPollIntervalMs: 15_000,
+    now: () => clock,
+    onRound: (through) => void (through !== null && rounds.push(through)),
+    log: () => undefined,
+  });
+  const merchant = (await generateKeyPairSigner()).address;
+  const reference = sessionReference({
+    network: network.network,
+    organizationId: 'o',
+    checkoutSessionId: 's',
+    merchantAddress: merchant,
+  });
+  const usdc = chain.server.ledger.mints.usdc;
+  references.add({
+    network: network.network,
+    paymentAddress: reference,
+    merchantAddress: merchant,
+    asset: { address: usdc } as never,
+    checkoutSessionId: 's',
+  });
+  await follower.poll();
+  t.deepEqual(rounds, [0]);
+  // Nothing found: the reference backs off to 1.5 s. The payer pays at 0.5 s (before an expiry at 1 s).
+  clock = 500;
+  await (await chain.newPayer()).payToken(usdc, merchant, 1_000_000n, [reference]);
+  clock = 1_000;
+  await follower.poll();
+  t.is(published.length, 0, 'the reference was not due');
+  t.true(rounds.at(-1)! <= 0, `read through ${rounds.at(-1)} though the reference was last read at 0`);
+  clock = 1_500;
+  await follower.poll();
+  t.like(published[0], { type: 'transfer', reference });
+  t.is(rounds.at(-1), 1_500);
+});

@@ -47,7 +47,8 @@ export type SolanaFollower = {
   adopt(signature: string, slot: bigint, reference: string): void;
 };
 
-type Poll = { until: string | null; intervalMs: number; nextAt: number };
+/** `readAt`: when (on `readClock`) the round that last read the reference through began; null before one did. */
+type Poll = { until: string | null; intervalMs: number; nextAt: number; readAt: number | null };
 type Owed = { slot: bigint; reference: string };
 
 /**
@@ -80,8 +81,12 @@ export function createSolanaFollower(deps: {
   maxPollIntervalMs?: number;
   closedGraceMs?: number;
   now?: () => number;
-  /** Called after each round that read every reference due, with `readClock()` taken at its start. */
-  onRound?: (startedAt: number) => void;
+  /**
+   * Called after each round, with the `readClock()` time the chain is read through for every open
+   * reference (the start of the round that last read the one read longest ago; see readThrough),
+   * null while one was never read.
+   */
+  onRound?: (readThrough: number | null) => void;
   /** The clock rounds are dated on for `onRound` (Weir's clock; `now` unless given). */
   readClock?: () => number;
   log?: (line: string) => void;
@@ -143,7 +148,7 @@ export function createSolanaFollower(deps: {
   });
 
   /** New confirmed signatures of the references due, newest first per reference. */
-  async function pollReferences(due: WatchedReference[]): Promise<void> {
+  async function pollReferences(due: WatchedReference[], startedAt: number): Promise<void> {
     const answers = await Promise.all(
       due.map(async (watched) => {
         const poll = polls.get(watched.reference)!;
@@ -172,6 +177,7 @@ export function createSolanaFollower(deps: {
         }
         const newest = list[0]?.signature;
         if (!failed && newest !== undefined) poll.until = newest;
+        if (!failed) poll.readAt = startedAt;
         poll.intervalMs = list.length > 0 ? deps.pollIntervalMs : Math.min(maxInterval, poll.intervalMs * 1.5);
         const live = list.length === 0 && socket?.subscribed({ address: watched.reference, commitment: seen });
         poll.nextAt = now() + (live ? Math.max(poll.intervalMs, socketIdlePollMs) : poll.intervalMs);
@@ -261,7 +267,12 @@ export function createSolanaFollower(deps: {
         polls.delete(watched.reference);
         continue;
       }
-      const state = polls.get(watched.reference) ?? { until: null, intervalMs: deps.pollIntervalMs, nextAt: at };
+      const state = polls.get(watched.reference) ?? {
+        until: null,
+        intervalMs: deps.pollIntervalMs,
+        nextAt: at,
+        readAt: null,
+      };
       polls.set(watched.reference, state);
       if (state.nextAt <= at) due.push(watched);
     }
@@ -269,7 +280,7 @@ export function createSolanaFollower(deps: {
     syncSubscriptions();
     try {
       const round = async () => {
-        await pollReferences(due);
+        await pollReferences(due, startedAt);
         await settle();
       };
       // Rounds with references to read are traced; an idle tick is not worth a span.
@@ -283,10 +294,28 @@ export function createSolanaFollower(deps: {
         );
       // What the round found owed (or settled) changes the finality subscriptions.
       syncSubscriptions();
-      deps.onRound?.(startedAt);
+      deps.onRound?.(readThrough(startedAt));
     } catch (error) {
       lastError = error instanceof Error ? error.message : String(error);
     }
+  }
+
+  /**
+   * What a round that began at `startedAt` has read the chain through: when the open reference read
+   * longest ago (a backed-off one is not read every round) was last read, so an expiry waits for a
+   * payment made before it; null while one was never read. A reference with a live subscription is
+   * woken by its payment; a closed session's holds no expiry.
+   */
+  function readThrough(startedAt: number): number | null {
+    let through = startedAt;
+    for (const watched of references.of(network.network)) {
+      const poll = polls.get(watched.reference);
+      if (watched.closedAt !== null || poll === undefined) continue;
+      if (socket?.subscribed({ address: watched.reference, commitment: seen })) continue;
+      if (poll.readAt === null) return null;
+      through = Math.min(through, poll.readAt);
+    }
+    return through;
   }
 
   /** Each watched reference at `seen`, and at `final` while one of its payments awaits finality. */
