@@ -131,6 +131,8 @@ type InFlight = {
   waiting: boolean;
   /** Whether it was sent again once: its age restarts then, never again (a node may forget it every time). */
   resent: boolean;
+  /** The outcomes its sessions' commands wrote (FundsSwept, SweepDropped), over every try: the metrics count those only. */
+  written: Set<'mined' | 'dropped'>;
 };
 
 /**
@@ -265,11 +267,6 @@ export function createSweeper(deps: {
    * Kept in memory only: a restart forgets them.
    */
   const lateDrops = new Map<string, { flight: InFlight; droppedAt: number; lookAt: number; lastLook: boolean }>();
-  /**
-   * Late drops found mined and recorded (hash → network), whose gas a flight mined as their copy must
-   * not count again; let go once the network has no flight (one signed later has another nonce).
-   */
-  const recordedLate = new Map<string, string>();
   const meter = sweepMetrics(deps.metrics ?? noMetrics, sweeps, [...deps.executors.keys()], {
     flights: () => inFlight.values(),
     now: () => clock.now(),
@@ -302,6 +299,7 @@ export function createSweeper(deps: {
       dropping: null,
       waiting: false,
       resent: false,
+      written: new Set(),
     };
     inFlight.set(transactionHash, flight);
     for (const part of parts) flightOfDoc.set(part.doc._id, flight);
@@ -318,15 +316,29 @@ export function createSweeper(deps: {
     for (const part of flight.parts) if (flightOfDoc.get(part.doc._id) === flight) flightOfDoc.delete(part.doc._id);
   }
 
-  /** Runs `command` on the deposit's session and waits until the read models have it. */
-  async function handle(doc: SweepDoc, command: CheckoutSessionCommand): Promise<void> {
+  /**
+   * Runs `command` on the deposit's session and waits until the read models have it. Says which
+   * events it wrote (none when the session had recorded it already), told to `wrote` before waiting.
+   */
+  async function handle(
+    doc: SweepDoc,
+    command: CheckoutSessionCommand,
+    wrote?: (types: ReadonlySet<string>) => void,
+  ): Promise<void> {
     const recorded = await commands.handle(checkoutSessionAggregate, doc.checkoutSessionId, command, {
       organizationId: doc.organizationId,
       environment: doc.environment as Environment,
       actor: 'system:sweeper',
     });
+    wrote?.(new Set(recorded.events.map((event) => event.type)));
     if (recorded.position !== null) await projections.waitFor(recorded.position, 30_000);
   }
+
+  /** Notes on `flight` what a command wrote, so its outcome is counted once, and only if recorded. */
+  const noteOn = (flight: InFlight) => (types: ReadonlySet<string>) => {
+    if (types.has('FundsSwept')) flight.written.add('mined');
+    if (types.has('SweepDropped')) flight.written.add('dropped');
+  };
 
   /**
    * Records the mined `flight` on each of its sessions (FundsSwept with its share of the gas; a
@@ -338,22 +350,30 @@ export function createSweeper(deps: {
     flight.mined = mined;
     const { transaction, reverted } = mined;
     for (const part of flight.parts) {
-      await handle(part.doc, {
-        type: 'RecordSweep',
-        sweep: {
-          network: flight.network,
-          chainId: part.doc.chainId,
-          transactionHash: transaction.transactionHash,
-          transferIds: reverted ? [] : part.transferIds,
-          gasUsed: shareOf(transaction.gasUsed, part.count, part.index).toString(),
-          gasCost: shareOf(transaction.gasCost, part.count, part.index).toString(),
-          ...(transaction.tron ? { tron: tronShareOf(transaction.tron, part.count, part.index) } : {}),
-          ...(reverted ? { reverted: true } : {}),
-          ...(transaction.transactionHash === flight.transactionHash ? {} : { replaces: flight.transactionHash }),
+      await handle(
+        part.doc,
+        {
+          type: 'RecordSweep',
+          sweep: {
+            network: flight.network,
+            chainId: part.doc.chainId,
+            transactionHash: transaction.transactionHash,
+            transferIds: reverted ? [] : part.transferIds,
+            gasUsed: shareOf(transaction.gasUsed, part.count, part.index).toString(),
+            gasCost: shareOf(transaction.gasCost, part.count, part.index).toString(),
+            ...(transaction.tron ? { tron: tronShareOf(transaction.tron, part.count, part.index) } : {}),
+            ...(reverted ? { reverted: true } : {}),
+            ...(transaction.transactionHash === flight.transactionHash ? {} : { replaces: flight.transactionHash }),
+          },
         },
-      });
+        noteOn(flight),
+      );
     }
-    if (!recordedLate.delete(transaction.transactionHash)) meter.mined(flight.network, mined, flight.parts.length);
+    // Counted only when written: a transaction the sessions had recorded already (a dropped flush
+    // mined as the copy of a re-flush recorded first, or the other way round) is not counted again;
+    // a flight ended by such a copy is counted dropped.
+    if (flight.written.has('mined')) meter.mined(flight.network, mined, flight.parts.length);
+    else if (flight.written.has('dropped')) meter.dropped(flight.network);
     forget(flight);
     // A dropped flush mined as this one's copy is recorded here; the others' nonces are used by now.
     lateDrops.delete(transaction.transactionHash);
@@ -362,13 +382,11 @@ export function createSweeper(deps: {
   }
 
   /**
-   * Looks up the flushes of `network` dropped for their age: one found mined is recorded as any
+   * Looks up the flushes of `network` dropped for their age: one found mined is recorded like every
    * mined flush (FundsSwept with its gas; the sessions record it once). A copy mined in its place
    * that is one of the flights is theirs to record.
    */
   async function lookUpLateDrops(executor: SweepExecutor, network: string, now: number): Promise<void> {
-    if (![...inFlight.values()].some((flight) => flight.network === network))
-      for (const [hash, of] of recordedLate) if (of === network) recordedLate.delete(hash);
     for (const [hash, late] of lateDrops) {
       if (late.flight.network !== network || late.lookAt > now) continue;
       const mined = await executor.minedSweep(hash, late.flight.signed);
@@ -381,9 +399,10 @@ export function createSweeper(deps: {
       }
       await record(late.flight, mined);
       lateDrops.delete(hash);
-      recordedLate.set(mined.transaction.transactionHash, network);
       log(
-        `sweep transaction ${hash} on ${network}, dropped as not mined in time, was mined after all: recorded with its gas on its ${late.flight.parts.length} deposit address(es)`,
+        late.flight.written.has('mined')
+          ? `sweep transaction ${hash} on ${network}, dropped as not mined in time, was mined after all: recorded with its gas on its ${late.flight.parts.length} deposit address(es)`
+          : `sweep transaction ${hash} on ${network}, dropped as not mined in time, was mined after all as ${minedHash}, recorded already`,
       );
     }
   }
@@ -421,8 +440,9 @@ export function createSweeper(deps: {
   async function drop(flight: InFlight, why: string): Promise<void> {
     flight.dropping = why;
     const { network, transactionHash } = flight;
-    for (const part of flight.parts) await handle(part.doc, { type: 'DropSweepBroadcast', network, transactionHash });
-    meter.dropped(network);
+    for (const part of flight.parts)
+      await handle(part.doc, { type: 'DropSweepBroadcast', network, transactionHash }, noteOn(flight));
+    if (flight.written.has('dropped')) meter.dropped(network);
     forget(flight);
     log(
       `sweep transaction ${transactionHash} on ${network} ${why}, its ${flight.parts.length} deposit address(es) are flushed again if they still hold funds`,
@@ -466,7 +486,8 @@ export function createSweeper(deps: {
     // until the node takes it (its age counted from then) or its nonce is used (refused: dropped).
     if (state !== 'absent' && !flight.waiting && now >= flight.sentAt + dropAfterMs) {
       await drop(flight, `was not mined ${seconds(dropAfterMs)} after it was sent: taken as dropped`);
-      // The node may mine it yet: its gas is recorded then.
+      // The node may mine it yet: its gas is recorded then (and counted, if written, as a new outcome).
+      flight.written.clear();
       lateDrops.set(transactionHash, { flight, droppedAt: now, lookAt: now + retryAfterMs, lastLook: false });
       return true;
     }
@@ -716,6 +737,7 @@ export function createSweeper(deps: {
       dropping: null,
       waiting: false,
       resent: false,
+      written: new Set(),
     };
     inFlight.set(flight.transactionHash, flight);
     flight.parts.push({ doc, transferIds: broadcast.transferIds, ...broadcast.share });
