@@ -247,6 +247,12 @@ export function decideCheckoutSession(
       return expiresNow(snapshot, ctx.now);
     case 'CancelCheckoutSession': {
       if (status === 'canceled') return [];
+      // Money received stays accounted for: a partly paid session ends only by being completed
+      // as is (or paid in full); it no longer expires either, so that is the way out.
+      if (status === 'incomplete')
+        throw new InvalidStateError(
+          `checkout session is incomplete: part of its amount was received, and a partly paid session cannot be canceled; complete it with the amount received (POST /api/v1/checkout/sessions/${session.id}/complete-partial-checkout-session), or let the payer send the rest`,
+        );
       if (status !== 'open')
         throw new InvalidStateError(`checkout session is ${status}; only an open session can be canceled`);
       return [{ type: 'CheckoutSessionCanceled', data: { at: ctx.now, reason: command.reason } }];

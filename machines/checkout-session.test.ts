@@ -319,6 +319,20 @@ test('given an incomplete session, when the merchant completes it as is, then a 
   t.like(events[0]!.data, { partial: true, amountReceived: '100000000' });
 });
 
+test('given an incomplete (partly paid) session, when canceled, then refused naming the way out: complete it with the amount received', (t) => {
+  const partial: CheckoutSessionEvent = {
+    type: 'CheckoutSessionPartiallyPaid',
+    data: { amountReceived: '100000000', at: NOW },
+  };
+  const history = [created(), detected('t1', '100000000'), confirmed('t1'), partial];
+  const error = t.throws(() => given(history).when({ type: 'CancelCheckoutSession', reason: null }), {
+    instanceOf: InvalidStateError,
+  });
+  t.is(error.statusCode, 400);
+  t.regex(error.message, /incomplete.*cannot be canceled/);
+  t.regex(error.message, /\/api\/v1\/checkout\/sessions\/[^/]+\/complete-partial-checkout-session/);
+});
+
 test('given an open session, when the merchant completes it as partial, then refused', (t) => {
   t.throws(() => given([created()]).when({ type: 'CompletePartialCheckoutSession' }), {
     instanceOf: InvalidStateError,
