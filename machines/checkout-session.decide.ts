@@ -26,7 +26,8 @@ export type CheckoutSessionCommand =
   | { type: 'CompletePartialCheckoutSession' }
   | { type: 'RecordSweep'; sweep: Omit<SessionSweep, 'at'> }
   | { type: 'RecordSweepBroadcast'; broadcast: Omit<RecordedSweepBroadcast, 'at'> }
-  | { type: 'DropSweepBroadcast'; network: string; transactionHash: string }
+  | { type: 'DropSweepBroadcast'; network: string; transactionHash: string; mayBeMined?: boolean }
+  | { type: 'EndSweepLookUp'; network: string; transactionHash: string }
   | { type: 'ApplyDiscount'; discount: Omit<SessionDiscount, 'at'> }
   | { type: 'MarkPaymentRefunded'; comment: string | null }
   | { type: 'RequestPaymentReceipt'; to: string; receiptNumber: string };
@@ -339,6 +340,20 @@ export function decideCheckoutSession(
       return [
         {
           type: 'SweepDropped',
+          data: {
+            network: command.network,
+            transactionHash: command.transactionHash,
+            at: ctx.now,
+            ...(command.mayBeMined ? { mayBeMined: true as const } : {}),
+          },
+        },
+      ];
+    }
+    case 'EndSweepLookUp': {
+      if (!(session.sweepsLookedUp ?? []).includes(command.transactionHash)) return [];
+      return [
+        {
+          type: 'SweepLookUpEnded',
           data: { network: command.network, transactionHash: command.transactionHash, at: ctx.now },
         },
       ];

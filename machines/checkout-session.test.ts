@@ -979,3 +979,34 @@ test('given DAI transfers whose parts below 10^-8 add up, then they count: the s
     data: { transferId: 't4', amount: '0', amountOverpaid: '1' },
   });
 });
+
+test('given a sweep broadcast dropped for its age, when its look-up ends, then SweepLookUpEnded once; one dropped otherwise, or found mined, is not looked up', (t) => {
+  const broadcast = {
+    network: 'weir-testnet',
+    chainId: 1,
+    transactionHash: '0xabc',
+    transferIds: ['t1'],
+    share: { index: 0, count: 1 },
+  };
+  const history = [
+    created(),
+    detected('t1', '300000000'),
+    confirmed('t1'),
+    ...given([created(), detected('t1', '300000000'), confirmed('t1')]).when(
+      { type: 'RecordSweepBroadcast', broadcast },
+      NOW,
+    ),
+  ];
+  const end = { type: 'EndSweepLookUp', network: 'weir-testnet', transactionHash: '0xabc' } as const;
+  const drop = { type: 'DropSweepBroadcast', network: 'weir-testnet', transactionHash: '0xabc' } as const;
+  const late = given(history).when({ ...drop, mayBeMined: true }, NOW);
+  t.deepEqual(late, [
+    { type: 'SweepDropped', data: { network: 'weir-testnet', transactionHash: '0xabc', at: NOW, mayBeMined: true } },
+  ]);
+  const ended = given([...history, ...late]).when(end, NOW);
+  t.deepEqual(ended, [
+    { type: 'SweepLookUpEnded', data: { network: 'weir-testnet', transactionHash: '0xabc', at: NOW } },
+  ]);
+  t.deepEqual(given([...history, ...late, ...ended]).when(end, NOW), []);
+  t.deepEqual(given([...history, ...given(history).when(drop, NOW)]).when(end, NOW), []);
+});

@@ -1271,3 +1271,32 @@ test('a flush dropped as not mined in time, then found mined as the copy of its 
   t.true(scraped.includes('weir_sweep_transactions_total{network="weir-testnet",outcome="dropped"} 1'));
   t.true(scraped.includes(`weir_sweep_gas_used_total{network="weir-testnet"} ${again.gasUsed}`));
 });
+
+test('after a restart, a flush dropped as not mined in time and mined later is still looked up, and recorded with its gas', async (t) => {
+  const { w, opened, dropped, again } = await droppedAndFlushedAgain(t);
+  t.deepEqual(
+    (await w.sweeps.find({ lookingUp: true })).map((d) => d.lateDrops?.map((l) => l.transactionHash)),
+    opened.map(() => [dropped.transactionHash]),
+    'the drop is recorded as looked up still',
+  );
+  w.double.mineOne(dropped.transactionHash);
+  await w.restartSweeper();
+  await w.until(
+    async () => ((await recordedSweepsOf(w, opened)).sweeps.every((s) => s.length === 1) ? true : undefined),
+    'the dropped flush recorded by the process after the restart',
+  );
+  const recorded = await recordedSweepsOf(w, opened);
+  t.deepEqual(
+    recorded.sweeps,
+    opened.map(() => [[dropped.transactionHash, 1]]),
+  );
+  t.is(recorded.gasUsed, dropped.gasUsed, 'its gas is in the reports');
+  t.is(recorded.gasCost, dropped.gasCost);
+  t.deepEqual(
+    recorded.open,
+    opened.map(() => [true, [again.transactionHash], again.transactionHash]),
+    'the re-flush is still looked up',
+  );
+  t.deepEqual(await w.sweeps.find({ lookingUp: true }), [], 'no longer looked up once recorded');
+  t.is(w.double.flushes.length, 2);
+});

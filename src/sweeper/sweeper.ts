@@ -133,6 +133,8 @@ type InFlight = {
   resent: boolean;
   /** The outcomes its sessions' commands wrote (FundsSwept, SweepDropped), over every try: the metrics count those only. */
   written: Set<'mined' | 'dropped'>;
+  /** Dropped for its age: the node may still mine it, so it is recorded as looked up still, and looked up. */
+  mayBeMined: boolean;
 };
 
 /**
@@ -216,7 +218,8 @@ const seconds = (ms: number) => `${ms / 1000} s`;
  * pending transaction of the account has its nonce) waits like one whose receipt was lost, however
  * long: dropping it would only queue a new flush behind that same transaction. One dropped for
  * its age may still be mined (the node held it): it is looked up until then, or until a later flush
- * of the network is mined (its nonce used by then), and recorded with its gas if found mined, once
+ * of the network is mined (its nonce used by then), across restarts (its sessions record it as looked
+ * up until then), and recorded with its gas if found mined, once
  * (the sessions record a transaction once; a copy of it mined in a re-flush's place ends that
  * re-flush as dropped). Before a
  * flush, after a failure whose outcome is not known, the deposits are read on chain and the empty
@@ -264,7 +267,8 @@ export function createSweeper(deps: {
    * Flushes dropped for their age, by hash: the node may still mine one (it held it), its gas paid.
    * Looked up from `lookAt` on until found mined (recorded then) or until a flush of the network
    * sent after it is recorded mined (`lastLook`): by then its nonce is used, by it or another.
-   * Kept in memory only: a restart forgets them.
+   * Recorded on their sessions (SweepDropped `mayBeMined`, until FundsSwept or SweepLookUpEnded),
+   * so a restart takes them up again from the read model (see adoptLateDrops).
    */
   const lateDrops = new Map<string, { flight: InFlight; droppedAt: number; lookAt: number; lastLook: boolean }>();
   const meter = sweepMetrics(deps.metrics ?? noMetrics, sweeps, [...deps.executors.keys()], {
@@ -300,6 +304,7 @@ export function createSweeper(deps: {
       waiting: false,
       resent: false,
       written: new Set(),
+      mayBeMined: false,
     };
     inFlight.set(transactionHash, flight);
     for (const part of parts) flightOfDoc.set(part.doc._id, flight);
@@ -393,11 +398,15 @@ export function createSweeper(deps: {
       const minedHash = mined?.transaction.transactionHash;
       const copyInFlight = minedHash !== undefined && minedHash !== hash && inFlight.has(minedHash);
       if (mined === null || copyInFlight) {
-        if (late.lastLook || copyInFlight) lateDrops.delete(hash);
-        else late.lookAt = now + retryAfterMs;
+        if (late.lastLook || copyInFlight) {
+          await endLookUp(late.flight);
+          lateDrops.delete(hash);
+        } else late.lookAt = now + retryAfterMs;
         continue;
       }
       await record(late.flight, mined);
+      // Mined as a copy recorded already, its sessions recorded nothing of it: the look-up ends all the same.
+      await endLookUp(late.flight);
       lateDrops.delete(hash);
       log(
         late.flight.written.has('mined')
@@ -440,13 +449,69 @@ export function createSweeper(deps: {
   async function drop(flight: InFlight, why: string): Promise<void> {
     flight.dropping = why;
     const { network, transactionHash } = flight;
+    const mayBeMined = flight.mayBeMined;
     for (const part of flight.parts)
-      await handle(part.doc, { type: 'DropSweepBroadcast', network, transactionHash }, noteOn(flight));
+      await handle(part.doc, { type: 'DropSweepBroadcast', network, transactionHash, mayBeMined }, noteOn(flight));
     if (flight.written.has('dropped')) meter.dropped(network);
     forget(flight);
     log(
       `sweep transaction ${transactionHash} on ${network} ${why}, its ${flight.parts.length} deposit address(es) are flushed again if they still hold funds`,
     );
+  }
+
+  /** Looks `flight`, dropped for its age, up from `retryAfterMs` on (its outcome then counted anew, if written). */
+  function lookLater(flight: InFlight, now: number): void {
+    flight.written.clear();
+    lateDrops.set(flight.transactionHash, {
+      flight,
+      droppedAt: now,
+      lookAt: now + retryAfterMs,
+      lastLook: false,
+    });
+  }
+
+  /** Records on each of its sessions that the dropped `flight` is no longer looked up (SweepLookUpEnded). */
+  async function endLookUp(flight: InFlight): Promise<void> {
+    const { network, transactionHash } = flight;
+    for (const part of flight.parts) await handle(part.doc, { type: 'EndSweepLookUp', network, transactionHash });
+  }
+
+  /**
+   * Takes the flushes dropped for their age that the read model says are looked up still (recorded
+   * by an earlier process) into the late drops, looked up at once; those known already are left.
+   */
+  async function adoptLateDrops(): Promise<void> {
+    const now = clock.now();
+    for (const doc of await sweeps.find({ lookingUp: true })) {
+      if (!executors.has(doc.network)) continue;
+      for (const dropped of doc.lateDrops ?? []) {
+        const known = lateDrops.get(dropped.transactionHash);
+        if (known?.flight.parts.some((part) => part.doc._id === doc._id)) continue;
+        const flight: InFlight = known?.flight ?? {
+          network: doc.network,
+          transactionHash: dropped.transactionHash,
+          sentAt: Date.parse(dropped.at),
+          lookAt: now,
+          parts: [],
+          signed: null,
+          mined: null,
+          dropping: null,
+          waiting: false,
+          resent: false,
+          written: new Set(),
+          mayBeMined: true,
+        };
+        flight.parts.push({ doc, transferIds: dropped.transferIds, ...dropped.share });
+        flight.signed ??= dropped.signedTransaction ?? null;
+        if (!known)
+          lateDrops.set(flight.transactionHash, {
+            flight,
+            droppedAt: Date.parse(dropped.droppedAt),
+            lookAt: now,
+            lastLook: false,
+          });
+      }
+    }
   }
 
   /**
@@ -459,6 +524,7 @@ export function createSweeper(deps: {
   async function settle(executor: SweepExecutor, flight: InFlight, now: number): Promise<boolean> {
     if (flight.dropping !== null) {
       await drop(flight, flight.dropping);
+      if (flight.mayBeMined) lookLater(flight, now);
       return true;
     }
     const mined = flight.mined ?? (await executor.minedSweep(flight.transactionHash, flight.signed));
@@ -485,10 +551,10 @@ export function createSweeper(deps: {
     // and dropping it would only queue a new flush behind that same one: it waits, however long,
     // until the node takes it (its age counted from then) or its nonce is used (refused: dropped).
     if (state !== 'absent' && !flight.waiting && now >= flight.sentAt + dropAfterMs) {
+      // The node may mine it yet: its gas is recorded then.
+      flight.mayBeMined = true;
       await drop(flight, `was not mined ${seconds(dropAfterMs)} after it was sent: taken as dropped`);
-      // The node may mine it yet: its gas is recorded then (and counted, if written, as a new outcome).
-      flight.written.clear();
-      lateDrops.set(transactionHash, { flight, droppedAt: now, lookAt: now + retryAfterMs, lastLook: false });
+      lookLater(flight, now);
       return true;
     }
     if (state === 'absent') {
@@ -738,6 +804,7 @@ export function createSweeper(deps: {
       waiting: false,
       resent: false,
       written: new Set(),
+      mayBeMined: false,
     };
     inFlight.set(flight.transactionHash, flight);
     flight.parts.push({ doc, transferIds: broadcast.transferIds, ...broadcast.share });
@@ -767,6 +834,7 @@ export function createSweeper(deps: {
         }
         // Sent before a restart (or by this process, recorded): known from the read model.
         for (const doc of pending) if (doc.broadcast && !flightOfDoc.has(doc._id)) adopt(doc, doc.broadcast);
+        await adoptLateDrops();
         const byNetwork = new Map<string, SweepDoc[]>();
         for (const late of lateDrops.values())
           if (lateDueAt(late) <= now) byNetwork.set(late.flight.network, byNetwork.get(late.flight.network) ?? []);
@@ -780,6 +848,7 @@ export function createSweeper(deps: {
       },
       async nextDue() {
         const pending = (await sweeps.find({ pending: true })).filter((d) => executors.has(d.network));
+        await adoptLateDrops();
         const due = [...pending.map(dueAt), ...[...lateDrops.values()].map(lateDueAt)];
         return due.length ? Math.min(...due) : null;
       },
