@@ -26,7 +26,8 @@ export type CheckoutSessionCommand =
   | { type: 'CompletePartialCheckoutSession' }
   | { type: 'RecordSweep'; sweep: Omit<SessionSweep, 'at'> }
   | { type: 'RecordSweepBroadcast'; broadcast: Omit<RecordedSweepBroadcast, 'at'> }
-  | { type: 'DropSweepBroadcast'; network: string; transactionHash: string }
+  | { type: 'DropSweepBroadcast'; network: string; transactionHash: string; mayBeMined?: boolean }
+  | { type: 'EndSweepLookUp'; network: string; transactionHash: string }
   | { type: 'ApplyDiscount'; discount: Omit<SessionDiscount, 'at'> }
   | { type: 'MarkPaymentRefunded'; comment: string | null }
   | { type: 'RequestPaymentReceipt'; to: string; receiptNumber: string };
@@ -250,6 +251,12 @@ export function decideCheckoutSession(
       return expiresNow(snapshot, ctx.now);
     case 'CancelCheckoutSession': {
       if (status === 'canceled') return [];
+      // Money received stays accounted for: a partly paid session ends only by being completed
+      // as is (or paid in full); it no longer expires either, so that is the way out.
+      if (status === 'incomplete')
+        throw new InvalidStateError(
+          `checkout session is incomplete: part of its amount was received, and a partly paid session cannot be canceled; complete it with the amount received (POST /api/v1/checkout/sessions/${session.id}/complete-partial-checkout-session), or let the payer send the rest`,
+        );
       if (status !== 'open')
         throw new InvalidStateError(`checkout session is ${status}; only an open session can be canceled`);
       return [{ type: 'CheckoutSessionCanceled', data: { at: ctx.now, reason: command.reason } }];
@@ -336,6 +343,20 @@ export function decideCheckoutSession(
       return [
         {
           type: 'SweepDropped',
+          data: {
+            network: command.network,
+            transactionHash: command.transactionHash,
+            at: ctx.now,
+            ...(command.mayBeMined ? { mayBeMined: true as const } : {}),
+          },
+        },
+      ];
+    }
+    case 'EndSweepLookUp': {
+      if (!(session.sweepsLookedUp ?? []).includes(command.transactionHash)) return [];
+      return [
+        {
+          type: 'SweepLookUpEnded',
           data: { network: command.network, transactionHash: command.transactionHash, at: ctx.now },
         },
       ];

@@ -48,6 +48,12 @@ function withTotals(session: CheckoutSession, at: string): CheckoutSession {
 }
 
 /** The session without the broadcasts of `transactionHashes` (their outcome is recorded); a session that never had one is left as it was. */
+/** `session` no longer looking up the dropped sweep transactions `transactionHashes` (found mined, or given up). */
+const withoutLookUp = (session: CheckoutSession, ...transactionHashes: (string | undefined)[]): CheckoutSession =>
+  session.sweepsLookedUp
+    ? { ...session, sweepsLookedUp: session.sweepsLookedUp.filter((hash) => !transactionHashes.includes(hash)) }
+    : session;
+
 const withoutBroadcast = (session: CheckoutSession, ...transactionHashes: (string | undefined)[]): CheckoutSession =>
   session.sweepsBroadcast
     ? {
@@ -209,7 +215,11 @@ export function evolveCheckoutSession(
     }
     case 'FundsSwept':
       return {
-        ...withoutBroadcast(session, event.data.sweep.transactionHash, event.data.sweep.replaces),
+        ...withoutLookUp(
+          withoutBroadcast(session, event.data.sweep.transactionHash, event.data.sweep.replaces),
+          event.data.sweep.transactionHash,
+          event.data.sweep.replaces,
+        ),
         updatedAt: event.data.sweep.at,
         sweeps: [...(session.sweeps ?? []), event.data.sweep],
       };
@@ -226,8 +236,13 @@ export function evolveCheckoutSession(
       return {
         ...withoutBroadcast(session, event.data.transactionHash),
         sweepsDropped: [...(session.sweepsDropped ?? []), event.data.transactionHash],
+        ...(event.data.mayBeMined
+          ? { sweepsLookedUp: [...(session.sweepsLookedUp ?? []), event.data.transactionHash] }
+          : {}),
         updatedAt: event.data.at,
       };
+    case 'SweepLookUpEnded':
+      return { ...withoutLookUp(session, event.data.transactionHash), updatedAt: event.data.at };
     case 'PaymentMarkedRefunded':
       return {
         ...session,

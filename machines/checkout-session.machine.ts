@@ -51,6 +51,7 @@ export const checkoutSessionMachine = setup({
     FundsSwept: { guard: 'hasSession', actions: 'apply' },
     SweepBroadcast: { guard: 'hasSession', actions: 'apply' },
     SweepDropped: { guard: 'hasSession', actions: 'apply' },
+    SweepLookUpEnded: { guard: 'hasSession', actions: 'apply' },
     // A refund made outside Weir can follow any payment received, whatever the session's state.
     PaymentMarkedRefunded: { guard: 'hasSession', actions: 'apply' },
     PaymentReceiptRequested: { guard: 'hasSession', actions: 'apply' },

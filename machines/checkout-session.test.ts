@@ -348,6 +348,20 @@ test('given an incomplete session, when the merchant completes it as is, then a 
   t.like(events[0]!.data, { partial: true, amountReceived: '100000000' });
 });
 
+test('given an incomplete (partly paid) session, when canceled, then refused naming the way out: complete it with the amount received', (t) => {
+  const partial: CheckoutSessionEvent = {
+    type: 'CheckoutSessionPartiallyPaid',
+    data: { amountReceived: '100000000', at: NOW },
+  };
+  const history = [created(), detected('t1', '100000000'), confirmed('t1'), partial];
+  const error = t.throws(() => given(history).when({ type: 'CancelCheckoutSession', reason: null }), {
+    instanceOf: InvalidStateError,
+  });
+  t.is(error.statusCode, 400);
+  t.regex(error.message, /incomplete.*cannot be canceled/);
+  t.regex(error.message, /\/api\/v1\/checkout\/sessions\/[^/]+\/complete-partial-checkout-session/);
+});
+
 test('given an open session, when the merchant completes it as partial, then refused', (t) => {
   t.throws(() => given([created()]).when({ type: 'CompletePartialCheckoutSession' }), {
     instanceOf: InvalidStateError,
@@ -993,4 +1007,35 @@ test('given DAI transfers whose parts below 10^-8 add up, then they count: the s
     type: 'OverpaymentReceived',
     data: { transferId: 't4', amount: '0', amountOverpaid: '1' },
   });
+});
+
+test('given a sweep broadcast dropped for its age, when its look-up ends, then SweepLookUpEnded once; one dropped otherwise, or found mined, is not looked up', (t) => {
+  const broadcast = {
+    network: 'weir-testnet',
+    chainId: 1,
+    transactionHash: '0xabc',
+    transferIds: ['t1'],
+    share: { index: 0, count: 1 },
+  };
+  const history = [
+    created(),
+    detected('t1', '300000000'),
+    confirmed('t1'),
+    ...given([created(), detected('t1', '300000000'), confirmed('t1')]).when(
+      { type: 'RecordSweepBroadcast', broadcast },
+      NOW,
+    ),
+  ];
+  const end = { type: 'EndSweepLookUp', network: 'weir-testnet', transactionHash: '0xabc' } as const;
+  const drop = { type: 'DropSweepBroadcast', network: 'weir-testnet', transactionHash: '0xabc' } as const;
+  const late = given(history).when({ ...drop, mayBeMined: true }, NOW);
+  t.deepEqual(late, [
+    { type: 'SweepDropped', data: { network: 'weir-testnet', transactionHash: '0xabc', at: NOW, mayBeMined: true } },
+  ]);
+  const ended = given([...history, ...late]).when(end, NOW);
+  t.deepEqual(ended, [
+    { type: 'SweepLookUpEnded', data: { network: 'weir-testnet', transactionHash: '0xabc', at: NOW } },
+  ]);
+  t.deepEqual(given([...history, ...late, ...ended]).when(end, NOW), []);
+  t.deepEqual(given([...history, ...given(history).when(drop, NOW)]).when(end, NOW), []);
 });

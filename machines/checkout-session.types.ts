@@ -287,6 +287,11 @@ export type CheckoutSession = {
    * found mined later is still recorded, its gas paid. Absent on sessions that never had one.
    */
   sweepsDropped?: string[];
+  /**
+   * Of `sweepsDropped`, those dropped for their age that the node may still mine: the sweeper looks
+   * them up (across restarts) until one is recorded mined or it gives up (SweepLookUpEnded).
+   */
+  sweepsLookedUp?: string[];
   discounts: SessionDiscount[];
   isManualPayment: boolean;
   completedAt: string | null;
@@ -337,7 +342,12 @@ export type CheckoutSessionEvent =
   | { type: 'CheckoutSessionCanceled'; data: { at: string; reason: string | null } }
   | { type: 'FundsSwept'; data: { sweep: SessionSweep } }
   | { type: 'SweepBroadcast'; data: { broadcast: RecordedSweepBroadcast } }
-  | { type: 'SweepDropped'; data: { network: string; transactionHash: string; at: string } }
+  | {
+      type: 'SweepDropped';
+      /** `mayBeMined`: dropped for its age, the node may still mine it (looked up until SweepLookUpEnded). */
+      data: { network: string; transactionHash: string; at: string; mayBeMined?: true };
+    }
+  | { type: 'SweepLookUpEnded'; data: { network: string; transactionHash: string; at: string } }
   | { type: 'DiscountApplied'; data: { discount: SessionDiscount } }
   | { type: 'PaymentMarkedRefunded'; data: { comment: string | null; at: string } }
   /** The merchant asked Weir to mail the payer a receipt: the mail follows from this event (see mails.projection). */

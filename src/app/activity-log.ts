@@ -142,6 +142,10 @@ const DESCRIBED: Record<string, { event?: string; fields?: (data: Json) => Field
     level: 'warn',
     fields: (d) => ({ network: str(d.network), txHash: str(d.transactionHash), outcome: 'dropped' }),
   },
+  SweepLookUpEnded: {
+    event: 'sweep.look_up_ended',
+    fields: (d) => ({ network: str(d.network), txHash: str(d.transactionHash) }),
+  },
   InvoiceFinalized: { fields: (d) => ({ number: str(d.number) }) },
   // `to` is the customer's address: only whether it was mailed.
   InvoiceSent: { fields: (d) => ({ mailed: d.mailed === true }) },

@@ -50,8 +50,14 @@ test('prices and totals read as on the invoice and the dashboard (1.50 USDC), wh
   t.regex(status.payment?.paymentUri ?? '', /uint256=3000000$/);
   t.is(status.amountToSendFormatted, '3');
 
+  const cancelable = render(chosen({ cancelUrl: 'https://shop.example/cart' })).html;
+  t.true(
+    cancelable.includes('id="cancel-row"') && !isHidden(cancelable, 'cancel-row'),
+    'an open session may be canceled',
+  );
   const partly = render(
     chosen({
+      cancelUrl: 'https://shop.example/cart',
       status: 'incomplete',
       amountReceived: '100000001',
       payments: [fineGrainedPayment('100000001', 'confirmed')],
@@ -65,6 +71,8 @@ test('prices and totals read as on the invoice and the dashboard (1.50 USDC), wh
   // Partly paid, the session no longer expires (it waits for the rest): no countdown runs out over the request.
   t.false(isHidden(partly.html, 'pay-controls'));
   t.true(isHidden(partly.html, 'countdown'));
+  // Partly paid, it cannot be canceled (the money received stays accounted for): no cancel is offered.
+  t.true(isHidden(partly.html, 'cancel-row'));
 });
 
 test('once the full amount is seen and waits for confirmation, the page says it was received and asks for nothing more: no asset choice, address, QR, wallet link, cancel or countdown', (t) => {

@@ -164,7 +164,7 @@ function payPanel(
     </section>
     ${
       session.cancelUrl
-        ? `<p class="cancel-row"><button type="button" id="cancel" class="link-button">Cancel payment</button></p>
+        ? `<p class="cancel-row" id="cancel-row"${session.status === 'incomplete' ? ' hidden' : ''}><button type="button" id="cancel" class="link-button">Cancel payment</button></p>
     <dialog id="cancel-dialog" aria-labelledby="cancel-title" aria-describedby="cancel-text">
       <h2 id="cancel-title">Cancel this payment?</h2>
       <p id="cancel-text">You will return to ${e(session.cancelUrl.replace(/^https?:\/\//, '').split('/')[0])}. Do not send a payment after canceling.</p>

@@ -14,6 +14,7 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
     reconciledTransfers: _reconciled,
     sweepsBroadcast: _broadcast,
     sweepsDropped: _dropped,
+    sweepsLookedUp: _lookedUp,
     ...rest
   } = session;
   return {

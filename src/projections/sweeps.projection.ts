@@ -29,8 +29,18 @@ export type SweepDoc = ReadDocument & {
    * written before it existed) when none is.
    */
   broadcast?: SweepBroadcastDoc | null;
+  /**
+   * Broadcasts dropped for their age that the node may still mine (its gas then paid): the sweeper
+   * looks them up, across restarts, until one is recorded mined or it gives up. Absent when none.
+   */
+  lateDrops?: LateDropDoc[];
+  /** Whether `lateDrops` holds any (a filter the read stores all take). */
+  lookingUp?: boolean;
   updatedAt: string;
 };
+
+/** A broadcast dropped for its age, as it was recorded, and when it was dropped. */
+export type LateDropDoc = SweepBroadcastDoc & { droppedAt: string };
 
 /**
  * A broadcast sweep: what it was sent to sweep, and this deposit's share of its gas; on the last
@@ -62,7 +72,8 @@ export const sweepsProjection: Projection = {
       typed.type !== 'PaymentConfirmed' &&
       typed.type !== 'FundsSwept' &&
       typed.type !== 'SweepBroadcast' &&
-      typed.type !== 'SweepDropped'
+      typed.type !== 'SweepDropped' &&
+      typed.type !== 'SweepLookUpEnded'
     )
       return;
     const sessionId = event.streamId.slice('checkout_session-'.length);
@@ -93,6 +104,7 @@ export const sweepsProjection: Projection = {
         transferIds,
         pending: true,
         broadcast: current?.broadcast ?? null,
+        ...(current ? lookingUpFor(current, []) : {}),
         updatedAt: typed.data.at,
       });
       return;
@@ -104,15 +116,29 @@ export const sweepsProjection: Projection = {
       if (current) await sweeps.put({ ...current, broadcast: { transactionHash, transferIds, share, ...signed, at } });
       return;
     }
-    const { network, transactionHash } = typed.type === 'SweepDropped' ? typed.data : typed.data.sweep;
+    const { network, transactionHash } = typed.type === 'FundsSwept' ? typed.data.sweep : typed.data;
     // A sweep mined in place of the one broadcast (the same call repriced) ends that one too.
     const ended = [transactionHash, typed.type === 'FundsSwept' ? typed.data.sweep.replaces : undefined];
     const current = await sweeps.get(sweepId(sessionId, network));
     if (!current) return;
+    if (typed.type === 'SweepLookUpEnded') {
+      await sweeps.put({ ...current, ...lookingUpFor(current, ended) });
+      return;
+    }
     const broadcast = ended.includes(current.broadcast?.transactionHash) ? null : (current.broadcast ?? null);
     // A dropped transaction, or a reverted one, moved nothing: the money still waits, as it did.
     if (typed.type === 'SweepDropped' || typed.data.sweep.reverted) {
-      await sweeps.put({ ...current, pending: current.transferIds.length > 0 || broadcast !== null, broadcast });
+      // Dropped for its age, it is looked up still: kept as it was broadcast, its signed transaction with it.
+      const late =
+        typed.type === 'SweepDropped' && typed.data.mayBeMined && current.broadcast?.transactionHash === transactionHash
+          ? [{ ...current.broadcast, droppedAt: typed.data.at }]
+          : [];
+      await sweeps.put({
+        ...current,
+        pending: current.transferIds.length > 0 || broadcast !== null,
+        broadcast,
+        ...lookingUpFor(current, typed.type === 'FundsSwept' ? ended : [], late),
+      });
       return;
     }
     const { sweep } = typed.data;
@@ -120,6 +146,24 @@ export const sweepsProjection: Projection = {
     // A broadcast still open (a dropped flush was found mined, its re-flush not): pending until its
     // outcome is recorded, its gas with it.
     const pending = transferIds.length > 0 || broadcast !== null;
-    await sweeps.put({ ...current, transferIds, pending, broadcast, updatedAt: sweep.at });
+    await sweeps.put({
+      ...current,
+      transferIds,
+      pending,
+      broadcast,
+      ...lookingUpFor(current, ended),
+      updatedAt: sweep.at,
+    });
   },
 };
+
+/**
+ * The late drops left once those of `ended` are found mined or given up, with `added` (a drop for
+ * its age), and whether any is; nothing on a document that never had one.
+ */
+function lookingUpFor(doc: Pick<SweepDoc, 'lateDrops'>, ended: (string | undefined)[], added: LateDropDoc[] = []) {
+  const gone = [...ended, ...added.map((d) => d.transactionHash)];
+  const lateDrops = [...(doc.lateDrops ?? []).filter((d) => !gone.includes(d.transactionHash)), ...added];
+  if (lateDrops.length === 0 && doc.lateDrops === undefined) return {};
+  return { lateDrops, lookingUp: lateDrops.length > 0 };
+}

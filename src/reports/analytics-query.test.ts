@@ -1,5 +1,6 @@
 import test from 'ava';
-import { inexactMessage, inexactNumberIn } from './analytics-query.ts';
+import { Decimal128, Double, Int32, Long } from 'mongodb';
+import { inexactMessage, inexactNumberIn, plainNumbers } from './analytics-query.ts';
 
 test('an answer holding an integer past 2^53 - 1 is found where it is; exact numbers, strings and fractions pass', (t) => {
   t.is(inexactNumberIn([{ _id: 'usdc', total: Number.MAX_SAFE_INTEGER, avg: 1.5, big: '90071992547409930' }]), null);
@@ -10,4 +11,60 @@ test('an answer holding an integer past 2^53 - 1 is found where it is; exact num
   t.deepEqual(found, { path: 'data[1].sums.total', value: 2 ** 53 + 2 });
   t.regex(inexactMessage(found!), /data\[1\]\.sums\.total is 9007199254740994, past 2\^53 - 1/);
   t.deepEqual(inexactNumberIn([{ list: [1, -(2 ** 60)] }]), { path: 'data[0].list[1]', value: -(2 ** 60) });
+});
+
+test('MongoDB numbers (Long, Decimal128, Int32, Double) are checked as the embedded store answers them: an integer past 2^53 - 1 is refused, with its exact digits', (t) => {
+  t.deepEqual(inexactNumberIn([{ _id: 'usdc', total: Long.fromString('9007199254740993') }]), {
+    path: 'data[0].total',
+    value: '9007199254740993',
+  });
+  t.deepEqual(inexactNumberIn([{ sums: [Decimal128.fromString('-12345678901234567890')] }]), {
+    path: 'data[0].sums[0]',
+    value: '-12345678901234567890',
+  });
+  t.deepEqual(inexactNumberIn([{ big: Decimal128.fromString('1.2345678901234567E+19') }])?.path, 'data[0].big');
+  t.is(
+    inexactNumberIn([
+      {
+        total: Long.fromNumber(Number.MAX_SAFE_INTEGER),
+        low: Long.fromNumber(-Number.MAX_SAFE_INTEGER),
+        avg: Decimal128.fromString('1.5'),
+        count: new Int32(3),
+        ratio: new Double(0.25),
+        scaled: Decimal128.fromString('1.5E+3'),
+      },
+    ]),
+    null,
+  );
+  t.regex(
+    inexactMessage(inexactNumberIn([{ total: Long.fromString('-9007199254740993') }])!),
+    /data\[0\]\.total is -9007199254740993, past 2\^53 - 1/,
+  );
+});
+
+test('MongoDB numbers in an answer are made the JS numbers the embedded store answers, so the JSON is the same from both stores', (t) => {
+  const answer = plainNumbers([
+    {
+      _id: { currency: 'usdc', day: new Int32(3) },
+      total: Long.fromNumber(Number.MAX_SAFE_INTEGER),
+      avg: Decimal128.fromString('1.5'),
+      scaled: Decimal128.fromString('1.5E+3'),
+      ratio: new Double(0.25),
+      list: [Long.fromNumber(-2), 'text', null],
+    },
+  ]);
+  t.deepEqual(answer, [
+    {
+      _id: { currency: 'usdc', day: 3 },
+      total: Number.MAX_SAFE_INTEGER,
+      avg: 1.5,
+      scaled: 1500,
+      ratio: 0.25,
+      list: [-2, 'text', null],
+    },
+  ]);
+  t.is(
+    JSON.stringify(answer),
+    `[{"_id":{"currency":"usdc","day":3},"total":${Number.MAX_SAFE_INTEGER},"avg":1.5,"scaled":1500,"ratio":0.25,"list":[-2,"text",null]}]`,
+  );
 });

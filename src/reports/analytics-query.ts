@@ -115,13 +115,52 @@ export function safePipeline(
 }
 
 /**
+ * A number as MongoDB's driver answers it when it will not make it a JS number: an Int64 past
+ * 2^53 (`Long`), any `Decimal128`, and `Int32`/`Double` when values are not promoted. Told apart
+ * by their `_bsontype`, so that no copy of the bson package needs to be the one that made them.
+ */
+type BsonNumber = { _bsontype: 'Long' | 'Int32' | 'Double' | 'Decimal128'; toString(): string };
+
+const BSON_NUMBERS = new Set(['Long', 'Int32', 'Double', 'Decimal128']);
+
+function isBsonNumber(value: unknown): value is BsonNumber {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    BSON_NUMBERS.has(String((value as { _bsontype?: unknown })._bsontype))
+  );
+}
+
+/** Its exact decimal digits (a Long's, or a Decimal128's), and the JS number the embedded read store would answer. */
+function bsonNumberOf(value: BsonNumber): { digits: string; number: number } {
+  const digits = value.toString();
+  return { digits, number: Number(digits) };
+}
+
+/** Whether `digits` (a BSON number's) is an integer a JS number cannot hold exactly. */
+function isUnsafeInteger(digits: string, number: number): boolean {
+  if (!Number.isInteger(number)) return false;
+  if (/^-?\d+$/.test(digits)) {
+    const exact = BigInt(digits);
+    return exact > BigInt(Number.MAX_SAFE_INTEGER) || exact < -BigInt(Number.MAX_SAFE_INTEGER);
+  }
+  return !Number.isSafeInteger(number);
+}
+
+/**
  * The first number in `rows` that JSON cannot carry exactly (an integer past 2^53 − 1: a sum of
  * 10^8-scaled amounts past about 90 million), with where it is; null when every number is exact.
- * Such a total is wrong in its last digits, so it is refused rather than answered.
+ * Such a total is wrong in its last digits, so it is refused rather than answered. MongoDB's
+ * numbers (see {@link BsonNumber}) are checked as the JS numbers the embedded read store answers,
+ * so both stores refuse the same answers (a Long past 2^53, exact in MongoDB, is refused too).
  */
-export function inexactNumberIn(value: unknown, path = 'data'): { path: string; value: number } | null {
+export function inexactNumberIn(value: unknown, path = 'data'): { path: string; value: number | string } | null {
   if (typeof value === 'number')
     return Number.isInteger(value) && !Number.isSafeInteger(value) ? { path, value } : null;
+  if (isBsonNumber(value)) {
+    const { digits, number } = bsonNumberOf(value);
+    return isUnsafeInteger(digits, number) ? { path, value: digits } : null;
+  }
   if (Array.isArray(value)) {
     for (const [i, item] of value.entries()) {
       const found = inexactNumberIn(item, `${path}[${i}]`);
@@ -137,5 +176,18 @@ export function inexactNumberIn(value: unknown, path = 'data'): { path: string; 
   return null;
 }
 
-export const inexactMessage = (found: { path: string; value: number }) =>
+/**
+ * `value` with MongoDB's numbers (see {@link BsonNumber}) made the JS numbers the embedded read
+ * store answers, so the answer's JSON is the same from both (not `{"low":…}` or
+ * `{"$numberDecimal":…}`). Run after {@link inexactNumberIn}: every integer left is exact.
+ */
+export function plainNumbers<T>(value: T): T {
+  if (isBsonNumber(value)) return bsonNumberOf(value).number as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => plainNumbers(item)) as T;
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, plainNumbers(inner)])) as T;
+  return value;
+}
+
+export const inexactMessage = (found: { path: string; value: number | string }) =>
   `the answer's ${found.path} is ${found.value}, past 2^53 - 1, where a number can no longer be answered exact to the unit: sum amounts split in high and low digits (as GET /api/v1/reports/volume does, exactly) or group them finer`;

@@ -263,10 +263,10 @@ function createRefusingSweepExecutorDouble() {
     takeNonceOf(transactionHash: string) {
       nonceTaken.add(transactionHash);
     },
-    /** `miner`, in the node's pool, is mined with the nonce of `replaced` (the same call, a copy of it): `replaced` never will be. */
+    /** `miner`, in the node's pool (or mined already), is mined with the nonce of `replaced` (the same call, a copy of it): `replaced` never will be. */
     mineInPlace(replaced: string, miner: string) {
-      const { depositAddresses, transaction } = pool.get(miner)!;
-      mineSweep(depositAddresses, transaction);
+      const pending = pool.get(miner);
+      if (pending) mineSweep(pending.depositAddresses, pending.transaction);
       pool.delete(replaced);
       minedInPlaceOf.set(replaced, miner);
     },
@@ -1237,4 +1237,66 @@ test('a flush dropped as not mined in time and mined later is recorded; its re-f
     w.logged.some((line) => line.includes('holds nothing on chain')),
     w.logged.join('\n'),
   );
+});
+
+test('a flush dropped as not mined in time, then found mined as the copy of its re-flush recorded first (that took its nonce), is counted once in the metrics', async (t) => {
+  const metrics = createPrometheusMetrics();
+  const { w, t0 } = await startedOnTwoDeposits(
+    t,
+    (world) => {
+      world.double.leaveNextUnmined();
+    },
+    'the first look-up in 1 s',
+    metrics,
+  );
+  const dropped = w.double.flushes[0]!.unmined!;
+  // Dropped at t0 + 3 s and flushed again at once; the re-flush is mined and recorded there and then.
+  w.clock.advanceTo(t0 + 3_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 're-flushed, recorded');
+  const again = w.double.flushes[1]!.result!;
+  w.double.mineInPlace(dropped.transactionHash, again.transactionHash);
+  w.clock.advanceTo(t0 + 4_000);
+  await w.until(
+    async () =>
+      w.logged.some((line) => line.startsWith(`sweep transaction ${dropped.transactionHash} on weir-testnet, dropped`))
+        ? true
+        : undefined,
+    'the dropped flush looked up again',
+  );
+  const scraped = (await metrics.scrape()).split('\n');
+  t.true(
+    scraped.includes('weir_sweep_transactions_total{network="weir-testnet",outcome="swept"} 1'),
+    scraped.join('\n'),
+  );
+  t.true(scraped.includes('weir_sweep_transactions_total{network="weir-testnet",outcome="dropped"} 1'));
+  t.true(scraped.includes(`weir_sweep_gas_used_total{network="weir-testnet"} ${again.gasUsed}`));
+});
+
+test('after a restart, a flush dropped as not mined in time and mined later is still looked up, and recorded with its gas', async (t) => {
+  const { w, opened, dropped, again } = await droppedAndFlushedAgain(t);
+  t.deepEqual(
+    (await w.sweeps.find({ lookingUp: true })).map((d) => d.lateDrops?.map((l) => l.transactionHash)),
+    opened.map(() => [dropped.transactionHash]),
+    'the drop is recorded as looked up still',
+  );
+  w.double.mineOne(dropped.transactionHash);
+  await w.restartSweeper();
+  await w.until(
+    async () => ((await recordedSweepsOf(w, opened)).sweeps.every((s) => s.length === 1) ? true : undefined),
+    'the dropped flush recorded by the process after the restart',
+  );
+  const recorded = await recordedSweepsOf(w, opened);
+  t.deepEqual(
+    recorded.sweeps,
+    opened.map(() => [[dropped.transactionHash, 1]]),
+  );
+  t.is(recorded.gasUsed, dropped.gasUsed, 'its gas is in the reports');
+  t.is(recorded.gasCost, dropped.gasCost);
+  t.deepEqual(
+    recorded.open,
+    opened.map(() => [true, [again.transactionHash], again.transactionHash]),
+    'the re-flush is still looked up',
+  );
+  t.deepEqual(await w.sweeps.find({ lookingUp: true }), [], 'no longer looked up once recorded');
+  t.is(w.double.flushes.length, 2);
 });

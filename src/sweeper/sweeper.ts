@@ -131,6 +131,10 @@ type InFlight = {
   waiting: boolean;
   /** Whether it was sent again once: its age restarts then, never again (a node may forget it every time). */
   resent: boolean;
+  /** The outcomes its sessions' commands wrote (FundsSwept, SweepDropped), over every try: the metrics count those only. */
+  written: Set<'mined' | 'dropped'>;
+  /** Dropped for its age: the node may still mine it, so it is recorded as looked up still, and looked up. */
+  mayBeMined: boolean;
 };
 
 /**
@@ -214,7 +218,8 @@ const seconds = (ms: number) => `${ms / 1000} s`;
  * pending transaction of the account has its nonce) waits like one whose receipt was lost, however
  * long: dropping it would only queue a new flush behind that same transaction. One dropped for
  * its age may still be mined (the node held it): it is looked up until then, or until a later flush
- * of the network is mined (its nonce used by then), and recorded with its gas if found mined, once
+ * of the network is mined (its nonce used by then), across restarts (its sessions record it as looked
+ * up until then), and recorded with its gas if found mined, once
  * (the sessions record a transaction once; a copy of it mined in a re-flush's place ends that
  * re-flush as dropped). Before a
  * flush, after a failure whose outcome is not known, the deposits are read on chain and the empty
@@ -262,14 +267,10 @@ export function createSweeper(deps: {
    * Flushes dropped for their age, by hash: the node may still mine one (it held it), its gas paid.
    * Looked up from `lookAt` on until found mined (recorded then) or until a flush of the network
    * sent after it is recorded mined (`lastLook`): by then its nonce is used, by it or another.
-   * Kept in memory only: a restart forgets them.
+   * Recorded on their sessions (SweepDropped `mayBeMined`, until FundsSwept or SweepLookUpEnded),
+   * so a restart takes them up again from the read model (see adoptLateDrops).
    */
   const lateDrops = new Map<string, { flight: InFlight; droppedAt: number; lookAt: number; lastLook: boolean }>();
-  /**
-   * Late drops found mined and recorded (hash → network), whose gas a flight mined as their copy must
-   * not count again; let go once the network has no flight (one signed later has another nonce).
-   */
-  const recordedLate = new Map<string, string>();
   const meter = sweepMetrics(deps.metrics ?? noMetrics, sweeps, [...deps.executors.keys()], {
     flights: () => inFlight.values(),
     now: () => clock.now(),
@@ -302,6 +303,8 @@ export function createSweeper(deps: {
       dropping: null,
       waiting: false,
       resent: false,
+      written: new Set(),
+      mayBeMined: false,
     };
     inFlight.set(transactionHash, flight);
     for (const part of parts) flightOfDoc.set(part.doc._id, flight);
@@ -318,15 +321,29 @@ export function createSweeper(deps: {
     for (const part of flight.parts) if (flightOfDoc.get(part.doc._id) === flight) flightOfDoc.delete(part.doc._id);
   }
 
-  /** Runs `command` on the deposit's session and waits until the read models have it. */
-  async function handle(doc: SweepDoc, command: CheckoutSessionCommand): Promise<void> {
+  /**
+   * Runs `command` on the deposit's session and waits until the read models have it. Says which
+   * events it wrote (none when the session had recorded it already), told to `wrote` before waiting.
+   */
+  async function handle(
+    doc: SweepDoc,
+    command: CheckoutSessionCommand,
+    wrote?: (types: ReadonlySet<string>) => void,
+  ): Promise<void> {
     const recorded = await commands.handle(checkoutSessionAggregate, doc.checkoutSessionId, command, {
       organizationId: doc.organizationId,
       environment: doc.environment as Environment,
       actor: 'system:sweeper',
     });
+    wrote?.(new Set(recorded.events.map((event) => event.type)));
     if (recorded.position !== null) await projections.waitFor(recorded.position, 30_000);
   }
+
+  /** Notes on `flight` what a command wrote, so its outcome is counted once, and only if recorded. */
+  const noteOn = (flight: InFlight) => (types: ReadonlySet<string>) => {
+    if (types.has('FundsSwept')) flight.written.add('mined');
+    if (types.has('SweepDropped')) flight.written.add('dropped');
+  };
 
   /**
    * Records the mined `flight` on each of its sessions (FundsSwept with its share of the gas; a
@@ -338,22 +355,30 @@ export function createSweeper(deps: {
     flight.mined = mined;
     const { transaction, reverted } = mined;
     for (const part of flight.parts) {
-      await handle(part.doc, {
-        type: 'RecordSweep',
-        sweep: {
-          network: flight.network,
-          chainId: part.doc.chainId,
-          transactionHash: transaction.transactionHash,
-          transferIds: reverted ? [] : part.transferIds,
-          gasUsed: shareOf(transaction.gasUsed, part.count, part.index).toString(),
-          gasCost: shareOf(transaction.gasCost, part.count, part.index).toString(),
-          ...(transaction.tron ? { tron: tronShareOf(transaction.tron, part.count, part.index) } : {}),
-          ...(reverted ? { reverted: true } : {}),
-          ...(transaction.transactionHash === flight.transactionHash ? {} : { replaces: flight.transactionHash }),
+      await handle(
+        part.doc,
+        {
+          type: 'RecordSweep',
+          sweep: {
+            network: flight.network,
+            chainId: part.doc.chainId,
+            transactionHash: transaction.transactionHash,
+            transferIds: reverted ? [] : part.transferIds,
+            gasUsed: shareOf(transaction.gasUsed, part.count, part.index).toString(),
+            gasCost: shareOf(transaction.gasCost, part.count, part.index).toString(),
+            ...(transaction.tron ? { tron: tronShareOf(transaction.tron, part.count, part.index) } : {}),
+            ...(reverted ? { reverted: true } : {}),
+            ...(transaction.transactionHash === flight.transactionHash ? {} : { replaces: flight.transactionHash }),
+          },
         },
-      });
+        noteOn(flight),
+      );
     }
-    if (!recordedLate.delete(transaction.transactionHash)) meter.mined(flight.network, mined, flight.parts.length);
+    // Counted only when written: a transaction the sessions had recorded already (a dropped flush
+    // mined as the copy of a re-flush recorded first, or the other way round) is not counted again;
+    // a flight ended by such a copy is counted dropped.
+    if (flight.written.has('mined')) meter.mined(flight.network, mined, flight.parts.length);
+    else if (flight.written.has('dropped')) meter.dropped(flight.network);
     forget(flight);
     // A dropped flush mined as this one's copy is recorded here; the others' nonces are used by now.
     lateDrops.delete(transaction.transactionHash);
@@ -362,28 +387,31 @@ export function createSweeper(deps: {
   }
 
   /**
-   * Looks up the flushes of `network` dropped for their age: one found mined is recorded as any
+   * Looks up the flushes of `network` dropped for their age: one found mined is recorded like every
    * mined flush (FundsSwept with its gas; the sessions record it once). A copy mined in its place
    * that is one of the flights is theirs to record.
    */
   async function lookUpLateDrops(executor: SweepExecutor, network: string, now: number): Promise<void> {
-    if (![...inFlight.values()].some((flight) => flight.network === network))
-      for (const [hash, of] of recordedLate) if (of === network) recordedLate.delete(hash);
     for (const [hash, late] of lateDrops) {
       if (late.flight.network !== network || late.lookAt > now) continue;
       const mined = await executor.minedSweep(hash, late.flight.signed);
       const minedHash = mined?.transaction.transactionHash;
       const copyInFlight = minedHash !== undefined && minedHash !== hash && inFlight.has(minedHash);
       if (mined === null || copyInFlight) {
-        if (late.lastLook || copyInFlight) lateDrops.delete(hash);
-        else late.lookAt = now + retryAfterMs;
+        if (late.lastLook || copyInFlight) {
+          await endLookUp(late.flight);
+          lateDrops.delete(hash);
+        } else late.lookAt = now + retryAfterMs;
         continue;
       }
       await record(late.flight, mined);
+      // Mined as a copy recorded already, its sessions recorded nothing of it: the look-up ends all the same.
+      await endLookUp(late.flight);
       lateDrops.delete(hash);
-      recordedLate.set(mined.transaction.transactionHash, network);
       log(
-        `sweep transaction ${hash} on ${network}, dropped as not mined in time, was mined after all: recorded with its gas on its ${late.flight.parts.length} deposit address(es)`,
+        late.flight.written.has('mined')
+          ? `sweep transaction ${hash} on ${network}, dropped as not mined in time, was mined after all: recorded with its gas on its ${late.flight.parts.length} deposit address(es)`
+          : `sweep transaction ${hash} on ${network}, dropped as not mined in time, was mined after all as ${minedHash}, recorded already`,
       );
     }
   }
@@ -421,12 +449,69 @@ export function createSweeper(deps: {
   async function drop(flight: InFlight, why: string): Promise<void> {
     flight.dropping = why;
     const { network, transactionHash } = flight;
-    for (const part of flight.parts) await handle(part.doc, { type: 'DropSweepBroadcast', network, transactionHash });
-    meter.dropped(network);
+    const mayBeMined = flight.mayBeMined;
+    for (const part of flight.parts)
+      await handle(part.doc, { type: 'DropSweepBroadcast', network, transactionHash, mayBeMined }, noteOn(flight));
+    if (flight.written.has('dropped')) meter.dropped(network);
     forget(flight);
     log(
       `sweep transaction ${transactionHash} on ${network} ${why}, its ${flight.parts.length} deposit address(es) are flushed again if they still hold funds`,
     );
+  }
+
+  /** Looks `flight`, dropped for its age, up from `retryAfterMs` on (its outcome then counted anew, if written). */
+  function lookLater(flight: InFlight, now: number): void {
+    flight.written.clear();
+    lateDrops.set(flight.transactionHash, {
+      flight,
+      droppedAt: now,
+      lookAt: now + retryAfterMs,
+      lastLook: false,
+    });
+  }
+
+  /** Records on each of its sessions that the dropped `flight` is no longer looked up (SweepLookUpEnded). */
+  async function endLookUp(flight: InFlight): Promise<void> {
+    const { network, transactionHash } = flight;
+    for (const part of flight.parts) await handle(part.doc, { type: 'EndSweepLookUp', network, transactionHash });
+  }
+
+  /**
+   * Takes the flushes dropped for their age that the read model says are looked up still (recorded
+   * by an earlier process) into the late drops, looked up at once; those known already are left.
+   */
+  async function adoptLateDrops(): Promise<void> {
+    const now = clock.now();
+    for (const doc of await sweeps.find({ lookingUp: true })) {
+      if (!executors.has(doc.network)) continue;
+      for (const dropped of doc.lateDrops ?? []) {
+        const known = lateDrops.get(dropped.transactionHash);
+        if (known?.flight.parts.some((part) => part.doc._id === doc._id)) continue;
+        const flight: InFlight = known?.flight ?? {
+          network: doc.network,
+          transactionHash: dropped.transactionHash,
+          sentAt: Date.parse(dropped.at),
+          lookAt: now,
+          parts: [],
+          signed: null,
+          mined: null,
+          dropping: null,
+          waiting: false,
+          resent: false,
+          written: new Set(),
+          mayBeMined: true,
+        };
+        flight.parts.push({ doc, transferIds: dropped.transferIds, ...dropped.share });
+        flight.signed ??= dropped.signedTransaction ?? null;
+        if (!known)
+          lateDrops.set(flight.transactionHash, {
+            flight,
+            droppedAt: Date.parse(dropped.droppedAt),
+            lookAt: now,
+            lastLook: false,
+          });
+      }
+    }
   }
 
   /**
@@ -439,6 +524,7 @@ export function createSweeper(deps: {
   async function settle(executor: SweepExecutor, flight: InFlight, now: number): Promise<boolean> {
     if (flight.dropping !== null) {
       await drop(flight, flight.dropping);
+      if (flight.mayBeMined) lookLater(flight, now);
       return true;
     }
     const mined = flight.mined ?? (await executor.minedSweep(flight.transactionHash, flight.signed));
@@ -465,9 +551,10 @@ export function createSweeper(deps: {
     // and dropping it would only queue a new flush behind that same one: it waits, however long,
     // until the node takes it (its age counted from then) or its nonce is used (refused: dropped).
     if (state !== 'absent' && !flight.waiting && now >= flight.sentAt + dropAfterMs) {
-      await drop(flight, `was not mined ${seconds(dropAfterMs)} after it was sent: taken as dropped`);
       // The node may mine it yet: its gas is recorded then.
-      lateDrops.set(transactionHash, { flight, droppedAt: now, lookAt: now + retryAfterMs, lastLook: false });
+      flight.mayBeMined = true;
+      await drop(flight, `was not mined ${seconds(dropAfterMs)} after it was sent: taken as dropped`);
+      lookLater(flight, now);
       return true;
     }
     if (state === 'absent') {
@@ -716,6 +803,8 @@ export function createSweeper(deps: {
       dropping: null,
       waiting: false,
       resent: false,
+      written: new Set(),
+      mayBeMined: false,
     };
     inFlight.set(flight.transactionHash, flight);
     flight.parts.push({ doc, transferIds: broadcast.transferIds, ...broadcast.share });
@@ -745,6 +834,7 @@ export function createSweeper(deps: {
         }
         // Sent before a restart (or by this process, recorded): known from the read model.
         for (const doc of pending) if (doc.broadcast && !flightOfDoc.has(doc._id)) adopt(doc, doc.broadcast);
+        await adoptLateDrops();
         const byNetwork = new Map<string, SweepDoc[]>();
         for (const late of lateDrops.values())
           if (lateDueAt(late) <= now) byNetwork.set(late.flight.network, byNetwork.get(late.flight.network) ?? []);
@@ -758,6 +848,7 @@ export function createSweeper(deps: {
       },
       async nextDue() {
         const pending = (await sweeps.find({ pending: true })).filter((d) => executors.has(d.network));
+        await adoptLateDrops();
         const due = [...pending.map(dueAt), ...[...lateDrops.values()].map(lateDueAt)];
         return due.length ? Math.min(...due) : null;
       },

@@ -177,6 +177,17 @@ test('the hosted invoice page shows the invoice as a document: number, dates, bi
   const pay = await fetch(`${app.url}/invoices/${draft.id}/pay`, { redirect: 'manual' });
   t.is(pay.status, 302);
   t.regex(pay.headers.get('location') ?? '', /\/checkout\/[0-9a-f-]{36}$/);
+  // The session's price and product for what is due are its own: the merchant's catalog lists none of them.
+  const payerSession = (
+    await api.get<{ lineItems: { data: { price: { id: string; productId: string } }[] } }>(
+      `/api/v1/checkout/sessions/${/[0-9a-f-]{36}$/.exec(pay.headers.get('location') ?? '')?.[0]}`,
+    )
+  ).body.lineItems.data[0]!.price;
+  const listed = async (path: string) =>
+    (await api.get<{ data: { id: string }[] }>(path)).body.data.map((record) => record.id);
+  t.false((await listed('/api/v1/products')).includes(payerSession.productId), 'no product for the invoice listed');
+  t.false((await listed('/api/v1/prices')).includes(payerSession.id), 'no price for the invoice listed');
+  t.is((await api.get(`/api/v1/products/${payerSession.productId}`)).status, 200, 'the session keeps its product');
 
   // Paid out of band: the page says so, offers no pay action, and its pay link shows the document.
   await ok(api.post(`/api/v1/invoices/${draft.id}/pay`), 'mark paid');

@@ -615,3 +615,39 @@ test('one_time and concurrent payers: an open session does not hold the link, se
     await paymentLinksProjection.apply(event, rebuilt);
   t.deepEqual(await linksIn(rebuilt), live);
 });
+
+test("a payer's own amount on a variable-price link leaves the merchant's catalog as it was: its price is the session's, out of the price and product lists and never the product's default", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const link = await createLink(api, { title: 'Donation', currency: 'usdc', minimumAmount: '100000000' });
+  type Listed = { id: string; productId?: string; defaultPriceId?: string | null };
+  const lists = async () => ({
+    prices: (await api.get<Page<Listed>>('/api/v1/prices')).body.data.map((p) => p.id),
+    products: (await api.get<Page<Listed>>('/api/v1/products')).body.data.map((p) => p.id),
+  });
+  const before = await lists();
+  t.true(before.products.includes(link.productId));
+
+  const sessions = [
+    await sessionBehind(api, await submit(link.url, { amount: '12.5' })),
+    await sessionBehind(api, await submit(link.url, { amount: '7' })),
+  ];
+  const priceIds = sessions.map((s) => s.lineItems.data[0]!.price.id);
+  t.deepEqual(await lists(), before, 'no price or product listed for what payers typed');
+  t.deepEqual(
+    (await api.get<Page<Listed>>(`/api/v1/prices?productId=${link.productId}`)).body.data.map((p) => p.id),
+    before.prices.filter((id) => id === link.priceId),
+  );
+  // The sessions keep their prices: each is still had by its id, in the reference's shape.
+  for (const [index, id] of priceIds.entries()) {
+    const price = await api.get<Record<string, unknown>>(`/api/v1/prices/${id}`);
+    t.is(price.status, 200);
+    t.like(price.body, { id, productId: link.productId, unitAmount: sessions[index]!.amountTotal });
+    t.false('adHoc' in price.body);
+  }
+  const product = await api.get<{ defaultPriceId: string | null }>(`/api/v1/products/${link.productId}`);
+  t.false(
+    priceIds.includes(product.body.defaultPriceId ?? ''),
+    "a payer's amount is never the product's default price",
+  );
+});

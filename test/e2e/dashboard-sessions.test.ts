@@ -142,6 +142,14 @@ test('Checkout sessions: a session paid in part and a payment after its session 
     async () => ((await getSession(merchant.api, underpaid.id)).status === 'incomplete' ? true : undefined),
     'the part payment',
   );
+  // Partly paid, it cannot be canceled: the refusal names the way out.
+  const refused = await merchant.api.post<{ code: string; message: string }>(`${SESSIONS}/${underpaid.id}/cancel`);
+  t.is(refused.status, 400);
+  t.is(refused.body.code, 'status_transition_invalid');
+  t.regex(
+    refused.body.message,
+    new RegExp(`/api/v1/checkout/sessions/${underpaid.id}/complete-partial-checkout-session`),
+  );
   // The payer of another session pays after the merchant canceled it.
   const closed = await create();
   const closedShown = await reveal(dash.weir, merchant.api, closed.id);
@@ -158,6 +166,8 @@ test('Checkout sessions: a session paid in part and a payment after its session 
   t.regex((await rowOf(closed.id).textContent()) ?? '', /Paid after it closed/);
 
   await page.goto(`${dash.url}/dashboard/checkout-sessions/${underpaid.id}`);
+  t.is(await page.getByRole('button', { name: 'Cancel session' }).count(), 0);
+  t.regex((await page.locator('#no-cancel-partly-paid').textContent()) ?? '', /cannot be canceled/);
   await expectAccessible(t, page, 'checkout-session-underpaid');
   await screenshot(t, page, 'checkout-session-underpaid');
   await Promise.all([

@@ -809,7 +809,13 @@ export async function writeEveryRecordLog(options: {
         const [dropped, mined] = [`0x${'d'.repeat(63)}${m}`, `0x${'e'.repeat(63)}${m}`];
         await broadcast(dropped);
         yield;
-        await sessionCommand(session.id, { type: 'DropSweepBroadcast', network, transactionHash: dropped });
+        // Dropped for its age: looked up still, until the look-up ends below.
+        await sessionCommand(session.id, {
+          type: 'DropSweepBroadcast',
+          network,
+          transactionHash: dropped,
+          mayBeMined: true,
+        });
         yield;
         await broadcast(mined);
         yield;
@@ -824,6 +830,8 @@ export async function writeEveryRecordLog(options: {
             gasCost: '1',
           },
         });
+        yield;
+        await sessionCommand(session.id, { type: 'EndSweepLookUp', network, transactionHash: dropped });
         yield;
         await commands.handle(
           checkoutSessionAggregate,

@@ -1475,7 +1475,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel an open session */
+        /**
+         * Cancel an open session
+         * @description A partly paid (`incomplete`) session cannot be canceled, as the money received stays accounted for: complete it with the amount received (`complete-partial-checkout-session`), or wait for the rest.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1500,7 +1503,7 @@ export interface paths {
                         "application/json": components["schemas"]["CheckoutSession"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The session is no longer open. Codes: `parameter_invalid`, `status_transition_invalid` */
+                /** @description Idempotency-Key is over 255 characters; The session is no longer open, or is partly paid (complete it with complete-partial-checkout-session). Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;

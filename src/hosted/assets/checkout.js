@@ -175,6 +175,9 @@ async function poll(again = true) {
     $('pay-controls').hidden = covered;
     // A partly paid session no longer expires: it waits for the rest, so no countdown runs out over it.
     if (expires) $('countdown').hidden = covered || s.status === 'incomplete';
+    // Partly paid, it cannot be canceled (the money received stays accounted for): no cancel is offered.
+    if ($('cancel-row')) $('cancel-row').hidden = s.status === 'incomplete';
+    if (s.status === 'incomplete' && dialog?.open) dialog.close();
     if (covered && dialog?.open) dialog.close();
     if (nothingToSend && !covered && chosen && !FINAL.includes(s.status)) void choose(chosen);
     nothingToSend = covered;

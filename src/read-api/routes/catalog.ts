@@ -1,6 +1,12 @@
 import Router from '@koa/router';
 import { priceAggregate, productAggregate, type Price, type Product } from '../../actors/catalog.ts';
-import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
+import {
+  CATALOG_LISTED,
+  PRICES,
+  PRODUCTS,
+  type PriceDoc,
+  type ProductDoc,
+} from '../../projections/catalog.projection.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import {
@@ -19,8 +25,9 @@ import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-cont
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
 
-const strip = <T extends { _id: string }>(doc: T) => {
-  const { _id, ...rest } = doc;
+/** The record as the API shows it: the read model's own fields (its id, the ad hoc mark) left out. */
+const strip = <T extends { _id: string; adHoc?: boolean }>(doc: T) => {
+  const { _id, adHoc: _adHoc, ...rest } = doc;
   return rest;
 };
 
@@ -135,7 +142,7 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     },
     async (ctx) => {
       const page = await listPage(ctx, products, {
-        base: { deleted: false },
+        base: { deleted: false, ...CATALOG_LISTED },
         filters: { isActive: { kind: 'boolean' }, ids: { field: 'id', kind: 'csv' } },
         present: (p) => p,
       });
@@ -280,6 +287,7 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     },
     async (ctx) => {
       const page = await listPage(ctx, prices, {
+        base: CATALOG_LISTED,
         filters: { productId: {}, isActive: { kind: 'boolean' }, type: { values: ['one_time', 'recurring'] } },
         present: (p) => p,
       });

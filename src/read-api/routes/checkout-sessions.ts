@@ -306,11 +306,18 @@ export function checkoutSessionRoutes(
       method: 'post',
       path: '/:id/cancel',
       summary: 'Cancel an open session',
+      description:
+        'A partly paid (`incomplete`) session cannot be canceled, as the money received stays accounted for: complete it with the amount received (`complete-partial-checkout-session`), or wait for the rest.',
       params,
       response: CheckoutSessionSchema,
       errors: [
         missing,
-        { status: 400, codes: ['status_transition_invalid'], description: 'The session is no longer open' },
+        {
+          status: 400,
+          codes: ['status_transition_invalid'],
+          description:
+            'The session is no longer open, or is partly paid (complete it with complete-partial-checkout-session)',
+        },
       ],
     },
     async (ctx, { params: { id } }) => {

@@ -9,6 +9,7 @@ import {
   safePipeline,
   inexactMessage,
   inexactNumberIn,
+  plainNumbers,
 } from '../../reports/analytics-query.ts';
 import { GROUPS, INTERVALS, REPORT_NAMES, REPORTS, runReport, type ReportRow } from '../../reports/report-pipelines.ts';
 import { ValidationError } from '../../shared/errors.ts';
@@ -193,7 +194,7 @@ export function analyticsRoutes(deps: ApiDeps): Router<ApiState> {
       // A total past 2^53 is wrong in its last digits: refused, never answered as if exact.
       const inexact = inexactNumberIn(data);
       if (inexact) throw new ValidationError('pipeline', inexactMessage(inexact), 'analytics_inexact_number');
-      return { object: 'list' as const, data };
+      return { object: 'list' as const, data: plainNumbers(data) };
     },
   );
   return router;

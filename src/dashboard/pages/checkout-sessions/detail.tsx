@@ -121,12 +121,18 @@ function Actions({
               ''
             )}
             {session.status === 'incomplete' ? (
-              <form method="post" action={`${base}/complete-partial`}>
-                <CsrfField token={csrf} />
-                <button type="submit" class="button button-primary">
-                  Complete with the amount received
-                </button>
-              </form>
+              <>
+                <form method="post" action={`${base}/complete-partial`}>
+                  <CsrfField token={csrf} />
+                  <button type="submit" class="button button-primary">
+                    Complete with the amount received
+                  </button>
+                </form>
+                <p class="muted" id="no-cancel-partly-paid">
+                  Part of the amount was received, so this session cannot be canceled: complete it with the amount
+                  received, or wait for the payer to send the rest.
+                </p>
+              </>
             ) : (
               ''
             )}

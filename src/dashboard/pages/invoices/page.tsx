@@ -1,4 +1,10 @@
-import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../../projections/catalog.projection.ts';
+import {
+  CATALOG_LISTED,
+  PRICES,
+  PRODUCTS,
+  type PriceDoc,
+  type ProductDoc,
+} from '../../../projections/catalog.projection.ts';
 import { NotFoundError } from '../../../shared/errors.ts';
 import { isUuid } from '../../../shared/ids.ts';
 import { apiFor, type PageApi } from '../../api.ts';
@@ -71,8 +77,13 @@ async function editorChoices(deps: DashboardDeps, ctx: DashboardContext, api: Pa
     api<{ data: { id: string; email: string; name: string | null }[] }>('GET', '/api/v1/customers?limit=200'),
     deps.readStore
       .collection<PriceDoc>(PRICES)
-      .find({ ...tenant, isActive: true, type: 'one_time' }, { sort: { createdAt: -1 }, limit: 200 }),
-    deps.readStore.collection<ProductDoc>(PRODUCTS).find({ ...tenant, isActive: true, deleted: false }),
+      .find(
+        { ...tenant, isActive: true, type: 'one_time', ...CATALOG_LISTED },
+        { sort: { createdAt: -1 }, limit: 200 },
+      ),
+    deps.readStore
+      .collection<ProductDoc>(PRODUCTS)
+      .find({ ...tenant, isActive: true, deleted: false, ...CATALOG_LISTED }),
   ]);
   const names = new Map(products.map((p) => [p.id, p.name]));
   return {
