@@ -205,6 +205,32 @@ test('WEIR_TRUST_PROXY: off unless 1 (or the bare flag); anything else is refuse
   t.throws(() => readConfig([], { WEIR_TRUST_PROXY: 'yes' }), { instanceOf: ConfigError, message: /WEIR_TRUST_PROXY/ });
 });
 
+test('--trust-proxy 0 and --log-pretty 0 turn them off: the word after a switch is its value, not a stray argument (it used to turn X-Forwarded-For trust on)', (t) => {
+  t.false(readConfig(['--trust-proxy', '0'], {}).trustProxy);
+  t.false(readConfig(['--trust-proxy', 'false'], { WEIR_TRUST_PROXY: '1' }).trustProxy);
+  t.true(readConfig(['--trust-proxy', '1', '--port', '9000'], {}).trustProxy);
+  t.like(readConfig(['--trust-proxy', '--port', '9000'], {}), { trustProxy: true, port: 9000 });
+  t.false(readConfig(['--log-pretty', '0'], { WEIR_LOG_PRETTY: '1' }).logPretty);
+});
+
+test('WEIR_PUBLIC_URL must be an http(s) URL, else the hosted pages would get addresses no payer can open; the error names the setting', (t) => {
+  t.is(readConfig([], { WEIR_PUBLIC_URL: 'https://pay.example.com' }).publicUrl, 'https://pay.example.com');
+  for (const bad of ['pay.example.com', 'ftp://pay.example.com', 'http//x'])
+    t.throws(() => readConfig([], { WEIR_PUBLIC_URL: bad }), {
+      instanceOf: ConfigError,
+      message: `WEIR_PUBLIC_URL (--public-url) must be an http:// or https:// URL, got ${bad}`,
+    });
+});
+
+test('WEIR_SMTP_URL must be an smtp:// or smtps:// URL; the error names the setting and never shows the URL (its password)', (t) => {
+  t.is(readConfig([], { WEIR_SMTP_URL: 'smtp://u:p@mail.example:587' }).smtpUrl, 'smtp://u:p@mail.example:587');
+  for (const bad of ['mail.example:587', 'https://u:secret@mail.example'])
+    t.throws(() => readConfig([], { WEIR_SMTP_URL: bad }), {
+      instanceOf: ConfigError,
+      message: 'WEIR_SMTP_URL (--smtp-url) must be an smtp:// or smtps:// URL (smtp://user:pass@host:587)',
+    });
+});
+
 test('WEIR_LOCAL_CHAIN: on unless off (or 0/false); the flag wins; anything else is refused naming the setting; the test rail is no setting', (t) => {
   t.true(readConfig([], {}).localChain);
   t.false(readConfig([], { WEIR_LOCAL_CHAIN: 'off' }).localChain);
