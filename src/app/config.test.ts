@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { DEFAULT_RATE_LIMITS, RATE_LIMITS_OFF } from '../read-api/rate-limits.ts';
-import { ConfigError, rateLimitsOf, readConfig } from './config.ts';
+import { ConfigError, rateLimitsOf, readConfig, SETTINGS, type SettingSpec } from './config.ts';
 
 test('WEIR_CHAIN_WAIT_MAX: how long an expiry or reminder waits for a chain follower, in seconds; an hour unless set; the flag wins', (t) => {
   t.is(readConfig([], {}).chainWaitMaxSeconds, 3600);
@@ -275,4 +276,30 @@ test("the chain settings reach the rails, every family's: EVM, Solana's commitme
     WEIR_NATIVE_PRICE_1_USDC: '3000',
   };
   t.deepEqual(readConfig([], { ...chainEnv, WEIR_ADMIN_TOKEN_X: 'no', WEIR_RPC_: 'no' }).chainEnv, chainEnv);
+});
+
+test("the README's Configuration table and the settings agree: every setting has its row with its flag and default, every row is a setting Weir reads", async (t) => {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const start = readme.indexOf('\n### Configuration\n');
+  const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
+  const rows = section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => line.split('|').map((cell) => cell.trim().replaceAll('`', '')))
+    .map(([, env, flag, fallback]) => ({ env: env!, flag: flag!, fallback: fallback! }));
+  for (const spec of Object.values(SETTINGS) as SettingSpec[]) {
+    const row = rows.find((r) => r.env === spec.env);
+    if (!row) {
+      t.fail(`${spec.env} has no row in the README`);
+      continue;
+    }
+    t.is(row.flag, spec.flag, spec.env);
+    if (spec.default !== undefined) t.true(row.fallback.startsWith(spec.default), `${spec.env}'s default`);
+  }
+  for (const row of rows.filter((r) => !(Object.values(SETTINGS) as SettingSpec[]).some((s) => s.env === r.env))) {
+    // A per-chain setting: no flag, and the rails are given it.
+    t.is(row.flag, '', row.env);
+    const concrete = row.env.replace('<chainId>', '1').replace('<CURRENCY>', 'USDC');
+    t.deepEqual(Object.keys(readConfig([], { [concrete]: 'x' }).chainEnv ?? {}), [concrete], row.env);
+  }
 });

@@ -254,7 +254,7 @@ export const SETTINGS = {
     env: 'WEIR_INSPECT',
     flag: '--inspect',
     description:
-      "show sessions, invoices and subscriptions moving live in the Stately inspector: a port (starts the inspector's bridge page at http://localhost:PORT, on loopback, for a development machine) or the ws:// URL of a running inspector server; unset: off",
+      "show sessions, invoices, subscriptions, payment links, coupons and webhook deliveries moving live in the Stately inspector: a port (starts the inspector's bridge page at http://localhost:PORT, on loopback, for a development machine) or the ws:// URL of a running inspector server; unset: off",
   },
 } as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv'> | SecretFileSetting, SettingSpec>;
 
