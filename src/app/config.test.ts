@@ -232,6 +232,35 @@ test('WEIR_SMTP_URL must be an smtp:// or smtps:// URL; the error names the sett
     });
 });
 
+test('NATS_URL, MONGODB_URL and KURRENTDB_URL of the wrong form are refused naming the setting, never showing the value (a malformed NATS URL was tried again for ever, the others ended in a stack trace)', (t) => {
+  t.like(
+    readConfig([], {
+      NATS_URL: 'nats://a:4222,nats://b:4222',
+      MONGODB_URL: 'mongodb+srv://u:p@cluster.example/weir',
+      KURRENTDB_URL: 'kurrentdb://u:p@db.example:2113?tls=true',
+    }),
+    { natsUrl: 'nats://a:4222,nats://b:4222' },
+  );
+  t.is(readConfig([], { NATS_URL: '127.0.0.1:4222' }).natsUrl, '127.0.0.1:4222');
+  t.is(
+    readConfig([], { KURRENTDB_URL: 'esdb://localhost:2113?tls=false' }).kurrentDbUrl,
+    'esdb://localhost:2113?tls=false',
+  );
+  const refused = [
+    ['NATS_URL', 'nats://user:s3cret@[bad', /^NATS_URL \(--nats-url\) must be NATS server URLs/],
+    [
+      'MONGODB_URL',
+      'http://u:s3cret@mongo',
+      /^MONGODB_URL \(--mongodb-url\) must be a mongodb:\/\/ or mongodb\+srv:\/\//,
+    ],
+    ['KURRENTDB_URL', 'u:s3cret@db:2113', /^KURRENTDB_URL \(--kurrentdb-url\) must be a kurrentdb:\/\//],
+  ] as const;
+  for (const [name, value, message] of refused) {
+    const error = t.throws(() => readConfig([], { [name]: value }), { instanceOf: ConfigError, message });
+    t.false(error?.message.includes('s3cret'), name);
+  }
+});
+
 test('WEIR_LOCAL_CHAIN: on unless off (or 0/false); the flag wins; anything else is refused naming the setting; the test rail is no setting', (t) => {
   t.true(readConfig([], {}).localChain);
   t.false(readConfig([], { WEIR_LOCAL_CHAIN: 'off' }).localChain);

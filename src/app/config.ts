@@ -369,6 +369,22 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
   const publicUrl = get('publicUrl');
   if (publicUrl !== undefined && !/^https?:$/.test(URL.parse(publicUrl)?.protocol ?? ''))
     throw new ConfigError(`${settingName('publicUrl')} must be an http:// or https:// URL, got ${publicUrl}`);
+  // Service URLs carry credentials: an error names the setting and the form it takes, never the value.
+  const natsUrl = get('natsUrl');
+  const natsEntry = (entry: string) =>
+    entry.includes('://')
+      ? /^(nats|tls|ws|wss):$/.test(URL.parse(entry)?.protocol ?? '')
+      : URL.parse(`nats://${entry}`) !== null;
+  if (natsUrl !== undefined && !natsUrl.split(',').every((entry) => natsEntry(entry.trim())))
+    throw new ConfigError(`${settingName('natsUrl')} must be NATS server URLs, comma-separated (nats://host:4222)`);
+  const mongoDbUrl = get('mongoDbUrl');
+  if (mongoDbUrl !== undefined && !/^mongodb(\+srv)?:\/\/./.test(mongoDbUrl))
+    throw new ConfigError(`${settingName('mongoDbUrl')} must be a mongodb:// or mongodb+srv:// connection string`);
+  const kurrentDbUrl = get('kurrentDbUrl');
+  if (kurrentDbUrl !== undefined && !/^(kurrentdb|kurrent|kdb|esdb)(\+discover)?:\/\/./.test(kurrentDbUrl))
+    throw new ConfigError(
+      `${settingName('kurrentDbUrl')} must be a kurrentdb:// (or kurrentdb+discover://) connection string`,
+    );
   const smtpUrl = get('smtpUrl');
   // Never shown: the URL carries the server's password.
   if (smtpUrl !== undefined && !/^smtps?:$/.test(URL.parse(smtpUrl)?.protocol ?? ''))
@@ -413,11 +429,11 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     port,
     host: get('host') ?? '127.0.0.1',
     dataDir: resolve(get('dataDir') ?? './data'),
-    natsUrl: get('natsUrl'),
-    kurrentDbUrl: get('kurrentDbUrl'),
+    natsUrl,
+    kurrentDbUrl,
     ...(eventStoreFile ? { eventStoreFile: resolve(eventStoreFile) } : {}),
     leaseTtlSeconds: Number(leaseTtlText),
-    mongoDbUrl: get('mongoDbUrl'),
+    mongoDbUrl,
     publicUrl,
     masterKey,
     auditKey,
