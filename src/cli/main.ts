@@ -454,6 +454,8 @@ async function devnet(argv: string[]): Promise<void> {
 
 async function health(argv: string[]): Promise<void> {
   let url = option(argv, '--url');
+  if (url !== undefined && !/^https?:$/.test(URL.parse(url)?.protocol ?? ''))
+    throw new ConfigError(`health: --url must be an http:// or https:// URL (http://127.0.0.1:8080), got ${url}`);
   if (url === undefined) {
     const { host, port } = readConfig(argv, process.env);
     const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;

@@ -70,3 +70,12 @@ test('weir audit verify of a data dir that holds no log fails (exit 2) and creat
   t.regex(run.stderr, /^weir: audit verify: no event log at .*no-such-dir\/events\.sqlite3/);
   t.false(existsSync(dataDir));
 });
+
+test('weir health --url that is no http(s) URL is a usage error (exit 2) naming it, not "no answer (is weir serve running there?)"', (t) => {
+  const run = runWeir(['health', '--url', '127.0.0.1:8080']);
+  t.is(run.status, 2, run.stderr);
+  t.regex(
+    run.stderr,
+    /^weir: health: --url must be an http:\/\/ or https:\/\/ URL \(http:\/\/127\.0\.0\.1:8080\), got 127\.0\.0\.1:8080/,
+  );
+});
