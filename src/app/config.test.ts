@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { DEFAULT_RATE_LIMITS, RATE_LIMITS_OFF } from '../read-api/rate-limits.ts';
-import { ConfigError, rateLimitsOf, readConfig } from './config.ts';
+import { ConfigError, rateLimitsOf, readConfig, SETTINGS, type SettingSpec } from './config.ts';
 
 test('WEIR_CHAIN_WAIT_MAX: how long an expiry or reminder waits for a chain follower, in seconds; an hour unless set; the flag wins', (t) => {
   t.is(readConfig([], {}).chainWaitMaxSeconds, 3600);
@@ -205,6 +206,61 @@ test('WEIR_TRUST_PROXY: off unless 1 (or the bare flag); anything else is refuse
   t.throws(() => readConfig([], { WEIR_TRUST_PROXY: 'yes' }), { instanceOf: ConfigError, message: /WEIR_TRUST_PROXY/ });
 });
 
+test('--trust-proxy 0 and --log-pretty 0 turn them off: the word after a switch is its value, not a stray argument (it used to turn X-Forwarded-For trust on)', (t) => {
+  t.false(readConfig(['--trust-proxy', '0'], {}).trustProxy);
+  t.false(readConfig(['--trust-proxy', 'false'], { WEIR_TRUST_PROXY: '1' }).trustProxy);
+  t.true(readConfig(['--trust-proxy', '1', '--port', '9000'], {}).trustProxy);
+  t.like(readConfig(['--trust-proxy', '--port', '9000'], {}), { trustProxy: true, port: 9000 });
+  t.false(readConfig(['--log-pretty', '0'], { WEIR_LOG_PRETTY: '1' }).logPretty);
+});
+
+test('WEIR_PUBLIC_URL must be an http(s) URL, else the hosted pages would get addresses no payer can open; the error names the setting', (t) => {
+  t.is(readConfig([], { WEIR_PUBLIC_URL: 'https://pay.example.com' }).publicUrl, 'https://pay.example.com');
+  for (const bad of ['pay.example.com', 'ftp://pay.example.com', 'http//x'])
+    t.throws(() => readConfig([], { WEIR_PUBLIC_URL: bad }), {
+      instanceOf: ConfigError,
+      message: `WEIR_PUBLIC_URL (--public-url) must be an http:// or https:// URL, got ${bad}`,
+    });
+});
+
+test('WEIR_SMTP_URL must be an smtp:// or smtps:// URL; the error names the setting and never shows the URL (its password)', (t) => {
+  t.is(readConfig([], { WEIR_SMTP_URL: 'smtp://u:p@mail.example:587' }).smtpUrl, 'smtp://u:p@mail.example:587');
+  for (const bad of ['mail.example:587', 'https://u:secret@mail.example'])
+    t.throws(() => readConfig([], { WEIR_SMTP_URL: bad }), {
+      instanceOf: ConfigError,
+      message: 'WEIR_SMTP_URL (--smtp-url) must be an smtp:// or smtps:// URL (smtp://user:pass@host:587)',
+    });
+});
+
+test('NATS_URL, MONGODB_URL and KURRENTDB_URL of the wrong form are refused naming the setting, never showing the value (a malformed NATS URL was tried again for ever, the others ended in a stack trace)', (t) => {
+  t.like(
+    readConfig([], {
+      NATS_URL: 'nats://a:4222,nats://b:4222',
+      MONGODB_URL: 'mongodb+srv://u:p@cluster.example/weir',
+      KURRENTDB_URL: 'kurrentdb://u:p@db.example:2113?tls=true',
+    }),
+    { natsUrl: 'nats://a:4222,nats://b:4222' },
+  );
+  t.is(readConfig([], { NATS_URL: '127.0.0.1:4222' }).natsUrl, '127.0.0.1:4222');
+  t.is(
+    readConfig([], { KURRENTDB_URL: 'esdb://localhost:2113?tls=false' }).kurrentDbUrl,
+    'esdb://localhost:2113?tls=false',
+  );
+  const refused = [
+    ['NATS_URL', 'nats://user:s3cret@[bad', /^NATS_URL \(--nats-url\) must be NATS server URLs/],
+    [
+      'MONGODB_URL',
+      'http://u:s3cret@mongo',
+      /^MONGODB_URL \(--mongodb-url\) must be a mongodb:\/\/ or mongodb\+srv:\/\//,
+    ],
+    ['KURRENTDB_URL', 'u:s3cret@db:2113', /^KURRENTDB_URL \(--kurrentdb-url\) must be a kurrentdb:\/\//],
+  ] as const;
+  for (const [name, value, message] of refused) {
+    const error = t.throws(() => readConfig([], { [name]: value }), { instanceOf: ConfigError, message });
+    t.false(error?.message.includes('s3cret'), name);
+  }
+});
+
 test('WEIR_LOCAL_CHAIN: on unless off (or 0/false); the flag wins; anything else is refused naming the setting; the test rail is no setting', (t) => {
   t.true(readConfig([], {}).localChain);
   t.false(readConfig([], { WEIR_LOCAL_CHAIN: 'off' }).localChain);
@@ -249,4 +305,30 @@ test("the chain settings reach the rails, every family's: EVM, Solana's commitme
     WEIR_NATIVE_PRICE_1_USDC: '3000',
   };
   t.deepEqual(readConfig([], { ...chainEnv, WEIR_ADMIN_TOKEN_X: 'no', WEIR_RPC_: 'no' }).chainEnv, chainEnv);
+});
+
+test("the README's Configuration table and the settings agree: every setting has its row with its flag and default, every row is a setting Weir reads", async (t) => {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const start = readme.indexOf('\n### Configuration\n');
+  const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
+  const rows = section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => line.split('|').map((cell) => cell.trim().replaceAll('`', '')))
+    .map(([, env, flag, fallback]) => ({ env: env!, flag: flag!, fallback: fallback! }));
+  for (const spec of Object.values(SETTINGS) as SettingSpec[]) {
+    const row = rows.find((r) => r.env === spec.env);
+    if (!row) {
+      t.fail(`${spec.env} has no row in the README`);
+      continue;
+    }
+    t.is(row.flag, spec.flag, spec.env);
+    if (spec.default !== undefined) t.true(row.fallback.startsWith(spec.default), `${spec.env}'s default`);
+  }
+  for (const row of rows.filter((r) => !(Object.values(SETTINGS) as SettingSpec[]).some((s) => s.env === r.env))) {
+    // A per-chain setting: no flag, and the rails are given it.
+    t.is(row.flag, '', row.env);
+    const concrete = row.env.replace('<chainId>', '1').replace('<CURRENCY>', 'USDC');
+    t.deepEqual(Object.keys(readConfig([], { [concrete]: 'x' }).chainEnv ?? {}), [concrete], row.env);
+  }
 });

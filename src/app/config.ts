@@ -5,6 +5,7 @@ import { DEFAULT_RATE_LIMITS, RATE_LIMITS_OFF, type RateLimits } from '../read-a
 import { inspectTargetProblem } from '../inspect/inspect-target.ts';
 import { LOG_LEVELS, type LogLevel } from '../shared/logger.ts';
 import { formatTokenBucketLimit, parseTokenBucketLimit, type TokenBucketLimit } from '../shared/token-buckets.ts';
+import { SettingError } from '../shared/setting-error.ts';
 
 /** Weir's configuration: every setting is an environment variable and also a command-line flag. */
 export type WeirConfig = {
@@ -253,7 +254,7 @@ export const SETTINGS = {
     env: 'WEIR_INSPECT',
     flag: '--inspect',
     description:
-      "show sessions, invoices and subscriptions moving live in the Stately inspector: a port (starts the inspector's bridge page at http://localhost:PORT, on loopback, for a development machine) or the ws:// URL of a running inspector server; unset: off",
+      "show sessions, invoices, subscriptions, payment links, coupons and webhook deliveries moving live in the Stately inspector: a port (starts the inspector's bridge page at http://localhost:PORT, on loopback, for a development machine) or the ws:// URL of a running inspector server; unset: off",
   },
 } as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv'> | SecretFileSetting, SettingSpec>;
 
@@ -261,7 +262,7 @@ export const SETTINGS = {
 type SecretFileSetting = 'masterKeyFile' | 'adminTokenFile' | 'auditKeyFile';
 type SecretSetting = 'masterKey' | 'adminToken' | 'auditKey';
 
-export class ConfigError extends Error {
+export class ConfigError extends SettingError {
   override readonly name = 'ConfigError';
 }
 
@@ -272,6 +273,21 @@ const SECRET_NAMES: Record<SecretSetting, string> = {
   adminToken: 'admin token',
   auditKey: 'audit key',
 };
+
+const SETTING_FLAGS: ReadonlySet<string> = new Set(Object.values(SETTINGS).map((s) => s.flag));
+/** Settings whose flag alone turns them on; a 0/1/true/false after it is its value, so `--trust-proxy 0` is off. */
+const SWITCH_FLAGS: ReadonlySet<string> = new Set(['--trust-proxy', '--log-pretty']);
+
+/** Whether `name` (`--port`) is a setting's flag. */
+export const isSettingFlag = (name: string): boolean => SETTING_FLAGS.has(name);
+
+/** How many arguments from `argv[i]`, a setting's flag, belong to it: the flag alone (1) or with its value (2). */
+export function settingArgumentCount(argv: readonly string[], i: number): 1 | 2 {
+  const arg = argv[i]!;
+  if (arg.includes('=')) return 1;
+  if (!SWITCH_FLAGS.has(arg)) return 2;
+  return /^(0|1|true|false)$/i.test(argv[i + 1] ?? '') ? 2 : 1;
+}
 
 /** Flags win over environment variables, which win over defaults. */
 /** The per-chain settings the rails read (every family's: EVM, Solana's commitment, Tron's contracts, Solidity node and energy). */
@@ -284,15 +300,12 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     const arg = argv[i]!;
     if (!arg.startsWith('--')) continue;
     const [name, inline] = arg.split('=', 2) as [string, string | undefined];
-    const spec = Object.values(SETTINGS).find((s) => s.flag === name);
-    if (!spec) continue;
-    if ((name === '--trust-proxy' || name === '--log-pretty') && inline === undefined) {
-      flags.set(name, '1');
-      continue;
-    }
-    const value = inline ?? argv[++i];
+    if (!SETTING_FLAGS.has(name)) continue;
+    const count = settingArgumentCount(argv, i);
+    const value = inline ?? (count === 2 ? argv[i + 1] : '1');
     if (value === undefined) throw new ConfigError(`${name} needs a value`);
     flags.set(name, value);
+    i += count - 1;
   }
   const get = (key: keyof typeof SETTINGS): string | undefined => {
     const spec: SettingSpec = SETTINGS[key];
@@ -353,6 +366,29 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     throw new ConfigError(
       `${settingName('leaseTtlSeconds')} must be a number of seconds, at least 0.5, got ${leaseTtlText}`,
     );
+  const publicUrl = get('publicUrl');
+  if (publicUrl !== undefined && !/^https?:$/.test(URL.parse(publicUrl)?.protocol ?? ''))
+    throw new ConfigError(`${settingName('publicUrl')} must be an http:// or https:// URL, got ${publicUrl}`);
+  // Service URLs carry credentials: an error names the setting and the form it takes, never the value.
+  const natsUrl = get('natsUrl');
+  const natsEntry = (entry: string) =>
+    entry.includes('://')
+      ? /^(nats|tls|ws|wss):$/.test(URL.parse(entry)?.protocol ?? '')
+      : URL.parse(`nats://${entry}`) !== null;
+  if (natsUrl !== undefined && !natsUrl.split(',').every((entry) => natsEntry(entry.trim())))
+    throw new ConfigError(`${settingName('natsUrl')} must be NATS server URLs, comma-separated (nats://host:4222)`);
+  const mongoDbUrl = get('mongoDbUrl');
+  if (mongoDbUrl !== undefined && !/^mongodb(\+srv)?:\/\/./.test(mongoDbUrl))
+    throw new ConfigError(`${settingName('mongoDbUrl')} must be a mongodb:// or mongodb+srv:// connection string`);
+  const kurrentDbUrl = get('kurrentDbUrl');
+  if (kurrentDbUrl !== undefined && !/^(kurrentdb|kurrent|kdb|esdb)(\+discover)?:\/\/./.test(kurrentDbUrl))
+    throw new ConfigError(
+      `${settingName('kurrentDbUrl')} must be a kurrentdb:// (or kurrentdb+discover://) connection string`,
+    );
+  const smtpUrl = get('smtpUrl');
+  // Never shown: the URL carries the server's password.
+  if (smtpUrl !== undefined && !/^smtps?:$/.test(URL.parse(smtpUrl)?.protocol ?? ''))
+    throw new ConfigError(`${settingName('smtpUrl')} must be an smtp:// or smtps:// URL (smtp://user:pass@host:587)`);
   const eventStoreFile = get('eventStoreFile');
   const internalTargetsText = get('webhookInternalTargets') ?? 'test';
   const webhookInternalTargets =
@@ -393,12 +429,12 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     port,
     host: get('host') ?? '127.0.0.1',
     dataDir: resolve(get('dataDir') ?? './data'),
-    natsUrl: get('natsUrl'),
-    kurrentDbUrl: get('kurrentDbUrl'),
+    natsUrl,
+    kurrentDbUrl,
     ...(eventStoreFile ? { eventStoreFile: resolve(eventStoreFile) } : {}),
     leaseTtlSeconds: Number(leaseTtlText),
-    mongoDbUrl: get('mongoDbUrl'),
-    publicUrl: get('publicUrl'),
+    mongoDbUrl,
+    publicUrl,
     masterKey,
     auditKey,
     auditCheckpointSeconds: Number(auditIntervalText),
@@ -406,7 +442,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     devnetFile: get('devnetFile'),
     rpcConfigFile: get('rpcConfigFile'),
     sweeperKey: get('sweeperKey'),
-    smtpUrl: get('smtpUrl'),
+    smtpUrl,
     localChain: flag('localChain', 'on', 'on', 'off'),
     chainWaitMaxSeconds: Number(chainWaitText),
     ...(sweepReceiptTimeoutText === undefined ? {} : { sweepReceiptTimeoutSeconds: Number(sweepReceiptTimeoutText) }),

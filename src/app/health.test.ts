@@ -290,3 +290,25 @@ test('timers whose command has failed for five minutes or more make Weir degrade
     { status: 'ok', reason: null },
   );
 });
+
+test('a lost connection to NATS makes Weir degraded while it lasts (it answered ok while the work leases lapsed); a bus without a server is not checked', async (t) => {
+  const { deps } = parts();
+  let connected = true;
+  const health = createHealth({ ...deps, bus: { connected: () => connected } });
+  t.deepEqual(
+    (await health.report()).checks.find((c) => c.name === 'bus'),
+    { name: 'bus', status: 'ok', reason: null },
+  );
+  connected = false;
+  const lost = await health.report();
+  t.is(lost.status, 'degraded');
+  t.like(
+    lost.checks.find((c) => c.name === 'bus'),
+    { status: 'degraded' },
+  );
+  t.regex(lost.checks.find((c) => c.name === 'bus')?.reason ?? '', /connection to NATS is lost/);
+  connected = true;
+  t.is((await health.report()).status, 'ok');
+  const inProcess = await createHealth({ ...deps, bus: {} }).report();
+  t.false(inProcess.checks.some((c) => c.name === 'bus'));
+});

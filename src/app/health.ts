@@ -35,6 +35,8 @@ export type HealthDeps = {
   /** Where the webhook deliveries are; without it, they are not checked. */
   readStore?: ReadStore;
   matcher?: { status(): MatcherStatus };
+  /** The bus to NATS; one without a server (in process) is not checked. */
+  bus?: { connected?(): boolean };
   timers?: { status(): { failing: FailingTimer[] } };
   followers?: readonly { status(): EvmFollowerStatus }[];
   /** A follower that has not read its chain's head for this long is behind. Default 5 min. */
@@ -147,6 +149,17 @@ export function createHealth(deps: HealthDeps): Health {
           : ok('projections'),
       );
 
+      if (deps.bus?.connected)
+        checks.push(
+          deps.bus.connected()
+            ? ok('bus')
+            : {
+                name: 'bus',
+                status: 'degraded',
+                reason:
+                  'the connection to NATS is lost (reconnecting; see the log): chain messages wait, and the background work this instance owns stops once its leases lapse',
+              },
+        );
       if (deps.matcher) {
         const stuck = deps.matcher.status().failing.filter((message) => now - message.since >= stuckAfterMs);
         checks.push(

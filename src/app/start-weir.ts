@@ -312,11 +312,21 @@ async function startLocked(
   await activity.start();
   opened.add(() => activity.stop());
   const readStore = overrides.wrapReadStore ? overrides.wrapReadStore(stores.readStore) : stores.readStore;
-  const bus = await untilReachable('NATS', () => openBus({ natsUrl: config.natsUrl }), {
-    retryable: (error) => error instanceof BusConnectionError,
-    log: waiting,
-    ...(overrides.connectRetryFirstDelayMs ? { firstDelayMs: overrides.connectRetryFirstDelayMs } : {}),
-  });
+  // Into the log as one structured line each, not a stack trace on stderr.
+  const bus = await untilReachable(
+    'NATS',
+    () =>
+      openBus({
+        natsUrl: config.natsUrl,
+        onError: (error) => logger.warn({ event: 'bus.trouble' }, `NATS: ${error.message}`),
+        log: (line) => logger.warn({ event: 'bus.trouble' }, `NATS: ${line}`),
+      }),
+    {
+      retryable: (error) => error instanceof BusConnectionError,
+      log: waiting,
+      ...(overrides.connectRetryFirstDelayMs ? { firstDelayMs: overrides.connectRetryFirstDelayMs } : {}),
+    },
+  );
   opened.add(() => bus.close());
   const owning = await openOwnership({
     natsUrl: config.natsUrl,
@@ -724,6 +734,7 @@ async function startLocked(
     projections,
     readStore,
     matcher,
+    bus,
     // The timers' health where they run; elsewhere nothing failing here.
     timers: { status: () => timers?.status() ?? { failing: [] } },
     followers,

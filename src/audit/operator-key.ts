@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { readOrCreateKeyFile } from '../tenancy/secrets.ts';
+import { SettingError } from '../shared/setting-error.ts';
 
 /** The operator's signing key in the data directory when none is given: PKCS#8 PEM, mode 0600. */
 export const OPERATOR_KEY_FILE = 'audit-operator.key';
@@ -8,7 +9,7 @@ export const OPERATOR_KEY_FILE = 'audit-operator.key';
 /** The ed25519 key that signs the chain's checkpoints; `publicKey` names it (see `publicKeyText`). */
 export type OperatorKey = { publicKey: string; sign(message: string): string };
 
-export class OperatorKeyError extends Error {
+export class OperatorKeyError extends SettingError {
   override readonly name = 'OperatorKeyError';
 }
 

@@ -61,6 +61,8 @@ export type Bus = {
    */
   deleteDurable(durableName: string): Promise<void>;
   close(): Promise<void>;
+  /** False while the connection to its server is lost (it reconnects on its own); a bus without a server has none. */
+  connected?(): boolean;
 };
 
 /** Tells `onAcknowledged` (when one was given) that `message` was acknowledged; what it throws is ignored. */

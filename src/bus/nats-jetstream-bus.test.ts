@@ -136,3 +136,28 @@ test("drained() says once when the durable's state cannot be read, and once when
   t.true(lines[0]?.includes('nats://***@127.0.0.1:'), lines[0]);
   await consumer.stop();
 });
+
+test('connected() is false while the server is gone and true once the client is back (what /health reads)', async (t) => {
+  const own = await startNatsServer();
+  const errors: Error[] = [];
+  const bus = await createNatsJetStreamBus({
+    servers: own.url,
+    streamName: 'STREAM_CONNECTION',
+    subjects: ['conn.>'],
+    onError: (e) => errors.push(e),
+  });
+  t.true(bus.connected?.());
+  await own.stop();
+  const until = async (wanted: boolean) => {
+    const deadline = Date.now() + 20_000;
+    while (bus.connected?.() !== wanted && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    return bus.connected?.();
+  };
+  t.false(await until(false));
+  t.true(errors.some((e) => e instanceof BusConnectionError));
+  const again = await startNatsServer({ port: own.port });
+  t.teardown(() => again.stop());
+  t.true(await until(true));
+  await bus.close();
+});

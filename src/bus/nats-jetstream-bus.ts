@@ -112,7 +112,10 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
     });
   }
   const js: JetStreamClient = jetstream(nc);
-  void reportConnectionTrouble(nc, where, onError);
+  let connected = true;
+  void reportConnectionTrouble(nc, where, onError, (now) => {
+    connected = now;
+  });
 
   /** Each consumer this bus runs, with its durable name. */
   const activeConsumers = new Map<Consumer, string>();
@@ -279,6 +282,7 @@ export async function createNatsJetStreamBus(options: NatsJetStreamBusOptions): 
   };
 
   return {
+    connected: () => connected,
     async publish(subject: string, data: Uint8Array, publishOptions?: PublishOptions): Promise<void> {
       assertOpen();
       assertPublishSubject(subject);
@@ -375,16 +379,23 @@ async function ensureStream(
   }
 }
 
-/** The client reconnects by itself (forever); say so when the connection drops or the server complains. */
+/**
+ * The client reconnects by itself (forever); say so when the connection drops or the server complains,
+ * and tell `onConnection` when it is lost and back (for /health).
+ */
 async function reportConnectionTrouble(
   nc: NatsConnection,
   where: string,
   onError: (error: Error) => void,
+  onConnection: (connected: boolean) => void,
 ): Promise<void> {
   try {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect') {
+        onConnection(false);
         onError(new BusConnectionError(`lost the connection to NATS at ${status.server}; reconnecting`));
+      } else if (status.type === 'reconnect') {
+        onConnection(true);
       } else if (status.type === 'error') {
         onError(new BusConnectionError(`NATS at ${where} reported: ${status.error.message}`, { cause: status.error }));
       }

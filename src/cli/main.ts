@@ -2,7 +2,10 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, SETTINGS, readConfig } from '../app/config.ts';
 import { DataDirInUseError, lockDataDir, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
+import { SettingError } from '../shared/setting-error.ts';
 import { checkHealth } from './check-health.ts';
+import { argumentProblem, type CommandArguments } from './command-arguments.ts';
+import { systemProblem } from './system-problem.ts';
 
 // Each command loads what it needs when it runs, so a small one (`weir health`, run by a
 // container's health check every few seconds) does not load the whole server.
@@ -34,9 +37,9 @@ Commands:
                              when it holds
   machines export [--out DIR] write every statechart as JSON for the Stately editor (default ./machines-json)
   inspect RECORD_ID [--inspect PORT|URL] [--step-ms N]
-                             replay one session's, invoice's or subscription's events through its statechart in
-                             the Stately inspector, one step every N ms (default 500); --inspect as for serve
-                             (default: the inspector's bridge page on port 8090)
+                             replay one session's, invoice's, subscription's, payment link's, coupon's or webhook
+                             delivery's events through its statechart in the Stately inspector, one step every N ms
+                             (default 500); --inspect as for serve (default: the inspector's bridge page on port 8090)
   health [--url URL]         ask a running Weir's /health (default http://HOST:PORT); prints it; exit 0 while ok
                              or degraded, 1 while failing or not answering
   devnet [--port N] [--out FILE] [--solana-port N] [--tron-port N]
@@ -266,9 +269,13 @@ async function auditVerify(argv: string[]): Promise<void> {
     return verifyBundleFile(argv, bundle);
   }
   const config = readConfig(argv, process.env);
+  const { openEventStore, SQLITE_EVENT_STORE_FILE } = await import('../event-store/open-event-store.ts');
+  // A mistyped data dir would be created and found to hold an empty log, which "holds".
+  const logFile = config.eventStoreFile ?? join(config.dataDir, SQLITE_EVENT_STORE_FILE);
+  if (!config.kurrentDbUrl && !existsSync(logFile))
+    throw new ConfigError(`audit verify: no event log at ${logFile}: give the data dir of a weir serve (--data-dir)`);
   privateFiles();
   if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
-  const { openEventStore } = await import('../event-store/open-event-store.ts');
   const { openReadStore } = await import('../read-store/open-read-store.ts');
   const { READ_MODEL_INDEXES } = await import('../projections/all-projections.ts');
   const { SQLITE_READ_STORE_FILE } = await import('../read-store/sqlite-read-store.ts');
@@ -447,6 +454,8 @@ async function devnet(argv: string[]): Promise<void> {
 
 async function health(argv: string[]): Promise<void> {
   let url = option(argv, '--url');
+  if (url !== undefined && !/^https?:$/.test(URL.parse(url)?.protocol ?? ''))
+    throw new ConfigError(`health: --url must be an http:// or https:// URL (http://127.0.0.1:8080), got ${url}`);
   if (url === undefined) {
     const { host, port } = readConfig(argv, process.env);
     const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
@@ -458,6 +467,25 @@ async function health(argv: string[]): Promise<void> {
   process.exitCode = result.exitCode;
 }
 
+/** What each command takes on its command line (`argumentProblem`). */
+const COMMAND_ARGUMENTS: Record<string, CommandArguments> = {
+  serve: { settings: true },
+  'org create': { settings: true, valued: ['--name'] },
+  'user create': {
+    settings: true,
+    valued: ['--org', '--email', '--role', '--name'],
+    switches: ['--password-stdin'],
+  },
+  replay: { settings: true },
+  'audit verify': { settings: true, valued: ['--public-key', '--checkpoint', '--bundle'], switches: ['--json'] },
+  'audit checkpoint': { settings: true, switches: ['--write'] },
+  'audit export': { settings: true, valued: ['--org', '--environment', '--out'] },
+  devnet: { settings: false, valued: ['--port', '--out', '--solana-port', '--tron-port'] },
+  health: { settings: true, valued: ['--url'] },
+  inspect: { settings: true, valued: ['--step-ms'], positionals: 1 },
+  'machines export': { settings: false, valued: ['--out'] },
+};
+
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
   // `weir serve --help` asks for help: it must not start a server (on ./data and port 8080) instead.
@@ -465,6 +493,10 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
+  const named = command !== undefined && COMMAND_ARGUMENTS[command] ? command : `${command} ${sub}`;
+  const takes = COMMAND_ARGUMENTS[named];
+  const problem = takes ? argumentProblem(argv.slice(named.split(' ').length), takes) : null;
+  if (problem) throw new ConfigError(`${named}: ${problem}`);
   if (command === 'serve') return serve(argv.slice(1));
   if (command === 'org' && sub === 'create') return orgCreate(rest);
   if (command === 'user' && sub === 'create') return userCreate(rest);
@@ -490,9 +522,14 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof ConfigError) {
+  if (error instanceof SettingError) {
     console.error(`weir: ${error.message}`);
     process.exit(2);
+  }
+  const system = systemProblem(error);
+  if (system) {
+    console.error(`weir: ${system}`);
+    process.exit(1);
   }
   if (error instanceof DataDirInUseError) {
     console.error(`weir: ${error.message}`);

@@ -4,6 +4,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { startNatsServer, type NatsServerHandle } from '../../test/support/nats-server.ts';
 import { openKvBucket } from './nats-kv.ts';
 import { agreeOnKeys, secretKeyFingerprint } from './shared-keys.ts';
+import { SettingError } from '../shared/setting-error.ts';
 
 let server: NatsServerHandle | undefined;
 let nc: NatsConnection | undefined;
@@ -26,7 +27,9 @@ test('instances with the same keys start; one with another master key is refused
   await agreeOnKeys(bucket, keys);
   await agreeOnKeys(bucket, keys);
   const other = secretKeyFingerprint(randomBytes(32));
-  const refused = await t.throwsAsync(agreeOnKeys(bucket, [{ setting: 'WEIR_MASTER_KEY', fingerprint: other }]));
+  const refused = await t.throwsAsync(agreeOnKeys(bucket, [{ setting: 'WEIR_MASTER_KEY', fingerprint: other }]), {
+    instanceOf: SettingError,
+  });
   t.regex(refused?.message ?? '', /WEIR_MASTER_KEY differs .* give every instance the same WEIR_MASTER_KEY/);
   t.false((refused?.message ?? '').includes(key.toString('base64')), 'the key itself is never in the message');
 });

@@ -1,4 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
+import { SettingError } from '../shared/setting-error.ts';
 import type { KvBucket } from './nats-kv.ts';
 
 /** A key's fingerprint: names it without revealing it (an HMAC under the key itself). */
@@ -26,7 +27,7 @@ export async function agreeOnKeys(
     // Recorded by another instance (maybe a moment ago, as this one tried): it must be the same key.
     const theirs = new TextDecoder().decode(recorded?.value ?? (await bucket.get(name))!.value);
     if (theirs !== fingerprint)
-      throw new Error(
+      throw new SettingError(
         `${setting} differs from the one the other Weir instances on this NATS use (fingerprint ${fingerprint}, theirs ${theirs}): give every instance the same ${setting}`,
       );
   }

@@ -5,11 +5,12 @@ import { devnetNetwork, DEVNET_CHAIN_ID } from './networks/devnet.ts';
 import type { EvmNetwork } from './networks/define-network.ts';
 import { createNetworkRegistry, type NetworkRegistry, type RpcEndpointsByChainId } from './networks/registry.ts';
 import { loadRpcConfig } from './networks/rpc-config.ts';
+import { SettingError } from '../../shared/setting-error.ts';
 
 export const FACTORY_ENV_PREFIX = 'WEIR_FACTORY_';
 export const CONFIRMATIONS_ENV_PREFIX = 'WEIR_CONFIRMATIONS_';
 
-export class EvmConfigError extends Error {
+export class EvmConfigError extends SettingError {
   override readonly name = 'EvmConfigError';
 }
 

@@ -10,11 +10,12 @@ import {
   solanaLocalNetwork,
   type SolanaLocalMints,
 } from './networks.ts';
+import { SettingError } from '../../shared/setting-error.ts';
 
 export const COMMITMENT_ENV_PREFIX = 'WEIR_COMMITMENT_';
 
 /** A setting of the Solana networks that cannot be used; the message names it. */
-export class SolanaConfigError extends Error {
+export class SolanaConfigError extends SettingError {
   override readonly name = 'SolanaConfigError';
 }
 

@@ -13,6 +13,7 @@ import {
   tronLocalNetwork,
   type TronLocalTokens,
 } from './networks.ts';
+import { SettingError } from '../../shared/setting-error.ts';
 
 export const TRON_FACTORY_ENV_PREFIX = 'WEIR_TRON_FACTORY_';
 export const TRON_FORWARDER_ENV_PREFIX = 'WEIR_TRON_FORWARDER_';
@@ -79,7 +80,7 @@ export function parseTronMaxFeeLimitEnv(env: Readonly<Record<string, string | un
 }
 
 /** A setting of the Tron networks that cannot be used; the message names it. */
-export class TronConfigError extends Error {
+export class TronConfigError extends SettingError {
   override readonly name = 'TronConfigError';
 }
 

@@ -1,3 +1,4 @@
+import { SettingError } from '../../../shared/setting-error.ts';
 /** Why a hardhat node did not start. `address-in-use` is worth retrying on another port. */
 export type HardhatNodeStartFailure =
   | 'hardhat-missing'
@@ -24,7 +25,7 @@ export class HardhatNodeStartError extends Error {
 }
 
 /** A devnet info document is missing, is not JSON, or does not have the expected shape. */
-export class DevnetInfoError extends Error {
+export class DevnetInfoError extends SettingError {
   override readonly name = 'DevnetInfoError';
   constructor(
     readonly source: string,

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { KNOWN_EVM_CHAIN_IDS } from './all-networks.ts';
 import type { RpcEndpoints, RpcEndpointsByChainId } from './registry.ts';
+import { SettingError } from '../../../shared/setting-error.ts';
 
 /** Prefix of the per-chain variables: `WEIR_RPC_<chainId>=https://…,wss://…`. */
 export const RPC_ENV_PREFIX = 'WEIR_RPC_';
@@ -8,7 +9,7 @@ export const RPC_ENV_PREFIX = 'WEIR_RPC_';
 export const RPC_CONFIG_PATH_VARIABLE = 'WEIR_RPC_CONFIG';
 
 /** The RPC configuration is wrong; `source` is the variable or file, and the message says what to fix. */
-export class RpcConfigError extends Error {
+export class RpcConfigError extends SettingError {
   override name = 'RpcConfigError';
   constructor(
     readonly source: string,

@@ -1,0 +1,31 @@
+/** A path the operator gave that cannot be used, by why. */
+const PATH_CODES = new Map([
+  ['EACCES', 'not allowed to this user'],
+  ['EPERM', 'not allowed to this user'],
+  ['ENOENT', 'does not exist'],
+  ['ENOTDIR', 'a file stands where a folder is needed'],
+  ['EEXIST', 'exists already, and not as a folder'],
+  ['EROFS', 'on a read-only file system'],
+  ['ENOSPC', 'no space left on its device'],
+]);
+
+/**
+ * What an operator can fix, said in a line, for an error of the system rather than of Weir (a port
+ * taken, a host that does not resolve, a folder that cannot be written); null for anything else,
+ * which keeps its stack trace.
+ */
+export function systemProblem(error: unknown): string | null {
+  const e = error as Partial<NodeJS.ErrnoException> & { address?: string; port?: number; hostname?: string };
+  if (!(error instanceof Error) || typeof e.code !== 'string' || typeof e.syscall !== 'string') return null;
+  if (e.syscall === 'listen' && e.code === 'EADDRINUSE')
+    return `port ${e.port} on ${e.address} is in use: stop what listens there, or choose another port (--port, PORT)`;
+  if (e.syscall === 'listen' && e.code === 'EACCES')
+    return `port ${e.port} on ${e.address} needs privileges this user lacks: choose a port above 1023 (--port, PORT)`;
+  if (e.syscall === 'listen' && e.code === 'EADDRNOTAVAIL')
+    return `${e.address} is no address of this machine: choose another bind address (--host, HOST)`;
+  if (e.syscall === 'getaddrinfo')
+    return `the host name ${e.hostname} does not resolve (${e.code}): check --host (HOST) and the URLs given`;
+  const why = PATH_CODES.get(e.code);
+  if (typeof e.path === 'string' && why) return `${e.path}: ${why} (${e.code})`;
+  return null;
+}

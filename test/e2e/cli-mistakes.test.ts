@@ -1,0 +1,81 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import { runWeir } from '../support/weir-process.ts';
+
+// An operator's mistakes on the command line: each is one line naming what to fix, never a stack
+// trace, and a refused command leaves nothing behind.
+
+const tempDir = async (t: import('ava').ExecutionContext) => {
+  const dir = await mkdtemp(join(tmpdir(), 'weir-cli-mistakes-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+};
+
+const STACK_FRAME = /\n\s+at /;
+
+test('an unknown option or a stray word is refused (exit 2), naming it, before anything is created: it used to run on the default instead', async (t) => {
+  const dataDir = join(await tempDir(t), 'data');
+  const unquoted = runWeir(['org', 'create', '--name', 'My', 'Shop', '--data-dir', dataDir]);
+  t.is(unquoted.status, 2, unquoted.stdout);
+  t.regex(unquoted.stderr, /^weir: org create: unexpected argument "Shop" \(quote a value with spaces/);
+  t.is(unquoted.stdout, '');
+  const typo = runWeir(['serve', '--prot', '9000', '--data-dir', dataDir]);
+  t.is(typo.status, 2);
+  t.regex(typo.stderr, /^weir: serve: unknown option --prot/);
+  t.false(existsSync(dataDir), 'nothing was written');
+  const flagValue = runWeir(['audit', 'verify', '--json=yes', '--data-dir', dataDir]);
+  t.is(flagValue.status, 2);
+  t.regex(flagValue.stderr, /--json takes no value/);
+});
+
+test('a setting found unusable as weir serve starts (the sweeper key, the devnet file) is one line naming it, exit 2, no stack trace', async (t) => {
+  const dir = await tempDir(t);
+  const common = ['serve', '--local-chain', 'off', '--port', '0'];
+  const key = runWeir([...common, '--data-dir', join(dir, 'a'), '--sweeper-key', '0x12']);
+  t.is(key.status, 2, key.stderr);
+  t.regex(key.stderr, /^weir: WEIR_SWEEPER_KEY must be a private key/);
+  t.notRegex(key.stderr, STACK_FRAME);
+  const devnet = runWeir([...common, '--data-dir', join(dir, 'b'), '--devnet', join(dir, 'missing.json')]);
+  t.is(devnet.status, 2, devnet.stderr);
+  t.regex(devnet.stderr, /^weir: devnet info .*missing\.json is not usable: the file does not exist/);
+  t.notRegex(devnet.stderr, STACK_FRAME);
+});
+
+test('weir serve on a port another process holds says so in one line (exit 1), no stack trace', async (t) => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => holder.close());
+  const port = (holder.address() as import('node:net').AddressInfo).port;
+  const dataDir = await tempDir(t);
+  const run = runWeir(['serve', '--local-chain', 'off', '--port', String(port), '--data-dir', dataDir]);
+  t.is(run.status, 1, run.stderr);
+  t.regex(
+    run.stderr,
+    new RegExp(
+      `^weir: port ${port} on 127\\.0\\.0\\.1 is in use: stop what listens there, or choose another port`,
+      'm',
+    ),
+  );
+  t.notRegex(run.stderr, STACK_FRAME);
+});
+
+test('weir audit verify of a data dir that holds no log fails (exit 2) and creates nothing: a mistyped one used to "hold"', async (t) => {
+  const dataDir = join(await tempDir(t), 'no-such-dir');
+  const run = runWeir(['audit', 'verify', '--data-dir', dataDir]);
+  t.is(run.status, 2, run.stderr);
+  t.regex(run.stderr, /^weir: audit verify: no event log at .*no-such-dir\/events\.sqlite3/);
+  t.false(existsSync(dataDir));
+});
+
+test('weir health --url that is no http(s) URL is a usage error (exit 2) naming it, not "no answer (is weir serve running there?)"', (t) => {
+  const run = runWeir(['health', '--url', '127.0.0.1:8080']);
+  t.is(run.status, 2, run.stderr);
+  t.regex(
+    run.stderr,
+    /^weir: health: --url must be an http:\/\/ or https:\/\/ URL \(http:\/\/127\.0\.0\.1:8080\), got 127\.0\.0\.1:8080/,
+  );
+});
