@@ -98,7 +98,7 @@ function renewalInvoice(s: Subscription, invoiceId: string, now: string): Subscr
   return {
     id: invoiceId,
     kind: 'invoice',
-    amountDue: s.amountTotal,
+    amountDue: s.periodAmountDue ?? s.amountTotal,
     periodStart,
     periodEnd,
     issuedAt: now,
@@ -272,6 +272,8 @@ export type NewSubscriptionInput = {
   createdAt: string;
   /** Days a renewal invoice may stay unpaid before the subscription is past due. */
   daysUntilDue: number;
+  /** What each period's invoice asks when it adds tax to the items' amount (a recurring series). */
+  periodAmountDue?: string;
   /** Trial variant: no first payment; the first invoice is issued at trialEnd. */
   trialEnd?: string | null;
   /** Without a trial: the checkout session or invoice that collects the first period, and when it expires. */
@@ -306,6 +308,9 @@ export function newSubscription(input: NewSubscriptionInput): Subscription {
   const amountTotal = input.items
     .reduce((sum, item) => sum + BigInt(item.unitAmount) * BigInt(item.quantity), 0n)
     .toString();
+  const { periodAmountDue } = input;
+  if (periodAmountDue !== undefined && !DIGITS.test(periodAmountDue))
+    throw new ValidationError('periodAmountDue', 'must be a non-negative integer string, scaled by 10^8');
   const trialEnd = input.trialEnd ?? null;
   if (trialEnd !== null && !(Date.parse(trialEnd) > Date.parse(input.createdAt)))
     throw new ValidationError('trialEnd', 'must be after the start');
@@ -320,7 +325,7 @@ export function newSubscription(input: NewSubscriptionInput): Subscription {
     trialEnd === null && input.firstBill
       ? {
           ...input.firstBill,
-          amountDue: amountTotal,
+          amountDue: periodAmountDue ?? amountTotal,
           periodStart: input.createdAt,
           periodEnd,
           issuedAt: input.createdAt,
@@ -345,6 +350,7 @@ export function newSubscription(input: NewSubscriptionInput): Subscription {
     intervalCount: first.intervalCount,
     items: input.items,
     amountTotal,
+    ...(periodAmountDue !== undefined ? { periodAmountDue } : {}),
     daysUntilDue: input.daysUntilDue,
     startDate: input.createdAt,
     billingCycleAnchor: anchor,

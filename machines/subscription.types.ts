@@ -62,8 +62,13 @@ export type Subscription = {
   interval: BillingInterval;
   intervalCount: number;
   items: SubscriptionItem[];
-  /** Sum of quantity × unitAmount: what each period bills, 10^8-scaled. */
+  /** Sum of quantity × unitAmount: what each period bills before tax, 10^8-scaled. */
   amountTotal: string;
+  /**
+   * What each period's bill asks, 10^8-scaled: amountTotal with the tax of a recurring series'
+   * invoices. Absent means amountTotal (a checkout subscription bills no tax; older records).
+   */
+  periodAmountDue?: string;
   /** Days a renewal invoice may stay unpaid before the subscription is past due. */
   daysUntilDue: number;
   startDate: string;

@@ -379,6 +379,29 @@ test('a first invoice paid just before its due date stays paid: the subscription
   t.deepEqual(await voidsOf(app, invoice.id), []);
 });
 
+test("a taxed series: each period's bill on the subscription asks what its invoice asks, tax included; the subscription's amount stays the price's", async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const vat = (await api.post<{ id: string }>('/api/v1/tax-rates', { name: 'VAT', percentage: '20' })).body;
+  const { invoice, subscription } = await finalizedSeries(api, { taxRateIds: [vat.id] });
+  t.is(invoice.amountDue, '1200000000', '10 USDC and 20 % VAT');
+  const billOf = async () =>
+    (
+      await api.get<Subscription & { amountTotal: string; latestInvoice: { id: string; amountDue: string } }>(
+        `/api/v1/subscriptions/${subscription.id}`,
+      )
+    ).body;
+  t.like(await billOf(), { amountTotal: '1000000000', latestInvoice: { id: invoice.id, amountDue: '1200000000' } });
+
+  await payInvoice(app, api, invoice.id);
+  await untilSubscription(api, subscription.id, 'active');
+  clock.advanceTo(Date.parse('2026-04-15T09:00:00.000Z'));
+  const renewal = await openInvoice(api, nextInvoiceIdOf(invoice.id));
+  t.is(renewal.amountDue, '1200000000');
+  t.like(await billOf(), { amountTotal: '1000000000', latestInvoice: { id: renewal.id, amountDue: '1200000000' } });
+});
+
 test('a series with nothing to pay (a price of 0): its first invoice is paid when finalized and starts the subscription; each renewal is paid when issued, mailed as a receipt only', async (t) => {
   const clock = createManualClock(SERIES_START);
   const mail = recordingMailer();
