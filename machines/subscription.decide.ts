@@ -34,6 +34,12 @@ export type SubscriptionCommand =
    * between creating and sending it): that period is not billed.
    */
   | { type: 'RecordRenewalInvoiceDeleted'; invoiceId: string }
+  /**
+   * The merchant voided the latest renewal's open invoice while the subscription goes on: that
+   * period is not billed, as for a deleted draft (else a past due subscription would wait for ever
+   * on an invoice no one can pay).
+   */
+  | { type: 'RecordRenewalInvoiceVoided'; invoiceId: string }
   /** Timer at the open renewal invoice's due time. */
   | { type: 'MarkRenewalPaymentMissed' }
   /** Timer at pastDueSince + UNPAID_AFTER_DAYS. */
@@ -53,11 +59,11 @@ export type SubscriptionDecideContext = { now: string };
 export const UNPAID_AFTER_DAYS = 7;
 
 /**
- * Whether nothing is owed on the latest bill: none yet (trialing), paid, or a renewal whose draft
- * the merchant deleted. Only then is the next period's renewal issued.
+ * Whether nothing is owed on the latest bill: none yet (trialing), paid, or a renewal whose
+ * invoice the merchant deleted (a draft) or voided. Only then is the next period's renewal issued.
  */
 export const isBillSettled = (bill: SubscriptionBill | null): boolean =>
-  !bill || bill.status === 'paid' || bill.status === 'deleted';
+  !bill || bill.status === 'paid' || bill.status === 'deleted' || bill.status === 'void';
 
 /** A subscription in one of these statuses has ended for good (both are final states of its machine). */
 export const ENDED_STATUSES: readonly SubscriptionStatus[] = ['canceled', 'incomplete_expired'];
@@ -120,7 +126,8 @@ function decidePayment(
     bill.id !== invoiceId ||
     bill.status === 'paid' ||
     bill.status === 'expired' ||
-    bill.status === 'deleted'
+    bill.status === 'deleted' ||
+    bill.status === 'void'
   )
     return [];
   switch (status) {
@@ -187,7 +194,8 @@ export function decideSubscription(
     }
     case 'RenewSubscription':
       return decideRenewal(s, status, command.invoiceId, now);
-    case 'RecordRenewalInvoiceDeleted': {
+    case 'RecordRenewalInvoiceDeleted':
+    case 'RecordRenewalInvoiceVoided': {
       // Only an unpaid renewal of a subscription that goes on (a first invoice is finalized before
       // its subscription exists, so it is never a draft; an ended one's drafts are its own to delete).
       const bill = s.latestInvoice;
@@ -199,7 +207,8 @@ export function decideSubscription(
         (bill.status !== 'open' && bill.status !== 'missed')
       )
         return [];
-      return [{ type: 'RenewalInvoiceDeleted', data: { invoiceId: bill.id, at: now } }];
+      const type = command.type === 'RecordRenewalInvoiceVoided' ? 'RenewalInvoiceVoided' : 'RenewalInvoiceDeleted';
+      return [{ type, data: { invoiceId: bill.id, at: now } }];
     }
     case 'MarkRenewalPaymentMissed': {
       const bill = s.latestInvoice;

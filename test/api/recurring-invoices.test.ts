@@ -402,6 +402,31 @@ test("a taxed series: each period's bill on the subscription asks what its invoi
   t.like(await billOf(), { amountTotal: '1000000000', latestInvoice: { id: renewal.id, amountDue: '1200000000' } });
 });
 
+test('a renewal the merchant voids while its subscription goes on bills nothing for that period: a past due subscription is active again, and the next period is billed at its end', async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { invoice, subscription } = await finalizedSeries(api);
+  await payInvoice(app, api, invoice.id);
+  await untilSubscription(api, subscription.id, 'active');
+  clock.advanceTo(Date.parse('2026-04-15T09:00:00.000Z'));
+  const renewal = await openInvoice(api, nextInvoiceIdOf(invoice.id));
+  clock.advanceTo(Date.parse(renewal.dueDate));
+  await untilSubscription(api, subscription.id, 'past_due');
+
+  t.like((await api.post<Invoice>(`/api/v1/invoices/${renewal.id}/void`)).body, { status: 'void' });
+  const active = await untilSubscription(api, subscription.id, 'active');
+  t.like(active, { latestInvoiceId: renewal.id, latestInvoice: { status: 'void' } });
+  clock.advanceTo(Date.parse('2026-05-15T09:00:00.000Z'));
+  const next = await openInvoice(api, nextInvoiceIdOf(renewal.id));
+  t.like(next, { issueDate: '2026-05-15T09:00:00.000Z', subscriptionId: subscription.id });
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, {
+    status: 'active',
+    latestInvoiceId: next.id,
+    currentPeriodEnd: '2026-06-15T09:00:00.000Z',
+  });
+});
+
 test('a series with nothing to pay (a price of 0): its first invoice is paid when finalized and starts the subscription; each renewal is paid when issued, mailed as a receipt only', async (t) => {
   const clock = createManualClock(SERIES_START);
   const mail = recordingMailer();

@@ -58,6 +58,7 @@ const BILL_STATUSES: Record<SubscriptionBill['status'], { label: string; tone: T
   missed: { label: 'Missed', tone: 'danger' },
   expired: { label: 'Expired', tone: 'neutral' },
   deleted: { label: 'Not billed', tone: 'neutral' },
+  void: { label: 'Void', tone: 'neutral' },
 };
 
 const ENDED = new Set<SubscriptionView['status']>(['canceled', 'incomplete_expired']);
