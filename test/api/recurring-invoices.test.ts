@@ -427,6 +427,31 @@ test('a renewal the merchant voids while its subscription goes on bills nothing 
   });
 });
 
+test("the invoice list filters by the reference's subscriptionId and dueDate bounds, where it answered every invoice", async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { invoice, subscription } = await finalizedSeries(api);
+  const other = await finalizedSeries(api);
+  await payInvoice(app, api, invoice.id);
+  await untilSubscription(api, subscription.id, 'active');
+  clock.advanceTo(Date.parse('2026-04-15T09:00:00.000Z'));
+  const renewal = await openInvoice(api, nextInvoiceIdOf(invoice.id));
+  const listed = async (query: string) => {
+    const answer = await api.get<{ count: number; data: Invoice[] }>(`/api/v1/invoices?${query}`);
+    t.is(answer.status, 200, JSON.stringify(answer.body));
+    return answer.body.data.map((i) => i.id);
+  };
+  t.deepEqual(await listed(`subscriptionId=${subscription.id}`), [renewal.id]);
+  t.deepEqual(await listed(`subscriptionId=${other.subscription.id}`), []);
+  t.deepEqual(await listed(`dueDate[gt]=${encodeURIComponent(invoice.dueDate)}`), [renewal.id]);
+  t.deepEqual(
+    (await listed(`dueDate[lte]=${encodeURIComponent(invoice.dueDate)}`)).sort(),
+    [invoice.id, other.invoice.id].sort(),
+  );
+  assertError(t, await api.get('/api/v1/invoices?dueDate[gt]=soon'), 400, { message: /dueDate\[gt\]/ });
+});
+
 test('a series with nothing to pay (a price of 0): its first invoice is paid when finalized and starts the subscription; each renewal is paid when issued, mailed as a receipt only', async (t) => {
   const clock = createManualClock(SERIES_START);
   const mail = recordingMailer();
