@@ -24,6 +24,7 @@ import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 import {
   assertError,
+  assertRejectedWithoutWrite,
   cancellations,
   getSession,
   payInFull,
@@ -450,6 +451,30 @@ test("the invoice list filters by the reference's subscriptionId and dueDate bou
     [invoice.id, other.invoice.id].sort(),
   );
   assertError(t, await api.get('/api/v1/invoices?dueDate[gt]=soon'), 400, { message: /dueDate\[gt\]/ });
+});
+
+test('a recurring invoice due by now is refused at finalize and at send, naming dueDate and writing nothing, where its subscription expired and the invoice was voided seconds after it opened', async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { customer, product } = await customerAndPlan(api, 'Hosting', '1000000000', 1);
+  const draft = await api.post<Invoice>('/api/v1/invoices', {
+    customerId: customer.id,
+    invoiceType: 'recurring',
+    interval: 'month',
+    dueDate: '2026-03-01',
+    lineItems: { data: [{ priceId: product.defaultPrice.id, quantity: 1 }] },
+  });
+  t.is(draft.status, 200, JSON.stringify(draft.body));
+  for (const op of ['finalize', 'send'])
+    await assertRejectedWithoutWrite(t, app, () => api.post(`/api/v1/invoices/${draft.body.id}/${op}`), {
+      field: 'dueDate',
+      message: /subscription/,
+    });
+  // A due date after now: it opens, and its subscription waits for the payment.
+  t.is((await api.put(`/api/v1/invoices/${draft.body.id}`, { dueDate: '2026-03-25' })).status, 200);
+  t.like((await api.post<Invoice>(`/api/v1/invoices/${draft.body.id}/finalize`)).body, { status: 'open' });
+  await untilSubscription(api, subscriptionIdOfInvoice(draft.body.id), 'incomplete');
 });
 
 test('a series with nothing to pay (a price of 0): its first invoice is paid when finalized and starts the subscription; each renewal is paid when issued, mailed as a receipt only', async (t) => {
