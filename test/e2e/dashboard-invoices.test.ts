@@ -333,5 +333,11 @@ test('Subscriptions: the list and the detail name the customer; a quarterly plan
   const periods = page.locator('#subscription-periods tbody tr');
   t.is(await periods.count(), 2);
   t.regex((await periods.nth(1).textContent()) ?? '', /Invoice.*Void.*30\.00 USDC/s);
+  // A deleted customer is named, not linked to a page that is gone.
+  t.is((await api.delete(`/api/v1/customers/${active.customerId}`)).status, 200);
+  await page.reload();
+  const summary = page.locator('#subscription-summary');
+  t.regex((await summary.textContent()) ?? '', /Customer\s*quarterly@harbour\.example \(deleted\)/);
+  t.is(await summary.getByRole('link').count(), 0);
   t.deepEqual(problems(), [], 'no console error or CSP violation');
 });

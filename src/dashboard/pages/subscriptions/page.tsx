@@ -87,6 +87,8 @@ const SubscriptionStatus = ({ s }: { s: SubscriptionView }): JSX.Element => (
 function CustomerLink({ s, customers }: { s: SubscriptionView; customers: Map<string, CustomerDoc> }): JSX.Element {
   const customer = s.customerId ? customers.get(s.customerId) : undefined;
   if (!s.customerId) return <span class="muted">None</span>;
+  // A deleted customer's page is gone: named, not linked.
+  if (customer?.deleted) return <span safe>{`${customer.name || customer.email} (deleted)`}</span>;
   return (
     <a href={`/dashboard/customers/${s.customerId}`} safe>
       {customer?.name || customer?.email || s.customerId}
