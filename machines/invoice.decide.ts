@@ -148,6 +148,14 @@ const settledAtFinalize = (invoice: Invoice, status: InvoiceState): boolean =>
  * through no checkout session and for 0.
  */
 function finalize(invoice: Invoice, url: string, now: string, nextIssueDate?: string): InvoiceEvent[] {
+  // The first invoice of a series bills its subscription's first period, which expires unpaid at the
+  // due date: one due by now would open, then be voided with its subscription at once.
+  const startsSeries = invoice.invoiceType === 'recurring' && invoice.subscriptionId === null;
+  if (startsSeries && !isZeroTotal(invoice) && Date.parse(invoice.dueDate) <= Date.parse(now))
+    throw new ValidationError(
+      'dueDate',
+      `is ${invoice.dueDate}, not after now: the subscription of a recurring invoice ends unpaid at its first invoice's due date, so it would end at once; set a later due date`,
+    );
   const issueDate = invoice.issueDate ?? now;
   const events: InvoiceEvent[] = [
     { type: 'InvoiceFinalized', data: { number: invoice.number, url, issueDate, at: now } },

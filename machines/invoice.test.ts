@@ -316,7 +316,7 @@ test('given a draft, when finalized, then it is open with its number, hosted URL
 });
 
 test('given a recurring draft, when finalized, then the next invoice is scheduled one interval after the issue date', (t) => {
-  const events = given([created(recurringInvoiceFixture(1))]).when(
+  const events = given([created(recurringInvoiceFixture(1, { dueDate: '2028-02-10T00:00:00.000Z' }))]).when(
     { type: 'FinalizeInvoice', url: HOSTED_URL },
     '2028-01-31T09:30:00.000Z',
   );
@@ -329,19 +329,28 @@ test('given a recurring draft, when finalized, then the next invoice is schedule
       data: { nextInvoiceId, issueDate: '2028-02-29T09:30:00.000Z', at: '2028-01-31T09:30:00.000Z' },
     },
   ]);
-  const invoice = given([created(recurringInvoiceFixture(1)), ...events]).state().context.invoice!;
+  const invoice = given([
+    created(recurringInvoiceFixture(1, { dueDate: '2028-02-10T00:00:00.000Z' })),
+    ...events,
+  ]).state().context.invoice!;
   t.deepEqual(invoice.nextInvoice, { id: nextInvoiceId, issueDate: '2028-02-29T09:30:00.000Z' });
   // Finalizing again is a no-op and schedules nothing twice.
   t.deepEqual(
-    given([created(recurringInvoiceFixture(1)), ...events]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }),
+    given([created(recurringInvoiceFixture(1, { dueDate: '2028-02-10T00:00:00.000Z' })), ...events]).when({
+      type: 'FinalizeInvoice',
+      url: HOSTED_URL,
+    }),
     [],
   );
 });
 
 test('given a recurring invoice announcing its next one, when voided (open or uncollectible), then it announces none; paid, it still does', (t) => {
   const scheduled = [
-    created(recurringInvoiceFixture(1)),
-    ...given([created(recurringInvoiceFixture(1))]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, FINALIZED_AT),
+    created(recurringInvoiceFixture(1, { dueDate: '2028-02-10T00:00:00.000Z' })),
+    ...given([created(recurringInvoiceFixture(1, { dueDate: '2028-02-10T00:00:00.000Z' }))]).when(
+      { type: 'FinalizeInvoice', url: HOSTED_URL },
+      FINALIZED_AT,
+    ),
   ];
   const after = (events: InvoiceEvent[]) => given([...scheduled, ...events]).state().context.invoice!;
   t.truthy(after([]).nextInvoice);
@@ -350,8 +359,31 @@ test('given a recurring invoice announcing its next one, when voided (open or un
   t.deepEqual(after([attemptStarted('cs-1'), paid('cs-1')]).nextInvoice, after([]).nextInvoice);
 });
 
+test('given the first draft of a series due by now, when finalized or sent, then it is refused naming dueDate (its subscription would end at once); a renewal or one with nothing to pay is not', (t) => {
+  const due = recurringInvoiceFixture(1, { dueDate: '2026-03-01T00:00:00.000Z' });
+  for (const command of [
+    { type: 'FinalizeInvoice', url: HOSTED_URL },
+    { type: 'SendInvoice', to: null, url: HOSTED_URL, mailed: false },
+  ] as const)
+    t.throws(() => given([created(due)]).when(command, '2026-03-01T00:00:00.000Z'), {
+      message: /^dueDate: .*subscription/,
+    });
+  t.is(
+    given([created(due)]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2026-02-28T23:59:59.999Z')[0]!.type,
+    'InvoiceFinalized',
+  );
+  const renewal = recurringInvoiceFixture(1, { dueDate: '2026-03-01T00:00:00.000Z', subscriptionId: 'sub-1' });
+  t.is(
+    given([created(renewal)]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2026-03-02T00:00:00.000Z')[0]!.type,
+    'InvoiceFinalized',
+  );
+});
+
 test('given a scheduled recurring invoice with its issue date, when finalized late, then the series counts from the issue date', (t) => {
-  const draft = recurringInvoiceFixture(3, { issueDate: '2026-11-30T00:00:00.000Z' });
+  const draft = recurringInvoiceFixture(3, {
+    issueDate: '2026-11-30T00:00:00.000Z',
+    dueDate: '2026-12-12T00:00:00.000Z',
+  });
   const events = given([created(draft)]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2026-12-02T00:00:00.000Z');
   t.is((events[0]!.data as { issueDate: string }).issueDate, '2026-11-30T00:00:00.000Z');
   t.is((events[1]!.data as { issueDate: string }).issueDate, '2027-02-28T00:00:00.000Z');
@@ -359,7 +391,7 @@ test('given a scheduled recurring invoice with its issue date, when finalized la
 
 test("given a subscription's renewal draft, when sent with the subscription's next period start, then that is the next issue date", (t) => {
   // Anchored on Jan 31: the renewal issued Feb 28 is followed on Mar 31, not Mar 28.
-  const draft = recurringInvoiceFixture(1, { issueDate: '2026-02-28T10:00:00.000Z' });
+  const draft = recurringInvoiceFixture(1, { issueDate: '2026-02-28T10:00:00.000Z', subscriptionId: 'sub-1' });
   const events = given([created(draft)]).when(
     { type: 'SendInvoice', to: null, url: HOSTED_URL, mailed: false, nextIssueDate: '2026-03-31T10:00:00.000Z' },
     '2026-02-28T10:00:00.000Z',

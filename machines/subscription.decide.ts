@@ -34,6 +34,12 @@ export type SubscriptionCommand =
    * between creating and sending it): that period is not billed.
    */
   | { type: 'RecordRenewalInvoiceDeleted'; invoiceId: string }
+  /**
+   * The merchant voided the latest renewal's open invoice while the subscription goes on: that
+   * period is not billed, as for a deleted draft (else a past due subscription would wait for ever
+   * on an invoice no one can pay).
+   */
+  | { type: 'RecordRenewalInvoiceVoided'; invoiceId: string }
   /** Timer at the open renewal invoice's due time. */
   | { type: 'MarkRenewalPaymentMissed' }
   /** Timer at pastDueSince + UNPAID_AFTER_DAYS. */
@@ -53,11 +59,11 @@ export type SubscriptionDecideContext = { now: string };
 export const UNPAID_AFTER_DAYS = 7;
 
 /**
- * Whether nothing is owed on the latest bill: none yet (trialing), paid, or a renewal whose draft
- * the merchant deleted. Only then is the next period's renewal issued.
+ * Whether nothing is owed on the latest bill: none yet (trialing), paid, or a renewal whose
+ * invoice the merchant deleted (a draft) or voided. Only then is the next period's renewal issued.
  */
 export const isBillSettled = (bill: SubscriptionBill | null): boolean =>
-  !bill || bill.status === 'paid' || bill.status === 'deleted';
+  !bill || bill.status === 'paid' || bill.status === 'deleted' || bill.status === 'void';
 
 /** A subscription in one of these statuses has ended for good (both are final states of its machine). */
 export const ENDED_STATUSES: readonly SubscriptionStatus[] = ['canceled', 'incomplete_expired'];
@@ -98,7 +104,7 @@ function renewalInvoice(s: Subscription, invoiceId: string, now: string): Subscr
   return {
     id: invoiceId,
     kind: 'invoice',
-    amountDue: s.amountTotal,
+    amountDue: s.periodAmountDue ?? s.amountTotal,
     periodStart,
     periodEnd,
     issuedAt: now,
@@ -120,7 +126,8 @@ function decidePayment(
     bill.id !== invoiceId ||
     bill.status === 'paid' ||
     bill.status === 'expired' ||
-    bill.status === 'deleted'
+    bill.status === 'deleted' ||
+    bill.status === 'void'
   )
     return [];
   switch (status) {
@@ -187,7 +194,8 @@ export function decideSubscription(
     }
     case 'RenewSubscription':
       return decideRenewal(s, status, command.invoiceId, now);
-    case 'RecordRenewalInvoiceDeleted': {
+    case 'RecordRenewalInvoiceDeleted':
+    case 'RecordRenewalInvoiceVoided': {
       // Only an unpaid renewal of a subscription that goes on (a first invoice is finalized before
       // its subscription exists, so it is never a draft; an ended one's drafts are its own to delete).
       const bill = s.latestInvoice;
@@ -199,7 +207,8 @@ export function decideSubscription(
         (bill.status !== 'open' && bill.status !== 'missed')
       )
         return [];
-      return [{ type: 'RenewalInvoiceDeleted', data: { invoiceId: bill.id, at: now } }];
+      const type = command.type === 'RecordRenewalInvoiceVoided' ? 'RenewalInvoiceVoided' : 'RenewalInvoiceDeleted';
+      return [{ type, data: { invoiceId: bill.id, at: now } }];
     }
     case 'MarkRenewalPaymentMissed': {
       const bill = s.latestInvoice;
@@ -272,6 +281,8 @@ export type NewSubscriptionInput = {
   createdAt: string;
   /** Days a renewal invoice may stay unpaid before the subscription is past due. */
   daysUntilDue: number;
+  /** What each period's invoice asks when it adds tax to the items' amount (a recurring series). */
+  periodAmountDue?: string;
   /** Trial variant: no first payment; the first invoice is issued at trialEnd. */
   trialEnd?: string | null;
   /** Without a trial: the checkout session or invoice that collects the first period, and when it expires. */
@@ -306,6 +317,9 @@ export function newSubscription(input: NewSubscriptionInput): Subscription {
   const amountTotal = input.items
     .reduce((sum, item) => sum + BigInt(item.unitAmount) * BigInt(item.quantity), 0n)
     .toString();
+  const { periodAmountDue } = input;
+  if (periodAmountDue !== undefined && !DIGITS.test(periodAmountDue))
+    throw new ValidationError('periodAmountDue', 'must be a non-negative integer string, scaled by 10^8');
   const trialEnd = input.trialEnd ?? null;
   if (trialEnd !== null && !(Date.parse(trialEnd) > Date.parse(input.createdAt)))
     throw new ValidationError('trialEnd', 'must be after the start');
@@ -320,7 +334,7 @@ export function newSubscription(input: NewSubscriptionInput): Subscription {
     trialEnd === null && input.firstBill
       ? {
           ...input.firstBill,
-          amountDue: amountTotal,
+          amountDue: periodAmountDue ?? amountTotal,
           periodStart: input.createdAt,
           periodEnd,
           issuedAt: input.createdAt,
@@ -345,6 +359,7 @@ export function newSubscription(input: NewSubscriptionInput): Subscription {
     intervalCount: first.intervalCount,
     items: input.items,
     amountTotal,
+    ...(periodAmountDue !== undefined ? { periodAmountDue } : {}),
     daysUntilDue: input.daysUntilDue,
     startDate: input.createdAt,
     billingCycleAnchor: anchor,

@@ -65,13 +65,16 @@ export function evolveSubscription(subscription: Subscription | null, event: Sub
         latestInvoice: settleBill(s.latestInvoice, event.data.invoiceId, { status: 'missed' }),
       };
     case 'RenewalInvoiceDeleted':
+    case 'RenewalInvoiceVoided':
       // That period is not billed: nothing is overdue, and the next period's renewal is issued at its end.
       return {
         ...s,
         status: s.status === 'past_due' || s.status === 'unpaid' ? 'active' : s.status,
         updatedAt: event.data.at,
         pastDueSince: null,
-        latestInvoice: settleBill(s.latestInvoice, event.data.invoiceId, { status: 'deleted' }),
+        latestInvoice: settleBill(s.latestInvoice, event.data.invoiceId, {
+          status: event.type === 'RenewalInvoiceVoided' ? 'void' : 'deleted',
+        }),
       };
     case 'SubscriptionMarkedUnpaid':
       return { ...s, status: 'unpaid', updatedAt: event.data.at };

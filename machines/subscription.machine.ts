@@ -50,6 +50,7 @@ export const subscriptionMachine = setup({
     trialing: {
       on: {
         RenewalInvoiceDeleted: { actions: 'apply' },
+        RenewalInvoiceVoided: { actions: 'apply' },
         RenewalInvoiceIssued: { actions: 'apply' },
         SubscriptionStarted: { target: 'active', actions: 'apply' },
         RenewalPaymentMissed: { target: 'past_due', actions: 'apply' },
@@ -61,6 +62,7 @@ export const subscriptionMachine = setup({
     active: {
       on: {
         RenewalInvoiceDeleted: { actions: 'apply' },
+        RenewalInvoiceVoided: { actions: 'apply' },
         RenewalInvoiceIssued: { actions: 'apply' },
         RenewalPaid: { actions: 'apply' },
         RenewalPaymentMissed: { target: 'past_due', actions: 'apply' },
@@ -73,6 +75,7 @@ export const subscriptionMachine = setup({
     past_due: {
       on: {
         RenewalInvoiceDeleted: { target: 'active', actions: 'apply' },
+        RenewalInvoiceVoided: { target: 'active', actions: 'apply' },
         RenewalPaid: { target: 'active', actions: 'apply' },
         SubscriptionMarkedUnpaid: { target: 'unpaid', actions: 'apply' },
         SubscriptionCancelScheduled: { actions: 'apply' },
@@ -83,6 +86,7 @@ export const subscriptionMachine = setup({
     unpaid: {
       on: {
         RenewalInvoiceDeleted: { target: 'active', actions: 'apply' },
+        RenewalInvoiceVoided: { target: 'active', actions: 'apply' },
         RenewalPaid: { target: 'active', actions: 'apply' },
         SubscriptionCancelScheduled: { actions: 'apply' },
         SubscriptionCancelRevoked: { actions: 'apply' },
@@ -92,6 +96,7 @@ export const subscriptionMachine = setup({
     paused: {
       on: {
         RenewalInvoiceDeleted: { actions: 'apply' },
+        RenewalInvoiceVoided: { actions: 'apply' },
         RenewalPaid: { actions: 'apply' },
         SubscriptionResumed: { target: 'active', actions: 'apply' },
         SubscriptionCanceled: { target: 'canceled', actions: 'apply' },

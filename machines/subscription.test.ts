@@ -53,6 +53,7 @@ const commandFor = (type: SubscriptionCommandType, history: SubscriptionEvent[])
     case 'RenewSubscription':
       return { type, invoiceId: 'inv-new' };
     case 'RecordRenewalInvoiceDeleted':
+    case 'RecordRenewalInvoiceVoided':
       return { type, invoiceId: subscriptionOf(history).latestInvoice?.id ?? 'none' };
     case 'MarkRenewalPaymentMissed':
       return { type };
@@ -75,6 +76,7 @@ const COMMANDS: SubscriptionCommandType[] = [
   'ExpireFirstPayment',
   'RenewSubscription',
   'RecordRenewalInvoiceDeleted',
+  'RecordRenewalInvoiceVoided',
   'MarkRenewalPaymentMissed',
   'MarkSubscriptionUnpaid',
   'CancelSubscription',
@@ -104,6 +106,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     ExpireFirstPayment: [{ type: 'SubscriptionIncompleteExpired', data: { invoiceId: 'cs-1', at: NOW } }],
     RenewSubscription: [],
     RecordRenewalInvoiceDeleted: [],
+    RecordRenewalInvoiceVoided: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: 'refused',
@@ -117,6 +120,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     ExpireFirstPayment: [],
     RenewSubscription: [],
     RecordRenewalInvoiceDeleted: [],
+    RecordRenewalInvoiceVoided: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: 'refused',
@@ -131,6 +135,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     // NOW is past the first period after the trial: the period containing NOW is billed.
     RenewSubscription: [renewal('2026-02-15T00:00:00.000Z', '2026-03-15T00:00:00.000Z')],
     RecordRenewalInvoiceDeleted: [],
+    RecordRenewalInvoiceVoided: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: [scheduled('2026-01-15T00:00:00.000Z')],
@@ -145,6 +150,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     // NOW is the end of February, the period after the current one: March is billed, February is not billed late.
     RenewSubscription: [renewal('2026-03-01T00:00:00.000Z', '2026-04-01T00:00:00.000Z')],
     RecordRenewalInvoiceDeleted: [],
+    RecordRenewalInvoiceVoided: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: [scheduled('2026-02-01T00:00:00.000Z')],
@@ -158,6 +164,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     ExpireFirstPayment: [],
     RenewSubscription: [],
     RecordRenewalInvoiceDeleted: [{ type: 'RenewalInvoiceDeleted', data: { invoiceId: 'inv-2', at: NOW } }],
+    RecordRenewalInvoiceVoided: [{ type: 'RenewalInvoiceVoided', data: { invoiceId: 'inv-2', at: NOW } }],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [{ type: 'SubscriptionMarkedUnpaid', data: { at: NOW } }],
     CancelSubscription: [scheduled('2026-03-01T00:00:00.000Z')],
@@ -171,6 +178,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     ExpireFirstPayment: [],
     RenewSubscription: [],
     RecordRenewalInvoiceDeleted: [{ type: 'RenewalInvoiceDeleted', data: { invoiceId: 'inv-2', at: NOW } }],
+    RecordRenewalInvoiceVoided: [{ type: 'RenewalInvoiceVoided', data: { invoiceId: 'inv-2', at: NOW } }],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: [scheduled('2026-03-01T00:00:00.000Z')],
@@ -184,6 +192,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     ExpireFirstPayment: [],
     RenewSubscription: [],
     RecordRenewalInvoiceDeleted: [],
+    RecordRenewalInvoiceVoided: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: 'refused',
@@ -200,6 +209,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     ExpireFirstPayment: [],
     RenewSubscription: [],
     RecordRenewalInvoiceDeleted: [],
+    RecordRenewalInvoiceVoided: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: [],
@@ -219,6 +229,7 @@ const NEXT: Partial<Record<SubscriptionEvent['type'], SubscriptionStatus>> = {
   SubscriptionMarkedUnpaid: 'unpaid',
   RenewalPaid: 'active',
   RenewalInvoiceDeleted: 'active',
+  RenewalInvoiceVoided: 'active',
 };
 
 for (const [status, row] of Object.entries(TABLE) as [SubscriptionStatus, Record<SubscriptionCommandType, Outcome>][]) {

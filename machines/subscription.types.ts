@@ -40,8 +40,11 @@ export type SubscriptionBill = {
   issuedAt: string;
   /** When an unpaid bill makes the subscription past due (renewal) or incomplete_expired (first). */
   dueAt: string;
-  /** `deleted`: a renewal whose invoice the merchant deleted while a draft; its period is not billed. */
-  status: 'open' | 'paid' | 'missed' | 'expired' | 'deleted';
+  /**
+   * `deleted`: a renewal whose invoice the merchant deleted while a draft; `void`: one whose open
+   * invoice the merchant voided while the subscription went on. Either way its period is not billed.
+   */
+  status: 'open' | 'paid' | 'missed' | 'expired' | 'deleted' | 'void';
   paidAt: string | null;
 };
 
@@ -62,8 +65,13 @@ export type Subscription = {
   interval: BillingInterval;
   intervalCount: number;
   items: SubscriptionItem[];
-  /** Sum of quantity × unitAmount: what each period bills, 10^8-scaled. */
+  /** Sum of quantity × unitAmount: what each period bills before tax, 10^8-scaled. */
   amountTotal: string;
+  /**
+   * What each period's bill asks, 10^8-scaled: amountTotal with the tax of a recurring series'
+   * invoices. Absent means amountTotal (a checkout subscription bills no tax; older records).
+   */
+  periodAmountDue?: string;
   /** Days a renewal invoice may stay unpaid before the subscription is past due. */
   daysUntilDue: number;
   startDate: string;
@@ -99,6 +107,7 @@ export type SubscriptionEvent =
   | { type: 'RenewalPaid'; data: { invoiceId: string; at: string } }
   | { type: 'RenewalPaymentMissed'; data: { invoiceId: string; at: string } }
   | { type: 'RenewalInvoiceDeleted'; data: { invoiceId: string; at: string } }
+  | { type: 'RenewalInvoiceVoided'; data: { invoiceId: string; at: string } }
   | { type: 'SubscriptionMarkedUnpaid'; data: { at: string } }
   | { type: 'SubscriptionCancelScheduled'; data: { cancelAt: string; comment: string | null; at: string } }
   | { type: 'SubscriptionCancelRevoked'; data: { at: string } }

@@ -178,6 +178,7 @@ const DESCRIBED: Record<string, { event?: string; fields?: (data: Json) => Field
   RenewalPaid: { fields: (d) => ({ invoiceId: str(d.invoiceId) }) },
   RenewalPaymentMissed: { level: 'warn', fields: (d) => ({ invoiceId: str(d.invoiceId) }) },
   RenewalInvoiceDeleted: { fields: (d) => ({ invoiceId: str(d.invoiceId) }) },
+  RenewalInvoiceVoided: { fields: (d) => ({ invoiceId: str(d.invoiceId) }) },
   SubscriptionCanceled: { fields: (d) => ({ atPeriodEnd: d.atPeriodEnd === true }) },
   // The attempts themselves are logged by the dispatcher, which knows the endpoint and event type.
   WebhookDeliveryAttemptFailed: { level: 'debug' },

@@ -120,3 +120,24 @@ test('the business: its address, contact and identifiers; only http(s) links and
   t.is(doc.business.logo, null);
   t.deepEqual(doc.billedTo, { lines: [], email: null });
 });
+
+test('a recurring invoice says how often and the period it bills (its issue date to the next one); a one-time one says neither', (t) => {
+  const recurring = openInvoice({
+    invoiceType: 'recurring',
+    recurring: { interval: 'month', intervalCount: 3 },
+    nextInvoice: { id: 'inv-next', issueDate: '2030-04-02T00:00:00.000Z' },
+  });
+  t.is(
+    invoiceDocument({ invoice: recurring, organization: null, customer: null, nowMs: BEFORE_DUE }).recurrence,
+    'Billed every 3 months; this invoice covers January 2, 2030 – April 2, 2030',
+  );
+  const unscheduled = openInvoice({ invoiceType: 'recurring', recurring: { interval: 'month', intervalCount: 1 } });
+  t.is(
+    invoiceDocument({ invoice: unscheduled, organization: null, customer: null, nowMs: BEFORE_DUE }).recurrence,
+    'Billed every month',
+  );
+  t.is(
+    invoiceDocument({ invoice: openInvoice(), organization: null, customer: null, nowMs: BEFORE_DUE }).recurrence,
+    null,
+  );
+});

@@ -97,6 +97,15 @@ export function addressLines(address: AddressDetails | null | undefined): string
 
 const RECURRENCE: Record<number, string> = { 1: 'month', 3: '3 months', 6: '6 months', 12: 'year' };
 
+/** How often a recurring invoice bills and, once the next one is scheduled, the period this one covers. */
+function recurrenceOf(invoice: Invoice): string | null {
+  if (!invoice.recurring) return null;
+  const every = `Billed every ${RECURRENCE[invoice.recurring.intervalCount] ?? 'month'}`;
+  if (!invoice.nextInvoice) return every;
+  const start = documentDate(invoice.issueDate ?? invoice.finalizedAt ?? invoice.createdAt);
+  return `${every}; this invoice covers ${start} – ${documentDate(invoice.nextInvoice.issueDate)}`;
+}
+
 function statusOf(invoice: Invoice, nowMs: number, paidOn: string | null, due: string): InvoiceStatusView {
   const remaining = documentMoney(invoice.amountRemaining, invoice.currency);
   if (invoice.status === 'paid')
@@ -195,7 +204,7 @@ export function invoiceDocument(input: {
     number: invoice.number,
     currency: invoice.currency.toUpperCase(),
     description: invoice.description,
-    recurrence: invoice.recurring ? `Billed every ${RECURRENCE[invoice.recurring.intervalCount] ?? 'month'}` : null,
+    recurrence: recurrenceOf(invoice),
     issued: documentDate(invoice.issueDate ?? invoice.finalizedAt ?? invoice.createdAt),
     due,
     paidOn,

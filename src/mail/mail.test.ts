@@ -232,3 +232,27 @@ test('SMTP credentials never appear in descriptions or errors', async (t) => {
   t.regex(error!.message, /127\.0\.0\.1/);
   mailer.close();
 });
+
+test('a recurring invoice mail says the period it bills, from its issue date to the next one; a one-time invoice has no period', (t) => {
+  const renewal = renderInvoiceMail({
+    kind: 'invoice',
+    invoice: invoiceFixture({
+      status: 'open',
+      invoiceType: 'recurring',
+      recurring: { interval: 'month', intervalCount: 1 },
+      issueDate: '2026-01-31T12:00:00.000Z',
+      nextInvoice: { id: 'inv-next', issueDate: '2026-02-28T12:00:00.000Z' },
+    }),
+    organization: org,
+    payUrl: 'http://x/pay',
+  });
+  t.true(renewal.text.includes('Period: 2026-01-31 – 2026-02-28'), renewal.text);
+  t.regex(renewal.html, /Period<\/td><td[^>]*>2026-01-31 – 2026-02-28</);
+  const once = renderInvoiceMail({
+    kind: 'invoice',
+    invoice: invoiceFixture({ status: 'open' }),
+    organization: org,
+    payUrl: 'http://x/pay',
+  });
+  t.false(once.text.includes('Period'));
+});

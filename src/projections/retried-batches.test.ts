@@ -267,7 +267,7 @@ const EVENT_TYPES = `
   PaymentMethodSelected PaymentReceiptRequested PaymentSettingUpdated PaymentWithdrawn PriceCreated
   PriceUpdated ProductCreated ProductDeleted ProductUpdated PromotionCodeExpired
   PromotionCodeLimitReached PromotionCodeRedeemed PromotionCodeRedemptionReleased
-  RenewalInvoiceDeleted RenewalInvoiceIssued RenewalPaid RenewalPaymentMissed
+  RenewalInvoiceDeleted RenewalInvoiceIssued RenewalInvoiceVoided RenewalPaid RenewalPaymentMissed
   SubscriptionCancelRevoked SubscriptionCancelScheduled SubscriptionCanceled SubscriptionCreated
   SubscriptionIncompleteExpired SubscriptionMarkedUnpaid SubscriptionPaused SubscriptionResumed
   SubscriptionStarted SweepBroadcast SweepDropped TaxRateCreated TaxRateUpdated

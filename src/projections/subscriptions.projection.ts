@@ -134,7 +134,15 @@ export const subscriptionsProjection: Projection = {
 
 /** The subscription as merchants see it (API responses and webhook payloads), with the reference API's names. */
 export function publicSubscription(subscription: SubscriptionRecord & { _id?: string; _revision?: number }) {
-  const { environment: _environment, _id, _revision, pauses: _pauses, items, ...rest } = subscription;
+  const {
+    environment: _environment,
+    _id,
+    _revision,
+    pauses: _pauses,
+    periodAmountDue: _due,
+    items,
+    ...rest
+  } = subscription;
   return {
     ...rest,
     object: 'subscription' as const,

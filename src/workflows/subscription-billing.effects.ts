@@ -87,6 +87,8 @@ export function subscriptionBillingEffects(deps: {
       items,
       createdAt: issueDate,
       daysUntilDue: Math.max(0, Math.round((Date.parse(invoice.dueDate) - Date.parse(issueDate)) / DAY_MS)),
+      // Each renewal copies this invoice's lines and tax rates, so it asks the same amount.
+      periodAmountDue: invoice.amountDue,
       firstBill: { id: invoice.id, kind: 'invoice', dueAt: invoice.dueDate },
       description: invoice.description,
       metadata: invoice.metadata,

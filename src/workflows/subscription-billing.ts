@@ -292,6 +292,9 @@ function decideInvoiceEvent(
   const bill = s.latestInvoice;
   if (after.status === 'deleted' && bill?.id === id && !isBillSettled(bill))
     return [toSubscription(s, id, { type: 'RecordRenewalInvoiceDeleted', invoiceId: id })];
+  // Voided by the merchant while the subscription goes on: neither is that period billed.
+  if (after.status === 'void' && bill?.id === id && !isBillSettled(bill))
+    return [toSubscription(s, id, { type: 'RecordRenewalInvoiceVoided', invoiceId: id })];
   return [];
 }
 
@@ -364,7 +367,8 @@ const tenantOf = (state: SubscriptionBillingState, event: RecordedEvent): Subscr
  *   opened after the end (their issue was under way), are removed: a draft deleted, a payable one
  *   that received nothing voided;
  * - a renewal draft the merchant deleted while its subscription goes on is recorded on it
- *   (`RecordRenewalInvoiceDeleted`): that period is not billed.
+ *   (`RecordRenewalInvoiceDeleted`): that period is not billed; so is one whose open invoice the
+ *   merchant voided (`RecordRenewalInvoiceVoided`).
  * A bill that moved on first (paid before its void, a session paid before its close) refuses the
  * command, which is then dropped.
  */

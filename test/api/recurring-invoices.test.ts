@@ -24,6 +24,7 @@ import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 import {
   assertError,
+  assertRejectedWithoutWrite,
   cancellations,
   getSession,
   payInFull,
@@ -377,6 +378,103 @@ test('a first invoice paid just before its due date stays paid: the subscription
   });
   t.like((await api.get<Invoice>(`/api/v1/invoices/${invoice.id}`)).body, { status: 'paid' });
   t.deepEqual(await voidsOf(app, invoice.id), []);
+});
+
+test("a taxed series: each period's bill on the subscription asks what its invoice asks, tax included; the subscription's amount stays the price's", async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const vat = (await api.post<{ id: string }>('/api/v1/tax-rates', { name: 'VAT', percentage: '20' })).body;
+  const { invoice, subscription } = await finalizedSeries(api, { taxRateIds: [vat.id] });
+  t.is(invoice.amountDue, '1200000000', '10 USDC and 20 % VAT');
+  const billOf = async () =>
+    (
+      await api.get<Subscription & { amountTotal: string; latestInvoice: { id: string; amountDue: string } }>(
+        `/api/v1/subscriptions/${subscription.id}`,
+      )
+    ).body;
+  t.like(await billOf(), { amountTotal: '1000000000', latestInvoice: { id: invoice.id, amountDue: '1200000000' } });
+
+  await payInvoice(app, api, invoice.id);
+  await untilSubscription(api, subscription.id, 'active');
+  clock.advanceTo(Date.parse('2026-04-15T09:00:00.000Z'));
+  const renewal = await openInvoice(api, nextInvoiceIdOf(invoice.id));
+  t.is(renewal.amountDue, '1200000000');
+  t.like(await billOf(), { amountTotal: '1000000000', latestInvoice: { id: renewal.id, amountDue: '1200000000' } });
+});
+
+test('a renewal the merchant voids while its subscription goes on bills nothing for that period: a past due subscription is active again, and the next period is billed at its end', async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { invoice, subscription } = await finalizedSeries(api);
+  await payInvoice(app, api, invoice.id);
+  await untilSubscription(api, subscription.id, 'active');
+  clock.advanceTo(Date.parse('2026-04-15T09:00:00.000Z'));
+  const renewal = await openInvoice(api, nextInvoiceIdOf(invoice.id));
+  clock.advanceTo(Date.parse(renewal.dueDate));
+  await untilSubscription(api, subscription.id, 'past_due');
+
+  t.like((await api.post<Invoice>(`/api/v1/invoices/${renewal.id}/void`)).body, { status: 'void' });
+  const active = await untilSubscription(api, subscription.id, 'active');
+  t.like(active, { latestInvoiceId: renewal.id, latestInvoice: { status: 'void' } });
+  clock.advanceTo(Date.parse('2026-05-15T09:00:00.000Z'));
+  const next = await openInvoice(api, nextInvoiceIdOf(renewal.id));
+  t.like(next, { issueDate: '2026-05-15T09:00:00.000Z', subscriptionId: subscription.id });
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, {
+    status: 'active',
+    latestInvoiceId: next.id,
+    currentPeriodEnd: '2026-06-15T09:00:00.000Z',
+  });
+});
+
+test("the invoice list filters by the reference's subscriptionId and dueDate bounds, where it answered every invoice", async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { invoice, subscription } = await finalizedSeries(api);
+  const other = await finalizedSeries(api);
+  await payInvoice(app, api, invoice.id);
+  await untilSubscription(api, subscription.id, 'active');
+  clock.advanceTo(Date.parse('2026-04-15T09:00:00.000Z'));
+  const renewal = await openInvoice(api, nextInvoiceIdOf(invoice.id));
+  const listed = async (query: string) => {
+    const answer = await api.get<{ count: number; data: Invoice[] }>(`/api/v1/invoices?${query}`);
+    t.is(answer.status, 200, JSON.stringify(answer.body));
+    return answer.body.data.map((i) => i.id);
+  };
+  t.deepEqual(await listed(`subscriptionId=${subscription.id}`), [renewal.id]);
+  t.deepEqual(await listed(`subscriptionId=${other.subscription.id}`), []);
+  t.deepEqual(await listed(`dueDate[gt]=${encodeURIComponent(invoice.dueDate)}`), [renewal.id]);
+  t.deepEqual(
+    (await listed(`dueDate[lte]=${encodeURIComponent(invoice.dueDate)}`)).sort(),
+    [invoice.id, other.invoice.id].sort(),
+  );
+  assertError(t, await api.get('/api/v1/invoices?dueDate[gt]=soon'), 400, { message: /dueDate\[gt\]/ });
+});
+
+test('a recurring invoice due by now is refused at finalize and at send, naming dueDate and writing nothing, where its subscription expired and the invoice was voided seconds after it opened', async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { customer, product } = await customerAndPlan(api, 'Hosting', '1000000000', 1);
+  const draft = await api.post<Invoice>('/api/v1/invoices', {
+    customerId: customer.id,
+    invoiceType: 'recurring',
+    interval: 'month',
+    dueDate: '2026-03-01',
+    lineItems: { data: [{ priceId: product.defaultPrice.id, quantity: 1 }] },
+  });
+  t.is(draft.status, 200, JSON.stringify(draft.body));
+  for (const op of ['finalize', 'send'])
+    await assertRejectedWithoutWrite(t, app, () => api.post(`/api/v1/invoices/${draft.body.id}/${op}`), {
+      field: 'dueDate',
+      message: /subscription/,
+    });
+  // A due date after now: it opens, and its subscription waits for the payment.
+  t.is((await api.put(`/api/v1/invoices/${draft.body.id}`, { dueDate: '2026-03-25' })).status, 200);
+  t.like((await api.post<Invoice>(`/api/v1/invoices/${draft.body.id}/finalize`)).body, { status: 'open' });
+  await untilSubscription(api, subscriptionIdOfInvoice(draft.body.id), 'incomplete');
 });
 
 test('a series with nothing to pay (a price of 0): its first invoice is paid when finalized and starts the subscription; each renewal is paid when issued, mailed as a receipt only', async (t) => {

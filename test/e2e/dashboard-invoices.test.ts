@@ -274,3 +274,70 @@ test('Subscriptions: a paid subscription is listed with its period and invoices;
   await page.getByText('The subscription has ended: nothing more can change.').waitFor();
   t.deepEqual(problems(), [], 'no console error or CSP violation');
 });
+
+test('Subscriptions: the list and the detail name the customer; a quarterly plan reads "every 3 months" there and on the customer; a paused one offers no cancel at period end; a renewal voided by the end reads Void', async (t) => {
+  const dash = await startDashboard(t);
+  const { api } = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const plan = await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
+    name: 'Roast of the quarter',
+    defaultPriceData: {
+      currency: 'usdc',
+      unitAmount: '3000000000',
+      type: 'recurring',
+      interval: 'month',
+      intervalCount: 3,
+    },
+  });
+  const session = await api.post<Session & { subscriptionId: string; customerId: string | null }>(
+    '/api/v1/checkout/sessions',
+    {
+      mode: 'subscription',
+      successUrl: 'https://shop.example/welcome',
+      lineItems: { data: [{ priceId: plan.body.defaultPrice.id, quantity: 1 }] },
+      customerData: { email: 'quarterly@harbour.example' },
+    },
+  );
+  t.is(session.status, 200, JSON.stringify(session.body));
+  await payInFull(dash.weir, api, session.body);
+  const id = session.body.subscriptionId;
+  type Renewing = Subscription & { customerId: string; currentPeriodEnd: string; latestInvoiceId: string | null };
+  const read = () => api.get<Renewing>(`/api/v1/subscriptions/${id}`).then((r) => r.body);
+  const active = await eventually(async () => {
+    const s = await read();
+    return s?.status === 'active' ? s : undefined;
+  }, 'an active subscription');
+  dash.clock.advanceTo(Date.parse(active.currentPeriodEnd));
+  const renewalId = await eventually(async () => (await read()).latestInvoiceId ?? undefined, 'the renewal invoice');
+
+  const page = await dash.signedIn(browser(), owner);
+  const problems = await watchPage(page);
+  await page.goto(`${dash.url}/dashboard/subscriptions`);
+  const row = page.locator('#subscriptions tbody tr');
+  t.regex((await row.textContent()) ?? '', /quarterly@harbour\.example.*30\.00 USDC every 3 months/s);
+  await page.goto(`${dash.url}/dashboard/customers/${active.customerId}`);
+  t.regex((await page.locator('#customer-subscriptions tbody tr').textContent()) ?? '', /30\.00 USDC every 3 months/);
+
+  t.is((await api.post(`/api/v1/subscriptions/${id}/pause`)).status, 200);
+  await page.goto(`${dash.url}/dashboard/subscriptions/${id}`);
+  t.regex((await page.locator('#subscription-summary').textContent()) ?? '', /Customer\s*quarterly@harbour\.example/);
+  await page.getByRole('button', { name: 'Resume', exact: true }).waitFor();
+  t.is(await page.getByRole('button', { name: 'Cancel at period end', exact: true }).count(), 0, 'the API refuses it');
+
+  t.is(await submit(page, 'End now'), 303);
+  await eventually(
+    async () => ((await api.get<Invoice>(`/api/v1/invoices/${renewalId}`)).body.status === 'void' ? true : undefined),
+    'the renewal voided',
+  );
+  await page.reload();
+  const periods = page.locator('#subscription-periods tbody tr');
+  t.is(await periods.count(), 2);
+  t.regex((await periods.nth(1).textContent()) ?? '', /Invoice.*Void.*30\.00 USDC/s);
+  // A deleted customer is named, not linked to a page that is gone.
+  t.is((await api.delete(`/api/v1/customers/${active.customerId}`)).status, 200);
+  await page.reload();
+  const summary = page.locator('#subscription-summary');
+  t.regex((await summary.textContent()) ?? '', /Customer\s*quarterly@harbour\.example \(deleted\)/);
+  t.is(await summary.getByRole('link').count(), 0);
+  t.deepEqual(problems(), [], 'no console error or CSP violation');
+});

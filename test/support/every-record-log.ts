@@ -1093,6 +1093,12 @@ export async function writeEveryRecordLog(options: {
         await handle(paying, { type: 'RecordSubscriptionPayment', invoiceId: missed }, system('billing'));
         yield;
         await handle(paying, { type: 'EndSubscription', comment: 'closing the shop' });
+        yield Date.parse((await state(lasting)).currentPeriodEnd);
+        // Its renewal is voided by the merchant: that period is not billed, and it goes on.
+        const voided = renewalInvoiceIdOf(await state(lasting));
+        await handle(lasting, { type: 'RenewSubscription', invoiceId: voided }, system('timer'));
+        yield;
+        await handle(lasting, { type: 'RecordRenewalInvoiceVoided', invoiceId: voided }, system('billing'));
       })(),
 
       (async function* team(): Story {

@@ -3693,7 +3693,7 @@ export interface paths {
         };
         /**
          * List invoices
-         * @description Newest first; filter by `status`, `customerId`, `invoiceType`, `collectionMethod`, `number`, `ids` and `createdAt` bounds.
+         * @description Newest first; filter by `status`, `customerId`, `invoiceType`, `collectionMethod`, `number`, `subscriptionId`, `ids`, and `createdAt` and `dueDate` bounds (`[gt|gte|lt|lte]`).
          */
         get: {
             parameters: {
@@ -3718,6 +3718,8 @@ export interface paths {
                     page?: string;
                     /** @description One of draft, open, paid, void, uncollectible */
                     status?: string;
+                    /** @description The subscription whose renewal invoices to list */
+                    subscriptionId?: string;
                 };
                 header?: never;
                 path?: never;

@@ -10,13 +10,14 @@ import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Field, money, Shor
 import { type FormErrors, formErrorsOf, refusalMessage, textOf, valuesOf } from '../ui/form-parts.tsx';
 import { AppLayout, NewButton } from '../ui/layout.tsx';
 import { createRoutes, type NewForm } from '../create-routes.ts';
+import { everyLabel } from './subscriptions/cadence.ts';
 
 type Customer = z.output<typeof CustomerSchema>;
 /** The parts of a customer's sessions, invoices and subscriptions the detail shows. */
 type Row = { id: string; status: string; currency: string; createdAt: string };
 type SessionRow = Row & { amountTotal: string };
 type InvoiceRow = Row & { number: string | null; amountDue: string };
-type SubscriptionRow = Row & { amountTotal: string; interval: string };
+type SubscriptionRow = Row & { amountTotal: string; interval: string; intervalCount: number };
 
 const BASE = '/dashboard/customers';
 const ADDRESS = [
@@ -251,7 +252,7 @@ async function renderDetail(
       <Related
         title="Subscriptions"
         id="customer-subscriptions"
-        rows={subscriptions.map((s) => ({ ...s, what: `${money(s.amountTotal, s.currency)} / ${s.interval}` }))}
+        rows={subscriptions.map((s) => ({ ...s, what: `${money(s.amountTotal, s.currency)} ${everyLabel(s)}` }))}
       />
       {manage ? (
         <>

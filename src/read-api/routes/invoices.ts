@@ -362,7 +362,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       path: '/',
       summary: 'List invoices',
       description:
-        'Newest first; filter by `status`, `customerId`, `invoiceType`, `collectionMethod`, `number`, `ids` and `createdAt` bounds.',
+        'Newest first; filter by `status`, `customerId`, `invoiceType`, `collectionMethod`, `number`, `subscriptionId`, `ids`, and `createdAt` and `dueDate` bounds (`[gt|gte|lt|lte]`).',
       query: InvoiceListQuery,
       response: listOf(InvoiceSchema),
       errors: [invalidFields()],
@@ -372,6 +372,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         base: { deletedAt: null },
         present: (doc) => doc,
         filters: INVOICE_LIST_FILTERS,
+        dateFields: ['dueDate'],
       });
       return { ...page, data: await Promise.all(page.data.map(present)) };
     },

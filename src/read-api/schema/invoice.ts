@@ -279,6 +279,7 @@ export const InvoiceListQuery = listQuery({
   invoiceType: queryFilter(`One of ${INVOICE_TYPES.join(', ')}`),
   collectionMethod: queryFilter(`One of ${COLLECTION_METHODS.join(', ')}`),
   number: queryFilter('The invoice number'),
+  subscriptionId: queryFilter('The subscription whose renewal invoices to list'),
 });
 
 export const INVOICE_LIST_FILTERS = {
@@ -288,6 +289,7 @@ export const INVOICE_LIST_FILTERS = {
   invoiceType: { values: INVOICE_TYPES },
   collectionMethod: { values: COLLECTION_METHODS },
   number: {},
+  subscriptionId: {},
 };
 
 // ---- Answers ----

@@ -1,4 +1,6 @@
 import type { SubscriptionBill } from '../../../../machines/subscription.types.ts';
+import { CUSTOMERS, type CustomerDoc } from '../../../projections/customers.projection.ts';
+import type { ReadStore } from '../../../read-store/read-store.ts';
 import { INVOICES, type InvoiceDoc } from '../../../projections/invoices.projection.ts';
 import type { z } from '../../../read-api/schema/fields.ts';
 import type { SubscriptionSchema } from '../../../read-api/schema/resources.ts';
@@ -24,7 +26,8 @@ import {
 } from '../../ui/components.tsx';
 import { Pager, StatusFilter, pageOf, withQuery } from '../../ui/list-controls.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
-import { INVOICE_STATUSES, InvoiceTable } from '../invoices/views.tsx';
+import { INVOICE_STATUSES, InvoiceStatus, InvoiceTable } from '../invoices/views.tsx';
+import { everyLabel } from './cadence.ts';
 import { billedPeriods } from './periods.ts';
 
 type SubscriptionAnswer = z.output<typeof SubscriptionSchema>;
@@ -55,6 +58,7 @@ const BILL_STATUSES: Record<SubscriptionBill['status'], { label: string; tone: T
   missed: { label: 'Missed', tone: 'danger' },
   expired: { label: 'Expired', tone: 'neutral' },
   deleted: { label: 'Not billed', tone: 'neutral' },
+  void: { label: 'Void', tone: 'neutral' },
 };
 
 const ENDED = new Set<SubscriptionView['status']>(['canceled', 'incomplete_expired']);
@@ -79,14 +83,41 @@ const SubscriptionStatus = ({ s }: { s: SubscriptionView }): JSX.Element => (
   </>
 );
 
+/** The subscription's customer, linked to their page (a deleted one keeps its record); none for an old one without. */
+function CustomerLink({ s, customers }: { s: SubscriptionView; customers: Map<string, CustomerDoc> }): JSX.Element {
+  const customer = s.customerId ? customers.get(s.customerId) : undefined;
+  if (!s.customerId) return <span class="muted">None</span>;
+  // A deleted customer's page is gone: named, not linked.
+  if (customer?.deleted) return <span safe>{`${customer.name || customer.email} (deleted)`}</span>;
+  return (
+    <a href={`/dashboard/customers/${s.customerId}`} safe>
+      {customer?.name || customer?.email || s.customerId}
+    </a>
+  );
+}
+
+/** The customers of `list`, by id, read in one query from the tenant's customers. */
+async function customersOf(
+  deps: { readStore: ReadStore },
+  ctx: DashboardContext,
+  list: SubscriptionView[],
+): Promise<Map<string, CustomerDoc>> {
+  const ids = [...new Set(list.flatMap((s) => (s.customerId ? [s.customerId] : [])))];
+  if (ids.length === 0) return new Map();
+  const found = await deps.readStore.collection<CustomerDoc>(CUSTOMERS).find({ ...ctx.state.tenant, id: { $in: ids } });
+  return new Map(found.map((c) => [c.id, c]));
+}
+
 const planOf = (s: SubscriptionView): string =>
   s.lineItems.data.map((l) => l.price.product?.name ?? 'Plan').join(', ') || 'Plan';
 
-const everyLabel = (s: SubscriptionView): string =>
-  s.intervalCount === 1 ? `per ${s.interval}` : `every ${s.intervalCount} ${s.interval}s`;
-
-function ListPage(props: { ctx: DashboardContext; list: SubscriptionList; status: string }): JSX.Element {
-  const { ctx, list, status } = props;
+function ListPage(props: {
+  ctx: DashboardContext;
+  list: SubscriptionList;
+  status: string;
+  customers: Map<string, CustomerDoc>;
+}): JSX.Element {
+  const { ctx, list, status, customers } = props;
   return (
     <AppLayout ctx={ctx} title="Subscriptions" screen="subscriptions">
       <Card id="subscriptions">
@@ -107,6 +138,7 @@ function ListPage(props: { ctx: DashboardContext; list: SubscriptionList; status
               <thead>
                 <tr>
                   <th>Plan</th>
+                  <th class="hide-narrow">Customer</th>
                   <th>Status</th>
                   <th class="amount">Amount</th>
                   <th class="hide-narrow">Current period ends</th>
@@ -119,6 +151,9 @@ function ListPage(props: { ctx: DashboardContext; list: SubscriptionList; status
                       <a href={`${LIST}/${s.id}`} safe>
                         {planOf(s)}
                       </a>
+                    </td>
+                    <td class="hide-narrow">
+                      <CustomerLink s={s} customers={customers} />
                     </td>
                     <td class="nowrap">
                       <SubscriptionStatus s={s} />
@@ -175,7 +210,8 @@ function Actions({
         <CsrfField token={ctx.state.csrfToken} />
         <Field name="comment" label="Reason (optional)" maxlength={500} value={comment?.value} error={comment?.error} />
         <div class="action-bar">
-          {s.cancelAtPeriodEnd ? (
+          {/* A paused subscription cannot be canceled at period end (the API refuses it): resume it or end it. */}
+          {s.cancelAtPeriodEnd || s.status === 'paused' ? (
             ''
           ) : (
             <button type="submit" class="button-secondary">
@@ -196,6 +232,7 @@ function DetailPage(props: {
   s: SubscriptionView;
   periods: SubscriptionBill[];
   invoices: InvoiceDoc[];
+  customers: Map<string, CustomerDoc>;
   notice: string | null;
   error: string | null;
   /** The reason as typed and what was wrong with it, when the API refused it. */
@@ -203,7 +240,12 @@ function DetailPage(props: {
 }): JSX.Element {
   const { ctx, s } = props;
   const { cancelAt, endedAt } = s;
+  // The subscription's record keeps a bill open after its end; the invoice says it was voided (or is uncollectible).
+  const closed = new Map(
+    props.invoices.filter((i) => i.status === 'void' || i.status === 'uncollectible').map((i) => [i.id, i.status]),
+  );
   const facts: FactList = [
+    ['Customer', () => <CustomerLink s={s} customers={props.customers} />],
     ['Amount', `${money(s.amountTotal, s.currency)} ${everyLabel(s)}`],
     ['Started', () => <DateTime iso={s.startDate} />],
     ['Current period', () => <PeriodSpan start={s.currentPeriodStart} end={s.currentPeriodEnd} />],
@@ -270,7 +312,11 @@ function DetailPage(props: {
                       )}
                     </td>
                     <td>
-                      <Badge tone={BILL_STATUSES[bill.status].tone} label={BILL_STATUSES[bill.status].label} />
+                      {closed.has(bill.id) ? (
+                        <InvoiceStatus status={closed.get(bill.id)!} />
+                      ) : (
+                        <Badge tone={BILL_STATUSES[bill.status].tone} label={BILL_STATUSES[bill.status].label} />
+                      )}
                     </td>
                     <td class="amount" safe>
                       {money(bill.amountDue, s.currency)}
@@ -320,11 +366,12 @@ export const page = definePage({
       comment?: { value: string; error: string | null },
     ) => {
       const done = typeof ctx.query.done === 'string' ? ctx.query.done : '';
-      const [periods, invoices] = await Promise.all([
+      const [periods, invoices, customers] = await Promise.all([
         billedPeriods(deps.eventStore, s.id),
         deps.readStore
           .collection<InvoiceDoc>(INVOICES)
           .find({ ...ctx.state.tenant, subscriptionId: s.id, deletedAt: null }, { sort: { createdAt: -1 } }),
+        customersOf(deps, ctx, [s]),
       ]);
       await sendHtml(
         ctx,
@@ -333,6 +380,7 @@ export const page = definePage({
           s={s}
           periods={periods}
           invoices={invoices.filter((i) => i.status in INVOICE_STATUSES)}
+          customers={customers}
           notice={error ? null : (NOTICES[done] ?? null)}
           error={error}
           comment={comment}
@@ -348,7 +396,8 @@ export const page = definePage({
         withQuery('/api/v1/subscriptions', { status, page: pageOf(ctx.query.page), limit: PAGE_SIZE }),
       );
       const list = answer.status === 200 ? answer.body : { page: 1, limit: PAGE_SIZE, count: 0, data: [] };
-      await sendHtml(ctx, <ListPage ctx={ctx} list={list} status={status} />);
+      const customers = await customersOf(deps, ctx, list.data);
+      await sendHtml(ctx, <ListPage ctx={ctx} list={list} status={status} customers={customers} />);
     });
 
     routes.get(`${LIST}/:id`, 'read', async (ctx) => {
