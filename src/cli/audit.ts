@@ -17,7 +17,7 @@ import { openReadStore } from '../read-store/open-read-store.ts';
 import type { LiveReadModels } from '../audit/verify-read-models.ts';
 import { ReadModelsUnreadableError, SQLITE_READ_STORE_FILE } from '../read-store/sqlite-read-store.ts';
 import { publishedCheckpointOf, type LoggedCheckpoint } from '../audit/checkpoints.ts';
-import { OPERATOR_KEY_FILE, operatorPublicKey } from '../audit/operator-key.ts';
+import { OPERATOR_KEY_FILE, isPublicKeyText, operatorPublicKey } from '../audit/operator-key.ts';
 
 /** Every value of a repeatable option (`--public-key A --public-key B`). */
 export function options(argv: string[], name: string): string[] {
@@ -110,10 +110,24 @@ export async function openLiveReadModels(
   };
 }
 
+/**
+ * The `--public-key` values, each an ed25519 public key as checkpoints name it: a typo is a usage
+ * error, not a key that matches nothing (which would report every checkpoint as forged).
+ */
+export function publicKeyOptions(argv: string[]): string[] {
+  const keys = options(argv, '--public-key');
+  for (const key of keys)
+    if (!isPublicKeyText(key))
+      throw new ConfigError(
+        `--public-key ${key} is not an ed25519 public key (the base64url of its 32 bytes, as a checkpoint's publicKey)`,
+      );
+  return keys;
+}
+
 /** The keys checkpoints must be signed with: the operator's (given or in the data dir) and any `--public-key`. */
 export function trustedKeysOf(config: WeirConfig, argv: string[]): string[] {
   const own = operatorPublicKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });
-  return [...(own ? [own] : []), ...options(argv, '--public-key')];
+  return [...(own ? [own] : []), ...publicKeyOptions(argv)];
 }
 
 /**
@@ -245,7 +259,7 @@ export async function verifyBundleFile(argv: string[], file: string): Promise<vo
   const text = await readFile(resolve(file), 'utf8').catch((error: NodeJS.ErrnoException) => {
     throw new ConfigError(`--bundle: cannot read ${resolve(file)} (${error.code ?? 'unreadable'})`);
   });
-  const trustedKeys = options(argv, '--public-key');
+  const trustedKeys = publicKeyOptions(argv);
   const published = (await Promise.all(options(argv, '--checkpoint').map(readPublishedCheckpoints))).flat();
   if (trustedKeys.length === 0)
     console.error(
