@@ -64,3 +64,14 @@ export function signatureHolds(publicKey: string, message: string, signature: st
     return false;
   }
 }
+
+/** Whether `text` names an ed25519 public key as checkpoints do (the base64url of its 32 bytes). */
+export function isPublicKeyText(text: string): boolean {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(text)) return false;
+  try {
+    createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: text }, format: 'jwk' });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import test from 'ava';
 import type { AuditProgress, AuditReport } from '../audit/audit-verify.ts';
-import { progressStyle, summaryOf, verifyProgress } from './audit.ts';
+import { progressStyle, publicKeyOptions, summaryOf, verifyProgress } from './audit.ts';
 
 /** A stream that keeps what is written to it, a terminal or not. */
 function capture(isTTY: boolean) {
@@ -85,4 +85,14 @@ test('the summary says how many events no signature covers, where a cut from the
   const signed = summaryOf(holding(0, 2));
   t.notRegex(signed, /no signature covers/);
   t.regex(signed, /^OK: everything checked holds \(1\.2 s\)$/m);
+});
+
+test('a --public-key that is no ed25519 public key is a usage error naming it, not a key every checkpoint fails against', (t) => {
+  const key = 'Mvj6lAhMQuouWaryPBpQAYs0DWUsz-HlUY5jVZcmP1g';
+  t.deepEqual(publicKeyOptions(['--public-key', key, `--public-key=${key}`]), [key, key]);
+  for (const bad of ['nonsense', `${key}=`, key.slice(1), '-----BEGIN PUBLIC KEY-----'])
+    t.throws(() => publicKeyOptions(['--public-key', bad]), {
+      name: 'ConfigError',
+      message: new RegExp(`--public-key .* is not an ed25519 public key`),
+    });
 });

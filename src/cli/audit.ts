@@ -1,4 +1,4 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
@@ -9,8 +9,15 @@ import { auditBundleLines, type BundleCounts } from '../audit/audit-bundle.ts';
 import type { AuditProgress, AuditReport } from '../audit/audit-verify.ts';
 import { bundleSummaryOf, verifyBundle } from '../audit/verify-bundle.ts';
 import type { EventStore } from '../event-store/event-store.ts';
+import { SQLITE_EVENT_STORE_FILE } from '../event-store/open-event-store.ts';
+import { EventLogUnreadableError, createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
+import { READ_MODEL_INDEXES } from '../projections/all-projections.ts';
+import { PROJECTIONS_CHECKPOINT } from '../projections/projection-runner.ts';
+import { openReadStore } from '../read-store/open-read-store.ts';
+import type { LiveReadModels } from '../audit/verify-read-models.ts';
+import { ReadModelsUnreadableError, SQLITE_READ_STORE_FILE } from '../read-store/sqlite-read-store.ts';
 import { publishedCheckpointOf, type LoggedCheckpoint } from '../audit/checkpoints.ts';
-import { OPERATOR_KEY_FILE, operatorPublicKey } from '../audit/operator-key.ts';
+import { OPERATOR_KEY_FILE, isPublicKeyText, operatorPublicKey } from '../audit/operator-key.ts';
 
 /** Every value of a repeatable option (`--public-key A --public-key B`). */
 export function options(argv: string[], name: string): string[] {
@@ -49,10 +56,78 @@ export async function readPublishedCheckpoints(file: string): Promise<LoggedChec
   });
 }
 
+/**
+ * The log as an auditor reads it: the embedded file is opened read-only (a copy in a directory the
+ * auditor cannot write too), never created nor sealed by the reading, so a wrong --data-dir is an
+ * error, not an empty log that holds.
+ */
+export async function openLogToAudit(config: WeirConfig, command: string): Promise<EventStore> {
+  if (config.kurrentDbUrl) {
+    const { openEventStore } = await import('../event-store/open-event-store.ts');
+    return openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir });
+  }
+  const path = config.eventStoreFile ?? join(config.dataDir, SQLITE_EVENT_STORE_FILE);
+  if (!existsSync(path))
+    throw new ConfigError(`${command}: no event log at ${path}: check --data-dir (or --event-store-file)`);
+  try {
+    return createSqliteEventStore({ path, readonly: true });
+  } catch (error) {
+    if (error instanceof EventLogUnreadableError) throw new ConfigError(`${command}: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * The live read models to compare with a rebuild, read without writing them: MongoDB's, or the
+ * data dir's embedded file once a projection has written it; otherwise why there are none.
+ */
+export async function openLiveReadModels(
+  config: WeirConfig,
+): Promise<{ live: LiveReadModels; close(): Promise<void> } | { absent: string }> {
+  const embeddedFile = join(config.dataDir, SQLITE_READ_STORE_FILE);
+  if (!config.mongoDbUrl && !existsSync(embeddedFile))
+    return { absent: `no read models in ${embeddedFile} yet: weir serve (or weir replay) writes them` };
+  let readStore: Awaited<ReturnType<typeof openReadStore>>;
+  try {
+    readStore = await openReadStore({
+      mongoDbUrl: config.mongoDbUrl,
+      ...READ_MODEL_INDEXES,
+      dataDir: config.dataDir,
+      readonly: true,
+    });
+  } catch (error) {
+    if (error instanceof ReadModelsUnreadableError) return { absent: error.message };
+    throw error;
+  }
+  // A file no projection has written yet (a command opened it) has nothing to compare.
+  if (!config.mongoDbUrl && (await readStore.getCheckpoint(PROJECTIONS_CHECKPOINT)) === null) {
+    await readStore.close();
+    return { absent: `no read models in ${embeddedFile} yet: weir serve (or weir replay) writes them` };
+  }
+  return {
+    live: { readStore, position: () => readStore.getCheckpoint(PROJECTIONS_CHECKPOINT) },
+    close: () => readStore.close(),
+  };
+}
+
+/**
+ * The `--public-key` values, each an ed25519 public key as checkpoints name it: a typo is a usage
+ * error, not a key that matches nothing (which would report every checkpoint as forged).
+ */
+export function publicKeyOptions(argv: string[]): string[] {
+  const keys = options(argv, '--public-key');
+  for (const key of keys)
+    if (!isPublicKeyText(key))
+      throw new ConfigError(
+        `--public-key ${key} is not an ed25519 public key (the base64url of its 32 bytes, as a checkpoint's publicKey)`,
+      );
+  return keys;
+}
+
 /** The keys checkpoints must be signed with: the operator's (given or in the data dir) and any `--public-key`. */
 export function trustedKeysOf(config: WeirConfig, argv: string[]): string[] {
   const own = operatorPublicKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });
-  return [...(own ? [own] : []), ...options(argv, '--public-key')];
+  return [...(own ? [own] : []), ...publicKeyOptions(argv)];
 }
 
 /**
@@ -184,7 +259,7 @@ export async function verifyBundleFile(argv: string[], file: string): Promise<vo
   const text = await readFile(resolve(file), 'utf8').catch((error: NodeJS.ErrnoException) => {
     throw new ConfigError(`--bundle: cannot read ${resolve(file)} (${error.code ?? 'unreadable'})`);
   });
-  const trustedKeys = options(argv, '--public-key');
+  const trustedKeys = publicKeyOptions(argv);
   const published = (await Promise.all(options(argv, '--checkpoint').map(readPublishedCheckpoints))).flat();
   if (trustedKeys.length === 0)
     console.error(

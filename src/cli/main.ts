@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, SETTINGS, readConfig } from '../app/config.ts';
 import { DataDirInUseError, lockDataDir, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
@@ -269,19 +268,11 @@ async function auditVerify(argv: string[]): Promise<void> {
     return verifyBundleFile(argv, bundle);
   }
   const config = readConfig(argv, process.env);
-  const { openEventStore, SQLITE_EVENT_STORE_FILE } = await import('../event-store/open-event-store.ts');
-  // A mistyped data dir would be created and found to hold an empty log, which "holds".
-  const logFile = config.eventStoreFile ?? join(config.dataDir, SQLITE_EVENT_STORE_FILE);
-  if (!config.kurrentDbUrl && !existsSync(logFile))
-    throw new ConfigError(`audit verify: no event log at ${logFile}: give the data dir of a weir serve (--data-dir)`);
   privateFiles();
-  if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
-  const { openReadStore } = await import('../read-store/open-read-store.ts');
-  const { READ_MODEL_INDEXES } = await import('../projections/all-projections.ts');
-  const { SQLITE_READ_STORE_FILE } = await import('../read-store/sqlite-read-store.ts');
-  const { PROJECTIONS_CHECKPOINT } = await import('../projections/projection-runner.ts');
   const { verifyAudit } = await import('../audit/audit-verify.ts');
   const audit = await import('./audit.ts');
+  // Read only: verifying neither makes, tightens nor seals anything in the data dir.
+  const eventStore = await audit.openLogToAudit(config, 'audit verify');
   const trustedKeys = audit.trustedKeysOf(config, argv);
   const published = (
     await Promise.all(audit.options(argv, '--checkpoint').map((file) => audit.readPublishedCheckpoints(file)))
@@ -290,37 +281,17 @@ async function auditVerify(argv: string[]): Promise<void> {
     console.error(
       'weir audit verify: no operator key (none given, none in the data dir, no --public-key): each checkpoint is checked against the key it names, which says nothing of who signed it',
     );
-  const eventStore = await openEventStore({
-    kurrentDbUrl: config.kurrentDbUrl,
-    dataDir: config.dataDir,
-    file: config.eventStoreFile,
+  const live = await audit.openLiveReadModels(config).catch(async (error: unknown) => {
+    await eventStore.close();
+    throw error;
   });
-  // The embedded read models are the data dir's file (a running weir serve keeps writing it; SQLite lets both in).
-  const embeddedFile = join(config.dataDir, SQLITE_READ_STORE_FILE);
-  let readStore =
-    config.mongoDbUrl || existsSync(embeddedFile)
-      ? await openReadStore({
-          mongoDbUrl: config.mongoDbUrl,
-          ...READ_MODEL_INDEXES,
-          dataDir: config.dataDir,
-        })
-      : null;
-  // A file no projection has written yet (a command opened it) has nothing to compare.
-  if (readStore && !config.mongoDbUrl && (await readStore.getCheckpoint(PROJECTIONS_CHECKPOINT)) === null) {
-    await readStore.close();
-    readStore = null;
-  }
   const progress = audit.verifyProgress();
   try {
     const report = await verifyAudit({
       eventStore,
       trustedKeys,
       published,
-      live: readStore
-        ? { readStore, position: () => readStore.getCheckpoint(PROJECTIONS_CHECKPOINT) }
-        : {
-            absent: `no read models in ${embeddedFile} yet: weir serve (or weir replay) writes them`,
-          },
+      live: 'absent' in live ? live : live.live,
       onProgress: (step) => progress.update(step),
     });
     progress.stop();
@@ -329,7 +300,7 @@ async function auditVerify(argv: string[]): Promise<void> {
     process.exitCode = report.holds ? 0 : 1;
   } finally {
     progress.stop();
-    await readStore?.close();
+    if (!('absent' in live)) await live.close();
     await eventStore.close();
   }
 }

@@ -273,3 +273,39 @@ test('a new log starts its chain at genesis', async (t) => {
   t.is(first!.link!.previous, GENESIS_HASH);
   t.deepEqual(await store.chain.head(), { position: 1n, hash: first!.link!.hash });
 });
+
+test('read-only, the store reads a chained log as written and appends nothing; a log from before the chain is refused unsealed, a missing file is not made', async (t) => {
+  const { store, path } = await openTemporaryStore(t);
+  await store.append(`invoice-${randomUUID()}`, [newEvent('InvoiceCreated')], 'no_stream');
+  const reader = createSqliteEventStore({ path, readonly: true });
+  t.teardown(() => reader.close());
+  t.deepEqual(await reader.chain.head(), await store.chain.head());
+  await t.throwsAsync(reader.append(`invoice-${randomUUID()}`, [newEvent('InvoiceCreated')], 'no_stream'), {
+    any: true,
+    code: 'SQLITE_READONLY',
+  });
+  t.is((await store.readAll(null, 10)).length, 1);
+
+  const legacyPath = join(path, '..', 'legacy.sqlite3');
+  const legacy = new Database(legacyPath);
+  legacy.exec(`CREATE TABLE events (
+    position INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, stream_id TEXT NOT NULL,
+    revision INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL,
+    UNIQUE (stream_id, revision))`);
+  legacy.close();
+  t.throws(() => createSqliteEventStore({ path: legacyPath, readonly: true }), {
+    name: 'EventLogUnreadableError',
+    message: /from before the hash chain/,
+  });
+  const after = new Database(legacyPath, { readonly: true });
+  const columns = after.prepare<[], { name: string }>('PRAGMA table_info(events)').all();
+  after.close();
+  t.false(
+    columns.some((column) => column.name === 'hash'),
+    'no column was added: the reading sealed nothing',
+  );
+  t.throws(() => createSqliteEventStore({ path: join(path, '..', 'none.sqlite3'), readonly: true }), {
+    any: true,
+    code: 'SQLITE_CANTOPEN',
+  });
+});

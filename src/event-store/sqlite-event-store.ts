@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import type { JsonObject } from '../shared/json.ts';
+import { openReadOnlySqlite } from '../shared/read-only-sqlite.ts';
 import { GENESIS_HASH, foldChain, linkAfter, newContentOf, type ChainContent } from './event-chain.ts';
 import {
   WrongExpectedRevisionError,
@@ -55,7 +56,17 @@ export type SqliteEventStoreOptions = {
   pollIntervalMs?: number;
   /** How long a writer waits for another connection's write lock before failing. Default 5000 ms. */
   busyTimeoutMs?: number;
+  /**
+   * Read an existing file without writing it (an auditor's copy, perhaps in a directory it cannot
+   * write): no schema is made or sealed, and an append fails.
+   */
+  readonly?: boolean;
 };
+
+/** The file cannot be read as a chained log without writing it (opened read-only). */
+export class EventLogUnreadableError extends Error {
+  override readonly name = 'EventLogUnreadableError';
+}
 
 /** Thrown when an append reuses an event id that is already in the log and is not an exact retry. */
 export class DuplicateEventIdError extends Error {
@@ -184,11 +195,29 @@ const isUniqueEventIdViolation = (error: unknown): boolean =>
   error.code === 'SQLITE_CONSTRAINT_UNIQUE' &&
   /: events\.id$/.test(error.message);
 
-export function createSqliteEventStore({
-  path,
-  pollIntervalMs = 100,
-  busyTimeoutMs = 5000,
-}: SqliteEventStoreOptions): EventStore {
+/** A file opened read-only must already be a chained log: nothing may be added to make it one. */
+function checkChained(db: Database.Database, path: string): void {
+  const tables = db.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table'").pluck(true).all();
+  if (!tables.includes('events')) throw new EventLogUnreadableError(`${path} holds no event log`);
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(events)').all();
+  if (!columns.some((column) => column.name === 'hash') || !tables.includes('event_chain_start'))
+    throw new EventLogUnreadableError(
+      `${path} is a log from before the hash chain: start weir serve on it once to seal it, then verify`,
+    );
+}
+
+/** The connection a store reads and writes through, and how it lets the file go. */
+function openLog(path: string, busyTimeoutMs: number, readonly: boolean): { db: Database.Database; release(): void } {
+  if (readonly) {
+    const opened = openReadOnlySqlite(path, busyTimeoutMs);
+    try {
+      checkChained(opened.db, path);
+    } catch (error) {
+      opened.release();
+      throw error;
+    }
+    return opened;
+  }
   const db = new Database(path, { timeout: busyTimeoutMs });
   db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
   db.pragma('journal_mode = WAL');
@@ -196,6 +225,16 @@ export function createSqliteEventStore({
   db.pragma('synchronous = FULL');
   db.exec(SCHEMA);
   prepareChain(db);
+  return { db, release: () => db.close() };
+}
+
+export function createSqliteEventStore({
+  path,
+  pollIntervalMs = 100,
+  busyTimeoutMs = 5000,
+  readonly = false,
+}: SqliteEventStoreOptions): EventStore {
+  const { db, release } = openLog(path, busyTimeoutMs, readonly);
 
   const readAllStatement = db.prepare<[bigint, number], EventRow>(READ_ALL_SQL).raw(true).safeIntegers(true);
   const readChainedStatement = db
@@ -462,7 +501,7 @@ export function createSqliteEventStore({
       closed = true;
       stopPolling();
       subscriptions.clear();
-      db.close();
+      release();
     },
   };
 }

@@ -21,6 +21,8 @@ export type OpenReadStoreOptions = {
    * (`read-models.sqlite3`). Without one, the read models live in memory only (tests).
    */
   dataDir?: string;
+  /** Embedded in the data dir only: read the file without writing it (see `SqliteReadStoreOptions.readonly`). */
+  readonly?: boolean;
 };
 
 /**
@@ -28,8 +30,16 @@ export type OpenReadStoreOptions = {
  * kept in the data dir when one is given, in memory otherwise.
  */
 export const openReadStore = async (options: OpenReadStoreOptions = {}): Promise<ReadStore> => {
-  const { mongoDbUrl, mongoDbDatabaseName, indexedFields, orderedFields, compoundIndex, embeddedWrites, dataDir } =
-    options;
+  const {
+    mongoDbUrl,
+    mongoDbDatabaseName,
+    indexedFields,
+    orderedFields,
+    compoundIndex,
+    embeddedWrites,
+    dataDir,
+    readonly,
+  } = options;
   if (mongoDbUrl !== undefined && mongoDbUrl !== '') {
     // The driver loads only for a server that uses it.
     const { createMongoReadStore } = await import('./mongodb-read-store.ts');
@@ -42,6 +52,7 @@ export const openReadStore = async (options: OpenReadStoreOptions = {}): Promise
       orderedFields,
       compoundIndex,
       writes: embeddedWrites,
+      readonly,
     });
   return createEmbeddedReadStore({ indexedFields: indexedFields, writes: embeddedWrites });
 };

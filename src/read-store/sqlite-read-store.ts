@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { openReadOnlySqlite } from '../shared/read-only-sqlite.ts';
 import { Aggregator, ProcessingMode, Query } from 'mingo';
 import { CANNOT_MATCH, isIndexKey, locate, UNINDEXABLE, type Located } from './equality-index.ts';
 import { compileMatcher } from './native-match.ts';
@@ -51,7 +52,14 @@ export type SqliteReadStoreOptions = {
   commitEveryWrites?: number;
   /** ...or this long has passed since it was opened (default 1,000 ms). */
   commitEveryMs?: number;
+  /** Read an existing file without writing it (`weir audit verify`): its layout is not remade, a write fails. */
+  readonly?: boolean;
 };
+
+/** A file opened read-only whose read models are not in this version's layout: only a rebuild would make them so. */
+export class ReadModelsUnreadableError extends Error {
+  override readonly name = 'ReadModelsUnreadableError';
+}
 
 /** A key column's value for a blob marker: a field holding an array or object there (always a candidate). */
 const UNINDEXABLE_KEY = Buffer.from([0]);
@@ -133,10 +141,13 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
   const commitEveryWrites = options.commitEveryWrites ?? 20_000;
   const commitEveryMs = options.commitEveryMs ?? 1000;
 
-  const db = new Database(options.path);
-  db.pragma('journal_mode = WAL');
-  // A commit lost to a power cut is redone from the log: the read models need no fsync per commit.
-  db.pragma('synchronous = NORMAL');
+  const opened = options.readonly ? openReadOnlySqlite(options.path) : null;
+  const db = opened?.db ?? new Database(options.path);
+  if (!opened) {
+    db.pragma('journal_mode = WAL');
+    // A commit lost to a power cut is redone from the log: the read models need no fsync per commit.
+    db.pragma('synchronous = NORMAL');
+  }
   db.pragma('cache_size = -32768');
   db.pragma('busy_timeout = 5000');
 
@@ -153,7 +164,19 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
     return keyColumns[at]!;
   });
   const layout = JSON.stringify({ version: LAYOUT_VERSION, indexedFields, orderedFields, compound });
-  db.exec('CREATE TABLE IF NOT EXISTS layout (id INTEGER PRIMARY KEY CHECK (id = 1), description TEXT NOT NULL)');
+  if (opened) {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
+    const stored = tables.includes('layout')
+      ? (db.prepare('SELECT description FROM layout WHERE id = 1').pluck().get() as string | undefined)
+      : undefined;
+    if (stored !== layout) {
+      opened.release();
+      throw new ReadModelsUnreadableError(
+        `${options.path} holds read models in another layout than this version's (weir serve or weir replay rebuilds them)`,
+      );
+    }
+  } else
+    db.exec('CREATE TABLE IF NOT EXISTS layout (id INTEGER PRIMARY KEY CHECK (id = 1), description TEXT NOT NULL)');
   const storedLayout = db.prepare('SELECT description FROM layout WHERE id = 1').pluck().get() as string | undefined;
   if (storedLayout !== layout) {
     // Another layout (or none yet): start empty; the projection runner rebuilds from the log.
@@ -657,7 +680,8 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
       for (let waited = 0; holds > 0 && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10));
       commit();
       closed = true;
-      db.close();
+      if (opened) opened.release();
+      else db.close();
     },
   };
 };

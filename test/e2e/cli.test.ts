@@ -372,6 +372,39 @@ test("weir audit verify compares the data dir's read models with a rebuild: they
   t.regex(tampered.stderr, /: different \(name\)/);
 });
 
+test('weir audit verify reads the data dir without writing it: a wrong --data-dir is an error (not an empty log that holds), modes stay, read models of another layout are not dropped', async (t) => {
+  const missing = join(await tempDir(t), 'typo');
+  const nowhere = runWeir(['audit', 'verify'], { WEIR_DATA_DIR: missing });
+  t.is(nowhere.status, 2, 'a usage error, not "OK" over an empty log');
+  t.regex(nowhere.stderr, /no event log at .*typo\/events\.sqlite3: check --data-dir/);
+  t.notRegex(nowhere.stderr, /OK: everything checked holds/);
+  await t.throwsAsync(stat(missing), { code: 'ENOENT' }, 'no data dir was created');
+
+  const dataDir = await tempDir(t);
+  t.is(runWeir(['org', 'create', '--name', 'Copied'], { WEIR_DATA_DIR: dataDir }).status, 0);
+  t.is(runWeir(['replay'], { WEIR_DATA_DIR: dataDir }).status, 0);
+  // An auditor's copy: readable by the group, which weir serve would take away.
+  const { chmod } = await import('node:fs/promises');
+  await chmod(join(dataDir, 'events.sqlite3'), 0o444);
+  await chmod(dataDir, 0o755);
+  const { default: Database } = await import('better-sqlite3');
+  const models = new Database(join(dataDir, 'read-models.sqlite3'));
+  models.prepare("UPDATE layout SET description = 'an older layout'").run();
+  models.close();
+
+  const verified = runWeir(['audit', 'verify'], { WEIR_DATA_DIR: dataDir });
+  t.is(verified.status, 0, verified.stderr);
+  t.regex(verified.stderr, /read models: not compared \(.* in another layout than this version's/);
+  t.is((await stat(dataDir)).mode & 0o777, 0o755, 'the directory keeps its mode');
+  t.is((await stat(join(dataDir, 'events.sqlite3'))).mode & 0o777, 0o444, 'the log keeps its mode');
+  const after = new Database(join(dataDir, 'read-models.sqlite3'), { readonly: true });
+  t.true(
+    (after.prepare('SELECT count(*) FROM documents').pluck().get() as number) > 0,
+    'the live read models are still there',
+  );
+  after.close();
+});
+
 test('weir audit verify into a piped stderr (a CI log) prints no progress bars: at most a plain line per phase, no redrawn 0% and 100% frames', async (t) => {
   const dataDir = await tempDir(t);
   t.is(runWeir(['org', 'create', '--name', 'Piped'], { WEIR_DATA_DIR: dataDir }).status, 0);
