@@ -47,14 +47,26 @@ export type SolanaFollower = {
   adopt(signature: string, slot: bigint, reference: string): void;
 };
 
-/** `readAt`: when (on `readClock`) the round that last read the reference through began; null before one did. */
-type Poll = { until: string | null; intervalMs: number; nextAt: number; readAt: number | null };
+/**
+ * `readAt`: when (on `readClock`) the round that last read the reference through began; null before one did.
+ * `resume`: set while a backlog deeper than a round's pages is read: the next round goes on below
+ * `before` (down to `until`), and `newest` becomes `until` once the gap is closed.
+ */
+type Poll = {
+  until: string | null;
+  intervalMs: number;
+  nextAt: number;
+  readAt: number | null;
+  resume: { before: string; newest: string } | null;
+};
+type SignatureEntry = { signature: string; err: unknown; confirmationStatus: string | null };
 type Owed = { slot: bigint; reference: string };
 
 /**
  * Follows a Solana network by reference, as Solana Pay prescribes: each round asks
  * `getSignaturesForAddress(reference, { until: last seen })` at `confirmed` for every reference
- * due (one JSON-RPC batch for all of them), reads each new transaction (`getTransaction`, json),
+ * due (one JSON-RPC batch for all of them; a full page is followed by the next, `before` its
+ * oldest, so a burst of more than a page between two polls skips nothing), reads each new transaction (`getTransaction`, json),
  * checks it as `validateTransfer` does and publishes a `transfer` per payment, keyed by
  * (signature, instruction index). Signatures published are then asked for with
  * `getSignatureStatuses` (batched): at `finalized` their slot's `final` is published; one the
@@ -98,6 +110,10 @@ export function createSolanaFollower(deps: {
   wsUrl?: string;
   /** How often an idle reference with a live subscription is still polled (60 s unless given). */
   socketIdlePollMs?: number;
+  /** Signatures asked for per `getSignaturesForAddress` call (1000, the most a node answers, unless given). */
+  pageSize?: number;
+  /** Pages read per reference in one round (10 unless given); a deeper backlog is read on over the next rounds. */
+  maxPages?: number;
   /** Backoff of the socket's reconnection (tests shorten it). */
   socketBackoffMs?: { min: number; max: number };
   /** Socket events, for tests to wait on. */
@@ -120,6 +136,8 @@ export function createSolanaFollower(deps: {
   let loop: Processor | null = null;
   let socket: MentionsSocket | null = null;
   const socketIdlePollMs = deps.socketIdlePollMs ?? 60_000;
+  const pageSize = deps.pageSize ?? 1000;
+  const maxPages = deps.maxPages ?? 10;
 
   /** Makes `reference` due and starts a round now (or right after the current one). */
   const wake = (reference: string) => {
@@ -147,26 +165,50 @@ export function createSolanaFollower(deps: {
     observedAt: new Date(now()).toISOString(),
   });
 
+  /**
+   * The signatures of `reference` newer than `until` (below `before`), newest first: page after
+   * page (`before` the oldest so far) while pages come full, at most `maxPages`; `complete` says
+   * whether `until` (or the reference's first signature) was reached. A single page would skip
+   * what lies below it when more than a page landed between two polls (spam, a long downtime).
+   */
+  async function signaturesOf(
+    reference: string,
+    until: string | null,
+    before: string | null,
+  ): Promise<{ list: SignatureEntry[]; complete: boolean }> {
+    const list: SignatureEntry[] = [];
+    let cursor = before;
+    for (let page = 0; page < maxPages; page++) {
+      const options = {
+        commitment: seen,
+        limit: pageSize,
+        ...(until ? { until } : {}),
+        ...(cursor ? { before: cursor } : {}),
+      };
+      const answer = await rpc.call<SignatureEntry[]>('getSignaturesForAddress', [reference, options]);
+      list.push(...answer);
+      if (answer.length < pageSize) return { list, complete: true };
+      cursor = answer[answer.length - 1]!.signature;
+    }
+    return { list, complete: false };
+  }
+
   /** New confirmed signatures of the references due, newest first per reference. */
   async function pollReferences(due: WatchedReference[], startedAt: number): Promise<void> {
     const answers = await Promise.all(
       due.map(async (watched) => {
         const poll = polls.get(watched.reference)!;
-        const options = { commitment: seen, limit: 1000, ...(poll.until ? { until: poll.until } : {}) };
         try {
-          const list = await rpc.call<{ signature: string; err: unknown; confirmationStatus: string | null }[]>(
-            'getSignaturesForAddress',
-            [watched.reference, options],
-          );
-          return { watched, poll, list };
+          const read = await signaturesOf(watched.reference, poll.until, poll.resume?.before ?? null);
+          return { watched, poll, ...read };
         } catch (error) {
           lastError = error instanceof Error ? error.message : String(error);
-          return { watched, poll, list: null };
+          return { watched, poll, list: null, complete: false };
         }
       }),
     );
     await Promise.all(
-      answers.map(async ({ watched, poll, list }) => {
+      answers.map(async ({ watched, poll, list, complete }) => {
         if (list === null) return;
         let failed = false;
         // Oldest first, so a session sees its payments in the order they were made.
@@ -175,12 +217,18 @@ export function createSolanaFollower(deps: {
           if (!(await take(watched, entry.signature, commitmentReached(entry.confirmationStatus, final))))
             failed = true;
         }
-        const newest = list[0]?.signature;
-        if (!failed && newest !== undefined) poll.until = newest;
-        if (!failed) poll.readAt = startedAt;
+        const newest = poll.resume?.newest ?? list[0]?.signature;
+        if (!failed && complete) {
+          if (newest !== undefined) poll.until = newest;
+          poll.resume = null;
+          poll.readAt = startedAt;
+        } else if (!failed && newest !== undefined) {
+          // A backlog deeper than a round: the next round reads on below what this one read.
+          poll.resume = { before: list.at(-1)!.signature, newest };
+        }
         poll.intervalMs = list.length > 0 ? deps.pollIntervalMs : Math.min(maxInterval, poll.intervalMs * 1.5);
         const live = list.length === 0 && socket?.subscribed({ address: watched.reference, commitment: seen });
-        poll.nextAt = now() + (live ? Math.max(poll.intervalMs, socketIdlePollMs) : poll.intervalMs);
+        poll.nextAt = poll.resume ? 0 : now() + (live ? Math.max(poll.intervalMs, socketIdlePollMs) : poll.intervalMs);
       }),
     );
   }
@@ -249,7 +297,10 @@ export function createSolanaFollower(deps: {
       log(`${signature} (slot ${entry.slot}) was seen at ${seen} but the cluster finalized past it: withdrawn`);
       // Its reference is read again from the start: the payment may land again in another slot.
       const poll = polls.get(entry.reference);
-      if (poll) poll.until = null;
+      if (poll) {
+        poll.until = null;
+        poll.resume = null;
+      }
     }
   }
 
@@ -272,6 +323,7 @@ export function createSolanaFollower(deps: {
         intervalMs: deps.pollIntervalMs,
         nextAt: at,
         readAt: null,
+        resume: null,
       };
       polls.set(watched.reference, state);
       if (state.nextAt <= at) due.push(watched);
