@@ -1,6 +1,7 @@
 import test from 'ava';
 import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, SessionLineItem } from '../../machines/checkout-session.types.ts';
+import { SOLANA_LOCALNET_CHAIN_ID } from '../chain-ingest/solana/networks.ts';
 import { renderCheckoutPage } from './checkout-page.ts';
 import { payerStatus } from './checkout-status.ts';
 import { NOW, fineGrainedPayment, names, pay, payment, withUsdcChosen } from './payer-status.fixture.ts';
@@ -100,4 +101,24 @@ test('a payment that covers only part of the rest still shows the request for wh
   t.like(status.payment, { amountDue: '2', amountDueRaw: '2000000' });
   t.false(isHidden(html, 'pay-controls'));
   t.false(isHidden(html, 'countdown'));
+});
+
+test('a Solana asset chosen: the page says the payment must come from the Solana Pay request (its reference), not a transfer typed in by hand, and drops "send to this address"', (t) => {
+  const evm = render(chosen()).html;
+  const onSolana = (session: CheckoutSession): CheckoutSession => ({
+    ...session,
+    addresses: session.addresses.map((a, i) =>
+      i === 0 ? { ...a, network: 'solana-local', asset: { ...a.asset, chainId: SOLANA_LOCALNET_CHAIN_ID } } : a,
+    ),
+  });
+  const solana = render(onSolana(chosen())).html;
+  const plain = /<p class="warning" data-unless-family="solana"( hidden)?>Send only/;
+  t.is(plain.exec(evm)?.[1], undefined, 'an EVM asset: send only it to this address');
+  t.is(plain.exec(solana)?.[1], ' hidden');
+  t.false(isHidden(solana, 'solana-warning'));
+  t.regex(
+    solana,
+    /id="solana-warning"[^>]*>Pay by scanning the code with a Solana Pay wallet[^<]*typed in by hand[^<]*cannot be matched/,
+  );
+  t.true(isHidden(evm, 'solana-warning'));
 });
