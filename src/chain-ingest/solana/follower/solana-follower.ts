@@ -356,14 +356,15 @@ export function createSolanaFollower(deps: {
    * What a round that began at `startedAt` has read the chain through: when the open reference read
    * longest ago (a backed-off one is not read every round) was last read, so an expiry waits for a
    * payment made before it; null while one was never read. A reference with a live subscription is
-   * woken by its payment; a closed session's holds no expiry.
+   * woken by its payment (unless a backlog of it is still being read); a closed session's holds no expiry.
    */
   function readThrough(startedAt: number): number | null {
     let through = startedAt;
     for (const watched of references.of(network.network)) {
       const poll = polls.get(watched.reference);
       if (watched.closedAt !== null || poll === undefined) continue;
-      if (socket?.subscribed({ address: watched.reference, commitment: seen })) continue;
+      // A backlog still read page by page sends no notification for what lies in it.
+      if (poll.resume === null && socket?.subscribed({ address: watched.reference, commitment: seen })) continue;
       if (poll.readAt === null) return null;
       through = Math.min(through, poll.readAt);
     }
