@@ -2,6 +2,8 @@ import test from 'ava';
 import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, SessionLineItem } from '../../machines/checkout-session.types.ts';
 import { SOLANA_LOCALNET_CHAIN_ID } from '../chain-ingest/solana/networks.ts';
+import { toTronRailNetwork } from '../chain-ingest/tron/define-network.ts';
+import { tronLocalNetwork } from '../chain-ingest/tron/networks.ts';
 import { renderCheckoutPage } from './checkout-page.ts';
 import { payerStatus } from './checkout-status.ts';
 import { NOW, fineGrainedPayment, names, pay, payment, withUsdcChosen } from './payer-status.fixture.ts';
@@ -121,4 +123,36 @@ test('a Solana asset chosen: the page says the payment must come from the Solana
     /id="solana-warning"[^>]*>Pay by scanning the code with a Solana Pay wallet[^<]*typed in by hand[^<]*cannot be matched/,
   );
   t.true(isHidden(evm, 'solana-warning'));
+});
+
+test('a Tron asset chosen: the page says its code holds the address only and the amount is entered by hand', (t) => {
+  const local = toTronRailNetwork(
+    tronLocalNetwork({ usdt: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL', usdc: 'TBDCyrZ1hT1PDDFf2yRABwPrFica5qqPUX' }),
+  );
+  const session = chosen();
+  const onTron: CheckoutSession = {
+    ...session,
+    addresses: session.addresses.map((a, i) =>
+      i === 0
+        ? {
+            ...a,
+            network: 'tron-local',
+            asset: local.assets.find((x) => x.currency === 'usdt')!,
+            paymentAddress: 'TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb',
+          }
+        : a,
+    ),
+  };
+  const page = (s: CheckoutSession) => {
+    const status = payerStatus(s, names, NOW, undefined, pay);
+    const wallet = { networks: [local], devnet: null, tronDevnet: null };
+    return renderCheckoutPage({ session: s, org: null, status, names, products: new Map(), wallet });
+  };
+  const tron = page(onTron);
+  t.false(isHidden(tron, 'tron-scan'));
+  t.regex(tron, /id="tron-scan"[^>]*>The code holds the address only[^<]*enter the amount above exactly/);
+  t.regex(tron, /data-unless-family="tron" hidden>Scan the code with a wallet app/);
+  const evm = page(session);
+  t.true(isHidden(evm, 'tron-scan'));
+  t.regex(evm, /data-unless-family="tron">Scan the code with a wallet app/);
 });
