@@ -132,7 +132,14 @@ test('with the operator commitment confirmed,confirmed a payment is final as soo
   t.is(w.follower.status().pending, 0);
 });
 
-test('a round that skips a backed-off reference does not say the chain was read past that reference: an expiry waits for a payment made in time', async (t) => {
+/**
+ * A follower on a test clock (`at(ms)` moves it) with one USDC reference watched, keeping what it
+ * publishes and what each round says the chain was read through.
+ */
+async function clockedWorld(
+  t: Parameters<typeof startTestSolana>[0],
+  options: { maxPollIntervalMs?: number; pageSize?: number; maxPages?: number },
+) {
   const chain = await startTestSolana(t);
   const network = solanaLocalNetwork(chain.server.ledger.mints);
   const references = createSolanaReferences();
@@ -141,16 +148,16 @@ test('a round that skips a backed-off reference does not say the chain was read 
     publish: async (subject: string, data: Uint8Array) => void published.push(parseChainMessage(subject, data)),
   } as unknown as Bus;
   let clock = 0;
-  const rounds: number[] = [];
+  const rounds: (number | null)[] = [];
   const follower = createSolanaFollower({
     network,
     rpc: createSolanaJsonRpc({ url: chain.server.rpcUrl }),
     bus,
     references,
     pollIntervalMs: 1_000,
-    maxPollIntervalMs: 15_000,
+    ...options,
     now: () => clock,
-    onRound: (through) => void (through !== null && rounds.push(through)),
+    onRound: (through) => void rounds.push(through),
     log: () => undefined,
   });
   const merchant = (await generateKeyPairSigner()).address;
@@ -168,16 +175,26 @@ test('a round that skips a backed-off reference does not say the chain was read 
     asset: { address: usdc } as never,
     checkoutSessionId: 's',
   });
+  const at = (ms: number) => {
+    clock = ms;
+  };
+  return { chain, follower, published, rounds, merchant, reference, usdc, at };
+}
+
+test('a round that skips a backed-off reference does not say the chain was read past that reference: an expiry waits for a payment made in time', async (t) => {
+  const { chain, follower, published, rounds, merchant, reference, usdc, at } = await clockedWorld(t, {
+    maxPollIntervalMs: 15_000,
+  });
   await follower.poll();
   t.deepEqual(rounds, [0]);
   // Nothing found: the reference backs off to 1.5 s. The payer pays at 0.5 s (before an expiry at 1 s).
-  clock = 500;
+  at(500);
   await (await chain.newPayer()).payToken(usdc, merchant, 1_000_000n, [reference]);
-  clock = 1_000;
+  at(1_000);
   await follower.poll();
   t.is(published.length, 0, 'the reference was not due');
-  t.true(rounds.at(-1)! <= 0, `read through ${rounds.at(-1)} though the reference was last read at 0`);
-  clock = 1_500;
+  t.true((rounds.at(-1) ?? 0) <= 0, `read through ${rounds.at(-1)} though the reference was last read at 0`);
+  at(1_500);
   await follower.poll();
   t.like(published[0], { type: 'transfer', reference });
   t.is(rounds.at(-1), 1_500);
@@ -216,41 +233,9 @@ test('a payment followed by more than a page (1000) of transactions naming its r
 });
 
 test('a backlog deeper than the pages of a round is read on over the next rounds, and the chain is said read only once it is', async (t) => {
-  const chain = await startTestSolana(t);
-  const network = solanaLocalNetwork(chain.server.ledger.mints);
-  const references = createSolanaReferences();
-  const published: ChainMessage[] = [];
-  const bus = {
-    publish: async (subject: string, data: Uint8Array) => void published.push(parseChainMessage(subject, data)),
-  } as unknown as Bus;
-  const rounds: (number | null)[] = [];
-  let clock = 0;
-  const follower = createSolanaFollower({
-    network,
-    rpc: createSolanaJsonRpc({ url: chain.server.rpcUrl }),
-    bus,
-    references,
-    pollIntervalMs: 1_000,
+  const { chain, follower, published, rounds, merchant, reference, usdc, at } = await clockedWorld(t, {
     pageSize: 2,
     maxPages: 2,
-    now: () => clock,
-    onRound: (through) => void rounds.push(through),
-    log: () => undefined,
-  });
-  const merchant = (await generateKeyPairSigner()).address;
-  const reference = sessionReference({
-    network: network.network,
-    organizationId: 'o',
-    checkoutSessionId: 's',
-    merchantAddress: merchant,
-  });
-  const usdc = chain.server.ledger.mints.usdc;
-  references.add({
-    network: network.network,
-    paymentAddress: reference,
-    merchantAddress: merchant,
-    asset: { address: usdc } as never,
-    checkoutSessionId: 's',
   });
   const payer = await chain.newPayer();
   const first = await payer.payToken(usdc, merchant, 1_000_000n, [reference]);
@@ -258,12 +243,12 @@ test('a backlog deeper than the pages of a round is read on over the next rounds
   await follower.poll();
   t.is(published.length, 0, 'four signatures read, the payment below them not yet');
   t.deepEqual(rounds, [null], 'not read through while the backlog is open');
-  clock = 1;
+  at(1);
   const second = await payer.payToken(usdc, merchant, 2_000_000n, [reference]);
   await follower.poll();
   t.like(published[0], { type: 'transfer', transactionHash: first });
   t.deepEqual(rounds, [null, 1], 'the backlog was due at once and is closed');
-  clock = 2_000;
+  at(2_000);
   await follower.poll();
   t.deepEqual(
     published.filter((m) => m.type === 'transfer').map((m) => (m as { transactionHash: string }).transactionHash),
