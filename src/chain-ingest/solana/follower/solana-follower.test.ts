@@ -226,8 +226,12 @@ test('a payment followed by more than a page (1000) of transactions naming its r
   const payer = await w.chain.newPayer();
   const signature = await payer.payToken(usdc, w.merchant, 3_000_000n, [reference]);
   await spam(w.chain, reference, 1_000);
+  const before = w.rpc.counts();
   await w.follower.poll();
   t.like(w.published[0]?.message, { type: 'transfer', transactionHash: signature, amount: '3000000' });
+  // Two pages, 1001 transactions read 100 to a request, the payment's status: not a request per transaction.
+  const requests = w.rpc.counts().requests - before.requests;
+  t.true(requests <= 20, `${requests} HTTP requests for the round`);
   await w.follower.poll();
   t.is(w.published.length, 1, 'nothing read twice');
 });

@@ -59,6 +59,8 @@ type Poll = {
   readAt: number | null;
   resume: { before: string; newest: string } | null;
 };
+/** `getTransaction` calls sent together (the JSON-RPC client's batch size). */
+const TRANSACTIONS_PER_BATCH = 100;
 type SignatureEntry = { signature: string; err: unknown; confirmationStatus: string | null };
 type Owed = { slot: bigint; reference: string };
 
@@ -211,11 +213,16 @@ export function createSolanaFollower(deps: {
       answers.map(async ({ watched, poll, list, complete }) => {
         if (list === null) return;
         let failed = false;
-        // Oldest first, so a session sees its payments in the order they were made.
-        for (const entry of [...list].reverse()) {
-          if (entry.err !== null && entry.err !== undefined) continue;
-          if (!(await take(watched, entry.signature, commitmentReached(entry.confirmationStatus, final))))
-            failed = true;
+        // Oldest first, so a session sees its payments in the order they were made; read a batch
+        // at a time (one JSON-RPC request each), as a reference named by many transactions would
+        // otherwise hold the round for a round trip per transaction.
+        const landed = [...list].reverse().filter((entry) => entry.err === null || entry.err === undefined);
+        for (let i = 0; i < landed.length; i += TRANSACTIONS_PER_BATCH) {
+          const chunk = landed.slice(i, i + TRANSACTIONS_PER_BATCH);
+          const read = await Promise.all(chunk.map((entry) => transactionOf(entry.signature)));
+          for (const [j, entry] of chunk.entries())
+            if (!(await take(watched, entry.signature, read[j], commitmentReached(entry.confirmationStatus, final))))
+              failed = true;
         }
         const newest = poll.resume?.newest ?? list[0]?.signature;
         if (!failed && complete) {
@@ -233,19 +240,27 @@ export function createSolanaFollower(deps: {
     );
   }
 
-  /** Reads one transaction and publishes its payments to `watched`; false when it should be read again. */
-  async function take(watched: WatchedReference, signature: string, finalized: boolean): Promise<boolean> {
-    let answer: unknown;
+  /** The transaction as the node answers it (null: not yet there); undefined when the call failed. */
+  async function transactionOf(signature: string): Promise<unknown> {
     try {
-      answer = await rpc.call('getTransaction', [
+      return await rpc.call('getTransaction', [
         signature,
         { encoding: 'json', commitment: seen, maxSupportedTransactionVersion: 0 },
       ]);
     } catch (error) {
       lastError = error instanceof Error ? error.message : String(error);
-      return false;
+      return undefined;
     }
-    if (answer === null) return false;
+  }
+
+  /** Publishes the payments to `watched` of one transaction read; false when it should be read again. */
+  async function take(
+    watched: WatchedReference,
+    signature: string,
+    answer: unknown,
+    finalized: boolean,
+  ): Promise<boolean> {
+    if (answer === null || answer === undefined) return false;
     const found = await referencePayments(network, answer, watched, new Date(now()).toISOString());
     if (!found.ok) {
       log(`${signature} names reference ${watched.reference} but pays nothing there: ${found.check.message}`);
