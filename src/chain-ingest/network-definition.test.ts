@@ -2,7 +2,8 @@ import test from 'ava';
 import { devnetNetwork } from './evm/networks/devnet.ts';
 import { base } from './evm/networks/base.ts';
 import { explorerLinkOf, explorerTemplateOf } from './network-definition.ts';
-import { tronLocalNetwork } from './tron/networks.ts';
+import { toTronRailNetwork } from './tron/define-network.ts';
+import { tronLocalNetwork, tronMainnet, tronNile } from './tron/networks.ts';
 
 const HASH = `0x${'ab'.repeat(32)}`;
 
@@ -29,4 +30,17 @@ test("a transaction links to its network's explorer; a local chain's placeholder
   t.is(explorerTemplateOf({ explorerTxUrl: base.explorer.txUrl }), 'https://basescan.org/tx/{hash}');
   t.is(explorerTemplateOf({ explorerTxUrl: devnet.explorer.txUrl }), null);
   t.is(explorerTemplateOf({ explorerTxUrl: tron.explorer.txUrl }), null);
+});
+
+test('a Tron transaction links to Tronscan by its bare txID, as Tronscan and Tron wallets write it, not the 0x form Weir keeps', (t) => {
+  for (const network of [tronMainnet, tronNile]) {
+    const rail = toTronRailNetwork(network);
+    const link = explorerLinkOf(rail, HASH);
+    t.is(link, network.explorer.txUrl.replace('{hash}', 'ab'.repeat(32)));
+    t.notRegex(link ?? '', /0x/);
+  }
+  t.is(
+    explorerLinkOf(toTronRailNetwork(tronMainnet), 'ab'.repeat(32)),
+    `https://tronscan.org/#/transaction/${'ab'.repeat(32)}`,
+  );
 });

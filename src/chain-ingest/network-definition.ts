@@ -22,9 +22,16 @@ export function explorerTemplateOf(network: Pick<RailNetwork, 'explorerTxUrl'>):
   return template === '' || template === LOCAL_EXPLORER_TX_URL ? null : template;
 }
 
-/** The explorer page of a transaction; null when the network has none (a local chain's placeholder). */
-export function explorerLinkOf(network: Pick<RailNetwork, 'explorerTxUrl'>, hash: string): string | null {
-  return explorerTemplateOf(network)?.replace('{hash}', hash) ?? null;
+/**
+ * The explorer page of a transaction; null when the network has none (a local chain's placeholder).
+ * A Tron hash is kept as `0x…` (its JSON-RPC form) but Tronscan's pages take the bare txID.
+ */
+export function explorerLinkOf(
+  network: Pick<RailNetwork, 'explorerTxUrl'> & { kind?: RailNetwork['kind'] },
+  hash: string,
+): string | null {
+  const id = network.kind === 'tron' ? hash.replace(/^0x/, '') : hash;
+  return explorerTemplateOf(network)?.replace('{hash}', id) ?? null;
 }
 
 /** A network definition is malformed; the message names the network and the offending field. */

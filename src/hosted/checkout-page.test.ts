@@ -1,6 +1,9 @@
 import test from 'ava';
 import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, SessionLineItem } from '../../machines/checkout-session.types.ts';
+import { SOLANA_LOCALNET_CHAIN_ID } from '../chain-ingest/solana/networks.ts';
+import { toTronRailNetwork } from '../chain-ingest/tron/define-network.ts';
+import { tronLocalNetwork } from '../chain-ingest/tron/networks.ts';
 import { renderCheckoutPage } from './checkout-page.ts';
 import { payerStatus } from './checkout-status.ts';
 import { NOW, fineGrainedPayment, names, pay, payment, withUsdcChosen } from './payer-status.fixture.ts';
@@ -108,4 +111,56 @@ test('a payment that covers only part of the rest still shows the request for wh
   t.like(status.payment, { amountDue: '2', amountDueRaw: '2000000' });
   t.false(isHidden(html, 'pay-controls'));
   t.false(isHidden(html, 'countdown'));
+});
+
+test('a Solana asset chosen: the page says the payment must come from the Solana Pay request (its reference), not a transfer typed in by hand, and drops "send to this address"', (t) => {
+  const evm = render(chosen()).html;
+  const onSolana = (session: CheckoutSession): CheckoutSession => ({
+    ...session,
+    addresses: session.addresses.map((a, i) =>
+      i === 0 ? { ...a, network: 'solana-local', asset: { ...a.asset, chainId: SOLANA_LOCALNET_CHAIN_ID } } : a,
+    ),
+  });
+  const solana = render(onSolana(chosen())).html;
+  const plain = /<p class="warning" data-unless-family="solana"( hidden)?>Send only/;
+  t.is(plain.exec(evm)?.[1], undefined, 'an EVM asset: send only it to this address');
+  t.is(plain.exec(solana)?.[1], ' hidden');
+  t.false(isHidden(solana, 'solana-warning'));
+  t.regex(
+    solana,
+    /id="solana-warning"[^>]*>Pay by scanning the code with a Solana Pay wallet[^<]*typed in by hand[^<]*cannot be matched/,
+  );
+  t.true(isHidden(evm, 'solana-warning'));
+});
+
+test('a Tron asset chosen: the page says its code holds the address only and the amount is entered by hand', (t) => {
+  const local = toTronRailNetwork(
+    tronLocalNetwork({ usdt: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL', usdc: 'TBDCyrZ1hT1PDDFf2yRABwPrFica5qqPUX' }),
+  );
+  const session = chosen();
+  const onTron: CheckoutSession = {
+    ...session,
+    addresses: session.addresses.map((a, i) =>
+      i === 0
+        ? {
+            ...a,
+            network: 'tron-local',
+            asset: local.assets.find((x) => x.currency === 'usdt')!,
+            paymentAddress: 'TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb',
+          }
+        : a,
+    ),
+  };
+  const page = (s: CheckoutSession) => {
+    const status = payerStatus(s, names, NOW, undefined, pay);
+    const wallet = { networks: [local], devnet: null, tronDevnet: null };
+    return renderCheckoutPage({ session: s, org: null, status, names, products: new Map(), wallet });
+  };
+  const tron = page(onTron);
+  t.false(isHidden(tron, 'tron-scan'));
+  t.regex(tron, /id="tron-scan"[^>]*>The code holds the address only[^<]*enter the amount above exactly/);
+  t.regex(tron, /data-unless-family="tron" hidden>Scan the code with a wallet app/);
+  const evm = page(session);
+  t.true(isHidden(evm, 'tron-scan'));
+  t.regex(evm, /data-unless-family="tron">Scan the code with a wallet app/);
 });

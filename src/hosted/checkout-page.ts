@@ -150,12 +150,14 @@ function payPanel(
         <span class="field-value"><code id="address" aria-labelledby="address-label"></code>
         <button type="button" class="copy secondary" data-copy="address" aria-label="Copy address">Copy</button></span>
       </div>
-      <p class="warning">Send only <span id="symbol-warning"></span> on <span id="network-warning"></span> to this address.</p>
+      <p class="warning" data-unless-family="solana"${chosenFamily === 'solana' ? ' hidden' : ''}>Send only <span id="symbol-warning"></span> on <span id="network-warning"></span> to this address.</p>
+      <p class="warning" id="solana-warning" data-wallet-family="solana"${chosenFamily === 'solana' ? '' : ' hidden'}>Pay by scanning the code with a Solana Pay wallet, or with the wallet button below: the payment must carry this order’s reference. A transfer typed in by hand or sent from an exchange to this address cannot be matched to this order.</p>
       <div class="qr-block">
         <div id="qr" role="img" aria-label="QR code of the payment request"></div>
         <div class="qr-side">
           <a id="open-wallet" class="button" href="#">Open in wallet</a>
-          <p class="muted">Scan the code with a wallet app, or open the request in a wallet on this device.</p>
+          <p class="muted" data-unless-family="tron"${chosenFamily === 'tron' ? ' hidden' : ''}>Scan the code with a wallet app, or open the request in a wallet on this device.</p>
+          <p class="muted" id="tron-scan" data-wallet-family="tron"${chosenFamily === 'tron' ? '' : ' hidden'}>The code holds the address only: scan it with a Tron wallet, then enter the amount above exactly.</p>
         </div>
       </div>
       ${family('evm', renderWalletActions(session, wallet))}

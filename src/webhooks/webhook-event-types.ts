@@ -14,6 +14,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'checkout_session.expired',
   'checkout_session.canceled',
   'checkout_session.late_payment',
+  'checkout_session.overpayment',
   'customer.subscription.created',
   'customer.subscription.started',
   'customer.subscription.deleted',

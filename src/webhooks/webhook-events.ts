@@ -86,6 +86,14 @@ const SESSION_EVENTS: Record<string, [string, string][]> = {
     ['payment_intent.canceled', 'paymentIntent'],
   ],
   LatePaymentReceived: [['checkout_session.late_payment', 'checkoutSession']],
+  // Money beyond a completed session's total: the merchant owes the payer a refund of it.
+  OverpaymentReceived: [['checkout_session.overpayment', 'checkoutSession']],
+};
+
+/** The session events that carry one transfer, and the field that shows it beside the session. */
+const TRANSFER_FIELDS: Readonly<Record<string, string>> = {
+  'checkout_session.late_payment': 'latePayment',
+  'checkout_session.overpayment': 'overpayment',
 };
 
 /** A withdrawal that leaves the intent needing a payment again (see `PaymentWithdrawn.paymentFailed`). */
@@ -175,13 +183,13 @@ async function payloadOf(
       return { ...(await present.paymentIntent(session)), lastPaymentError: withdrawalError(session, source) };
     if (type.startsWith('payment_intent.')) return present.paymentIntent(session);
     const view = await present.checkoutSession(session);
-    if (type === 'checkout_session.late_payment') {
+    const field = TRANSFER_FIELDS[type];
+    if (field !== undefined) {
       const transferId = (source.data as { transferId?: string }).transferId;
       const payment = session.payments.find((p) => p.transferId === transferId);
       return {
         ...view,
-        latePayment:
-          view.paymentIntent.transactions.find((t) => t.transactionHash === payment?.transactionHash) ?? null,
+        [field]: view.paymentIntent.transactions.find((t) => t.transactionHash === payment?.transactionHash) ?? null,
       };
     }
     return view;

@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
@@ -27,19 +27,22 @@ function propertiesOf(document: Document, schema: Schema): string[] {
 const dataObjectOf = (document: Document, type: string) =>
   document.webhooks[type]!.post.requestBody.content['application/json']!.schema.properties!.data!.properties!.object!;
 
-test('the late payment and failed payment webhooks, as delivered, match their documented schemas, which name latePayment and lastPaymentError', async (t) => {
+/** A Weir on a manual clock, a merchant, and a receiver subscribed to `events` (each body it receives is checked against the document: a mismatch fails `waitFor`). */
+async function merchantWithReceiver(t: ExecutionContext, events: string[]) {
   const clock = createManualClock(Date.parse('2026-05-01T08:00:00Z'));
   const weir = await startTestWeir(t, {}, { clock });
   const { api } = await createMerchant(weir.url);
-  // Each body it receives is checked against the document: a mismatch fails `waitFor`.
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());
-  await api.post('/api/v1/webhook-endpoints', {
-    description: 'd',
-    url: receiver.url,
-    enabledEvents: { events: ['checkout_session.late_payment', 'payment_intent.payment_failed'] },
-  });
-  const chain = chainPublisher(weir.bus);
+  await api.post('/api/v1/webhook-endpoints', { description: 'd', url: receiver.url, enabledEvents: { events } });
+  return { weir, api, receiver, chain: chainPublisher(weir.bus) };
+}
+
+test('the late payment and failed payment webhooks, as delivered, match their documented schemas, which name latePayment and lastPaymentError', async (t) => {
+  const { weir, api, receiver, chain } = await merchantWithReceiver(t, [
+    'checkout_session.late_payment',
+    'payment_intent.payment_failed',
+  ]);
 
   // A payment detected, then its block reorganized away: the intent needs a payment again.
   const withdrawnFrom = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body.id;
@@ -91,4 +94,42 @@ test('the late payment and failed payment webhooks, as delivered, match their do
   const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;
   t.true(propertiesOf(document, dataObjectOf(document, 'payment_intent.payment_failed')).includes('lastPaymentError'));
   t.true(propertiesOf(document, dataObjectOf(document, 'checkout_session.late_payment')).includes('latePayment'));
+});
+
+test('a payment beyond a completed session’s total sends checkout_session.overpayment, with the transfer and the amount over as integer strings, as documented', async (t) => {
+  const { weir, api, receiver, chain } = await merchantWithReceiver(t, ['*']);
+  const id = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body.id;
+  const shown = await reveal(weir, api, id);
+  const pay = async (amount: string, blockNumber: number) => {
+    const blockHash = randomHash();
+    const transfer = await chain.transfer({ to: shown.address, amount, blockNumber, blockHash });
+    await chain.final(blockNumber, blockHash);
+    return transfer;
+  };
+  await pay(shown.amountDueRaw, 8100);
+  await eventually(async () => ((await getSession(api, id)).status === 'complete' ? true : undefined), 'completion');
+  // The payer sends a tenth of the total again.
+  const extra = (BigInt(shown.amountDueRaw) / 10n).toString();
+  const again = await pay(extra, 8101);
+
+  const typeOf = (body: string) => (JSON.parse(body) as Hook).type;
+  const received = await receiver.waitFor((all) =>
+    all.some((hook) => typeOf(hook.body) === 'checkout_session.overpayment'),
+  );
+  const body = received.find((hook) => typeOf(hook.body) === 'checkout_session.overpayment')!.body;
+  t.notThrows(() => checkWebhookBody(body));
+  const overpaid = (JSON.parse(body) as Hook).data.object;
+  t.is(overpaid['id'], id);
+  const session = (await api.get<{ amountOverpaid: string }>(`/api/v1/checkout/sessions/${id}`)).body;
+  t.is(overpaid['amountOverpaid'], session.amountOverpaid);
+  const over = overpaid['amountOverpaid'];
+  t.is(typeof over, 'string', 'amounts go as strings');
+  t.regex(over as string, /^[1-9][0-9]*$/, 'the amount over, an integer string');
+  t.like(overpaid['overpayment'], { transactionHash: again.transactionHash, amountRaw: extra });
+  const { amount } = overpaid['overpayment'] as { amount: string };
+  t.regex(amount, /^[1-9][0-9]*$/);
+  t.is(amount, over as string, 'all of a payment after completion is over');
+
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;
+  t.true(propertiesOf(document, dataObjectOf(document, 'checkout_session.overpayment')).includes('overpayment'));
 });

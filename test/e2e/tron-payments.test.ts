@@ -1,4 +1,5 @@
 import test from 'ava';
+import QRCode from 'qrcode';
 import { apiClient } from '../support/api-client.ts';
 import { forwarderAbi } from '../../src/chain-ingest/evm/contracts/abis.ts';
 import { tronAddressProblem, tronToEvm } from '../../src/chain-ingest/tron/address.ts';
@@ -32,13 +33,20 @@ test('a USDT payment completes the session with T… addresses everywhere, the s
   t.is(usdt.asset.address, w.tokens.usdt);
   t.true(isTron(usdt.paymentAddress), usdt.paymentAddress);
   t.is(usdt.merchantAddress, w.merchant);
-  const reveal = await apiClient(w.weir.url).post<{ amountDueRaw: string; address: string; paymentUri: string }>(
-    `/checkout/${s.id}/payment-method`,
-    { assetId: usdt.asset.id },
-  );
+  const reveal = await apiClient(w.weir.url).post<{
+    amountDueRaw: string;
+    address: string;
+    paymentUri: string;
+    qrSvg: string;
+  }>(`/checkout/${s.id}/payment-method`, { assetId: usdt.asset.id });
   t.is(reveal.body.amountDueRaw, '25000000');
   t.is(reveal.body.paymentUri, `tron:${usdt.paymentAddress}?amount=25&token=${w.tokens.usdt}`);
   t.is(reveal.body.address, usdt.paymentAddress);
+  // Tron wallets scan a bare address (the amount is shown beside the code): the QR holds it, not the tron: URI.
+  const addressQr = await QRCode.toString(usdt.paymentAddress, { type: 'svg', margin: 1 });
+  t.is(reveal.body.qrSvg, addressQr);
+  const polled = await apiClient(w.weir.url).get<{ payment: { qrSvg: string } }>(`/checkout/${s.id}/status`);
+  t.is(polled.body.payment.qrSvg, addressQr, 'and so does the QR the page polls for');
   // The hosted page offers the Tron assets by name with their icons (address, QR and copy come with the reveal above).
   const page = await fetch(`${w.weir.url}/checkout/${s.id}`);
   const html = await page.text();

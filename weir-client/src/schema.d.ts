@@ -12651,6 +12651,112 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "checkout_session.overpayment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The checkout_session.overpayment event */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    "X-Webhook-Signature": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    "X-Weir-Signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        apiVersion: "2026-11-01";
+                        /** @description Milliseconds since the epoch */
+                        created: number;
+                        data: {
+                            object: components["schemas"]["CheckoutSession"] & {
+                                /** @description The transfer received after the session completed, as `paymentIntent.transactions` shows it: all of it is beyond the total (`amountOverpaid` is the sum over), to be refunded */
+                                overpayment: {
+                                    /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                                    amount: string;
+                                    /** @description In the asset's chain units (its own decimals) */
+                                    amountRaw: string;
+                                    asset: components["schemas"]["SessionAsset"] & {
+                                        chain: {
+                                            /**
+                                             * @description The explorer's name; `No explorer` for a chain that has none (a local chain, whose `blockExplorerTransactionUrl` is null)
+                                             * @example Basescan
+                                             */
+                                            blockExplorerName: string;
+                                            /**
+                                             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                                             * @example https://basescan.org/tx/{hash}
+                                             */
+                                            blockExplorerTransactionUrl: string | null;
+                                            currency: string;
+                                            hasMonitoring: boolean;
+                                            icon: string;
+                                            id: number;
+                                            isBeta: boolean;
+                                            isEIP1559Supported: boolean;
+                                            isPublic: boolean;
+                                            isTestnet: boolean;
+                                            name: string;
+                                            network: string;
+                                            /** @enum {string} */
+                                            type: "evm" | "solana" | "tron";
+                                        } | null;
+                                        isEIP5827Supported: boolean;
+                                        isPublic: boolean;
+                                    };
+                                    assetId: string;
+                                    blockNumber: number;
+                                    chainId: number;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    currency: string;
+                                    fromAddress: string;
+                                    late: boolean;
+                                    /** @enum {string} */
+                                    status: "pending" | "confirmed";
+                                    toAddress: string;
+                                    transactionHash: string;
+                                    /** @enum {string} */
+                                    type: "incoming";
+                                } | null;
+                            };
+                        };
+                        id: string;
+                        /** @example checkoutSession */
+                        object: string;
+                        /** @enum {string} */
+                        type: "checkout_session.overpayment";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else is retried */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "customer.subscription.created": {
         parameters: {
             query?: never;
@@ -14793,8 +14899,8 @@ export interface components {
          *     }
          */
         EnabledEvents: {
-            events?: ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint")[];
-        } | ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint")[] | null;
+            events?: ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint")[];
+        } | ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint")[] | null;
         /**
          * @description Every failure: the HTTP status, its name, a message naming the field at fault, and a stable `code`
          * @example {
@@ -17069,7 +17175,7 @@ export interface components {
          * @description `*` is every event type but `audit.checkpoint`: a signed checkpoint of the whole log’s hash chain (no tenant’s; its position tells the log’s size), sent to the endpoints of every organization that name it
          * @enum {string}
          */
-        WebhookEventType: "*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint";
+        WebhookEventType: "*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint";
         WithdrawalAddress: {
             address: string;
             chainId: number;

@@ -10,8 +10,8 @@ function decimalOf(amount: bigint, decimals: number): string {
 /**
  * A Tron payment request. Tron has no URI standard like EIP-681 (TronLink and most wallets scan a
  * bare T… address), so the URI is `tron:<deposit address>?amount=<decimal>` with `&token=<contract>`
- * for a TRC-20: a wallet that knows no more still finds the address after `tron:`. The amount is in
- * the asset's whole units (TRX, USDT), as Tron wallets show them.
+ * for a TRC-20 (the wallet link; the QR code holds the bare address, see scannableOf). The amount is
+ * in the asset's whole units (TRX, USDT), as Tron wallets show them.
  */
 export function tronPaymentRequest({ address, amountDue }: PaymentRequestInput): PaymentRequest {
   const { asset, paymentAddress } = address;
@@ -22,3 +22,10 @@ export function tronPaymentRequest({ address, amountDue }: PaymentRequestInput):
       : `tron:${paymentAddress}?amount=${amount}&token=${asset.address}`;
   return { uri, payee: paymentAddress };
 }
+
+/**
+ * What a payment request's QR code holds: for a `tron:` request its bare T… address, since Tron
+ * wallets and exchange apps scan an address and refuse the URI (the amount is shown beside the
+ * code); any other request as it is.
+ */
+export const scannableOf = (uri: string): string => (uri.startsWith('tron:') ? uri.slice(5).split('?')[0]! : uri);

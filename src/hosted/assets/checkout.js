@@ -63,6 +63,9 @@ async function choose(button, focus = false) {
   // Only the wallets of the chosen asset's network (EVM, Solana or Tron), as the server renders them.
   for (const el of document.querySelectorAll('[data-wallet-family]'))
     el.hidden = el.dataset.walletFamily !== button.dataset.family;
+  // A Solana payment is matched by the reference its request carries: the plain "send to this address" does not hold there.
+  for (const el of document.querySelectorAll('[data-unless-family]'))
+    el.hidden = el.dataset.unlessFamily === button.dataset.family;
   $('reveal').hidden = false;
   // The payer chose: take them (and a screen reader) to what to send.
   if (focus) $('reveal-title').focus();

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import QRCode from 'qrcode';
+import { scannableOf } from '../../chain-ingest/tron/payment-request.ts';
 import { checkoutSessionAggregate } from '../../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSessionCommand } from '../../../machines/checkout-session.decide.ts';
 import type { CheckoutSession } from '../../../machines/checkout-session.types.ts';
@@ -142,7 +143,7 @@ export function hostedCheckoutRoutes(
       return status.payment
         ? {
             ...status,
-            payment: { ...status.payment, qrSvg: await QRCode.toString(status.payment.paymentUri, QR) },
+            payment: { ...status.payment, qrSvg: await QRCode.toString(scannableOf(status.payment.paymentUri), QR) },
             wallet,
           }
         : { ...status, wallet };
@@ -180,7 +181,7 @@ export function hostedCheckoutRoutes(
         amountDueRaw: method.amountDue,
         amountDue: formatAmount(BigInt(method.amountDue), address.asset.decimals),
         paymentUri: uri,
-        qrSvg: await QRCode.toString(uri, QR),
+        qrSvg: await QRCode.toString(scannableOf(uri), QR),
         wallet: walletDue(updated),
       };
     },

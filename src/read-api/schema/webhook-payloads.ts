@@ -40,6 +40,13 @@ const LatePaymentSession = CheckoutSessionSchema.extend({
     description: 'The transfer received after the session ended, as `paymentIntent.transactions` shows it',
   }),
 });
+/** The session with the transfer that paid beyond its total after it completed (null when the intent no longer shows it). */
+const OverpaidSession = CheckoutSessionSchema.extend({
+  overpayment: IntentTransactionSchema.nullable().openapi({
+    description:
+      'The transfer received after the session completed, as `paymentIntent.transactions` shows it: all of it is beyond the total (`amountOverpaid` is the sum over), to be refunded',
+  }),
+});
 /** The intent with why its attempt failed: the transfer it waited for was withdrawn from the chain. */
 const FailedPaymentIntent = PaymentIntentSchema.extend({
   lastPaymentError: z.object({
@@ -59,6 +66,7 @@ function payloadOf(type: string): { schema: z.ZodType; object: string } {
   if (type === 'withdrawal_address.deleted') return { schema: DeletedWithdrawalAddress, object: 'withdrawalAddress' };
   if (type.startsWith('withdrawal_address.')) return { schema: WithdrawalAddressSchema, object: 'withdrawalAddress' };
   if (type === 'checkout_session.late_payment') return { schema: LatePaymentSession, object: 'checkoutSession' };
+  if (type === 'checkout_session.overpayment') return { schema: OverpaidSession, object: 'checkoutSession' };
   if (type.startsWith('checkout_session.')) return { schema: CheckoutSessionSchema, object: 'checkoutSession' };
   if (type === 'payment_intent.payment_failed') return { schema: FailedPaymentIntent, object: 'paymentIntent' };
   if (type.startsWith('customer.subscription.')) return { schema: SubscriptionSchema, object: 'subscription' };

@@ -20,7 +20,14 @@ const NEVER = 600_000;
  */
 async function world(
   t: Parameters<typeof startTestSolana>[0],
-  timing: { now?: () => number; pollIntervalMs?: number; maxPollIntervalMs?: number; socketIdlePollMs?: number } = {},
+  timing: {
+    now?: () => number;
+    pollIntervalMs?: number;
+    maxPollIntervalMs?: number;
+    socketIdlePollMs?: number;
+    pageSize?: number;
+    maxPages?: number;
+  } = {},
 ) {
   const chain = await startTestSolana(t);
   const network = solanaLocalNetwork(chain.server.ledger.mints);
@@ -48,6 +55,7 @@ async function world(
   } as unknown as Bus;
   const events: MentionsSocketEvent[] = [];
   let roundsDone = 0;
+  const readThrough: (number | null)[] = [];
   const rpc = createSolanaJsonRpc({ url: chain.server.rpcUrl });
   const follower = createSolanaFollower({
     network,
@@ -60,7 +68,8 @@ async function world(
     ...timing,
     wsUrl: chain.server.wsUrl,
     socketBackoffMs: { min: 10, max: 100 },
-    onRound: () => {
+    onRound: (through) => {
+      readThrough.push(through);
       roundsDone += 1;
       signal();
     },
@@ -106,6 +115,7 @@ async function world(
     until,
     settled,
     rounds: () => roundsDone,
+    readThrough,
     rpc,
   };
 }
@@ -193,4 +203,22 @@ test('while its subscription is live an idle reference is polled once a minute, 
   for (now = 0; now <= 10 * 60_000; now += 1000) await w.follower.poll();
   const calls = w.rpc.counts().calls - before;
   t.true(calls >= 9 && calls <= 12, `${calls} getSignaturesForAddress calls in 10 minutes`);
+});
+
+test('a reference whose backlog is still read page by page is not said read through, though its subscription is live: an expiry waits for the payment in it', async (t) => {
+  const w = await world(t, { pageSize: 1, maxPages: 1 });
+  const usdc = w.chain.server.ledger.mints.usdc;
+  const reference = w.watch('s-backlog', usdc);
+  const payer = await w.chain.newPayer();
+  // The payment, then more naming the reference (SOL, which it does not take), all before the first read.
+  const signature = await payer.payToken(usdc, w.merchant, 1_000_000n, [reference]);
+  for (let i = 0; i < 3; i++) await payer.paySol(w.merchant, 10_000_000n + BigInt(i), [reference]);
+  await w.follower.start();
+  await w.settled(1);
+  t.is(w.published.length, 0, 'one signature a round: the payment, the oldest, is not read yet');
+  t.is(w.readThrough.at(-1), null, 'read through nothing while the backlog is open');
+  while (w.published.length === 0) await w.follower.poll();
+  t.like(w.published[0], { type: 'transfer', transactionHash: signature });
+  await w.follower.poll();
+  t.not(w.readThrough.at(-1), null);
 });

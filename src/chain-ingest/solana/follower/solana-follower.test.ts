@@ -1,5 +1,5 @@
 import test from 'ava';
-import { generateKeyPairSigner } from '@solana/kit';
+import { AccountRole, generateKeyPairSigner, type Address } from '@solana/kit';
 import { startTestSolana } from '../../../../test/support/solana-devnet.ts';
 import type { Bus } from '../../../bus/bus.ts';
 import { parseChainMessage, type ChainMessage } from '../../chain-messages.ts';
@@ -132,7 +132,14 @@ test('with the operator commitment confirmed,confirmed a payment is final as soo
   t.is(w.follower.status().pending, 0);
 });
 
-test('a round that skips a backed-off reference does not say the chain was read past that reference: an expiry waits for a payment made in time', async (t) => {
+/**
+ * A follower on a test clock (`at(ms)` moves it) with one USDC reference watched, keeping what it
+ * publishes and what each round says the chain was read through.
+ */
+async function clockedWorld(
+  t: Parameters<typeof startTestSolana>[0],
+  options: { maxPollIntervalMs?: number; pageSize?: number; maxPages?: number },
+) {
   const chain = await startTestSolana(t);
   const network = solanaLocalNetwork(chain.server.ledger.mints);
   const references = createSolanaReferences();
@@ -141,16 +148,16 @@ test('a round that skips a backed-off reference does not say the chain was read 
     publish: async (subject: string, data: Uint8Array) => void published.push(parseChainMessage(subject, data)),
   } as unknown as Bus;
   let clock = 0;
-  const rounds: number[] = [];
+  const rounds: (number | null)[] = [];
   const follower = createSolanaFollower({
     network,
     rpc: createSolanaJsonRpc({ url: chain.server.rpcUrl }),
     bus,
     references,
     pollIntervalMs: 1_000,
-    maxPollIntervalMs: 15_000,
+    ...options,
     now: () => clock,
-    onRound: (through) => void (through !== null && rounds.push(through)),
+    onRound: (through) => void rounds.push(through),
     log: () => undefined,
   });
   const merchant = (await generateKeyPairSigner()).address;
@@ -168,17 +175,88 @@ test('a round that skips a backed-off reference does not say the chain was read 
     asset: { address: usdc } as never,
     checkoutSessionId: 's',
   });
+  const at = (ms: number) => {
+    clock = ms;
+  };
+  return { chain, follower, published, rounds, merchant, reference, usdc, at };
+}
+
+test('a round that skips a backed-off reference does not say the chain was read past that reference: an expiry waits for a payment made in time', async (t) => {
+  const { chain, follower, published, rounds, merchant, reference, usdc, at } = await clockedWorld(t, {
+    maxPollIntervalMs: 15_000,
+  });
   await follower.poll();
   t.deepEqual(rounds, [0]);
   // Nothing found: the reference backs off to 1.5 s. The payer pays at 0.5 s (before an expiry at 1 s).
-  clock = 500;
+  at(500);
   await (await chain.newPayer()).payToken(usdc, merchant, 1_000_000n, [reference]);
-  clock = 1_000;
+  at(1_000);
   await follower.poll();
   t.is(published.length, 0, 'the reference was not due');
-  t.true(rounds.at(-1)! <= 0, `read through ${rounds.at(-1)} though the reference was last read at 0`);
-  clock = 1_500;
+  t.true((rounds.at(-1) ?? 0) <= 0, `read through ${rounds.at(-1)} though the reference was last read at 0`);
+  at(1_500);
   await follower.poll();
   t.like(published[0], { type: 'transfer', reference });
   t.is(rounds.at(-1), 1_500);
+});
+
+/** `count` transactions from the faucet naming `reference` that pay nothing (spam), each its own signature. */
+async function spam(chain: Awaited<ReturnType<typeof startTestSolana>>, reference: string, count: number) {
+  const sink = (await generateKeyPairSigner()).address;
+  await chain.server.ledger.airdrop(sink, 1_000_000_000n);
+  for (let i = 0; i < count; i++)
+    await chain.server.ledger.sendInstructions([
+      {
+        // System Program transfer (2) of one lamport; the reference rides along read-only.
+        programAddress: '11111111111111111111111111111111' as Address,
+        data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]),
+        accounts: [
+          { address: chain.server.ledger.faucet, role: AccountRole.WRITABLE_SIGNER },
+          { address: sink, role: AccountRole.WRITABLE },
+          { address: reference as Address, role: AccountRole.READONLY },
+        ],
+      },
+    ]);
+}
+
+test('a payment followed by more than a page (1000) of transactions naming its reference before the next poll is still found', async (t) => {
+  const w = await world(t);
+  const usdc = w.chain.server.ledger.mints.usdc;
+  const reference = w.watch('s-spam', [usdc]);
+  const payer = await w.chain.newPayer();
+  const signature = await payer.payToken(usdc, w.merchant, 3_000_000n, [reference]);
+  await spam(w.chain, reference, 1_000);
+  const before = w.rpc.counts();
+  await w.follower.poll();
+  t.like(w.published[0]?.message, { type: 'transfer', transactionHash: signature, amount: '3000000' });
+  // Two pages, 1001 transactions read 100 to a request, the payment's status: not a request per transaction.
+  const requests = w.rpc.counts().requests - before.requests;
+  t.true(requests <= 20, `${requests} HTTP requests for the round`);
+  await w.follower.poll();
+  t.is(w.published.length, 1, 'nothing read twice');
+});
+
+test('a backlog deeper than the pages of a round is read on over the next rounds, and the chain is said read only once it is', async (t) => {
+  const { chain, follower, published, rounds, merchant, reference, usdc, at } = await clockedWorld(t, {
+    pageSize: 2,
+    maxPages: 2,
+  });
+  const payer = await chain.newPayer();
+  const first = await payer.payToken(usdc, merchant, 1_000_000n, [reference]);
+  await spam(chain, reference, 5);
+  await follower.poll();
+  t.is(published.length, 0, 'four signatures read, the payment below them not yet');
+  t.deepEqual(rounds, [null], 'not read through while the backlog is open');
+  at(1);
+  const second = await payer.payToken(usdc, merchant, 2_000_000n, [reference]);
+  await follower.poll();
+  t.like(published[0], { type: 'transfer', transactionHash: first });
+  t.deepEqual(rounds, [null, 1], 'the backlog was due at once and is closed');
+  at(2_000);
+  await follower.poll();
+  t.deepEqual(
+    published.filter((m) => m.type === 'transfer').map((m) => (m as { transactionHash: string }).transactionHash),
+    [first, second],
+    'what landed while the backlog was read is read next, once',
+  );
 });

@@ -47,14 +47,28 @@ export type SolanaFollower = {
   adopt(signature: string, slot: bigint, reference: string): void;
 };
 
-/** `readAt`: when (on `readClock`) the round that last read the reference through began; null before one did. */
-type Poll = { until: string | null; intervalMs: number; nextAt: number; readAt: number | null };
+/**
+ * `readAt`: when (on `readClock`) the round that last read the reference through began; null before one did.
+ * `resume`: set while a backlog deeper than a round's pages is read: the next round goes on below
+ * `before` (down to `until`), and `newest` becomes `until` once the gap is closed.
+ */
+type Poll = {
+  until: string | null;
+  intervalMs: number;
+  nextAt: number;
+  readAt: number | null;
+  resume: { before: string; newest: string } | null;
+};
+/** `getTransaction` calls sent together (the JSON-RPC client's batch size). */
+const TRANSACTIONS_PER_BATCH = 100;
+type SignatureEntry = { signature: string; err: unknown; confirmationStatus: string | null };
 type Owed = { slot: bigint; reference: string };
 
 /**
  * Follows a Solana network by reference, as Solana Pay prescribes: each round asks
  * `getSignaturesForAddress(reference, { until: last seen })` at `confirmed` for every reference
- * due (one JSON-RPC batch for all of them), reads each new transaction (`getTransaction`, json),
+ * due (one JSON-RPC batch for all of them; a full page is followed by the next, `before` its
+ * oldest, so a burst of more than a page between two polls skips nothing), reads each new transaction (`getTransaction`, json),
  * checks it as `validateTransfer` does and publishes a `transfer` per payment, keyed by
  * (signature, instruction index). Signatures published are then asked for with
  * `getSignatureStatuses` (batched): at `finalized` their slot's `final` is published; one the
@@ -98,6 +112,10 @@ export function createSolanaFollower(deps: {
   wsUrl?: string;
   /** How often an idle reference with a live subscription is still polled (60 s unless given). */
   socketIdlePollMs?: number;
+  /** Signatures asked for per `getSignaturesForAddress` call (1000, the most a node answers, unless given). */
+  pageSize?: number;
+  /** Pages read per reference in one round (10 unless given); a deeper backlog is read on over the next rounds. */
+  maxPages?: number;
   /** Backoff of the socket's reconnection (tests shorten it). */
   socketBackoffMs?: { min: number; max: number };
   /** Socket events, for tests to wait on. */
@@ -120,6 +138,8 @@ export function createSolanaFollower(deps: {
   let loop: Processor | null = null;
   let socket: MentionsSocket | null = null;
   const socketIdlePollMs = deps.socketIdlePollMs ?? 60_000;
+  const pageSize = deps.pageSize ?? 1000;
+  const maxPages = deps.maxPages ?? 10;
 
   /** Makes `reference` due and starts a round now (or right after the current one). */
   const wake = (reference: string) => {
@@ -147,57 +167,100 @@ export function createSolanaFollower(deps: {
     observedAt: new Date(now()).toISOString(),
   });
 
+  /**
+   * The signatures of `reference` newer than `until` (below `before`), newest first: page after
+   * page (`before` the oldest so far) while pages come full, at most `maxPages`; `complete` says
+   * whether `until` (or the reference's first signature) was reached. A single page would skip
+   * what lies below it when more than a page landed between two polls (spam, a long downtime).
+   */
+  async function signaturesOf(
+    reference: string,
+    until: string | null,
+    before: string | null,
+  ): Promise<{ list: SignatureEntry[]; complete: boolean }> {
+    const list: SignatureEntry[] = [];
+    let cursor = before;
+    for (let page = 0; page < maxPages; page++) {
+      const options = {
+        commitment: seen,
+        limit: pageSize,
+        ...(until ? { until } : {}),
+        ...(cursor ? { before: cursor } : {}),
+      };
+      const answer = await rpc.call<SignatureEntry[]>('getSignaturesForAddress', [reference, options]);
+      list.push(...answer);
+      if (answer.length < pageSize) return { list, complete: true };
+      cursor = answer[answer.length - 1]!.signature;
+    }
+    return { list, complete: false };
+  }
+
   /** New confirmed signatures of the references due, newest first per reference. */
   async function pollReferences(due: WatchedReference[], startedAt: number): Promise<void> {
     const answers = await Promise.all(
       due.map(async (watched) => {
         const poll = polls.get(watched.reference)!;
-        const options = { commitment: seen, limit: 1000, ...(poll.until ? { until: poll.until } : {}) };
         try {
-          const list = await rpc.call<{ signature: string; err: unknown; confirmationStatus: string | null }[]>(
-            'getSignaturesForAddress',
-            [watched.reference, options],
-          );
-          return { watched, poll, list };
+          const read = await signaturesOf(watched.reference, poll.until, poll.resume?.before ?? null);
+          return { watched, poll, ...read };
         } catch (error) {
           lastError = error instanceof Error ? error.message : String(error);
-          return { watched, poll, list: null };
+          return { watched, poll, list: null, complete: false };
         }
       }),
     );
     await Promise.all(
-      answers.map(async ({ watched, poll, list }) => {
+      answers.map(async ({ watched, poll, list, complete }) => {
         if (list === null) return;
         let failed = false;
-        // Oldest first, so a session sees its payments in the order they were made.
-        for (const entry of [...list].reverse()) {
-          if (entry.err !== null && entry.err !== undefined) continue;
-          if (!(await take(watched, entry.signature, commitmentReached(entry.confirmationStatus, final))))
-            failed = true;
+        // Oldest first, so a session sees its payments in the order they were made; read a batch
+        // at a time (one JSON-RPC request each), as a reference named by many transactions would
+        // otherwise hold the round for a round trip per transaction.
+        const landed = [...list].reverse().filter((entry) => entry.err === null || entry.err === undefined);
+        for (let i = 0; i < landed.length; i += TRANSACTIONS_PER_BATCH) {
+          const chunk = landed.slice(i, i + TRANSACTIONS_PER_BATCH);
+          const read = await Promise.all(chunk.map((entry) => transactionOf(entry.signature)));
+          for (const [j, entry] of chunk.entries())
+            if (!(await take(watched, entry.signature, read[j], commitmentReached(entry.confirmationStatus, final))))
+              failed = true;
         }
-        const newest = list[0]?.signature;
-        if (!failed && newest !== undefined) poll.until = newest;
-        if (!failed) poll.readAt = startedAt;
+        const newest = poll.resume?.newest ?? list[0]?.signature;
+        if (!failed && complete) {
+          if (newest !== undefined) poll.until = newest;
+          poll.resume = null;
+          poll.readAt = startedAt;
+        } else if (!failed && newest !== undefined) {
+          // A backlog deeper than a round: the next round reads on below what this one read.
+          poll.resume = { before: list.at(-1)!.signature, newest };
+        }
         poll.intervalMs = list.length > 0 ? deps.pollIntervalMs : Math.min(maxInterval, poll.intervalMs * 1.5);
         const live = list.length === 0 && socket?.subscribed({ address: watched.reference, commitment: seen });
-        poll.nextAt = now() + (live ? Math.max(poll.intervalMs, socketIdlePollMs) : poll.intervalMs);
+        poll.nextAt = poll.resume ? 0 : now() + (live ? Math.max(poll.intervalMs, socketIdlePollMs) : poll.intervalMs);
       }),
     );
   }
 
-  /** Reads one transaction and publishes its payments to `watched`; false when it should be read again. */
-  async function take(watched: WatchedReference, signature: string, finalized: boolean): Promise<boolean> {
-    let answer: unknown;
+  /** The transaction as the node answers it (null: not yet there); undefined when the call failed. */
+  async function transactionOf(signature: string): Promise<unknown> {
     try {
-      answer = await rpc.call('getTransaction', [
+      return await rpc.call('getTransaction', [
         signature,
         { encoding: 'json', commitment: seen, maxSupportedTransactionVersion: 0 },
       ]);
     } catch (error) {
       lastError = error instanceof Error ? error.message : String(error);
-      return false;
+      return undefined;
     }
-    if (answer === null) return false;
+  }
+
+  /** Publishes the payments to `watched` of one transaction read; false when it should be read again. */
+  async function take(
+    watched: WatchedReference,
+    signature: string,
+    answer: unknown,
+    finalized: boolean,
+  ): Promise<boolean> {
+    if (answer === null || answer === undefined) return false;
     const found = await referencePayments(network, answer, watched, new Date(now()).toISOString());
     if (!found.ok) {
       log(`${signature} names reference ${watched.reference} but pays nothing there: ${found.check.message}`);
@@ -249,7 +312,10 @@ export function createSolanaFollower(deps: {
       log(`${signature} (slot ${entry.slot}) was seen at ${seen} but the cluster finalized past it: withdrawn`);
       // Its reference is read again from the start: the payment may land again in another slot.
       const poll = polls.get(entry.reference);
-      if (poll) poll.until = null;
+      if (poll) {
+        poll.until = null;
+        poll.resume = null;
+      }
     }
   }
 
@@ -272,6 +338,7 @@ export function createSolanaFollower(deps: {
         intervalMs: deps.pollIntervalMs,
         nextAt: at,
         readAt: null,
+        resume: null,
       };
       polls.set(watched.reference, state);
       if (state.nextAt <= at) due.push(watched);
@@ -304,14 +371,15 @@ export function createSolanaFollower(deps: {
    * What a round that began at `startedAt` has read the chain through: when the open reference read
    * longest ago (a backed-off one is not read every round) was last read, so an expiry waits for a
    * payment made before it; null while one was never read. A reference with a live subscription is
-   * woken by its payment; a closed session's holds no expiry.
+   * woken by its payment (unless a backlog of it is still being read); a closed session's holds no expiry.
    */
   function readThrough(startedAt: number): number | null {
     let through = startedAt;
     for (const watched of references.of(network.network)) {
       const poll = polls.get(watched.reference);
       if (watched.closedAt !== null || poll === undefined) continue;
-      if (socket?.subscribed({ address: watched.reference, commitment: seen })) continue;
+      // A backlog still read page by page sends no notification for what lies in it.
+      if (poll.resume === null && socket?.subscribed({ address: watched.reference, commitment: seen })) continue;
       if (poll.readAt === null) return null;
       through = Math.min(through, poll.readAt);
     }
