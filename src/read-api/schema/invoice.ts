@@ -242,7 +242,7 @@ const ignoredInvoiceFields = {
   ...ignored(['visibility'], 'every invoice is shown in the dashboard'),
   ...ignored(
     ['allowPromotionCodes'],
-    "an invoice's page takes no promotion codes: a discount is a line or a coupon on the customer's checkout",
+    "an invoice's amount is fixed when it is finalized: its page takes no promotion codes",
   ),
   ...ignored(
     ['paymentSetting'],
