@@ -91,3 +91,58 @@ test('every JSON body route refuses an unknown key, at the top and in each neste
   t.true(checked.size > 60, `only ${checked.size} objects checked`);
   t.deepEqual(dropped, [], `${dropped.length} objects took an unknown key:\n${dropped.join('\n')}`);
 });
+
+/** Objects whose keys are the caller's own, in a served document's request bodies. */
+const OPEN_OBJECTS = new Set([
+  // A MongoDB-like stage (`{$match: …}`): its keys are operators and field names, checked by the query.
+  'POST /api/v1/analytics/query pipeline[]',
+]);
+
+type DocSchema = {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, DocSchema>;
+  additionalProperties?: boolean | DocSchema;
+  items?: DocSchema;
+  allOf?: DocSchema[];
+  oneOf?: DocSchema[];
+  anyOf?: DocSchema[];
+};
+type Document = {
+  paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: DocSchema }> } }>>;
+};
+
+test('the document shows every object of every JSON request body closed (additionalProperties: false) or a map', async (t) => {
+  const weir = await startTestWeir(t);
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;
+  const resolve = (schema: DocSchema | undefined) => {
+    let s = schema;
+    while (s?.$ref)
+      s = s.$ref
+        .split('/')
+        .slice(1)
+        .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], document) as DocSchema;
+    return s;
+  };
+  const open: string[] = [];
+  const walk = (schema: DocSchema | undefined, at: string, seen: ReadonlySet<DocSchema>) => {
+    const s = resolve(schema);
+    if (!s || seen.has(s)) return;
+    const within = new Set([...seen, s]);
+    for (const part of [...(s.allOf ?? []), ...(s.oneOf ?? []), ...(s.anyOf ?? [])]) walk(part, at, within);
+    if (s.items) walk(s.items, `${at}[]`, within);
+    const isObject =
+      s.properties !== undefined || s.type === 'object' || (Array.isArray(s.type) && s.type.includes('object'));
+    const isMap = typeof s.additionalProperties === 'object' && Object.keys(s.additionalProperties).length > 0;
+    if (isObject && s.additionalProperties !== false && !isMap) open.push(at || '(body)');
+    for (const [name, field] of Object.entries(s.properties ?? {})) walk(field, at ? `${at}.${name}` : name, within);
+  };
+  for (const [path, item] of Object.entries(document.paths))
+    for (const [method, operation] of Object.entries(item)) {
+      const before = open.length;
+      walk(operation.requestBody?.content?.['application/json']?.schema, '', new Set());
+      const found = open.splice(before).map((at) => `${method.toUpperCase()} ${path} ${at}`);
+      open.push(...found.filter((where) => !OPEN_OBJECTS.has(where)));
+    }
+  t.deepEqual(open, [], 'these request objects take any key: close them (bodyObject, objectField, closedObject)');
+});
