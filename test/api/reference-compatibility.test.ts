@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { eventually } from '../support/api-client.ts';
+import { type BodyDocument, type BodySchema, requestSchema, resolved } from '../support/request-schemas.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import type { Weir } from '../../src/app/start-weir.ts';
 import { createUser } from '../../src/tenancy/create-user.ts';
@@ -536,31 +537,12 @@ const NOT_SENT_AS_EXAMPLE: Record<string, string> = {
   'POST /api/v1/checkout/sessions/{id}/complete-partial-checkout-session': 'needs a session paid in part',
 };
 
-/** A schema of either document, as far as its request bodies' properties go. */
-type BodySchema = {
-  $ref?: string;
-  description?: string;
-  properties?: Record<string, BodySchema>;
-  items?: BodySchema;
-  allOf?: BodySchema[];
-  oneOf?: BodySchema[];
-  anyOf?: BodySchema[];
-};
-type BodyDocument = {
-  paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: BodySchema }> } }>>;
-};
-
 /** What Weir's document says of a field the reference defines and Weir accepts without using it. */
 const IGNORED = /^Ignored by Weir: /;
 
 /** The properties an object schema (or an array's items) names, through `$ref`s and compositions. */
 function propertiesOf(document: unknown, schema: BodySchema | undefined, depth = 0): Record<string, BodySchema> {
-  let s = schema;
-  while (s?.$ref)
-    s = s.$ref
-      .split('/')
-      .slice(1)
-      .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], document) as BodySchema;
+  const s = resolved(document, schema);
   if (!s || depth > 10) return {};
   if (s.items) return propertiesOf(document, s.items, depth + 1);
   const out: Record<string, BodySchema> = {};
@@ -601,9 +583,6 @@ function ignoredFields(document: unknown, schema: BodySchema | undefined, at: st
     else ignoredFields(document, field, path, out, depth + 1);
   }
 }
-
-const requestSchema = (document: BodyDocument, path: string, method: string) =>
-  document.paths[path]?.[method]?.requestBody?.content?.['application/json']?.schema;
 
 if (!existsSync(REFERENCE)) {
   test.skip(`reference compatibility: ${REFERENCE} is absent (CI clones the repository next to ../shared)`, () => {});
