@@ -124,3 +124,75 @@ test('the document shows every object of every JSON request body closed (additio
     }
   t.deepEqual(open, [], 'these request objects take any key: close them (bodyObject, objectField, closedObject)');
 });
+
+test("the reference's fields Weir ignores are taken on every route that declares them, and change nothing", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const ok = <T>(what: string, answer: { status: number; body: T }) => {
+    t.is(answer.status, 200, `${what}: ${JSON.stringify(answer.body)}`);
+    return answer.body;
+  };
+  const line = {
+    priceData: { currency: 'usdc', unitAmount: '1000000', productData: { name: 'Tea', visibility: 'API' } },
+  };
+  const session = ok(
+    'session',
+    await api.post<{ metadata: Record<string, string> }>('/api/v1/checkout/sessions', {
+      ...sessionRequest(),
+      nameCollection: true,
+      emailCollection: true,
+      customFields: { fields: [] },
+      defaultPromotionCode: 'SUMMER',
+      paymentSetting: { allowedChains: [{ chainId: 7357, blacklistCurrencies: ['dai'], withdrawalAddresses: [] }] },
+      lineItems: { data: [{ ...line, quantity: 1, periodStart: '2030-01-01', periodEnd: '2030-02-01' }] },
+    }),
+  );
+  t.false('nameCollection' in session);
+  const customer = ok('customer', await api.post<{ id: string }>('/api/v1/customers', { email: 'ada@example.com' }));
+  const invoiceFields = { customFields: {}, clientReferenceId: 'r-1', visibility: 'API', allowPromotionCodes: true };
+  const invoice = ok(
+    'invoice',
+    await api.post<{ id: string }>('/api/v1/invoices', {
+      customerId: customer.id,
+      lineItems: { data: [{ ...line, quantity: 1 }] },
+      ...invoiceFields,
+      fromInvoiceId: crypto.randomUUID(),
+      paymentSetting: { allowedChains: [{ chainId: 7357 }] },
+    }),
+  );
+  ok('invoice update', await api.put(`/api/v1/invoices/${invoice.id}`, { memo: 'Thanks', ...invoiceFields }));
+  ok('invoice send', await api.post(`/api/v1/invoices/${invoice.id}/send`, { finalizeScheduleAt: '2030-01-01' }));
+  const product = ok('product', await api.post<{ id: string }>('/api/v1/products', { name: 'Coffee' }));
+  const price = ok(
+    'price',
+    await api.post<{ id: string }>('/api/v1/prices', {
+      productId: product.id,
+      currency: 'usdc',
+      unitAmount: '1000000',
+      customPreset: 1,
+      customUnitAmountSuggestions: [],
+      visibility: 'API',
+    }),
+  );
+  ok('price update', await api.put(`/api/v1/prices/${price.id}`, { nickname: 'house', visibility: 'API' }));
+  const link = ok(
+    'payment link',
+    await api.post<{ id: string; currency: string }>('/api/v1/payment-links', {
+      title: 'Tea',
+      amount: '100000000',
+      currencies: ['usdc'],
+      suggestedCurrency: 'dai',
+    }),
+  );
+  t.is(link.currency, 'usdc');
+  t.false('suggestedCurrency' in link);
+  ok(
+    'payment link update',
+    await api.put(`/api/v1/payment-links/${link.id}`, {
+      title: 'Green tea',
+      currencies: ['usdc'],
+      preferredCurrency: 'usdc',
+      suggestedCurrency: 'usdc',
+    }),
+  );
+});
