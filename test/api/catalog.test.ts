@@ -149,3 +149,32 @@ test('prices: monthly, quarterly, half-yearly and annual; only isActive, nicknam
   const list = await api.get<{ count: number }>(`/api/v1/prices?productId=${product.id}`);
   t.is(list.body.count, 5);
 });
+
+test("a product update may repeat its defaultPriceId (the reference's clients send the product back), never change it", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const product = await api.post<Product>('/api/v1/products', {
+    name: 'Tea',
+    defaultPriceData: { currency: 'usdc', unitAmount: '1000000' },
+  });
+  const other = await api.post<Price>('/api/v1/prices', {
+    productId: product.body.id,
+    currency: 'usdc',
+    unitAmount: '2000000',
+  });
+  t.is(other.status, 200, JSON.stringify(other.body));
+  const repeated = await api.put<Product>(`/api/v1/products/${product.body.id}`, {
+    name: 'Green tea',
+    defaultPriceId: product.body.defaultPrice?.id,
+  });
+  t.is(repeated.status, 200, JSON.stringify(repeated.body));
+  t.is(repeated.body.name, 'Green tea');
+  const changed = await api.put(`/api/v1/products/${product.body.id}`, {
+    name: 'Black tea',
+    defaultPriceId: other.body.id,
+  });
+  assertError(t, changed, 400, { field: 'defaultPriceId', message: /cannot be changed/ });
+  const after = await api.get<Product>(`/api/v1/products/${product.body.id}`);
+  t.is(after.body.name, 'Green tea');
+  t.is(after.body.defaultPrice?.id, product.body.defaultPrice?.id);
+});

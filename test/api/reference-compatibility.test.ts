@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { eventually } from '../support/api-client.ts';
+import { type BodyDocument, type BodySchema, requestSchema, resolved } from '../support/request-schemas.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import type { Weir } from '../../src/app/start-weir.ts';
 import { createUser } from '../../src/tenancy/create-user.ts';
@@ -536,6 +537,53 @@ const NOT_SENT_AS_EXAMPLE: Record<string, string> = {
   'POST /api/v1/checkout/sessions/{id}/complete-partial-checkout-session': 'needs a session paid in part',
 };
 
+/** What Weir's document says of a field the reference defines and Weir accepts without using it. */
+const IGNORED = /^Ignored by Weir: /;
+
+/** The properties an object schema (or an array's items) names, through `$ref`s and compositions. */
+function propertiesOf(document: unknown, schema: BodySchema | undefined, depth = 0): Record<string, BodySchema> {
+  const s = resolved(document, schema);
+  if (!s || depth > 10) return {};
+  if (s.items) return propertiesOf(document, s.items, depth + 1);
+  const out: Record<string, BodySchema> = {};
+  for (const part of [...(s.allOf ?? []), ...(s.oneOf ?? []), ...(s.anyOf ?? [])])
+    Object.assign(out, propertiesOf(document, part, depth + 1));
+  return Object.assign(out, s.properties ?? {});
+}
+
+/**
+ * Each request-body property the reference defines (at any depth) that Weir's schema does not
+ * name: Weir refuses unknown keys, so such a field would break the reference's clients unless it
+ * is Weir's own or declared ignored (`ignored` in src/read-api/schema/fields.ts). Below a field
+ * whose schema Weir leaves open (ignored, metadata), nothing is compared.
+ */
+function missingFields(
+  reference: unknown,
+  weir: unknown,
+  ours: BodySchema | undefined,
+  theirs: BodySchema | undefined,
+  at: string,
+  out: string[],
+) {
+  const weirFields = propertiesOf(weir, ours);
+  for (const [name, field] of Object.entries(propertiesOf(reference, theirs))) {
+    const path = at ? `${at}.${name}` : name;
+    if (!(name in weirFields)) out.push(path);
+    else if (Object.keys(propertiesOf(weir, weirFields[name])).length > 0)
+      missingFields(reference, weir, weirFields[name], field, path, out);
+  }
+}
+
+/** Every field Weir's request bodies declare ignored, as `METHOD /path field.path`. */
+function ignoredFields(document: unknown, schema: BodySchema | undefined, at: string, out: string[], depth = 0) {
+  if (depth > 10) return;
+  for (const [name, field] of Object.entries(propertiesOf(document, schema))) {
+    const path = at ? `${at}.${name}` : name;
+    if (IGNORED.test(field.description ?? '')) out.push(path);
+    else ignoredFields(document, field, path, out, depth + 1);
+  }
+}
+
 if (!existsSync(REFERENCE)) {
   test.skip(`reference compatibility: ${REFERENCE} is absent (CI clones the repository next to ../shared)`, () => {});
 } else {
@@ -623,5 +671,57 @@ if (!existsSync(REFERENCE)) {
     for (const d of DIFFERENCES)
       if (!differencesMet.has(`${d.op} ${d.at}`)) t.log(`note: difference ${d.op} ${d.at} was not met: remove it?`);
     t.deepEqual(unexpected, [], `${unexpected.length} operations differ from the reference:\n${unexpected.join('\n')}`);
+  });
+  test("every request-body field the reference defines for a served operation is Weir's, or declared ignored, and only those are ignored", async (t) => {
+    const reference = JSON.parse(readFileSync(REFERENCE, 'utf8')) as BodyDocument;
+    const weir = await startTestWeir(t);
+    const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as BodyDocument;
+    const same = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
+    const missing: string[] = [];
+    const ignoredButNotReference: string[] = [];
+    const declared: string[] = [];
+    for (const path of Object.keys(document.paths))
+      for (const method of METHODS) {
+        const ours = requestSchema(document, path, method);
+        if (!ours) continue;
+        const key = `${method.toUpperCase()} ${path}`;
+        const referencePath = Object.keys(reference.paths).find((p) => same(p) === same(path));
+        const theirs = referencePath ? requestSchema(reference, referencePath, method) : undefined;
+        const fields: string[] = [];
+        ignoredFields(document, ours, '', fields);
+        declared.push(...fields.map((f) => `${key} ${f}`));
+        if (theirs) {
+          const found: string[] = [];
+          missingFields(reference, document, ours, theirs, '', found);
+          missing.push(...found.map((f) => `${key} ${f}`));
+        }
+        // An ignored field is accepted unseen: only for the reference's clients, never one it does not define.
+        const unknownToReference: string[] = [];
+        if (fields.length > 0) {
+          const referenceFields = new Set<string>();
+          const collect = (schema: BodySchema | undefined, at: string, depth: number) => {
+            if (depth > 10) return;
+            for (const [name, field] of Object.entries(propertiesOf(reference, schema))) {
+              const p = at ? `${at}.${name}` : name;
+              referenceFields.add(p);
+              collect(field, p, depth + 1);
+            }
+          };
+          collect(theirs, '', 0);
+          unknownToReference.push(...fields.filter((f) => !referenceFields.has(f)));
+        }
+        ignoredButNotReference.push(...unknownToReference.map((f) => `${key} ${f}`));
+      }
+    t.log(`reference fields Weir accepts and ignores: ${declared.length}\n  ${declared.join('\n  ')}`);
+    t.deepEqual(
+      missing,
+      [],
+      'the reference defines these request fields, which Weir would refuse: use them, or declare them with `ignored` (fields.ts)',
+    );
+    t.deepEqual(
+      ignoredButNotReference,
+      [],
+      'these fields are declared ignored but the reference does not define them: refuse them instead',
+    );
   });
 }

@@ -7613,10 +7613,46 @@ export interface paths {
                      *     }
                      */
                     "application/json": {
+                        /**
+                         * @description Required
+                         * @enum {string}
+                         */
+                        currency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc";
+                        /**
+                         * @deprecated
+                         * @description Ignored by Weir: a price has its amount: the payer enters one on a variable payment link (its minimumAmount, suggestedAmounts)
+                         */
+                        customPreset?: unknown;
+                        /**
+                         * @deprecated
+                         * @description Ignored by Weir: a price has its amount: the payer enters one on a variable payment link (its minimumAmount, suggestedAmounts)
+                         */
+                        customUnitAmountSuggestions?: unknown;
+                        /** @enum {string|null} */
+                        interval?: "day" | "week" | "month" | "year" | null;
+                        /** @description Recurring prices only; default 1 */
+                        intervalCount?: number;
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        nickname?: string;
                         productData?: unknown;
                         productId?: unknown;
-                    } & {
-                        [key: string]: unknown;
+                        /**
+                         * @description Default: recurring when `interval` is given
+                         * @enum {string}
+                         */
+                        type?: "one_time" | "recurring";
+                        /**
+                         * @description Required. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency
+                         * @example 150000000
+                         */
+                        unitAmount?: string;
+                        /**
+                         * @deprecated
+                         * @description Ignored by Weir: prices have no visibility of their own in Weir (products have one)
+                         */
+                        visibility?: unknown;
                     };
                 };
             };
@@ -14134,6 +14170,11 @@ export interface components {
             organizationName?: string | null;
             /** @example +44 20 7946 0958 */
             phone?: string | null;
+            /**
+             * @deprecated
+             * @description Not supported: Weir keeps no tax ids on customers
+             */
+            taxIds?: unknown;
         } | null;
         /**
          * @description Only with `customerId`: `auto` copies the collected detail onto the customer when the session completes
@@ -14172,8 +14213,23 @@ export interface components {
         CheckoutPaymentSetting: {
             /** @description Default: every network with a payment method of the organization */
             allowedChains?: {
+                /**
+                 * @deprecated
+                 * @description Ignored by Weir: the payer may pay in any of the network's assets in the session's currency
+                 */
+                blacklistCurrencies?: unknown;
                 /** @example 1 */
                 chainId: number;
+                /**
+                 * @deprecated
+                 * @description Ignored by Weir: payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits one session's
+                 */
+                withdrawalAddress?: unknown;
+                /**
+                 * @deprecated
+                 * @description Ignored by Weir: payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits one session's
+                 */
+                withdrawalAddresses?: unknown;
             }[] | null;
             /** @description Card payments: not offered by Weir (true is refused) */
             allowFiatPayment?: boolean | null;
@@ -14551,6 +14607,11 @@ export interface components {
             /** @default false */
             allowPromotionCodes: boolean | null;
             /**
+             * @deprecated
+             * @description Ignored by Weir: the checkout page asks the payer for no details: prefill them with customerData, or sell through a payment link, whose page collects them
+             */
+            billingAddressCollection?: unknown;
+            /**
              * Format: uri
              * @example https://shop.example/cart
              */
@@ -14567,6 +14628,21 @@ export interface components {
             /** @description One of the organization's customers in this environment */
             customerId?: string | null;
             customerUpdate?: components["schemas"]["CheckoutCustomerUpdate"];
+            /**
+             * @deprecated
+             * @description Ignored by Weir: a checkout page asks no questions; a payment link's page does (its customFields)
+             */
+            customFields?: unknown;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: no code is applied when a session is made (the reference too makes the session without one it cannot apply); with allowPromotionCodes the payer enters it
+             */
+            defaultPromotionCode?: unknown;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: the checkout page asks the payer for no details: prefill them with customerData, or sell through a payment link, whose page collects them
+             */
+            emailCollection?: unknown;
             /**
              * Format: date-time
              * @description From one minute to 30 days ahead; default one hour
@@ -14588,7 +14664,22 @@ export interface components {
              * @enum {string|null}
              */
             mode: "payment" | "subscription" | null;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: the checkout page asks the payer for no details: prefill them with customerData, or sell through a payment link, whose page collects them
+             */
+            nameCollection?: unknown;
             paymentSetting?: components["schemas"]["CheckoutPaymentSetting"];
+            /**
+             * @deprecated
+             * @description Ignored by Weir: the checkout page asks the payer for no details: prefill them with customerData, or sell through a payment link, whose page collects them
+             */
+            phoneNumberCollection?: unknown;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: the checkout page asks the payer for no details: prefill them with customerData, or sell through a payment link, whose page collects them
+             */
+            shippingAddressCollection?: unknown;
             /**
              * @default pay
              * @enum {string|null}
@@ -15337,10 +15428,25 @@ export interface components {
          *     }
          */
         InvoiceCreateRequest: {
+            /**
+             * @deprecated
+             * @description Ignored by Weir: an invoice's amount is fixed when it is finalized: its page takes no promotion codes
+             */
+            allowPromotionCodes?: unknown;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: an invoice keeps your own references in metadata
+             */
+            clientReferenceId?: unknown;
             /** @enum {string|null} */
             collectionMethod?: "charge_automatically" | "send_invoice" | null;
             /** @example 0f8fad5b-d9cb-469f-a165-70867728950e */
             customerId: string;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: an invoice shows no custom fields; put such details in its description, memo or footer
+             */
+            customFields?: unknown;
             daysUntilDue?: number;
             description?: string | null;
             /**
@@ -15349,6 +15455,11 @@ export interface components {
              */
             dueDate?: string;
             footer?: string | null;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: to copy an invoice, use POST /invoices/{id}/duplicate
+             */
+            fromInvoiceId?: unknown;
             /**
              * @description A recurring invoice: month, quarter, half-year or year (or monthly, quarterly, half-yearly, annually)
              * @example quarter
@@ -15382,6 +15493,11 @@ export interface components {
                 assetIds?: string[] | null;
                 chainIds?: number[] | null;
             } | null;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: an invoice's networks and assets are its paymentMethods; payments go to the organization's withdrawal addresses
+             */
+            paymentSetting?: unknown;
             /** @description The reference form of `interval` */
             recurring?: {
                 interval?: string | null;
@@ -15400,6 +15516,11 @@ export interface components {
              *     ]
              */
             taxRateIds?: string[] | null;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: every invoice is shown in the dashboard
+             */
+            visibility?: unknown;
         };
         /** @description The invoice as its webhook events carry it: as the API answers it, without `customer`, `autoAdvance`, `paymentSetting` and the lines’ `price` */
         InvoiceEventObject: {
@@ -15549,6 +15670,11 @@ export interface components {
         InvoiceSendRequest: {
             cc?: string[] | null;
             /**
+             * @deprecated
+             * @description Ignored by Weir: a draft is finalized when it is sent, at once; Weir schedules no sending
+             */
+            finalizeScheduleAt?: unknown;
+            /**
              * Format: email
              * @description Default: the customer's email address
              * @example payer@example.com
@@ -15596,9 +15722,24 @@ export interface components {
          *     }
          */
         InvoiceUpdateRequest: {
+            /**
+             * @deprecated
+             * @description Ignored by Weir: an invoice's amount is fixed when it is finalized: its page takes no promotion codes
+             */
+            allowPromotionCodes?: unknown;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: an invoice keeps your own references in metadata
+             */
+            clientReferenceId?: unknown;
             /** @enum {string|null} */
             collectionMethod?: "charge_automatically" | "send_invoice" | null;
             customerId?: string;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: an invoice shows no custom fields; put such details in its description, memo or footer
+             */
+            customFields?: unknown;
             daysUntilDue?: number;
             description?: string | null;
             /**
@@ -15640,6 +15781,11 @@ export interface components {
                 assetIds?: string[] | null;
                 chainIds?: number[] | null;
             } | null;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: an invoice's networks and assets are its paymentMethods; payments go to the organization's withdrawal addresses
+             */
+            paymentSetting?: unknown;
             /** @description The reference form of `interval` */
             recurring?: {
                 interval?: string | null;
@@ -15658,6 +15804,11 @@ export interface components {
              *     ]
              */
             taxRateIds?: string[] | null;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: every invoice is shown in the dashboard
+             */
+            visibility?: unknown;
         };
         IssuedApiKey: components["schemas"]["ApiKey"] & {
             /**
@@ -15668,6 +15819,16 @@ export interface components {
         };
         /** @description Exactly one of `priceId`, `price` and `priceData` */
         LineItemInput: {
+            /**
+             * @deprecated
+             * @description Ignored by Weir: Weir keeps no service period on a line; say it in the product's name
+             */
+            periodEnd?: unknown;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: Weir keeps no service period on a line; say it in the product's name
+             */
+            periodStart?: unknown;
             price?: components["schemas"]["LineItemPriceInput"];
             priceData?: components["schemas"]["LineItemPriceDataInput"];
             /**
@@ -16082,6 +16243,11 @@ export interface components {
             submitType?: "pay" | "book" | "donate" | null;
             /** @description Variable price only: one-click amounts */
             suggestedAmounts?: string[] | null;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: a link sells in one currency: `currency`, else `preferredCurrency`, else the first of `currencies`
+             */
+            suggestedCurrency?: unknown;
             tags?: string[] | null;
             /** @example Concert ticket */
             title: string;
@@ -16313,6 +16479,11 @@ export interface components {
              */
             amount?: string | null;
             billingAddressCollection?: boolean | null;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: a link's currency is fixed when it is made (see `currency`); clients of the reference send it back with the link
+             */
+            currencies?: unknown;
             /** @description Cannot be changed: may only repeat the link's value */
             currency?: string;
             customFields?: {
@@ -16356,6 +16527,11 @@ export interface components {
             minimumAmount?: string | null;
             nameCollection?: boolean | null;
             phoneNumberCollection?: boolean | null;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: a link's currency is fixed when it is made (see `currency`); clients of the reference send it back with the link
+             */
+            preferredCurrency?: unknown;
             /** @description Cannot be changed: may only repeat the link's value */
             priceId?: string | null;
             /**
@@ -16375,6 +16551,11 @@ export interface components {
             submitType?: "pay" | "book" | "donate" | null;
             /** @description Variable price only: one-click amounts */
             suggestedAmounts?: string[] | null;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: a link sells in one currency: `currency`, else `preferredCurrency`, else the first of `currencies`
+             */
+            suggestedCurrency?: unknown;
             tags?: string[] | null;
             title?: string | null;
             /**
@@ -16532,6 +16713,11 @@ export interface components {
              * @description Cannot be changed: create a new price instead
              */
             unitAmount?: unknown;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: prices have no visibility of their own in Weir (products have one)
+             */
+            visibility?: unknown;
         };
         Product: {
             /** Format: date-time */
@@ -16596,7 +16782,7 @@ export interface components {
          *     }
          */
         ProductCreate: {
-            defaultPriceData?: ({
+            defaultPriceData?: {
                 /**
                  * @description Required
                  * @enum {string}
@@ -16620,9 +16806,7 @@ export interface components {
                  * @example 150000000
                  */
                 unitAmount?: string;
-            } & {
-                [key: string]: unknown;
-            }) | null;
+            } | null;
             description?: string | null;
             images?: string[] | null;
             isActive?: boolean | null;
@@ -16660,6 +16844,11 @@ export interface components {
             name: string;
             unitLabel?: string | null;
             url?: string | null;
+            /**
+             * @deprecated
+             * @description Ignored by Weir: a product made with a line is shown in the dashboard (visibility 10)
+             */
+            visibility?: unknown;
         } | null;
         /**
          * @description Only the fields sent change; null clears a text field
@@ -16668,6 +16857,8 @@ export interface components {
          *     }
          */
         ProductUpdate: {
+            /** @description Cannot be changed (a product's default price is its first): may only repeat the product's value */
+            defaultPriceId?: string | null;
             description?: string | null;
             images?: string[] | null;
             isActive?: boolean | null;

@@ -178,6 +178,11 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     },
     async (ctx, { params: { id }, body }) => {
       const product = await loadProduct(ctx, id);
+      if (body.defaultPriceId !== undefined && body.defaultPriceId !== product.defaultPriceId)
+        throw new ValidationError(
+          'defaultPriceId',
+          `cannot be changed: a product's default price is its first (${product.defaultPriceId ?? 'none yet'})`,
+        );
       const changes: Partial<
         Omit<Product, 'id' | 'organizationId' | 'environment' | 'createdAt' | 'updatedAt' | 'deleted'>
       > = {};

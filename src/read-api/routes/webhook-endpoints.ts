@@ -18,6 +18,7 @@ import { listPage } from '../pagination.ts';
 import {
   arrayOf,
   bodyObject,
+  objectField,
   bool,
   idParams,
   invalidFields,
@@ -81,7 +82,7 @@ const events = arrayOf(eventType, { min: 1, max: 50 }).transform((list) => [...n
 const EnabledEvents = z
   .union(
     [
-      z.object({ events: events.optional() }, { error: withCode('must be an object') }).transform((o, ctx) => {
+      objectField({ events: events.optional() }).transform((o, ctx) => {
         if (o.events === undefined) {
           ctx.addIssue({ code: 'custom', message: withCode('is required', 'parameter_missing'), path: ['events'] });
           return z.NEVER;

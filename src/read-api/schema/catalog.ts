@@ -5,6 +5,9 @@ import {
   arrayOf,
   bool,
   clearable,
+  closedBody,
+  closedObject,
+  ignored,
   metadata,
   oneOf,
   optional,
@@ -33,21 +36,19 @@ export const integer = (range: { min?: number; max?: number } = {}) => {
 const imageList = arrayOf(z.string({ error: withCode('must be a string') }), { max: 8 });
 const visibility = integer({ min: 10, max: 20 }).openapi({ description: '10: shown in the dashboard, 20: API only' });
 
-/** A new product's fields, in the order they are checked; `error` is what a non-object answers. */
-const productInput = (error: string) =>
-  z.object(
-    {
-      name: requiredText({ max: 250 }),
-      description: optional(text({ max: 2000 })),
-      isActive: optional(bool()),
-      unitLabel: optional(text({ max: 40 })),
-      url: optional(url()),
-      images: optional(imageList),
-      metadata: optional(metadata()),
-      visibility: optional(visibility),
-    },
-    { error: withCode(error) },
-  );
+/** A new product's fields, in the order they are checked. */
+const productFields = {
+  name: requiredText({ max: 250 }),
+  description: optional(text({ max: 2000 })),
+  isActive: optional(bool()),
+  unitLabel: optional(text({ max: 40 })),
+  url: optional(url()),
+  images: optional(imageList),
+  metadata: optional(metadata()),
+  visibility: optional(visibility),
+};
+/** A new product, other keys refused; `error` is what a non-object answers. */
+const productInput = (error: string) => closedObject(productFields, 'a product', error);
 
 const STREAMING = withCode(
   'streaming prices are not supported: Weir collects transfers, not per-second streams; use recurring',
@@ -68,6 +69,38 @@ const thenParse =
 /** A field checked by a later step: documented here, validated there. */
 const later = (doc: Record<string, unknown>) => z.unknown().optional().openapi(doc);
 
+/** A new price's fields as the request names them; `interval` and `type` are checked here, the rest later. */
+const priceShape = {
+  interval: optional(oneOf(INTERVALS)),
+  // Deliberate difference: the reference's streaming prices are paid per second through Superfluid
+  // streams, which Weir's transfer-to-deposit-address rail cannot collect.
+  type: optional(
+    z
+      .unknown()
+      .refine((v) => v !== 'streaming', STREAMING)
+      .pipe(oneOf(['one_time', 'recurring'] as const)),
+  ).openapi({
+    type: 'string',
+    enum: ['one_time', 'recurring'],
+    description: 'Default: recurring when `interval` is given',
+  }),
+  currency: later({ type: 'string', enum: [...CURRENCIES], description: 'Required' }),
+  unitAmount: later({
+    type: 'string',
+    pattern: '^\\d+$',
+    description: 'Required. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency',
+    example: '150000000',
+  }),
+  intervalCount: later({
+    type: 'integer',
+    minimum: 1,
+    maximum: 36,
+    description: 'Recurring prices only; default 1',
+  }),
+  nickname: later({ type: 'string', maxLength: 100 }),
+  metadata: later({ type: 'object', additionalProperties: { type: 'string' } }),
+};
+
 /**
  * A new price's fields, in two steps so the first fault reported is the one the hand-written
  * checks met first: schedule (`interval`, `type` and their agreement), then the rest
@@ -75,39 +108,12 @@ const later = (doc: Record<string, unknown>) => z.unknown().optional().openapi(d
  */
 export const priceInput = (error: string) =>
   z
-    .looseObject(
-      {
-        interval: optional(oneOf(INTERVALS)),
-        // Deliberate difference: the reference's streaming prices are paid per second through Superfluid
-        // streams, which Weir's transfer-to-deposit-address rail cannot collect.
-        type: optional(
-          z
-            .unknown()
-            .refine((v) => v !== 'streaming', STREAMING)
-            .pipe(oneOf(['one_time', 'recurring'] as const)),
-        ).openapi({
-          type: 'string',
-          enum: ['one_time', 'recurring'],
-          description: 'Default: recurring when `interval` is given',
-        }),
-        currency: later({ type: 'string', enum: [...CURRENCIES], description: 'Required' }),
-        unitAmount: later({
-          type: 'string',
-          pattern: '^\\d+$',
-          description: 'Required. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency',
-          example: '150000000',
-        }),
-        intervalCount: later({
-          type: 'integer',
-          minimum: 1,
-          maximum: 36,
-          description: 'Recurring prices only; default 1',
-        }),
-        nickname: later({ type: 'string', maxLength: 100 }),
-        metadata: later({ type: 'object', additionalProperties: { type: 'string' } }),
-      },
-      { error: withCode(error) },
-    )
+    .strictObject(priceShape, {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? withCode(`is not a price field; use ${Object.keys(priceShape).join(', ')}`)
+          : withCode(error),
+    })
     .transform((o, ctx) => {
       const type = o.type ?? (o.interval ? 'recurring' : 'one_time');
       if (type === 'recurring' && !o.interval)
@@ -156,57 +162,78 @@ export const priceInput = (error: string) =>
     );
 
 /** A product with, optionally, its default price. */
-export const ProductCreate = productInput('the request body must be a JSON object')
-  .extend({ defaultPriceData: optional(priceInput('must be an object')) })
-  .openapi('ProductCreate', {
-    example: { name: 'Pro plan', defaultPriceData: { currency: 'usdc', unitAmount: '150000000' } },
-  });
+export const ProductCreate = closedBody(
+  { ...productFields, defaultPriceData: optional(priceInput('must be an object')) },
+  'a product',
+).openapi('ProductCreate', {
+  example: { name: 'Pro plan', defaultPriceData: { currency: 'usdc', unitAmount: '150000000' } },
+});
 
-export const ProductUpdate = z
-  .object(
-    {
-      name: optional(text({ min: 1, max: 250 })),
-      description: clearable(text({ max: 2000 })),
-      unitLabel: clearable(text({ max: 40 })),
-      url: clearable(url()),
-      isActive: optional(bool()),
-      metadata: optional(metadata()),
-      visibility: optional(visibility),
-      images: clearable(imageList),
-    },
-    { error: withCode('the request body must be a JSON object') },
-  )
-  .openapi('ProductUpdate', {
-    description: 'Only the fields sent change; null clears a text field',
-    example: { name: 'Pro plan (yearly)' },
-  });
+export const ProductUpdate = closedBody(
+  {
+    name: optional(text({ min: 1, max: 250 })),
+    description: clearable(text({ max: 2000 })),
+    unitLabel: clearable(text({ max: 40 })),
+    url: clearable(url()),
+    isActive: optional(bool()),
+    metadata: optional(metadata()),
+    visibility: optional(visibility),
+    images: clearable(imageList),
+    // The reference's clients send the product back whole: its default price may be repeated, not changed.
+    defaultPriceId: optional(text({ max: 64 })).openapi({
+      description: "Cannot be changed (a product's default price is its first): may only repeat the product's value",
+    }),
+  },
+  'a product',
+).openapi('ProductUpdate', {
+  description: 'Only the fields sent change; null clears a text field',
+  example: { name: 'Pro plan (yearly)' },
+});
+
+/** The reference's price `visibility`, which Weir's prices do not have. */
+const priceVisibility = ignored(['visibility'], 'prices have no visibility of their own in Weir (products have one)');
 
 /** A price of an existing product (`productId`) or of a new one (`productData`), as the reference allows. */
-export const PriceCreate = z
-  .looseObject(
-    { productId: z.unknown().optional(), productData: z.unknown().optional() },
-    { error: withCode('the request body must be a JSON object') },
-  )
-  .transform((o, ctx) => {
-    let productData: z.output<ReturnType<typeof productInput>> | undefined;
-    let productId: string | undefined;
-    const failed = () => ctx.issues.length > 0;
-    if (o.productId === undefined) {
-      productData = thenParse(optional(productInput('must be an object')), ['productData'])(o.productData, ctx);
-      if (failed()) return z.NEVER;
-    } else if (o.productData !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['productData'],
-        message: withCode('give productId or productData, not both'),
-      });
-      return z.NEVER;
-    }
-    if (productData === undefined) productId = thenParse(requiredText(), ['productId'])(o.productId, ctx);
+export const PriceCreate = closedBody(
+  {
+    productId: z.unknown().optional(),
+    productData: z.unknown().optional(),
+    ...priceShape,
+    ...ignored(
+      ['customPreset', 'customUnitAmountSuggestions'],
+      'a price has its amount: the payer enters one on a variable payment link (its minimumAmount, suggestedAmounts)',
+    ),
+    ...priceVisibility,
+  },
+  'a price',
+).transform((body, ctx) => {
+  const {
+    productId: _id,
+    productData: _data,
+    customPreset: _p,
+    customUnitAmountSuggestions: _s,
+    visibility: _v,
+    ...rest
+  } = body;
+  let productData: z.output<ReturnType<typeof productInput>> | undefined;
+  let productId: string | undefined;
+  const failed = () => ctx.issues.length > 0;
+  if (body.productId === undefined) {
+    productData = thenParse(optional(productInput('must be an object')), ['productData'])(body.productData, ctx);
     if (failed()) return z.NEVER;
-    const price = thenParse(priceInput('the request body must be a JSON object'))(o, ctx);
-    return { productId, productData, price };
-  });
+  } else if (body.productData !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['productData'],
+      message: withCode('give productId or productData, not both'),
+    });
+    return z.NEVER;
+  }
+  if (productData === undefined) productId = thenParse(requiredText(), ['productId'])(body.productId, ctx);
+  if (failed()) return z.NEVER;
+  const price = thenParse(priceInput('the request body must be a JSON object'))(rest, ctx);
+  return { productId, productData, price };
+});
 
 const FIXED = ['unitAmount', 'currency', 'type', 'interval', 'intervalCount', 'productId'] as const;
 const fixedField = z
@@ -215,24 +242,19 @@ const fixedField = z
   .optional()
   .openapi({ description: 'Cannot be changed: create a new price instead', deprecated: true });
 
-export const PriceUpdate = z
-  .object(
-    {
-      ...Object.fromEntries(FIXED.map((k) => [k, fixedField])),
-      isActive: optional(bool()),
-      nickname: clearable(text({ max: 100 })),
-      metadata: optional(metadata()),
-    } as { [K in (typeof FIXED)[number]]: typeof fixedField } & {
-      isActive: ReturnType<typeof optional<ReturnType<typeof bool>>>;
-      nickname: ReturnType<typeof clearable<ReturnType<typeof text>>>;
-      metadata: ReturnType<typeof optional<ReturnType<typeof metadata>>>;
-    },
-    { error: withCode('the request body must be a JSON object') },
-  )
-  .openapi('PriceUpdate', {
-    description: 'A price keeps its amount and schedule: only these change',
-    example: { nickname: 'Launch price' },
-  });
+export const PriceUpdate = closedBody(
+  {
+    ...(Object.fromEntries(FIXED.map((k) => [k, fixedField])) as { [K in (typeof FIXED)[number]]: typeof fixedField }),
+    isActive: optional(bool()),
+    nickname: clearable(text({ max: 100 })),
+    metadata: optional(metadata()),
+    ...priceVisibility,
+  },
+  'a price',
+).openapi('PriceUpdate', {
+  description: 'A price keeps its amount and schedule: only these change',
+  example: { nickname: 'Launch price' },
+});
 
 const ProductSummary = z.object({ id: z.string(), name: z.string(), isActive: z.boolean() });
 

@@ -172,18 +172,36 @@ test('the first field in the order the API checks them is the one reported', (t)
   );
 });
 
-test('unknown keys of the body, a line, a price and paymentSetting are ignored, as they always were', (t) => {
+test('unknown keys of the body, a line, a price and paymentSetting are refused, naming them', (t) => {
+  const refused = (extra: Record<string, unknown>) =>
+    t.throws(() => parseWith(CheckoutSessionCreate, body(extra)), { instanceOf: ValidationError })?.field;
+  t.is(refused({ note: 'x' }), 'note');
+  t.is(
+    refused({ paymentSetting: { allowSwap: true, paymentMethodTypes: ['wallet'] } }),
+    'paymentSetting.paymentMethodTypes',
+  );
+  t.is(refused({ lineItems: { data: [{ ...TEA, note: 1 }] } }), 'lineItems.data[0].note');
+  t.is(refused({ lineItems: { data: [TEA], hasMore: false } }), 'lineItems.hasMore');
+  t.is(
+    refused({ lineItems: { data: [{ ...TEA, priceData: { ...TEA.priceData, taxBehavior: 'inclusive' } }] } }),
+    'lineItems.data[0].priceData.taxBehavior',
+  );
+});
+
+test("the reference's fields Weir does not use are taken and ignored", (t) => {
   const parsed = parseWith(
     CheckoutSessionCreate,
     body({
-      note: 'x',
-      paymentSetting: { allowSwap: true, paymentMethodTypes: ['wallet'] },
-      lineItems: { data: [{ ...TEA, note: 1 }], hasMore: false },
+      nameCollection: true,
+      defaultPromotionCode: 'SUMMER',
+      paymentSetting: { allowedChains: [{ chainId: 1, blacklistCurrencies: ['dai'] }] },
+      lineItems: { data: [{ ...TEA, periodStart: '2030-01-01' }] },
     }),
   );
-  t.false('note' in parsed);
-  t.deepEqual(parsed.paymentSetting, { allowSwap: true });
-  t.false('note' in parsed.lineItems.data[0]!);
+  t.is(parsed.nameCollection, undefined);
+  t.is(parsed.defaultPromotionCode, undefined);
+  t.deepEqual(parsed.paymentSetting?.allowedChains?.[0]?.chainId, 1);
+  t.is(parsed.lineItems.data[0]?.quantity, 2);
 });
 
 test('a one-time price does not read intervalCount; null stands for a field left out', (t) => {

@@ -4,13 +4,14 @@ import { MAX_TAX_RATES } from '../../actors/tax-rate.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { integer } from './catalog.ts';
 import { chainIdField } from './checkout-session.ts';
-import { AddressInput, email } from './customer.ts';
+import { AddressInput, email, taxIds } from './customer.ts';
 import {
   amount,
   arrayOf,
   bodyObject,
   bool,
   closedObject,
+  ignored,
   metadata,
   objectField,
   oneOf,
@@ -114,7 +115,7 @@ function settlePrice(o: PriceFields, ctx: z.core.$RefinementCtx<unknown>): Inlin
   };
 }
 
-/** A new product made with the line (`priceData.productData`); other keys are ignored, as before. */
+/** A new product made with the line (`priceData.productData`); other keys are refused. */
 const ProductDataInput = objectField({
   name: text({ min: 1, max: 250, required: true }),
   description: optional(text({ max: 2000 })),
@@ -122,6 +123,7 @@ const ProductDataInput = objectField({
   url: optional(text({ max: 2048 })),
   images: optional(arrayOf(z.string({ error: withCode('must be a string') }), { max: 8 })),
   metadata: optional(metadata()),
+  ...ignored(['visibility'], 'a product made with a line is shown in the dashboard (visibility 10)'),
 }).openapi('ProductDataInput');
 
 /** `price`: a new price of an existing product. */
@@ -173,6 +175,7 @@ const LineItemInput = z
       price: optional(PriceInput),
       priceData: optional(PriceDataInput),
       taxRateIds: optional(taxRateIds()).openapi({ description: "The line's own tax rates (else the request's)" }),
+      ...ignored(['periodStart', 'periodEnd'], "Weir keeps no service period on a line; say it in the product's name"),
     }).transform(({ quantity = 1, taxRateIds, priceId, price, priceData }) => {
       const line = { quantity, ...(taxRateIds === undefined ? {} : { taxRateIds }) };
       if (priceId !== undefined) return { ...line, priceId };
@@ -202,8 +205,6 @@ const LineItemsField = z.object({ lineItems: LineItemsInput });
 export const parseLineItems = (value: unknown): LineItemsRequest =>
   parseWith(LineItemsField, { lineItems: value }).lineItems;
 
-const CUSTOMER_DATA_FIELDS = ['name', 'email', 'phone', 'organizationName', 'address'] as const;
-const TAX_IDS = withCode('is not supported: Weir keeps no tax ids on customers; leave it out');
 /** A prefilled detail: absent or null is null; the empty string is refused. */
 const detail = (max: number) => optional(text({ min: 1, max })).transform((v) => v ?? null);
 
@@ -212,31 +213,22 @@ const detail = (max: number) => optional(text({ min: 1, max })).transform((v) =>
  * `customerDetails`. Every part is optional; other keys are refused (never dropped), `taxIds`
  * with its own reason: Weir's customers keep none.
  */
-const CustomerDataInput = z
-  .strictObject(
-    {
-      name: detail(250),
-      email: optional(email({ min: 1 })).transform((v) => v ?? null),
-      phone: optional(text({ min: 1, max: 40 }).refine(isPhone, withCode(PHONE_HINT)))
-        .transform((v) => v ?? null)
-        .openapi({ example: '+44 20 7946 0958' }),
-      organizationName: detail(250),
-      address: optional(AddressInput).transform((v) => v ?? null),
-    },
-    {
-      error: (issue) => {
-        if (issue.code === 'unrecognized_keys')
-          return issue.keys[0] === 'taxIds'
-            ? TAX_IDS
-            : withCode(`is not a customer data field; use ${CUSTOMER_DATA_FIELDS.join(', ')}`);
-        return issue.code === 'invalid_type' ? withCode('must be an object') : undefined;
-      },
-    },
-  )
-  .openapi('CheckoutCustomerData', {
-    description: "The customer's details, prefilled on the hosted page and kept as `customerDetails`",
-    example: { email: 'ada@example.com', name: 'Ada Lovelace' },
-  });
+const CustomerDataInput = closedObject(
+  {
+    ...taxIds,
+    name: detail(250),
+    email: optional(email({ min: 1 })).transform((v) => v ?? null),
+    phone: optional(text({ min: 1, max: 40 }).refine(isPhone, withCode(PHONE_HINT)))
+      .transform((v) => v ?? null)
+      .openapi({ example: '+44 20 7946 0958' }),
+    organizationName: detail(250),
+    address: optional(AddressInput).transform((v) => v ?? null),
+  },
+  'a customer data',
+).openapi('CheckoutCustomerData', {
+  description: "The customer's details, prefilled on the hosted page and kept as `customerDetails`",
+  example: { email: 'ada@example.com', name: 'Ada Lovelace' },
+});
 
 const updateMode = () =>
   optional(oneOf(['auto', 'never'] as const))
@@ -260,7 +252,22 @@ const NO_CARDS = withCode('card payments need a connected card processor, which 
 
 /** `paymentSetting`: the networks the session offers (default: every one with a payment method) and the preferred one. */
 const PaymentSettingInput = objectField({
-  allowedChains: optional(arrayOf(objectField({ chainId: chainIdField('is required') }), { max: 50 })).openapi({
+  allowedChains: optional(
+    arrayOf(
+      objectField({
+        chainId: chainIdField('is required'),
+        ...ignored(
+          ['withdrawalAddress', 'withdrawalAddresses'],
+          "payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits one session's",
+        ),
+        ...ignored(
+          ['blacklistCurrencies'],
+          "the payer may pay in any of the network's assets in the session's currency",
+        ),
+      }),
+      { max: 50 },
+    ),
+  ).openapi({
     description: 'Default: every network with a payment method of the organization',
   }),
   preferredChainId: optional(integer({ min: 1 })).openapi({ description: "Default: the organization's" }),
@@ -278,7 +285,7 @@ const withDefault = <T extends z.ZodType, D extends z.output<T>>(schema: T, fall
 
 /**
  * The create body, its fields in the order the API has always checked them (the first fault is
- * the one reported). Unknown keys are ignored, as they always were.
+ * the one reported). Unknown keys are refused; the reference's that Weir does not use are ignored.
  */
 export const CheckoutSessionCreate = bodyObject({
   mode: withDefault(oneOf(['payment', 'subscription'] as const), 'payment'),
@@ -304,6 +311,21 @@ export const CheckoutSessionCreate = bodyObject({
   paymentSetting: optional(PaymentSettingInput),
   lineItems: required(LineItemsInput),
   taxRateIds: optional(taxRateIds()).openapi({ description: 'Tax rates of every line that names none of its own' }),
+  ...ignored(
+    [
+      'nameCollection',
+      'emailCollection',
+      'phoneNumberCollection',
+      'billingAddressCollection',
+      'shippingAddressCollection',
+    ],
+    'the checkout page asks the payer for no details: prefill them with customerData, or sell through a payment link, whose page collects them',
+  ),
+  ...ignored(['customFields'], "a checkout page asks no questions; a payment link's page does (its customFields)"),
+  ...ignored(
+    ['defaultPromotionCode'],
+    'no code is applied when a session is made (the reference too makes the session without one it cannot apply); with allowPromotionCodes the payer enters it',
+  ),
 }).openapi('CheckoutSessionCreate', {
   example: {
     successUrl: 'https://shop.example/thanks',

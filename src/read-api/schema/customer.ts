@@ -1,5 +1,5 @@
 import { isEmail, isPhone, PHONE_HINT } from '../../actors/customer.ts';
-import { clearable, closedObject, metadata, optional, text, timestamp, withCode, z } from './fields.ts';
+import { clearable, closedBody, closedObject, metadata, optional, text, timestamp, withCode, z } from './fields.ts';
 
 /** An email address, at most 254 characters. */
 export const email = (options: { required?: boolean; min?: number } = {}) =>
@@ -55,7 +55,7 @@ const visibility = z
  * The fields of a customer, in the order they are checked. `taxIds` is refused: Weir keeps no tax
  * ids on customers (as for a checkout session's `customerData`).
  */
-const taxIds = {
+export const taxIds = {
   taxIds: z
     .unknown()
     .refine((v) => v === undefined, withCode('is not supported: Weir keeps no tax ids on customers; leave it out'))
@@ -73,19 +73,19 @@ const customerFields = {
   metadata: clearable(metadata()).transform((v) => (v === null ? {} : v)),
   visibility: optional(visibility),
 };
-const bodyError = { error: withCode('the request body must be a JSON object') };
-
-export const CustomerCreate = z
-  .object({ ...taxIds, email: email({ required: true, min: 1 }), ...customerFields }, bodyError)
-  .openapi('CustomerCreate', {
-    example: { email: 'ada@example.com', name: 'Ada Lovelace', metadata: { crmId: '42' } },
-  });
-export const CustomerUpdate = z
-  .object({ ...taxIds, email: optional(email({ min: 1 })), ...customerFields }, bodyError)
-  .openapi('CustomerUpdate', {
-    description: 'Only the fields sent change; null clears a field',
-    example: { name: 'Ada L.' },
-  });
+export const CustomerCreate = closedBody(
+  { ...taxIds, email: email({ required: true, min: 1 }), ...customerFields },
+  'a customer',
+).openapi('CustomerCreate', {
+  example: { email: 'ada@example.com', name: 'Ada Lovelace', metadata: { crmId: '42' } },
+});
+export const CustomerUpdate = closedBody(
+  { ...taxIds, email: optional(email({ min: 1 })), ...customerFields },
+  'a customer',
+).openapi('CustomerUpdate', {
+  description: 'Only the fields sent change; null clears a field',
+  example: { name: 'Ada L.' },
+});
 
 export const Address = z
   .object({

@@ -172,12 +172,34 @@ export function metadata() {
     });
 }
 
+/** The schemas `ignored` made: accepted, documented, never suggested in a refusal's list. */
+const ignoredFields = new WeakSet<object>();
+
 /**
- * An object whose keys are only `shape`'s: every other key is refused (never dropped) with `is not
- * <what> field; use …`; anything not an object is `notObject`.
+ * Fields the reference API defines that Weir does not use, with the reason: accepted (so a client
+ * built from the reference keeps working) and ignored, and documented as ignored. Declared here,
+ * not read from the reference, so the reference-compatibility test can hold the list to it.
  */
-export function closedObject<S extends z.ZodRawShape>(shape: S, what: string, notObject = 'must be an object') {
-  const names = Object.keys(shape).join(', ');
+export function ignored<const K extends readonly string[]>(names: K, why: string) {
+  const field = z
+    .unknown()
+    .optional()
+    .transform((): undefined => undefined)
+    .openapi({ description: `Ignored by Weir: ${why}`, deprecated: true });
+  ignoredFields.add(field);
+  return Object.fromEntries(names.map((name) => [name, field])) as { [N in K[number]]: typeof field };
+}
+
+/**
+ * An object whose keys are only `shape`'s: every other key is refused (never dropped, so a typo
+ * such as `successURL` is a 400, not a field silently unset) with `is not <what> field; use …`
+ * (the fields Weir uses); anything not an object is `notObject`.
+ */
+export function closedObject<S extends z.ZodRawShape>(shape: S, what = 'a known', notObject = 'must be an object') {
+  const names = Object.entries(shape)
+    .filter(([, field]) => !ignoredFields.has(field))
+    .map(([name]) => name)
+    .join(', ');
   return z.strictObject(shape, {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
@@ -188,20 +210,15 @@ export function closedObject<S extends z.ZodRawShape>(shape: S, what: string, no
   });
 }
 
-/** The request body's own object: anything else is `the request body must be a JSON object`. */
-export const bodyObject = <S extends z.ZodRawShape>(shape: S) =>
-  z.object(shape, { error: withCode('the request body must be a JSON object') });
-
-/**
- * A request body whose keys are only `shape`'s, for records where a field dropped unseen changes
- * money (a tax rate's `inclusive`, a coupon's `duration`): another key is refused, naming it.
- */
-export const closedBody = <S extends z.ZodRawShape>(shape: S, what: string) =>
+/** A request body of `shape`'s keys only (another is refused, naming it); anything else is `the request body must be a JSON object`. */
+export const closedBody = <S extends z.ZodRawShape>(shape: S, what = 'a known') =>
   closedObject(shape, what, 'the request body must be a JSON object');
 
-/** A nested object field: anything else is `must be an object`. */
-export const objectField = <S extends z.ZodRawShape>(shape: S) =>
-  z.object(shape, { error: withCode('must be an object') });
+/** The request body's own object, closed: see `closedBody`. */
+export const bodyObject = <S extends z.ZodRawShape>(shape: S) => closedBody(shape);
+
+/** A nested object field, closed: another key is refused, naming it; anything else is `must be an object`. */
+export const objectField = <S extends z.ZodRawShape>(shape: S) => closedObject(shape);
 
 /** An array, with the API's messages for its bounds. */
 export function arrayOf<T extends z.ZodType>(item: T, bounds: { min?: number; max?: number } = {}) {

@@ -39,7 +39,7 @@ test('a create reads dates, days until due and the dashboard intervals as the in
     issueDate: '2030-01-01T08:00:00+02:00',
     invoiceType: 'recurring',
     interval: 'Half-Year',
-    unknown: 'ignored',
+    clientReferenceId: 'ignored: a reference field Weir does not use',
   });
   t.is(body.dueDate, '2030-02-01T00:00:00.000Z');
   t.is(body.issueDate, '2030-01-01T06:00:00.000Z');

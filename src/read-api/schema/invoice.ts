@@ -14,6 +14,7 @@ import {
   amountString,
   arrayOf,
   bodyObject,
+  ignored,
   bool,
   clearable,
   listQuery,
@@ -231,12 +232,32 @@ export const INVOICE_CREATE_EXAMPLE = {
   memo: 'Thank you for your business',
 };
 
+/** The reference's invoice fields that Weir does not use. */
+const ignoredInvoiceFields = {
+  ...ignored(
+    ['customFields'],
+    'an invoice shows no custom fields; put such details in its description, memo or footer',
+  ),
+  ...ignored(['clientReferenceId'], 'an invoice keeps your own references in metadata'),
+  ...ignored(['visibility'], 'every invoice is shown in the dashboard'),
+  ...ignored(
+    ['allowPromotionCodes'],
+    "an invoice's amount is fixed when it is finalized: its page takes no promotion codes",
+  ),
+  ...ignored(
+    ['paymentSetting'],
+    "an invoice's networks and assets are its paymentMethods; payments go to the organization's withdrawal addresses",
+  ),
+};
+
 export const InvoiceCreate = bodyObject({
   customerId: requiredText({ max: 64 }).openapi({ example: '0f8fad5b-d9cb-469f-a165-70867728950e' }),
   ...dueFields,
   ...invoiceFields,
   lineItems: lineItemsInput(true),
   taxRateIds: optional(taxRateIdList()).openapi({ description: 'Tax rates of the lines that name none of their own' }),
+  ...ignoredInvoiceFields,
+  ...ignored(['fromInvoiceId'], 'to copy an invoice, use POST /invoices/{id}/duplicate'),
 })
   .transform(schedule)
   .openapi('InvoiceCreateRequest', { example: INVOICE_CREATE_EXAMPLE });
@@ -249,6 +270,7 @@ export const InvoiceUpdate = bodyObject({
     description: 'Tax rates of the lines that name none of their own; the draft is taxed again',
   }),
   lineItems: lineItemsInput(false).optional().openapi({ description: 'Replaces every line' }),
+  ...ignoredInvoiceFields,
 })
   .transform(schedule)
   .openapi('InvoiceUpdateRequest', {
@@ -270,6 +292,7 @@ export const InvoiceSendRequest = bodyObject({
           ctx.addIssue({ code: 'custom', path: [i], message: withCode('must be an email address') });
     }),
   ),
+  ...ignored(['finalizeScheduleAt'], 'a draft is finalized when it is sent, at once; Weir schedules no sending'),
 }).openapi('InvoiceSendRequest', { example: { to: 'payer@example.com', cc: ['accounts@example.com'] } });
 
 export const InvoiceListQuery = listQuery({

@@ -12,6 +12,7 @@ import {
   amountString,
   arrayOf,
   bodyObject,
+  ignored,
   bool,
   clearable,
   metadata,
@@ -221,6 +222,12 @@ const isActive = optional(bool()).openapi({ description: 'Whether payers can use
 const currency = () => oneOf(CURRENCIES);
 const { title: _title, ...editableWithoutTitle } = editable;
 
+/** The reference's `suggestedCurrency`: a Weir link sells in one currency. */
+const suggestedCurrency = ignored(
+  ['suggestedCurrency'],
+  'a link sells in one currency: `currency`, else `preferredCurrency`, else the first of `currencies`',
+);
+
 /**
  * A new link. It sells a catalog price: `priceId`, a product's default price (`productId`), or
  * one made from `amount` and a currency; without a price the payer enters the amount. The
@@ -244,6 +251,7 @@ export const PaymentLinkCreate = bodyObject({
   preferredCurrency: optional(currency()).openapi({ description: 'One of `currencies`' }),
   currency: optional(currency()).openapi({ deprecated: true, description: 'Use `currencies`' }),
   isActive,
+  ...suggestedCurrency,
 })
   .superRefine((body, ctx) => {
     const listed = body.currencies;
@@ -292,6 +300,11 @@ export const PaymentLinkUpdate = bodyObject({
   intervalCount: repeated({ type: ['integer', 'null'] }),
   ...editable,
   isActive,
+  ...ignored(
+    ['currencies', 'preferredCurrency'],
+    "a link's currency is fixed when it is made (see `currency`); clients of the reference send it back with the link",
+  ),
+  ...suggestedCurrency,
 }).openapi('PaymentLinkUpdate', {
   example: { title: 'Concert ticket (late entry)', afterCompletionConfirmMsg: 'See you there' },
 });
@@ -406,4 +419,7 @@ export const PAYMENT_LINK_EXAMPLE = EXAMPLE;
 export type PaymentLinkCreateBody = z.output<typeof PaymentLinkCreate>;
 export type PaymentLinkUpdateBody = z.output<typeof PaymentLinkUpdate>;
 /** The fields a create and an update body share (what `editableFields` reads). */
-export type PaymentLinkEditable = Omit<PaymentLinkUpdateBody, (typeof PRICING_FIELDS)[number] | 'isActive'>;
+export type PaymentLinkEditable = Omit<
+  PaymentLinkUpdateBody,
+  (typeof PRICING_FIELDS)[number] | 'isActive' | 'currencies' | 'preferredCurrency' | 'suggestedCurrency'
+>;

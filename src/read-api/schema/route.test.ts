@@ -1,7 +1,20 @@
 import Router from '@koa/router';
 import test from 'ava';
 import { ValidationError } from '../../shared/errors.ts';
-import { amount, arrayOf, bodyObject, closedObject, metadata, optional, requiredText, text, url, z } from './fields.ts';
+import {
+  amount,
+  arrayOf,
+  bodyObject,
+  closedObject,
+  ignored,
+  metadata,
+  objectField,
+  optional,
+  requiredText,
+  text,
+  url,
+  z,
+} from './fields.ts';
 import { openApiDocument } from './openapi-document.ts';
 import { declarationOf, parseWith, schemaRoutes } from './route.ts';
 
@@ -83,15 +96,15 @@ test('text bounds, URLs and optional fields speak the API’s messages; null is 
   t.deepEqual(parseWith(schema, { name: 'a', note: null }), { name: 'a', note: undefined });
 });
 
-test('unknown keys are refused where the API refuses them, named in full; elsewhere they are ignored', (t) => {
+test('unknown keys are refused, named in full, in nested objects and in the body itself', (t) => {
   const Address = closedObject({ line1: optional(text()), country: optional(text({ max: 2 })) }, 'an address');
   const schema = bodyObject({ address: optional(Address) });
   const bad = refusal(schema, { address: { street: 'x' } });
   t.is(bad.field, 'address.street');
   t.is(bad.message, 'address.street: is not an address field; use line1, country');
   t.is(refusal(schema, { address: 'Porto' }).message, 'address: must be an object');
-  // The body's own unknown keys are not refused (as before schemas): they are dropped.
-  t.deepEqual(parseWith(schema, { address: { line1: 'x' }, extra: 1 }), { address: { line1: 'x' } });
+  // The body's own unknown keys are refused too, never dropped.
+  t.is(refusal(schema, { address: { line1: 'x' }, extra: 1 }).message, 'extra: is not a known field; use address');
 });
 
 test('metadata: string values, numbers and booleans as text, and each bad key named', (t) => {
@@ -133,4 +146,20 @@ test('a declared route validates its request, hands the handler parsed values an
   ctx.state.body = { name: 3 };
   const error = await t.throwsAsync(run(ctx), { instanceOf: ValidationError });
   t.is(error?.message, 'name: must be a string');
+});
+
+test('an unknown key is named before any other fault, also inside a union; an ignored field is taken and left out of the list', (t) => {
+  const Body = bodyObject({
+    successUrl: url({ required: true }),
+    events: optional(z.union([objectField({ list: arrayOf(text()) }), arrayOf(text())])),
+    ...ignored(['nameCollection'], 'the page collects nothing'),
+  });
+  const typo = refusal(Body, { successURL: 'https://shop.example/ok' });
+  t.is(typo.field, 'successURL');
+  t.is(typo.message, 'successURL: is not a known field; use successUrl, events');
+  t.is(refusal(Body, { successUrl: 'https://shop.example/ok', events: { lsit: [] } }).field, 'events.lsit');
+  t.deepEqual(parseWith(Body, { successUrl: 'https://shop.example/ok', nameCollection: true }), {
+    successUrl: 'https://shop.example/ok',
+    nameCollection: undefined,
+  });
 });

@@ -87,14 +87,24 @@ export function fieldPath(path: readonly PropertyKey[]): string {
 type Issue = z.core.$ZodIssue;
 
 /**
- * The issue the API reports: the first one (fields are checked in declaration order, as the
+ * An unknown key first (a misspelt `successURL` is named as such, not as `successUrl` missing),
+ * else the first issue.
+ */
+const firstIssue = (issues: readonly Issue[]): Issue | undefined =>
+  issues.find((issue) => issue.code === 'unrecognized_keys') ?? issues[0];
+
+/**
+ * The issue the API reports: an unknown key, else the first one (fields are checked in declaration order, as the
  * hand-written checks did). In a union, the branch that got furthest into the value speaks.
  */
 function reportedIssue(issues: readonly Issue[], base: PropertyKey[] = []): { path: PropertyKey[]; message: string } {
-  const issue = issues[0]!;
+  const issue = firstIssue(issues)!;
   const path = [...base, ...issue.path];
   if (issue.code === 'invalid_union' && issue.errors.length > 0) {
-    const depth = (branch: readonly Issue[]) => branch[0]?.path.length ?? -1;
+    const depth = (branch: readonly Issue[]) => {
+      const first = firstIssue(branch);
+      return first ? first.path.length + (first.code === 'unrecognized_keys' ? 1 : 0) : -1;
+    };
     const best = issue.errors.reduce((a, b) => (depth(b) > depth(a) ? b : a));
     // No branch got past the value's own type: the union's message says what it takes.
     if (depth(best) > 0) return reportedIssue(best, path);
