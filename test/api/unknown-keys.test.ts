@@ -143,7 +143,7 @@ test("the reference's fields Weir ignores are taken on every route that declares
       emailCollection: true,
       customFields: { fields: [] },
       defaultPromotionCode: 'SUMMER',
-      paymentSetting: { allowedChains: [{ chainId: 7357, blacklistCurrencies: ['dai'], withdrawalAddresses: [] }] },
+      paymentSetting: { allowedChains: [{ chainId: 7357, blacklistCurrencies: [], withdrawalAddress: null }] },
       lineItems: { data: [{ ...line, quantity: 1, periodStart: '2030-01-01', periodEnd: '2030-02-01' }] },
     }),
   );
@@ -161,7 +161,7 @@ test("the reference's fields Weir ignores are taken on every route that declares
     }),
   );
   ok('invoice update', await api.put(`/api/v1/invoices/${invoice.id}`, { memo: 'Thanks', ...invoiceFields }));
-  ok('invoice send', await api.post(`/api/v1/invoices/${invoice.id}/send`, { finalizeScheduleAt: '2030-01-01' }));
+  ok('invoice send', await api.post(`/api/v1/invoices/${invoice.id}/send`, { finalizeScheduleAt: null }));
   const product = ok('product', await api.post<{ id: string }>('/api/v1/products', { name: 'Coffee' }));
   const price = ok(
     'price',
@@ -195,4 +195,48 @@ test("the reference's fields Weir ignores are taken on every route that declares
       suggestedCurrency: 'usdc',
     }),
   );
+});
+
+test("the reference's fields Weir cannot honour (a session's own withdrawal address, excluded currencies, a scheduled send) are refused when set, naming them, and nothing is written", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const refused = async (path: string, body: unknown, field: string) => {
+    const answer = await api.post<{ message: string }>(path, body);
+    t.is(answer.status, 400, JSON.stringify(answer.body));
+    t.regex(answer.body.message, new RegExp(`^${escapeRegExp(field)}: is not supported by Weir: `));
+  };
+  const chain = (extra: Json) => ({
+    ...sessionRequest(),
+    paymentSetting: { allowedChains: [{ chainId: 7357, ...extra }] },
+  });
+  await refused(
+    '/api/v1/checkout/sessions',
+    chain({ withdrawalAddress: '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65' }),
+    'paymentSetting.allowedChains[0].withdrawalAddress',
+  );
+  await refused(
+    '/api/v1/checkout/sessions',
+    chain({ withdrawalAddresses: ['0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65'] }),
+    'paymentSetting.allowedChains[0].withdrawalAddresses',
+  );
+  await refused(
+    '/api/v1/checkout/sessions',
+    chain({ blacklistCurrencies: ['dai'] }),
+    'paymentSetting.allowedChains[0].blacklistCurrencies',
+  );
+  const sessions = await api.get<{ data: unknown[] }>('/api/v1/checkout/sessions');
+  t.is(sessions.body.data.length, 0, 'a refused session is not created');
+  const customer = await api.post<{ id: string }>('/api/v1/customers', { email: 'ada@example.com' });
+  const invoice = await api.post<{ id: string; status: string }>('/api/v1/invoices', {
+    customerId: customer.body.id,
+    lineItems: {
+      data: [{ priceData: { currency: 'usdc', unitAmount: '1000000', productData: { name: 'Tea' } }, quantity: 1 }],
+    },
+  });
+  await refused(
+    `/api/v1/invoices/${invoice.body.id}/send`,
+    { finalizeScheduleAt: '2030-01-01T00:00:00Z' },
+    'finalizeScheduleAt',
+  );
+  t.is((await api.get<{ status: string }>(`/api/v1/invoices/${invoice.body.id}`)).body.status, 'draft');
 });

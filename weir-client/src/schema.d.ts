@@ -14215,19 +14215,19 @@ export interface components {
             allowedChains?: {
                 /**
                  * @deprecated
-                 * @description Ignored by Weir: the payer may pay in any of the network's assets in the session's currency
+                 * @description Not supported by Weir (refused unless null or empty): the payer may pay in any of the network's assets in the session's currency
                  */
                 blacklistCurrencies?: unknown;
                 /** @example 1 */
                 chainId: number;
                 /**
                  * @deprecated
-                 * @description Ignored by Weir: payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits one session's
+                 * @description Not supported by Weir (refused unless null or empty): payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits one session's
                  */
                 withdrawalAddress?: unknown;
                 /**
                  * @deprecated
-                 * @description Ignored by Weir: payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits one session's
+                 * @description Not supported by Weir (refused unless null or empty): payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits one session's
                  */
                 withdrawalAddresses?: unknown;
             }[] | null;
@@ -15671,7 +15671,7 @@ export interface components {
             cc?: string[] | null;
             /**
              * @deprecated
-             * @description Ignored by Weir: a draft is finalized when it is sent, at once; Weir schedules no sending
+             * @description Not supported by Weir (refused unless null or empty): a draft is finalized when it is sent, at once; Weir schedules no sending
              */
             finalizeScheduleAt?: unknown;
             /**

@@ -12,6 +12,7 @@ import {
   bool,
   closedObject,
   ignored,
+  unsupported,
   metadata,
   objectField,
   oneOf,
@@ -256,11 +257,11 @@ const PaymentSettingInput = objectField({
     arrayOf(
       objectField({
         chainId: chainIdField('is required'),
-        ...ignored(
+        ...unsupported(
           ['withdrawalAddress', 'withdrawalAddresses'],
           "payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits one session's",
         ),
-        ...ignored(
+        ...unsupported(
           ['blacklistCurrencies'],
           "the payer may pay in any of the network's assets in the session's currency",
         ),

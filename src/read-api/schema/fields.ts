@@ -172,7 +172,7 @@ export function metadata() {
     });
 }
 
-/** The schemas `ignored` made: accepted, documented, never suggested in a refusal's list. */
+/** The schemas `ignored` and `unsupported` made: documented, never suggested in a refusal's list. */
 const ignoredFields = new WeakSet<object>();
 
 /**
@@ -186,6 +186,25 @@ export function ignored<const K extends readonly string[]>(names: K, why: string
     .optional()
     .transform((): undefined => undefined)
     .openapi({ description: `Ignored by Weir: ${why}`, deprecated: true });
+  ignoredFields.add(field);
+  return Object.fromEntries(names.map((name) => [name, field])) as { [N in K[number]]: typeof field };
+}
+
+/**
+ * Fields the reference API defines whose silent drop would change where money goes or when a payer
+ * is asked (a per-session withdrawal address, a scheduled send): absent, null or empty they are
+ * taken, any other value is refused naming the field, since Weir cannot do what it asks.
+ */
+export function unsupported<const K extends readonly string[]>(names: K, why: string) {
+  const field = z
+    .unknown()
+    .optional()
+    .refine(
+      (value) => value === undefined || value === null || (Array.isArray(value) && value.length === 0),
+      withCode(`is not supported by Weir: ${why}`),
+    )
+    .transform((): undefined => undefined)
+    .openapi({ description: `Not supported by Weir (refused unless null or empty): ${why}`, deprecated: true });
   ignoredFields.add(field);
   return Object.fromEntries(names.map((name) => [name, field])) as { [N in K[number]]: typeof field };
 }

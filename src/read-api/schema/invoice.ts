@@ -15,6 +15,7 @@ import {
   arrayOf,
   bodyObject,
   ignored,
+  unsupported,
   bool,
   clearable,
   listQuery,
@@ -292,7 +293,7 @@ export const InvoiceSendRequest = bodyObject({
           ctx.addIssue({ code: 'custom', path: [i], message: withCode('must be an email address') });
     }),
   ),
-  ...ignored(['finalizeScheduleAt'], 'a draft is finalized when it is sent, at once; Weir schedules no sending'),
+  ...unsupported(['finalizeScheduleAt'], 'a draft is finalized when it is sent, at once; Weir schedules no sending'),
 }).openapi('InvoiceSendRequest', { example: { to: 'payer@example.com', cc: ['accounts@example.com'] } });
 
 export const InvoiceListQuery = listQuery({
