@@ -34,8 +34,14 @@ export function parseIsoInstant(raw: string): number {
   // Date.parse would roll 2026-02-31 over to March 3.
   if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(day) > daysInMonth) return Number.NaN;
   if (hour !== undefined && (Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59)) return Number.NaN;
-  return Date.parse(hour !== undefined && offset === undefined ? `${raw}Z` : raw);
+  const time = Date.parse(hour !== undefined && offset === undefined ? `${raw}Z` : raw);
+  // Bounds are compared as ISO strings: an offset carrying one past year 9999 or before 0000 would
+  // be `+010000-…` or `-000001-…`, which sort before every stored time.
+  return time >= MIN_INSTANT && time <= MAX_INSTANT ? time : Number.NaN;
 }
+
+const MIN_INSTANT = Date.parse('0000-01-01T00:00:00Z');
+const MAX_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** `createdAt[gt]=…` (or `createdAt.gt`) style date bounds on `field`, checked as ISO 8601. */
 function dateRangeFilter(ctx: ApiContext, field: string): Filter {

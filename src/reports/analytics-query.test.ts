@@ -1,6 +1,6 @@
 import test from 'ava';
 import { Decimal128, Double, Int32, Long } from 'mongodb';
-import { inexactMessage, inexactNumberIn, plainNumbers } from './analytics-query.ts';
+import { AnalyticsQueryError, inexactMessage, inexactNumberIn, plainNumbers, safePipeline } from './analytics-query.ts';
 
 test('an answer holding an integer past 2^53 - 1 is found where it is; exact numbers, strings and fractions pass', (t) => {
   t.is(inexactNumberIn([{ _id: 'usdc', total: Number.MAX_SAFE_INTEGER, avg: 1.5, big: '90071992547409930' }]), null);
@@ -67,4 +67,24 @@ test('MongoDB numbers in an answer are made the JS numbers the embedded store an
     JSON.stringify(answer),
     `[{"_id":{"currency":"usdc","day":3},"total":${Number.MAX_SAFE_INTEGER},"avg":1.5,"scaled":1500,"ratio":0.25,"list":[-2,"text",null]}]`,
   );
+});
+
+test('a $regex that can backtrack without bound (a repeated group, a backreference, two repetitions) is refused, named, before it holds the embedded store; plain patterns run', (t) => {
+  const tenant = { organizationId: 'o1', environment: 'test' };
+  const match = (regex: unknown) => [{ $match: { $or: [{ clientReferenceId: { $regex: regex, $options: 'i' } }] } }];
+  for (const [pattern, reason] of [
+    ['^(a|a)*$', /repeated group/],
+    ['^(a+)+!', /repeated group/],
+    ['(x){2,}', /repeated group/],
+    ['^(a)\\1$', /backreference/],
+    ['.*a.*b', /more than one repetition/],
+    ['a+b{1,9}', /more than one repetition/],
+  ] as const) {
+    const error = t.throws(() => safePipeline(match(pattern), tenant), { instanceOf: AnalyticsQueryError }, pattern);
+    t.is(error?.field, 'pipeline[0].$match.$or[0].clientReferenceId.$regex', pattern);
+    t.regex(error?.message ?? '', reason, pattern);
+  }
+  t.throws(() => safePipeline(match({ source: 'a' }), tenant), { message: 'must be a string pattern' });
+  for (const pattern of ['^order-', 'shop\\.example$', '^ord[*+(]er.*', '^a{3}x?', '(test|live)_', '[a-z]+@example'])
+    t.notThrows(() => safePipeline(match(pattern), tenant), pattern);
 });

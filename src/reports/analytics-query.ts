@@ -68,11 +68,38 @@ export class AnalyticsQueryError extends Error {
   }
 }
 
+/**
+ * Why a `$regex` pattern could backtrack for minutes on a short string, or null. The embedded read
+ * store runs it on the server's one thread (no time limit), so `^(a|a)*$` on 30 letters would hold
+ * every tenant's requests: a repeated group, a backreference and more than one repetition are refused.
+ */
+export function backtracksWithoutBound(pattern: string): string | null {
+  let repeats = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      const next = pattern[i + 1] ?? '';
+      if (/[1-9k]/.test(next)) return 'a backreference is refused (it can backtrack without bound)';
+      i++;
+    } else if (c === '[') {
+      // A class is one character: skip to its closing bracket.
+      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
+    } else if (c === '*' || c === '+' || (c === '{' && /^\{\d+(,\d*)?\}/.test(pattern.slice(i)))) {
+      if (pattern[i - 1] === ')')
+        return 'a repeated group such as (a|b)* is refused (it can backtrack without bound): repeat a character class instead';
+      if (++repeats > 1)
+        return 'has more than one repetition (*, + or {n,m}), which can backtrack without bound: match each part with its own $regex under $and';
+      if (c === '{') i = pattern.indexOf('}', i);
+    }
+  }
+  return null;
+}
+
 /** How deep a stage may nest (no real query comes near; a deeper one is an attack on the stack). */
 export const MAX_DEPTH = 32;
 
 /** Every `$`-named key in `value`, with where it is, for the allow-list. */
-function* operatorsIn(value: unknown, path: string, depth = 0): Generator<[string, string]> {
+function* operatorsIn(value: unknown, path: string, depth = 0): Generator<[string, string, unknown]> {
   if (value === null || typeof value !== 'object') return;
   if (depth > MAX_DEPTH) throw new AnalyticsQueryError(path, `nests deeper than ${MAX_DEPTH} levels`);
   if (Array.isArray(value)) {
@@ -80,7 +107,7 @@ function* operatorsIn(value: unknown, path: string, depth = 0): Generator<[strin
     return;
   }
   for (const [key, inner] of Object.entries(value)) {
-    if (key.startsWith('$')) yield [key, `${path}.${key}`];
+    if (key.startsWith('$')) yield [key, `${path}.${key}`, inner];
     yield* operatorsIn(inner, `${path}.${key}`, depth + 1);
   }
 }
@@ -101,8 +128,11 @@ export function safePipeline(
         `pipeline[${i}].${name}`,
         `is not a stage an analytics query may use (allowed: ${[...STAGES].join(', ')})`,
       );
-    for (const [operator, where] of operatorsIn(stage[name], `pipeline[${i}].${name}`))
-      if ((APPROXIMATE_OPERATORS as readonly string[]).includes(operator))
+    for (const [operator, where, operand] of operatorsIn(stage[name], `pipeline[${i}].${name}`))
+      if (operator === '$regex') {
+        const problem = typeof operand === 'string' ? backtracksWithoutBound(operand) : 'must be a string pattern';
+        if (problem) throw new AnalyticsQueryError(where, problem);
+      } else if ((APPROXIMATE_OPERATORS as readonly string[]).includes(operator))
         throw new AnalyticsQueryError(where, approximate(operator));
       else if (!OPERATORS.has(operator))
         throw new AnalyticsQueryError(where, `${operator} is not an operator an analytics query may use`);

@@ -491,3 +491,23 @@ test('subscriptions: one paused at a period’s end is not active then and bring
   );
   t.regex(REPORTS.subscriptions.about ?? '', /paused/);
 });
+
+test('subscriptions: a range starting mid-period shows that period, as the other reports do (a subscription started within the range is counted), by month, week and day', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const subscriptions = store.collection<Record<string, unknown> & { _id: string }>('subscriptions');
+  // Friday 20 March 2026, 12:00 UTC.
+  await subscriptions.put(subscription('mid-march', { createdAt: '2026-03-20T12:00:00.000Z' }));
+  const run = async (interval: ReportParams['interval'], from: string) => {
+    const params: ReportParams = { ...TENANT, interval, groupBy: 'none', from, to: '2026-03-31T23:59:59.999Z' };
+    const rows = REPORTS.subscriptions.rows(
+      await subscriptions.aggregate(REPORTS.subscriptions.pipeline(params)),
+      params,
+    );
+    return rows.map((row) => [row.period, row.newSubscriptions, row.mrr]);
+  };
+  t.deepEqual(await run('month', '2026-03-15T00:00:00.000Z'), [['2026-03-01T00:00:00.000Z', 1, '1000000000']]);
+  t.deepEqual(await run('week', '2026-03-18T00:00:00.000Z'), [['2026-03-16T00:00:00.000Z', 1, '1000000000']]);
+  t.deepEqual(await run('day', '2026-03-20T06:00:00.000Z'), [['2026-03-20T00:00:00.000Z', 1, '1000000000']]);
+  // A range after the period holds no row of it.
+  t.deepEqual(await run('month', '2026-04-01T00:00:00.000Z'), []);
+});

@@ -461,9 +461,23 @@ const isoOf = (value: unknown): string | null =>
     : (value instanceof Date ? value : new Date(String(value))).toISOString();
 
 /**
+ * The start of the period (UTC, weeks from Monday) that holds `at`, as the pipelines' `$dateTrunc`
+ * gives it: a range from mid-period still shows that period, as the other reports do.
+ */
+function periodStart(at: string, interval: ReportParams['interval']): string {
+  const date = new Date(at);
+  if (interval === 'all') return date.toISOString();
+  date.setUTCHours(0, 0, 0, 0);
+  if (interval === 'week') date.setUTCDate(date.getUTCDate() - ((date.getUTCDay() + 6) % 7));
+  if (interval === 'month') date.setUTCDate(1);
+  return date.toISOString();
+}
+
+/**
  * New, churned and past-due subscriptions per period, and the monthly recurring revenue at the end
  * of each: every subscription started by then and neither ended nor paused then, its amount brought to a month
- * (rounded down to the base unit). Only periods within `from` / `to` (by start) are shown.
+ * (rounded down to the base unit). Only the periods that `from` / `to` reach into are shown (a range
+ * starting mid-period shows that whole period's figures).
  */
 function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): ReportRow[] {
   type Cohort = {
@@ -503,7 +517,7 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
       ]),
     ),
   ]
-    .filter((at) => (!p.from || at >= isoOf(p.from)!) && (!p.to || at <= isoOf(p.to)!))
+    .filter((at) => (!p.from || at >= periodStart(p.from, p.interval)) && (!p.to || at <= isoOf(p.to)!))
     .sort();
   // Each group's rows per currency: amounts of different currencies never add up.
   const keys = [...new Map(cohorts.map((c) => [`${c.group ?? ''}\u0000${c.currency}`, c])).entries()]

@@ -3,7 +3,10 @@ import { sessionFixture } from '../../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionDoc } from '../../projections/collections.ts';
 import { createEmbeddedReadStore } from '../../read-store/embedded-read-store.ts';
 import type { Collection, Filter, FindOptions } from '../../read-store/read-store.ts';
-import { EXPORT_BATCH, sessionRows } from './checkout-session-export.ts';
+import { createManualClock } from '../../shared/clock.ts';
+import { ValidationError } from '../../shared/errors.ts';
+import type { ApiContext } from '../api-context.ts';
+import { EXPORT_BATCH, exportCheckoutSessions, sessionRows } from './checkout-session-export.ts';
 
 test('an export reads the store a batch at a time and writes every session once, newest first', async (t) => {
   const store = createEmbeddedReadStore({ writes: 'trusted' });
@@ -32,4 +35,29 @@ test('an export reads the store a batch at a time and writes every session once,
   t.deepEqual(limits, [EXPORT_BATCH, EXPORT_BATCH, EXPORT_BATCH]);
   const created = lines.slice(1).map((line) => line.split(',')[1]!);
   t.deepEqual(created, [...created].sort().reverse());
+});
+
+test('an export whose from is after its to is a 400 naming to (as the reports answer), not an empty file', async (t) => {
+  const store = createEmbeddedReadStore({ writes: 'trusted' });
+  const run = exportCheckoutSessions(
+    store.collection<CheckoutSessionDoc>('checkout_sessions'),
+    createManualClock(Date.parse('2026-03-02T00:00:00Z')),
+  );
+  const headers: Record<string, string> = {};
+  const ctx = (query: Record<string, string>) =>
+    ({
+      query,
+      state: { tenant: { organizationId: 'o1', environment: 'test' } },
+      set: (name: string, value: string) => {
+        headers[name] = value;
+      },
+    }) as unknown as ApiContext;
+  const error = await t.throwsAsync(run(ctx({ from: '2026-03-02', to: '2026-03-01T23:59:59.999Z' })), {
+    instanceOf: ValidationError,
+  });
+  t.is(error?.message, 'to: must not be before from');
+  t.deepEqual(headers, {});
+  // The same instant at both ends is a range of one instant, and so is a date and its midnight.
+  await run(ctx({ from: '2026-03-02', to: '2026-03-02T00:00:00Z' }));
+  t.regex(headers['Content-Type'] ?? '', /^text\/csv/);
 });

@@ -122,6 +122,7 @@ function fromTo(ctx: ApiContext): Filter {
       throw new ValidationError(name, 'must be an ISO 8601 date or timestamp, such as 2026-05-01T08:00:00Z');
     range[op] = new Date(time).toISOString();
   }
+  if (range.$gte && range.$lte && range.$gte > range.$lte) throw new ValidationError('to', 'must not be before from');
   return Object.keys(range).length ? range : {};
 }
 
