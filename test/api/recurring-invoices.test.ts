@@ -443,14 +443,37 @@ test("the invoice list filters by the reference's subscriptionId and dueDate bou
     t.is(answer.status, 200, JSON.stringify(answer.body));
     return answer.body.data.map((i) => i.id);
   };
-  t.deepEqual(await listed(`subscriptionId=${subscription.id}`), [renewal.id]);
-  t.deepEqual(await listed(`subscriptionId=${other.subscription.id}`), []);
+  t.deepEqual(await listed(`subscriptionId=${subscription.id}`), [renewal.id, invoice.id]);
+  t.deepEqual(await listed(`subscriptionId=${other.subscription.id}`), [other.invoice.id]);
   t.deepEqual(await listed(`dueDate[gt]=${encodeURIComponent(invoice.dueDate)}`), [renewal.id]);
   t.deepEqual(
     (await listed(`dueDate[lte]=${encodeURIComponent(invoice.dueDate)}`)).sort(),
     [invoice.id, other.invoice.id].sort(),
   );
   assertError(t, await api.get('/api/v1/invoices?dueDate[gt]=soon'), 400, { message: /dueDate\[gt\]/ });
+});
+
+test('the first invoice of a series names its subscription once it exists (as its renewals do), where it said subscriptionId null; only renewals auto-advance', async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { invoice, subscription } = await finalizedSeries(api);
+  t.is(invoice.subscriptionId, null, 'the finalize answers before the subscription exists');
+  const first = await eventually(async () => {
+    const body = (await api.get<Invoice & { autoAdvance: boolean }>(`/api/v1/invoices/${invoice.id}`)).body;
+    return body.subscriptionId === null ? undefined : body;
+  }, `invoice ${invoice.id} to name its subscription`);
+  t.like(first, { subscriptionId: subscription.id, billingReason: 'manual', autoAdvance: false });
+  await payInvoice(app, api, invoice.id);
+  await untilSubscription(api, subscription.id, 'active');
+  clock.advanceTo(Date.parse('2026-04-15T09:00:00.000Z'));
+  const renewal = await openInvoice(api, nextInvoiceIdOf(invoice.id));
+  t.like((await api.get(`/api/v1/invoices/${renewal.id}`)).body, {
+    subscriptionId: subscription.id,
+    autoAdvance: true,
+  });
+  // Paid and renewed, it still names its subscription (later events of its own fold keep it).
+  t.like((await api.get(`/api/v1/invoices/${invoice.id}`)).body, { status: 'paid', subscriptionId: subscription.id });
 });
 
 test('a recurring invoice due by now is refused at finalize and at send, naming dueDate and writing nothing, where its subscription expired and the invoice was voided seconds after it opened', async (t) => {

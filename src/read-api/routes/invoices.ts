@@ -153,7 +153,8 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       ...view,
       lineItems: { ...view.lineItems, data },
       customer: customer ? presentCustomer(customer) : null,
-      autoAdvance: doc.subscriptionId !== null,
+      // Renewals are finalized and sent by Weir; a series' first invoice (which names its subscription too) by the merchant.
+      autoAdvance: doc.billingReason === 'subscription_cycle',
       paymentSettingId,
       paymentSetting: org ? { id: org.id, ...org.paymentSetting } : null,
     };
