@@ -476,6 +476,24 @@ test('the first invoice of a series names its subscription once it exists (as it
   t.like((await api.get(`/api/v1/invoices/${invoice.id}`)).body, { status: 'paid', subscriptionId: subscription.id });
 });
 
+test("an ended subscription's latestInvoice says its invoice's own status once its billing voided it (read and listed), where it said open for ever", async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { invoice, subscription } = await finalizedSeries(api);
+  await payInvoice(app, api, invoice.id);
+  await untilSubscription(api, subscription.id, 'active');
+  clock.advanceTo(Date.parse('2026-04-15T09:00:00.000Z'));
+  const renewal = await openInvoice(api, nextInvoiceIdOf(invoice.id));
+  await api.post(`/api/v1/subscriptions/${subscription.id}/end`);
+  await settled(app);
+  t.like((await api.get(`/api/v1/invoices/${renewal.id}`)).body, { status: 'void' });
+  const bill = { latestInvoiceId: renewal.id, latestInvoice: { id: renewal.id, status: 'void' } };
+  t.like((await api.get(`/api/v1/subscriptions/${subscription.id}`)).body, { status: 'canceled', ...bill });
+  const listed = await api.get<{ data: Subscription[] }>(`/api/v1/subscriptions?ids=${subscription.id}`);
+  t.like(listed.body.data[0], bill);
+});
+
 test('a recurring invoice due by now is refused at finalize and at send, naming dueDate and writing nothing, where its subscription expired and the invoice was voided seconds after it opened', async (t) => {
   const clock = createManualClock(SERIES_START);
   const app = await startInvoiceTestApp(t, { clock });
