@@ -494,6 +494,67 @@ test("an ended subscription's latestInvoice says its invoice's own status once i
   t.like(listed.body.data[0], bill);
 });
 
+test("a recurring price on another schedule than its recurring invoice's is refused naming the field, writing nothing (create, update; a draft that fits still finalizes), where the subscription billed it monthly and showed it as month", async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { customer, product: monthly } = await customerAndPlan(api, 'Hosting', '1000000000', 1);
+  const biennial = (
+    await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
+      name: 'Support plan',
+      defaultPriceData: {
+        currency: 'usdc',
+        unitAmount: '5000000000',
+        type: 'recurring',
+        interval: 'year',
+        intervalCount: 2,
+      },
+    })
+  ).body;
+  const series = (priceId: string, interval: string) => ({
+    customerId: customer.id,
+    invoiceType: 'recurring',
+    interval,
+    daysUntilDue: 10,
+    lineItems: { data: [{ priceId, quantity: 1 }] },
+  });
+  await assertRejectedWithoutWrite(
+    t,
+    app,
+    () => api.post('/api/v1/invoices', series(biennial.defaultPrice.id, 'month')),
+    {
+      field: 'lineItems',
+      message: /every 24 months.*every month/,
+    },
+  );
+  // The same schedule in other words is consistent: a yearly price on a yearly invoice.
+  const yearly = (
+    await api.post<{ id: string }>('/api/v1/prices', {
+      productId: biennial.id,
+      currency: 'usdc',
+      unitAmount: '3000000000',
+      type: 'recurring',
+      interval: 'year',
+      intervalCount: 1,
+    })
+  ).body;
+  t.is((await api.post('/api/v1/invoices', series(yearly.id, 'year'))).status, 200);
+  const draft = (await api.post<Invoice>('/api/v1/invoices', series(monthly.defaultPrice.id, 'month'))).body;
+  await assertRejectedWithoutWrite(t, app, () => api.put(`/api/v1/invoices/${draft.id}`, { interval: 'quarter' }), {
+    field: 'interval',
+  });
+  await assertRejectedWithoutWrite(
+    t,
+    app,
+    () =>
+      api.put(`/api/v1/invoices/${draft.id}`, {
+        lineItems: { data: [{ priceId: biennial.defaultPrice.id, quantity: 1 }] },
+      }),
+    { field: 'lineItems' },
+  );
+  t.like((await api.post<Invoice>(`/api/v1/invoices/${draft.id}/finalize`)).body, { status: 'open' });
+});
+
 test('a recurring invoice due by now is refused at finalize and at send, naming dueDate and writing nothing, where its subscription expired and the invoice was voided seconds after it opened', async (t) => {
   const clock = createManualClock(SERIES_START);
   const app = await startInvoiceTestApp(t, { clock });
