@@ -1,5 +1,9 @@
 import { evolveInvoice } from '../../machines/invoice.evolve.ts';
 import type { Invoice, InvoiceEvent } from '../../machines/invoice.types.ts';
+import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
+import type { SubscriptionEvent } from '../../machines/subscription.types.ts';
+import type { RecordedEvent } from '../event-store/event-store.ts';
+import type { Collection } from '../read-store/read-store.ts';
 import { COLLECTIONS, type TimerDoc } from './collections.ts';
 import { setReminderTimers } from './invoice-reminder-timers.ts';
 import type { Projection } from './projection.ts';
@@ -10,6 +14,7 @@ export const INVOICES = 'invoices';
 export type InvoiceDoc = RecordDoc<Invoice>;
 
 const INVOICE_PREFIX = 'invoice-';
+const SUBSCRIPTION_PREFIX = 'subscription-';
 
 /** The invoice events that start, end or use up its reminders. */
 const REMINDER_CHANGES: ReadonlySet<InvoiceEvent['type']> = new Set<InvoiceEvent['type']>([
@@ -34,12 +39,14 @@ export const invoicesProjection: Projection = {
   // 5: the sessions to close are the invoice session closing workflow's.
   // 6: the sessions' outcomes are the invoice payments workflow's (no work list).
   // 7: each payment attempt holds what its session received (a partial payment counts as paid).
-  version: 7,
+  // 8: the first invoice of a recurring series names the subscription it created.
+  version: 8,
   collections: [INVOICES, COLLECTIONS.timers],
-  categories: ['invoice'],
+  categories: ['invoice', 'subscription'],
   async apply(event, store) {
-    if (!event.streamId.startsWith(INVOICE_PREFIX)) return;
     const invoices = store.collection<InvoiceDoc>(INVOICES);
+    if (event.streamId.startsWith(SUBSCRIPTION_PREFIX)) return linkFirstInvoice(invoices, event);
+    if (!event.streamId.startsWith(INVOICE_PREFIX)) return;
     const typed = event as unknown as InvoiceEvent;
     const id = event.streamId.slice(INVOICE_PREFIX.length);
     await foldIntoDocument<Invoice, InvoiceEvent>(invoices, id, event, evolveInvoice, async (next) => {
@@ -48,6 +55,21 @@ export const invoicesProjection: Projection = {
     });
   },
 };
+
+/**
+ * The first invoice of a recurring series names the subscription its finalize created, once that
+ * exists, as its renewals do. Only the read model says so: the invoice's own record keeps
+ * `subscriptionId` null, which its decider and the billing workflow read as "not a renewal".
+ */
+async function linkFirstInvoice(invoices: Collection<InvoiceDoc>, event: RecordedEvent): Promise<void> {
+  const typed = event as unknown as SubscriptionEvent;
+  if (typed.type !== 'SubscriptionCreated') return;
+  const { id, latestInvoice } = typed.data.subscription;
+  if (latestInvoice?.kind !== 'invoice' || subscriptionIdOfInvoice(latestInvoice.id) !== id) return;
+  const doc = await invoices.get(latestInvoice.id);
+  if (!doc || doc.subscriptionId !== null || doc.organizationId !== event.metadata.organizationId) return;
+  await invoices.put({ ...doc, subscriptionId: id });
+}
 
 /** The invoice as merchants see it (API responses and webhook payloads), with the reference API's aliases. */
 export function publicInvoice(invoice: Invoice & { _id?: string; _revision?: number }) {

@@ -213,6 +213,22 @@ test('customers: bad input is a 400 naming the field and writes nothing', async 
   assertError(t, await api.put(`/api/v1/customers/${c.body.id}`, { email: 'nope' }), 400, { field: 'email' });
 });
 
+test("customers: the list filters by the reference's visibility (10 dashboard, 20 API only), where it answered every customer; any other value is a 400 naming it", async (t) => {
+  const weir = await startApp(t);
+  const { api } = await weir.merchant('Shop');
+  const shown = (await api.post<Customer>('/api/v1/customers', { email: 'shown@example.com' })).body;
+  const hidden = (await api.post<Customer>('/api/v1/customers', { email: 'api@example.com', visibility: 20 })).body;
+  const listed = async (query: string) => {
+    const answer = await api.get<Page<Customer>>(`/api/v1/customers?${query}`);
+    t.is(answer.status, 200, JSON.stringify(answer.body));
+    return answer.body.data.map((c) => c.id);
+  };
+  t.deepEqual(await listed('visibility=10'), [shown.id]);
+  t.deepEqual(await listed('visibility=20'), [hidden.id]);
+  t.deepEqual((await listed('')).sort(), [shown.id, hidden.id].sort());
+  assertError(t, await api.get('/api/v1/customers?visibility=30'), 400, { field: 'visibility' });
+});
+
 test('customers: shipping is taken on create, returned by read and list, replaced whole by PUT, and cleared with null', async (t) => {
   const weir = await startApp(t);
   const { api } = await weir.merchant('Shop');

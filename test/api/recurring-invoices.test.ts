@@ -443,14 +443,116 @@ test("the invoice list filters by the reference's subscriptionId and dueDate bou
     t.is(answer.status, 200, JSON.stringify(answer.body));
     return answer.body.data.map((i) => i.id);
   };
-  t.deepEqual(await listed(`subscriptionId=${subscription.id}`), [renewal.id]);
-  t.deepEqual(await listed(`subscriptionId=${other.subscription.id}`), []);
+  t.deepEqual(await listed(`subscriptionId=${subscription.id}`), [renewal.id, invoice.id]);
+  t.deepEqual(await listed(`subscriptionId=${other.subscription.id}`), [other.invoice.id]);
   t.deepEqual(await listed(`dueDate[gt]=${encodeURIComponent(invoice.dueDate)}`), [renewal.id]);
   t.deepEqual(
     (await listed(`dueDate[lte]=${encodeURIComponent(invoice.dueDate)}`)).sort(),
     [invoice.id, other.invoice.id].sort(),
   );
   assertError(t, await api.get('/api/v1/invoices?dueDate[gt]=soon'), 400, { message: /dueDate\[gt\]/ });
+});
+
+test('the first invoice of a series names its subscription once it exists (as its renewals do), where it said subscriptionId null; only renewals auto-advance', async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { invoice, subscription } = await finalizedSeries(api);
+  t.is(invoice.subscriptionId, null, 'the finalize answers before the subscription exists');
+  const first = await eventually(async () => {
+    const body = (await api.get<Invoice & { autoAdvance: boolean }>(`/api/v1/invoices/${invoice.id}`)).body;
+    return body.subscriptionId === null ? undefined : body;
+  }, `invoice ${invoice.id} to name its subscription`);
+  t.like(first, { subscriptionId: subscription.id, billingReason: 'manual', autoAdvance: false });
+  await payInvoice(app, api, invoice.id);
+  await untilSubscription(api, subscription.id, 'active');
+  clock.advanceTo(Date.parse('2026-04-15T09:00:00.000Z'));
+  const renewal = await openInvoice(api, nextInvoiceIdOf(invoice.id));
+  t.like((await api.get(`/api/v1/invoices/${renewal.id}`)).body, {
+    subscriptionId: subscription.id,
+    autoAdvance: true,
+  });
+  // Paid and renewed, it still names its subscription (later events of its own fold keep it).
+  t.like((await api.get(`/api/v1/invoices/${invoice.id}`)).body, { status: 'paid', subscriptionId: subscription.id });
+});
+
+test("an ended subscription's latestInvoice says its invoice's own status once its billing voided it (read and listed), where it said open for ever", async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { invoice, subscription } = await finalizedSeries(api);
+  await payInvoice(app, api, invoice.id);
+  await untilSubscription(api, subscription.id, 'active');
+  clock.advanceTo(Date.parse('2026-04-15T09:00:00.000Z'));
+  const renewal = await openInvoice(api, nextInvoiceIdOf(invoice.id));
+  await api.post(`/api/v1/subscriptions/${subscription.id}/end`);
+  await settled(app);
+  t.like((await api.get(`/api/v1/invoices/${renewal.id}`)).body, { status: 'void' });
+  const bill = { latestInvoiceId: renewal.id, latestInvoice: { id: renewal.id, status: 'void' } };
+  t.like((await api.get(`/api/v1/subscriptions/${subscription.id}`)).body, { status: 'canceled', ...bill });
+  const listed = await api.get<{ data: Subscription[] }>(`/api/v1/subscriptions?ids=${subscription.id}`);
+  t.like(listed.body.data[0], bill);
+});
+
+test("a recurring price on another schedule than its recurring invoice's is refused naming the field, writing nothing (create, update; a draft that fits still finalizes), where the subscription billed it monthly and showed it as month", async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { customer, product: monthly } = await customerAndPlan(api, 'Hosting', '1000000000', 1);
+  const biennial = (
+    await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
+      name: 'Support plan',
+      defaultPriceData: {
+        currency: 'usdc',
+        unitAmount: '5000000000',
+        type: 'recurring',
+        interval: 'year',
+        intervalCount: 2,
+      },
+    })
+  ).body;
+  const series = (priceId: string, interval: string) => ({
+    customerId: customer.id,
+    invoiceType: 'recurring',
+    interval,
+    daysUntilDue: 10,
+    lineItems: { data: [{ priceId, quantity: 1 }] },
+  });
+  await assertRejectedWithoutWrite(
+    t,
+    app,
+    () => api.post('/api/v1/invoices', series(biennial.defaultPrice.id, 'month')),
+    {
+      field: 'lineItems',
+      message: /every 24 months.*every month/,
+    },
+  );
+  // The same schedule in other words is consistent: a yearly price on a yearly invoice.
+  const yearly = (
+    await api.post<{ id: string }>('/api/v1/prices', {
+      productId: biennial.id,
+      currency: 'usdc',
+      unitAmount: '3000000000',
+      type: 'recurring',
+      interval: 'year',
+      intervalCount: 1,
+    })
+  ).body;
+  t.is((await api.post('/api/v1/invoices', series(yearly.id, 'year'))).status, 200);
+  const draft = (await api.post<Invoice>('/api/v1/invoices', series(monthly.defaultPrice.id, 'month'))).body;
+  await assertRejectedWithoutWrite(t, app, () => api.put(`/api/v1/invoices/${draft.id}`, { interval: 'quarter' }), {
+    field: 'interval',
+  });
+  await assertRejectedWithoutWrite(
+    t,
+    app,
+    () =>
+      api.put(`/api/v1/invoices/${draft.id}`, {
+        lineItems: { data: [{ priceId: biennial.defaultPrice.id, quantity: 1 }] },
+      }),
+    { field: 'lineItems' },
+  );
+  t.like((await api.post<Invoice>(`/api/v1/invoices/${draft.id}/finalize`)).body, { status: 'open' });
 });
 
 test('a recurring invoice due by now is refused at finalize and at send, naming dueDate and writing nothing, where its subscription expired and the invoice was voided seconds after it opened', async (t) => {

@@ -2672,7 +2672,7 @@ export interface paths {
         };
         /**
          * List customers
-         * @description Newest first; filter by `email` (any case), `ids`, `customerReferenceId` and `createdAt` bounds.
+         * @description Newest first; filter by `email` (any case), `ids`, `customerReferenceId`, `visibility` and `createdAt` bounds.
          */
         get: {
             parameters: {
@@ -2691,6 +2691,8 @@ export interface paths {
                     limit?: string;
                     /** @description Page number, from 1 */
                     page?: string;
+                    /** @description 10: the customers shown in the dashboard, 20: those kept to the API */
+                    visibility?: string;
                 };
                 header?: never;
                 path?: never;
@@ -3718,7 +3720,7 @@ export interface paths {
                     page?: string;
                     /** @description One of draft, open, paid, void, uncollectible */
                     status?: string;
-                    /** @description The subscription whose renewal invoices to list */
+                    /** @description The subscription whose invoices to list (the first of its series and its renewals) */
                     subscriptionId?: string;
                 };
                 header?: never;

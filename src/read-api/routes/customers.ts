@@ -4,7 +4,7 @@ import { subscriptionAggregate } from '../../../machines/subscription.aggregate.
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { ENDED_STATUSES } from '../../../machines/subscription.decide.ts';
 import { SUBSCRIPTIONS, type SubscriptionDoc } from '../../projections/subscriptions.projection.ts';
-import { NotFoundError } from '../../shared/errors.ts';
+import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { CustomerCreate, CustomerSchema, CustomerUpdate } from '../schema/customer.ts';
 import { DeletedMessage, idParams, invalidFields, listOf, listQuery, notFound, queryFilter } from '../schema/fields.ts';
@@ -22,8 +22,15 @@ export function presentCustomer(doc: CustomerDoc) {
   return { ...customer, customerNumber: doc.id.slice(0, 8).toUpperCase(), livemode: doc.environment === 'live' };
 }
 
+/** The reference's `visibility` list filter: stored as a number, so compared as one (a string would match nothing). */
+function visibilityFilter(raw: string | undefined): { visibility?: number } {
+  if (raw === undefined || raw === '') return {};
+  if (raw !== '10' && raw !== '20') throw new ValidationError('visibility', 'must be one of 10, 20');
+  return { visibility: Number(raw) };
+}
+
 /**
- * Customers: create, list (by `email`, `ids`, `customerReferenceId`, `createdAt`), read, update,
+ * Customers: create, list (by `email`, `ids`, `customerReferenceId`, `visibility`, `createdAt`), read, update,
  * delete (which ends the customer's subscriptions at once, as their billing has no one to bill).
  */
 export function customerRoutes(deps: ApiDeps): Router<ApiState> {
@@ -79,9 +86,11 @@ export function customerRoutes(deps: ApiDeps): Router<ApiState> {
       method: 'get',
       path: '/customers',
       summary: 'List customers',
-      description: 'Newest first; filter by `email` (any case), `ids`, `customerReferenceId` and `createdAt` bounds.',
+      description:
+        'Newest first; filter by `email` (any case), `ids`, `customerReferenceId`, `visibility` and `createdAt` bounds.',
       query: listQuery({
         email: queryFilter('Only the customer with this email address (compared without case)'),
+        visibility: queryFilter('10: the customers shown in the dashboard, 20: those kept to the API'),
         ids: queryFilter('Comma-separated customer ids'),
         customerReferenceId: queryFilter('Your own reference for the customer'),
       }),
@@ -90,7 +99,11 @@ export function customerRoutes(deps: ApiDeps): Router<ApiState> {
     },
     async (ctx, { query }) =>
       listPage(ctx, customers, {
-        base: { deleted: false, ...(query.email ? { emailLower: query.email.toLowerCase() } : {}) },
+        base: {
+          deleted: false,
+          ...(query.email ? { emailLower: query.email.toLowerCase() } : {}),
+          ...visibilityFilter(query.visibility),
+        },
         filters: { ids: { field: 'id', kind: 'csv' }, customerReferenceId: {} },
         present: presentCustomer,
       }),

@@ -80,6 +80,32 @@ function invoiceFieldsOf(body: InvoiceBody, nowMs: number, current: Invoice | nu
   return fields;
 }
 
+/** A catalog price as the schedule check reads it. */
+type ScheduledPrice = Pick<PriceDoc, 'id' | 'type' | 'interval' | 'intervalCount'>;
+
+const MONTHS_PER: Partial<Record<NonNullable<PriceDoc['interval']>, number>> = { month: 1, year: 12 };
+const everyMonths = (months: number): string => (months === 1 ? 'every month' : `every ${months} months`);
+
+/**
+ * A recurring invoice is the first bill of a subscription that bills on the invoice's schedule:
+ * a recurring price on another schedule (every 2 years on a monthly invoice) would be billed, and
+ * shown, on the invoice's. Refused, naming `field`; a one-time price is billed each period as it is.
+ */
+function assertScheduleFits(field: string, recurring: Invoice['recurring'], linePrices: readonly ScheduledPrice[]) {
+  if (!recurring) return;
+  for (const price of linePrices) {
+    if (price.type !== 'recurring') continue;
+    const per = price.interval ? MONTHS_PER[price.interval] : undefined;
+    const months = per === undefined ? null : per * (price.intervalCount ?? 1);
+    if (months === recurring.intervalCount) continue;
+    const bills = months === null ? `every ${price.intervalCount ?? 1} ${price.interval}(s)` : everyMonths(months);
+    throw new ValidationError(
+      field,
+      `price ${price.id} bills ${bills}, but this recurring invoice bills ${everyMonths(recurring.intervalCount)}: its subscription bills one schedule; use prices of the invoice's interval, or set the interval to the prices'`,
+    );
+  }
+}
+
 export type InvoiceRouteDeps = ApiDeps & { createCheckoutSession: CreateCheckoutSession; mailer: Mailer };
 
 const STATUS_ERRORS: ErrorSpec = {
@@ -118,6 +144,11 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
   const customers = deps.readStore.collection<CustomerDoc>(CUSTOMERS);
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
   const prices = deps.readStore.collection<PriceDoc>(PRICES);
+  /** The catalog prices of an invoice's lines (a line without one, or whose price is gone, has none to check). */
+  const pricesOfLines = async (lines: readonly InvoiceLineItem[]): Promise<ScheduledPrice[]> => {
+    const found = await Promise.all(lines.map((line) => (line.priceId ? prices.get(line.priceId) : null)));
+    return found.filter((price) => price !== null);
+  };
   const products = deps.readStore.collection<ProductDoc>(PRODUCTS);
 
   /**
@@ -153,7 +184,8 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       ...view,
       lineItems: { ...view.lineItems, data },
       customer: customer ? presentCustomer(customer) : null,
-      autoAdvance: doc.subscriptionId !== null,
+      // Renewals are finalized and sent by Weir; a series' first invoice (which names its subscription too) by the merchant.
+      autoAdvance: doc.billingReason === 'subscription_cycle',
       paymentSettingId,
       paymentSetting: org ? { id: org.id, ...org.paymentSetting } : null,
     };
@@ -183,6 +215,12 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       `cannot be paid: the total ${invoice.amountDue} (10^-8 ${invoice.currency.toUpperCase()}) cannot be paid exactly in ${unpayable.join(', ')}; use amounts those assets' decimals can hold`,
       'amount_not_payable',
     );
+  };
+  /** What a draft must be before it opens: payable, and a recurring one's prices on its schedule (a draft written before that was checked). */
+  const assertFinalizable = async (invoice: InvoiceDoc): Promise<void> => {
+    assertPayable(invoice);
+    if (invoice.invoiceType === 'recurring')
+      assertScheduleFits('lineItems', invoice.recurring, await pricesOfLines(invoice.lineItems.data));
   };
   const run = async (ctx: ApiContext, id: string, command: InvoiceCommand): Promise<InvoiceDoc> => {
     await commandFor(deps, ctx, invoiceAggregate, id, command);
@@ -336,6 +374,11 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       await requireTenantCustomer(customers, ctx.state.tenant, body.customerId);
       const fields = invoiceFieldsOf(body, nowMs, null);
       const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, now, body.taxRateIds);
+      assertScheduleFits(
+        'lineItems',
+        fields.recurring ?? null,
+        resolved.map((r) => r.price),
+      );
       // The organization's invoice setting gives the description and footer a request leaves out.
       const defaults = await invoiceNumbering(deps.commands, ctx.state.tenant);
       const invoice: Invoice = {
@@ -421,6 +464,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         await requireTenantCustomer(customers, ctx.state.tenant, body.customerId);
       }
       let commitLines: (() => Promise<void>) | null = null;
+      let resolvedPrices: ScheduledPrice[] | null = null;
       if (body.taxRateIds !== undefined) changes.taxRateIds = body.taxRateIds;
       if (body.lineItems !== undefined) {
         const { resolved, lineItems, currency } = await resolveLines(
@@ -431,6 +475,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         );
         changes.lineItems = { object: 'list', data: lineItems };
         changes.currency = currency;
+        resolvedPrices = resolved.map((r) => r.price);
         commitLines = async () => {
           await lineItemResolver.commit(resolved, commandContext(ctx));
         };
@@ -439,6 +484,13 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       }
       if (Object.keys(changes).length === 0 && body.number === undefined)
         throw new ValidationError(null, 'nothing to update: send at least one invoice field');
+      const recurring = changes.recurring === undefined ? invoice.recurring : changes.recurring;
+      if ((changes.invoiceType ?? invoice.invoiceType) === 'recurring')
+        assertScheduleFits(
+          body.lineItems !== undefined ? 'lineItems' : 'interval',
+          recurring,
+          resolvedPrices ?? (await pricesOfLines(invoice.lineItems.data)),
+        );
       decideInvoice(
         invoiceAggregate.initialState(),
         { type: 'CreateInvoice', invoice: { ...invoice, ...changes } },
@@ -485,7 +537,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     },
     async (ctx, { params: { id } }) => {
       const invoice = await load(ctx, id);
-      if (invoice.status === 'draft') assertPayable(invoice);
+      if (invoice.status === 'draft') await assertFinalizable(invoice);
       return present(
         await run(ctx, invoice.id, { type: 'FinalizeInvoice', url: invoicePageUrl(deps.publicUrl, invoice.id) }),
       );
@@ -528,7 +580,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         );
       const cc = body.cc ?? [];
       // Finalize first (numbers and the pay link are frozen), mail, then record that it was sent.
-      if (invoice.status === 'draft') assertPayable(invoice);
+      if (invoice.status === 'draft') await assertFinalizable(invoice);
       const open = invoice.status === 'draft' ? await run(ctx, invoice.id, { type: 'FinalizeInvoice', url }) : invoice;
       // Nothing to pay: finalizing paid it, so there is no invoice to mail; its receipt follows the payment.
       if (open.status === 'paid') return present(open);

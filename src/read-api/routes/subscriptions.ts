@@ -1,12 +1,13 @@
 import Router from '@koa/router';
 import { subscriptionAggregate } from '../../../machines/subscription.aggregate.ts';
 import type { SubscriptionCommand } from '../../../machines/subscription.decide.ts';
-import { publicSubscription, SUBSCRIPTIONS, type SubscriptionDoc } from '../../projections/subscriptions.projection.ts';
+import { SUBSCRIPTIONS, type SubscriptionDoc } from '../../projections/subscriptions.projection.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
+import { subscriptionViews } from '../subscription-views.ts';
 import {
   bodyObject,
   idParams,
@@ -42,6 +43,7 @@ const STATUSES = [
 export function subscriptionRoutes(deps: ApiDeps): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1/subscriptions' });
   const subscriptions = deps.readStore.collection<SubscriptionDoc>(SUBSCRIPTIONS);
+  const views = subscriptionViews(deps.readStore);
 
   const load = async (ctx: ApiContext): Promise<SubscriptionDoc> => {
     const id = ctx.params.id!;
@@ -52,7 +54,7 @@ export function subscriptionRoutes(deps: ApiDeps): Router<ApiState> {
   const run = async (ctx: ApiContext, command: SubscriptionCommand) => {
     const subscription = await load(ctx);
     await commandFor(deps, ctx, subscriptionAggregate, subscription.id, command);
-    return publicSubscription((await subscriptions.get(subscription.id))!);
+    return views.one((await subscriptions.get(subscription.id))!);
   };
   const api = schemaRoutes(router, { tag: 'Subscriptions', auth: 'secretKey' });
   const params = idParams('subscription');
@@ -86,9 +88,9 @@ export function subscriptionRoutes(deps: ApiDeps): Router<ApiState> {
       response: listOf(SubscriptionSchema),
       errors: [invalidFields()],
     },
-    (ctx) =>
-      listPage(ctx, subscriptions, {
-        present: publicSubscription,
+    async (ctx) => {
+      const page = await listPage(ctx, subscriptions, {
+        present: (doc) => doc,
         dateFields: ['startDate', 'endedAt'],
         filters: {
           ids: { field: 'id', kind: 'csv' },
@@ -99,7 +101,9 @@ export function subscriptionRoutes(deps: ApiDeps): Router<ApiState> {
           priceId: { field: 'items.priceId' },
           productId: { field: 'items.productId' },
         },
-      }),
+      });
+      return { ...page, data: await views.many(page.data) };
+    },
   );
   api.route(
     {
@@ -110,7 +114,7 @@ export function subscriptionRoutes(deps: ApiDeps): Router<ApiState> {
       response: SubscriptionSchema,
       errors: [notFound('subscription')],
     },
-    async (ctx) => publicSubscription(await load(ctx)),
+    async (ctx) => views.one(await load(ctx)),
   );
   api.route(
     {

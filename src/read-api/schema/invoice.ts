@@ -303,7 +303,7 @@ export const InvoiceListQuery = listQuery({
   invoiceType: queryFilter(`One of ${INVOICE_TYPES.join(', ')}`),
   collectionMethod: queryFilter(`One of ${COLLECTION_METHODS.join(', ')}`),
   number: queryFilter('The invoice number'),
-  subscriptionId: queryFilter('The subscription whose renewal invoices to list'),
+  subscriptionId: queryFilter('The subscription whose invoices to list (the first of its series and its renewals)'),
 });
 
 export const INVOICE_LIST_FILTERS = {
