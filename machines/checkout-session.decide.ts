@@ -125,7 +125,8 @@ function afterConfirmation(
     }
     return [{ type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: received.toString(), at: now } }];
   }
-  if (status === 'complete') {
+  // A session completed short (complete-partial) is owed nothing: money up to its total is late, not over.
+  if (status === 'complete' && outstanding.units < 0n) {
     return [
       {
         type: 'OverpaymentReceived',

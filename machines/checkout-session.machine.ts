@@ -99,7 +99,14 @@ export const checkoutSessionMachine = setup({
       },
     },
     complete: {
-      on: { OverpaymentReceived: { actions: 'apply' } },
+      on: {
+        OverpaymentReceived: { actions: 'apply' },
+        LatePaymentReceived: {
+          actions: 'apply',
+          description:
+            'Completed short (complete-partial): money that does not take it past its total is late, not over.',
+        },
+      },
     },
     expired: {
       on: { LatePaymentReceived: { actions: 'apply' } },

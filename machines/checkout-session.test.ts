@@ -348,6 +348,30 @@ test('given an incomplete session, when the merchant completes it as is, then a 
   t.like(events[0]!.data, { partial: true, amountReceived: '100000000' });
 });
 
+test('given a session completed as partly paid, when more money confirms, then a late payment up to the total and an overpayment only past it, never a negative amountOverpaid', (t) => {
+  const partial: CheckoutSessionEvent = {
+    type: 'CheckoutSessionPartiallyPaid',
+    data: { amountReceived: '100000000', at: NOW },
+  };
+  const short = [created(), detected('t1', '100000000'), confirmed('t1'), partial];
+  const completed = given(short).when({ type: 'CompletePartialCheckoutSession' }, NOW);
+  const closed = [...short, ...completed, detected('t2', '50000000')];
+  const late = given(closed).when({ type: 'ConfirmTransfer', transferId: 't2' }, NOW);
+  t.deepEqual(
+    late.map((e) => e.type),
+    ['PaymentConfirmed', 'LatePaymentReceived'],
+  );
+  t.is(given([...closed, ...late]).state().context.session?.amountOverpaid, '0');
+  // 100 + 50 + 200 of a 300 total: 50 over.
+  const beyond = [...closed, ...late, detected('t3', '200000000')];
+  const over = given(beyond).when({ type: 'ConfirmTransfer', transferId: 't3' }, NOW);
+  t.deepEqual(
+    over.map((e) => e.type),
+    ['PaymentConfirmed', 'OverpaymentReceived'],
+  );
+  t.is(given([...beyond, ...over]).state().context.session?.amountOverpaid, '50000000');
+});
+
 test('given an incomplete (partly paid) session, when canceled, then refused naming the way out: complete it with the amount received', (t) => {
   const partial: CheckoutSessionEvent = {
     type: 'CheckoutSessionPartiallyPaid',

@@ -27,7 +27,7 @@ export function paymentWords(session: CheckoutSession, organizationName: string 
 export type PayAt = (address: SessionAddress, amountDue: bigint) => PaymentRequest;
 
 /**
- * What was confirmed after the session expired or was canceled (LatePaymentReceived, 10^8-scaled):
+ * What was confirmed after the session expired, was canceled or was completed short (LatePaymentReceived, 10^8-scaled):
  * the merchant is told by the `checkout_session.late_payment` webhook and settles it apart.
  */
 export const latePaid = (session: CheckoutSession): bigint =>
