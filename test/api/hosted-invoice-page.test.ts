@@ -188,6 +188,11 @@ test('the hosted invoice page shows the invoice as a document: number, dates, bi
   t.false((await listed('/api/v1/products')).includes(payerSession.productId), 'no product for the invoice listed');
   t.false((await listed('/api/v1/prices')).includes(payerSession.id), 'no price for the invoice listed');
   t.is((await api.get(`/api/v1/products/${payerSession.productId}`)).status, 200, 'the session keeps its product');
+  t.deepEqual(
+    await listed(`/api/v1/products?ids=${payerSession.productId}`),
+    [payerSession.productId],
+    'a product asked for by id is listed, ad hoc or not',
+  );
 
   // Paid out of band: the page says so, offers no pay action, and its pay link shows the document.
   await ok(api.post(`/api/v1/invoices/${draft.id}/pay`), 'mark paid');

@@ -142,7 +142,8 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     },
     async (ctx) => {
       const page = await listPage(ctx, products, {
-        base: { deleted: false, ...CATALOG_LISTED },
+        // Asked for by id (a session's product), a payer's one-off product is listed too.
+        base: ctx.query.ids === undefined ? { deleted: false, ...CATALOG_LISTED } : { deleted: false },
         filters: { isActive: { kind: 'boolean' }, ids: { field: 'id', kind: 'csv' } },
         present: (p) => p,
       });
