@@ -375,7 +375,8 @@ const tenantOf = (state: SubscriptionBillingState, event: RecordedEvent): Subscr
 export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
   name: 'subscription-billing',
   // 2: it creates subscriptions and issues renewals (it follows whether a first invoice is still recurring).
-  version: 2,
+  // 3: a renewal voided while its subscription goes on is recorded on it; folded again, past ones are too.
+  version: 3,
   categories: ['subscription', 'invoice', 'checkout_session'],
   aggregates: [subscriptionAggregate, invoiceAggregate, checkoutSessionAggregate, customerAggregate],
   effects: Object.values(SUBSCRIPTION_BILLING_EFFECTS),
