@@ -3,6 +3,7 @@ import type { Invoice } from '../../machines/invoice.types.ts';
 import type { AddressDetails, Organization } from '../actors/organization.ts';
 import type { Customer } from '../actors/customer.ts';
 import { documentMoney } from '../shared/money.ts';
+import { recurrence } from '../shared/recurrence.ts';
 
 /**
  * What an invoice shows its payer, already in words: the one view the hosted page and the PDF
@@ -95,14 +96,16 @@ export function addressLines(address: AddressDetails | null | undefined): string
   );
 }
 
-const RECURRENCE: Record<number, string> = { 1: 'month', 3: '3 months', 6: '6 months', 12: 'year' };
+/** When an invoice counts as issued (and its period starts): its issue date, else when it was finalized, else made. */
+export const issuedAt = (invoice: Invoice): string => invoice.issueDate ?? invoice.finalizedAt ?? invoice.createdAt;
 
 /** How often a recurring invoice bills and, once the next one is scheduled, the period this one covers. */
 function recurrenceOf(invoice: Invoice): string | null {
   if (!invoice.recurring) return null;
-  const every = `Billed every ${RECURRENCE[invoice.recurring.intervalCount] ?? 'month'}`;
+  const { intervalCount } = invoice.recurring;
+  const every = `Billed ${intervalCount === 12 ? recurrence('year', 1) : recurrence('month', intervalCount)}`;
   if (!invoice.nextInvoice) return every;
-  const start = documentDate(invoice.issueDate ?? invoice.finalizedAt ?? invoice.createdAt);
+  const start = documentDate(issuedAt(invoice));
   return `${every}; this invoice covers ${start} – ${documentDate(invoice.nextInvoice.issueDate)}`;
 }
 
@@ -205,7 +208,7 @@ export function invoiceDocument(input: {
     currency: invoice.currency.toUpperCase(),
     description: invoice.description,
     recurrence: recurrenceOf(invoice),
-    issued: documentDate(invoice.issueDate ?? invoice.finalizedAt ?? invoice.createdAt),
+    issued: documentDate(issuedAt(invoice)),
     due,
     paidOn,
     status: statusOf(invoice, nowMs, paidOn, due),

@@ -1,6 +1,7 @@
 import { taxSummary } from '../shared/tax.ts';
 import type { Invoice } from '../../machines/invoice.types.ts';
 import { escapeHtml } from '../hosted/html.ts';
+import { issuedAt } from '../hosted/invoice-document.ts';
 import type { MailSender } from './mail-sender.ts';
 import { documentMoney } from '../shared/money.ts';
 
@@ -80,7 +81,7 @@ export function renderInvoiceMail(input: InvoiceMailInput): InvoiceMailContent {
     amount: money(tax.amount.toString(), invoice.currency),
   }));
   // A recurring invoice bills the period from its issue date to the next invoice's.
-  const start = invoice.issueDate ?? invoice.createdAt;
+  const start = issuedAt(invoice);
   const period =
     invoice.recurring && invoice.nextInvoice ? `${day(start)} – ${day(invoice.nextInvoice.issueDate)}` : null;
   const text = [
@@ -89,7 +90,7 @@ export function renderInvoiceMail(input: InvoiceMailInput): InvoiceMailContent {
     lead,
     '',
     `Invoice ${invoice.number}`,
-    `Issued: ${day(invoice.issueDate ?? invoice.createdAt)}`,
+    `Issued: ${day(issuedAt(invoice))}`,
     `Due: ${day(invoice.dueDate)}`,
     ...(period ? [`Period: ${period}`] : []),
     '',
@@ -129,7 +130,7 @@ ${logo ? `<img src="${e(logo)}" alt="${e(business)}" style="max-height:40px;disp
 <tbody>${items.map((i) => `<tr><td style="padding:6px 0">${e(i.description ?? 'Item')}</td><td style="padding:6px 0;text-align:right">${i.quantity}</td><td style="padding:6px 0;text-align:right">${e(money(lineAmount(i), invoice.currency))}</td></tr>`).join('')}</tbody>
 </table>
 <table style="width:100%;border-collapse:collapse">
-${row('Issued', day(invoice.issueDate ?? invoice.createdAt))}${row('Due', day(invoice.dueDate))}${period ? row('Period', period) : ''}${taxes.map((tax) => row(tax.label, tax.amount)).join('')}${row('Total', total)}${row('Amount paid', money(invoice.amountPaid, invoice.currency))}${row('Amount due', due, true)}
+${row('Issued', day(issuedAt(invoice)))}${row('Due', day(invoice.dueDate))}${period ? row('Period', period) : ''}${taxes.map((tax) => row(tax.label, tax.amount)).join('')}${row('Total', total)}${row('Amount paid', money(invoice.amountPaid, invoice.currency))}${row('Amount due', due, true)}
 </table>
 ${invoice.memo ? `<p style="white-space:pre-wrap">${e(invoice.memo)}</p>` : ''}
 ${pay ? `<p style="text-align:center;margin:24px 0"><a href="${e(pay)}" style="background:${color};color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;display:inline-block">Pay ${e(due)}</a></p>` : ''}
