@@ -476,11 +476,17 @@ export function createSweeper(deps: {
     for (const part of flight.parts) await handle(part.doc, { type: 'EndSweepLookUp', network, transactionHash });
   }
 
+  /** Whether the late drops recorded by an earlier process were taken up (see adoptLateDrops). */
+  let lateDropsAdopted = false;
+
   /**
    * Takes the flushes dropped for their age that the read model says are looked up still (recorded
    * by an earlier process) into the late drops, looked up at once; those known already are left.
+   * Once per process: later drops are this process's own, known in memory, and `lookingUp` is no
+   * indexed field, so each read goes over every sweeps document ever written.
    */
   async function adoptLateDrops(): Promise<void> {
+    if (lateDropsAdopted) return;
     const now = clock.now();
     for (const doc of await sweeps.find({ lookingUp: true })) {
       if (!executors.has(doc.network)) continue;
@@ -512,6 +518,7 @@ export function createSweeper(deps: {
           });
       }
     }
+    lateDropsAdopted = true;
   }
 
   /**
