@@ -341,6 +341,7 @@ async function sweeperWorld(t: ExecutionContext, metrics?: Metrics) {
       retryAfterMs: 1_000,
       maxRetryAfterMs: 4_000,
       dropAfterMs: 3_000,
+      lateDropLookUpMs: 10_000,
       log: (line) => logged.push(line),
       ...(metrics ? { metrics } : {}),
     });
@@ -1307,4 +1308,26 @@ test('the late drops an earlier process recorded are read from the read model on
   w.clock.advanceTo(t0 + 4_000);
   await w.settledUntil(t0 + 5_000, 'the re-flush looked up again in 1 s');
   t.is(w.lateDropReads.length, 2, 'the process after the restart reads them once too');
+});
+
+test('a flush dropped as not mined in time and never mined, on a network where no later flush is mined, is looked up for lateDropLookUpMs after it was dropped, then no longer', async (t) => {
+  const { w, opened, t0, unmined: dropped } = await startedUnmined(t);
+  // Emptied by someone else meanwhile: nothing is flushed again, so no later flush of the network is mined.
+  for (const { depositAddress } of opened) w.double.emptyElsewhere(depositAddress);
+  const lookingUp = async () => (await w.sweeps.find({ lookingUp: true })).length;
+  w.clock.advanceTo(t0 + 3_000);
+  await w.until(async () => ((await lookingUp()) === 2 ? true : undefined), 'dropped for its age, looked up');
+  t.is(w.double.flushes.length, 1, 'nothing flushed again');
+  // Dropped at t0 + 3 s; lateDropLookUpMs (10 s) after, it is looked up a last time and given up.
+  w.clock.advanceTo(t0 + 13_000);
+  await w.until(async () => ((await lookingUp()) === 0 ? true : undefined), 'no longer looked up');
+  t.true(
+    w.logged.some((line) =>
+      line.startsWith(
+        `sweep transaction ${dropped.transactionHash} on weir-testnet, dropped as not mined in time, is still not mined 10 s after: no longer looked up`,
+      ),
+    ),
+    w.logged.join('\n'),
+  );
+  t.is(w.double.flushes.length, 1);
 });
