@@ -270,7 +270,7 @@ const EVENT_TYPES = `
   RenewalInvoiceDeleted RenewalInvoiceIssued RenewalInvoiceVoided RenewalPaid RenewalPaymentMissed
   SubscriptionCancelRevoked SubscriptionCancelScheduled SubscriptionCanceled SubscriptionCreated
   SubscriptionIncompleteExpired SubscriptionMarkedUnpaid SubscriptionPaused SubscriptionResumed
-  SubscriptionStarted SweepBroadcast SweepDropped TaxRateCreated TaxRateUpdated
+  SubscriptionStarted SweepBroadcast SweepDropped SweepLookUpEnded TaxRateCreated TaxRateUpdated
   TeamTwoFactorRequirementChanged TransferAlreadyReconciled UserCreated UserEmailClaimed
   UserEmailReleased UserInviteAccepted UserInviteCreated UserInviteResent UserInviteRevoked
   UserPasswordChanged UserRecoveryCodeUsed UserRecoveryCodesRenewed UserRemoved UserRoleChanged

@@ -127,18 +127,19 @@ export const sweepsProjection: Projection = {
     }
     const broadcast = ended.includes(current.broadcast?.transactionHash) ? null : (current.broadcast ?? null);
     // A dropped transaction, or a reverted one, moved nothing: the money still waits, as it did.
-    if (typed.type === 'SweepDropped' || typed.data.sweep.reverted) {
+    const stillWaiting = { ...current, pending: current.transferIds.length > 0 || broadcast !== null, broadcast };
+    if (typed.type === 'SweepDropped') {
       // Dropped for its age, it is looked up still: kept as it was broadcast, its signed transaction with it.
       const late =
-        typed.type === 'SweepDropped' && typed.data.mayBeMined && current.broadcast?.transactionHash === transactionHash
+        typed.data.mayBeMined && current.broadcast?.transactionHash === transactionHash
           ? [{ ...current.broadcast, droppedAt: typed.data.at }]
           : [];
-      await sweeps.put({
-        ...current,
-        pending: current.transferIds.length > 0 || broadcast !== null,
-        broadcast,
-        ...lookingUpFor(current, typed.type === 'FundsSwept' ? ended : [], late),
-      });
+      await sweeps.put({ ...stillWaiting, ...lookingUpFor(current, [], late) });
+      return;
+    }
+    if (typed.data.sweep.reverted) {
+      // Mined, reverted: no longer looked up, if it was a drop looked up still.
+      await sweeps.put({ ...stillWaiting, ...lookingUpFor(current, ended) });
       return;
     }
     const { sweep } = typed.data;

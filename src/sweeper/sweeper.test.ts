@@ -10,6 +10,7 @@ import { createPrometheusMetrics } from '../app/prometheus-metrics.ts';
 import { createManualClock } from '../shared/clock.ts';
 import type { Metrics } from '../shared/metrics.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
+import type { Collection, ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import {
   SweepNodeError,
   SweepReceiptLostError,
@@ -313,11 +314,26 @@ async function sweeperWorld(t: ExecutionContext, metrics?: Metrics) {
       return weir.commands.handle(aggregate, id, command, ctx);
     },
   };
+  /** Each read of the sweeps looked up still (`lookingUp`, no indexed field: every sweeps document is read). */
+  const lateDropReads: number[] = [];
+  const readStore: ReadStore = {
+    ...weir.readStore,
+    collection<T extends ReadDocument>(name: string): Collection<T> {
+      const collection = weir.readStore.collection<T>(name);
+      return {
+        ...collection,
+        find(filter, options) {
+          if (name === SWEEPS && 'lookingUp' in filter) lateDropReads.push(clock.now());
+          return collection.find(filter, options);
+        },
+      };
+    },
+  };
   /** A sweeper over the world's durable state (event store, read models, chain), with nothing in memory. */
   const newSweeper = () => {
     const created = createSweeper({
       clock: sweeperClock,
-      readStore: weir.readStore,
+      readStore,
       projections: weir.projections,
       commands,
       executors: new Map([[TEST_NETWORK.network, double.executor]]),
@@ -325,6 +341,7 @@ async function sweeperWorld(t: ExecutionContext, metrics?: Metrics) {
       retryAfterMs: 1_000,
       maxRetryAfterMs: 4_000,
       dropAfterMs: 3_000,
+      lateDropLookUpMs: 10_000,
       log: (line) => logged.push(line),
       ...(metrics ? { metrics } : {}),
     });
@@ -373,6 +390,7 @@ async function sweeperWorld(t: ExecutionContext, metrics?: Metrics) {
     double,
     sweeper,
     logged,
+    lateDropReads,
     sessions,
     sweeps,
     failNextRecording,
@@ -715,6 +733,19 @@ async function startedOnTwoDeposits(
   return { w, opened, t0 };
 }
 
+/** Two deposits flushed in one transaction that the node keeps unmined (its receipt not had), looked up in 1 s. */
+async function startedUnmined(t: ExecutionContext, metrics?: Metrics) {
+  const started = await startedOnTwoDeposits(
+    t,
+    (world) => {
+      world.double.leaveNextUnmined();
+    },
+    'the first look-up in 1 s',
+    metrics,
+  );
+  return { ...started, unmined: started.w.double.flushes[0]!.unmined! };
+}
+
 /** The sessions' sweeps (transaction, transfers, gas) and the sweeps read model's broadcast transaction, per session. */
 async function sweepStateOf(w: Awaited<ReturnType<typeof sweeperWorld>>, opened: { id: string }[]) {
   return Promise.all(
@@ -798,14 +829,7 @@ test('a flush whose receipt was lost is shown as being swept, looked up by its h
 });
 
 test('a flush sent but never mined is looked up until it is taken as dropped, then its deposits, still funded, are flushed again', async (t) => {
-  const { w, opened, t0 } = await startedOnTwoDeposits(
-    t,
-    (world) => {
-      world.double.leaveNextUnmined();
-    },
-    'the first look-up in 1 s',
-  );
-  const dropped = w.double.flushes[0]!.unmined!;
+  const { w, opened, t0, unmined: dropped } = await startedUnmined(t);
   for (const at of [t0 + 1_000, t0 + 2_000]) {
     w.clock.advanceTo(at);
     await w.settledUntil(at + 1_000, 'not mined: looked up again in 1 s');
@@ -837,14 +861,7 @@ test('a flush sent but never mined is looked up until it is taken as dropped, th
 });
 
 test('a flush the node forgets each time it is sent again is dropped dropAfterMs after it was first sent again, not sent again for ever', async (t) => {
-  const { w, opened, t0 } = await startedOnTwoDeposits(
-    t,
-    (world) => {
-      world.double.leaveNextUnmined();
-    },
-    'the first look-up in 1 s',
-  );
-  const forgotten = w.double.flushes[0]!.unmined!;
+  const { w, opened, t0, unmined: forgotten } = await startedUnmined(t);
   w.double.forgetSent();
   const resent = () => w.logged.filter((line) => line.includes('the node did not have it: sent again')).length;
   const dropped = () =>
@@ -882,13 +899,7 @@ test('after a restart, a flush mined whose recording failed is found by its hash
 });
 
 test('after a restart, a flush sent before it and mined after is found by its hash and recorded, never flushed again', async (t) => {
-  const { w, opened, t0 } = await startedOnTwoDeposits(
-    t,
-    (world) => {
-      world.double.leaveNextUnmined();
-    },
-    'the first look-up in 1 s',
-  );
+  const { w, opened, t0 } = await startedUnmined(t);
   w.double.mineUnmined();
   await w.restartSweeper();
   await w.until(
@@ -1102,15 +1113,7 @@ test('after a restart, a flush the node still does not take (another pending tra
  * unmined too: both in the node's pool, the drop looked up again from t0 + 4 s.
  */
 async function droppedAndFlushedAgain(t: ExecutionContext, metrics?: Metrics) {
-  const { w, opened, t0 } = await startedOnTwoDeposits(
-    t,
-    (world) => {
-      world.double.leaveNextUnmined();
-    },
-    'the first look-up in 1 s',
-    metrics,
-  );
-  const dropped = w.double.flushes[0]!.unmined!;
+  const { w, opened, t0, unmined: dropped } = await startedUnmined(t, metrics);
   w.double.leaveNextUnmined();
   w.clock.advanceTo(t0 + 3_000);
   await w.until(async () => (w.double.flushes.length === 2 ? true : undefined), 'dropped, flushed again');
@@ -1241,15 +1244,7 @@ test('a flush dropped as not mined in time and mined later is recorded; its re-f
 
 test('a flush dropped as not mined in time, then found mined as the copy of its re-flush recorded first (that took its nonce), is counted once in the metrics', async (t) => {
   const metrics = createPrometheusMetrics();
-  const { w, t0 } = await startedOnTwoDeposits(
-    t,
-    (world) => {
-      world.double.leaveNextUnmined();
-    },
-    'the first look-up in 1 s',
-    metrics,
-  );
-  const dropped = w.double.flushes[0]!.unmined!;
+  const { w, t0, unmined: dropped } = await startedUnmined(t, metrics);
   // Dropped at t0 + 3 s and flushed again at once; the re-flush is mined and recorded there and then.
   w.clock.advanceTo(t0 + 3_000);
   await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 're-flushed, recorded');
@@ -1299,4 +1294,40 @@ test('after a restart, a flush dropped as not mined in time and mined later is s
   );
   t.deepEqual(await w.sweeps.find({ lookingUp: true }), [], 'no longer looked up once recorded');
   t.is(w.double.flushes.length, 2);
+});
+
+test('the late drops an earlier process recorded are read from the read model once per process, not at each turn (lookingUp is no indexed field: each read goes over every sweeps document)', async (t) => {
+  const { w, opened, t0, dropped } = await droppedAndFlushedAgain(t);
+  t.is(w.lateDropReads.length, 1, 'many turns, one read');
+  w.double.mineOne(dropped.transactionHash);
+  await w.restartSweeper();
+  await w.until(
+    async () => ((await recordedSweepsOf(w, opened)).sweeps.every((s) => s.length === 1) ? true : undefined),
+    'the dropped flush recorded by the process after the restart',
+  );
+  w.clock.advanceTo(t0 + 4_000);
+  await w.settledUntil(t0 + 5_000, 'the re-flush looked up again in 1 s');
+  t.is(w.lateDropReads.length, 2, 'the process after the restart reads them once too');
+});
+
+test('a flush dropped as not mined in time and never mined, on a network where no later flush is mined, is looked up for lateDropLookUpMs after it was dropped, then no longer', async (t) => {
+  const { w, opened, t0, unmined: dropped } = await startedUnmined(t);
+  // Emptied by someone else meanwhile: nothing is flushed again, so no later flush of the network is mined.
+  for (const { depositAddress } of opened) w.double.emptyElsewhere(depositAddress);
+  const lookingUp = async () => (await w.sweeps.find({ lookingUp: true })).length;
+  w.clock.advanceTo(t0 + 3_000);
+  await w.until(async () => ((await lookingUp()) === 2 ? true : undefined), 'dropped for its age, looked up');
+  t.is(w.double.flushes.length, 1, 'nothing flushed again');
+  // Dropped at t0 + 3 s; lateDropLookUpMs (10 s) after, it is looked up a last time and given up.
+  w.clock.advanceTo(t0 + 13_000);
+  await w.until(async () => ((await lookingUp()) === 0 ? true : undefined), 'no longer looked up');
+  t.true(
+    w.logged.some((line) =>
+      line.startsWith(
+        `sweep transaction ${dropped.transactionHash} on weir-testnet, dropped as not mined in time, is still not mined 10 s after: no longer looked up`,
+      ),
+    ),
+    w.logged.join('\n'),
+  );
+  t.is(w.double.flushes.length, 1);
 });

@@ -217,8 +217,8 @@ const seconds = (ms: number) => `${ms / 1000} s`;
  * one flush, when another transaction took the nonce). One the node does not take for now (another
  * pending transaction of the account has its nonce) waits like one whose receipt was lost, however
  * long: dropping it would only queue a new flush behind that same transaction. One dropped for
- * its age may still be mined (the node held it): it is looked up until then, or until a later flush
- * of the network is mined (its nonce used by then), across restarts (its sessions record it as looked
+ * its age may still be mined (the node held it): it is looked up until then, until a later flush
+ * of the network is mined (its nonce used by then), or for `lateDropLookUpMs` at most, across restarts (its sessions record it as looked
  * up until then), and recorded with its gas if found mined, once
  * (the sessions record a transaction once; a copy of it mined in a re-flush's place ends that
  * re-flush as dropped). Before a
@@ -245,6 +245,13 @@ export function createSweeper(deps: {
    * not: it waits, counted from when the node takes it. Default 30 min.
    */
   dropAfterMs?: number;
+  /**
+   * A flush dropped for its age and not found mined this long after it was dropped is no longer
+   * looked up: a Tron transaction has expired by then (24 h at most), and an EVM node has long let
+   * it go from its pool. Without it, one on a network with no later flush mined is looked up for
+   * ever, and again after each restart. Default 24 h.
+   */
+  lateDropLookUpMs?: number;
   log?: (line: string) => void;
   metrics?: Metrics;
 }): Sweeper {
@@ -254,6 +261,7 @@ export function createSweeper(deps: {
   const retryAfterMs = deps.retryAfterMs ?? 30_000;
   const maxRetryAfterMs = deps.maxRetryAfterMs ?? 60 * 60_000;
   const dropAfterMs = deps.dropAfterMs ?? 30 * 60_000;
+  const lateDropLookUpMs = deps.lateDropLookUpMs ?? 24 * 60 * 60_000;
   const log = deps.log ?? ((line: string) => console.warn(`[sweeper] ${line}`));
   const sweeps = readStore.collection<SweepDoc>(SWEEPS);
   /** Per network: its node (or the sweeping account) failed every flush; nothing is tried before. */
@@ -265,8 +273,9 @@ export function createSweeper(deps: {
   const flightOfDoc = new Map<string, InFlight>();
   /**
    * Flushes dropped for their age, by hash: the node may still mine one (it held it), its gas paid.
-   * Looked up from `lookAt` on until found mined (recorded then) or until a flush of the network
-   * sent after it is recorded mined (`lastLook`): by then its nonce is used, by it or another.
+   * Looked up from `lookAt` on until found mined (recorded then), until a flush of the network
+   * sent after it is recorded mined (`lastLook`): by then its nonce is used, by it or another, or
+   * until `lateDropLookUpMs` after it was dropped.
    * Recorded on their sessions (SweepDropped `mayBeMined`, until FundsSwept or SweepLookUpEnded),
    * so a restart takes them up again from the read model (see adoptLateDrops).
    */
@@ -398,10 +407,15 @@ export function createSweeper(deps: {
       const minedHash = mined?.transaction.transactionHash;
       const copyInFlight = minedHash !== undefined && minedHash !== hash && inFlight.has(minedHash);
       if (mined === null || copyInFlight) {
-        if (late.lastLook || copyInFlight) {
+        const tooOld = now >= late.droppedAt + lateDropLookUpMs;
+        if (late.lastLook || copyInFlight || tooOld) {
           await endLookUp(late.flight);
           lateDrops.delete(hash);
-        } else late.lookAt = now + retryAfterMs;
+          if (tooOld && !late.lastLook && !copyInFlight)
+            log(
+              `sweep transaction ${hash} on ${network}, dropped as not mined in time, is still not mined ${seconds(now - late.droppedAt)} after: no longer looked up`,
+            );
+        } else late.lookAt = Math.min(now + retryAfterMs, late.droppedAt + lateDropLookUpMs);
         continue;
       }
       await record(late.flight, mined);
@@ -476,11 +490,17 @@ export function createSweeper(deps: {
     for (const part of flight.parts) await handle(part.doc, { type: 'EndSweepLookUp', network, transactionHash });
   }
 
+  /** Whether the late drops recorded by an earlier process were taken up (see adoptLateDrops). */
+  let lateDropsAdopted = false;
+
   /**
    * Takes the flushes dropped for their age that the read model says are looked up still (recorded
    * by an earlier process) into the late drops, looked up at once; those known already are left.
+   * Once per process: later drops are this process's own, known in memory, and `lookingUp` is no
+   * indexed field, so each read goes over every sweeps document ever written.
    */
   async function adoptLateDrops(): Promise<void> {
+    if (lateDropsAdopted) return;
     const now = clock.now();
     for (const doc of await sweeps.find({ lookingUp: true })) {
       if (!executors.has(doc.network)) continue;
@@ -512,6 +532,7 @@ export function createSweeper(deps: {
           });
       }
     }
+    lateDropsAdopted = true;
   }
 
   /**
