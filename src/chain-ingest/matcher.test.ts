@@ -137,7 +137,7 @@ test('a reorg that removes the paying block before finality leaves the session u
 });
 
 test('a block reorged away and then back (EVM flip-back): its final credits the withdrawn transfer once, though its message again is dropped as a duplicate', async (t) => {
-  const { weir, chain, to, until, get } = await setup(t);
+  const { weir, chain, to, until } = await setup(t);
   const block = randomHash();
   const paid = { to, amount: '3000000', blockNumber: 5, blockHash: block, transactionHash: randomHash() };
   const published = await chain.transfer(paid);
