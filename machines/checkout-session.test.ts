@@ -253,6 +253,37 @@ test('a withdrawn transfer reinstated by its final after the session moved on co
   });
 });
 
+test('a withdrawn transfer whose money a reconciliation credit counted since is recorded against the credit when its block is final, not counted twice', (t) => {
+  const credit = {
+    ...paymentFixture('r1', '300000000'),
+    transactionHash: 'reconciliation-abc',
+    fromAddress: 'reconciliation',
+    logIndex: -1,
+    blockNumber: 20,
+  };
+  const history = [
+    created(),
+    detected('t1', '300000000'),
+    { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW } } as const,
+    {
+      type: 'PaymentDetected',
+      data: { payment: { ...credit, status: 'pending', detectedAt: NOW, confirmedAt: null, late: false } },
+    } as const,
+    confirmed('r1'),
+    completedEvent('300000000', '0', null),
+  ];
+  const events = given(history).when({ type: 'ReinstateTransfer', transferId: 't1', blockHash: '0xb10c' }, NOW);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['TransferAlreadyReconciled'],
+  );
+  t.deepEqual(
+    given([...history, ...events]).when({ type: 'ReinstateTransfer', transferId: 't1', blockHash: '0xb10c' }, NOW),
+    [],
+  );
+  t.is(given([...history, ...events]).state().context.session?.amountReceived, '300000000');
+});
+
 test('a pending or confirmed transfer is not reinstated: only a withdrawn one', (t) => {
   const reinstate = { type: 'ReinstateTransfer', transferId: 't1', blockHash: '0xb10c' } as const;
   t.deepEqual(given([created(), detected('t1', '300000000')]).when(reinstate, NOW), []);
