@@ -25,6 +25,14 @@ const completedEvent = (
   type: 'CheckoutSessionCompleted',
   data: { amountReceived, amountOverpaid, transactionHash, partial: false, at: NOW },
 });
+/** A Tron reconciliation credit: 3 USDC read at block 20 from a deposit's balance. */
+const credit = {
+  ...paymentFixture('r1', '300000000'),
+  transactionHash: 'reconciliation-abc',
+  fromAddress: 'reconciliation',
+  logIndex: -1,
+  blockNumber: 20,
+};
 const expired: CheckoutSessionEvent = { type: 'CheckoutSessionExpired', data: { at: AFTER_EXPIRY } };
 
 test('given nothing, when created, then CheckoutSessionCreated and the session is open', (t) => {
@@ -254,13 +262,6 @@ test('a withdrawn transfer reinstated by its final after the session moved on co
 });
 
 test('a withdrawn transfer whose money a reconciliation credit counted since is recorded against the credit when its block is final, not counted twice', (t) => {
-  const credit = {
-    ...paymentFixture('r1', '300000000'),
-    transactionHash: 'reconciliation-abc',
-    fromAddress: 'reconciliation',
-    logIndex: -1,
-    blockNumber: 20,
-  };
   const history = [
     created(),
     detected('t1', '300000000'),
@@ -966,14 +967,7 @@ test('given a late payment on an expired session, when marked refunded, then rec
 });
 
 test('a transfer whose log comes after a reconciliation credit already counted its money is recorded against the credit, never credited again', (t) => {
-  // The Tron reconciler credited 3 USDC at block 20 from the deposit's balance (the logs had shown nothing).
-  const credit = {
-    ...paymentFixture('r1', '300000000'),
-    transactionHash: 'reconciliation-abc',
-    fromAddress: 'reconciliation',
-    logIndex: -1,
-    blockNumber: 20,
-  };
+  // The Tron reconciler credited 3 USDC at block 20 from the deposit's balance (the logs had shown nothing): `credit`.
   const reconciled: CheckoutSessionEvent = {
     type: 'PaymentDetected',
     data: { payment: { ...credit, status: 'pending', detectedAt: NOW, confirmedAt: null, late: false } },
