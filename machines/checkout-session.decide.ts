@@ -15,12 +15,16 @@ import type {
 } from './checkout-session.types.ts';
 import { RECONCILIATION_TRANSACTION_PREFIX } from './checkout-session.types.ts';
 
+/** A transfer as the matcher reports it: a payment before the session gives it a status. */
+type RecordedTransfer = Omit<SessionPayment, 'status' | 'detectedAt' | 'confirmedAt' | 'late'>;
+
 export type CheckoutSessionCommand =
   | { type: 'CreateCheckoutSession'; session: CheckoutSession }
   | { type: 'SelectPaymentMethod'; addressId: string }
-  | { type: 'RecordTransfer'; payment: Omit<SessionPayment, 'status' | 'detectedAt' | 'confirmedAt' | 'late'> }
+  | { type: 'RecordTransfer'; payment: RecordedTransfer }
   | { type: 'WithdrawTransfer'; transferId: string; reason: string }
   | { type: 'ConfirmTransfer'; transferId: string }
+  | { type: 'ReinstateTransfer'; transferId: string; blockHash: string }
   | { type: 'ExpireCheckoutSession' }
   | { type: 'CancelCheckoutSession'; reason: string | null }
   | { type: 'CompletePartialCheckoutSession' }
@@ -61,10 +65,7 @@ const isBroadcast = (session: CheckoutSession, transactionHash: string | undefin
  * beside the transfers it already covers. That balance included the transfer, so crediting its
  * log as well would count the same money twice.
  */
-function reconciliationCovering(
-  session: CheckoutSession,
-  payment: Omit<SessionPayment, 'status' | 'detectedAt' | 'confirmedAt' | 'late'>,
-): string | null {
+function reconciliationCovering(session: CheckoutSession, payment: RecordedTransfer): string | null {
   if (payment.transactionHash.startsWith(RECONCILIATION_TRANSACTION_PREFIX)) return null;
   for (const credit of session.payments) {
     if (
@@ -143,6 +144,30 @@ function afterConfirmation(
 }
 
 /**
+ * The events that record `payment` as detected (pending), or as already counted by a
+ * reconciliation credit, or none when it is one of those the credit covers.
+ */
+function detection(session: CheckoutSession, payment: RecordedTransfer, now: string): CheckoutSessionEvent[] {
+  if (session.reconciledTransfers?.some((t) => t.transferId === payment.transferId)) return [];
+  const coveredBy = reconciliationCovering(session, payment);
+  if (coveredBy !== null) {
+    const { transferId, transactionHash, blockNumber, amountRaw } = payment;
+    return [
+      {
+        type: 'TransferAlreadyReconciled',
+        data: { transfer: { transferId, transactionHash, blockNumber, amountRaw, coveredBy, at: now } },
+      },
+    ];
+  }
+  return [
+    {
+      type: 'PaymentDetected',
+      data: { payment: { ...payment, status: 'pending', detectedAt: now, confirmedAt: null, late: false } },
+    },
+  ];
+}
+
+/**
  * Decide which facts a command produces. Repeating a command that already took effect (the same
  * transfer twice, a second expiry) produces no events, so redelivered messages change nothing.
  */
@@ -194,29 +219,13 @@ export function decideCheckoutSession(
     }
     case 'RecordTransfer': {
       const { payment } = command;
-      // A transfer withdrawn with its block (reorg) may be mined again in another: the same money, seen again.
+      // A transfer withdrawn with its block (reorg) may be mined again in another: the same money,
+      // seen again. Seen again in the same block, the message may be a stale one of the removed
+      // block: that block's final decides (ReinstateTransfer).
       const known = session.payments.find((p) => p.transferId === payment.transferId);
       if (known && !(known.status === 'withdrawn' && known.blockHash.toLowerCase() !== payment.blockHash.toLowerCase()))
         return [];
-      if (session.reconciledTransfers?.some((t) => t.transferId === payment.transferId)) return [];
-      const coveredBy = reconciliationCovering(session, payment);
-      if (coveredBy !== null) {
-        const { transferId, transactionHash, blockNumber, amountRaw } = payment;
-        return [
-          {
-            type: 'TransferAlreadyReconciled',
-            data: { transfer: { transferId, transactionHash, blockNumber, amountRaw, coveredBy, at: ctx.now } },
-          },
-        ];
-      }
-      return [
-        {
-          type: 'PaymentDetected',
-          data: {
-            payment: { ...command.payment, status: 'pending', detectedAt: ctx.now, confirmedAt: null, late: false },
-          },
-        },
-      ];
+      return detection(session, payment, ctx.now);
     }
     case 'WithdrawTransfer': {
       const payment = session.payments.find((p) => p.transferId === command.transferId);
@@ -243,6 +252,26 @@ export function decideCheckoutSession(
       if (!payment || payment.status !== 'pending') return [];
       return [
         { type: 'PaymentConfirmed', data: { transferId: command.transferId, at: ctx.now } },
+        ...afterConfirmation(session, status, payment, ctx.now),
+      ];
+    }
+    case 'ReinstateTransfer': {
+      // Its very block is final after all (the chain came back to it, or a lagging node had
+      // called it gone): the transfer was mined there, so it counts now, once. A final block
+      // proves more than its redetection could, which the same block hash does not get.
+      const payment = session.payments.find((p) => p.transferId === command.transferId);
+      if (
+        !payment ||
+        payment.status !== 'withdrawn' ||
+        payment.blockHash.toLowerCase() !== command.blockHash.toLowerCase()
+      )
+        return [];
+      const { status: _status, detectedAt: _detectedAt, confirmedAt: _confirmedAt, late: _late, ...transfer } = payment;
+      const detected = detection(session, transfer, ctx.now);
+      if (detected[0]?.type !== 'PaymentDetected') return detected;
+      return [
+        ...detected,
+        { type: 'PaymentConfirmed', data: { transferId: payment.transferId, at: ctx.now } },
         ...afterConfirmation(session, status, payment, ctx.now),
       ];
     }

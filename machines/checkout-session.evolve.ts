@@ -47,13 +47,13 @@ function withTotals(session: CheckoutSession, at: string): CheckoutSession {
   };
 }
 
-/** The session without the broadcasts of `transactionHashes` (their outcome is recorded); a session that never had one is left as it was. */
 /** `session` no longer looking up the dropped sweep transactions `transactionHashes` (found mined, or given up). */
 const withoutLookUp = (session: CheckoutSession, ...transactionHashes: (string | undefined)[]): CheckoutSession =>
   session.sweepsLookedUp
     ? { ...session, sweepsLookedUp: session.sweepsLookedUp.filter((hash) => !transactionHashes.includes(hash)) }
     : session;
 
+/** The session without the broadcasts of `transactionHashes` (their outcome is recorded); a session that never had one is left as it was. */
 const withoutBroadcast = (session: CheckoutSession, ...transactionHashes: (string | undefined)[]): CheckoutSession =>
   session.sweepsBroadcast
     ? {

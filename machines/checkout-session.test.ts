@@ -25,6 +25,14 @@ const completedEvent = (
   type: 'CheckoutSessionCompleted',
   data: { amountReceived, amountOverpaid, transactionHash, partial: false, at: NOW },
 });
+/** A Tron reconciliation credit: 3 USDC read at block 20 from a deposit's balance. */
+const credit = {
+  ...paymentFixture('r1', '300000000'),
+  transactionHash: 'reconciliation-abc',
+  fromAddress: 'reconciliation',
+  logIndex: -1,
+  blockNumber: 20,
+};
 const expired: CheckoutSessionEvent = { type: 'CheckoutSessionExpired', data: { at: AFTER_EXPIRY } };
 
 test('given nothing, when created, then CheckoutSessionCreated and the session is open', (t) => {
@@ -183,6 +191,105 @@ test('given a transfer withdrawn by a reorg, when the same transfer is mined aga
   const done = given(again).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW);
   t.deepEqual(done, [confirmed('t1', NOW), completedEvent('300000000', '0', `0x${'t1'.padStart(64, '0')}`)]);
   t.is(given([...again, ...done]).state().context.session?.amountReceived, '300000000');
+});
+
+test('given a transfer withdrawn by a reorg, when its very block is final after all, then it is detected and confirmed again and completes the session once', (t) => {
+  const withdrawn: CheckoutSessionEvent = {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't1', reason: 'reorg', at: NOW, paymentFailed: true },
+  };
+  const history = [created(), detected('t1', '300000000'), withdrawn];
+  const payment = paymentFixture('t1', '300000000');
+  // Another block's final at that height proves nothing about this one.
+  t.deepEqual(given(history).when({ type: 'ReinstateTransfer', transferId: 't1', blockHash: '0xb10d' }, NOW), []);
+  const events = given(history).when({ type: 'ReinstateTransfer', transferId: 't1', blockHash: '0xB10C' }, NOW);
+  t.deepEqual(events, [
+    {
+      type: 'PaymentDetected',
+      data: { payment: { ...payment, status: 'pending', detectedAt: NOW, confirmedAt: null, late: false } },
+    },
+    confirmed('t1', NOW),
+    completedEvent('300000000', '0', `0x${'t1'.padStart(64, '0')}`),
+  ]);
+  const after = [...history, ...events];
+  const session = given(after).state().context.session;
+  t.deepEqual(
+    session?.payments.map((p) => [p.transferId, p.status]),
+    [['t1', 'confirmed']],
+  );
+  t.like(session, { status: 'complete', amountReceived: '300000000', paymentIntent: { status: 'succeeded' } });
+  // Counted once: the same final again, or the transfer's message again, changes nothing.
+  t.deepEqual(given(after).when({ type: 'ReinstateTransfer', transferId: 't1', blockHash: '0xb10c' }, NOW), []);
+  t.deepEqual(given(after).when({ type: 'RecordTransfer', payment }, NOW), []);
+  t.deepEqual(given(after).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW), []);
+});
+
+test('a withdrawn transfer reinstated by its final after the session moved on counts as a new transfer would: overpayment once complete, late once expired', (t) => {
+  const withdrawn: CheckoutSessionEvent = {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't1', reason: 'reorg', at: NOW },
+  };
+  const reinstate = { type: 'ReinstateTransfer', transferId: 't1', blockHash: '0xb10c' } as const;
+  const completedByAnother = [
+    created(),
+    detected('t1', '100000000'),
+    withdrawn,
+    detected('t2', '300000000'),
+    confirmed('t2'),
+    completedEvent('300000000'),
+  ];
+  t.deepEqual(
+    given(completedByAnother)
+      .when(reinstate, NOW)
+      .map((e) => e.type),
+    ['PaymentDetected', 'PaymentConfirmed', 'OverpaymentReceived'],
+  );
+  const expiredWithIt = [
+    created(),
+    detected('t1', '300000000'),
+    { ...withdrawn, data: { ...withdrawn.data, at: AFTER_EXPIRY, paymentFailed: true as const } },
+    expired,
+  ];
+  const late = given(expiredWithIt).when(reinstate, AFTER_EXPIRY);
+  t.deepEqual(
+    late.map((e) => e.type),
+    ['PaymentDetected', 'PaymentConfirmed', 'LatePaymentReceived'],
+  );
+  t.like(given([...expiredWithIt, ...late]).state().context.session, {
+    status: 'expired',
+    amountReceived: '300000000',
+  });
+});
+
+test('a withdrawn transfer whose money a reconciliation credit counted since is recorded against the credit when its block is final, not counted twice', (t) => {
+  const history = [
+    created(),
+    detected('t1', '300000000'),
+    { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW } } as const,
+    {
+      type: 'PaymentDetected',
+      data: { payment: { ...credit, status: 'pending', detectedAt: NOW, confirmedAt: null, late: false } },
+    } as const,
+    confirmed('r1'),
+    completedEvent('300000000', '0', null),
+  ];
+  const events = given(history).when({ type: 'ReinstateTransfer', transferId: 't1', blockHash: '0xb10c' }, NOW);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['TransferAlreadyReconciled'],
+  );
+  t.deepEqual(
+    given([...history, ...events]).when({ type: 'ReinstateTransfer', transferId: 't1', blockHash: '0xb10c' }, NOW),
+    [],
+  );
+  t.is(given([...history, ...events]).state().context.session?.amountReceived, '300000000');
+});
+
+test('a pending or confirmed transfer is not reinstated: only a withdrawn one', (t) => {
+  const reinstate = { type: 'ReinstateTransfer', transferId: 't1', blockHash: '0xb10c' } as const;
+  t.deepEqual(given([created(), detected('t1', '300000000')]).when(reinstate, NOW), []);
+  t.deepEqual(given([created(), detected('t1', '300000000'), confirmed('t1')]).when(reinstate, NOW), []);
+  t.deepEqual(given([created()]).when(reinstate, NOW), []);
 });
 
 test('given a confirmed transfer, when a reorg withdraws it, then nothing (finality is final)', (t) => {
@@ -884,14 +991,7 @@ test('given a late payment on an expired session, when marked refunded, then rec
 });
 
 test('a transfer whose log comes after a reconciliation credit already counted its money is recorded against the credit, never credited again', (t) => {
-  // The Tron reconciler credited 3 USDC at block 20 from the deposit's balance (the logs had shown nothing).
-  const credit = {
-    ...paymentFixture('r1', '300000000'),
-    transactionHash: 'reconciliation-abc',
-    fromAddress: 'reconciliation',
-    logIndex: -1,
-    blockNumber: 20,
-  };
+  // The Tron reconciler credited 3 USDC at block 20 from the deposit's balance (the logs had shown nothing): `credit`.
   const reconciled: CheckoutSessionEvent = {
     type: 'PaymentDetected',
     data: { payment: { ...credit, status: 'pending', detectedAt: NOW, confirmedAt: null, late: false } },

@@ -84,11 +84,17 @@ export function createPaymentIntents(deps: {
       await caughtUp();
       return pending(await payments.find({ network, blockNumber, status: 'pending' }));
     },
+    async withdrawnAtHeight(network, blockNumber) {
+      await caughtUp();
+      return pending(await payments.find({ network, blockNumber, status: 'withdrawn' }));
+    },
     recordTransfer: (target, payment, causationId) => send(target, { type: 'RecordTransfer', payment }, causationId),
     confirmTransfer: (target, transferId, causationId) =>
       send(target, { type: 'ConfirmTransfer', transferId }, causationId),
     withdrawTransfer: (target, transferId, reason, causationId) =>
       send(target, { type: 'WithdrawTransfer', transferId, reason }, causationId),
+    reinstateTransfer: (target, transferId, blockHash, causationId) =>
+      send(target, { type: 'ReinstateTransfer', transferId, blockHash }, causationId),
   };
 }
 

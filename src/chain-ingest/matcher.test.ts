@@ -1,5 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import { createManualClock } from '../shared/clock.ts';
+import { encodeChainMessage } from './chain-messages.ts';
 import { apiClient, eventually } from '../../test/support/api-client.ts';
 import { chainPublisher, randomHash } from '../../test/support/chain-publisher.ts';
 import { startWebhookReceiver } from '../../test/support/webhook-receiver.ts';
@@ -126,14 +127,52 @@ test('a reorg that removes the paying block before finality leaves the session u
   t.is(unwound.paymentStatus, 'unpaid');
   t.is(unwound.paymentIntent.status, 'requires_payment_method');
   t.deepEqual(unwound.paymentIntent.transactions, []);
-  // Finality of the orphaned hash can no longer credit it.
-  await chain.final(5, orphan);
   const canonical = randomHash();
   await chain.transfer({ to, amount: '3000000', blockNumber: 5, blockHash: canonical, transactionHash: randomHash() });
+  // The final of another block at that height credits the withdrawn transfer nothing.
   await chain.final(5, canonical);
   const done = await until((s) => s.status === 'complete', 'complete');
   t.is(done.amountReceived, '300000000');
   t.is((await get()).payments.filter((p) => p.status === 'confirmed').length, 1);
+});
+
+test('a block reorged away and then back (EVM flip-back): its final credits the withdrawn transfer once, though its message again is dropped as a duplicate', async (t) => {
+  const { weir, chain, to, until } = await setup(t);
+  const block = randomHash();
+  const paid = { to, amount: '3000000', blockNumber: 5, blockHash: block, transactionHash: randomHash() };
+  const published = await chain.transfer(paid);
+  await until((s) => s.paymentIntent.status === 'processing', 'detection');
+  await chain.reorg([{ number: 5, hash: block }]);
+  await until((s) => s.payments[0]?.status === 'withdrawn', 'withdrawal');
+  // The chain returns to the block: the follower publishes the transfer again (the same message
+  // id, dropped by the bus within its window; ignored by the session past it), then its final.
+  await chain.transfer(paid);
+  await chain.final(5, block);
+  const done = await until((s) => s.status === 'complete', 'complete');
+  t.like(done, { paymentStatus: 'paid', amountReceived: '300000000', amountOverpaid: '0' });
+  // The same final again (published anew, under another message id) counts nothing twice; a
+  // later payment, handled after it in the network's order, shows when it was.
+  const again = encodeChainMessage({
+    type: 'final',
+    network: published.network,
+    chainId: published.chainId,
+    blockNumber: 5,
+    blockHash: block,
+    observedAt: new Date().toISOString(),
+  });
+  await weir.bus.publish(again.subject, again.data, { messageId: `${again.messageId}:again` });
+  const later = randomHash();
+  await chain.transfer({ to, amount: '1000000', blockNumber: 6, blockHash: later });
+  await chain.final(6, later);
+  const after = await until(
+    (s) => s.payments.length === 2 && s.payments[1]!.status === 'confirmed',
+    'the later payment',
+  );
+  t.deepEqual(
+    after.payments.map((p) => p.status),
+    ['confirmed', 'confirmed'],
+  );
+  t.like(after, { amountReceived: '400000000', amountOverpaid: '100000000' });
 });
 
 test('a reorg that takes away the only payment sends payment_intent.payment_failed: the intent needing a payment again, and why', async (t) => {

@@ -83,7 +83,7 @@ export const SHARED_MATCHER_DURABLE_NAME = 'weir-matcher';
 /**
  * Turns chain observations into commands on payment intents: a transfer to a session's deposit
  * address is recorded on that session, a reorg withdraws the transfers of the removed blocks, and
- * finality confirms them. Commands are idempotent, so a redelivered message changes nothing.
+ * finality confirms them (and credits again those withdrawn with a block that turns out final). Commands are idempotent, so a redelivered message changes nothing.
  *
  * Each network's messages are consumed by their own durable consumer, in order: a message that
  * keeps failing holds up the later messages of its network only, never another network's payments.
@@ -180,6 +180,13 @@ export function createMatcher(deps: {
       const sameBlock = payment.blockHash.toLowerCase() === message.blockHash.toLowerCase();
       if (sameBlock) await intents.confirmTransfer(payment, payment.transferId, messageId);
       else await intents.withdrawTransfer(payment, payment.transferId, 'not in the final block', messageId);
+    }
+    // A transfer withdrawn with this very block was mined after all (the chain came back to the
+    // block, or a lagging node had called it gone); its transfer message again would be ignored
+    // (same block) or dropped by the bus (same id), so its block's final credits it.
+    for (const payment of await intents.withdrawnAtHeight(message.network, message.blockNumber)) {
+      if (payment.blockHash.toLowerCase() === message.blockHash.toLowerCase())
+        await intents.reinstateTransfer(payment, payment.transferId, message.blockHash, messageId);
     }
   }
 

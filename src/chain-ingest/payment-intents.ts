@@ -3,7 +3,7 @@ import type { CheckoutSession, SessionAddress, SessionPayment } from '../../mach
 /** Whom a deposit address pays: the session and its tenant. */
 export type PaymentTarget = { checkoutSessionId: string; organizationId: string; environment: string };
 
-/** A transfer recorded on a session whose block is not final yet. */
+/** A transfer recorded on a session (pending, or withdrawn after a reorg) and the block it was seen in. */
 export type PendingPayment = PaymentTarget & { transferId: string; blockHash: string };
 
 /** A transfer as a session records it. */
@@ -26,9 +26,13 @@ export type PaymentIntents = {
   pendingInBlocks(network: string, blockHashes: readonly string[]): Promise<PendingPayment[]>;
   /** Pending transfers of `network` at height `blockNumber` (in whichever block). */
   pendingAtHeight(network: string, blockNumber: number): Promise<PendingPayment[]>;
+  /** Transfers of `network` withdrawn after a reorg whose block was at height `blockNumber`. */
+  withdrawnAtHeight(network: string, blockNumber: number): Promise<PendingPayment[]>;
   recordTransfer(target: PaymentTarget, payment: CreditedTransfer, causationId: string): Promise<void>;
   confirmTransfer(target: PaymentTarget, transferId: string, causationId: string): Promise<void>;
   withdrawTransfer(target: PaymentTarget, transferId: string, reason: string, causationId: string): Promise<void>;
+  /** Credits again a withdrawn transfer whose block `blockHash` is final: detected and confirmed at once. */
+  reinstateTransfer(target: PaymentTarget, transferId: string, blockHash: string, causationId: string): Promise<void>;
 };
 
 /** A checkout session as the read models hold it (what the API shows of it). */

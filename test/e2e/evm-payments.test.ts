@@ -1,5 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { getAddress, type Address } from 'viem';
+import { encodeFunctionData, erc20Abi, getAddress, type Address } from 'viem';
 import { bodySignature } from '../../src/webhooks/signature.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { testWeirClient, undeclaredBody } from '../support/weir-client.ts';
@@ -203,6 +203,45 @@ test('a reorg that removes the paying block before confirmation leaves the sessi
   const done = await w.until(s.id, (x) => x.status === 'complete', 'completion after the real payment');
   t.is(done.transactionHash, paid.hash);
   t.is(done.amountReceived, '500000000');
+});
+
+test('a block reorged away and then back (flip-back): the transfer withdrawn with it is credited once the block is final', async (t) => {
+  const w = await evmWorld(t, { confirmations: 4 });
+  const usdc = w.devnet.info.contracts.usdc;
+  const s = await w.session('usdc', '500000000');
+  const { walletClient, publicClient } = w.payer.clients;
+  // The same signed transaction at the same timestamp on the same parent mines the very same block again.
+  const request = await walletClient.prepareTransactionRequest({
+    to: usdc,
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [addressOf(s, 'usdc'), 5_000_000n] }),
+    gas: 120_000n,
+  });
+  const signed = await walletClient.signTransaction(request);
+  const at = Number((await publicClient.getBlock()).timestamp) + 10;
+  const mineIt = async () => {
+    await w.devnet.rpc('evm_setNextBlockTimestamp', [at]);
+    await w.devnet.rpc('eth_sendRawTransaction', [signed]);
+    return publicClient.getBlock();
+  };
+  const parent = await w.devnet.rpc('evm_snapshot');
+  const first = await mineIt();
+  await w.until(s.id, (x) => x.paymentIntent.status === 'processing', 'detection');
+  // Another branch, not final, takes the block's height: the transfer is withdrawn.
+  await w.devnet.rpc('evm_revert', [parent]);
+  const again = await w.devnet.rpc('evm_snapshot');
+  await w.devnet.mine(2);
+  await w.until(s.id, (x) => x.paymentIntent.status === 'requires_payment_method', 'the withdrawal');
+  // The chain comes back to the very block and grows past finality on it.
+  await w.devnet.rpc('evm_revert', [again]);
+  const back = await mineIt();
+  t.is(back.hash, first.hash, 'the same block again');
+  await w.devnet.mine(4);
+  const done = await w.until(s.id, (x) => x.status === 'complete', 'completion once the block is final');
+  t.is(done.amountReceived, '500000000');
+  t.deepEqual(
+    done.paymentIntent.transactions.map((x) => x.status),
+    ['confirmed'],
+  );
 });
 
 test('a payment after expiry is recorded, not lost, reported by a webhook, and swept', async (t) => {

@@ -1,7 +1,6 @@
 import test from 'ava';
 import { paymentFixture, sessionFixture } from '../../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionStatus, SessionPayment } from '../../../machines/checkout-session.types.ts';
-import { ConflictError } from '../../shared/errors.ts';
 import { classifyRecovery } from './recover-transaction.ts';
 
 const payment = (transferId: string, status: SessionPayment['status'], late = false): SessionPayment => ({
@@ -36,9 +35,12 @@ test("confirmed transfers give the session's outcome: complete, partial, or a la
   t.is(classifyRecovery(session('canceled', [payment('a', 'confirmed', true)]), ['a'], 1).outcome, 'late_payment');
 });
 
-test('a transfer withdrawn after a reorg cannot be credited again: a conflict, not an outcome', (t) => {
-  const error = t.throws(() => classifyRecovery(session('open', [payment('a', 'withdrawn')]), ['a'], 1), {
-    instanceOf: ConflictError,
-  });
-  t.is(error?.statusCode, 409);
+test('a transfer withdrawn after a reorg and found on the chain again is in process, not refused: its block (the same once final, or another) credits it', (t) => {
+  const again = classifyRecovery(session('open', [payment('a', 'withdrawn')]), ['a'], 12, true);
+  t.is(again.outcome, 'in_process');
+  t.regex(again.message, /12 blocks\); the checkout session is updated then, with no further recovery$/);
+  t.is(
+    classifyRecovery(session('complete', [payment('b', 'confirmed'), payment('a', 'withdrawn')]), ['a'], 1).outcome,
+    'in_process',
+  );
 });

@@ -375,7 +375,8 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       const shown = await settled(async () => {
         for (const index of ids.keys()) {
           const status = await reads.paymentStatus(await standing(index));
-          if (status === null || (final && status === 'pending')) return false;
+          // In a final block even a transfer withdrawn before is confirmed, once the matcher has its final.
+          if (status === null || (final && status !== 'confirmed')) return false;
         }
         return true;
       });
@@ -501,8 +502,9 @@ function messageOf(error: unknown): string {
  * The outcome for a session once the recovered transfers (`transferIds`) were published: pending
  * transfers are `in_process` (confirmed without another recovery when the network's follower
  * `tracks` their block); confirmed ones leave the session complete, incomplete (`partial`), or
- * closed with a late payment. A transfer withdrawn after a reorg is never credited again under the
- * same id, which is a conflict to report rather than an outcome.
+ * closed with a late payment. A transfer withdrawn after a reorg that recovery found on the chain
+ * again is `in_process` too: it is credited again, mined in another block, or in the same block
+ * once that block is final.
  */
 export function classifyRecovery(
   session: CheckoutSession,
@@ -511,13 +513,7 @@ export function classifyRecovery(
   tracked = false,
 ): { outcome: 'complete' | 'partial' | 'in_process' | 'late_payment'; message: string } {
   const recovered = session.payments.filter((p) => transferIds.includes(p.transferId));
-  if (recovered.length > 0 && recovered.every((p) => p.status === 'withdrawn')) {
-    throw new ConflictError(
-      `the transfer was withdrawn from checkout session ${session.id} after a chain reorganization and cannot be credited again`,
-      'payment_withdrawn',
-    );
-  }
-  if (recovered.length === 0 || recovered.some((p) => p.status === 'pending')) {
+  if (recovered.length === 0 || recovered.some((p) => p.status === 'pending' || p.status === 'withdrawn')) {
     const then = tracked
       ? 'the checkout session is updated then, with no further recovery'
       : 'recover it again once its block has them';

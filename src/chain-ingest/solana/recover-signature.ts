@@ -38,7 +38,8 @@ export function createSolanaTransactionRecovery(deps: {
       const check = async () => {
         for (const id of ids) {
           const status = await reads.paymentStatus(id);
-          if (status === null || (final && status === 'pending')) return;
+          // Finalized, even a transfer withdrawn before is confirmed once the matcher has its final.
+          if (status === null || (final && status !== 'confirmed')) return;
         }
         finish(true);
       };
