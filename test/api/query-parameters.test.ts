@@ -149,3 +149,18 @@ test("checkout sessions: the list filters by the reference's couponId and paymen
   t.deepEqual(await listed('paymentMethodTypes=no_such_method'), []);
   t.deepEqual(await listed(`paymentMethodTypes=${made.body.paymentMethodTypes.join(',')}`), [made.body.id]);
 });
+
+test('API keys: the list filters by ids, as every other list does, where ids was ignored and every key answered', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const made = await api.post<{ id: string }>('/api/v1/api-keys', { name: 'second' });
+  t.is(made.status, 200, JSON.stringify(made.body));
+  const all = await api.get<Page<{ id: string }>>('/api/v1/api-keys');
+  t.true(all.body.data.length >= 2, JSON.stringify(all.body));
+  const listed = await api.get<Page<{ id: string }>>(`/api/v1/api-keys?ids=${made.body.id}`);
+  t.is(listed.status, 200, JSON.stringify(listed.body));
+  t.deepEqual(
+    listed.body.data.map((k) => k.id),
+    [made.body.id],
+  );
+});

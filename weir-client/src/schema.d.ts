@@ -218,6 +218,8 @@ export interface paths {
                     "createdAt[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[notnull]"?: string;
+                    /** @description Comma-separated key ids */
+                    ids?: string;
                     /** @description Items per page, 1 to 200 (default 200) */
                     limit?: string;
                     /** @description Page number, from 1 */
