@@ -62,8 +62,11 @@ function dateRangeFilter(ctx: ApiContext, field: string): Filter {
 
 export type ListFilters = Record<
   string,
-  { field?: string; values?: readonly string[]; kind?: 'string' | 'boolean' | 'csv' }
+  { field?: string; values?: readonly string[]; kind?: 'string' | 'boolean' | 'csv' | 'number' }
 >;
+
+/** The reference's `visibility` filter: 10 (shown in the dashboard) or 20 (API only), stored as a number. */
+export const VISIBILITY_FILTER = { values: ['10', '20'], kind: 'number' } as const;
 
 /**
  * The tenant's filter a list route's query asks for: `createdAt[…]` (and other date bounds) and
@@ -93,7 +96,8 @@ export function listFilter(
     } else {
       if (spec.values && !spec.values.includes(raw))
         throw new ValidationError(name, `must be one of ${spec.values.join(', ')}`);
-      filter[field] = raw;
+      // A number stored as one (`visibility`): the string would match nothing.
+      filter[field] = spec.kind === 'number' ? Number(raw) : raw;
     }
   }
   return filter;

@@ -381,30 +381,30 @@ function rows(victim: TenantRecords, attacker: TenantRecords): Row[] {
       path: `/api/v1/checkout/sessions/export?ids=${session}`,
       expect: 'scoped',
     },
-    // The organization routes act on the key's own organization: naming A's gets the caller's own.
+    // The organization routes act on the key's own organization: naming A's in the query is refused as an unknown parameter.
     {
       resource: 'organization settings',
       method: 'GET',
       path: `/api/v1/organization?organizationId=${victim.organizationId}&environment=test`,
-      expect: 'scoped',
+      expect: 'refused',
     },
     {
       resource: 'organization settings',
       method: 'GET',
       path: `/api/v1/organization/payment-setting?organizationId=${victim.organizationId}`,
-      expect: 'scoped',
+      expect: 'refused',
     },
     {
       resource: 'organization settings',
       method: 'GET',
       path: `/api/v1/organization/withdrawal-addresses?organizationId=${victim.organizationId}`,
-      expect: 'scoped',
+      expect: 'refused',
     },
     {
       resource: 'organization settings',
       method: 'GET',
       path: `/api/v1/organization/invoice-setting?organizationId=${victim.organizationId}`,
-      expect: 'scoped',
+      expect: 'refused',
     },
   ];
   return table.filter((row): row is Row => row !== false);

@@ -206,10 +206,20 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    "createdAt[gt]"?: string;
+                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
                     "createdAt[gte]"?: string;
-                    /** @description ISO 8601 date or timestamp */
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[isnull]"?: string;
+                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
                     "createdAt[lt]"?: string;
+                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[notnull]"?: string;
+                    /** @description Comma-separated key ids */
+                    ids?: string;
                     /** @description Items per page, 1 to 200 (default 200) */
                     limit?: string;
                     /** @description Page number, from 1 */
@@ -655,6 +665,18 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                    "createdAt[gt]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                    "createdAt[gte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                    "createdAt[isnull]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                    "createdAt[lt]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                    "createdAt[notnull]"?: string;
                     /** @description Comma-separated ids (or repeated `ids`) */
                     ids?: string;
                     /** @description Items per page, 1 to 200 (default 200) */
@@ -923,6 +945,18 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                    "createdAt[gt]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                    "createdAt[gte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                    "createdAt[isnull]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                    "createdAt[lt]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                    "createdAt[notnull]"?: string;
                     /** @description Comma-separated ids (or repeated `ids`) */
                     ids?: string;
                     /** @description Items per page, 1 to 200 (default 200) */
@@ -1065,10 +1099,20 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    /** @description Sessions discounted with this coupon */
+                    couponId?: string;
+                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    "createdAt[gt]"?: string;
+                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
                     "createdAt[gte]"?: string;
-                    /** @description ISO 8601 date or timestamp */
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[isnull]"?: string;
+                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
                     "createdAt[lt]"?: string;
+                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[notnull]"?: string;
                     /** @description The customer's sessions */
                     customerId?: string;
                     /** @description Comma-separated session ids */
@@ -1083,6 +1127,8 @@ export interface paths {
                     page?: string;
                     /** @description The payment link's sessions */
                     paymentLinkId?: string;
+                    /** @description Comma-separated payment method types */
+                    paymentMethodTypes?: string;
                     /** @description unpaid or paid */
                     paymentStatus?: string;
                     /** @description open, complete, incomplete, expired, canceled */
@@ -1909,10 +1955,18 @@ export interface paths {
                 query?: {
                     /** @description Sessions discounted with this coupon */
                     couponId?: string;
-                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    "createdAt[gt]"?: string;
+                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
                     "createdAt[gte]"?: string;
-                    /** @description ISO 8601 date or timestamp */
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[isnull]"?: string;
+                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
                     "createdAt[lt]"?: string;
+                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[notnull]"?: string;
                     /** @description The customer's sessions */
                     customerId?: string;
                     /** @description Created at or after: ISO 8601 date or timestamp */
@@ -2001,18 +2055,38 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    "createdAt[gt]"?: string;
+                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
                     "createdAt[gte]"?: string;
-                    /** @description ISO 8601 date or timestamp */
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[isnull]"?: string;
+                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
                     "createdAt[lt]"?: string;
+                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[notnull]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
+                    gt?: string;
+                    /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
+                    gte?: string;
                     /** @description Comma-separated coupon ids */
                     ids?: string;
                     /** @description true or false */
                     isArchived?: string;
                     /** @description true or false */
                     isEnable?: string;
+                    /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
+                    isnull?: string;
                     /** @description Items per page, 1 to 200 (default 200) */
                     limit?: string;
+                    /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
+                    lt?: string;
+                    /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
+                    lte?: string;
+                    /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
+                    notnull?: string;
                     /** @description Page number, from 1 */
                     page?: string;
                     /** @description Part of the name, any case (at most 100 characters) */
@@ -2677,10 +2751,18 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    "createdAt[gt]"?: string;
+                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
                     "createdAt[gte]"?: string;
-                    /** @description ISO 8601 date or timestamp */
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[isnull]"?: string;
+                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
                     "createdAt[lt]"?: string;
+                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[notnull]"?: string;
                     /** @description Your own reference for the customer */
                     customerReferenceId?: string;
                     /** @description Only the customer with this email address (compared without case) */
@@ -3702,14 +3784,36 @@ export interface paths {
                 query?: {
                     /** @description One of charge_automatically, send_invoice */
                     collectionMethod?: string;
-                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    "createdAt[gt]"?: string;
+                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
                     "createdAt[gte]"?: string;
-                    /** @description ISO 8601 date or timestamp */
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[isnull]"?: string;
+                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
                     "createdAt[lt]"?: string;
+                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[notnull]"?: string;
                     /** @description The customer's id */
                     customerId?: string;
+                    /** @description Only records whose dueDate is after this ISO 8601 date or timestamp */
+                    "dueDate[gt]"?: string;
+                    /** @description Only records whose dueDate is at or after this ISO 8601 date or timestamp */
+                    "dueDate[gte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound dueDate with gt, gte, lt or lte */
+                    "dueDate[isnull]"?: string;
+                    /** @description Only records whose dueDate is before this ISO 8601 date or timestamp */
+                    "dueDate[lt]"?: string;
+                    /** @description Only records whose dueDate is at or before this ISO 8601 date or timestamp */
+                    "dueDate[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound dueDate with gt, gte, lt or lte */
+                    "dueDate[notnull]"?: string;
                     /** @description Comma-separated invoice ids */
                     ids?: string;
+                    /** @description Ignored by Weir: an invoice always answers with its line items and totals: there is nothing more to include */
+                    includes?: unknown;
                     /** @description One of one_time, recurring */
                     invoiceType?: string;
                     /** @description Items per page, 1 to 200 (default 200) */
@@ -6675,10 +6779,18 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    "createdAt[gt]"?: string;
+                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
                     "createdAt[gte]"?: string;
-                    /** @description ISO 8601 date or timestamp */
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[isnull]"?: string;
+                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
                     "createdAt[lt]"?: string;
+                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[notnull]"?: string;
                     /** @description Comma-separated payment link ids */
                     ids?: string;
                     /** @description true or false */
@@ -7520,15 +7632,25 @@ export interface paths {
         };
         /**
          * List prices
-         * @description Newest first; filter by `productId`, `isActive`, `type` and `createdAt` bounds.
+         * @description Newest first; filter by `ids`, `productId`, `isActive`, `type` and `createdAt` bounds.
          */
         get: {
             parameters: {
                 query?: {
-                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    "createdAt[gt]"?: string;
+                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
                     "createdAt[gte]"?: string;
-                    /** @description ISO 8601 date or timestamp */
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[isnull]"?: string;
+                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
                     "createdAt[lt]"?: string;
+                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[notnull]"?: string;
+                    /** @description Comma-separated price ids */
+                    ids?: string;
                     /** @description `true` or `false` */
                     isActive?: string;
                     /** @description Items per page, 1 to 200 (default 200) */
@@ -7539,6 +7661,8 @@ export interface paths {
                     productId?: string;
                     /** @description `one_time` or `recurring` */
                     type?: string;
+                    /** @description Not supported by Weir (refused unless empty): prices have no visibility of their own (filter products by theirs) */
+                    visibility?: string;
                 };
                 header?: never;
                 path?: never;
@@ -7934,23 +8058,43 @@ export interface paths {
         };
         /**
          * List products
-         * @description Newest first; filter by `isActive`, `ids` and `createdAt` bounds.
+         * @description Newest first; filter by `isActive`, `ids`, `visibility`, `url`, `createdAt` bounds, and by the prices a product has: `priceTypes`, `interval`, `intervalCount` and `priceCurrency` together select the products with a price matching them all.
          */
         get: {
             parameters: {
                 query?: {
-                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    "createdAt[gt]"?: string;
+                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
                     "createdAt[gte]"?: string;
-                    /** @description ISO 8601 date or timestamp */
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[isnull]"?: string;
+                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
                     "createdAt[lt]"?: string;
+                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[notnull]"?: string;
                     /** @description Comma-separated product ids */
                     ids?: string;
+                    /** @description Products with a recurring price billed each day, week, month, year */
+                    interval?: string;
+                    /** @description Products with a recurring price billed every this many intervals */
+                    intervalCount?: string;
                     /** @description `true` or `false` */
                     isActive?: string;
                     /** @description Items per page, 1 to 200 (default 200) */
                     limit?: string;
                     /** @description Page number, from 1 */
                     page?: string;
+                    /** @description Products with a price in this currency (usdc, usdt, pyusd, eurc, dai, eth, matic, pol, bnb, sol, trx, busd, btc) */
+                    priceCurrency?: string;
+                    /** @description Comma-separated price types (`one_time`, `recurring`): products with a price of one */
+                    priceTypes?: string;
+                    /** @description The product's url, exactly */
+                    url?: string;
+                    /** @description 10: the products shown in the dashboard, 20: those kept to the API */
+                    visibility?: string;
                 };
                 header?: never;
                 path?: never;
@@ -8789,14 +8933,34 @@ export interface paths {
                 query?: {
                     /** @description Your reference given at checkout */
                     clientReferenceId?: string;
-                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    "createdAt[gt]"?: string;
+                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
                     "createdAt[gte]"?: string;
-                    /** @description ISO 8601 date or timestamp */
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[isnull]"?: string;
+                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
                     "createdAt[lt]"?: string;
+                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[notnull]"?: string;
                     /** @description An asset code, such as usdc */
                     currency?: string;
                     /** @description The customer's id */
                     customerId?: string;
+                    /** @description Only records whose endedAt is after this ISO 8601 date or timestamp */
+                    "endedAt[gt]"?: string;
+                    /** @description Only records whose endedAt is at or after this ISO 8601 date or timestamp */
+                    "endedAt[gte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound endedAt with gt, gte, lt or lte */
+                    "endedAt[isnull]"?: string;
+                    /** @description Only records whose endedAt is before this ISO 8601 date or timestamp */
+                    "endedAt[lt]"?: string;
+                    /** @description Only records whose endedAt is at or before this ISO 8601 date or timestamp */
+                    "endedAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound endedAt with gt, gte, lt or lte */
+                    "endedAt[notnull]"?: string;
                     /** @description Comma-separated subscription ids */
                     ids?: string;
                     /** @description Items per page, 1 to 200 (default 200) */
@@ -8807,6 +8971,18 @@ export interface paths {
                     priceId?: string;
                     /** @description Subscriptions with an item of this product */
                     productId?: string;
+                    /** @description Only records whose startDate is after this ISO 8601 date or timestamp */
+                    "startDate[gt]"?: string;
+                    /** @description Only records whose startDate is at or after this ISO 8601 date or timestamp */
+                    "startDate[gte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound startDate with gt, gte, lt or lte */
+                    "startDate[isnull]"?: string;
+                    /** @description Only records whose startDate is before this ISO 8601 date or timestamp */
+                    "startDate[lt]"?: string;
+                    /** @description Only records whose startDate is at or before this ISO 8601 date or timestamp */
+                    "startDate[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound startDate with gt, gte, lt or lte */
+                    "startDate[notnull]"?: string;
                     /** @description One of incomplete, incomplete_expired, trialing, active, past_due, unpaid, canceled, paused */
                     status?: string;
                 };
@@ -9414,10 +9590,18 @@ export interface paths {
                 query?: {
                     /** @description A two-letter country code */
                     country?: string;
-                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    "createdAt[gt]"?: string;
+                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
                     "createdAt[gte]"?: string;
-                    /** @description ISO 8601 date or timestamp */
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[isnull]"?: string;
+                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
                     "createdAt[lt]"?: string;
+                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[notnull]"?: string;
                     /** @description Comma-separated tax rate ids */
                     ids?: string;
                     /** @description true or false */
@@ -9945,10 +10129,18 @@ export interface paths {
                     chainId?: string;
                     /** @description The session's transactions */
                     checkoutSessionId?: string;
-                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    "createdAt[gt]"?: string;
+                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
                     "createdAt[gte]"?: string;
-                    /** @description ISO 8601 date or timestamp */
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[isnull]"?: string;
+                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
                     "createdAt[lt]"?: string;
+                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[notnull]"?: string;
                     /** @description The asset currency */
                     currency?: string;
                     /** @description Comma-separated transaction ids */
@@ -10323,10 +10515,18 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    "createdAt[gt]"?: string;
+                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
                     "createdAt[gte]"?: string;
-                    /** @description ISO 8601 date or timestamp */
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[isnull]"?: string;
+                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
                     "createdAt[lt]"?: string;
+                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[notnull]"?: string;
                     /** @description Comma-separated endpoint ids */
                     ids?: string;
                     /** @description true or false */
@@ -10740,10 +10940,18 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description ISO 8601 date or timestamp (also gt, lt, lte) */
+                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    "createdAt[gt]"?: string;
+                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
                     "createdAt[gte]"?: string;
-                    /** @description ISO 8601 date or timestamp */
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[isnull]"?: string;
+                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
                     "createdAt[lt]"?: string;
+                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[notnull]"?: string;
                     /** @description The event's id */
                     eventId?: string;
                     /** @description An event type */

@@ -14,6 +14,7 @@ import {
   listOf,
   listQuery,
   notFound,
+  queryFilter,
   oneOf,
   optional,
   text,
@@ -41,11 +42,16 @@ export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
       path: '/',
       summary: "List the organization's secret keys",
       description: 'Keys of the calling key’s environment; secrets are never shown again, only `maskedKey`.',
-      query: listQuery({}),
+      query: listQuery({ ids: queryFilter('Comma-separated key ids') }),
       response: listOf(ApiKeySchema),
       errors: [invalidFields()],
     },
-    (ctx) => listPage(ctx, keys, { base: { deleted: false }, present: publicApiKey }),
+    (ctx) =>
+      listPage(ctx, keys, {
+        base: { deleted: false },
+        filters: { ids: { field: 'id', kind: 'csv' } },
+        present: publicApiKey,
+      }),
   );
 
   api.route(

@@ -19,11 +19,69 @@ import {
   ProductSchema,
   ProductUpdate,
 } from '../schema/catalog.ts';
-import { DeletedMessage, idParams, invalidFields, listOf, listQuery, notFound, queryFilter } from '../schema/fields.ts';
+import {
+  DeletedMessage,
+  idParams,
+  invalidFields,
+  listOf,
+  listQuery,
+  notFound,
+  queryFilter,
+  unsupportedQuery,
+} from '../schema/fields.ts';
 import { schemaRoutes } from '../schema/route.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
-import { listPage } from '../pagination.ts';
+import { listPage, VISIBILITY_FILTER } from '../pagination.ts';
+import { CURRENCIES, INTERVALS } from '../../actors/line-items.ts';
+import type { Collection, Filter } from '../../read-store/read-store.ts';
+
+const PRICE_TYPES = ['one_time', 'recurring'] as const;
+
+type PriceQuery = { priceTypes?: string; interval?: string; intervalCount?: string; priceCurrency?: string };
+
+/**
+ * The products a list's price filters select: those with a listed price (active or not) matching
+ * every one given, or null when none is given. Checked first, so a bad value is a 400 naming it.
+ */
+async function productIdsByPrice(
+  ctx: ApiContext,
+  prices: Collection<PriceDoc>,
+  query: PriceQuery,
+): Promise<string[] | null> {
+  const given = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
+  const filter: Filter = {};
+  const types = given(query.priceTypes)
+    ?.split(',')
+    .map((type) => type.trim());
+  if (types) {
+    const bad = types.find((type) => !(PRICE_TYPES as readonly string[]).includes(type));
+    if (bad !== undefined)
+      throw new ValidationError('priceTypes', `must be a comma-separated list of ${PRICE_TYPES.join(', ')}`);
+    filter.type = { $in: types };
+  }
+  const interval = given(query.interval);
+  if (interval !== undefined) {
+    if (!(INTERVALS as readonly string[]).includes(interval))
+      throw new ValidationError('interval', `must be one of ${INTERVALS.join(', ')}`);
+    filter.interval = interval;
+  }
+  const count = given(query.intervalCount);
+  if (count !== undefined) {
+    if (!/^[1-9][0-9]{0,5}$/.test(count)) throw new ValidationError('intervalCount', 'must be a positive integer');
+    filter.intervalCount = Number(count);
+  }
+  const currency = given(query.priceCurrency)?.toLowerCase();
+  if (currency !== undefined) {
+    if (!(CURRENCIES as readonly string[]).includes(currency))
+      throw new ValidationError('priceCurrency', `must be one of ${CURRENCIES.join(', ')}`);
+    filter.currency = currency;
+  }
+  if (Object.keys(filter).length === 0) return null;
+  const { organizationId, environment } = ctx.state.tenant;
+  const matching = await prices.find({ organizationId, environment, ...CATALOG_LISTED, ...filter });
+  return [...new Set(matching.map((price) => price.productId))];
+}
 
 /** The record as the API shows it: the read model's own fields (its id, the ad hoc mark) left out. */
 const strip = <T extends { _id: string; adHoc?: boolean }>(doc: T) => {
@@ -132,19 +190,40 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       method: 'get',
       path: '/products',
       summary: 'List products',
-      description: 'Newest first; filter by `isActive`, `ids` and `createdAt` bounds.',
+      description:
+        'Newest first; filter by `isActive`, `ids`, `visibility`, `url`, `createdAt` bounds, and by the prices a product has: `priceTypes`, `interval`, `intervalCount` and `priceCurrency` together select the products with a price matching them all.',
       query: listQuery({
         isActive: queryFilter('`true` or `false`'),
         ids: queryFilter('Comma-separated product ids'),
+        visibility: queryFilter('10: the products shown in the dashboard, 20: those kept to the API'),
+        url: queryFilter("The product's url, exactly"),
+        priceTypes: queryFilter('Comma-separated price types (`one_time`, `recurring`): products with a price of one'),
+        interval: queryFilter(`Products with a recurring price billed each ${INTERVALS.join(', ')}`),
+        intervalCount: queryFilter('Products with a recurring price billed every this many intervals'),
+        priceCurrency: queryFilter(`Products with a price in this currency (${CURRENCIES.join(', ')})`),
       }),
       response: listOf(ProductSchema),
       errors: [invalidFields()],
     },
-    async (ctx) => {
+    async (ctx, { query }) => {
+      const byPrice = await productIdsByPrice(ctx, prices, query);
+      const asked = query.ids
+        ?.split(',')
+        .map((id) => id.trim())
+        .filter(Boolean);
+      const ids = byPrice && asked ? byPrice.filter((id) => asked.includes(id)) : (byPrice ?? undefined);
       const page = await listPage(ctx, products, {
         // Asked for by id (a session's product), a payer's one-off product is listed too.
-        base: ctx.query.ids === undefined ? { deleted: false, ...CATALOG_LISTED } : { deleted: false },
-        filters: { isActive: { kind: 'boolean' }, ids: { field: 'id', kind: 'csv' } },
+        base: {
+          ...(query.ids === undefined ? { deleted: false, ...CATALOG_LISTED } : { deleted: false }),
+          ...(ids ? { id: { $in: ids } } : {}),
+        },
+        filters: {
+          isActive: { kind: 'boolean' },
+          ...(ids ? {} : { ids: { field: 'id', kind: 'csv' } }),
+          visibility: VISIBILITY_FILTER,
+          url: {},
+        },
         present: (p) => p,
       });
       return { ...page, data: await Promise.all(page.data.map(presentProduct)) };
@@ -282,11 +361,13 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       path: '/prices',
       tag: 'Prices',
       summary: 'List prices',
-      description: 'Newest first; filter by `productId`, `isActive`, `type` and `createdAt` bounds.',
+      description: 'Newest first; filter by `ids`, `productId`, `isActive`, `type` and `createdAt` bounds.',
       query: listQuery({
+        ids: queryFilter('Comma-separated price ids'),
         productId: queryFilter("Only this product's prices"),
         isActive: queryFilter('`true` or `false`'),
         type: queryFilter('`one_time` or `recurring`'),
+        ...unsupportedQuery(['visibility'], 'prices have no visibility of their own (filter products by theirs)'),
       }),
       response: listOf(PriceSchema),
       errors: [invalidFields()],
@@ -294,7 +375,12 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     async (ctx) => {
       const page = await listPage(ctx, prices, {
         base: CATALOG_LISTED,
-        filters: { productId: {}, isActive: { kind: 'boolean' }, type: { values: ['one_time', 'recurring'] } },
+        filters: {
+          ids: { field: 'id', kind: 'csv' },
+          productId: {},
+          isActive: { kind: 'boolean' },
+          type: { values: PRICE_TYPES },
+        },
         present: (p) => p,
       });
       return { ...page, data: await Promise.all(page.data.map(presentPrice)) };

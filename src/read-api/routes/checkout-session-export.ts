@@ -9,12 +9,8 @@ import { type ListFilters, listFilter, parseIsoInstant } from '../pagination.ts'
 import { SESSION_LIST_FILTERS } from '../schema/checkout-session.ts';
 import { listQuery, queryFilter } from '../schema/fields.ts';
 
-/** The list route's filters, plus the reference export's own (`couponId`, `paymentMethodTypes`). */
-const EXPORT_FILTERS: ListFilters = {
-  ...SESSION_LIST_FILTERS,
-  couponId: { field: 'discounts.couponId' },
-  paymentMethodTypes: { kind: 'csv' },
-};
+/** The list route's filters. */
+const EXPORT_FILTERS: ListFilters = SESSION_LIST_FILTERS;
 
 /**
  * The export's query as the document shows it; `listFilter` and `fromTo` check it, in the order

@@ -150,6 +150,8 @@ export function checkoutSessionRoutes(
         mode: queryFilter('payment or subscription'),
         status: queryFilter(SESSION_STATUS_VALUES.join(', ')),
         paymentStatus: queryFilter('unpaid or paid'),
+        couponId: queryFilter('Sessions discounted with this coupon'),
+        paymentMethodTypes: queryFilter('Comma-separated payment method types'),
       }),
       response: listOf(CheckoutSessionSchema),
       errors: [invalidFields()],

@@ -14,7 +14,15 @@ import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-cont
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
 import { CouponCreate, CouponSchema, CouponUpdate } from '../schema/coupon.ts';
-import { idParams, invalidFields, listOf, listQuery, notFound, queryFilter } from '../schema/fields.ts';
+import {
+  idParams,
+  invalidFields,
+  listOf,
+  listQuery,
+  notFound,
+  queryFilter,
+  unsupportedQuery,
+} from '../schema/fields.ts';
 import { schemaRoutes } from '../schema/route.ts';
 
 const STATUSES = ['active', 'expired', 'disabled', 'limit_reached'] as const;
@@ -162,6 +170,11 @@ export function couponRoutes(deps: ApiDeps): Router<ApiState> {
         isEnable: queryFilter('true or false'),
         isArchived: queryFilter('true or false'),
         status: queryFilter(`One of ${STATUSES.join(', ')}`),
+        // The reference lists these bare, without the date they bound: refused rather than guessed.
+        ...unsupportedQuery(
+          ['isnull', 'notnull', 'gt', 'gte', 'lt', 'lte'],
+          'a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte]',
+        ),
       }),
       response: listOf(CouponSchema),
       errors: [invalidFields()],

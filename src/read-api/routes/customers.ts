@@ -4,14 +4,14 @@ import { subscriptionAggregate } from '../../../machines/subscription.aggregate.
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { ENDED_STATUSES } from '../../../machines/subscription.decide.ts';
 import { SUBSCRIPTIONS, type SubscriptionDoc } from '../../projections/subscriptions.projection.ts';
-import { NotFoundError, ValidationError } from '../../shared/errors.ts';
+import { NotFoundError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { CustomerCreate, CustomerSchema, CustomerUpdate } from '../schema/customer.ts';
 import { DeletedMessage, idParams, invalidFields, listOf, listQuery, notFound, queryFilter } from '../schema/fields.ts';
 import { schemaRoutes } from '../schema/route.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
-import { listPage } from '../pagination.ts';
+import { listPage, VISIBILITY_FILTER } from '../pagination.ts';
 
 /** The `cancellationComment` of a subscription ended because its customer was deleted. */
 export const CUSTOMER_DELETED_COMMENT = 'ended because its customer was deleted';
@@ -20,13 +20,6 @@ export const CUSTOMER_DELETED_COMMENT = 'ended because its customer was deleted'
 export function presentCustomer(doc: CustomerDoc) {
   const { _id, emailLower, deleted, deletedAt, ...customer } = doc;
   return { ...customer, customerNumber: doc.id.slice(0, 8).toUpperCase(), livemode: doc.environment === 'live' };
-}
-
-/** The reference's `visibility` list filter: stored as a number, so compared as one (a string would match nothing). */
-function visibilityFilter(raw: string | undefined): { visibility?: number } {
-  if (raw === undefined || raw === '') return {};
-  if (raw !== '10' && raw !== '20') throw new ValidationError('visibility', 'must be one of 10, 20');
-  return { visibility: Number(raw) };
 }
 
 /**
@@ -102,9 +95,8 @@ export function customerRoutes(deps: ApiDeps): Router<ApiState> {
         base: {
           deleted: false,
           ...(query.email ? { emailLower: query.email.toLowerCase() } : {}),
-          ...visibilityFilter(query.visibility),
         },
-        filters: { ids: { field: 'id', kind: 'csv' }, customerReferenceId: {} },
+        filters: { ids: { field: 'id', kind: 'csv' }, customerReferenceId: {}, visibility: VISIBILITY_FILTER },
         present: presentCustomer,
       }),
   );

@@ -1,4 +1,4 @@
-import { z } from './fields.ts';
+import { unsupportedQuery, z } from './fields.ts';
 
 /** Answer schemas of networks and assets (the reference's chain and asset shapes). */
 
@@ -50,4 +50,8 @@ export const arrayListQuery = z.looseObject({
   page: z.string().optional().openapi({ description: 'Page number, from 1', example: '1' }),
   limit: z.string().optional().openapi({ description: 'Items per page, 1 to 200 (default 200)', example: '20' }),
   ids: z.string().optional().openapi({ description: 'Comma-separated ids (or repeated `ids`)' }),
+  ...unsupportedQuery(
+    ['isnull', 'notnull', 'gt', 'gte', 'lt', 'lte'].map((op) => `createdAt[${op}]`),
+    "networks and assets are this Weir's configuration, not records made at a time: they have no createdAt",
+  ),
 });

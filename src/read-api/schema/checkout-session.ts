@@ -379,6 +379,8 @@ export const SESSION_LIST_FILTERS: ListFilters = {
   mode: { values: ['payment', 'subscription'] },
   status: { values: SESSION_STATUSES },
   paymentStatus: { values: ['unpaid', 'paid'] },
+  couponId: { field: 'discounts.couponId' },
+  paymentMethodTypes: { kind: 'csv' },
 };
 
 /** What `POST /payment-intents/{id}/payment-receipts/send` answers: the receipt requested. */

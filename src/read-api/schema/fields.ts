@@ -271,18 +271,83 @@ export const listOf = <T extends z.ZodType>(item: T) =>
     data: z.array(item),
   });
 
-/** The query of every list route: paging and `createdAt` bounds; each route adds its own filters. */
-export const listQuery = <S extends z.ZodRawShape>(filters: S) =>
-  z.looseObject({
+/** Whether `field` was made by `ignored` or `unsupported` (documented, never suggested as a name to use). */
+export const isIgnoredField = (field: unknown): boolean =>
+  typeof field === 'object' && field !== null && ignoredFields.has(field);
+
+/**
+ * Query parameters the reference defines that Weir cannot honour: absent or empty they are taken,
+ * any other value is refused naming the parameter and why, never ignored (the list would answer
+ * records the filter was meant to leave out).
+ */
+export function unsupportedQuery<const K extends readonly string[]>(names: K, why: string) {
+  const field = z
+    .string()
+    .optional()
+    .refine((value) => value === undefined || value === '', withCode(`is not supported by Weir: ${why}`))
+    .transform((): undefined => undefined)
+    .openapi({ description: `Not supported by Weir (refused unless empty): ${why}`, deprecated: true });
+  ignoredFields.add(field);
+  return Object.fromEntries(names.map((name) => [name, field])) as { [N in K[number]]: typeof field };
+}
+
+/** `createdAt[gt|gte|lt|lte]` style bounds on `field` (checked by the list), and its refused null tests. */
+function dateBounds(field: string) {
+  const bound = (op: string) =>
+    z
+      .string()
+      .optional()
+      .openapi({ description: `Only records whose ${field} is ${op} this ISO 8601 date or timestamp` });
+  return {
+    [`${field}[gt]`]: bound('after'),
+    [`${field}[gte]`]: bound('at or after'),
+    [`${field}[lt]`]: bound('before'),
+    [`${field}[lte]`]: bound('at or before'),
+    ...unsupportedQuery([`${field}[isnull]`, `${field}[notnull]`], `bound ${field} with gt, gte, lt or lte`),
+  };
+}
+
+/**
+ * The query of every list route: paging, `createdAt` bounds (and `dateFields`' bounds, which the
+ * list reads the same way); each route adds its own filters. `field.gt` is read as `field[gt]`.
+ */
+export function listQuery<S extends z.ZodRawShape>(filters: S, options: { dateFields?: readonly string[] } = {}) {
+  const bounds: Record<`${string}[${string}]`, z.ZodType> = Object.assign(
+    {},
+    ...['createdAt', ...(options.dateFields ?? [])].map(dateBounds),
+  );
+  return z.looseObject({
     page: z.string().optional().openapi({ description: 'Page number, from 1', example: '1' }),
     limit: z.string().optional().openapi({ description: 'Items per page, 1 to 200 (default 200)', example: '20' }),
-    'createdAt[gte]': z.string().optional().openapi({ description: 'ISO 8601 date or timestamp (also gt, lt, lte)' }),
-    'createdAt[lt]': z.string().optional().openapi({ description: 'ISO 8601 date or timestamp' }),
+    ...bounds,
     ...filters,
   });
+}
 
 /** A plain `?name=` query filter (checked by the list itself, so the schema only documents it). */
 export const queryFilter = (description: string) => z.string().optional().openapi({ description });
+
+/**
+ * Refuses a query parameter `declared` does not name (a typo such as `statuss` would otherwise
+ * answer every record): `name.op` and `name[]` are read as `name[op]` and `name`, as lists read them.
+ * Answers the unknown name and the message, or null.
+ */
+export function unknownQueryParameter(
+  schema: unknown,
+  query: Record<string, unknown>,
+): { name: string; message: string } | null {
+  const shape = schema instanceof z.ZodObject ? (schema.shape as Record<string, unknown>) : {};
+  for (const name of Object.keys(query)) {
+    const declared = name.replace(/\[\]$/, '').replace(/^([^.[\]]+)\.([^.[\]]+)$/, '$1[$2]');
+    if (Object.hasOwn(shape, declared)) continue;
+    const known = Object.keys(shape).filter((key) => !isIgnoredField(shape[key]));
+    return {
+      name,
+      message: `is not a known parameter; ${known.length ? `use ${known.join(', ')}` : 'this route takes none'}`,
+    };
+  }
+  return null;
+}
 
 /** `2026-05-01T08:00:00.000Z` */
 export const timestamp = () => z.string().openapi({ format: 'date-time' });

@@ -296,15 +296,22 @@ export const InvoiceSendRequest = bodyObject({
   ...unsupported(['finalizeScheduleAt'], 'a draft is finalized when it is sent, at once; Weir schedules no sending'),
 }).openapi('InvoiceSendRequest', { example: { to: 'payer@example.com', cc: ['accounts@example.com'] } });
 
-export const InvoiceListQuery = listQuery({
-  ids: queryFilter('Comma-separated invoice ids'),
-  status: queryFilter(`One of ${STATUSES.join(', ')}`),
-  customerId: queryFilter("The customer's id"),
-  invoiceType: queryFilter(`One of ${INVOICE_TYPES.join(', ')}`),
-  collectionMethod: queryFilter(`One of ${COLLECTION_METHODS.join(', ')}`),
-  number: queryFilter('The invoice number'),
-  subscriptionId: queryFilter('The subscription whose invoices to list (the first of its series and its renewals)'),
-});
+export const InvoiceListQuery = listQuery(
+  {
+    ids: queryFilter('Comma-separated invoice ids'),
+    status: queryFilter(`One of ${STATUSES.join(', ')}`),
+    customerId: queryFilter("The customer's id"),
+    invoiceType: queryFilter(`One of ${INVOICE_TYPES.join(', ')}`),
+    collectionMethod: queryFilter(`One of ${COLLECTION_METHODS.join(', ')}`),
+    number: queryFilter('The invoice number'),
+    subscriptionId: queryFilter('The subscription whose invoices to list (the first of its series and its renewals)'),
+    ...ignored(
+      ['includes'],
+      'an invoice always answers with its line items and totals: there is nothing more to include',
+    ),
+  },
+  { dateFields: ['dueDate'] },
+);
 
 export const INVOICE_LIST_FILTERS = {
   ids: { field: 'id', kind: 'csv' as const },

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
 import type { z } from 'zod';
 import { ValidationError } from '../../shared/errors.ts';
-import { messageAndCode } from './fields.ts';
+import { messageAndCode, unknownQueryParameter } from './fields.ts';
 
 /** How a caller authenticates: a secret key (`/api/v1`), nothing (public pages), or the operator's admin token. */
 export type Auth = 'secretKey' | 'public' | 'admin';
@@ -150,8 +150,12 @@ export function schemaRoutes<S>(router: Router<S>, defaults: { tag: string; auth
       spec: RouteSpec<P, Q, B> & { before?: (ctx: RouterContext<S>) => void },
       handler: (ctx: RouterContext<S>, input: RouteInput<P, Q, B>) => unknown,
     ): void {
+      // The API's reads refuse a parameter they do not declare; pages take what browsers add.
+      const closedQuery = spec.method === 'get' && (spec.auth ?? defaults.auth) === 'secretKey';
       const run = async (ctx: RouterContext<S>) => {
         spec.before?.(ctx);
+        const unknown = closedQuery ? unknownQueryParameter(spec.query, ctx.query) : null;
+        if (unknown) throw new ValidationError(unknown.name, unknown.message);
         const params = spec.params ? parseWith(spec.params, ctx.params) : ctx.params;
         const query = lastValues(ctx.query);
         const parsedQuery = spec.query ? parseWith(spec.query, query) : query;
