@@ -150,12 +150,12 @@ export function schemaRoutes<S>(router: Router<S>, defaults: { tag: string; auth
       spec: RouteSpec<P, Q, B> & { before?: (ctx: RouterContext<S>) => void },
       handler: (ctx: RouterContext<S>, input: RouteInput<P, Q, B>) => unknown,
     ): void {
-      // The API's reads refuse a parameter they do not declare; pages take what browsers add.
-      const closedQuery = spec.method === 'get' && (spec.auth ?? defaults.auth) === 'secretKey';
+      // The API refuses a query parameter a route does not declare (a `?force=1` typo on a delete too); pages take what browsers add.
+      const closedQuery = (spec.auth ?? defaults.auth) === 'secretKey';
       const run = async (ctx: RouterContext<S>) => {
-        spec.before?.(ctx);
         const unknown = closedQuery ? unknownQueryParameter(spec.query, ctx.query) : null;
         if (unknown) throw new ValidationError(unknown.name, unknown.message);
+        spec.before?.(ctx);
         const params = spec.params ? parseWith(spec.params, ctx.params) : ctx.params;
         const query = lastValues(ctx.query);
         const parsedQuery = spec.query ? parseWith(spec.query, query) : query;
