@@ -11,7 +11,7 @@ import {
   type ChainTransferMessage,
 } from '../../chain-messages.ts';
 import { commitmentReached, type SolanaNetwork } from '../define-network.ts';
-import type { SolanaJsonRpc } from './json-rpc.ts';
+import { SOLANA_RPC_BATCH_SIZE, type SolanaJsonRpc } from './json-rpc.ts';
 import {
   createMentionsSocket,
   type Mention,
@@ -59,8 +59,11 @@ type Poll = {
   readAt: number | null;
   resume: { before: string; newest: string } | null;
 };
-/** `getTransaction` calls sent together (the JSON-RPC client's batch size). */
-const TRANSACTIONS_PER_BATCH = 100;
+/**
+ * How long a `logsNotification` may take to reach us after its transaction was confirmed: a live
+ * subscription vouches for the chain only up to this long before a round began.
+ */
+const NOTIFICATION_SLACK_MS = 5_000;
 type SignatureEntry = { signature: string; err: unknown; confirmationStatus: string | null };
 type Owed = { slot: bigint; reference: string };
 
@@ -217,8 +220,8 @@ export function createSolanaFollower(deps: {
         // at a time (one JSON-RPC request each), as a reference named by many transactions would
         // otherwise hold the round for a round trip per transaction.
         const landed = [...list].reverse().filter((entry) => entry.err === null || entry.err === undefined);
-        for (let i = 0; i < landed.length; i += TRANSACTIONS_PER_BATCH) {
-          const chunk = landed.slice(i, i + TRANSACTIONS_PER_BATCH);
+        for (let i = 0; i < landed.length; i += SOLANA_RPC_BATCH_SIZE) {
+          const chunk = landed.slice(i, i + SOLANA_RPC_BATCH_SIZE);
           const read = await Promise.all(chunk.map((entry) => transactionOf(entry.signature)));
           for (const [j, entry] of chunk.entries())
             if (!(await take(watched, entry.signature, read[j], commitmentReached(entry.confirmationStatus, final))))
