@@ -327,3 +327,42 @@ test('a subscribed reference whose payment the node does not return yet is not s
   const through = w.readThrough.at(-1);
   t.true(typeof through === 'number' && through > 100_000, `read through ${through} once read`);
 });
+
+test('a notification that comes while its reference is being read keeps it due: the next round reads the payment, it is not left to the idle poll', async (t) => {
+  let holdNext = false;
+  const hold: { release: (() => void) | null } = { release: null };
+  let signal = () => {};
+  let paidReference = '';
+  const w = await world(t, {}, (rpc) => ({
+    counts: () => rpc.counts(),
+    async call<T>(method: string, params: unknown[]): Promise<T> {
+      const answer = await rpc.call<T>(method, params);
+      if (holdNext && method === 'getSignaturesForAddress' && params[0] === paidReference) {
+        holdNext = false;
+        await new Promise<void>((resolve) => {
+          hold.release = resolve;
+          signal();
+        });
+      }
+      return answer;
+    },
+  }));
+  signal = w.signal;
+  const { usdc, usdt } = w.chain.server.ledger.mints;
+  const reference = w.watch('s-during', usdc);
+  paidReference = reference;
+  await w.follower.start();
+  await w.settled(1);
+  // A transfer in a mint it does not take (nothing owed, so no finality subscription to wake it
+  // again) starts a round whose answer is held; the payment lands meanwhile.
+  holdNext = true;
+  const payer = await w.chain.newPayer();
+  await payer.payToken(usdt, w.merchant, 1_000_000n, [reference]);
+  await w.until(() => hold.release !== null);
+  const notified = w.follower.status().socket?.notifications ?? 0;
+  const second = await payer.payToken(usdc, w.merchant, 2_000_000n, [reference]);
+  await w.until(() => (w.follower.status().socket?.notifications ?? 0) > notified);
+  hold.release?.();
+  await w.until(() => w.published.some((m) => m.type === 'transfer' && m.transactionHash === second));
+  t.is(w.published.filter((m) => m.type === 'transfer').length, 1);
+});

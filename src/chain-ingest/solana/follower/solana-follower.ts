@@ -61,6 +61,8 @@ type Poll = {
   resume: { before: string; newest: string } | null;
   /** Rounds in a row its read failed (a call refused, a transaction not returned): it holds the network's read-through back. */
   failures: number;
+  /** Wake-ups so far: one that comes while the reference is read keeps it due for the next round. */
+  wakes: number;
 };
 /**
  * How long a `logsNotification` may take to reach us after its transaction was confirmed: a live
@@ -152,7 +154,10 @@ export function createSolanaFollower(deps: {
   /** Makes `reference` due and starts a round now (or right after the current one). */
   const wake = (reference: string) => {
     const poll = polls.get(reference);
-    if (poll) poll.nextAt = 0;
+    if (poll) {
+      poll.nextAt = 0;
+      poll.wakes += 1;
+    }
     if (running) void loop?.poke();
   };
 
@@ -208,17 +213,25 @@ export function createSolanaFollower(deps: {
     const answers = await Promise.all(
       due.map(async (watched) => {
         const poll = polls.get(watched.reference)!;
+        const wakes = poll.wakes;
         try {
           const read = await signaturesOf(watched.reference, poll.until, poll.resume?.before ?? null);
-          return { watched, poll, ...read, problem: null };
+          return { watched, poll, wakes, ...read, problem: null };
         } catch (error) {
           lastError = error instanceof Error ? error.message : String(error);
-          return { watched, poll, list: null, complete: false, problem: `getSignaturesForAddress: ${lastError}` };
+          return {
+            watched,
+            poll,
+            wakes,
+            list: null,
+            complete: false,
+            problem: `getSignaturesForAddress: ${lastError}`,
+          };
         }
       }),
     );
     await Promise.all(
-      answers.map(async ({ watched, poll, list, complete, problem }) => {
+      answers.map(async ({ watched, poll, wakes, list, complete, problem }) => {
         if (list === null) return unread(watched, poll, problem);
         let failed: string | null = null;
         // Oldest first, so a session sees its payments in the order they were made; read a batch
@@ -247,7 +260,11 @@ export function createSolanaFollower(deps: {
         }
         poll.intervalMs = list.length > 0 ? deps.pollIntervalMs : Math.min(maxInterval, poll.intervalMs * 1.5);
         const live = list.length === 0 && socket?.subscribed({ address: watched.reference, commitment: seen });
-        poll.nextAt = poll.resume ? 0 : now() + (live ? Math.max(poll.intervalMs, socketIdlePollMs) : poll.intervalMs);
+        // Woken while read: what the notification announced may have landed after the answer.
+        poll.nextAt =
+          poll.resume || poll.wakes !== wakes
+            ? 0
+            : now() + (live ? Math.max(poll.intervalMs, socketIdlePollMs) : poll.intervalMs);
       }),
     );
   }
@@ -375,6 +392,7 @@ export function createSolanaFollower(deps: {
         readAt: null,
         resume: null,
         failures: 0,
+        wakes: 0,
       };
       polls.set(watched.reference, state);
       if (state.nextAt <= at) due.push(watched);
