@@ -223,6 +223,14 @@ test('WEIR_PUBLIC_URL must be an http(s) URL, else the hosted pages would get ad
     });
 });
 
+test('a WEIR_PUBLIC_URL refused is shown with its user and password masked', (t) => {
+  for (const bad of ['ftp://u:secret@pay.example.com', 'http//u:secret@pay.example.com']) {
+    const error = t.throws(() => readConfig([], { WEIR_PUBLIC_URL: bad }), { instanceOf: ConfigError });
+    t.notRegex(error?.message ?? '', /secret/);
+    t.regex(error?.message ?? '', /\*\*\*@pay\.example\.com$/);
+  }
+});
+
 test('WEIR_SMTP_URL must be an smtp:// or smtps:// URL; the error names the setting and never shows the URL (its password)', (t) => {
   t.is(readConfig([], { WEIR_SMTP_URL: 'smtp://u:p@mail.example:587' }).smtpUrl, 'smtp://u:p@mail.example:587');
   for (const bad of ['mail.example:587', 'https://u:secret@mail.example'])

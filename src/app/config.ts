@@ -6,6 +6,7 @@ import { inspectTargetProblem } from '../inspect/inspect-target.ts';
 import { LOG_LEVELS, type LogLevel } from '../shared/logger.ts';
 import { formatTokenBucketLimit, parseTokenBucketLimit, type TokenBucketLimit } from '../shared/token-buckets.ts';
 import { SettingError } from '../shared/setting-error.ts';
+import { maskUserinfo } from '../shared/mask-userinfo.ts';
 
 /** Weir's configuration: every setting is an environment variable and also a command-line flag. */
 export type WeirConfig = {
@@ -369,7 +370,9 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     );
   const publicUrl = get('publicUrl');
   if (publicUrl !== undefined && !/^https?:$/.test(URL.parse(publicUrl)?.protocol ?? ''))
-    throw new ConfigError(`${settingName('publicUrl')} must be an http:// or https:// URL, got ${publicUrl}`);
+    throw new ConfigError(
+      `${settingName('publicUrl')} must be an http:// or https:// URL, got ${maskUserinfo(publicUrl)}`,
+    );
   // Service URLs carry credentials: an error names the setting and the form it takes, never the value.
   const natsUrl = get('natsUrl');
   const natsEntry = (entry: string) =>

@@ -8,24 +8,24 @@ import { tronLocalNetwork, tronMainnet, tronNile } from './tron/networks.ts';
 const HASH = `0x${'ab'.repeat(32)}`;
 
 test("a transaction links to its network's explorer; a local chain's placeholder explorer (http://127.0.0.1/tx/…, nothing answers there) is no link", (t) => {
-  t.is(explorerLinkOf({ explorerTxUrl: base.explorer.txUrl }, HASH), `https://basescan.org/tx/${HASH}`);
+  t.is(explorerLinkOf({ kind: 'evm', explorerTxUrl: base.explorer.txUrl }, HASH), `https://basescan.org/tx/${HASH}`);
   const devnet = devnetNetwork({
     usdc: `0x${'1'.repeat(40)}`,
     usdt: `0x${'2'.repeat(40)}`,
     dai: `0x${'3'.repeat(40)}`,
   });
-  t.is(explorerLinkOf({ explorerTxUrl: devnet.explorer.txUrl }, HASH), null);
+  t.is(explorerLinkOf({ kind: 'evm', explorerTxUrl: devnet.explorer.txUrl }, HASH), null);
   const tron = tronLocalNetwork({
     usdt: 'TSjxdduKVgnZpztqYQDzCw4dkgysvEWvv2',
     usdc: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
   });
-  t.is(explorerLinkOf({ explorerTxUrl: tron.explorer.txUrl }, HASH), null);
+  t.is(explorerLinkOf({ kind: 'tron', explorerTxUrl: tron.explorer.txUrl }, HASH), null);
   t.is(
-    explorerLinkOf({ explorerTxUrl: 'https://explorer.local.example/tx/{hash}' }, HASH),
+    explorerLinkOf({ kind: 'evm', explorerTxUrl: 'https://explorer.local.example/tx/{hash}' }, HASH),
     `https://explorer.local.example/tx/${HASH}`,
     'one given to the local chain is linked',
   );
-  t.is(explorerLinkOf({ explorerTxUrl: '' }, HASH), null);
+  t.is(explorerLinkOf({ kind: 'evm', explorerTxUrl: '' }, HASH), null);
   // The template the API's chains and the hosted page give, by the same rule.
   t.is(explorerTemplateOf({ explorerTxUrl: base.explorer.txUrl }), 'https://basescan.org/tx/{hash}');
   t.is(explorerTemplateOf({ explorerTxUrl: devnet.explorer.txUrl }), null);
@@ -42,5 +42,8 @@ test('a Tron transaction links to Tronscan by its bare txID, as Tronscan and Tro
   t.is(
     explorerLinkOf(toTronRailNetwork(tronMainnet), 'ab'.repeat(32)),
     `https://tronscan.org/#/transaction/${'ab'.repeat(32)}`,
-  );
+  ); // The kind is required (tsc): a caller leaving it out would get a 0x… Tronscan link, which Tronscan does not open.
+  const { kind: _kind, ...kindless } = toTronRailNetwork(tronMainnet);
+  // @ts-expect-error -- no kind, no link
+  t.truthy(() => explorerLinkOf(kindless, HASH));
 });

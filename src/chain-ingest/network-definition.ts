@@ -24,12 +24,10 @@ export function explorerTemplateOf(network: Pick<RailNetwork, 'explorerTxUrl'>):
 
 /**
  * The explorer page of a transaction; null when the network has none (a local chain's placeholder).
- * A Tron hash is kept as `0x…` (its JSON-RPC form) but Tronscan's pages take the bare txID.
+ * A Tron hash is kept as `0x…` (its JSON-RPC form) but Tronscan's pages take the bare txID: the
+ * network's `kind` is required, so no caller gets a `0x…` Tronscan link by leaving it out.
  */
-export function explorerLinkOf(
-  network: Pick<RailNetwork, 'explorerTxUrl'> & { kind?: RailNetwork['kind'] },
-  hash: string,
-): string | null {
+export function explorerLinkOf(network: Pick<RailNetwork, 'explorerTxUrl' | 'kind'>, hash: string): string | null {
   const id = network.kind === 'tron' ? hash.replace(/^0x/, '') : hash;
   return explorerTemplateOf(network)?.replace('{hash}', id) ?? null;
 }

@@ -4,6 +4,7 @@ import type { Bus } from '../bus/bus.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import type { SweepExecutor } from '../sweeper/sweeper.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { Log } from '../shared/logger.ts';
 import type { Metrics } from '../shared/metrics.ts';
 import { isExactInDecimals } from '../shared/money.ts';
 import type { ChainTransferMessage } from './chain-messages.ts';
@@ -94,7 +95,8 @@ export type RailFollowerContext = {
   checkpoints?(own: CheckpointStore): CheckpointStore;
   /** Where followers that work in batches trace each one (when tracing is on). */
   tracer?: Tracer;
-  log(line: string): void;
+  /** Structured fields where a follower has them (Weir's pino logger). */
+  log: Log;
 };
 
 export type RecoveryOutcome =

@@ -50,3 +50,10 @@ test('no server, no answer in time, or an answer that is no health report exits 
     problem: `${strange}/health answered 200 without a health report`,
   });
 });
+
+test('a URL holding a user and password is never shown with its password', async (t) => {
+  const port = await findFreePort();
+  const result = await checkHealth(`http://u:secret@127.0.0.1:${port}`);
+  t.is(result.exitCode, 1);
+  t.is(result.problem, `http://***@127.0.0.1:${port}/health: no answer (is weir serve running there?)`);
+});

@@ -1,3 +1,5 @@
+import { maskUserinfo } from '../shared/mask-userinfo.ts';
+
 /** What `weir health` found: the report when one came, what is wrong when anything is, and the exit code. */
 export type HealthCheckResult = { exitCode: 0 | 1; report: unknown; problem: string | null };
 
@@ -7,6 +9,8 @@ export type HealthCheckResult = { exitCode: 0 | 1; report: unknown; problem: str
  */
 export async function checkHealth(baseUrl: string, timeoutMs = 5000): Promise<HealthCheckResult> {
   const url = `${baseUrl.replace(/\/+$/, '')}/health`;
+  // What is said about it never shows a password the URL carries.
+  const shown = maskUserinfo(url);
   let response: Response;
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
@@ -15,17 +19,17 @@ export async function checkHealth(baseUrl: string, timeoutMs = 5000): Promise<He
       error instanceof Error && error.name === 'TimeoutError'
         ? `no answer within ${timeoutMs} ms`
         : 'no answer (is weir serve running there?)';
-    return { exitCode: 1, report: null, problem: `${url}: ${why}` };
+    return { exitCode: 1, report: null, problem: `${shown}: ${why}` };
   }
   let report: unknown;
   try {
     report = await response.json();
   } catch {
-    return { exitCode: 1, report: null, problem: `${url} answered ${response.status} without a health report` };
+    return { exitCode: 1, report: null, problem: `${shown} answered ${response.status} without a health report` };
   }
   const status = typeof report === 'object' && report !== null ? (report as { status?: unknown }).status : undefined;
   if (status === 'ok' || status === 'degraded')
     return { exitCode: 0, report, problem: status === 'degraded' ? 'degraded: see the checks' : null };
   if (status === 'failing') return { exitCode: 1, report, problem: 'failing: see the checks' };
-  return { exitCode: 1, report: null, problem: `${url} answered ${response.status} without a health report` };
+  return { exitCode: 1, report: null, problem: `${shown} answered ${response.status} without a health report` };
 }

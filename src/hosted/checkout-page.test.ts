@@ -133,7 +133,7 @@ test('a Solana asset chosen: the page says the payment must come from the Solana
   t.true(isHidden(evm, 'solana-warning'));
 });
 
-test('a Tron asset chosen: the page says its code holds the address only and the amount is entered by hand', (t) => {
+test('a Tron asset chosen: the page says its code holds the address only and the amount is entered by hand, and offers the TronLink button, not the tron: link wallets refuse', (t) => {
   const local = toTronRailNetwork(
     tronLocalNetwork({ usdt: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL', usdc: 'TBDCyrZ1hT1PDDFf2yRABwPrFica5qqPUX' }),
   );
@@ -160,7 +160,11 @@ test('a Tron asset chosen: the page says its code holds the address only and the
   t.false(isHidden(tron, 'tron-scan'));
   t.regex(tron, /id="tron-scan"[^>]*>The code holds the address only[^<]*enter the amount above exactly/);
   t.regex(tron, /data-unless-family="tron" hidden>Scan the code with a wallet app/);
+  // Wallets refuse the `tron:` link: no "Open in wallet" for Tron, the TronLink button instead.
+  t.true(isHidden(tron, 'open-wallet'));
+  t.regex(tron, /<div class="wallet-family" data-wallet-family="tron">[\s\S]*TronLink/);
   const evm = page(session);
+  t.false(isHidden(evm, 'open-wallet'));
   t.true(isHidden(evm, 'tron-scan'));
   t.regex(evm, /data-unless-family="tron">Scan the code with a wallet app/);
 });

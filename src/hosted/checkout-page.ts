@@ -155,7 +155,7 @@ function payPanel(
       <div class="qr-block">
         <div id="qr" role="img" aria-label="QR code of the payment request"></div>
         <div class="qr-side">
-          <a id="open-wallet" class="button" href="#">Open in wallet</a>
+          <a id="open-wallet" class="button" href="#" data-unless-family="tron"${chosenFamily === 'tron' ? ' hidden' : ''}>Open in wallet</a>
           <p class="muted" data-unless-family="tron"${chosenFamily === 'tron' ? ' hidden' : ''}>Scan the code with a wallet app, or open the request in a wallet on this device.</p>
           <p class="muted" id="tron-scan" data-wallet-family="tron"${chosenFamily === 'tron' ? '' : ' hidden'}>The code holds the address only: scan it with a Tron wallet, then enter the amount above exactly.</p>
         </div>

@@ -79,3 +79,13 @@ test('weir health --url that is no http(s) URL is a usage error (exit 2) naming 
     /^weir: health: --url must be an http:\/\/ or https:\/\/ URL \(http:\/\/127\.0\.0\.1:8080\), got 127\.0\.0\.1:8080/,
   );
 });
+
+test('weir health --url holding a user and password never prints the password, refused or asked', (t) => {
+  const refused = runWeir(['health', '--url', 'ftp://u:secret@127.0.0.1:8080']);
+  t.is(refused.status, 2, refused.stderr);
+  t.regex(refused.stderr, /got ftp:\/\/\*\*\*@127\.0\.0\.1:8080/);
+  const asked = runWeir(['health', '--url', 'http://u:secret@127.0.0.1:1']);
+  t.is(asked.status, 1, asked.stderr);
+  t.regex(asked.stderr, /http:\/\/\*\*\*@127\.0\.0\.1:1\/health: no answer/);
+  for (const run of [refused, asked]) t.notRegex(`${run.stdout}${run.stderr}`, /secret/);
+});

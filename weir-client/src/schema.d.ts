@@ -15300,8 +15300,9 @@ export interface components {
                 decimals: number;
                 network: string;
                 networkName: string;
+                /** @description The payment request as a URI: EIP-681 (`ethereum:`) on EVM networks, a Solana Pay URL on Solana. On Tron it is a `tron:` URI that few wallets open: encode the address alone in a QR code there (as `qrSvg` does) and give the amount to enter by hand */
                 paymentUri: string;
-                /** @description The payment URI as a QR code (an SVG document) */
+                /** @description The payment URI as a QR code (an SVG document); on Tron the address alone (wallets refuse `tron:` URIs) */
                 qrSvg: string;
                 symbol: string;
             } | null;
@@ -15326,8 +15327,9 @@ export interface components {
             chainId: number;
             network: string;
             networkName: string;
+            /** @description The payment request as a URI: EIP-681 (`ethereum:`) on EVM networks, a Solana Pay URL on Solana. On Tron it is a `tron:` URI that few wallets open: encode the address alone in a QR code there (as `qrSvg` does) and give the amount to enter by hand */
             paymentUri: string;
-            /** @description The payment URI as a QR code (an SVG document) */
+            /** @description The payment URI as a QR code (an SVG document); on Tron the address alone (wallets refuse `tron:` URIs) */
             qrSvg: string;
             symbol: string;
             wallet: components["schemas"]["HostedWalletDue"];

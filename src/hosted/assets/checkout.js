@@ -63,7 +63,8 @@ async function choose(button, focus = false) {
   // Only the wallets of the chosen asset's network (EVM, Solana or Tron), as the server renders them.
   for (const el of document.querySelectorAll('[data-wallet-family]'))
     el.hidden = el.dataset.walletFamily !== button.dataset.family;
-  // A Solana payment is matched by the reference its request carries: the plain "send to this address" does not hold there.
+  // A Solana payment is matched by the reference its request carries: the plain "send to this address" does not hold there;
+  // Tron wallets refuse the `tron:` link, so "Open in wallet" is not offered there (the TronLink button is).
   for (const el of document.querySelectorAll('[data-unless-family]'))
     el.hidden = el.dataset.unlessFamily === button.dataset.family;
   $('reveal').hidden = false;

@@ -29,7 +29,17 @@ const WalletDueSchema = z
   .nullable()
   .openapi('HostedWalletDue', { description: "What is left to pay, in the chosen asset's chain units" });
 
-const qrSvg = () => z.string().openapi({ description: 'The payment URI as a QR code (an SVG document)' });
+const qrSvg = () =>
+  z.string().openapi({
+    description:
+      'The payment URI as a QR code (an SVG document); on Tron the address alone (wallets refuse `tron:` URIs)',
+  });
+/** Tron wallets scan a bare address and refuse the URI: a page should not offer it as a link there. */
+const paymentUri = () =>
+  z.string().openapi({
+    description:
+      'The payment request as a URI: EIP-681 (`ethereum:`) on EVM networks, a Solana Pay URL on Solana. On Tron it is a `tron:` URI that few wallets open: encode the address alone in a QR code there (as `qrSvg` does) and give the amount to enter by hand',
+  });
 
 /** `GET /checkout/{id}/status`: the session as the payer's page shows it (see payerStatus). */
 export const PayerStatusSchema = z
@@ -77,7 +87,7 @@ export const PayerStatusSchema = z
         address: z.string(),
         amountDueRaw: chainAmountString(),
         amountDue: z.string(),
-        paymentUri: z.string(),
+        paymentUri: paymentUri(),
         qrSvg: qrSvg(),
       })
       .nullable()
@@ -108,7 +118,7 @@ export const PaymentMethodAnswer = z
     asset: AssetSchema,
     amountDueRaw: chainAmountString(),
     amountDue: z.string(),
-    paymentUri: z.string(),
+    paymentUri: paymentUri(),
     qrSvg: qrSvg(),
     wallet: WalletDueSchema,
   })

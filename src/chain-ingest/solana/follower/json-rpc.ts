@@ -21,10 +21,13 @@ export class SolanaRpcError extends Error {
   }
 }
 
+/** Calls sent in one HTTP request unless the client is given another `batchSize` (the follower reads transactions this many at a time). */
+export const SOLANA_RPC_BATCH_SIZE = 100;
+
 type Pending = { id: number; method: string; params: unknown[]; resolve(v: unknown): void; reject(e: unknown): void };
 
 export function createSolanaJsonRpc(deps: { url: string; timeoutMs?: number; batchSize?: number }): SolanaJsonRpc {
-  const batchSize = deps.batchSize ?? 100;
+  const batchSize = deps.batchSize ?? SOLANA_RPC_BATCH_SIZE;
   const timeoutMs = deps.timeoutMs ?? 10_000;
   let queue: Pending[] = [];
   let nextId = 1;

@@ -5,7 +5,8 @@ import type { Bus } from '../../../bus/bus.ts';
 import { parseChainMessage, type ChainMessage } from '../../chain-messages.ts';
 import { solanaLocalNetwork } from '../networks.ts';
 import { sessionReference } from '../pay-url.ts';
-import { createSolanaJsonRpc } from './json-rpc.ts';
+import type { Log } from '../../../shared/logger.ts';
+import { createSolanaJsonRpc, type SolanaJsonRpc } from './json-rpc.ts';
 import type { MentionsSocketEvent } from './mentions-socket.ts';
 import { createSolanaFollower } from './solana-follower.ts';
 import { createSolanaReferences } from './solana-references.ts';
@@ -27,7 +28,11 @@ async function world(
     socketIdlePollMs?: number;
     pageSize?: number;
     maxPages?: number;
+    readClock?: () => number;
+    log?: Log;
   } = {},
+  /** Stands between the follower and the node (to hold or fail its calls). */
+  wrapRpc: (rpc: SolanaJsonRpc) => SolanaJsonRpc = (rpc) => rpc,
 ) {
   const chain = await startTestSolana(t);
   const network = solanaLocalNetwork(chain.server.ledger.mints);
@@ -59,12 +64,13 @@ async function world(
   const rpc = createSolanaJsonRpc({ url: chain.server.rpcUrl });
   const follower = createSolanaFollower({
     network,
-    rpc,
+    rpc: wrapRpc(rpc),
     bus,
     references,
     pollIntervalMs: NEVER,
     maxPollIntervalMs: NEVER,
     socketIdlePollMs: NEVER,
+    log: () => undefined,
     ...timing,
     wsUrl: chain.server.wsUrl,
     socketBackoffMs: { min: 10, max: 100 },
@@ -77,7 +83,6 @@ async function world(
       events.push(event);
       signal();
     },
-    log: () => undefined,
   });
   t.teardown(() => follower.stop());
   const merchant = (await generateKeyPairSigner()).address;
@@ -117,6 +122,7 @@ async function world(
     rounds: () => roundsDone,
     readThrough,
     rpc,
+    signal,
   };
 }
 
@@ -221,4 +227,142 @@ test('a reference whose backlog is still read page by page is not said read thro
   t.like(w.published[0], { type: 'transfer', transactionHash: signature });
   await w.follower.poll();
   t.not(w.readThrough.at(-1), null);
+});
+
+test('a live subscription vouches for the chain only up to a few seconds before the round: a notification on its way is waited for', async (t) => {
+  let clock = 100;
+  const w = await world(t, { readClock: () => clock });
+  w.watch('s-slack', w.chain.server.ledger.mints.usdc);
+  await w.follower.start();
+  await w.settled(1);
+  clock = 1_000_000;
+  await w.follower.poll();
+  const through = w.readThrough.at(-1);
+  t.true(
+    typeof through === 'number' && through < 1_000_000 && through >= 1_000_000 - 60_000,
+    `read through ${through}`,
+  );
+});
+
+test('a subscribed reference woken mid-round and not read since is not said read through that round: the expiry waits for its payment', async (t) => {
+  let clock = 100_000;
+  let held: (() => void)[] | null = null;
+  let heldReference = '';
+  let signal = () => {};
+  const w = await world(t, { readClock: () => clock }, (rpc) => ({
+    counts: () => rpc.counts(),
+    async call<T>(method: string, params: unknown[]): Promise<T> {
+      if (held !== null && method === 'getSignaturesForAddress' && params[0] === heldReference)
+        await new Promise<void>((resolve) => {
+          held?.push(resolve);
+          signal();
+        });
+      return rpc.call<T>(method, params);
+    },
+  }));
+  signal = w.signal;
+  const usdc = w.chain.server.ledger.mints.usdc;
+  const paid = w.watch('s-woken', usdc);
+  await w.follower.start();
+  await w.settled(1);
+  // A round (at 1 000 000) held on reading another, new reference: the payment's notification comes meanwhile.
+  clock = 1_000_000;
+  const gate: (() => void)[] = [];
+  held = gate;
+  heldReference = w.watch('s-other', usdc);
+  const round = w.follower.poll();
+  // Its subscription's acknowledgement starts a round of the loop too, held the same way.
+  await w.until(() => gate.length >= 2);
+  const notified = w.follower.status().socket?.notifications ?? 0;
+  const payer = await w.chain.newPayer();
+  const signature = await payer.payToken(usdc, w.merchant, 1_000_000n, [paid]);
+  await w.until(() => (w.follower.status().socket?.notifications ?? 0) > notified);
+  held = null;
+  for (const release of gate) release();
+  await round;
+  t.is(w.readThrough.at(-1), 100_000, 'read through only the paid reference’s last read, before the round');
+  await w.until(() => w.published.length >= 1);
+  t.like(w.published[0], { type: 'transfer', transactionHash: signature });
+});
+
+test('a subscribed reference whose payment the node does not return yet is not said read, and is logged naming it and the error', async (t) => {
+  let clock = 100_000;
+  let now = 0;
+  let withheld = false;
+  const lines: { message: string; fields: Record<string, unknown> | undefined }[] = [];
+  const w = await world(
+    t,
+    { now: () => now, readClock: () => clock, log: (message, fields) => void lines.push({ message, fields }) },
+    (rpc) => ({
+      counts: () => rpc.counts(),
+      call: <T>(method: string, params: unknown[]): Promise<T> =>
+        withheld && method === 'getTransaction' ? Promise.resolve(null as T) : rpc.call<T>(method, params),
+    }),
+  );
+  const usdc = w.chain.server.ledger.mints.usdc;
+  const reference = w.watch('s-unread', usdc);
+  await w.follower.start();
+  await w.settled(1);
+  clock = 1_000_000;
+  withheld = true;
+  const rounds = w.rounds();
+  const payer = await w.chain.newPayer();
+  const signature = await payer.payToken(usdc, w.merchant, 1_000_000n, [reference]);
+  await w.until(() => w.rounds() > rounds && lines.length > 0);
+  t.is(w.readThrough.at(-1), 100_000, 'read through its last complete read only');
+  t.is(w.published.length, 0);
+  t.like(lines[0]?.fields, { level: 'warn', event: 'solana.reference_unread', reference, failures: 1 });
+  t.true(String(lines[0]?.fields?.err).includes(signature), String(lines[0]?.fields?.err));
+  t.true(lines[0]?.message.includes(reference));
+  // Not a line a round: the next failures are quiet until the thirtieth.
+  for (let i = 0; i < 5; i++) {
+    now += NEVER;
+    await w.follower.poll();
+  }
+  t.is(lines.filter((line) => line.fields?.event === 'solana.reference_unread').length, 1);
+  withheld = false;
+  now += NEVER;
+  await w.follower.poll();
+  t.like(w.published[0], { type: 'transfer', transactionHash: signature });
+  const through = w.readThrough.at(-1);
+  t.true(typeof through === 'number' && through > 100_000, `read through ${through} once read`);
+});
+
+test('a notification that comes while its reference is being read keeps it due: the next round reads the payment, it is not left to the idle poll', async (t) => {
+  let holdNext = false;
+  const hold: { release: (() => void) | null } = { release: null };
+  let signal = () => {};
+  let paidReference = '';
+  const w = await world(t, {}, (rpc) => ({
+    counts: () => rpc.counts(),
+    async call<T>(method: string, params: unknown[]): Promise<T> {
+      const answer = await rpc.call<T>(method, params);
+      if (holdNext && method === 'getSignaturesForAddress' && params[0] === paidReference) {
+        holdNext = false;
+        await new Promise<void>((resolve) => {
+          hold.release = resolve;
+          signal();
+        });
+      }
+      return answer;
+    },
+  }));
+  signal = w.signal;
+  const { usdc, usdt } = w.chain.server.ledger.mints;
+  const reference = w.watch('s-during', usdc);
+  paidReference = reference;
+  await w.follower.start();
+  await w.settled(1);
+  // A transfer in a mint it does not take (nothing owed, so no finality subscription to wake it
+  // again) starts a round whose answer is held; the payment lands meanwhile.
+  holdNext = true;
+  const payer = await w.chain.newPayer();
+  await payer.payToken(usdt, w.merchant, 1_000_000n, [reference]);
+  await w.until(() => hold.release !== null);
+  const notified = w.follower.status().socket?.notifications ?? 0;
+  const second = await payer.payToken(usdc, w.merchant, 2_000_000n, [reference]);
+  await w.until(() => (w.follower.status().socket?.notifications ?? 0) > notified);
+  hold.release?.();
+  await w.until(() => w.published.some((m) => m.type === 'transfer' && m.transactionHash === second));
+  t.is(w.published.filter((m) => m.type === 'transfer').length, 1);
 });

@@ -42,7 +42,7 @@ export function solanaRailFollower(input: {
       context.onCaughtUp();
     },
     ...(input.wsUrl === undefined ? {} : { wsUrl: input.wsUrl }),
-    log: (line) => context.log(`[ingest ${input.network.network}] ${line}`),
+    log: (line, fields) => context.log(`[ingest ${input.network.network}] ${line}`, fields),
     ...(context.tracer ? { tracer: context.tracer } : {}),
     metrics: context.metrics,
   });

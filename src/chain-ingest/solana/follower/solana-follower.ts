@@ -2,6 +2,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { Metrics } from '../../../shared/metrics.ts';
 import { createPollingProcessor, type Processor } from '../../../processing/processor.ts';
 import { createSystemClock } from '../../../shared/clock.ts';
+import type { Log } from '../../../shared/logger.ts';
 import { inSpan, noTracer } from '../../../shared/tracing.ts';
 import type { Bus } from '../../../bus/bus.ts';
 import {
@@ -11,7 +12,7 @@ import {
   type ChainTransferMessage,
 } from '../../chain-messages.ts';
 import { commitmentReached, type SolanaNetwork } from '../define-network.ts';
-import type { SolanaJsonRpc } from './json-rpc.ts';
+import { SOLANA_RPC_BATCH_SIZE, type SolanaJsonRpc } from './json-rpc.ts';
 import {
   createMentionsSocket,
   type Mention,
@@ -58,9 +59,18 @@ type Poll = {
   nextAt: number;
   readAt: number | null;
   resume: { before: string; newest: string } | null;
+  /** Rounds in a row its read failed (a call refused, a transaction not returned): it holds the network's read-through back. */
+  failures: number;
+  /** Wake-ups so far: one that comes while the reference is read keeps it due for the next round. */
+  wakes: number;
 };
-/** `getTransaction` calls sent together (the JSON-RPC client's batch size). */
-const TRANSACTIONS_PER_BATCH = 100;
+/**
+ * How long a `logsNotification` may take to reach us after its transaction was confirmed: a live
+ * subscription vouches for the chain only up to this long before a round began.
+ */
+const NOTIFICATION_SLACK_MS = 5_000;
+/** A reference failing every round is logged at its first failure and every this many after, not each round. */
+const FAILURE_LOG_EVERY = 30;
 type SignatureEntry = { signature: string; err: unknown; confirmationStatus: string | null };
 type Owed = { slot: bigint; reference: string };
 
@@ -103,7 +113,7 @@ export function createSolanaFollower(deps: {
   onRound?: (readThrough: number | null) => void;
   /** The clock rounds are dated on for `onRound` (Weir's clock; `now` unless given). */
   readClock?: () => number;
-  log?: (line: string) => void;
+  log?: Log;
   /** Each round that reads references is a span ('follower round', with the network and how many). */
   tracer?: Tracer;
   /** Where its processor counts failed passes (`weir_processor_failures_total`, `weir_processor_failing`). */
@@ -123,7 +133,7 @@ export function createSolanaFollower(deps: {
 }): SolanaFollower {
   const { network, rpc, bus, references } = deps;
   const now = deps.now ?? Date.now;
-  const log = deps.log ?? ((line: string) => console.warn(`[solana ${network.network}] ${line}`));
+  const log: Log = deps.log ?? ((line: string) => console.warn(`[solana ${network.network}] ${line}`));
   const maxInterval = deps.maxPollIntervalMs ?? Math.max(deps.pollIntervalMs, 15_000);
   const closedGraceMs = deps.closedGraceMs ?? 24 * 3600_000;
   const { seen, final } = network.commitment;
@@ -144,7 +154,10 @@ export function createSolanaFollower(deps: {
   /** Makes `reference` due and starts a round now (or right after the current one). */
   const wake = (reference: string) => {
     const poll = polls.get(reference);
-    if (poll) poll.nextAt = 0;
+    if (poll) {
+      poll.nextAt = 0;
+      poll.wakes += 1;
+    }
     if (running) void loop?.poke();
   };
 
@@ -200,30 +213,42 @@ export function createSolanaFollower(deps: {
     const answers = await Promise.all(
       due.map(async (watched) => {
         const poll = polls.get(watched.reference)!;
+        const wakes = poll.wakes;
         try {
           const read = await signaturesOf(watched.reference, poll.until, poll.resume?.before ?? null);
-          return { watched, poll, ...read };
+          return { watched, poll, wakes, ...read, problem: null };
         } catch (error) {
           lastError = error instanceof Error ? error.message : String(error);
-          return { watched, poll, list: null, complete: false };
+          return {
+            watched,
+            poll,
+            wakes,
+            list: null,
+            complete: false,
+            problem: `getSignaturesForAddress: ${lastError}`,
+          };
         }
       }),
     );
     await Promise.all(
-      answers.map(async ({ watched, poll, list, complete }) => {
-        if (list === null) return;
-        let failed = false;
+      answers.map(async ({ watched, poll, wakes, list, complete, problem }) => {
+        if (list === null) return unread(watched, poll, problem);
+        let failed: string | null = null;
         // Oldest first, so a session sees its payments in the order they were made; read a batch
         // at a time (one JSON-RPC request each), as a reference named by many transactions would
         // otherwise hold the round for a round trip per transaction.
         const landed = [...list].reverse().filter((entry) => entry.err === null || entry.err === undefined);
-        for (let i = 0; i < landed.length; i += TRANSACTIONS_PER_BATCH) {
-          const chunk = landed.slice(i, i + TRANSACTIONS_PER_BATCH);
+        for (let i = 0; i < landed.length; i += SOLANA_RPC_BATCH_SIZE) {
+          const chunk = landed.slice(i, i + SOLANA_RPC_BATCH_SIZE);
           const read = await Promise.all(chunk.map((entry) => transactionOf(entry.signature)));
           for (const [j, entry] of chunk.entries())
             if (!(await take(watched, entry.signature, read[j], commitmentReached(entry.confirmationStatus, final))))
-              failed = true;
+              failed =
+                read[j] === undefined
+                  ? `getTransaction ${entry.signature}: ${lastError}`
+                  : `getTransaction ${entry.signature}: not returned by the node yet`;
         }
+        unread(watched, poll, failed);
         const newest = poll.resume?.newest ?? list[0]?.signature;
         if (!failed && complete) {
           if (newest !== undefined) poll.until = newest;
@@ -235,9 +260,36 @@ export function createSolanaFollower(deps: {
         }
         poll.intervalMs = list.length > 0 ? deps.pollIntervalMs : Math.min(maxInterval, poll.intervalMs * 1.5);
         const live = list.length === 0 && socket?.subscribed({ address: watched.reference, commitment: seen });
-        poll.nextAt = poll.resume ? 0 : now() + (live ? Math.max(poll.intervalMs, socketIdlePollMs) : poll.intervalMs);
+        // Woken while read: what the notification announced may have landed after the answer.
+        poll.nextAt =
+          poll.resume || poll.wakes !== wakes
+            ? 0
+            : now() + (live ? Math.max(poll.intervalMs, socketIdlePollMs) : poll.intervalMs);
       }),
     );
+  }
+
+  /**
+   * Counts a failed read of `watched` (`problem`), or clears the count when it was read. A reference
+   * whose reads keep failing holds the network's read-through (and so expiries) back: it is logged,
+   * naming it and the error, so an operator sees why.
+   */
+  function unread(watched: WatchedReference, poll: Poll, problem: string | null): void {
+    if (problem === null) {
+      poll.failures = 0;
+      return;
+    }
+    poll.failures += 1;
+    if (poll.failures !== 1 && poll.failures % FAILURE_LOG_EVERY !== 0) return;
+    log(`reference ${watched.reference} could not be read (${poll.failures} rounds in a row): ${problem}`, {
+      level: 'warn',
+      event: 'solana.reference_unread',
+      network: network.network,
+      reference: watched.reference,
+      checkoutSessionId: watched.checkoutSessionId,
+      failures: poll.failures,
+      err: problem,
+    });
   }
 
   /** The transaction as the node answers it (null: not yet there); undefined when the call failed. */
@@ -339,6 +391,8 @@ export function createSolanaFollower(deps: {
         nextAt: at,
         readAt: null,
         resume: null,
+        failures: 0,
+        wakes: 0,
       };
       polls.set(watched.reference, state);
       if (state.nextAt <= at) due.push(watched);
@@ -371,15 +425,23 @@ export function createSolanaFollower(deps: {
    * What a round that began at `startedAt` has read the chain through: when the open reference read
    * longest ago (a backed-off one is not read every round) was last read, so an expiry waits for a
    * payment made before it; null while one was never read. A reference with a live subscription is
-   * woken by its payment (unless a backlog of it is still being read); a closed session's holds no expiry.
+   * woken by its payment (unless a backlog of it is still being read), so it vouches for the chain up
+   * to `NOTIFICATION_SLACK_MS` before the round, unless it was woken and not read since; a closed
+   * session's holds no expiry.
    */
   function readThrough(startedAt: number): number | null {
     let through = startedAt;
+    const at = now();
     for (const watched of references.of(network.network)) {
       const poll = polls.get(watched.reference);
       if (watched.closedAt !== null || poll === undefined) continue;
-      // A backlog still read page by page sends no notification for what lies in it.
-      if (poll.resume === null && socket?.subscribed({ address: watched.reference, commitment: seen })) continue;
+      // A backlog still read page by page sends no notification for what lies in it; a reference
+      // woken (due) and not read since, or whose last read failed, may hold a payment announced.
+      const live = poll.resume === null && socket?.subscribed({ address: watched.reference, commitment: seen });
+      if (live && poll.failures === 0 && poll.nextAt > at) {
+        through = Math.min(through, startedAt - NOTIFICATION_SLACK_MS);
+        continue;
+      }
       if (poll.readAt === null) return null;
       through = Math.min(through, poll.readAt);
     }
