@@ -231,6 +231,15 @@ test('a WEIR_PUBLIC_URL refused is shown with its user and password masked', (t)
   }
 });
 
+test('a WEIR_PUBLIC_URL holding a user or password is refused (every payer link is made from it), masked', (t) => {
+  for (const bad of ['https://u:secret@pay.example.com', 'https://u@pay.example.com']) {
+    const error = t.throws(() => readConfig([], { WEIR_PUBLIC_URL: bad }), { instanceOf: ConfigError });
+    t.regex(error?.message ?? '', /must not hold a user or password/);
+    t.notRegex(error?.message ?? '', /secret/);
+  }
+  t.is(readConfig([], { WEIR_PUBLIC_URL: 'https://pay.example.com' }).publicUrl, 'https://pay.example.com');
+});
+
 test('WEIR_SMTP_URL must be an smtp:// or smtps:// URL; the error names the setting and never shows the URL (its password)', (t) => {
   t.is(readConfig([], { WEIR_SMTP_URL: 'smtp://u:p@mail.example:587' }).smtpUrl, 'smtp://u:p@mail.example:587');
   for (const bad of ['mail.example:587', 'https://u:secret@mail.example'])

@@ -373,6 +373,12 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     throw new ConfigError(
       `${settingName('publicUrl')} must be an http:// or https:// URL, got ${maskUserinfo(publicUrl)}`,
     );
+  // It is written into every payer's link and page: a user or password there would be handed to payers.
+  const publicParts = publicUrl === undefined ? null : URL.parse(publicUrl);
+  if (publicParts && (publicParts.username !== '' || publicParts.password !== ''))
+    throw new ConfigError(
+      `${settingName('publicUrl')} must not hold a user or password (payers' links are made from it), got ${maskUserinfo(publicUrl ?? '')}`,
+    );
   // Service URLs carry credentials: an error names the setting and the form it takes, never the value.
   const natsUrl = get('natsUrl');
   const natsEntry = (entry: string) =>
