@@ -79,12 +79,26 @@ test('a $regex that can backtrack without bound (a repeated group, a backreferen
     ['^(a)\\1$', /backreference/],
     ['.*a.*b', /more than one repetition/],
     ['a+b{1,9}', /more than one repetition/],
+    // No quantifier at all, yet 2^n ways: each group's alternation.
+    [`^${'(a|a)'.repeat(30)}$`, /more than one alternation/],
+    [`^${'a?'.repeat(30)}${'a'.repeat(30)}$`, /more than one repetition/],
+    ['(?:a|b)x|y', /more than one alternation/],
   ] as const) {
     const error = t.throws(() => safePipeline(match(pattern), tenant), { instanceOf: AnalyticsQueryError }, pattern);
     t.is(error?.field, 'pipeline[0].$match.$or[0].clientReferenceId.$regex', pattern);
     t.regex(error?.message ?? '', reason, pattern);
   }
   t.throws(() => safePipeline(match({ source: 'a' }), tenant), { message: 'must be a string pattern' });
-  for (const pattern of ['^order-', 'shop\\.example$', '^ord[*+(]er.*', '^a{3}x?', '(test|live)_', '[a-z]+@example'])
+  for (const pattern of [
+    '^order-',
+    'shop\\.example$',
+    '^ord[*+(]er.*',
+    '^a{3}x?',
+    '(test|live)_',
+    '[a-z]+@example',
+    '^(?:www\\.)?shop',
+    'a|b|c',
+    '^[a-z]+?-',
+  ])
     t.notThrows(() => safePipeline(match(pattern), tenant), pattern);
 });

@@ -70,13 +70,20 @@ export class AnalyticsQueryError extends Error {
 
 /**
  * Why a `$regex` pattern could backtrack for minutes on a short string, or null. The embedded read
- * store runs it on the server's one thread (no time limit), so `^(a|a)*$` on 30 letters would hold
- * every tenant's requests: a repeated group, a backreference and more than one repetition are refused.
+ * store runs it on the server's one thread (no time limit), so `^(a|a)*$`, `(a|a)(a|a)…$` or
+ * `a?a?…aa…` on 30 letters would hold every tenant's requests. Only a grammar that cannot blow up is
+ * taken: no backreference, no repeated group, at most one repetition (`*`, `+`, `?`, `{n,m}`) and at
+ * most one alternation (`|`, in one group or at the top).
  */
 export function backtracksWithoutBound(pattern: string): string | null {
   let repeats = 0;
+  // Per open group (the pattern itself first): whether its `|` was counted.
+  const alternates: boolean[] = [false];
+  let alternations = 0;
+  let previousWasQuantifier = false;
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
+    let quantifier = false;
     if (c === '\\') {
       const next = pattern[i + 1] ?? '';
       if (/[1-9k]/.test(next)) return 'a backreference is refused (it can backtrack without bound)';
@@ -84,13 +91,34 @@ export function backtracksWithoutBound(pattern: string): string | null {
     } else if (c === '[') {
       // A class is one character: skip to its closing bracket.
       for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
-    } else if (c === '*' || c === '+' || (c === '{' && /^\{\d+(,\d*)?\}/.test(pattern.slice(i)))) {
-      if (pattern[i - 1] === ')')
-        return 'a repeated group such as (a|b)* is refused (it can backtrack without bound): repeat a character class instead';
-      if (++repeats > 1)
-        return 'has more than one repetition (*, + or {n,m}), which can backtrack without bound: match each part with its own $regex under $and';
-      if (c === '{') i = pattern.indexOf('}', i);
+    } else if (c === '(') {
+      alternates.push(false);
+      // `(?:`, `(?=`, `(?<name>`: the `?` names the group's kind, it repeats nothing.
+      if (pattern[i + 1] === '?') i++;
+    } else if (c === ')') {
+      if (alternates.length > 1) alternates.pop();
+    } else if (c === '|') {
+      if (!alternates[alternates.length - 1]) {
+        alternates[alternates.length - 1] = true;
+        if (++alternations > 1)
+          return 'has more than one alternation (|), which can backtrack without bound: match each with its own $regex under $or';
+      }
+    } else if (c === '?' && previousWasQuantifier) {
+      // `*?`, `+?`: the lazy form of the repetition just counted.
+    } else {
+      const bounds = c === '{' ? /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i)) : null;
+      // `{n}` repeats exactly n times: nothing to backtrack over.
+      const exact = bounds !== null && (bounds[2] === undefined || bounds[3] === bounds[1]);
+      if (c === '*' || c === '+' || c === '?' || (bounds !== null && !exact)) {
+        if (pattern[i - 1] === ')' && c !== '?')
+          return 'a repeated group such as (a|b)* is refused (it can backtrack without bound): repeat a character class instead';
+        if (++repeats > 1)
+          return 'has more than one repetition (*, +, ? or {n,m}), which can backtrack without bound: match each part with its own $regex under $and';
+        quantifier = true;
+      }
+      if (bounds !== null) i += bounds[0].length - 1;
     }
+    previousWasQuantifier = quantifier;
   }
   return null;
 }
