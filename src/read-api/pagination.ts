@@ -4,7 +4,7 @@ import type { ApiContext } from './api-context.ts';
 
 const DATE_OPS = ['gt', 'gte', 'lt', 'lte'] as const;
 
-function positiveInt(raw: string | undefined, name: string, fallback: number, max?: number): number {
+export function positiveInt(raw: string | undefined, name: string, fallback: number, max?: number): number {
   if (raw === undefined || raw === '') return fallback;
   if (!/^[0-9]+$/.test(raw)) throw new ValidationError(name, 'must be a positive integer');
   const n = Number(raw);
@@ -13,10 +13,22 @@ function positiveInt(raw: string | undefined, name: string, fallback: number, ma
   return n;
 }
 
-const queryValue = (ctx: ApiContext, name: string): string | undefined => {
-  const v = ctx.query[name];
-  return Array.isArray(v) ? v[v.length - 1] : v;
-};
+/** Every value given for `name`, spelt `name` or `name[]`, repeated or not. */
+const queryValues = (ctx: ApiContext, name: string): string[] =>
+  [ctx.query[name], ctx.query[`${name}[]`]].flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]));
+
+/** The last value given for `name` (either spelling). */
+export const queryValue = (ctx: ApiContext, name: string): string | undefined => queryValues(ctx, name).at(-1);
+
+/** A comma-separated filter's values (`ids=a,b`, `ids=a&ids=b`, `ids[]=a&ids[]=b` alike), or undefined when not given. */
+export function csvQuery(ctx: ApiContext, name: string): string[] | undefined {
+  const given = queryValues(ctx, name);
+  if (given.length === 0) return undefined;
+  return given
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
 
 /** An ISO 8601 date (`2026-05-01`) or timestamp (`2026-05-01T08:00:00Z`, offset optional). */
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -87,12 +99,7 @@ export function listFilter(
       if (raw !== 'true' && raw !== 'false') throw new ValidationError(name, 'must be true or false');
       filter[field] = raw === 'true';
     } else if (spec.kind === 'csv') {
-      filter[field] = {
-        $in: raw
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-      };
+      filter[field] = { $in: csvQuery(ctx, name) ?? [] };
     } else {
       if (spec.values && !spec.values.includes(raw))
         throw new ValidationError(name, `must be one of ${spec.values.join(', ')}`);

@@ -166,3 +166,22 @@ test('API keys: the list filters by ids, as every other list does, where ids was
     [made.body.id],
   );
 });
+
+test('ids given as ids[]=a&ids[]=b or ids=a&ids=b select those records, on stored lists and products alike, where ids[] answered every record and a repeat kept only the last', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const customers: string[] = [];
+  for (const email of ['a@example.com', 'b@example.com', 'c@example.com'])
+    customers.push((await api.post<{ id: string }>('/api/v1/customers', { email })).body.id);
+  const [a, b] = customers as [string, string];
+  const listed = async (path: string) =>
+    (await api.get<Page<{ id: string }>>(path)).body.data.map((record) => record.id).sort();
+  for (const query of [`ids[]=${a}&ids[]=${b}`, `ids=${a}&ids=${b}`, `ids=${a},${b}`])
+    t.deepEqual(await listed(`/api/v1/customers?${query}`), [a, b].sort(), query);
+  const products: string[] = [];
+  for (const name of ['Tea', 'Coffee', 'Cocoa'])
+    products.push((await api.post<{ id: string }>('/api/v1/products', { name })).body.id);
+  const [p, q] = products as [string, string];
+  t.deepEqual(await listed(`/api/v1/products?ids[]=${p}&ids[]=${q}`), [p, q].sort());
+  t.deepEqual(await listed(`/api/v1/products?ids=${p}&ids=${q}`), [p, q].sort());
+});

@@ -32,7 +32,7 @@ import {
 import { schemaRoutes } from '../schema/route.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
-import { listPage, VISIBILITY_FILTER } from '../pagination.ts';
+import { csvQuery, listPage, VISIBILITY_FILTER } from '../pagination.ts';
 import { CURRENCIES, INTERVALS } from '../../actors/line-items.ts';
 import type { Collection, Filter } from '../../read-store/read-store.ts';
 
@@ -207,15 +207,12 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     },
     async (ctx, { query }) => {
       const byPrice = await productIdsByPrice(ctx, prices, query);
-      const asked = query.ids
-        ?.split(',')
-        .map((id) => id.trim())
-        .filter(Boolean);
+      const asked = csvQuery(ctx, 'ids');
       const ids = byPrice && asked ? byPrice.filter((id) => asked.includes(id)) : (byPrice ?? undefined);
       const page = await listPage(ctx, products, {
         // Asked for by id (a session's product), a payer's one-off product is listed too.
         base: {
-          ...(query.ids === undefined ? { deleted: false, ...CATALOG_LISTED } : { deleted: false }),
+          ...(asked?.length ? { deleted: false } : { deleted: false, ...CATALOG_LISTED }),
           ...(ids ? { id: { $in: ids } } : {}),
         },
         filters: {
