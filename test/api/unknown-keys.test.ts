@@ -142,7 +142,7 @@ test("the reference's fields Weir ignores are taken on every route that declares
       nameCollection: true,
       emailCollection: true,
       customFields: { fields: [] },
-      defaultPromotionCode: 'SUMMER',
+      defaultPromotionCode: null,
       paymentSetting: { allowedChains: [{ chainId: 7357, blacklistCurrencies: [], withdrawalAddress: null }] },
       lineItems: { data: [{ ...line, quantity: 1, periodStart: '2030-01-01', periodEnd: '2030-02-01' }] },
     }),
@@ -197,7 +197,7 @@ test("the reference's fields Weir ignores are taken on every route that declares
   );
 });
 
-test("the reference's fields Weir cannot honour (a session's own withdrawal address, excluded currencies, a scheduled send) are refused when set, naming them, and nothing is written", async (t) => {
+test("the reference's fields Weir cannot honour (a session's own withdrawal address, excluded currencies, a default promotion code, a scheduled send) are refused when set, naming them, and nothing is written", async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
   const refused = async (path: string, body: unknown, field: string) => {
@@ -223,6 +223,11 @@ test("the reference's fields Weir cannot honour (a session's own withdrawal addr
     '/api/v1/checkout/sessions',
     chain({ blacklistCurrencies: ['dai'] }),
     'paymentSetting.allowedChains[0].blacklistCurrencies',
+  );
+  await refused(
+    '/api/v1/checkout/sessions',
+    { ...sessionRequest(), defaultPromotionCode: 'SUMMER' },
+    'defaultPromotionCode',
   );
   const sessions = await api.get<{ data: unknown[] }>('/api/v1/checkout/sessions');
   t.is(sessions.body.data.length, 0, 'a refused session is not created');

@@ -193,8 +193,8 @@ test("the reference's fields Weir does not use are taken and ignored", (t) => {
     CheckoutSessionCreate,
     body({
       nameCollection: true,
-      defaultPromotionCode: 'SUMMER',
-      paymentSetting: { allowedChains: [{ chainId: 1, blacklistCurrencies: ['dai'] }] },
+      defaultPromotionCode: null,
+      paymentSetting: { allowedChains: [{ chainId: 1, blacklistCurrencies: [] }] },
       lineItems: { data: [{ ...TEA, periodStart: '2030-01-01' }] },
     }),
   );

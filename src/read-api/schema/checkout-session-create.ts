@@ -323,9 +323,9 @@ export const CheckoutSessionCreate = bodyObject({
     'the checkout page asks the payer for no details: prefill them with customerData, or sell through a payment link, whose page collects them',
   ),
   ...ignored(['customFields'], "a checkout page asks no questions; a payment link's page does (its customFields)"),
-  ...ignored(
+  ...unsupported(
     ['defaultPromotionCode'],
-    'no code is applied when a session is made (the reference too makes the session without one it cannot apply); with allowPromotionCodes the payer enters it',
+    'no code is applied when a session is made, and the payer would be asked the full price; with allowPromotionCodes the payer enters it',
   ),
 }).openapi('CheckoutSessionCreate', {
   example: {
