@@ -189,6 +189,13 @@ export function evolveCheckoutSession(
         payments: replacePayment(session.payments, event.data.transferId, { late: true }),
       };
     case 'OverpaymentReceived':
+      // Logs from before a session completed short took late money as over it: a negative excess.
+      if (event.data.amountOverpaid.startsWith('-'))
+        return {
+          ...session,
+          updatedAt: event.data.at,
+          payments: replacePayment(session.payments, event.data.transferId, { late: true }),
+        };
       return { ...session, updatedAt: event.data.at, amountOverpaid: event.data.amountOverpaid };
     case 'CheckoutSessionExpired':
       return {

@@ -479,6 +479,23 @@ test('given a session completed as partly paid, when more money confirms, then a
   t.is(given([...beyond, ...over]).state().context.session?.amountOverpaid, '50000000');
 });
 
+test('a log from before: money after a session completed short, recorded as an OverpaymentReceived with a negative excess, replays as a late payment, amountOverpaid left at 0', (t) => {
+  const partial: CheckoutSessionEvent = {
+    type: 'CheckoutSessionPartiallyPaid',
+    data: { amountReceived: '100000000', at: NOW },
+  };
+  const short = [created(), detected('t1', '100000000'), confirmed('t1'), partial];
+  const completed = given(short).when({ type: 'CompletePartialCheckoutSession' }, NOW);
+  const recorded: CheckoutSessionEvent = {
+    type: 'OverpaymentReceived',
+    data: { transferId: 't2', amount: '50000000', amountOverpaid: '-150000000', at: NOW },
+  };
+  const session = given([...short, ...completed, detected('t2', '50000000'), confirmed('t2'), recorded]).state().context
+    .session;
+  t.is(session?.amountOverpaid, '0');
+  t.true(session?.payments.find((p) => p.transferId === 't2')?.late);
+});
+
 test('given an incomplete (partly paid) session, when canceled, then refused naming the way out: complete it with the amount received', (t) => {
   const partial: CheckoutSessionEvent = {
     type: 'CheckoutSessionPartiallyPaid',

@@ -22,7 +22,8 @@ export const checkoutSessionsProjection: Projection = {
   name: 'checkout_sessions',
   // 2: what a session received is summed exactly in the asset's units (18-decimal tokens lost their dust
   // before), and a complete session's amountNet is of what payers sent, not of what was asked.
-  version: 2,
+  // 3: money after a session completed short, once recorded as a negative overpayment, reads as late.
+  version: 3,
   collections: [
     COLLECTIONS.checkoutSessions,
     COLLECTIONS.depositAddresses,
