@@ -3,6 +3,7 @@ import { getBlockNumber } from './get-chain-head.ts';
 import { subscribeNewHeads, type NewHead, type NewHeadsSubscription } from './new-heads.ts';
 import type { RpcEndpoints } from './rpc-endpoints.ts';
 import { jitteredBackoff } from './jittered-backoff.ts';
+import { endpointLabel } from '../../../shared/mask-userinfo.ts';
 
 /** A head read: its number and when it was read (on the clock). */
 export type HeadUpdate = { number: number; at: number };
@@ -120,7 +121,7 @@ export function createHeadSource(deps: HeadSourceDeps): HeadSource {
       counts.subscriptions += 1;
       // Heads announced while the follower asked for the node's head count as well.
       socketCovers = Math.max(subscription.subscribedAtHead, socketCovers ?? subscription.subscribedAtHead);
-      log(`new heads from websocket ${url}`);
+      log(`new heads from websocket ${endpointLabel(url)}`);
     } catch (error) {
       onSocketFailure(url, error);
     }
@@ -137,9 +138,9 @@ export function createHeadSource(deps: HeadSourceDeps): HeadSource {
     counts.failures += 1;
     socketIndex += 1;
     const delay = jitteredBackoff(socketFailures, deps.webSocketRetryMs, 60_000);
-    deps.onError(`${new Date(clock.now()).toISOString()} websocket ${url} failed: ${describe(error)}`);
+    deps.onError(`${new Date(clock.now()).toISOString()} websocket ${endpointLabel(url)} failed: ${describe(error)}`);
     log(
-      `websocket ${url} failed (${describe(error)}); polling eth_blockNumber every ${deps.pollIntervalMs} ms, websocket again in ${delay} ms`,
+      `websocket ${endpointLabel(url)} failed (${describe(error)}); polling eth_blockNumber every ${deps.pollIntervalMs} ms, websocket again in ${delay} ms`,
     );
     clearTimeout(socketRetry);
     socketRetry = setTimeout(() => {

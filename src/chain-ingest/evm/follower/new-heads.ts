@@ -1,5 +1,6 @@
 import { getWebSocketRpcClient, type SocketRpcClient } from 'viem/utils';
 import { rpcValueReader } from './rpc-values.ts';
+import { endpointLabel } from '../../../shared/mask-userinfo.ts';
 
 /** A new chain head as announced by `eth_subscribe("newHeads")`. */
 export type NewHead = { number: number; hash: string; parentHash: string };
@@ -69,7 +70,7 @@ function isOpen(client: WebSocketClient): boolean {
  */
 export async function subscribeNewHeads(parameters: SubscribeNewHeadsParameters): Promise<NewHeadsSubscription> {
   const { network, url, timeoutMs } = parameters;
-  const client = await withTimeout(acquireSocket(url), timeoutMs, `connecting to ${url}`, (late) =>
+  const client = await withTimeout(acquireSocket(url), timeoutMs, `connecting to ${endpointLabel(url)}`, (late) =>
     releaseSocket(late),
   );
   const read = rpcValueReader(network, 'eth_subscription newHeads');
@@ -111,7 +112,7 @@ export async function subscribeNewHeads(parameters: SubscribeNewHeadsParameters)
             typeof response.error === 'object' && 'message' in response.error
               ? String(response.error.message)
               : JSON.stringify(response.error);
-          reject(new Error(`${url} refused eth_subscribe newHeads: ${detail}`));
+          reject(new Error(`${endpointLabel(url)} refused eth_subscribe newHeads: ${detail}`));
           return;
         }
         if (typeof response.result === 'string') resolve(response.result);

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { KNOWN_EVM_CHAIN_IDS } from './all-networks.ts';
 import type { RpcEndpoints, RpcEndpointsByChainId } from './registry.ts';
 import { SettingError } from '../../../shared/setting-error.ts';
+import { endpointLabel } from '../../../shared/mask-userinfo.ts';
 
 /** Prefix of the per-chain variables: `WEIR_RPC_<chainId>=https://…,wss://…`. */
 export const RPC_ENV_PREFIX = 'WEIR_RPC_';
@@ -151,16 +152,11 @@ function classify(entries: readonly string[], source: string): RpcEndpoints {
         source,
         `entry ${index + 1} has scheme "${url.protocol.replace(/:$/, '')}"; only http, https, ws and wss are supported`,
       );
-    if (url.hostname === '') throw new RpcConfigError(source, `entry ${index + 1} has no host (${redact(url)})`);
+    if (url.hostname === '')
+      throw new RpcConfigError(source, `entry ${index + 1} has no host (${endpointLabel(url.href)})`);
     if (!list.includes(entry)) list.push(entry);
   });
   return Object.freeze({ http: Object.freeze(http), ws: Object.freeze(ws) });
-}
-
-/** Scheme and host only: RPC URLs often carry API keys in their path or query. */
-function redact(url: URL): string {
-  const rest = url.pathname !== '/' || url.search !== '' || url.username !== '' ? '/…' : '';
-  return `${url.protocol}//${url.host}${rest}`;
 }
 
 function describe(entry: string): string {

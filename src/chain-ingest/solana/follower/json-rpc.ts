@@ -1,3 +1,4 @@
+import { endpointLabel } from '../../../shared/mask-userinfo.ts';
 /**
  * A Solana JSON-RPC client for the follower: calls made in the same turn of the event loop go in
  * one HTTP request (a JSON-RPC batch, at most `batchSize` calls each), so polling many references
@@ -43,9 +44,10 @@ export function createSolanaJsonRpc(deps: { url: string; timeoutMs?: number; bat
         body: JSON.stringify(batch.map(({ id, method, params }) => ({ jsonrpc: '2.0', id, method, params }))),
         signal: AbortSignal.timeout(timeoutMs),
       });
-      if (!response.ok) throw new SolanaRpcError(`${deps.url} answered HTTP ${response.status}`, null);
+      if (!response.ok) throw new SolanaRpcError(`${endpointLabel(deps.url)} answered HTTP ${response.status}`, null);
       const answers = parseJsonWithBigInts(await response.text());
-      if (!Array.isArray(answers)) throw new SolanaRpcError(`${deps.url} did not answer the batch with a list`, null);
+      if (!Array.isArray(answers))
+        throw new SolanaRpcError(`${endpointLabel(deps.url)} did not answer the batch with a list`, null);
       const byId = new Map<unknown, Record<string, unknown>>();
       for (const answer of answers as Record<string, unknown>[]) byId.set(Number(answer.id), answer);
       for (const call of batch) {
@@ -65,7 +67,10 @@ export function createSolanaJsonRpc(deps: { url: string; timeoutMs?: number; bat
       const failure =
         error instanceof SolanaRpcError
           ? error
-          : new SolanaRpcError(`${deps.url}: ${error instanceof Error ? error.message : String(error)}`, null);
+          : new SolanaRpcError(
+              `${endpointLabel(deps.url)}: ${error instanceof Error ? error.message : String(error)}`,
+              null,
+            );
       for (const call of batch) call.reject(failure);
     }
   }

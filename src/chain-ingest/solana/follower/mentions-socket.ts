@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import type { Commitment } from '../define-network.ts';
+import { endpointLabel } from '../../../shared/mask-userinfo.ts';
 
 /** One `logsSubscribe({ mentions: [address] }, { commitment })`: a node takes one address per subscription. */
 export type Mention = { address: string; commitment: Commitment };
@@ -67,7 +68,7 @@ export function createMentionsSocket(deps: {
     try {
       message = JSON.parse(String(data));
     } catch {
-      deps.log(`${deps.url} sent a message that is not JSON`);
+      deps.log(`${endpointLabel(deps.url)} sent a message that is not JSON`);
       return;
     }
     if (message.method === 'logsNotification') {
@@ -115,7 +116,7 @@ export function createMentionsSocket(deps: {
       for (const mention of wanted.values()) subscribe(mention);
     });
     ws.on('message', onMessage);
-    ws.on('error', (error) => deps.log(`${deps.url}: ${error.message}`));
+    ws.on('error', (error) => deps.log(`${endpointLabel(deps.url)}: ${error.message}`));
     ws.on('close', () => {
       if (socket !== ws) return;
       socket = null;
