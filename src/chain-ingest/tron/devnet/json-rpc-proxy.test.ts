@@ -9,6 +9,7 @@ import {
   parseAbiItem,
   parseAbiParameters,
 } from 'viem';
+import { eventually } from '../../../../test/support/api-client.ts';
 import { startTestLocalTron } from '../../../../test/support/tron-devnet.ts';
 import { forwarderFactoryAbi } from '../../evm/contracts/abis.ts';
 import { deriveDepositAddress, sessionSaltOf } from '../../evm/contracts/deposit-address.ts';
@@ -260,7 +261,11 @@ test('/wallet/ transactions: built by triggersmartcontract, checked and run by b
   const again = await wallet('broadcasttransaction', signed);
   t.is(again['code'], 'DUP_TRANSACTION_ERROR');
 
-  const info = await wallet('gettransactioninfobyid', { value: transaction.txID });
+  // Answered `{}` until a block holds it, as java-tron does: anvil may not have mined it yet.
+  const info = await eventually(async () => {
+    const answer = await wallet('gettransactioninfobyid', { value: transaction.txID });
+    return answer['receipt'] === undefined ? undefined : answer;
+  }, 'the transaction in a block');
   const receipt = info['receipt'] as Record<string, number | string>;
   t.is(receipt['result'], 'SUCCESS');
   const energy = Number(receipt['energy_usage_total']);
