@@ -14845,7 +14845,7 @@ export interface components {
             customFields?: unknown;
             /**
              * @deprecated
-             * @description Ignored by Weir: no code is applied when a session is made (the reference too makes the session without one it cannot apply); with allowPromotionCodes the payer enters it
+             * @description Not supported by Weir (refused unless null or empty): no code is applied when a session is made, and the payer would be asked the full price; with allowPromotionCodes the payer enters it
              */
             defaultPromotionCode?: unknown;
             /**
