@@ -341,16 +341,11 @@ async function auditCheckpoint(argv: string[]): Promise<void> {
 async function auditExport(argv: string[]): Promise<void> {
   const config = readConfig(argv, process.env);
   privateFiles();
-  if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
-  const { openEventStore } = await import('../event-store/open-event-store.ts');
   const { OPERATOR_KEY_FILE, operatorPublicKey } = await import('../audit/operator-key.ts');
-  const { exportBundle } = await import('./audit.ts');
+  const { exportBundle, openLogToAudit } = await import('./audit.ts');
+  // Read only, as verify reads it: a mistyped data dir is an error, not a new empty log.
+  const eventStore = await openLogToAudit(config, 'audit export');
   const own = operatorPublicKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });
-  const eventStore = await openEventStore({
-    kurrentDbUrl: config.kurrentDbUrl,
-    dataDir: config.dataDir,
-    file: config.eventStoreFile,
-  });
   try {
     await exportBundle({ eventStore, argv, publicKeys: own ? [own] : [], option: (name) => option(argv, name) });
   } finally {

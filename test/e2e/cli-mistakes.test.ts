@@ -71,6 +71,14 @@ test('weir audit verify of a data dir that holds no log fails (exit 2) and creat
   t.false(existsSync(dataDir));
 });
 
+test('weir audit export of a data dir that holds no log fails (exit 2) and creates nothing, as verify does', async (t) => {
+  const dataDir = join(await tempDir(t), 'no-such-dir');
+  const run = runWeir(['audit', 'export', '--org', crypto.randomUUID(), '--data-dir', dataDir]);
+  t.is(run.status, 2, run.stderr);
+  t.regex(run.stderr, /^weir: audit export: no event log at .*no-such-dir\/events\.sqlite3/);
+  t.false(existsSync(dataDir));
+});
+
 test('weir health --url that is no http(s) URL is a usage error (exit 2) naming it, not "no answer (is weir serve running there?)"', (t) => {
   const run = runWeir(['health', '--url', '127.0.0.1:8080']);
   t.is(run.status, 2, run.stderr);
