@@ -147,6 +147,13 @@ function isComplete(flight: InFlight): boolean {
   return count !== undefined && new Set(flight.parts.map((part) => part.index)).size === count;
 }
 
+/** A flight as it starts: sent at `sentAt`, first looked up at `lookAt`, nothing known of its outcome. */
+function newFlight(
+  at: Pick<InFlight, 'network' | 'transactionHash' | 'sentAt' | 'lookAt' | 'parts' | 'mayBeMined'>,
+): InFlight {
+  return { ...at, signed: null, mined: null, dropping: null, waiting: false, resent: false, written: new Set() };
+}
+
 /** A flush sent (or maybe sent) whose receipt was not had, or one the node did not take for now (`waiting`), and why. */
 type ReceiptLost = { flight: InFlight; reason: string; waiting: boolean };
 
@@ -301,20 +308,14 @@ export function createSweeper(deps: {
     const known = inFlight.get(transactionHash);
     if (known) return known;
     const now = clock.now();
-    const flight: InFlight = {
+    const flight = newFlight({
       network,
       transactionHash,
       sentAt: now,
       lookAt: now + retryAfterMs,
       parts,
-      signed: null,
-      mined: null,
-      dropping: null,
-      waiting: false,
-      resent: false,
-      written: new Set(),
       mayBeMined: false,
-    };
+    });
     inFlight.set(transactionHash, flight);
     for (const part of parts) flightOfDoc.set(part.doc._id, flight);
     return flight;
@@ -507,20 +508,16 @@ export function createSweeper(deps: {
       for (const dropped of doc.lateDrops ?? []) {
         const known = lateDrops.get(dropped.transactionHash);
         if (known?.flight.parts.some((part) => part.doc._id === doc._id)) continue;
-        const flight: InFlight = known?.flight ?? {
-          network: doc.network,
-          transactionHash: dropped.transactionHash,
-          sentAt: Date.parse(dropped.at),
-          lookAt: now,
-          parts: [],
-          signed: null,
-          mined: null,
-          dropping: null,
-          waiting: false,
-          resent: false,
-          written: new Set(),
-          mayBeMined: true,
-        };
+        const flight =
+          known?.flight ??
+          newFlight({
+            network: doc.network,
+            transactionHash: dropped.transactionHash,
+            sentAt: Date.parse(dropped.at),
+            lookAt: now,
+            parts: [],
+            mayBeMined: true,
+          });
         flight.parts.push({ doc, transferIds: dropped.transferIds, ...dropped.share });
         flight.signed ??= dropped.signedTransaction ?? null;
         if (!known)
@@ -813,20 +810,16 @@ export function createSweeper(deps: {
    * time recorded, and looks it up at once: that process may have died before the node had it.
    */
   function adopt(doc: SweepDoc, broadcast: SweepBroadcastDoc): void {
-    const flight: InFlight = inFlight.get(broadcast.transactionHash) ?? {
-      network: doc.network,
-      transactionHash: broadcast.transactionHash,
-      sentAt: Date.parse(broadcast.at),
-      lookAt: clock.now(),
-      parts: [],
-      signed: null,
-      mined: null,
-      dropping: null,
-      waiting: false,
-      resent: false,
-      written: new Set(),
-      mayBeMined: false,
-    };
+    const flight =
+      inFlight.get(broadcast.transactionHash) ??
+      newFlight({
+        network: doc.network,
+        transactionHash: broadcast.transactionHash,
+        sentAt: Date.parse(broadcast.at),
+        lookAt: clock.now(),
+        parts: [],
+        mayBeMined: false,
+      });
     inFlight.set(flight.transactionHash, flight);
     flight.parts.push({ doc, transferIds: broadcast.transferIds, ...broadcast.share });
     flight.signed ??= broadcast.signedTransaction ?? null;

@@ -227,6 +227,20 @@ async function finalizedSeries(api: Api, extra: Record<string, unknown> = {}) {
   return { invoice, subscription, customerId: customer.id };
 }
 
+/** The series' first invoice paid, its subscription active, then a month on: its renewal, open. */
+async function renewedOncePaid(
+  app: Parameters<typeof payInvoice>[0],
+  api: Api,
+  clock: ManualClock,
+  invoiceId: string,
+  subscriptionId: string,
+): Promise<Invoice> {
+  await payInvoice(app, api, invoiceId);
+  await untilSubscription(api, subscriptionId, 'active');
+  clock.advanceTo(Date.parse('2026-04-15T09:00:00.000Z'));
+  return openInvoice(api, nextInvoiceIdOf(invoiceId));
+}
+
 async function untilSubscription(api: Api, id: string, status: string): Promise<Subscription> {
   return eventually(async () => {
     const response = await api.get<Subscription>(`/api/v1/subscriptions/${id}`);
@@ -395,10 +409,7 @@ test("a taxed series: each period's bill on the subscription asks what its invoi
     ).body;
   t.like(await billOf(), { amountTotal: '1000000000', latestInvoice: { id: invoice.id, amountDue: '1200000000' } });
 
-  await payInvoice(app, api, invoice.id);
-  await untilSubscription(api, subscription.id, 'active');
-  clock.advanceTo(Date.parse('2026-04-15T09:00:00.000Z'));
-  const renewal = await openInvoice(api, nextInvoiceIdOf(invoice.id));
+  const renewal = await renewedOncePaid(app, api, clock, invoice.id, subscription.id);
   t.is(renewal.amountDue, '1200000000');
   t.like(await billOf(), { amountTotal: '1000000000', latestInvoice: { id: renewal.id, amountDue: '1200000000' } });
 });
@@ -408,10 +419,7 @@ test('a renewal the merchant voids while its subscription goes on bills nothing 
   const app = await startInvoiceTestApp(t, { clock });
   const { api } = await createMerchant(app.url);
   const { invoice, subscription } = await finalizedSeries(api);
-  await payInvoice(app, api, invoice.id);
-  await untilSubscription(api, subscription.id, 'active');
-  clock.advanceTo(Date.parse('2026-04-15T09:00:00.000Z'));
-  const renewal = await openInvoice(api, nextInvoiceIdOf(invoice.id));
+  const renewal = await renewedOncePaid(app, api, clock, invoice.id, subscription.id);
   clock.advanceTo(Date.parse(renewal.dueDate));
   await untilSubscription(api, subscription.id, 'past_due');
 
@@ -434,10 +442,7 @@ test("the invoice list filters by the reference's subscriptionId and dueDate bou
   const { api } = await createMerchant(app.url);
   const { invoice, subscription } = await finalizedSeries(api);
   const other = await finalizedSeries(api);
-  await payInvoice(app, api, invoice.id);
-  await untilSubscription(api, subscription.id, 'active');
-  clock.advanceTo(Date.parse('2026-04-15T09:00:00.000Z'));
-  const renewal = await openInvoice(api, nextInvoiceIdOf(invoice.id));
+  const renewal = await renewedOncePaid(app, api, clock, invoice.id, subscription.id);
   const listed = async (query: string) => {
     const answer = await api.get<{ count: number; data: Invoice[] }>(`/api/v1/invoices?${query}`);
     t.is(answer.status, 200, JSON.stringify(answer.body));
@@ -464,10 +469,7 @@ test('the first invoice of a series names its subscription once it exists (as it
     return body.subscriptionId === null ? undefined : body;
   }, `invoice ${invoice.id} to name its subscription`);
   t.like(first, { subscriptionId: subscription.id, billingReason: 'manual', autoAdvance: false });
-  await payInvoice(app, api, invoice.id);
-  await untilSubscription(api, subscription.id, 'active');
-  clock.advanceTo(Date.parse('2026-04-15T09:00:00.000Z'));
-  const renewal = await openInvoice(api, nextInvoiceIdOf(invoice.id));
+  const renewal = await renewedOncePaid(app, api, clock, invoice.id, subscription.id);
   t.like((await api.get(`/api/v1/invoices/${renewal.id}`)).body, {
     subscriptionId: subscription.id,
     autoAdvance: true,
@@ -481,10 +483,7 @@ test("an ended subscription's latestInvoice says its invoice's own status once i
   const app = await startInvoiceTestApp(t, { clock });
   const { api } = await createMerchant(app.url);
   const { invoice, subscription } = await finalizedSeries(api);
-  await payInvoice(app, api, invoice.id);
-  await untilSubscription(api, subscription.id, 'active');
-  clock.advanceTo(Date.parse('2026-04-15T09:00:00.000Z'));
-  const renewal = await openInvoice(api, nextInvoiceIdOf(invoice.id));
+  const renewal = await renewedOncePaid(app, api, clock, invoice.id, subscription.id);
   await api.post(`/api/v1/subscriptions/${subscription.id}/end`);
   await settled(app);
   t.like((await api.get(`/api/v1/invoices/${renewal.id}`)).body, { status: 'void' });
