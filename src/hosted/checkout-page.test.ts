@@ -133,38 +133,51 @@ test('a Solana asset chosen: the page says the payment must come from the Solana
   t.true(isHidden(evm, 'solana-warning'));
 });
 
+/** The local Tron, and the chosen session with its first asset moved onto it as `currency`, rendered with Tron's wallet context. */
+const tronLocal = toTronRailNetwork(
+  tronLocalNetwork({ usdt: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL', usdc: 'TBDCyrZ1hT1PDDFf2yRABwPrFica5qqPUX' }),
+);
+const onTron = (session: CheckoutSession, currency: string): CheckoutSession => ({
+  ...session,
+  addresses: session.addresses.map((a, i) =>
+    i === 0
+      ? {
+          ...a,
+          network: 'tron-local',
+          asset: tronLocal.assets.find((x) => x.currency === currency)!,
+          paymentAddress: 'TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb',
+        }
+      : a,
+  ),
+});
+const tronPage = (s: CheckoutSession) => {
+  const status = payerStatus(s, names, NOW, undefined, pay);
+  const wallet = { networks: [tronLocal], devnet: null, tronDevnet: null };
+  return renderCheckoutPage({ session: s, org: null, status, names, products: new Map(), wallet });
+};
+
 test('a Tron asset chosen: the page says its code holds the address only and the amount is entered by hand, and offers the TronLink button, not the tron: link wallets refuse', (t) => {
-  const local = toTronRailNetwork(
-    tronLocalNetwork({ usdt: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL', usdc: 'TBDCyrZ1hT1PDDFf2yRABwPrFica5qqPUX' }),
-  );
   const session = chosen();
-  const onTron: CheckoutSession = {
-    ...session,
-    addresses: session.addresses.map((a, i) =>
-      i === 0
-        ? {
-            ...a,
-            network: 'tron-local',
-            asset: local.assets.find((x) => x.currency === 'usdt')!,
-            paymentAddress: 'TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb',
-          }
-        : a,
-    ),
-  };
-  const page = (s: CheckoutSession) => {
-    const status = payerStatus(s, names, NOW, undefined, pay);
-    const wallet = { networks: [local], devnet: null, tronDevnet: null };
-    return renderCheckoutPage({ session: s, org: null, status, names, products: new Map(), wallet });
-  };
-  const tron = page(onTron);
+  const tron = tronPage(onTron(session, 'usdt'));
   t.false(isHidden(tron, 'tron-scan'));
   t.regex(tron, /id="tron-scan"[^>]*>The code holds the address only[^<]*enter the amount above exactly/);
   t.regex(tron, /data-unless-family="tron" hidden>Scan the code with a wallet app/);
   // Wallets refuse the `tron:` link: no "Open in wallet" for Tron, the TronLink button instead.
   t.true(isHidden(tron, 'open-wallet'));
   t.regex(tron, /<div class="wallet-family" data-wallet-family="tron">[\s\S]*TronLink/);
-  const evm = page(session);
+  const evm = tronPage(session);
   t.false(isHidden(evm, 'open-wallet'));
   t.true(isHidden(evm, 'tron-scan'));
   t.regex(evm, /data-unless-family="tron">Scan the code with a wallet app/);
+});
+
+test('a token chosen: the page says the network fee is paid in the network coin (on Tron, that a transfer can burn several TRX); the coin itself needs no such line', (t) => {
+  const usdt = tronPage(onTron(chosen(), 'usdt'));
+  t.false(isHidden(usdt, 'fee-hint'));
+  t.regex(usdt, /id="fee-hint">The network fee is paid in TRX, not USDT: sending USDT on Tron can burn several TRX/);
+  // Each asset button carries its own line, for checkout.js to show when the payer switches.
+  t.regex(usdt, /data-asset="addr-usdc"[^>]*data-fee-hint="The network fee is paid in TRX, not USDT/);
+  const trx = tronPage(onTron(chosen(), 'trx'));
+  t.true(isHidden(trx, 'fee-hint'));
+  t.regex(trx, /data-asset="addr-usdc"[^>]*data-fee-hint=""/);
 });

@@ -89,6 +89,20 @@ function familyOf(address: SessionAddress, wallet: WalletContext | null): string
   return wallet?.networks.find((n) => n.chainId === address.asset.chainId)?.kind ?? '';
 }
 
+/**
+ * What a token payer must also hold: the network's fee is paid in its own coin (ETH, SOL, TRX), and
+ * a wallet holding only the token cannot send it. On Tron a transfer without staked energy burns TRX.
+ */
+function feeHint(address: SessionAddress, wallet: WalletContext | null): string {
+  const network = wallet?.networks.find((n) => n.chainId === address.asset.chainId);
+  if (!network || address.asset.address === 'native') return '';
+  const coin = network.nativeCurrency.symbol;
+  const { symbol } = address.asset;
+  return network.kind === 'tron'
+    ? `The network fee is paid in ${coin}, not ${symbol}: sending ${symbol} on Tron can burn several ${coin}, so keep some in the sending wallet.`
+    : `The network fee is paid in ${coin}, not ${symbol}: keep a little ${coin} in the sending wallet.`;
+}
+
 function assetChoices(
   session: CheckoutSession,
   names: NetworkNames,
@@ -98,7 +112,7 @@ function assetChoices(
   return session.addresses
     .map(
       (a) => `
-        <button type="button" class="asset" data-asset="${e(a.id)}" aria-pressed="${a.id === chosen}" data-family="${e(familyOf(a, wallet))}">
+        <button type="button" class="asset" data-asset="${e(a.id)}" aria-pressed="${a.id === chosen}" data-family="${e(familyOf(a, wallet))}" data-fee-hint="${e(feeHint(a, wallet))}">
           <img class="asset-icon" src="${e(assetIconUrl(a.asset))}" alt="" width="32" height="32">
           <span class="asset-text"><span class="asset-name">${e(a.asset.name)} <span class="asset-symbol">${e(a.asset.symbol)}</span></span>
           <span class="asset-network"><img src="${e(networkIconUrl(a.network, a.asset.chainId))}" alt="" width="14" height="14"> on ${e(names(a.network))}</span></span>
@@ -126,6 +140,7 @@ function payPanel(
   const chosen = session.paymentIntent.paymentMethod?.id ?? null;
   const chosenAddress = session.addresses.find((a) => a.id === chosen);
   const chosenFamily = chosenAddress ? familyOf(chosenAddress, wallet) : null;
+  const chosenHint = chosenAddress ? feeHint(chosenAddress, wallet) : '';
   // Only the wallets of the chosen asset's network show; checkout.js shows another family when the payer switches.
   const family = (name: string, actions: string) =>
     `<div class="wallet-family" data-wallet-family="${name}"${name === chosenFamily ? '' : ' hidden'}>${actions}</div>`;
@@ -152,6 +167,7 @@ function payPanel(
       </div>
       <p class="warning" data-unless-family="solana"${chosenFamily === 'solana' ? ' hidden' : ''}>Send only <span id="symbol-warning"></span> on <span id="network-warning"></span> to this address.</p>
       <p class="warning" id="solana-warning" data-wallet-family="solana"${chosenFamily === 'solana' ? '' : ' hidden'}>Pay by scanning the code with a Solana Pay wallet, or with the wallet button below: the payment must carry this order’s reference. A transfer typed in by hand or sent from an exchange to this address cannot be matched to this order.</p>
+      <p class="muted" id="fee-hint"${chosenHint ? '' : ' hidden'}>${e(chosenHint)}</p>
       <div class="qr-block">
         <div id="qr" role="img" aria-label="QR code of the payment request"></div>
         <div class="qr-side">

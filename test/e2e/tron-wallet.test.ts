@@ -90,6 +90,7 @@ test('TronLink (an injected TIP-1193 provider) pays a USDT session from the host
   await page.getByRole('button', { name: /USDT/ }).click();
   await page.locator('#tron-wallet-actions[data-ready="true"]').waitFor({ state: 'attached' });
   await page.locator('#address', { hasText: deposit }).waitFor();
+  t.regex((await page.locator('#fee-hint').textContent()) ?? '', /^The network fee is paid in TRX, not USDT/);
   // The Tron state of the page (the T… address, QR, the TronLink button) at both widths, checked by axe.
   await screenshotsWithAxe(t, page, 'tron');
   await page.getByRole('button', { name: 'Pay with TronLink' }).click();
@@ -130,6 +131,7 @@ test('TronLink pays a TRX session: a TRX transfer of what is due, in sun', async
   await page.getByRole('button', { name: /TRX/ }).click();
   await page.locator('#tron-wallet-actions[data-ready="true"]').waitFor({ state: 'attached' });
   await page.locator('#address', { hasText: w.addressOf(s, 'trx') }).waitFor();
+  t.false(await page.locator('#fee-hint').isVisible(), 'TRX pays its own fee');
   await page.getByRole('button', { name: 'Pay with TronLink' }).click();
   await page.locator('.tron-wallet-message', { hasText: 'sent' }).waitFor({ state: 'attached' });
   t.deepEqual(

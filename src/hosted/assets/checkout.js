@@ -67,6 +67,9 @@ async function choose(button, focus = false) {
   // Tron wallets refuse the `tron:` link, so "Open in wallet" is not offered there (the TronLink button is).
   for (const el of document.querySelectorAll('[data-unless-family]'))
     el.hidden = el.dataset.unlessFamily === button.dataset.family;
+  // A token's network fee is paid in the network's coin: the server words it per asset.
+  $('fee-hint').textContent = button.dataset.feeHint;
+  $('fee-hint').hidden = !button.dataset.feeHint;
   $('reveal').hidden = false;
   // The payer chose: take them (and a screen reader) to what to send.
   if (focus) $('reveal-title').focus();
