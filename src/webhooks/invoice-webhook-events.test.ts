@@ -1,5 +1,13 @@
 import test from 'ava';
-import { created, finalized, INVOICE_ID, voided } from '../../machines/invoice.fixture.ts';
+import {
+  created,
+  finalized,
+  INVOICE_ID,
+  markedUncollectible,
+  recurringInvoiceFixture,
+  voided,
+} from '../../machines/invoice.fixture.ts';
+import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import { invoicePayloadOf, invoiceWebhookTypeOf } from './invoice-webhook-events.ts';
 
@@ -31,4 +39,16 @@ test('invoice log events map to public webhook events with the invoice as payloa
     null,
     'void has no public event in the reference list',
   );
+});
+
+test('the payload of the first invoice of a recurring series names the subscription its finalize creates; a renewal its own, a one-time invoice none', (t) => {
+  const first = recurringInvoiceFixture();
+  for (const history of [
+    [created(first), finalized()],
+    [created(first), finalized(), markedUncollectible()],
+  ])
+    t.is(invoicePayloadOf(recorded(history)).subscriptionId, subscriptionIdOfInvoice(INVOICE_ID));
+  const renewal = recurringInvoiceFixture(1, { subscriptionId: 'sub-1', billingReason: 'subscription_cycle' });
+  t.is(invoicePayloadOf(recorded([created(renewal), finalized()])).subscriptionId, 'sub-1');
+  t.is(invoicePayloadOf(recorded([created(), finalized()])).subscriptionId, null);
 });

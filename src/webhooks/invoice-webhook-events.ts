@@ -1,5 +1,6 @@
 import { evolveInvoice } from '../../machines/invoice.evolve.ts';
 import type { Invoice, InvoiceEvent, InvoiceEventType } from '../../machines/invoice.types.ts';
+import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import { publicInvoice } from '../projections/invoices.projection.ts';
 
@@ -20,10 +21,16 @@ export const invoiceWebhookTypeOf = (event: RecordedEvent): string | null =>
     ? (INVOICE_WEBHOOK_EVENTS[event.type as InvoiceEventType] ?? null)
     : null;
 
-/** The invoice as it was right after the last event of `history` (its stream up to the source event). */
+/**
+ * The invoice as it was right after the last event of `history` (its stream up to the source event).
+ * The first invoice of a recurring series names the subscription its finalize creates, as the API's
+ * invoice does once that exists: its id is derived from the invoice's, so every webhook of the
+ * invoice (sent from its finalize on, some before the subscription exists) names it, on every render.
+ */
 export function invoicePayloadOf(history: RecordedEvent[]) {
   let invoice: Invoice | null = null;
   for (const event of history) invoice = evolveInvoice(invoice, event as unknown as InvoiceEvent);
   if (!invoice) throw new Error(`${history[0]?.streamId ?? 'invoice stream'} has no invoice`);
-  return publicInvoice(invoice);
+  const startsSeries = invoice.invoiceType === 'recurring' && invoice.subscriptionId === null;
+  return publicInvoice(startsSeries ? { ...invoice, subscriptionId: subscriptionIdOfInvoice(invoice.id) } : invoice);
 }

@@ -133,3 +133,67 @@ test('a payment beyond a completed session’s total sends checkout_session.over
   const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;
   t.true(propertiesOf(document, dataObjectOf(document, 'checkout_session.overpayment')).includes('overpayment'));
 });
+
+/** A customer and a monthly plan at `unitAmount`, and the first invoice of its recurring series, finalized. */
+async function finalizedFirstInvoice(api: Awaited<ReturnType<typeof merchantWithReceiver>>['api'], unitAmount: string) {
+  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'billing@client.example' })).body;
+  const product = (
+    await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
+      name: 'Hosting',
+      defaultPriceData: { currency: 'usdc', unitAmount, type: 'recurring', interval: 'month', intervalCount: 1 },
+    })
+  ).body;
+  const draft = await api.post<{ id: string }>('/api/v1/invoices', {
+    customerId: customer.id,
+    invoiceType: 'recurring',
+    interval: 'month',
+    daysUntilDue: 10,
+    lineItems: { data: [{ priceId: product.defaultPrice.id, quantity: 1 }] },
+  });
+  if (draft.status !== 200) throw new Error(JSON.stringify(draft.body));
+  const finalized = await api.post<{ id: string; status: string }>(`/api/v1/invoices/${draft.body.id}/finalize`);
+  if (finalized.status !== 200) throw new Error(JSON.stringify(finalized.body));
+  return finalized.body.id;
+}
+
+test('every webhook of the first invoice of a recurring series names its subscription, as the API’s invoice does, where they said subscriptionId null', async (t) => {
+  const invoiceEvents = ['invoice.finalized', 'invoice.paid', 'invoice.marked_as_paid', 'invoice.marked_uncollectible'];
+  const { api, receiver } = await merchantWithReceiver(t, [...invoiceEvents, 'customer.subscription.created']);
+  // Marked paid, and marked uncollectible, out of band; a series with nothing to pay is paid when
+  // finalized, before its subscription exists.
+  const markedPaid = await finalizedFirstInvoice(api, '1000000000');
+  t.is((await api.post(`/api/v1/invoices/${markedPaid}/pay`)).status, 200);
+  const uncollectible = await finalizedFirstInvoice(api, '2000000000');
+  t.is((await api.post(`/api/v1/invoices/${uncollectible}/mark-uncollectible`)).status, 200);
+  const free = await finalizedFirstInvoice(api, '0');
+  const expected: [string, string][] = [
+    [markedPaid, 'invoice.finalized'],
+    [markedPaid, 'invoice.marked_as_paid'],
+    [uncollectible, 'invoice.finalized'],
+    [uncollectible, 'invoice.marked_uncollectible'],
+    [free, 'invoice.finalized'],
+    [free, 'invoice.paid'],
+  ];
+
+  const hooks = () => receiver.received.map((r) => JSON.parse(r.body) as Hook);
+  const invoiceHooks = () => hooks().filter((h) => invoiceEvents.includes(h.type));
+  await receiver.waitFor(() => invoiceHooks().length >= expected.length && hooks().length >= expected.length + 3);
+  t.deepEqual(
+    invoiceHooks()
+      .map((h) => [h.data.object['id'], h.type])
+      .sort(),
+    [...expected].sort(),
+  );
+  const created = hooks().filter((h) => h.type === 'customer.subscription.created');
+  for (const hook of invoiceHooks()) {
+    const invoiceId = hook.data.object['id'] as string;
+    const subscription = created.find((s) => s.data.object['latestInvoiceId'] === invoiceId)?.data.object['id'];
+    t.truthy(subscription, `a subscription billed by ${invoiceId}`);
+    t.is(hook.data.object['subscriptionId'], subscription, `${hook.type} of ${invoiceId} names its subscription`);
+    const read = await eventually(async () => {
+      const body = (await api.get<{ subscriptionId: string | null }>(`/api/v1/invoices/${invoiceId}`)).body;
+      return body.subscriptionId === null ? undefined : body;
+    }, `invoice ${invoiceId} to name its subscription`);
+    t.is(hook.data.object['subscriptionId'], read.subscriptionId, 'as the API says');
+  }
+});

@@ -15602,6 +15602,7 @@ export interface components {
             sentAt: string | null;
             /** @enum {string} */
             status: "draft" | "open" | "paid" | "void" | "uncollectible";
+            /** @description The subscription the invoice bills: a renewal's, or the one the first invoice of a recurring series creates when finalized (its webhooks name it from the finalize on, the API once the subscription exists) */
             subscriptionId: string | null;
             /** @description The lines before exclusive tax */
             subTotal: string;
@@ -15855,6 +15856,7 @@ export interface components {
             sentAt: string | null;
             /** @enum {string} */
             status: "draft" | "open" | "paid" | "void" | "uncollectible";
+            /** @description The subscription the invoice bills: a renewal's, or the one the first invoice of a recurring series creates when finalized (its webhooks name it from the finalize on, the API once the subscription exists) */
             subscriptionId: string | null;
             /** @description The lines before exclusive tax */
             subTotal: string;

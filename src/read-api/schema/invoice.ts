@@ -403,7 +403,10 @@ const invoiceFieldsOut = {
     'upcoming',
     'subscription_threshold',
   ]),
-  subscriptionId: z.string().nullable(),
+  subscriptionId: z.string().nullable().openapi({
+    description:
+      "The subscription the invoice bills: a renewal's, or the one the first invoice of a recurring series creates when finalized (its webhooks name it from the finalize on, the API once the subscription exists)",
+  }),
   paymentMethods: z.strictObject({ chainIds: z.array(z.number().int()), assetIds: z.array(z.string()) }),
   reminders: z.strictObject({
     enabled: z.boolean(),
