@@ -511,3 +511,19 @@ test('subscriptions: a range starting mid-period shows that period, as the other
   // A range after the period holds no row of it.
   t.deepEqual(await run('month', '2026-04-01T00:00:00.000Z'), []);
 });
+
+test('subscriptions: a range before a midnight (a date-only `to`) holds that day and not the next', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const subscriptions = store.collection<Record<string, unknown> & { _id: string }>('subscriptions');
+  await subscriptions.put(subscription('last-of-march', { createdAt: '2026-03-31T18:00:00.000Z' }));
+  await subscriptions.put(subscription('first-of-april', { createdAt: '2026-04-01T00:00:00.000Z' }));
+  const params: ReportParams = { ...TENANT, interval: 'day', groupBy: 'none', before: '2026-04-01T00:00:00.000Z' };
+  const rows = REPORTS.subscriptions.rows(
+    await subscriptions.aggregate(REPORTS.subscriptions.pipeline(params)),
+    params,
+  );
+  t.deepEqual(
+    rows.map((row) => [row.period, row.newSubscriptions]),
+    [['2026-03-31T00:00:00.000Z', 1]],
+  );
+});

@@ -26,9 +26,11 @@ export type ReportParams = {
   /** `all`: one row per group over the whole range (its period is `from`), for figures that do not add up across periods (percentiles). */
   interval: (typeof INTERVALS)[number] | 'all';
   groupBy: Group;
-  /** Inclusive ISO bounds on the time each report counts by. */
+  /** ISO bounds on the time each report counts by: `from` and `to` inclusive, `before` exclusive. */
   from?: string;
   to?: string;
+  /** The midnight after a date-only `to` (the API's `to=2026-11-30` takes in that whole day). */
+  before?: string;
 };
 
 type Stage = Record<string, unknown>;
@@ -65,6 +67,7 @@ function within(field: string, p: ReportParams): Stage {
   const range: Record<string, string> = {};
   if (p.from) range.$gte = p.from;
   if (p.to) range.$lte = p.to;
+  if (p.before) range.$lt = p.before;
   return Object.keys(range).length ? { [field]: range } : { [field]: { $ne: null } };
 }
 
@@ -517,7 +520,12 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
       ]),
     ),
   ]
-    .filter((at) => (!p.from || at >= periodStart(p.from, p.interval)) && (!p.to || at <= isoOf(p.to)!))
+    .filter(
+      (at) =>
+        (!p.from || at >= periodStart(p.from, p.interval)) &&
+        (!p.to || at <= isoOf(p.to)!) &&
+        (!p.before || at < isoOf(p.before)!),
+    )
     .sort();
   // Each group's rows per currency: amounts of different currencies never add up.
   const keys = [...new Map(cohorts.map((c) => [`${c.group ?? ''}\u0000${c.currency}`, c])).entries()]
