@@ -1,5 +1,6 @@
 import type { Environment } from '../event-store/event-store.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
+import { ValidationError } from '../shared/errors.ts';
 
 /**
  * Analysts' reports as MongoDB aggregation pipelines over the read models, so the same report runs
@@ -113,6 +114,8 @@ export type ReportDefinition = {
   /** Its figures sum money: each row is of one `currency` within its group (a column after `group`). */
   perCurrency: boolean;
   pipeline(p: ReportParams): Stage[];
+  /** Its pipeline answers cohorts that `rows` rolls up period by period, not a document per row. */
+  cohorts?: true;
   /** The report's rows from the pipeline's (grouped, so few) documents. */
   rows(docs: Record<string, unknown>[], p: ReportParams): ReportRow[];
 };
@@ -404,6 +407,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     figures: ['newSubscriptions', 'churned', 'pastDue', 'activeAtEnd', 'mrr'],
     about:
       'activeAtEnd and mrr count the subscriptions started by the period’s end and neither ended nor paused then: a paused subscription brings no MRR while paused (one paused and resumed within a period is active at its end)',
+    cohorts: true,
     // Cohorts: subscriptions that started (were paid for) in one period and ended in another (or
     // not yet), by price cadence; the rows roll them up period by period.
     pipeline: (p) => [
@@ -444,10 +448,31 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
   },
 };
 
+/**
+ * The most rows a report answers. Rows are periods × groups × currencies, so a day-by-day report
+ * over years, by payment link, has no bound of its own: past this it is a 400 naming the limit.
+ */
+export const MAX_REPORT_ROWS = 10_000;
+
 /** A report's rows for one tenant: the one way the API, its exports and the dashboard run it. */
-export async function runReport(readStore: ReadStore, name: ReportName, params: ReportParams): Promise<ReportRow[]> {
+export async function runReport(
+  readStore: ReadStore,
+  name: ReportName,
+  params: ReportParams,
+  { maxRows = MAX_REPORT_ROWS }: { maxRows?: number } = {},
+): Promise<ReportRow[]> {
   const report = REPORTS[name];
-  return report.rows(await readStore.collection(report.collection).aggregate(report.pipeline(params)), params);
+  const pipeline = report.pipeline(params);
+  // A document per row: the store sends one past the limit at most, enough to know it is passed.
+  const capped = report.cohorts ? pipeline : [...pipeline, { $limit: maxRows + 1 }];
+  const rows = report.rows(await readStore.collection(report.collection).aggregate(capped), params);
+  if (rows.length > maxRows)
+    throw new ValidationError(
+      null,
+      `the ${name} report has more than ${maxRows} rows (periods × groups × currencies), the most a report answers: narrow from / to, take a longer interval or a coarser groupBy`,
+      'report_too_large',
+    );
+  return rows;
 }
 
 /** A month's worth of one billing cycle, as a fraction: a yearly price counts a twelfth, a weekly one 52/12. */

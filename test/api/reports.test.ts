@@ -169,10 +169,15 @@ test('a date-only to takes in that whole day, in every report; a timestamp to st
   t.is((await report('conversion')).dateField, 'createdAt');
   t.is((await report('refunds')).dateField, 'paymentIntent.markRefundedAt');
   const openapi = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as {
-    paths: Record<string, { get?: { parameters?: { name: string; description?: string }[] } }>;
+    paths: Record<string, { get?: { description?: string; parameters?: { name: string; description?: string }[] } }>;
   };
   const to = openapi.paths['/api/v1/reports/{name}']?.get?.parameters?.find((p) => p.name === 'to');
   t.regex(to?.description ?? '', /a date alone counts that whole day/);
+  // Not paginated, but bounded: the description names the limit and the 400 past it.
+  t.regex(
+    openapi.paths['/api/v1/reports/{name}']?.get?.description ?? '',
+    /at most 10000 rows .*`report_too_large` naming the limit/,
+  );
 });
 
 test('volume counts what payers sent: a session completed partly paid adds its 1.00 of 2.234566, not what was asked, and shows that as its net', async (t) => {

@@ -11,7 +11,15 @@ import {
   inexactNumberIn,
   plainNumbers,
 } from '../../reports/analytics-query.ts';
-import { GROUPS, INTERVALS, REPORT_NAMES, REPORTS, runReport, type ReportRow } from '../../reports/report-pipelines.ts';
+import {
+  GROUPS,
+  INTERVALS,
+  MAX_REPORT_ROWS,
+  REPORT_NAMES,
+  REPORTS,
+  runReport,
+  type ReportRow,
+} from '../../reports/report-pipelines.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
 import { csvRow } from '../csv.ts';
@@ -98,11 +106,11 @@ export function reportRoutes(deps: ApiDeps): Router<ApiState> {
       method: 'get',
       path: '/:name',
       summary: 'Run a report',
-      description: `Reports and their figures: ${description}.`,
+      description: `Reports and their figures: ${description}. A report answers at most ${MAX_REPORT_ROWS} rows (a row per period, group and currency), not paginated: one that would have more is a 400 \`report_too_large\` naming the limit (narrow \`from\` / \`to\`, take a longer interval or a coarser groupBy; three years by day in three currencies is under 3,300).`,
       params: ReportParams,
       query: ReportQuery,
       response: ReportSchema,
-      errors: [invalidFields()],
+      errors: [invalidFields('report_too_large')],
     },
     async (ctx, { params: { name }, query }) => {
       const report = REPORTS[name];
