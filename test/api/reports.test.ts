@@ -251,8 +251,14 @@ test('amounts of different currencies are never added: volume by network or none
   }
   const openapi = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as {
     components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+    paths: Record<string, { get?: { description?: string } }>;
   };
   t.truthy(openapi.components.schemas.ReportRow?.properties?.currency, 'ReportRow names the currency');
+  // Weir takes no fee: the volume report says so rather than leaving a column of zeros unexplained.
+  t.regex(
+    openapi.paths['/api/v1/reports/{name}']?.get?.description ?? '',
+    /fees is always 0: Weir is non-custodial and charges no processing fee.*netVolume is grossVolume less fees and gasFees/,
+  );
 });
 
 test('subscriptions report: a paused subscription is not active at the period end and brings no MRR; resumed, it is again', async (t) => {
