@@ -10,6 +10,7 @@ import type { CheckoutSessionEvent, SessionSweep } from '../../machines/checkout
 import { checkoutSessionsProjection } from '../projections/checkout-sessions.projection.ts';
 import { createTestLog } from '../projections/test-log.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
+import { ValidationError } from '../shared/errors.ts';
 import { REPORTS, runReport, type ReportParams } from './report-pipelines.ts';
 
 const TENANT = { organizationId: 'o1', environment: 'test' as const };
@@ -510,4 +511,48 @@ test('subscriptions: a range starting mid-period shows that period, as the other
   t.deepEqual(await run('day', '2026-03-20T06:00:00.000Z'), [['2026-03-20T00:00:00.000Z', 1, '1000000000']]);
   // A range after the period holds no row of it.
   t.deepEqual(await run('month', '2026-04-01T00:00:00.000Z'), []);
+});
+
+test('subscriptions: a range before a midnight (a date-only `to`) holds that day and not the next', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const subscriptions = store.collection<Record<string, unknown> & { _id: string }>('subscriptions');
+  await subscriptions.put(subscription('last-of-march', { createdAt: '2026-03-31T18:00:00.000Z' }));
+  await subscriptions.put(subscription('first-of-april', { createdAt: '2026-04-01T00:00:00.000Z' }));
+  const params: ReportParams = { ...TENANT, interval: 'day', groupBy: 'none', before: '2026-04-01T00:00:00.000Z' };
+  const rows = REPORTS.subscriptions.rows(
+    await subscriptions.aggregate(REPORTS.subscriptions.pipeline(params)),
+    params,
+  );
+  t.deepEqual(
+    rows.map((row) => [row.period, row.newSubscriptions]),
+    [['2026-03-31T00:00:00.000Z', 1]],
+  );
+});
+
+test('a report past its row limit is a 400 naming the limit, not an unbounded answer: day by day, and the subscriptions cohorts rolled up into rows', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  const subscriptions = store.collection<Record<string, unknown> & { _id: string }>('subscriptions');
+  for (const day of ['02', '03', '04']) {
+    await sessions.put(
+      completeSession(day, {
+        amountReceived: '100',
+        amountFee: '0',
+        amountGasFee: '0',
+        payments: [],
+        paymentLinkId: null,
+        completedAt: `2026-03-${day}T10:05:00Z`,
+      }),
+    );
+    await subscriptions.put(subscription(day, { createdAt: `2026-03-${day}T10:00:00.000Z` }));
+  }
+  const params: ReportParams = { ...TENANT, interval: 'day', groupBy: 'none' };
+  for (const name of ['volume', 'subscriptions'] as const) {
+    t.is((await runReport(store, name, params, { maxRows: 3 })).length, 3, name);
+    const error = await t.throwsAsync(runReport(store, name, params, { maxRows: 2 }), { instanceOf: ValidationError });
+    t.like(error, { statusCode: 400, code: 'report_too_large' });
+    t.regex(error?.message ?? '', new RegExp(`the ${name} report has more than 2 rows.*longer interval`));
+    // By month it is one row.
+    t.is((await runReport(store, name, { ...params, interval: 'month' }, { maxRows: 2 })).length, 1);
+  }
 });

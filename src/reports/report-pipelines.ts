@@ -1,5 +1,6 @@
 import type { Environment } from '../event-store/event-store.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
+import { ValidationError } from '../shared/errors.ts';
 
 /**
  * Analysts' reports as MongoDB aggregation pipelines over the read models, so the same report runs
@@ -26,9 +27,11 @@ export type ReportParams = {
   /** `all`: one row per group over the whole range (its period is `from`), for figures that do not add up across periods (percentiles). */
   interval: (typeof INTERVALS)[number] | 'all';
   groupBy: Group;
-  /** Inclusive ISO bounds on the time each report counts by. */
+  /** ISO bounds on the time each report counts by: `from` and `to` inclusive, `before` exclusive. */
   from?: string;
   to?: string;
+  /** The midnight after a date-only `to` (the API's `to=2026-11-30` takes in that whole day). */
+  before?: string;
 };
 
 type Stage = Record<string, unknown>;
@@ -65,6 +68,7 @@ function within(field: string, p: ReportParams): Stage {
   const range: Record<string, string> = {};
   if (p.from) range.$gte = p.from;
   if (p.to) range.$lte = p.to;
+  if (p.before) range.$lt = p.before;
   return Object.keys(range).length ? { [field]: range } : { [field]: { $ne: null } };
 }
 
@@ -110,6 +114,8 @@ export type ReportDefinition = {
   /** Its figures sum money: each row is of one `currency` within its group (a column after `group`). */
   perCurrency: boolean;
   pipeline(p: ReportParams): Stage[];
+  /** Its pipeline answers cohorts that `rows` rolls up period by period, not a document per row. */
+  cohorts?: true;
   /** The report's rows from the pipeline's (grouped, so few) documents. */
   rows(docs: Record<string, unknown>[], p: ReportParams): ReportRow[];
 };
@@ -226,7 +232,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     perCurrency: true,
     figures: ['payments', 'grossVolume', 'fees', 'gasFees', 'netVolume', 'operatorSweepGas'],
     about:
-      'grossVolume is what payers paid (each session’s amountReceived: a session completed partly paid counts its part, an overpaid one all it received), but by product the line items’ totals (what was sold: a session’s payment is not split between its lines); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); netVolume is grossVolume less fees and gasFees; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid so far to sweep these sessions’ deposits (reverted sweeps included, each session’s share of a batch), each sweep under the network it was made on, where a session (its payments and volume) counts under the network it last paid on, so a session paid on two networks gives its other network’s row that sweep’s gas and no payment, in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
+      'grossVolume is what payers paid (each session’s amountReceived: a session completed partly paid counts its part, an overpaid one all it received), but by product the line items’ totals (what was sold: a session’s payment is not split between its lines); fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); netVolume is grossVolume less fees and gasFees, so gross less the gas payers paid on top (a session’s amountNet takes off fees only, so the sum of its sessions’ amountNet exceeds netVolume by gasFees); operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid so far to sweep these sessions’ deposits (reverted sweeps included, each session’s share of a batch), each sweep under the network it was made on, where a session (its payments and volume) counts under the network it last paid on, so a session paid on two networks gives its other network’s row that sweep’s gas and no payment, in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
     // By product, a session's line items count (their totals: what was received is the session's, not
     // split between lines); fees and gas are the session's, not a product's, so they are null there.
     pipeline: (p) => {
@@ -401,6 +407,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     figures: ['newSubscriptions', 'churned', 'pastDue', 'activeAtEnd', 'mrr'],
     about:
       'activeAtEnd and mrr count the subscriptions started by the period’s end and neither ended nor paused then: a paused subscription brings no MRR while paused (one paused and resumed within a period is active at its end)',
+    cohorts: true,
     // Cohorts: subscriptions that started (were paid for) in one period and ended in another (or
     // not yet), by price cadence; the rows roll them up period by period.
     pipeline: (p) => [
@@ -441,10 +448,31 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
   },
 };
 
+/**
+ * The most rows a report answers. Rows are periods × groups × currencies, so a day-by-day report
+ * over years, by payment link, has no bound of its own: past this it is a 400 naming the limit.
+ */
+export const MAX_REPORT_ROWS = 10_000;
+
 /** A report's rows for one tenant: the one way the API, its exports and the dashboard run it. */
-export async function runReport(readStore: ReadStore, name: ReportName, params: ReportParams): Promise<ReportRow[]> {
+export async function runReport(
+  readStore: ReadStore,
+  name: ReportName,
+  params: ReportParams,
+  { maxRows = MAX_REPORT_ROWS }: { maxRows?: number } = {},
+): Promise<ReportRow[]> {
   const report = REPORTS[name];
-  return report.rows(await readStore.collection(report.collection).aggregate(report.pipeline(params)), params);
+  const pipeline = report.pipeline(params);
+  // A document per row: the store sends one past the limit at most, enough to know it is passed.
+  const capped = report.cohorts ? pipeline : [...pipeline, { $limit: maxRows + 1 }];
+  const rows = report.rows(await readStore.collection(report.collection).aggregate(capped), params);
+  if (rows.length > maxRows)
+    throw new ValidationError(
+      null,
+      `the ${name} report has more than ${maxRows} rows (periods × groups × currencies), the most a report answers: narrow from / to, take a longer interval or a coarser groupBy`,
+      'report_too_large',
+    );
+  return rows;
 }
 
 /** A month's worth of one billing cycle, as a fraction: a yearly price counts a twelfth, a weekly one 52/12. */
@@ -517,7 +545,12 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
       ]),
     ),
   ]
-    .filter((at) => (!p.from || at >= periodStart(p.from, p.interval)) && (!p.to || at <= isoOf(p.to)!))
+    .filter(
+      (at) =>
+        (!p.from || at >= periodStart(p.from, p.interval)) &&
+        (!p.to || at <= isoOf(p.to)!) &&
+        (!p.before || at < isoOf(p.before)!),
+    )
     .sort();
   // Each group's rows per currency: amounts of different currencies never add up.
   const keys = [...new Map(cohorts.map((c) => [`${c.group ?? ''}\u0000${c.currency}`, c])).entries()]

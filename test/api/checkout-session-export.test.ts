@@ -1,4 +1,5 @@
 import test from 'ava';
+import { createManualClock } from '../../src/shared/clock.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import { assertError, payInFull, type Session } from './helpers.ts';
 
@@ -97,4 +98,44 @@ test('GET /checkout/sessions/export answers the filtered sessions as CSV, quoted
     ['from=yesterday', 'from'],
   ] as const)
     assertError(t, await alice.api.get(`/api/v1/checkout/sessions/export?${query}`), 400, { field });
+});
+
+test('export: a date-only to takes in that whole day; dateField=completedAt selects by completion, as the volume report counts, and names the file for it', async (t) => {
+  const clock = createManualClock(Date.parse('2026-11-30T10:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api, testSecretKey } = await createMerchant(weir.url, 'Shop');
+  const open = (await api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
+  clock.set(Date.parse('2026-11-30T23:50:00Z'));
+  const late = (await api.post<Session>('/api/v1/checkout/sessions', sessionRequest('100000000', 1))).body;
+  // Created on the 30th, completed on the 1st.
+  clock.set(Date.parse('2026-12-01T00:10:00Z'));
+  await payInFull(weir, api, late);
+
+  const exported = async (query: string) => {
+    const r = await fetch(`${weir.url}/api/v1/checkout/sessions/export?${query}`, {
+      headers: { authorization: `Bearer ${testSecretKey}` },
+    });
+    t.is(r.status, 200, query);
+    const ids = parseCsv(await r.text())
+      .slice(1)
+      .map((row) => row[0]);
+    return { ids, file: r.headers.get('content-disposition') };
+  };
+  t.deepEqual((await exported('to=2026-11-30')).ids, [late.id, open.id]);
+  t.deepEqual((await exported('from=2026-11-30&to=2026-11-30')).ids, [late.id, open.id]);
+  t.deepEqual((await exported('to=2026-11-30T10:00:00Z')).ids, [open.id]);
+  t.deepEqual((await exported('from=2026-12-01')).ids, []);
+  // By completion: December's, as the volume report counts it; the open one is in no completion range.
+  const december = await exported('dateField=completedAt&from=2026-12-01&to=2026-12-01');
+  t.deepEqual(december.ids, [late.id]);
+  t.is(december.file, 'attachment; filename="checkout-sessions-by-completedAt-2026-12-01.csv"');
+  t.deepEqual((await exported('dateField=completedAt&to=2026-11-30')).ids, []);
+  t.deepEqual((await exported('dateField=createdAt&to=2026-11-30')).ids, [late.id, open.id]);
+  t.is((await exported('')).file, 'attachment; filename="checkout-sessions-2026-12-01.csv"');
+  const volume = await api.get<{ data: { period: string }[] }>('/api/v1/reports/volume');
+  t.deepEqual(
+    volume.body.data.map((r) => r.period),
+    ['2026-12-01T00:00:00.000Z'],
+  );
+  assertError(t, await api.get('/api/v1/checkout/sessions/export?dateField=updatedAt'), 400, { field: 'dateField' });
 });

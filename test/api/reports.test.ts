@@ -140,6 +140,46 @@ test('reports over a known history: volume by month, week and network, conversio
   assertError(t, await shop.api.get('/api/v1/reports/churn'), 400, { field: 'name' });
 });
 
+test('a date-only to takes in that whole day, in every report; a timestamp to stays exact; each report names the time it counts by', async (t) => {
+  const { shop, weir } = await history(t);
+  const report = async (query: string) => {
+    const answer = await shop.api.get<Report & { dateField: string }>(`/api/v1/reports/${query}`);
+    t.is(answer.status, 200, JSON.stringify(answer.body));
+    return answer.body;
+  };
+  const days = async (query: string) => (await report(query)).data.map((r) => [r.period, r.payments ?? r.created]);
+  // The 10.00 payment completed at 09:01 on 10 March: `to=2026-03-10` means through the 10th.
+  t.deepEqual(await days('volume?interval=day&to=2026-03-10'), [
+    ['2026-03-02T00:00:00.000Z', 2],
+    ['2026-03-10T00:00:00.000Z', 1],
+  ]);
+  t.deepEqual(await days('volume?interval=day&from=2026-03-10&to=2026-03-10'), [['2026-03-10T00:00:00.000Z', 1]]);
+  t.deepEqual(await days('volume?interval=day&to=2026-03-10T09:00:00Z'), [['2026-03-02T00:00:00.000Z', 2]]);
+  t.deepEqual(await days('volume?interval=day&to=2026-03-10T09:01:00Z'), [
+    ['2026-03-02T00:00:00.000Z', 2],
+    ['2026-03-10T00:00:00.000Z', 1],
+  ]);
+  // By creation too: the two sessions made on 2 March are in a range to that date.
+  t.deepEqual(await days('conversion?interval=day&to=2026-03-02'), [['2026-03-02T00:00:00.000Z', 2]]);
+  t.is((await report('refunds?to=2026-03-10')).data.length, 1);
+  t.is((await report('payment-issues?interval=day&to=2026-03-10')).data.length, 2);
+  t.is((await report('time-to-pay?interval=day&from=2026-03-10&to=2026-03-10')).data[0]?.payments, 1);
+
+  t.is((await report('volume')).dateField, 'completedAt');
+  t.is((await report('conversion')).dateField, 'createdAt');
+  t.is((await report('refunds')).dateField, 'paymentIntent.markRefundedAt');
+  const openapi = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as {
+    paths: Record<string, { get?: { description?: string; parameters?: { name: string; description?: string }[] } }>;
+  };
+  const to = openapi.paths['/api/v1/reports/{name}']?.get?.parameters?.find((p) => p.name === 'to');
+  t.regex(to?.description ?? '', /a date alone counts that whole day/);
+  // Not paginated, but bounded: the description names the limit and the 400 past it.
+  t.regex(
+    openapi.paths['/api/v1/reports/{name}']?.get?.description ?? '',
+    /at most 10000 rows .*`report_too_large` naming the limit/,
+  );
+});
+
 test('volume counts what payers sent: a session completed partly paid adds its 1.00 of 2.234566, not what was asked, and shows that as its net', async (t) => {
   const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
   const weir = await startTestWeir(t, {}, { clock });
@@ -211,8 +251,14 @@ test('amounts of different currencies are never added: volume by network or none
   }
   const openapi = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as {
     components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+    paths: Record<string, { get?: { description?: string } }>;
   };
   t.truthy(openapi.components.schemas.ReportRow?.properties?.currency, 'ReportRow names the currency');
+  // Weir takes no fee: the volume report says so rather than leaving a column of zeros unexplained.
+  t.regex(
+    openapi.paths['/api/v1/reports/{name}']?.get?.description ?? '',
+    /fees is always 0: Weir is non-custodial and charges no processing fee.*netVolume is grossVolume less fees and gasFees/,
+  );
 });
 
 test('subscriptions report: a paused subscription is not active at the period end and brings no MRR; resumed, it is again', async (t) => {

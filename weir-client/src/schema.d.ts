@@ -1948,7 +1948,7 @@ export interface paths {
         };
         /**
          * Export checkout sessions as CSV
-         * @description The sessions the filters select, newest first, as `text/csv` (streamed; a header row, then one row per session).
+         * @description The sessions the filters select, newest first, as `text/csv` (streamed; a header row, then one row per session). A listing: `from` / `to` select by creation (`createdAt`), unless `dateField=completedAt` selects by completion, the time the volume report counts money received by.
          */
         get: {
             parameters: {
@@ -1969,7 +1969,9 @@ export interface paths {
                     "createdAt[notnull]"?: string;
                     /** @description The customer's sessions */
                     customerId?: string;
-                    /** @description Created at or after: ISO 8601 date or timestamp */
+                    /** @description The time `from` / `to` select by: `createdAt` (the default) lists the sessions created in the range; `completedAt` the sessions completed in it, as the volume report counts money received (a session created on 30 November and completed on 1 December is in November by creation, December by completion; one never completed is in no completion range). The rows stay newest created first, and the file is named for the time it selects by */
+                    dateField?: "createdAt" | "completedAt";
+                    /** @description The start of the range, by `dateField` (created at, unless said): ISO 8601 date or timestamp, counted (inclusive); a date alone is its midnight UTC, so the whole day is in */
                     from?: string;
                     /** @description Comma-separated session ids */
                     ids?: string;
@@ -1991,7 +1993,7 @@ export interface paths {
                     status?: string;
                     /** @description The subscription's sessions */
                     subscriptionId?: string;
-                    /** @description Created at or before: ISO 8601 date or timestamp */
+                    /** @description The end of the range, by `dateField`: ISO 8601 date or timestamp: a timestamp is exact and counted (inclusive); a date alone counts that whole day UTC (up to, not including, the next midnight), so `to=2026-11-30` takes in all of 30 November */
                     to?: string;
                 };
                 header?: never;
@@ -8847,20 +8849,20 @@ export interface paths {
         };
         /**
          * Run a report
-         * @description Reports and their figures: `volume`: payments, grossVolume, fees, gasFees, netVolume, operatorSweepGas (by completedAt; groupBy none, currency, network, product, paymentLink; grossVolume is what payers paid (each session’s amountReceived: a session completed partly paid counts its part, an overpaid one all it received), but by product the line items’ totals (what was sold: a session’s payment is not split between its lines); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); netVolume is grossVolume less fees and gasFees; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid so far to sweep these sessions’ deposits (reverted sweeps included, each session’s share of a batch), each sweep under the network it was made on, where a session (its payments and volume) counts under the network it last paid on, so a session paid on two networks gives its other network’s row that sweep’s gas and no payment, in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)); `conversion`: created, completed, conversionRate (by createdAt; groupBy none, currency, paymentLink); `time-to-pay`: payments, medianSeconds, p95Seconds (by completedAt; groupBy none, currency, network, paymentLink; times are whole milliseconds from creation to completion; medianSeconds is the middle time, or for an even count the mean of the two middle ones rounded half up to the millisecond; p95Seconds is the nearest rank, the shortest time that at least 95% of payments took no longer than (always a real payment’s time)); `payment-issues`: underpaidSessions, latePayments, overpaidSessions (by createdAt; groupBy none, currency, network, paymentLink); `refunds`: refundsMarked, amountRefunded (by paymentIntent.markRefundedAt; groupBy none, currency, network, paymentLink); `subscriptions`: newSubscriptions, churned, pastDue, activeAtEnd, mrr (by createdAt; groupBy none, currency; activeAtEnd and mrr count the subscriptions started by the period’s end and neither ended nor paused then: a paused subscription brings no MRR while paused (one paused and resumed within a period is active at its end)).
+         * @description Reports and their figures: `volume`: payments, grossVolume, fees, gasFees, netVolume, operatorSweepGas (by completedAt; groupBy none, currency, network, product, paymentLink; grossVolume is what payers paid (each session’s amountReceived: a session completed partly paid counts its part, an overpaid one all it received), but by product the line items’ totals (what was sold: a session’s payment is not split between its lines); fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); netVolume is grossVolume less fees and gasFees, so gross less the gas payers paid on top (a session’s amountNet takes off fees only, so the sum of its sessions’ amountNet exceeds netVolume by gasFees); operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid so far to sweep these sessions’ deposits (reverted sweeps included, each session’s share of a batch), each sweep under the network it was made on, where a session (its payments and volume) counts under the network it last paid on, so a session paid on two networks gives its other network’s row that sweep’s gas and no payment, in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)); `conversion`: created, completed, conversionRate (by createdAt; groupBy none, currency, paymentLink); `time-to-pay`: payments, medianSeconds, p95Seconds (by completedAt; groupBy none, currency, network, paymentLink; times are whole milliseconds from creation to completion; medianSeconds is the middle time, or for an even count the mean of the two middle ones rounded half up to the millisecond; p95Seconds is the nearest rank, the shortest time that at least 95% of payments took no longer than (always a real payment’s time)); `payment-issues`: underpaidSessions, latePayments, overpaidSessions (by createdAt; groupBy none, currency, network, paymentLink); `refunds`: refundsMarked, amountRefunded (by paymentIntent.markRefundedAt; groupBy none, currency, network, paymentLink); `subscriptions`: newSubscriptions, churned, pastDue, activeAtEnd, mrr (by createdAt; groupBy none, currency; activeAtEnd and mrr count the subscriptions started by the period’s end and neither ended nor paused then: a paused subscription brings no MRR while paused (one paused and resumed within a period is active at its end)). A report answers at most 10000 rows (a row per period, group and currency), not paginated: one that would have more is a 400 `report_too_large` naming the limit (narrow `from` / `to`, take a longer interval or a coarser groupBy; three years by day in three currencies is under 3,300).
          */
         get: {
             parameters: {
                 query?: {
                     /** @description `json` (a list), `csv` or `ndjson` (streamed, one row per line) */
                     format?: "json" | "csv" | "ndjson";
-                    /** @description The first instant counted (inclusive), by the time the report counts by */
+                    /** @description The start of the range, by the time the report counts by (its `dateField`): ISO 8601 date or timestamp, counted (inclusive); a date alone is its midnight UTC, so the whole day is in */
                     from?: string;
                     /** @description A second key of each row; each report says which it takes. The reports that sum money also key each row by its currency */
                     groupBy?: "none" | "currency" | "network" | "product" | "paymentLink" | "status";
                     /** @description The period each row covers (weeks start on Monday; UTC) */
                     interval?: "day" | "week" | "month";
-                    /** @description The last instant counted (inclusive) */
+                    /** @description The end of the range: ISO 8601 date or timestamp: a timestamp is exact and counted (inclusive); a date alone counts that whole day UTC (up to, not including, the next midnight), so `to=2026-11-30` takes in all of 30 November */
                     to?: string;
                 };
                 header?: never;
@@ -8880,7 +8882,7 @@ export interface paths {
                         "application/json": components["schemas"]["Report"];
                     };
                 };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `report_too_large` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -17147,6 +17149,8 @@ export interface components {
         Report: {
             columns: string[];
             data: components["schemas"]["ReportRow"][];
+            /** @description The time the report counts each record by, which `from`, `to` and `period` are of: `completedAt` for volume, `createdAt` for conversion, `completedAt` for time-to-pay, `createdAt` for payment-issues, `paymentIntent.markRefundedAt` for refunds, `createdAt` for subscriptions (volume counts money received, so by completion; an export of sessions lists them by creation unless asked) */
+            dateField: string;
             /** @enum {string} */
             groupBy: "none" | "currency" | "network" | "product" | "paymentLink" | "status";
             /** @enum {string} */

@@ -2,15 +2,21 @@ import { Readable } from 'node:stream';
 import type { CheckoutSessionDoc } from '../../projections/collections.ts';
 import type { Collection, Filter } from '../../read-store/read-store.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { ValidationError } from '../../shared/errors.ts';
 import type { ApiContext } from '../api-context.ts';
 import { csvRow } from '../csv.ts';
-import { type ListFilters, listFilter, parseIsoInstant } from '../pagination.ts';
+import { FROM_DESCRIPTION, instantRange, rangeCondition, TO_DESCRIPTION } from '../instant-range.ts';
+import { type ListFilters, listFilter, queryValue } from '../pagination.ts';
 import { SESSION_LIST_FILTERS } from '../schema/checkout-session.ts';
-import { listQuery, queryFilter } from '../schema/fields.ts';
+import { listQuery, queryFilter, withCode, z } from '../schema/fields.ts';
 
 /** The list route's filters. */
 const EXPORT_FILTERS: ListFilters = SESSION_LIST_FILTERS;
+
+/**
+ * The times `from` / `to` may select by: creation (the reference's, and the default: an export is
+ * a listing of sessions) or completion (the volume report's, for money received in a period).
+ */
+const DATE_FIELDS = ['createdAt', 'completedAt'] as const;
 
 /**
  * The export's query as the document shows it; `listFilter` and `fromTo` check it, in the order
@@ -27,8 +33,15 @@ export const ExportQuery = listQuery({
   mode: queryFilter('payment or subscription'),
   status: queryFilter('open, complete, incomplete, expired or canceled'),
   paymentStatus: queryFilter('unpaid or paid'),
-  from: queryFilter('Created at or after: ISO 8601 date or timestamp'),
-  to: queryFilter('Created at or before: ISO 8601 date or timestamp'),
+  dateField: z
+    .enum(DATE_FIELDS, { error: withCode(`must be one of ${DATE_FIELDS.join(', ')}`) })
+    .optional()
+    .openapi({
+      description:
+        'The time `from` / `to` select by: `createdAt` (the default) lists the sessions created in the range; `completedAt` the sessions completed in it, as the volume report counts money received (a session created on 30 November and completed on 1 December is in November by creation, December by completion; one never completed is in no completion range). The rows stay newest created first, and the file is named for the time it selects by',
+    }),
+  from: queryFilter(`The start of the range, by \`dateField\` (created at, unless said): ${FROM_DESCRIPTION}`),
+  to: queryFilter(`The end of the range, by \`dateField\`: ${TO_DESCRIPTION}`),
 });
 
 /** Sessions read from the store at a time: an export of any size holds at most this many. */
@@ -103,25 +116,6 @@ function row(s: CheckoutSessionDoc): string {
   return csvRow(COLUMNS.map((c) => cells[c]));
 }
 
-/** `from` / `to` of the reference export: inclusive created-at bounds, as `createdAt[gte|lte]` say. */
-function fromTo(ctx: ApiContext): Filter {
-  const range: Record<string, string> = {};
-  for (const [name, op] of [
-    ['from', '$gte'],
-    ['to', '$lte'],
-  ] as const) {
-    const v = ctx.query[name];
-    const raw = Array.isArray(v) ? v[v.length - 1] : v;
-    if (raw === undefined || raw === '') continue;
-    const time = parseIsoInstant(raw);
-    if (Number.isNaN(time))
-      throw new ValidationError(name, 'must be an ISO 8601 date or timestamp, such as 2026-05-01T08:00:00Z');
-    range[op] = new Date(time).toISOString();
-  }
-  if (range.$gte && range.$lte && range.$gte > range.$lte) throw new ValidationError('to', 'must not be before from');
-  return Object.keys(range).length ? range : {};
-}
-
 /**
  * The sessions the filter selects, newest first, a batch at a time. Each batch starts after the
  * last row of the one before (by creation time, then id), so sessions created while the export
@@ -154,14 +148,17 @@ export function exportCheckoutSessions(sessions: Collection<CheckoutSessionDoc>,
   return async (ctx: ApiContext): Promise<void> => {
     // Every parameter is checked before the first byte is sent: a bad one is still a 400.
     const filter = listFilter(ctx, { filters: EXPORT_FILTERS });
-    const bounds = fromTo(ctx);
+    const bounds = rangeCondition(instantRange({ from: queryValue(ctx, 'from'), to: queryValue(ctx, 'to') }));
+    const dateField = DATE_FIELDS.find((f) => f === queryValue(ctx, 'dateField')) ?? 'createdAt';
     if (Object.keys(bounds).length) {
-      const createdAt = filter.createdAt as Record<string, string> | undefined;
-      filter.createdAt = { ...createdAt, ...bounds };
+      const existing = filter[dateField] as Record<string, string> | undefined;
+      filter[dateField] = { ...existing, ...bounds };
     }
     const stamp = new Date(clock.now()).toISOString().slice(0, 10);
+    // Named for its basis when it is not the listing by creation (the name clients already save).
+    const basis = dateField === 'createdAt' ? '' : `-by-${dateField}`;
     ctx.set('Content-Type', 'text/csv; charset=utf-8');
-    ctx.set('Content-Disposition', `attachment; filename="checkout-sessions-${stamp}.csv"`);
+    ctx.set('Content-Disposition', `attachment; filename="checkout-sessions${basis}-${stamp}.csv"`);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = Readable.from(sessionRows(sessions, filter));
   };

@@ -238,7 +238,7 @@ export function checkoutSessionRoutes(
       path: '/export',
       summary: 'Export checkout sessions as CSV',
       description:
-        'The sessions the filters select, newest first, as `text/csv` (streamed; a header row, then one row per session).',
+        'The sessions the filters select, newest first, as `text/csv` (streamed; a header row, then one row per session). A listing: `from` / `to` select by creation (`createdAt`), unless `dateField=completedAt` selects by completion, the time the volume report counts money received by.',
       query: ExportQuery,
       errors: [invalidFields()],
     },

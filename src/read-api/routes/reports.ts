@@ -11,10 +11,19 @@ import {
   inexactNumberIn,
   plainNumbers,
 } from '../../reports/analytics-query.ts';
-import { GROUPS, INTERVALS, REPORT_NAMES, REPORTS, runReport, type ReportRow } from '../../reports/report-pipelines.ts';
+import {
+  GROUPS,
+  INTERVALS,
+  MAX_REPORT_ROWS,
+  REPORT_NAMES,
+  REPORTS,
+  runReport,
+  type ReportRow,
+} from '../../reports/report-pipelines.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
 import { csvRow } from '../csv.ts';
+import { FROM_DESCRIPTION, instantRange, TO_DESCRIPTION } from '../instant-range.ts';
 import { parseIsoInstant } from '../pagination.ts';
 import { arrayOf, bodyObject, invalidFields, requiredOneOf, withCode, z } from '../schema/fields.ts';
 import { schemaRoutes } from '../schema/route.ts';
@@ -47,8 +56,8 @@ const ReportQuery = z.object({
       description:
         'A second key of each row; each report says which it takes. The reports that sum money also key each row by its currency',
     }),
-  from: instant('The first instant counted (inclusive), by the time the report counts by'),
-  to: instant('The last instant counted (inclusive)'),
+  from: instant(`The start of the range, by the time the report counts by (its \`dateField\`): ${FROM_DESCRIPTION}`),
+  to: instant(`The end of the range: ${TO_DESCRIPTION}`),
   format: z
     .enum(FORMATS, { error: withCode(`must be one of ${FORMATS.join(', ')}`) })
     .default('json')
@@ -73,12 +82,13 @@ const ReportSchema = z
     name: z.enum(REPORT_NAMES),
     interval: z.enum(INTERVALS),
     groupBy: z.enum(GROUPS),
+    dateField: z.string().openapi({
+      description: `The time the report counts each record by, which \`from\`, \`to\` and \`period\` are of: ${REPORT_NAMES.map((name) => `\`${REPORTS[name].time}\` for ${name}`).join(', ')} (volume counts money received, so by completion; an export of sessions lists them by creation unless asked)`,
+    }),
     columns: z.array(z.string()),
     data: z.array(ReportRowSchema),
   })
   .openapi('Report');
-
-const iso = (raw: string | undefined) => (raw ? new Date(parseIsoInstant(raw)).toISOString() : undefined);
 
 /**
  * `GET /reports/{name}`: the analysts' figures over the read models, per period and group, for the
@@ -96,21 +106,19 @@ export function reportRoutes(deps: ApiDeps): Router<ApiState> {
       method: 'get',
       path: '/:name',
       summary: 'Run a report',
-      description: `Reports and their figures: ${description}.`,
+      description: `Reports and their figures: ${description}. A report answers at most ${MAX_REPORT_ROWS} rows (a row per period, group and currency), not paginated: one that would have more is a 400 \`report_too_large\` naming the limit (narrow \`from\` / \`to\`, take a longer interval or a coarser groupBy; three years by day in three currencies is under 3,300).`,
       params: ReportParams,
       query: ReportQuery,
       response: ReportSchema,
-      errors: [invalidFields()],
+      errors: [invalidFields('report_too_large')],
     },
     async (ctx, { params: { name }, query }) => {
       const report = REPORTS[name];
       if (!report.groups.includes(query.groupBy))
         throw new ValidationError('groupBy', `the ${name} report groups by ${report.groups.join(', ')}`);
-      const from = iso(query.from);
-      const to = iso(query.to);
-      if (from && to && from > to) throw new ValidationError('to', 'must not be before from');
+      const range = instantRange(query);
       const { organizationId, environment } = ctx.state.tenant;
-      const params = { organizationId, environment, interval: query.interval, groupBy: query.groupBy, from, to };
+      const params = { organizationId, environment, interval: query.interval, groupBy: query.groupBy, ...range };
       const rows = await runReport(deps.readStore, name, params);
       const columns = ['period', 'group', ...(report.perCurrency ? ['currency'] : []), ...report.figures];
       if (query.format === 'json')
@@ -119,6 +127,7 @@ export function reportRoutes(deps: ApiDeps): Router<ApiState> {
           name,
           interval: query.interval,
           groupBy: query.groupBy,
+          dateField: report.time,
           columns,
           data: rows,
         };

@@ -1,0 +1,35 @@
+import test from 'ava';
+import { ValidationError } from '../shared/errors.ts';
+import { instantRange, rangeCondition } from './instant-range.ts';
+
+test('a date-only to takes in that whole day (up to the next midnight, not counted); a timestamp stays exact and counted', (t) => {
+  t.deepEqual(rangeCondition(instantRange({ from: '2026-11-01', to: '2026-11-30' })), {
+    $gte: '2026-11-01T00:00:00.000Z',
+    $lt: '2026-12-01T00:00:00.000Z',
+  });
+  t.deepEqual(rangeCondition(instantRange({ to: '2026-11-30T12:00:00Z' })), { $lte: '2026-11-30T12:00:00.000Z' });
+  t.deepEqual(rangeCondition(instantRange({ to: '2026-11-30T12:00:00+01:00' })), { $lte: '2026-11-30T11:00:00.000Z' });
+  // The day after the last one is no 4-digit year: the last instant, counted.
+  t.deepEqual(instantRange({ to: '9999-12-31' }), { to: '9999-12-31T23:59:59.999Z' });
+  t.deepEqual(rangeCondition(instantRange({ from: '', to: '' })), {});
+});
+
+test('a range whose to is before its from is a 400 naming to; one day from and to alike is that day; a bad bound is named', (t) => {
+  t.deepEqual(rangeCondition(instantRange({ from: '2026-11-30', to: '2026-11-30' })), {
+    $gte: '2026-11-30T00:00:00.000Z',
+    $lt: '2026-12-01T00:00:00.000Z',
+  });
+  t.deepEqual(instantRange({ from: '2026-11-30T23:00:00Z', to: '2026-11-30' }).before, '2026-12-01T00:00:00.000Z');
+  t.is(
+    t.throws(() => instantRange({ from: '2026-12-01', to: '2026-11-30' }), { instanceOf: ValidationError })?.message,
+    'to: must not be before from',
+  );
+  t.is(
+    t.throws(() => instantRange({ from: '2026-11-30T00:00:01Z', to: '2026-11-30T00:00:00Z' }), {
+      instanceOf: ValidationError,
+    })?.message,
+    'to: must not be before from',
+  );
+  t.regex(t.throws(() => instantRange({ from: 'yesterday' }))?.message ?? '', /^from: must be an ISO 8601/);
+  t.regex(t.throws(() => instantRange({ to: '2026-02-30' }))?.message ?? '', /^to: must be an ISO 8601/);
+});
