@@ -79,6 +79,14 @@ test('weir audit export of a data dir that holds no log fails (exit 2) and creat
   t.false(existsSync(dataDir));
 });
 
+test('weir machines export --out where no folder can be made (under /proc) fails at once (exit 1) in one line naming it, where it hung', (t) => {
+  if (!existsSync('/proc/self')) return t.pass('no /proc here');
+  const run = runWeir(['machines', 'export', '--out', '/proc/weir-machines']);
+  t.is(run.status, 1, run.stderr);
+  t.is(run.stderr, 'weir: /proc/weir-machines: /proc takes no new folder (ENOENT)\n');
+  t.is(run.stdout, '');
+});
+
 test('weir health --url that is no http(s) URL is a usage error (exit 2) naming it, not "no answer (is weir serve running there?)"', (t) => {
   const run = runWeir(['health', '--url', '127.0.0.1:8080']);
   t.is(run.status, 2, run.stderr);
