@@ -309,16 +309,21 @@ async function auditVerify(argv: string[]): Promise<void> {
 async function auditCheckpoint(argv: string[]): Promise<void> {
   const config = readConfig(argv, process.env);
   privateFiles();
-  if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
-  const { openEventStore } = await import('../event-store/open-event-store.ts');
+  const write = argv.includes('--write');
+  const audit = await import('./audit.ts');
   const { latestCheckpoint, writeCheckpoint } = await import('../audit/checkpoints.ts');
-  const eventStore = await openEventStore({
-    kurrentDbUrl: config.kurrentDbUrl,
-    dataDir: config.dataDir,
-    file: config.eventStoreFile,
-  });
+  // --write appends the checkpoint to the log, so opens it to write; printing only reads it. Either
+  // way the log must be there: a mistyped data dir is an error, not a new empty log.
+  let eventStore: Awaited<ReturnType<typeof audit.openLogToAudit>>;
+  if (write) {
+    if (!config.kurrentDbUrl) {
+      audit.existingLogFile(config, 'audit checkpoint');
+      await prepareDataDir(config.dataDir, (line) => console.error(line));
+    }
+    eventStore = await openCommandLog(config);
+  } else eventStore = await audit.openLogToAudit(config, 'audit checkpoint');
   try {
-    if (argv.includes('--write')) {
+    if (write) {
       const { OPERATOR_KEY_FILE, loadOperatorKey } = await import('../audit/operator-key.ts');
       const { createSystemClock } = await import('../shared/clock.ts');
       const key = loadOperatorKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +77,28 @@ test('weir audit export of a data dir that holds no log fails (exit 2) and creat
   t.is(run.status, 2, run.stderr);
   t.regex(run.stderr, /^weir: audit export: no event log at .*no-such-dir\/events\.sqlite3/);
   t.false(existsSync(dataDir));
+});
+
+test('weir audit checkpoint, printing or signing, of a data dir that holds no log fails (exit 2) and creates nothing: it made an empty log there', async (t) => {
+  const dataDir = join(await tempDir(t), 'no-such-dir');
+  for (const args of [[], ['--write']]) {
+    const run = runWeir(['audit', 'checkpoint', ...args, '--data-dir', dataDir]);
+    t.is(run.status, 2, run.stderr);
+    t.regex(run.stderr, /^weir: audit checkpoint: no event log at .*no-such-dir\/events\.sqlite3: check --data-dir/);
+    t.false(existsSync(dataDir), `nothing was created (${args.join(' ') || 'printing'})`);
+  }
+});
+
+test("weir audit checkpoint without --write reads the log read-only: an auditor's copy keeps its modes", async (t) => {
+  const dataDir = await tempDir(t);
+  t.is(runWeir(['org', 'create', '--name', 'Copied', '--data-dir', dataDir]).status, 0);
+  await chmod(join(dataDir, 'events.sqlite3'), 0o444);
+  await chmod(dataDir, 0o755);
+  const run = runWeir(['audit', 'checkpoint', '--data-dir', dataDir]);
+  t.is(run.status, 1, run.stderr);
+  t.regex(run.stderr, /the log holds no signed checkpoint yet/);
+  t.is((await stat(dataDir)).mode & 0o777, 0o755, 'the directory keeps its mode');
+  t.is((await stat(join(dataDir, 'events.sqlite3'))).mode & 0o777, 0o444, 'the log keeps its mode');
 });
 
 test('weir machines export --out where no folder can be made (under /proc) fails at once (exit 1) in one line naming it, where it hung', (t) => {
