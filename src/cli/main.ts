@@ -1,9 +1,8 @@
 import { join, resolve } from 'node:path';
 import { ConfigError, SETTINGS, readConfig } from '../app/config.ts';
 import { DataDirInUseError, lockDataDir, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
-import { maskUserinfo } from '../shared/mask-userinfo.ts';
 import { SettingError } from '../shared/setting-error.ts';
-import { checkHealth } from './check-health.ts';
+import { checkHealth, healthUrlProblem } from './check-health.ts';
 import { argumentProblem, type CommandArguments } from './command-arguments.ts';
 import { systemProblem } from './system-problem.ts';
 
@@ -426,10 +425,8 @@ async function devnet(argv: string[]): Promise<void> {
 
 async function health(argv: string[]): Promise<void> {
   let url = option(argv, '--url');
-  if (url !== undefined && !/^https?:$/.test(URL.parse(url)?.protocol ?? ''))
-    throw new ConfigError(
-      `health: --url must be an http:// or https:// URL (http://127.0.0.1:8080), got ${maskUserinfo(url)}`,
-    );
+  const problem = url === undefined ? null : healthUrlProblem(url);
+  if (problem) throw new ConfigError(`health: ${problem}`);
   if (url === undefined) {
     const { host, port } = readConfig(argv, process.env);
     const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
