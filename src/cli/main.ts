@@ -266,14 +266,14 @@ async function auditCheckpoint(argv: string[]): Promise<void> {
   const { latestCheckpoint, writeCheckpoint } = await import('../audit/checkpoints.ts');
   // --write appends the checkpoint to the log, so opens it to write; printing only reads it. Either
   // way the log must be there: a mistyped data dir is an error, not a new empty log.
-  let eventStore: Awaited<ReturnType<typeof audit.openLogToAudit>>;
-  if (write) {
+  const openToWrite = async () => {
     if (!config.kurrentDbUrl) {
       audit.existingLogFile(config, 'audit checkpoint');
       await prepareDataDir(config.dataDir, (line) => console.error(line));
     }
-    eventStore = await openCommandLog(config);
-  } else eventStore = await audit.openLogToAudit(config, 'audit checkpoint');
+    return openCommandLog(config);
+  };
+  const eventStore = write ? await openToWrite() : await audit.openLogToAudit(config, 'audit checkpoint');
   try {
     if (write) {
       const { OPERATOR_KEY_FILE, loadOperatorKey } = await import('../audit/operator-key.ts');
