@@ -180,7 +180,7 @@ export const SETTINGS = {
     env: 'WEIR_LOCAL_CHAIN',
     flag: '--local-chain',
     description:
-      'on/off: run a local EVM chain (anvil, chain id 31337, 127.0.0.1) with test USDC/USDT/DAI for test keys, its state in DATA_DIR/local-chain; ignored with --devnet',
+      'on/off: run local chains for test keys: an EVM chain (anvil, chain id 31337, 127.0.0.1) with test USDC/USDT/DAI, its state in DATA_DIR/local-chain, a Tron (chain id 1416785484) with test USDT/USDC, its state in DATA_DIR/local-tron, and a Solana in memory (chain id 1399811148) with test USDC/USDT; ignored with --devnet',
     default: 'on',
   },
   chainWaitMaxSeconds: {

@@ -1,5 +1,6 @@
-import { chmod, link, lstat, mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { chmod, link, lstat, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
+import { makeDirectory } from '../shared/make-directory.ts';
 
 /** Everything in the data dir is for its owner alone: the log, the master key, mails, checkpoints. */
 export const PRIVATE_DIR_MODE = 0o700;
@@ -18,7 +19,7 @@ const NAMED_IN_LOG = 8;
  * (left by an older Weir or another umask), logging each change. Symbolic links are left alone.
  */
 export async function prepareDataDir(dataDir: string, log: (line: string) => void): Promise<void> {
-  await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  await makeDirectory(dataDir, PRIVATE_DIR_MODE);
   const tightened: string[] = [];
   const failed: string[] = [];
   const visit = async (path: string): Promise<void> => {

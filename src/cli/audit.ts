@@ -56,6 +56,14 @@ export async function readPublishedCheckpoints(file: string): Promise<LoggedChec
   });
 }
 
+/** The embedded log's file, which must be there: a mistyped --data-dir is a usage error, never a new empty log. */
+export function existingLogFile(config: WeirConfig, command: string): string {
+  const path = config.eventStoreFile ?? join(config.dataDir, SQLITE_EVENT_STORE_FILE);
+  if (!existsSync(path))
+    throw new ConfigError(`${command}: no event log at ${path}: check --data-dir (or --event-store-file)`);
+  return path;
+}
+
 /**
  * The log as an auditor reads it: the embedded file is opened read-only (a copy in a directory the
  * auditor cannot write too), never created nor sealed by the reading, so a wrong --data-dir is an
@@ -66,9 +74,7 @@ export async function openLogToAudit(config: WeirConfig, command: string): Promi
     const { openEventStore } = await import('../event-store/open-event-store.ts');
     return openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir });
   }
-  const path = config.eventStoreFile ?? join(config.dataDir, SQLITE_EVENT_STORE_FILE);
-  if (!existsSync(path))
-    throw new ConfigError(`${command}: no event log at ${path}: check --data-dir (or --event-store-file)`);
+  const path = existingLogFile(config, command);
   try {
     return createSqliteEventStore({ path, readonly: true });
   } catch (error) {

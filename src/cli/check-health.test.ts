@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
 import { findFreePort } from '../../test/support/free-port.ts';
-import { checkHealth } from './check-health.ts';
+import { checkHealth, healthUrlProblem } from './check-health.ts';
 
 /** A server that answers /health with `status` and `body`, or never answers ('hang'). */
 async function healthServer(t: ExecutionContext, answer: { status: number; body: string } | 'hang'): Promise<string> {
@@ -56,4 +56,19 @@ test('a URL holding a user and password is never shown with its password', async
   const result = await checkHealth(`http://u:secret@127.0.0.1:${port}`);
   t.is(result.exitCode, 1);
   t.is(result.problem, `http://***@127.0.0.1:${port}/health: no answer (is weir serve running there?)`);
+});
+
+test('a --url that is no http(s) URL, or that holds a user or password (fetch refuses it; /health asks for none), is refused without its password', (t) => {
+  t.is(healthUrlProblem('http://127.0.0.1:8080'), null);
+  t.is(healthUrlProblem('https://weir.example/'), null);
+  t.is(
+    healthUrlProblem('127.0.0.1:8080'),
+    '--url must be an http:// or https:// URL (http://127.0.0.1:8080), got 127.0.0.1:8080',
+  );
+  for (const url of ['http://u:secret@127.0.0.1:8080', 'http://:secret@127.0.0.1:8080', 'http://u@127.0.0.1:8080'])
+    t.is(
+      healthUrlProblem(url),
+      '--url must not hold a user or password (/health asks for none), got http://***@127.0.0.1:8080',
+    );
+  t.regex(healthUrlProblem('ftp://u:secret@127.0.0.1:8080') ?? '', /got ftp:\/\/\*\*\*@127\.0\.0\.1:8080$/);
 });

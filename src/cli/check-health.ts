@@ -1,5 +1,18 @@
 import { maskUserinfo } from '../shared/mask-userinfo.ts';
 
+/**
+ * Why `weir health` cannot ask `url`, or null. Weir's /health answers anyone, so a user and
+ * password in the URL are a mistake (and fetch refuses such a URL, which read as no answer).
+ */
+export function healthUrlProblem(url: string): string | null {
+  const parsed = URL.parse(url);
+  if (!parsed || !/^https?:$/.test(parsed.protocol))
+    return `--url must be an http:// or https:// URL (http://127.0.0.1:8080), got ${maskUserinfo(url)}`;
+  if (parsed.username !== '' || parsed.password !== '')
+    return `--url must not hold a user or password (/health asks for none), got ${maskUserinfo(url)}`;
+  return null;
+}
+
 /** What `weir health` found: the report when one came, what is wrong when anything is, and the exit code. */
 export type HealthCheckResult = { exitCode: 0 | 1; report: unknown; problem: string | null };
 

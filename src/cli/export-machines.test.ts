@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import test from 'ava';
 import { type AnyStateMachine, createMachine } from 'xstate';
 import { MACHINES } from '../../machines/index.ts';
-import { machineJson } from './export-machines.ts';
+import { settleWithin } from '../shared/settle-within.ts';
+import { exportMachines, machineJson } from './export-machines.ts';
 
 const definition = (machine: AnyStateMachine) =>
   JSON.parse(
@@ -21,3 +23,10 @@ for (const [name, machine] of Object.entries(MACHINES)) {
     t.true(Object.keys(rebuilt.states).length > 1);
   });
 }
+
+test('an --out that cannot be made (under /proc) fails at once naming it, where the export hung', async (t) => {
+  if (!existsSync('/proc/self')) return t.pass('no /proc here');
+  const outcome = await settleWithin(exportMachines(MACHINES, '/proc/weir-machines'), 5000);
+  t.false('timedOut' in outcome, 'settled');
+  t.like('rejected' in outcome ? outcome.rejected : null, { code: 'ENOENT', path: '/proc/weir-machines' });
+});

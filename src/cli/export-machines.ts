@@ -1,6 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AnyStateMachine } from 'xstate';
+import { makeDirectory } from '../shared/make-directory.ts';
 
 /**
  * A machine's config as JSON, the form the Stately editor imports: states, transitions, and guards
@@ -16,7 +17,7 @@ export function machineJson(machine: AnyStateMachine): unknown {
 }
 
 export async function exportMachines(machines: Record<string, AnyStateMachine>, outDir: string): Promise<string[]> {
-  await mkdir(outDir, { recursive: true });
+  await makeDirectory(outDir);
   const written: string[] = [];
   for (const [name, machine] of Object.entries(machines)) {
     const file = join(outDir, `${name}.json`);

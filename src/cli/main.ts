@@ -1,62 +1,14 @@
 import { join, resolve } from 'node:path';
-import { ConfigError, SETTINGS, readConfig } from '../app/config.ts';
+import { ConfigError, readConfig } from '../app/config.ts';
 import { DataDirInUseError, lockDataDir, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
-import { maskUserinfo } from '../shared/mask-userinfo.ts';
 import { SettingError } from '../shared/setting-error.ts';
-import { checkHealth } from './check-health.ts';
-import { argumentProblem, type CommandArguments } from './command-arguments.ts';
+import { checkHealth, healthUrlProblem } from './check-health.ts';
+import { argumentProblem } from './command-arguments.ts';
+import { COMMAND_ARGUMENTS, USAGE } from './usage.ts';
 import { systemProblem } from './system-problem.ts';
 
 // Each command loads what it needs when it runs, so a small one (`weir health`, run by a
 // container's health check every few seconds) does not load the whole server.
-
-/** Column widths of the options list: the longest flag and the longest variable name. */
-const FLAG_WIDTH = Math.max(...Object.values(SETTINGS).map((s) => s.flag.length));
-const ENV_WIDTH = Math.max(...Object.values(SETTINGS).map((s) => s.env.length));
-
-const USAGE = `Usage: weir <command> [options]
-
-Commands:
-  serve                      API, projections, matcher, webhook dispatcher and timers in one process
-  org create --name NAME     create an organization; prints its id and one test and one live secret key (shown once)
-  user create --org ID --email EMAIL --role owner|admin|developer|viewer [--name NAME] [--password-stdin]
-                             a dashboard user; the password from standard input (--password-stdin), else
-                             WEIR_USER_PASSWORD, else asked on the terminal; prints the user's id
-  replay                     drop and rebuild every read model from the log
-  audit verify [--public-key KEY]... [--checkpoint FILE]... [--json]
-                             walk the whole log: recompute its hash chain, check every signed checkpoint (those in
-                             the log and those published in FILE), rebuild every read model and compare it with the
-                             live one (MongoDB, or read-models.sqlite3 in the data dir);
-                             a summary on stderr (--json: the report on stdout); exit 0 only when everything holds
-  audit checkpoint [--write] print the latest signed checkpoint of the log's hash chain (--write: sign the head now)
-  audit export --org ID [--environment test|live] [--out FILE]
-                             the organization's self-verifying bundle (NDJSON, to FILE or stdout): its events in
-                             full with their chain links, other tenants' events as links only, the checkpoints
-  audit verify --bundle FILE [--public-key KEY]... [--checkpoint FILE]... [--json]
-                             check a bundle offline: its events' hashes, the links, the checkpoints; exit 0 only
-                             when it holds
-  machines export [--out DIR] write every statechart as JSON for the Stately editor (default ./machines-json)
-  inspect RECORD_ID [--inspect PORT|URL] [--step-ms N]
-                             replay one session's, invoice's, subscription's, payment link's, coupon's or webhook
-                             delivery's events through its statechart in the Stately inspector, one step every N ms
-                             (default 500); --inspect as for serve (default: the inspector's bridge page on port 8090)
-  health [--url URL]         ask a running Weir's /health (default http://HOST:PORT); prints it; exit 0 while ok
-                             or degraded, 1 while failing or not answering
-  devnet [--port N] [--out FILE] [--solana-port N] [--tron-port N]
-                             a separate local EVM chain (anvil, chain id 31337, 127.0.0.1) with test USDC/USDT/DAI
-                             and the forwarder factory, for serve --devnet FILE, a local Solana (127.0.0.1:8899,
-                             chain id 1399811148, WEIR_RPC_1399811148) with test USDC/USDT, and a local Tron (chain
-                             id 1416785484, a free port unless given; in FILE) with test USDT/USDC; prints its JSON
-                             (and writes FILE); runs until stopped (serve runs its own local chains unless --local-chain off)
-
-Options (each also an environment variable):
-${Object.values(SETTINGS)
-  .map(
-    (s) =>
-      `  ${s.flag.padEnd(FLAG_WIDTH)} ${s.env.padEnd(ENV_WIDTH)} ${s.description}${'default' in s ? ` (default ${s.default})` : ''}`,
-  )
-  .join('\n')}
-`;
 
 function option(argv: string[], name: string): string | undefined {
   const index = argv.findIndex((a) => a === name || a.startsWith(`${name}=`));
@@ -309,16 +261,21 @@ async function auditVerify(argv: string[]): Promise<void> {
 async function auditCheckpoint(argv: string[]): Promise<void> {
   const config = readConfig(argv, process.env);
   privateFiles();
-  if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
-  const { openEventStore } = await import('../event-store/open-event-store.ts');
+  const write = argv.includes('--write');
+  const audit = await import('./audit.ts');
   const { latestCheckpoint, writeCheckpoint } = await import('../audit/checkpoints.ts');
-  const eventStore = await openEventStore({
-    kurrentDbUrl: config.kurrentDbUrl,
-    dataDir: config.dataDir,
-    file: config.eventStoreFile,
-  });
+  // --write appends the checkpoint to the log, so opens it to write; printing only reads it. Either
+  // way the log must be there: a mistyped data dir is an error, not a new empty log.
+  const openToWrite = async () => {
+    if (!config.kurrentDbUrl) {
+      audit.existingLogFile(config, 'audit checkpoint');
+      await prepareDataDir(config.dataDir, (line) => console.error(line));
+    }
+    return openCommandLog(config);
+  };
+  const eventStore = write ? await openToWrite() : await audit.openLogToAudit(config, 'audit checkpoint');
   try {
-    if (argv.includes('--write')) {
+    if (write) {
       const { OPERATOR_KEY_FILE, loadOperatorKey } = await import('../audit/operator-key.ts');
       const { createSystemClock } = await import('../shared/clock.ts');
       const key = loadOperatorKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });
@@ -421,10 +378,8 @@ async function devnet(argv: string[]): Promise<void> {
 
 async function health(argv: string[]): Promise<void> {
   let url = option(argv, '--url');
-  if (url !== undefined && !/^https?:$/.test(URL.parse(url)?.protocol ?? ''))
-    throw new ConfigError(
-      `health: --url must be an http:// or https:// URL (http://127.0.0.1:8080), got ${maskUserinfo(url)}`,
-    );
+  const problem = url === undefined ? null : healthUrlProblem(url);
+  if (problem) throw new ConfigError(`health: ${problem}`);
   if (url === undefined) {
     const { host, port } = readConfig(argv, process.env);
     const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
@@ -435,25 +390,6 @@ async function health(argv: string[]): Promise<void> {
   if (result.problem) console.error(`weir health: ${result.problem}`);
   process.exitCode = result.exitCode;
 }
-
-/** What each command takes on its command line (`argumentProblem`). */
-const COMMAND_ARGUMENTS: Record<string, CommandArguments> = {
-  serve: { settings: true },
-  'org create': { settings: true, valued: ['--name'] },
-  'user create': {
-    settings: true,
-    valued: ['--org', '--email', '--role', '--name'],
-    switches: ['--password-stdin'],
-  },
-  replay: { settings: true },
-  'audit verify': { settings: true, valued: ['--public-key', '--checkpoint', '--bundle'], switches: ['--json'] },
-  'audit checkpoint': { settings: true, switches: ['--write'] },
-  'audit export': { settings: true, valued: ['--org', '--environment', '--out'] },
-  devnet: { settings: false, valued: ['--port', '--out', '--solana-port', '--tron-port'] },
-  health: { settings: true, valued: ['--url'] },
-  inspect: { settings: true, valued: ['--step-ms'], positionals: 1 },
-  'machines export': { settings: false, valued: ['--out'] },
-};
 
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;

@@ -1,13 +1,23 @@
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+
 /** A path the operator gave that cannot be used, by why. */
 const PATH_CODES = new Map([
   ['EACCES', 'not allowed to this user'],
   ['EPERM', 'not allowed to this user'],
-  ['ENOENT', 'does not exist'],
   ['ENOTDIR', 'a file stands where a folder is needed'],
+  ['EISDIR', 'a folder stands where a file is needed'],
   ['EEXIST', 'exists already, and not as a folder'],
   ['EROFS', 'on a read-only file system'],
   ['ENOSPC', 'no space left on its device'],
 ]);
+
+/** Why ENOENT: the path's folder is missing, a folder such as /proc refuses a new one, or the path is missing. */
+function missingWhy(path: string, syscall: string): string {
+  const folder = dirname(path);
+  if (!existsSync(folder)) return `its folder ${folder} does not exist`;
+  return syscall === 'mkdir' ? `${folder} takes no new folder` : 'does not exist';
+}
 
 /**
  * What an operator can fix, said in a line, for an error of the system rather than of Weir (a port
@@ -25,7 +35,9 @@ export function systemProblem(error: unknown): string | null {
     return `${e.address} is no address of this machine: choose another bind address (--host, HOST)`;
   if (e.syscall === 'getaddrinfo')
     return `the host name ${e.hostname} does not resolve (${e.code}): check --host (HOST) and the URLs given`;
+  if (typeof e.path !== 'string') return null;
+  if (e.code === 'ENOENT') return `${e.path}: ${missingWhy(e.path, e.syscall)} (ENOENT)`;
   const why = PATH_CODES.get(e.code);
-  if (typeof e.path === 'string' && why) return `${e.path}: ${why} (${e.code})`;
+  if (why) return `${e.path}: ${why} (${e.code})`;
   return null;
 }

@@ -1,5 +1,6 @@
-import { mkdir, open } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { makeDirectory } from '../shared/make-directory.ts';
 import type { EventStore } from './event-store.ts';
 import { createSqliteEventStore } from './sqlite-event-store.ts';
 
@@ -25,7 +26,7 @@ export async function openEventStore({ kurrentDbUrl, dataDir, file }: OpenEventS
     const { createKurrentDbEventStore } = await import('./kurrentdb-event-store.ts');
     return createKurrentDbEventStore({ connectionString: kurrentDbUrl });
   }
-  await mkdir(file ? dirname(file) : dataDir, { recursive: true, mode: 0o700 });
+  await makeDirectory(file ? dirname(file) : dataDir, 0o700);
   const path = file ?? join(dataDir, SQLITE_EVENT_STORE_FILE);
   await (await open(path, 'a', 0o600)).close();
   return createSqliteEventStore({ path });

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { routeTable } from '../hostile/route-table.ts';
-import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+import { apiClient } from '../support/api-client.ts';
+import { ADMIN_TOKEN, createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import { assertError, type Page } from './helpers.ts';
 
 type Product = { id: string; visibility: number; url: string | null };
@@ -21,6 +22,23 @@ test('every route of /api/v1, whatever its method, refuses a query parameter it 
       answered.push(`${route.method} ${route.path}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 120)}`);
   }
   t.deepEqual(answered, []);
+});
+
+test('every /admin route refuses a query parameter it does not know, naming it, as /api/v1 does: /admin/organizations?force=1 made an organization', async (t) => {
+  const weir = await startTestWeir(t);
+  const admin = apiClient(weir.url, ADMIN_TOKEN);
+  const routes = routeTable(weir).filter((route) => route.area === 'admin');
+  t.true(routes.length > 0, 'the admin routes');
+  const answered: string[] = [];
+  for (const route of routes) {
+    const path = route.path.replace(/:[A-Za-z]+/g, () => crypto.randomUUID());
+    const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : { name: 'Query typo' };
+    const answer = await admin.call<{ message?: string }>(route.method, `${path}?statuss=open`, body);
+    if (answer.status !== 400 || answer.body?.message !== 'statuss: is not a known parameter; this route takes none')
+      answered.push(`${route.method} ${route.path}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 120)}`);
+  }
+  t.deepEqual(answered, []);
+  t.is((await admin.post('/admin/organizations', { name: 'No query' })).status, 200, 'without one it answers');
 });
 
 test("a list's refusal names the parameters it takes, and paging, createdAt bounds (either spelling) and ids[] still pass", async (t) => {

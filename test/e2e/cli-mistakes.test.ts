@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +79,36 @@ test('weir audit export of a data dir that holds no log fails (exit 2) and creat
   t.false(existsSync(dataDir));
 });
 
+test('weir audit checkpoint, printing or signing, of a data dir that holds no log fails (exit 2) and creates nothing: it made an empty log there', async (t) => {
+  const dataDir = join(await tempDir(t), 'no-such-dir');
+  for (const args of [[], ['--write']]) {
+    const run = runWeir(['audit', 'checkpoint', ...args, '--data-dir', dataDir]);
+    t.is(run.status, 2, run.stderr);
+    t.regex(run.stderr, /^weir: audit checkpoint: no event log at .*no-such-dir\/events\.sqlite3: check --data-dir/);
+    t.false(existsSync(dataDir), `nothing was created (${args.join(' ') || 'printing'})`);
+  }
+});
+
+test("weir audit checkpoint without --write reads the log read-only: an auditor's copy keeps its modes", async (t) => {
+  const dataDir = await tempDir(t);
+  t.is(runWeir(['org', 'create', '--name', 'Copied', '--data-dir', dataDir]).status, 0);
+  await chmod(join(dataDir, 'events.sqlite3'), 0o444);
+  await chmod(dataDir, 0o755);
+  const run = runWeir(['audit', 'checkpoint', '--data-dir', dataDir]);
+  t.is(run.status, 1, run.stderr);
+  t.regex(run.stderr, /the log holds no signed checkpoint yet/);
+  t.is((await stat(dataDir)).mode & 0o777, 0o755, 'the directory keeps its mode');
+  t.is((await stat(join(dataDir, 'events.sqlite3'))).mode & 0o777, 0o444, 'the log keeps its mode');
+});
+
+test('weir machines export --out where no folder can be made (under /proc) fails at once (exit 1) in one line naming it, where it hung', (t) => {
+  if (!existsSync('/proc/self')) return t.pass('no /proc here');
+  const run = runWeir(['machines', 'export', '--out', '/proc/weir-machines']);
+  t.is(run.status, 1, run.stderr);
+  t.is(run.stderr, 'weir: /proc/weir-machines: /proc takes no new folder (ENOENT)\n');
+  t.is(run.stdout, '');
+});
+
 test('weir health --url that is no http(s) URL is a usage error (exit 2) naming it, not "no answer (is weir serve running there?)"', (t) => {
   const run = runWeir(['health', '--url', '127.0.0.1:8080']);
   t.is(run.status, 2, run.stderr);
@@ -88,12 +118,15 @@ test('weir health --url that is no http(s) URL is a usage error (exit 2) naming 
   );
 });
 
-test('weir health --url holding a user and password never prints the password, refused or asked', (t) => {
+test('weir health --url holding a user and password is refused (exit 2) without printing the password: fetch refused it, which read as "no answer"', (t) => {
   const refused = runWeir(['health', '--url', 'ftp://u:secret@127.0.0.1:8080']);
   t.is(refused.status, 2, refused.stderr);
   t.regex(refused.stderr, /got ftp:\/\/\*\*\*@127\.0\.0\.1:8080/);
-  const asked = runWeir(['health', '--url', 'http://u:secret@127.0.0.1:1']);
-  t.is(asked.status, 1, asked.stderr);
-  t.regex(asked.stderr, /http:\/\/\*\*\*@127\.0\.0\.1:1\/health: no answer/);
-  for (const run of [refused, asked]) t.notRegex(`${run.stdout}${run.stderr}`, /secret/);
+  const credentials = runWeir(['health', '--url', 'http://u:secret@127.0.0.1:1']);
+  t.is(credentials.status, 2, credentials.stderr);
+  t.is(
+    credentials.stderr,
+    'weir: health: --url must not hold a user or password (/health asks for none), got http://***@127.0.0.1:1\n',
+  );
+  for (const run of [refused, credentials]) t.notRegex(`${run.stdout}${run.stderr}`, /secret/);
 });

@@ -150,8 +150,9 @@ export function schemaRoutes<S>(router: Router<S>, defaults: { tag: string; auth
       spec: RouteSpec<P, Q, B> & { before?: (ctx: RouterContext<S>) => void },
       handler: (ctx: RouterContext<S>, input: RouteInput<P, Q, B>) => unknown,
     ): void {
-      // The API refuses a query parameter a route does not declare (a `?force=1` typo on a delete too); pages take what browsers add.
-      const closedQuery = (spec.auth ?? defaults.auth) === 'secretKey';
+      // The APIs (a secret key's, the operator's) refuse a query parameter a route does not declare (a
+      // `?force=1` typo on a delete too); pages take what browsers add.
+      const closedQuery = (spec.auth ?? defaults.auth) !== 'public';
       const run = async (ctx: RouterContext<S>) => {
         const unknown = closedQuery ? unknownQueryParameter(spec.query, ctx.query) : null;
         if (unknown) throw new ValidationError(unknown.name, unknown.message);

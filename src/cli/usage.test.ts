@@ -1,0 +1,23 @@
+import test from 'ava';
+import { isSettingFlag } from '../app/config.ts';
+import { COMMAND_ARGUMENTS, USAGE } from './usage.ts';
+
+/** The flags on a command's own lines of the usage (`  audit verify --bundle FILE …`), not its description's. */
+const usageFlags = (command: string): Set<string> => {
+  const lines = USAGE.split('\n').filter((line) => line.startsWith(`  ${command} `) || line === `  ${command}`);
+  return new Set(lines.flatMap((line) => [...line.split(/ {2,}/)[1]!.matchAll(/--[a-z-]+/g)].map((m) => m[0])));
+};
+
+test('the usage lists every option each command takes, and none it refuses', (t) => {
+  for (const [command, takes] of Object.entries(COMMAND_ARGUMENTS)) {
+    t.true(USAGE.includes(`\n  ${command}`), `${command} is in the usage`);
+    const listed = usageFlags(command);
+    for (const own of [...(takes.valued ?? []), ...(takes.switches ?? [])])
+      t.true(listed.has(own), `${command}: ${own} is in the usage`);
+    for (const flag of listed)
+      t.true(
+        takes.valued?.includes(flag) || takes.switches?.includes(flag) || (takes.settings && isSettingFlag(flag)),
+        `${command}: the usage offers ${flag}, which it refuses`,
+      );
+  }
+});
