@@ -12928,7 +12928,7 @@ export interface webhooks {
                         created: number;
                         data: {
                             object: components["schemas"]["CheckoutSession"] & {
-                                /** @description The transfer received after the session completed, as `paymentIntent.transactions` shows it: all of it is beyond the total (`amountOverpaid` is the sum over), to be refunded */
+                                /** @description The transfer that took the session beyond its total, as `paymentIntent.transactions` shows it: the one that completed it with more than was due (sent right after `checkout_session.completed`), or one received after it completed, all of it beyond. `amountOverpaid` is the sum over, to be refunded */
                                 overpayment: {
                                     /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                                     amount: string;
