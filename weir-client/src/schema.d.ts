@@ -10161,7 +10161,7 @@ export interface paths {
                     status?: string;
                     /** @description The subscription's transactions */
                     subscriptionId?: string;
-                    /** @description The on-chain transaction, in any case */
+                    /** @description The on-chain transaction, in any case, with or without 0x (a Tron txID is shown without) */
                     transactionHash?: string;
                     /** @description incoming, outgoing, event, transfer */
                     type?: string;
@@ -12867,6 +12867,7 @@ export interface webhooks {
                                     /** @enum {string} */
                                     status: "pending" | "confirmed";
                                     toAddress: string;
+                                    /** @description As the network’s own tools write it: `0x` and 64 hex digits on EVM networks, the bare 64-hex txID on Tron (as Tronscan and TronWeb take it), the base58 signature on Solana */
                                     transactionHash: string;
                                     /** @enum {string} */
                                     type: "incoming";
@@ -12973,6 +12974,7 @@ export interface webhooks {
                                     /** @enum {string} */
                                     status: "pending" | "confirmed";
                                     toAddress: string;
+                                    /** @description As the network’s own tools write it: `0x` and 64 hex digits on EVM networks, the bare 64-hex txID on Tron (as Tronscan and TronWeb take it), the base58 signature on Solana */
                                     transactionHash: string;
                                     /** @enum {string} */
                                     type: "incoming";
@@ -14745,6 +14747,7 @@ export interface components {
                     /** @enum {string} */
                     status: "pending" | "confirmed";
                     toAddress: string;
+                    /** @description As the network’s own tools write it: `0x` and 64 hex digits on EVM networks, the bare 64-hex txID on Tron (as Tronscan and TronWeb take it), the base58 signature on Solana */
                     transactionHash: string;
                     /** @enum {string} */
                     type: "incoming";
@@ -16248,6 +16251,7 @@ export interface components {
                 /** @enum {string} */
                 status: "pending" | "confirmed";
                 toAddress: string;
+                /** @description As the network’s own tools write it: `0x` and 64 hex digits on EVM networks, the bare 64-hex txID on Tron (as Tronscan and TronWeb take it), the base58 signature on Solana */
                 transactionHash: string;
                 /** @enum {string} */
                 type: "incoming";
