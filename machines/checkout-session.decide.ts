@@ -109,37 +109,31 @@ function afterConfirmation(
   const outstanding = outstandingExact(BigInt(session.amountTotal), confirmedExact(confirmed.payments));
   const received = confirmedAmount(confirmed.payments);
   const overpaid = exactToApi({ ...outstanding, units: -outstanding.units }, 'down');
+  const overpayment: CheckoutSessionEvent = {
+    type: 'OverpaymentReceived',
+    data: { transferId: payment.transferId, amount: payment.amount, amountOverpaid: overpaid.toString(), at: now },
+  };
   if (status === 'open' || status === 'incomplete') {
     if (outstanding.units <= 0n) {
-      return [
-        {
-          type: 'CheckoutSessionCompleted',
-          data: {
-            amountReceived: received.toString(),
-            amountOverpaid: overpaid.toString(),
-            transactionHash: payment.transactionHash,
-            partial: false,
-            at: now,
-          },
+      const completed: CheckoutSessionEvent = {
+        type: 'CheckoutSessionCompleted',
+        data: {
+          amountReceived: received.toString(),
+          amountOverpaid: overpaid.toString(),
+          transactionHash: payment.transactionHash,
+          partial: false,
+          at: now,
         },
-      ];
+      };
+      // A transfer that completes the session and goes past its total is an overpayment too: the
+      // merchant hears of it as of one after completion (logs from before hold the completion alone).
+      // Less over than the API shows (under 10^-8) is nothing to refund, so no news.
+      return overpaid > 0n ? [completed, overpayment] : [completed];
     }
     return [{ type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: received.toString(), at: now } }];
   }
   // A session completed short (complete-partial) is owed nothing: money up to its total is late, not over.
-  if (status === 'complete' && outstanding.units < 0n) {
-    return [
-      {
-        type: 'OverpaymentReceived',
-        data: {
-          transferId: payment.transferId,
-          amount: payment.amount,
-          amountOverpaid: overpaid.toString(),
-          at: now,
-        },
-      },
-    ];
-  }
+  if (status === 'complete' && outstanding.units < 0n) return [overpayment];
   return [{ type: 'LatePaymentReceived', data: { transferId: payment.transferId, amount: payment.amount, at: now } }];
 }
 

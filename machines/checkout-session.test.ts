@@ -326,14 +326,17 @@ test('given a short payment, when confirmed, then the session is incomplete with
   t.is(state.context.session?.amountReceived, '100000000');
 });
 
+/** A 3.00 session paid 1.00, then a transfer '2' of `amount` detected. */
+const partlyPaidThen = (amount: string): CheckoutSessionEvent[] => [
+  created(),
+  detected('t1', '100000000'),
+  confirmed('t1'),
+  { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: NOW } },
+  detected('2', amount),
+];
+
 test('given an incomplete session, when the rest is confirmed, then it completes', (t) => {
-  const history = [
-    created(),
-    detected('t1', '100000000'),
-    confirmed('t1'),
-    { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: NOW } } as CheckoutSessionEvent,
-    detected('2', '200000000'),
-  ];
+  const history = partlyPaidThen('200000000');
   const events = given(history).when({ type: 'ConfirmTransfer', transferId: '2' }, NOW);
   t.deepEqual(
     events.map((e) => e.type),
@@ -342,13 +345,36 @@ test('given an incomplete session, when the rest is confirmed, then it completes
   t.is(given([...history, ...events]).state().context.session?.amountReceived, '300000000');
 });
 
-test('given an overpayment, when confirmed, then it completes and records the overpaid amount', (t) => {
-  const events = given([created(), detected('t1', '350000000')]).when(
-    { type: 'ConfirmTransfer', transferId: 't1' },
-    NOW,
+test('given an overpayment, when confirmed, then it completes, records the overpaid amount and reports it once as OverpaymentReceived', (t) => {
+  const history = [created(), detected('t1', '350000000')];
+  const events = given(history).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW);
+  t.deepEqual(events, [
+    confirmed('t1', NOW),
+    completedEvent('350000000', '50000000', `0x${'t1'.padStart(64, '0')}`),
+    {
+      type: 'OverpaymentReceived',
+      data: { transferId: 't1', amount: '350000000', amountOverpaid: '50000000', at: NOW },
+    },
+  ]);
+  t.is(given([...history, ...events]).state().context.session?.amountOverpaid, '50000000');
+});
+
+test('given a partly paid session, when a transfer past the rest confirms, then it completes and OverpaymentReceived with the sum over', (t) => {
+  const events = given(partlyPaidThen('250000000')).when({ type: 'ConfirmTransfer', transferId: '2' }, NOW);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['PaymentConfirmed', 'CheckoutSessionCompleted', 'OverpaymentReceived'],
   );
-  t.is(events[1]!.type, 'CheckoutSessionCompleted');
-  t.is((events[1]!.data as { amountOverpaid: string }).amountOverpaid, '50000000');
+  t.like(events[2], { data: { transferId: '2', amount: '250000000', amountOverpaid: '50000000' } });
+});
+
+test('a log from before: a completion past the total without its OverpaymentReceived replays to the same session', (t) => {
+  const history = [created(), detected('t1', '350000000')];
+  const completion = completedEvent('350000000', '50000000', `0x${'t1'.padStart(64, '0')}`);
+  const old = given([...history, confirmed('t1', NOW), completion]);
+  const now = given([...history, ...given(history).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW)]);
+  t.deepEqual(old.state().context.session, now.state().context.session);
+  t.true(old.state().matches('complete'));
 });
 
 test('given a complete session, when another payment confirms, then OverpaymentReceived', (t) => {

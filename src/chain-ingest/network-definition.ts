@@ -22,14 +22,25 @@ export function explorerTemplateOf(network: Pick<RailNetwork, 'explorerTxUrl'>):
   return template === '' || template === LOCAL_EXPLORER_TX_URL ? null : template;
 }
 
+/** A Tron txID as Weir keeps it: `0x` and 64 hex digits (the JSON-RPC form its follower reads). */
+const KEPT_TRON_TXID = /^0x[0-9a-fA-F]{64}$/;
+
+/**
+ * A transaction hash as the network's own tools show it, for what merchants and payers read: a Tron
+ * txID bare, as Tronscan, TronWeb and TronLink take it; any other as kept. The log, transfer ids and
+ * read models keep the `0x…` form, so only presenters call this.
+ */
+export function shownTransactionHash(kind: RailNetwork['kind'] | null, hash: string): string {
+  return kind === 'tron' && KEPT_TRON_TXID.test(hash) ? hash.slice(2) : hash;
+}
+
 /**
  * The explorer page of a transaction; null when the network has none (a local chain's placeholder).
- * A Tron hash is kept as `0x…` (its JSON-RPC form) but Tronscan's pages take the bare txID: the
- * network's `kind` is required, so no caller gets a `0x…` Tronscan link by leaving it out.
+ * The hash goes in as shown (a Tron txID bare, as Tronscan's pages take it): the network's `kind` is
+ * required, so no caller gets a `0x…` Tronscan link by leaving it out.
  */
 export function explorerLinkOf(network: Pick<RailNetwork, 'explorerTxUrl' | 'kind'>, hash: string): string | null {
-  const id = network.kind === 'tron' ? hash.replace(/^0x/, '') : hash;
-  return explorerTemplateOf(network)?.replace('{hash}', id) ?? null;
+  return explorerTemplateOf(network)?.replace('{hash}', shownTransactionHash(network.kind, hash)) ?? null;
 }
 
 /** A network definition is malformed; the message names the network and the offending field. */

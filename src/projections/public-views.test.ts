@@ -1,5 +1,6 @@
 import test from 'ava';
-import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import { paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import { TRON_LOCAL_CHAIN_ID } from '../chain-ingest/tron/networks.ts';
 import { publicCheckoutSession } from './public-views.ts';
 
 test('the public session leaves out what is the log’s and the operator’s: reconciliation credits, sweep broadcasts and drops', (t) => {
@@ -16,4 +17,45 @@ test('the public session leaves out what is the log’s and the operator’s: re
     t.false(key in shown, key);
   t.is(shown.livemode, false);
   t.is(shown.id, session.id);
+});
+
+test('a Tron session shows its transaction hashes as Tron’s tools do (the bare txID), an EVM one as kept; the session keeps 0x', (t) => {
+  const txid = 'cd'.repeat(32);
+  const tron = { ...paymentFixture('t1', '300000000'), chainId: TRON_LOCAL_CHAIN_ID, transactionHash: `0x${txid}` };
+  const evm = paymentFixture('t2', '100000000');
+  const paid = { status: 'confirmed', detectedAt: 'x', confirmedAt: 'x', late: false } as const;
+  const base = sessionFixture();
+  const session = {
+    ...base,
+    transactionHash: `0x${txid}`,
+    payments: [
+      { ...tron, ...paid },
+      { ...evm, ...paid },
+    ],
+    sweeps: [{ network: 'tron-local', chainId: TRON_LOCAL_CHAIN_ID, transactionHash: `0x${'ef'.repeat(32)}` }],
+    paymentIntent: {
+      ...base.paymentIntent,
+      paymentMethod: {
+        id: 'pm',
+        type: 'wallet',
+        accountAddress: 'T…',
+        asset: { ...tron.asset, chainId: TRON_LOCAL_CHAIN_ID },
+        amountDue: '3000000',
+        options: { wallet: { assetId: tron.asset.id, transactionHash: `0x${txid}`, contractAddress: 'T…' } },
+      },
+    },
+  } as unknown as Parameters<typeof publicCheckoutSession>[0];
+  const shown = publicCheckoutSession(session);
+  t.is(shown.transactionHash, txid);
+  t.is(shown.paymentIntent.paymentMethod?.options.wallet.transactionHash, txid);
+  t.deepEqual(
+    shown.paymentIntent.transactions.map((x) => x.transactionHash),
+    [txid, evm.transactionHash],
+  );
+  t.deepEqual(
+    shown.payments.map((p) => p.transactionHash),
+    [txid, evm.transactionHash],
+  );
+  t.is(shown.sweeps[0]?.transactionHash, 'ef'.repeat(32));
+  t.is(session.payments[0]?.transactionHash, `0x${txid}`, 'the document is left as it is');
 });

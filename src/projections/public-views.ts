@@ -1,9 +1,29 @@
-import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
+import type { CheckoutSession, SessionPayment } from '../../machines/checkout-session.types.ts';
+import { shownHashOn } from '../chain-ingest/tron/networks.ts';
 import type { ApiKey } from '../actors/api-key.ts';
 import type { Organization } from '../actors/organization.ts';
 import type { WebhookEndpoint } from '../actors/webhook-endpoint.ts';
 
-/** The checkout session as merchants see it (API responses and webhook payloads). */
+/** The transfers the payment intent shows, in its order (`paymentIntent.transactions`): those not withdrawn. */
+export const intentTransfers = (session: Pick<CheckoutSession, 'payments'>): SessionPayment[] =>
+  session.payments.filter((p) => p.status !== 'withdrawn');
+
+/** A transaction hash of the session as shown: on the chain of the transfer it carries, else of the asset chosen. */
+export function shownSessionHash(
+  session: Pick<CheckoutSession, 'payments' | 'paymentIntent'>,
+  hash: string | null,
+): string | null {
+  if (hash === null) return null;
+  const chainId =
+    session.payments.find((p) => p.transactionHash === hash)?.chainId ??
+    session.paymentIntent.paymentMethod?.asset.chainId;
+  return chainId === undefined ? hash : shownHashOn(chainId, hash);
+}
+
+/**
+ * The checkout session as merchants see it (API responses and webhook payloads). Its transaction
+ * hashes as their networks' tools show them: a Tron txID bare (the session keeps `0x…`).
+ */
 export function publicCheckoutSession(session: CheckoutSession & { _id?: string; _revision?: number }) {
   // Transfers a reconciliation credit already held, and the sweeper's broadcasts and drops, are the log's
   // and the operator's, not the reference's shape.
@@ -17,29 +37,47 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
     sweepsLookedUp: _lookedUp,
     ...rest
   } = session;
+  const { paymentMethod } = session.paymentIntent;
+  const shown = (hash: string | null) => shownSessionHash(session, hash);
   return {
     ...rest,
     livemode: session.environment === 'live',
+    transactionHash: shown(session.transactionHash),
+    payments: session.payments.map((p) => ({ ...p, transactionHash: shownHashOn(p.chainId, p.transactionHash) })),
+    // Documents from before sweeps were recorded hold none.
+    ...(session.sweeps && {
+      sweeps: session.sweeps.map((sweep) => ({
+        ...sweep,
+        transactionHash: shownHashOn(sweep.chainId, sweep.transactionHash),
+      })),
+    }),
     paymentIntent: {
       ...session.paymentIntent,
-      transactions: session.payments
-        .filter((p) => p.status !== 'withdrawn')
-        .map((p) => ({
-          type: 'incoming',
-          transactionHash: p.transactionHash,
-          fromAddress: p.fromAddress,
-          toAddress: p.toAddress,
-          currency: p.asset.currency,
-          amount: p.amount,
-          amountRaw: p.amountRaw,
-          assetId: p.asset.id,
-          asset: p.asset,
-          chainId: p.chainId,
-          blockNumber: p.blockNumber,
-          status: p.status,
-          late: p.late,
-          createdAt: p.detectedAt,
-        })),
+      paymentMethod: paymentMethod && {
+        ...paymentMethod,
+        options: {
+          wallet: {
+            ...paymentMethod.options.wallet,
+            transactionHash: shown(paymentMethod.options.wallet.transactionHash),
+          },
+        },
+      },
+      transactions: intentTransfers(session).map((p) => ({
+        type: 'incoming',
+        transactionHash: shownHashOn(p.chainId, p.transactionHash),
+        fromAddress: p.fromAddress,
+        toAddress: p.toAddress,
+        currency: p.asset.currency,
+        amount: p.amount,
+        amountRaw: p.amountRaw,
+        assetId: p.asset.id,
+        asset: p.asset,
+        chainId: p.chainId,
+        blockNumber: p.blockNumber,
+        status: p.status,
+        late: p.late,
+        createdAt: p.detectedAt,
+      })),
     },
   };
 }

@@ -3,6 +3,8 @@ import type { CheckoutSession, CheckoutSessionEvent } from '../../machines/check
 import { evolveOrganization, type Organization, type OrganizationEvent } from '../actors/organization.ts';
 import { evolveWebhookEndpoint, type WebhookEndpoint, type WebhookEndpointEvent } from '../actors/webhook-endpoint.ts';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
+import { shownHashOn } from '../chain-ingest/tron/networks.ts';
+import { intentTransfers } from '../projections/public-views.ts';
 import { deterministicId } from '../shared/ids.ts';
 import { CHECKPOINT_SIGNED, CHECKPOINT_STREAM, type Checkpoint } from '../audit/checkpoints.ts';
 import { AUDIT_CHECKPOINT_EVENT_TYPE, TEST_WEBHOOK_EVENT_TYPE } from './webhook-event-types.ts';
@@ -23,7 +25,7 @@ export type RecordPresenters = {
   checkoutSession(session: CheckoutSession): Promise<PresentedSession>;
   paymentIntent(session: CheckoutSession): Promise<object>;
 };
-type PresentedSession = { id: string; paymentIntent: { transactions: readonly { transactionHash: string | null }[] } };
+type PresentedSession = { id: string; paymentIntent: { transactions: readonly object[] } };
 
 /** The API's presenters of a configuration: they need its public URL (network icons live there). */
 export type PresentersAt = (publicUrl: string) => {
@@ -157,7 +159,7 @@ function withdrawalError(session: CheckoutSession, source: RecordedEvent) {
     type: 'chain_error',
     code: 'payment_withdrawn',
     message: `the transfer the payment intent waited for was withdrawn (${reason}); it needs a payment again`,
-    transactionHash: payment?.transactionHash ?? null,
+    transactionHash: payment ? shownHashOn(payment.chainId, payment.transactionHash) : null,
     network: payment?.network ?? null,
     blockNumber: payment?.blockNumber ?? null,
   };
@@ -185,12 +187,11 @@ async function payloadOf(
     const view = await present.checkoutSession(session);
     const field = TRANSFER_FIELDS[type];
     if (field !== undefined) {
+      // By its place among the intent's transactions: they show hashes as the network's tools do
+      // (a Tron txID bare), and one transaction may carry several transfers.
       const transferId = (source.data as { transferId?: string }).transferId;
-      const payment = session.payments.find((p) => p.transferId === transferId);
-      return {
-        ...view,
-        [field]: view.paymentIntent.transactions.find((t) => t.transactionHash === payment?.transactionHash) ?? null,
-      };
+      const at = intentTransfers(session).findIndex((p) => p.transferId === transferId);
+      return { ...view, [field]: view.paymentIntent.transactions[at] ?? null };
     }
     return view;
   }

@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import { createManualClock } from '../../src/shared/clock.ts';
-import { eventually } from '../support/api-client.ts';
+import { apiClient, eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { checkWebhookBody } from '../support/response-check.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
@@ -31,11 +31,37 @@ const dataObjectOf = (document: Document, type: string) =>
 async function merchantWithReceiver(t: ExecutionContext, events: string[]) {
   const clock = createManualClock(Date.parse('2026-05-01T08:00:00Z'));
   const weir = await startTestWeir(t, {}, { clock });
-  const { api } = await createMerchant(weir.url);
+  const { api, testSecretKey } = await createMerchant(weir.url);
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());
-  await api.post('/api/v1/webhook-endpoints', { description: 'd', url: receiver.url, enabledEvents: { events } });
-  return { weir, api, receiver, chain: chainPublisher(weir.bus) };
+  const endpoint = (
+    await api.post<{ id: string }>('/api/v1/webhook-endpoints', {
+      description: 'd',
+      url: receiver.url,
+      enabledEvents: { events },
+    })
+  ).body;
+  return { weir, api, receiver, chain: chainPublisher(weir.bus), clock, testSecretKey, endpointId: endpoint.id };
+}
+
+/** Pays `address` `amount` (chain units) in block `blockNumber`, final at once. */
+const payerTo =
+  (chain: ReturnType<typeof chainPublisher>, address: string) => async (amount: string, blockNumber: number) => {
+    const blockHash = randomHash();
+    const transfer = await chain.transfer({ to: address, amount, blockNumber, blockHash });
+    await chain.final(blockNumber, blockHash);
+    return transfer;
+  };
+
+/** The first `checkout_session.overpayment` the receiver gets, checked against the document: its body and `data.object`. */
+async function firstOverpayment(t: ExecutionContext, receiver: Awaited<ReturnType<typeof startWebhookReceiver>>) {
+  const typeOf = (body: string) => (JSON.parse(body) as Hook).type;
+  const received = await receiver.waitFor((all) =>
+    all.some((hook) => typeOf(hook.body) === 'checkout_session.overpayment'),
+  );
+  const body = received.find((hook) => typeOf(hook.body) === 'checkout_session.overpayment')!.body;
+  t.notThrows(() => checkWebhookBody(body));
+  return { id: (JSON.parse(body) as { id: string }).id, overpaid: (JSON.parse(body) as Hook).data.object };
 }
 
 test('the late payment and failed payment webhooks, as delivered, match their documented schemas, which name latePayment and lastPaymentError', async (t) => {
@@ -100,25 +126,14 @@ test('a payment beyond a completed session’s total sends checkout_session.over
   const { weir, api, receiver, chain } = await merchantWithReceiver(t, ['*']);
   const id = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body.id;
   const shown = await reveal(weir, api, id);
-  const pay = async (amount: string, blockNumber: number) => {
-    const blockHash = randomHash();
-    const transfer = await chain.transfer({ to: shown.address, amount, blockNumber, blockHash });
-    await chain.final(blockNumber, blockHash);
-    return transfer;
-  };
+  const pay = payerTo(chain, shown.address);
   await pay(shown.amountDueRaw, 8100);
   await eventually(async () => ((await getSession(api, id)).status === 'complete' ? true : undefined), 'completion');
   // The payer sends a tenth of the total again.
   const extra = (BigInt(shown.amountDueRaw) / 10n).toString();
   const again = await pay(extra, 8101);
 
-  const typeOf = (body: string) => (JSON.parse(body) as Hook).type;
-  const received = await receiver.waitFor((all) =>
-    all.some((hook) => typeOf(hook.body) === 'checkout_session.overpayment'),
-  );
-  const body = received.find((hook) => typeOf(hook.body) === 'checkout_session.overpayment')!.body;
-  t.notThrows(() => checkWebhookBody(body));
-  const overpaid = (JSON.parse(body) as Hook).data.object;
+  const { overpaid } = await firstOverpayment(t, receiver);
   t.is(overpaid['id'], id);
   const session = (await api.get<{ amountOverpaid: string }>(`/api/v1/checkout/sessions/${id}`)).body;
   t.is(overpaid['amountOverpaid'], session.amountOverpaid);
@@ -196,4 +211,41 @@ test('every webhook of the first invoice of a recurring series names its subscri
     }, `invoice ${invoiceId} to name its subscription`);
     t.is(hook.data.object['subscriptionId'], read.subscriptionId, 'as the API says');
   }
+});
+
+test('one transfer that completes a session and goes past its total sends checkout_session.overpayment once, with the amount over; a restart replays it as the same event, not a second', async (t) => {
+  const { weir, api, receiver, chain, clock, testSecretKey, endpointId } = await merchantWithReceiver(t, ['*']);
+  const id = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body.id;
+  const shown = await reveal(weir, api, id);
+  // The payer sends the total and a tenth more, in one transfer.
+  const over = BigInt(shown.amountDueRaw) / 10n;
+  const sent = (BigInt(shown.amountDueRaw) + over).toString();
+  const paid = await payerTo(chain, shown.address)(sent, 8200);
+
+  const { id: first, overpaid } = await firstOverpayment(t, receiver);
+  t.is(overpaid['id'], id);
+  t.is(overpaid['status'], 'complete');
+  const session = (await api.get<{ amountOverpaid: string }>(`/api/v1/checkout/sessions/${id}`)).body;
+  t.is(overpaid['amountOverpaid'], session.amountOverpaid);
+  // USDC has 6 decimals; amounts are shown in 10^8 units.
+  t.is(overpaid['amountOverpaid'], (over * 100n).toString());
+  t.like(overpaid['overpayment'], { transactionHash: paid.transactionHash, amountRaw: sent });
+
+  // After a restart (the log replayed), more money over: its event is the second, the first not minted again.
+  await weir.stop();
+  const again = await startTestWeir(t, { dataDir: weir.dataDir }, { clock });
+  const extra = (over / 2n).toString();
+  await payerTo(chainPublisher(again.bus), shown.address)(extra, 8201);
+  const merchant = apiClient(again.url, testSecretKey);
+  const deliveries = await eventually(async () => {
+    const { data } = (
+      await merchant.get<{ data: { eventId: string }[] }>(
+        `/api/v1/webhook-endpoints/${endpointId}/deliveries?eventType=checkout_session.overpayment`,
+      )
+    ).body;
+    return data.length >= 2 ? data : undefined;
+  }, 'the second overpayment to be scheduled');
+  t.is(deliveries.length, 2, 'one delivery per overpayment');
+  t.true(deliveries.some((d) => d.eventId === first));
+  t.is(new Set(deliveries.map((d) => d.eventId)).size, 2);
 });

@@ -6,7 +6,7 @@ import { tronAddressProblem, tronToEvm } from '../../src/chain-ingest/tron/addre
 import { TRON_LOCAL_CHAIN_ID } from '../../src/chain-ingest/tron/networks.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { bodySignature } from '../../src/webhooks/signature.ts';
-import { startTronWeir, type TronSession } from '../support/tron-weir.ts';
+import { startTronWeir, txIdOf, type TronSession } from '../support/tron-weir.ts';
 
 /*
  * Tron payments end to end through the local Tron: the contracts run on anvil, Weir reads them
@@ -64,7 +64,7 @@ test('a USDT payment completes the session with T… addresses everywhere, the s
   const done = await w.until(s.id, (x) => x.status === 'complete', 'completion');
   t.is(done.paymentStatus, 'paid');
   t.is(done.amountReceived, '2500000000');
-  t.is(done.transactionHash, paid.hash);
+  t.is(done.transactionHash, txIdOf(paid.hash));
 
   const hooks = await w.receiver.waitFor((all) =>
     all.some((h) => h.body.includes('"checkout_session.completed"') && h.body.includes(s.id)),
@@ -74,8 +74,20 @@ test('a USDT payment completes the session with T… addresses everywhere, the s
     data: { object: TronSession };
   };
   t.is(completed.data.object.addresses.find((a) => a.asset.currency === 'usdt')!.paymentAddress, usdt.paymentAddress);
-  // No 0x address anywhere in what the merchant is told.
+  // No 0x address anywhere in what the merchant is told, and the transaction by its txID, as Tronscan and TronWeb take it.
   t.notRegex(hooks.map((h) => h.body).join('\n'), /"0x[0-9a-fA-F]{40}"/);
+  t.notRegex(hooks.map((h) => h.body).join('\n'), /"transactionHash":"0x/);
+  t.is(done.paymentIntent.transactions[0]!.transactionHash, txIdOf(paid.hash));
+  t.is(completed.data.object.paymentIntent.transactions[0]!.transactionHash, txIdOf(paid.hash));
+  const found = await w
+    .api()
+    .get<{ data: { type: string; transactionHash: string; transactionUrl: string | null }[] }>(
+      `/api/v1/transactions?transactionHash=${txIdOf(paid.hash)}`,
+    );
+  t.deepEqual(
+    found.body.data.map((x) => [x.type, x.transactionHash]),
+    [['incoming', txIdOf(paid.hash)]],
+  );
 
   await w.until(s.id, (x) => x.sweeps.length === 1, 'the sweep');
   t.is((await w.tokenBalance(w.tokens.usdt, w.merchant)) - merchantBefore, 25_000_000n);
@@ -108,7 +120,7 @@ test("a TRX payment is read from the block's transactions and completes the sess
   const paid = await w.payer().payTrx(trx.paymentAddress, 10_000_000n);
   await w.mine(DEPTH);
   const done = await w.until(s.id, (x) => x.status === 'complete', 'completion');
-  t.is(done.transactionHash, paid.hash);
+  t.is(done.transactionHash, txIdOf(paid.hash));
   t.is(done.paymentIntent.transactions[0]!.amountRaw, '10000000');
 });
 
@@ -151,7 +163,7 @@ test('an empty eth_getLogs answer for the paying block is retried once the block
   t.is(paid.blockNumber, block);
   await w.mine(DEPTH + 1);
   const done = await w.until(s.id, (x) => x.status === 'complete', 'completion through the solidified re-read');
-  t.is(done.transactionHash, paid.hash);
+  t.is(done.transactionHash, txIdOf(paid.hash));
   t.is(done.paymentIntent.transactions.length, 1);
   const emptied = w.tron.proxy.emptiedAnswers();
   t.is(emptied.length, 1, 'the follower met the empty answer');
@@ -168,7 +180,7 @@ test('a restart while the payment is being confirmed credits it once', async (t)
   await w.restart();
   await w.mine(DEPTH + 1);
   const done = await w.until(s.id, (x) => x.status === 'complete', 'completion after the restart');
-  t.is(done.transactionHash, paid.hash);
+  t.is(done.transactionHash, txIdOf(paid.hash));
   t.is(done.paymentIntent.transactions.length, 1);
   t.is(done.amountReceived, '300000000');
   const hooks = await w.receiver.waitFor((all) =>

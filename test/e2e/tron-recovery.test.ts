@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { tronAddressProblem } from '../../src/chain-ingest/tron/address.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../../src/chain-ingest/tron/networks.ts';
 import { eventually, type ApiResponse } from '../support/api-client.ts';
-import { startTronWeir, type TronSession } from '../support/tron-weir.ts';
+import { startTronWeir, txIdOf, type TronSession } from '../support/tron-weir.ts';
 
 /*
  * Recovery by transaction id on the local Tron (anvil behind the Tron-flavoured proxy, finalized
@@ -63,7 +63,7 @@ test('a USDT payment whose logs the node never answers is recovered by its Tron 
   t.is(detected.body.id, s.id);
   t.deepEqual(
     detected.body.paymentIntent.transactions.map((x) => [x.transactionHash, x.status, x.amountRaw]),
-    [[paid.hash, 'pending', '25000000']],
+    [[txIdOf(paid.hash), 'pending', '25000000']],
   );
   const from = detected.body.paymentIntent.transactions[0]!.fromAddress ?? '';
   t.is(tronAddressProblem(from), null, `the payer in T… form: ${from}`);
@@ -75,7 +75,7 @@ test('a USDT payment whose logs the node never answers is recovered by its Tron 
     'completion by the follower, with no second recovery',
   );
   t.is(done.amountReceived, '2500000000');
-  t.is(done.transactionHash, paid.hash);
+  t.is(done.transactionHash, txIdOf(paid.hash));
   await w.receiver.waitFor(() => hooksFor(w, 'checkout_session.completed', s.id).length > 0);
   // Swept like any payment (the sweep is the session's last event).
   await w.until(s.id, (x) => x.sweeps.length === 1, 'the sweep');
@@ -118,7 +118,7 @@ test('a TRX payment made while no Tron follower runs is recovered by its Tron id
   t.is(recovered.body.amountReceived, '1000000000');
   t.deepEqual(
     recovered.body.paymentIntent.transactions.map((x) => [x.transactionHash, x.status, x.amountRaw]),
-    [[paid.hash, 'confirmed', '10000000']],
+    [[txIdOf(paid.hash), 'confirmed', '10000000']],
   );
   await w.receiver.waitFor(() => hooksFor(w, 'checkout_session.completed', s.id).length > 0);
   await w.until(s.id, (x) => x.sweeps.length === 1, 'the sweep');

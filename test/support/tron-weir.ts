@@ -11,6 +11,9 @@ import { startTestLocalTron } from './tron-devnet.ts';
 import { startWebhookReceiver } from './webhook-receiver.ts';
 import { startTestWeir } from './weir-harness.ts';
 
+/** A transaction hash as the payer's anvil answers it (`0x…`), as Tron's tools write it: the bare txID. */
+export const txIdOf = (hash: string): string => hash.replace(/^0x/, '');
+
 export type TronSession = ChainSession & {
   sweeps: {
     transactionHash: string;

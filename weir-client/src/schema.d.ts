@@ -10163,7 +10163,7 @@ export interface paths {
                     status?: string;
                     /** @description The subscription's transactions */
                     subscriptionId?: string;
-                    /** @description The on-chain transaction, in any case */
+                    /** @description The on-chain transaction, in any case, with or without 0x (a Tron txID is shown without) */
                     transactionHash?: string;
                     /** @description incoming, outgoing, event, transfer */
                     type?: string;
@@ -12869,6 +12869,7 @@ export interface webhooks {
                                     /** @enum {string} */
                                     status: "pending" | "confirmed";
                                     toAddress: string;
+                                    /** @description As the network’s own tools write it: `0x` and 64 hex digits on EVM networks, the bare 64-hex txID on Tron (as Tronscan and TronWeb take it), the base58 signature on Solana */
                                     transactionHash: string;
                                     /** @enum {string} */
                                     type: "incoming";
@@ -12930,7 +12931,7 @@ export interface webhooks {
                         created: number;
                         data: {
                             object: components["schemas"]["CheckoutSession"] & {
-                                /** @description The transfer received after the session completed, as `paymentIntent.transactions` shows it: all of it is beyond the total (`amountOverpaid` is the sum over), to be refunded */
+                                /** @description The transfer that took the session beyond its total, as `paymentIntent.transactions` shows it: the one that completed it with more than was due (sent right after `checkout_session.completed`), or one received after it completed, all of it beyond. `amountOverpaid` is the sum over, to be refunded */
                                 overpayment: {
                                     /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                                     amount: string;
@@ -12975,6 +12976,7 @@ export interface webhooks {
                                     /** @enum {string} */
                                     status: "pending" | "confirmed";
                                     toAddress: string;
+                                    /** @description As the network’s own tools write it: `0x` and 64 hex digits on EVM networks, the bare 64-hex txID on Tron (as Tronscan and TronWeb take it), the base58 signature on Solana */
                                     transactionHash: string;
                                     /** @enum {string} */
                                     type: "incoming";
@@ -14747,6 +14749,7 @@ export interface components {
                     /** @enum {string} */
                     status: "pending" | "confirmed";
                     toAddress: string;
+                    /** @description As the network’s own tools write it: `0x` and 64 hex digits on EVM networks, the bare 64-hex txID on Tron (as Tronscan and TronWeb take it), the base58 signature on Solana */
                     transactionHash: string;
                     /** @enum {string} */
                     type: "incoming";
@@ -16252,6 +16255,7 @@ export interface components {
                 /** @enum {string} */
                 status: "pending" | "confirmed";
                 toAddress: string;
+                /** @description As the network’s own tools write it: `0x` and 64 hex digits on EVM networks, the bare 64-hex txID on Tron (as Tronscan and TronWeb take it), the base58 signature on Solana */
                 transactionHash: string;
                 /** @enum {string} */
                 type: "incoming";

@@ -7,6 +7,7 @@ import { evmToTron, tronAddressProblem } from './address.ts';
 import { defineTronNetwork, toTronRailNetwork, type TronNetworkDefinition } from './define-network.ts';
 import {
   KNOWN_TRON_CHAIN_IDS,
+  shownHashOn,
   TRON_LOCAL_CHAIN_ID,
   TRON_NETWORKS,
   tronLocalNetwork,
@@ -122,4 +123,12 @@ test('RPC endpoints are configured by chain id once the Tron ids are known to th
   t.throws(() => parseRpcEnv(env), { message: /unknown chain id 728126428/ });
   const rpc = parseRpcEnv(env, { knownChainIds: [...KNOWN_EVM_CHAIN_IDS, ...KNOWN_TRON_CHAIN_IDS] });
   t.deepEqual(rpc, { 728126428: { http: ['https://tron.example/jsonrpc'], ws: [] } });
+});
+
+test('a hash on a Tron chain is shown as its bare txID; a reconciliation id, one already bare and any other chain’s are left as they are', (t) => {
+  const txid = 'AB'.repeat(32);
+  for (const chainId of KNOWN_TRON_CHAIN_IDS) t.is(shownHashOn(chainId, `0x${txid}`), txid);
+  t.is(shownHashOn(TRON_LOCAL_CHAIN_ID, txid), txid);
+  t.is(shownHashOn(TRON_LOCAL_CHAIN_ID, `reconciliation-${'0'.repeat(64)}`), `reconciliation-${'0'.repeat(64)}`);
+  t.is(shownHashOn(1, `0x${txid}`), `0x${txid}`);
 });

@@ -1,4 +1,4 @@
-import { LOCAL_EXPLORER_TX_URL, NetworkDefinitionError } from '../network-definition.ts';
+import { LOCAL_EXPLORER_TX_URL, NetworkDefinitionError, shownTransactionHash } from '../network-definition.ts';
 import { parseTronAddress, tronAddressProblem, type TronAddress } from './address.ts';
 import { defineTronNetwork, type TronNetwork } from './define-network.ts';
 
@@ -108,6 +108,14 @@ export const KNOWN_TRON_CHAIN_IDS: readonly number[] = Object.freeze([
   ...TRON_NETWORKS.map((n) => n.chainId),
   TRON_LOCAL_CHAIN_ID,
 ]);
+
+/**
+ * A transaction hash of chain `chainId` as merchants and payers read it (`shownTransactionHash`):
+ * Tron's chains are only these, so a record shows its hashes so without the configuration at hand,
+ * also for a network no longer offered.
+ */
+export const shownHashOn = (chainId: number, hash: string): string =>
+  shownTransactionHash(KNOWN_TRON_CHAIN_IDS.includes(chainId) ? 'tron' : null, hash);
 
 /** Test tokens of the local chain, in T… form; known only once it is deployed. */
 export type TronLocalTokens = { usdt: string; usdc: string };

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { CheckoutSessionDoc } from '../../projections/collections.ts';
+import { shownSessionHash } from '../../projections/public-views.ts';
 import type { Collection, Filter } from '../../read-store/read-store.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { ApiContext } from '../api-context.ts';
@@ -108,7 +109,8 @@ function row(s: CheckoutSessionDoc): string {
     isMarkRefunded: s.paymentIntent.isMarkRefunded ?? false,
     network: last?.network ?? null,
     asset: last?.asset.symbol ?? null,
-    transactionHash: s.transactionHash ?? last?.transactionHash ?? null,
+    // As the API shows it: a Tron txID bare.
+    transactionHash: shownSessionHash(s, s.transactionHash ?? last?.transactionHash ?? null),
     completedAt: s.completedAt,
     expiresAt: s.expiresAt,
     metadata: Object.keys(s.metadata ?? {}).length ? JSON.stringify(s.metadata) : null,

@@ -4,7 +4,7 @@ import type { CheckoutSession, SessionAddress } from '../../../machines/checkout
 import { createEvmWriteClients } from '../../chain-ingest/evm/contracts/clients.ts';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
 import { evmToTron, tronToEvm } from '../../chain-ingest/tron/address.ts';
-import { TRON_LOCAL_CHAIN_ID } from '../../chain-ingest/tron/networks.ts';
+import { shownHashOn, TRON_LOCAL_CHAIN_ID } from '../../chain-ingest/tron/networks.ts';
 import { remainingChainUnits } from '../../hosted/wallet-actions.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
 import {
@@ -189,7 +189,7 @@ export function hostedTestWalletRoutes(
         hash !== null && session.payments.some((p) => p.transactionHash.toLowerCase() === hash.toLowerCase());
       if (sent && !seen(sent.hash) && deps.clock.now() - sent.at < IN_FLIGHT_MS)
         throw new ConflictError(
-          `a test payment is already on its way${sent.hash ? ` (${sent.hash})` : ''}; wait for the page to show it`,
+          `a test payment is already on its way${sent.hash ? ` (${shownHashOn(devnet.chainId, sent.hash)})` : ''}; wait for the page to show it`,
           'test_payment_pending',
         );
       inFlight.delete(session.id);
@@ -215,7 +215,7 @@ export function hostedTestWalletRoutes(
       inFlight.set(session.id, { hash, at: deps.clock.now() });
       const from = testWalletAccount(devnet)?.address;
       return {
-        transactionHash: hash,
+        transactionHash: shownHashOn(devnet.chainId, hash),
         from: from === undefined ? null : form.shown(from),
         to: form.shown(to),
         assetId: address.asset.id,

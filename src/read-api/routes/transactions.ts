@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { shownHashOn } from '../../chain-ingest/tron/networks.ts';
 import { explorerLinkOf } from '../../chain-ingest/network-definition.ts';
 import type { Environment } from '../../event-store/event-store.ts';
 import { TRANSACTIONS, type TransactionDoc } from '../../projections/transactions.projection.ts';
@@ -12,7 +13,8 @@ import { listPage } from '../pagination.ts';
 /** The reference's transaction types; Weir records `incoming` (payments) and `transfer` (sweeps) only. */
 const TYPES = ['incoming', 'outgoing', 'event', 'transfer'] as const;
 const STATUSES = ['pending', 'confirmed', 'withdrawn', 'broadcast', 'swept', 'reverted', 'dropped'] as const;
-const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+/** With 0x (EVM) or without (a Tron txID as Tronscan shows it): the 0x form is what the documents keep. */
+const TX_HASH = /^(?:0x)?([0-9a-fA-F]{64})$/;
 
 const given = (v: string | undefined): v is string => v !== undefined && v !== '';
 
@@ -20,7 +22,8 @@ const given = (v: string | undefined): v is string => v !== undefined && v !== '
 function extraFilters(query: { chainId?: string | undefined; transactionHash?: string | undefined }): Filter {
   const filter: Filter = {};
   if (given(query.chainId)) filter.chainId = Number(query.chainId);
-  if (given(query.transactionHash)) filter.transactionHash = { $regex: `^${query.transactionHash}$`, $options: 'i' };
+  const hex = given(query.transactionHash) ? TX_HASH.exec(query.transactionHash)?.[1] : undefined;
+  if (hex !== undefined) filter.transactionHash = { $regex: `^0x${hex}$`, $options: 'i' };
   return filter;
 }
 
@@ -36,8 +39,8 @@ const TransactionsQuery = listQuery({
   chainId: checkedFilter(/^[1-9][0-9]{0,15}$/, 'must be a positive integer', 'The network (a chain id)'),
   transactionHash: checkedFilter(
     TX_HASH,
-    'must be a transaction hash: 0x and 64 hex digits',
-    'The on-chain transaction, in any case',
+    'must be a transaction hash: 64 hex digits, with or without 0x',
+    'The on-chain transaction, in any case, with or without 0x (a Tron txID is shown without)',
   ),
   ids: queryFilter('Comma-separated transaction ids'),
   type: queryFilter(TYPES.join(', ')),
@@ -98,6 +101,7 @@ export function transactionRoutes(deps: ApiDeps): Router<ApiState> {
           const { _id, environment: _environment, ...transaction } = doc;
           return {
             ...transaction,
+            transactionHash: shownHashOn(doc.chainId, doc.transactionHash),
             object: 'transaction',
             livemode: doc.environment === 'live',
             transactionUrl: explorerUrl(environment, doc),

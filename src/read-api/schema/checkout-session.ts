@@ -112,7 +112,10 @@ const AddressSchema = z.object({
 /** A transfer credited to the payment intent, as its `transactions` show it. */
 export const IntentTransactionSchema = z.object({
   type: z.literal('incoming'),
-  transactionHash: z.string(),
+  transactionHash: z.string().openapi({
+    description:
+      'As the network’s own tools write it: `0x` and 64 hex digits on EVM networks, the bare 64-hex txID on Tron (as Tronscan and TronWeb take it), the base58 signature on Solana',
+  }),
   fromAddress: z.string(),
   toAddress: z.string(),
   currency: z.string(),

@@ -40,11 +40,11 @@ const LatePaymentSession = CheckoutSessionSchema.extend({
     description: 'The transfer received after the session ended, as `paymentIntent.transactions` shows it',
   }),
 });
-/** The session with the transfer that paid beyond its total after it completed (null when the intent no longer shows it). */
+/** The session with the transfer that took it beyond its total (null when the intent no longer shows it). */
 const OverpaidSession = CheckoutSessionSchema.extend({
   overpayment: IntentTransactionSchema.nullable().openapi({
     description:
-      'The transfer received after the session completed, as `paymentIntent.transactions` shows it: all of it is beyond the total (`amountOverpaid` is the sum over), to be refunded',
+      'The transfer that took the session beyond its total, as `paymentIntent.transactions` shows it: the one that completed it with more than was due (sent right after `checkout_session.completed`), or one received after it completed, all of it beyond. `amountOverpaid` is the sum over, to be refunded',
   }),
 });
 /** The intent with why its attempt failed: the transfer it waited for was withdrawn from the chain. */

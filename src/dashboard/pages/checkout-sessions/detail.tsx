@@ -1,5 +1,5 @@
 import { everyNetwork } from '../../../chain-ingest/rail.ts';
-import { explorerLinkOf } from '../../../chain-ingest/network-definition.ts';
+import { explorerLinkOf, shownTransactionHash } from '../../../chain-ingest/network-definition.ts';
 import type { RecordedEvent } from '../../../event-store/event-store.ts';
 import {
   COLLECTIONS,
@@ -64,14 +64,18 @@ export async function loadDetail(
   };
 }
 
-/** A link to the transaction on the network's explorer (the hash alone when the network is unknown or has none). */
+/**
+ * A link to the transaction on the network's explorer (the hash alone when the network is unknown or
+ * has none), the hash as the network's tools show it (a Tron txID bare).
+ */
 function TxLink({ hash, network, networks }: { hash: string; network: string; networks: RailNetwork[] }): JSX.Element {
   const found = networks.find((n) => n.network === network);
   const href = found ? explorerLinkOf(found, hash) : null;
-  if (!href) return <ShortId value={hash} keep={10} />;
+  const shown = shownTransactionHash(found?.kind ?? null, hash);
+  if (!href) return <ShortId value={shown} keep={10} />;
   return (
     <a href={href} rel="noopener noreferrer" target="_blank">
-      <ShortId value={hash} keep={10} />
+      <ShortId value={shown} keep={10} />
       <span class="visually-hidden"> (opens the explorer)</span>
     </a>
   );
