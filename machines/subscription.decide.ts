@@ -19,6 +19,11 @@ import type {
  */
 export type SubscriptionCommand =
   | { type: 'CreateSubscription'; subscription: Subscription }
+  /**
+   * The payer applied a promotion code to the checkout session of the first bill: the bill asks
+   * what the session asks, less `amountDiscount` (renewals are billed in full).
+   */
+  | { type: 'RecordFirstBillDiscount'; invoiceId: string; promotionCodeId: string; amountDiscount: string }
   /** The latest bill (first checkout session or invoice, or a renewal invoice) was paid. */
   | { type: 'RecordSubscriptionPayment'; invoiceId: string }
   /**
@@ -146,6 +151,31 @@ function decidePayment(
   }
 }
 
+/** Statuses in which the first bill can still be the latest (it is paid before any renewal). */
+const DISCOUNTABLE: ReadonlySet<SubscriptionStatus> = new Set<SubscriptionStatus>(['incomplete', 'active', 'paused']);
+
+/**
+ * The first bill's discount, once: only while that checkout session is still the latest bill of a
+ * subscription that has not ended (an ended one records nothing more; its machine is final).
+ */
+function decideFirstBillDiscount(
+  s: Subscription,
+  status: SubscriptionStatus,
+  command: Extract<SubscriptionCommand, { type: 'RecordFirstBillDiscount' }>,
+  now: string,
+): SubscriptionEvent[] {
+  const bill = s.latestInvoice;
+  if (!DISCOUNTABLE.has(status) || !bill || bill.id !== command.invoiceId || bill.kind !== 'checkout_session')
+    return [];
+  if (bill.amountDiscount !== undefined) return [];
+  if (!DIGITS.test(command.amountDiscount))
+    throw new ValidationError('amountDiscount', 'must be a non-negative integer string, scaled by 10^8');
+  const left = BigInt(bill.amountDue) - BigInt(command.amountDiscount);
+  const amountDue = (left > 0n ? left : 0n).toString();
+  const { invoiceId, promotionCodeId, amountDiscount } = command;
+  return [{ type: 'FirstBillDiscounted', data: { invoiceId, promotionCodeId, amountDiscount, amountDue, at: now } }];
+}
+
 function decideRenewal(
   s: Subscription,
   status: SubscriptionStatus,
@@ -187,6 +217,8 @@ export function decideSubscription(
   switch (command.type) {
     case 'RecordSubscriptionPayment':
       return decidePayment(s, status, command.invoiceId, now);
+    case 'RecordFirstBillDiscount':
+      return decideFirstBillDiscount(s, status, command, now);
     case 'ExpireFirstPayment': {
       if (status !== 'incomplete') return [];
       if (s.latestInvoice && !reached(now, s.latestInvoice.dueAt)) return [];

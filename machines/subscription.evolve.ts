@@ -25,6 +25,14 @@ export function evolveSubscription(subscription: Subscription | null, event: Sub
         pastDueSince: null,
         latestInvoice: settleBill(s.latestInvoice, event.data.invoiceId, { status: 'paid', paidAt: event.data.at }),
       };
+    case 'FirstBillDiscounted': {
+      const { invoiceId, amountDiscount, amountDue, at } = event.data;
+      return {
+        ...s,
+        updatedAt: at,
+        latestInvoice: settleBill(s.latestInvoice, invoiceId, { amountDiscount, amountDue }),
+      };
+    }
     case 'SubscriptionIncompleteExpired':
       return {
         ...s,

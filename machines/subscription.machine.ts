@@ -42,6 +42,7 @@ export const subscriptionMachine = setup({
     },
     incomplete: {
       on: {
+        FirstBillDiscounted: { actions: 'apply' },
         SubscriptionStarted: { target: 'active', actions: 'apply' },
         SubscriptionIncompleteExpired: { target: 'incomplete_expired', actions: 'apply' },
         SubscriptionCanceled: { target: 'canceled', actions: 'apply' },
@@ -61,6 +62,7 @@ export const subscriptionMachine = setup({
     },
     active: {
       on: {
+        FirstBillDiscounted: { actions: 'apply' },
         RenewalInvoiceDeleted: { actions: 'apply' },
         RenewalInvoiceVoided: { actions: 'apply' },
         RenewalInvoiceIssued: { actions: 'apply' },
@@ -95,6 +97,7 @@ export const subscriptionMachine = setup({
     },
     paused: {
       on: {
+        FirstBillDiscounted: { actions: 'apply' },
         RenewalInvoiceDeleted: { actions: 'apply' },
         RenewalInvoiceVoided: { actions: 'apply' },
         RenewalPaid: { actions: 'apply' },

@@ -48,6 +48,13 @@ const commandFor = (type: SubscriptionCommandType, history: SubscriptionEvent[])
       return { type, subscription: subscriptionFixture() };
     case 'RecordSubscriptionPayment':
       return { type, invoiceId: subscriptionOf(history).latestInvoice?.id ?? 'none' };
+    case 'RecordFirstBillDiscount':
+      return {
+        type,
+        invoiceId: subscriptionOf(history).latestInvoice?.id ?? 'none',
+        promotionCodeId: 'promo-1',
+        amountDiscount: '100000000',
+      };
     case 'ExpireFirstPayment':
       return { type };
     case 'RenewSubscription':
@@ -72,6 +79,7 @@ const commandFor = (type: SubscriptionCommandType, history: SubscriptionEvent[])
 
 const COMMANDS: SubscriptionCommandType[] = [
   'CreateSubscription',
+  'RecordFirstBillDiscount',
   'RecordSubscriptionPayment',
   'ExpireFirstPayment',
   'RenewSubscription',
@@ -93,6 +101,10 @@ const scheduled = (cancelAt: string): SubscriptionEvent => ({
   type: 'SubscriptionCancelScheduled',
   data: { cancelAt, comment: 'bye', at: NOW },
 });
+const discounted: SubscriptionEvent = {
+  type: 'FirstBillDiscounted',
+  data: { invoiceId: 'cs-1', promotionCodeId: 'promo-1', amountDiscount: '100000000', amountDue: '900000000', at: NOW },
+};
 const renewal = (periodStart: string, periodEnd: string): SubscriptionEvent => ({
   type: 'RenewalInvoiceIssued',
   data: { invoice: renewalBill('inv-new', periodStart, periodEnd, NOW, '2026-03-04T00:00:00.000Z'), at: NOW },
@@ -102,6 +114,7 @@ type Outcome = SubscriptionEvent[] | 'refused';
 const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>> = {
   incomplete: {
     CreateSubscription: [],
+    RecordFirstBillDiscount: [discounted],
     RecordSubscriptionPayment: [{ type: 'SubscriptionStarted', data: { invoiceId: 'cs-1', at: NOW } }],
     ExpireFirstPayment: [{ type: 'SubscriptionIncompleteExpired', data: { invoiceId: 'cs-1', at: NOW } }],
     RenewSubscription: [],
@@ -116,6 +129,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
   },
   incomplete_expired: {
     CreateSubscription: [],
+    RecordFirstBillDiscount: [],
     RecordSubscriptionPayment: [],
     ExpireFirstPayment: [],
     RenewSubscription: [],
@@ -130,6 +144,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
   },
   trialing: {
     CreateSubscription: [],
+    RecordFirstBillDiscount: [],
     RecordSubscriptionPayment: [],
     ExpireFirstPayment: [],
     // NOW is past the first period after the trial: the period containing NOW is billed.
@@ -145,6 +160,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
   },
   active: {
     CreateSubscription: [],
+    RecordFirstBillDiscount: [discounted],
     RecordSubscriptionPayment: [],
     ExpireFirstPayment: [],
     // NOW is the end of February, the period after the current one: March is billed, February is not billed late.
@@ -160,6 +176,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
   },
   past_due: {
     CreateSubscription: [],
+    RecordFirstBillDiscount: [],
     RecordSubscriptionPayment: [{ type: 'RenewalPaid', data: { invoiceId: 'inv-2', at: NOW } }],
     ExpireFirstPayment: [],
     RenewSubscription: [],
@@ -174,6 +191,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
   },
   unpaid: {
     CreateSubscription: [],
+    RecordFirstBillDiscount: [],
     RecordSubscriptionPayment: [{ type: 'RenewalPaid', data: { invoiceId: 'inv-2', at: NOW } }],
     ExpireFirstPayment: [],
     RenewSubscription: [],
@@ -188,6 +206,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
   },
   paused: {
     CreateSubscription: [],
+    RecordFirstBillDiscount: [discounted],
     RecordSubscriptionPayment: [],
     ExpireFirstPayment: [],
     RenewSubscription: [],
@@ -205,6 +224,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
   },
   canceled: {
     CreateSubscription: [],
+    RecordFirstBillDiscount: [],
     RecordSubscriptionPayment: [],
     ExpireFirstPayment: [],
     RenewSubscription: [],
@@ -263,6 +283,21 @@ for (const [status, row] of Object.entries(TABLE) as [SubscriptionStatus, Record
 test('every status has a history, and the table covers every command', (t) => {
   t.deepEqual(Object.keys(TABLE).sort(), Object.keys(HISTORIES).sort());
   for (const row of Object.values(TABLE)) t.deepEqual(Object.keys(row).sort(), [...COMMANDS].sort());
+});
+
+test('a first bill is discounted once, never below nothing, and only while its checkout session is the latest bill', (t) => {
+  const discount = { type: 'RecordFirstBillDiscount', invoiceId: 'cs-1', promotionCodeId: 'promo-1' } as const;
+  t.deepEqual(given([created(), discounted]).when({ ...discount, amountDiscount: '100000000' }, NOW), []);
+  const [all] = given([created()]).when({ ...discount, amountDiscount: '2000000000' }, NOW);
+  t.like(all, { type: 'FirstBillDiscounted', data: { amountDiscount: '2000000000', amountDue: '0' } });
+  const bill = subscriptionOf([created(), discounted]).latestInvoice;
+  t.like(bill, { id: 'cs-1', amountDue: '900000000', amountDiscount: '100000000', status: 'open' });
+  t.like(subscriptionOf([created(), discounted, started()]).latestInvoice, { amountDue: '900000000', status: 'paid' });
+  // A renewal bills the period in full.
+  t.like(subscriptionOf([created(), discounted, started(), issued()]).latestInvoice, { amountDue: '1000000000' });
+  t.is(subscriptionOf([created(), discounted, started(), issued()]).latestInvoice?.amountDiscount, undefined);
+  t.deepEqual(given([created(), started(), issued()]).when({ ...discount, amountDiscount: '1' }, NOW), []);
+  t.throws(() => given([created()]).when({ ...discount, amountDiscount: '-1' }, NOW), { instanceOf: ValidationError });
 });
 
 // ---------------------------------------------------------------------------------------------

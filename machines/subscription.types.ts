@@ -33,8 +33,13 @@ export type SubscriptionItem = {
 export type SubscriptionBill = {
   id: string;
   kind: 'checkout_session' | 'invoice';
-  /** 10^8-scaled. */
+  /** 10^8-scaled: what the bill asks, after the discount of a promotion code on the first bill. */
   amountDue: string;
+  /**
+   * What a promotion code took off the first bill (its checkout session), 10^8-scaled; absent when
+   * none did. A code discounts the first payment only: renewals are billed in full.
+   */
+  amountDiscount?: string;
   periodStart: string;
   periodEnd: string;
   issuedAt: string;
@@ -102,6 +107,11 @@ export type Subscription = {
 export type SubscriptionEvent =
   | { type: 'SubscriptionCreated'; data: { subscription: Subscription } }
   | { type: 'SubscriptionStarted'; data: { invoiceId: string; at: string } }
+  /** The payer applied a promotion code to the first bill's checkout session: the bill asks `amountDue`. */
+  | {
+      type: 'FirstBillDiscounted';
+      data: { invoiceId: string; promotionCodeId: string; amountDiscount: string; amountDue: string; at: string };
+    }
   | { type: 'SubscriptionIncompleteExpired'; data: { invoiceId: string | null; at: string } }
   | { type: 'RenewalInvoiceIssued'; data: { invoice: SubscriptionBill; at: string } }
   | { type: 'RenewalPaid'; data: { invoiceId: string; at: string } }

@@ -168,6 +168,14 @@ const DESCRIBED: Record<string, { event?: string; fields?: (data: Json) => Field
   InvoiceReminderSent: { fields: (d) => ({ kind: str(d.kind), days: d.days }) },
   InvoiceReminderSkipped: { fields: (d) => ({ kind: str(d.kind), days: d.days }) },
   SubscriptionStarted: { fields: (d) => ({ invoiceId: str(d.invoiceId) }) },
+  FirstBillDiscounted: {
+    fields: (d) => ({
+      invoiceId: str(d.invoiceId),
+      promotionCodeId: str(d.promotionCodeId),
+      amountDiscount: str(d.amountDiscount),
+      amountDue: str(d.amountDue),
+    }),
+  },
   SubscriptionIncompleteExpired: { fields: (d) => ({ invoiceId: str(d.invoiceId) }) },
   RenewalInvoiceIssued: {
     fields: (d) => {

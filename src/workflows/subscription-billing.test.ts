@@ -132,6 +132,66 @@ test('a paid first checkout session is recorded on its subscription, once; paid 
   }
 });
 
+const discountApplied: CheckoutSessionEvent = {
+  type: 'DiscountApplied',
+  data: {
+    discount: { couponId: 'co-1', promotionCodeId: 'promo-1', code: 'LAUNCH', amountDiscount: '100000000', at: AT },
+  },
+};
+const DISCOUNT_CS1 = ['subscription', SUBSCRIPTION_ID, 'RecordFirstBillDiscount', 'system:subscriptions', 'cs-1'];
+
+test('a promotion code applied to the first checkout session is recorded on its subscription’s first bill, once; applied before the subscription existed, at its creation, before a payment', (t) => {
+  const log = logOf();
+  log.firstSession();
+  log.subscription(created());
+  const applied = log.session('cs-1', discountApplied);
+  t.not(subscriptionBilling.correlate(applied), false);
+  t.deepEqual(once(t, log.history().slice(0, -1), applied, 'applied'), [DISCOUNT_CS1]);
+  t.like(given(log.history().slice(0, -1)).when(applied)[0], {
+    command: {
+      type: 'RecordFirstBillDiscount',
+      invoiceId: 'cs-1',
+      promotionCodeId: 'promo-1',
+      amountDiscount: '100000000',
+    },
+  });
+
+  // The workflow lags: the session was discounted (and, with a 100% code, paid) before the subscription was created.
+  const lagging = logOf();
+  lagging.firstSession();
+  lagging.session('cs-1', discountApplied);
+  t.deepEqual(once(t, lagging.history(), lagging.subscription(created()), 'created'), [DISCOUNT_CS1]);
+  const paidFirst = logOf();
+  paidFirst.firstSession();
+  paidFirst.session('cs-1', discountApplied);
+  paidFirst.session('cs-1', completed);
+  t.deepEqual(decided(paidFirst.history(), paidFirst.subscription(created())), [DISCOUNT_CS1, RECORD_CS1]);
+
+  // Once recorded, the subscription's own event says so: nothing more.
+  const recorded = logOf();
+  recorded.firstSession();
+  recorded.session('cs-1', discountApplied);
+  recorded.subscription(created());
+  const history = recorded.history();
+  const discountedBill: SubscriptionEvent = {
+    type: 'FirstBillDiscounted',
+    data: {
+      invoiceId: 'cs-1',
+      promotionCodeId: 'promo-1',
+      amountDiscount: '100000000',
+      amountDue: '900000000',
+      at: AT,
+    },
+  };
+  t.deepEqual(decided(history, recorded.subscription(discountedBill)), []);
+  // A subscription that ended first records no discount.
+  const ended = logOf();
+  ended.firstSession();
+  ended.subscription(created());
+  ended.subscription(canceled());
+  t.deepEqual(decided(ended.history(), ended.session('cs-1', discountApplied)), []);
+});
+
 test('a paid renewal invoice is recorded on the subscription; one paid after the end, or not its latest bill, is not', (t) => {
   const log = logOf();
   log.firstSession();

@@ -38,8 +38,15 @@ import {
  * (`recurring`: still a recurring invoice, so its finalize creates the subscription).
  */
 type BillingInvoice = { status: InvoiceStatus | 'deleted'; renewal: boolean; recurring: boolean };
-/** A checkout session of the subscription: its first bill (`invoiceId` null), or a pay page of one of its invoices. */
-type BillingSession = { status: CheckoutSessionStatus; invoiceId: string | null };
+/**
+ * A checkout session of the subscription: its first bill (`invoiceId` null), or a pay page of one
+ * of its invoices; `discount`: the promotion code the payer applied to the first bill.
+ */
+type BillingSession = {
+  status: CheckoutSessionStatus;
+  invoiceId: string | null;
+  discount?: { promotionCodeId: string; amountDiscount: string };
+};
 
 /** One subscription as its billing sees it: the subscription (null until created) and the state of its bills. */
 export type SubscriptionBillingState = {
@@ -132,6 +139,20 @@ function paymentOf(s: Subscription | null, billId: string): WorkflowCommand[] {
   const bill = s?.latestInvoice;
   if (!s || bill?.id !== billId || bill.status === 'paid' || bill.status === 'expired' || hasEnded(s)) return [];
   return [toSubscription(s, billId, { type: 'RecordSubscriptionPayment', invoiceId: billId })];
+}
+
+/**
+ * The payer applied a promotion code to the first bill's checkout session: the subscription
+ * records what that bill asks now, when the subscription exists (else at its creation) and has
+ * not recorded it yet. An ended subscription records nothing more (its decider would ignore it).
+ */
+function discountOf(state: SubscriptionBillingState, s: Subscription | null, billId: string): WorkflowCommand[] {
+  const discount = state.sessions[billId]?.discount;
+  const bill = s?.latestInvoice;
+  if (!s || !discount || bill?.id !== billId || bill.kind !== 'checkout_session' || bill.amountDiscount !== undefined)
+    return [];
+  if (hasEnded(s)) return [];
+  return [toSubscription(s, billId, { type: 'RecordFirstBillDiscount', invoiceId: billId, ...discount })];
 }
 
 /**
@@ -253,9 +274,12 @@ function decideSubscriptionEvent(
   const typed = event as unknown as SubscriptionEvent;
   if (typed.type === 'RenewalInvoiceIssued')
     return was?.latestInvoice?.id === typed.data.invoice.id ? [] : [issueRenewal(next, s, typed.data.invoice.id)];
-  // Paid before the subscription existed (a fast payer, or a crash in between): recorded now.
-  if (event.type === 'SubscriptionCreated')
-    return was === null && s.latestInvoice && isPaid(next, s.latestInvoice.id) ? paymentOf(s, s.latestInvoice.id) : [];
+  // Discounted or paid before the subscription existed (a fast payer, a lagging workflow, a crash in between): recorded now.
+  if (event.type === 'SubscriptionCreated') {
+    const bill = s.latestInvoice;
+    if (was !== null || !bill) return [];
+    return [...discountOf(next, s, bill.id), ...(isPaid(next, bill.id) ? paymentOf(s, bill.id) : [])];
+  }
   if (was === null || was.status === s.status) return [];
   if (was.status === 'incomplete') return leftIncomplete(next, s);
   // Ended after it started (at once, or at period end): its renewals bill periods that will not be served.
@@ -332,6 +356,14 @@ function evolveSession(state: SubscriptionBillingState, event: RecordedEvent): S
     return { ...state, sessions: { ...state.sessions, [id]: { status: 'open', invoiceId } } };
   }
   const known = state.sessions[id];
+  if (typed.type === 'DiscountApplied') {
+    if (!known || known.invoiceId !== null || known.discount) return state;
+    const { promotionCodeId, amountDiscount } = typed.data.discount;
+    return {
+      ...state,
+      sessions: { ...state.sessions, [id]: { ...known, discount: { promotionCodeId, amountDiscount } } },
+    };
+  }
   const status = SESSION_STATUS[typed.type];
   if (!known || !status) return state;
   // A pay page matters only while it may hold part of a payment: one that ended is forgotten.
@@ -358,6 +390,9 @@ const tenantOf = (state: SubscriptionBillingState, event: RecordedEvent): Subscr
  *   finalized, creates its subscription (an effect: its items' products are in the catalog);
  * - a renewal the subscription issues is created as an invoice and sent (an effect: an invoice
  *   number claimed, its lines named from the catalog; see `subscription-billing.effects.ts`);
+ * - a promotion code applied to the first checkout session is recorded on the subscription's first
+ *   bill (`RecordFirstBillDiscount`), at its creation when it was applied before: the bill asks
+ *   what the session asks; renewals are billed in full;
  * - a paid bill (a checkout session completed, an invoice paid or marked as paid) is recorded on
  *   the subscription (`RecordSubscriptionPayment`), at its creation when it was paid before;
  * - the first bill of a subscription that never started (it expired unpaid, or the merchant ended
@@ -376,7 +411,9 @@ export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
   name: 'subscription-billing',
   // 2: it creates subscriptions and issues renewals (it follows whether a first invoice is still recurring).
   // 3: a renewal voided while its subscription goes on is recorded on it; folded again, past ones are too.
-  version: 3,
+  // 4: it keeps the promotion code applied to a first checkout session, recorded on the subscription's first bill; folded
+  // again, past ones are too (while that session is still the latest bill of a subscription that goes on).
+  version: 4,
   categories: ['subscription', 'invoice', 'checkout_session'],
   aggregates: [subscriptionAggregate, invoiceAggregate, checkoutSessionAggregate, customerAggregate],
   effects: Object.values(SUBSCRIPTION_BILLING_EFFECTS),
@@ -401,7 +438,7 @@ export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
       if (session.invoiceId) return { sameAs: `${INVOICE_PREFIX}${session.invoiceId}` };
       return session.mode === 'subscription' && session.subscriptionId ? session.subscriptionId : false;
     }
-    return SESSION_STATUS[typed.type] ? null : false;
+    return SESSION_STATUS[typed.type] || typed.type === 'DiscountApplied' ? null : false;
   },
   initialState: () => ({ tenant: null, subscription: null, invoices: {}, sessions: {} }),
   evolve(state, event) {
@@ -426,6 +463,9 @@ export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
       return state.sessions[id] || state.subscription || typed.data.session.invoiceId
         ? []
         : subscriptionOfSession(typed.data.session);
+    // A promotion code applied to the first checkout session: what its bill asks.
+    if (typed.type === 'DiscountApplied')
+      return state.sessions[id]?.discount ? [] : discountOf(next, next.subscription, id);
     // A first checkout session paid in full: a payment of the subscription.
     const paid = state.sessions[id]?.status !== 'complete' && next.sessions[id]?.status === 'complete';
     return paid && next.sessions[id]!.invoiceId === null ? paymentOf(next.subscription, id) : [];

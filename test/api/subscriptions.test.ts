@@ -12,6 +12,7 @@ import { CUSTOMER_DELETED_COMMENT } from '../../src/read-api/routes/customers.ts
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import {
   assertError,
@@ -437,6 +438,71 @@ test('a subscription session with customerData.email: its subscription gets that
   t.is(mail.to, 'Sam@Example.com');
   t.regex(mail.subject, new RegExp(`^Invoice ${invoice.number} `));
   t.true(mail.text.includes(`${weir.url}/invoices/${renewed.latestInvoiceId}`), mail.text);
+});
+
+test('a promotion code applied to a subscription session discounts its first payment only: the subscription, its webhooks and the session agree on it; the renewal bills the period in full', async (t) => {
+  const { weir, api, clock } = await setup(t);
+  const receiver = await startWebhookReceiver();
+  t.teardown(() => receiver.close());
+  await api.post('/api/v1/webhook-endpoints', {
+    description: 'subscriptions',
+    url: receiver.url,
+    enabledEvents: { events: ['customer.subscription.started'] },
+  });
+  const coupon = await api.post('/api/v1/coupons', {
+    name: 'Launch',
+    percentOff: 10,
+    promotionCodeData: { data: [{ code: 'LAUNCH' }] },
+  });
+  t.is(coupon.status, 200, JSON.stringify(coupon.body));
+  const monthly = await plan(api, 'Pro', 'month', 1);
+  const { session, subscription } = await subscribe(api, monthly.priceId, { ...SUBSCRIBER, allowPromotionCodes: true });
+  const applied = await apiClient(weir.url).post<{ amountDiscount: string }>(`/checkout/${session.id}/promotion-code`, {
+    code: 'LAUNCH',
+  });
+  t.is(applied.status, 200, JSON.stringify(applied.body));
+  t.is(applied.body.amountDiscount, '100000000');
+  type Bill = { id: string; kind: string; amountDue: string; amountDiscount?: string; status: string };
+  type Billed = Subscription & { latestInvoiceId: string | null; latestInvoice: Bill };
+  const discounted = await eventually(async () => {
+    const s = (await api.get<Billed>(`/api/v1/subscriptions/${subscription.id}`)).body;
+    return s.latestInvoice.amountDiscount ? s : undefined;
+  }, 'the discount on the first bill');
+  const asked = (
+    await api.get<Session & { amountDetails: { amountDiscount: string } }>(`/api/v1/checkout/sessions/${session.id}`)
+  ).body;
+  t.like(discounted.latestInvoice, { id: session.id, kind: 'checkout_session', amountDiscount: '100000000' });
+  t.is(
+    discounted.latestInvoice.amountDue,
+    (BigInt(asked.amountSubtotal) - BigInt(asked.amountDetails.amountDiscount)).toString(),
+    'the first bill asks what the session asks',
+  );
+  t.is(discounted.latestInvoice.amountDue, '900000000');
+
+  await payInFull(weir, api, session);
+  t.like((await until(api, subscription.id, 'active')) as Billed, {
+    latestInvoice: { amountDue: '900000000', amountDiscount: '100000000', status: 'paid' },
+  });
+  await receiver.waitFor(() => receiver.received.length > 0);
+  const started = JSON.parse(receiver.received[0]!.body) as { type: string; data: { object: Billed } };
+  t.is(started.type, 'customer.subscription.started');
+  t.like(started.data.object.latestInvoice, { amountDue: '900000000', amountDiscount: '100000000', status: 'paid' });
+
+  // The code discounted the first payment only: the next period is billed in full.
+  clock.advanceTo(Date.parse('2026-06-10T12:00:00.000Z'));
+  const renewed = await eventually(async () => {
+    const s = (await api.get<Billed>(`/api/v1/subscriptions/${subscription.id}`)).body;
+    return s.latestInvoiceId ? s : undefined;
+  }, 'the renewal');
+  t.is(renewed.latestInvoice.amountDue, '1000000000');
+  t.is(renewed.latestInvoice.amountDiscount, undefined);
+  const invoice = await eventually(async () => {
+    const response = await api.get<{ status: string; amountDue: string; discounts?: unknown[] }>(
+      `/api/v1/invoices/${renewed.latestInvoiceId}`,
+    );
+    return response.body.status === 'open' ? response.body : undefined;
+  }, 'the renewal invoice');
+  t.is(invoice.amountDue, '1000000000');
 });
 
 test('a subscription session over the API with neither customerId nor customerData.email is refused, with nothing written', async (t) => {

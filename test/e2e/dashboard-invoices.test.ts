@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import type { Page } from 'playwright-core';
 import { payInFull, type Session } from '../api/helpers.ts';
-import { eventually } from '../support/api-client.ts';
+import { apiClient, eventually } from '../support/api-client.ts';
 import { chromiumPerFile, expectAccessible, screenshot, startDashboard, watchPage } from '../support/dashboard.ts';
 
 const browser = chromiumPerFile(test);
@@ -229,8 +229,17 @@ test('Subscriptions: a paid subscription is listed with its period and invoices;
     successUrl: 'https://shop.example/welcome',
     lineItems: { data: [{ priceId: plan.body.defaultPrice.id, quantity: 1 }] },
     customerData: { email: 'member@harbour.example' },
+    allowPromotionCodes: true,
   });
   t.is(session.status, 200, JSON.stringify(session.body));
+  // A 10% code on the first payment: its period shows the discounted amount, said to be the first payment's only.
+  await api.post('/api/v1/coupons', {
+    name: 'Welcome',
+    percentOff: 10,
+    promotionCodeData: { data: [{ code: 'HELLO' }] },
+  });
+  const applied = await apiClient(dash.url).post(`/checkout/${session.body.id}/promotion-code`, { code: 'HELLO' });
+  t.is(applied.status, 200, JSON.stringify(applied.body));
   await payInFull(dash.weir, api, session.body);
   const id = session.body.subscriptionId;
   const read = () => api.get<Subscription>(`/api/v1/subscriptions/${id}`).then((r) => r.body);
@@ -246,7 +255,11 @@ test('Subscriptions: a paid subscription is listed with its period and invoices;
   await page.getByRole('link', { name: 'Coffee club' }).click();
   const periods = page.locator('#subscription-periods tbody tr');
   t.is(await periods.count(), 1);
-  t.regex((await periods.textContent()) ?? '', /Checkout session.*Paid.*19\.00 USDC/s);
+  t.regex(
+    (await periods.textContent()) ?? '',
+    /Checkout session.*Paid.*17\.10 USDC.*1\.90 USDC promotion code, first payment only/s,
+  );
+  t.regex((await page.locator('#subscription-summary').textContent()) ?? '', /Amount19\.00 USDC per month/);
 
   // A reason over the API's 500 characters (past the field's own limit, as a script could send it): named, kept, nothing written.
   const tooLong = 'x'.repeat(501);

@@ -1049,6 +1049,17 @@ export async function writeEveryRecordLog(options: {
         await create(expiring, newId());
         await create(trial, null);
         await create(lasting, lastingBill);
+        // Its payer applied a promotion code to its first checkout session: the first bill asks less.
+        await handle(
+          paying,
+          {
+            type: 'RecordFirstBillDiscount',
+            invoiceId: firstBill,
+            promotionCodeId: newId(),
+            amountDiscount: '100000000',
+          },
+          system('billing'),
+        );
         yield;
         await handle(paying, { type: 'RecordSubscriptionPayment', invoiceId: firstBill }, system('billing'));
         // Still going when the log ends: its renewal waits on a timer.

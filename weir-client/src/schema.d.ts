@@ -14492,6 +14492,7 @@ export interface components {
             /** @enum {string} */
             afterCompletion: "redirect" | "hosted_confirmation";
             afterCompletionConfirmMsg: string | null;
+            /** @description Whether the payer may apply a promotion code on the hosted page. It discounts this session only: with `mode: subscription`, the first payment (recorded on the subscription's first bill), and renewals are billed in full */
             allowPromotionCodes?: boolean;
             amountDetails: {
                 /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
@@ -14819,7 +14820,10 @@ export interface components {
              */
             afterCompletion: "redirect" | "hosted_confirmation" | null;
             afterCompletionConfirmMsg?: string | null;
-            /** @default false */
+            /**
+             * @description Whether the payer may apply a promotion code on the hosted page. It discounts this session only: with `mode: subscription`, the first payment (recorded on the subscription's first bill), and renewals are billed in full
+             * @default false
+             */
             allowPromotionCodes: boolean | null;
             /**
              * @deprecated
@@ -14909,6 +14913,7 @@ export interface components {
             /** @description Tax rates of every line that names none of its own */
             taxRateIds?: string[] | null;
         };
+        /** @description A discount applied through its promotion codes. It has no duration: it discounts the one payment its code is applied to, so on a subscription session the first payment only, and renewals are billed in full */
         Coupon: {
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountOff: string | null;
@@ -17101,6 +17106,7 @@ export interface components {
             /** @description 10: shown in the dashboard, 20: API only */
             visibility?: number;
         };
+        /** @description A code a payer enters on the hosted checkout page to take its coupon off that one payment: on a subscription session, the first payment only (renewals are billed in full) */
         PromotionCode: {
             code: string;
             couponId: string;
@@ -17291,6 +17297,7 @@ export interface components {
             /** @enum {string} */
             interval: "day" | "week" | "month" | "year";
             intervalCount: number;
+            latestInvoice: components["schemas"]["SubscriptionBill"];
             latestInvoiceId: string | null;
             lineItems: {
                 data: {
@@ -17339,6 +17346,28 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        SubscriptionBill: {
+            /** @description What a promotion code took off the first bill (its checkout session); absent when none did. A code discounts the first payment only: renewals are billed in full */
+            amountDiscount?: string;
+            /** @description What the bill asks, after a promotion code on the first bill */
+            amountDue: string;
+            /** Format: date-time */
+            dueAt: string;
+            /** @description The checkout session or invoice that bills the period */
+            id: string;
+            /** Format: date-time */
+            issuedAt: string;
+            /** @enum {string} */
+            kind: "checkout_session" | "invoice";
+            /** Format: date-time */
+            paidAt: string | null;
+            /** Format: date-time */
+            periodEnd: string;
+            /** Format: date-time */
+            periodStart: string;
+            /** @enum {string} */
+            status: "open" | "paid" | "missed" | "expired" | "deleted" | "void" | "uncollectible";
+        } | null;
         SubscriptionCancelRequest: {
             /** @example moved to the yearly plan */
             cancellationComment?: string | null;

@@ -3,7 +3,7 @@ import { CURRENCIES, INTERVALS } from '../../actors/line-items.ts';
 import { MAX_TAX_RATES } from '../../actors/tax-rate.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { integer } from './catalog.ts';
-import { chainIdField } from './checkout-session.ts';
+import { ALLOW_PROMOTION_CODES, chainIdField } from './checkout-session.ts';
 import { AddressInput, email, taxIds } from './customer.ts';
 import {
   amount,
@@ -305,7 +305,7 @@ export const CheckoutSessionCreate = bodyObject({
   customerUpdate: optional(CustomerUpdateInput),
   metadata: withDefault(metadata(), {}),
   afterCompletionConfirmMsg: optional(text({ max: 500 })),
-  allowPromotionCodes: withDefault(bool(), false),
+  allowPromotionCodes: withDefault(bool(), false).openapi({ description: ALLOW_PROMOTION_CODES }),
   expiresAt: optional(
     text({ max: 64 }).refine((v) => !Number.isNaN(Date.parse(v)), withCode('must be an ISO 8601 timestamp')),
   ).openapi({ format: 'date-time', description: 'From one minute to 30 days ahead; default one hour' }),

@@ -20,6 +20,10 @@ import {
 const absent = (input: unknown) => input === undefined || input === null;
 
 /** A chain id in a body: a positive safe integer; absent or null answers `missing` with parameter_missing. */
+/** A coupon has no duration: a code discounts the one payment it is applied to. */
+export const ALLOW_PROMOTION_CODES =
+  "Whether the payer may apply a promotion code on the hosted page. It discounts this session only: with `mode: subscription`, the first payment (recorded on the subscription's first bill), and renewals are billed in full";
+
 export const chainIdField = (missing: string) =>
   z
     .int({
@@ -299,7 +303,7 @@ export const CheckoutSessionSchema = z
       applyGasFee: z.boolean(),
       discountAmounts: z.array(z.object({ amount: amountString(), promotionCodeId: z.string().nullable() })),
     }),
-    allowPromotionCodes: z.boolean().optional(),
+    allowPromotionCodes: z.boolean().optional().openapi({ description: ALLOW_PROMOTION_CODES }),
     paymentMethodTypes: z.array(z.string()),
     paymentSetting: z.object({
       paymentMethodTypes: z.array(z.string()),

@@ -118,7 +118,10 @@ const PromotionCodeSchema = z
     createdAt: timestamp(),
     updatedAt: timestamp(),
   })
-  .openapi('PromotionCode');
+  .openapi('PromotionCode', {
+    description:
+      'A code a payer enters on the hosted checkout page to take its coupon off that one payment: on a subscription session, the first payment only (renewals are billed in full)',
+  });
 
 export const CouponSchema = z
   .object({
@@ -141,4 +144,7 @@ export const CouponSchema = z
     createdAt: timestamp(),
     updatedAt: timestamp(),
   })
-  .openapi('Coupon');
+  .openapi('Coupon', {
+    description:
+      'A discount applied through its promotion codes. It has no duration: it discounts the one payment its code is applied to, so on a subscription session the first payment only, and renewals are billed in full',
+  });

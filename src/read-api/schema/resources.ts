@@ -35,6 +35,26 @@ const SUBSCRIPTION_STATUSES = [
 
 const interval = z.enum(['day', 'week', 'month', 'year']);
 
+/** The bill of the subscription's current period (Weir's own: the reference has none). */
+const SubscriptionBillSchema = z
+  .object({
+    id: z.string().openapi({ description: 'The checkout session or invoice that bills the period' }),
+    kind: z.enum(['checkout_session', 'invoice']),
+    amountDue: amountString().openapi({ description: 'What the bill asks, after a promotion code on the first bill' }),
+    amountDiscount: amountString().optional().openapi({
+      description:
+        'What a promotion code took off the first bill (its checkout session); absent when none did. A code discounts the first payment only: renewals are billed in full',
+    }),
+    periodStart: timestamp(),
+    periodEnd: timestamp(),
+    issuedAt: timestamp(),
+    dueAt: timestamp(),
+    // An invoice settled after the subscription ended shows the invoice's own status (uncollectible too).
+    status: z.enum(['open', 'paid', 'missed', 'expired', 'deleted', 'void', 'uncollectible']),
+    paidAt: timestamp().nullable(),
+  })
+  .openapi('SubscriptionBill');
+
 export const SubscriptionSchema = z
   .object({
     id: z.string(),
@@ -90,6 +110,7 @@ export const SubscriptionSchema = z
     pastDueSince: timestamp().nullable(),
     checkoutSessionId: z.string().nullable(),
     latestInvoiceId: z.string().nullable(),
+    latestInvoice: SubscriptionBillSchema.nullable(),
     createdAt: timestamp(),
     updatedAt: timestamp(),
   })

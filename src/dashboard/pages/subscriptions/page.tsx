@@ -318,8 +318,13 @@ function DetailPage(props: {
                         <Badge tone={BILL_STATUSES[bill.status].tone} label={BILL_STATUSES[bill.status].label} />
                       )}
                     </td>
-                    <td class="amount" safe>
-                      {money(bill.amountDue, s.currency)}
+                    <td class="amount">
+                      <span safe>{money(bill.amountDue, s.currency)}</span>
+                      {bill.amountDiscount ? (
+                        <FirstPaymentDiscount amount={money(bill.amountDiscount, s.currency)} />
+                      ) : (
+                        ''
+                      )}
                     </td>
                   </tr>
                 ))}
@@ -338,6 +343,14 @@ function DetailPage(props: {
     </AppLayout>
   );
 }
+
+/** A promotion code takes its coupon off the first payment only: said where it did, so it does not read as recurring. */
+const FirstPaymentDiscount = ({ amount }: { amount: string }): JSX.Element => (
+  <>
+    <br />
+    <span class="muted" safe>{`−${amount} promotion code, first payment only`}</span>
+  </>
+);
 
 const PeriodSpan = ({ start, end }: { start: string; end: string }): JSX.Element => (
   <span class="period">
