@@ -172,7 +172,9 @@ export function createMatcher(deps: {
       message.network,
       message.removedBlocks.map((b) => b.hash),
     );
-    for (const payment of affected) await intents.withdrawTransfer(payment, payment.transferId, 'reorg', messageId);
+    // Removed past finality, a block is gone for good: no session waits for its transfers to come back.
+    const reason = message.final ? NOT_IN_FINAL_BLOCK : 'reorg';
+    for (const payment of affected) await intents.withdrawTransfer(payment, payment.transferId, reason, messageId);
   }
 
   async function onFinal(message: ChainFinalMessage, messageId: string): Promise<void> {

@@ -139,6 +139,25 @@ test('a payment detected before expiresAt keeps the session open past it, throug
 const sessionLog = async (weir: { eventStore: { readStream(id: string): Promise<{ type: string }[]> } }, id: string) =>
   (await weir.eventStore.readStream(`checkout_session-${id}`)).map((e) => e.type);
 
+/** The session expires, its intent canceled, with one CheckoutSessionExpired and one checkout_session.expired. */
+async function expiresOnce(
+  t: ExecutionContext,
+  {
+    receiver,
+    weir,
+    merchant,
+    session,
+  }: Omit<Awaited<ReturnType<typeof sessionWithTransferDetectedInTime>>, 'clock' | 'blockHash' | 'paid'>,
+) {
+  const expired = await eventually(async () => {
+    const s = (await merchant.api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
+    return s.status === 'expired' ? s : undefined;
+  }, 'the session to expire');
+  t.is(expired.paymentIntent.status, 'canceled');
+  t.deepEqual(hookTypes(await receiver.waitFor((all) => all.length >= 1)), ['checkout_session.expired']);
+  t.is((await sessionLog(weir, session.id)).filter((type) => type === 'CheckoutSessionExpired').length, 1);
+}
+
 test('a payment detected before expiresAt and withdrawn by a reorg after it keeps the session open until a final block at its height is another; then it expires, with one checkout_session.expired', async (t) => {
   const { receiver, clock, weir, merchant, session, blockHash } = await sessionWithTransferDetectedInTime(t);
   clock.set(Date.parse('2026-05-01T08:31:00Z'));
@@ -154,13 +173,21 @@ test('a payment detected before expiresAt and withdrawn by a reorg after it keep
   t.false((await sessionLog(weir, session.id)).includes('CheckoutSessionExpired'));
 
   await chainPublisher(weir.bus).final(100, randomHash());
-  const expired = await eventually(async () => {
-    const s = (await merchant.api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
-    return s.status === 'expired' ? s : undefined;
-  }, 'the session to expire');
-  t.is(expired.paymentIntent.status, 'canceled');
-  t.deepEqual(hookTypes(await receiver.waitFor((all) => all.length >= 1)), ['checkout_session.expired']);
-  t.is((await sessionLog(weir, session.id)).filter((type) => type === 'CheckoutSessionExpired').length, 1);
+  await expiresOnce(t, { receiver, weir, merchant, session });
+});
+
+test('a payment detected before expiresAt and withdrawn after it by a reorg past finality (a Solana slot the cluster finalized without it) expires the session then: nothing is waited for', async (t) => {
+  const { receiver, clock, weir, merchant, session, blockHash, paid } = await sessionWithTransferDetectedInTime(t);
+  clock.set(Date.parse('2026-05-01T08:31:00Z'));
+  await chainPublisher(weir.bus).publish({
+    type: 'reorg',
+    network: paid.network,
+    chainId: paid.chainId,
+    removedBlocks: [{ number: 100, hash: blockHash }],
+    final: true,
+    observedAt: new Date().toISOString(),
+  });
+  await expiresOnce(t, { receiver, weir, merchant, session });
 });
 
 for (const { how, again } of [
