@@ -286,6 +286,25 @@ test('a payment detected before expiresAt, reorged away after it and mined again
   t.false(w.receiver.received.some((h) => h.body.includes('"checkout_session.expired"')));
 });
 
+test('a payment detected before expiresAt and reorged away after it, never mined again: the session expires once its height is final without it', async (t) => {
+  const clock = createManualClock(Date.now());
+  const w = await evmWorld(t, { confirmations: 4, clock });
+  const s = await w.session('usdc', '500000000');
+  const parent = await w.devnet.rpc('evm_snapshot');
+  await w.payer.payToken(w.devnet.info.contracts.usdc, addressOf(s, 'usdc'), 5_000_000n);
+  await w.until(s.id, (x) => x.paymentIntent.status === 'processing', 'detection');
+  clock.advanceBy(61 * 60 * 1000);
+  // Past expiresAt, another branch without it takes the block's height, then grows past finality.
+  await w.devnet.rpc('evm_revert', [parent]);
+  await w.devnet.mine(2);
+  const waiting = await w.until(s.id, (x) => x.paymentIntent.status === 'requires_payment_method', 'the withdrawal');
+  t.is(waiting.status, 'open', 'the transaction may still be mined again');
+  await w.devnet.mine(4);
+  const expired = await w.until(s.id, (x) => x.status === 'expired', 'the expiry once the height is final');
+  t.is(expired.paymentIntent.status, 'canceled');
+  t.deepEqual(expired.paymentIntent.transactions, []);
+});
+
 test('a reorg A→B→A, the transfer mined again in chain B one block higher: once chain A is back and final, the transfer counts once', async (t) => {
   const w = await evmWorld(t, { confirmations: 4 });
   const s = await w.session('usdc', '500000000');
